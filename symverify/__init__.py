@@ -1,0 +1,2 @@
+"""symverify: machine-checked expressivity theory of BaseConv (Zoology, Appendix H)."""
+from symverify._version import __version__

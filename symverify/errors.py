@@ -1,0 +1,51 @@
+"""The symverify error family.
+
+Every error the toolkit raises on bad input is a :class:`SymverifyError`. Messages say what was
+expected, what was found, and where (gate index, layer index, field), so that the CLI can print
+them as one line without a traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "SymverifyError",
+    "IRError",
+    "ShapeError",
+    "SerializationError",
+    "CompileError",
+    "ProverError",
+    "BackendUnavailableError",
+    "NumericMismatchError",
+]
+
+
+class SymverifyError(Exception):
+    """Base class of every error symverify raises on purpose."""
+
+
+class IRError(SymverifyError):
+    """A circuit, model, butterfly or certificate violates an IR invariant."""
+
+
+class ShapeError(IRError):
+    """Two dimensions that must agree do not (the message names both numbers)."""
+
+
+class SerializationError(SymverifyError):
+    """A JSON file is malformed, truncated, of the wrong kind or of an unknown version."""
+
+
+class CompileError(SymverifyError):
+    """A compiler cannot handle its input; the message lists every unsupported feature."""
+
+
+class ProverError(SymverifyError):
+    """A prover contradicted itself (e.g. a counterexample failed its exact re-check)."""
+
+
+class BackendUnavailableError(SymverifyError):
+    """An optional backend (torch, z3, python-flint, CUDA) is missing; the message says how to install it."""
+
+
+class NumericMismatchError(SymverifyError):
+    """A float executor disagreed with exact evaluation beyond its documented tolerance."""

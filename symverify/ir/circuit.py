@@ -1,0 +1,173 @@
+"""Arithmetic circuits (THEORY §2) as a flat, topologically ordered IR.
+
+A circuit reads ``u ∈ F^{n×d}``. Node ids ``0 … n·d−1`` are the inputs ``x_i = vec(u)[i]``
+(row-major: ``x_{i·d+j} = u[i, j]``); node ``n·d + k`` is gate ``k``. Gates only read earlier
+nodes. Three ops exist: ``CONST c``, ``LIN α·a + β·b`` and ``MUL a·b``. The ordered outputs
+(at most ``n·d``, repeats allowed) are written row-major into ``y ∈ F^{n×d}``; the rest of ``y`` is 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from symverify.errors import IRError
+from symverify.ir.scalar import Scalar, as_scalar, scalar_str
+
+__all__ = ["Op", "Gate", "Circuit"]
+
+
+class Op(str, Enum):
+    """The gate kinds of THEORY §2."""
+
+    CONST = "const"
+    LIN = "lin"
+    MUL = "mul"
+
+
+_ARITY = {Op.CONST: (0, 1), Op.LIN: (2, 2), Op.MUL: (2, 0)}
+_COEFF_NAMES = {Op.CONST: ("value",), Op.LIN: ("alpha", "beta"), Op.MUL: ()}
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """One gate: ``op``, the node ids it reads (``args``) and its exact coefficients."""
+
+    op: Op
+    args: tuple[int, ...] = ()
+    coeffs: tuple[Scalar, ...] = ()
+
+    @staticmethod
+    def const(value: object) -> Gate:
+        return Gate(Op.CONST, (), (as_scalar(value, "constant"),))
+
+    @staticmethod
+    def lin(a: int, alpha: object, b: int, beta: object) -> Gate:
+        return Gate(Op.LIN, (a, b), (as_scalar(alpha, "alpha"), as_scalar(beta, "beta")))
+
+    @staticmethod
+    def add(a: int, b: int) -> Gate:
+        return Gate(Op.LIN, (a, b), (1, 1))
+
+    @staticmethod
+    def sub(a: int, b: int) -> Gate:
+        return Gate(Op.LIN, (a, b), (1, -1))
+
+    @staticmethod
+    def scale(a: int, alpha: object) -> Gate:
+        return Gate(Op.LIN, (a, a), (as_scalar(alpha, "alpha"), 0))
+
+    @staticmethod
+    def mul(a: int, b: int) -> Gate:
+        return Gate(Op.MUL, (a, b), ())
+
+    def __str__(self) -> str:
+        if self.op is Op.CONST:
+            return f"const {scalar_str(self.coeffs[0])}"
+        if self.op is Op.LIN:
+            (a, b), (al, be) = self.args, self.coeffs
+            return f"lin ({scalar_str(al)})·%{a} + ({scalar_str(be)})·%{b}"
+        return f"mul %{self.args[0]} · %{self.args[1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Circuit:
+    """An arithmetic circuit on ``u ∈ F^{n×d}``; validated on construction.
+
+    >>> c = Circuit(1, 2, (Gate.mul(0, 1), Gate.add(2, 0)), (3, 2))
+    >>> c.size, c.num_inputs, c.outputs
+    (2, 2, (3, 2))
+    """
+
+    n: int
+    d: int
+    gates: tuple[Gate, ...]
+    outputs: tuple[int, ...]
+    name: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "gates", tuple(self.gates))
+        object.__setattr__(self, "outputs", tuple(self.outputs))
+        _check(self)
+
+    @property
+    def num_inputs(self) -> int:
+        return self.n * self.d
+
+    @property
+    def num_nodes(self) -> int:
+        return self.n * self.d + len(self.gates)
+
+    @property
+    def size(self) -> int:
+        """Number of gates, inputs and constants not counted (THEORY §2)."""
+        return sum(1 for g in self.gates if g.op is not Op.CONST)
+
+    def gate(self, node: int) -> Gate | None:
+        """The gate that defines ``node``, or None for an input."""
+        k = node - self.num_inputs
+        return self.gates[k] if k >= 0 else None
+
+    def is_linear(self) -> bool:
+        """True when the circuit has only inputs and linear gates (THEORY §2: a linear circuit)."""
+        return all(g.op is Op.LIN for g in self.gates)
+
+    def params(self) -> frozenset[str]:
+        """Names of the symbolic parameters in the coefficients."""
+        from symverify.ir.scalar import param_names
+
+        return param_names(c for g in self.gates for c in g.coeffs)
+
+    def pretty(self, around: int | None = None, window: int = 3) -> str:
+        """Text listing, optionally only ``window`` gates either side of gate ``around``."""
+        nd = self.num_inputs
+        lo, hi = 0, len(self.gates)
+        if around is not None:
+            lo, hi = max(0, around - window), min(len(self.gates), around + window + 1)
+        lines = [f"circuit {self.name or '<unnamed>'}: n={self.n} d={self.d} inputs %0..%{nd - 1}"] if around is None else []
+        for k in range(lo, hi):
+            mark = ">> " if k == around else "   "
+            lines.append(f"{mark}gate {k}: %{nd + k} = {self.gates[k]}")
+        if around is None:
+            lines.append(f"outputs: {', '.join('%' + str(o) for o in self.outputs)}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.pretty()
+
+
+def _check(c: Circuit) -> None:
+    """Raise IRError on the first violated invariant, naming the gate and showing a window."""
+    for name in ("n", "d"):
+        v = getattr(c, name)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise IRError(f"circuit {name}: expected a positive int, found {v!r}")
+    nd = c.n * c.d
+    for k, g in enumerate(c.gates):
+        where = f"gate {k} (node %{nd + k})"
+        if not isinstance(g, Gate):
+            raise IRError(f"{where}: expected a Gate, found {type(g).__name__}")
+        if not isinstance(g.op, Op):
+            raise IRError(f"{where}: unknown op {g.op!r}; expected one of {[o.value for o in Op]}")
+        nargs, ncoeffs = _ARITY[g.op]
+        if len(g.args) != nargs or len(g.coeffs) != ncoeffs:
+            raise IRError(
+                f"{where} ({g.op.value}): expected {nargs} args and {ncoeffs} coefficients, "
+                f"found {len(g.args)} args and {len(g.coeffs)} coefficients"
+            )
+        for a in g.args:
+            if not isinstance(a, int) or isinstance(a, bool) or a < 0:
+                raise IRError(f"{where}: argument {a!r} is not a node id (a non-negative int)")
+            if a >= nd + k:
+                later = f"defined later at gate {a - nd}" if a < c.num_nodes else "never defined"
+                raise IRError(f"{where} ({g.op.value}) reads node %{a}, which is {later}\n{c.pretty(k)}")
+        norm = tuple(
+            as_scalar(x, f"{where} coefficient {cname}") for x, cname in zip(g.coeffs, _COEFF_NAMES[g.op])
+        )
+        if norm != g.coeffs or any(type(a) is not type(b) for a, b in zip(norm, g.coeffs)):
+            object.__setattr__(g, "coeffs", norm)
+    if len(c.outputs) > nd:
+        raise IRError(f"circuit outputs: at most n·d = {nd} outputs fit in y, found {len(c.outputs)}")
+    for k, o in enumerate(c.outputs):
+        if not isinstance(o, int) or isinstance(o, bool) or not 0 <= o < c.num_nodes:
+            raise IRError(f"output {k}: expected a node id in [0, {c.num_nodes}), found {o!r}")
