@@ -1,2 +1,90 @@
-"""symverify: machine-checked expressivity theory of BaseConv (Zoology, Appendix H)."""
+"""symverify: machine-checked expressivity theory of BaseConv models (Zoology, Appendix H).
+
+Build arithmetic circuits, compile them into BaseConv stacks through the constructions of
+Appendix H, and prove, for the instances you run, that the model computes exactly the circuit's
+polynomials::
+
+    >>> import symverify as sv
+    >>> c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    >>> sv.stats(c).depth
+    1
+
+Heavy backends (torch, z3, python-flint) are imported only when a function needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from symverify._version import __version__
+from symverify.errors import (
+    BackendUnavailableError,
+    CompileError,
+    IRError,
+    NumericMismatchError,
+    ProverError,
+    SerializationError,
+    ShapeError,
+    SymverifyError,
+)
+from symverify.ir.analysis import stats
+from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
+from symverify.ir.certificate import Certificate
+from symverify.ir.circuit import Circuit, Gate, Op
+from symverify.ir.grid import Grid
+from symverify.ir.layered import layered_form
+from symverify.ir.scalar import Sym, sym
+from symverify.ir.serialize import dump_file, load_file
+
+_LAZY = {
+    "verify": ("symverify.verify", "verify"),
+    "Report": ("symverify.verify", "Report"),
+    "Verdict": ("symverify.verify", "Verdict"),
+    "compile": ("symverify.compile", "compile"),
+    "execute": ("symverify.execute", "execute"),
+    "polynomials": ("symverify.semantics.poly", "polynomials"),
+    "evaluate": ("symverify.semantics.exact", "evaluate"),
+    "library": ("symverify.library", None),
+}
+
+__all__ = [
+    "__version__",
+    "Circuit",
+    "Gate",
+    "Op",
+    "Model",
+    "Layer",
+    "Mode",
+    "Grid",
+    "Sym",
+    "sym",
+    "ButterflyFactor",
+    "BBStar",
+    "Kaleidoscope",
+    "Certificate",
+    "stats",
+    "layered_form",
+    "load_file",
+    "dump_file",
+    "SymverifyError",
+    "IRError",
+    "ShapeError",
+    "SerializationError",
+    "CompileError",
+    "ProverError",
+    "BackendUnavailableError",
+    "NumericMismatchError",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        mod = importlib.import_module(module)
+        value = mod if attr is None else getattr(mod, attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'symverify' has no attribute {name!r}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from symverify.errors import IRError
 from symverify.ir.scalar import Scalar, as_scalar, scalar_str
@@ -102,6 +103,17 @@ class Circuit:
     def size(self) -> int:
         """Number of gates, inputs and constants not counted (THEORY §2)."""
         return sum(1 for g in self.gates if g.op is not Op.CONST)
+
+    @staticmethod
+    def trace(fn: Any, n: int, d: int, name: str = "") -> Circuit:
+        """Record ``fn(u)`` on an ``n×d`` array of wire handles (see :func:`symverify.build.trace`).
+
+        >>> Circuit.trace(lambda u: [u[0][0] * u[1][0]], n=2, d=1).size
+        1
+        """
+        from symverify.build import trace
+
+        return trace(fn, n, d, name)
 
     def gate(self, node: int) -> Gate | None:
         """The gate that defines ``node``, or None for an input."""

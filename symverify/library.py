@@ -1,0 +1,246 @@
+"""Standard circuits with known depth and width, and a seeded random circuit generator.
+
+Every builder returns a validated :class:`~symverify.ir.circuit.Circuit`; docstrings state the
+polynomials computed and the depth. Inputs are ``vec(u)`` row-major (``x_{i·d+j} = u[i, j]``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from fractions import Fraction
+
+from symverify.build import CircuitBuilder, Wire, from_matrix, sum_tree
+from symverify.errors import IRError
+from symverify.ir.analysis import levels
+from symverify.ir.circuit import Circuit, Gate, Op
+from symverify.ir.scalar import Scalar, as_scalar
+
+__all__ = [
+    "walsh_hadamard",
+    "poly_mult",
+    "prefix_sums",
+    "product_tree",
+    "matvec",
+    "matvec_bilinear",
+    "elementary_symmetric",
+    "determinant",
+    "retnet",
+    "random_circuit",
+    "random_linear_circuit",
+    "standard_library",
+]
+
+
+def _pow2(k: int, what: str) -> None:
+    if k < 1 or k & (k - 1):
+        raise IRError(f"{what}: expected a power of two, found {k}")
+
+
+def walsh_hadamard(n: int, d: int = 1) -> Circuit:
+    """``y = H_N·x`` for ``N = n·d`` (a power of two), unnormalised Sylvester order.
+
+    Depth ``log2 N``: level t combines pairs ``(i, i + 2^t)`` into ``(a + b, a − b)``.
+
+    >>> c = walsh_hadamard(4)
+    >>> from symverify.ir.analysis import stats
+    >>> stats(c).depth, stats(c).size
+    (2, 8)
+    """
+    N = n * d
+    _pow2(N, "walsh_hadamard size n·d")
+    b = CircuitBuilder(n, d)
+    z: list[Wire] = [w for row in b.inputs() for w in row]
+    h = 1
+    while h < N:
+        nz = list(z)
+        for i in range(N):
+            if i & h == 0:
+                nz[i], nz[i + h] = z[i] + z[i + h], z[i] - z[i + h]
+        z, h = nz, 2 * h
+    return b.build(z, f"walsh_hadamard_{N}")
+
+
+def poly_mult(m: int) -> Circuit:
+    """Schoolbook product of two degree-(m−1) polynomials: row 0 of u holds a, row 1 holds b
+    (n = 2, d = m); output k = ``Σ_{i+j=k} a_i·b_j`` for k = 0 … 2m−2. Depth ``1 + ⌈log2 m⌉``.
+    """
+    if m < 1:
+        raise IRError(f"poly_mult: expected m ≥ 1, found {m}")
+    b = CircuitBuilder(2, m)
+    u = b.inputs()
+    prods = [[u[0][i] * u[1][j] for j in range(m)] for i in range(m)]
+    outs = [sum_tree(b, [(1, prods[i][k - i]) for i in range(m) if 0 <= k - i < m]) for k in range(2 * m - 1)]
+    return b.build(outs, f"poly_mult_{m}")
+
+
+def prefix_sums(N: int, d: int = 1) -> Circuit:
+    """All prefix sums ``y_k = x_0 + … + x_k`` of ``N·d`` inputs (Hillis–Steele), depth ``⌈log2(N·d)⌉``."""
+    b = CircuitBuilder(N, d)
+    z: list[Wire] = [w for row in b.inputs() for w in row]
+    h = 1
+    while h < len(z):
+        z = [z[i] + z[i - h] if i >= h else z[i] for i in range(len(z))]
+        h *= 2
+    return b.build(z, f"prefix_sums_{N * d}")
+
+
+def product_tree(N: int, d: int = 1) -> Circuit:
+    """``x_0·x_1 ⋯ x_{N·d−1}`` by a balanced tree, depth ``⌈log2(N·d)⌉``; one output."""
+    b = CircuitBuilder(N, d)
+    z: list[Wire] = [w for row in b.inputs() for w in row]
+    while len(z) > 1:
+        z = [z[i] * z[i + 1] for i in range(0, len(z) - 1, 2)] + ([z[-1]] if len(z) % 2 else [])
+    return b.build(z, f"product_tree_{N * d}")
+
+
+def matvec(M: Sequence[Sequence[object]], n: int, d: int = 1) -> Circuit:
+    """The linear circuit ``y = M·x`` for a fixed exact matrix ``M`` (m × n·d, m ≤ n·d)."""
+    return from_matrix(M, n, d, "matvec")
+
+
+def matvec_bilinear(m: int) -> Circuit:
+    """``y = A·x`` with both ``A`` (rows 0 … m−1 of u) and ``x`` (row m) as inputs; n = m+1, d = m.
+    Depth ``1 + ⌈log2 m⌉``."""
+    b = CircuitBuilder(m + 1, m)
+    u = b.inputs()
+    outs = [sum_tree(b, [(1, u[i][j] * u[m][j]) for j in range(m)]) for i in range(m)]
+    return b.build(outs, f"matvec_bilinear_{m}")
+
+
+def elementary_symmetric(N: int, k: int | None = None, d: int = 1) -> Circuit:
+    """``e_1, …, e_k`` of the ``N·d`` inputs (default all, ``k = N·d``) by the recurrence
+    ``e_j(x_0..x_i) = e_j(x_0..x_{i−1}) + x_i·e_{j−1}(x_0..x_{i−1})``; output j−1 is ``e_j``.
+    The depth grows linearly in ``N·d`` (the recurrence is sequential)."""
+    b = CircuitBuilder(N, d)
+    xs: list[Wire] = [w for row in b.inputs() for w in row]
+    total = len(xs)
+    k = total if k is None else k
+    if not 1 <= k <= total:
+        raise IRError(f"elementary_symmetric: expected 1 ≤ k ≤ {total}, found {k}")
+    e: list[Wire | None] = [None] * (k + 1)  # e[j] over the prefix; None = 0
+    for x in xs:
+        for j in range(k, 0, -1):
+            prev = e[j - 1]
+            term = x if j == 1 else (x * prev if prev is not None else None)
+            if term is not None:
+                e[j] = term if e[j] is None else e[j] + term
+    return b.build([e[j] for j in range(1, k + 1)], f"elementary_symmetric_{total}_{k}")
+
+
+def determinant(m: int) -> Circuit:
+    """``det(u)`` of an ``m×m`` input (n = d = m) by Laplace expansion along row 0; one output."""
+    if not 1 <= m <= 5:
+        raise IRError(f"determinant: expected 1 ≤ m ≤ 5 (Laplace expansion is m! terms), found {m}")
+    b = CircuitBuilder(m, m)
+    u = b.inputs()
+
+    def det(rows: list[int], cols: list[int]) -> Wire:
+        if len(rows) == 1:
+            return u[rows[0]][cols[0]]
+        terms: list[tuple[Scalar, Wire]] = []
+        for k, c in enumerate(cols):
+            minor = det(rows[1:], cols[:k] + cols[k + 1 :])
+            terms.append((1 if k % 2 == 0 else -1, u[rows[0]][c] * minor))
+        return sum_tree(b, terms)
+
+    return b.build([det(list(range(m)), list(range(m)))], f"determinant_{m}")
+
+
+def retnet(N: int, d: int, gamma: object, W_A: Sequence[Sequence[object]], W_C: Sequence[Sequence[object]], W_V: Sequence[Sequence[object]]) -> Circuit:
+    """RetNet (Algorithm 6, Corollary H.22) on ``u ∈ F^{N×d}``: ``A = uW_A, C = uW_C, V = uW_V``,
+    ``z^t = γ·z^{t−1} + A[t,:]ᵀ V[t,:]`` (``z^{−1} = 0``) and ``y[t,:] = C[t,:]·z^t``.
+
+    Built in the unrolled form ``z^t = Σ_{i≤t} γ^{t−i} A[i,:]ᵀ V[i,:]`` (the excerpt's eq. 7)
+    with the recurrence shared across t, so the circuit is polynomial size: ``O(N·d²)`` gates.
+    """
+    g = as_scalar(gamma, "retnet gamma")
+    for name, Wm in (("W_A", W_A), ("W_C", W_C), ("W_V", W_V)):
+        if len(Wm) != d or any(len(r) != d for r in Wm):
+            raise IRError(f"retnet {name}: expected a {d}×{d} matrix")
+    b = CircuitBuilder(N, d)
+    u = b.inputs()
+
+    def proj(Wm: Sequence[Sequence[object]], t: int) -> list[Wire]:
+        return [sum_tree(b, [(as_scalar(Wm[p][q], "retnet weight"), u[t][p]) for p in range(d) if as_scalar(Wm[p][q], "w") != 0]) for q in range(d)]
+
+    outs: list[Wire] = []
+    z: list[list[Wire]] | None = None
+    for t in range(N):
+        A, C, V = proj(W_A, t), proj(W_C, t), proj(W_V, t)
+        outer = [[A[p] * V[q] for q in range(d)] for p in range(d)]
+        z = outer if z is None else [[z[p][q] * g + outer[p][q] for q in range(d)] for p in range(d)]
+        outs.extend(sum_tree(b, [(1, C[p] * z[p][q]) for p in range(d)]) for q in range(d))
+    return b.build(outs, f"retnet_{N}x{d}")
+
+
+def _coeff(rng: random.Random) -> Scalar:
+    return rng.choice([1, 1, -1, 2, -2, 3, Fraction(1, 2), Fraction(-2, 3)])
+
+
+def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 0.3, *, seed: int = 0,
+                   num_outputs: int | None = None, consts: bool = True) -> Circuit:
+    """A seeded random circuit with exactly ``depth`` levels and ``size`` gates (size ≥ depth).
+
+    Every level gets at least one gate; each gate reads one node of the previous level (so its
+    level is exact) and one node of any earlier level. A fraction ``mul_fraction`` of the gates
+    multiply; the rest are linear with small rational coefficients; with ``consts`` a few
+    constants appear. Outputs: the last level's gates first, then random nodes, ``num_outputs``
+    in all (default ``min(n·d, 4)``).
+    """
+    if depth < 0 or size < depth or (depth == 0 and size):
+        raise IRError(f"random_circuit: expected size ≥ depth ≥ 0 (and size 0 when depth 0), found size={size}, depth={depth}")
+    rng = random.Random(seed)
+    nd = n * d
+    gates: list[Gate] = []
+    by_level: list[list[int]] = [list(range(nd))]
+    counts = [1] * depth
+    for _ in range(size - depth):
+        counts[rng.randrange(depth)] += 1
+    for ell in range(1, depth + 1):
+        cur: list[int] = []
+        for _ in range(counts[ell - 1]):
+            a = rng.choice(by_level[ell - 1])
+            pool = [v for lv in by_level for v in lv]
+            bnode = rng.choice(pool)
+            if consts and rng.random() < 0.05:
+                gates.append(Gate(Op.CONST, (), (rng.choice([1, 2, -1, Fraction(1, 3)]),)))
+                bnode = nd + len(gates) - 1
+            if rng.random() < mul_fraction:
+                gates.append(Gate(Op.MUL, (a, bnode), ()))
+            else:
+                gates.append(Gate(Op.LIN, (a, bnode), (_coeff(rng), _coeff(rng))))
+            cur.append(nd + len(gates) - 1)
+        by_level.append(cur)
+    m = min(nd, 4) if num_outputs is None else num_outputs
+    if not 0 <= m <= nd:
+        raise IRError(f"random_circuit: expected 0 ≤ num_outputs ≤ n·d = {nd}, found {m}")
+    outs = list(by_level[-1][:m])
+    every = list(range(nd + len(gates)))
+    while len(outs) < m:
+        outs.append(rng.choice(every))
+    c = Circuit(n, d, tuple(gates), tuple(outs), f"random_{n}x{d}_s{size}_D{depth}_seed{seed}")
+    assert max((levels(c)[o] for o in outs), default=0) == depth or m == 0
+    return c
+
+
+def random_linear_circuit(n: int, d: int, size: int, depth: int, *, seed: int = 0, num_outputs: int | None = None) -> Circuit:
+    """:func:`random_circuit` with only linear gates and no constants (a linear circuit)."""
+    return random_circuit(n, d, size, depth, 0.0, seed=seed, num_outputs=num_outputs, consts=False)
+
+
+def standard_library(quick: bool = True) -> list[Circuit]:
+    """The sweep used by proof scripts: every library family at small (quick) or larger sizes."""
+    s = 1 if quick else 2
+    out = [
+        walsh_hadamard(4 * s, 2),
+        poly_mult(2 + s),
+        prefix_sums(4 * s, 2),
+        product_tree(4 * s),
+        matvec([[1, 2, 0, -1], [0, 1, Fraction(1, 2), 0], [3, 0, 0, 1], [0, 0, 1, 1]], 2, 2),
+        matvec_bilinear(2 + s),
+        elementary_symmetric(3 + s),
+        determinant(2 + s),
+        random_circuit(2, 2, 12 * s, 4, seed=1),
+    ]
+    return out
