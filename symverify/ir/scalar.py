@@ -133,7 +133,7 @@ def _lift(x: object) -> Sym | None:
     if isinstance(x, Sym):
         return x
     if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
-        return Sym(((((), Fraction(x)),) if x != 0 else ()))
+        return Sym((((), Fraction(x)),) if x != 0 else ())
     return None
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from symverify.errors import IRError
 from symverify.ir.baseconv import Model
-from symverify.ir.certificate import Boundary, Certificate, Cell
+from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit, Op
 from symverify.ir.scalar import is_zero
 from symverify.semantics.evaluate import eval_layers
@@ -101,7 +101,7 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate) -> N
         c = last.get((k // d, k % d))
         if c is None or c.single_node() != o:
             raise IRError(f"certificate last boundary: output {k} (node %{o}) must sit alone at cell ({k // d}, {k % d})")
-    for (r, col), c in last.items():
+    for r, col in last:
         if r < circuit.n and col < d and r * d + col >= len(circuit.outputs):
             raise IRError(f"certificate last boundary: read-out cell ({r}, {col}) is past the outputs and must be 0")
 
@@ -117,7 +117,7 @@ def _expected(circuit: Circuit, frontier: dict[int, Any], targets: set[int], rin
         need.add(v)
         g = circuit.gate(v)
         if g is None:
-            raise _Missing(v)
+            raise _MissingNodeError(v)
         stack.extend(a for a in g.args if a not in frontier and a not in need)
     vals = dict(frontier)
     for v in sorted(need):
@@ -136,7 +136,7 @@ def _expected(circuit: Circuit, frontier: dict[int, Any], targets: set[int], rin
     return vals
 
 
-class _Missing(Exception):
+class _MissingNodeError(Exception):
     def __init__(self, node: int) -> None:
         self.node = node
 
@@ -165,7 +165,7 @@ def _check_stage(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Bound
     targets = {v for c in b1.cells for v in c.nodes()}
     try:
         vals = _expected(circuit, frontier, targets, ring)
-    except _Missing as e:
+    except _MissingNodeError as e:
         return fail(None, f"node %{e.node}", "not available", f"node %{e.node} is needed but boundary {k} does not hold it")
     listed = set()
     mono = 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
 
 from symverify.ir.baseconv import Model
 from symverify.ir.circuit import Circuit

@@ -111,11 +111,10 @@ class Deg:
         return f"Deg({self.d})"
 
 
-@dataclass(frozen=True)
 class DegreeRing:
     """Degrees in the input variables (symbolic weights count as constants)."""
 
-    zero: Any = Deg(-math.inf)
+    zero = Deg(-math.inf)
 
     def coerce(self, x: Scalar) -> Deg:
         return Deg(-math.inf) if (not isinstance(x, Sym) and x == 0) else Deg(0)

@@ -1,0 +1,67 @@
+"""Circuit IR: construction, every validation rule, and normalisation of coefficients."""
+
+from fractions import Fraction
+
+import pytest
+
+from symverify import Circuit, Gate, IRError, Op, sym
+from symverify.ir.scalar import as_scalar
+
+
+def test_valid_circuit_and_properties():
+    c = Circuit(1, 2, (Gate.mul(0, 1), Gate.const(3), Gate.lin(2, 2, 3, -1)), (4, 0))
+    assert c.num_inputs == 2 and c.num_nodes == 5
+    assert c.size == 2  # the constant is not counted
+    assert c.gate(0) is None and c.gate(2).op is Op.MUL
+    assert not c.is_linear()
+    assert "gate 2" in c.pretty()
+
+
+def test_coefficients_are_normalised_from_strings():
+    c = Circuit(1, 1, (Gate(Op.LIN, (0, 0), ("2/4", "3")),), (1,))
+    assert c.gates[0].coeffs == (Fraction(1, 2), 3)
+
+
+def test_symbolic_coefficients_are_params():
+    c = Circuit(1, 1, (Gate.lin(0, sym("a"), 0, sym("b") * 2),), (1,))
+    assert c.params() == {"a", "b"}
+
+
+@pytest.mark.parametrize(
+    "gates, outputs, n, d, match",
+    [
+        ((Gate.add(0, 2),), (2,), 1, 2, r"gate 0 .* reads node %2, which is defined later at gate 0"),
+        ((Gate.add(0, 7),), (2,), 1, 2, r"reads node %7, which is never defined"),
+        ((Gate(Op.MUL, (0,), ()),), (2,), 1, 2, r"expected 2 args and 0 coefficients, found 1 args"),
+        ((Gate(Op.LIN, (0, 1), (1,)),), (2,), 1, 2, r"expected 2 args and 2 coefficients, found 2 args and 1"),
+        ((Gate(Op.CONST, (0,), (1,)),), (2,), 1, 2, r"expected 0 args and 1 coefficients"),
+        ((Gate(Op.LIN, (0, 1), (0.5, 1)),), (2,), 1, 2, r"coefficient alpha: .*found the float 0.5; pass Fraction\(1, 2\)"),
+        ((Gate(Op.LIN, (0, 1), (True, 1)),), (2,), 1, 2, r"found the bool True"),
+        ((Gate(Op.MUL, (0, -1), ()),), (2,), 1, 2, r"argument -1 is not a node id"),
+        ((Gate("pow", (0, 1), ()),), (2,), 1, 2, r"unknown op 'pow'"),
+        ((), (0, 1, 0), 1, 2, r"at most n·d = 2 outputs fit in y, found 3"),
+        ((), (5,), 1, 2, r"output 0: expected a node id in \[0, 2\), found 5"),
+        ((), (), 0, 2, r"circuit n: expected a positive int, found 0"),
+        (("mul",), (), 1, 2, r"expected a Gate, found str"),
+    ],
+)
+def test_every_validation_rule(gates, outputs, n, d, match):
+    with pytest.raises(IRError, match=match):
+        Circuit(n, d, gates, outputs)
+
+
+def test_float_scalar_hint_and_exact_strings():
+    with pytest.raises(IRError, match=r"pass Fraction\(1, 3\)"):
+        as_scalar(1 / 3, "x")
+    with pytest.raises(IRError, match=r"expected a rational such as"):
+        as_scalar("0.5", "x")
+    assert as_scalar("-6/4") == Fraction(-3, 2)
+
+
+def test_sym_arithmetic_is_canonical():
+    a, b = sym("a"), sym("b")
+    assert (a + b) * (a - b) == a * a - b * b
+    assert (a + 1) - a == 1 and isinstance((a + 1) - a, int)
+    assert str(2 * a * b - Fraction(1, 3)) == "2*a*b - 1/3"
+    with pytest.raises(IRError, match="parameter name must be an identifier"):
+        sym("1x")

@@ -1,0 +1,71 @@
+"""Grid storage and the BaseConv layer/model IR: shapes, validation, sizes."""
+
+import pytest
+
+from symverify import Grid, IRError, Layer, Mode, Model, ShapeError, sym
+
+
+def test_grid_paint_overrides_and_counts():
+    g = Grid.full(4, 3, 1).paint(0, 2, 0, 3, 0).paint_cells([(3, 2, 5)])
+    assert g.to_rows() == [[0, 0, 0], [0, 0, 0], [1, 1, 1], [1, 1, 5]]
+    assert g.nonzero_count() == 6 and g.get(3, 2) == 5 and g.get(0, 0) == 0
+    assert g.transpose().rows == 3
+    assert Grid.zeros(2, 2).is_zero()
+
+
+def test_large_mask_grid_is_small_in_memory():
+    g = Grid.zeros(4096, 64).paint(2048, 4096, 0, 64, 1)
+    assert g.storage_size() == 1 and g.nonzero_count() == 2048 * 64
+
+
+@pytest.mark.parametrize(
+    "make, err, match",
+    [
+        (lambda: Grid(2, 2, 0, ((0, 3, 0, 1, 1),)), ShapeError, r"rows \[0, 3\) × cols \[0, 1\) do not fit in a 2×2 grid"),
+        (lambda: Grid(2, 2, 0, ((0, 1, 0),)), IRError, r"expected \(row_start, row_stop, col_start, col_stop, value\)"),
+        (lambda: Grid(-1, 2), ShapeError, r"non-negative integer sizes"),
+        (lambda: Grid.from_rows([[1, 2], [3]]), ShapeError, r"row 1: expected 2 entries, found 1"),
+        (lambda: Grid.zeros(2, 2).paint(0, 1, 0, 1, 0.25), IRError, r"found the float 0.25"),
+    ],
+)
+def test_grid_validation(make, err, match):
+    with pytest.raises(err, match=match):
+        make()
+
+
+def _layer(nn=3, dd=2, **kw):
+    return Layer.make(nn, dd, **kw)
+
+
+def test_model_signature_and_params():
+    L = _layer(W=Grid.identity(2), b2=Grid.full(3, 2, 1))
+    m = Model(2, 1, 3, 2, (L, L))
+    assert m.signature == (2, 2, 1, 3, 2)
+    assert m.param_count() == 2 * (4 + 3 * 6)
+    assert m.nonzero_param_count() == 2 * (2 + 6)
+    assert m.then(m).depth == 4
+    assert Model(2, 1, 3, 2, (_layer(W=Grid.from_cells(2, 2, {(0, 1): sym("w")})),)).params() == {"w"}
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: Layer(Grid.zeros(2, 3), Grid.zeros(3, 2), Grid.zeros(3, 2), Grid.zeros(3, 2)), r"layer W: expected a square d'×d' matrix, found 2×3"),
+        (lambda: Layer(Grid.zeros(2, 2), Grid.zeros(3, 2), Grid.zeros(4, 2), Grid.zeros(3, 2)), r"layer h: expected shape 3×2 \(N'×d', from b1 and W\), found 4×2"),
+        (lambda: Layer(Grid.zeros(2, 2), Grid.zeros(3, 2), Grid.zeros(3, 2), Grid.zeros(3, 2), "acausal"), r"expected 'causal' or 'cyclic', found 'acausal'"),
+        (lambda: Layer([[1]], Grid.zeros(3, 2), Grid.zeros(3, 2), Grid.zeros(3, 2)), r"layer field W: expected a Grid, found list"),
+        (lambda: Model(4, 1, 3, 2, ()), r"inner size 3×2 must contain the input 4×1"),
+        (lambda: Model(2, 1, 3, 2, (_layer(nn=4),)), r"layer 0: expected inner shape 3×2 \(N'×d'\), found 4×2"),
+        (lambda: Model(0, 1, 3, 2, ()), r"model n: expected a positive int, found 0"),
+        (lambda: Model(2, 1, 3, 2, ("layer",)), r"layer 0: expected a Layer, found str"),
+        (lambda: Model(2, 1, 3, 2, ()).then(Model(2, 1, 4, 2, ())), r"cannot stack models"),
+    ],
+)
+def test_model_validation(make, match):
+    with pytest.raises(IRError, match=match):
+        make()
+
+
+def test_mode_strings_are_accepted():
+    L = Layer(Grid.zeros(1, 1), Grid.zeros(1, 1), Grid.zeros(1, 1), Grid.zeros(1, 1), "cyclic")
+    assert L.mode is Mode.CYCLIC

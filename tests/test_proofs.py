@@ -1,0 +1,31 @@
+"""Every proof script in proofs/ is a test: its quick tier must prove every instance within bounds."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+PROOFS = Path(__file__).resolve().parent.parent / "proofs"
+SCRIPTS = sorted(p for p in PROOFS.glob("*.py") if not p.name.startswith("_"))
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"proofs_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_there_are_proof_scripts():
+    assert len(SCRIPTS) >= 1
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+def test_proof_script_quick_tier(path):
+    mod = _load(path)
+    assert isinstance(mod.TITLE, str) and mod.TITLE
+    result = mod.run(True)
+    failed = [i for i in result.instances if not i.ok]
+    assert result.instances, "a proof script must check at least one instance"
+    assert not failed, result.table()
