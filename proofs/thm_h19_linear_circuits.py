@@ -1,0 +1,83 @@
+"""Zoology Theorem H.19 (Dao et al. 2020, Theorem 1): linear circuits are kaleidoscope matrices.
+
+For every linear circuit the matrix ``M`` (``vec(y) = M·vec(u)``, n = n_rows·d inputs) is built
+in both modes and compared exactly with the circuit's own matrix (from its linear forms):
+
+* live mode (notes §2.4): ``(BB*)^{5Δ}`` with ``e < 8(w + n)/n``, w the cut width (THEORY §2);
+  the instance also records the largest live state W ≤ w;
+* size mode (notes §2.3): ``(BB*)^{5(Δ+1)}`` with ``e < 8s/n``, s the nodes with inputs.
+
+Each instance fails when a construction exceeds its stated constant (``w`` = BB* factors,
+``N`` strictly below the stated figure, ``e``). Circuits: the library's linear families
+(Walsh–Hadamard, prefix sums, a fixed matvec), seeded random linear circuits, a long-range one
+(inputs read again at the last level), a depth-0 selection and symbolic coefficients.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from symverify.ir.circuit import Circuit, Gate
+from symverify.ir.scalar import sym
+from symverify.kaleidoscope import linear_circuit_to_kaleidoscope, verify_circuit
+from symverify.kaleidoscope.verify import as_instance
+from symverify.library import matvec, prefix_sums, random_linear_circuit, walsh_hadamard
+from symverify.proofscript import Instance, ProofResult, script_main, timed
+
+TITLE = "Zoology Theorem H.19 / Dao et al. 2020, Theorem 1 (linear circuits are in (BB*)^{O(Δ)}_{O(w/n)})"
+
+
+def long_range(n: int) -> Circuit:
+    """A running sum whose last level also reads every input again (large live width)."""
+    gates, acc = [], 0
+    for i in range(1, n):
+        gates.append(Gate.add(acc, i))
+        acc = n + len(gates) - 1
+    outs = []
+    for i in range(n):
+        gates.append(Gate.lin(acc, 1, i, Fraction(i + 1, 2)))
+        outs.append(n + len(gates) - 1)
+    return Circuit(n, 1, tuple(gates), tuple(outs), f"long_range_{n}")
+
+
+def selection(n: int) -> Circuit:
+    """Depth 0: the outputs are inputs (reversed, one repeated)."""
+    return Circuit(n, 1, (), (*range(n - 1, 0, -1), 0), f"selection_{n}")
+
+
+def symbolic(n: int) -> Circuit:
+    """``y_i = a·x_i + b·x_{i+1}`` then a second level mixing neighbours with ``a·b``."""
+    a, b = sym("a"), sym("b")
+    gates = [Gate.lin(i, a, (i + 1) % n, b) for i in range(n)]
+    gates += [Gate.lin(n + i, 1, n + (i + 1) % n, a * b) for i in range(n)]
+    return Circuit(n, 1, tuple(gates), tuple(range(2 * n, 3 * n)), f"symbolic_{n}")
+
+
+def circuits(quick: bool) -> list[Circuit]:
+    M = [[1, 2, 0, -1], [0, 1, Fraction(1, 2), 0], [3, 0, 0, 1], [0, 0, 1, 1]]
+    out = [walsh_hadamard(4, 2), walsh_hadamard(8), prefix_sums(4, 2), matvec(M, 2, 2), long_range(6), selection(5), symbolic(4)]
+    out += [random_linear_circuit(3, 2, 20, 4, seed=s) for s in range(3)]
+    if not quick:
+        out += [walsh_hadamard(64), walsh_hadamard(16, 16), prefix_sums(64), long_range(40), symbolic(16)]
+        out += [random_linear_circuit(8, 4, 300, 12, seed=s, num_outputs=20) for s in range(3)]
+        out += [random_linear_circuit(4, 1, 60, 20, seed=10 + s) for s in range(3)]
+    return out
+
+
+def _one(c: Circuit, mode: str) -> Instance:
+    with timed() as t:
+        f = linear_circuit_to_kaleidoscope(c, mode)  # type: ignore[arg-type]
+        check = verify_circuit(f, c)
+    return as_instance(f"{c.name} {c.n}x{c.d} [{mode}]", f, check, t[0])
+
+
+def run(quick: bool = False) -> ProofResult:
+    result = ProofResult("thm_h19_linear_circuits", TITLE)
+    for c in circuits(quick):
+        for mode in ("live", "size"):
+            result.instances.append(_one(c, mode))
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))

@@ -1,0 +1,254 @@
+"""Applying and materializing butterfly products (notes §1, §4): one kernel, any ring, plus numpy.
+
+Every object (a :class:`ButterflyFactor`, :class:`BBStar`, :class:`FactorList` or
+:class:`Kaleidoscope`) is read as its factors in application order. One stage of stride ``s``
+maps ``x`` to ``out[p] = d1·x[p] + d2·x[p+s]``, ``out[p+s] = d3·x[p] + d4·x[p+s]`` on its pairs
+(``ir/butterfly.py``), so a BB* element of size N costs ``O(N log N)``.
+
+* :func:`apply` / :func:`apply_batch`: exact (:class:`ScalarRing`, also symbolic), rational,
+  modular or polynomial values through the ring protocol (``zero``, ``coerce``, ``reduce``).
+  Coefficients that are exactly 0 or 1 cost nothing, and identity blocks are skipped.
+* :func:`materialize` / :func:`to_matrix`: the exact matrix, by running the same kernel on the
+  unit linear forms (one pass; cost proportional to the nonzeros carried through the stages).
+* :func:`compile_numpy`: float64 or int64 mod ``p`` arrays for batched application; a float
+  result is a cross-check, never a proof.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+from symverify.errors import IRError, ShapeError
+from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, pair_index
+from symverify.ir.scalar import Scalar, is_zero, param_names
+from symverify.kaleidoscope.rings import LinearForm, LinearForms, ScalarRing
+
+__all__ = [
+    "Butterflies",
+    "factors_of",
+    "params_of",
+    "apply",
+    "apply_batch",
+    "materialize",
+    "to_matrix",
+    "NumpyProgram",
+    "compile_numpy",
+]
+
+Butterflies = Union[ButterflyFactor, BBStar, FactorList, Kaleidoscope]
+_ONE = object()  # marks a coefficient that is exactly 1
+
+
+def factors_of(obj: Butterflies) -> tuple[int, tuple[ButterflyFactor, ...]]:
+    """``(N, factors in application order)`` of any butterfly object."""
+    if isinstance(obj, ButterflyFactor):
+        return obj.size, (obj,)
+    if isinstance(obj, (BBStar, FactorList)):
+        return obj.size, obj.factors
+    if isinstance(obj, Kaleidoscope):
+        return obj.size, tuple(f for g in obj.groups for f in g.factors)
+    raise IRError(f"expected a ButterflyFactor, BBStar, FactorList or Kaleidoscope, found {type(obj).__name__}")
+
+
+def params_of(obj: Butterflies) -> tuple[str, ...]:
+    """The sorted parameter names in the diagonals of ``obj``."""
+    _, fs = factors_of(obj)
+    return tuple(sorted(param_names(v for f in fs for d in (f.d1, f.d2, f.d3, f.d4) for v in d)))
+
+
+def _classify(x: Scalar, ring: Any) -> Any:
+    if is_zero(x):
+        return None
+    if type(x) is int and x == 1:
+        return _ONE
+    return ring.coerce(x)
+
+
+Plan = list[tuple[int, int, Any, Any, Any, Any]]
+
+
+def _plan(f: ButterflyFactor, ring: Any) -> Plan:
+    """The non-identity pairs of ``f`` with coefficients coerced once (None = 0, _ONE = 1)."""
+    plan: Plan = []
+    s, n = f.stride, f.size
+    for m in range(n // 2):
+        a, b, c, d = f.d1[m], f.d2[m], f.d3[m], f.d4[m]
+        if type(a) is int and type(d) is int and a == 1 and d == 1 and is_zero(b) and is_zero(c):
+            continue
+        p = pair_index(n, s, m)
+        plan.append((p, p + s, _classify(a, ring), _classify(b, ring), _classify(c, ring), _classify(d, ring)))
+    return plan
+
+
+def _term(c: Any, v: Any) -> Any:
+    return v if c is _ONE else c * v
+
+
+def _combine(a: Any, xp: Any, b: Any, xq: Any, ring: Any) -> Any:
+    if a is None:
+        return ring.zero if b is None else (xq if b is _ONE else ring.reduce(b * xq))
+    if b is None:
+        return xp if a is _ONE else ring.reduce(a * xp)
+    return ring.reduce(_term(a, xp) + _term(b, xq))
+
+
+def _run(plans: Sequence[Plan], x: list[Any], ring: Any) -> list[Any]:
+    """The generic per-stage kernel: every stage reads ``x`` and writes a fresh vector."""
+    for plan in plans:
+        out = list(x)
+        for p, q, a, b, c, d in plan:
+            xp, xq = x[p], x[q]
+            out[p] = _combine(a, xp, b, xq, ring)
+            out[q] = _combine(c, xp, d, xq, ring)
+        x = out
+    return x
+
+
+def _io(obj: Butterflies, length: int, full: bool) -> tuple[int, int]:
+    """(size, expected input length); a kaleidoscope reads ``n`` values unless ``full``."""
+    size, _ = factors_of(obj)
+    want = obj.n if isinstance(obj, Kaleidoscope) and not full else size
+    if length != want:
+        what = "kaleidoscope corner n" if want != size else "size N"
+        raise ShapeError(f"applying a butterfly product: expected a vector of length {what} = {want}, found {length}")
+    return size, want
+
+
+def apply(obj: Butterflies, x: Sequence[Any], ring: Any = None, *, full: bool = False) -> list[Any]:
+    """``obj·x`` over ``ring`` (default :class:`ScalarRing`); a kaleidoscope maps ``F^n → F^n``.
+
+    A kaleidoscope pads ``x`` with zeros to its size ``N`` and returns the first ``n`` entries;
+    ``full=True`` applies the whole ``N×N`` product instead.
+
+    >>> from symverify.ir.butterfly import ButterflyFactor
+    >>> swap = ButterflyFactor(2, 1, (0,), (1,), (1,), (0,))
+    >>> apply(swap, [5, 7])
+    [7, 5]
+    """
+    return apply_batch(obj, [x], ring, full=full)[0]
+
+
+def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Any = None, *, full: bool = False) -> list[list[Any]]:
+    """:func:`apply` on every vector of ``xs`` (coefficients are coerced once)."""
+    ring = ScalarRing() if ring is None else ring
+    size, fs = factors_of(obj)
+    plans = [_plan(f, ring) for f in fs]
+    out = []
+    for x in xs:
+        _, length = _io(obj, len(x), full)
+        y = _run(plans, list(x) + [ring.zero] * (size - length), ring)
+        out.append(y[:length])
+    return out
+
+
+def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: Any = None) -> list[LinearForm]:
+    """The rows of the full ``N×N`` product restricted to ``columns``, as sparse linear forms.
+
+    Row ``i`` maps column ``j`` to entry ``(i, j)``. The default columns are ``0 … n−1`` for a
+    kaleidoscope (the only columns the corner reads) and all ``N`` otherwise. Entries are exact
+    (``coeffs`` defaults to :class:`ScalarRing`, so symbolic entries are canonical polynomials).
+    """
+    size, fs = factors_of(obj)
+    if columns is None:
+        columns = range(obj.n if isinstance(obj, Kaleidoscope) else size)
+    ring = LinearForms(ScalarRing() if coeffs is None else coeffs)
+    x = [ring.zero] * size
+    for j in columns:
+        if not 0 <= j < size:
+            raise ShapeError(f"materialize: column {j} is outside 0 … {size - 1}")
+        x[j] = LinearForm.unit(j)
+    return _run([_plan(f, ring) for f in fs], x, ring)
+
+
+def to_matrix(obj: Butterflies, coeffs: Any = None) -> list[list[Any]]:
+    """The exact matrix as a list of rows: the ``n×n`` corner of a kaleidoscope, else ``N×N``.
+
+    >>> from symverify.ir.butterfly import ButterflyFactor
+    >>> to_matrix(ButterflyFactor(4, 2, (1, 1), (2, 0), (0, 0), (1, 1)))
+    [[1, 0, 2, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+    """
+    size, _ = factors_of(obj)
+    n = obj.n if isinstance(obj, Kaleidoscope) else size
+    rows = materialize(obj, range(n), coeffs)[:n]
+    zero = (ScalarRing() if coeffs is None else coeffs).zero
+    return [[r.terms.get(j, zero) for j in range(n)] for r in rows]
+
+
+# ---- numpy ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NumpyProgram:
+    """Stages as arrays of shape ``(N/(2s), s)``; ``apply`` takes ``(n,)`` or ``(batch, n)``."""
+
+    size: int
+    n: int
+    kind: Literal["float", "mod"]
+    p: int | None
+    stages: tuple[tuple[int, Any, Any, Any, Any], ...]
+
+    def apply(self, x: Any) -> Any:
+        import numpy as np
+
+        dtype = np.float64 if self.kind == "float" else np.int64
+        arr = np.asarray(x, dtype=dtype)
+        single = arr.ndim == 1
+        arr = arr.reshape(1, -1) if single else arr
+        if arr.ndim != 2 or arr.shape[1] != self.n:
+            raise ShapeError(f"numpy butterfly apply: expected shape ({self.n},) or (batch, {self.n}), found {np.shape(x)}")
+        z = np.zeros((arr.shape[0], self.size), dtype=dtype)
+        z[:, : self.n] = arr % self.p if self.p else arr
+        for s, d1, d2, d3, d4 in self.stages:
+            v = z.reshape(z.shape[0], self.size // (2 * s), 2, s)
+            x0, x1 = v[:, :, 0, :], v[:, :, 1, :]
+            y = np.empty_like(v)
+            y[:, :, 0, :] = d1 * x0 + d2 * x1
+            y[:, :, 1, :] = d3 * x0 + d4 * x1
+            if self.p:
+                np.remainder(y, self.p, out=y)
+            z = y.reshape(z.shape)
+        out = z[:, : self.n]
+        return out[0] if single else out
+
+
+def compile_numpy(
+    obj: Butterflies, kind: Literal["float", "mod"] = "float", p: int | None = None, params: Mapping[str, Any] | None = None
+) -> NumpyProgram:
+    """Arrays for :class:`NumpyProgram` (identity stages dropped).
+
+    ``kind='mod'`` needs a prime ``p < 2**31`` (so ``d·x + d'·x'`` fits in int64); rationals map
+    through their inverse mod ``p``. Symbolic entries need ``params``. ``kind='float'`` rounds
+    each exact entry to float64.
+    """
+    import numpy as np
+
+    from symverify.semantics.rings import FractionRing, ModRing
+
+    if kind == "mod":
+        if not isinstance(p, int) or not 2 <= p < 2**31:
+            raise IRError(f"compile_numpy(kind='mod'): expected a prime 2 ≤ p < 2**31, found p = {p!r}")
+        ring: Any = ModRing(p, dict(params or {}))
+        dtype: Any = np.int64
+    elif kind == "float":
+        ring, dtype, p = FractionRing(dict(params or {})), np.float64, None
+    else:
+        raise IRError(f"compile_numpy: kind must be 'float' or 'mod', found {kind!r}")
+    size, fs = factors_of(obj)
+
+    def arr(diag: tuple[Any, ...], s: int) -> Any:
+        if all(type(v) is int for v in diag):  # fast path: no per-entry coercion
+            vals: Any = [v % p for v in diag] if p else list(diag)
+        else:
+            vals = [ring.coerce(v) for v in diag]
+            vals = vals if p else [float(v) for v in vals]
+        return np.asarray(vals, dtype=dtype).reshape(size // (2 * s), s)
+
+    stages = tuple(
+        (f.stride, arr(f.d1, f.stride), arr(f.d2, f.stride), arr(f.d3, f.stride), arr(f.d4, f.stride))
+        for f in fs
+        if not f.is_identity()
+    )
+    n = obj.n if isinstance(obj, Kaleidoscope) else size
+    return NumpyProgram(size, n, kind, p, stages)

@@ -1,0 +1,130 @@
+"""Every permutation is one BB* element (Dao et al. 2020, Theorem 2; notes-kaleidoscope §2.1).
+
+Convention: the element at position ``i`` ends at position ``π(i)``, i.e. the matrix ``P`` with
+``P[π(i), i] = 1`` and ``(P·x)[π(i)] = x[i]``. The construction is the Beneš network in
+butterfly layout routed by the looping algorithm (Beneš 1964; Waksman 1968; Opferman–Tsao-Wu
+1971): at block size ``m`` (stride ``h = m/2``) the elements are 2-coloured so that the two
+inputs of every stride-``h`` input switch and the two elements bound for every output pair
+``{t, t+h}`` get different colours (the constraint graph is a union of even cycles); colour 1
+crosses to the upper half, both halves are routed recursively, and the stride-``h`` output switch
+swaps exactly when the lower half delivers an element bound for ``t + h``. Input switches are the
+``B*`` half (strides ``N/2 … 1``), output switches the ``B`` half (``1 … N/2``), so the result is
+exactly one BB* element whose 2×2 blocks are all ``I`` or ``X = [[0, 1], [1, 0]]``.
+Time ``O(N log N)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from symverify.errors import IRError
+from symverify.ir.butterfly import (
+    BBStar,
+    ButterflyFactor,
+    Kaleidoscope,
+    is_power_of_two,
+    next_power_of_two,
+    pair_number,
+)
+from symverify.kaleidoscope.factorization import Factorization
+
+__all__ = ["check_permutation", "route_permutation", "permutation_to_kaleidoscope", "bit_reversal", "reversal"]
+
+
+def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[int, ...]:
+    """Validate that ``perm`` lists each of ``0 … n−1`` once; returns it as a tuple of ints."""
+    n = len(perm)
+    seen = [-1] * n
+    for i, v in enumerate(perm):
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < n:
+            raise IRError(f"{what}: position {i} maps to {v!r}, expected an int in 0 … {n - 1}")
+        if seen[v] >= 0:
+            raise IRError(f"{what}: positions {seen[v]} and {i} both map to {v}; expected a bijection of 0 … {n - 1}")
+        seen[v] = i
+    return tuple(perm)
+
+
+def _switch_factor(size: int, stride: int, swaps: list[int]) -> ButterflyFactor:
+    keep = tuple(1 - s for s in swaps)
+    cross = tuple(swaps)
+    return ButterflyFactor(size, stride, keep, cross, cross, keep)
+
+
+def route_permutation(perm: Sequence[int]) -> BBStar:
+    """The BB* element ``P`` with ``(P·x)[perm[i]] = x[i]``; ``len(perm)`` a power of two ≥ 2.
+
+    >>> from symverify.kaleidoscope.apply import apply
+    >>> apply(route_permutation([2, 0, 3, 1]), ["a", "b", "c", "d"])
+    ['b', 'd', 'a', 'c']
+    """
+    perm = check_permutation(perm)
+    size = len(perm)
+    if not is_power_of_two(size) or size < 2:
+        raise IRError(f"route_permutation: expected a length that is a power of two ≥ 2, found {size}; pad with fixed points")
+    levels = size.bit_length() - 1
+    half = size // 2
+    stages: list[ButterflyFactor | None] = [None] * (2 * levels)
+    dest = list(perm)  # destination of the element now at each position, local to its block
+    for k in range(levels):
+        m, h = size >> k, size >> (k + 1)
+        block = ~(m - 1)
+        inv = [0] * size
+        for pos, t in enumerate(dest):
+            inv[(pos & block) | t] = pos
+        colour = [-1] * size
+        for start in range(size):
+            p = start
+            while colour[p] < 0:  # walk one alternating cycle
+                colour[p] = 0
+                q = p ^ h  # input partner
+                colour[q] = 1
+                p = inv[(q & block) | (dest[q] ^ h)]  # output partner of q
+        sw_in, sw_out = [0] * half, [0] * half
+        new = [0] * size
+        for pos, t in enumerate(dest):
+            c = colour[pos]
+            if c and not pos & h:
+                sw_in[pair_number(h, pos)] = 1
+            if not c and t & h:
+                sw_out[pair_number(h, (pos & block) | (t & (h - 1)))] = 1
+            new[(pos & ~h) | (h if c else 0)] = t & (h - 1)
+        dest = new
+        stages[k] = _switch_factor(size, h, sw_in)
+        stages[2 * levels - 1 - k] = _switch_factor(size, h, sw_out)
+    return BBStar(size, tuple(f for f in stages if f is not None))
+
+
+def permutation_to_kaleidoscope(perm: Sequence[int]) -> Factorization:
+    """Theorem 2 for any length ``n``: pad with fixed points to ``N = 2^⌈log2 max(n, 2)⌉``.
+
+    The result is ``(BB*)^1`` with ``e = N/n`` and is garbage-free (padding stays fixed and 0).
+    """
+    perm = check_permutation(perm)
+    n = len(perm)
+    if n == 0:
+        raise IRError("permutation_to_kaleidoscope: expected a non-empty permutation")
+    size = max(2, next_power_of_two(n))
+    bb = route_permutation(perm + tuple(range(n, size)))
+    return Factorization(
+        Kaleidoscope(n, size, (bb,)),
+        "Dao et al. 2020, Theorem 2 (Beneš routing)",
+        garbage_free=True,
+        bounds={"w": 1, "N": size},
+    )
+
+
+def bit_reversal(n: int) -> tuple[int, ...]:
+    """Position ``i`` goes to the index whose ``log2 n`` bits are those of ``i`` reversed.
+
+    >>> bit_reversal(8)
+    (0, 4, 2, 6, 1, 5, 3, 7)
+    """
+    if not is_power_of_two(n):
+        raise IRError(f"bit_reversal: expected a power of two, found {n!r}")
+    bits = n.bit_length() - 1
+    return tuple(int(format(i, f"0{bits}b")[::-1], 2) if bits else 0 for i in range(n))
+
+
+def reversal(n: int) -> tuple[int, ...]:
+    """``i ↦ n − 1 − i``."""
+    return tuple(n - 1 - i for i in range(n))
