@@ -1,0 +1,97 @@
+"""The causal limit: Theorem H.21 is false for causal-only stacks (THEORY §4 **Choice (causality)**).
+
+Lemma (see :mod:`symverify.causal`): in a causal stack, output row i depends only on input rows
+≤ i, for all weights, depths and inner sizes (induction on layers). Checked here for concrete
+sizes by exact symbolic computation with every weight a distinct symbol (so for all weights), and
+by a sound abstract interpretation for larger sizes. Consequence, by exact non-dependence (not by
+a failed search): the circuits ``y = [x_1; 0]`` and ``y = [x_1; x_1]`` (n = 2, d = 1) are computed
+by no causal stack, while the dense compiler's cyclic model computes them (proved), and
+``y = [x_0; x_0]`` has a two-layer causal model (proved).
+"""
+
+from __future__ import annotations
+
+import time
+
+from symverify.causal import causal_obstruction, exact_row_dependence, later_row_reads, row_support, symbolic_model
+from symverify.compile import compile
+from symverify.gadgets.compose import compose
+from symverify.gadgets.primitives import convolution, fixed_gate
+from symverify.ir.baseconv import Mode, Model
+from symverify.ir.circuit import Circuit
+from symverify.ir.grid import Grid
+from symverify.proofscript import Instance, ProofResult, script_main
+from symverify.prove.compositional import check_certificate
+from symverify.semantics.poly import polynomials, shared_ring
+
+TITLE = "Causal limit: a causal stack's output row 0 never depends on input row 1 (Theorem H.21 needs cyclic mode)"
+
+
+def _row_instance(nn: int, dd: int, L: int, exact: bool) -> Instance:
+    start = time.perf_counter()
+    model = symbolic_model(nn, dd, L)
+    deps = exact_row_dependence(model) if exact else row_support(model)
+    bad = later_row_reads(deps)
+    detail = "no output row reads a later input row" if not bad else f"violations {bad[:4]}"
+    res = {"layers": L, "inner_n": nn, "inner_d": dd, "weight_symbols": len(model.params()), "later_row_reads": len(bad)}
+    method = "exact (symbolic weights)" if exact else "support analysis"
+    name = f"causal {nn}x{dd}, L={L}: row i depends only on rows ≤ i"
+    return Instance(name, "proved" if not bad else "refuted", method, res, {"later_row_reads": 0}, time.perf_counter() - start, detail)
+
+
+def _cyclic_control(nn: int, L: int) -> Instance:
+    """Sanity: with cyclic layers, row 0 *does* depend on row 1 (the check can see dependence)."""
+    start = time.perf_counter()
+    deps = exact_row_dependence(symbolic_model(nn, 1, L, mode=Mode.CYCLIC))
+    ok = 1 in deps[0]
+    return Instance(f"control: cyclic {nn}x1, L={L}: row 0 depends on row 1", "proved" if ok else "refuted", "exact (symbolic weights)",
+                    {"layers": L, "inner_n": nn}, {}, time.perf_counter() - start, f"row 0 reads rows {sorted(deps[0])}")
+
+
+def _impossible(c: Circuit) -> list[Instance]:
+    start = time.perf_counter()
+    obs = causal_obstruction(c)
+    out = [Instance(f"{c.name}: computed by no causal stack", "proved" if obs is not None else "refuted",
+                    "exact dependence + lemma", {}, {}, time.perf_counter() - start, str(obs)[:200] if obs else "no obstruction")]
+    start = time.perf_counter()
+    comp = compile(c, method="dense")
+    ok = check_certificate(c, comp.model, comp.certificate).ok
+    res = {"layers": comp.model.depth, "cyclic_layers": int(comp.resources["cyclic_layers"])}
+    out.append(Instance(f"{c.name}: the dense (cyclic) model computes it", "proved" if ok else "unknown", "compositional",
+                        res, {"layers": comp.bounds["layers"]}, time.perf_counter() - start))
+    return out
+
+
+def _causal_broadcast() -> Instance:
+    """``y = [x_0; x_0]`` by mask-row-0 then ``h = e_0 + e_1``: both layers causal."""
+    start = time.perf_counter()
+    c = Circuit(2, 1, (), (0, 0), "every row := x_0")
+    frag = compose(fixed_gate(Grid.from_rows([[1], [0]])), convolution(Grid.from_rows([[1], [1]]), Mode.CAUSAL))
+    model = Model(2, 1, 2, 1, frag.layers, "causal broadcast")
+    ring = shared_ring(c, model)
+    same = polynomials(c, ring) == polynomials(model, ring)
+    causal = all(layer.mode is Mode.CAUSAL for layer in model.layers)
+    return Instance("every row := x_0 has a 2-layer causal model", "proved" if same and causal else "refuted", "exact",
+                    {"layers": model.depth, "cyclic_layers": 0 if causal else 1}, {"layers": 2, "cyclic_layers": 0}, time.perf_counter() - start)
+
+
+def run(quick: bool = False) -> ProofResult:
+    res = ProofResult("causal_limit", TITLE)
+    exact_sizes = [(2, 1, 1), (2, 1, 2), (2, 1, 3), (2, 2, 2), (3, 1, 3), (3, 2, 2)]
+    if not quick:
+        exact_sizes += [(2, 2, 3), (3, 2, 3), (2, 1, 4), (4, 1, 3), (3, 1, 4)]
+    for nn, dd, L in exact_sizes:
+        res.instances.append(_row_instance(nn, dd, L, exact=True))
+    support_sizes = [(4, 2, 4), (8, 2, 6)] if quick else [(4, 2, 4), (8, 2, 6), (16, 3, 8), (32, 2, 12)]
+    for nn, dd, L in support_sizes:
+        res.instances.append(_row_instance(nn, dd, L, exact=False))
+    res.instances.append(_cyclic_control(2, 1))
+    res.instances.append(_cyclic_control(3, 2))
+    res.instances.extend(_impossible(Circuit(2, 1, (), (1,), "output 0 := x_1")))
+    res.instances.extend(_impossible(Circuit(2, 1, (), (1, 1), "every row := x_1")))
+    res.instances.append(_causal_broadcast())
+    return res
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))

@@ -1,0 +1,68 @@
+"""``compile(circuit, method=...)``: circuit → BaseConv model with a stage certificate.
+
+Methods:
+
+* ``"dense"``: the baseline compiler of :mod:`symverify.compile.dense` (notes §2.5): 2 layers per
+  level plus layout layers, dense ``W``; simple and independent of the paper-faithful route.
+* ``"kaleidoscope"``: the paper-faithful compiler (Theorem H.21 via H.19/H.20/H.18 and
+  Proposition H.10), :func:`symverify.compile.kaleidoscope.compile_kaleidoscope`, loaded on use.
+
+Both return a :class:`~symverify.compile.result.Compiled` (model, certificate, resources, stated
+bounds). Check it with ``check_certificate(circuit, result.model, result.certificate)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from symverify.compile.result import Compiled
+from symverify.errors import CompileError
+from symverify.ir.circuit import Circuit
+
+__all__ = ["compile", "Compiled", "METHODS"]
+
+METHODS = ("dense", "kaleidoscope")
+_DENSE_OPTIONS = ("name",)
+
+
+def compile(circuit: Circuit, method: str = "dense", **options: Any) -> Compiled:
+    """Compile ``circuit`` into a BaseConv model by ``method`` (``"dense"`` or ``"kaleidoscope"``).
+
+    >>> from symverify.ir.circuit import Circuit, Gate
+    >>> compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,))).model.signature
+    (1, 2, 2, 1, 2)
+    """
+    if not isinstance(circuit, Circuit):
+        raise CompileError(f"compile: expected a Circuit, found {type(circuit).__name__}")
+    if method == "dense":
+        unknown = sorted(set(options) - set(_DENSE_OPTIONS))
+        if unknown:
+            raise CompileError(f"compile(method='dense'): unknown options {unknown}; expected only {list(_DENSE_OPTIONS)}")
+        from symverify.compile.dense import compile_dense
+
+        return compile_dense(circuit, **options)
+    if method == "kaleidoscope":
+        return _kaleidoscope()(circuit, **options)
+    raise CompileError(f"compile: unknown method {method!r}; expected one of {list(METHODS)}")
+
+
+def _kaleidoscope() -> Any:
+    """The paper-faithful compiler, or a :class:`CompileError` saying it is unavailable."""
+    target = "symverify.compile.kaleidoscope"
+    try:
+        mod = importlib.import_module(target)
+    except ModuleNotFoundError as e:
+        if e.name != target:
+            raise
+        raise CompileError(
+            "compile: method 'kaleidoscope' is unavailable: the module symverify.compile.kaleidoscope "
+            "is missing from this installation; use method='dense'"
+        ) from None
+    fn = getattr(mod, "compile_kaleidoscope", None)
+    if not callable(fn):
+        raise CompileError(
+            "compile: method 'kaleidoscope' is unavailable: symverify.compile.kaleidoscope defines no "
+            "compile_kaleidoscope(circuit, ...); use method='dense'"
+        )
+    return fn
