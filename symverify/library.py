@@ -174,8 +174,12 @@ def retnet(N: int, d: int, gamma: object, W_A: Sequence[Sequence[object]], W_C: 
     return b.build(outs, f"retnet_{N}x{d}")
 
 
+_COEFFS: list[Scalar] = [1, 1, -1, 2, -2, 3, Fraction(1, 2), Fraction(-2, 3)]
+_CONSTS: list[Scalar] = [1, 2, -1, Fraction(1, 3)]
+
+
 def _coeff(rng: random.Random) -> Scalar:
-    return rng.choice([1, 1, -1, 2, -2, 3, Fraction(1, 2), Fraction(-2, 3)])
+    return rng.choice(_COEFFS)
 
 
 def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 0.3, *, seed: int = 0,
@@ -204,7 +208,7 @@ def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 
             pool = [v for lv in by_level for v in lv]
             bnode = rng.choice(pool)
             if consts and rng.random() < 0.05:
-                gates.append(Gate(Op.CONST, (), (rng.choice([1, 2, -1, Fraction(1, 3)]),)))
+                gates.append(Gate(Op.CONST, (), (rng.choice(_CONSTS),)))
                 bnode = nd + len(gates) - 1
             if rng.random() < mul_fraction:
                 gates.append(Gate(Op.MUL, (a, bnode), ()))

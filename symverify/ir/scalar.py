@@ -82,7 +82,10 @@ class Sym:
         return self + (-o)
 
     def __rsub__(self, other: object) -> Scalar:
-        return (-self) + other
+        o = _lift(other)
+        if o is None:
+            return NotImplemented
+        return o - self
 
     def __mul__(self, other: object) -> Scalar:
         o = _lift(other)

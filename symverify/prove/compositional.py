@@ -98,8 +98,8 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate) -> N
         raise IRError("certificate boundary 0: must list exactly the embedded input (node i at (i // d, i % d))")
     last = {(c.row, c.col): c for c in bs[-1].cells}
     for k, o in enumerate(circuit.outputs):
-        c = last.get((k // d, k % d))
-        if c is None or c.single_node() != o:
+        cell = last.get((k // d, k % d))
+        if cell is None or cell.single_node() != o:
             raise IRError(f"certificate last boundary: output {k} (node %{o}) must sit alone at cell ({k // d}, {k % d})")
     for r, col in last:
         if r < circuit.n and col < d and r * d + col >= len(circuit.outputs):

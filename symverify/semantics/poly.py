@@ -58,7 +58,7 @@ class PolyRing:
             self._ctx = flint.fmpq_mpoly_ctx.get(tuple(names), "deglex")
             self._gens = list(self._ctx.gens())
             self.zero = self._ctx.from_dict({})
-            self._fmpq = flint.fmpq
+            self._fmpq: Any = flint.fmpq
         else:
             from sympy import QQ
             from sympy.polys.rings import ring
