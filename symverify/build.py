@@ -51,7 +51,8 @@ class CircuitBuilder:
         return self.const(x)
 
     def build(self, outputs: Sequence[object], name: str = "") -> Circuit:
-        return Circuit(self.n, self.d, tuple(self.gates), tuple(self.lift(o).node for o in outputs), name)
+        nodes = tuple(self.lift(o).node for o in outputs)  # may add constant gates: before the gate list
+        return Circuit(self.n, self.d, tuple(self.gates), nodes, name)
 
 
 class Wire:

@@ -39,6 +39,14 @@ def test_trace_records_gates_and_constants():
     assert Circuit.trace(lambda u: u[0][0] ** 5, n=1, d=1).size == 3  # square-and-multiply
 
 
+def test_scalar_outputs_become_constant_gates():
+    """Regression: constants created for scalar outputs were dropped from the gate list."""
+    c = trace(lambda u: [0, u[0][0], "1/2"], n=3, d=1)
+    assert flat(c, [[5], [6], [7]]) == [0, 5, Fraction(1, 2)]
+    x = sympy.symbols("x0")
+    assert flat(from_sympy([0], [x], 1, 1), [[3]]) == [0]
+
+
 def test_trace_rejects_floats_with_a_hint():
     with pytest.raises(IRError, match=r"found the float 0.5; pass Fraction\(1, 2\)"):
         trace(lambda u: [u[0][0] * 0.5], n=1, d=1)
