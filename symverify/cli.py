@@ -1,0 +1,205 @@
+"""The ``symverify`` command line.
+
+``symverify verify A.json B.json [--method M] [--certificate CERT.json] [--json]`` exits 0 when
+proved, 1 when refuted, 2 when unknown and 3 on a usage or input error; ``symverify info FILE``
+prints the statistics of a circuit, model or certificate; ``symverify prove [NAME ...|all]``
+runs proof scripts (:mod:`symverify.runner`) and exits 0 only when every instance is proved within
+its stated bounds. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
+``symverify: error: ...``, with exit code 3 and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from symverify.errors import SymverifyError
+
+__all__ = ["main", "EXIT_PROVED", "EXIT_REFUTED", "EXIT_UNKNOWN", "EXIT_ERROR"]
+
+EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_ERROR = 0, 1, 2, 3
+_METHODS = ("auto", "exact", "exact-sympy", "compositional", "randomized", "z3")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"symverify: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from symverify import __version__
+
+    ap = _Parser(prog="symverify", description="Prove BaseConv models equal to arithmetic circuits.")
+    ap.add_argument("--version", action="version", version=f"symverify {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    v = sub.add_parser("verify", help="decide whether two circuits/models compute the same polynomials")
+    v.add_argument("lhs", metavar="A.json")
+    v.add_argument("rhs", metavar="B.json")
+    v.add_argument("--method", choices=_METHODS, default="auto")
+    v.add_argument("--certificate", metavar="CERT.json", help="a stage certificate for the model side")
+    v.add_argument("--json", action="store_true", help="print the report as JSON")
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    v.add_argument("--trials", type=int, default=None, help="randomized trials (default: error bound 2^-100)")
+    i = sub.add_parser("info", help="print the statistics of a circuit, model or certificate file")
+    i.add_argument("file", metavar="FILE")
+    i.add_argument("--json", action="store_true")
+    p = sub.add_parser("prove", help="run proof scripts (proofs/*.py)")
+    p.add_argument("names", nargs="*", metavar="NAME", help="script names, or 'all' (default)")
+    p.add_argument("--quick", action="store_true", help="the small tier")
+    p.add_argument("--json", metavar="OUT", help="write the run as JSON to OUT")
+    p.add_argument("--dir", metavar="DIR", help="the proof directory (default: ./proofs, else the repository's)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-script time limit")
+    return ap
+
+
+def _load(path: str) -> Any:
+    from symverify.ir.serialize import load_file
+
+    return load_file(path)
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from symverify.ir.certificate import Certificate
+    from symverify.prove.outcome import UsageError
+    from symverify.verify import verify
+
+    lhs, rhs = _load(args.lhs), _load(args.rhs)
+    for name, obj in ((args.lhs, lhs), (args.rhs, rhs)):
+        if isinstance(obj, Certificate):
+            raise UsageError(f"{name} is a certificate; pass it with --certificate and give two circuits/models")
+    cert = None
+    if args.certificate:
+        cert = _load(args.certificate)
+        if not isinstance(cert, Certificate):
+            raise UsageError(f"--certificate {args.certificate}: expected a certificate file, found a {type(cert).__name__}")
+    report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials, certificate=cert)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(report)
+    return {"proved": EXIT_PROVED, "refuted": EXIT_REFUTED}.get(report.verdict.value, EXIT_UNKNOWN)
+
+
+def info_dict(obj: Any) -> dict[str, Any]:
+    """What ``symverify info`` shows for a loaded object."""
+    from symverify.ir.certificate import Certificate
+    from symverify.prove.sides import as_side
+
+    if isinstance(obj, Certificate):
+        return {
+            "kind": "certificate",
+            "boundaries": len(obj.boundaries),
+            "stages": obj.num_stages,
+            "layers": [b.layer for b in obj.boundaries],
+            "max_cells": max((len(b.cells) for b in obj.boundaries), default=0),
+            "meta": dict(obj.meta),
+        }
+    side = as_side(obj, "info")
+    out = side.describe()
+    if side.kind == "model":
+        out["storage_rects"] = sum(g.storage_size() for layer in obj.layers for _, g in layer.grids())
+    return out
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    data = info_dict(_load(args.file))
+    if args.json:
+        print(json.dumps(data, indent=2, default=str))
+        return 0
+    print(f"{args.file}: {data.pop('kind')}")
+    for k, v in data.items():
+        print(f"  {k}: {v}")
+    return 0
+
+
+def _cmd_prove(args: argparse.Namespace) -> int:
+    from symverify.runner import default_dir, discover, run_scripts, select
+
+    directory = Path(args.dir) if args.dir else default_dir()
+    chosen = select(discover(directory), args.names)
+    from rich.console import Console
+
+    err, out = Console(stderr=True), Console()
+    if not out.is_terminal:
+        out = Console(width=200)
+    with err.status("") as status:
+
+        def start(name: str) -> None:
+            status.update(f"[bold]proving[/bold] {name} ({chosen.index(name) + 1}/{len(chosen)})")
+
+        def done(o: Any) -> None:
+            mark = "[green]ok[/green]" if o.ok else f"[red]{o.status}[/red]"
+            err.print(f"{o.name}: {mark} [{o.seconds:.1f} s]")
+
+        summary = run_scripts(directory, chosen, quick=args.quick, timeout=args.timeout, on_start=start, on_done=done)
+    out.print(_table(summary))
+    _print_failures(out, summary)
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary.to_json(), indent=2))
+    return 0 if summary.ok else 1
+
+
+def _table(summary: Any) -> Any:
+    from rich.table import Table
+
+    t = Table(title=f"proof scripts in {summary.directory}{' (quick)' if summary.quick else ''}")
+    t.add_column("script", no_wrap=True)
+    t.add_column("title", overflow="ellipsis", no_wrap=True, max_width=40)
+    t.add_column("result", no_wrap=True, min_width=7)
+    t.add_column("instances", no_wrap=True, justify="right")
+    t.add_column("proved/refuted/unknown", no_wrap=True, justify="center")
+    t.add_column("resources vs bounds", no_wrap=True, overflow="ellipsis", max_width=44)
+    t.add_column("time", no_wrap=True, justify="right", min_width=7)
+    for o in summary.outcomes:
+        c = o.counts()
+        over = o.over_bound()
+        tight = o.tightest()
+        bounds = (f"within (tightest {tight})" if tight else "no bounds") if not over else (
+            f"{len(over)} over: " + ", ".join(over[:3]) + (" …" if len(over) > 3 else ""))
+        res = {"ok": "[green]ok[/green]", "failed": "[red]FAILED[/red]", "crashed": "[red]CRASHED[/red]"}[o.status]
+        t.add_row(o.name, o.title, res, str(len(o.instances())), f"{c['proved']}/{c['refuted']}/{c['unknown']}",
+                  bounds if o.status != "crashed" else "-", f"{o.seconds:.1f} s")
+    return t
+
+
+def _print_failures(out: Any, summary: Any) -> None:
+    for o in summary.outcomes:
+        if o.ok:
+            continue
+        if o.status == "crashed":
+            out.print(f"[red]{o.name} crashed[/red]: {o.error}", markup=True, highlight=False)
+            continue
+        for inst in o.instances():
+            if not inst.get("ok"):
+                why = f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved" else f"over bound: {', '.join(inst.get('over_bound', []))}"
+                out.print(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip(), highlight=False)
+        if not o.instances():
+            out.print(f"{o.name}: no instances checked", highlight=False)
+    n_ok = sum(o.ok for o in summary.outcomes)
+    out.print(f"{n_ok}/{len(summary.outcomes)} scripts ok in {summary.seconds:.1f} s", highlight=False)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``symverify`` command; returns the exit code."""
+    ap = _parser()
+    args = ap.parse_args(argv)
+    try:
+        if args.command == "verify":
+            return _cmd_verify(args)
+        if args.command == "info":
+            return _cmd_info(args)
+        return _cmd_prove(args)
+    except SymverifyError as e:
+        msg = " ".join(str(e).split("\n")[0].split()) or type(e).__name__
+        print(f"symverify: error: {msg}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

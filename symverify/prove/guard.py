@@ -1,0 +1,133 @@
+"""Run a memory-hungry computation in a child process with an address-space limit and a timeout.
+
+FLINT (and symengine) abort the whole process on memory exhaustion (SIGABRT, "Unable to
+allocate memory"); this cannot be caught as ``MemoryError`` (PERFORMANCE.md). Exact expansion
+therefore runs here when its size estimate is large: the child sets ``RLIMIT_AS`` to its current
+address space plus the budget, so an over-budget expansion kills only the child, and the caller
+turns that into an ``unknown`` verdict, never a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import signal
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Limited", "run_limited"]
+
+
+@dataclass(frozen=True)
+class Limited:
+    """How the child ended: ``ok`` (``value`` holds its result), ``memory``, ``timeout`` or ``crashed``."""
+
+    status: str
+    value: Any = None
+    detail: str = ""
+
+
+def _vm_size() -> int:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
+        import faulthandler
+
+        faulthandler.disable()
+        fd = os.open(errfile, os.O_WRONLY | os.O_TRUNC)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+    except OSError:
+        pass
+    try:
+        import resource
+
+        limit = _vm_size() + memory
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+    try:
+        conn.send(("ok", fn(*args), ""))
+    except MemoryError:
+        conn.send(("memory", None, "MemoryError in the expansion process"))
+    except BaseException as e:
+        try:
+            conn.send(("error", e, repr(e)))
+        except Exception:
+            conn.send(("error", None, repr(e)))
+    finally:
+        conn.close()
+
+
+def _tail(path: str) -> str:
+    try:
+        with open(path, errors="replace") as fh:
+            lines = [" ".join(line.split()) for line in fh.read().splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return f": {' '.join(lines[:2])[:200]}" if lines else ""
+
+
+def _death(code: int | None, memory: int) -> str:
+    if code == -signal.SIGABRT:
+        return f"the expansion process aborted (SIGABRT; FLINT aborts when it cannot allocate within the limit of {memory} bytes)"
+    if code is not None and code < 0:
+        return f"the expansion process was killed by signal {-code} (memory limit {memory} bytes)"
+    return f"the expansion process exited with code {code} before sending a result (memory limit {memory} bytes)"
+
+
+def _context() -> Any:
+    methods = mp.get_all_start_methods()
+    return mp.get_context("fork" if "fork" in methods else "spawn")
+
+
+def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, timeout: float | None) -> Limited:
+    """``fn(*args)`` in a child limited to ``memory`` extra bytes of address space and ``timeout`` s.
+
+    An exception raised by ``fn`` in the child is re-raised here (so malformed input still
+    raises); running out of memory, being killed or aborting, and the timeout are reported.
+    """
+    ctx = _context()
+    parent, child = ctx.Pipe(duplex=False)
+    fd, errfile = tempfile.mkstemp(prefix="symverify-guard-", suffix=".log")
+    os.close(fd)
+    proc = ctx.Process(target=_child, args=(child, memory, errfile, fn, args), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        ready = parent.poll(timeout if timeout is None or timeout > 0 else 0)
+        if not ready:
+            return Limited("timeout", detail=f"no result within {timeout:.3g} s" if timeout is not None else "no result")
+        try:
+            status, value, detail = parent.recv()
+        except (EOFError, OSError):
+            proc.join(5)
+            return Limited("crashed", detail=_death(proc.exitcode, memory) + _tail(errfile))
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        parent.close()
+        with contextlib.suppress(OSError):
+            os.unlink(errfile)
+    if status == "error":
+        if isinstance(value, BaseException):
+            raise value
+        raise RuntimeError(f"the expansion process failed: {detail}")
+    return Limited(status, value, detail)

@@ -1,0 +1,282 @@
+"""``verify(lhs, rhs)``: decide whether two polynomial maps of one ``n×d`` shape are equal.
+
+Sides are circuits, BaseConv models, kaleidoscope matrices or compiled objects, in any
+combination (:mod:`symverify.prove.sides`). Methods (THEORY §5): ``exact`` (flint) and
+``exact-sympy``, ``compositional`` (stage certificates), ``randomized`` (Schwartz–Zippel with a
+stated bound), ``z3``, and ``auto``: a one-trial randomized pre-check (a mismatch refutes at once),
+then ``compositional`` when a certificate is present, else ``exact`` when the certified expansion
+estimate is small, else ``randomized``. A difference is a ``refuted`` report whose counterexample
+has been re-checked by exact Fraction evaluation (a failed re-check raises :class:`ProverError`);
+exceptions are only for malformed input.
+
+>>> from symverify.ir.circuit import Circuit, Gate
+>>> square = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+>>> str(verify(square, square, method="exact").verdict)
+'proved'
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import ProverError
+from symverify.ir.certificate import Certificate
+from symverify.prove.bounds import Bounds, structure_bounds
+from symverify.prove.certified import certified_pair, run_compositional
+from symverify.prove.counterexample import confirm, recheck, search
+from symverify.prove.exact import IN_PROCESS_MONOMIALS, run_exact
+from symverify.prove.options import DEFAULT_ERROR_BOUND, DEFAULT_MAX_MONOMIALS, Options
+from symverify.prove.outcome import Counterexample, MethodResult, UsageError, Verdict, jsonable
+from symverify.prove.randomized import run_randomized
+from symverify.prove.sides import Side, pair_sides
+from symverify.prove.z3_backend import run_z3
+
+__all__ = ["verify", "Report", "Verdict", "Counterexample", "METHODS", "AUTO_EXACT_MONOMIALS"]
+
+METHODS = ("auto", "exact", "exact-sympy", "compositional", "randomized", "z3")
+AUTO_EXACT_MONOMIALS = IN_PROCESS_MONOMIALS
+
+
+@dataclass(frozen=True)
+class Report:
+    """The outcome of :func:`verify`.
+
+    ``verdict`` is ``proved``/``refuted``/``unknown``; ``method`` names the method that decided;
+    ``evidence`` holds what the method measured (monomials compared; stages checked; ``p``, ``k``,
+    ``D`` and the bound ``(D/p)^k``); ``lhs``/``rhs`` the side statistics (circuit stats, model
+    signature and parameter counts); ``timings`` seconds per phase.
+    """
+
+    verdict: Verdict
+    method: str
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    counterexample: Counterexample | None = None
+    lhs: Mapping[str, Any] = field(default_factory=dict)
+    rhs: Mapping[str, Any] = field(default_factory=dict)
+    timings: Mapping[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    seed: int = 0
+
+    @property
+    def proved(self) -> bool:
+        return self.verdict is Verdict.PROVED
+
+    @property
+    def refuted(self) -> bool:
+        return self.verdict is Verdict.REFUTED
+
+    def _summary(self) -> str:
+        ev = self.evidence
+        if self.verdict is Verdict.REFUTED and self.counterexample is not None:
+            return f"counterexample {self.counterexample}"
+        if "stages_total" in ev:
+            return f"{ev.get('stages_checked')}/{ev.get('stages_total')} certificate stages checked"
+        if "bound" in ev:
+            return f"k={ev.get('k')} trials mod p={ev.get('p')}, degree ≤ {ev.get('degree_bound')}, error ≤ {ev.get('bound')}"
+        if "monomials_compared" in ev:
+            return f"{ev['monomials_compared']} monomials compared ({ev.get('backend')}, {ev.get('ran')})"
+        if "result" in ev:
+            return f"z3: {ev['result']}"
+        return ""
+
+    def __str__(self) -> str:
+        total = self.timings.get("total", 0.0)
+        head = f"{self.verdict.value.upper()} by {self.method} [{total:.3g} s]"
+        lines = [head]
+        summary = self._summary()
+        if summary:
+            lines.append(f"  {summary}")
+        if self.counterexample is not None and self.counterexample.stage:
+            lines.append(f"  first failing stage: {self.counterexample.stage}")
+        lines.extend(f"  note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        from symverify import __version__
+
+        return {
+            "format": "symverify.report",
+            "version": 1,
+            "symverify": __version__,
+            "verdict": self.verdict.value,
+            "method": self.method,
+            "evidence": jsonable(self.evidence),
+            "counterexample": None if self.counterexample is None else self.counterexample.to_json(),
+            "lhs": jsonable(self.lhs),
+            "rhs": jsonable(self.rhs),
+            "timings": {k: round(v, 6) for k, v in self.timings.items()},
+            "notes": list(self.notes),
+            "seed": self.seed,
+        }
+
+
+def _backend(method: str, backend: str | None) -> str:
+    if method == "exact-sympy":
+        if backend not in (None, "sympy"):
+            raise UsageError(f"method 'exact-sympy' uses the sympy backend; found backend={backend!r}")
+        return "sympy"
+    if backend is None:
+        from symverify.semantics.poly import flint_available
+
+        return "flint" if flint_available() else "sympy"
+    if backend not in ("flint", "sympy"):
+        raise UsageError(f"backend: expected 'flint' or 'sympy', found {backend!r}")
+    return backend
+
+
+def _describe(side: Side) -> dict[str, Any]:
+    if side.kind == "circuit" and len(side.obj.gates) > 50_000:
+        c = side.obj
+        return {"kind": "circuit", "name": c.name, "n": c.n, "d": c.d, "size": c.size, "outputs": len(c.outputs),
+                "symbols": sorted(side.params())}
+    return side.describe()
+
+
+class _Bounds:
+    """The structural bounds, computed on first use (compositional rarely needs them)."""
+
+    def __init__(self, a: Side, b: Side, timings: dict[str, float]) -> None:
+        self.a, self.b, self.timings = a, b, timings
+        self.value: Bounds | None = None
+
+    def __call__(self) -> Bounds:
+        if self.value is None:
+            t = time.perf_counter()
+            self.value = structure_bounds(self.a, self.b)
+            self.timings["bounds"] = time.perf_counter() - t
+        return self.value  # type: ignore[return-value]
+
+    def degree(self) -> int:
+        return self().degree
+
+
+def _auto(a: Side, b: Side, opts: Options, get: _Bounds) -> MethodResult:
+    bounds = get()
+    pre = run_randomized(a, b, replace(opts, trials=1), bounds, method="randomized (pre-check)", tag="pre")
+    if pre.verdict is Verdict.REFUTED:
+        return pre
+    if certified_pair(a, b) is not None:
+        return run_compositional(a, b, opts, degree=get.degree)
+    notes: tuple[str, ...] = ()
+    if bounds.peak_monomials <= AUTO_EXACT_MONOMIALS:
+        res = run_exact(a, b, opts, bounds)
+        if res.verdict is not Verdict.UNKNOWN:
+            return res
+        notes = tuple(f"exact: {n}" for n in res.notes)
+    res = run_randomized(a, b, opts, bounds)
+    return replace(res, notes=notes + res.notes)
+
+
+def _kaleidoscope_matrix(a: Side, b: Side, opts: Options) -> MethodResult | None:
+    """Kaleidoscope vs linear circuit: compare exact matrices (:mod:`symverify.kaleidoscope.verify`)."""
+    pair = (a, b) if a.kind == "kaleidoscope" else (b, a)
+    k, c = pair
+    if k.kind != "kaleidoscope" or c.kind != "circuit" or not c.obj.is_linear():
+        return None
+    try:
+        from symverify.kaleidoscope.verify import verify_circuit
+    except ImportError:
+        return None
+    check = verify_circuit(k.obj, c.obj)
+    ev = {"n": check.n, "size": check.size, "width": check.width, "compared": "exact n×n matrices"}
+    if check.proved:
+        return MethodResult(Verdict.PROVED, "exact-matrix", ev)
+    cex = search(a, b, opts, found_by="exact-matrix")
+    if cex is None and check.first_difference is not None:  # column j differs: the unit input e_j separates
+        j = check.first_difference[1]
+        u = [[1 if i * a.d + col == j else 0 for col in range(a.d)] for i in range(a.n)]
+        cex = confirm(a, b, u, {name: 0 for name in a.params() | b.params()}, found_by="exact-matrix")
+    return MethodResult(Verdict.REFUTED, "exact-matrix", {**ev, "first_difference": str(check.first_difference)}, cex)
+
+
+def _run(method: str, a: Side, b: Side, opts: Options, get: _Bounds) -> MethodResult:
+    if method in ("auto", "exact"):
+        fast = _kaleidoscope_matrix(a, b, opts)
+        if fast is not None:
+            return fast
+    if method == "auto":
+        return _auto(a, b, opts, get)
+    if method in ("exact", "exact-sympy"):
+        return run_exact(a, b, opts, get())
+    if method == "compositional":
+        return run_compositional(a, b, opts, degree=get.degree)
+    if method == "randomized":
+        return run_randomized(a, b, opts, get())
+    return run_z3(a, b, opts, degree=get().degree)
+
+
+def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, trials: int | None = None,
+           timeout: float | None = None, certificate: Certificate | None = None, backend: str | None = None,
+           max_monomials: int | None = None, memory_limit: int | None = None,
+           error_bound: Fraction | None = None, isolate: bool | None = None) -> Report:
+    """Decide ``lhs ≡ rhs`` (every output entry, as polynomials in the inputs and weights).
+
+    Args:
+        lhs, rhs: circuits, models, kaleidoscopes or compiled objects (``.model``, ``.certificate``).
+        method: one of :data:`METHODS`.
+        seed: seeds every random choice (randomized points, primes, counterexample candidates);
+            ``None`` draws a fresh seed from the operating system (recorded in the report), so the
+            randomized bound is over points nobody chose in advance.
+        trials: the number of randomized trials (default: enough for ``error_bound``).
+        timeout: seconds; when it runs out the verdict is ``unknown``.
+        certificate: a stage certificate for the model side (method ``compositional``/``auto``).
+        backend: ``'flint'`` (default when installed) or ``'sympy'`` for exact expansion.
+        max_monomials: the exact method's cap on any one expanded polynomial; a certified estimate
+            of more than 64× this many live monomials is refused without expanding.
+        memory_limit: bytes of address space for the isolated exact expansion (default: ¼ of RAM).
+        error_bound: the randomized target bound (default ``2^-100``).
+        isolate: force (True) or forbid (False) the memory-limited subprocess for ``exact``.
+
+    Raises:
+        ShapeError: the sides have different shapes (both are named).
+        IRError: an argument is not a verifiable object, or a certificate is malformed.
+        UsageError: an unknown method or backend, or ``compositional`` without a certificate.
+        ProverError: a counterexample failed its exact re-check (a prover bug).
+    """
+    t0 = time.perf_counter()
+    if method not in METHODS:
+        raise UsageError(f"method: expected one of {', '.join(METHODS)}; found {method!r}")
+    a, b = pair_sides(lhs, rhs, certificate)
+    if seed is None:
+        seed = secrets.randbits(63)
+    opts = Options(
+        seed=seed,
+        trials=trials,
+        deadline=None if timeout is None else time.monotonic() + timeout,
+        backend=_backend(method, backend),
+        max_monomials=DEFAULT_MAX_MONOMIALS if max_monomials is None else max_monomials,
+        memory_limit=memory_limit,
+        error_bound=DEFAULT_ERROR_BOUND if error_bound is None else Fraction(error_bound),
+        isolate=isolate,
+    )
+    if trials is not None and trials < 1:
+        raise UsageError(f"trials: expected a positive int, found {trials!r}")
+    timings: dict[str, float] = {}
+    stats = {"lhs": _describe(a), "rhs": _describe(b)}
+    if opts.expired():
+        res = MethodResult(Verdict.UNKNOWN, method, notes=(f"timeout: {timeout} s ran out before any method started",))
+    else:
+        get = _Bounds(a, b, timings)
+        t = time.perf_counter()
+        res = _run(method, a, b, opts, get)
+        timings["method"] = time.perf_counter() - t - timings.get("bounds", 0.0)
+        if get.value is not None:
+            res = replace(res, evidence={**res.evidence, "structure": get.value.to_json()})
+    if res.verdict is Verdict.REFUTED and res.counterexample is None and opts.expired():
+        res = replace(res, verdict=Verdict.UNKNOWN,
+                      notes=(*res.notes, "the sides differ, but the timeout ran out before a counterexample was found"))
+    cex = res.counterexample
+    if res.verdict is Verdict.REFUTED:
+        if cex is None:
+            raise ProverError(f"method {res.method} reported 'refuted' without a counterexample that re-checks")
+        t = time.perf_counter()
+        cex = recheck(a, b, cex)
+        timings["recheck"] = time.perf_counter() - t
+    timings.update({f"method.{k}": v for k, v in res.timings.items()})
+    timings["total"] = time.perf_counter() - t0
+    return Report(res.verdict, res.method, res.evidence, cex, stats["lhs"], stats["rhs"], timings, res.notes, seed)

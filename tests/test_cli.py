@@ -1,0 +1,105 @@
+"""The symverify command: exit codes 0/1/2/3, one-line errors, --json, info, --version."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from cases import QUARTIC_C, QUARTIC_CERT, QUARTIC_M, SQUARE_C, SQUARE_M
+
+from symverify import __version__
+from symverify.cli import main
+from symverify.ir.circuit import Circuit
+from symverify.ir.serialize import dump_file
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {}
+    for name, obj in {"square_c": SQUARE_C, "square_m": SQUARE_M, "quartic_c": QUARTIC_C, "quartic_m": QUARTIC_M,
+                      "cert": QUARTIC_CERT, "small": Circuit(2, 2, (), (0,))}.items():
+        paths[name] = str(tmp_path / f"{name}.json")
+        dump_file(obj, paths[name])
+    (tmp_path / "broken.json").write_text('{"format": "symverify.circuit", "version": 1, "n": 1')
+    paths["broken"] = str(tmp_path / "broken.json")
+    return paths
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_exit_0_proved(files, capsys):
+    code, out, err = run(capsys, "verify", files["square_c"], files["square_m"])
+    assert code == 0 and out.startswith("PROVED") and err == ""
+
+
+def test_exit_1_refuted_with_json(files, capsys):
+    code, out, _ = run(capsys, "verify", files["square_c"], files["quartic_m"], "--method", "exact", "--json")
+    data = json.loads(out)
+    assert code == 1 and data["verdict"] == "refuted" and data["counterexample"]["cell"] == [0, 0]
+
+
+def test_exit_2_unknown(files, capsys):
+    code, out, _ = run(capsys, "verify", files["quartic_c"], files["quartic_m"], "--timeout", "1e-9")
+    assert code == 2 and out.startswith("UNKNOWN")
+
+
+def test_certificate_option(files, capsys):
+    code, out, _ = run(capsys, "verify", files["quartic_c"], files["quartic_m"], "--certificate", files["cert"], "--json")
+    assert code == 0 and json.loads(out)["method"] == "compositional"
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (("verify", "{square_c}", "{small}"), "different shapes: lhs circuit u⊙u (3×2) is 3×2, rhs circuit (2×2) is 2×2"),
+        (("verify", "{square_c}", "{missing}"), "cannot read"),
+        (("verify", "{square_c}", "{broken}"), "not valid JSON"),
+        (("verify", "{cert}", "{square_m}"), "is a certificate; pass it with --certificate"),
+        (("verify", "{square_c}", "{square_m}", "--certificate", "{square_c}"), "expected a certificate file"),
+        (("verify", "{square_c}", "{square_m}", "--method", "compositional"), "needs a circuit and a model with a stage certificate"),
+        (("info", "{missing}"), "cannot read"),
+        (("prove", "nope", "--dir", "{dir}"), "unknown proof script(s) nope; available: "),
+    ],
+)
+def test_exit_3_one_line_error(files, capsys, tmp_path, argv, message):
+    fmt = {**files, "missing": str(tmp_path / "missing.json"), "dir": str(tmp_path)}
+    code, out, err = run(capsys, *(a.format(**fmt) for a in argv))
+    assert code == 3 and out == ""
+    assert err.startswith("symverify: error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert message in err
+
+
+@pytest.mark.parametrize("argv", [(), ("verify", "only_one.json"), ("verify", "a", "b", "--method", "magic"), ("frobnicate",)])
+def test_usage_errors_exit_3(capsys, argv):
+    with pytest.raises(SystemExit) as e:
+        main(list(argv))
+    assert e.value.code == 3
+    assert "symverify: error:" in capsys.readouterr().err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"symverify {__version__}"
+
+
+def test_info(files, capsys):
+    code, out, _ = run(capsys, "info", files["quartic_m"])
+    assert code == 0 and "model" in out and "signature: [3, 2, 2, 3, 2]" in out and "param_count" in out
+    code, out, _ = run(capsys, "info", files["square_c"], "--json")
+    data = json.loads(out)
+    assert code == 0 and data["kind"] == "circuit" and data["size"] == 6 and data["depth"] == 1
+    code, out, _ = run(capsys, "info", files["cert"])
+    assert code == 0 and "certificate" in out and "stages: 2" in out
+
+
+def test_console_script_exit_codes(files):
+    cmd = [sys.executable, "-m", "symverify.cli"]
+    refuted = subprocess.run([*cmd, "verify", files["square_c"], files["quartic_m"]], capture_output=True, text=True)
+    assert refuted.returncode == 1 and "REFUTED" in refuted.stdout
+    bad = subprocess.run([*cmd, "verify", files["square_c"], files["small"]], capture_output=True, text=True)
+    assert bad.returncode == 3 and bad.stderr.startswith("symverify: error: ") and bad.stderr.count("\n") == 1
