@@ -27,6 +27,7 @@ from symverify.errors import (
     SerializationError,
     ShapeError,
     SymverifyError,
+    UsageError,
 )
 from symverify.ir.analysis import stats
 from symverify.ir.baseconv import Layer, Mode, Model
@@ -76,6 +77,7 @@ __all__ = [
     "ProverError",
     "BackendUnavailableError",
     "NumericMismatchError",
+    "UsageError",
     *_LAZY,
 ]
 

@@ -14,6 +14,7 @@ __all__ = [
     "SerializationError",
     "CompileError",
     "ProverError",
+    "UsageError",
     "BackendUnavailableError",
     "NumericMismatchError",
 ]
@@ -41,6 +42,10 @@ class CompileError(SymverifyError):
 
 class ProverError(SymverifyError):
     """A prover contradicted itself (e.g. a counterexample failed its exact re-check)."""
+
+
+class UsageError(SymverifyError):
+    """Options that do not fit together: an unknown method or backend, a certificate without a model, ..."""
 
 
 class BackendUnavailableError(SymverifyError):

@@ -160,14 +160,20 @@ def _auto(a: Side, b: Side, opts: Options, get: _Bounds) -> MethodResult:
     pre = run_randomized(a, b, replace(opts, trials=1), bounds, method="randomized (pre-check)", tag="pre")
     if pre.verdict is Verdict.REFUTED:
         return pre
-    if certified_pair(a, b) is not None:
-        return run_compositional(a, b, opts, degree=get.degree)
     notes: tuple[str, ...] = ()
+    if certified_pair(a, b) is not None:
+        comp = run_compositional(a, b, opts, degree=get.degree)
+        if comp.verdict is not Verdict.UNKNOWN:
+            return comp
+        # The certificate did not check and no counterexample was found: decide by another method,
+        # and say why in the report.
+        notes = (f"compositional was inconclusive: {comp.evidence.get('failure', 'certificate not checked')}",)
+        notes += tuple(f"compositional: {n}" for n in comp.notes)
     if bounds.peak_monomials <= AUTO_EXACT_MONOMIALS:
         res = run_exact(a, b, opts, bounds)
         if res.verdict is not Verdict.UNKNOWN:
-            return res
-        notes = tuple(f"exact: {n}" for n in res.notes)
+            return replace(res, notes=notes + res.notes)
+        notes += tuple(f"exact: {n}" for n in res.notes)
     res = run_randomized(a, b, opts, bounds)
     return replace(res, notes=notes + res.notes)
 

@@ -14,13 +14,9 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-from symverify.errors import SymverifyError
+from symverify.errors import UsageError
 
 __all__ = ["Verdict", "Counterexample", "MethodResult", "UsageError", "jsonable"]
-
-
-class UsageError(SymverifyError):
-    """Options that do not fit together: an unknown method, a certificate without a model, ..."""
 
 
 class Verdict(str, Enum):
