@@ -1,0 +1,217 @@
+"""Theorem H.21 / Corollary H.20: ``compile(circuit, method="kaleidoscope")``."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+
+from symverify import library as lib
+from symverify.compile import Compiled, compile
+from symverify.compile.circuit_to_baseconv import build_model, plan_stages, stage_factors
+from symverify.compile.kaleidoscope import C0, C21, compile_kaleidoscope
+from symverify.compile.layout import grid
+from symverify.errors import CompileError
+from symverify.ir.baseconv import Mode
+from symverify.ir.certificate import Certificate
+from symverify.ir.circuit import Circuit, Gate
+from symverify.ir.layered import layered_form
+from symverify.ir.scalar import sym
+from symverify.prove.compositional import check_certificate
+from symverify.semantics.evaluate import eval_circuit, eval_model
+from symverify.semantics.poly import polynomials, shared_ring
+from symverify.semantics.rings import ModRing
+from symverify.testing import circuits
+from symverify.verify import verify
+
+
+def proved(c: Circuit, out: Compiled, exact: bool = True) -> None:
+    assert out.model.modes() <= {Mode.CYCLIC}
+    assert out.over_bound() == [], (out.resources, out.bounds)
+    res = check_certificate(c, out.model, out.certificate)
+    assert res.ok, res.failure
+    if exact:
+        ring = shared_ring(c, out.model)
+        assert polynomials(c, ring) == polynomials(out.model, ring)
+
+
+@pytest.mark.parametrize("c", lib.standard_library(True), ids=lambda c: c.name)
+def test_library_circuits_compile_and_prove(c):
+    out = compile(c, method="kaleidoscope")
+    assert isinstance(out, Compiled) and out.method == "kaleidoscope"
+    proved(c, out)
+    r = out.resources
+    assert r["layers"] == len(out.model.layers) and r["inner_n"] == out.model.inner_n
+    assert r["layers"] <= C21 * max(r["depth"], 1) * max(1, (r["width"] - 1).bit_length()) + C0
+
+
+@pytest.mark.parametrize(
+    "c",
+    [lib.determinant(3), lib.walsh_hadamard(16), lib.elementary_symmetric(8), lib.walsh_hadamard(4, 4)],
+    ids=lambda c: f"{c.name}_{c.n}x{c.d}",
+)
+def test_named_circuits_are_proved_compositionally(c):
+    out = compile_kaleidoscope(c)
+    proved(c, out, exact=c.num_inputs <= 9)
+    rep = verify(c, out, method="compositional")
+    assert rep.proved
+
+
+@settings(max_examples=30)
+@given(circuits(max_n=4, max_d=3, max_gates=14, allow_sym=True))
+def test_random_circuits_with_symbolic_coefficients(c):
+    proved(c, compile_kaleidoscope(c))
+
+
+@settings(max_examples=15)
+@given(circuits(max_n=3, max_d=5, max_gates=24, min_outputs=2))
+def test_random_circuits_wide_channels(c):
+    proved(c, compile_kaleidoscope(c))
+
+
+@pytest.mark.parametrize(
+    "c",
+    [
+        Circuit(2, 3, (), (5, 0, 0, 3), "selection_d3"),  # depth 0, repeated outputs, d not a power of two
+        Circuit(1, 1, (Gate.mul(0, 0),), (1,), "square"),
+        Circuit(2, 2, (Gate.const(Fraction(2, 3)), Gate.mul(0, 4), Gate.add(5, 1)), (6, 4, 2), "constants"),
+        Circuit(2, 2, (Gate.lin(0, 0, 1, 0), Gate.mul(0, 0)), (4, 5), "zero_coefficients"),
+        Circuit(3, 1, (Gate.add(0, 1),), (), "no_outputs"),
+        Circuit(1, 5, (Gate.mul(0, 1), Gate.mul(2, 3), Gate.mul(5, 6), Gate.mul(7, 4)), (8, 0), "product_d5"),
+    ],
+    ids=lambda c: c.name,
+)
+def test_edge_cases(c):
+    proved(c, compile_kaleidoscope(c))
+
+
+def test_symbolic_linear_circuit_h20():
+    a, b = sym("a"), sym("b")
+    c = Circuit(4, 1, tuple(Gate.lin(i, a, (i + 1) % 4, b) for i in range(4)), (4, 5, 6, 7), "sym_linear")
+    out = compile_kaleidoscope(c)
+    assert out.resources["mul_stages"] == 0
+    proved(c, out)
+
+
+def test_certificate_survives_json():
+    c = Circuit(2, 2, (Gate.lin(0, 0, 1, 0), Gate.mul(0, 0)), (4, 5), "zero_coefficients")
+    out = compile_kaleidoscope(c)
+    again = Certificate.from_json(out.certificate.to_json())
+    assert check_certificate(c, out.model, again).ok
+
+
+def test_every_linear_stage_uses_at_most_five_bbstars():
+    c = lib.random_circuit(4, 2, 40, 6, seed=5, num_outputs=6)
+    b = build_model(c)
+    lins = [r for r in b.stages if r["kind"] == "linear"]
+    assert all(int(r["bbstar"]) <= 5 for r in lins)
+    assert {r["route"] for r in lins} <= {"identity", "diagonal", "permutation", "sparse"}
+    plans = plan_stages(c, layered_form(c), c.d, 2)
+    assert len([p for p in plans if not p.is_mul]) == len(lins)
+
+
+def test_stage_routes():
+    assert stage_factors({(0, 0): 1, (1, 1): 1}, (0, 1), (0, 1), 4)[:2] == ("identity", 0)
+    assert stage_factors({(0, 0): 2}, (0, 1), (0,), 4)[:2] == ("diagonal", 0)
+    assert stage_factors({(1, 0): 3, (0, 1): 1}, (0, 1), (0, 1), 4)[:2] == ("permutation", 1)
+    assert stage_factors({(0, 0): 1, (0, 1): 1}, (0, 1), (0,), 4)[:2] == ("sparse", 5)
+
+
+def _mutate(out: Compiled, rng: random.Random):
+    model = out.model
+    li = rng.randrange(len(model.layers))
+    layer = model.layers[li]
+    name = rng.choice(["W", "b1", "h", "b2"])
+    g = getattr(layer, name)
+    if g.fill != 0 or not g.nonzero():
+        return None
+    (i, j), v = rng.choice(sorted(g.nonzero().items()))
+    bad = replace(layer, **{name: grid(g.rows, g.cols, g.cells() | {(i, j): v + 1})})
+    return replace(model, layers=(*model.layers[:li], bad, *model.layers[li + 1:]))
+
+
+def _changes_function(c: Circuit, model, rng: random.Random) -> bool:
+    ring = ModRing((1 << 61) - 1, {})
+    for _ in range(2):
+        u = [[rng.randrange(1, 10**9) for _ in range(c.d)] for _ in range(c.n)]
+        if eval_circuit(c, u, ring) != eval_model(model, u, ring):
+            return True
+    return False
+
+
+def test_mutations_are_refuted():
+    """Perturb single weights: whenever the model's function changes, both provers must notice.
+
+    The compiled model is pruned (no weight only ever meets a structural 0, no all-ones fill), so
+    most single-weight perturbations change the function; a few only touch values a later
+    coefficient discards.
+    """
+    c = lib.determinant(3)
+    out = compile_kaleidoscope(c)
+    assert all(g.fill == 0 for layer in out.model.layers for _, g in layer.grids())
+    rng = random.Random(7)
+    changed = tried = 0
+    for _ in range(40):
+        mutant = _mutate(out, rng)
+        if mutant is None:
+            continue
+        tried += 1
+        if _changes_function(c, mutant, rng):
+            changed += 1
+            assert not check_certificate(c, mutant, out.certificate).ok
+            assert verify(c, mutant, method="randomized").refuted
+        else:
+            assert not verify(c, mutant, method="randomized", trials=2).refuted
+        if tried >= 10:
+            break
+    assert changed >= 7, (changed, tried)
+
+
+def test_live_gate_mutation_fails_its_stage():
+    """Scaling a live cell's coefficient in a gadget's gate must fail exactly that stage."""
+    c = lib.walsh_hadamard(8)
+    out = compile_kaleidoscope(c)
+    cert = out.certificate
+    for k, b in enumerate(cert.boundaries[1:-1], start=1):
+        layer = out.model.layers[b.layer]
+        live = [(cl.row, cl.col) for cl in b.cells if cl.col < out.resources["dp"] and layer.b2.get(cl.row, cl.col) != 0]
+        if layer.h.is_zero() and live and layer.b2.fill == 0:
+            i, j = live[0]
+            bad = replace(layer, b2=grid(layer.b2.rows, layer.b2.cols, layer.b2.cells() | {(i, j): layer.b2.get(i, j) + 1}))
+            mutant = replace(out.model, layers=(*out.model.layers[:b.layer], bad, *out.model.layers[b.layer + 1:]))
+            res = check_certificate(c, mutant, cert)
+            assert not res.ok and res.failure is not None and res.failure.stage == k
+            return
+    raise AssertionError("no gadget gate layer with a live cell found")
+
+
+def test_compile_errors():
+    with pytest.raises(CompileError, match="expected a Circuit"):
+        compile_kaleidoscope("not a circuit")  # type: ignore[arg-type]
+    with pytest.raises(CompileError, match=r"max_cells = 10"):
+        compile(lib.walsh_hadamard(8), method="kaleidoscope", max_cells=10)
+    with pytest.raises(CompileError, match=r"unknown options \['speed'\].*max_cells = 10"):
+        compile(lib.walsh_hadamard(8), method="kaleidoscope", max_cells=10, speed=1)
+    assert compile(lib.product_tree(4), method="kaleidoscope", name="pt").model.name == "pt"
+
+
+def test_layered_forms_with_routing(monkeypatch):
+    """A multiplicative stage whose routing R is not the identity is honoured; a bad R is refused."""
+    import symverify.compile.circuit_to_baseconv as ctb
+    from symverify.ir.layered import LayeredForm, LinearStage, MulStage
+
+    c = Circuit(1, 2, (Gate.mul(1, 0),), (2,), "swap_operands")
+    lin = LinearStage(1, (0, 1), (0, 1), (((0, 1),), ((1, 1),)), (0, 0))
+    routed = LayeredForm(1, 2, 2, (lin, MulStage(1, (0, 1), (1, 0), 1, (2,))))
+    monkeypatch.setattr(ctb, "layered_form", lambda _c: routed)
+    proved(c, compile_kaleidoscope(c))
+    mul_first = LayeredForm(1, 2, 2, (MulStage(1, (0, 1), (1, 0), 1, (2,)),))  # copy stages are added around it
+    monkeypatch.setattr(ctb, "layered_form", lambda _c: mul_first)
+    proved(c, compile_kaleidoscope(c))
+    bad = LayeredForm(1, 2, 2, (lin, MulStage(1, (0, 1), (0, 0), 1, (2,))))
+    monkeypatch.setattr(ctb, "layered_form", lambda _c: bad)
+    with pytest.raises(CompileError, match="must route a permutation"):
+        compile_kaleidoscope(c)
