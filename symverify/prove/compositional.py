@@ -26,7 +26,7 @@ from typing import Any
 from symverify.errors import IRError
 from symverify.ir.baseconv import Model
 from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.ir.circuit import Circuit, Op
+from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.scalar import is_zero
 from symverify.semantics.evaluate import eval_layers
 from symverify.semantics.poly import PolyBackend, PolyRing
@@ -118,7 +118,7 @@ def _expected(circuit: Circuit, frontier: dict[int, Any], targets: set[int], rin
         g = circuit.gate(v)
         if g is None:
             raise _MissingNodeError(v)
-        stack.extend(a for a in g.args if a not in frontier and a not in need)
+        stack.extend(a for a in _read_args(g) if a not in frontier and a not in need)
     vals = dict(frontier)
     for v in sorted(need):
         g = circuit.gate(v)
@@ -134,6 +134,13 @@ def _expected(circuit: Circuit, frontier: dict[int, Any], targets: set[int], rin
                     acc = acc + ring.coerce(co) * vals[a]
             vals[v] = acc
     return vals
+
+
+def _read_args(g: Gate) -> tuple[int, ...]:
+    """The operands a gate's value depends on syntactically (a LIN operand with coefficient 0 is not read)."""
+    if g.op is Op.LIN:
+        return tuple(a for a, co in zip(g.args, g.coeffs) if not is_zero(co))
+    return g.args
 
 
 class _MissingNodeError(Exception):

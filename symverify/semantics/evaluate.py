@@ -70,20 +70,26 @@ def _check_input(u: Sequence[Sequence[Any]], n: int, d: int, what: str) -> None:
         raise ShapeError(f"{what} input: expected an {n}×{d} array, found {found}")
 
 
-def _dense(g: Grid, co: Callable[[Scalar], Any]) -> list[list[Any]]:
+def _columns(g: Grid, co: Callable[[Scalar], Any], dd: int) -> list[dict[int, Any]]:
+    """Nonzero entries of an N'×d' grid, per column: ``cols[q][i] = coerce(g[i, q])``."""
+    cols: list[dict[int, Any]] = [{} for _ in range(dd)]
     cache: dict[Any, Any] = {}
-
-    def c(x: Scalar) -> Any:
-        k = (type(x), x)
-        if k not in cache:
-            cache[k] = co(x)
-        return cache[k]
-
-    return [[c(v) for v in row] for row in g.to_rows()]
+    for (i, q), v in g.nonzero().items():
+        key = (type(v), v)
+        if key not in cache:
+            cache[key] = co(v)
+        cols[q][i] = cache[key]
+    return cols
 
 
 def eval_layer(layer: Layer, u: State, ring: Ring) -> State:
-    """``(u·W + b1) ⊙ (h ⊛ u + b2)`` on an ``N'×d'`` state (THEORY §1.1)."""
+    """``(u·W + b1) ⊙ (h ⊛ u + b2)`` on an ``N'×d'`` state (THEORY §1.1).
+
+    Work is skipped only where a factor is exactly zero: a column with no filter taps and no
+    ``b2`` (or no ``W`` column and no ``b1``); and, for rings that declare
+    ``falsy_is_zero = True`` (exact numbers, residues, polynomials), a zero source value or a zero
+    convolution branch.
+    """
     nn, dd = layer.inner_n, layer.inner_d
     co, red, zero = ring.coerce, ring.reduce, ring.zero
     w_cols: list[list[tuple[int, Any]]] = [[] for _ in range(dd)]
@@ -92,13 +98,19 @@ def eval_layer(layer: Layer, u: State, ring: Ring) -> State:
     taps: list[list[tuple[int, Any]]] = [[] for _ in range(dd)]
     for (k, q), w in layer.h.nonzero().items():
         taps[q].append((k, co(w)))
-    b1d = _dense(layer.b1, co) if not layer.b1.is_zero() else None
-    b2d = _dense(layer.b2, co) if not layer.b2.is_zero() else None
+    b1c, b2c = _columns(layer.b1, co, dd), _columns(layer.b2, co, dd)
     cyclic = layer.mode is Mode.CYCLIC
+    if not getattr(ring, "falsy_is_zero", False):
+        return _eval_layer_plain(u, nn, dd, w_cols, taps, b1c, b2c, cyclic, zero, red)
     out: State = [[zero] * dd for _ in range(nn)]
     for q in range(dd):
-        wq, tq = w_cols[q], taps[q]
-        for i in range(nn):
+        wq, tq, b1q, b2q = w_cols[q], taps[q], b1c[q], b2c[q]
+        if (not tq and not b2q) or (not wq and not b1q):
+            continue  # one branch is identically zero in this column
+        rows: Any = range(nn) if tq else sorted(b2q)
+        if not wq:
+            rows = [i for i in rows if i in b1q]
+        for i in rows:
             conv = zero
             for k, hv in tq:
                 src = i - k
@@ -106,17 +118,48 @@ def eval_layer(layer: Layer, u: State, ring: Ring) -> State:
                     if not cyclic:
                         continue
                     src %= nn
-                conv = conv + hv * u[src][q]
-            if b2d is not None:
-                conv = conv + b2d[i][q]
-            if not tq and b2d is None:
+                x = u[src][q]
+                if x:
+                    conv = conv + hv * x
+            if i in b2q:
+                conv = conv + b2q[i]
+            if not conv:
                 continue
             proj = zero
             row = u[i]
             for p, wv in wq:
-                proj = proj + row[p] * wv
-            if b1d is not None:
-                proj = proj + b1d[i][q]
+                x = row[p]
+                if x:
+                    proj = proj + x * wv
+            if i in b1q:
+                proj = proj + b1q[i]
+            out[i][q] = red(proj * conv)
+    return out
+
+
+def _eval_layer_plain(u: State, nn: int, dd: int, w_cols: list[list[tuple[int, Any]]], taps: list[list[tuple[int, Any]]],
+                      b1c: list[dict[int, Any]], b2c: list[dict[int, Any]], cyclic: bool, zero: Any, red: Any) -> State:
+    """The same layer for rings whose elements have no usable truth value (z3 terms, degrees)."""
+    out: State = [[zero] * dd for _ in range(nn)]
+    for q in range(dd):
+        wq, tq, b1q, b2q = w_cols[q], taps[q], b1c[q], b2c[q]
+        if (not tq and not b2q) or (not wq and not b1q):
+            continue
+        for i in range(nn):
+            if not tq and i not in b2q:
+                continue
+            conv = zero
+            for k, hv in tq:
+                src = i - k
+                if src >= 0 or cyclic:
+                    conv = conv + hv * u[src % nn][q]
+            if i in b2q:
+                conv = conv + b2q[i]
+            proj = zero
+            for p, wv in wq:
+                proj = proj + u[i][p] * wv
+            if i in b1q:
+                proj = proj + b1q[i]
             out[i][q] = red(proj * conv)
     return out
 

@@ -42,6 +42,7 @@ class PolyRing:
     _ctx: Any = field(default=None, repr=False)
     _gens: list[Any] = field(default_factory=list, repr=False)
     zero: Any = None
+    falsy_is_zero = True
 
     def __post_init__(self) -> None:
         names = [f"x{i}" for i in range(self.num_inputs)] + [f"p_{p}" for p in self.params]

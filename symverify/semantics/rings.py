@@ -36,6 +36,7 @@ class FractionRing:
 
     params: Mapping[str, Any] = field(default_factory=dict)
     zero: Any = 0
+    falsy_is_zero = True
 
     def coerce(self, x: Scalar) -> Any:
         if isinstance(x, Sym):
@@ -56,6 +57,7 @@ class ModRing:
     p: int
     params: Mapping[str, int] = field(default_factory=dict)
     zero: Any = 0
+    falsy_is_zero = True
 
     def coerce(self, x: Scalar) -> int:
         if isinstance(x, Sym):
