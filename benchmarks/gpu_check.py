@@ -1,0 +1,162 @@
+"""Device check: correctness of the float and modular executors on the GPU, throughput, bandwidth.
+
+Run ``python benchmarks/gpu_check.py [--quick] [--device cuda]`` on a machine with a GPU; without
+CUDA it runs on the CPU and says so. It exits 1 when any correctness check fails.
+
+Correctness (each on the device, against exact evaluation or the CPU):
+
+1. compiled models (``symverify.compile``, dense and kaleidoscope) and hand-built synthetic ones:
+   :func:`~symverify.execute.numeric_check` in float64, float32 and bfloat16 (every point within
+   its running error bound), :func:`~symverify.execute.modular_eval` equal to
+   :class:`~symverify.semantics.rings.ModRing` evaluation, circuits likewise;
+2. a large compiled-like model on {−1, 1} inputs, where every value stays in {−1, 1}, so float64
+   must be exact: the device output equals the CPU output bit for bit and, reduced mod p, the
+   device's modular output.
+
+Throughput per path (points/s, layer-cells/s) and the *effective* memory bandwidth, counting the
+minimum traffic of one read and one write of the state per layer (``2·B·N'·d'·8`` bytes), next to
+the bandwidth of a plain device copy of the same size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+from symverify.compile import compile as compile_circuit
+from symverify.execute import DEFAULT_PRIME, execute, modular_eval, numeric_check
+from symverify.execute.numbers import float_numbers, mod_numbers
+from symverify.execute.plan import model_plan
+from symverify.execute.synthetic import dense_model, impulse_model
+from symverify.execute.torch_float import run_model
+from symverify.execute.torch_modular import run_model_mod
+from symverify.ir.baseconv import Model
+from symverify.library import product_tree, random_circuit, walsh_hadamard
+from symverify.semantics.evaluate import eval_circuit, eval_model
+from symverify.semantics.rings import ModRing
+
+FAILURES: list[str] = []
+
+
+def check(ok: bool, what: str) -> None:
+    print(f"  [{'ok' if ok else 'FAIL'}] {what}")
+    if not ok:
+        FAILURES.append(what)
+
+
+def small_suite(device: torch.device) -> None:
+    print("1. numeric and modular checks on compiled and hand-built models")
+    circuits = [walsh_hadamard(4, 2), product_tree(4), random_circuit(2, 2, 10, 4, seed=1)]
+    objs: list[Any] = list(circuits)
+    for c in circuits:
+        for method in ("dense", "kaleidoscope"):
+            objs.append(compile_circuit(c, method).model)
+    objs += [impulse_model(64, 8, 12, n=48, d=6, seed=2), dense_model(32, 4, 3, seed=3)]
+    rng = np.random.default_rng(0)
+    p = DEFAULT_PRIME
+    for obj in objs:
+        name = getattr(obj, "name", "") or type(obj).__name__
+        u = rng.integers(-3, 4, size=(4, obj.n, obj.d)).tolist()
+        for dtype in ("float64", "float32", "bfloat16"):
+            chk = numeric_check(obj, u, dtype=dtype, device=device)
+            check(chk.ok, f"{name}: {chk}")
+        pts = torch.randint(0, p, (4, obj.n, obj.d), generator=torch.Generator().manual_seed(1))
+        got = modular_eval(obj, pts.to(device), p).cpu()
+        run = eval_model if isinstance(obj, Model) else eval_circuit
+        want = [run(obj, pts[b].tolist(), ModRing(p)) for b in range(4)]
+        check(got.tolist() == want, f"{name}: modular_eval on {device} = ModRing (p = 2^31 − 1)")
+
+
+def large_exactness(device: torch.device, quick: bool) -> None:
+    print("2. large compiled-like model: float64 exact on integer data, device = CPU = modular")
+    nn, dd, L, B = (1024, 32, 16, 4) if quick else (4096, 64, 48, 8)
+    m = impulse_model(nn, dd, L, seed=7)
+    u = torch.randint(0, 2, (B, nn, dd), generator=torch.Generator().manual_seed(3)) * 2 - 1
+    cpu = execute(m, u, backend="torch")
+    for path in ("auto", "sparse", "direct"):
+        dev = execute(m, u.to(device), backend="torch", device=device, path=path).cpu()
+        check(torch.equal(dev, cpu), f"impulse {nn}×{dd} L={L}: {path} on {device} equals CPU bit for bit")
+    fft = execute(m, u.to(device), backend="torch", device=device, path="fft").cpu()
+    check(bool((fft - cpu).abs().max() < 1e-6), f"impulse {nn}×{dd} L={L}: fft on {device} within 1e-6 of the exact integers")
+    mod = execute(m, u.to(device), backend="modular", device=device).cpu()
+    check(torch.equal(mod, cpu.long() % DEFAULT_PRIME), f"impulse {nn}×{dd} L={L}: modular on {device} = float result mod p")
+
+
+def _timer(device: torch.device) -> Callable[[Callable[[], object]], float]:
+    def timed(fn: Callable[[], object], reps: int = 5) -> float:
+        fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        best = float("inf")
+        for _ in range(reps):
+            t = time.perf_counter()
+            fn()
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            best = min(best, time.perf_counter() - t)
+        return best
+
+    return timed
+
+
+def _bench(device: torch.device, kind: str, nn: int, dd: int, L: int, B: int) -> None:
+    timed = _timer(device)
+    m = impulse_model(nn, dd, L, seed=5) if kind == "impulse" else dense_model(nn, dd, L, seed=5, structured=True)
+    x = (torch.randint(0, 2, (B, nn, dd), generator=torch.Generator().manual_seed(0)) * 2 - 1).to(device)
+    fplan, mplan = model_plan(m, float_numbers(None)), model_plan(m, mod_numbers(DEFAULT_PRIME, None))
+    xd, xm = x.double(), x % DEFAULT_PRIME
+    state_bytes = B * nn * dd * 8
+    buf = torch.empty_like(xd)
+    copy_bw = 2 * state_bytes / timed(lambda: buf.copy_(xd))
+    print(f"  {kind} N'={nn} d'={dd} L={L} B={B}: device copy {copy_bw / 1e9:.1f} GB/s")
+    paths = {"auto": lambda: run_model(fplan, xd, "auto"), "fft": lambda: run_model(fplan, xd, "fft")}
+    if kind == "impulse":
+        paths["sparse"] = lambda: run_model(fplan, xd, "sparse")
+    if kind == "impulse" or nn <= 2048:  # dense kernels mod p run as O(N'²) blocked products
+        paths["modular"] = lambda: run_model_mod(mplan, xm, "auto")
+    for name, fn in paths.items():
+        sec = timed(fn)
+        bw = 2 * state_bytes * L / sec
+        print(f"    {name:>8}: {sec * 1e3:9.2f} ms  {B / sec:10.3g} points/s  {B * L * nn * dd / sec:10.3g} layer-cells/s"
+              f"  effective {bw / 1e9:7.1f} GB/s ({100 * bw / copy_bw:5.1f}% of copy)")
+
+
+def throughput(device: torch.device, quick: bool) -> None:
+    print("3. throughput and effective bandwidth (wall-clock, best of 5)")
+    configs = [("impulse", 2048, 64, 16, 4), ("dense", 512, 64, 2, 4)] if quick else [
+        ("impulse", 8192, 256, 64, 16), ("impulse", 65536, 64, 32, 8), ("dense", 8192, 256, 4, 16), ("dense", 1024, 256, 8, 64)]
+    for cfg in configs:
+        _bench(device, *cfg)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--device", default="cuda")
+    args = ap.parse_args(argv)
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        print(f"note: CUDA is not available to torch {torch.__version__}; running every check on the CPU instead")
+        device = torch.device("cpu")
+    elif device.type == "cuda":
+        print(f"device: {torch.cuda.get_device_name(device)} (torch {torch.__version__}, CUDA {torch.version.cuda})")
+    small_suite(device)
+    large_exactness(device, args.quick)
+    if device.type == "cpu" and not args.quick:
+        print("note: on the CPU the throughput part uses the --quick sizes (the full sizes are for a GPU)")
+    throughput(device, args.quick or device.type == "cpu")
+    if FAILURES:
+        print(f"FAIL: {len(FAILURES)} check(s) failed")
+        return 1
+    print("PASS: every correctness check passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""Lazy torch access, device and dtype resolution for the executors.
+
+Nothing here imports torch at module import time: :func:`require_torch` does, and turns a missing
+installation into :class:`~symverify.errors.BackendUnavailableError` with an install hint.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symverify.errors import BackendUnavailableError, IRError
+
+__all__ = ["require_torch", "resolve_device", "resolve_dtype", "dtype_name", "unit_roundoff", "significand_bits"]
+
+_INSTALL_HINT = "install it with `pip install torch` (CPU wheels: --index-url https://download.pytorch.org/whl/cpu)"
+
+# Significand bits (including the implicit bit) of the float formats the executor supports.
+_BITS = {"float64": 53, "float32": 24, "bfloat16": 8}
+
+
+def require_torch() -> Any:
+    """The torch module, or BackendUnavailableError saying how to install it."""
+    try:
+        import torch
+    except ImportError:
+        raise BackendUnavailableError(f"the torch executor needs PyTorch, which is not installed; {_INSTALL_HINT}") from None
+    return torch
+
+
+def resolve_device(device: object = None) -> Any:
+    """A ``torch.device``; ``None`` means CPU. CUDA requested without CUDA is an error, not a fallback."""
+    torch = require_torch()
+    if device is None:
+        return torch.device("cpu")
+    try:
+        dev = torch.device(device)  # type: ignore[arg-type]
+    except (RuntimeError, TypeError):
+        raise IRError(f"device: expected 'cpu', 'cuda' or 'cuda:K', found {device!r}") from None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise BackendUnavailableError(
+                f"device {str(device)!r} was requested, but CUDA is not available to this torch "
+                f"({torch.__version__}, torch.cuda.is_available() is False); pass device='cpu' or install a CUDA build of torch"
+            )
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise BackendUnavailableError(
+                f"device {str(device)!r} was requested, but only {torch.cuda.device_count()} CUDA device(s) exist"
+            )
+    elif dev.type != "cpu":
+        raise BackendUnavailableError(f"device {str(device)!r}: only 'cpu' and 'cuda' devices are supported")
+    return dev
+
+
+def resolve_dtype(dtype: object = None) -> Any:
+    """``torch.float64`` (default), ``torch.float32`` or ``torch.bfloat16``, from a name or a dtype."""
+    torch = require_torch()
+    if dtype is None:
+        return torch.float64
+    table = {"float64": torch.float64, "float32": torch.float32, "bfloat16": torch.bfloat16}
+    if isinstance(dtype, str) and dtype in table:
+        return table[dtype]
+    for t in table.values():
+        if dtype is t:
+            return t
+    raise IRError(f"dtype: expected 'float64', 'float32' or 'bfloat16' (or the torch dtype), found {dtype!r}")
+
+
+def dtype_name(dtype: Any) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def significand_bits(dtype: Any) -> int:
+    """Significand precision t (integers of magnitude ≤ 2^t are exact)."""
+    return _BITS[dtype_name(dtype)]
+
+
+def unit_roundoff(dtype: Any) -> float:
+    """``u = 2^-t``: one rounding changes a value by a relative amount ≤ u."""
+    return 2.0 ** -significand_bits(dtype)

@@ -1,0 +1,157 @@
+"""Number kinds for execution plans, and the plan cache.
+
+A plan converts every exact weight once, either to ``float`` (:class:`FloatNumbers`: the exact
+value, parameters substituted, rounded to nearest float64) or to a residue mod p
+(:class:`ModNumbers`). Plans are cached per (object identity, number kind).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import CompileError, IRError
+from symverify.ir.baseconv import Model
+from symverify.ir.circuit import Circuit
+from symverify.ir.scalar import Scalar, Sym, as_scalar
+from symverify.semantics.rings import FractionRing, ModRing
+
+from ._torch import require_torch
+
+__all__ = ["FloatNumbers", "ModNumbers", "Numbers", "float_numbers", "mod_numbers", "Converter", "cached", "check_params", "clear_cache"]
+
+
+def _params_key(params: Mapping[str, object] | None) -> tuple[tuple[str, Scalar], ...]:
+    out = []
+    for name, v in sorted((params or {}).items()):
+        out.append((name, as_scalar(v, f"params[{name!r}]")))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class FloatNumbers:
+    """Weights as floats: the exact value (parameters substituted) rounded to nearest float64."""
+
+    params: tuple[tuple[str, Scalar], ...] = ()
+    kind: str = "float"
+
+    def exact(self, x: Scalar) -> int | Fraction:
+        if isinstance(x, Sym):
+            return FractionRing(dict(self.params)).coerce(x)
+        return x
+
+    def convert(self, x: Scalar) -> float:
+        v = self.exact(x)
+        try:
+            return float(v)
+        except OverflowError:
+            raise CompileError(f"the weight {v} does not fit in float64") from None
+
+    @property
+    def torch_dtype(self) -> Any:
+        return require_torch().float64
+
+
+@dataclass(frozen=True)
+class ModNumbers:
+    """Weights as residues mod the prime ``p`` (``0 ≤ r < p < 2^31``)."""
+
+    p: int
+    params: tuple[tuple[str, Scalar], ...] = ()
+    kind: str = "mod"
+
+    def ring(self) -> ModRing:
+        values = {}
+        for name, v in self.params:
+            try:
+                values[name] = ModRing(self.p).coerce(v)
+            except IRError as e:
+                raise IRError(f"params[{name!r}]: {e}") from None
+        return ModRing(self.p, values)
+
+    def convert(self, x: Scalar) -> int:
+        return self.ring().coerce(x)
+
+    def exact(self, x: Scalar) -> int:
+        return self.convert(x)
+
+    @property
+    def torch_dtype(self) -> Any:
+        return require_torch().int64
+
+
+Numbers = FloatNumbers | ModNumbers
+
+
+class Converter:
+    """Converts scalars once each and remembers the exact values it saw (for the error model)."""
+
+    def __init__(self, numbers: Numbers, where: str) -> None:
+        self.numbers, self.where = numbers, where
+        self.cache: dict[Any, Any] = {}
+        self.seen: set[int | Fraction] = set()
+
+    def __call__(self, x: Scalar) -> Any:
+        key = (type(x), x)
+        if key not in self.cache:
+            try:
+                self.cache[key] = self.numbers.convert(x)
+            except IRError as e:
+                raise type(e)(f"{self.where}: {e}") from None
+            self.seen.add(self.numbers.exact(x))
+        return self.cache[key]
+
+    def integral(self) -> bool:
+        return all(isinstance(v, int) or v.denominator == 1 for v in self.seen)
+
+    def exact_in_float64(self) -> bool:
+        return all(Fraction(float(v)) == v for v in self.seen)
+
+
+# ---- caches ----------------------------------------------------------------------------------
+
+# The last few plans, keyed by (id(obj), numbers); each entry keeps its object alive, so an id is
+# never reused while its plan is cached. clear_cache() drops them (and their device tensors).
+_CACHE: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
+_CACHE_SIZE = 8
+
+
+def clear_cache() -> None:
+    """Forget every cached plan."""
+    _CACHE.clear()
+
+
+def cached(obj: Any, numbers: Numbers, build: Callable[[], Any]) -> Any:
+    key = (id(obj), numbers)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is obj:
+        _CACHE.move_to_end(key)
+        return hit[1]
+    plan = build()
+    _CACHE[key] = (obj, plan)
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return plan
+
+
+def check_params(obj: Model | Circuit, numbers: Numbers) -> None:
+    missing = sorted(obj.params() - {k for k, _ in numbers.params})
+    if missing:
+        what = "model" if isinstance(obj, Model) else "circuit"
+        raise IRError(
+            f"the {what} has symbolic weights {', '.join(missing)}; pass their values, "
+            f"e.g. params={{{', '.join(repr(m) + ': 1' for m in missing)}}}"
+        )
+
+
+def float_numbers(params: Mapping[str, object] | None) -> FloatNumbers:
+    return FloatNumbers(_params_key(params))
+
+
+def mod_numbers(p: int, params: Mapping[str, object] | None) -> ModNumbers:
+    nums = ModNumbers(p, _params_key(params))
+    nums.ring()  # every parameter must have a residue mod p
+    return nums

@@ -1,0 +1,326 @@
+"""The zoology repository's ``BaseConv`` variant, and exact converters to and from it.
+
+:class:`ZoologyBaseConv` re-implements ``zoology/mixers/base_conv.py`` with an explicit long filter
+(``kernel_size=-1, implicit_long_conv=False, use_act=False``; notes on Appendix H, §1.3):
+
+    z = (k ⊛ u + u) ⊙ (u·A + c) + u,      A = projection.weight.T
+
+with ``projection = nn.Linear(d, d)`` (it stores ``Aᵀ`` and a per-channel bias ``c``), a filter
+``conv.filter`` of shape ``(d, l_max)``, ``fft_conv`` of size 2·seq_len that adds the D-skip ``u``,
+and the residual ``+u``. Its state-dict keys (``projection.weight``, ``projection.bias``,
+``conv.filter``) match the repository's module. It differs from the paper layer (THEORY §1.1) in
+the residual, the per-channel bias, the D-skip, causal-only convolution, no padding, and FFT
+aliasing of filters longer than seq_len + 1.
+
+:func:`to_zoology` maps each paper layer to one zoology layer. With ``A = Wᵀ_torch`` (``u·A``) the
+zoology layer is ``(u·A + c) ⊙ (k ⊛ u + u) + u``, so column q of the paper layer ``Y_q =
+(u·W + b1)_q·(h ⊛ u + b2)_q`` is representable when ``Y_q − u_q`` factors that way. The
+recognised column forms (each identity is checked by expanding both sides):
+
+- *zero*: ``W_q = 0, b1_q = 0`` or ``h_q = 0, b2_q = 0``  →  ``A_q = 0, c_q = −1, k_q = 0``;
+- *gate*: ``h_q = h0·e_0`` (h0 ≠ 0), ``b2_q = 0``, ``b1_q ≡ β``  →  ``A_q = h0·W_q, c_q = h0·β − 1, k_q = 0``;
+- *convolution*: ``W_q = 0``, ``b1_q ≡ β``, ``b2_q = 0``  →  ``A_q = 0, c_q = −1, k_q = −β·h_q``;
+- *self-scaled*: ``W_q = w·e_q`` (w ≠ 0), ``b1_q = 0``, ``b2_q ≡ γ``, and ``w·γ = 1`` (→ ``A_q = W_q,
+  c_q = 0, k_q = h_q − e_0``), or ``h_q = h0·e_0`` with h0 possibly 0 (then ``Y_q = (w·h0·u_q + w·γ)·u_q``
+  → ``A_q = w·h0·e_q, c_q = w·γ − 1, k_q = 0``).
+
+Comparing the degree-2, 1 and 0 parts of both sides row by row (unique factorisation of products
+of linear forms) leaves only these forms, except for layers where a branch vanishes on some rows
+only, which can leave a bias free on those rows; such layers are refused as well, so a refusal
+says "not in the recognised forms" and gives the reason for each form. Model-level refusals: cyclic layers, inner size ≠ input size, symbolic
+weights without values, and (with ``exact=True``) weights that are not numbers of the dtype.
+
+:func:`from_zoology` reads weights exactly (``Fraction(float)``). A zoology layer whose every column
+is of the inverse forms (``k_q = 0``; ``A_q = 0``; ``A_q = w·e_q`` with ``c_q = 0``) becomes one paper
+layer; otherwise every layer becomes two paper layers on inner width 2d: layer 1 computes
+``[(u·A + c) ⊙ ((k + e_0) ⊛ u) | u]``, layer 2 adds the two halves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from symverify.errors import CompileError, ShapeError
+from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.grid import Grid
+from symverify.ir.scalar import Scalar, is_zero
+
+from ._torch import require_torch, resolve_device, resolve_dtype
+from .export import grid_from_tensor
+from .numbers import FloatNumbers, float_numbers
+
+try:
+    import torch
+    from torch import nn
+except ImportError:  # pragma: no cover - torch is a dependency; this keeps the install hint
+    require_torch()
+
+__all__ = ["ZoologyBaseConv", "zoology_fft_conv", "to_zoology", "from_zoology"]
+
+
+def zoology_fft_conv(u: Any, k: Any) -> Any:
+    """zoology's ``fft_conv(u, k, dropout_mask=None, gelu=False)`` on ``u (b, d, l)``, ``k (d, l_max)``:
+    causal convolution through an FFT of size 2l (the filter is not truncated), plus ``u``."""
+    seqlen = u.shape[-1]
+    fft_size = 2 * seqlen
+    k_f = torch.fft.rfft(k, n=fft_size) / fft_size
+    u_f = torch.fft.rfft(u.to(dtype=k.dtype), n=fft_size)
+    y = torch.fft.irfft(u_f * k_f, n=fft_size, norm="forward")[..., :seqlen]
+    return (y + u).to(dtype=u.dtype)
+
+
+class _LongConvolution(nn.Module):
+    def __init__(self, d_model: int, l_max: int, dtype: Any) -> None:
+        super().__init__()
+        self.filter = nn.Parameter(torch.zeros(d_model, l_max, dtype=dtype))
+
+    def forward(self, x: Any) -> Any:
+        return zoology_fft_conv(x.transpose(1, 2), self.filter).transpose(1, 2)
+
+
+class ZoologyBaseConv(nn.Module):
+    """zoology's ``BaseConv`` (explicit long filter, no activation): ``conv(u) ⊙ projection(u) + u``."""
+
+    def __init__(self, d_model: int, l_max: int, dtype: Any = None) -> None:
+        super().__init__()
+        dt = resolve_dtype(dtype)
+        self.d_model, self.l_max = d_model, l_max
+        self.projection = nn.Linear(d_model, d_model, dtype=dt)
+        self.conv = _LongConvolution(d_model, l_max, dt)
+
+    def forward(self, u: Any) -> Any:
+        return self.conv(u) * self.projection(u) + u
+
+
+# ---- paper → zoology ---------------------------------------------------------------------
+
+
+def _const(col: list[Scalar]) -> bool:
+    return all(v == col[0] for v in col)
+
+
+def _zero(col: list[Scalar]) -> bool:
+    return all(is_zero(v) for v in col)
+
+
+def _where_varies(col: list[Scalar]) -> str:
+    j = next(i for i, v in enumerate(col) if v != col[0])
+    return f"varies with position (rows 0 and {j}: {col[0]} ≠ {col[j]})"
+
+
+def _column(q: int, Wq: list[Scalar], b1: list[Scalar], h: list[Scalar], b2: list[Scalar]) -> tuple[list[Any], Any, list[Any]] | str:
+    """``(A_q, c_q, k_q)`` for one column, or the reason no recognised form applies."""
+    dd, nn_ = len(Wq), len(h)
+    e0 = [1] + [0] * (nn_ - 1)
+    zeros_d, zeros_n = [0] * dd, [0] * nn_
+    if (_zero(Wq) and _zero(b1)) or (_zero(h) and _zero(b2)):
+        return zeros_d, -1, zeros_n
+    lags = [k for k, v in enumerate(h) if not is_zero(v)]
+    impulse0 = lags == [0]
+    why: list[str] = []
+    # gate
+    fails = ([] if impulse0 else [f"h has lags {lags}, not just 0"]) + ([] if _zero(b2) else ["b2 is not 0"]) \
+        + ([] if _const(b1) else [f"b1 {_where_varies(b1)}"])
+    if not fails:
+        h0, beta = h[0], b1[0]
+        return [h0 * w for w in Wq], h0 * beta - 1, zeros_n
+    why.append("gate: " + ", ".join(fails))
+    # convolution
+    fails = ([] if _zero(Wq) else ["W column is not 0"]) + ([] if _const(b1) else [f"b1 {_where_varies(b1)}"]) \
+        + ([] if _zero(b2) else ["b2 is not 0"])
+    if not fails:
+        return zeros_d, -1, [-b1[0] * v for v in h]
+    why.append("convolution: " + ", ".join(fails))
+    # self-scaled
+    others = [p for p, v in enumerate(Wq) if p != q and not is_zero(v)]
+    w = Wq[q]
+    fails = ([] if not others and not is_zero(w) else [f"W column is not a multiple of e_{q}"]) \
+        + ([] if _zero(b1) else ["b1 is not 0"]) + ([] if _const(b2) else [f"b2 {_where_varies(b2)}"])
+    if not fails:
+        gamma = b2[0]
+        if w * gamma == 1:
+            return list(Wq), 0, [v - e for v, e in zip(h, e0)]
+        if not lags or impulse0:  # w·u_q·(h0·u_q + γ) = (w·h0·u_q + w·γ)·u_q, a gate
+            return [w * h[0] if p == q else 0 for p in range(dd)], w * gamma - 1, zeros_n
+        fails = [f"w·b2 = {w * gamma} ≠ 1 and h has lags {lags}"]
+    why.append("self-scaled: " + ", ".join(fails))
+    return "; ".join(why)
+
+
+def _exact_rows(g: Grid, nums: FloatNumbers) -> list[list[Scalar]]:
+    return [[nums.exact(v) for v in row] for row in g.to_rows()]
+
+
+def to_zoology(model: Model, *, params: Mapping[str, object] | None = None, dtype: Any = None, device: Any = None,
+               exact: bool = True) -> Any:
+    """An ``nn.Sequential`` of :class:`ZoologyBaseConv` computing the same function as ``model``.
+
+    Raises :class:`~symverify.errors.CompileError` listing every reason when some layer is not
+    representable (see the module docstring); with ``exact=True`` also when a zoology weight
+    would not be exactly a number of ``dtype`` (default float64).
+
+    >>> from symverify.ir.grid import Grid
+    >>> gate = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
+    >>> to_zoology(gate)(torch.tensor([[[3.0], [-2.0]]], dtype=torch.float64)).tolist()
+    [[[9.0], [4.0]]]
+    """
+    dt, dev = resolve_dtype(dtype), resolve_device(device)
+    nums = float_numbers(params)
+    problems: list[str] = []
+    if (model.inner_n, model.inner_d) != (model.n, model.d):
+        problems.append(
+            f"the inner size N'×d' = {model.inner_n}×{model.inner_d} differs from the input size N×d = "
+            f"{model.n}×{model.d}: the zoology layer works on the input itself, with no padding"
+        )
+    missing = sorted(model.params() - {k for k, _ in nums.params})
+    if missing:
+        problems.append(f"symbolic weights {', '.join(missing)} need values (params=)")
+    for i, ly in enumerate(model.layers):
+        if ly.mode is Mode.CYCLIC:
+            problems.append(f"layer {i} is cyclic; zoology's fft_conv is causal")
+    if problems:
+        raise CompileError("cannot convert to the zoology BaseConv variant:\n- " + "\n- ".join(problems))
+    mods = []
+    for i, ly in enumerate(model.layers):
+        W, b1, h, b2 = (_exact_rows(g, nums) for g in (ly.W, ly.b1, ly.h, ly.b2))
+        A = [[0] * model.d for _ in range(model.d)]
+        c: list[Any] = [0] * model.d
+        k = [[0] * model.n for _ in range(model.d)]
+        for q in range(model.d):
+            col = _column(q, [r[q] for r in W], [r[q] for r in b1], [r[q] for r in h], [r[q] for r in b2])
+            if isinstance(col, str):
+                problems.append(f"layer {i}, column {q}: (u·W + b1) ⊙ (h ⊛ u + b2) − u is in none of the forms (u·A + c) ⊙ (k ⊛ u + u) recognised: {col}")
+                continue
+            for p in range(model.d):
+                A[p][q] = col[0][p]
+            c[q], k[q] = col[1], col[2]
+        mods.append(_zoology_layer(i, A, c, k, dt, dev, exact, problems))
+    if problems:
+        raise CompileError("cannot convert to the zoology BaseConv variant:\n- " + "\n- ".join(problems))
+    return nn.Sequential(*mods)
+
+
+def _zoology_layer(i: int, A: list[list[Any]], c: list[Any], k: list[list[Any]], dt: Any, dev: Any, exact: bool,
+                   problems: list[str]) -> ZoologyBaseConv:
+    d, n = len(c), len(k[0]) if k else 0
+    mod = ZoologyBaseConv(d, n, dt).to(dev)
+    tensors = {"projection.weight": [[A[p][q] for p in range(d)] for q in range(d)], "projection.bias": c, "conv.filter": k}
+    with torch.no_grad():
+        for name, vals in tensors.items():
+            flat = np.asarray(vals, dtype=object).ravel()
+            t = torch.tensor([float(v) for v in flat], dtype=torch.float64).to(dt)
+            if exact:
+                bad = [(j, v) for j, (v, f) in enumerate(zip(flat, t.double().tolist())) if Fraction(f) != Fraction(v)]
+                if bad:
+                    problems.append(f"layer {i} {name}: {len(bad)} value(s) are not exactly numbers of {dt}, e.g. {bad[0][1]} (pass exact=False to round)")
+            mod.get_parameter(name).copy_(t.reshape(mod.get_parameter(name).shape))
+    return mod
+
+
+# ---- zoology → paper ---------------------------------------------------------------------
+
+
+def _layers_of(modules: Any) -> list[ZoologyBaseConv]:
+    mods = [modules] if isinstance(modules, ZoologyBaseConv) else list(modules if isinstance(modules, Iterable) else [modules])
+    for i, m in enumerate(mods):
+        if not isinstance(m, ZoologyBaseConv):
+            raise CompileError(f"from_zoology: element {i} is a {type(m).__name__}, expected a ZoologyBaseConv")
+    if not mods:
+        raise CompileError("from_zoology: expected at least one ZoologyBaseConv layer")
+    return mods
+
+
+def _read(mod: ZoologyBaseConv, i: int, seq_len: int) -> tuple[list[list[Any]], list[Any], list[list[Any]]]:
+    """Exact ``A`` (u·A), ``c`` and the filter ``k (d, seq_len)``, refusing aliasing filters."""
+    A = grid_from_tensor(mod.projection.weight.T, f"layer {i} projection.weight").to_rows()
+    c = grid_from_tensor(mod.projection.bias[None, :], f"layer {i} projection.bias").to_rows()[0]
+    filt = mod.conv.filter.detach()
+    l_max = filt.shape[1]
+    if l_max >= seq_len + 2 and bool(filt[:, seq_len:].any()):
+        raise CompileError(
+            f"layer {i}: the filter has l_max = {l_max} ≥ seq_len + 2 = {seq_len + 2} and nonzero taps at positions "
+            f"≥ {seq_len}; zoology's size-2·seq_len FFT wraps them into the outputs, which is not a causal convolution"
+        )
+    k = torch.zeros(filt.shape[0], seq_len, dtype=filt.dtype)
+    m = min(seq_len, l_max)
+    k[:, :m] = filt[:, :m]
+    return A, c, grid_from_tensor(k, f"layer {i} conv.filter").to_rows()
+
+
+def _single(A: list[list[Any]], c: list[Any], k: list[list[Any]]) -> tuple[list[list[Any]], ...] | None:
+    """One paper layer ``(W, b1, h, b2)`` (as dense rows) for a zoology layer, if every column is of an inverse form."""
+    d, n = len(c), len(k[0])
+    W = [[0] * d for _ in range(d)]
+    b1, h, b2 = ([[0] * d for _ in range(n)] for _ in range(3))
+    for q in range(d):
+        Aq, kq = [A[p][q] for p in range(d)], k[q]
+        if all(v == 0 for v in kq):  # (u·A + c + 1) ⊙ u
+            cols = (Aq, c[q] + 1, [1] + [0] * (n - 1), 0)
+        elif all(v == 0 for v in Aq):  # c·((k + e0) ⊛ u) + u
+            cols = (Aq, 1, [c[q] * v + (c[q] + 1) * (j == 0) for j, v in enumerate(kq)], 0)
+        elif c[q] == 0 and all(v == 0 for p, v in enumerate(Aq) if p != q):  # u_q ⊙ (w·(k + e0) ⊛ u + 1)
+            cols = ([int(p == q) for p in range(d)], 0, [Aq[q] * (v + (j == 0)) for j, v in enumerate(kq)], 1)
+        else:
+            return None
+        for p in range(d):
+            W[p][q] = cols[0][p]
+        for i in range(n):
+            b1[i][q], h[i][q], b2[i][q] = cols[1], cols[2][i], cols[3]
+    return W, b1, h, b2
+
+
+def _pair(A: list[list[Any]], c: list[Any], k: list[list[Any]]) -> tuple[Layer, Layer]:
+    """Two paper layers on width 2d: ``[(u·A + c) ⊙ ((k + e0) ⊛ u) | u]``, then the sum of the halves."""
+    d, n = len(c), len(k[0])
+    W1 = [[A[p][q] if p < d and q < d else int(p < d and q == p + d) for q in range(2 * d)] for p in range(2 * d)]
+    b1 = [[c[q] if q < d else 0 for q in range(2 * d)] for _ in range(n)]
+    h1 = [[(k[q][i] + (i == 0)) if q < d else 0 for q in range(2 * d)] for i in range(n)]
+    b21 = [[int(q >= d) for q in range(2 * d)] for _ in range(n)]
+    W2 = [[int(q < d and (p == q or p == q + d)) for q in range(2 * d)] for p in range(2 * d)]
+    b22 = [[1] * (2 * d) for _ in range(n)]
+    zero = [[0] * (2 * d) for _ in range(n)]
+    g = Grid.from_rows
+    return (Layer(g(W1), g(b1), g(h1), g(b21), Mode.CAUSAL), Layer(g(W2), g(zero), g(zero), g(b22), Mode.CAUSAL))
+
+
+def from_zoology(modules: Any, *, seq_len: int | None = None, form: str = "auto") -> Model:
+    """The exact paper model of a zoology BaseConv stack on sequences of length ``seq_len`` (default l_max).
+
+    ``form``: ``"single"`` (one paper layer per zoology layer, else CompileError), ``"pair"`` (two
+    layers per zoology layer on inner width 2d, always possible) or ``"auto"`` (single if possible).
+
+    >>> z = ZoologyBaseConv(1, 2)
+    >>> m = from_zoology(z)
+    >>> m.signature
+    (2, 1, 1, 2, 1)
+    """
+    mods = _layers_of(modules)
+    d = mods[0].d_model
+    n = mods[0].l_max if seq_len is None else seq_len
+    if form not in ("auto", "single", "pair"):
+        raise CompileError(f"form: expected 'auto', 'single' or 'pair', found {form!r}")
+    if not isinstance(n, int) or n < 1:
+        raise ShapeError(f"seq_len: expected a positive int, found {n!r}")
+    read = []
+    for i, m in enumerate(mods):
+        if m.d_model != d:
+            raise ShapeError(f"layer {i}: d_model = {m.d_model}, but layer 0 has {d}")
+        read.append(_read(m, i, n))
+    singles = [_single(*r) for r in read] if form != "pair" else [None]
+    if form != "pair" and all(s is not None for s in singles):
+        one: list[Layer] = []
+        for s in singles:
+            W, b1, h, b2 = (Grid.from_rows(t) for t in s or ())
+            one.append(Layer(W, b1, h, b2, Mode.CAUSAL))
+        return Model(n, d, n, d, tuple(one), "from_zoology")
+    if form == "single":
+        bad = [i for i, s in enumerate(singles) if s is None]
+        raise CompileError(
+            f"from_zoology(form='single'): layers {bad} have a column with k ≠ 0, A ≠ 0 and not (A = w·e_q, c = 0), "
+            "so (u·A + c) ⊙ (k ⊛ u + u) + u is not one paper layer; use form='pair'"
+        )
+    return Model(n, d, n, 2 * d, tuple(ly for r in read for ly in _pair(*r)), "from_zoology")
