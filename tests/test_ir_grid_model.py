@@ -1,5 +1,7 @@
 """Grid storage and the BaseConv layer/model IR: shapes, validation, sizes."""
 
+from fractions import Fraction
+
 import pytest
 
 from symverify import Grid, IRError, Layer, Mode, Model, ShapeError, sym
@@ -69,3 +71,13 @@ def test_model_validation(make, match):
 def test_mode_strings_are_accepted():
     L = Layer(Grid.zeros(1, 1), Grid.zeros(1, 1), Grid.zeros(1, 1), Grid.zeros(1, 1), "cyclic")
     assert L.mode is Mode.CYCLIC
+
+
+def test_raw_grid_constructor_checks_values():
+    with pytest.raises(IRError, match=r"grid rectangle 0 value: .*found the float 0.5"):
+        Grid(1, 1, 0, ((0, 1, 0, 1, 0.5),))
+    with pytest.raises(IRError, match=r"grid fill: .*float"):
+        Grid(1, 1, 0.25)
+    with pytest.raises(IRError, match=r"grid rectangle 0: expected int bounds"):
+        Grid(2, 2, 0, ((0, 1.0, 0, 1, 1),))
+    assert Grid(1, 1, "1", ((0, 1, 0, 1, "1/2"),)).get(0, 0) == Fraction(1, 2)

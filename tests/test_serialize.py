@@ -88,3 +88,11 @@ def test_bad_certificate_documents():
         Certificate.from_json({"format": "symverify.certificate", "version": 2, "boundaries": []})
     with pytest.raises(SerializationError, match=r"boundaries\[0\].cells\[0\]: expected \[row, col, node\]"):
         Certificate.from_json({"format": "symverify.certificate", "version": 1, "boundaries": [{"layer": 0, "cells": [[0]]}]})
+
+
+def test_symbolic_terms_add_and_names_are_checked():
+    from symverify.ir.serialize import scalar_from_json
+
+    assert scalar_from_json({"sym": [["1", {"a": 1}], ["2", {"a": 1}]]}, "w") == 3 * sym("a")
+    with pytest.raises(SerializationError, match="parameter name must be an identifier"):
+        scalar_from_json({"sym": [["1", {"a b": 1}]]}, "w")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from symverify.errors import IRError, SerializationError
-from symverify.ir.scalar import Scalar, as_scalar, is_zero
+from symverify.ir.scalar import Scalar, as_scalar, is_zero, param_names
 
 __all__ = ["Cell", "Boundary", "Certificate", "FORMAT", "VERSION"]
 
@@ -35,6 +35,20 @@ class Cell:
     col: int
     terms: tuple[tuple[int, Scalar], ...]
     const: Scalar = 0
+
+    def __post_init__(self) -> None:
+        if type(self.row) is not int or type(self.col) is not int:
+            raise IRError(f"certificate cell: expected int row and column, found ({self.row!r}, {self.col!r})")
+        terms = tuple(self.terms)
+        for v, _ in terms:
+            if type(v) is not int:
+                raise IRError(f"certificate cell ({self.row}, {self.col}): expected int node ids, found {v!r}")
+        norm = tuple((v, as_scalar(co, f"certificate cell ({self.row}, {self.col}) coefficient")) for v, co in terms)
+        object.__setattr__(self, "terms", norm)
+        object.__setattr__(self, "const", as_scalar(self.const, f"certificate cell ({self.row}, {self.col}) constant"))
+
+    def params(self) -> frozenset[str]:
+        return param_names([co for _, co in self.terms] + [self.const])
 
     @staticmethod
     def node(row: int, col: int, node: int) -> Cell:
@@ -57,6 +71,14 @@ class Boundary:
     layer: int
     cells: tuple[Cell, ...]
     label: str = ""
+
+    def __post_init__(self) -> None:
+        if type(self.layer) is not int:
+            raise IRError(f"certificate boundary: expected an int layer index, found {self.layer!r}")
+        object.__setattr__(self, "cells", tuple(self.cells))
+        for c in self.cells:
+            if not isinstance(c, Cell):
+                raise IRError(f"certificate boundary at layer {self.layer}: expected Cell objects, found {type(c).__name__}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 from symverify.errors import IRError, ShapeError
-from symverify.ir.scalar import Scalar, as_scalar, is_zero
+from symverify.ir.scalar import Scalar, Sym, as_scalar, is_zero
 
 __all__ = ["Grid", "Rect"]
 
 Rect = tuple[int, int, int, int, Scalar]  # row_start, row_stop, col_start, col_stop, value
+_EXACT = (int, Fraction, Sym)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +42,27 @@ class Grid:
     def __post_init__(self) -> None:
         if not (isinstance(self.rows, int) and isinstance(self.cols, int)) or self.rows < 0 or self.cols < 0:
             raise ShapeError(f"a grid needs non-negative integer sizes; found {self.rows!r}×{self.cols!r}")
+        if type(self.fill) not in _EXACT:
+            object.__setattr__(self, "fill", as_scalar(self.fill, "grid fill"))
+        fixed: list[Rect] | None = None
         for k, rect in enumerate(self.rects):
-            if len(rect) != 5:
+            if not isinstance(rect, tuple) or len(rect) != 5:
                 raise IRError(f"grid rectangle {k}: expected (row_start, row_stop, col_start, col_stop, value), found {rect!r}")
-            r0, r1, c0, c1, _ = rect
+            r0, r1, c0, c1, v = rect
+            if not all(type(x) is int for x in (r0, r1, c0, c1)):
+                raise IRError(f"grid rectangle {k}: expected int bounds, found {rect[:4]!r}")
+            if type(v) not in _EXACT:  # normalise strings and numpy ints; refuse floats (as_scalar says why)
+                fixed = list(self.rects[:k]) if fixed is None else fixed
+                rect = (r0, r1, c0, c1, as_scalar(v, f"grid rectangle {k} value"))
+            if fixed is not None:
+                fixed.append(rect)
             if not (0 <= r0 < r1 <= self.rows and 0 <= c0 < c1 <= self.cols):
                 raise ShapeError(
                     f"grid rectangle {k}: rows [{r0}, {r1}) × cols [{c0}, {c1}) do not fit in a "
                     f"{self.rows}×{self.cols} grid"
                 )
+        if fixed is not None:
+            object.__setattr__(self, "rects", tuple(fixed))
 
     # ---- construction -------------------------------------------------------------------
     @staticmethod

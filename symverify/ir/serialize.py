@@ -9,7 +9,6 @@ Every document carries ``"format"`` (``symverify.circuit``, ``symverify.model`` 
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 from pathlib import Path
 from typing import Any, Union
 
@@ -18,7 +17,7 @@ from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.certificate import Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, Sym, as_scalar
+from symverify.ir.scalar import Scalar, Sym, as_scalar, sym
 
 __all__ = ["to_json", "from_json", "dumps", "loads", "dump_file", "load_file", "CIRCUIT_FORMAT", "MODEL_FORMAT"]
 
@@ -39,12 +38,15 @@ def scalar_from_json(v: Any, where: str) -> Scalar:
         if isinstance(v, str):
             return as_scalar(v, where)
         if isinstance(v, dict) and isinstance(v.get("sym"), list):
-            terms = []
+            total: Scalar = 0
             for c, mono in v["sym"]:
                 if not isinstance(mono, dict) or not all(isinstance(e, int) and e > 0 for e in mono.values()):
                     raise SerializationError(f"{where}: a symbolic term needs {{name: positive int exponent}}, found {mono!r}")
-                terms.append((tuple(sorted(mono.items())), Fraction(as_scalar(c, where))))  # type: ignore[arg-type]
-            return Sym._make(dict(terms))
+                term: Scalar = as_scalar(c, where)
+                for name, e in mono.items():
+                    term = term * sym(name) ** e  # validates the name; repeated monomials add up
+                total = total + term
+            return total
     except IRError as e:
         raise SerializationError(str(e)) from None
     except (TypeError, ValueError):

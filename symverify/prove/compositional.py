@@ -70,7 +70,12 @@ class CompositionalResult:
 
 def validate_certificate(circuit: Circuit, model: Model, cert: Certificate) -> None:
     """Structural rules (raise :class:`IRError`): ends, order, ranges, duplicates, node ids."""
+    if (model.n, model.d) != (circuit.n, circuit.d):
+        raise IRError(
+            f"certificate: the model reads {model.n}×{model.d} inputs but the circuit reads {circuit.n}×{circuit.d}"
+        )
     bs = cert.boundaries
+    known = circuit.params() | model.params()
     if len(bs) < 2:
         raise IRError(f"certificate: expected at least 2 boundaries (input and output), found {len(bs)}")
     if bs[0].layer != 0 or bs[-1].layer != len(model.layers):
@@ -88,6 +93,12 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate) -> N
             if (c.row, c.col) in seen:
                 raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) is listed twice")
             seen.add((c.row, c.col))
+            extra = c.params() - known
+            if extra:
+                raise IRError(
+                    f"certificate boundary {k}: cell ({c.row}, {c.col}) uses the parameter(s) {sorted(extra)}, "
+                    "which neither the circuit nor the model has"
+                )
             for v in c.nodes():
                 if not 0 <= v < circuit.num_nodes:
                     raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) names node %{v}, which the circuit lacks")
