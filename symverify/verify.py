@@ -7,7 +7,11 @@ stated bound), ``z3``, and ``auto``: a one-trial randomized pre-check (a mismatc
 then ``compositional`` when a certificate is present, else ``exact`` when the certified expansion
 estimate is small, else ``randomized``. A difference is a ``refuted`` report whose counterexample
 has been re-checked by exact Fraction evaluation (a failed re-check raises :class:`ProverError`);
-exceptions are only for malformed input.
+exceptions are only for malformed input. The randomized method runs on one of two engines (Python
+ints mod primes ``≥ 2^61``, or torch int64 mod fresh 31-bit primes on batches of points; see
+:mod:`symverify.prove.randomized`) and the report names the one used. ``numeric=`` adds the float
+executor's cross-check against exact evaluation (THEORY §5 *numeric*): never a proof, it does not
+change the verdict.
 
 >>> from symverify.ir.circuit import Circuit, Gate
 >>> square = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
@@ -17,6 +21,7 @@ exceptions are only for malformed input.
 
 from __future__ import annotations
 
+import random
 import secrets
 import time
 from collections.abc import Mapping
@@ -24,22 +29,33 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from symverify.errors import ProverError
+from symverify.errors import ProverError, SymverifyError
 from symverify.ir.certificate import Certificate
 from symverify.prove.bounds import Bounds, structure_bounds
 from symverify.prove.certified import certified_pair, run_compositional
 from symverify.prove.counterexample import confirm, recheck, search
 from symverify.prove.exact import IN_PROCESS_MONOMIALS, run_exact
 from symverify.prove.options import DEFAULT_ERROR_BOUND, DEFAULT_MAX_MONOMIALS, Options
-from symverify.prove.outcome import Counterexample, MethodResult, UsageError, Verdict, jsonable
+from symverify.prove.outcome import (
+    Counterexample,
+    MethodResult,
+    NumericSide,
+    NumericSummary,
+    UsageError,
+    Verdict,
+    jsonable,
+)
 from symverify.prove.randomized import run_randomized
 from symverify.prove.sides import Side, pair_sides
 from symverify.prove.z3_backend import run_z3
 
-__all__ = ["verify", "Report", "Verdict", "Counterexample", "METHODS", "AUTO_EXACT_MONOMIALS"]
+__all__ = ["verify", "Report", "Verdict", "Counterexample", "NumericSummary", "METHODS", "AUTO_EXACT_MONOMIALS",
+           "NUMERIC_POINTS"]
 
 METHODS = ("auto", "exact", "exact-sympy", "compositional", "randomized", "z3")
 AUTO_EXACT_MONOMIALS = IN_PROCESS_MONOMIALS
+NUMERIC_POINTS = 2
+_NUMERIC_DTYPES = ("float64", "float32", "bfloat16")
 
 
 @dataclass(frozen=True)
@@ -47,9 +63,11 @@ class Report:
     """The outcome of :func:`verify`.
 
     ``verdict`` is ``proved``/``refuted``/``unknown``; ``method`` names the method that decided;
-    ``evidence`` holds what the method measured (monomials compared; stages checked; ``p``, ``k``,
-    ``D`` and the bound ``(D/p)^k``); ``lhs``/``rhs`` the side statistics (circuit stats, model
-    signature and parameter counts); ``timings`` seconds per phase.
+    ``evidence`` holds what the method measured (monomials compared; stages checked; for
+    randomized the engine ``backend``, the primes ``p``, ``k``, ``D`` and the bound);
+    ``lhs``/``rhs`` the side statistics (circuit stats, model signature and parameter counts);
+    ``timings`` seconds per phase; ``numeric`` the float cross-check when ``verify(numeric=...)``
+    asked for one (never part of the verdict).
     """
 
     verdict: Verdict
@@ -61,6 +79,7 @@ class Report:
     timings: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     seed: int = 0
+    numeric: NumericSummary | None = None
 
     @property
     def proved(self) -> bool:
@@ -77,7 +96,9 @@ class Report:
         if "stages_total" in ev:
             return f"{ev.get('stages_checked')}/{ev.get('stages_total')} certificate stages checked"
         if "bound" in ev:
-            return f"k={ev.get('k')} trials mod p={ev.get('p')}, degree ≤ {ev.get('degree_bound')}, error ≤ {ev.get('bound')}"
+            pts = f" × {ev['points_per_trial']} points" if "points_per_trial" in ev else ""
+            return (f"k={ev.get('k')} trials{pts} mod p={ev.get('p')} ({ev.get('backend')}), "
+                    f"degree ≤ {ev.get('degree_bound')}, error ≤ {ev.get('bound')}")
         if "monomials_compared" in ev:
             return f"{ev['monomials_compared']} monomials compared ({ev.get('backend')}, {ev.get('ran')})"
         if "result" in ev:
@@ -93,6 +114,8 @@ class Report:
             lines.append(f"  {summary}")
         if self.counterexample is not None and self.counterexample.stage:
             lines.append(f"  first failing stage: {self.counterexample.stage}")
+        if self.numeric is not None:
+            lines.append(f"  {self.numeric}")
         lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
@@ -112,21 +135,71 @@ class Report:
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
             "notes": list(self.notes),
             "seed": self.seed,
+            "numeric": None if self.numeric is None else self.numeric.to_json(),
         }
 
 
-def _backend(method: str, backend: str | None) -> str:
+def _backend(method: str, backend: str | None) -> tuple[str, str]:
+    """``(exact engine, randomized engine)`` from ``verify``'s ``backend=``."""
     if method == "exact-sympy":
         if backend not in (None, "sympy"):
             raise UsageError(f"method 'exact-sympy' uses the sympy backend; found backend={backend!r}")
-        return "sympy"
+        return "sympy", "auto"
+    if backend in ("torch", "python"):
+        if method != "randomized":
+            raise UsageError(f"backend={backend!r} picks the randomized engine: it applies to method 'randomized' only, "
+                             f"found method {method!r}")
+        return _backend(method, None)[0], backend
     if backend is None:
         from symverify.semantics.poly import flint_available
 
-        return "flint" if flint_available() else "sympy"
+        return ("flint" if flint_available() else "sympy"), "auto"
     if backend not in ("flint", "sympy"):
-        raise UsageError(f"backend: expected 'flint' or 'sympy', found {backend!r}")
-    return backend
+        raise UsageError(f"backend: expected 'flint' or 'sympy' (exact engines), or 'torch' or 'python' (randomized "
+                         f"engines, method 'randomized' only), found {backend!r}")
+    return backend, "auto"
+
+
+def _numeric_dtype(numeric: object) -> str | None:
+    """The dtype ``verify(numeric=...)`` asks for (None: no cross-check)."""
+    if numeric is None or numeric is False:
+        return None
+    dtype = "float64" if numeric is True else numeric
+    if not (isinstance(dtype, str) and dtype in _NUMERIC_DTYPES):
+        raise UsageError(f"numeric: expected False, True or one of {', '.join(map(repr, _NUMERIC_DTYPES))}, found {numeric!r}")
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        from symverify.execute._torch import require_torch
+
+        require_torch()  # BackendUnavailableError with the install hint
+    return dtype
+
+
+def _numeric(a: Side, b: Side, dtype: str, seed: int) -> NumericSummary:
+    """Both sides' float executors at :data:`NUMERIC_POINTS` seeded small-rational inputs (entries
+    and weights ``i/q``, ``|i| ≤ 4``, ``q ∈ {1, 2, 3}``), each against exact evaluation of that side."""
+    from symverify.execute import numeric_check
+
+    rng = random.Random(f"symverify-numeric-{seed}")
+
+    def q() -> Fraction:
+        return Fraction(rng.randint(-4, 4), rng.choice((1, 2, 3)))
+
+    u = [[[q() for _ in range(a.d)] for _ in range(a.n)] for _ in range(NUMERIC_POINTS)]
+    params = {name: q() for name in sorted(a.params() | b.params())}
+    sides, skipped = [], []
+    for name, side in (("lhs", a), ("rhs", b)):
+        if side.kind not in ("model", "circuit"):
+            skipped.append(f"{name} {side.kind}: no float executor")
+            continue
+        try:
+            chk = numeric_check(side.obj, u, dtype=dtype, params=params)
+        except SymverifyError as e:  # e.g. a weight beyond float64's range: report it, keep the verdict
+            skipped.append(f"{name} {side.kind}: {e}")
+            continue
+        sides.append(NumericSide(name, side.kind, chk.path, chk.device, chk.max_abs_err, chk.max_rel_err, chk.tolerance, chk.ok))
+    return NumericSummary(dtype, NUMERIC_POINTS, tuple(sides), tuple(skipped))
 
 
 def _describe(side: Side) -> dict[str, Any]:
@@ -219,7 +292,7 @@ def _run(method: str, a: Side, b: Side, opts: Options, get: _Bounds) -> MethodRe
 def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, trials: int | None = None,
            timeout: float | None = None, certificate: Certificate | None = None, backend: str | None = None,
            max_monomials: int | None = None, memory_limit: int | None = None,
-           error_bound: Fraction | None = None, isolate: bool | None = None) -> Report:
+           error_bound: Fraction | None = None, isolate: bool | None = None, numeric: bool | str = False) -> Report:
     """Decide ``lhs ≡ rhs`` (every output entry, as polynomials in the inputs and weights).
 
     Args:
@@ -231,34 +304,48 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
         trials: the number of randomized trials (default: enough for ``error_bound``).
         timeout: seconds; when it runs out the verdict is ``unknown``.
         certificate: a stage certificate for the model side (method ``compositional``/``auto``).
-        backend: ``'flint'`` (default when installed) or ``'sympy'`` for exact expansion.
+        backend: ``'flint'`` (default when installed) or ``'sympy'`` for exact expansion; for
+            method ``randomized`` also ``'torch'`` (int64 mod fresh primes in ``[2^30, 2^31)``,
+            batches of points) or ``'python'`` (Python ints mod primes ``≥ 2^61``) to force its
+            engine. Unset, randomized uses torch when it is installed, both sides are models or
+            circuits, the certified degree ``D`` gives ``D/2^30 ≤ 2^-10`` and one evaluation costs
+            at least ``TORCH_MIN_COST`` operations (:func:`symverify.prove.randomized.choose_engine`).
         max_monomials: the exact method's cap on any one expanded polynomial; a certified estimate
             of more than 64× this many live monomials is refused without expanding.
         memory_limit: bytes of address space for the isolated exact expansion (default: ¼ of RAM).
         error_bound: the randomized target bound (default ``2^-100``).
         isolate: force (True) or forbid (False) the memory-limited subprocess for ``exact``.
+        numeric: after deciding, run the float executor (``True``: float64; or ``'float64'``,
+            ``'float32'``, ``'bfloat16'``) on both sides at seeded small-rational inputs and compare
+            with exact evaluation (``report.numeric``). A cross-check of the executor, never a
+            proof: it never changes the verdict (an executor error above its bound adds a note).
 
     Raises:
         ShapeError: the sides have different shapes (both are named).
         IRError: an argument is not a verifiable object, or a certificate is malformed.
-        UsageError: an unknown method or backend, or ``compositional`` without a certificate.
+        UsageError: an unknown method, backend or ``numeric`` value, ``compositional`` without a
+            certificate, or ``backend='torch'`` where the torch engine cannot run.
+        BackendUnavailableError: ``backend='torch'`` or ``numeric`` without torch installed.
         ProverError: a counterexample failed its exact re-check (a prover bug).
     """
     t0 = time.perf_counter()
     if method not in METHODS:
         raise UsageError(f"method: expected one of {', '.join(METHODS)}; found {method!r}")
     a, b = pair_sides(lhs, rhs, certificate)
+    exact_engine, modular_engine = _backend(method, backend)
+    numeric_dtype = _numeric_dtype(numeric)
     if seed is None:
         seed = secrets.randbits(63)
     opts = Options(
         seed=seed,
         trials=trials,
         deadline=None if timeout is None else time.monotonic() + timeout,
-        backend=_backend(method, backend),
+        backend=exact_engine,
         max_monomials=DEFAULT_MAX_MONOMIALS if max_monomials is None else max_monomials,
         memory_limit=memory_limit,
         error_bound=DEFAULT_ERROR_BOUND if error_bound is None else Fraction(error_bound),
         isolate=isolate,
+        modular=modular_engine,
     )
     if trials is not None and trials < 1:
         raise UsageError(f"trials: expected a positive int, found {trials!r}")
@@ -283,6 +370,14 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
         t = time.perf_counter()
         cex = recheck(a, b, cex)
         timings["recheck"] = time.perf_counter() - t
+    summary, notes = None, res.notes
+    if numeric_dtype is not None:
+        t = time.perf_counter()
+        summary = _numeric(a, b, numeric_dtype, seed)
+        timings["numeric"] = time.perf_counter() - t
+        if not summary.passed:
+            notes = (*notes, "numeric cross-check: the float executor exceeded its own error bound (an executor bug; "
+                     "the verdict does not rest on it)")
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0
-    return Report(res.verdict, res.method, res.evidence, cex, stats["lhs"], stats["rhs"], timings, res.notes, seed)
+    return Report(res.verdict, res.method, res.evidence, cex, stats["lhs"], stats["rhs"], timings, notes, seed, summary)

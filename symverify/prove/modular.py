@@ -12,6 +12,10 @@ Two paths, which the tests check against each other and against :class:`ModRing`
 
 Values are Python ints in object arrays: exact at any prime size, with the Python-level loop
 overhead paid once per array rather than once per entry.
+
+:func:`torch_first_mismatch` is the other engine of the randomized method: both sides at a batch
+of points mod one prime ``p < 2^31`` in torch int64 (:func:`symverify.execute.modular_eval`, exact;
+its overflow argument is in :mod:`symverify.execute.torch_modular`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from symverify.ir.scalar import Scalar
 from symverify.prove.sides import Side
 from symverify.semantics.rings import ModRing
 
-__all__ = ["BatchModRing", "model_mod_batch", "eval_mod_batch"]
+__all__ = ["BatchModRing", "model_mod_batch", "eval_mod_batch", "torch_first_mismatch", "TORCH_CHUNK"]
+
+TORCH_CHUNK = 64  # points per modular_eval call (bounds the int64 working set)
 
 
 class BatchModRing:
@@ -138,3 +144,26 @@ def eval_mod_batch(side: Side, inputs: Sequence[Sequence[Sequence[int]]], ring: 
             for t in range(B):
                 res[t][i][j] = int(arr[t])
     return res
+
+
+def torch_first_mismatch(lhs: Side, rhs: Side, points: Any, p: int, params: Mapping[str, int], device: Any = None,
+                         chunk: int = TORCH_CHUNK) -> int | None:
+    """The index of the first point where the sides differ mod ``p``, or None where they agree at every point.
+
+    ``points`` is a numpy int64 array ``(B, n, d)`` of residues in ``[0, p)``, ``p < 2^31`` prime;
+    ``params`` gives every symbolic weight a residue (shared by the batch). Both sides must be
+    models or circuits (the torch executor has no kaleidoscope form). Runs in chunks of ``chunk``
+    points on ``device`` (default CPU).
+    """
+    from symverify.execute import modular_eval
+    from symverify.execute._torch import require_torch
+
+    torch = require_torch()
+    for start in range(0, len(points), chunk):
+        x = torch.from_numpy(points[start : start + chunk]).to(device or "cpu")
+        a = modular_eval(lhs.obj, x, p, params=params)
+        b = modular_eval(rhs.obj, x, p, params=params)
+        hits = (a != b).flatten(1).any(dim=1).nonzero()
+        if hits.numel():
+            return start + int(hits[0, 0])
+    return None

@@ -37,7 +37,10 @@ class Options:
     of randomized points (None: enough for ``error_bound``); ``backend`` picks the exact engine
     (``flint`` or ``sympy``); ``max_monomials`` caps any one expanded polynomial and the total of
     the compared outputs; ``memory_limit`` (bytes) bounds the isolated expansion process;
-    ``isolate`` forces (True) or forbids (False) running exact expansion in a subprocess.
+    ``isolate`` forces (True) or forbids (False) running exact expansion in a subprocess;
+    ``modular`` picks the randomized method's engine: ``"torch"`` (int64 mod 31-bit primes),
+    ``"python"`` (Python ints mod primes ``≥ 2^61``) or ``"auto"`` (see
+    :func:`symverify.prove.randomized.choose_engine`).
     """
 
     seed: int = 0
@@ -48,6 +51,7 @@ class Options:
     memory_limit: int | None = None
     error_bound: Fraction = DEFAULT_ERROR_BOUND
     isolate: bool | None = None
+    modular: str = "auto"
 
     def remaining(self) -> float | None:
         """Seconds left before the deadline (None: unlimited)."""

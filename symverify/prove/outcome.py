@@ -4,6 +4,8 @@ THEORY §5 keeps three outcomes apart: ``proved`` (an exact argument, or a rando
 stated error bound), ``refuted`` (with a counterexample input re-checked by exact evaluation of
 both sides) and ``unknown`` (a budget or timeout ran out). :class:`MethodResult` is the internal
 form one method hands to :func:`symverify.verify.verify`, which wraps it in a ``Report``.
+:class:`NumericSummary` is the optional float cross-check (THEORY §5 *numeric*): a check of the
+executor, never evidence for the verdict.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 from symverify.errors import UsageError
 
-__all__ = ["Verdict", "Counterexample", "MethodResult", "UsageError", "jsonable"]
+__all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericSummary", "UsageError", "jsonable"]
 
 
 class Verdict(str, Enum):
@@ -87,6 +89,70 @@ class MethodResult:
     counterexample: Counterexample | None = None
     notes: tuple[str, ...] = ()
     timings: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NumericSide:
+    """One side's float run against its exact evaluation (from a ``NumericCheck``).
+
+    ``bound`` is the largest per-point running error bound of :mod:`symverify.execute.numeric`;
+    ``passed``: every point's error is within its own bound.
+    """
+
+    side: str
+    kind: str
+    path: str
+    device: str
+    max_abs_err: float
+    max_rel_err: float
+    bound: float
+    passed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"side": self.side, "kind": self.kind, "path": self.path, "device": self.device,
+                "max_abs_err": self.max_abs_err, "max_rel_err": self.max_rel_err, "bound": self.bound, "passed": self.passed}
+
+
+@dataclass(frozen=True)
+class NumericSummary:
+    """The float executor on both sides at ``points`` seeded small-rational inputs, each compared
+    with exact Fraction evaluation of the same side (THEORY §5 *numeric*).
+
+    A cross-check of the executor, never a proof: it does not change the verdict. ``passed`` fails
+    only when the float executor exceeds its own error bound (an executor bug). ``skipped`` names
+    each side that was not run, and why (a kaleidoscope has no float executor; a weight may not
+    fit in the float format).
+    """
+
+    dtype: str
+    points: int
+    sides: tuple[NumericSide, ...]
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def max_abs_err(self) -> float:
+        return max((s.max_abs_err for s in self.sides), default=0.0)
+
+    @property
+    def bound(self) -> float:
+        """The largest bound over the sides (each side is held to its own)."""
+        return max((s.bound for s in self.sides), default=0.0)
+
+    @property
+    def passed(self) -> bool:
+        return all(s.passed for s in self.sides)
+
+    def __str__(self) -> str:
+        parts = [f"{s.side} {s.kind} max abs error {s.max_abs_err:.3g} {'≤' if s.passed else 'EXCEEDS'} bound {s.bound:.3g}"
+                 for s in self.sides]
+        parts += [f"{entry} (skipped)" for entry in self.skipped]
+        verdict = "passed" if self.passed else "FAILED (executor error above its bound)"
+        return f"numeric cross-check ({self.dtype}, {self.points} points; not a proof): {'; '.join(parts)}: {verdict}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dtype": self.dtype, "points": self.points, "max_abs_err": self.max_abs_err, "bound": self.bound,
+                "passed": self.passed, "sides": [s.to_json() for s in self.sides], "skipped": list(self.skipped),
+                "note": "a cross-check of the float executor against exact evaluation, never a proof"}
 
 
 def jsonable(x: Any) -> Any:

@@ -13,6 +13,30 @@ uniformly from ``[2^61, 2^62)`` (rejection sampling, deterministic Miller–Rabi
 ``⌈H/61⌉`` of the ``≥ 2^55`` primes there (Rosser–Schoenfeld) divide every coefficient, so one
 trial fails with probability ``≤ D/2^61 + ⌈H/61⌉/(2^55 − ⌈log2 Q/61⌉)`` and ``k`` trials with its
 ``k``-th power. ``k`` is the least that brings the bound to ``error_bound`` (default ``2^-100``).
+
+**Two engines.** The above is the *python* engine (Python ints mod ``p ≥ 2^61``, one point per
+trial). The *torch* engine evaluates both sides with :func:`symverify.execute.modular_eval`
+(exact int64 arithmetic mod a prime ``p < 2^31``) on a batch of ``B`` points per trial. Every
+trial draws a fresh prime uniformly among the primes of ``[2^30, 2^31)`` that do not divide ``Q``
+(there are at least ``2^25`` primes there, by Rosser–Schoenfeld ``x/ln x < π(x) < 1.25506·x/ln x``)
+and ``B`` independent uniform points of ``F_p^{n×d}``. A trial misses a nonzero difference ``Δ``
+only if (a) ``p`` divides every coefficient of ``Q^S·Δ`` at the differing entry, which at most
+``⌈H/30⌉`` of the primes do (none when ``H ≤ 30``: every nonzero coefficient is then below
+``2^30 ≤ p``), or (b) ``Δ mod p ≠ 0`` and all ``B`` points are roots (Schwartz–Zippel, ``(D/p)^B``).
+So one trial fails with probability at most
+
+    ε = β + (D/2^30)^B,   β = ⌈H/30⌉ / (2^25 − ⌈log2 Q/30⌉)   (β = 0 when H ≤ 30),
+
+and ``k`` independent trials with ``ε^k``. Symbolic weights get one value per trial (the executor
+takes one parameter assignment per call), so sides with symbolic weights use ``B = 1``: the point
+(inputs and weights) is then uniform and the same bound holds. ``B`` is the least with
+``(D/2^30)^B ≤ β`` (``≤ error_bound`` with ``k = 1`` when ``β = 0``), ``k`` the least with
+``ε^k ≤ error_bound``. The torch engine is used only when ``D/2^30 ≤ 2^-10`` and ``ε ≤ 2^-10``
+(a 31-bit prime gives a useful per-trial bound), both sides are models or circuits, and torch is
+installed; :func:`choose_engine` states the rule, and the report names the engine, the primes,
+``B``, ``k``, ``D`` and the bound. Whichever engine finds a difference, the counterexample is
+re-checked by exact evaluation (a lifted trial point differs exactly: equal rationals have equal
+residues).
 """
 
 from __future__ import annotations
@@ -20,21 +44,36 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from symverify.errors import ProverError
 from symverify.prove.bounds import M61, Bounds, structure_bounds
 from symverify.prove.counterexample import confirm, search
-from symverify.prove.modular import BatchModRing, eval_mod_batch
+from symverify.prove.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
 from symverify.prove.options import Options
-from symverify.prove.outcome import MethodResult, Verdict
+from symverify.prove.outcome import MethodResult, UsageError, Verdict
 from symverify.prove.sides import Side
 
-__all__ = ["is_prime", "random_prime", "trial_error", "trials_needed", "run_randomized", "PRIME_LOW", "PRIMES_IN_RANGE"]
+__all__ = [
+    "is_prime", "random_prime", "trial_error", "trials_needed", "run_randomized", "choose_engine", "torch_trial_error",
+    "TorchPlan", "PRIME_LOW", "PRIMES_IN_RANGE", "TORCH_PRIME_LOW", "TORCH_PRIMES_IN_RANGE", "TORCH_MIN_COST",
+    "ENGINES", "BACKEND_TORCH", "BACKEND_PYTHON",
+]
 
 PRIME_LOW = 1 << 61
 PRIMES_IN_RANGE = 1 << 55  # a lower bound on #primes in [2^61, 2^62): x/ln x < π(x) < 1.25506·x/ln x
+TORCH_PRIME_LOW = 1 << 30
+TORCH_PRIMES_IN_RANGE = 1 << 25  # a lower bound on #primes in [2^30, 2^31) (same inequalities: > 3.5·10^7)
+TORCH_USEFUL = Fraction(1, 1 << 10)  # the torch engine needs D/2^30 and its per-trial bound at most this
+# Engine "auto" picks torch from this many operations per evaluation of both sides. Measured on
+# CPU (one thread, dense models, 5 trials at 31-bit primes against 2 at 2^61): break-even near
+# 5·10^5, torch 2-3x faster at 7·10^6 and 4-12x at 3·10^7; importing torch costs seconds once.
+TORCH_MIN_COST = 1_000_000
+ENGINES = ("auto", "torch", "python")
+BACKEND_TORCH = "torch int64 mod 31-bit primes"
+BACKEND_PYTHON = "python ints mod p ≥ 2^61"
 _MR_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)  # deterministic below 3.3·10^24
 
 
@@ -65,10 +104,11 @@ def is_prime(n: int) -> bool:
     return True
 
 
-def random_prime(rng: random.Random, avoid: int = 1) -> int:
-    """A prime uniform among the primes in ``[2^61, 2^62)`` that do not divide ``avoid``."""
+def random_prime(rng: random.Random, avoid: int = 1, low: int = PRIME_LOW) -> int:
+    """A prime uniform among the primes in ``[low, 2·low)`` (default ``[2^61, 2^62)``) that do not
+    divide ``avoid`` (rejection sampling)."""
     while True:
-        c = rng.randrange(PRIME_LOW, 2 * PRIME_LOW)
+        c = rng.randrange(low, 2 * low)
         if is_prime(c) and avoid % c:
             return c
 
@@ -108,19 +148,126 @@ def _pow2(q: Fraction) -> str:
     return "0" if q == 0 else f"2^{math.ceil(_log2(q) * 10 + 1e-6) / 10:.1f}"
 
 
+@dataclass(frozen=True)
+class TorchPlan:
+    """The torch engine's per-trial numbers: ``β`` (bad primes), ``B`` points, ``ε = β + (D/2^30)^B``."""
+
+    bad: Fraction
+    point: Fraction
+    batch: int
+    per_trial: Fraction
+
+
+def torch_trial_error(bounds: Bounds, symbolic: bool, target: Fraction) -> TorchPlan:
+    """The per-trial bound of the torch engine (see the module docstring).
+
+    >>> from symverify.prove.bounds import Bounds
+    >>> plan = torch_trial_error(Bounds(4, 20, True, 0, 0, 6, 1), False, Fraction(1, 2**100))
+    >>> plan.bad, plan.batch, plan.per_trial == Fraction(4, 2**30) ** 4   # H ≤ 30: no bad prime
+    (Fraction(0, 1), 4, True)
+    """
+    point = Fraction(bounds.degree, TORCH_PRIME_LOW)
+    if bounds.height_bits <= 30:
+        bad = Fraction(0)
+    else:
+        excluded = -(-bounds.denominator.bit_length() // 30)
+        bad = Fraction(-(-bounds.height_bits // 30), TORCH_PRIMES_IN_RANGE - excluded)
+    if symbolic:
+        batch = 1
+    elif bad == 0:
+        batch = trials_needed(point, target) or 1
+    else:
+        batch = trials_needed(point, bad) or 1
+    return TorchPlan(bad, point, batch, bad + point**batch)
+
+
+def _torch_blocker(lhs: Side, rhs: Side, bounds: Bounds, plan: TorchPlan) -> str | None:
+    """Why the torch engine cannot run this pair (None: it can)."""
+    import importlib.util
+
+    kal = [s.label() for s in (lhs, rhs) if s.kind not in ("model", "circuit")]
+    if kal:
+        return f"the torch executor takes models and circuits, not {kal[0]}"
+    if importlib.util.find_spec("torch") is None:
+        return "torch is not installed"
+    if plan.point > TORCH_USEFUL:
+        return f"the degree bound D = {bounds.degree} exceeds 2^20, so D/p > 2^-10 for a 31-bit prime"
+    if plan.per_trial > TORCH_USEFUL:
+        return (f"the per-trial bound {_pow2(plan.per_trial)} exceeds 2^-10 (coefficient height < 2^{bounds.height_bits}: "
+                "too many 31-bit primes could divide the difference)")
+    return None
+
+
+def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fraction) -> tuple[str, str, TorchPlan]:
+    """``(engine, why, torch plan)``: ``"torch"`` or ``"python"`` for :func:`run_randomized`.
+
+    ``engine="python"`` forces the python engine; ``"torch"`` forces torch and raises
+    ``UsageError`` (``BackendUnavailableError`` when torch is missing) where it cannot run;
+    ``"auto"`` picks torch when it can run and one evaluation of both sides costs at least
+    :data:`TORCH_MIN_COST` operations (below that the one-time torch import outweighs the gain),
+    else python.
+    """
+    if engine not in ENGINES:
+        raise UsageError(f"randomized engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
+    plan = torch_trial_error(bounds, bool(lhs.params() | rhs.params()), target)
+    if engine == "python":
+        return "python", "requested (backend='python')", plan
+    blocker = _torch_blocker(lhs, rhs, bounds, plan)
+    if engine == "torch":
+        if blocker == "torch is not installed":
+            from symverify.execute._torch import require_torch
+
+            require_torch()  # raises BackendUnavailableError with the install hint
+        if blocker is not None:
+            raise UsageError(f"backend='torch' for method 'randomized': {blocker}; use backend='python' or leave it unset")
+        return "torch", "requested (backend='torch')", plan
+    if blocker is not None:
+        return "python", blocker, plan
+    cost = lhs.cost() + rhs.cost()
+    if cost < TORCH_MIN_COST:
+        return "python", f"one evaluation costs about {cost} operations, below {TORCH_MIN_COST}: torch does not pay off", plan
+    return "torch", f"torch is installed and the degree bound D = {bounds.degree} gives D/p ≤ 2^-10", plan
+
+
 def _sample(side: Side, names: list[str], rng: random.Random, p: int) -> tuple[list[list[int]], dict[str, int]]:
     u = [[rng.randrange(p) for _ in range(side.d)] for _ in range(side.n)]
     return u, {k: rng.randrange(p) for k in names}
 
 
+def _bound_fields(bound: Fraction) -> dict[str, Any]:
+    return {"bound": _pow2(bound), "bound_log2": math.ceil(_log2(bound) * 100 + 1e-6) / 100 if bound else None}
+
+
+def _refute(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, method: str, u: list[list[int]], ps: dict[str, int],
+            where: str) -> Any:
+    """A counterexample for a trial point that differs mod ``p``: a small one if the search finds it,
+    else the lifted trial point itself (it differs exactly); ProverError if neither separates."""
+    cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree)
+    if cex is None:  # the residues differ, so the lifted integer point differs exactly
+        cex = confirm(lhs, rhs, u, ps, found_by=f"{method} (lifted trial point)")
+    if cex is None:
+        raise ProverError(f"{method}: the sides differ {where}, but agree under exact evaluation at that point; "
+                          "the modular evaluator is wrong")
+    return cex
+
+
 def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None, *, method: str = "randomized",
                    tag: str = "sz") -> MethodResult:
-    """Schwartz–Zippel with a stated bound; a mismatch yields a re-checked counterexample."""
+    """Schwartz–Zippel with a stated bound; a mismatch yields a re-checked counterexample.
+
+    The engine (``opts.modular``: ``auto``, ``torch`` or ``python``) is chosen by
+    :func:`choose_engine`; the evidence names it (``backend``) and says why (``backend_choice``).
+    """
     start = time.perf_counter()
     bounds = bounds or structure_bounds(lhs, rhs)
+    engine, why, plan = choose_engine(lhs, rhs, bounds, opts.modular, opts.error_bound)
+    if engine == "torch":
+        return _run_torch(lhs, rhs, opts, bounds, plan, why, method, tag, start)
     eps, fixed = trial_error(bounds)
     k = opts.trials if opts.trials is not None else trials_needed(eps, opts.error_bound)
     ev: dict[str, Any] = {
+        "backend": BACKEND_PYTHON,
+        "backend_choice": why,
         "p": "2^61-1" if fixed else "uniform random primes in [2^61, 2^62)",
         "degree_bound": bounds.degree,
         "height_bits": bounds.height_bits,
@@ -145,17 +292,60 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
         done = t + 1
         if a != b:
             ev.update(k=done, mismatch_trial=t, primes=[str(q) for q in primes])
-            cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree)
-            if cex is None:  # the residues differ, so the lifted integer point differs exactly
-                cex = confirm(lhs, rhs, u, ps, found_by=f"{method} (lifted trial point)")
-            if cex is None:
-                raise ProverError(
-                    f"{method}: the sides differ mod p = {p} at trial {t}, but agree under exact evaluation at that "
-                    "point; the modular evaluator is wrong"
-                )
+            cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}")
             return MethodResult(Verdict.REFUTED, method, ev, cex, timings={"trials": time.perf_counter() - start})
-    bound = eps**k
-    ev.update(k=k, bound=_pow2(bound), bound_log2=math.ceil(_log2(bound) * 100 + 1e-6) / 100 if bound else None)
+    ev.update(k=k, **_bound_fields(eps**k))
     if not fixed:
         ev["primes"] = [str(q) for q in primes]
+    return MethodResult(Verdict.PROVED, method, ev, timings={"trials": time.perf_counter() - start})
+
+
+def _torch_device() -> Any:
+    from symverify.execute._torch import require_torch
+
+    torch = require_torch()
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def _run_torch(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, plan: TorchPlan, why: str, method: str, tag: str,
+               start: float) -> MethodResult:
+    """The torch engine: ``k`` trials, each ``B`` points under a fresh prime in ``[2^30, 2^31)``."""
+    import numpy as np
+
+    eps, batch = plan.per_trial, plan.batch
+    k = opts.trials if opts.trials is not None else trials_needed(eps, opts.error_bound)
+    device = _torch_device()
+    ev: dict[str, Any] = {
+        "backend": BACKEND_TORCH,
+        "backend_choice": why,
+        "p": "uniform random primes in [2^30, 2^31)",
+        "degree_bound": bounds.degree,
+        "height_bits": bounds.height_bits,
+        "points_per_trial": batch,
+        "bad_prime_bound": _pow2(plan.bad),
+        "per_trial_bound": _pow2(eps),
+        "bound_formula": "(beta + (D/2^30)^B)^k, beta = ceil(H/30)/(2^25 - ceil(log2(Q)/30)) (0 when H <= 30)",
+        "device": str(device),
+    }
+    if k is None:  # unreachable: choose_engine requires eps ≤ 2^-10
+        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"the per-trial bound {_pow2(eps)} is not below 1",))
+    rng = random.Random(f"symverify-{tag}-torch-{opts.seed}")
+    names = sorted(lhs.params() | rhs.params())
+    primes: list[int] = []
+    for t in range(k):
+        if opts.expired():
+            ev.update(k=t, points=t * batch, primes=[str(q) for q in primes], bound=_pow2(eps**t))
+            return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout after {t} of {k} trials",),
+                                timings={"trials": time.perf_counter() - start})
+        p = random_prime(rng, bounds.denominator, TORCH_PRIME_LOW)
+        ps = {name: rng.randrange(p) for name in names}
+        points = np.random.default_rng(rng.getrandbits(128)).integers(0, p, size=(batch, lhs.n, lhs.d), dtype=np.int64)
+        primes.append(p)
+        hit = torch_first_mismatch(lhs, rhs, points, p, ps, device)
+        if hit is not None:
+            ev.update(k=t + 1, points=t * batch + hit + 1, mismatch_trial=t, mismatch_point=hit, primes=[str(q) for q in primes])
+            u = [[int(x) for x in row] for row in points[hit]]
+            cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}, point {hit} ({BACKEND_TORCH})")
+            return MethodResult(Verdict.REFUTED, method, ev, cex, timings={"trials": time.perf_counter() - start})
+    ev.update(k=k, points=k * batch, primes=[str(q) for q in primes], **_bound_fields(eps**k))
     return MethodResult(Verdict.PROVED, method, ev, timings={"trials": time.perf_counter() - start})
