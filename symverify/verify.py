@@ -31,6 +31,7 @@ from typing import Any
 
 from symverify.errors import ProverError, SymverifyError
 from symverify.ir.certificate import Certificate
+from symverify.ir.scalar import Sym, as_scalar
 from symverify.prove.bounds import Bounds, structure_bounds
 from symverify.prove.certified import certified_pair, run_compositional
 from symverify.prove.counterexample import confirm, recheck, search
@@ -266,10 +267,12 @@ def _kaleidoscope_matrix(a: Side, b: Side, opts: Options) -> MethodResult | None
     if check.proved:
         return MethodResult(Verdict.PROVED, "exact-matrix", ev)
     cex = search(a, b, opts, found_by="exact-matrix")
-    if cex is None and check.first_difference is not None:  # column j differs: the unit input e_j separates
+    if cex is None and check.first_difference is not None:  # column j differs: the unit input e_j may separate
         j = check.first_difference[1]
         u = [[1 if i * a.d + col == j else 0 for col in range(a.d)] for i in range(a.n)]
         cex = confirm(a, b, u, {name: 0 for name in a.params() | b.params()}, found_by="exact-matrix")
+    if cex is None:  # the entries differ as polynomials in the weights: let the generic methods find a point
+        return None
     return MethodResult(Verdict.REFUTED, "exact-matrix", {**ev, "first_difference": str(check.first_difference)}, cex)
 
 
@@ -336,6 +339,12 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
     numeric_dtype = _numeric_dtype(numeric)
     if seed is None:
         seed = secrets.randbits(63)
+    if error_bound is not None:
+        eb = as_scalar(error_bound, "error_bound")
+        if isinstance(eb, Sym) or not 0 < eb < 1:
+            raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {error_bound!r}")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise UsageError(f"timeout: expected a positive number of seconds, found {timeout!r}")
     opts = Options(
         seed=seed,
         trials=trials,

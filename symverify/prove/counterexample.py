@@ -10,6 +10,7 @@ difference, the prover is wrong and :class:`ProverError` is raised (THEORY §5, 
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -22,9 +23,10 @@ from symverify.prove.outcome import Counterexample
 from symverify.prove.sides import Side
 from symverify.semantics.rings import FractionRing
 
-__all__ = ["search", "confirm", "recheck", "exact_outputs", "first_difference", "M61"]
+__all__ = ["search", "confirm", "recheck", "exact_outputs", "first_difference", "affordable", "M61", "MAX_CONFIRM_BITS"]
 
 M61 = (1 << 61) - 1
+MAX_CONFIRM_BITS = 1 << 22  # exact re-checks whose values may exceed ~4 Mbit are skipped
 Point = tuple[list[list[int]], dict[str, int]]
 
 
@@ -94,6 +96,13 @@ def recheck(lhs: Side, rhs: Side, cex: Counterexample) -> Counterexample:
     return again
 
 
+def affordable(inputs: Sequence[Sequence[Any]], params: Mapping[str, Any], degree: int) -> bool:
+    """Whether exact evaluation at this point stays small: a degree-D polynomial at entries of
+    magnitude ≤ m has values of about ``D·log2 m`` bits (entries in {−1, 0, 1} are always cheap)."""
+    m = max([abs(Fraction(x)) for row in inputs for x in row] + [abs(Fraction(v)) for v in params.values()] + [Fraction(1)])
+    return m <= 1 or degree * math.log2(m) <= MAX_CONFIRM_BITS
+
+
 def _candidates(lhs: Side, names: Sequence[str], seed: int, degree: int, count: int) -> list[Point]:
     n, d = lhs.n, lhs.d
     rng = random.Random(f"symverify-cex-{seed}")
@@ -126,7 +135,7 @@ def search(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 
         chunk = pts[start : start + batch]
         modular, flags = _screen(lhs, rhs, chunk)
         for (u, ps), differs in zip(chunk, flags):
-            if not differs:
+            if not differs or not affordable(u, ps, degree):
                 continue
             cex = confirm(lhs, rhs, u, ps, found_by, stage)
             if cex is not None:

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.prove.bounds import Bounds, structure_bounds
-from symverify.prove.counterexample import confirm, search
+from symverify.prove.counterexample import affordable, confirm, search
 from symverify.prove.guard import run_limited
 from symverify.prove.options import Options
 from symverify.prove.outcome import MethodResult, Verdict
@@ -159,5 +159,10 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
     cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree)
     if cex is None and out.point is not None:  # a point where the differing entry is certainly nonzero
         u, ps = out.point
-        cex = confirm(lhs, rhs, [list(r) for r in u], {k: Fraction(v) for k, v in ps}, found_by=method)
+        pdict = {k: Fraction(v) for k, v in ps}
+        if affordable(u, pdict, bounds.degree):
+            cex = confirm(lhs, rhs, [list(r) for r in u], pdict, found_by=method)
+    if cex is None:
+        note = "the polynomials differ, but no counterexample small enough to re-check by exact evaluation was found"
+        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(note,), timings={"expand": out.seconds})
     return MethodResult(Verdict.REFUTED, method, ev, cex, timings={"expand": out.seconds})

@@ -41,6 +41,7 @@ residues).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import time
@@ -50,7 +51,7 @@ from typing import Any
 
 from symverify.errors import ProverError
 from symverify.prove.bounds import M61, Bounds, structure_bounds
-from symverify.prove.counterexample import confirm, search
+from symverify.prove.counterexample import affordable, confirm, search
 from symverify.prove.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
 from symverify.prove.options import Options
 from symverify.prove.outcome import MethodResult, UsageError, Verdict
@@ -111,6 +112,34 @@ def random_prime(rng: random.Random, avoid: int = 1, low: int = PRIME_LOW) -> in
         c = rng.randrange(low, 2 * low)
         if is_prime(c) and avoid % c:
             return c
+
+
+POINTS_FROM = "SHA-256 of both sides and the seed (Fiat–Shamir)"
+
+
+def _fingerprint(side: Side) -> bytes:
+    """A canonical byte string for one side (JSON for circuits and models, repr otherwise)."""
+    if side.kind in ("circuit", "model"):
+        from symverify.ir.serialize import dumps
+
+        return dumps(side.obj).encode()
+    return repr(side.obj).encode()
+
+
+def trial_rng(lhs: Side, rhs: Side, seed: int, tag: str) -> random.Random:
+    """The random source for trial primes and points, derived from both sides and the seed.
+
+    A fixed, public seed must not let anyone pick two different sides whose difference vanishes
+    at the points that will be drawn. Hashing both sides into the seed (Fiat–Shamir) means the
+    points change with every change of either side, so hitting the roots of a nonzero difference
+    takes about ``1 / bound`` attempts against SHA-256: the stated ``(D/p)^k`` bound stands.
+    """
+    h = hashlib.sha256(f"symverify-{tag}-{seed}".encode())
+    for side in (lhs, rhs):
+        fp = _fingerprint(side)
+        h.update(len(fp).to_bytes(8, "big"))
+        h.update(fp)
+    return random.Random(h.digest())
 
 
 def trial_error(bounds: Bounds) -> tuple[Fraction, bool]:
@@ -243,12 +272,23 @@ def _refute(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, method: str, u:
     """A counterexample for a trial point that differs mod ``p``: a small one if the search finds it,
     else the lifted trial point itself (it differs exactly); ProverError if neither separates."""
     cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree)
+    if cex is None and not affordable(u, ps, bounds.degree):
+        return None  # the caller reports unknown: no counterexample small enough to re-check exactly
     if cex is None:  # the residues differ, so the lifted integer point differs exactly
         cex = confirm(lhs, rhs, u, ps, found_by=f"{method} (lifted trial point)")
     if cex is None:
         raise ProverError(f"{method}: the sides differ {where}, but agree under exact evaluation at that point; "
                           "the modular evaluator is wrong")
     return cex
+
+
+def _refuted_or_unknown(method: str, ev: dict[str, Any], cex: Any, seconds: float) -> MethodResult:
+    """Refuted with the re-checkable counterexample; unknown when none is small enough to re-check."""
+    if cex is None:
+        note = ("the sides differ modulo a trial prime, but every counterexample found is too large to "
+                "re-check by exact evaluation (degree × bits of the point over the budget)")
+        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(note,), timings={"trials": seconds})
+    return MethodResult(Verdict.REFUTED, method, ev, cex, timings={"trials": seconds})
 
 
 def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None, *, method: str = "randomized",
@@ -276,7 +316,8 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
     }
     if k is None:
         return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"the degree bound D = {bounds.degree} is not below p: no bound",))
-    rng = random.Random(f"symverify-{tag}-{opts.seed}")
+    rng = trial_rng(lhs, rhs, opts.seed, tag)
+    ev["points_from"] = POINTS_FROM
     names = sorted(lhs.params() | rhs.params())
     primes, done = [], 0
     for t in range(k):
@@ -293,7 +334,7 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
         if a != b:
             ev.update(k=done, mismatch_trial=t, primes=[str(q) for q in primes])
             cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}")
-            return MethodResult(Verdict.REFUTED, method, ev, cex, timings={"trials": time.perf_counter() - start})
+            return _refuted_or_unknown(method, ev, cex, time.perf_counter() - start)
     ev.update(k=k, **_bound_fields(eps**k))
     if not fixed:
         ev["primes"] = [str(q) for q in primes]
@@ -329,7 +370,8 @@ def _run_torch(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, plan: TorchP
     }
     if k is None:  # unreachable: choose_engine requires eps ≤ 2^-10
         return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"the per-trial bound {_pow2(eps)} is not below 1",))
-    rng = random.Random(f"symverify-{tag}-torch-{opts.seed}")
+    rng = trial_rng(lhs, rhs, opts.seed, f"{tag}-torch")
+    ev["points_from"] = POINTS_FROM
     names = sorted(lhs.params() | rhs.params())
     primes: list[int] = []
     for t in range(k):
@@ -346,6 +388,6 @@ def _run_torch(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, plan: TorchP
             ev.update(k=t + 1, points=t * batch + hit + 1, mismatch_trial=t, mismatch_point=hit, primes=[str(q) for q in primes])
             u = [[int(x) for x in row] for row in points[hit]]
             cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}, point {hit} ({BACKEND_TORCH})")
-            return MethodResult(Verdict.REFUTED, method, ev, cex, timings={"trials": time.perf_counter() - start})
+            return _refuted_or_unknown(method, ev, cex, time.perf_counter() - start)
     ev.update(k=k, points=k * batch, primes=[str(q) for q in primes], **_bound_fields(eps**k))
     return MethodResult(Verdict.PROVED, method, ev, timings={"trials": time.perf_counter() - start})

@@ -1,0 +1,92 @@
+"""Regressions found in review; each test's docstring says what went wrong."""
+
+import random
+
+import pytest
+
+from symverify import Circuit, Gate, UsageError, sym
+from symverify.ir.butterfly import Kaleidoscope
+from symverify.prove.randomized import random_prime
+from symverify.semantics.exact import evaluate
+from symverify.verify import verify
+
+
+def _forge(tag: str, k: int) -> list[int]:
+    """The points a fixed, public seed used to produce (before the sides were hashed into it)."""
+    rng = random.Random(f"symverify-{tag}-0")
+    out = []
+    for _ in range(k):
+        p = random_prime(rng, 1)
+        out.append(rng.randrange(p))
+    return out
+
+
+def test_public_seed_cannot_be_used_to_forge_a_proof():
+    """With seed=0 the trial points were predictable, so y = x + Π(x − r_i) passed as y = x."""
+    roots = _forge("pre", 1) + _forge("sz", 2)
+    gates: list[Gate] = []
+
+    def add(g: Gate) -> int:
+        gates.append(g)
+        return len(gates)
+
+    prod = None
+    for r in roots:
+        f = add(Gate.sub(0, add(Gate.const(r))))
+        prod = f if prod is None else add(Gate.mul(prod, f))
+    out = add(Gate.add(0, prod))
+    sq = add(Gate.add(0, add(Gate.const(1))))
+    for _ in range(19):  # a dead high-degree chain pushes auto past exact expansion
+        sq = add(Gate.mul(sq, sq))
+    lhs, rhs = Circuit(1, 1, (), (0,)), Circuit(1, 1, tuple(gates), (out,))
+    for method in ("auto", "randomized"):
+        report = verify(lhs, rhs, method=method)
+        assert report.refuted, str(report)
+        u = [list(r) for r in report.counterexample.inputs]
+        assert evaluate(lhs, u) != evaluate(rhs, u)
+
+
+def test_randomized_evidence_names_how_points_are_drawn():
+    c = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+    report = verify(c, c, method="randomized", backend="python")
+    assert report.proved and "Fiat" in report.evidence["points_from"]
+
+
+def test_kaleidoscope_difference_only_in_the_weights_is_refuted_not_a_prover_error():
+    """A symbolic difference vanishing on small integers made the exact-matrix path raise ProverError."""
+    a = sym("a")
+    P = 1
+    for c in range(-3, 4):
+        P = P * (a - c)
+    rhs = Circuit(1, 1, (Gate.scale(0, 1 + P),), (1,))
+    for method in ("exact", "auto"):
+        report = verify(Kaleidoscope.identity(1), rhs, method=method)
+        assert report.refuted, str(report)
+
+
+def test_huge_degree_counterexample_is_unknown_not_a_hang():
+    """x^(2^40) vs x^(2^40) + x³ − x differ only at |x| ≥ 2, where exact values have 2^40 bits."""
+    gates = [Gate.mul(0, 0)]
+    for _ in range(39):
+        gates.append(Gate.mul(len(gates), len(gates)))
+    top = len(gates)
+    lhs = Circuit(1, 1, tuple(gates), (top,))
+    x3 = len(gates) + 1
+    more = [Gate.mul(0, 0), Gate.mul(x3, 0), Gate.sub(x3 + 1, 0), Gate.add(top, x3 + 2)]
+    rhs = Circuit(1, 1, tuple(gates) + tuple(more), (top + 4,))
+    report = verify(lhs, rhs, method="randomized", backend="python", timeout=30)
+    assert report.verdict.value == "unknown", str(report)
+    assert "too large to re-check" in report.notes[0]
+
+
+@pytest.mark.parametrize("bound", [0, 1, 2, -1])
+def test_error_bound_outside_unit_interval_is_a_usage_error(bound):
+    c = Circuit(1, 1, (), (0,))
+    with pytest.raises(UsageError, match="error_bound: expected a number strictly between 0 and 1"):
+        verify(c, c, method="randomized", error_bound=bound)
+
+
+def test_timeout_must_be_positive():
+    c = Circuit(1, 1, (), (0,))
+    with pytest.raises(UsageError, match="timeout: expected a positive number"):
+        verify(c, c, timeout=0)
