@@ -46,6 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--seed", type=int, default=0)
     v.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
     v.add_argument("--trials", type=int, default=None, help="randomized trials (default: error bound 2^-100)")
+    v.add_argument("--backend", choices=("flint", "sympy", "torch", "python"), default=None,
+                   help="exact engine (flint, sympy) or randomized engine (torch, python)")
+    v.add_argument("--numeric", nargs="?", const="float64", default=None, metavar="DTYPE",
+                   help="also cross-check the float executor (float64, float32, bfloat16); never changes the verdict")
     i = sub.add_parser("info", help="print the statistics of a circuit, model or certificate file")
     i.add_argument("file", metavar="FILE")
     i.add_argument("--json", action="store_true")
@@ -78,7 +82,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         cert = _load(args.certificate)
         if not isinstance(cert, Certificate):
             raise UsageError(f"--certificate {args.certificate}: expected a certificate file, found a {type(cert).__name__}")
-    report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials, certificate=cert)
+    report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
+                    certificate=cert, backend=args.backend, numeric=args.numeric or False)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

@@ -103,3 +103,13 @@ def test_console_script_exit_codes(files):
     assert refuted.returncode == 1 and "REFUTED" in refuted.stdout
     bad = subprocess.run([*cmd, "verify", files["square_c"], files["small"]], capture_output=True, text=True)
     assert bad.returncode == 3 and bad.stderr.startswith("symverify: error: ") and bad.stderr.count("\n") == 1
+
+
+def test_backend_and_numeric_options(files, capsys):
+    code, out, _ = run(capsys, "verify", files["square_c"], files["square_m"], "--method", "randomized",
+                       "--backend", "python", "--numeric", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["evidence"]["backend"].startswith("python")
+    assert data["numeric"]["dtype"] == "float64" and data["verdict"] == "proved"
+    code, _, err = run(capsys, "verify", files["square_c"], files["square_m"], "--method", "exact", "--backend", "torch")
+    assert code == 3 and err.startswith("symverify: error:")
