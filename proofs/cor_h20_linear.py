@@ -22,10 +22,9 @@ from fractions import Fraction
 from symverify.compile.butterfly_to_baseconv import C18, kaleidoscope_factors, kaleidoscope_model
 from symverify.compile.kaleidoscope import compile_kaleidoscope
 from symverify.ir.analysis import stats
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.scalar import sym
+from symverify.ir.circuit import Circuit
 from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
-from symverify.library import matvec, prefix_sums, random_linear_circuit, walsh_hadamard
+from symverify.library import matvec, prefix_sums, random_linear_circuit, symbolic_mixing, walsh_hadamard
 from symverify.proofscript import Instance, ProofResult, script_main
 from symverify.prove.compositional import check_certificate
 from symverify.verify import verify
@@ -33,19 +32,14 @@ from symverify.verify import verify
 TITLE = "Corollary H.20 (linear circuits → BaseConv with O(Δ log w) layers and N' = O(w), via H.19 and H.18)"
 
 
-def symbolic(n: int) -> Circuit:
-    a, b = sym("a"), sym("b")
-    gates = [Gate.lin(i, a, (i + 1) % n, b) for i in range(n)]
-    gates += [Gate.lin(n + i, 1, n + (i + 1) % n, a * b) for i in range(n)]
-    return Circuit(n, 1, tuple(gates), tuple(range(2 * n, 3 * n)), f"symbolic_{n}")
 
 
 def circuits(quick: bool) -> list[Circuit]:
     M = [[1, 2, 0, -1], [0, 1, Fraction(1, 2), 0], [3, 0, 0, 1], [0, 0, 1, 1]]
-    out = [walsh_hadamard(4, 2), prefix_sums(4, 2), matvec(M, 2, 2), symbolic(4),
+    out = [walsh_hadamard(4, 2), prefix_sums(4, 2), matvec(M, 2, 2), symbolic_mixing(4),
            Circuit(2, 3, (), (5, 4, 3, 0), "selection_2x3"), random_linear_circuit(3, 2, 20, 4, seed=1)]
     if not quick:
-        out += [walsh_hadamard(16), walsh_hadamard(8, 4), prefix_sums(32), symbolic(16),
+        out += [walsh_hadamard(16), walsh_hadamard(8, 4), prefix_sums(32), symbolic_mixing(16),
                 random_linear_circuit(8, 4, 200, 10, seed=2, num_outputs=16), random_linear_circuit(5, 3, 120, 12, seed=3)]
     return out
 

@@ -18,10 +18,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.scalar import sym
 from symverify.kaleidoscope import linear_circuit_to_kaleidoscope, verify_circuit
 from symverify.kaleidoscope.verify import as_instance
-from symverify.library import matvec, prefix_sums, random_linear_circuit, walsh_hadamard
+from symverify.library import matvec, prefix_sums, random_linear_circuit, symbolic_mixing, walsh_hadamard
 from symverify.proofscript import Instance, ProofResult, script_main, timed
 
 TITLE = "Zoology Theorem H.19 / Dao et al. 2020, Theorem 1 (linear circuits are in (BB*)^{O(Δ)}_{O(w/n)})"
@@ -45,20 +44,14 @@ def selection(n: int) -> Circuit:
     return Circuit(n, 1, (), (*range(n - 1, 0, -1), 0), f"selection_{n}")
 
 
-def symbolic(n: int) -> Circuit:
-    """``y_i = a·x_i + b·x_{i+1}`` then a second level mixing neighbours with ``a·b``."""
-    a, b = sym("a"), sym("b")
-    gates = [Gate.lin(i, a, (i + 1) % n, b) for i in range(n)]
-    gates += [Gate.lin(n + i, 1, n + (i + 1) % n, a * b) for i in range(n)]
-    return Circuit(n, 1, tuple(gates), tuple(range(2 * n, 3 * n)), f"symbolic_{n}")
 
 
 def circuits(quick: bool) -> list[Circuit]:
     M = [[1, 2, 0, -1], [0, 1, Fraction(1, 2), 0], [3, 0, 0, 1], [0, 0, 1, 1]]
-    out = [walsh_hadamard(4, 2), walsh_hadamard(8), prefix_sums(4, 2), matvec(M, 2, 2), long_range(6), selection(5), symbolic(4)]
+    out = [walsh_hadamard(4, 2), walsh_hadamard(8), prefix_sums(4, 2), matvec(M, 2, 2), long_range(6), selection(5), symbolic_mixing(4)]
     out += [random_linear_circuit(3, 2, 20, 4, seed=s) for s in range(3)]
     if not quick:
-        out += [walsh_hadamard(64), walsh_hadamard(16, 16), prefix_sums(64), long_range(40), symbolic(16)]
+        out += [walsh_hadamard(64), walsh_hadamard(16, 16), prefix_sums(64), long_range(40), symbolic_mixing(16)]
         out += [random_linear_circuit(8, 4, 300, 12, seed=s, num_outputs=20) for s in range(3)]
         out += [random_linear_circuit(4, 1, 60, 20, seed=10 + s) for s in range(3)]
     return out

@@ -14,7 +14,7 @@ from symverify.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.errors import IRError
 from symverify.ir.analysis import levels
 from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.scalar import Scalar, as_scalar
+from symverify.ir.scalar import Scalar, as_scalar, sym
 
 __all__ = [
     "walsh_hadamard",
@@ -28,6 +28,7 @@ __all__ = [
     "retnet",
     "random_circuit",
     "random_linear_circuit",
+    "symbolic_mixing",
     "standard_library",
 ]
 
@@ -176,6 +177,15 @@ def retnet(N: int, d: int, gamma: object, W_A: Sequence[Sequence[object]], W_C: 
 
 _COEFFS: list[Scalar] = [1, 1, -1, 2, -2, 3, Fraction(1, 2), Fraction(-2, 3)]
 _CONSTS: list[Scalar] = [1, 2, -1, Fraction(1, 3)]
+
+
+def symbolic_mixing(n: int) -> Circuit:
+    """A linear circuit with symbolic coefficients (for "for all a, b" statements): level 1 is
+    ``y_i = a·x_i + b·x_{i+1}``, level 2 ``z_i = y_i + a·b·y_{i+1}`` (indices mod n); n×1 input."""
+    a, b = sym("a"), sym("b")
+    gates = [Gate.lin(i, a, (i + 1) % n, b) for i in range(n)]
+    gates += [Gate.lin(n + i, 1, n + (i + 1) % n, a * b) for i in range(n)]
+    return Circuit(n, 1, tuple(gates), tuple(range(2 * n, 3 * n)), f"symbolic_mixing_{n}")
 
 
 def _coeff(rng: random.Random) -> Scalar:

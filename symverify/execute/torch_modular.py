@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from symverify.errors import IRError, ShapeError
+from symverify.primes import is_prime
 
 from ._torch import require_torch
 from .circuit_plan import CircuitPlan
@@ -33,32 +34,9 @@ __all__ = ["run_model_mod", "run_circuit_mod", "check_prime", "check_residues", 
 MAX_CONTRACTION = 2**20  # K above which limb partial sums could reach 2^53
 
 
-def _is_prime(n: int) -> bool:
-    """Deterministic Miller–Rabin for n < 4 759 123 141 (bases 2, 7, 61)."""
-    if n < 2:
-        return False
-    for q in (2, 3, 5, 7, 11, 13, 61):
-        if n % q == 0:
-            return n == q
-    d, s = n - 1, 0
-    while d % 2 == 0:
-        d, s = d // 2, s + 1
-    for a in (2, 7, 61):
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(s - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
-
-
 def check_prime(p: object) -> int:
     """Validate the modulus: a prime with ``p < 2^31`` (so products of residues fit in int64)."""
-    if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not _is_prime(p):
+    if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not is_prime(p):
         raise IRError(f"modulus p: expected a prime 2 ≤ p < 2^31 (e.g. 2147483647 = 2^31 − 1), found {p!r}")
     return p
 

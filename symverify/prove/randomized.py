@@ -50,6 +50,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import ProverError
+from symverify.primes import is_prime
 from symverify.prove.bounds import M61, Bounds, structure_bounds
 from symverify.prove.counterexample import affordable, confirm, search
 from symverify.prove.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
@@ -75,36 +76,6 @@ TORCH_MIN_COST = 1_000_000
 ENGINES = ("auto", "torch", "python")
 BACKEND_TORCH = "torch int64 mod 31-bit primes"
 BACKEND_PYTHON = "python ints mod p ≥ 2^61"
-_MR_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)  # deterministic below 3.3·10^24
-
-
-def is_prime(n: int) -> bool:
-    """Deterministic Miller–Rabin for ``n < 3.3·10^24``.
-
-    >>> is_prime(2**61 - 1), is_prime(2**61 + 1)
-    (True, False)
-    """
-    if n < 2:
-        return False
-    for q in _MR_BASES:
-        if n % q == 0:
-            return n == q
-    d, s = n - 1, 0
-    while d % 2 == 0:
-        d, s = d // 2, s + 1
-    for a in _MR_BASES:
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(s - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
-
-
 def random_prime(rng: random.Random, avoid: int = 1, low: int = PRIME_LOW) -> int:
     """A prime uniform among the primes in ``[low, 2·low)`` (default ``[2^61, 2^62)``) that do not
     divide ``avoid`` (rejection sampling)."""
