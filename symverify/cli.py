@@ -2,7 +2,9 @@
 
 ``symverify verify A.json B.json [--method M] [--certificate CERT.json] [--json]`` exits 0 when
 proved, 1 when refuted, 2 when unknown and 3 on a usage or input error; ``symverify info FILE``
-prints the statistics of a circuit, model or certificate; ``symverify prove [NAME ...|all]``
+prints the statistics of a circuit, model or certificate (``--compile METHOD`` adds a compiled
+model's resources against its stated bounds); ``symverify compile CIRCUIT.json -o MODEL.json
+[--certificate CERT.json]`` writes a compiled model and its certificate; ``symverify prove [NAME ...|all]``
 runs proof scripts (:mod:`symverify.runner`) and exits 0 only when every instance is proved within
 its stated bounds. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
 ``symverify: error: ...``, with exit code 3 and no traceback.
@@ -53,6 +55,14 @@ def _parser() -> argparse.ArgumentParser:
     i = sub.add_parser("info", help="print the statistics of a circuit, model or certificate file")
     i.add_argument("file", metavar="FILE")
     i.add_argument("--json", action="store_true")
+    i.add_argument("--compile", choices=("dense", "kaleidoscope"), metavar="METHOD",
+                   help="for a circuit: also compile it (dense or kaleidoscope) and show the resources vs stated bounds")
+    c = sub.add_parser("compile", help="compile a circuit into a BaseConv model with its stage certificate")
+    c.add_argument("circuit", metavar="CIRCUIT.json")
+    c.add_argument("--method", choices=("dense", "kaleidoscope"), default="kaleidoscope")
+    c.add_argument("-o", "--output", metavar="MODEL.json", required=True, help="where to write the model")
+    c.add_argument("--certificate", metavar="CERT.json", help="where to write the stage certificate")
+    c.add_argument("--json", action="store_true", help="print the resources as JSON")
     p = sub.add_parser("prove", help="run proof scripts (proofs/*.py)")
     p.add_argument("names", nargs="*", metavar="NAME", help="script names, or 'all' (default)")
     p.add_argument("--quick", action="store_true", help="the small tier")
@@ -112,14 +122,46 @@ def info_dict(obj: Any) -> dict[str, Any]:
     return out
 
 
+def _compile_file(path: str, method: str) -> Any:
+    from symverify.compile import compile
+    from symverify.errors import UsageError
+    from symverify.ir.circuit import Circuit
+
+    circuit = _load(path)
+    if not isinstance(circuit, Circuit):
+        raise UsageError(f"{path}: expected a circuit to compile, found a {type(circuit).__name__}")
+    return compile(circuit, method=method)
+
+
+def _cmd_compile(args: argparse.Namespace) -> int:
+    from symverify.ir.serialize import dump_file
+
+    compiled = _compile_file(args.circuit, args.method)
+    dump_file(compiled.model, args.output)
+    if args.certificate and compiled.certificate is not None:
+        dump_file(compiled.certificate, args.certificate)
+    print(json.dumps(compiled.to_json(), indent=2) if args.json else str(compiled))
+    return 0
+
+
 def _cmd_info(args: argparse.Namespace) -> int:
     data = info_dict(_load(args.file))
+    compiled = _compile_file(args.file, args.compile) if args.compile else None
     if args.json:
+        if compiled is not None:
+            data["compiled"] = compiled.to_json()
         print(json.dumps(data, indent=2, default=str))
         return 0
     print(f"{args.file}: {data.pop('kind')}")
     for k, v in data.items():
         print(f"  {k}: {v}")
+    if compiled is not None:
+        print(f"  compiled ({compiled.method}): signature (N, L, d, N', d') = {compiled.model.signature}")
+        for k, v in compiled.resources.items():
+            bound = f"  (stated bound {compiled.bounds[k]})" if k in compiled.bounds else ""
+            print(f"    {k}: {v}{bound}")
+        if compiled.over_bound():
+            print(f"    OVER BOUND: {', '.join(compiled.over_bound())}")
     return 0
 
 
@@ -199,6 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_verify(args)
         if args.command == "info":
             return _cmd_info(args)
+        if args.command == "compile":
+            return _cmd_compile(args)
         return _cmd_prove(args)
     except SymverifyError as e:
         msg = " ".join(str(e).split("\n")[0].split()) or type(e).__name__

@@ -113,3 +113,25 @@ def test_backend_and_numeric_options(files, capsys):
     assert data["numeric"]["dtype"] == "float64" and data["verdict"] == "proved"
     code, _, err = run(capsys, "verify", files["square_c"], files["square_m"], "--method", "exact", "--backend", "torch")
     assert code == 3 and err.startswith("symverify: error:")
+
+
+def test_compile_then_verify_round_trip(tmp_path, capsys):
+    from symverify.library import determinant
+
+    circuit, model, cert = (str(tmp_path / f) for f in ("c.json", "m.json", "cert.json"))
+    dump_file(determinant(2), circuit)
+    for method in ("dense", "kaleidoscope"):
+        code, out, _ = run(capsys, "compile", circuit, "--method", method, "-o", model, "--certificate", cert, "--json")
+        data = json.loads(out)
+        assert code == 0 and data["method"] == method and data["over_bound"] == []
+        code, out, _ = run(capsys, "verify", circuit, model, "--certificate", cert, "--method", "compositional")
+        assert code == 0 and out.startswith("PROVED")
+    code, _, err = run(capsys, "compile", model, "-o", str(tmp_path / "x.json"))
+    assert code == 3 and "expected a circuit to compile, found a Model" in err
+
+
+def test_info_with_compile(files, capsys):
+    code, out, _ = run(capsys, "info", files["square_c"], "--compile", "kaleidoscope")
+    assert code == 0 and "compiled (kaleidoscope): signature" in out and "stated bound" in out
+    code, out, _ = run(capsys, "info", files["square_c"], "--compile", "dense", "--json")
+    assert code == 0 and json.loads(out)["compiled"]["method"] == "dense"
