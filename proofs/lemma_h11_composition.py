@@ -29,14 +29,10 @@ from symverify.gadgets.primitives import (
 from symverify.gadgets.proving import fragment_instance, prove_fragment
 from symverify.gadgets.remember import ChannelF, ConstF, remember_rows
 from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
 from symverify.proofscript import Instance, ProofResult, script_main
 
 TITLE = "Lemma H.11 (composition with clean interfaces; padding to a larger inner size)"
 
-
-def _sym(name: str, rows: int, cols: int) -> Grid:
-    return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
 
 
 def _refused(name: str, build, expect: str) -> Instance:
@@ -60,13 +56,13 @@ def _unclean_refuted(name: str, first, second) -> Instance:
 
 def _clean_stacks(quick: bool) -> list[tuple[str, object]]:
     stacks = [
-        ("shift_down ; gate (all B) ; convolution (all h)", compose(shift_down(3, 2, 1), fixed_gate(_sym("B", 3, 2)), convolution(_sym("h", 3, 2)))),
-        ("mask ; remember (all h, all F, 2 layers)", compose(fixed_gate(Grid.from_cells(6, 1, {(i, 0): 1 for i in range(3)})), remember_rows(6, 1, 2, 1, _sym("h", 2, 1), ConstF(_sym("F", 2, 1))))),
+        ("shift_down ; gate (all B) ; convolution (all h)", compose(shift_down(3, 2, 1), fixed_gate(Grid.symbolic("B", 3, 2)), convolution(Grid.symbolic("h", 3, 2)))),
+        ("mask ; remember (all h, all F, 2 layers)", compose(fixed_gate(Grid.from_cells(6, 1, {(i, 0): 1 for i in range(3)})), remember_rows(6, 1, 2, 1, Grid.symbolic("h", 2, 1), ConstF(Grid.symbolic("F", 2, 1))))),
         ("add ; shift_up ; identity", compose(running_add(1, 3, 1), shift_up(3, 1, 1), identity(3, 1))),
         ("mask ; remember (channel f) ; move block down ; move it back up", compose(fixed_gate(Grid.from_cells(5, 2, {(0, 0): 1, (0, 1): 1, (1, 0): 1})), remember_rows(5, 2, 1, 1, Grid.from_cells(1, 1, {(0, 0): 1}), ChannelF((1,))), move_rows(5, 2, 0, 3, 2, cols=[0]), move_rows(5, 2, 3, 0, 2, cols=[0]))),
     ]
     if not quick:
-        stacks.append(("gate ; remember (all h) ; remember (all h)", compose(fixed_gate(Grid.from_cells(8, 1, {(i, 0): 1 for i in range(3)})), remember_rows(8, 1, 2, 1, _sym("h", 2, 1), ConstF(Grid.from_cells(2, 1, {(0, 0): 1, (1, 0): 1}))), remember_rows(8, 1, 2, 1, _sym("g", 2, 1), ConstF(_sym("F", 2, 1))))))
+        stacks.append(("gate ; remember (all h) ; remember (all h)", compose(fixed_gate(Grid.from_cells(8, 1, {(i, 0): 1 for i in range(3)})), remember_rows(8, 1, 2, 1, Grid.symbolic("h", 2, 1), ConstF(Grid.from_cells(2, 1, {(0, 0): 1, (1, 0): 1}))), remember_rows(8, 1, 2, 1, Grid.symbolic("g", 2, 1), ConstF(Grid.symbolic("F", 2, 1))))))
     return stacks
 
 
@@ -89,7 +85,7 @@ def run(quick: bool = False) -> ProofResult:
     garbage_f = remember_rows(3, 2, 1, 1, Grid.from_cells(1, 1, {(0, 0): 1}), ChannelF((1,)))
     res.instances.append(_refused("stack leaving the f channel of r's rows dirty is refused", lambda: compose(identity(3, 2), garbage_f), "(1, 1)"))
     res.instances.append(_unclean_refuted("… and that unchecked stack is refuted (f channel garbage leaks into r)", identity(3, 2), garbage_f))
-    workspace = remember_rows(6, 1, 2, 1, _sym("h", 2, 1), ConstF(_sym("F", 2, 1)))
+    workspace = remember_rows(6, 1, 2, 1, Grid.symbolic("h", 2, 1), ConstF(Grid.symbolic("F", 2, 1)))
     res.instances.append(_refused("stack leaving remember's workspace dirty is refused", lambda: compose(identity(6, 1), workspace), "(3, 0)"))
     res.instances.append(_unclean_refuted("… and that unchecked stack is refuted (workspace garbage leaks)", identity(6, 1), workspace))
     return res

@@ -32,9 +32,6 @@ from symverify.proofscript import ProofResult, script_main
 TITLE = "BaseConv primitives (notes §2.3: lmm:primitives, prim-shift, prim-add)"
 
 
-def _sym_grid(name: str, rows: int, cols: int) -> Grid:
-    return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
-
 
 def _row0_bias(rows: int, cols: int) -> Grid:
     return Grid.from_cells(rows, cols, {(0, j): sym(f"c[{j}]") for j in range(cols)})
@@ -46,13 +43,13 @@ def run(quick: bool = False) -> ProofResult:
     for nn, dd in sizes:
         tag = f"{nn}x{dd}"
         frags = [
-            (f"linear map u·W, all W ({tag})", linear_map(_sym_grid("W", dd, dd), nn)),
+            (f"linear map u·W, all W ({tag})", linear_map(Grid.symbolic("W", dd, dd), nn)),
             (f"identity ({tag})", identity(nn, dd)),
-            (f"affine map on row 0, all W, c ({tag})", affine_map(_sym_grid("W", dd, dd), nn, _row0_bias(nn, dd), rows=[0])),
-            (f"convolution causal, all h ({tag})", convolution(_sym_grid("h", nn, dd), "causal")),
-            (f"convolution cyclic, all h ({tag})", convolution(_sym_grid("h", nn, dd), "cyclic")),
-            (f"fixed gate B⊙u, all B ({tag})", fixed_gate(_sym_grid("B", nn, dd))),
-            (f"constant R, all R ({tag})", constant(_sym_grid("R", nn, dd))),
+            (f"affine map on row 0, all W, c ({tag})", affine_map(Grid.symbolic("W", dd, dd), nn, _row0_bias(nn, dd), rows=[0])),
+            (f"convolution causal, all h ({tag})", convolution(Grid.symbolic("h", nn, dd), "causal")),
+            (f"convolution cyclic, all h ({tag})", convolution(Grid.symbolic("h", nn, dd), "cyclic")),
+            (f"fixed gate B⊙u, all B ({tag})", fixed_gate(Grid.symbolic("B", nn, dd))),
+            (f"constant R, all R ({tag})", constant(Grid.symbolic("R", nn, dd))),
         ]
         for s in range(nn):
             frags.append((f"shift_down({s}) causal ({tag})", shift_down(nn, dd, s)))

@@ -30,7 +30,7 @@ Built = tuple[Model, Circuit]
 
 
 def _sym_grid(rows: int, cols: int, name: str) -> Grid:
-    return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
+    return Grid.symbolic(name, rows, cols)
 
 
 def _impulse(n: int, d: int, lag: int) -> Grid:

@@ -18,9 +18,6 @@ from symverify.proofscript import ProofResult, script_main
 TITLE = "Proposition H.10 (remember): f ⊙ (h ⊛ x) on one block, r kept, in ≤ 2 layers"
 
 
-def _sym(name: str, rows: int, cols: int) -> Grid:
-    return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
-
 
 def _e0(rows: int, cols: int) -> Grid:
     return Grid.from_cells(rows, cols, {(0, t): 1 for t in range(cols)})
@@ -33,14 +30,14 @@ def run(quick: bool = False) -> ProofResult:
         n1 = a + b + 1
         n2 = 2 * (a + b)
         cases = [
-            (f"rows a={a} b={b}: h=e_0, f const (all F)", remember_rows(n1, 1, a, b, _e0(a, 1), ConstF(_sym("F", a, 1))), {"layers": 1}),
+            (f"rows a={a} b={b}: h=e_0, f const (all F)", remember_rows(n1, 1, a, b, _e0(a, 1), ConstF(Grid.symbolic("F", a, 1))), {"layers": 1}),
             (f"rows a={a} b={b}: H.21 use x=v2, f=v1 (channel), h=e_0", remember_rows(n1, 2, a, b, _e0(a, 1), ChannelF((1,))), {"layers": 1}),
             (f"rows a={a} b={b}: h=g·e_0 (all g), f channel", remember_rows(n1, 2, a, b, Grid.from_cells(a, 1, {(0, 0): sym("g")}), ChannelF((1,))), {"layers": 1}),
-            (f"rows a={a} b={b}: all h, f const (all F)", remember_rows(n2, 1, a, b, _sym("h", a, 1), ConstF(_sym("F", a, 1))), {"inner_n": n2}),
-            (f"rows a={a} b={b}: all h, f channel, 2 channels", remember_rows(n2, 4, a, b, _sym("h", a, 2), ChannelF((3, 0)), cols=(1, 2)), {"inner_n": n2}),
-            (f"rows a={a} b=0: all h, f channel", remember_rows(a + 1, 2, a, 0, _sym("h", a, 1), ChannelF((1,))), {"layers": 1}),
+            (f"rows a={a} b={b}: all h, f const (all F)", remember_rows(n2, 1, a, b, Grid.symbolic("h", a, 1), ConstF(Grid.symbolic("F", a, 1))), {"inner_n": n2}),
+            (f"rows a={a} b={b}: all h, f channel, 2 channels", remember_rows(n2, 4, a, b, Grid.symbolic("h", a, 2), ChannelF((3, 0)), cols=(1, 2)), {"inner_n": n2}),
+            (f"rows a={a} b=0: all h, f channel", remember_rows(a + 1, 2, a, 0, Grid.symbolic("h", a, 1), ChannelF((1,))), {"layers": 1}),
             (f"channels a={a} b={b}: H.21 multiply [v2|v3|v1] ↦ [v1⊙v2|v3|0]", remember_channels(1, 2 * a + b, a, b, _e0(1, a), ChannelF(tuple(range(a + b, 2 * a + b)))), {"layers": 1}),
-            (f"channels a={a} b={b}: all h over 3 rows, f const", remember_channels(3, a + b, a, b, _sym("h", 3, a), ConstF(_sym("F", 3, a)), m=3), {"layers": 1}),
+            (f"channels a={a} b={b}: all h over 3 rows, f const", remember_channels(3, a + b, a, b, Grid.symbolic("h", 3, a), ConstF(Grid.symbolic("F", 3, a)), m=3), {"layers": 1}),
         ]
         for name, frag, extra in cases:
             res.instances.append(fragment_instance(frag, name, {"layers": REMEMBER_MAX_LAYERS, **extra}))

@@ -23,19 +23,15 @@ from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
 
 
-def sgrid(name, rows, cols):
-    return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
-
-
 def test_clean_stack_is_proved_and_layers_and_bounds_add():
-    frag = compose(shift_down(3, 2, 1), fixed_gate(sgrid("B", 3, 2)), convolution(sgrid("h", 3, 2)))
+    frag = compose(shift_down(3, 2, 1), fixed_gate(Grid.symbolic("B", 3, 2)), convolution(Grid.symbolic("h", 3, 2)))
     assert frag.depth == 3 and frag.bounds["layers"] == 3
     assert prove_fragment(frag).proved
 
 
 def test_mask_then_two_layer_remember_is_proved():
     mask = fixed_gate(Grid.from_cells(6, 1, {(i, 0): 1 for i in range(3)}))
-    frag = compose(mask, remember_rows(6, 1, 2, 1, sgrid("h", 2, 1), ConstF(sgrid("F", 2, 1))))
+    frag = compose(mask, remember_rows(6, 1, 2, 1, Grid.symbolic("h", 2, 1), ConstF(Grid.symbolic("F", 2, 1))))
     p = prove_fragment(frag)
     assert p.proved and frag.depth == 3
     # the spec records the junction and the inner checkpoint
@@ -57,7 +53,7 @@ def test_unchecked_unclean_stack_really_computes_something_else():
 
 
 def test_workspace_garbage_leaks_without_the_interface_rule():
-    rem = remember_rows(6, 1, 2, 1, sgrid("h", 2, 1), ConstF(sgrid("F", 2, 1)))
+    rem = remember_rows(6, 1, 2, 1, Grid.symbolic("h", 2, 1), ConstF(Grid.symbolic("F", 2, 1)))
     with pytest.raises(IRError, match=r"\(3, 0\)"):
         compose(identity(6, 1), rem)
     assert prove_fragment(compose(identity(6, 1), rem, check_interfaces=False)).exact is False

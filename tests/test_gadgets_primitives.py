@@ -30,19 +30,14 @@ from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
 from symverify.semantics.exact import evaluate
 
-
-def sgrid(name, rows, cols):
-    return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
-
-
 PRIMITIVES = [
-    ("linear_map", lambda: linear_map(sgrid("W", 2, 2), 3)),
+    ("linear_map", lambda: linear_map(Grid.symbolic("W", 2, 2), 3)),
     ("identity", lambda: identity(3, 2)),
-    ("affine_map", lambda: affine_map(sgrid("W", 2, 2), 3, Grid.from_cells(3, 2, {(0, 1): sym("c")}), rows=[0])),
-    ("conv_causal", lambda: convolution(sgrid("h", 3, 2), "causal")),
-    ("conv_cyclic", lambda: convolution(sgrid("h", 3, 2), Mode.CYCLIC)),
-    ("gate", lambda: fixed_gate(sgrid("B", 3, 2))),
-    ("constant", lambda: constant(sgrid("R", 2, 2))),
+    ("affine_map", lambda: affine_map(Grid.symbolic("W", 2, 2), 3, Grid.from_cells(3, 2, {(0, 1): sym("c")}), rows=[0])),
+    ("conv_causal", lambda: convolution(Grid.symbolic("h", 3, 2), "causal")),
+    ("conv_cyclic", lambda: convolution(Grid.symbolic("h", 3, 2), Mode.CYCLIC)),
+    ("gate", lambda: fixed_gate(Grid.symbolic("B", 3, 2))),
+    ("constant", lambda: constant(Grid.symbolic("R", 2, 2))),
     ("shift_down0", lambda: shift_down(3, 2, 0)),
     ("shift_down2", lambda: shift_down(3, 2, 2)),
     ("shift_up1", lambda: shift_up(4, 1, 1)),

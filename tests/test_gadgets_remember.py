@@ -16,24 +16,20 @@ from symverify.ir.scalar import sym
 from symverify.semantics.exact import evaluate
 
 
-def sgrid(name, rows, cols):
-    return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
-
-
 def e0(rows, cols):
     return Grid.from_cells(rows, cols, {(0, t): 1 for t in range(cols)})
 
 
 CASES = [
-    ("rows e0 const", lambda: remember_rows(4, 1, 2, 1, e0(2, 1), ConstF(sgrid("F", 2, 1))), 1),
+    ("rows e0 const", lambda: remember_rows(4, 1, 2, 1, e0(2, 1), ConstF(Grid.symbolic("F", 2, 1))), 1),
     ("rows e0 channel (H.21 use)", lambda: remember_rows(4, 2, 2, 1, e0(2, 1), ChannelF((1,))), 1),
     ("rows g*e0 channel", lambda: remember_rows(3, 2, 1, 2, Grid.from_cells(1, 1, {(0, 0): sym("g")}), ChannelF((1,))), 1),
-    ("rows all-h const", lambda: remember_rows(6, 1, 2, 1, sgrid("h", 2, 1), ConstF(sgrid("F", 2, 1))), 2),
-    ("rows all-h channel 2 cols", lambda: remember_rows(8, 4, 2, 2, sgrid("h", 2, 2), ChannelF((3, 0)), cols=(1, 2)), 2),
-    ("rows all-h no r", lambda: remember_rows(2, 2, 2, 0, sgrid("h", 2, 1), ChannelF((1,))), 1),
+    ("rows all-h const", lambda: remember_rows(6, 1, 2, 1, Grid.symbolic("h", 2, 1), ConstF(Grid.symbolic("F", 2, 1))), 2),
+    ("rows all-h channel 2 cols", lambda: remember_rows(8, 4, 2, 2, Grid.symbolic("h", 2, 2), ChannelF((3, 0)), cols=(1, 2)), 2),
+    ("rows all-h no r", lambda: remember_rows(2, 2, 2, 0, Grid.symbolic("h", 2, 1), ChannelF((1,))), 1),
     ("channels H.21 multiply", lambda: remember_channels(1, 5, 2, 1, e0(1, 2), ChannelF((3, 4))), 1),
-    ("channels all-h const 3 rows", lambda: remember_channels(3, 3, 2, 1, sgrid("h", 3, 2), ConstF(sgrid("F", 3, 2)), m=3), 1),
-    ("channels all-h channel f 2 rows", lambda: remember_channels(3, 5, 2, 1, sgrid("h", 2, 2), ChannelF((4, 3)), m=2), 1),
+    ("channels all-h const 3 rows", lambda: remember_channels(3, 3, 2, 1, Grid.symbolic("h", 3, 2), ConstF(Grid.symbolic("F", 3, 2)), m=3), 1),
+    ("channels all-h channel f 2 rows", lambda: remember_channels(3, 5, 2, 1, Grid.symbolic("h", 2, 2), ChannelF((4, 3)), m=2), 1),
 ]
 
 
@@ -47,7 +43,7 @@ def test_remember_is_proved_with_the_stated_constant(name, build, layers):
 
 
 def test_two_layer_form_needs_the_workspace_and_uses_it_cleanly():
-    frag = remember_rows(6, 1, 2, 1, sgrid("h", 2, 1), ConstF(sgrid("F", 2, 1)))
+    frag = remember_rows(6, 1, 2, 1, Grid.symbolic("h", 2, 1), ConstF(Grid.symbolic("F", 2, 1)))
     assert frag.layers[1].mode.value == "cyclic"
     spec = frag.spec()
     assert spec.checkpoints and spec.checkpoints[0][0] == 1  # r parked at rows [a+s, a+b+s)
@@ -92,7 +88,7 @@ def test_remember_rows_agrees_with_a_direct_oracle(a, b, data):
 
 
 def test_every_mutated_weight_of_remember_is_refuted():
-    frag = remember_rows(6, 2, 2, 1, sgrid("h", 2, 1), ChannelF((1,)))
+    frag = remember_rows(6, 2, 2, 1, Grid.symbolic("h", 2, 1), ChannelF((1,)))
     count = 0
     for li, layer in enumerate(frag.layers):
         for gname, g in layer.grids():
@@ -112,7 +108,7 @@ def test_every_mutated_weight_of_remember_is_refuted():
     [
         (lambda: remember_rows(3, 1, 0, 1, e0(1, 1), ConstF(e0(1, 1))), ShapeError, "a ≥ 1"),
         (lambda: remember_rows(3, 1, 2, 2, e0(2, 1), ConstF(e0(2, 1))), ShapeError, "a \\+ b ≤ N' = 3"),
-        (lambda: remember_rows(5, 1, 2, 1, sgrid("h", 2, 1), ConstF(e0(2, 1))), ShapeError, "workspace, N' ≥ 2\\(a \\+ b\\) = 6"),
+        (lambda: remember_rows(5, 1, 2, 1, Grid.symbolic("h", 2, 1), ConstF(e0(2, 1))), ShapeError, "workspace, N' ≥ 2\\(a \\+ b\\) = 6"),
         (lambda: remember_rows(4, 1, 2, 1, e0(2, 1), ConstF(e0(1, 1))), ShapeError, "constant of the x block's shape 2×1"),
         (lambda: remember_rows(4, 3, 2, 1, e0(2, 1), ChannelF((1, 2))), ShapeError, "one f channel per x channel"),
         (lambda: remember_rows(4, 2, 2, 1, e0(2, 2), ChannelF((0, 1)), cols=(0, 1)), IRError, "also used by the x/r blocks"),

@@ -20,7 +20,7 @@ from symverify.gadgets.fragment import CellSet, Fragment, Spec, SpecBuilder, all
 from symverify.ir.baseconv import Layer, Mode
 from symverify.ir.certificate import Cell
 from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero, sym
+from symverify.ir.scalar import Scalar, is_zero
 
 __all__ = [
     "linear_map",
@@ -369,10 +369,7 @@ def generic_layer(inner_n: int, inner_d: int, mode: Mode | str = Mode.CAUSAL, pr
     m = as_mode(mode, "generic_layer")
     nn, dd = inner_n, inner_d
 
-    def g(name: str, r: int, c: int) -> Grid:
-        return Grid.from_cells(r, c, {(i, j): sym(f"{prefix}.{name}[{i}][{j}]") for i in range(r) for j in range(c)})
-
-    W, b1, h, b2 = g("W", dd, dd), g("b1", nn, dd), g("h", nn, dd), g("b2", nn, dd)
+    W, b1, h, b2 = (Grid.symbolic(f"{prefix}.{name}", r, c) for name, r, c in (("W", dd, dd), ("b1", nn, dd), ("h", nn, dd), ("b2", nn, dd)))
     layer = Layer(W, b1, h, b2, m)
 
     def spec(b: SpecBuilder) -> dict[tuple[int, int], int]:

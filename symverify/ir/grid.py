@@ -86,6 +86,17 @@ class Grid:
         return Grid(rows, cols, as_scalar(fill, "grid fill"), tuple(rects))
 
     @staticmethod
+    def symbolic(name: str, rows: int, cols: int) -> Grid:
+        """A grid whose every cell is its own parameter ``name[i][j]`` (statements "for all weights").
+
+        >>> str(Grid.symbolic("W", 2, 2).get(1, 0))
+        'W[1][0]'
+        """
+        from symverify.ir.scalar import sym
+
+        return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
+
+    @staticmethod
     def from_rows(values: Sequence[Sequence[object]], rows: int | None = None, cols: int | None = None) -> Grid:
         """A grid from a nested list; zero cells are not stored."""
         r = len(values) if rows is None else rows
