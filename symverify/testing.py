@@ -10,7 +10,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from hypothesis import strategies as st
+try:
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover - exercised only without the dev extra
+    from symverify.errors import BackendUnavailableError
+
+    raise BackendUnavailableError(
+        "symverify.testing needs hypothesis: pip install hypothesis (or pip install 'symverify[dev]')"
+    ) from None
 
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.circuit import Circuit, Gate, Op
