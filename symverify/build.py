@@ -98,6 +98,16 @@ class Wire:
     def __rmul__(self, other: object) -> Wire:
         return self.__mul__(other)
 
+    def __truediv__(self, other: object) -> Wire:
+        """Division by a nonzero exact constant (``x / 2`` is ``Fraction(1, 2)·x``); circuits have no
+        division gate, so dividing by a wire is refused."""
+        if isinstance(other, Wire):
+            raise IRError("a circuit has no division gate: a wire can only be divided by a nonzero exact constant")
+        c = as_scalar(other, "divisor")
+        if isinstance(c, Sym) or c == 0:
+            raise IRError(f"divisor: expected a nonzero rational constant, found {c}")
+        return self.__mul__(Fraction(1) / c)
+
     def __pow__(self, k: int) -> Wire:
         if not isinstance(k, int) or k < 1:
             raise IRError(f"wire power: expected a positive int exponent, found {k!r}")
@@ -117,11 +127,14 @@ class Wire:
 
 
 def _flatten_outputs(out: Any) -> list[object]:
+    """Flatten nested lists, tuples and arrays (anything with ``tolist``) of wires and scalars."""
+    if hasattr(out, "tolist") and not isinstance(out, Wire):
+        out = out.tolist()
     if isinstance(out, Wire) or not isinstance(out, (list, tuple)):
         return [out]
     flat: list[object] = []
     for item in out:
-        flat.extend(_flatten_outputs(item) if isinstance(item, (list, tuple)) else [item])
+        flat.extend(_flatten_outputs(item))
     return flat
 
 
@@ -134,8 +147,17 @@ def trace(fn: Callable[[list[list[Wire]]], Any], n: int, d: int, name: str = "")
     (3, (4, 0))
     """
     b = CircuitBuilder(n, d)
-    out = fn(b.inputs())
-    return b.build(_flatten_outputs(out), name or getattr(fn, "__name__", ""))
+    outs = _flatten_outputs(fn(b.inputs()))
+    for k, o in enumerate(outs):
+        if not isinstance(o, Wire):
+            try:
+                as_scalar(o, "")
+            except IRError:
+                raise IRError(
+                    f"traced output {k}: expected a wire or an exact scalar, found {type(o).__name__} {str(o)[:40]}; "
+                    "return a (nested) list of wires and exact numbers"
+                ) from None
+    return b.build(outs, name or getattr(fn, "__name__", ""))
 
 
 def sum_tree(b: CircuitBuilder, terms: Sequence[tuple[Scalar, Wire]]) -> Wire:

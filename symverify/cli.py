@@ -122,6 +122,19 @@ def info_dict(obj: Any) -> dict[str, Any]:
     return out
 
 
+def _writable(path: str | None, what: str) -> None:
+    """Refuse, before any work, an output path that cannot be written."""
+    from symverify.errors import UsageError
+
+    if path is None:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{what} {path}: expected a file path, found a directory")
+    if not p.parent.is_dir():
+        raise UsageError(f"{what} {path}: the directory {p.parent} does not exist")
+
+
 def _compile_file(path: str, method: str) -> Any:
     from symverify.compile import compile
     from symverify.errors import UsageError
@@ -136,6 +149,8 @@ def _compile_file(path: str, method: str) -> Any:
 def _cmd_compile(args: argparse.Namespace) -> int:
     from symverify.ir.serialize import dump_file
 
+    _writable(args.output, "-o")
+    _writable(args.certificate, "--certificate")
     compiled = _compile_file(args.circuit, args.method)
     dump_file(compiled.model, args.output)
     if args.certificate and compiled.certificate is not None:
@@ -168,6 +183,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 def _cmd_prove(args: argparse.Namespace) -> int:
     from symverify.runner import default_dir, discover, run_scripts, select
 
+    _writable(args.json, "--json")
     directory = Path(args.dir) if args.dir else default_dir()
     chosen = select(discover(directory), args.names)
     from rich.console import Console
@@ -247,6 +263,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SymverifyError as e:
         msg = " ".join(str(e).split("\n")[0].split()) or type(e).__name__
         print(f"symverify: error: {msg}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as e:  # a file that vanished or could not be written after the checks
+        print(f"symverify: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return EXIT_ERROR
 
 

@@ -339,6 +339,11 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
     numeric_dtype = _numeric_dtype(numeric)
     if seed is None:
         seed = secrets.randbits(63)
+    if type(seed) is not int:
+        raise UsageError(f"seed: expected an int (or None for fresh randomness), found {seed!r}")
+    for name, val, least in (("max_monomials", max_monomials, 0), ("memory_limit", memory_limit, 1)):
+        if val is not None and (type(val) is not int or val < least):
+            raise UsageError(f"{name}: expected an int ≥ {least}, found {val!r}")
     if error_bound is not None:
         eb = as_scalar(error_bound, "error_bound")
         if isinstance(eb, Sym) or not 0 < eb < 1:
@@ -356,7 +361,7 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
         isolate=isolate,
         modular=modular_engine,
     )
-    if trials is not None and trials < 1:
+    if trials is not None and (type(trials) is not int or trials < 1):
         raise UsageError(f"trials: expected a positive int, found {trials!r}")
     timings: dict[str, float] = {}
     stats = {"lhs": _describe(a), "rhs": _describe(b)}

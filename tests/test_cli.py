@@ -55,7 +55,7 @@ def test_certificate_option(files, capsys):
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (("verify", "{square_c}", "{small}"), "different shapes: lhs circuit u⊙u (3×2) is 3×2, rhs circuit (2×2) is 2×2"),
+        (("verify", "{square_c}", "{small}"), "different shapes: lhs circuit u⊙u (3×2), rhs circuit (2×2)"),
         (("verify", "{square_c}", "{missing}"), "cannot read"),
         (("verify", "{square_c}", "{broken}"), "not valid JSON"),
         (("verify", "{cert}", "{square_m}"), "is a certificate; pass it with --certificate"),
@@ -135,3 +135,22 @@ def test_info_with_compile(files, capsys):
     assert code == 0 and "compiled (kaleidoscope): signature" in out and "stated bound" in out
     code, out, _ = run(capsys, "info", files["square_c"], "--compile", "dense", "--json")
     assert code == 0 and json.loads(out)["compiled"]["method"] == "dense"
+
+
+@pytest.mark.parametrize("argv_tail, message", [
+    (["-o", "{tmp}/nope/m.json"], r"-o .*/nope/m.json: the directory .*/nope does not exist"),
+    (["-o", "{tmp}"], r"-o .*: expected a file path, found a directory"),
+    (["-o", "{tmp}/m.json", "--certificate", "{tmp}/nope/c.json"], r"--certificate .*: the directory .* does not exist"),
+])
+def test_compile_refuses_unwritable_outputs_before_work(files, capsys, tmp_path, argv_tail, message):
+    import re
+
+    argv = ["compile", files["square_c"], *(a.format(tmp=tmp_path) for a in argv_tail)]
+    code, _, err = run(capsys, *argv)
+    assert code == 3 and re.search(message, err) and err.count("\n") == 1
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_prove_refuses_unwritable_json_before_running(capsys, tmp_path):
+    code, _, err = run(capsys, "prove", "primitives", "--quick", "--json", str(tmp_path / "nope" / "p.json"))
+    assert code == 3 and "does not exist" in err

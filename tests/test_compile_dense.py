@@ -62,7 +62,7 @@ def test_edge_cases_compile_and_prove(c):
 
 @pytest.mark.parametrize("c", standard_library(True), ids=lambda c: c.name)
 def test_library_circuits_compile_and_prove(c):
-    out = compile(c)
+    out = compile(c, method="dense")
     assert out.method == "dense"
     assert proved(c, out)
     st_ = stats(c)
@@ -73,7 +73,7 @@ def test_library_circuits_compile_and_prove(c):
 
 def test_a_few_hundred_gates_compile_and_prove_compositionally():
     c = random_circuit(4, 4, 300, 20, 0.3, seed=11, num_outputs=16)
-    out = compile(c)
+    out = compile(c, method="dense")
     res = check_certificate(c, out.model, out.certificate)
     assert res.ok and res.stages_checked == out.model.depth
     assert not out.over_bound()
@@ -83,7 +83,7 @@ def test_a_few_hundred_gates_compile_and_prove_compositionally():
 
 def test_certificate_has_a_boundary_after_every_layer_and_only_layout_is_cyclic():
     c = standard_library(True)[1]
-    out = compile(c)
+    out = compile(c, method="dense")
     assert [b.layer for b in out.certificate.boundaries] == list(range(out.model.depth + 1))
     cyclic = [k for k, layer in enumerate(out.model.layers) if layer.mode is Mode.CYCLIC]
     assert cyclic == [1] and out.resources["cyclic_layers"] == 1
@@ -92,7 +92,7 @@ def test_certificate_has_a_boundary_after_every_layer_and_only_layout_is_cyclic(
 
 def test_one_row_circuits_need_no_layout_and_no_cyclic_layer():
     c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
-    out = compile(c)
+    out = compile(c, method="dense")
     assert out.resources["layout_layers"] == 0 and out.model.modes() == {Mode.CAUSAL}
     assert out.model.depth == 2 and proved(c, out)
 
@@ -100,7 +100,7 @@ def test_one_row_circuits_need_no_layout_and_no_cyclic_layer():
 @settings(max_examples=40)
 @given(circuits(max_n=3, max_d=2, max_gates=10, allow_sym=True))
 def test_random_circuits_compile_prove_and_respect_the_bounds(c):
-    out = compile(c)
+    out = compile(c, method="dense")
     assert proved(c, out)
     assert not out.over_bound()
     assert out.bounds == dense_bounds(stats(c).depth, stats(c).width, c.n)
@@ -115,7 +115,7 @@ def _all_mutants(model):
 
 @pytest.mark.parametrize("c", [standard_library(True)[k] for k in (0, 1, 3, 7)], ids=lambda c: c.name)
 def test_every_single_nonzero_weight_mutation_is_refuted(c):
-    out = compile(c)
+    out = compile(c, method="dense")
     ring = shared_ring(c, out.model)
     want = polynomials(c, ring)
     count = 0
@@ -129,7 +129,7 @@ def test_every_single_nonzero_weight_mutation_is_refuted(c):
 
 def test_zero_weights_acting_on_live_cells_are_refuted():
     c = standard_library(True)[3]  # product tree: every input is used
-    out = compile(c)
+    out = compile(c, method="dense")
     ring = shared_ring(c, out.model)
     want = polynomials(c, ring)
     bs = out.certificate.boundaries
@@ -156,7 +156,7 @@ def test_a_mutation_is_refuted_by_verify_with_a_real_counterexample():
     from symverify.verify import verify
 
     c = standard_library(True)[3]
-    out = compile(c)
+    out = compile(c, method="dense")
     li, gname, i, j, v = next(_all_mutants(out.model))
     bad = mutate(out.model, li, gname, i, j, v + 1)
     report = verify(c, bad, method="exact")
@@ -166,7 +166,7 @@ def test_a_mutation_is_refuted_by_verify_with_a_real_counterexample():
 
 def test_lying_certificate_fails():
     c = standard_library(True)[4]
-    out = compile(c)
+    out = compile(c, method="dense")
     b = out.certificate.boundaries
     cells = list(b[3].cells)
     cells[0] = replace(cells[0], const=1)  # claims node + 1
@@ -209,7 +209,7 @@ def test_kaleidoscope_dispatch_passes_options(monkeypatch):
 
 
 def test_compiled_validates_and_reports():
-    out = compile(Circuit(2, 1, (Gate.mul(0, 1),), (2,)))
+    out = compile(Circuit(2, 1, (Gate.mul(0, 1),), (2,)), method="dense")
     assert out.over_bound() == []
     js = out.to_json()
     assert js["method"] == "dense" and js["signature"] == list(out.model.signature)
@@ -237,18 +237,18 @@ def test_dense_refuses_layered_forms_it_cannot_lay_out(monkeypatch):
     mul_first = LayeredForm(1, 2, 2, (MulStage(1, (0, 1), (0, 1), 1, (2,)),))
     monkeypatch.setattr(dense, "layered_form", lambda _c: mul_first)
     with pytest.raises(CompileError, match="not preceded by a linear stage"):
-        compile(c)
+        compile(c, method="dense")
     lin = LinearStage(1, (0, 1), (0, 1), (((0, 1),), ((1, 1),)), (0, 0))
     dup = LayeredForm(1, 2, 2, (lin, MulStage(1, (0, 1), (0, 0), 1, (2,))))
     monkeypatch.setattr(dense, "layered_form", lambda _c: dup)
     with pytest.raises(CompileError, match="does not route a permutation"):
-        compile(c)
+        compile(c, method="dense")
     monkeypatch.setattr(dense, "layered_form", lambda _c: LayeredForm(1, 2, 2, ()))
     with pytest.raises(CompileError, match="has no stages"):
-        compile(c)
+        compile(c, method="dense")
     monkeypatch.setattr(dense, "layered_form", lambda _c: LayeredForm(1, 2, 2, (lin,)))
     with pytest.raises(CompileError, match="not the output list"):
-        compile(c)
+        compile(c, method="dense")
 
 
 @pytest.mark.parametrize("k", [0, 3], ids=["walsh_hadamard", "product_tree"])

@@ -65,3 +65,31 @@ def test_sym_arithmetic_is_canonical():
     assert str(2 * a * b - Fraction(1, 3)) == "2*a*b - 1/3"
     with pytest.raises(IRError, match="parameter name must be an identifier"):
         sym("1x")
+
+
+def test_helpful_errors_for_common_mistakes():
+    import numpy as np
+
+    from symverify import Model, ShapeError, layered_form, polynomials, stats
+    from symverify.semantics.exact import evaluate
+
+    with pytest.raises(IRError, match="stats: expected a Circuit, found Model"):
+        stats(Model(1, 1, 1, 1, ()))
+    with pytest.raises(IRError, match="layered_form: expected a Circuit, found Model"):
+        layered_form(Model(1, 1, 1, 1, ()))
+    with pytest.raises(IRError, match="polynomials: expected a Circuit or Model, found int"):
+        polynomials(42)
+    with pytest.raises(ShapeError, match=r"input: expected an 1×2 nested list \(rows of values\), found list \[1, 2\]"):
+        evaluate(Circuit(1, 2, (), (0,)), [1, 2])
+    with pytest.raises(IRError, match="circuit outputs: expected a sequence, found int 2"):
+        Circuit(1, 2, (), 2)
+    with pytest.raises(IRError, match="no division gate"):
+        Circuit.trace(lambda u: [u[0][0] / u[0][1]], n=1, d=2)
+    with pytest.raises(IRError, match="divisor: expected a nonzero rational constant"):
+        Circuit.trace(lambda u: [u[0][0] / 0], n=1, d=2)
+    with pytest.raises(IRError, match=r"traced output 0: expected a wire or an exact scalar, found Gate"):
+        Circuit.trace(lambda u: [Gate.mul(0, 1)], n=1, d=2)
+    halves = Circuit.trace(lambda u: [u[0][0] / 2], n=1, d=2)
+    assert evaluate(halves, [[3, 0]])[0][0] == Fraction(3, 2)
+    square = Circuit.trace(lambda u: np.array(u) @ np.array(u), n=2, d=2)  # arrays of wires are flattened
+    assert evaluate(square, [[1, 2], [3, 4]]) == [[7, 10], [15, 22]]

@@ -90,3 +90,26 @@ def test_timeout_must_be_positive():
     c = Circuit(1, 1, (), (0,))
     with pytest.raises(UsageError, match="timeout: expected a positive number"):
         verify(c, c, timeout=0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"seed": "abc"}, r"seed: expected an int"),
+    ({"seed": 1.5}, r"seed: expected an int"),
+    ({"trials": "5", "method": "randomized"}, r"trials: expected a positive int, found '5'"),
+    ({"memory_limit": "1GB"}, r"memory_limit: expected an int ≥ 1"),
+    ({"max_monomials": -1}, r"max_monomials: expected an int ≥ 0"),
+])
+def test_option_types_are_checked(kwargs, match):
+    c = Circuit(1, 1, (), (0,))
+    with pytest.raises(UsageError, match=match):
+        verify(c, c, **kwargs)
+
+
+def test_execute_catches_a_misspelt_parameter_as_missing():
+    from symverify import IRError
+    from symverify.execute import execute
+
+    c = Circuit(1, 1, (Gate.scale(0, sym("a")),), (1,))
+    assert execute(c, [[2]], params={"a": 3}).tolist() == [[6]]
+    with pytest.raises(IRError, match=r"symbolic weights a; pass their values"):
+        execute(c, [[2]], params={"A": 3})

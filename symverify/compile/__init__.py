@@ -26,12 +26,15 @@ METHODS = ("dense", "kaleidoscope")
 _DENSE_OPTIONS = ("name",)
 
 
-def compile(circuit: Circuit, method: str = "dense", **options: Any) -> Compiled:
-    """Compile ``circuit`` into a BaseConv model by ``method`` (``"dense"`` or ``"kaleidoscope"``).
+def compile(circuit: Circuit, method: str = "kaleidoscope", **options: Any) -> Compiled:
+    """Compile ``circuit`` into a BaseConv model by ``method``: ``"kaleidoscope"`` (the default,
+    the paper's Theorem H.21 construction) or ``"dense"`` (the baseline).
 
     >>> from symverify.ir.circuit import Circuit, Gate
-    >>> compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,))).model.signature
+    >>> compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense").model.signature
     (1, 2, 2, 1, 2)
+    >>> compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,))).method
+    'kaleidoscope'
     """
     if not isinstance(circuit, Circuit):
         raise CompileError(f"compile: expected a Circuit, found {type(circuit).__name__}")

@@ -11,14 +11,21 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from symverify.errors import IRError
 from symverify.ir.circuit import Circuit, Op
 from symverify.ir.scalar import is_zero
 
 __all__ = ["levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats"]
 
 
+def _need_circuit(c: object, what: str) -> None:
+    if not isinstance(c, Circuit):
+        raise IRError(f"{what}: expected a Circuit, found {type(c).__name__} (models have a signature, not circuit measures)")
+
+
 def levels(c: Circuit) -> list[int]:
     """The level of every node (inputs first)."""
+    _need_circuit(c, "levels")
     lv = [0] * c.num_inputs
     for g in c.gates:
         lv.append(1 + max(lv[a] for a in g.args) if g.args else 0)
@@ -126,6 +133,7 @@ def stats(c: Circuit) -> CircuitStats:
     >>> (s.size, s.depth, s.width, s.gate_width, s.degree_bound)
     (2, 2, 2, 1, 2)
     """
+    _need_circuit(c, "stats")
     lv = levels(c)
     ops = Counter(g.op for g in c.gates)
     per_level = Counter(lv[c.num_inputs + k] for k, g in enumerate(c.gates) if g.op is not Op.CONST)

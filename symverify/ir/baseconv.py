@@ -76,7 +76,7 @@ class Layer:
              h: Grid | None = None, b2: Grid | None = None, mode: Mode | str = Mode.CAUSAL) -> Layer:
         """A layer whose omitted parameters are zero."""
         z = Grid.zeros(inner_n, inner_d)
-        return Layer(W if W is not None else Grid.zeros(inner_d, inner_d), b1 or z, h or z, b2 or z, Mode(mode))
+        return Layer(W if W is not None else Grid.zeros(inner_d, inner_d), b1 or z, h or z, b2 or z, mode)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)

@@ -87,8 +87,11 @@ class Circuit:
     name: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "gates", tuple(self.gates))
-        object.__setattr__(self, "outputs", tuple(self.outputs))
+        for fname in ("gates", "outputs"):
+            val = getattr(self, fname)
+            if isinstance(val, (str, bytes)) or not hasattr(val, "__iter__"):
+                raise IRError(f"circuit {fname}: expected a sequence, found {type(val).__name__} {val!r:.40}")
+            object.__setattr__(self, fname, tuple(val))
         _check(self)
 
     @property

@@ -128,6 +128,8 @@ def layered_form(c: Circuit) -> LayeredForm:
     >>> [type(s).__name__ for s in lf.stages], lf.width
     (['LinearStage', 'MulStage', 'LinearStage'], 3)
     """
+    if not isinstance(c, Circuit):
+        raise IRError(f"layered_form: expected a Circuit, found {type(c).__name__}")
     lv = levels(c)
     live = live_sets(c)
     need = needed_nodes(c)

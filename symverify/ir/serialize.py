@@ -174,7 +174,7 @@ def loads(text: str) -> Document:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise SerializationError(f"not valid JSON (truncated?): {e.msg} at line {e.lineno} column {e.colno}") from None
+        raise SerializationError(f"not valid JSON (truncated?): {e.msg} (line {e.lineno}, column {e.colno})") from None
     return from_json(data)
 
 

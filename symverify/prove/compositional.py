@@ -81,7 +81,7 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate) -> N
     if bs[0].layer != 0 or bs[-1].layer != len(model.layers):
         raise IRError(
             f"certificate: boundaries must run from layer 0 to layer L = {len(model.layers)}; "
-            f"found {bs[0].layer} … {bs[-1].layer}"
+            f"found {bs[0].layer} … {bs[-1].layer} (a certificate for another model?)"
         )
     for k, b in enumerate(bs):
         if k and b.layer < bs[k - 1].layer:

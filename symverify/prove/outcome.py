@@ -76,7 +76,7 @@ class Counterexample:
         rows = "; ".join(" ".join(_q(x) for x in row) for row in self.inputs)
         ps = ", ".join(f"{k}={_q(v)}" for k, v in self.params)
         extra = f" with {ps}" if ps else ""
-        return f"u = [{rows}]{extra}: entry {self.cell} is {_q(self.lhs_value)} vs {_q(self.rhs_value)}"
+        return f"u = [{rows}]{extra}: entry {self.cell} is {_q(self.lhs_value)} (lhs) vs {_q(self.rhs_value)} (rhs)"
 
 
 @dataclass(frozen=True)

@@ -145,8 +145,7 @@ def pair_sides(lhs: Any, rhs: Any, certificate: Certificate | None = None) -> tu
     a, b = _reshape(a, b), _reshape(b, a)
     if a.shape != b.shape:
         raise ShapeError(
-            f"verify: the two sides have different shapes: lhs {a.label()} is {a.n}×{a.d}, "
-            f"rhs {b.label()} is {b.n}×{b.d}"
+            f"verify: the two sides have different shapes: lhs {a.label()}, rhs {b.label()}"
         )
     if certificate is not None:
         if not isinstance(certificate, Certificate):

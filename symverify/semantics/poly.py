@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
 
-from symverify.errors import BackendUnavailableError
+from symverify.errors import BackendUnavailableError, IRError
 from symverify.ir.baseconv import Model
 from symverify.ir.circuit import Circuit
 from symverify.ir.scalar import Scalar, Sym
@@ -130,6 +130,8 @@ def polynomials(obj: Circuit | Model, ring: PolyRing | None = None, backend: Pol
     >>> [[str(p) for p in row] for row in polynomials(c)]
     [['x0*x1', '0']]
     """
+    if not isinstance(obj, (Circuit, Model)):
+        raise IRError(f"polynomials: expected a Circuit or Model, found {type(obj).__name__}")
     if ring is None:
         ring = PolyRing(obj.n * obj.d, _params_of([obj]), backend)
     u = ring.grid_input(obj.n, obj.d)
