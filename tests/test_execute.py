@@ -231,8 +231,10 @@ def test_validation_errors():
         execute(SYM, u, params={"a": 0.5, "b": 1})
     with pytest.raises(ShapeError, match=r"expected shape \(B, 5, 2\) or \(5, 2\), found \(5, 3\)"):
         execute(IDENT, np.zeros((5, 3), dtype=int), backend="torch")
-    with pytest.raises(ShapeError, match="exact backend needs exact values"):
+    with pytest.raises(IRError, match=r"exact backend needs exact values, found a torch.float32 tensor; pass ints"):
         execute(IDENT, torch.zeros(5, 2))
+    with pytest.raises(IRError, match=r"found a float64 array; pass ints or Fractions \(e.g. u.astype\(int\)"):
+        execute(IDENT, np.ones((5, 2)))
     with pytest.raises(IRError, match=r"found the float 0\.5"):
         execute(IDENT, [[0.5, 0]] * 5)
     with pytest.raises(IRError, match="backend: expected one of"):

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from symverify.errors import ShapeError
+from symverify.errors import IRError, ShapeError
 from symverify.ir.scalar import as_scalar
 from symverify.semantics.rings import ModRing
 
@@ -38,10 +38,13 @@ def batch_shape(u: Any, n: int, d: int, what: str) -> tuple[int, bool]:
 def exact_array(u: Any, n: int, d: int, what: str) -> tuple[np.ndarray, bool]:
     """An object array ``(B, n, d)`` of exact scalars, and whether the input was a single ``(n, d)``."""
     _, single = batch_shape(u, n, d, what)
+    hint = "pass ints or Fractions (e.g. u.astype(int) when the floats are whole numbers), or use backend='torch'"
     if _is_tensor(u):
         if u.is_floating_point() or u.is_complex():
-            raise ShapeError(f"{what} input: the exact backend needs exact values, found a {u.dtype} tensor; pass ints or Fractions")
+            raise IRError(f"{what} input: the exact backend needs exact values, found a {u.dtype} tensor; {hint}")
         u = u.detach().cpu().tolist()
+    if isinstance(u, np.ndarray) and u.dtype.kind in "fc":
+        raise IRError(f"{what} input: the exact backend needs exact values, found a {u.dtype} array; {hint}")
     arr = np.asarray(u, dtype=object).reshape(-1, n, d)
     out = np.empty(arr.shape, dtype=object)
     for idx, x in np.ndenumerate(arr):
