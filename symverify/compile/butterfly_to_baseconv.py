@@ -71,6 +71,7 @@ from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, is_zero
+from symverify.kaleidoscope.permutation import complete_permutation
 
 __all__ = [
     "Axis",
@@ -440,19 +441,6 @@ def factor_model(f: ButterflyFactor, d: int) -> tuple[Circuit, Chain]:
     circ = factor_circuit(f, d)
     lay = Layout(f.size // d, d, d, f.size)
     return circ, _run_chain(lay, lay.n, d, [f], circ.outputs, f"lemma_h16_N{f.size}_s{f.stride}", circ)
-
-
-def complete_permutation(size: int, partial: Mapping[int, int]) -> list[int]:
-    """Extend an injective partial map on ``0 … size−1`` to a permutation (free points in order)."""
-    used = set(partial.values())
-    perm = [0] * size
-    for i, t in partial.items():
-        perm[i] = t
-    free_dst = iter(t for t in range(size) if t not in used)
-    for i in range(size):
-        if i not in partial:
-            perm[i] = next(free_dst)
-    return perm
 
 
 def kaleidoscope_factors(K: Kaleidoscope, n: int, d: int) -> tuple[Layout, list[ButterflyFactor]]:

@@ -15,7 +15,7 @@ Time ``O(N log N)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from symverify.errors import IRError
 from symverify.ir.butterfly import (
@@ -28,7 +28,7 @@ from symverify.ir.butterfly import (
 )
 from symverify.kaleidoscope.factorization import Factorization
 
-__all__ = ["check_permutation", "route_permutation", "permutation_to_kaleidoscope", "bit_reversal", "reversal"]
+__all__ = ["check_permutation", "complete_permutation", "route_permutation", "permutation_to_kaleidoscope", "bit_reversal", "reversal"]
 
 
 def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[int, ...]:
@@ -128,3 +128,16 @@ def bit_reversal(n: int) -> tuple[int, ...]:
 def reversal(n: int) -> tuple[int, ...]:
     """``i ↦ n − 1 − i``."""
     return tuple(n - 1 - i for i in range(n))
+
+
+def complete_permutation(size: int, partial: Mapping[int, int]) -> list[int]:
+    """Extend an injective partial map on ``0 … size−1`` to a permutation (free points in order)."""
+    used = set(partial.values())
+    free_src = (i for i in range(size) if i not in partial)
+    free_dst = (t for t in range(size) if t not in used)
+    perm = [0] * size
+    for i, t in partial.items():
+        perm[i] = t
+    for i, t in zip(free_src, free_dst):
+        perm[i] = t
+    return perm

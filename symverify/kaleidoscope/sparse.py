@@ -25,14 +25,14 @@ proof (Lemma I.1, Lemma H.5) is not what is built here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 
 from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides, next_power_of_two, pair_number
 from symverify.ir.scalar import Scalar
 from symverify.kaleidoscope.factorization import Factorization
 from symverify.kaleidoscope.matrix import SparseMatrix
-from symverify.kaleidoscope.permutation import route_permutation
+from symverify.kaleidoscope.permutation import complete_permutation, route_permutation
 
 __all__ = ["sparse_size", "sparse_to_kaleidoscope"]
 
@@ -50,19 +50,6 @@ def _layout(counts: Sequence[int]) -> dict[int, tuple[int, int]]:
         out[k] = (start, p)
         start += p
     return out
-
-
-def _complete(size: int, partial: Mapping[int, int]) -> list[int]:
-    """Extend an injective partial map on ``0 … size−1`` to a permutation (free points in order)."""
-    used = set(partial.values())
-    free_src = (i for i in range(size) if i not in partial)
-    free_dst = (t for t in range(size) if t not in used)
-    perm = [0] * size
-    for i, t in partial.items():
-        perm[i] = t
-    for i, t in zip(free_src, free_dst):
-        perm[i] = t
-    return perm
 
 
 def _tree_group(size: int, blocks: Sequence[tuple[int, int]], switch: tuple[int, int, int, int]) -> list[ButterflyFactor]:
@@ -110,12 +97,12 @@ def sparse_to_kaleidoscope(S: SparseMatrix) -> Factorization:
         i = row_of[a]
         move[a], row_next[i] = row_next[i], row_next[i] + 1
 
-    pi1 = route_permutation(_complete(N, {j: a for j, (a, _) in cols.items()}))
+    pi1 = route_permutation(complete_permutation(N, {j: a for j, (a, _) in cols.items()}))
     bcast = _tree_group(N, list(cols.values()), (1, 0, 1, 0))
     bcast[-1] = bcast[-1].absorb(coeff, "after")
-    pi2 = route_permutation(_complete(N, move))
+    pi2 = route_permutation(complete_permutation(N, move))
     reduce = _tree_group(N, list(rows.values()), (1, 1, 0, 0))
-    pi3 = route_permutation(_complete(N, {b: i for i, (b, _) in rows.items()}))
+    pi3 = route_permutation(complete_permutation(N, {b: i for i, (b, _) in rows.items()}))
     groups = (pi1, BBStar(N, tuple(bcast)), pi2, BBStar(N, tuple(reduce)), pi3)
     paper_w = 4 * -(-s // n)
     return Factorization(
