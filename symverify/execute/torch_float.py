@@ -149,21 +149,27 @@ def run_model(plan: ModelPlan, x: Any, path: str = "auto") -> Any:
     return state[:, : m.n, : m.d].contiguous()
 
 
-def circuit_values(plan: CircuitPlan, x: Any) -> Any:
-    """Every node's value on ``(B, n, d)`` inputs, a ``(nodes, B)`` table filled level by level."""
+def circuit_values(plan: CircuitPlan, x: Any, p: int | None = None) -> Any:
+    """Every node's value on ``(B, n, d)`` inputs, a ``(nodes, B)`` table filled level by level;
+    with ``p``, int64 residues reduced mod p after every step (residues < 2^31, so a step's
+    ``α·a + β·b`` stays below 2^63)."""
     torch = require_torch()
     c = plan.circuit
     cp = plan.on(x.device, x.dtype)
     bsz, nd = x.shape[0], c.num_inputs
     vals = torch.empty((c.num_nodes, bsz), dtype=x.dtype, device=x.device)
     vals[:nd] = x.reshape(bsz, nd).T
+
+    def red(t: Any) -> Any:
+        return t if p is None else t % p
+
     for s in cp.steps:
         dst, a, b, al, be = s.lin
         if dst.numel():
-            vals[dst] = al[:, None] * vals[a] + be[:, None] * vals[b]
+            vals[dst] = red(al[:, None] * vals[a] + be[:, None] * vals[b])
         dst, a, b = s.mul
         if dst.numel():
-            vals[dst] = vals[a] * vals[b]
+            vals[dst] = red(vals[a] * vals[b])
         dst, v = s.const
         if dst.numel():
             vals[dst] = v[:, None].expand(-1, bsz)

@@ -27,7 +27,7 @@ from ._torch import require_torch
 from .circuit_plan import CircuitPlan
 from .kernels import Pool, conv_blocked, conv_shifts
 from .plan import LayerPlan, ModelPlan
-from .torch_float import _gather, embed
+from .torch_float import _gather, circuit_values, embed, read_outputs
 
 __all__ = ["run_model_mod", "run_circuit_mod", "check_prime", "check_residues", "limb_contract", "MAX_CONTRACTION"]
 
@@ -149,22 +149,5 @@ def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto") -> Any:
 def run_circuit_mod(plan: CircuitPlan, x: Any) -> Any:
     """The circuit on ``(B, n, d)`` residues, level by level (each step reduces mod p)."""
     torch = require_torch()
-    c, p = plan.circuit, plan.numbers.p
-    cp = plan.on(x.device, torch.int64)
-    bsz, nd = x.shape[0], c.num_inputs
-    vals = torch.empty((c.num_nodes, bsz), dtype=torch.int64, device=x.device)
-    vals[:nd] = x.reshape(bsz, nd).T
-    for s in cp.steps:
-        dst, a, b, al, be = s.lin
-        if dst.numel():
-            vals[dst] = (al[:, None] * vals[a] + be[:, None] * vals[b]) % p
-        dst, a, b = s.mul
-        if dst.numel():
-            vals[dst] = (vals[a] * vals[b]) % p
-        dst, v = s.const
-        if dst.numel():
-            vals[dst] = v[:, None].expand(-1, bsz)
-    out = torch.zeros((bsz, nd), dtype=torch.int64, device=x.device)
-    if len(c.outputs):
-        out[:, : len(c.outputs)] = vals[cp.outputs].T
-    return out.reshape(bsz, c.n, c.d)
+    x = x.to(torch.int64)
+    return read_outputs(plan.circuit, circuit_values(plan, x, plan.numbers.p), plan.outputs)
