@@ -48,7 +48,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--min-log", type=int, default=10)
     ap.add_argument("--max-log", type=int, default=16)
     ap.add_argument("--dense-max-log", type=int, default=13)
+    ap.add_argument("--quick", action="store_true", help="a small run: N = 2^6 … 2^10 (dense up to 2^9)")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.min_log, args.max_log, args.dense_max_log = 6, 10, 9
     print(f"{'N':>7} {'BB* apply':>12} {'dense matvec':>14} {'dense/BB*':>10}  note")
     last_dense: tuple[int, float] | None = None
     for k in range(args.min_log, args.max_log + 1):
