@@ -175,10 +175,10 @@ def mention(b: Boundary, nodes: Iterable[int]) -> Boundary:
     """``b`` with every node of ``nodes`` it does not mention added as a ``0·node`` term.
 
     The compositional checker gives a fresh variable to each node a boundary mentions and, to
-    derive the next boundary's values, walks every argument of the circuit's gates, including
-    arguments whose coefficient is 0 (or whose terms cancel). Such an argument must therefore be
-    mentioned although it contributes nothing; a ``0·node`` term does exactly that and leaves the
-    cell's value unchanged. The terms go on the first listed cell (or on a listed zero cell
+    derive the next boundary's values, walks every argument of the circuit's gates that has a
+    nonzero coefficient, even when its terms cancel (``x − x``). Such an argument must therefore
+    be mentioned although it contributes nothing; a ``0·node`` term does exactly that and leaves
+    the cell's value unchanged. The terms go on the first listed cell (or on a listed zero cell
     ``(0, 0)`` when the boundary lists none).
     """
     have = {v for c in b.cells for v in c.nodes()}
