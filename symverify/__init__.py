@@ -39,12 +39,15 @@ from symverify.ir.layered import layered_form
 from symverify.ir.scalar import Sym, sym
 from symverify.ir.serialize import dump_file, load_file
 
+# `verify`, `compile` and `execute` are submodules that can be called like the functions they are
+# named after (symverify._callable), so `sv.compile(circuit)` works whether or not something
+# imported `symverify.compile.dense` first. They load on first use.
 _LAZY = {
-    "verify": ("symverify.verify", "verify"),
+    "verify": ("symverify.verify", None),
+    "compile": ("symverify.compile", None),
+    "execute": ("symverify.execute", None),
     "Report": ("symverify.verify", "Report"),
     "Verdict": ("symverify.verify", "Verdict"),
-    "compile": ("symverify.compile", "compile"),
-    "execute": ("symverify.execute", "execute"),
     "polynomials": ("symverify.semantics.poly", "polynomials"),
     "evaluate": ("symverify.semantics.exact", "evaluate"),
     "library": ("symverify.library", None),

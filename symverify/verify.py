@@ -395,3 +395,7 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0
     return Report(res.verdict, res.method, res.evidence, cex, stats["lhs"], stats["rhs"], timings, notes, seed, summary)
+
+from symverify._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "verify")  # `symverify.verify(lhs, rhs)` calls verify()

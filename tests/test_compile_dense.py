@@ -203,9 +203,11 @@ def test_kaleidoscope_without_entry_point_is_a_compile_error(monkeypatch):
 
 def test_kaleidoscope_dispatch_passes_options(monkeypatch):
     fake = types.ModuleType("symverify.compile.kaleidoscope")
-    fake.compile_kaleidoscope = lambda circuit, **kw: ("called", circuit.name, kw)
+    model = compile(Circuit(1, 1, (), (0,), "c"), method="dense").model
+    fake.compile_kaleidoscope = lambda circuit, **kw: Compiled(model, None, {"called": 1, **kw}, f"fake {circuit.name}")
     monkeypatch.setitem(sys.modules, "symverify.compile.kaleidoscope", fake)
-    assert compile(Circuit(1, 1, (), (0,), "c"), method="kaleidoscope", mode=1) == ("called", "c", {"mode": 1})
+    out = compile(Circuit(1, 1, (), (0,), "c"), method="kaleidoscope", mode=1)
+    assert out.method == "fake c" and dict(out.resources) == {"called": 1, "mode": 1}
 
 
 def test_compiled_validates_and_reports():

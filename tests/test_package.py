@@ -22,3 +22,13 @@ def test_unknown_attribute():
 
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         symverify.nope  # noqa: B018
+
+
+def test_functions_survive_importing_their_submodules():
+    """Regression: `import symverify.compile.dense` rebound `symverify.compile` to the module."""
+    code = (
+        "import symverify as sv, symverify.compile.dense, symverify.verify, symverify.execute.plan; "
+        "print(callable(sv.compile), callable(sv.verify), callable(sv.execute))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "True True True"

@@ -44,10 +44,26 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", **options: Any) -> C
             raise CompileError(f"compile(method='dense'): unknown options {unknown}; expected only {list(_DENSE_OPTIONS)}")
         from symverify.compile.dense import compile_dense
 
-        return compile_dense(circuit, **options)
+        return _pruned(compile_dense(circuit, **options))
     if method == "kaleidoscope":
-        return _kaleidoscope()(circuit, **options)
+        return _pruned(_kaleidoscope()(circuit, **options))
     raise CompileError(f"compile: unknown method {method!r}; expected one of {list(METHODS)}")
+
+
+def _pruned(out: Compiled) -> Compiled:
+    """``out`` without weights that only multiply structural zeros (:mod:`symverify.compile.prune`);
+    every cell keeps its value, so the certificate still holds."""
+    from dataclasses import replace
+
+    from symverify.compile.prune import prune_structural_zeros
+
+    model = prune_structural_zeros(out.model, out.certificate)
+    if model == out.model:
+        return out
+    resources = dict(out.resources)
+    if "nonzero_params" in resources:
+        resources["nonzero_params"] = model.nonzero_param_count()
+    return replace(out, model=model, resources=resources)
 
 
 def _kaleidoscope() -> Any:
@@ -69,3 +85,7 @@ def _kaleidoscope() -> Any:
             "compile_kaleidoscope(circuit, ...); use method='dense'"
         )
     return fn
+
+from symverify._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "compile")  # `symverify.compile(circuit)` calls compile()

@@ -232,3 +232,7 @@ def numeric_check(obj: Model | Circuit, u: Any, *, dtype: Any = "float64", devic
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     arr, exact, _ = _exact(obj, u, params)
     return assess(obj, float_numbers(params), arr, exact, dt, dev, path)
+
+from symverify._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "execute")  # `symverify.execute(obj, u)` calls execute()
