@@ -52,7 +52,7 @@ def _bump(model, li, name, cell):
     layer = model.layers[li]
     g = getattr(layer, name)
     new = replace(layer, **{name: g.paint_cells([(cell[0], cell[1], g.get(*cell) + 1)])})
-    return replace(model, layers=model.layers[:li] + (new,) + model.layers[li + 1 :])
+    return replace(model, layers=(*model.layers[:li], new, *model.layers[li + 1 :]))
 
 
 @pytest.mark.parametrize("circuit", [determinant(2), poly_mult(2), Circuit(1, 2, (Gate.mul(0, 1), Gate.add(2, 0)), (3, 2))],
