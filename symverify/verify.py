@@ -231,8 +231,10 @@ class _Bounds:
 
 def _auto(a: Side, b: Side, opts: Options, get: _Bounds) -> MethodResult:
     bounds = get()
-    pre = run_randomized(a, b, replace(opts, trials=1), bounds, method="randomized (pre-check)", tag="pre")
-    if pre.verdict is Verdict.REFUTED:
+    pre = run_randomized(a, b, opts, bounds, method="randomized (pre-check)", tag="pre", max_trials=1)
+    if pre.verdict is Verdict.REFUTED or pre.evidence.get("sides_differ_mod_p"):
+        # A mismatch mod p shows the sides differ: never go on to look for a proof. Without a
+        # counterexample small enough to re-check, the answer is unknown with that evidence.
         return pre
     notes: tuple[str, ...] = ()
     if certified_pair(a, b) is not None:
@@ -377,6 +379,9 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
     if res.verdict is Verdict.REFUTED and res.counterexample is None and opts.expired():
         res = replace(res, verdict=Verdict.UNKNOWN,
                       notes=(*res.notes, "the sides differ, but the timeout ran out before a counterexample was found"))
+    if res.verdict is Verdict.PROVED and res.failure_bound > opts.error_bound:
+        raise ProverError(f"method {res.method} reported 'proved' with failure bound {res.failure_bound}, above the "
+                          f"requested error_bound {opts.error_bound}")
     cex = res.counterexample
     if res.verdict is Verdict.REFUTED:
         if cex is None:

@@ -160,7 +160,10 @@ def test_randomized_pass_reports_p_k_degree_and_bound():
     ev = r.evidence
     assert ev["p"] == "2^61-1" and ev["degree_bound"] == 4 and ev["k"] == 2
     assert ev["bound"] == "2^-117.9" and -118 < ev["bound_log2"] <= -100  # (4 / (2^61 − 1))^2, rounded up
-    assert verify(QUARTIC_C, QUARTIC_M, method="randomized", trials=1).evidence["k"] == 1
+    # trials only add trials: fewer than the bound needs still runs the needed number
+    assert verify(QUARTIC_C, QUARTIC_M, method="randomized", trials=1).evidence["k"] == 2
+    more = verify(QUARTIC_C, QUARTIC_M, method="randomized", trials=5)
+    assert more.proved and more.evidence["k"] == 5 and more.evidence["bound"] == "2^-294.9"
 
 
 # ---- the prover's own mistakes -----------------------------------------------------------------

@@ -99,7 +99,7 @@ def test_torch_evidence_names_backend_primes_k_degree_and_bound():
     # (4/2^30)^4 per trial (four points under one prime), one trial
     assert (ev["k"], ev["points_per_trial"]) == (1, 4) and recomputed_bound(rep, QUARTIC_C, QUARTIC_M) == Fraction(4, 2**30) ** 4
     text = str(rep)
-    assert "torch int64 mod 31-bit primes" in text and "× 4 points" in text and "error ≤ 2^-111.9" in text
+    assert "torch int64 mod 31-bit primes" in text and "× 4 points" in text and "error ≤ 2^-112.0" in text  # exactly 2^-112
     assert rep.to_json()["evidence"]["backend"] == rz.BACKEND_TORCH
 
 

@@ -9,6 +9,7 @@ scalars is structural equality. Floats are rejected (see :func:`as_scalar`).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -17,7 +18,7 @@ from typing import Union
 
 from symverify.errors import IRError
 
-__all__ = ["Sym", "Scalar", "sym", "as_scalar", "is_zero", "scalar_str", "parse_scalar", "param_names"]
+__all__ = ["Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "scalar_str", "parse_scalar", "param_names"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -34,6 +35,52 @@ def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
     return tuple(sorted(exps.items()))
 
 
+MAX_SYM_TERMS = 100_000
+"""The most terms a :class:`Sym` power may produce (``s ** k`` is refused above this estimate)."""
+
+
+def _raw(items: tuple[tuple[Monomial, Fraction], ...]) -> Sym:
+    """A Sym from terms already known to be canonical (no validation: internal use only)."""
+    s = object.__new__(Sym)
+    object.__setattr__(s, "terms", items)
+    return s
+
+
+def _check_terms(terms: object) -> None:
+    """Refuse anything but canonical terms (see :class:`Sym`); the message names the term."""
+    if not isinstance(terms, tuple):
+        raise IRError(f"Sym terms: expected a tuple of (monomial, coefficient) pairs, found {type(terms).__name__}")
+    if len(terms) == 0:
+        raise IRError("Sym terms: expected at least one term (zero is the int 0, not an empty Sym)")
+    prev: Monomial | None = None
+    for k, term in enumerate(terms):
+        where = f"Sym term {k}"
+        if not (isinstance(term, tuple) and len(term) == 2):
+            raise IRError(f"{where}: expected a (monomial, coefficient) pair, found {term!r:.80}")
+        mono, c = term
+        if type(c) is not Fraction or c == 0:
+            raise IRError(f"{where}: expected a nonzero Fraction coefficient, found {c!r:.80}")
+        if not isinstance(mono, tuple):
+            raise IRError(f"{where}: expected a monomial tuple of (name, exponent) pairs, found {mono!r:.80}")
+        last = None
+        for item in mono:
+            if not (isinstance(item, tuple) and len(item) == 2):
+                raise IRError(f"{where}: expected (name, exponent) pairs in the monomial, found {item!r:.80}")
+            name, e = item
+            if not isinstance(name, str) or not _NAME.match(name):
+                raise IRError(f"{where}: a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r:.80}")
+            if type(e) is not int or e < 1:
+                raise IRError(f"{where}: the exponent of {name!r} must be a positive int, found {e!r:.80}")
+            if last is not None and name <= last:
+                raise IRError(f"{where}: monomial names must be sorted and distinct, found {name!r} after {last!r}")
+            last = name
+        if prev is not None and mono <= prev:
+            raise IRError(f"{where}: terms must be sorted by monomial with no repeats, found {mono!r:.80} after {prev!r:.80}")
+        prev = mono
+    if len(terms) == 1 and terms[0][0] == ():
+        raise IRError("Sym terms: a lone constant term is not canonical (use the int or Fraction itself)")
+
+
 @dataclass(frozen=True, slots=True)
 class Sym:
     """A polynomial in named parameters: ``terms`` maps sorted monomials to nonzero coefficients.
@@ -45,9 +92,22 @@ class Sym:
     '2*a*b - 1/3'
     >>> (a + 1) - a
     1
+
+    The terms are validated on construction (canonical form: sorted distinct monomials of
+    identifier names with positive int exponents, nonzero Fraction coefficients, not a lone
+    constant); anything else raises :class:`IRError`. Negative, zero or non-integer exponents are
+    refused everywhere: a Sym is a polynomial, never a rational function.
+
+    >>> a ** -1
+    Traceback (most recent call last):
+    ...
+    symverify.errors.IRError: Sym ** k: expected an int exponent k ≥ 0, found -1 (a Sym is a polynomial; negative powers are not allowed)
     """
 
     terms: tuple[tuple[Monomial, Fraction], ...]
+
+    def __post_init__(self) -> None:
+        _check_terms(self.terms)
 
     @staticmethod
     def _make(acc: dict[Monomial, Fraction]) -> Scalar:
@@ -56,7 +116,7 @@ class Sym:
             return 0
         if len(items) == 1 and items[0][0] == ():
             return _norm_rational(items[0][1])
-        return Sym(items)
+        return _raw(items)
 
     def _acc(self) -> dict[Monomial, Fraction]:
         return dict(self.terms)
@@ -101,9 +161,29 @@ class Sym:
     __rmul__ = __mul__
 
     def __pow__(self, k: int) -> Scalar:
+        """``self ** k`` by repeated squaring, for an int ``k ≥ 0``; a single term is raised
+        directly (exponents multiply), and a power whose term count could exceed
+        :data:`MAX_SYM_TERMS` (``C(k + t − 1, t − 1)`` for ``t`` terms) is refused."""
+        if type(k) is not int or k < 0:
+            raise IRError(f"Sym ** k: expected an int exponent k ≥ 0, found {k!r:.40} "
+                          "(a Sym is a polynomial; negative powers are not allowed)")
+        if k == 0:
+            return 1
+        if len(self.terms) == 1:
+            mono, c = self.terms[0]
+            return _raw(((tuple((name, e * k) for name, e in mono), c**k),))
+        t = len(self.terms)
+        if k > 1 and math.comb(k + t - 1, t - 1) > MAX_SYM_TERMS:
+            raise IRError(f"Sym ** k: ({self}) ** {k} could have up to C({k + t - 1}, {t - 1}) terms, more than "
+                          f"MAX_SYM_TERMS = {MAX_SYM_TERMS}; expand it another way or use a circuit")
         out: Scalar = 1
-        for _ in range(k):
-            out = out * self
+        base: Scalar = self
+        while k:
+            if k & 1:
+                out = out * base
+            k >>= 1
+            if k:
+                base = base * base
         return out
 
     def names(self) -> frozenset[str]:
@@ -136,7 +216,7 @@ def _lift(x: object) -> Sym | None:
     if isinstance(x, Sym):
         return x
     if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
-        return Sym((((), Fraction(x)),) if x != 0 else ())
+        return _raw((((), Fraction(x)),) if x != 0 else ())
     return None
 
 
@@ -144,7 +224,7 @@ def sym(name: str) -> Sym:
     """The parameter called ``name`` (an identifier; dots and brackets allowed, e.g. ``D1[3]``)."""
     if not isinstance(name, str) or not _NAME.match(name):
         raise IRError(f"a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r}")
-    return Sym((((((name, 1),), Fraction(1))),))
+    return _raw(((((name, 1),), Fraction(1)),))
 
 
 def as_scalar(x: object, where: str = "value") -> Scalar:

@@ -11,6 +11,7 @@ against ``max_monomials`` and the deadline as it is produced. Over budget → ``
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -77,15 +78,49 @@ class ExactOutcome:
 
 def _nonzero_point(ring: PolyRing, diff: Any, names: list[str], n: int, d: int, degree: int, seed: int) -> Any:
     """Small integers where ``diff`` ≠ 0 (Schwartz–Zippel: each try succeeds w.p. ≥ 1/2 once the
-    range exceeds ``2·degree``)."""
+    range exceeds ``2·degree``), or None.
+
+    Only points whose exact evaluation stays small are tried: entries of magnitude ``m`` with
+    ``terms · degree · log2 m ≤ 2^26`` bit operations (entries in {−1, 0, 1} always), the same
+    budget that makes a counterexample re-checkable (:func:`~symverify.prove.counterexample.affordable`).
+    A polynomial of huge degree (``x^(2^40)·(x³ − x)`` vanishes on {−1, 0, 1}) gets no point rather
+    than a multi-gigabyte evaluation; an engine that refuses an evaluation is skipped.
+    """
     rng = random.Random(f"symverify-exact-{seed}")
+    terms = max(1, _nterms(ring, diff))
     for t in range(200):
         r = 1 if t < 20 else (2 if t < 60 else 2 * degree + 1 + t)
+        if r > 1 and terms * degree * math.log2(r) > _POINT_BIT_BUDGET:
+            break
         vals = [rng.randint(-r, r) for _ in range(n * d + len(names))]
-        if ring.evaluate(diff, vals) != 0:
+        try:
+            value = ring.evaluate(diff, vals)
+        except (ValueError, OverflowError, MemoryError):
+            continue
+        if value != 0:
             u = tuple(tuple(vals[i * d : (i + 1) * d]) for i in range(n))
             return u, tuple(zip(names, vals[n * d :]))
     return None
+
+
+_POINT_BIT_BUDGET = 1 << 26
+
+
+def _nterms(ring: PolyRing, p: Any) -> int:
+    return int(ring.nterms(p))
+
+
+def _difference_text(ring: PolyRing, diff: Any, degree: int) -> str:
+    """A short description of a nonzero difference (never a giant string, never a crash)."""
+    terms = _nterms(ring, diff)
+    if terms <= 8:
+        try:
+            text = str(diff)
+        except ValueError:  # an integer over Python's int-to-str digit limit
+            text = ""
+        if text and len(text) <= 160:
+            return text
+    return f"a nonzero polynomial with {terms} terms of degree {degree}"
 
 
 def expand_compare(lhs: Side, rhs: Side, backend: str, max_monomials: int, deadline: float | None, seed: int = 0) -> ExactOutcome:
@@ -108,9 +143,8 @@ def expand_compare(lhs: Side, rhs: Side, backend: str, max_monomials: int, deadl
                 diff = x - y
                 deg = base.degree(diff)
                 point = _nonzero_point(base, diff, names, lhs.n, lhs.d, deg, seed)
-                text = str(diff)
                 return ExactOutcome("differ", backend, total, ring.largest, (i, j), point,
-                                    text if len(text) <= 160 else text[:157] + "...", seconds=time.perf_counter() - start)
+                                    _difference_text(base, diff, deg), seconds=time.perf_counter() - start)
     return ExactOutcome("equal", backend, total, ring.largest, seconds=time.perf_counter() - start)
 
 

@@ -81,7 +81,12 @@ class Counterexample:
 
 @dataclass(frozen=True)
 class MethodResult:
-    """One method's outcome before it becomes a ``Report``."""
+    """One method's outcome before it becomes a ``Report``.
+
+    ``failure_bound`` is the probability that a ``proved`` is wrong: 0 for the exact arguments,
+    the stated Schwartz–Zippel bound for the randomized method. ``verify`` refuses (ProverError)
+    a ``proved`` whose failure bound exceeds the requested ``error_bound``.
+    """
 
     verdict: Verdict
     method: str
@@ -89,6 +94,7 @@ class MethodResult:
     counterexample: Counterexample | None = None
     notes: tuple[str, ...] = ()
     timings: Mapping[str, float] = field(default_factory=dict)
+    failure_bound: Fraction = Fraction(0)
 
 
 @dataclass(frozen=True)

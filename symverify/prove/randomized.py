@@ -14,6 +14,26 @@ uniformly from ``[2^61, 2^62)`` (rejection sampling, deterministic Miller–Rabi
 trial fails with probability ``≤ D/2^61 + ⌈H/61⌉/(2^55 − ⌈log2 Q/61⌉)`` and ``k`` trials with its
 ``k``-th power. ``k`` is the least that brings the bound to ``error_bound`` (default ``2^-100``).
 
+**The prime grows with the degree.** When the 61-bit per-trial bound ``ε`` above is not at most
+:data:`USEFUL_PER_TRIAL` (``2^-16``) — a degree bound near ``2^61``, where Fermat's little theorem
+can make ``x^p`` and ``x`` agree at every point mod ``p``, or a huge coefficient height — the
+trials draw primes uniformly from ``[2^L, 2^(L+1))`` for the least ``L`` (in steps of 32 from
+``max(bits(D), bits(H)) + 64``, at most :data:`~symverify.primes.MAX_PRIME_BITS`) with
+
+    ε_L = D/2^L + ⌈H/L⌉ / (⌊2^L/(2L)⌋ − ⌈log2 Q/L⌉) ≤ 2^-48,
+
+where ``⌊2^L/(2L)⌋`` is a lower bound on the number of primes in ``[2^L, 2^(L+1))`` (from
+Rosser–Schoenfeld, ``x/ln x < π(x) < 1.25506·x/ln x`` for ``x ≥ 17``: ``π(2x) − π(x) >
+(x/ln 2)·(2/(L+1) − 1.25506/L) ≥ 2^L/(2L)`` for ``L ≥ 5``). Every prime is proved prime
+(:mod:`symverify.primes`). Python integers have no size limit, so the arithmetic stays exact.
+
+**Soundness rule.** ``proved`` is returned only when the stated failure bound ``ε^k`` is at most
+the requested ``error_bound``: a caller's ``trials`` can only add trials, never lower ``k``
+below what the bound needs. When no prime size gives a useful bound the verdict is ``unknown``.
+A mismatch mod ``p`` shows that the sides differ (equal polynomials have equal residues); it is
+reported as ``refuted`` only with a counterexample re-checked by exact evaluation, otherwise as
+``unknown`` with the mismatch (prime, trial, entry) kept as evidence.
+
 **Two engines.** The above is the *python* engine (Python ints mod ``p ≥ 2^61``, one point per
 trial). The *torch* engine evaluates both sides with :func:`symverify.execute.modular_eval`
 (exact int64 arithmetic mod a prime ``p < 2^31``) on a batch of ``B`` points per trial. Every
@@ -50,7 +70,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import ProverError
-from symverify.primes import is_prime
+from symverify.primes import MAX_PRIME_BITS, is_prime
 from symverify.prove.bounds import M61, Bounds, structure_bounds
 from symverify.prove.counterexample import affordable, confirm, search
 from symverify.prove.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
@@ -61,13 +81,16 @@ from symverify.prove.sides import Side
 __all__ = [
     "is_prime", "random_prime", "trial_error", "trials_needed", "run_randomized", "choose_engine", "torch_trial_error",
     "TorchPlan", "PRIME_LOW", "PRIMES_IN_RANGE", "TORCH_PRIME_LOW", "TORCH_PRIMES_IN_RANGE", "TORCH_MIN_COST",
-    "ENGINES", "BACKEND_TORCH", "BACKEND_PYTHON",
+    "ENGINES", "BACKEND_TORCH", "BACKEND_PYTHON", "PrimePlan", "plan_primes", "per_trial_error", "primes_in_range_lower",
+    "USEFUL_PER_TRIAL", "LARGE_PRIME_PER_TRIAL", "pow2_text",
 ]
 
 PRIME_LOW = 1 << 61
 PRIMES_IN_RANGE = 1 << 55  # a lower bound on #primes in [2^61, 2^62): x/ln x < π(x) < 1.25506·x/ln x
 TORCH_PRIME_LOW = 1 << 30
 TORCH_PRIMES_IN_RANGE = 1 << 25  # a lower bound on #primes in [2^30, 2^31) (same inequalities: > 3.5·10^7)
+USEFUL_PER_TRIAL = Fraction(1, 1 << 16)  # the 61-bit primes are used when they give at least this per trial
+LARGE_PRIME_PER_TRIAL = Fraction(1, 1 << 48)  # larger primes are sized to give at least this per trial
 TORCH_USEFUL = Fraction(1, 1 << 10)  # the torch engine needs D/2^30 and its per-trial bound at most this
 # Engine "auto" picks torch from this many operations per evaluation of both sides. Measured on
 # CPU (one thread, dense models, 5 trials at 31-bit primes against 2 at 2^61): break-even near
@@ -78,11 +101,64 @@ BACKEND_TORCH = "torch int64 mod 31-bit primes"
 BACKEND_PYTHON = "python ints mod p ≥ 2^61"
 def random_prime(rng: random.Random, avoid: int = 1, low: int = PRIME_LOW) -> int:
     """A prime uniform among the primes in ``[low, 2·low)`` (default ``[2^61, 2^62)``) that do not
-    divide ``avoid`` (rejection sampling)."""
+    divide ``avoid`` (rejection sampling; every candidate is decided exactly by
+    :func:`symverify.primes.is_prime`)."""
     while True:
         c = rng.randrange(low, 2 * low)
         if is_prime(c) and avoid % c:
             return c
+
+
+def primes_in_range_lower(bits: int) -> int:
+    """A lower bound on the number of primes in ``[2^bits, 2^(bits+1))`` (see the module docstring).
+
+    >>> primes_in_range_lower(61) >= 2**54
+    True
+    """
+    return PRIMES_IN_RANGE if bits == 61 else (1 << bits) // (2 * bits)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def per_trial_error(bounds: Bounds, bits: int) -> Fraction:
+    """``ε_L`` for primes drawn uniformly from ``[2^L, 2^(L+1))``, ``L = bits`` (module docstring)."""
+    bad = _ceil_div(bounds.height_bits, bits)
+    excluded = _ceil_div(bounds.denominator.bit_length(), bits)
+    avail = primes_in_range_lower(bits) - excluded
+    if avail <= 0:
+        return Fraction(1)
+    return min(Fraction(1), Fraction(bounds.degree, 1 << bits) + Fraction(bad, avail))
+
+
+@dataclass(frozen=True)
+class PrimePlan:
+    """The python engine's primes: the fixed ``2^61 − 1`` (``bits = 61``, ``fixed``) or primes uniform
+    in ``[2^bits, 2^(bits+1))``; ``per_trial`` is the certified per-trial failure bound ``ε``."""
+
+    bits: int
+    fixed: bool
+    per_trial: Fraction
+
+    @property
+    def low(self) -> int:
+        return 1 << self.bits
+
+
+def plan_primes(bounds: Bounds) -> PrimePlan | None:
+    """The smallest prime size whose per-trial bound is useful (module docstring); None when even
+    :data:`~symverify.primes.MAX_PRIME_BITS`-bit primes are not enough."""
+    eps, fixed = trial_error(bounds)
+    if eps <= USEFUL_PER_TRIAL:
+        return PrimePlan(61, fixed, eps)
+    bits = max(bounds.degree.bit_length(), bounds.height_bits.bit_length()) + 64
+    while bits <= MAX_PRIME_BITS:
+        eps = per_trial_error(bounds, bits)
+        if eps <= LARGE_PRIME_PER_TRIAL:
+            return PrimePlan(bits, False, eps)
+        bits += 32
+    return None
 
 
 POINTS_FROM = "SHA-256 of both sides and the seed (Fiat–Shamir)"
@@ -124,28 +200,57 @@ def trial_error(bounds: Bounds) -> tuple[Fraction, bool]:
 
 
 def trials_needed(eps: Fraction, target: Fraction) -> int | None:
-    """Least ``k ≥ 1`` with ``eps^k ≤ target`` (None when ``eps ≥ 1``).
+    """Least ``k ≥ 1`` with ``eps^k ≤ target`` (None when ``eps ≥ 1``); exact at any size.
 
     >>> trials_needed(Fraction(4, 2**61 - 1), Fraction(1, 2**100))  # degree 4: two points suffice
     2
+    >>> trials_needed(Fraction(1, 2**40), Fraction(1, 2**2000))
+    50
     """
     if eps <= 0:
         return 1
     if eps >= 1:
         return None
-    k = max(1, math.ceil(math.log(target) / math.log(eps)) - 1)
+    k = max(1, math.floor(_log2(target) / _log2(eps)) - 1)
+    while k > 1 and eps ** (k - 1) <= target:
+        k -= 1
     while eps**k > target:
         k += 1
     return k
 
 
 def _log2(q: Fraction) -> float:
+    """``log2 q`` as a float, for rationals of any size (no float overflow or underflow)."""
     return -math.inf if q == 0 else math.log2(q.numerator) - math.log2(q.denominator)
 
 
-def _pow2(q: Fraction) -> str:
-    """``q`` as ``2^x`` with x rounded up to 0.1, past float rounding (the text never understates)."""
-    return "0" if q == 0 else f"2^{math.ceil(_log2(q) * 10 + 1e-6) / 10:.1f}"
+def _ceil_log2(a: int, b: int) -> int:
+    """The least integer ``t`` with ``a ≤ b·2^t`` (``a, b > 0``), exactly."""
+    t = a.bit_length() - b.bit_length()
+
+    def fits(t: int) -> bool:
+        return a <= (b << t) if t >= 0 else (a << -t) <= b
+
+    while not fits(t):
+        t += 1
+    while fits(t - 1):
+        t -= 1
+    return t
+
+
+def pow2_text(q: Fraction) -> str:
+    """``q < 1`` as ``2^x`` with ``x`` the least multiple of 0.1 such that ``q ≤ 2^x`` (exact, so the
+    text never understates the bound); ``"1"`` when ``q ≥ 1`` (no bound), ``"0"`` for 0.
+
+    >>> pow2_text(Fraction(1, 2**100)), pow2_text(Fraction(3, 2**62)), pow2_text(Fraction(1)), pow2_text(Fraction(0))
+    ('2^-100.0', '2^-60.4', '1', '0')
+    """
+    if q <= 0:
+        return "0"
+    if q >= 1:
+        return "1"
+    t = _ceil_log2(q.numerator**10, q.denominator**10)
+    return f"2^{t / 10:.1f}"
 
 
 @dataclass(frozen=True)
@@ -193,7 +298,7 @@ def _torch_blocker(lhs: Side, rhs: Side, bounds: Bounds, plan: TorchPlan) -> str
     if plan.point > TORCH_USEFUL:
         return f"the degree bound D = {bounds.degree} exceeds 2^20, so D/p > 2^-10 for a 31-bit prime"
     if plan.per_trial > TORCH_USEFUL:
-        return (f"the per-trial bound {_pow2(plan.per_trial)} exceeds 2^-10 (coefficient height < 2^{bounds.height_bits}: "
+        return (f"the per-trial bound {pow2_text(plan.per_trial)} exceeds 2^-10 (coefficient height < 2^{bounds.height_bits}: "
                 "too many 31-bit primes could divide the difference)")
     return None
 
@@ -235,7 +340,26 @@ def _sample(side: Side, names: list[str], rng: random.Random, p: int) -> tuple[l
 
 
 def _bound_fields(bound: Fraction) -> dict[str, Any]:
-    return {"bound": _pow2(bound), "bound_log2": math.ceil(_log2(bound) * 100 + 1e-6) / 100 if bound else None}
+    return {"bound": pow2_text(bound), "bound_log2": math.ceil(_log2(bound) * 100 + 1e-6) / 100 if 0 < bound < 1 else None}
+
+
+def _trial_count(eps: Fraction, opts: Options) -> int | None:
+    """The trials to run: enough for ``opts.error_bound``; a caller's ``trials`` only adds more."""
+    needed = trials_needed(eps, opts.error_bound)
+    if needed is None:
+        return None
+    return max(needed, opts.trials or 0)
+
+
+def _proved(method: str, ev: dict[str, Any], eps: Fraction, k: int, opts: Options, seconds: float) -> MethodResult:
+    """``proved`` with bound ``eps^k``, checked here against the requested ``error_bound``."""
+    bound = eps**k
+    ev.update(k=k, **_bound_fields(bound))
+    if bound > opts.error_bound:  # unreachable by construction of k; the rule is enforced where it is stated
+        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(
+            f"{k} trials give the bound {pow2_text(bound)}, above the requested error_bound {pow2_text(opts.error_bound)}",),
+            timings={"trials": seconds})
+    return MethodResult(Verdict.PROVED, method, ev, timings={"trials": seconds}, failure_bound=bound)
 
 
 def _refute(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, method: str, u: list[list[int]], ps: dict[str, int],
@@ -253,63 +377,89 @@ def _refute(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, method: str, u:
     return cex
 
 
+def _first_cell(a: Any, b: Any) -> list[int] | None:
+    for i, (ra, rb) in enumerate(zip(a, b)):
+        for j, (x, y) in enumerate(zip(ra, rb)):
+            if x != y:
+                return [i, j]
+    return None
+
+
 def _refuted_or_unknown(method: str, ev: dict[str, Any], cex: Any, seconds: float) -> MethodResult:
-    """Refuted with the re-checkable counterexample; unknown when none is small enough to re-check."""
+    """Refuted with the re-checkable counterexample; unknown, with the mismatch kept as evidence, when
+    none is small enough to re-check."""
     if cex is None:
-        note = ("the sides differ modulo a trial prime, but every counterexample found is too large to "
-                "re-check by exact evaluation (degree × bits of the point over the budget)")
+        ev["sides_differ_mod_p"] = True
+        note = ("the sides differ: their outputs differ modulo a trial prime (see the evidence), which equal "
+                "polynomials cannot; but every counterexample found is too large to re-check by exact "
+                "evaluation (degree × bits of the point over the budget), and 'refuted' needs a re-checked one")
         return MethodResult(Verdict.UNKNOWN, method, ev, notes=(note,), timings={"trials": seconds})
     return MethodResult(Verdict.REFUTED, method, ev, cex, timings={"trials": seconds})
 
 
 def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None, *, method: str = "randomized",
-                   tag: str = "sz") -> MethodResult:
+                   tag: str = "sz", max_trials: int | None = None) -> MethodResult:
     """Schwartz–Zippel with a stated bound; a mismatch yields a re-checked counterexample.
 
     The engine (``opts.modular``: ``auto``, ``torch`` or ``python``) is chosen by
     :func:`choose_engine`; the evidence names it (``backend``) and says why (``backend_choice``).
+    ``max_trials`` caps the trials (a pre-check): a run cut short of the trials the bound needs
+    is ``unknown`` unless it finds a difference, never ``proved``.
     """
     start = time.perf_counter()
     bounds = bounds or structure_bounds(lhs, rhs)
     engine, why, plan = choose_engine(lhs, rhs, bounds, opts.modular, opts.error_bound)
     if engine == "torch":
-        return _run_torch(lhs, rhs, opts, bounds, plan, why, method, tag, start)
-    eps, fixed = trial_error(bounds)
-    k = opts.trials if opts.trials is not None else trials_needed(eps, opts.error_bound)
+        return _run_torch(lhs, rhs, opts, bounds, plan, why, method, tag, start, max_trials)
+    primes_plan = plan_primes(bounds)
     ev: dict[str, Any] = {
         "backend": BACKEND_PYTHON,
         "backend_choice": why,
-        "p": "2^61-1" if fixed else "uniform random primes in [2^61, 2^62)",
         "degree_bound": bounds.degree,
         "height_bits": bounds.height_bits,
-        "per_trial_bound": _pow2(eps),
-        "bound_formula": "(D/p)^k" if fixed else "(D/2^61 + ceil(H/61)/(2^55 - ceil(log2(Q)/61)))^k",
     }
-    if k is None:
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"the degree bound D = {bounds.degree} is not below p: no bound",))
+    if primes_plan is None:
+        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(
+            f"no prime of at most {MAX_PRIME_BITS} bits gives a useful bound for the degree bound D = "
+            f"{bounds.degree if bounds.degree.bit_length() <= 64 else f'2^{bounds.degree.bit_length() - 1}+'} "
+            f"and coefficient height < 2^{bounds.height_bits}",))
+    eps, fixed = primes_plan.per_trial, primes_plan.fixed
+    ev.update({
+        "p": "2^61-1" if fixed else f"uniform random primes in [2^{primes_plan.bits}, 2^{primes_plan.bits + 1})",
+        "prime_bits": 61 if fixed else primes_plan.bits + 1,
+        "per_trial_bound": pow2_text(eps),
+        "bound_formula": "(D/p)^k" if fixed else
+        f"(D/2^L + ceil(H/L)/(N_L - ceil(log2(Q)/L)))^k, L = {primes_plan.bits}, N_L = a lower bound on #primes in [2^L, 2^(L+1))",
+    })
+    k = _trial_count(eps, opts)
+    assert k is not None  # plan_primes gives eps < 1
+    run = k if max_trials is None else min(k, max_trials)
     rng = trial_rng(lhs, rhs, opts.seed, tag)
     ev["points_from"] = POINTS_FROM
     names = sorted(lhs.params() | rhs.params())
-    primes, done = [], 0
-    for t in range(k):
+    primes: list[int] = []
+    for t in range(run):
         if opts.expired():
-            ev.update(k=done, bound=_pow2(eps**done))
-            return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout after {done} of {k} trials",),
+            ev.update(k=t, **_bound_fields(eps**t))
+            return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout after {t} of {k} trials",),
                                 timings={"trials": time.perf_counter() - start})
-        p = M61 if fixed else random_prime(rng, bounds.denominator)
+        p = M61 if fixed else random_prime(rng, bounds.denominator, primes_plan.low)
         u, ps = _sample(lhs, names, rng, p)
         ring = BatchModRing([p], [ps])
         a, b = eval_mod_batch(lhs, [u], ring)[0], eval_mod_batch(rhs, [u], ring)[0]
         primes.append(p)
-        done = t + 1
         if a != b:
-            ev.update(k=done, mismatch_trial=t, primes=[str(q) for q in primes])
+            ev.update(k=t + 1, mismatch_trial=t, mismatch_prime=str(p), mismatch_entry=_first_cell(a, b),
+                      primes=[str(q) for q in primes])
             cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}")
             return _refuted_or_unknown(method, ev, cex, time.perf_counter() - start)
-    ev.update(k=k, **_bound_fields(eps**k))
     if not fixed:
         ev["primes"] = [str(q) for q in primes]
-    return MethodResult(Verdict.PROVED, method, ev, timings={"trials": time.perf_counter() - start})
+    if run < k:
+        ev.update(k=run, **_bound_fields(eps**run))
+        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"stopped after {run} of the {k} trials the bound needs",),
+                            timings={"trials": time.perf_counter() - start})
+    return _proved(method, ev, eps, k, opts, time.perf_counter() - start)
 
 
 def _torch_device() -> Any:
@@ -320,12 +470,12 @@ def _torch_device() -> Any:
 
 
 def _run_torch(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, plan: TorchPlan, why: str, method: str, tag: str,
-               start: float) -> MethodResult:
+               start: float, max_trials: int | None = None) -> MethodResult:
     """The torch engine: ``k`` trials, each ``B`` points under a fresh prime in ``[2^30, 2^31)``."""
     import numpy as np
 
     eps, batch = plan.per_trial, plan.batch
-    k = opts.trials if opts.trials is not None else trials_needed(eps, opts.error_bound)
+    k = _trial_count(eps, opts)
     device = _torch_device()
     ev: dict[str, Any] = {
         "backend": BACKEND_TORCH,
@@ -334,20 +484,21 @@ def _run_torch(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, plan: TorchP
         "degree_bound": bounds.degree,
         "height_bits": bounds.height_bits,
         "points_per_trial": batch,
-        "bad_prime_bound": _pow2(plan.bad),
-        "per_trial_bound": _pow2(eps),
+        "bad_prime_bound": pow2_text(plan.bad),
+        "per_trial_bound": pow2_text(eps),
         "bound_formula": "(beta + (D/2^30)^B)^k, beta = ceil(H/30)/(2^25 - ceil(log2(Q)/30)) (0 when H <= 30)",
         "device": str(device),
     }
     if k is None:  # unreachable: choose_engine requires eps ≤ 2^-10
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"the per-trial bound {_pow2(eps)} is not below 1",))
+        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"the per-trial bound {pow2_text(eps)} is not below 1",))
+    run = k if max_trials is None else min(k, max_trials)
     rng = trial_rng(lhs, rhs, opts.seed, f"{tag}-torch")
     ev["points_from"] = POINTS_FROM
     names = sorted(lhs.params() | rhs.params())
     primes: list[int] = []
-    for t in range(k):
+    for t in range(run):
         if opts.expired():
-            ev.update(k=t, points=t * batch, primes=[str(q) for q in primes], bound=_pow2(eps**t))
+            ev.update(k=t, points=t * batch, primes=[str(q) for q in primes], **_bound_fields(eps**t))
             return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout after {t} of {k} trials",),
                                 timings={"trials": time.perf_counter() - start})
         p = random_prime(rng, bounds.denominator, TORCH_PRIME_LOW)
@@ -356,9 +507,14 @@ def _run_torch(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, plan: TorchP
         primes.append(p)
         hit = torch_first_mismatch(lhs, rhs, points, p, ps, device)
         if hit is not None:
-            ev.update(k=t + 1, points=t * batch + hit + 1, mismatch_trial=t, mismatch_point=hit, primes=[str(q) for q in primes])
+            ev.update(k=t + 1, points=t * batch + hit + 1, mismatch_trial=t, mismatch_point=hit, mismatch_prime=str(p),
+                      primes=[str(q) for q in primes])
             u = [[int(x) for x in row] for row in points[hit]]
             cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}, point {hit} ({BACKEND_TORCH})")
             return _refuted_or_unknown(method, ev, cex, time.perf_counter() - start)
-    ev.update(k=k, points=k * batch, primes=[str(q) for q in primes], **_bound_fields(eps**k))
-    return MethodResult(Verdict.PROVED, method, ev, timings={"trials": time.perf_counter() - start})
+    ev.update(points=run * batch, primes=[str(q) for q in primes])
+    if run < k:
+        ev.update(k=run, **_bound_fields(eps**run))
+        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"stopped after {run} of the {k} trials the bound needs",),
+                            timings={"trials": time.perf_counter() - start})
+    return _proved(method, ev, eps, k, opts, time.perf_counter() - start)

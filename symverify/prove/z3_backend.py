@@ -7,6 +7,13 @@ re-checked exactly and reported, otherwise the small-integer search runs (the ma
 rational counterexample exists). ``unknown`` or a timeout is ``unknown``. Meant for small
 instances and cross-checks: large sides are refused by a size guard (PERFORMANCE.md: the z3
 solver is fast only when both sides share structure).
+
+Guards: a side costing more than :data:`MAX_Z3_COST` operations, or a certified degree bound above
+:data:`MAX_Z3_DEGREE`, is refused (``unknown``) before z3 sees it; z3 itself runs in a child
+process (:func:`symverify.prove.guard.run_limited`) under the exact method's memory limit and the
+deadline, because z3 can exhaust memory or crash (a segmentation fault on ``x^(2^61−1)``) in ways
+that would otherwise take the caller's process down. ``sat`` without a counterexample that
+re-checks exactly is ``unknown`` (the evidence says z3 found the sides different).
 """
 
 from __future__ import annotations
@@ -22,9 +29,11 @@ from symverify.prove.options import Options
 from symverify.prove.outcome import MethodResult, Verdict
 from symverify.prove.sides import Side
 
-__all__ = ["Z3Ring", "run_z3", "MAX_Z3_COST"]
+__all__ = ["Z3Ring", "run_z3", "MAX_Z3_COST", "MAX_Z3_DEGREE"]
 
 MAX_Z3_COST = 20_000
+MAX_Z3_DEGREE = 64
+_GRACE = 0.5  # seconds the child may run past the deadline before it is killed (z3's own timeout fires first)
 
 
 def _z3() -> Any:
@@ -73,11 +82,36 @@ def _rational(z3: Any, v: Any) -> Fraction | None:
 
 def run_z3(lhs: Side, rhs: Side, opts: Options, *, degree: int = 1) -> MethodResult:
     """The z3 method; see the module docstring."""
-    z3 = _z3()
+    _z3()  # BackendUnavailableError here, in the caller's process
     cost = lhs.cost() + rhs.cost()
     if cost > MAX_Z3_COST:
         return MethodResult(Verdict.UNKNOWN, "z3", {"cost": cost, "max_cost": MAX_Z3_COST},
                             notes=(f"refused: {cost} operations exceed the z3 size guard ({MAX_Z3_COST})",))
+    if degree > MAX_Z3_DEGREE:
+        return MethodResult(Verdict.UNKNOWN, "z3", {"degree_bound": degree, "max_degree": MAX_Z3_DEGREE},
+                            notes=(f"refused: the certified degree bound {degree} exceeds the z3 degree guard ({MAX_Z3_DEGREE})",))
+    from symverify.prove.guard import run_limited
+
+    remaining = opts.remaining()
+    lim = run_limited(_solve, (lhs, rhs, opts, degree), memory=opts.memory(),
+                      timeout=None if remaining is None else max(remaining, 0.0) + _GRACE)
+    if lim.status != "ok":
+        return MethodResult(Verdict.UNKNOWN, "z3", {"ran": "subprocess", "memory_limit": opts.memory()},
+                            notes=(f"z3 stopped ({lim.status}): {lim.detail}",))
+    res: MethodResult = lim.value
+    return res
+
+
+def _solve(lhs: Side, rhs: Side, opts: Options, degree: int) -> MethodResult:
+    """z3 on both sides (runs in the guarded child process)."""
+    z3 = _z3()
+    try:
+        return _decide(z3, lhs, rhs, opts, degree)
+    except z3.Z3Exception as e:
+        return MethodResult(Verdict.UNKNOWN, "z3", {"result": "error"}, notes=(f"z3 failed: {e}",))
+
+
+def _decide(z3: Any, lhs: Side, rhs: Side, opts: Options, degree: int) -> MethodResult:
     start = time.perf_counter()
     names = sorted(lhs.params() | rhs.params())
     params = {k: z3.Real(f"p_{k}") for k in names}
@@ -85,13 +119,15 @@ def run_z3(lhs: Side, rhs: Side, opts: Options, *, degree: int = 1) -> MethodRes
     ring = Z3Ring(params)
     a, b = lhs.evaluate(xs, ring), rhs.evaluate(xs, ring)
     diffs = [x != y for ra, rb in zip(a, b) for x, y in zip(ra, rb) if not x.eq(y)]
-    ev: dict[str, Any] = {"logic": "nonlinear real arithmetic", "disequalities": len(diffs)}
+    ev: dict[str, Any] = {"logic": "nonlinear real arithmetic", "disequalities": len(diffs), "ran": "subprocess"}
     if not diffs:
         return MethodResult(Verdict.PROVED, "z3", {**ev, "result": "syntactically equal terms"},
                             timings={"solve": time.perf_counter() - start})
     solver = z3.Solver()
     remaining = opts.remaining()
     if remaining is not None:
+        if remaining <= 0:
+            return MethodResult(Verdict.UNKNOWN, "z3", ev, notes=("timeout: the deadline passed while z3 terms were built",))
         solver.set("timeout", max(1, int(remaining * 1000)))
     solver.add(z3.Or(diffs))
     res = solver.check()
@@ -109,4 +145,8 @@ def run_z3(lhs: Side, rhs: Side, opts: Options, *, degree: int = 1) -> MethodRes
         cex = confirm(lhs, rhs, u, ps, found_by="z3 model")  # type: ignore[arg-type]
     if cex is None:
         cex = search(lhs, rhs, opts, found_by="z3 (search after an irrational model)", degree=degree)
+    if cex is None:
+        return MethodResult(Verdict.UNKNOWN, "z3", {**ev, "result": "sat"}, notes=(
+            "z3 found the sides different (sat), but no counterexample small enough to re-check exactly was found",),
+            timings={"solve": secs})
     return MethodResult(Verdict.REFUTED, "z3", {**ev, "result": "sat"}, cex, timings={"solve": secs})

@@ -1,0 +1,238 @@
+"""Soundness of the verdicts: no ``proved`` without a valid bound, whatever the caller asks.
+
+Each test is an attack that once produced a false ``proved``, a traceback or a process crash.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+
+import pytest
+
+import symverify as sv
+from symverify.ir.circuit import Circuit, Gate
+from symverify.primes import is_prime
+from symverify.prove import randomized as rz
+from symverify.prove.bounds import Bounds
+
+M61 = (1 << 61) - 1
+X = Circuit(1, 1, (), (0,))
+ZERO = Circuit(1, 1, (Gate.const(0),), (1,))
+
+
+def power(e: int, times_cubic_minus_x: bool = False) -> Circuit:
+    """``x^e`` by square-and-multiply (optionally times ``x³ − x``) on one input."""
+    gates: list[Gate] = []
+
+    def add(g: Gate) -> int:
+        gates.append(g)
+        return len(gates)  # node ids: input 0, gate k is node k + 1
+
+    acc = 0
+    for bit in bin(e)[3:]:
+        acc = add(Gate.mul(acc, acc))
+        if bit == "1":
+            acc = add(Gate.mul(acc, 0))
+    if times_cubic_minus_x:
+        x2 = add(Gate.mul(0, 0))
+        x3 = add(Gate.mul(x2, 0))
+        cubic = add(Gate.lin(x3, 1, 0, -1))
+        acc = add(Gate.mul(acc, cubic))
+    return Circuit(1, 1, tuple(gates), (acc,))
+
+
+FERMAT = power(M61)  # x^(2^61 − 1) ≡ x at every point mod 2^61 − 1
+
+
+# ---- caller-chosen trials never buy a proof ---------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["randomized", "auto"])
+@pytest.mark.parametrize("trials", [None, 1, 3])
+def test_fermat_pair_is_never_proved(method, trials):
+    r = sv.verify(FERMAT, X, method=method, trials=trials)
+    assert r.verdict is not sv.Verdict.PROVED
+    # the difference was seen modulo a prime larger than the degree bound, and kept as evidence
+    assert r.evidence.get("sides_differ_mod_p") is True and int(r.evidence["mismatch_prime"]) > M61
+    assert "differ" in r.notes[0]
+
+
+def test_trials_only_add_trials():
+    sq = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+    base = sv.verify(sq, sq, method="randomized", backend="python")
+    assert base.proved and base.evidence["k"] == 2
+    assert sv.verify(sq, sq, method="randomized", backend="python", trials=1).evidence["k"] == 2
+    assert sv.verify(sq, sq, method="randomized", backend="python", trials=7).evidence["k"] == 7
+
+
+def test_fermat_pair_of_small_degree_is_refuted():
+    """Where a counterexample is small enough, the large prime's mismatch becomes a refutation."""
+    p2 = power(2**20 + 1)  # x^(2^20+1) vs x: differs at x = 2, and 2^(2^20) has 2^20 bits: re-checkable
+    r = sv.verify(p2, X, method="randomized")
+    assert r.refuted and r.counterexample is not None and r.counterexample.lhs_value == r.counterexample.rhs_value ** (2**20 + 1)
+
+
+def test_tiny_error_bound_is_met_not_crashed():
+    sq = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+    r = sv.verify(sq, sq, method="randomized", backend="python", error_bound=Fraction(1, 2**2000))
+    assert r.proved and r.evidence["bound_log2"] <= -2000 and r.evidence["k"] == 34
+
+
+def test_verify_refuses_a_proof_whose_bound_exceeds_the_request(monkeypatch):
+    """The rule is also enforced where the report is made: a method that says 'proved' with a
+    failure bound above error_bound is a prover bug."""
+    from symverify import verify as verify_module
+    from symverify.prove.outcome import MethodResult, Verdict
+
+    def lying(*args, **kwargs):
+        return MethodResult(Verdict.PROVED, "randomized", {}, failure_bound=Fraction(1, 2))
+
+    monkeypatch.setattr(verify_module, "run_randomized", lying)
+    with pytest.raises(sv.ProverError, match="failure bound 1/2, above the requested error_bound"):
+        sv.verify(X, X, method="randomized")
+
+
+# ---- prime sizes follow the degree ------------------------------------------------------------
+
+
+def _bounds(degree: int, height_bits: int = 10, below: bool = True) -> Bounds:
+    return Bounds(degree, height_bits, below, 0, 0, 1, 1)
+
+
+def test_plan_primes_keeps_2_61_for_small_degrees_and_grows_otherwise():
+    small = rz.plan_primes(_bounds(4))
+    assert small is not None and small.fixed and small.bits == 61 and small.per_trial == Fraction(4, M61)
+    big = rz.plan_primes(_bounds(M61))
+    assert big is not None and not big.fixed and big.bits >= 61 + 64 and big.per_trial <= rz.LARGE_PRIME_PER_TRIAL
+    tall = rz.plan_primes(_bounds(3, height_bits=10_000, below=False))  # 164 bad primes of ≥ 2^55: 61 bits do
+    assert tall is not None and tall.bits == 61 and not tall.fixed and tall.per_trial <= rz.USEFUL_PER_TRIAL
+    huge_height = rz.plan_primes(_bounds(3, height_bits=2**50, below=False))  # too many bad 61-bit primes
+    assert huge_height is not None and huge_height.bits > 61 and huge_height.per_trial <= rz.LARGE_PRIME_PER_TRIAL
+
+
+def test_plan_primes_gives_up_beyond_the_largest_prime():
+    assert rz.plan_primes(_bounds(1 << 5000)) is None
+    c = power(1 << 5000)  # 5000 squarings: degree 2^5000
+    r = sv.verify(c, X, method="randomized")
+    assert r.verdict is sv.Verdict.UNKNOWN and "no prime of at most 4096 bits" in r.notes[0]
+
+
+def test_prime_counts_and_primality_at_every_size():
+    assert rz.primes_in_range_lower(61) == 2**55
+    assert rz.primes_in_range_lower(128) == 2**128 // 256
+    assert is_prime(2**127 - 1) and not is_prime(2**127 + 1) and not is_prime((2**89 - 1) * (2**61 - 1))
+    assert is_prime(2**521 - 1) and not is_prime(2**523 - 1)
+
+
+def test_pow2_text_is_exact_and_never_understates():
+    assert rz.pow2_text(Fraction(1, 2**100)) == "2^-100.0"
+    assert rz.pow2_text(Fraction(1, 2**100) * Fraction(101, 100)) == "2^-99.9"
+    assert rz.pow2_text(Fraction(1)) == "1" and rz.pow2_text(Fraction(3)) == "1" and rz.pow2_text(Fraction(0)) == "0"
+    assert rz.pow2_text(Fraction(1, 2**5000)) == "2^-5000.0"
+
+
+def test_trials_needed_at_extreme_targets():
+    assert rz.trials_needed(Fraction(1, 2), Fraction(1, 2**2000)) == 2000
+    assert rz.trials_needed(Fraction(1, 2**64), Fraction(1, 2**100)) == 2
+    assert rz.trials_needed(Fraction(1), Fraction(1, 2)) is None
+    assert rz.trials_needed(Fraction(0), Fraction(1, 2**100)) == 1
+
+
+# ---- symbolic weights are polynomials ---------------------------------------------------------
+
+
+def test_sym_refuses_negative_zero_and_fractional_exponents():
+    a = sv.sym("a")
+    with pytest.raises(sv.IRError, match="negative powers are not allowed"):
+        a ** -1
+    with pytest.raises(sv.IRError, match="expected an int exponent"):
+        a ** Fraction(1, 2)
+    with pytest.raises(sv.IRError, match="expected an int exponent"):
+        a ** True
+    with pytest.raises(sv.IRError, match="must be a positive int, found -2305843009213693950"):
+        sv.Sym(((((("a", -(M61 - 1)),), Fraction(1))),))
+    with pytest.raises(sv.IRError, match="must be a positive int, found 0"):
+        sv.Sym(((((("a", 0),), Fraction(1))),))
+
+
+@pytest.mark.parametrize(
+    "terms, match",
+    [
+        ((), "at least one term"),
+        ((((), Fraction(2)),), "lone constant"),
+        (((((("a", 1),), 1)),), "nonzero Fraction coefficient"),
+        (((((("a", 1),), Fraction(0))),), "nonzero Fraction coefficient"),
+        (((((("1a", 1),), Fraction(1))),), "identifier"),
+        (((((("b", 1), ("a", 1)), Fraction(1))),), "sorted and distinct"),
+        (((((("a", 1), ("a", 1)), Fraction(1))),), "sorted and distinct"),
+        ((((("b", 1),), Fraction(1)), ((("a", 1),), Fraction(1))), "sorted by monomial"),
+        ([((("a", 1),), Fraction(1))], "tuple"),
+        ((((("a", 1.0),), Fraction(1)),), "positive int"),
+    ],
+)
+def test_sym_refuses_non_canonical_terms(terms, match):
+    with pytest.raises(sv.IRError, match=match):
+        sv.Sym(terms)
+
+
+def test_sym_powers_by_squaring_and_the_term_limit():
+    a, b = sv.sym("a"), sv.sym("b")
+    assert str(a ** (10**9)) == "a^1000000000"  # one term: exponents multiply, instantly
+    assert (a + 1) ** 5 == (a + 1) * (a + 1) * (a + 1) * (a + 1) * (a + 1)
+    assert (a + b) ** 0 == 1
+    with pytest.raises(sv.IRError, match="MAX_SYM_TERMS"):
+        (a + b + 1) ** 10_000
+
+
+def test_a_weight_inverse_by_fermat_cannot_be_built():
+    """``a^-(2^61-2) ≡ a mod 2^61 − 1`` once made randomized prove ``x·w ≡ x``: such a weight
+    cannot exist, and a legitimate weight is never cancelled mod p."""
+    with pytest.raises(sv.IRError):
+        sv.sym("a") ** -(M61 - 2)
+    w = sv.sym("a") ** (M61 - 1)  # ≡ 1 mod 2^61 − 1 at every a ≠ 0, a genuine polynomial of degree 2^61 − 2
+    xw = Circuit(1, 1, (Gate.lin(0, w, 0, 0),), (1,))
+    for method in ("randomized", "auto", "exact", "z3"):
+        assert not sv.verify(xw, X, method=method, timeout=30).proved, method
+
+
+# ---- exact and z3 on huge degrees: an answer, never a crash -----------------------------------
+
+
+def test_exact_on_fermat_pair_is_unknown_not_a_traceback():
+    r = sv.verify(FERMAT, X, method="exact")
+    assert r.verdict is sv.Verdict.UNKNOWN and "no counterexample small enough" in r.notes[0]
+
+
+def test_z3_refuses_huge_degree_before_z3_sees_it():
+    r = sv.verify(FERMAT, X, method="z3")
+    assert r.verdict is sv.Verdict.UNKNOWN and "z3 degree guard" in r.notes[0]
+
+
+def test_z3_runs_isolated_and_still_decides_small_pairs():
+    sq = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+    assert sv.verify(sq, sq, method="z3").proved
+    r = sv.verify(sq, X, method="z3")
+    assert r.refuted and r.evidence["ran"] == "subprocess"
+
+
+@pytest.mark.slow
+def test_huge_degree_difference_neither_aborts_nor_hangs():
+    """``x^(2^40)·(x³ − x)`` vs 0 vanishes on {−1, 0, 1}; once FLINT aborted the process evaluating
+    it at 2 (70 s, with timeout=10) and z3 ran out of memory. Run in a child so an abort would show."""
+    code = textwrap.dedent(
+        """
+        import symverify as sv
+        from tests.test_soundness_core import power, ZERO
+        c = power(2**40, times_cubic_minus_x=True)
+        for m in ("exact", "z3", "randomized", "auto"):
+            r = sv.verify(c, ZERO, method=m, timeout=10)
+            assert not r.proved, m
+            print(m, r.verdict)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.count("unknown") + out.stdout.count("refuted") == 4
