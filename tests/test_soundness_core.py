@@ -236,3 +236,42 @@ def test_huge_degree_difference_neither_aborts_nor_hangs():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.count("unknown") + out.stdout.count("refuted") == 4
+
+
+# ---- the structural bounds every randomized proof rests on ------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+
+from symverify.prove.bounds import structure_bounds  # noqa: E402
+from symverify.prove.sides import pair_sides  # noqa: E402
+from symverify.semantics.poly import polynomials, shared_ring  # noqa: E402
+from symverify.testing import circuits, models  # noqa: E402
+
+
+def _check_bounds_cover(a, b) -> None:
+    """The certified degree bounds every output's true degree, and every coefficient of every
+    output difference is below ``2^height_bits`` in magnitude (``Q^S·c`` is an integer ≥ |c|)."""
+    bounds = structure_bounds(*pair_sides(a, b))
+    ring = shared_ring(a, b, backend="flint")
+    pa, pb = polynomials(a, ring), polynomials(b, ring)
+    for ra, rb in zip(pa, pb):
+        for x, y in zip(ra, rb):
+            for poly in (x, y):
+                assert ring.degree(poly) <= bounds.degree
+            diff = x - y
+            for c in diff.coeffs():
+                assert abs(Fraction(int(c.p), int(c.q))) < 2**bounds.height_bits
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(circuits(max_gates=10, allow_sym=True), circuits(max_gates=10, allow_sym=True))
+def test_structure_bounds_cover_random_circuits(c1, c2):
+    if (c1.n, c1.d) != (c2.n, c2.d):
+        c2 = c1
+    _check_bounds_cover(c1, c2)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(models(max_layers=3))
+def test_structure_bounds_cover_random_models(m):
+    _check_bounds_cover(m, m)
