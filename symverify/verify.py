@@ -90,6 +90,10 @@ class Report:
     def refuted(self) -> bool:
         return self.verdict is Verdict.REFUTED
 
+    def __repr__(self) -> str:
+        """Verdict, method and the one-line summary; ``str()`` and ``to_json()`` give everything."""
+        return f"Report({self.verdict.value}, method={self.method!r}, {self._summary()[:300]!r})"
+
     def _summary(self) -> str:
         ev = self.evidence
         if self.verdict is Verdict.REFUTED and self.counterexample is not None:

@@ -35,8 +35,6 @@ def test_symbolic_coefficients_are_params():
         ((Gate(Op.MUL, (0,), ()),), (2,), 1, 2, r"expected 2 args and 0 coefficients, found 1 args"),
         ((Gate(Op.LIN, (0, 1), (1,)),), (2,), 1, 2, r"expected 2 args and 2 coefficients, found 2 args and 1"),
         ((Gate(Op.CONST, (0,), (1,)),), (2,), 1, 2, r"expected 0 args and 1 coefficients"),
-        ((Gate(Op.LIN, (0, 1), (0.5, 1)),), (2,), 1, 2, r"coefficient alpha: .*found the float 0.5; pass Fraction\(1, 2\)"),
-        ((Gate(Op.LIN, (0, 1), (True, 1)),), (2,), 1, 2, r"found the bool True"),
         ((Gate(Op.MUL, (0, -1), ()),), (2,), 1, 2, r"argument -1 is not a node id"),
         ((Gate("pow", (0, 1), ()),), (2,), 1, 2, r"unknown op 'pow'"),
         ((), (0, 1, 0), 1, 2, r"at most n·d = 2 outputs fit in y, found 3"),
@@ -48,6 +46,30 @@ def test_symbolic_coefficients_are_params():
 def test_every_validation_rule(gates, outputs, n, d, match):
     with pytest.raises(IRError, match=match):
         Circuit(n, d, gates, outputs)
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: Gate(Op.LIN, (0, 1), (0.5, 1)), r"lin coefficient alpha: .*found the float 0.5; pass Fraction\(1, 2\)"),
+        (lambda: Gate(Op.LIN, (0, 1), (True, 1)), r"lin coefficient alpha: expected an exact number, found the bool True"),
+        (lambda: Gate(Op.CONST, (), ("x",)), r"const coefficient value: expected a rational"),
+        (lambda: Gate(Op.MUL, 3, ()), r"mul args: expected a sequence of node ids, found int"),
+        (lambda: Gate(Op.LIN, (0, 1), "12"), r"lin coefficients: expected a sequence, found str"),
+    ],
+)
+def test_gates_check_their_coefficients(make, match):
+    with pytest.raises(IRError, match=match):
+        make()
+
+
+def test_gates_normalise_themselves_and_circuits_never_mutate_them():
+    g = Gate(Op.LIN, [0, 0], ["2/4", Fraction(3)])
+    assert g.args == (0, 0) and g.coeffs == (Fraction(1, 2), 3) and type(g.coeffs[1]) is int
+    assert g == Gate.lin(0, Fraction(1, 2), 0, 3) and len({g, Gate.lin(0, Fraction(1, 2), 0, 3)}) == 1
+    before = (g.args, g.coeffs)
+    Circuit(1, 1, (g,), (1,))
+    assert (g.args, g.coeffs) == before
 
 
 def test_float_scalar_hint_and_exact_strings():

@@ -75,6 +75,13 @@ class Compiled:
             "notes": list(self.notes),
         }
 
+    def __repr__(self) -> str:
+        """A short summary; ``str()`` lists every resource against its bound."""
+        over = self.over_bound()
+        stages = "no certificate" if self.certificate is None else f"{self.certificate.num_stages} certificate stages"
+        return (f"Compiled({self.method!r}, {self.model!r}, {stages}, {len(self.resources)} resources, "
+                f"{'over bound: ' + ', '.join(over) if over else 'within bounds'})")[:500]
+
     def __str__(self) -> str:
         res = ", ".join(f"{k}={v}" + (f" (≤ {self.bounds[k]})" if k in self.bounds else "") for k, v in self.resources.items())
         return f"{self.method} compilation → {self.model}: {res}"

@@ -151,3 +151,10 @@ class Model:
     def __str__(self) -> str:
         n, L, d, nn, dd = self.signature
         return f"BaseConv model {self.name or '<unnamed>'}: (N={n}, L={L}, d={d}, N'={nn}, d'={dd})"
+
+    def __repr__(self) -> str:
+        """A short summary (signature, modes, stored weights); the full weights are in ``to_json``."""
+        n, L, d, nn, dd = self.signature
+        modes = "/".join(sorted(m.value for m in self.modes())) or "none"
+        rects = sum(len(g.rects) for layer in self.layers for _, g in layer.grids())
+        return f"Model({self.name!r:.60}, N={n}, L={L}, d={d}, N'={nn}, d'={dd}, modes={modes}, rects={rects})"

@@ -361,6 +361,11 @@ class Kaleidoscope:
             if g.size != self.size:
                 raise ShapeError(f"kaleidoscope group {i}: expected size {self.size}, found {g.size}")
 
+    def __repr__(self) -> str:
+        """A short summary; the factors are in ``groups``."""
+        factors = sum(len(g.factors) for g in self.groups)
+        return f"Kaleidoscope(n={self.n}, size={self.size}, width={len(self.groups)} BB* groups, {factors} factors)"
+
     @property
     def width(self) -> int:
         """``w``: the number of BB* factors."""

@@ -95,6 +95,13 @@ class Certificate:
     def num_stages(self) -> int:
         return max(0, len(self.boundaries) - 1)
 
+    def __repr__(self) -> str:
+        """A short summary (stages, cells, first and last labels); the full form is ``to_json``."""
+        cells = sum(len(b.cells) for b in self.boundaries)
+        labels = [b.label for b in self.boundaries if b.label]
+        span = f", labels {labels[0]!r:.40} … {labels[-1]!r:.40}" if labels else ""
+        return f"Certificate({self.num_stages} stages, {len(self.boundaries)} boundaries, {cells} cells{span})"
+
     def shifted(self, layers: int) -> Certificate:
         """The same certificate with every layer index moved by ``layers`` (for stacking)."""
         return Certificate(tuple(Boundary(b.layer + layers, b.cells, b.label) for b in self.boundaries), self.meta)

@@ -38,6 +38,20 @@ class Gate:
     args: tuple[int, ...] = ()
     coeffs: tuple[Scalar, ...] = ()
 
+    def __post_init__(self) -> None:
+        """Normalise the coefficients (``"2/4"`` becomes ``Fraction(1, 2)``, ``Fraction(3)`` becomes 3)
+        on this new gate; a value that is not exact raises :class:`IRError` naming the coefficient.
+        Arity and node ids are checked by the :class:`Circuit` that holds the gate."""
+        names = _COEFF_NAMES.get(self.op, ()) if isinstance(self.op, Op) else ()
+        label = self.op.value if isinstance(self.op, Op) else "gate"
+        if isinstance(self.args, (str, bytes)) or not hasattr(self.args, "__iter__"):
+            raise IRError(f"{label} args: expected a sequence of node ids, found {type(self.args).__name__} {self.args!r:.40}")
+        if isinstance(self.coeffs, (str, bytes)) or not hasattr(self.coeffs, "__iter__"):
+            raise IRError(f"{label} coefficients: expected a sequence, found {type(self.coeffs).__name__} {self.coeffs!r:.40}")
+        object.__setattr__(self, "args", tuple(self.args))
+        object.__setattr__(self, "coeffs", tuple(
+            as_scalar(x, f"{label} coefficient {names[i] if i < len(names) else i}") for i, x in enumerate(self.coeffs)))
+
     @staticmethod
     def const(value: object) -> Gate:
         return Gate(Op.CONST, (), (as_scalar(value, "constant"),))
@@ -176,11 +190,6 @@ def _check(c: Circuit) -> None:
             if a >= nd + k:
                 later = f"defined later at gate {a - nd}" if a < c.num_nodes else "never defined"
                 raise IRError(f"{where} ({g.op.value}) reads node %{a}, which is {later}\n{c.pretty(k)}")
-        norm = tuple(
-            as_scalar(x, f"{where} coefficient {cname}") for x, cname in zip(g.coeffs, _COEFF_NAMES[g.op])
-        )
-        if norm != g.coeffs or any(type(a) is not type(b) for a, b in zip(norm, g.coeffs)):
-            object.__setattr__(g, "coeffs", norm)
     if len(c.outputs) > nd:
         raise IRError(f"circuit outputs: at most n·d = {nd} outputs fit in y, found {len(c.outputs)}")
     for k, o in enumerate(c.outputs):

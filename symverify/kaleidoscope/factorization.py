@@ -31,6 +31,9 @@ class Factorization:
     resources: Mapping[str, Number] = field(default_factory=dict)
     bounds: Mapping[str, Number] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        return f"Factorization({self.theorem!r:.60}, {self.kaleidoscope!r}, garbage_free={self.garbage_free})"
+
     def __post_init__(self) -> None:
         k = self.kaleidoscope
         res = {**dict(self.resources), "w": k.width, "N": k.size, "n": k.n, "e": k.expansion}

@@ -1,0 +1,27 @@
+"""Objects print as short summaries (signature, counts, verdict); full dumps only on request."""
+
+import symverify as sv
+from symverify.kaleidoscope import linear_circuit_to_kaleidoscope, permutation_to_kaleidoscope
+from symverify.library import determinant, walsh_hadamard
+
+
+def test_reprs_are_short_and_informative():
+    c = determinant(3)
+    out = sv.compile(c)
+    report = sv.verify(c, out)
+    f = linear_circuit_to_kaleidoscope(walsh_hadamard(8), mode="live")
+    cases = [
+        (out, ["Compiled('kaleidoscope'", "L=73", "47 certificate stages", "within bounds"]),
+        (out.model, ["Model('determinant_3_kaleidoscope'", "N=3", "d'=12", "modes=cyclic"]),
+        (out.certificate, ["Certificate(47 stages", "48 boundaries"]),
+        (report, ["Report(proved", "compositional", "47/47"]),
+        (f, ["Factorization(", "Kaleidoscope(n=8"]),
+        (f.kaleidoscope, ["Kaleidoscope(n=8", "BB* groups"]),
+        (permutation_to_kaleidoscope([2, 0, 3, 1]).kaleidoscope, ["width=1 BB* groups, 4 factors"]),
+    ]
+    for obj, parts in cases:
+        text = repr(obj)
+        assert len(text) < 500, (type(obj).__name__, len(text))
+        for part in parts:
+            assert part in text, (part, text)
+    assert len(sv.ir.serialize.dumps(out.model)) > 10_000  # the full form is still there on request
