@@ -85,9 +85,7 @@ class Layer:
 class Model:
     """An (N, L, d, N', d')-BaseConv model: ``n = N``, ``d``, inner sizes and the layer stack.
 
-    >>> from symverify.ir.bigint import safe_repr
-from symverify.ir.bigint import show_int as _s
-from symverify.ir.grid import Grid
+    >>> from symverify.ir.grid import Grid
     >>> ident = Layer.make(2, 1, W=Grid.identity(1), b2=Grid.full(2, 1, 1))
     >>> Model(2, 1, 2, 1, (ident,)).signature
     (2, 1, 1, 2, 1)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from symverify.errors import IRError, ShapeError
+from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr, show_int
 from symverify.ir.scalar import Scalar, Sym, as_scalar, is_zero
@@ -156,12 +156,14 @@ class Grid:
 
     def get(self, i: int, j: int) -> Scalar:
         """The value of cell ``(i, j)`` (``fill`` outside every rectangle)."""
-        if _painted_area(self) <= limits.MAX_PAINT:
-            return _cells(self).get((i, j), self.fill)
-        for r0, r1, c0, c1, v in reversed(self.rects):  # too large to expand: the last rectangle wins
-            if r0 <= i < r1 and c0 <= j < c1:
-                return v
-        return self.fill
+        try:
+            cells = _cells(self)
+        except LimitError:  # too large to expand: the last rectangle that holds the cell wins
+            for r0, r1, c0, c1, v in reversed(self.rects):
+                if r0 <= i < r1 and c0 <= j < c1:
+                    return v
+            return self.fill
+        return cells.get((i, j), self.fill)
 
     def to_rows(self) -> list[list[Scalar]]:
         """The dense matrix as a list of rows (refused beyond ``MAX_CELLS`` cells)."""
@@ -203,13 +205,9 @@ class Grid:
 
 
 @lru_cache(maxsize=4096)
-def _painted_area(g: Grid) -> int:
-    return sum((r1 - r0) * (c1 - c0) for r0, r1, c0, c1, _ in g.rects)
-
-
-@lru_cache(maxsize=4096)
 def _cells(g: Grid) -> dict[tuple[int, int], Scalar]:
-    limits.check(_painted_area(g), "MAX_PAINT",
+    area = sum((r1 - r0) * (c1 - c0) for r0, r1, c0, c1, _ in g.rects)
+    limits.check(area, "MAX_PAINT",
                  f"the cells of a {show_int(g.rows)}×{show_int(g.cols)} grid with {len(g.rects)} rectangles")
     out: dict[tuple[int, int], Scalar] = {}
     fill = g.fill
