@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import symverify as sv
 from symverify import Circuit, Gate, Grid, Layer, Model, SerializationError, sym
+from symverify.cli import main
 from symverify.errors import IRError, LimitError
 from symverify.ir import limits
 from symverify.ir.bigint import (
@@ -201,3 +203,40 @@ def test_jsonable_keeps_huge_values_exact():
         out = json.loads(json.dumps(jsonable({"x": BIG, "q": HUGE_FRACTION, "s": BIG * sym("a"), "small": 7, "set": {3, 1}})))
     assert out["x"] == _reference(BIG) and out["small"] == 7 and out["set"] == [1, 3]
     assert out["s"] == _reference(BIG) + "*a"
+
+
+# ---- the command line on values past Python's int/str limit ------------------------------------
+@pytest.fixture(scope="module")
+def big_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("big")
+    lhs = Circuit(1, 1, (Gate.const(BIG), Gate.mul(0, 1)), (2,), "big")
+    other = Circuit(1, 1, (Gate.const(BIG + 1), Gate.mul(0, 1)), (2,), "big_plus_one")
+    comp = sv.compile(lhs, method="dense")
+    paths = {"lhs": d / "lhs.json", "other": d / "other.json", "model": d / "model.json", "cert": d / "cert.json"}
+    for key, obj in (("lhs", lhs), ("other", other), ("model", comp.model), ("cert", comp.certificate)):
+        dump_file(obj, paths[key])
+    return {k: str(v) for k, v in paths.items()}
+
+
+@pytest.mark.parametrize("method", ["auto", "exact", "compositional", "randomized"])
+@pytest.mark.parametrize("circuit, code", [("lhs", 0), ("other", 1)])
+def test_cli_verify_with_huge_values(big_files, capsys, method, circuit, code):
+    argv = ["verify", big_files[circuit], big_files["model"], "--certificate", big_files["cert"], "--method", method]
+    assert main(argv) == code
+    out = capsys.readouterr()
+    assert out.err == ""
+    if code == 1:  # big + 1 against the model of big: refuted, with a printable counterexample at some u
+        assert "counterexample u = [" in out.out and " is <5001-digit integer ≡ " in out.out
+    assert main([*argv, "--json"]) == code
+    report = json.loads(capsys.readouterr().out)
+    if code == 1:
+        cex = report["counterexample"]
+        u = Fraction(cex["inputs"][0][0])
+        assert cex["lhs_value"] == scalar_text((BIG + 1) * u) and cex["rhs_value"] == scalar_text(BIG * u)
+
+
+def test_cli_info_and_compile_with_huge_values(big_files, capsys, tmp_path):
+    assert main(["info", big_files["lhs"]]) == 0
+    assert main(["compile", big_files["lhs"], "-o", str(tmp_path / "m.json"), "--certificate", str(tmp_path / "c.json")]) == 0
+    assert load_file(tmp_path / "m.json") == sv.compile(load_file(big_files["lhs"])).model
+    assert capsys.readouterr().err == ""

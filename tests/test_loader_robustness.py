@@ -225,8 +225,14 @@ def test_writer_checks():
         dumps(Circuit(1, 1, (), (0,), name=5))  # type: ignore[arg-type]
     with pytest.raises(SerializationError, match=r"model name: not valid Unicode text"):
         dumps(Model(1, 1, 1, 1, (), name="\ud800"))
-    with pytest.raises(SerializationError, match=r"cannot write circuit node count n·d \+ gates = 18446744073709551616"):
+    with pytest.raises(SerializationError, match=r"cannot write circuit size = 18446744073709551616"):
         dumps(Circuit(2**64, 1, (), (0,)))
+    with pytest.raises(SerializationError, match=r"cannot write circuit output node id = 9223372036854775808"):
+        dumps(Circuit(2**62, 2, (Gate.const(1),), (2**63,)))
+    with pytest.raises(SerializationError, match=r"cannot write circuit node id = 9223372036854775808"):
+        dumps(Circuit(2**62, 2, (Gate.const(1), Gate.mul(0, 2**63)), (0,)))
+    ok = Circuit(2**62, 2, (Gate.const(1), Gate.mul(0, 2**63 - 1)), (2**63 - 1,))
+    assert loads(dumps(ok)) == ok
     with pytest.raises(SerializationError, match=r"cannot write certificate boundaries\[0\].layer = "):
         dumps(Certificate((Boundary(2**64, ()),)))
     with pytest.raises(SerializationError, match=r"cannot write certificate boundaries\[0\].cells\[0\] index"):

@@ -267,7 +267,10 @@ def to_json(obj: Document) -> dict[str, Any]:
             beyond ``MAX_JSON_INT``, an integer of more than ``MAX_INT_DIGITS`` digits).
     """
     if isinstance(obj, Circuit):
-        _check_size(obj.num_nodes, "circuit node count n·d + gates")
+        _check_size(max(obj.n, obj.d), "circuit size")
+        if obj.num_nodes - 1 > limits.MAX_JSON_INT:  # node ids below 2^63 are written as they are
+            _check_size(max((a for g in obj.gates for a in g.args), default=0), "circuit node id")
+            _check_size(max(obj.outputs, default=0), "circuit output node id")
         return {
             "format": CIRCUIT_FORMAT,
             "version": VERSION,
