@@ -8,12 +8,14 @@ where; nothing is truncated or rounded instead.
 
 * :data:`MAX_CELLS` (``2^22``): cells of one dense array: a model's ``N'×d'`` state when it is
   evaluated, verified or compiled, ``Grid.to_rows()``, the nonzero cells of a grid with a nonzero
-  fill, ``Grid.identity``/``Grid.symbolic``, and the blocks :meth:`Grid.nonzero_count` uses for
-  grids too large to expand. (The kaleidoscope compiler's ``max_cells`` defaults to it.)
+  fill, ``Grid.identity``/``Grid.symbolic``. (The kaleidoscope compiler's ``max_cells`` defaults
+  to it.)
 * :data:`MAX_INPUTS` (``2^22``): the ``n·d`` inputs of a circuit or model that is evaluated,
   verified or compiled (``stats``/``symverify info`` do not need them and have no such limit).
 * :data:`MAX_PAINT` (``2^26``): the total area of a grid's rectangles that may be expanded cell
-  by cell (``Grid.cells()``, ``Grid.nonzero()``); counts come from the rectangles instead.
+  by cell (``Grid.cells()``, ``Grid.nonzero()``; ``Grid.get`` scans the rectangles instead), and
+  the block visits :meth:`Grid.nonzero_count` may spend resolving overlapping rectangles (counts
+  come from the rectangles: one 10^5×10^5 mask is one block).
 * :data:`MAX_INT_DIGITS` (``100 000``): decimal digits of one integer (a numerator or a
   denominator) in a JSON document, read or written. Exact conversion is quadratic in the digits,
   so this bounds the time a hostile file can cost; it is far above Python's own 4300-digit
