@@ -7,13 +7,16 @@ model's resources against its stated bounds); ``symverify compile CIRCUIT.json -
 [--certificate CERT.json]`` writes a compiled model and its certificate; ``symverify prove [NAME ...|all]``
 runs proof scripts (:mod:`symverify.runner`) and exits 0 only when every instance is proved within
 its stated bounds. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
-``symverify: error: ...``, with exit code 3 and no traceback.
+``symverify: error: ...``, with exit code 3 and no traceback. So is anything else that goes
+wrong (an exhausted memory, a bug: ``symverify: error: internal error ...``); set the environment
+variable ``SYMVERIFY_TRACEBACK=1`` to see the traceback of an internal error instead.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -73,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _load(path: str) -> Any:
+    """The document in ``path``; every problem with the file is a ``SerializationError``."""
     from symverify.ir.serialize import load_file
 
     return load_file(path)
@@ -261,12 +265,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_compile(args)
         return _cmd_prove(args)
     except SymverifyError as e:
-        msg = " ".join(str(e).split("\n")[0].split()) or type(e).__name__
-        print(f"symverify: error: {msg}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(" ".join(str(e).split("\n")[0].split()) or type(e).__name__)
     except OSError as e:  # a file that vanished or could not be written after the checks
-        print(f"symverify: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(f"{e.filename or ''}: {e.strerror or e}")
+    except KeyboardInterrupt:
+        print("symverify: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        return _fail("out of memory (the input is too large for this machine; see symverify.ir.limits)")
+    except RecursionError:
+        return _fail("internal error (please report it): recursion too deep")
+    except Exception as e:  # the command line never shows a traceback unless asked
+        if os.environ.get("SYMVERIFY_TRACEBACK"):
+            raise
+        try:
+            detail = " ".join(str(e).split())[:200]
+        except Exception:
+            detail = ""
+        return _fail(f"internal error (please report it; SYMVERIFY_TRACEBACK=1 shows where): {type(e).__name__}: {detail}")
+
+
+def _fail(message: str) -> int:
+    print(f"symverify: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ __all__ = [
     "SymverifyError",
     "IRError",
     "ShapeError",
+    "LimitError",
     "SerializationError",
     "CompileError",
     "ProverError",
@@ -54,3 +55,8 @@ class BackendUnavailableError(SymverifyError):
 
 class NumericMismatchError(SymverifyError):
     """A float executor disagreed with exact evaluation beyond its documented tolerance."""
+
+
+class LimitError(IRError):
+    """An object is too large for an operation: more cells, inputs or digits than a stated limit of
+    :mod:`symverify.ir.limits` (the message names the limit and the size found)."""

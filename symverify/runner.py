@@ -172,9 +172,12 @@ def run_script(name: str, path: Path, *, quick: bool, timeout: float | None = No
         data = None
         if out.exists():
             try:
-                data = json.loads(out.read_text())
-            except (OSError, json.JSONDecodeError) as e:
+                data = json.loads(out.read_text(encoding="utf-8"))
+            except (OSError, ValueError, RecursionError) as e:  # ValueError: bad JSON, bad UTF-8, huge ints
                 return ScriptOutcome(name, title, "crashed", secs, error=f"unreadable result JSON: {e}")
+            if not isinstance(data, dict):
+                return ScriptOutcome(name, title, "crashed", secs,
+                                     error=f"result JSON: expected an object, found {type(data).__name__}")
     if data is None:
         why = _tail(proc.stderr, 2) or _tail(proc.stdout, 2) or "no output"
         return ScriptOutcome(name, title, "crashed", secs, error=f"exit code {proc.returncode}: {why}")

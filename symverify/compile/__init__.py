@@ -8,7 +8,9 @@ Methods:
   Proposition H.10), :func:`symverify.compile.kaleidoscope.compile_kaleidoscope`, loaded on use.
 
 Both return a :class:`~symverify.compile.result.Compiled` (model, certificate, resources, stated
-bounds). Check it with ``check_certificate(circuit, result.model, result.certificate)``.
+bounds). Circuits of more than :data:`~symverify.ir.limits.MAX_INPUTS` inputs, and circuits whose
+model state would exceed :data:`~symverify.ir.limits.MAX_CELLS` cells, are refused before any
+work (:class:`~symverify.errors.LimitError`, or the kaleidoscope compiler's ``CompileError``). Check it with ``check_certificate(circuit, result.model, result.certificate)``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from symverify.compile.result import Compiled
 from symverify.errors import CompileError
+from symverify.ir import limits
 from symverify.ir.circuit import Circuit
 
 __all__ = ["compile", "Compiled", "METHODS"]
@@ -38,6 +41,7 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", **options: Any) -> C
     """
     if not isinstance(circuit, Circuit):
         raise CompileError(f"compile: expected a Circuit, found {type(circuit).__name__}")
+    limits.check_state(circuit, "compile")
     if method == "dense":
         unknown = sorted(set(options) - set(_DENSE_OPTIONS))
         if unknown:

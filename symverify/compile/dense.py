@@ -40,6 +40,7 @@ from symverify.gadgets.fragment import Fragment, fragment_boundaries
 from symverify.gadgets.layout import channels_to_rows, rows_to_channels
 from symverify.gadgets.primitives import affine_map
 from symverify.gadgets.remember import ChannelF, remember_channels
+from symverify.ir import limits
 from symverify.ir.analysis import stats
 from symverify.ir.baseconv import Mode, Model
 from symverify.ir.certificate import Boundary, Cell, Certificate
@@ -136,12 +137,14 @@ def compile_dense(circuit: Circuit, *, name: str = "") -> Compiled:
     if not isinstance(circuit, Circuit):
         raise CompileError(f"compile(method='dense'): expected a Circuit, found {type(circuit).__name__}")
     n, d, nd, m = circuit.n, circuit.d, circuit.num_inputs, len(circuit.outputs)
+    limits.check(n * max(nd, d, m), "MAX_CELLS", f"compile(method='dense') {circuit.name or '<unnamed>'}: the state N'·d' ≥ n·(n·d)")
     lf = layered_form(circuit)
     stages = list(lf.stages)
     if not stages:
         raise CompileError("dense: the layered form has no stages")
     nn = n
     dd = max([nd, d, m] + [len(st.outputs) for st in stages])
+    limits.check(nn * dd, "MAX_CELLS", f"compile(method='dense') {circuit.name or '<unnamed>'}: the state N'·d' = {nn}·{dd}")
     plan = _Plan(nn, dd, [], [Boundary(0, tuple(Cell.node(i // d, i % d, i) for i in range(nd)), "input")])
 
     f_in = rows_to_channels(n, d, nn, dd)

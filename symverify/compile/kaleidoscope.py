@@ -30,13 +30,14 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import CompileError
+from symverify.ir import limits
 from symverify.ir.circuit import Circuit
 
 __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
 
 C21 = 102
 C0 = 61
-MAX_CELLS = 1 << 22  # N'·d' cells; larger states cannot be checked in reasonable time anyway
+MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
 
 
 def _log2_ceil(x: int) -> int:
@@ -127,6 +128,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
     if not isinstance(circuit, Circuit):
         problems.append(f"expected a Circuit, found {type(circuit).__name__}")
         raise CompileError("compile (method 'kaleidoscope'): " + "; ".join(problems))
+    limits.check_state(circuit, "compile(method='kaleidoscope')")
     lay = planned_size(circuit)
     cells = lay.rows * lay.width
     if cells > max_cells:

@@ -57,10 +57,13 @@ def __getattr__(name: str) -> Any:
 
 
 def _kind(obj: object) -> str:
-    if isinstance(obj, Model):
-        return "model"
-    if isinstance(obj, Circuit):
-        return "circuit"
+    """``"model"`` or ``"circuit"``; anything else, or one over the size limits
+    (:func:`symverify.ir.limits.check_state`), is refused."""
+    if isinstance(obj, (Model, Circuit)):
+        from symverify.ir import limits
+
+        limits.check_state(obj, "execute")
+        return "model" if isinstance(obj, Model) else "circuit"
     raise IRError(f"execute: expected a Model or a Circuit, found {type(obj).__name__}")
 
 

@@ -48,7 +48,9 @@ class FloatNumbers:
         try:
             return float(v)
         except OverflowError:
-            raise CompileError(f"the weight {v} does not fit in float64") from None
+            from symverify.ir.bigint import show_rational
+
+            raise CompileError(f"the weight {show_rational(v)} does not fit in float64") from None
 
     @property
     def torch_dtype(self) -> Any:

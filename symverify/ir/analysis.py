@@ -3,6 +3,12 @@
 Levels: inputs and constants are at level 0; a gate is at 1 + the max level of its operands.
 Cut width (**Choice**, THEORY §2): ``live_ℓ`` is the set of nodes of level ≤ ℓ that are outputs
 or are read by a gate of level > ℓ, with all n·d inputs live at ℓ = 0; ``w = max_ℓ |live_ℓ|``.
+
+:func:`stats` (and so ``symverify info``) costs ``O(gates + outputs)``: inputs are never listed
+one by one, so a circuit with ``n·d = 10^9`` inputs and a few gates is measured at once. The
+functions that return one entry per node (:func:`levels`, :func:`live_sets`,
+:func:`degree_bounds`) refuse circuits of more than :data:`symverify.ir.limits.MAX_INPUTS` inputs
+(:class:`~symverify.errors.LimitError`).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from symverify.errors import IRError
+from symverify.ir import limits
 from symverify.ir.circuit import Circuit, Op
 from symverify.ir.scalar import is_zero
 
@@ -23,52 +30,101 @@ def _need_circuit(c: object, what: str) -> None:
         raise IRError(f"{what}: expected a Circuit, found {type(c).__name__} (models have a signature, not circuit measures)")
 
 
-def levels(c: Circuit) -> list[int]:
-    """The level of every node (inputs first)."""
-    _need_circuit(c, "levels")
-    lv = [0] * c.num_inputs
+def _check_inputs(c: Circuit, what: str) -> None:
+    limits.check(c.num_inputs, "MAX_INPUTS", f"{what}: circuit {c.name or '<unnamed>'} (one entry per input)")
+
+
+def _gate_levels(c: Circuit) -> list[int]:
+    """The level of every gate (node ``n·d + k`` is entry ``k``); inputs are at level 0."""
+    nd = c.num_inputs
+    gl: list[int] = []
     for g in c.gates:
-        lv.append(1 + max(lv[a] for a in g.args) if g.args else 0)
-    return lv
+        top = -1
+        for a in g.args:
+            la = gl[a - nd] if a >= nd else 0
+            if la > top:
+                top = la
+        gl.append(top + 1)  # a constant (no args) is at level 0
+    return gl
+
+
+def levels(c: Circuit) -> list[int]:
+    """The level of every node (inputs first; refused beyond ``MAX_INPUTS`` inputs)."""
+    _need_circuit(c, "levels")
+    _check_inputs(c, "levels")
+    return [0] * c.num_inputs + _gate_levels(c)
 
 
 def depth(c: Circuit) -> int:
     """Δ = the max level over the outputs (0 when every output is an input or constant)."""
-    lv = levels(c)
-    return max((lv[o] for o in c.outputs), default=0)
+    _need_circuit(c, "depth")
+    return _depth(c, _gate_levels(c))
 
 
-def _last_read(c: Circuit, lv: list[int]) -> list[int]:
-    """For every node, the max level of a gate reading it (−1 if none)."""
-    last = [-1] * c.num_nodes
+def _depth(c: Circuit, gl: list[int]) -> int:
     nd = c.num_inputs
+    return max((gl[o - nd] for o in c.outputs if o >= nd), default=0)
+
+
+def _live_intervals(c: Circuit, gl: list[int]) -> tuple[int, dict[int, tuple[int, int]]]:
+    """Δ and, for every node that is live at some level ≥ 1 or is a live non-input at level 0,
+    its live levels ``[lo, hi]`` (THEORY §2); inputs not listed are live at level 0 only."""
+    nd = c.num_inputs
+    delta = _depth(c, gl)
+    last: dict[int, int] = {}
     for k, g in enumerate(c.gates):
+        lvl = gl[k]
         for a in g.args:
-            last[a] = max(last[a], lv[nd + k])
-    return last
+            if last.get(a, -1) < lvl:
+                last[a] = lvl
+    outs = set(c.outputs)
+    spans: dict[int, tuple[int, int]] = {}
+    for v in outs | set(last) | set(range(nd, c.num_nodes)):
+        lo = gl[v - nd] if v >= nd else 0
+        if lo > delta:
+            continue
+        hi = delta if v in outs else min(last.get(v, -1) - 1, delta)
+        if lo <= hi:
+            spans[v] = (lo, hi)
+    return delta, spans
 
 
 def live_sets(c: Circuit) -> list[frozenset[int]]:
-    """``live_ℓ`` for ℓ = 0 … Δ, exactly as THEORY §2 defines it."""
-    lv = levels(c)
-    delta = max((lv[o] for o in c.outputs), default=0)
-    last = _last_read(c, lv)
-    outs = set(c.outputs)
+    """``live_ℓ`` for ℓ = 0 … Δ, exactly as THEORY §2 defines it (refused beyond ``MAX_INPUTS`` inputs)."""
+    _need_circuit(c, "live_sets")
+    _check_inputs(c, "live_sets")
+    delta, spans = _live_intervals(c, _gate_levels(c))
     sets: list[set[int]] = [set() for _ in range(delta + 1)]
     sets[0].update(range(c.num_inputs))
-    for v in range(c.num_nodes):
-        lo = lv[v]
-        if lo > delta:
-            continue
-        hi = delta if v in outs else min(last[v] - 1, delta)
+    for v, (lo, hi) in spans.items():
         for ell in range(lo, hi + 1):
             sets[ell].add(v)
     return [frozenset(s) for s in sets]
 
 
+def _live_counts(c: Circuit, gl: list[int]) -> list[int]:
+    """``|live_ℓ|`` for ℓ = 0 … Δ without listing the inputs."""
+    nd = c.num_inputs
+    delta, spans = _live_intervals(c, gl)
+    diff = [0] * (delta + 2)
+    inputs_at_0 = 0
+    for v, (lo, hi) in spans.items():
+        diff[lo] += 1
+        diff[hi + 1] -= 1
+        if v < nd:
+            inputs_at_0 += 1
+    counts, run = [], 0
+    for ell in range(delta + 1):
+        run += diff[ell]
+        counts.append(run)
+    counts[0] += nd - inputs_at_0  # every input is live at level 0
+    return counts
+
+
 def cut_width(c: Circuit) -> int:
-    """w = max_ℓ |live_ℓ| (≥ n·d)."""
-    return max(len(s) for s in live_sets(c))
+    """w = max_ℓ |live_ℓ| (≥ n·d); counted, not listed, so any number of inputs is fine."""
+    _need_circuit(c, "cut_width")
+    return max(_live_counts(c, _gate_levels(c)))
 
 
 def needed_nodes(c: Circuit) -> set[int]:
@@ -82,16 +138,29 @@ def needed_nodes(c: Circuit) -> set[int]:
 
 
 def degree_bounds(c: Circuit) -> list[int]:
-    """A cheap upper bound on the degree of every node (−1 for a structurally zero value)."""
-    deg = [1] * c.num_inputs
+    """A cheap upper bound on the degree of every node (−1 for a structurally zero value);
+    refused beyond ``MAX_INPUTS`` inputs."""
+    _need_circuit(c, "degree_bounds")
+    _check_inputs(c, "degree_bounds")
+    return [1] * c.num_inputs + _gate_degrees(c)
+
+
+def _gate_degrees(c: Circuit) -> list[int]:
+    """:func:`degree_bounds` of the gates only (inputs have degree 1)."""
+    nd = c.num_inputs
+    deg: list[int] = []
+
+    def of(a: int) -> int:
+        return deg[a - nd] if a >= nd else 1
+
     for g in c.gates:
         if g.op is Op.CONST:
             deg.append(-1 if is_zero(g.coeffs[0]) else 0)
         elif g.op is Op.MUL:
-            a, b = deg[g.args[0]], deg[g.args[1]]
+            a, b = of(g.args[0]), of(g.args[1])
             deg.append(-1 if a < 0 or b < 0 else a + b)
         else:
-            parts = [deg[a] for a, co in zip(g.args, g.coeffs) if not is_zero(co)]
+            parts = [of(a) for a, co in zip(g.args, g.coeffs) if not is_zero(co)]
             deg.append(max(parts, default=-1))
     return deg
 
@@ -134,22 +203,23 @@ def stats(c: Circuit) -> CircuitStats:
     (2, 2, 2, 1, 2)
     """
     _need_circuit(c, "stats")
-    lv = levels(c)
+    nd = c.num_inputs
+    gl = _gate_levels(c)
     ops = Counter(g.op for g in c.gates)
-    per_level = Counter(lv[c.num_inputs + k] for k, g in enumerate(c.gates) if g.op is not Op.CONST)
-    deg = degree_bounds(c)
+    per_level = Counter(gl[k] for k, g in enumerate(c.gates) if g.op is not Op.CONST)
+    deg = _gate_degrees(c)
     return CircuitStats(
         n=c.n,
         d=c.d,
-        inputs=c.num_inputs,
+        inputs=nd,
         size=c.size,
-        size_with_inputs=c.size + c.num_inputs,
-        depth=max((lv[o] for o in c.outputs), default=0),
-        width=cut_width(c),
+        size_with_inputs=c.size + nd,
+        depth=_depth(c, gl),
+        width=max(_live_counts(c, gl)),
         gate_width=max(per_level.values(), default=0),
         muls=ops[Op.MUL],
         lins=ops[Op.LIN],
         consts=ops[Op.CONST],
         outputs=len(c.outputs),
-        degree_bound=max((deg[o] for o in c.outputs), default=-1),
+        degree_bound=max(((deg[o - nd] if o >= nd else 1) for o in c.outputs), default=-1),
     )

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from symverify.errors import IRError, ShapeError
+from symverify.ir.bigint import safe_repr
+from symverify.ir.bigint import show_int as _s
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import param_names
 
@@ -48,17 +50,17 @@ class Layer:
             try:
                 object.__setattr__(self, "mode", Mode(self.mode))
             except ValueError:
-                raise IRError(f"layer mode: expected 'causal' or 'cyclic', found {self.mode!r}") from None
+                raise IRError(f"layer mode: expected 'causal' or 'cyclic', found {safe_repr(self.mode)}") from None
         if not isinstance(self.mode, Mode):
-            raise IRError(f"layer mode: expected 'causal' or 'cyclic', found {self.mode!r}")
+            raise IRError(f"layer mode: expected 'causal' or 'cyclic', found {safe_repr(self.mode)}")
         dd = self.W.rows
         if self.W.cols != dd:
-            raise ShapeError(f"layer W: expected a square d'×d' matrix, found {self.W.rows}×{self.W.cols}")
+            raise ShapeError(f"layer W: expected a square d'×d' matrix, found {_s(self.W.rows)}×{_s(self.W.cols)}")
         nn = self.b1.rows
         for name in ("b1", "h", "b2"):
             g: Grid = getattr(self, name)
             if (g.rows, g.cols) != (nn, dd):
-                raise ShapeError(f"layer {name}: expected shape {nn}×{dd} (N'×d', from b1 and W), found {g.rows}×{g.cols}")
+                raise ShapeError(f"layer {name}: expected shape {_s(nn)}×{_s(dd)} (N'×d', from b1 and W), found {_s(g.rows)}×{_s(g.cols)}")
 
     @property
     def inner_n(self) -> int:
@@ -101,19 +103,19 @@ class Model:
         for fname in ("n", "d", "inner_n", "inner_d"):
             v = getattr(self, fname)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ShapeError(f"model {fname}: expected a positive int, found {v!r}")
+                raise ShapeError(f"model {fname}: expected a positive int, found {safe_repr(v)}")
         if self.inner_n < self.n or self.inner_d < self.d:
             raise ShapeError(
-                f"model inner size {self.inner_n}×{self.inner_d} must contain the input "
-                f"{self.n}×{self.d} (N' ≥ N and d' ≥ d)"
+                f"model inner size {_s(self.inner_n)}×{_s(self.inner_d)} must contain the input "
+                f"{_s(self.n)}×{_s(self.d)} (N' ≥ N and d' ≥ d)"
             )
         for i, layer in enumerate(self.layers):
             if not isinstance(layer, Layer):
                 raise IRError(f"layer {i}: expected a Layer, found {type(layer).__name__}")
             if (layer.inner_n, layer.inner_d) != (self.inner_n, self.inner_d):
                 raise ShapeError(
-                    f"layer {i}: expected inner shape {self.inner_n}×{self.inner_d} (N'×d'), "
-                    f"found {layer.inner_n}×{layer.inner_d}"
+                    f"layer {i}: expected inner shape {_s(self.inner_n)}×{_s(self.inner_d)} (N'×d'), "
+                    f"found {_s(layer.inner_n)}×{_s(layer.inner_d)}"
                 )
 
     @property
@@ -126,10 +128,11 @@ class Model:
         return len(self.layers)
 
     def param_count(self) -> int:
-        """Dense parameter count: ``L·(d'² + 3·N'·d')``."""
+        """Dense parameter count: ``L·(d'² + 3·N'·d')`` (arithmetic only: nothing is expanded)."""
         return len(self.layers) * (self.inner_d**2 + 3 * self.inner_n * self.inner_d)
 
     def nonzero_param_count(self) -> int:
+        """Nonzero weights, counted from the grids' rectangles (:meth:`Grid.nonzero_count`)."""
         return sum(g.nonzero_count() for layer in self.layers for _, g in layer.grids())
 
     def params(self) -> frozenset[str]:
@@ -150,11 +153,11 @@ class Model:
 
     def __str__(self) -> str:
         n, L, d, nn, dd = self.signature
-        return f"BaseConv model {self.name or '<unnamed>'}: (N={n}, L={L}, d={d}, N'={nn}, d'={dd})"
+        return f"BaseConv model {self.name or '<unnamed>'}: (N={_s(n)}, L={L}, d={_s(d)}, N'={_s(nn)}, d'={_s(dd)})"
 
     def __repr__(self) -> str:
         """A short summary (signature, modes, stored weights); the full weights are in ``to_json``."""
         n, L, d, nn, dd = self.signature
         modes = "/".join(sorted(m.value for m in self.modes())) or "none"
         rects = sum(len(g.rects) for layer in self.layers for _, g in layer.grids())
-        return f"Model({self.name!r:.60}, N={n}, L={L}, d={d}, N'={nn}, d'={dd}, modes={modes}, rects={rects})"
+        return f"Model({self.name!r:.60}, N={_s(n)}, L={L}, d={_s(d)}, N'={_s(nn)}, d'={_s(dd)}, modes={modes}, rects={rects})"

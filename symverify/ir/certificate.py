@@ -11,20 +11,35 @@ proves every claim on fresh variables, so a wrong certificate can only fail, nev
 Rules: the first boundary is at layer 0 and lists exactly the embedded input (node i at
 ``(i // d, i % d)``); the last is at layer L and lists output k as the single node at
 ``(k // d, k % d)``; layers never decrease; no cell is listed twice at one boundary.
+
+Construction checks the types (rows, columns, node ids and layers are non-negative ints, never
+bools; coefficients are exact scalars; ``meta`` is text → text with distinct keys) and raises
+:class:`~symverify.errors.IRError`; :meth:`Certificate.from_json` checks every field of the JSON
+form and raises :class:`~symverify.errors.SerializationError` naming it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from symverify.errors import IRError, SerializationError
+from symverify.ir.bigint import safe_repr
 from symverify.ir.scalar import Scalar, as_scalar, is_zero, param_names
 
 __all__ = ["Cell", "Boundary", "Certificate", "FORMAT", "VERSION"]
 
 FORMAT = "symverify.certificate"
 VERSION = 1
+
+
+def _index(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _sequence(v: object) -> bool:
+    return not isinstance(v, (str, bytes, Mapping)) and hasattr(v, "__iter__")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,15 +52,23 @@ class Cell:
     const: Scalar = 0
 
     def __post_init__(self) -> None:
-        if type(self.row) is not int or type(self.col) is not int:
-            raise IRError(f"certificate cell: expected int row and column, found ({self.row!r}, {self.col!r})")
-        terms = tuple(self.terms)
-        for v, _ in terms:
-            if type(v) is not int:
-                raise IRError(f"certificate cell ({self.row}, {self.col}): expected int node ids, found {v!r}")
-        norm = tuple((v, as_scalar(co, f"certificate cell ({self.row}, {self.col}) coefficient")) for v, co in terms)
-        object.__setattr__(self, "terms", norm)
-        object.__setattr__(self, "const", as_scalar(self.const, f"certificate cell ({self.row}, {self.col}) constant"))
+        if not (_index(self.row) and _index(self.col)):
+            raise IRError(
+                f"certificate cell: expected int row and column (non-negative), found ({safe_repr(self.row)}, {safe_repr(self.col)})"
+            )
+        where = f"certificate cell ({self.row}, {self.col})"
+        if not _sequence(self.terms):
+            raise IRError(f"{where}: expected a sequence of (node, coefficient) pairs, found {type(self.terms).__name__}")
+        norm = []
+        for t in self.terms:
+            if not isinstance(t, (tuple, list)) or len(t) != 2:
+                raise IRError(f"{where}: expected (node, coefficient) pairs, found {safe_repr(t)}")
+            v, co = t
+            if not _index(v):
+                raise IRError(f"{where}: expected int node ids (non-negative), found {safe_repr(v)}")
+            norm.append((v, as_scalar(co, f"{where} coefficient")))
+        object.__setattr__(self, "terms", tuple(norm))
+        object.__setattr__(self, "const", as_scalar(self.const, f"{where} constant"))
 
     def params(self) -> frozenset[str]:
         return param_names([co for _, co in self.terms] + [self.const])
@@ -73,23 +96,50 @@ class Boundary:
     label: str = ""
 
     def __post_init__(self) -> None:
-        if type(self.layer) is not int:
-            raise IRError(f"certificate boundary: expected an int layer index, found {self.layer!r}")
+        if not _index(self.layer):
+            raise IRError(f"certificate boundary: expected an int layer index (non-negative), found {safe_repr(self.layer)}")
+        if not _sequence(self.cells):
+            raise IRError(f"certificate boundary at layer {self.layer}: expected a sequence of Cells, found {type(self.cells).__name__}")
         object.__setattr__(self, "cells", tuple(self.cells))
         for c in self.cells:
             if not isinstance(c, Cell):
                 raise IRError(f"certificate boundary at layer {self.layer}: expected Cell objects, found {type(c).__name__}")
+        if not isinstance(self.label, str):
+            raise IRError(f"certificate boundary at layer {self.layer}: expected a str label, found {type(self.label).__name__}")
 
 
 @dataclass(frozen=True, slots=True)
 class Certificate:
-    """An ordered list of boundaries; stage k runs the layers between boundary k and k+1."""
+    """An ordered list of boundaries; stage k runs the layers between boundary k and k+1.
+
+    ``meta`` is free text about the certificate's origin: ``(key, value)`` string pairs (a mapping
+    is accepted and kept in its order) with distinct keys.
+    """
 
     boundaries: tuple[Boundary, ...]
     meta: tuple[tuple[str, str], ...] = field(default=())
 
     def __post_init__(self) -> None:
+        if not _sequence(self.boundaries):
+            raise IRError(f"certificate: expected a sequence of Boundary objects, found {type(self.boundaries).__name__}")
         object.__setattr__(self, "boundaries", tuple(self.boundaries))
+        for k, b in enumerate(self.boundaries):
+            if not isinstance(b, Boundary):
+                raise IRError(f"certificate boundary {k}: expected a Boundary, found {type(b).__name__}")
+        meta = self.meta
+        if isinstance(meta, Mapping):
+            meta = tuple(meta.items())
+        if not _sequence(meta):
+            raise IRError(f"certificate meta: expected (key, value) string pairs, found {type(meta).__name__}")
+        pairs = tuple(meta)
+        seen: set[str] = set()
+        for p in pairs:
+            if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(x, str) for x in p)):
+                raise IRError(f"certificate meta: expected (key, value) string pairs, found {safe_repr(p)}")
+            if p[0] in seen:
+                raise IRError(f"certificate meta: the key {p[0]!r} appears twice")
+            seen.add(p[0])
+        object.__setattr__(self, "meta", pairs)
 
     @property
     def num_stages(self) -> int:
@@ -108,45 +158,89 @@ class Certificate:
 
     # ---- JSON ---------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        def cell(c: Cell) -> list[Any]:
-            v = c.single_node()
-            if v is not None:
-                return [c.row, c.col, v]
-            return [c.row, c.col, [[n, str(x)] for n, x in c.terms], str(c.const)]
+        """The JSON document: a cell is ``[row, col, node]`` when it holds one node with coefficient
+        1, else ``[row, col, [[node, coeff], ...], const]``; coefficients are exact scalars in
+        :mod:`symverify.ir.serialize`'s form (rational strings of any size, or ``{"sym": ...}``).
 
+        Raises:
+            SerializationError: an index beyond ``MAX_JSON_INT``, a meta string that is not valid
+                Unicode, or an integer of more than ``MAX_INT_DIGITS`` digits.
+        """
+        from symverify.ir.serialize import _check_size, _text, scalar_to_json
+
+        def cell(c: Cell, where: str) -> list[Any]:
+            for index in (c.row, c.col, *c.nodes()):
+                _check_size(index, f"{where} index")
+            node = c.single_node()
+            if node is not None:
+                return [c.row, c.col, node]
+            terms = [[n, scalar_to_json(x, f"{where} coefficient")] for n, x in c.terms]
+            return [c.row, c.col, terms, scalar_to_json(c.const, f"{where} constant")]
+
+        bounds = []
+        for k, b in enumerate(self.boundaries):
+            where = f"certificate boundaries[{k}]"
+            _check_size(b.layer, f"{where}.layer")
+            bounds.append({"layer": b.layer, "label": _text(b.label, f"{where}.label"),
+                           "cells": [cell(c, f"{where}.cells[{j}]") for j, c in enumerate(b.cells)]})
         return {
             "format": FORMAT,
             "version": VERSION,
-            "meta": dict(self.meta),
-            "boundaries": [{"layer": b.layer, "label": b.label, "cells": [cell(c) for c in b.cells]} for b in self.boundaries],
+            "meta": {_text(k, "certificate meta key"): _text(v, f"certificate meta[{k!r}]") for k, v in self.meta},
+            "boundaries": bounds,
         }
 
     @staticmethod
     def from_json(data: Any) -> Certificate:
+        """Rebuild a certificate from :meth:`to_json`'s form, checking every field.
+
+        Raises:
+            SerializationError: naming the field (``certificate boundaries[2].cells[5][0]``), what
+                was expected and what was found.
+        """
+        from symverify.ir.serialize import _int, _kind, _list, _obj, _text, scalar_from_json
+
         if not isinstance(data, dict):
-            raise SerializationError(f"certificate: expected a JSON object, found {type(data).__name__}")
+            raise SerializationError(f"certificate: expected a JSON object, found {_kind(data)}")
         if data.get("format") != FORMAT:
-            raise SerializationError(f"certificate field 'format': expected {FORMAT!r}, found {data.get('format')!r}")
-        if data.get("version") != VERSION:
-            raise SerializationError(f"certificate field 'version': expected {VERSION}, found {data.get('version')!r}")
-        bounds = data.get("boundaries")
+            raise SerializationError(f"certificate field 'format': expected {FORMAT!r}, found {safe_repr(data.get('format'))}")
+        version = data.get("version")
+        if type(version) is not int or version != VERSION:
+            raise SerializationError(f"certificate field 'version': expected {VERSION}, found {safe_repr(version)}")
+        _obj(data, "certificate", ("format", "version", "boundaries"), ("meta",))
+        bounds = data["boundaries"]
         if not isinstance(bounds, list):
-            raise SerializationError("certificate field 'boundaries': expected a list")
+            raise SerializationError(f"certificate field 'boundaries': expected a list, found {_kind(bounds)}")
+        shape = "expected [row, col, node] or [row, col, [[node, coeff], ...], const]"
         out = []
         for k, b in enumerate(bounds):
             where = f"certificate boundaries[{k}]"
-            if not isinstance(b, dict) or not isinstance(b.get("layer"), int) or not isinstance(b.get("cells"), list):
-                raise SerializationError(f"{where}: expected {{'layer': int, 'cells': [...]}}, found {b!r:.80}")
+            if not isinstance(b, dict):
+                raise SerializationError(f"{where}: expected {{'layer': int, 'cells': [...]}}, found {_kind(b)} {safe_repr(b)}")
+            _obj(b, where, ("layer", "cells"), ("label",))
+            layer = _int(b["layer"], f"{where}.layer")
+            label = _text(b["label"], f"{where}.label") if "label" in b else ""
             cells = []
-            for j, c in enumerate(b["cells"]):
+            for j, c in enumerate(_list(b["cells"], f"{where}.cells")):
+                at = f"{where}.cells[{j}]"
+                if not isinstance(c, list) or len(c) not in (3, 4) or (len(c) == 3) != (not isinstance(c[2], list)):
+                    raise SerializationError(f"{at}: {shape}, found {_kind(c)} {safe_repr(c)}")
+                row, col = _int(c[0], f"{at}[0] (row)"), _int(c[1], f"{at}[1] (col)")
                 try:
-                    if len(c) == 3 and isinstance(c[2], int):
-                        cells.append(Cell.node(int(c[0]), int(c[1]), c[2]))
-                    else:
-                        terms = tuple((int(n), as_scalar(x, f"{where}.cells[{j}]")) for n, x in c[2])
-                        cells.append(Cell(int(c[0]), int(c[1]), terms, as_scalar(c[3], f"{where}.cells[{j}]")))
-                except (TypeError, ValueError, IndexError, IRError) as e:
-                    raise SerializationError(f"{where}.cells[{j}]: expected [row, col, node] or [row, col, [[node, coeff], ...], const], found {c!r:.80} ({e})") from None
-            out.append(Boundary(b["layer"], tuple(cells), str(b.get("label", ""))))
+                    if len(c) == 3:
+                        cells.append(Cell.node(row, col, _int(c[2], f"{at}[2] (node)")))
+                        continue
+                    terms = []
+                    for t, term in enumerate(c[2]):
+                        if not isinstance(term, list) or len(term) != 2:
+                            raise SerializationError(f"{at}[2][{t}]: expected [node, coeff], found {_kind(term)} {safe_repr(term)}")
+                        terms.append((_int(term[0], f"{at}[2][{t}][0] (node)"), scalar_from_json(term[1], f"{at}[2][{t}][1]")))
+                    cells.append(Cell(row, col, tuple(terms), scalar_from_json(c[3], f"{at}[3] (const)")))
+                except IRError as e:
+                    raise SerializationError(f"{at}: {e}") from None
+            out.append(Boundary(layer, tuple(cells), label))
         meta = data.get("meta", {})
-        return Certificate(tuple(out), tuple(sorted((str(k), str(v)) for k, v in meta.items())))
+        if not isinstance(meta, dict):
+            raise SerializationError(f"certificate field 'meta': expected an object of strings, found {_kind(meta)}")
+        pairs = tuple(sorted((_text(key, "certificate meta key"), _text(v, f"certificate meta[{safe_repr(key)}]")) for key, v in meta.items()))
+        return Certificate(tuple(out), pairs)

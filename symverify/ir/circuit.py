@@ -13,7 +13,8 @@ from enum import Enum
 from typing import Any
 
 from symverify.errors import IRError
-from symverify.ir.scalar import Scalar, as_scalar, scalar_str
+from symverify.ir.bigint import safe_repr, show_int, show_scalar
+from symverify.ir.scalar import Scalar, as_scalar
 
 __all__ = ["Op", "Gate", "Circuit"]
 
@@ -77,12 +78,14 @@ class Gate:
         return Gate(Op.MUL, (a, b), ())
 
     def __str__(self) -> str:
+        """``const 3``, ``lin (1)·%0 + (-1/2)·%1``, ``mul %0 · %1``; integers of more than
+        :data:`~symverify.ir.bigint.SHOW_DIGITS` digits are abbreviated (:func:`~symverify.ir.bigint.show_int`)."""
         if self.op is Op.CONST:
-            return f"const {scalar_str(self.coeffs[0])}"
+            return f"const {show_scalar(self.coeffs[0])}"
         if self.op is Op.LIN:
             (a, b), (al, be) = self.args, self.coeffs
-            return f"lin ({scalar_str(al)})·%{a} + ({scalar_str(be)})·%{b}"
-        return f"mul %{self.args[0]} · %{self.args[1]}"
+            return f"lin ({show_scalar(al)})·%{show_int(a)} + ({show_scalar(be)})·%{show_int(b)}"
+        return f"mul %{show_int(self.args[0])} · %{show_int(self.args[1])}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +107,7 @@ class Circuit:
         for fname in ("gates", "outputs"):
             val = getattr(self, fname)
             if isinstance(val, (str, bytes)) or not hasattr(val, "__iter__"):
-                raise IRError(f"circuit {fname}: expected a sequence, found {type(val).__name__} {val!r:.40}")
+                raise IRError(f"circuit {fname}: expected a sequence, found {type(val).__name__} {safe_repr(val, 40)}")
             object.__setattr__(self, fname, tuple(val))
         _check(self)
 
@@ -153,12 +156,12 @@ class Circuit:
         lo, hi = 0, len(self.gates)
         if around is not None:
             lo, hi = max(0, around - window), min(len(self.gates), around + window + 1)
-        lines = [f"circuit {self.name or '<unnamed>'}: n={self.n} d={self.d} inputs %0..%{nd - 1}"] if around is None else []
+        lines = [f"circuit {self.name or '<unnamed>'}: n={show_int(self.n)} d={show_int(self.d)} inputs %0..%{show_int(nd - 1)}"] if around is None else []
         for k in range(lo, hi):
             mark = ">> " if k == around else "   "
-            lines.append(f"{mark}gate {k}: %{nd + k} = {self.gates[k]}")
+            lines.append(f"{mark}gate {k}: %{show_int(nd + k)} = {self.gates[k]}")
         if around is None:
-            lines.append(f"outputs: {', '.join('%' + str(o) for o in self.outputs)}")
+            lines.append(f"outputs: {', '.join('%' + show_int(o) for o in self.outputs)}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -170,14 +173,18 @@ def _check(c: Circuit) -> None:
     for name in ("n", "d"):
         v = getattr(c, name)
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise IRError(f"circuit {name}: expected a positive int, found {v!r}")
+            raise IRError(f"circuit {name}: expected a positive int, found {safe_repr(v)}")
     nd = c.n * c.d
     for k, g in enumerate(c.gates):
-        where = f"gate {k} (node %{nd + k})"
+        where = f"gate {k} (node %{show_int(nd + k)})"
         if not isinstance(g, Gate):
             raise IRError(f"{where}: expected a Gate, found {type(g).__name__}")
         if not isinstance(g.op, Op):
-            raise IRError(f"{where}: unknown op {g.op!r}; expected one of {[o.value for o in Op]}")
+            raise IRError(f"{where}: unknown op {safe_repr(g.op)}; expected one of {[o.value for o in Op]}")
+        for fname in ("args", "coeffs"):
+            val = getattr(g, fname)
+            if isinstance(val, (str, bytes)) or not hasattr(val, "__len__"):
+                raise IRError(f"{where}: expected a sequence of {fname}, found {type(val).__name__} {safe_repr(val, 40)}")
         nargs, ncoeffs = _ARITY[g.op]
         if len(g.args) != nargs or len(g.coeffs) != ncoeffs:
             raise IRError(
@@ -186,12 +193,12 @@ def _check(c: Circuit) -> None:
             )
         for a in g.args:
             if not isinstance(a, int) or isinstance(a, bool) or a < 0:
-                raise IRError(f"{where}: argument {a!r} is not a node id (a non-negative int)")
+                raise IRError(f"{where}: argument {safe_repr(a)} is not a node id (a non-negative int)")
             if a >= nd + k:
-                later = f"defined later at gate {a - nd}" if a < c.num_nodes else "never defined"
-                raise IRError(f"{where} ({g.op.value}) reads node %{a}, which is {later}\n{c.pretty(k)}")
+                later = f"defined later at gate {show_int(a - nd)}" if a < c.num_nodes else "never defined"
+                raise IRError(f"{where} ({g.op.value}) reads node %{show_int(a)}, which is {later}\n{c.pretty(k)}")
     if len(c.outputs) > nd:
-        raise IRError(f"circuit outputs: at most n·d = {nd} outputs fit in y, found {len(c.outputs)}")
+        raise IRError(f"circuit outputs: at most n·d = {show_int(nd)} outputs fit in y, found {len(c.outputs)}")
     for k, o in enumerate(c.outputs):
         if not isinstance(o, int) or isinstance(o, bool) or not 0 <= o < c.num_nodes:
-            raise IRError(f"output {k}: expected a node id in [0, {c.num_nodes}), found {o!r}")
+            raise IRError(f"output {k}: expected a node id in [0, {show_int(c.num_nodes)}), found {safe_repr(o)}")

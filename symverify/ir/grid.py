@@ -5,6 +5,13 @@ A :class:`Grid` is an ``rows × cols`` matrix stored as a ``fill`` value painted
 constant rectangles (later rectangles win): a mask "1 on rows [n, 2n)" is one rectangle, an
 impulse one 1×1 rectangle, and a dense matrix one rectangle per cell. Grids are immutable and
 hashable, so they can be shared between layers.
+
+Sizes are never expanded blindly (:mod:`symverify.ir.limits`): :meth:`Grid.nonzero_count` and
+:meth:`Grid.is_zero` work on the rectangles (a 10^5×10^5 mask costs one block, not 10^10 cells),
+:meth:`Grid.get` scans the rectangles when they are too large to expand, and the methods that
+return one entry per cell (:meth:`Grid.cells`, :meth:`Grid.nonzero`, :meth:`Grid.to_rows`,
+:meth:`Grid.identity`, :meth:`Grid.symbolic`) raise :class:`~symverify.errors.LimitError` beyond
+``MAX_PAINT`` expanded or ``MAX_CELLS`` dense cells.
 """
 
 from __future__ import annotations
@@ -14,7 +21,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from symverify.errors import IRError, ShapeError
+from symverify.errors import IRError, LimitError, ShapeError
+from symverify.ir import limits
+from symverify.ir.bigint import safe_repr, show_int
 from symverify.ir.scalar import Scalar, Sym, as_scalar, is_zero
 
 __all__ = ["Grid", "Rect"]
@@ -40,26 +49,34 @@ class Grid:
     rects: tuple[Rect, ...] = ()
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.rows, int) and isinstance(self.cols, int)) or self.rows < 0 or self.cols < 0:
-            raise ShapeError(f"a grid needs non-negative integer sizes; found {self.rows!r}×{self.cols!r}")
+        for name in ("rows", "cols"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ShapeError(f"a grid needs non-negative integer sizes; found {name} = {safe_repr(v)}")
         if type(self.fill) not in _EXACT:
             object.__setattr__(self, "fill", as_scalar(self.fill, "grid fill"))
+        rects = self.rects
+        if isinstance(rects, (str, bytes)) or not hasattr(rects, "__iter__"):
+            raise IRError(f"grid rectangles: expected a sequence of rectangles, found {type(rects).__name__}")
+        if type(rects) is not tuple:
+            rects = tuple(rects)
+            object.__setattr__(self, "rects", rects)
         fixed: list[Rect] | None = None
-        for k, rect in enumerate(self.rects):
+        for k, rect in enumerate(rects):
             if not isinstance(rect, tuple) or len(rect) != 5:
-                raise IRError(f"grid rectangle {k}: expected (row_start, row_stop, col_start, col_stop, value), found {rect!r}")
+                raise IRError(f"grid rectangle {k}: expected (row_start, row_stop, col_start, col_stop, value), found {safe_repr(rect)}")
             r0, r1, c0, c1, v = rect
             if not all(type(x) is int for x in (r0, r1, c0, c1)):
-                raise IRError(f"grid rectangle {k}: expected int bounds, found {rect[:4]!r}")
+                raise IRError(f"grid rectangle {k}: expected int bounds, found {safe_repr(rect[:4])}")
             if type(v) not in _EXACT:  # normalise strings and numpy ints; refuse floats (as_scalar says why)
-                fixed = list(self.rects[:k]) if fixed is None else fixed
+                fixed = list(rects[:k]) if fixed is None else fixed
                 rect = (r0, r1, c0, c1, as_scalar(v, f"grid rectangle {k} value"))
             if fixed is not None:
                 fixed.append(rect)
             if not (0 <= r0 < r1 <= self.rows and 0 <= c0 < c1 <= self.cols):
                 raise ShapeError(
-                    f"grid rectangle {k}: rows [{r0}, {r1}) × cols [{c0}, {c1}) do not fit in a "
-                    f"{self.rows}×{self.cols} grid"
+                    f"grid rectangle {k}: rows [{show_int(r0)}, {show_int(r1)}) × cols [{show_int(c0)}, {show_int(c1)}) "
+                    f"do not fit in a {show_int(self.rows)}×{show_int(self.cols)} grid"
                 )
         if fixed is not None:
             object.__setattr__(self, "rects", tuple(fixed))
@@ -75,6 +92,9 @@ class Grid:
 
     @staticmethod
     def identity(size: int) -> Grid:
+        """The ``size×size`` identity (refused beyond ``MAX_CELLS`` rows: it stores one rectangle per row)."""
+        if isinstance(size, int) and not isinstance(size, bool):
+            limits.check(size, "MAX_CELLS", f"Grid.identity({show_int(size)})")
         return Grid.from_cells(size, size, {(i, i): 1 for i in range(size)})
 
     @staticmethod
@@ -94,6 +114,8 @@ class Grid:
         """
         from symverify.ir.scalar import sym
 
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in (rows, cols)):
+            limits.check(rows * cols, "MAX_CELLS", f"Grid.symbolic({name!r}, {show_int(rows)}, {show_int(cols)})")
         return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
 
     @staticmethod
@@ -125,29 +147,46 @@ class Grid:
 
     # ---- access -----------------------------------------------------------------------
     def cells(self) -> dict[tuple[int, int], Scalar]:
-        """Every cell whose value differs from ``fill`` (cached per grid)."""
+        """Every cell whose value differs from ``fill`` (cached per grid).
+
+        Raises:
+            LimitError: the rectangles cover more than ``MAX_PAINT`` cells in all.
+        """
         return dict(_cells(self))
 
     def get(self, i: int, j: int) -> Scalar:
-        return _cells(self).get((i, j), self.fill)
+        """The value of cell ``(i, j)`` (``fill`` outside every rectangle)."""
+        try:
+            cells = _cells(self)
+        except LimitError:  # too large to expand: the last rectangle that holds the cell wins
+            for r0, r1, c0, c1, v in reversed(self.rects):
+                if r0 <= i < r1 and c0 <= j < c1:
+                    return v
+            return self.fill
+        return cells.get((i, j), self.fill)
 
     def to_rows(self) -> list[list[Scalar]]:
+        """The dense matrix as a list of rows (refused beyond ``MAX_CELLS`` cells)."""
+        limits.check(self.rows * self.cols, "MAX_CELLS", f"Grid.to_rows of a {show_int(self.rows)}×{show_int(self.cols)} grid")
         out: list[list[Scalar]] = [[self.fill] * self.cols for _ in range(self.rows)]
         for (i, j), v in _cells(self).items():
             out[i][j] = v
         return out
 
     def nonzero(self) -> dict[tuple[int, int], Scalar]:
-        """All nonzero cells (materialises the fill when it is nonzero)."""
+        """All nonzero cells (materialises the fill when it is nonzero: refused beyond ``MAX_CELLS``)."""
         if is_zero(self.fill):
             return {k: v for k, v in _cells(self).items() if not is_zero(v)}
         return {(i, j): v for i, row in enumerate(self.to_rows()) for j, v in enumerate(row) if not is_zero(v)}
 
     def nonzero_count(self) -> int:
-        if is_zero(self.fill):
-            return sum(1 for v in _cells(self).values() if not is_zero(v))
-        zeros = sum(1 for v in _cells(self).values() if is_zero(v))
-        return self.rows * self.cols - zeros
+        """The number of nonzero cells, computed from the rectangles (never cell by cell).
+
+        Raises:
+            LimitError: the rectangles overlap so much that resolving them needs more than
+                ``MAX_PAINT`` steps (thousands of nested rectangles).
+        """
+        return _nonzero_count(self)
 
     def is_zero(self) -> bool:
         return self.nonzero_count() == 0
@@ -167,6 +206,9 @@ class Grid:
 
 @lru_cache(maxsize=4096)
 def _cells(g: Grid) -> dict[tuple[int, int], Scalar]:
+    area = sum((r1 - r0) * (c1 - c0) for r0, r1, c0, c1, _ in g.rects)
+    limits.check(area, "MAX_PAINT",
+                 f"the cells of a {show_int(g.rows)}×{show_int(g.cols)} grid with {len(g.rects)} rectangles")
     out: dict[tuple[int, int], Scalar] = {}
     fill = g.fill
     for r0, r1, c0, c1, v in g.rects:
@@ -178,3 +220,33 @@ def _cells(g: Grid) -> dict[tuple[int, int], Scalar]:
                     out[(i, j)] = v
     return out
 
+
+@lru_cache(maxsize=4096)
+def _nonzero_count(g: Grid) -> int:
+    """Nonzero cells by coordinate compression: the rectangles' edges cut the grid into blocks whose
+    cells all hold one value; each block is resolved once, from the last rectangle down."""
+    if not g.rects:
+        return 0 if is_zero(g.fill) else g.rows * g.cols
+    from bisect import bisect_left
+
+    rs = sorted({r for rect in g.rects for r in rect[:2]})
+    cs = sorted({c for rect in g.rects for c in rect[2:4]})
+    spans = [(bisect_left(rs, r0), bisect_left(rs, r1), bisect_left(cs, c0), bisect_left(cs, c1), v)
+             for r0, r1, c0, c1, v in g.rects]
+    work = sum((a1 - a0) * (b1 - b0) for a0, a1, b0, b1, _ in spans)
+    limits.check(work, "MAX_PAINT", f"counting the nonzero cells of a {show_int(g.rows)}×{show_int(g.cols)} grid "
+                 f"with {len(g.rects)} overlapping rectangles")
+    seen: set[tuple[int, int]] = set()
+    zero_fill = is_zero(g.fill)
+    count = 0 if zero_fill else g.rows * g.cols
+    for a0, a1, b0, b1, v in reversed(spans):
+        differs = is_zero(v) != zero_fill
+        for a in range(a0, a1):
+            for b in range(b0, b1):
+                if (a, b) in seen:
+                    continue
+                seen.add((a, b))
+                if differs:
+                    area = (rs[a + 1] - rs[a]) * (cs[b + 1] - cs[b])
+                    count += area if zero_fill else -area
+    return count

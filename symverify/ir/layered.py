@@ -179,6 +179,9 @@ def check_layered(c: Circuit, lf: LayeredForm, ring: Any, inputs: Sequence[Any])
         z = st.apply(z, ring)
         for slot, (label, got) in enumerate(zip(st.outputs, z)):
             if got != vals[label]:
-                raise IRError(f"layered form stage {i}: slot {slot} should hold node %{label} = {vals[label]}, holds {got}")
+                from symverify.ir.bigint import show_scalar
+
+                raise IRError(f"layered form stage {i}: slot {slot} should hold node %{label} = {show_scalar(vals[label])}, "
+                              f"holds {show_scalar(got)}")
     if list(z) != [vals[o] for o in c.outputs]:
         raise IRError("layered form: the last state is not the circuit's output list")

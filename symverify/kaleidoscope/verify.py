@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Literal, Union
 
 from symverify.errors import ShapeError
+from symverify.ir.bigint import show_scalar
 from symverify.ir.butterfly import Kaleidoscope
 from symverify.ir.circuit import Circuit
-from symverify.ir.scalar import Scalar, as_scalar, scalar_str
+from symverify.ir.scalar import Scalar, as_scalar
 from symverify.kaleidoscope.apply import materialize
 from symverify.kaleidoscope.circuits import circuit_matrix
 from symverify.kaleidoscope.factorization import Factorization
@@ -56,7 +57,7 @@ class KaleidoscopeCheck:
         if self.first_difference is None:
             return head + (", garbage-free" if self.garbage_free_checked else "")
         i, j, got, want = self.first_difference
-        return head + f"; entry ({i}, {j}) is {scalar_str(got)}, expected {scalar_str(want)}"
+        return head + f"; entry ({i}, {j}) is {show_scalar(got)}, expected {show_scalar(want)}"
 
 
 def _target_dict(target: Target, n: int) -> dict[tuple[int, int], Scalar]:

@@ -37,7 +37,17 @@ class Verdict(str, Enum):
 
 
 def _q(x: int | Fraction) -> str:
-    return str(x)
+    """Exact text for JSON, whatever the size (``sys.get_int_max_str_digits`` does not apply)."""
+    from symverify.ir.bigint import rational_to_str
+
+    return rational_to_str(x, bounded=False)
+
+
+def _show(x: int | Fraction) -> str:
+    """Text for people: integers of more than ``SHOW_DIGITS`` digits abbreviated."""
+    from symverify.ir.bigint import show_rational
+
+    return show_rational(x)
 
 
 @dataclass(frozen=True)
@@ -73,10 +83,13 @@ class Counterexample:
         }
 
     def __str__(self) -> str:
-        rows = "; ".join(" ".join(_q(x) for x in row) for row in self.inputs)
-        ps = ", ".join(f"{k}={_q(v)}" for k, v in self.params)
+        """One line; integers of more than ``SHOW_DIGITS`` digits are abbreviated as
+        ``<5001-digit integer ≡ 123456789 mod 10^9>`` (:func:`symverify.ir.bigint.show_int`);
+        :meth:`to_json` keeps every value exact."""
+        rows = "; ".join(" ".join(_show(x) for x in row) for row in self.inputs)
+        ps = ", ".join(f"{k}={_show(v)}" for k, v in self.params)
         extra = f" with {ps}" if ps else ""
-        return f"u = [{rows}]{extra}: entry {self.cell} is {_q(self.lhs_value)} (lhs) vs {_q(self.rhs_value)} (rhs)"
+        return f"u = [{rows}]{extra}: entry {self.cell} is {_show(self.lhs_value)} (lhs) vs {_show(self.rhs_value)} (rhs)"
 
 
 @dataclass(frozen=True)
@@ -162,20 +175,38 @@ class NumericSummary:
 
 
 def jsonable(x: Any) -> Any:
-    """``x`` with Fractions as strings, tuples as lists and enums as their values (for JSON)."""
+    """``x`` with Fractions as strings, tuples as lists and enums as their values (for JSON).
+
+    Values stay exact whatever their size: an int of more than about 480 digits becomes its exact
+    decimal string (``json.dumps`` could not write it once it passes Python's int/str limit), a
+    Fraction or a Sym its exact text.
+    """
+    from symverify.ir.bigint import int_to_str, scalar_text
+    from symverify.ir.scalar import Sym
+
     if isinstance(x, Enum):
         return x.value
-    if isinstance(x, bool) or x is None or isinstance(x, (int, str)):
+    if isinstance(x, bool) or x is None or isinstance(x, str):
         return x
+    if isinstance(x, int):
+        return x if x.bit_length() <= 1590 else int_to_str(x, bounded=False)
     if isinstance(x, float):
         return x if x == x and abs(x) != float("inf") else str(x)
-    if isinstance(x, Fraction):
-        return str(x)
+    if isinstance(x, (Fraction, Sym)):
+        return scalar_text(x)
     if isinstance(x, Mapping):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple, set, frozenset)):
-        items = sorted(x, key=str) if isinstance(x, (set, frozenset)) else x
+        items = sorted(x, key=_sort_key) if isinstance(x, (set, frozenset)) else x
         return [jsonable(v) for v in items]
     if hasattr(x, "to_json"):
         return jsonable(x.to_json())
-    return str(x)
+    from symverify.ir.bigint import show_scalar
+
+    return show_scalar(x)
+
+
+def _sort_key(v: Any) -> str:
+    from symverify.ir.bigint import show_scalar
+
+    return show_scalar(v)

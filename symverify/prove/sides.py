@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from symverify.errors import IRError, ShapeError
+from symverify.ir import limits
 from symverify.ir.baseconv import Model
 from symverify.ir.butterfly import Kaleidoscope
 from symverify.ir.certificate import Certificate
@@ -62,7 +63,8 @@ class Side:
         return [flat[i * self.d : (i + 1) * self.d] for i in range(self.n)]
 
     def cost(self) -> int:
-        """A rough operation count of one evaluation (for size guards)."""
+        """A rough operation count of one evaluation (for size guards); computed from the sizes
+        and the grids' rectangles, never cell by cell."""
         if self.kind == "circuit":
             return len(self.obj.gates) + self.num_inputs
         if self.kind == "model":
@@ -73,7 +75,9 @@ class Side:
         return sum(len(g.factors) for g in k.groups) * k.size
 
     def describe(self) -> dict[str, Any]:
-        """The statistics a report shows for this side."""
+        """The statistics a report shows for this side (``symverify info``). It never expands
+        inputs or grid cells: circuit measures cost ``O(gates)`` and model counts come from the
+        grids' rectangles, so a model with ``N' = 10^9`` is described at once."""
         if self.kind == "circuit":
             from symverify.ir.analysis import stats
 
@@ -140,8 +144,12 @@ def pair_sides(lhs: Any, rhs: Any, certificate: Certificate | None = None) -> tu
     Raises:
         ShapeError: the shapes differ (the message names both).
         IRError: an argument is not a verifiable object, or ``certificate`` has no model to go with.
+        LimitError: a side has more inputs than ``MAX_INPUTS`` or a model state of more cells than
+            ``MAX_CELLS`` (:mod:`symverify.ir.limits`); checked before anything is evaluated.
     """
     a, b = as_side(lhs, "lhs"), as_side(rhs, "rhs")
+    for name, side in (("lhs", a), ("rhs", b)):
+        limits.check_state(side.obj, f"verify {name}")
     a, b = _reshape(a, b), _reshape(b, a)
     if a.shape != b.shape:
         raise ShapeError(

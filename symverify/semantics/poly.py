@@ -132,6 +132,9 @@ def polynomials(obj: Circuit | Model, ring: PolyRing | None = None, backend: Pol
     """
     if not isinstance(obj, (Circuit, Model)):
         raise IRError(f"polynomials: expected a Circuit or Model, found {type(obj).__name__}")
+    from symverify.ir import limits
+
+    limits.check_state(obj, "polynomials")
     if ring is None:
         ring = PolyRing(obj.n * obj.d, _params_of([obj]), backend)
     u = ring.grid_input(obj.n, obj.d)

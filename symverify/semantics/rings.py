@@ -64,7 +64,9 @@ class ModRing:
             return self._sym_frac(x)
         if isinstance(x, Fraction):
             if x.denominator % self.p == 0:
-                raise IRError(f"the denominator of {x} is divisible by the prime {self.p}; pick another prime")
+                from symverify.ir.bigint import show_rational
+
+                raise IRError(f"the denominator of {show_rational(x)} is divisible by the prime {self.p}; pick another prime")
             return x.numerator * pow(x.denominator, -1, self.p) % self.p
         return x % self.p
 

@@ -1,0 +1,271 @@
+"""Integers of any size: exact decimal text both ways, and short forms for people.
+
+Python refuses ``str(x)``/``int(s)`` for integers of more than ``sys.get_int_max_str_digits()``
+decimal digits (4300 by default, at least 640 when set). symverify never relies on that setting:
+
+* **Exact text** (JSON documents, ``to_json``): :func:`int_to_str`, :func:`str_to_int`,
+  :func:`rational_to_str` and :func:`parse_rational` convert by divide and conquer on chunks of
+  at most 480 digits, so the result is the ordinary decimal form (``"-1/2"``, ``"10000…"``) for
+  every size and every setting of the limit. Small values look exactly as they always did; a
+  huge one is simply a long decimal string, so files stay in one format. Conversion is refused
+  above :data:`symverify.ir.limits.MAX_INT_DIGITS` digits (it is quadratic in the digits).
+* **Human-readable text** (``str()`` of circuits, counterexamples, reports): :func:`show_int`,
+  :func:`show_scalar` print integers of at most :data:`SHOW_DIGITS` digits in full and larger ones
+  as ``<5001-digit integer ≡ 123456789 mod 10^9>`` (the digit count and the last nine digits).
+* **Error messages**: :func:`safe_repr` is a short ``repr`` that never fails, whatever the size
+  or nesting of the value.
+
+>>> show_int(10**5000 + 123456789)
+'<5001-digit integer ≡ 123456789 mod 10^9>'
+>>> str_to_int(int_to_str(-(7**9000))) == -(7**9000)
+True
+"""
+
+from __future__ import annotations
+
+import re
+import reprlib
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from symverify.errors import IRError, LimitError
+
+__all__ = [
+    "SHOW_DIGITS",
+    "digit_count",
+    "int_to_str",
+    "str_to_int",
+    "rational_to_str",
+    "parse_rational",
+    "show_int",
+    "show_rational",
+    "show_scalar",
+    "scalar_text",
+    "safe_repr",
+]
+
+SHOW_DIGITS = 100
+_CHUNK = 480  # digits; below 640, the smallest limit Python allows, so str()/int() on a chunk always work
+_SMALL_BITS = 1590  # 2^1590 < 10^479: str() of such an int is always allowed
+_LOG10_2 = 0.30102999566398120
+
+
+@lru_cache(maxsize=128)
+def _pow10(k: int) -> int:
+    return 10**k
+
+
+def digit_count(x: int) -> int:
+    """The number of decimal digits of ``|x|`` (1 for 0), exactly, without converting to text.
+
+    >>> digit_count(0), digit_count(-999), digit_count(10**5000)
+    (1, 3, 5001)
+    """
+    x = abs(x)
+    if x.bit_length() <= _SMALL_BITS:
+        return len(str(x))
+    est = int((x.bit_length() - 1) * _LOG10_2)  # 10^est ≤ 2^(bits-1) ≤ x, so x has ≥ est + 1 digits
+    while x >= _pow10(est + 1):
+        est += 1
+    return est + 1
+
+
+def _check_digits(x: int, where: str) -> None:
+    from symverify.ir import limits
+
+    if x.bit_length() > limits.MAX_INT_DIGITS * 3.3 and digit_count(x) > limits.MAX_INT_DIGITS:
+        raise LimitError(
+            f"{where}: an integer of {digit_count(x)} digits is more than "
+            f"symverify.ir.limits.MAX_INT_DIGITS = {limits.MAX_INT_DIGITS} digits (exact decimal text)"
+        )
+
+
+def int_to_str(x: int, where: str = "value", *, bounded: bool = True) -> str:
+    """The exact decimal text of ``x``, for any size up to :data:`~symverify.ir.limits.MAX_INT_DIGITS`
+    digits (``bounded=False``: any size at all, for output nobody reads back, such as reports).
+
+    Raises:
+        LimitError: ``bounded`` and ``x`` has more digits than the limit (``where`` names the value).
+    """
+    if x.bit_length() <= _SMALL_BITS:
+        return str(x)
+    if bounded:
+        _check_digits(x, where)
+    return ("-" if x < 0 else "") + _to_str(abs(x), None)
+
+
+def _to_str(x: int, width: int | None) -> str:
+    if x.bit_length() <= _SMALL_BITS or x < _pow10(_CHUNK):
+        s = str(x)
+        return s if width is None else s.rjust(width, "0")
+    k = max(_CHUNK, int(x.bit_length() * _LOG10_2) // 2)
+    hi, lo = divmod(x, _pow10(k))
+    return _to_str(hi, None if width is None else width - k) + _to_str(lo, k)
+
+
+def str_to_int(digits: str, where: str = "value") -> int:
+    """The integer of a string of ASCII digits (an optional leading ``-``), exactly, for any
+    length up to :data:`~symverify.ir.limits.MAX_INT_DIGITS` digits.
+
+    Raises:
+        IRError: not a string of ASCII digits.
+        LimitError: more digits than the limit.
+    """
+    from symverify.ir import limits
+
+    neg = digits.startswith("-")
+    body = digits[1:] if neg else digits
+    if not _DIGITS.match(body):
+        raise IRError(f"{where}: expected decimal digits, found {safe_repr(digits)}")
+    if len(body) > limits.MAX_INT_DIGITS:
+        raise LimitError(
+            f"{where}: an integer of {len(body)} digits is more than "
+            f"symverify.ir.limits.MAX_INT_DIGITS = {limits.MAX_INT_DIGITS} digits"
+        )
+    v = _from_digits(body)
+    return -v if neg else v
+
+
+_DIGITS = re.compile(r"[0-9]+\Z", re.ASCII)
+
+
+def _from_digits(s: str) -> int:
+    n = len(s)
+    if n <= _CHUNK:
+        return int(s)
+    k = n // 2
+    return _from_digits(s[:-k]) * _pow10(k) + _from_digits(s[-k:])
+
+
+def rational_to_str(q: int | Fraction, where: str = "value", *, bounded: bool = True) -> str:
+    """``"3"`` or ``"-1/2"``, exactly, for any size (see :func:`int_to_str`)."""
+    if isinstance(q, Fraction):
+        if q.denominator == 1:
+            return int_to_str(q.numerator, where, bounded=bounded)
+        return f"{int_to_str(q.numerator, where, bounded=bounded)}/{int_to_str(q.denominator, where, bounded=bounded)}"
+    return int_to_str(int(q), where, bounded=bounded)
+
+
+_RATIONAL = re.compile(r"\s*([+-]?)([0-9]+)(?:\s*/\s*([0-9]+))?\s*\Z", re.ASCII)
+
+
+def parse_rational(text: str, where: str = "value") -> int | Fraction:
+    """Parse ``"3"``, ``"-1/2"``, ``" 6 / 4 "`` exactly (ASCII digits, any length up to the limit).
+
+    Returns an ``int`` when the value is whole, else a reduced ``Fraction``.
+
+    Raises:
+        IRError: not a rational, or a zero denominator (``where`` names the field).
+        LimitError: a numerator or denominator of more than ``MAX_INT_DIGITS`` digits.
+
+    >>> parse_rational("6/4"), parse_rational("-8/4")
+    (Fraction(3, 2), -2)
+    """
+    m = _RATIONAL.match(text) if isinstance(text, str) else None
+    if m is None:
+        raise IRError(f"{where}: expected a rational such as '3' or '-1/2', found {safe_repr(text)}")
+    sign, num, den = m.groups()
+    p = str_to_int(num, where)
+    if sign == "-":
+        p = -p
+    if den is None:
+        return p
+    q = str_to_int(den, where)
+    if q == 0:
+        raise IRError(f"{where}: the denominator of {safe_repr(text)} is 0")
+    f = Fraction(p, q)
+    return f.numerator if f.denominator == 1 else f
+
+
+def show_int(x: int) -> str:
+    """``x`` in full when it has at most :data:`SHOW_DIGITS` digits, else its digit count and its
+    last nine digits: ``<5001-digit integer ≡ 123456789 mod 10^9>`` (``-<…>`` when negative)."""
+    if x.bit_length() <= 3 * SHOW_DIGITS:  # 2^300 < 10^91
+        return str(x)
+    n = digit_count(x)
+    if n <= SHOW_DIGITS:
+        return str(x)
+    return f"{'-' if x < 0 else ''}<{n}-digit integer ≡ {abs(x) % 1_000_000_000} mod 10^9>"
+
+
+def show_rational(q: int | Fraction) -> str:
+    """A rational for people: ``"-1/2"``; long numerators and denominators abbreviated (:func:`show_int`)."""
+    if isinstance(q, Fraction):
+        if q.denominator == 1:
+            return show_int(q.numerator)
+        return f"{show_int(q.numerator)}/{show_int(q.denominator)}"
+    return show_int(int(q))
+
+
+def show_scalar(x: Any) -> str:
+    """A scalar for people, like ``str(x)`` (``'3'``, ``'-1/2'``, ``'2*a*b - 1/3'``) but with huge
+    integers abbreviated (:func:`show_int`); anything else falls back to ``str``."""
+    return _scalar_text(x, show_rational)
+
+
+def scalar_text(x: Any) -> str:
+    """``str(x)`` of a scalar, exact whatever the size of its integers (for JSON reports)."""
+    return _scalar_text(x, lambda q: rational_to_str(q, bounded=False))
+
+
+def _scalar_text(x: Any, rat: Any) -> str:
+    from symverify.ir.scalar import Sym
+
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, (int, Fraction)):
+        return str(rat(x))
+    if isinstance(x, Sym):
+        parts: list[str] = []
+        for m, c in reversed(x.terms):  # the same layout as Sym.__str__
+            mono = "*".join(name if e == 1 else f"{name}^{rat(e)}" for name, e in m)
+            mag = abs(c)
+            if not mono:
+                body = rat(mag)
+            elif mag == 1:
+                body = mono
+            else:
+                body = f"{rat(mag)}*{mono}"
+            sign = "-" if c < 0 else "+"
+            parts.append(body if not parts and sign == "+" else (f"-{body}" if not parts else f"{sign} {body}"))
+        return " ".join(parts)
+    try:
+        return str(x)
+    except Exception:  # a value that cannot print itself still gets a name
+        return f"<{type(x).__name__}>"
+
+
+class _SafeRepr(reprlib.Repr):
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 3
+        self.maxstring = 40
+        self.maxother = 40
+        self.maxlong = 60
+
+    def repr_int(self, x: int, level: int) -> str:
+        return show_int(x)
+
+    def repr_Fraction(self, x: Fraction, level: int) -> str:
+        return f"Fraction({show_int(x.numerator)}, {show_int(x.denominator)})"
+
+    def repr_Sym(self, x: Any, level: int) -> str:
+        return f"Sym({self.repr_str(show_scalar(x), level)})"
+
+
+_REPR = _SafeRepr()
+
+
+def safe_repr(obj: object, width: int = 80) -> str:
+    """A ``repr`` for error messages: at most ``width`` characters, three levels deep, huge
+    integers abbreviated; it never raises (not even for values whose own ``repr`` fails).
+
+    >>> safe_repr([[[[[1]]]]])
+    '[[[[...]]]]'
+    """
+    try:
+        s = _REPR.repr(obj)
+    except Exception:  # an error message must not fail in turn
+        s = f"<{type(obj).__name__}>"
+    return s if len(s) <= width else s[: width - 1] + "…"

@@ -1,0 +1,92 @@
+"""Stated size limits: what symverify refuses to materialise, read or write.
+
+Every limit is a module-level constant, read when it is checked (so a caller may raise or lower
+one with ``symverify.ir.limits.MAX_CELLS = ...``). Going over a limit raises
+:class:`~symverify.errors.LimitError` (or, while loading a file,
+:class:`~symverify.errors.SerializationError`) whose message names the limit, the size found and
+where; nothing is truncated or rounded instead.
+
+* :data:`MAX_CELLS` (``2^22``): cells of one dense array: a model's ``N'×d'`` state when it is
+  evaluated, verified or compiled, ``Grid.to_rows()``, the nonzero cells of a grid with a nonzero
+  fill, ``Grid.identity``/``Grid.symbolic``. (The kaleidoscope compiler's ``max_cells`` defaults
+  to it.)
+* :data:`MAX_INPUTS` (``2^22``): the ``n·d`` inputs of a circuit or model that is evaluated,
+  verified or compiled (``stats``/``symverify info`` do not need them and have no such limit).
+* :data:`MAX_PAINT` (``2^26``): the total area of a grid's rectangles that may be expanded cell
+  by cell (``Grid.cells()``, ``Grid.nonzero()``; ``Grid.get`` scans the rectangles instead), and
+  the block visits :meth:`Grid.nonzero_count` may spend resolving overlapping rectangles (counts
+  come from the rectangles: one 10^5×10^5 mask is one block).
+* :data:`MAX_INT_DIGITS` (``100 000``): decimal digits of one integer (a numerator or a
+  denominator) in a JSON document, read or written. Exact conversion is quadratic in the digits,
+  so this bounds the time a hostile file can cost; it is far above Python's own 4300-digit
+  ``int``/``str`` limit, which symverify's exact conversions (:mod:`symverify.ir.bigint`) bypass.
+* :data:`MAX_JSON_INT` (``2^63 − 1``): the magnitude of a JSON integer literal (sizes, node ids,
+  layer indices, exponents); exact values are written as strings, never as JSON numbers.
+* :data:`MAX_JSON_DEPTH` (``64``): nesting of arrays and objects in a JSON document (valid
+  documents need at most 11).
+"""
+
+from __future__ import annotations
+
+from symverify.errors import LimitError
+
+__all__ = [
+    "MAX_CELLS",
+    "MAX_INPUTS",
+    "MAX_PAINT",
+    "MAX_INT_DIGITS",
+    "MAX_JSON_INT",
+    "MAX_JSON_DEPTH",
+    "check",
+    "check_state",
+]
+
+MAX_CELLS = 1 << 22
+MAX_INPUTS = 1 << 22
+MAX_PAINT = 1 << 26
+MAX_INT_DIGITS = 100_000
+MAX_JSON_INT = (1 << 63) - 1
+MAX_JSON_DEPTH = 64
+
+_WHAT = {
+    "MAX_CELLS": "the largest dense state or grid symverify materialises",
+    "MAX_INPUTS": "the most inputs n·d symverify evaluates, compiles or verifies",
+    "MAX_PAINT": "the most grid cells symverify expands one by one",
+}
+
+
+def check(count: int, limit: str, where: str) -> None:
+    """Raise :class:`LimitError` when ``count`` exceeds the limit called ``limit`` (e.g. ``"MAX_CELLS"``).
+
+    >>> check(10, "MAX_CELLS", "test")
+    >>> check(MAX_CELLS + 1, "MAX_CELLS", "Grid.to_rows of a 4194305×1 grid")
+    Traceback (most recent call last):
+    ...
+    symverify.errors.LimitError: Grid.to_rows of a 4194305×1 grid: 4194305 cells is more than symverify.ir.limits.MAX_CELLS = 4194304 (the largest dense state or grid symverify materialises)
+    """
+    value = globals()[limit]
+    if count > value:
+        from symverify.ir.bigint import show_int
+
+        unit = "inputs" if limit == "MAX_INPUTS" else "cells"
+        raise LimitError(
+            f"{where}: {show_int(count)} {unit} is more than symverify.ir.limits.{limit} = {value} ({_WHAT[limit]})"
+        )
+
+
+def check_state(obj: object, where: str) -> None:
+    """Refuse a circuit or model whose dense input (``n·d``) or state (``N'·d'``) exceeds the limits.
+
+    Call it before anything that allocates one value per input or per state cell (evaluation,
+    compilation, verification). Objects of other kinds are left alone.
+    """
+    from symverify.ir.baseconv import Model
+    from symverify.ir.bigint import show_int as s
+    from symverify.ir.circuit import Circuit
+
+    if isinstance(obj, (Circuit, Model)):
+        kind = "circuit" if isinstance(obj, Circuit) else "model"
+        check(obj.n * obj.d, "MAX_INPUTS", f"{where}: {kind} {obj.name or '<unnamed>'} has n·d = {s(obj.n)}·{s(obj.d)}")
+    if isinstance(obj, Model):
+        check(obj.inner_n * obj.inner_d, "MAX_CELLS",
+              f"{where}: model {obj.name or '<unnamed>'} has state N'·d' = {s(obj.inner_n)}·{s(obj.inner_d)}")
