@@ -275,3 +275,28 @@ def test_structure_bounds_cover_random_circuits(c1, c2):
 @given(models(max_layers=3))
 def test_structure_bounds_cover_random_models(m):
     _check_bounds_cover(m, m)
+
+
+# ---- Fiat–Shamir: the points depend on everything that defines a side --------------------------
+
+
+def test_fingerprint_sees_every_weight_of_a_kaleidoscope_and_huge_values():
+    from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope
+    from symverify.prove.sides import as_side
+
+    k1 = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2], [0, 3]])).kaleidoscope
+    k2 = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2], [0, 4]])).kaleidoscope
+    assert repr(k1) == repr(k2)  # the short repr cannot tell them apart; the fingerprint must
+    assert rz._fingerprint(as_side(k1)) != rz._fingerprint(as_side(k2))
+    big = Circuit(1, 1, (Gate.const(10**5000),), (1,))
+    bigger = Circuit(1, 1, (Gate.const(10**5000 + 1),), (1,))
+    assert rz._fingerprint(as_side(big)) != rz._fingerprint(as_side(bigger))
+    assert sv.verify(big, bigger, method="randomized").refuted
+
+
+def test_z3_handles_constants_past_the_int_str_limit():
+    big = Circuit(1, 1, (Gate.const(10**5000),), (1,))
+    bigger = Circuit(1, 1, (Gate.const(10**5000 + 1),), (1,))
+    assert sv.verify(big, big, method="z3").proved
+    r = sv.verify(big, bigger, method="z3")
+    assert r.refuted and "5001-digit integer" in str(r)

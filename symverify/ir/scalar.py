@@ -17,6 +17,7 @@ from numbers import Integral
 from typing import Union
 
 from symverify.errors import IRError
+from symverify.ir.bigint import show_rational
 
 __all__ = ["Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "scalar_str", "parse_scalar", "param_names"]
 
@@ -196,11 +197,11 @@ class Sym:
             mono = "*".join(name if e == 1 else f"{name}^{e}" for name, e in m)
             mag = abs(c)
             if not mono:
-                body = str(mag)
+                body = show_rational(mag)
             elif mag == 1:
                 body = mono
             else:
-                body = f"{mag}*{mono}"
+                body = f"{show_rational(mag)}*{mono}"
             sign = "-" if c < 0 else "+"
             parts.append(body if not parts and sign == "+" else (f"-{body}" if not parts else f"{sign} {body}"))
         return " ".join(parts)
@@ -287,15 +288,13 @@ def _from_sympy_number(x: object, where: str) -> Scalar:
     raise IRError(f"{where}: expected a rational number or a polynomial in parameters, found the sympy value {e}")
 
 
-_RATIONAL = re.compile(r"\s*[+-]?\d+(\s*/\s*\d+)?\s*\Z")
-
-
 def parse_scalar(text: str, where: str = "value") -> Scalar:
-    """Parse ``"3"``, ``"-1/2"`` (a rational) exactly; anything else raises :class:`IRError`."""
-    if not _RATIONAL.match(text):
-        raise IRError(f"{where}: expected a rational such as '3' or '-1/2', found {text!r}")
-    q = Fraction(text.replace(" ", ""))
-    return _norm_rational(q)
+    """Parse ``"3"``, ``"-1/2"`` (a rational, ASCII digits, any size up to
+    :data:`symverify.ir.limits.MAX_INT_DIGITS`) exactly; anything else, a zero denominator
+    included, raises :class:`IRError`."""
+    from symverify.ir.bigint import parse_rational
+
+    return parse_rational(text, where)
 
 
 def is_zero(x: Scalar) -> bool:
@@ -304,8 +303,11 @@ def is_zero(x: Scalar) -> bool:
 
 
 def scalar_str(x: Scalar) -> str:
-    """A short text form: ``'3'``, ``'-1/2'``, ``'2*a*b - 1/3'``."""
-    return str(x)
+    """A short text form: ``'3'``, ``'-1/2'``, ``'2*a*b - 1/3'`` (huge integers abbreviated,
+    :func:`symverify.ir.bigint.show_int`)."""
+    from symverify.ir.bigint import show_scalar
+
+    return show_scalar(x)
 
 
 def param_names(values: object) -> frozenset[str]:

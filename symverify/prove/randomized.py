@@ -61,11 +61,13 @@ residues).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import random
 import time
 from dataclasses import dataclass
+from enum import Enum
 from fractions import Fraction
 from typing import Any
 
@@ -164,13 +166,46 @@ def plan_primes(bounds: Bounds) -> PrimePlan | None:
 POINTS_FROM = "SHA-256 of both sides and the seed (Fiat–Shamir)"
 
 
-def _fingerprint(side: Side) -> bytes:
-    """A canonical byte string for one side (JSON for circuits and models, repr otherwise)."""
-    if side.kind in ("circuit", "model"):
-        from symverify.ir.serialize import dumps
+def _feed(h: Any, x: Any) -> None:
+    """Stream a canonical, type-tagged, length-prefixed encoding of ``x`` into the hash ``h``:
+    dataclasses (circuits, gates, models, layers, grids, butterflies, kaleidoscopes) field by
+    field, exact integers and rationals as two's-complement bytes (no decimal conversion, so no
+    size limit), symbols by their canonical terms."""
+    if isinstance(x, bool) or x is None:
+        h.update(b"b" + repr(x).encode())
+    elif isinstance(x, int):
+        h.update(b"i" + x.to_bytes((x.bit_length() + 8) // 8 or 1, "big", signed=True) + b";")
+    elif isinstance(x, Fraction):
+        h.update(b"q")
+        _feed(h, x.numerator)
+        _feed(h, x.denominator)
+    elif isinstance(x, Enum):
+        h.update(b"e")
+        _feed(h, str(x.value))
+    elif isinstance(x, str):
+        data = x.encode("utf-8", "surrogatepass")
+        h.update(b"s" + len(data).to_bytes(8, "big") + data)
+    elif isinstance(x, (tuple, list)):
+        h.update(b"(" + len(x).to_bytes(8, "big"))
+        for item in x:
+            _feed(h, item)
+        h.update(b")")
+    elif dataclasses.is_dataclass(x):
+        h.update(b"d")
+        _feed(h, type(x).__name__)
+        for f in dataclasses.fields(x):
+            if f.compare:
+                _feed(h, getattr(x, f.name))
+    else:
+        raise ProverError(f"fingerprint: no canonical encoding for {type(x).__name__}")
 
-        return dumps(side.obj).encode()
-    return repr(side.obj).encode()
+
+def _fingerprint(side: Side) -> bytes:
+    """A SHA-256 digest of one side's canonical encoding (:func:`_feed`)."""
+    h = hashlib.sha256()
+    _feed(h, side.kind)
+    _feed(h, side.obj)
+    return h.digest()
 
 
 def trial_rng(lhs: Side, rhs: Side, seed: int, tag: str) -> random.Random:

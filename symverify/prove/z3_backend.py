@@ -53,8 +53,9 @@ class Z3Ring:
         self.zero = self.z3.RealVal(0)
 
     def _q(self, x: int | Fraction) -> Any:
-        q = Fraction(x)
-        return self.z3.RealVal(f"{q.numerator}/{q.denominator}") if q.denominator != 1 else self.z3.RealVal(q.numerator)
+        from symverify.ir.bigint import rational_to_str
+
+        return self.z3.RealVal(rational_to_str(Fraction(x), bounded=False))  # exact at any size
 
     def coerce(self, x: Scalar) -> Any:
         if isinstance(x, Sym):
