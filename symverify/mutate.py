@@ -1,0 +1,473 @@
+"""Seeded mutation operators: one small change to a model, a circuit or a certificate.
+
+Soundness testing needs objects that are *almost* right. Every operator here makes exactly one
+change and returns a new, valid object built through the public IR classes (:class:`Grid`,
+:class:`Layer`, :class:`Model`, :class:`Gate`, :class:`Circuit`, :class:`Cell`, :class:`Boundary`,
+:class:`Certificate`), so the constructors' validation runs on every mutant. A mutant may compute
+the same polynomials as the original (a weight that only multiplies zeros, a coefficient on an
+operand nobody reads): deciding that is the caller's business (exact expansion on small instances).
+
+Three families, each with a deterministic ``*_mutant(obj, seed)`` that picks an operator and a site
+from a seeded :class:`random.Random` (the same seed gives the same mutant on every platform):
+
+* **weights** of a :class:`Model` (:data:`WEIGHT_OPERATORS`): one cell of one of ``W``, ``b1``,
+  ``h``, ``b2`` in one layer, or one layer's convolution mode;
+* **gates** of a :class:`Circuit` (:data:`GATE_OPERATORS`): one gate's op, coefficient or operand,
+  or the order of the outputs;
+* **certificate cells** (:data:`CERTIFICATE_OPERATORS`): what one listed cell claims to hold.
+
+>>> from symverify.ir.circuit import Circuit, Gate
+>>> c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
+>>> m = gate_mutant(c, seed=0, operators=("op",))
+>>> m.operator, str(m.obj.gates[0])
+('op', 'lin (1)·%0 + (1)·%1')
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import UsageError
+from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.certificate import Boundary, Cell, Certificate
+from symverify.ir.circuit import Circuit, Gate, Op
+from symverify.ir.grid import Grid
+from symverify.ir.scalar import Scalar, is_zero, scalar_str, sym
+
+__all__ = [
+    "Mutation",
+    "WeightSite",
+    "M61",
+    "WEIGHT_OPERATORS",
+    "DEFAULT_WEIGHT_OPERATORS",
+    "GATE_OPERATORS",
+    "DEFAULT_GATE_OPERATORS",
+    "CERTIFICATE_OPERATORS",
+    "weight_sites",
+    "get_weight",
+    "set_weight",
+    "mutate_weight",
+    "flip_mode",
+    "weight_mutant",
+    "mutate_gate",
+    "swap_outputs",
+    "gate_mutant",
+    "mutate_cell",
+    "certificate_mutant",
+    "mutants",
+]
+
+M61 = (1 << 61) - 1
+GRIDS = ("W", "b1", "h", "b2")
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One applied mutation: the new object, the operator's name and where it struck (text)."""
+
+    obj: Any
+    operator: str
+    site: str
+
+    def __str__(self) -> str:
+        return f"{self.operator} at {self.site}"
+
+
+def _rng(family: str, seed: int) -> random.Random:
+    # A string seed is hashed (SHA-512) by random.Random: stable across runs and platforms.
+    return random.Random(f"symverify-mutate-{family}-{seed}")
+
+
+# ---- single-weight mutants of a Model ------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class WeightSite:
+    """Cell ``(row, col)`` of grid ``grid`` (``W``, ``b1``, ``h`` or ``b2``) in layer ``layer``."""
+
+    layer: int
+    grid: str
+    row: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"layer {self.layer} {self.grid}[{self.row}][{self.col}]"
+
+
+def _new_value(op: str, v: Scalar, symbol: str) -> Scalar:
+    """The value operator ``op`` puts in a cell that holds ``v`` (UsageError if it does not apply)."""
+    if op == "inc":
+        return v + 1
+    if op == "neg":
+        if is_zero(v):
+            raise UsageError("weight operator 'neg' needs a nonzero cell (−0 = 0)")
+        return -v
+    if op == "zero":
+        if is_zero(v):
+            raise UsageError("weight operator 'zero' needs a nonzero cell")
+        return 0
+    if op == "one":
+        if not is_zero(v):
+            raise UsageError(f"weight operator 'one' needs a zero cell, found {scalar_str(v)}")
+        return 1
+    if op == "sym":
+        s = sym(symbol)
+        if v == s:
+            raise UsageError(f"weight operator 'sym': the cell already holds {symbol}")
+        return s
+    if op == "add_p":
+        return v + M61
+    if op == "frac_p":
+        return v + Fraction(1, M61)
+    raise UsageError(f"weight operator: expected one of {', '.join(WEIGHT_OPERATORS)}, found {op!r}")
+
+
+#: Operator name → what it does to the chosen cell (the docstring of :func:`mutate_weight`).
+WEIGHT_OPERATORS: dict[str, str] = {
+    "inc": "v → v + 1 (any cell)",
+    "neg": "v → −v (a nonzero cell)",
+    "zero": "v → 0 (a nonzero cell)",
+    "one": "0 → 1 (a zero cell)",
+    "sym": "v → the symbolic weight sym(symbol) (any cell; 'for all values of the new weight')",
+    "add_p": "v → v + (2^61 − 1): invisible modulo the Mersenne prime the randomized method prefers",
+    "frac_p": "v → v + 1/(2^61 − 1): a denominator the prime 2^61 − 1 divides (no residue mod that prime)",
+    "mode": "flip one layer's convolution mode (causal ↔ cyclic); the site names the layer",
+}
+DEFAULT_WEIGHT_OPERATORS = ("inc", "neg", "zero", "one", "sym")
+
+
+def weight_sites(model: Model, nonzero: bool | None = True) -> list[WeightSite]:
+    """Every cell of every grid in ``model``, in order: only the nonzero ones (``nonzero=True``,
+    the default), only the zero ones (``False``) or all (``None``). Zero cells are enumerated
+    densely, so ``nonzero=False`` and ``None`` cost ``L·(d'² + 3·N'·d')``."""
+    out: list[WeightSite] = []
+    for k, layer in enumerate(model.layers):
+        for name, g in layer.grids():
+            if nonzero:
+                out.extend(WeightSite(k, name, i, j) for (i, j) in sorted(g.nonzero()))
+                continue
+            nz = g.nonzero()
+            out.extend(WeightSite(k, name, i, j) for i in range(g.rows) for j in range(g.cols)
+                       if nonzero is None or (i, j) not in nz)
+    return out
+
+
+def _check_site(model: Model, site: WeightSite) -> Grid:
+    if not 0 <= site.layer < len(model.layers):
+        raise UsageError(f"weight site {site}: the model has {len(model.layers)} layers")
+    if site.grid not in GRIDS:
+        raise UsageError(f"weight site {site}: expected a grid among {', '.join(GRIDS)}, found {site.grid!r}")
+    g: Grid = getattr(model.layers[site.layer], site.grid)
+    if not (0 <= site.row < g.rows and 0 <= site.col < g.cols):
+        raise UsageError(f"weight site {site}: outside the {g.rows}×{g.cols} grid")
+    return g
+
+
+def get_weight(model: Model, site: WeightSite) -> Scalar:
+    """The value at ``site``."""
+    return _check_site(model, site).get(site.row, site.col)
+
+
+def set_weight(model: Model, site: WeightSite, value: object) -> Model:
+    """A copy of ``model`` with the cell at ``site`` set to ``value`` (everything else shared).
+
+    The new grid is the old one with one more 1×1 rectangle painted on it; the layer and the model
+    are rebuilt through their constructors, so shapes and values are validated again.
+    """
+    g = _check_site(model, site)
+    grid = g.paint_cells([(site.row, site.col, value)])
+    old = model.layers[site.layer]
+    layer = Layer(**{name: (grid if name == site.grid else og) for name, og in old.grids()}, mode=old.mode)
+    layers = (*model.layers[: site.layer], layer, *model.layers[site.layer + 1 :])
+    return Model(model.n, model.d, model.inner_n, model.inner_d, layers, model.name)
+
+
+def mutate_weight(model: Model, site: WeightSite, op: str, *, symbol: str = "m") -> Model:
+    """Apply weight operator ``op`` (a key of :data:`WEIGHT_OPERATORS` other than ``mode``) at ``site``.
+
+    ``inc`` adds 1; ``neg`` negates a nonzero cell; ``zero`` clears a nonzero cell; ``one`` sets a
+    zero cell to 1; ``sym`` replaces the value by the parameter ``sym(symbol)``; ``add_p`` adds
+    ``2^61 − 1`` and ``frac_p`` adds ``1/(2^61 − 1)`` (adversarial: invisible to, or undefined in,
+    arithmetic mod that prime). Raises :class:`UsageError` where the operator does not apply
+    (``neg``/``zero`` on a zero cell, ``one`` on a nonzero one).
+    """
+    return set_weight(model, site, _new_value(op, get_weight(model, site), symbol))
+
+
+def flip_mode(model: Model, layer: int) -> Model:
+    """A copy of ``model`` whose layer ``layer`` convolves in the other mode (causal ↔ cyclic)."""
+    if not 0 <= layer < len(model.layers):
+        raise UsageError(f"flip_mode: the model has {len(model.layers)} layers, found layer {layer}")
+    old = model.layers[layer]
+    new = Layer(old.W, old.b1, old.h, old.b2, Mode.CYCLIC if old.mode is Mode.CAUSAL else Mode.CAUSAL)
+    return Model(model.n, model.d, model.inner_n, model.inner_d,
+                 (*model.layers[:layer], new, *model.layers[layer + 1 :]), model.name)
+
+
+def _random_zero_site(model: Model, rng: random.Random, tries: int = 64) -> WeightSite | None:
+    """A uniformly drawn layer, grid and cell that holds 0 (rejection sampling; None if none is hit)."""
+    for _ in range(tries):
+        k = rng.randrange(len(model.layers))
+        name = rng.choice(GRIDS)
+        g: Grid = getattr(model.layers[k], name)
+        if g.rows == 0 or g.cols == 0:
+            continue
+        i, j = rng.randrange(g.rows), rng.randrange(g.cols)
+        if is_zero(g.get(i, j)):
+            return WeightSite(k, name, i, j)
+    return None
+
+
+def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WEIGHT_OPERATORS, *,
+                  symbol: str = "m", nonzero: Sequence[WeightSite] | None = None) -> Mutation:
+    """A single-weight mutant of ``model``, chosen by ``seed``.
+
+    The operator is drawn uniformly from ``operators``; the site uniformly from the nonzero cells
+    (``inc``, ``neg``, ``zero``, ``sym``, ``add_p``, ``frac_p``), from the zero cells (``one``: a
+    random layer, grid and cell, redrawn until it holds 0) or from the layers (``mode``). An
+    operator that finds no site (a model without nonzero weights, say) falls back to the next one.
+    ``nonzero`` may pass :func:`weight_sites` ``(model)`` precomputed (it is the same for every seed).
+    """
+    if not model.layers:
+        raise UsageError("weight_mutant: the model has no layers to mutate")
+    unknown = [op for op in operators if op not in WEIGHT_OPERATORS]
+    if unknown or not operators:
+        raise UsageError(f"weight_mutant: expected operators among {', '.join(WEIGHT_OPERATORS)}, found {list(operators)}")
+    rng = _rng("weight", seed)
+    sites = weight_sites(model) if nonzero is None else list(nonzero)
+    first = rng.randrange(len(operators))
+    for op in (operators[(first + t) % len(operators)] for t in range(len(operators))):
+        if op == "mode":
+            k = rng.randrange(len(model.layers))
+            old = model.layers[k].mode.value
+            return Mutation(flip_mode(model, k), op, f"layer {k} mode {old}")
+        site = _random_zero_site(model, rng) if op == "one" else (rng.choice(sites) if sites else None)
+        if site is None:
+            continue
+        before = get_weight(model, site)
+        if op == "sym" and before == sym(symbol):
+            continue
+        new = mutate_weight(model, site, op, symbol=symbol)
+        return Mutation(new, op, f"{site}: {scalar_str(before)} → {scalar_str(get_weight(new, site))}")
+    raise UsageError(f"weight_mutant: none of the operators {list(operators)} applies to this model")
+
+
+# ---- single-gate mutants of a Circuit ------------------------------------------------------------
+
+#: Operator name → what it does to the chosen gate (or outputs).
+GATE_OPERATORS: dict[str, str] = {
+    "op": "MUL a·b → LIN 1·a + 1·b, and LIN α·a + β·b → MUL a·b (a non-constant gate)",
+    "coeff": "one coefficient c → c + 1 (a LIN coefficient or a CONST value)",
+    "coeff_sym": "one coefficient c → the symbolic coefficient sym(symbol)",
+    "coeff_p": "one coefficient c → c + (2^61 − 1): invisible modulo that prime",
+    "rewire": "one operand of a LIN or MUL gate → another node defined before the gate",
+    "outputs": "swap two outputs that name different nodes",
+}
+DEFAULT_GATE_OPERATORS = ("op", "coeff", "rewire", "outputs")
+
+
+def _replace_gate(c: Circuit, k: int, gate: Gate) -> Circuit:
+    gates = (*c.gates[:k], gate, *c.gates[k + 1 :])
+    return Circuit(c.n, c.d, gates, c.outputs, c.name)
+
+
+def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int = 0, to: int | None = None, symbol: str = "m") -> Circuit:
+    """Apply gate operator ``op`` (a key of :data:`GATE_OPERATORS` other than ``outputs``) to gate ``k``.
+
+    ``op`` turns a MUL into ``LIN 1·a + 1·b`` and a LIN into ``MUL a·b`` (same operands);
+    ``coeff``/``coeff_sym``/``coeff_p`` change coefficient ``which`` (0: α or the constant, 1: β) to
+    ``c + 1``, ``sym(symbol)`` or ``c + 2^61 − 1``; ``rewire`` points operand ``which`` at node ``to``
+    (which must be an earlier node other than the current one). Raises :class:`UsageError` where the
+    operator does not apply (``op`` or ``rewire`` on a CONST, ``coeff`` on a MUL).
+    """
+    if not 0 <= k < len(circuit.gates):
+        raise UsageError(f"mutate_gate: the circuit has {len(circuit.gates)} gates, found gate {k}")
+    g = circuit.gates[k]
+    if op == "op":
+        if g.op is Op.MUL:
+            return _replace_gate(circuit, k, Gate.lin(g.args[0], 1, g.args[1], 1))
+        if g.op is Op.LIN:
+            return _replace_gate(circuit, k, Gate.mul(g.args[0], g.args[1]))
+        raise UsageError("gate operator 'op' needs a LIN or MUL gate, found a CONST")
+    if op in ("coeff", "coeff_sym", "coeff_p"):
+        if not 0 <= which < len(g.coeffs):
+            raise UsageError(f"gate operator {op!r}: gate {k} ({g.op.value}) has {len(g.coeffs)} coefficients, found which={which}")
+        old = g.coeffs[which]
+        new: Scalar = old + 1 if op == "coeff" else (sym(symbol) if op == "coeff_sym" else old + M61)
+        if new == old:
+            raise UsageError(f"gate operator {op!r}: coefficient {which} of gate {k} already is {scalar_str(old)}")
+        coeffs = tuple(new if t == which else x for t, x in enumerate(g.coeffs))
+        return _replace_gate(circuit, k, Gate(g.op, g.args, coeffs))
+    if op == "rewire":
+        if g.op is Op.CONST:
+            raise UsageError("gate operator 'rewire' needs a LIN or MUL gate, found a CONST")
+        if which not in (0, 1) or to is None or to == g.args[which]:
+            raise UsageError(f"gate operator 'rewire': expected which ∈ {{0, 1}} and a new node `to`, found which={which}, to={to}")
+        args = tuple(to if t == which else a for t, a in enumerate(g.args))
+        return _replace_gate(circuit, k, Gate(g.op, args, g.coeffs))
+    raise UsageError(f"mutate_gate: expected an operator among {', '.join(o for o in GATE_OPERATORS if o != 'outputs')}, found {op!r}")
+
+
+def swap_outputs(circuit: Circuit, i: int, j: int) -> Circuit:
+    """A copy of ``circuit`` with outputs ``i`` and ``j`` exchanged."""
+    outs = list(circuit.outputs)
+    outs[i], outs[j] = outs[j], outs[i]
+    return Circuit(circuit.n, circuit.d, circuit.gates, tuple(outs), circuit.name)
+
+
+def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_GATE_OPERATORS, *,
+                symbol: str = "m", live: bool = False) -> Mutation:
+    """A single-gate mutant of ``circuit``, chosen by ``seed``.
+
+    The operator is drawn uniformly from ``operators``, then a gate it applies to (and, for
+    ``coeff``/``rewire``, which coefficient or operand and the new node; for ``outputs`` two output
+    positions naming different nodes). With ``live`` only gates some output depends on are
+    candidates (a dead gate's mutant is trivially invisible). An operator with nothing to act on
+    falls back to the next.
+    """
+    unknown = [op for op in operators if op not in GATE_OPERATORS]
+    if unknown or not operators:
+        raise UsageError(f"gate_mutant: expected operators among {', '.join(GATE_OPERATORS)}, found {list(operators)}")
+    rng = _rng("gate", seed)
+    nd = circuit.num_inputs
+    if live:
+        from symverify.ir.analysis import needed_nodes
+
+        alive = needed_nodes(circuit)
+    first = rng.randrange(len(operators))
+    for op in (operators[(first + t) % len(operators)] for t in range(len(operators))):
+        if op == "outputs":
+            pairs = [(i, j) for i in range(len(circuit.outputs)) for j in range(i + 1, len(circuit.outputs))
+                     if circuit.outputs[i] != circuit.outputs[j]]
+            if not pairs:
+                continue
+            i, j = rng.choice(pairs)
+            return Mutation(swap_outputs(circuit, i, j), op, f"outputs {i} ↔ {j} (%{circuit.outputs[i]} ↔ %{circuit.outputs[j]})")
+        if op in ("op", "rewire"):
+            ks = [k for k, g in enumerate(circuit.gates) if g.op is not Op.CONST and (op == "op" or nd + k > 1)]
+        elif op == "coeff_sym":
+            ks = [k for k, g in enumerate(circuit.gates) if g.coeffs and any(x != sym(symbol) for x in g.coeffs)]
+        else:
+            ks = [k for k, g in enumerate(circuit.gates) if g.coeffs]
+        if live:
+            ks = [k for k in ks if nd + k in alive]
+        if not ks:
+            continue
+        k = rng.choice(ks)
+        g = circuit.gates[k]
+        where = f"gate {k} (%{nd + k} = {g})"
+        if op == "rewire":
+            which = rng.randrange(2)
+            to = rng.choice([v for v in range(nd + k) if v != g.args[which]])
+            new = mutate_gate(circuit, k, op, which=which, to=to)
+            return Mutation(new, op, f"{where}: operand {which} %{g.args[which]} → %{to}")
+        if op == "op":
+            return Mutation(mutate_gate(circuit, k, op), op, f"{where} → {mutate_gate(circuit, k, op).gates[k]}")
+        choices = [t for t, x in enumerate(g.coeffs) if op != "coeff_sym" or x != sym(symbol)]
+        which = rng.choice(choices)
+        new = mutate_gate(circuit, k, op, which=which, symbol=symbol)
+        return Mutation(new, op, f"{where} → {new.gates[k]}")
+    raise UsageError(f"gate_mutant: none of the operators {list(operators)} applies to this circuit")
+
+
+# ---- certificate mutants ------------------------------------------------------------------------
+
+#: Operator name → what it does to the chosen cell of the chosen boundary.
+CERTIFICATE_OPERATORS: dict[str, str] = {
+    "node": "one term's node → another node of the circuit",
+    "coeff": "one term's coefficient c → c + 1",
+    "const": "the cell's constant c → c + 1",
+    "drop": "remove the cell (the certificate then claims it holds 0)",
+}
+
+
+def mutate_cell(cert: Certificate, boundary: int, cell: int, op: str, *, term: int = 0, to: int | None = None) -> Certificate:
+    """Apply certificate operator ``op`` to cell ``cell`` of boundary ``boundary``.
+
+    ``node`` replaces term ``term``'s node by ``to``; ``coeff`` adds 1 to term ``term``'s
+    coefficient; ``const`` adds 1 to the constant; ``drop`` removes the cell. The result is a valid
+    :class:`Certificate` object; whether it still fits its circuit and model (its first and last
+    boundary are fixed by the rules) is for the checker to say.
+    """
+    if not 0 <= boundary < len(cert.boundaries):
+        raise UsageError(f"mutate_cell: the certificate has {len(cert.boundaries)} boundaries, found {boundary}")
+    b = cert.boundaries[boundary]
+    if not 0 <= cell < len(b.cells):
+        raise UsageError(f"mutate_cell: boundary {boundary} lists {len(b.cells)} cells, found cell {cell}")
+    c = b.cells[cell]
+    new: Cell | None
+    if op == "drop":
+        new = None
+    elif op == "const":
+        new = Cell(c.row, c.col, c.terms, c.const + 1)
+    elif op in ("node", "coeff"):
+        if not 0 <= term < len(c.terms):
+            raise UsageError(f"certificate operator {op!r}: the cell has {len(c.terms)} terms, found term {term}")
+        v, co = c.terms[term]
+        if op == "node":
+            if to is None or to == v:
+                raise UsageError(f"certificate operator 'node': expected a new node `to`, found {to}")
+            entry: tuple[int, Scalar] = (to, co)
+        else:
+            entry = (v, co + 1)
+        new = Cell(c.row, c.col, tuple(entry if t == term else x for t, x in enumerate(c.terms)), c.const)
+    else:
+        raise UsageError(f"mutate_cell: expected an operator among {', '.join(CERTIFICATE_OPERATORS)}, found {op!r}")
+    cells = tuple(x for t, x in enumerate(b.cells) if t != cell) if new is None else tuple(
+        new if t == cell else x for t, x in enumerate(b.cells))
+    bounds = (*cert.boundaries[:boundary], Boundary(b.layer, cells, b.label), *cert.boundaries[boundary + 1 :])
+    return Certificate(bounds, cert.meta)
+
+
+def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
+                       operators: Sequence[str] = tuple(CERTIFICATE_OPERATORS), *, interior: bool = True) -> Mutation:
+    """A single-cell mutant of ``cert``, chosen by ``seed``; ``num_nodes`` is the circuit's node count.
+
+    With ``interior`` (the default) only boundaries strictly between the first and the last are
+    touched, so the mutant still passes the structural rules and the checker has to find the lie
+    by running the layers; otherwise any boundary may be picked.
+    """
+    unknown = [op for op in operators if op not in CERTIFICATE_OPERATORS]
+    if unknown or not operators:
+        raise UsageError(f"certificate_mutant: expected operators among {', '.join(CERTIFICATE_OPERATORS)}, found {list(operators)}")
+    rng = _rng("certificate", seed)
+    lo, hi = (1, len(cert.boundaries) - 1) if interior else (0, len(cert.boundaries))
+    spots = [(k, t) for k in range(lo, hi) for t in range(len(cert.boundaries[k].cells))]
+    if not spots:
+        raise UsageError("certificate_mutant: no boundary with cells to mutate" + (" (interior only)" if interior else ""))
+    op = rng.choice(list(operators))
+    k, t = rng.choice(spots)
+    c = cert.boundaries[k].cells[t]
+    where = f"boundary {k} (layer {cert.boundaries[k].layer}) cell ({c.row}, {c.col})"
+    if op in ("node", "coeff") and not c.terms:
+        op = "const"
+    if op == "node":
+        term = rng.randrange(len(c.terms))
+        v = c.terms[term][0]
+        to = rng.choice([x for x in range(num_nodes) if x != v]) if num_nodes > 1 else v
+        if to == v:
+            op = "const"
+        else:
+            return Mutation(mutate_cell(cert, k, t, op, term=term, to=to), op, f"{where}: %{v} → %{to}")
+    if op == "coeff":
+        term = rng.randrange(len(c.terms))
+        return Mutation(mutate_cell(cert, k, t, op, term=term), op, f"{where}: coefficient of %{c.terms[term][0]} + 1")
+    return Mutation(mutate_cell(cert, k, t, op), op, f"{where}: {'dropped' if op == 'drop' else 'constant + 1'}")
+
+
+def mutants(make: Callable[[int], Mutation], count: int, seed: int = 0) -> list[Mutation]:
+    """``count`` mutants ``make(seed), make(seed + 1), …`` (for example
+    ``mutants(lambda s: weight_mutant(model, s), 100)``); seeds that raise :class:`UsageError` are skipped."""
+    out: list[Mutation] = []
+    s = seed
+    while len(out) < count and s < seed + 4 * count + 16:
+        try:
+            out.append(make(s))
+        except UsageError:
+            pass
+        s += 1
+    return out
