@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from symverify.errors import ProverError, SymverifyError
+from symverify.errors import IRError, ProverError, SymverifyError
 from symverify.ir.certificate import Certificate
 from symverify.ir.scalar import Sym, as_scalar
 from symverify.prove.bounds import Bounds, structure_bounds
@@ -242,13 +242,17 @@ def _auto(a: Side, b: Side, opts: Options, get: _Bounds) -> MethodResult:
         return pre
     notes: tuple[str, ...] = ()
     if certified_pair(a, b) is not None:
-        comp = run_compositional(a, b, opts, degree=get.degree)
-        if comp.verdict is not Verdict.UNKNOWN:
-            return comp
-        # The certificate did not check and no counterexample was found: decide by another method,
-        # and say why in the report.
-        notes = (f"compositional was inconclusive: {comp.evidence.get('failure', 'certificate not checked')}",)
-        notes += tuple(f"compositional: {n}" for n in comp.notes)
+        try:
+            comp = run_compositional(a, b, opts, degree=get.degree)
+        except IRError as e:  # the certificate does not fit this circuit: decide by another method
+            notes = (f"compositional was skipped: the certificate does not fit the circuit ({e})",)
+        else:
+            if comp.verdict is not Verdict.UNKNOWN:
+                return comp
+            # The certificate did not check and no counterexample was found: decide by another method,
+            # and say why in the report.
+            notes = (f"compositional was inconclusive: {comp.evidence.get('failure', 'certificate not checked')}",)
+            notes += tuple(f"compositional: {n}" for n in comp.notes)
     if bounds.peak_monomials <= AUTO_EXACT_MONOMIALS:
         res = run_exact(a, b, opts, bounds)
         if res.verdict is not Verdict.UNKNOWN:

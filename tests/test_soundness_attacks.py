@@ -47,15 +47,13 @@ def test_fermat_power_circuit_is_small_and_of_degree_2_61_minus_1():
     assert c.size == 120 and stats(c).degree_bound == M61  # 60 squarings and 60 products
 
 
-_FEW_TRIALS = "randomized with trials= ignores that D/p ≥ 1 and proves the pair equal mod 2^61 − 1"
-_FLINT_RAISES = "exact expansion of the degree-(2^61 − 1) side raises flint's 'unreasonably large polynomial'"
 
 
 @pytest.mark.parametrize("method, trials", [
-    pytest.param("randomized", 3, marks=pytest.mark.xfail(strict=True, reason=_FEW_TRIALS)),
-    pytest.param("auto", 3, marks=pytest.mark.xfail(strict=True, reason=_FLINT_RAISES)),
-    pytest.param("auto", None, marks=pytest.mark.xfail(strict=True, reason=_FLINT_RAISES)),
-    pytest.param("exact", None, marks=pytest.mark.xfail(strict=True, reason=_FLINT_RAISES)),
+    pytest.param("randomized", 3),
+    pytest.param("auto", 3),
+    pytest.param("auto", None),
+    pytest.param("exact", None),
     ("randomized", None),
 ])
 def test_fermat_power_is_not_proved(method, trials):
@@ -65,8 +63,8 @@ def test_fermat_power_is_not_proved(method, trials):
 
 
 @pytest.mark.parametrize("method, trials", [
-    pytest.param("randomized", 3, marks=pytest.mark.xfail(strict=True, reason=_FEW_TRIALS)),
-    pytest.param("auto", 3, marks=pytest.mark.xfail(strict=True, reason=_FLINT_RAISES)),
+    pytest.param("randomized", 3),
+    pytest.param("auto", 3),
     ("randomized", None),
 ])
 def test_fermat_power_of_a_weight_is_not_proved(method, trials):
@@ -80,14 +78,12 @@ def test_fermat_power_of_a_weight_is_not_proved(method, trials):
 # ---- (b) negative exponents in Sym: a^−(p−1) ≡ 1 mod p, and Sym.__pow__ drops negative powers ----
 
 
-@pytest.mark.xfail(strict=True, reason="Sym accepts non-positive and non-integer exponents today")
 @pytest.mark.parametrize("exponent", [-1, 0, -(M61 - 1), Fraction(1, 2), 1.5])
 def test_sym_rejects_non_positive_or_non_integer_exponents(exponent):
     with pytest.raises(IRError):
         Sym(((((("a", exponent),), Fraction(1))),))
 
 
-@pytest.mark.xfail(strict=True, reason="Sym.__pow__ with a negative exponent returns 1 today")
 @pytest.mark.parametrize("k", [-1, -(M61 - 1)])
 def test_negative_power_of_a_symbol_raises(k):
     with pytest.raises(IRError):
@@ -98,7 +94,6 @@ def test_symbol_to_the_zero_is_one():
     assert sym("a") ** 0 == 1 and sym("a") ** 2 == sym("a") * sym("a")
 
 
-@pytest.mark.xfail(strict=True, reason="x·a^−(2^61−2) vs x: randomized and z3 prove it, exact and auto raise DomainError")
 @pytest.mark.parametrize("method", METHODS)
 def test_weight_with_negative_exponent_is_never_proved(method):
     """``w = a^−(2^61−2)`` is ``1`` mod ``2^61 − 1`` for every ``a ≠ 0`` and ``1`` to z3's term builder, but
@@ -115,7 +110,6 @@ def test_weight_with_negative_exponent_is_never_proved(method):
 # ---- (c) a tiny error bound must not overflow the float logarithm ----
 
 
-@pytest.mark.xfail(strict=True, reason="trials_needed takes math.log of a Fraction below the float range: math domain error")
 @pytest.mark.parametrize("method", ["randomized", "auto"])
 @pytest.mark.parametrize("differ", [False, True])
 def test_tiny_error_bound_is_not_a_math_domain_error(method, differ):
@@ -173,9 +167,6 @@ def run_isolated(runs):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="z3 segfaults or hangs on x^(2^40)·(x³−x) and loops 2^61 − 1 "
-                                       "times building a^(2^61−1); exact (and auto through it) evaluates the "
-                                       "degree-2^40 difference at x = 2 past the timeout")
 def test_huge_degree_ends_in_unknown_or_refuted_without_aborting():
     """Every run at once, each in its own process, so the wall-clock limit is paid once."""
     failures = run_isolated([("z3", "power"), ("exact", "power"), ("auto", "power"), ("z3", "weight")])
