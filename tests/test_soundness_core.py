@@ -300,3 +300,13 @@ def test_z3_handles_constants_past_the_int_str_limit():
     assert sv.verify(big, big, method="z3").proved
     r = sv.verify(big, bigger, method="z3")
     assert r.refuted and "5001-digit integer" in str(r)
+
+
+def test_auto_falls_back_when_the_certificate_does_not_fit_the_circuit():
+    c = Circuit(1, 2, (Gate.mul(0, 1), Gate.mul(1, 0)), (2, 3))
+    same = Circuit(1, 2, c.gates, (3, 2))  # the same polynomials, read from the other nodes
+    compiled = sv.compile(c, method="dense")
+    with pytest.raises(sv.IRError):
+        sv.verify(same, compiled, method="compositional")
+    r = sv.verify(same, compiled, method="auto")
+    assert r.proved and r.method != "compositional" and "does not fit" in r.notes[0]
