@@ -94,9 +94,12 @@ def _combine(a: Any, xp: Any, b: Any, xq: Any, ring: Any) -> Any:
     return ring.reduce(_term(a, xp) + _term(b, xq))
 
 
-def _run(plans: Sequence[Plan], x: list[Any], ring: Any) -> list[Any]:
-    """The generic per-stage kernel: every stage reads ``x`` and writes a fresh vector."""
+def _run(plans: Sequence[Plan], x: list[Any], ring: Any, check: Any = None) -> list[Any]:
+    """The generic per-stage kernel: every stage reads ``x`` and writes a fresh vector; ``check``
+    (:mod:`symverify.deadline`) runs before every factor."""
     for plan in plans:
+        if check is not None:
+            check()
         out = list(x)
         for p, q, a, b, c, d in plan:
             xp, xq = x[p], x[q]
@@ -116,21 +119,23 @@ def _io(obj: Butterflies, length: int, full: bool) -> tuple[int, int]:
     return size, want
 
 
-def apply(obj: Butterflies, x: Sequence[Any], ring: Any = None, *, full: bool = False) -> list[Any]:
+def apply(obj: Butterflies, x: Sequence[Any], ring: Any = None, *, full: bool = False, check: Any = None) -> list[Any]:
     """``obj·x`` over ``ring`` (default :class:`ScalarRing`); a kaleidoscope maps ``F^n → F^n``.
 
     A kaleidoscope pads ``x`` with zeros to its size ``N`` and returns the first ``n`` entries;
-    ``full=True`` applies the whole ``N×N`` product instead.
+    ``full=True`` applies the whole ``N×N`` product instead. ``check`` (a deadline checker,
+    :mod:`symverify.deadline`) runs before every factor.
 
     >>> from symverify.ir.butterfly import ButterflyFactor
     >>> swap = ButterflyFactor(2, 1, (0,), (1,), (1,), (0,))
     >>> apply(swap, [5, 7])
     [7, 5]
     """
-    return apply_batch(obj, [x], ring, full=full)[0]
+    return apply_batch(obj, [x], ring, full=full, check=check)[0]
 
 
-def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Any = None, *, full: bool = False) -> list[list[Any]]:
+def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Any = None, *, full: bool = False,
+                check: Any = None) -> list[list[Any]]:
     """:func:`apply` on every vector of ``xs`` (coefficients are coerced once)."""
     ring = ScalarRing() if ring is None else ring
     size, fs = factors_of(obj)
@@ -138,7 +143,7 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Any = None,
     out = []
     for x in xs:
         _, length = _io(obj, len(x), full)
-        y = _run(plans, list(x) + [ring.zero] * (size - length), ring)
+        y = _run(plans, list(x) + [ring.zero] * (size - length), ring, check)
         out.append(y[:length])
     return out
 

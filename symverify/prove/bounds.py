@@ -24,14 +24,16 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from symverify.deadline import Check, as_check
 from symverify.ir.scalar import Scalar, Sym
 from symverify.prove.sides import Side
 from symverify.semantics.evaluate import crop, embed, eval_circuit_nodes, eval_layer
 
-__all__ = ["UB", "BoundValue", "BoundRing", "Bounds", "structure_bounds", "common_denominator"]
+__all__ = ["UB", "BoundValue", "BoundRing", "Bounds", "structure_bounds", "common_denominator", "layers_peak",
+           "monomial_cap", "COUNT_CAP"]
 
 _MANT = 62
-_COUNT_CAP = 1 << 62
+_COUNT_CAP = COUNT_CAP = 1 << 62
 
 
 _SMALL = 1 << _MANT
@@ -202,6 +204,11 @@ def _cap(variables: int, deg: int) -> int:
     return min(math.comb(variables + deg, deg), _COUNT_CAP)
 
 
+def monomial_cap(variables: int, degree: int) -> int:
+    """``C(V+D, D)`` (capped at :data:`COUNT_CAP`): the monomials of degree ``≤ D`` in ``V`` variables."""
+    return 0 if degree < 0 else _cap(max(1, variables), degree)
+
+
 def common_denominator(*sides: Side) -> int:
     """The lcm ``Q`` of every denominator in the weights, coefficients and parameter expressions."""
     q = 1
@@ -269,7 +276,21 @@ def _total(values: Any) -> int:
     return min(sum(v.cnt for row in values for v in row), _COUNT_CAP)
 
 
-def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing) -> tuple[list[list[BoundValue]], int]:
+def layers_peak(layers: Any, state: list[list[BoundValue]], ring: BoundRing,
+                check: Check | None = None) -> tuple[list[list[BoundValue]], int]:
+    """The state after ``layers`` and the peak of live monomials while they run (two whole
+    ``N'×d'`` states, padding cells included); ``check`` as in :func:`structure_bounds`."""
+    peak = _total(state)
+    for layer in layers:
+        if check is not None:
+            check()
+        new = eval_layer(layer, state, ring, check)
+        peak = max(peak, min(_total(state) + _total(new), _COUNT_CAP))
+        state = new
+    return state, peak
+
+
+def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | None = None) -> tuple[list[list[BoundValue]], int]:
     """The side's outputs and its peak of live monomials while the interpreter runs it.
 
     A model keeps two whole ``N'×d'`` states alive (padding cells included); a circuit keeps every
@@ -277,30 +298,34 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing) -> tuple[list[l
     """
     if side.kind == "model":
         m = side.obj
-        state = embed(u, m.inner_n, m.inner_d, ring.zero)
-        peak = _total(state)
-        for layer in m.layers:
-            new = eval_layer(layer, state, ring)
-            peak = max(peak, min(_total(state) + _total(new), _COUNT_CAP))
-            state = new
+        state, peak = layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring, check)
         return crop(state, m.n, m.d), peak
     if side.kind == "circuit":
         c = side.obj
-        vals = eval_circuit_nodes(c, [v for row in u for v in row], ring)
+        vals = eval_circuit_nodes(c, [v for row in u for v in row], ring, check)
         flat = [vals[o] for o in c.outputs] + [ring.zero] * (c.num_inputs - len(c.outputs))
         return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)], _total([vals])
-    out = side.evaluate(u, ring)
+    out = side.evaluate(u, ring, check)
     return out, min(2 * side.obj.size * max(1, _total(out)), _COUNT_CAP)
 
 
-def structure_bounds(lhs: Side, rhs: Side) -> Bounds:
-    """One :class:`BoundRing` pass over both sides."""
+def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = None) -> Bounds:
+    """One :class:`BoundRing` pass over both sides.
+
+    ``deadline`` (a ``time.monotonic()`` value, or a checker from :mod:`symverify.deadline` such
+    as ``Options.checker()``) is polled every few hundred operations and between layers: once it
+    has passed, :class:`~symverify.deadline.DeadlineExceededError` is raised (callers answer
+    ``unknown``), so the pass never runs more than a few milliseconds past the deadline.
+    """
+    check = as_check(deadline)
+    if check is not None:
+        check()
     params = lhs.params() | rhs.params()
     q = common_denominator(lhs, rhs)
     ring = BoundRing(lhs.num_inputs + len(params), q)
     u = [[ring.var] * lhs.d for _ in range(lhs.n)]
-    a, peak_a = _run(lhs, u, ring)
-    b, peak_b = (a, peak_a) if rhs.obj is lhs.obj else _run(rhs, u, ring)
+    a, peak_a = _run(lhs, u, ring, check)
+    b, peak_b = (a, peak_a) if rhs.obj is lhs.obj else _run(rhs, u, ring, check)
     degree, bits, below, count = -1, 0, True, 0
     for ra, rb in zip(a, b):
         for x, y in zip(ra, rb):

@@ -5,6 +5,13 @@
 ``proved``. When a stage fails, the failure alone proves nothing (the certificate may be wrong
 about a correct model), so a counterexample is searched for: found → ``refuted`` with the first
 failing stage named; not found → ``unknown`` with the failing stage. Never ``proved`` on failure.
+
+Guarantees: ``opts.deadline`` is polled inside every stage and during the counterexample search,
+so the method returns within milliseconds of it (one polynomial operation, or the start of a
+memory-limited process, excepted); no stage is expanded in this process unless its certified size
+is small (larger stages run in a child process limited to ``opts.memory()`` bytes, or are refused
+beyond ``STAGE_REFUSE_FACTOR × opts.max_monomials``), so a coarse certificate gives ``unknown``
+with a note, never a FLINT abort (:func:`~symverify.prove.compositional.check_certificate`).
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from symverify.deadline import DeadlineExceededError
 from symverify.prove.compositional import check_certificate
 from symverify.prove.counterexample import search
 from symverify.prove.options import Options
@@ -49,7 +57,8 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     circuit, model = pair
     start = time.perf_counter()
     backend = opts.backend if opts.backend in ("flint", "sympy") else "flint"
-    res = check_certificate(circuit.obj, model.obj, model.certificate, backend=backend, deadline=opts.deadline)  # type: ignore[arg-type]
+    res = check_certificate(circuit.obj, model.obj, model.certificate, backend=backend, deadline=opts.deadline,  # type: ignore[arg-type]
+                            max_monomials=opts.max_monomials, memory_limit=opts.memory_limit, isolate=opts.isolate)
     secs = time.perf_counter() - start
     ev: dict[str, Any] = {
         "stages_checked": res.stages_checked,
@@ -57,21 +66,33 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
         "max_stage_layers": res.max_stage_layers,
         "monomials_compared": res.monomials,
         "backend": backend,
+        "largest_stage_estimate": res.largest_estimate,
+        "stages_isolated": res.stages_isolated,
     }
     if res.ok:
         return MethodResult(Verdict.PROVED, "compositional", ev, timings={"stages": secs})
     if res.failure is None:
-        note = "timeout" if "timeout" in res.notes else "; ".join(res.notes) or "stopped"
-        return MethodResult(Verdict.UNKNOWN, "compositional", ev, notes=(f"certificate check stopped ({note}) after "
+        ev["stopped"] = res.stopped
+        why = "timeout" if res.stopped == "timeout" else "; ".join(res.notes) or "stopped"
+        return MethodResult(Verdict.UNKNOWN, "compositional", ev, notes=(f"certificate check stopped ({why}) after "
                                                                           f"{res.stages_checked} of {res.stages_total} stages",),
                             timings={"stages": secs})
     failure = str(res.failure)
     ev["failed_stage"] = res.failure.stage
     ev["failure"] = failure
-    deg = degree() if callable(degree) else degree
+
+    def unknown(why: str) -> MethodResult:
+        return MethodResult(Verdict.UNKNOWN, "compositional", ev, notes=(f"the certificate does not check ({failure}) and {why}",),
+                            timings={"stages": secs})
+
+    late = "the timeout ran out before a counterexample was found"
+    if opts.expired():
+        return unknown(late)
+    try:
+        deg = degree() if callable(degree) else degree
+    except DeadlineExceededError:
+        return unknown(late)
     cex = search(lhs, rhs, opts, found_by="compositional (search after a failed stage)", degree=deg, stage=failure)
     if cex is not None:
         return MethodResult(Verdict.REFUTED, "compositional", ev, cex, timings={"stages": secs})
-    return MethodResult(Verdict.UNKNOWN, "compositional", ev,
-                        notes=(f"the certificate does not check ({failure}) and no counterexample was found",),
-                        timings={"stages": secs})
+    return unknown(late if opts.expired() else "no counterexample was found")

@@ -6,6 +6,10 @@ rationals have equal residues), and :func:`confirm` evaluates it with exact Frac
 parameters get values too. :func:`recheck` is the last line of defence that ``verify`` runs on
 every counterexample before it is reported: if exact evaluation does not reproduce the claimed
 difference, the prover is wrong and :class:`ProverError` is raised (THEORY §5, STYLE §2.4).
+
+:func:`search` honours ``opts.deadline`` inside every evaluation (screening and exact
+confirmation poll ``opts.checker()``): past the deadline it returns None within milliseconds.
+:func:`recheck` has no deadline: it is the soundness check of a reported counterexample.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from symverify.deadline import Check, DeadlineExceededError
 from symverify.errors import IRError, ProverError
 from symverify.prove.modular import BatchModRing, eval_mod_batch
 from symverify.prove.options import Options
@@ -30,11 +35,12 @@ MAX_CONFIRM_BITS = 1 << 22  # exact re-checks whose values may exceed ~4 Mbit ar
 Point = tuple[list[list[int]], dict[str, int]]
 
 
-def exact_outputs(side: Side, inputs: Sequence[Sequence[Fraction | int]], params: Mapping[str, Fraction | int]) -> list[list[Any]]:
-    """``side`` at a rational point, by exact Fraction arithmetic."""
+def exact_outputs(side: Side, inputs: Sequence[Sequence[Fraction | int]], params: Mapping[str, Fraction | int],
+                  check: Check | None = None) -> list[list[Any]]:
+    """``side`` at a rational point, by exact Fraction arithmetic (``check``: a deadline checker)."""
     ring = FractionRing(dict(params))
     u = [[x if isinstance(x, int) else Fraction(x) for x in row] for row in inputs]
-    return side.evaluate(u, ring)
+    return side.evaluate(u, ring, check)
 
 
 def first_difference(a: Sequence[Sequence[Any]], b: Sequence[Sequence[Any]]) -> tuple[int, int] | None:
@@ -52,10 +58,11 @@ def _norm(x: Any) -> Fraction | int:
 
 
 def confirm(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], params: Mapping[str, Fraction | int],
-            found_by: str, stage: str | None = None) -> Counterexample | None:
+            found_by: str, stage: str | None = None, check: Check | None = None) -> Counterexample | None:
     """The counterexample at this point (exact values, first differing entry), or None if the
-    sides agree there."""
-    a, b = exact_outputs(lhs, inputs, params), exact_outputs(rhs, inputs, params)
+    sides agree there. ``check`` (a deadline checker) may raise
+    :class:`~symverify.deadline.DeadlineExceededError`."""
+    a, b = exact_outputs(lhs, inputs, params, check), exact_outputs(rhs, inputs, params, check)
     cell = first_difference(a, b)
     if cell is None:
         return None
@@ -125,19 +132,29 @@ def search(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 
     """A small-integer counterexample, or None when no candidate separates the sides.
 
     Candidates are screened mod ``2^61 − 1`` in batches; the first separating one is confirmed
-    exactly. The search stops early at the deadline.
+    exactly. Every evaluation polls ``opts.deadline``: once it has passed the search returns None
+    (within milliseconds, one ring operation excepted).
     """
+    try:
+        return _search(lhs, rhs, opts, found_by, degree, stage, count, batch)
+    except DeadlineExceededError:
+        return None
+
+
+def _search(lhs: Side, rhs: Side, opts: Options, found_by: str, degree: int, stage: str | None, count: int,
+            batch: int) -> Counterexample | None:
+    check = opts.checker()
     names = sorted(lhs.params() | rhs.params())
     pts = _candidates(lhs, names, opts.seed, degree, count)
     for start in range(0, len(pts), batch):
         if start and opts.expired():
             return None
         chunk = pts[start : start + batch]
-        modular, flags = _screen(lhs, rhs, chunk)
+        modular, flags = _screen(lhs, rhs, chunk, check)
         for (u, ps), differs in zip(chunk, flags):
             if not differs or not affordable(u, ps, degree):
                 continue
-            cex = confirm(lhs, rhs, u, ps, found_by, stage)
+            cex = confirm(lhs, rhs, u, ps, found_by, stage, check)
             if cex is not None:
                 return cex
             if modular:
@@ -148,13 +165,13 @@ def search(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 
     return None
 
 
-def _screen(lhs: Side, rhs: Side, chunk: list[Point]) -> tuple[bool, list[bool]]:
+def _screen(lhs: Side, rhs: Side, chunk: list[Point], check: Check | None = None) -> tuple[bool, list[bool]]:
     """``(screened mod p, may-differ flags)``; when a weight's denominator is divisible by
     ``2^61 − 1`` there is no reduction mod it, and every candidate goes to the exact check."""
     ring = BatchModRing([M61] * len(chunk), [{k: v % M61 for k, v in ps.items()} for _, ps in chunk])
     ins = [[[x % M61 for x in row] for row in u] for u, _ in chunk]
     try:
-        a, b = eval_mod_batch(lhs, ins, ring), eval_mod_batch(rhs, ins, ring)
+        a, b = eval_mod_batch(lhs, ins, ring, check=check), eval_mod_batch(rhs, ins, ring, check=check)
     except IRError:
         return False, [True] * len(chunk)
     return True, [x != y for x, y in zip(a, b)]

@@ -16,6 +16,11 @@ overhead paid once per array rather than once per entry.
 :func:`torch_first_mismatch` is the other engine of the randomized method: both sides at a batch
 of points mod one prime ``p < 2^31`` in torch int64 (:func:`symverify.execute.modular_eval`, exact;
 its overflow argument is in :mod:`symverify.execute.torch_modular`).
+
+Every entry point takes ``check`` (:mod:`symverify.deadline`, e.g. ``Options.checker()``): it is
+polled before every layer and every array operation inside a layer (tensor path), every few
+hundred operations (generic path) or between chunks (torch), and raises
+:class:`~symverify.deadline.DeadlineExceededError` once the deadline has passed.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar
@@ -84,8 +90,9 @@ def _grid_arr(grid: Grid, ring: BatchModRing) -> Any:
     return arr
 
 
-def _layer(layer: Layer, state: Any, ring: BatchModRing, pcol: Any) -> Any:
+def _layer(layer: Layer, state: Any, ring: BatchModRing, pcol: Any, check: Check | None = None) -> Any:
     np = ring._np
+    tick = check if check is not None else _no_check
     B, nn, dd = state.shape
     zero = np.zeros((B, nn, dd), dtype=object)
     nzW = layer.W.nonzero()
@@ -95,9 +102,11 @@ def _layer(layer: Layer, state: Any, ring: BatchModRing, pcol: Any) -> Any:
         proj = zero.copy()
         W = _grid_arr(layer.W, ring)
         for (a, b) in nzW:
+            tick()
             w = W[a, b] if W.ndim == 2 else W[:, a, b].reshape(B, 1)
             proj[:, :, b] += state[:, :, a] * w
     else:
+        tick()
         proj = np.matmul(state, _grid_arr(layer.W, ring))
     if not layer.b1.is_zero():
         proj = proj + _grid_arr(layer.b1, ring)
@@ -107,16 +116,23 @@ def _layer(layer: Layer, state: Any, ring: BatchModRing, pcol: Any) -> Any:
         H = _grid_arr(layer.h, ring)
         cyclic = layer.mode is Mode.CYCLIC
         for k in sorted({k for k, _ in taps}):
+            tick()
             hk = H[k] if H.ndim == 2 else H[:, k : k + 1, :]
             conv[:, k:, :] += state[:, : nn - k, :] * hk
             if cyclic and k:
                 conv[:, :k, :] += state[:, nn - k :, :] * hk
     if not layer.b2.is_zero():
         conv = conv + _grid_arr(layer.b2, ring)
+    tick()
     return (proj % pcol) * (conv % pcol) % pcol
 
 
-def model_mod_batch(model: Model, inputs: Sequence[Sequence[Sequence[int]]], ring: BatchModRing) -> list[list[list[int]]]:
+def _no_check() -> None:
+    return None
+
+
+def model_mod_batch(model: Model, inputs: Sequence[Sequence[Sequence[int]]], ring: BatchModRing,
+                    check: Check | None = None) -> list[list[list[int]]]:
     """The model's ``N×d`` outputs at each point of the batch (tensor form; see the module doc)."""
     np = ring._np
     B = len(inputs)
@@ -124,19 +140,26 @@ def model_mod_batch(model: Model, inputs: Sequence[Sequence[Sequence[int]]], rin
     state[:, : model.n, : model.d] = np.array(inputs, dtype=object).reshape(B, model.n, model.d)
     pcol = ring.p.reshape(B, 1, 1)
     for layer in model.layers:
-        state = _layer(layer, state, ring, pcol)
+        if check is not None:
+            check()
+        state = _layer(layer, state, ring, pcol, check)
     out = state[:, : model.n, : model.d]
     return [[[int(out[t, i, j]) for j in range(model.d)] for i in range(model.n)] for t in range(B)]
 
 
-def eval_mod_batch(side: Side, inputs: Sequence[Sequence[Sequence[int]]], ring: BatchModRing, *, tensor: bool = True) -> list[list[list[int]]]:
-    """``side`` at every point of the batch, each reduced mod its prime."""
+def eval_mod_batch(side: Side, inputs: Sequence[Sequence[Sequence[int]]], ring: BatchModRing, *, tensor: bool = True,
+                   check: Check | None = None) -> list[list[list[int]]]:
+    """``side`` at every point of the batch, each reduced mod its prime.
+
+    ``check`` (e.g. ``Options.checker()``) is polled throughout and raises
+    :class:`~symverify.deadline.DeadlineExceededError` once the deadline has passed.
+    """
     if side.kind == "model" and tensor:
-        return model_mod_batch(side.obj, inputs, ring)
+        return model_mod_batch(side.obj, inputs, ring, check)
     np = ring._np
     B = len(inputs)
     u = [[np.array([inputs[t][i][j] for t in range(B)], dtype=object) for j in range(side.d)] for i in range(side.n)]
-    out = side.evaluate(u, ring)
+    out = side.evaluate(u, ring, check)
     res: list[list[list[int]]] = [[[0] * side.d for _ in range(side.n)] for _ in range(B)]
     for i, row in enumerate(out):
         for j, v in enumerate(row):
@@ -147,21 +170,25 @@ def eval_mod_batch(side: Side, inputs: Sequence[Sequence[Sequence[int]]], ring: 
 
 
 def torch_first_mismatch(lhs: Side, rhs: Side, points: Any, p: int, params: Mapping[str, int], device: Any = None,
-                         chunk: int = TORCH_CHUNK) -> int | None:
+                         chunk: int = TORCH_CHUNK, check: Check | None = None) -> int | None:
     """The index of the first point where the sides differ mod ``p``, or None where they agree at every point.
 
     ``points`` is a numpy int64 array ``(B, n, d)`` of residues in ``[0, p)``, ``p < 2^31`` prime;
     ``params`` gives every symbolic weight a residue (shared by the batch). Both sides must be
     models or circuits (the torch executor has no kaleidoscope form). Runs in chunks of ``chunk``
-    points on ``device`` (default CPU).
+    points on ``device`` (default CPU); ``check`` is polled before every evaluation of a chunk
+    (one executor call cannot be interrupted).
     """
     from symverify.execute import modular_eval
     from symverify.execute._torch import require_torch
 
     torch = require_torch()
+    tick = check if check is not None else _no_check
     for start in range(0, len(points), chunk):
+        tick()
         x = torch.from_numpy(points[start : start + chunk]).to(device or "cpu")
         a = modular_eval(lhs.obj, x, p, params=params)
+        tick()
         b = modular_eval(rhs.obj, x, p, params=params)
         hits = (a != b).flatten(1).any(dim=1).nonzero()
         if hits.numel():

@@ -7,7 +7,10 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["Options", "default_memory_limit", "DEFAULT_MAX_MONOMIALS", "DEFAULT_ERROR_BOUND"]
+from symverify.deadline import Deadline, DeadlineExceededError
+
+__all__ = ["Options", "default_memory_limit", "DEFAULT_MAX_MONOMIALS", "DEFAULT_ERROR_BOUND", "Deadline",
+           "DeadlineExceededError"]
 
 DEFAULT_MAX_MONOMIALS = 5_000_000
 DEFAULT_ERROR_BOUND = Fraction(1, 2**100)
@@ -41,6 +44,10 @@ class Options:
     ``modular`` picks the randomized method's engine: ``"torch"`` (int64 mod 31-bit primes),
     ``"python"`` (Python ints mod primes ``≥ 2^61``) or ``"auto"`` (see
     :func:`symverify.prove.randomized.choose_engine`).
+
+    Long loops poll the deadline through :meth:`checker` (every few hundred operations) and stop
+    with :class:`DeadlineExceededError`, which the methods turn into ``unknown``; :meth:`check` is the
+    same test for use between steps.
     """
 
     seed: int = 0
@@ -59,6 +66,18 @@ class Options:
 
     def expired(self) -> bool:
         return self.deadline is not None and time.monotonic() > self.deadline
+
+    def checker(self) -> Deadline | None:
+        """The deadline checker for interpreter loops (:mod:`symverify.deadline`): pass it as
+        ``check=`` to :func:`~symverify.prove.modular.eval_mod_batch`, ``Side.evaluate`` or
+        ``eval_model``; it raises :class:`DeadlineExceededError` once the deadline has passed. None
+        when there is no deadline (the loops then skip every check)."""
+        return Deadline.at(self.deadline)
+
+    def check(self) -> None:
+        """Raise :class:`DeadlineExceededError` if the deadline has passed (between the steps of a method)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise DeadlineExceededError()
 
     def memory(self) -> int:
         return self.memory_limit if self.memory_limit is not None else default_memory_limit()

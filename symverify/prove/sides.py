@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.baseconv import Model
@@ -51,15 +52,16 @@ class Side:
             return frozenset(params_of(self.obj))
         return frozenset(self.obj.params())
 
-    def evaluate(self, u: Sequence[Sequence[Any]], ring: Any) -> State:
-        """The ``n×d`` output on input ``u`` over ``ring``."""
+    def evaluate(self, u: Sequence[Sequence[Any]], ring: Any, check: Check | None = None) -> State:
+        """The ``n×d`` output on input ``u`` over ``ring``; ``check`` (:mod:`symverify.deadline`)
+        runs every few hundred operations and may raise ``DeadlineExceededError``."""
         if self.kind == "circuit":
-            return eval_circuit(self.obj, u, ring)
+            return eval_circuit(self.obj, u, ring, check)
         if self.kind == "model":
-            return eval_model(self.obj, u, ring)
+            return eval_model(self.obj, u, ring, check)
         from symverify.kaleidoscope.apply import apply
 
-        flat = apply(self.obj, [x for row in u for x in row], ring)
+        flat = apply(self.obj, [x for row in u for x in row], ring, check=check)
         return [flat[i * self.d : (i + 1) * self.d] for i in range(self.n)]
 
     def cost(self) -> int:
