@@ -36,7 +36,7 @@ from symverify.prove.bounds import Bounds, structure_bounds
 from symverify.prove.certified import certified_pair, run_compositional
 from symverify.prove.counterexample import confirm, recheck, search
 from symverify.prove.exact import IN_PROCESS_MONOMIALS, run_exact
-from symverify.prove.options import DEFAULT_ERROR_BOUND, DEFAULT_MAX_MONOMIALS, Options
+from symverify.prove.options import DEFAULT_ERROR_BOUND, DEFAULT_MAX_MONOMIALS, DeadlineExceededError, Options
 from symverify.prove.outcome import (
     Counterexample,
     MethodResult,
@@ -218,14 +218,14 @@ def _describe(side: Side) -> dict[str, Any]:
 class _Bounds:
     """The structural bounds, computed on first use (compositional rarely needs them)."""
 
-    def __init__(self, a: Side, b: Side, timings: dict[str, float]) -> None:
-        self.a, self.b, self.timings = a, b, timings
+    def __init__(self, a: Side, b: Side, timings: dict[str, float], deadline: float | None = None) -> None:
+        self.a, self.b, self.timings, self.deadline = a, b, timings, deadline
         self.value: Bounds | None = None
 
     def __call__(self) -> Bounds:
         if self.value is None:
             t = time.perf_counter()
-            self.value = structure_bounds(self.a, self.b)
+            self.value = structure_bounds(self.a, self.b, deadline=self.deadline)
             self.timings["bounds"] = time.perf_counter() - t
         return self.value  # type: ignore[return-value]
 
@@ -378,9 +378,12 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
     if opts.expired():
         res = MethodResult(Verdict.UNKNOWN, method, notes=(f"timeout: {timeout} s ran out before any method started",))
     else:
-        get = _Bounds(a, b, timings)
+        get = _Bounds(a, b, timings, opts.deadline)
         t = time.perf_counter()
-        res = _run(method, a, b, opts, get)
+        try:
+            res = _run(method, a, b, opts, get)
+        except DeadlineExceededError:
+            res = MethodResult(Verdict.UNKNOWN, method, notes=(f"timeout: {timeout} s ran out before {method} decided",))
         timings["method"] = time.perf_counter() - t - timings.get("bounds", 0.0)
         if get.value is not None:
             res = replace(res, evidence={**res.evidence, "structure": get.value.to_json()})

@@ -356,17 +356,9 @@ def test_verify_with_a_coarse_certificate_beyond_the_budget(sum_pow):
 
 # ---- verify(..., timeout=1) returns in time ------------------------------------------------------
 
-# exact, randomized, z3 and auto start with the structural-bounds pass, which stops at the
-# deadline only once verify() passes it (structure_bounds(..., deadline=opts.deadline)) and turns
-# DeadlineExceededError into `unknown`; auto's randomized pre-check must also not start importing
-# torch (≈ 2 s) with less than a few seconds left. Until those hooks are in, these cases overrun
-# (5–10 s here), so they are not run: delete _NEEDS_HOOKS once the hooks are in.
-_NEEDS_HOOKS = pytest.mark.xfail(reason="needs verify()/randomized to pass the deadline to structure_bounds and "
-                                        "eval_mod_batch and to catch DeadlineExceededError", run=False)
-
 
 @pytest.mark.slow
-@pytest.mark.parametrize("method", [pytest.param(m, marks=_NEEDS_HOOKS) for m in ("exact", "randomized", "z3", "auto")])
+@pytest.mark.parametrize("method", ["exact", "randomized", "z3", "auto"])
 def test_verify_large_dense_models_returns_in_time(dense_pair, method):
     a, b = dense_pair
     t = time.perf_counter()
@@ -377,7 +369,7 @@ def test_verify_large_dense_models_returns_in_time(dense_pair, method):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("method", ["compositional", pytest.param("auto", marks=_NEEDS_HOOKS)])
+@pytest.mark.parametrize("method", ["compositional", "auto"])
 @pytest.mark.parametrize("which", ["compiled", "coarse"])
 def test_verify_large_compiled_model_returns_in_time(compiled_mid, method, which):
     c, comp = compiled_mid

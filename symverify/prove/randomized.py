@@ -65,6 +65,7 @@ import dataclasses
 import hashlib
 import math
 import random
+import sys
 import time
 from dataclasses import dataclass
 from enum import Enum
@@ -76,7 +77,7 @@ from symverify.primes import MAX_PRIME_BITS, is_prime
 from symverify.prove.bounds import M61, Bounds, structure_bounds
 from symverify.prove.counterexample import affordable, confirm, search
 from symverify.prove.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
-from symverify.prove.options import Options
+from symverify.prove.options import DeadlineExceededError, Options
 from symverify.prove.outcome import MethodResult, UsageError, Verdict
 from symverify.prove.sides import Side
 
@@ -444,6 +445,9 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
     start = time.perf_counter()
     bounds = bounds or structure_bounds(lhs, rhs)
     engine, why, plan = choose_engine(lhs, rhs, bounds, opts.modular, opts.error_bound)
+    remaining = opts.remaining()
+    if engine == "torch" and opts.modular == "auto" and "torch" not in sys.modules and remaining is not None and remaining < 5:
+        engine, why = "python", "importing torch (seconds, not interruptible) would not fit in the time left"
     if engine == "torch":
         return _run_torch(lhs, rhs, opts, bounds, plan, why, method, tag, start, max_trials)
     primes_plan = plan_primes(bounds)
@@ -481,7 +485,12 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
         p = M61 if fixed else random_prime(rng, bounds.denominator, primes_plan.low)
         u, ps = _sample(lhs, names, rng, p)
         ring = BatchModRing([p], [ps])
-        a, b = eval_mod_batch(lhs, [u], ring)[0], eval_mod_batch(rhs, [u], ring)[0]
+        try:
+            a, b = eval_mod_batch(lhs, [u], ring, check=opts.checker())[0], eval_mod_batch(rhs, [u], ring, check=opts.checker())[0]
+        except DeadlineExceededError:
+            ev.update(k=t, **_bound_fields(eps**t))
+            return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout during trial {t + 1} of {k}",),
+                                timings={"trials": time.perf_counter() - start})
         primes.append(p)
         if a != b:
             ev.update(k=t + 1, mismatch_trial=t, mismatch_prime=str(p), mismatch_entry=_first_cell(a, b),
@@ -540,7 +549,12 @@ def _run_torch(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, plan: TorchP
         ps = {name: rng.randrange(p) for name in names}
         points = np.random.default_rng(rng.getrandbits(128)).integers(0, p, size=(batch, lhs.n, lhs.d), dtype=np.int64)
         primes.append(p)
-        hit = torch_first_mismatch(lhs, rhs, points, p, ps, device)
+        try:
+            hit = torch_first_mismatch(lhs, rhs, points, p, ps, device, check=opts.checker())
+        except DeadlineExceededError:
+            ev.update(k=t, points=t * batch, primes=[str(q) for q in primes], **_bound_fields(eps**t))
+            return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout during trial {t + 1} of {k}",),
+                                timings={"trials": time.perf_counter() - start})
         if hit is not None:
             ev.update(k=t + 1, points=t * batch + hit + 1, mismatch_trial=t, mismatch_point=hit, mismatch_prime=str(p),
                       primes=[str(q) for q in primes])

@@ -25,7 +25,7 @@ from typing import Any
 from symverify.errors import BackendUnavailableError
 from symverify.ir.scalar import Scalar, Sym
 from symverify.prove.counterexample import confirm, search
-from symverify.prove.options import Options
+from symverify.prove.options import DeadlineExceededError, Options
 from symverify.prove.outcome import MethodResult, Verdict
 from symverify.prove.sides import Side
 
@@ -108,6 +108,8 @@ def _solve(lhs: Side, rhs: Side, opts: Options, degree: int) -> MethodResult:
     z3 = _z3()
     try:
         return _decide(z3, lhs, rhs, opts, degree)
+    except DeadlineExceededError:
+        return MethodResult(Verdict.UNKNOWN, "z3", {"result": "timeout"}, notes=("timeout: the deadline passed while z3 terms were built",))
     except z3.Z3Exception as e:
         return MethodResult(Verdict.UNKNOWN, "z3", {"result": "error"}, notes=(f"z3 failed: {e}",))
 
@@ -118,7 +120,7 @@ def _decide(z3: Any, lhs: Side, rhs: Side, opts: Options, degree: int) -> Method
     params = {k: z3.Real(f"p_{k}") for k in names}
     xs = [[z3.Real(f"x{i * lhs.d + j}") for j in range(lhs.d)] for i in range(lhs.n)]
     ring = Z3Ring(params)
-    a, b = lhs.evaluate(xs, ring), rhs.evaluate(xs, ring)
+    a, b = lhs.evaluate(xs, ring, opts.checker()), rhs.evaluate(xs, ring, opts.checker())
     diffs = [x != y for ra, rb in zip(a, b) for x, y in zip(ra, rb) if not x.eq(y)]
     ev: dict[str, Any] = {"logic": "nonlinear real arithmetic", "disequalities": len(diffs), "ran": "subprocess"}
     if not diffs:
