@@ -314,7 +314,8 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
         seed: seeds every random choice (randomized points, primes, counterexample candidates);
             ``None`` draws a fresh seed from the operating system (recorded in the report), so the
             randomized bound is over points nobody chose in advance.
-        trials: the number of randomized trials (default: enough for ``error_bound``).
+        trials: at least this many randomized trials; the method always runs enough for
+            ``error_bound`` (a smaller ``trials`` never weakens the bound).
         timeout: seconds; when it runs out the verdict is ``unknown``.
         certificate: a stage certificate for the model side (method ``compositional``/``auto``).
         backend: ``'flint'`` (default when installed) or ``'sympy'`` for exact expansion; for
