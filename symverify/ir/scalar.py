@@ -17,7 +17,6 @@ from numbers import Integral
 from typing import Union
 
 from symverify.errors import IRError
-from symverify.ir.bigint import show_rational
 
 __all__ = ["Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "scalar_str", "parse_scalar", "param_names"]
 
@@ -192,19 +191,10 @@ class Sym:
         return frozenset(name for m, _ in self.terms for name, _ in m)
 
     def __str__(self) -> str:
-        parts: list[str] = []
-        for m, c in reversed(self.terms):
-            mono = "*".join(name if e == 1 else f"{name}^{e}" for name, e in m)
-            mag = abs(c)
-            if not mono:
-                body = show_rational(mag)
-            elif mag == 1:
-                body = mono
-            else:
-                body = f"{show_rational(mag)}*{mono}"
-            sign = "-" if c < 0 else "+"
-            parts.append(body if not parts and sign == "+" else (f"-{body}" if not parts else f"{sign} {body}"))
-        return " ".join(parts)
+        """``'2*a*b - 1/3'``; huge integers abbreviated (:func:`symverify.ir.bigint.show_scalar`)."""
+        from symverify.ir.bigint import show_scalar
+
+        return show_scalar(self)
 
     def __repr__(self) -> str:
         return f"Sym({str(self)!r})"
