@@ -3,7 +3,7 @@
 Run ``python benchmarks/compile_verify.py [--quick] [--exact-timeout 60]``. For seeded random
 circuits of depth Δ = 16 and growing cut width w (≈ 15 … 1046; ``--quick``: Δ = 8, w ≲ 50) it
 prints the circuit measures, the model's signature, the compile time, the time of the
-compositional proof (:func:`~symverify.prove.compositional.check_certificate`, every certificate
+compositional proof (:func:`~symverify.provers.compositional.check_certificate`, every certificate
 stage checked exactly) and the time of global exact verification (``verify(method="exact")``:
 both sides expanded to canonical polynomials, in a memory-limited subprocess with a timeout),
 and the ratio exact / compositional. Once global exact verification stops being feasible (its
@@ -16,11 +16,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from symverify.compile.kaleidoscope import compile_kaleidoscope
+from symverify.compiler.kaleidoscope import compile_kaleidoscope
 from symverify.ir.analysis import stats
 from symverify.library import random_circuit
-from symverify.prove.compositional import check_certificate
-from symverify.verify import verify
+from symverify.provers.compositional import check_certificate
+from symverify.verification import verify
 
 FULL = [(4, 2, 40, 16), (4, 4, 80, 16), (8, 4, 160, 16), (16, 4, 384, 16), (32, 4, 768, 16), (32, 8, 1536, 16), (64, 8, 3072, 16)]
 QUICK = [(2, 2, 16, 8), (4, 2, 40, 8), (4, 4, 80, 8)]

@@ -10,7 +10,7 @@ For each configuration (N', d', L, B) it times one batched forward pass of
   ``direct`` (blocked Toeplitz products) in float64;
 - ``modular``: exact arithmetic mod 2^31 − 1 (``path='auto'``).
 
-Compiled-like models (:func:`symverify.execute.synthetic.impulse_model`: impulse kernels, mask
+Compiled-like models (:func:`symverify.executors.synthetic.impulse_model`: impulse kernels, mask
 biases, W zero or a signed permutation) must run at least 10× faster on the sparse path than with
 an FFT in every layer: the script prints the ratio and PASS/FAIL, and exits 1 on FAIL. The check
 applies to states of at least 2^16 cells (B·N′·d′); below that, per-call overhead dominates every
@@ -32,12 +32,12 @@ from typing import Any
 
 import torch
 
-from symverify.execute import DEFAULT_PRIME
-from symverify.execute.numbers import float_numbers, mod_numbers
-from symverify.execute.plan import model_plan
-from symverify.execute.synthetic import dense_model, impulse_model
-from symverify.execute.torch_float import run_model
-from symverify.execute.torch_modular import run_model_mod
+from symverify.executors import DEFAULT_PRIME
+from symverify.executors.numbers import float_numbers, mod_numbers
+from symverify.executors.plan import model_plan
+from symverify.executors.synthetic import dense_model, impulse_model
+from symverify.executors.torch_float import run_model
+from symverify.executors.torch_modular import run_model_mod
 from symverify.ir.baseconv import Model
 from symverify.semantics.evaluate import eval_model
 

@@ -6,8 +6,8 @@ CUDA it runs on the CPU and says so. It exits 1 when any correctness check fails
 Correctness (each on the device, against exact evaluation or the CPU):
 
 1. compiled models (``symverify.compile``, dense and kaleidoscope) and hand-built synthetic ones:
-   :func:`~symverify.execute.numeric_check` in float64, float32 and bfloat16 (every point within
-   its running error bound), :func:`~symverify.execute.modular_eval` equal to
+   :func:`~symverify.executors.numeric_check` in float64, float32 and bfloat16 (every point within
+   its running error bound), :func:`~symverify.executors.modular_eval` equal to
    :class:`~symverify.semantics.rings.ModRing` evaluation, circuits likewise;
 2. a large compiled-like model on {−1, 1} inputs, where every value stays in {−1, 1}, so float64
    must be exact: the device output equals the CPU output bit for bit and, reduced mod p, the
@@ -29,13 +29,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from symverify.compile import compile as compile_circuit
-from symverify.execute import DEFAULT_PRIME, execute, modular_eval, numeric_check
-from symverify.execute.numbers import float_numbers, mod_numbers
-from symverify.execute.plan import model_plan
-from symverify.execute.synthetic import dense_model, impulse_model
-from symverify.execute.torch_float import run_model
-from symverify.execute.torch_modular import run_model_mod
+from symverify.compiler import compile as compile_circuit
+from symverify.executors import DEFAULT_PRIME, execute, modular_eval, numeric_check
+from symverify.executors.numbers import float_numbers, mod_numbers
+from symverify.executors.plan import model_plan
+from symverify.executors.synthetic import dense_model, impulse_model
+from symverify.executors.torch_float import run_model
+from symverify.executors.torch_modular import run_model_mod
 from symverify.ir.baseconv import Model
 from symverify.library import product_tree, random_circuit, walsh_hadamard
 from symverify.semantics.evaluate import eval_circuit, eval_model

@@ -204,7 +204,7 @@ def subjects(quick: bool) -> list[Circuit]:
 
 
 def _cost(lhs: Any, rhs: Any) -> int:
-    from symverify.prove.sides import as_side
+    from symverify.provers.sides import as_side
 
     return as_side(lhs).cost() + as_side(rhs).cost()
 

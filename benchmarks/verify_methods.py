@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
-from symverify.verify import Report, verify
+from symverify.verification import Report, verify
 
 
 def dense(n: int, d: int, layers: int, seed: int = 0) -> Model:

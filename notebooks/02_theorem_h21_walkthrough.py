@@ -22,7 +22,8 @@
 
 # %%
 import symverify as sv
-from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope, verify_matrix
+from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope
+from symverify.provers.matrix import verify_matrix
 from symverify.library import determinant, elementary_symmetric, poly_mult, random_circuit, walsh_hadamard
 
 c = poly_mult(3)
@@ -91,7 +92,7 @@ print("all proved within their stated bounds" if ok else "SOME INSTANCE FAILED")
 # symbol), so a circuit that moves `x_1` to output 0 has no causal BaseConv model at all.
 
 # %%
-from symverify.causal import causal_obstruction
+from symverify.gadgets.causal import causal_obstruction
 
 up = sv.Circuit(2, 1, (), (1,), "move x1 to row 0")
 print(causal_obstruction(up))

@@ -1,6 +1,6 @@
 """The causal limit: Theorem H.21 is false for causal-only stacks (THEORY §4 **Choice (causality)**).
 
-Lemma (see :mod:`symverify.causal`): in a causal stack, output row i depends only on input rows
+Lemma (see :mod:`symverify.gadgets.causal`): in a causal stack, output row i depends only on input rows
 ≤ i, for all weights, depths and inner sizes (induction on layers). Checked here for concrete
 sizes by exact symbolic computation with every weight a distinct symbol (so for all weights), and
 by a sound abstract interpretation for larger sizes. Consequence, by exact non-dependence (not by
@@ -13,15 +13,21 @@ from __future__ import annotations
 
 import time
 
-from symverify.causal import causal_obstruction, exact_row_dependence, later_row_reads, row_support, symbolic_model
-from symverify.compile import compile
+from symverify.compiler import compile
+from symverify.gadgets.causal import (
+    causal_obstruction,
+    exact_row_dependence,
+    later_row_reads,
+    row_support,
+    symbolic_model,
+)
 from symverify.gadgets.compose import compose
 from symverify.gadgets.primitives import convolution, fixed_gate
 from symverify.ir.baseconv import Mode, Model
 from symverify.ir.circuit import Circuit
 from symverify.ir.grid import Grid
-from symverify.proofscript import Instance, ProofResult, script_main
-from symverify.prove.compositional import check_certificate
+from symverify.provers.compositional import check_certificate
+from symverify.scripts.protocol import Instance, ProofResult, script_main
 from symverify.semantics.poly import polynomials, shared_ring
 
 TITLE = "Causal limit: a causal stack's output row 0 never depends on input row 1 (Theorem H.21 needs cyclic mode)"

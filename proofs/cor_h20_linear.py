@@ -4,11 +4,11 @@ Two routes, each proved against the circuit (stage certificate; global exact exp
 
 * **literal** (H.19 then H.18): the circuit's matrix as one kaleidoscope ``(BB*)^{5Δ}``
   (:func:`~symverify.kaleidoscope.linear_circuit_to_kaleidoscope`, live-width form, ``N < 8(w+nd)``)
-  compiled by :func:`~symverify.compile.butterfly_to_baseconv.kaleidoscope_model`. The
+  compiled by :func:`~symverify.compiler.butterfly_to_baseconv.kaleidoscope_model`. The
   certificate's cells are linear forms over the *inputs*. Stated: ``w_K ≤ 5·max(Δ,1)``,
   ``L ≤ 4·w'·log2 N_k + 1`` (``w' = w_K``, or ``w_K + 2`` when d is not a power of two), hence
   ``L ≤ 4·w'·(⌈log2 w⌉ + 4) + 1`` since ``N_k ≤ 16w``;
-* **compiler** (:func:`~symverify.compile.kaleidoscope.compile_kaleidoscope`, the H.21 pipeline on a
+* **compiler** (:func:`~symverify.compiler.kaleidoscope.compile_kaleidoscope`, the H.21 pipeline on a
   circuit without products): every layered stage is its own ``(BB*)^{≤5}`` and the certificate
   re-anchors on circuit nodes after every stage; its bounds are those of Theorem H.21
   (``L ≤ (Δ+1)(20(⌈log2 w⌉+3)+1)``, ``N_k ≤ 8·2^⌈log2 w⌉``).
@@ -19,15 +19,15 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from symverify.compile.butterfly_to_baseconv import C18, kaleidoscope_factors, kaleidoscope_model
-from symverify.compile.kaleidoscope import compile_kaleidoscope
+from symverify.compiler.butterfly_to_baseconv import C18, kaleidoscope_factors, kaleidoscope_model
+from symverify.compiler.kaleidoscope import compile_kaleidoscope
 from symverify.ir.analysis import stats
 from symverify.ir.circuit import Circuit
 from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
 from symverify.library import matvec, prefix_sums, random_linear_circuit, symbolic_mixing, walsh_hadamard
-from symverify.proofscript import Instance, ProofResult, script_main
-from symverify.prove.compositional import check_certificate
-from symverify.verify import verify
+from symverify.provers.compositional import check_certificate
+from symverify.scripts.protocol import Instance, ProofResult, script_main
+from symverify.verification import verify
 
 TITLE = "Corollary H.20 (linear circuits → BaseConv with O(Δ log w) layers and N' = O(w), via H.19 and H.18)"
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from symverify.compile import compile
+from symverify.compiler import compile
 from symverify.errors import CompileError
 from symverify.ir.analysis import stats
 from symverify.ir.scalar import sym
 from symverify.library import retnet
-from symverify.proofscript import Instance, ProofResult, script_main, timed
-from symverify.verify import verify
+from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
+from symverify.verification import verify
 
 TITLE = "Corollary H.22 (BaseConv simulates RetNet)"
 

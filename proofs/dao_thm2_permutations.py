@@ -12,9 +12,10 @@ from __future__ import annotations
 import itertools
 import random
 
-from symverify.kaleidoscope import bit_reversal, permutation_to_kaleidoscope, reversal, verify_permutation
-from symverify.kaleidoscope.verify import as_instance
-from symverify.proofscript import Instance, ProofResult, script_main, timed
+from symverify.kaleidoscope import bit_reversal, permutation_to_kaleidoscope, reversal
+from symverify.provers.matrix import verify_permutation
+from symverify.scripts.instances import kaleidoscope_instance
+from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
 
 TITLE = "Dao et al. 2020, Theorem 2 (every permutation is in BB*)"
 
@@ -23,7 +24,7 @@ def _one(name: str, perm: list[int] | tuple[int, ...]) -> Instance:
     with timed() as t:
         f = permutation_to_kaleidoscope(perm)
         check = verify_permutation(f, perm)
-    return as_instance(name, f, check, t[0])
+    return kaleidoscope_instance(name, f, check, t[0])
 
 
 def _exhaustive(n: int) -> Instance:

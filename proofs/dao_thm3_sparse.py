@@ -14,9 +14,10 @@ import random
 from fractions import Fraction
 
 from symverify.ir.scalar import Scalar, sym
-from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope, verify_matrix
-from symverify.kaleidoscope.verify import as_instance
-from symverify.proofscript import Instance, ProofResult, script_main, timed
+from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope
+from symverify.provers.matrix import verify_matrix
+from symverify.scripts.instances import kaleidoscope_instance
+from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
 
 TITLE = "Dao et al. 2020, Theorem 3 (s-sparse matrices are in (BB*)^5 with e ≤ max(2, 4s/n))"
 
@@ -52,7 +53,7 @@ def _one(name: str, S: SparseMatrix) -> Instance:
     with timed() as t:
         f = sparse_to_kaleidoscope(S)
         check = verify_matrix(f, S)
-    return as_instance(name, f, check, t[0])
+    return kaleidoscope_instance(name, f, check, t[0])
 
 
 def run(quick: bool = False) -> ProofResult:

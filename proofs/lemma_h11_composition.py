@@ -26,10 +26,11 @@ from symverify.gadgets.primitives import (
     shift_down,
     shift_up,
 )
-from symverify.gadgets.proving import fragment_instance, prove_fragment
 from symverify.gadgets.remember import ChannelF, ConstF, remember_rows
 from symverify.ir.grid import Grid
-from symverify.proofscript import Instance, ProofResult, script_main
+from symverify.provers.fragment import prove_fragment
+from symverify.scripts.instances import fragment_instance
+from symverify.scripts.protocol import Instance, ProofResult, script_main
 
 TITLE = "Lemma H.11 (composition with clean interfaces; padding to a larger inner size)"
 

@@ -3,7 +3,7 @@
 For every stride ``s`` of every size ``N = N'·d`` in the sweep (``N' ≤ 64`` in the quick tier,
 ``≤ 128`` in the full one), the factor with *symbolic* diagonals ``d1[m] … d4[m]`` (one parameter
 each) is compiled by the gadget of
-:mod:`symverify.compile.butterfly_to_baseconv` (sequence axis for ``s ≥ d``: copy+gate, shift,
+:mod:`symverify.compiler.butterfly_to_baseconv` (sequence axis for ``s ≥ d``: copy+gate, shift,
 sum; channel axis for ``s < d``: copy+gate, sum). Each model is proved equal to the linear circuit
 ``out[p] = d1·x[p] + d2·x[p+s]``, ``out[p+s] = d3·x[p] + d4·x[p+s]`` **for all values of the
 parameters**: global exact expansion over ``Q[x, d]`` and the stage certificate (compositional).
@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import time
 
-from symverify.compile.butterfly_to_baseconv import C16, axis_of, factor_model
+from symverify.compiler.butterfly_to_baseconv import C16, axis_of, factor_model
 from symverify.ir.butterfly import ButterflyFactor
 from symverify.ir.scalar import sym
-from symverify.proofscript import Instance, ProofResult, script_main
-from symverify.prove.compositional import check_certificate
-from symverify.verify import verify
+from symverify.provers.compositional import check_certificate
+from symverify.scripts.protocol import Instance, ProofResult, script_main
+from symverify.verification import verify
 
 TITLE = "Lemma H.16 (a butterfly factor with symbolic diagonals is ≤ 3 cyclic BaseConv layers)"
 

@@ -1,7 +1,7 @@
 """Lemma H.18: ``u ↦ M·vec(u)`` for ``M ∈ (BB*)^w_e`` is a BaseConv with O(w·log(e·n·d)) layers.
 
 Every kaleidoscope in the sweep is compiled factor by factor (Lemma H.16 gadgets, the sums fused
-into the next gadget; :func:`~symverify.compile.butterfly_to_baseconv.kaleidoscope_model`) and
+into the next gadget; :func:`~symverify.compiler.butterfly_to_baseconv.kaleidoscope_model`) and
 the model is proved equal to the linear circuit of the kaleidoscope's exact matrix (its stage
 certificate, and global exact expansion). Kaleidoscopes: random ``(BB*)^w`` with rational and
 with symbolic entries, expansions ``e > 1`` (the ``S·E·Sᵀ`` corner), ``d`` not a power of two
@@ -19,14 +19,14 @@ import random
 import time
 from fractions import Fraction
 
-from symverify.build import from_matrix
-from symverify.compile.butterfly_to_baseconv import C18, kaleidoscope_factors, kaleidoscope_model
+from symverify.compiler.butterfly_to_baseconv import C18, kaleidoscope_factors, kaleidoscope_model
+from symverify.ir.build import from_matrix
 from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
 from symverify.ir.scalar import Scalar, sym
 from symverify.kaleidoscope import SparseMatrix, permutation_to_kaleidoscope, sparse_to_kaleidoscope, to_matrix
-from symverify.proofscript import Instance, ProofResult, script_main
-from symverify.prove.compositional import check_certificate
-from symverify.verify import verify
+from symverify.provers.compositional import check_certificate
+from symverify.scripts.protocol import Instance, ProofResult, script_main
+from symverify.verification import verify
 
 TITLE = "Lemma H.18 ((BB*)^w_e on vec(u) is a cyclic BaseConv with ≤ 4·w·log2(e·n·d) + 1 layers, N' = e·n·d/dp, d' = 3·dp)"
 

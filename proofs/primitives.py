@@ -24,10 +24,10 @@ from symverify.gadgets.primitives import (
     shift_down,
     shift_up,
 )
-from symverify.gadgets.proving import fragment_instance
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
-from symverify.proofscript import ProofResult, script_main
+from symverify.scripts.instances import fragment_instance
+from symverify.scripts.protocol import ProofResult, script_main
 
 TITLE = "BaseConv primitives (notes §2.3: lmm:primitives, prim-shift, prim-add)"
 

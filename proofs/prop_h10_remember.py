@@ -9,11 +9,11 @@ branch (``ChannelF``), and also the channel-block form the dense compiler uses.
 
 from __future__ import annotations
 
-from symverify.gadgets.proving import fragment_instance
 from symverify.gadgets.remember import REMEMBER_MAX_LAYERS, ChannelF, ConstF, remember_channels, remember_rows
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
-from symverify.proofscript import ProofResult, script_main
+from symverify.scripts.instances import fragment_instance
+from symverify.scripts.protocol import ProofResult, script_main
 
 TITLE = "Proposition H.10 (remember): f ⊙ (h ⊛ x) on one block, r kept, in ≤ 2 layers"
 

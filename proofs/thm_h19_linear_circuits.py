@@ -18,10 +18,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 from symverify.ir.circuit import Circuit, Gate
-from symverify.kaleidoscope import linear_circuit_to_kaleidoscope, verify_circuit
-from symverify.kaleidoscope.verify import as_instance
+from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
 from symverify.library import matvec, prefix_sums, random_linear_circuit, symbolic_mixing, walsh_hadamard
-from symverify.proofscript import Instance, ProofResult, script_main, timed
+from symverify.provers.matrix import verify_circuit
+from symverify.scripts.instances import kaleidoscope_instance
+from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
 
 TITLE = "Zoology Theorem H.19 / Dao et al. 2020, Theorem 1 (linear circuits are in (BB*)^{O(Δ)}_{O(w/n)})"
 
@@ -61,7 +62,7 @@ def _one(c: Circuit, mode: str) -> Instance:
     with timed() as t:
         f = linear_circuit_to_kaleidoscope(c, mode)  # type: ignore[arg-type]
         check = verify_circuit(f, c)
-    return as_instance(f"{c.name} {c.n}x{c.d} [{mode}]", f, check, t[0])
+    return kaleidoscope_instance(f"{c.name} {c.n}x{c.d} [{mode}]", f, check, t[0])
 
 
 def run(quick: bool = False) -> ProofResult:

@@ -1,6 +1,6 @@
 """Theorem H.21 by the dense baseline construction (notes §2.5): every circuit → a proved BaseConv.
 
-The dense compiler (:mod:`symverify.compile.dense`) is the simple, independent second compiler:
+The dense compiler (:mod:`symverify.compiler.dense`) is the simple, independent second compiler:
 feature memory in row 0, one dense linear layer and one remember layer (Proposition H.10) per
 level, layout layers in cyclic mode. Stated bounds: ``L ≤ 2Δ + 5``, ``N' = n``, ``d' ≤ 2w``,
 dense parameters ``≤ (2Δ + 5)·((2w)² + 3n·2w)``. Every model is proved against its circuit by its
@@ -14,13 +14,13 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from symverify.build import CircuitBuilder
-from symverify.compile import compile
+from symverify.compiler import compile
+from symverify.ir.build import CircuitBuilder
 from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.scalar import sym
 from symverify.library import random_circuit, standard_library
-from symverify.proofscript import Instance, ProofResult, script_main
-from symverify.prove.compositional import check_certificate
+from symverify.provers.compositional import check_certificate
+from symverify.scripts.protocol import Instance, ProofResult, script_main
 from symverify.semantics.poly import polynomials, shared_ring
 
 TITLE = "Theorem H.21 via the dense baseline compiler (2 layers per level + layout; L ≤ 2Δ + 5, d' ≤ 2w)"

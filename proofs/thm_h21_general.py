@@ -1,7 +1,7 @@
 """Theorem H.21: an (nd, s, Δ, w) circuit is an (n, O(Δ·log w), d, O(w), O(d)) cyclic BaseConv.
 
 Every circuit of the sweep is compiled by the paper's construction
-(:func:`~symverify.compile.kaleidoscope.compile_kaleidoscope`: layered form, each linear stage a
+(:func:`~symverify.compiler.kaleidoscope.compile_kaleidoscope`: layered form, each linear stage a
 kaleidoscope of at most 5 BB* factors computed by Lemma H.16 gadgets, each multiplicative stage
 by ``remember``, Proposition H.10) and proved equal to it by its stage certificate
 (compositional, Lemma H.11), plus global exact expansion when small. Cross-check: the dense
@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import time
 
-from symverify.compile import compile
+from symverify.compiler import compile
 from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.scalar import sym
 from symverify.library import determinant, elementary_symmetric, random_circuit, standard_library, walsh_hadamard
-from symverify.proofscript import Instance, ProofResult, script_main
-from symverify.prove.compositional import check_certificate
-from symverify.verify import verify
+from symverify.provers.compositional import check_certificate
+from symverify.scripts.protocol import Instance, ProofResult, script_main
+from symverify.verification import verify
 
 TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 102·Δ·⌈log2 w⌉ + 61, N' = O(w/d), d' = 3·dp)"
 

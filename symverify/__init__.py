@@ -15,7 +15,7 @@ Heavy backends (torch, z3, python-flint) are imported only when a function needs
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from symverify._version import __version__
 from symverify.errors import (
@@ -40,19 +40,31 @@ from symverify.ir.layered import layered_form
 from symverify.ir.scalar import Sym, sym
 from symverify.ir.serialize import dump_file, load_file
 
-# `verify`, `compile` and `execute` are submodules that can be called like the functions they are
-# named after (symverify._callable), so `sv.compile(circuit)` works whether or not something
-# imported `symverify.compile.dense` first. They load on first use.
+# The entry points are plain functions of the modules named here, loaded on first use so that
+# `import symverify` stays fast; the imports under TYPE_CHECKING give them their real signatures
+# for type checkers.
 _LAZY = {
-    "verify": ("symverify.verify", None),
-    "compile": ("symverify.compile", None),
-    "execute": ("symverify.execute", None),
-    "Report": ("symverify.verify", "Report"),
-    "Verdict": ("symverify.verify", "Verdict"),
+    "verify": ("symverify.verification", "verify"),
+    "Report": ("symverify.verification", "Report"),
+    "Verdict": ("symverify.provers.outcome", "Verdict"),
+    "compile": ("symverify.compiler", "compile"),
+    "Compiled": ("symverify.compiler.result", "Compiled"),
+    "execute": ("symverify.executors", "execute"),
     "polynomials": ("symverify.semantics.poly", "polynomials"),
     "evaluate": ("symverify.semantics.exact", "evaluate"),
     "library": ("symverify.library", None),
 }
+
+if TYPE_CHECKING:
+    from symverify import library as library
+    from symverify.compiler import compile as compile
+    from symverify.compiler.result import Compiled as Compiled
+    from symverify.executors import execute as execute
+    from symverify.provers.outcome import Verdict as Verdict
+    from symverify.semantics.exact import evaluate as evaluate
+    from symverify.semantics.poly import polynomials as polynomials
+    from symverify.verification import Report as Report
+    from symverify.verification import verify as verify
 
 __all__ = [
     "__version__",

@@ -5,7 +5,7 @@ proved, 1 when refuted, 2 when unknown and 3 on a usage or input error; ``symver
 prints the statistics of a circuit, model or certificate (``--compile METHOD`` adds a compiled
 model's resources against its stated bounds); ``symverify compile CIRCUIT.json -o MODEL.json
 [--certificate CERT.json]`` writes a compiled model and its certificate; ``symverify prove [NAME ...|all]``
-runs proof scripts (:mod:`symverify.runner`) and exits 0 only when every instance is proved within
+runs proof scripts (:mod:`symverify.scripts.runner`) and exits 0 only when every instance is proved within
 its stated bounds. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
 ``symverify: error: ...``, with exit code 3 and no traceback. So is anything else that goes
 wrong (an exhausted memory, a bug: ``symverify: error: internal error ...``); set the environment
@@ -37,7 +37,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from symverify import __version__
+    from symverify._version import __version__
 
     ap = _Parser(prog="symverify", description="Prove BaseConv models equal to arithmetic circuits.")
     ap.add_argument("--version", action="version", version=f"symverify {__version__}")
@@ -84,8 +84,8 @@ def _load(path: str) -> Any:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     from symverify.ir.certificate import Certificate
-    from symverify.prove.outcome import UsageError
-    from symverify.verify import verify
+    from symverify.provers.outcome import UsageError
+    from symverify.verification import verify
 
     lhs, rhs = _load(args.lhs), _load(args.rhs)
     for name, obj in ((args.lhs, lhs), (args.rhs, rhs)):
@@ -108,7 +108,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def info_dict(obj: Any) -> dict[str, Any]:
     """What ``symverify info`` shows for a loaded object."""
     from symverify.ir.certificate import Certificate
-    from symverify.prove.sides import as_side
+    from symverify.provers.sides import as_side
 
     if isinstance(obj, Certificate):
         return {
@@ -140,7 +140,7 @@ def _writable(path: str | None, what: str) -> None:
 
 
 def _compile_file(path: str, method: str) -> Any:
-    from symverify.compile import compile
+    from symverify.compiler import compile
     from symverify.errors import UsageError
     from symverify.ir.circuit import Circuit
 
@@ -185,7 +185,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
-    from symverify.runner import default_dir, discover, run_scripts, select
+    from symverify.scripts.runner import default_dir, discover, run_scripts, select
 
     _writable(args.json, "--json")
     directory = Path(args.dir) if args.dir else default_dir()

@@ -10,9 +10,9 @@ import random
 from collections.abc import Sequence
 from fractions import Fraction
 
-from symverify.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.errors import IRError
 from symverify.ir.analysis import levels
+from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.scalar import Scalar, as_scalar, sym
 

@@ -36,7 +36,7 @@ from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero, scalar_str, sym
+from symverify.ir.scalar import Scalar, is_zero, show_scalar, sym
 
 __all__ = [
     "Mutation",
@@ -112,7 +112,7 @@ def _new_value(op: str, v: Scalar, symbol: str) -> Scalar:
         return 0
     if op == "one":
         if not is_zero(v):
-            raise UsageError(f"weight operator 'one' needs a zero cell, found {scalar_str(v)}")
+            raise UsageError(f"weight operator 'one' needs a zero cell, found {show_scalar(v)}")
         return 1
     if op == "sym":
         s = sym(symbol)
@@ -252,7 +252,7 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
         if op == "sym" and before == sym(symbol):
             continue
         new = mutate_weight(model, site, op, symbol=symbol)
-        return Mutation(new, op, f"{site}: {scalar_str(before)} → {scalar_str(get_weight(new, site))}")
+        return Mutation(new, op, f"{site}: {show_scalar(before)} → {show_scalar(get_weight(new, site))}")
     raise UsageError(f"weight_mutant: none of the operators {list(operators)} applies to this model")
 
 
@@ -299,7 +299,7 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int = 0, to: int | 
         old = g.coeffs[which]
         new: Scalar = old + 1 if op == "coeff" else (sym(symbol) if op == "coeff_sym" else old + M61)
         if new == old:
-            raise UsageError(f"gate operator {op!r}: coefficient {which} of gate {k} already is {scalar_str(old)}")
+            raise UsageError(f"gate operator {op!r}: coefficient {which} of gate {k} already is {show_scalar(old)}")
         coeffs = tuple(new if t == which else x for t, x in enumerate(g.coeffs))
         return _replace_gate(circuit, k, Gate(g.op, g.args, coeffs))
     if op == "rewire":

@@ -5,8 +5,9 @@ from hypothesis import given
 
 from symverify import Circuit, Gate, layered_form, stats
 from symverify.ir.analysis import degree_bounds, live_sets
-from symverify.ir.layered import LinearStage, MulStage, check_layered
+from symverify.ir.layered import LinearStage, MulStage
 from symverify.library import prefix_sums, walsh_hadamard
+from symverify.semantics.layered import check_layered
 from symverify.semantics.poly import PolyRing, polynomials
 from symverify.testing import circuits
 

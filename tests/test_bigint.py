@@ -19,15 +19,14 @@ from symverify.ir.bigint import (
     int_to_str,
     parse_rational,
     safe_repr,
-    scalar_text,
     show_int,
     show_rational,
-    show_scalar,
     str_to_int,
 )
 from symverify.ir.certificate import Boundary, Cell, Certificate
+from symverify.ir.scalar import scalar_text, show_scalar
 from symverify.ir.serialize import dump_file, dumps, load_file, loads, to_json
-from symverify.prove.outcome import Counterexample, jsonable
+from symverify.provers.outcome import Counterexample, jsonable
 
 BIG = 10**5000 + 123456789  # 5001 digits: past Python's default 4300-digit int/str limit
 HUGE_FRACTION = Fraction(-(7**6000), 3**7000 + 2)

@@ -3,7 +3,9 @@
 import pytest
 from hypothesis import given, settings
 
-from symverify.causal import (
+from symverify.compiler import compile
+from symverify.errors import IRError
+from symverify.gadgets.causal import (
     CausalObstruction,
     causal_obstruction,
     exact_row_dependence,
@@ -11,11 +13,9 @@ from symverify.causal import (
     row_support,
     symbolic_model,
 )
-from symverify.compile import compile
-from symverify.errors import IRError
 from symverify.ir.baseconv import Mode
 from symverify.ir.circuit import Circuit, Gate
-from symverify.prove.compositional import check_certificate
+from symverify.provers.compositional import check_certificate
 from symverify.semantics.poly import polynomials
 from symverify.testing import models
 

@@ -9,8 +9,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 
-from symverify.compile import Compiled, compile
-from symverify.compile.dense import compile_dense, dense_bounds
+from symverify.compiler import Compiled, compile
+from symverify.compiler.dense import compile_dense, dense_bounds
 from symverify.errors import CompileError
 from symverify.ir.analysis import stats
 from symverify.ir.baseconv import Mode, Model
@@ -18,7 +18,7 @@ from symverify.ir.certificate import Certificate
 from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.scalar import sym
 from symverify.library import random_circuit, standard_library
-from symverify.prove.compositional import check_certificate
+from symverify.provers.compositional import check_certificate
 from symverify.semantics.exact import evaluate
 from symverify.semantics.poly import polynomials, shared_ring
 from symverify.testing import circuits
@@ -153,7 +153,7 @@ def test_zero_weights_acting_on_live_cells_are_refuted():
 
 
 def test_a_mutation_is_refuted_by_verify_with_a_real_counterexample():
-    from symverify.verify import verify
+    from symverify.verification import verify
 
     c = standard_library(True)[3]
     out = compile(c, method="dense")
@@ -190,22 +190,22 @@ def test_compile_rejects_bad_input_and_unknown_methods_and_options():
 
 
 def test_kaleidoscope_missing_is_a_compile_error(monkeypatch):
-    monkeypatch.setitem(sys.modules, "symverify.compile.kaleidoscope", None)
+    monkeypatch.setitem(sys.modules, "symverify.compiler.kaleidoscope", None)
     with pytest.raises(CompileError, match="method 'kaleidoscope' is unavailable"):
         compile(Circuit(1, 1, (), (0,)), method="kaleidoscope")
 
 
 def test_kaleidoscope_without_entry_point_is_a_compile_error(monkeypatch):
-    monkeypatch.setitem(sys.modules, "symverify.compile.kaleidoscope", types.ModuleType("symverify.compile.kaleidoscope"))
+    monkeypatch.setitem(sys.modules, "symverify.compiler.kaleidoscope", types.ModuleType("symverify.compiler.kaleidoscope"))
     with pytest.raises(CompileError, match=r"defines no\s+compile_kaleidoscope"):
         compile(Circuit(1, 1, (), (0,)), method="kaleidoscope")
 
 
 def test_kaleidoscope_dispatch_passes_options(monkeypatch):
-    fake = types.ModuleType("symverify.compile.kaleidoscope")
+    fake = types.ModuleType("symverify.compiler.kaleidoscope")
     model = compile(Circuit(1, 1, (), (0,), "c"), method="dense").model
     fake.compile_kaleidoscope = lambda circuit, **kw: Compiled(model, None, {"called": 1, **kw}, f"fake {circuit.name}")
-    monkeypatch.setitem(sys.modules, "symverify.compile.kaleidoscope", fake)
+    monkeypatch.setitem(sys.modules, "symverify.compiler.kaleidoscope", fake)
     out = compile(Circuit(1, 1, (), (0,), "c"), method="kaleidoscope", mode=1)
     assert out.method == "fake c" and dict(out.resources) == {"called": 1, "mode": 1}
 
@@ -232,7 +232,7 @@ def test_compiled_validates_and_reports():
 
 
 def test_dense_refuses_layered_forms_it_cannot_lay_out(monkeypatch):
-    import symverify.compile.dense as dense
+    import symverify.compiler.dense as dense
     from symverify.ir.layered import LayeredForm, LinearStage, MulStage
 
     c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))

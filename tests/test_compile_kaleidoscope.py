@@ -10,22 +10,22 @@ import pytest
 from hypothesis import given, settings
 
 from symverify import library as lib
-from symverify.compile import Compiled, compile
-from symverify.compile.circuit_to_baseconv import build_model, plan_stages, stage_factors
-from symverify.compile.kaleidoscope import C0, C21, compile_kaleidoscope
-from symverify.compile.layout import grid
+from symverify.compiler import Compiled, compile
+from symverify.compiler.circuit_to_baseconv import build_model, plan_stages, stage_factors
+from symverify.compiler.kaleidoscope import C0, C21, compile_kaleidoscope
+from symverify.compiler.layout import grid
 from symverify.errors import CompileError
 from symverify.ir.baseconv import Mode
 from symverify.ir.certificate import Certificate
 from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.layered import layered_form
 from symverify.ir.scalar import sym
-from symverify.prove.compositional import check_certificate
+from symverify.provers.compositional import check_certificate
 from symverify.semantics.evaluate import eval_circuit, eval_model
 from symverify.semantics.poly import polynomials, shared_ring
 from symverify.semantics.rings import ModRing
 from symverify.testing import circuits
-from symverify.verify import verify
+from symverify.verification import verify
 
 
 def proved(c: Circuit, out: Compiled, exact: bool = True) -> None:
@@ -200,7 +200,7 @@ def test_compile_errors():
 
 def test_layered_forms_with_routing(monkeypatch):
     """A multiplicative stage whose routing R is not the identity is honoured; a bad R is refused."""
-    import symverify.compile.circuit_to_baseconv as ctb
+    import symverify.compiler.circuit_to_baseconv as ctb
     from symverify.ir.layered import LayeredForm, LinearStage, MulStage
 
     c = Circuit(1, 2, (Gate.mul(1, 0),), (2,), "swap_operands")

@@ -7,16 +7,16 @@ import pytest
 from hypothesis import given
 
 from symverify import Circuit, Gate, Grid, Layer, Model
-from symverify.compile import compile
-from symverify.compile.dense import compile_dense
-from symverify.compile.kaleidoscope import compile_kaleidoscope
-from symverify.compile.prune import prune_structural_zeros
+from symverify.compiler import compile
+from symverify.compiler.dense import compile_dense
+from symverify.compiler.kaleidoscope import compile_kaleidoscope
+from symverify.compiler.prune import prune_structural_zeros
 from symverify.library import determinant, poly_mult
-from symverify.prove.compositional import check_certificate
+from symverify.provers.compositional import check_certificate
 from symverify.semantics.evaluate import embed, eval_layer
 from symverify.semantics.poly import PolyRing
 from symverify.testing import circuits
-from symverify.verify import verify
+from symverify.verification import verify
 
 
 def test_dead_projection_and_bias_are_removed():

@@ -12,10 +12,10 @@ import torch
 from cases import CASES
 
 from symverify.errors import BackendUnavailableError, CompileError, IRError, NumericMismatchError, ShapeError
-from symverify.execute import DEFAULT_PRIME, execute, modular_eval, numeric_check
-from symverify.execute.numbers import float_numbers
-from symverify.execute.plan import model_plan
-from symverify.execute.synthetic import dense_model, impulse_model
+from symverify.executors import DEFAULT_PRIME, execute, modular_eval, numeric_check
+from symverify.executors.numbers import float_numbers
+from symverify.executors.plan import model_plan
+from symverify.executors.synthetic import dense_model, impulse_model
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.circuit import Circuit
 from symverify.ir.grid import Grid
@@ -171,7 +171,7 @@ def test_numeric_check_reports_low_precision_error():
 @pytest.mark.parametrize("path", ["fft", "sparse"])
 def test_numeric_check_catches_a_wrong_executor(monkeypatch, path):
     """Mutation: a convolution off by one part in 10^9 must exceed the float64 bound."""
-    import symverify.execute.torch_float as tf
+    import symverify.executors.torch_float as tf
 
     m = dense_model(16, 2, 2, seed=8)
     u = np.random.default_rng(0).integers(-3, 4, size=(2, 16, 2)).tolist()
@@ -208,7 +208,7 @@ def test_cuda_request():
 
 
 def test_missing_torch_gives_install_hint(monkeypatch):
-    from symverify.execute._torch import require_torch
+    from symverify.executors._torch import require_torch
 
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(BackendUnavailableError, match="pip install torch"):
@@ -216,7 +216,7 @@ def test_missing_torch_gives_install_hint(monkeypatch):
 
 
 def test_import_is_lazy():
-    code = "import sys, symverify.execute; print('torch' in sys.modules)"
+    code = "import sys, symverify.executors; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
 
@@ -268,7 +268,7 @@ def test_modular_eval_validation():
 
 
 def test_device_and_backend_guards():
-    from symverify.execute.torch_modular import limb_contract
+    from symverify.executors.torch_modular import limb_contract
 
     u = U.tolist()
     with pytest.raises(BackendUnavailableError, match="only 'cpu' and 'cuda' devices are supported"):

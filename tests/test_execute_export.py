@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 
 from symverify.errors import CompileError
-from symverify.execute import (
+from symverify.executors import (
     BaseConvStack,
     ZoologyBaseConv,
     execute,
@@ -20,8 +20,8 @@ from symverify.execute import (
     to_torch,
     to_zoology,
 )
-from symverify.execute.export import grid_from_tensor
-from symverify.execute.synthetic import dense_model
+from symverify.executors.export import grid_from_tensor
+from symverify.executors.synthetic import dense_model
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
@@ -211,7 +211,7 @@ def test_to_zoology_refusals():
 
 def test_module_and_converter_guards():
     from symverify.errors import ShapeError
-    from symverify.execute.export import BaseConvLayer
+    from symverify.executors.export import BaseConvLayer
 
     with pytest.raises(ShapeError, match=r"W: expected a square d'×d' matrix, found shape \(2, 3\)"):
         BaseConvLayer(torch.zeros(2, 3), torch.zeros(4, 2), torch.zeros(4, 2), torch.zeros(4, 2))

@@ -9,7 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.execute import execute, modular_eval, numeric_check
+from symverify.executors import execute, modular_eval, numeric_check
 from symverify.semantics.evaluate import eval_circuit, eval_model
 from symverify.semantics.rings import ModRing
 from symverify.testing import circuits, models

@@ -17,10 +17,10 @@ from symverify.gadgets.primitives import (
     shift_down,
     shift_up,
 )
-from symverify.gadgets.proving import prove_fragment
 from symverify.gadgets.remember import ChannelF, ConstF, remember_rows
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
+from symverify.provers.fragment import prove_fragment
 
 
 def test_clean_stack_is_proved_and_layers_and_bounds_add():

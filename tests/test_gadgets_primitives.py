@@ -24,10 +24,11 @@ from symverify.gadgets.primitives import (
     shift_down,
     shift_up,
 )
-from symverify.gadgets.proving import fragment_instance, prove_fragment
 from symverify.ir.baseconv import Layer, Mode
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
+from symverify.provers.fragment import prove_fragment
+from symverify.scripts.instances import fragment_instance
 from symverify.semantics.exact import evaluate
 
 PRIMITIVES = [

@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 from symverify.errors import IRError, ShapeError
 from symverify.gadgets.fragment import Fragment
-from symverify.gadgets.proving import prove_fragment
 from symverify.gadgets.remember import REMEMBER_MAX_LAYERS, ChannelF, ConstF, remember_channels, remember_rows
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
+from symverify.provers.fragment import prove_fragment
 from symverify.semantics.exact import evaluate
 
 

@@ -28,11 +28,9 @@ from symverify.kaleidoscope import (
     route_permutation,
     sparse_to_kaleidoscope,
     to_matrix,
-    verify_circuit,
-    verify_matrix,
-    verify_permutation,
 )
 from symverify.library import prefix_sums, random_circuit, walsh_hadamard
+from symverify.provers.matrix import verify_circuit, verify_matrix, verify_permutation
 from symverify.testing import circuits
 
 X = ((0, 1), (1, 0))

@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from symverify.build import from_matrix
-from symverify.compile.butterfly_to_baseconv import (
+from symverify.compiler.butterfly_to_baseconv import (
     C16,
     C18,
     axis_of,
@@ -23,13 +22,14 @@ from symverify.compile.butterfly_to_baseconv import (
     kaleidoscope_model,
     simplify_factors,
 )
-from symverify.compile.layout import Layout, grid
+from symverify.compiler.layout import Layout, grid
 from symverify.errors import CompileError
 from symverify.ir.baseconv import Mode
+from symverify.ir.build import from_matrix
 from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, bbstar_strides
 from symverify.ir.scalar import sym
 from symverify.kaleidoscope.apply import to_matrix
-from symverify.prove.compositional import check_certificate
+from symverify.provers.compositional import check_certificate
 from symverify.semantics.poly import polynomials, shared_ring
 
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from symverify import Circuit, IRError, stats
-from symverify.build import from_matrix, from_sympy, trace
+from symverify.ir.build import from_matrix, from_sympy, trace
 from symverify.library import (
     determinant,
     elementary_symmetric,

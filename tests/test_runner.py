@@ -6,11 +6,11 @@ import textwrap
 import pytest
 
 from symverify.cli import main
-from symverify.prove.outcome import UsageError
-from symverify.runner import default_dir, discover, run_scripts, script_title
+from symverify.provers.outcome import UsageError
+from symverify.scripts.runner import default_dir, discover, run_scripts, script_title
 
 TEMPLATE = '''
-from symverify.proofscript import Instance, ProofResult, script_main
+from symverify.scripts.protocol import Instance, ProofResult, script_main
 
 TITLE = "{title}"
 

@@ -18,7 +18,7 @@ from symverify.ir import limits
 from symverify.ir.analysis import cut_width, degree_bounds, depth, levels, live_sets, stats
 from symverify.ir.circuit import Op
 from symverify.ir.scalar import is_zero
-from symverify.prove.sides import as_side
+from symverify.provers.sides import as_side
 from symverify.testing import circuits
 
 G = 10**9
@@ -207,7 +207,7 @@ def test_limits_are_read_when_checked(monkeypatch):
 
 
 def test_kaleidoscope_max_cells_defaults_to_the_stated_limit():
-    from symverify.compile.kaleidoscope import MAX_CELLS
+    from symverify.compiler.kaleidoscope import MAX_CELLS
 
     assert MAX_CELLS == limits.MAX_CELLS
     with pytest.raises(CompileError, match=r"more than max_cells = 4"):

@@ -14,7 +14,7 @@ import pytest
 
 from symverify import Circuit, Gate, IRError, Sym, sym
 from symverify.semantics.exact import evaluate
-from symverify.verify import verify
+from symverify.verification import verify
 
 M61 = 2**61 - 1
 METHODS = ("exact", "randomized", "z3", "auto")
@@ -130,7 +130,7 @@ _HUGE = textwrap.dedent("""
     import sys
     from fractions import Fraction
     from symverify import Circuit, Gate, Sym, sym
-    from symverify.verify import verify
+    from symverify.verification import verify
 
     method, case = sys.argv[1], sys.argv[2]
     if case == "power":  # x^(2^40)·(x³ − x) vs 0: zero at x ∈ {−1, 0, 1}, 2^40-bit values elsewhere

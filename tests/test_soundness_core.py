@@ -15,8 +15,8 @@ import pytest
 import symverify as sv
 from symverify.ir.circuit import Circuit, Gate
 from symverify.primes import is_prime
-from symverify.prove import randomized as rz
-from symverify.prove.bounds import Bounds
+from symverify.provers import randomized as rz
+from symverify.provers.bounds import Bounds
 
 M61 = (1 << 61) - 1
 X = Circuit(1, 1, (), (0,))
@@ -84,8 +84,8 @@ def test_tiny_error_bound_is_met_not_crashed():
 def test_verify_refuses_a_proof_whose_bound_exceeds_the_request(monkeypatch):
     """The rule is also enforced where the report is made: a method that says 'proved' with a
     failure bound above error_bound is a prover bug."""
-    from symverify import verify as verify_module
-    from symverify.prove.outcome import MethodResult, Verdict
+    from symverify import verification as verify_module
+    from symverify.provers.outcome import MethodResult, Verdict
 
     def lying(*args, **kwargs):
         return MethodResult(Verdict.PROVED, "randomized", {}, failure_bound=Fraction(1, 2))
@@ -242,8 +242,8 @@ def test_huge_degree_difference_neither_aborts_nor_hangs():
 
 from hypothesis import given, settings  # noqa: E402
 
-from symverify.prove.bounds import structure_bounds  # noqa: E402
-from symverify.prove.sides import pair_sides  # noqa: E402
+from symverify.provers.bounds import structure_bounds  # noqa: E402
+from symverify.provers.sides import pair_sides  # noqa: E402
 from symverify.semantics.poly import polynomials, shared_ring  # noqa: E402
 from symverify.testing import circuits, models  # noqa: E402
 
@@ -282,7 +282,7 @@ def test_structure_bounds_cover_random_models(m):
 
 def test_fingerprint_sees_every_weight_of_a_kaleidoscope_and_huge_values():
     from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope
-    from symverify.prove.sides import as_side
+    from symverify.provers.sides import as_side
 
     k1 = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2], [0, 3]])).kaleidoscope
     k2 = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2], [0, 4]])).kaleidoscope

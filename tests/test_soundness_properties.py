@@ -22,7 +22,7 @@ from symverify.errors import UsageError
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
 from symverify.testing import circuits, models
-from symverify.verify import verify
+from symverify.verification import verify
 
 
 def _load_campaign():

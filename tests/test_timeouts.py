@@ -22,22 +22,22 @@ from symverify.ir.certificate import Certificate
 from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.grid import Grid
 from symverify.library import random_circuit
-from symverify.prove.bounds import BoundRing, structure_bounds
-from symverify.prove.compositional import (
+from symverify.provers.bounds import BoundRing, structure_bounds
+from symverify.provers.compositional import (
     STAGE_IN_PROCESS_MONOMIALS,
     STAGE_REFUSE_FACTOR,
     _check_stage,
     check_certificate,
     plan_stage,
 )
-from symverify.prove.counterexample import search
-from symverify.prove.modular import BatchModRing, eval_mod_batch
-from symverify.prove.options import Options
-from symverify.prove.sides import as_side, pair_sides
+from symverify.provers.counterexample import search
+from symverify.provers.modular import BatchModRing, eval_mod_batch
+from symverify.provers.options import Options
+from symverify.provers.sides import as_side, pair_sides
 from symverify.semantics import evaluate as ev
 from symverify.semantics.poly import PolyRing
 from symverify.semantics.rings import FractionRing, ModRing
-from symverify.verify import verify
+from symverify.verification import verify
 
 SLACK = 2.0
 M61 = (1 << 61) - 1
@@ -309,8 +309,8 @@ _OVER_THE_LIMIT = """
 import json, sys
 import symverify as sv
 from symverify.ir.certificate import Certificate
-from symverify.prove.compositional import check_certificate
-from symverify.verify import verify
+from symverify.provers.compositional import check_certificate
+from symverify.verification import verify
 sys.path.insert(0, {tests!r})
 from test_timeouts import coarse, power_of_sum
 

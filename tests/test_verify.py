@@ -11,9 +11,9 @@ from symverify.errors import IRError, ProverError, ShapeError
 from symverify.ir.baseconv import Model
 from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit, Gate
-from symverify.prove.outcome import UsageError
+from symverify.provers.outcome import UsageError
 from symverify.semantics.exact import evaluate
-from symverify.verify import METHODS, Report, Verdict, verify
+from symverify.verification import METHODS, Report, Verdict, verify
 
 GENERIC = ("exact", "exact-sympy", "randomized", "z3", "auto")
 
@@ -170,7 +170,7 @@ def test_randomized_pass_reports_p_k_degree_and_bound():
 
 
 def test_broken_modular_evaluator_is_caught_by_the_exact_recheck(monkeypatch):
-    import symverify.prove.randomized as rz
+    import symverify.provers.randomized as rz
 
     real = rz.eval_mod_batch
 
@@ -186,8 +186,8 @@ def test_broken_modular_evaluator_is_caught_by_the_exact_recheck(monkeypatch):
 
 
 def test_fabricated_counterexample_raises_prover_error(monkeypatch):
-    import symverify.prove.exact as ex
-    from symverify.prove.outcome import Counterexample
+    import symverify.provers.exact as ex
+    from symverify.provers.outcome import Counterexample
 
     fake = Counterexample(((1, 0), (0, 0), (0, 0)), (), (0, 0), 1, 2, None, "broken prover")
     monkeypatch.setattr(ex, "search", lambda *a, **k: fake)

@@ -15,18 +15,18 @@ from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.butterfly import Kaleidoscope
 from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.grid import Grid
-from symverify.prove.bounds import UB, structure_bounds
-from symverify.prove.guard import run_limited
-from symverify.prove.modular import BatchModRing, eval_mod_batch, model_mod_batch
-from symverify.prove.options import Options
-from symverify.prove.randomized import M61, is_prime, random_prime, trial_error, trials_needed
-from symverify.prove.sides import as_side, pair_sides
-from symverify.prove.z3_backend import run_z3
+from symverify.provers.bounds import UB, structure_bounds
+from symverify.provers.guard import run_limited
+from symverify.provers.modular import BatchModRing, eval_mod_batch, model_mod_batch
+from symverify.provers.options import Options
+from symverify.provers.randomized import M61, is_prime, random_prime, trial_error, trials_needed
+from symverify.provers.sides import as_side, pair_sides
+from symverify.provers.z3_backend import run_z3
 from symverify.semantics.evaluate import eval_model
 from symverify.semantics.poly import polynomials, shared_ring
 from symverify.semantics.rings import ModRing
 from symverify.testing import circuits, models
-from symverify.verify import Verdict, verify
+from symverify.verification import Verdict, verify
 
 # ---- certified bounds -------------------------------------------------------------------------
 
@@ -222,8 +222,8 @@ def test_model_cyclic_and_causal_layers_in_one_model():
 
 @pytest.mark.parametrize("backend", ["flint", "sympy"])
 def test_exact_expansion_returns_a_point_where_the_difference_is_nonzero(backend, monkeypatch):
-    from symverify.prove import exact
-    from symverify.prove.counterexample import confirm
+    from symverify.provers import exact
+    from symverify.provers.counterexample import confirm
 
     a, b = pair_sides(SQUARE_C, QUARTIC_M)
     out = exact.expand_compare(a, b, backend, 10**6, None)

@@ -13,13 +13,13 @@ from cases import flip_mode, perturb, trace_model
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.build import CircuitBuilder
+from symverify.ir.build import CircuitBuilder
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.scalar import sym
 from symverify.semantics.exact import evaluate
 from symverify.semantics.poly import polynomials, shared_ring
 from symverify.testing import circuits, models
-from symverify.verify import Verdict, verify
+from symverify.verification import Verdict, verify
 
 
 def truly_equal(a, b) -> bool:

@@ -6,9 +6,9 @@ import pytest
 
 from symverify import Circuit, Gate, UsageError, sym
 from symverify.ir.butterfly import Kaleidoscope
-from symverify.prove.randomized import random_prime
+from symverify.provers.randomized import random_prime
 from symverify.semantics.exact import evaluate
-from symverify.verify import verify
+from symverify.verification import verify
 
 
 def _forge(tag: str, k: int) -> list[int]:
@@ -107,7 +107,7 @@ def test_option_types_are_checked(kwargs, match):
 
 def test_execute_catches_a_misspelt_parameter_as_missing():
     from symverify import IRError
-    from symverify.execute import execute
+    from symverify.executors import execute
 
     c = Circuit(1, 1, (Gate.scale(0, sym("a")),), (1,))
     assert execute(c, [[2]], params={"a": 3}).tolist() == [[6]]

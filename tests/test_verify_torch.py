@@ -21,14 +21,14 @@ from symverify.errors import BackendUnavailableError, ProverError
 from symverify.ir.baseconv import Layer, Model
 from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.grid import Grid
-from symverify.prove import randomized as rz
-from symverify.prove.bounds import structure_bounds
-from symverify.prove.options import Options
-from symverify.prove.outcome import UsageError
-from symverify.prove.sides import pair_sides
+from symverify.provers import randomized as rz
+from symverify.provers.bounds import structure_bounds
+from symverify.provers.options import Options
+from symverify.provers.outcome import UsageError
+from symverify.provers.sides import pair_sides
 from symverify.semantics.exact import evaluate
 from symverify.testing import models
-from symverify.verify import Verdict, verify
+from symverify.verification import Verdict, verify
 
 TARGET = Fraction(1, 2**100)
 TORCH_CASES = [c for c in CASES if "kaleidoscope" not in c.tags]
@@ -291,8 +291,8 @@ def test_a_weight_beyond_float64_is_reported_not_raised():
 
 
 def test_a_failing_numeric_check_does_not_change_the_verdict(monkeypatch):
-    import symverify.execute as ex
-    from symverify.execute.numeric import NumericCheck
+    import symverify.executors as ex
+    from symverify.executors.numeric import NumericCheck
 
     bad = NumericCheck("torch", "float64", "cpu", "auto", 2, 1.0, 0.5, 1e-12, 2.0, False)
     monkeypatch.setattr(ex, "numeric_check", lambda *a, **k: bad)

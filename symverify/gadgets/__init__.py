@@ -6,7 +6,7 @@
 * :mod:`~symverify.gadgets.remember`: Proposition H.10 (``remember``), at most 2 layers;
 * :mod:`~symverify.gadgets.compose`: Lemma H.11 (stacking with clean interfaces) and padding;
 * :mod:`~symverify.gadgets.layout`: ``n×d`` input ↔ one row of channels;
-* :mod:`~symverify.gadgets.proving`: prove a fragment compositionally and by exact polynomials.
+* :mod:`~symverify.provers.fragment`: prove a fragment compositionally and by exact polynomials.
 
 Nothing is imported here, so ``import symverify.gadgets.primitives`` loads only what it needs.
 """

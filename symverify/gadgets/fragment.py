@@ -13,7 +13,7 @@ columns = channels) together with
 
 The claim a fragment makes is: *for every state that is 0 outside ``entry``, its layers produce
 exactly the spec's outputs* (so in particular 0 outside ``exit``). :func:`standalone` turns the
-claim into a circuit, a model and a stage certificate, which :mod:`symverify.gadgets.proving`
+claim into a circuit, a model and a stage certificate, which :mod:`symverify.provers.fragment`
 checks compositionally and by exact polynomials.
 """
 

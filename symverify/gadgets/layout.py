@@ -9,7 +9,7 @@ impulse filters) and proved like every other fragment.
 * :func:`channels_to_rows` (**2 layers, both causal**): value ``k`` at cell ``(0, k)`` ↦ cell
   ``(k // d, k % d)`` (row-major read-out), everything else 0.
 
-Moving a row *up* needs the cyclic mode (see :mod:`symverify.causal`); moving *down* does not.
+Moving a row *up* needs the cyclic mode (see :mod:`symverify.gadgets.causal`); moving *down* does not.
 """
 
 from __future__ import annotations

@@ -244,7 +244,7 @@ def shift_up(inner_n: int, inner_d: int, s: int) -> Fragment:
     """``y[i] = u[i + s]`` for ``i + s < N'``, else 0 (cyclic mode, one layer).
 
     Weights: ``W = 0``, ``h = e_{(−s) mod N'}``, ``b1 = 1`` on rows ``i + s < N'`` (rows that
-    wrapped around are zeroed), ``b2 = 0``. Causal stacks cannot do this (see :mod:`symverify.causal`).
+    wrapped around are zeroed), ``b2 = 0``. Causal stacks cannot do this (see :mod:`symverify.gadgets.causal`).
     """
     _check_size(inner_n, inner_d, "shift_up")
     _check_shift(inner_n, s, "shift_up")

@@ -19,6 +19,8 @@ from typing import Any
 
 from symverify.errors import IRError
 from symverify.ir import limits
+from symverify.ir.baseconv import Model
+from symverify.ir.bigint import show_int
 from symverify.ir.circuit import Circuit, Op
 from symverify.ir.scalar import is_zero
 
@@ -223,3 +225,18 @@ def stats(c: Circuit) -> CircuitStats:
         outputs=len(c.outputs),
         degree_bound=max(((deg[o - nd] if o >= nd else 1) for o in c.outputs), default=-1),
     )
+
+
+def check_state(obj: object, where: str) -> None:
+    """Refuse a circuit or model whose dense input (``n·d``) or state (``N'·d'``) exceeds the limits
+    of :mod:`symverify.ir.limits`.
+
+    Call it before anything that allocates one value per input or per state cell (evaluation,
+    compilation, verification). Objects of other kinds are left alone.
+    """
+    if isinstance(obj, (Circuit, Model)):
+        kind = "circuit" if isinstance(obj, Circuit) else "model"
+        limits.check(obj.n * obj.d, "MAX_INPUTS", f"{where}: {kind} {obj.name or '<unnamed>'} has n·d = {show_int(obj.n)}·{show_int(obj.d)}")
+    if isinstance(obj, Model):
+        limits.check(obj.inner_n * obj.inner_d, "MAX_CELLS",
+                     f"{where}: model {obj.name or '<unnamed>'} has state N'·d' = {show_int(obj.inner_n)}·{show_int(obj.inner_d)}")

@@ -40,8 +40,6 @@ __all__ = [
     "parse_rational",
     "show_int",
     "show_rational",
-    "show_scalar",
-    "scalar_text",
     "safe_repr",
 ]
 
@@ -198,44 +196,6 @@ def show_rational(q: int | Fraction) -> str:
     return show_int(int(q))
 
 
-def show_scalar(x: Any) -> str:
-    """A scalar for people, like ``str(x)`` (``'3'``, ``'-1/2'``, ``'2*a*b - 1/3'``) but with huge
-    integers abbreviated (:func:`show_int`); anything else falls back to ``str``."""
-    return _scalar_text(x, show_rational)
-
-
-def scalar_text(x: Any) -> str:
-    """``str(x)`` of a scalar, exact whatever the size of its integers (for JSON reports)."""
-    return _scalar_text(x, lambda q: rational_to_str(q, bounded=False))
-
-
-def _scalar_text(x: Any, rat: Any) -> str:
-    from symverify.ir.scalar import Sym
-
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, (int, Fraction)):
-        return str(rat(x))
-    if isinstance(x, Sym):
-        parts: list[str] = []
-        for m, c in reversed(x.terms):  # the same layout as Sym.__str__
-            mono = "*".join(name if e == 1 else f"{name}^{rat(e)}" for name, e in m)
-            mag = abs(c)
-            if not mono:
-                body = rat(mag)
-            elif mag == 1:
-                body = mono
-            else:
-                body = f"{rat(mag)}*{mono}"
-            sign = "-" if c < 0 else "+"
-            parts.append(body if not parts and sign == "+" else (f"-{body}" if not parts else f"{sign} {body}"))
-        return " ".join(parts)
-    try:
-        return str(x)
-    except Exception:  # a value that cannot print itself still gets a name
-        return f"<{type(x).__name__}>"
-
-
 class _SafeRepr(reprlib.Repr):
     def __init__(self) -> None:
         super().__init__()
@@ -251,7 +211,7 @@ class _SafeRepr(reprlib.Repr):
         return f"Fraction({show_int(x.numerator)}, {show_int(x.denominator)})"
 
     def repr_Sym(self, x: Any, level: int) -> str:
-        return f"Sym({self.repr_str(show_scalar(x), level)})"
+        return f"Sym({self.repr_str(str(x), level)})"  # Sym prints abbreviated
 
 
 _REPR = _SafeRepr()

@@ -5,7 +5,7 @@ into stages by a list of :class:`Boundary` objects; boundary ``k`` sits after ``
 lists the nonzero cells of the state there. Each listed cell claims to hold an affine combination
 of circuit nodes ``Σ coeff·node + const`` (usually one node with coefficient 1); every cell not
 listed claims to be 0 (the clean-interface condition of Lemma H.11). The checker in
-:mod:`symverify.prove.compositional` derives each stage's function from the circuit's gates and
+:mod:`symverify.provers.compositional` derives each stage's function from the circuit's gates and
 proves every claim on fresh variables, so a wrong certificate can only fail, never pass.
 
 Rules: the first boundary is at layer 0 and lists exactly the embedded input (node i at
@@ -26,6 +26,7 @@ from typing import Any
 
 from symverify.errors import IRError, SerializationError
 from symverify.ir.bigint import safe_repr
+from symverify.ir.jsonfields import _check_size, _int, _kind, _list, _obj, _text, scalar_from_json, scalar_to_json
 from symverify.ir.scalar import Scalar, as_scalar, is_zero, param_names
 
 __all__ = ["Cell", "Boundary", "Certificate", "FORMAT", "VERSION"]
@@ -166,8 +167,6 @@ class Certificate:
             SerializationError: an index beyond ``MAX_JSON_INT``, a meta string that is not valid
                 Unicode, or an integer of more than ``MAX_INT_DIGITS`` digits.
         """
-        from symverify.ir.serialize import _check_size, _text, scalar_to_json
-
         def cell(c: Cell, where: str) -> list[Any]:
             for index in (c.row, c.col, *c.nodes()):
                 _check_size(index, f"{where} index")
@@ -198,8 +197,6 @@ class Certificate:
             SerializationError: naming the field (``certificate boundaries[2].cells[5][0]``), what
                 was expected and what was found.
         """
-        from symverify.ir.serialize import _int, _kind, _list, _obj, _text, scalar_from_json
-
         if not isinstance(data, dict):
             raise SerializationError(f"certificate: expected a JSON object, found {_kind(data)}")
         if data.get("format") != FORMAT:

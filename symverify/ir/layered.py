@@ -28,7 +28,7 @@ from symverify.ir.analysis import levels, live_sets, needed_nodes
 from symverify.ir.circuit import Circuit, Op
 from symverify.ir.scalar import Scalar, is_zero
 
-__all__ = ["LinearStage", "MulStage", "Stage", "LayeredForm", "layered_form", "check_layered"]
+__all__ = ["LinearStage", "MulStage", "Stage", "LayeredForm", "layered_form"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,20 +168,3 @@ def layered_form(c: Circuit) -> LayeredForm:
     width = max(len(b) for b in [tuple(range(nd)), *[s.outputs for s in stages]])
     return LayeredForm(c.n, c.d, width, tuple(stages))
 
-
-def check_layered(c: Circuit, lf: LayeredForm, ring: Any, inputs: Sequence[Any]) -> None:
-    """Evaluate both on ``inputs``; every slot must equal the value of the node that labels it."""
-    from symverify.semantics.evaluate import eval_circuit_nodes
-
-    vals = eval_circuit_nodes(c, list(inputs), ring)
-    z = list(inputs)
-    for i, st in enumerate(lf.stages):
-        z = st.apply(z, ring)
-        for slot, (label, got) in enumerate(zip(st.outputs, z)):
-            if got != vals[label]:
-                from symverify.ir.bigint import show_scalar
-
-                raise IRError(f"layered form stage {i}: slot {slot} should hold node %{label} = {show_scalar(vals[label])}, "
-                              f"holds {show_scalar(got)}")
-    if list(z) != [vals[o] for o in c.outputs]:
-        raise IRError("layered form: the last state is not the circuit's output list")

@@ -38,7 +38,6 @@ __all__ = [
     "MAX_JSON_INT",
     "MAX_JSON_DEPTH",
     "check",
-    "check_state",
 ]
 
 MAX_CELLS = 1 << 22
@@ -66,27 +65,13 @@ def check(count: int, limit: str, where: str) -> None:
     """
     value = globals()[limit]
     if count > value:
-        from symverify.ir.bigint import show_int
-
         unit = "inputs" if limit == "MAX_INPUTS" else "cells"
         raise LimitError(
-            f"{where}: {show_int(count)} {unit} is more than symverify.ir.limits.{limit} = {value} ({_WHAT[limit]})"
+            f"{where}: {_count(count)} {unit} is more than symverify.ir.limits.{limit} = {value} ({_WHAT[limit]})"
         )
 
 
-def check_state(obj: object, where: str) -> None:
-    """Refuse a circuit or model whose dense input (``n·d``) or state (``N'·d'``) exceeds the limits.
-
-    Call it before anything that allocates one value per input or per state cell (evaluation,
-    compilation, verification). Objects of other kinds are left alone.
-    """
-    from symverify.ir.baseconv import Model
-    from symverify.ir.bigint import show_int as s
-    from symverify.ir.circuit import Circuit
-
-    if isinstance(obj, (Circuit, Model)):
-        kind = "circuit" if isinstance(obj, Circuit) else "model"
-        check(obj.n * obj.d, "MAX_INPUTS", f"{where}: {kind} {obj.name or '<unnamed>'} has n·d = {s(obj.n)}·{s(obj.d)}")
-    if isinstance(obj, Model):
-        check(obj.inner_n * obj.inner_d, "MAX_CELLS",
-              f"{where}: model {obj.name or '<unnamed>'} has state N'·d' = {s(obj.inner_n)}·{s(obj.inner_d)}")
+def _count(x: int) -> str:
+    """``x`` in decimal, or its order of magnitude when the text would be long (this module sits
+    below the big-integer printer, :mod:`symverify.ir.bigint`)."""
+    return str(x) if x.bit_length() <= 200 else f"about 2^{x.bit_length() - 1}"

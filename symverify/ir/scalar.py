@@ -14,11 +14,12 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Integral
-from typing import Union
+from typing import Any, Union
 
 from symverify.errors import IRError
+from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
 
-__all__ = ["Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "scalar_str", "parse_scalar", "param_names"]
+__all__ = ["Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -191,9 +192,7 @@ class Sym:
         return frozenset(name for m, _ in self.terms for name, _ in m)
 
     def __str__(self) -> str:
-        """``'2*a*b - 1/3'``; huge integers abbreviated (:func:`symverify.ir.bigint.show_scalar`)."""
-        from symverify.ir.bigint import show_scalar
-
+        """``'2*a*b - 1/3'``; huge integers abbreviated (:func:`show_scalar`)."""
         return show_scalar(self)
 
     def __repr__(self) -> str:
@@ -282,8 +281,6 @@ def parse_scalar(text: str, where: str = "value") -> Scalar:
     """Parse ``"3"``, ``"-1/2"`` (a rational, ASCII digits, any size up to
     :data:`symverify.ir.limits.MAX_INT_DIGITS`) exactly; anything else, a zero denominator
     included, raises :class:`IRError`."""
-    from symverify.ir.bigint import parse_rational
-
     return parse_rational(text, where)
 
 
@@ -292,12 +289,40 @@ def is_zero(x: Scalar) -> bool:
     return not isinstance(x, Sym) and x == 0
 
 
-def scalar_str(x: Scalar) -> str:
-    """A short text form: ``'3'``, ``'-1/2'``, ``'2*a*b - 1/3'`` (huge integers abbreviated,
-    :func:`symverify.ir.bigint.show_int`)."""
-    from symverify.ir.bigint import show_scalar
+def show_scalar(x: Any) -> str:
+    """A scalar for people, like ``str(x)`` (``'3'``, ``'-1/2'``, ``'2*a*b - 1/3'``) but with huge
+    integers abbreviated (:func:`show_int`); anything else falls back to ``str``."""
+    return _scalar_text(x, show_rational)
 
-    return show_scalar(x)
+
+def scalar_text(x: Any) -> str:
+    """``str(x)`` of a scalar, exact whatever the size of its integers (for JSON reports)."""
+    return _scalar_text(x, lambda q: rational_to_str(q, bounded=False))
+
+
+def _scalar_text(x: Any, rat: Any) -> str:
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, (int, Fraction)):
+        return str(rat(x))
+    if isinstance(x, Sym):
+        parts: list[str] = []
+        for m, c in reversed(x.terms):  # the same layout as Sym.__str__
+            mono = "*".join(name if e == 1 else f"{name}^{rat(e)}" for name, e in m)
+            mag = abs(c)
+            if not mono:
+                body = rat(mag)
+            elif mag == 1:
+                body = mono
+            else:
+                body = f"{rat(mag)}*{mono}"
+            sign = "-" if c < 0 else "+"
+            parts.append(body if not parts and sign == "+" else (f"-{body}" if not parts else f"{sign} {body}"))
+        return " ".join(parts)
+    try:
+        return str(x)
+    except Exception:  # a value that cannot print itself still gets a name
+        return f"<{type(x).__name__}>"
 
 
 def param_names(values: object) -> frozenset[str]:

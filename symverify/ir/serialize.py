@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, Union
@@ -31,11 +30,25 @@ from typing import Any, Union
 from symverify.errors import IRError, SerializationError
 from symverify.ir import limits
 from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.bigint import parse_rational, rational_to_str, safe_repr, show_int
+from symverify.ir.bigint import safe_repr, show_int
 from symverify.ir.certificate import Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, Sym, sym
+from symverify.ir.jsonfields import (
+    _check_size,
+    _field,
+    _int,
+    _int_field,
+    _kind,
+    _list,
+    _obj,
+    _pairs,
+    _parse_constant,
+    _parse_int,
+    _text,
+    scalar_from_json,
+    scalar_to_json,
+)
 
 __all__ = ["to_json", "from_json", "dumps", "loads", "dump_file", "load_file", "CIRCUIT_FORMAT", "MODEL_FORMAT"]
 
@@ -45,122 +58,6 @@ VERSION = 1
 Document = Union[Circuit, Model, Certificate]
 
 
-# ---- what the parser hands back for values that cannot be what any field expects ---------------
-class _Literal:
-    """A JSON literal symverify never accepts (an integer beyond MAX_JSON_INT, NaN, Infinity); kept
-    as a marker so the field that holds it can be named in the error."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def describe(self) -> str:
-        if self.text in ("NaN", "Infinity", "-Infinity"):
-            return f"{self.text} (not a JSON number)"
-        digits = len(self.text.lstrip("-"))
-        return f"an integer literal of {digits} digits (beyond ±(2^63 − 1); exact values are strings such as '-1/2')"
-
-
-def _kind(v: Any) -> str:
-    """What a JSON value is, for 'found ...' in messages."""
-    if isinstance(v, _Literal):
-        return v.describe()
-    if isinstance(v, float):
-        return f"float {safe_repr(v)}"
-    if isinstance(v, bool):
-        return f"bool {'true' if v else 'false'}"
-    return type(v).__name__
-
-
-def _parse_int(text: str) -> Any:
-    digits = len(text) - (text[0] == "-")
-    if digits <= 18:
-        return int(text)
-    if digits > 19:
-        return _Literal(text)
-    v = int(text)
-    return v if abs(v) <= limits.MAX_JSON_INT else _Literal(text)
-
-
-def _parse_constant(text: str) -> Any:
-    return _Literal(text)
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for k, _ in pairs:
-            if k in seen:
-                raise SerializationError(f"duplicate key {safe_repr(k)} in a JSON object (JSON objects must not repeat a key)")
-            seen.add(k)
-    return out
-
-
-# ---- typed field readers -------------------------------------------------------------------------
-def _obj(v: Any, where: str, required: Iterable[str], optional: Iterable[str] = ()) -> dict[str, Any]:
-    """``v`` as a JSON object with exactly the ``required`` keys and some of the ``optional`` ones."""
-    if not isinstance(v, dict):
-        raise SerializationError(f"{where}: expected a JSON object, found {_kind(v)}")
-    required = tuple(required)
-    for key in required:
-        if key not in v:
-            raise SerializationError(f"{where}: missing field {key!r}")
-    allowed = set(required) | set(optional)
-    unknown = [k for k in v if k not in allowed]
-    if unknown:
-        raise SerializationError(
-            f"{where}: unknown field {safe_repr(unknown[0])}; expected only {sorted(allowed)}"
-        )
-    return v
-
-
-def _field(obj: Any, key: str, typ: type | tuple[type, ...], where: str) -> Any:
-    if not isinstance(obj, dict):
-        raise SerializationError(f"{where}: expected a JSON object, found {_kind(obj)}")
-    if key not in obj:
-        raise SerializationError(f"{where}: missing field {key!r}")
-    val = obj[key]
-    if not isinstance(val, typ) or isinstance(val, bool):
-        tname = typ.__name__ if isinstance(typ, type) else "/".join(t.__name__ for t in typ)
-        raise SerializationError(f"{where}.{key}: expected {tname}, found {_kind(val)}")
-    return val
-
-
-def _int(v: Any, where: str, least: int = 0) -> int:
-    """A JSON integer ``≥ least`` (bools, floats and out-of-range literals refused)."""
-    if type(v) is not int:
-        raise SerializationError(f"{where}: expected int, found {_kind(v)}")
-    if v < least or v > limits.MAX_JSON_INT:
-        bound = "a positive int" if least == 1 else f"an int ≥ {least}"
-        raise SerializationError(f"{where}: expected {bound}, found {show_int(v)}")
-    return v
-
-
-def _int_field(obj: dict[str, Any], key: str, where: str, least: int = 0) -> int:
-    if key not in obj:
-        raise SerializationError(f"{where}: missing field {key!r}")
-    return _int(obj[key], f"{where}.{key}", least)
-
-
-def _list(v: Any, where: str) -> list[Any]:
-    if not isinstance(v, list):
-        raise SerializationError(f"{where}: expected a list, found {_kind(v)}")
-    return v
-
-
-def _text(v: Any, where: str) -> str:
-    """A string that is valid Unicode (no lone surrogates, which could not be printed or written)."""
-    if not isinstance(v, str):
-        raise SerializationError(f"{where}: expected str, found {_kind(v)}")
-    try:
-        v.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise SerializationError(f"{where}: not valid Unicode text (a lone surrogate \\u{ord(v[e.start]):04x} at character {e.start})") from None
-    return v
-
-
 def _version(data: dict[str, Any], where: str) -> None:
     if "version" not in data:
         raise SerializationError(f"{where}: missing field 'version'")
@@ -168,53 +65,6 @@ def _version(data: dict[str, Any], where: str) -> None:
     if type(version) is not int or version != VERSION:
         found = show_int(version) if type(version) is int else _kind(version)
         raise SerializationError(f"{where}.version: expected {VERSION}, found {found} (written by another symverify version?)")
-
-
-# ---- scalars -------------------------------------------------------------------------------------
-def scalar_to_json(x: Scalar, where: str = "value") -> Any:
-    """``"-1/2"`` for a rational (exact, any size up to ``MAX_INT_DIGITS`` digits), ``{"sym": ...}`` for a Sym."""
-    try:
-        if isinstance(x, Sym):
-            for m, _ in x.terms:
-                for name, e in m:
-                    if e > limits.MAX_JSON_INT:
-                        raise SerializationError(f"{where}: the exponent of {name} has {len(bin(e)) - 2} bits, beyond 2^63 − 1")
-            return {"sym": [[rational_to_str(c, where), dict(m)] for m, c in x.terms]}
-        return rational_to_str(x, where)
-    except IRError as e:
-        raise SerializationError(f"cannot write {where} exactly: {e}") from None
-
-
-def scalar_from_json(v: Any, where: str) -> Scalar:
-    """A rational string (ASCII digits, any size up to ``MAX_INT_DIGITS`` digits, nonzero
-    denominator) or ``{"sym": [[coeff, {name: exponent ≥ 1}], ...]}`` (repeated monomials add up)."""
-    try:
-        if isinstance(v, str):
-            return parse_rational(v, where)
-        if isinstance(v, dict):
-            terms = _list(_obj(v, where, ("sym",))["sym"], f"{where}.sym")
-            acc: dict[tuple[tuple[str, int], ...], Any] = {}
-            for k, term in enumerate(terms):
-                at = f"{where}.sym[{k}]"
-                if not isinstance(term, list) or len(term) != 2:
-                    raise SerializationError(f"{at}: expected [coeff, {{name: exponent}}], found {_kind(term)} {safe_repr(term)}")
-                coeff = parse_rational(_text(term[0], f"{at}[0]"), f"{at}[0]")
-                mono = term[1]
-                if not isinstance(mono, dict):
-                    raise SerializationError(f"{at}[1]: a symbolic term needs {{name: positive int exponent}}, found {_kind(mono)}")
-                for name, e in mono.items():
-                    sym(name)  # validates the name
-                    _int(e, f"{at}[1].{name}", 1)
-                key = tuple(sorted(mono.items()))
-                acc[key] = acc.get(key, 0) + coeff
-            from fractions import Fraction
-
-            return Sym._make({m: Fraction(c) for m, c in acc.items()})
-    except IRError as e:
-        raise SerializationError(str(e)) from None
-    raise SerializationError(
-        f"{where}: expected a rational string such as '-1/2' or {{'sym': [...]}}, found {_kind(v)} {safe_repr(v, 60)}"
-    )
 
 
 # ---- grids ---------------------------------------------------------------------------------------
@@ -251,12 +101,6 @@ def _check_name(name: Any, where: str) -> str:
     if not isinstance(name, str):
         raise SerializationError(f"{where}: cannot write a name that is not a str (found {type(name).__name__})")
     return _text(name, where)
-
-
-def _check_size(v: int, where: str) -> int:
-    if v > limits.MAX_JSON_INT:
-        raise SerializationError(f"cannot write {where} = {show_int(v)}: sizes and node ids are JSON integers of at most 2^63 − 1")
-    return v
 
 
 def to_json(obj: Document) -> dict[str, Any]:

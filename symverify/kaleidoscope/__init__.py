@@ -1,10 +1,12 @@
-"""Butterfly matrices and the kaleidoscope hierarchy: apply, construct, verify (THEORY §3).
+"""Butterfly matrices and the kaleidoscope hierarchy: apply and construct (THEORY §3).
+
+Their exact checks (equality to a matrix, a permutation or a linear circuit) are the matrix
+prover, :mod:`symverify.provers.matrix`.
 
 * :mod:`.apply`: exact / symbolic / modular / float application and exact materialization;
 * :mod:`.permutation`: every permutation is one BB* element (Dao et al. Theorem 2);
 * :mod:`.sparse`: a matrix with s nonzeros is in (BB*)^5 (Dao et al. Theorem 3, explicit form);
 * :mod:`.circuits`: linear circuits as kaleidoscopes (Theorem H.19; Dao et al. Theorem 1);
-* :mod:`.verify`: exact equality to a matrix, a permutation or a linear circuit.
 
 The IR (:class:`ButterflyFactor`, :class:`BBStar`, :class:`FactorList`, :class:`Kaleidoscope`)
 lives in :mod:`symverify.ir.butterfly`.
@@ -17,7 +19,6 @@ from symverify.kaleidoscope.matrix import SparseMatrix
 from symverify.kaleidoscope.permutation import bit_reversal, permutation_to_kaleidoscope, reversal, route_permutation
 from symverify.kaleidoscope.rings import LinearForm, LinearForms, ScalarRing
 from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
-from symverify.kaleidoscope.verify import KaleidoscopeCheck, verify_circuit, verify_matrix, verify_permutation
 
 __all__ = [
     "apply",
@@ -37,8 +38,4 @@ __all__ = [
     "LinearForms",
     "ScalarRing",
     "sparse_to_kaleidoscope",
-    "KaleidoscopeCheck",
-    "verify_circuit",
-    "verify_matrix",
-    "verify_permutation",
 ]

@@ -19,7 +19,7 @@ class Factorization:
     """``M = S·E·Sᵀ`` with ``E ∈ (BB*)^w`` at size ``N``, as built by a cited construction.
 
     ``garbage_free`` is the construction's claim that ``E`` maps ``(x, 0)`` to ``(M·x, 0)``
-    (nothing outside the corner), which :mod:`symverify.kaleidoscope.verify` checks.
+    (nothing outside the corner), which :mod:`symverify.provers.matrix` checks.
     ``resources`` always holds ``w`` (BB* factors), ``N``, ``n`` and ``e = N/n``, read off the
     kaleidoscope itself (never taken from the caller); ``bounds``
     holds what the cited result promises for the same keys (a resource must be ``≤`` its bound).

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from symverify.errors import IRError, ShapeError
-from symverify.ir import limits
+from symverify.ir.analysis import check_state
 from symverify.ir.baseconv import Model
 from symverify.ir.circuit import Circuit
 from symverify.ir.scalar import as_scalar
@@ -29,7 +29,7 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
     """
     if not isinstance(obj, (Circuit, Model)):
         raise IRError(f"evaluate: expected a Circuit or Model, found {type(obj).__name__}")
-    limits.check_state(obj, "evaluate")
+    check_state(obj, "evaluate")
     if not hasattr(u, "__len__") or any(not hasattr(row, "__len__") or isinstance(row, str) for row in u):
         raise ShapeError(f"input: expected an {obj.n}×{obj.d} nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
     exact_u = [[as_scalar(x, f"input ({i}, {j})") for j, x in enumerate(row)] for i, row in enumerate(u)]

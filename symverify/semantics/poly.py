@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from symverify.errors import BackendUnavailableError, IRError
+from symverify.ir.analysis import check_state
 from symverify.ir.baseconv import Model
 from symverify.ir.circuit import Circuit
 from symverify.ir.scalar import Scalar, Sym
@@ -132,9 +133,7 @@ def polynomials(obj: Circuit | Model, ring: PolyRing | None = None, backend: Pol
     """
     if not isinstance(obj, (Circuit, Model)):
         raise IRError(f"polynomials: expected a Circuit or Model, found {type(obj).__name__}")
-    from symverify.ir import limits
-
-    limits.check_state(obj, "polynomials")
+    check_state(obj, "polynomials")
     if ring is None:
         ring = PolyRing(obj.n * obj.d, _params_of([obj]), backend)
     u = ring.grid_input(obj.n, obj.d)

@@ -1,0 +1,91 @@
+"""``compile(circuit, method=...)``: circuit → BaseConv model with a stage certificate.
+
+Methods:
+
+* ``"dense"``: the baseline compiler of :mod:`symverify.compiler.dense` (notes §2.5): 2 layers per
+  level plus layout layers, dense ``W``; simple and independent of the paper-faithful route.
+* ``"kaleidoscope"``: the paper-faithful compiler (Theorem H.21 via H.19/H.20/H.18 and
+  Proposition H.10), :func:`symverify.compiler.kaleidoscope.compile_kaleidoscope`, loaded on use.
+
+Both return a :class:`~symverify.compiler.result.Compiled` (model, certificate, resources, stated
+bounds). Circuits of more than :data:`~symverify.ir.limits.MAX_INPUTS` inputs, and circuits whose
+model state would exceed :data:`~symverify.ir.limits.MAX_CELLS` cells, are refused before any
+work (:class:`~symverify.errors.LimitError`, or the kaleidoscope compiler's ``CompileError``). Check it with ``check_certificate(circuit, result.model, result.certificate)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from symverify.compiler.result import Compiled
+from symverify.errors import CompileError
+from symverify.ir.analysis import check_state
+from symverify.ir.circuit import Circuit
+
+__all__ = ["compile", "Compiled", "METHODS"]
+
+METHODS = ("dense", "kaleidoscope")
+_DENSE_OPTIONS = ("name",)
+
+
+def compile(circuit: Circuit, method: str = "kaleidoscope", **options: Any) -> Compiled:
+    """Compile ``circuit`` into a BaseConv model by ``method``: ``"kaleidoscope"`` (the default,
+    the paper's Theorem H.21 construction) or ``"dense"`` (the baseline).
+
+    >>> from symverify.ir.circuit import Circuit, Gate
+    >>> compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense").model.signature
+    (1, 2, 2, 1, 2)
+    >>> compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,))).method
+    'kaleidoscope'
+    """
+    if not isinstance(circuit, Circuit):
+        raise CompileError(f"compile: expected a Circuit, found {type(circuit).__name__}")
+    check_state(circuit, "compile")
+    if method == "dense":
+        unknown = sorted(set(options) - set(_DENSE_OPTIONS))
+        if unknown:
+            raise CompileError(f"compile(method='dense'): unknown options {unknown}; expected only {list(_DENSE_OPTIONS)}")
+        from symverify.compiler.dense import compile_dense
+
+        return _pruned(compile_dense(circuit, **options))
+    if method == "kaleidoscope":
+        return _pruned(_kaleidoscope()(circuit, **options))
+    raise CompileError(f"compile: unknown method {method!r}; expected one of {list(METHODS)}")
+
+
+def _pruned(out: Compiled) -> Compiled:
+    """``out`` without weights that only multiply structural zeros (:mod:`symverify.compiler.prune`);
+    every cell keeps its value, so the certificate still holds."""
+    from dataclasses import replace
+
+    from symverify.compiler.prune import prune_structural_zeros
+
+    model = prune_structural_zeros(out.model, out.certificate)
+    if model == out.model:
+        return out
+    resources = dict(out.resources)
+    if "nonzero_params" in resources:
+        resources["nonzero_params"] = model.nonzero_param_count()
+    return replace(out, model=model, resources=resources)
+
+
+def _kaleidoscope() -> Any:
+    """The paper-faithful compiler, or a :class:`CompileError` saying it is unavailable."""
+    target = "symverify.compiler.kaleidoscope"
+    try:
+        mod = importlib.import_module(target)
+    except ModuleNotFoundError as e:
+        if e.name != target:
+            raise
+        raise CompileError(
+            "compile: method 'kaleidoscope' is unavailable: the module symverify.compiler.kaleidoscope "
+            "is missing from this installation; use method='dense'"
+        ) from None
+    fn = getattr(mod, "compile_kaleidoscope", None)
+    if not callable(fn):
+        raise CompileError(
+            "compile: method 'kaleidoscope' is unavailable: symverify.compiler.kaleidoscope defines no "
+            "compile_kaleidoscope(circuit, ...); use method='dense'"
+        )
+    return fn

@@ -1,0 +1,333 @@
+"""Circuits to BaseConv through kaleidoscopes (Corollary H.20, Theorem H.21).
+
+The circuit is rewritten in layered form (:func:`~symverify.ir.layered.layered_form`, THEORY §2):
+linear stages ``z ↦ M·z + c`` and multiplicative stages ``[v1; v2; v3] ↦ [v1 ⊙ v2; v3]``.
+Every state gets *positions* in the live vector ``z ∈ F^{N_k}`` (:mod:`.layout`):
+
+* the input state: node ``i`` at ``(i // d)·dp + i % d`` (the model's embedding);
+* a state feeding a multiplicative stage with ``k`` products: ``v1`` at ``0 … k−1``, ``v2`` at
+  ``k_r·dp …``, ``v3`` at ``2·k_r·dp …`` with ``k_r = ⌈k/dp⌉`` (each block whole rows);
+* after that stage: the products at ``0 … k−1`` and ``v3`` where it was;
+* the last state: output ``k`` at ``(k // d)·dp + k % d`` (the read-out cell); any other state is
+  contiguous from 0. A final copy stage is added when the last stage is multiplicative.
+
+**Linear stage** (Corollary H.20 = Theorem H.19 stage by stage, then Lemma H.18): its rows
+become a sparse matrix on positions, which becomes butterfly factors: a diagonal (0 BB*), a
+scaled partial permutation (1 BB*, Beneš routing, Theorem 2) or, in general, ``(BB*)^5``
+(Theorem 3, :func:`~symverify.kaleidoscope.sparse.sparse_to_kaleidoscope`, garbage-free), lifted
+to ``N_k``; every factor is a Lemma H.16 gadget. The constants ``c`` of the stage are added by
+the ``b1`` bias of the layer that closes it (the sum layer, or ``M1`` below).
+
+**Multiplicative stage** (Proposition H.10, ``remember(y : x = v2, r = v3, h, f = v1)`` with
+``f`` from the projection branch): ``M1 = (u·W + b1)⊙G`` (fused with the pending sum; ``b1``
+adds the linear stage's constants) puts ``z ⊙ mask(v2)`` in ``B0`` and ``z ⊙ mask(v1 ∪ v3)`` in
+``B1``; ``M2`` has ``W``: ``B1 → B0``, ``b1 = 0``, ``h`` = shift up by ``k_r`` rows (cyclic),
+``b2 = mask(v3)``, so ``v1`` cells get ``v1·(v2 + 0)``, ``v2`` cells ``0·(…)`` and ``v3`` cells
+``v3·(0 + 1)`` (the shifted read of a ``v3`` row, wrapped or not, meets a row of ``B0`` outside
+``v2``, which is 0); ``B1``, ``B2`` become 0. That is 2 layers, the first of which is the linear
+stage's closing layer. The gadget of :mod:`symverify.gadgets.remember` is not used: it expects
+``f`` in other channels of the *same* rows as ``x``, while here the blocks are whole rows of one
+channel block, which is what the kaleidoscope stages produce.
+
+Every gadget is pruned to the live cells (:mod:`.butterfly_to_baseconv`, "Pruning").
+
+**Certificate**: a boundary after every gadget (cells = sparse linear forms over the nodes at the
+start of the stage) and after every stage (cells = single circuit nodes), so each checked stage
+is one or two layers of degree ≤ 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from symverify.compiler.butterfly_to_baseconv import (
+    CYC,
+    GadgetEmitter,
+    complete_permutation,
+    diagonal_factor,
+    fused_projection,
+    nonzero_cells,
+    prune_layer,
+    routed_offset,
+    simplify_factors,
+)
+from symverify.compiler.layout import CONST, CellState, Layout, gate_support, grid, mention, state_boundary
+from symverify.errors import CompileError
+from symverify.ir.baseconv import Layer, Model
+from symverify.ir.butterfly import ButterflyFactor, next_power_of_two
+from symverify.ir.certificate import Boundary, Cell, Certificate
+from symverify.ir.circuit import Circuit
+from symverify.ir.grid import Grid
+from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage, layered_form
+from symverify.ir.scalar import Scalar, is_zero
+from symverify.kaleidoscope.rings import LinearForm
+
+__all__ = ["StagePlan", "Build", "plan_stages", "stage_factors", "build_model", "planned_size", "mul_layers"]
+
+Route = Literal["identity", "diagonal", "permutation", "sparse"]
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """One stage with the positions of its input and output slots (``k_rows`` for products)."""
+
+    stage: Stage
+    in_pos: tuple[int, ...]
+    out_pos: tuple[int, ...]
+    k_rows: int = 0
+
+    @property
+    def is_mul(self) -> bool:
+        return isinstance(self.stage, MulStage)
+
+
+def _copy_stage(level: int, inputs: tuple[int, ...], outputs: tuple[int, ...]) -> LinearStage:
+    slot = {v: i for i, v in enumerate(inputs)}
+    rows = tuple(((slot[v], 1),) for v in outputs)
+    return LinearStage(level, inputs, outputs, rows, (0,) * len(outputs))
+
+
+def _normalise(lf: LayeredForm, c: Circuit) -> list[Stage]:
+    """Every multiplicative stage preceded by a linear one; a linear stage last."""
+    out: list[Stage] = []
+    state: tuple[int, ...] = tuple(range(c.num_inputs))
+    for st in lf.stages:
+        if isinstance(st, MulStage) and (not out or isinstance(out[-1], MulStage)):
+            out.append(_copy_stage(st.level, state, st.inputs))
+        out.append(st)
+        state = st.outputs
+    if not out or isinstance(out[-1], MulStage):
+        out.append(_copy_stage(out[-1].level if out else 0, state, tuple(c.outputs)))
+    return out
+
+
+def plan_stages(c: Circuit, lf: LayeredForm, d: int, dp: int) -> list[StagePlan]:
+    """Positions for every state (see the module docstring)."""
+    stages = _normalise(lf, c)
+
+    def io(k: int) -> int:
+        return (k // d) * dp + k % d
+
+    pos: tuple[int, ...] = tuple(io(i) for i in range(c.num_inputs))
+    plans: list[StagePlan] = []
+    for idx, st in enumerate(stages):
+        nxt = stages[idx + 1] if idx + 1 < len(stages) else None
+        if isinstance(st, MulStage):
+            kr = -(-st.k // dp)
+            out = tuple(range(st.k)) + tuple(2 * kr * dp + j for j in range(len(st.outputs) - st.k))
+            plans.append(StagePlan(st, pos, out, kr))
+        elif isinstance(nxt, MulStage):
+            if sorted(nxt.perm) != list(range(len(st.outputs))):
+                raise CompileError(
+                    f"layered form level {nxt.level}: the multiplicative stage must route a permutation of its "
+                    f"{len(st.outputs)} input slots, found {list(nxt.perm)[:12]}"
+                )
+            kr = -(-nxt.k // dp)
+            k = nxt.k
+            mulpos = [i if i < k else (kr * dp + i - k if i < 2 * k else 2 * kr * dp + i - 2 * k) for i in range(len(nxt.perm))]
+            out_l = [0] * len(st.outputs)
+            for i, src in enumerate(nxt.perm):
+                out_l[src] = mulpos[i]
+            out = tuple(out_l)
+            plans.append(StagePlan(st, pos, out))
+        elif nxt is None:
+            plans.append(StagePlan(st, pos, tuple(io(k) for k in range(len(st.outputs)))))
+        else:
+            plans.append(StagePlan(st, pos, tuple(range(len(st.outputs)))))
+        pos = plans[-1].out_pos
+    return plans
+
+
+def stage_matrix(p: StagePlan) -> tuple[dict[tuple[int, int], Scalar], dict[int, Scalar]]:
+    """The entries ``{(out position, in position): coeff}`` and the offsets of a linear stage."""
+    st = p.stage
+    assert isinstance(st, LinearStage)
+    ents: dict[tuple[int, int], Scalar] = {}
+    for r, row in enumerate(st.rows):
+        for slot, co in row:
+            key = (p.out_pos[r], p.in_pos[slot])
+            ents[key] = ents.get(key, 0) + co
+    ents = {k: v for k, v in ents.items() if not is_zero(v)}
+    off = {p.out_pos[r]: o for r, o in enumerate(st.offset) if not is_zero(o)}
+    return ents, off
+
+
+def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int], out_pos: Sequence[int],
+                  size: int) -> tuple[Route, int, list[ButterflyFactor]]:
+    """The cheapest butterfly route for a stage matrix: ``(route, BB* count, factors at size)``."""
+    from symverify.kaleidoscope.matrix import SparseMatrix
+    from symverify.kaleidoscope.permutation import route_permutation
+    from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
+
+    if all(i == j for i, j in ents):
+        diag: list[Scalar] = [0] * size
+        for (i, _), v in ents.items():
+            diag[i] = v
+        if set(in_pos) == set(out_pos) and all(type(diag[q]) is int and diag[q] == 1 for q in out_pos):
+            return "identity", 0, []
+        return "diagonal", 0, [diagonal_factor(diag)]
+    dim = max([q + 1 for q in (*in_pos, *out_pos)] + [2])  # every live position, or it would pass through
+    rows = [i for i, _ in ents]
+    cols = [j for _, j in ents]
+    if len(set(rows)) == len(rows) and len(set(cols)) == len(cols):
+        sub = next_power_of_two(dim)
+        perm = complete_permutation(sub, {j: i for i, j in ents})
+        scale_after: list[Scalar] = [0] * sub
+        for (i, _), v in ents.items():
+            scale_after[i] = v
+        fs = list(route_permutation(perm).factors)
+        fs[-1] = fs[-1].absorb(scale_after, "after")
+        return "permutation", 1, [f.lift(size) for f in fs]
+    K = sparse_to_kaleidoscope(SparseMatrix.from_dict(dim, dim, ents)).kaleidoscope
+    if K.size > size:
+        raise CompileError(f"internal: a stage needs kaleidoscope size {K.size} > N_k = {size}")
+    return "sparse", K.width, list(K.lift(size).factor_list().factors)
+
+
+def mul_layers(lay: Layout, k: int, k_rows: int, n3: int, pending: bool, offset: Mapping[int, Scalar]) -> tuple[Layer, Layer]:
+    """``M1``, ``M2`` of the multiplicative stage (Proposition H.10; module docstring).
+
+    ``k`` products, ``v3`` of length ``n3``; the masks list exactly the occupied positions
+    (``v1`` at ``0 … k−1``, ``v2`` at ``k_rows·dp + t``, ``v3`` at ``2·k_rows·dp + t``).
+    """
+    rows, width, dp = lay.rows, lay.width, lay.dp
+    v1 = range(k)
+    v2 = range(k_rows * dp, k_rows * dp + k)
+    v3 = range(2 * k_rows * dp, 2 * k_rows * dp + n3)
+    W1 = {(c, c): 1 for c in range(dp)} | {(c, dp + c): 1 for c in range(dp)}
+    G: dict[tuple[int, int], Scalar] = {lay.cell(q): 1 for q in v2}
+    G.update({lay.cell(q, 1): 1 for q in (*v1, *v3)})
+    b1 = routed_offset(lay, W1, offset)
+    m1 = Layer(grid(width, width, fused_projection(lay, W1, pending)), grid(rows, width, b1), Grid.zeros(rows, width),
+               grid(rows, width, G), CYC)
+    W2 = {(dp + c, c): 1 for c in range(dp)}
+    h = {((rows - k_rows) % rows, c): 1 for c in range(dp)}
+    b2 = {lay.cell(q): 1 for q in v3}
+    m2 = Layer(grid(width, width, W2), Grid.zeros(rows, width), grid(rows, width, h), grid(rows, width, b2), CYC)
+    return m1, m2
+
+
+@dataclass
+class Build:
+    """The pieces of a compiled circuit (model, certificate, per-stage records)."""
+
+    model: Model
+    certificate: Certificate
+    layout: Layout
+    stages: list[dict[str, object]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _node_state(lay: Layout, pos: Sequence[int], nodes: Sequence[int]) -> CellState:
+    return CellState.at_positions(lay, list(zip(pos, nodes)))
+
+
+def _node_boundary(layer: int, lay: Layout, pos: Sequence[int], nodes: Sequence[int], label: str) -> Boundary:
+    return Boundary(layer, tuple(sorted((Cell.node(*lay.cell(p), v) for p, v in zip(pos, nodes)), key=lambda c: (c.row, c.col))), label)
+
+
+def _check_stage(em: GadgetEmitter, p: StagePlan, ents: Mapping[tuple[int, int], Scalar], off: Mapping[int, Scalar]) -> None:
+    """Internal invariant: the tracked values equal ``M·z + c`` exactly, nothing elsewhere."""
+    st = p.stage
+    assert isinstance(st, LinearStage)
+    node_at = {q: st.inputs[s] for s, q in enumerate(p.in_pos)}
+    want: dict[int, dict[int, Scalar]] = {}
+    for (i, j), v in ents.items():
+        acc = want.setdefault(i, {})
+        acc[node_at[j]] = acc.get(node_at[j], 0) + v
+    for i, v in off.items():
+        want.setdefault(i, {})[CONST] = v
+    want_forms = {i: LinearForm({v: x for v, x in t.items() if not is_zero(x)}) for i, t in want.items()}
+    want_forms = {i: f for i, f in want_forms.items() if f.terms}
+    got = em.state.values()
+    extra = {i: LinearForm({CONST: v}) for i, v in off.items()}
+    for i, f in extra.items():
+        got[i] = got.get(i, LinearForm()) + f
+    got = {i: f for i, f in got.items() if f.terms}
+    if got != want_forms:
+        bad = sorted(set(got) ^ set(want_forms) | {i for i in got if i in want_forms and got[i] != want_forms[i]})
+        raise AssertionError(f"internal: linear stage level {st.level} computes the wrong values at positions {bad[:8]}")
+
+
+Matrices = list[tuple[dict[tuple[int, int], Scalar], dict[int, Scalar]]]
+
+
+def _prepare(c: Circuit) -> tuple[list[StagePlan], Matrices, Layout]:
+    lf = layered_form(c)
+    d, dp = c.d, next_power_of_two(c.d)
+    plans = plan_stages(c, lf, d, dp)
+    mats: Matrices = [stage_matrix(p) if not p.is_mul else ({}, {}) for p in plans]
+    need = max([q + 1 for p in plans for q in (*p.in_pos, *p.out_pos)] + [2 * len(e) for e, _ in mats] + [2])
+    return plans, mats, Layout.choose(c.n, d, need)
+
+
+def planned_size(c: Circuit) -> Layout:
+    """The layout :func:`build_model` will use (cheap: no butterflies are built)."""
+    return _prepare(c)[2]
+
+
+def _anchor(c: Circuit, bounds: list[Boundary], start: tuple[int, set[int]], outputs: Sequence[int]) -> tuple[int, set[int]]:
+    """Make the gadget boundaries since the last node boundary (index, nodes) = ``start`` mention
+    what the checker will expand (see :func:`~symverify.compiler.layout.mention`); returns the
+    new last node boundary."""
+    idx, nodes = start
+    need = gate_support(c, outputs, nodes)
+    for k in range(idx + 1, len(bounds) - 1):
+        bounds[k] = mention(bounds[k], need)
+    return len(bounds) - 1, set(outputs)
+
+
+def build_model(c: Circuit, name: str = "") -> Build:
+    """Compile ``c`` (any circuit) as described in the module docstring."""
+    plans, mats, lay = _prepare(c)
+    d = c.d
+    start = _node_state(lay, plans[0].in_pos, plans[0].stage.inputs)
+    em = GadgetEmitter(lay, start, prune=True)
+    bounds = [state_boundary(0, start, "input")]
+    records: list[dict[str, object]] = []
+    start_nodes = (0, set(plans[0].stage.inputs))
+    counts = {"mul": 0}
+    for idx, p in enumerate(plans):
+        st = p.stage
+        if isinstance(st, MulStage):
+            prev_off = mats[idx - 1][1]
+            m1, m2 = mul_layers(lay, st.k, p.k_rows, len(st.outputs) - st.k, em.state.pending, prev_off)
+            em.layers.extend((prune_layer(m1, set(em.state.cells)), prune_layer(m2, nonzero_cells(m1.b2))))
+            counts["mul"] += 1
+            em.state = _node_state(lay, p.out_pos, st.outputs)
+            bounds.extend(em.boundaries)
+            em.boundaries.clear()
+            bounds.append(_node_boundary(em.position, lay, p.out_pos, st.outputs, f"level {st.level} products"))
+            start_nodes = _anchor(c, bounds, start_nodes, st.outputs)
+            records.append({"kind": "mul", "level": st.level, "k": st.k, "k_rows": p.k_rows, "layers": 2})
+            continue
+        ents, off = mats[idx]
+        before = em.position
+        route, w, fs = stage_factors(ents, p.in_pos, p.out_pos, lay.size)
+        fs = list(simplify_factors(fs))
+        for j, f in enumerate(fs):
+            em.factor(f, f"level {st.level} linear, factor {j}")
+        _check_stage(em, p, ents, off)
+        fused = idx + 1 < len(plans) and plans[idx + 1].is_mul
+        if not fused:
+            em.close(off, "", boundary=False)
+            em.state = _node_state(lay, p.out_pos, st.outputs)
+        gadget_bounds = len(em.boundaries)
+        bounds.extend(em.boundaries)
+        em.boundaries.clear()
+        if not fused:
+            if gadget_bounds and bounds[-1].layer == em.position:
+                bounds.pop()  # the node listing replaces the form listing after the last gadget
+            bounds.append(_node_boundary(em.position, lay, p.out_pos, st.outputs, f"level {st.level} linear stage"))
+            start_nodes = _anchor(c, bounds, start_nodes, st.outputs)
+        records.append({"kind": "linear", "level": st.level, "route": route, "bbstar": w, "nnz": len(ents),
+                        "factors": len(fs), "layers": em.position - before})
+    counts.update(em.counts)
+    model = Model(c.n, d, lay.rows, lay.width, tuple(em.layers), name or (c.name and f"{c.name}_kaleidoscope") or "")
+    last = bounds[-1]
+    if last.layer != len(model.layers):
+        raise AssertionError("internal: the last boundary is not at the last layer")
+    cert = Certificate(tuple(bounds), (("method", "kaleidoscope"), ("theorem", "Theorem H.21")))
+    return Build(model, cert, lay, records, counts)

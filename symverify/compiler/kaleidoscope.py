@@ -1,0 +1,145 @@
+"""The paper's compiler: any circuit to a cyclic BaseConv model (Theorem H.21, Corollary H.20).
+
+``compile_kaleidoscope(circuit)`` follows the proof of Theorem H.21: the layered form
+(THEORY §2), each linear stage as a kaleidoscope matrix (Theorem H.19 stage by stage, Dao et
+al. Theorems 2–3) computed by butterfly gadgets (Lemmas H.16, H.18), each multiplicative stage by
+``remember`` (Proposition H.10). See :mod:`.circuit_to_baseconv` for the layout and the gadgets.
+All layers are cyclic (THEORY §4: the theorem is false for causal stacks).
+
+**Stated constants** (checked by ``proofs/thm_h21_general.py``), with ``Δ`` the depth, ``w`` the
+cut width, ``a = ⌈log2 max(w, 2)⌉``, ``dp`` = ``d`` padded to a power of two:
+
+* ``N_k ≤ 8·2^⌈log2 w⌉`` (so ``log2 N_k ≤ a + 3``): positions ``≤ W + 2·dp ≤ 6w`` and
+  ``2·nnz ≤ 4W ≤ 8w``, ``W ≤ 2w`` the largest layered state;
+* ``N' = N_k/dp`` (so ``N'/w < 16/dp``: ``N' = O(w/d)``), ``d' = 3·dp ≤ 6d − 3`` (for d ≥ 2);
+* per linear stage at most ``5`` BB* factors, each ``2·log2 N'`` sequence gadgets (2 layers) and
+  ``2·log2 dp`` channel gadgets (1 layer), plus one closing layer: ``≤ 20·log2 N_k + 1``; per
+  multiplicative stage 1 more layer (its first layer is the closing layer of the linear stage);
+  there are ``≤ Δ + 1`` linear and ``≤ Δ`` multiplicative stages, so
+  ``L ≤ (Δ+1)·(20·(a+3) + 1) + Δ ≤ c21·max(Δ,1)·a + c0`` with **c21 = 102, c0 = 61**.
+
+Symbolic circuit coefficients (``Sym``) are supported: they become butterfly diagonals and then
+positional gates. Nothing else is rejected, except circuits whose inner state would exceed
+``max_cells`` (reported with every other problem in one :class:`CompileError`).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import CompileError
+from symverify.ir import limits
+from symverify.ir.analysis import check_state
+from symverify.ir.circuit import Circuit
+
+__all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
+
+C21 = 102
+C0 = 61
+MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
+
+
+def _log2_ceil(x: int) -> int:
+    return max(0, (x - 1).bit_length())
+
+
+def kaleidoscope_bounds(depth: int, width: int, dp: int, n_k: int, linear_stages: int, mul_stages: int) -> dict[str, Any]:
+    """The bounds the construction states for a circuit of depth Δ and cut width w (see module doc)."""
+    a = _log2_ceil(max(width, 2))
+    lg = _log2_ceil(n_k)
+    big = 8 * (1 << _log2_ceil(width))
+    return {
+        "layers": linear_stages * (20 * lg + 1) + mul_stages,
+        "layers_thm": (depth + 1) * (20 * (a + 3) + 1) + depth,
+        "layers_c21": C21 * max(depth, 1) * a + C0,
+        "linear_stages": depth + 1,
+        "mul_stages": depth,
+        "N_k": big,
+        "inner_n": big // dp,
+        "inner_d": 3 * dp,
+        "inner_n_over_w": Fraction(16, dp),
+    }
+
+
+def _resources(c: Circuit, build: Any) -> dict[str, Any]:
+    from symverify.ir.analysis import stats
+    from symverify.ir.layered import layered_form
+
+    st = stats(c)
+    m = build.model
+    lin = [r for r in build.stages if r["kind"] == "linear"]
+    mul = [r for r in build.stages if r["kind"] == "mul"]
+    L = len(m.layers)
+    denom = max(st.depth, 1) * math.log2(max(st.width, 2))
+    return {
+        "layers": L,
+        "n": m.n,
+        "d": m.d,
+        "inner_n": m.inner_n,
+        "inner_d": m.inner_d,
+        "N_k": build.layout.size,
+        "dp": build.layout.dp,
+        "params": m.param_count(),
+        "nonzero_params": m.nonzero_param_count(),
+        "depth": st.depth,
+        "width": st.width,
+        "live_width": layered_form(c).width,
+        "size": st.size,
+        "linear_stages": len(lin),
+        "mul_stages": len(mul),
+        "bbstar": sum(int(r["bbstar"]) for r in lin),
+        "sequence_gadgets": build.counts.get("sequence", 0),
+        "channel_gadgets": build.counts.get("channel", 0),
+        "diagonal_gadgets": build.counts.get("diagonal", 0),
+        "sum_layers": build.counts.get("sum", 0),
+        "mul_layers": 2 * len(mul),
+        "stages_in_certificate": build.certificate.num_stages,
+        "layers_c21": L,
+        "layers_thm": L,
+        "L_over_delta_log2_w": round(L / denom, 3),
+        "inner_n_over_w": Fraction(m.inner_n, st.width),
+    }
+
+
+def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: str = "", **unknown: Any) -> Any:
+    """Compile ``circuit`` by Theorem H.21 into a ``Compiled`` (model, certificate, resources, bounds).
+
+    Args:
+        circuit: any circuit (symbolic coefficients allowed).
+        max_cells: refuse (CompileError) when the inner state ``N'·d'`` would exceed this.
+        name: the model's name (default: the circuit's name + ``_kaleidoscope``).
+
+    Raises:
+        CompileError: listing every reason the circuit cannot be compiled (no partial model),
+            including unknown options.
+
+    >>> from symverify.ir.circuit import Circuit, Gate
+    >>> out = compile_kaleidoscope(Circuit(1, 2, (Gate.mul(0, 1),), (2,)))
+    >>> out.model.signature, out.method, out.over_bound()
+    ((1, 5, 2, 2, 6), 'kaleidoscope', [])
+    """
+    from symverify.compiler.circuit_to_baseconv import build_model, planned_size
+    from symverify.compiler.result import Compiled
+
+    problems = []
+    if unknown:
+        problems.append(f"unknown options {sorted(unknown)} (expected max_cells, name)")
+    if not isinstance(circuit, Circuit):
+        problems.append(f"expected a Circuit, found {type(circuit).__name__}")
+        raise CompileError("compile (method 'kaleidoscope'): " + "; ".join(problems))
+    check_state(circuit, "compile(method='kaleidoscope')")
+    lay = planned_size(circuit)
+    cells = lay.rows * lay.width
+    if cells > max_cells:
+        problems.append(
+            f"the inner state would be {lay.rows}×{lay.width} = {cells} cells (N_k = {lay.size}), "
+            f"more than max_cells = {max_cells}"
+        )
+    if problems:
+        raise CompileError(f"compile {circuit.name or '<unnamed>'} (method 'kaleidoscope', Theorem H.21): " + "; ".join(problems))
+    build = build_model(circuit, name)
+    res = _resources(circuit, build)
+    bounds = kaleidoscope_bounds(res["depth"], res["width"], res["dp"], res["N_k"], res["linear_stages"], res["mul_stages"])
+    return Compiled(model=build.model, certificate=build.certificate, resources=res, method="kaleidoscope", bounds=bounds)

@@ -1,0 +1,87 @@
+"""The result every compiler returns: a model, its stage certificate, resources and stated bounds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import CompileError
+from symverify.ir.baseconv import Model
+from symverify.ir.certificate import Certificate
+
+__all__ = ["Compiled", "Number"]
+
+Number = int | Fraction | float
+
+
+def _check_numbers(d: Mapping[str, Any], what: str) -> dict[str, Number]:
+    if not isinstance(d, Mapping):
+        raise CompileError(f"Compiled {what}: expected a mapping of str to numbers, found {type(d).__name__}")
+    out: dict[str, Number] = {}
+    for k, v in d.items():
+        if not isinstance(k, str):
+            raise CompileError(f"Compiled {what}: keys must be strings, found {k!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
+            raise CompileError(f"Compiled {what}[{k!r}]: expected a number, found {type(v).__name__} {v!r}")
+        out[k] = v
+    return out
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled model with the evidence to prove it.
+
+    ``resources`` are what the construction used (``layers``, ``inner_n``, ``inner_d``, ``params``,
+    ``nonzero_params``, …); ``bounds`` the bounds the construction *states* for some of them
+    (e.g. ``layers ≤ 2Δ + 5``), with the same keys. ``certificate`` is the stage certificate for
+    :func:`symverify.provers.compositional.check_certificate` (untrusted: it can only make a check
+    fail). ``method`` names the compiler.
+    """
+
+    model: Model
+    certificate: Certificate | None
+    resources: Mapping[str, Number]
+    method: str
+    bounds: Mapping[str, Number] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, Model):
+            raise CompileError(f"Compiled model: expected a Model, found {type(self.model).__name__}")
+        if self.certificate is not None and not isinstance(self.certificate, Certificate):
+            raise CompileError(f"Compiled certificate: expected a Certificate or None, found {type(self.certificate).__name__}")
+        if not isinstance(self.method, str) or not self.method:
+            raise CompileError(f"Compiled method: expected a non-empty name, found {self.method!r}")
+        object.__setattr__(self, "resources", _check_numbers(self.resources, "resources"))
+        object.__setattr__(self, "bounds", _check_numbers(self.bounds, "bounds"))
+        object.__setattr__(self, "notes", tuple(self.notes))
+
+    def over_bound(self) -> list[str]:
+        """Keys whose resource exceeds (or lacks a value for) its stated bound."""
+        return [k for k, b in self.bounds.items() if k not in self.resources or self.resources[k] > b]
+
+    def to_json(self) -> dict[str, Any]:
+        def num(v: Number) -> Any:
+            return str(v) if isinstance(v, Fraction) and v.denominator != 1 else (int(v) if isinstance(v, Fraction) else v)
+
+        return {
+            "method": self.method,
+            "signature": list(self.model.signature),
+            "resources": {k: num(v) for k, v in self.resources.items()},
+            "bounds": {k: num(v) for k, v in self.bounds.items()},
+            "over_bound": self.over_bound(),
+            "notes": list(self.notes),
+        }
+
+    def __repr__(self) -> str:
+        """A short summary; ``str()`` lists every resource against its bound."""
+        over = self.over_bound()
+        stages = "no certificate" if self.certificate is None else f"{self.certificate.num_stages} certificate stages"
+        return (f"Compiled({self.method!r}, {self.model!r}, {stages}, {len(self.resources)} resources, "
+                f"{'over bound: ' + ', '.join(over) if over else 'within bounds'})")[:500]
+
+    def __str__(self) -> str:
+        res = ", ".join(f"{k}={v}" + (f" (≤ {self.bounds[k]})" if k in self.bounds else "") for k, v in self.resources.items())
+        return f"{self.method} compilation → {self.model}: {res}"

@@ -1,0 +1,237 @@
+"""Fast executors for BaseConv models and circuits: exact, float (torch) and modular (torch int64).
+
+One call runs either side of a verification on a batch of inputs ``(B, N, d)`` (or one ``(N, d)``):
+
+- ``backend="exact"``: the generic interpreter (:mod:`symverify.semantics.evaluate`) over
+  :class:`~symverify.semantics.rings.FractionRing`, point by point. Returns a numpy **object**
+  array of ints and Fractions of shape ``(B, N, d)`` (``(N, d)`` for a single input).
+- ``backend="torch"``: float64 (default), float32 or bfloat16 on CPU or CUDA; returns a tensor.
+  Convolutions run as shifts, FFTs or blocked direct products (``path=``); see
+  :mod:`symverify.executors.torch_float`. Its error is bounded by :mod:`symverify.executors.numeric`
+  and measured by :func:`numeric_check`.
+- ``backend="modular"``: exact arithmetic mod a prime ``p < 2^31`` in int64
+  (:mod:`symverify.executors.torch_modular`); returns an int64 tensor of residues.
+
+Symbolic weights need ``params={name: value}``. The executors are cross-checks: a float result is
+never a proof (THEORY §5). torch is imported only when a torch backend runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from symverify.errors import IRError, ShapeError
+from symverify.ir.baseconv import Model
+from symverify.ir.circuit import Circuit
+from symverify.semantics.evaluate import eval_circuit, eval_model
+from symverify.semantics.rings import FractionRing
+
+__all__ = [
+    "execute", "modular_eval", "numeric_check", "NumericCheck", "DEFAULT_PRIME",
+    "to_torch", "from_torch", "BaseConvStack", "to_zoology", "from_zoology", "ZoologyBaseConv",
+]
+
+DEFAULT_PRIME = 2**31 - 1
+_BACKENDS = ("exact", "torch", "modular")
+
+_LAZY = {
+    "NumericCheck": "numeric",
+    "to_torch": "export",
+    "from_torch": "export",
+    "BaseConvStack": "export",
+    "to_zoology": "zoology",
+    "from_zoology": "zoology",
+    "ZoologyBaseConv": "zoology",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _kind(obj: object) -> str:
+    """``"model"`` or ``"circuit"``; anything else, or one over the size limits
+    (:func:`symverify.ir.analysis.check_state`), is refused."""
+    if isinstance(obj, (Model, Circuit)):
+        from symverify.ir.analysis import check_state
+
+        check_state(obj, "execute")
+        return "model" if isinstance(obj, Model) else "circuit"
+    raise IRError(f"execute: expected a Model or a Circuit, found {type(obj).__name__}")
+
+
+def _check_params(obj: Model | Circuit, params: Mapping[str, object] | None) -> dict[str, Any]:
+    """The exact parameter values; IRError naming every symbolic weight without one."""
+    from .numbers import check_params, float_numbers
+
+    nums = float_numbers(params)
+    check_params(obj, nums)
+    return dict(nums.params)
+
+
+def _exact(obj: Model | Circuit, u: Any, params: Mapping[str, object] | None) -> tuple[np.ndarray, np.ndarray, bool]:
+    from .inputs import exact_array
+
+    ring = FractionRing(_check_params(obj, params))
+    arr, single = exact_array(u, obj.n, obj.d, _kind(obj))
+    run = eval_model if isinstance(obj, Model) else eval_circuit
+    out = np.empty(arr.shape, dtype=object)
+    for b in range(arr.shape[0]):
+        out[b] = np.asarray(run(obj, arr[b].tolist(), ring), dtype=object).reshape(obj.n, obj.d)  # type: ignore[arg-type,type-var]
+    return arr, out, single
+
+
+def _check_path(path: str) -> None:
+    from .plan import PATHS
+
+    if path not in PATHS:
+        raise IRError(f"path: expected one of {', '.join(map(repr, PATHS))}, found {path!r}")
+
+
+def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None, path: str) -> Any:
+    from .circuit_plan import circuit_plan
+    from .numbers import float_numbers
+    from .plan import model_plan
+    from .torch_float import run_circuit, run_model
+
+    nums = float_numbers(params)
+    if isinstance(obj, Model):
+        return run_model(model_plan(obj, nums), x, path)
+    return run_circuit(circuit_plan(obj, nums), x)
+
+
+def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] | None, path: str) -> Any:
+    from .circuit_plan import circuit_plan
+    from .numbers import mod_numbers
+    from .plan import model_plan
+    from .torch_modular import run_circuit_mod, run_model_mod
+
+    nums = mod_numbers(p, params)
+    if isinstance(obj, Model):
+        return run_model_mod(model_plan(obj, nums), x, path)
+    return run_circuit_mod(circuit_plan(obj, nums), x)
+
+
+def execute(obj: Model | Circuit, u: Any, *, backend: str = "exact", dtype: Any = None, device: Any = None,
+            p: int | None = None, params: Mapping[str, object] | None = None, path: str = "auto") -> Any:
+    """Run a model or a circuit on a batch of inputs.
+
+    Args:
+        obj: a :class:`~symverify.ir.baseconv.Model` or :class:`~symverify.ir.circuit.Circuit`.
+        u: ``(B, N, d)`` inputs, or one ``(N, d)`` input (the result then has no batch axis): a
+            tensor, a numpy array or nested lists. Exact and modular backends need exact values
+            (ints, Fractions); the float backend converts to ``dtype``.
+        backend: ``"exact"`` (object array of ints/Fractions), ``"torch"`` (float tensor) or
+            ``"modular"`` (int64 tensor of residues mod ``p``).
+        dtype: float backend only: ``"float64"`` (default), ``"float32"``, ``"bfloat16"``.
+        device: torch backends: ``"cpu"`` (default) or ``"cuda"``; CUDA without CUDA is an error.
+        p: modular backend: a prime below 2^31 (default 2^31 − 1).
+        params: values of symbolic weights (exact numbers).
+        path: models on the torch backends: ``"auto"`` (per layer: shifts for a few lags,
+            else FFT), ``"fft"``, ``"direct"`` or ``"sparse"`` for every layer with a kernel.
+            The modular backend has no FFT: ``"fft"`` and ``"direct"`` both run the exact
+            blocked direct product there.
+
+    >>> from symverify.ir.baseconv import Layer, Model
+    >>> from symverify.ir.grid import Grid
+    >>> square = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
+    >>> execute(square, [[3], [-2]]).tolist()
+    [[9], [4]]
+    >>> execute(square, [[[3], [-2]]], backend="torch").tolist()
+    [[[9.0], [4.0]]]
+    >>> execute(square, [[3], [-2]], backend="modular", p=7).tolist()
+    [[2], [4]]
+    """
+    _kind(obj)
+    _check_path(path)
+    if backend not in _BACKENDS:
+        raise IRError(f"backend: expected one of {', '.join(map(repr, _BACKENDS))}, found {backend!r}")
+    if backend != "torch" and dtype is not None:
+        raise IRError(f"dtype={dtype!r} applies to backend='torch' only (backend is {backend!r})")
+    if backend != "modular" and p is not None:
+        raise IRError(f"p={p!r} applies to backend='modular' only (backend is {backend!r})")
+    if backend == "exact":
+        if device is not None:
+            raise IRError(f"device={device!r} applies to the torch backends only (backend is 'exact')")
+        _, out, single = _exact(obj, u, params)
+        return out[0] if single else out
+    from ._torch import resolve_device, resolve_dtype
+
+    dev = resolve_device(device)
+    if backend == "torch":
+        from .inputs import float_tensor
+
+        x, single = float_tensor(u, obj.n, obj.d, resolve_dtype(dtype), dev, _kind(obj))
+        y = _run_float(obj, x, params, path)
+    else:
+        from .inputs import residue_tensor
+        from .torch_modular import check_prime
+
+        q = check_prime(DEFAULT_PRIME if p is None else p)
+        x, single = residue_tensor(u, obj.n, obj.d, q, dev, _kind(obj))
+        y = _run_mod(obj, x, q, params, path)
+    return y[0] if single else y
+
+
+def modular_eval(obj: Model | Circuit, points: Any, p: int, *, params: Mapping[str, object] | None = None,
+                 path: str = "auto") -> Any:
+    """Evaluate ``obj`` exactly mod ``p`` at a batch of points (the randomized verifier's entry point).
+
+    Args:
+        obj: a Model or a Circuit.
+        points: int64 tensor ``(B, N, d)`` of residues in ``[0, p)``, on any device.
+        p: a prime ``< 2^31``.
+        params: symbolic weight values (ints or Fractions; mapped mod p).
+        path: model convolution path (see :func:`execute`); every path is exact.
+
+    Returns:
+        int64 tensor ``(B, N, d)`` of residues on ``points.device``: the outputs mod p.
+
+    >>> import torch
+    >>> from symverify.ir.circuit import Circuit, Gate
+    >>> c = Circuit(1, 2, (Gate.mul(0, 1),), (2, 0))
+    >>> modular_eval(c, torch.tensor([[[5, 6]]]), 7).tolist()
+    [[[2, 5]]]
+    """
+    from .torch_modular import check_prime, check_residues
+
+    _kind(obj)
+    _check_path(path)
+    q = check_prime(p)
+    check_residues(points, q)
+    if points.dim() != 3 or tuple(points.shape[1:]) != (obj.n, obj.d):
+        raise ShapeError(f"points: expected shape (B, {obj.n}, {obj.d}), found {tuple(points.shape)}")
+    return _run_mod(obj, points, q, params, path)
+
+
+def numeric_check(obj: Model | Circuit, u: Any, *, dtype: Any = "float64", device: Any = None,
+                  params: Mapping[str, object] | None = None, path: str = "auto") -> Any:
+    """Run the float executor on exact inputs ``u`` and compare with exact evaluation.
+
+    Returns a :class:`~symverify.executors.numeric.NumericCheck` with the measured max absolute and
+    relative errors and the error model's bound (see :mod:`symverify.executors.numeric`). It is a
+    check of the executor, not a proof; ``.raise_if_failed()`` raises ``NumericMismatchError``.
+
+    >>> from symverify.ir.baseconv import Layer, Model
+    >>> from symverify.ir.grid import Grid
+    >>> square = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
+    >>> chk = numeric_check(square, [[[3], [-2]]], dtype="float32")
+    >>> chk.ok, chk.max_abs_err, chk.tolerance
+    (True, 0.0, 0.0)
+    """
+    from ._torch import resolve_device, resolve_dtype
+    from .numbers import float_numbers
+    from .numeric import assess
+
+    _kind(obj)
+    _check_path(path)
+    dt, dev = resolve_dtype(dtype), resolve_device(device)
+    arr, exact, _ = _exact(obj, u, params)
+    return assess(obj, float_numbers(params), arr, exact, dt, dev, path)

@@ -1,0 +1,80 @@
+"""Input normalisation for :func:`symverify.executors.execute`: ``(B, N, d)`` or one ``(N, d)`` array.
+
+Exact inputs are ints and Fractions (floats are refused: they are not exact). Float inputs may be
+anything numeric; they are converted to the requested dtype (that rounding is part of the error
+model). Modular inputs are exact values mapped to residues (a Fraction through its inverse mod p).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from symverify.errors import IRError, ShapeError
+from symverify.ir.scalar import as_scalar
+from symverify.semantics.rings import ModRing
+
+from ._torch import require_torch
+
+__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor"]
+
+
+def _is_tensor(u: Any) -> bool:
+    return type(u).__module__.startswith("torch") and hasattr(u, "shape")
+
+
+def batch_shape(u: Any, n: int, d: int, what: str) -> tuple[int, bool]:
+    """``(B, single)``: the batch size, and whether a single ``(n, d)`` input was given."""
+    shape = tuple(u.shape) if hasattr(u, "shape") else np.shape(np.asarray(u, dtype=object))
+    if len(shape) == 2 and shape == (n, d):
+        return 1, True
+    if len(shape) == 3 and shape[1:] == (n, d):
+        return shape[0], False
+    raise ShapeError(f"{what} input: expected shape (B, {n}, {d}) or ({n}, {d}), found {shape}")
+
+
+def exact_array(u: Any, n: int, d: int, what: str) -> tuple[np.ndarray, bool]:
+    """An object array ``(B, n, d)`` of exact scalars, and whether the input was a single ``(n, d)``."""
+    _, single = batch_shape(u, n, d, what)
+    hint = "pass ints or Fractions (e.g. u.astype(int) when the floats are whole numbers), or use backend='torch'"
+    if _is_tensor(u):
+        if u.is_floating_point() or u.is_complex():
+            raise IRError(f"{what} input: the exact backend needs exact values, found a {u.dtype} tensor; {hint}")
+        u = u.detach().cpu().tolist()
+    if isinstance(u, np.ndarray) and u.dtype.kind in "fc":
+        raise IRError(f"{what} input: the exact backend needs exact values, found a {u.dtype} array; {hint}")
+    arr = np.asarray(u, dtype=object).reshape(-1, n, d)
+    out = np.empty(arr.shape, dtype=object)
+    for idx, x in np.ndenumerate(arr):
+        out[idx] = as_scalar(x, f"{what} input entry {list(idx)}")
+    return out, single
+
+
+def _to_float64(u: Any) -> np.ndarray:
+    arr = np.asarray(u, dtype=object) if not isinstance(u, np.ndarray) else u
+    if arr.dtype != object:
+        return arr.astype(np.float64)
+    flat = [float(x) if isinstance(x, (float, np.floating)) else float(as_scalar(x, "input entry")) for x in arr.ravel()]  # type: ignore[arg-type]
+    return np.asarray(flat, dtype=np.float64).reshape(arr.shape)
+
+
+def float_tensor(u: Any, n: int, d: int, dtype: Any, device: Any, what: str) -> tuple[Any, bool]:
+    """A ``(B, n, d)`` tensor of ``dtype`` on ``device``."""
+    torch = require_torch()
+    _, single = batch_shape(u, n, d, what)
+    t = u if _is_tensor(u) else torch.from_numpy(_to_float64(u))
+    return t.to(device=device, dtype=dtype).reshape(-1, n, d), single
+
+
+def residue_tensor(u: Any, n: int, d: int, p: int, device: Any, what: str) -> tuple[Any, bool]:
+    """A ``(B, n, d)`` int64 tensor of residues mod p of exact inputs."""
+    torch = require_torch()
+    _, single = batch_shape(u, n, d, what)
+    if _is_tensor(u) and not (u.is_floating_point() or u.is_complex()):
+        return (u.to(device=device, dtype=torch.int64) % p).reshape(-1, n, d), single
+    arr, _ = exact_array(u, n, d, what)
+    ring = ModRing(p)
+    vals = [ring.coerce(x) if isinstance(x, (int, Fraction)) else ring.coerce(as_scalar(x)) for x in arr.ravel()]
+    return torch.tensor(vals, dtype=torch.int64, device=device).reshape(-1, n, d), single

@@ -1,0 +1,289 @@
+"""The float error model and :func:`symverify.executors.numeric_check` (a cross-check, never a proof).
+
+**Model.** Every float operation obeys ``fl(a ∘ b) = (a ∘ b)(1 + δ)``, ``|δ| ≤ u = 2^-t`` (t = 53,
+24, 8 significand bits for float64, float32, bfloat16); ``γ_k = k·u/(1 − k·u)``. The bound is a
+*running error bound* (Higham, *Accuracy and Stability of Numerical Algorithms*, §3.3): it is
+evaluated next to the computation, from the values actually computed, entry by entry. For a state
+``x̂`` with error bound ``E ≥ |x̂ − x|`` one layer ``(x·W + b1) ⊙ (h ⊛ x + b2)`` gives
+
+    E_P = E·|W| + (γ_{k+1} + ω)·(|x̂|·|W| + |b1|)                         (k terms per dot product)
+    E_C = |h| ⊛ E + (γ_{#lags+1} or γ_{N'+1} + ω)·(|h| ⊛ |x̂| + |b2|)      (sparse or direct path)
+    E_C = |h| ⊛ E + c(n)·u_w·‖x̂_q‖₂‖h_q‖₂ + 2u·|Ĉ| + ω·(|h| ⊛ |x̂| + |b2|)   (FFT of size n)
+    E'  = |P̂|·E_C + |Ĉ|·E_P + E_P·E_C + u·|P̂ ⊙ Ĉ|
+
+with ``ω = u`` when a weight is not exactly a number of the dtype (else 0), ``c(n) = 21·log2(n) + 3``
+(n a power of two; :func:`fft_constant` for other sizes) and ``u_w`` the unit roundoff of the
+FFT's working precision (float64 for float64, float32 otherwise). The FFT term is the normwise bound of the standard FFT analysis
+(Higham Thm 24.2, ``η ≤ u + γ_4(√2 + u)`` per stage, accurate twiddles assumed), applied to two
+forward transforms, the product and the inverse through Parseval; ``‖·‖∞ ≤ ‖·‖₂``.
+
+**Growth with depth.** Since ``E' ≈ |P̂|·E_C + |Ĉ|·E_P``, the relative error of a layer's output
+is about the sum of the relative errors of its two branches, each at least the input's: the
+relative error **doubles per layer** in the worst case, plus the roundings of that layer. After L
+layers it is about ``2^L·r_0 + (2^L − 1)·(γ_P + γ_C + 2ω + u)``.
+
+**Exactness.** When the inputs and every weight are integers and exact in the dtype, an entry
+whose absolute computation (``|x̂|·|W| + |b1|``, which bounds every partial sum) is below ``2^t``
+is computed exactly, and gets no rounding term (sparse and direct paths; an FFT always rounds).
+Compiled models with integer weights on small integer inputs thus have bound 0 in float64.
+
+**Circuits**, gate by gate on computed values: linear ``E = |α|E_a + |β|E_b + (γ_2 + ω)(|α||â| +
+|β||b̂|)``, product ``E = |â|E_b + |b̂|E_a + E_a E_b + u|â b̂|``, constant ``E = ω|c|``.
+
+The bounds are computed in float64 and compared with a relative slack of 2^-30. A measured error
+above its bound means an executor bug. A bound is ``inf`` (vacuous) where ``(k+1)·u ≥ 1``, e.g. a
+bfloat16 sum of 256 or more terms; use float32 there.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from symverify.errors import NumericMismatchError
+from symverify.ir.baseconv import Model
+
+from ._torch import dtype_name, require_torch, significand_bits, unit_roundoff
+from .circuit_plan import CircuitPlan
+from .plan import Bias, LayerPlan, ModelPlan, sparse_tap_limit
+from .torch_float import _convolve, _project, circuit_values, combine, embed, layer_parts, read_outputs
+
+__all__ = ["NumericCheck", "tracked_model", "tracked_circuit", "assess", "fft_constant"]
+
+SLACK = 1 + 2.0**-30
+_ABS_DIRECT_MAX_N = 1024
+
+
+@dataclass(frozen=True)
+class NumericCheck:
+    """Measured float error against exact evaluation, and the running error bound.
+
+    ``max_abs_err`` and ``max_rel_err`` (= max_abs_err / max|exact|) are over all points and
+    entries; ``tolerance`` is the largest per-point bound; ``ok`` holds when every point's error is
+    within its own bound.
+    """
+
+    backend: str
+    dtype: str
+    device: str
+    path: str
+    points: int
+    max_abs_err: float
+    max_rel_err: float
+    tolerance: float
+    max_abs_exact: float
+    ok: bool
+
+    def __str__(self) -> str:
+        verdict = "within" if self.ok else "EXCEEDS"
+        return (
+            f"numeric check ({self.backend} {self.dtype} on {self.device}, path={self.path}, {self.points} points): "
+            f"max abs error {self.max_abs_err:.3g} (relative {self.max_rel_err:.3g}) {verdict} the bound {self.tolerance:.3g}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def raise_if_failed(self) -> NumericCheck:
+        """Raise :class:`NumericMismatchError` when some point exceeds its bound."""
+        if not self.ok:
+            raise NumericMismatchError(str(self))
+        return self
+
+
+def _gamma(k: int, u: float) -> float:
+    return k * u / (1 - k * u) if k * u < 1 else math.inf
+
+
+def fft_constant(n_fft: int) -> float:
+    """``c(n) = 21·log2(n) + 3`` for a power of two: 3 transforms at ``log2(n)·η``, ``η ≤ 6.7u``,
+    plus the product (2√2 u). Other sizes may run as Bluestein's algorithm (three transforms of a
+    power of two ``m ≥ 2n − 1`` and chirp products), so they get ``3·c(m)``."""
+    if n_fft & (n_fft - 1) == 0:
+        return 21.0 * math.log2(max(2, n_fft)) + 3.0
+    m = 1 << (2 * n_fft - 2).bit_length()
+    return 3.0 * (21.0 * math.log2(m) + 3.0)
+
+
+def _representable(lp: LayerPlan, dtype: Any) -> bool:
+    """Are this layer's float64 weights exact in ``dtype`` (and exact rationals in float64)?"""
+    if not lp.stats.exact64:
+        return False
+    key = ("repr", str(dtype))
+    if key not in lp.cache:
+        tensors = [lp.w, lp.w_coef, lp.taps, lp.b1.value(), lp.b2.value()]
+        lp.cache[key] = all(bool((t.to(dtype).to(t.dtype) == t).all()) for t in tensors if t is not None)
+    return lp.cache[key]
+
+
+def _abs_plan(lp: LayerPlan) -> LayerPlan:
+    """The same layer with every weight replaced by its absolute value (float64, cached)."""
+    if "abs" not in lp.cache:
+        def ab(t: Any) -> Any:
+            return None if t is None else t.abs()
+
+        lp.cache["abs"] = LayerPlan(
+            lp.index, lp.cyclic, lp.inner_n, lp.w_kind, ab(lp.w), lp.w_idx, ab(lp.w_coef),
+            Bias(lp.b1.kind, ab(lp.b1.a), ab(lp.b1.b)), lp.lags, ab(lp.taps), lp.unit,
+            Bias(lp.b2.kind, ab(lp.b2.a), ab(lp.b2.b)), lp.auto_path, lp.stats,
+        )
+    return lp.cache["abs"]
+
+
+def _abs_conv(ap: LayerPlan, x: Any) -> Any:
+    """An upper bound on ``|h| ⊛ x`` for ``x ≥ 0``, computed without cancellation."""
+    if len(ap.lags) <= sparse_tap_limit(ap.inner_n):
+        return _convolve(ap, x, "sparse")
+    if ap.inner_n <= _ABS_DIRECT_MAX_N:
+        return _convolve(ap, x, "direct")
+    y = _convolve(ap, x, "fft")
+    n_fft = ap.inner_n if ap.cyclic else 2 * ap.inner_n
+    slack = fft_constant(n_fft) * 2.0**-53 * x.norm(dim=-2, keepdim=True) * ap.kernel_dense().norm(dim=0)
+    return y.clamp_min(0) + slack
+
+
+def _layer_bound(lp: LayerPlan, ap: LayerPlan, x: Any, E: Any, parts: tuple[Any, Any], exact: Any,
+                 dtype: Any, path: str) -> Any:
+    """The running bound ``E'`` of one layer's output (see the module docstring)."""
+    torch = require_torch()
+    proj, conv = parts
+    if proj is None or conv is None:
+        return torch.zeros_like(E)
+    u, big = unit_roundoff(dtype), 2.0 ** significand_bits(dtype)
+    omega = 0.0 if _representable(lp, dtype) else u
+    xa = x.double().abs()
+    both = torch.cat([xa, E])
+    bsz = x.shape[0]
+    ex = exact[:, None, None]
+
+    def split(t: Any, bias: Any) -> tuple[Any, Any]:
+        if t is None:
+            zero = torch.zeros_like(E)
+            return (zero if bias is None else zero + bias), zero
+        a, e = t[:bsz], t[bsz:]
+        return (a if bias is None else a + bias), e
+
+    PA, EP = split(_project(ap, both), ap.b1.value())
+    terms = {"zero": 0, "sparse": lp.w_idx.shape[0] if lp.w_idx is not None else 0, "dense": E.shape[-1]}[lp.w_kind]
+    EP = EP + torch.where(ex & (PA < big), 0.0, (_gamma(terms + 1, u) + omega) * PA)
+    kind = lp.path(path)
+    CA, EC = split(_abs_conv(ap, both) if kind != "none" else None, ap.b2.value())
+    if kind == "fft":
+        n_fft = lp.inner_n if lp.cyclic else 2 * lp.inner_n
+        u_w = unit_roundoff(torch.float64 if dtype == torch.float64 else torch.float32)
+        fft = fft_constant(n_fft) * u_w * x.double().norm(dim=-2, keepdim=True) * ap.kernel_dense().norm(dim=0)
+        EC = EC + fft + 2 * u * conv.double().abs() + omega * CA
+    else:
+        g = {"none": 0.0, "sparse": _gamma(len(lp.lags) + 1, u), "direct": _gamma(lp.inner_n + 1, u)}[kind]
+        EC = EC + torch.where(ex & (CA < big), 0.0, (g + omega) * CA)
+    Pa, Ca = proj.double().abs(), conv.double().abs()
+    prod = Pa * Ca
+    return (Pa * EC + Ca * EP + EP * EC + torch.where(ex & (prod < big), 0.0, u * prod)).expand_as(E)
+
+
+def tracked_model(plan: ModelPlan, x: Any, e0: Any, integral: bool, path: str) -> tuple[Any, Any]:
+    """Run the model on ``x`` (the executor's own arithmetic) and bound each point's output error.
+
+    ``e0 ≥ |x − u|`` entrywise (rounding of the exact input ``u``); ``integral``: ``u`` is integral.
+    Returns ``(y, bounds)`` with ``bounds`` a float64 ``(B,)`` tensor.
+    """
+    torch = require_torch()
+    m, dtype = plan.model, x.dtype
+    layers, layers64 = plan.on(x.device, dtype), plan.on(x.device, torch.float64)
+    state = embed(x, m.inner_n, m.inner_d)
+    E = embed(e0.to(device=x.device, dtype=torch.float64), m.inner_n, m.inner_d)
+    exact = (E.amax(dim=(1, 2)) == 0) & integral
+    for lp, lp64 in zip(layers, layers64):
+        exact = exact & (lp.stats.integral and _representable(lp64, dtype))
+        parts = layer_parts(lp, state, path)
+        E = _layer_bound(lp, _abs_plan(lp64), state, E, parts, exact, dtype, path)
+        state = combine(state, *parts)
+        exact = exact & (E.amax(dim=(1, 2)) == 0)
+    out_err = E[:, : m.n, : m.d]
+    bounds = out_err.amax(dim=(1, 2)) if out_err.numel() else torch.zeros(x.shape[0], dtype=torch.float64)
+    return state[:, : m.n, : m.d].contiguous(), torch.nan_to_num(bounds * SLACK, nan=math.inf)
+
+
+def tracked_circuit(plan: CircuitPlan, x: Any, e0: Any, integral: Any) -> tuple[Any, Any]:
+    """Run the circuit on ``x`` and bound each point's output error (``e0``, ``integral``: ``(B, n, d)``)."""
+    torch = require_torch()
+    c, dtype = plan.circuit, x.dtype
+    u, big = unit_roundoff(dtype), 2.0 ** significand_bits(dtype)
+    vals = circuit_values(plan, x)
+    cp = plan.on(x.device, torch.float64)
+    V = vals.double().abs()
+    bsz, nd = x.shape[0], c.num_inputs
+    E = torch.zeros_like(V)
+    integ = torch.zeros(V.shape, dtype=torch.bool, device=V.device)
+    E[:nd] = e0.to(V.device).reshape(bsz, nd).T
+    integ[:nd] = integral.to(V.device).reshape(bsz, nd).T
+    g2 = _gamma(2, u)
+    for s in cp.steps:
+        dst, a, b, al, be = s.lin
+        if dst.numel():
+            ci, ce = (t.to(V.device) for t in s.lin_exact)
+            rep = ce & (al.to(dtype).double() == al) & (be.to(dtype).double() == be)
+            al_, be_ = al.abs()[:, None], be.abs()[:, None]
+            t = al_ * V[a] + be_ * V[b]
+            clean = (E[a] == 0) & (E[b] == 0) & integ[a] & integ[b] & (ci & rep)[:, None] & (t < big)
+            rnd = (g2 + torch.where(rep, 0.0, u))[:, None] * t
+            E[dst] = al_ * E[a] + be_ * E[b] + torch.where(clean, 0.0, rnd)
+            integ[dst] = integ[a] & integ[b] & ci[:, None]
+        dst, a, b = s.mul
+        if dst.numel():
+            t = V[a] * V[b]
+            clean = (E[a] == 0) & (E[b] == 0) & integ[a] & integ[b] & (t < big)
+            E[dst] = V[a] * E[b] + V[b] * E[a] + E[a] * E[b] + torch.where(clean, 0.0, u * t)
+            integ[dst] = integ[a] & integ[b]
+        dst, v = s.const
+        if dst.numel():
+            ci, ce = (t.to(V.device) for t in s.const_exact)
+            rep = ce & (v.to(dtype).double() == v)
+            E[dst] = torch.where(rep, 0.0, u * v.abs())[:, None].expand(-1, bsz)
+            integ[dst] = ci[:, None].expand(-1, bsz)
+    y = read_outputs(c, vals, plan.outputs)
+    if not len(c.outputs):
+        return y, torch.zeros(bsz, dtype=torch.float64)
+    bounds = E[cp.outputs].amax(dim=0)
+    return y, torch.nan_to_num(bounds * SLACK, nan=math.inf)
+
+
+def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, float]:
+    """Per-point max |approx − exact|, computed exactly (a float is a dyadic rational), and max|exact|."""
+    a = approx.detach().to("cpu").double().numpy()
+    errs = np.zeros(exact.shape[0])
+    top = 0.0
+    for idx, y in np.ndenumerate(exact):
+        diff = float(abs(Fraction(float(a[idx])) - Fraction(y))) if math.isfinite(a[idx]) else math.inf
+        errs[idx[0]] = max(float(errs[idx[0]]), diff)
+        top = max(top, abs(float(y)))
+    return errs, top
+
+
+def assess(obj: Any, numbers: Any, arr: np.ndarray, exact: np.ndarray, dtype: Any, device: Any, path: str) -> NumericCheck:
+    """Run ``obj`` in ``dtype`` on the exact inputs ``arr`` and compare with ``exact`` (its exact outputs)."""
+    from .circuit_plan import circuit_plan
+    from .plan import model_plan
+
+    torch = require_torch()
+    x = torch.from_numpy(np.vectorize(float, otypes=[np.float64])(arr)).to(dtype=dtype)
+    xr = x.double().numpy()
+    e0 = torch.from_numpy(np.vectorize(lambda a, b: float(abs(Fraction(b) - Fraction(a))), otypes=[np.float64])(arr, xr))
+    integral = np.vectorize(lambda a: Fraction(a).denominator == 1, otypes=[bool])(arr)
+    x = x.to(device)
+    if isinstance(obj, Model):
+        y, bounds = tracked_model(model_plan(obj, numbers), x, e0, bool(integral.all()), path)
+    else:
+        y, bounds = tracked_circuit(circuit_plan(obj, numbers), x, e0, torch.from_numpy(integral))
+    errs, top = _errors(y, exact)
+    b = bounds.detach().cpu().double().numpy()
+    ok = bool(np.all(errs <= b))
+    mx = float(errs.max()) if errs.size else 0.0
+    return NumericCheck(
+        "torch", dtype_name(dtype), str(device), path, int(errs.size), mx,
+        mx / top if top > 0 else (0.0 if mx == 0 else math.inf), float(b.max()) if b.size else 0.0, top, ok,
+    )

@@ -1,0 +1,270 @@
+"""Execution plans: a model's or circuit's weights as tensors, built once and reused.
+
+A plan converts every exact weight once, either to ``float`` (:class:`FloatNumbers`, the value
+rounded to nearest float64) or to a residue mod p (:class:`ModNumbers`), and records the structure
+the executors exploit (THEORY §1.1, one layer ``(u·W + b1) ⊙ (h ⊛ u + b2)``):
+
+- ``W`` is zero, *sparse* (at most ``k`` nonzeros per column: ``k`` gathers) or dense (a matmul);
+- ``h`` is stored as its nonzero lags and their per-channel taps; few taps run as shifts
+  (``sparse``), many as an FFT or a blocked direct product;
+- ``b1``/``b2`` are zero, per channel ``(1, d')``, per position ``(N', 1)``, an outer product of
+  the two (a rectangle mask) or dense.
+
+Grids are read through their rectangles (``fill`` + painted rectangles), never cell by cell,
+so a mask over ``N'×d'`` cells costs one tensor slice. Plans are cached per object identity
+(:mod:`symverify.executors.numbers`); circuits have their own plans (:mod:`.circuit_plan`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.grid import Grid
+from symverify.ir.scalar import Scalar, Sym
+
+from ._torch import require_torch
+from .numbers import Converter, ModNumbers, Numbers, cached, check_params
+
+__all__ = ["Bias", "LayerPlan", "ModelPlan", "model_plan", "grid_dense", "kernel_taps", "compact_bias", "sparse_tap_limit", "PATHS"]
+
+PATHS = ("auto", "fft", "direct", "sparse")
+_KERNEL_SCAN_ROWS = 64  # kernels whose rectangles touch at most this many rows are read row by row
+
+
+def sparse_tap_limit(inner_n: int) -> int:
+    """``path='auto'`` runs a kernel as shifts when it has at most this many nonzero lags.
+
+    One shift costs about two passes over the state; an FFT convolution of size 2N' about
+    ``c·log2(2N')`` passes; on CPU the crossover measured 10–30 taps (``benchmarks/executor.py``).
+    """
+    return max(4, int(math.log2(max(2, inner_n))))
+
+
+# ---- grids to tensors ----------------------------------------------------------------------
+
+
+def grid_dense(g: Grid, conv: Callable[[Scalar], Any], dtype: Any) -> Any:
+    """The grid as a dense CPU tensor, painted rectangle by rectangle (later rectangles win)."""
+    torch = require_torch()
+    t = torch.full((g.rows, g.cols), conv(g.fill), dtype=dtype)
+    cells: dict[tuple[int, int], Any] = {}
+
+    def flush() -> None:
+        if cells:
+            idx = torch.tensor(list(cells.keys()), dtype=torch.long)
+            t[idx[:, 0], idx[:, 1]] = torch.tensor(list(cells.values()), dtype=dtype)
+            cells.clear()
+
+    for r0, r1, c0, c1, v in g.rects:
+        if r1 - r0 == 1 and c1 - c0 == 1:
+            cells[(r0, c0)] = conv(v)
+        else:
+            flush()
+            t[r0:r1, c0:c1] = conv(v)
+    flush()
+    return t
+
+
+def _touched_rows(g: Grid) -> list[int] | None:
+    """Rows any rectangle touches, if the fill is zero and they are few; else None."""
+    if not (g.fill == 0 and not isinstance(g.fill, Sym)):
+        return None
+    spans = sorted((r0, r1) for r0, r1, *_ in g.rects)
+    rows: list[int] = []
+    for r0, r1 in spans:
+        lo = max(r0, rows[-1] + 1) if rows else r0
+        rows.extend(range(lo, r1))
+        if len(rows) > _KERNEL_SCAN_ROWS:
+            return None
+    return rows
+
+
+def kernel_taps(g: Grid, conv: Callable[[Scalar], Any], dtype: Any) -> tuple[tuple[int, ...], Any]:
+    """The nonzero lags of a kernel grid and their taps, a ``(#lags, d')`` tensor."""
+    torch = require_torch()
+    rows = _touched_rows(g)
+    if rows is None:
+        dense = grid_dense(g, conv, dtype)
+        lags = torch.nonzero((dense != 0).any(dim=1)).flatten()
+        return tuple(int(k) for k in lags), dense[lags].contiguous()
+    pos = {r: k for k, r in enumerate(rows)}
+    t = torch.zeros((len(rows), g.cols), dtype=dtype)
+    for r0, r1, c0, c1, v in g.rects:
+        val = conv(v)
+        for r in range(r0, r1):
+            t[pos[r], c0:c1] = val
+    keep = torch.nonzero((t != 0).any(dim=1)).flatten()
+    return tuple(rows[int(k)] for k in keep), t[keep].contiguous()
+
+
+def _move(t: Any, device: Any, dtype: Any) -> Any:
+    return None if t is None else t.to(device=device, dtype=dtype)
+
+
+@dataclass(frozen=True)
+class Bias:
+    """A bias in its cheapest exact form: ``zero``, ``chan`` (1, d'), ``pos`` (N', 1), ``outer`` or ``dense``."""
+
+    kind: str
+    a: Any = None  # chan/pos/dense: the tensor; outer: the (N', 1) factor
+    b: Any = None  # outer: the (1, d') factor
+
+    def value(self, p: int | None = None) -> Any:
+        """A tensor broadcastable to ``(B, N', d')``; None for zero."""
+        if self.kind == "zero":
+            return None
+        if self.kind == "outer":
+            return self.a * self.b if p is None else (self.a * self.b) % p
+        return self.a
+
+    def to(self, device: Any, dtype: Any) -> Bias:
+        """The bias on ``device`` in ``dtype``; an outer product whose rounded factors do not
+        multiply to the rounded product becomes dense, so the value is always ``fl(bias)``."""
+        moved = Bias(self.kind, _move(self.a, device, dtype), _move(self.b, device, dtype))
+        if self.kind == "outer" and dtype != self.a.dtype:
+            full = (self.a * self.b).to(device=device, dtype=dtype)
+            if not bool((moved.a * moved.b == full).all()):
+                return Bias("dense", full)
+        return moved
+
+    def max_abs(self) -> float:
+        v = self.value()
+        return 0.0 if v is None else float(v.abs().max())
+
+
+def compact_bias(t: Any, p: int | None = None) -> Bias:
+    """Detect the cheapest exact form of a dense bias (bit-exact: only equal tensors qualify)."""
+    torch = require_torch()
+    if not bool(t.any()):
+        return Bias("zero")
+    if bool((t == t[0:1]).all()):
+        return Bias("chan", t[0:1].clone())
+    if bool((t == t[:, 0:1]).all()):
+        return Bias("pos", t[:, 0:1].clone())
+    i0, j0 = (int(v) for v in torch.nonzero(t)[0])
+    r = t[:, j0 : j0 + 1].clone()
+    if p is None:
+        c = t[i0 : i0 + 1, :] / t[i0, j0]
+        ok = bool((r * c == t).all())
+    else:
+        c = (t[i0 : i0 + 1, :] * pow(int(t[i0, j0]), -1, p)) % p
+        ok = bool(((r * c) % p == t).all())
+    return Bias("outer", r, c) if ok else Bias("dense", t)
+
+
+# ---- layer and model plans -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LayerStats:
+    """What the float error model needs to know about a layer's exact weights."""
+
+    integral: bool  # every weight is an integer
+    exact64: bool  # every weight is exactly a float64
+
+
+@dataclass
+class LayerPlan:
+    """One layer's tensors (on one device, in one dtype) and its chosen convolution path."""
+
+    index: int
+    cyclic: bool
+    inner_n: int
+    w_kind: str  # zero | sparse | dense
+    w: Any  # dense (d', d') or None
+    w_idx: Any  # sparse: (k, d') row indices
+    w_coef: Any  # sparse: (k, d') coefficients
+    b1: Bias
+    lags: tuple[int, ...]
+    taps: Any  # (#lags, d')
+    unit: tuple[bool, ...]  # tap row is all ones (a plain shifted add)
+    b2: Bias
+    auto_path: str  # none | sparse | direct | fft
+    stats: LayerStats
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def to(self, device: Any, dtype: Any) -> LayerPlan:
+        def mv(t: Any) -> Any:
+            return _move(t, device, dtype)
+
+        return LayerPlan(
+            self.index, self.cyclic, self.inner_n, self.w_kind, mv(self.w),
+            None if self.w_idx is None else self.w_idx.to(device), mv(self.w_coef), self.b1.to(device, dtype),
+            self.lags, mv(self.taps), self.unit, self.b2.to(device, dtype), self.auto_path, self.stats,
+        )
+
+    def kernel_dense(self) -> Any:
+        """The kernel as a dense ``(N', d')`` tensor (cached)."""
+        if "h" not in self.cache:
+            torch = require_torch()
+            h = torch.zeros((self.inner_n, self.taps.shape[1]), dtype=self.taps.dtype, device=self.taps.device)
+            if self.lags:
+                h[torch.tensor(self.lags, device=h.device)] = self.taps
+            self.cache["h"] = h
+        return self.cache["h"]
+
+    def path(self, requested: str) -> str:
+        """The convolution path to run: ``requested`` unless 'auto' (layers without taps: 'none')."""
+        if not self.lags:
+            return "none"
+        return self.auto_path if requested == "auto" else requested
+
+
+def _plan_layer(i: int, layer: Layer, numbers: Numbers, inner_n: int) -> LayerPlan:
+    torch = require_torch()
+    dt = numbers.torch_dtype
+    p = numbers.p if isinstance(numbers, ModNumbers) else None
+    conv = Converter(numbers, f"layer {i}")
+    W = grid_dense(layer.W, conv, dt)
+    dd = W.shape[0]
+    nnz_col = (W != 0).sum(dim=0)
+    k = int(nnz_col.max()) if dd else 0
+    w_idx = w_coef = None
+    if k == 0:
+        w_kind, W = "zero", None
+    elif k <= max(1, dd // 32):  # a gather and a multiply per term against ~d'/12 passes for a CPU matmul
+        w_kind = "sparse"
+        w_idx = torch.argsort((W == 0).to(torch.int8), dim=0, stable=True)[:k].contiguous()
+        w_coef = W.gather(0, w_idx).contiguous()
+    else:
+        w_kind = "dense"
+    lags, taps = kernel_taps(layer.h, conv, dt)
+    b1 = compact_bias(grid_dense(layer.b1, conv, dt), p)
+    b2 = compact_bias(grid_dense(layer.b2, conv, dt), p)
+    if not lags:
+        auto = "none"
+    elif len(lags) <= sparse_tap_limit(inner_n):
+        auto = "sparse"
+    else:  # the blocked direct product was slower than the FFT at every N' measured (16 to 8192)
+        auto = "fft"
+    unit = tuple(bool((row == 1).all()) for row in taps)
+    stats = LayerStats(conv.integral(), conv.exact_in_float64()) if p is None else LayerStats(True, True)
+    return LayerPlan(i, layer.mode is Mode.CYCLIC, inner_n, w_kind, W, w_idx, w_coef, b1, lags, taps, unit, b2, auto, stats)
+
+
+@dataclass
+class ModelPlan:
+    """Every layer of a model, planned once; ``on(device, dtype)`` moves (and caches) the tensors."""
+
+    model: Model
+    numbers: Any
+    layers: list[LayerPlan]
+    moved: dict[Any, list[LayerPlan]] = field(default_factory=dict, repr=False)
+
+    def on(self, device: Any, dtype: Any) -> list[LayerPlan]:
+        key = (str(device), str(dtype))
+        if key not in self.moved:
+            self.moved[key] = [lp.to(device, dtype) for lp in self.layers]
+        return self.moved[key]
+
+
+def model_plan(m: Model, numbers: Numbers) -> ModelPlan:
+    """The (cached) plan of a model for one number kind and one set of parameter values."""
+    check_params(m, numbers)
+    return cached(m, numbers, lambda: ModelPlan(m, numbers, [_plan_layer(i, ly, numbers, m.inner_n) for i, ly in enumerate(m.layers)]))
+
+

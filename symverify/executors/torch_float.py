@@ -1,0 +1,191 @@
+"""The float executor: BaseConv models and circuits on batched inputs, in torch (CPU or CUDA).
+
+One layer is ``y = (x·W + b1) ⊙ (h ⊛ x + b2)`` on a ``(B, N', d')`` state (THEORY §1.1); a model
+embeds ``(B, N, d)`` in the top-left corner of a zero state, runs its layers and crops (§1.2).
+The convolution runs on one of three paths, chosen per layer by the plan (``path='auto'``: shifts
+for a few lags, else FFT) or forced for every layer with a kernel:
+
+- ``sparse``: shifts of the nonzero lags (compiled models: impulses, a few taps);
+- ``fft``: ``irfft(rfft(x)·rfft(h))`` of size 2N' for causal (zero padding: no wrap-around)
+  and N' for cyclic; the kernel's transform is cached in the plan. bfloat16 states are
+  transformed in float32 and rounded back;
+- ``direct``: blocked Toeplitz products (:func:`symverify.executors.kernels.conv_blocked`); no FFT
+  rounding, so integer data stays exact.
+
+``conv1d`` is never used. The projection is a matmul (dense ``W``), a few gathers (sparse ``W``)
+or nothing (``W = 0``). Circuits run level by level, each level a few gathers. Errors of every
+path are bounded in :mod:`symverify.executors.numeric`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symverify.ir.circuit import Circuit
+
+from ._torch import require_torch
+from .circuit_plan import CircuitPlan
+from .kernels import Pool, conv_blocked, conv_shifts
+from .plan import LayerPlan, ModelPlan
+
+__all__ = ["run_model", "run_layer", "layer_parts", "combine", "embed", "run_circuit", "circuit_values", "read_outputs", "conv_fft"]
+
+
+def _mac(acc: Any, src: Any, tap: Any, one: bool, first: bool) -> None:
+    if first:
+        if one:
+            acc.copy_(src)
+        else:
+            require_torch().mul(src, tap, out=acc)
+    elif one:
+        acc.add_(src)
+    else:
+        acc.addcmul_(src, tap)
+
+
+def conv_fft(x: Any, h: Any, cyclic: bool, cache: dict[Any, Any] | None = None) -> Any:
+    """``h ⊛ x`` by FFT along the sequence axis (float64 stays float64; float32 and bfloat16
+    transform in float32). The transforms run on a channel-major copy, where they are contiguous."""
+    torch = require_torch()
+    n = x.shape[-2]
+    n_fft = n if cyclic else 2 * n
+    work = torch.float64 if x.dtype == torch.float64 else torch.float32
+    key = ("fft", n_fft, work)
+    hf = cache.get(key) if cache is not None else None
+    if hf is None:
+        hf = torch.fft.rfft(h.to(work).T, n=n_fft, dim=-1)
+        if cache is not None:
+            cache[key] = hf
+    xf = torch.fft.rfft(x.to(work).transpose(-1, -2).contiguous(), n=n_fft, dim=-1).mul_(hf)
+    y = torch.fft.irfft(xf, n=n_fft, dim=-1)[..., :n]
+    return y.transpose(-1, -2).to(x.dtype).contiguous()
+
+
+def _convolve(lp: LayerPlan, x: Any, path: str, pool: Pool | None = None) -> Any:
+    kind = lp.path(path)
+    if kind == "none":
+        return None
+    if kind == "sparse":
+        return conv_shifts(x, lp.lags, lp.taps, lp.unit, lp.cyclic, _mac, pool.empty_like(x) if pool else None)
+    if kind == "fft":
+        return conv_fft(x, lp.kernel_dense(), lp.cyclic, lp.cache)
+    torch = require_torch()
+    return conv_blocked(x, lp.kernel_dense(), lp.lags, lp.cyclic, torch.bmm, lambda t, v: t.add_(v))
+
+
+def _gather(x: Any, idx: Any, out: Any = None) -> Any:
+    """``x[..., idx]`` (a gather with an expanded index: far faster than index_select on the last axis)."""
+    return require_torch().gather(x, -1, idx.expand(x.shape), out=out)
+
+
+def _project(lp: LayerPlan, x: Any, pool: Pool | None = None) -> Any:
+    if lp.w_kind == "zero":
+        return None
+    torch = require_torch()
+    out = pool.empty_like(x) if pool else None
+    if lp.w_kind == "dense":
+        return torch.matmul(x, lp.w, out=out)
+    acc = _gather(x, lp.w_idx[0], out).mul_(lp.w_coef[0])
+    for k in range(1, lp.w_idx.shape[0]):
+        acc.addcmul_(_gather(x, lp.w_idx[k]), lp.w_coef[k])
+    return acc
+
+
+def _affine(core: Any, bias: Any) -> Any:
+    """``core + bias`` (core, when present, is a fresh full-size tensor and is updated in place)."""
+    if core is None:
+        return bias
+    return core if bias is None else core.add_(bias)
+
+
+def layer_parts(lp: LayerPlan, x: Any, path: str = "auto", pool: Pool | None = None) -> tuple[Any, Any]:
+    """The two branches ``(x·W + b1, h ⊛ x + b2)``; None for a branch that is identically zero
+    (the projection is not computed when the convolution branch is zero)."""
+    conv = _affine(_convolve(lp, x, path, pool), lp.b2.value())
+    proj = _affine(_project(lp, x, pool), lp.b1.value()) if conv is not None else None
+    return proj, conv
+
+
+def combine(x: Any, proj: Any, conv: Any) -> Any:
+    """``proj ⊙ conv`` as a ``(B, N', d')`` state (zeros when a branch is identically zero).
+
+    A full-size branch is a fresh tensor (see :func:`layer_parts`) and takes the product in place.
+    """
+    if conv is None or proj is None:
+        return require_torch().zeros_like(x)
+    if conv.shape == x.shape:
+        return conv.mul_(proj)
+    if proj.shape == x.shape:
+        return proj.mul_(conv)
+    return (proj * conv).expand_as(x)
+
+
+def run_layer(lp: LayerPlan, x: Any, path: str = "auto", pool: Pool | None = None) -> Any:
+    """One layer on a ``(B, N', d')`` state (``pool``: buffers to reuse, see :class:`Pool`)."""
+    proj, conv = layer_parts(lp, x, path, pool)
+    y = combine(x, proj, conv)
+    if pool is not None:
+        pool.release(proj, conv, keep=y)
+    return y
+
+
+def embed(x: Any, inner_n: int, inner_d: int) -> Any:
+    """Zero-pad ``(B, N, d)`` into the top-left corner of a ``(B, N', d')`` state."""
+    torch = require_torch()
+    state = torch.zeros((x.shape[0], inner_n, inner_d), dtype=x.dtype, device=x.device)
+    state[:, : x.shape[1], : x.shape[2]] = x
+    return state
+
+
+def run_model(plan: ModelPlan, x: Any, path: str = "auto") -> Any:
+    """The model on ``(B, N, d)`` inputs (already on the right device and dtype)."""
+    m = plan.model
+    state = embed(x, m.inner_n, m.inner_d)
+    pool = Pool()
+    for lp in plan.on(x.device, x.dtype):
+        new = run_layer(lp, state, path, pool)
+        pool.release(state, keep=new)
+        state = new
+    return state[:, : m.n, : m.d].contiguous()
+
+
+def circuit_values(plan: CircuitPlan, x: Any, p: int | None = None) -> Any:
+    """Every node's value on ``(B, n, d)`` inputs, a ``(nodes, B)`` table filled level by level;
+    with ``p``, int64 residues reduced mod p after every step (residues < 2^31, so a step's
+    ``α·a + β·b`` stays below 2^63)."""
+    torch = require_torch()
+    c = plan.circuit
+    cp = plan.on(x.device, x.dtype)
+    bsz, nd = x.shape[0], c.num_inputs
+    vals = torch.empty((c.num_nodes, bsz), dtype=x.dtype, device=x.device)
+    vals[:nd] = x.reshape(bsz, nd).T
+
+    def red(t: Any) -> Any:
+        return t if p is None else t % p
+
+    for s in cp.steps:
+        dst, a, b, al, be = s.lin
+        if dst.numel():
+            vals[dst] = red(al[:, None] * vals[a] + be[:, None] * vals[b])
+        dst, a, b = s.mul
+        if dst.numel():
+            vals[dst] = red(vals[a] * vals[b])
+        dst, v = s.const
+        if dst.numel():
+            vals[dst] = v[:, None].expand(-1, bsz)
+    return vals
+
+
+def read_outputs(c: Circuit, vals: Any, outputs: Any) -> Any:
+    """The ``(B, n, d)`` output: the output nodes row-major, the rest zero (THEORY §2)."""
+    torch = require_torch()
+    bsz = vals.shape[1]
+    out = torch.zeros((bsz, c.num_inputs), dtype=vals.dtype, device=vals.device)
+    if len(c.outputs):
+        out[:, : len(c.outputs)] = vals[outputs.to(vals.device)].T
+    return out.reshape(bsz, c.n, c.d)
+
+
+def run_circuit(plan: CircuitPlan, x: Any) -> Any:
+    """The circuit on ``(B, n, d)`` inputs."""
+    return read_outputs(plan.circuit, circuit_values(plan, x), plan.outputs)

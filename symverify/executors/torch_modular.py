@@ -1,0 +1,153 @@
+"""Exact arithmetic mod a prime ``p < 2^31`` in torch int64, for the randomized verifier.
+
+Every value is a residue ``0 ≤ r < p``. Overflow argument (int64 holds ``< 2^63``):
+
+- a product of two residues is ``≤ (p−1)² < 2^62``; adding a residue or a second such product
+  keeps it ``< 2^63`` (``2·(2^31−2)² < 2^63``). So ``(a·b + c) % p`` and ``(α·a + β·b) % p`` are
+  computed exactly, reducing after every product-accumulate.
+- Dense contractions (``x·W``, Toeplitz blocks) split both operands into 16-bit limbs,
+  ``x = x_hi·2^16 + x_lo`` with ``x_lo < 2^16``, ``x_hi < 2^15``, and run four float64 matmuls.
+  Every partial sum of a limb product over K terms is an integer ``< K·2^32``; the middle term
+  adds two of them, ``< K·2^33``. With ``K ≤ 2^20`` all are ``< 2^53``, hence exact in float64
+  whatever the summation order (BLAS, FMA, GPU). The three parts are reduced mod p and
+  recombined as ``(hi·(2^32 mod p) + mid·2^16 + lo) mod p``, each term ``< 2^62``.
+
+Convolution: shifts for sparse kernels, blocked direct (Toeplitz) products on limbs for dense ones.
+The cost model and the shared kernels are in :mod:`symverify.executors.kernels`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symverify.errors import IRError, ShapeError
+from symverify.primes import is_prime
+
+from ._torch import require_torch
+from .circuit_plan import CircuitPlan
+from .kernels import Pool, conv_blocked, conv_shifts
+from .plan import LayerPlan, ModelPlan
+from .torch_float import _gather, circuit_values, embed, read_outputs
+
+__all__ = ["run_model_mod", "run_circuit_mod", "check_prime", "check_residues", "limb_contract", "MAX_CONTRACTION"]
+
+MAX_CONTRACTION = 2**20  # K above which limb partial sums could reach 2^53
+
+
+def check_prime(p: object) -> int:
+    """Validate the modulus: a prime with ``p < 2^31`` (so products of residues fit in int64)."""
+    if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not is_prime(p):
+        raise IRError(f"modulus p: expected a prime 2 ≤ p < 2^31 (e.g. 2147483647 = 2^31 − 1), found {p!r}")
+    return p
+
+
+def check_residues(x: Any, p: int, where: str = "points") -> None:
+    torch = require_torch()
+    if not isinstance(x, torch.Tensor) or x.dtype != torch.int64:
+        found = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise IRError(f"{where}: expected an int64 tensor of residues mod {p}, found {found}")
+    if x.numel() and (bool((x < 0).any()) or bool((x >= p).any())):
+        raise IRError(f"{where}: expected residues in [0, {p}), found values from {int(x.min())} to {int(x.max())}")
+
+
+def _limbs(x: Any) -> tuple[Any, Any]:
+    torch = require_torch()
+    return (x & 0xFFFF).to(torch.float64), (x >> 16).to(torch.float64)
+
+
+def limb_contract(a: Any, b: Any, p: int, contract: Any, k: int) -> Any:
+    """``contract(a, b) mod p`` exactly, for residue tensors and a bilinear ``contract`` over K ≤ 2^20 terms."""
+    torch = require_torch()
+    if k > MAX_CONTRACTION:
+        raise ShapeError(f"modular contraction over {k} terms: at most 2^20 keep float64 limb sums exact")
+    (alo, ahi), (blo, bhi) = _limbs(a), _limbs(b)
+
+    def part(t: Any) -> Any:
+        return t.to(torch.int64) % p
+
+    lo = part(contract(alo, blo))
+    mid = part(contract(alo, bhi) + contract(ahi, blo))
+    hi = part(contract(ahi, bhi))
+    return (hi * (2**32 % p) + mid * 2**16 + lo) % p
+
+
+def _convolve(lp: LayerPlan, x: Any, p: int, path: str, pool: Pool | None) -> Any:
+    kind = lp.path(path)
+    if kind == "none":
+        return None
+    torch = require_torch()
+    if kind == "sparse":
+        def mac(acc: Any, src: Any, tap: Any, one: bool, first: bool) -> None:
+            if first:
+                if one:
+                    acc.copy_(src)
+                else:
+                    torch.mul(src, tap, out=acc).remainder_(p)
+                return
+            term = src + acc if one else (src * tap).add_(acc)
+            torch.remainder(term, p, out=acc)
+
+        return conv_shifts(x, lp.lags, lp.taps, lp.unit, lp.cyclic, mac, pool.empty_like(x) if pool else None)
+    return conv_blocked(
+        x, lp.kernel_dense(), lp.lags, lp.cyclic,
+        lambda hm, src: limb_contract(hm, src, p, torch.bmm, hm.shape[-1]),
+        lambda tgt, v: torch.remainder(tgt + v, p, out=tgt),
+    )
+
+
+def _project(lp: LayerPlan, x: Any, p: int, pool: Pool | None) -> Any:
+    if lp.w_kind == "zero":
+        return None
+    if lp.w_kind == "dense":
+        return limb_contract(x, lp.w, p, lambda a, b: a @ b, lp.w.shape[0])
+    torch = require_torch()
+    acc = _gather(x, lp.w_idx[0], pool.empty_like(x) if pool else None).mul_(lp.w_coef[0]).remainder_(p)
+    for k in range(1, lp.w_idx.shape[0]):
+        term = _gather(x, lp.w_idx[k]).mul_(lp.w_coef[k]).add_(acc)
+        torch.remainder(term, p, out=acc)
+    return acc
+
+
+def _affine(core: Any, bias: Any, p: int) -> Any:
+    """``(core + bias) mod p``; core, when present, is fresh and full-size and is updated in place."""
+    if core is None:
+        return bias
+    return core if bias is None else core.add_(bias).remainder_(p)
+
+
+def run_layer_mod(lp: LayerPlan, x: Any, p: int, path: str = "auto", pool: Pool | None = None) -> Any:
+    """One layer on a ``(B, N', d')`` state of residues."""
+    torch = require_torch()
+    conv = _affine(_convolve(lp, x, p, path, pool), lp.b2.value(p), p)
+    proj = _affine(_project(lp, x, p, pool), lp.b1.value(p), p) if conv is not None else None
+    if conv is None or proj is None:
+        y = torch.zeros_like(x)
+    elif conv.shape == x.shape:
+        y = conv.mul_(proj).remainder_(p)
+    elif proj.shape == x.shape:
+        y = proj.mul_(conv).remainder_(p)
+    else:
+        y = ((proj * conv) % p).expand_as(x)
+    if pool is not None:
+        pool.release(proj, conv, keep=y)
+    return y
+
+
+def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto") -> Any:
+    """The model on ``(B, N, d)`` residues mod ``plan.numbers.p``."""
+    torch = require_torch()
+    m, p = plan.model, plan.numbers.p
+    state = embed(x, m.inner_n, m.inner_d)
+    pool = Pool()
+    for lp in plan.on(x.device, torch.int64):
+        new = run_layer_mod(lp, state, p, path, pool)
+        pool.release(state, keep=new)
+        state = new
+    return state[:, : m.n, : m.d].contiguous()
+
+
+def run_circuit_mod(plan: CircuitPlan, x: Any) -> Any:
+    """The circuit on ``(B, n, d)`` residues, level by level (each step reduces mod p)."""
+    torch = require_torch()
+    x = x.to(torch.int64)
+    return read_outputs(plan.circuit, circuit_values(plan, x, plan.numbers.p), plan.outputs)

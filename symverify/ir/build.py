@@ -1,0 +1,116 @@
+"""Builders that emit the flat circuit IR: tracing, sympy expressions, rational matrices.
+
+Tracing itself (wires recording gates) is :mod:`symverify.ir.trace`; :func:`trace` here is
+:meth:`Circuit.trace <symverify.ir.circuit.Circuit.trace>`. :class:`CircuitBuilder` is a recorder
+that also assembles its circuit, for builders that place gates by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import IRError
+from symverify.ir.circuit import Circuit
+from symverify.ir.scalar import as_scalar, is_zero, sym
+from symverify.ir.trace import Recorder, Wire, sum_tree
+
+__all__ = ["Wire", "CircuitBuilder", "trace", "from_sympy", "from_matrix", "sum_tree"]
+
+
+class CircuitBuilder(Recorder):
+    """A :class:`~symverify.ir.trace.Recorder` that builds its circuit."""
+
+    def build(self, outputs: Sequence[object], name: str = "") -> Circuit:
+        """The circuit with the recorded gates and ``outputs``."""
+        return Circuit(self.n, self.d, *self.finish(outputs), name)
+
+
+def trace(fn: Callable[[list[list[Wire]]], Any], n: int, d: int, name: str = "") -> Circuit:
+    """Trace ``fn(u)`` on an ``n×d`` array of wires (:meth:`Circuit.trace`).
+
+    >>> c = trace(lambda u: [u[0][0] * u[0][1] + 1, u[0][0]], n=1, d=2)
+    >>> len(c.gates), c.outputs
+    (3, (4, 0))
+    """
+    return Circuit.trace(fn, n, d, name)
+
+
+def from_matrix(M: Sequence[Sequence[object]], n: int, d: int, name: str = "") -> Circuit:
+    """The linear circuit ``x ↦ M·x`` (``M`` is m×(n·d) with m ≤ n·d; exact entries), one balanced
+    adder tree per row. Output k is row k; a row that is ``1·x_j`` outputs the input itself.
+
+    >>> from_matrix([[1, 1], [1, -1]], n=1, d=2).outputs
+    (2, 3)
+    """
+    b = CircuitBuilder(n, d)
+    flat = [w for row in b.inputs() for w in row]
+    outs = []
+    for i, row in enumerate(M):
+        if len(row) != n * d:
+            raise IRError(f"matrix row {i}: expected n·d = {n * d} entries, found {len(row)}")
+        terms = [(as_scalar(v, f"matrix entry ({i}, {j})"), flat[j]) for j, v in enumerate(row)]
+        outs.append(sum_tree(b, [(c, w) for c, w in terms if not is_zero(c)]))
+    return b.build(outs, name)
+
+
+def from_sympy(exprs: Sequence[Any], inputs: Sequence[Any], n: int, d: int, name: str = "") -> Circuit:
+    """A circuit computing sympy polynomial ``exprs`` in the n·d ``inputs`` symbols (row-major).
+
+    Other free symbols become symbolic parameters (:class:`~symverify.ir.scalar.Sym`); rational
+    numbers become exact constants; floats and non-polynomial expressions are refused.
+
+    >>> import sympy
+    >>> x, y = sympy.symbols("x y")
+    >>> from_sympy([x * y + 2 * x], [x, y], n=1, d=2).size
+    3
+    """
+    import sympy
+
+    if len(inputs) != n * d:
+        raise IRError(f"from_sympy: expected n·d = {n * d} input symbols, found {len(inputs)}")
+    b = CircuitBuilder(n, d)
+    flat = [w for row in b.inputs() for w in row]
+    env = {s: w for s, w in zip(inputs, flat)}
+    memo: dict[Any, Any] = {}
+
+    def go(e: Any) -> Any:
+        if e in memo:
+            return memo[e]
+        if e in env:
+            r: Any = env[e]
+        elif e.is_Symbol:
+            r = sym(str(e))
+        elif e.is_Rational:
+            r = Fraction(int(e.p), int(e.q))
+        elif e.is_Number:
+            raise IRError(f"from_sympy: the number {e} is not exact; use sympy.Rational")
+        elif e.is_Add:
+            r = _combine([go(a) for a in e.args], lambda x, y: x + y)
+        elif e.is_Mul:
+            r = _combine([go(a) for a in e.args], lambda x, y: x * y)
+        elif e.is_Pow and e.exp.is_Integer and e.exp > 0:
+            base = go(e.base)
+            r = base ** int(e.exp)
+        else:
+            raise IRError(f"from_sympy: {e} is not a polynomial (only +, *, positive integer powers)")
+        memo[e] = r
+        return r
+
+    outs = [go(sympy.sympify(e)) for e in exprs]
+    return b.build(outs, name)
+
+
+def _combine(items: list[Any], op: Callable[[Any, Any], Any]) -> Any:
+    """Fold scalars first (exact), then combine with wires as a balanced tree."""
+    scal = [x for x in items if not isinstance(x, Wire)]
+    wires = [x for x in items if isinstance(x, Wire)]
+    acc_s: Any = None
+    for s in scal:
+        acc_s = s if acc_s is None else op(acc_s, s)
+    while len(wires) > 1:
+        wires = [op(wires[i], wires[i + 1]) for i in range(0, len(wires) - 1, 2)] + ([wires[-1]] if len(wires) % 2 else [])
+    if not wires:
+        return acc_s
+    return wires[0] if acc_s is None else op(wires[0], acc_s)

@@ -1,0 +1,177 @@
+"""Tracing: Python arithmetic on wire handles records circuit gates.
+
+:meth:`Circuit.trace <symverify.ir.circuit.Circuit.trace>` hands ``fn`` an ``n×d`` array of
+:class:`Wire` handles; ``+``, ``-`` and ``*`` between wires and exact scalars (int, Fraction, Sym)
+record gates. Adding 0 and multiplying by 1 record nothing; a scalar operand of ``+`` becomes a
+``CONST`` node (one per distinct value). This module knows gates, not circuits, so the circuit
+module can use it without a cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import IRError
+from symverify.ir.gate import Gate, Op
+from symverify.ir.scalar import Scalar, Sym, as_scalar, is_zero
+
+__all__ = ["Recorder", "Wire", "record", "sum_tree"]
+
+
+class Recorder:
+    """Accumulates gates for a circuit on ``u ∈ F^{n×d}``; wires record into it."""
+
+    def __init__(self, n: int, d: int) -> None:
+        if not (isinstance(n, int) and isinstance(d, int)) or n < 1 or d < 1:
+            raise IRError(f"circuit size: expected positive ints n, d; found n={n!r}, d={d!r}")
+        self.n, self.d = n, d
+        self.gates: list[Gate] = []
+        self._consts: dict[tuple[type, Scalar], int] = {}
+
+    def inputs(self) -> list[list[Wire]]:
+        return [[Wire(self, i * self.d + j) for j in range(self.d)] for i in range(self.n)]
+
+    def emit(self, gate: Gate) -> Wire:
+        self.gates.append(gate)
+        return Wire(self, self.n * self.d + len(self.gates) - 1)
+
+    def const(self, value: object) -> Wire:
+        v = as_scalar(value, "constant")
+        key = (type(v), v)
+        if key not in self._consts:
+            self._consts[key] = self.emit(Gate(Op.CONST, (), (v,))).node
+        return Wire(self, self._consts[key])
+
+    def lift(self, x: object) -> Wire:
+        if isinstance(x, Wire):
+            if x.builder is not self:
+                raise IRError("cannot combine wires from two different traces")
+            return x
+        return self.const(x)
+
+    def finish(self, outputs: Sequence[object]) -> tuple[tuple[Gate, ...], tuple[int, ...]]:
+        """The recorded gates and the output node ids (a scalar output adds its ``CONST`` gate)."""
+        nodes = tuple(self.lift(o).node for o in outputs)  # may add constant gates: before the gate list
+        return tuple(self.gates), nodes
+
+
+class Wire:
+    """A handle on one node of a circuit being traced."""
+
+    __slots__ = ("builder", "node")
+
+    def __init__(self, builder: Recorder, node: int) -> None:
+        self.builder, self.node = builder, node
+
+    def _lin(self, alpha: Scalar, other: Wire, beta: Scalar) -> Wire:
+        return self.builder.emit(Gate(Op.LIN, (self.node, other.node), (alpha, beta)))
+
+    def __add__(self, other: object) -> Wire:
+        if not isinstance(other, Wire) and is_zero(as_scalar(other, "added scalar")):
+            return self
+        return self._lin(1, self.builder.lift(other), 1)
+
+    def __radd__(self, other: object) -> Wire:
+        return self.__add__(other)
+
+    def __sub__(self, other: object) -> Wire:
+        if not isinstance(other, Wire) and is_zero(as_scalar(other, "subtracted scalar")):
+            return self
+        return self._lin(1, self.builder.lift(other), -1)
+
+    def __rsub__(self, other: object) -> Wire:
+        return self.builder.lift(other)._lin(1, self, -1)
+
+    def __neg__(self) -> Wire:
+        return self._lin(-1, self, 0)
+
+    def __mul__(self, other: object) -> Wire:
+        if isinstance(other, Wire):
+            if other.builder is not self.builder:
+                raise IRError("cannot combine wires from two different traces")
+            return self.builder.emit(Gate(Op.MUL, (self.node, other.node), ()))
+        c = as_scalar(other, "scalar factor")
+        if not isinstance(c, Sym) and c == 1:
+            return self
+        return self._lin(c, self, 0)
+
+    def __rmul__(self, other: object) -> Wire:
+        return self.__mul__(other)
+
+    def __truediv__(self, other: object) -> Wire:
+        """Division by a nonzero exact constant (``x / 2`` is ``Fraction(1, 2)·x``); circuits have no
+        division gate, so dividing by a wire is refused."""
+        if isinstance(other, Wire):
+            raise IRError("a circuit has no division gate: a wire can only be divided by a nonzero exact constant")
+        c = as_scalar(other, "divisor")
+        if isinstance(c, Sym) or c == 0:
+            raise IRError(f"divisor: expected a nonzero rational constant, found {c}")
+        return self.__mul__(Fraction(1) / c)
+
+    def __pow__(self, k: int) -> Wire:
+        if not isinstance(k, int) or k < 1:
+            raise IRError(f"wire power: expected a positive int exponent, found {k!r}")
+        result: Wire | None = None
+        base = self
+        while k:
+            if k & 1:
+                result = base if result is None else result * base
+            k >>= 1
+            if k:
+                base = base * base
+        assert result is not None
+        return result
+
+    def __repr__(self) -> str:
+        return f"Wire(%{self.node})"
+
+
+def _flatten_outputs(out: Any) -> list[object]:
+    """Flatten nested lists, tuples and arrays (anything with ``tolist``) of wires and scalars."""
+    if hasattr(out, "tolist") and not isinstance(out, Wire):
+        out = out.tolist()
+    if isinstance(out, Wire) or not isinstance(out, (list, tuple)):
+        return [out]
+    flat: list[object] = []
+    for item in out:
+        flat.extend(_flatten_outputs(item))
+    return flat
+
+
+def record(fn: Callable[[list[list[Wire]]], Any], n: int, d: int) -> tuple[tuple[Gate, ...], tuple[int, ...]]:
+    """Run ``fn`` on an ``n×d`` array of wires; the recorded gates and the output node ids (the
+    result flattened row-major). The circuit is :meth:`symverify.ir.circuit.Circuit.trace`."""
+    b = Recorder(n, d)
+    outs = _flatten_outputs(fn(b.inputs()))
+    for k, o in enumerate(outs):
+        if not isinstance(o, Wire):
+            try:
+                as_scalar(o, "")
+            except IRError:
+                raise IRError(
+                    f"traced output {k}: expected a wire or an exact scalar, found {type(o).__name__} {str(o)[:40]}; "
+                    "return a (nested) list of wires and exact numbers"
+                ) from None
+    return b.finish(outs)
+
+
+def sum_tree(b: Recorder, terms: Sequence[tuple[Scalar, Wire]]) -> Wire:
+    """``Σ coeff·wire`` as a balanced tree of LIN gates (depth ⌈log2 len⌉; scale gate if one term)."""
+    if not terms:
+        return b.emit(Gate(Op.LIN, (0, 0), (0, 0)))
+    level: list[tuple[Scalar, Wire]] = list(terms)
+    if len(level) == 1:
+        c, w = level[0]
+        return w if (not isinstance(c, Sym) and c == 1) else w._lin(c, w, 0)
+    while len(level) > 1:
+        nxt: list[tuple[Scalar, Wire]] = []
+        for i in range(0, len(level) - 1, 2):
+            (a, wa), (bb, wb) = level[i], level[i + 1]
+            nxt.append((1, wa._lin(a, wb, bb)))
+        if len(level) % 2:
+            nxt.append(level[-1])
+        level = nxt
+    c, w = level[0]
+    return w if (not isinstance(c, Sym) and c == 1) else w._lin(c, w, 0)

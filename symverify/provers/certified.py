@@ -1,0 +1,98 @@
+"""The *compositional* method (THEORY §5) as a verification method with a verdict.
+
+:func:`symverify.provers.compositional.check_certificate` proves ``model ≡ circuit`` stage by stage
+(Lemma H.11) from an untrusted stage certificate. When every stage checks, the verdict is
+``proved``. When a stage fails, the failure alone proves nothing (the certificate may be wrong
+about a correct model), so a counterexample is searched for: found → ``refuted`` with the first
+failing stage named; not found → ``unknown`` with the failing stage. Never ``proved`` on failure.
+
+Guarantees: ``opts.deadline`` is polled inside every stage and during the counterexample search,
+so the method returns within milliseconds of it (one polynomial operation, or the start of a
+memory-limited process, excepted); no stage is expanded in this process unless its certified size
+is small (larger stages run in a child process limited to ``opts.memory()`` bytes, or are refused
+beyond ``STAGE_REFUSE_FACTOR × opts.max_monomials``), so a coarse certificate gives ``unknown``
+with a note, never a FLINT abort (:func:`~symverify.provers.compositional.check_certificate`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from symverify.deadline import DeadlineExceededError
+from symverify.provers.compositional import check_certificate
+from symverify.provers.counterexample import search
+from symverify.provers.options import Options
+from symverify.provers.outcome import MethodResult, UsageError, Verdict
+from symverify.provers.sides import Side
+
+__all__ = ["run_compositional", "certified_pair"]
+
+
+def certified_pair(lhs: Side, rhs: Side) -> tuple[Side, Side] | None:
+    """``(circuit side, model side with its certificate)``, or None if the pair has none."""
+    for c, m in ((lhs, rhs), (rhs, lhs)):
+        if c.kind == "circuit" and m.kind == "model" and m.certificate is not None:
+            return c, m
+    return None
+
+
+def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Callable[[], int] = 1) -> MethodResult:
+    """Check the certificate; on failure search for a counterexample (see the module docstring).
+
+    Raises:
+        UsageError: the pair is not (circuit, model with a certificate).
+        IRError: the certificate is structurally malformed for this circuit and model.
+    """
+    pair = certified_pair(lhs, rhs)
+    if pair is None:
+        found = f"{lhs.kind} and {rhs.kind}"
+        if lhs.certificate is None and rhs.certificate is None:
+            found += " without a certificate"
+        raise UsageError(
+            "method 'compositional' needs a circuit and a model with a stage certificate "
+            f"(certificate= or a compiled object); found {found}"
+        )
+    circuit, model = pair
+    start = time.perf_counter()
+    backend = opts.backend if opts.backend in ("flint", "sympy") else "flint"
+    res = check_certificate(circuit.obj, model.obj, model.certificate, backend=backend, deadline=opts.deadline,  # type: ignore[arg-type]
+                            max_monomials=opts.max_monomials, memory_limit=opts.memory_limit, isolate=opts.isolate)
+    secs = time.perf_counter() - start
+    ev: dict[str, Any] = {
+        "stages_checked": res.stages_checked,
+        "stages_total": res.stages_total,
+        "max_stage_layers": res.max_stage_layers,
+        "monomials_compared": res.monomials,
+        "backend": backend,
+        "largest_stage_estimate": res.largest_estimate,
+        "stages_isolated": res.stages_isolated,
+    }
+    if res.ok:
+        return MethodResult(Verdict.PROVED, "compositional", ev, timings={"stages": secs})
+    if res.failure is None:
+        ev["stopped"] = res.stopped
+        why = "timeout" if res.stopped == "timeout" else "; ".join(res.notes) or "stopped"
+        return MethodResult(Verdict.UNKNOWN, "compositional", ev, notes=(f"certificate check stopped ({why}) after "
+                                                                          f"{res.stages_checked} of {res.stages_total} stages",),
+                            timings={"stages": secs})
+    failure = str(res.failure)
+    ev["failed_stage"] = res.failure.stage
+    ev["failure"] = failure
+
+    def unknown(why: str) -> MethodResult:
+        return MethodResult(Verdict.UNKNOWN, "compositional", ev, notes=(f"the certificate does not check ({failure}) and {why}",),
+                            timings={"stages": secs})
+
+    late = "the timeout ran out before a counterexample was found"
+    if opts.expired():
+        return unknown(late)
+    try:
+        deg = degree() if callable(degree) else degree
+    except DeadlineExceededError:
+        return unknown(late)
+    cex = search(lhs, rhs, opts, found_by="compositional (search after a failed stage)", degree=deg, stage=failure)
+    if cex is not None:
+        return MethodResult(Verdict.REFUTED, "compositional", ev, cex, timings={"stages": secs})
+    return unknown(late if opts.expired() else "no counterexample was found")

@@ -1,0 +1,594 @@
+"""The compositional prover (THEORY §5): check a stage certificate layer range by layer range.
+
+For each stage (boundary k → k+1) the checker
+
+1. gives every circuit node mentioned at boundary k a fresh variable ``t_v`` and builds the state
+   the certificate claims (listed cells = their affine combinations, every other cell 0);
+2. runs the stage's layers exactly (canonical polynomials over Q in the ``t_v`` and any weight
+   parameters);
+3. derives what every cell claimed at boundary k+1 must hold by expanding the circuit's own gates
+   down to the nodes available at boundary k, and compares polynomial by polynomial; every
+   unlisted cell must be exactly 0 (at the last boundary only inside the N×d read-out block).
+
+The first boundary must be the embedded input and the last the output placement (see
+:mod:`symverify.ir.certificate`). By induction over stages, each listed cell holds its claimed
+value for every input and every unlisted cell is 0 (Lemma H.11 for clean interfaces), so the
+model's read-out block equals the circuit's output: a proof. Each stage is low degree on fresh
+variables, so the cost is linear in layers × inner size rather than in the output degree.
+
+The certificate is untrusted, and so is its choice of stages: one stage spanning the whole model
+would make the checker expand the whole model. Before a stage is expanded, :func:`plan_stage`
+bounds its size from structure (certified monomial counts); a stage too large for this process
+runs in a memory-limited child process or is not expanded at all, and the deadline is polled
+inside every stage (see :func:`check_certificate` for the guarantees).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from symverify.deadline import CHECK_EVERY, Check, Deadline, DeadlineExceededError
+from symverify.errors import IRError
+from symverify.ir.baseconv import Layer, Model
+from symverify.ir.certificate import Boundary, Cell, Certificate
+from symverify.ir.circuit import Circuit, Gate, Op
+from symverify.ir.grid import Grid
+from symverify.ir.scalar import Scalar, Sym, is_zero
+from symverify.provers.bounds import COUNT_CAP, BoundRing, layers_peak, monomial_cap
+from symverify.provers.guard import run_limited
+from symverify.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
+from symverify.semantics.evaluate import eval_layers
+from symverify.semantics.poly import PolyBackend, PolyRing
+
+__all__ = ["StageFailure", "CompositionalResult", "StagePlan", "check_certificate", "validate_certificate", "plan_stage",
+           "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
+
+STAGE_IN_PROCESS_MONOMIALS = 200_000
+"""Largest certified stage size (live monomials) expanded in this process (as the exact method's guard)."""
+STAGE_REFUSE_FACTOR = 64
+"""A stage whose certified size exceeds this many times ``max_monomials`` is not expanded at all."""
+
+
+@dataclass(frozen=True)
+class StageFailure:
+    """Why a stage did not check: the stage, its layers, the cell and both sides."""
+
+    stage: int
+    layers: tuple[int, int]
+    label: str
+    cell: tuple[int, int] | None
+    expected: str
+    found: str
+    reason: str
+
+    def __str__(self) -> str:
+        where = f" cell {self.cell}" if self.cell is not None else ""
+        return (
+            f"stage {self.stage} ({self.label or 'unlabelled'}, layers [{self.layers[0]}, {self.layers[1]})){where}: "
+            f"{self.reason}; expected {self.expected}, found {self.found}"
+        )
+
+
+@dataclass(frozen=True)
+class CompositionalResult:
+    """``ok`` means every stage was proved; otherwise ``failure`` names the first failing stage, or
+    (``failure=None``) ``stopped`` says why the check stopped before deciding: ``"timeout"``,
+    ``"budget"`` (a stage too large to expand), ``"memory"`` or ``"crashed"`` (its memory-limited
+    process). ``stages_isolated`` counts the stages run in such a process; ``largest_estimate`` is
+    the largest certified stage size (live monomials) seen."""
+
+    ok: bool
+    stages_checked: int
+    stages_total: int
+    failure: StageFailure | None = None
+    max_stage_layers: int = 0
+    seconds: float = 0.0
+    monomials: int = 0
+    notes: tuple[str, ...] = field(default=())
+    stopped: str | None = None
+    stages_isolated: int = 0
+    largest_estimate: int = 0
+
+
+def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, check: Check | None = None) -> None:
+    """Structural rules (raise :class:`IRError`): ends, order, ranges, duplicates, node ids;
+    ``check`` (a deadline checker) is polled before every boundary."""
+    if (model.n, model.d) != (circuit.n, circuit.d):
+        raise IRError(
+            f"certificate: the model reads {model.n}×{model.d} inputs but the circuit reads {circuit.n}×{circuit.d}"
+        )
+    bs = cert.boundaries
+    known = circuit.params() | model.params()
+    if len(bs) < 2:
+        raise IRError(f"certificate: expected at least 2 boundaries (input and output), found {len(bs)}")
+    if bs[0].layer != 0 or bs[-1].layer != len(model.layers):
+        raise IRError(
+            f"certificate: boundaries must run from layer 0 to layer L = {len(model.layers)}; "
+            f"found {bs[0].layer} … {bs[-1].layer} (a certificate for another model?)"
+        )
+    for k, b in enumerate(bs):
+        if check is not None:
+            check()
+        if k and b.layer < bs[k - 1].layer:
+            raise IRError(f"certificate boundary {k}: layer {b.layer} comes before boundary {k - 1}'s layer {bs[k - 1].layer}")
+        seen: set[tuple[int, int]] = set()
+        for c in b.cells:
+            if not (0 <= c.row < model.inner_n and 0 <= c.col < model.inner_d):
+                raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) is outside the {model.inner_n}×{model.inner_d} state")
+            if (c.row, c.col) in seen:
+                raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) is listed twice")
+            seen.add((c.row, c.col))
+            extra = c.params() - known
+            if extra:
+                raise IRError(
+                    f"certificate boundary {k}: cell ({c.row}, {c.col}) uses the parameter(s) {sorted(extra)}, "
+                    "which neither the circuit nor the model has"
+                )
+            for v in c.nodes():
+                if not 0 <= v < circuit.num_nodes:
+                    raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) names node %{v}, which the circuit lacks")
+    d = circuit.d
+    want0 = {(i // d, i % d): i for i in range(circuit.num_inputs)}
+    got0 = {(c.row, c.col): c.single_node() for c in bs[0].cells}
+    if got0 != want0:
+        raise IRError("certificate boundary 0: must list exactly the embedded input (node i at (i // d, i % d))")
+    last = {(c.row, c.col): c for c in bs[-1].cells}
+    for k, o in enumerate(circuit.outputs):
+        cell = last.get((k // d, k % d))
+        if cell is None or cell.single_node() != o:
+            raise IRError(f"certificate last boundary: output {k} (node %{o}) must sit alone at cell ({k // d}, {k % d})")
+    for r, col in last:
+        if r < circuit.n and col < d and r * d + col >= len(circuit.outputs):
+            raise IRError(f"certificate last boundary: read-out cell ({r}, {col}) is past the outputs and must be 0")
+
+
+def _needed(circuit: Circuit, frontier: dict[int, Any], targets: set[int]) -> list[int]:
+    """The gates to expand (ascending) so that every target is a polynomial in the frontier."""
+    need: set[int] = set()
+    stack = [v for v in targets if v not in frontier]
+    while stack:
+        v = stack.pop()
+        if v in need:
+            continue
+        need.add(v)
+        g = circuit.gate(v)
+        if g is None:
+            raise _MissingNodeError(v)
+        stack.extend(a for a in _read_args(g) if a not in frontier and a not in need)
+    return sorted(need)
+
+
+def _expected(circuit: Circuit, frontier: dict[int, Any], need: list[int], ring: Any, check: Check | None = None) -> dict[int, Any]:
+    """Polynomials of the ``need`` gates in the frontier variables, expanding the circuit's gates."""
+    vals = dict(frontier)
+    red = ring.reduce
+    for n, v in enumerate(need):
+        if check is not None and not n % CHECK_EVERY:
+            check()
+        g = circuit.gate(v)
+        assert g is not None
+        if g.op is Op.CONST:
+            vals[v] = ring.coerce(g.coeffs[0])
+        elif g.op is Op.MUL:
+            vals[v] = red(vals[g.args[0]] * vals[g.args[1]])
+        else:
+            acc = ring.zero
+            for a, co in zip(g.args, g.coeffs):
+                if not is_zero(co):
+                    acc = acc + ring.coerce(co) * vals[a]
+            vals[v] = red(acc)
+    return vals
+
+
+def _read_args(g: Gate) -> tuple[int, ...]:
+    """The operands a gate's value depends on syntactically (a LIN operand with coefficient 0 is not read)."""
+    if g.op is Op.LIN:
+        return tuple(a for a, co in zip(g.args, g.coeffs) if not is_zero(co))
+    return g.args
+
+
+class _MissingNodeError(Exception):
+    def __init__(self, node: int) -> None:
+        self.node = node
+
+
+class _BudgetError(Exception):
+    """A stage polynomial exceeded ``max_monomials`` (one ``str`` argument, so it pickles)."""
+
+
+class _StageRing:
+    """A stage's :class:`PolyRing` whose ``reduce`` enforces ``max_monomials`` on every value."""
+
+    falsy_is_zero = True
+
+    def __init__(self, ring: PolyRing, max_terms: int) -> None:
+        self.zero, self.coerce, self.max_terms = ring.zero, ring.coerce, max_terms
+
+    def reduce(self, x: Any) -> Any:
+        if len(x) > self.max_terms:
+            raise _BudgetError(f"a stage polynomial has {len(x)} monomials > max_monomials = {self.max_terms}")
+        return x
+
+
+def _cell_value(c: Cell, vals: dict[int, Any], ring: Any) -> Any:
+    acc = ring.coerce(c.const) if not is_zero(c.const) else ring.zero
+    for v, co in c.terms:
+        acc = acc + ring.coerce(co) * vals[v]
+    return acc
+
+
+# ---- size estimates (the memory guard) -----------------------------------------------------------
+
+
+def _size(x: Scalar) -> tuple[int, int]:
+    """``(terms, degree)`` of a weight or coefficient (a number: ``(1, 0)``; zero: ``(0, -1)``)."""
+    if isinstance(x, Sym):
+        return len(x.terms), max(sum(e for _, e in mono) for mono, _ in x.terms)
+    return (0, -1) if is_zero(x) else (1, 0)
+
+
+@dataclass(frozen=True)
+class _LayerShape:
+    """Per-column maxima of a layer's term counts (``w``: Σ over a ``W`` column, ``h``: Σ over a
+    filter column, ``b1``/``b2``: one cell) and the largest degree of each (−1: none)."""
+
+    w: int
+    w_deg: int
+    h: int
+    h_deg: int
+    b1: int
+    b1_deg: int
+    b2: int
+    b2_deg: int
+
+    @staticmethod
+    def of(layer: Layer, grids: dict[Grid, tuple[int, int]] | None = None) -> _LayerShape:
+        """The shape of ``layer``; ``grids`` caches each grid's ``(terms, degree)`` (compiled
+        models repeat the same grids across layers)."""
+        cache = grids if grids is not None else {}
+        w, w_deg = _grid_size(layer.W, True, cache)
+        h, h_deg = _grid_size(layer.h, True, cache)
+        b1, b1_deg = _grid_size(layer.b1, False, cache)
+        b2, b2_deg = _grid_size(layer.b2, False, cache)
+        return _LayerShape(w, w_deg, h, h_deg, b1, b1_deg, b2, b2_deg)
+
+
+def _grid_size(grid: Grid, column_sum: bool, cache: dict[Any, tuple[int, int]]) -> tuple[int, int]:
+    """``(terms, degree)``: the largest column sum (or, without ``column_sum``, the largest single
+    entry) of the entries' term counts, and the largest degree of an entry (−1: no entry)."""
+    key = (grid, column_sum)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    nz = grid.cells() if is_zero(grid.fill) else grid.nonzero()  # with a zero fill, cells() lists the nonzeros
+    if not nz:
+        out = (0, -1)
+    elif not any(type(x) is Sym for x in nz.values()):  # numbers: one term of degree 0 each
+        out = ((max(Counter(q for _, q in nz).values()) if column_sum else 1), 0)
+    else:
+        cols: dict[int, int] = {}
+        top, deg = 0, -1
+        for (_, q), x in nz.items():
+            t, dg = _size(x)
+            deg = max(deg, dg)
+            cols[q] = cols.get(q, 0) + t
+            top = max(top, t)
+        out = ((max(cols.values()) if column_sum else top), deg)
+    cache[key] = out
+    return out
+
+
+def _branch(m: int, d: int, a: int, a_deg: int, b: int, b_deg: int) -> tuple[int, int]:
+    """Terms and degree bound of ``Σ a_k·x_k + b`` for values ``x`` of ≤ m terms and degree ≤ d."""
+    cnt = a * m + b
+    if cnt == 0:
+        return 0, -1
+    return cnt, max(d + a_deg if a * m else -1, b_deg if b else -1)
+
+
+def _coarse_layers(shapes: list[_LayerShape], cells: int, m: int, d: int, variables: int) -> int:
+    """A certified bound on the monomials alive in two consecutive states while the layers run,
+    from per-layer maxima only: every cell is assumed to hold the largest value (O(layers))."""
+    peak = cells * m
+    for sh in shapes:
+        pc, pd = _branch(m, d, sh.w, sh.w_deg, sh.b1, sh.b1_deg)
+        cc, cd = _branch(m, d, sh.h, sh.h_deg, sh.b2, sh.b2_deg)
+        if pc == 0 or cc == 0:
+            m2, d2 = 0, -1
+        else:
+            d2 = pd + cd
+            m2 = min(pc * cc, monomial_cap(variables, d2))
+        peak = max(peak, cells * (m + m2))
+        m, d = m2, d2
+        if peak >= COUNT_CAP:
+            return COUNT_CAP
+    return peak
+
+
+def _circuit_count(circuit: Circuit, frontier: set[int], need: list[int], variables: int) -> tuple[int, dict[int, int]]:
+    """A certified bound on the monomials of all expanded circuit values of the stage together
+    (frontier variables included), and per node: sums add, products multiply, capped by ``C(V+D, D)``."""
+    cnt = dict.fromkeys(frontier, 1)
+    deg = dict.fromkeys(frontier, 1)
+    total = len(frontier)
+    for v in need:
+        g = circuit.gate(v)
+        assert g is not None
+        if g.op is Op.CONST:
+            c, dg = _size(g.coeffs[0])
+        elif g.op is Op.MUL:
+            a, b = g.args
+            c = cnt[a] * cnt[b]
+            dg = deg[a] + deg[b] if c else -1
+        else:
+            c, dg = 0, -1
+            for a, co in zip(g.args, g.coeffs):
+                t, cd = _size(co)
+                if t and cnt[a]:
+                    c += t * cnt[a]
+                    dg = max(dg, deg[a] + cd)
+        if c > 64:
+            c = min(c, monomial_cap(variables, dg))
+        cnt[v], deg[v] = c, dg
+        total = min(total + c, COUNT_CAP)
+    return total, cnt
+
+
+@dataclass(frozen=True)
+class _BoundaryInfo:
+    """What the size bounds need from one boundary: its nodes (ascending), the most terms a cell's
+    value can have when every node value is one term (``width``), and its degree then (``deg``)."""
+
+    nodes: tuple[int, ...]
+    width: int
+    deg: int
+
+    @staticmethod
+    def of(b: Boundary) -> _BoundaryInfo:
+        nodes: set[int] = set()
+        width, deg = 0, -1
+        for c in b.cells:
+            terms = c.terms
+            if len(terms) == 1:  # the usual cell: one node, coefficient 1
+                v, co = terms[0]
+                nodes.add(v)
+                symbolic = type(co) is Sym
+            else:
+                nodes.update(v for v, _ in terms)
+                symbolic = any(type(co) is Sym for _, co in terms)
+            if not symbolic and type(c.const) is not Sym:
+                w, dg = len(terms) + 1, 1 if terms else 0
+            else:
+                w = sum(_size(co)[0] for _, co in terms) + _size(c.const)[0]
+                dg = max([_size(c.const)[1]] + [1 + _size(co)[1] for _, co in terms])
+            if w > width:
+                width = w
+            if dg > deg:
+                deg = dg
+        return _BoundaryInfo(tuple(sorted(nodes)), width, deg)
+
+
+def _boundary(b: Boundary, cache: dict[Any, Any]) -> _BoundaryInfo:
+    """:meth:`_BoundaryInfo.of`, once per boundary (each is the end of one stage and the start of the next)."""
+    key = ("boundary", id(b))
+    hit = cache.get(key)
+    if hit is None or hit[0] is not b:
+        hit = cache[key] = (b, _BoundaryInfo.of(b))
+    return hit[1]  # type: ignore[no-any-return]
+
+
+def _refined_layers(model: Model, lo: int, hi: int, b0: Boundary, variables: int, check: Check | None) -> int:
+    """The same bound cell by cell: one :class:`BoundRing` pass over the stage's layers."""
+    ring = BoundRing(variables)
+    state: list[list[Any]] = [[ring.zero] * model.inner_d for _ in range(model.inner_n)]
+    for c in b0.cells:
+        state[c.row][c.col] = _cell_value(c, dict.fromkeys(c.nodes(), ring.var), ring)
+    return layers_peak(model.layers[lo:hi], state, ring, check)[1]
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """Where a stage runs: ``in-process``, ``isolated`` (a memory-limited child process) or
+    ``refused``; ``estimate`` bounds the monomials alive at once while it runs."""
+
+    where: str
+    estimate: int
+    refined: bool
+
+
+def plan_stage(circuit: Circuit, model: Model, b0: Boundary, b1: Boundary, params: tuple[str, ...], *,
+               max_monomials: int = DEFAULT_MAX_MONOMIALS, isolate: bool | None = None, check: Check | None = None,
+               shapes: dict[Any, Any] | None = None) -> StagePlan:
+    """Decide where a stage may be expanded, from a certified bound on its size.
+
+    The bound counts both states of every layer (padding cells included), every expanded circuit
+    value and every claimed cell. A coarse bound (per-layer maxima, O(layers)) settles the usual
+    small stage; above :data:`STAGE_IN_PROCESS_MONOMIALS` a cell-by-cell :class:`BoundRing` pass
+    refines it. Then: ``≤ STAGE_IN_PROCESS_MONOMIALS`` → in-process; ``> STAGE_REFUSE_FACTOR ×
+    max_monomials`` → refused; otherwise isolated (``isolate=False`` keeps it in-process, at the
+    risk of FLINT aborting the whole process when memory runs out). Raises
+    :class:`~symverify.deadline.DeadlineExceededError` via ``check``; :class:`IRError` never (a
+    missing node is reported by the stage check itself).
+    """
+    lo, hi = b0.layer, b1.layer
+    cache = shapes if shapes is not None else {}
+    start, end = _boundary(b0, cache), _boundary(b1, cache)
+    variables = max(1, len(start.nodes) + len(params))
+    frontier = dict.fromkeys(start.nodes)
+    try:
+        need = _needed(circuit, frontier, set(end.nodes))
+    except _MissingNodeError:
+        need = []
+    circ, counts = _circuit_count(circuit, set(start.nodes), need, variables)
+    # one claimed value Σ coeff·value + const is alive at a time
+    claims = end.width * max((counts.get(v, 1) for v in end.nodes), default=1)
+    grids: dict[Any, tuple[int, int]] = cache.setdefault("grids", {})
+    layer_shapes = []
+    for layer in model.layers[lo:hi]:
+        sh = cache.get(id(layer))
+        if sh is None:
+            sh = cache[id(layer)] = _LayerShape.of(layer, grids)
+        layer_shapes.append(sh)
+    cells = model.inner_n * model.inner_d
+    side = min(circ + claims, COUNT_CAP)
+    est = min(_coarse_layers(layer_shapes, cells, start.width if b0.cells else 0, start.deg, variables) + side,
+              COUNT_CAP)
+    refined = False
+    if est > STAGE_IN_PROCESS_MONOMIALS:
+        est = min(est, _refined_layers(model, lo, hi, b0, variables, check) + side)
+        refined = True
+    if est <= STAGE_IN_PROCESS_MONOMIALS:
+        return StagePlan("in-process", est, refined)
+    if est > STAGE_REFUSE_FACTOR * max_monomials:
+        return StagePlan("refused", est, refined)
+    return StagePlan("in-process" if isolate is False else "isolated", est, refined)
+
+
+# ---- one stage ------------------------------------------------------------------------------------
+
+
+def _check_stage(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Boundary, last: bool, backend: PolyBackend,
+                 params: tuple[str, ...], check: Check | None = None, max_terms: int = DEFAULT_MAX_MONOMIALS,
+                 cache: dict[Any, Any] | None = None) -> tuple[StageFailure | None, int]:
+    lo, hi = b0.layer, b1.layer
+    cache = cache if cache is not None else {}
+    nodes = _boundary(b0, cache).nodes
+    base = PolyRing(len(nodes), params, backend)
+    ring = _StageRing(base, max_terms)
+    gens = base.inputs()
+    frontier = {v: gens[i] for i, v in enumerate(nodes)}
+
+    def fail(cell: tuple[int, int] | None, exp: Any, got: Any, reason: str) -> tuple[StageFailure, int]:
+        return StageFailure(k, (lo, hi), b1.label, cell, _short(exp), _short(got), reason), 0
+
+    state = [[ring.zero] * model.inner_d for _ in range(model.inner_n)]
+    for c in b0.cells:
+        state[c.row][c.col] = _cell_value(c, frontier, ring)
+    out = eval_layers(model.layers[lo:hi], state, ring, check)
+    targets = set(_boundary(b1, cache).nodes)
+    try:
+        vals = _expected(circuit, frontier, _needed(circuit, frontier, targets), ring, check)
+    except _MissingNodeError as e:
+        return fail(None, f"node %{e.node}", "not available", f"node %{e.node} is needed but boundary {k} does not hold it")
+    listed = set()
+    mono = 0
+    for n, c in enumerate(b1.cells):
+        if check is not None and not n % CHECK_EVERY:
+            check()
+        listed.add((c.row, c.col))
+        exp = _cell_value(c, vals, ring)
+        got = out[c.row][c.col]
+        if got != exp:
+            return fail((c.row, c.col), exp, got, "the layers do not produce the claimed value")
+        mono += base.nterms(got)
+    for i in range(model.inner_n):
+        if check is not None and not i % max(1, (8 * CHECK_EVERY) // max(1, model.inner_d)):
+            check()
+        for j in range(model.inner_d):
+            if (i, j) in listed or (last and not (i < circuit.n and j < circuit.d)):
+                continue
+            if out[i][j] != 0:
+                return fail((i, j), 0, out[i][j], "a cell the certificate leaves out is not 0")
+    return None, mono
+
+
+def _stage_in_child(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Boundary, last: bool, backend: PolyBackend,
+                    params: tuple[str, ...], deadline: float | None, max_terms: int) -> tuple[StageFailure | None, int]:
+    """:func:`_check_stage` in the memory-limited child (:func:`~symverify.provers.guard.run_limited`)."""
+    return _check_stage(circuit, model, k, b0, b1, last, backend, params, Deadline.at(deadline), max_terms)
+
+
+def _short(p: Any, limit: int = 120) -> str:
+    s = str(p)
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, backend: PolyBackend = "flint",
+                      deadline: float | None = None, max_monomials: int = DEFAULT_MAX_MONOMIALS,
+                      memory_limit: int | None = None, isolate: bool | None = None) -> CompositionalResult:
+    """Prove ``model ≡ circuit`` stage by stage; see the module docstring.
+
+    Structural problems with the certificate raise :class:`IRError`; a stage whose claim does not
+    hold yields ``ok=False`` with the first :class:`StageFailure`. Otherwise ``ok=False`` with
+    ``failure=None`` means the check stopped: ``stopped`` says why and ``notes`` give details.
+
+    Guarantees:
+
+    * **Deadline.** With ``deadline`` (a ``time.monotonic()`` value) the deadline is polled between
+      stages, between layers and every few hundred cell operations inside a stage, so the check
+      returns within milliseconds of it (one polynomial operation excepted) with
+      ``stopped="timeout"`` and the note ``"timeout"``.
+    * **Memory.** No stage is expanded in this process unless a certified bound on its size
+      (:func:`plan_stage`) is at most :data:`STAGE_IN_PROCESS_MONOMIALS` monomials. A larger stage
+      runs in a child process limited to ``memory_limit`` bytes (default: a quarter of physical
+      memory, :func:`~symverify.provers.options.default_memory_limit`) and to the time left
+      (:func:`~symverify.provers.guard.run_limited`): FLINT aborting there ends only the child
+      (``stopped="memory"`` or ``"crashed"``). A stage whose bound exceeds
+      ``STAGE_REFUSE_FACTOR × max_monomials`` is not expanded at all (``stopped="budget"``), and
+      every stage polynomial is checked against ``max_monomials`` as it is computed.
+      ``isolate=False`` runs every stage in-process (no child process; FLINT may then abort the
+      whole process on a stage that does not fit in memory); ``isolate=True`` is the same as
+      None here (a child process per small stage would cost more than the stage).
+    """
+    start = time.perf_counter()
+    check = Deadline.at(deadline)
+    try:
+        validate_certificate(circuit, model, cert, check)
+    except DeadlineExceededError:
+        return CompositionalResult(False, 0, cert.num_stages, None, 0, time.perf_counter() - start, 0, ("timeout",), "timeout")
+    memory = memory_limit if memory_limit is not None else default_memory_limit()
+    params = tuple(sorted(circuit.params() | model.params()))
+    bs = cert.boundaries
+    total = len(bs) - 1
+    mono = 0
+    widest = 0
+    isolated = 0
+    largest = 0
+    shapes: dict[Any, Any] = {}
+
+    def stop(k: int, why: str, note: str) -> CompositionalResult:
+        return CompositionalResult(False, k, total, None, widest, time.perf_counter() - start, mono, (note,), why,
+                                   isolated, largest)
+
+    for k in range(total):
+        b0, b1 = bs[k], bs[k + 1]
+        last = k == total - 1
+        try:
+            if check is not None:
+                check()
+            widest = max(widest, b1.layer - b0.layer)
+            plan = plan_stage(circuit, model, b0, b1, params, max_monomials=max_monomials, isolate=isolate, check=check,
+                              shapes=shapes)
+            largest = max(largest, plan.estimate)
+            if plan.where == "refused":
+                return stop(k, "budget", f"stage {k} (layers [{b0.layer}, {b1.layer})) not expanded: the certified estimate "
+                                         f"of {plan.estimate} live monomials exceeds {STAGE_REFUSE_FACTOR}× max_monomials "
+                                         f"= {max_monomials}")
+            if plan.where == "isolated":
+                isolated += 1
+                PolyRing(0, (), backend)  # import the engine here: a missing one raises here, not in the child
+                remaining = None if check is None else max(check.remaining(), 0.0)
+                lim = run_limited(_stage_in_child, (circuit, model, k, b0, b1, last, backend, params, deadline, max_monomials),
+                                  memory=memory, timeout=remaining)
+                if lim.status == "timeout":
+                    return stop(k, "timeout", "timeout")
+                if lim.status != "ok":
+                    return stop(k, lim.status, f"stage {k} (layers [{b0.layer}, {b1.layer}), certified estimate "
+                                               f"{plan.estimate} live monomials) ran in a memory-limited process that "
+                                               f"stopped ({lim.status}): {lim.detail}")
+                failure, m = lim.value
+            else:
+                failure, m = _check_stage(circuit, model, k, b0, b1, last, backend, params, check, max_monomials, shapes)
+        except DeadlineExceededError:
+            return stop(k, "timeout", "timeout")
+        except _BudgetError as e:
+            return stop(k, "budget", f"stage {k} (layers [{b0.layer}, {b1.layer})): {e}")
+        mono += m
+        if failure is not None:
+            return CompositionalResult(False, k, total, failure, widest, time.perf_counter() - start, mono, (), None,
+                                       isolated, largest)
+    return CompositionalResult(True, total, total, None, widest, time.perf_counter() - start, mono, (), None, isolated,
+                               largest)

@@ -1,0 +1,133 @@
+"""The matrix prover: exact verification of kaleidoscope factorizations (THEORY §5, method *exact*; notes §5 item 11).
+
+A kaleidoscope ``S·E·Sᵀ`` is a linear map, so it equals a target matrix iff all ``n²`` entries
+agree. :func:`verify_matrix` materializes the first ``n`` columns of ``E`` exactly (one pass of
+the stage kernel over sparse linear forms, :func:`~symverify.kaleidoscope.apply.materialize`),
+checks the garbage-free claim (rows ``≥ n`` of those columns are 0) when it is made, and compares
+the ``n×n`` corner entry by entry. Entries are exact scalars; symbolic ones are canonical
+polynomials in the parameters, so ``==`` is polynomial identity. A mismatch is a verdict
+(``refuted``, with the first differing entry in row-major order), never an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Union
+
+from symverify.errors import ShapeError
+from symverify.ir.butterfly import Kaleidoscope
+from symverify.ir.circuit import Circuit
+from symverify.ir.scalar import Scalar, as_scalar, show_scalar
+from symverify.kaleidoscope.apply import materialize
+from symverify.kaleidoscope.circuits import circuit_matrix
+from symverify.kaleidoscope.factorization import Factorization
+from symverify.kaleidoscope.matrix import SparseMatrix
+
+__all__ = ["KaleidoscopeCheck", "verify_matrix", "verify_circuit", "verify_permutation"]
+
+Target = Union[SparseMatrix, Sequence[Sequence[object]], Mapping[tuple[int, int], object]]
+Difference = tuple[int, int, Scalar, Scalar]
+
+
+@dataclass(frozen=True)
+class KaleidoscopeCheck:
+    """The verdict of an exact check.
+
+    ``first_difference`` is ``(row, col, kaleidoscope value, target value)`` when refuted; for a
+    failed garbage-free check the row is ``≥ n`` and the target value is 0.
+    """
+
+    verdict: Literal["proved", "refuted"]
+    method: str
+    n: int
+    size: int
+    width: int
+    garbage_free_checked: bool
+    first_difference: Difference | None = None
+
+    @property
+    def proved(self) -> bool:
+        return self.verdict == "proved"
+
+    def __str__(self) -> str:
+        head = f"{self.verdict} ({self.method}): n={self.n} N={self.size} w={self.width}"
+        if self.first_difference is None:
+            return head + (", garbage-free" if self.garbage_free_checked else "")
+        i, j, got, want = self.first_difference
+        return head + f"; entry ({i}, {j}) is {show_scalar(got)}, expected {show_scalar(want)}"
+
+
+def _target_dict(target: Target, n: int) -> dict[tuple[int, int], Scalar]:
+    if isinstance(target, SparseMatrix):
+        m = target
+    elif isinstance(target, Mapping):
+        m = SparseMatrix.from_dict(n, n, target)
+    else:
+        m = SparseMatrix.from_dense(target)
+    if m.rows > n or m.cols > n:
+        raise ShapeError(f"kaleidoscope check: the target is {m.rows}×{m.cols}, larger than the corner n×n = {n}×{n}")
+    return m.as_dict()
+
+
+def _first_difference(rows: list[dict[int, Scalar]], want: dict[tuple[int, int], Scalar]) -> Difference | None:
+    by_row: dict[int, dict[int, Scalar]] = {}
+    for (i, j), v in want.items():
+        by_row.setdefault(i, {})[j] = v
+    for i, got in enumerate(rows):
+        exp = by_row.get(i, {})
+        if got == exp:
+            continue
+        for j in sorted(set(got) | set(exp)):
+            a, b = got.get(j, 0), exp.get(j, 0)
+            if a != b:
+                return (i, j, a, b)
+    return None
+
+
+def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+    """Decide ``S·E·Sᵀ = target`` exactly (target padded with zeros to ``n×n``).
+
+    ``garbage_free`` (default: the factorization's claim, else False) also requires
+    ``E·(x, 0) = (target·x, 0)``, the property that lets pieces be chained without projectors
+    (:func:`~symverify.kaleidoscope.circuits.chain`).
+
+    >>> from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[0, 1, 0], [1, 0, 0], [0, 0, 1]]))
+    'proved (exact-matrix): n=3 N=4 w=1, garbage-free'
+    >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
+    'refuted (exact-matrix): n=3 N=4 w=1; entry (0, 0) is 0, expected 1'
+    """
+    if isinstance(obj, Factorization):
+        garbage_free = obj.garbage_free if garbage_free is None else garbage_free
+        k = obj.kaleidoscope
+    else:
+        k = obj
+    garbage_free = bool(garbage_free)
+    want = {key: as_scalar(v, f"target entry {key}") for key, v in _target_dict(target, k.n).items()}
+    rows = [r.terms for r in materialize(k)]
+
+    def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
+        verdict: Literal["proved", "refuted"] = "refuted" if diff else "proved"
+        return KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff)
+
+    if garbage_free:
+        for i in range(k.n, k.size):
+            if rows[i]:
+                j = min(rows[i])
+                return result("garbage-free", (i, j, rows[i][j], 0))
+    return result("exact-matrix", _first_difference(rows[: k.n], want))
+
+
+def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+    """Decide that the kaleidoscope computes the linear circuit ``c`` (its exact matrix)."""
+    k = obj.kaleidoscope if isinstance(obj, Factorization) else obj
+    if k.n != c.num_inputs:
+        raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the circuit has n·d = {c.num_inputs} inputs")
+    return verify_matrix(obj, circuit_matrix(c), garbage_free=garbage_free)
+
+
+def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+    """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``."""
+    return verify_matrix(obj, SparseMatrix.permutation(perm), garbage_free=garbage_free)
+

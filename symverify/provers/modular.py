@@ -1,0 +1,196 @@
+"""Exact evaluation mod primes ``p ≥ 2^61``, batched over points (numpy arrays of Python ints).
+
+Point ``t`` of a batch is reduced mod its own prime ``primes[t]`` with its own parameter values.
+Two paths, which the tests check against each other and against :class:`ModRing`:
+
+* :class:`BatchModRing`: the generic interpreter with every value a ``(B,)`` array (circuits,
+  kaleidoscopes, any model);
+* :func:`model_mod_batch`: the tensor form of THEORY §1.1 for BaseConv models: the projection
+  ``u·W`` as a matmul (or a few column updates when ``W`` is sparse), the convolution as one
+  shifted slice update per kernel lag (impulse kernels cost ``O(N'·d')``, as PERFORMANCE.md asks),
+  then ``(proj mod p) ⊙ (conv mod p) mod p``.
+
+Values are Python ints in object arrays: exact at any prime size, with the Python-level loop
+overhead paid once per array rather than once per entry.
+
+:func:`torch_first_mismatch` is the other engine of the randomized method: both sides at a batch
+of points mod one prime ``p < 2^31`` in torch int64 (:func:`symverify.executors.modular_eval`, exact;
+its overflow argument is in :mod:`symverify.executors.torch_modular`).
+
+Every entry point takes ``check`` (:mod:`symverify.deadline`, e.g. ``Options.checker()``): it is
+polled before every layer and every array operation inside a layer (tensor path), every few
+hundred operations (generic path) or between chunks (torch), and raises
+:class:`~symverify.deadline.DeadlineExceededError` once the deadline has passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from symverify.deadline import Check
+from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.grid import Grid
+from symverify.ir.scalar import Scalar
+from symverify.provers.sides import Side
+from symverify.semantics.rings import ModRing
+
+__all__ = ["BatchModRing", "model_mod_batch", "eval_mod_batch", "torch_first_mismatch", "TORCH_CHUNK"]
+
+TORCH_CHUNK = 64  # points per modular_eval call (bounds the int64 working set)
+
+
+class BatchModRing:
+    """Values are ``(B,)`` object arrays; entry ``t`` lives mod ``primes[t]`` with ``params[t]``."""
+
+    def __init__(self, primes: Sequence[int], params: Sequence[Mapping[str, int]]) -> None:
+        import numpy as np
+
+        self._np = np
+        self.rings = [ModRing(p, dict(ps)) for p, ps in zip(primes, params)]
+        self.p = np.array(list(primes), dtype=object)
+        self.zero = np.zeros(len(primes), dtype=object)
+        self._cache: dict[Any, Any] = {}
+        self._grids: dict[int, tuple[Grid, Any]] = {}
+
+    def coerce(self, x: Scalar) -> Any:
+        key = (type(x), x)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = self._np.array([r.coerce(x) for r in self.rings], dtype=object)
+        return hit
+
+    def reduce(self, x: Any) -> Any:
+        return x % self.p
+
+    def constant_array(self, grid: Grid) -> Any:
+        """``(B, rows, cols)`` array of the grid's entries mod each point's prime."""
+        np = self._np
+        rows = grid.to_rows()
+        out = np.empty((len(self.rings), grid.rows, grid.cols), dtype=object)
+        for t, r in enumerate(self.rings):
+            out[t] = [[r.coerce(v) for v in row] for row in rows] if rows else out[t]
+        return out
+
+
+def _grid_arr(grid: Grid, ring: BatchModRing) -> Any:
+    """The grid as ``(rows, cols)`` (integer entries, one prime) or ``(B, rows, cols)``; cached per grid,
+    since compiled models share grids between layers."""
+    hit = ring._grids.get(id(grid))
+    if hit is not None and hit[0] is grid:
+        return hit[1]
+    np = ring._np
+    if len({int(q) for q in ring.p}) == 1 and all(type(v) is int for v in grid.values()):
+        p = int(ring.p[0])
+        rows = [[cast(int, v) % p for v in row] for row in grid.to_rows()]
+        arr = np.array(rows, dtype=object).reshape(grid.rows, grid.cols)
+    else:
+        arr = ring.constant_array(grid)
+    ring._grids[id(grid)] = (grid, arr)
+    return arr
+
+
+def _layer(layer: Layer, state: Any, ring: BatchModRing, pcol: Any, check: Check | None = None) -> Any:
+    np = ring._np
+    tick = check if check is not None else _no_check
+    B, nn, dd = state.shape
+    zero = np.zeros((B, nn, dd), dtype=object)
+    nzW = layer.W.nonzero()
+    if not nzW:
+        proj = zero.copy()
+    elif len(nzW) <= 2 * dd:
+        proj = zero.copy()
+        W = _grid_arr(layer.W, ring)
+        for (a, b) in nzW:
+            tick()
+            w = W[a, b] if W.ndim == 2 else W[:, a, b].reshape(B, 1)
+            proj[:, :, b] += state[:, :, a] * w
+    else:
+        tick()
+        proj = np.matmul(state, _grid_arr(layer.W, ring))
+    if not layer.b1.is_zero():
+        proj = proj + _grid_arr(layer.b1, ring)
+    conv = zero.copy()
+    taps = layer.h.nonzero()
+    if taps:
+        H = _grid_arr(layer.h, ring)
+        cyclic = layer.mode is Mode.CYCLIC
+        for k in sorted({k for k, _ in taps}):
+            tick()
+            hk = H[k] if H.ndim == 2 else H[:, k : k + 1, :]
+            conv[:, k:, :] += state[:, : nn - k, :] * hk
+            if cyclic and k:
+                conv[:, :k, :] += state[:, nn - k :, :] * hk
+    if not layer.b2.is_zero():
+        conv = conv + _grid_arr(layer.b2, ring)
+    tick()
+    return (proj % pcol) * (conv % pcol) % pcol
+
+
+def _no_check() -> None:
+    return None
+
+
+def model_mod_batch(model: Model, inputs: Sequence[Sequence[Sequence[int]]], ring: BatchModRing,
+                    check: Check | None = None) -> list[list[list[int]]]:
+    """The model's ``N×d`` outputs at each point of the batch (tensor form; see the module doc)."""
+    np = ring._np
+    B = len(inputs)
+    state = np.zeros((B, model.inner_n, model.inner_d), dtype=object)
+    state[:, : model.n, : model.d] = np.array(inputs, dtype=object).reshape(B, model.n, model.d)
+    pcol = ring.p.reshape(B, 1, 1)
+    for layer in model.layers:
+        if check is not None:
+            check()
+        state = _layer(layer, state, ring, pcol, check)
+    out = state[:, : model.n, : model.d]
+    return [[[int(out[t, i, j]) for j in range(model.d)] for i in range(model.n)] for t in range(B)]
+
+
+def eval_mod_batch(side: Side, inputs: Sequence[Sequence[Sequence[int]]], ring: BatchModRing, *, tensor: bool = True,
+                   check: Check | None = None) -> list[list[list[int]]]:
+    """``side`` at every point of the batch, each reduced mod its prime.
+
+    ``check`` (e.g. ``Options.checker()``) is polled throughout and raises
+    :class:`~symverify.deadline.DeadlineExceededError` once the deadline has passed.
+    """
+    if side.kind == "model" and tensor:
+        return model_mod_batch(side.obj, inputs, ring, check)
+    np = ring._np
+    B = len(inputs)
+    u = [[np.array([inputs[t][i][j] for t in range(B)], dtype=object) for j in range(side.d)] for i in range(side.n)]
+    out = side.evaluate(u, ring, check)
+    res: list[list[list[int]]] = [[[0] * side.d for _ in range(side.n)] for _ in range(B)]
+    for i, row in enumerate(out):
+        for j, v in enumerate(row):
+            arr = np.broadcast_to(np.asarray(v, dtype=object) % ring.p, (B,))
+            for t in range(B):
+                res[t][i][j] = int(arr[t])
+    return res
+
+
+def torch_first_mismatch(lhs: Side, rhs: Side, points: Any, p: int, params: Mapping[str, int], device: Any = None,
+                         chunk: int = TORCH_CHUNK, check: Check | None = None) -> int | None:
+    """The index of the first point where the sides differ mod ``p``, or None where they agree at every point.
+
+    ``points`` is a numpy int64 array ``(B, n, d)`` of residues in ``[0, p)``, ``p < 2^31`` prime;
+    ``params`` gives every symbolic weight a residue (shared by the batch). Both sides must be
+    models or circuits (the torch executor has no kaleidoscope form). Runs in chunks of ``chunk``
+    points on ``device`` (default CPU); ``check`` is polled before every evaluation of a chunk
+    (one executor call cannot be interrupted).
+    """
+    from symverify.executors import modular_eval
+    from symverify.executors._torch import require_torch
+
+    torch = require_torch()
+    tick = check if check is not None else _no_check
+    for start in range(0, len(points), chunk):
+        tick()
+        x = torch.from_numpy(points[start : start + chunk]).to(device or "cpu")
+        a = modular_eval(lhs.obj, x, p, params=params)
+        tick()
+        b = modular_eval(rhs.obj, x, p, params=params)
+        hits = (a != b).flatten(1).any(dim=1).nonzero()
+        if hits.numel():
+            return start + int(hits[0, 0])
+    return None

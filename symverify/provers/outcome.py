@@ -1,0 +1,212 @@
+"""What a prover returns: a :class:`Verdict`, evidence, and a re-checked :class:`Counterexample`.
+
+THEORY §5 keeps three outcomes apart: ``proved`` (an exact argument, or a randomized test with a
+stated error bound), ``refuted`` (with a counterexample input re-checked by exact evaluation of
+both sides) and ``unknown`` (a budget or timeout ran out). :class:`MethodResult` is the internal
+form one method hands to :func:`symverify.verification.verify`, which wraps it in a ``Report``.
+:class:`NumericSummary` is the optional float cross-check (THEORY §5 *numeric*): a check of the
+executor, never evidence for the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import UsageError
+
+__all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericSummary", "UsageError", "jsonable"]
+
+
+class Verdict(str, Enum):
+    """The three outcomes of THEORY §5, str-valued.
+
+    >>> Verdict.PROVED == "proved", str(Verdict.UNKNOWN)
+    (True, 'unknown')
+    """
+
+    PROVED = "proved"
+    REFUTED = "refuted"
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _q(x: int | Fraction) -> str:
+    """Exact text for JSON, whatever the size (``sys.get_int_max_str_digits`` does not apply)."""
+    from symverify.ir.bigint import rational_to_str
+
+    return rational_to_str(x, bounded=False)
+
+
+def _show(x: int | Fraction) -> str:
+    """Text for people: integers of more than ``SHOW_DIGITS`` digits abbreviated."""
+    from symverify.ir.bigint import show_rational
+
+    return show_rational(x)
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """An input (and parameter values) on which the two sides differ, re-checked exactly.
+
+    ``inputs`` is the ``n×d`` rational input ``u``; ``params`` assigns every symbolic weight;
+    ``cell`` is the first (row-major) output entry where the sides differ and ``lhs_value`` /
+    ``rhs_value`` are the exact values there. ``stage`` names the first failing certificate stage
+    when the compositional method found the difference.
+    """
+
+    inputs: tuple[tuple[Fraction | int, ...], ...]
+    params: tuple[tuple[str, Fraction | int], ...]
+    cell: tuple[int, int]
+    lhs_value: Fraction | int
+    rhs_value: Fraction | int
+    stage: str | None = None
+    found_by: str = ""
+
+    def param_dict(self) -> dict[str, Fraction | int]:
+        return dict(self.params)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "inputs": [[_q(x) for x in row] for row in self.inputs],
+            "params": {k: _q(v) for k, v in self.params},
+            "cell": list(self.cell),
+            "lhs_value": _q(self.lhs_value),
+            "rhs_value": _q(self.rhs_value),
+            "stage": self.stage,
+            "found_by": self.found_by,
+        }
+
+    def __str__(self) -> str:
+        """One line; integers of more than ``SHOW_DIGITS`` digits are abbreviated as
+        ``<5001-digit integer ≡ 123456789 mod 10^9>`` (:func:`symverify.ir.bigint.show_int`);
+        :meth:`to_json` keeps every value exact."""
+        rows = "; ".join(" ".join(_show(x) for x in row) for row in self.inputs)
+        ps = ", ".join(f"{k}={_show(v)}" for k, v in self.params)
+        extra = f" with {ps}" if ps else ""
+        return f"u = [{rows}]{extra}: entry {self.cell} is {_show(self.lhs_value)} (lhs) vs {_show(self.rhs_value)} (rhs)"
+
+
+@dataclass(frozen=True)
+class MethodResult:
+    """One method's outcome before it becomes a ``Report``.
+
+    ``failure_bound`` is the probability that a ``proved`` is wrong: 0 for the exact arguments,
+    the stated Schwartz–Zippel bound for the randomized method. ``verify`` refuses (ProverError)
+    a ``proved`` whose failure bound exceeds the requested ``error_bound``.
+    """
+
+    verdict: Verdict
+    method: str
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    counterexample: Counterexample | None = None
+    notes: tuple[str, ...] = ()
+    timings: Mapping[str, float] = field(default_factory=dict)
+    failure_bound: Fraction = Fraction(0)
+
+
+@dataclass(frozen=True)
+class NumericSide:
+    """One side's float run against its exact evaluation (from a ``NumericCheck``).
+
+    ``bound`` is the largest per-point running error bound of :mod:`symverify.executors.numeric`;
+    ``passed``: every point's error is within its own bound.
+    """
+
+    side: str
+    kind: str
+    path: str
+    device: str
+    max_abs_err: float
+    max_rel_err: float
+    bound: float
+    passed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"side": self.side, "kind": self.kind, "path": self.path, "device": self.device,
+                "max_abs_err": self.max_abs_err, "max_rel_err": self.max_rel_err, "bound": self.bound, "passed": self.passed}
+
+
+@dataclass(frozen=True)
+class NumericSummary:
+    """The float executor on both sides at ``points`` seeded small-rational inputs, each compared
+    with exact Fraction evaluation of the same side (THEORY §5 *numeric*).
+
+    A cross-check of the executor, never a proof: it does not change the verdict. ``passed`` fails
+    only when the float executor exceeds its own error bound (an executor bug). ``skipped`` names
+    each side that was not run, and why (a kaleidoscope has no float executor; a weight may not
+    fit in the float format).
+    """
+
+    dtype: str
+    points: int
+    sides: tuple[NumericSide, ...]
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def max_abs_err(self) -> float:
+        return max((s.max_abs_err for s in self.sides), default=0.0)
+
+    @property
+    def bound(self) -> float:
+        """The largest bound over the sides (each side is held to its own)."""
+        return max((s.bound for s in self.sides), default=0.0)
+
+    @property
+    def passed(self) -> bool:
+        return all(s.passed for s in self.sides)
+
+    def __str__(self) -> str:
+        parts = [f"{s.side} {s.kind} max abs error {s.max_abs_err:.3g} {'≤' if s.passed else 'EXCEEDS'} bound {s.bound:.3g}"
+                 for s in self.sides]
+        parts += [f"{entry} (skipped)" for entry in self.skipped]
+        verdict = "passed" if self.passed else "FAILED (executor error above its bound)"
+        return f"numeric cross-check ({self.dtype}, {self.points} points; not a proof): {'; '.join(parts)}: {verdict}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dtype": self.dtype, "points": self.points, "max_abs_err": self.max_abs_err, "bound": self.bound,
+                "passed": self.passed, "sides": [s.to_json() for s in self.sides], "skipped": list(self.skipped),
+                "note": "a cross-check of the float executor against exact evaluation, never a proof"}
+
+
+def jsonable(x: Any) -> Any:
+    """``x`` with Fractions as strings, tuples as lists and enums as their values (for JSON).
+
+    Values stay exact whatever their size: an int of more than about 480 digits becomes its exact
+    decimal string (``json.dumps`` could not write it once it passes Python's int/str limit), a
+    Fraction or a Sym its exact text.
+    """
+    from symverify.ir.bigint import int_to_str
+    from symverify.ir.scalar import Sym, scalar_text
+
+    if isinstance(x, Enum):
+        return x.value
+    if isinstance(x, bool) or x is None or isinstance(x, str):
+        return x
+    if isinstance(x, int):
+        return x if x.bit_length() <= 1590 else int_to_str(x, bounded=False)
+    if isinstance(x, float):
+        return x if x == x and abs(x) != float("inf") else str(x)
+    if isinstance(x, (Fraction, Sym)):
+        return scalar_text(x)
+    if isinstance(x, Mapping):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, set, frozenset)):
+        items = sorted(x, key=_sort_key) if isinstance(x, (set, frozenset)) else x
+        return [jsonable(v) for v in items]
+    if hasattr(x, "to_json"):
+        return jsonable(x.to_json())
+    from symverify.ir.scalar import show_scalar
+
+    return show_scalar(x)
+
+
+def _sort_key(v: Any) -> str:
+    from symverify.ir.scalar import show_scalar
+
+    return show_scalar(v)

@@ -1,0 +1,36 @@
+"""Adapters from the matrix and fragment provers to proof-script instances.
+
+Each adapter runs no check of its own: it copies a prover's verdict, the construction's resources
+and the bounds its result states into a :class:`~symverify.scripts.protocol.Instance`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from symverify.gadgets.fragment import Fragment
+from symverify.kaleidoscope.factorization import Factorization
+from symverify.provers.fragment import prove_fragment
+from symverify.provers.matrix import KaleidoscopeCheck
+from symverify.scripts.protocol import Instance
+
+__all__ = ["kaleidoscope_instance", "fragment_instance"]
+
+
+def kaleidoscope_instance(name: str, f: Factorization, check: KaleidoscopeCheck, seconds: float = 0.0) -> Instance:
+    """The matrix prover's ``check`` of ``f`` as an instance: its verdict, the factorization's
+    resources and the bounds its theorem states."""
+    return Instance(name, check.verdict, check.method, dict(f.resources), dict(f.bounds), seconds, str(check))
+
+
+def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str, int | Fraction] | None = None, *, exact: bool = True) -> Instance:
+    """Prove ``frag`` (:func:`~symverify.provers.fragment.prove_fragment`) and report it as an
+    instance.
+
+    The verdict is ``proved`` when both checks hold, ``refuted`` when the exact polynomials differ,
+    and ``unknown`` when only the certificate check failed. ``bounds`` add to the fragment's own.
+    """
+    p = prove_fragment(frag, exact=exact)
+    verdict = "proved" if p.proved else ("refuted" if p.exact is False else "unknown")
+    method = "compositional+exact" if exact else "compositional"
+    return Instance(name or frag.name, verdict, method, dict(p.resources), {**p.bounds, **(bounds or {})}, p.seconds, p.failure)
