@@ -74,6 +74,7 @@ def trace_model(m: Model, name: str = "traced") -> Circuit:
     b = CircuitBuilder(m.n, m.d)
 
     class WireRing:
+        falsy_is_zero = False  # a wire is always truthy
         zero = b.const(0)
 
         @staticmethod

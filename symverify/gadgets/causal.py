@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from symverify.errors import IRError
 from symverify.ir.baseconv import Mode, Model
@@ -100,6 +100,8 @@ class Support:
 
 class SupportRing:
     """Constants (weights, biases) depend on no input row."""
+
+    falsy_is_zero: ClassVar[bool] = False
 
     zero = Support(frozenset())
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import ClassVar
 
 from symverify.errors import IRError, ShapeError
 from symverify.ir.baseconv import Layer, Mode, Model
@@ -291,6 +292,7 @@ class _NotAffineError(Exception):
 
 
 class _AffineRing:
+    falsy_is_zero: ClassVar[bool] = False
     zero = _Affine({})
 
     def coerce(self, x: Scalar) -> _Affine:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from symverify.ir.scalar import Scalar
 
@@ -23,6 +23,8 @@ __all__ = ["ScalarRing", "LinearForm", "LinearForms"]
 @dataclass(frozen=True)
 class ScalarRing:
     """Exact IR scalars; values are canonical, so ``==`` decides equality (also for ``Sym``)."""
+
+    falsy_is_zero: ClassVar[bool] = True
 
     zero: Any = 0
 
@@ -103,6 +105,8 @@ class LinearForm:
 @dataclass(frozen=True)
 class LinearForms:
     """Sparse linear forms over ``coeffs`` (default: exact IR scalars)."""
+
+    falsy_is_zero: ClassVar[bool] = False
 
     coeffs: Any = field(default_factory=ScalarRing)
     zero: Any = field(default_factory=LinearForm)

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from symverify.deadline import Check, as_check
 from symverify.ir.scalar import Scalar, Sym
@@ -153,6 +153,8 @@ class BoundValue:
 
 class BoundRing:
     """The interpreter ring of :class:`BoundValue` (``variables`` = inputs + parameters)."""
+
+    falsy_is_zero: ClassVar[bool] = False
 
     def __init__(self, variables: int, q: int = 1) -> None:
         self.variables = max(1, variables)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from symverify.deadline import CHECK_EVERY, Check, Deadline, DeadlineExceededError
 from symverify.errors import IRError
@@ -202,7 +202,8 @@ class _BudgetError(Exception):
 class _StageRing:
     """A stage's :class:`PolyRing` whose ``reduce`` enforces ``max_monomials`` on every value."""
 
-    falsy_is_zero = True
+    falsy_is_zero: ClassVar[bool] = True
+
 
     def __init__(self, ring: PolyRing, max_terms: int) -> None:
         self.zero, self.coerce, self.max_terms = ring.zero, ring.coerce, max_terms

@@ -16,7 +16,7 @@ import random
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from symverify.provers.bounds import Bounds, structure_bounds
 from symverify.provers.counterexample import affordable, confirm, search
@@ -40,6 +40,8 @@ class _StopError(Exception):
 
 class _GuardedRing:
     """A :class:`PolyRing` whose ``reduce`` enforces the monomial budget and the deadline."""
+
+    falsy_is_zero: ClassVar[bool] = True
 
     def __init__(self, ring: PolyRing, max_terms: int, deadline: float | None) -> None:
         self.ring, self.max_terms, self.deadline = ring, max_terms, deadline

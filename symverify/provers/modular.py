@@ -26,7 +26,7 @@ hundred operations (generic path) or between chunks (torch), and raises
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode, Model
@@ -42,6 +42,8 @@ TORCH_CHUNK = 64  # points per modular_eval call (bounds the int64 working set)
 
 class BatchModRing:
     """Values are ``(B,)`` object arrays; entry ``t`` lives mod ``primes[t]`` with ``params[t]``."""
+
+    falsy_is_zero: ClassVar[bool] = False
 
     def __init__(self, primes: Sequence[int], params: Sequence[Mapping[str, int]]) -> None:
         import numpy as np

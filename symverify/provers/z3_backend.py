@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from symverify.errors import BackendUnavailableError
 from symverify.ir.scalar import Scalar, Sym
@@ -46,6 +46,8 @@ def _z3() -> Any:
 
 class Z3Ring:
     """z3 real terms; parameters are real constants named ``p_<name>``."""
+
+    falsy_is_zero: ClassVar[bool] = False
 
     def __init__(self, params: dict[str, Any]) -> None:
         self.z3 = _z3()

@@ -16,7 +16,7 @@ interrupted). ``check=None`` costs nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from symverify.deadline import CHECK_EVERY, Check
 from symverify.errors import ShapeError
@@ -24,21 +24,12 @@ from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.circuit import Circuit, Op
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, is_zero
+from symverify.semantics.rings import Ring
 
 __all__ = ["Ring", "eval_circuit_nodes", "eval_circuit", "eval_layer", "eval_layers", "eval_model", "embed", "crop"]
 
 T = TypeVar("T")
 State = list[list[Any]]
-
-
-class Ring(Protocol):
-    """What the interpreter needs from a number ring."""
-
-    zero: Any
-
-    def coerce(self, x: Scalar) -> Any: ...
-
-    def reduce(self, x: Any) -> Any: ...
 
 
 def eval_circuit_nodes(c: Circuit, inputs: Sequence[Any], ring: Ring, check: Check | None = None) -> list[Any]:
@@ -136,7 +127,7 @@ def eval_layer(layer: Layer, u: State, ring: Ring, check: Check | None = None) -
         taps[q].append((k, co(w)))
     b1c, b2c = _columns(layer.b1, co, dd), _columns(layer.b2, co, dd)
     cyclic = layer.mode is Mode.CYCLIC
-    if not getattr(ring, "falsy_is_zero", False):
+    if not ring.falsy_is_zero:
         return _eval_layer_plain(u, nn, dd, w_cols, taps, b1c, b2c, cyclic, zero, red, check)
     out: State = [[zero] * dd for _ in range(nn)]
     work = 0

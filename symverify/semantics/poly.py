@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from symverify.errors import BackendUnavailableError, IRError
 from symverify.ir.analysis import check_state
@@ -37,13 +37,14 @@ def flint_available() -> bool:
 class PolyRing:
     """A polynomial ring over Q in the input variables and the parameters ``params`` (sorted)."""
 
+    falsy_is_zero: ClassVar[bool] = True
+
     num_inputs: int
     params: tuple[str, ...] = ()
     backend: PolyBackend = "flint"
     _ctx: Any = field(default=None, repr=False)
     _gens: list[Any] = field(default_factory=list, repr=False)
     zero: Any = None
-    falsy_is_zero = True
 
     def __post_init__(self) -> None:
         names = [f"x{i}" for i in range(self.num_inputs)] + [f"p_{p}" for p in self.params]

@@ -1,6 +1,12 @@
-"""Number rings for the interpreter: exact rationals, integers mod p, and degree bounds.
+"""The ring protocol, and the number rings of the interpreter: exact rationals, integers mod p,
+degree bounds.
 
-Polynomial rings (python-flint, sympy) live in :mod:`symverify.semantics.poly`.
+Every ring the interpreter (:mod:`symverify.semantics.evaluate`) runs in follows :class:`Ring`:
+``zero``, ``coerce`` (IR scalar → ring element), ``reduce`` (applied to each freshly computed
+value) and its capabilities as typed class attributes. Other rings live with their users
+(polynomials in :mod:`symverify.semantics.poly`, linear forms in :mod:`symverify.kaleidoscope.rings`,
+supports in :mod:`symverify.gadgets.causal`, the provers' rings in :mod:`symverify.provers`);
+all of them implement this one protocol.
 """
 
 from __future__ import annotations
@@ -9,12 +15,28 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from symverify.errors import IRError
 from symverify.ir.scalar import Scalar, Sym
 
-__all__ = ["FractionRing", "ModRing", "Deg", "DegreeRing", "eval_sym"]
+__all__ = ["Ring", "FractionRing", "ModRing", "Deg", "DegreeRing", "eval_sym"]
+
+
+class Ring(Protocol):
+    """What the interpreter needs from a number ring.
+
+    ``falsy_is_zero``: ``bool(x)`` is False exactly when ``x`` is the ring's zero (exact numbers,
+    residues, polynomials, linear forms), so the interpreter may skip work whose factor is zero.
+    Rings whose elements have no usable truth value (z3 terms, degree bounds) declare False.
+    """
+
+    zero: Any
+    falsy_is_zero: ClassVar[bool]
+
+    def coerce(self, x: Scalar) -> Any: ...
+
+    def reduce(self, x: Any) -> Any: ...
 
 
 def eval_sym(x: Sym, params: Mapping[str, Any], where: str = "weight") -> Any:
@@ -34,9 +56,10 @@ def eval_sym(x: Sym, params: Mapping[str, Any], where: str = "weight") -> Any:
 class FractionRing:
     """Exact rationals; symbolic weights need values in ``params``."""
 
+    falsy_is_zero: ClassVar[bool] = True
+
     params: Mapping[str, Any] = field(default_factory=dict)
     zero: Any = 0
-    falsy_is_zero = True
 
     def coerce(self, x: Scalar) -> Any:
         if isinstance(x, Sym):
@@ -54,10 +77,11 @@ class FractionRing:
 class ModRing:
     """Integers mod a prime ``p`` (Python ints); rationals are mapped through their inverse mod p."""
 
+    falsy_is_zero: ClassVar[bool] = True
+
     p: int
     params: Mapping[str, int] = field(default_factory=dict)
     zero: Any = 0
-    falsy_is_zero = True
 
     def coerce(self, x: Scalar) -> int:
         if isinstance(x, Sym):
@@ -117,6 +141,8 @@ class Deg:
 
 class DegreeRing:
     """Degrees in the input variables (symbolic weights count as constants)."""
+
+    falsy_is_zero: ClassVar[bool] = False
 
     zero = Deg(-math.inf)
 
