@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from symverify.errors import IRError, ShapeError
 from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, bbstar_strides
 from symverify.ir.scalar import sym
-from symverify.kaleidoscope import LinearForm, apply, apply_batch, circuit_matrix, compile_numpy, materialize, to_matrix
+from symverify.kaleidoscope import Affine, apply, apply_batch, circuit_matrix, compile_numpy, materialize, to_matrix
 from symverify.kaleidoscope.apply import factors_of, params_of
 from symverify.library import prefix_sums, walsh_hadamard
 from symverify.semantics.evaluate import eval_circuit
@@ -96,7 +96,7 @@ def test_symbolic_diagonals_in_every_ring():
 def test_materialize_returns_sparse_rows_of_the_full_block():
     k = Kaleidoscope(2, 4, (BBStar.identity(4),))
     rows = materialize(k)
-    assert len(rows) == 4 and rows[0] == LinearForm.unit(0) and rows[1] == LinearForm.unit(1) and rows[2] == LinearForm()
+    assert len(rows) == 4 and rows[0] == Affine.unit(0) and rows[1] == Affine.unit(1) and rows[2] == Affine()
     f = ButterflyFactor(4, 1, (1, 2), (3, 4), (5, 6), (7, 8))
     assert [dict(r.terms) for r in materialize(f, columns=[1])] == [{1: 3}, {1: 7}, {}, {}]
     assert to_matrix(FactorList(4, (f, f.transpose()))) == [
@@ -113,8 +113,8 @@ def test_linear_forms_match_basis_vector_evaluation():
             e = [[int(i * c.d + q == j) for q in range(c.d)] for i in range(c.n)]
             col = [v for row in eval_circuit(c, e, FractionRing()) for v in row]
             assert col == [M[i][j] for i in range(nd)]
-    x0, x1 = LinearForm.unit(0), LinearForm.unit(1)
-    assert (x0 + x1 + (-1) * x0) == x1 and (0 * x0) == LinearForm() and repr(x1) == "LinearForm({1: 1})"
+    x0, x1 = Affine.unit(0), Affine.unit(1)
+    assert (x0 + x1 + (-1) * x0) == x1 and (0 * x0) == Affine() and repr(x1) == "Affine({1: 1})"
 
 
 @pytest.mark.parametrize(

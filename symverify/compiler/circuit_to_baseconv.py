@@ -53,8 +53,9 @@ from symverify.compiler.butterfly_to_baseconv import (
     routed_offset,
     simplify_factors,
 )
-from symverify.compiler.layout import CONST, CellState, Layout, gate_support, grid, mention, state_boundary
+from symverify.compiler.layout import CellState, Layout, gate_support, grid, mention, state_boundary
 from symverify.errors import CompileError
+from symverify.ir.affine import Affine
 from symverify.ir.baseconv import Layer, Model
 from symverify.ir.butterfly import ButterflyFactor, next_power_of_two
 from symverify.ir.certificate import Boundary, Cell, Certificate
@@ -62,7 +63,6 @@ from symverify.ir.circuit import Circuit
 from symverify.ir.grid import Grid
 from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage, layered_form
 from symverify.ir.scalar import Scalar, is_zero
-from symverify.kaleidoscope.rings import LinearForm
 
 __all__ = ["StagePlan", "Build", "plan_stages", "stage_factors", "build_model", "planned_size", "mul_layers"]
 
@@ -237,15 +237,13 @@ def _check_stage(em: GadgetEmitter, p: StagePlan, ents: Mapping[tuple[int, int],
     for (i, j), v in ents.items():
         acc = want.setdefault(i, {})
         acc[node_at[j]] = acc.get(node_at[j], 0) + v
-    for i, v in off.items():
-        want.setdefault(i, {})[CONST] = v
-    want_forms = {i: LinearForm({v: x for v, x in t.items() if not is_zero(x)}) for i, t in want.items()}
-    want_forms = {i: f for i, f in want_forms.items() if f.terms}
+    want_forms = {i: Affine({v: x for v, x in want.get(i, {}).items() if not is_zero(x)}, off.get(i, 0))
+                  for i in set(want) | set(off)}
+    want_forms = {i: f for i, f in want_forms.items() if f}
     got = em.state.values()
-    extra = {i: LinearForm({CONST: v}) for i, v in off.items()}
-    for i, f in extra.items():
-        got[i] = got.get(i, LinearForm()) + f
-    got = {i: f for i, f in got.items() if f.terms}
+    for i, v in off.items():
+        got[i] = got.get(i, Affine()) + Affine.constant(v)
+    got = {i: f for i, f in got.items() if f}
     if got != want_forms:
         bad = sorted(set(got) ^ set(want_forms) | {i for i in got if i in want_forms and got[i] != want_forms[i]})
         raise AssertionError(f"internal: linear stage level {st.level} computes the wrong values at positions {bad[:8]}")

@@ -9,7 +9,7 @@ workspace of one butterfly gadget. The model embeds ``u[i, j]`` at cell ``(i, j)
 are plain ``vec`` positions; otherwise the first and last linear stages absorb the reindexing.
 
 What the compiler knows about a state is a :class:`CellState`: each nonzero cell holds a sparse
-linear form over circuit nodes (key :data:`CONST` is the constant 1), and ``pending`` says whether
+affine form over circuit nodes (:class:`~symverify.ir.affine.Affine`), and ``pending`` says whether
 the value of position ``p`` is split over the three buffers (``B0 + B1 + B2``, not yet summed).
 Certificates (:mod:`symverify.ir.certificate`) are read off these forms. :func:`track_factor`
 and :func:`track_sum` apply the algebra of the Lemma H.16 gadgets (see
@@ -23,14 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from symverify.errors import CompileError
+from symverify.ir.affine import Affine
 from symverify.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
 from symverify.ir.certificate import Boundary, Cell
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, is_zero
-from symverify.kaleidoscope.rings import LinearForm
 
 __all__ = [
-    "CONST",
     "BUFFERS",
     "Axis",
     "Layout",
@@ -46,7 +45,6 @@ __all__ = [
     "track_sum",
 ]
 
-CONST = -1  # the key of the constant term in a linear form
 BUFFERS = 3  # B0 (live state), B1, B2 (gadget workspace)
 Axis = Literal["sequence", "channel", "diagonal"]
 
@@ -116,15 +114,15 @@ class CellState:
     """The tracked content of an inner state (mutable builder state; see the module docstring)."""
 
     lay: Layout
-    cells: dict[tuple[int, int], LinearForm] = field(default_factory=dict)
+    cells: dict[tuple[int, int], Affine] = field(default_factory=dict)
     pending: bool = False
 
     @staticmethod
     def at_positions(lay: Layout, nodes: Iterable[tuple[int, int]]) -> CellState:
         """A clean state holding node ``v`` at position ``p`` for every ``(p, v)``."""
-        return CellState(lay, {lay.cell(p): LinearForm.unit(v) for p, v in nodes})
+        return CellState(lay, {lay.cell(p): Affine.unit(v) for p, v in nodes})
 
-    def value(self, p: int) -> LinearForm:
+    def value(self, p: int) -> Affine:
         """The value of position ``p`` (the buffers summed when ``pending``)."""
         if not self.pending:
             return self.cells.get(self.lay.cell(p), _ZERO)
@@ -135,40 +133,39 @@ class CellState:
                 acc = acc + f
         return acc
 
-    def values(self) -> dict[int, LinearForm]:
+    def values(self) -> dict[int, Affine]:
         """Every position with a nonzero value."""
         dp = self.lay.dp
         ps = {r * dp + c % dp for (r, c) in self.cells}
         out = {p: self.value(p) for p in sorted(ps)}
-        return {p: f for p, f in out.items() if f.terms}
+        return {p: f for p, f in out.items() if f}
 
 
-_ZERO = LinearForm()
+_ZERO = Affine()
 
 
-def form_cell(row: int, col: int, f: LinearForm) -> Cell:
-    """The certificate cell for a linear form (``CONST`` becomes the constant term)."""
-    terms = tuple((v, c) for v, c in sorted(f.terms.items()) if v != CONST)
-    return Cell(row, col, terms, f.terms.get(CONST, 0))
+def form_cell(row: int, col: int, f: Affine) -> Cell:
+    """The certificate cell holding the affine form ``f``."""
+    return Cell.of_form(row, col, f)
 
 
 def state_boundary(layer: int, st: CellState, label: str) -> Boundary:
     """A boundary listing every nonzero cell of ``st`` (all others are claimed 0)."""
-    cells = tuple(form_cell(r, c, f) for (r, c), f in sorted(st.cells.items()) if f.terms)
+    cells = tuple(form_cell(r, c, f) for (r, c), f in sorted(st.cells.items()) if f)
     return Boundary(layer, cells, label)
 
 
-def add_forms(a: LinearForm, b: LinearForm) -> LinearForm:
-    return b if not a.terms else (a if not b.terms else a + b)
+def add_forms(a: Affine, b: Affine) -> Affine:
+    return b if not a else (a if not b else a + b)
 
 
-def scale(c: Scalar, f: LinearForm) -> LinearForm:
+def scale(c: Scalar, f: Affine) -> Affine:
     """``c·f`` with the cheap cases (0, 1) short-cut."""
-    if is_zero(c) or not f.terms:
+    if is_zero(c) or not f:
         return _ZERO
     if type(c) is int and c == 1:
         return f
-    return LinearForm({v: c * x for v, x in f.terms.items()})  # Q and Q[params] have no zero divisors
+    return f.scaled(c)
 
 
 def mention(b: Boundary, nodes: Iterable[int]) -> Boundary:
@@ -230,13 +227,13 @@ def track_factor(st: CellState, f: ButterflyFactor) -> CellState:
     lay, s = st.lay, f.stride
     axis = axis_of(f, lay.dp)
     vals = st.values()
-    new: dict[tuple[int, int], LinearForm] = {}
+    new: dict[tuple[int, int], Affine] = {}
 
-    def put(cell: tuple[int, int], form: LinearForm) -> None:
-        if form.terms:
+    def put(cell: tuple[int, int], form: Affine) -> None:
+        if form:
             new[cell] = form
 
-    zero = LinearForm()
+    zero = Affine()
     for lo in sorted({p & ~s for p in vals}):
         m = pair_number(s, lo)
         hi = lo + s
@@ -257,5 +254,5 @@ def track_sum(st: CellState, offset: Mapping[int, Scalar]) -> CellState:
     vals = st.values()
     for p, v in offset.items():
         if not is_zero(v):
-            vals[p] = add_forms(vals.get(p, LinearForm()), LinearForm({CONST: v}))
-    return CellState(st.lay, {st.lay.cell(p): f for p, f in vals.items() if f.terms}, pending=False)
+            vals[p] = add_forms(vals.get(p, _ZERO), Affine.constant(v))
+    return CellState(st.lay, {st.lay.cell(p): f for p, f in vals.items() if f}, pending=False)

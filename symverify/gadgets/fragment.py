@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import ClassVar
 
 from symverify.errors import IRError, ShapeError
+from symverify.ir.affine import Affine, NotAffineError
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
@@ -260,48 +260,6 @@ def standalone(frag: Fragment) -> tuple[Circuit, Model, Certificate]:
     return spec.circuit, model, Certificate(tuple(bounds), (("fragment", frag.name),))
 
 
-class _Affine:
-    """``Σ coeff·node + const`` over circuit nodes; a product is allowed only with a constant."""
-
-    __slots__ = ("const", "terms")
-
-    def __init__(self, terms: dict[int, Scalar], const: Scalar = 0) -> None:
-        self.terms, self.const = terms, const
-
-    def __add__(self, other: _Affine) -> _Affine:
-        terms = dict(self.terms)
-        for v, c in other.terms.items():
-            s = terms.get(v, 0) + c
-            if is_zero(s):
-                terms.pop(v, None)
-            else:
-                terms[v] = s
-        return _Affine(terms, self.const + other.const)
-
-    def __mul__(self, other: _Affine) -> _Affine:
-        if self.terms and other.terms:
-            raise _NotAffineError
-        k, form = (self.const, other) if not self.terms else (other.const, self)
-        if is_zero(k):
-            return _Affine({})
-        return _Affine({v: c * k for v, c in form.terms.items()}, form.const * k)
-
-
-class _NotAffineError(Exception):
-    pass
-
-
-class _AffineRing:
-    falsy_is_zero: ClassVar[bool] = False
-    zero = _Affine({})
-
-    def coerce(self, x: Scalar) -> _Affine:
-        return _Affine({}, x)
-
-    def reduce(self, x: _Affine) -> _Affine:
-        return x
-
-
 def fragment_boundaries(frag: Fragment, entry: Iterable[Cell], first_layer: int) -> list[Boundary]:
     """Certificate boundaries for ``frag`` placed after layer ``first_layer`` of a larger model.
 
@@ -312,33 +270,31 @@ def fragment_boundaries(frag: Fragment, entry: Iterable[Cell], first_layer: int)
     raises :class:`IRError` (name a circuit node for it instead).
     """
     from symverify.semantics.evaluate import eval_circuit_nodes
+    from symverify.semantics.rings import AffineRing
 
     spec = frag.spec()
     check_spec(frag, spec)
     nn, dd = frag.inner_n, frag.inner_d
-    state = [_Affine({}) for _ in range(nn * dd)]
+    state = [Affine() for _ in range(nn * dd)]
     for c in entry:
         if (c.row, c.col) not in frag.entry:
             raise IRError(f"fragment {frag.name!r}: entry cell ({c.row}, {c.col}) is outside its entry interface")
-        state[c.row * dd + c.col] = _Affine({v: x for v, x in c.terms if not is_zero(x)}, c.const)
+        state[c.row * dd + c.col] = c.form()
     try:
-        vals = eval_circuit_nodes(spec.circuit, state, _AffineRing())
-    except _NotAffineError:
+        vals = eval_circuit_nodes(spec.circuit, state, AffineRing())
+    except NotAffineError:
         raise IRError(f"fragment {frag.name!r}: a value is a product of two non-constant values; it has no affine form over the circuit's nodes") from None
 
-    def cell(i: int, j: int, form: _Affine) -> Cell:
-        return Cell(i, j, tuple(sorted(form.terms.items())), form.const)
-
-    def listed(forms: Iterable[tuple[tuple[int, int], _Affine]]) -> tuple[Cell, ...]:
-        return tuple(cell(i, j, f) for (i, j), f in sorted(forms) if f.terms or not is_zero(f.const))
+    def listed(forms: Iterable[tuple[tuple[int, int], Affine]]) -> tuple[Cell, ...]:
+        return tuple(Cell.of_form(i, j, f) for (i, j), f in sorted(forms) if f)
 
     out = []
     for layer, cells in spec.checkpoints:
         forms = []
         for c in cells:
-            acc = _Affine({}, c.const)
+            acc = Affine.constant(c.const)
             for v, x in c.terms:
-                acc = acc + vals[v] * _Affine({}, x)
+                acc = acc + vals[v].scaled(x)
             forms.append(((c.row, c.col), acc))
         out.append(Boundary(first_layer + layer, listed(forms), f"{frag.name} after layer {layer}"))
     exit_forms = [((k // dd, k % dd), vals[o]) for k, o in enumerate(spec.circuit.outputs)]

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from symverify.errors import IRError, SerializationError
+from symverify.ir.affine import Affine
 from symverify.ir.bigint import safe_repr
 from symverify.ir.jsonfields import _check_size, _int, _kind, _list, _obj, _text, scalar_from_json, scalar_to_json
 from symverify.ir.scalar import Scalar, as_scalar, is_zero, param_names
@@ -73,6 +74,18 @@ class Cell:
 
     def params(self) -> frozenset[str]:
         return param_names([co for _, co in self.terms] + [self.const])
+
+    def form(self) -> Affine:
+        """The cell's value as an affine form over circuit nodes (zero coefficients dropped)."""
+        acc = Affine.constant(self.const)
+        for v, co in self.terms:
+            acc = acc + Affine({v: co}) if not is_zero(co) else acc
+        return acc
+
+    @staticmethod
+    def of_form(row: int, col: int, f: Affine) -> Cell:
+        """The cell ``(row, col)`` holding the affine form ``f``."""
+        return Cell(row, col, tuple(sorted(f.terms.items())), f.const)
 
     @staticmethod
     def node(row: int, col: int, node: int) -> Cell:

@@ -12,13 +12,14 @@ The IR (:class:`ButterflyFactor`, :class:`BBStar`, :class:`FactorList`, :class:`
 lives in :mod:`symverify.ir.butterfly`.
 """
 
+from symverify.ir.affine import Affine
 from symverify.kaleidoscope.apply import apply, apply_batch, compile_numpy, materialize, to_matrix
 from symverify.kaleidoscope.circuits import circuit_matrix, linear_circuit_to_kaleidoscope
 from symverify.kaleidoscope.factorization import Factorization
 from symverify.kaleidoscope.matrix import SparseMatrix
 from symverify.kaleidoscope.permutation import bit_reversal, permutation_to_kaleidoscope, reversal, route_permutation
-from symverify.kaleidoscope.rings import LinearForm, LinearForms, ScalarRing
 from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
+from symverify.semantics.rings import AffineRing, ScalarRing
 
 __all__ = [
     "apply",
@@ -34,8 +35,8 @@ __all__ = [
     "permutation_to_kaleidoscope",
     "reversal",
     "route_permutation",
-    "LinearForm",
-    "LinearForms",
+    "Affine",
+    "AffineRing",
     "ScalarRing",
     "sparse_to_kaleidoscope",
 ]

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, Union
 
 from symverify.errors import IRError, ShapeError
+from symverify.ir.affine import Affine
 from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, pair_index
 from symverify.ir.scalar import Scalar, is_zero, param_names
-from symverify.kaleidoscope.rings import LinearForm, LinearForms, ScalarRing
+from symverify.semantics.rings import AffineRing, ScalarRing
 
 __all__ = [
     "Butterflies",
@@ -148,7 +149,7 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Any = None,
     return out
 
 
-def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: Any = None) -> list[LinearForm]:
+def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: Any = None) -> list[Affine]:
     """The rows of the full ``N×N`` product restricted to ``columns``, as sparse linear forms.
 
     Row ``i`` maps column ``j`` to entry ``(i, j)``. The default columns are ``0 … n−1`` for a
@@ -158,12 +159,12 @@ def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: 
     size, fs = factors_of(obj)
     if columns is None:
         columns = range(obj.n if isinstance(obj, Kaleidoscope) else size)
-    ring = LinearForms(ScalarRing() if coeffs is None else coeffs)
+    ring = AffineRing(ScalarRing() if coeffs is None else coeffs)
     x = [ring.zero] * size
     for j in columns:
         if not 0 <= j < size:
             raise ShapeError(f"materialize: column {j} is outside 0 … {size - 1}")
-        x[j] = LinearForm.unit(j)
+        x[j] = Affine.unit(j)
     return _run([_plan(f, ring) for f in fs], x, ring)
 
 

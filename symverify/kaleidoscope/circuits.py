@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from symverify.errors import CompileError
+from symverify.ir.affine import Affine
 from symverify.ir.analysis import levels, stats
 from symverify.ir.butterfly import Kaleidoscope, next_power_of_two
 from symverify.ir.circuit import Circuit, Op
@@ -28,8 +29,8 @@ from symverify.ir.layered import LinearStage, layered_form
 from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.factorization import Factorization
 from symverify.kaleidoscope.matrix import SparseMatrix
-from symverify.kaleidoscope.rings import LinearForm, LinearForms
 from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
+from symverify.semantics.rings import AffineRing
 
 __all__ = ["check_linear", "circuit_matrix", "chain", "linear_circuit_to_kaleidoscope"]
 
@@ -54,8 +55,8 @@ def circuit_matrix(c: Circuit) -> SparseMatrix:
 
     check_linear(c)
     nd = c.num_inputs
-    ring: Any = LinearForms()
-    vals = eval_circuit_nodes(c, [LinearForm.unit(j) for j in range(nd)], ring)
+    ring: Any = AffineRing()
+    vals = eval_circuit_nodes(c, [Affine.unit(j) for j in range(nd)], ring)
     return SparseMatrix(nd, nd, tuple((i, j, v) for i, o in enumerate(c.outputs) for j, v in vals[o]))
 
 

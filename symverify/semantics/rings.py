@@ -4,9 +4,13 @@ degree bounds.
 Every ring the interpreter (:mod:`symverify.semantics.evaluate`) runs in follows :class:`Ring`:
 ``zero``, ``coerce`` (IR scalar → ring element), ``reduce`` (applied to each freshly computed
 value) and its capabilities as typed class attributes. Other rings live with their users
-(polynomials in :mod:`symverify.semantics.poly`, linear forms in :mod:`symverify.kaleidoscope.rings`,
-supports in :mod:`symverify.gadgets.causal`, the provers' rings in :mod:`symverify.provers`);
-all of them implement this one protocol.
+(polynomials in :mod:`symverify.semantics.poly`, supports in :mod:`symverify.gadgets.causal`, the
+provers' rings in :mod:`symverify.provers`); all of them implement this one protocol.
+
+:class:`ScalarRing` computes with the IR's own exact scalars (so symbolic weights need no values);
+:class:`AffineRing` with affine forms over such a coefficient ring (running a linear program on the
+unit forms ``x_j`` yields the columns of its matrix in one pass; running a circuit on forms over
+its nodes yields each value's affine form, or :class:`~symverify.ir.affine.NotAffineError`).
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ from fractions import Fraction
 from typing import Any, ClassVar, Protocol
 
 from symverify.errors import IRError
+from symverify.ir.affine import Affine
 from symverify.ir.scalar import Scalar, Sym
 
-__all__ = ["Ring", "FractionRing", "ModRing", "Deg", "DegreeRing", "eval_sym"]
+__all__ = ["Ring", "ScalarRing", "AffineRing", "FractionRing", "ModRing", "Deg", "DegreeRing", "eval_sym"]
 
 
 class Ring(Protocol):
@@ -31,12 +36,49 @@ class Ring(Protocol):
     Rings whose elements have no usable truth value (z3 terms, degree bounds) declare False.
     """
 
-    zero: Any
     falsy_is_zero: ClassVar[bool]
+
+    @property
+    def zero(self) -> Any: ...
 
     def coerce(self, x: Scalar) -> Any: ...
 
     def reduce(self, x: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class ScalarRing:
+    """Exact IR scalars; values are canonical, so ``==`` decides equality (also for ``Sym``)."""
+
+    falsy_is_zero: ClassVar[bool] = True
+    zero: Any = 0
+
+    def coerce(self, x: Scalar) -> Scalar:
+        return x
+
+    def reduce(self, x: Any) -> Any:
+        if isinstance(x, Fraction) and x.denominator == 1:
+            return int(x)
+        return x
+
+
+@dataclass(frozen=True)
+class AffineRing:
+    """Affine forms (:class:`~symverify.ir.affine.Affine`) over ``coeffs`` (default: exact IR
+    scalars). Weights and constants are coefficients; a form is falsy exactly when it is zero."""
+
+    falsy_is_zero: ClassVar[bool] = True
+    coeffs: Any = field(default_factory=ScalarRing)
+    zero: Any = field(default_factory=Affine)
+
+    def coerce(self, x: Scalar) -> Any:
+        return self.coeffs.coerce(x)
+
+    def reduce(self, x: Any) -> Any:
+        red = self.coeffs.reduce
+        if not isinstance(x, Affine):
+            return Affine.constant(red(x))
+        return Affine({j: red(v) for j, v in x.terms.items()}, red(x.const))
 
 
 def eval_sym(x: Sym, params: Mapping[str, Any], where: str = "weight") -> Any:
