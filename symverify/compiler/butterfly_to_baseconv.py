@@ -34,7 +34,7 @@ factors are absorbed into a neighbour and equal-stride neighbours are multiplied
 every cell as a linear form over the inputs of the stage, so it knows which cells are 0 on every
 input. It leaves out every ``G`` coefficient that would multiply such a cell, restricts the
 all-ones biases to the cells that can be nonzero, and drops ``W`` entries and filter taps that only
-meet zeros (:func:`prune_layer`). The function on the model's inputs is unchanged, and almost every
+meet zeros (:func:`symverify.semantics.support.prune_layer`). The function on the model's inputs is unchanged, and almost every
 remaining weight moves a live value (a perturbation changes some stage's function).
 
 **Lemma H.18**: ``M ∈ (BB*)^w_e`` acting on ``vec(u)`` (``n·d = M.n``) is the chain of all its
@@ -72,6 +72,7 @@ from symverify.ir.circuit import Circuit
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.permutation import complete_permutation
+from symverify.semantics.support import prune_layer, support_of_cells
 
 __all__ = [
     "Axis",
@@ -93,7 +94,6 @@ __all__ = [
     "track_factor",
     "track_sum",
     "kaleidoscope_factors",
-    "prune_layer",
     "chain_layer_bound",
     "C16",
     "C18",
@@ -278,31 +278,6 @@ def factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False, suppor
     return (first, _shift_layer(lay, f.stride // lay.dp, live))
 
 
-def prune_layer(layer: Layer, nonzero_in: AbstractSet[tuple[int, int]]) -> Layer:
-    """Drop ``W`` entries and filter taps that can only ever meet a 0 (column-level analysis).
-
-    ``nonzero_in`` lists the input cells that may be nonzero (every other cell is 0 on every
-    input). ``W[p, q]`` is kept when channel ``p`` holds a value and the convolution branch of
-    channel ``q`` can be nonzero; a tap ``h[k, q]`` when channel ``q`` holds a value and its
-    projection branch can be nonzero. The layer's function on such inputs is unchanged.
-    """
-    cols = {c for _, c in nonzero_in}
-    W, h = layer.W.nonzero(), layer.h.nonzero()
-    b1_cols = {q for _, q in layer.b1.nonzero()}
-    b2_cols = {q for _, q in layer.b2.nonzero()}
-    conv_cols = b2_cols | {q for (_, q) in h if q in cols}
-    proj_cols = b1_cols | {q for (p, q) in W if p in cols}
-    W2 = {(p, q): v for (p, q), v in W.items() if p in cols and q in conv_cols}
-    h2 = {(k, q): v for (k, q), v in h.items() if q in cols and q in proj_cols}
-    if len(W2) == len(W) and len(h2) == len(h):
-        return layer
-    return Layer(grid(layer.W.rows, layer.W.cols, W2), layer.b1, grid(layer.h.rows, layer.h.cols, h2), layer.b2, layer.mode)
-
-
-def nonzero_cells(g: Grid) -> set[tuple[int, int]]:
-    return set(g.nonzero())
-
-
 # ---- chains -----------------------------------------------------------------------------------
 
 
@@ -334,22 +309,21 @@ class GadgetEmitter:
         live = set(after.cells) if self.prune else None
         layers = factor_layers(self.lay, f, self.state.pending, support, live)
         if self.prune:
-            layers = self._pruned(layers)
+            layers = self.pruned(layers)
         self.layers.extend(layers)
         self.state = after
         self.counts[axis_of(f, self.lay.dp)] += 1
         self.boundaries.append(state_boundary(self.position, self.state, f"{label} stride {f.stride} ({axis_of(f, self.lay.dp)})"))
 
-    def _pruned(self, layers: Sequence[Layer]) -> tuple[Layer, ...]:
-        """Apply :func:`prune_layer` along ``layers`` starting from the current state's cells.
-
-        After a gate layer ``(u·W + b1)⊙G`` only cells where ``G`` is nonzero can be nonzero.
-        """
-        cells: set[tuple[int, int]] = set(self.state.cells)
+    def pruned(self, layers: Sequence[Layer]) -> tuple[Layer, ...]:
+        """``layers`` without weights that only multiply structural zeros, starting from the
+        current state's nonzero cells (:func:`symverify.semantics.support.prune_layer`, each layer
+        on the support the previous one leaves)."""
+        sup = support_of_cells(self.state.cells, self.lay.width)
         out = []
         for layer in layers:
-            out.append(prune_layer(layer, cells))
-            cells = nonzero_cells(layer.b2) if layer.h.is_zero() else nonzero_cells(layer.b1)
+            new, sup = prune_layer(layer, sup)
+            out.append(new)
         return tuple(out)
 
     def close(self, offset: Mapping[int, Scalar], label: str, *, boundary: bool = True) -> None:
@@ -358,7 +332,7 @@ class GadgetEmitter:
             return
         after = track_sum(self.state, offset)
         layer = sum_layer(self.lay, self.state.pending, offset, set(after.cells) if self.prune else None)
-        self.layers.extend(self._pruned((layer,)) if self.prune else (layer,))
+        self.layers.extend(self.pruned((layer,)) if self.prune else (layer,))
         self.state = after
         self.counts["sum"] += 1
         if boundary:

@@ -48,8 +48,6 @@ from symverify.compiler.butterfly_to_baseconv import (
     complete_permutation,
     diagonal_factor,
     fused_projection,
-    nonzero_cells,
-    prune_layer,
     routed_offset,
     simplify_factors,
 )
@@ -292,7 +290,7 @@ def build_model(c: Circuit, name: str = "") -> Build:
         if isinstance(st, MulStage):
             prev_off = mats[idx - 1][1]
             m1, m2 = mul_layers(lay, st.k, p.k_rows, len(st.outputs) - st.k, em.state.pending, prev_off)
-            em.layers.extend((prune_layer(m1, set(em.state.cells)), prune_layer(m2, nonzero_cells(m1.b2))))
+            em.layers.extend(em.pruned((m1, m2)))
             counts["mul"] += 1
             em.state = _node_state(lay, p.out_pos, st.outputs)
             bounds.extend(em.boundaries)

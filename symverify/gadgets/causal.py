@@ -20,8 +20,9 @@ model. This module checks the lemma's conclusion for concrete sizes two ways:
 * :func:`exact_row_dependence`: the exact output polynomials of a model whose every weight is a
   distinct symbol (:func:`symbolic_model`), so "no variable of a later row occurs" holds for
   *all* weights at once;
-* :func:`row_support`: an abstract interpretation (each value carries the set of input rows it
-  may involve; ``+`` and ``·`` take unions), a sound over-approximation that scales to any size.
+* :func:`row_support`: an abstract interpretation (each value is structurally zero or carries the
+  set of input rows it may involve; the dependence lattice of :mod:`symverify.semantics.support`),
+  a sound over-approximation that scales to any size.
 
 :func:`causal_obstruction` finds the violating output of a circuit exactly.
 """
@@ -30,17 +31,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from symverify.errors import IRError
 from symverify.ir.baseconv import Mode, Model
 from symverify.ir.circuit import Circuit
-from symverify.ir.scalar import Scalar
 
 __all__ = [
     "symbolic_model",
-    "Support",
-    "SupportRing",
     "row_support",
     "exact_row_dependence",
     "later_row_reads",
@@ -75,51 +73,14 @@ def symbolic_model(inner_n: int, inner_d: int, layers: int, *, n: int | None = N
     return Model(inner_n if n is None else n, inner_d if d is None else d, inner_n, inner_d, stack, f"symbolic {m.value} stack")
 
 
-class Support:
-    """The set of input rows a value may depend on; ``+`` and ``*`` are unions."""
-
-    __slots__ = ("rows",)
-
-    def __init__(self, rows: frozenset[int]) -> None:
-        self.rows = rows
-
-    def __add__(self, other: Support) -> Support:
-        return Support(self.rows | other.rows)
-
-    __mul__ = __add__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Support) and self.rows == other.rows
-
-    def __hash__(self) -> int:
-        return hash(self.rows)
-
-    def __repr__(self) -> str:
-        return f"Support({sorted(self.rows)})"
-
-
-class SupportRing:
-    """Constants (weights, biases) depend on no input row."""
-
-    falsy_is_zero: ClassVar[bool] = False
-
-    zero = Support(frozenset())
-
-    def coerce(self, x: Scalar) -> Support:
-        return self.zero
-
-    def reduce(self, x: Support) -> Support:
-        return x
-
-
 def row_support(model: Model) -> tuple[frozenset[int], ...]:
     """For each output row, a superset of the input rows its entries depend on (sound, any size)."""
     from symverify.semantics.evaluate import eval_model
+    from symverify.semantics.support import Dependence, DependenceRing
 
-    ring = SupportRing()
-    u = [[Support(frozenset({i})) for _ in range(model.d)] for i in range(model.n)]
-    out = eval_model(model, u, ring)
-    return tuple(frozenset().union(*(c.rows for c in row)) for row in out)
+    u = [[Dependence(frozenset({i})) for _ in range(model.d)] for i in range(model.n)]
+    out = eval_model(model, u, DependenceRing())
+    return tuple(frozenset().union(*(c.labels for c in row)) for row in out)
 
 
 def exact_row_dependence(model: Model, backend: str = "flint") -> tuple[frozenset[int], ...]:

@@ -19,9 +19,8 @@ slots; inside a level at most ``w + m_ℓ ≤ 2w`` (the operand copies), which i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Union
 
 from symverify.errors import IRError
 from symverify.ir.analysis import levels, live_sets, needed_nodes
@@ -44,15 +43,6 @@ class LinearStage:
     def nnz(self) -> int:
         return sum(len(r) for r in self.rows)
 
-    def apply(self, z: Sequence[Any], ring: Any) -> list[Any]:
-        out = []
-        for row, off in zip(self.rows, self.offset):
-            acc = ring.coerce(off) if not is_zero(off) else ring.zero
-            for slot, co in row:
-                acc = acc + ring.coerce(co) * z[slot]
-            out.append(ring.reduce(acc))
-        return out
-
 
 @dataclass(frozen=True, slots=True)
 class MulStage:
@@ -63,11 +53,6 @@ class MulStage:
     perm: tuple[int, ...]
     k: int
     outputs: tuple[int, ...]
-
-    def apply(self, z: Sequence[Any], ring: Any) -> list[Any]:
-        r = [z[p] for p in self.perm]
-        k = self.k
-        return [ring.reduce(r[i] * r[k + i]) for i in range(k)] + r[2 * k :]
 
 
 Stage = Union[LinearStage, MulStage]
@@ -81,13 +66,6 @@ class LayeredForm:
     d: int
     width: int
     stages: tuple[Stage, ...]
-
-    def evaluate(self, inputs: Sequence[Any], ring: Any) -> list[Any]:
-        """The final state (the outputs in order) for input values ``vec(u)``."""
-        z = list(inputs)
-        for st in self.stages:
-            z = st.apply(z, ring)
-        return z
 
     def boundaries(self) -> list[tuple[int, ...]]:
         """Slot labels of every state, the input state first."""

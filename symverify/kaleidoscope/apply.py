@@ -20,11 +20,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
+from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
 from symverify.ir.affine import Affine
 from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, pair_index
 from symverify.ir.scalar import Scalar, is_zero, param_names
-from symverify.semantics.rings import AffineRing, ScalarRing
+from symverify.semantics.rings import AffineRing, Ring, ScalarRing
 
 __all__ = [
     "Butterflies",
@@ -59,7 +60,7 @@ def params_of(obj: Butterflies) -> tuple[str, ...]:
     return tuple(sorted(param_names(v for f in fs for d in (f.d1, f.d2, f.d3, f.d4) for v in d)))
 
 
-def _classify(x: Scalar, ring: Any) -> Any:
+def _classify(x: Scalar, ring: Ring) -> Any:
     if is_zero(x):
         return None
     if type(x) is int and x == 1:
@@ -70,7 +71,7 @@ def _classify(x: Scalar, ring: Any) -> Any:
 Plan = list[tuple[int, int, Any, Any, Any, Any]]
 
 
-def _plan(f: ButterflyFactor, ring: Any) -> Plan:
+def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
     """The non-identity pairs of ``f`` with coefficients coerced once (None = 0, _ONE = 1)."""
     plan: Plan = []
     s, n = f.stride, f.size
@@ -87,7 +88,7 @@ def _term(c: Any, v: Any) -> Any:
     return v if c is _ONE else c * v
 
 
-def _combine(a: Any, xp: Any, b: Any, xq: Any, ring: Any) -> Any:
+def _combine(a: Any, xp: Any, b: Any, xq: Any, ring: Ring) -> Any:
     if a is None:
         return ring.zero if b is None else (xq if b is _ONE else ring.reduce(b * xq))
     if b is None:
@@ -95,7 +96,7 @@ def _combine(a: Any, xp: Any, b: Any, xq: Any, ring: Any) -> Any:
     return ring.reduce(_term(a, xp) + _term(b, xq))
 
 
-def _run(plans: Sequence[Plan], x: list[Any], ring: Any, check: Any = None) -> list[Any]:
+def _run(plans: Sequence[Plan], x: list[Any], ring: Ring, check: Check | None = None) -> list[Any]:
     """The generic per-stage kernel: every stage reads ``x`` and writes a fresh vector; ``check``
     (:mod:`symverify.deadline`) runs before every factor."""
     for plan in plans:
@@ -120,7 +121,7 @@ def _io(obj: Butterflies, length: int, full: bool) -> tuple[int, int]:
     return size, want
 
 
-def apply(obj: Butterflies, x: Sequence[Any], ring: Any = None, *, full: bool = False, check: Any = None) -> list[Any]:
+def apply(obj: Butterflies, x: Sequence[Any], ring: Ring | None = None, *, full: bool = False, check: Check | None = None) -> list[Any]:
     """``obj·x`` over ``ring`` (default :class:`ScalarRing`); a kaleidoscope maps ``F^n → F^n``.
 
     A kaleidoscope pads ``x`` with zeros to its size ``N`` and returns the first ``n`` entries;
@@ -135,7 +136,7 @@ def apply(obj: Butterflies, x: Sequence[Any], ring: Any = None, *, full: bool = 
     return apply_batch(obj, [x], ring, full=full, check=check)[0]
 
 
-def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Any = None, *, full: bool = False,
+def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None = None, *, full: bool = False,
                 check: Any = None) -> list[list[Any]]:
     """:func:`apply` on every vector of ``xs`` (coefficients are coerced once)."""
     ring = ScalarRing() if ring is None else ring
@@ -235,7 +236,7 @@ def compile_numpy(
     if kind == "mod":
         if not isinstance(p, int) or not 2 <= p < 2**31:
             raise IRError(f"compile_numpy(kind='mod'): expected a prime 2 ≤ p < 2**31, found p = {p!r}")
-        ring: Any = ModRing(p, dict(params or {}))
+        ring: Ring = ModRing(p, dict(params or {}))
         dtype: Any = np.int64
     elif kind == "float":
         ring, dtype, p = FractionRing(dict(params or {})), np.float64, None

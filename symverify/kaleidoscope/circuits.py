@@ -18,7 +18,7 @@ pieces are garbage-free, so they are lifted to one size ``N`` (``diag(E, I)``) a
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
 
 from symverify.errors import CompileError
 from symverify.ir.affine import Affine
@@ -55,7 +55,7 @@ def circuit_matrix(c: Circuit) -> SparseMatrix:
 
     check_linear(c)
     nd = c.num_inputs
-    ring: Any = AffineRing()
+    ring = AffineRing()
     vals = eval_circuit_nodes(c, [Affine.unit(j) for j in range(nd)], ring)
     return SparseMatrix(nd, nd, tuple((i, j, v) for i, o in enumerate(c.outputs) for j, v in vals[o]))
 

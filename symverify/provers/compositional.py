@@ -42,6 +42,7 @@ from symverify.provers.guard import run_limited
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
 from symverify.semantics.evaluate import eval_layers
 from symverify.semantics.poly import PolyBackend, PolyRing
+from symverify.semantics.rings import Ring
 
 __all__ = ["StageFailure", "CompositionalResult", "StagePlan", "check_certificate", "validate_certificate", "plan_stage",
            "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
@@ -161,7 +162,7 @@ def _needed(circuit: Circuit, frontier: dict[int, Any], targets: set[int]) -> li
     return sorted(need)
 
 
-def _expected(circuit: Circuit, frontier: dict[int, Any], need: list[int], ring: Any, check: Check | None = None) -> dict[int, Any]:
+def _expected(circuit: Circuit, frontier: dict[int, Any], need: list[int], ring: Ring, check: Check | None = None) -> dict[int, Any]:
     """Polynomials of the ``need`` gates in the frontier variables, expanding the circuit's gates."""
     vals = dict(frontier)
     red = ring.reduce
@@ -214,7 +215,7 @@ class _StageRing:
         return x
 
 
-def _cell_value(c: Cell, vals: dict[int, Any], ring: Any) -> Any:
+def _cell_value(c: Cell, vals: dict[int, Any], ring: Ring) -> Any:
     acc = ring.coerce(c.const) if not is_zero(c.const) else ring.zero
     for v, co in c.terms:
         acc = acc + ring.coerce(co) * vals[v]

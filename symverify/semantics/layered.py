@@ -1,7 +1,9 @@
-"""The layered form's semantic check: every slot of every stage holds the node that labels it.
+"""The semantics of the layered form (:mod:`symverify.ir.layered`) in any ring, and its check.
 
-:func:`symverify.ir.layered.layered_form` builds the stages; this module evaluates them against the
-circuit (:func:`~symverify.semantics.evaluate.eval_circuit_nodes`) in any ring.
+A linear stage computes ``out[r] = Σ coeff·in[slot] + offset[r]``; a multiplicative stage routes
+with ``perm`` and multiplies ``v1 ⊙ v2`` (keeping ``v3``). :func:`check_layered` evaluates every
+stage against the circuit (:func:`~symverify.semantics.evaluate.eval_circuit_nodes`): each slot
+must hold the node that labels it.
 """
 
 from __future__ import annotations
@@ -11,19 +13,45 @@ from typing import Any
 
 from symverify.errors import IRError
 from symverify.ir.circuit import Circuit
-from symverify.ir.layered import LayeredForm
-from symverify.ir.scalar import show_scalar
+from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage
+from symverify.ir.scalar import is_zero, show_scalar
 from symverify.semantics.evaluate import eval_circuit_nodes
+from symverify.semantics.rings import Ring
 
-__all__ = ["check_layered"]
+__all__ = ["apply_stage", "eval_layered", "check_layered"]
 
 
-def check_layered(c: Circuit, lf: LayeredForm, ring: Any, inputs: Sequence[Any]) -> None:
+def apply_stage(st: Stage, z: Sequence[Any], ring: Ring) -> list[Any]:
+    """One stage on the state ``z``."""
+    match st:
+        case LinearStage():
+            out = []
+            for row, off in zip(st.rows, st.offset):
+                acc = ring.coerce(off) if not is_zero(off) else ring.zero
+                for slot, co in row:
+                    acc = acc + ring.coerce(co) * z[slot]
+                out.append(ring.reduce(acc))
+            return out
+        case MulStage():
+            r = [z[p] for p in st.perm]
+            k = st.k
+            return [ring.reduce(r[i] * r[k + i]) for i in range(k)] + r[2 * k :]
+
+
+def eval_layered(lf: LayeredForm, inputs: Sequence[Any], ring: Ring) -> list[Any]:
+    """The final state (the outputs in order) for input values ``vec(u)``."""
+    z = list(inputs)
+    for st in lf.stages:
+        z = apply_stage(st, z, ring)
+    return z
+
+
+def check_layered(c: Circuit, lf: LayeredForm, ring: Ring, inputs: Sequence[Any]) -> None:
     """Evaluate both on ``inputs``; every slot must equal the value of the node that labels it."""
     vals = eval_circuit_nodes(c, list(inputs), ring)
     z = list(inputs)
     for i, st in enumerate(lf.stages):
-        z = st.apply(z, ring)
+        z = apply_stage(st, z, ring)
         for slot, (label, got) in enumerate(zip(st.outputs, z)):
             if got != vals[label]:
                 raise IRError(f"layered form stage {i}: slot {slot} should hold node %{label} = {show_scalar(vals[label])}, "

@@ -68,7 +68,7 @@ class AffineRing:
     scalars). Weights and constants are coefficients; a form is falsy exactly when it is zero."""
 
     falsy_is_zero: ClassVar[bool] = True
-    coeffs: Any = field(default_factory=ScalarRing)
+    coeffs: Ring = field(default_factory=ScalarRing)
     zero: Any = field(default_factory=Affine)
 
     def coerce(self, x: Scalar) -> Any:

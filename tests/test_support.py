@@ -1,0 +1,99 @@
+"""The zero-support analysis (semantics.support): sound, agrees with its labelled form run through
+the interpreter, and pruning by it keeps every cell's value."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symverify.ir.baseconv import Layer, Model
+from symverify.ir.grid import Grid
+from symverify.semantics.evaluate import embed, eval_layer, eval_layers
+from symverify.semantics.rings import FractionRing
+from symverify.semantics.support import (
+    ZERO,
+    Dependence,
+    DependenceRing,
+    layer_support,
+    model_supports,
+    prune_layer,
+    support_of_cells,
+)
+from symverify.testing import models
+
+
+def _input_support(m: Model):
+    return support_of_cells(((i, q) for i in range(m.n) for q in range(m.d)), m.inner_d)
+
+
+def _random_state(m: Model, rng: random.Random):
+    u = [[Fraction(rng.randint(-9, 9), rng.randint(1, 3)) for _ in range(m.d)] for _ in range(m.n)]
+    return embed(u, m.inner_n, m.inner_d, 0)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(models(max_layers=3, pad=2), st.integers(0, 2**32))
+def test_cells_outside_the_support_are_zero(m, seed):
+    rng = random.Random(seed)
+    sups = model_supports(m.layers, _input_support(m))
+    state = _random_state(m, rng)
+    ring = FractionRing()
+    for layer, sup in zip(m.layers, sups[1:]):
+        state = eval_layer(layer, state, ring)
+        for i in range(m.inner_n):
+            for q in range(m.inner_d):
+                if i not in sup[q]:
+                    assert state[i][q] == 0, (i, q)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(models(max_layers=3, pad=2))
+def test_the_labelled_lattice_through_the_interpreter_has_the_same_support(m):
+    sup = _input_support(m)
+    state = [[Dependence(frozenset({i})) if i in sup[q] else ZERO for q in range(m.inner_d)] for i in range(m.inner_n)]
+    for layer in m.layers:
+        sup = layer_support(layer, sup).output
+        state = eval_layer(layer, state, DependenceRing())
+        assert support_of_cells(((i, q) for i in range(m.inner_n) for q in range(m.inner_d) if state[i][q]), m.inner_d) == sup
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(models(max_layers=3, pad=2), st.integers(0, 2**32))
+def test_pruning_keeps_every_cell(m, seed):
+    rng = random.Random(seed)
+    state = _random_state(m, rng)
+    sup = _input_support(m)
+    ring = FractionRing()
+    for layer in m.layers:
+        pruned, out = prune_layer(layer, sup)
+        assert out == layer_support(layer, sup).output
+        assert eval_layer(pruned, state, ring) == eval_layer(layer, state, ring)
+        state, sup = eval_layer(layer, state, ring), out
+
+
+def test_pruning_drops_a_weight_that_only_meets_zero_and_keeps_a_live_one():
+    W = Grid.from_cells(2, 2, {(0, 0): 1, (1, 0): 5})  # channel 1 is structurally 0
+    layer = Layer.make(3, 2, W=W, b2=Grid.full(3, 2, 1))
+    pruned, out = prune_layer(layer, support_of_cells([(0, 0), (1, 0)], 2))
+    assert pruned.W.nonzero() == {(0, 0): 1}
+    assert out == (frozenset({0, 1}), frozenset())
+
+
+def test_causal_and_cyclic_shifts_differ_at_the_edge():
+    taps = Grid.from_cells(3, 1, {(1, 0): 1})
+    causal = Layer.make(3, 1, h=taps, b1=Grid.full(3, 1, 1))
+    cyclic = Layer.make(3, 1, h=taps, b1=Grid.full(3, 1, 1), mode="cyclic")
+    last = (frozenset({2}),)
+    assert layer_support(causal, last).output == (frozenset(),)
+    assert layer_support(cyclic, last).output == (frozenset({0}),)
+
+
+def test_a_product_with_a_structural_zero_is_zero_in_the_labelled_lattice():
+    a = Dependence(frozenset({1}))
+    assert not (a * ZERO) and (a + ZERO) == a and (a * Dependence(frozenset({2}))).labels == {1, 2}
+    m = Model(2, 1, 2, 1, (Layer.make(2, 1, h=Grid.from_cells(2, 1, {(0, 0): 1})),))  # b1 = W = 0: output 0
+    out = eval_layers(m.layers, [[Dependence(frozenset({0}))], [Dependence(frozenset({1}))]], DependenceRing())
+    assert out == [[ZERO], [ZERO]]
