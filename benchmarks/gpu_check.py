@@ -5,7 +5,7 @@ CUDA it runs on the CPU and says so. It exits 1 when any correctness check fails
 
 Correctness (each on the device, against exact evaluation or the CPU):
 
-1. compiled models (``symverify.compile``, dense and kaleidoscope) and hand-built synthetic ones:
+1. compiled models (``symverify.compiler``, dense and kaleidoscope) and hand-built synthetic ones:
    :func:`~symverify.executors.numeric_check` in float64, float32 and bfloat16 (every point within
    its running error bound), :func:`~symverify.executors.modular_eval` equal to
    :class:`~symverify.semantics.rings.ModRing` evaluation, circuits likewise;

@@ -1,88 +1,151 @@
-"""Hypothesis strategies for random circuits and BaseConv models (used by tests and users' CI).
+"""Assertions for users' test suites, and the stable records their golden files hold.
 
->>> from hypothesis import given
->>> @given(circuits())
-... def test_roundtrip(c): ...
+:func:`assert_proved` and :func:`assert_refuted` run :func:`symverify.verify` and fail with
+everything needed to read the outcome: the verdict, the method, the failure bound and, for a
+refutation, the counterexample (the differing entry, both exact values and the input)::
+
+    >>> import symverify as sv
+    >>> from symverify.testing import assert_proved
+    >>> c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    >>> assert_proved(c, sv.compile(c).model).method
+    'exact'
+
+:func:`golden_record` turns a :class:`~symverify.verification.Report`, a compile result or a
+proof-script instance into the stable, sorted JSON that the pytest plugin's ``symverify_golden``
+fixture (:mod:`symverify.pytest_plugin`) stores: verdicts, methods, resources and bounds, never
+timings or anything that depends on the machine.
+
+The hypothesis strategies (:func:`circuits`, :func:`models`, :func:`coefficients`,
+:func:`rational_inputs`) live in :mod:`symverify.strategies` and are re-exported here on use.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-try:
-    from hypothesis import strategies as st
-except ImportError:  # pragma: no cover - exercised only without the dev extra
-    from symverify.errors import BackendUnavailableError
+if TYPE_CHECKING:
+    from symverify.strategies import circuits, coefficients, models, rational_inputs
+    from symverify.verification import Report
 
-    raise BackendUnavailableError(
-        "symverify.testing needs hypothesis: pip install hypothesis (or pip install 'symverify[dev]')"
-    ) from None
+__all__ = [
+    "assert_proved",
+    "assert_refuted",
+    "explain",
+    "golden_record",
+    "golden_text",
+    "coefficients",
+    "circuits",
+    "models",
+    "rational_inputs",
+]
 
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
-
-__all__ = ["coefficients", "circuits", "models", "rational_inputs"]
-
-
-def coefficients(allow_sym: bool = False) -> st.SearchStrategy[Any]:
-    """Small exact coefficients (0 included), optionally symbolic parameters ``a``, ``b``."""
-    base = st.sampled_from([0, 1, -1, 2, -3, Fraction(1, 2), Fraction(-2, 3)])
-    if allow_sym:
-        return st.one_of(base, st.sampled_from([sym("a"), sym("b"), sym("a") * 2 - 1]))
-    return base
+_STRATEGIES = ("coefficients", "circuits", "models", "rational_inputs")
 
 
-@st.composite
-def circuits(draw: Any, max_n: int = 3, max_d: int = 2, max_gates: int = 12, *, linear: bool = False,
-             allow_const: bool = True, allow_sym: bool = False, min_outputs: int = 0) -> Circuit:
-    """A random valid circuit: gates read earlier nodes; outputs may repeat or be inputs."""
-    n = draw(st.integers(1, max_n))
-    d = draw(st.integers(1, max_d))
-    nd = n * d
-    gates: list[Gate] = []
-    for _ in range(draw(st.integers(0, max_gates))):
-        nodes = nd + len(gates)
-        kinds = ["lin"] if linear else ["lin", "mul"]
-        if allow_const and not linear:
-            kinds.append("const")
-        kind = draw(st.sampled_from(kinds))
-        if kind == "const":
-            gates.append(Gate(Op.CONST, (), (draw(coefficients(allow_sym)),)))
-            continue
-        a, b = draw(st.integers(0, nodes - 1)), draw(st.integers(0, nodes - 1))
-        if kind == "mul":
-            gates.append(Gate(Op.MUL, (a, b), ()))
-        else:
-            gates.append(Gate(Op.LIN, (a, b), (draw(coefficients(allow_sym)), draw(coefficients(allow_sym)))))
-    total = nd + len(gates)
-    m = draw(st.integers(min(min_outputs, nd), nd))
-    outs = tuple(draw(st.lists(st.integers(0, total - 1), min_size=m, max_size=m)))
-    return Circuit(n, d, tuple(gates), outs, "hypothesis")
+def __getattr__(name: str) -> Any:
+    if name in _STRATEGIES:
+        from symverify import strategies
+
+        return getattr(strategies, name)
+    raise AttributeError(f"module 'symverify.testing' has no attribute {name!r}")
 
 
-def rational_inputs(n: int, d: int) -> st.SearchStrategy[list[list[Fraction]]]:
-    """An ``n×d`` array of small rationals."""
-    q = st.builds(Fraction, st.integers(-5, 5), st.integers(1, 3))
-    return st.lists(st.lists(q, min_size=d, max_size=d), min_size=n, max_size=n)
+def explain(report: Report) -> str:
+    """Everything a failed assertion should show about ``report``: verdict, method, bound,
+    counterexample (entry, both values, input), notes."""
+    ev = report.evidence
+    lines = [f"verdict: {report.verdict.value} (method {report.method})"]
+    if "bound" in ev:
+        lines.append(f"failure bound: {ev['bound']}")
+    cx = report.counterexample
+    if cx is not None:
+        lines.append(f"counterexample: {cx}")
+        if cx.stage:
+            lines.append(f"first failing stage: {cx.stage}")
+    for key in ("sides_differ_mod_p", "mismatch_prime", "mismatch_entry"):
+        if key in ev:
+            lines.append(f"{key}: {ev[key]}")
+    lines.extend(f"note: {n}" for n in report.notes)
+    return "\n".join(lines)
 
 
-@st.composite
-def models(draw: Any, max_n: int = 3, max_d: int = 2, max_layers: int = 2, *, pad: int = 1,
-           modes: tuple[Mode, ...] = (Mode.CAUSAL, Mode.CYCLIC)) -> Model:
-    """A random small BaseConv model with sparse small-integer weights."""
-    n = draw(st.integers(1, max_n))
-    d = draw(st.integers(1, max_d))
-    nn = n + draw(st.integers(0, pad))
-    dd = d + draw(st.integers(0, pad))
-    weight = st.sampled_from([0, 0, 0, 1, -1, 2])
+def assert_proved(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
+    """``verify(lhs, rhs, **verify_kwargs)`` and its report, or an ``AssertionError`` that says
+    what the verdict was and why (see :func:`explain`)."""
+    from symverify.verification import verify
 
-    def grid(rows: int, cols: int) -> Grid:
-        return Grid.from_rows([[draw(weight) for _ in range(cols)] for _ in range(rows)])
+    report = verify(lhs, rhs, **verify_kwargs)
+    if not report.proved:
+        raise AssertionError(f"expected the two sides to be proved equal\n{explain(report)}")
+    return report
 
-    layers = []
-    for _ in range(draw(st.integers(0, max_layers))):
-        layers.append(Layer(grid(dd, dd), grid(nn, dd), grid(nn, dd), grid(nn, dd), draw(st.sampled_from(modes))))
-    return Model(n, d, nn, dd, tuple(layers), "hypothesis")
+
+def assert_refuted(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
+    """``verify(lhs, rhs, **verify_kwargs)`` and its report when it is refuted (with a re-checked
+    counterexample), else an ``AssertionError`` naming the verdict."""
+    from symverify.verification import verify
+
+    report = verify(lhs, rhs, **verify_kwargs)
+    if not report.refuted:
+        raise AssertionError(f"expected a refutation\n{explain(report)}")
+    return report
+
+
+def _stable(x: Any) -> Any:
+    """JSON with one type per field: rationals as exact strings (``"4/5"``, ``"3"``), floats
+    rounded to 6 significant digits, mappings with sorted string keys."""
+    if isinstance(x, bool) or x is None or isinstance(x, str):
+        return x
+    if isinstance(x, int):
+        return x
+    if isinstance(x, Fraction):
+        return str(x)
+    if isinstance(x, float):
+        return float(f"{x:.6g}")
+    if isinstance(x, Mapping):
+        return {str(k): _stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(x, (list, tuple)):
+        return [_stable(v) for v in x]
+    if hasattr(x, "value") and isinstance(x.value, str):  # enums (Verdict, Mode)
+        return x.value
+    return str(x)
+
+
+def golden_record(obj: Any) -> dict[str, Any]:
+    """The stable record of a report, a compile result, a proof instance or result, or a mapping.
+
+    Kept: verdicts, methods, the sides' statistics, resources, bounds, the failure bound and the
+    counterexample. Left out: timings, engine choices, paths (they differ between machines).
+    """
+    from symverify.compiler.result import Compiled
+    from symverify.scripts.protocol import Instance, ProofResult
+    from symverify.verification import Report
+
+    if isinstance(obj, Report):
+        rec: dict[str, Any] = {"kind": "report", "verdict": obj.verdict, "method": obj.method, "lhs": obj.lhs, "rhs": obj.rhs}
+        if "bound" in obj.evidence:
+            rec["failure_bound"] = obj.evidence["bound"]
+        if obj.counterexample is not None:
+            rec["counterexample"] = obj.counterexample.to_json()
+    elif isinstance(obj, Compiled):
+        rec = {"kind": "compiled", "method": obj.method, "signature": obj.model.signature,
+               "resources": obj.resources, "bounds": obj.bounds}
+    elif isinstance(obj, Instance):
+        rec = {"kind": "instance", "name": obj.name, "verdict": obj.verdict, "method": obj.method,
+               "resources": obj.resources, "bounds": obj.bounds, "ok": obj.ok}
+    elif isinstance(obj, ProofResult):
+        rec = {"kind": "proof", "name": obj.name, "title": obj.title, "ok": obj.ok,
+               "instances": [golden_record(i) for i in obj.instances]}
+    elif isinstance(obj, Mapping):
+        rec = dict(obj)
+    else:
+        raise TypeError(f"golden_record: expected a Report, Compiled, Instance, ProofResult or mapping, found {type(obj).__name__}")
+    return _stable(rec)
+
+
+def golden_text(obj: Any) -> str:
+    """:func:`golden_record` as sorted, indented JSON with a final newline (diff-friendly)."""
+    return json.dumps(golden_record(obj), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
