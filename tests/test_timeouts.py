@@ -39,7 +39,7 @@ from symverify.semantics.poly import PolyRing
 from symverify.semantics.rings import FractionRing, ModRing
 from symverify.verification import verify
 
-SLACK = 2.0
+SLACK = 3.0
 M61 = (1 << 61) - 1
 
 
