@@ -86,3 +86,16 @@ def test_plugin_fails_with_a_diff_when_the_result_changes(pytester):
     res = pytester.runpytest()
     res.assert_outcomes(failed=1)
     res.stdout.fnmatch_lines(["*golden mismatch*", '*-  "method": "z3",*', '*+  "method": "exact",*'])
+
+
+def test_the_example_ci_project_passes():
+    """examples/ci is what README tells users to copy: its golden files must match this tree."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", str(root / "examples" / "ci")],
+                         capture_output=True, text=True, cwd=root)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    assert "3 passed" in res.stdout
