@@ -531,3 +531,12 @@ def test_display_needs_no_matplotlib():
             "print('matplotlib' in sys.modules)\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert res.stdout.strip() == "False"
+
+
+def test_resource_records_read_exact_numbers():
+    run = {"scripts": [{"name": "s", "result": {"instances": [
+        {"name": "i", "verdict": "proved", "ok": True, "resources": {"a": "8/5", "b": 10**400, "c": True, "d": "x"},
+         "bounds": {"a": 2}}]}}]}
+    (rec,) = resource_records(run)
+    assert rec.resources == {"a": 1.6, "b": float("inf")} and rec.bounds == {"a": 2.0}
+    assert (rec.script, rec.name, rec.verdict, rec.ok) == ("s", "i", "proved", True)

@@ -53,21 +53,6 @@ class Record:
     bounds: Mapping[str, float] = field(default_factory=dict)
     detail: str = ""
 
-    def ratio(self) -> tuple[float, str] | None:
-        """The largest ``resource / bound`` over the stated bounds and its key (None without bounds)."""
-        best: tuple[float, str] | None = None
-        for key, b in self.bounds.items():
-            v = self.resources.get(key)
-            if v is None:
-                r = math.inf
-            elif b > 0:
-                r = v / b
-            else:
-                r = 0.0 if v <= 0 else math.inf
-            if best is None or r > best[0]:
-                best = (r, key)
-        return best
-
 
 def _number(v: Any) -> float | None:
     if isinstance(v, bool) or v is None:
