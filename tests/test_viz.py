@@ -423,6 +423,10 @@ def test_report_page_shows_failures_and_counterexamples(tmp_path):
     assert '"rhs_value": "3"' in page.text.replace("&quot;", '"')
     assert "exit code 1: boom" in page.text and "over bound: layers" in page.text
     assert "<script>alert" not in page.text and page.tags["script"] == 0
+    run["ok"] = True  # a run that claims ok but lists failing instances is still shown as failed
+    run["scripts"][0]["status"] = "ok"
+    page2 = _Page(write_report(run, tmp_path / "r2.html").read_text(encoding="utf-8"))
+    assert "FAILED" in page2.text and "all ok" not in page2.text
     assert len(page.rows) == 3
     assert "No resource plots" in page.text  # nothing reports depth, width or size with layers
 

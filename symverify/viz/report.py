@@ -47,7 +47,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .unknown { color: #9a6700; font-weight: 600; }
 .res { font-family: ui-monospace, monospace; font-size: 0.95em; }
 .detail { color: #57606a; max-width: 40em; }
-pre { background: #f6f8fa; padding: 0.5em; overflow-x: auto; font-size: 0.85em; }
+pre { background: #f6f8fa; padding: 0.5em; white-space: pre-wrap; font-size: 0.85em; }
 img { max-width: 100%; border: 1px solid #eaeef2; }
 .failure { border-left: 3px solid #cf222e; padding-left: 0.8em; margin: 0.8em 0; }
 """
@@ -84,7 +84,7 @@ def _counterexample(inst: Mapping[str, Any]) -> str:
         body = cex
     else:
         try:
-            body = json.dumps(cex, indent=1, default=str)
+            body = json.dumps(cex, default=str, ensure_ascii=False)
         except (TypeError, ValueError):
             body = str(cex)
     if len(body) > 20000:
@@ -152,7 +152,9 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
     scripts = [s for s in data["scripts"] if isinstance(s, Mapping)]
     all_inst = [(s, i) for s in scripts for i in _instances(s)]
     counts = _counts([i for _, i in all_inst])
-    ok = bool(data.get("ok")) if "ok" in data else all(s.get("status") == "ok" for s in scripts) and bool(scripts)
+    failing = [i for _, i in all_inst if not _inst_ok(i)]
+    ok = (bool(data.get("ok", True)) and bool(scripts) and not failing
+          and all(s.get("status", "ok") == "ok" for s in scripts))
     status = "ok" if ok else "failed"
     tier = "quick tier" if data.get("quick") else "full tier" if "quick" in data else ""
     out = [
@@ -181,6 +183,8 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         insts = _instances(s)
         c = _counts(insts)
         st = str(s.get("status", "ok" if s.get("ok") else "failed"))
+        if st == "ok" and not all(_inst_ok(i) for i in insts):
+            st = "failed"  # the page never calls a script ok that lists a failing instance
         name = str(s.get("name", "?"))
         secs = s.get("seconds")
         out.append(
