@@ -30,7 +30,7 @@ from symverify.verification import verify
 
 TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 102·Δ·⌈log2 w⌉ + 61, N' = O(w/d), d' = 3·dp)"
 
-KEYS = ("depth", "width", "layers", "inner_n", "inner_d", "N_k", "params", "nonzero_params", "L_over_delta_log2_w",
+KEYS = ("depth", "width", "size", "layers", "inner_n", "inner_d", "N_k", "params", "nonzero_params", "L_over_delta_log2_w",
         "inner_n_over_w", "layers_thm", "layers_c21", "linear_stages", "mul_stages")
 
 

@@ -1,4 +1,5 @@
-"""Notebooks (jupytext percent files in notebooks/) run top to bottom and print their key line."""
+"""Notebooks (jupytext percent files in notebooks/) run top to bottom, print their key line and
+draw at least one picture (an image/png output)."""
 
 from pathlib import Path
 
@@ -22,3 +23,6 @@ def test_notebook_runs(path):
     )
     expect = nb.metadata.get("symverify_expect") or "proved"
     assert expect in text, f"{path.name} did not print {expect!r}"
+    images = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
+              if "image/png" in out.get("data", {})]
+    assert images, f"{path.name} produced no image"

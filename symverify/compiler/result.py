@@ -82,6 +82,12 @@ class Compiled:
         return (f"Compiled({self.method!r}, {self.model!r}, {stages}, {len(self.resources)} resources, "
                 f"{'over bound: ' + ', '.join(over) if over else 'within bounds'})")[:500]
 
+    def _repr_html_(self) -> str:
+        """A compact table for notebooks (:func:`symverify.viz.html.compiled_html`)."""
+        from symverify.viz.html import compiled_html  # display is a lazily loaded view
+
+        return compiled_html(self)
+
     def __str__(self) -> str:
         res = ", ".join(f"{k}={v}" + (f" (≤ {self.bounds[k]})" if k in self.bounds else "") for k, v in self.resources.items())
         return f"{self.method} compilation → {self.model}: {res}"

@@ -161,3 +161,9 @@ class Model:
         modes = "/".join(sorted(m.value for m in self.modes())) or "none"
         rects = sum(len(g.rects) for layer in self.layers for _, g in layer.grids())
         return f"Model({self.name!r:.60}, N={_s(n)}, L={L}, d={_s(d)}, N'={_s(nn)}, d'={_s(dd)}, modes={modes}, rects={rects})"
+
+    def _repr_html_(self) -> str:
+        """A compact table for notebooks (:func:`symverify.viz.html.model_html`)."""
+        from symverify.viz.html import model_html  # display is a lazily loaded view, not a dependency of the IR
+
+        return model_html(self)

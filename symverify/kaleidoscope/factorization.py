@@ -34,6 +34,12 @@ class Factorization:
     def __repr__(self) -> str:
         return f"Factorization({self.theorem!r:.60}, {self.kaleidoscope!r}, garbage_free={self.garbage_free})"
 
+    def _repr_html_(self) -> str:
+        """A compact table for notebooks (:func:`symverify.viz.html.factorization_html`)."""
+        from symverify.viz.html import factorization_html  # display is a lazily loaded view
+
+        return factorization_html(self)
+
     def __post_init__(self) -> None:
         k = self.kaleidoscope
         res = {**dict(self.resources), "w": k.width, "N": k.size, "n": k.n, "e": k.expansion}

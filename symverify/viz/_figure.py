@@ -1,0 +1,71 @@
+"""The one place the plotting modules get matplotlib from: a fresh Figure on the Agg canvas.
+
+Figures are made with :class:`matplotlib.figure.Figure` directly, never through
+:mod:`matplotlib.pyplot`: nothing is registered globally (no figure manager, no GUI backend, no
+need to close), ``show()`` is never called, and ``fig.savefig`` renders with Agg whatever backend
+the caller's process uses.
+"""
+
+from __future__ import annotations
+
+import io
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from symverify.errors import BackendUnavailableError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["new_figure", "png_bytes", "wrap", "ROLE_COLORS"]
+
+# zero, track, remembered, workspace (see symverify.viz.model.Role)
+ROLE_COLORS = ("#ffffff", "#1f5fbf", "#8fc6e8", "#f28e2b")
+
+
+@lru_cache(maxsize=1)
+def _classes() -> tuple[Any, Any]:
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise BackendUnavailableError(
+            "plotting needs matplotlib, which is not installed: pip install 'symverify[viz]'"
+        ) from None
+
+    class VizFigure(Figure):
+        """A Figure that displays itself as PNG in IPython/Jupyter, with or without pyplot."""
+
+        def _repr_png_(self) -> bytes:
+            return png_bytes(self)
+
+    return VizFigure, FigureCanvasAgg
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """An empty ``width × height`` inch figure with constrained layout on an Agg canvas.
+
+    The figure shows itself as a PNG when it ends a notebook cell (``_repr_png_``).
+
+    Raises:
+        BackendUnavailableError: matplotlib is not installed (``pip install 'symverify[viz]'``).
+    """
+    figure_class, canvas_class = _classes()
+    fig: Figure = figure_class(figsize=(width, height), layout="constrained")
+    canvas_class(fig)
+    return fig
+
+
+def wrap(title: str, fig: Figure, points: float = 10.0) -> str:
+    """``title`` broken into lines that fit the figure's width at a font of ``points``."""
+    import textwrap
+
+    chars = max(30, int(fig.get_figwidth() * 72 / (0.6 * points)))
+    return "\n".join(textwrap.fill(line, chars) for line in title.splitlines())
+
+
+def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
+    """``fig`` rendered as PNG."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()

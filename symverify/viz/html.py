@@ -1,0 +1,167 @@
+"""Compact HTML views for notebooks: ``_repr_html_`` of Model, Compiled, Report and Factorization.
+
+Each function returns one small ``<table>`` (a few lines: signature, resources against bounds,
+verdict), never a page of text: long values are abbreviated and long lists cut with "… k more".
+Everything is escaped. This module imports neither matplotlib nor any other optional package, so
+the display methods that call it stay cheap.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from symverify.ir.scalar import show_scalar
+
+__all__ = ["model_html", "compiled_html", "report_html", "factorization_html", "value_text", "MAX_ROWS"]
+
+MAX_ROWS = 16
+"""The most resource rows a view lists before "… k more"."""
+
+_TABLE = ('<table class="symverify" style="border-collapse:collapse;font-size:0.85em;'
+          'font-family:system-ui,sans-serif;margin:0.2em 0">')
+_TH = '<th style="text-align:left;padding:0.15em 0.6em;border-bottom:1px solid #bbb" colspan="{span}">{text}</th>'
+_TD = '<td style="text-align:{align};padding:0.1em 0.6em;vertical-align:top">{text}</td>'
+_COLORS = {"proved": "#1a7f37", "refuted": "#cf222e", "unknown": "#9a6700", "ok": "#1a7f37", "over": "#cf222e"}
+
+
+def value_text(v: Any, limit: int = 60) -> str:
+    """A value for people, abbreviated to ``limit`` characters (huge integers as ``<N-digit …>``)."""
+    if isinstance(v, float):
+        text = f"{v:.4g}"
+    elif isinstance(v, (int, Fraction)) and not isinstance(v, bool):
+        text = show_scalar(v)
+    else:
+        text = str(v)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _esc(v: Any, limit: int = 60) -> str:
+    return html.escape(value_text(v, limit))
+
+
+def _badge(word: str, color_key: str | None = None) -> str:
+    color = _COLORS.get(color_key or word, "#57606a")
+    return f'<span style="color:{color};font-weight:600">{html.escape(word)}</span>'
+
+
+def _table(title: str, rows: Iterable[tuple[str, str]], extra: str = "") -> str:
+    out = [_TABLE, "<tr>", _TH.format(span=2, text=html.escape(title)), "</tr>"]
+    for key, val in rows:
+        out.append(f"<tr>{_TD.format(align='left', text=html.escape(key))}{_TD.format(align='left', text=val)}</tr>")
+    out.append("</table>")
+    return "".join(out) + extra
+
+
+def _resources_table(resources: Mapping[str, Any], bounds: Mapping[str, Any], keys: Iterable[str] | None = None) -> str:
+    """Resource | value | stated bound | status, bounded keys first, at most MAX_ROWS rows."""
+    order = list(dict.fromkeys([*(k for k in bounds), *(keys if keys is not None else resources)]))
+    rows = []
+    for key in order[:MAX_ROWS]:
+        val = resources.get(key)
+        if key in bounds:
+            over = val is None or val > bounds[key]
+            status = _badge("over" if over else "✓", "over" if over else "ok")
+            bound = "≤ " + _esc(bounds[key])
+        else:
+            status, bound = "", ""
+        cells = [_TD.format(align="left", text=html.escape(key)), _TD.format(align="right", text="—" if val is None else _esc(val)),
+                 _TD.format(align="left", text=bound), _TD.format(align="left", text=status)]
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    more = len(order) - MAX_ROWS
+    if more > 0:
+        rows.append(f'<tr><td colspan="4" style="padding:0.1em 0.6em;color:#57606a">… {more} more</td></tr>')
+    head = "".join(_TH.format(span=1, text=t) for t in ("resource", "value", "stated bound", ""))
+    return f"{_TABLE}<tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def _signature(model: Any) -> str:
+    n, L, d, nn, dd = model.signature
+    return html.escape(f"(N={value_text(n)}, L={L}, d={value_text(d)}, N'={value_text(nn)}, d'={value_text(dd)})")
+
+
+def model_html(model: Any) -> str:
+    """A :class:`~symverify.ir.baseconv.Model`: name, signature, modes, parameter counts, symbols."""
+    from symverify.errors import LimitError
+
+    modes: dict[str, int] = {}
+    for layer in model.layers:
+        modes[layer.mode.value] = modes.get(layer.mode.value, 0) + 1
+    try:
+        nonzero = value_text(model.nonzero_param_count())
+    except LimitError:
+        nonzero = "(too many overlapping rectangles to count)"
+    params = sorted(model.params())
+    rows = [
+        ("signature", _signature(model)),
+        ("layers", html.escape(", ".join(f"{v} {k}" for k, v in sorted(modes.items())) or "none")),
+        ("parameters", html.escape(f"{value_text(model.param_count())} dense, {nonzero} nonzero, "
+                                   f"{sum(len(g.rects) for layer in model.layers for _, g in layer.grids())} stored rectangles")),
+    ]
+    if params:
+        shown = ", ".join(params[:6]) + (f", … {len(params) - 6} more" if len(params) > 6 else "")
+        rows.append(("symbolic weights", html.escape(shown)))
+    return _table(f"BaseConv model {model.name or '<unnamed>'}", rows)
+
+
+def compiled_html(compiled: Any) -> str:
+    """A :class:`~symverify.compiler.result.Compiled`: method, signature, certificate, and every
+    stated bound next to the resource it bounds."""
+    over = compiled.over_bound()
+    cert = compiled.certificate
+    rows = [
+        ("model", html.escape(compiled.model.name or "<unnamed>") + " " + _signature(compiled.model)),
+        ("certificate", "none" if cert is None else html.escape(f"{cert.num_stages} stages")),
+        ("bounds", _badge("over bound: " + ", ".join(over), "over") if over
+         else _badge(f"within all {len(compiled.bounds)} stated bounds", "ok")),
+    ]
+    main = [k for k in ("layers", "inner_n", "inner_d", "params", "nonzero_params", "depth", "width", "size")
+            if k in compiled.resources]
+    return _table(f"{compiled.method} compilation", rows, _resources_table(compiled.resources, compiled.bounds, main))
+
+
+def report_html(report: Any) -> str:
+    """A :class:`~symverify.verification.Report`: verdict, method, time, the summary lines of
+    ``str(report)`` and the counterexample, if any."""
+    verdict = getattr(report.verdict, "value", str(report.verdict))
+    total = report.timings.get("total") if isinstance(report.timings, Mapping) else None
+    head = f"{_badge(verdict.upper(), verdict)} by {html.escape(str(report.method))}"
+    if isinstance(total, (int, float)):
+        head += html.escape(f" [{total:.3g} s]")
+    rows = [("verdict", head)]
+    cex = getattr(report, "counterexample", None)
+    lines = [ln.strip() for ln in str(report).splitlines()[1:] if ln.strip()]
+    if cex is not None:  # shown in its own row
+        lines = [ln for ln in lines if not ln.startswith("counterexample ")]
+    for ln in lines[:8]:
+        key, sep, rest = ln.partition(": ")
+        if sep and key in ("note", "first failing stage"):
+            rows.append((key, _esc(rest, 300)))
+        else:
+            rows.append(("evidence", _esc(ln, 300)))
+    if len(lines) > 8:
+        rows.append(("", html.escape(f"… {len(lines) - 8} more lines (str(report))")))
+    if cex is not None:
+        rows.append(("counterexample", _esc(cex, 400)))
+    for side in ("lhs", "rhs"):
+        info = getattr(report, side, None)
+        if isinstance(info, Mapping) and info:
+            rows.append((side, _esc(", ".join(f"{k}={value_text(v, 30)}" for k, v in list(info.items())[:8]), 200)))
+    return _table("symverify report", rows)
+
+
+def factorization_html(fact: Any) -> str:
+    """A :class:`~symverify.kaleidoscope.factorization.Factorization`: theorem, shape, whether it
+    is garbage-free, and the resources against the cited result's bounds."""
+    k = fact.kaleidoscope
+    over = fact.over_bound()
+    rows = [
+        ("kaleidoscope", html.escape(f"(BB*)^{k.width} of size N={k.size}, n={k.n}, "
+                                     f"{sum(len(g.factors) for g in k.groups)} butterfly factors")),
+        ("garbage-free", "yes" if fact.garbage_free else "no"),
+        ("bounds", _badge("over bound: " + ", ".join(over), "over") if over
+         else _badge(f"within all {len(fact.bounds)} stated bounds", "ok")),
+    ]
+    return _table(f"Factorization: {value_text(fact.theorem, 100)}", rows, _resources_table(fact.resources, fact.bounds))

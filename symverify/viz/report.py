@@ -1,0 +1,262 @@
+"""One self-contained HTML page for a proof run (``symverify prove --json RUN.json``).
+
+:func:`write_report` writes, with no external file, script, stylesheet or font:
+
+* a summary (all ok or not; scripts; instances by verdict; tier; time);
+* the resource plots of :func:`symverify.viz.resources.plot_resources`, embedded as a PNG
+  ``data:`` URI (or a note saying why there is none: matplotlib missing, nothing to plot);
+* a table of every script (status, verdict counts, tightest resource against its bound, time,
+  error of a crashed script);
+* *Failures*: every instance that is not ok and every script that failed or crashed, with the
+  over-bound resources, the detail text and the counterexample when the instance carries one
+  (a ``counterexample`` field, as :meth:`Counterexample.to_json` writes it, or text);
+* one table per script listing every instance: verdict, method, resources against bounds, time,
+  detail.
+
+Every instance row is ``<tr class="instance" data-script="NAME" data-instance="NAME">``, so the
+page can be checked by a parser. All text is escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from symverify._version import __version__
+from symverify.errors import BackendUnavailableError, UsageError
+from symverify.viz.html import value_text
+from symverify.viz.resources import load_run, numbers
+
+__all__ = ["write_report", "report_page"]
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em auto; max-width: 1400px;
+       color: #1f2328; padding: 0 1em; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #d0d7de; }
+h3 { font-size: 1.0em; margin-top: 1.4em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.4em 0; }
+th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.proved, .ok { color: #1a7f37; font-weight: 600; } .refuted, .failed, .crashed, .over { color: #cf222e; font-weight: 600; }
+.unknown { color: #9a6700; font-weight: 600; }
+.res { font-family: ui-monospace, monospace; font-size: 0.95em; }
+.detail { color: #57606a; max-width: 40em; }
+pre { background: #f6f8fa; padding: 0.5em; white-space: pre-wrap; font-size: 0.85em; }
+img { max-width: 100%; border: 1px solid #eaeef2; }
+.failure { border-left: 3px solid #cf222e; padding-left: 0.8em; margin: 0.8em 0; }
+"""
+
+
+def _e(v: Any, limit: int = 200) -> str:
+    return html.escape(value_text(v, limit))
+
+
+def _cls(word: str) -> str:
+    return "".join(c for c in word if c.isalnum() or c in "-_") or "unknown"
+
+
+def _resources_cell(inst: Mapping[str, Any]) -> str:
+    res: Mapping[str, Any] = inst["resources"] if isinstance(inst.get("resources"), Mapping) else {}
+    bounds: Mapping[str, Any] = inst["bounds"] if isinstance(inst.get("bounds"), Mapping) else {}
+    over = set(inst.get("over_bound") or [])
+    parts = []
+    for key in dict.fromkeys([*res, *bounds]):
+        val = res.get(key, "—")
+        text = f"{value_text(key, 40)}={value_text(val, 40)}"
+        if key in bounds:
+            text += f"≤{value_text(bounds[key], 40)}"
+        part = html.escape(text)
+        parts.append(f'<span class="over">{part}</span>' if key in over else part)
+    return ", ".join(parts)
+
+
+def _counterexample(inst: Mapping[str, Any]) -> str:
+    cex = inst.get("counterexample")
+    if cex is None:
+        return ""
+    if isinstance(cex, str):
+        body = cex
+    else:
+        try:
+            body = json.dumps(cex, default=str, ensure_ascii=False)
+        except (TypeError, ValueError):
+            body = str(cex)
+    if len(body) > 20000:
+        body = body[:20000] + "\n… (cut)"
+    return f"<p>counterexample:</p><pre class=\"counterexample\">{html.escape(body)}</pre>"
+
+
+def _tightest(instances: list[Mapping[str, Any]]) -> str:
+    best: tuple[float, str] | None = None
+    for inst in instances:
+        res, bounds = numbers(inst.get("resources")), numbers(inst.get("bounds"))
+        for key, b in bounds.items():
+            v = res.get(key)
+            r = math.inf if v is None else (v / b if b > 0 else (0.0 if v <= 0 else math.inf))
+            if best is None or r > best[0]:
+                shown = "—" if v is None else value_text(inst["resources"][key], 30)
+                best = (r, f"{key}={shown}≤{value_text(inst['bounds'][key], 30)}")
+    return "" if best is None else best[1]
+
+
+def _plots(run: Mapping[str, Any]) -> str:
+    try:
+        from symverify.viz._figure import png_bytes
+        from symverify.viz.resources import plot_resources
+
+        fig = plot_resources(run)
+    except BackendUnavailableError as e:
+        return f'<p class="note">No resource plots: {html.escape(str(e))}.</p>'
+    except UsageError as e:
+        return f'<p class="note">No resource plots: {html.escape(str(e))}.</p>'
+    data = base64.b64encode(png_bytes(fig, dpi=90)).decode("ascii")
+    return (f'<img class="plot" alt="measured resources against stated bounds" src="data:image/png;base64,{data}">'
+            "<p class=\"detail\">One point per instance that reports the resource; the dashed lines are the stated "
+            "bounds (at each x the largest an instance states); a black edge marks an instance that is not ok.</p>")
+
+
+def _instances(script: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    result = script.get("result")
+    if not isinstance(result, Mapping):
+        return []
+    return [i for i in result.get("instances", []) if isinstance(i, Mapping)]
+
+
+def _counts(instances: list[Mapping[str, Any]]) -> dict[str, int]:
+    out = {"proved": 0, "refuted": 0, "unknown": 0}
+    for i in instances:
+        v = str(i.get("verdict", "unknown"))
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+def _inst_ok(inst: Mapping[str, Any]) -> bool:
+    return bool(inst.get("ok", inst.get("verdict") == "proved" and not inst.get("over_bound")))
+
+
+def report_page(run: Any, *, title: str = "symverify proof run") -> str:
+    """The HTML page for ``run`` (a run dict, one script's result dict, or the path of either as
+    JSON; see :func:`symverify.viz.resources.load_run`) as a string.
+
+    Raises:
+        SerializationError: the file is missing, not JSON, or not a proof run.
+        UsageError: ``run`` is neither a dict nor a path.
+    """
+    data = load_run(run)
+    scripts = [s for s in data["scripts"] if isinstance(s, Mapping)]
+    all_inst = [(s, i) for s in scripts for i in _instances(s)]
+    counts = _counts([i for _, i in all_inst])
+    failing = [i for _, i in all_inst if not _inst_ok(i)]
+    ok = (bool(data.get("ok", True)) and bool(scripts) and not failing
+          and all(s.get("status", "ok") == "ok" for s in scripts))
+    status = "ok" if ok else "failed"
+    tier = "quick tier" if data.get("quick") else "full tier" if "quick" in data else ""
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p id="summary">Result: <span class="{status}">{"all ok" if ok else "FAILED"}</span> — '
+        f"{len(scripts)} scripts, {len(all_inst)} instances "
+        f"(<span class=\"proved\">{counts.get('proved', 0)} proved</span>, "
+        f"<span class=\"refuted\">{counts.get('refuted', 0)} refuted</span>, "
+        f"<span class=\"unknown\">{counts.get('unknown', 0)} unknown</span>)"
+        + (f", {html.escape(tier)}" if tier else "")
+        + (f", {_e(data.get('seconds'))} s" if isinstance(data.get("seconds"), (int, float)) else "")
+        + f". symverify {html.escape(__version__)}"
+        + (f"; scripts from <code>{_e(data['directory'])}</code>" if data.get("directory") else "")
+        + ".</p>",
+        "<h2>Resources against stated bounds</h2>",
+        _plots(data),
+        "<h2>Scripts</h2>",
+        '<table id="scripts"><tr><th>script</th><th>result</th><th>status</th><th>instances</th>'
+        "<th>proved / refuted / unknown</th><th>tightest resource vs bound</th><th>time</th><th>error</th></tr>",
+    ]
+    for s in scripts:
+        insts = _instances(s)
+        c = _counts(insts)
+        st = str(s.get("status", "ok" if s.get("ok") else "failed"))
+        if st == "ok" and not all(_inst_ok(i) for i in insts):
+            st = "failed"  # the page never calls a script ok that lists a failing instance
+        name = str(s.get("name", "?"))
+        secs = s.get("seconds")
+        out.append(
+            f'<tr class="script" data-script="{html.escape(name)}"><td><a href="#script-{_cls(name)}">{html.escape(name)}</a></td>'
+            f"<td>{_e(s.get('title', ''), 120)}</td><td class=\"{_cls(st)}\">{html.escape(st)}</td>"
+            f"<td class=\"num\">{len(insts)}</td><td class=\"num\">{c.get('proved', 0)} / {c.get('refuted', 0)} / "
+            f"{c.get('unknown', 0)}</td><td class=\"res\">{html.escape(_tightest(insts))}</td>"
+            f"<td class=\"num\">{'' if not isinstance(secs, (int, float)) else f'{secs:.1f} s'}</td>"
+            f"<td class=\"detail\">{_e(s.get('error', ''), 500)}</td></tr>"
+        )
+    out.append("</table>")
+    failures = []
+    for s in scripts:
+        name = str(s.get("name", "?"))
+        st = str(s.get("status", ""))
+        if st == "crashed" or (st not in ("ok", "") and not _instances(s)):
+            failures.append(f'<div class="failure" data-script="{html.escape(name)}"><b>{html.escape(name)}</b>: '
+                            f'<span class="{_cls(st)}">{html.escape(st)}</span> — {_e(s.get("error", "") or "no result", 2000)}</div>')
+        for inst in _instances(s):
+            if _inst_ok(inst):
+                continue
+            verdict = str(inst.get("verdict", "unknown"))
+            over = inst.get("over_bound") or []
+            failures.append(
+                f'<div class="failure" data-script="{html.escape(name)}" data-instance="{html.escape(str(inst.get("name", "")))}">'
+                f"<b>{html.escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(verdict)}\">{html.escape(verdict)}</span>"
+                + (f' — <span class="over">over bound: {_e(", ".join(map(str, over)))}</span>' if over else "")
+                + f"<p class=\"res\">{_resources_cell(inst)}</p>"
+                + (f"<p class=\"detail\">{_e(inst.get('detail', ''), 4000)}</p>" if inst.get("detail") else "")
+                + _counterexample(inst) + "</div>"
+            )
+    out.append(f'<h2 id="failures">Failures ({len(failures)})</h2>')
+    out.append("".join(failures) if failures else "<p>None: every instance of every script is proved within its bounds.</p>")
+    out.append("<h2>Instances</h2>")
+    for s in scripts:
+        name = str(s.get("name", "?"))
+        insts = _instances(s)
+        out.append(f'<h3 id="script-{_cls(name)}">{html.escape(name)}: {_e(s.get("title", ""), 300)}</h3>')
+        if not insts:
+            out.append(f"<p>No instances ({_e(s.get('error', '') or s.get('status', ''), 500)}).</p>")
+            continue
+        out.append("<table><tr><th>instance</th><th>verdict</th><th>method</th><th>resources (≤ stated bound)</th>"
+                   "<th>time</th><th>detail</th></tr>")
+        for inst in insts:
+            verdict = str(inst.get("verdict", "unknown"))
+            secs = inst.get("seconds")
+            mark = "" if _inst_ok(inst) else ' <span class="over">✗</span>'
+            out.append(
+                f'<tr class="instance" data-script="{html.escape(name)}" data-instance="{html.escape(str(inst.get("name", "")))}" '
+                f'data-verdict="{html.escape(verdict)}"><td>{_e(inst.get("name", ""), 300)}</td>'
+                f'<td class="{_cls(verdict)}">{html.escape(verdict)}{mark}</td><td>{_e(inst.get("method", ""))}</td>'
+                f'<td class="res">{_resources_cell(inst)}</td>'
+                f"<td class=\"num\">{'' if not isinstance(secs, (int, float)) else f'{secs:.2f} s'}</td>"
+                f"<td class=\"detail\">{_e(inst.get('detail', ''), 400)}</td></tr>"
+            )
+        out.append("</table>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def write_report(run: Any, out_path: str | Path) -> Path:
+    """Write :func:`report_page` of ``run`` to ``out_path`` (UTF-8) and return the path.
+
+    Raises:
+        SerializationError: the run cannot be read (see :func:`report_page`).
+        UsageError: ``run`` is neither a dict nor a path, or the page cannot be written (the
+            message names the path).
+    """
+    page = report_page(run)
+    path = Path(out_path)
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write the report: {e.strerror or e}") from None
+    return path
