@@ -84,7 +84,7 @@ def _load(path: str) -> Any:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     from symverify.ir.certificate import Certificate
-    from symverify.provers.outcome import UsageError
+    from symverify.provers.outcome import UsageError, Verdict
     from symverify.verification import verify
 
     lhs, rhs = _load(args.lhs), _load(args.rhs)
@@ -102,7 +102,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json(), indent=2))
     else:
         print(report)
-    return {"proved": EXIT_PROVED, "refuted": EXIT_REFUTED}.get(report.verdict.value, EXIT_UNKNOWN)
+    return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
 
 
 def info_dict(obj: Any) -> dict[str, Any]:

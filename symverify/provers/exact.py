@@ -33,9 +33,9 @@ REFUSE_FACTOR = 64
 
 
 class _StopError(Exception):
-    def __init__(self, status: str, detail: str) -> None:
+    def __init__(self, stopped: str, detail: str) -> None:
         super().__init__(detail)
-        self.status, self.detail = status, detail
+        self.stopped, self.detail = stopped, detail
 
 
 class _GuardedRing:
@@ -64,10 +64,17 @@ class _GuardedRing:
 
 @dataclass(frozen=True)
 class ExactOutcome:
-    """``status``: ``equal``, ``differ``, ``budget`` or ``timeout``; for ``differ`` the first
-    differing entry and a rational point where that entry's difference is nonzero."""
+    """What one expansion found, as a :class:`Verdict` of polynomial equality.
 
-    status: str
+    ``PROVED``: every entry's canonical polynomials are equal. ``REFUTED``: some entry's differ;
+    ``cell`` is the first such entry and ``point`` a rational point where that entry's difference
+    is nonzero, when one small enough was found. This is the expansion's finding only:
+    :func:`run_exact` reports ``refuted`` only with a counterexample re-checked by exact
+    evaluation, else ``unknown``. ``UNKNOWN``: the expansion stopped; ``stopped`` says why
+    (``budget`` or ``timeout``) and ``detail`` where.
+    """
+
+    verdict: Verdict
     backend: str
     monomials: int = 0
     largest: int = 0
@@ -76,6 +83,7 @@ class ExactOutcome:
     difference: str = ""
     detail: str = ""
     seconds: float = 0.0
+    stopped: str = ""
 
 
 def _nonzero_point(ring: PolyRing, diff: Any, names: list[str], n: int, d: int, degree: int, seed: int) -> Any:
@@ -136,7 +144,8 @@ def expand_compare(lhs: Side, rhs: Side, backend: str, max_monomials: int, deadl
         a = lhs.evaluate(u, ring)
         b = rhs.evaluate(u, ring)
     except _StopError as e:
-        return ExactOutcome(e.status, backend, largest=ring.largest, detail=e.detail, seconds=time.perf_counter() - start)
+        return ExactOutcome(Verdict.UNKNOWN, backend, largest=ring.largest, detail=e.detail, seconds=time.perf_counter() - start,
+                            stopped=e.stopped)
     total = 0
     for i, (ra, rb) in enumerate(zip(a, b)):
         for j, (x, y) in enumerate(zip(ra, rb)):
@@ -145,9 +154,9 @@ def expand_compare(lhs: Side, rhs: Side, backend: str, max_monomials: int, deadl
                 diff = x - y
                 deg = base.degree(diff)
                 point = _nonzero_point(base, diff, names, lhs.n, lhs.d, deg, seed)
-                return ExactOutcome("differ", backend, total, ring.largest, (i, j), point,
+                return ExactOutcome(Verdict.REFUTED, backend, total, ring.largest, (i, j), point,
                                     _difference_text(base, diff, deg), seconds=time.perf_counter() - start)
-    return ExactOutcome("equal", backend, total, ring.largest, seconds=time.perf_counter() - start)
+    return ExactOutcome(Verdict.PROVED, backend, total, ring.largest, seconds=time.perf_counter() - start)
 
 
 def _evidence(out: ExactOutcome, bounds: Bounds, where: str) -> dict[str, Any]:
@@ -185,10 +194,10 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
         out = expand_compare(*args)
         where = "in-process"
     ev = _evidence(out, bounds, where)
-    if out.status == "equal":
+    if out.verdict is Verdict.PROVED:
         return MethodResult(Verdict.PROVED, method, ev, timings={"expand": out.seconds})
-    if out.status != "differ":
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"expansion stopped ({out.status}): {out.detail}",),
+    if out.verdict is Verdict.UNKNOWN:
+        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"expansion stopped ({out.stopped}): {out.detail}",),
                             timings={"expand": out.seconds})
     ev["first_difference"] = list(out.cell or ())
     ev["difference"] = out.difference

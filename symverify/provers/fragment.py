@@ -8,8 +8,8 @@
 * *exact*: the model's and the spec circuit's output polynomials (in the whole state and every
   weight symbol) are expanded in one ring and compared entry by entry.
 
-Both are exact; a fragment is proved when both hold. The prover modules are imported inside the
-function, so importing :mod:`symverify.gadgets` does not load them.
+Both are exact; a fragment is proved when both hold (:attr:`FragmentProof.verdict`). The prover
+modules are imported inside the function, so importing :mod:`symverify.gadgets` does not load them.
 """
 
 from __future__ import annotations
@@ -19,13 +19,18 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from symverify.gadgets.fragment import Fragment, standalone
+from symverify.provers.outcome import Verdict
 
 __all__ = ["FragmentProof", "prove_fragment"]
 
 
 @dataclass(frozen=True)
 class FragmentProof:
-    """The outcome of :func:`prove_fragment`; ``failure`` says what did not hold."""
+    """The outcome of :func:`prove_fragment`; ``failure`` says what did not hold.
+
+    ``compositional``: the certificate checked; ``exact``: the exact polynomials are equal (None
+    when not compared). :attr:`verdict` combines them.
+    """
 
     name: str
     compositional: bool
@@ -38,6 +43,16 @@ class FragmentProof:
     @property
     def proved(self) -> bool:
         return self.compositional and self.exact is not False
+
+    @property
+    def verdict(self) -> Verdict:
+        """``PROVED`` when both checks hold (the exact one when it ran); ``REFUTED`` when the exact
+        polynomials differ (a difference of canonical polynomials, not a re-checked counterexample);
+        ``UNKNOWN`` when only the certificate check failed (a certificate may be wrong about a
+        correct model)."""
+        if self.proved:
+            return Verdict.PROVED
+        return Verdict.REFUTED if self.exact is False else Verdict.UNKNOWN
 
     @property
     def ok(self) -> bool:

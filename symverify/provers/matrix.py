@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Union
 
 from symverify.errors import ShapeError
 from symverify.ir.butterfly import Kaleidoscope
@@ -23,6 +23,7 @@ from symverify.kaleidoscope.apply import materialize
 from symverify.kaleidoscope.circuits import circuit_matrix
 from symverify.kaleidoscope.factorization import Factorization
 from symverify.kaleidoscope.matrix import SparseMatrix
+from symverify.provers.outcome import Verdict
 
 __all__ = ["KaleidoscopeCheck", "verify_matrix", "verify_circuit", "verify_permutation"]
 
@@ -32,13 +33,14 @@ Difference = tuple[int, int, Scalar, Scalar]
 
 @dataclass(frozen=True)
 class KaleidoscopeCheck:
-    """The verdict of an exact check.
+    """The verdict of an exact check: :attr:`Verdict.PROVED` or :attr:`Verdict.REFUTED` (an exact
+    matrix comparison always decides).
 
     ``first_difference`` is ``(row, col, kaleidoscope value, target value)`` when refuted; for a
     failed garbage-free check the row is ``≥ n`` and the target value is 0.
     """
 
-    verdict: Literal["proved", "refuted"]
+    verdict: Verdict
     method: str
     n: int
     size: int
@@ -48,10 +50,10 @@ class KaleidoscopeCheck:
 
     @property
     def proved(self) -> bool:
-        return self.verdict == "proved"
+        return self.verdict is Verdict.PROVED
 
     def __str__(self) -> str:
-        head = f"{self.verdict} ({self.method}): n={self.n} N={self.size} w={self.width}"
+        head = f"{self.verdict.value} ({self.method}): n={self.n} N={self.size} w={self.width}"
         if self.first_difference is None:
             return head + (", garbage-free" if self.garbage_free_checked else "")
         i, j, got, want = self.first_difference
@@ -108,7 +110,7 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     rows = [r.terms for r in materialize(k)]
 
     def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
-        verdict: Literal["proved", "refuted"] = "refuted" if diff else "proved"
+        verdict = Verdict.REFUTED if diff else Verdict.PROVED
         return KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff)
 
     if garbage_free:

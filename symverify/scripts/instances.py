@@ -27,10 +27,10 @@ def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str,
     """Prove ``frag`` (:func:`~symverify.provers.fragment.prove_fragment`) and report it as an
     instance.
 
-    The verdict is ``proved`` when both checks hold, ``refuted`` when the exact polynomials differ,
-    and ``unknown`` when only the certificate check failed. ``bounds`` add to the fragment's own.
+    The verdict is the proof's (:attr:`~symverify.provers.fragment.FragmentProof.verdict`):
+    ``proved`` when both checks hold, ``refuted`` when the exact polynomials differ, and
+    ``unknown`` when only the certificate check failed. ``bounds`` add to the fragment's own.
     """
     p = prove_fragment(frag, exact=exact)
-    verdict = "proved" if p.proved else ("refuted" if p.exact is False else "unknown")
     method = "compositional+exact" if exact else "compositional"
-    return Instance(name or frag.name, verdict, method, dict(p.resources), {**p.bounds, **(bounds or {})}, p.seconds, p.failure)
+    return Instance(name or frag.name, p.verdict, method, dict(p.resources), {**p.bounds, **(bounds or {})}, p.seconds, p.failure)

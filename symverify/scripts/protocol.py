@@ -2,8 +2,9 @@
 
 A proof script is a module with a ``TITLE`` (the result it proves, e.g. ``"Lemma H.16"``) and a
 function ``run(quick: bool = False) -> ProofResult``. Each :class:`Instance` is one checked claim:
-its verdict (``proved``/``refuted``/``unknown``), the method that decided it, the resources the
-construction used and the bounds it states for them. A result is *ok* only when every instance is
+its verdict (a :class:`~symverify.provers.outcome.Verdict`; scripts may pass ``"proved"``,
+``"refuted"`` or ``"unknown"``), the method that decided it, the resources the construction used
+and the bounds it states for them. A result is *ok* only when every instance is
 proved and within every stated bound. Running a script alone (``python proofs/NAME.py
 [--quick] [--json OUT]``) goes through :func:`script_main`.
 """
@@ -20,6 +21,9 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from symverify.errors import UsageError
+from symverify.provers.outcome import Verdict
+
 __all__ = ["Instance", "ProofResult", "script_main", "timed"]
 
 Number = int | float | Fraction
@@ -27,15 +31,28 @@ Number = int | float | Fraction
 
 @dataclass(frozen=True)
 class Instance:
-    """One checked claim of a proof script."""
+    """One checked claim of a proof script.
+
+    ``verdict`` may be given as its string (``"proved"``, ``"refuted"``, ``"unknown"``); it is
+    stored as a :class:`Verdict`, and anything else raises :class:`~symverify.errors.UsageError`.
+    JSON and tables write its string.
+    """
 
     name: str
-    verdict: str
+    verdict: Verdict
     method: str
     resources: dict[str, Number] = field(default_factory=dict)
     bounds: dict[str, Number] = field(default_factory=dict)
     seconds: float = 0.0
     detail: str = ""
+
+    def __post_init__(self) -> None:
+        try:
+            verdict = Verdict(self.verdict)
+        except (ValueError, TypeError):
+            raise UsageError(f"instance {self.name!r}: verdict: expected one of "
+                             f"{', '.join(repr(v.value) for v in Verdict)} (or a Verdict), found {self.verdict!r}") from None
+        object.__setattr__(self, "verdict", verdict)
 
     def over_bound(self) -> list[str]:
         """Names of resources that exceed their stated bound (or have no value)."""
@@ -48,10 +65,11 @@ class Instance:
 
     @property
     def ok(self) -> bool:
-        return self.verdict == "proved" and not self.over_bound()
+        return self.verdict is Verdict.PROVED and not self.over_bound()
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
+        d["verdict"] = self.verdict.value
         d["resources"] = {k: _num(v) for k, v in self.resources.items()}
         d["bounds"] = {k: _num(v) for k, v in self.bounds.items()}
         d["over_bound"] = self.over_bound()
@@ -79,9 +97,9 @@ class ProofResult:
         return bool(self.instances) and all(i.ok for i in self.instances)
 
     def counts(self) -> dict[str, int]:
-        out = {"proved": 0, "refuted": 0, "unknown": 0}
+        out = {v.value: 0 for v in Verdict}
         for i in self.instances:
-            out[i.verdict] = out.get(i.verdict, 0) + 1
+            out[i.verdict.value] += 1
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -99,8 +117,8 @@ class ProofResult:
         lines = [f"{self.title} ({self.name}): {'OK' if self.ok else 'FAILED'}  {self.counts()}"]
         for i in self.instances:
             res = ", ".join(f"{k}={_num(v)}" + (f"≤{_num(i.bounds[k])}" if k in i.bounds else "") for k, v in i.resources.items())
-            flag = "" if i.ok else ("  <-- over bound: " + ",".join(i.over_bound()) if i.verdict == "proved" else "  <--")
-            lines.append(f"  {i.verdict:8s} {i.method:14s} {i.name:40s} {res} [{i.seconds:.2f}s]{flag}")
+            flag = "" if i.ok else ("  <-- over bound: " + ",".join(i.over_bound()) if i.verdict is Verdict.PROVED else "  <--")
+            lines.append(f"  {i.verdict.value:8s} {i.method:14s} {i.name:40s} {res} [{i.seconds:.2f}s]{flag}")
         return "\n".join(lines)
 
 

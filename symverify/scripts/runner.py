@@ -24,7 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from symverify.provers.outcome import UsageError
+from symverify.provers.outcome import UsageError, Verdict
 
 __all__ = ["ScriptOutcome", "RunSummary", "default_dir", "discover", "script_title", "run_script", "run_scripts"]
 
@@ -48,7 +48,7 @@ class ScriptOutcome:
         return list((self.result or {}).get("instances", []))
 
     def counts(self) -> dict[str, int]:
-        out = {"proved": 0, "refuted": 0, "unknown": 0}
+        out = {v.value: 0 for v in Verdict}
         for inst in self.instances():
             out[inst.get("verdict", "unknown")] = out.get(inst.get("verdict", "unknown"), 0) + 1
         return out
