@@ -108,7 +108,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def info_dict(obj: Any) -> dict[str, Any]:
     """What ``symverify info`` shows for a loaded object."""
     from symverify.ir.certificate import Certificate
-    from symverify.provers.sides import as_side
+    from symverify.provers.sides import ModelSide, as_side
 
     if isinstance(obj, Certificate):
         return {
@@ -121,8 +121,9 @@ def info_dict(obj: Any) -> dict[str, Any]:
         }
     side = as_side(obj, "info")
     out = side.describe()
-    if side.kind == "model":
-        out["storage_rects"] = sum(g.storage_size() for layer in obj.layers for _, g in layer.grids())
+    match side:
+        case ModelSide(obj=m):
+            out["storage_rects"] = sum(g.storage_size() for layer in m.layers for _, g in layer.grids())
     return out
 
 

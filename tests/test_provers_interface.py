@@ -1,19 +1,60 @@
-"""One Verdict everywhere a verdict is represented: matrix and fragment checks, exact expansion, proof-script instances."""
+"""Sides as a closed union, and one Verdict everywhere a verdict is represented."""
 
 import json
+from dataclasses import FrozenInstanceError
 
 import pytest
-from cases import QUARTIC_C, QUARTIC_M, SQUARE_C
+from cases import QUARTIC_C, QUARTIC_CERT, QUARTIC_M, SQUARE_C, SQUARE_M, SWAP_K
 
-from symverify.errors import UsageError
+import symverify as sv
+from symverify.errors import IRError, UsageError
 from symverify.gadgets.primitives import shift_down
 from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
 from symverify.provers.exact import expand_compare
 from symverify.provers.fragment import FragmentProof, prove_fragment
 from symverify.provers.matrix import verify_permutation
 from symverify.provers.outcome import Verdict
-from symverify.provers.sides import pair_sides
+from symverify.provers.sides import (
+    CircuitSide,
+    KaleidoscopeSide,
+    ModelSide,
+    as_side,
+    certificate_of,
+    pair_sides,
+    torch_executable,
+)
 from symverify.scripts.protocol import Instance, ProofResult
+
+# ---- the Side union ----------------------------------------------------------------------------
+
+
+def test_as_side_gives_one_class_per_kind():
+    compiled = sv.compile(QUARTIC_C)
+    for obj, cls, kind in ((SQUARE_C, CircuitSide, "circuit"), (SQUARE_M, ModelSide, "model"),
+                           (SWAP_K, KaleidoscopeSide, "kaleidoscope"), (compiled, ModelSide, "model")):
+        side = as_side(obj)
+        assert type(side) is cls and side.kind == kind
+    assert certificate_of(as_side(compiled)) is compiled.certificate
+    assert certificate_of(as_side(SQUARE_C)) is None and certificate_of(as_side(SWAP_K)) is None
+    assert torch_executable(as_side(SQUARE_C)) and torch_executable(as_side(SQUARE_M))
+    assert not torch_executable(as_side(SWAP_K))
+    with pytest.raises(FrozenInstanceError):
+        as_side(SQUARE_C).n = 3
+    with pytest.raises(IRError, match="expected a Circuit, Model, Kaleidoscope"):
+        as_side(3)
+
+
+def test_pair_sides_reshapes_kaleidoscopes_and_attaches_certificates():
+    perm = permutation_to_kaleidoscope([1, 0, 3, 2])
+    c = sv.Circuit(2, 2, (), (1, 0, 3, 2))
+    k, circ = pair_sides(perm, c)
+    assert isinstance(k, KaleidoscopeSide) and k.shape == (2, 2) and k.label() == "kaleidoscope (2×2)"
+    assert isinstance(circ, CircuitSide) and as_side(perm).shape == (4, 1)
+    m_left, c_right = pair_sides(QUARTIC_M, QUARTIC_C, QUARTIC_CERT)
+    assert isinstance(m_left, ModelSide) and m_left.certificate is QUARTIC_CERT and certificate_of(c_right) is None
+    with pytest.raises(IRError, match="neither side is a model"):
+        pair_sides(SQUARE_C, SQUARE_C, QUARTIC_CERT)
+
 
 # ---- Verdict everywhere ------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from symverify.deadline import Check, as_check
 from symverify.ir.scalar import Scalar, Sym
-from symverify.provers.sides import Side
+from symverify.provers.sides import CircuitSide, KaleidoscopeSide, ModelSide, Side, assert_never
 from symverify.semantics.evaluate import crop, embed, eval_circuit_nodes, eval_layer
 
 __all__ = ["UB", "BoundValue", "BoundRing", "Bounds", "structure_bounds", "common_denominator", "layers_peak",
@@ -225,19 +225,21 @@ def common_denominator(*sides: Side) -> int:
 
 
 def _scalars_of(side: Side) -> Any:
-    obj = side.obj
-    if side.kind == "circuit":
-        for g in obj.gates:
-            yield from g.coeffs
-    elif side.kind == "model":
-        for layer in obj.layers:
-            for _, grid in layer.grids():
-                yield from grid.values()
-    else:
-        for group in obj.groups:
-            for f in group.factors:
-                for diag in (f.d1, f.d2, f.d3, f.d4):
-                    yield from diag
+    match side:
+        case CircuitSide(obj=c):
+            for g in c.gates:
+                yield from g.coeffs
+        case ModelSide(obj=m):
+            for layer in m.layers:
+                for _, grid in layer.grids():
+                    yield from grid.values()
+        case KaleidoscopeSide(obj=k):
+            for group in k.groups:
+                for f in group.factors:
+                    for diag in (f.d1, f.d2, f.d3, f.d4):
+                        yield from diag
+        case _:
+            assert_never(side)
 
 
 @dataclass(frozen=True)
@@ -298,17 +300,19 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
     A model keeps two whole ``N'×d'`` states alive (padding cells included); a circuit keeps every
     node value; a butterfly pass keeps two vectors.
     """
-    if side.kind == "model":
-        m = side.obj
-        state, peak = layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring, check)
-        return crop(state, m.n, m.d), peak
-    if side.kind == "circuit":
-        c = side.obj
-        vals = eval_circuit_nodes(c, [v for row in u for v in row], ring, check)
-        flat = [vals[o] for o in c.outputs] + [ring.zero] * (c.num_inputs - len(c.outputs))
-        return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)], _total([vals])
-    out = side.evaluate(u, ring, check)
-    return out, min(2 * side.obj.size * max(1, _total(out)), _COUNT_CAP)
+    match side:
+        case ModelSide(obj=m):
+            state, peak = layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring, check)
+            return crop(state, m.n, m.d), peak
+        case CircuitSide(obj=c):
+            vals = eval_circuit_nodes(c, [v for row in u for v in row], ring, check)
+            flat = [vals[o] for o in c.outputs] + [ring.zero] * (c.num_inputs - len(c.outputs))
+            return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)], _total([vals])
+        case KaleidoscopeSide(obj=k):
+            out = side.evaluate(u, ring, check)
+            return out, min(2 * k.size * max(1, _total(out)), _COUNT_CAP)
+        case _:
+            assert_never(side)
 
 
 def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = None) -> Bounds:

@@ -21,21 +21,25 @@ from collections.abc import Callable
 from typing import Any
 
 from symverify.deadline import DeadlineExceededError
+from symverify.ir.certificate import Certificate
 from symverify.provers.compositional import check_certificate
 from symverify.provers.counterexample import search
 from symverify.provers.options import Options
 from symverify.provers.outcome import MethodResult, UsageError, Verdict
-from symverify.provers.sides import Side
+from symverify.provers.sides import CircuitSide, ModelSide, Side, certificate_of
 
 __all__ = ["run_compositional", "certified_pair"]
 
 
-def certified_pair(lhs: Side, rhs: Side) -> tuple[Side, Side] | None:
+def certified_pair(lhs: Side, rhs: Side) -> tuple[CircuitSide, ModelSide] | None:
     """``(circuit side, model side with its certificate)``, or None if the pair has none."""
-    for c, m in ((lhs, rhs), (rhs, lhs)):
-        if c.kind == "circuit" and m.kind == "model" and m.certificate is not None:
+    match lhs, rhs:
+        case (CircuitSide() as c, ModelSide(certificate=Certificate()) as m):
             return c, m
-    return None
+        case (ModelSide(certificate=Certificate()) as m, CircuitSide() as c):
+            return c, m
+        case _:
+            return None
 
 
 def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Callable[[], int] = 1) -> MethodResult:
@@ -48,7 +52,7 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     pair = certified_pair(lhs, rhs)
     if pair is None:
         found = f"{lhs.kind} and {rhs.kind}"
-        if lhs.certificate is None and rhs.certificate is None:
+        if certificate_of(lhs) is None and certificate_of(rhs) is None:
             found += " without a certificate"
         raise UsageError(
             "method 'compositional' needs a circuit and a model with a stage certificate "

@@ -32,7 +32,7 @@ from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar
-from symverify.provers.sides import Side
+from symverify.provers.sides import Side, TorchSide
 from symverify.semantics.rings import ModRing
 
 __all__ = ["BatchModRing", "model_mod_batch", "eval_mod_batch", "torch_first_mismatch", "TORCH_CHUNK"]
@@ -171,7 +171,7 @@ def eval_mod_batch(side: Side, inputs: Sequence[Sequence[Sequence[int]]], ring: 
     return res
 
 
-def torch_first_mismatch(lhs: Side, rhs: Side, points: Any, p: int, params: Mapping[str, int], device: Any = None,
+def torch_first_mismatch(lhs: TorchSide, rhs: TorchSide, points: Any, p: int, params: Mapping[str, int], device: Any = None,
                          chunk: int = TORCH_CHUNK, check: Check | None = None) -> int | None:
     """The index of the first point where the sides differ mod ``p``, or None where they agree at every point.
 

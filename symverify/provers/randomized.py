@@ -79,7 +79,7 @@ from symverify.provers.counterexample import affordable, confirm, search
 from symverify.provers.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
 from symverify.provers.options import DeadlineExceededError, Options
 from symverify.provers.outcome import MethodResult, UsageError, Verdict
-from symverify.provers.sides import Side
+from symverify.provers.sides import Side, TorchSide, torch_executable
 
 __all__ = [
     "is_prime", "random_prime", "trial_error", "trials_needed", "run_randomized", "choose_engine", "torch_trial_error",
@@ -326,7 +326,7 @@ def _torch_blocker(lhs: Side, rhs: Side, bounds: Bounds, plan: TorchPlan) -> str
     """Why the torch engine cannot run this pair (None: it can)."""
     import importlib.util
 
-    kal = [s.label() for s in (lhs, rhs) if s.kind not in ("model", "circuit")]
+    kal = [s.label() for s in (lhs, rhs) if not torch_executable(s)]
     if kal:
         return f"the torch executor takes models and circuits, not {kal[0]}"
     if importlib.util.find_spec("torch") is None:
@@ -448,7 +448,7 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
     remaining = opts.remaining()
     if engine == "torch" and opts.modular == "auto" and "torch" not in sys.modules and remaining is not None and remaining < 5:
         engine, why = "python", "importing torch (seconds, not interruptible) would not fit in the time left"
-    if engine == "torch":
+    if engine == "torch" and torch_executable(lhs) and torch_executable(rhs):  # choose_engine picks torch for no other pair
         return _run_torch(lhs, rhs, opts, bounds, plan, why, method, tag, start, max_trials)
     primes_plan = plan_primes(bounds)
     ev: dict[str, Any] = {
@@ -513,7 +513,7 @@ def _torch_device() -> Any:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def _run_torch(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, plan: TorchPlan, why: str, method: str, tag: str,
+def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, plan: TorchPlan, why: str, method: str, tag: str,
                start: float, max_trials: int | None = None) -> MethodResult:
     """The torch engine: ``k`` trials, each ``B`` points under a fresh prime in ``[2^30, 2^31)``."""
     import numpy as np

@@ -6,13 +6,21 @@ kaleidoscope takes the ``n×d`` shape of the other side when ``n·d`` equals its
 ``n×1``. A compiled object (anything with ``.model`` and ``.certificate``) is its model plus the
 stage certificate. Every side evaluates over any ring of the interpreter protocol
 (:mod:`symverify.semantics.evaluate`).
+
+:data:`Side` is a closed union, one frozen dataclass per kind: :class:`CircuitSide`,
+:class:`ModelSide`, :class:`KaleidoscopeSide`. What every side can do (``params``, ``evaluate``,
+``cost``, ``describe``, ``label``) is a method of each class; code that treats kinds differently
+dispatches with ``match`` and ends in :func:`assert_never`, so a new kind is a type error until
+every such place handles it. ``kind`` (``"circuit"``, ``"model"``, ``"kaleidoscope"``) is each
+class's fixed name, used in reports, labels and the randomized method's fingerprint.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal, NoReturn, TypeGuard
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
@@ -23,18 +31,25 @@ from symverify.ir.certificate import Certificate
 from symverify.ir.circuit import Circuit
 from symverify.semantics.evaluate import State, eval_circuit, eval_model
 
-__all__ = ["Side", "as_side", "pair_sides"]
+if sys.version_info >= (3, 11):
+    from typing import assert_never
+else:  # pragma: no cover - Python 3.10
+
+    def assert_never(arg: NoReturn, /) -> NoReturn:
+        raise AssertionError(f"unhandled case: {arg!r}")
 
 
-@dataclass(frozen=True)
-class Side:
-    """One side of a comparison: the object, its kind and its ``n×d`` shape."""
+__all__ = ["Side", "CircuitSide", "ModelSide", "KaleidoscopeSide", "TorchSide", "as_side", "pair_sides",
+           "certificate_of", "torch_executable", "assert_never"]
 
+
+class _Shaped:
+    """What every side shares: its ``n×d`` shape and its label (``kind``, name and shape)."""
+
+    kind: ClassVar[str]
     obj: Any
-    kind: str
     n: int
     d: int
-    certificate: Certificate | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -44,89 +59,165 @@ class Side:
     def num_inputs(self) -> int:
         return self.n * self.d
 
-    def params(self) -> frozenset[str]:
-        """Names of the symbolic weights or coefficients."""
-        if self.kind == "kaleidoscope":
-            from symverify.kaleidoscope.apply import params_of
+    def label(self) -> str:
+        name = getattr(self.obj, "name", "") or ""
+        return f"{self.kind} {name}".strip() + f" ({self.n}×{self.d})"
 
-            return frozenset(params_of(self.obj))
+
+@dataclass(frozen=True)
+class CircuitSide(_Shaped):
+    """An arithmetic circuit (THEORY §2): its outputs, in row-major order, are the ``n×d`` map."""
+
+    obj: Circuit
+    n: int
+    d: int
+    kind: ClassVar[Literal["circuit"]] = "circuit"
+
+    def params(self) -> frozenset[str]:
+        """Names of the symbolic coefficients."""
         return frozenset(self.obj.params())
 
     def evaluate(self, u: Sequence[Sequence[Any]], ring: Any, check: Check | None = None) -> State:
         """The ``n×d`` output on input ``u`` over ``ring``; ``check`` (:mod:`symverify.deadline`)
         runs every few hundred operations and may raise ``DeadlineExceededError``."""
-        if self.kind == "circuit":
-            return eval_circuit(self.obj, u, ring, check)
-        if self.kind == "model":
-            return eval_model(self.obj, u, ring, check)
+        return eval_circuit(self.obj, u, ring, check)
+
+    def cost(self) -> int:
+        """A rough operation count of one evaluation (for size guards): gates plus inputs."""
+        return len(self.obj.gates) + self.num_inputs
+
+    def describe(self) -> dict[str, Any]:
+        """The statistics a report shows (``symverify info``): the circuit measures, ``O(gates)``."""
+        from symverify.ir.analysis import stats
+
+        return {"kind": "circuit", "name": self.obj.name, **stats(self.obj).to_json(), "symbols": sorted(self.params())}
+
+
+@dataclass(frozen=True)
+class ModelSide(_Shaped):
+    """A BaseConv model (THEORY §1.2), with the stage certificate that came with it, if any."""
+
+    obj: Model
+    n: int
+    d: int
+    certificate: Certificate | None = None
+    kind: ClassVar[Literal["model"]] = "model"
+
+    def params(self) -> frozenset[str]:
+        """Names of the symbolic weights."""
+        return frozenset(self.obj.params())
+
+    def evaluate(self, u: Sequence[Sequence[Any]], ring: Any, check: Check | None = None) -> State:
+        """As :meth:`CircuitSide.evaluate`, through the BaseConv interpreter."""
+        return eval_model(self.obj, u, ring, check)
+
+    def cost(self) -> int:
+        """A rough operation count of one evaluation, from the grids' rectangles (never cell by cell)."""
+        m = self.obj
+        per = sum(layer.W.nonzero_count() + layer.h.nonzero_count() for layer in m.layers)
+        return per * m.inner_n + len(m.layers) * m.inner_n * m.inner_d
+
+    def describe(self) -> dict[str, Any]:
+        """Signature and parameter counts, from the grids' rectangles: a model with ``N' = 10^9``
+        is described at once."""
+        m = self.obj
+        out: dict[str, Any] = {
+            "kind": "model",
+            "name": m.name,
+            "signature": list(m.signature),
+            "layers": m.depth,
+            "param_count": m.param_count(),
+            "nonzero_params": m.nonzero_param_count(),
+            "modes": sorted(mode.value for mode in m.modes()),
+            "symbols": sorted(self.params()),
+        }
+        if self.certificate is not None:
+            out["certificate_stages"] = self.certificate.num_stages
+        return out
+
+
+@dataclass(frozen=True)
+class KaleidoscopeSide(_Shaped):
+    """A kaleidoscope matrix ``M`` acting on ``vec(u)`` (THEORY §3); ``n×d`` is the shape it is
+    read in (``n·d = M.n``)."""
+
+    obj: Kaleidoscope
+    n: int
+    d: int
+    kind: ClassVar[Literal["kaleidoscope"]] = "kaleidoscope"
+
+    def params(self) -> frozenset[str]:
+        """Names of the symbolic weights."""
+        from symverify.kaleidoscope.apply import params_of
+
+        return frozenset(params_of(self.obj))
+
+    def evaluate(self, u: Sequence[Sequence[Any]], ring: Any, check: Check | None = None) -> State:
+        """``M·vec(u)``, reshaped to ``n×d``."""
         from symverify.kaleidoscope.apply import apply
 
         flat = apply(self.obj, [x for row in u for x in row], ring, check=check)
         return [flat[i * self.d : (i + 1) * self.d] for i in range(self.n)]
 
     def cost(self) -> int:
-        """A rough operation count of one evaluation (for size guards); computed from the sizes
-        and the grids' rectangles, never cell by cell."""
-        if self.kind == "circuit":
-            return len(self.obj.gates) + self.num_inputs
-        if self.kind == "model":
-            m: Model = self.obj
-            per = sum(layer.W.nonzero_count() + layer.h.nonzero_count() for layer in m.layers)
-            return per * m.inner_n + len(m.layers) * m.inner_n * m.inner_d
-        k: Kaleidoscope = self.obj
+        """A rough operation count of one evaluation: factors times size."""
+        k = self.obj
         return sum(len(g.factors) for g in k.groups) * k.size
 
     def describe(self) -> dict[str, Any]:
-        """The statistics a report shows for this side (``symverify info``). It never expands
-        inputs or grid cells: circuit measures cost ``O(gates)`` and model counts come from the
-        grids' rectangles, so a model with ``N' = 10^9`` is described at once."""
-        if self.kind == "circuit":
-            from symverify.ir.analysis import stats
+        k = self.obj
+        return {"kind": "kaleidoscope", "n": k.n, "size": k.size, "width": k.width, "expansion": str(k.expansion),
+                "shape": [self.n, self.d], "symbols": sorted(self.params())}
 
-            out: dict[str, Any] = {"kind": "circuit", "name": self.obj.name, **stats(self.obj).to_json()}
-        elif self.kind == "model":
-            m = self.obj
-            out = {
-                "kind": "model",
-                "name": m.name,
-                "signature": list(m.signature),
-                "layers": m.depth,
-                "param_count": m.param_count(),
-                "nonzero_params": m.nonzero_param_count(),
-                "modes": sorted(mode.value for mode in m.modes()),
-            }
-        else:
-            k = self.obj
-            out = {"kind": "kaleidoscope", "n": k.n, "size": k.size, "width": k.width, "expansion": str(k.expansion),
-                   "shape": [self.n, self.d]}
-        out["symbols"] = sorted(self.params())
-        if self.certificate is not None:
-            out["certificate_stages"] = self.certificate.num_stages
-        return out
 
-    def label(self) -> str:
-        name = getattr(self.obj, "name", "") or ""
-        return f"{self.kind} {name}".strip() + f" ({self.n}×{self.d})"
+Side = CircuitSide | ModelSide | KaleidoscopeSide
+"""One side of a comparison: the object, its ``n×d`` shape and (for a model) its certificate."""
+
+TorchSide = CircuitSide | ModelSide
+"""A side the torch executors run (:func:`torch_executable`)."""
+
+
+def certificate_of(side: Side) -> Certificate | None:
+    """The stage certificate attached to ``side`` (only a model has one)."""
+    match side:
+        case ModelSide(certificate=cert):
+            return cert
+        case CircuitSide() | KaleidoscopeSide():
+            return None
+        case _:
+            assert_never(side)
+
+
+def torch_executable(side: Side) -> TypeGuard[TorchSide]:
+    """Whether the torch executors (float and int64 modular) run this side: models and circuits."""
+    match side:
+        case CircuitSide() | ModelSide():
+            return True
+        case KaleidoscopeSide():
+            return False
+        case _:
+            assert_never(side)
 
 
 def as_side(obj: Any, what: str = "argument") -> Side:
     """Read ``obj`` as a side; anything that is not a circuit, model, kaleidoscope or compiled
     object raises :class:`IRError`."""
-    if isinstance(obj, Circuit):
-        return Side(obj, "circuit", obj.n, obj.d)
-    if isinstance(obj, Model):
-        return Side(obj, "model", obj.n, obj.d)
-    if isinstance(obj, Kaleidoscope):
-        return Side(obj, "kaleidoscope", obj.n, 1)
+    match obj:
+        case Circuit():
+            return CircuitSide(obj, obj.n, obj.d)
+        case Model():
+            return ModelSide(obj, obj.n, obj.d)
+        case Kaleidoscope():
+            return KaleidoscopeSide(obj, obj.n, 1)
     k = getattr(obj, "kaleidoscope", None)  # a kaleidoscope Factorization
     if isinstance(k, Kaleidoscope):
-        return Side(k, "kaleidoscope", k.n, 1)
+        return KaleidoscopeSide(k, k.n, 1)
     model = getattr(obj, "model", None)
     if isinstance(model, Model):
         cert = getattr(obj, "certificate", None)
         if cert is not None and not isinstance(cert, Certificate):
             raise IRError(f"{what}: the compiled object's certificate must be a Certificate, found {type(cert).__name__}")
-        return Side(model, "model", model.n, model.d, cert)
+        return ModelSide(model, model.n, model.d, cert)
     raise IRError(
         f"{what}: expected a Circuit, Model, Kaleidoscope (or Factorization) or compiled object (with .model and "
         ".certificate), "
@@ -135,9 +226,23 @@ def as_side(obj: Any, what: str = "argument") -> Side:
 
 
 def _reshape(side: Side, other: Side) -> Side:
-    if side.kind == "kaleidoscope" and other.kind != "kaleidoscope" and other.num_inputs == side.obj.n:
-        return Side(side.obj, side.kind, other.n, other.d, side.certificate)
-    return side
+    """A kaleidoscope read in the other side's shape when ``n·d`` matches its ``n``."""
+    match side, other:
+        case (KaleidoscopeSide() as k, CircuitSide() | ModelSide()) if other.num_inputs == k.obj.n:
+            return replace(k, n=other.n, d=other.d)
+        case _:
+            return side
+
+
+def _attach(a: Side, b: Side, certificate: Certificate) -> tuple[Side, Side]:
+    """Attach ``certificate`` to the model side (the right one when both are models)."""
+    match a, b:
+        case (_, ModelSide() as m):
+            return a, replace(m, certificate=certificate)
+        case (ModelSide() as m, _):
+            return replace(m, certificate=certificate), b
+        case _:
+            raise IRError("verify certificate=: a stage certificate belongs to a model, but neither side is a model")
 
 
 def pair_sides(lhs: Any, rhs: Any, certificate: Certificate | None = None) -> tuple[Side, Side]:
@@ -157,13 +262,8 @@ def pair_sides(lhs: Any, rhs: Any, certificate: Certificate | None = None) -> tu
         raise ShapeError(
             f"verify: the two sides have different shapes: lhs {a.label()}, rhs {b.label()}"
         )
-    if certificate is not None:
-        if not isinstance(certificate, Certificate):
-            raise IRError(f"verify certificate=: expected a Certificate, found {type(certificate).__name__}")
-        if b.kind == "model":
-            b = Side(b.obj, b.kind, b.n, b.d, certificate)
-        elif a.kind == "model":
-            a = Side(a.obj, a.kind, a.n, a.d, certificate)
-        else:
-            raise IRError("verify certificate=: a stage certificate belongs to a model, but neither side is a model")
-    return a, b
+    if certificate is None:
+        return a, b
+    if not isinstance(certificate, Certificate):
+        raise IRError(f"verify certificate=: expected a Certificate, found {type(certificate).__name__}")
+    return _attach(a, b, certificate)
