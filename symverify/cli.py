@@ -27,7 +27,6 @@ from symverify.errors import SymverifyError
 __all__ = ["main", "EXIT_PROVED", "EXIT_REFUTED", "EXIT_UNKNOWN", "EXIT_ERROR"]
 
 EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_ERROR = 0, 1, 2, 3
-_METHODS = ("auto", "exact", "exact-sympy", "compositional", "randomized", "z3")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,6 +37,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     from symverify._version import __version__
+    from symverify.provers.options import METHODS
 
     ap = _Parser(prog="symverify", description="Prove BaseConv models equal to arithmetic circuits.")
     ap.add_argument("--version", action="version", version=f"symverify {__version__}")
@@ -45,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verify", help="decide whether two circuits/models compute the same polynomials")
     v.add_argument("lhs", metavar="A.json")
     v.add_argument("rhs", metavar="B.json")
-    v.add_argument("--method", choices=_METHODS, default="auto")
+    v.add_argument("--method", choices=METHODS, default="auto")
     v.add_argument("--certificate", metavar="CERT.json", help="a stage certificate for the model side")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.add_argument("--seed", type=int, default=0)

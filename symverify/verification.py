@@ -1,13 +1,16 @@
 """``verify(lhs, rhs)``: decide whether two polynomial maps of one ``n×d`` shape are equal.
 
 Sides are circuits, BaseConv models, kaleidoscope matrices or compiled objects, in any
-combination (:mod:`symverify.provers.sides`). Methods (THEORY §5): ``exact`` (flint) and
-``exact-sympy``, ``compositional`` (stage certificates), ``randomized`` (Schwartz–Zippel with a
-stated bound), ``z3``, and ``auto``: a one-trial randomized pre-check (a mismatch refutes at once),
-then ``compositional`` when a certificate is present, else ``exact`` when the certified expansion
-estimate is small, else ``randomized``. A difference is a ``refuted`` report whose counterexample
-has been re-checked by exact Fraction evaluation (a failed re-check raises :class:`ProverError`);
-exceptions are only for malformed input. The randomized method runs on one of two engines (Python
+combination (:mod:`symverify.provers.sides`). Methods (THEORY §5) are the provers of
+:mod:`symverify.provers.registry`, one interface for all: ``exact`` (flint) and ``exact-sympy``,
+``compositional`` (stage certificates), ``randomized`` (Schwartz–Zippel with a stated bound),
+``z3``, and ``auto``: a one-trial randomized pre-check (a mismatch refutes at once), then
+``compositional`` when a certificate is present, else ``exact`` when the certified expansion
+estimate is small, else ``randomized``. ``verify`` checks its arguments
+(:meth:`~symverify.provers.options.Options.from_call`), runs the named prover under the deadline,
+and enforces the rules of docs/trusted-base.md on its result. A difference is a ``refuted`` report
+whose counterexample has been re-checked by exact Fraction evaluation (a failed re-check raises
+:class:`ProverError`); exceptions are only for malformed input. The randomized method runs on one of two engines (Python
 ints mod primes ``≥ 2^61``, or torch int64 mod fresh 31-bit primes on batches of points; see
 :mod:`symverify.provers.randomized`) and the report names the one used. ``numeric=`` adds the float
 executor's cross-check against exact evaluation (THEORY §5 *numeric*): never a proof, it does not
@@ -21,42 +24,24 @@ change the verdict.
 
 from __future__ import annotations
 
-import random
-import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from symverify.errors import IRError, ProverError, SymverifyError
+from symverify.errors import ProverError
 from symverify.ir.certificate import Certificate
-from symverify.ir.scalar import Sym, as_scalar
-from symverify.provers.bounds import Bounds, structure_bounds
-from symverify.provers.certified import certified_pair, run_compositional
-from symverify.provers.counterexample import confirm, recheck, search
-from symverify.provers.exact import IN_PROCESS_MONOMIALS, run_exact
-from symverify.provers.options import DEFAULT_ERROR_BOUND, DEFAULT_MAX_MONOMIALS, DeadlineExceededError, Options
-from symverify.provers.outcome import (
-    Counterexample,
-    MethodResult,
-    NumericSide,
-    NumericSummary,
-    UsageError,
-    Verdict,
-    jsonable,
-)
-from symverify.provers.randomized import run_randomized
-from symverify.provers.sides import Side, pair_sides
-from symverify.provers.z3_backend import run_z3
+from symverify.provers.counterexample import recheck
+from symverify.provers.options import METHODS, Method, Options
+from symverify.provers.outcome import Counterexample, MethodResult, NumericSummary, Verdict, jsonable
+from symverify.provers.registry import AUTO_EXACT_MONOMIALS, prover_for, run_prover
+from symverify.provers.sides import CircuitSide, Side, pair_sides
 
-__all__ = ["verify", "Report", "Verdict", "Counterexample", "NumericSummary", "METHODS", "AUTO_EXACT_MONOMIALS",
+__all__ = ["verify", "Report", "Verdict", "Counterexample", "NumericSummary", "METHODS", "Method", "AUTO_EXACT_MONOMIALS",
            "NUMERIC_POINTS"]
 
-METHODS = ("auto", "exact", "exact-sympy", "compositional", "randomized", "z3")
-AUTO_EXACT_MONOMIALS = IN_PROCESS_MONOMIALS
 NUMERIC_POINTS = 2
-_NUMERIC_DTYPES = ("float64", "float32", "bfloat16")
 
 
 @dataclass(frozen=True)
@@ -144,165 +129,64 @@ class Report:
         }
 
 
-def _backend(method: str, backend: str | None) -> tuple[str, str]:
-    """``(exact engine, randomized engine)`` from ``verify``'s ``backend=``."""
-    if method == "exact-sympy":
-        if backend not in (None, "sympy"):
-            raise UsageError(f"method 'exact-sympy' uses the sympy backend; found backend={backend!r}")
-        return "sympy", "auto"
-    if backend in ("torch", "python"):
-        if method != "randomized":
-            raise UsageError(f"backend={backend!r} picks the randomized engine: it applies to method 'randomized' only, "
-                             f"found method {method!r}")
-        return _backend(method, None)[0], backend
-    if backend is None:
-        from symverify.semantics.poly import flint_available
-
-        return ("flint" if flint_available() else "sympy"), "auto"
-    if backend not in ("flint", "sympy"):
-        raise UsageError(f"backend: expected 'flint' or 'sympy' (exact engines), or 'torch' or 'python' (randomized "
-                         f"engines, method 'randomized' only), found {backend!r}")
-    return backend, "auto"
-
-
-def _numeric_dtype(numeric: object) -> str | None:
-    """The dtype ``verify(numeric=...)`` asks for (None: no cross-check)."""
-    if numeric is None or numeric is False:
-        return None
-    dtype = "float64" if numeric is True else numeric
-    if not (isinstance(dtype, str) and dtype in _NUMERIC_DTYPES):
-        raise UsageError(f"numeric: expected False, True or one of {', '.join(map(repr, _NUMERIC_DTYPES))}, found {numeric!r}")
-    import importlib.util
-
-    if importlib.util.find_spec("torch") is None:
-        from symverify.executors._torch import require_torch
-
-        require_torch()  # BackendUnavailableError with the install hint
-    return dtype
-
-
-def _numeric(a: Side, b: Side, dtype: str, seed: int) -> NumericSummary:
-    """Both sides' float executors at :data:`NUMERIC_POINTS` seeded small-rational inputs (entries
-    and weights ``i/q``, ``|i| ≤ 4``, ``q ∈ {1, 2, 3}``), each against exact evaluation of that side."""
-    from symverify.executors import numeric_check
-
-    rng = random.Random(f"symverify-numeric-{seed}")
-
-    def q() -> Fraction:
-        return Fraction(rng.randint(-4, 4), rng.choice((1, 2, 3)))
-
-    u = [[[q() for _ in range(a.d)] for _ in range(a.n)] for _ in range(NUMERIC_POINTS)]
-    params = {name: q() for name in sorted(a.params() | b.params())}
-    sides, skipped = [], []
-    for name, side in (("lhs", a), ("rhs", b)):
-        if side.kind not in ("model", "circuit"):
-            skipped.append(f"{name} {side.kind}: no float executor")
-            continue
-        try:
-            chk = numeric_check(side.obj, u, dtype=dtype, params=params)
-        except SymverifyError as e:  # e.g. a weight beyond float64's range: report it, keep the verdict
-            skipped.append(f"{name} {side.kind}: {e}")
-            continue
-        sides.append(NumericSide(name, side.kind, chk.path, chk.device, chk.max_abs_err, chk.max_rel_err, chk.tolerance, chk.ok))
-    return NumericSummary(dtype, NUMERIC_POINTS, tuple(sides), tuple(skipped))
-
-
 def _describe(side: Side) -> dict[str, Any]:
-    if side.kind == "circuit" and len(side.obj.gates) > 50_000:
-        c = side.obj
-        return {"kind": "circuit", "name": c.name, "n": c.n, "d": c.d, "size": c.size, "outputs": len(c.outputs),
-                "symbols": sorted(side.params())}
-    return side.describe()
+    """The side's statistics for the report; a circuit of more than 50 000 gates gets its sizes
+    only (its full measures cost more than they tell)."""
+    match side:
+        case CircuitSide(obj=c) if len(c.gates) > 50_000:
+            return {"kind": "circuit", "name": c.name, "n": c.n, "d": c.d, "size": c.size, "outputs": len(c.outputs),
+                    "symbols": sorted(side.params())}
+        case _:
+            return side.describe()
 
 
-class _Bounds:
-    """The structural bounds, computed on first use (compositional rarely needs them)."""
-
-    def __init__(self, a: Side, b: Side, timings: dict[str, float], deadline: float | None = None) -> None:
-        self.a, self.b, self.timings, self.deadline = a, b, timings, deadline
-        self.value: Bounds | None = None
-
-    def __call__(self) -> Bounds:
-        if self.value is None:
-            t = time.perf_counter()
-            self.value = structure_bounds(self.a, self.b, deadline=self.deadline)
-            self.timings["bounds"] = time.perf_counter() - t
-        return self.value  # type: ignore[return-value]
-
-    def degree(self) -> int:
-        return self().degree
+def _settle(res: MethodResult, opts: Options) -> MethodResult:
+    """Enforce the rules every verdict obeys (docs/trusted-base.md): a difference found without a
+    counterexample before the deadline is ``unknown``; ``proved`` with a failure bound above
+    ``error_bound``, or ``refuted`` without a counterexample, is a prover bug (:class:`ProverError`)."""
+    if res.verdict is Verdict.REFUTED and res.counterexample is None and opts.expired():
+        res = replace(res, verdict=Verdict.UNKNOWN,
+                      notes=(*res.notes, "the sides differ, but the timeout ran out before a counterexample was found"))
+    if res.verdict is Verdict.PROVED and res.failure_bound > opts.error_bound:
+        raise ProverError(f"method {res.method} reported 'proved' with failure bound {res.failure_bound}, above the "
+                          f"requested error_bound {opts.error_bound}")
+    if res.verdict is Verdict.REFUTED and res.counterexample is None:
+        raise ProverError(f"method {res.method} reported 'refuted' without a counterexample that re-checks")
+    return res
 
 
-def _auto(a: Side, b: Side, opts: Options, get: _Bounds) -> MethodResult:
-    bounds = get()
-    pre = run_randomized(a, b, opts, bounds, method="randomized (pre-check)", tag="pre", max_trials=1)
-    if pre.verdict is Verdict.REFUTED or pre.evidence.get("sides_differ_mod_p"):
-        # A mismatch mod p shows the sides differ: never go on to look for a proof. Without a
-        # counterexample small enough to re-check, the answer is unknown with that evidence.
-        return pre
-    notes: tuple[str, ...] = ()
-    if certified_pair(a, b) is not None:
-        try:
-            comp = run_compositional(a, b, opts, degree=get.degree)
-        except IRError as e:  # the certificate does not fit this circuit: decide by another method
-            notes = (f"compositional was skipped: the certificate does not fit the circuit ({e})",)
-        else:
-            if comp.verdict is not Verdict.UNKNOWN:
-                return comp
-            # The certificate did not check and no counterexample was found: decide by another method,
-            # and say why in the report.
-            notes = (f"compositional was inconclusive: {comp.evidence.get('failure', 'certificate not checked')}",)
-            notes += tuple(f"compositional: {n}" for n in comp.notes)
-    if bounds.peak_monomials <= AUTO_EXACT_MONOMIALS:
-        res = run_exact(a, b, opts, bounds)
-        if res.verdict is not Verdict.UNKNOWN:
-            return replace(res, notes=notes + res.notes)
-        notes += tuple(f"exact: {n}" for n in res.notes)
-    res = run_randomized(a, b, opts, bounds)
-    return replace(res, notes=notes + res.notes)
+def _rechecked(a: Side, b: Side, res: MethodResult, timings: dict[str, float]) -> Counterexample | None:
+    """A ``refuted`` result's counterexample, re-evaluated with exact Fractions
+    (:func:`~symverify.provers.counterexample.recheck` raises :class:`ProverError` if it does not hold)."""
+    if res.verdict is not Verdict.REFUTED or res.counterexample is None:
+        return res.counterexample
+    t = time.perf_counter()
+    cex = recheck(a, b, res.counterexample)
+    timings["recheck"] = time.perf_counter() - t
+    return cex
 
 
-def _kaleidoscope_matrix(a: Side, b: Side, opts: Options) -> MethodResult | None:
-    """Kaleidoscope vs linear circuit: compare exact matrices (:mod:`symverify.provers.matrix`)."""
-    pair = (a, b) if a.kind == "kaleidoscope" else (b, a)
-    k, c = pair
-    if k.kind != "kaleidoscope" or c.kind != "circuit" or not c.obj.is_linear():
-        return None
-    try:
-        from symverify.provers.matrix import verify_circuit
-    except ImportError:
-        return None
-    check = verify_circuit(k.obj, c.obj)
-    ev = {"n": check.n, "size": check.size, "width": check.width, "compared": "exact n×n matrices"}
-    if check.proved:
-        return MethodResult(Verdict.PROVED, "exact-matrix", ev)
-    cex = search(a, b, opts, found_by="exact-matrix")
-    if cex is None and check.first_difference is not None:  # column j differs: the unit input e_j may separate
-        j = check.first_difference[1]
-        u = [[1 if i * a.d + col == j else 0 for col in range(a.d)] for i in range(a.n)]
-        cex = confirm(a, b, u, {name: 0 for name in a.params() | b.params()}, found_by="exact-matrix")
-    if cex is None:  # the entries differ as polynomials in the weights: let the generic methods find a point
-        return None
-    return MethodResult(Verdict.REFUTED, "exact-matrix", {**ev, "first_difference": str(check.first_difference)}, cex)
+def _cross_check(a: Side, b: Side, opts: Options, timings: dict[str, float],
+                 notes: tuple[str, ...]) -> tuple[NumericSummary | None, tuple[str, ...]]:
+    """The float executors' cross-check when ``numeric=`` asked for one
+    (:func:`symverify.executors.cross_check`, at :data:`NUMERIC_POINTS` points): never part of the
+    verdict; an executor error above its own bound adds a note."""
+    if opts.numeric is None:
+        return None, notes
+    from symverify.executors import cross_check
+
+    t = time.perf_counter()
+    runs = cross_check([("lhs", a.kind, a.obj), ("rhs", b.kind, b.obj)], a.n, a.d, a.params() | b.params(),
+                       dtype=opts.numeric, seed=opts.seed, points=NUMERIC_POINTS)
+    summary = NumericSummary.of(opts.numeric, NUMERIC_POINTS, runs)
+    timings["numeric"] = time.perf_counter() - t
+    if not summary.passed:
+        notes = (*notes, "numeric cross-check: the float executor exceeded its own error bound (an executor bug; "
+                 "the verdict does not rest on it)")
+    return summary, notes
 
 
-def _run(method: str, a: Side, b: Side, opts: Options, get: _Bounds) -> MethodResult:
-    if method in ("auto", "exact"):
-        fast = _kaleidoscope_matrix(a, b, opts)
-        if fast is not None:
-            return fast
-    if method == "auto":
-        return _auto(a, b, opts, get)
-    if method in ("exact", "exact-sympy"):
-        return run_exact(a, b, opts, get())
-    if method == "compositional":
-        return run_compositional(a, b, opts, degree=get.degree)
-    if method == "randomized":
-        return run_randomized(a, b, opts, get())
-    return run_z3(a, b, opts, degree=get().degree)
-
-
-def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, trials: int | None = None,
+def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0, trials: int | None = None,
            timeout: float | None = None, certificate: Certificate | None = None, backend: str | None = None,
            max_monomials: int | None = None, memory_limit: int | None = None,
            error_bound: Fraction | None = None, isolate: bool | None = None, numeric: bool | str = False) -> Report:
@@ -310,7 +194,7 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
 
     Args:
         lhs, rhs: circuits, models, kaleidoscopes or compiled objects (``.model``, ``.certificate``).
-        method: one of :data:`METHODS`.
+        method: one of :data:`METHODS` (the provers in :data:`symverify.provers.registry.PROVERS`).
         seed: seeds every random choice (randomized points, primes, counterexample candidates);
             ``None`` draws a fresh seed from the operating system (recorded in the report), so the
             randomized bound is over points nobody chose in advance.
@@ -340,75 +224,20 @@ def verify(lhs: Any, rhs: Any, *, method: str = "auto", seed: int | None = 0, tr
         UsageError: an unknown method, backend or ``numeric`` value, ``compositional`` without a
             certificate, or ``backend='torch'`` where the torch engine cannot run.
         BackendUnavailableError: ``backend='torch'`` or ``numeric`` without torch installed.
-        ProverError: a counterexample failed its exact re-check (a prover bug).
+        ProverError: a counterexample failed its exact re-check, or a method said ``proved`` with a
+            failure bound above ``error_bound`` (a prover bug).
     """
     t0 = time.perf_counter()
-    if method not in METHODS:
-        raise UsageError(f"method: expected one of {', '.join(METHODS)}; found {method!r}")
+    prover = prover_for(method)
     a, b = pair_sides(lhs, rhs, certificate)
-    exact_engine, modular_engine = _backend(method, backend)
-    numeric_dtype = _numeric_dtype(numeric)
-    if seed is None:
-        seed = secrets.randbits(63)
-    if type(seed) is not int:
-        raise UsageError(f"seed: expected an int (or None for fresh randomness), found {seed!r}")
-    for name, val, least in (("max_monomials", max_monomials, 0), ("memory_limit", memory_limit, 1)):
-        if val is not None and (type(val) is not int or val < least):
-            raise UsageError(f"{name}: expected an int ≥ {least}, found {val!r}")
-    if error_bound is not None:
-        eb = as_scalar(error_bound, "error_bound")
-        if isinstance(eb, Sym) or not 0 < eb < 1:
-            raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {error_bound!r}")
-    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
-        raise UsageError(f"timeout: expected a positive number of seconds, found {timeout!r}")
-    opts = Options(
-        seed=seed,
-        trials=trials,
-        deadline=None if timeout is None else time.monotonic() + timeout,
-        backend=exact_engine,
-        max_monomials=DEFAULT_MAX_MONOMIALS if max_monomials is None else max_monomials,
-        memory_limit=memory_limit,
-        error_bound=DEFAULT_ERROR_BOUND if error_bound is None else Fraction(error_bound),
-        isolate=isolate,
-        modular=modular_engine,
-    )
-    if trials is not None and (type(trials) is not int or trials < 1):
-        raise UsageError(f"trials: expected a positive int, found {trials!r}")
+    opts = Options.from_call(method, seed=seed, trials=trials, timeout=timeout, backend=backend,
+                             max_monomials=max_monomials, memory_limit=memory_limit, error_bound=error_bound,
+                             isolate=isolate, numeric=numeric)
     timings: dict[str, float] = {}
-    stats = {"lhs": _describe(a), "rhs": _describe(b)}
-    if opts.expired():
-        res = MethodResult(Verdict.UNKNOWN, method, notes=(f"timeout: {timeout} s ran out before any method started",))
-    else:
-        get = _Bounds(a, b, timings, opts.deadline)
-        t = time.perf_counter()
-        try:
-            res = _run(method, a, b, opts, get)
-        except DeadlineExceededError:
-            res = MethodResult(Verdict.UNKNOWN, method, notes=(f"timeout: {timeout} s ran out before {method} decided",))
-        timings["method"] = time.perf_counter() - t - timings.get("bounds", 0.0)
-        if get.value is not None:
-            res = replace(res, evidence={**res.evidence, "structure": get.value.to_json()})
-    if res.verdict is Verdict.REFUTED and res.counterexample is None and opts.expired():
-        res = replace(res, verdict=Verdict.UNKNOWN,
-                      notes=(*res.notes, "the sides differ, but the timeout ran out before a counterexample was found"))
-    if res.verdict is Verdict.PROVED and res.failure_bound > opts.error_bound:
-        raise ProverError(f"method {res.method} reported 'proved' with failure bound {res.failure_bound}, above the "
-                          f"requested error_bound {opts.error_bound}")
-    cex = res.counterexample
-    if res.verdict is Verdict.REFUTED:
-        if cex is None:
-            raise ProverError(f"method {res.method} reported 'refuted' without a counterexample that re-checks")
-        t = time.perf_counter()
-        cex = recheck(a, b, cex)
-        timings["recheck"] = time.perf_counter() - t
-    summary, notes = None, res.notes
-    if numeric_dtype is not None:
-        t = time.perf_counter()
-        summary = _numeric(a, b, numeric_dtype, seed)
-        timings["numeric"] = time.perf_counter() - t
-        if not summary.passed:
-            notes = (*notes, "numeric cross-check: the float executor exceeded its own error bound (an executor bug; "
-                     "the verdict does not rest on it)")
+    stats = (_describe(a), _describe(b))
+    res = _settle(run_prover(method, prover, a, b, opts, timings), opts)
+    cex = _rechecked(a, b, res, timings)
+    summary, notes = _cross_check(a, b, opts, timings, res.notes)
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0
-    return Report(res.verdict, res.method, res.evidence, cex, stats["lhs"], stats["rhs"], timings, notes, seed, summary)
+    return Report(res.verdict, res.method, res.evidence, cex, stats[0], stats[1], timings, notes, opts.seed, summary)

@@ -1,19 +1,26 @@
-"""Sides as a closed union, and one Verdict everywhere a verdict is represented."""
+"""The provers behind one interface: the registry, the Side union, Options.from_call, Verdict everywhere."""
 
+import argparse
 import json
+import time
 from dataclasses import FrozenInstanceError
+from fractions import Fraction
 
 import pytest
-from cases import QUARTIC_C, QUARTIC_CERT, QUARTIC_M, SQUARE_C, SQUARE_M, SWAP_K
+from cases import BY_ID, QUARTIC_C, QUARTIC_CERT, QUARTIC_M, SQUARE_C, SQUARE_M, SWAP_K
 
 import symverify as sv
+from symverify import cli
+from symverify.deadline import DeadlineExceededError
 from symverify.errors import IRError, UsageError
 from symverify.gadgets.primitives import shift_down
 from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+from symverify.provers import registry
 from symverify.provers.exact import expand_compare
 from symverify.provers.fragment import FragmentProof, prove_fragment
 from symverify.provers.matrix import verify_permutation
-from symverify.provers.outcome import Verdict
+from symverify.provers.options import DEFAULT_ERROR_BOUND, DEFAULT_MAX_MONOMIALS, METHODS, Options
+from symverify.provers.outcome import MethodResult, Verdict
 from symverify.provers.sides import (
     CircuitSide,
     KaleidoscopeSide,
@@ -24,6 +31,78 @@ from symverify.provers.sides import (
     torch_executable,
 )
 from symverify.scripts.protocol import Instance, ProofResult
+from symverify.verification import verify
+
+# ---- the registry ------------------------------------------------------------------------------
+
+
+def test_every_method_is_a_registered_prover_in_order():
+    assert tuple(registry.PROVERS) == METHODS == ("auto", "exact", "exact-sympy", "compositional", "randomized", "z3")
+    for name in METHODS:
+        assert registry.prover_for(name) is registry.PROVERS[name]
+        assert callable(registry.prover_for(name).prove)
+    with pytest.raises(TypeError):
+        registry.PROVERS["extra"] = registry.Z3Prover()
+
+
+def test_unknown_method_lists_the_methods():
+    for bad in ("nope", "", None, ["exact"]):
+        with pytest.raises(UsageError, match="method: expected one of auto, exact, exact-sympy, compositional, randomized, z3"):
+            registry.prover_for(bad)
+        with pytest.raises(UsageError, match="method: expected one of auto"):
+            verify(SQUARE_C, SQUARE_C, method=bad)
+
+
+def test_cli_offers_exactly_the_registered_methods():
+    sub = next(a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction))
+    method = next(a for a in sub.choices["verify"]._actions if a.dest == "method")
+    assert tuple(method.choices) == METHODS
+
+
+def test_provers_share_one_signature_and_agree_with_verify():
+    a, b = pair_sides(QUARTIC_C, QUARTIC_M, QUARTIC_CERT)
+    opts = Options.from_call("auto")
+    for name in METHODS:
+        timings: dict[str, float] = {}
+        res = registry.PROVERS[name].prove(a, b, opts, registry.LazyBounds(a, b, timings))
+        assert isinstance(res, MethodResult) and res.verdict is Verdict.PROVED, name
+        assert res.verdict is verify(QUARTIC_C, QUARTIC_M, method=name, certificate=QUARTIC_CERT).verdict
+
+
+def test_lazy_bounds_are_computed_once_and_timed():
+    a, b = pair_sides(QUARTIC_C, QUARTIC_M)
+    timings: dict[str, float] = {}
+    lazy = registry.LazyBounds(a, b, timings)
+    assert lazy.value is None and "bounds" not in timings
+    assert lazy() is lazy() and lazy.degree() == 4 and "bounds" in timings
+
+
+def test_run_prover_turns_the_deadline_into_unknown():
+    class Slow:
+        def prove(self, a, b, opts, bounds):
+            bounds()
+            raise DeadlineExceededError()
+
+    a, b = pair_sides(SQUARE_C, SQUARE_M)
+    opts = Options.from_call("exact", timeout=5)
+    timings: dict[str, float] = {}
+    res = registry.run_prover("exact", Slow(), a, b, opts, timings)
+    assert res.verdict is Verdict.UNKNOWN and res.notes == ("timeout: 5 s ran out before exact decided",)
+    assert "structure" in res.evidence and {"bounds", "method"} <= set(timings)
+    late = Options.from_call("exact", timeout=1e-9)
+    time.sleep(1e-6)
+    early = registry.run_prover("exact", Slow(), a, b, late, {})
+    assert early.notes == ("timeout: 1e-09 s ran out before any method started",) and not early.evidence
+
+
+def test_exact_without_matrix_first_leaves_kaleidoscopes_to_expansion():
+    swap = BY_ID["kaleidoscope-swap"]
+    a, b = pair_sides(swap.lhs, swap.rhs)
+    opts = Options.from_call("exact")
+    fast = registry.ExactProver(matrix_first=True).prove(a, b, opts, registry.LazyBounds(a, b, {}))
+    slow = registry.ExactProver(matrix_first=False).prove(a, b, opts, registry.LazyBounds(a, b, {}))
+    assert fast.method == "exact-matrix" and slow.method == "exact" and fast.verdict is slow.verdict is Verdict.PROVED
+
 
 # ---- the Side union ----------------------------------------------------------------------------
 
@@ -54,6 +133,45 @@ def test_pair_sides_reshapes_kaleidoscopes_and_attaches_certificates():
     assert isinstance(m_left, ModelSide) and m_left.certificate is QUARTIC_CERT and certificate_of(c_right) is None
     with pytest.raises(IRError, match="neither side is a model"):
         pair_sides(SQUARE_C, SQUARE_C, QUARTIC_CERT)
+
+
+# ---- Options.from_call ------------------------------------------------------------------------
+
+
+def test_options_from_call_defaults_and_values():
+    opts = Options.from_call("auto")
+    assert (opts.seed, opts.trials, opts.deadline, opts.timeout, opts.numeric) == (0, None, None, None, None)
+    assert opts.max_monomials == DEFAULT_MAX_MONOMIALS and opts.error_bound == DEFAULT_ERROR_BOUND
+    assert opts.modular == "auto" and opts.backend in ("flint", "sympy")
+    assert type(Options.from_call("auto", seed=None).seed) is int
+    assert Options.from_call("exact-sympy").backend == "sympy"
+    assert Options.from_call("randomized", backend="python").modular == "python"
+    timed = Options.from_call("z3", timeout=2.5, error_bound=Fraction(1, 8), trials=3)
+    assert timed.timeout == 2.5 and timed.deadline is not None and timed.error_bound == Fraction(1, 8) and timed.trials == 3
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"backend": "gpu"}, "backend: expected 'flint' or 'sympy'"),
+    ({"seed": "s"}, "seed: expected an int"),
+    ({"max_monomials": -1}, "max_monomials: expected an int ≥ 0"),
+    ({"memory_limit": 0}, "memory_limit: expected an int ≥ 1"),
+    ({"error_bound": 2}, "error_bound: expected a number strictly between 0 and 1"),
+    ({"timeout": 0}, "timeout: expected a positive number of seconds"),
+    ({"trials": 0}, "trials: expected a positive int"),
+    ({"numeric": "float16"}, "numeric: expected False, True or one of 'float64'"),
+])
+def test_options_from_call_messages_match_verify(kwargs, match):
+    with pytest.raises(UsageError, match=match):
+        Options.from_call("auto", **kwargs)
+    with pytest.raises(UsageError, match=match):
+        verify(SQUARE_C, SQUARE_C, **kwargs)
+
+
+def test_options_from_call_checks_the_backend_against_the_method():
+    with pytest.raises(UsageError, match="method 'exact-sympy' uses the sympy backend"):
+        Options.from_call("exact-sympy", backend="flint")
+    with pytest.raises(UsageError, match="applies to method 'randomized' only, found method 'exact'"):
+        Options.from_call("exact", backend="torch")
 
 
 # ---- Verdict everywhere ------------------------------------------------------------------------

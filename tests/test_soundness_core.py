@@ -84,13 +84,13 @@ def test_tiny_error_bound_is_met_not_crashed():
 def test_verify_refuses_a_proof_whose_bound_exceeds_the_request(monkeypatch):
     """The rule is also enforced where the report is made: a method that says 'proved' with a
     failure bound above error_bound is a prover bug."""
-    from symverify import verification as verify_module
+    from symverify.provers import registry
     from symverify.provers.outcome import MethodResult, Verdict
 
     def lying(*args, **kwargs):
         return MethodResult(Verdict.PROVED, "randomized", {}, failure_bound=Fraction(1, 2))
 
-    monkeypatch.setattr(verify_module, "run_randomized", lying)
+    monkeypatch.setattr(registry, "run_randomized", lying)
     with pytest.raises(sv.ProverError, match="failure bound 1/2, above the requested error_bound"):
         sv.verify(X, X, method="randomized")
 

@@ -18,23 +18,27 @@ never a proof (THEORY §5). torch is imported only when a torch backend runs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Collection, Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from symverify.errors import IRError, ShapeError
+from symverify.errors import IRError, ShapeError, SymverifyError, UsageError
 from symverify.ir.baseconv import Model
 from symverify.ir.circuit import Circuit
 from symverify.semantics.evaluate import eval_circuit, eval_model
 from symverify.semantics.rings import FractionRing
 
 __all__ = [
-    "execute", "modular_eval", "numeric_check", "NumericCheck", "DEFAULT_PRIME",
+    "execute", "modular_eval", "numeric_check", "NumericCheck", "DEFAULT_PRIME", "cross_check", "numeric_dtype",
+    "NUMERIC_DTYPES",
     "to_torch", "from_torch", "BaseConvStack", "to_zoology", "from_zoology", "ZoologyBaseConv",
 ]
 
 DEFAULT_PRIME = 2**31 - 1
+NUMERIC_DTYPES = ("float64", "float32", "bfloat16")
 _BACKENDS = ("exact", "torch", "modular")
 
 _LAZY = {
@@ -235,3 +239,56 @@ def numeric_check(obj: Model | Circuit, u: Any, *, dtype: Any = "float64", devic
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     arr, exact, _ = _exact(obj, u, params)
     return assess(obj, float_numbers(params), arr, exact, dt, dev, path)
+
+
+def numeric_dtype(numeric: object) -> str | None:
+    """The dtype a ``numeric=`` argument asks for: None for ``False``/``None`` (no cross-check),
+    ``"float64"`` for ``True``, else one of :data:`NUMERIC_DTYPES`.
+
+    Raises:
+        UsageError: any other value.
+        BackendUnavailableError: a cross-check is asked for and torch is not installed.
+    """
+    if numeric is None or numeric is False:
+        return None
+    dtype = "float64" if numeric is True else numeric
+    if not (isinstance(dtype, str) and dtype in NUMERIC_DTYPES):
+        raise UsageError(f"numeric: expected False, True or one of {', '.join(map(repr, NUMERIC_DTYPES))}, found {numeric!r}")
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        from ._torch import require_torch
+
+        require_torch()  # BackendUnavailableError with the install hint
+    return dtype
+
+
+def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params: Collection[str], *, dtype: str,
+                seed: int, points: int) -> list[tuple[str, str, Any]]:
+    """The float executor on each side at ``points`` seeded small-rational ``n×d`` inputs
+    (entries and weights ``i/q``, ``|i| ≤ 4``, ``q ∈ {1, 2, 3}``; the same points for every side),
+    each against exact evaluation of that side (:func:`numeric_check`). A cross-check of the
+    executor, never a proof.
+
+    ``sides`` are ``(name, kind, object)``; ``params`` the names of every symbolic weight. Returns,
+    per side, ``(name, kind, result)``: the :class:`~symverify.executors.numeric.NumericCheck`, or
+    why the side was not run (an object with no float executor, such as a kaleidoscope; a weight
+    beyond the float format's range).
+    """
+    rng = random.Random(f"symverify-numeric-{seed}")
+
+    def q() -> Fraction:
+        return Fraction(rng.randint(-4, 4), rng.choice((1, 2, 3)))
+
+    u = [[[q() for _ in range(d)] for _ in range(n)] for _ in range(points)]
+    values = {name: q() for name in sorted(params)}
+    out: list[tuple[str, str, Any]] = []
+    for name, kind, obj in sides:
+        if not isinstance(obj, (Model, Circuit)):
+            out.append((name, kind, "no float executor"))
+            continue
+        try:
+            out.append((name, kind, numeric_check(obj, u, dtype=dtype, params=values)))
+        except SymverifyError as e:  # e.g. a weight beyond float64's range: report it, keep the verdict
+            out.append((name, kind, str(e)))
+    return out

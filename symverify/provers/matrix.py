@@ -7,6 +7,12 @@ checks the garbage-free claim (rows ``≥ n`` of those columns are 0) when it is
 the ``n×n`` corner entry by entry. Entries are exact scalars; symbolic ones are canonical
 polynomials in the parameters, so ``==`` is polynomial identity. A mismatch is a verdict
 (``refuted``, with the first differing entry in row-major order), never an exception.
+
+:func:`prove_kaleidoscope_circuit` is the same check as a verification method (``exact-matrix``)
+for a kaleidoscope side against a linear circuit side: ``exact`` and ``auto`` try it first. A
+difference becomes ``refuted`` only with a counterexample re-checked by exact evaluation (a
+small-integer search, else the unit input ``e_j`` of the first differing column ``j``); without
+one the pair is left to the generic methods.
 """
 
 from __future__ import annotations
@@ -23,9 +29,12 @@ from symverify.kaleidoscope.apply import materialize
 from symverify.kaleidoscope.circuits import circuit_matrix
 from symverify.kaleidoscope.factorization import Factorization
 from symverify.kaleidoscope.matrix import SparseMatrix
-from symverify.provers.outcome import Verdict
+from symverify.provers.counterexample import confirm, search
+from symverify.provers.options import Options
+from symverify.provers.outcome import MethodResult, Verdict
+from symverify.provers.sides import CircuitSide, KaleidoscopeSide, Side
 
-__all__ = ["KaleidoscopeCheck", "verify_matrix", "verify_circuit", "verify_permutation"]
+__all__ = ["KaleidoscopeCheck", "verify_matrix", "verify_circuit", "verify_permutation", "prove_kaleidoscope_circuit"]
 
 Target = Union[SparseMatrix, Sequence[Sequence[object]], Mapping[tuple[int, int], object]]
 Difference = tuple[int, int, Scalar, Scalar]
@@ -133,3 +142,28 @@ def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *
     """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``."""
     return verify_matrix(obj, SparseMatrix.permutation(perm), garbage_free=garbage_free)
 
+
+def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult | None:
+    """Kaleidoscope vs linear circuit (either order): compare the exact ``n×n`` matrices
+    (:func:`verify_circuit`). ``proved`` when they are equal; ``refuted`` with a counterexample
+    re-checked by exact evaluation; None when the pair is not a kaleidoscope and a linear circuit,
+    or when the matrices differ but no counterexample was found (the entries differ as
+    polynomials in the weights: the generic methods look for a point)."""
+    match a, b:
+        case (KaleidoscopeSide() as k, CircuitSide() as c) | (CircuitSide() as c, KaleidoscopeSide() as k):
+            if not c.obj.is_linear():
+                return None
+        case _:
+            return None
+    check = verify_circuit(k.obj, c.obj)
+    ev = {"n": check.n, "size": check.size, "width": check.width, "compared": "exact n×n matrices"}
+    if check.proved:
+        return MethodResult(Verdict.PROVED, "exact-matrix", ev)
+    cex = search(a, b, opts, found_by="exact-matrix")
+    if cex is None and check.first_difference is not None:  # column j differs: the unit input e_j may separate
+        j = check.first_difference[1]
+        u = [[1 if i * a.d + col == j else 0 for col in range(a.d)] for i in range(a.n)]
+        cex = confirm(a, b, u, {name: 0 for name in a.params() | b.params()}, found_by="exact-matrix")
+    if cex is None:
+        return None
+    return MethodResult(Verdict.REFUTED, "exact-matrix", {**ev, "first_difference": str(check.first_difference)}, cex)

@@ -10,7 +10,7 @@ executor, never evidence for the verdict.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
@@ -147,6 +147,15 @@ class NumericSummary:
     points: int
     sides: tuple[NumericSide, ...]
     skipped: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, dtype: str, points: int, runs: Sequence[tuple[str, str, Any]]) -> NumericSummary:
+        """The summary of :func:`symverify.executors.cross_check`'s runs: each ``(side, kind,
+        result)`` is a ``NumericCheck`` or the reason the side was skipped."""
+        sides = tuple(NumericSide(name, kind, r.path, r.device, r.max_abs_err, r.max_rel_err, r.tolerance, r.ok)
+                      for name, kind, r in runs if not isinstance(r, str))
+        skipped = tuple(f"{name} {kind}: {r}" for name, kind, r in runs if isinstance(r, str))
+        return cls(dtype, points, sides, skipped)
 
     @property
     def max_abs_err(self) -> float:
