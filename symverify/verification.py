@@ -75,6 +75,12 @@ class Report:
     def refuted(self) -> bool:
         return self.verdict is Verdict.REFUTED
 
+    def _repr_html_(self) -> str:
+        """A compact HTML table for notebooks (:func:`symverify.viz.html.report_html`)."""
+        from symverify.viz.html import report_html
+
+        return report_html(self)
+
     def __repr__(self) -> str:
         """Verdict, method and the one-line summary; ``str()`` and ``to_json()`` give everything."""
         return f"Report({self.verdict.value}, method={self.method!r}, {self._summary()[:300]!r})"
