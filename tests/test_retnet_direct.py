@@ -234,3 +234,40 @@ def test_exported_lazily():
     assert sv.retnet_direct is retnet_direct
     code = "import sys, symverify; print('symverify.compiler.retnet' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+# ---- the proof script's readings can fail ---------------------------------------------------------
+
+
+def _script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "proofs" / "cor_h22_retnet.py"
+    spec = importlib.util.spec_from_file_location("proofs_cor_h22_retnet_readings", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _verdicts(mod, rows, ranks):
+    return {i.name.split(":")[0]: i.verdict for i in mod._readings(rows, ranks)}
+
+
+def test_readings_hold_on_honest_rows_and_fail_on_violations():
+    mod = _script()
+    Row = mod.Row
+    # route, N, d, k, group, proved, layers, N', d', params, nonzero, cyclic, long_channels
+    wide = Row("direct", 8, 2, 1, 2, True, 4, 8, 6, 4 * (36 + 3 * 8 * 6), 100, 0, 4)
+    narrow = Row("direct", 8, 2, 1, 1, True, 7, 8, 6, 7 * (36 + 3 * 8 * 6), 100, 0, 4)
+    stack = Row("stack", 3, 2, 2, 2, True, 8, 3, 6, 8 * (36 + 3 * 3 * 6), 100, 0, 8)
+    ranks = {2: 3}
+    honest = _verdicts(mod, [wide, narrow, stack], ranks)
+    assert set(honest.values()) == {"proved"}, honest
+    assert _verdicts(mod, [wide._replace(layers=5), narrow, stack], ranks)["reading A"] == "refuted"
+    assert _verdicts(mod, [wide._replace(proved=False), narrow, stack], ranks)["reading A"] == "refuted"
+    fat = narrow._replace(inner_d=40, params=7 * (1600 + 3 * 8 * 40))
+    assert _verdicts(mod, [wide, fat, stack], ranks)["reading B"] == "refuted"
+    assert _verdicts(mod, [wide._replace(long_channels=2), narrow, stack], ranks)["reading C"] == "refuted"
+    assert _verdicts(mod, [wide, narrow, stack], {2: 2})["reading C"] == "refuted"
+    assert _verdicts(mod, [wide, narrow, stack._replace(layers=9)], ranks)["reading D"] == "refuted"

@@ -326,6 +326,7 @@ def retnet_direct(N: int, d: int, gamma: object = None, W_A: Sequence[Sequence[o
 
     Raises:
         CompileError: bad sizes, ``group`` outside ``[1, d]`` or malformed weights.
+        LimitError: an ``N×d'`` state over :data:`~symverify.ir.limits.MAX_CELLS` cells.
     """
     direct_layout(N, d, group)
     try:
@@ -350,6 +351,7 @@ def retnet_stack_direct(N: int, d: int, layers: int | Sequence[RetNetWeights], *
 
     Raises:
         CompileError: bad sizes or weights.
+        LimitError: an ``N×d'`` state over :data:`~symverify.ir.limits.MAX_CELLS` cells.
     """
     direct_layout(N, d, group)
     try:
