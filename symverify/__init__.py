@@ -49,6 +49,7 @@ _LAZY = {
     "Verdict": ("symverify.provers.outcome", "Verdict"),
     "compile": ("symverify.compiler", "compile"),
     "Compiled": ("symverify.compiler.result", "Compiled"),
+    "retnet_direct": ("symverify.compiler.retnet", "retnet_direct"),
     "execute": ("symverify.executors", "execute"),
     "polynomials": ("symverify.semantics.poly", "polynomials"),
     "evaluate": ("symverify.semantics.exact", "evaluate"),
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from symverify import library as library
     from symverify.compiler import compile as compile
     from symverify.compiler.result import Compiled as Compiled
+    from symverify.compiler.retnet import retnet_direct as retnet_direct
     from symverify.executors import execute as execute
     from symverify.provers.outcome import Verdict as Verdict
     from symverify.semantics.exact import evaluate as evaluate

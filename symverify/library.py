@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 from symverify.errors import IRError
 from symverify.ir.analysis import levels
 from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.scalar import Scalar, as_scalar, sym
+from symverify.ir.scalar import Scalar, as_scalar, is_zero, sym
 
 __all__ = [
     "walsh_hadamard",
@@ -26,6 +27,12 @@ __all__ = [
     "elementary_symmetric",
     "determinant",
     "retnet",
+    "retnet_stack",
+    "retnet_layout",
+    "retnet_weights",
+    "retnet_stack_weights",
+    "RetNetWeights",
+    "RetNetNodes",
     "random_circuit",
     "random_linear_circuit",
     "symbolic_mixing",
@@ -148,31 +155,170 @@ def determinant(m: int) -> Circuit:
     return b.build([det(list(range(m)), list(range(m)))], f"determinant_{m}")
 
 
-def retnet(N: int, d: int, gamma: object, W_A: Sequence[Sequence[object]], W_C: Sequence[Sequence[object]], W_V: Sequence[Sequence[object]]) -> Circuit:
-    """RetNet (Algorithm 6, Corollary H.22) on ``u ∈ F^{N×d}``: ``A = uW_A, C = uW_C, V = uW_V``,
-    ``z^t = γ·z^{t−1} + A[t,:]ᵀ V[t,:]`` (``z^{−1} = 0``) and ``y[t,:] = C[t,:]·z^t``.
+@dataclass(frozen=True)
+class RetNetWeights:
+    """The weights of one RetNet layer (Algorithm 6): the decay ``γ`` and the ``d×d`` projections
+    ``W_A``, ``W_C``, ``W_V`` (exact scalars or :class:`~symverify.ir.scalar.Sym` parameters)."""
 
-    Built in the unrolled form ``z^t = Σ_{i≤t} γ^{t−i} A[i,:]ᵀ V[i,:]`` (the excerpt's eq. 7)
-    with the recurrence shared across t, so the circuit is polynomial size: ``O(N·d²)`` gates.
+    gamma: Scalar
+    W_A: tuple[tuple[Scalar, ...], ...]
+    W_C: tuple[tuple[Scalar, ...], ...]
+    W_V: tuple[tuple[Scalar, ...], ...]
+
+    @property
+    def d(self) -> int:
+        return len(self.W_A)
+
+
+def retnet_weights(d: int, gamma: object = None, W_A: Sequence[Sequence[object]] | None = None,
+                   W_C: Sequence[Sequence[object]] | None = None, W_V: Sequence[Sequence[object]] | None = None,
+                   *, prefix: str = "") -> RetNetWeights:
+    """Validated :class:`RetNetWeights`; every argument left ``None`` becomes symbolic, so statements
+    proved with it hold for all its values: ``γ`` is the parameter ``{prefix}gamma`` and ``W_X[p][q]``
+    the parameter ``{prefix}W_X[p][q]``.
+
+    >>> w = retnet_weights(2, gamma=Fraction(1, 2), W_A=[[1, 0], [0, 1]])
+    >>> w.gamma, str(w.W_C[1][0])
+    (Fraction(1, 2), 'W_C[1][0]')
+
+    Raises:
+        IRError: ``d`` is not a positive int, a matrix is not ``d×d``, or an entry is not exact.
     """
-    g = as_scalar(gamma, "retnet gamma")
-    for name, Wm in (("W_A", W_A), ("W_C", W_C), ("W_V", W_V)):
-        if len(Wm) != d or any(len(r) != d for r in Wm):
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+        raise IRError(f"retnet: expected a positive int d, found {d!r}")
+    g = sym(f"{prefix}gamma") if gamma is None else as_scalar(gamma, "retnet gamma")
+
+    def matrix(name: str, Wm: Sequence[Sequence[object]] | None) -> tuple[tuple[Scalar, ...], ...]:
+        if Wm is None:
+            return tuple(tuple(sym(f"{prefix}{name}[{p}][{q}]") for q in range(d)) for p in range(d))
+        rows = list(Wm) if not isinstance(Wm, (str, bytes)) and hasattr(Wm, "__iter__") else None
+        if rows is None or len(rows) != d or any(isinstance(r, (str, bytes)) or not hasattr(r, "__len__") or len(r) != d for r in rows):
             raise IRError(f"retnet {name}: expected a {d}×{d} matrix")
+        return tuple(tuple(as_scalar(v, f"retnet {name}[{p}][{q}]") for q, v in enumerate(r)) for p, r in enumerate(rows))
+
+    return RetNetWeights(g, matrix("W_A", W_A), matrix("W_C", W_C), matrix("W_V", W_V))
+
+
+@dataclass(frozen=True)
+class RetNetNodes:
+    """Where one RetNet layer's values sit in a circuit (node ids, indexed ``[t]``, ``[t][p]`` or
+    ``[t][p][q]``): its input ``u[t][r]``, the projections ``A``, ``C``, ``V``, the outer products
+    ``outer[t][p][q] = A[t][p]·V[t][q]``, the states ``z[t][p][q]``, the read-out products
+    ``read[t][p][q] = C[t][p]·z[t][p][q]`` and the output ``y[t][q] = Σ_p read[t][p][q]``."""
+
+    u: tuple[tuple[int, ...], ...]
+    A: tuple[tuple[int, ...], ...]
+    C: tuple[tuple[int, ...], ...]
+    V: tuple[tuple[int, ...], ...]
+    outer: tuple[tuple[tuple[int, ...], ...], ...]
+    z: tuple[tuple[tuple[int, ...], ...], ...]
+    read: tuple[tuple[tuple[int, ...], ...], ...]
+    y: tuple[tuple[int, ...], ...]
+
+
+def _retnet_layer(b: CircuitBuilder, u: list[list[Wire]], w: RetNetWeights) -> tuple[list[list[Wire]], RetNetNodes]:
+    """Emit one RetNet layer on the wires ``u`` (N×d); its output wires and its nodes."""
+    N, d, g = len(u), w.d, w.gamma
+
+    def proj(Wm: tuple[tuple[Scalar, ...], ...], t: int) -> list[Wire]:
+        return [sum_tree(b, [(Wm[p][q], u[t][p]) for p in range(d) if not is_zero(Wm[p][q])]) for q in range(d)]
+
+    A: list[list[Wire]] = []
+    C: list[list[Wire]] = []
+    V: list[list[Wire]] = []
+    y: list[list[Wire]] = []
+    outer: list[list[list[Wire]]] = []
+    z: list[list[list[Wire]]] = []
+    read: list[list[list[Wire]]] = []
+    prev: list[list[Wire]] | None = None
+    for t in range(N):
+        a, c, v = proj(w.W_A, t), proj(w.W_C, t), proj(w.W_V, t)
+        o = [[a[p] * v[q] for q in range(d)] for p in range(d)]
+        # one linear gate per step: z^t = γ·z^{t−1} + A[t]ᵀV[t]  (z^0 = A[0]ᵀV[0])
+        zt = o if prev is None else [[b.emit(Gate.lin(prev[p][q].node, g, o[p][q].node, 1)) for q in range(d)] for p in range(d)]
+        r = [[c[p] * zt[p][q] for q in range(d)] for p in range(d)]
+        y.append([sum_tree(b, [(1, r[p][q]) for p in range(d)]) for q in range(d)])
+        A.append(a)
+        C.append(c)
+        V.append(v)
+        outer.append(o)
+        z.append(zt)
+        read.append(r)
+        prev = zt
+
+    def ids1(ws: list[list[Wire]]) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(x.node for x in row) for row in ws)
+
+    def ids2(ws: list[list[list[Wire]]]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        return tuple(ids1(m) for m in ws)
+
+    return y, RetNetNodes(ids1(u), ids1(A), ids1(C), ids1(V), ids2(outer), ids2(z), ids2(read), ids1(y))
+
+
+def retnet_layout(N: int, d: int, layers: Sequence[RetNetWeights], name: str | None = None) -> tuple[Circuit, tuple[RetNetNodes, ...]]:
+    """A stack of RetNet layers (layer k reads layer k−1's output) and where each layer's values sit.
+
+    This is the circuit :func:`retnet` and :func:`retnet_stack` return; the node map lets a
+    construction (:func:`symverify.compiler.retnet.retnet_direct`) name the circuit values its
+    layers hold in a stage certificate.
+    """
+    if not isinstance(N, int) or isinstance(N, bool) or N < 1:
+        raise IRError(f"retnet: expected a positive int N (the sequence length), found {N!r}")
+    if not layers:
+        raise IRError("retnet: expected at least one layer")
+    for k, w in enumerate(layers):
+        if not isinstance(w, RetNetWeights):
+            raise IRError(f"retnet layer {k}: expected RetNetWeights, found {type(w).__name__}")
+        if w.d != d:
+            raise IRError(f"retnet layer {k}: expected weights for d = {d}, found d = {w.d}")
     b = CircuitBuilder(N, d)
     u = b.inputs()
+    nodes = []
+    for w in layers:
+        u, nd = _retnet_layer(b, u, w)
+        nodes.append(nd)
+    label = name or (f"retnet_{N}x{d}" if len(layers) == 1 else f"retnet_stack{len(layers)}_{N}x{d}")
+    return b.build([x for row in u for x in row], label), tuple(nodes)
 
-    def proj(Wm: Sequence[Sequence[object]], t: int) -> list[Wire]:
-        return [sum_tree(b, [(as_scalar(Wm[p][q], "retnet weight"), u[t][p]) for p in range(d) if as_scalar(Wm[p][q], "w") != 0]) for q in range(d)]
 
-    outs: list[Wire] = []
-    z: list[list[Wire]] | None = None
-    for t in range(N):
-        A, C, V = proj(W_A, t), proj(W_C, t), proj(W_V, t)
-        outer = [[A[p] * V[q] for q in range(d)] for p in range(d)]
-        z = outer if z is None else [[z[p][q] * g + outer[p][q] for q in range(d)] for p in range(d)]
-        outs.extend(sum_tree(b, [(1, C[p] * z[p][q]) for p in range(d)]) for q in range(d))
-    return b.build(outs, f"retnet_{N}x{d}")
+def retnet(N: int, d: int, gamma: object = None, W_A: Sequence[Sequence[object]] | None = None,
+           W_C: Sequence[Sequence[object]] | None = None, W_V: Sequence[Sequence[object]] | None = None) -> Circuit:
+    """RetNet (Algorithm 6, Corollary H.22) on ``u ∈ F^{N×d}`` (N the sequence length):
+    ``A = uW_A, C = uW_C, V = uW_V``, ``z^t = γ·z^{t−1} + A[t,:]ᵀ V[t,:]`` (``z^{−1} = 0``) and
+    ``y[t,:] = C[t,:]·z^t``; unrolled, ``z^t = Σ_{i≤t} γ^{t−i} A[i,:]ᵀ V[i,:]`` (the excerpt's eq. 7).
+
+    One linear gate per recurrence step (``γ·z^{t−1} + outer`` is a single ``LIN``), so the depth is
+    at most ``N + 1 + max(1, ⌈log2 d⌉) + ⌈log2 d⌉`` (equal for generic weights; ``N + 1 + 2⌈log2 d⌉``
+    for d ≥ 2): ``max(1, ⌈log2 d⌉)`` for the projections, 1 for the outer products, ``N − 1``
+    recurrence steps, 1 for ``C[t,p]·z^t[p,q]`` and ``⌈log2 d⌉`` for the sum over p. Size
+    ``O(N·d²)``. Arguments left ``None`` are symbolic (:func:`retnet_weights`: ``gamma``,
+    ``W_A[p][q]``, …), so a proof about this circuit holds for all of their values.
+
+    >>> from symverify.ir.analysis import stats
+    >>> stats(retnet(8, 2)).depth
+    11
+    """
+    return retnet_layout(N, d, [retnet_weights(d, gamma, W_A, W_C, W_V)])[0]
+
+
+def retnet_stack(N: int, d: int, layers: int | Sequence[RetNetWeights]) -> Circuit:
+    """``layers`` RetNet layers applied in turn (layer k reads layer k−1's ``N×d`` output).
+
+    An int asks for that many layers with symbolic weights, layer k's named ``L{k}.gamma``,
+    ``L{k}.W_A[p][q]``, … (:func:`retnet_weights` with ``prefix=f"L{k}."``).
+    """
+    return retnet_layout(N, d, retnet_stack_weights(d, layers))[0]
+
+
+def retnet_stack_weights(d: int, layers: int | Sequence[RetNetWeights]) -> list[RetNetWeights]:
+    """The weights of a stack: a count gives symbolic layers (``prefix=f"L{k}."``), a sequence is kept."""
+    if isinstance(layers, int) and not isinstance(layers, bool):
+        if layers < 1:
+            raise IRError(f"retnet_stack: expected at least one layer, found {layers}")
+        return [retnet_weights(d, prefix=f"L{k}.") for k in range(layers)]
+    if isinstance(layers, (str, bytes, bool)) or not isinstance(layers, Sequence):
+        raise IRError(f"retnet_stack: expected a layer count or a sequence of RetNetWeights, found {type(layers).__name__}")
+    return list(layers)
 
 
 _COEFFS: list[Scalar] = [1, 1, -1, 2, -2, 3, Fraction(1, 2), Fraction(-2, 3)]
