@@ -66,12 +66,24 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--output", metavar="MODEL.json", required=True, help="where to write the model")
     c.add_argument("--certificate", metavar="CERT.json", help="where to write the stage certificate")
     c.add_argument("--json", action="store_true", help="print the resources as JSON")
-    p = sub.add_parser("prove", help="run proof scripts (proofs/*.py)")
-    p.add_argument("names", nargs="*", metavar="NAME", help="script names, or 'all' (default)")
+    p = sub.add_parser("prove", help="run proof scripts (the built-in ones, and --dir DIR's)")
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="script names, or 'all' (default: every built-in script, or every script of --dir)")
     p.add_argument("--quick", action="store_true", help="the small tier")
-    p.add_argument("--json", metavar="OUT", help="write the run as JSON to OUT")
-    p.add_argument("--dir", metavar="DIR", help="the proof directory (default: ./proofs, else the repository's)")
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per-script time limit")
+    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                   help="processes at once (default: the machine's cores); results do not depend on it")
+    p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output)")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per instance) to FILE")
+    p.add_argument("--golden", metavar="RUN.json", help="fail unless verdicts, methods, resources and bounds match a stored run")
+    p.add_argument("--update-golden", action="store_true", help="with --golden: write this run there instead of comparing")
+    p.add_argument("--timings", action="store_true", help="keep times (rounded to 0.1 s) in the JSON")
+    p.add_argument("--dir", metavar="DIR", action="append", default=[], help="add the scripts DIR/NAME.py (repeatable)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="time limit per script process")
+    p.add_argument("--details", action="store_true", help="also print every instance with its resources / bounds")
+    p.add_argument("--wide", action="store_true", help="a wider table (titles and resources vs bounds)")
+    r = sub.add_parser("report", help="write a `prove --json` run as one self-contained HTML page")
+    r.add_argument("run", metavar="RUN.json")
+    r.add_argument("-o", "--output", metavar="PATH", default="report.html", help="where to write the page (default report.html)")
     return ap
 
 
@@ -186,62 +198,159 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
-    from symverify.scripts.runner import default_dir, discover, run_scripts, select
+    import signal
 
-    _writable(args.json, "--json")
-    directory = Path(args.dir) if args.dir else default_dir()
-    chosen = select(discover(directory), args.names)
     from rich.console import Console
 
-    err, out = Console(stderr=True), Console()
-    if not out.is_terminal:
-        out = Console(width=200)
-    with err.status("") as status:
+    from symverify.errors import UsageError
+    from symverify.scripts import runner
 
-        def start(name: str) -> None:
-            status.update(f"[bold]proving[/bold] {name} ({chosen.index(name) + 1}/{len(chosen)})")
+    if args.json != "-":
+        _writable(args.json, "--json")
+    _writable(args.junit, "--junit")
+    if args.update_golden and not args.golden:
+        raise UsageError("--update-golden needs --golden RUN.json (where to write the run)")
+    if args.golden and args.update_golden:
+        _writable(args.golden, "--golden")
+    if args.jobs < 1:
+        raise UsageError(f"-j: expected a positive number of processes, found {args.jobs}")
+    golden = runner.load_run(args.golden) if args.golden and not args.update_golden else None
+    scripts = runner.available(args.dir)
+    default = [n for n, sc in scripts.items() if sc.source != runner.BUILTIN] if args.dir else None
+    chosen = runner.select(scripts, args.names, default)
+    width = 160 if args.wide else 80
+    err = Console(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False)
+    out = Console(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
+                  file=sys.stderr if args.json == "-" else None)
+    progress = err.status("") if err.is_terminal else None
+    left = list(chosen)
 
-        def done(o: Any) -> None:
-            mark = "[green]ok[/green]" if o.ok else f"[red]{o.status}[/red]"
-            err.print(f"{o.name}: {mark} [{o.seconds:.1f} s]")
+    def start(name: str) -> None:
+        if progress is not None:
+            progress.update(f"[bold]proving[/bold] {', '.join(left[:3])}{' …' if len(left) > 3 else ''} "
+                            f"({len(chosen) - len(left)}/{len(chosen)} done)")
 
-        summary = run_scripts(directory, chosen, quick=args.quick, timeout=args.timeout, on_start=start, on_done=done)
-    out.print(_table(summary))
+    def done(o: runner.ScriptOutcome) -> None:
+        if o.name in left:
+            left.remove(o.name)
+        mark = "[green]ok[/green]" if o.ok else f"[red]{o.status}[/red]"
+        c = o.counts()
+        err.print(f"{o.name}: {mark} {c['proved']}/{len(o.instances())} proved [{o.seconds:.1f} s]")
+        start(o.name)
+
+    previous = signal.signal(signal.SIGTERM, _interrupt) if threading_main() else None
+    try:
+        if progress is not None:
+            with progress:
+                summary = runner.run_scripts(scripts, chosen, quick=args.quick, jobs=args.jobs, timeout=args.timeout,
+                                             on_start=start, on_done=done)
+        else:
+            summary = runner.run_scripts(scripts, chosen, quick=args.quick, jobs=args.jobs, timeout=args.timeout,
+                                         on_done=done)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    out.print(_table(summary, args.wide))
+    if args.details:
+        _print_details(out, summary)
     _print_failures(out, summary)
-    if args.json:
-        Path(args.json).write_text(json.dumps(summary.to_json(), indent=2))
-    return 0 if summary.ok else 1
+    data = summary.to_json(args.timings)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if args.json == "-":
+        sys.stdout.write(text)
+    elif args.json:
+        Path(args.json).write_text(text, encoding="utf-8")
+    if args.junit:
+        Path(args.junit).write_text(runner.junit_xml(summary), encoding="utf-8")
+    code = 0 if summary.ok else 1
+    if args.golden and args.update_golden:
+        if summary.ok:
+            Path(args.golden).write_text(text, encoding="utf-8")
+            out.print(f"golden run written to {args.golden}")
+        else:
+            out.print("golden run not written: this run is not ok")
+    elif golden is not None:
+        diff = runner.golden_diff(data, golden, chosen)
+        if diff:
+            out.print(f"[red]this run differs from the golden run {args.golden}[/red] (--update-golden rewrites it):")
+            out.print(diff, markup=False)
+            code = 1
+        else:
+            out.print(f"matches the golden run {args.golden}")
+    if summary.interrupted:
+        err.print("symverify: interrupted; the table and files above hold the scripts that finished")
+        return 130
+    return code
 
 
-def _table(summary: Any) -> Any:
+def threading_main() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM (a CI job's timeout) stops a run like Ctrl-C: partial table and files, no traceback."""
+    raise KeyboardInterrupt
+
+
+_STATUS = {"ok": "[green]ok[/green]", "failed": "[red]FAILED[/red]", "crashed": "[red]CRASHED[/red]",
+           "interrupted": "[yellow]INTERRUPTED[/yellow]"}
+
+
+def _table(summary: Any, wide: bool = False) -> Any:
+    """The run as a table: 80 columns (script, result, proved/refuted/unknown, tightest bound,
+    time); ``wide`` adds titles and the over-bound list."""
     from rich.table import Table
 
-    t = Table(title=f"proof scripts in {summary.directory}{' (quick)' if summary.quick else ''}")
-    t.add_column("script", no_wrap=True)
-    t.add_column("title", overflow="ellipsis", no_wrap=True, max_width=40)
-    t.add_column("result", no_wrap=True, min_width=7)
-    t.add_column("instances", no_wrap=True, justify="right")
-    t.add_column("proved/refuted/unknown", no_wrap=True, justify="center")
-    t.add_column("resources vs bounds", no_wrap=True, overflow="ellipsis", max_width=44)
-    t.add_column("time", no_wrap=True, justify="right", min_width=7)
+    t = Table(title=f"proof scripts{' (quick)' if summary.quick else ''}, -j {summary.jobs}", title_justify="left")
+    t.add_column("script", no_wrap=True, overflow="fold")
+    if wide:
+        t.add_column("title", overflow="ellipsis", no_wrap=True, max_width=44)
+    t.add_column("result", no_wrap=True)
+    t.add_column("p/r/u", no_wrap=True, justify="right")
+    t.add_column("bounds", overflow="fold", min_width=16)
+    t.add_column("time", no_wrap=True, justify="right")
     for o in summary.outcomes:
         c = o.counts()
         over = o.over_bound()
         tight = o.tightest()
-        bounds = (f"within (tightest {tight})" if tight else "no bounds") if not over else (
-            f"{len(over)} over: " + ", ".join(over[:3]) + (" …" if len(over) > 3 else ""))
-        res = {"ok": "[green]ok[/green]", "failed": "[red]FAILED[/red]", "crashed": "[red]CRASHED[/red]"}[o.status]
-        t.add_row(o.name, o.title, res, str(len(o.instances())), f"{c['proved']}/{c['refuted']}/{c['unknown']}",
-                  bounds if o.status != "crashed" else "-", f"{o.seconds:.1f} s")
+        if o.status in ("crashed", "interrupted"):
+            bounds = "-"
+        elif over:
+            shown = over if wide else over[:1]
+            bounds = f"{len(over)} over: " + ", ".join(shown) + (" …" if len(over) > len(shown) else "")
+        else:
+            bounds = f"within (tightest {tight})" if tight else "no bounds"
+        row = [o.name] + ([o.title] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}",
+                                                         bounds, f"{o.seconds:.0f} s"]
+        t.add_row(*row)
     return t
+
+
+def _print_details(out: Any, summary: Any) -> None:
+    """Every instance: verdict, method and each resource as value / bound (= ratio)."""
+    from symverify.scripts.runner import ratios
+
+    for o in summary.outcomes:
+        out.print(f"[bold]{o.name}[/bold] {o.title}")
+        for inst in o.instances():
+            rs = ratios(inst)
+            bounded = {k for k, *_ in rs}
+            parts = [f"{k}={v}/{b} ({float(r):.2f})" for k, v, b, r in rs]
+            parts += [f"{k}={v}" for k, v in inst.get("resources", {}).items() if k not in bounded]
+            mark = "" if inst.get("ok") else " [red]<--[/red]"
+            out.print(f"  {inst.get('verdict'):8} {inst.get('method')}  {inst.get('name')}{mark}", highlight=False)
+            if parts:
+                out.print("      " + ", ".join(parts), highlight=False)
 
 
 def _print_failures(out: Any, summary: Any) -> None:
     for o in summary.outcomes:
         if o.ok:
             continue
-        if o.status == "crashed":
-            out.print(f"[red]{o.name} crashed[/red]: {o.error}", markup=True, highlight=False)
+        if o.status in ("crashed", "interrupted"):
+            out.print(f"[red]{o.name} {o.status}[/red]: {o.error}", markup=True, highlight=False)
             continue
         for inst in o.instances():
             if not inst.get("ok"):
@@ -251,6 +360,14 @@ def _print_failures(out: Any, summary: Any) -> None:
             out.print(f"{o.name}: no instances checked", highlight=False)
     n_ok = sum(o.ok for o in summary.outcomes)
     out.print(f"{n_ok}/{len(summary.outcomes)} scripts ok in {summary.seconds:.1f} s", highlight=False)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from symverify.viz.report import write_report
+
+    path = write_report(args.run, args.output)
+    print(f"wrote {path}")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -264,6 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_info(args)
         if args.command == "compile":
             return _cmd_compile(args)
+        if args.command == "report":
+            return _cmd_report(args)
         return _cmd_prove(args)
     except SymverifyError as e:
         return _fail(" ".join(str(e).split("\n")[0].split()) or type(e).__name__)

@@ -1,15 +1,23 @@
-"""``symverify prove``: discovery, one process per script, failed/over-bound/crashed rows, JSON, exit codes."""
+"""``symverify prove``: discovery, processes, parallel shards, failed/over-bound/crashed rows, stable
+JSON, JUnit, golden runs, interrupts, exit codes."""
 
 import json
+import signal
+import subprocess
+import sys
 import textwrap
+import time
+import xml.etree.ElementTree as ET
 
 import pytest
 
 from symverify.cli import main
-from symverify.provers.outcome import UsageError
-from symverify.scripts.runner import default_dir, discover, run_scripts, script_title
+from symverify.errors import UsageError
+from symverify.scripts.runner import available, builtin_dir, discover, run_scripts, script_title
 
 TEMPLATE = '''
+from fractions import Fraction
+
 from symverify.scripts.protocol import Instance, ProofResult, script_main
 
 TITLE = "{title}"
@@ -18,8 +26,27 @@ TITLE = "{title}"
 def run(quick=False):
     {body}
     r = ProofResult("{name}", TITLE)
-    r.instances.append(Instance("{name} instance", "{verdict}", "exact", {{"layers": {layers}}}, {{"layers": 2}}, 0.0,
-                                "quick" if quick else "full"))
+    r.instances.append(Instance("{name} instance", "{verdict}", "exact", {{"layers": {layers}, "ratio": Fraction(4, 5)}},
+                                {{"layers": 2}}, 0.0, "quick" if quick else "full"))
+    return r
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))
+'''
+
+SHARDED = '''
+from symverify.scripts.protocol import Instance, ProofResult, each, script_main
+
+TITLE = "Cases in shards"
+SHARDABLE = True
+
+
+def run(quick=False):
+    r = ProofResult("sharded", TITLE)
+    for k in each(range(7)):
+        for part in range(k % 3):
+            r.instances.append(Instance(f"case {k} part {part}", "proved", "exact+dense", {"k": k}, {"k": 6}))
     return r
 
 
@@ -37,7 +64,7 @@ SCRIPTS = {
 
 @pytest.fixture
 def proof_dir(tmp_path):
-    d = tmp_path / "proofs"
+    d = tmp_path / "myproofs"
     d.mkdir()
     for name, kw in SCRIPTS.items():
         (d / f"{name}.py").write_text(textwrap.dedent(TEMPLATE.format(name=name, **kw)))
@@ -45,17 +72,31 @@ def proof_dir(tmp_path):
     return d
 
 
-def test_discovery_and_titles(proof_dir):
+def _user(scripts):
+    return {n: s for n, s in scripts.items() if s.source != "builtin"}
+
+
+def test_discovery_titles_and_builtins(proof_dir):
     found = discover(proof_dir)
     assert list(found) == ["crashing", "good", "overbound", "refuted"]
-    assert script_title(found["good"]) == "A result that holds"
+    assert script_title(found["good"].path) == "A result that holds" and not found["good"].shardable
+    both = available([proof_dir])
+    assert {"thm_h21_general", "good"} <= set(both) and both["thm_h21_general"].shardable
+    assert both["thm_h21_general"].source == "builtin" and (builtin_dir() / "primitives_handwritten.py").exists()
     with pytest.raises(UsageError, match="does not exist"):
         discover(proof_dir / "nowhere")
 
 
+def test_a_user_script_may_not_take_a_builtin_name(proof_dir):
+    (proof_dir / "primitives.py").write_text("TITLE = 'mine'\n")
+    with pytest.raises(UsageError, match=r"proof script primitives in .* has the name of a built-in script; rename it"):
+        available([proof_dir])
+
+
 def test_rows_for_every_outcome(proof_dir):
     seen = []
-    summary = run_scripts(proof_dir, quick=True, on_start=seen.append)
+    scripts = available([proof_dir])
+    summary = run_scripts(scripts, list(_user(scripts)), quick=True, on_start=seen.append)
     rows = {o.name: o for o in summary.outcomes}
     assert seen == ["crashing", "good", "overbound", "refuted"]
     assert rows["good"].status == "ok" and rows["good"].instances()[0]["detail"] == "quick"
@@ -64,37 +105,118 @@ def test_rows_for_every_outcome(proof_dir):
     assert rows["crashing"].status == "crashed" and "boom in run" in rows["crashing"].error
     assert rows["crashing"].title == "A script with a bug"
     assert not summary.ok
-    assert run_scripts(proof_dir, ["good"]).ok
+    assert run_scripts(scripts, ["good"]).ok
 
 
-def test_cli_prove_exit_codes_table_and_json(proof_dir, tmp_path, capsys):
+def test_shards_merge_into_the_order_of_one_process(tmp_path):
+    d = tmp_path / "sharded"
+    d.mkdir()
+    (d / "sharded.py").write_text(SHARDED)
+    scripts = available([d])
+    one = run_scripts(scripts, ["sharded"], jobs=1)
+    three = run_scripts(scripts, ["sharded"], jobs=3)
+    assert one.to_json() == three.to_json()
+    names = [i["name"] for i in one.outcomes[0].instances()]
+    assert names == [f"case {k} part {p}" for k in range(7) for p in range(k % 3)]
+
+
+def test_jobs_must_be_positive(proof_dir):
+    with pytest.raises(UsageError, match="jobs: expected a positive int"):
+        run_scripts(available([proof_dir]), ["good"], jobs=0)
+
+
+def test_cli_exit_codes_table_and_stable_json(proof_dir, tmp_path, capsys):
     out_json = tmp_path / "run.json"
-    code = main(["prove", "--dir", str(proof_dir), "--quick", "--json", str(out_json)])
+    code = main(["prove", "--dir", str(proof_dir), "--quick", "--json", str(out_json), "-j", "2"])
     out = capsys.readouterr().out
     assert code == 1
     for word in ("good", "refuted", "overbound", "crashing", "CRASHED", "FAILED", "1 over: overbound instance: layers",
                  "1/4 scripts ok"):
         assert word in out, word
-    data = json.loads(out_json.read_text())
-    assert data["ok"] is False and [s["status"] for s in data["scripts"]] == ["crashed", "ok", "failed", "failed"]
+    assert max(len(line) for line in out.splitlines()) <= 80
+    text = out_json.read_text()
+    data = json.loads(text)
+    assert data["format"] == "symverify.proof-run" and data["ok"] is False
+    assert [s["status"] for s in data["scripts"]] == ["crashed", "ok", "failed", "failed"]
+    assert str(tmp_path) not in text and '"seconds"' not in text
+    inst = data["scripts"][1]["result"]["instances"][0]
+    assert inst["resources"] == {"layers": 2, "ratio": "4/5"} and inst["method"] == "exact"
     assert main(["prove", "good", "--dir", str(proof_dir)]) == 0
-    assert main(["prove", "all", "--dir", str(proof_dir)]) == 1
+
+
+def test_cli_json_to_stdout_and_timings(proof_dir, capsys):
+    assert main(["prove", "good", "--dir", str(proof_dir), "--json", "-", "--timings"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["scripts"][0]["name"] == "good" and "seconds" in data and "seconds" in data["scripts"][0]
+
+
+def test_cli_junit(proof_dir, tmp_path, capsys):
+    junit = tmp_path / "out.xml"
+    assert main(["prove", "--dir", str(proof_dir), "--junit", str(junit)]) == 1
+    root = ET.parse(junit).getroot()
+    assert root.tag == "testsuites" and root.get("tests") == "4" and root.get("failures") == "2" and root.get("errors") == "1"
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    assert cases["good instance"].find("failure") is None
+    assert cases["refuted instance"].find("failure").get("message") == "verdict refuted"
+    assert "over bound: layers" in cases["overbound instance"].find("failure").get("message")
+
+
+def test_cli_golden_passes_then_fails_with_a_diff(proof_dir, tmp_path, capsys):
+    golden = tmp_path / "golden.json"
+    assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(golden), "--update-golden"]) == 0
+    assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(golden)]) == 0
+    assert "matches the golden run" in capsys.readouterr().out
+    (proof_dir / "good.py").write_text((proof_dir / "good.py").read_text().replace('{"layers": 2}, 0.0', '{"layers": 3}, 0.0'))
+    assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(golden)]) == 1
+    out = capsys.readouterr().out
+    assert "differs from the golden run" in out and '-     "layers": 2' in out and '+     "layers": 3' in out
+
+
+def test_cli_golden_refuses_a_file_that_is_not_a_run(proof_dir, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "other"}')
+    assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(bad)]) == 3
+    assert "expected a run written by symverify prove --json" in capsys.readouterr().err
+    assert main(["prove", "good", "--dir", str(proof_dir), "--update-golden"]) == 3
+    assert "--update-golden needs --golden" in capsys.readouterr().err
+
+
+def test_cli_details(proof_dir, capsys):
+    main(["prove", "overbound", "--dir", str(proof_dir), "--details"])
+    out = capsys.readouterr().out
+    assert "layers=5/2 (2.50)" in out and "ratio=4/5" in out
 
 
 def test_unknown_name_lists_the_available_ones(proof_dir, capsys):
     assert main(["prove", "good", "nosuch", "--dir", str(proof_dir)]) == 3
     err = capsys.readouterr().err
-    assert "unknown proof script(s) nosuch; available: crashing, good, overbound, refuted" in err
+    assert "unknown proof script(s) nosuch; available: " in err and "crashing, good, overbound, refuted" in err
 
 
-def test_default_directory(tmp_path, monkeypatch):
-    (tmp_path / "proofs").mkdir()
-    assert default_dir(tmp_path) == tmp_path / "proofs"
-    fallback = default_dir(tmp_path / "elsewhere")
-    assert fallback.name == "proofs" and (fallback / "primitives_handwritten.py").exists()
+def test_interrupt_keeps_the_finished_rows(proof_dir, tmp_path):
+    (proof_dir / "slow.py").write_text(textwrap.dedent(TEMPLATE.format(name="slow", title="Slow", verdict="proved", layers=1,
+                                                                        body="import time; time.sleep(120)")))
+    out_json, junit = tmp_path / "part.json", tmp_path / "part.xml"
+    cmd = [sys.executable, "-m", "symverify.cli", "prove", "good", "slow", "--dir", str(proof_dir), "-j", "2",
+           "--json", str(out_json), "--junit", str(junit)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    line = ""
+    while time.monotonic() < deadline and not line.startswith("good:"):
+        line = proc.stderr.readline()
+    assert line.startswith("good:"), line
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err + out and "interrupted" in err
+    data = json.loads(out_json.read_text())
+    assert data["interrupted"] is True and [s["status"] for s in data["scripts"]] == ["ok", "interrupted"]
+    assert ET.parse(junit).getroot().get("errors") == "1"
 
 
-def test_repository_script_runs_through_the_runner():
-    summary = run_scripts(default_dir(), ["primitives_handwritten"], quick=True)
+def test_builtin_script_runs_through_the_runner_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    summary = run_scripts(available(), ["primitives_handwritten"], quick=True)
     (row,) = summary.outcomes
     assert row.ok and row.counts()["proved"] == len(row.instances()) >= 14, row.error

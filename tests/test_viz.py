@@ -43,7 +43,7 @@ from symverify.viz import (  # noqa: E402
     write_report,
 )
 
-PROOFS = Path(__file__).resolve().parent.parent / "proofs"
+PROOFS = Path(__file__).resolve().parent.parent / "symverify" / "proofs"
 
 
 def _proof_module(name: str):
@@ -291,7 +291,7 @@ def run():
         mod = _proof_module(name)
         result = mod.run(True)
         outcomes.append(ScriptOutcome(name, mod.TITLE, "ok" if result.ok else "failed", 0.0, result.to_json()))
-    return RunSummary(str(PROOFS), True, tuple(outcomes)).to_json()
+    return RunSummary(True, tuple(outcomes)).to_json()
 
 
 def _gid(ax, gid):
@@ -401,7 +401,7 @@ def test_report_page_lists_every_instance_and_embeds_the_plots(run, tmp_path):
 def test_report_page_shows_failures_and_counterexamples(tmp_path):
     cex = {"inputs": [["1", "2"]], "params": {}, "cell": [0, 0], "lhs_value": "2", "rhs_value": "3", "stage": None}
     run = {
-        "format": "symverify.provers-run", "version": 1, "quick": True, "ok": False, "seconds": 1.0,
+        "format": "symverify.proof-run", "version": 1, "quick": True, "ok": False, "seconds": 1.0,
         "scripts": [
             {"name": "good", "title": "fine", "status": "failed", "seconds": 0.1, "error": "", "result": {
                 "name": "good", "title": "fine", "instances": [

@@ -6,7 +6,7 @@ al. Theorems 2–3) computed by butterfly gadgets (Lemmas H.16, H.18), each mult
 ``remember`` (Proposition H.10). See :mod:`.circuit_to_baseconv` for the layout and the gadgets.
 All layers are cyclic (THEORY §4: the theorem is false for causal stacks).
 
-**Stated constants** (checked by ``proofs/thm_h21_general.py``), with ``Δ`` the depth, ``w`` the
+**Stated constants** (checked by ``symverify/proofs/thm_h21_general.py``), with ``Δ`` the depth, ``w`` the
 cut width, ``a = ⌈log2 max(w, 2)⌉``, ``dp`` = ``d`` padded to a power of two:
 
 * ``N_k ≤ 8·2^⌈log2 w⌉`` (so ``log2 N_k ≤ a + 3``): positions ``≤ W + 2·dp ≤ 6w`` and

@@ -5,8 +5,21 @@ function ``run(quick: bool = False) -> ProofResult``. Each :class:`Instance` is 
 its verdict (a :class:`~symverify.provers.outcome.Verdict`; scripts may pass ``"proved"``,
 ``"refuted"`` or ``"unknown"``), the method that decided it, the resources the construction used
 and the bounds it states for them. A result is *ok* only when every instance is
-proved and within every stated bound. Running a script alone (``python proofs/NAME.py
+proved and within every stated bound. Running a script alone (``python -m symverify.proofs.NAME
 [--quick] [--json OUT]``) goes through :func:`script_main`.
+
+**Methods** come from a closed set: an instance's ``method`` is one of :data:`METHOD_TOKENS` or
+several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail``.
+
+**Stable JSON.** Resources and bounds keep one JSON type per value kind: ``int`` stays an integer,
+a ``Fraction`` is always its exact string (``"4/5"``, ``"3"``), a ``float`` is rounded to 6
+significant digits; times are rounded to 0.1 s.
+
+**Sharding.** A script whose instances are independent, one group per case, can declare
+``SHARDABLE = True`` and loop ``for case in each(cases):``. ``script_main(--shard k/K)`` then runs
+only the cases with index ``≡ k (mod K)``, tags every instance with its case index, and the
+runner (``symverify prove -j N``) merges the shards into exactly the order of an unsharded run.
+Instances made outside :func:`each` come from shard 0 only.
 """
 
 from __future__ import annotations
@@ -24,7 +37,22 @@ from typing import Any
 from symverify.errors import UsageError
 from symverify.provers.outcome import Verdict
 
-__all__ = ["Instance", "ProofResult", "script_main", "timed"]
+__all__ = ["METHOD_TOKENS", "Instance", "ProofResult", "each", "script_main", "timed"]
+
+METHOD_TOKENS = frozenset({
+    # the methods of symverify.verify
+    "auto", "exact", "exact-sympy", "compositional", "randomized", "z3",
+    # the matrix prover (symverify.provers.matrix)
+    "exact-matrix", "garbage-free",
+    # other exact arguments a script combines: the zero-support / dependence analysis, a cross-check
+    # against the dense baseline, a stated lemma, counting, exact rank or degree computations, an
+    # explicit witness construction, a lower-bound argument, input validation that must refuse
+    "support", "dense", "lemma", "counting", "rank", "degree", "witness", "lower-bound", "validation",
+})
+"""The words an instance's ``method`` is made of (joined by ``+``)."""
+
+_SHARD: tuple[int, int] = (0, 1)
+_CASE: list[int | None] = [None]
 
 Number = int | float | Fraction
 
@@ -53,6 +81,11 @@ class Instance:
             raise UsageError(f"instance {self.name!r}: verdict: expected one of "
                              f"{', '.join(repr(v.value) for v in Verdict)} (or a Verdict), found {self.verdict!r}") from None
         object.__setattr__(self, "verdict", verdict)
+        words = self.method.split("+") if isinstance(self.method, str) else [self.method]
+        unknown = [w for w in words if w not in METHOD_TOKENS]
+        if unknown:
+            raise UsageError(f"instance {self.name!r}: method {self.method!r}: expected words from "
+                             f"{', '.join(sorted(METHOD_TOKENS))} joined by '+'; found {', '.join(map(repr, unknown))}")
 
     def over_bound(self) -> list[str]:
         """Names of resources that exceed their stated bound (or have no value)."""
@@ -70,6 +103,7 @@ class Instance:
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["verdict"] = self.verdict.value
+        d["seconds"] = round(self.seconds, 1)
         d["resources"] = {k: _num(v) for k, v in self.resources.items()}
         d["bounds"] = {k: _num(v) for k, v in self.bounds.items()}
         d["over_bound"] = self.over_bound()
@@ -78,9 +112,53 @@ class Instance:
 
 
 def _num(v: Number) -> int | float | str:
+    """One JSON type per kind of value: int, exact string for a Fraction, 6-digit float."""
     if isinstance(v, Fraction):
-        return int(v) if v.denominator == 1 else str(v)
+        return str(v)
+    if isinstance(v, float):
+        return float(f"{v:.6g}")
     return v
+
+
+class _Instances(list):  # type: ignore[type-arg]
+    """A result's instance list that remembers which case (of :func:`each`) made each one."""
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__()
+        self.cases: list[int | None] = []
+        for i in items:
+            self.append(i)
+
+    def append(self, item: Any) -> None:
+        if _CASE[0] is None and _SHARD[0] != 0:
+            return  # made outside each(): shard 0 keeps it
+        super().append(item)
+        self.cases.append(_CASE[0])
+
+    def extend(self, items: Any) -> None:
+        for item in items:
+            self.append(item)
+
+    def __iadd__(self, items: Any) -> _Instances:
+        self.extend(items)
+        return self
+
+    def insert(self, index: Any, item: Any) -> None:
+        raise TypeError("a result's instances are only appended (their order is the order of the cases)")
+
+
+def each(cases: Any) -> Iterator[Any]:
+    """The cases of this shard (all of them unless the runner asked for ``--shard k/K``); every
+    instance added while handling a case is tagged with the case's index."""
+    k, K = _SHARD
+    try:
+        for index, case in enumerate(cases):
+            if index % K != k:
+                continue
+            _CASE[0] = index
+            yield case
+    finally:
+        _CASE[0] = None
 
 
 @dataclass
@@ -89,8 +167,12 @@ class ProofResult:
 
     name: str
     title: str
-    instances: list[Instance] = field(default_factory=list)
+    instances: list[Instance] = field(default_factory=_Instances)
     seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.instances, _Instances):
+            self.instances = _Instances(self.instances)
 
     @property
     def ok(self) -> bool:
@@ -103,13 +185,20 @@ class ProofResult:
         return out
 
     def to_json(self) -> dict[str, Any]:
+        cases = getattr(self.instances, "cases", [None] * len(self.instances))
+        instances = []
+        for inst, case in zip(self.instances, cases):
+            d = inst.to_json()
+            if _SHARD[1] > 1:
+                d["case"] = case
+            instances.append(d)
         return {
             "name": self.name,
             "title": self.title,
             "ok": self.ok,
             "counts": self.counts(),
-            "seconds": round(self.seconds, 3),
-            "instances": [i.to_json() for i in self.instances],
+            "seconds": round(self.seconds, 1),
+            "instances": instances,
         }
 
     def table(self) -> str:
@@ -134,11 +223,21 @@ def timed() -> Iterator[list[float]]:
 
 
 def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = None) -> int:
-    """Entry point for ``python proofs/NAME.py [--quick] [--json OUT]``; returns the exit code."""
+    """Entry point for ``python -m symverify.proofs.NAME [--quick] [--json OUT]``; returns the exit code."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="the small tier run in CI")
     ap.add_argument("--json", metavar="OUT", help="write the result as JSON to OUT")
+    ap.add_argument("--shard", metavar="K/N", help="only the cases with index ≡ K (mod N) (for SHARDABLE scripts)")
     args = ap.parse_args(argv)
+    global _SHARD
+    if args.shard:
+        try:
+            k, n = (int(x) for x in args.shard.split("/"))
+        except ValueError:
+            ap.error(f"--shard: expected K/N with 0 ≤ K < N, found {args.shard!r}")
+        if not 0 <= k < n:
+            ap.error(f"--shard: expected K/N with 0 ≤ K < N, found {args.shard!r}")
+        _SHARD = (k, n)
     start = time.perf_counter()
     result = run(args.quick)
     result.seconds = time.perf_counter() - start

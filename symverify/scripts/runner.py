@@ -1,37 +1,162 @@
 """The proof-script runner behind ``symverify prove``.
 
-A proof script is ``proofs/NAME.py`` following :mod:`symverify.scripts.protocol` (``TITLE``,
-``run(quick)``, ``script_main``). The runner discovers the scripts of a directory, runs each in its
-own Python process (``python NAME.py [--quick] --json TMP`` from the directory's parent, so a
-crash, even a FLINT abort, fails one row and the run goes on), and collects one
-:class:`ScriptOutcome` per script: its :class:`~symverify.scripts.protocol.ProofResult` JSON, or why
-there is none. A run is ok only when every script is ok: every instance proved and within every
-bound it states, and no script crashed.
+A proof script follows :mod:`symverify.scripts.protocol` (``TITLE``, ``run(quick)``,
+``script_main``). The built-in scripts are the package :mod:`symverify.proofs`, found after any
+install; ``--dir DIR`` adds the scripts ``DIR/NAME.py`` of a user (the same protocol; a name may
+not repeat a built-in one). Each script runs in its own Python process (``python -m
+symverify.proofs.NAME --json TMP``, or ``python DIR/NAME.py ...``), so a crash, even a FLINT abort,
+fails one row and the run goes on.
+
+``jobs > 1`` runs up to that many processes at once: scripts side by side, and a script that
+declares ``SHARDABLE = True`` split into ``jobs`` shards (``--shard k/jobs``) whose instances are
+merged back into exactly the order of a one-process run, so the results do not depend on ``jobs``.
+A run is ok only when every script is ok: every instance proved and within every bound it states,
+and no script crashed. An interrupted run (Ctrl-C, SIGTERM) keeps every finished script's row and
+marks the others ``interrupted``.
+
+:meth:`RunSummary.to_json` is stable: no absolute paths, times only when asked for (rounded to
+0.1 s), one JSON type per field (see the protocol). :func:`junit_xml` writes one testcase per
+instance; :func:`golden_diff` compares a run with a stored one (verdicts, methods, resources and
+bounds; never times).
 """
 
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Sequence
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from symverify.provers.outcome import UsageError, Verdict
+from symverify.errors import SerializationError, UsageError
 
-__all__ = ["ScriptOutcome", "RunSummary", "default_dir", "discover", "script_title", "run_script", "run_scripts"]
+__all__ = [
+    "FORMAT",
+    "Script",
+    "ScriptOutcome",
+    "RunSummary",
+    "builtin_dir",
+    "discover",
+    "available",
+    "script_title",
+    "select",
+    "run_script",
+    "run_scripts",
+    "junit_xml",
+    "golden_text",
+    "golden_diff",
+]
+
+FORMAT = "symverify.proof-run"
+BUILTIN = "builtin"
+
+
+@dataclass(frozen=True)
+class Script:
+    """A proof script: its name, file, where it comes from (``builtin``, or the user's directory:
+    as given when relative, else its last component), its ``TITLE`` and whether it may be split
+    into shards."""
+
+    name: str
+    path: Path
+    source: str
+    title: str = ""
+    shardable: bool = False
+
+    def command(self, out: Path, quick: bool, shard: tuple[int, int] | None) -> list[str]:
+        target = ["-m", f"symverify.proofs.{self.name}"] if self.source == BUILTIN else [str(self.path.resolve())]
+        extra = (["--quick"] if quick else []) + ([f"--shard={shard[0]}/{shard[1]}"] if shard else [])
+        return [sys.executable, *target, "--json", str(out), *extra]
+
+
+def builtin_dir() -> Path:
+    """The directory of the built-in scripts (the package :mod:`symverify.proofs`)."""
+    return Path(__file__).resolve().parents[1] / "proofs"
+
+
+def _constants(path: Path) -> dict[str, object]:
+    """``TITLE`` and ``SHARDABLE`` read without importing the script ({} when unreadable)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    out: dict[str, object] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and t.id in ("TITLE", "SHARDABLE"):
+                    out[t.id] = node.value.value
+    return out
+
+
+def script_title(path: Path) -> str:
+    """The script's ``TITLE`` read without importing it ('' when absent or unreadable)."""
+    title = _constants(path).get("TITLE", "")
+    return title if isinstance(title, str) else ""
+
+
+def discover(directory: str | Path, source: str | None = None) -> dict[str, Script]:
+    """``{NAME: Script}`` for every ``NAME.py`` in ``directory`` (names starting with ``_`` skipped)."""
+    d = Path(directory)
+    if not d.is_dir():
+        raise UsageError(f"proof directory {d} does not exist (pass --dir DIR)")
+    out = {}
+    for p in sorted(d.glob("*.py")):
+        if p.stem.startswith("_"):
+            continue
+        consts = _constants(p)
+        title = consts.get("TITLE", "")
+        out[p.stem] = Script(p.stem, p, source or _portable(d), title if isinstance(title, str) else "",
+                             consts.get("SHARDABLE") is True)
+    return out
+
+
+def _portable(d: Path) -> str:
+    """How a run names a user's directory: as given when relative, else by its last component (a
+    stored run must not depend on where a machine keeps its files)."""
+    return d.as_posix() if not d.is_absolute() else d.name
+
+
+def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
+    """The built-in scripts and those of ``extra_dirs``; a repeated name is a :class:`UsageError`."""
+    scripts = discover(builtin_dir(), BUILTIN)
+    for d in extra_dirs:
+        for name, s in discover(d).items():
+            if name in scripts:
+                where = "a built-in script" if scripts[name].source == BUILTIN else f"a script in {scripts[name].source}"
+                raise UsageError(f"proof script {name} in {d} has the name of {where}; rename it")
+            scripts[name] = s
+    return scripts
+
+
+def select(scripts: dict[str, Script], names: Sequence[str], default: Iterable[str] | None = None) -> list[str]:
+    """The chosen names in order: ``all`` is every script, no names is ``default`` (every script
+    when None); unknown names raise :class:`UsageError` listing the available ones."""
+    if not names:
+        return list(scripts) if default is None else list(default)
+    unknown = [n for n in names if n not in scripts and n != "all"]
+    if unknown:
+        listing = ", ".join(scripts) or "(none)"
+        raise UsageError(f"unknown proof script(s) {', '.join(unknown)}; available: {listing}")
+    return list(scripts) if "all" in names else list(dict.fromkeys(names))
 
 
 @dataclass(frozen=True)
 class ScriptOutcome:
-    """One script's row: ``status`` is ``ok``, ``failed`` (ran, not every instance ok) or ``crashed``."""
+    """One script's row: ``status`` is ``ok``, ``failed`` (ran, not every instance ok),
+    ``crashed`` (no result) or ``interrupted`` (the run stopped before it finished)."""
 
     name: str
     title: str
@@ -39,6 +164,7 @@ class ScriptOutcome:
     seconds: float
     result: dict[str, Any] | None = None
     error: str = ""
+    source: str = BUILTIN
 
     @property
     def ok(self) -> bool:
@@ -48,9 +174,10 @@ class ScriptOutcome:
         return list((self.result or {}).get("instances", []))
 
     def counts(self) -> dict[str, int]:
-        out = {v.value: 0 for v in Verdict}
+        out = {"proved": 0, "refuted": 0, "unknown": 0}
         for inst in self.instances():
-            out[inst.get("verdict", "unknown")] = out.get(inst.get("verdict", "unknown"), 0) + 1
+            v = inst.get("verdict", "unknown")
+            out[v] = out.get(v, 0) + 1
         return out
 
     def over_bound(self) -> list[str]:
@@ -61,142 +188,307 @@ class ScriptOutcome:
         """The resource closest to its stated bound, as ``key=value≤bound`` ('' without bounds)."""
         best: tuple[Fraction, str] | None = None
         for inst in self.instances():
-            res = inst.get("resources", {})
-            for key, bound in inst.get("bounds", {}).items():
-                try:
-                    val, bnd = Fraction(str(res[key])), Fraction(str(bound))
-                except (KeyError, ValueError, ZeroDivisionError):
-                    continue
-                ratio = val / bnd if bnd else (Fraction(0) if val <= 0 else Fraction(10**9))
+            for key, val, bnd, ratio in ratios(inst):
                 if best is None or ratio > best[0]:
-                    best = (ratio, f"{key}={res[key]}≤{bound}")
+                    best = (ratio, f"{key}={val}≤{bnd}")
         return "" if best is None else best[1]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, timings: bool = False) -> dict[str, Any]:
+        result = None
+        if self.result is not None:
+            result = {k: v for k, v in self.result.items() if timings or k != "seconds"}
+            result["instances"] = [_instance_json(i, timings) for i in self.instances()]
+        out = {
             "name": self.name,
             "title": self.title,
+            "source": self.source,
             "status": self.status,
             "ok": self.ok,
-            "seconds": round(self.seconds, 3),
             "counts": self.counts(),
             "over_bound": self.over_bound(),
             "error": self.error,
-            "result": self.result,
+            "result": result,
         }
+        if timings:
+            out["seconds"] = round(self.seconds, 1)
+        return out
+
+
+def _instance_json(inst: dict[str, Any], timings: bool) -> dict[str, Any]:
+    return {k: v for k, v in inst.items() if k != "case" and (timings or k != "seconds")}
+
+
+def ratios(inst: dict[str, Any]) -> list[tuple[str, Any, Any, Fraction]]:
+    """``(resource, value, bound, value/bound)`` for every stated bound of an instance's JSON."""
+    out = []
+    res = inst.get("resources", {})
+    for key, bound in inst.get("bounds", {}).items():
+        try:
+            val, bnd = Fraction(str(res[key])), Fraction(str(bound))
+        except (KeyError, ValueError, ZeroDivisionError):
+            continue
+        ratio = val / bnd if bnd else (Fraction(0) if val <= 0 else Fraction(10**9))
+        out.append((key, res[key], bound, ratio))
+    return out
 
 
 @dataclass(frozen=True)
 class RunSummary:
     """All rows of one ``symverify prove`` run."""
 
-    directory: str
     quick: bool
     outcomes: tuple[ScriptOutcome, ...] = field(default=())
     seconds: float = 0.0
+    interrupted: bool = False
+    jobs: int = 1
 
     @property
     def ok(self) -> bool:
-        return bool(self.outcomes) and all(o.ok for o in self.outcomes)
+        return bool(self.outcomes) and not self.interrupted and all(o.ok for o in self.outcomes)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format": "symverify.provers-run",
-            "version": 1,
-            "directory": self.directory,
+    def to_json(self, timings: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": FORMAT,
+            "version": 2,
             "quick": self.quick,
             "ok": self.ok,
-            "seconds": round(self.seconds, 3),
-            "scripts": [o.to_json() for o in self.outcomes],
+            "interrupted": self.interrupted,
+            "scripts": [o.to_json(timings) for o in self.outcomes],
         }
-
-
-def default_dir(cwd: str | Path | None = None) -> Path:
-    """``./proofs`` if it exists, else the ``proofs/`` next to the package's source tree."""
-    here = Path(cwd or os.getcwd()) / "proofs"
-    if here.is_dir():
-        return here
-    return Path(__file__).resolve().parents[2] / "proofs"
-
-
-def discover(directory: str | Path) -> dict[str, Path]:
-    """``{NAME: path}`` for every ``NAME.py`` in ``directory`` (names starting with ``_`` skipped)."""
-    d = Path(directory)
-    if not d.is_dir():
-        raise UsageError(f"proof directory {d} does not exist (pass --dir DIR)")
-    return {p.stem: p for p in sorted(d.glob("*.py")) if not p.stem.startswith("_")}
-
-
-def script_title(path: Path) -> str:
-    """The script's ``TITLE`` read without importing it ('' when absent or unreadable)."""
-    try:
-        tree = ast.parse(path.read_text())
-    except (OSError, SyntaxError, ValueError):
-        return ""
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TITLE" for t in node.targets):
-            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-                return node.value.value
-    return ""
-
-
-def select(available: dict[str, Path], names: Sequence[str]) -> list[str]:
-    """The chosen names in order (``all`` or none: every script); unknown names raise UsageError."""
-    if not names or list(names) == ["all"]:
-        return list(available)
-    unknown = [n for n in names if n not in available and n != "all"]
-    if unknown:
-        listing = ", ".join(available) or "(none)"
-        raise UsageError(f"unknown proof script(s) {', '.join(unknown)}; available: {listing}")
-    return list(available) if "all" in names else list(dict.fromkeys(names))
+        if timings:
+            out["seconds"] = round(self.seconds, 1)
+            out["jobs"] = self.jobs
+        return out
 
 
 def _tail(text: str, lines: int = 6) -> str:
     return " | ".join(line for line in text.strip().splitlines()[-lines:] if line.strip())
 
 
-def run_script(name: str, path: Path, *, quick: bool, timeout: float | None = None) -> ScriptOutcome:
-    """Run one script in a fresh interpreter and read its JSON result."""
-    title = script_title(path)
+class _Processes:
+    """The running child processes, so an interrupt can stop them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[str]] = set()
+        self.stopping = False
+
+    def run(self, cmd: list[str], cwd: Path, timeout: float | None) -> tuple[int | None, str, str]:
+        """``(returncode, stdout, stderr)``; returncode None when it timed out or was stopped."""
+        with self._lock:
+            if self.stopping:
+                return None, "", "interrupted"
+            env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+            proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            self._running.add(proc)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+            return (None if self.stopping else proc.returncode), out, err
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            return None, out, f"timed out after {timeout} s"
+        finally:
+            with self._lock:
+                self._running.discard(proc)
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopping = True
+            for p in self._running:
+                p.kill()
+
+
+def _run_one(script: Script, quick: bool, timeout: float | None, shard: tuple[int, int] | None,
+             procs: _Processes) -> tuple[str, dict[str, Any] | None, str, float]:
+    """Run one process: ``(status, result JSON, error, seconds)`` with status ``done``/``crashed``/``interrupted``."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="symverify-prove-") as tmp:
         out = Path(tmp) / "result.json"
-        cmd = [sys.executable, str(path.resolve()), "--json", str(out)] + (["--quick"] if quick else [])
-        try:
-            proc = subprocess.run(cmd, cwd=path.resolve().parent.parent, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return ScriptOutcome(name, title, "crashed", time.perf_counter() - start, error=f"timed out after {timeout} s")
+        code, stdout, stderr = procs.run(script.command(out, quick, shard), Path(tmp), timeout)
         secs = time.perf_counter() - start
+        if procs.stopping:
+            return "interrupted", None, "the run was interrupted", secs
+        if code is None:
+            return "crashed", None, stderr, secs
         data = None
         if out.exists():
             try:
                 data = json.loads(out.read_text(encoding="utf-8"))
             except (OSError, ValueError, RecursionError) as e:  # ValueError: bad JSON, bad UTF-8, huge ints
-                return ScriptOutcome(name, title, "crashed", secs, error=f"unreadable result JSON: {e}")
+                return "crashed", None, f"unreadable result JSON: {e}", secs
             if not isinstance(data, dict):
-                return ScriptOutcome(name, title, "crashed", secs,
-                                     error=f"result JSON: expected an object, found {type(data).__name__}")
+                return "crashed", None, f"result JSON: expected an object, found {type(data).__name__}", secs
     if data is None:
-        why = _tail(proc.stderr, 2) or _tail(proc.stdout, 2) or "no output"
-        return ScriptOutcome(name, title, "crashed", secs, error=f"exit code {proc.returncode}: {why}")
-    status = "ok" if data.get("ok") and proc.returncode == 0 else "failed"
-    err = "" if status == "ok" else (_tail(proc.stderr, 3) if proc.returncode not in (0, 1) else "")
-    return ScriptOutcome(name, data.get("title") or title, status, secs, data, err)
+        why = _tail(stderr, 2) or _tail(stdout, 2) or "no output"
+        return "crashed", None, f"exit code {code}: {why}", secs
+    err = _tail(stderr, 3) if code not in (0, 1) else ""
+    return "done", data, err, secs
 
 
-def run_scripts(directory: str | Path, names: Sequence[str] = (), *, quick: bool = False, timeout: float | None = None,
-                on_start: Callable[[str], None] | None = None,
+def _merge(script: Script, parts: list[tuple[str, dict[str, Any] | None, str, float]]) -> ScriptOutcome:
+    """One row from a script's shards (or its one process)."""
+    secs = max((p[3] for p in parts), default=0.0)
+    for status, _, err, _ in parts:
+        if status != "done":
+            return ScriptOutcome(script.name, script.title, status, secs, error=err, source=script.source)
+    results = [p[1] for p in parts if p[1] is not None]
+    if len(results) == 1:
+        data = results[0]
+    else:
+        tagged = [(inst.get("case"), n) for n, r in enumerate(results) for inst in r.get("instances", [])]
+        instances = [inst for r in results for inst in r.get("instances", [])]
+        order = sorted(range(len(instances)), key=lambda k: (-1 if tagged[k][0] is None else tagged[k][0], tagged[k][1]))
+        merged = [instances[k] for k in order]
+        counts = {"proved": 0, "refuted": 0, "unknown": 0}
+        for inst in merged:
+            counts[inst.get("verdict", "unknown")] = counts.get(inst.get("verdict", "unknown"), 0) + 1
+        data = {**results[0], "instances": merged, "counts": counts,
+                "ok": bool(merged) and all(i.get("ok") for i in merged),
+                "seconds": round(sum(r.get("seconds", 0) for r in results), 1)}
+    data = {**data, "instances": [_instance_json(i, True) for i in data.get("instances", [])]}
+    errors = "; ".join(p[2] for p in parts if p[2])
+    status = "ok" if data.get("ok") else "failed"
+    return ScriptOutcome(script.name, data.get("title") or script.title, status, secs, data,
+                         "" if status == "ok" else errors, script.source)
+
+
+def run_script(script: Script, *, quick: bool, timeout: float | None = None) -> ScriptOutcome:
+    """Run one script in one fresh interpreter and read its JSON result."""
+    return _merge(script, [_run_one(script, quick, timeout, None, _Processes())])
+
+
+def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool = False, jobs: int = 1,
+                timeout: float | None = None, on_start: Callable[[str], None] | None = None,
                 on_done: Callable[[ScriptOutcome], None] | None = None) -> RunSummary:
-    """Run the selected scripts of ``directory`` one after another."""
-    available = discover(directory)
-    chosen = select(available, names)
+    """Run the scripts ``names`` (in that order of rows) with up to ``jobs`` processes at once.
+
+    ``on_start(name)`` is called when a script's first process starts, ``on_done(row)`` as soon as
+    all of a script's processes have finished. A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned
+    into one by the CLI) stops every process and returns the partial run (``interrupted``).
+    """
+    if not isinstance(jobs, int) or jobs < 1:
+        raise UsageError(f"jobs: expected a positive int, found {jobs!r}")
     start = time.perf_counter()
-    outcomes = []
-    for name in chosen:
-        if on_start:
+    procs = _Processes()
+    plan: list[tuple[str, tuple[int, int] | None]] = []
+    for name in names:
+        k = jobs if jobs > 1 and scripts[name].shardable else 1
+        plan.extend((name, (i, k) if k > 1 else None) for i in range(k))
+    parts: dict[str, list[Any]] = {name: [] for name in names}
+    expected = {name: sum(1 for n, _ in plan if n == name) for name in names}
+    started: set[str] = set()
+    lock = threading.Lock()
+    done: dict[str, ScriptOutcome] = {}
+    interrupted = False
+
+    def task(name: str, shard: tuple[int, int] | None) -> tuple[str, Any]:
+        with lock:
+            first = name not in started
+            started.add(name)
+        if first and on_start:
             on_start(name)
-        o = run_script(name, available[name], quick=quick, timeout=timeout)
-        outcomes.append(o)
-        if on_done:
-            on_done(o)
-    return RunSummary(str(directory), quick, tuple(outcomes), time.perf_counter() - start)
+        return name, _run_one(scripts[name], quick, timeout, shard, procs)
+
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    futures: set[Future[tuple[str, Any]]] = {pool.submit(task, n, s) for n, s in plan}
+    try:
+        while futures:
+            finished, futures = wait(futures, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                name, part = fut.result()
+                parts[name].append(part)
+                if len(parts[name]) == expected[name]:
+                    done[name] = _merge(scripts[name], parts[name])
+                    if on_done:
+                        on_done(done[name])
+    except KeyboardInterrupt:
+        interrupted = True
+        procs.stop()
+        for fut in futures:
+            fut.cancel()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    rows = []
+    for name in names:
+        if name in done:
+            rows.append(done[name])
+        else:
+            s = scripts[name]
+            rows.append(ScriptOutcome(name, s.title, "interrupted", 0.0, error="the run was interrupted", source=s.source))
+    return RunSummary(quick, tuple(rows), time.perf_counter() - start, interrupted, jobs)
+
+
+# ---- JUnit XML and golden runs --------------------------------------------------------------------
+
+
+def junit_xml(summary: RunSummary) -> str:
+    """JUnit XML: one ``testsuite`` per script, one ``testcase`` per instance (a failure when it is
+    not proved or over a bound); a crashed or interrupted script is one ``testcase`` with an error."""
+    suites = ET.Element("testsuites", name="symverify prove", tests="0", failures="0", errors="0")
+    total = fails = errors = 0
+    for o in summary.outcomes:
+        suite = ET.SubElement(suites, "testsuite", name=o.name)
+        cases = o.instances()
+        n_fail = n_err = 0
+        if o.status in ("crashed", "interrupted") or not cases:
+            case = ET.SubElement(suite, "testcase", classname=f"symverify.proofs.{o.name}", name=o.title or o.name)
+            ET.SubElement(case, "error", message=o.status, type=o.status).text = o.error or "no instances checked"
+            n_err, cases = 1, []
+        for inst in cases:
+            case = ET.SubElement(suite, "testcase", classname=f"symverify.proofs.{o.name}", name=str(inst.get("name")),
+                                 time=str(inst.get("seconds", 0)))
+            if not inst.get("ok"):
+                n_fail += 1
+                why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved"
+                       else "over bound: " + ", ".join(inst.get("over_bound", [])))
+                ET.SubElement(case, "failure", message=why, type=str(inst.get("verdict"))).text = str(inst.get("detail", ""))
+        suite.set("tests", str(max(len(cases), n_err)))
+        suite.set("failures", str(n_fail))
+        suite.set("errors", str(n_err))
+        total += max(len(cases), n_err)
+        fails += n_fail
+        errors += n_err
+    suites.set("tests", str(total))
+    suites.set("failures", str(fails))
+    suites.set("errors", str(errors))
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _golden_view(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a golden comparison looks at: per script its status and per instance its verdict,
+    method, resources, bounds (no times, no free-text details)."""
+    out = []
+    for s in run.get("scripts", []):
+        insts = [{k: i.get(k) for k in ("name", "verdict", "method", "resources", "bounds", "ok")}
+                 for i in ((s.get("result") or {}).get("instances", []))]
+        out.append({"name": s.get("name"), "status": s.get("status"), "instances": insts})
+    return out
+
+
+def golden_text(run: dict[str, Any]) -> str:
+    """The golden view of a run as sorted, indented JSON."""
+    return json.dumps(_golden_view(run), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def load_run(path: str | Path) -> dict[str, Any]:
+    """A run written by ``symverify prove --json`` (a :class:`SerializationError` otherwise)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as e:
+        raise SerializationError(f"{path}: cannot read the golden run: {e}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise SerializationError(f"{path}: expected a run written by symverify prove --json (format {FORMAT!r})")
+    return data
+
+
+def golden_diff(run: dict[str, Any], golden: dict[str, Any], scripts: Sequence[str] | None = None) -> str:
+    """A unified diff of the golden views ('' when they agree); with ``scripts``, the stored run is
+    compared only on those scripts (a run of some scripts against a golden of all)."""
+    if scripts is not None:
+        golden = {**golden, "scripts": [s for s in golden.get("scripts", []) if s.get("name") in set(scripts)]}
+    a, b = golden_text(golden), golden_text(run)
+    if a == b:
+        return ""
+    return "".join(difflib.unified_diff(a.splitlines(True), b.splitlines(True), "golden", "this run", n=2))

@@ -1,8 +1,8 @@
 """Measured resources against stated bounds, from a proof run or from compiled models.
 
 A *proof run* is what ``symverify prove --json RUN.json`` writes (``{"format":
-"symverify.provers-run", "scripts": [{"name", "title", "status", "result": {"instances": [...]}}]}``),
-or one script's result (``python proofs/NAME.py --json OUT``: ``{"name", "title", "instances"}``).
+"symverify.proof-run", "scripts": [{"name", "title", "status", "result": {"instances": [...]}}]}``),
+or one script's result (``python -m symverify.proofs.NAME --json OUT``: ``{"name", "title", "instances"}``).
 :func:`resource_records` flattens either (a dict, or the path of the JSON file), or a list of
 :class:`~symverify.compiler.result.Compiled`, into :class:`Record` rows: one per instance, with
 its resources and bounds as floats (``"8/5"`` read exactly, then converted).
@@ -84,7 +84,7 @@ def numbers(d: Any) -> dict[str, float]:
 
 
 def load_run(run: Any) -> dict[str, Any]:
-    """A proof run as a dict in the ``symverify.provers-run`` form: ``run`` is that dict, one
+    """A proof run as a dict in the ``symverify.proof-run`` form: ``run`` is that dict, one
     script's result dict (wrapped as a run of one script), or the path of either as JSON.
 
     Raises:
@@ -121,11 +121,11 @@ def _as_run(data: Any, where: str) -> dict[str, Any]:
         ok = bool(data.get("ok"))
         script = {"name": name, "title": data.get("title", ""), "status": "ok" if ok else "failed", "ok": ok,
                   "seconds": data.get("seconds", 0), "error": "", "result": dict(data)}
-        return {"format": "symverify.provers-run", "version": 1, "ok": ok, "seconds": data.get("seconds", 0),
+        return {"format": "symverify.proof-run", "version": 1, "ok": ok, "seconds": data.get("seconds", 0),
                 "scripts": [script]}
     raise SerializationError(
         f"{where}: expected a proof run ({{'scripts': [...]}}, from `symverify prove --json`) or one script's "
-        f"result ({{'instances': [...]}}, from `python proofs/NAME.py --json`); found keys {sorted(map(str, data))[:8]}"
+        f"result ({{'instances': [...]}}, from `python -m symverify.proofs.NAME --json`); found keys {sorted(map(str, data))[:8]}"
     )
 
 

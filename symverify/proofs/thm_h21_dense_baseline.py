@@ -20,10 +20,11 @@ from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.scalar import sym
 from symverify.library import random_circuit, standard_library
 from symverify.provers.compositional import check_certificate
-from symverify.scripts.protocol import Instance, ProofResult, script_main
+from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.semantics.poly import polynomials, shared_ring
 
 TITLE = "Theorem H.21 via the dense baseline compiler (2 layers per level + layout; L ≤ 2Δ + 5, d' ≤ 2w)"
+SHARDABLE = True  # one group of instances per case, independent of the others
 
 
 def edge_cases() -> list[Circuit]:
@@ -61,16 +62,14 @@ def _instance(c: Circuit, exact: bool) -> Instance:
 
 def run(quick: bool = False) -> ProofResult:
     res = ProofResult("thm_h21_dense_baseline", TITLE)
-    for c in edge_cases():
-        res.instances.append(_instance(c, exact=True))
-    for c in standard_library(quick):
-        res.instances.append(_instance(c, exact=True))
     randoms = [(2, 2, 30, 6, 1), (3, 2, 60, 8, 2), (2, 3, 100, 12, 3)]
     if not quick:
         randoms += [(4, 2, 200, 15, 4), (4, 4, 300, 20, 5), (8, 2, 400, 10, 6), (2, 2, 300, 60, 7)]
-    for n, d, size, depth, seed in randoms:
-        c = random_circuit(n, d, size, depth, 0.3, seed=seed, num_outputs=n * d)
-        res.instances.append(_instance(c, exact=size <= 60))
+    cases = [(lambda c=c: c, True) for c in [*edge_cases(), *standard_library(quick)]]
+    cases += [(lambda r=r: random_circuit(r[0], r[1], r[2], r[3], 0.3, seed=r[4], num_outputs=r[0] * r[1]), r[2] <= 60)
+              for r in randoms]
+    for make, exact in each(cases):
+        res.instances.append(_instance(make(), exact=exact))
     return res
 
 

@@ -25,10 +25,11 @@ from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.scalar import sym
 from symverify.library import determinant, elementary_symmetric, random_circuit, standard_library, walsh_hadamard
 from symverify.provers.compositional import check_certificate
-from symverify.scripts.protocol import Instance, ProofResult, script_main
+from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
 TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 102·Δ·⌈log2 w⌉ + 61, N' = O(w/d), d' = 3·dp)"
+SHARDABLE = True  # one group of instances per case, independent of the others
 
 KEYS = ("depth", "width", "size", "layers", "inner_n", "inner_d", "N_k", "params", "nonzero_params", "L_over_delta_log2_w",
         "inner_n_over_w", "layers_thm", "layers_c21", "linear_stages", "mul_stages")
@@ -89,7 +90,7 @@ def _instance(c: Circuit) -> Instance:
 
 def run(quick: bool = False) -> ProofResult:
     result = ProofResult("thm_h21_general", TITLE)
-    for c in circuits(quick):
+    for c in each(circuits(quick)):
         result.instances.append(_instance(c))
     return result
 

@@ -40,7 +40,7 @@ def _row_instance(nn: int, dd: int, L: int, exact: bool) -> Instance:
     bad = later_row_reads(deps)
     detail = "no output row reads a later input row" if not bad else f"violations {bad[:4]}"
     res = {"layers": L, "inner_n": nn, "inner_d": dd, "weight_symbols": len(model.params()), "later_row_reads": len(bad)}
-    method = "exact (symbolic weights)" if exact else "support analysis"
+    method = "exact" if exact else "support"
     name = f"causal {nn}x{dd}, L={L}: row i depends only on rows ≤ i"
     return Instance(name, "proved" if not bad else "refuted", method, res, {"later_row_reads": 0}, time.perf_counter() - start, detail)
 
@@ -50,7 +50,7 @@ def _cyclic_control(nn: int, L: int) -> Instance:
     start = time.perf_counter()
     deps = exact_row_dependence(symbolic_model(nn, 1, L, mode=Mode.CYCLIC))
     ok = 1 in deps[0]
-    return Instance(f"control: cyclic {nn}x1, L={L}: row 0 depends on row 1", "proved" if ok else "refuted", "exact (symbolic weights)",
+    return Instance(f"control: cyclic {nn}x1, L={L}: row 0 depends on row 1", "proved" if ok else "refuted", "exact",
                     {"layers": L, "inner_n": nn}, {}, time.perf_counter() - start, f"row 0 reads rows {sorted(deps[0])}")
 
 
@@ -58,7 +58,7 @@ def _impossible(c: Circuit) -> list[Instance]:
     start = time.perf_counter()
     obs = causal_obstruction(c)
     out = [Instance(f"{c.name}: computed by no causal stack", "proved" if obs is not None else "refuted",
-                    "exact dependence + lemma", {}, {}, time.perf_counter() - start, str(obs)[:200] if obs else "no obstruction")]
+                    "exact+lemma", {}, {}, time.perf_counter() - start, str(obs)[:200] if obs else "no obstruction")]
     start = time.perf_counter()
     comp = compile(c, method="dense")
     ok = check_certificate(c, comp.model, comp.certificate).ok

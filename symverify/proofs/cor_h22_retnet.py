@@ -203,7 +203,7 @@ def _rank_premise(d: int, seed: int = 7) -> tuple[Instance, int]:
     want = d * (d + 1) // 2
     ok = rank == want
     return Instance(
-        f"premise: rank of the past-to-row-n map = d(d+1)/2, d={d}", "proved" if ok else "refuted", "exact Jacobian rank",
+        f"premise: rank of the past-to-row-n map = d(d+1)/2, d={d}", "proved" if ok else "refuted", "rank",
         {"rank": rank, "d(d+1)/2": want, "rank_deficit": want - rank}, {"rank_deficit": 0}, t[0],
         f"γ = {gamma}, W_A = {WA}, W_C = {WC}, W_V = {WV}; rank at a rational point ≤ dimension of the image",
     ), rank
@@ -219,7 +219,7 @@ def _degree_premise(k: int) -> Instance:
         deg = max(ring.degree(p) for row in polynomials(circuit, ring) for p in row)
     lower = math.ceil(k * math.log2(3))
     return Instance(f"premise: {k} RetNet layer(s) have output degree 3^{k} (so L ≥ {lower})",
-                    "proved" if deg == 3**k else "refuted", "exact degree",
+                    "proved" if deg == 3**k else "refuted", "degree",
                     {"degree": deg, "min_layers": lower}, {}, t[0], "a BaseConv of L layers has degree ≤ 2^L")
 
 
@@ -240,7 +240,7 @@ def _readings(rows: list[Row], ranks: dict[int, int]) -> list[Instance]:
     okA = bool(wide) and all(r.proved and r.layers <= 4 for r in wide)
     h21_ratio = max((r.layers / (r.N * math.log2(2 * r.d)) for r in h21), default=0.0)
     out.append(_reading(
-        "reading A: O(N·log d) layers — HOLDS", okA, "direct witness",
+        "reading A: O(N·log d) layers — HOLDS", okA, "witness",
         {"instances": len(wide), "max_layers": max((r.layers for r in wide), default=0),
          "h21_max_layers_over_N_log2_2d": round(h21_ratio, 2)},
         {"max_layers": 4},
@@ -254,7 +254,7 @@ def _readings(rows: list[Row], ranks: dict[int, int]) -> list[Instance]:
     okB = bool(narrow) and all(r.proved for r in narrow) and per <= 18 and lay <= 4 and all(
         r.params >= r.layers * r.d * r.d for r in wide_d)
     out.append(_reading(
-        "reading B: O(N·d) params per layer (d ≤ N) — HOLDS", okB, "direct witness + counting",
+        "reading B: O(N·d) params per layer (d ≤ N) — HOLDS", okB, "witness+counting",
         {"instances": len(narrow), "max_params_per_layer_over_Nd": per, "max_layers_over_N": lay},
         {"max_params_per_layer_over_Nd": 18, "max_layers_over_N": 4},
         "group = 1: 9d² + 9N·d ≤ 18·N·d per layer and 3d + 1 ≤ 4N layers when d ≤ N; for d > N it fails: W alone "
@@ -269,7 +269,7 @@ def _readings(rows: list[Row], ranks: dict[int, int]) -> list[Instance]:
     okC = premises and consistent and counting and bool(checked)
     dmax = max(ranks, default=1)
     out.append(_reading(
-        "reading C: O(N·d) params in total — FAILS (causal: ≥ 3N·d(d+1)/2)", okC, "lower bound (rank premise)",
+        "reading C: O(N·d) params in total — FAILS (causal: ≥ 3N·d(d+1)/2)", okC, "lower-bound+rank",
         {"causal_models_checked": len(checked), "lower_bound_over_Nd_at_dmax": Fraction(3 * (dmax + 1), 2),
          "min_params_over_LNd": per_lnd},
         {},
@@ -282,7 +282,7 @@ def _readings(rows: list[Row], ranks: dict[int, int]) -> list[Instance]:
     okD = bool(stacks) and all(r.proved and r.layers <= 4 * r.k for r in stacks) and all(
         r.params >= 3 * r.layers * r.N * r.d for r in stacks)
     out.append(_reading(
-        "reading D: N = RetNet layers — layers HOLD, params FAIL", okD, "direct witness + counting",
+        "reading D: N = RetNet layers — layers HOLD, params FAIL", okD, "witness+counting",
         {"stacks": len(stacks), "max_layers_per_retnet_layer": max((Fraction(r.layers, r.k) for r in stacks), default=Fraction(0)),
          "min_params_over_kd_n": min((Fraction(r.params, r.k * r.d * r.N) for r in stacks), default=Fraction(0))},
         {"max_layers_per_retnet_layer": 4},

@@ -25,10 +25,11 @@ from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar
 from symverify.ir.scalar import Scalar, sym
 from symverify.kaleidoscope import SparseMatrix, permutation_to_kaleidoscope, sparse_to_kaleidoscope, to_matrix
 from symverify.provers.compositional import check_certificate
-from symverify.scripts.protocol import Instance, ProofResult, script_main
+from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
 TITLE = "Lemma H.18 ((BB*)^w_e on vec(u) is a cyclic BaseConv with ≤ 4·w·log2(e·n·d) + 1 layers, N' = e·n·d/dp, d' = 3·dp)"
+SHARDABLE = True  # one group of instances per case, independent of the others
 
 
 def random_bbstar(rng: random.Random, size: int, symbolic: str = "") -> BBStar:
@@ -85,7 +86,7 @@ def _instance(name: str, K: Kaleidoscope, n: int, d: int) -> Instance:
 
 def run(quick: bool = False) -> ProofResult:
     result = ProofResult("lemma_h18_kaleidoscope", TITLE)
-    for name, K, n, d in cases(quick):
+    for name, K, n, d in each(cases(quick)):
         result.instances.append(_instance(name, K, n, d))
     return result
 

@@ -52,7 +52,7 @@ def _unclean_refuted(name: str, first, second) -> Instance:
     frag = compose(first, second, check_interfaces=False)
     p = prove_fragment(frag)
     ok = p.exact is False and not p.compositional
-    return Instance(name, "proved" if ok else "unknown", "exact (refutation)", frag.resources(), {}, p.seconds, p.failure[:200])
+    return Instance(name, "proved" if ok else "unknown", "exact", frag.resources(), {}, p.seconds, p.failure[:200])
 
 
 def _clean_stacks(quick: bool) -> list[tuple[str, object]]:

@@ -22,9 +22,10 @@ from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
 from symverify.library import matvec, prefix_sums, random_linear_circuit, symbolic_mixing, walsh_hadamard
 from symverify.provers.matrix import verify_circuit
 from symverify.scripts.instances import kaleidoscope_instance
-from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
+from symverify.scripts.protocol import Instance, ProofResult, each, script_main, timed
 
 TITLE = "Zoology Theorem H.19 / Dao et al. 2020, Theorem 1 (linear circuits are in (BB*)^{O(Δ)}_{O(w/n)})"
+SHARDABLE = True  # one group of instances per case, independent of the others
 
 
 def long_range(n: int) -> Circuit:
@@ -67,7 +68,7 @@ def _one(c: Circuit, mode: str) -> Instance:
 
 def run(quick: bool = False) -> ProofResult:
     result = ProofResult("thm_h19_linear_circuits", TITLE)
-    for c in circuits(quick):
+    for c in each(circuits(quick)):
         for mode in ("live", "size"):
             result.instances.append(_one(c, mode))
     return result

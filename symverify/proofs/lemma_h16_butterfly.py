@@ -18,10 +18,11 @@ from symverify.compiler.butterfly_to_baseconv import C16, axis_of, factor_model
 from symverify.ir.butterfly import ButterflyFactor
 from symverify.ir.scalar import sym
 from symverify.provers.compositional import check_certificate
-from symverify.scripts.protocol import Instance, ProofResult, script_main
+from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
 TITLE = "Lemma H.16 (a butterfly factor with symbolic diagonals is ≤ 3 cyclic BaseConv layers)"
+SHARDABLE = True  # one group of instances per case, independent of the others
 
 
 def symbolic_factor(size: int, stride: int) -> ButterflyFactor:
@@ -56,7 +57,7 @@ def _instance(rows: int, d: int, stride: int) -> Instance:
 
 def run(quick: bool = False) -> ProofResult:
     result = ProofResult("lemma_h16_butterfly", TITLE)
-    for rows, d, stride in sweep(quick):
+    for rows, d, stride in each(sweep(quick)):
         result.instances.append(_instance(rows, d, stride))
     return result
 

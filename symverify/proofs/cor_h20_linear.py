@@ -26,10 +26,11 @@ from symverify.ir.circuit import Circuit
 from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
 from symverify.library import matvec, prefix_sums, random_linear_circuit, symbolic_mixing, walsh_hadamard
 from symverify.provers.compositional import check_certificate
-from symverify.scripts.protocol import Instance, ProofResult, script_main
+from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
 TITLE = "Corollary H.20 (linear circuits → BaseConv with O(Δ log w) layers and N' = O(w), via H.19 and H.18)"
+SHARDABLE = True  # one group of instances per case, independent of the others
 
 
 
@@ -85,7 +86,7 @@ def compiler(c: Circuit, exact: bool) -> Instance:
 
 def run(quick: bool = False) -> ProofResult:
     result = ProofResult("cor_h20_linear", TITLE)
-    for c in circuits(quick):
+    for c in each(circuits(quick)):
         exact = c.num_inputs <= 16
         result.instances.append(literal(c, exact))
         result.instances.append(compiler(c, exact))
