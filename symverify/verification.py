@@ -75,6 +75,13 @@ class Report:
     def refuted(self) -> bool:
         return self.verdict is Verdict.REFUTED
 
+    def __bool__(self) -> bool:
+        """A report has no truth value: ``assert sv.verify(a, b)`` would pass on a refutation."""
+        raise TypeError(
+            f"the truth value of a Report is ambiguous (this one is {self.verdict.value}); use report.proved "
+            "or report.refuted, or symverify.testing.assert_proved(a, b) / assert_refuted(a, b) in tests"
+        )
+
     def _repr_html_(self) -> str:
         """A compact HTML table for notebooks (:func:`symverify.viz.html.report_html`)."""
         from symverify.viz.html import report_html

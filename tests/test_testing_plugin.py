@@ -99,3 +99,12 @@ def test_the_example_ci_project_passes():
                          capture_output=True, text=True, cwd=root)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
     assert "3 passed" in res.stdout
+
+
+def test_a_report_has_no_truth_value():
+    r = sv.verify(X, Y)
+    assert r.refuted
+    with pytest.raises(TypeError, match=r"truth value of a Report is ambiguous \(this one is refuted\); use report.proved"):
+        assert r
+    with pytest.raises(TypeError, match="assert_proved"):
+        bool(sv.verify(X, X))
