@@ -140,7 +140,8 @@ class RingLayer(NamedTuple):
 
 @dataclass(frozen=True)
 class RingArithmetic:
-    """The layer of :mod:`symverify.semantics.layer` on nested lists of ``ring`` values, cell by cell.
+    """The layer ``(u·W + b1) ⊙ (h ⊛ u + b2)`` (THEORY §1.1) for :mod:`symverify.semantics.layer`,
+    on nested lists of ``ring`` values, cell by cell.
 
     Work is skipped only where a factor is exactly zero: a column with no filter taps and no
     ``b2`` (or no ``W`` column and no ``b1``); and, for rings that declare
