@@ -344,3 +344,30 @@ def test_every_backend_runs_the_one_loop(monkeypatch: pytest.MonkeyPatch) -> Non
         calls.clear()
         run()
         assert calls.count(name) >= depth, (name, calls)
+
+
+def test_every_backend_stops_at_a_past_deadline() -> None:
+    """The loop runs ``check`` before every layer, whichever backend does the arithmetic."""
+    import time
+
+    from symverify.deadline import Deadline, DeadlineExceededError
+    from symverify.executors.numbers import float_numbers
+    from symverify.executors.plan import model_plan
+    from symverify.executors.torch_float import run_model
+
+    case = CASES[0]
+    m = case.model
+    past = Deadline(time.monotonic() - 1)
+    pts = torch.tensor([[[residue(Fraction(x), P31) for x in row] for row in u] for u in case.inputs], dtype=torch.int64)
+    calls: dict[str, Callable[[], object]] = {
+        "ring": lambda: eval_model(m, case.inputs[0], FractionRing(), past),
+        "numpy-batch": lambda: model_mod_batch(m, [[[x % P61 for x in row] for row in case.inputs[0]]], BatchModRing([P61], [{}]), past),
+        "torch-float": lambda: run_model(model_plan(m, float_numbers(None)), torch.tensor(case.inputs, dtype=torch.float64), "auto", past),
+        "torch-mod": lambda: modular_eval(m, pts, P31, check=past),
+    }
+    for name, call in calls.items():
+        try:
+            call()
+        except DeadlineExceededError:
+            continue
+        pytest.fail(f"{name}: ran past the deadline")

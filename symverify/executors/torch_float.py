@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from symverify.deadline import Check
 from symverify.ir.circuit import Circuit
 from symverify.semantics import layer as loop
 from symverify.semantics.layer import Shape
@@ -182,9 +183,10 @@ def run_layer(lp: LayerPlan, x: Any, path: str = "auto", pool: Pool | None = Non
     return loop.run_layer(lp, x, FloatArithmetic(path, pool))
 
 
-def run_model(plan: ModelPlan, x: Any, path: str = "auto") -> Any:
-    """The model on ``(B, N, d)`` inputs (already on the right device and dtype)."""
-    return loop.run_model(plan.model, plan.on(x.device, x.dtype), x, FloatArithmetic(path, Pool()))
+def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
+    """The model on ``(B, N, d)`` inputs (already on the right device and dtype); ``check`` runs
+    before every layer."""
+    return loop.run_model(plan.model, plan.on(x.device, x.dtype), x, FloatArithmetic(path, Pool()), check)
 
 
 def circuit_values(plan: CircuitPlan, x: Any, p: int | None = None) -> Any:

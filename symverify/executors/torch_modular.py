@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
 from symverify.primes import is_prime
 from symverify.semantics import layer as loop
@@ -154,10 +155,11 @@ def run_layer_mod(lp: LayerPlan, x: Any, p: int, path: str = "auto", pool: Pool 
     return loop.run_layer(lp, x, ModularArithmetic(p, path, pool))
 
 
-def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto") -> Any:
-    """The model on ``(B, N, d)`` residues mod ``plan.numbers.p``."""
+def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
+    """The model on ``(B, N, d)`` residues mod ``plan.numbers.p``; ``check`` runs before every layer."""
     torch = require_torch()
-    return loop.run_model(plan.model, plan.on(x.device, torch.int64), x, ModularArithmetic(plan.numbers.p, path, Pool()))
+    arith = ModularArithmetic(plan.numbers.p, path, Pool())
+    return loop.run_model(plan.model, plan.on(x.device, torch.int64), x, arith, check)
 
 
 def run_circuit_mod(plan: CircuitPlan, x: Any) -> Any:

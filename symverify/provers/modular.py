@@ -20,7 +20,7 @@ its overflow argument is in :mod:`symverify.executors.torch_modular`).
 
 Every entry point takes ``check`` (:mod:`symverify.deadline`, e.g. ``Options.checker()``): it is
 polled before every layer and every array operation inside a layer (tensor path), every few
-hundred operations (generic path) or between chunks (torch), and raises
+hundred operations (generic path) or between chunks and a model's layers (torch), and raises
 :class:`~symverify.deadline.DeadlineExceededError` once the deadline has passed.
 """
 
@@ -217,7 +217,7 @@ def torch_first_mismatch(lhs: Side, rhs: Side, points: Any, p: int, params: Mapp
     ``params`` gives every symbolic weight a residue (shared by the batch). Both sides must be
     models or circuits (the torch executor has no kaleidoscope form). Runs in chunks of ``chunk``
     points on ``device`` (default CPU); ``check`` is polled before every evaluation of a chunk
-    (one executor call cannot be interrupted).
+    and, for a model, before each of its layers (a circuit's evaluation cannot be interrupted).
     """
     from symverify.executors import modular_eval
     from symverify.executors._torch import require_torch
@@ -227,9 +227,9 @@ def torch_first_mismatch(lhs: Side, rhs: Side, points: Any, p: int, params: Mapp
     for start in range(0, len(points), chunk):
         tick()
         x = torch.from_numpy(points[start : start + chunk]).to(device or "cpu")
-        a = modular_eval(lhs.obj, x, p, params=params)
+        a = modular_eval(lhs.obj, x, p, params=params, check=check)
         tick()
-        b = modular_eval(rhs.obj, x, p, params=params)
+        b = modular_eval(rhs.obj, x, p, params=params, check=check)
         hits = (a != b).flatten(1).any(dim=1).nonzero()
         if hits.numel():
             return start + int(hits[0, 0])
