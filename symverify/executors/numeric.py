@@ -189,8 +189,8 @@ def _layer_bound(lp: LayerPlan, ap: LayerPlan, x: Any, E: Any, parts: tuple[Any,
 
 class Tracked(NamedTuple):
     """A ``(B, N', d')`` state ``x`` as the executor computed it, with its running bound
-    ``E ≥ |x − exact|`` entrywise (float64) and ``exact``: per point, whether nothing has been
-    rounded so far."""
+    ``E ≥ |x − exact|`` entrywise (float64) and ``exact``: per point, whether every value so far
+    is an integer computed without rounding (see *Exactness* above)."""
 
     x: Any
     E: Any
@@ -224,7 +224,8 @@ class TrackedArithmetic:
         return Tracked(x, E, exact & (E.amax(dim=(1, 2)) == 0))
 
     def embed(self, u: Tracked, shape: Shape) -> Tracked:
-        """``u``: the input, the bound on its rounding, and whether the exact input is integral."""
+        """``u``: the input, the bound on its rounding (``E``) and whether the exact input is
+        integral (``exact``)."""
         E = embed(u.E, shape.inner_n, shape.inner_d)
         return Tracked(embed(u.x, shape.inner_n, shape.inner_d), E, (E.amax(dim=(1, 2)) == 0) & u.exact)
 
