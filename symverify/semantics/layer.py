@@ -30,8 +30,8 @@ exactly zero needs no projection), never anything that could be nonzero.
 ``check`` (:mod:`symverify.deadline`) runs before every layer; backends that can run long inside
 one layer check there too.
 
-A toy backend (Python ints, no skipping) shows the protocol; ``h = e_0`` and ``W = I`` square
-the input:
+A toy backend shows the protocol (Python ints; causal layers without biases or padding only);
+``h = e_0`` and ``W = I`` square the input:
 
 >>> class Ints:
 ...     def prepare(self, layer): return layer.W.to_rows(), layer.h.to_rows()
