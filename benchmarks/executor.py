@@ -28,7 +28,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
@@ -63,6 +63,8 @@ QUICK = [
 
 class FloatRing:
     """Python floats for the generic interpreter (the naive baseline)."""
+
+    falsy_is_zero: ClassVar[bool] = True  # 0.0 and -0.0 are the only falsy floats
 
     zero = 0.0
 

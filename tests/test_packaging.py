@@ -43,7 +43,7 @@ def test_the_wheel_is_what_runs(installed):
 
 
 def test_prove_quick_from_another_directory_with_junit_json_and_golden(installed):
-    site, work, env = installed
+    _site, work, env = installed
     res = _run(["-m", "symverify.cli", "prove", "--quick", "-j", "2", "--junit", "out.xml", "--json", "run.json"], work, env)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
     run = json.loads((work / "run.json").read_text())

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError, SymverifyError, UsageError
 from symverify.ir.baseconv import Model
 from symverify.ir.circuit import Circuit
@@ -111,7 +112,8 @@ def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None
     return run_circuit(circuit_plan(obj, nums), x)
 
 
-def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] | None, path: str) -> Any:
+def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] | None, path: str,
+             check: Check | None = None) -> Any:
     from .circuit_plan import circuit_plan
     from .numbers import mod_numbers
     from .plan import model_plan
@@ -119,7 +121,7 @@ def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] 
 
     nums = mod_numbers(p, params)
     if isinstance(obj, Model):
-        return run_model_mod(model_plan(obj, nums), x, path)
+        return run_model_mod(model_plan(obj, nums, check), x, path, check)
     return run_circuit_mod(circuit_plan(obj, nums), x)
 
 
@@ -185,7 +187,7 @@ def execute(obj: Model | Circuit, u: Any, *, backend: str = "exact", dtype: Any 
 
 
 def modular_eval(obj: Model | Circuit, points: Any, p: int, *, params: Mapping[str, object] | None = None,
-                 path: str = "auto") -> Any:
+                 path: str = "auto", check: Check | None = None) -> Any:
     """Evaluate ``obj`` exactly mod ``p`` at a batch of points (the randomized verifier's entry point).
 
     Args:
@@ -194,6 +196,8 @@ def modular_eval(obj: Model | Circuit, points: Any, p: int, *, params: Mapping[s
         p: a prime ``< 2^31``.
         params: symbolic weight values (ints or Fractions; mapped mod p).
         path: model convolution path (see :func:`execute`); every path is exact.
+        check: a deadline checker (:mod:`symverify.deadline`), run before planning and before
+            running every layer of a model (a circuit runs in one call).
 
     Returns:
         int64 tensor ``(B, N, d)`` of residues on ``points.device``: the outputs mod p.
@@ -212,7 +216,7 @@ def modular_eval(obj: Model | Circuit, points: Any, p: int, *, params: Mapping[s
     check_residues(points, q)
     if points.dim() != 3 or tuple(points.shape[1:]) != (obj.n, obj.d):
         raise ShapeError(f"points: expected shape (B, {obj.n}, {obj.d}), found {tuple(points.shape)}")
-    return _run_mod(obj, points, q, params, path)
+    return _run_mod(obj, points, q, params, path, check)
 
 
 def numeric_check(obj: Model | Circuit, u: Any, *, dtype: Any = "float64", device: Any = None,

@@ -40,17 +40,19 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from symverify.errors import NumericMismatchError
 from symverify.ir.baseconv import Model
+from symverify.semantics import layer as loop
+from symverify.semantics.layer import Shape
 
 from ._torch import dtype_name, require_torch, significand_bits, unit_roundoff
 from .circuit_plan import CircuitPlan
 from .plan import Bias, LayerPlan, ModelPlan, sparse_tap_limit
-from .torch_float import _convolve, _project, circuit_values, combine, embed, layer_parts, read_outputs
+from .torch_float import FloatArithmetic, _convolve, _project, circuit_values, combine, embed, read_outputs
 
 __all__ = ["NumericCheck", "tracked_model", "tracked_circuit", "assess", "fft_constant"]
 
@@ -185,6 +187,55 @@ def _layer_bound(lp: LayerPlan, ap: LayerPlan, x: Any, E: Any, parts: tuple[Any,
     return (Pa * EC + Ca * EP + EP * EC + torch.where(ex & (prod < big), 0.0, u * prod)).expand_as(E)
 
 
+class Tracked(NamedTuple):
+    """A ``(B, N', d')`` state ``x`` as the executor computed it, with its running bound
+    ``E ≥ |x − exact|`` entrywise (float64) and ``exact``: per point, whether every value so far
+    is an integer computed without rounding (see *Exactness* above)."""
+
+    x: Any
+    E: Any
+    exact: Any
+
+
+@dataclass(frozen=True)
+class TrackedArithmetic:
+    """The float backend of :mod:`symverify.semantics.layer` with a running error bound: the
+    branches and their product are :class:`~symverify.executors.torch_float.FloatArithmetic`'s
+    (the executor's own arithmetic), and each product also bounds its error (:func:`_layer_bound`).
+    A layer is given as its plan in the run's dtype and in float64 (for the bound)."""
+
+    dtype: Any
+    path: str = "auto"
+
+    def prepare(self, layer: tuple[LayerPlan, LayerPlan]) -> tuple[LayerPlan, LayerPlan]:
+        return layer
+
+    def convolve(self, plan: tuple[LayerPlan, LayerPlan], st: Tracked) -> Any:
+        return FloatArithmetic(self.path).convolve(plan[0], st.x)
+
+    def project(self, plan: tuple[LayerPlan, LayerPlan], st: Tracked, conv: Any) -> Any:
+        return FloatArithmetic(self.path).project(plan[0], st.x, conv)
+
+    def combine(self, plan: tuple[LayerPlan, LayerPlan], st: Tracked, proj: Any, conv: Any) -> Tracked:
+        lp, lp64 = plan
+        exact = st.exact & (lp.stats.integral and _representable(lp64, self.dtype))
+        E = _layer_bound(lp, _abs_plan(lp64), st.x, st.E, (proj, conv), exact, self.dtype, self.path)
+        x = combine(st.x, proj, conv)  # after the bound: the product reuses a branch's storage
+        return Tracked(x, E, exact & (E.amax(dim=(1, 2)) == 0))
+
+    def embed(self, u: Tracked, shape: Shape) -> Tracked:
+        """``u``: the input, the bound on its rounding (``E``) and whether the exact input is
+        integral (``exact``)."""
+        E = embed(u.E, shape.inner_n, shape.inner_d)
+        return Tracked(embed(u.x, shape.inner_n, shape.inner_d), E, (E.amax(dim=(1, 2)) == 0) & u.exact)
+
+    def crop(self, st: Tracked, shape: Shape) -> Tracked:
+        return Tracked(st.x[:, : shape.n, : shape.d].contiguous(), st.E[:, : shape.n, : shape.d], st.exact)
+
+    def retire(self, old: Tracked, new: Tracked) -> None:
+        return None
+
+
 def tracked_model(plan: ModelPlan, x: Any, e0: Any, integral: bool, path: str) -> tuple[Any, Any]:
     """Run the model on ``x`` (the executor's own arithmetic) and bound each point's output error.
 
@@ -192,20 +243,11 @@ def tracked_model(plan: ModelPlan, x: Any, e0: Any, integral: bool, path: str) -
     Returns ``(y, bounds)`` with ``bounds`` a float64 ``(B,)`` tensor.
     """
     torch = require_torch()
-    m, dtype = plan.model, x.dtype
-    layers, layers64 = plan.on(x.device, dtype), plan.on(x.device, torch.float64)
-    state = embed(x, m.inner_n, m.inner_d)
-    E = embed(e0.to(device=x.device, dtype=torch.float64), m.inner_n, m.inner_d)
-    exact = (E.amax(dim=(1, 2)) == 0) & integral
-    for lp, lp64 in zip(layers, layers64):
-        exact = exact & (lp.stats.integral and _representable(lp64, dtype))
-        parts = layer_parts(lp, state, path)
-        E = _layer_bound(lp, _abs_plan(lp64), state, E, parts, exact, dtype, path)
-        state = combine(state, *parts)
-        exact = exact & (E.amax(dim=(1, 2)) == 0)
-    out_err = E[:, : m.n, : m.d]
-    bounds = out_err.amax(dim=(1, 2)) if out_err.numel() else torch.zeros(x.shape[0], dtype=torch.float64)
-    return state[:, : m.n, : m.d].contiguous(), torch.nan_to_num(bounds * SLACK, nan=math.inf)
+    layers = zip(plan.on(x.device, x.dtype), plan.on(x.device, torch.float64))
+    u = Tracked(x, e0.to(device=x.device, dtype=torch.float64), integral)
+    out = loop.run_model(plan.model, layers, u, TrackedArithmetic(x.dtype, path))
+    bounds = out.E.amax(dim=(1, 2)) if out.E.numel() else torch.zeros(x.shape[0], dtype=torch.float64)
+    return out.x, torch.nan_to_num(bounds * SLACK, nan=math.inf)
 
 
 def tracked_circuit(plan: CircuitPlan, x: Any, e0: Any, integral: Any) -> tuple[Any, Any]:

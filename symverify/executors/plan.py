@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, Sym
@@ -262,9 +263,16 @@ class ModelPlan:
         return self.moved[key]
 
 
-def model_plan(m: Model, numbers: Numbers) -> ModelPlan:
-    """The (cached) plan of a model for one number kind and one set of parameter values."""
+def model_plan(m: Model, numbers: Numbers, check: Check | None = None) -> ModelPlan:
+    """The (cached) plan of a model for one number kind and one set of parameter values;
+    ``check`` (:mod:`symverify.deadline`) runs before planning each layer."""
     check_params(m, numbers)
-    return cached(m, numbers, lambda: ModelPlan(m, numbers, [_plan_layer(i, ly, numbers, m.inner_n) for i, ly in enumerate(m.layers)]))
+
+    def layer(i: int, ly: Layer) -> LayerPlan:
+        if check is not None:
+            check()
+        return _plan_layer(i, ly, numbers, m.inner_n)
+
+    return cached(m, numbers, lambda: ModelPlan(m, numbers, [layer(i, ly) for i, ly in enumerate(m.layers)]))
 
 

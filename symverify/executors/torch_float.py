@@ -2,6 +2,8 @@
 
 One layer is ``y = (x·W + b1) ⊙ (h ⊛ x + b2)`` on a ``(B, N', d')`` state (THEORY §1.1); a model
 embeds ``(B, N, d)`` in the top-left corner of a zero state, runs its layers and crops (§1.2).
+Both run in the one layer loop of :mod:`symverify.semantics.layer`; :class:`FloatArithmetic` is
+its float backend (and :class:`TorchStates` what it shares with the modular one).
 The convolution runs on one of three paths, chosen per layer by the plan (``path='auto'``: shifts
 for a few lags, else FFT) or forced for every layer with a kernel:
 
@@ -19,16 +21,21 @@ path are bounded in :mod:`symverify.executors.numeric`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from symverify.deadline import Check
 from symverify.ir.circuit import Circuit
+from symverify.semantics import layer as loop
+from symverify.semantics.layer import Shape
 
 from ._torch import require_torch
 from .circuit_plan import CircuitPlan
 from .kernels import Pool, conv_blocked, conv_shifts
 from .plan import LayerPlan, ModelPlan
 
-__all__ = ["run_model", "run_layer", "layer_parts", "combine", "embed", "run_circuit", "circuit_values", "read_outputs", "conv_fft"]
+__all__ = ["run_model", "run_layer", "layer_parts", "combine", "embed", "FloatArithmetic", "TorchStates", "run_circuit",
+           "circuit_values", "read_outputs", "conv_fft"]
 
 
 def _mac(acc: Any, src: Any, tap: Any, one: bool, first: bool) -> None:
@@ -98,14 +105,6 @@ def _affine(core: Any, bias: Any) -> Any:
     return core if bias is None else core.add_(bias)
 
 
-def layer_parts(lp: LayerPlan, x: Any, path: str = "auto", pool: Pool | None = None) -> tuple[Any, Any]:
-    """The two branches ``(x·W + b1, h ⊛ x + b2)``; None for a branch that is identically zero
-    (the projection is not computed when the convolution branch is zero)."""
-    conv = _affine(_convolve(lp, x, path, pool), lp.b2.value())
-    proj = _affine(_project(lp, x, pool), lp.b1.value()) if conv is not None else None
-    return proj, conv
-
-
 def combine(x: Any, proj: Any, conv: Any) -> Any:
     """``proj ⊙ conv`` as a ``(B, N', d')`` state (zeros when a branch is identically zero).
 
@@ -120,15 +119,6 @@ def combine(x: Any, proj: Any, conv: Any) -> Any:
     return (proj * conv).expand_as(x)
 
 
-def run_layer(lp: LayerPlan, x: Any, path: str = "auto", pool: Pool | None = None) -> Any:
-    """One layer on a ``(B, N', d')`` state (``pool``: buffers to reuse, see :class:`Pool`)."""
-    proj, conv = layer_parts(lp, x, path, pool)
-    y = combine(x, proj, conv)
-    if pool is not None:
-        pool.release(proj, conv, keep=y)
-    return y
-
-
 def embed(x: Any, inner_n: int, inner_d: int) -> Any:
     """Zero-pad ``(B, N, d)`` into the top-left corner of a ``(B, N', d')`` state."""
     torch = require_torch()
@@ -137,16 +127,66 @@ def embed(x: Any, inner_n: int, inner_d: int) -> Any:
     return state
 
 
-def run_model(plan: ModelPlan, x: Any, path: str = "auto") -> Any:
-    """The model on ``(B, N, d)`` inputs (already on the right device and dtype)."""
-    m = plan.model
-    state = embed(x, m.inner_n, m.inner_d)
-    pool = Pool()
-    for lp in plan.on(x.device, x.dtype):
-        new = run_layer(lp, state, path, pool)
-        pool.release(state, keep=new)
-        state = new
-    return state[:, : m.n, : m.d].contiguous()
+class TorchStates:
+    """What the torch backends of :mod:`symverify.semantics.layer` share: ``(B, N', d')`` states,
+    layers planned in advance (:class:`~symverify.executors.plan.LayerPlan`), the convolution
+    path, and a :class:`Pool` of buffers to recycle (None: allocate)."""
+
+    path: str
+    pool: Pool | None
+
+    def prepare(self, lp: LayerPlan) -> LayerPlan:
+        return lp
+
+    def embed(self, x: Any, shape: Shape) -> Any:
+        return embed(x, shape.inner_n, shape.inner_d)
+
+    def crop(self, state: Any, shape: Shape) -> Any:
+        return state[:, : shape.n, : shape.d].contiguous()
+
+    def retire(self, old: Any, new: Any) -> None:
+        if self.pool is not None:
+            self.pool.release(old, keep=new)
+
+    def _recycle(self, y: Any, proj: Any, conv: Any) -> Any:
+        if self.pool is not None:
+            self.pool.release(proj, conv, keep=y)
+        return y
+
+
+@dataclass(frozen=True)
+class FloatArithmetic(TorchStates):
+    """The layer in a float dtype: branches are fresh full-size tensors (updated in place),
+    broadcastable biases, or None (identically zero)."""
+
+    path: str = "auto"
+    pool: Pool | None = None
+
+    def convolve(self, lp: LayerPlan, x: Any) -> Any:
+        return _affine(_convolve(lp, x, self.path, self.pool), lp.b2.value())
+
+    def project(self, lp: LayerPlan, x: Any, conv: Any) -> Any:
+        return _affine(_project(lp, x, self.pool), lp.b1.value())
+
+    def combine(self, lp: LayerPlan, x: Any, proj: Any, conv: Any) -> Any:
+        return self._recycle(combine(x, proj, conv), proj, conv)
+
+
+def layer_parts(lp: LayerPlan, x: Any, path: str = "auto", pool: Pool | None = None) -> tuple[Any, Any]:
+    """The two branches ``(x·W + b1, h ⊛ x + b2)``; None for a branch that is identically zero
+    (the projection is not computed when the convolution branch is zero)."""
+    return loop.layer_parts(lp, x, FloatArithmetic(path, pool))
+
+
+def run_layer(lp: LayerPlan, x: Any, path: str = "auto", pool: Pool | None = None) -> Any:
+    """One layer on a ``(B, N', d')`` state (``pool``: buffers to reuse, see :class:`Pool`)."""
+    return loop.run_layer(lp, x, FloatArithmetic(path, pool))
+
+
+def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
+    """The model on ``(B, N, d)`` inputs (already on the right device and dtype); ``check`` runs
+    before every layer."""
+    return loop.run_model(plan.model, plan.on(x.device, x.dtype), x, FloatArithmetic(path, Pool()), check)
 
 
 def circuit_values(plan: CircuitPlan, x: Any, p: int | None = None) -> Any:

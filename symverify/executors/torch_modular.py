@@ -13,23 +13,28 @@ Every value is a residue ``0 ≤ r < p``. Overflow argument (int64 holds ``< 2^6
   recombined as ``(hi·(2^32 mod p) + mid·2^16 + lo) mod p``, each term ``< 2^62``.
 
 Convolution: shifts for sparse kernels, blocked direct (Toeplitz) products on limbs for dense ones.
-The cost model and the shared kernels are in :mod:`symverify.executors.kernels`.
+The cost model and the shared kernels are in :mod:`symverify.executors.kernels`. Models run in the
+one layer loop of :mod:`symverify.semantics.layer`, with :class:`ModularArithmetic` as its backend.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
 from symverify.primes import is_prime
+from symverify.semantics import layer as loop
 
 from ._torch import require_torch
 from .circuit_plan import CircuitPlan
 from .kernels import Pool, conv_blocked, conv_shifts
 from .plan import LayerPlan, ModelPlan
-from .torch_float import _gather, circuit_values, embed, read_outputs
+from .torch_float import TorchStates, _gather, circuit_values, read_outputs
 
-__all__ = ["run_model_mod", "run_circuit_mod", "check_prime", "check_residues", "limb_contract", "MAX_CONTRACTION"]
+__all__ = ["run_model_mod", "run_layer_mod", "ModularArithmetic", "run_circuit_mod", "check_prime", "check_residues",
+           "limb_contract", "MAX_CONTRACTION"]
 
 MAX_CONTRACTION = 2**20  # K above which limb partial sums could reach 2^53
 
@@ -115,35 +120,46 @@ def _affine(core: Any, bias: Any, p: int) -> Any:
     return core if bias is None else core.add_(bias).remainder_(p)
 
 
+@dataclass(frozen=True)
+class ModularArithmetic(TorchStates):
+    """The layer on int64 residues mod ``p``: every branch and product reduced mod p (see the
+    module docstring for why nothing overflows); branches as in
+    :class:`~symverify.executors.torch_float.FloatArithmetic`."""
+
+    p: int
+    path: str = "auto"
+    pool: Pool | None = None
+
+    def convolve(self, lp: LayerPlan, x: Any) -> Any:
+        return _affine(_convolve(lp, x, self.p, self.path, self.pool), lp.b2.value(self.p), self.p)
+
+    def project(self, lp: LayerPlan, x: Any, conv: Any) -> Any:
+        return _affine(_project(lp, x, self.p, self.pool), lp.b1.value(self.p), self.p)
+
+    def combine(self, lp: LayerPlan, x: Any, proj: Any, conv: Any) -> Any:
+        """``proj ⊙ conv mod p`` (a full-size branch is fresh and takes the product in place)."""
+        p = self.p
+        if conv is None or proj is None:
+            y = require_torch().zeros_like(x)
+        elif conv.shape == x.shape:
+            y = conv.mul_(proj).remainder_(p)
+        elif proj.shape == x.shape:
+            y = proj.mul_(conv).remainder_(p)
+        else:
+            y = ((proj * conv) % p).expand_as(x)
+        return self._recycle(y, proj, conv)
+
+
 def run_layer_mod(lp: LayerPlan, x: Any, p: int, path: str = "auto", pool: Pool | None = None) -> Any:
     """One layer on a ``(B, N', d')`` state of residues."""
-    torch = require_torch()
-    conv = _affine(_convolve(lp, x, p, path, pool), lp.b2.value(p), p)
-    proj = _affine(_project(lp, x, p, pool), lp.b1.value(p), p) if conv is not None else None
-    if conv is None or proj is None:
-        y = torch.zeros_like(x)
-    elif conv.shape == x.shape:
-        y = conv.mul_(proj).remainder_(p)
-    elif proj.shape == x.shape:
-        y = proj.mul_(conv).remainder_(p)
-    else:
-        y = ((proj * conv) % p).expand_as(x)
-    if pool is not None:
-        pool.release(proj, conv, keep=y)
-    return y
+    return loop.run_layer(lp, x, ModularArithmetic(p, path, pool))
 
 
-def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto") -> Any:
-    """The model on ``(B, N, d)`` residues mod ``plan.numbers.p``."""
+def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
+    """The model on ``(B, N, d)`` residues mod ``plan.numbers.p``; ``check`` runs before every layer."""
     torch = require_torch()
-    m, p = plan.model, plan.numbers.p
-    state = embed(x, m.inner_n, m.inner_d)
-    pool = Pool()
-    for lp in plan.on(x.device, torch.int64):
-        new = run_layer_mod(lp, state, p, path, pool)
-        pool.release(state, keep=new)
-        state = new
-    return state[:, : m.n, : m.d].contiguous()
+    arith = ModularArithmetic(plan.numbers.p, path, Pool())
+    return loop.run_model(plan.model, plan.on(x.device, torch.int64), x, arith, check)
 
 
 def run_circuit_mod(plan: CircuitPlan, x: Any) -> Any:

@@ -5,7 +5,8 @@ Two paths, which the tests check against each other and against :class:`ModRing`
 
 * :class:`BatchModRing`: the generic interpreter with every value a ``(B,)`` array (circuits,
   kaleidoscopes, any model);
-* :func:`model_mod_batch`: the tensor form of THEORY §1.1 for BaseConv models: the projection
+* :func:`model_mod_batch`: the tensor form of THEORY §1.1 for BaseConv models, a backend of the
+  one layer loop (:mod:`symverify.semantics.layer`) on ``(B, N', d')`` arrays: the projection
   ``u·W`` as a matmul (or a few column updates when ``W`` is sparse), the convolution as one
   shifted slice update per kernel lag (impulse kernels cost ``O(N'·d')``, as PERFORMANCE.md asks),
   then ``(proj mod p) ⊙ (conv mod p) mod p``.
@@ -19,13 +20,14 @@ its overflow argument is in :mod:`symverify.executors.torch_modular`).
 
 Every entry point takes ``check`` (:mod:`symverify.deadline`, e.g. ``Options.checker()``): it is
 polled before every layer and every array operation inside a layer (tensor path), every few
-hundred operations (generic path) or between chunks (torch), and raises
+hundred operations (generic path) or between chunks and a model's layers (torch), and raises
 :class:`~symverify.deadline.DeadlineExceededError` once the deadline has passed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 from symverify.deadline import Check
@@ -33,6 +35,7 @@ from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar
 from symverify.provers.sides import Side, TorchSide
+from symverify.semantics.layer import Shape, run_model
 from symverify.semantics.rings import ModRing
 
 __all__ = ["BatchModRing", "model_mod_batch", "eval_mod_batch", "torch_first_mismatch", "TORCH_CHUNK"]
@@ -92,41 +95,84 @@ def _grid_arr(grid: Grid, ring: BatchModRing) -> Any:
     return arr
 
 
-def _layer(layer: Layer, state: Any, ring: BatchModRing, pcol: Any, check: Check | None = None) -> Any:
-    np = ring._np
-    tick = check if check is not None else _no_check
-    B, nn, dd = state.shape
-    zero = np.zeros((B, nn, dd), dtype=object)
-    nzW = layer.W.nonzero()
-    if not nzW:
-        proj = zero.copy()
-    elif len(nzW) <= 2 * dd:
-        proj = zero.copy()
-        W = _grid_arr(layer.W, ring)
-        for (a, b) in nzW:
-            tick()
-            w = W[a, b] if W.ndim == 2 else W[:, a, b].reshape(B, 1)
-            proj[:, :, b] += state[:, :, a] * w
-    else:
-        tick()
-        proj = np.matmul(state, _grid_arr(layer.W, ring))
-    if not layer.b1.is_zero():
-        proj = proj + _grid_arr(layer.b1, ring)
-    conv = zero.copy()
-    taps = layer.h.nonzero()
-    if taps:
-        H = _grid_arr(layer.h, ring)
-        cyclic = layer.mode is Mode.CYCLIC
-        for k in sorted({k for k, _ in taps}):
-            tick()
-            hk = H[k] if H.ndim == 2 else H[:, k : k + 1, :]
-            conv[:, k:, :] += state[:, : nn - k, :] * hk
-            if cyclic and k:
-                conv[:, :k, :] += state[:, nn - k :, :] * hk
-    if not layer.b2.is_zero():
-        conv = conv + _grid_arr(layer.b2, ring)
-    tick()
-    return (proj % pcol) * (conv % pcol) % pcol
+@dataclass(frozen=True)
+class _BatchArithmetic:
+    """The layer of :mod:`symverify.semantics.layer` on ``(B, N', d')`` object arrays, point ``t``
+    mod ``primes[t]`` (THEORY §1.1 in tensor form): the projection as a matmul or a few column
+    updates, the convolution as one shifted slice update per lag, then
+    ``(proj mod p) ⊙ (conv mod p) mod p``. ``check`` runs before every array operation."""
+
+    ring: BatchModRing
+    pcol: Any  # the primes as a (B, 1, 1) array
+    check: Check | None = None
+
+    def _tick(self) -> None:
+        if self.check is not None:
+            self.check()
+
+    def _zeros(self, x: Any) -> Any:
+        return self.ring._np.zeros(x.shape, dtype=object)
+
+    def prepare(self, layer: Layer) -> Layer:
+        return layer  # grids are converted on first use and cached per grid (:func:`_grid_arr`)
+
+    def convolve(self, layer: Layer, state: Any) -> Any:
+        """``h ⊛ x + b2``, one shifted slice update per lag (causal: rows move down by the lag;
+        cyclic: they wrap around)."""
+        taps, b2 = layer.h.nonzero(), not layer.b2.is_zero()
+        if not taps and not b2:
+            return None
+        conv = self._zeros(state)
+        if taps:
+            H = _grid_arr(layer.h, self.ring)
+            nn = state.shape[1]
+            cyclic = layer.mode is Mode.CYCLIC
+            for k in sorted({k for k, _ in taps}):
+                self._tick()
+                hk = H[k] if H.ndim == 2 else H[:, k : k + 1, :]
+                conv[:, k:, :] += state[:, : nn - k, :] * hk
+                if cyclic and k:
+                    conv[:, :k, :] += state[:, nn - k :, :] * hk
+        return conv + _grid_arr(layer.b2, self.ring) if b2 else conv
+
+    def project(self, layer: Layer, state: Any, conv: Any) -> Any:
+        """``x·W + b1``: a matmul, or one column update per entry when ``W`` has at most 2·d'."""
+        nzW, b1 = layer.W.nonzero(), not layer.b1.is_zero()
+        if not nzW and not b1:
+            return None
+        if len(nzW) > 2 * state.shape[2]:
+            self._tick()
+            proj = self.ring._np.matmul(state, _grid_arr(layer.W, self.ring))
+        else:
+            proj = self._zeros(state)
+            if nzW:
+                W = _grid_arr(layer.W, self.ring)
+                for (a, b) in nzW:
+                    self._tick()
+                    w = W[a, b] if W.ndim == 2 else W[:, a, b].reshape(-1, 1)
+                    proj[:, :, b] += state[:, :, a] * w
+        return proj + _grid_arr(layer.b1, self.ring) if b1 else proj
+
+    def combine(self, layer: Layer, state: Any, proj: Any, conv: Any) -> Any:
+        """``(proj mod p) ⊙ (conv mod p) mod p``; zeros when a branch is identically zero."""
+        if proj is None or conv is None:
+            return self._zeros(state)
+        self._tick()
+        p = self.pcol
+        return (proj % p) * (conv % p) % p
+
+    def embed(self, inputs: Sequence[Sequence[Sequence[int]]], shape: Shape) -> Any:
+        np = self.ring._np
+        B = len(inputs)
+        state = np.zeros((B, shape.inner_n, shape.inner_d), dtype=object)
+        state[:, : shape.n, : shape.d] = np.array(inputs, dtype=object).reshape(B, shape.n, shape.d)
+        return state
+
+    def crop(self, state: Any, shape: Shape) -> Any:
+        return state[:, : shape.n, : shape.d]
+
+    def retire(self, old: Any, new: Any) -> None:
+        return None
 
 
 def _no_check() -> None:
@@ -136,17 +182,9 @@ def _no_check() -> None:
 def model_mod_batch(model: Model, inputs: Sequence[Sequence[Sequence[int]]], ring: BatchModRing,
                     check: Check | None = None) -> list[list[list[int]]]:
     """The model's ``N×d`` outputs at each point of the batch (tensor form; see the module doc)."""
-    np = ring._np
-    B = len(inputs)
-    state = np.zeros((B, model.inner_n, model.inner_d), dtype=object)
-    state[:, : model.n, : model.d] = np.array(inputs, dtype=object).reshape(B, model.n, model.d)
-    pcol = ring.p.reshape(B, 1, 1)
-    for layer in model.layers:
-        if check is not None:
-            check()
-        state = _layer(layer, state, ring, pcol, check)
-    out = state[:, : model.n, : model.d]
-    return [[[int(out[t, i, j]) for j in range(model.d)] for i in range(model.n)] for t in range(B)]
+    arith = _BatchArithmetic(ring, ring.p.reshape(len(inputs), 1, 1), check)
+    out = run_model(model, model.layers, inputs, arith, check)
+    return [[[int(out[t, i, j]) for j in range(model.d)] for i in range(model.n)] for t in range(len(inputs))]
 
 
 def eval_mod_batch(side: Side, inputs: Sequence[Sequence[Sequence[int]]], ring: BatchModRing, *, tensor: bool = True,
@@ -179,7 +217,7 @@ def torch_first_mismatch(lhs: TorchSide, rhs: TorchSide, points: Any, p: int, pa
     ``params`` gives every symbolic weight a residue (shared by the batch). Both sides must be
     models or circuits (the torch executor has no kaleidoscope form). Runs in chunks of ``chunk``
     points on ``device`` (default CPU); ``check`` is polled before every evaluation of a chunk
-    (one executor call cannot be interrupted).
+    and, for a model, before each of its layers (a circuit's evaluation cannot be interrupted).
     """
     from symverify.executors import modular_eval
     from symverify.executors._torch import require_torch
@@ -189,9 +227,9 @@ def torch_first_mismatch(lhs: TorchSide, rhs: TorchSide, points: Any, p: int, pa
     for start in range(0, len(points), chunk):
         tick()
         x = torch.from_numpy(points[start : start + chunk]).to(device or "cpu")
-        a = modular_eval(lhs.obj, x, p, params=params)
+        a = modular_eval(lhs.obj, x, p, params=params, check=check)
         tick()
-        b = modular_eval(rhs.obj, x, p, params=params)
+        b = modular_eval(rhs.obj, x, p, params=params, check=check)
         hits = (a != b).flatten(1).any(dim=1).nonzero()
         if hits.numel():
             return start + int(hits[0, 0])

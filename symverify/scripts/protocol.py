@@ -139,7 +139,7 @@ class _Instances(list):  # type: ignore[type-arg]
         for item in items:
             self.append(item)
 
-    def __iadd__(self, items: Any) -> _Instances:
+    def __iadd__(self, items: Any) -> _Instances:  # type: ignore[misc,override]
         self.extend(items)
         return self
 
