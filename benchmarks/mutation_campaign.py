@@ -14,7 +14,7 @@ Circuits from :mod:`symverify.library` are compiled by both compilers (``dense``
   single-weight mutant (only ``compositional`` and ``auto`` read certificates).
 
 Each (mutant, method) with ``verify(..., timeout=S)`` is classified against ground truth from this
-file's own reference interpreter (THEORY §1–§2 written out again, independent of
+file's own reference interpreter (docs/theory.md §1–§2 written out again, independent of
 ``symverify.semantics``) run over sympy's polynomial ring (independent of the flint engine):
 
 * ``refuted``: the counterexample was confirmed twice, by ``sv.evaluate`` and by the reference
@@ -62,7 +62,7 @@ Z3_MAX_COST = 4000  # z3 runs on pairs whose one evaluation costs at most this (
 
 
 def _ref_model(m: Model, u: Sequence[Sequence[Any]], scalar: Callable[[Scalar], Any], zero: Any) -> list[list[Any]]:
-    """``y = (x·W + b1) ⊙ (h ⊛ x + b2)`` layer by layer on the ``N'×d'`` state (THEORY §1)."""
+    """``y = (x·W + b1) ⊙ (h ⊛ x + b2)`` layer by layer on the ``N'×d'`` state (docs/theory.md §1)."""
     nn, dd = m.inner_n, m.inner_d
     x = [[zero] * dd for _ in range(nn)]
     for i in range(m.n):
@@ -89,7 +89,7 @@ def _ref_model(m: Model, u: Sequence[Sequence[Any]], scalar: Callable[[Scalar], 
 
 
 def _ref_circuit(c: Circuit, u: Sequence[Sequence[Any]], scalar: Callable[[Scalar], Any], zero: Any) -> list[list[Any]]:
-    """Node values in order (THEORY §2); outputs row-major into ``y``, the rest 0."""
+    """Node values in order (docs/theory.md §2); outputs row-major into ``y``, the rest 0."""
     vals = [x for row in u for x in row]
     for g in c.gates:
         if g.op is Op.CONST:

@@ -5,7 +5,7 @@ BaseConv stacks of growing size ``N×d`` and depth ``L`` (small nonzero integer 
 each method decides the stack against itself (``proved``) and against a copy with one weight
 moved (``refuted``). It prints seconds per method, the ratios sympy/flint and flint/randomized,
 the monomials compared and where the exact expansion ran. sympy is skipped once flint alone takes
-longer than ``--sympy-limit`` (sympy's ``ring()`` is ~12× slower: PERFORMANCE.md). The verdicts of
+longer than ``--sympy-limit`` (sympy's ``ring()`` is about 12× slower than flint). The verdicts of
 all methods must agree (a disagreement is printed loudly); nothing is asserted about time.
 """
 

@@ -14,7 +14,7 @@
 # %% [markdown]
 # # A tour of symverify
 #
-# We build an arithmetic circuit, look at its measures (THEORY §2), compile it into a BaseConv
+# We build an arithmetic circuit, look at its measures (docs/theory.md §2), compile it into a BaseConv
 # stack twice — with the dense baseline compiler and with the paper's kaleidoscope compiler
 # (Theorem H.21) — and prove each compiled model equal to the circuit. Then we break one weight
 # and watch the proof turn into a refutation with a counterexample.

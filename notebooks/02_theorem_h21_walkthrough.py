@@ -30,7 +30,7 @@ c = poly_mult(3)
 print(sv.stats(c))
 
 # %% [markdown]
-# ## 1. The layered form (THEORY §2)
+# ## 1. The layered form (docs/theory.md §2)
 # Linear stages compute the level's linear gates and place the operands of its products as
 # `[v1; v2; v3]`; multiplicative stages multiply `v1 ⊙ v2` and keep `v3`.
 

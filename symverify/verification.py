@@ -1,7 +1,7 @@
 """``verify(lhs, rhs)``: decide whether two polynomial maps of one ``n×d`` shape are equal.
 
 Sides are circuits, BaseConv models, kaleidoscope matrices or compiled objects, in any
-combination (:mod:`symverify.provers.sides`). Methods (THEORY §5) are the provers of
+combination (:mod:`symverify.provers.sides`). Methods (docs/theory.md §5) are the provers of
 :mod:`symverify.provers.registry`, one interface for all: ``exact`` (flint) and ``exact-sympy``,
 ``compositional`` (stage certificates), ``randomized`` (Schwartz–Zippel with a stated bound),
 ``z3``, and ``auto``: a one-trial randomized pre-check (a mismatch refutes at once), then
@@ -13,7 +13,7 @@ whose counterexample has been re-checked by exact Fraction evaluation (a failed 
 :class:`ProverError`); exceptions are only for malformed input. The randomized method runs on one of two engines (Python
 ints mod primes ``≥ 2^61``, or torch int64 mod fresh 31-bit primes on batches of points; see
 :mod:`symverify.provers.randomized`) and the report names the one used. ``numeric=`` adds the float
-executor's cross-check against exact evaluation (THEORY §5 *numeric*): never a proof, it does not
+executor's cross-check against exact evaluation (docs/theory.md §5 *numeric*): never a proof, it does not
 change the verdict.
 
 >>> from symverify.ir.circuit import Circuit, Gate

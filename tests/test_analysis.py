@@ -1,4 +1,4 @@
-"""Circuit measures against hand-computed values (THEORY §2), and the layered form."""
+"""Circuit measures against hand-computed values (docs/theory.md §2), and the layered form."""
 
 import pytest
 from hypothesis import given

@@ -2,7 +2,7 @@
 
 The matrix is backends × cases. Each case is a model with exact inputs and parameter values;
 each backend runs it through its public entry point and must agree with :func:`reference`, the
-definition of THEORY §1.1–§1.2 written out cell by cell (dense, no skipping, nothing shared with
+definition of docs/theory.md §1.1–§1.2 written out cell by cell (dense, no skipping, nothing shared with
 the backends): exactly for the ring interpreter in every ring, modulo the prime for the modular
 backends, exactly for float64 where the arithmetic is exact (integer data on the shift and direct
 paths), and within the float error bound (``numeric_check``) everywhere else.
@@ -49,7 +49,7 @@ A, B = sym("a"), sym("b")
 
 
 def reference(m: Model, u: Sequence[Sequence[Any]], params: dict[str, Any]) -> list[list[Fraction]]:
-    """THEORY §1.1–§1.2 cell by cell: embed, then for every layer and every cell
+    """docs/theory.md §1.1–§1.2 cell by cell: embed, then for every layer and every cell
     ``(Σ_p x[i,p]·W[p,j] + b1[i,j]) · (Σ_k h[k,j]·x[i−k,j] + b2[i,j])`` with ``k ≤ i`` (causal)
     or ``i − k`` mod N' (cyclic), then crop."""
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -17,7 +18,12 @@ def installed(tmp_path_factory):
     """The built wheel installed (without its dependencies, which this interpreter has) into a
     directory of its own; ``PYTHONPATH`` puts it ahead of the development checkout."""
     tmp = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp / "dist"), str(ROOT)],
+    src = tmp / "src"  # a copy, so building leaves nothing in the checkout
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "symverify", src / "symverify", ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp / "dist"), str(src)],
                    check=True, capture_output=True, text=True)
     (wheel,) = (tmp / "dist").glob("symverify-*.whl")
     site = tmp / "site"

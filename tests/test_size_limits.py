@@ -99,7 +99,7 @@ def test_lookup_without_expansion_matches(g):
 
 # ---- circuit measures without listing the inputs ------------------------------------------------
 def _reference_stats(c):
-    """The measures as THEORY §2 defines them, computed the slow, explicit way."""
+    """The measures as docs/theory.md §2 defines them, computed the slow, explicit way."""
     nd = c.num_inputs
     lv = [0] * nd
     deg = [1] * nd

@@ -3,7 +3,7 @@
 Pairs come from :mod:`symverify.mutate` applied to hypothesis-drawn circuits and models and to
 compiled models and their certificates (symbolic weights included). Ground truth and the
 counterexample check come from the mutation campaign's reference interpreter
-(``benchmarks/mutation_campaign.py``): THEORY §1–§2 written out again over sympy's polynomial ring,
+(``benchmarks/mutation_campaign.py``): docs/theory.md §1–§2 written out again over sympy's polynomial ring,
 independent of :mod:`symverify.semantics` and of the flint engine. The campaign's quick tier runs
 here too and must find no false proof.
 """

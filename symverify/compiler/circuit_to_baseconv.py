@@ -1,6 +1,6 @@
 """Circuits to BaseConv through kaleidoscopes (Corollary H.20, Theorem H.21).
 
-The circuit is rewritten in layered form (:func:`~symverify.ir.layered.layered_form`, THEORY §2):
+The circuit is rewritten in layered form (:func:`~symverify.ir.layered.layered_form`, docs/theory.md §2):
 linear stages ``z ↦ M·z + c`` and multiplicative stages ``[v1; v2; v3] ↦ [v1 ⊙ v2; v3]``.
 Every state gets *positions* in the live vector ``z ∈ F^{N_k}`` (:mod:`.layout`):
 

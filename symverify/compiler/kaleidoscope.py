@@ -1,10 +1,10 @@
 """The paper's compiler: any circuit to a cyclic BaseConv model (Theorem H.21, Corollary H.20).
 
 ``compile_kaleidoscope(circuit)`` follows the proof of Theorem H.21: the layered form
-(THEORY §2), each linear stage as a kaleidoscope matrix (Theorem H.19 stage by stage, Dao et
+(docs/theory.md §2), each linear stage as a kaleidoscope matrix (Theorem H.19 stage by stage, Dao et
 al. Theorems 2–3) computed by butterfly gadgets (Lemmas H.16, H.18), each multiplicative stage by
 ``remember`` (Proposition H.10). See :mod:`.circuit_to_baseconv` for the layout and the gadgets.
-All layers are cyclic (THEORY §4: the theorem is false for causal stacks).
+All layers are cyclic (docs/theory.md §4: the theorem is false for causal stacks).
 
 **Stated constants** (checked by ``symverify/proofs/thm_h21_general.py``), with ``Δ`` the depth, ``w`` the
 cut width, ``a = ⌈log2 max(w, 2)⌉``, ``dp`` = ``d`` padded to a power of two:

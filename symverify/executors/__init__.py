@@ -13,7 +13,7 @@ One call runs either side of a verification on a batch of inputs ``(B, N, d)`` (
   (:mod:`symverify.executors.torch_modular`); returns an int64 tensor of residues.
 
 Symbolic weights need ``params={name: value}``. The executors are cross-checks: a float result is
-never a proof (THEORY §5). torch is imported only when a torch backend runs.
+never a proof (docs/theory.md §5). torch is imported only when a torch backend runs.
 """
 
 from __future__ import annotations

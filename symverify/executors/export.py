@@ -1,7 +1,7 @@
 """Export a BaseConv model to a torch ``nn.Module`` and import it back exactly.
 
 :func:`to_torch` builds a :class:`BaseConvStack`: dense float parameters ``W (d'×d')`` and
-``b1, h, b2 (N'×d')`` per layer, and a forward pass that computes the paper stack of THEORY §1
+``b1, h, b2 (N'×d')`` per layer, and a forward pass that computes the paper stack of docs/theory.md §1
 (embed, ``(x·W + b1) ⊙ (h ⊛ x + b2)`` per layer in its mode, crop) with the executor's own FFT or
 blocked direct convolution, so it agrees with ``execute(model, u, backend="torch", path=...)``
 within the error model of :mod:`symverify.executors.numeric` (bit for bit on integer data).
@@ -43,7 +43,7 @@ __all__ = ["BaseConvLayer", "BaseConvStack", "to_torch", "from_torch", "grid_fro
 
 
 class BaseConvLayer(nn.Module):
-    """One paper layer ``(x·W + b1) ⊙ (h ⊛ x + b2)`` with dense parameters (THEORY §1.1)."""
+    """One paper layer ``(x·W + b1) ⊙ (h ⊛ x + b2)`` with dense parameters (docs/theory.md §1.1)."""
 
     def __init__(self, W: Any, b1: Any, h: Any, b2: Any, mode: str = "causal") -> None:
         super().__init__()

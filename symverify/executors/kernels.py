@@ -1,4 +1,4 @@
-"""Convolution kernels shared by the float and the modular executors (THEORY §1.1).
+"""Convolution kernels shared by the float and the modular executors (docs/theory.md §1.1).
 
 States are ``(B, N', d')`` tensors, rows = positions. Two algorithms are generic over the
 arithmetic, which the caller passes in:

@@ -2,7 +2,7 @@
 
 A plan converts every exact weight once, either to ``float`` (:class:`FloatNumbers`, the value
 rounded to nearest float64) or to a residue mod p (:class:`ModNumbers`), and records the structure
-the executors exploit (THEORY §1.1, one layer ``(u·W + b1) ⊙ (h ⊛ u + b2)``):
+the executors exploit (docs/theory.md §1.1, one layer ``(u·W + b1) ⊙ (h ⊛ u + b2)``):
 
 - ``W`` is zero, *sparse* (at most ``k`` nonzeros per column: ``k`` gathers) or dense (a matmul);
 - ``h`` is stored as its nonzero lags and their per-channel taps; few taps run as shifts

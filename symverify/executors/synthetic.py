@@ -1,6 +1,6 @@
 """Seeded synthetic BaseConv models for benchmarks and executor tests.
 
-- :func:`impulse_model`: shaped like compiled models (THEORY §4 constructions): every kernel is
+- :func:`impulse_model`: shaped like compiled models (docs/theory.md §4 constructions): every kernel is
   one impulse shared by all channels, biases are rectangle masks, ``W`` is zero or a signed
   permutation. On inputs in {−1, 1} every value stays in {−1, 1} (exact in every dtype).
 - :func:`dense_model`: dense random kernels, projections and biases with dyadic entries scaled

@@ -1,6 +1,6 @@
 """The float executor: BaseConv models and circuits on batched inputs, in torch (CPU or CUDA).
 
-One layer is ``y = (x·W + b1) ⊙ (h ⊛ x + b2)`` on a ``(B, N', d')`` state (THEORY §1.1); a model
+One layer is ``y = (x·W + b1) ⊙ (h ⊛ x + b2)`` on a ``(B, N', d')`` state (docs/theory.md §1.1); a model
 embeds ``(B, N, d)`` in the top-left corner of a zero state, runs its layers and crops (§1.2).
 Both run in the one layer loop of :mod:`symverify.semantics.layer`; :class:`FloatArithmetic` is
 its float backend (and :class:`TorchStates` what it shares with the modular one).
@@ -217,7 +217,7 @@ def circuit_values(plan: CircuitPlan, x: Any, p: int | None = None) -> Any:
 
 
 def read_outputs(c: Circuit, vals: Any, outputs: Any) -> Any:
-    """The ``(B, n, d)`` output: the output nodes row-major, the rest zero (THEORY §2)."""
+    """The ``(B, n, d)`` output: the output nodes row-major, the rest zero (docs/theory.md §2)."""
     torch = require_torch()
     bsz = vals.shape[1]
     out = torch.zeros((bsz, c.num_inputs), dtype=vals.dtype, device=vals.device)

@@ -1,14 +1,14 @@
 """The zoology repository's ``BaseConv`` variant, and exact converters to and from it.
 
 :class:`ZoologyBaseConv` re-implements ``zoology/mixers/base_conv.py`` with an explicit long filter
-(``kernel_size=-1, implicit_long_conv=False, use_act=False``; notes on Appendix H, §1.3):
+(``kernel_size=-1, implicit_long_conv=False, use_act=False``; docs/notes-appendix-h.md §1.3):
 
     z = (k ⊛ u + u) ⊙ (u·A + c) + u,      A = projection.weight.T
 
 with ``projection = nn.Linear(d, d)`` (it stores ``Aᵀ`` and a per-channel bias ``c``), a filter
 ``conv.filter`` of shape ``(d, l_max)``, ``fft_conv`` of size 2·seq_len that adds the D-skip ``u``,
 and the residual ``+u``. Its state-dict keys (``projection.weight``, ``projection.bias``,
-``conv.filter``) match the repository's module. It differs from the paper layer (THEORY §1.1) in
+``conv.filter``) match the repository's module. It differs from the paper layer (docs/theory.md §1.1) in
 the residual, the per-channel bias, the D-skip, causal-only convolution, no padding, and FFT
 aliasing of filters longer than seq_len + 1.
 

@@ -1,4 +1,4 @@
-"""The causal limit: Theorem H.21 is false for causal-only BaseConv stacks (THEORY §4 **Choice**).
+"""The causal limit: Theorem H.21 is false for causal-only BaseConv stacks (docs/theory.md §4 **Choice**).
 
 **Lemma (causal row dependence).** In an (N, L, d, N', d')-BaseConv whose layers are all causal,
 for every weight values and every depth, output row i is a polynomial in the input rows ≤ i only.

@@ -3,7 +3,7 @@
 A :class:`Fragment` is a stack of layers acting on ``N'×d'`` states (rows = sequence positions,
 columns = channels) together with
 
-* its **clean interface** (Lemma H.11, THEORY §4): ``entry`` is the set of cells that may be
+* its **clean interface** (Lemma H.11, docs/theory.md §4): ``entry`` is the set of cells that may be
   nonzero when the fragment starts (every other cell must be 0), ``exit`` the set of cells that
   may be nonzero when it ends (every other cell *is* 0);
 * its **specification**, built on demand by :meth:`Fragment.spec`: a small circuit over the whole

@@ -1,6 +1,6 @@
 """Proposition H.10 (``remember``): apply ``f ⊙ (h ⊛ x)`` to one block and keep another unchanged.
 
-``remember(y : x, r, h, f)`` (THEORY §4): the input state holds blocks ``y = [x; r; 0]`` and the
+``remember(y : x, r, h, f)`` (docs/theory.md §4): the input state holds blocks ``y = [x; r; 0]`` and the
 output is ``[f ⊙ (h ⊛ x); r; 0]``: ``h ⊛ x`` is the causal convolution of the first block along
 the sequence axis (taps ``h[k]``, ``k`` < the block length), multiplied entrywise by ``f``, while
 ``r`` is kept and everything else ends 0. ``f`` is either
@@ -12,7 +12,7 @@ the sequence axis (taps ``h[k]``, ``k`` < the block length), multiplied entrywis
   ``f = v1``, ``r = v3``, ``h = e_0``), where the operand blocks share rows and differ in channel.
   The ``f`` channels are consumed (0 on exit).
 
-**Choice (O(1) layers, THEORY §4).** :func:`remember_rows` (blocks of rows) uses **at most 2
+**Choice (O(1) layers, docs/theory.md §4).** :func:`remember_rows` (blocks of rows) uses **at most 2
 layers**: 1 when ``h`` has taps at lag 0 only or ``r`` is empty, else 2 with a workspace of
 ``a + b`` zero rows (``N' ≥ 2(a + b)``). :func:`remember_channels` (blocks of channels, as the
 dense compiler lays out a level's operands) always uses **1 layer**, because the filter is
@@ -35,7 +35,7 @@ from symverify.ir.scalar import Scalar, is_zero
 __all__ = ["ConstF", "ChannelF", "remember_rows", "remember_channels", "REMEMBER_MAX_LAYERS"]
 
 REMEMBER_MAX_LAYERS = 2
-"""The constant of Proposition H.10 as constructed here (THEORY §4 **Choice**)."""
+"""The constant of Proposition H.10 as constructed here (docs/theory.md §4 **Choice**)."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""Circuit measures of THEORY §2: size, depth Δ, cut width w, gate width, degrees.
+"""Circuit measures of docs/theory.md §2: size, depth Δ, cut width w, gate width, degrees.
 
 Levels: inputs and constants are at level 0; a gate is at 1 + the max level of its operands.
-Cut width (**Choice**, THEORY §2): ``live_ℓ`` is the set of nodes of level ≤ ℓ that are outputs
+Cut width (**Choice**, docs/theory.md §2): ``live_ℓ`` is the set of nodes of level ≤ ℓ that are outputs
 or are read by a gate of level > ℓ, with all n·d inputs live at ℓ = 0; ``w = max_ℓ |live_ℓ|``.
 
 :func:`stats` (and so ``symverify info``) costs ``O(gates + outputs)``: inputs are never listed
@@ -70,7 +70,7 @@ def _depth(c: Circuit, gl: list[int]) -> int:
 
 def _live_intervals(c: Circuit, gl: list[int]) -> tuple[int, dict[int, tuple[int, int]]]:
     """Δ and, for every node that is live at some level ≥ 1 or is a live non-input at level 0,
-    its live levels ``[lo, hi]`` (THEORY §2); inputs not listed are live at level 0 only."""
+    its live levels ``[lo, hi]`` (docs/theory.md §2); inputs not listed are live at level 0 only."""
     nd = c.num_inputs
     delta = _depth(c, gl)
     last: dict[int, int] = {}
@@ -92,7 +92,7 @@ def _live_intervals(c: Circuit, gl: list[int]) -> tuple[int, dict[int, tuple[int
 
 
 def live_sets(c: Circuit) -> list[frozenset[int]]:
-    """``live_ℓ`` for ℓ = 0 … Δ, exactly as THEORY §2 defines it (refused beyond ``MAX_INPUTS`` inputs)."""
+    """``live_ℓ`` for ℓ = 0 … Δ, exactly as docs/theory.md §2 defines it (refused beyond ``MAX_INPUTS`` inputs)."""
     _need_circuit(c, "live_sets")
     _check_inputs(c, "live_sets")
     delta, spans = _live_intervals(c, _gate_levels(c))
@@ -169,7 +169,7 @@ def _gate_degrees(c: Circuit) -> list[int]:
 
 @dataclass(frozen=True)
 class CircuitStats:
-    """The measures THEORY §2 asks the toolkit to report."""
+    """The measures docs/theory.md §2 asks the toolkit to report."""
 
     n: int
     d: int

@@ -1,4 +1,4 @@
-"""The BaseConv layer and the (N, L, d, N', d')-BaseConv model (THEORY §1).
+"""The BaseConv layer and the (N, L, d, N', d')-BaseConv model (docs/theory.md §1).
 
 Layout: a state is ``N'×d'`` with rows = sequence positions and columns = channels. One layer is
 
@@ -26,7 +26,7 @@ __all__ = ["Mode", "Layer", "Model"]
 
 
 class Mode(str, Enum):
-    """Convolution mode of one layer (THEORY §1.1)."""
+    """Convolution mode of one layer (docs/theory.md §1.1)."""
 
     CAUSAL = "causal"
     CYCLIC = "cyclic"
@@ -120,7 +120,7 @@ class Model:
 
     @property
     def signature(self) -> tuple[int, int, int, int, int]:
-        """``(N, L, d, N', d')`` in THEORY §1.2's order."""
+        """``(N, L, d, N', d')`` in docs/theory.md §1.2's order."""
         return (self.n, len(self.layers), self.d, self.inner_n, self.inner_d)
 
     @property

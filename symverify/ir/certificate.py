@@ -1,4 +1,4 @@
-"""Stage certificates: where a compiled model keeps the circuit's values (THEORY §5).
+"""Stage certificates: where a compiled model keeps the circuit's values (docs/theory.md §5).
 
 A :class:`Certificate` is untrusted data attached to a compiled model. It cuts the layer stack
 into stages by a list of :class:`Boundary` objects; boundary ``k`` sits after ``layer`` layers and

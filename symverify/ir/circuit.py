@@ -1,4 +1,4 @@
-"""Arithmetic circuits (THEORY §2) as a flat, topologically ordered IR.
+"""Arithmetic circuits (docs/theory.md §2) as a flat, topologically ordered IR.
 
 A circuit reads ``u ∈ F^{n×d}``. Node ids ``0 … n·d−1`` are the inputs ``x_i = vec(u)[i]``
 (row-major: ``x_{i·d+j} = u[i, j]``); node ``n·d + k`` is gate ``k``. Gates only read earlier
@@ -52,7 +52,7 @@ class Circuit:
 
     @property
     def size(self) -> int:
-        """Number of gates, inputs and constants not counted (THEORY §2)."""
+        """Number of gates, inputs and constants not counted (docs/theory.md §2)."""
         return sum(1 for g in self.gates if g.op is not Op.CONST)
 
     @staticmethod
@@ -76,7 +76,7 @@ class Circuit:
         return self.gates[k] if k >= 0 else None
 
     def is_linear(self) -> bool:
-        """True when the circuit has only inputs and linear gates (THEORY §2: a linear circuit)."""
+        """True when the circuit has only inputs and linear gates (docs/theory.md §2: a linear circuit)."""
         return all(g.op is Op.LIN for g in self.gates)
 
     def params(self) -> frozenset[str]:

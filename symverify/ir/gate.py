@@ -1,4 +1,4 @@
-"""Gates of the circuit IR (THEORY §2): ``CONST c``, ``LIN α·a + β·b`` and ``MUL a·b``.
+"""Gates of the circuit IR (docs/theory.md §2): ``CONST c``, ``LIN α·a + β·b`` and ``MUL a·b``.
 
 A :class:`Gate` normalises its coefficients when it is made and is never changed afterwards; the
 :class:`~symverify.ir.circuit.Circuit` that holds it checks arity and node ids.
@@ -17,7 +17,7 @@ __all__ = ["Op", "Gate"]
 
 
 class Op(str, Enum):
-    """The gate kinds of THEORY §2."""
+    """The gate kinds of docs/theory.md §2."""
 
     CONST = "const"
     LIN = "lin"

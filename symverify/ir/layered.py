@@ -1,4 +1,4 @@
-"""The layered form of a circuit (THEORY §2, the proof of Theorem H.21).
+"""The layered form of a circuit (docs/theory.md §2, the proof of Theorem H.21).
 
 The circuit becomes stages acting on a state ``z`` whose slots are labelled by circuit nodes.
 The first state is ``vec(u)`` (slot i = input i). For each level ℓ = 1 … Δ:
@@ -99,7 +99,7 @@ def _row_for(c: Circuit, v: int, slot_of: dict[int, int], level: int) -> tuple[t
 
 
 def layered_form(c: Circuit) -> LayeredForm:
-    """Rewrite ``c`` into stages (THEORY §2); see the module docstring for the layout.
+    """Rewrite ``c`` into stages (docs/theory.md §2); see the module docstring for the layout.
 
     >>> from symverify.ir.circuit import Circuit, Gate
     >>> lf = layered_form(Circuit(1, 2, (Gate.mul(0, 1), Gate.add(2, 0)), (3,)))

@@ -1,4 +1,4 @@
-"""Butterfly matrices and the kaleidoscope hierarchy: apply and construct (THEORY §3).
+"""Butterfly matrices and the kaleidoscope hierarchy: apply and construct (docs/theory.md §3).
 
 Their exact checks (equality to a matrix, a permutation or a linear circuit) are the matrix
 prover, :mod:`symverify.provers.matrix`.

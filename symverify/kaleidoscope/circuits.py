@@ -1,16 +1,16 @@
 """Linear circuits as kaleidoscope matrices (Zoology Theorem H.19; Dao et al. 2020, Theorem 1).
 
-A linear circuit (THEORY §2: inputs and ``lin`` gates only) on ``n = n_rows·d`` inputs computes
+A linear circuit (docs/theory.md §2: inputs and ``lin`` gates only) on ``n = n_rows·d`` inputs computes
 ``vec(y) = M·vec(u)`` for an ``n×n`` matrix ``M`` (rows past the output list are 0). Each level
 becomes a sparse matrix and each sparse matrix ``(BB*)^5`` (Theorem 3, :mod:`.sparse`); the
 pieces are garbage-free, so they are lifted to one size ``N`` (``diag(E, I)``) and concatenated.
 
-* ``mode='live'`` (Theorem H.19, notes §2.4): the stages of :func:`~symverify.ir.layered.layered_form`
+* ``mode='live'`` (Theorem H.19, docs/notes-kaleidoscope.md §2.4): the stages of :func:`~symverify.ir.layered.layered_form`
   map the live state after level ℓ−1 to the live state after level ℓ, the last one to the output
   list. A stage has at most ``W`` rows of ≤ 2 entries (``W`` = the largest state, ``W ≤ w``, the
   cut width), so ``N_ℓ ≤ 2^⌈log2 4W⌉ < 8W``. Result: ``(BB*)^{5Δ}`` with ``e < 8(w+n)/n``
   (``5·max(Δ, 1)``: a depth-0 circuit still needs its output selection).
-* ``mode='size'`` (Kaleidoscope's proof, notes §2.3): slot ``v`` holds node ``v`` (``s`` = nodes,
+* ``mode='size'`` (Kaleidoscope's proof, docs/notes-kaleidoscope.md §2.3): slot ``v`` holds node ``v`` (``s`` = nodes,
   inputs included); level ℓ's matrix copies every node of level < ℓ and computes level ℓ; a final
   0/1 matrix puts the outputs in order. Result: ``(BB*)^{5(Δ+1)}`` with ``e < 8s/n``.
 """
@@ -120,12 +120,12 @@ def linear_circuit_to_kaleidoscope(c: Circuit, mode: Mode = "live") -> Factoriza
         res["live_width"] = max([n] + [m.rows for m in mats])
         big = 8 * (st.width + n)
         bounds: dict[str, int | Fraction] = {"w": 5 * max(st.depth, 1), "N": big - 1, "e": Fraction(big, n), "live_width": st.width}
-        theorem = "Zoology Theorem H.19 (live-width form, notes §2.4)"
+        theorem = "Zoology Theorem H.19 (live-width form, docs/notes-kaleidoscope.md §2.4)"
     elif mode == "size":
         mats = _size_stages(c, st.depth)
         big = 8 * c.num_nodes
         bounds = {"w": 5 * (st.depth + 1), "N": big - 1, "e": Fraction(big, n)}
-        theorem = "Dao et al. 2020, Theorem 1 (size form, notes §2.3)"
+        theorem = "Dao et al. 2020, Theorem 1 (size form, docs/notes-kaleidoscope.md §2.3)"
     else:
         raise CompileError(f"linear_circuit_to_kaleidoscope: mode must be 'live' or 'size', found {mode!r}")
     pieces = [sparse_to_kaleidoscope(m) for m in mats]

@@ -1,4 +1,4 @@
-"""The causal limit: Theorem H.21 is false for causal-only stacks (THEORY §4 **Choice (causality)**).
+"""The causal limit: Theorem H.21 is false for causal-only stacks (docs/theory.md §4 **Choice (causality)**).
 
 Lemma (see :mod:`symverify.gadgets.causal`): in a causal stack, output row i depends only on input rows
 ≤ i, for all weights, depths and inner sizes (induction on layers). Checked here for concrete

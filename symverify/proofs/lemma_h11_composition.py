@@ -7,7 +7,7 @@
 * A cyclic layer on N rows padded to fewer than 2N − 1 rows is refused when it would read other
   rows, and a stack whose interfaces do not match is refused naming the cells; for the latter the
   unchecked stack is *refuted* exactly (its polynomials differ from ``g∘f``), which is why the
-  interface rule is needed (THEORY §4 **Choice**).
+  interface rule is needed (docs/theory.md §4 **Choice**).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Proposition H.10 (remember): ``[x; r; 0] ↦ [f ⊙ (h ⊛ x); r; 0]`` in O(1) layers, proved.
 
-Constant (THEORY §4 **Choice**): at most 2 layers; 1 when ``h`` has taps at lag 0 only (the
+Constant (docs/theory.md §4 **Choice**): at most 2 layers; 1 when ``h`` has taps at lag 0 only (the
 Theorem H.21 use, ``h = e_0``) or when ``r`` is empty; the two-layer form uses ``a + b`` zero rows
 of workspace (``N' = 2(a + b)``). Instances use symbolic ``h`` and symbolic constant ``f`` (so they
 hold for all filters and all constants) or ``f`` delivered from the state through the projection

@@ -5,7 +5,7 @@ layers, cell by cell:
 
 * a **degree** bound in the input variables *and* the weight parameters (``+`` takes the max,
   ``*`` adds; a structurally zero branch stays zero, so a layer with ``W = 0`` or ``h = 0`` does
-  not double the degree; PERFORMANCE.md: a certified per-cell degree, not ``2^L``);
+  not double the degree; a certified per-cell degree, not ``2^L``);
 * a **height** bound: with ``Q`` the lcm of every denominator in the weights and coefficients and
   ``S`` the number of scalar factors, ``Q^S·f`` has integer coefficients and its ℓ1 norm is
   bounded by ``ℓ1(f+g) ≤ ℓ1(f)+ℓ1(g)``, ``ℓ1(f·g) ≤ ℓ1(f)·ℓ1(g)`` (kept as a rounded-up

@@ -1,4 +1,4 @@
-"""The *compositional* method (THEORY §5) as a verification method with a verdict.
+"""The *compositional* method (docs/theory.md §5) as a verification method with a verdict.
 
 :func:`symverify.provers.compositional.check_certificate` proves ``model ≡ circuit`` stage by stage
 (Lemma H.11) from an untrusted stage certificate. When every stage checks, the verdict is

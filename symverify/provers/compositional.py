@@ -1,4 +1,4 @@
-"""The compositional prover (THEORY §5): check a stage certificate layer range by layer range.
+"""The compositional prover (docs/theory.md §5): check a stage certificate layer range by layer range.
 
 For each stage (boundary k → k+1) the checker
 

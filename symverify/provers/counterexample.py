@@ -5,7 +5,7 @@ integers) mod ``p = 2^61 − 1``; a candidate whose outputs differ mod ``p`` dif
 rationals have equal residues), and :func:`confirm` evaluates it with exact Fractions. Symbolic
 parameters get values too. :func:`recheck` is the last line of defence that ``verify`` runs on
 every counterexample before it is reported: if exact evaluation does not reproduce the claimed
-difference, the prover is wrong and :class:`ProverError` is raised (THEORY §5, STYLE §2.4).
+difference, the prover is wrong and :class:`ProverError` is raised (docs/theory.md §5).
 
 :func:`search` honours ``opts.deadline`` inside every evaluation (screening and exact
 confirmation poll ``opts.checker()``): past the deadline it returns None within milliseconds.

@@ -1,9 +1,9 @@
-"""The *exact* method (THEORY §5): canonical polynomials of both sides, compared entry by entry.
+"""The *exact* method (docs/theory.md §5): canonical polynomials of both sides, compared entry by entry.
 
 Both sides are expanded in one shared ring (``x0 … x{nd−1}`` and every weight parameter) with
 python-flint (``fmpq_mpoly``) or sympy's ``ring()`` over QQ (:mod:`symverify.semantics.poly`);
 equality of canonical sparse forms is ``==``. Symbolic weights are variables, so a pass proves the
-identity for all weight values. Guard (PERFORMANCE.md): a certified monomial-count estimate
+identity for all weight values. Guard (expansion beyond memory aborts the process; it cannot be caught): a certified monomial-count estimate
 (:mod:`symverify.provers.bounds`) decides whether to expand in-process, in a memory-limited child
 process (:mod:`symverify.provers.guard`), or not at all; every intermediate polynomial is checked
 against ``max_monomials`` and the deadline as it is produced. Over budget → ``unknown``.

@@ -1,7 +1,7 @@
 """Run a memory-hungry computation in a child process with an address-space limit and a timeout.
 
 FLINT (and symengine) abort the whole process on memory exhaustion (SIGABRT, "Unable to
-allocate memory"); this cannot be caught as ``MemoryError`` (PERFORMANCE.md). Exact expansion
+allocate memory"); this cannot be caught as ``MemoryError``. Exact expansion
 therefore runs here when its size estimate is large: the child sets ``RLIMIT_AS`` to its current
 address space plus the budget, so an over-budget expansion kills only the child, and the caller
 turns that into an ``unknown`` verdict, never a crash.

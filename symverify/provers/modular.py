@@ -5,10 +5,10 @@ Two paths, which the tests check against each other and against :class:`ModRing`
 
 * :class:`BatchModRing`: the generic interpreter with every value a ``(B,)`` array (circuits,
   kaleidoscopes, any model);
-* :func:`model_mod_batch`: the tensor form of THEORY §1.1 for BaseConv models, a backend of the
+* :func:`model_mod_batch`: the tensor form of docs/theory.md §1.1 for BaseConv models, a backend of the
   one layer loop (:mod:`symverify.semantics.layer`) on ``(B, N', d')`` arrays: the projection
   ``u·W`` as a matmul (or a few column updates when ``W`` is sparse), the convolution as one
-  shifted slice update per kernel lag (impulse kernels cost ``O(N'·d')``, as PERFORMANCE.md asks),
+  shifted slice update per kernel lag (impulse kernels cost ``O(N'·d')``),
   then ``(proj mod p) ⊙ (conv mod p) mod p``.
 
 Values are Python ints in object arrays: exact at any prime size, with the Python-level loop
@@ -98,7 +98,7 @@ def _grid_arr(grid: Grid, ring: BatchModRing) -> Any:
 @dataclass(frozen=True)
 class _BatchArithmetic:
     """The layer of :mod:`symverify.semantics.layer` on ``(B, N', d')`` object arrays, point ``t``
-    mod ``primes[t]`` (THEORY §1.1 in tensor form): the projection as a matmul or a few column
+    mod ``primes[t]`` (docs/theory.md §1.1 in tensor form): the projection as a matmul or a few column
     updates, the convolution as one shifted slice update per lag, then
     ``(proj mod p) ⊙ (conv mod p) mod p``. ``check`` runs before every array operation."""
 

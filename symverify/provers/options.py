@@ -31,7 +31,7 @@ DEFAULT_ERROR_BOUND = Fraction(1, 2**100)
 
 
 def default_memory_limit() -> int:
-    """A quarter of physical memory (PERFORMANCE.md: the exact guard's memory budget), ≥ 1 GiB."""
+    """A quarter of physical memory (the exact guard's memory budget), ≥ 1 GiB."""
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:

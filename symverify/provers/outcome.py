@@ -1,10 +1,10 @@
 """What a prover returns: a :class:`Verdict`, evidence, and a re-checked :class:`Counterexample`.
 
-THEORY §5 keeps three outcomes apart: ``proved`` (an exact argument, or a randomized test with a
+docs/theory.md §5 keeps three outcomes apart: ``proved`` (an exact argument, or a randomized test with a
 stated error bound), ``refuted`` (with a counterexample input re-checked by exact evaluation of
 both sides) and ``unknown`` (a budget or timeout ran out). :class:`MethodResult` is the internal
 form one method hands to :func:`symverify.verification.verify`, which wraps it in a ``Report``.
-:class:`NumericSummary` is the optional float cross-check (THEORY §5 *numeric*): a check of the
+:class:`NumericSummary` is the optional float cross-check (docs/theory.md §5 *numeric*): a check of the
 executor, never evidence for the verdict.
 """
 
@@ -22,7 +22,7 @@ __all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericS
 
 
 class Verdict(str, Enum):
-    """The three outcomes of THEORY §5, str-valued.
+    """The three outcomes of docs/theory.md §5, str-valued.
 
     >>> Verdict.PROVED == "proved", str(Verdict.UNKNOWN)
     (True, 'unknown')
@@ -135,7 +135,7 @@ class NumericSide:
 @dataclass(frozen=True)
 class NumericSummary:
     """The float executor on both sides at ``points`` seeded small-rational inputs, each compared
-    with exact Fraction evaluation of the same side (THEORY §5 *numeric*).
+    with exact Fraction evaluation of the same side (docs/theory.md §5 *numeric*).
 
     A cross-check of the executor, never a proof: it does not change the verdict. ``passed`` fails
     only when the float executor exceeds its own error bound (an executor bug). ``skipped`` names

@@ -1,4 +1,4 @@
-"""The *randomized* method (THEORY §5): Schwartz–Zippel identity testing mod large primes.
+"""The *randomized* method (docs/theory.md §5): Schwartz–Zippel identity testing mod large primes.
 
 Each trial draws every input entry and every weight parameter uniformly from ``F_p`` and compares
 both sides exactly mod ``p`` (:mod:`symverify.provers.modular`). If some entry of ``lhs − rhs`` is a

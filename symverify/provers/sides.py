@@ -1,7 +1,7 @@
 """The two things ``verify`` compares, each read as a polynomial map ``F^{n×d} → F^{n×d}``.
 
-A side is a circuit (THEORY §2), a BaseConv model (THEORY §1.2), or a kaleidoscope matrix
-``M ∈ (BB*)^w_e`` (THEORY §3), which acts on ``vec(u)`` row-major: ``vec(y) = M·vec(u)``. A
+A side is a circuit (docs/theory.md §2), a BaseConv model (docs/theory.md §1.2), or a kaleidoscope matrix
+``M ∈ (BB*)^w_e`` (docs/theory.md §3), which acts on ``vec(u)`` row-major: ``vec(y) = M·vec(u)``. A
 kaleidoscope takes the ``n×d`` shape of the other side when ``n·d`` equals its ``n``, else
 ``n×1``. A compiled object (anything with ``.model`` and ``.certificate``) is its model plus the
 stage certificate. Every side evaluates over any ring of the interpreter protocol
@@ -66,7 +66,7 @@ class _Shaped:
 
 @dataclass(frozen=True)
 class CircuitSide(_Shaped):
-    """An arithmetic circuit (THEORY §2): its outputs, in row-major order, are the ``n×d`` map."""
+    """An arithmetic circuit (docs/theory.md §2): its outputs, in row-major order, are the ``n×d`` map."""
 
     obj: Circuit
     n: int
@@ -95,7 +95,7 @@ class CircuitSide(_Shaped):
 
 @dataclass(frozen=True)
 class ModelSide(_Shaped):
-    """A BaseConv model (THEORY §1.2), with the stage certificate that came with it, if any."""
+    """A BaseConv model (docs/theory.md §1.2), with the stage certificate that came with it, if any."""
 
     obj: Model
     n: int
@@ -138,7 +138,7 @@ class ModelSide(_Shaped):
 
 @dataclass(frozen=True)
 class KaleidoscopeSide(_Shaped):
-    """A kaleidoscope matrix ``M`` acting on ``vec(u)`` (THEORY §3); ``n×d`` is the shape it is
+    """A kaleidoscope matrix ``M`` acting on ``vec(u)`` (docs/theory.md §3); ``n×d`` is the shape it is
     read in (``n·d = M.n``)."""
 
     obj: Kaleidoscope

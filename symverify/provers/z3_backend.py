@@ -1,11 +1,11 @@
-"""The *z3* method (THEORY §5): decide ``∃u, θ: lhs(u, θ) ≠ rhs(u, θ)`` over the reals.
+"""The *z3* method (docs/theory.md §5): decide ``∃u, θ: lhs(u, θ) ≠ rhs(u, θ)`` over the reals.
 
 Both sides are built as z3 real terms through the one interpreter (inputs and weight parameters
 are real variables). ``unsat`` means the two polynomial maps agree on all of ``R^V``, hence are
 equal as polynomials: ``proved``. ``sat`` gives a model; when its values are rational it is
 re-checked exactly and reported, otherwise the small-integer search runs (the maps differ, so a
 rational counterexample exists). ``unknown`` or a timeout is ``unknown``. Meant for small
-instances and cross-checks: large sides are refused by a size guard (PERFORMANCE.md: the z3
+instances and cross-checks: large sides are refused by a size guard (the z3
 solver is fast only when both sides share structure).
 
 Guards: a side costing more than :data:`MAX_Z3_COST` operations, or a certified degree bound above

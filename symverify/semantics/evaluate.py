@@ -3,7 +3,7 @@
 The same code computes exact rational outputs, canonical polynomials, values mod p and certified
 degree bounds: a :class:`Ring` supplies ``zero``, ``coerce`` (IR scalar → ring element) and
 ``reduce`` (applied to each freshly computed value), and the interpreter uses only ``+`` and
-``*``. Semantics follow THEORY §1–§2 exactly. Models run through the one layer loop of
+``*``. Semantics follow docs/theory.md §1–§2 exactly. Models run through the one layer loop of
 :mod:`symverify.semantics.layer`, with :class:`RingArithmetic` (nested lists of ring values, cell
 by cell) as its backend.
 
@@ -140,7 +140,7 @@ class RingLayer(NamedTuple):
 
 @dataclass(frozen=True)
 class RingArithmetic:
-    """The layer ``(u·W + b1) ⊙ (h ⊛ u + b2)`` (THEORY §1.1) for :mod:`symverify.semantics.layer`,
+    """The layer ``(u·W + b1) ⊙ (h ⊛ u + b2)`` (docs/theory.md §1.1) for :mod:`symverify.semantics.layer`,
     on nested lists of ``ring`` values, cell by cell.
 
     Work is skipped only where a factor is exactly zero: a column with no filter taps and no
@@ -256,7 +256,7 @@ class RingArithmetic:
 
 
 def eval_layer(layer: Layer, u: State, ring: Ring, check: Check | None = None) -> State:
-    """``(u·W + b1) ⊙ (h ⊛ u + b2)`` on an ``N'×d'`` state (THEORY §1.1), in ``ring``
+    """``(u·W + b1) ⊙ (h ⊛ u + b2)`` on an ``N'×d'`` state (docs/theory.md §1.1), in ``ring``
     (:class:`RingArithmetic` under :func:`~symverify.semantics.layer.run_layer`).
 
     Work is skipped only where a factor is exactly zero (see :class:`RingArithmetic`). ``check``
@@ -286,7 +286,7 @@ def crop(state: State, n: int, d: int) -> State:
 
 
 def eval_model(m: Model, u: Sequence[Sequence[Any]], ring: Ring, check: Check | None = None) -> State:
-    """The model's ``N×d`` output (embed, apply every layer, crop; THEORY §1.2); ``check`` as in
+    """The model's ``N×d`` output (embed, apply every layer, crop; docs/theory.md §1.2); ``check`` as in
     :func:`eval_layers`."""
     _check_input(u, m.n, m.d, "model")
     return run_model(m, m.layers, u, RingArithmetic(ring, check), check)

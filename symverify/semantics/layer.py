@@ -1,4 +1,4 @@
-"""The BaseConv layer and the model loop, once, for every backend (THEORY §1.1–§1.2).
+"""The BaseConv layer and the model loop, once, for every backend (docs/theory.md §1.1–§1.2).
 
 One layer maps an ``N'×d'`` state ``x`` to
 
@@ -122,7 +122,7 @@ class Arithmetic(Protocol[LayerT, PlanT, StateT]):
 
 
 def layer_parts(plan: PlanT, x: StateT, arith: Arithmetic[Any, PlanT, StateT]) -> tuple[Any, Any]:
-    """The two branches ``(x·W + b1, h ⊛ x + b2)`` of one layer (THEORY §1.1); None for a branch
+    """The two branches ``(x·W + b1, h ⊛ x + b2)`` of one layer (docs/theory.md §1.1); None for a branch
     that is identically zero. The convolution comes first, and the projection is not computed
     when the convolution branch is identically zero."""
     conv = arith.convolve(plan, x)
@@ -130,7 +130,7 @@ def layer_parts(plan: PlanT, x: StateT, arith: Arithmetic[Any, PlanT, StateT]) -
 
 
 def run_layer(plan: PlanT, x: StateT, arith: Arithmetic[Any, PlanT, StateT]) -> StateT:
-    """One layer ``(x·W + b1) ⊙ (h ⊛ x + b2)`` on the state ``x`` (THEORY §1.1)."""
+    """One layer ``(x·W + b1) ⊙ (h ⊛ x + b2)`` on the state ``x`` (docs/theory.md §1.1)."""
     proj, conv = layer_parts(plan, x, arith)
     return arith.combine(plan, x, proj, conv)
 
@@ -152,7 +152,7 @@ def run_layers(layers: Iterable[LayerT], x: StateT, arith: Arithmetic[LayerT, An
 
 def run_model(shape: Shape, layers: Iterable[LayerT], u: Any, arith: Arithmetic[LayerT, Any, StateT],
               check: Check | None = None) -> StateT:
-    """A model on the input ``u``: embed it in a zero state, apply every layer, crop (THEORY §1.2).
+    """A model on the input ``u``: embed it in a zero state, apply every layer, crop (docs/theory.md §1.2).
 
     ``shape`` gives the sizes (usually the :class:`~symverify.ir.baseconv.Model` itself) and
     ``layers`` what :meth:`Arithmetic.prepare` takes (its layers, or their plans); ``check`` as in

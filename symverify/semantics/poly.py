@@ -1,4 +1,4 @@
-"""Canonical polynomials of circuits and models (THEORY §5, method *exact*).
+"""Canonical polynomials of circuits and models (docs/theory.md §5, method *exact*).
 
 A :class:`PolyRing` has one generator per input entry ``x0 … x{nd−1}`` (``x_{i·d+j} = u[i, j]``)
 and one per symbolic parameter. Two objects are compared in the same ring, so equality of their

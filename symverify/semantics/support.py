@@ -2,7 +2,7 @@
 
 A *support* lists, per channel ``q``, the rows ``i`` where the state ``u[i, q]`` may be nonzero;
 every other cell is 0 on every input. Through one layer ``(u·W + b1) ⊙ (h ⊛ u + b2)``
-(THEORY §1.1), per column ``q``:
+(docs/theory.md §1.1), per column ``q``:
 
 * the projection branch ``(u·W + b1)[i, q]`` may be nonzero only at rows of ``b1[:, q]`` and at
   rows ``i`` with ``u[i, p]`` in the support for some ``W[p, q] ≠ 0``;
