@@ -19,7 +19,7 @@ from typing import Any, Union
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
 
-__all__ = ["Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -177,15 +177,7 @@ class Sym:
         if k > 1 and math.comb(k + t - 1, t - 1) > MAX_SYM_TERMS:
             raise IRError(f"Sym ** k: ({self}) ** {k} could have up to C({k + t - 1}, {t - 1}) terms, more than "
                           f"MAX_SYM_TERMS = {MAX_SYM_TERMS}; expand it another way or use a circuit")
-        out: Scalar = 1
-        base: Scalar = self
-        while k:
-            if k & 1:
-                out = out * base
-            k >>= 1
-            if k:
-                base = base * base
-        return out
+        return power(self, k)
 
     def names(self) -> frozenset[str]:
         """The parameter names this expression mentions."""
@@ -332,3 +324,16 @@ def param_names(values: object) -> frozenset[str]:
         if isinstance(v, Sym):
             names |= v.names()
     return frozenset(names)
+
+
+def power(base: Any, k: int) -> Any:
+    """``base ** k`` for an int ``k ≥ 1`` by repeated squaring (``⌊log2 k⌋`` squarings and at most
+    as many products), for any value with ``*``: scalars, bounds, wires."""
+    result: Any = None
+    while k:
+        if k & 1:
+            result = base if result is None else result * base
+        k >>= 1
+        if k:
+            base = base * base
+    return result

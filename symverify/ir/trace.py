@@ -15,7 +15,7 @@ from typing import Any
 
 from symverify.errors import IRError
 from symverify.ir.gate import Gate, Op
-from symverify.ir.scalar import Scalar, Sym, as_scalar, is_zero
+from symverify.ir.scalar import Scalar, Sym, as_scalar, is_zero, power
 
 __all__ = ["Recorder", "Wire", "record", "sum_tree"]
 
@@ -113,15 +113,7 @@ class Wire:
     def __pow__(self, k: int) -> Wire:
         if not isinstance(k, int) or k < 1:
             raise IRError(f"wire power: expected a positive int exponent, found {k!r}")
-        result: Wire | None = None
-        base = self
-        while k:
-            if k & 1:
-                result = base if result is None else result * base
-            k >>= 1
-            if k:
-                base = base * base
-        assert result is not None
+        result: Wire = power(self, k)
         return result
 
     def __repr__(self) -> str:

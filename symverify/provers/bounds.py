@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 from symverify.deadline import Check, as_check
-from symverify.ir.scalar import Scalar, Sym
+from symverify.ir.scalar import Scalar, Sym, power
 from symverify.provers.sides import CircuitSide, KaleidoscopeSide, ModelSide, Side, assert_never
 from symverify.semantics.evaluate import crop, embed, eval_circuit_nodes, eval_layer
 
@@ -77,14 +77,7 @@ class UB(NamedTuple):
         return _norm(prod, self.e + o.e)
 
     def pow(self, k: int) -> UB:
-        out, base = UB(1), self
-        while k:
-            if k & 1:
-                out = out * base
-            k >>= 1
-            if k:
-                base = base * base
-        return out
+        return UB(1) if k == 0 else power(self, k)
 
     def bits(self) -> int:
         """An integer ``H`` with value ``< 2^H``."""

@@ -57,9 +57,7 @@ class ScalarRing:
         return x
 
     def reduce(self, x: Any) -> Any:
-        if isinstance(x, Fraction) and x.denominator == 1:
-            return int(x)
-        return x
+        return _integral(x)
 
 
 @dataclass(frozen=True)
@@ -110,9 +108,14 @@ class FractionRing:
         return x
 
     def reduce(self, x: Any) -> Any:
-        if isinstance(x, Fraction) and x.denominator == 1:
-            return int(x)
-        return x
+        return _integral(x)
+
+
+def _integral(x: Any) -> Any:
+    """A rational that is an integer as an ``int`` (the canonical form of exact values)."""
+    if isinstance(x, Fraction) and x.denominator == 1:
+        return int(x)
+    return x
 
 
 @dataclass(frozen=True)
