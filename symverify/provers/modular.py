@@ -34,7 +34,7 @@ from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar
-from symverify.provers.sides import Side, TorchSide
+from symverify.provers.sides import ModelSide, Side, TorchSide
 from symverify.semantics.layer import Shape, run_model
 from symverify.semantics.rings import ModRing
 
@@ -194,7 +194,7 @@ def eval_mod_batch(side: Side, inputs: Sequence[Sequence[Sequence[int]]], ring: 
     ``check`` (e.g. ``Options.checker()``) is polled throughout and raises
     :class:`~symverify.deadline.DeadlineExceededError` once the deadline has passed.
     """
-    if side.kind == "model" and tensor:
+    if isinstance(side, ModelSide) and tensor:
         return model_mod_batch(side.obj, inputs, ring, check)
     np = ring._np
     B = len(inputs)
