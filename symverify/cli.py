@@ -299,8 +299,9 @@ _STATUS = {"ok": "[green]ok[/green]", "failed": "[red]FAILED[/red]", "crashed": 
 
 
 def _table(summary: Any, wide: bool = False) -> Any:
-    """The run as a table: 80 columns (script, result, proved/refuted/unknown, tightest bound,
-    time); ``wide`` adds titles and the over-bound list."""
+    """The run as a table: 80 columns (script, result, proved/refuted/unknown, the resource
+    closest to its bound or what is over, time); ``wide`` adds titles and the whole over-bound
+    list."""
     from rich.table import Table
 
     t = Table(title=f"proof scripts{' (quick)' if summary.quick else ''}, -j {summary.jobs}", title_justify="left")
@@ -309,7 +310,7 @@ def _table(summary: Any, wide: bool = False) -> Any:
         t.add_column("title", overflow="ellipsis", no_wrap=True, max_width=44)
     t.add_column("result", no_wrap=True)
     t.add_column("p/r/u", no_wrap=True, justify="right")
-    t.add_column("bounds", overflow="fold", min_width=16)
+    t.add_column("tightest bound / over", overflow="fold", min_width=16)
     t.add_column("time", no_wrap=True, justify="right")
     for o in summary.outcomes:
         c = o.counts()
@@ -321,7 +322,7 @@ def _table(summary: Any, wide: bool = False) -> Any:
             shown = over if wide else over[:1]
             bounds = f"{len(over)} over: " + ", ".join(shown) + (" …" if len(over) > len(shown) else "")
         else:
-            bounds = f"within (tightest {tight})" if tight else "no bounds"
+            bounds = tight or "no bounds"
         row = [o.name] + ([o.title] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}",
                                                          bounds, f"{o.seconds:.0f} s"]
         t.add_row(*row)
