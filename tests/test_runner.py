@@ -220,3 +220,47 @@ def test_builtin_script_runs_through_the_runner_from_any_directory(tmp_path, mon
     summary = run_scripts(available(), ["primitives_handwritten"], quick=True)
     (row,) = summary.outcomes
     assert row.ok and row.counts()["proved"] == len(row.instances()) >= 14, row.error
+
+
+@pytest.mark.parametrize("text, message", [
+    ("not json", "cannot read the golden run"),
+    ("[" * 100000, "cannot read the golden run"),
+    ('{"format": "symverify.proof-run", "scripts": 3}', r"scripts: expected a list of scripts, found int"),
+    ('{"format": "symverify.proof-run", "scripts": [7]}', r"scripts\[0\]: expected an object with a name"),
+    ('{"format": "symverify.proof-run", "scripts": [{"name": "good", "result": {"instances": 1}}]}',
+     r"scripts\[0\].result: expected an object with a list of instances"),
+    ('{"format": "symverify.proof-run", "scripts": [{"name": "good", "result": {"instances": ["x"]}}]}',
+     r"instances\[0\]: expected an object, found str"),
+    (b"\xff\xfe", "cannot read the golden run"),
+])
+def test_malformed_golden_runs_are_refused_in_one_line(proof_dir, tmp_path, capsys, text, message):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(text if isinstance(text, bytes) else text.encode())
+    assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(bad)]) == 3
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    import re
+
+    assert re.search(message, err), err
+
+
+def test_a_script_that_writes_garbage_json_is_a_crashed_row(tmp_path):
+    d = tmp_path / "bad"
+    d.mkdir()
+    (d / "liar.py").write_text(textwrap.dedent('''
+        import sys
+        TITLE = "writes a list"
+        if __name__ == "__main__":
+            out = sys.argv[sys.argv.index("--json") + 1]
+            open(out, "w").write("[1, 2]")
+    '''))
+    (d / "nested.py").write_text(textwrap.dedent('''
+        import sys
+        TITLE = "writes deep nesting"
+        if __name__ == "__main__":
+            out = sys.argv[sys.argv.index("--json") + 1]
+            open(out, "w").write("[" * 100000)
+    '''))
+    rows = {o.name: o for o in run_scripts(available([d]), ["liar", "nested"]).outcomes}
+    assert rows["liar"].status == "crashed" and "expected an object, found list" in rows["liar"].error
+    assert rows["nested"].status == "crashed" and "unreadable result JSON" in rows["nested"].error

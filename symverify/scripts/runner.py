@@ -480,6 +480,21 @@ def load_run(path: str | Path) -> dict[str, Any]:
         raise SerializationError(f"{path}: cannot read the golden run: {e}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SerializationError(f"{path}: expected a run written by symverify prove --json (format {FORMAT!r})")
+    scripts = data.get("scripts")
+    if not isinstance(scripts, list):
+        raise SerializationError(f"{path}.scripts: expected a list of scripts, found {type(scripts).__name__}")
+    for k, sc in enumerate(scripts):
+        where = f"{path}.scripts[{k}]"
+        if not isinstance(sc, dict) or not isinstance(sc.get("name"), str):
+            raise SerializationError(f"{where}: expected an object with a name")
+        result = sc.get("result")
+        if result is None:
+            continue
+        if not isinstance(result, dict) or not isinstance(result.get("instances"), list):
+            raise SerializationError(f"{where}.result: expected an object with a list of instances")
+        for j, inst in enumerate(result["instances"]):
+            if not isinstance(inst, dict):
+                raise SerializationError(f"{where}.result.instances[{j}]: expected an object, found {type(inst).__name__}")
     return data
 
 
