@@ -11,7 +11,13 @@ from hypothesis import given, settings
 
 from symverify import library as lib
 from symverify.compiler import Compiled, compile
-from symverify.compiler.circuit_to_baseconv import build_model, plan_stages, stage_factors
+from symverify.compiler.circuit_to_baseconv import (
+    build_model,
+    butterfly_positions,
+    plan_stages,
+    single_factor,
+    stage_factors,
+)
 from symverify.compiler.kaleidoscope import C0, C21, compile_kaleidoscope
 from symverify.compiler.layout import grid
 from symverify.errors import CompileError
@@ -116,8 +122,47 @@ def test_every_linear_stage_uses_at_most_five_bbstars():
 def test_stage_routes():
     assert stage_factors({(0, 0): 1, (1, 1): 1}, (0, 1), (0, 1), 4)[:2] == ("identity", 0)
     assert stage_factors({(0, 0): 2}, (0, 1), (0,), 4)[:2] == ("diagonal", 0)
-    assert stage_factors({(1, 0): 3, (0, 1): 1}, (0, 1), (0, 1), 4)[:2] == ("permutation", 1)
-    assert stage_factors({(0, 0): 1, (0, 1): 1}, (0, 1), (0,), 4)[:2] == ("sparse", 5)
+    assert stage_factors({(1, 0): 3, (0, 1): 1}, (0, 1), (0, 1), 4)[:2] == ("butterfly", 1)  # a scaled swap of one pair
+    assert stage_factors({(1, 0): 1, (2, 1): 1, (0, 2): 1}, (0, 1, 2), (0, 1, 2), 4)[:2] == ("permutation", 1)
+    assert stage_factors({(0, 0): 1, (0, 1): 1, (0, 2): 1}, (0, 1, 2), (0,), 16)[:2] == ("sparse", 5)
+
+
+def test_single_factor_recognises_exactly_one_butterfly_factor():
+    f = single_factor({(0, 0): 1, (0, 2): 1, (2, 0): 1, (2, 2): -1, (1, 3): 5}, 4)
+    assert f is not None and f.stride == 2 and f.block(0) == ((1, 1), (1, -1)) and f.block(1) == ((0, 5), (0, 0))
+    assert single_factor({(0, 1): 1, (0, 2): 1}, 4) is None  # two strides
+    assert single_factor({(1, 2): 1}, 4) is None  # |1 − 2| = 1 but 1 and 2 are not partners of stride 1
+
+
+def test_butterfly_positions_keep_pairs_in_place():
+    st = layered_form(lib.walsh_hadamard(4)).stages[1]
+    pos = butterfly_positions(st, (0, 1, 2, 3))
+    assert pos is not None and sorted(pos) == [0, 1, 2, 3]
+    ents = {(pos[r], slot): co for r, row in enumerate(st.rows) for slot, co in row}
+    assert single_factor(ents, 4) is not None
+
+
+@pytest.mark.parametrize("N", [16, 64, 256])
+def test_walsh_hadamard_compiles_to_one_gadget_per_level(N):
+    """A Walsh–Hadamard level is one butterfly factor: 3 layers per level, N' = N, d' = 3."""
+    c = lib.walsh_hadamard(N)
+    out = compile_kaleidoscope(c)
+    k = N.bit_length() - 1
+    assert out.model.signature == (N, 3 * k, 1, N, 3)
+    assert verify(c, out.model, certificate=out.certificate, method="compositional").proved
+
+
+def test_walsh_hadamard_mutations_are_refuted():
+    c = lib.walsh_hadamard(16)
+    out = compile_kaleidoscope(c)
+    rng = random.Random(11)
+    refuted = 0
+    for _ in range(16):
+        mutant = _mutate(out, rng)
+        if mutant is not None and _changes_function(c, mutant, rng):
+            assert verify(c, mutant, method="randomized").refuted
+            refuted += 1
+    assert refuted >= 6
 
 
 def _mutate(out: Compiled, rng: random.Random):

@@ -55,7 +55,7 @@ from symverify.compiler.layout import CellState, Layout, gate_support, grid, men
 from symverify.errors import CompileError
 from symverify.ir.affine import Affine
 from symverify.ir.baseconv import Layer, Model
-from symverify.ir.butterfly import ButterflyFactor, next_power_of_two
+from symverify.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
 from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit
 from symverify.ir.grid import Grid
@@ -64,7 +64,7 @@ from symverify.ir.scalar import Scalar, is_zero
 
 __all__ = ["StagePlan", "Build", "plan_stages", "stage_factors", "build_model", "planned_size", "mul_layers"]
 
-Route = Literal["identity", "diagonal", "permutation", "sparse"]
+Route = Literal["identity", "diagonal", "butterfly", "permutation", "sparse"]
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,8 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int, dp: int) -> list[StagePlan]
             plans.append(StagePlan(st, pos, out))
         elif nxt is None:
             plans.append(StagePlan(st, pos, tuple(io(k) for k in range(len(st.outputs)))))
-        else:
-            plans.append(StagePlan(st, pos, tuple(range(len(st.outputs)))))
+        else:  # the positions of this state are free: a butterfly-shaped stage keeps its pairs in place
+            plans.append(StagePlan(st, pos, butterfly_positions(st, pos) or tuple(range(len(st.outputs)))))
         pos = plans[-1].out_pos
     return plans
 
@@ -152,6 +152,75 @@ def stage_matrix(p: StagePlan) -> tuple[dict[tuple[int, int], Scalar], dict[int,
     return ents, off
 
 
+def butterfly_positions(st: Stage, in_pos: Sequence[int]) -> tuple[int, ...] | None:
+    """Output positions that make the linear stage ``st`` one butterfly factor, or None.
+
+    For a stride ``s``, a row at position ``q`` may read only positions ``q`` and ``q ⊕ s``; so a
+    row reading ``{a, a ⊕ s}`` or ``{a}`` goes to ``a`` or ``a ⊕ s``, and each pair holds at most two
+    rows (a row reading nothing takes any free position). The smallest stride that works is used;
+    positions stay below ``2^⌈log2 (max input position + 1)⌉``.
+    """
+    if not isinstance(st, LinearStage) or not st.rows:
+        return None
+    bound = next_power_of_two(max([*in_pos, len(st.outputs) - 1, 1]) + 1)
+    reads = [sorted({in_pos[slot] for slot, co in row if not is_zero(co)}) for row in st.rows]
+    s = 1
+    while 2 * s <= bound:
+        taken: dict[int, int] = {}
+        ok = True
+        for r, rd in enumerate(reads):
+            if not rd:
+                continue
+            a = rd[0]
+            if len(rd) > 2 or (len(rd) == 2 and rd[1] != a ^ s):
+                ok = False
+                break
+            choices = [a, a ^ s] if len(rd) == 1 else [min(rd), max(rd)]
+            q = next((q for q in choices if q not in taken), None)
+            if q is None:
+                ok = False
+                break
+            taken[q] = r
+        if ok:
+            free = (q for q in range(bound + len(reads)) if q not in taken)
+            out = {r: q for q, r in taken.items()}
+            for r, rd in enumerate(reads):
+                if not rd:
+                    out[r] = next(free)
+            return tuple(out[r] for r in range(len(reads)))
+        s *= 2
+    return None
+
+
+def single_factor(ents: Mapping[tuple[int, int], Scalar], size: int) -> ButterflyFactor | None:
+    """The stage matrix as one butterfly factor of size ``size``, when it is one: every entry
+    ``(i, j)`` has ``i = j`` or ``|i − j| = s`` for one stride ``s`` with ``i`` and ``j`` in the same
+    pair ``(p, p + s)`` (``p`` with bit ``s`` clear). Rows without entries are zero rows. Such a
+    stage is exactly one Lemma H.16 gadget (a Walsh–Hadamard level, a single mixing of pairs)."""
+    strides = {abs(i - j) for i, j in ents if i != j}
+    if len(strides) != 1:
+        return None
+    (s,) = strides
+    if not (s & (s - 1) == 0 and 2 * s <= size):
+        return None
+    half = size // 2
+    d1: list[Scalar] = [0] * half
+    d2: list[Scalar] = [0] * half
+    d3: list[Scalar] = [0] * half
+    d4: list[Scalar] = [0] * half
+    for (i, j), v in ents.items():
+        if i != j and i ^ j != s:  # partners differ exactly in bit s
+            return None
+        m = pair_number(s, i & ~s)
+        if i == j:
+            (d1 if not i & s else d4)[m] = v
+        elif not i & s:
+            d2[m] = v  # row p reads column p + s
+        else:
+            d3[m] = v  # row p + s reads column p
+    return ButterflyFactor(size, s, tuple(d1), tuple(d2), tuple(d3), tuple(d4))
+
+
 def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int], out_pos: Sequence[int],
                   size: int) -> tuple[Route, int, list[ButterflyFactor]]:
     """The cheapest butterfly route for a stage matrix: ``(route, BB* count, factors at size)``."""
@@ -166,6 +235,9 @@ def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int],
         if set(in_pos) == set(out_pos) and all(type(diag[q]) is int and diag[q] == 1 for q in out_pos):
             return "identity", 0, []
         return "diagonal", 0, [diagonal_factor(diag)]
+    one = single_factor(ents, size)
+    if one is not None:
+        return "butterfly", 1, [one]
     dim = max([q + 1 for q in (*in_pos, *out_pos)] + [2])  # every live position, or it would pass through
     rows = [i for i, _ in ents]
     cols = [j for _, j in ents]
@@ -255,8 +327,20 @@ def _prepare(c: Circuit) -> tuple[list[StagePlan], Matrices, Layout]:
     d, dp = c.d, next_power_of_two(c.d)
     plans = plan_stages(c, lf, d, dp)
     mats: Matrices = [stage_matrix(p) if not p.is_mul else ({}, {}) for p in plans]
-    need = max([q + 1 for p in plans for q in (*p.in_pos, *p.out_pos)] + [2 * len(e) for e, _ in mats] + [2])
+    extent = max([q + 1 for p in plans for q in (*p.in_pos, *p.out_pos)] + [2])
+    need = max([extent] + [_sparse_need(e, extent) for e, _ in mats])
     return plans, mats, Layout.choose(c.n, d, need)
+
+
+def _sparse_need(ents: Mapping[tuple[int, int], Scalar], extent: int) -> int:
+    """The size a stage's route needs beyond the positions: ``2·nnz`` for the general sparse route
+    (Theorem 3's expansion), nothing for a diagonal, one butterfly factor or a scaled permutation."""
+    if all(i == j for i, j in ents) or single_factor(ents, next_power_of_two(extent)) is not None:
+        return 0
+    rows, cols = [i for i, _ in ents], [j for _, j in ents]
+    if len(set(rows)) == len(rows) and len(set(cols)) == len(cols):
+        return 0
+    return 2 * len(ents)
 
 
 def planned_size(c: Circuit) -> Layout:
