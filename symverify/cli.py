@@ -330,7 +330,7 @@ def _table(summary: Any, wide: bool = False) -> Any:
 
 
 def _print_details(out: Any, summary: Any) -> None:
-    """Every instance: verdict, method and each resource as value / bound (= ratio)."""
+    """Every instance: verdict, method and each resource with its bound and the ratio value/bound."""
     from symverify.scripts.runner import ratios
 
     for o in summary.outcomes:
@@ -338,7 +338,7 @@ def _print_details(out: Any, summary: Any) -> None:
         for inst in o.instances():
             rs = ratios(inst)
             bounded = {k for k, *_ in rs}
-            parts = [f"{k}={v}/{b} ({float(r):.2f})" for k, v, b, r in rs]
+            parts = [f"{k}={v} (bound {b}: {float(r):.2f})" for k, v, b, r in rs]
             parts += [f"{k}={v}" for k, v in inst.get("resources", {}).items() if k not in bounded]
             mark = "" if inst.get("ok") else " [red]<--[/red]"
             out.print(f"  {inst.get('verdict'):8} {inst.get('method')}  {inst.get('name')}{mark}", highlight=False)

@@ -184,7 +184,7 @@ def test_cli_golden_refuses_a_file_that_is_not_a_run(proof_dir, tmp_path, capsys
 def test_cli_details(proof_dir, capsys):
     main(["prove", "overbound", "--dir", str(proof_dir), "--details"])
     out = capsys.readouterr().out
-    assert "layers=5/2 (2.50)" in out and "ratio=4/5" in out
+    assert "layers=5 (bound 2: 2.50)" in out and "ratio=4/5" in out
 
 
 def test_unknown_name_lists_the_available_ones(proof_dir, capsys):
