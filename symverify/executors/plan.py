@@ -30,7 +30,7 @@ from symverify.ir.scalar import Scalar, Sym
 from ._torch import require_torch
 from .numbers import Converter, ModNumbers, Numbers, cached, check_params
 
-__all__ = ["Bias", "LayerPlan", "ModelPlan", "model_plan", "grid_dense", "kernel_taps", "compact_bias", "sparse_tap_limit", "PATHS"]
+__all__ = ["Bias", "LayerPlan", "ModelPlan", "model_plan", "grid_dense", "kernel_taps", "compact_bias", "sparse_tap_limit", "PATHS", "plan_dense", "LayerStats"]
 
 PATHS = ("auto", "fft", "direct", "sparse")
 _KERNEL_SCAN_ROWS = 64  # kernels whose rectangles touch at most this many rows are read row by row
@@ -216,11 +216,22 @@ class LayerPlan:
 
 
 def _plan_layer(i: int, layer: Layer, numbers: Numbers, inner_n: int) -> LayerPlan:
-    torch = require_torch()
     dt = numbers.torch_dtype
     p = numbers.p if isinstance(numbers, ModNumbers) else None
     conv = Converter(numbers, f"layer {i}")
     W = grid_dense(layer.W, conv, dt)
+    lags, taps = kernel_taps(layer.h, conv, dt)
+    b1 = grid_dense(layer.b1, conv, dt)
+    b2 = grid_dense(layer.b2, conv, dt)
+    stats = LayerStats(conv.integral(), conv.exact_in_float64()) if p is None else LayerStats(True, True)
+    return plan_dense(i, layer.mode is Mode.CYCLIC, inner_n, W, b1, lags, taps, b2, stats, p)
+
+
+def plan_dense(i: int, cyclic: bool, inner_n: int, W: Any, b1: Any, lags: tuple[int, ...], taps: Any, b2: Any,
+               stats: LayerStats, p: int | None = None) -> LayerPlan:
+    """A layer's plan from its tensors: dense ``W (d', d')``, ``b1``, ``b2 (N', d')``, the kernel's
+    nonzero ``lags`` and their ``taps (#lags, d')`` (``p``: residues mod p)."""
+    torch = require_torch()
     dd = W.shape[0]
     nnz_col = (W != 0).sum(dim=0)
     k = int(nnz_col.max()) if dd else 0
@@ -233,9 +244,6 @@ def _plan_layer(i: int, layer: Layer, numbers: Numbers, inner_n: int) -> LayerPl
         w_coef = W.gather(0, w_idx).contiguous()
     else:
         w_kind = "dense"
-    lags, taps = kernel_taps(layer.h, conv, dt)
-    b1 = compact_bias(grid_dense(layer.b1, conv, dt), p)
-    b2 = compact_bias(grid_dense(layer.b2, conv, dt), p)
     if not lags:
         auto = "none"
     elif len(lags) <= sparse_tap_limit(inner_n):
@@ -243,8 +251,8 @@ def _plan_layer(i: int, layer: Layer, numbers: Numbers, inner_n: int) -> LayerPl
     else:  # the blocked direct product was slower than the FFT at every N' measured (16 to 8192)
         auto = "fft"
     unit = tuple(bool((row == 1).all()) for row in taps)
-    stats = LayerStats(conv.integral(), conv.exact_in_float64()) if p is None else LayerStats(True, True)
-    return LayerPlan(i, layer.mode is Mode.CYCLIC, inner_n, w_kind, W, w_idx, w_coef, b1, lags, taps, unit, b2, auto, stats)
+    return LayerPlan(i, cyclic, inner_n, w_kind, W, w_idx, w_coef, compact_bias(b1, p), lags, taps, unit,
+                     compact_bias(b2, p), auto, stats)
 
 
 @dataclass
