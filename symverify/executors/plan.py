@@ -208,6 +208,26 @@ class LayerPlan:
             self.cache["h"] = h
         return self.cache["h"]
 
+    def rows(self) -> tuple[Any, ...]:
+        """The tap rows, one ``(d',)`` tensor per lag (cached: iterating a tensor costs per call)."""
+        if "rows" not in self.cache:
+            self.cache["rows"] = tuple(self.taps.unbind(0))
+        return self.cache["rows"]
+
+    def gathers(self, shape: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """Sparse ``W``: per term, the index expanded to a state of ``shape`` and the coefficient row."""
+        if "gathers" not in self.cache:
+            self.cache["gathers"] = (tuple(self.w_idx.unbind(0)), tuple(self.w_coef.unbind(0)))
+        idx, coef = self.cache["gathers"]
+        return tuple(i.expand(shape) for i in idx), coef
+
+    def warm(self) -> LayerPlan:
+        """Fill the per-plan caches now (so that a traced run records only the run itself)."""
+        self.rows()
+        if self.w_kind == "sparse":
+            self.gathers((1, 1, self.w_idx.shape[1]))
+        return self
+
     def path(self, requested: str) -> str:
         """The convolution path to run: ``requested`` unless 'auto' (layers without taps: 'none')."""
         if not self.lags:
@@ -252,7 +272,7 @@ def plan_dense(i: int, cyclic: bool, inner_n: int, W: Any, b1: Any, lags: tuple[
         auto = "fft"
     unit = tuple(bool((row == 1).all()) for row in taps)
     return LayerPlan(i, cyclic, inner_n, w_kind, W, w_idx, w_coef, compact_bias(b1, p), lags, taps, unit,
-                     compact_bias(b2, p), auto, stats)
+                     compact_bias(b2, p), auto, stats).warm()
 
 
 @dataclass
@@ -267,7 +287,7 @@ class ModelPlan:
     def on(self, device: Any, dtype: Any) -> list[LayerPlan]:
         key = (str(device), str(dtype))
         if key not in self.moved:
-            self.moved[key] = [lp.to(device, dtype) for lp in self.layers]
+            self.moved[key] = [lp.to(device, dtype).warm() for lp in self.layers]
         return self.moved[key]
 
 

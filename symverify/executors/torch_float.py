@@ -73,7 +73,7 @@ def _convolve(lp: LayerPlan, x: Any, path: str, pool: Pool | None = None) -> Any
     if kind == "none":
         return None
     if kind == "sparse":
-        return conv_shifts(x, lp.lags, lp.taps, lp.unit, lp.cyclic, _mac, pool.empty_like(x) if pool else None)
+        return conv_shifts(x, lp.lags, lp.rows(), lp.unit, lp.cyclic, _mac, pool.empty_like(x) if pool else None)
     if kind == "fft":
         return conv_fft(x, lp.kernel_dense(), lp.cyclic, lp.cache)
     torch = require_torch()
@@ -92,9 +92,10 @@ def _project(lp: LayerPlan, x: Any, pool: Pool | None = None) -> Any:
     out = pool.empty_like(x) if pool else None
     if lp.w_kind == "dense":
         return torch.matmul(x, lp.w, out=out)
-    acc = _gather(x, lp.w_idx[0], out).mul_(lp.w_coef[0])
-    for k in range(1, lp.w_idx.shape[0]):
-        acc.addcmul_(_gather(x, lp.w_idx[k]), lp.w_coef[k])
+    idx, coef = lp.gathers(x.shape)
+    acc = torch.gather(x, -1, idx[0], out=out).mul_(coef[0])
+    for i, c in zip(idx[1:], coef[1:]):
+        acc.addcmul_(torch.gather(x, -1, i), c)
     return acc
 
 
