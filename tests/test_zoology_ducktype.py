@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from symverify.errors import CompileError, ShapeError
-from symverify.executors import ZoologyBaseConv, execute, from_zoology
+from symverify.executors import ZoologyBaseConv, execute, from_zoology, numeric_check
 from symverify.executors.zoology import zoology_fft_conv
 
 
@@ -97,3 +97,25 @@ def test_the_zoology_repository_module():
     u = np.random.default_rng(1).integers(-2, 3, size=(2, n, d))
     exact = execute(m, u.tolist()).astype(float)
     assert np.allclose(z(torch.tensor(u, dtype=torch.float64)).detach().numpy(), exact, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_pair_form_runs_on_half_the_channels(dtype):
+    """The pair form's first layer has taps and W rows on channels [0, d) only: the executor
+    transforms and contracts just those, and still agrees with exact evaluation."""
+    from symverify.executors.numbers import float_numbers
+    from symverify.executors.plan import model_plan
+
+    n, d = 16, 4
+    zs = nn.Sequential(*(_filled(ZoologyBaseConv(d, n), 20 + i) for i in range(2)))
+    m = from_zoology(zs, form="pair")
+    first = model_plan(m, float_numbers(None)).layers[0]
+    assert first.auto_path == "fft" and first.tap_channels() == (0, d) and first.w_rows() == (0, d)
+    u = np.random.default_rng(3).integers(-2, 3, size=(3, n, d))
+    exact = torch.tensor(execute(m, u.tolist()).astype(float))
+    got = execute(m, u, backend="torch", dtype=dtype).double()
+    tol = 1e-9 if dtype == "float64" else 1e-2
+    assert torch.allclose(got, exact, rtol=tol, atol=tol)
+    assert torch.allclose(got, zs.double()(torch.tensor(u, dtype=torch.float64)).detach(), rtol=tol, atol=tol)
+    chk = numeric_check(m, u.tolist(), dtype=dtype)
+    assert chk.ok, chk

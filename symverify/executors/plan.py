@@ -221,9 +221,37 @@ class LayerPlan:
         idx, coef = self.cache["gathers"]
         return tuple(i.expand(shape) for i in idx), coef
 
+    def tap_channels(self) -> tuple[int, int] | None:
+        """``(first, count)`` of the channel range holding every nonzero tap, when it is at most 3/4
+        of the channels (an FFT over the rest would transform zeros); else None (cached)."""
+        if "tap_channels" not in self.cache:
+            torch = require_torch()
+            used = torch.nonzero((self.taps != 0).any(dim=0)).flatten().tolist()
+            span = None
+            if used and (used[-1] - used[0] + 1) * 4 <= self.taps.shape[1] * 3:
+                span = (int(used[0]), int(used[-1] - used[0] + 1))
+            self.cache["tap_channels"] = span
+        return self.cache["tap_channels"]
+
+    def w_rows(self) -> tuple[int, int] | None:
+        """Dense ``W``: ``(first, count)`` of the row range holding every nonzero, when it is at most
+        3/4 of the rows; else None (cached)."""
+        if "w_rows" not in self.cache:
+            torch = require_torch()
+            used = torch.nonzero((self.w != 0).any(dim=1)).flatten().tolist()
+            span = None
+            if used and (used[-1] - used[0] + 1) * 4 <= self.w.shape[0] * 3:
+                span = (int(used[0]), int(used[-1] - used[0] + 1))
+            self.cache["w_rows"] = span
+        return self.cache["w_rows"]
+
     def warm(self) -> LayerPlan:
         """Fill the per-plan caches now (so that a traced run records only the run itself)."""
         self.rows()
+        if self.lags:
+            self.tap_channels()
+        if self.w_kind == "dense":
+            self.w_rows()
         if self.w_kind == "sparse":
             self.gathers((1, 1, self.w_idx.shape[1]))
         return self
