@@ -8,7 +8,12 @@ For each configuration (N', d', L, B) it times one batched forward pass of
   scaled by B·L (its cost is linear in both), skipped where one layer would take too long;
 - ``auto`` (per-layer choice), ``sparse`` (shifts), ``fft`` (FFT for every layer with a kernel) and
   ``direct`` (blocked Toeplitz products) in float64;
-- ``modular``: exact arithmetic mod 2^31 − 1 (``path='auto'``).
+- ``modular``: exact arithmetic mod 2^31 − 1 (``path='auto'``);
+- ``execute``: the public call (input checks, cached plan lookup, ``path='auto'``), to show the
+  per-call overhead;
+- ``ref``: a memory-bound reference in the same run, one ``clone`` and one multiply of the state
+  per layer; ``auto`` is reported as state traffic (``B·L·N'·d'·8`` bytes per second) and as a
+  fraction of this reference.
 
 Compiled-like models (:func:`symverify.executors.synthetic.impulse_model`: impulse kernels, mask
 biases, W zero or a signed permutation) must run at least 10× faster on the sparse path than with
@@ -32,7 +37,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from symverify.executors import DEFAULT_PRIME
+from symverify.executors import DEFAULT_PRIME, execute
 from symverify.executors.numbers import float_numbers, mod_numbers
 from symverify.executors.plan import model_plan
 from symverify.executors.synthetic import dense_model, impulse_model
@@ -126,7 +131,15 @@ def run_config(kind: str, nn: int, dd: int, L: int, B: int, device: Any, reps: i
             return out
         return go
 
+    def reference() -> object:  # memory-bound reference: one clone and one multiply of the state per layer
+        s = x
+        for _ in range(L):
+            s = s.clone().mul_(s)
+        return s
+
     fns: dict[str, Callable[[], object]] = {p: timed(lambda p=p: run_model(fplan, x, p)) for p in ("auto", "sparse", "fft")}
+    fns["execute"] = timed(lambda: execute(m, x, backend="torch"))
+    fns["ref"] = timed(reference)
     dense_direct_ok = kind == "impulse" or nn <= 2048
     if dense_direct_ok:
         fns["direct"] = timed(lambda: run_model(fplan, x, "direct"))
@@ -164,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
             cells = B * L * nn * dd / sec
             print(f"{kind:>8} {nn:>5} {dd:>4} {L:>3} {B:>3} | {path:>7} {sec * 1e3:>8.2f}ms {B / sec:>10.3g} {cells:>14.3g} "
                   f"{sec / t['auto']:>7.2f}×")
+        gbs = B * L * nn * dd * 8 / t["auto"] / 1e9
+        print(f"{'':>30} | state traffic (B·L·N′·d′·8 bytes / time): auto {gbs:.2f} GB/s = {t['ref'] / t['auto']:.0%} of the "
+              f"in-run reference (clone+multiply per layer, {B * L * nn * dd * 8 / t['ref'] / 1e9:.2f} GB/s); "
+              f"execute/run_model = {t['execute'] / t['auto']:.2f}×")
         if "naive≈" not in t:
             print(f"{'':>30} |  naive≈  (skipped: one layer of the interpreter would take too long)")
         if kind == "impulse" and B * nn * dd < CHECK_MIN_CELLS:

@@ -11,7 +11,10 @@ Correctness (each on the device, against exact evaluation or the CPU):
    :class:`~symverify.semantics.rings.ModRing` evaluation, circuits likewise;
 2. a large compiled-like model on {−1, 1} inputs, where every value stays in {−1, 1}, so float64
    must be exact: the device output equals the CPU output bit for bit and, reduced mod p, the
-   device's modular output.
+   device's modular output; the ``to_torch`` module on the device in float64 and float32 equals
+   it too;
+3. zoology BaseConv layers converted by ``from_zoology`` (pair form): ``numeric_check`` on the
+   device in float64 and float32, and equal to zoology's own forward on the device.
 
 Throughput per path (points/s, layer-cells/s) and the *effective* memory bandwidth, counting the
 minimum traffic of one read and one write of the state per layer (``2·B·N'·d'·8`` bytes), next to
@@ -30,7 +33,15 @@ import numpy as np
 import torch
 
 from symverify.compiler import compile as compile_circuit
-from symverify.executors import DEFAULT_PRIME, execute, modular_eval, numeric_check
+from symverify.executors import (
+    DEFAULT_PRIME,
+    ZoologyBaseConv,
+    execute,
+    from_zoology,
+    modular_eval,
+    numeric_check,
+    to_torch,
+)
 from symverify.executors.numbers import float_numbers, mod_numbers
 from symverify.executors.plan import model_plan
 from symverify.executors.synthetic import dense_model, impulse_model
@@ -86,6 +97,30 @@ def large_exactness(device: torch.device, quick: bool) -> None:
     check(bool((fft - cpu).abs().max() < 1e-6), f"impulse {nn}×{dd} L={L}: fft on {device} within 1e-6 of the exact integers")
     mod = execute(m, u.to(device), backend="modular", device=device).cpu()
     check(torch.equal(mod, cpu.long() % DEFAULT_PRIME), f"impulse {nn}×{dd} L={L}: modular on {device} = float result mod p")
+    for dtype in (torch.float64, torch.float32):
+        module = to_torch(m, device=device, dtype=dtype)
+        with torch.no_grad():
+            got = module(u.to(device, dtype)).cpu()
+        check(got.dtype == dtype and torch.equal(got, cpu.to(dtype)),
+              f"impulse {nn}×{dd} L={L}: to_torch module on {device} in {dtype} equals the exact result")
+
+
+def zoology_layers(device: torch.device) -> None:
+    print("2b. zoology BaseConv layers (from_zoology, pair form) on the device")
+    n, d = 64, 8
+    g = torch.Generator().manual_seed(11)
+    zs = torch.nn.Sequential(*(ZoologyBaseConv(d, n) for _ in range(2)))
+    with torch.no_grad():
+        for prm in zs.parameters():
+            prm.copy_(torch.randint(-3, 4, prm.shape, generator=g) / 16)
+    m = from_zoology(zs)
+    u = torch.randint(-2, 3, (4, n, d), generator=torch.Generator().manual_seed(12))
+    for dtype in ("float64", "float32"):
+        chk = numeric_check(m, u.tolist(), dtype=dtype, device=device)
+        check(chk.ok, f"zoology pair form {n}×{d}, 2 layers, {dtype} on {device}: {chk}")
+    want = zs.to(device)(u.to(device).double()).detach()
+    got = execute(m, u.to(device), backend="torch", device=device)
+    check(bool(torch.allclose(got, want, rtol=1e-9, atol=1e-9)), f"zoology pair form on {device} = zoology's forward (float64)")
 
 
 def _timer(device: torch.device) -> Callable[[Callable[[], object]], float]:
@@ -148,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"device: {torch.cuda.get_device_name(device)} (torch {torch.__version__}, CUDA {torch.version.cuda})")
     small_suite(device)
     large_exactness(device, args.quick)
+    zoology_layers(device)
     if device.type == "cpu" and not args.quick:
         print("note: on the CPU the throughput part uses the --quick sizes (the full sizes are for a GPU)")
     throughput(device, args.quick or device.type == "cpu")

@@ -155,7 +155,7 @@ def execute(obj: Model | Circuit, u: Any, *, backend: str = "exact", dtype: Any 
     >>> execute(square, [[3], [-2]], backend="modular", p=7).tolist()
     [[2], [4]]
     """
-    _kind(obj)
+    kind = _kind(obj)
     _check_path(path)
     if backend not in _BACKENDS:
         raise IRError(f"backend: expected one of {', '.join(map(repr, _BACKENDS))}, found {backend!r}")
@@ -174,14 +174,14 @@ def execute(obj: Model | Circuit, u: Any, *, backend: str = "exact", dtype: Any 
     if backend == "torch":
         from .inputs import float_tensor
 
-        x, single = float_tensor(u, obj.n, obj.d, resolve_dtype(dtype), dev, _kind(obj))
+        x, single = float_tensor(u, obj.n, obj.d, resolve_dtype(dtype), dev, kind)
         y = _run_float(obj, x, params, path)
     else:
         from .inputs import residue_tensor
         from .torch_modular import check_prime
 
         q = check_prime(DEFAULT_PRIME if p is None else p)
-        x, single = residue_tensor(u, obj.n, obj.d, q, dev, _kind(obj))
+        x, single = residue_tensor(u, obj.n, obj.d, q, dev, kind)
         y = _run_mod(obj, x, q, params, path)
     return y[0] if single else y
 

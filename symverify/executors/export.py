@@ -2,9 +2,12 @@
 
 :func:`to_torch` builds a :class:`BaseConvStack`: dense float parameters ``W (d'×d')`` and
 ``b1, h, b2 (N'×d')`` per layer, and a forward pass that computes the paper stack of docs/theory.md §1
-(embed, ``(x·W + b1) ⊙ (h ⊛ x + b2)`` per layer in its mode, crop) with the executor's own FFT or
-blocked direct convolution, so it agrees with ``execute(model, u, backend="torch", path=...)``
-within the error model of :mod:`symverify.executors.numeric` (bit for bit on integer data).
+(embed, ``(x·W + b1) ⊙ (h ⊛ x + b2)`` per layer in its mode, crop) with the executor's choices:
+``path='auto'`` (default) runs kernels with few lags as shifts and the rest by FFT, ``'fft'`` and
+``'direct'`` force the executor's FFT or blocked direct convolution. It agrees with
+``execute(model, u, backend="torch", path=...)`` within the error model of
+:mod:`symverify.executors.numeric`, and equals it on integer data wherever ``execute`` is exact.
+The module follows the input's float dtype and device.
 
 :func:`from_torch` converts each float weight ``x`` to ``Fraction(x)``. Every finite float is a
 dyadic rational ``m/2^e`` and ``Fraction(float)`` is that value exactly, so nothing is rounded:
@@ -19,19 +22,20 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from symverify.errors import CompileError, ShapeError
+from symverify.errors import CompileError, IRError, ShapeError
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid, Rect
+from symverify.semantics import layer as loop
 
-from ._torch import require_torch, resolve_device, resolve_dtype
-from .kernels import conv_blocked
+from ._torch import dtype_name, require_torch, resolve_device, resolve_dtype
+from .kernels import Pool, conv_blocked
 from .numbers import float_numbers
-from .plan import grid_dense, model_plan
-from .torch_float import conv_fft
+from .plan import LayerPlan, LayerStats, grid_dense, model_plan, plan_dense, sparse_tap_limit
+from .torch_float import FloatArithmetic, conv_fft
 
 try:
     import torch
@@ -42,8 +46,42 @@ except ImportError:  # pragma: no cover - torch is a dependency; this keeps the 
 __all__ = ["BaseConvLayer", "BaseConvStack", "to_torch", "from_torch", "grid_from_tensor"]
 
 
+_FLOATS = ("float64", "float32", "bfloat16")
+_MODULE_PATHS = ("auto", "fft", "direct")
+
+
+def _shift_conv(x: Any, h: Any, lags: tuple[int, ...], cyclic: bool) -> Any:
+    """``Σ_k h[k] ⊙ shift_k(x)`` over the lags (functional: differentiable, traceable, compilable)."""
+    n = x.shape[-2]
+    out = None
+    for k in lags:
+        if k == 0:
+            src = x
+        elif cyclic:
+            src = torch.roll(x, k, dims=-2)
+        else:
+            src = torch.nn.functional.pad(x[..., : n - k, :], (0, 0, k, 0))
+        term = src * h[k]
+        out = term if out is None else out + term
+    return torch.zeros_like(x) if out is None else out
+
+
+def _compiling() -> bool:
+    """Under ``torch.compile`` the module runs its out-of-place form (the compiler fuses it) and
+    takes its structure as built: recompile after editing weights."""
+    is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    return bool(is_compiling()) if is_compiling is not None else False
+
+
 class BaseConvLayer(nn.Module):
-    """One paper layer ``(x·W + b1) ⊙ (h ⊛ x + b2)`` with dense parameters (docs/theory.md §1.1)."""
+    """One paper layer ``(x·W + b1) ⊙ (h ⊛ x + b2)`` with dense parameters (docs/theory.md §1.1).
+
+    ``path='auto'`` runs like ``execute``: a kernel with at most
+    :func:`~symverify.executors.plan.sparse_tap_limit` nonzero lags as shifts (exact on integer
+    data), others by FFT, and a ``W`` with few nonzeros per column as gathers. That structure is
+    read from the weights when the layer is built; call :meth:`refresh` after editing them (or use
+    ``path='fft'``/``'direct'``, which read every weight on every call, e.g. for training).
+    """
 
     def __init__(self, W: Any, b1: Any, h: Any, b2: Any, mode: str = "causal") -> None:
         super().__init__()
@@ -54,22 +92,84 @@ class BaseConvLayer(nn.Module):
                 raise ShapeError(f"{name}: expected shape (N', {W.shape[0]}) like b1 {tuple(b1.shape)}, found {tuple(t.shape)}")
         self.W, self.b1, self.h, self.b2 = (nn.Parameter(t) for t in (W, b1, h, b2))
         self.mode = Mode(mode).value
+        self.refresh()
 
-    def forward(self, x: Any, path: str = "fft") -> Any:
+    def refresh(self) -> None:
+        """Re-read the structure ``path='auto'`` relies on (nonzero lags of ``h``, sparsity of ``W``)
+        and drop the execution plans built from the weights (done by itself when a weight changed)."""
+        with torch.no_grad():
+            h, W = self.h.detach(), self.W.detach()
+            self.lags: tuple[int, ...] = tuple(int(k) for k in torch.nonzero((h != 0).any(dim=1)).flatten().tolist())
+            self.shifts = len(self.lags) <= sparse_tap_limit(h.shape[0])
+            dd = W.shape[0]
+            k = int((W != 0).sum(dim=0).max()) if dd else 0
+            self.w_kind = "zero" if k == 0 else "sparse" if k <= max(1, dd // 32) else "dense"
+            idx = torch.argsort((W == 0).to(torch.int8), dim=0, stable=True)[:k].contiguous() if self.w_kind == "sparse" \
+                else torch.zeros((0, dd), dtype=torch.long, device=W.device)
+            self.register_buffer("w_idx", idx, persistent=False)
+        self.plans: dict[Any, LayerPlan] = {}
+        self.versions = self._versions()
+        self.plan(self.W.dtype, self.W.device)  # built now, so that tracing the module records only the run
+
+    def _versions(self) -> tuple[int, ...]:
+        """Changes when a weight is edited in place or replaced (``.to``, ``load_state_dict``)."""
+        return tuple(v for t in (self.W, self.b1, self.h, self.b2) for v in (t._version, t.data_ptr()))
+
+    def plan(self, dtype: Any, device: Any) -> LayerPlan:
+        """The executor's plan of this layer in ``dtype`` on ``device`` (cached until a weight changes)."""
+        if self._versions() != self.versions:
+            self.refresh()
+        if dtype not in (torch.float64, torch.float32, torch.bfloat16):
+            dtype = torch.float64  # integer weights: the plan's float layout (the run uses the input's dtype)
+        key = (dtype, device)
+        if key not in self.plans:
+            with torch.no_grad():
+                W, b1, h, b2 = (t.detach().to(device=device, dtype=dtype) for t in (self.W, self.b1, self.h, self.b2))
+                taps = h[list(self.lags)].contiguous()
+                stats = LayerStats(bool(all((t == t.round()).all() for t in (W, b1, h, b2))), True)  # floats are float64 numbers
+                self.plans[key] = plan_dense(0, self.mode == "cyclic", h.shape[0], W, b1, self.lags, taps, b2, stats)
+        return self.plans[key]
+
+    def forward(self, x: Any, path: str = "auto") -> Any:
+        if not _compiling() and self._versions() != self.versions:
+            self.refresh()
         cyclic = self.mode == "cyclic"
-        if path == "fft":
-            conv = conv_fft(x, self.h, cyclic)
+        W, b1, h, b2 = (t.to(device=x.device, dtype=x.dtype) for t in (self.W, self.b1, self.h, self.b2))
+        if path == "auto" and self.shifts:
+            conv = _shift_conv(x, h, self.lags, cyclic)
+        elif path in ("auto", "fft"):
+            conv = conv_fft(x, h, cyclic)
         elif path == "direct":
-            conv = conv_blocked(x, self.h, range(self.h.shape[0]), cyclic, torch.bmm, lambda t, v: t.add_(v))
+            conv = conv_blocked(x, h, range(h.shape[0]), cyclic, torch.bmm, lambda t, v: t.add_(v))
         else:
-            raise ShapeError(f"path: expected 'fft' or 'direct', found {path!r}")
-        return (x @ self.W + self.b1) * (conv + self.b2)
+            raise ShapeError(f"path: expected 'fft' or 'direct' or 'auto' (the executor's per-layer choice), found {path!r}")
+        if path == "auto" and self.w_kind != "dense":
+            proj = b1
+            if self.w_kind == "sparse":
+                idx: Any = self.w_idx.to(x.device)
+                coef = W.gather(0, idx)
+                for j in range(idx.shape[0]):
+                    proj = proj + torch.gather(x, -1, idx[j].expand(x.shape)) * coef[j]
+        else:
+            proj = x @ W + b1
+        return proj * (conv + b2)
 
 
 class BaseConvStack(nn.Module):
-    """An (N, L, d, N', d')-BaseConv model as a module: ``forward(u)`` on ``(B, N, d)`` or ``(N, d)``."""
+    """An (N, L, d, N', d')-BaseConv model as a module: ``forward(u)`` on ``(B, N, d)`` or ``(N, d)``.
 
-    def __init__(self, n: int, d: int, inner_n: int, inner_d: int, layers: Sequence[BaseConvLayer], path: str = "fft") -> None:
+    The output has the input's dtype (float64, float32 or bfloat16; anything else is refused with
+    :class:`~symverify.errors.IRError`) and device. Without gradients the forward pass runs the
+    executor (:mod:`symverify.executors.torch_float`) on per-layer plans built from the weights,
+    one per (dtype, device) and rebuilt when a weight changes, so it equals ``execute`` bit for bit
+    (up to the weights' rounding to the dtype). With gradients, and under ``torch.compile``, it runs
+    the same per-layer choices as out-of-place torch operations (no graph breaks; recompile after
+    editing weights). ``torch.jit.trace`` works (the trace fixes the plans); ``torch.jit.script``
+    does not: the per-layer dispatch (lag tuples, path names, plans, error messages) is Python,
+    which TorchScript does not compile; trace the module instead.
+    """
+
+    def __init__(self, n: int, d: int, inner_n: int, inner_d: int, layers: Sequence[BaseConvLayer], path: str = "auto") -> None:
         super().__init__()
         self.n, self.d, self.inner_n, self.inner_d, self.path = n, d, inner_n, inner_d, path
         self.layers = nn.ModuleList(layers)
@@ -77,21 +177,46 @@ class BaseConvStack(nn.Module):
             if tuple(ly.b1.shape) != (inner_n, inner_d):
                 raise ShapeError(f"layer {i}: expected inner shape {inner_n}×{inner_d}, found {tuple(ly.b1.shape)}")
 
+    def refresh(self) -> None:
+        """Re-read every layer's structure after editing weights (see :class:`BaseConvLayer`)."""
+        for ly in self.layers:
+            cast(BaseConvLayer, ly).refresh()
+
     def forward(self, u: Any) -> Any:
+        if not (isinstance(u, torch.Tensor) and dtype_name(u.dtype) in _FLOATS):
+            found = dtype_name(u.dtype) if isinstance(u, torch.Tensor) else type(u).__name__
+            raise IRError(
+                f"input: expected a float64, float32 or bfloat16 tensor, found {found}; convert it first "
+                "(e.g. u.double()), or use execute(model, u) for exact results on integer data"
+            )
         single = u.dim() == 2
         x = u[None] if single else u
         if tuple(x.shape[1:]) != (self.n, self.d):
             raise ShapeError(f"input: expected shape (B, {self.n}, {self.d}) or ({self.n}, {self.d}), found {tuple(u.shape)}")
-        state = torch.nn.functional.pad(x, (0, self.inner_d - self.d, 0, self.inner_n - self.n))
-        for ly in self.layers:
-            state = ly(state, self.path)
-        y = state[:, : self.n, : self.d]
+        if _compiling() or (torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))):
+            state = torch.nn.functional.pad(x, (0, self.inner_d - self.d, 0, self.inner_n - self.n))
+            for ly in self.layers:
+                state = ly(state, self.path)
+            y = state[:, : self.n, : self.d]
+        else:
+            if self.path not in _MODULE_PATHS:
+                raise ShapeError(f"path: expected 'fft' or 'direct' or 'auto' (the executor's per-layer choice), found {self.path!r}")
+            plans = [cast(BaseConvLayer, ly).plan(x.dtype, x.device) for ly in self.layers]
+            y = loop.run_model(self, plans, x, FloatArithmetic(self.path, Pool()))
         return y[0] if single else y
 
 
 def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype: Any = None, device: Any = None,
-             path: str = "fft") -> BaseConvStack:
+             path: str = "auto", requires_grad: bool = False) -> BaseConvStack:
     """The model as a :class:`BaseConvStack` (weights rounded to nearest in ``dtype``, default float64).
+
+    ``path`` (``'auto'``, ``'fft'`` or ``'direct'``, settable later as ``module.path``) picks the
+    convolutions as :func:`~symverify.executors.execute` does: with ``'auto'`` the module takes
+    the executor's per-layer choices, so on integer data it is exact wherever ``execute`` is.
+    Inputs of another float dtype than the weights run in the input's dtype. Without gradients
+    (the default ``requires_grad=False``, or under ``torch.no_grad()``) the forward pass is the
+    executor itself on plans built from the module's weights (rebuilt when a weight changes); with
+    gradients it is the same computation in out-of-place torch operations.
 
     >>> from symverify.ir.grid import Grid
     >>> m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
@@ -101,6 +226,8 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     [[1], [0]]
     """
     dt, dev = resolve_dtype(dtype), resolve_device(device)
+    if path not in _MODULE_PATHS:
+        raise IRError(f"path: expected one of {', '.join(map(repr, _MODULE_PATHS))}, found {path!r}")
     nums = float_numbers(params)
     model_plan(model, nums)  # validates params
 
@@ -108,7 +235,7 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
         return grid_dense(g, nums.convert, torch.float64).to(device=dev, dtype=dt)
 
     layers = [BaseConvLayer(dense(ly.W), dense(ly.b1), dense(ly.h), dense(ly.b2), ly.mode.value) for ly in model.layers]
-    return BaseConvStack(model.n, model.d, model.inner_n, model.inner_d, layers, path)
+    return BaseConvStack(model.n, model.d, model.inner_n, model.inner_d, layers, path).requires_grad_(requires_grad)
 
 
 def grid_from_tensor(t: Any, where: str) -> Grid:

@@ -27,24 +27,25 @@ uninitialised), else ``acc += src·tap``."""
 
 def conv_shifts(x: Any, lags: Sequence[int], taps: Any, unit: Sequence[bool], cyclic: bool, mac: Mac,
                 out: Any = None) -> Any:
-    """``h ⊛ x`` for a kernel given by its nonzero ``lags`` and ``taps`` (one row of d' per lag).
+    """``h ⊛ x`` for a kernel given by its nonzero ``lags`` and ``taps`` (one row of d' per lag: a
+    ``(#lags, d')`` tensor or a sequence of rows).
 
     The first lag writes the output (``out``, or a new tensor) directly, with no zero fill beyond
     the k rows a causal shift leaves empty, so one impulse costs a single pass over the state.
     """
-    torch = require_torch()
     n = x.shape[-2]
-    out = torch.empty_like(x) if out is None else out
-    for j, (k, tap, one) in enumerate(zip(lags, taps, unit)):
+    out = require_torch().empty_like(x) if out is None else out
+    rows = taps.unbind(0) if hasattr(taps, "unbind") else taps  # one call, not a Python iteration over a tensor
+    for j, (k, tap, one) in enumerate(zip(lags, rows, unit)):
         first = j == 0
         if k == 0:
             mac(out, x, tap, one, first)
             continue
-        mac(out[..., k:, :], x[..., : n - k, :], tap, one, first)
+        mac(out.narrow(-2, k, n - k), x.narrow(-2, 0, n - k), tap, one, first)
         if cyclic:
-            mac(out[..., :k, :], x[..., n - k :, :], tap, one, first)
+            mac(out.narrow(-2, 0, k), x.narrow(-2, n - k, k), tap, one, first)
         elif first:
-            out[..., :k, :] = 0
+            out.narrow(-2, 0, k).zero_()
     return out
 
 

@@ -124,6 +124,7 @@ _CACHE_SIZE = 8
 def clear_cache() -> None:
     """Forget every cached plan."""
     _CACHE.clear()
+    _PARAMS.clear()
 
 
 def cached(obj: Any, numbers: Numbers, build: Callable[[], Any]) -> Any:
@@ -139,8 +140,25 @@ def cached(obj: Any, numbers: Numbers, build: Callable[[], Any]) -> Any:
     return plan
 
 
+# The symbolic weight names of the last few objects (reading them walks every weight, which cost
+# more than running a small model), kept like the plans: each entry keeps its object alive.
+_PARAMS: OrderedDict[int, tuple[Any, frozenset[str]]] = OrderedDict()
+
+
+def _param_names(obj: Model | Circuit) -> frozenset[str]:
+    hit = _PARAMS.get(id(obj))
+    if hit is not None and hit[0] is obj:
+        _PARAMS.move_to_end(id(obj))
+        return hit[1]
+    names = obj.params()
+    _PARAMS[id(obj)] = (obj, names)
+    while len(_PARAMS) > _CACHE_SIZE:
+        _PARAMS.popitem(last=False)
+    return names
+
+
 def check_params(obj: Model | Circuit, numbers: Numbers) -> None:
-    missing = sorted(obj.params() - {k for k, _ in numbers.params})
+    missing = sorted(_param_names(obj) - {k for k, _ in numbers.params})
     if missing:
         what = "model" if isinstance(obj, Model) else "circuit"
         raise IRError(

@@ -30,7 +30,7 @@ from symverify.ir.scalar import Scalar, Sym
 from ._torch import require_torch
 from .numbers import Converter, ModNumbers, Numbers, cached, check_params
 
-__all__ = ["Bias", "LayerPlan", "ModelPlan", "model_plan", "grid_dense", "kernel_taps", "compact_bias", "sparse_tap_limit", "PATHS"]
+__all__ = ["Bias", "LayerPlan", "ModelPlan", "model_plan", "grid_dense", "kernel_taps", "compact_bias", "sparse_tap_limit", "PATHS", "plan_dense", "LayerStats"]
 
 PATHS = ("auto", "fft", "direct", "sparse")
 _KERNEL_SCAN_ROWS = 64  # kernels whose rectangles touch at most this many rows are read row by row
@@ -208,6 +208,54 @@ class LayerPlan:
             self.cache["h"] = h
         return self.cache["h"]
 
+    def rows(self) -> tuple[Any, ...]:
+        """The tap rows, one ``(d',)`` tensor per lag (cached: iterating a tensor costs per call)."""
+        if "rows" not in self.cache:
+            self.cache["rows"] = tuple(self.taps.unbind(0))
+        return self.cache["rows"]
+
+    def gathers(self, shape: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """Sparse ``W``: per term, the index expanded to a state of ``shape`` and the coefficient row."""
+        if "gathers" not in self.cache:
+            self.cache["gathers"] = (tuple(self.w_idx.unbind(0)), tuple(self.w_coef.unbind(0)))
+        idx, coef = self.cache["gathers"]
+        return tuple(i.expand(shape) for i in idx), coef
+
+    def tap_channels(self) -> tuple[int, int] | None:
+        """``(first, count)`` of the channel range holding every nonzero tap, when it is at most 3/4
+        of the channels (an FFT over the rest would transform zeros); else None (cached)."""
+        if "tap_channels" not in self.cache:
+            torch = require_torch()
+            used = torch.nonzero((self.taps != 0).any(dim=0)).flatten().tolist()
+            span = None
+            if used and (used[-1] - used[0] + 1) * 4 <= self.taps.shape[1] * 3:
+                span = (int(used[0]), int(used[-1] - used[0] + 1))
+            self.cache["tap_channels"] = span
+        return self.cache["tap_channels"]
+
+    def w_rows(self) -> tuple[int, int] | None:
+        """Dense ``W``: ``(first, count)`` of the row range holding every nonzero, when it is at most
+        3/4 of the rows; else None (cached)."""
+        if "w_rows" not in self.cache:
+            torch = require_torch()
+            used = torch.nonzero((self.w != 0).any(dim=1)).flatten().tolist()
+            span = None
+            if used and (used[-1] - used[0] + 1) * 4 <= self.w.shape[0] * 3:
+                span = (int(used[0]), int(used[-1] - used[0] + 1))
+            self.cache["w_rows"] = span
+        return self.cache["w_rows"]
+
+    def warm(self) -> LayerPlan:
+        """Fill the per-plan caches now (so that a traced run records only the run itself)."""
+        self.rows()
+        if self.lags:
+            self.tap_channels()
+        if self.w_kind == "dense":
+            self.w_rows()
+        if self.w_kind == "sparse":
+            self.gathers((1, 1, self.w_idx.shape[1]))
+        return self
+
     def path(self, requested: str) -> str:
         """The convolution path to run: ``requested`` unless 'auto' (layers without taps: 'none')."""
         if not self.lags:
@@ -216,11 +264,22 @@ class LayerPlan:
 
 
 def _plan_layer(i: int, layer: Layer, numbers: Numbers, inner_n: int) -> LayerPlan:
-    torch = require_torch()
     dt = numbers.torch_dtype
     p = numbers.p if isinstance(numbers, ModNumbers) else None
     conv = Converter(numbers, f"layer {i}")
     W = grid_dense(layer.W, conv, dt)
+    lags, taps = kernel_taps(layer.h, conv, dt)
+    b1 = grid_dense(layer.b1, conv, dt)
+    b2 = grid_dense(layer.b2, conv, dt)
+    stats = LayerStats(conv.integral(), conv.exact_in_float64()) if p is None else LayerStats(True, True)
+    return plan_dense(i, layer.mode is Mode.CYCLIC, inner_n, W, b1, lags, taps, b2, stats, p)
+
+
+def plan_dense(i: int, cyclic: bool, inner_n: int, W: Any, b1: Any, lags: tuple[int, ...], taps: Any, b2: Any,
+               stats: LayerStats, p: int | None = None) -> LayerPlan:
+    """A layer's plan from its tensors: dense ``W (d', d')``, ``b1``, ``b2 (N', d')``, the kernel's
+    nonzero ``lags`` and their ``taps (#lags, d')`` (``p``: residues mod p)."""
+    torch = require_torch()
     dd = W.shape[0]
     nnz_col = (W != 0).sum(dim=0)
     k = int(nnz_col.max()) if dd else 0
@@ -233,9 +292,6 @@ def _plan_layer(i: int, layer: Layer, numbers: Numbers, inner_n: int) -> LayerPl
         w_coef = W.gather(0, w_idx).contiguous()
     else:
         w_kind = "dense"
-    lags, taps = kernel_taps(layer.h, conv, dt)
-    b1 = compact_bias(grid_dense(layer.b1, conv, dt), p)
-    b2 = compact_bias(grid_dense(layer.b2, conv, dt), p)
     if not lags:
         auto = "none"
     elif len(lags) <= sparse_tap_limit(inner_n):
@@ -243,8 +299,8 @@ def _plan_layer(i: int, layer: Layer, numbers: Numbers, inner_n: int) -> LayerPl
     else:  # the blocked direct product was slower than the FFT at every N' measured (16 to 8192)
         auto = "fft"
     unit = tuple(bool((row == 1).all()) for row in taps)
-    stats = LayerStats(conv.integral(), conv.exact_in_float64()) if p is None else LayerStats(True, True)
-    return LayerPlan(i, layer.mode is Mode.CYCLIC, inner_n, w_kind, W, w_idx, w_coef, b1, lags, taps, unit, b2, auto, stats)
+    return LayerPlan(i, cyclic, inner_n, w_kind, W, w_idx, w_coef, compact_bias(b1, p), lags, taps, unit,
+                     compact_bias(b2, p), auto, stats).warm()
 
 
 @dataclass
@@ -259,7 +315,7 @@ class ModelPlan:
     def on(self, device: Any, dtype: Any) -> list[LayerPlan]:
         key = (str(device), str(dtype))
         if key not in self.moved:
-            self.moved[key] = [lp.to(device, dtype) for lp in self.layers]
+            self.moved[key] = [lp.to(device, dtype).warm() for lp in self.layers]
         return self.moved[key]
 
 

@@ -50,9 +50,10 @@ def _mac(acc: Any, src: Any, tap: Any, one: bool, first: bool) -> None:
         acc.addcmul_(src, tap)
 
 
-def conv_fft(x: Any, h: Any, cyclic: bool, cache: dict[Any, Any] | None = None) -> Any:
+def conv_fft(x: Any, h: Any, cyclic: bool, cache: dict[Any, Any] | None = None, out: Any = None) -> Any:
     """``h ⊛ x`` by FFT along the sequence axis (float64 stays float64; float32 and bfloat16
-    transform in float32). The transforms run on a channel-major copy, where they are contiguous."""
+    transform in float32). The transforms run on a channel-major copy, where they are contiguous;
+    ``out`` (shaped like ``x``, any strides) receives the result in one copy."""
     torch = require_torch()
     n = x.shape[-2]
     n_fft = n if cyclic else 2 * n
@@ -65,6 +66,8 @@ def conv_fft(x: Any, h: Any, cyclic: bool, cache: dict[Any, Any] | None = None) 
             cache[key] = hf
     xf = torch.fft.rfft(x.to(work).transpose(-1, -2).contiguous(), n=n_fft, dim=-1).mul_(hf)
     y = torch.fft.irfft(xf, n=n_fft, dim=-1)[..., :n]
+    if out is not None:
+        return out.copy_(y.transpose(-1, -2))
     return y.transpose(-1, -2).to(x.dtype).contiguous()
 
 
@@ -73,9 +76,19 @@ def _convolve(lp: LayerPlan, x: Any, path: str, pool: Pool | None = None) -> Any
     if kind == "none":
         return None
     if kind == "sparse":
-        return conv_shifts(x, lp.lags, lp.taps, lp.unit, lp.cyclic, _mac, pool.empty_like(x) if pool else None)
+        return conv_shifts(x, lp.lags, lp.rows(), lp.unit, lp.cyclic, _mac, pool.empty_like(x) if pool else None)
     if kind == "fft":
-        return conv_fft(x, lp.kernel_dense(), lp.cyclic, lp.cache)
+        span = lp.tap_channels()
+        if span is None:
+            return conv_fft(x, lp.kernel_dense(), lp.cyclic, lp.cache)
+        c0, w = span  # transform only the channels that have taps (e.g. zoology's pair form: half of them)
+        out = pool.empty_like(x) if pool else require_torch().empty_like(x)
+        dd = x.shape[-1]
+        out.narrow(-1, 0, c0).zero_()
+        out.narrow(-1, c0 + w, dd - c0 - w).zero_()
+        conv_fft(x.narrow(-1, c0, w), lp.kernel_dense().narrow(-1, c0, w), lp.cyclic, lp.cache.setdefault("span", {}),
+                 out.narrow(-1, c0, w))
+        return out
     torch = require_torch()
     return conv_blocked(x, lp.kernel_dense(), lp.lags, lp.cyclic, torch.bmm, lambda t, v: t.add_(v))
 
@@ -91,10 +104,15 @@ def _project(lp: LayerPlan, x: Any, pool: Pool | None = None) -> Any:
     torch = require_torch()
     out = pool.empty_like(x) if pool else None
     if lp.w_kind == "dense":
-        return torch.matmul(x, lp.w, out=out)
-    acc = _gather(x, lp.w_idx[0], out).mul_(lp.w_coef[0])
-    for k in range(1, lp.w_idx.shape[0]):
-        acc.addcmul_(_gather(x, lp.w_idx[k]), lp.w_coef[k])
+        span = lp.w_rows()
+        if span is None:
+            return torch.matmul(x, lp.w, out=out)
+        r0, w = span  # rows of W outside the span are zero: contract only the channels that meet the rest
+        return torch.matmul(x.narrow(-1, r0, w), lp.w.narrow(0, r0, w), out=out)
+    idx, coef = lp.gathers(x.shape)
+    acc = torch.gather(x, -1, idx[0], out=out).mul_(coef[0])
+    for i, c in zip(idx[1:], coef[1:]):
+        acc.addcmul_(torch.gather(x, -1, i), c)
     return acc
 
 

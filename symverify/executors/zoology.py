@@ -39,6 +39,7 @@ layer; otherwise every layer becomes two paper layers on inner width 2d: layer 1
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -224,21 +225,84 @@ def _zoology_layer(i: int, A: list[list[Any]], c: list[Any], k: list[list[Any]],
 # ---- zoology → paper ---------------------------------------------------------------------
 
 
-def _layers_of(modules: Any) -> list[ZoologyBaseConv]:
-    mods = [modules] if isinstance(modules, ZoologyBaseConv) else list(modules if isinstance(modules, Iterable) else [modules])
-    for i, m in enumerate(mods):
-        if not isinstance(m, ZoologyBaseConv):
-            raise CompileError(f"from_zoology: element {i} is a {type(m).__name__}, expected a ZoologyBaseConv")
-    if not mods:
-        raise CompileError("from_zoology: expected at least one ZoologyBaseConv layer")
-    return mods
+_KEYS = ("projection.weight", "projection.bias", "conv.filter")
 
 
-def _read(mod: ZoologyBaseConv, i: int, seq_len: int) -> tuple[list[list[Any]], list[Any], list[list[Any]]]:
+@dataclass(frozen=True)
+class _Weights:
+    """One zoology layer's tensors: ``weight (d, d)`` (nn.Linear: ``Aᵀ``), ``bias (d,)``, ``filter (d, l_max)``."""
+
+    weight: Any
+    bias: Any
+    filter: Any
+
+    @property
+    def d_model(self) -> int:
+        return int(self.weight.shape[0])
+
+    @property
+    def l_max(self) -> int:
+        return int(self.filter.shape[1])
+
+
+def _key_hint(keys: set[str]) -> str:
+    if any(k.startswith("conv.conv.") for k in keys):
+        return ("; it has a short convolution (kernel_size ≥ 1: nn.Conv1d with its own bias and no D-skip), "
+                "which from_zoology does not read")
+    if "projection.weight" in keys and "conv.filter" not in keys:
+        return "; its long filter is implicit (implicit_long_conv=True): copy the filter it generates into conv.filter first"
+    return ""
+
+
+def _weights(obj: Any, i: int) -> _Weights:
+    """A zoology layer's weights from any module or state dict with zoology's keys (duck-typed)."""
+    if isinstance(obj, Mapping):
+        sd, what = obj, "a state dict"
+    elif isinstance(obj, nn.Module):
+        if getattr(obj, "use_act", False):
+            raise CompileError(
+                f"from_zoology: element {i} ({type(obj).__name__}) has use_act=True: its SiLU activations are not "
+                "polynomials, so no BaseConv model computes it"
+            )
+        sd, what = obj.state_dict(), f"a {type(obj).__name__}"
+    else:
+        raise CompileError(f"from_zoology: element {i} is a {type(obj).__name__}, expected a zoology BaseConv module or its state dict")
+    keys = {str(k) for k in sd}
+    if keys != set(_KEYS):
+        raise CompileError(
+            f"from_zoology: element {i} is {what} with state-dict keys {sorted(keys)}; expected exactly "
+            f"{', '.join(_KEYS)} (zoology's BaseConv with kernel_size=-1, implicit_long_conv=False, or ZoologyBaseConv)"
+            + _key_hint(keys)
+        )
+    w, c, k = (sd[key] for key in _KEYS)
+    if not all(isinstance(t, torch.Tensor) for t in (w, c, k)):
+        raise CompileError(f"from_zoology: element {i}: expected tensors under {', '.join(_KEYS)}")
+    w, c, k = (t.detach() for t in (w, c, k))
+    d = w.shape[0] if w.dim() == 2 else -1
+    if w.dim() != 2 or w.shape[1] != d:
+        raise ShapeError(f"layer {i} projection.weight: expected a square (d, d) matrix, found shape {tuple(w.shape)}")
+    if tuple(c.shape) != (d,):
+        raise ShapeError(f"layer {i} projection.bias: expected shape ({d},), found {tuple(c.shape)}")
+    if k.dim() != 2 or k.shape[0] != d or k.shape[1] < 1:
+        raise ShapeError(f"layer {i} conv.filter: expected shape ({d}, l_max), found {tuple(k.shape)}")
+    return _Weights(w, c, k)
+
+
+def _layers_of(modules: Any) -> list[_Weights]:
+    if isinstance(modules, Mapping) or (isinstance(modules, nn.Module) and not isinstance(modules, Iterable)):
+        items = [modules]
+    else:
+        items = list(modules if isinstance(modules, Iterable) else [modules])
+    if not items:
+        raise CompileError("from_zoology: expected at least one ZoologyBaseConv layer (or zoology BaseConv module or state dict)")
+    return [_weights(m, i) for i, m in enumerate(items)]
+
+
+def _read(mod: _Weights, i: int, seq_len: int) -> tuple[list[list[Any]], list[Any], list[list[Any]]]:
     """Exact ``A`` (u·A), ``c`` and the filter ``k (d, seq_len)``, refusing aliasing filters."""
-    A = grid_from_tensor(mod.projection.weight.T, f"layer {i} projection.weight").to_rows()
-    c = grid_from_tensor(mod.projection.bias[None, :], f"layer {i} projection.bias").to_rows()[0]
-    filt = mod.conv.filter.detach()
+    A = grid_from_tensor(mod.weight.T, f"layer {i} projection.weight").to_rows()
+    c = grid_from_tensor(mod.bias[None, :], f"layer {i} projection.bias").to_rows()[0]
+    filt = mod.filter.to("cpu", torch.float64)
     l_max = filt.shape[1]
     if l_max >= seq_len + 2 and bool(filt[:, seq_len:].any()):
         raise CompileError(
@@ -289,6 +353,12 @@ def _pair(A: list[list[Any]], c: list[Any], k: list[list[Any]]) -> tuple[Layer, 
 
 def from_zoology(modules: Any, *, seq_len: int | None = None, form: str = "auto") -> Model:
     """The exact paper model of a zoology BaseConv stack on sequences of length ``seq_len`` (default l_max).
+
+    ``modules``: one layer or a sequence of layers (``nn.Sequential``, a list), each a
+    :class:`ZoologyBaseConv`, the zoology repository's own ``BaseConv`` (``kernel_size=-1,
+    implicit_long_conv=False, use_act=False``), any other module, or a state dict, whose state-dict
+    keys are exactly ``projection.weight``, ``projection.bias``, ``conv.filter`` (duck-typed);
+    anything else is a :class:`~symverify.errors.CompileError` saying which keys it has.
 
     ``form``: ``"single"`` (one paper layer per zoology layer, else CompileError), ``"pair"`` (two
     layers per zoology layer on inner width 2d, always possible) or ``"auto"`` (single if possible).
