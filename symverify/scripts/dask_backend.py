@@ -104,7 +104,7 @@ def connect(scheduler: str, workers: int | None = None, *, timeout: float = 10.0
         raise UsageError(f"--scheduler {scheduler}: cannot connect: {' '.join(str(e).split()) or type(e).__name__}") from None
     try:
         try:
-            client.wait_for_workers(1, timeout=timeout)
+            client.wait_for_workers(len(cluster.workers) if cluster is not None else 1, timeout=timeout)
         except Exception:
             raise UsageError(f"--scheduler {scheduler}: no worker joined within {timeout:g} s "
                              "(start some with: dask worker ADDRESS)") from None
@@ -128,8 +128,9 @@ def _part(fut: Any, task: Task) -> dict[str, Any]:
         if isinstance(part, dict):
             return part
         why = f"expected a task result, found {type(part).__name__}"
-    except KilledWorker:
-        why = "lost: the workers running it died (retried once)"
+    except KilledWorker as e:
+        tries = getattr(e, "allowed_failures", 1) + 1
+        why = f"lost: the {tries} workers that ran it died"
     except CancelledError:
         why = "cancelled by the scheduler"
     except TaskLostError as e:
