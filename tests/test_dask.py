@@ -306,6 +306,33 @@ def test_ctrl_c_stops_the_tasks_on_a_cluster_that_stays_up(tmp_path):
         assert cluster.status.name == "running"
 
 
+def test_a_cluster_started_as_the_readme_says(tmp_path):
+    """``dask scheduler --scheduler-file`` and ``dask worker`` on this machine, then
+    ``symverify sweep --scheduler FILE``: the serial run's JSON."""
+    sched_file = tmp_path / "sched.json"
+    dask = [sys.executable, "-m", "dask"]
+    procs = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                               "--scheduler-file", str(sched_file)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        deadline = time.monotonic() + 60
+        while not (sched_file.exists() and sched_file.read_text().strip().endswith("}")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        procs.append(subprocess.Popen([*dask, "worker", "--scheduler-file", str(sched_file), "--nthreads", "2",
+                                       "--no-dashboard", "--host", "127.0.0.1"], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL))
+        grid = ["sweep", "thm_h21", "--widths", "8,16", "--depths", "2", "--seeds", "0-1"]
+        cmd = [sys.executable, "-m", "symverify.cli", *grid, "--json", str(tmp_path / "dask.json"), "--scheduler", str(sched_file)]
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert "(1 worker)" in res.stdout
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+            proc.wait(timeout=30)
+    assert main([*grid, "-j", "1", "--json", str(tmp_path / "serial.json")]) == 0
+    assert (tmp_path / "dask.json").read_text() == (tmp_path / "serial.json").read_text()
+
+
 def test_unreachable_or_malformed_schedulers_are_usage_errors(tmp_path, capsys):
     with pytest.raises(UsageError, match=r"--scheduler tcp://127\.0\.0\.1:9: cannot connect"):
         dask_backend.run_scripts(available(), ["primitives_handwritten"], scheduler="tcp://127.0.0.1:9", connect_timeout=0.5)
