@@ -5,8 +5,10 @@ proved, 1 when refuted, 2 when unknown and 3 on a usage or input error; ``symver
 prints the statistics of a circuit, model or certificate (``--compile METHOD`` adds a compiled
 model's resources against its stated bounds); ``symverify compile CIRCUIT.json -o MODEL.json
 [--certificate CERT.json]`` writes a compiled model and its certificate; ``symverify prove [NAME ...|all]``
-runs proof scripts (:mod:`symverify.scripts.runner`) and exits 0 only when every instance is proved within
-its stated bounds. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
+runs proof scripts (:mod:`symverify.scripts.runner`; on a Dask cluster with ``--scheduler``,
+:mod:`symverify.scripts.dask_backend`) and exits 0 only when every instance is proved within
+its stated bounds; ``symverify sweep thm_h21 --widths … --depths … --seeds …`` runs a sweep
+script on that grid and writes the same run JSON. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
 ``symverify: error: ...``, with exit code 3 and no traceback. So is anything else that goes
 wrong (an exhausted memory, a bug: ``symverify: error: internal error ...``); set the environment
 variable ``SYMVERIFY_TRACEBACK=1`` to see the traceback of an internal error instead.
@@ -70,8 +72,30 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("names", nargs="*", metavar="NAME",
                    help="script names, or 'all' (default: every built-in script, or every script of --dir)")
     p.add_argument("--quick", action="store_true", help="the small tier")
-    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                   help="processes at once (default: the machine's cores); results do not depend on it")
+    _run_options(p)
+    w = sub.add_parser("sweep", help="run a sweep script on a parameter grid (thm_h21: widths × depths × seeds × compilers)")
+    w.add_argument("family", metavar="NAME", help="the sweep: thm_h21 (or a sweep script's name, SWEEP = True)")
+    w.add_argument("--widths", metavar="LIST", help="cut widths w, e.g. 64,256,1024 (default: the script's grid)")
+    w.add_argument("--depths", metavar="LIST", help="depths Δ, e.g. 8,16,32")
+    w.add_argument("--seeds", metavar="LIST", help="seeds, e.g. 0-9")
+    w.add_argument("--compilers", metavar="LIST", help="kaleidoscope and/or dense, e.g. kaleidoscope,dense")
+    _run_options(w)
+    r = sub.add_parser("report", help="write a `prove --json` run as one self-contained HTML page")
+    r.add_argument("run", metavar="RUN.json")
+    r.add_argument("-o", "--output", metavar="PATH", default="report.html", help="where to write the page (default report.html)")
+    return ap
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    """The options that ``prove`` and ``sweep`` share: where to run, and what to write."""
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="processes at once, or local Dask workers with --scheduler local (default: the machine's cores); "
+                        "results do not depend on it")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on a Dask cluster: a scheduler's address (tcp://HOST:8786) or file (FILE.json), or 'local' "
+                        "for a local cluster of -j workers (needs symverify[dask])")
+    p.add_argument("--cases-per-task", type=int, default=None, metavar="C",
+                   help="with --scheduler: cases of a shardable script per task (default 1)")
     p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per instance) to FILE")
     p.add_argument("--golden", metavar="RUN.json", help="fail unless verdicts, methods, resources and bounds match a stored run")
@@ -81,10 +105,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="time limit per script process")
     p.add_argument("--details", action="store_true", help="also print every instance with its resources / bounds")
     p.add_argument("--wide", action="store_true", help="a wider table (titles and resources vs bounds)")
-    r = sub.add_parser("report", help="write a `prove --json` run as one self-contained HTML page")
-    r.add_argument("run", metavar="RUN.json")
-    r.add_argument("-o", "--output", metavar="PATH", default="report.html", help="where to write the page (default report.html)")
-    return ap
 
 
 def _load(path: str) -> Any:
@@ -198,12 +218,41 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
-    import signal
+    from symverify.scripts import runner
 
-    from rich.console import Console
+    _check_run_options(args)
+    scripts = runner.available(args.dir)
+    default = [n for n, sc in scripts.items() if sc.source != runner.BUILTIN] if args.dir else None
+    return _run(args, scripts, runner.select(scripts, args.names, default), args.quick)
 
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
     from symverify.errors import UsageError
     from symverify.scripts import runner
+    from symverify.scripts.protocol import SWEEP_ENV, parse_indices
+
+    _check_run_options(args)
+    grid: dict[str, Any] = {}
+    for key in ("widths", "depths", "seeds"):
+        text = getattr(args, key)
+        if text is not None:
+            grid[key] = parse_indices(text, f"--{key}")
+            if key != "seeds" and 0 in grid[key]:
+                raise UsageError(f"--{key}: expected positive integers, found {text!r}")
+    if args.compilers is not None:
+        names = [c.strip() for c in args.compilers.split(",")]
+        bad = [c for c in names if c not in ("kaleidoscope", "dense")]
+        if bad or not names:
+            raise UsageError(f"--compilers: expected kaleidoscope and/or dense, found {args.compilers!r}")
+        grid["compilers"] = list(dict.fromkeys(names))
+    scripts = runner.available(args.dir)
+    name = runner.sweep_script(scripts, args.family)
+    return _run(args, scripts, [name], False, {SWEEP_ENV: json.dumps(grid, sort_keys=True)} if grid else None)
+
+
+def _check_run_options(args: argparse.Namespace) -> None:
+    """Refuse, before any work, options of ``prove``/``sweep`` that cannot work together."""
+    from symverify.errors import UsageError
 
     if args.json != "-":
         _writable(args.json, "--json")
@@ -212,12 +261,30 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         raise UsageError("--update-golden needs --golden RUN.json (where to write the run)")
     if args.golden and args.update_golden:
         _writable(args.golden, "--golden")
-    if args.jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j: expected a positive number of processes, found {args.jobs}")
+    if args.cases_per_task is not None:
+        if not args.scheduler:
+            raise UsageError("--cases-per-task is for Dask runs (--scheduler); the process pool splits scripts by -j")
+        if args.cases_per_task < 1:
+            raise UsageError(f"--cases-per-task: expected a positive number, found {args.cases_per_task}")
+    if args.scheduler:
+        from symverify.scripts.dask_backend import check_address
+
+        check_address(args.scheduler)
+
+
+def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool, env: dict[str, str] | None = None) -> int:
+    """Run ``chosen`` (on the process pool, or on Dask with ``--scheduler``), print the table and
+    write the files; the exit code of ``prove``."""
+    import signal
+
+    from rich.console import Console
+
+    from symverify.scripts import runner
+
     golden = runner.load_run(args.golden) if args.golden and not args.update_golden else None
-    scripts = runner.available(args.dir)
-    default = [n for n, sc in scripts.items() if sc.source != runner.BUILTIN] if args.dir else None
-    chosen = runner.select(scripts, args.names, default)
+    jobs = args.jobs or os.cpu_count() or 1
     width = 160 if args.wide else 80
     err = Console(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False)
     out = Console(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
@@ -238,15 +305,23 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         err.print(f"{o.name}: {mark} {c['proved']}/{len(o.instances())} proved [{o.seconds:.1f} s]")
         start(o.name)
 
+    def run_all() -> runner.RunSummary:
+        if args.scheduler:
+            from symverify.scripts import dask_backend
+
+            return dask_backend.run_scripts(scripts, chosen, scheduler=args.scheduler, quick=quick,
+                                            workers=jobs if args.scheduler == "local" else None, timeout=args.timeout,
+                                            env=env, on_start=start, on_done=done, cases_per_task=args.cases_per_task or 1)
+        return runner.run_scripts(scripts, chosen, quick=quick, jobs=jobs, timeout=args.timeout, env=env,
+                                  on_start=start, on_done=done)
+
     previous = signal.signal(signal.SIGTERM, _interrupt) if threading_main() else None
     try:
         if progress is not None:
             with progress:
-                summary = runner.run_scripts(scripts, chosen, quick=args.quick, jobs=args.jobs, timeout=args.timeout,
-                                             on_start=start, on_done=done)
+                summary = run_all()
         else:
-            summary = runner.run_scripts(scripts, chosen, quick=args.quick, jobs=args.jobs, timeout=args.timeout,
-                                         on_done=done)
+            summary = run_all()
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
@@ -304,7 +379,8 @@ def _table(summary: Any, wide: bool = False) -> Any:
     list."""
     from rich.table import Table
 
-    t = Table(title=f"proof scripts{' (quick)' if summary.quick else ''}, -j {summary.jobs}", title_justify="left")
+    where = summary.where or f"-j {summary.jobs}"
+    t = Table(title=f"proof scripts{' (quick)' if summary.quick else ''}, {where}", title_justify="left")
     t.add_column("script", no_wrap=True, overflow="fold")
     if wide:
         t.add_column("title", overflow="ellipsis", no_wrap=True, max_width=44)
@@ -384,6 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_compile(args)
         if args.command == "report":
             return _cmd_report(args)
+        if args.command == "sweep":
+            return _cmd_sweep(args)
         return _cmd_prove(args)
     except SymverifyError as e:
         return _fail(" ".join(str(e).split("\n")[0].split()) or type(e).__name__)

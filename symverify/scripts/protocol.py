@@ -15,20 +15,31 @@ several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail`
 a ``Fraction`` is always its exact string (``"4/5"``, ``"3"``), a ``float`` is rounded to 6
 significant digits; times are rounded to 0.1 s.
 
-**Sharding.** A script whose instances are independent, one group per case, can declare
-``SHARDABLE = True`` and loop ``for case in each(cases):``. ``script_main(--shard k/K)`` then runs
-only the cases with index ``≡ k (mod K)``, tags every instance with its case index, and the
-runner (``symverify prove -j N``) merges the shards into exactly the order of an unsharded run.
-Instances made outside :func:`each` come from shard 0 only.
+**Sharding and cases.** A script whose instances are independent, one group per case, can
+declare ``SHARDABLE = True`` and loop ``for case in each(cases):``. The cases of every
+:func:`each` loop of a run are numbered ``0, 1, …`` in the order they are met (a second loop goes
+on from where the first stopped). ``script_main(--shard k/K)`` runs only the cases with index
+``≡ k (mod K)``; ``--cases 0,3,5-9`` runs exactly those cases; ``--count-cases`` runs none and
+writes ``{"cases": N}``. With a selection every instance is tagged with its case index (an
+instance made outside :func:`each` with the number of cases met before it), and the runners
+(``symverify prove -j N`` and the Dask backend, one task per case) merge the parts into exactly
+the order of a one-process run. Instances made outside :func:`each` come only from the part that
+runs case 0 (shard 0), so they should be cheap; a script must also run correctly when a loop
+yields no case (``--count-cases``, or a shard without cases).
+
+**Sweeps.** A script that declares ``SWEEP = True`` takes its cases from a parameter grid that
+``symverify sweep`` passes in the environment variable :data:`SWEEP_ENV` (JSON); it reads it with
+:func:`sweep_grid`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
@@ -37,7 +48,8 @@ from typing import Any
 from symverify.errors import UsageError
 from symverify.provers.outcome import Verdict
 
-__all__ = ["METHOD_TOKENS", "Instance", "ProofResult", "each", "script_main", "timed"]
+__all__ = ["METHOD_TOKENS", "SWEEP_ENV", "Instance", "ProofResult", "each", "parse_indices", "script_main", "sweep_grid",
+           "timed"]
 
 METHOD_TOKENS = frozenset({
     # the methods of symverify.verify
@@ -51,8 +63,23 @@ METHOD_TOKENS = frozenset({
 })
 """The words an instance's ``method`` is made of (joined by ``+``)."""
 
-_SHARD: tuple[int, int] = (0, 1)
-_CASE: list[int | None] = [None]
+SWEEP_ENV = "SYMVERIFY_SWEEP"
+"""The environment variable through which ``symverify sweep`` passes its grid (JSON) to a ``SWEEP`` script."""
+
+
+@dataclass
+class _Selection:
+    """Which cases of :func:`each` this process runs, and where it is."""
+
+    chosen: Callable[[int], bool] | None = None  # None: every case
+    keeps_outside: bool = True  # keeps the instances made outside each()
+    counting: bool = False  # --count-cases: run no case
+    tagged: bool = False  # write each instance's case in the JSON (a part of a run)
+    seen: int = 0  # cases met so far, over every each() loop
+    current: int | None = None  # the case being handled
+
+
+_STATE = _Selection()
 
 Number = int | float | Fraction
 
@@ -125,15 +152,16 @@ class _Instances(list):  # type: ignore[type-arg]
 
     def __init__(self, items: Any = ()) -> None:
         super().__init__()
-        self.cases: list[int | None] = []
+        self.cases: list[tuple[int | None, int]] = []  # (case, cases met before it)
         for i in items:
             self.append(i)
 
     def append(self, item: Any) -> None:
-        if _CASE[0] is None and _SHARD[0] != 0:
-            return  # made outside each(): shard 0 keeps it
+        state = _STATE
+        if state.current is None and not state.keeps_outside:
+            return  # made outside each(): the part that runs case 0 keeps it
         super().append(item)
-        self.cases.append(_CASE[0])
+        self.cases.append((state.current, state.seen))
 
     def extend(self, items: Any) -> None:
         for item in items:
@@ -148,17 +176,23 @@ class _Instances(list):  # type: ignore[type-arg]
 
 
 def each(cases: Any) -> Iterator[Any]:
-    """The cases of this shard (all of them unless the runner asked for ``--shard k/K``); every
-    instance added while handling a case is tagged with the case's index."""
-    k, K = _SHARD
+    """The cases this process runs (all of them unless the runner asked for ``--shard k/K`` or
+    ``--cases …``); every instance added while handling a case is tagged with the case's index.
+
+    Indices go on across loops: a second ``each`` numbers its cases after the first one's.
+    """
+    state = _STATE
     try:
-        for index, case in enumerate(cases):
-            if index % K != k:
+        for case in cases:
+            index = state.seen
+            state.seen += 1
+            if state.counting or (state.chosen is not None and not state.chosen(index)):
                 continue
-            _CASE[0] = index
+            state.current = index
             yield case
+            state.current = None
     finally:
-        _CASE[0] = None
+        state.current = None
 
 
 @dataclass
@@ -185,12 +219,14 @@ class ProofResult:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        cases = getattr(self.instances, "cases", [None] * len(self.instances))
+        cases = getattr(self.instances, "cases", [(None, 0)] * len(self.instances))
         instances = []
-        for inst, case in zip(self.instances, cases):
+        for inst, (case, before) in zip(self.instances, cases):
             d = inst.to_json()
-            if _SHARD[1] > 1:
+            if _STATE.tagged:
                 d["case"] = case
+                if case is None:
+                    d["before"] = before
             instances.append(d)
         return {
             "name": self.name,
@@ -222,14 +258,61 @@ def timed() -> Iterator[list[float]]:
         box[0] = time.perf_counter() - start
 
 
+def parse_indices(text: str, what: str = "indices") -> list[int]:
+    """``"0,3,5-9"`` as the sorted list of distinct non-negative integers it names.
+
+    >>> parse_indices("7,0-2,2")
+    [0, 1, 2, 7]
+    """
+    out: set[int] = set()
+    for part in str(text).split(","):
+        part = part.strip()
+        lo, sep, hi = part.partition("-")
+        try:
+            a = int(lo.strip(), 10)
+            b = int(hi.strip(), 10) if sep else a
+        except ValueError:
+            raise UsageError(f"{what}: expected non-negative integers and ranges like 0,3,5-9; found {text!r}") from None
+        if a < 0 or b < a:
+            raise UsageError(f"{what}: expected non-negative integers and ranges A-B with A ≤ B; found {text!r}")
+        if b - a >= 1_000_000:
+            raise UsageError(f"{what}: the range {part} names more than 10^6 values")
+        out.update(range(a, b + 1))
+    return sorted(out)
+
+
+def sweep_grid(default: Mapping[str, Any]) -> dict[str, Any]:
+    """The grid ``symverify sweep`` passed (:data:`SWEEP_ENV`), else ``default``; the keys are
+    ``default``'s (a grid without one of them keeps the default's value)."""
+    text = os.environ.get(SWEEP_ENV)
+    if not text:
+        return dict(default)
+    try:
+        grid = json.loads(text)
+    except ValueError as e:
+        raise UsageError(f"{SWEEP_ENV}: expected a JSON object, found {text[:60]!r} ({e})") from None
+    if not isinstance(grid, dict):
+        raise UsageError(f"{SWEEP_ENV}: expected a JSON object, found {type(grid).__name__}")
+    unknown = sorted(set(grid) - set(default))
+    if unknown:
+        raise UsageError(f"{SWEEP_ENV}: unknown parameter(s) {', '.join(unknown)}; expected {', '.join(default)}")
+    return {k: grid.get(k, v) for k, v in default.items()}
+
+
 def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = None) -> int:
-    """Entry point for ``python -m symverify.proofs.NAME [--quick] [--json OUT]``; returns the exit code."""
+    """Entry point for ``python -m symverify.proofs.NAME [--quick] [--json OUT] [--shard K/N | --cases
+    SPEC | --count-cases]``; returns the exit code (0 ok, 1 not ok, 2 bad arguments)."""
+    global _STATE
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="the small tier run in CI")
     ap.add_argument("--json", metavar="OUT", help="write the result as JSON to OUT")
-    ap.add_argument("--shard", metavar="K/N", help="only the cases with index ≡ K (mod N) (for SHARDABLE scripts)")
+    part = ap.add_mutually_exclusive_group()
+    part.add_argument("--shard", metavar="K/N", help="only the cases with index ≡ K (mod N) (for SHARDABLE scripts)")
+    part.add_argument("--cases", metavar="SPEC", help="only these cases, e.g. 0,3,5-9 (for SHARDABLE scripts)")
+    part.add_argument("--count-cases", action="store_true", help="run no case; print and write {\"cases\": N}")
     args = ap.parse_args(argv)
-    global _SHARD
+    state = _Selection()
+    wanted: list[int] = []
     if args.shard:
         try:
             k, n = (int(x) for x in args.shard.split("/"))
@@ -237,15 +320,32 @@ def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = Non
             ap.error(f"--shard: expected K/N with 0 ≤ K < N, found {args.shard!r}")
         if not 0 <= k < n:
             ap.error(f"--shard: expected K/N with 0 ≤ K < N, found {args.shard!r}")
-        _SHARD = (k, n)
-    start = time.perf_counter()
-    result = run(args.quick)
-    result.seconds = time.perf_counter() - start
-    print(result.table())
+        state = _Selection(chosen=lambda i: i % n == k, keeps_outside=k == 0, tagged=n > 1)
+    elif args.cases is not None:
+        try:
+            wanted = parse_indices(args.cases, "--cases")
+        except UsageError as e:
+            ap.error(str(e))
+        chosen = frozenset(wanted)
+        state = _Selection(chosen=chosen.__contains__, keeps_outside=0 in chosen, tagged=True)
+    elif args.count_cases:
+        state = _Selection(counting=True, keeps_outside=False)
+    previous, _STATE = _STATE, state
+    try:
+        start = time.perf_counter()
+        result = run(args.quick)
+        result.seconds = time.perf_counter() - start
+        missing = [i for i in wanted if i >= state.seen]
+        if missing:
+            ap.error(f"--cases: the script has {state.seen} case(s) in this tier; no case {', '.join(map(str, missing))}")
+        data: dict[str, Any] = {"cases": state.seen} if state.counting else result.to_json()
+        print(f"{state.seen} case(s)" if state.counting else result.table())
+    finally:
+        _STATE = previous
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump(result.to_json(), fh, indent=2)
-    code = 0 if result.ok else 1
+            json.dump(data, fh, indent=2)
+    code = 0 if state.counting or result.ok else 1
     if __name__ != "__main__":
         sys.stdout.flush()
     return code

@@ -10,6 +10,9 @@ fails one row and the run goes on.
 ``jobs > 1`` runs up to that many processes at once: scripts side by side, and a script that
 declares ``SHARDABLE = True`` split into ``jobs`` shards (``--shard k/jobs``) whose instances are
 merged back into exactly the order of a one-process run, so the results do not depend on ``jobs``.
+Each process is a :class:`~symverify.scripts.tasks.Task`; the Dask backend
+(:mod:`symverify.scripts.dask_backend`) runs the same tasks, one per case, on a cluster, and
+merges them with :func:`merge`.
 A run is ok only when every script is ok: every instance proved and within every bound it states,
 and no script crashed. An interrupted run (Ctrl-C, SIGTERM) keeps every finished script's row and
 marks the others ``interrupted``.
@@ -25,14 +28,10 @@ from __future__ import annotations
 import ast
 import difflib
 import json
-import os
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -40,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from symverify.errors import SerializationError, UsageError
+from symverify.scripts.tasks import BUILTIN, Processes, Task, execute, ship
 
 __all__ = [
     "FORMAT",
@@ -51,6 +51,8 @@ __all__ = [
     "available",
     "script_title",
     "select",
+    "sweep_script",
+    "merge",
     "run_script",
     "run_scripts",
     "junit_xml",
@@ -59,25 +61,32 @@ __all__ = [
 ]
 
 FORMAT = "symverify.proof-run"
-BUILTIN = "builtin"
 
 
 @dataclass(frozen=True)
 class Script:
     """A proof script: its name, file, where it comes from (``builtin``, or the user's directory:
-    as given when relative, else its last component), its ``TITLE`` and whether it may be split
-    into shards."""
+    as given when relative, else its last component), its ``TITLE``, whether it may be split
+    into shards or cases, and whether it is a sweep (``SWEEP = True``: its cases come from the grid
+    of ``symverify sweep``)."""
 
     name: str
     path: Path
     source: str
     title: str = ""
     shardable: bool = False
+    sweep: bool = False
 
-    def command(self, out: Path, quick: bool, shard: tuple[int, int] | None) -> list[str]:
-        target = ["-m", f"symverify.proofs.{self.name}"] if self.source == BUILTIN else [str(self.path.resolve())]
-        extra = (["--quick"] if quick else []) + ([f"--shard={shard[0]}/{shard[1]}"] if shard else [])
-        return [sys.executable, *target, "--json", str(out), *extra]
+    def task(self, quick: bool, *, shard: tuple[int, int] | None = None, cases: Sequence[int] | None = None,
+             count: bool = False, timeout: float | None = None, env: Mapping[str, str] | None = None,
+             shipped: bool = False) -> Task:
+        """A task running this script (or a part of it); ``shipped`` sends a user's script (the
+        ``*.py`` files of its directory) with the task, for another machine, instead of its path."""
+        user = self.source != BUILTIN
+        return Task(self.name, quick, self.source, shard, None if cases is None else tuple(cases), count,
+                    str(self.path) if user and not shipped else None,
+                    ship(self.path.parent) if user and shipped else (),
+                    tuple(sorted((env or {}).items())), timeout)
 
 
 def builtin_dir() -> Path:
@@ -86,7 +95,7 @@ def builtin_dir() -> Path:
 
 
 def _constants(path: Path) -> dict[str, object]:
-    """``TITLE`` and ``SHARDABLE`` read without importing the script ({} when unreadable)."""
+    """``TITLE``, ``SHARDABLE`` and ``SWEEP`` read without importing the script ({} when unreadable)."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
@@ -96,7 +105,7 @@ def _constants(path: Path) -> dict[str, object]:
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
-                if isinstance(t, ast.Name) and t.id in ("TITLE", "SHARDABLE"):
+                if isinstance(t, ast.Name) and t.id in ("TITLE", "SHARDABLE", "SWEEP"):
                     out[t.id] = node.value.value
     return out
 
@@ -119,7 +128,7 @@ def discover(directory: str | Path, source: str | None = None) -> dict[str, Scri
         consts = _constants(p)
         title = consts.get("TITLE", "")
         out[p.stem] = Script(p.stem, p, source or _portable(d), title if isinstance(title, str) else "",
-                             consts.get("SHARDABLE") is True)
+                             consts.get("SHARDABLE") is True, consts.get("SWEEP") is True)
     return out
 
 
@@ -151,6 +160,16 @@ def select(scripts: dict[str, Script], names: Sequence[str], default: Iterable[s
         listing = ", ".join(scripts) or "(none)"
         raise UsageError(f"unknown proof script(s) {', '.join(unknown)}; available: {listing}")
     return list(scripts) if "all" in names else list(dict.fromkeys(names))
+
+
+def sweep_script(scripts: dict[str, Script], family: str) -> str:
+    """The sweep script for ``family`` (``thm_h21`` → ``thm_h21_sweep``, or a script's own name);
+    a :class:`UsageError` listing the sweeps when there is none."""
+    for name in (family, f"{family}_sweep"):
+        if name in scripts and scripts[name].sweep:
+            return name
+    listing = ", ".join(n.removesuffix("_sweep") for n, s in scripts.items() if s.sweep) or "(none)"
+    raise UsageError(f"no sweep {family!r}; available: {listing}")
 
 
 @dataclass(frozen=True)
@@ -215,7 +234,7 @@ class ScriptOutcome:
 
 
 def _instance_json(inst: dict[str, Any], timings: bool) -> dict[str, Any]:
-    return {k: v for k, v in inst.items() if k != "case" and (timings or k != "seconds")}
+    return {k: v for k, v in inst.items() if k not in ("case", "before") and (timings or k != "seconds")}
 
 
 def ratios(inst: dict[str, Any]) -> list[tuple[str, Any, Any, Fraction]]:
@@ -241,6 +260,7 @@ class RunSummary:
     seconds: float = 0.0
     interrupted: bool = False
     jobs: int = 1
+    where: str = ""  # '' for the local process pool, else the Dask cluster ("dask local", "dask tcp://…")
 
     @property
     def ok(self) -> bool:
@@ -258,88 +278,44 @@ class RunSummary:
         if timings:
             out["seconds"] = round(self.seconds, 1)
             out["jobs"] = self.jobs
+            if self.where:
+                out["scheduler"] = self.where
         return out
 
 
-def _tail(text: str, lines: int = 6) -> str:
-    return " | ".join(line for line in text.strip().splitlines()[-lines:] if line.strip())
+def _order(inst: dict[str, Any]) -> tuple[int, int]:
+    """Where a tagged instance stands in a one-process run: after the instances of its case's
+    predecessors (an instance made outside each(), tagged with the cases met before it, comes
+    before the next case's)."""
+    case = inst.get("case")
+    if isinstance(case, int):
+        return case, 1
+    before = inst.get("before", 0)
+    return (before if isinstance(before, int) else 0), 0
 
 
-class _Processes:
-    """The running child processes, so an interrupt can stop them all."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._running: set[subprocess.Popen[str]] = set()
-        self.stopping = False
-
-    def run(self, cmd: list[str], cwd: Path, timeout: float | None) -> tuple[int | None, str, str]:
-        """``(returncode, stdout, stderr)``; returncode None when it timed out or was stopped."""
-        with self._lock:
-            if self.stopping:
-                return None, "", "interrupted"
-            env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-            proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-            self._running.add(proc)
-        try:
-            out, err = proc.communicate(timeout=timeout)
-            return (None if self.stopping else proc.returncode), out, err
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-            return None, out, f"timed out after {timeout} s"
-        finally:
-            with self._lock:
-                self._running.discard(proc)
-
-    def stop(self) -> None:
-        with self._lock:
-            self.stopping = True
-            for p in self._running:
-                p.kill()
-
-
-def _run_one(script: Script, quick: bool, timeout: float | None, shard: tuple[int, int] | None,
-             procs: _Processes) -> tuple[str, dict[str, Any] | None, str, float]:
-    """Run one process: ``(status, result JSON, error, seconds)`` with status ``done``/``crashed``/``interrupted``."""
-    start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="symverify-prove-") as tmp:
-        out = Path(tmp) / "result.json"
-        code, stdout, stderr = procs.run(script.command(out, quick, shard), Path(tmp), timeout)
-        secs = time.perf_counter() - start
-        if procs.stopping:
-            return "interrupted", None, "the run was interrupted", secs
-        if code is None:
-            return "crashed", None, stderr, secs
-        data = None
-        if out.exists():
-            try:
-                data = json.loads(out.read_text(encoding="utf-8"))
-            except (OSError, ValueError, RecursionError) as e:  # ValueError: bad JSON, bad UTF-8, huge ints
-                return "crashed", None, f"unreadable result JSON: {e}", secs
-            if not isinstance(data, dict):
-                return "crashed", None, f"result JSON: expected an object, found {type(data).__name__}", secs
-    if data is None:
-        why = _tail(stderr, 2) or _tail(stdout, 2) or "no output"
-        return "crashed", None, f"exit code {code}: {why}", secs
-    err = _tail(stderr, 3) if code not in (0, 1) else ""
-    return "done", data, err, secs
-
-
-def _merge(script: Script, parts: list[tuple[str, dict[str, Any] | None, str, float]]) -> ScriptOutcome:
-    """One row from a script's shards (or its one process)."""
-    secs = max((p[3] for p in parts), default=0.0)
-    for status, _, err, _ in parts:
+def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: str | None = None) -> ScriptOutcome:
+    """One row from the results of a script's tasks (:func:`~symverify.scripts.tasks.execute`):
+    the instances of every part in the order of a one-process run. A part that did not finish
+    makes the row ``crashed`` (or ``interrupted``); with ``local_version``, so does a part run by
+    another version of symverify."""
+    secs = max((float(p.get("seconds", 0.0)) for p in parts), default=0.0)
+    for p in parts:
+        status = p.get("status")
+        if status == "interrupted":
+            return ScriptOutcome(script.name, script.title, "interrupted", secs, error=str(p.get("error", "")), source=script.source)
         if status != "done":
-            return ScriptOutcome(script.name, script.title, status, secs, error=err, source=script.source)
-    results = [p[1] for p in parts if p[1] is not None]
+            return ScriptOutcome(script.name, script.title, "crashed", secs, error=str(p.get("error", "")), source=script.source)
+        if local_version is not None and p.get("version") != local_version:
+            return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
+                                 error=f"a worker ({p.get('host', '?')}) has symverify {p.get('version')}, this machine "
+                                       f"{local_version}: install the same version everywhere")
+    results = [p["result"] for p in parts if p.get("result") is not None]
     if len(results) == 1:
         data = results[0]
     else:
-        tagged = [(inst.get("case"), n) for n, r in enumerate(results) for inst in r.get("instances", [])]
         instances = [inst for r in results for inst in r.get("instances", [])]
-        order = sorted(range(len(instances)), key=lambda k: (-1 if tagged[k][0] is None else tagged[k][0], tagged[k][1]))
-        merged = [instances[k] for k in order]
+        merged = sorted(instances, key=_order)  # stable: a part's own order is kept
         counts = {"proved": 0, "refuted": 0, "unknown": 0}
         for inst in merged:
             counts[inst.get("verdict", "unknown")] = counts.get(inst.get("verdict", "unknown"), 0) + 1
@@ -347,34 +323,41 @@ def _merge(script: Script, parts: list[tuple[str, dict[str, Any] | None, str, fl
                 "ok": bool(merged) and all(i.get("ok") for i in merged),
                 "seconds": round(sum(r.get("seconds", 0) for r in results), 1)}
     data = {**data, "instances": [_instance_json(i, True) for i in data.get("instances", [])]}
-    errors = "; ".join(p[2] for p in parts if p[2])
+    errors = "; ".join(str(p.get("error")) for p in parts if p.get("error"))
     status = "ok" if data.get("ok") else "failed"
     return ScriptOutcome(script.name, data.get("title") or script.title, status, secs, data,
                          "" if status == "ok" else errors, script.source)
 
 
-def run_script(script: Script, *, quick: bool, timeout: float | None = None) -> ScriptOutcome:
+def _local(part: dict[str, Any]) -> dict[str, Any]:
+    """The process pool reports a process killed by a signal as a crash (it is not retried here)."""
+    return {**part, "status": "crashed"} if part["status"] == "lost" else part
+
+
+def run_script(script: Script, *, quick: bool, timeout: float | None = None, env: Mapping[str, str] | None = None) -> ScriptOutcome:
     """Run one script in one fresh interpreter and read its JSON result."""
-    return _merge(script, [_run_one(script, quick, timeout, None, _Processes())])
+    return merge(script, [_local(execute(script.task(quick, timeout=timeout, env=env)))])
 
 
 def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool = False, jobs: int = 1,
                 timeout: float | None = None, on_start: Callable[[str], None] | None = None,
-                on_done: Callable[[ScriptOutcome], None] | None = None) -> RunSummary:
+                on_done: Callable[[ScriptOutcome], None] | None = None, env: Mapping[str, str] | None = None) -> RunSummary:
     """Run the scripts ``names`` (in that order of rows) with up to ``jobs`` processes at once.
 
     ``on_start(name)`` is called when a script's first process starts, ``on_done(row)`` as soon as
-    all of a script's processes have finished. A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned
-    into one by the CLI) stops every process and returns the partial run (``interrupted``).
+    all of a script's processes have finished. ``env`` is added to every process's environment.
+    A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned into one by the CLI) stops every process and
+    returns the partial run (``interrupted``).
     """
     if not isinstance(jobs, int) or jobs < 1:
         raise UsageError(f"jobs: expected a positive int, found {jobs!r}")
     start = time.perf_counter()
-    procs = _Processes()
-    plan: list[tuple[str, tuple[int, int] | None]] = []
+    procs = Processes()
+    plan: list[tuple[str, Task]] = []
     for name in names:
         k = jobs if jobs > 1 and scripts[name].shardable else 1
-        plan.extend((name, (i, k) if k > 1 else None) for i in range(k))
+        plan.extend((name, scripts[name].task(quick, shard=(i, k) if k > 1 else None, timeout=timeout, env=env))
+                    for i in range(k))
     parts: dict[str, list[Any]] = {name: [] for name in names}
     expected = {name: sum(1 for n, _ in plan if n == name) for name in names}
     started: set[str] = set()
@@ -382,16 +365,16 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
     done: dict[str, ScriptOutcome] = {}
     interrupted = False
 
-    def task(name: str, shard: tuple[int, int] | None) -> tuple[str, Any]:
+    def run(name: str, task: Task) -> tuple[str, dict[str, Any]]:
         with lock:
             first = name not in started
             started.add(name)
         if first and on_start:
             on_start(name)
-        return name, _run_one(scripts[name], quick, timeout, shard, procs)
+        return name, _local(execute(task, procs))
 
     pool = ThreadPoolExecutor(max_workers=jobs)
-    futures: set[Future[tuple[str, Any]]] = {pool.submit(task, n, s) for n, s in plan}
+    futures: set[Future[tuple[str, Any]]] = {pool.submit(run, n, t) for n, t in plan}
     try:
         while futures:
             finished, futures = wait(futures, return_when=FIRST_COMPLETED)
@@ -399,7 +382,7 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
                 name, part = fut.result()
                 parts[name].append(part)
                 if len(parts[name]) == expected[name]:
-                    done[name] = _merge(scripts[name], parts[name])
+                    done[name] = merge(scripts[name], parts[name])
                     if on_done:
                         on_done(done[name])
     except KeyboardInterrupt:
@@ -409,14 +392,19 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
             fut.cancel()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    rows = []
+    return RunSummary(quick, tuple(rows(scripts, names, done)), time.perf_counter() - start, interrupted, jobs)
+
+
+def rows(scripts: dict[str, Script], names: Sequence[str], done: Mapping[str, ScriptOutcome]) -> list[ScriptOutcome]:
+    """The rows in the order of ``names``: the finished ones, ``interrupted`` for the others."""
+    out = []
     for name in names:
         if name in done:
-            rows.append(done[name])
+            out.append(done[name])
         else:
             s = scripts[name]
-            rows.append(ScriptOutcome(name, s.title, "interrupted", 0.0, error="the run was interrupted", source=s.source))
-    return RunSummary(quick, tuple(rows), time.perf_counter() - start, interrupted, jobs)
+            out.append(ScriptOutcome(name, s.title, "interrupted", 0.0, error="the run was interrupted", source=s.source))
+    return out
 
 
 # ---- JUnit XML and golden runs --------------------------------------------------------------------

@@ -1,0 +1,221 @@
+"""A proof run's unit of work: one proof script, or some of its cases, in a fresh Python process.
+
+A :class:`Task` names a script, a tier and a part of it (the whole script, a shard ``k/K``, a set
+of case indices, or only counting the cases; see :mod:`symverify.scripts.protocol`).
+:func:`execute` runs it as ``python -m symverify.proofs.NAME --json OUT ...`` (or the user's file)
+and returns plain JSON, the same wherever it runs: ``status`` (``done``, ``crashed``, ``lost``:
+killed by a signal nobody here sent, or ``interrupted``), ``result`` (the script's JSON, or
+``{"cases": N}`` for a count), ``error``, ``seconds``, ``version`` (symverify's, on the machine that
+ran it) and ``host``. A crash, even a FLINT abort, ends one process, never the caller.
+
+A user's script (``--dir DIR``) runs from its file when ``path`` is set; a task for another
+machine carries the ``*.py`` files of its directory instead (``files``), written to a temporary
+directory there, so workers need only symverify installed.
+
+This module imports nothing beyond the standard library and symverify's version: the process pool
+of ``symverify prove`` and the Dask backend (:mod:`symverify.scripts.dask_backend`) both use it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from symverify._version import __version__
+
+__all__ = ["BUILTIN", "Task", "Processes", "execute", "one_line", "ship"]
+
+BUILTIN = "builtin"
+
+# Run in front of a script's process when its parent may die without cleaning up (a Dask worker
+# killed mid-task): on Linux the child asks for SIGKILL when its parent dies, checks that the
+# parent is still the one that started it, then becomes the script's interpreter.
+_GUARD = ("import ctypes, os, signal, sys\n"
+          "ctypes.CDLL(None).prctl(1, signal.SIGKILL)\n"
+          "if os.getppid() != int(sys.argv[1]):\n"
+          "    os._exit(137)\n"
+          "os.execv(sys.argv[2], sys.argv[2:])\n")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One process of a proof run (see the module docstring).
+
+    At most one of ``shard``, ``cases`` and ``count`` is given; none runs the whole script.
+    ``env`` is added to the process's environment (a sweep's grid, :data:`~symverify.scripts.protocol.SWEEP_ENV`).
+    """
+
+    name: str
+    quick: bool = False
+    source: str = BUILTIN
+    shard: tuple[int, int] | None = None
+    cases: tuple[int, ...] | None = None
+    count: bool = False
+    path: str | None = None
+    files: tuple[tuple[str, str], ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if sum((self.shard is not None, self.cases is not None, self.count)) > 1:
+            raise ValueError("a task is a shard, a set of cases or a count, not several")
+        if self.source != BUILTIN and self.path is None and not self.files:
+            raise ValueError(f"task {self.name}: a user's script needs its path or its files")
+
+    def part(self) -> str:
+        """What part of the script this is, for messages: ``cases 3,4``, ``shard 1/4``, ``count``, ``all``."""
+        if self.count:
+            return "count"
+        if self.shard is not None:
+            return f"shard {self.shard[0]}/{self.shard[1]}"
+        if self.cases is not None:
+            return "cases " + ",".join(map(str, self.cases))
+        return "all"
+
+    def argv(self, out: Path, root: Path) -> list[str]:
+        """The command line; ``root`` is where shipped ``files`` were written."""
+        if self.source == BUILTIN:
+            target = ["-m", f"symverify.proofs.{self.name}"]
+        elif self.files:
+            target = [str(root / f"{self.name}.py")]
+        else:
+            target = [str(Path(str(self.path)).resolve())]
+        extra = ["--quick"] if self.quick else []
+        if self.shard is not None:
+            extra.append(f"--shard={self.shard[0]}/{self.shard[1]}")
+        if self.cases is not None:
+            extra.append("--cases=" + ",".join(map(str, self.cases)))
+        if self.count:
+            extra.append("--count-cases")
+        return [sys.executable, *target, "--json", str(out), *extra]
+
+
+def ship(directory: str | Path) -> tuple[tuple[str, str], ...]:
+    """The ``*.py`` files of a user's proof directory as ``(file name, text)``, to send with a task."""
+    return tuple((p.name, p.read_text(encoding="utf-8")) for p in sorted(Path(directory).glob("*.py")))
+
+
+def one_line(text: str, lines: int = 6) -> str:
+    """The last ``lines`` non-empty lines of ``text`` joined by `` | ``."""
+    return " | ".join(line for line in text.strip().splitlines()[-lines:] if line.strip())
+
+
+class Processes:
+    """The running child processes, so an interrupt can stop them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[str]] = set()
+        self.stopping = False
+
+    def run(self, cmd: list[str], cwd: Path, timeout: float | None, env: Mapping[str, str] | None = None,
+            should_stop: Callable[[], bool] | None = None, guard: bool = False) -> tuple[int | None, str, str]:
+        """``(returncode, stdout, stderr)``; returncode None when it timed out or was stopped.
+
+        ``should_stop`` is asked about once a second; when it says yes the process is killed.
+        ``guard`` kills the process when this one dies (Linux; see ``_GUARD``).
+        """
+        with self._lock:
+            if self.stopping:
+                return None, "", "interrupted"
+            full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+            if guard and sys.platform.startswith("linux"):
+                cmd = [sys.executable, "-S", "-c", _GUARD, str(os.getpid()), *cmd]
+            proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env)
+            self._running.add(proc)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while True:
+                wait = 1.0 if should_stop is not None else None
+                if deadline is not None:
+                    left = max(deadline - time.monotonic(), 0.0)
+                    wait = left if wait is None else min(wait, left)
+                try:
+                    out, err = proc.communicate(timeout=wait)
+                    return (None if self.stopping else proc.returncode), out, err
+                except subprocess.TimeoutExpired:
+                    pass
+                if deadline is not None and time.monotonic() >= deadline:
+                    proc.kill()
+                    out, err = proc.communicate()
+                    return None, out, f"timed out after {timeout} s"
+                if should_stop is not None and _asks_to_stop(should_stop):
+                    self.stopping = True
+                    proc.kill()
+                    proc.communicate()
+                    return None, "", "interrupted"
+        finally:
+            with self._lock:
+                self._running.discard(proc)
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopping = True
+            for p in self._running:
+                p.kill()
+
+
+def _asks_to_stop(should_stop: Callable[[], bool]) -> bool:
+    try:
+        return bool(should_stop())
+    except Exception:  # a stop flag that cannot be read (the scheduler went away) does not stop the work
+        return False
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return f"signal {-code}"
+
+
+def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable[[], bool] | None = None,
+            guard: bool = False) -> dict[str, Any]:
+    """Run ``task`` in a fresh interpreter and return its plain-JSON result (module docstring)."""
+    procs = procs or Processes()
+    start = time.perf_counter()
+
+    def answer(status: str, result: dict[str, Any] | None, error: str) -> dict[str, Any]:
+        return {"status": status, "result": result, "error": error, "seconds": time.perf_counter() - start,
+                "version": __version__, "host": socket.gethostname()}
+
+    with tempfile.TemporaryDirectory(prefix="symverify-prove-") as tmp:
+        root = Path(tmp)
+        for fname, text in task.files:
+            (root / Path(fname).name).write_text(text, encoding="utf-8")
+        work = root / "work"
+        work.mkdir()
+        out = work / "result.json"
+        code, stdout, stderr = procs.run(task.argv(out, root), work, task.timeout, dict(task.env), should_stop, guard)
+        if procs.stopping:
+            return answer("interrupted", None, "the run was interrupted")
+        if code is None:
+            return answer("crashed", None, stderr)
+        data = None
+        if out.exists():
+            try:
+                data = json.loads(out.read_text(encoding="utf-8"))
+            except (OSError, ValueError, RecursionError) as e:  # ValueError: bad JSON, bad UTF-8, huge ints
+                return answer("crashed", None, f"unreadable result JSON: {e}")
+            if not isinstance(data, dict):
+                return answer("crashed", None, f"result JSON: expected an object, found {type(data).__name__}")
+    if data is None:
+        if code < 0:
+            why = one_line(stderr, 2)
+            return answer("lost", None, f"killed by {_signal_name(code)}" + (f": {why}" if why else ""))
+        why = one_line(stderr, 2) or one_line(stdout, 2) or "no output"
+        return answer("crashed", None, f"exit code {code}: {why}")
+    if task.count and not (isinstance(data.get("cases"), int) and data["cases"] >= 0):
+        return answer("crashed", None, f"--count-cases: expected {{\"cases\": N}}, found {json.dumps(data)[:80]}")
+    return answer("done", data, one_line(stderr, 3) if code not in (0, 1) else "")
