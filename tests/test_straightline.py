@@ -20,7 +20,7 @@ from symverify.provers.bounds import BoundRing, circuit_bounds, common_denominat
 from symverify.provers.sides import CircuitSide
 from symverify.semantics.evaluate import eval_circuit_nodes
 from symverify.semantics.rings import ModRing
-from symverify.semantics.straightline import eval_mod, program
+from symverify.semantics.straightline import eval_mod, eval_mod_lanes, program
 from symverify.strategies import circuits
 
 M61 = (1 << 61) - 1
@@ -149,3 +149,69 @@ def test_circuit_fingerprint_sees_every_part() -> None:
     assert len(prints) == 1 + len(variants)
     same = Circuit(1, 2, (Gate.lin(0, 1, 1, -1), Gate.mul(2, 0), Gate.const(3)), (3, 4), name="other name")
     assert rz._fingerprint(as_side(same)) == rz._fingerprint(as_side(base))
+
+
+@settings(max_examples=200, deadline=None)
+@given(circuits(max_n=3, max_d=2, max_gates=30, allow_sym=True), st.integers(1, 5), st.data())
+def test_eval_mod_lanes_equals_eval_mod(c: Circuit, lanes: int, data: st.DataObject) -> None:
+    """The batched evaluator, lane by lane, against the one-point evaluator (and so the interpreter)."""
+    import numpy as np
+
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    primes = [data.draw(st.sampled_from([3, 5, 1_000_003, 2**31 - 1, 2_147_483_629])) for _ in range(lanes)]
+    prog = program(c)
+    if any(_bad_denominator(x, p) for x in prog.scalars for p in primes):
+        return
+    params = {name: rng.randrange(2**31) for name in sorted(c.params())}
+    inputs = [[rng.randrange(-(2**40), 2**40) for _ in range(lanes)] for _ in range(c.num_inputs)]
+    coeffs = [[ModRing(p, {k: v % p for k, v in params.items()}).coerce(x) for p in primes] for x in prog.scalars]
+    got = eval_mod_lanes(prog, np.array(inputs, dtype=np.int64).reshape(c.num_inputs, lanes), primes,
+                         np.array(coeffs, dtype=np.int64).reshape(len(prog.scalars), lanes))
+    for t, p in enumerate(primes):
+        ring = ModRing(p, {k: v % p for k, v in params.items()})
+        want = eval_circuit_nodes(c, [row[t] % p for row in inputs], ring)
+        assert [int(x) for x in got[:, t]] == want
+
+
+def _bad_denominator(x: object, p: int) -> bool:
+    if isinstance(x, Fraction):
+        return x.denominator % p == 0
+    terms = getattr(x, "terms", ())
+    return any(cf.denominator % p == 0 for _, cf in terms)
+
+
+def test_eval_mod_lanes_on_a_deep_circuit_and_refuses_large_primes() -> None:
+    import numpy as np
+    import pytest
+
+    c = random_circuit(3, 2, 2000, 60, seed=5)
+    prog = program(c)
+    primes = [2**31 - 1, 1_000_003]
+    x = np.arange(12, dtype=np.int64).reshape(6, 2) * 7919
+    coeffs = np.array([[ModRing(p).coerce(s) for p in primes] for s in prog.scalars], dtype=np.int64)
+    got = eval_mod_lanes(prog, x, primes, coeffs)
+    for t, p in enumerate(primes):
+        assert [int(v) for v in got[:, t]] == eval_mod(prog, [int(v) for v in x[:, t]], p, [int(v) for v in coeffs[:, t]])
+    with pytest.raises(ValueError, match="below 2"):
+        eval_mod_lanes(prog, x, [M61, 3], coeffs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(circuits(max_n=3, max_d=2, max_gates=20, allow_sym=True), st.integers(1, 4), st.data())
+def test_torch_engine_circuit_path_equals_modular_eval(c: Circuit, batch: int, data: st.DataObject) -> None:
+    """The torch engine evaluates circuits as straight-line lanes: the same residues as the torch executor."""
+    import numpy as np
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    from symverify.executors import modular_eval
+    from symverify.provers.modular import _side_mod
+
+    p = data.draw(st.sampled_from([2**31 - 1, 2_147_483_629, 1_073_741_827]))
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    params = {name: rng.randrange(p) for name in sorted(c.params())}
+    points = np.array([[[rng.randrange(p) for _ in range(c.d)] for _ in range(c.n)] for _ in range(batch)], dtype=np.int64)
+    x = torch.from_numpy(points)
+    got = _side_mod(torch, CircuitSide(c, c.n, c.d), points, x, p, params, None, None)
+    want = modular_eval(c, x, p, params=params)
+    assert torch.equal(got, want.to(got.dtype))

@@ -189,21 +189,30 @@ class BoundRing:
 
     def qpow_t(self, k: int) -> tuple[int, int]:
         """:meth:`qpow` as a pair ``(m, e)``: the squarings ``q, q^2, q^4, …`` of :meth:`UB.pow`
-        tabulated once, their products for ``k`` in the same order, the result cached per ``k``."""
-        hit = self._qcache.get(k)
-        if hit is None:
-            squares = self._squares
-            while len(squares) < k.bit_length():
-                sm, se = squares[-1]
-                squares.append(_mul_t(sm, se, sm, se))
-            m, e, i, r = 1, 0, 0, k
-            while r:
-                if r & 1:
-                    m, e = _mul_t(m, e, *squares[i])
-                r >>= 1
-                i += 1
-            hit = self._qcache[k] = (m, e)
-        return hit
+        tabulated once, multiplied in for the set bits of ``k`` from the lowest, as
+        :meth:`UB.pow` does. Every partial product is the power for the low bits of ``k``, so it
+        is cached and reused: a new ``k`` costs one product per set bit above its longest cached
+        low part."""
+        cache = self._qcache
+        hit = cache.get(k)
+        if hit is not None:
+            return hit
+        squares = self._squares
+        while len(squares) < k.bit_length():
+            sm, se = squares[-1]
+            squares.append(_mul_t(sm, se, sm, se))
+        tops: list[int] = []
+        low = k
+        while low not in cache:
+            top = low.bit_length() - 1
+            tops.append(top)
+            low ^= 1 << top
+        m, e = cache[low]
+        for top in reversed(tops):
+            low |= 1 << top
+            m, e = _mul_t(m, e, *squares[top])
+            cache[low] = (m, e)
+        return m, e
 
     def cap(self, deg: int) -> int:
         return _cap(self.variables, deg)
@@ -412,8 +421,20 @@ def circuit_bounds(c: Any, ring: BoundRing, check: Check | None = None) -> tuple
         if check is not None:
             check()
         for k, a, b, i, j in code[start : start + step]:
-            if k == MUL:
-                ap(mul(vals[a], vals[b]))
+            if k == MUL:  # mul(vals[a], vals[b]), written out
+                dx, sx, mx, ex, cx = vals[a]
+                dy, sy, my, ey, cy = vals[b]
+                if dx < 0 or dy < 0:
+                    ap(zero)
+                    continue
+                deg = dx + dy
+                cnt = cx * cy
+                if cnt > 64:
+                    cnt = min(cnt, _COUNT_CAP if deg > 4096 else cap(deg))  # as _cap
+                m, e = mx * my, ex + ey
+                if m >= small:
+                    m, e = _normt(m, e)
+                ap((deg, sx + sy, m, e, cnt))
             elif k == LIN:
                 ap(add(mul(sc[i], vals[a]), mul(sc[j], vals[b])))
             elif k == SCALE:

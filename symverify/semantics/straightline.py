@@ -34,7 +34,7 @@ from symverify.errors import ShapeError
 from symverify.ir.circuit import Circuit, Op
 from symverify.ir.scalar import Scalar, is_zero
 
-__all__ = ["Program", "program", "eval_mod", "MUL", "LIN", "SCALE", "ZERO", "CONST"]
+__all__ = ["Program", "program", "eval_mod", "Schedule", "schedule", "eval_mod_lanes", "MUL", "LIN", "SCALE", "ZERO", "CONST"]
 
 MUL, LIN, SCALE, ZERO, CONST = 0, 1, 2, 3, 4
 # Kinds of the mod-p code only (specialisations of LIN by its exact coefficients).
@@ -180,3 +180,87 @@ def eval_mod(prog: Program, inputs: Sequence[int], p: int, coeffs: Sequence[int]
             else:
                 ap(0)
     return v
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    """A program's gates grouped by level (longest path from the inputs) and kind, for batched
+    evaluation: every gate of a level reads only earlier levels, so a level is a few array
+    operations. ``steps``: per level, per kind present, ``(kind, out, a, b, i, j)`` as int64 arrays
+    (node ids written, node ids read, coefficient indices)."""
+
+    program: Program
+    steps: tuple[tuple[tuple[int, Any, Any, Any, Any, Any], ...], ...]
+
+
+_SCHEDULES: dict[int, Schedule] = {}
+
+
+def schedule(prog: Program) -> Schedule:
+    """The level schedule of ``prog`` (cached per program)."""
+    hit = _SCHEDULES.get(id(prog))
+    if hit is not None and hit.program is prog:
+        return hit
+    import numpy as np
+
+    nd = prog.circuit.num_inputs
+    level = [0] * nd
+    groups: dict[tuple[int, int], list[tuple[int, int, int, int, int]]] = {}
+    for k, (kind, a, b, i, j) in enumerate(ins for chunk in prog.mod_chunks for ins in chunk):
+        if kind in (CONST, ZERO):
+            lv = 1
+        elif kind == SCALE:
+            lv = level[a] + 1
+        else:
+            la, lb = level[a], level[b]
+            lv = (la if la >= lb else lb) + 1
+        level.append(lv)
+        groups.setdefault((lv, kind), []).append((nd + k, a, b, i, j))
+    steps: dict[int, list[tuple[int, Any, Any, Any, Any, Any]]] = {}
+    for (lv, kind), rows in sorted(groups.items()):
+        cols = np.array(rows, dtype=np.int64).reshape(-1, 5).T
+        steps.setdefault(lv, []).append((kind, cols[0], cols[1], cols[2], cols[3], cols[4]))
+    sched = Schedule(prog, tuple(tuple(steps[lv]) for lv in sorted(steps)))
+    if len(_SCHEDULES) >= _CACHE_SIZE:
+        _SCHEDULES.pop(next(iter(_SCHEDULES)))
+    _SCHEDULES[id(prog)] = sched
+    return sched
+
+
+def eval_mod_lanes(prog: Program, inputs: Any, primes: Any, coeffs: Any, check: Check | None = None) -> Any:
+    """Every node's value in ``B`` lanes at once, lane ``t`` mod ``primes[t] < 2^31`` (numpy int64):
+    the residues :func:`eval_mod` computes lane by lane.
+
+    ``inputs``: ``(n·d, B)`` residues; ``primes``: ``(B,)``; ``coeffs``: ``(len(prog.scalars), B)``
+    (each scalar mapped into ``F_p`` lane by lane). Returns ``(nodes, B)``. Every product of two
+    residues is below ``2^62``, every sum of two products below ``2^63``: int64 is exact. ``check``
+    runs before every level.
+    """
+    import numpy as np
+
+    P = np.asarray(primes, dtype=np.int64)
+    if P.size and int(P.max()) >= 1 << 31:
+        raise ValueError("eval_mod_lanes: every prime must be below 2^31")
+    X = np.asarray(inputs, dtype=np.int64)
+    C = np.asarray(coeffs, dtype=np.int64).reshape(len(prog.scalars), P.shape[0])
+    nd = prog.circuit.num_inputs
+    V = np.zeros((nd + len(prog.code), P.shape[0]), dtype=np.int64)
+    V[:nd] = X % P
+    for level in schedule(prog).steps:
+        if check is not None:
+            check()
+        for kind, out, a, b, i, j in level:
+            if kind == MUL:
+                V[out] = V[a] * V[b] % P
+            elif kind == _ADD:
+                V[out] = (V[a] + V[b]) % P
+            elif kind == _SUB:
+                V[out] = (V[a] - V[b]) % P
+            elif kind == LIN:
+                V[out] = (C[i] * V[a] + C[j] * V[b]) % P
+            elif kind == SCALE:
+                V[out] = C[i] * V[a] % P
+            elif kind == CONST:
+                V[out] = C[i]
+            # ZERO: the rows stay 0
+    return V
