@@ -364,8 +364,26 @@ def circuit_bounds(c: Any, ring: BoundRing, check: Check | None = None) -> tuple
     The steps are those of :class:`BoundValue` ``+`` and ``*`` under the interpreter
     (:func:`~symverify.semantics.evaluate.eval_circuit_nodes`), written out on ``(deg, s, m, e,
     cnt)``: the result is the same as running the interpreter over ``ring`` (the tests compare the
-    two), without an object per operation. ``check`` runs every few hundred gates.
+    two), without an object per operation. ``check`` runs every few hundred gates. The result is
+    cached per circuit object, ``q`` and variable count (the only inputs of the pass).
     """
+    key = (id(c), ring.q, ring.variables)
+    hit = _CIRCUIT_BOUNDS.get(key)
+    if hit is not None and hit[0] is c:
+        return [BoundValue(d, s, UB(m, e), n, ring) if d >= 0 else ring.zero for d, s, m, e, n in hit[1]], hit[2]
+    outs, peak = _circuit_pass(c, ring, check)
+    if len(_CIRCUIT_BOUNDS) >= 16:
+        _CIRCUIT_BOUNDS.pop(next(iter(_CIRCUIT_BOUNDS)))
+    _CIRCUIT_BOUNDS[key] = (c, outs, peak)
+    return [BoundValue(d, s, UB(m, e), n, ring) if d >= 0 else ring.zero for d, s, m, e, n in outs], peak
+
+
+_CIRCUIT_BOUNDS: dict[tuple[int, int, int], tuple[Any, list[_Val], int]] = {}
+"""Results of :func:`circuit_bounds` per (circuit object, ``q``, variables): the pass is a function of
+these alone, and circuits are immutable."""
+
+
+def _circuit_pass(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_Val], int]:
     prog = program(c)
     q, small, cap, qpow = ring.q, _SMALL, ring.cap, ring.qpow_t
     zero: _Val = (_ZERO_DEG, 0, 0, 0, 0)
@@ -446,8 +464,7 @@ def circuit_bounds(c: Any, ring: BoundRing, check: Check | None = None) -> tuple
     total = 0
     for v in vals:
         total += v[4]
-    outs = [BoundValue(d, s, UB(m, e), n, ring) if d >= 0 else ring.zero for d, s, m, e, n in (vals[o] for o in c.outputs)]
-    return outs, min(total, _COUNT_CAP)
+    return [vals[o] for o in c.outputs], min(total, _COUNT_CAP)
 
 
 def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | None = None) -> tuple[list[list[BoundValue]], int]:

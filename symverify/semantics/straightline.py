@@ -167,12 +167,12 @@ def eval_mod(prog: Program, inputs: Sequence[int], p: int, coeffs: Sequence[int]
         for k, a, b, i, j in chunk:
             if k == MUL:
                 ap(v[a] * v[b] % p)
+            elif k == LIN:
+                ap((cv[i] * v[a] + cv[j] * v[b]) % p)
             elif k == _ADD:
                 ap((v[a] + v[b]) % p)
             elif k == _SUB:
                 ap((v[a] - v[b]) % p)
-            elif k == LIN:
-                ap((cv[i] * v[a] + cv[j] * v[b]) % p)
             elif k == SCALE:
                 ap(cv[i] * v[a] % p)
             elif k == CONST:
