@@ -1,6 +1,17 @@
 """Benchmark: exact (flint), exact (sympy) and randomized verification on growing BaseConv stacks.
 
-Run ``python benchmarks/verify_methods.py [--quick] [--sympy-limit SECONDS]``. For dense random
+Run ``python benchmarks/verify_methods.py [--quick] [--sympy-limit SECONDS] [--gates G]``.
+
+First, the randomized method's engines on two equal random circuits of ``G`` gates each (default
+100 000; ``--quick``: 20 000): gate-evaluations per second of a bare Python loop mod ``2^61 − 1``
+(``x[a]·x[b] mod p`` over the same gate list: the reference, measured in the same run), of the
+straight-line evaluator (:mod:`symverify.semantics.straightline`, one point) and of the generic
+ring interpreter it replaced; the structural bounds pass (straight-line vs the ring interpreter)
+and the Fiat–Shamir fingerprint (flat vs field by field); then ``verify(method="randomized",
+backend="python")`` with its time split (bounds / fingerprint / trials), each compared with the
+cost of one trial.
+
+Then, for dense random
 BaseConv stacks of growing size ``N×d`` and depth ``L`` (small nonzero integer weights, causal),
 each method decides the stack against itself (``proved``) and against a copy with one weight
 moved (``refuted``). It prints seconds per method, the ratios sympy/flint and flint/randomized,
@@ -12,12 +23,25 @@ all methods must agree (a disagreement is printed loudly); nothing is asserted a
 from __future__ import annotations
 
 import argparse
+import hashlib
+import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
 
 from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
+from symverify.provers import randomized as rzm
+from symverify.provers.bounds import _CIRCUIT_BOUNDS, BoundRing, common_denominator, structure_bounds
+from symverify.provers.sides import Side, as_side
+from symverify.semantics.evaluate import eval_circuit_nodes
+from symverify.semantics.rings import ModRing
+from symverify.semantics.straightline import eval_mod, eval_mod_lanes, program, schedule
 from symverify.verification import Report, verify
 
 
@@ -43,11 +67,108 @@ def timed(lhs: Model, rhs: Model, method: str) -> tuple[Report, float]:
     return r, time.perf_counter() - t
 
 
+def big_circuit(n: int, d: int, size: int, depth: int, seed: int = 0) -> Circuit:
+    """A seeded random circuit of ``size`` gates in ``depth`` levels (30 % products, small rational
+    coefficients), built in linear time."""
+    rng = random.Random(seed)
+    nd = n * d
+    gates: list[Gate] = []
+    prev, nodes = list(range(nd)), nd
+    coeffs = [1, -1, 2, 3, Fraction(1, 2), -2]
+    for _ in range(depth):
+        cur: list[int] = []
+        for _ in range(size // depth):
+            a, b = rng.choice(prev), rng.randrange(nodes + len(cur))
+            if rng.random() < 0.3:
+                gates.append(Gate(Op.MUL, (a, b), ()))
+            else:
+                gates.append(Gate(Op.LIN, (a, b), (rng.choice(coeffs), rng.choice(coeffs))))
+            cur.append(nd + len(gates) - 1)
+        nodes += len(cur)
+        prev = cur
+    return Circuit(n, d, tuple(gates), tuple(prev[:nd]), f"big_{size}")
+
+
+def _rate(gates: int, seconds: float) -> str:
+    return f"{gates / seconds:12.3e}"
+
+
+def engines(size: int) -> None:
+    """The circuit rows (see the module docstring)."""
+    c, c2 = big_circuit(4, 4, size, 200, seed=1), big_circuit(4, 4, size, 200, seed=1)
+    gates = len(c.gates)
+    p = (1 << 61) - 1
+    rng = random.Random(0)
+    x0 = [rng.randrange(p) for _ in range(c.num_inputs)]
+
+    def bare() -> None:  # the reference: the cheapest loop over the same gate list
+        v = list(x0)
+        ap = v.append
+        for a, b in pairs:
+            ap(v[a] * v[b] % p)
+
+    pairs = [g.args if len(g.args) == 2 else (0, 0) for g in c.gates]
+    t_bare = best(bare)
+    prog = program(c)
+    ring = ModRing(p)
+    coeffs = [ring.coerce(x) for x in prog.scalars]
+    t_line = best(lambda: eval_mod(prog, x0, p, coeffs))
+    t_ring = best(lambda: eval_circuit_nodes(c, x0, ring), repeat=1)
+    lanes = 256
+    p31 = (1 << 31) - 1
+    xs = np.array([[rng.randrange(p31) for _ in range(lanes)] for _ in range(c.num_inputs)], dtype=np.int64)
+    cs = np.array([[ModRing(p31).coerce(x)] * lanes for x in prog.scalars], dtype=np.int64).reshape(len(prog.scalars), lanes)
+    primes = np.full(lanes, p31, dtype=np.int64)
+    schedule(prog)  # built once per circuit, like the program
+    t_lanes = best(lambda: eval_mod_lanes(prog, xs, primes, cs))
+    print(f"gate-evaluations/s on {gates} gates, one point mod 2^61-1 (higher is better)")
+    print(f"  bare Python loop (reference)  {_rate(gates, t_bare)}")
+    print(f"  straight-line evaluator       {_rate(gates, t_line)}   {t_bare / t_line:5.2f} of the reference")
+    print(f"  generic ring interpreter      {_rate(gates, t_ring)}   (what the python engine used before)")
+    print(f"  batched, {lanes} lanes mod 2^31-1 {_rate(gates * lanes, t_lanes)}   (numpy int64, level by level)")
+    a, b = as_side(c), as_side(c2)
+    q = common_denominator(a, b)
+    _CIRCUIT_BOUNDS.clear()
+    rep = verify(c, c2, method="randomized", backend="python")
+    _CIRCUIT_BOUNDS.clear()
+    t_bounds = best(lambda: structure_bounds(a, b), repeat=1)  # uncached
+    old_ring = BoundRing(a.num_inputs + len(a.params() | b.params()), q)
+    t_bounds_old = 2 * best(lambda: eval_circuit_nodes(c, [old_ring.var] * c.num_inputs, old_ring), repeat=1)
+    t_fp = best(lambda: (rzm._fingerprint(a), rzm._fingerprint(b)), repeat=1)
+    t_fp_old = best(lambda: _fields_fingerprint(a, b), repeat=1)
+    tm, k = rep.timings, int(rep.evidence["k"])
+    trial = (tm["method.trials"] - tm.get("method.fingerprint", 0.0)) / k
+    print(f"verify(randomized, python) on both circuits: {rep.verdict.value}, k = {k} trials, p: {rep.evidence['p']}")
+    print(f"  total {tm['total']:.3f} s = bounds {tm.get('bounds', 0):.3f} + fingerprint {tm.get('method.fingerprint', 0):.3f} "
+          f"+ trials {tm['method.trials'] - tm.get('method.fingerprint', 0):.3f} (one trial {trial:.3f} s)")
+    print(f"  bounds pass       {t_bounds:8.3f} s = {t_bounds / trial:5.2f} trials   (ring interpreter: {t_bounds_old:.3f} s)")
+    print(f"  fingerprint       {t_fp:8.3f} s = {t_fp / trial:5.2f} trials   (field by field: {t_fp_old:.3f} s)")
+    print()
+
+
+def _fields_fingerprint(a: Side, b: Side) -> None:
+    for side in (a, b):
+        h = hashlib.sha256()
+        rzm._feed(h, side.kind)
+        rzm._feed(h, side.obj)
+
+
+def best(fn: Callable[[], object], repeat: int = 3) -> float:
+    out = math.inf
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        out = min(out, time.perf_counter() - t)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes only")
     ap.add_argument("--sympy-limit", type=float, default=0.5, help="skip sympy when flint takes longer (s)")
+    ap.add_argument("--gates", type=int, default=None, help="gates per circuit in the engine rows (default 100000; quick 20000)")
     args = ap.parse_args()
+    engines(args.gates or (20_000 if args.quick else 100_000))
     sizes = [(4, 2, 1), (8, 2, 1), (16, 4, 1), (4, 2, 2), (8, 2, 2)]
     if not args.quick:
         sizes += [(32, 8, 1), (8, 4, 2), (16, 4, 2), (8, 2, 3)]
@@ -64,9 +185,9 @@ def main() -> None:
             if t_fl <= args.sympy_limit:
                 sy, t_sy = timed(m, other, "exact-sympy")
             rz, t_rz = timed(m, other, "randomized")
-            verdicts = {fl.verdict, rz.verdict} | ({sy.verdict} if sy else set())
+            verdicts = {fl.verdict, rz.verdict} | ({sy.verdict} if sy is not None else set())
             flag = "" if len(verdicts) == 1 else f"   <-- METHODS DISAGREE: {sorted(v.value for v in verdicts)}"
-            ratio_sy = f"{t_sy / t_fl:11.1f}" if sy else f"{'-':>11}"
+            ratio_sy = f"{t_sy / t_fl:11.1f}" if sy is not None else f"{'-':>11}"
             print(f"{n:>3}×{d:<2} {L:>2} {label:>8} {t_fl:9.4f} {t_sy:9.4f} {t_rz:9.4f} {ratio_sy} {t_fl / t_rz:10.1f} "
                   f"{fl.evidence.get('monomials_compared', '-')!s:>10} {fl.evidence.get('ran', '-')!s:>10} "
                   f"{rz.evidence.get('k', '-')!s:>2} {fl.verdict.value}{flag}")

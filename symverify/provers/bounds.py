@@ -24,13 +24,14 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
-from symverify.deadline import Check, as_check
+from symverify.deadline import CHECK_EVERY, Check, as_check
 from symverify.ir.scalar import Scalar, Sym, power
 from symverify.provers.sides import CircuitSide, KaleidoscopeSide, ModelSide, Side, assert_never
-from symverify.semantics.evaluate import crop, embed, eval_circuit_nodes, eval_layer
+from symverify.semantics.evaluate import crop, embed, eval_layer
+from symverify.semantics.straightline import CONST, LIN, MUL, SCALE, program
 
 __all__ = ["UB", "BoundValue", "BoundRing", "Bounds", "structure_bounds", "common_denominator", "layers_peak",
-           "monomial_cap", "COUNT_CAP"]
+           "monomial_cap", "COUNT_CAP", "circuit_bounds"]
 
 _MANT = 62
 _COUNT_CAP = COUNT_CAP = 1 << 62
@@ -88,14 +89,29 @@ class UB(NamedTuple):
         return (self.m << self.e) < x if self.e < 4 * _MANT else False
 
 
+def _mul_t(m1: int, e1: int, m2: int, e2: int) -> tuple[int, int]:
+    """``UB(m1, e1) * UB(m2, e2)`` as a pair (the same steps as :meth:`UB.__mul__`)."""
+    prod = m1 * m2
+    if prod < _SMALL:
+        return prod, e1 + e2
+    return _normt(prod, e1 + e2)
+
+
 def _norm(m: int, e: int) -> UB:
+    return UB(*_normt(m, e))
+
+
+def _normt(m: int, e: int) -> tuple[int, int]:
+    """``m·2^e`` rounded up to a mantissa of at most 62 bits, as ``(m, e)``."""
     extra = m.bit_length() - _MANT
     if extra <= 0:
-        return UB(m, e)
+        return m, e
     top = m >> extra
     if top << extra != m:
         top += 1
-    return _norm(top, e + extra) if top.bit_length() > _MANT else UB(top, e + extra)
+        if top >> _MANT:  # rounding up carried into bit 62: top = 2^62, halve it exactly
+            return top >> 1, e + extra + 1
+    return top, e + extra
 
 
 _ZERO_DEG = -1
@@ -153,13 +169,43 @@ class BoundRing:
         self.variables = max(1, variables)
         self.q = q
         self._qub = UB.of(q)
+        self._squares: list[tuple[int, int]] = [(self._qub.m, self._qub.e)]  # q, q^2, q^4, … as UB.pow computes them
+        self._qcache: dict[int, tuple[int, int]] = {0: (1, 0)}
         self.zero = BoundValue(_ZERO_DEG, 0, UB(0), 0, self)
         self.var = BoundValue(1, 0, UB(1), 1, self)
         self._scalars: dict[Any, BoundValue] = {}
         self.one = self.coerce(1) if q == 1 else None
 
     def qpow(self, k: int) -> UB:
-        return UB(1) if self.q == 1 or k == 0 else _qpow(self._qub, k)
+        """``UB.of(q).pow(k)``: the same squarings and products (:meth:`qpow_t`)."""
+        return UB(1) if self.q == 1 or k == 0 else UB(*self.qpow_t(k))
+
+    def qpow_t(self, k: int) -> tuple[int, int]:
+        """:meth:`qpow` as a pair ``(m, e)``: the squarings ``q, q^2, q^4, …`` of :meth:`UB.pow`
+        tabulated once, multiplied in for the set bits of ``k`` from the lowest, as
+        :meth:`UB.pow` does. Every partial product is the power for the low bits of ``k``, so it
+        is cached and reused: a new ``k`` costs one product per set bit above its longest cached
+        low part."""
+        cache = self._qcache
+        hit = cache.get(k)
+        if hit is not None:
+            return hit
+        squares = self._squares
+        while len(squares) < k.bit_length():
+            sm, se = squares[-1]
+            squares.append(_mul_t(sm, se, sm, se))
+        tops: list[int] = []
+        low = k
+        while low not in cache:
+            top = low.bit_length() - 1
+            tops.append(top)
+            low ^= 1 << top
+        m, e = cache[low]
+        for top in reversed(tops):
+            low |= 1 << top
+            m, e = _mul_t(m, e, *squares[top])
+            cache[low] = (m, e)
+        return m, e
 
     def cap(self, deg: int) -> int:
         return _cap(self.variables, deg)
@@ -185,11 +231,6 @@ class BoundRing:
 
     def reduce(self, x: BoundValue) -> BoundValue:
         return x
-
-
-@lru_cache(maxsize=4096)
-def _qpow(q: UB, k: int) -> UB:
-    return q.pow(k)
 
 
 @lru_cache(maxsize=65536)
@@ -220,8 +261,7 @@ def common_denominator(*sides: Side) -> int:
 def _scalars_of(side: Side) -> Any:
     match side:
         case CircuitSide(obj=c):
-            for g in c.gates:
-                yield from g.coeffs
+            yield from program(c).scalars  # the distinct coefficients
         case ModelSide(obj=m):
             for layer in m.layers:
                 for _, grid in layer.grids():
@@ -287,6 +327,139 @@ def layers_peak(layers: Any, state: list[list[BoundValue]], ring: BoundRing,
     return state, peak
 
 
+_Val = tuple[int, int, int, int, int]
+"""A :class:`BoundValue` as a plain tuple ``(deg, s, m, e, cnt)``, ``l1 ≤ m·2^e``."""
+
+
+def _ub_add(mx: int, ex: int, my: int, ey: int) -> tuple[int, int]:
+    """``UB(mx, ex) + UB(my, ey)`` as a pair (the same steps as :meth:`UB.__add__`)."""
+    if ex == 0 and ey == 0:
+        total = mx + my
+        if total < _SMALL:
+            return total, 0
+    if mx == 0:
+        return my, ey
+    if my == 0:
+        return mx, ex
+    if ex >= ey:
+        hm, he, lm, le = mx, ex, my, ey
+    else:
+        hm, he, lm, le = my, ey, mx, ex
+    gap = he - le
+    return _normt(hm + 1, he) if gap > 2 * _MANT else _normt((hm << gap) + lm, le)
+
+
+def circuit_bounds(c: Any, ring: BoundRing, check: Check | None = None) -> tuple[list[BoundValue], int]:
+    """The :class:`BoundValue` of every output of circuit ``c`` on inputs ``ring.var``, and the sum of
+    the monomial bounds over all nodes (capped): one linear pass over the circuit's straight-line
+    code (:mod:`symverify.semantics.straightline`) on plain integer tuples.
+
+    The steps are those of :class:`BoundValue` ``+`` and ``*`` under the interpreter
+    (:func:`~symverify.semantics.evaluate.eval_circuit_nodes`), written out on ``(deg, s, m, e,
+    cnt)``: the result is the same as running the interpreter over ``ring`` (the tests compare the
+    two), without an object per operation. ``check`` runs every few hundred gates. The result is
+    cached per circuit object, ``q`` and variable count (the only inputs of the pass).
+    """
+    key = (id(c), ring.q, ring.variables)
+    hit = _CIRCUIT_BOUNDS.get(key)
+    if hit is not None and hit[0] is c:
+        return [BoundValue(d, s, UB(m, e), n, ring) if d >= 0 else ring.zero for d, s, m, e, n in hit[1]], hit[2]
+    outs, peak = _circuit_pass(c, ring, check)
+    if len(_CIRCUIT_BOUNDS) >= 16:
+        _CIRCUIT_BOUNDS.pop(next(iter(_CIRCUIT_BOUNDS)))
+    _CIRCUIT_BOUNDS[key] = (c, outs, peak)
+    return [BoundValue(d, s, UB(m, e), n, ring) if d >= 0 else ring.zero for d, s, m, e, n in outs], peak
+
+
+_CIRCUIT_BOUNDS: dict[tuple[int, int, int], tuple[Any, list[_Val], int]] = {}
+"""Results of :func:`circuit_bounds` per (circuit object, ``q``, variables): the pass is a function of
+these alone, and circuits are immutable."""
+
+
+def _circuit_pass(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_Val], int]:
+    prog = program(c)
+    q, small, cap, qpow = ring.q, _SMALL, ring.cap, ring.qpow_t
+    zero: _Val = (_ZERO_DEG, 0, 0, 0, 0)
+    sc: list[_Val] = []
+    for x in prog.scalars:
+        bv = ring.coerce(x)
+        sc.append((bv.deg, bv.s, bv.l1.m, bv.l1.e, bv.cnt))
+    vals: list[_Val] = [(1, 0, 1, 0, 1)] * c.num_inputs
+    ap = vals.append
+
+    def mul(x: _Val, y: _Val) -> _Val:
+        dx, sx, mx, ex, cx = x
+        dy, sy, my, ey, cy = y
+        if dx < 0 or dy < 0:
+            return zero
+        deg = dx + dy
+        cnt = cx * cy
+        if cnt > 64:
+            cnt = min(cnt, cap(deg))
+        m, e = mx * my, ex + ey
+        if m >= small:
+            m, e = _normt(m, e)
+        return (deg, sx + sy, m, e, cnt)
+
+    def add(x: _Val, y: _Val) -> _Val:
+        dx, sx, mx, ex, cx = x
+        dy, sy, my, ey, cy = y
+        if dy < 0:
+            return x
+        if dx < 0:
+            return y
+        if q == 1:
+            s = 0
+            m, e = _ub_add(mx, ex, my, ey)
+        elif sx == sy:
+            s = sx
+            m, e = _ub_add(mx, ex, my, ey)
+        elif sx > sy:
+            s = sx
+            m, e = _ub_add(mx, ex, *_mul_t(my, ey, *qpow(sx - sy)))
+        else:
+            s = sy
+            m, e = _ub_add(*_mul_t(mx, ex, *qpow(sy - sx)), my, ey)
+        deg = dx if dx >= dy else dy
+        cnt = cx + cy
+        if cnt > 64:
+            cnt = min(cnt, cap(deg))
+        return (deg, s, m, e, cnt)
+
+    code = prog.code
+    step = CHECK_EVERY if check is not None else max(len(code), 1)
+    for start in range(0, len(code), step):
+        if check is not None:
+            check()
+        for k, a, b, i, j in code[start : start + step]:
+            if k == MUL:  # mul(vals[a], vals[b]), written out
+                dx, sx, mx, ex, cx = vals[a]
+                dy, sy, my, ey, cy = vals[b]
+                if dx < 0 or dy < 0:
+                    ap(zero)
+                    continue
+                deg = dx + dy
+                cnt = cx * cy
+                if cnt > 64:
+                    cnt = min(cnt, _COUNT_CAP if deg > 4096 else cap(deg))  # as _cap
+                m, e = mx * my, ex + ey
+                if m >= small:
+                    m, e = _normt(m, e)
+                ap((deg, sx + sy, m, e, cnt))
+            elif k == LIN:
+                ap(add(mul(sc[i], vals[a]), mul(sc[j], vals[b])))
+            elif k == SCALE:
+                ap(mul(sc[i], vals[a]))
+            elif k == CONST:
+                ap(sc[i])
+            else:
+                ap(zero)
+    total = 0
+    for v in vals:
+        total += v[4]
+    return [vals[o] for o in c.outputs], min(total, _COUNT_CAP)
+
+
 def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | None = None) -> tuple[list[list[BoundValue]], int]:
     """The side's outputs and its peak of live monomials while the interpreter runs it.
 
@@ -298,9 +471,9 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
             state, peak = layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring, check)
             return crop(state, m.n, m.d), peak
         case CircuitSide(obj=c):
-            vals = eval_circuit_nodes(c, [v for row in u for v in row], ring, check)
-            flat = [vals[o] for o in c.outputs] + [ring.zero] * (c.num_inputs - len(c.outputs))
-            return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)], _total([vals])
+            outs, peak = circuit_bounds(c, ring, check)
+            flat = outs + [ring.zero] * (c.num_inputs - len(c.outputs))
+            return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)], peak
         case KaleidoscopeSide(obj=k):
             out = side.evaluate(u, ring, check)
             return out, min(2 * k.size * max(1, _total(out)), _COUNT_CAP)

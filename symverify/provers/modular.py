@@ -16,7 +16,8 @@ overhead paid once per array rather than once per entry.
 
 :func:`torch_first_mismatch` is the other engine of the randomized method: both sides at a batch
 of points mod one prime ``p < 2^31`` in torch int64 (:func:`symverify.executors.modular_eval`, exact;
-its overflow argument is in :mod:`symverify.executors.torch_modular`).
+its overflow argument is in :mod:`symverify.executors.torch_modular`); circuits run as straight-line
+code in numpy int64 lanes (:func:`symverify.semantics.straightline.eval_mod_lanes`).
 
 Every entry point takes ``check`` (:mod:`symverify.deadline`, e.g. ``Options.checker()``): it is
 polled before every layer and every array operation inside a layer (tensor path), every few
@@ -34,9 +35,10 @@ from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar
-from symverify.provers.sides import ModelSide, Side, TorchSide
+from symverify.provers.sides import CircuitSide, ModelSide, Side, TorchSide
 from symverify.semantics.layer import Shape, run_model
 from symverify.semantics.rings import ModRing
+from symverify.semantics.straightline import eval_mod_lanes, program
 
 __all__ = ["BatchModRing", "model_mod_batch", "eval_mod_batch", "torch_first_mismatch", "TORCH_CHUNK"]
 
@@ -209,6 +211,29 @@ def eval_mod_batch(side: Side, inputs: Sequence[Sequence[Sequence[int]]], ring: 
     return res
 
 
+def _side_mod(torch: Any, side: TorchSide, block: Any, x: Any, p: int, params: Mapping[str, int], device: Any,
+              check: Check | None) -> Any:
+    """One side at the points ``block`` (numpy ``(B, n, d)``, ``x`` the same on ``device``) mod ``p``:
+    a circuit through its straight-line code in lanes (:func:`~symverify.semantics.straightline.eval_mod_lanes`,
+    numpy int64, the same residues), a model through :func:`symverify.executors.modular_eval`."""
+    if isinstance(side, CircuitSide):
+        import numpy as np
+
+        c = side.obj
+        prog = program(c)
+        B = block.shape[0]
+        ring = ModRing(p, dict(params))
+        coeffs = np.array([ring.coerce(v) for v in prog.scalars], dtype=np.int64).reshape(-1, 1).repeat(B, axis=1)
+        vals = eval_mod_lanes(prog, block.reshape(B, -1).T, np.full(B, p, dtype=np.int64), coeffs, check)
+        out = np.zeros((c.num_inputs, B), dtype=np.int64)
+        if c.outputs:
+            out[: len(c.outputs)] = vals[list(c.outputs)]
+        return torch.from_numpy(np.ascontiguousarray(out.T.reshape(B, c.n, c.d))).to(device or "cpu")
+    from symverify.executors import modular_eval
+
+    return modular_eval(side.obj, x, p, params=params, check=check)
+
+
 def torch_first_mismatch(lhs: TorchSide, rhs: TorchSide, points: Any, p: int, params: Mapping[str, int], device: Any = None,
                          chunk: int = TORCH_CHUNK, check: Check | None = None) -> int | None:
     """The index of the first point where the sides differ mod ``p``, or None where they agree at every point.
@@ -219,17 +244,17 @@ def torch_first_mismatch(lhs: TorchSide, rhs: TorchSide, points: Any, p: int, pa
     points on ``device`` (default CPU); ``check`` is polled before every evaluation of a chunk
     and, for a model, before each of its layers (a circuit's evaluation cannot be interrupted).
     """
-    from symverify.executors import modular_eval
     from symverify.executors._torch import require_torch
 
     torch = require_torch()
     tick = check if check is not None else _no_check
     for start in range(0, len(points), chunk):
         tick()
-        x = torch.from_numpy(points[start : start + chunk]).to(device or "cpu")
-        a = modular_eval(lhs.obj, x, p, params=params, check=check)
+        block = points[start : start + chunk]
+        x = torch.from_numpy(block).to(device or "cpu")
+        a = _side_mod(torch, lhs, block, x, p, params, device, check)
         tick()
-        b = modular_eval(rhs.obj, x, p, params=params, check=check)
+        b = _side_mod(torch, rhs, block, x, p, params, device, check)
         hits = (a != b).flatten(1).any(dim=1).nonzero()
         if hits.numel():
             return start + int(hits[0, 0])

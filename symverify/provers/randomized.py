@@ -67,19 +67,22 @@ import math
 import random
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from fractions import Fraction
 from typing import Any
 
 from symverify.errors import ProverError
+from symverify.ir.circuit import Circuit
 from symverify.primes import MAX_PRIME_BITS, is_prime
 from symverify.provers.bounds import M61, Bounds, structure_bounds
 from symverify.provers.counterexample import affordable, confirm, search
 from symverify.provers.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
 from symverify.provers.options import DeadlineExceededError, Options
 from symverify.provers.outcome import MethodResult, UsageError, Verdict
-from symverify.provers.sides import Side, TorchSide, torch_executable
+from symverify.provers.sides import CircuitSide, Side, TorchSide, torch_executable
+from symverify.semantics.rings import ModRing
+from symverify.semantics.straightline import eval_mod, program
 
 __all__ = [
     "is_prime", "random_prime", "trial_error", "trials_needed", "run_randomized", "choose_engine", "torch_trial_error",
@@ -202,11 +205,33 @@ def _feed(h: Any, x: Any) -> None:
 
 
 def _fingerprint(side: Side) -> bytes:
-    """A SHA-256 digest of one side's canonical encoding (:func:`_feed`)."""
+    """A SHA-256 digest of one side's canonical encoding (:func:`_feed`; a circuit in its flat
+    form, see :func:`_feed_circuit`)."""
     h = hashlib.sha256()
     _feed(h, side.kind)
-    _feed(h, side.obj)
+    if not (isinstance(side, CircuitSide) and _feed_circuit(h, side.obj)):
+        _feed(h, side.obj)
     return h.digest()
+
+
+def _feed_circuit(h: Any, c: Circuit) -> bool:
+    """Stream a circuit in its flat form (:class:`~symverify.semantics.straightline.Program`):
+    ``n``, ``d``, the op bytes, the node ids as int64, every coefficient's index into the
+    distinct coefficients, those coefficients (each by :func:`_feed`), the outputs; every part
+    tagged or length-prefixed, so the encoding determines the circuit. False (nothing fed) when a
+    node id does not fit in int64: the caller then feeds the circuit field by field."""
+    prog = program(c)
+    if prog.args is None:
+        return False
+    h.update(b"C")
+    _feed(h, c.n)
+    _feed(h, c.d)
+    for part in (prog.ops, prog.args, prog.coeff_index):
+        h.update(len(part).to_bytes(8, "big"))
+        h.update(part)
+    _feed(h, prog.scalars)
+    _feed(h, c.outputs)
+    return True
 
 
 def trial_rng(lhs: Side, rhs: Side, seed: int, tag: str) -> random.Random:
@@ -440,8 +465,23 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
     The engine (``opts.modular``: ``auto``, ``torch`` or ``python``) is chosen by
     :func:`choose_engine`; the evidence names it (``backend``) and says why (``backend_choice``).
     ``max_trials`` caps the trials (a pre-check): a run cut short of the trials the bound needs
-    is ``unknown`` unless it finds a difference, never ``proved``.
+    is ``unknown`` unless it finds a difference, never ``proved``. The timings split ``trials``
+    (everything) from ``fingerprint`` (hashing both sides for the points, part of ``trials``).
     """
+    spent: dict[str, float] = {}
+    res = _run_randomized(lhs, rhs, opts, bounds, method, tag, max_trials, spent)
+    return replace(res, timings={**res.timings, **spent}) if spent else res
+
+
+def _rng(lhs: Side, rhs: Side, seed: int, tag: str, spent: dict[str, float]) -> random.Random:
+    t = time.perf_counter()
+    rng = trial_rng(lhs, rhs, seed, tag)
+    spent["fingerprint"] = time.perf_counter() - t
+    return rng
+
+
+def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, method: str, tag: str,
+                    max_trials: int | None, spent: dict[str, float]) -> MethodResult:
     start = time.perf_counter()
     bounds = bounds or structure_bounds(lhs, rhs)
     engine, why, plan = choose_engine(lhs, rhs, bounds, opts.modular, opts.error_bound)
@@ -449,7 +489,7 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
     if engine == "torch" and opts.modular == "auto" and "torch" not in sys.modules and remaining is not None and remaining < 5:
         engine, why = "python", "importing torch (seconds, not interruptible) would not fit in the time left"
     if engine == "torch" and torch_executable(lhs) and torch_executable(rhs):  # choose_engine picks torch for no other pair
-        return _run_torch(lhs, rhs, opts, bounds, plan, why, method, tag, start, max_trials)
+        return _run_torch(lhs, rhs, opts, bounds, plan, why, method, tag, start, max_trials, spent)
     primes_plan = plan_primes(bounds)
     ev: dict[str, Any] = {
         "backend": BACKEND_PYTHON,
@@ -473,7 +513,7 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
     k = _trial_count(eps, opts)
     assert k is not None  # plan_primes gives eps < 1
     run = k if max_trials is None else min(k, max_trials)
-    rng = trial_rng(lhs, rhs, opts.seed, tag)
+    rng = _rng(lhs, rhs, opts.seed, tag, spent)
     ev["points_from"] = POINTS_FROM
     names = sorted(lhs.params() | rhs.params())
     primes: list[int] = []
@@ -484,9 +524,8 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
                                 timings={"trials": time.perf_counter() - start})
         p = M61 if fixed else random_prime(rng, bounds.denominator, primes_plan.low)
         u, ps = _sample(lhs, names, rng, p)
-        ring = BatchModRing([p], [ps])
         try:
-            a, b = eval_mod_batch(lhs, [u], ring, check=opts.checker())[0], eval_mod_batch(rhs, [u], ring, check=opts.checker())[0]
+            a, b = _eval_point(lhs, u, p, ps, opts), _eval_point(rhs, u, p, ps, opts)
         except DeadlineExceededError:
             ev.update(k=t, **_bound_fields(eps**t))
             return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout during trial {t + 1} of {k}",),
@@ -506,6 +545,20 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
     return _proved(method, ev, eps, k, opts, time.perf_counter() - start)
 
 
+def _eval_point(side: Side, u: list[list[int]], p: int, ps: dict[str, int], opts: Options) -> list[list[int]]:
+    """``side`` at the point ``u`` mod ``p`` (weights at ``ps``): circuits through their
+    straight-line code (:func:`symverify.semantics.straightline.eval_mod`), other sides through
+    :func:`~symverify.provers.modular.eval_mod_batch` (the same residues; the tests compare them)."""
+    if isinstance(side, CircuitSide):
+        c = side.obj
+        prog = program(c)
+        ring = ModRing(p, ps)
+        vals = eval_mod(prog, [x for row in u for x in row], p, [ring.coerce(x) for x in prog.scalars], opts.checker())
+        flat = [vals[o] for o in c.outputs] + [0] * (c.num_inputs - len(c.outputs))
+        return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)]
+    return eval_mod_batch(side, [u], BatchModRing([p], [ps]), check=opts.checker())[0]
+
+
 def _torch_device() -> Any:
     from symverify.executors._torch import require_torch
 
@@ -514,7 +567,7 @@ def _torch_device() -> Any:
 
 
 def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, plan: TorchPlan, why: str, method: str, tag: str,
-               start: float, max_trials: int | None = None) -> MethodResult:
+               start: float, max_trials: int | None = None, spent: dict[str, float] | None = None) -> MethodResult:
     """The torch engine: ``k`` trials, each ``B`` points under a fresh prime in ``[2^30, 2^31)``."""
     import numpy as np
 
@@ -536,7 +589,7 @@ def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, pl
     if k is None:  # unreachable: choose_engine requires eps ≤ 2^-10
         return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"the per-trial bound {pow2_text(eps)} is not below 1",))
     run = k if max_trials is None else min(k, max_trials)
-    rng = trial_rng(lhs, rhs, opts.seed, f"{tag}-torch")
+    rng = _rng(lhs, rhs, opts.seed, f"{tag}-torch", {} if spent is None else spent)
     ev["points_from"] = POINTS_FROM
     names = sorted(lhs.params() | rhs.params())
     primes: list[int] = []
