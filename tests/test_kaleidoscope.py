@@ -217,7 +217,7 @@ def test_nonlinear_circuits_are_refused_with_every_offending_gate():
     with pytest.raises(CompileError, match=f"gate {bad[0]} .*is (mul|const)") as info:
         linear_circuit_to_kaleidoscope(c)
     assert all(f"gate {k} " in str(info.value) for k in bad)
-    with pytest.raises(CompileError, match="mode must be 'live' or 'size'"):
+    with pytest.raises(CompileError, match="mode must be 'live', 'size' or 'structured'"):
         linear_circuit_to_kaleidoscope(walsh_hadamard(2), "fast")  # type: ignore[arg-type]
 
 

@@ -55,12 +55,13 @@ from symverify.compiler.layout import CellState, Layout, gate_support, grid, men
 from symverify.errors import CompileError
 from symverify.ir.affine import Affine
 from symverify.ir.baseconv import Layer, Model
-from symverify.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
+from symverify.ir.butterfly import ButterflyFactor, next_power_of_two
 from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit
 from symverify.ir.grid import Grid
 from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage, layered_form
 from symverify.ir.scalar import Scalar, is_zero
+from symverify.kaleidoscope.structured import butterfly_positions, single_factor
 
 __all__ = ["StagePlan", "Build", "plan_stages", "stage_factors", "build_model", "planned_size", "mul_layers"]
 
@@ -150,75 +151,6 @@ def stage_matrix(p: StagePlan) -> tuple[dict[tuple[int, int], Scalar], dict[int,
     ents = {k: v for k, v in ents.items() if not is_zero(v)}
     off = {p.out_pos[r]: o for r, o in enumerate(st.offset) if not is_zero(o)}
     return ents, off
-
-
-def butterfly_positions(st: Stage, in_pos: Sequence[int]) -> tuple[int, ...] | None:
-    """Output positions that make the linear stage ``st`` one butterfly factor, or None.
-
-    For a stride ``s``, a row at position ``q`` may read only positions ``q`` and ``q ⊕ s``; so a
-    row reading ``{a, a ⊕ s}`` or ``{a}`` goes to ``a`` or ``a ⊕ s``, and each pair holds at most two
-    rows (a row reading nothing takes any free position). The smallest stride that works is used;
-    positions stay below ``2^⌈log2 (max input position + 1)⌉``.
-    """
-    if not isinstance(st, LinearStage) or not st.rows:
-        return None
-    bound = next_power_of_two(max([*in_pos, len(st.outputs) - 1, 1]) + 1)
-    reads = [sorted({in_pos[slot] for slot, co in row if not is_zero(co)}) for row in st.rows]
-    s = 1
-    while 2 * s <= bound:
-        taken: dict[int, int] = {}
-        ok = True
-        for r, rd in enumerate(reads):
-            if not rd:
-                continue
-            a = rd[0]
-            if len(rd) > 2 or (len(rd) == 2 and rd[1] != a ^ s):
-                ok = False
-                break
-            choices = [a, a ^ s] if len(rd) == 1 else [min(rd), max(rd)]
-            q = next((q for q in choices if q not in taken), None)
-            if q is None:
-                ok = False
-                break
-            taken[q] = r
-        if ok:
-            free = (q for q in range(bound + len(reads)) if q not in taken)
-            out = {r: q for q, r in taken.items()}
-            for r, rd in enumerate(reads):
-                if not rd:
-                    out[r] = next(free)
-            return tuple(out[r] for r in range(len(reads)))
-        s *= 2
-    return None
-
-
-def single_factor(ents: Mapping[tuple[int, int], Scalar], size: int) -> ButterflyFactor | None:
-    """The stage matrix as one butterfly factor of size ``size``, when it is one: every entry
-    ``(i, j)`` has ``i = j`` or ``|i − j| = s`` for one stride ``s`` with ``i`` and ``j`` in the same
-    pair ``(p, p + s)`` (``p`` with bit ``s`` clear). Rows without entries are zero rows. Such a
-    stage is exactly one Lemma H.16 gadget (a Walsh–Hadamard level, a single mixing of pairs)."""
-    strides = {abs(i - j) for i, j in ents if i != j}
-    if len(strides) != 1:
-        return None
-    (s,) = strides
-    if not (s & (s - 1) == 0 and 2 * s <= size):
-        return None
-    half = size // 2
-    d1: list[Scalar] = [0] * half
-    d2: list[Scalar] = [0] * half
-    d3: list[Scalar] = [0] * half
-    d4: list[Scalar] = [0] * half
-    for (i, j), v in ents.items():
-        if i != j and i ^ j != s:  # partners differ exactly in bit s
-            return None
-        m = pair_number(s, i & ~s)
-        if i == j:
-            (d1 if not i & s else d4)[m] = v
-        elif not i & s:
-            d2[m] = v  # row p reads column p + s
-        else:
-            d3[m] = v  # row p + s reads column p
-    return ButterflyFactor(size, s, tuple(d1), tuple(d2), tuple(d3), tuple(d4))
 
 
 def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int], out_pos: Sequence[int],

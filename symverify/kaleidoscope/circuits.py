@@ -13,6 +13,11 @@ pieces are garbage-free, so they are lifted to one size ``N`` (``diag(E, I)``) a
 * ``mode='size'`` (Kaleidoscope's proof, docs/notes-kaleidoscope.md §2.3): slot ``v`` holds node ``v`` (``s`` = nodes,
   inputs included); level ℓ's matrix copies every node of level < ℓ and computes level ℓ; a final
   0/1 matrix puts the outputs in order. Result: ``(BB*)^{5(Δ+1)}`` with ``e < 8s/n``.
+* ``mode='structured'``: when every level is one butterfly factor under some placement of its
+  outputs (:mod:`.structured`), those factors and one Beneš routing of the outputs, packed into as
+  few BB* as their strides allow (a Walsh–Hadamard transform on N points: one BB*, ``log2 N``
+  non-identity factors); otherwise the ``live`` result. Stated: ``w ≤ Δ + 2`` (at most one new
+  BB* per stage, and one for the routing) and at most ``Δ + 1 + 2·log2 N`` non-identity factors.
 """
 
 from __future__ import annotations
@@ -30,11 +35,12 @@ from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.factorization import Factorization
 from symverify.kaleidoscope.matrix import SparseMatrix
 from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
+from symverify.kaleidoscope.structured import structured_kaleidoscope
 from symverify.semantics.rings import AffineRing
 
 __all__ = ["check_linear", "circuit_matrix", "chain", "linear_circuit_to_kaleidoscope"]
 
-Mode = Literal["live", "size"]
+Mode = Literal["live", "size", "structured"]
 
 
 def check_linear(c: Circuit, what: str = "linear circuit") -> None:
@@ -121,13 +127,23 @@ def linear_circuit_to_kaleidoscope(c: Circuit, mode: Mode = "live") -> Factoriza
         big = 8 * (st.width + n)
         bounds: dict[str, int | Fraction] = {"w": 5 * max(st.depth, 1), "N": big - 1, "e": Fraction(big, n), "live_width": st.width}
         theorem = "Zoology Theorem H.19 (live-width form, docs/notes-kaleidoscope.md §2.4)"
+    elif mode == "structured":
+        K = structured_kaleidoscope(layered_form(c).stages, n, len(c.outputs))
+        if K is None:
+            return linear_circuit_to_kaleidoscope(c, "live")
+        res["factors"] = sum(1 for f in K.factor_list().factors if not f.is_identity())
+        theorem = "Zoology Theorem H.19, structured levels (one butterfly factor each, docs/notes-kaleidoscope.md §2.4)"
+        # ≤ Δ + 1 stages of one factor each (a new BB* at most per stage) and one Beneš routing
+        # (2·log2 N factors in BB* order: at most one more BB*).
+        bounds = {"w": st.depth + 2, "factors": st.depth + 1 + 2 * (K.size.bit_length() - 1)}
+        return Factorization(K, theorem, garbage_free=True, resources=res, bounds=bounds)
     elif mode == "size":
         mats = _size_stages(c, st.depth)
         big = 8 * c.num_nodes
         bounds = {"w": 5 * (st.depth + 1), "N": big - 1, "e": Fraction(big, n)}
         theorem = "Dao et al. 2020, Theorem 1 (size form, docs/notes-kaleidoscope.md §2.3)"
     else:
-        raise CompileError(f"linear_circuit_to_kaleidoscope: mode must be 'live' or 'size', found {mode!r}")
+        raise CompileError(f"linear_circuit_to_kaleidoscope: mode must be 'live', 'size' or 'structured', found {mode!r}")
     pieces = [sparse_to_kaleidoscope(m) for m in mats]
     res["stage_nnz_max"] = max((m.nnz for m in mats), default=0)
     return Factorization(chain(pieces, n, theorem), theorem, garbage_free=True, resources=res, bounds=bounds)
