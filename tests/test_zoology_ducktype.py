@@ -78,27 +78,6 @@ def test_refusals_name_the_keys():
         from_zoology({"projection.weight": torch.zeros(2, 2), "projection.bias": torch.zeros(3), "conv.filter": torch.zeros(2, 4)})
 
 
-def test_the_zoology_repository_module():
-    """With ZOOLOGY_SRC pointing at a zoology checkout (and its einops/pydantic installed)."""
-    import os
-    import sys
-
-    src = os.environ.get("ZOOLOGY_SRC")
-    if not src:
-        pytest.skip("ZOOLOGY_SRC is not set (a checkout of github.com/HazyResearch/zoology)")
-    sys.path.insert(0, src)
-    try:
-        base_conv = pytest.importorskip("zoology.mixers.base_conv")
-    finally:
-        sys.path.remove(src)
-    n, d = 8, 3
-    z = _filled(base_conv.BaseConv(d, n, kernel_size=-1, implicit_long_conv=False), 7).double()
-    m = from_zoology(z)
-    u = np.random.default_rng(1).integers(-2, 3, size=(2, n, d))
-    exact = execute(m, u.tolist()).astype(float)
-    assert np.allclose(z(torch.tensor(u, dtype=torch.float64)).detach().numpy(), exact, rtol=1e-12, atol=1e-9)
-
-
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_pair_form_runs_on_half_the_channels(dtype):
     """The pair form's first layer has taps and W rows on channels [0, d) only: the executor
