@@ -1,7 +1,7 @@
 """The shared case table for verification: (lhs, rhs, expected verdict), hand-built.
 
 Every case is small enough for every method (exact flint and sympy, randomized, z3, auto, and
-compositional where a certificate is given). Models are written by hand from docs/notes-appendix-h.md §2.3
+compositional where a certificate is given). Models are written by hand from docs/appendix-h.md §2.3
 table (causal and cyclic, symbolic weights, padding, several layers); circuits with the
 builder. ``MUTATIONS`` lists weight perturbations, output swaps and mode flips that provably
 change a proved case; :func:`trace_model` turns any model into an equivalent circuit by running

@@ -1,4 +1,4 @@
-"""Primitives of docs/notes-appendix-h.md §2.3 and the Fragment type: proofs, closed forms, errata, validation."""
+"""Primitives of docs/appendix-h.md §2.3 and the Fragment type: proofs, closed forms, errata, validation."""
 
 from dataclasses import replace
 from fractions import Fraction

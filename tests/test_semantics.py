@@ -15,7 +15,7 @@ from symverify.testing import circuits, models, rational_inputs
 
 
 def conv_layer(n, taps, mode):
-    """y = 1 ⊙ (h ⊛ u): a pure convolution (docs/notes-appendix-h.md §2.3)."""
+    """y = 1 ⊙ (h ⊛ u): a pure convolution (docs/appendix-h.md §2.3)."""
     return Layer.make(n, 1, b1=Grid.full(n, 1, 1), h=Grid.from_cells(n, 1, {(k, 0): v for k, v in taps.items()}), mode=mode)
 
 

@@ -2,7 +2,7 @@
 
 Methods:
 
-* ``"dense"``: the baseline compiler of :mod:`symverify.compiler.dense` (docs/notes-appendix-h.md §2.5): 2 layers per
+* ``"dense"``: the baseline compiler of :mod:`symverify.compiler.dense` (docs/appendix-h.md §2.5): 2 layers per
   level plus layout layers, dense ``W``; simple and independent of the paper-faithful route.
 * ``"kaleidoscope"``: the paper-faithful compiler (Theorem H.21 via H.19/H.20/H.18 and
   Proposition H.10), :func:`symverify.compiler.kaleidoscope.compile_kaleidoscope`, loaded on use.

@@ -28,7 +28,7 @@ carries an affine offset when one is due). It is fused into the next gadget's la
 ``(u·W_sum·W_copy)⊙G`` is still one layer, so a chain costs 2 layers per sequence factor, 1 per
 channel or diagonal factor, plus 1 closing sum. **Constant c16 = 3**: one factor alone takes at
 most 3 layers (sequence), 2 (channel) or 1 (diagonal). Identity factors cost 0 layers; diagonal
-factors are absorbed into a neighbour and equal-stride neighbours are multiplied (docs/notes-kaleidoscope.md §1.2).
+factors are absorbed into a neighbour and equal-stride neighbours are multiplied (docs/kaleidoscope.md §1.2).
 
 **Pruning** (``GadgetEmitter(prune=True)``, used by the circuit compiler): the emitter tracks
 every cell as a linear form over the inputs of the stage, so it knows which cells are 0 on every
@@ -125,7 +125,7 @@ def _mul_diag(a: list[Scalar] | None, b: list[Scalar]) -> list[Scalar]:
 
 def simplify_factors(factors: Sequence[ButterflyFactor]) -> tuple[ButterflyFactor, ...]:
     """The same product with identity factors dropped, diagonal factors absorbed into a
-    neighbour and adjacent equal-stride factors multiplied (docs/notes-kaleidoscope.md §1.2); application order kept.
+    neighbour and adjacent equal-stride factors multiplied (docs/kaleidoscope.md §1.2); application order kept.
 
     >>> I = ButterflyFactor.identity(4, 1)
     >>> D = ButterflyFactor(4, 2, (2, 1), (0, 0), (0, 0), (1, 1))

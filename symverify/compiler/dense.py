@@ -1,4 +1,4 @@
-"""The dense baseline compiler (docs/notes-appendix-h.md §2.5, "easy construction"; docs/theory.md §4): any circuit → BaseConv.
+"""The dense baseline compiler (docs/appendix-h.md §2.5, "easy construction"; docs/theory.md §4): any circuit → BaseConv.
 
 Working layout ("feature memory"): every live value of the circuit's layered form
 (:func:`symverify.ir.layered.layered_form`) sits in its own channel of **row 0**; every other

@@ -1,7 +1,7 @@
 """The zoology repository's ``BaseConv`` variant, and exact converters to and from it.
 
 :class:`ZoologyBaseConv` re-implements ``zoology/mixers/base_conv.py`` with an explicit long filter
-(``kernel_size=-1, implicit_long_conv=False, use_act=False``; docs/notes-appendix-h.md §1.3):
+(``kernel_size=-1, implicit_long_conv=False, use_act=False``; docs/appendix-h.md §1.3):
 
     z = (k ⊛ u + u) ⊙ (u·A + c) + u,      A = projection.weight.T
 

@@ -2,7 +2,7 @@
 
 * :mod:`~symverify.gadgets.fragment`: the :class:`Fragment` type (layers, entry/exit interface,
   lazily built spec circuit), :func:`standalone` and :func:`fragment_boundaries` (certificates);
-* :mod:`~symverify.gadgets.primitives`: the one/two-layer primitives of docs/notes-appendix-h.md §2.3;
+* :mod:`~symverify.gadgets.primitives`: the one/two-layer primitives of docs/appendix-h.md §2.3;
 * :mod:`~symverify.gadgets.remember`: Proposition H.10 (``remember``), at most 2 layers;
 * :mod:`~symverify.gadgets.compose`: Lemma H.11 (stacking with clean interfaces) and padding;
 * :mod:`~symverify.gadgets.layout`: ``n×d`` input ↔ one row of channels;

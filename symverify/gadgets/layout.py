@@ -1,6 +1,6 @@
 """Layout gadgets: move the ``n×d`` input into one row of channels, and outputs back to ``n×d``.
 
-Compilers that work in "feature memory" (docs/notes-appendix-h.md §2.5: every live value in its own channel of row
+Compilers that work in "feature memory" (docs/appendix-h.md §2.5: every live value in its own channel of row
 0) need two layout changes; both are built from the primitives' weights (positional gates and
 impulse filters) and proved like every other fragment.
 

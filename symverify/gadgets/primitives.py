@@ -1,4 +1,4 @@
-"""The one- and two-layer BaseConv primitives (docs/notes-appendix-h.md §2.3, ``lmm:primitives``, ``prim-shift``, ``prim-add``).
+"""The one- and two-layer BaseConv primitives (docs/appendix-h.md §2.3, ``lmm:primitives``, ``prim-shift``, ``prim-add``).
 
 Every function returns a :class:`~symverify.gadgets.fragment.Fragment` on an ``N'×d'`` state
 (rows = positions, columns = channels). A layer is ``y = (u·W + b1) ⊙ (h ⊛ u + b2)``; ``e_s`` is
@@ -6,7 +6,7 @@ the impulse at lag s (``h[k, j] = 1`` iff ``k = s``), ``1`` the all-ones matrix.
 primitive uses are stated in its docstring; weights may be symbolic (:class:`~symverify.ir.scalar.Sym`),
 which is how "for all W / h / B / R" statements are proved.
 
-Errata followed (docs/notes-appendix-h.md §2.3, docs/theory.md §4): ``shift_down(s)`` uses the kernel ``X^s`` (not
+Errata followed (docs/appendix-h.md §2.3, docs/theory.md §4): ``shift_down(s)`` uses the kernel ``X^s`` (not
 ``X^{s+1}``); ``shift_up(s)`` is the one-layer cyclic construction (the printed three-layer proof
 relies on "the identity filter reverses the sequence", which is false).
 """
@@ -110,7 +110,7 @@ def _frag(name: str, nn: int, dd: int, layers: Sequence[Layer], entry: CellSet, 
 
 
 def linear_map(W: Grid, inner_n: int) -> Fragment:
-    """``y = u·W`` in one layer: ``W``, ``b1 = 0``, ``h = 0``, ``b2 = 1`` (docs/notes-appendix-h.md §2.3).
+    """``y = u·W`` in one layer: ``W``, ``b1 = 0``, ``h = 0``, ``b2 = 1`` (docs/appendix-h.md §2.3).
 
     >>> frag = linear_map(Grid.from_rows([[1, 2], [0, 1]]), 1)
     >>> frag.depth, sorted(frag.exit)
@@ -132,7 +132,7 @@ def linear_map(W: Grid, inner_n: int) -> Fragment:
 
 
 def identity(inner_n: int, inner_d: int) -> Fragment:
-    """The identity (padding) layer: ``W = I``, ``b1 = 0``, ``h = 0``, ``b2 = 1`` (docs/notes-appendix-h.md §2.3)."""
+    """The identity (padding) layer: ``W = I``, ``b1 = 0``, ``h = 0``, ``b2 = 1`` (docs/appendix-h.md §2.3)."""
     _check_size(inner_n, inner_d, "identity")
     frag = linear_map(Grid.identity(inner_d), inner_n)
     return Fragment("identity", frag.inner_n, frag.inner_d, frag.layers, frag.entry, frag.exit, frag.bounds, frag.build_spec)
@@ -177,7 +177,7 @@ def affine_map(W: Grid, inner_n: int, bias: Grid | None = None, rows: Sequence[i
 
 
 def convolution(h: Grid, mode: Mode | str = Mode.CAUSAL) -> Fragment:
-    """``y = h ⊛ u`` in one layer: ``W = 0``, ``b1 = 1``, ``h``, ``b2 = 0`` (docs/notes-appendix-h.md §2.3)."""
+    """``y = h ⊛ u`` in one layer: ``W = 0``, ``b1 = 1``, ``h``, ``b2 = 0`` (docs/appendix-h.md §2.3)."""
     _check_grid(h, getattr(h, "rows", 0), getattr(h, "cols", 0), "convolution h")
     _check_size(h.rows, h.cols, "convolution")
     m = as_mode(mode, "convolution")
@@ -206,7 +206,7 @@ def fixed_gate(B: Grid) -> Fragment:
 
 
 def constant(R: Grid) -> Fragment:
-    """``y = R`` whatever the input: ``W = 0``, ``b1 = R``, ``h = 0``, ``b2 = 1`` (docs/notes-appendix-h.md §2.3)."""
+    """``y = R`` whatever the input: ``W = 0``, ``b1 = R``, ``h = 0``, ``b2 = 1`` (docs/appendix-h.md §2.3)."""
     _check_grid(R, getattr(R, "rows", 0), getattr(R, "cols", 0), "constant R")
     _check_size(R.rows, R.cols, "constant")
     nn, dd = R.rows, R.cols
@@ -227,7 +227,7 @@ def _check_shift(inner_n: int, s: int, what: str) -> None:
 def shift_down(inner_n: int, inner_d: int, s: int) -> Fragment:
     """``y[i] = u[i − s]`` for ``i ≥ s``, else 0 (causal): ``W = 0``, ``b1 = 1``, ``h = e_s``, ``b2 = 0``.
 
-    The kernel is ``X^s`` (the printed proof's ``s + 1`` is an erratum, docs/notes-appendix-h.md §2.3).
+    The kernel is ``X^s`` (the printed proof's ``s + 1`` is an erratum, docs/appendix-h.md §2.3).
     """
     _check_size(inner_n, inner_d, "shift_down")
     _check_shift(inner_n, s, "shift_down")
@@ -279,7 +279,7 @@ def cyclic_shift(inner_n: int, inner_d: int, s: int) -> Fragment:
 def running_add(n: int, inner_n: int, inner_d: int) -> Fragment:
     """``prim-add`` (the running sum): rows ``[0,n) = x``, ``[n,2n) = S`` ↦ rows ``[0,n) = 1``, ``[n,2n) = S + x``.
 
-    Two causal layers (docs/notes-appendix-h.md §2.3): layer 1 ``W = 0``, ``h = e_0 + e_n``, ``b1 = 1`` on rows
+    Two causal layers (docs/appendix-h.md §2.3): layer 1 ``W = 0``, ``h = e_0 + e_n``, ``b1 = 1`` on rows
     ``[n, 2n)`` and 0 elsewhere, ``b2 = 0`` (rows ``[n,2n)`` become ``S + x``, the rest 0);
     layer 2 ``W = 0``, ``h = e_0``, ``b1 = 1``, ``b2 = 1`` on rows ``[0, n)`` (adds the all-ones
     block the stated output has). Needs ``N' ≥ 2n``; rows from ``2n`` on are ignored and end 0.

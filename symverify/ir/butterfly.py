@@ -1,6 +1,6 @@
-"""Butterfly factor matrices, BB* elements and kaleidoscope matrices (docs/theory.md §3, docs/notes-kaleidoscope.md §1).
+"""Butterfly factor matrices, BB* elements and kaleidoscope matrices (docs/theory.md §3, docs/kaleidoscope.md §1).
 
-Conventions (docs/notes-kaleidoscope.md §1, fixed here once for the whole toolkit):
+Conventions (docs/kaleidoscope.md §1, fixed here once for the whole toolkit):
 
 * A :class:`ButterflyFactor` of size ``N = 2^k`` and stride ``s`` (block size ``2s``) acts on the
   ``N/2`` coordinate pairs ``(p, p + s)`` with ``p = 2s·⌊m/s⌋ + (m mod s)``, ``m = 0 … N/2−1``::
@@ -22,9 +22,9 @@ Conventions (docs/notes-kaleidoscope.md §1, fixed here once for the whole toolk
 
 Operations (all exact, all return new objects): transpose (reverse the order, transpose every
 2×2 block; the BB* stride pattern is a palindrome, so the transpose of a BB* element is again one),
-lifting to a larger power-of-two size as ``diag(E, I)`` (docs/notes-kaleidoscope.md §1.6), products of kaleidoscopes
+lifting to a larger power-of-two size as ``diag(E, I)`` (docs/kaleidoscope.md §1.6), products of kaleidoscopes
 (lift to a common size, absorb the projector ``diag(I_n, 0)``), and absorbing a diagonal into a
-neighbouring factor (docs/notes-kaleidoscope.md §1.2).
+neighbouring factor (docs/kaleidoscope.md §1.2).
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ class ButterflyFactor:
         return ButterflyFactor(self.size, self.stride, self.d1, self.d3, self.d2, self.d4)
 
     def then(self, other: ButterflyFactor) -> ButterflyFactor:
-        """``other · self`` (``self`` applied first): factors of one stride form an algebra (docs/notes-kaleidoscope.md §1.2)."""
+        """``other · self`` (``self`` applied first): factors of one stride form an algebra (docs/kaleidoscope.md §1.2)."""
         if (other.size, other.stride) != (self.size, self.stride):
             raise ShapeError(
                 f"multiplying butterfly factors: both need size {self.size} and stride {self.stride}, "
@@ -214,7 +214,7 @@ class ButterflyFactor:
         return ButterflyFactor(self.size, s, *new)
 
     def lift(self, size: int) -> ButterflyFactor:
-        """``diag(F, I)`` at a larger power-of-two ``size`` (same stride; docs/notes-kaleidoscope.md §1.6)."""
+        """``diag(F, I)`` at a larger power-of-two ``size`` (same stride; docs/kaleidoscope.md §1.6)."""
         _check_size(size, f"lifting a butterfly factor of size {self.size}", self.size)
         extra = (size - self.size) // 2
         one, zero = (1,) * extra, (0,) * extra
@@ -390,7 +390,7 @@ class Kaleidoscope:
         return FactorList.from_bbstars(self.size, self.groups)
 
     def lift(self, size: int) -> Kaleidoscope:
-        """The same ``n×n`` corner at a larger size: every group becomes ``diag(E, I)`` (docs/notes-kaleidoscope.md §1.6)."""
+        """The same ``n×n`` corner at a larger size: every group becomes ``diag(E, I)`` (docs/kaleidoscope.md §1.6)."""
         if size == self.size:
             return self
         _check_size(size, f"lifting a kaleidoscope of size {self.size}", self.size)
@@ -420,7 +420,7 @@ class Kaleidoscope:
         """The corner product ``M_other · M_self`` (``self`` applied first) in ``(BB*)^{w₁+w₂}``.
 
         Both are lifted to the larger size; the projector ``diag(I_n, 0)`` between them
-        (docs/notes-kaleidoscope.md §1.6: ``S E₂ SᵀS E₁ Sᵀ``) is absorbed into the last stage of ``self``, so the
+        (docs/kaleidoscope.md §1.6: ``S E₂ SᵀS E₁ Sᵀ``) is absorbed into the last stage of ``self``, so the
         result is exact even when ``self`` leaves values outside the corner.
         """
         if other.n != self.n:

@@ -1,4 +1,4 @@
-"""Applying and materializing butterfly products (docs/notes-kaleidoscope.md §1, §4): one kernel, any ring, plus numpy.
+"""Applying and materializing butterfly products (docs/kaleidoscope.md §1, §4): one kernel, any ring, plus numpy.
 
 Every object (a :class:`ButterflyFactor`, :class:`BBStar`, :class:`FactorList` or
 :class:`Kaleidoscope`) is read as its factors in application order. One stage of stride ``s``

@@ -5,12 +5,12 @@ A linear circuit (docs/theory.md §2: inputs and ``lin`` gates only) on ``n = n_
 becomes a sparse matrix and each sparse matrix ``(BB*)^5`` (Theorem 3, :mod:`.sparse`); the
 pieces are garbage-free, so they are lifted to one size ``N`` (``diag(E, I)``) and concatenated.
 
-* ``mode='live'`` (Theorem H.19, docs/notes-kaleidoscope.md §2.4): the stages of :func:`~symverify.ir.layered.layered_form`
+* ``mode='live'`` (Theorem H.19, docs/kaleidoscope.md §2.4): the stages of :func:`~symverify.ir.layered.layered_form`
   map the live state after level ℓ−1 to the live state after level ℓ, the last one to the output
   list. A stage has at most ``W`` rows of ≤ 2 entries (``W`` = the largest state, ``W ≤ w``, the
   cut width), so ``N_ℓ ≤ 2^⌈log2 4W⌉ < 8W``. Result: ``(BB*)^{5Δ}`` with ``e < 8(w+n)/n``
   (``5·max(Δ, 1)``: a depth-0 circuit still needs its output selection).
-* ``mode='size'`` (Kaleidoscope's proof, docs/notes-kaleidoscope.md §2.3): slot ``v`` holds node ``v`` (``s`` = nodes,
+* ``mode='size'`` (Kaleidoscope's proof, docs/kaleidoscope.md §2.3): slot ``v`` holds node ``v`` (``s`` = nodes,
   inputs included); level ℓ's matrix copies every node of level < ℓ and computes level ℓ; a final
   0/1 matrix puts the outputs in order. Result: ``(BB*)^{5(Δ+1)}`` with ``e < 8s/n``.
 * ``mode='structured'``: when every level is one butterfly factor under some placement of its
@@ -126,13 +126,13 @@ def linear_circuit_to_kaleidoscope(c: Circuit, mode: Mode = "live") -> Factoriza
         res["live_width"] = max([n] + [m.rows for m in mats])
         big = 8 * (st.width + n)
         bounds: dict[str, int | Fraction] = {"w": 5 * max(st.depth, 1), "N": big - 1, "e": Fraction(big, n), "live_width": st.width}
-        theorem = "Zoology Theorem H.19 (live-width form, docs/notes-kaleidoscope.md §2.4)"
+        theorem = "Zoology Theorem H.19 (live-width form, docs/kaleidoscope.md §2.4)"
     elif mode == "structured":
         K = structured_kaleidoscope(layered_form(c).stages, n, len(c.outputs))
         if K is None:
             return linear_circuit_to_kaleidoscope(c, "live")
         res["factors"] = sum(1 for f in K.factor_list().factors if not f.is_identity())
-        theorem = "Zoology Theorem H.19, structured levels (one butterfly factor each, docs/notes-kaleidoscope.md §2.4)"
+        theorem = "Zoology Theorem H.19, structured levels (one butterfly factor each, docs/kaleidoscope.md §2.4)"
         # ≤ Δ + 1 stages of one factor each (a new BB* at most per stage) and one Beneš routing
         # (2·log2 N factors in BB* order: at most one more BB*).
         bounds = {"w": st.depth + 2, "factors": st.depth + 1 + 2 * (K.size.bit_length() - 1)}
@@ -141,7 +141,7 @@ def linear_circuit_to_kaleidoscope(c: Circuit, mode: Mode = "live") -> Factoriza
         mats = _size_stages(c, st.depth)
         big = 8 * c.num_nodes
         bounds = {"w": 5 * (st.depth + 1), "N": big - 1, "e": Fraction(big, n)}
-        theorem = "Dao et al. 2020, Theorem 1 (size form, docs/notes-kaleidoscope.md §2.3)"
+        theorem = "Dao et al. 2020, Theorem 1 (size form, docs/kaleidoscope.md §2.3)"
     else:
         raise CompileError(f"linear_circuit_to_kaleidoscope: mode must be 'live', 'size' or 'structured', found {mode!r}")
     pieces = [sparse_to_kaleidoscope(m) for m in mats]

@@ -1,4 +1,4 @@
-"""Every permutation is one BB* element (Dao et al. 2020, Theorem 2; docs/notes-kaleidoscope.md §2.1).
+"""Every permutation is one BB* element (Dao et al. 2020, Theorem 2; docs/kaleidoscope.md §2.1).
 
 Convention: the element at position ``i`` ends at position ``π(i)``, i.e. the matrix ``P`` with
 ``P[π(i), i] = 1`` and ``(P·x)[π(i)] = x[i]``. The construction is the Beneš network in

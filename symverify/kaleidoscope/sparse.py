@@ -1,4 +1,4 @@
-"""A matrix with s nonzeros in (BB*)^5 (Dao et al. 2020, Theorem 3; docs/notes-kaleidoscope.md §2.2).
+"""A matrix with s nonzeros in (BB*)^5 (Dao et al. 2020, Theorem 3; docs/kaleidoscope.md §2.2).
 
 Constructive replacement with explicit constants: an ``n×n`` matrix ``S`` (``n = max(rows,
 cols)``) with ``s`` nonzeros is the ``n×n`` corner of ``E = Π₃·R·Π₂·D·C·Π₁ ∈ (BB*)^5`` at size
@@ -74,7 +74,7 @@ def _tree_group(size: int, blocks: Sequence[tuple[int, int]], switch: tuple[int,
 
 
 def sparse_to_kaleidoscope(S: SparseMatrix) -> Factorization:
-    """``S`` (padded to ``n×n``, ``n = max(rows, cols, 1)``) as ``(BB*)^5`` (docs/notes-kaleidoscope.md §2.2).
+    """``S`` (padded to ``n×n``, ``n = max(rows, cols, 1)``) as ``(BB*)^5`` (docs/kaleidoscope.md §2.2).
 
     >>> from symverify.kaleidoscope.apply import to_matrix
     >>> f = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2], [0, 3]]))
@@ -107,7 +107,7 @@ def sparse_to_kaleidoscope(S: SparseMatrix) -> Factorization:
     paper_w = 4 * -(-s // n)
     return Factorization(
         Kaleidoscope(n, N, groups),
-        "Dao et al. 2020, Theorem 3 (constructive (BB*)^5 form, docs/notes-kaleidoscope.md §2.2)",
+        "Dao et al. 2020, Theorem 3 (constructive (BB*)^5 form, docs/kaleidoscope.md §2.2)",
         garbage_free=True,
         resources={"s": s, "paper_w": paper_w, "paper_e": 4},
         bounds={"w": 5, "N": sparse_size(n, s), "e": max(Fraction(2), Fraction(4 * s, n))},

@@ -1,4 +1,4 @@
-"""Dao et al. 2020, Theorem 2: every permutation is one BB* element (docs/notes-kaleidoscope.md §2.1).
+"""Dao et al. 2020, Theorem 2: every permutation is one BB* element (docs/kaleidoscope.md §2.1).
 
 Each permutation is routed through a Beneš network (looping algorithm) and the resulting BB*
 element is compared exactly with the permutation matrix (materialized first n columns, plus the

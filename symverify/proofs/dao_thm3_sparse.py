@@ -1,4 +1,4 @@
-"""Dao et al. 2020, Theorem 3: a matrix with s nonzeros is a kaleidoscope matrix (docs/notes-kaleidoscope.md §2.2).
+"""Dao et al. 2020, Theorem 3: a matrix with s nonzeros is a kaleidoscope matrix (docs/kaleidoscope.md §2.2).
 
 Construction: broadcast / scale / route / reduce, ``(BB*)^5`` at ``N = 2^⌈log2 max(n, 2s, 2)⌉``
 (so ``e ≤ max(2, 4s/n)``), compared exactly with the matrix (n×n corner plus the garbage-free

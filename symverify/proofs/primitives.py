@@ -1,4 +1,4 @@
-"""The BaseConv primitives of docs/notes-appendix-h.md §2.3 (``lmm:primitives``, ``prim-shift``, ``prim-add``), proved.
+"""The BaseConv primitives of docs/appendix-h.md §2.3 (``lmm:primitives``, ``prim-shift``, ``prim-add``), proved.
 
 Each primitive is a fragment with a clean interface; it is proved for symbolic inputs (the whole
 state is variables) and, where the statement is "for all W / h / B / R", with every such weight a
@@ -29,7 +29,7 @@ from symverify.ir.scalar import sym
 from symverify.scripts.instances import fragment_instance
 from symverify.scripts.protocol import ProofResult, script_main
 
-TITLE = "BaseConv primitives (docs/notes-appendix-h.md §2.3: lmm:primitives, prim-shift, prim-add)"
+TITLE = "BaseConv primitives (docs/appendix-h.md §2.3: lmm:primitives, prim-shift, prim-add)"
 
 
 

@@ -1,4 +1,4 @@
-"""The BaseConv primitives of docs/notes-appendix-h.md §2.3 (lemma `primitives`), written by hand.
+"""The BaseConv primitives of docs/appendix-h.md §2.3 (lemma `primitives`), written by hand.
 
 Each primitive is one BaseConv layer ``y = (u·W + b1) ⊙ (h ⊛ u + b2)`` with the weights of the
 notes' table (two layers for ``add``), checked against a circuit that states what it computes.
@@ -24,7 +24,7 @@ from symverify.ir.scalar import sym
 from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
 from symverify.verification import verify
 
-TITLE = "docs/notes-appendix-h.md §2.3: the one-layer BaseConv primitives (hand-written), for all weights"
+TITLE = "docs/appendix-h.md §2.3: the one-layer BaseConv primitives (hand-written), for all weights"
 
 Built = tuple[Model, Circuit]
 

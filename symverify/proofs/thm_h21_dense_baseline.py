@@ -1,4 +1,4 @@
-"""Theorem H.21 by the dense baseline construction (docs/notes-appendix-h.md §2.5): every circuit → a proved BaseConv.
+"""Theorem H.21 by the dense baseline construction (docs/appendix-h.md §2.5): every circuit → a proved BaseConv.
 
 The dense compiler (:mod:`symverify.compiler.dense`) is the simple, independent second compiler:
 feature memory in row 0, one dense linear layer and one remember layer (Proposition H.10) per

@@ -1,4 +1,4 @@
-"""The matrix prover: exact verification of kaleidoscope factorizations (docs/theory.md §5, method *exact*; docs/notes-kaleidoscope.md §5 item 11).
+"""The matrix prover: exact verification of kaleidoscope factorizations (docs/theory.md §5, method *exact*; docs/kaleidoscope.md §5 item 11).
 
 A kaleidoscope ``S·E·Sᵀ`` is a linear map, so it equals a target matrix iff all ``n²`` entries
 agree. :func:`verify_matrix` materializes the first ``n`` columns of ``E`` exactly (one pass of
