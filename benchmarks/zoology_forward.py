@@ -26,11 +26,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 import torch
+from executor import measure  # benchmarks/executor.py: interleaved minimum timing
 
 from symverify.executors import ZoologyBaseConv, execute, from_zoology, to_torch
 
@@ -50,21 +50,6 @@ def repo_module() -> tuple[Any, str]:
     except ImportError as e:
         return None, f"ZOOLOGY_SRC={src}: cannot import zoology.mixers.base_conv ({e}); zoo-repo skipped"
     return BaseConv, f"zoo-repo: zoology.mixers.base_conv.BaseConv from {src}"
-
-
-def measure(fns: dict[str, Callable[[], object]], reps: int, budget: float) -> dict[str, float]:
-    best = {k: float("inf") for k in fns}
-    for fn in fns.values():
-        fn()
-    start = time.perf_counter()
-    for r in range(reps):
-        for k, fn in fns.items():
-            t = time.thread_time()
-            fn()
-            best[k] = min(best[k], time.thread_time() - t)
-        if r >= 2 and time.perf_counter() - start > budget:
-            break
-    return best
 
 
 def layer(d: int, n: int, seed: int) -> ZoologyBaseConv:
@@ -114,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                 rm = repo.to(dt)
                 fns["zoo-repo"] = lambda rm=rm, x=x: rm(x)
             with torch.no_grad():
-                t = measure(fns, args.reps, budget=5.0)
+                t = measure(fns, args.reps, wall=False, budget=5.0)
                 outs = {k: fn() for k, fn in fns.items()}
             ref = outs["zoo-local"]
             diff = max(float((o.to(torch.float64) - ref.to(torch.float64)).abs().max()) for o in outs.values())
