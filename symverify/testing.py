@@ -95,16 +95,14 @@ def assert_refuted(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
 
 
 def _stable(x: Any) -> Any:
-    """JSON with one type per field: rationals as exact strings (``"4/5"``, ``"3"``), floats
-    rounded to 6 significant digits, mappings with sorted string keys."""
+    """JSON with one type per field: numbers as the proof-run JSON writes them
+    (:func:`~symverify.scripts.protocol.stable_number`), mappings with sorted string keys."""
+    from symverify.scripts.protocol import stable_number
+
     if isinstance(x, bool) or x is None or isinstance(x, str):
         return x
-    if isinstance(x, int):
-        return x
-    if isinstance(x, Fraction):
-        return str(x)
-    if isinstance(x, float):
-        return float(f"{x:.6g}")
+    if isinstance(x, (int, Fraction, float)):
+        return stable_number(x)
     if isinstance(x, Mapping):
         return {str(k): _stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
     if isinstance(x, (list, tuple)):

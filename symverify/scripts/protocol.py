@@ -131,14 +131,14 @@ class Instance:
         d = asdict(self)
         d["verdict"] = self.verdict.value
         d["seconds"] = round(self.seconds, 1)
-        d["resources"] = {k: _num(v) for k, v in self.resources.items()}
-        d["bounds"] = {k: _num(v) for k, v in self.bounds.items()}
+        d["resources"] = {k: stable_number(v) for k, v in self.resources.items()}
+        d["bounds"] = {k: stable_number(v) for k, v in self.bounds.items()}
         d["over_bound"] = self.over_bound()
         d["ok"] = self.ok
         return d
 
 
-def _num(v: Number) -> int | float | str:
+def stable_number(v: Number) -> int | float | str:
     """One JSON type per kind of value: int, exact string for a Fraction, 6-digit float."""
     if isinstance(v, Fraction):
         return str(v)
@@ -241,7 +241,7 @@ class ProofResult:
         """A plain-text table: one line per instance."""
         lines = [f"{self.title} ({self.name}): {'OK' if self.ok else 'FAILED'}  {self.counts()}"]
         for i in self.instances:
-            res = ", ".join(f"{k}={_num(v)}" + (f"≤{_num(i.bounds[k])}" if k in i.bounds else "") for k, v in i.resources.items())
+            res = ", ".join(f"{k}={stable_number(v)}" + (f"≤{stable_number(i.bounds[k])}" if k in i.bounds else "") for k, v in i.resources.items())
             flag = "" if i.ok else ("  <-- over bound: " + ",".join(i.over_bound()) if i.verdict is Verdict.PROVED else "  <--")
             lines.append(f"  {i.verdict.value:8s} {i.method:14s} {i.name:40s} {res} [{i.seconds:.2f}s]{flag}")
         return "\n".join(lines)
