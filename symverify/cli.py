@@ -315,7 +315,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         return runner.run_scripts(scripts, chosen, quick=quick, jobs=jobs, timeout=args.timeout, env=env,
                                   on_start=start, on_done=done)
 
-    previous = signal.signal(signal.SIGTERM, _interrupt) if threading_main() else None
+    previous = signal.signal(signal.SIGTERM, _interrupt) if _on_main_thread() else None
     try:
         if progress is not None:
             with progress:
@@ -358,7 +358,8 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     return code
 
 
-def threading_main() -> bool:
+def _on_main_thread() -> bool:
+    """Signal handlers can only be installed from the main thread (tests call main() from others)."""
     import threading
 
     return threading.current_thread() is threading.main_thread()
