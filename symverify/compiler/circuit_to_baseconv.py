@@ -160,20 +160,18 @@ def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int],
     from symverify.kaleidoscope.permutation import route_permutation
     from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
 
-    if all(i == j for i, j in ents):
+    shape, one = _shape(ents, size)
+    if shape == "diagonal":
         diag: list[Scalar] = [0] * size
         for (i, _), v in ents.items():
             diag[i] = v
         if set(in_pos) == set(out_pos) and all(type(diag[q]) is int and diag[q] == 1 for q in out_pos):
             return "identity", 0, []
         return "diagonal", 0, [diagonal_factor(diag)]
-    one = single_factor(ents, size)
     if one is not None:
         return "butterfly", 1, [one]
     dim = max([q + 1 for q in (*in_pos, *out_pos)] + [2])  # every live position, or it would pass through
-    rows = [i for i, _ in ents]
-    cols = [j for _, j in ents]
-    if len(set(rows)) == len(rows) and len(set(cols)) == len(cols):
+    if shape == "permutation":
         sub = next_power_of_two(dim)
         perm = complete_permutation(sub, {j: i for i, j in ents})
         scale_after: list[Scalar] = [0] * sub
@@ -267,12 +265,21 @@ def _prepare(c: Circuit) -> tuple[list[StagePlan], Matrices, Layout]:
 def _sparse_need(ents: Mapping[tuple[int, int], Scalar], extent: int) -> int:
     """The size a stage's route needs beyond the positions: ``2·nnz`` for the general sparse route
     (Theorem 3's expansion), nothing for a diagonal, one butterfly factor or a scaled permutation."""
-    if all(i == j for i, j in ents) or single_factor(ents, next_power_of_two(extent)) is not None:
-        return 0
+    return 2 * len(ents) if _shape(ents, next_power_of_two(extent))[0] == "sparse" else 0
+
+
+def _shape(ents: Mapping[tuple[int, int], Scalar], size: int) -> tuple[str, ButterflyFactor | None]:
+    """Which route a stage matrix takes: ``diagonal``, ``butterfly`` (with its one factor at
+    ``size``), ``permutation`` (one entry per row and per column) or ``sparse``."""
+    if all(i == j for i, j in ents):
+        return "diagonal", None
+    one = single_factor(ents, size)
+    if one is not None:
+        return "butterfly", one
     rows, cols = [i for i, _ in ents], [j for _, j in ents]
     if len(set(rows)) == len(rows) and len(set(cols)) == len(cols):
-        return 0
-    return 2 * len(ents)
+        return "permutation", None
+    return "sparse", None
 
 
 def planned_size(c: Circuit) -> Layout:
