@@ -7,7 +7,8 @@ layers, cell by cell:
   ``*`` adds; a structurally zero branch stays zero, so a layer with ``W = 0`` or ``h = 0`` does
   not double the degree; a certified per-cell degree, not ``2^L``);
 * a **height** bound: with ``Q`` the lcm of every denominator in the weights and coefficients and
-  ``S`` the number of scalar factors, ``Q^S·f`` has integer coefficients and its ℓ1 norm is
+  ``S`` the number of non-integral scalar factors (integer weights and masks add none), ``Q^S·f``
+  has integer coefficients and its ℓ1 norm is
   bounded by ``ℓ1(f+g) ≤ ℓ1(f)+ℓ1(g)``, ``ℓ1(f·g) ≤ ℓ1(f)·ℓ1(g)`` (kept as a rounded-up
   ``m·2^e``). A nonzero integer coefficient ``c`` has at most ``log2|c| / 61`` prime factors
   ``≥ 2^61`` and none at all when ``|c| < p``: this is what makes a randomized pass mod ``p`` sound
@@ -174,7 +175,7 @@ class BoundRing:
         self.zero = BoundValue(_ZERO_DEG, 0, UB(0), 0, self)
         self.var = BoundValue(1, 0, UB(1), 1, self)
         self._scalars: dict[Any, BoundValue] = {}
-        self.one = self.coerce(1) if q == 1 else None
+        self.one = self.coerce(1)
 
     def qpow(self, k: int) -> UB:
         """``UB.of(q).pow(k)``: the same squarings and products (:meth:`qpow_t`)."""
@@ -218,16 +219,20 @@ class BoundRing:
         return hit
 
     def _scalar(self, x: Scalar) -> BoundValue:
-        s = 1 if self.q != 1 else 0
+        """A weight's bound: ``s = 0`` when its coefficients are integers (``Q^0·x`` is already
+        integral: masks and integer weights cost no factor ``Q``), else ``s = 1``."""
         if isinstance(x, Sym):
+            s = 0 if all(Fraction(c).denominator == 1 for _, c in x.terms) else 1
             l1 = UB(0)
             for _, c in x.terms:
-                l1 = l1 + UB.of(int(c * self.q))
+                l1 = l1 + UB.of(int(c * self.q**s))
             deg = max(sum(e for _, e in mono) for mono, _ in x.terms)
             return BoundValue(deg, s, l1, len(x.terms), self)
         if x == 0:
             return self.zero
-        return BoundValue(0, s, UB.of(int(Fraction(x) * self.q)), 1, self)
+        v = Fraction(x)
+        s = 0 if v.denominator == 1 else 1
+        return BoundValue(0, s, UB.of(int(v * self.q**s)), 1, self)
 
     def reduce(self, x: BoundValue) -> BoundValue:
         return x
