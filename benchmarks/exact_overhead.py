@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
 
             reports: list[Any] = []
 
-            def tool(a: Model = a, b: Model = b) -> None:
+            def tool(a: Model = a, b: Model = b, reports: list[Any] = reports) -> None:
                 reports.append(verify(a, b, method="exact", isolate=False))
 
             t_ref, t_tool = best(ref, args.repeat), best(tool, args.repeat)
