@@ -219,8 +219,9 @@ def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0,
             method ``randomized`` also ``'torch'`` (int64 mod fresh primes in ``[2^30, 2^31)``,
             batches of points) or ``'python'`` (Python ints mod primes ``≥ 2^61``) to force its
             engine. Unset, randomized uses torch when it is installed, both sides are models or
-            circuits, the certified degree ``D`` gives ``D/2^30 ≤ 2^-10`` and one evaluation costs
-            at least ``TORCH_MIN_COST`` operations (:func:`symverify.provers.randomized.choose_engine`).
+            circuits, the certified degree ``D`` gives ``D/2^30 ≤ 2^-10``, one evaluation costs
+            at least ``TORCH_MIN_COST`` operations and its estimated time is the lower
+            (:func:`symverify.provers.randomized.choose_engine`, :mod:`symverify.provers.engine_cost`).
         max_monomials: the exact method's cap on any one expanded polynomial; a certified estimate
             of more than 64× this many live monomials is refused without expanding.
         memory_limit: bytes of address space for the isolated exact expansion (default: ¼ of RAM).

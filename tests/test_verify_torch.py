@@ -17,15 +17,19 @@ import pytest
 from cases import CASES, MUTATIONS, QUARTIC_C, QUARTIC_M, SQUARE_C, SQUARE_M, SWAP_K, dense_model, trace_model
 from hypothesis import given, settings
 
+import symverify as sv
 from symverify.errors import BackendUnavailableError, ProverError
+from symverify.executors.synthetic import impulse_model
 from symverify.ir.baseconv import Layer, Model
 from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.grid import Grid
+from symverify.library import random_circuit
+from symverify.provers import engine_cost
 from symverify.provers import randomized as rz
 from symverify.provers.bounds import structure_bounds
 from symverify.provers.options import Options
 from symverify.provers.outcome import UsageError
-from symverify.provers.sides import pair_sides
+from symverify.provers.sides import as_side, pair_sides
 from symverify.semantics.exact import evaluate
 from symverify.testing import models
 from symverify.verification import Verdict, verify
@@ -217,9 +221,37 @@ def test_auto_engine_choice(monkeypatch):
     small = verify(QUARTIC_C, QUARTIC_M, method="randomized")
     assert small.evidence["backend"] == rz.BACKEND_PYTHON and "does not pay off" in small.evidence["backend_choice"]
     monkeypatch.setattr(rz, "TORCH_MIN_COST", 0)
+    cheap_py = verify(QUARTIC_C, QUARTIC_M, method="randomized")  # tiny: the cost model prefers python ints
+    assert cheap_py.proved and cheap_py.evidence["backend"] == rz.BACKEND_PYTHON
+    assert "cheaper by the cost model (estimated python" in cheap_py.evidence["backend_choice"]
+    monkeypatch.setitem(engine_cost.COSTS, "PY_GATE", 1.0)  # python made dear: torch wins
+    monkeypatch.setitem(engine_cost.COSTS, "PY_CELL", 1.0)
     big = verify(QUARTIC_C, QUARTIC_M, method="randomized")
     assert big.proved and big.evidence["backend"] == rz.BACKEND_TORCH and "D/p ≤ 2^-10" in big.evidence["backend_choice"]
+    assert "cheaper by the cost model" in big.evidence["backend_choice"]
     assert verify(SWAP_K, next(c for c in CASES if c.id == "kaleidoscope-swap").rhs, method="randomized").proved
+
+
+def test_cost_model_prefers_torch_for_wide_states_and_python_for_many_small_layers():
+    """With the stated constants: a few layers on a 2^18-cell state go to torch (one batch of points
+    under one 31-bit prime), a compiled model's hundreds of layers on a small state to python ints."""
+    wide = impulse_model(4096, 64, 4, seed=1)
+    rep = verify(wide, impulse_model(4096, 64, 4, seed=1), method="randomized")
+    assert rep.proved and rep.evidence["backend"] == rz.BACKEND_TORCH, rep.evidence["backend_choice"]
+    deep = sv.compile(random_circuit(4, 2, 120, 12, seed=2)).model  # hundreds of layers on a 16×6 state
+    rep = verify(deep, replace(deep), method="randomized")
+    assert rep.proved and rep.evidence["backend"] == rz.BACKEND_PYTHON, rep.evidence["backend_choice"]
+    assert "cheaper by the cost model" in rep.evidence["backend_choice"]
+
+
+def test_cost_estimate_arithmetic():
+    lhs, rhs = as_side(QUARTIC_C), as_side(QUARTIC_M)
+    costs = dict.fromkeys(engine_cost.COSTS, 0.0) | {"PY_GATE": 1.0, "TORCH_LAYER": 1.0}
+    est = engine_cost.estimate(lhs, rhs, 3, 2, 4, costs)
+    assert est.python == 3 * len(QUARTIC_C.gates) and est.torch == 2 * len(QUARTIC_M.layers)
+    assert engine_cost.estimate(lhs, rhs, None, 2, 4, costs).cheaper() == "torch"
+    assert engine_cost.estimate(lhs, rhs, 3, None, 4, costs).cheaper() == "python"
+    assert "python -" in engine_cost.estimate(lhs, rhs, None, 2, 4, costs).text()
 
 
 def test_degree_beyond_2_to_the_20_stays_on_python_ints():

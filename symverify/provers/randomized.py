@@ -369,9 +369,10 @@ def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fra
 
     ``engine="python"`` forces the python engine; ``"torch"`` forces torch and raises
     ``UsageError`` (``BackendUnavailableError`` when torch is missing) where it cannot run;
-    ``"auto"`` picks torch when it can run and one evaluation of both sides costs at least
+    ``"auto"`` picks torch when it can run, one evaluation of both sides costs at least
     :data:`TORCH_MIN_COST` operations (below that the one-time torch import outweighs the gain),
-    else python.
+    and its estimated time (``k`` trials of both sides, :mod:`symverify.provers.engine_cost`) is
+    below the python engine's; else python.
     """
     if engine not in ENGINES:
         raise UsageError(f"randomized engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
@@ -392,7 +393,14 @@ def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fra
     cost = lhs.cost() + rhs.cost()
     if cost < TORCH_MIN_COST:
         return "python", f"one evaluation costs about {cost} operations, below {TORCH_MIN_COST}: torch does not pay off", plan
-    return "torch", f"torch is installed and the degree bound D = {bounds.degree} gives D/p ≤ 2^-10", plan
+    from symverify.provers.engine_cost import estimate
+
+    primes = plan_primes(bounds)
+    k_python = None if primes is None else trials_needed(primes.per_trial, target)
+    est = estimate(lhs, rhs, k_python, trials_needed(plan.per_trial, target), plan.batch)
+    if est.cheaper() == "python":
+        return "python", f"cheaper by the cost model ({est.text()})", plan
+    return "torch", f"torch is installed, the degree bound D = {bounds.degree} gives D/p ≤ 2^-10, and it is cheaper by the cost model ({est.text()})", plan
 
 
 def _sample(side: Side, names: list[str], rng: random.Random, p: int) -> tuple[list[list[int]], dict[str, int]]:

@@ -1,0 +1,158 @@
+"""The randomized method's engine choice: the estimated time of each engine, from a cost model.
+
+Both engines run ``k`` trials of both sides (docs/theory.md §5); they differ in the prime size
+(so in ``k``), in the points per trial ``B`` and in what one evaluation costs:
+
+* *python* (:func:`~symverify.provers.randomized.plan_primes`: primes ``≥ 2^61``, ``B = 1``):
+  a circuit side runs its straight-line code, ``gates · PY_GATE`` seconds; a model side runs the
+  layer loop on numpy object arrays, ``L · PY_LAYER + cost · PY_CELL``;
+* *torch* (:func:`~symverify.provers.randomized.torch_trial_error`: primes in ``[2^30, 2^31)``,
+  ``B`` points): a circuit side runs in numpy int64 lanes, ``gates · (TORCH_GATE + B·TORCH_LANE)``;
+  a model side plans its weights for the trial's prime and runs the torch executor,
+  ``L · TORCH_LAYER + cost · B · TORCH_CELL``;
+
+where ``L`` is the number of layers and ``cost`` :meth:`Side.cost` (the nonzero weights times
+``N'`` plus ``L·N'·d'``). The constants are seconds per unit measured on one CPU thread by
+:func:`calibrate` (``benchmarks/verify_methods.py`` prints them next to this table and checks that
+the engine chosen is the faster one measured); they are fixed here, so the choice, and with it
+every report, is the same on every run and machine. The choice only affects speed: both engines
+state a certified failure bound.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from symverify.provers.sides import CircuitSide, ModelSide, Side
+
+__all__ = ["Estimate", "estimate", "side_seconds", "calibrate", "COSTS"]
+
+COSTS: dict[str, float] = {
+    "PY_GATE": 1.2e-7,
+    "PY_LAYER": 4.0e-5,
+    "PY_CELL": 2.0e-7,
+    "TORCH_GATE": 7.0e-8,
+    "TORCH_LANE": 3.2e-9,
+    "TORCH_LAYER": 1.5e-4,
+    "TORCH_CELL": 6.0e-9,
+}
+"""Seconds per unit of each term of the cost model (see the module docstring)."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The estimated seconds of each engine for a pair (``None``: the engine cannot run it)."""
+
+    python: float | None
+    torch: float | None
+
+    def cheaper(self) -> str:
+        if self.torch is None:
+            return "python"
+        if self.python is None:
+            return "torch"
+        return "torch" if self.torch < self.python else "python"
+
+    def text(self) -> str:
+        def s(x: float | None) -> str:
+            return "-" if x is None else f"{x:.2g} s"
+
+        return f"estimated python {s(self.python)}, torch {s(self.torch)}"
+
+
+def _layers(side: Side) -> int:
+    return len(side.obj.layers) if isinstance(side, ModelSide) else 0
+
+
+def side_seconds(side: Side, engine: str, batch: int = 1, costs: dict[str, float] = COSTS) -> float:
+    """One evaluation of ``side`` by ``engine`` at ``batch`` points (torch) or one point (python)."""
+    if isinstance(side, CircuitSide):
+        gates = len(side.obj.gates)
+        if engine == "python":
+            return gates * costs["PY_GATE"]
+        return gates * (costs["TORCH_GATE"] + batch * costs["TORCH_LANE"])
+    cost, layers = side.cost(), _layers(side)
+    if engine == "python":
+        return layers * costs["PY_LAYER"] + cost * costs["PY_CELL"]
+    return layers * costs["TORCH_LAYER"] + cost * batch * costs["TORCH_CELL"]
+
+
+def estimate(lhs: Side, rhs: Side, k_python: int | None, k_torch: int | None, batch: int,
+             costs: dict[str, float] = COSTS) -> Estimate:
+    """Each engine's ``k × (lhs + rhs)`` (``k = None``: that engine has no useful bound)."""
+    py = None if k_python is None else k_python * (side_seconds(lhs, "python", 1, costs) + side_seconds(rhs, "python", 1, costs))
+    tt = None if k_torch is None else k_torch * (side_seconds(lhs, "torch", batch, costs) + side_seconds(rhs, "torch", batch, costs))
+    return Estimate(py, tt)
+
+
+# ---- measuring the constants ----------------------------------------------------------------
+
+
+def _best(f: Any, repeat: int = 3) -> float:
+    out = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        out = min(out, time.perf_counter() - t)
+    return out
+
+
+def calibrate() -> dict[str, float]:
+    """The constants of :data:`COSTS` measured on this machine (about a second; imports torch).
+
+    Each model term is fitted from two synthetic compiled-like models (many small layers, then
+    fewer large ones); each torch model run uses a fresh prime, so it includes planning the
+    weights, as a trial does.
+    """
+    import numpy as np
+    import torch
+
+    from symverify.executors import modular_eval
+    from symverify.executors.synthetic import impulse_model
+    from symverify.library import random_circuit
+    from symverify.provers.modular import BatchModRing, model_mod_batch
+    from symverify.semantics.straightline import eval_mod, eval_mod_lanes, program
+
+    p0 = (1 << 31) - 1
+    primes = iter([2147483629, 2147483587, 2147483579, 2147483563, 2147483549, 2147483543, 2147483497, 2147483489,
+                   2147483477, 2147483423, 2147483399, 2147483353, 2147483323, 2147483269])
+    small, large = impulse_model(16, 4, 200, seed=1), impulse_model(512, 32, 20, seed=2)
+    fits: dict[str, tuple[float, float]] = {}
+    for engine in ("python", "torch"):
+        rows = []
+        for m in (small, large):
+            side = ModelSide(m, m.n, m.d)
+            if engine == "python":
+                u = [[[1] * m.d for _ in range(m.n)]]
+                t = _best(lambda m=m, u=u: model_mod_batch(m, u, BatchModRing([p0], [{}])))
+            else:
+                x = torch.ones((1, m.n, m.d), dtype=torch.int64)
+                t = _best(lambda m=m, x=x: modular_eval(m, x, next(primes)))
+            rows.append((len(m.layers), side.cost(), t))
+        (l1, c1, t1), (l2, c2, t2) = rows
+        det = l1 * c2 - l2 * c1
+        a = max((t1 * c2 - t2 * c1) / det, 0.0)
+        b = max((l1 * t2 - l2 * t1) / det, 0.0)
+        fits[engine] = (a, b)
+    c = random_circuit(8, 4, 4000, 20, seed=3)
+    prog = program(c)
+    gates = len(c.gates)
+    coeffs = [x if isinstance(x, int) else 1 for x in prog.scalars]
+    py_gate = _best(lambda: eval_mod(prog, [1] * c.num_inputs, p0, coeffs)) / gates
+    lanes = 64
+    pv = np.full(lanes, p0, dtype=np.int64)
+    lane_coeffs = np.array(coeffs, dtype=np.int64).reshape(-1, 1).repeat(lanes, axis=1)
+    t1 = _best(lambda: eval_mod_lanes(prog, np.ones((c.num_inputs, 1), dtype=np.int64), pv[:1], lane_coeffs[:, :1]))
+    t64 = _best(lambda: eval_mod_lanes(prog, np.ones((c.num_inputs, lanes), dtype=np.int64), pv, lane_coeffs))
+    lane = max((t64 - t1) / (lanes - 1), 0.0) / gates
+    return {
+        "PY_GATE": py_gate,
+        "PY_LAYER": fits["python"][0],
+        "PY_CELL": fits["python"][1],
+        "TORCH_GATE": max(t1 / gates - lane, 0.0),
+        "TORCH_LANE": lane,
+        "TORCH_LAYER": fits["torch"][0],
+        "TORCH_CELL": fits["torch"][1],
+    }
