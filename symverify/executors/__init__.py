@@ -101,15 +101,15 @@ def _check_path(path: str) -> None:
 
 
 def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None, path: str) -> Any:
+    if isinstance(obj, Model):  # one import on this branch: it is on every call's path
+        from .zoology_native import run_float_model
+
+        return run_float_model(obj, x, params, path)
     from .circuit_plan import circuit_plan
     from .numbers import float_numbers
-    from .plan import model_plan
-    from .torch_float import run_circuit, run_model
+    from .torch_float import run_circuit
 
-    nums = float_numbers(params)
-    if isinstance(obj, Model):
-        return run_model(model_plan(obj, nums), x, path)
-    return run_circuit(circuit_plan(obj, nums), x)
+    return run_circuit(circuit_plan(obj, float_numbers(params)), x)
 
 
 def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] | None, path: str,
