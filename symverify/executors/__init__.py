@@ -8,7 +8,10 @@ One call runs either side of a verification on a batch of inputs ``(B, N, d)`` (
 - ``backend="torch"``: float64 (default), float32 or bfloat16 on CPU or CUDA; returns a tensor.
   Convolutions run as shifts, FFTs or blocked direct products (``path=``); see
   :mod:`symverify.executors.torch_float`. Its error is bounded by :mod:`symverify.executors.numeric`
-  and measured by :func:`numeric_check`.
+  and measured by :func:`numeric_check`. A model in the pair form of zoology's BaseConv (as
+  :func:`from_zoology` writes it) runs as one fused operation per zoology layer with
+  ``path="auto"`` in float64 and float32 (:mod:`symverify.executors.zoology_native`); it agrees
+  with its paper layers, which :func:`numeric_check` runs, to round-off.
 - ``backend="modular"``: exact arithmetic mod a prime ``p < 2^31`` in int64
   (:mod:`symverify.executors.torch_modular`); returns an int64 tensor of residues.
 
@@ -141,7 +144,8 @@ def execute(obj: Model | Circuit, u: Any, *, backend: str = "exact", dtype: Any 
         p: modular backend: a prime below 2^31 (default 2^31 − 1).
         params: values of symbolic weights (exact numbers).
         path: models on the torch backends: ``"auto"`` (per layer: shifts for a few lags,
-            else FFT), ``"fft"``, ``"direct"`` or ``"sparse"`` for every layer with a kernel.
+            else FFT; zoology's pair form fused), ``"fft"``, ``"direct"`` or ``"sparse"`` for
+            every layer with a kernel.
             The modular backend has no FFT: ``"fft"`` and ``"direct"`` both run the exact
             blocked direct product there.
 

@@ -178,11 +178,18 @@ class BaseConvStack(nn.Module):
         for i, ly in enumerate(layers):
             if tuple(ly.b1.shape) != (inner_n, inner_d):
                 raise ShapeError(f"layer {i}: expected inner shape {inner_n}×{inner_d}, found {tuple(ly.b1.shape)}")
+        self._recognise()
+
+    def _recognise(self) -> None:
+        """Recognise zoology's pair form now, so that tracing the module records only the run."""
+        if len(self.layers):
+            native_layers([cast(BaseConvLayer, ly).plan(ly.W.dtype, ly.W.device) for ly in self.layers], self)
 
     def refresh(self) -> None:
         """Re-read every layer's structure after editing weights (see :class:`BaseConvLayer`)."""
         for ly in self.layers:
             cast(BaseConvLayer, ly).refresh()
+        self._recognise()
 
     def forward(self, u: Any) -> Any:
         if not (isinstance(u, torch.Tensor) and dtype_name(u.dtype) in _FLOATS):

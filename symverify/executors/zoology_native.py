@@ -83,6 +83,16 @@ class NativeLayer:
     n: int
     cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
+    def warm(self) -> NativeLayer:
+        """Build the cached filter form a run of length ``n`` uses now (so that a traced run
+        records only the run itself)."""
+        if not self.shifts and self.lags:
+            if self.n <= DIRECT_MAX_N:
+                self.toeplitz()
+            else:
+                self.filter_fft(fft_size(self.n))
+        return self
+
     def dense(self) -> Any:
         """The filter as a dense ``(n, d)`` tensor."""
         torch = require_torch()
@@ -156,7 +166,7 @@ def _pair(first: LayerPlan, second: LayerPlan, d: int) -> NativeLayer | None:
     return NativeLayer(
         a if bool(a.any()) else None, c if bool(c.any()) else None, lags, taps,
         tuple(bool((row == 1).all()) for row in taps), first.auto_path == "sparse", first.inner_n,
-    )
+    ).warm()
 
 
 def native_layers(plans: Sequence[LayerPlan], shape: Shape) -> list[NativeLayer] | None:
@@ -183,7 +193,7 @@ def _convolve(ly: NativeLayer, x: Any) -> Any:
     torch = require_torch()
     if ly.shifts:
         return conv_shifts(x, ly.lags, ly.taps, ly.unit, False, _mac)
-    n = x.shape[-2]
+    n = ly.n  # the layer's length (the input's, checked by the caller), a Python int even under tracing
     if n <= DIRECT_MAX_N:  # (d, n, n) @ (d, n, B): the result is a view of (B, n, d)
         return torch.bmm(ly.toeplitz(), x.permute(2, 1, 0).contiguous()).permute(2, 1, 0)
     n_fft = fft_size(n)
