@@ -30,6 +30,7 @@ import numpy as np
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError, SymverifyError, UsageError
+from symverify.ir.analysis import check_state
 from symverify.ir.baseconv import Model
 from symverify.ir.circuit import Circuit
 from symverify.semantics.evaluate import eval_circuit, eval_model
@@ -68,8 +69,6 @@ def _kind(obj: object) -> str:
     """``"model"`` or ``"circuit"``; anything else, or one over the size limits
     (:func:`symverify.ir.analysis.check_state`), is refused."""
     if isinstance(obj, (Model, Circuit)):
-        from symverify.ir.analysis import check_state
-
         check_state(obj, "execute")
         return "model" if isinstance(obj, Model) else "circuit"
     raise IRError(f"execute: expected a Model or a Circuit, found {type(obj).__name__}")
@@ -97,6 +96,8 @@ def _exact(obj: Model | Circuit, u: Any, params: Mapping[str, object] | None) ->
 
 
 def _check_path(path: str) -> None:
+    if path == "auto":  # the default needs no look-up (this runs on every call)
+        return
     from .plan import PATHS
 
     if path not in PATHS:
