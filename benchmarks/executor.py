@@ -86,10 +86,12 @@ def _clock(wall: bool) -> Callable[[], float]:
     return time.perf_counter if wall else time.thread_time
 
 
-def measure(fns: dict[str, Callable[[], object]], reps: int, wall: bool, budget: float) -> dict[str, float]:
-    """Minimum time per function over interleaved repeats (each function runs once to warm up)."""
+def measure(fns: dict[str, Callable[[], object]], reps: int, wall: bool, budget: float,
+            stat: Callable[[list[float]], float] = min) -> dict[str, float]:
+    """Time per function over interleaved repeats (each function runs once to warm up), summarised
+    by ``stat`` (default the minimum; ``statistics.median`` is steadier on a shared machine)."""
     clock = _clock(wall)
-    best = {k: float("inf") for k in fns}
+    samples: dict[str, list[float]] = {k: [] for k in fns}
     for fn in fns.values():
         fn()
     start = time.perf_counter()
@@ -97,10 +99,10 @@ def measure(fns: dict[str, Callable[[], object]], reps: int, wall: bool, budget:
         for k, fn in fns.items():
             t = clock()
             fn()
-            best[k] = min(best[k], clock() - t)
+            samples[k].append(clock() - t)
         if r >= 1 and time.perf_counter() - start > budget:
             break
-    return best
+    return {k: stat(v) for k, v in samples.items()}
 
 
 def _naive(m: Model, u: torch.Tensor) -> tuple[Callable[[], object], float] | None:

@@ -14,7 +14,8 @@ Correctness (each on the device, against exact evaluation or the CPU):
    device's modular output; the ``to_torch`` module on the device in float64 and float32 equals
    it too;
 3. zoology BaseConv layers converted by ``from_zoology`` (pair form): ``numeric_check`` on the
-   device in float64 and float32, and equal to zoology's own forward on the device.
+   device in float64 and float32, and ``execute`` (the fused run) equal to zoology's own forward
+   and to the paper layers on the device.
 
 Throughput per path (points/s, layer-cells/s) and the *effective* memory bandwidth, counting the
 minimum traffic of one read and one write of the state per layer (``2·B·N'·d'·8`` bytes), next to
@@ -121,6 +122,8 @@ def zoology_layers(device: torch.device) -> None:
     want = zs.to(device)(u.to(device).double()).detach()
     got = execute(m, u.to(device), backend="torch", device=device)
     check(bool(torch.allclose(got, want, rtol=1e-9, atol=1e-9)), f"zoology pair form on {device} = zoology's forward (float64)")
+    paper = execute(m, u.to(device), backend="torch", device=device, path="fft")  # the paper layers, not the fused run
+    check(bool(torch.allclose(got, paper, rtol=1e-12, atol=1e-12)), f"zoology fused run on {device} = its paper layers (float64)")
 
 
 def _timer(device: torch.device) -> Callable[[Callable[[], object]], float]:

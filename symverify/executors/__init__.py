@@ -8,7 +8,10 @@ One call runs either side of a verification on a batch of inputs ``(B, N, d)`` (
 - ``backend="torch"``: float64 (default), float32 or bfloat16 on CPU or CUDA; returns a tensor.
   Convolutions run as shifts, FFTs or blocked direct products (``path=``); see
   :mod:`symverify.executors.torch_float`. Its error is bounded by :mod:`symverify.executors.numeric`
-  and measured by :func:`numeric_check`.
+  and measured by :func:`numeric_check`. A model in the pair form of zoology's BaseConv (as
+  :func:`from_zoology` writes it) runs as one fused operation per zoology layer with
+  ``path="auto"`` in float64 and float32 (:mod:`symverify.executors.zoology_native`); it agrees
+  with its paper layers, which :func:`numeric_check` runs, to round-off.
 - ``backend="modular"``: exact arithmetic mod a prime ``p < 2^31`` in int64
   (:mod:`symverify.executors.torch_modular`); returns an int64 tensor of residues.
 
@@ -27,6 +30,7 @@ import numpy as np
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError, SymverifyError, UsageError
+from symverify.ir.analysis import check_state
 from symverify.ir.baseconv import Model
 from symverify.ir.circuit import Circuit
 from symverify.semantics.evaluate import eval_circuit, eval_model
@@ -65,8 +69,6 @@ def _kind(obj: object) -> str:
     """``"model"`` or ``"circuit"``; anything else, or one over the size limits
     (:func:`symverify.ir.analysis.check_state`), is refused."""
     if isinstance(obj, (Model, Circuit)):
-        from symverify.ir.analysis import check_state
-
         check_state(obj, "execute")
         return "model" if isinstance(obj, Model) else "circuit"
     raise IRError(f"execute: expected a Model or a Circuit, found {type(obj).__name__}")
@@ -94,6 +96,8 @@ def _exact(obj: Model | Circuit, u: Any, params: Mapping[str, object] | None) ->
 
 
 def _check_path(path: str) -> None:
+    if path == "auto":  # the default needs no look-up (this runs on every call)
+        return
     from .plan import PATHS
 
     if path not in PATHS:
@@ -101,15 +105,15 @@ def _check_path(path: str) -> None:
 
 
 def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None, path: str) -> Any:
+    if isinstance(obj, Model):  # one import on this branch: it is on every call's path
+        from .zoology_native import run_float_model
+
+        return run_float_model(obj, x, params, path)
     from .circuit_plan import circuit_plan
     from .numbers import float_numbers
-    from .plan import model_plan
-    from .torch_float import run_circuit, run_model
+    from .torch_float import run_circuit
 
-    nums = float_numbers(params)
-    if isinstance(obj, Model):
-        return run_model(model_plan(obj, nums), x, path)
-    return run_circuit(circuit_plan(obj, nums), x)
+    return run_circuit(circuit_plan(obj, float_numbers(params)), x)
 
 
 def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] | None, path: str,
@@ -141,7 +145,8 @@ def execute(obj: Model | Circuit, u: Any, *, backend: str = "exact", dtype: Any 
         p: modular backend: a prime below 2^31 (default 2^31 − 1).
         params: values of symbolic weights (exact numbers).
         path: models on the torch backends: ``"auto"`` (per layer: shifts for a few lags,
-            else FFT), ``"fft"``, ``"direct"`` or ``"sparse"`` for every layer with a kernel.
+            else FFT; zoology's pair form fused), ``"fft"``, ``"direct"`` or ``"sparse"`` for
+            every layer with a kernel.
             The modular backend has no FFT: ``"fft"`` and ``"direct"`` both run the exact
             blocked direct product there.
 

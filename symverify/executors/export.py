@@ -36,6 +36,7 @@ from .kernels import Pool, conv_blocked
 from .numbers import float_numbers
 from .plan import LayerPlan, LayerStats, grid_dense, model_plan, plan_dense, sparse_tap_limit
 from .torch_float import FloatArithmetic, conv_fft
+from .zoology_native import native_layers, run_native
 
 try:
     import torch
@@ -162,7 +163,8 @@ class BaseConvStack(nn.Module):
     :class:`~symverify.errors.IRError`) and device. Without gradients the forward pass runs the
     executor (:mod:`symverify.executors.torch_float`) on per-layer plans built from the weights,
     one per (dtype, device) and rebuilt when a weight changes, so it equals ``execute`` bit for bit
-    (up to the weights' rounding to the dtype). With gradients, and under ``torch.compile``, it runs
+    (up to the weights' rounding to the dtype); like ``execute``, it runs the pair form of zoology's
+    BaseConv as one fused operation per zoology layer (:mod:`symverify.executors.zoology_native`). With gradients, and under ``torch.compile``, it runs
     the same per-layer choices as out-of-place torch operations (no graph breaks; recompile after
     editing weights). ``torch.jit.trace`` works (the trace fixes the plans); ``torch.jit.script``
     does not: the per-layer dispatch (lag tuples, path names, plans, error messages) is Python,
@@ -176,11 +178,18 @@ class BaseConvStack(nn.Module):
         for i, ly in enumerate(layers):
             if tuple(ly.b1.shape) != (inner_n, inner_d):
                 raise ShapeError(f"layer {i}: expected inner shape {inner_n}×{inner_d}, found {tuple(ly.b1.shape)}")
+        self._recognise()
+
+    def _recognise(self) -> None:
+        """Recognise zoology's pair form now, so that tracing the module records only the run."""
+        if len(self.layers):
+            native_layers([cast(BaseConvLayer, ly).plan(ly.W.dtype, ly.W.device) for ly in self.layers], self)
 
     def refresh(self) -> None:
         """Re-read every layer's structure after editing weights (see :class:`BaseConvLayer`)."""
         for ly in self.layers:
             cast(BaseConvLayer, ly).refresh()
+        self._recognise()
 
     def forward(self, u: Any) -> Any:
         if not (isinstance(u, torch.Tensor) and dtype_name(u.dtype) in _FLOATS):
@@ -202,7 +211,11 @@ class BaseConvStack(nn.Module):
             if self.path not in _MODULE_PATHS:
                 raise ShapeError(f"path: expected 'fft' or 'direct' or 'auto' (the executor's per-layer choice), found {self.path!r}")
             plans = [cast(BaseConvLayer, ly).plan(x.dtype, x.device) for ly in self.layers]
-            y = loop.run_model(self, plans, x, FloatArithmetic(self.path, Pool()))
+            native = native_layers(plans, self) if self.path == "auto" else None
+            if native is not None:  # zoology's BaseConv in the pair form: run as execute runs it
+                y = run_native(native, x.contiguous())
+            else:
+                y = loop.run_model(self, plans, x, FloatArithmetic(self.path, Pool()))
         return y[0] if single else y
 
 

@@ -65,7 +65,9 @@ def float_tensor(u: Any, n: int, d: int, dtype: Any, device: Any, what: str) -> 
     torch = require_torch()
     _, single = batch_shape(u, n, d, what)
     t = u if _is_tensor(u) else torch.from_numpy(_to_float64(u))
-    return t.to(device=device, dtype=dtype).reshape(-1, n, d), single
+    if t.dtype != dtype or t.device != device:  # tested first: .to costs more than the test on every call
+        t = t.to(device=device, dtype=dtype)
+    return (t if t.dim() == 3 else t.reshape(-1, n, d)), single
 
 
 def residue_tensor(u: Any, n: int, d: int, p: int, device: Any, what: str) -> tuple[Any, bool]:

@@ -234,9 +234,10 @@ def check_state(obj: object, where: str) -> None:
     Call it before anything that allocates one value per input or per state cell (evaluation,
     compilation, verification). Objects of other kinds are left alone.
     """
-    if isinstance(obj, (Circuit, Model)):
+    # The messages are built only on failure: this check runs on every execute call.
+    if isinstance(obj, (Circuit, Model)) and obj.n * obj.d > limits.MAX_INPUTS:
         kind = "circuit" if isinstance(obj, Circuit) else "model"
         limits.check(obj.n * obj.d, "MAX_INPUTS", f"{where}: {kind} {obj.name or '<unnamed>'} has n·d = {show_int(obj.n)}·{show_int(obj.d)}")
-    if isinstance(obj, Model):
+    if isinstance(obj, Model) and obj.inner_n * obj.inner_d > limits.MAX_CELLS:
         limits.check(obj.inner_n * obj.inner_d, "MAX_CELLS",
                      f"{where}: model {obj.name or '<unnamed>'} has state N'·d' = {show_int(obj.inner_n)}·{show_int(obj.inner_d)}")

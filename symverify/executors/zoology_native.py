@@ -1,0 +1,245 @@
+"""zoology's BaseConv run natively by the float executor: one fused operation per zoology layer.
+
+:func:`~symverify.executors.from_zoology` writes a general zoology layer (docs/appendix-h.md §1.3)
+
+    z = (u·A + c) ⊙ ((k + e_0) ⊛ u) + u          (u, z: (B, N, d); A: (d, d); c: (d,); k: (N, d))
+
+as two paper layers on an ``N×2d`` state (the *pair form*, :mod:`symverify.executors.zoology`):
+layer 1 computes ``[(u·A + c) ⊙ ((k + e_0) ⊛ u) | u]``, layer 2 adds the halves. Exact evaluation,
+the modular executor and :func:`symverify.verify` work on those paper layers. For float execution
+:func:`native_layers` recognises the pair in the executor's plans (by the values of the planned
+weights, so any model of that shape qualifies, however it was built) and :func:`run_native` runs
+each pair on the ``(B, N, d)`` input itself:
+
+- the projection ``u·A + c`` is one ``addmm`` (bias included); it is the output buffer;
+- the long convolution ``(k + e_0) ⊛ u`` (the D-skip folded into the filter) runs over the d used
+  channels only: as shifts when the plan chose shifts (few lags: exact on integer data, like the
+  pair form); for N ≤ 32 as one batched product with the filter's ``(d, N, N)`` Toeplitz
+  matrices; else as one real FFT of size :func:`fft_size` (≥ 2N, so causal with no wrap-around).
+  The Toeplitz matrices and the filter's transform are built once and cached;
+- the gate and the residual are in-place updates of the output: ``out ⊙= conv``, ``out += u``.
+
+It runs for ``path='auto'`` in float64 and float32 (bfloat16, and a forced path, run the paper
+layers). It computes the pair form's function with different roundings: the two agree to float
+round-off, not bit for bit. The error model of :mod:`symverify.executors.numeric` describes the
+paper layers; :func:`~symverify.executors.numeric_check` runs those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from symverify.deadline import Check
+from symverify.ir.baseconv import Model
+from symverify.semantics.layer import Shape
+
+from ._torch import require_torch
+from .kernels import conv_shifts
+from .numbers import float_numbers
+from .plan import LayerPlan, ModelPlan, model_plan
+from .torch_float import _mac, run_model
+
+__all__ = ["NativeLayer", "native_layers", "run_native", "run_model_native", "run_float_model", "fft_size", "DIRECT_MAX_N"]
+
+_NATIVE_DTYPES = ("torch.float64", "torch.float32")
+DIRECT_MAX_N = 32
+"""Filters of at most this length run as a batched Toeplitz product: below it the FFT's fixed cost
+(two transforms, their set-up) is larger than the N²·d·B products (measured on CPU, B = 4)."""
+
+
+def fft_size(n: int) -> int:
+    """The FFT length for a causal convolution of length ``n``: ``2·m`` with ``m ≥ n`` the smallest
+    5-smooth number (2^a·3^b·5^c), so even, at least 2n (no wrap-around) and fast.
+
+    >>> [fft_size(n) for n in (1, 7, 8, 100, 4095)]
+    [2, 16, 16, 200, 8192]
+    """
+    m = max(1, n)
+    while True:
+        r = m
+        for p in (2, 3, 5):
+            while r % p == 0:
+                r //= p
+        if r == 1:
+            return 2 * m
+        m += 1
+
+
+@dataclass
+class NativeLayer:
+    """One zoology layer ``z = (u·A + c) ⊙ ((k + e_0) ⊛ u) + u`` as tensors on one device and dtype.
+
+    ``a``/``c`` are None when zero; the filter ``k + e_0`` is given by its nonzero ``lags`` and
+    their ``taps (#lags, d)``; ``shifts`` says whether it runs as shifts (else by FFT)."""
+
+    a: Any
+    c: Any
+    lags: tuple[int, ...]
+    taps: Any
+    unit: tuple[bool, ...]
+    shifts: bool
+    n: int
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def warm(self) -> NativeLayer:
+        """Build the cached filter form a run of length ``n`` uses now (so that a traced run
+        records only the run itself)."""
+        if not self.shifts and self.lags:
+            if self.n <= DIRECT_MAX_N:
+                self.toeplitz()
+            else:
+                self.filter_fft(fft_size(self.n))
+        return self
+
+    def dense(self) -> Any:
+        """The filter as a dense ``(n, d)`` tensor."""
+        torch = require_torch()
+        h = torch.zeros((self.n, self.taps.shape[1]), dtype=self.taps.dtype, device=self.taps.device)
+        h[torch.tensor(self.lags, device=h.device)] = self.taps
+        return h
+
+    def filter_fft(self, n_fft: int) -> Any:
+        """``rfft`` of the filter along the sequence, size ``n_fft``: ``(d, n_fft // 2 + 1)`` (cached)."""
+        if n_fft not in self.cache:
+            self.cache[n_fft] = require_torch().fft.rfft(self.dense().T, n=n_fft, dim=-1)
+        return self.cache[n_fft]
+
+    def toeplitz(self) -> Any:
+        """``T (d, n, n)`` with ``T[q, t, s] = h[t − s, q]`` (zero for s > t): ``(h ⊛ x)_q = T_q·x_q`` (cached)."""
+        if "toeplitz" not in self.cache:
+            torch = require_torch()
+            h = self.dense()
+            ar = torch.arange(self.n, device=h.device)
+            lag = ar[:, None] - ar[None, :]
+            h_ext = torch.cat([h, torch.zeros_like(h[:1])])  # row n: the zero above the diagonal
+            self.cache["toeplitz"] = h_ext[torch.where(lag >= 0, lag, self.n)].permute(2, 0, 1).contiguous()
+        return self.cache["toeplitz"]
+
+
+def _dense_w(lp: LayerPlan) -> Any:
+    """The layer's ``W`` as a dense ``(d', d')`` tensor, whatever form the plan keeps it in."""
+    torch = require_torch()
+    dd = lp.taps.shape[1]
+    if lp.w_kind == "dense":
+        return lp.w
+    w = torch.zeros((dd, dd), dtype=lp.taps.dtype, device=lp.taps.device)
+    if lp.w_kind == "sparse":
+        w.scatter_(0, lp.w_idx, lp.w_coef)
+    return w
+
+
+def _chan(lp: LayerPlan, which: str, dd: int) -> Any:
+    """A bias of the plan as a ``(d',)`` vector (zeros for a zero bias), or None when it varies with position."""
+    b = getattr(lp, which)
+    if b.kind == "zero":
+        return require_torch().zeros(dd, dtype=lp.taps.dtype, device=lp.taps.device)
+    return b.a[0] if b.kind == "chan" else None
+
+
+def _pair(first: LayerPlan, second: LayerPlan, d: int) -> NativeLayer | None:
+    """The zoology layer two planned paper layers compute, if they are its pair form on width 2d."""
+    torch = require_torch()
+    dd = 2 * d
+    if first.cyclic or first.taps.shape[1] != dd or second.lags or second.taps.shape[1] != dd:
+        return None
+    w1, w2 = _dense_w(first), _dense_w(second)
+    b1, b2, b1_2, b2_2 = _chan(first, "b1", dd), _chan(first, "b2", dd), _chan(second, "b1", dd), _chan(second, "b2", dd)
+    if b1 is None or b2 is None or b1_2 is None or b2_2 is None:
+        return None
+    eye = torch.eye(d, dtype=w1.dtype, device=w1.device)
+    zero = torch.zeros((d, d), dtype=w1.dtype, device=w1.device)
+    ok = (
+        bool((w1[d:] == 0).all()) and bool((w1[:d, d:] == eye).all()) and bool((b1[d:] == 0).all())
+        and bool((first.taps[:, d:] == 0).all()) and bool((b2[:d] == 0).all()) and bool((b2[d:] == 1).all())
+        and bool((w2[:d] == torch.cat([eye, zero], dim=1)).all()) and bool((w2[d:] == torch.cat([eye, zero], dim=1)).all())
+        and bool((b1_2 == 0).all()) and bool((b2_2 == 1).all())
+    )
+    if not ok:
+        return None
+    a = w1[:d, :d].contiguous()
+    c = b1[:d].contiguous()
+    keep = [j for j, row in enumerate(first.taps[:, :d]) if bool(row.any())]
+    lags = tuple(first.lags[j] for j in keep)
+    taps = first.taps[keep, :d].contiguous()
+    return NativeLayer(
+        a if bool(a.any()) else None, c if bool(c.any()) else None, lags, taps,
+        tuple(bool((row == 1).all()) for row in taps), first.auto_path == "sparse", first.inner_n,
+    ).warm()
+
+
+def native_layers(plans: Sequence[LayerPlan], shape: Shape) -> list[NativeLayer] | None:
+    """The zoology layers a model's planned layers compute, when every consecutive pair of them is
+    the pair form of one (see the module docstring); else None. Cached in the first plan, so
+    recognising costs one look-up per run (the result is tied to these plan objects)."""
+    if not plans:
+        return None
+    hit = plans[0].cache.get("zoology_native")
+    if hit is not None and len(hit[0]) == len(plans) and all(p is q for p, q in zip(hit[0], plans)):
+        return hit[1]  # type: ignore[no-any-return]
+    found: list[NativeLayer] | None = None
+    dt = str(plans[0].taps.dtype)
+    if (dt in _NATIVE_DTYPES and len(plans) % 2 == 0 and shape.inner_n == shape.n and shape.inner_d == 2 * shape.d):
+        pairs = [_pair(plans[i], plans[i + 1], shape.d) for i in range(0, len(plans), 2)]
+        if all(p is not None for p in pairs):
+            found = [p for p in pairs if p is not None]
+    plans[0].cache["zoology_native"] = (tuple(plans), found)
+    return found
+
+
+def _convolve(ly: NativeLayer, x: Any) -> Any:
+    """``(k + e_0) ⊛ x`` on ``(B, N, d)``: a fresh tensor, or a strided view of one (FFT)."""
+    torch = require_torch()
+    if ly.shifts:
+        return conv_shifts(x, ly.lags, ly.taps, ly.unit, False, _mac)
+    n = ly.n  # the layer's length (the input's, checked by the caller), a Python int even under tracing
+    if n <= DIRECT_MAX_N:  # (d, n, n) @ (d, n, B): the result is a view of (B, n, d)
+        return torch.bmm(ly.toeplitz(), x.permute(2, 1, 0).contiguous()).permute(2, 1, 0)
+    n_fft = fft_size(n)
+    # The transform reads the channel-major view in place (no copy) and the result stays a view:
+    # the gate multiplies it into the contiguous output directly.
+    xf = torch.fft.rfft(x.transpose(-1, -2), n=n_fft, dim=-1).mul_(ly.filter_fft(n_fft))
+    return torch.fft.irfft(xf, n=n_fft, dim=-1).narrow(-1, 0, n).transpose(-1, -2)
+
+
+def _layer(ly: NativeLayer, x: Any) -> Any:
+    torch = require_torch()
+    conv = _convolve(ly, x) if ly.lags else None
+    if ly.a is not None:
+        flat = x.reshape(-1, x.shape[-1])
+        out = (torch.addmm(ly.c, flat, ly.a) if ly.c is not None else torch.mm(flat, ly.a)).view(x.shape)
+    elif ly.c is not None:
+        out = ly.c.expand(x.shape).clone()
+    else:
+        return x.clone()  # zero projection: z = 0 + u
+    if conv is None:
+        out.zero_()
+    else:
+        out.mul_(conv)
+    return out.add_(x)
+
+
+def run_native(layers: Sequence[NativeLayer], x: Any, check: Check | None = None) -> Any:
+    """The zoology stack on ``(B, N, d)`` inputs (on the layers' device, in their dtype); ``check``
+    runs before every layer. The input is not modified."""
+    for ly in layers:
+        if check is not None:
+            check()
+        x = _layer(ly, x)
+    return x
+
+
+def run_float_model(model: Model, x: Any, params: Mapping[str, object] | None, path: str = "auto") -> Any:
+    """The float executor on a model: its (cached) plan run by :func:`run_model_native`."""
+    return run_model_native(model_plan(model, float_numbers(params)), x, path)
+
+
+def run_model_native(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
+    """:func:`~symverify.executors.torch_float.run_model`, with the zoology pair form run natively
+    when ``path='auto'`` and the model is one (see :func:`native_layers`)."""
+    if path == "auto":
+        layers = native_layers(plan.on(x.device, x.dtype), plan.model)
+        if layers is not None:
+            return run_native(layers, x.contiguous(), check)
+    return run_model(plan, x, path, check)
