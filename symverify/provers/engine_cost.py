@@ -5,14 +5,14 @@ Both engines run ``k`` trials of both sides (docs/theory.md §5); they differ in
 
 * *python* (:func:`~symverify.provers.randomized.plan_primes`: primes ``≥ 2^61``, ``B = 1``):
   a circuit side runs its straight-line code, ``gates · PY_GATE`` seconds; a model side runs the
-  layer loop on numpy object arrays, ``L · PY_LAYER + cost · PY_CELL``;
+  layer loop on numpy object arrays, ``L · PY_LAYER + cells · PY_CELL + macs · PY_MAC``;
 * *torch* (:func:`~symverify.provers.randomized.torch_trial_error`: primes in ``[2^30, 2^31)``,
   ``B`` points): a circuit side runs in numpy int64 lanes, ``gates · (TORCH_GATE + B·TORCH_LANE)``;
   a model side plans its weights for the trial's prime and runs the torch executor,
-  ``L · TORCH_LAYER + cost · B · TORCH_CELL``;
+  ``L · TORCH_LAYER + B · (cells · TORCH_CELL + macs · TORCH_MAC)``;
 
-where ``L`` is the number of layers and ``cost`` :meth:`Side.cost` (the nonzero weights times
-``N'`` plus ``L·N'·d'``). The constants are seconds per unit measured on one CPU thread by
+where ``L`` is the number of layers, ``cells = L·N'·d'`` and ``macs`` the nonzero entries of every
+``W`` and ``h`` times ``N'`` (the multiply-adds of one point). The constants are seconds per unit measured on one CPU thread by
 :func:`calibrate` (``benchmarks/verify_methods.py`` prints them next to this table and checks that
 the engine chosen is the faster one measured); they are fixed here, so the choice, and with it
 every report, is the same on every run and machine. The choice only affects speed: both engines
@@ -25,20 +25,26 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from symverify.ir.baseconv import Model
 from symverify.provers.sides import CircuitSide, ModelSide, Side
 
-__all__ = ["Estimate", "estimate", "side_seconds", "calibrate", "COSTS"]
+__all__ = ["TORCH_MARGIN", "Estimate", "estimate", "side_seconds", "model_terms", "calibrate", "COSTS"]
 
 COSTS: dict[str, float] = {
     "PY_GATE": 1.2e-7,
-    "PY_LAYER": 4.0e-5,
-    "PY_CELL": 2.0e-7,
-    "TORCH_GATE": 7.0e-8,
+    "PY_LAYER": 3.2e-5,
+    "PY_CELL": 2.8e-7,
+    "PY_MAC": 3.3e-8,
+    "TORCH_GATE": 7.2e-8,
     "TORCH_LANE": 3.2e-9,
-    "TORCH_LAYER": 1.5e-4,
-    "TORCH_CELL": 6.0e-9,
+    "TORCH_LAYER": 1.1e-4,
+    "TORCH_CELL": 1.0e-9,
+    "TORCH_MAC": 7.4e-9,
 }
 """Seconds per unit of each term of the cost model (see the module docstring)."""
+
+TORCH_MARGIN = 2.0
+"""How many times cheaper the torch engine must be estimated to be chosen."""
 
 
 @dataclass(frozen=True)
@@ -49,11 +55,13 @@ class Estimate:
     torch: float | None
 
     def cheaper(self) -> str:
+        """The engine to run: torch only when estimated :data:`TORCH_MARGIN` times cheaper (its
+        times vary more with the machine's load and the thread pool than the python engine's)."""
         if self.torch is None:
             return "python"
         if self.python is None:
             return "torch"
-        return "torch" if self.torch < self.python else "python"
+        return "torch" if self.torch * TORCH_MARGIN < self.python else "python"
 
     def text(self) -> str:
         def s(x: float | None) -> str:
@@ -62,8 +70,10 @@ class Estimate:
         return f"estimated python {s(self.python)}, torch {s(self.torch)}"
 
 
-def _layers(side: Side) -> int:
-    return len(side.obj.layers) if isinstance(side, ModelSide) else 0
+def model_terms(m: Model) -> tuple[int, int, int]:
+    """``(L, cells, macs)`` of a model (see the module docstring), from the grids' rectangles."""
+    macs = sum(layer.W.nonzero_count() + layer.h.nonzero_count() for layer in m.layers) * m.inner_n
+    return len(m.layers), len(m.layers) * m.inner_n * m.inner_d, macs
 
 
 def side_seconds(side: Side, engine: str, batch: int = 1, costs: dict[str, float] = COSTS) -> float:
@@ -73,10 +83,12 @@ def side_seconds(side: Side, engine: str, batch: int = 1, costs: dict[str, float
         if engine == "python":
             return gates * costs["PY_GATE"]
         return gates * (costs["TORCH_GATE"] + batch * costs["TORCH_LANE"])
-    cost, layers = side.cost(), _layers(side)
+    if not isinstance(side, ModelSide):
+        return float(side.cost()) * costs["PY_CELL"]  # kaleidoscopes run on python ints only
+    layers, cells, macs = model_terms(side.obj)
     if engine == "python":
-        return layers * costs["PY_LAYER"] + cost * costs["PY_CELL"]
-    return layers * costs["TORCH_LAYER"] + cost * batch * costs["TORCH_CELL"]
+        return layers * costs["PY_LAYER"] + cells * costs["PY_CELL"] + macs * costs["PY_MAC"]
+    return layers * costs["TORCH_LAYER"] + batch * (cells * costs["TORCH_CELL"] + macs * costs["TORCH_MAC"])
 
 
 def estimate(lhs: Side, rhs: Side, k_python: int | None, k_torch: int | None, batch: int,
@@ -102,15 +114,18 @@ def _best(f: Any, repeat: int = 3) -> float:
 def calibrate() -> dict[str, float]:
     """The constants of :data:`COSTS` measured on this machine (about a second; imports torch).
 
-    Each model term is fitted from two synthetic compiled-like models (many small layers, then
-    fewer large ones); each torch model run uses a fresh prime, so it includes planning the
-    weights, as a trial does.
+    The three model terms are solved from three synthetic models (many small layers; a few large
+    compiled-like ones; a few with a dense ``W``); each torch model run uses a fresh prime, so it
+    includes planning the weights, as a trial does.
     """
+    from dataclasses import replace
+
     import numpy as np
     import torch
 
     from symverify.executors import modular_eval
     from symverify.executors.synthetic import impulse_model
+    from symverify.ir.grid import Grid
     from symverify.library import random_circuit
     from symverify.provers.modular import BatchModRing, model_mod_batch
     from symverify.semantics.straightline import eval_mod, eval_mod_lanes, program
@@ -118,24 +133,23 @@ def calibrate() -> dict[str, float]:
     p0 = (1 << 31) - 1
     primes = iter([2147483629, 2147483587, 2147483579, 2147483563, 2147483549, 2147483543, 2147483497, 2147483489,
                    2147483477, 2147483423, 2147483399, 2147483353, 2147483323, 2147483269])
-    small, large = impulse_model(16, 4, 200, seed=1), impulse_model(512, 32, 20, seed=2)
-    fits: dict[str, tuple[float, float]] = {}
+    wide = impulse_model(64, 64, 10, seed=3)
+    dense_w = Grid.from_rows([[(i * 7 + j * 3) % 5 - 2 or 1 for j in range(64)] for i in range(64)])
+    models = [impulse_model(16, 4, 200, seed=1), impulse_model(512, 32, 20, seed=2),
+              Model(64, 64, 64, 64, tuple(replace(ly, W=dense_w, b1=Grid.zeros(64, 64)) for ly in wide.layers))]
+    fits: dict[str, list[float]] = {}
     for engine in ("python", "torch"):
-        rows = []
-        for m in (small, large):
-            side = ModelSide(m, m.n, m.d)
+        rows, times = [], []
+        for m in models:
             if engine == "python":
                 u = [[[1] * m.d for _ in range(m.n)]]
                 t = _best(lambda m=m, u=u: model_mod_batch(m, u, BatchModRing([p0], [{}])))
             else:
                 x = torch.ones((1, m.n, m.d), dtype=torch.int64)
                 t = _best(lambda m=m, x=x: modular_eval(m, x, next(primes)))
-            rows.append((len(m.layers), side.cost(), t))
-        (l1, c1, t1), (l2, c2, t2) = rows
-        det = l1 * c2 - l2 * c1
-        a = max((t1 * c2 - t2 * c1) / det, 0.0)
-        b = max((l1 * t2 - l2 * t1) / det, 0.0)
-        fits[engine] = (a, b)
+            rows.append(model_terms(m))
+            times.append(t)
+        fits[engine] = [max(float(v), 0.0) for v in np.linalg.solve(np.array(rows, dtype=float), np.array(times))]
     c = random_circuit(8, 4, 4000, 20, seed=3)
     prog = program(c)
     gates = len(c.gates)
@@ -151,8 +165,10 @@ def calibrate() -> dict[str, float]:
         "PY_GATE": py_gate,
         "PY_LAYER": fits["python"][0],
         "PY_CELL": fits["python"][1],
+        "PY_MAC": fits["python"][2],
         "TORCH_GATE": max(t1 / gates - lane, 0.0),
         "TORCH_LANE": lane,
         "TORCH_LAYER": fits["torch"][0],
         "TORCH_CELL": fits["torch"][1],
+        "TORCH_MAC": fits["torch"][2],
     }
