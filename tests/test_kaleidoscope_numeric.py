@@ -26,7 +26,8 @@ from symverify.kaleidoscope import (
     sparse_to_kaleidoscope,
     to_matrix,
 )
-from symverify.kaleidoscope.apply import corner
+from symverify.kaleidoscope.apply import corner, factors_of
+from symverify.kaleidoscope.numeric import stages_of
 from symverify.semantics.rings import ModRing
 
 P = 2**31 - 1
@@ -116,6 +117,18 @@ def test_inputs_are_not_modified_and_identities_cost_nothing():
     assert y.tolist() == [1.0, 2.0, 3.0, 4.0]
 
 
+@settings(max_examples=20)
+@given(butterflies(RATIONALS))
+def test_stages_merge_runs_of_one_stride_exactly(obj):
+    merged = stages_of(factors_of(obj)[1])
+    assert all(a.stride != b.stride for a, b in zip(merged, merged[1:]))
+    assert not any(f.is_identity() for f in merged)
+    size = corner(obj)[0]
+    assert to_matrix(FactorList(size, tuple(merged))) == to_matrix(FactorList(size, factors_of(obj)[1]))
+    if isinstance(obj, BBStar):
+        assert len(merged) <= 2 * (size.bit_length() - 1) - 1
+
+
 def factorizations() -> list[Factorization]:
     return [
         sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2, 0], [0, 3, 0], [4, 0, Fraction(1, 2)]])),
@@ -146,7 +159,8 @@ def test_torch_module_traces_and_moves():
         traced = torch.jit.trace(m, torch.ones(4, f.kaleidoscope.n, dtype=torch.float64))
     x = torch.randn(7, f.kaleidoscope.n, dtype=torch.float64)
     assert torch.equal(traced(x), m(x))
-    assert dict(m.named_buffers())["twiddle"].shape == (len(compile_numpy(f).stages), 2, f.N)
+    stages = compile_numpy(f).stages
+    assert [b.shape for name, b in m.named_buffers() if name.startswith("t0_")] == [t0.shape for _, t0, _ in stages]
     assert "n=3, size=16" in repr(m)
     assert m.to(torch.float32)(x).dtype == torch.float32  # .to() moves and casts the twiddle buffer
 

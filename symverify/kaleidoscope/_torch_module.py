@@ -21,33 +21,37 @@ __all__ = ["ButterflyProduct"]
 
 class ButterflyProduct(torch.nn.Module):
     """``x ↦ M·x`` on the last axis for a butterfly product ``M`` of size ``size`` read at its
-    ``n×n`` corner (inputs zero-padded to ``size``, the first ``n`` outputs kept)."""
+    ``n×n`` corner (inputs zero-padded to ``size``, the first ``n`` outputs kept).
 
-    twiddle: torch.Tensor
+    Stage ``k`` keeps ``T0`` and ``T1`` as buffers ``t0_k`` and ``t1_k`` of shape ``(N/(2s), 2, s)``,
+    so ``.to(...)`` moves them and a trace records them as module state.
+    """
 
     def __init__(self, size: int, n: int, stages: Sequence[tuple[int, Any, Any]], dtype: str, device: Any = None) -> None:
         super().__init__()
         self.size, self.n = size, n
         self.strides = tuple(s for s, _, _ in stages)
-        flat = np.stack([np.stack((t0.reshape(-1), t1.reshape(-1))) for _, t0, t1 in stages]) if stages else np.zeros((0, 2, size))
-        tw = torch.from_numpy(np.ascontiguousarray(flat, dtype=np.float64)).to(dtype=getattr(torch, dtype), device=device)
-        self.register_buffer("twiddle", tw)
+        self._names = tuple((f"t0_{k}", f"t1_{k}") for k in range(len(stages)))
+        tdtype = getattr(torch, dtype)
+        for (a, b), (_, t0, t1) in zip(self._names, stages):
+            self.register_buffer(a, torch.as_tensor(np.ascontiguousarray(t0, dtype=np.float64), device=device).to(tdtype))
+            self.register_buffer(b, torch.as_tensor(np.ascontiguousarray(t1, dtype=np.float64), device=device).to(tdtype))
+        self.register_buffer("_dtype_probe", torch.zeros((), dtype=tdtype, device=device))
 
     def extra_repr(self) -> str:
-        return f"n={self.n}, size={self.size}, stages={len(self.strides)}, dtype={self.twiddle.dtype}"
+        return f"n={self.n}, size={self.size}, stages={len(self.strides)}, dtype={self._dtype_probe.dtype}"
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not torch.jit.is_tracing() and x.shape[-1] != self.n:  # a trace records no Python checks
             raise ShapeError(f"torch butterfly apply: expected a last axis of length {self.n}, found shape {tuple(x.shape)}")
         lead, N = x.shape[:-1], self.size
-        z = x.reshape(-1, self.n).to(self.twiddle.dtype)
+        z = x.reshape(-1, self.n).to(self._dtype_probe.dtype)
         if self.n < N:
             z = functional.pad(z, (0, N - self.n))
         B = z.shape[0]
-        for s, tw in zip(self.strides, self.twiddle.unbind(0)):
-            shape = (N // (2 * s), 2, s)
-            v = z.view(B, N // (2 * s), 2, s)
-            y = torch.mul(tw[0].view(shape), v[:, :, 0:1])
-            y.addcmul_(tw[1].view(shape), v[:, :, 1:2])
-            z = y.view(B, N)
-        return z[:, : self.n].reshape(*lead, self.n)
+        buffers = self._buffers  # plain dict lookups: a stage costs four tensor operations
+        for s, (a, b) in zip(self.strides, self._names):
+            x0, x1 = z.view(B, N // (2 * s), 2, s).split(1, dim=2)
+            z = torch.mul(buffers[a], x0)
+            z.addcmul_(buffers[b], x1)
+        return z.reshape(B, N)[:, : self.n].reshape(*lead, self.n)

@@ -8,7 +8,9 @@ Viewing a batch ``X`` of shape ``(B, N)`` as ``(B, N/(2s), 2, s)``, pair ``m = s
 
 with the twiddles ``T0[j] = (d1, d3)`` and ``T1[j] = (d2, d4)`` (the first and second columns
 of the 2×2 blocks, each of shape ``(N/(2s), 2, s)``). No Python loop runs over pairs, only over
-the ``2·w·log2 N`` stages; identity factors are dropped at compile time.
+the stages. At compile time identity factors are dropped and consecutive factors of one stride
+are multiplied exactly into one (factors of one stride form an algebra: the middle ``1, 1`` of
+a BB* element, and ``N/2, N/2`` between groups), so one BB* costs ``2·log2 N − 1`` stages.
 
 Inputs have shape ``(n,)`` or ``(B, n)`` (``n`` the kaleidoscope corner, else ``N``); a
 kaleidoscope pads with zeros to ``N`` and reads the first ``n`` outputs. A float result is a
@@ -17,7 +19,7 @@ cross-check of the exact :func:`~symverify.kaleidoscope.apply.apply`, never a pr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,7 +28,7 @@ from symverify.ir.butterfly import ButterflyFactor
 from symverify.kaleidoscope.apply import Butterflies, corner, factors_of
 from symverify.semantics.rings import FractionRing, ModRing, Ring
 
-__all__ = ["NumpyProgram", "compile_numpy", "compile_torch", "twiddles"]
+__all__ = ["NumpyProgram", "compile_numpy", "compile_torch", "stages_of", "twiddles"]
 
 FloatDType = Literal["float64", "float32"]
 Stage = tuple[int, Any, Any]  # (stride s, T0, T1), T0 and T1 of shape (N/(2s), 2, s)
@@ -50,9 +52,23 @@ def _stage(f: ButterflyFactor, ring: Ring, p: int | None, dtype: Any) -> Stage:
     return s, np.concatenate((d1, d3), axis=1), np.concatenate((d2, d4), axis=1)
 
 
+def stages_of(fs: Sequence[ButterflyFactor]) -> list[ButterflyFactor]:
+    """``fs`` without identity factors, each run of one stride multiplied exactly into one factor
+    (:meth:`ButterflyFactor.then`); the product is unchanged."""
+    out: list[ButterflyFactor] = []
+    for f in fs:
+        if f.is_identity():
+            continue
+        if out and out[-1].stride == f.stride:
+            out[-1] = out[-1].then(f)
+        else:
+            out.append(f)
+    return [f for f in out if not f.is_identity()]
+
+
 def twiddles(obj: Butterflies, *, p: int | None = None, params: Mapping[str, Any] | None = None,
              dtype: str = "float64") -> tuple[Stage, ...]:
-    """The non-identity stages of ``obj`` in application order, as numpy ``(s, T0, T1)``.
+    """The stages of ``obj`` (:func:`stages_of`) in application order, as numpy ``(s, T0, T1)``.
 
     Entries are exact values mod ``p`` (int64) when ``p`` is given, else rounded to float64 and
     then to ``dtype``. Symbolic entries take their values from ``params``.
@@ -62,7 +78,7 @@ def twiddles(obj: Butterflies, *, p: int | None = None, params: Mapping[str, Any
     ring: Ring = ModRing(p, dict(params or {})) if p else FractionRing(dict(params or {}))
     np_dtype = np.int64 if p else np.dtype(dtype)
     _, fs = factors_of(obj)
-    return tuple(_stage(f, ring, p, np_dtype) for f in fs if not f.is_identity())
+    return tuple(_stage(f, ring, p, np_dtype) for f in stages_of(fs))
 
 
 def _float_dtype(dtype: object, where: str) -> FloatDType:
@@ -78,7 +94,7 @@ def _float_dtype(dtype: object, where: str) -> FloatDType:
 class NumpyProgram:
     """A compiled butterfly product; :meth:`apply` takes ``(n,)`` or ``(batch, n)``.
 
-    ``stages`` holds ``(s, T0, T1)`` per non-identity factor (module docstring); ``dtype`` is
+    ``stages`` holds ``(s, T0, T1)`` per stage (:func:`stages_of`, module docstring); ``dtype`` is
     ``'float64'``, ``'float32'`` (``kind='float'``) or ``'int64'`` (``kind='mod'``, values mod ``p``).
     """
 
@@ -130,7 +146,7 @@ def compile_numpy(
     *,
     dtype: FloatDType = "float64",
 ) -> NumpyProgram:
-    """A :class:`NumpyProgram` applying ``obj`` (identity factors dropped).
+    """A :class:`NumpyProgram` applying ``obj`` (identity factors dropped, runs of one stride merged).
 
     Args:
         obj: a factor, BB* element, factor list, kaleidoscope, or the :class:`Factorization` a
@@ -169,9 +185,9 @@ def compile_torch(obj: Butterflies, *, dtype: FloatDType = "float64", device: An
                   params: Mapping[str, Any] | None = None) -> Any:
     """A ``torch.nn.Module`` applying ``obj`` to a tensor of shape ``(..., n)``.
 
-    The module holds the twiddles of every non-identity stage as one buffer of shape
-    ``(stages, 2, N)`` (so ``.to(device)`` moves them) and runs the reshape scheme of the module
-    docstring: two tensor operations per stage, device-agnostic, traceable by
+    The module holds the twiddles of every stage (:func:`stages_of`) as buffers (so
+    ``.to(device)`` moves them) and runs the reshape scheme of the module docstring: a view, a
+    split, a multiply and an in-place multiply-add per stage, device-agnostic, traceable by
     ``torch.jit.trace``. Inputs are cast to ``dtype``; they must already be on the module's
     device. Entries are rounded to float64, then to ``dtype``.
 
