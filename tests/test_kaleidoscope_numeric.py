@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+import itertools
+import pathlib
 import sys
 import warnings
 from fractions import Fraction
@@ -111,7 +114,7 @@ def test_inputs_are_not_modified_and_identities_cost_nothing():
     assert prog.stages == () and repr(prog) == "NumpyProgram(n=3, size=4, 0 stages, float64)"
     x = np.array([[1.0, 2.0, 3.0]])
     assert prog.apply(x).tolist() == [[1.0, 2.0, 3.0]]
-    bb = BBStar(4, (ButterflyFactor(4, 2, (2, 2), (1, 0), (0, 1), (1, 1)),) + BBStar.identity(4).factors[1:])
+    bb = BBStar(4, (ButterflyFactor(4, 2, (2, 2), (1, 0), (0, 1), (1, 1)), *BBStar.identity(4).factors[1:]))
     y = np.array([1.0, 2.0, 3.0, 4.0])
     assert compile_numpy(bb).apply(y).tolist() == [float(v) for v in apply(bb, [1, 2, 3, 4])]
     assert y.tolist() == [1.0, 2.0, 3.0, 4.0]
@@ -121,7 +124,7 @@ def test_inputs_are_not_modified_and_identities_cost_nothing():
 @given(butterflies(RATIONALS))
 def test_stages_merge_runs_of_one_stride_exactly(obj):
     merged = stages_of(factors_of(obj)[1])
-    assert all(a.stride != b.stride for a, b in zip(merged, merged[1:]))
+    assert all(a.stride != b.stride for a, b in itertools.pairwise(merged))
     assert not any(f.is_identity() for f in merged)
     size = corner(obj)[0]
     assert to_matrix(FactorList(size, tuple(merged))) == to_matrix(FactorList(size, factors_of(obj)[1]))
@@ -195,3 +198,26 @@ def test_missing_torch_is_a_backend_error(monkeypatch):
 def test_numeric_errors(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+def load_benchmark():
+    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "butterfly.py"
+    spec = importlib.util.spec_from_file_location("butterfly_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_reference_is_the_same_product(capsys, monkeypatch):
+    """The torch_butterfly-layout reference computes exactly our BB* on small integers; the table runs."""
+    bench = load_benchmark()
+    for N in (2, 8):
+        bb = bench.random_bbstar(N, seed=N)
+        xs = [[j - 2 for j in range(N)], [1] * N]
+        got = bench.reference_multiply(torch.from_numpy(bench.reference_twiddle(bb)), torch.tensor(xs, dtype=torch.float64))
+        assert got.tolist() == apply_batch(bb, xs)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the benchmark puts BUTTERFLY_SRC on the path
+    monkeypatch.setenv("BUTTERFLY_SRC", "/nonexistent/butterfly")
+    bench.batched_table(range(2, 3), [1])
+    out = capsys.readouterr().out
+    assert "np/ref" in out and "No module named 'torch_butterfly'" in out

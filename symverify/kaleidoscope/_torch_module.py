@@ -27,6 +27,8 @@ class ButterflyProduct(torch.nn.Module):
     so ``.to(...)`` moves them and a trace records them as module state.
     """
 
+    _dtype_probe: torch.Tensor  # a scalar buffer: follows ``.to(dtype)``, so inputs are cast to the twiddles' dtype
+
     def __init__(self, size: int, n: int, stages: Sequence[tuple[int, Any, Any]], dtype: str, device: Any = None) -> None:
         super().__init__()
         self.size, self.n = size, n
@@ -49,7 +51,7 @@ class ButterflyProduct(torch.nn.Module):
         if self.n < N:
             z = functional.pad(z, (0, N - self.n))
         B = z.shape[0]
-        buffers = self._buffers  # plain dict lookups: a stage costs four tensor operations
+        buffers: dict[str, torch.Tensor] = self._buffers  # type: ignore[assignment]  # plain dict lookups, no __getattr__
         for s, (a, b) in zip(self.strides, self._names):
             x0, x1 = z.view(B, N // (2 * s), 2, s).split(1, dim=2)
             z = torch.mul(buffers[a], x0)

@@ -19,7 +19,7 @@ kaleidoscope.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Union
 
 from symverify.deadline import Check
