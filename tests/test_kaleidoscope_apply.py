@@ -122,7 +122,7 @@ def test_linear_forms_match_basis_vector_evaluation():
     [
         (lambda: apply(Kaleidoscope.identity(3, 4), [1, 2]), ShapeError, "expected a vector of length kaleidoscope corner n = 3, found 2"),
         (lambda: apply(Kaleidoscope.identity(3, 4), [1, 2, 3], full=True), ShapeError, "length size N = 4, found 3"),
-        (lambda: apply("bb", [1]), IRError, "expected a ButterflyFactor, BBStar, FactorList or Kaleidoscope, found str"),
+        (lambda: apply("bb", [1]), IRError, "expected a ButterflyFactor, BBStar, FactorList, Kaleidoscope or Factorization, found str"),
         (lambda: factors_of(3), IRError, "found int"),
         (lambda: materialize(BBStar.identity(4), columns=[4]), ShapeError, "column 4 is outside 0 … 3"),
         (lambda: compile_numpy(BBStar.identity(4), "mod", p=2**40), IRError, r"expected a prime 2 ≤ p < 2\*\*31"),

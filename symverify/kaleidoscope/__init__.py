@@ -3,7 +3,8 @@
 Their exact checks (equality to a matrix, a permutation or a linear circuit) are the matrix
 prover, :mod:`symverify.provers.matrix`.
 
-* :mod:`.apply`: exact / symbolic / modular / float application and exact materialization;
+* :mod:`.apply`: exact / symbolic / modular application and exact materialization;
+* :mod:`.numeric`: batched float (numpy, torch) and int64-mod-p (numpy) application;
 * :mod:`.permutation`: every permutation is one BB* element (Dao et al. Theorem 2);
 * :mod:`.sparse`: a matrix with s nonzeros is in (BB*)^5 (Dao et al. Theorem 3, explicit form);
 * :mod:`.circuits`: linear circuits as kaleidoscopes (Theorem H.19; Dao et al. Theorem 1);
@@ -13,10 +14,11 @@ lives in :mod:`symverify.ir.butterfly`.
 """
 
 from symverify.ir.affine import Affine
-from symverify.kaleidoscope.apply import apply, apply_batch, compile_numpy, materialize, to_matrix
+from symverify.kaleidoscope.apply import apply, apply_batch, materialize, to_matrix
 from symverify.kaleidoscope.circuits import circuit_matrix, linear_circuit_to_kaleidoscope
 from symverify.kaleidoscope.factorization import Factorization
 from symverify.kaleidoscope.matrix import SparseMatrix
+from symverify.kaleidoscope.numeric import compile_numpy, compile_torch
 from symverify.kaleidoscope.permutation import bit_reversal, permutation_to_kaleidoscope, reversal, route_permutation
 from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
 from symverify.semantics.rings import AffineRing, ScalarRing
@@ -25,6 +27,7 @@ __all__ = [
     "apply",
     "apply_batch",
     "compile_numpy",
+    "compile_torch",
     "materialize",
     "to_matrix",
     "circuit_matrix",

@@ -10,48 +10,71 @@ maps ``x`` to ``out[p] = d1·x[p] + d2·x[p+s]``, ``out[p+s] = d3·x[p] + d4·x[
   Coefficients that are exactly 0 or 1 cost nothing, and identity blocks are skipped.
 * :func:`materialize` / :func:`to_matrix`: the exact matrix, by running the same kernel on the
   unit linear forms (one pass; cost proportional to the nonzeros carried through the stages).
-* :func:`compile_numpy`: float64 or int64 mod ``p`` arrays for batched application; a float
-  result is a cross-check, never a proof.
+
+Every function here (and :func:`~symverify.kaleidoscope.numeric.compile_numpy` /
+:func:`~symverify.kaleidoscope.numeric.compile_torch`, the batched float paths) also takes the
+:class:`~symverify.kaleidoscope.factorization.Factorization` a construction returns, read as its
+kaleidoscope.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, Union
+from collections.abc import Sequence
+from typing import Any, Union
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
 from symverify.ir.affine import Affine
 from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, pair_index
 from symverify.ir.scalar import Scalar, is_zero, param_names
+from symverify.kaleidoscope.factorization import Factorization
 from symverify.semantics.rings import AffineRing, Ring, ScalarRing
 
 __all__ = [
     "Butterflies",
+    "butterfly_ir",
+    "corner",
     "factors_of",
     "params_of",
     "apply",
     "apply_batch",
     "materialize",
     "to_matrix",
-    "NumpyProgram",
-    "compile_numpy",
 ]
 
-Butterflies = Union[ButterflyFactor, BBStar, FactorList, Kaleidoscope]
+Butterflies = Union[ButterflyFactor, BBStar, FactorList, Kaleidoscope, Factorization]
 _ONE = object()  # marks a coefficient that is exactly 1
+_KINDS = "a ButterflyFactor, BBStar, FactorList, Kaleidoscope or Factorization"
+
+
+def butterfly_ir(obj: Butterflies) -> ButterflyFactor | BBStar | FactorList | Kaleidoscope:
+    """The IR object behind ``obj``: a :class:`Factorization` is its kaleidoscope ``E``.
+
+    Raises:
+        IRError: ``obj`` is none of the butterfly objects (the message names its type).
+    """
+    if isinstance(obj, Factorization):
+        return obj.kaleidoscope
+    if isinstance(obj, (ButterflyFactor, BBStar, FactorList, Kaleidoscope)):
+        return obj
+    raise IRError(f"applying a butterfly product: expected {_KINDS}, found {type(obj).__name__}")
+
+
+def corner(obj: Butterflies) -> tuple[int, int]:
+    """``(N, n)``: the size of the product and the length of the vectors it maps (``n = N`` except
+    for a kaleidoscope, which maps ``F^n → F^n`` through its ``n×n`` corner)."""
+    ir = butterfly_ir(obj)
+    return ir.size, ir.n if isinstance(ir, Kaleidoscope) else ir.size
 
 
 def factors_of(obj: Butterflies) -> tuple[int, tuple[ButterflyFactor, ...]]:
     """``(N, factors in application order)`` of any butterfly object."""
-    if isinstance(obj, ButterflyFactor):
-        return obj.size, (obj,)
-    if isinstance(obj, (BBStar, FactorList)):
-        return obj.size, obj.factors
-    if isinstance(obj, Kaleidoscope):
-        return obj.size, tuple(f for g in obj.groups for f in g.factors)
-    raise IRError(f"expected a ButterflyFactor, BBStar, FactorList or Kaleidoscope, found {type(obj).__name__}")
+    ir = butterfly_ir(obj)
+    if isinstance(ir, ButterflyFactor):
+        return ir.size, (ir,)
+    if isinstance(ir, (BBStar, FactorList)):
+        return ir.size, ir.factors
+    return ir.size, tuple(f for g in ir.groups for f in g.factors)
 
 
 def params_of(obj: Butterflies) -> tuple[str, ...]:
@@ -113,8 +136,8 @@ def _run(plans: Sequence[Plan], x: list[Any], ring: Ring, check: Check | None = 
 
 def _io(obj: Butterflies, length: int, full: bool) -> tuple[int, int]:
     """(size, expected input length); a kaleidoscope reads ``n`` values unless ``full``."""
-    size, _ = factors_of(obj)
-    want = obj.n if isinstance(obj, Kaleidoscope) and not full else size
+    size, n = corner(obj)
+    want = size if full else n
     if length != want:
         what = "kaleidoscope corner n" if want != size else "size N"
         raise ShapeError(f"applying a butterfly product: expected a vector of length {what} = {want}, found {length}")
@@ -124,6 +147,7 @@ def _io(obj: Butterflies, length: int, full: bool) -> tuple[int, int]:
 def apply(obj: Butterflies, x: Sequence[Any], ring: Ring | None = None, *, full: bool = False, check: Check | None = None) -> list[Any]:
     """``obj·x`` over ``ring`` (default :class:`ScalarRing`); a kaleidoscope maps ``F^n → F^n``.
 
+    ``obj`` is any of :data:`Butterflies`; a :class:`Factorization` is applied as its kaleidoscope.
     A kaleidoscope pads ``x`` with zeros to its size ``N`` and returns the first ``n`` entries;
     ``full=True`` applies the whole ``N×N`` product instead. ``check`` (a deadline checker,
     :mod:`symverify.deadline`) runs before every factor.
@@ -159,7 +183,7 @@ def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: 
     """
     size, fs = factors_of(obj)
     if columns is None:
-        columns = range(obj.n if isinstance(obj, Kaleidoscope) else size)
+        columns = range(corner(obj)[1])
     ring = AffineRing(ScalarRing() if coeffs is None else coeffs)
     x = [ring.zero] * size
     for j in columns:
@@ -176,86 +200,7 @@ def to_matrix(obj: Butterflies, coeffs: Any = None) -> list[list[Any]]:
     >>> to_matrix(ButterflyFactor(4, 2, (1, 1), (2, 0), (0, 0), (1, 1)))
     [[1, 0, 2, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
     """
-    size, _ = factors_of(obj)
-    n = obj.n if isinstance(obj, Kaleidoscope) else size
+    n = corner(obj)[1]
     rows = materialize(obj, range(n), coeffs)[:n]
     zero = (ScalarRing() if coeffs is None else coeffs).zero
     return [[r.terms.get(j, zero) for j in range(n)] for r in rows]
-
-
-# ---- numpy ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NumpyProgram:
-    """Stages as arrays of shape ``(N/(2s), s)``; ``apply`` takes ``(n,)`` or ``(batch, n)``."""
-
-    size: int
-    n: int
-    kind: Literal["float", "mod"]
-    p: int | None
-    stages: tuple[tuple[int, Any, Any, Any, Any], ...]
-
-    def apply(self, x: Any) -> Any:
-        import numpy as np
-
-        dtype = np.float64 if self.kind == "float" else np.int64
-        arr = np.asarray(x, dtype=dtype)
-        single = arr.ndim == 1
-        arr = arr.reshape(1, -1) if single else arr
-        if arr.ndim != 2 or arr.shape[1] != self.n:
-            raise ShapeError(f"numpy butterfly apply: expected shape ({self.n},) or (batch, {self.n}), found {np.shape(x)}")
-        z = np.zeros((arr.shape[0], self.size), dtype=dtype)
-        z[:, : self.n] = arr % self.p if self.p else arr
-        for s, d1, d2, d3, d4 in self.stages:
-            v = z.reshape(z.shape[0], self.size // (2 * s), 2, s)
-            x0, x1 = v[:, :, 0, :], v[:, :, 1, :]
-            y = np.empty_like(v)
-            y[:, :, 0, :] = d1 * x0 + d2 * x1
-            y[:, :, 1, :] = d3 * x0 + d4 * x1
-            if self.p:
-                np.remainder(y, self.p, out=y)
-            z = y.reshape(z.shape)
-        out = z[:, : self.n]
-        return out[0] if single else out
-
-
-def compile_numpy(
-    obj: Butterflies, kind: Literal["float", "mod"] = "float", p: int | None = None, params: Mapping[str, Any] | None = None
-) -> NumpyProgram:
-    """Arrays for :class:`NumpyProgram` (identity stages dropped).
-
-    ``kind='mod'`` needs a prime ``p < 2**31`` (so ``d·x + d'·x'`` fits in int64); rationals map
-    through their inverse mod ``p``. Symbolic entries need ``params``. ``kind='float'`` rounds
-    each exact entry to float64.
-    """
-    import numpy as np
-
-    from symverify.semantics.rings import FractionRing, ModRing
-
-    if kind == "mod":
-        if not isinstance(p, int) or not 2 <= p < 2**31:
-            raise IRError(f"compile_numpy(kind='mod'): expected a prime 2 ≤ p < 2**31, found p = {p!r}")
-        ring: Ring = ModRing(p, dict(params or {}))
-        dtype: Any = np.int64
-    elif kind == "float":
-        ring, dtype, p = FractionRing(dict(params or {})), np.float64, None
-    else:
-        raise IRError(f"compile_numpy: kind must be 'float' or 'mod', found {kind!r}")
-    size, fs = factors_of(obj)
-
-    def arr(diag: tuple[Any, ...], s: int) -> Any:
-        if all(type(v) is int for v in diag):  # fast path: no per-entry coercion
-            vals: Any = [v % p for v in diag] if p else list(diag)
-        else:
-            vals = [ring.coerce(v) for v in diag]
-            vals = vals if p else [float(v) for v in vals]
-        return np.asarray(vals, dtype=dtype).reshape(size // (2 * s), s)
-
-    stages = tuple(
-        (f.stride, arr(f.d1, f.stride), arr(f.d2, f.stride), arr(f.d3, f.stride), arr(f.d4, f.stride))
-        for f in fs
-        if not f.is_identity()
-    )
-    n = obj.n if isinstance(obj, Kaleidoscope) else size
-    return NumpyProgram(size, n, kind, p, stages)

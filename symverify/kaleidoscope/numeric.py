@@ -1,0 +1,213 @@
+"""Batched float (numpy, torch) and int64-mod-p (numpy) application of butterfly products.
+
+A factor of stride ``s`` on ``N`` points pairs ``x[p]`` with ``x[p+s]`` (``ir/butterfly.py``).
+Viewing a batch ``X`` of shape ``(B, N)`` as ``(B, N/(2s), 2, s)``, pair ``m = s·j + t`` sits at
+``X[:, j, 0, t]`` and ``X[:, j, 1, t]``, so the whole factor is two broadcast multiply-adds::
+
+    Y[:, j, i, t] = T0[j, i, t]·X[:, j, 0, t] + T1[j, i, t]·X[:, j, 1, t]
+
+with the twiddles ``T0[j] = (d1, d3)`` and ``T1[j] = (d2, d4)`` (the first and second columns
+of the 2×2 blocks, each of shape ``(N/(2s), 2, s)``). No Python loop runs over pairs, only over
+the stages. At compile time identity factors are dropped and consecutive factors of one stride
+are multiplied exactly into one (factors of one stride form an algebra: the middle ``1, 1`` of
+a BB* element, and ``N/2, N/2`` between groups), so one BB* costs ``2·log2 N − 1`` stages.
+
+Inputs have shape ``(n,)`` or ``(B, n)`` (``n`` the kaleidoscope corner, else ``N``); a
+kaleidoscope pads with zeros to ``N`` and reads the first ``n`` outputs. A float result is a
+cross-check of the exact :func:`~symverify.kaleidoscope.apply.apply`, never a proof.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from symverify.errors import BackendUnavailableError, IRError, ShapeError
+from symverify.ir.butterfly import ButterflyFactor
+from symverify.kaleidoscope.apply import Butterflies, corner, factors_of
+from symverify.semantics.rings import FractionRing, ModRing, Ring
+
+__all__ = ["NumpyProgram", "compile_numpy", "compile_torch", "stages_of", "twiddles"]
+
+FloatDType = Literal["float64", "float32"]
+Stage = tuple[int, Any, Any]  # (stride s, T0, T1), T0 and T1 of shape (N/(2s), 2, s)
+
+
+def _values(diag: tuple[Any, ...], ring: Ring, p: int | None) -> list[Any]:
+    """Exact diagonal entries as Python ints mod ``p`` or floats (rounded once to float64)."""
+    if all(type(v) is int for v in diag):  # fast path: no per-entry coercion
+        return [v % p for v in diag] if p else list(diag)
+    vals = [ring.coerce(v) for v in diag]
+    return vals if p else [float(v) for v in vals]
+
+
+def _stage(f: ButterflyFactor, ring: Ring, p: int | None, dtype: Any) -> Stage:
+    """``(s, T0, T1)`` of one factor: ``T0[j, 0] = d1``, ``T0[j, 1] = d3``, ``T1[j, 0] = d2``,
+    ``T1[j, 1] = d4`` on the pairs ``m = s·j + t`` (each diagonal read as shape ``(N/(2s), s)``)."""
+    import numpy as np
+
+    s, shape = f.stride, (f.size // (2 * f.stride), 1, f.stride)
+    d1, d2, d3, d4 = (np.asarray(_values(d, ring, p), dtype=dtype).reshape(shape) for d in (f.d1, f.d2, f.d3, f.d4))
+    return s, np.concatenate((d1, d3), axis=1), np.concatenate((d2, d4), axis=1)
+
+
+def stages_of(fs: Sequence[ButterflyFactor]) -> list[ButterflyFactor]:
+    """``fs`` without identity factors, each run of one stride multiplied exactly into one factor
+    (:meth:`ButterflyFactor.then`); the product is unchanged."""
+    out: list[ButterflyFactor] = []
+    for f in fs:
+        if f.is_identity():
+            continue
+        if out and out[-1].stride == f.stride:
+            out[-1] = out[-1].then(f)
+        else:
+            out.append(f)
+    return [f for f in out if not f.is_identity()]
+
+
+def twiddles(obj: Butterflies, *, p: int | None = None, params: Mapping[str, Any] | None = None,
+             dtype: str = "float64") -> tuple[Stage, ...]:
+    """The stages of ``obj`` (:func:`stages_of`) in application order, as numpy ``(s, T0, T1)``.
+
+    Entries are exact values mod ``p`` (int64) when ``p`` is given, else rounded to float64 and
+    then to ``dtype``. Symbolic entries take their values from ``params``.
+    """
+    import numpy as np
+
+    ring: Ring = ModRing(p, dict(params or {})) if p else FractionRing(dict(params or {}))
+    np_dtype = np.int64 if p else np.dtype(dtype)
+    _, fs = factors_of(obj)
+    return tuple(_stage(f, ring, p, np_dtype) for f in stages_of(fs))
+
+
+def _float_dtype(dtype: object, where: str) -> FloatDType:
+    if dtype not in ("float64", "float32"):
+        raise IRError(f"{where}: dtype must be 'float64' or 'float32', found {dtype!r}")
+    return dtype  # type: ignore[return-value]
+
+
+# ---- numpy ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NumpyProgram:
+    """A compiled butterfly product; :meth:`apply` takes ``(n,)`` or ``(batch, n)``.
+
+    ``stages`` holds ``(s, T0, T1)`` per stage (:func:`stages_of`, module docstring); ``dtype`` is
+    ``'float64'``, ``'float32'`` (``kind='float'``) or ``'int64'`` (``kind='mod'``, values mod ``p``).
+    """
+
+    size: int
+    n: int
+    kind: Literal["float", "mod"]
+    p: int | None
+    stages: tuple[Stage, ...]
+    dtype: str = "float64"
+
+    def __repr__(self) -> str:
+        return f"NumpyProgram(n={self.n}, size={self.size}, {len(self.stages)} stages, {self.dtype}{f' mod {self.p}' if self.p else ''})"
+
+    def apply(self, x: Any) -> Any:
+        """``M·x`` for every row of ``x`` (a new array; ``x`` is not modified).
+
+        Two ``(B, N)`` buffers alternate as stage input and output and a third holds one product,
+        so a stage allocates nothing: ``Y = T0·X0``, ``tmp = T1·X1``, ``Y += tmp`` (``Y mod p``).
+        """
+        import numpy as np
+
+        arr = np.asarray(x)
+        single = arr.ndim == 1
+        arr = arr.reshape(1, -1) if single else arr
+        if arr.ndim != 2 or arr.shape[1] != self.n:
+            raise ShapeError(f"numpy butterfly apply: expected shape ({self.n},) or (batch, {self.n}), found {np.shape(x)}")
+        B, N = arr.shape[0], self.size
+        cur = np.zeros((B, N), dtype=self.dtype)
+        cur[:, : self.n] = arr % self.p if self.p else arr
+        nxt, tmp = np.empty_like(cur), np.empty_like(cur)
+        for s, t0, t1 in self.stages:
+            shape = (B, N // (2 * s), 2, s)
+            v, y, t = cur.reshape(shape), nxt.reshape(shape), tmp.reshape(shape)
+            np.multiply(t0, v[:, :, 0:1], out=y)
+            np.multiply(t1, v[:, :, 1:2], out=t)
+            np.add(y, t, out=y)
+            if self.p:  # each product is below p² < 2**62, so the sum fits in int64
+                np.remainder(y, self.p, out=y)
+            cur, nxt = nxt, cur
+        out = cur[:, : self.n]
+        return out[0] if single else out
+
+
+def compile_numpy(
+    obj: Butterflies,
+    kind: Literal["float", "mod"] = "float",
+    p: int | None = None,
+    params: Mapping[str, Any] | None = None,
+    *,
+    dtype: FloatDType = "float64",
+) -> NumpyProgram:
+    """A :class:`NumpyProgram` applying ``obj`` (identity factors dropped, runs of one stride merged).
+
+    Args:
+        obj: a factor, BB* element, factor list, kaleidoscope, or the :class:`Factorization` a
+            construction returns (applied as its kaleidoscope).
+        kind: ``'float'`` rounds every exact entry to float64, then to ``dtype``; ``'mod'``
+            computes in int64 modulo the prime ``p < 2**31`` (so ``d·x + d'·x'`` fits), mapping
+            rationals through their inverse mod ``p``.
+        p: the prime of ``kind='mod'``.
+        params: values of the symbolic parameters in the diagonals.
+        dtype: ``'float64'`` or ``'float32'`` for ``kind='float'``.
+
+    Raises:
+        IRError: an unknown kind or dtype, a bad ``p``, a parameter without a value, or an
+            ``obj`` that is no butterfly object.
+
+    >>> from symverify.ir.butterfly import ButterflyFactor
+    >>> compile_numpy(ButterflyFactor(2, 1, (1,), (2,), (3,), (4,))).apply([1.0, 1.0]).tolist()
+    [3.0, 7.0]
+    """
+    if kind == "mod":
+        if not isinstance(p, int) or not 2 <= p < 2**31:
+            raise IRError(f"compile_numpy(kind='mod'): expected a prime 2 ≤ p < 2**31, found p = {p!r}")
+        np_dtype = "int64"
+    elif kind == "float":
+        p, np_dtype = None, _float_dtype(dtype, "compile_numpy")
+    else:
+        raise IRError(f"compile_numpy: kind must be 'float' or 'mod', found {kind!r}")
+    size, n = corner(obj)
+    return NumpyProgram(size, n, kind, p, twiddles(obj, p=p, params=params, dtype=np_dtype), np_dtype)
+
+
+# ---- torch ---------------------------------------------------------------------------------
+
+
+def compile_torch(obj: Butterflies, *, dtype: FloatDType = "float64", device: Any = None,
+                  params: Mapping[str, Any] | None = None) -> Any:
+    """A ``torch.nn.Module`` applying ``obj`` to a tensor of shape ``(..., n)``.
+
+    The module holds the twiddles of every stage (:func:`stages_of`) as buffers (so
+    ``.to(device)`` moves them) and runs the reshape scheme of the module docstring: a view, a
+    split, a multiply and an in-place multiply-add per stage, device-agnostic, traceable by
+    ``torch.jit.trace``. Inputs are cast to ``dtype``; they must already be on the module's
+    device. Entries are rounded to float64, then to ``dtype``.
+
+    Args:
+        obj: as for :func:`compile_numpy` (a :class:`Factorization` is applied as its kaleidoscope).
+        dtype: ``'float64'`` or ``'float32'``.
+        device: where the twiddles live (``None``: CPU).
+        params: values of the symbolic parameters in the diagonals.
+
+    Raises:
+        BackendUnavailableError: torch is not installed.
+        IRError: an unknown dtype, a parameter without a value, or no butterfly object.
+    """
+    dt = _float_dtype(dtype, "compile_torch")
+    size, n = corner(obj)
+    stages = twiddles(obj, params=params)
+    try:
+        from symverify.kaleidoscope._torch_module import ButterflyProduct
+    except ImportError:
+        raise BackendUnavailableError(
+            "compile_torch needs PyTorch, which is not installed; install it with `pip install torch`"
+        ) from None
+    return ButterflyProduct(size, n, stages, dt, device)
