@@ -122,7 +122,7 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             if (c.row, c.col) in seen:
                 raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) is listed twice")
             seen.add((c.row, c.col))
-            extra = c.params() - known
+            extra = c.params() - known if _symbolic(c) else None
             if extra:
                 raise IRError(
                     f"certificate boundary {k}: cell ({c.row}, {c.col}) uses the parameter(s) {sorted(extra)}, "
@@ -144,6 +144,11 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
     for r, col in last:
         if r < circuit.n and col < d and r * d + col >= len(circuit.outputs):
             raise IRError(f"certificate last boundary: read-out cell ({r}, {col}) is past the outputs and must be 0")
+
+
+def _symbolic(c: Cell) -> bool:
+    """Whether a coefficient or the constant of the cell is a symbol (only then can it name parameters)."""
+    return type(c.const) is Sym or any(type(co) is Sym for _, co in c.terms)
 
 
 def _needed(circuit: Circuit, frontier: dict[int, Any], targets: set[int]) -> list[int]:
@@ -207,7 +212,19 @@ class _StageRing:
 
 
     def __init__(self, ring: PolyRing, max_terms: int) -> None:
-        self.zero, self.coerce, self.max_terms = ring.zero, ring.coerce, max_terms
+        self.zero, self._coerce, self.max_terms = ring.zero, ring.coerce, max_terms
+        self._consts: dict[tuple[type, Any], Any] = {}
+
+    def coerce(self, x: Scalar) -> Any:
+        """``ring.coerce``, each distinct number converted once per stage (the layers of a
+        compiled model repeat a few weights; a symbol is converted every time)."""
+        if type(x) is Sym:
+            return self._coerce(x)
+        key = (type(x), x)
+        hit = self._consts.get(key)
+        if hit is None:
+            hit = self._consts[key] = self._coerce(x)
+        return hit
 
     def reduce(self, x: Any) -> Any:
         if len(x) > self.max_terms:
@@ -216,6 +233,12 @@ class _StageRing:
 
 
 def _cell_value(c: Cell, vals: dict[int, Any], ring: Ring) -> Any:
+    """``Σ coeff·vals[node] + const`` for the cell's affine form (the usual cell, ``1·node``, is ``vals[node]``)."""
+    terms = c.terms
+    if len(terms) == 1 and type(c.const) is int and c.const == 0:
+        v, co = terms[0]
+        if type(co) is int and co == 1:
+            return vals[v]
     acc = ring.coerce(c.const) if not is_zero(c.const) else ring.zero
     for v, co in c.terms:
         acc = acc + ring.coerce(co) * vals[v]
@@ -486,14 +509,15 @@ def _check_stage(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Bound
         if got != exp:
             return fail((c.row, c.col), exp, got, "the layers do not produce the claimed value")
         mono += base.nterms(got)
-    for i in range(model.inner_n):
-        if check is not None and not i % max(1, (8 * CHECK_EVERY) // max(1, model.inner_d)):
+    every = max(1, (8 * CHECK_EVERY) // max(1, model.inner_d))
+    for i, row in enumerate(out):
+        if check is not None and not i % every:
             check()
-        for j in range(model.inner_d):
-            if (i, j) in listed or (last and not (i < circuit.n and j < circuit.d)):
-                continue
-            if out[i][j] != 0:
-                return fail((i, j), 0, out[i][j], "a cell the certificate leaves out is not 0")
+        if not any(row):  # every cell of the row is the zero polynomial
+            continue
+        for j, x in enumerate(row):
+            if x != 0 and (i, j) not in listed and not (last and not (i < circuit.n and j < circuit.d)):
+                return fail((i, j), 0, x, "a cell the certificate leaves out is not 0")
     return None, mono
 
 
