@@ -40,9 +40,9 @@ from symverify.ir.scalar import Scalar, Sym, is_zero
 from symverify.provers.bounds import COUNT_CAP, BoundRing, layers_peak, monomial_cap
 from symverify.provers.guard import run_limited
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
-from symverify.semantics.evaluate import eval_layers
 from symverify.semantics.poly import PolyBackend, PolyRing
 from symverify.semantics.rings import Ring
+from symverify.semantics.sparse import eval_layers_sparse
 
 __all__ = ["StageFailure", "CompositionalResult", "StagePlan", "check_certificate", "validate_certificate", "plan_stage",
            "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
@@ -489,10 +489,8 @@ def _check_stage(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Bound
     def fail(cell: tuple[int, int] | None, exp: Any, got: Any, reason: str) -> tuple[StageFailure, int]:
         return StageFailure(k, (lo, hi), b1.label, cell, _short(exp), _short(got), reason), 0
 
-    state = [[ring.zero] * model.inner_d for _ in range(model.inner_n)]
-    for c in b0.cells:
-        state[c.row][c.col] = _cell_value(c, frontier, ring)
-    out = eval_layers(model.layers[lo:hi], state, ring, check)
+    state = {(c.row, c.col): _cell_value(c, frontier, ring) for c in b0.cells}
+    out = eval_layers_sparse(model.layers[lo:hi], state, ring, check)
     targets = set(_boundary(b1, cache).nodes)
     try:
         vals = _expected(circuit, frontier, _needed(circuit, frontier, targets), ring, check)
@@ -505,19 +503,15 @@ def _check_stage(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Bound
             check()
         listed.add((c.row, c.col))
         exp = _cell_value(c, vals, ring)
-        got = out[c.row][c.col]
+        got = out.get((c.row, c.col), base.zero)
         if got != exp:
             return fail((c.row, c.col), exp, got, "the layers do not produce the claimed value")
         mono += base.nterms(got)
-    every = max(1, (8 * CHECK_EVERY) // max(1, model.inner_d))
-    for i, row in enumerate(out):
-        if check is not None and not i % every:
+    for n, (i, j) in enumerate(sorted(out)):  # the nonzero cells, row by row
+        if check is not None and not n % CHECK_EVERY:
             check()
-        if not any(row):  # every cell of the row is the zero polynomial
-            continue
-        for j, x in enumerate(row):
-            if x != 0 and (i, j) not in listed and not (last and not (i < circuit.n and j < circuit.d)):
-                return fail((i, j), 0, x, "a cell the certificate leaves out is not 0")
+        if (i, j) not in listed and not (last and not (i < circuit.n and j < circuit.d)):
+            return fail((i, j), 0, out[(i, j)], "a cell the certificate leaves out is not 0")
     return None, mono
 
 
