@@ -110,6 +110,7 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             f"certificate: boundaries must run from layer 0 to layer L = {len(model.layers)}; "
             f"found {bs[0].layer} … {bs[-1].layer} (a certificate for another model?)"
         )
+    nn, dd, num_nodes = model.inner_n, model.inner_d, circuit.num_nodes
     for k, b in enumerate(bs):
         if check is not None:
             check()
@@ -117,20 +118,21 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             raise IRError(f"certificate boundary {k}: layer {b.layer} comes before boundary {k - 1}'s layer {bs[k - 1].layer}")
         seen: set[tuple[int, int]] = set()
         for c in b.cells:
-            if not (0 <= c.row < model.inner_n and 0 <= c.col < model.inner_d):
-                raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) is outside the {model.inner_n}×{model.inner_d} state")
-            if (c.row, c.col) in seen:
-                raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) is listed twice")
-            seen.add((c.row, c.col))
+            where = (c.row, c.col)
+            if not (0 <= where[0] < nn and 0 <= where[1] < dd):
+                raise IRError(f"certificate boundary {k}: cell {where} is outside the {nn}×{dd} state")
+            if where in seen:
+                raise IRError(f"certificate boundary {k}: cell {where} is listed twice")
+            seen.add(where)
             extra = c.params() - known if _symbolic(c) else None
             if extra:
                 raise IRError(
-                    f"certificate boundary {k}: cell ({c.row}, {c.col}) uses the parameter(s) {sorted(extra)}, "
+                    f"certificate boundary {k}: cell {where} uses the parameter(s) {sorted(extra)}, "
                     "which neither the circuit nor the model has"
                 )
-            for v in c.nodes():
-                if not 0 <= v < circuit.num_nodes:
-                    raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) names node %{v}, which the circuit lacks")
+            for v, _ in c.terms:
+                if not 0 <= v < num_nodes:
+                    raise IRError(f"certificate boundary {k}: cell {where} names node %{v}, which the circuit lacks")
     d = circuit.d
     want0 = {(i // d, i % d): i for i in range(circuit.num_inputs)}
     got0 = {(c.row, c.col): c.single_node() for c in bs[0].cells}
