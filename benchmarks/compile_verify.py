@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     for note in footnotes:
         print(note)
     print()
-    print(f"verify(circuit, compiled), method auto (seconds; the first run includes importing torch)\n{SPLIT_HEAD}")
+    print(f"verify(circuit, compiled), method auto (seconds; the first torch pre-check includes importing torch)\n{SPLIT_HEAD}")
     for line in splits:
         print(line)
 

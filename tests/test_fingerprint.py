@@ -89,3 +89,16 @@ def test_the_compiled_model_fingerprint_is_flat_and_sees_one_weight() -> None:
     assert _fingerprint(as_side(model)) != _fingerprint(as_side(changed))
     # the flat encoding is used (no field-by-field fallback) for a compiled model
     assert fp.feed_model(hashlib.sha256(), model)
+
+
+def test_a_repeated_fingerprint_is_the_same_and_a_new_object_is_hashed_afresh() -> None:
+    c = random_circuit(2, 2, 8, 3, seed=5)
+    model = sv.compile(c).model
+    first = _fingerprint(as_side(model))
+    assert _fingerprint(as_side(model)) == first
+    fp._RECENT.clear()
+    assert _fingerprint(as_side(model)) == first  # the cache holds what the encoding gives
+    ly = model.layers[0]
+    changed = replace(model, layers=(replace(ly, b2=ly.b2.paint(0, 1, 0, 1, Fraction(5, 11))), *model.layers[1:]))
+    if changed.layers[0].b2.to_rows() != ly.b2.to_rows():
+        assert _fingerprint(as_side(changed)) != first
