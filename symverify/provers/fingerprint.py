@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from fractions import Fraction
 from typing import Any
@@ -83,7 +83,7 @@ def fingerprint(kind: str, obj: Any) -> bytes:
             return digest
     h = hashlib.sha256()
     feed(h, kind)
-    flat = {Circuit: feed_circuit, Model: feed_model, Kaleidoscope: feed_kaleidoscope}.get(type(obj))
+    flat = _FLAT.get(type(obj))
     if flat is None or not flat(h, obj):
         feed(h, obj)
     digest = h.digest()
@@ -177,3 +177,7 @@ def feed_kaleidoscope(h: Any, k: Kaleidoscope) -> bool:
     h.update(b"K" + head + shapes)
     _feed_scalars(h, [x for f in factors for diag in (f.d1, f.d2, f.d3, f.d4) for x in diag])
     return True
+
+
+_FLAT: dict[type, Callable[[Any, Any], bool]] = {Circuit: feed_circuit, Model: feed_model, Kaleidoscope: feed_kaleidoscope}
+"""The flat encoding of each type that has one."""
