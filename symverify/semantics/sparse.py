@@ -11,11 +11,12 @@ and at each one computes
     conv = Σ_k h[k, q]·u[i − k, q] + b2[i, q],    proj = Σ_p u[i, p]·W[p, q] + b1[i, q],
 
 over the nonzero terms only, then ``reduce(proj·conv)``. Every term it leaves out is a product
-with an exact zero, so in a ring where ``bool(x)`` is False exactly at zero (``falsy_is_zero``:
-exact numbers, residues mod a prime, polynomials over Q) every cell equals the one computed by
-:class:`~symverify.semantics.evaluate.RingArithmetic` cell by cell, while the work is
-proportional to the nonzero cells rather than to ``N'·d'`` (a compiled model's stage touches a
-few hundred of thousands of cells). Rings without that flag are refused.
+with an exact zero (and ``1·x`` is taken as ``x``), so in a ring where ``bool(x)`` is False
+exactly at zero (``falsy_is_zero``: exact numbers, residues mod a prime, polynomials over Q)
+every cell equals the one computed by :class:`~symverify.semantics.evaluate.RingArithmetic`
+cell by cell, while the work is proportional to the nonzero cells rather than to ``N'·d'`` (a
+stage of a compiled model holds a few hundred nonzero cells in a state of thousands). Rings
+without that flag are refused.
 
 As in :class:`~symverify.semantics.evaluate.RingArithmetic`, a cell's two factors live only until
 their product (two states at a time), and ``check`` runs every
@@ -123,6 +124,11 @@ class SparseArithmetic:
             taps, b2 = plan.taps.get(q, []), plan.b2.get(q, {})
             rows = set(b2)
             for src in sources.get(q, ()):
+                if check is not None:
+                    work += len(taps)
+                    if work >= CHECK_EVERY:
+                        check()
+                        work = 0
                 for k, _ in taps:
                     i = src + k
                     if i >= nn:
