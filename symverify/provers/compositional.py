@@ -102,7 +102,7 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             f"certificate: the model reads {model.n}×{model.d} inputs but the circuit reads {circuit.n}×{circuit.d}"
         )
     bs = cert.boundaries
-    known = circuit.params() | model.params()
+    known: frozenset[str] | None = None  # the circuit's and the model's parameters, once a cell has a symbol
     if len(bs) < 2:
         raise IRError(f"certificate: expected at least 2 boundaries (input and output), found {len(bs)}")
     if bs[0].layer != 0 or bs[-1].layer != len(model.layers):
@@ -124,7 +124,10 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             if where in seen:
                 raise IRError(f"certificate boundary {k}: cell {where} is listed twice")
             seen.add(where)
-            extra = c.params() - known if _symbolic(c) else None
+            extra = None
+            if _symbolic(c):
+                known = known if known is not None else circuit.params() | model.params()
+                extra = c.params() - known
             if extra:
                 raise IRError(
                     f"certificate boundary {k}: cell {where} uses the parameter(s) {sorted(extra)}, "
@@ -150,7 +153,10 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
 
 def _symbolic(c: Cell) -> bool:
     """Whether a coefficient or the constant of the cell is a symbol (only then can it name parameters)."""
-    return type(c.const) is Sym or any(type(co) is Sym for _, co in c.terms)
+    terms = c.terms
+    if len(terms) == 1:
+        return type(terms[0][1]) is Sym or type(c.const) is Sym
+    return type(c.const) is Sym or any(type(co) is Sym for _, co in terms)
 
 
 def _needed(circuit: Circuit, frontier: dict[int, Any], targets: set[int]) -> list[int]:

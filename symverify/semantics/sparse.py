@@ -64,8 +64,13 @@ Conv = Iterator[tuple[int, int, Any]]
 def _by_column(g: Any, co: Callable[[Any], Any]) -> dict[int, list[tuple[int, Any]]]:
     """The nonzero entries of a grid, per column ``q``: ``[(row, coerce(value)), ...]``."""
     out: dict[int, list[tuple[int, Any]]] = {}
+    ring_values: dict[tuple[type, Any], Any] = {}
     for (r, q), v in g.nonzero().items():
-        out.setdefault(q, []).append((r, co(v)))
+        key = (type(v), v)
+        x = ring_values.get(key)
+        if x is None:
+            x = ring_values[key] = co(v)
+        out.setdefault(q, []).append((r, x))
     return out
 
 
