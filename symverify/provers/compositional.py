@@ -5,7 +5,9 @@ For each stage (boundary k → k+1) the checker
 1. gives every circuit node mentioned at boundary k a fresh variable ``t_v`` and builds the state
    the certificate claims (listed cells = their affine combinations, every other cell 0);
 2. runs the stage's layers exactly (canonical polynomials over Q in the ``t_v`` and any weight
-   parameters);
+   parameters), on sparse states: only the nonzero cells, visited through each layer's taps,
+   ``W`` columns and biases (:mod:`symverify.semantics.sparse`; every cell as the ring
+   interpreter computes it);
 3. derives what every cell claimed at boundary k+1 must hold by expanding the circuit's own gates
    down to the nodes available at boundary k, and compares polynomial by polynomial; every
    unlisted cell must be exactly 0 (at the last boundary only inside the N×d read-out block).
