@@ -7,8 +7,11 @@ compositional proof (:func:`~symverify.provers.compositional.check_certificate`,
 stage checked exactly) and the time of global exact verification (``verify(method="exact")``:
 both sides expanded to canonical polynomials, in a memory-limited subprocess with a timeout),
 and the ratio exact / compositional. Once global exact verification stops being feasible (its
-verdict is ``unknown``: timeout or size guard) it is not attempted at larger sizes. Prints
-ratios; asserts nothing about time.
+verdict is ``unknown``: timeout or size guard) it is not attempted at larger sizes. A second
+table splits the default ``verify(circuit, compiled)`` (method ``auto``) into its parts: the
+structural bounds, the randomized pre-check (the Fiat–Shamir fingerprint of both sides, then
+its trial), the compositional stage checks, and the rest. Prints ratios; asserts nothing about
+time.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import argparse
 import time
 
 from symverify.compiler.kaleidoscope import compile_kaleidoscope
+from symverify.compiler.result import Compiled
 from symverify.ir.analysis import stats
 from symverify.library import random_circuit
 from symverify.provers.compositional import check_certificate
@@ -37,6 +41,7 @@ def main(argv: list[str] | None = None) -> None:
     print(head)
     exact_feasible = True
     footnotes: list[str] = []
+    splits: list[str] = []
     for n, d, size, depth in QUICK if args.quick else FULL:
         c = random_circuit(n, d, size, depth, seed=args.seed, num_outputs=n * d // 2)
         st = stats(c)
@@ -62,8 +67,30 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{f'{n}x{d}':>6} {st.depth:>3} {st.width:>5} {st.degree_bound:>5} {r['layers']:>5} {r['N_k']:>5} "
               f"{r['inner_n']:>4} {r['inner_d']:>3} {r['L_over_delta_log2_w']:>10} {t_compile:7.2f}s {t_comp:7.2f}s "
               f"{res.stages_total:>6} {exact_cell:>9} {ratio:>13}", flush=True)
+        splits.append(auto_split(f"{n}x{d} w={st.width}", c, out))
     for note in footnotes:
         print(note)
+    print()
+    print(f"verify(circuit, compiled), method auto (seconds; the first torch pre-check includes importing torch)\n{SPLIT_HEAD}")
+    for line in splits:
+        print(line)
+
+
+SPLIT_HEAD = (f"{'circuit':>14} {'L':>5} {'total':>7} {'bounds':>7} {'fingerpr.':>9} {'trials':>7} {'stages':>7} "
+              f"{'other':>7} verdict")
+
+
+def auto_split(label: str, c: object, compiled: Compiled) -> str:
+    """One row of the ``verify(c, compiled)`` split: bounds, pre-check fingerprint and trials
+    (``method.precheck.*``), compositional stages (``method.stages``), the rest of the total."""
+    rep = verify(c, compiled)
+    tm = rep.timings
+    fp = tm.get("method.precheck.fingerprint", 0.0)
+    trials = tm.get("method.precheck.trials", 0.0) - fp
+    parts = (tm.get("bounds", 0.0), fp, trials, tm.get("method.stages", 0.0))
+    other = tm["total"] - sum(parts)
+    cells = " ".join(f"{x:>{w}.3f}" for x, w in zip((*parts, other), (7, 9, 7, 7, 7)))
+    return f"{label:>14} {len(compiled.model.layers):>5} {tm['total']:>7.3f} {cells} {rep.verdict.value}"
 
 
 if __name__ == "__main__":

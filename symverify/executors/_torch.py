@@ -6,11 +6,13 @@ installation into :class:`~symverify.errors.BackendUnavailableError` with an ins
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from symverify.errors import BackendUnavailableError, IRError
 
-__all__ = ["require_torch", "resolve_device", "resolve_dtype", "dtype_name", "unit_roundoff", "significand_bits"]
+__all__ = ["require_torch", "one_thread_if_small", "SMALL_STATE", "resolve_device", "resolve_dtype", "dtype_name", "unit_roundoff", "significand_bits"]
 
 _INSTALL_HINT = "install it with `pip install torch` (CPU wheels: --index-url https://download.pytorch.org/whl/cpu)"
 
@@ -25,6 +27,32 @@ def require_torch() -> Any:
     except ImportError:
         raise BackendUnavailableError(f"the torch executor needs PyTorch, which is not installed; {_INSTALL_HINT}") from None
     return torch
+
+
+SMALL_STATE = 1 << 15
+"""States of at most this many entries run on one CPU thread (torch's own grain size for splitting
+an elementwise operation across threads)."""
+
+
+@contextmanager
+def one_thread_if_small(entries: int, device: Any) -> Iterator[None]:
+    """Run the block on one torch thread when its states have at most :data:`SMALL_STATE` entries on the CPU.
+
+    A compiled model is a long chain of layers on a small state: each operation is microseconds of
+    work, and handing it to a thread pool costs more than the work, far more when other processes
+    share the cores (a waiting pool thread is descheduled). The previous thread count is restored
+    on exit. Numbers are unaffected: only the scheduling changes.
+    """
+    torch = require_torch()
+    before = torch.get_num_threads()
+    small = torch.device(device).type == "cpu" and entries <= SMALL_STATE and before > 1
+    if small:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if small:
+            torch.set_num_threads(before)
 
 
 def resolve_device(device: object = None) -> Any:

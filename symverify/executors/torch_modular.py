@@ -27,7 +27,7 @@ from symverify.errors import IRError, ShapeError
 from symverify.primes import is_prime
 from symverify.semantics import layer as loop
 
-from ._torch import require_torch
+from ._torch import one_thread_if_small, require_torch
 from .circuit_plan import CircuitPlan
 from .kernels import Pool, conv_blocked, conv_shifts
 from .plan import LayerPlan, ModelPlan
@@ -159,7 +159,9 @@ def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto", check: Check | No
     """The model on ``(B, N, d)`` residues mod ``plan.numbers.p``; ``check`` runs before every layer."""
     torch = require_torch()
     arith = ModularArithmetic(plan.numbers.p, path, Pool())
-    return loop.run_model(plan.model, plan.on(x.device, torch.int64), x, arith, check)
+    layers = plan.on(x.device, torch.int64)
+    with one_thread_if_small(x.shape[0] * plan.model.inner_n * plan.model.inner_d, x.device):
+        return loop.run_model(plan.model, layers, x, arith, check)
 
 
 def run_circuit_mod(plan: CircuitPlan, x: Any) -> Any:

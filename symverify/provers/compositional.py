@@ -5,7 +5,9 @@ For each stage (boundary k → k+1) the checker
 1. gives every circuit node mentioned at boundary k a fresh variable ``t_v`` and builds the state
    the certificate claims (listed cells = their affine combinations, every other cell 0);
 2. runs the stage's layers exactly (canonical polynomials over Q in the ``t_v`` and any weight
-   parameters);
+   parameters), on sparse states: only the nonzero cells, visited through each layer's taps,
+   ``W`` columns and biases (:mod:`symverify.semantics.sparse`; every cell as the ring
+   interpreter computes it);
 3. derives what every cell claimed at boundary k+1 must hold by expanding the circuit's own gates
    down to the nodes available at boundary k, and compares polynomial by polynomial; every
    unlisted cell must be exactly 0 (at the last boundary only inside the N×d read-out block).
@@ -40,9 +42,9 @@ from symverify.ir.scalar import Scalar, Sym, is_zero
 from symverify.provers.bounds import COUNT_CAP, BoundRing, layers_peak, monomial_cap
 from symverify.provers.guard import run_limited
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
-from symverify.semantics.evaluate import eval_layers
 from symverify.semantics.poly import PolyBackend, PolyRing
 from symverify.semantics.rings import Ring
+from symverify.semantics.sparse import eval_layers_sparse
 
 __all__ = ["StageFailure", "CompositionalResult", "StagePlan", "check_certificate", "validate_certificate", "plan_stage",
            "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
@@ -102,7 +104,7 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             f"certificate: the model reads {model.n}×{model.d} inputs but the circuit reads {circuit.n}×{circuit.d}"
         )
     bs = cert.boundaries
-    known = circuit.params() | model.params()
+    known: frozenset[str] | None = None  # the circuit's and the model's parameters, once a cell has a symbol
     if len(bs) < 2:
         raise IRError(f"certificate: expected at least 2 boundaries (input and output), found {len(bs)}")
     if bs[0].layer != 0 or bs[-1].layer != len(model.layers):
@@ -110,6 +112,7 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             f"certificate: boundaries must run from layer 0 to layer L = {len(model.layers)}; "
             f"found {bs[0].layer} … {bs[-1].layer} (a certificate for another model?)"
         )
+    nn, dd, num_nodes = model.inner_n, model.inner_d, circuit.num_nodes
     for k, b in enumerate(bs):
         if check is not None:
             check()
@@ -117,20 +120,24 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             raise IRError(f"certificate boundary {k}: layer {b.layer} comes before boundary {k - 1}'s layer {bs[k - 1].layer}")
         seen: set[tuple[int, int]] = set()
         for c in b.cells:
-            if not (0 <= c.row < model.inner_n and 0 <= c.col < model.inner_d):
-                raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) is outside the {model.inner_n}×{model.inner_d} state")
-            if (c.row, c.col) in seen:
-                raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) is listed twice")
-            seen.add((c.row, c.col))
-            extra = c.params() - known
+            where = (c.row, c.col)
+            if not (0 <= where[0] < nn and 0 <= where[1] < dd):
+                raise IRError(f"certificate boundary {k}: cell {where} is outside the {nn}×{dd} state")
+            if where in seen:
+                raise IRError(f"certificate boundary {k}: cell {where} is listed twice")
+            seen.add(where)
+            extra = None
+            if _symbolic(c):
+                known = known if known is not None else circuit.params() | model.params()
+                extra = c.params() - known
             if extra:
                 raise IRError(
-                    f"certificate boundary {k}: cell ({c.row}, {c.col}) uses the parameter(s) {sorted(extra)}, "
+                    f"certificate boundary {k}: cell {where} uses the parameter(s) {sorted(extra)}, "
                     "which neither the circuit nor the model has"
                 )
-            for v in c.nodes():
-                if not 0 <= v < circuit.num_nodes:
-                    raise IRError(f"certificate boundary {k}: cell ({c.row}, {c.col}) names node %{v}, which the circuit lacks")
+            for v, _ in c.terms:
+                if not 0 <= v < num_nodes:
+                    raise IRError(f"certificate boundary {k}: cell {where} names node %{v}, which the circuit lacks")
     d = circuit.d
     want0 = {(i // d, i % d): i for i in range(circuit.num_inputs)}
     got0 = {(c.row, c.col): c.single_node() for c in bs[0].cells}
@@ -144,6 +151,14 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
     for r, col in last:
         if r < circuit.n and col < d and r * d + col >= len(circuit.outputs):
             raise IRError(f"certificate last boundary: read-out cell ({r}, {col}) is past the outputs and must be 0")
+
+
+def _symbolic(c: Cell) -> bool:
+    """Whether a coefficient or the constant of the cell is a symbol (only then can it name parameters)."""
+    terms = c.terms
+    if len(terms) == 1:
+        return type(terms[0][1]) is Sym or type(c.const) is Sym
+    return type(c.const) is Sym or any(type(co) is Sym for _, co in terms)
 
 
 def _needed(circuit: Circuit, frontier: dict[int, Any], targets: set[int]) -> list[int]:
@@ -207,7 +222,19 @@ class _StageRing:
 
 
     def __init__(self, ring: PolyRing, max_terms: int) -> None:
-        self.zero, self.coerce, self.max_terms = ring.zero, ring.coerce, max_terms
+        self.zero, self._coerce, self.max_terms = ring.zero, ring.coerce, max_terms
+        self._consts: dict[tuple[type, Any], Any] = {}
+
+    def coerce(self, x: Scalar) -> Any:
+        """``ring.coerce``, each distinct number converted once per stage (the layers of a
+        compiled model repeat a few weights; a symbol is converted every time)."""
+        if type(x) is Sym:
+            return self._coerce(x)
+        key = (type(x), x)
+        hit = self._consts.get(key)
+        if hit is None:
+            hit = self._consts[key] = self._coerce(x)
+        return hit
 
     def reduce(self, x: Any) -> Any:
         if len(x) > self.max_terms:
@@ -216,6 +243,12 @@ class _StageRing:
 
 
 def _cell_value(c: Cell, vals: dict[int, Any], ring: Ring) -> Any:
+    """``Σ coeff·vals[node] + const`` for the cell's affine form (the usual cell, ``1·node``, is ``vals[node]``)."""
+    terms = c.terms
+    if len(terms) == 1 and type(c.const) is int and c.const == 0:
+        v, co = terms[0]
+        if type(co) is int and co == 1:
+            return vals[v]
     acc = ring.coerce(c.const) if not is_zero(c.const) else ring.zero
     for v, co in c.terms:
         acc = acc + ring.coerce(co) * vals[v]
@@ -466,10 +499,8 @@ def _check_stage(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Bound
     def fail(cell: tuple[int, int] | None, exp: Any, got: Any, reason: str) -> tuple[StageFailure, int]:
         return StageFailure(k, (lo, hi), b1.label, cell, _short(exp), _short(got), reason), 0
 
-    state = [[ring.zero] * model.inner_d for _ in range(model.inner_n)]
-    for c in b0.cells:
-        state[c.row][c.col] = _cell_value(c, frontier, ring)
-    out = eval_layers(model.layers[lo:hi], state, ring, check)
+    state = {(c.row, c.col): _cell_value(c, frontier, ring) for c in b0.cells}
+    out = eval_layers_sparse(model.layers[lo:hi], state, ring, check)
     targets = set(_boundary(b1, cache).nodes)
     try:
         vals = _expected(circuit, frontier, _needed(circuit, frontier, targets), ring, check)
@@ -482,18 +513,15 @@ def _check_stage(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Bound
             check()
         listed.add((c.row, c.col))
         exp = _cell_value(c, vals, ring)
-        got = out[c.row][c.col]
+        got = out.get((c.row, c.col), base.zero)
         if got != exp:
             return fail((c.row, c.col), exp, got, "the layers do not produce the claimed value")
         mono += base.nterms(got)
-    for i in range(model.inner_n):
-        if check is not None and not i % max(1, (8 * CHECK_EVERY) // max(1, model.inner_d)):
+    for n, (i, j) in enumerate(sorted(out)):  # the nonzero cells, row by row
+        if check is not None and not n % CHECK_EVERY:
             check()
-        for j in range(model.inner_d):
-            if (i, j) in listed or (last and not (i < circuit.n and j < circuit.d)):
-                continue
-            if out[i][j] != 0:
-                return fail((i, j), 0, out[i][j], "a cell the certificate leaves out is not 0")
+        if (i, j) not in listed and not (last and not (i < circuit.n and j < circuit.d)):
+            return fail((i, j), 0, out[(i, j)], "a cell the certificate leaves out is not 0")
     return None, mono
 
 

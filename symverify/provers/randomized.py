@@ -61,7 +61,6 @@ residues).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import math
 import random
@@ -70,15 +69,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from enum import Enum
 from fractions import Fraction
 from typing import Any
 
 from symverify.errors import ProverError
-from symverify.ir.circuit import Circuit
 from symverify.primes import MAX_PRIME_BITS, is_prime
 from symverify.provers.bounds import M61, Bounds, structure_bounds
 from symverify.provers.counterexample import affordable, confirm, search
+from symverify.provers.fingerprint import feed, fingerprint
 from symverify.provers.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
 from symverify.provers.options import DeadlineExceededError, Options
 from symverify.provers.outcome import MethodResult, UsageError, Verdict
@@ -172,68 +170,13 @@ def plan_primes(bounds: Bounds) -> PrimePlan | None:
 POINTS_FROM = "SHA-256 of both sides and the seed (Fiat–Shamir)"
 
 
-def _feed(h: Any, x: Any) -> None:
-    """Stream a canonical, type-tagged, length-prefixed encoding of ``x`` into the hash ``h``:
-    dataclasses (circuits, gates, models, layers, grids, butterflies, kaleidoscopes) field by
-    field, exact integers and rationals as two's-complement bytes (no decimal conversion, so no
-    size limit), symbols by their canonical terms."""
-    if isinstance(x, bool) or x is None:
-        h.update(b"b" + repr(x).encode())
-    elif isinstance(x, int):
-        h.update(b"i" + x.to_bytes((x.bit_length() + 8) // 8 or 1, "big", signed=True) + b";")
-    elif isinstance(x, Fraction):
-        h.update(b"q")
-        _feed(h, x.numerator)
-        _feed(h, x.denominator)
-    elif isinstance(x, Enum):
-        h.update(b"e")
-        _feed(h, str(x.value))
-    elif isinstance(x, str):
-        data = x.encode("utf-8", "surrogatepass")
-        h.update(b"s" + len(data).to_bytes(8, "big") + data)
-    elif isinstance(x, (tuple, list)):
-        h.update(b"(" + len(x).to_bytes(8, "big"))
-        for item in x:
-            _feed(h, item)
-        h.update(b")")
-    elif dataclasses.is_dataclass(x):
-        h.update(b"d")
-        _feed(h, type(x).__name__)
-        for f in dataclasses.fields(x):
-            if f.compare:
-                _feed(h, getattr(x, f.name))
-    else:
-        raise ProverError(f"fingerprint: no canonical encoding for {type(x).__name__}")
+_feed = feed  # the generic encoding (benchmarks compare against it)
 
 
 def _fingerprint(side: Side) -> bytes:
-    """A SHA-256 digest of one side's canonical encoding (:func:`_feed`; a circuit in its flat
-    form, see :func:`_feed_circuit`)."""
-    h = hashlib.sha256()
-    _feed(h, side.kind)
-    if not (isinstance(side, CircuitSide) and _feed_circuit(h, side.obj)):
-        _feed(h, side.obj)
-    return h.digest()
-
-
-def _feed_circuit(h: Any, c: Circuit) -> bool:
-    """Stream a circuit in its flat form (:class:`~symverify.semantics.straightline.Program`):
-    ``n``, ``d``, the op bytes, the node ids as int64, every coefficient's index into the
-    distinct coefficients, those coefficients (each by :func:`_feed`), the outputs; every part
-    tagged or length-prefixed, so the encoding determines the circuit. False (nothing fed) when a
-    node id does not fit in int64: the caller then feeds the circuit field by field."""
-    prog = program(c)
-    if prog.args is None:
-        return False
-    h.update(b"C")
-    _feed(h, c.n)
-    _feed(h, c.d)
-    for part in (prog.ops, prog.args, prog.coeff_index):
-        h.update(len(part).to_bytes(8, "big"))
-        h.update(part)
-    _feed(h, prog.scalars)
-    _feed(h, c.outputs)
-    return True
+    """A SHA-256 digest of one side's canonical encoding (:func:`symverify.provers.fingerprint.fingerprint`:
+    circuits, models and kaleidoscopes in their flat forms)."""
+    return fingerprint(side.kind, side.obj)
 
 
 def trial_rng(lhs: Side, rhs: Side, seed: int, tag: str) -> random.Random:

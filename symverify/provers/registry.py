@@ -187,14 +187,20 @@ class AutoProver:
             return pre
         comp, notes = _auto_compositional(a, b, opts, bounds)
         if comp is not None:
-            return comp
+            return _with_precheck(comp, pre)
         if bounds().peak_monomials <= AUTO_EXACT_MONOMIALS:
             res = run_exact(a, b, opts, bounds())
             if res.verdict is not Verdict.UNKNOWN:
-                return replace(res, notes=notes + res.notes)
+                return _with_precheck(replace(res, notes=notes + res.notes), pre)
             notes += tuple(f"exact: {n}" for n in res.notes)
         res = run_randomized(a, b, opts, bounds())
-        return replace(res, notes=notes + res.notes)
+        return _with_precheck(replace(res, notes=notes + res.notes), pre)
+
+
+def _with_precheck(res: MethodResult, pre: MethodResult) -> MethodResult:
+    """``res`` with the pre-check's seconds added to its timings as ``precheck.<part>`` (``trials``,
+    everything; ``fingerprint``, the hashing inside it)."""
+    return replace(res, timings={**res.timings, **{f"precheck.{k}": v for k, v in pre.timings.items()}})
 
 
 PROVERS: Mapping[Method, Prover] = MappingProxyType({
