@@ -66,8 +66,6 @@ import math
 import random
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -512,24 +510,6 @@ def _eval_point(side: Side, u: list[list[int]], p: int, ps: dict[str, int], opts
     return eval_mod_batch(side, [u], BatchModRing([p], [ps]), check=opts.checker())[0]
 
 
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Run torch's CPU operations on one thread, then restore the previous count. The torch engine's
-    operations are small (a layer at a time); on a loaded machine (``symverify prove -j``, pytest
-    workers) several intra-op threads per process oversubscribe the cores, measured 4× slower."""
-    from symverify.executors._torch import require_torch
-
-    torch = require_torch()
-    before = torch.get_num_threads()
-    if before != 1:
-        torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        if before != 1:
-            torch.set_num_threads(before)
-
-
 def _torch_device() -> Any:
     from symverify.executors._torch import require_torch
 
@@ -574,8 +554,7 @@ def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, pl
         points = np.random.default_rng(rng.getrandbits(128)).integers(0, p, size=(batch, lhs.n, lhs.d), dtype=np.int64)
         primes.append(p)
         try:
-            with one_thread():
-                hit = torch_first_mismatch(lhs, rhs, points, p, ps, device, check=opts.checker())
+            hit = torch_first_mismatch(lhs, rhs, points, p, ps, device, check=opts.checker())
         except DeadlineExceededError:
             ev.update(k=t, points=t * batch, primes=[str(q) for q in primes], **_bound_fields(eps**t))
             return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout during trial {t + 1} of {k}",),
