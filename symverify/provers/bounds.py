@@ -26,7 +26,8 @@ from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 from symverify.deadline import CHECK_EVERY, Check, as_check
-from symverify.ir.scalar import Scalar, Sym, power
+from symverify.ir.scalar import Scalar, Sym, param_names, power
+from symverify.provers.bounds_vector import circuit_rows, scalar_rows, to_bounds, total_count
 from symverify.provers.sides import CircuitSide, KaleidoscopeSide, ModelSide, Side, assert_never
 from symverify.semantics.evaluate import crop, embed, eval_layer
 from symverify.semantics.straightline import CONST, LIN, MUL, SCALE, program
@@ -381,7 +382,31 @@ _CIRCUIT_BOUNDS: dict[tuple[int, int, int], tuple[Any, list[_Val], int]] = {}
 these alone, and circuits are immutable."""
 
 
+VECTOR_GATES = 2048
+"""Circuits of at least this many gates are bounded by :func:`_circuit_vector` first."""
+
+
 def _circuit_pass(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_Val], int]:
+    """:func:`_circuit_vector` when it answers, else :func:`_circuit_exact`."""
+    fast = _circuit_vector(c, ring, check) if len(program(c).code) >= VECTOR_GATES else None
+    return fast if fast is not None else _circuit_exact(c, ring, check)
+
+
+def _circuit_vector(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_Val], int] | None:
+    """The bounds of :func:`_circuit_exact` evaluated level by level with numpy
+    (:mod:`symverify.provers.bounds_vector`): the same degrees, scalar counts and (below ``2^53``)
+    monomial counts; heights rounded up, at most a bit above. None where that module gives up
+    (a deep narrow circuit, a degree of ``2^51`` or more)."""
+    prog = program(c)
+    rows = circuit_rows(prog, scalar_rows(prog.scalars, ring.q), ring.variables, ring.q, check)
+    if rows is None:
+        return None
+    outs, counts = rows
+    return [to_bounds(r, ring.q) for r in outs], total_count(counts)
+
+
+def _circuit_exact(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_Val], int]:
+    """The steps of :class:`BoundValue` ``+`` and ``*`` over the straight-line code, one gate at a time."""
     prog = program(c)
     q, small, cap, qpow = ring.q, _SMALL, ring.cap, ring.qpow_t
     zero: _Val = (_ZERO_DEG, 0, 0, 0, 0)
@@ -486,6 +511,13 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
             assert_never(side)
 
 
+def _params(side: Side) -> frozenset[str]:
+    """The side's parameter names; a circuit's from its distinct coefficients (its cached program)."""
+    if isinstance(side, CircuitSide):
+        return param_names(program(side.obj).scalars)
+    return side.params()
+
+
 def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = None) -> Bounds:
     """One :class:`BoundRing` pass over both sides.
 
@@ -497,7 +529,7 @@ def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = N
     check = as_check(deadline)
     if check is not None:
         check()
-    params = lhs.params() | rhs.params()
+    params = _params(lhs) | _params(rhs)
     q = common_denominator(lhs, rhs)
     ring = BoundRing(lhs.num_inputs + len(params), q)
     u = [[ring.var] * lhs.d for _ in range(lhs.n)]
