@@ -27,6 +27,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from symverify.deadline import CHECK_EVERY, Check, as_check
 from symverify.ir.scalar import Scalar, Sym, param_names, power
+from symverify.provers.bounds_layers import distinct_values, model_rows
 from symverify.provers.bounds_vector import circuit_rows, scalar_rows, to_bounds, total_count
 from symverify.provers.sides import CircuitSide, KaleidoscopeSide, ModelSide, Side, assert_never
 from symverify.semantics.evaluate import crop, embed, eval_layer
@@ -269,9 +270,7 @@ def _scalars_of(side: Side) -> Any:
         case CircuitSide(obj=c):
             yield from program(c).scalars  # the distinct coefficients
         case ModelSide(obj=m):
-            for layer in m.layers:
-                for _, grid in layer.grids():
-                    yield from grid.values()
+            yield from _model_values(m)
         case KaleidoscopeSide(obj=k):
             for group in k.groups:
                 for f in group.factors:
@@ -490,6 +489,32 @@ def _circuit_exact(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_
     return [vals[o] for o in c.outputs], min(total, _COUNT_CAP)
 
 
+def _model_vector(m: Any, ring: BoundRing, check: Check | None) -> tuple[list[list[BoundValue]], int] | None:
+    """The model's outputs and peak as :func:`layers_peak` bounds them, evaluated layer by layer
+    with numpy over the live cells (:mod:`symverify.provers.bounds_layers`): the same degrees and
+    scalar counts, heights and monomial counts rounded up (at least :func:`layers_peak`'s). None
+    beyond that module's limits. Cached per model object, ``q`` and variable count."""
+    key = (id(m), ring.q, ring.variables)
+    hit = _MODEL_BOUNDS.get(key)
+    if hit is None or hit[0] is not m:
+        rows = model_rows(m.layers, m.n, m.d, m.inner_n, m.inner_d, lambda values: scalar_rows(values, ring.q),
+                          ring.variables, ring.q, check)
+        if rows is None:
+            return None
+        out, peak = rows
+        vals = [to_bounds(r, ring.q) for r in out]
+        total = _COUNT_CAP if not peak < _COUNT_CAP else min(math.floor(peak), _COUNT_CAP)
+        if len(_MODEL_BOUNDS) >= 16:
+            _MODEL_BOUNDS.pop(next(iter(_MODEL_BOUNDS)))
+        hit = _MODEL_BOUNDS[key] = (m, vals, total)
+    flat = [BoundValue(d, s, UB(mm, e), n, ring) if d >= 0 else ring.zero for d, s, mm, e, n in hit[1]]
+    return [flat[i * m.d : (i + 1) * m.d] for i in range(m.n)], hit[2]
+
+
+_MODEL_BOUNDS: dict[tuple[int, int, int], tuple[Any, list[_Val], int]] = {}
+"""Results of :func:`_model_vector` per (model object, ``q``, variables), as :data:`_CIRCUIT_BOUNDS`."""
+
+
 def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | None = None) -> tuple[list[list[BoundValue]], int]:
     """The side's outputs and its peak of live monomials while the interpreter runs it.
 
@@ -498,6 +523,9 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
     """
     match side:
         case ModelSide(obj=m):
+            fast = _model_vector(m, ring, check)
+            if fast is not None:
+                return fast
             state, peak = layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring, check)
             return crop(state, m.n, m.d), peak
         case CircuitSide(obj=c):
@@ -512,10 +540,29 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
 
 
 def _params(side: Side) -> frozenset[str]:
-    """The side's parameter names; a circuit's from its distinct coefficients (its cached program)."""
+    """The side's parameter names, from its distinct values (a circuit's cached program, a
+    model's :func:`_model_values`)."""
     if isinstance(side, CircuitSide):
         return param_names(program(side.obj).scalars)
+    if isinstance(side, ModelSide):
+        return param_names(_model_values(side.obj))
     return side.params()
+
+
+def _model_values(m: Any) -> list[Scalar]:
+    """The distinct values of a model's grids (:func:`~symverify.provers.bounds_layers.distinct_values`),
+    cached per model object (models are immutable)."""
+    hit = _MODEL_VALUES.get(id(m))
+    if hit is not None and hit[0] is m:
+        return hit[1]
+    values = distinct_values(m.layers)
+    if len(_MODEL_VALUES) >= 16:
+        _MODEL_VALUES.pop(next(iter(_MODEL_VALUES)))
+    _MODEL_VALUES[id(m)] = (m, values)
+    return values
+
+
+_MODEL_VALUES: dict[int, tuple[Any, list[Scalar]]] = {}
 
 
 def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = None) -> Bounds:
