@@ -397,7 +397,7 @@ def _circuit_vector(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[
     monomial counts; heights rounded up, at most a bit above. None where that module gives up
     (a deep narrow circuit, a degree of ``2^51`` or more)."""
     prog = program(c)
-    rows = circuit_rows(prog, scalar_rows(prog.scalars, ring.q), ring.variables, ring.q, check)
+    rows = circuit_rows(prog, scalar_rows(prog.scalars), ring.variables, ring.q, check)
     if rows is None:
         return None
     outs, counts = rows
@@ -497,7 +497,7 @@ def _model_vector(m: Any, ring: BoundRing, check: Check | None) -> tuple[list[li
     key = (id(m), ring.q, ring.variables)
     hit = _MODEL_BOUNDS.get(key)
     if hit is None or hit[0] is not m:
-        rows = model_rows(m.layers, m.n, m.d, m.inner_n, m.inner_d, lambda values: scalar_rows(values, ring.q),
+        rows = model_rows(m.layers, m.n, m.d, m.inner_n, m.inner_d, scalar_rows,
                           ring.variables, ring.q, check)
         if rows is None:
             return None

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from itertools import chain, pairwise
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -71,28 +72,15 @@ class _Entries(NamedTuple):
 
 
 def _painted(layers: Sequence[Layer], nn: int, dd: int, ids: _Ids) -> tuple[Any, Any] | None:
-    """Every painted cell of every grid: ``(key, value id)`` with ``key = grid·N'd' + row·d' + col``
-    (grid ``4·layer + (W, h, b1, b2)``), sorted by key, each cell's last rectangle winning; None
-    beyond :data:`MAX_CELLS` cells."""
-    r0s: list[int] = []
-    r1s: list[int] = []
-    c0s: list[int] = []
-    c1s: list[int] = []
-    vids: list[int] = []
-    counts: list[int] = []
-    get = ids.__getitem__
-    for layer in layers:
-        for grid in (layer.W, layer.h, layer.b1, layer.b2):
-            rects = grid.rects if is_zero(grid.fill) else ((0, grid.rows, 0, grid.cols, grid.fill), *grid.rects)
-            counts.append(len(rects))
-            if rects:
-                a, b, c, e, v = zip(*rects)
-                r0s += a
-                r1s += b
-                c0s += c
-                c1s += e
-                vids += map(get, v)
-    r0, r1, c0, c1 = (np.array(x, dtype=np.int64) for x in (r0s, r1s, c0s, c1s))
+    """Every painted cell of every grid: ``(key, value id)`` with ``key = grid·B + row·d' + col``
+    (grid ``4·layer + (W, h, b1, b2)``, ``B = max(N', d')·d'`` cells per grid), sorted by key,
+    each cell's last rectangle winning; None beyond :data:`MAX_CELLS` cells."""
+    grids = [grid for layer in layers for grid in (layer.W, layer.h, layer.b1, layer.b2)]
+    rects = [grid.rects if is_zero(grid.fill) else ((0, grid.rows, 0, grid.cols, grid.fill), *grid.rects) for grid in grids]
+    counts = np.fromiter(map(len, rects), dtype=np.int64, count=len(rects))
+    flat = list(chain.from_iterable(chain.from_iterable(rects)))
+    r0, r1, c0, c1 = (np.array(flat[k::5], dtype=np.int64) for k in range(4))
+    vids = np.fromiter(map(ids.__getitem__, flat[4::5]), dtype=np.int64, count=len(flat) // 5)
     width = c1 - c0
     area = (r1 - r0) * width
     total = int(area.sum())
@@ -102,8 +90,8 @@ def _painted(layers: Sequence[Layer], nn: int, dd: int, ids: _Ids) -> tuple[Any,
     rect = np.repeat(np.arange(len(area)), area)
     local = np.arange(total) - first[rect]
     grid_of = np.repeat(np.arange(len(counts)), counts)
-    key = grid_of[rect] * (nn * dd) + (r0[rect] + local // width[rect]) * dd + c0[rect] + local % width[rect]
-    vid = np.array(vids, dtype=np.int64)[rect]
+    key = grid_of[rect] * (max(nn, dd) * dd) + (r0[rect] + local // width[rect]) * dd + c0[rect] + local % width[rect]
+    vid = vids[rect]
     if total > 1 and not bool(np.all(key[1:] > key[:-1])):
         order = np.argsort(key, kind="stable")  # a cell painted twice keeps its last value
         key, vid = key[order], vid[order]
@@ -116,7 +104,7 @@ def _entries(key: Any, vid: Any, nonzero: Any, nn: int, dd: int) -> list[_Entrie
     """The painted cells split by kind (W, h, b1, b2), zero values dropped."""
     keep = nonzero[vid]
     key, vid = key[keep], vid[keep]
-    grid, cell = np.divmod(key, nn * dd)
+    grid, cell = np.divmod(key, max(nn, dd) * dd)
     layer, kind = np.divmod(grid, 4)
     row, col = np.divmod(cell, dd)
     out = []
@@ -144,19 +132,31 @@ def _padded(e: _Entries, layers: int, dd: int) -> tuple[Any, Any, Any]:
 
 
 class _Plan(NamedTuple):
-    """Every layer's live cells and their terms (see the module docstring)."""
+    """Every layer's live cells and their terms (see the module docstring); per layer, Python
+    lists: where its live cells start, its widest W and h columns, whether it has b1 and b2
+    values at live cells."""
 
-    bounds: Any  # live cells of layer ℓ: [bounds[ℓ], bounds[ℓ + 1])
+    bounds: list[int]  # live cells of layer ℓ: [bounds[ℓ], bounds[ℓ + 1])
     cell: Any
+    row_at: Any  # the cell's row times d' (its row's first cell)
+    col: Any
     group: Any  # layer·d' + column of each live cell
     b1: Any
     b2: Any
+    has_b1: list[bool]
+    has_b2: list[bool]
+    b1_rows: Any  # the b1 and b2 values at the live cells (rows of the table)
+    b2_rows: Any
+    w_src: Any  # for layers with at most one W entry per column: the state cell read, and the weight
+    w_one: Any
+    h_src: Any  # for layers with at most one tap per column: the state cell read (i − k, wrapped or
+    h_one: Any  # clipped), and the tap (zero where a causal tap reads above row 0)
     w_rows: Any
     w_ids: Any
-    w_width: Any
+    w_width: list[int]
     h_rows: Any
     h_ids: Any
-    h_width: Any
+    h_width: list[int]
 
 
 def _plan(layers: Sequence[Layer], nn: int, dd: int, ids: _Ids, table: Callable[[list[Scalar]], Any]) -> tuple[_Plan, Any] | None:
@@ -182,10 +182,23 @@ def _plan(layers: Sequence[Layer], nn: int, dd: int, ids: _Ids, table: Callable[
     conv |= (np.bincount(h.layer * dd + h.col, minlength=count * dd) > 0).reshape(count, 1, dd)
     layer, cell = np.nonzero((proj & conv).reshape(count, cells))
     live = layer * cells + cell
-    plan = _Plan(np.searchsorted(layer, np.arange(count + 1)), cell, layer * dd + cell % dd,
-                 _ids_at(b1, live, cells, dd), _ids_at(b2, live, cells, dd),
-                 w_rows, w_ids, w_width, h_rows, h_ids, h_width)
+    col = cell % dd
+    b1_ids, b2_ids = _ids_at(b1, live, cells, dd), _ids_at(b2, live, cells, dd)
+    group, row_at = layer * dd + col, cell - col
+    cyclic = np.array([lay.mode is Mode.CYCLIC for lay in layers], dtype=bool)[layer]
+    src = row_at - h_rows[group, 0] * dd
+    h_one = np.where(cyclic | (src >= 0), h_ids[group, 0], 0)
+    h_src = np.where(src >= 0, src, np.where(cyclic, src + cells, 0)) + col
+    plan = _Plan(np.searchsorted(layer, np.arange(count + 1)).tolist(), cell, row_at, col, group,
+                 b1_ids, b2_ids, _per_layer(layer, b1_ids, count), _per_layer(layer, b2_ids, count),
+                 tab[b1_ids], tab[b2_ids], row_at + w_rows[group, 0], tab[w_ids[group, 0]], h_src, tab[h_one],
+                 w_rows, w_ids, w_width.tolist(), h_rows, h_ids, h_width.tolist())
     return plan, tab
+
+
+def _per_layer(layer: Any, ids: Any, count: int) -> list[bool]:
+    """Per layer, whether any of its live cells has a nonzero value id."""
+    return (np.bincount(layer[ids != 0], minlength=count) > 0).tolist()
 
 
 def _ids_at(e: _Entries, live: Any, cells: int, dd: int) -> Any:
@@ -203,84 +216,130 @@ def model_rows(layers: Sequence[Layer], n: int, d: int, nn: int, dd: int, table:
     in the top-left ``n×d`` block of a zero ``N'×d'`` state, and the peak ``Σ 2^c`` over two
     consecutive states (rounded up); None beyond the limits (then the exact pass answers).
     ``table`` maps the distinct weight values to their rows (:func:`~.bounds_vector.scalar_rows`);
-    ``check`` runs before every layer."""
+    ``check`` runs before every layer.
+
+    ``σ`` is sized for heights ``|h| ≤ B`` (``B = 2^20`` bits, then four times what a first run
+    found); every stored value is checked against ``B/4`` afterwards (so the unstored branches,
+    at most ``2·B/4 + log2`` of their terms, are within ``B`` too)."""
     cells = nn * dd
     X = np.full((cells + 2, 4), NEG)
     X[:cells].reshape(nn, dd, 4)[:n, :d] = VAR
     X[cells + 1] = ONE
-    total = float(n * d)
-    peak = total
-    if layers:
-        ids = _Ids()
-        ids[0] = 0
-        built = _plan(layers, nn, dd, ids, table)
-        if built is None:
+    if not layers:
+        return X[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4), float(n * d)
+    ids = _Ids()
+    ids[0] = 0
+    built = _plan(layers, nn, dd, ids, table)
+    if built is None:
+        return None
+    plan, tab = built
+    lq = math.log2(q) + 1.0
+    bound = max(_magnitude(tab, lq), 2.0**20)
+    for _ in range(2):
+        state, outs = _run(X, plan, tab, layers, nn, dd, count_caps(variables), bound, check)
+        found = _magnitude(np.concatenate([tab, *outs]), lq)
+        top = max((float(o[:, :2].max(initial=0.0)) for o in outs), default=0.0)
+        if top >= 2.0**51:
             return None
-        plan, tab = built
-        caps = count_caps(variables)
-        lq = math.log2(q) + 1.0
-        bound = max(_magnitude(tab, lq), 1.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            for k, layer in enumerate(layers):
-                if check is not None:
-                    check()
-                X, new, bound = _layer(X, plan, k, tab, layer.mode is Mode.CYCLIC, nn, dd, caps, bound, lq)
-                peak = max(peak, total + new)
-                total = new
-                if bound is None:
-                    return None
-    out = X[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4)
-    return out, peak * (1 + (cells + 4) * 2.0**-50)
+        if found <= bound / 4:
+            return state[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4), _peak(outs, n * d, cells)
+        bound = 4 * found
+    return None
+
+
+def _peak(outs: list[Any], start: float, cells: int) -> float:
+    """``max`` over consecutive states of ``Σ 2^c`` of both (the first state: ``start`` inputs)."""
+    totals = [start] + [float(np.exp2(o[:, 3]).sum()) for o in outs]
+    peak = max(a + b for a, b in pairwise(totals))
+    return max(peak, start) * (1 + (cells + 4) * 2.0**-50)
+
+
+def _run(X: Any, plan: _Plan, tab: Any, layers: Sequence[Layer], nn: int, dd: int, caps: Any, bound: float,
+         check: Check | None) -> tuple[Any, list[Any]]:
+    """Every layer in turn: the last state, and the values at every layer's live cells."""
+    numeric = bool((tab[:, 0] <= 0).all() and (tab[:, 3] <= 0).all())  # no Sym: weights keep degrees and counts
+    outs = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for k, layer in enumerate(layers):
+            if check is not None:
+                check()
+            X, out = _layer(X, plan, k, tab, layer.mode is Mode.CYCLIC, nn, dd, caps, bound, numeric)
+            outs.append(out)
+    return X, outs
 
 
 def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int, caps: Any, bound: float,
-           lq: float) -> tuple[Any, float, float | None]:
-    """One layer on the state ``X`` (rows ``N'·d'`` cells, then zero, then one): the new state,
-    ``Σ 2^c`` over it, and the new magnitude bound (None past the exact range)."""
+           numeric: bool) -> tuple[Any, Any]:
+    """One layer on the state ``X`` (rows ``N'·d'`` cells, then zero, then one): the new state
+    and its values at the live cells. ``σ`` for heights ``|h| ≤ bound``."""
     cells = nn * dd
     new = np.full_like(X, NEG)
     new[cells + 1] = ONE
-    lo, hi = int(plan.bounds[k]), int(plan.bounds[k + 1])
+    lo, hi = plan.bounds[k], plan.bounds[k + 1]
+    tw, th = plan.w_width[k], plan.h_width[k]
     if lo == hi:
-        return new, 0.0, bound
-    cell, group = plan.cell[lo:hi], plan.group[lo:hi]
-    i = cell // dd
-    tw, th = int(plan.w_width[k]), int(plan.h_width[k])
-    w_src = i[:, None] * dd + plan.w_rows[group, :tw]
-    proj = _oplus(X[w_src] + tab[plan.w_ids[group, :tw]], plan.b1[lo:hi], tab)
-    src = i[:, None] - plan.h_rows[group, :th]
-    h_ids = plan.h_ids[group, :th]
-    if cyclic:
-        src %= nn
+        return new, new[:0]
+    if tw <= 1 and th <= 1 and not (tw and plan.has_b1[k]) and not (th and plan.has_b2[k]):
+        proj = X[plan.w_src[lo:hi]] + plan.w_one[lo:hi] if tw else plan.b1_rows[lo:hi]
+        conv = X[plan.h_src[lo:hi]] + plan.h_one[lo:hi] if th else plan.b2_rows[lo:hi]
+        out = proj + conv
+        capped = not (numeric and (tw == 0 or th == 0))  # a numeric weight times one cell changes no count
     else:
-        h_ids = np.where(src < 0, 0, h_ids)
-        np.maximum(src, 0, out=src)
-    conv = _oplus(X[src * dd + (cell % dd)[:, None]] + tab[h_ids], plan.b2[lo:hi], tab)
-    sigma = (tw + th + 8) * 2.0**-40 + (2 * bound + 2 * math.log2(tw + th + 4) + 8) * 2.0**-46
-    if tw:
-        _cap_counts(proj, caps)
+        out = _general(X, plan, k, tab, cyclic, cells, dd, caps)
+        capped = not (numeric and (tw == 0 or th == 0))  # each branch is capped after its sum
+    out[:, 2:] += ((tw + th + 8) * 2.0**-40 + (2 * bound + 2 * math.log2(tw + th + 4) + 8) * 2.0**-46,
+                   (tw + th + 8) * 2.0**-38)
+    if capped:
+        _cap_counts(out, caps)
+    new[plan.cell[lo:hi]] = out
+    return new, out
+
+
+def _general(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, cells: int, dd: int, caps: Any) -> Any:
+    """``P ⊗ C`` at layer ``k``'s live cells, with any number of terms per branch."""
+    lo, hi = plan.bounds[k], plan.bounds[k + 1]
+    group = plan.group[lo:hi]
+    tw, th = plan.w_width[k], plan.h_width[k]
+    proj = _branch(X, tab, caps, plan.row_at[lo:hi, None] + plan.w_rows[group, :tw] if tw else None,
+                   plan.w_ids[group, :tw] if tw else None, plan.b1[lo:hi], plan.has_b1[k])
+    src = h_ids = None
     if th:
-        _cap_counts(conv, caps)
-    out = proj + conv
-    out[:, 2:] += (sigma, (tw + th + 8) * 2.0**-38)
-    _cap_counts(out, caps)
-    new[cell] = out
-    top = out[:, :3].max(axis=0)
-    if not (top[0] < 2.0**51 and top[1] < 2.0**51 and top[2] < math.inf):
-        return new, 0.0, None
-    bound = max(bound, float(top[2]) + 1.0, float(top[1]) * lq + 1.0)
-    return new, float(np.exp2(out[:, 3]).sum()), bound
+        h_ids = plan.h_ids[group, :th]
+        rows = plan.row_at[lo:hi, None] - plan.h_rows[group, :th] * dd
+        if cyclic:
+            rows %= cells
+        else:
+            h_ids = np.where(rows < 0, 0, h_ids)
+            np.maximum(rows, 0, out=rows)
+        src = rows + plan.col[lo:hi, None]
+    conv = _branch(X, tab, caps, src, h_ids, plan.b2[lo:hi], plan.has_b2[k])
+    return proj + conv
 
 
-def _oplus(terms: Any, bias: Any, tab: Any) -> Any:
-    """``⊕`` of the ``(m, t, 4)`` terms and the biases (value ids ``bias``), per cell: max for
-    degree and scalar count, ``log2 Σ 2^x`` for height and count."""
-    if terms.shape[1] == 0:
+def _branch(X: Any, tab: Any, caps: Any, src: Any, ids: Any, bias: Any, has_bias: bool) -> Any:
+    """``⊕_t X[src_t] ⊗ tab[ids_t] ⊕ tab[bias]`` per live cell (``src``, ``ids``: ``(m, t)`` or None
+    for no terms), counts capped after a sum of two or more terms."""
+    if src is None:
         return tab[bias]
-    if bias.any():
+    terms = X[src] + tab[ids]
+    if has_bias:
         terms = np.concatenate([terms, tab[bias][:, None]], axis=1)
-    elif terms.shape[1] == 1:
+    if terms.shape[1] == 1:
         return terms[:, 0]
+    out = _oplus(terms)
+    _cap_counts(out, caps)
+    return out
+
+
+def _oplus(terms: Any) -> Any:
+    """``⊕`` over the second axis of ``(m, t, 4)`` terms: max for degree and scalar count,
+    ``log2 Σ 2^x`` for height and count (pairwise ``logaddexp2`` for a few terms)."""
+    if terms.shape[1] <= 4:
+        out = terms[:, 0].copy()
+        for j in range(1, terms.shape[1]):
+            np.maximum(out[:, :2], terms[:, j, :2], out=out[:, :2])
+            np.logaddexp2(out[:, 2:], terms[:, j, 2:], out=out[:, 2:])
+        return out
     top = terms.max(axis=1)
     base = np.where(np.isfinite(top[:, 2:]), top[:, 2:], 0.0)
     top[:, 2:] = base + np.log2(np.exp2(terms[:, :, 2:] - base[:, None]).sum(axis=1))

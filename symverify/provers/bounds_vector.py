@@ -64,23 +64,25 @@ def _log2_up(x: Fraction) -> float:
     return r + abs(r) * 2.0**-48 + 2.0**-48
 
 
-def scalar_rows(scalars: Sequence[Scalar], q: int) -> Any:
+def scalar_rows(scalars: Sequence[Scalar]) -> Any:
     """One row per scalar: the exact pass's ``BoundRing.coerce`` in the four semirings.
 
-    A number ``x ≠ 0``: degree 0, ``s = 1`` when ``q ≠ 1``, ``h = log2|x|``, one monomial; a
-    :class:`~symverify.ir.scalar.Sym`: its total degree, ``h = log2 Σ|c|``, ``log2`` of its term
-    count; zero: the zero row."""
-    s = 1.0 if q != 1 else 0.0
+    A number ``x ≠ 0``: degree 0, ``s = 1`` when ``x`` is not an integer (else 0), ``h = log2|x|``,
+    one monomial; a :class:`~symverify.ir.scalar.Sym`: its total degree, ``s = 1`` when a
+    coefficient is not an integer, ``h = log2 Σ|c|``, ``log2`` of its term count; zero: the zero
+    row. (With ``Q`` the common denominator, ``Q^s·x`` is integral.)"""
     out = np.empty((len(scalars), 4))
     for k, x in enumerate(scalars):
         if isinstance(x, Sym):
-            l1 = sum((abs(Fraction(c)) for _, c in x.terms), Fraction(0))
+            coeffs = [Fraction(c) for _, c in x.terms]
+            s = 0.0 if all(c.denominator == 1 for c in coeffs) else 1.0
             deg = max(sum(e for _, e in mono) for mono, _ in x.terms)
-            out[k] = (deg, s, _log2_up(l1), _log2_up(Fraction(len(x.terms))))
+            out[k] = (deg, s, _log2_up(sum(map(abs, coeffs), Fraction(0))), _log2_up(Fraction(len(coeffs))))
         elif is_zero(x):
             out[k] = ZERO
         else:
-            out[k] = (0.0, s, _log2_up(abs(Fraction(x))), 0.0)
+            v = abs(Fraction(x))
+            out[k] = (0.0, 0.0 if v.denominator == 1 else 1.0, _log2_up(v), 0.0)
     return out
 
 
@@ -180,10 +182,10 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
         for hi in ends.tolist():
             if check is not None:
                 check()
-            bound = _level(E, refs[lo:hi], nd + lo, nd + hi, caps, bound, lq)
-            if bound is None:
+            grown = _level(E, refs[lo:hi], nd + lo, nd + hi, caps, bound, lq)
+            if grown is None:
                 return None
-            lo = hi
+            bound, lo = grown, hi
     outs = place[np.asarray(prog.circuit.outputs, dtype=np.intp)]
     return E[outs], E[:at, 3]
 
