@@ -16,7 +16,8 @@ together, later rectangles winning), the terms of each live cell padded to the l
 column with zero weights (``0 ⊗ x = 0``).
 
 The ``⊕`` of ``t`` terms is ``max`` for degrees and ``m + log2 Σ 2^(x − m)`` for heights and
-counts; ``σ`` covers its rounding (``(t + 4)·2^-50`` and ``2^-50`` per unit of magnitude), as in
+counts (pairwise ``logaddexp2`` up to four terms). Every output height and count is rounded up
+by at least the rounding error of the layer's products and sums (:func:`_layer`), as in
 :mod:`.bounds_vector`. A product cap (``log2 C(V+D, D)``) is applied to each branch and to the
 output, where the exact pass caps after every operation: the counts are at least the exact pass's.
 """
@@ -34,7 +35,7 @@ import numpy as np
 from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode
 from symverify.ir.scalar import Scalar, is_zero
-from symverify.provers.bounds_vector import NEG, ONE, VAR, _cap_counts, _magnitude, count_caps
+from symverify.provers.bounds_vector import NEG, ONE, VAR, _cap_counts, _magnitude, count_caps, round_up
 
 __all__ = ["model_rows", "distinct_values", "MAX_CELLS"]
 
@@ -218,9 +219,9 @@ def model_rows(layers: Sequence[Layer], n: int, d: int, nn: int, dd: int, table:
     ``table`` maps the distinct weight values to their rows (:func:`~.bounds_vector.scalar_rows`);
     ``check`` runs before every layer.
 
-    ``σ`` is sized for heights ``|h| ≤ B`` (``B = 2^20`` bits, then four times what a first run
-    found); every stored value is checked against ``B/4`` afterwards (so the unstored branches,
-    at most ``2·B/4 + log2`` of their terms, are within ``B`` too)."""
+    With rational weights (negative heights), the rounding is sized for ``|h| ≤ B`` (``B = 2^20``
+    bits, then four times what a first run found), and every stored value is checked against
+    ``B/4`` afterwards (so the branches, at most ``2·B/4`` plus logarithms, are within ``B``)."""
     cells = nn * dd
     X = np.full((cells + 2, 4), NEG)
     X[:cells].reshape(nn, dd, 4)[:n, :d] = VAR
@@ -234,16 +235,15 @@ def model_rows(layers: Sequence[Layer], n: int, d: int, nn: int, dd: int, table:
         return None
     plan, tab = built
     lq = math.log2(q) + 1.0
-    bound = max(_magnitude(tab, lq), 2.0**20)
+    signed = max(_magnitude(tab, lq), 2.0**20) if bool((tab[:, 2] < 0).any()) else None
     for _ in range(2):
-        state, outs = _run(X, plan, tab, layers, nn, dd, count_caps(variables), bound, check)
-        found = _magnitude(np.concatenate([tab, *outs]), lq)
-        top = max((float(o[:, :2].max(initial=0.0)) for o in outs), default=0.0)
-        if top >= 2.0**51:
+        state, outs = _run(X, plan, tab, layers, nn, dd, count_caps(variables), signed, check)
+        if max((float(o[:, :2].max(initial=0.0)) for o in outs), default=0.0) >= 2.0**51:
             return None
-        if found <= bound / 4:
+        found = _magnitude(np.concatenate([tab, *outs]), lq)
+        if signed is None or found <= signed / 4:
             return state[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4), _peak(outs, n * d, cells)
-        bound = 4 * found
+        signed = 4 * found
     return None
 
 
@@ -254,7 +254,7 @@ def _peak(outs: list[Any], start: float, cells: int) -> float:
     return max(peak, start) * (1 + (cells + 4) * 2.0**-50)
 
 
-def _run(X: Any, plan: _Plan, tab: Any, layers: Sequence[Layer], nn: int, dd: int, caps: Any, bound: float,
+def _run(X: Any, plan: _Plan, tab: Any, layers: Sequence[Layer], nn: int, dd: int, caps: Any, signed: float | None,
          check: Check | None) -> tuple[Any, list[Any]]:
     """Every layer in turn: the last state, and the values at every layer's live cells."""
     numeric = bool((tab[:, 0] <= 0).all() and (tab[:, 3] <= 0).all())  # no Sym: weights keep degrees and counts
@@ -263,15 +263,20 @@ def _run(X: Any, plan: _Plan, tab: Any, layers: Sequence[Layer], nn: int, dd: in
         for k, layer in enumerate(layers):
             if check is not None:
                 check()
-            X, out = _layer(X, plan, k, tab, layer.mode is Mode.CYCLIC, nn, dd, caps, bound, numeric)
+            X, out = _layer(X, plan, k, tab, layer.mode is Mode.CYCLIC, nn, dd, caps, signed, numeric)
             outs.append(out)
     return X, outs
 
 
-def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int, caps: Any, bound: float,
+def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int, caps: Any, signed: float | None,
            numeric: bool) -> tuple[Any, Any]:
     """One layer on the state ``X`` (rows ``N'·d'`` cells, then zero, then one): the new state
-    and its values at the live cells. ``σ`` for heights ``|h| ≤ bound``."""
+    and its values at the live cells.
+
+    Rounding (``h`` and ``c``): at most ``t + 4`` roundings of ``2^-53·|x|`` for ``t`` terms when
+    every operand is at most the result (heights ``≥ 0``), ``2^-50`` per ``logaddexp2``; with
+    negative heights (``signed``: ``|h| ≤ signed``), operands up to ``2·signed + 2·log2(t + 2) + 8``
+    in magnitude."""
     cells = nn * dd
     new = np.full_like(X, NEG)
     new[cells + 1] = ONE
@@ -279,17 +284,19 @@ def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int
     tw, th = plan.w_width[k], plan.h_width[k]
     if lo == hi:
         return new, new[:0]
+    t = tw + th + 2
     if tw <= 1 and th <= 1 and not (tw and plan.has_b1[k]) and not (th and plan.has_b2[k]):
         proj = X[plan.w_src[lo:hi]] + plan.w_one[lo:hi] if tw else plan.b1_rows[lo:hi]
         conv = X[plan.h_src[lo:hi]] + plan.h_one[lo:hi] if th else plan.b2_rows[lo:hi]
         out = proj + conv
-        capped = not (numeric and (tw == 0 or th == 0))  # a numeric weight times one cell changes no count
+        absolute = 0.0
     else:
         out = _general(X, plan, k, tab, cyclic, cells, dd, caps)
-        capped = not (numeric and (tw == 0 or th == 0))  # each branch is capped after its sum
-    out[:, 2:] += ((tw + th + 8) * 2.0**-40 + (2 * bound + 2 * math.log2(tw + th + 4) + 8) * 2.0**-46,
-                   (tw + th + 8) * 2.0**-38)
-    if capped:
+        absolute = t * 2.0**-48  # the logaddexp2 of up to t terms
+    if signed is not None:
+        absolute += (2 * signed + 2 * math.log2(t + 2) + 8) * (t + 4) * 2.0**-52
+    round_up(out[:, 2:], (t + 6) * 2.0**-53, absolute)
+    if not (numeric and (tw == 0 or th == 0)):  # a numeric weight times one cell changes no count
         _cap_counts(out, caps)
     new[plan.cell[lo:hi]] = out
     return new, out

@@ -15,13 +15,12 @@ gate is the one formula ``x1·y1 + x2·y2`` (a product has ``x2 = y2 = 0``, a li
 level in a few array operations.
 
 Rounding. ``deg`` and ``s`` are integers below ``2^51``: exact in float64 (the pass gives up,
-answering ``None``, above that). Every computed ``h`` and ``c`` gets ``σ`` added, ``σ`` at least
-the rounding error of the operations that made it (a sum of two rows, a ``logaddexp2``, the
-addition of ``σ`` itself; the error of each is below ``2^-50 + 2^-52·|x|`` for results ``|x| ≤
-M``, ``M`` bounded from the previous levels), so every ``h`` and ``c`` is at least the exact
+answering ``None``, above that). Every computed ``h`` and ``c`` is rounded up by at least the
+rounding error of the operations that made it (:func:`round_up`: relatively, plus ``2^-48``
+after a ``logaddexp2`` of two terms, see :func:`_level`), so every ``h`` and ``c`` is at least the exact
 value; :func:`to_bounds` rounds the conversion back to integers up as well. The results are
-therefore never below the exact pass's, and above it only by the ``σ`` accumulated along a path
-(far below a bit).
+therefore never below the exact pass's, and above it only by the relative ``2^-50`` per level
+accumulated along a path (far below a bit).
 """
 
 from __future__ import annotations
@@ -59,9 +58,17 @@ _CHUNK = 4096
 
 
 def _log2_up(x: Fraction) -> float:
-    """An upper bound on ``log2 x`` for a rational ``x > 0`` (``math.log2`` is within a few ulps)."""
-    r = math.log2(x.numerator) - math.log2(x.denominator)
-    return r + abs(r) * 2.0**-48 + 2.0**-48
+    """An upper bound on ``log2 x`` for a rational ``x > 0`` (``math.log2`` is within an ulp; exact,
+    0, for ``x = 1``)."""
+    a, b = math.log2(x.numerator), math.log2(x.denominator)
+    return (a - b) + (a + b) * 2.0**-50
+
+
+def round_up(x: Any, rel: float, absolute: Any) -> None:
+    """``x ← max(x·(1 + rel), x·(1 − rel)) + absolute`` in place: after its own two roundings, at
+    least ``x + |x|·(rel − 2^-52) + absolute``; ``−∞`` (zero) stays ``−∞``."""
+    np.maximum(x * (1 + rel), x * (1 - rel), out=x)
+    x += absolute
 
 
 def scalar_rows(scalars: Sequence[Scalar]) -> Any:
@@ -151,11 +158,13 @@ def _levels(refs: Any, nd: int, rows: int, check: Check | None) -> Any | None:
     return level[nd : nd + g]
 
 
-def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Check | None = None) -> tuple[Any, Any] | None:
+def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Check | None = None, *,
+                 width: int = WIDTH) -> tuple[Any, Any] | None:
     """The four bounds of every node of ``prog``'s circuit on independent variables: ``(rows of
     the outputs, count row of every node)``, or None when the circuit is too deep for levels or a
     degree or scalar count reaches ``2^51`` (then the exact pass answers). ``scalars``:
-    :func:`scalar_rows` of ``prog.scalars``; ``check`` runs before every level."""
+    :func:`scalar_rows` of ``prog.scalars``; ``check`` runs before every level; ``width``: the
+    fewest gates per level on average worth the levels (:data:`WIDTH`)."""
     nd, g = prog.circuit.num_inputs, len(prog.code)
     at = nd + g
     refs = _refs(prog, at)
@@ -163,7 +172,7 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
         return None
     rows = at + len(scalars) + 2
     level = _levels(refs, nd, rows, check)
-    if level is None or (g and int(level.max()) * WIDTH > g):
+    if level is None or (g and int(level.max()) * width > g):
         return None
     order = np.argsort(level, kind="stable")
     place = np.arange(rows, dtype=np.intp)
@@ -176,16 +185,18 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
     E[rows - 1] = ONE
     caps = count_caps(variables)
     lq = math.log2(q) + 1.0
-    bound = _magnitude(scalars, lq)
+    bound = _magnitude(scalars, lq) if bool((scalars[:, 2] < 0).any()) else None
+    summed = np.where(np.frombuffer(prog.ops, dtype=np.uint8)[order] == 1, 2.0**-48, 0.0)[:, None]
     lo = 0
     with np.errstate(invalid="ignore"):  # the degree −∞ of a zero row casts to any index; take clips it
         for hi in ends.tolist():
             if check is not None:
                 check()
-            grown = _level(E, refs[lo:hi], nd + lo, nd + hi, caps, bound, lq)
-            if grown is None:
+            if not _level(E, refs[lo:hi], nd + lo, nd + hi, caps, summed[lo:hi], bound):
                 return None
-            bound, lo = grown, hi
+            if bound is not None:
+                bound = max(bound, _magnitude(E[nd + lo : nd + hi], lq))
+            lo = hi
     outs = place[np.asarray(prog.circuit.outputs, dtype=np.intp)]
     return E[outs], E[:at, 3]
 
@@ -197,21 +208,24 @@ def _magnitude(rows: Any, lq: float) -> float:
     return max(float(top[1]), float(top[0]) * lq, 0.0) + 1.0
 
 
-def _level(E: Any, refs: Any, lo: int, hi: int, caps: Any, bound: float, lq: float) -> float | None:
-    """Evaluate the gates ``refs`` (rows ``lo … hi−1`` of ``E``) from earlier rows; the new bound
-    on ``|h|`` over every row so far (:func:`_magnitude`), or None past the exact range of ``deg``
-    and ``s``. Every result is at most ``2·bound + 1`` in magnitude, so ``σ`` covers its rounding."""
+def _level(E: Any, refs: Any, lo: int, hi: int, caps: Any, summed: Any, bound: float | None) -> bool:
+    """Evaluate the gates ``refs`` (rows ``lo … hi−1`` of ``E``) from earlier rows; False past the
+    exact range of ``deg`` and ``s``.
+
+    Rounding (``h`` and ``c``): a product gate's two sums and the rounding step err by at most
+    ``5·2^-53·|x|`` (every operand is at most the result when heights are ``≥ 0``); a linear gate
+    adds ``2^-50`` for its ``logaddexp2`` (``summed``: ``2^-48``). With negative heights (rational
+    coefficients), operands can exceed the result: ``bound`` (``|h|`` over earlier rows) adds
+    ``(2·bound + 4)·2^-51``, results being at most ``2·bound + 1``."""
     terms = E.take(refs, axis=0)  # (k, 4 refs, 4 fields)
     prod = terms[:, 0::2] + terms[:, 1::2]  # (k, 2 products, 4 fields)
     out = E[lo:hi]
     np.maximum(prod[:, 0, :2], prod[:, 1, :2], out=out[:, :2])
     np.logaddexp2(prod[:, 0, 2:], prod[:, 1, 2:], out=out[:, 2:])
-    out[:, 2:] += (2.0**-40 + (2 * bound + 4) * 2.0**-48, 2.0**-39)
+    round_up(out[:, 2:], 2.0**-50, summed if bound is None else summed + (2 * bound + 4) * 2.0**-51)
     _cap_counts(out, caps)
-    top = out[:, :3].max(axis=0, initial=NEG)
-    if not (top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT and top[2] < math.inf):
-        return None
-    return max(bound, float(top[2]) + 1.0, float(top[1]) * lq + 1.0)
+    top = out[:, :2].max(axis=0, initial=NEG)
+    return bool(top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT)
 
 
 def _cap_counts(out: Any, caps: Any) -> None:
