@@ -175,16 +175,16 @@ def _plan(layers: Sequence[Layer], nn: int, dd: int, ids: _Ids, table: Callable[
     h_rows, h_ids, h_width = _padded(h, count, dd)
     if int(w_width.max(initial=0) + h_width.max(initial=0)) * cells > MAX_CELLS:
         return None
-    proj = np.zeros((count, nn, dd), dtype=bool)
-    proj[b1.layer, b1.row, b1.col] = True
+    b1_at, b2_at = _dense_ids(b1, count, nn, dd), _dense_ids(b2, count, nn, dd)
+    proj = b1_at != 0
     proj |= (np.bincount(W.layer * dd + W.col, minlength=count * dd) > 0).reshape(count, 1, dd)
-    conv = np.zeros((count, nn, dd), dtype=bool)
-    conv[b2.layer, b2.row, b2.col] = True
+    conv = b2_at != 0
     conv |= (np.bincount(h.layer * dd + h.col, minlength=count * dd) > 0).reshape(count, 1, dd)
-    layer, cell = np.nonzero((proj & conv).reshape(count, cells))
-    live = layer * cells + cell
+    proj &= conv
+    live = np.flatnonzero(proj)
+    layer, cell = np.divmod(live, cells)
     col = cell % dd
-    b1_ids, b2_ids = _ids_at(b1, live, cells, dd), _ids_at(b2, live, cells, dd)
+    b1_ids, b2_ids = b1_at.reshape(-1)[live], b2_at.reshape(-1)[live]
     group, row_at = layer * dd + col, cell - col
     cyclic = np.array([lay.mode is Mode.CYCLIC for lay in layers], dtype=bool)[layer]
     src = row_at - h_rows[group, 0] * dd
@@ -202,13 +202,11 @@ def _per_layer(layer: Any, ids: Any, count: int) -> list[bool]:
     return (np.bincount(layer[ids != 0], minlength=count) > 0).tolist()
 
 
-def _ids_at(e: _Entries, live: Any, cells: int, dd: int) -> Any:
-    """The value id of a bias at every live cell (``layer·N'd' + cell``, sorted), 0 where none."""
-    keys = e.layer * cells + e.row * dd + e.col
-    pos = np.minimum(np.searchsorted(keys, live), max(len(keys) - 1, 0))
-    if not len(keys):
-        return np.zeros(len(live), dtype=np.intp)
-    return np.where(keys[pos] == live, e.vid[pos], 0)
+def _dense_ids(e: _Entries, count: int, nn: int, dd: int) -> Any:
+    """A bias's value ids as a ``(layers, N', d')`` array (0 where the bias is 0)."""
+    out = np.zeros((count, nn, dd), dtype=np.int32)
+    out[e.layer, e.row, e.col] = e.vid
+    return out
 
 
 def model_rows(layers: Sequence[Layer], n: int, d: int, nn: int, dd: int, table: Callable[[list[Scalar]], Any],
@@ -274,9 +272,9 @@ def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int
     and its values at the live cells.
 
     Rounding (``h`` and ``c``): at most ``t + 4`` roundings of ``2^-53·|x|`` for ``t`` terms when
-    every operand is at most the result (heights ``≥ 0``), ``2^-50`` per ``logaddexp2``; with
-    negative heights (``signed``: ``|h| ≤ signed``), operands up to ``2·signed + 2·log2(t + 2) + 8``
-    in magnitude."""
+    every operand is at most the result (heights ``≥ 0``), ``2^-50`` per ``logaddexp2``: a relative
+    step. With negative heights (``signed``: ``|h| ≤ signed``), operands are at most ``M' =
+    2·signed + 2·log2(t + 2) + 8`` in magnitude, and ``(t + 6)·M'·2^-52`` is added instead."""
     cells = nn * dd
     new = np.full_like(X, NEG)
     new[cells + 1] = ONE
@@ -289,13 +287,14 @@ def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int
         proj = X[plan.w_src[lo:hi]] + plan.w_one[lo:hi] if tw else plan.b1_rows[lo:hi]
         conv = X[plan.h_src[lo:hi]] + plan.h_one[lo:hi] if th else plan.b2_rows[lo:hi]
         out = proj + conv
-        absolute = 0.0
+        absolute = None
     else:
         out = _general(X, plan, k, tab, cyclic, cells, dd, caps)
         absolute = t * 2.0**-48  # the logaddexp2 of up to t terms
-    if signed is not None:
-        absolute += (2 * signed + 2 * math.log2(t + 2) + 8) * (t + 4) * 2.0**-52
-    round_up(out[:, 2:], (t + 6) * 2.0**-53, absolute)
+    if signed is None:
+        round_up(out[:, 2:], (t + 6) * 2.0**-53, absolute)
+    else:
+        round_up(out[:, 2:], 0.0, (absolute or 0.0) + (2 * signed + 2 * math.log2(t + 2) + 8) * (t + 6) * 2.0**-52)
     if not (numeric and (tw == 0 or th == 0)):  # a numeric weight times one cell changes no count
         _cap_counts(out, caps)
     new[plan.cell[lo:hi]] = out

@@ -65,10 +65,13 @@ def _log2_up(x: Fraction) -> float:
 
 
 def round_up(x: Any, rel: float, absolute: Any) -> None:
-    """``x ← max(x·(1 + rel), x·(1 − rel)) + absolute`` in place: after its own two roundings, at
-    least ``x + |x|·(rel − 2^-52) + absolute``; ``−∞`` (zero) stays ``−∞``."""
-    np.maximum(x * (1 + rel), x * (1 - rel), out=x)
-    x += absolute
+    """``x ← x·(1 + rel) + absolute`` in place, for ``x ≥ 0`` or ``−∞`` (which stays ``−∞``): after
+    its own two roundings, at least ``x + x·(rel − 2^-52) + absolute``. Where values may be
+    negative the callers size ``absolute`` for every magnitude and pass ``rel = 0``."""
+    if rel:
+        x *= 1 + rel
+    if absolute is not None:
+        x += absolute
 
 
 def scalar_rows(scalars: Sequence[Scalar]) -> Any:
@@ -215,14 +218,18 @@ def _level(E: Any, refs: Any, lo: int, hi: int, caps: Any, summed: Any, bound: f
     Rounding (``h`` and ``c``): a product gate's two sums and the rounding step err by at most
     ``5·2^-53·|x|`` (every operand is at most the result when heights are ``≥ 0``); a linear gate
     adds ``2^-50`` for its ``logaddexp2`` (``summed``: ``2^-48``). With negative heights (rational
-    coefficients), operands can exceed the result: ``bound`` (``|h|`` over earlier rows) adds
-    ``(2·bound + 4)·2^-51``, results being at most ``2·bound + 1``."""
+    coefficients), operands can exceed the result: then every error is at most ``5·2^-53`` times
+    ``2·bound + 2`` (``bound``: ``|h|`` over earlier rows; operands and results are below twice
+    that), and ``(2·bound + 4)·2^-50`` is added instead of the relative step."""
     terms = E.take(refs, axis=0)  # (k, 4 refs, 4 fields)
     prod = terms[:, 0::2] + terms[:, 1::2]  # (k, 2 products, 4 fields)
     out = E[lo:hi]
     np.maximum(prod[:, 0, :2], prod[:, 1, :2], out=out[:, :2])
     np.logaddexp2(prod[:, 0, 2:], prod[:, 1, 2:], out=out[:, 2:])
-    round_up(out[:, 2:], 2.0**-50, summed if bound is None else summed + (2 * bound + 4) * 2.0**-51)
+    if bound is None:
+        round_up(out[:, 2:], 2.0**-50, summed)
+    else:
+        round_up(out[:, 2:], 0.0, summed + (2 * bound + 4) * 2.0**-50)
     _cap_counts(out, caps)
     top = out[:, :2].max(axis=0, initial=NEG)
     return bool(top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT)
