@@ -1,4 +1,4 @@
-"""Certified structural bounds, computed without expanding anything (one interpreter pass).
+"""Certified structural bounds, computed without expanding anything (one pass over each side).
 
 For every output entry of both sides, :func:`structure_bounds` propagates through the gates or
 layers, cell by cell:
@@ -15,6 +15,12 @@ layers, cell by cell:
   (the difference must not vanish mod ``p`` as a polynomial);
 * a **monomial count** bound (sums add, products multiply, both capped by ``C(V+D, D)``): the
   size estimate that guards exact expansion.
+
+The three are evaluations in semirings (``(max, +)``; ``(+, ·)`` on ``ℓ1`` norms and counts), so
+large circuits and models are bounded with numpy, a level of gates or a layer at a time, in
+float64 rounded up (:mod:`symverify.provers.bounds_vector`, :mod:`symverify.provers.bounds_layers`):
+the same degrees and scalar counts, heights at most a bit above. The exact pass below answers
+for small circuits and where those give up.
 """
 
 from __future__ import annotations
@@ -563,10 +569,12 @@ def _model_values(m: Any) -> list[Scalar]:
 
 
 _MODEL_VALUES: dict[int, tuple[Any, list[Scalar]]] = {}
+"""Results of :func:`_model_values` per model object."""
 
 
 def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = None) -> Bounds:
-    """One :class:`BoundRing` pass over both sides.
+    """One pass over both sides: numpy over a large circuit's levels or a model's layers
+    (:func:`_circuit_vector`, :func:`_model_vector`), else the exact :class:`BoundRing` pass.
 
     ``deadline`` (a ``time.monotonic()`` value, or a checker from :mod:`symverify.deadline` such
     as ``Options.checker()``) is polled every few hundred operations and between layers: once it

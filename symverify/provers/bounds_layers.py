@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from itertools import chain, pairwise
+from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -236,20 +236,26 @@ def model_rows(layers: Sequence[Layer], n: int, d: int, nn: int, dd: int, table:
     signed = max(_magnitude(tab, lq), 2.0**20) if bool((tab[:, 2] < 0).any()) else None
     for _ in range(2):
         state, outs = _run(X, plan, tab, layers, nn, dd, count_caps(variables), signed, check)
-        if max((float(o[:, :2].max(initial=0.0)) for o in outs), default=0.0) >= 2.0**51:
+        every = np.concatenate(outs)
+        if float(every[:, :2].max(initial=0.0)) >= 2.0**51:
             return None
-        found = _magnitude(np.concatenate([tab, *outs]), lq)
+        found = max(_magnitude(tab, lq), _magnitude(every, lq))
         if signed is None or found <= signed / 4:
-            return state[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4), _peak(outs, n * d, cells)
+            out = state[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4)
+            return out, _peak(np.exp2(every[:, 3]), [len(o) for o in outs], n * d, cells)
         signed = 4 * found
     return None
 
 
-def _peak(outs: list[Any], start: float, cells: int) -> float:
-    """``max`` over consecutive states of ``Σ 2^c`` of both (the first state: ``start`` inputs)."""
-    totals = [start] + [float(np.exp2(o[:, 3]).sum()) for o in outs]
-    peak = max(a + b for a, b in pairwise(totals))
-    return max(peak, start) * (1 + (cells + 4) * 2.0**-50)
+def _peak(counts: Any, sizes: list[int], start: float, cells: int) -> float:
+    """``max`` over consecutive states of ``Σ 2^c`` of both, rounded up: ``counts`` holds every
+    layer's ``2^c`` in turn (``sizes`` of them each); the first state has ``start`` monomials."""
+    width = np.asarray(sizes)
+    firsts = np.cumsum(width) - width
+    sums = np.add.reduceat(np.append(counts, 0.0), firsts)
+    totals = np.where(width > 0, sums, 0.0)
+    before = np.append(start, totals[:-1])
+    return max(float((before + totals).max(initial=start)), start) * (1 + (cells + 4) * 2.0**-50)
 
 
 def _run(X: Any, plan: _Plan, tab: Any, layers: Sequence[Layer], nn: int, dd: int, caps: Any, signed: float | None,
