@@ -34,12 +34,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from symverify.compiler import compile as compile_circuit
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
-from symverify.provers import randomized as rzm
-from symverify.compiler import compile as compile_circuit
 from symverify.library import random_circuit
+from symverify.provers import randomized as rzm
 from symverify.provers.bounds import (
     _CIRCUIT_BOUNDS,
     _MODEL_BOUNDS,
