@@ -39,6 +39,8 @@ from symverify.provers.bounds_vector import NEG, ONE, VAR, _cap_counts, _magnitu
 
 __all__ = ["model_rows", "distinct_values", "MAX_CELLS"]
 
+WIDE = 8
+"""Up to this many W entries per column, every live cell's W terms are gathered once for all layers."""
 MAX_CELLS = 1 << 25
 """Layers × ``N'·d'`` (the live-cell masks) and the rectangles' total area stay below this."""
 
@@ -142,14 +144,14 @@ class _Plan(NamedTuple):
     row_at: Any  # the cell's row times d' (its row's first cell)
     col: Any
     group: Any  # layer·d' + column of each live cell
-    b1: Any
-    b2: Any
     has_b1: list[bool]
     has_b2: list[bool]
     b1_rows: Any  # the b1 and b2 values at the live cells (rows of the table)
     b2_rows: Any
     w_src: Any  # for layers with at most one W entry per column: the state cell read, and the weight
     w_one: Any
+    w_srcs: Any  # every live cell's W terms (state cells read, value ids), when no column has more
+    w_all: Any  # than WIDE entries (else None)
     h_src: Any  # for layers with at most one tap per column: the state cell read (i − k, wrapped or
     h_one: Any  # clipped), and the tap (zero where a causal tap reads above row 0)
     w_rows: Any
@@ -190,9 +192,11 @@ def _plan(layers: Sequence[Layer], nn: int, dd: int, ids: _Ids, table: Callable[
     src = row_at - h_rows[group, 0] * dd
     h_one = np.where(cyclic | (src >= 0), h_ids[group, 0], 0)
     h_src = np.where(src >= 0, src, np.where(cyclic, src + cells, 0)) + col
+    narrow = w_rows.shape[1] <= WIDE
     plan = _Plan(np.searchsorted(layer, np.arange(count + 1)).tolist(), cell, row_at, col, group,
-                 b1_ids, b2_ids, _per_layer(layer, b1_ids, count), _per_layer(layer, b2_ids, count),
-                 tab[b1_ids], tab[b2_ids], row_at + w_rows[group, 0], tab[w_ids[group, 0]], h_src, tab[h_one],
+                 _per_layer(layer, b1_ids, count), _per_layer(layer, b2_ids, count),
+                 tab[b1_ids], tab[b2_ids], row_at + w_rows[group, 0], tab[w_ids[group, 0]],
+                 row_at[:, None] + w_rows[group] if narrow else None, w_ids[group] if narrow else None, h_src, tab[h_one],
                  w_rows, w_ids, w_width.tolist(), h_rows, h_ids, h_width.tolist())
     return plan, tab
 
@@ -312,8 +316,13 @@ def _general(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, cells: int, dd
     lo, hi = plan.bounds[k], plan.bounds[k + 1]
     group = plan.group[lo:hi]
     tw, th = plan.w_width[k], plan.h_width[k]
-    proj = _branch(X, tab, caps, plan.row_at[lo:hi, None] + plan.w_rows[group, :tw] if tw else None,
-                   plan.w_ids[group, :tw] if tw else None, plan.b1[lo:hi], plan.has_b1[k])
+    if not tw:
+        w_src = w_ids = None
+    elif plan.w_srcs is not None:
+        w_src, w_ids = plan.w_srcs[lo:hi, :tw], plan.w_all[lo:hi, :tw]
+    else:
+        w_src, w_ids = plan.row_at[lo:hi, None] + plan.w_rows[group, :tw], plan.w_ids[group, :tw]
+    proj = _branch(X, tab, caps, w_src, w_ids, plan.b1_rows[lo:hi], plan.has_b1[k])
     src = h_ids = None
     if th:
         h_ids = plan.h_ids[group, :th]
@@ -324,18 +333,18 @@ def _general(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, cells: int, dd
             h_ids = np.where(rows < 0, 0, h_ids)
             np.maximum(rows, 0, out=rows)
         src = rows + plan.col[lo:hi, None]
-    conv = _branch(X, tab, caps, src, h_ids, plan.b2[lo:hi], plan.has_b2[k])
+    conv = _branch(X, tab, caps, src, h_ids, plan.b2_rows[lo:hi], plan.has_b2[k])
     return proj + conv
 
 
 def _branch(X: Any, tab: Any, caps: Any, src: Any, ids: Any, bias: Any, has_bias: bool) -> Any:
-    """``⊕_t X[src_t] ⊗ tab[ids_t] ⊕ tab[bias]`` per live cell (``src``, ``ids``: ``(m, t)`` or None
-    for no terms), counts capped after a sum of two or more terms."""
+    """``⊕_t X[src_t] ⊗ tab[ids_t] ⊕ bias`` per live cell (``src``, ``ids``: ``(m, t)`` or None for
+    no terms; ``bias``: rows), counts capped after a sum of two or more terms."""
     if src is None:
-        return tab[bias]
+        return bias
     terms = X[src] + tab[ids]
     if has_bias:
-        terms = np.concatenate([terms, tab[bias][:, None]], axis=1)
+        terms = np.concatenate([terms, bias[:, None]], axis=1)
     if terms.shape[1] == 1:
         return terms[:, 0]
     out = _oplus(terms)
@@ -347,8 +356,10 @@ def _oplus(terms: Any) -> Any:
     """``⊕`` over the second axis of ``(m, t, 4)`` terms: max for degree and scalar count,
     ``log2 Σ 2^x`` for height and count (pairwise ``logaddexp2`` for a few terms)."""
     if terms.shape[1] <= 4:
-        out = terms[:, 0].copy()
-        for j in range(1, terms.shape[1]):
+        out = np.empty((terms.shape[0], 4))
+        np.maximum(terms[:, 0, :2], terms[:, 1, :2], out=out[:, :2])
+        np.logaddexp2(terms[:, 0, 2:], terms[:, 1, 2:], out=out[:, 2:])
+        for j in range(2, terms.shape[1]):
             np.maximum(out[:, :2], terms[:, j, :2], out=out[:, :2])
             np.logaddexp2(out[:, 2:], terms[:, j, 2:], out=out[:, 2:])
         return out
