@@ -43,7 +43,7 @@ from symverify.provers import randomized as rzm
 from symverify.provers.bounds import (
     _CIRCUIT_BOUNDS,
     _MODEL_BOUNDS,
-    _MODEL_VALUES,
+    _MODEL_RECTS,
     BoundRing,
     common_denominator,
     layers_peak,
@@ -170,7 +170,7 @@ def model_bounds(args: tuple[int, int, int, int]) -> None:
     trial = (tm["method.trials"] - tm.get("method.fingerprint", 0.0)) / k
 
     def fresh() -> None:
-        for cache in (_CIRCUIT_BOUNDS, _MODEL_BOUNDS, _MODEL_VALUES):
+        for cache in (_CIRCUIT_BOUNDS, _MODEL_BOUNDS, _MODEL_RECTS):
             cache.clear()
         structure_bounds(a, b)
 

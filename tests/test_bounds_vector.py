@@ -21,7 +21,7 @@ from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
 from symverify.provers import bounds as bd
-from symverify.provers.bounds_layers import model_rows
+from symverify.provers.bounds_layers import model_rows, read_rects
 from symverify.provers.bounds_vector import circuit_rows, scalar_rows, to_bounds, total_count
 from symverify.provers.sides import CircuitSide, ModelSide, as_side
 from symverify.semantics.evaluate import crop, embed
@@ -49,7 +49,7 @@ def _exact_circuit(c: Circuit, ring: bd.BoundRing) -> tuple[list[Val], int]:
 
 
 def _fast_model(m: Model, ring: bd.BoundRing) -> tuple[list[Val], float]:
-    rows = model_rows(m.layers, m.n, m.d, m.inner_n, m.inner_d, scalar_rows, ring.variables, ring.q)
+    rows = model_rows(m.layers, read_rects(m.layers), m.n, m.d, m.inner_n, m.inner_d, scalar_rows, ring.variables, ring.q)
     assert rows is not None
     return [to_bounds(r, ring.q) for r in rows[0]], rows[1]
 
@@ -185,7 +185,7 @@ def test_model_pass_gives_up_past_2_51_and_the_exact_pass_answers() -> None:
     square = Layer(Grid.identity(1), Grid.zeros(1, 1), Grid.from_rows([[1]]), Grid.zeros(1, 1))
     m = Model(1, 1, 1, 1, (square,) * 53)
     ring = _ring(m)
-    assert model_rows(m.layers, 1, 1, 1, 1, scalar_rows, ring.variables, ring.q) is None
+    assert model_rows(m.layers, read_rects(m.layers), 1, 1, 1, 1, scalar_rows, ring.variables, ring.q) is None
     bounds = bd.structure_bounds(ModelSide(m, 1, 1), ModelSide(m, 1, 1))
     assert bounds.degree == 1 << 53
 
@@ -200,7 +200,7 @@ def test_both_passes_poll_the_deadline() -> None:
         circuit_rows(prog, scalar_rows(prog.scalars), 2, 2, stop)
     m = Model(1, 1, 1, 1, (Layer(Grid.identity(1), Grid.zeros(1, 1), Grid.from_rows([[1]]), Grid.zeros(1, 1)),))
     with pytest.raises(DeadlineExceededError):
-        model_rows(m.layers, 1, 1, 1, 1, scalar_rows, 1, 1, stop)
+        model_rows(m.layers, read_rects(m.layers), 1, 1, 1, 1, scalar_rows, 1, 1, stop)
 
 
 def test_structure_bounds_of_a_large_pair_match_the_exact_passes() -> None:

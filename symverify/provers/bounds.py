@@ -33,7 +33,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from symverify.deadline import CHECK_EVERY, Check, as_check
 from symverify.ir.scalar import Scalar, Sym, param_names, power
-from symverify.provers.bounds_layers import distinct_values, model_rows
+from symverify.provers.bounds_layers import Rects, model_rows, read_rects
 from symverify.provers.bounds_vector import circuit_rows, scalar_rows, to_bounds, total_count
 from symverify.provers.sides import CircuitSide, KaleidoscopeSide, ModelSide, Side, assert_never
 from symverify.semantics.evaluate import crop, embed, eval_layer
@@ -276,7 +276,7 @@ def _scalars_of(side: Side) -> Any:
         case CircuitSide(obj=c):
             yield from program(c).scalars  # the distinct coefficients
         case ModelSide(obj=m):
-            yield from _model_values(m)
+            yield from _model_rects(m).values
         case KaleidoscopeSide(obj=k):
             for group in k.groups:
                 for f in group.factors:
@@ -503,7 +503,7 @@ def _model_vector(m: Any, ring: BoundRing, check: Check | None) -> tuple[list[li
     key = (id(m), ring.q, ring.variables)
     hit = _MODEL_BOUNDS.get(key)
     if hit is None or hit[0] is not m:
-        rows = model_rows(m.layers, m.n, m.d, m.inner_n, m.inner_d, scalar_rows,
+        rows = model_rows(m.layers, _model_rects(m), m.n, m.d, m.inner_n, m.inner_d, scalar_rows,
                           ring.variables, ring.q, check)
         if rows is None:
             return None
@@ -547,29 +547,30 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
 
 def _params(side: Side) -> frozenset[str]:
     """The side's parameter names, from its distinct values (a circuit's cached program, a
-    model's :func:`_model_values`)."""
+    model's :func:`_model_rects`)."""
     if isinstance(side, CircuitSide):
         return param_names(program(side.obj).scalars)
     if isinstance(side, ModelSide):
-        return param_names(_model_values(side.obj))
+        return param_names(_model_rects(side.obj).values)
     return side.params()
 
 
-def _model_values(m: Any) -> list[Scalar]:
-    """The distinct values of a model's grids (:func:`~symverify.provers.bounds_layers.distinct_values`),
+def _model_rects(m: Any) -> Rects:
+    """A model's grids read once (:func:`~symverify.provers.bounds_layers.read_rects`: their distinct
+    values, for the denominator and the parameters, and the rectangles the numpy pass paints),
     cached per model object (models are immutable)."""
-    hit = _MODEL_VALUES.get(id(m))
+    hit = _MODEL_RECTS.get(id(m))
     if hit is not None and hit[0] is m:
         return hit[1]
-    values = distinct_values(m.layers)
-    if len(_MODEL_VALUES) >= 16:
-        _MODEL_VALUES.pop(next(iter(_MODEL_VALUES)))
-    _MODEL_VALUES[id(m)] = (m, values)
-    return values
+    rects = read_rects(m.layers)
+    if len(_MODEL_RECTS) >= 16:
+        _MODEL_RECTS.pop(next(iter(_MODEL_RECTS)))
+    _MODEL_RECTS[id(m)] = (m, rects)
+    return rects
 
 
-_MODEL_VALUES: dict[int, tuple[Any, list[Scalar]]] = {}
-"""Results of :func:`_model_values` per model object."""
+_MODEL_RECTS: dict[int, tuple[Any, Rects]] = {}
+"""Results of :func:`_model_rects` per model object."""
 
 
 def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = None) -> Bounds:

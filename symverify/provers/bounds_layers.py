@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from itertools import chain
-from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -37,7 +36,7 @@ from symverify.ir.baseconv import Layer, Mode
 from symverify.ir.scalar import Scalar, is_zero
 from symverify.provers.bounds_vector import NEG, ONE, VAR, _cap_counts, _magnitude, count_caps, round_up
 
-__all__ = ["model_rows", "distinct_values", "MAX_CELLS"]
+__all__ = ["Rects", "read_rects", "model_rows", "MAX_CELLS"]
 
 WIDE = 8
 """Up to this many W entries per column, every live cell's W terms are gathered once for all layers."""
@@ -45,16 +44,18 @@ MAX_CELLS = 1 << 25
 """Layers × ``N'·d'`` (the live-cell masks) and the rectangles' total area stay below this."""
 
 
-def distinct_values(layers: Sequence[Layer]) -> list[Scalar]:
-    """Every distinct value of every grid (fills included), in order of first sight; equal
-    numbers count once."""
-    seen: dict[Scalar, None] = {}
-    value = itemgetter(4)
-    for layer in layers:
-        for grid in (layer.W, layer.h, layer.b1, layer.b2):
-            seen[grid.fill] = None
-            seen.update(dict.fromkeys(map(value, grid.rects)))
-    return list(seen)
+class Rects(NamedTuple):
+    """Every rectangle of every grid of a model, flat (grid ``4·layer + (W, h, b1, b2)``, a nonzero
+    fill as a first rectangle over the whole grid): corners, value ids into ``values`` (the distinct
+    values in order of first sight, 0 first; equal numbers count once), rectangles per grid."""
+
+    values: list[Scalar]
+    r0: Any
+    r1: Any
+    c0: Any
+    c1: Any
+    vid: Any
+    counts: Any
 
 
 class _Ids(dict[Scalar, int]):
@@ -63,6 +64,19 @@ class _Ids(dict[Scalar, int]):
     def __missing__(self, key: Scalar) -> int:
         self[key] = k = len(self)
         return k
+
+
+def read_rects(layers: Sequence[Layer]) -> Rects:
+    """The :class:`Rects` of ``layers`` (one pass over the rectangles in Python, the rest numpy)."""
+    grids = [grid for layer in layers for grid in (layer.W, layer.h, layer.b1, layer.b2)]
+    rects = [grid.rects if is_zero(grid.fill) else ((0, grid.rows, 0, grid.cols, grid.fill), *grid.rects) for grid in grids]
+    counts = np.fromiter(map(len, rects), dtype=np.int64, count=len(rects))
+    flat = list(chain.from_iterable(chain.from_iterable(rects)))
+    r0, r1, c0, c1 = (np.array(flat[k::5], dtype=np.int64) for k in range(4))
+    ids = _Ids()
+    ids[0] = 0
+    vid = np.fromiter(map(ids.__getitem__, flat[4::5]), dtype=np.int64, count=len(flat) // 5)
+    return Rects(list(ids), r0, r1, c0, c1, vid, counts)
 
 
 class _Entries(NamedTuple):
@@ -74,16 +88,11 @@ class _Entries(NamedTuple):
     vid: Any
 
 
-def _painted(layers: Sequence[Layer], nn: int, dd: int, ids: _Ids) -> tuple[Any, Any] | None:
+def _painted(rects: Rects, nn: int, dd: int) -> tuple[Any, Any] | None:
     """Every painted cell of every grid: ``(key, value id)`` with ``key = grid·B + row·d' + col``
     (grid ``4·layer + (W, h, b1, b2)``, ``B = max(N', d')·d'`` cells per grid), sorted by key,
     each cell's last rectangle winning; None beyond :data:`MAX_CELLS` cells."""
-    grids = [grid for layer in layers for grid in (layer.W, layer.h, layer.b1, layer.b2)]
-    rects = [grid.rects if is_zero(grid.fill) else ((0, grid.rows, 0, grid.cols, grid.fill), *grid.rects) for grid in grids]
-    counts = np.fromiter(map(len, rects), dtype=np.int64, count=len(rects))
-    flat = list(chain.from_iterable(chain.from_iterable(rects)))
-    r0, r1, c0, c1 = (np.array(flat[k::5], dtype=np.int64) for k in range(4))
-    vids = np.fromiter(map(ids.__getitem__, flat[4::5]), dtype=np.int64, count=len(flat) // 5)
+    r0, r1, c0, c1, vids, counts = rects[1:]
     width = c1 - c0
     area = (r1 - r0) * width
     total = int(area.sum())
@@ -162,15 +171,15 @@ class _Plan(NamedTuple):
     h_width: list[int]
 
 
-def _plan(layers: Sequence[Layer], nn: int, dd: int, ids: _Ids, table: Callable[[list[Scalar]], Any]) -> tuple[_Plan, Any] | None:
+def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, table: Callable[[list[Scalar]], Any]) -> tuple[_Plan, Any] | None:
     """The live cells and padded terms of every layer, and the value table; None beyond limits."""
     count, cells = len(layers), nn * dd
     if count * cells > MAX_CELLS:
         return None
-    painted = _painted(layers, nn, dd, ids)
+    painted = _painted(rects, nn, dd)
     if painted is None:
         return None
-    tab = table(list(ids))
+    tab = table(rects.values)
     nonzero = np.isfinite(tab[:, 0])
     W, h, b1, b2 = _entries(*painted, nonzero, nn, dd)
     w_rows, w_ids, w_width = _padded(W, count, dd)
@@ -213,13 +222,14 @@ def _dense_ids(e: _Entries, count: int, nn: int, dd: int) -> Any:
     return out
 
 
-def model_rows(layers: Sequence[Layer], n: int, d: int, nn: int, dd: int, table: Callable[[list[Scalar]], Any],
-               variables: int, q: int, check: Check | None = None) -> tuple[Any, float] | None:
+def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, dd: int,
+               table: Callable[[list[Scalar]], Any], variables: int, q: int,
+               check: Check | None = None) -> tuple[Any, float] | None:
     """The four bounds of the ``n×d`` output (row-major) of ``layers`` on independent variables
     in the top-left ``n×d`` block of a zero ``N'×d'`` state, and the peak ``Σ 2^c`` over two
     consecutive states (rounded up); None beyond the limits (then the exact pass answers).
-    ``table`` maps the distinct weight values to their rows (:func:`~.bounds_vector.scalar_rows`);
-    ``check`` runs before every layer.
+    ``rects``: :func:`read_rects` of ``layers``; ``table`` maps the distinct weight values to their
+    rows (:func:`~.bounds_vector.scalar_rows`); ``check`` runs before every layer.
 
     With rational weights (negative heights), the rounding is sized for ``|h| ≤ B`` (``B = 2^20``
     bits, then four times what a first run found), and every stored value is checked against
@@ -230,9 +240,7 @@ def model_rows(layers: Sequence[Layer], n: int, d: int, nn: int, dd: int, table:
     X[cells + 1] = ONE
     if not layers:
         return X[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4), float(n * d)
-    ids = _Ids()
-    ids[0] = 0
-    built = _plan(layers, nn, dd, ids, table)
+    built = _plan(layers, rects, nn, dd, table)
     if built is None:
         return None
     plan, tab = built
