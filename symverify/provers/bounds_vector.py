@@ -195,11 +195,13 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
         for hi in ends.tolist():
             if check is not None:
                 check()
-            if not _level(E, refs[lo:hi], nd + lo, nd + hi, caps, summed[lo:hi], bound):
-                return None
+            _level(E, refs[lo:hi], nd + lo, nd + hi, caps, summed[lo:hi], bound)
             if bound is not None:
                 bound = max(bound, _magnitude(E[nd + lo : nd + hi], lq))
             lo = hi
+    top = E[nd:at, :2].max(axis=0, initial=NEG)  # a degree past 2^53 leaves every later one there
+    if not (top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT):
+        return None
     outs = place[np.asarray(prog.circuit.outputs, dtype=np.intp)]
     return E[outs], E[:at, 3]
 
@@ -211,9 +213,8 @@ def _magnitude(rows: Any, lq: float) -> float:
     return max(float(top[1]), float(top[0]) * lq, 0.0) + 1.0
 
 
-def _level(E: Any, refs: Any, lo: int, hi: int, caps: Any, summed: Any, bound: float | None) -> bool:
-    """Evaluate the gates ``refs`` (rows ``lo … hi−1`` of ``E``) from earlier rows; False past the
-    exact range of ``deg`` and ``s``.
+def _level(E: Any, refs: Any, lo: int, hi: int, caps: Any, summed: Any, bound: float | None) -> None:
+    """Evaluate the gates ``refs`` (rows ``lo … hi−1`` of ``E``) from earlier rows.
 
     Rounding (``h`` and ``c``): a product gate's two sums and the rounding step err by at most
     ``5·2^-53·|x|`` (every operand is at most the result when heights are ``≥ 0``); a linear gate
@@ -231,8 +232,6 @@ def _level(E: Any, refs: Any, lo: int, hi: int, caps: Any, summed: Any, bound: f
     else:
         round_up(out[:, 2:], 0.0, summed + (2 * bound + 4) * 2.0**-50)
     _cap_counts(out, caps)
-    top = out[:, :2].max(axis=0, initial=NEG)
-    return bool(top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT)
 
 
 def _cap_counts(out: Any, caps: Any) -> None:
