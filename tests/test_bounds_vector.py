@@ -216,3 +216,42 @@ def test_structure_bounds_of_a_large_pair_match_the_exact_passes() -> None:
     (outs, _), (mouts, _) = _exact_circuit(c, ring), _exact_model(m, ring)
     assert fast.degree == max(v[0] for v in outs + mouts)
     assert fast.monomials >= sum(v[4] for v in outs + mouts)
+
+
+def _exact_bounds(monkeypatch: pytest.MonkeyPatch, a: CircuitSide | ModelSide, b: CircuitSide | ModelSide) -> bd.Bounds:
+    with monkeypatch.context() as mp:
+        mp.setattr(bd, "VECTOR_GATES", 1 << 62)
+        mp.setattr(bd, "_model_vector", lambda *args: None)
+        return bd.structure_bounds(a, b)
+
+
+@pytest.mark.parametrize("args", [(4, 2, 2400, 8), (8, 2, 3000, 30), (16, 4, 384, 16)])
+def test_structure_bounds_decide_as_the_exact_passes(monkeypatch: pytest.MonkeyPatch, args: tuple[int, int, int, int]) -> None:
+    """Compiled models against their circuits: the same degree and decision below ``2^61``, a
+    height at most one bit above, monomial counts at least the exact passes'."""
+    import symverify as sv
+    from symverify.library import random_circuit
+
+    c = random_circuit(*args, seed=2)
+    m = sv.compile(c).model
+    a, b = CircuitSide(c, c.n, c.d), ModelSide(m, m.n, m.d)
+    for cache in (bd._CIRCUIT_BOUNDS, bd._MODEL_BOUNDS):
+        cache.clear()
+    fast, exact = bd.structure_bounds(a, b), _exact_bounds(monkeypatch, a, b)
+    assert (fast.degree, fast.height_below_m61, fast.variables, fast.denominator) == (
+        exact.degree, exact.height_below_m61, exact.variables, exact.denominator)
+    assert exact.height_bits <= fast.height_bits <= exact.height_bits + 1
+    assert fast.monomials >= exact.monomials and fast.peak_monomials >= exact.peak_monomials
+
+
+def test_model_pass_gives_up_beyond_its_cell_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import symverify.provers.bounds_layers as bl
+
+    m = Model(2, 1, 4, 2, (Layer(Grid.identity(2), Grid.full(4, 2, 1), Grid.from_rows([[1, 0], [0, 1], [0, 0], [0, 0]]),
+                                 Grid.zeros(4, 2), Mode.CAUSAL),) * 3)
+    ring = _ring(m)
+    assert model_rows(m.layers, read_rects(m.layers), 2, 1, 4, 2, scalar_rows, ring.variables, ring.q) is not None
+    monkeypatch.setattr(bl, "MAX_CELLS", 8)
+    assert model_rows(m.layers, read_rects(m.layers), 2, 1, 4, 2, scalar_rows, ring.variables, ring.q) is None
+    bd._MODEL_BOUNDS.clear()
+    assert bd.structure_bounds(ModelSide(m, 2, 1), ModelSide(m, 2, 1)) == _exact_bounds(monkeypatch, ModelSide(m, 2, 1), ModelSide(m, 2, 1))

@@ -40,8 +40,9 @@ __all__ = ["Rects", "read_rects", "model_rows", "MAX_CELLS"]
 
 WIDE = 8
 """Up to this many W entries per column, every live cell's W terms are gathered once for all layers."""
-MAX_CELLS = 1 << 25
-"""Layers × ``N'·d'`` (the live-cell masks) and the rectangles' total area stay below this."""
+MAX_CELLS = 1 << 23
+"""Layers × ``N'·d'`` (the live-cell masks) and the rectangles' total area stay below this: each
+step of the plan then takes well under a second between deadline checks."""
 
 
 class Rects(NamedTuple):
@@ -171,14 +172,18 @@ class _Plan(NamedTuple):
     h_width: list[int]
 
 
-def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, table: Callable[[list[Scalar]], Any]) -> tuple[_Plan, Any] | None:
-    """The live cells and padded terms of every layer, and the value table; None beyond limits."""
+def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, table: Callable[[list[Scalar]], Any],
+          check: Check | None) -> tuple[_Plan, Any] | None:
+    """The live cells and padded terms of every layer, and the value table; None beyond limits.
+    ``check`` runs between the steps."""
     count, cells = len(layers), nn * dd
     if count * cells > MAX_CELLS:
         return None
     painted = _painted(rects, nn, dd)
     if painted is None:
         return None
+    if check is not None:
+        check()
     tab = table(rects.values)
     nonzero = np.isfinite(tab[:, 0])
     W, h, b1, b2 = _entries(*painted, nonzero, nn, dd)
@@ -186,6 +191,8 @@ def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, table: Callab
     h_rows, h_ids, h_width = _padded(h, count, dd)
     if int(w_width.max(initial=0) + h_width.max(initial=0)) * cells > MAX_CELLS:
         return None
+    if check is not None:
+        check()
     b1_at, b2_at = _dense_ids(b1, count, nn, dd), _dense_ids(b2, count, nn, dd)
     proj = b1_at != 0
     proj |= (np.bincount(W.layer * dd + W.col, minlength=count * dd) > 0).reshape(count, 1, dd)
@@ -193,6 +200,8 @@ def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, table: Callab
     conv |= (np.bincount(h.layer * dd + h.col, minlength=count * dd) > 0).reshape(count, 1, dd)
     proj &= conv
     live = np.flatnonzero(proj)
+    if check is not None:
+        check()
     layer, cell = np.divmod(live, cells)
     col = cell % dd
     b1_ids, b2_ids = b1_at.reshape(-1)[live], b2_at.reshape(-1)[live]
@@ -240,7 +249,9 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
     X[cells + 1] = ONE
     if not layers:
         return X[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4), float(n * d)
-    built = _plan(layers, rects, nn, dd, table)
+    if check is not None:
+        check()
+    built = _plan(layers, rects, nn, dd, table, check)
     if built is None:
         return None
     plan, tab = built

@@ -174,6 +174,8 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
     if refs is None:
         return None
     rows = at + len(scalars) + 2
+    if check is not None:
+        check()
     level = _levels(refs, nd, rows, check)
     if level is None or (g and int(level.max()) * width > g):
         return None
@@ -181,6 +183,8 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
     place = np.arange(rows, dtype=np.intp)
     place[nd + order] = nd + np.arange(g, dtype=np.intp)
     refs = place[refs[order]]
+    if check is not None:
+        check()
     ends = np.cumsum(np.bincount(level, minlength=1)[1:]) if g else np.zeros(0, dtype=np.int64)
     E = np.full((rows, 4), NEG)
     E[:nd] = VAR
