@@ -18,8 +18,9 @@ column with zero weights (``0 ⊗ x = 0``).
 The ``⊕`` of ``t`` terms is ``max`` for degrees and ``m + log2 Σ 2^(x − m)`` for heights and
 counts (pairwise ``logaddexp2`` up to four terms). Every output height and count is rounded up
 by at least the rounding error of the layer's products and sums (:func:`_layer`), as in
-:mod:`.bounds_vector`. A product cap (``log2 C(V+D, D)``) is applied to each branch and to the
-output, where the exact pass caps after every operation: the counts are at least the exact pass's.
+:mod:`.bounds_vector`. Counts are capped (``log2 C(V+D, D)``) after every sum of two or more
+terms and at the output (unless one branch is a numeric bias, which changes no count), where the
+exact pass caps after every operation: the counts are at least the exact pass's.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import numpy as np
 from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode
 from symverify.ir.scalar import Scalar, is_zero
-from symverify.provers.bounds_vector import NEG, ONE, VAR, _cap_counts, _magnitude, count_caps, round_up
+from symverify.provers.bounds_vector import NEG, ONE, VAR, cap_counts, count_caps, magnitude, round_up
 
 __all__ = ["Rects", "read_rects", "model_rows", "MAX_CELLS"]
 
@@ -256,13 +257,13 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
         return None
     plan, tab = built
     lq = math.log2(q) + 1.0
-    signed = max(_magnitude(tab, lq), 2.0**20) if bool((tab[:, 2] < 0).any()) else None
+    signed = max(magnitude(tab, lq), 2.0**20) if bool((tab[:, 2] < 0).any()) else None
     for _ in range(2):
         state, outs = _run(X, plan, tab, layers, nn, dd, count_caps(variables), signed, check)
         every = np.concatenate(outs)
         if float(every[:, :2].max(initial=0.0)) >= 2.0**51:
             return None
-        found = max(_magnitude(tab, lq), _magnitude(every, lq))
+        found = max(magnitude(tab, lq), magnitude(every, lq))
         if signed is None or found <= signed / 4:
             out = state[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4)
             return out, _peak(np.exp2(every[:, 3]), [len(o) for o in outs], n * d, cells)
@@ -325,7 +326,7 @@ def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int
     else:
         round_up(out[:, 2:], 0.0, (absolute or 0.0) + (2 * signed + 2 * math.log2(t + 2) + 8) * (t + 6) * 2.0**-52)
     if not (numeric and (tw == 0 or th == 0)):  # a numeric weight times one cell changes no count
-        _cap_counts(out, caps)
+        cap_counts(out, caps)
     new[plan.cell[lo:hi]] = out
     return new, out
 
@@ -367,7 +368,7 @@ def _branch(X: Any, tab: Any, caps: Any, src: Any, ids: Any, bias: Any, has_bias
     if terms.shape[1] == 1:
         return terms[:, 0]
     out = _oplus(terms)
-    _cap_counts(out, caps)
+    cap_counts(out, caps)
     return out
 
 

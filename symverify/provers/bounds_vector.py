@@ -37,7 +37,8 @@ from symverify.deadline import Check
 from symverify.ir.scalar import Scalar, Sym, is_zero
 from symverify.semantics.straightline import Program
 
-__all__ = ["scalar_rows", "count_caps", "circuit_rows", "to_bounds", "total_count", "VAR", "ZERO", "ONE"]
+__all__ = ["scalar_rows", "count_caps", "cap_counts", "round_up", "magnitude", "circuit_rows", "to_bounds",
+           "total_count", "VAR", "ZERO", "ONE", "NEG"]
 
 NEG = -math.inf
 ZERO = (NEG, NEG, NEG, NEG)
@@ -192,7 +193,7 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
     E[rows - 1] = ONE
     caps = count_caps(variables)
     lq = math.log2(q) + 1.0
-    bound = _magnitude(scalars, lq) if bool((scalars[:, 2] < 0).any()) else None
+    bound = magnitude(scalars, lq) if bool((scalars[:, 2] < 0).any()) else None
     summed = np.where(np.frombuffer(prog.ops, dtype=np.uint8)[order] == 1, 2.0**-48, 0.0)[:, None]
     lo = 0
     with np.errstate(invalid="ignore"):  # the degree −∞ of a zero row casts to any index; take clips it
@@ -201,7 +202,7 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
                 check()
             _level(E, refs[lo:hi], nd + lo, nd + hi, caps, summed[lo:hi], bound)
             if bound is not None:
-                bound = max(bound, _magnitude(E[nd + lo : nd + hi], lq))
+                bound = max(bound, magnitude(E[nd + lo : nd + hi], lq))
             lo = hi
     top = E[nd:at, :2].max(axis=0, initial=NEG)  # a degree past 2^53 leaves every later one there
     if not (top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT):
@@ -210,7 +211,7 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
     return E[outs], E[:at, 3]
 
 
-def _magnitude(rows: Any, lq: float) -> float:
+def magnitude(rows: Any, lq: float) -> float:
     """A bound on ``|h|`` over ``rows``: ``h ≤ max h``, and ``h ≥ −s·log2 q`` (``Q^s·f`` has integer
     coefficients, so ``ℓ1(f) ≥ q^−s`` unless ``f = 0``); ``lq ≥ log2 q``."""
     top = rows[:, 1:3].max(axis=0, initial=0.0)
@@ -235,10 +236,10 @@ def _level(E: Any, refs: Any, lo: int, hi: int, caps: Any, summed: Any, bound: f
         round_up(out[:, 2:], 2.0**-50, summed)
     else:
         round_up(out[:, 2:], 0.0, summed + (2 * bound + 4) * 2.0**-50)
-    _cap_counts(out, caps)
+    cap_counts(out, caps)
 
 
-def _cap_counts(out: Any, caps: Any) -> None:
+def cap_counts(out: Any, caps: Any) -> None:
     """``c ← min(c, log2 C(V+deg, deg))`` where ``c > log2 64`` (the exact pass's cap)."""
     cap = caps.take(out[:, 0].astype(np.intp), mode="clip")
     np.minimum(out[:, 3], cap, out=out[:, 3], where=out[:, 3] > SIXTY_FOUR)
