@@ -9,7 +9,8 @@ straight-line evaluator (:mod:`symverify.semantics.straightline`, one point) and
 ring interpreter it replaced; the structural bounds pass (straight-line vs the ring interpreter)
 and the Fiat–Shamir fingerprint (flat vs field by field); then ``verify(method="randomized",
 backend="python")`` with its time split (bounds / fingerprint / trials), each compared with the
-cost of one trial.
+cost of one trial; and the bounds pass on one compiled model against its circuit, in trials of
+that pair (``--quick``: ``random_circuit(16, 4, 384, 16)``, else ``(64, 8, 3072, 16)``).
 
 Then, for dense random
 BaseConv stacks of growing size ``N×d`` and depth ``L`` (small nonzero integer weights, causal),
@@ -33,14 +34,24 @@ from fractions import Fraction
 
 import numpy as np
 
+from symverify.compiler import compile as compile_circuit
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
+from symverify.library import random_circuit
 from symverify.provers import fingerprint
 from symverify.provers import randomized as rzm
-from symverify.provers.bounds import _CIRCUIT_BOUNDS, BoundRing, common_denominator, structure_bounds
+from symverify.provers.bounds import (
+    _CIRCUIT_BOUNDS,
+    _MODEL_BOUNDS,
+    _MODEL_RECTS,
+    BoundRing,
+    common_denominator,
+    layers_peak,
+    structure_bounds,
+)
 from symverify.provers.sides import Side, as_side
-from symverify.semantics.evaluate import eval_circuit_nodes
+from symverify.semantics.evaluate import embed, eval_circuit_nodes
 from symverify.semantics.rings import ModRing
 from symverify.semantics.straightline import eval_mod, eval_mod_lanes, program, schedule
 from symverify.verification import Report, verify
@@ -147,6 +158,32 @@ def engines(size: int) -> None:
     print()
 
 
+def model_bounds(args: tuple[int, int, int, int]) -> None:
+    """The bounds pass on one compiled model against its circuit (``random_circuit(*args)``), in
+    trials of ``verify(randomized, python)`` on the same pair; the ring interpreter's pass over the
+    model's layers for comparison."""
+    c = random_circuit(*args, seed=1)
+    comp = compile_circuit(c)
+    m = comp.model
+    a, b = as_side(comp), as_side(c)
+    rep = verify(comp, c, method="randomized", backend="python")
+    tm, k = rep.timings, int(rep.evidence["k"])
+    trial = (tm["method.trials"] - tm.get("method.fingerprint", 0.0)) / k
+
+    def fresh() -> None:
+        for cache in (_CIRCUIT_BOUNDS, _MODEL_BOUNDS, _MODEL_RECTS):
+            cache.clear()
+        structure_bounds(a, b)
+
+    t_bounds = best(fresh)
+    ring = BoundRing(a.num_inputs + len(a.params() | b.params()), common_denominator(a, b))
+    u = [[ring.var] * m.d for _ in range(m.n)]
+    t_old = best(lambda: layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring), repeat=1)
+    print(f"compiled random_circuit{args}: {len(m.layers)} layers, N'×d' = {m.inner_n}×{m.inner_d}; "
+          f"verify(randomized, python): k = {k} trials, one trial {trial:.3f} s")
+    print(f"  bounds pass       {t_bounds:8.3f} s = {t_bounds / trial:5.2f} trials   (ring interpreter, model only: {t_old:.3f} s)")
+
+
 def _fields_fingerprint(a: Side, b: Side) -> None:
     for side in (a, b):
         h = hashlib.sha256()
@@ -170,6 +207,8 @@ def main() -> None:
     ap.add_argument("--gates", type=int, default=None, help="gates per circuit in the engine rows (default 100000; quick 20000)")
     args = ap.parse_args()
     engines(args.gates or (20_000 if args.quick else 100_000))
+    model_bounds((16, 4, 384, 16) if args.quick else (64, 8, 3072, 16))
+    print()
     sizes = [(4, 2, 1), (8, 2, 1), (16, 4, 1), (4, 2, 2), (8, 2, 2)]
     if not args.quick:
         sizes += [(32, 8, 1), (8, 4, 2), (16, 4, 2), (8, 2, 3)]

@@ -1,4 +1,4 @@
-"""Certified structural bounds, computed without expanding anything (one interpreter pass).
+"""Certified structural bounds, computed without expanding anything (one pass over each side).
 
 For every output entry of both sides, :func:`structure_bounds` propagates through the gates or
 layers, cell by cell:
@@ -15,6 +15,12 @@ layers, cell by cell:
   (the difference must not vanish mod ``p`` as a polynomial);
 * a **monomial count** bound (sums add, products multiply, both capped by ``C(V+D, D)``): the
   size estimate that guards exact expansion.
+
+The three are evaluations in semirings (``(max, +)``; ``(+, ·)`` on ``ℓ1`` norms and counts), so
+large circuits and models are bounded with numpy, a level of gates or a layer at a time, in
+float64 rounded up (:mod:`symverify.provers.bounds_vector`, :mod:`symverify.provers.bounds_layers`):
+the same degrees and scalar counts, heights at most a bit above. The exact pass below answers
+for small circuits and where those give up.
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 from symverify.deadline import CHECK_EVERY, Check, as_check
-from symverify.ir.scalar import Scalar, Sym, power
+from symverify.ir.scalar import Scalar, Sym, param_names, power
+from symverify.provers.bounds_layers import Rects, model_rows, read_rects
+from symverify.provers.bounds_vector import circuit_rows, scalar_rows, to_bounds, total_count
 from symverify.provers.sides import CircuitSide, KaleidoscopeSide, ModelSide, Side, assert_never
 from symverify.semantics.evaluate import crop, embed, eval_layer
 from symverify.semantics.straightline import CONST, LIN, MUL, SCALE, program
@@ -268,9 +276,7 @@ def _scalars_of(side: Side) -> Any:
         case CircuitSide(obj=c):
             yield from program(c).scalars  # the distinct coefficients
         case ModelSide(obj=m):
-            for layer in m.layers:
-                for _, grid in layer.grids():
-                    yield from grid.values()
+            yield from _model_rects(m).values
         case KaleidoscopeSide(obj=k):
             for group in k.groups:
                 for f in group.factors:
@@ -381,7 +387,31 @@ _CIRCUIT_BOUNDS: dict[tuple[int, int, int], tuple[Any, list[_Val], int]] = {}
 these alone, and circuits are immutable."""
 
 
+VECTOR_GATES = 2048
+"""Circuits of at least this many gates are bounded by :func:`_circuit_vector` first."""
+
+
 def _circuit_pass(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_Val], int]:
+    """:func:`_circuit_vector` when it answers, else :func:`_circuit_exact`."""
+    fast = _circuit_vector(c, ring, check) if len(program(c).code) >= VECTOR_GATES else None
+    return fast if fast is not None else _circuit_exact(c, ring, check)
+
+
+def _circuit_vector(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_Val], int] | None:
+    """The bounds of :func:`_circuit_exact` evaluated level by level with numpy
+    (:mod:`symverify.provers.bounds_vector`): the same degrees, scalar counts and (below ``2^53``)
+    monomial counts; heights rounded up, at most a bit above. None where that module gives up
+    (a deep narrow circuit, a degree of ``2^51`` or more)."""
+    prog = program(c)
+    rows = circuit_rows(prog, scalar_rows(prog.scalars), ring.variables, ring.q, check)
+    if rows is None:
+        return None
+    outs, counts = rows
+    return [to_bounds(r, ring.q) for r in outs], total_count(counts)
+
+
+def _circuit_exact(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_Val], int]:
+    """The steps of :class:`BoundValue` ``+`` and ``*`` over the straight-line code, one gate at a time."""
     prog = program(c)
     q, small, cap, qpow = ring.q, _SMALL, ring.cap, ring.qpow_t
     zero: _Val = (_ZERO_DEG, 0, 0, 0, 0)
@@ -465,6 +495,32 @@ def _circuit_pass(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_V
     return [vals[o] for o in c.outputs], min(total, _COUNT_CAP)
 
 
+def _model_vector(m: Any, ring: BoundRing, check: Check | None) -> tuple[list[list[BoundValue]], int] | None:
+    """The model's outputs and peak as :func:`layers_peak` bounds them, evaluated layer by layer
+    with numpy over the live cells (:mod:`symverify.provers.bounds_layers`): the same degrees and
+    scalar counts, heights and monomial counts rounded up (at least :func:`layers_peak`'s). None
+    beyond that module's limits. Cached per model object, ``q`` and variable count."""
+    key = (id(m), ring.q, ring.variables)
+    hit = _MODEL_BOUNDS.get(key)
+    if hit is None or hit[0] is not m:
+        rows = model_rows(m.layers, _model_rects(m), m.n, m.d, m.inner_n, m.inner_d, scalar_rows,
+                          ring.variables, ring.q, check)
+        if rows is None:
+            return None
+        out, peak = rows
+        vals = [to_bounds(r, ring.q) for r in out]
+        total = _COUNT_CAP if not peak < _COUNT_CAP else min(math.floor(peak), _COUNT_CAP)
+        if len(_MODEL_BOUNDS) >= 16:
+            _MODEL_BOUNDS.pop(next(iter(_MODEL_BOUNDS)))
+        hit = _MODEL_BOUNDS[key] = (m, vals, total)
+    flat = [BoundValue(d, s, UB(mm, e), n, ring) if d >= 0 else ring.zero for d, s, mm, e, n in hit[1]]
+    return [flat[i * m.d : (i + 1) * m.d] for i in range(m.n)], hit[2]
+
+
+_MODEL_BOUNDS: dict[tuple[int, int, int], tuple[Any, list[_Val], int]] = {}
+"""Results of :func:`_model_vector` per (model object, ``q``, variables), as :data:`_CIRCUIT_BOUNDS`."""
+
+
 def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | None = None) -> tuple[list[list[BoundValue]], int]:
     """The side's outputs and its peak of live monomials while the interpreter runs it.
 
@@ -473,6 +529,9 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
     """
     match side:
         case ModelSide(obj=m):
+            fast = _model_vector(m, ring, check)
+            if fast is not None:
+                return fast
             state, peak = layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring, check)
             return crop(state, m.n, m.d), peak
         case CircuitSide(obj=c):
@@ -486,8 +545,37 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
             assert_never(side)
 
 
+def _params(side: Side) -> frozenset[str]:
+    """The side's parameter names, from its distinct values (a circuit's cached program, a
+    model's :func:`_model_rects`)."""
+    if isinstance(side, CircuitSide):
+        return param_names(program(side.obj).scalars)
+    if isinstance(side, ModelSide):
+        return param_names(_model_rects(side.obj).values)
+    return side.params()
+
+
+def _model_rects(m: Any) -> Rects:
+    """A model's grids read once (:func:`~symverify.provers.bounds_layers.read_rects`: their distinct
+    values, for the denominator and the parameters, and the rectangles the numpy pass paints),
+    cached per model object (models are immutable)."""
+    hit = _MODEL_RECTS.get(id(m))
+    if hit is not None and hit[0] is m:
+        return hit[1]
+    rects = read_rects(m.layers)
+    if len(_MODEL_RECTS) >= 16:
+        _MODEL_RECTS.pop(next(iter(_MODEL_RECTS)))
+    _MODEL_RECTS[id(m)] = (m, rects)
+    return rects
+
+
+_MODEL_RECTS: dict[int, tuple[Any, Rects]] = {}
+"""Results of :func:`_model_rects` per model object."""
+
+
 def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = None) -> Bounds:
-    """One :class:`BoundRing` pass over both sides.
+    """One pass over both sides: numpy over a large circuit's levels or a model's layers
+    (:func:`_circuit_vector`, :func:`_model_vector`), else the exact :class:`BoundRing` pass.
 
     ``deadline`` (a ``time.monotonic()`` value, or a checker from :mod:`symverify.deadline` such
     as ``Options.checker()``) is polled every few hundred operations and between layers: once it
@@ -497,7 +585,7 @@ def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = N
     check = as_check(deadline)
     if check is not None:
         check()
-    params = lhs.params() | rhs.params()
+    params = _params(lhs) | _params(rhs)
     q = common_denominator(lhs, rhs)
     ring = BoundRing(lhs.num_inputs + len(params), q)
     u = [[ring.var] * lhs.d for _ in range(lhs.n)]

@@ -1,0 +1,273 @@
+"""The structural bounds of :mod:`symverify.provers.bounds`, evaluated with numpy in four semirings.
+
+A value is one float64 row ``(deg, s, h, c)``:
+
+* ``deg``: the degree bound, in ``(max, +)`` over the integers;
+* ``s``: the number of scalar factors (the power of ``Q`` that clears denominators), ``(max, +)``;
+* ``h``: ``log2`` of an upper bound on ``ℓ1(f)`` (of ``f`` itself; ``ℓ1(Q^s·f) = Q^s·ℓ1(f)``),
+  in ``(logaddexp2, +)``: ``ℓ1(f+g) ≤ ℓ1 f + ℓ1 g`` and ``ℓ1(f·g) ≤ ℓ1 f · ℓ1 g``;
+* ``c``: ``log2`` of the monomial count bound, ``(logaddexp2, +)``, then ``min(c, log2 C(V+D, D))``
+  wherever the count exceeds 64 (``D`` the row's degree), as the exact pass caps it.
+
+Zero is ``(−∞, −∞, −∞, −∞)`` and one is ``(0, 0, 0, 0)`` in all four at once, so every circuit
+gate is the one formula ``x1·y1 + x2·y2`` (a product has ``x2 = y2 = 0``, a linear gate
+``x1, x2`` its coefficients, a constant ``y1 = 1``), evaluated level by level, all gates of a
+level in a few array operations.
+
+Rounding. ``deg`` and ``s`` are integers below ``2^51``: exact in float64 (the pass gives up,
+answering ``None``, above that). Every computed ``h`` and ``c`` is rounded up by at least the
+rounding error of the operations that made it (:func:`round_up`: relatively, plus ``2^-48``
+after a ``logaddexp2`` of two terms, see :func:`_level`), so every ``h`` and ``c`` is at least the exact
+value; :func:`to_bounds` rounds the conversion back to integers up as well. The results are
+therefore never below the exact pass's, and above it only by the relative ``2^-50`` per level
+accumulated along a path (far below a bit).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from symverify.deadline import Check
+from symverify.ir.scalar import Scalar, Sym, is_zero
+from symverify.semantics.straightline import Program
+
+__all__ = ["scalar_rows", "count_caps", "cap_counts", "round_up", "magnitude", "circuit_rows", "to_bounds",
+           "total_count", "VAR", "ZERO", "ONE", "NEG"]
+
+NEG = -math.inf
+ZERO = (NEG, NEG, NEG, NEG)
+ONE = (0.0, 0.0, 0.0, 0.0)
+VAR = (1.0, 0.0, 0.0, 0.0)
+"""An input variable: degree 1, no scalar, ``ℓ1 = 1``, one monomial."""
+
+EXACT_LIMIT = float(1 << 51)
+"""Degrees and scalar counts stay below this (float64 integers are exact to ``2^53``)."""
+COUNT_CAP_LOG2 = 62.0
+CAP_DEGREES = 4097
+"""``log2 C(V+D, D)`` is tabulated for ``D < 4097``; the exact pass caps larger degrees at ``2^62``."""
+SIXTY_FOUR = 6.01
+"""Counts are capped where they exceed 64: ``log2 64 = 6 < 6.01 < log2 65``."""
+WIDTH = 8
+"""A circuit is evaluated level by level only when its levels hold this many gates on average."""
+_CHUNK = 4096
+
+
+def _log2_up(x: Fraction) -> float:
+    """An upper bound on ``log2 x`` for a rational ``x > 0`` (``math.log2`` is within an ulp; exact,
+    0, for ``x = 1``)."""
+    a, b = math.log2(x.numerator), math.log2(x.denominator)
+    return (a - b) + (a + b) * 2.0**-50
+
+
+def round_up(x: Any, rel: float, absolute: Any) -> None:
+    """``x ← x·(1 + rel) + absolute`` in place, for ``x ≥ 0`` or ``−∞`` (which stays ``−∞``): after
+    its own two roundings, at least ``x + x·(rel − 2^-52) + absolute``. Where values may be
+    negative the callers size ``absolute`` for every magnitude and pass ``rel = 0``."""
+    if rel:
+        x *= 1 + rel
+    if absolute is not None:
+        x += absolute
+
+
+def scalar_rows(scalars: Sequence[Scalar]) -> Any:
+    """One row per scalar: the exact pass's ``BoundRing.coerce`` in the four semirings.
+
+    A number ``x ≠ 0``: degree 0, ``s = 1`` when ``x`` is not an integer (else 0), ``h = log2|x|``,
+    one monomial; a :class:`~symverify.ir.scalar.Sym`: its total degree, ``s = 1`` when a
+    coefficient is not an integer, ``h = log2 Σ|c|``, ``log2`` of its term count; zero: the zero
+    row. (With ``Q`` the common denominator, ``Q^s·x`` is integral.)"""
+    out = np.empty((len(scalars), 4))
+    for k, x in enumerate(scalars):
+        if isinstance(x, Sym):
+            coeffs = [Fraction(c) for _, c in x.terms]
+            s = 0.0 if all(c.denominator == 1 for c in coeffs) else 1.0
+            deg = max(sum(e for _, e in mono) for mono, _ in x.terms)
+            out[k] = (deg, s, _log2_up(sum(map(abs, coeffs), Fraction(0))), _log2_up(Fraction(len(coeffs))))
+        elif is_zero(x):
+            out[k] = ZERO
+        else:
+            v = abs(Fraction(x))
+            out[k] = (0.0, 0.0 if v.denominator == 1 else 1.0, _log2_up(v), 0.0)
+    return out
+
+
+@lru_cache(maxsize=64)
+def count_caps(variables: int) -> Any:
+    """``log2 min(C(V+D, D), 2^62)`` rounded up, for ``D = 0 … 4096``, then ``62`` (index 4097)."""
+    caps = np.full(CAP_DEGREES + 1, COUNT_CAP_LOG2)
+    c, limit = 1, 1 << 62
+    for d in range(CAP_DEGREES):
+        if c >= limit:
+            break
+        caps[d] = math.log2(c) * (1 + 2.0**-48) + 2.0**-48
+        c = c * (variables + d + 1) // (d + 1)
+    return caps
+
+
+def _refs(prog: Program, scalars_at: int) -> Any | None:
+    """Every gate as four row indices ``(x1, y1, x2, y2)`` with value ``x1·y1 + x2·y2``: node ``k``
+    is row ``k``, scalar ``k`` row ``scalars_at + k``, then come the zero row and the one row. A
+    product is ``(a, b, 0, 0)``, a linear gate ``(α, a, β, b)``, a constant ``(c, 1, 0, 0)``.
+    None when node ids do not fit in int64."""
+    if prog.args is None:
+        return None
+    zero = scalars_at + len(prog.scalars)
+    ops = np.frombuffer(prog.ops, dtype=np.uint8).astype(np.intp)  # 0 const, 1 lin, 2 mul
+    args = np.frombuffer(prog.args, dtype="<i8").astype(np.intp)
+    coeffs = np.frombuffer(prog.coeff_index, dtype="<i8").astype(np.intp) + scalars_at
+    n_args = np.where(ops == 0, 0, 2)
+    n_coeffs = np.choose(ops, [1, 2, 0])
+    arg_at = np.cumsum(n_args) - n_args
+    coeff_at = np.cumsum(n_coeffs) - n_coeffs
+    refs = np.full((len(ops), 4), zero, dtype=np.intp)
+    mul, lin, const = (np.flatnonzero(ops == k) for k in (2, 1, 0))
+    refs[mul, 0], refs[mul, 1] = args[arg_at[mul]], args[arg_at[mul] + 1]
+    refs[lin, 0], refs[lin, 1] = coeffs[coeff_at[lin]], args[arg_at[lin]]
+    refs[lin, 2], refs[lin, 3] = coeffs[coeff_at[lin] + 1], args[arg_at[lin] + 1]
+    refs[const, 0], refs[const, 1] = coeffs[coeff_at[const]], zero + 1
+    return refs
+
+
+def _levels(refs: Any, nd: int, rows: int, check: Check | None) -> Any | None:
+    """Every gate's level (longest path from the inputs and scalars, which are level 0), by
+    relaxing ``level = max(levels read) + 1`` over chunks of gates in order: earlier chunks are
+    final, so a chunk settles after its longest internal chain. None when a chunk needs more than
+    ``_CHUNK / WIDTH`` rounds (a circuit too deep and narrow to gain from levels)."""
+    g = refs.shape[0]
+    # The nodes a gate reads: y1 always (``b`` of a product, ``a`` of a linear gate, the one row of
+    # a constant) and x1 of a product or y2 of a linear gate (the zero row of a constant).
+    first = refs[:, 1]
+    second = np.where(refs[:, 0] < nd + g, refs[:, 0], refs[:, 3])
+    level = np.zeros(rows, dtype=np.int64)
+    for start in range(0, g, _CHUNK):
+        if check is not None:
+            check()
+        stop = min(g, start + _CHUNK)
+        a, b = first[start:stop], second[start:stop]
+        cur = level[nd + start : nd + stop]
+        for _ in range(_CHUNK // WIDTH + 1):
+            new = np.maximum(level[a], level[b])
+            new += 1
+            if np.array_equal(new, cur):
+                break
+            cur[:] = new
+        else:
+            return None
+    return level[nd : nd + g]
+
+
+def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Check | None = None, *,
+                 width: int = WIDTH) -> tuple[Any, Any] | None:
+    """The four bounds of every node of ``prog``'s circuit on independent variables: ``(rows of
+    the outputs, count row of every node)``, or None when the circuit is too deep for levels or a
+    degree or scalar count reaches ``2^51`` (then the exact pass answers). ``scalars``:
+    :func:`scalar_rows` of ``prog.scalars``; ``check`` runs before every level; ``width``: the
+    fewest gates per level on average worth the levels (:data:`WIDTH`)."""
+    nd, g = prog.circuit.num_inputs, len(prog.code)
+    at = nd + g
+    refs = _refs(prog, at)
+    if refs is None:
+        return None
+    rows = at + len(scalars) + 2
+    if check is not None:
+        check()
+    level = _levels(refs, nd, rows, check)
+    if level is None or (g and int(level.max()) * width > g):
+        return None
+    order = np.argsort(level, kind="stable")
+    place = np.arange(rows, dtype=np.intp)
+    place[nd + order] = nd + np.arange(g, dtype=np.intp)
+    refs = place[refs[order]]
+    if check is not None:
+        check()
+    ends = np.cumsum(np.bincount(level, minlength=1)[1:]) if g else np.zeros(0, dtype=np.int64)
+    E = np.full((rows, 4), NEG)
+    E[:nd] = VAR
+    E[at : at + len(scalars)] = scalars
+    E[rows - 1] = ONE
+    caps = count_caps(variables)
+    lq = math.log2(q) + 1.0
+    bound = magnitude(scalars, lq) if bool((scalars[:, 2] < 0).any()) else None
+    summed = np.where(np.frombuffer(prog.ops, dtype=np.uint8)[order] == 1, 2.0**-48, 0.0)[:, None]
+    lo = 0
+    with np.errstate(invalid="ignore"):  # the degree −∞ of a zero row casts to any index; take clips it
+        for hi in ends.tolist():
+            if check is not None:
+                check()
+            _level(E, refs[lo:hi], nd + lo, nd + hi, caps, summed[lo:hi], bound)
+            if bound is not None:
+                bound = max(bound, magnitude(E[nd + lo : nd + hi], lq))
+            lo = hi
+    top = E[nd:at, :2].max(axis=0, initial=NEG)  # a degree past 2^53 leaves every later one there
+    if not (top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT):
+        return None
+    outs = place[np.asarray(prog.circuit.outputs, dtype=np.intp)]
+    return E[outs], E[:at, 3]
+
+
+def magnitude(rows: Any, lq: float) -> float:
+    """A bound on ``|h|`` over ``rows``: ``h ≤ max h``, and ``h ≥ −s·log2 q`` (``Q^s·f`` has integer
+    coefficients, so ``ℓ1(f) ≥ q^−s`` unless ``f = 0``); ``lq ≥ log2 q``."""
+    top = rows[:, 1:3].max(axis=0, initial=0.0)
+    return max(float(top[1]), float(top[0]) * lq, 0.0) + 1.0
+
+
+def _level(E: Any, refs: Any, lo: int, hi: int, caps: Any, summed: Any, bound: float | None) -> None:
+    """Evaluate the gates ``refs`` (rows ``lo … hi−1`` of ``E``) from earlier rows.
+
+    Rounding (``h`` and ``c``): a product gate's two sums and the rounding step err by at most
+    ``5·2^-53·|x|`` (every operand is at most the result when heights are ``≥ 0``); a linear gate
+    adds ``2^-50`` for its ``logaddexp2`` (``summed``: ``2^-48``). With negative heights (rational
+    coefficients), operands can exceed the result: then every error is at most ``5·2^-53`` times
+    ``2·bound + 2`` (``bound``: ``|h|`` over earlier rows; operands and results are below twice
+    that), and ``(2·bound + 4)·2^-50`` is added instead of the relative step."""
+    terms = E.take(refs, axis=0)  # (k, 4 refs, 4 fields)
+    prod = terms[:, 0::2] + terms[:, 1::2]  # (k, 2 products, 4 fields)
+    out = E[lo:hi]
+    np.maximum(prod[:, 0, :2], prod[:, 1, :2], out=out[:, :2])
+    np.logaddexp2(prod[:, 0, 2:], prod[:, 1, 2:], out=out[:, 2:])
+    if bound is None:
+        round_up(out[:, 2:], 2.0**-50, summed)
+    else:
+        round_up(out[:, 2:], 0.0, summed + (2 * bound + 4) * 2.0**-50)
+    cap_counts(out, caps)
+
+
+def cap_counts(out: Any, caps: Any) -> None:
+    """``c ← min(c, log2 C(V+deg, deg))`` where ``c > log2 64`` (the exact pass's cap)."""
+    cap = caps.take(out[:, 0].astype(np.intp), mode="clip")
+    np.minimum(out[:, 3], cap, out=out[:, 3], where=out[:, 3] > SIXTY_FOUR)
+
+
+def total_count(counts: Any) -> int:
+    """``Σ 2^c`` over the rows, rounded up, as an integer capped at ``2^62``."""
+    total = float(np.exp2(counts).sum()) * (1 + 2.0**-30)
+    return 1 << 62 if not total < 2.0**62 else min(math.floor(total), 1 << 62)
+
+
+def to_bounds(row: Any, q: int) -> tuple[int, int, int, int, int]:
+    """A row as the exact pass's ``(deg, s, m, e, cnt)`` (``ℓ1(Q^s·f) ≤ m·2^e``, ``m < 2^62``), every
+    field rounded up; ``(-1, 0, 0, 0, 0)`` for zero."""
+    deg, s, h, c = (float(x) for x in row)
+    if deg == NEG:
+        return (-1, 0, 0, 0, 0)
+    si = int(s) if q != 1 else 0
+    L = h + si * (math.log2(q) * (1 + 2.0**-50)) if q != 1 else h
+    L += abs(L) * 2.0**-50 + 2.0**-40
+    m, e = _ub_of_log2(L)
+    cnt = 1 << 62 if not c < 62.0 else min(math.floor(2.0**c * (1 + 2.0**-40)), 1 << 62)
+    return int(deg), si, m, e, cnt
+
+
+def _ub_of_log2(L: float) -> tuple[int, int]:
+    """``(m, e)`` with ``m < 2^62`` and ``m·2^e ≥`` every integer ``≤ 2^L``."""
+    if L < 61.0:
+        return max(1, math.floor(2.0 ** max(L, 0.0) * (1 + 2.0**-40))), 0
+    e = math.floor(L) - 60
+    return math.ceil(2.0 ** (L - e) * (1 + 2.0**-40)), e
