@@ -41,7 +41,7 @@ __all__ = ["Rects", "read_rects", "model_rows", "MAX_CELLS"]
 
 WIDE = 8
 """Up to this many W entries per column, every live cell's W terms are gathered once for all layers."""
-MAX_CELLS = 1 << 23
+MAX_CELLS = 1 << 24
 """Layers × ``N'·d'`` (the live-cell masks) and the rectangles' total area stay below this: each
 step of the plan then takes well under a second between deadline checks."""
 
