@@ -38,6 +38,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -452,8 +453,9 @@ def run_campaign(quick: bool = True, *, timeout: float | None = None, jobs: int 
     _CASES, _TIMEOUT = cases, timeout if timeout is not None else (5.0 if quick else 10.0)
     outcomes: list[Outcome] = []
     if jobs > 1:
-        with mp.get_context("fork").Pool(jobs) as pool:
-            for k, res in enumerate(pool.imap(_work, range(len(cases)), chunksize=4)):
+        # not a multiprocessing.Pool: its workers are daemonic, and z3 runs in a child process
+        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork")) as pool:
+            for k, res in enumerate(pool.map(_work, range(len(cases)), chunksize=4)):
                 outcomes += res
                 if progress:
                     progress(k + 1, len(cases))
