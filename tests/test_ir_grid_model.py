@@ -81,3 +81,33 @@ def test_raw_grid_constructor_checks_values():
     with pytest.raises(IRError, match=r"grid rectangle 0: expected int bounds"):
         Grid(2, 2, 0, ((0, 1.0, 0, 1, 1),))
     assert Grid(1, 1, "1", ((0, 1, 0, 1, "1/2"),)).get(0, 0) == Fraction(1, 2)
+
+
+def test_identity_memo_keys_by_identity_and_key_and_evicts_least_recent():
+    from symverify.ir.memo import IdentityMemo
+
+    memo: IdentityMemo[int] = IdentityMemo(2)
+    a, b, c = [0], [0], [0]  # equal values, distinct objects
+    calls: list[int] = []
+
+    def compute(v: int) -> int:
+        calls.append(v)
+        return v
+
+    assert memo(a, lambda: compute(1)) == 1 and memo(b, lambda: compute(2)) == 2  # equal is not identical
+    assert memo(a, lambda: compute(9)) == 1 and memo(a, lambda: compute(3), key="q") == 3  # a key is its own entry
+    assert len(memo) == 2 and memo.get(b) is None  # b was the least recently used
+    memo.put(c, 4)
+    assert memo.get(a) is None and memo.get(a, "q") == 3 and memo.get(c) == 4
+    assert calls == [1, 2, 3]
+    with pytest.raises(ValueError, match="expected at least 1, found 0"):
+        IdentityMemo(0)
+
+
+def test_params_of_is_the_model_params_and_is_kept():
+    from symverify.ir.analysis import params_of
+
+
+    m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.from_rows([[sym("a")]]), b2=Grid.full(2, 1, 1)),))
+    assert params_of(m) == frozenset({"a"}) == m.params()
+    assert params_of(m) is params_of(m)

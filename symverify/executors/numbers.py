@@ -7,15 +7,16 @@ value, parameters substituted, rounded to nearest float64) or to a residue mod p
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from symverify.errors import CompileError, IRError
+from symverify.ir.analysis import params_of
 from symverify.ir.baseconv import Model
 from symverify.ir.circuit import Circuit
+from symverify.ir.memo import IdentityMemo
 from symverify.ir.scalar import Scalar, Sym, as_scalar
 from symverify.semantics.rings import FractionRing, ModRing
 
@@ -115,50 +116,23 @@ class Converter:
 
 # ---- caches ----------------------------------------------------------------------------------
 
-# The last few plans, keyed by (id(obj), numbers); each entry keeps its object alive, so an id is
-# never reused while its plan is cached. clear_cache() drops them (and their device tensors).
-_CACHE: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
+# The last few plans, per (object, numbers); each entry keeps its object alive, so an id is never
+# reused while its plan is cached. clear_cache() drops them (and their device tensors).
 _CACHE_SIZE = 8
+_PLANS: IdentityMemo[Any] = IdentityMemo(_CACHE_SIZE)
 
 
 def clear_cache() -> None:
     """Forget every cached plan."""
-    _CACHE.clear()
-    _PARAMS.clear()
+    _PLANS.clear()
 
 
 def cached(obj: Any, numbers: Numbers, build: Callable[[], Any]) -> Any:
-    key = (id(obj), numbers)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is obj:
-        _CACHE.move_to_end(key)
-        return hit[1]
-    plan = build()
-    _CACHE[key] = (obj, plan)
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return plan
-
-
-# The symbolic weight names of the last few objects (reading them walks every weight, which cost
-# more than running a small model), kept like the plans: each entry keeps its object alive.
-_PARAMS: OrderedDict[int, tuple[Any, frozenset[str]]] = OrderedDict()
-
-
-def _param_names(obj: Model | Circuit) -> frozenset[str]:
-    hit = _PARAMS.get(id(obj))
-    if hit is not None and hit[0] is obj:
-        _PARAMS.move_to_end(id(obj))
-        return hit[1]
-    names = obj.params()
-    _PARAMS[id(obj)] = (obj, names)
-    while len(_PARAMS) > _CACHE_SIZE:
-        _PARAMS.popitem(last=False)
-    return names
+    return _PLANS(obj, build, numbers)
 
 
 def check_params(obj: Model | Circuit, numbers: Numbers) -> None:
-    missing = sorted(_param_names(obj) - {k for k, _ in numbers.params})
+    missing = sorted(params_of(obj) - {k for k, _ in numbers.params})
     if missing:
         what = "model" if isinstance(obj, Model) else "circuit"
         raise IRError(

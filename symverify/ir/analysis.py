@@ -22,9 +22,10 @@ from symverify.ir import limits
 from symverify.ir.baseconv import Model
 from symverify.ir.bigint import show_int
 from symverify.ir.circuit import Circuit, Op
+from symverify.ir.memo import IdentityMemo
 from symverify.ir.scalar import is_zero
 
-__all__ = ["levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats"]
+__all__ = ["levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats", "params_of"]
 
 
 def _need_circuit(c: object, what: str) -> None:
@@ -241,3 +242,12 @@ def check_state(obj: object, where: str) -> None:
     if isinstance(obj, Model) and obj.inner_n * obj.inner_d > limits.MAX_CELLS:
         limits.check(obj.inner_n * obj.inner_d, "MAX_CELLS",
                      f"{where}: model {obj.name or '<unnamed>'} has state N'·d' = {show_int(obj.inner_n)}·{show_int(obj.inner_d)}")
+
+
+_PARAMS: IdentityMemo[frozenset[str]] = IdentityMemo(8)
+
+
+def params_of(obj: Circuit | Model) -> frozenset[str]:
+    """``obj.params()`` (the names of its symbolic weights), kept for the last few objects: reading
+    them walks every weight, which costs more than running a small model."""
+    return _PARAMS(obj, lambda: frozenset(obj.params()))

@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 from symverify.deadline import CHECK_EVERY, Check, as_check
+from symverify.ir.memo import IdentityMemo
 from symverify.ir.scalar import Scalar, Sym, param_names, power
 from symverify.provers.bounds_layers import Rects, model_rows, read_rects
 from symverify.provers.bounds_vector import circuit_rows, scalar_rows, to_bounds, total_count
@@ -371,18 +372,11 @@ def circuit_bounds(c: Any, ring: BoundRing, check: Check | None = None) -> tuple
     two), without an object per operation. ``check`` runs every few hundred gates. The result is
     cached per circuit object, ``q`` and variable count (the only inputs of the pass).
     """
-    key = (id(c), ring.q, ring.variables)
-    hit = _CIRCUIT_BOUNDS.get(key)
-    if hit is not None and hit[0] is c:
-        return [BoundValue(d, s, UB(m, e), n, ring) if d >= 0 else ring.zero for d, s, m, e, n in hit[1]], hit[2]
-    outs, peak = _circuit_pass(c, ring, check)
-    if len(_CIRCUIT_BOUNDS) >= 16:
-        _CIRCUIT_BOUNDS.pop(next(iter(_CIRCUIT_BOUNDS)))
-    _CIRCUIT_BOUNDS[key] = (c, outs, peak)
+    outs, peak = _CIRCUIT_BOUNDS(c, lambda: _circuit_pass(c, ring, check), (ring.q, ring.variables))
     return [BoundValue(d, s, UB(m, e), n, ring) if d >= 0 else ring.zero for d, s, m, e, n in outs], peak
 
 
-_CIRCUIT_BOUNDS: dict[tuple[int, int, int], tuple[Any, list[_Val], int]] = {}
+_CIRCUIT_BOUNDS: IdentityMemo[tuple[list[_Val], int]] = IdentityMemo(16)
 """Results of :func:`circuit_bounds` per (circuit object, ``q``, variables): the pass is a function of
 these alone, and circuits are immutable."""
 
@@ -500,9 +494,9 @@ def _model_vector(m: Any, ring: BoundRing, check: Check | None) -> tuple[list[li
     with numpy over the live cells (:mod:`symverify.provers.bounds_layers`): the same degrees and
     scalar counts, heights and monomial counts rounded up (at least :func:`layers_peak`'s). None
     beyond that module's limits. Cached per model object, ``q`` and variable count."""
-    key = (id(m), ring.q, ring.variables)
-    hit = _MODEL_BOUNDS.get(key)
-    if hit is None or hit[0] is not m:
+    key = (ring.q, ring.variables)
+    hit = _MODEL_BOUNDS.get(m, key)
+    if hit is None:
         rows = model_rows(m.layers, _model_rects(m), m.n, m.d, m.inner_n, m.inner_d, scalar_rows,
                           ring.variables, ring.q, check)
         if rows is None:
@@ -510,14 +504,12 @@ def _model_vector(m: Any, ring: BoundRing, check: Check | None) -> tuple[list[li
         out, peak = rows
         vals = [to_bounds(r, ring.q) for r in out]
         total = _COUNT_CAP if not peak < _COUNT_CAP else min(math.floor(peak), _COUNT_CAP)
-        if len(_MODEL_BOUNDS) >= 16:
-            _MODEL_BOUNDS.pop(next(iter(_MODEL_BOUNDS)))
-        hit = _MODEL_BOUNDS[key] = (m, vals, total)
-    flat = [BoundValue(d, s, UB(mm, e), n, ring) if d >= 0 else ring.zero for d, s, mm, e, n in hit[1]]
-    return [flat[i * m.d : (i + 1) * m.d] for i in range(m.n)], hit[2]
+        hit = _MODEL_BOUNDS.put(m, (vals, total), key)
+    flat = [BoundValue(d, s, UB(mm, e), n, ring) if d >= 0 else ring.zero for d, s, mm, e, n in hit[0]]
+    return [flat[i * m.d : (i + 1) * m.d] for i in range(m.n)], hit[1]
 
 
-_MODEL_BOUNDS: dict[tuple[int, int, int], tuple[Any, list[_Val], int]] = {}
+_MODEL_BOUNDS: IdentityMemo[tuple[list[_Val], int]] = IdentityMemo(16)
 """Results of :func:`_model_vector` per (model object, ``q``, variables), as :data:`_CIRCUIT_BOUNDS`."""
 
 
@@ -559,17 +551,10 @@ def _model_rects(m: Any) -> Rects:
     """A model's grids read once (:func:`~symverify.provers.bounds_layers.read_rects`: their distinct
     values, for the denominator and the parameters, and the rectangles the numpy pass paints),
     cached per model object (models are immutable)."""
-    hit = _MODEL_RECTS.get(id(m))
-    if hit is not None and hit[0] is m:
-        return hit[1]
-    rects = read_rects(m.layers)
-    if len(_MODEL_RECTS) >= 16:
-        _MODEL_RECTS.pop(next(iter(_MODEL_RECTS)))
-    _MODEL_RECTS[id(m)] = (m, rects)
-    return rects
+    return _MODEL_RECTS(m, lambda: read_rects(m.layers))
 
 
-_MODEL_RECTS: dict[int, tuple[Any, Rects]] = {}
+_MODEL_RECTS: IdentityMemo[Rects] = IdentityMemo(16)
 """Results of :func:`_model_rects` per model object."""
 
 

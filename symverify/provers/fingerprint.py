@@ -28,6 +28,7 @@ from symverify.ir.baseconv import Mode, Model
 from symverify.ir.butterfly import Kaleidoscope
 from symverify.ir.circuit import Circuit
 from symverify.ir.grid import Grid
+from symverify.ir.memo import IdentityMemo
 from symverify.semantics.straightline import program
 
 __all__ = ["feed", "fingerprint", "feed_circuit", "feed_model", "feed_kaleidoscope"]
@@ -67,10 +68,10 @@ def feed(h: Any, x: Any) -> None:
         raise ProverError(f"fingerprint: no canonical encoding for {type(x).__name__}")
 
 
-_RECENT: list[tuple[Any, str, bytes]] = []
-"""The last few ``(object, kind, digest)`` computed, found by identity. The IR is immutable, and
-holding the object keeps its ``id`` from being reused, so a hit is the digest of that very content."""
-_RECENT_SIZE = 4
+_RECENT: IdentityMemo[bytes] = IdentityMemo(4)
+"""The digests of the last few ``(object, kind)`` pairs computed, found by identity. The IR is
+immutable, and holding the object keeps its ``id`` from being reused, so a hit is the digest of
+that very content."""
 
 
 def fingerprint(kind: str, obj: Any) -> bytes:
@@ -78,9 +79,9 @@ def fingerprint(kind: str, obj: Any) -> bytes:
     model or kaleidoscope when its numbers fit (see the module docstring), else :func:`feed`.
     The digests of the last few objects are kept (the pre-check and a later randomized run of
     one ``verify`` hash the same sides)."""
-    for seen, k, digest in _RECENT:
-        if seen is obj and k == kind:
-            return digest
+    hit = _RECENT.get(obj, kind)
+    if hit is not None:
+        return hit
     h = hashlib.sha256()
     feed(h, kind)
     flat = _FLAT.get(type(obj))
@@ -88,8 +89,7 @@ def fingerprint(kind: str, obj: Any) -> bytes:
         feed(h, obj)
     digest = h.digest()
     if flat is not None:
-        _RECENT.insert(0, (obj, kind, digest))
-        del _RECENT[_RECENT_SIZE:]
+        _RECENT.put(obj, digest, kind)
     return digest
 
 

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal, NoReturn, TypeGuard
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
-from symverify.ir.analysis import check_state
+from symverify.ir.analysis import check_state, params_of
 from symverify.ir.baseconv import Model
 from symverify.ir.butterfly import Kaleidoscope
 from symverify.ir.certificate import Certificate
@@ -75,7 +75,7 @@ class CircuitSide(_Shaped):
 
     def params(self) -> frozenset[str]:
         """Names of the symbolic coefficients."""
-        return frozenset(self.obj.params())
+        return params_of(self.obj)
 
     def evaluate(self, u: Sequence[Sequence[Any]], ring: Any, check: Check | None = None) -> State:
         """The ``n×d`` output on input ``u`` over ``ring``; ``check`` (:mod:`symverify.deadline`)
@@ -105,7 +105,7 @@ class ModelSide(_Shaped):
 
     def params(self) -> frozenset[str]:
         """Names of the symbolic weights."""
-        return frozenset(self.obj.params())
+        return params_of(self.obj)
 
     def evaluate(self, u: Sequence[Sequence[Any]], ring: Any, check: Check | None = None) -> State:
         """As :meth:`CircuitSide.evaluate`, through the BaseConv interpreter."""

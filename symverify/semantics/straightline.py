@@ -32,6 +32,7 @@ from typing import Any
 from symverify.deadline import CHECK_EVERY, Check
 from symverify.errors import ShapeError
 from symverify.ir.circuit import Circuit, Op
+from symverify.ir.memo import IdentityMemo
 from symverify.ir.scalar import Scalar, is_zero
 
 __all__ = ["Program", "program", "eval_mod", "Schedule", "schedule", "eval_mod_lanes", "MUL", "LIN", "SCALE", "ZERO", "CONST"]
@@ -68,20 +69,12 @@ class Program:
     coeff_index: bytes
 
 
-_CACHE: dict[int, Program] = {}
-_CACHE_SIZE = 16
+_PROGRAMS: IdentityMemo[Program] = IdentityMemo(16)
 
 
 def program(c: Circuit) -> Program:
     """The straight-line program of ``c`` (cached per circuit object)."""
-    hit = _CACHE.get(id(c))
-    if hit is not None and hit.circuit is c:
-        return hit
-    prog = _build(c)
-    if len(_CACHE) >= _CACHE_SIZE:
-        _CACHE.pop(next(iter(_CACHE)))
-    _CACHE[id(c)] = prog
-    return prog
+    return _PROGRAMS(c, lambda: _build(c))
 
 
 def _build(c: Circuit) -> Program:
@@ -193,14 +186,15 @@ class Schedule:
     steps: tuple[tuple[tuple[int, Any, Any, Any, Any, Any], ...], ...]
 
 
-_SCHEDULES: dict[int, Schedule] = {}
+_SCHEDULES: IdentityMemo[Schedule] = IdentityMemo(16)
 
 
 def schedule(prog: Program) -> Schedule:
     """The level schedule of ``prog`` (cached per program)."""
-    hit = _SCHEDULES.get(id(prog))
-    if hit is not None and hit.program is prog:
-        return hit
+    return _SCHEDULES(prog, lambda: _schedule(prog))
+
+
+def _schedule(prog: Program) -> Schedule:
     import numpy as np
 
     nd = prog.circuit.num_inputs
@@ -220,11 +214,7 @@ def schedule(prog: Program) -> Schedule:
     for (lv, kind), rows in sorted(groups.items()):
         cols = np.array(rows, dtype=np.int64).reshape(-1, 5).T
         steps.setdefault(lv, []).append((kind, cols[0], cols[1], cols[2], cols[3], cols[4]))
-    sched = Schedule(prog, tuple(tuple(steps[lv]) for lv in sorted(steps)))
-    if len(_SCHEDULES) >= _CACHE_SIZE:
-        _SCHEDULES.pop(next(iter(_SCHEDULES)))
-    _SCHEDULES[id(prog)] = sched
-    return sched
+    return Schedule(prog, tuple(tuple(steps[lv]) for lv in sorted(steps)))
 
 
 def eval_mod_lanes(prog: Program, inputs: Any, primes: Any, coeffs: Any, check: Check | None = None) -> Any:

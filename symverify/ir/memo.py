@@ -1,0 +1,66 @@
+"""Results of pure functions of immutable IR objects, kept for the last few objects.
+
+Circuits, models, grids and kaleidoscopes are immutable, so anything computed from one of them
+(its straight-line code, its structural bounds, its fingerprint, an execution plan) can be reused
+while the object lives. :class:`IdentityMemo` finds an entry by the object's identity plus a
+hashable key (the other inputs of the function) and keeps the object itself alive in the entry,
+so its ``id`` cannot be reused by another object while the entry exists. The least recently used
+entry goes first.
+
+>>> memo: IdentityMemo[int] = IdentityMemo(2)
+>>> a, b, c = [1], [2], [3]
+>>> memo(a, lambda: 10), memo(b, lambda: 20), memo(a, lambda: 99)
+(10, 20, 10)
+>>> _ = memo(c, lambda: 30)          # evicts b, the least recently used
+>>> memo.get(b) is None, memo.get(a)
+(True, 10)
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+__all__ = ["IdentityMemo"]
+
+V = TypeVar("V")
+
+
+class IdentityMemo(Generic[V]):
+    """The values computed for the last ``size`` (object, key) pairs, found by identity."""
+
+    def __init__(self, size: int = 16) -> None:
+        if size < 1:
+            raise ValueError(f"IdentityMemo size: expected at least 1, found {size}")
+        self.size = size
+        self._entries: OrderedDict[tuple[int, Hashable], tuple[object, V]] = OrderedDict()
+
+    def get(self, obj: object, key: Hashable = ()) -> V | None:
+        """The value stored for ``obj`` (this very object) and ``key``, or None."""
+        k = (id(obj), key)
+        hit = self._entries.get(k)
+        if hit is None or hit[0] is not obj:
+            return None
+        self._entries.move_to_end(k)
+        return hit[1]
+
+    def put(self, obj: object, value: V, key: Hashable = ()) -> V:
+        """Store ``value`` for ``obj`` and ``key`` (evicting the least recently used entry)."""
+        k = (id(obj), key)
+        self._entries[k] = (obj, value)
+        self._entries.move_to_end(k)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return value
+
+    def __call__(self, obj: object, compute: Callable[[], V], key: Hashable = ()) -> V:
+        """The stored value, or ``compute()`` stored and returned."""
+        hit = self.get(obj, key)
+        return self.put(obj, compute(), key) if hit is None else hit
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
