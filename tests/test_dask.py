@@ -87,6 +87,12 @@ MARK = pathlib.Path({mark!r})
 def run(quick=False):
     with MARK.open("a") as fh:
         fh.write("x")
+    wait = pathlib.Path({wait!r})  # let another script finish and report before a worker dies
+    for _ in range(100):
+        if wait.exists():
+            break
+        time.sleep(0.1)
+    time.sleep(1)
     os.kill({target}, signal.SIGKILL)
     time.sleep(60)
     return ProofResult("lost", TITLE)
@@ -263,9 +269,10 @@ def _gone(pid: int, wait: float = 10.0) -> bool:
 
 def test_lost_tasks_are_retried_once_then_failed_rows(tmp_path):
     d = tmp_path / "p"
-    _write(d, "killer", LOSER.format(mark=str(tmp_path / "killer"), target="os.getppid()"))
-    _write(d, "suicide", LOSER.format(mark=str(tmp_path / "suicide"), target="os.getpid()"))
-    _write(d, "good", SIMPLE.format(name="good", title="Fine", body="pass"))
+    good = tmp_path / "good.done"  # the losers wait for it: a worker killed while "good" runs there would lose it too
+    _write(d, "killer", LOSER.format(mark=str(tmp_path / "killer"), target="os.getppid()", wait=str(good)))
+    _write(d, "suicide", LOSER.format(mark=str(tmp_path / "suicide"), target="os.getpid()", wait=str(good)))
+    _write(d, "good", SIMPLE.format(name="good", title="Fine", body=f"pathlib.Path({str(good)!r}).write_text('done')"))
     scripts = available([d])
     summary = dask_backend.run_scripts(scripts, ["killer", "suicide", "good"], scheduler="local", workers=2)
     rows = {o.name: o for o in summary.outcomes}
