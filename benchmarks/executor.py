@@ -15,6 +15,9 @@ For each configuration (N', d', L, B) it times one batched forward pass of
   per layer; ``auto`` is reported as state traffic (``B·L·N'·d'·8`` bytes per second) and as a
   fraction of this reference.
 
+First, models from the compiler (Theorem H.21 on seeded random circuits, B = 1, 16, 128):
+``execute`` as state traffic and as a fraction of the same reference.
+
 Compiled-like models (:func:`symverify.executors.synthetic.impulse_model`: impulse kernels, mask
 biases, W zero or a signed permutation) must run at least 10× faster on the sparse path than with
 an FFT in every layer: the script prints the ratio and PASS/FAIL, and exits 1 on FAIL. The check
@@ -154,6 +157,37 @@ def run_config(kind: str, nn: int, dd: int, L: int, B: int, device: Any, reps: i
     return times
 
 
+COMPILED_FULL = [((16, 4, 384, 16), (1, 16, 128)), ((64, 8, 3072, 16), (1, 16, 128))]
+COMPILED_QUICK = [((16, 4, 384, 16), (16,))]
+
+
+def compiled_rows(quick: bool, device: Any, reps: int, wall: bool) -> None:
+    """Models from the compiler (Theorem H.21 on seeded random circuits): ``execute`` in float64
+    against the in-run memory-bound reference (one clone and one multiply of the state per layer)."""
+    from symverify.compiler import compile
+    from symverify.library import random_circuit
+
+    print("models from the compiler (kaleidoscope), execute(backend='torch') in float64")
+    for (n, d, size, depth), batches in COMPILED_QUICK if quick else COMPILED_FULL:
+        m = compile(random_circuit(n, d, size, depth, seed=1)).model
+        L, nn, dd = len(m.layers), m.inner_n, m.inner_d
+        for B in batches:
+            x = torch.randn(B, n, d, dtype=torch.float64, generator=torch.Generator().manual_seed(B)).to(device)
+            state = torch.randn(B, nn, dd, dtype=torch.float64).to(device)
+
+            def reference(state: Any = state, L: int = L) -> object:
+                s = state
+                for _ in range(L):
+                    s = s.clone().mul_(s)
+                return s
+
+            t = measure({"execute": lambda x=x, m=m: execute(m, x, backend="torch"), "ref": reference}, reps, wall, budget=10.0)
+            traffic = B * L * nn * dd * 8
+            print(f"  circuit {n}x{d} s={size}: L={L} N′×d′={nn}×{dd} B={B:<4} execute {traffic / t['execute'] / 1e9:6.2f} GB/s = "
+                  f"{t['ref'] / t['execute']:4.0%} of the reference ({traffic / t['ref'] / 1e9:.2f} GB/s)")
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small grid (about half a minute)")
@@ -169,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     device = torch.device(args.device)
     clock = "wall-clock" if args.wall else "single-thread CPU time"
     print(f"executor benchmark on {device} ({clock}, {torch.get_num_threads()} thread(s), torch {torch.__version__})")
+    compiled_rows(args.quick, device, args.reps, args.wall)
     head = f"{'model':>8} {'N′':>5} {'d′':>4} {'L':>3} {'B':>3} | {'path':>7} {'time':>10} {'points/s':>10} {'layer-cells/s':>14} {'vs auto':>8}"
     print(head)
     print("-" * len(head))
