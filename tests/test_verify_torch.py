@@ -338,3 +338,10 @@ def test_numeric_validation():
         verify(SQUARE_C, SQUARE_M, numeric="float16")
     with pytest.raises(UsageError, match="numeric: expected"):
         verify(SQUARE_C, SQUARE_M, numeric=1.0)
+
+
+def test_calibrate_measures_every_constant_of_the_cost_model():
+    measured = engine_cost.calibrate()
+    assert set(measured) == set(engine_cost.COSTS)
+    assert all(v >= 0 and v == v and v < 1 for v in measured.values()), measured
+    assert measured["PY_GATE"] > 0 and measured["TORCH_LAYER"] > 0  # every engine does some work per unit
