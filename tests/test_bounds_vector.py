@@ -9,6 +9,7 @@ where degrees leave the exact range of float64.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -255,3 +256,16 @@ def test_model_pass_gives_up_beyond_its_cell_limit(monkeypatch: pytest.MonkeyPat
     assert model_rows(m.layers, read_rects(m.layers), 2, 1, 4, 2, scalar_rows, ring.variables, ring.q) is None
     bd._MODEL_BOUNDS.clear()
     assert bd.structure_bounds(ModelSide(m, 2, 1), ModelSide(m, 2, 1)) == _exact_bounds(monkeypatch, ModelSide(m, 2, 1), ModelSide(m, 2, 1))
+
+
+@pytest.mark.parametrize("L", [0.0, 60.5, 61.0, 1e3 + 0.25, 2.0**53 + 2, 2.0**56, 2.0**60, 2.0**62])
+def test_ub_of_log2_covers_two_to_the_L_with_a_small_mantissa_at_any_size(L: float) -> None:
+    """``m·2^e ≥ 2^L`` with ``m < 2^62`` even where ``L`` is beyond float precision (``e`` must not be
+    rounded before it is subtracted from ``L``)."""
+    from symverify.provers.bounds_vector import _ub_of_log2
+
+    m, e = _ub_of_log2(L)
+    assert 1 <= m < 2**62
+    whole = math.floor(L)
+    shift = e - (whole - 60)  # m·2^e ≥ 2^L  ⇔  log2(m) + shift ≥ 60 + (L − whole), all small numbers
+    assert math.log2(m) + shift >= 60 + (L - whole)

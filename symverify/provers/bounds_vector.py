@@ -269,5 +269,5 @@ def _ub_of_log2(L: float) -> tuple[int, int]:
     """``(m, e)`` with ``m < 2^62`` and ``m·2^e ≥`` every integer ``≤ 2^L``."""
     if L < 61.0:
         return max(1, math.floor(2.0 ** max(L, 0.0) * (1 + 2.0**-40))), 0
-    e = math.floor(L) - 60
-    return math.ceil(2.0 ** (L - e) * (1 + 2.0**-40)), e
+    whole = math.floor(L)  # a float's floor is exactly representable, so L − whole is exact in [0, 1)
+    return math.ceil(2.0 ** (60 + (L - whole)) * (1 + 2.0**-40)), whole - 60
