@@ -168,6 +168,15 @@ class LayerStats:
     exact64: bool  # every weight is exactly a float64
 
 
+def _narrow_span(used: Any) -> tuple[int, int] | None:
+    """``(first, count)`` of the range holding every True of the 1-d mask ``used``, when it covers
+    at most 3/4 of the mask (worth a narrowed operation); else None."""
+    idx = require_torch().nonzero(used).flatten().tolist()
+    if idx and (idx[-1] - idx[0] + 1) * 4 <= used.shape[0] * 3:
+        return int(idx[0]), int(idx[-1] - idx[0] + 1)
+    return None
+
+
 @dataclass
 class LayerPlan:
     """One layer's tensors (on one device, in one dtype) and its chosen convolution path."""
@@ -225,24 +234,14 @@ class LayerPlan:
         """``(first, count)`` of the channel range holding every nonzero tap, when it is at most 3/4
         of the channels (an FFT over the rest would transform zeros); else None (cached)."""
         if "tap_channels" not in self.cache:
-            torch = require_torch()
-            used = torch.nonzero((self.taps != 0).any(dim=0)).flatten().tolist()
-            span = None
-            if used and (used[-1] - used[0] + 1) * 4 <= self.taps.shape[1] * 3:
-                span = (int(used[0]), int(used[-1] - used[0] + 1))
-            self.cache["tap_channels"] = span
+            self.cache["tap_channels"] = _narrow_span((self.taps != 0).any(dim=0))
         return self.cache["tap_channels"]
 
     def w_rows(self) -> tuple[int, int] | None:
         """Dense ``W``: ``(first, count)`` of the row range holding every nonzero, when it is at most
         3/4 of the rows; else None (cached)."""
         if "w_rows" not in self.cache:
-            torch = require_torch()
-            used = torch.nonzero((self.w != 0).any(dim=1)).flatten().tolist()
-            span = None
-            if used and (used[-1] - used[0] + 1) * 4 <= self.w.shape[0] * 3:
-                span = (int(used[0]), int(used[-1] - used[0] + 1))
-            self.cache["w_rows"] = span
+            self.cache["w_rows"] = _narrow_span((self.w != 0).any(dim=1))
         return self.cache["w_rows"]
 
     def warm(self) -> LayerPlan:
