@@ -11,8 +11,8 @@ Both engines run ``k`` trials of both sides (docs/theory.md §5); they differ in
   a model side plans its weights for the trial's prime and runs the torch executor,
   ``L · TORCH_LAYER + B · (cells · TORCH_CELL + macs · TORCH_MAC)``;
 
-where ``L`` is the number of layers, ``cells = L·N'·d'`` and ``macs`` the nonzero entries of every
-``W`` and ``h`` times ``N'`` (the multiply-adds of one point). The constants are seconds per unit measured on one CPU thread by
+where ``(L, cells, macs)`` are :meth:`ModelSide.terms`: the layers, ``L·N'·d'`` and the nonzero
+entries of every ``W`` and ``h`` times ``N'`` (the multiply-adds of one point). The constants are seconds per unit measured on one CPU thread by
 :func:`calibrate` (``benchmarks/verify_methods.py`` prints them next to this table and checks that
 the engine chosen is the faster one measured); they are fixed here, so the choice, and with it
 every report, is the same on every run and machine. The choice only affects speed: both engines
@@ -28,7 +28,7 @@ from typing import Any
 from symverify.ir.baseconv import Model
 from symverify.provers.sides import CircuitSide, ModelSide, Side
 
-__all__ = ["TORCH_MARGIN", "Estimate", "estimate", "side_seconds", "model_terms", "calibrate", "COSTS"]
+__all__ = ["TORCH_MARGIN", "Estimate", "estimate", "side_seconds", "calibrate", "COSTS"]
 
 COSTS: dict[str, float] = {
     "PY_GATE": 1.2e-7,
@@ -70,12 +70,6 @@ class Estimate:
         return f"estimated python {s(self.python)}, torch {s(self.torch)}"
 
 
-def model_terms(m: Model) -> tuple[int, int, int]:
-    """``(L, cells, macs)`` of a model (see the module docstring), from the grids' rectangles."""
-    macs = sum(layer.W.nonzero_count() + layer.h.nonzero_count() for layer in m.layers) * m.inner_n
-    return len(m.layers), len(m.layers) * m.inner_n * m.inner_d, macs
-
-
 def side_seconds(side: Side, engine: str, batch: int = 1, costs: dict[str, float] = COSTS) -> float:
     """One evaluation of ``side`` by ``engine`` at ``batch`` points (torch) or one point (python)."""
     if isinstance(side, CircuitSide):
@@ -85,7 +79,7 @@ def side_seconds(side: Side, engine: str, batch: int = 1, costs: dict[str, float
         return gates * (costs["TORCH_GATE"] + batch * costs["TORCH_LANE"])
     if not isinstance(side, ModelSide):
         return float(side.cost()) * costs["PY_CELL"]  # kaleidoscopes run on python ints only
-    layers, cells, macs = model_terms(side.obj)
+    layers, cells, macs = side.terms()
     if engine == "python":
         return layers * costs["PY_LAYER"] + cells * costs["PY_CELL"] + macs * costs["PY_MAC"]
     return layers * costs["TORCH_LAYER"] + batch * (cells * costs["TORCH_CELL"] + macs * costs["TORCH_MAC"])
@@ -147,7 +141,7 @@ def calibrate() -> dict[str, float]:
             else:
                 x = torch.ones((1, m.n, m.d), dtype=torch.int64)
                 t = _best(lambda m=m, x=x: modular_eval(m, x, next(primes)))
-            rows.append(model_terms(m))
+            rows.append(ModelSide(m, m.n, m.d).terms())
             times.append(t)
         fits[engine] = [max(float(v), 0.0) for v in np.linalg.solve(np.array(rows, dtype=float), np.array(times))]
     c = random_circuit(8, 4, 4000, 20, seed=3)

@@ -111,11 +111,18 @@ class ModelSide(_Shaped):
         """As :meth:`CircuitSide.evaluate`, through the BaseConv interpreter."""
         return eval_model(self.obj, u, ring, check)
 
-    def cost(self) -> int:
-        """A rough operation count of one evaluation, from the grids' rectangles (never cell by cell)."""
+    def terms(self) -> tuple[int, int, int]:
+        """``(L, cells, macs)`` of one evaluation: the layers, ``L·N'·d'`` state cells, and the
+        nonzero entries of every ``W`` and ``h`` times ``N'`` (multiply-adds), from the grids'
+        rectangles (never cell by cell)."""
         m = self.obj
         per = sum(layer.W.nonzero_count() + layer.h.nonzero_count() for layer in m.layers)
-        return per * m.inner_n + len(m.layers) * m.inner_n * m.inner_d
+        return len(m.layers), len(m.layers) * m.inner_n * m.inner_d, per * m.inner_n
+
+    def cost(self) -> int:
+        """A rough operation count of one evaluation: cells plus multiply-adds (:meth:`terms`)."""
+        _, cells, macs = self.terms()
+        return cells + macs
 
     def describe(self) -> dict[str, Any]:
         """Signature and parameter counts, from the grids' rectangles: a model with ``N' = 10^9``
