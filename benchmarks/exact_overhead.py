@@ -12,7 +12,7 @@ with weights ``k/2``, ``k/3``) it times
   once, each layer ``y[i,k] = (Σ_j u[i,j]·W[j,k] + b1[i,k]) · (Σ_{t≤i} h[t,k]·u[i−t,k] + b2[i,k])``
   written out with zeros skipped, then ``==`` per entry), measured in the same run,
 
-and prints the ratio toolkit / bare loop (the overhead) with the best of ``R`` repeats each, and
+and prints the ratio toolkit / bare loop (the overhead) with the best of ``R`` interleaved repeats each, and
 the share of the toolkit's time spent outside the expansion (bounds, dispatch, comparison).
 Nothing is asserted about time.
 """
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
+
+from executor import measure  # benchmarks/executor.py: interleaved minimum timing
 
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
@@ -81,15 +81,6 @@ def bare_expand(m: Model, flint: Any) -> list[list[Any]]:
     return u
 
 
-def best(f: Callable[[], Any], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small stacks only")
@@ -112,7 +103,8 @@ def main(argv: list[str] | None = None) -> None:
             def tool(a: Model = a, b: Model = b, reports: list[Any] = reports) -> None:
                 reports.append(verify(a, b, method="exact", isolate=False))
 
-            t_ref, t_tool = best(ref, args.repeat), best(tool, args.repeat)
+            times = measure({"ref": ref, "tool": tool}, args.repeat, wall=True, budget=60.0)
+            t_ref, t_tool = times["ref"], times["tool"]
             rep = reports[-1]
             if not rep.proved:
                 print(f"{n}×{d} L={layers}: {rep.verdict.value}, expected proved: skipped")
