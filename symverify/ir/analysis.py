@@ -236,12 +236,13 @@ def check_state(obj: object, where: str) -> None:
     compilation, verification). Objects of other kinds are left alone.
     """
     # The messages are built only on failure: this check runs on every execute call.
-    if isinstance(obj, (Circuit, Model)) and obj.n * obj.d > limits.MAX_INPUTS:
+    if isinstance(obj, (Circuit, Model)):
         kind = "circuit" if isinstance(obj, Circuit) else "model"
-        limits.check(obj.n * obj.d, "MAX_INPUTS", f"{where}: {kind} {obj.name or '<unnamed>'} has n·d = {show_int(obj.n)}·{show_int(obj.d)}")
-    if isinstance(obj, Model) and obj.inner_n * obj.inner_d > limits.MAX_CELLS:
+        limits.check(obj.n * obj.d, "MAX_INPUTS",
+                     lambda: f"{where}: {kind} {obj.name or '<unnamed>'} has n·d = {show_int(obj.n)}·{show_int(obj.d)}")
+    if isinstance(obj, Model):
         limits.check(obj.inner_n * obj.inner_d, "MAX_CELLS",
-                     f"{where}: model {obj.name or '<unnamed>'} has state N'·d' = {show_int(obj.inner_n)}·{show_int(obj.inner_d)}")
+                     lambda: f"{where}: model {obj.name or '<unnamed>'} has state N'·d' = {show_int(obj.inner_n)}·{show_int(obj.inner_d)}")
 
 
 _PARAMS: IdentityMemo[frozenset[str]] = IdentityMemo(8)

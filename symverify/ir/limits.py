@@ -28,6 +28,8 @@ where; nothing is truncated or rounded instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from symverify.errors import LimitError
 
 __all__ = [
@@ -54,8 +56,9 @@ _WHAT = {
 }
 
 
-def check(count: int, limit: str, where: str) -> None:
-    """Raise :class:`LimitError` when ``count`` exceeds the limit called ``limit`` (e.g. ``"MAX_CELLS"``).
+def check(count: int, limit: str, where: str | Callable[[], str]) -> None:
+    """Raise :class:`LimitError` when ``count`` exceeds the limit called ``limit`` (e.g. ``"MAX_CELLS"``);
+    ``where`` (or, on hot paths, a function returning it) names the object in the message.
 
     >>> check(10, "MAX_CELLS", "test")
     >>> check(MAX_CELLS + 1, "MAX_CELLS", "Grid.to_rows of a 4194305×1 grid")
@@ -67,7 +70,7 @@ def check(count: int, limit: str, where: str) -> None:
     if count > value:
         unit = "inputs" if limit == "MAX_INPUTS" else "cells"
         raise LimitError(
-            f"{where}: {_count(count)} {unit} is more than symverify.ir.limits.{limit} = {value} ({_WHAT[limit]})"
+            f"{where() if callable(where) else where}: {_count(count)} {unit} is more than symverify.ir.limits.{limit} = {value} ({_WHAT[limit]})"
         )
 
 
