@@ -115,7 +115,7 @@ def test_every_linear_stage_uses_at_most_five_bbstars():
     lins = [r for r in b.stages if r["kind"] == "linear"]
     assert all(int(r["bbstar"]) <= 5 for r in lins)
     assert {r["route"] for r in lins} <= {"identity", "diagonal", "permutation", "sparse"}
-    plans = plan_stages(c, layered_form(c), c.d, 2)
+    plans = plan_stages(c, layered_form(c), c.d)
     assert len([p for p in plans if not p.is_mul]) == len(lins)
 
 
@@ -144,11 +144,11 @@ def test_butterfly_positions_keep_pairs_in_place():
 
 @pytest.mark.parametrize("N", [16, 64, 256])
 def test_walsh_hadamard_compiles_to_one_gadget_per_level(N):
-    """A Walsh–Hadamard level is one butterfly factor: 3 layers per level, N' = N, d' = 3."""
+    """A Walsh–Hadamard level is one butterfly factor: 2 layers per level, d' = d = 1, N' = 4.5·N."""
     c = lib.walsh_hadamard(N)
     out = compile_kaleidoscope(c)
     k = N.bit_length() - 1
-    assert out.model.signature == (N, 3 * k, 1, N, 3)
+    assert out.model.signature == (N, 2 * k, 1, 3 * (N + N // 2), 1)
     assert verify(c, out.model, certificate=out.certificate, method="compositional").proved
 
 
@@ -216,16 +216,16 @@ def test_mutations_are_refuted():
 
 
 def test_live_gate_mutation_fails_its_stage():
-    """Scaling a live cell's coefficient in a gadget's gate must fail exactly that stage."""
+    """Scaling a live cell's coefficient in a gadget's first layer must fail exactly that stage."""
     c = lib.walsh_hadamard(8)
     out = compile_kaleidoscope(c)
     cert = out.certificate
     for k, b in enumerate(cert.boundaries[1:-1], start=1):
         layer = out.model.layers[b.layer]
-        live = [(cl.row, cl.col) for cl in b.cells if cl.col < out.resources["dp"] and layer.b2.get(cl.row, cl.col) != 0]
-        if layer.h.is_zero() and live and layer.b2.fill == 0:
+        live = [(cl.row, cl.col) for cl in b.cells if layer.b1.get(cl.row, cl.col) != 0]
+        if layer.W.is_zero() and live and layer.b1.fill == 0:
             i, j = live[0]
-            bad = replace(layer, b2=grid(layer.b2.rows, layer.b2.cols, layer.b2.cells() | {(i, j): layer.b2.get(i, j) + 1}))
+            bad = replace(layer, b1=grid(layer.b1.rows, layer.b1.cols, layer.b1.cells() | {(i, j): layer.b1.get(i, j) + 1}))
             mutant = replace(out.model, layers=(*out.model.layers[:b.layer], bad, *out.model.layers[b.layer + 1:]))
             res = check_certificate(c, mutant, cert)
             assert not res.ok and res.failure is not None and res.failure.stage == k

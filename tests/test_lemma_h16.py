@@ -52,9 +52,10 @@ def test_every_stride_symbolic_diagonals(size, stride, d):
     circ, ch = factor_model(f, d)
     axis = axis_of(f, d)
     assert axis == ("sequence" if stride >= d else "channel")
-    assert len(ch.model.layers) == {"sequence": 3, "channel": 2}[axis] <= C16
+    assert len(ch.model.layers) == {"sequence": 2, "channel": 3}[axis] <= C16
     assert ch.model.modes() == {Mode.CYCLIC}
-    assert ch.model.signature == (size // d, len(ch.model.layers), d, size // d, 3 * d)
+    rows = size // d
+    assert ch.model.signature == (size // d, len(ch.model.layers), d, 3 * (rows + rows // 2), d)
     assert check_certificate(circ, ch.model, ch.certificate).ok
     assert proved_exactly(circ, ch.model)
 
@@ -62,7 +63,7 @@ def test_every_stride_symbolic_diagonals(size, stride, d):
 def test_larger_sequence_factor_rows_64():
     f = sym_factor(256, 64)
     circ, ch = factor_model(f, 4)
-    assert ch.model.inner_n == 64
+    assert (ch.model.inner_n, ch.model.inner_d) == (3 * (64 + 32), 4)
     assert check_certificate(circ, ch.model, ch.certificate).ok
     assert proved_exactly(circ, ch.model)
 
@@ -95,7 +96,7 @@ def test_mutating_any_gadget_weight_is_refuted(size, stride, d):
     model = ch.model
     tried = 0
     for li, layer in enumerate(model.layers):
-        for name in ("W", "h", "b2"):
+        for name in ("W", "b1", "h", "b2"):
             g = getattr(layer, name)
             if g.fill != 0:
                 continue  # the all-ones biases: perturbing a cell that only ever multiplies 0 is harmless
@@ -148,9 +149,10 @@ def test_lemma_h18_chain(n, d, size, w):
     circ = from_matrix(to_matrix(K), n, d)
     ch = kaleidoscope_model(K, n, d, circ)
     lay, fs = kaleidoscope_factors(K, n, d)
-    assert len(ch.model.layers) <= chain_layer_bound(fs, lay.dp)
-    groups = w if d == lay.dp else w + 2
-    assert len(ch.model.layers) <= C18 * groups * (lay.size.bit_length() - 1) + 1
+    assert len(ch.model.layers) <= chain_layer_bound(fs, lay.gathered)
+    groups = w if not lay.gathered else w + 2
+    assert len(ch.model.layers) <= C18 * groups * (lay.size.bit_length() - 1) + 1 + (4 if lay.gathered else 0)
+    assert ch.model.inner_d == d and ch.model.inner_n == lay.rows
     assert check_certificate(circ, ch.model, ch.certificate).ok
     assert proved_exactly(circ, ch.model)
 
@@ -169,13 +171,15 @@ def test_errors_name_the_problem():
     with pytest.raises(CompileError, match="power of two"):
         factor_model(f, 3)
     with pytest.raises(CompileError, match="differs from the layout size"):
-        factor_layers(Layout(4, 1, 1, 4), f)
+        factor_layers(Layout(4, 1, 4), f)
     K = Kaleidoscope(4, 4, ())
     with pytest.raises(CompileError, match=r"corner is 4×4, expected n·d = 6"):
         kaleidoscope_model(K, 2, 3, from_matrix([[1] * 6] * 6, 2, 3))
     with pytest.raises(CompileError, match="reference circuit must read 2×2 inputs"):
         kaleidoscope_model(K, 2, 2, from_matrix([[1]], 1, 1))
-    with pytest.raises(CompileError, match="layout: expected dp = 4"):
-        Layout(2, 3, 2, 16)
-    with pytest.raises(CompileError, match="size ≥ n·dp = 16"):
-        Layout(4, 4, 4, 8)
+    with pytest.raises(CompileError, match=r"power-of-two size ≥ 8 .* width 2\); found n = 2, d = 3, size = 12"):
+        Layout(2, 3, 12)
+    with pytest.raises(CompileError, match=r"size ≥ 16 .*found n = 4, d = 4, size = 8"):
+        Layout(4, 4, 8)
+    with pytest.raises(CompileError, match=r"size ≥ 8 .*found n = 2, d = 3, size = 4"):
+        Layout(2, 3, 4)

@@ -13,7 +13,7 @@ def test_reprs_are_short_and_informative():
     cases = [
         (out, ["Compiled('kaleidoscope'", f"L={len(out.model.layers)}", f"{len(out.certificate.boundaries) - 1} certificate stages",
                "within bounds"]),
-        (out.model, ["Model('determinant_3_kaleidoscope'", "N=3", "d'=12", "modes=cyclic"]),
+        (out.model, ["Model('determinant_3_kaleidoscope'", "N=3", "d'=3", "modes=cyclic"]),
         (out.certificate, [f"Certificate({len(out.certificate.boundaries) - 1} stages", f"{len(out.certificate.boundaries)} boundaries"]),
         (report, ["Report(proved", "compositional", f"{len(out.certificate.boundaries) - 1}/{len(out.certificate.boundaries) - 1}"]),
         (f, ["Factorization(", "Kaleidoscope(n=8"]),

@@ -15,6 +15,7 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 import symverify as sv  # noqa: E402
+from symverify.compiler.kaleidoscope import C0, C21  # noqa: E402
 from symverify.errors import LimitError, SerializationError, ShapeError, UsageError  # noqa: E402
 from symverify.ir.baseconv import Layer, Model  # noqa: E402
 from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList  # noqa: E402
@@ -28,7 +29,7 @@ from symverify.kaleidoscope import (  # noqa: E402
     permutation_to_kaleidoscope,
     sparse_to_kaleidoscope,
 )
-from symverify.library import walsh_hadamard  # noqa: E402
+from symverify.library import determinant, walsh_hadamard  # noqa: E402
 from symverify.semantics.evaluate import embed, eval_layer  # noqa: E402
 from symverify.semantics.rings import ScalarRing  # noqa: E402
 from symverify.viz import (  # noqa: E402
@@ -87,9 +88,8 @@ def test_occupancy_map_draws_exactly_the_certificates_cells(sweep):
 
 
 def test_occupancy_kinds_name_the_gadgets():
-    c = walsh_hadamard(4, 2)
-    occ = occupancy(sv.compile(c))
-    assert {"sequence", "channel"} <= set(occ.kinds)
+    occ = occupancy(sv.compile(determinant(3)))  # d = 3: gathered onto a track of width 2
+    assert {"sequence", "channel", "layout", "remember"} <= set(occ.kinds)
     dense = occupancy(sv.compile(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1], u[1][0]], n=2, d=2), method="dense"))
     assert {"layout", "linear", "remember"} <= set(dense.kinds)
 
@@ -315,7 +315,7 @@ def test_plot_resources_draws_every_instance_and_the_stated_line(run):
         assert len(_gid(params_ax, f"measured params {script}").get_offsets()) == len(insts)
     line = _gid(layers_ax, "bound layers_c21 thm_h21_general")
     for x, y in zip(line.get_xdata(), line.get_ydata()):
-        assert y == 102 * x + 61  # Theorem H.21's stated L ≤ 102·max(Δ,1)·⌈log2 w⌉ + 61 is a straight line
+        assert y == C21 * x + C0  # Theorem H.21's stated L ≤ C21·max(Δ,1)·⌈log2 w⌉ + C0 is a straight line
     dense_line = _gid(layers_ax, "bound layers thm_h21_dense_baseline")
     assert len(dense_line.get_xdata()) >= 2
     recs = [r for r in resource_records(run) if r.script == "dao_thm2_permutations"]

@@ -1,47 +1,56 @@
 """Butterfly factors as BaseConv layers (Lemma H.16) and kaleidoscope matrices (Lemma H.18).
 
-Layout: :mod:`symverify.compiler.layout` (``z[p]`` at cell ``(p // dp, p % dp)`` of block ``B0``,
-``B1``/``B2`` workspace, cyclic mode). A factor of stride ``s`` maps, on every pair ``(p, q = p+s)``
-with block ``[[d1, d2], [d3, d4]]`` (``ir/butterfly.py``)::
+Layout: :mod:`symverify.compiler.layout`: ``d' = d``; ``z[p]`` at local row ``p // tw``, channel
+``p % tw`` of row block ``B0``; ``B1``, ``B2`` are row blocks ``S`` and ``2S`` rows further (each
+block of ``R = N_k/tw`` rows followed by a gap of ``R/2`` zero rows), cyclic mode. A factor of
+stride ``s`` maps, on every pair ``(p, q = p+s)`` with block ``[[d1, d2], [d3, d4]]``
+(``ir/butterfly.py``)::
 
     out[p] = d1·x[p] + d2·x[q],      out[q] = d3·x[p] + d4·x[q],
 
 i.e. ``B·x = D_main ⊙ x + D_up ⊙ S(x) + S(D_low ⊙ x)`` (the printed proof of Lemma H.16 drops the
-shifts S; docs/theory.md §4). The three terms are built in the disjoint buffers and summed:
+shifts S; docs/theory.md §4). A layer is either a *conv layer* ``b1 ⊙ (h ⊛ u + b2)`` (``W = 0``)
+or a *mix layer* ``(u·W) ⊙ G`` (``h = 0``); every gadget starts with the conv layer ``A``
+(:func:`scale_layer`): taps ``k·S`` add the blocks onto each other, so every block it writes
+receives ``T = B0 + B1`` (a pending sum is completed here) and ``b1`` puts a coefficient on each
+destination cell.
 
-* **sequence axis** (``s ≥ dp``: ``q`` is ``t = s/dp`` rows below ``p``, same column). Layer 1
-  ``(u·W)⊙G`` (``h = 0``, ``b2 = G``): ``W`` copies ``B0`` into ``B0, B1, B2``; ``G`` puts at the
-  *source* cell the coefficient each term needs: ``B0``: ``d1`` at ``p``, ``d4`` at ``q``;
-  ``B1``: ``d2`` at ``q`` (moves up); ``B2``: ``d3`` at ``p`` (moves down). Layer 2 (``W = 0``,
-  ``b1 = 1``, ``b2 = 0``) convolves: ``e_0`` on ``B0``, ``e_{N'−t}`` (shift up by ``t``, cyclic)
-  on ``B1``, ``e_t`` on ``B2``. No term lands on a wrong row: ``B1`` is nonzero only on the upper
-  rows of the ``2t``-row blocks, so a lower row ``r`` reads ``B1[r+t]`` (its partner) and an upper
-  row reads the next block's lower half, which is 0, also when the read wraps cyclically past
-  row ``N'−1``; symmetrically for ``B2`` (nonzero on lower rows, read by the upper partner);
-* **channel axis** (``s < dp``: ``q = p XOR s`` in the same row). Layer 1 ``(u·W)⊙G``: ``W`` copies
-  ``B0 → B0`` and the partner column ``B0[c XOR s] → B1[c]``; ``G`` holds ``d1/d4`` on ``B0`` and
-  ``d2`` (at ``p``) / ``d3`` (at ``q``) on ``B1`` (coefficients at the destination);
-* **diagonal** (``d2 = d3 = 0``): one ``(u·W)⊙G`` layer on ``B0``.
+* **sequence axis** (``s ≥ tw``: ``q`` is ``t = s/tw`` rows below ``p``, same channel). ``A``:
+  ``B0``: ``d1`` at ``p``, ``d4`` at ``q``; ``B1``: ``d2`` at ``q``; ``B2``: ``d3`` at ``p``.
+  ``B`` (:func:`shift_sum_layer`): ``B0[r] + B1[r + t] + B2[r − t] → B0[r]`` (taps ``0``,
+  ``N' − S − t``, ``S + t``), ones on ``B0``. A row ``p`` reads ``B1[q] = d2·x[q]`` and
+  ``B2[p − t]``, a ``q`` row of the previous pair block where ``B2`` is 0; a row ``q`` reads
+  ``B2[p] = d3·x[p]`` and ``B1[q + t]``, a ``p`` row of the next block where ``B1`` is 0; a read
+  past the end of a block meets its gap (``t ≤ R/2``). Clean result in ``B0``: 2 layers.
+* **channel axis** (``s < tw``: ``q = p XOR s`` in the same row). ``A``: ``B0`` holds
+  ``d1·x[p], d2·x[q]`` at ``p, q``, ``B1`` holds ``d3·x[p], d4·x[q]``. ``C``
+  (:func:`pair_mix_layer`): ``u·(I + P_s)`` gives every cell ``u[p] + u[q]``, masked to ``B0`` at
+  ``p`` (``out[p]``) and ``B1`` at ``q`` (``out[q]``): the 2×2 block as a sum of two rank-one
+  terms. The result stays *pending* (``B0 + B1``): 2 layers, the sum done by the next ``A``.
+* **diagonal** (``d2 = d3 = 0``): ``A`` alone on ``B0``: 1 layer.
 
-The **sum** ``B0 + B1 + B2 → B0`` is the projection ``u·W_sum`` (``h = 0``, ``b2 = 1``; ``b1``
-carries an affine offset when one is due). It is fused into the next gadget's layer 1, since
-``(u·W_sum·W_copy)⊙G`` is still one layer, so a chain costs 2 layers per sequence factor, 1 per
-channel or diagonal factor, plus 1 closing sum. **Constant c16 = 3**: one factor alone takes at
-most 3 layers (sequence), 2 (channel) or 1 (diagonal). Identity factors cost 0 layers; diagonal
-factors are absorbed into a neighbour and equal-stride neighbours are multiplied (docs/kaleidoscope.md §1.2).
+The **closing sum** ``B0 + B1 (+ offset) → B0`` is one more ``A`` (:func:`sum_layer`), needed
+only after a channel factor or for an offset. So a chain costs 2 layers per non-diagonal factor,
+1 per diagonal factor, plus at most 1 closing layer. **Constant c16 = 3**: one factor alone takes
+at most 3 layers (channel), 2 (sequence) or 1 (diagonal). Identity factors cost 0 layers;
+diagonal factors are absorbed into a neighbour and equal-stride neighbours are multiplied
+(docs/kaleidoscope.md §1.2). When ``d`` is not a power of two, two gather layers first move the
+input onto the track and two scatter layers end the model (:func:`gather_layers`,
+:func:`scatter_layers`).
 
-**Pruning** (``GadgetEmitter(prune=True)``, used by the circuit compiler): the emitter tracks
-every cell as a linear form over the inputs of the stage, so it knows which cells are 0 on every
-input. It leaves out every ``G`` coefficient that would multiply such a cell, restricts the
-all-ones biases to the cells that can be nonzero, and drops ``W`` entries and filter taps that only
-meet zeros (:func:`symverify.semantics.support.prune_layer`). The function on the model's inputs is unchanged, and almost every
-remaining weight moves a live value (a perturbation changes some stage's function).
+**Pruning** (``GadgetEmitter(prune=True)``): the emitter tracks every cell as a linear form over
+the inputs of the stage, so it knows which cells are 0 on every input. It leaves out every
+coefficient that would multiply such a cell, restricts the masks to the cells that can be
+nonzero, and drops ``W`` entries and filter taps that only meet zeros
+(:func:`symverify.semantics.support.prune_layer`). The function on the model's inputs is
+unchanged, and every remaining weight moves a live value (a perturbation changes some stage's
+function).
 
 **Lemma H.18**: ``M ∈ (BB*)^w_e`` acting on ``vec(u)`` (``n·d = M.n``) is the chain of all its
-factors: ``L ≤ w·(4·log2 N' + 2·log2 dp) + 1 ≤ 4·w·log2(N_k) + 1`` (**c18 = 4**) with
-``N_k = e·n·d`` when ``d`` is a power of two, inner length ``N' = N_k/dp`` and width ``d' = 3·dp``.
-For other ``d`` two Beneš permutations (Theorem 2) move ``vec(u)`` between the padded cells and
-contiguous positions, so ``w`` becomes ``w + 2``.
+factors: ``L ≤ 2·w·2·log2(N_k) + 1 = 4·w·log2(N_k) + 1`` (**c18 = 4**) with ``N_k = e·n·d`` when
+``d`` is a power of two, inner length ``N' = 3·(R + R/2)``, ``R = N_k/d``, and width ``d' = d``.
+For other ``d`` two Beneš permutations (Theorem 2) move the gathered track positions to ``vec``
+positions and back, so ``w`` becomes ``w + 2``, and the gather and scatter add 4 layers.
 """
 
 from __future__ import annotations
@@ -65,6 +74,7 @@ from symverify.compiler.layout import (
     track_sum,
 )
 from symverify.errors import CompileError
+from symverify.ir.affine import Affine
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.butterfly import ButterflyFactor, Kaleidoscope, next_power_of_two
 from symverify.ir.certificate import Boundary, Cell, Certificate
@@ -81,16 +91,22 @@ __all__ = [
     "simplify_factors",
     "GadgetEmitter",
     "Chain",
+    "input_state",
     "factor_circuit",
     "factor_model",
     "kaleidoscope_model",
     "complete_permutation",
     "diagonal_factor",
-    "fused_projection",
-    "routed_offset",
-    "gate_layer",
+    "conv_layer",
+    "mix_layer",
+    "block_taps",
+    "scale_layer",
+    "shift_sum_layer",
+    "pair_mix_layer",
     "sum_layer",
     "factor_layers",
+    "gather_layers",
+    "scatter_layers",
     "track_factor",
     "track_sum",
     "kaleidoscope_factors",
@@ -160,75 +176,79 @@ def simplify_factors(factors: Sequence[ButterflyFactor]) -> tuple[ButterflyFacto
 # ---- layers -----------------------------------------------------------------------------------
 
 
-def _w_copy(lay: Layout, axis: Axis, stride: int) -> dict[tuple[int, int], Scalar]:
-    dp = lay.dp
-    W: dict[tuple[int, int], Scalar] = {}
-    for c in range(dp):
-        W[(c, c)] = 1
-        if axis == "sequence":
-            W[(c, dp + c)] = 1
-            W[(c, 2 * dp + c)] = 1
-        elif axis == "channel":
-            W[(c ^ stride, dp + c)] = 1
-    return W
+def _track_cells(lay: Layout, block: int = 0) -> set[tuple[int, int]]:
+    return {lay.cell(p, block) for p in range(lay.size)}
 
 
-def fused_projection(lay: Layout, W: Mapping[tuple[int, int], Scalar], pending: bool) -> dict[tuple[int, int], Scalar]:
-    """``W_sum·W`` when the input is split over the buffers, else ``W`` (W reads only B0)."""
-    if not pending:
-        return dict(W)
-    return {(b * lay.dp + p, q): v for (p, q), v in W.items() for b in range(BUFFERS)}
+def _ones(cells: AbstractSet[tuple[int, int]]) -> dict[tuple[int, int], Scalar]:
+    return dict.fromkeys(cells, 1)
 
 
-def routed_offset(lay: Layout, W: Mapping[tuple[int, int], Scalar], offset: Mapping[int, Scalar]) -> dict[tuple[int, int], Scalar]:
-    """``b1 = C·W``: an offset ``C`` (on B0 positions) pushed through a copy matrix ``W``."""
-    b1: dict[tuple[int, int], Scalar] = {}
-    for p, v in offset.items():
-        if is_zero(v):
-            continue
-        r, c = lay.cell(p)
-        for (src, q), w in W.items():
-            if src == c:
-                b1[(r, q)] = b1.get((r, q), 0) + v * w
-    return b1
-
-
-def gate_layer(lay: Layout, W: Mapping[tuple[int, int], Scalar], G: Mapping[tuple[int, int], Scalar],
-               b1: Mapping[tuple[int, int], Scalar] | None = None) -> Layer:
-    """``(u·W + b1) ⊙ G``: ``h = 0``, ``b2 = G`` positional."""
+def conv_layer(lay: Layout, taps: Mapping[tuple[int, int], Scalar], scale: Mapping[tuple[int, int], Scalar],
+               offset: Mapping[tuple[int, int], Scalar] | None = None) -> Layer:
+    """``b1 ⊙ (h ⊛ u + b2)``: ``W = 0``, ``h = taps`` (``(k, channel)``: row ``i`` reads ``u[i − k]``,
+    cyclic), ``b1 = scale`` (destination coefficients), ``b2 = offset``."""
     rows, width = lay.rows, lay.width
-    return Layer(grid(width, width, W), grid(rows, width, b1 or {}), Grid.zeros(rows, width), grid(rows, width, G), CYC)
+    return Layer(Grid.zeros(width, width), grid(rows, width, scale), grid(rows, width, taps), grid(rows, width, offset or {}), CYC)
 
 
-def _ones(lay: Layout, cells: AbstractSet[tuple[int, int]] | None) -> Grid:
-    """All ones, or ones exactly on ``cells`` (a pruned bias: the other cells only ever multiply 0)."""
-    if cells is None:
-        return Grid.full(lay.rows, lay.width, 1)
-    return grid(lay.rows, lay.width, dict.fromkeys(cells, 1))
+def mix_layer(lay: Layout, W: Mapping[tuple[int, int], Scalar], gate: Mapping[tuple[int, int], Scalar]) -> Layer:
+    """``(u·W) ⊙ G``: ``h = 0``, ``b1 = 0``, ``b2 = G`` positional (``W[(src, dst)]`` mixes channels)."""
+    rows, width = lay.rows, lay.width
+    return Layer(grid(width, width, W), Grid.zeros(rows, width), Grid.zeros(rows, width), grid(rows, width, gate), CYC)
+
+
+def block_taps(lay: Layout, sources: AbstractSet[int], targets: AbstractSet[int]) -> dict[tuple[int, int], Scalar]:
+    """The taps that add block ``b`` of the input onto block ``b'`` (same local row) for every
+    ``b ∈ sources``, ``b' ∈ targets``: ``k = ((b' − b) mod 3)·S``. Every target block then holds
+    ``Σ_b B_b``, exactly, when the other blocks are 0 (the blocks form the group ``Z_3``)."""
+    ks = {((t - b) % BUFFERS) * lay.block for b in sources for t in targets}
+    return {(k, c): 1 for k in ks for c in range(lay.tw)}
+
+
+def _blocks(cells: Mapping[tuple[int, int], Scalar] | AbstractSet[tuple[int, int]], lay: Layout) -> set[int]:
+    return {r // lay.block for r, _ in cells}
+
+
+def scale_layer(lay: Layout, pending: bool, scale: Mapping[tuple[int, int], Scalar],
+                offset: Mapping[tuple[int, int], Scalar] | None = None) -> Layer:
+    """Layer ``A`` of every gadget: ``b1 ⊙ (h ⊛ u + b2)`` with ``h`` the block taps, so every
+    block named by ``scale`` first receives ``T = B0 + B1`` (the pending sum; ``T = B0`` on a clean
+    state), then ``b1 = scale`` puts a coefficient on each destination cell (``b2 = offset`` adds
+    constants first)."""
+    return conv_layer(lay, block_taps(lay, {0, 1} if pending else {0}, _blocks(scale, lay) | {0}), scale, offset)
+
+
+def shift_sum_layer(lay: Layout, t: int, live: AbstractSet[tuple[int, int]] | None = None) -> Layer:
+    """Layer ``B`` of a sequence gadget: ``B0[r] + B1[r + t] + B2[r − t] → B0[r]`` (taps
+    ``0``, ``N' − S − t`` and ``S + t``), ``b1`` = ones on ``B0`` (on the ``live`` output cells).
+    Every read stays in its block or falls into the gap after it (``t ≤ G``)."""
+    S, rows = lay.block, lay.rows
+    taps = {(k % rows, c): 1 for k in (0, rows - S - t, S + t) for c in range(lay.tw)}
+    return conv_layer(lay, taps, _ones(live if live is not None else _track_cells(lay)))
+
+
+def pair_mix_layer(lay: Layout, s: int, gate: Mapping[tuple[int, int], Scalar]) -> Layer:
+    """Layer ``C`` of a channel gadget: ``(u·(I + P_s)) ⊙ G``, ``P_s`` the channel permutation
+    ``c ↦ c XOR s``, so each cell gets ``u[c] + u[c XOR s]`` of its row; ``G`` keeps ``B0`` at the
+    lower cell ``p`` and ``B1`` at the upper cell ``q`` of every pair."""
+    W: dict[tuple[int, int], Scalar] = {}
+    for c in range(lay.tw):
+        W[(c, c)] = 1
+        W[(c ^ s, c)] = 1
+    return mix_layer(lay, W, gate)
 
 
 def sum_layer(lay: Layout, pending: bool, offset: Mapping[int, Scalar], live: AbstractSet[tuple[int, int]] | None = None) -> Layer:
-    """``u·W_sum + C``: ``h = 0``, ``b2 = 1`` (on the ``live`` output cells), ``b1 = C`` on B0."""
-    W = fused_projection(lay, {(c, c): 1 for c in range(lay.dp)}, pending)
-    b1 = {lay.cell(p): v for p, v in offset.items() if not is_zero(v)}
-    rows, width = lay.rows, lay.width
-    return Layer(grid(width, width, W), grid(rows, width, b1), Grid.zeros(rows, width), _ones(lay, live), CYC)
-
-
-def _shift_layer(lay: Layout, t: int, live: AbstractSet[tuple[int, int]] | None = None) -> Layer:
-    """Pure convolution: ``e_0`` on B0, up by ``t`` rows on B1, down by ``t`` rows on B2 (cyclic);
-    ``b1 = 1`` (on the ``live`` output cells)."""
-    rows, dp = lay.rows, lay.dp
-    h = {}
-    for c in range(dp):
-        h[(0, c)] = 1
-        h[((rows - t) % rows, dp + c)] = 1
-        h[(t % rows, 2 * dp + c)] = 1
-    return Layer(Grid.zeros(lay.width, lay.width), _ones(lay, live), grid(rows, lay.width, h), Grid.zeros(rows, lay.width), CYC)
+    """The closing layer ``B0 + B1 (+ C) → B0``: :func:`scale_layer` with ones on ``B0`` (on the
+    ``live`` output cells) and the offset ``C`` in ``b2``."""
+    off = {lay.cell(p): v for p, v in offset.items() if not is_zero(v)}
+    ones = _ones(live if live is not None else _track_cells(lay) | set(off))
+    return scale_layer(lay, pending, ones, off)
 
 
 def _coefficients(lay: Layout, f: ButterflyFactor, axis: Axis, support: AbstractSet[int] | None) -> dict[tuple[int, int], Scalar]:
-    """The gate ``G`` of layer 1 (see the module docstring for which buffer holds what).
+    """The destination coefficients ``b1`` of layer ``A`` (module docstring: which block holds what).
 
     With ``support`` (the positions whose value is not identically 0), a coefficient that would
     only ever multiply 0 is left out: the layer computes the same function on every input the
@@ -242,6 +262,12 @@ def _coefficients(lay: Layout, f: ButterflyFactor, axis: Axis, support: Abstract
 
     for m, (p, q) in enumerate(f.pairs()):
         lp, lq = live(p), live(q)
+        if axis == "channel":
+            if lp:
+                G[cell(p)], G[cell(p, 1)] = f.d1[m], f.d3[m]
+            if lq:
+                G[cell(q)], G[cell(q, 1)] = f.d2[m], f.d4[m]
+            continue
         if lp:
             G[cell(p)] = f.d1[m]
         if lq:
@@ -251,31 +277,60 @@ def _coefficients(lay: Layout, f: ButterflyFactor, axis: Axis, support: Abstract
                 G[cell(q, 1)] = f.d2[m]
             if lp:
                 G[cell(p, 2)] = f.d3[m]
-        elif axis == "channel":
-            if lq:
-                G[cell(p, 1)] = f.d2[m]
-            if lp:
-                G[cell(q, 1)] = f.d3[m]
     return G
 
 
 def factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False, support: AbstractSet[int] | None = None,
                   live: AbstractSet[tuple[int, int]] | None = None) -> tuple[Layer, ...]:
-    """The layers of the Lemma H.16 gadget for ``f`` (without the closing sum).
+    """The layers of the Lemma H.16 gadget for ``f`` (without a closing sum).
 
-    ``pending`` fuses the previous gadget's sum into layer 1. Pruning (both default to None = off):
-    ``support`` drops coefficients that multiply positions known to be 0 (see
-    :func:`_coefficients`), ``live`` restricts the shift layer's all-ones ``b1`` to the cells that
-    can be nonzero afterwards. Sequence: 2 layers; channel/diagonal: 1.
+    Layer ``A`` (:func:`scale_layer`, summing a ``pending`` state first) puts the coefficients;
+    a sequence factor then shifts and sums (:func:`shift_sum_layer`), a channel factor mixes
+    pairs (:func:`pair_mix_layer`, leaving ``out[q]`` pending in ``B1``); a diagonal factor is
+    layer ``A`` alone. Pruning (both default to None = off): ``support`` drops coefficients that
+    multiply positions known to be 0, ``live`` restricts the last layer's ones to the cells that
+    can be nonzero afterwards. Sequence and channel: 2 layers; diagonal: 1.
     """
     if f.size != lay.size:
         raise CompileError(f"butterfly gadget: factor size {f.size} differs from the layout size N_k = {lay.size}")
-    axis = axis_of(f, lay.dp)
-    Wc = _w_copy(lay, axis, f.stride)
-    first = gate_layer(lay, fused_projection(lay, Wc, pending), _coefficients(lay, f, axis, support))
-    if axis != "sequence":
-        return (first,)
-    return (first, _shift_layer(lay, f.stride // lay.dp, live))
+    axis = axis_of(f, lay.tw)
+    first = scale_layer(lay, pending, _coefficients(lay, f, axis, support))
+    if axis == "sequence":
+        return (first, shift_sum_layer(lay, f.stride // lay.tw, live))
+    if axis == "channel":
+        gate: dict[tuple[int, int], Scalar] = {}
+        for p, q in f.pairs():
+            gate[lay.cell(p)] = 1
+            gate[lay.cell(q, 1)] = 1
+        if live is not None:
+            gate = {c: v for c, v in gate.items() if c in live}
+        return (first, pair_mix_layer(lay, f.stride, gate))
+    return (first,)
+
+
+def gather_layers(lay: Layout, cells: AbstractSet[tuple[int, int]] | None = None) -> tuple[Layer, Layer]:
+    """The two layers moving input cell ``(i, j)`` to its track position (``d`` not a power of
+    two): a conv shifting channels ``j ≥ tw`` down by ``n`` rows, then ``u·W`` with
+    ``W[j, j mod tw] = 1`` masked to the track. ``cells``: the occupied input cells (default: all)."""
+    n, tw, d = lay.n, lay.tw, lay.d
+    src = cells if cells is not None else {(i, j) for i in range(n) for j in range(d)}
+    taps = {(0 if j < tw else n, j): 1 for j in range(d)}
+    moved = {(i if j < tw else n + i, j) for i, j in src}
+    W = {(j, j if j < tw else j - tw): 1 for j in range(d)}
+    track = {lay.cell(lay.input_position(i * d + j)) for i, j in src}
+    return conv_layer(lay, taps, _ones(moved)), mix_layer(lay, W, _ones(track))
+
+
+def scatter_layers(lay: Layout, outputs: int) -> tuple[Layer, Layer]:
+    """The inverse of :func:`gather_layers` for outputs ``0 … outputs − 1``: ``u·W`` copying
+    channel ``j − tw`` to ``j`` masked to the rows each channel reads, then a conv shifting
+    channels ``j ≥ tw`` up by ``n`` rows; output ``k`` ends at cell ``(k // d, k % d)``."""
+    n, tw, d, rows = lay.n, lay.tw, lay.d, lay.rows
+    cells = [divmod(k, d) for k in range(outputs)]
+    W = {(j if j < tw else j - tw, j): 1 for j in range(d)}
+    gate = {(i if j < tw else n + i, j): 1 for i, j in cells}
+    taps = {((0 if j < tw else rows - n), j): 1 for j in range(d)}
+    return mix_layer(lay, W, gate), conv_layer(lay, taps, _ones(set(cells)))
 
 
 # ---- chains -----------------------------------------------------------------------------------
@@ -295,7 +350,7 @@ class GadgetEmitter:
     prune: bool = False
     layers: list[Layer] = field(default_factory=list)
     boundaries: list[Boundary] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=lambda: {"sequence": 0, "channel": 0, "diagonal": 0, "sum": 0})
+    counts: dict[str, int] = field(default_factory=lambda: {"sequence": 0, "channel": 0, "diagonal": 0, "sum": 0, "gather": 0})
 
     @property
     def position(self) -> int:
@@ -312,8 +367,8 @@ class GadgetEmitter:
             layers = self.pruned(layers)
         self.layers.extend(layers)
         self.state = after
-        self.counts[axis_of(f, self.lay.dp)] += 1
-        self.boundaries.append(state_boundary(self.position, self.state, f"{label} stride {f.stride} ({axis_of(f, self.lay.dp)})"))
+        self.counts[axis_of(f, self.lay.tw)] += 1
+        self.boundaries.append(state_boundary(self.position, self.state, f"{label} stride {f.stride} ({axis_of(f, self.lay.tw)})"))
 
     def pruned(self, layers: Sequence[Layer]) -> tuple[Layer, ...]:
         """``layers`` without weights that only multiply structural zeros, starting from the
@@ -338,6 +393,38 @@ class GadgetEmitter:
         if boundary:
             self.boundaries.append(state_boundary(self.position, self.state, label))
 
+    def gather(self, label: str) -> None:
+        """The gather layers when ``d`` is not a power of two (the state holds the model's input
+        cells); afterwards every input sits at its track position. A boundary follows."""
+        lay = self.lay
+        if not lay.gathered:
+            return
+        raw = self.state.cells
+        self.layers.extend(gather_layers(lay, set(raw)))
+        self.state = CellState(lay, {lay.cell(lay.input_position(i * lay.d + j)): f for (i, j), f in raw.items()})
+        self.counts["gather"] += 2
+        self.boundaries.append(state_boundary(self.position, self.state, label))
+
+    def scatter(self, outputs: int) -> None:
+        """The scatter layers when ``d`` is not a power of two: output ``k`` from its track
+        position to the model cell ``(k // d, k % d)`` (the state must be clean)."""
+        lay = self.lay
+        if not lay.gathered:
+            return
+        if self.state.pending:
+            raise AssertionError("internal: scatter of a pending state")
+        vals = self.state.values()
+        layers = scatter_layers(lay, outputs)
+        self.layers.extend(self.pruned(layers) if self.prune else layers)
+        self.state = CellState(lay, {divmod(k, lay.d): vals[lay.output_position(k)] for k in range(outputs)
+                                     if lay.output_position(k) in vals})
+        self.counts["gather"] += 2
+
+
+def input_state(lay: Layout, nodes: Sequence[int]) -> CellState:
+    """Node ``nodes[i]`` at the model's input cell ``(i // d, i % d)``."""
+    return CellState(lay, {divmod(i, lay.d): Affine.unit(v) for i, v in enumerate(nodes)})
+
 
 @dataclass(frozen=True)
 class Chain:
@@ -350,18 +437,20 @@ class Chain:
 
 
 def _final_boundary(lay: Layout, layer: int, outputs: Sequence[int], label: str) -> Boundary:
-    cells = tuple(Cell.node(*lay.cell(lay.output_position(k)), v) for k, v in enumerate(outputs))
+    cells = tuple(Cell.node(k // lay.d, k % lay.d, v) for k, v in enumerate(outputs))
     return Boundary(layer, cells, label)
 
 
 def _run_chain(lay: Layout, n: int, d: int, factors: Sequence[ButterflyFactor], outputs: Sequence[int], name: str,
                circuit: Circuit | None = None) -> Chain:
-    start = CellState.at_positions(lay, [(lay.input_position(i), i) for i in range(n * d)])
-    em = GadgetEmitter(lay, start)
+    start = input_state(lay, range(n * d))
+    em = GadgetEmitter(lay, start, prune=True)
     first = state_boundary(0, start, "input")
+    em.gather("layout: inputs gathered onto the track")
     for j, f in enumerate(simplify_factors(factors)):
         em.factor(f, f"factor {j}")
-    em.close({}, "sum", boundary=False)
+    em.close({}, "sum", boundary=lay.gathered)
+    em.scatter(len(outputs))
     bounds = [first, *em.boundaries]
     if len(bounds) > 1 and bounds[-1].layer == len(em.layers):
         bounds.pop()  # the output placement replaces the state listing at the last layer
@@ -409,11 +498,11 @@ def factor_model(f: ButterflyFactor, d: int) -> tuple[Circuit, Chain]:
 
     >>> c, ch = factor_model(ButterflyFactor(4, 2, (1, 1), (2, 0), (3, 0), (1, 1)), d=1)
     >>> ch.model.signature, dict(ch.counts)["sequence"]
-    ((4, 3, 1, 4, 3), 1)
+    ((4, 2, 1, 18, 1), 1)
     """
     _check_pow2_d(d, "Lemma H.16 factor model")
     circ = factor_circuit(f, d)
-    lay = Layout(f.size // d, d, d, f.size)
+    lay = Layout(f.size // d, d, f.size)
     return circ, _run_chain(lay, lay.n, d, [f], circ.outputs, f"lemma_h16_N{f.size}_s{f.stride}", circ)
 
 
@@ -430,7 +519,7 @@ def kaleidoscope_factors(K: Kaleidoscope, n: int, d: int) -> tuple[Layout, list[
         raise CompileError(f"Lemma H.18: the kaleidoscope corner is {K.n}×{K.n}, expected n·d = {n * d}")
     lay = Layout.choose(n, d, K.size)
     fs = list(K.lift(lay.size).factor_list().factors)
-    if lay.dp == d:
+    if not lay.gathered:
         return lay, fs
     to_vec = {lay.input_position(i): i for i in range(n * d)}
     perm_in = route_permutation(complete_permutation(lay.size, to_vec))
@@ -452,7 +541,7 @@ def kaleidoscope_model(K: Kaleidoscope, n: int, d: int, circuit: Circuit) -> Cha
     return _run_chain(lay, n, d, fs, circuit.outputs, f"lemma_h18_w{K.width}_N{K.size}", circuit)
 
 
-def chain_layer_bound(factors: Sequence[ButterflyFactor], dp: int) -> int:
-    """``2·#sequence + #channel + 1`` over the *unsimplified* list (what Lemma H.18 states)."""
-    seq = sum(1 for f in factors if f.stride >= dp)
-    return 2 * seq + (len(factors) - seq) + 1
+def chain_layer_bound(factors: Sequence[ButterflyFactor], gathered: bool = False) -> int:
+    """``2·#factors + 1`` over the *unsimplified* list (what Lemma H.18 states), ``+ 4`` with the
+    gather and scatter layers."""
+    return 2 * len(factors) + 1 + (4 if gathered else 0)

@@ -43,18 +43,26 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from symverify.compiler.butterfly_to_baseconv import (
-    CYC,
     GadgetEmitter,
     complete_permutation,
     diagonal_factor,
-    fused_projection,
-    routed_offset,
+    input_state,
+    scale_layer,
     simplify_factors,
 )
-from symverify.compiler.layout import CellState, Layout, gate_support, grid, mention, state_boundary
+from symverify.compiler.layout import (
+    CellState,
+    Layout,
+    gate_support,
+    grid,
+    mention,
+    state_boundary,
+    track_position,
+    track_width,
+)
 from symverify.errors import CompileError
 from symverify.ir.affine import Affine
-from symverify.ir.baseconv import Layer, Model
+from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.butterfly import ButterflyFactor, next_power_of_two
 from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit
@@ -102,20 +110,21 @@ def _normalise(lf: LayeredForm, c: Circuit) -> list[Stage]:
     return out
 
 
-def plan_stages(c: Circuit, lf: LayeredForm, d: int, dp: int) -> list[StagePlan]:
+def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
     """Positions for every state (see the module docstring)."""
     stages = _normalise(lf, c)
+    tw = track_width(d)
 
     def io(k: int) -> int:
-        return (k // d) * dp + k % d
+        return track_position(k, c.n, d)
 
     pos: tuple[int, ...] = tuple(io(i) for i in range(c.num_inputs))
     plans: list[StagePlan] = []
     for idx, st in enumerate(stages):
         nxt = stages[idx + 1] if idx + 1 < len(stages) else None
         if isinstance(st, MulStage):
-            kr = -(-st.k // dp)
-            out = tuple(range(st.k)) + tuple(2 * kr * dp + j for j in range(len(st.outputs) - st.k))
+            kr = -(-st.k // tw)
+            out = tuple(range(st.k)) + tuple(2 * kr * tw + j for j in range(len(st.outputs) - st.k))
             plans.append(StagePlan(st, pos, out, kr))
         elif isinstance(nxt, MulStage):
             if sorted(nxt.perm) != list(range(len(st.outputs))):
@@ -123,9 +132,9 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int, dp: int) -> list[StagePlan]
                     f"layered form level {nxt.level}: the multiplicative stage must route a permutation of its "
                     f"{len(st.outputs)} input slots, found {list(nxt.perm)[:12]}"
                 )
-            kr = -(-nxt.k // dp)
+            kr = -(-nxt.k // tw)
             k = nxt.k
-            mulpos = [i if i < k else (kr * dp + i - k if i < 2 * k else 2 * kr * dp + i - 2 * k) for i in range(len(nxt.perm))]
+            mulpos = [i if i < k else (kr * tw + i - k if i < 2 * k else 2 * kr * tw + i - 2 * k) for i in range(len(nxt.perm))]
             out_l = [0] * len(st.outputs)
             for i, src in enumerate(nxt.perm):
                 out_l[src] = mulpos[i]
@@ -190,22 +199,23 @@ def mul_layers(lay: Layout, k: int, k_rows: int, n3: int, pending: bool, offset:
     """``M1``, ``M2`` of the multiplicative stage (Proposition H.10; module docstring).
 
     ``k`` products, ``v3`` of length ``n3``; the masks list exactly the occupied positions
-    (``v1`` at ``0 … k−1``, ``v2`` at ``k_rows·dp + t``, ``v3`` at ``2·k_rows·dp + t``).
+    (``v1`` at ``0 … k−1``, ``v2`` at ``k_rows·tw + t``, ``v3`` at ``2·k_rows·tw + t``).
+    ``M1`` (:func:`~.butterfly_to_baseconv.scale_layer`, summing a pending state and adding the
+    linear stage's constants ``offset``) keeps ``v1`` and ``v3`` in ``B0`` and puts ``v2`` in
+    ``B1``; ``M2 = (u·I) ⊙ (h ⊛ u + mask(v3))`` with ``h`` reading ``B1`` ``k_rows`` rows below
+    (tap ``N' − S − k_rows``): a ``v1`` cell becomes ``v1·v2``, a ``v3`` cell ``v3·(0 + 1)`` (its
+    read meets a ``B1`` row outside ``v2``, or the gap), every other cell 0.
     """
-    rows, width, dp = lay.rows, lay.width, lay.dp
+    tw, rows = lay.tw, lay.rows
     v1 = range(k)
-    v2 = range(k_rows * dp, k_rows * dp + k)
-    v3 = range(2 * k_rows * dp, 2 * k_rows * dp + n3)
-    W1 = {(c, c): 1 for c in range(dp)} | {(c, dp + c): 1 for c in range(dp)}
-    G: dict[tuple[int, int], Scalar] = {lay.cell(q): 1 for q in v2}
-    G.update({lay.cell(q, 1): 1 for q in (*v1, *v3)})
-    b1 = routed_offset(lay, W1, offset)
-    m1 = Layer(grid(width, width, fused_projection(lay, W1, pending)), grid(rows, width, b1), Grid.zeros(rows, width),
-               grid(rows, width, G), CYC)
-    W2 = {(dp + c, c): 1 for c in range(dp)}
-    h = {((rows - k_rows) % rows, c): 1 for c in range(dp)}
-    b2 = {lay.cell(q): 1 for q in v3}
-    m2 = Layer(grid(width, width, W2), Grid.zeros(rows, width), grid(rows, width, h), grid(rows, width, b2), CYC)
+    v2 = range(k_rows * tw, k_rows * tw + k)
+    v3 = range(2 * k_rows * tw, 2 * k_rows * tw + n3)
+    keep = {lay.cell(q): 1 for q in (*v1, *v3)} | {lay.cell(q, 1): 1 for q in v2}
+    off = {lay.cell(q, 1 if q in v2 else 0): v for q, v in offset.items() if not is_zero(v)}
+    m1 = scale_layer(lay, pending, keep, off)
+    tap = {((rows - lay.block - k_rows) % rows, c): 1 for c in range(tw)}
+    m2 = Layer(grid(lay.width, lay.width, {(c, c): 1 for c in range(tw)}), Grid.zeros(rows, lay.width),
+               grid(rows, lay.width, tap), grid(rows, lay.width, {lay.cell(q): 1 for q in v3}), Mode.CYCLIC)
     return m1, m2
 
 
@@ -254,8 +264,8 @@ Matrices = list[tuple[dict[tuple[int, int], Scalar], dict[int, Scalar]]]
 
 def _prepare(c: Circuit) -> tuple[list[StagePlan], Matrices, Layout]:
     lf = layered_form(c)
-    d, dp = c.d, next_power_of_two(c.d)
-    plans = plan_stages(c, lf, d, dp)
+    d = c.d
+    plans = plan_stages(c, lf, d)
     mats: Matrices = [stage_matrix(p) if not p.is_mul else ({}, {}) for p in plans]
     extent = max([q + 1 for p in plans for q in (*p.in_pos, *p.out_pos)] + [2])
     need = max([extent] + [_sparse_need(e, extent) for e, _ in mats])
@@ -302,9 +312,10 @@ def build_model(c: Circuit, name: str = "") -> Build:
     """Compile ``c`` (any circuit) as described in the module docstring."""
     plans, mats, lay = _prepare(c)
     d = c.d
-    start = _node_state(lay, plans[0].in_pos, plans[0].stage.inputs)
+    start = input_state(lay, plans[0].stage.inputs)
     em = GadgetEmitter(lay, start, prune=True)
     bounds = [state_boundary(0, start, "input")]
+    em.gather("layout: inputs gathered onto the track")
     records: list[dict[str, object]] = []
     start_nodes = (0, set(plans[0].stage.inputs))
     counts = {"mul": 0}
@@ -343,6 +354,10 @@ def build_model(c: Circuit, name: str = "") -> Build:
             start_nodes = _anchor(c, bounds, start_nodes, st.outputs)
         records.append({"kind": "linear", "level": st.level, "route": route, "bbstar": w, "nnz": len(ents),
                         "factors": len(fs), "layers": em.position - before})
+    if lay.gathered:
+        em.scatter(len(c.outputs))
+        cells = tuple(Cell.node(k // d, k % d, v) for k, v in enumerate(c.outputs))
+        bounds.append(Boundary(em.position, cells, "layout: outputs scattered to their cells"))
     counts.update(em.counts)
     model = Model(c.n, d, lay.rows, lay.width, tuple(em.layers), name or (c.name and f"{c.name}_kaleidoscope") or "")
     last = bounds[-1]

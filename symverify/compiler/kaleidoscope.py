@@ -7,16 +7,17 @@ al. Theorems 2–3) computed by butterfly gadgets (Lemmas H.16, H.18), each mult
 All layers are cyclic (docs/theory.md §4: the theorem is false for causal stacks).
 
 **Stated constants** (checked by ``symverify/proofs/thm_h21_general.py``), with ``Δ`` the depth, ``w`` the
-cut width, ``a = ⌈log2 max(w, 2)⌉``, ``dp`` = ``d`` padded to a power of two:
+cut width, ``a = ⌈log2 max(w, 2)⌉``, ``tw`` the track width (the largest power of two ``≤ d``):
 
-* ``N_k ≤ 8·2^⌈log2 w⌉`` (so ``log2 N_k ≤ a + 3``): positions ``≤ W + 2·dp ≤ 6w`` and
+* ``N_k ≤ 8·2^⌈log2 w⌉`` (so ``log2 N_k ≤ a + 3``): positions ``≤ W + 2·tw ≤ 6w`` and
   ``2·nnz ≤ 4W ≤ 8w``, ``W ≤ 2w`` the largest layered state;
-* ``N' = N_k/dp`` (so ``N'/w < 16/dp``: ``N' = O(w/d)``), ``d' = 3·dp ≤ 6d − 3`` (for d ≥ 2);
-* per linear stage at most ``5`` BB* factors, each ``2·log2 N'`` sequence gadgets (2 layers) and
-  ``2·log2 dp`` channel gadgets (1 layer), plus one closing layer: ``≤ 20·log2 N_k + 1``; per
-  multiplicative stage 1 more layer (its first layer is the closing layer of the linear stage);
-  there are ``≤ Δ + 1`` linear and ``≤ Δ`` multiplicative stages, so
-  ``L ≤ (Δ+1)·(20·(a+3) + 1) + Δ ≤ c21·max(Δ,1)·a + c0`` with **c21 = 102, c0 = 61**.
+* ``d' = d`` and ``N' = 3·(R + R/2)`` with ``R = N_k/tw`` track rows (:mod:`.layout`), so
+  ``N' ≤ 36·2^⌈log2 w⌉/tw < 72·w/tw``;
+* per linear stage at most ``5`` BB* factors, each ``2·log2 N_k`` gadgets of at most 2 layers,
+  plus one closing layer: ``≤ 20·log2 N_k + 1``; per multiplicative stage 1 more layer (its
+  first layer is the closing layer of the linear stage); there are ``≤ Δ + 1`` linear and ``≤ Δ``
+  multiplicative stages, and 4 gather/scatter layers when ``d`` is not a power of two, so
+  ``L ≤ (Δ+1)·(20·(a+3) + 1) + Δ + 4 ≤ c21·max(Δ,1)·a + c0`` with **c21 = 102, c0 = 65**.
 
 Symbolic circuit coefficients (``Sym``) are supported: they become butterfly diagonals and then
 positional gates. Nothing else is rejected, except circuits whose inner state would exceed
@@ -37,7 +38,7 @@ from symverify.ir.circuit import Circuit
 __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
 
 C21 = 102
-C0 = 61
+C0 = 65
 MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
 
 
@@ -45,21 +46,25 @@ def _log2_ceil(x: int) -> int:
     return max(0, (x - 1).bit_length())
 
 
-def kaleidoscope_bounds(depth: int, width: int, dp: int, n_k: int, linear_stages: int, mul_stages: int) -> dict[str, Any]:
+def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages: int, mul_stages: int) -> dict[str, Any]:
     """The bounds the construction states for a circuit of depth Δ and cut width w (see module doc)."""
+    from symverify.compiler.layout import track_width
+
     a = _log2_ceil(max(width, 2))
     lg = _log2_ceil(n_k)
     big = 8 * (1 << _log2_ceil(width))
+    tw = track_width(d)
+    extra = 0 if tw == d else 4
     return {
-        "layers": linear_stages * (20 * lg + 1) + mul_stages,
-        "layers_thm": (depth + 1) * (20 * (a + 3) + 1) + depth,
+        "layers": linear_stages * (20 * lg + 1) + mul_stages + extra,
+        "layers_thm": (depth + 1) * (20 * (a + 3) + 1) + depth + extra,
         "layers_c21": C21 * max(depth, 1) * a + C0,
         "linear_stages": depth + 1,
         "mul_stages": depth,
         "N_k": big,
-        "inner_n": big // dp,
-        "inner_d": 3 * dp,
-        "inner_n_over_w": Fraction(16, dp),
+        "inner_n": 3 * (big // tw + big // tw // 2),
+        "inner_d": d,
+        "inner_n_over_w": Fraction(72, tw),
     }
 
 
@@ -80,7 +85,7 @@ def _resources(c: Circuit, build: Any) -> dict[str, Any]:
         "inner_n": m.inner_n,
         "inner_d": m.inner_d,
         "N_k": build.layout.size,
-        "dp": build.layout.dp,
+        "tw": build.layout.tw,
         "params": m.param_count(),
         "nonzero_params": m.nonzero_param_count(),
         "depth": st.depth,
@@ -118,7 +123,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
     >>> from symverify.ir.circuit import Circuit, Gate
     >>> out = compile_kaleidoscope(Circuit(1, 2, (Gate.mul(0, 1),), (2,)))
     >>> out.model.signature, out.method, out.over_bound()
-    ((1, 5, 2, 2, 6), 'kaleidoscope', [])
+    ((1, 6, 2, 9, 2), 'kaleidoscope', [])
     """
     from symverify.compiler.circuit_to_baseconv import build_model, planned_size
     from symverify.compiler.result import Compiled
@@ -141,5 +146,5 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         raise CompileError(f"compile {circuit.name or '<unnamed>'} (method 'kaleidoscope', Theorem H.21): " + "; ".join(problems))
     build = build_model(circuit, name)
     res = _resources(circuit, build)
-    bounds = kaleidoscope_bounds(res["depth"], res["width"], res["dp"], res["N_k"], res["linear_stages"], res["mul_stages"])
+    bounds = kaleidoscope_bounds(res["depth"], res["width"], res["d"], res["N_k"], res["linear_stages"], res["mul_stages"])
     return Compiled(model=build.model, certificate=build.certificate, resources=res, method="kaleidoscope", bounds=bounds)

@@ -1,16 +1,29 @@
 """The state layout of the kaleidoscope compiler (Lemmas H.16/H.18, Theorem H.21).
 
-The live vector ``z ∈ F^{N_k}`` (``N_k`` = the common kaleidoscope size, a power of two) sits
-row-major in channel block ``B0`` of the ``N'×d'`` inner state: position ``p`` is cell
-``(p // dp, p % dp)`` with ``dp`` = ``d`` padded to a power of two, ``N' = N_k/dp`` and
-``d' = 3·dp``. Blocks ``B1`` (channels ``[dp, 2dp)``) and ``B2`` (``[2dp, 3dp)``) are the
-workspace of one butterfly gadget. The model embeds ``u[i, j]`` at cell ``(i, j)``, i.e. position
-``i·dp + j``; output ``k`` must end at cell ``(k // d, k % d)``. When ``d`` is a power of two both
-are plain ``vec`` positions; otherwise the first and last linear stages absorb the reindexing.
+The inner state has the paper's signature: ``d' = d`` channels. The live vector
+``z ∈ F^{N_k}`` (``N_k`` = the common kaleidoscope size, a power of two) runs row-major along the
+*track*, the first ``tw`` channels, ``tw`` = the largest power of two ``≤ d``: position ``p`` is
+local row ``p // tw``, channel ``p % tw`` of row block ``B0``. The workspace of the butterfly
+gadgets is two more row blocks, so the state has three blocks of ``R = N_k/tw`` rows, each followed
+by a gap of ``G = ⌊R/2⌋`` zero rows (room for the shifts of a sequence gadget)::
+
+    rows [0, R)          B0  the live vector
+    rows [R, S)          gap (S = R + G)
+    rows [S, S + R)      B1  workspace
+    rows [S + R, 2S)     gap
+    rows [2S, 2S + R)    B2  workspace
+    rows [2S + R, 3S)    gap            N' = 3·S = 3·(R + ⌊R/2⌋),  d' = d
+
+(channels ``[tw, d)`` hold nothing on the track). Cell of position ``p`` in block ``b``:
+``(b·S + p // tw, p % tw)``. The model embeds ``u[i, j]`` at cell ``(i, j)``: when ``d = tw`` that
+is position ``i·d + j`` (plain ``vec``); otherwise two *gather* layers first move channel
+``j ≥ tw`` to rows ``n + i`` of channel ``j − tw``, so input ``(i, j)`` is at position
+``i·tw + j`` (``j < tw``) or ``(n + i)·tw + j − tw`` (``j ≥ tw``), and two *scatter* layers at the
+end do the reverse for the outputs (:func:`track_position`).
 
 What the compiler knows about a state is a :class:`CellState`: each nonzero cell holds a sparse
 affine form over circuit nodes (:class:`~symverify.ir.affine.Affine`), and ``pending`` says whether
-the value of position ``p`` is split over the three buffers (``B0 + B1 + B2``, not yet summed).
+the value of position ``p`` is split over the blocks (``B0 + B1 + B2``, not yet summed).
 Certificates (:mod:`symverify.ir.certificate`) are read off these forms. :func:`track_factor`
 and :func:`track_sum` apply the algebra of the Lemma H.16 gadgets (see
 :mod:`symverify.compiler.butterfly_to_baseconv`) to a :class:`CellState`.
@@ -49,52 +62,98 @@ BUFFERS = 3  # B0 (live state), B1, B2 (gadget workspace)
 Axis = Literal["sequence", "channel", "diagonal"]
 
 
+def track_width(d: int) -> int:
+    """``tw``: the largest power of two ``≤ d`` (the channels the track runs along)."""
+    return 1 << (max(d, 1).bit_length() - 1)
+
+
+def track_position(k: int, n: int, d: int) -> int:
+    """The track position of the value at model cell ``(k // d, k % d)`` (input ``k`` after the
+    gather layers, output ``k`` before the scatter layers; see the module docstring)."""
+    tw = track_width(d)
+    r, c = divmod(k, d)
+    return r * tw + c if c < tw else (n + r) * tw + c - tw
+
+
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """``z[p]`` at cell ``(p // dp, p % dp)`` of an ``N'×3dp`` state; ``size = N_k = N'·dp``.
+    """``z[p]`` at cell ``(p // tw, p % tw)`` of block ``B0`` of an ``N'×d`` state (module docstring).
 
     >>> lay = Layout.choose(n=2, d=3, need=10)
-    >>> (lay.dp, lay.size, lay.rows, lay.width, lay.input_position(4))
-    (4, 16, 4, 12, 5)
+    >>> (lay.tw, lay.size, lay.track_rows, lay.rows, lay.width, lay.input_position(5))
+    (2, 16, 8, 36, 3, 6)
+    >>> lay.cell(6), lay.cell(6, 1), lay.position((15, 0))
+    ((3, 0), (15, 0), (6, 1))
     """
 
     n: int
     d: int
-    dp: int
     size: int
 
     def __post_init__(self) -> None:
-        if self.dp != next_power_of_two(self.d) or self.size % self.dp or self.size < self.dp * self.n:
+        tw = track_width(self.d)
+        need = self.n * tw * (1 if tw == self.d else 2)
+        if self.n < 1 or self.d < 1 or self.size != next_power_of_two(self.size) or self.size < max(need, tw):
             raise CompileError(
-                f"layout: expected dp = {next_power_of_two(self.d)} (d = {self.d} padded) and a size that is a "
-                f"multiple of dp with size ≥ n·dp = {self.n * self.dp}; found dp = {self.dp}, size = {self.size}"
+                f"layout: expected n, d ≥ 1 and a power-of-two size ≥ {max(need, tw)} (the {self.n}×{self.d} input on a "
+                f"track of width {tw}); found n = {self.n}, d = {self.d}, size = {self.size}"
             )
 
     @staticmethod
     def choose(n: int, d: int, need: int) -> Layout:
         """The smallest layout with ``N_k ≥ need`` (a power of two) that holds the ``n×d`` input."""
-        dp = next_power_of_two(d)
-        return Layout(n, d, dp, next_power_of_two(max(need, n * dp, 2)))
+        tw = track_width(d)
+        return Layout(n, d, next_power_of_two(max(need, n * tw * (1 if tw == d else 2), tw, 2)))
+
+    @property
+    def tw(self) -> int:
+        """The track width (channels ``[0, tw)`` carry positions)."""
+        return track_width(self.d)
+
+    @property
+    def gathered(self) -> bool:
+        """Whether the model needs the gather and scatter layers (``d`` not a power of two)."""
+        return self.tw != self.d
+
+    @property
+    def track_rows(self) -> int:
+        """``R = N_k/tw``, the rows of one block."""
+        return self.size // self.tw
+
+    @property
+    def gap(self) -> int:
+        """``G = ⌊R/2⌋`` zero rows after every block (the largest sequence shift)."""
+        return self.track_rows // 2
+
+    @property
+    def block(self) -> int:
+        """``S = R + G``, the row offset between blocks."""
+        return self.track_rows + self.gap
 
     @property
     def rows(self) -> int:
-        """``N'``, the inner length."""
-        return self.size // self.dp
+        """``N' = 3·S``, the inner length."""
+        return BUFFERS * self.block
 
     @property
     def width(self) -> int:
-        """``d' = 3·dp``, the inner width."""
-        return BUFFERS * self.dp
+        """``d' = d``, the inner width."""
+        return self.d
 
     def cell(self, p: int, buffer: int = 0) -> tuple[int, int]:
-        """The cell of position ``p`` in buffer ``buffer`` (0, 1 or 2)."""
-        return p // self.dp, buffer * self.dp + p % self.dp
+        """The cell of position ``p`` in block ``buffer`` (0, 1 or 2)."""
+        return buffer * self.block + p // self.tw, p % self.tw
+
+    def position(self, cell: tuple[int, int]) -> tuple[int, int]:
+        """``(p, block)`` of a track cell (the inverse of :meth:`cell`)."""
+        b, r = divmod(cell[0], self.block)
+        return r * self.tw + cell[1], b
 
     def input_position(self, i: int) -> int:
-        """Where the model's embedding puts input node ``i`` (cell ``(i // d, i % d)``)."""
-        return (i // self.d) * self.dp + i % self.d
+        """The track position of input node ``i`` (cell ``(i // d, i % d)``) after the gather."""
+        return track_position(i, self.n, self.d)
 
-    output_position = input_position  # output k must be read at cell (k // d, k % d)
+    output_position = input_position  # output k is read at cell (k // d, k % d) after the scatter
 
 
 def grid(rows: int, cols: int, cells: Mapping[tuple[int, int], Scalar]) -> Grid:
@@ -135,8 +194,7 @@ class CellState:
 
     def values(self) -> dict[int, Affine]:
         """Every position with a nonzero value."""
-        dp = self.lay.dp
-        ps = {r * dp + c % dp for (r, c) in self.cells}
+        ps = {self.lay.position(c)[0] for c in self.cells}
         out = {p: self.value(p) for p in sorted(ps)}
         return {p: f for p, f in out.items() if f}
 
@@ -215,17 +273,21 @@ def is_diagonal(f: ButterflyFactor) -> bool:
     return all(is_zero(v) for v in f.d2) and all(is_zero(v) for v in f.d3)
 
 
-def axis_of(f: ButterflyFactor, dp: int) -> Axis:
-    """Which gadget computes ``f`` when channels are padded to ``dp``."""
+def axis_of(f: ButterflyFactor, tw: int) -> Axis:
+    """Which gadget computes ``f`` on a track of width ``tw``."""
     if is_diagonal(f):
         return "diagonal"
-    return "sequence" if f.stride >= dp else "channel"
+    return "sequence" if f.stride >= tw else "channel"
 
 
 def track_factor(st: CellState, f: ButterflyFactor) -> CellState:
-    """The cell contents after the gadget of ``f`` (the same algebra, on linear forms)."""
+    """The cell contents after the gadget of ``f`` (the same algebra, on linear forms).
+
+    Sequence and diagonal gadgets leave a clean state (``out`` in ``B0``); a channel gadget leaves
+    ``out[p]`` in ``B0`` and ``out[q]`` in ``B1`` (pending, summed by the next gadget).
+    """
     lay, s = st.lay, f.stride
-    axis = axis_of(f, lay.dp)
+    axis = axis_of(f, lay.tw)
     vals = st.values()
     new: dict[tuple[int, int], Affine] = {}
 
@@ -238,15 +300,9 @@ def track_factor(st: CellState, f: ButterflyFactor) -> CellState:
         m = pair_number(s, lo)
         hi = lo + s
         zp, zq = vals.get(lo, zero), vals.get(hi, zero)
-        put(lay.cell(lo), scale(f.d1[m], zp))
-        put(lay.cell(hi), scale(f.d4[m], zq))
-        if axis == "sequence":
-            put(lay.cell(lo, 1), scale(f.d2[m], zq))
-            put(lay.cell(hi, 2), scale(f.d3[m], zp))
-        elif axis == "channel":
-            put(lay.cell(lo, 1), scale(f.d2[m], zq))
-            put(lay.cell(hi, 1), scale(f.d3[m], zp))
-    return CellState(lay, new, pending=axis != "diagonal")
+        put(lay.cell(lo), add_forms(scale(f.d1[m], zp), scale(f.d2[m], zq)))
+        put(lay.cell(hi, 1 if axis == "channel" else 0), add_forms(scale(f.d3[m], zp), scale(f.d4[m], zq)))
+    return CellState(lay, new, pending=axis == "channel")
 
 
 def track_sum(st: CellState, offset: Mapping[int, Scalar]) -> CellState:

@@ -66,11 +66,12 @@ def literal(c: Circuit, exact: bool) -> Instance:
     chain = kaleidoscope_model(K, c.n, c.d, c)
     lay, _ = kaleidoscope_factors(K, c.n, c.d)
     verdict, method, detail = _verdict(c, chain.model, chain.certificate, exact)
-    wp = K.width + (0 if lay.dp == c.d else 2)
+    wp = K.width + (2 if lay.gathered else 0)
+    extra = 4 if lay.gathered else 0
     res = {"depth": st.depth, "width": st.width, "w_K": K.width, "N_k": lay.size, "layers": len(chain.model.layers),
            "layers_thm": len(chain.model.layers), "inner_n": chain.model.inner_n, "inner_d": chain.model.inner_d}
-    bounds = {"w_K": 5 * max(st.depth, 1), "N_k": 16 * st.width, "layers": C18 * wp * (lay.size.bit_length() - 1) + 1,
-              "layers_thm": C18 * wp * (_log2_ceil(st.width) + 4) + 1, "inner_d": 3 * lay.dp}
+    bounds = {"w_K": 5 * max(st.depth, 1), "N_k": 16 * st.width, "layers": C18 * wp * (lay.size.bit_length() - 1) + 1 + extra,
+              "layers_thm": C18 * wp * (_log2_ceil(st.width) + 4) + 1 + extra, "inner_d": c.d}
     return Instance(f"{c.name} {c.n}x{c.d} [H.19→H.18]", verdict, method, res, bounds, time.perf_counter() - start, detail)
 
 

@@ -1,13 +1,14 @@
 """Lemma H.16: one butterfly factor matrix (any stride, symbolic diagonals) is O(1) BaseConv layers.
 
-For every stride ``s`` of every size ``N = N'·d`` in the sweep (``N' ≤ 64`` in the quick tier,
-``≤ 128`` in the full one), the factor with *symbolic* diagonals ``d1[m] … d4[m]`` (one parameter
-each) is compiled by the gadget of
-:mod:`symverify.compiler.butterfly_to_baseconv` (sequence axis for ``s ≥ d``: copy+gate, shift,
-sum; channel axis for ``s < d``: copy+gate, sum). Each model is proved equal to the linear circuit
+For every stride ``s`` of every size ``N = R·d`` in the sweep (``R = N/d ≤ 64`` track rows in the
+quick tier, ``≤ 128`` in the full one), the factor with *symbolic* diagonals ``d1[m] … d4[m]`` (one
+parameter each) is compiled by the gadget of :mod:`symverify.compiler.butterfly_to_baseconv`
+(sequence axis for ``s ≥ d``: coefficients into three row blocks, then shift and sum; channel axis
+for ``s < d``: coefficients into two row blocks, pair mix, closing sum). Each model is proved equal to the linear circuit
 ``out[p] = d1·x[p] + d2·x[p+s]``, ``out[p+s] = d3·x[p] + d4·x[p+s]`` **for all values of the
 parameters**: global exact expansion over ``Q[x, d]`` and the stage certificate (compositional).
-Stated constant: at most ``C16 = 3`` layers (3 sequence, 2 channel), ``N' = N/d``, ``d' = 3d``.
+Stated constants: at most ``C16 = 3`` layers (2 sequence, 3 channel), ``d' = d`` and
+``N' = 3·(R + R/2)`` (three row blocks, each followed by a gap of ``R/2`` rows).
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ def _instance(rows: int, d: int, stride: int) -> Instance:
     detail = "" if ok else f"certificate: {cert.failure}; exact: {exact.verdict.value}"
     res = {"layers": len(model.layers), "inner_n": model.inner_n, "inner_d": model.inner_d,
            "params": len(model.params()), "stages": chain.certificate.num_stages}
-    bounds = {"layers": C16, "inner_n": rows, "inner_d": 3 * d}
-    name = f"N={rows * d} (N'={rows}, d={d}) stride {stride} [{axis_of(f, d)}]"
+    bounds = {"layers": C16, "inner_n": 3 * (rows + rows // 2), "inner_d": d}
+    name = f"N={rows * d} (R={rows}, d={d}) stride {stride} [{axis_of(f, d)}]"
     return Instance(name, verdict, "exact+compositional", res, bounds, time.perf_counter() - start, detail)
 
 

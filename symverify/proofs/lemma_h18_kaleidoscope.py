@@ -75,11 +75,11 @@ def _instance(name: str, K: Kaleidoscope, n: int, d: int) -> Instance:
     ok = cert.ok and exact.proved
     verdict = "proved" if ok else ("refuted" if exact.refuted else "unknown")
     lay, _ = kaleidoscope_factors(K, n, d)
-    groups = K.width + (0 if lay.dp == d else 2)
+    groups = K.width + (2 if lay.gathered else 0)
     lg = lay.size.bit_length() - 1
     res = {"layers": len(model.layers), "w": K.width, "N_k": lay.size, "inner_n": model.inner_n, "inner_d": model.inner_d,
            "sequence": chain.counts["sequence"], "channel": chain.counts["channel"], "stages": chain.certificate.num_stages}
-    bounds = {"layers": C18 * groups * lg + 1, "inner_n": lay.size // lay.dp, "inner_d": 3 * lay.dp}
+    bounds = {"layers": C18 * groups * lg + 1 + (4 if lay.gathered else 0), "inner_n": lay.rows, "inner_d": d}
     detail = "" if ok else f"certificate: {cert.failure}; exact: {exact.verdict.value}"
     return Instance(name, verdict, "exact+compositional", res, bounds, time.perf_counter() - start, detail)
 
