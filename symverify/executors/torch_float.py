@@ -29,7 +29,7 @@ from symverify.ir.circuit import Circuit
 from symverify.semantics import layer as loop
 from symverify.semantics.layer import Shape
 
-from ._torch import require_torch
+from ._torch import one_thread_if_small, require_torch
 from .circuit_plan import CircuitPlan
 from .kernels import Pool, conv_blocked, conv_shifts
 from .plan import LayerPlan, ModelPlan
@@ -203,8 +203,21 @@ def run_layer(lp: LayerPlan, x: Any, path: str = "auto", pool: Pool | None = Non
 
 def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
     """The model on ``(B, N, d)`` inputs (already on the right device and dtype); ``check`` runs
-    before every layer."""
-    return loop.run_model(plan.model, plan.on(x.device, x.dtype), x, FloatArithmetic(path, Pool()), check)
+    before every layer. Without ``check``, a model whose layers all convolve by shifts runs as a
+    compiled program on the CPU (:mod:`symverify.executors.program`: the same operations per row)."""
+    layers = plan.on(x.device, x.dtype)
+    if check is None:
+        from .program import model_program
+
+        m = plan.model
+        prog = model_program(layers, m.n, m.d, m.inner_n, m.inner_d, x, path)
+        if prog is not None and prog.lock.acquire(blocking=False):
+            try:
+                with one_thread_if_small(x.shape[0] * m.inner_n * m.inner_d, x.device):
+                    return prog.run(x)
+            finally:
+                prog.lock.release()
+    return loop.run_model(plan.model, layers, x, FloatArithmetic(path, Pool()), check)
 
 
 def circuit_values(plan: CircuitPlan, x: Any, p: int | None = None) -> Any:
