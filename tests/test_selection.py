@@ -1,0 +1,229 @@
+"""The selection route (symverify.kaleidoscope.selection): exact, garbage-free, and cheap."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from symverify.compiler.butterfly_to_baseconv import simplify_factors
+from symverify.errors import CompileError
+from symverify.ir.butterfly import ButterflyFactor, pair_index
+from symverify.ir.layered import LinearStage
+from symverify.kaleidoscope.selection import (
+    _benes,
+    _route_records,
+    column_counts,
+    count_factors,
+    is_selection,
+    preferred_positions,
+    selection_factors,
+    selection_route,
+    selection_size,
+)
+
+Forms = list[dict[int, Fraction]]
+
+
+def run(factors: list[ButterflyFactor] | tuple[ButterflyFactor, ...], size: int, in_pos) -> Forms:
+    """The factors applied to the unit linear forms on ``in_pos`` (every other position 0)."""
+    x: Forms = [{} for _ in range(size)]
+    for j in in_pos:
+        x[j] = {j: Fraction(1)}
+    for f in factors:
+        assert f.size == size
+        y: Forms = [{} for _ in range(size)]
+        for m in range(size // 2):
+            p = pair_index(size, f.stride, m)
+            q = p + f.stride
+            for tgt, a, b in ((p, f.d1[m], f.d2[m]), (q, f.d3[m], f.d4[m])):
+                acc: dict[int, Fraction] = {}
+                for c, src in ((a, x[p]), (b, x[q])):
+                    for k, v in src.items():
+                        acc[k] = acc.get(k, 0) + c * v
+                y[tgt] = {k: v for k, v in acc.items() if v != 0}
+        x = y
+    return x
+
+
+def expected(ents, size: int) -> Forms:
+    want: Forms = [{} for _ in range(size)]
+    for (o, j), v in ents.items():
+        if v != 0:
+            want[o][j] = want[o].get(j, 0) + v
+    return want
+
+
+def check(ents, in_pos, out_pos, size=None):
+    r = selection_route(ents, in_pos, out_pos, size)
+    assert r.size == (size or r.need) and r.need == selection_size(ents, in_pos, out_pos)
+    assert all(f.size == r.size for f in r.factors)
+    assert run(r.factors, r.size, in_pos) == expected(ents, r.size)  # M·z on the outputs, 0 elsewhere
+    simple = simplify_factors(r.factors)
+    assert run(simple, r.size, in_pos) == expected(ents, r.size)
+    assert r.count == len(simple)
+    return r
+
+
+COEFF = st.sampled_from([0, 1, -1, 2, Fraction(1, 3), Fraction(-5, 2)])
+
+
+@st.composite
+def stages(draw, top: int = 64):
+    in_pos = draw(st.lists(st.integers(0, top - 1), min_size=1, max_size=24, unique=True))
+    out_pos = draw(st.lists(st.integers(0, top - 1), min_size=0, max_size=24, unique=True))
+    hot = draw(st.lists(st.sampled_from(in_pos), min_size=1, max_size=3))  # a few high-fan-out sources
+    ents = {}
+    for o in out_pos:
+        k = draw(st.integers(0, 2))
+        pool = in_pos + hot * 4
+        srcs = []
+        for _ in range(k):
+            j = draw(st.sampled_from(pool))
+            if j not in srcs:
+                srcs.append(j)
+        for j in srcs:
+            ents[(o, j)] = draw(COEFF)
+    return ents, in_pos, out_pos
+
+
+@given(stages())
+def test_random_stages_exact(stage):
+    ents, in_pos, out_pos = stage
+    check(ents, in_pos, out_pos)
+
+
+@given(stages(top=16), st.sampled_from([0, 1, 2]))
+def test_lifted_exact(stage, extra):
+    ents, in_pos, out_pos = stage
+    need = selection_size(ents, in_pos, out_pos)
+    check(ents, in_pos, out_pos, need << extra)
+
+
+@given(stages(top=32))
+def test_bound(stage):
+    ents, in_pos, out_pos = stage
+    r = check(ents, in_pos, out_pos)
+    n = r.need.bit_length() - 1
+    nonzero = {k: v for k, v in ents.items() if v != 0}
+    fan = max([sum(1 for (_, j) in nonzero if j == q) for _, q in nonzero] + [1])
+    assert r.count <= 4 * n - 1
+    if fan == 1:
+        assert r.count <= 2 * n
+
+
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=12), st.data())
+def test_preferred_positions_cheap(counts, data):
+    """Sources where preferred_positions puts them: ⌈log2 f⌉ copy factors, one Beneš, the combine merged."""
+    pos = preferred_positions(counts)
+    assert len(set(pos)) == len(pos)
+    uses = [q for i, c in enumerate(counts) for q in [pos[i]] * c]
+    total = len(uses)
+    top = max(pos) + 1
+    perm = data.draw(st.permutations(range(total)))
+    ents = {}
+    for t, j in enumerate(uses):  # output row t // 2 reads use perm[t]: a row may read one source twice
+        o = perm[t] // 2 + top
+        ents[(o, j)] = ents.get((o, j), 0) + 1 + t % 3
+    outs = sorted({o for o, _ in ents})
+    r = check(ents, pos, outs)
+    n = r.need.bit_length() - 1
+    f = max(counts)
+    assert r.count <= (f - 1).bit_length() + 2 * n
+
+
+def test_empty_stage():
+    r = check({}, [0, 1, 2], [3])
+    assert r.need == 4 and run(r.factors, 4, [0, 1, 2]) == [{}, {}, {}, {}]
+    check({}, [], [])
+    check({(1, 0): 0}, [0], [1])  # an explicit zero coefficient
+
+
+def test_single_row():
+    check({(0, 1): 3}, [1], [0])
+    check({(5, 1): 3, (5, 2): Fraction(-1, 2)}, [1, 2], [5])
+    r = check({(0, 0): 1, (0, 1): 1}, [0, 1], [0])
+    assert r.need == 2  # size 2: K = 1, o ⊕ 1 = 1 is no output
+
+
+def test_all_rows_read_one_source():
+    ents = {(o, 3): o + 1 for o in range(12)}
+    r = check(ents, [3], list(range(12)))
+    ents2 = {(o, 3): 1 for o in range(12)} | {(o, 7): -1 for o in range(0, 12, 2)}
+    check(ents2, [3, 7], list(range(12)))
+    assert r.count <= 4 * (r.need.bit_length() - 1) - 1
+
+
+def test_size_two_and_identity_like():
+    check({(0, 0): 1, (1, 1): 1}, [0, 1], [0, 1])
+    check({(0, 1): 1, (1, 0): 1}, [0, 1], [0, 1])
+    check({(0, 0): 2, (1, 0): 1}, [0, 1], [0, 1])  # one source read twice, an unused source killed
+    check({(1, 0): 1, (1, 1): 1}, [0, 1], [1])
+
+
+def test_two_entry_rows_crowding_every_stride():
+    """Every position an output with two entries: no stride K < N fits, so N doubles."""
+    ents = {(o, j): 1 for o in range(8) for j in (o, (o + 3) % 8)}
+    assert selection_size(ents, range(8), range(8)) == 16
+    check(ents, list(range(8)), list(range(8)))
+
+
+def test_unused_inputs_are_killed():
+    check({(2, 9): 1}, list(range(16)), [2])
+
+
+def test_too_small_size_and_fan_in_three():
+    with pytest.raises(CompileError):
+        selection_route({(0, 1): 1, (0, 2): 1, (0, 3): 1}, [1, 2, 3], [0])
+    with pytest.raises(CompileError):
+        selection_route({(0, 9): 1}, [9], [0], 8)
+    assert not is_selection({(0, 1): 1, (0, 2): 1, (0, 3): 1})
+    assert is_selection({(0, 1): 1, (0, 2): 1, (0, 3): 0})
+
+
+def test_selection_factors_matches_route():
+    ents = {(0, 4): 1, (1, 4): 2, (2, 5): 1, (2, 4): 1}
+    fs = selection_factors(ents, [4, 5], [0, 1, 2], 32)
+    assert run(fs, 32, [4, 5]) == expected(ents, 32)
+
+
+@given(st.integers(1, 5).flatmap(lambda n: st.tuples(st.just(1 << n), st.permutations(range(1 << n)))), st.sampled_from(["up", "down"]))
+def test_benes_orientations(np, orient):
+    N, perm = np
+    fs = _benes(N, dict(enumerate(perm)), orient)
+    if N > 2:
+        strides = [f.stride for f in fs]
+        assert strides[0] == (N // 2 if orient == "down" else 1)
+    got = run(fs, N, range(N))
+    assert got == [{i: 1} for i in sorted(range(N), key=lambda i: perm[i])]
+
+
+def test_broadcast_banyan_compact_sources():
+    """Lee's broadcast banyan: compact sorted sources, monotone slot intervals, strides N/2 … 1."""
+    N = 16
+    uses = [3, 1, 5, 2, 4, 1]
+    dest, acc = {}, 0
+    for t, c in enumerate(uses):
+        dest[t] = list(range(acc, acc + c))
+        acc += c
+    r = _route_records(N, dest, [8, 4, 2, 1])
+    assert r is not None
+    fs, where = r
+    x = run(fs, N, range(len(uses)))
+    for t, slots in dest.items():
+        for q in slots:
+            assert x[q] == {t: 1} and where[q] == t
+    assert all(x[q] == {} for q in range(acc, N))
+
+
+def test_column_counts_of_a_stage():
+    stg = LinearStage(1, (10, 11, 12), (20, 21, 22), (((0, 1), (1, 2)), ((0, 1),), ((2, 0),)), (0, 0, 0))
+    assert column_counts(stg.rows, len(stg.inputs)) == [2, 1, 0]
+    pos = preferred_positions([2, 1, 0])
+    assert pos == (0, 2, 3)
+
+
+def test_count_factors():
+    assert count_factors([ButterflyFactor.identity(4, 1)]) == 0
