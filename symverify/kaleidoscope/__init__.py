@@ -7,6 +7,7 @@ prover, :mod:`symverify.provers.matrix`.
 * :mod:`.numeric`: batched float (numpy, torch) and int64-mod-p (numpy) application;
 * :mod:`.permutation`: every permutation is one BB* element (Dao et al. Theorem 2);
 * :mod:`.sparse`: a matrix with s nonzeros is in (BB*)^5 (Dao et al. Theorem 3, explicit form);
+* :mod:`.sparse_dao`: the same in (BB*)^{4⌈s/n⌉}_4 (Dao et al. Theorem 3 as stated);
 * :mod:`.circuits`: linear circuits as kaleidoscopes (Theorem H.19; Dao et al. Theorem 1);
 
 The IR (:class:`ButterflyFactor`, :class:`BBStar`, :class:`FactorList`, :class:`Kaleidoscope`)
@@ -21,6 +22,7 @@ from symverify.kaleidoscope.matrix import SparseMatrix
 from symverify.kaleidoscope.numeric import compile_numpy, compile_torch
 from symverify.kaleidoscope.permutation import bit_reversal, permutation_to_kaleidoscope, reversal, route_permutation
 from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
+from symverify.kaleidoscope.sparse_dao import sparse_to_kaleidoscope_thm3
 from symverify.semantics.rings import AffineRing, ScalarRing
 
 __all__ = [
@@ -42,4 +44,5 @@ __all__ = [
     "AffineRing",
     "ScalarRing",
     "sparse_to_kaleidoscope",
+    "sparse_to_kaleidoscope_thm3",
 ]

@@ -19,8 +19,8 @@ cols)``) with ``s`` nonzeros is the ``n×n`` corner of ``E = Π₃·R·Π₂·D�
    this handles any fan-in (a dense row).
 6. ``Π₃`` moves the start of row ``i``'s block to ``i``.
 
-The paper's figure, ``(BB*)^{4⌈s/n⌉}_4``, is reported next to it (``paper_w``, ``paper_e``); its
-proof (Lemma I.1, Lemma H.5) is not what is built here.
+The paper's figure, ``(BB*)^{4⌈s/n⌉}_4``, is recorded next to it (``paper_w``, ``paper_e``); a
+construction meeting those constants is :func:`~symverify.kaleidoscope.sparse_dao.sparse_to_kaleidoscope_thm3`.
 """
 
 from __future__ import annotations
