@@ -109,12 +109,16 @@ def test_certificate_survives_json():
     assert check_certificate(c, out.model, again).ok
 
 
-def test_every_linear_stage_uses_at_most_five_bbstars():
+def test_every_linear_stage_takes_the_selection_route_or_a_cheaper_one():
+    """Gates have two arguments, so no stage needs the general (BB*)^5 route; the selection route
+    stays within its 4·log2 N_k − 1 factors (2 layers each, plus the closing layer)."""
     c = lib.random_circuit(4, 2, 40, 6, seed=5, num_outputs=6)
     b = build_model(c)
     lins = [r for r in b.stages if r["kind"] == "linear"]
-    assert all(int(r["bbstar"]) <= 5 for r in lins)
-    assert {r["route"] for r in lins} <= {"identity", "diagonal", "permutation", "sparse"}
+    lg = b.layout.size.bit_length() - 1
+    assert {r["route"] for r in lins} <= {"identity", "diagonal", "butterfly", "permutation", "selection"}
+    assert "selection" in {r["route"] for r in lins}
+    assert all(int(r["factors"]) <= 4 * lg - 1 and int(r["layers"]) <= 8 * lg - 1 for r in lins)
     plans = plan_stages(c, layered_form(c), c.d)
     assert len([p for p in plans if not p.is_mul]) == len(lins)
 
@@ -124,7 +128,8 @@ def test_stage_routes():
     assert stage_factors({(0, 0): 2}, (0, 1), (0,), 4)[:2] == ("diagonal", 0)
     assert stage_factors({(1, 0): 3, (0, 1): 1}, (0, 1), (0, 1), 4)[:2] == ("butterfly", 1)  # a scaled swap of one pair
     assert stage_factors({(1, 0): 1, (2, 1): 1, (0, 2): 1}, (0, 1, 2), (0, 1, 2), 4)[:2] == ("permutation", 1)
-    assert stage_factors({(0, 0): 1, (0, 1): 1, (0, 2): 1}, (0, 1, 2), (0,), 16)[:2] == ("sparse", 5)
+    assert stage_factors({(0, 0): 1, (0, 1): 1, (0, 2): 1}, (0, 1, 2), (0,), 16)[:2] == ("sparse", 5)  # a row of 3 entries
+    assert stage_factors({(0, 0): 1, (0, 1): 1, (1, 0): 2, (2, 1): 1}, (0, 1), (0, 1, 2), 16)[0] == "selection"
 
 
 def test_single_factor_recognises_exactly_one_butterfly_factor():

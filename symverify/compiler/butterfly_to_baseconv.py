@@ -82,6 +82,7 @@ from symverify.ir.circuit import Circuit
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.permutation import complete_permutation
+from symverify.kaleidoscope.simplify import diagonal_factor, simplify_factors
 from symverify.semantics.support import prune_layer, support_of_cells
 
 __all__ = [
@@ -118,59 +119,6 @@ __all__ = [
 C16 = 3  # layers for one factor on its own (Lemma H.16)
 C18 = 4  # L ≤ C18·w·log2(N_k) + 1 for a (BB*)^w chain (Lemma H.18)
 CYC = Mode.CYCLIC
-
-
-# ---- factor algebra ---------------------------------------------------------------------------
-
-
-def _diag(f: ButterflyFactor) -> list[Scalar]:
-    out: list[Scalar] = [0] * f.size
-    for m, (p, q) in enumerate(f.pairs()):
-        out[p], out[q] = f.d1[m], f.d4[m]
-    return out
-
-
-def diagonal_factor(diag: Sequence[Scalar]) -> ButterflyFactor:
-    n = len(diag)
-    return ButterflyFactor(n, 1, tuple(diag[0::2]), (0,) * (n // 2), (0,) * (n // 2), tuple(diag[1::2]))
-
-
-def _mul_diag(a: list[Scalar] | None, b: list[Scalar]) -> list[Scalar]:
-    return list(b) if a is None else [x * y for x, y in zip(a, b)]
-
-
-def simplify_factors(factors: Sequence[ButterflyFactor]) -> tuple[ButterflyFactor, ...]:
-    """The same product with identity factors dropped, diagonal factors absorbed into a
-    neighbour and adjacent equal-stride factors multiplied (docs/kaleidoscope.md §1.2); application order kept.
-
-    >>> I = ButterflyFactor.identity(4, 1)
-    >>> D = ButterflyFactor(4, 2, (2, 1), (0, 0), (0, 0), (1, 1))
-    >>> X = ButterflyFactor(4, 1, (0, 0), (1, 1), (1, 1), (0, 0))
-    >>> [(f.stride, f.d2) for f in simplify_factors([I, D, X, X])]
-    [(1, (0, 0))]
-    """
-    out: list[ButterflyFactor] = []
-    diag: list[Scalar] | None = None
-    work = list(factors)
-    while work:
-        f = work.pop(0)
-        if f.is_identity():
-            continue
-        if is_diagonal(f):
-            diag = _mul_diag(diag, _diag(f))
-            continue
-        if diag is not None:
-            f, diag = f.absorb(diag, "before"), None
-        if out and out[-1].stride == f.stride:
-            work.insert(0, out.pop().then(f))  # the product may be diagonal or identity: re-examine
-            continue
-        out.append(f)
-    if diag is not None and not all(type(v) is int and v == 1 for v in diag):
-        if out:
-            out[-1] = out[-1].absorb(diag, "after")
-        else:
-            out.append(diagonal_factor(diag))
-    return tuple(out)
 
 
 # ---- layers -----------------------------------------------------------------------------------

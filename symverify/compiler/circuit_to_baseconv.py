@@ -38,7 +38,7 @@ is one or two layers of degree ≤ 2.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -73,7 +73,7 @@ from symverify.kaleidoscope.structured import butterfly_positions, single_factor
 
 __all__ = ["StagePlan", "Build", "plan_stages", "stage_factors", "build_model", "planned_size", "mul_layers"]
 
-Route = Literal["identity", "diagonal", "butterfly", "permutation", "sparse"]
+Route = Literal["identity", "diagonal", "butterfly", "permutation", "selection", "sparse"]
 
 
 @dataclass(frozen=True)
@@ -120,21 +120,21 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
 
     pos: tuple[int, ...] = tuple(io(i) for i in range(c.num_inputs))
     plans: list[StagePlan] = []
+    mul_at = {idx: _mul_positions(st, stages[idx + 1] if idx + 1 < len(stages) else None, tw, io)
+              for idx, st in enumerate(stages) if isinstance(st, MulStage)}
     for idx, st in enumerate(stages):
         nxt = stages[idx + 1] if idx + 1 < len(stages) else None
         if isinstance(st, MulStage):
-            kr = -(-st.k // tw)
-            out = tuple(range(st.k)) + tuple(2 * kr * tw + j for j in range(len(st.outputs) - st.k))
-            plans.append(StagePlan(st, pos, out, kr))
+            v1, v3, kr = mul_at[idx]
+            plans.append(StagePlan(st, pos, v1 + v3, kr))
         elif isinstance(nxt, MulStage):
             if sorted(nxt.perm) != list(range(len(st.outputs))):
                 raise CompileError(
                     f"layered form level {nxt.level}: the multiplicative stage must route a permutation of its "
                     f"{len(st.outputs)} input slots, found {list(nxt.perm)[:12]}"
                 )
-            kr = -(-nxt.k // tw)
-            k = nxt.k
-            mulpos = [i if i < k else (kr * tw + i - k if i < 2 * k else 2 * kr * tw + i - 2 * k) for i in range(len(nxt.perm))]
+            v1, v3, kr = mul_at[idx + 1]
+            mulpos = [*v1, *(p + kr * tw for p in v1), *v3]
             out_l = [0] * len(st.outputs)
             for i, src in enumerate(nxt.perm):
                 out_l[src] = mulpos[i]
@@ -142,10 +142,49 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
             plans.append(StagePlan(st, pos, out))
         elif nxt is None:
             plans.append(StagePlan(st, pos, tuple(io(k) for k in range(len(st.outputs)))))
-        else:  # the positions of this state are free: a butterfly-shaped stage keeps its pairs in place
-            plans.append(StagePlan(st, pos, butterfly_positions(st, pos) or tuple(range(len(st.outputs)))))
+        else:  # the positions of this state are free: a butterfly-shaped stage keeps its pairs in place,
+            # any other puts each output where the next stage's copy network starts (selection route)
+            free = butterfly_positions(st, pos) or _preferred(nxt, len(st.outputs))
+            plans.append(StagePlan(st, pos, free))
         pos = plans[-1].out_pos
     return plans
+
+
+def _preferred(nxt: Stage, count: int, start: int = 0) -> tuple[int, ...]:
+    """Positions for the ``count`` inputs of the linear stage ``nxt`` at aligned block starts
+    (:func:`~symverify.kaleidoscope.selection.preferred_positions`), or ``start …`` in order."""
+    from symverify.kaleidoscope.selection import column_counts, preferred_positions
+
+    if not isinstance(nxt, LinearStage) or len(nxt.inputs) != count:
+        return tuple(range(start, start + count))
+    return preferred_positions(column_counts(nxt.rows, count), start)
+
+
+def _mul_positions(st: MulStage, nxt: Stage | None, tw: int, io: Callable[[int], int]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """``(v1 positions, v3 positions, k_rows)`` of a multiplicative stage.
+
+    The products stay where ``v1`` is and ``v3`` keeps its positions; ``v2`` sits ``k_rows`` rows
+    below ``v1`` (same channel), where no ``v1`` or ``v3`` position is (the smallest such shift).
+    The positions are chosen for the next stage: the read-out cells when that stage is the last one
+    and copies each output once (it then costs nothing), else the aligned block starts of the next
+    linear stage's copy network (:func:`_preferred`), else ``0, 1, …``.
+    """
+    k, n3 = st.k, len(st.outputs) - st.k
+    alls: tuple[int, ...] | None = None
+    if isinstance(nxt, LinearStage) and len(nxt.inputs) == k + n3:
+        reads = [row[0][0] for row in nxt.rows if len(row) == 1 and row[0][1] == 1]
+        if len(reads) == len(nxt.rows) == k + n3 and sorted(reads) == list(range(k + n3)) and not any(nxt.offset):
+            alls = tuple(io(reads.index(j)) for j in range(k + n3))  # a bijective copy to the outputs
+        else:
+            alls = _preferred(nxt, k + n3)
+    if alls is None:
+        alls = tuple(range(k + n3))
+    v1, v3 = alls[:k], alls[k:]
+    taken = set(alls)
+    kr = 1
+    while any(p + kr * tw in taken for p in v1):
+        kr += 1
+    return v1, v3, kr
 
 
 def stage_matrix(p: StagePlan) -> tuple[dict[tuple[int, int], Scalar], dict[int, Scalar]]:
@@ -167,6 +206,7 @@ def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int],
     """The cheapest butterfly route for a stage matrix: ``(route, BB* count, factors at size)``."""
     from symverify.kaleidoscope.matrix import SparseMatrix
     from symverify.kaleidoscope.permutation import route_permutation
+    from symverify.kaleidoscope.selection import is_selection, selection_route, selection_size
     from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
 
     shape, one = _shape(ents, size)
@@ -189,17 +229,21 @@ def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int],
         fs = list(route_permutation(perm).factors)
         fs[-1] = fs[-1].absorb(scale_after, "after")
         return "permutation", 1, [f.lift(size) for f in fs]
+    if is_selection(ents) and selection_size(ents, in_pos, out_pos) <= size:
+        route = selection_route(ents, in_pos, out_pos, size)
+        return "selection", 0, list(route.factors)
     K = sparse_to_kaleidoscope(SparseMatrix.from_dict(dim, dim, ents)).kaleidoscope
     if K.size > size:
         raise CompileError(f"internal: a stage needs kaleidoscope size {K.size} > N_k = {size}")
     return "sparse", K.width, list(K.lift(size).factor_list().factors)
 
 
-def mul_layers(lay: Layout, k: int, k_rows: int, n3: int, pending: bool, offset: Mapping[int, Scalar]) -> tuple[Layer, Layer]:
+def mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[int], pending: bool,
+               offset: Mapping[int, Scalar]) -> tuple[Layer, Layer]:
     """``M1``, ``M2`` of the multiplicative stage (Proposition H.10; module docstring).
 
-    ``k`` products, ``v3`` of length ``n3``; the masks list exactly the occupied positions
-    (``v1`` at ``0 … k−1``, ``v2`` at ``k_rows·tw + t``, ``v3`` at ``2·k_rows·tw + t``).
+    The masks list exactly the occupied positions: ``v1`` (rows ``< k_rows``), ``v2`` at
+    ``v1 + k_rows·tw`` (the same channel, ``k_rows`` rows below), ``v3`` (rows ``≥ 2·k_rows``).
     ``M1`` (:func:`~.butterfly_to_baseconv.scale_layer`, summing a pending state and adding the
     linear stage's constants ``offset``) keeps ``v1`` and ``v3`` in ``B0`` and puts ``v2`` in
     ``B1``; ``M2 = (u·I) ⊙ (h ⊛ u + mask(v3))`` with ``h`` reading ``B1`` ``k_rows`` rows below
@@ -207,9 +251,7 @@ def mul_layers(lay: Layout, k: int, k_rows: int, n3: int, pending: bool, offset:
     read meets a ``B1`` row outside ``v2``, or the gap), every other cell 0.
     """
     tw, rows = lay.tw, lay.rows
-    v1 = range(k)
-    v2 = range(k_rows * tw, k_rows * tw + k)
-    v3 = range(2 * k_rows * tw, 2 * k_rows * tw + n3)
+    v2 = {p + k_rows * tw for p in v1}
     keep = {lay.cell(q): 1 for q in (*v1, *v3)} | {lay.cell(q, 1): 1 for q in v2}
     off = {lay.cell(q, 1 if q in v2 else 0): v for q, v in offset.items() if not is_zero(v)}
     m1 = scale_layer(lay, pending, keep, off)
@@ -268,14 +310,21 @@ def _prepare(c: Circuit) -> tuple[list[StagePlan], Matrices, Layout]:
     plans = plan_stages(c, lf, d)
     mats: Matrices = [stage_matrix(p) if not p.is_mul else ({}, {}) for p in plans]
     extent = max([q + 1 for p in plans for q in (*p.in_pos, *p.out_pos)] + [2])
-    need = max([extent] + [_sparse_need(e, extent) for e, _ in mats])
+    need = max([extent] + [_sparse_need(e, p.in_pos, p.out_pos, extent) for (e, _), p in zip(mats, plans)]
+               + [2 * p.k_rows * track_width(d) for p in plans if p.is_mul])  # k_rows ≤ R/2: M2 reads stay in B1 and its gap
     return plans, mats, Layout.choose(c.n, d, need)
 
 
-def _sparse_need(ents: Mapping[tuple[int, int], Scalar], extent: int) -> int:
-    """The size a stage's route needs beyond the positions: ``2·nnz`` for the general sparse route
-    (Theorem 3's expansion), nothing for a diagonal, one butterfly factor or a scaled permutation."""
-    return 2 * len(ents) if _shape(ents, next_power_of_two(extent))[0] == "sparse" else 0
+def _sparse_need(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int], out_pos: Sequence[int], extent: int) -> int:
+    """The size a stage's route needs beyond the positions: the selection route's size for rows of
+    ≤ 2 entries (:func:`~symverify.kaleidoscope.selection.selection_size`), ``2·nnz`` for the
+    general sparse route (Theorem 3's expansion), nothing for a diagonal, one butterfly factor or
+    a scaled permutation."""
+    from symverify.kaleidoscope.selection import is_selection, selection_size
+
+    if _shape(ents, next_power_of_two(extent))[0] != "sparse":
+        return 0
+    return selection_size(ents, in_pos, out_pos) if is_selection(ents) else 2 * len(ents)
 
 
 def _shape(ents: Mapping[tuple[int, int], Scalar], size: int) -> tuple[str, ButterflyFactor | None]:
@@ -323,7 +372,7 @@ def build_model(c: Circuit, name: str = "") -> Build:
         st = p.stage
         if isinstance(st, MulStage):
             prev_off = mats[idx - 1][1]
-            m1, m2 = mul_layers(lay, st.k, p.k_rows, len(st.outputs) - st.k, em.state.pending, prev_off)
+            m1, m2 = mul_layers(lay, p.out_pos[:st.k], p.k_rows, p.out_pos[st.k:], em.state.pending, prev_off)
             em.layers.extend(em.pruned((m1, m2)))
             counts["mul"] += 1
             em.state = _node_state(lay, p.out_pos, st.outputs)

@@ -6,18 +6,25 @@ al. Theorems 2–3) computed by butterfly gadgets (Lemmas H.16, H.18), each mult
 ``remember`` (Proposition H.10). See :mod:`.circuit_to_baseconv` for the layout and the gadgets.
 All layers are cyclic (docs/theory.md §4: the theorem is false for causal stacks).
 
-**Stated constants** (checked by ``symverify/proofs/thm_h21_general.py``), with ``Δ`` the depth, ``w`` the
-cut width, ``a = ⌈log2 max(w, 2)⌉``, ``tw`` the track width (the largest power of two ``≤ d``):
+**Stated constants** (checked on every instance by ``symverify/proofs/thm_h21_general.py`` and
+``thm_h21_sweep.py``), with ``Δ`` the depth, ``w`` the cut width, ``a = ⌈log2 max(w, 2)⌉``,
+``W`` the largest layered state (``W ≤ w``), ``tw`` the track width (the largest power of two
+``≤ d``) and ``lg = log2 N_k``:
 
-* ``N_k ≤ 8·2^⌈log2 w⌉`` (so ``log2 N_k ≤ a + 3``): positions ``≤ W + 2·tw ≤ 6w`` and
-  ``2·nnz ≤ 4W ≤ 8w``, ``W ≤ 2w`` the largest layered state;
-* ``d' = d`` and ``N' = 3·(R + R/2)`` with ``R = N_k/tw`` track rows (:mod:`.layout`), so
-  ``N' ≤ 36·2^⌈log2 w⌉/tw < 72·w/tw``;
-* per linear stage at most ``5`` BB* factors, each ``2·log2 N_k`` gadgets of at most 2 layers,
-  plus one closing layer: ``≤ 20·log2 N_k + 1``; per multiplicative stage 1 more layer (its
-  first layer is the closing layer of the linear stage); there are ``≤ Δ + 1`` linear and ``≤ Δ``
-  multiplicative stages, and 4 gather/scatter layers when ``d`` is not a power of two, so
-  ``L ≤ (Δ+1)·(20·(a+3) + 1) + Δ + 4 ≤ c21·max(Δ,1)·a + c0`` with **c21 = 102, c0 = 65**.
+* every gate has two arguments, so every linear stage has rows of at most two entries and takes
+  the selection route (:mod:`symverify.kaleidoscope.selection`: ``≤ 4·lg − 1`` factors) or a
+  cheaper one (a diagonal, one butterfly factor, a scaled permutation: ``≤ 2·lg − 1``);
+* positions: a free state at the aligned block starts of the next stage's copy network spans
+  ``< 2·nnz + W ≤ 5W``; ``v2`` one free shift further (``< 10W + 2·tw``); inputs and outputs below
+  ``2·n·d``; the selection route at most doubles the power of two above them, so
+  ``N_k ≤ 2·2^⌈log2 (10·max(W, n·d, outputs) + 2·tw)⌉ ≤ 32·2^a`` (``lg ≤ a + 5``);
+* ``d' = d`` and ``N' = 3·(R + R/2)``, ``R = N_k/tw`` (:mod:`.layout`): ``N' ≤ 144·2^a/tw``;
+* layers: a linear stage ``≤ 2·(4·lg − 1) + 1``, a multiplicative stage 1 more (its first layer
+  closes the linear stage), ``≤ Δ + 1`` linear and ``≤ Δ`` multiplicative stages, and 4
+  gather/scatter layers when ``d`` is not a power of two:
+  ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 5) + 4`` (``layers_thm``): **c_L = 8** on the
+  leading term ``Δ·a`` (measured on the proof sweeps: ``L/(Δ·log2 w) ≤ 7.5``); collected into one
+  product, ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 56, c0 = 44** (``layers_c21``).
 
 Symbolic circuit coefficients (``Sym``) are supported: they become butterfly diagonals and then
 positional gates. Nothing else is rejected, except circuits whose inner state would exceed
@@ -37,8 +44,8 @@ from symverify.ir.circuit import Circuit
 
 __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
 
-C21 = 102
-C0 = 65
+C21 = 56
+C0 = 44
 MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
 
 
@@ -46,25 +53,25 @@ def _log2_ceil(x: int) -> int:
     return max(0, (x - 1).bit_length())
 
 
-def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages: int, mul_stages: int) -> dict[str, Any]:
+def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages: int, mul_stages: int,
+                        live_width: int = 0, inputs: int = 0, outputs: int = 0) -> dict[str, Any]:
     """The bounds the construction states for a circuit of depth Δ and cut width w (see module doc)."""
     from symverify.compiler.layout import track_width
 
     a = _log2_ceil(max(width, 2))
     lg = _log2_ceil(n_k)
-    big = 8 * (1 << _log2_ceil(width))
     tw = track_width(d)
     extra = 0 if tw == d else 4
+    big = 2 * (1 << _log2_ceil(10 * max(live_width, inputs, outputs, 1) + 2 * tw))
     return {
-        "layers": linear_stages * (20 * lg + 1) + mul_stages + extra,
-        "layers_thm": (depth + 1) * (20 * (a + 3) + 1) + depth + extra,
+        "layers": linear_stages * (8 * lg - 1) + mul_stages + extra,
+        "layers_thm": 8 * (depth + 1) * (a + 5) + 4,
         "layers_c21": C21 * max(depth, 1) * a + C0,
         "linear_stages": depth + 1,
         "mul_stages": depth,
         "N_k": big,
         "inner_n": 3 * (big // tw + big // tw // 2),
         "inner_d": d,
-        "inner_n_over_w": Fraction(72, tw),
     }
 
 
@@ -105,6 +112,8 @@ def _resources(c: Circuit, build: Any) -> dict[str, Any]:
         "layers_thm": L,
         "L_over_delta_log2_w": round(L / denom, 3),
         "inner_n_over_w": Fraction(m.inner_n, st.width),
+        "inputs": c.num_inputs,
+        "outputs": len(c.outputs),
     }
 
 
@@ -146,5 +155,6 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         raise CompileError(f"compile {circuit.name or '<unnamed>'} (method 'kaleidoscope', Theorem H.21): " + "; ".join(problems))
     build = build_model(circuit, name)
     res = _resources(circuit, build)
-    bounds = kaleidoscope_bounds(res["depth"], res["width"], res["d"], res["N_k"], res["linear_stages"], res["mul_stages"])
+    bounds = kaleidoscope_bounds(res["depth"], res["width"], res["d"], res["N_k"], res["linear_stages"], res["mul_stages"],
+                                 res["live_width"], res["inputs"], res["outputs"])
     return Compiled(model=build.model, certificate=build.certificate, resources=res, method="kaleidoscope", bounds=bounds)

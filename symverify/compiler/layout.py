@@ -41,6 +41,7 @@ from symverify.ir.butterfly import ButterflyFactor, next_power_of_two, pair_numb
 from symverify.ir.certificate import Boundary, Cell
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, is_zero
+from symverify.kaleidoscope.simplify import is_diagonal
 
 __all__ = [
     "BUFFERS",
@@ -266,11 +267,6 @@ def gate_support(circuit: Any, targets: Iterable[int], frontier: set[int]) -> se
         if g is not None:
             stack.extend(g.args)
     return out
-
-
-def is_diagonal(f: ButterflyFactor) -> bool:
-    """True when every 2×2 block is diagonal (``d2 = d3 = 0``)."""
-    return all(is_zero(v) for v in f.d2) and all(is_zero(v) for v in f.d3)
 
 
 def axis_of(f: ButterflyFactor, tw: int) -> Axis:

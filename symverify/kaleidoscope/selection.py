@@ -42,7 +42,7 @@ garbage-free: for any ``z`` supported on the input positions it is ``M·z`` on t
 positions and 0 everywhere else below ``N``; lifted to a larger size (``diag(F, I)``) the
 positions above ``N`` stay 0.
 
-**Bound** (after :func:`~symverify.compiler.butterfly_to_baseconv.simplify_factors`): with ``f``
+**Bound** (after :func:`~symverify.kaleidoscope.simplify.simplify_factors`): with ``f``
 the largest fan-out, at most ``min(c + 2n, 4n − 1)`` non-identity factors, where ``c = ⌈log2 f⌉``
 for sources at aligned block starts, ``c = n`` for sources in order at ``0 … m − 1`` (or anywhere
 the broadcast banyan does not collide) and, in general, ``c = 2n − 1`` (concentration, then
@@ -64,6 +64,7 @@ from symverify.errors import CompileError
 from symverify.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
 from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.permutation import complete_permutation, route_permutation
+from symverify.kaleidoscope.simplify import simplify_factors
 
 __all__ = [
     "SelectionRoute",
@@ -97,9 +98,7 @@ class SelectionRoute:
 
 
 def count_factors(factors: Sequence[ButterflyFactor]) -> int:
-    """The number of factors :func:`~symverify.compiler.butterfly_to_baseconv.simplify_factors` keeps."""
-    from symverify.compiler.butterfly_to_baseconv import simplify_factors
-
+    """The number of factors :func:`~symverify.kaleidoscope.simplify.simplify_factors` keeps."""
     return len(simplify_factors(factors))
 
 
@@ -307,8 +306,6 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
     Raises:
         CompileError: a row has more than two entries, or ``size`` is below ``N``.
     """
-    from symverify.compiler.butterfly_to_baseconv import simplify_factors
-
     rows = _rows(ents)
     N = selection_size(ents, in_pos, out_pos)
     size = N if size is None else size
