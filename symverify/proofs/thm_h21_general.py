@@ -10,9 +10,9 @@ compared with each other directly: exact expansion when small, else Schwartz–Z
 ``F_p``, ``p = 2^61 − 1``, with the stated failure bound ``(D/p)^k`` (in the instance detail).
 
 Stated constants (each instance fails when exceeded), ``a = ⌈log2 max(w, 2)⌉``:
-``L ≤ (#linear stages)·(20·log2 N_k + 1) + #mul stages`` (``layers``),
-``L ≤ (Δ+1)·(20(a+3)+1) + Δ`` (``layers_thm``), ``L ≤ 102·max(Δ,1)·a + 61`` (``layers_c21``),
-``N_k ≤ 8·2^⌈log2 w⌉``, ``N' = N_k/dp``, ``N'/w < 16/dp``, ``d' = 3·dp``. The table reports
+``L ≤ (#linear stages)·(8·log2 N_k − 1) + #mul stages (+ 4)`` (``layers``),
+``L ≤ 8·(Δ+1)·(a+5) + 4`` (``layers_thm``), ``L ≤ 56·max(Δ,1)·a + 44`` (``layers_c21``),
+``N_k ≤ 2·2^⌈log2(10·W + 2·tw)⌉``, ``N' = 4.5·N_k/tw``, ``d' = d``. The table reports
 ``L/(max(Δ,1)·log2 w)`` and ``N'/w``.
 """
 
@@ -28,7 +28,7 @@ from symverify.provers.compositional import check_certificate
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
-TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 102·Δ·⌈log2 w⌉ + 61, N' = O(w/d), d' = 3·dp)"
+TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 5) + 4, N' = O(w/d), d' = d)"
 SHARDABLE = True  # one group of instances per case, independent of the others
 
 KEYS = ("depth", "width", "size", "layers", "inner_n", "inner_d", "N_k", "params", "nonzero_params", "L_over_delta_log2_w",
