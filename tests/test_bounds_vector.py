@@ -75,6 +75,7 @@ def _bits(m: int, e: int) -> int:
 
 def _assert_heights(fast: list[Val], exact: list[Val]) -> None:
     """Heights at least the exact pass's, and at most one bit above."""
+    assert len(fast) == len(exact), (len(fast), len(exact))  # zip must not drop outputs
     for (_, _, m, e, _), (_, _, xm, xe, _) in zip(fast, exact):
         assert _at_least(m, e, xm, xe)
         assert _bits(m, e) <= _bits(xm, xe) + 1
@@ -90,6 +91,8 @@ def _assert_covers(obj: Circuit | Model, fast: list[Val], q: int) -> None:
     """Every output's true degree, monomial count and ``ℓ1(Q^s·f)`` are within its bounds."""
     ring = shared_ring(obj)
     flat = [p for row in polynomials(obj, ring) for p in row]
+    # one bound per output; the read-out grid pads the outputs with zero cells, which zip must not hide
+    assert len(flat) >= len(fast) and all(not list(p.coeffs()) for p in flat[len(fast):]), (len(flat), len(fast))
     for p, (deg, s, m, e, cnt) in zip(flat, fast):
         coeffs = [Fraction(int(c.p), int(c.q)) for c in p.coeffs()]
         if not coeffs:
