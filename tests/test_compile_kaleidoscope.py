@@ -265,3 +265,15 @@ def test_layered_forms_with_routing(monkeypatch):
     monkeypatch.setattr(ctb, "layered_form", lambda _c: bad)
     with pytest.raises(CompileError, match="must route a permutation"):
         compile_kaleidoscope(c)
+
+
+def test_last_products_land_on_their_read_out_cells():
+    """When the last stage copies each product to one output, the products are computed in place:
+    that stage is the identity (0 layers); otherwise it routes them."""
+    c = Circuit.trace(lambda u: [u[0][0] * u[0][1], u[1][1] * u[1][0], u[0][0] * u[1][1]], n=2, d=2)
+    b = build_model(c)
+    assert [(r["kind"], r.get("route"), r["layers"]) for r in b.stages][-1] == ("linear", "identity", 0)
+    assert check_certificate(c, b.model, b.certificate).ok
+    shared = Circuit.trace(lambda u: [u[0][0] * u[0][1], u[0][0] * u[0][1] + u[1][0]], n=2, d=2)  # a product read twice
+    last = build_model(shared).stages[-1]
+    assert last["kind"] == "linear" and last["route"] != "identity" and last["layers"] > 0

@@ -120,7 +120,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
 
     pos: tuple[int, ...] = tuple(io(i) for i in range(c.num_inputs))
     plans: list[StagePlan] = []
-    mul_at = {idx: _mul_positions(st, stages[idx + 1] if idx + 1 < len(stages) else None, tw, io)
+    mul_at = {idx: _mul_positions(st, stages[idx + 1] if idx + 1 < len(stages) else None, idx + 2 == len(stages), tw, io)
               for idx, st in enumerate(stages) if isinstance(st, MulStage)}
     for idx, st in enumerate(stages):
         nxt = stages[idx + 1] if idx + 1 < len(stages) else None
@@ -150,36 +150,37 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
     return plans
 
 
-def _preferred(nxt: Stage, count: int, start: int = 0) -> tuple[int, ...]:
+def _preferred(nxt: Stage | None, count: int) -> tuple[int, ...]:
     """Positions for the ``count`` inputs of the linear stage ``nxt`` at aligned block starts
-    (:func:`~symverify.kaleidoscope.selection.preferred_positions`), or ``start …`` in order."""
+    (:func:`~symverify.kaleidoscope.selection.preferred_positions`), or ``0 … count − 1``."""
     from symverify.kaleidoscope.selection import column_counts, preferred_positions
 
     if not isinstance(nxt, LinearStage) or len(nxt.inputs) != count:
-        return tuple(range(start, start + count))
-    return preferred_positions(column_counts(nxt.rows, count), start)
+        return tuple(range(count))
+    return preferred_positions(column_counts(nxt.rows, count))
 
 
-def _mul_positions(st: MulStage, nxt: Stage | None, tw: int, io: Callable[[int], int]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+def _bijective_copy(st: LinearStage) -> dict[int, int] | None:
+    """``{input slot: row}`` when every row of ``st`` copies a different input slot (coefficient 1,
+    no offset) and every slot is copied; else None."""
+    src = {row[0][0]: r for r, row in enumerate(st.rows) if len(row) == 1 and row[0][1] == 1}
+    ok = len(src) == len(st.rows) == len(st.inputs) and set(src) == set(range(len(st.inputs))) and not any(st.offset)
+    return src if ok else None
+
+
+def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Callable[[int], int]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """``(v1 positions, v3 positions, k_rows)`` of a multiplicative stage.
 
     The products stay where ``v1`` is and ``v3`` keeps its positions; ``v2`` sits ``k_rows`` rows
     below ``v1`` (same channel), where no ``v1`` or ``v3`` position is (the smallest such shift).
-    The positions are chosen for the next stage: the read-out cells when that stage is the last one
-    and copies each output once (it then costs nothing), else the aligned block starts of the next
-    linear stage's copy network (:func:`_preferred`), else ``0, 1, …``.
+    The positions are chosen for the next stage: the read-out cells when that stage is the ``last``
+    one and copies each output once (it then costs nothing), else the aligned block starts of the
+    next linear stage's copy network (:func:`_preferred`).
     """
-    k, n3 = st.k, len(st.outputs) - st.k
-    alls: tuple[int, ...] | None = None
-    if isinstance(nxt, LinearStage) and len(nxt.inputs) == k + n3:
-        reads = [row[0][0] for row in nxt.rows if len(row) == 1 and row[0][1] == 1]
-        if len(reads) == len(nxt.rows) == k + n3 and sorted(reads) == list(range(k + n3)) and not any(nxt.offset):
-            alls = tuple(io(reads.index(j)) for j in range(k + n3))  # a bijective copy to the outputs
-        else:
-            alls = _preferred(nxt, k + n3)
-    if alls is None:
-        alls = tuple(range(k + n3))
-    v1, v3 = alls[:k], alls[k:]
+    count = len(st.outputs)
+    copy = _bijective_copy(nxt) if last and isinstance(nxt, LinearStage) and len(nxt.inputs) == count else None
+    alls = tuple(io(copy[j]) for j in range(count)) if copy is not None else _preferred(nxt, count)
+    v1, v3 = alls[:st.k], alls[st.k:]
     taken = set(alls)
     kr = 1
     while any(p + kr * tw in taken for p in v1):

@@ -54,7 +54,7 @@ def _log2_ceil(x: int) -> int:
 
 
 def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages: int, mul_stages: int,
-                        live_width: int = 0, inputs: int = 0, outputs: int = 0) -> dict[str, Any]:
+                        live_width: int, inputs: int, outputs: int) -> dict[str, Any]:
     """The bounds the construction states for a circuit of depth Δ and cut width w (see module doc)."""
     from symverify.compiler.layout import track_width
 
