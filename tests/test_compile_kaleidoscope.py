@@ -277,3 +277,13 @@ def test_last_products_land_on_their_read_out_cells():
     shared = Circuit.trace(lambda u: [u[0][0] * u[0][1], u[0][0] * u[0][1] + u[1][0]], n=2, d=2)  # a product read twice
     last = build_model(shared).stages[-1]
     assert last["kind"] == "linear" and last["route"] != "identity" and last["layers"] > 0
+
+
+def test_stated_h21_forms_follow_from_each_other():
+    """``(Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a+6) + 4 ≤ C21·max(Δ,1)·a + C0`` whenever ``lg ≤ a + 6``."""
+    for depth in range(0, 60):
+        for a in range(1, 40):
+            exact = (depth + 1) * (8 * (a + 6) - 1) + depth + 4
+            thm = 8 * (depth + 1) * (a + 6) + 4
+            assert exact <= thm <= C21 * max(depth, 1) * a + C0, (depth, a)
+    assert (C21, C0) == (64, 52)

@@ -8,7 +8,7 @@ All layers are cyclic (docs/theory.md §4: the theorem is false for causal stack
 
 **Stated constants** (checked on every instance by ``symverify/proofs/thm_h21_general.py`` and
 ``thm_h21_sweep.py``), with ``Δ`` the depth, ``w`` the cut width, ``a = ⌈log2 max(w, 2)⌉``,
-``W`` the largest layered state (``W ≤ w``), ``tw`` the track width (the largest power of two
+``W`` the largest layered state (``W ≤ 2w``), ``tw`` the track width (the largest power of two
 ``≤ d``) and ``lg = log2 N_k``:
 
 * every gate has two arguments, so every linear stage has rows of at most two entries and takes
@@ -17,14 +17,14 @@ All layers are cyclic (docs/theory.md §4: the theorem is false for causal stack
 * positions: a free state at the aligned block starts of the next stage's copy network spans
   ``< 2·nnz + W ≤ 5W``; ``v2`` one free shift further (``< 10W + 2·tw``); inputs and outputs below
   ``2·n·d``; the selection route at most doubles the power of two above them, so
-  ``N_k ≤ 2·2^⌈log2 (10·max(W, n·d, outputs) + 2·tw)⌉ ≤ 32·2^a`` (``lg ≤ a + 5``);
-* ``d' = d`` and ``N' = 3·(R + R/2)``, ``R = N_k/tw`` (:mod:`.layout`): ``N' ≤ 144·2^a/tw``;
+  ``N_k ≤ 2·2^⌈log2 (10·max(W, n·d, outputs) + 2·tw)⌉ ≤ 2·2^⌈log2 22w⌉ ≤ 64·2^a`` (``lg ≤ a + 6``);
+* ``d' = d`` and ``N' = 3·(R + R/2)``, ``R = N_k/tw`` (:mod:`.layout`): ``N' ≤ 288·2^a/tw``;
 * layers: a linear stage ``≤ 2·(4·lg − 1) + 1``, a multiplicative stage 1 more (its first layer
   closes the linear stage), ``≤ Δ + 1`` linear and ``≤ Δ`` multiplicative stages, and 4
   gather/scatter layers when ``d`` is not a power of two:
-  ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 5) + 4`` (``layers_thm``): **c_L = 8** on the
+  ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 6) + 4`` (``layers_thm``): **c_L = 8** on the
   leading term ``Δ·a`` (measured on the proof sweeps: ``L/(Δ·log2 w) ≤ 7.5``); collected into one
-  product, ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 56, c0 = 44** (``layers_c21``).
+  product, ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 64, c0 = 52** (``layers_c21``).
 
 Symbolic circuit coefficients (``Sym``) are supported: they become butterfly diagonals and then
 positional gates. Nothing else is rejected, except circuits whose inner state would exceed
@@ -44,8 +44,8 @@ from symverify.ir.circuit import Circuit
 
 __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
 
-C21 = 56
-C0 = 44
+C21 = 64
+C0 = 52
 MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
 
 
@@ -65,7 +65,7 @@ def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages:
     big = 2 * (1 << _log2_ceil(10 * max(live_width, inputs, outputs, 1) + 2 * tw))
     return {
         "layers": linear_stages * (8 * lg - 1) + mul_stages + extra,
-        "layers_thm": 8 * (depth + 1) * (a + 5) + 4,
+        "layers_thm": 8 * (depth + 1) * (a + 6) + 4,
         "layers_c21": C21 * max(depth, 1) * a + C0,
         "linear_stages": depth + 1,
         "mul_stages": depth,

@@ -11,7 +11,7 @@ compared with each other directly: exact expansion when small, else Schwartz–Z
 
 Stated constants (each instance fails when exceeded), ``a = ⌈log2 max(w, 2)⌉``:
 ``L ≤ (#linear stages)·(8·log2 N_k − 1) + #mul stages (+ 4)`` (``layers``),
-``L ≤ 8·(Δ+1)·(a+5) + 4`` (``layers_thm``), ``L ≤ 56·max(Δ,1)·a + 44`` (``layers_c21``),
+``L ≤ 8·(Δ+1)·(a+6) + 4`` (``layers_thm``), ``L ≤ 64·max(Δ,1)·a + 52`` (``layers_c21``),
 ``N_k ≤ 2·2^⌈log2(10·W + 2·tw)⌉``, ``N' = 4.5·N_k/tw``, ``d' = d``. The table reports
 ``L/(max(Δ,1)·log2 w)`` and ``N'/w``.
 """
@@ -28,7 +28,7 @@ from symverify.provers.compositional import check_certificate
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
-TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 5) + 4, N' = O(w/d), d' = d)"
+TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 6) + 4, N' = O(w/d), d' = d)"
 SHARDABLE = True  # one group of instances per case, independent of the others
 
 KEYS = ("depth", "width", "size", "layers", "inner_n", "inner_d", "N_k", "params", "nonzero_params", "L_over_delta_log2_w",
