@@ -1,8 +1,8 @@
 """Benchmark: the kaleidoscope compiler (Theorem H.21) and compositional vs global exact verification.
 
-Run ``python benchmarks/compile_verify.py [--quick] [--huge] [--exact-timeout 60]``. For seeded
-random circuits of depth Δ = 16 and growing cut width w (≈ 15 … 1046; ``--quick``: Δ = 8, w ≲ 50;
-``--huge`` adds w ≈ 5300 at Δ = 32: compile about 2 minutes, ``verify`` about 3.5, 8.5 GB) it
+Run ``python benchmarks/compile_verify.py [--quick] [--large] [--huge] [--exact-timeout 60]``. For
+seeded random circuits of depth Δ = 16 and growing cut width w (≈ 15 … 1046; ``--quick``: Δ = 8,
+w ≲ 50; ``--large`` adds w ≈ 4200 at Δ = 32, ``--huge`` w ≈ 5300 at Δ = 32: minutes and GBs) it
 prints the circuit measures, the model's signature, the compile time, the time of the
 compositional proof (:func:`~symverify.provers.compositional.check_certificate`, every certificate
 stage checked exactly) and the time of global exact verification (``verify(method="exact")``:
@@ -29,7 +29,8 @@ from symverify.verification import verify
 
 FULL = [(4, 2, 40, 16), (4, 4, 80, 16), (8, 4, 160, 16), (16, 4, 384, 16), (32, 4, 768, 16), (32, 8, 1536, 16), (64, 8, 3072, 16)]
 QUICK = [(2, 2, 16, 8), (4, 2, 40, 8), (4, 4, 80, 8)]
-HUGE = [(128, 16, 16384, 32)]  # w ≈ 5300, Δ = 32: about 2 + 3.5 minutes and 8.5 GB on one core
+LARGE = [(128, 16, 12288, 32)]  # w ≈ 4200, Δ = 32
+HUGE = [(128, 16, 16384, 32)]  # w ≈ 5300, Δ = 32
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,7 +38,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help="small sizes only (Δ = 8, w ≲ 50)")
     ap.add_argument("--exact-timeout", type=float, default=60.0, help="seconds for each global exact verification")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--huge", action="store_true", help="add a row at w ≈ 5300, Δ = 32 (minutes, about 8.5 GB)")
+    ap.add_argument("--large", action="store_true", help="add a row at w ≈ 4200, Δ = 32 (minutes)")
+    ap.add_argument("--huge", action="store_true", help="add a row at w ≈ 5300, Δ = 32 (minutes, GBs)")
     args = ap.parse_args(argv)
     head = (f"{'n×d':>6} {'Δ':>3} {'w':>5} {'deg≤':>5} {'L':>5} {'N_k':>5} {'N′':>4} {'d′':>3} {'L/(Δlog2w)':>10} "
             f"{'compile':>8} {'compos.':>8} {'stages':>6} {'exact':>9} {'exact/compos.':>13}")
@@ -45,7 +47,8 @@ def main(argv: list[str] | None = None) -> None:
     exact_feasible = True
     footnotes: list[str] = []
     splits: list[str] = []
-    for n, d, size, depth in QUICK if args.quick else FULL + (HUGE if args.huge else []):
+    rows = QUICK if args.quick else FULL + (LARGE if args.large else []) + (HUGE if args.huge else [])
+    for n, d, size, depth in rows:
         c = random_circuit(n, d, size, depth, seed=args.seed, num_outputs=n * d // 2)
         st = stats(c)
         t = time.perf_counter()
