@@ -67,17 +67,26 @@ def _rows_of(b: Bias, n: int) -> tuple[int, int] | None:
     return int(nz[0]), int(nz[-1]) + 1
 
 
-def _bias_rows(b: Bias, r0: int, r1: int) -> Any:
-    """The bias value for rows ``[r0, r1)``, shaped to broadcast over ``(rows, B, d')``."""
-    v = b.value()
+def _chan_major(v: Any, r0: int, r1: int) -> Any:
+    """Rows ``[r0, r1)`` of a ``(N' or 1, d' or 1)`` value, shaped to broadcast over ``(d', rows, B)``."""
     if v.shape[0] != 1:
         v = v[r0:r1]
-    return v.unsqueeze(1).contiguous()
+    return v.T.unsqueeze(-1).contiguous()
+
+
+def _bias_rows(b: Bias, r0: int, r1: int) -> Any:
+    """The bias value for rows ``[r0, r1)``, shaped to broadcast over ``(d', rows, B)``."""
+    return _chan_major(b.value(), r0, r1)
+
+
+def _signs_only(v: Any) -> bool:
+    """Is every entry 0, 1 or -1 (a factor whose products round exactly, symmetrically)?"""
+    return bool(((v == 0) | (v == 1) | (v == -1)).all())
 
 
 @dataclass
 class _Buf:
-    t: Any  # (L + N' + R, B, d')
+    t: Any  # (d', L + N' + R, B)
     lo: int  # rows of the state region that may be nonzero: [lo, hi)
     hi: int
     dirty_left: int  # rows of the left halo (next to the state) that may be nonzero
@@ -99,11 +108,11 @@ class Program:
     def run(self, x: Any) -> Any:
         """The model on ``(B, n, d)`` inputs (the batch size the program was built for); a new tensor."""
         t, pad = self.inp.t, self.pad
-        t[pad : pad + self.inner_n].zero_()
-        t[pad : pad + self.n, :, : self.d].copy_(x.transpose(0, 1))
+        t[:, pad : pad + self.inner_n].zero_()
+        t[: self.d, pad : pad + self.n].copy_(x.permute(2, 1, 0))
         for fn, args in self.ops:
             fn(*args)
-        return self.out.t[pad : pad + self.n, :, : self.d].transpose(0, 1).contiguous()
+        return self.out.t[: self.d, pad : pad + self.n].permute(2, 1, 0).contiguous()
 
 
 class _Builder:
@@ -112,18 +121,19 @@ class _Builder:
         self.torch = torch
         self.n = inner_n
         self.pad = inner_n
+        self.bsz = bsz
         self.ops: list[Op] = []
 
         def buf() -> _Buf:
             # contents left by an earlier run are unknown: every row and the halo may be nonzero
-            return _Buf(torch.zeros((3 * inner_n, bsz, inner_d), dtype=dtype), 0, inner_n, inner_n)
+            return _Buf(torch.zeros((inner_d, 3 * inner_n, bsz), dtype=dtype), 0, inner_n, inner_n)
 
         self.bufs = [buf(), buf()]
-        self.scratch = torch.zeros((inner_n, bsz, inner_d), dtype=dtype)
-        self.gathered = torch.zeros((inner_n, bsz, inner_d), dtype=dtype)
+        self.scratch = torch.zeros((inner_d, inner_n, bsz), dtype=dtype)
+        self.gathered = torch.zeros((inner_d, inner_n, bsz), dtype=dtype)
 
     def rows(self, b: _Buf, r0: int, r1: int) -> Any:
-        return b.t[self.pad + r0 : self.pad + r1]
+        return b.t[:, self.pad + r0 : self.pad + r1]
 
     def zero_rows(self, b: _Buf, r0: int, r1: int) -> None:
         """Set rows ``[r0, r1)`` of ``b``'s state to the only rows that may be nonzero, zeroing the rest."""
@@ -143,55 +153,84 @@ class _Builder:
         right = max(0, r1 - k)  # halo rows below the state, reading from the other side
         if not cyclic:
             if left and x.dirty_left:
-                self.ops.append((t[pad - x.dirty_left : pad].zero_, ()))
+                self.ops.append((t[:, pad - x.dirty_left : pad].zero_, ()))
                 x.dirty_left = 0
-            return t[pad + r0 - k : pad + r1 - k]
+            return t[:, pad + r0 - k : pad + r1 - k]
         if left <= right:
             if left:
-                self.ops.append((t[pad - left : pad].copy_, (t[pad + n - left : pad + n],)))
+                self.ops.append((t[:, pad - left : pad].copy_, (t[:, pad + n - left : pad + n],)))
                 x.dirty_left = max(x.dirty_left, left)
-            return t[pad + r0 - k : pad + r1 - k]
+            return t[:, pad + r0 - k : pad + r1 - k]
         if right:
-            self.ops.append((t[pad + n : pad + n + right].copy_, (t[pad : pad + right],)))
-        return t[pad + n + r0 - k : pad + n + r1 - k]
+            self.ops.append((t[:, pad + n : pad + n + right].copy_, (t[:, pad : pad + right],)))
+        return t[:, pad + n + r0 - k : pad + n + r1 - k]
 
-    def convolve(self, lp: LayerPlan, x: _Buf, dst: Any, r0: int, r1: int) -> None:
-        for j, (k, tap, one) in enumerate(zip(lp.lags, lp.rows(), lp.unit)):
-            src = self.shifted(x, k, r0, r1, lp.cyclic)
-            if j == 0:
-                if one:
-                    self.ops.append((dst.copy_, (src,)))
-                else:
-                    self.ops.append((partial(self.torch.mul, out=dst), (src, tap)))
-            elif one:
+    def convolve(self, lp: LayerPlan, x: _Buf, dst: Any, r0: int, r1: int, scale: Any = None) -> None:
+        """``dst = h ⊛ x + b2`` on rows ``[r0, r1)``; with ``scale`` (a ``(d', rows, 1)`` factor of
+        entries 0 and ±1), ``dst = scale ⊙ (h ⊛ x + b2)`` with the factor folded into the taps
+        (exact: multiplying by 0 or ±1 commutes with rounding)."""
+        torch = self.torch
+        terms = []
+        for k, tap, one in zip(lp.lags, lp.rows(), lp.unit):
+            c = tap.view(-1, 1, 1)
+            if scale is not None:
+                c, one = (scale * c).contiguous(), False
+            terms.append((self.shifted(x, k, r0, r1, lp.cyclic), c, one))
+        (s0, c0, one0), rest = terms[0], terms[1:]
+        if rest and one0:  # the first two terms in one call: x0 + x1 or x0 + x1·t1 rounds as copy-then-add
+            s1, c1, one1 = rest[0]
+            rest = rest[1:]
+            if one1:
+                self.ops.append((partial(torch.add, out=dst), (s0, s1)))
+            else:
+                self.ops.append((partial(torch.addcmul, out=dst), (s0, s1, c1)))
+        elif one0:
+            self.ops.append((dst.copy_, (s0,)))
+        else:
+            self.ops.append((partial(torch.mul, out=dst), (s0, c0)))
+        for src, c, one in rest:
+            if one:
                 self.ops.append((dst.add_, (src,)))
             else:
-                self.ops.append((dst.addcmul_, (src, tap)))
+                self.ops.append((dst.addcmul_, (src, c)))
         if lp.b2.kind != "zero":
-            self.ops.append((dst.add_, (_bias_rows(lp.b2, r0, r1),)))
+            b2 = _bias_rows(lp.b2, r0, r1)
+            if scale is not None:
+                b2 = (scale * b2).contiguous()
+            self.ops.append((dst.add_, (b2,)))
 
     def project(self, lp: LayerPlan, x: _Buf, dst: Any, r0: int, r1: int) -> None:
         xs = self.rows(x, r0, r1)
         if lp.w_kind == "dense":
-            dd = xs.shape[-1]
+            dd = xs.shape[0]
             span = lp.w_rows()
-            flat, w = xs.reshape(-1, dd), lp.w
+            # (d', rows·B) matrices with a row stride: y = Wᵀ·x, no copy
+            flat, w = self._flat(x, r0, r1), lp.w
             if span is not None:
                 c0, width = span
-                flat, w = flat.narrow(-1, c0, width), w.narrow(0, c0, width)
-            self.ops.append((partial(self.torch.mm, out=dst.view(-1, dd)), (flat, w)))
+                flat, w = flat.narrow(0, c0, width), w.narrow(0, c0, width)
+            self.ops.append((partial(self.torch.mm, out=self._flat_view(dst, dd)), (w.T, flat)))
         else:
-            idx = [i.expand(xs.shape) for i in lp.w_idx.unbind(0)]
-            coef = lp.w_coef.unbind(0)
-            self.ops.append((partial(self.torch.gather, out=dst), (xs, -1, idx[0])))
+            shape = xs.shape
+            idx = [i.view(-1, 1, 1).expand(shape) for i in lp.w_idx.unbind(0)]
+            coef = [c.view(-1, 1, 1) for c in lp.w_coef.unbind(0)]
+            self.ops.append((partial(self.torch.gather, out=dst), (xs, 0, idx[0])))
             self.ops.append((dst.mul_, (coef[0],)))
             if len(idx) > 1:
-                tmp = self.gathered[r0:r1]
+                tmp = self.gathered[:, r0:r1]
                 for i, c in zip(idx[1:], coef[1:]):
-                    self.ops.append((partial(self.torch.gather, out=tmp), (xs, -1, i)))
+                    self.ops.append((partial(self.torch.gather, out=tmp), (xs, 0, i)))
                     self.ops.append((dst.addcmul_, (tmp, c)))
         if lp.b1.kind != "zero":
             self.ops.append((dst.add_, (_bias_rows(lp.b1, r0, r1),)))
+
+    def _flat(self, x: _Buf, r0: int, r1: int) -> Any:
+        b = self.bsz
+        return x.t.view(x.t.shape[0], -1)[:, (self.pad + r0) * b : (self.pad + r1) * b]
+
+    def _flat_view(self, dst: Any, dd: int) -> Any:
+        """``dst`` (a ``(d', rows, B)`` slice of a buffer) as a ``(d', rows·B)`` matrix view."""
+        return dst.as_strided((dd, dst.shape[1] * dst.shape[2]), (dst.stride(0), 1))
 
     def layer(self, lp: LayerPlan, x: _Buf, y: _Buf) -> None:
         n = self.n
@@ -212,20 +251,22 @@ class _Builder:
         dst = self.rows(y, r0, r1)
         if has_conv and has_proj:
             self.convolve(lp, x, dst, r0, r1)
-            p = self.scratch[r0:r1]
+            p = self.scratch[:, r0:r1]
             self.project(lp, x, p, r0, r1)
             self.ops.append((dst.mul_, (p,)))
         elif has_conv:
-            self.convolve(lp, x, dst, r0, r1)
-            self.ops.append((dst.mul_, (_bias_rows(lp.b1, r0, r1),)))
+            b1 = _bias_rows(lp.b1, r0, r1)
+            if _signs_only(b1):
+                self.convolve(lp, x, dst, r0, r1, scale=b1)
+            else:
+                self.convolve(lp, x, dst, r0, r1)
+                self.ops.append((dst.mul_, (b1,)))
         elif has_proj:
             self.project(lp, x, dst, r0, r1)
             self.ops.append((dst.mul_, (_bias_rows(lp.b2, r0, r1),)))
         else:
-            prod = lp.b1.value() * lp.b2.value()
-            if prod.shape[0] != 1:
-                prod = prod[r0:r1]
-            self.ops.append((dst.copy_, (prod.unsqueeze(1).expand(dst.shape).contiguous(),)))
+            prod = _chan_major(lp.b1.value() * lp.b2.value(), r0, r1)
+            self.ops.append((dst.copy_, (prod.expand(dst.shape).contiguous(),)))
 
 
 def build_program(layers: Sequence[LayerPlan], n: int, d: int, inner_n: int, inner_d: int, bsz: int, dtype: Any) -> Program:
