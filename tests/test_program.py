@@ -156,3 +156,56 @@ def test_causal_layer_after_cyclic_halo_reads_zeros():
         got = run_model(model_plan(m, float_numbers(None)), u)
         assert torch.equal(got, _loop(m, u))
         assert got.flatten().tolist() == [0.0, 0.0, 1.0, 2.0, 0.0, 0.0]
+
+
+def blocks(seed: int, s: int, d: int, layers: int, mode: str) -> Model:
+    """The compiler's layout: three row blocks at 0, S, 2S (R = 2S/3 rows, then zero gap rows); conv
+    layers with taps at multiples of S or S ± t and masks over block rows (0/±1 or other
+    coefficients), mix layers ``W = I + P`` (channel XOR) or a 0/1 gather, gated by a mask."""
+    rng = random.Random(seed)
+    n, r = 3 * s, 2 * s // 3
+    live = [i for b in range(3) for i in range(b * s, b * s + r)]
+
+    def mask(values: tuple[object, ...]) -> Grid:
+        rows = rng.sample(live, rng.randint(0, len(live) // 2))
+        return Grid.from_cells(n, d, {(i, j): rng.choice(values) for i in rows for j in range(d) if rng.random() < 0.7})
+
+    out = []
+    for _ in range(layers):
+        m = mode if mode != "mixed" else rng.choice(("cyclic", "causal"))
+        if rng.random() < 0.5:
+            lags = rng.sample([0, s, 2 * s, s + 1, s - 2], rng.randint(1, 3))
+            h = Grid.from_cells(n, d, {(k, j): rng.choice((1, 1, 0, 2)) for k in lags for j in range(d)})
+            b1 = mask((1, 1, -1) if rng.random() < 0.6 else (1, -2, 3))
+            b2 = Grid.from_cells(n, d, {(rng.choice(live), rng.randrange(d)): 1}) if rng.random() < 0.2 else None
+            out.append(Layer.make(n, d, b1=b1, h=h, b2=b2, mode=m))
+        else:
+            out.append(Layer.make(n, d, W=_channel_map(rng, d), b2=mask((1,)), mode=m))
+    return Model(s // 2, d, n, d, tuple(out))
+
+
+@pytest.mark.parametrize("mode", ["cyclic", "causal", "mixed"])
+@pytest.mark.parametrize("seed", range(3))
+def test_block_layout_program_equals_loop_and_exact(mode, seed):
+    m = blocks(seed, 12, 4, 40, mode)
+    plan = model_plan(m, float_numbers(None))
+    for b in (1, 6):
+        u = _ints(seed + b, b, m.n, m.d)
+        assert model_program(plan.on(u.device, u.dtype), m.n, m.d, m.inner_n, m.inner_d, u, "auto") is not None
+        got = run_model(plan, u)
+        assert torch.equal(got, _loop(m, u))
+        exact = execute(m, u.long().tolist(), backend="exact")
+        assert got.tolist() == [[[float(v) for v in row] for row in pt] for pt in exact.tolist()]
+        for dtype in (torch.float32, torch.float64):
+            real = torch.randn(b, m.n, m.d, generator=torch.Generator().manual_seed(seed)).to(dtype)
+            assert torch.equal(run_model(plan, real), _loop(m, real))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_compiled_model_program_dtypes_equal_loop(dtype):
+    m = compile(random_circuit(8, 4, 48, 6, seed=5)).model
+    plan = model_plan(m, float_numbers(None))
+    for b in (1, 16):
+        u = torch.randn(b, m.n, m.d, generator=torch.Generator().manual_seed(b)).to(dtype)
+        assert model_program(plan.on(u.device, u.dtype), m.n, m.d, m.inner_n, m.inner_d, u, "auto") is not None
+        assert torch.equal(run_model(plan, u), _loop(m, u))

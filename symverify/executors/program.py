@@ -5,23 +5,32 @@ generic loop of :mod:`symverify.semantics.layer` spends more time in Python (dis
 bookkeeping, buffer recycling) than in arithmetic. :func:`model_program` turns the per-layer plans
 into one list of ``(operation, arguments)`` pairs, run by a tight loop, for one batch size:
 
-- the state lives in preallocated buffers laid out **rows first**, ``(L + N' + R, B, d')``: a
-  shifted copy of the state (a lag of the convolution) is a contiguous block of rows, and so is a
-  range of rows (the projection of a row range is one ``mm`` on a contiguous ``(rows·B, d')``
-  block). ``L = R = N'`` rows of *halo* above and below the state hold what a shift reads outside
-  ``[0, N')``: zeros for a causal layer, the wrapped rows for a cyclic one (copied in only for the
-  rows the layer reads; a cyclic lag reads whichever side needs fewer rows);
+- the state lives in preallocated buffers laid out **channels first, batch last**,
+  ``(d', L + N' + R, B)``: a shifted copy of the state (a lag of the convolution) is a block of
+  rows of every channel, per-row or per-channel factors (masks, taps) broadcast along the
+  contiguous batch axis (with ``d' = 4`` channels last, every elementwise operation ran an inner
+  loop of 4), and a row range is one ``(d', rows·B)`` matrix with a row stride, so a projection
+  is one ``mm`` with ``Wᵀ``. ``L = R = N'`` rows of *halo* above and below the state hold what a
+  shift reads outside ``[0, N')``: zeros for a causal layer, the wrapped rows for a cyclic one
+  (copied in only for the rows the layer reads; a cyclic lag reads whichever side needs fewer rows);
 - two state buffers alternate (ping-pong); a layer whose both branches depend on the state keeps
   its projection in a scratch buffer; nothing is allocated while the program runs;
-- **row spans**: a layer whose projection or convolution branch is a constant (``W = 0``: the
-  branch is ``b1``; no kernel: ``b2``) is zero on every row where that constant is zero, and
-  compiled models gate with sparse positional masks. The program computes only the rows between
-  the first and last nonzero row of such a mask, tracks which rows of each buffer may be nonzero,
-  and zeroes only rows that were nonzero and no longer are;
-- the operations are those of :mod:`symverify.executors.torch_float` (``mul``, ``addcmul_``,
-  ``add_``, ``mm``, ``gather``) on the same operands, so a layer computes the same roundings
-  on every row it computes (the error model of :mod:`symverify.executors.numeric` applies
-  unchanged, and integer data stays exact: shifts only, no FFT).
+- **supports**: the zero pattern of the planned weights is propagated from the input's cells
+  (the analysis of :mod:`symverify.semantics.support`, on ``(N', d')`` bool tensors). A layer
+  computes only the rows between its output's first and last possibly nonzero row; each lag of
+  its convolution only the rows where its shifted state and the projection branch may both be
+  nonzero (compiled models keep their state in a few row blocks: most lags then read without
+  wrapping and need no halo). The program tracks which rows of each buffer may be nonzero and
+  zeroes only rows that were and no longer are;
+- the operations are those of :mod:`symverify.executors.torch_float` (``mul``, ``addcmul``,
+  ``add``, ``mm``, ``gather``) on the same operands, in the same order, so a layer computes the
+  same roundings on every row it computes (the error model of :mod:`symverify.executors.numeric`
+  applies unchanged, and integer data stays exact: shifts only, no FFT). Two rewrites keep every
+  rounding: a convolution layer's ``b1`` whose entries are 0 and ±1 is folded into the taps
+  (``s·fl(a + b) = fl(s·a + s·b)`` for ``s ∈ {0, ±1}``), and a first unit lag is added to the
+  second in one call (``x0 + x1``, as copy-then-add). A term left out where the state is a
+  structural zero adds an exact 0, so results equal the layer loop's bit for bit (up to the sign
+  of zeros).
 
 Only layers whose convolution runs as shifts (or that have no kernel) compile; a model with an
 FFT or blocked-direct layer runs in the generic loop. Programs are cached per plan and batch size.
@@ -54,30 +63,78 @@ def compilable(layers: Sequence[LayerPlan], path: str) -> bool:
     return all(lp.path(path) in ("none", "sparse") for lp in layers)
 
 
-def _rows_of(b: Bias, n: int) -> tuple[int, int] | None:
-    """``(first, end)`` of the rows where the bias may be nonzero; None when it is zero."""
-    v = b.value()
-    if v is None:
-        return None
-    if v.shape[0] == 1:
-        return (0, n)
-    nz = require_torch().nonzero((v != 0).any(dim=1)).flatten()
-    if nz.numel() == 0:
-        return None
-    return int(nz[0]), int(nz[-1]) + 1
+def _chan_major(v: Any, r0: int, r1: int) -> Any:
+    """Rows ``[r0, r1)`` of a ``(N' or 1, d' or 1)`` value, shaped to broadcast over ``(d', rows, B)``."""
+    if v.shape[0] != 1:
+        v = v[r0:r1]
+    return v.T.unsqueeze(-1).contiguous()
 
 
 def _bias_rows(b: Bias, r0: int, r1: int) -> Any:
-    """The bias value for rows ``[r0, r1)``, shaped to broadcast over ``(rows, B, d')``."""
+    """The bias value for rows ``[r0, r1)``, shaped to broadcast over ``(d', rows, B)``."""
+    return _chan_major(b.value(), r0, r1)
+
+
+def _signs_only(v: Any) -> bool:
+    """Is every entry 0, 1 or -1 (a factor whose products round exactly, symmetrically)?"""
+    return bool(((v == 0) | (v == 1) | (v == -1)).all())
+
+
+def _nonzero(b: Bias, n: int, d: int) -> Any:
+    """Where the bias may be nonzero, an ``(N', d')`` bool tensor."""
     v = b.value()
-    if v.shape[0] != 1:
-        v = v[r0:r1]
-    return v.unsqueeze(1).contiguous()
+    if v is None:
+        return require_torch().zeros((n, d), dtype=require_torch().bool)
+    return (v != 0).expand(n, d)
+
+
+def _shift_rows(sup: Any, k: int, cyclic: bool) -> Any:
+    """``sup`` moved down ``k`` rows (wrapped when cyclic, dropped past the end when causal)."""
+    if cyclic:
+        return sup.roll(k, 0)
+    out = sup.new_zeros(sup.shape)
+    out[k:] = sup[: sup.shape[0] - k]
+    return out
+
+
+@dataclass
+class _Support:
+    """Where one layer's branches and output may be nonzero (``(N', d')`` bool tensors, from the
+    planned weights' zero pattern on the input's support: :mod:`symverify.semantics.support`'s
+    analysis, in tensors)."""
+
+    proj: Any
+    terms: list[Any]  # per lag: where its shifted state times its tap may be nonzero
+    out: Any
+
+
+def _layer_support(lp: LayerPlan, sup: Any) -> _Support:
+    torch = require_torch()
+    n, d = sup.shape
+    proj = _nonzero(lp.b1, n, d).clone()
+    if lp.w_kind == "dense":
+        proj |= (sup.to(torch.float32) @ (lp.w != 0).to(torch.float32)) > 0
+    elif lp.w_kind == "sparse":
+        for idx, coef in zip(lp.w_idx.unbind(0), lp.w_coef.unbind(0)):
+            proj |= sup[:, idx] & (coef != 0)
+    terms = [_shift_rows(sup, k, lp.cyclic) & (tap != 0) for k, tap in zip(lp.lags, lp.rows())]
+    conv = _nonzero(lp.b2, n, d).clone()
+    for t in terms:
+        conv |= t
+    return _Support(proj, terms, proj & conv)
+
+
+def _hull(rows: Any, r0: int = 0, r1: int | None = None) -> tuple[int, int]:
+    """``(first, end)`` of the True entries of a 1-d bool tensor within ``[r0, r1)``; ``(r0, r0)`` when none."""
+    nz = require_torch().nonzero(rows[r0:r1]).flatten()
+    if nz.numel() == 0:
+        return r0, r0
+    return r0 + int(nz[0]), r0 + int(nz[-1]) + 1
 
 
 @dataclass
 class _Buf:
-    t: Any  # (L + N' + R, B, d')
+    t: Any  # (d', L + N' + R, B)
     lo: int  # rows of the state region that may be nonzero: [lo, hi)
     hi: int
     dirty_left: int  # rows of the left halo (next to the state) that may be nonzero
@@ -99,11 +156,11 @@ class Program:
     def run(self, x: Any) -> Any:
         """The model on ``(B, n, d)`` inputs (the batch size the program was built for); a new tensor."""
         t, pad = self.inp.t, self.pad
-        t[pad : pad + self.inner_n].zero_()
-        t[pad : pad + self.n, :, : self.d].copy_(x.transpose(0, 1))
+        t[:, pad : pad + self.inner_n].zero_()
+        t[: self.d, pad : pad + self.n].copy_(x.permute(2, 1, 0))
         for fn, args in self.ops:
             fn(*args)
-        return self.out.t[pad : pad + self.n, :, : self.d].transpose(0, 1).contiguous()
+        return self.out.t[: self.d, pad : pad + self.n].permute(2, 1, 0).contiguous()
 
 
 class _Builder:
@@ -112,24 +169,30 @@ class _Builder:
         self.torch = torch
         self.n = inner_n
         self.pad = inner_n
+        self.bsz = bsz
         self.ops: list[Op] = []
 
         def buf() -> _Buf:
             # contents left by an earlier run are unknown: every row and the halo may be nonzero
-            return _Buf(torch.zeros((3 * inner_n, bsz, inner_d), dtype=dtype), 0, inner_n, inner_n)
+            return _Buf(torch.zeros((inner_d, 3 * inner_n, bsz), dtype=dtype), 0, inner_n, inner_n)
 
         self.bufs = [buf(), buf()]
-        self.scratch = torch.zeros((inner_n, bsz, inner_d), dtype=dtype)
-        self.gathered = torch.zeros((inner_n, bsz, inner_d), dtype=dtype)
+        self.scratch = torch.zeros((inner_d, inner_n, bsz), dtype=dtype)
+        self.gathered = torch.zeros((inner_d, inner_n, bsz), dtype=dtype)
 
     def rows(self, b: _Buf, r0: int, r1: int) -> Any:
-        return b.t[self.pad + r0 : self.pad + r1]
+        return b.t[:, self.pad + r0 : self.pad + r1]
 
-    def zero_rows(self, b: _Buf, r0: int, r1: int) -> None:
-        """Set rows ``[r0, r1)`` of ``b``'s state to the only rows that may be nonzero, zeroing the rest."""
+    def zero_rows(self, b: _Buf, r0: int, r1: int, keep: tuple[int, int] | None = None) -> None:
+        """Set rows ``[r0, r1)`` of ``b``'s state to the only rows that may be nonzero, zeroing every
+        other row that may be (and, with ``keep``, every one outside ``keep``: the next writes
+        cover only ``keep``)."""
         if r1 <= r0:
             r0 = r1 = 0
-        for a, z in ((b.lo, min(b.hi, r0)), (max(b.lo, r1), b.hi)):
+        k0, k1 = keep if keep is not None else (r0, r1)
+        if k1 <= k0:
+            k0 = k1 = b.lo
+        for a, z in ((b.lo, min(b.hi, k0)), (max(b.lo, k1), b.hi)):
             if z > a:
                 self.ops.append((self.rows(b, a, z).zero_, ()))
         b.lo, b.hi = r0, r1
@@ -143,89 +206,124 @@ class _Builder:
         right = max(0, r1 - k)  # halo rows below the state, reading from the other side
         if not cyclic:
             if left and x.dirty_left:
-                self.ops.append((t[pad - x.dirty_left : pad].zero_, ()))
+                self.ops.append((t[:, pad - x.dirty_left : pad].zero_, ()))
                 x.dirty_left = 0
-            return t[pad + r0 - k : pad + r1 - k]
+            return t[:, pad + r0 - k : pad + r1 - k]
         if left <= right:
             if left:
-                self.ops.append((t[pad - left : pad].copy_, (t[pad + n - left : pad + n],)))
+                self.ops.append((t[:, pad - left : pad].copy_, (t[:, pad + n - left : pad + n],)))
                 x.dirty_left = max(x.dirty_left, left)
-            return t[pad + r0 - k : pad + r1 - k]
+            return t[:, pad + r0 - k : pad + r1 - k]
         if right:
-            self.ops.append((t[pad + n : pad + n + right].copy_, (t[pad : pad + right],)))
-        return t[pad + n + r0 - k : pad + n + r1 - k]
+            self.ops.append((t[:, pad + n : pad + n + right].copy_, (t[:, pad : pad + right],)))
+        return t[:, pad + n + r0 - k : pad + n + r1 - k]
 
-    def convolve(self, lp: LayerPlan, x: _Buf, dst: Any, r0: int, r1: int) -> None:
-        for j, (k, tap, one) in enumerate(zip(lp.lags, lp.rows(), lp.unit)):
-            src = self.shifted(x, k, r0, r1, lp.cyclic)
-            if j == 0:
-                if one:
-                    self.ops.append((dst.copy_, (src,)))
+    def convolve(self, lp: LayerPlan, x: _Buf, dst: Any, r0: int, r1: int, spans: Sequence[tuple[int, int]],
+                 scale: Any = None) -> None:
+        """``dst = h ⊛ x + b2`` on rows ``[r0, r1)``, each lag only over its rows ``spans`` (outside,
+        its term is zero or meets a zero factor); with ``scale`` (a ``(d', rows, 1)`` factor of
+        entries 0 and ±1), ``dst = scale ⊙ (h ⊛ x + b2)`` with the factor folded into the taps
+        (exact: multiplying by 0 or ±1 commutes with rounding). Terms are added in lag order, as
+        in the layer loop (a term left out adds an exact zero). Rows of ``dst`` outside the first
+        term's span must already be zero (:meth:`layer` zeroes them)."""
+        torch = self.torch
+        terms = []
+        for k, tap, one, (a, b) in zip(lp.lags, lp.rows(), lp.unit, spans):
+            if b <= a:
+                continue
+            c = tap.view(-1, 1, 1)
+            if scale is not None:
+                c, one = (scale[:, a - r0 : b - r0] * c).contiguous(), False
+            terms.append((self.shifted(x, k, a, b, lp.cyclic), c, one, a, b))
+        if terms:
+            (s0, c0, one0, a0, b0), rest = terms[0], terms[1:]
+            out = dst[:, a0 - r0 : b0 - r0]
+            if rest and one0 and rest[0][3:] == (a0, b0):  # the first two terms in one call: rounds as copy-then-add
+                s1, c1, one1 = rest[0][:3]
+                rest = rest[1:]
+                if one1:
+                    self.ops.append((partial(torch.add, out=out), (s0, s1)))
                 else:
-                    self.ops.append((partial(self.torch.mul, out=dst), (src, tap)))
-            elif one:
-                self.ops.append((dst.add_, (src,)))
+                    self.ops.append((partial(torch.addcmul, out=out), (s0, s1, c1)))
+            elif one0:
+                self.ops.append((out.copy_, (s0,)))
             else:
-                self.ops.append((dst.addcmul_, (src, tap)))
+                self.ops.append((partial(torch.mul, out=out), (s0, c0)))
+            for src, c, one, a, b in rest:
+                part = dst[:, a - r0 : b - r0]
+                if one:
+                    self.ops.append((part.add_, (src,)))
+                else:
+                    self.ops.append((part.addcmul_, (src, c)))
         if lp.b2.kind != "zero":
-            self.ops.append((dst.add_, (_bias_rows(lp.b2, r0, r1),)))
+            b2 = _bias_rows(lp.b2, r0, r1)
+            if scale is not None:
+                b2 = (scale * b2).contiguous()
+            self.ops.append((dst.add_, (b2,)))
 
     def project(self, lp: LayerPlan, x: _Buf, dst: Any, r0: int, r1: int) -> None:
         xs = self.rows(x, r0, r1)
         if lp.w_kind == "dense":
-            dd = xs.shape[-1]
+            dd = xs.shape[0]
             span = lp.w_rows()
-            flat, w = xs.reshape(-1, dd), lp.w
+            # (d', rows·B) matrices with a row stride: y = Wᵀ·x, no copy
+            flat, w = self._flat(x, r0, r1), lp.w
             if span is not None:
                 c0, width = span
-                flat, w = flat.narrow(-1, c0, width), w.narrow(0, c0, width)
-            self.ops.append((partial(self.torch.mm, out=dst.view(-1, dd)), (flat, w)))
+                flat, w = flat.narrow(0, c0, width), w.narrow(0, c0, width)
+            self.ops.append((partial(self.torch.mm, out=self._flat_view(dst, dd)), (w.T, flat)))
         else:
-            idx = [i.expand(xs.shape) for i in lp.w_idx.unbind(0)]
-            coef = lp.w_coef.unbind(0)
-            self.ops.append((partial(self.torch.gather, out=dst), (xs, -1, idx[0])))
+            shape = xs.shape
+            idx = [i.view(-1, 1, 1).expand(shape) for i in lp.w_idx.unbind(0)]
+            coef = [c.view(-1, 1, 1) for c in lp.w_coef.unbind(0)]
+            self.ops.append((partial(self.torch.gather, out=dst), (xs, 0, idx[0])))
             self.ops.append((dst.mul_, (coef[0],)))
             if len(idx) > 1:
-                tmp = self.gathered[r0:r1]
+                tmp = self.gathered[:, r0:r1]
                 for i, c in zip(idx[1:], coef[1:]):
-                    self.ops.append((partial(self.torch.gather, out=tmp), (xs, -1, i)))
+                    self.ops.append((partial(self.torch.gather, out=tmp), (xs, 0, i)))
                     self.ops.append((dst.addcmul_, (tmp, c)))
         if lp.b1.kind != "zero":
             self.ops.append((dst.add_, (_bias_rows(lp.b1, r0, r1),)))
 
-    def layer(self, lp: LayerPlan, x: _Buf, y: _Buf) -> None:
-        n = self.n
+    def _flat(self, x: _Buf, r0: int, r1: int) -> Any:
+        b = self.bsz
+        return x.t.view(x.t.shape[0], -1)[:, (self.pad + r0) * b : (self.pad + r1) * b]
+
+    def _flat_view(self, dst: Any, dd: int) -> Any:
+        """``dst`` (a ``(d', rows, B)`` slice of a buffer) as a ``(d', rows·B)`` matrix view."""
+        return dst.as_strided((dd, dst.shape[1] * dst.shape[2]), (dst.stride(0), 1))
+
+    def layer(self, lp: LayerPlan, x: _Buf, y: _Buf, sup: _Support) -> None:
         has_conv = bool(lp.lags)
         has_proj = lp.w_kind != "zero"
-        r0, r1 = 0, n
-        for const, b in ((not has_conv, lp.b2), (not has_proj, lp.b1)):
-            if const:
-                span = _rows_of(b, n)
-                if span is None:
-                    r0, r1 = 0, 0
-                else:
-                    r0, r1 = max(r0, span[0]), min(r1, span[1])
+        r0, r1 = _hull(sup.out.any(dim=1))
         if r1 <= r0:
             self.zero_rows(y, 0, 0)
             return
-        self.zero_rows(y, r0, r1)
+        # a lag's term matters only where it may be nonzero and the projection branch may be too
+        spans = [_hull((t & sup.proj).any(dim=1), r0, r1) for t in sup.terms]
+        written = next((sp for sp in spans if sp[1] > sp[0]), (r0, r0)) if has_conv else (r0, r1)
+        self.zero_rows(y, r0, r1, written)
         dst = self.rows(y, r0, r1)
         if has_conv and has_proj:
-            self.convolve(lp, x, dst, r0, r1)
-            p = self.scratch[r0:r1]
+            self.convolve(lp, x, dst, r0, r1, spans)
+            p = self.scratch[:, r0:r1]
             self.project(lp, x, p, r0, r1)
             self.ops.append((dst.mul_, (p,)))
         elif has_conv:
-            self.convolve(lp, x, dst, r0, r1)
-            self.ops.append((dst.mul_, (_bias_rows(lp.b1, r0, r1),)))
+            b1 = _bias_rows(lp.b1, r0, r1)
+            if _signs_only(b1):
+                self.convolve(lp, x, dst, r0, r1, spans, scale=b1.expand(-1, r1 - r0, -1))
+            else:
+                self.convolve(lp, x, dst, r0, r1, spans)
+                self.ops.append((dst.mul_, (b1,)))
         elif has_proj:
             self.project(lp, x, dst, r0, r1)
             self.ops.append((dst.mul_, (_bias_rows(lp.b2, r0, r1),)))
         else:
-            prod = lp.b1.value() * lp.b2.value()
-            if prod.shape[0] != 1:
-                prod = prod[r0:r1]
-            self.ops.append((dst.copy_, (prod.unsqueeze(1).expand(dst.shape).contiguous(),)))
+            prod = _chan_major(lp.b1.value() * lp.b2.value(), r0, r1)
+            self.ops.append((dst.copy_, (prod.expand(dst.shape).contiguous(),)))
 
 
 def build_program(layers: Sequence[LayerPlan], n: int, d: int, inner_n: int, inner_d: int, bsz: int, dtype: Any) -> Program:
@@ -236,8 +334,13 @@ def build_program(layers: Sequence[LayerPlan], n: int, d: int, inner_n: int, inn
     b.ops.clear()
     x.lo, x.hi = 0, n
     first = x
+    torch = require_torch()
+    sup = torch.zeros((inner_n, inner_d), dtype=torch.bool)
+    sup[:n, :d] = True
     for lp in layers:
-        b.layer(lp, x, y)
+        ls = _layer_support(lp, sup)
+        b.layer(lp, x, y, ls)
+        sup = ls.out
         x, y = y, x
     return Program(b.ops, first, x, b.pad, n, d, inner_n)
 
