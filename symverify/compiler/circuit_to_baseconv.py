@@ -2,32 +2,40 @@
 
 The circuit is rewritten in layered form (:func:`~symverify.ir.layered.layered_form`, docs/theory.md §2):
 linear stages ``z ↦ M·z + c`` and multiplicative stages ``[v1; v2; v3] ↦ [v1 ⊙ v2; v3]``.
-Every state gets *positions* in the live vector ``z ∈ F^{N_k}`` (:mod:`.layout`):
+Every state gets *positions* in the live vector ``z ∈ F^{N_k}`` (:mod:`.layout`: position ``p``
+is channel ``p % tw`` of row ``p // tw`` of block ``B0``, ``tw`` the largest power of two ``≤ d``):
 
-* the input state: node ``i`` at ``(i // d)·dp + i % d`` (the model's embedding);
-* a state feeding a multiplicative stage with ``k`` products: ``v1`` at ``0 … k−1``, ``v2`` at
-  ``k_r·dp …``, ``v3`` at ``2·k_r·dp …`` with ``k_r = ⌈k/dp⌉`` (each block whole rows);
-* after that stage: the products at ``0 … k−1`` and ``v3`` where it was;
-* the last state: output ``k`` at ``(k // d)·dp + k % d`` (the read-out cell); any other state is
-  contiguous from 0. A final copy stage is added when the last stage is multiplicative.
+* the input state: input ``i`` at :func:`~.layout.track_position` (``i`` itself when ``d = tw``;
+  otherwise after the two gather layers);
+* a state the next linear stage reads: each value at the start of an aligned block as large as
+  the number of rows that read it (:func:`~symverify.kaleidoscope.selection.preferred_positions`),
+  so that stage's copy network is ``⌈log2 fan-out⌉`` factors; a stage of one butterfly factor keeps
+  its pairs in place instead;
+* a multiplicative stage with ``k`` products: ``v1`` and ``v3`` placed as above for the stage
+  after it (or at the read-out cells when that stage is the last one and copies each value
+  once, which then costs nothing), ``v2`` at ``v1 + k_rows·tw`` with ``k_rows`` the smallest
+  shift that meets no ``v1`` or ``v3`` position; the products stay where ``v1`` is;
+* the last state: output ``k`` at :func:`~.layout.track_position` (then the two scatter layers
+  when ``d ≠ tw``). A final copy stage is added when the last stage is multiplicative.
 
 **Linear stage** (Corollary H.20 = Theorem H.19 stage by stage, then Lemma H.18): its rows
-become a sparse matrix on positions, which becomes butterfly factors: a diagonal (0 BB*), a
-scaled partial permutation (1 BB*, Beneš routing, Theorem 2) or, in general, ``(BB*)^5``
-(Theorem 3, :func:`~symverify.kaleidoscope.sparse.sparse_to_kaleidoscope`, garbage-free), lifted
-to ``N_k``; every factor is a Lemma H.16 gadget. The constants ``c`` of the stage are added by
-the ``b1`` bias of the layer that closes it (the sum layer, or ``M1`` below).
+become a sparse matrix on positions, which becomes butterfly factors: the identity (0 layers),
+a diagonal, one butterfly factor, a scaled partial permutation (Beneš routing, Theorem 2) or, for
+rows of at most two entries (every stage here: gates have two arguments), the selection route
+(:mod:`symverify.kaleidoscope.selection`: copy network, one Beneš permutation, one combine);
+the general ``(BB*)^5`` route (Theorem 3) remains for rows of more entries. Every factor is a
+Lemma H.16 gadget. The constants ``c`` of the stage are added by the ``b2`` bias of the layer
+that closes it (the sum layer, or ``M1`` below).
 
-**Multiplicative stage** (Proposition H.10, ``remember(y : x = v2, r = v3, h, f = v1)`` with
-``f`` from the projection branch): ``M1 = (u·W + b1)⊙G`` (fused with the pending sum; ``b1``
-adds the linear stage's constants) puts ``z ⊙ mask(v2)`` in ``B0`` and ``z ⊙ mask(v1 ∪ v3)`` in
-``B1``; ``M2`` has ``W``: ``B1 → B0``, ``b1 = 0``, ``h`` = shift up by ``k_r`` rows (cyclic),
-``b2 = mask(v3)``, so ``v1`` cells get ``v1·(v2 + 0)``, ``v2`` cells ``0·(…)`` and ``v3`` cells
-``v3·(0 + 1)`` (the shifted read of a ``v3`` row, wrapped or not, meets a row of ``B0`` outside
-``v2``, which is 0); ``B1``, ``B2`` become 0. That is 2 layers, the first of which is the linear
-stage's closing layer. The gadget of :mod:`symverify.gadgets.remember` is not used: it expects
-``f`` in other channels of the *same* rows as ``x``, while here the blocks are whole rows of one
-channel block, which is what the kaleidoscope stages produce.
+**Multiplicative stage** (Proposition H.10 in spirit; :func:`mul_layers`): ``M1`` (the closing
+conv layer of the linear stage, completing its pending sum and adding its constants) keeps
+``v1`` and ``v3`` in ``B0`` and moves ``v2`` to ``B1``; ``M2 = (u·I) ⊙ (h ⊛ u + mask(v3))`` with
+``h`` reading ``B1`` ``k_rows`` rows below, so a ``v1`` cell gets ``v1·v2``, a ``v3`` cell
+``v3·(0 + 1)`` (its read meets a ``B1`` cell outside ``v2``, a gap row or ``B2``, all 0) and
+every other cell 0. That is 2 layers, the first of which is the linear stage's closing layer,
+proved once for all inputs and constants by ``symverify/proofs/thm_h21_product_gadget.py``. The
+gadget of :mod:`symverify.gadgets.remember` is not used: it expects ``f`` in other channels of
+the *same* rows as ``x``, while here every operand is on the one track.
 
 Every gadget is pruned to the live cells (:mod:`.butterfly_to_baseconv`, "Pruning").
 
@@ -243,8 +251,9 @@ def mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[int], p
                offset: Mapping[int, Scalar]) -> tuple[Layer, Layer]:
     """``M1``, ``M2`` of the multiplicative stage (Proposition H.10; module docstring).
 
-    The masks list exactly the occupied positions: ``v1`` (rows ``< k_rows``), ``v2`` at
-    ``v1 + k_rows·tw`` (the same channel, ``k_rows`` rows below), ``v3`` (rows ``≥ 2·k_rows``).
+    The masks list exactly the occupied positions: ``v1``, ``v2`` at ``v1 + k_rows·tw`` (the same
+    channel, ``k_rows`` rows below) and ``v3``, pairwise disjoint, with ``k_rows ≤ R/2`` so every
+    read of ``M2`` stays in ``B1``, its gap or ``B2``.
     ``M1`` (:func:`~.butterfly_to_baseconv.scale_layer`, summing a pending state and adding the
     linear stage's constants ``offset``) keeps ``v1`` and ``v3`` in ``B0`` and puts ``v2`` in
     ``B1``; ``M2 = (u·I) ⊙ (h ⊛ u + mask(v3))`` with ``h`` reading ``B1`` ``k_rows`` rows below
