@@ -102,7 +102,7 @@ def test_synthetic_program_equals_loop_and_exact(mode, seed):
     plan = model_plan(m, float_numbers(None))
     for b in (1, 3, 1):  # a batch size again: the cached program's buffers are reused
         u = _ints(seed * 10 + b, b, 5, 3)
-        assert model_program(plan.on(u.device, u.dtype), m.n, m.d, m.inner_n, m.inner_d, u, "auto") is not None
+        assert model_program(plan.on(u.device, u.dtype), m.layers, m.n, m.d, m.inner_n, m.inner_d, u, "auto") is not None
         got = run_model(plan, u)
         assert torch.equal(got, _loop(m, u))
         exact = execute(m, u.long().tolist(), backend="exact")
@@ -124,7 +124,7 @@ def test_compiled_model_program_equals_loop_and_exact():
     plan = model_plan(m, float_numbers(None))
     for b in (1, 5):
         u = _ints(b, b, m.n, m.d)
-        assert model_program(plan.on(u.device, u.dtype), m.n, m.d, m.inner_n, m.inner_d, u, "auto") is not None
+        assert model_program(plan.on(u.device, u.dtype), m.layers, m.n, m.d, m.inner_n, m.inner_d, u, "auto") is not None
         got = execute(m, u, backend="torch")
         assert torch.equal(got, _loop(m, u))
         exact = torch.tensor([[[float(v) for v in row] for row in pt] for pt in execute(m, u.long().tolist(), backend="exact").tolist()],
@@ -138,8 +138,8 @@ def test_fft_layers_do_not_compile():
     m = synthetic(1, 5, 3, 16, 8, "cyclic")
     u = _ints(0, 2, 5, 3)
     layers = model_plan(m, float_numbers(None)).on(u.device, u.dtype)
-    assert model_program(layers, m.n, m.d, m.inner_n, m.inner_d, u, "fft") is None
-    assert model_program(layers, m.n, m.d, m.inner_n, m.inner_d, u, "sparse") is not None
+    assert model_program(layers, m.layers, m.n, m.d, m.inner_n, m.inner_d, u, "fft") is None
+    assert model_program(layers, m.layers, m.n, m.d, m.inner_n, m.inner_d, u, "sparse") is not None
 
 
 def test_causal_layer_after_cyclic_halo_reads_zeros():
@@ -191,7 +191,7 @@ def test_block_layout_program_equals_loop_and_exact(mode, seed):
     plan = model_plan(m, float_numbers(None))
     for b in (1, 6):
         u = _ints(seed + b, b, m.n, m.d)
-        assert model_program(plan.on(u.device, u.dtype), m.n, m.d, m.inner_n, m.inner_d, u, "auto") is not None
+        assert model_program(plan.on(u.device, u.dtype), m.layers, m.n, m.d, m.inner_n, m.inner_d, u, "auto") is not None
         got = run_model(plan, u)
         assert torch.equal(got, _loop(m, u))
         exact = execute(m, u.long().tolist(), backend="exact")
@@ -207,5 +207,5 @@ def test_compiled_model_program_dtypes_equal_loop(dtype):
     plan = model_plan(m, float_numbers(None))
     for b in (1, 16):
         u = torch.randn(b, m.n, m.d, generator=torch.Generator().manual_seed(b)).to(dtype)
-        assert model_program(plan.on(u.device, u.dtype), m.n, m.d, m.inner_n, m.inner_d, u, "auto") is not None
+        assert model_program(plan.on(u.device, u.dtype), m.layers, m.n, m.d, m.inner_n, m.inner_d, u, "auto") is not None
         assert torch.equal(run_model(plan, u), _loop(m, u))

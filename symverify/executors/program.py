@@ -44,6 +44,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from symverify.ir.baseconv import Layer
+from symverify.semantics.support import Support, layer_support, support_of_cells
+
 from ._torch import require_torch
 from .plan import Bias, LayerPlan
 
@@ -80,14 +83,6 @@ def _signs_only(v: Any) -> bool:
     return bool(((v == 0) | (v == 1) | (v == -1)).all())
 
 
-def _nonzero(b: Bias, n: int, d: int) -> Any:
-    """Where the bias may be nonzero, an ``(N', d')`` bool tensor."""
-    v = b.value()
-    if v is None:
-        return require_torch().zeros((n, d), dtype=require_torch().bool)
-    return (v != 0).expand(n, d)
-
-
 def _shift_rows(sup: Any, k: int, cyclic: bool) -> Any:
     """``sup`` moved down ``k`` rows (wrapped when cyclic, dropped past the end when causal)."""
     if cyclic:
@@ -108,20 +103,24 @@ class _Support:
     out: Any
 
 
-def _layer_support(lp: LayerPlan, sup: Any) -> _Support:
+def _mask(rows: Sequence[frozenset[int]], n: int) -> Any:
+    """A per-channel row support (:data:`symverify.semantics.support.Support`) as an ``(N', d')`` bool tensor."""
     torch = require_torch()
-    n, d = sup.shape
-    proj = _nonzero(lp.b1, n, d).clone()
-    if lp.w_kind == "dense":
-        proj |= (sup.to(torch.float32) @ (lp.w != 0).to(torch.float32)) > 0
-    elif lp.w_kind == "sparse":
-        for idx, coef in zip(lp.w_idx.unbind(0), lp.w_coef.unbind(0)):
-            proj |= sup[:, idx] & (coef != 0)
-    terms = [_shift_rows(sup, k, lp.cyclic) & (tap != 0) for k, tap in zip(lp.lags, lp.rows())]
-    conv = _nonzero(lp.b2, n, d).clone()
-    for t in terms:
-        conv |= t
-    return _Support(proj, terms, proj & conv)
+    out = torch.zeros((n, len(rows)), dtype=torch.bool)
+    for q, rs in enumerate(rows):
+        if rs:
+            out[torch.tensor(sorted(rs)), q] = True
+    return out
+
+
+def _layer_support(lp: LayerPlan, layer: Layer, sup: Support) -> tuple[_Support, Support]:
+    """The branches of :func:`symverify.semantics.support.layer_support` as tensors, with each
+    lag's term (its shifted input support where its tap is nonzero); and the output support."""
+    ls = layer_support(layer, sup)
+    n = layer.inner_n
+    inp = _mask(ls.inputs, n)
+    terms = [_shift_rows(inp, k, lp.cyclic) & (tap != 0) for k, tap in zip(lp.lags, lp.rows())]
+    return _Support(_mask(ls.projection, n), terms, _mask(ls.output, n)), ls.output
 
 
 def _hull(rows: Any, r0: int = 0, r1: int | None = None) -> tuple[int, int]:
@@ -326,27 +325,26 @@ class _Builder:
             self.ops.append((dst.copy_, (prod.expand(dst.shape).contiguous(),)))
 
 
-def build_program(layers: Sequence[LayerPlan], n: int, d: int, inner_n: int, inner_d: int, bsz: int, dtype: Any) -> Program:
-    """Compile planned layers (on the CPU, in ``dtype``) for a batch of ``bsz`` inputs."""
+def build_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n: int, d: int, inner_n: int, inner_d: int,
+                  bsz: int, dtype: Any) -> Program:
+    """Compile planned layers (on the CPU, in ``dtype``) for a batch of ``bsz`` inputs; the
+    supports come from the model's own layers (``model_layers``, the ones the plans were made of)."""
     b = _Builder(inner_n, inner_d, bsz, dtype)
     x, y = b.bufs
     # the input: the embedding writes rows [0, n) after zeroing the state region
     b.ops.clear()
     x.lo, x.hi = 0, n
     first = x
-    torch = require_torch()
-    sup = torch.zeros((inner_n, inner_d), dtype=torch.bool)
-    sup[:n, :d] = True
-    for lp in layers:
-        ls = _layer_support(lp, sup)
+    sup = support_of_cells(((i, j) for i in range(n) for j in range(d)), inner_d)
+    for lp, layer in zip(layers, model_layers, strict=True):
+        ls, sup = _layer_support(lp, layer, sup)
         b.layer(lp, x, y, ls)
-        sup = ls.out
         x, y = y, x
     return Program(b.ops, first, x, b.pad, n, d, inner_n)
 
 
-def model_program(layers: Sequence[LayerPlan], n: int, d: int, inner_n: int, inner_d: int, x: Any,
-                  path: str) -> Program | None:
+def model_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n: int, d: int, inner_n: int, inner_d: int,
+                  x: Any, path: str) -> Program | None:
     """The (cached) program for these planned layers and ``x``'s batch size and dtype, or None
     when the model does not compile (see :func:`compilable`) or the state is large or not on the CPU."""
     if not layers or x.device.type != "cpu" or x.shape[0] * inner_n * inner_d > MAX_PROGRAM_CELLS:
@@ -358,7 +356,7 @@ def model_program(layers: Sequence[LayerPlan], n: int, d: int, inner_n: int, inn
         return hit[1]  # type: ignore[no-any-return]
     if not compilable(layers, path):
         return None
-    prog = build_program(layers, n, d, inner_n, inner_d, x.shape[0], x.dtype)
+    prog = build_program(layers, model_layers, n, d, inner_n, inner_d, x.shape[0], x.dtype)
     keys = [k for k in cache if isinstance(k, tuple) and k and k[0] == "program"]
     for k in keys[: max(0, len(keys) - _CACHED_BATCHES + 1)]:
         del cache[k]

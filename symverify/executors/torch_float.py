@@ -210,7 +210,7 @@ def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None =
         from .program import model_program
 
         m = plan.model
-        prog = model_program(layers, m.n, m.d, m.inner_n, m.inner_d, x, path)
+        prog = model_program(layers, m.layers, m.n, m.d, m.inner_n, m.inner_d, x, path)
         if prog is not None and prog.lock.acquire(blocking=False):
             try:
                 with one_thread_if_small(x.shape[0] * m.inner_n * m.inner_d, x.device):
