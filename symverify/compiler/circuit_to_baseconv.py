@@ -47,6 +47,7 @@ is one or two layers of degree ≤ 2.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -128,8 +129,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
 
     pos: tuple[int, ...] = tuple(io(i) for i in range(c.num_inputs))
     plans: list[StagePlan] = []
-    mul_at = {idx: _mul_positions(st, stages[idx + 1] if idx + 1 < len(stages) else None, idx + 2 == len(stages), tw, io)
-              for idx, st in enumerate(stages) if isinstance(st, MulStage)}
+    mul_at: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
     for idx, st in enumerate(stages):
         nxt = stages[idx + 1] if idx + 1 < len(stages) else None
         if isinstance(st, MulStage):
@@ -141,21 +141,96 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
                     f"layered form level {nxt.level}: the multiplicative stage must route a permutation of its "
                     f"{len(st.outputs)} input slots, found {list(nxt.perm)[:12]}"
                 )
-            v1, v3, kr = mul_at[idx + 1]
-            mulpos = [*v1, *(p + kr * tw for p in v1), *v3]
-            out_l = [0] * len(st.outputs)
-            for i, src in enumerate(nxt.perm):
-                out_l[src] = mulpos[i]
-            out = tuple(out_l)
-            plans.append(StagePlan(st, pos, out))
+            after = stages[idx + 2] if idx + 2 < len(stages) else None
+            rows2 = _two_entry(st)
+            two = {nxt.k + t for t in range(len(nxt.outputs) - nxt.k) if nxt.perm[2 * nxt.k + t] in rows2}
+            cands = _mul_positions(nxt, after, idx + 3 == len(stages), tw, io, two)
+            options = []
+            for v1, v3, kr in cands:
+                mulpos = [*v1, *(p + kr * tw for p in v1), *v3]
+                out_l = [0] * len(st.outputs)
+                for i, src in enumerate(nxt.perm):
+                    out_l[src] = mulpos[i]
+                options.append(StagePlan(st, pos, tuple(out_l), 2 * kr * tw))
+            plan = _cheapest(options)
+            plans.append(StagePlan(st, pos, plan.out_pos))
+            mul_at[idx + 1] = cands[options.index(plan)]
         elif nxt is None:
             plans.append(StagePlan(st, pos, tuple(io(k) for k in range(len(st.outputs)))))
         else:  # the positions of this state are free: a butterfly-shaped stage keeps its pairs in place,
             # any other puts each output where the next stage's copy network starts (selection route)
-            free = butterfly_positions(st, pos) or _preferred(nxt, len(st.outputs))
-            plans.append(StagePlan(st, pos, free))
+            kept = butterfly_positions(st, pos)
+            if kept is not None:
+                plans.append(StagePlan(st, pos, kept))
+            else:
+                from symverify.kaleidoscope.selection import preferred_positions
+
+                counts = _counts(nxt, len(st.outputs))
+                plans.append(_cheapest([StagePlan(st, pos, preferred_positions(cs)) for cs in _paddings(counts, _two_entry(st))]))
         pos = plans[-1].out_pos
-    return plans
+    return _reconsider_butterflies(plans, stages)
+
+
+def _stage_cost(p: StagePlan) -> int:
+    """The number of butterfly factors the route of the linear stage ``p`` takes at its own size."""
+    ents, _ = stage_matrix(p)
+    top = max([q + 1 for q in (*p.in_pos, *p.out_pos)] + [2])
+    size = next_power_of_two(max(top, _sparse_need(ents, p.in_pos, p.out_pos, top)))
+    return len(simplify_factors(stage_factors(ents, p.in_pos, p.out_pos, size)[2]))
+
+
+def _reconsider_butterflies(plans: list[StagePlan], stages: Sequence[Stage]) -> list[StagePlan]:
+    """A stage kept as one butterfly factor leaves its values wherever the pairs put them, which
+    can make the next linear stage's copy network ``2·lg − 1`` factors instead of ``⌈log2 f⌉``.
+    Where that pair of stages is cheaper with this stage's outputs at the next stage's aligned
+    block starts (:func:`_preferred`), take those positions instead."""
+    out = list(plans)
+    for idx in range(len(out) - 1):
+        p, q = out[idx], out[idx + 1]
+        if p.is_mul or q.is_mul:
+            continue
+        st = p.stage
+        alt = _preferred(stages[idx + 1], len(st.outputs))
+        if alt == p.out_pos or butterfly_positions(st, p.in_pos) != p.out_pos:
+            continue
+        p2, q2 = StagePlan(st, p.in_pos, alt), StagePlan(q.stage, alt, q.out_pos)
+        if _stage_cost(p2) + _stage_cost(q2) < _stage_cost(p) + _stage_cost(q):
+            out[idx], out[idx + 1] = p2, q2
+    return out
+
+
+def _cheapest(options: Sequence[StagePlan]) -> StagePlan:
+    """The option whose linear stage needs the least size (its selection size, or twice the
+    ``k_rows·tw`` of the multiplicative stage after it, kept in ``k_rows``), then the least extent."""
+
+    def key(p: StagePlan) -> tuple[int, int]:
+        top = max([q + 1 for q in (*p.in_pos, *p.out_pos)] + [2])
+        return max(next_power_of_two(top), _sparse_need(stage_matrix(p)[0], p.in_pos, p.out_pos, top), p.k_rows), top
+
+    return min(options, key=key)
+
+
+def _two_entry(st: LinearStage) -> set[int]:
+    """The rows of ``st`` with two entries: their combine needs a free partner position."""
+    return {r for r, row in enumerate(st.rows) if sum(1 for _, co in row if not is_zero(co)) == 2}
+
+
+def _counts(nxt: Stage | None, count: int) -> list[int]:
+    """How often the linear stage ``nxt`` reads each of its ``count`` input slots (1 each when
+    ``nxt`` is not such a stage)."""
+    from symverify.kaleidoscope.selection import column_counts
+
+    if not isinstance(nxt, LinearStage) or len(nxt.inputs) != count:
+        return [1] * count
+    return column_counts(nxt.rows, count)
+
+
+def _paddings(counts: Sequence[int], two: AbstractSet[int]) -> list[list[int]]:
+    """``counts`` as is, and with every slot in ``two`` given a block of at least 2: the value
+    then sits at an even position with its partner ``p ⊕ 1`` free, so the combine of the stage
+    that computes it fits at stride 1 instead of doubling the size."""
+    padded = [max(c, 2) if i in two else c for i, c in enumerate(counts)]
+    return [list(counts)] + ([padded] if padded != list(counts) else [])
 
 
 def _preferred(nxt: Stage | None, count: int) -> tuple[int, ...]:
@@ -176,7 +251,8 @@ def _bijective_copy(st: LinearStage) -> dict[int, int] | None:
     return src if ok else None
 
 
-def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Callable[[int], int]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Callable[[int], int],
+                   two: AbstractSet[int] = frozenset()) -> list[tuple[tuple[int, ...], tuple[int, ...], int]]:
     """``(v1 positions, v3 positions, k_rows)`` of a multiplicative stage.
 
     The products stay where ``v1`` is and ``v3`` keeps its positions; ``v2`` sits ``k_rows`` rows
@@ -187,8 +263,35 @@ def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Cal
     """
     count = len(st.outputs)
     copy = _bijective_copy(nxt) if last and isinstance(nxt, LinearStage) and len(nxt.inputs) == count else None
-    alls = tuple(io(copy[j]) for j in range(count)) if copy is not None else _preferred(nxt, count)
-    v1, v3 = alls[:st.k], alls[st.k:]
+    if copy is not None:
+        return [_with_shift(tuple(io(copy[j]) for j in range(count)), st.k, tw)]
+    from symverify.kaleidoscope.selection import preferred_positions
+
+    candidates = []
+    for counts in _paddings(_counts(nxt, count), two):
+        c1, c3 = counts[:st.k], counts[st.k:]
+        candidates.append(_with_shift(preferred_positions(counts), st.k, tw))
+        # v1 first, v2 right above it, v3 above v2 (aligned): the shift clears v1 only
+        v1 = preferred_positions(c1)
+        kr = -(-(max(v1, default=-1) + 1) // tw)
+        top = max([p + kr * tw + 1 for p in v1] + [0])
+        candidates.append(_with_shift(v1 + preferred_positions(c3, _align(top, c3)), st.k, tw))
+        # v3 first, then v1 (aligned), v2 above it
+        v3 = preferred_positions(c3)
+        candidates.append(_with_shift(preferred_positions(c1, _align(max(v3, default=-1) + 1, c1)) + v3, st.k, tw))
+    return candidates
+
+
+def _align(at: int, counts: Sequence[int]) -> int:
+    """The least multiple of the largest block of ``counts`` (:func:`preferred_positions`) ``≥ at``."""
+    block = max([next_power_of_two(c) for c in counts if c > 0] + [1])
+    return -(-at // block) * block
+
+
+def _with_shift(alls: tuple[int, ...], k: int, tw: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """``(v1, v3, k_rows)`` for the positions ``alls`` (``v1`` the first ``k``): the smallest shift
+    ``k_rows ≥ 1`` for which ``v1 + k_rows·tw`` meets no taken position."""
+    v1, v3 = alls[:k], alls[k:]
     taken = set(alls)
     kr = 1
     while any(p + kr * tw in taken for p in v1):

@@ -231,6 +231,17 @@ def _copy_candidates(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Bu
         compact[j] = list(range(acc, acc + uses[j]))
         acc += uses[j]
     add("compact", [], here, compact, down)
+    if srcs and srcs[-1] + 1 > len(srcs):  # sources with gaps: fill them so the sources are compact
+        filled: dict[int, list[int]] = {}
+        acc = 0
+        for p in range(srcs[-1] + 1):
+            filled[p] = list(range(acc, acc + uses.get(p, 1)))
+            acc += uses.get(p, 1)
+        if acc <= N:
+            r = _route_records(N, filled, down)
+            if r is None:
+                raise AssertionError("internal: the broadcast banyan collided on compact sorted sources")
+            out.append(("compact, gaps filled", r[0], {j: filled[j] for j in srcs}))
     ranks = {j: r for r, j in enumerate(srcs)}
     conc = _route_records(N, {j: [ranks[j]] for j in srcs}, up)
     if conc is not None and add("concentrate+compact", conc[0], ranks, compact, down):
@@ -294,6 +305,32 @@ def _combine(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], secon
     return ButterflyFactor(N, K, *map(tuple, d))
 
 
+def _direct(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: bool) -> tuple[int, str, int, list[ButterflyFactor]] | None:
+    """The copy network and the permutation in one: every source broadcast by bit-fixing straight
+    to the operand slots ``o`` and ``o ⊕ K`` of the rows that read it (``n`` factors in either
+    stride order), then the combine; None when both orders collide."""
+    dest: dict[int, list[int]] = {}
+    second: dict[int, int] = {}
+    for o, r in rows.items():
+        for k, (j, _) in enumerate(r):
+            at_partner = k == (0 if swap and len(r) == 2 else 1)
+            dest.setdefault(j, []).append(o ^ K if at_partner else o)
+            if at_partner:
+                second[o] = k
+    records = {j: sorted(t) for j, t in dest.items()}
+    n = _log2(N)
+    best: tuple[int, str, int, list[ButterflyFactor]] | None = None
+    for order, strides in (("up", [1 << k for k in range(n)]), ("down", [1 << k for k in reversed(range(n))])):
+        routed = _route_records(N, records, strides)
+        if routed is None:
+            continue
+        fs = routed[0] + [_combine(N, K, rows, second)]
+        c = len(simplify_factors(fs))
+        if best is None or c < best[0]:
+            best = (c, f"direct {order}", K, fs)
+    return best
+
+
 # ---- the route ----------------------------------------------------------------------------------
 
 
@@ -323,8 +360,14 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
         raise AssertionError("internal: no combine stride at the selection size")
     Ks = sorted(set(Ks[-max_K:] + Ks[:1]), reverse=True)
     best: tuple[int, str, int, list[ButterflyFactor]] | None = None
-    for name, copy_fs, slots in _copy_candidates(N, uses):
+    for name, copy_fs, slots in [("direct", [], {}), *_copy_candidates(N, uses)]:
         for K in Ks:
+            if name == "direct":  # the copy network and the permutation in one (:func:`_direct`)
+                for swap in (False, True):
+                    got = _direct(N, K, rows, swap)
+                    if got is not None and (best is None or got[0] < best[0]):
+                        best = got
+                continue
             # operand slots: the first entry of row o at o, the second at o ⊕ K
             nxt = {j: iter(s) for j, s in slots.items()}
             partial: dict[int, int] = {}
