@@ -6,12 +6,13 @@ polynomials computed and the depth. Inputs are ``vec(u)`` row-major (``x_{i·d+j
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from symverify.errors import IRError
+from symverify.errors import IRError, UsageError
 from symverify.ir.analysis import levels
 from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.circuit import Circuit, Gate, Op
@@ -35,6 +36,8 @@ __all__ = [
     "RetNetNodes",
     "random_circuit",
     "random_linear_circuit",
+    "wired_circuit",
+    "WIRINGS",
     "symbolic_mixing",
     "standard_library",
 ]
@@ -387,6 +390,60 @@ def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 
 def random_linear_circuit(n: int, d: int, size: int, depth: int, *, seed: int = 0, num_outputs: int | None = None) -> Circuit:
     """:func:`random_circuit` with only linear gates and no constants (a linear circuit)."""
     return random_circuit(n, d, size, depth, 0.0, seed=seed, num_outputs=num_outputs, consts=False)
+
+
+WIRINGS = ("below", "hub", "hubs", "random", "reversal", "few", "permutation")
+
+
+def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fraction: float = 0.5,
+                  shuffle_outputs: bool = False) -> Circuit:
+    """A seeded circuit of ``depth`` levels of ``w`` gates each (cut width ``w``, inputs
+    ``n·d = w`` with ``d`` the first of 4, 2, 1 dividing ``w``) whose wiring between levels is
+    one of :data:`WIRINGS`. Gate ``j`` of a level reads two nodes of the level below:
+
+    * ``below``: node ``j`` and a random node (the wiring of ``thm_h21_sweep``);
+    * ``hub``: a random node and node 0 (one node read by every gate: fan-out ``w``);
+    * ``hubs``: a random node and one of ``⌈√w⌉`` random hubs;
+    * ``random``: two random nodes (some nodes unread);
+    * ``reversal``: node ``w − 1 − j`` and node ``(7j + 3) mod w``;
+    * ``few``: two of the first four nodes (fan-out about ``w/2``);
+    * ``permutation``: ``π(j)`` and ``σ(j)`` for two random permutations.
+
+    A fraction ``mul_fraction`` of the gates multiply, the rest are ``a + c·b`` with ``c`` in
+    ``{1, 2, −1}``. The last level is the output, in order or shuffled. These circuits exercise the
+    compiler on wirings the proof sweeps do not contain (``benchmarks/h21_unseen.py``).
+    """
+    if wiring not in WIRINGS:
+        raise UsageError(f"wired_circuit: wiring: expected one of {', '.join(WIRINGS)}, found {wiring!r}")
+    if w < 1 or depth < 1 or not 0 <= mul_fraction <= 1:
+        raise UsageError(f"wired_circuit: expected w ≥ 1, depth ≥ 1 and 0 ≤ mul_fraction ≤ 1, found w={w}, depth={depth}, "
+                         f"mul_fraction={mul_fraction}")
+    rng = random.Random(f"wired {w} {depth} {wiring} {seed}")
+    d = next(k for k in (4, 2, 1) if w % k == 0)
+    gates: list[Gate] = []
+    below = list(range(w))
+    for _ in range(depth):
+        pi, sigma = rng.sample(below, w), rng.sample(below, w)
+        hubs = rng.sample(below, min(w, math.isqrt(w - 1) + 1))
+        level = []
+        for j in range(w):
+            a, b = {
+                "below": lambda: (below[j], rng.choice(below)),
+                "hub": lambda: (rng.choice(below), below[0]),
+                "hubs": lambda: (rng.choice(below), rng.choice(hubs)),
+                "random": lambda: (rng.choice(below), rng.choice(below)),
+                "reversal": lambda: (below[w - 1 - j], below[(7 * j + 3) % w]),
+                "few": lambda: (below[rng.randrange(min(w, 4))], below[rng.randrange(min(w, 4))]),
+                "permutation": lambda: (pi[j], sigma[j]),
+            }[wiring]()
+            if rng.random() < mul_fraction:
+                gates.append(Gate(Op.MUL, (a, b), ()))
+            else:
+                gates.append(Gate(Op.LIN, (a, b), (1, rng.choice((1, 2, -1)))))
+            level.append(w + len(gates) - 1)
+        below = level
+    outs = rng.sample(below, w) if shuffle_outputs else below
+    return Circuit(w // d, d, tuple(gates), tuple(outs), f"{wiring}_w{w}_D{depth}_seed{seed}")
 
 
 def standard_library(quick: bool = True) -> list[Circuit]:

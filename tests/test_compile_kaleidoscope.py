@@ -18,7 +18,7 @@ from symverify.compiler.circuit_to_baseconv import (
     single_factor,
     stage_factors,
 )
-from symverify.compiler.kaleidoscope import C0, C21, compile_kaleidoscope
+from symverify.compiler.kaleidoscope import C0, C21, compile_kaleidoscope, kaleidoscope_bounds
 from symverify.compiler.layout import grid
 from symverify.errors import CompileError
 from symverify.ir.baseconv import Mode
@@ -26,6 +26,7 @@ from symverify.ir.certificate import Certificate
 from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.layered import layered_form
 from symverify.ir.scalar import sym
+from symverify.library import WIRINGS
 from symverify.provers.compositional import check_certificate
 from symverify.semantics.evaluate import eval_circuit, eval_model
 from symverify.semantics.poly import polynomials, shared_ring
@@ -280,10 +281,38 @@ def test_last_products_land_on_their_read_out_cells():
 
 
 def test_stated_h21_forms_follow_from_each_other():
-    """``(Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a+6) + 4 ≤ C21·max(Δ,1)·a + C0`` whenever ``lg ≤ a + 6``."""
+    """``(Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a+3) + 3 ≤ C21·max(Δ,1)·a + C0`` whenever ``lg ≤ a + 3``,
+    and the stated size forms: ``N' = 4.5·N_k/tw ≤ 36·2^a/tw`` for ``N_k ≤ 8·2^a``."""
     for depth in range(0, 60):
         for a in range(1, 40):
-            exact = (depth + 1) * (8 * (a + 6) - 1) + depth + 4
-            thm = 8 * (depth + 1) * (a + 6) + 4
+            exact = (depth + 1) * (8 * (a + 3) - 1) + depth + 4
+            thm = 8 * (depth + 1) * (a + 3) + 3
             assert exact <= thm <= C21 * max(depth, 1) * a + C0, (depth, a)
-    assert (C21, C0) == (64, 52)
+    assert (C21, C0) == (64, 3)
+    for a in range(1, 12):
+        for tw in (1, 2, 4, 8):
+            b = kaleidoscope_bounds(3, 1 << a, tw, 8 << a, 4, 3)
+            assert b["N_k"] == 8 << a and b["inner_n"] * tw == 36 << a
+
+
+@pytest.mark.parametrize("wiring", WIRINGS)
+@pytest.mark.parametrize("w", [2, 3, 8, 24])
+def test_wired_circuits_within_the_stated_bounds(wiring, w):
+    """Wirings the sweeps do not contain (fan-out w, unread nodes, reversals, permutations):
+    proved, and within every stated bound (``N_k ≤ 8·2^a`` included)."""
+    for depth in (1, 3):
+        c = lib.wired_circuit(w, depth, wiring, seed=depth, shuffle_outputs=depth == 3)
+        out = compile(c, method="kaleidoscope")
+        assert out.over_bound() == [], out.over_bound()
+        assert out.model.inner_d == c.d
+        proved(c, out, exact=False)
+
+
+def test_small_width_levels_are_cheap():
+    """Width 2: every level costs at most 7 layers (the direct broadcast and the compact copy
+    network; it was 11 to 14 when every stage took a copy network and a Beneš permutation)."""
+    for wiring in ("hub", "few", "random", "below"):
+        for seed in range(3):
+            c = lib.wired_circuit(2, 16, wiring, seed=seed)
+            assert len(compile(c, method="kaleidoscope").model.layers) <= 7 * 16, (wiring, seed)
+

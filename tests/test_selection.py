@@ -227,3 +227,62 @@ def test_column_counts_of_a_stage():
 
 def test_count_factors():
     assert count_factors([ButterflyFactor.identity(4, 1)]) == 0
+
+
+# ---- every candidate on its own (the route keeps only the cheapest) ----------------------------------
+
+
+@given(stages(top=32), st.booleans())
+def test_direct_candidate_exact_when_it_routes(stage, swap):
+    """The direct broadcast (sources straight to the operand slots ``o``, ``o ⊕ K``, then the
+    combine): whenever bit-fixing does not collide it computes ``M·z`` exactly and nothing else."""
+    from symverify.kaleidoscope.selection import _direct, _rows, _valid_K
+
+    ents, in_pos, out_pos = stage
+    rows = _rows(ents)
+    if not rows:
+        return
+    N = selection_size(ents, in_pos, out_pos)
+    n = N.bit_length() - 1
+    for K in _valid_K(rows, N):
+        got = _direct(N, K, rows, swap)
+        if got is None:
+            continue
+        count, name, k, fs = got
+        assert name.startswith("direct") and k == K and count <= n + 1
+        assert run(fs, N, in_pos) == expected(ents, N)
+
+
+@given(st.lists(st.integers(0, 4), min_size=2, max_size=12), st.sampled_from([16, 32, 64]))
+def test_every_copy_candidate_delivers_its_slots(counts, N):
+    """Each copy network :func:`_copy_candidates` offers ends with source ``j``'s value on exactly
+    its slots (gap-filled compact sources included: the fillers' copies land on other slots)."""
+    from symverify.kaleidoscope.selection import _copy_candidates
+
+    uses = {2 * i + (i % 3 == 0): c for i, c in enumerate(counts) if c}  # sources with gaps between them
+    if not uses or max(uses) >= N or sum(uses.values()) + max(uses) + 1 > N:
+        return
+    for name, fs, slots in _copy_candidates(N, uses):
+        x = run(fs, N, uses)
+        for j, ss in slots.items():
+            assert len(ss) == uses[j], name
+            for q in ss:
+                assert x[q] == {j: 1}, (name, j, q)
+
+
+def test_gap_filled_compact_copy_is_offered_and_cheaper_than_concentration():
+    """Sources 0, 2, 3, 6 read 3, 2, 3, 1 times: not at aligned blocks, not compact. Filling the
+    gaps makes them compact (the broadcast banyan, n factors) instead of concentrating (2n − 1)."""
+    from symverify.kaleidoscope.selection import _copy_candidates
+
+    cands = {name: count_factors(fs) for name, fs, _ in _copy_candidates(32, {0: 3, 2: 2, 3: 3, 6: 1})}
+    assert "compact, gaps filled" in cands and cands["compact, gaps filled"] <= 5
+    assert cands["compact, gaps filled"] < cands["concentrate+compact"]
+
+
+def test_direct_route_wins_on_a_spread_selection():
+    """Two sources each broadcast to a butterfly-aligned set: bit-fixing routes them straight to
+    their rows, so the route is n factors plus the combine (no copy network, no Beneš)."""
+    ents = {(0, 0): 1, (2, 0): 1, (4, 0): 1, (6, 0): 2, (1, 1): 1, (3, 1): 3}
+    r = check(ents, [0, 1], [0, 1, 2, 3, 4, 6])
+    assert r.strategy.startswith("direct") and r.count <= 3

@@ -238,7 +238,7 @@ def test_cost_model_prefers_torch_for_wide_states_and_python_for_many_small_laye
     wide = impulse_model(4096, 64, 4, seed=1)
     rep = verify(wide, impulse_model(4096, 64, 4, seed=1), method="randomized")
     assert rep.proved and rep.evidence["backend"] == rz.BACKEND_TORCH, rep.evidence["backend_choice"]
-    deep = sv.compile(random_circuit(4, 2, 200, 14, seed=2)).model  # hundreds of layers on a small state
+    deep = sv.compile(random_circuit(4, 2, 400, 20, seed=2)).model  # hundreds of layers on a small state
     rep = verify(deep, replace(deep), method="randomized")
     assert rep.proved and rep.evidence["backend"] == rz.BACKEND_PYTHON, rep.evidence["backend_choice"]
     assert "cheaper by the cost model" in rep.evidence["backend_choice"]

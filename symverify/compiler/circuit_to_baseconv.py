@@ -143,7 +143,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
                 )
             after = stages[idx + 2] if idx + 2 < len(stages) else None
             rows2 = _two_entry(st)
-            two = {nxt.k + t for t in range(len(nxt.outputs) - nxt.k) if nxt.perm[2 * nxt.k + t] in rows2}
+            two = {i for i, src in enumerate(nxt.perm) if src in rows2}  # mul input slots computed by two entries
             cands = _mul_positions(nxt, after, idx + 3 == len(stages), tw, io, two)
             options = []
             for v1, v3, kr in cands:
@@ -166,7 +166,9 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
                 from symverify.kaleidoscope.selection import preferred_positions
 
                 counts = _counts(nxt, len(st.outputs))
-                plans.append(_cheapest([StagePlan(st, pos, preferred_positions(cs)) for cs in _paddings(counts, _two_entry(st))]))
+                two = _two_entry(st)
+                options = [StagePlan(st, pos, preferred_positions(cs)) for cs in _paddings(counts, two)]
+                plans.append(_cheapest([*options, StagePlan(st, pos, _compact([r in two for r in range(len(st.outputs))]))]))
         pos = plans[-1].out_pos
     return _reconsider_butterflies(plans, stages)
 
@@ -194,6 +196,8 @@ def _reconsider_butterflies(plans: list[StagePlan], stages: Sequence[Stage]) -> 
         if alt == p.out_pos or butterfly_positions(st, p.in_pos) != p.out_pos:
             continue
         p2, q2 = StagePlan(st, p.in_pos, alt), StagePlan(q.stage, alt, q.out_pos)
+        if max(_stage_need(p2), _stage_need(q2)) > max(_stage_need(p), _stage_need(q)):
+            continue  # never more room than the stated size
         if _stage_cost(p2) + _stage_cost(q2) < _stage_cost(p) + _stage_cost(q):
             out[idx], out[idx + 1] = p2, q2
     return out
@@ -201,13 +205,37 @@ def _reconsider_butterflies(plans: list[StagePlan], stages: Sequence[Stage]) -> 
 
 def _cheapest(options: Sequence[StagePlan]) -> StagePlan:
     """The option whose linear stage needs the least size (its selection size, or twice the
-    ``k_rows·tw`` of the multiplicative stage after it, kept in ``k_rows``), then the least extent."""
+    ``k_rows·tw`` of the multiplicative stage after it, kept in ``k_rows``), then the first.
 
-    def key(p: StagePlan) -> tuple[int, int]:
-        top = max([q + 1 for q in (*p.in_pos, *p.out_pos)] + [2])
-        return max(next_power_of_two(top), _sparse_need(stage_matrix(p)[0], p.in_pos, p.out_pos, top), p.k_rows), top
+    The options come cheapest-for-the-next-stage first and end with the compact layout
+    (:func:`_compact`), which bounds the size every stage needs (module docstring); it is taken
+    only when it needs strictly less."""
 
-    return min(options, key=key)
+    needs = [_stage_need(p) for p in options]
+    return options[needs.index(min(needs))]
+
+
+def _stage_need(p: StagePlan) -> int:
+    """The size the linear stage ``p`` needs: the power of two above its positions, its route's
+    size (:func:`_sparse_need`) and ``p.k_rows`` (twice the shift of a multiplicative stage after it)."""
+    top = max([q + 1 for q in (*p.in_pos, *p.out_pos)] + [2])
+    return max(next_power_of_two(top), _sparse_need(stage_matrix(p)[0], p.in_pos, p.out_pos, top), p.k_rows)
+
+
+def _compact(padded: Sequence[bool], start: int = 0) -> tuple[int, ...]:
+    """Positions ``start, start + 1, …`` in order, except that a ``padded`` slot goes to an even
+    position whose partner ``p ⊕ 1`` stays free (so a two-entry row combines at stride 1)."""
+    out = []
+    at = start
+    for pad in padded:
+        if pad:
+            at += at % 2
+            out.append(at)
+            at += 2
+        else:
+            out.append(at)
+            at += 1
+    return tuple(out)
 
 
 def _two_entry(st: LinearStage) -> set[int]:
@@ -261,25 +289,32 @@ def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Cal
     one and copies each output once (it then costs nothing), else the aligned block starts of the
     next linear stage's copy network (:func:`_preferred`).
     """
-    count = len(st.outputs)
+    count, k = len(st.outputs), st.k
+    # the compact layout: v3 from 0, then v1, then v2 an even shift above v1 (module docstring)
+    v3 = _compact([2 * k + t in two for t in range(count - k)])
+    v1 = _compact([i in two or k + i in two for i in range(k)], (max(v3, default=-1) + 2) // 2 * 2)
+    span = max(v1, default=-1) + 1 - min(v1, default=0)
+    shift = max(-(-span // tw) * tw, tw)
+    shift += shift % 2  # tw = 1: an odd shift would put v2 on the free partners of v1
+    compact = (v1, v3, shift // tw)
     copy = _bijective_copy(nxt) if last and isinstance(nxt, LinearStage) and len(nxt.inputs) == count else None
     if copy is not None:
-        return [_with_shift(tuple(io(copy[j]) for j in range(count)), st.k, tw)]
+        return [_with_shift(tuple(io(copy[j]) for j in range(count)), k, tw)]  # within the stated size as well
     from symverify.kaleidoscope.selection import preferred_positions
 
     candidates = []
-    for counts in _paddings(_counts(nxt, count), two):
-        c1, c3 = counts[:st.k], counts[st.k:]
-        candidates.append(_with_shift(preferred_positions(counts), st.k, tw))
+    for counts in _paddings(_counts(nxt, count), {k + t for t in range(count - k) if 2 * k + t in two}):
+        c1, c3 = counts[:k], counts[k:]
+        candidates.append(_with_shift(preferred_positions(counts), k, tw))
         # v1 first, v2 right above it, v3 above v2 (aligned): the shift clears v1 only
-        v1 = preferred_positions(c1)
-        kr = -(-(max(v1, default=-1) + 1) // tw)
-        top = max([p + kr * tw + 1 for p in v1] + [0])
-        candidates.append(_with_shift(v1 + preferred_positions(c3, _align(top, c3)), st.k, tw))
+        p1 = preferred_positions(c1)
+        kr = -(-(max(p1, default=-1) + 1) // tw)
+        top = max([p + kr * tw + 1 for p in p1] + [0])
+        candidates.append(_with_shift(p1 + preferred_positions(c3, _align(top, c3)), k, tw))
         # v3 first, then v1 (aligned), v2 above it
-        v3 = preferred_positions(c3)
-        candidates.append(_with_shift(preferred_positions(c1, _align(max(v3, default=-1) + 1, c1)) + v3, st.k, tw))
-    return candidates
+        p3 = preferred_positions(c3)
+        candidates.append(_with_shift(preferred_positions(c1, _align(max(p3, default=-1) + 1, c1)) + p3, k, tw))
+    return [*candidates, compact]
 
 
 def _align(at: int, counts: Sequence[int]) -> int:

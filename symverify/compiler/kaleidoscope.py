@@ -7,24 +7,35 @@ al. Theorems 2–3) computed by butterfly gadgets (Lemmas H.16, H.18), each mult
 All layers are cyclic (docs/theory.md §4: the theorem is false for causal stacks).
 
 **Stated constants** (checked on every instance by ``symverify/proofs/thm_h21_general.py`` and
-``thm_h21_sweep.py``), with ``Δ`` the depth, ``w`` the cut width, ``a = ⌈log2 max(w, 2)⌉``,
-``W`` the largest layered state (``W ≤ 2w``), ``tw`` the track width (the largest power of two
-``≤ d``) and ``lg = log2 N_k``:
+``thm_h21_sweep.py``), with ``Δ`` the depth, ``w`` the cut width (``n·d ≤ w``, at most ``n·d``
+outputs), ``a = ⌈log2 max(w, 2)⌉``, ``W ≤ 2w`` the largest layered state, ``tw ≤ d`` the track
+width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
 
 * every gate has two arguments, so every linear stage has rows of at most two entries and takes
-  the selection route (:mod:`symverify.kaleidoscope.selection`: ``≤ 4·lg − 1`` factors) or a
+  the selection route (:mod:`symverify.kaleidoscope.selection`: ``≤ 4·lg − 1`` factors; ``≤
+  ⌈log2 f⌉ + 2·lg`` from the aligned block starts the planner prefers, ``f`` the fan-out) or a
   cheaper one (a diagonal, one butterfly factor, a scaled permutation: ``≤ 2·lg − 1``);
-* positions: a free state at the aligned block starts of the next stage's copy network spans
-  ``< 2·nnz + W ≤ 5W``; ``v2`` one free shift further (``< 10W + 2·tw``); inputs and outputs below
-  ``2·n·d``; the selection route at most doubles the power of two above them, so
-  ``N_k ≤ 2·2^⌈log2 (10·max(W, n·d, outputs) + 2·tw)⌉ ≤ 2·2^⌈log2 22w⌉ ≤ 64·2^a`` (``lg ≤ a + 6``);
-* ``d' = d`` and ``N' = 3·(R + R/2)``, ``R = N_k/tw`` (:mod:`.layout`): ``N' ≤ 288·2^a/tw``;
+* **size**: ``N_k ≤ 8·2^a`` (``lg ≤ a + 3``). The planner offers, beside the layouts that make the
+  next copy network cheap, a *compact* one (:func:`~.circuit_to_baseconv.plan_stages`): values in
+  order, ``v3`` then ``v1`` then ``v2`` an even shift above ``v1``, every row of two entries at an
+  even position with its partner free, so its combine fits at stride 1 and the selection size is
+  not doubled. A state of ``W_ℓ = 2k + m`` slots then spans ``≤ 2·W_ℓ + tw + 2 ≤ 4w + tw + 2 ≤
+  8·2^a`` positions, its ``nnz ≤ 2W ≤ 4w`` copies fit, and the multiplicative shift needs ``2·k_rows·tw
+  ≤ 2·W_ℓ + 2·tw + 2 ≤ 8·2^a``. The planner takes another layout only when it needs no more room
+  (the compact one is the fallback), so every stage fits in ``8·2^a``. The read-out cells
+  (outputs below ``2·n·tw ≤ 2^(a+1)``) with ``v2`` one free shift above them need at most
+  ``2^(a+2)``, doubled when no combine stride fits: ``≤ 2^(a+3)`` again;
+* ``d' = d`` and ``N' = 3·(R + R/2)``, ``R = N_k/tw`` (:mod:`.layout`): ``N' = 4.5·N_k/tw ≤
+  36·2^a/tw``;
 * layers: a linear stage ``≤ 2·(4·lg − 1) + 1``, a multiplicative stage 1 more (its first layer
   closes the linear stage), ``≤ Δ + 1`` linear and ``≤ Δ`` multiplicative stages, and 4
   gather/scatter layers when ``d`` is not a power of two:
-  ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 6) + 4`` (``layers_thm``): **c_L = 8** on the
-  leading term ``Δ·a`` (measured on the proof sweeps: ``L/(Δ·log2 w) ≤ 7.5``); collected into one
-  product, ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 64, c0 = 52** (``layers_c21``).
+  ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 3) + 3`` (``layers_thm``): **c_L = 8** on the
+  leading term ``Δ·a`` (measured on the proof sweeps: ``L/(Δ·log2 w) ≤ 6.6``). Collected into one
+  product (``Δ + 1 ≤ 2Δ``, ``a + 3 ≤ 4a``), ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 64, c0 = 3**
+  (``layers_c21``). The single product is loose at small ``Δ`` and ``a`` by construction: it must
+  absorb the ``+ 1`` stage and the ``+ 3`` of ``lg`` at ``Δ = a = 1`` (docs/theory.md §5,
+  "Constants").
 
 Symbolic circuit coefficients (``Sym``) are supported: they become butterfly diagonals and then
 positional gates. Nothing else is rejected, except circuits whose inner state would exceed
@@ -45,7 +56,7 @@ from symverify.ir.circuit import Circuit
 __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
 
 C21 = 64
-C0 = 52
+C0 = 3
 MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
 
 
@@ -53,19 +64,19 @@ def _log2_ceil(x: int) -> int:
     return max(0, (x - 1).bit_length())
 
 
-def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages: int, mul_stages: int,
-                        live_width: int, inputs: int, outputs: int) -> dict[str, Any]:
-    """The bounds the construction states for a circuit of depth Δ and cut width w (see module doc)."""
+def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages: int, mul_stages: int) -> dict[str, Any]:
+    """The bounds the construction states for a circuit of depth Δ and cut width w (see module doc):
+    ``layers`` from the instance's own stage counts and ``N_k``, the rest from ``Δ`` and ``w``."""
     from symverify.compiler.layout import track_width
 
     a = _log2_ceil(max(width, 2))
     lg = _log2_ceil(n_k)
     tw = track_width(d)
     extra = 0 if tw == d else 4
-    big = 2 * (1 << _log2_ceil(10 * max(live_width, inputs, outputs, 1) + 2 * tw))
+    big = 8 << a
     return {
         "layers": linear_stages * (8 * lg - 1) + mul_stages + extra,
-        "layers_thm": 8 * (depth + 1) * (a + 6) + 4,
+        "layers_thm": 8 * (depth + 1) * (a + 3) + 3,
         "layers_c21": C21 * max(depth, 1) * a + C0,
         "linear_stages": depth + 1,
         "mul_stages": depth,
@@ -155,6 +166,5 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         raise CompileError(f"compile {circuit.name or '<unnamed>'} (method 'kaleidoscope', Theorem H.21): " + "; ".join(problems))
     build = build_model(circuit, name)
     res = _resources(circuit, build)
-    bounds = kaleidoscope_bounds(res["depth"], res["width"], res["d"], res["N_k"], res["linear_stages"], res["mul_stages"],
-                                 res["live_width"], res["inputs"], res["outputs"])
+    bounds = kaleidoscope_bounds(res["depth"], res["width"], res["d"], res["N_k"], res["linear_stages"], res["mul_stages"])
     return Compiled(model=build.model, certificate=build.certificate, resources=res, method="kaleidoscope", bounds=bounds)
