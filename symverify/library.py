@@ -427,15 +427,7 @@ def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fractio
         hubs = rng.sample(below, min(w, math.isqrt(w - 1) + 1))
         level = []
         for j in range(w):
-            a, b = {
-                "below": lambda: (below[j], rng.choice(below)),
-                "hub": lambda: (rng.choice(below), below[0]),
-                "hubs": lambda: (rng.choice(below), rng.choice(hubs)),
-                "random": lambda: (rng.choice(below), rng.choice(below)),
-                "reversal": lambda: (below[w - 1 - j], below[(7 * j + 3) % w]),
-                "few": lambda: (below[rng.randrange(min(w, 4))], below[rng.randrange(min(w, 4))]),
-                "permutation": lambda: (pi[j], sigma[j]),
-            }[wiring]()
+            a, b = _operands(wiring, j, below, hubs, pi, sigma, rng)
             if rng.random() < mul_fraction:
                 gates.append(Gate(Op.MUL, (a, b), ()))
             else:
@@ -444,6 +436,25 @@ def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fractio
         below = level
     outs = rng.sample(below, w) if shuffle_outputs else below
     return Circuit(w // d, d, tuple(gates), tuple(outs), f"{wiring}_w{w}_D{depth}_seed{seed}")
+
+
+def _operands(wiring: str, j: int, below: Sequence[int], hubs: Sequence[int], pi: Sequence[int], sigma: Sequence[int],
+              rng: random.Random) -> tuple[int, int]:
+    """The two operands of gate ``j`` of a level of :func:`wired_circuit`."""
+    w = len(below)
+    if wiring == "below":
+        return below[j], rng.choice(below)
+    if wiring == "hub":
+        return rng.choice(below), below[0]
+    if wiring == "hubs":
+        return rng.choice(below), rng.choice(hubs)
+    if wiring == "random":
+        return rng.choice(below), rng.choice(below)
+    if wiring == "reversal":
+        return below[w - 1 - j], below[(7 * j + 3) % w]
+    if wiring == "few":
+        return below[rng.randrange(min(w, 4))], below[rng.randrange(min(w, 4))]
+    return pi[j], sigma[j]
 
 
 def standard_library(quick: bool = True) -> list[Circuit]:

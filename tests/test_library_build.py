@@ -146,3 +146,28 @@ def test_library_validation():
     with pytest.raises(IRError, match="expected 1 ≤ k ≤ 3"):
         elementary_symmetric(3, 4)
     assert len(standard_library()) >= 8
+
+
+@pytest.mark.parametrize("wiring", ["below", "hub", "hubs", "random", "reversal", "few", "permutation"])
+def test_wired_circuits_have_the_stated_width_and_depth(wiring):
+    from symverify.library import wired_circuit
+
+    for w, depth in ((1, 1), (2, 3), (6, 2), (16, 4)):
+        c = wired_circuit(w, depth, wiring, seed=3, shuffle_outputs=True)
+        s = stats(c)
+        assert s.depth == depth and s.width == w and s.size == w * depth and sorted(c.outputs) == list(range(w * depth, w * depth + w))
+        assert c == wired_circuit(w, depth, wiring, seed=3, shuffle_outputs=True)  # seeded
+    hub = wired_circuit(8, 1, "hub", mul_fraction=1.0)
+    assert all(g.args[1] == 0 for g in hub.gates)  # every gate reads node 0
+
+
+def test_wired_circuit_rejects_bad_arguments():
+    from symverify.errors import UsageError
+    from symverify.library import wired_circuit
+
+    with pytest.raises(UsageError, match="wiring: expected one of below, hub"):
+        wired_circuit(4, 2, "star")
+    with pytest.raises(UsageError, match=r"expected w ≥ 1, depth ≥ 1 .* found w=0"):
+        wired_circuit(0, 2, "hub")
+    with pytest.raises(UsageError, match=r"mul_fraction=1\.5"):
+        wired_circuit(4, 2, "hub", mul_fraction=1.5)

@@ -263,11 +263,13 @@ def test_every_copy_candidate_delivers_its_slots(counts, N):
     if not uses or max(uses) >= N or sum(uses.values()) + max(uses) + 1 > N:
         return
     for name, fs, slots in _copy_candidates(N, uses):
-        x = run(fs, N, uses)
+        x = run(fs, N, range(max(uses) + 1))  # the gaps hold values too (unread inputs)
         for j, ss in slots.items():
             assert len(ss) == uses[j], name
             for q in ss:
                 assert x[q] == {j: 1}, (name, j, q)
+        used = {q for ss in slots.values() for q in ss}
+        assert all(x[q] == {} for q in range(N) if q not in used), name  # nothing else moves: no weight is dead
 
 
 def test_gap_filled_compact_copy_is_offered_and_cheaper_than_concentration():

@@ -9,12 +9,21 @@ is channel ``p % tw`` of row ``p // tw`` of block ``B0``, ``tw`` the largest pow
   otherwise after the two gather layers);
 * a state the next linear stage reads: each value at the start of an aligned block as large as
   the number of rows that read it (:func:`~symverify.kaleidoscope.selection.preferred_positions`),
-  so that stage's copy network is ``⌈log2 fan-out⌉`` factors; a stage of one butterfly factor keeps
-  its pairs in place instead;
+  so that stage's copy network is ``⌈log2 fan-out⌉`` factors; a value computed by a row of two
+  entries may get a block of at least 2 so that its partner ``p ⊕ 1`` is free and the combine fits
+  at stride 1 (:func:`_paddings`); a stage of one butterfly factor keeps its pairs in place
+  instead, unless the next stage is then cheaper from aligned blocks (:func:`_reconsider_butterflies`);
 * a multiplicative stage with ``k`` products: ``v1`` and ``v3`` placed as above for the stage
-  after it (or at the read-out cells when that stage is the last one and copies each value
-  once, which then costs nothing), ``v2`` at ``v1 + k_rows·tw`` with ``k_rows`` the smallest
-  shift that meets no ``v1`` or ``v3`` position; the products stay where ``v1`` is;
+  after it (interleaved, ``v1`` first or ``v3`` first), or at the read-out cells when that stage is
+  the last one and copies each value once (which then costs nothing); ``v2`` at ``v1 + k_rows·tw``
+  with ``k_rows`` the smallest shift that meets no ``v1`` or ``v3`` position; the products stay
+  where ``v1`` is;
+* the **compact** layout, offered beside every layout above and taken only when the stage then
+  needs strictly less room (:func:`_cheapest`): values in order (``v3``, then ``v1``, then ``v2`` an
+  even shift above ``v1``'s region), two-entry rows at even positions with their partner free
+  (:func:`_compact`). It spans ``≤ 2·W_ℓ + tw + 2`` positions for a state of ``W_ℓ`` slots and
+  never doubles the selection size, which bounds every stage's size (``N_k ≤ 8·2^⌈log2 w⌉``,
+  :mod:`.kaleidoscope`);
 * the last state: output ``k`` at :func:`~.layout.track_position` (then the two scatter layers
   when ``d ≠ tw``). A final copy stage is added when the last stage is multiplicative.
 
@@ -22,7 +31,8 @@ is channel ``p % tw`` of row ``p // tw`` of block ``B0``, ``tw`` the largest pow
 become a sparse matrix on positions, which becomes butterfly factors: the identity (0 layers),
 a diagonal, one butterfly factor, a scaled partial permutation (Beneš routing, Theorem 2) or, for
 rows of at most two entries (every stage here: gates have two arguments), the selection route
-(:mod:`symverify.kaleidoscope.selection`: copy network, one Beneš permutation, one combine);
+(:mod:`symverify.kaleidoscope.selection`: the operands broadcast straight to their slots, or a
+copy network, one Beneš permutation and one combine);
 the general ``(BB*)^5`` route (Theorem 3) remains for rows of more entries. Every factor is a
 Lemma H.16 gadget. The constants ``c`` of the stage are added by the ``b2`` bias of the layer
 that closes it (the sum layer, or ``M1`` below).

@@ -26,6 +26,12 @@ positions this module builds, in application order:
      used sources, in order, to ``0 … m − 1`` (an order-preserving compaction never collides
      either; Nassimi and Sahni 1981). That is ``2n − 1`` factors (the two stride-``N/2`` factors merge).
 
+   * *compact, gaps filled*: sources in order with gaps between them (unread inputs) get a
+     placeholder record of one slot for every empty position below the last source, so the
+     sources are compact and the broadcast banyan applies (``n`` factors instead of ``2n − 1``)
+     when ``nnz`` plus the gaps fit in ``N``. The placeholders are routed but never moved (no
+     weight carries them), so every weight still moves a value some output needs.
+
    Every route is simulated; a collision drops that candidate. The last resort, a Beneš
    permutation (Dao et al. Theorem 2, :func:`~symverify.kaleidoscope.permutation.route_permutation`)
    to ``0 … m − 1`` followed by the compact broadcast, cannot collide.
@@ -51,13 +57,19 @@ broadcast; the Beneš last resort, never needed in the tests and sweeps, costs `
 power of two above every input and output position and ``nnz`` (the copy slots), doubled when
 no stride ``K < N`` separates the two-entry rows from the other outputs (:func:`selection_size`).
 
-Candidates (layout × stride order × orientation × ``K``) are compared by their simplified factor
-count; the cheapest is returned.
+**Direct** (:func:`_direct`): before any copy network, every source is broadcast by bit-fixing
+straight to the operand slots ``o`` and ``o ⊕ K`` of the rows that read it (either stride order,
+either operand of a two-entry row at ``o``), then the combine: ``n + 1`` factors or fewer when it
+does not collide, which small and structured stages often allow.
+
+Candidates (direct, or layout × stride order × orientation × ``K``) are compared by their
+simplified factor count; the cheapest is returned.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from symverify.errors import CompileError
@@ -151,10 +163,13 @@ def selection_size(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int
 # ---- the copy network: bit-fixing of records ------------------------------------------------------
 
 
-def _route_records(N: int, records: Mapping[int, Sequence[int]], strides: Sequence[int]) -> tuple[list[ButterflyFactor], dict[int, int]] | None:
+def _route_records(N: int, records: Mapping[int, Sequence[int]], strides: Sequence[int],
+                   ghosts: AbstractSet[int] = frozenset()) -> tuple[list[ButterflyFactor], dict[int, int]] | None:
     """Route records ``{position: sorted destination slots}`` through factors of ``strides`` by
     bit-fixing (module docstring); ``None`` on a collision or when a record does not end on its
-    slots. Returns the factors and ``{slot: start position of its record}``."""
+    slots. Returns the factors and ``{slot: start position of its record}``. The records starting
+    at ``ghosts`` take their slots (so the others are routed as if they moved) but the factors do
+    not move them: their values are dropped at the first factor."""
     cur: dict[int, tuple[list[int], int]] = {p: (list(d), p) for p, d in records.items() if d}
     half = N // 2
     factors: list[ButterflyFactor] = []
@@ -174,7 +189,8 @@ def _route_records(N: int, records: Mapping[int, Sequence[int]], strides: Sequen
                 if q in nxt:
                     return None
                 nxt[q] = (part, origin)
-                d[2 * to_high + from_high][m] = 1  # d1: lo←lo, d2: lo←hi, d3: hi←lo, d4: hi←hi
+                if origin not in ghosts:
+                    d[2 * to_high + from_high][m] = 1  # d1: lo←lo, d2: lo←hi, d3: hi←lo, d4: hi←hi
         cur = nxt
         factors.append(ButterflyFactor(N, b, *map(tuple, d)))
     where: dict[int, int] = {}
@@ -238,7 +254,7 @@ def _copy_candidates(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Bu
             filled[p] = list(range(acc, acc + uses.get(p, 1)))
             acc += uses.get(p, 1)
         if acc <= N:
-            r = _route_records(N, filled, down)
+            r = _route_records(N, filled, down, ghosts=set(filled) - set(uses))
             if r is None:
                 raise AssertionError("internal: the broadcast banyan collided on compact sorted sources")
             out.append(("compact, gaps filled", r[0], {j: filled[j] for j in srcs}))
