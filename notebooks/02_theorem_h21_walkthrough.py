@@ -69,7 +69,8 @@ print(report)
 # %% [markdown]
 # ## 4. The constants on a sweep
 # `L / (Δ·log2 w)` and `N'/w` are the ratios the theorem's O(·) hides; the construction states
-# `L ≤ 102·max(Δ,1)·⌈log2 w⌉ + 61` and `N_k ≤ 8·2^⌈log2 w⌉`, and each is checked.
+# `L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3` (at most `48·max(Δ,1)·⌈log2 w⌉ + 3`) and `N_k ≤ 4·2^⌈log2 w⌉`,
+# and each is checked.
 
 # %%
 sweep = [walsh_hadamard(8, 2), poly_mult(4), determinant(3), elementary_symmetric(6),

@@ -281,25 +281,26 @@ def test_last_products_land_on_their_read_out_cells():
 
 
 def test_stated_h21_forms_follow_from_each_other():
-    """``(Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a+3) + 3 ≤ C21·max(Δ,1)·a + C0`` whenever ``lg ≤ a + 3``,
-    and the stated size forms: ``N' = 4.5·N_k/tw ≤ 36·2^a/tw`` for ``N_k ≤ 8·2^a``."""
+    """``(Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a+2) + 3 ≤ C21·max(Δ,1)·a + C0`` whenever ``lg ≤ a + 2``,
+    and the stated size forms: ``N' = 4.5·N_k/tw ≤ 18·2^a/tw`` for ``N_k ≤ 4·2^a``."""
     for depth in range(0, 60):
         for a in range(1, 40):
-            exact = (depth + 1) * (8 * (a + 3) - 1) + depth + 4
-            thm = 8 * (depth + 1) * (a + 3) + 3
+            exact = (depth + 1) * (8 * (a + 2) - 1) + depth + 4
+            thm = 8 * (depth + 1) * (a + 2) + 3
             assert exact <= thm <= C21 * max(depth, 1) * a + C0, (depth, a)
-    assert (C21, C0) == (64, 3)
+    assert (C21, C0) == (48, 3)
+    assert any(8 * (depth + 1) * (a + 2) + 3 == C21 * max(depth, 1) * a + C0 for depth in (1,) for a in (1,))  # tight at Δ = a = 1
     for a in range(1, 12):
-        for tw in (1, 2, 4, 8):
-            b = kaleidoscope_bounds(3, 1 << a, tw, 8 << a, 4, 3)
-            assert b["N_k"] == 8 << a and b["inner_n"] * tw == 36 << a
+        for tw in (t for t in (1, 2, 4, 8) if t <= 1 << a):  # tw ≤ d ≤ n·d ≤ w
+            b = kaleidoscope_bounds(3, 1 << a, tw, 4 << a, 4, 3)
+            assert b["N_k"] == 4 << a and b["inner_n"] * tw == 18 << a
 
 
 @pytest.mark.parametrize("wiring", WIRINGS)
 @pytest.mark.parametrize("w", [2, 3, 8, 24])
 def test_wired_circuits_within_the_stated_bounds(wiring, w):
     """Wirings the sweeps do not contain (fan-out w, unread nodes, reversals, permutations):
-    proved, and within every stated bound (``N_k ≤ 8·2^a`` included)."""
+    proved, and within every stated bound (``N_k ≤ 4·2^a`` included)."""
     for depth in (1, 3):
         c = lib.wired_circuit(w, depth, wiring, seed=depth, shuffle_outputs=depth == 3)
         out = compile(c, method="kaleidoscope")

@@ -21,8 +21,9 @@ is channel ``p % tw`` of row ``p // tw`` of block ``B0``, ``tw`` the largest pow
 * the **compact** layout, offered beside every layout above and taken only when the stage then
   needs strictly less room (:func:`_cheapest`): values in order (``v3``, then ``v1``, then ``v2`` an
   even shift above ``v1``'s region), two-entry rows at even positions with their partner free
-  (:func:`_compact`). It spans ``≤ 2·W_ℓ + tw + 2`` positions for a state of ``W_ℓ`` slots and
-  never doubles the selection size, which bounds every stage's size (``N_k ≤ 8·2^⌈log2 w⌉``,
+  (:func:`_compact`). It spans ``≤ 2(k + m) + tw + 1 ≤ 2w + tw + 1`` positions for a level of
+  ``k`` products and ``m`` other values and never doubles the selection size, which bounds every
+  stage's size (``N_k ≤ 4·2^⌈log2 w⌉``,
   :mod:`.kaleidoscope`);
 * the last state: output ``k`` at :func:`~.layout.track_position` (then the two scatter layers
   when ``d ≠ tw``). A final copy stage is added when the last stage is multiplicative.
@@ -81,6 +82,7 @@ from symverify.compiler.layout import (
 )
 from symverify.errors import CompileError
 from symverify.ir.affine import Affine
+from symverify.ir.analysis import cut_width
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.butterfly import ButterflyFactor, next_power_of_two
 from symverify.ir.certificate import Boundary, Cell, Certificate
@@ -138,6 +140,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
         return track_position(k, c.n, d)
 
     pos: tuple[int, ...] = tuple(io(i) for i in range(c.num_inputs))
+    limit = 4 << max(0, (max(cut_width(c), 2) - 1).bit_length())  # the stated N_k (module docstring)
     plans: list[StagePlan] = []
     mul_at: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
     for idx, st in enumerate(stages):
@@ -154,7 +157,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
             after = stages[idx + 2] if idx + 2 < len(stages) else None
             rows2 = _two_entry(st)
             two = {i for i, src in enumerate(nxt.perm) if src in rows2}  # mul input slots computed by two entries
-            cands = _mul_positions(nxt, after, idx + 3 == len(stages), tw, io, two)
+            cands, readout = _mul_positions(nxt, after, idx + 3 == len(stages), tw, io, two)
             options = []
             for v1, v3, kr in cands:
                 mulpos = [*v1, *(p + kr * tw for p in v1), *v3]
@@ -162,7 +165,8 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
                 for i, src in enumerate(nxt.perm):
                     out_l[src] = mulpos[i]
                 options.append(StagePlan(st, pos, tuple(out_l), 2 * kr * tw))
-            plan = _cheapest(options)
+            # the read-out cells make the last stage free: taken whenever they fit the stated size
+            plan = options[0] if readout and _stage_need(options[0]) <= limit else _cheapest(options)
             plans.append(StagePlan(st, pos, plan.out_pos))
             mul_at[idx + 1] = cands[options.index(plan)]
         elif nxt is None:
@@ -290,14 +294,17 @@ def _bijective_copy(st: LinearStage) -> dict[int, int] | None:
 
 
 def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Callable[[int], int],
-                   two: AbstractSet[int] = frozenset()) -> list[tuple[tuple[int, ...], tuple[int, ...], int]]:
-    """``(v1 positions, v3 positions, k_rows)`` of a multiplicative stage.
+                   two: AbstractSet[int] = frozenset()) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...], int]], bool]:
+    """Candidate ``(v1 positions, v3 positions, k_rows)`` of a multiplicative stage, and whether the
+    first is the read-out layout.
 
     The products stay where ``v1`` is and ``v3`` keeps its positions; ``v2`` sits ``k_rows`` rows
-    below ``v1`` (same channel), where no ``v1`` or ``v3`` position is (the smallest such shift).
-    The positions are chosen for the next stage: the read-out cells when that stage is the ``last``
-    one and copies each output once (it then costs nothing), else the aligned block starts of the
-    next linear stage's copy network (:func:`_preferred`).
+    below ``v1`` (same channel), where no ``v1`` or ``v3`` position is. The positions are chosen
+    for the next stage: the read-out cells when that stage is the ``last`` one and copies each
+    output once (it then costs nothing), else the aligned block starts of the next linear stage's
+    copy network (:func:`_preferred`) in three arrangements, with and without the padding of
+    :func:`_paddings`; the compact layout (module docstring; ``two``: the input slots computed by
+    rows of two entries) comes last.
     """
     count, k = len(st.outputs), st.k
     # the compact layout: v3 from 0, then v1, then v2 an even shift above v1 (module docstring)
@@ -309,7 +316,7 @@ def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Cal
     compact = (v1, v3, shift // tw)
     copy = _bijective_copy(nxt) if last and isinstance(nxt, LinearStage) and len(nxt.inputs) == count else None
     if copy is not None:
-        return [_with_shift(tuple(io(copy[j]) for j in range(count)), k, tw)]  # within the stated size as well
+        return [_with_shift(tuple(io(copy[j]) for j in range(count)), k, tw), compact], True
     from symverify.kaleidoscope.selection import preferred_positions
 
     candidates = []
@@ -324,7 +331,7 @@ def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Cal
         # v3 first, then v1 (aligned), v2 above it
         p3 = preferred_positions(c3)
         candidates.append(_with_shift(preferred_positions(c1, _align(max(p3, default=-1) + 1, c1)) + p3, k, tw))
-    return [*candidates, compact]
+    return [*candidates, compact], False
 
 
 def _align(at: int, counts: Sequence[int]) -> int:

@@ -8,34 +8,37 @@ All layers are cyclic (docs/theory.md §4: the theorem is false for causal stack
 
 **Stated constants** (checked on every instance by ``symverify/proofs/thm_h21_general.py`` and
 ``thm_h21_sweep.py``), with ``Δ`` the depth, ``w`` the cut width (``n·d ≤ w``, at most ``n·d``
-outputs), ``a = ⌈log2 max(w, 2)⌉``, ``W ≤ 2w`` the largest layered state, ``tw ≤ d`` the track
+outputs), ``a = ⌈log2 max(w, 2)⌉``, ``tw ≤ d`` the track
 width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
 
 * every gate has two arguments, so every linear stage has rows of at most two entries and takes
   the selection route (:mod:`symverify.kaleidoscope.selection`: ``≤ 4·lg − 1`` factors; ``≤
   ⌈log2 f⌉ + 2·lg`` from the aligned block starts the planner prefers, ``f`` the fan-out) or a
   cheaper one (a diagonal, one butterfly factor, a scaled permutation: ``≤ 2·lg − 1``);
-* **size**: ``N_k ≤ 8·2^a`` (``lg ≤ a + 3``). The planner offers, beside the layouts that make the
-  next copy network cheap, a *compact* one (:func:`~.circuit_to_baseconv.plan_stages`): values in
-  order, ``v3`` then ``v1`` then ``v2`` an even shift above ``v1``, every row of two entries at an
-  even position with its partner free, so its combine fits at stride 1 and the selection size is
-  not doubled. A state of ``W_ℓ = 2k + m`` slots then spans ``≤ 2·W_ℓ + tw + 2 ≤ 4w + tw + 2 ≤
-  8·2^a`` positions, its ``nnz ≤ 2W ≤ 4w`` copies fit, and the multiplicative shift needs ``2·k_rows·tw
-  ≤ 2·W_ℓ + 2·tw + 2 ≤ 8·2^a``. The planner takes another layout only when it needs no more room
-  (the compact one is the fallback), so every stage fits in ``8·2^a``. The read-out cells
-  (outputs below ``2·n·tw ≤ 2^(a+1)``) with ``v2`` one free shift above them need at most
-  ``2^(a+2)``, doubled when no combine stride fits: ``≤ 2^(a+3)`` again;
+* **size**: ``N_k ≤ 4·2^a`` (``lg ≤ a + 2``). Between levels a state has ``≤ w`` slots; inside
+  level ℓ, ``W_ℓ = 2k + m`` (``k`` products, ``m`` other values, ``k + m ≤ w``), and the rows
+  that place the operands ``v1``, ``v2`` are copies (:mod:`symverify.ir.layered`), so a stage's
+  ``nnz ≤ 2(k + m) ≤ 2w``. The planner offers, beside the layouts that make the next copy network
+  cheap, a *compact* one (:func:`~.circuit_to_baseconv.plan_stages`): ``v3`` in order, a row of
+  two entries at an even position with its partner free (``≤ 2m`` positions), then ``v1`` (``k``),
+  then ``v2`` an even shift ``≤ k + tw`` above it: ``≤ 2(k + m) + tw + 1 ≤ 2w + tw + 1 ≤ 4·2^a``
+  positions, a multiplicative shift needing ``2·k_rows·tw ≤ 2k + 2tw ≤ 4·2^a``, and a combine at
+  stride 1 (the selection size is never doubled). A state between levels takes ``≤ 2w + 1``.
+  The planner takes another layout only when it needs no more room, so every stage fits in
+  ``4·2^a``; the read-out layout (the last products at their output cells, which makes the last
+  stage free) is taken when it fits too, and the last stage itself (outputs below ``2·n·tw ≤
+  2^(a+1)``) needs ``≤ 2^(a+1)`` doubled at most once;
 * ``d' = d`` and ``N' = 3·(R + R/2)``, ``R = N_k/tw`` (:mod:`.layout`): ``N' = 4.5·N_k/tw ≤
-  36·2^a/tw``;
+  18·2^a/tw``;
 * layers: a linear stage ``≤ 2·(4·lg − 1) + 1``, a multiplicative stage 1 more (its first layer
   closes the linear stage), ``≤ Δ + 1`` linear and ``≤ Δ`` multiplicative stages, and 4
   gather/scatter layers when ``d`` is not a power of two:
-  ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 3) + 3`` (``layers_thm``): **c_L = 8** on the
+  ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 2) + 3`` (``layers_thm``): **c_L = 8** on the
   leading term ``Δ·a`` (measured on the proof sweeps: ``L/(Δ·log2 w) ≤ 6.6``). Collected into one
-  product (``Δ + 1 ≤ 2Δ``, ``a + 3 ≤ 4a``), ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 64, c0 = 3**
+  product (``Δ + 1 ≤ 2Δ``, ``a + 2 ≤ 3a``), ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 48, c0 = 3**
   (``layers_c21``). The single product is loose at small ``Δ`` and ``a`` by construction: it must
-  absorb the ``+ 1`` stage and the ``+ 3`` of ``lg`` at ``Δ = a = 1`` (docs/theory.md §5,
-  "Constants").
+  absorb the ``+ 1`` stage and the ``+ 2`` of ``lg`` at ``Δ = a = 1`` (docs/theory.md, Theorem
+  H.21, "Constants").
 
 Symbolic circuit coefficients (``Sym``) are supported: they become butterfly diagonals and then
 positional gates. Nothing else is rejected, except circuits whose inner state would exceed
@@ -55,7 +58,7 @@ from symverify.ir.circuit import Circuit
 
 __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
 
-C21 = 64
+C21 = 48
 C0 = 3
 MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
 
@@ -73,10 +76,10 @@ def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages:
     lg = _log2_ceil(n_k)
     tw = track_width(d)
     extra = 0 if tw == d else 4
-    big = 8 << a
+    big = 4 << a
     return {
         "layers": linear_stages * (8 * lg - 1) + mul_stages + extra,
-        "layers_thm": 8 * (depth + 1) * (a + 3) + 3,
+        "layers_thm": 8 * (depth + 1) * (a + 2) + 3,
         "layers_c21": C21 * max(depth, 1) * a + C0,
         "linear_stages": depth + 1,
         "mul_stages": depth,

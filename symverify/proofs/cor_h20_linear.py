@@ -11,7 +11,7 @@ Two routes, each proved against the circuit (stage certificate; global exact exp
 * **compiler** (:func:`~symverify.compiler.kaleidoscope.compile_kaleidoscope`, the H.21 pipeline on a
   circuit without products): every layered stage is its own ``(BB*)^{≤5}`` and the certificate
   re-anchors on circuit nodes after every stage; its bounds are those of Theorem H.21
-  (``L ≤ (Δ+1)(20(⌈log2 w⌉+3)+1)``, ``N_k ≤ 8·2^⌈log2 w⌉``).
+  (``L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3``, ``N_k ≤ 4·2^⌈log2 w⌉``).
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ compared with each other directly: exact expansion when small, else Schwartz–Z
 
 Stated constants (each instance fails when exceeded), ``a = ⌈log2 max(w, 2)⌉``:
 ``L ≤ (#linear stages)·(8·log2 N_k − 1) + #mul stages (+ 4)`` (``layers``),
-``L ≤ 8·(Δ+1)·(a+3) + 3`` (``layers_thm``), ``L ≤ 64·max(Δ,1)·a + 3`` (``layers_c21``),
-``N_k ≤ 8·2^a``, ``N' = 4.5·N_k/tw ≤ 36·2^a/tw``, ``d' = d``. The table reports
+``L ≤ 8·(Δ+1)·(a+2) + 3`` (``layers_thm``), ``L ≤ 48·max(Δ,1)·a + 3`` (``layers_c21``),
+``N_k ≤ 4·2^a``, ``N' = 4.5·N_k/tw ≤ 18·2^a/tw``, ``d' = d``. The table reports
 ``L/(max(Δ,1)·log2 w)`` and ``N'/w``.
 """
 
