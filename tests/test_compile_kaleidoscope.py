@@ -317,3 +317,15 @@ def test_small_width_levels_are_cheap():
             c = lib.wired_circuit(2, 16, wiring, seed=seed)
             assert len(compile(c, method="kaleidoscope").model.layers) <= 7 * 16, (wiring, seed)
 
+
+
+def test_copy_estimate_matches_the_copy_network_it_predicts():
+    """Aligned exclusive blocks: ⌈log2 f⌉; compact sources 0 … m − 1: n; anything else: 2n − 1."""
+    from symverify.compiler.circuit_to_baseconv import _copy_estimate
+    from symverify.kaleidoscope.selection import preferred_positions
+
+    counts = [3, 1, 2, 0, 5]
+    assert _copy_estimate(preferred_positions(counts), counts) == 3  # ⌈log2 5⌉
+    assert _copy_estimate([0, 1, 2, 9, 3], counts) == 2  # read slots 0 … 3: n = log2 4
+    assert _copy_estimate([0, 2, 3, 4, 6], counts) == 5  # a gap: concentrate first, 2·3 − 1
+    assert _copy_estimate([5, 6], [0, 0]) == 0

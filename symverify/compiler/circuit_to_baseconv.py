@@ -166,7 +166,9 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
                     out_l[src] = mulpos[i]
                 options.append(StagePlan(st, pos, tuple(out_l), 2 * kr * tw))
             # the read-out cells make the last stage free: taken whenever they fit the stated size
-            plan = options[0] if readout and _stage_need(options[0]) <= limit else _cheapest(options)
+            reads = _counts(after, len(nxt.outputs))
+            plan = options[0] if readout and _stage_need(options[0]) <= limit else _cheapest(
+                options, limit, [_copy_estimate(v1 + v3, reads) for v1, v3, _ in cands])
             plans.append(StagePlan(st, pos, plan.out_pos))
             mul_at[idx + 1] = cands[options.index(plan)]
         elif nxt is None:
@@ -182,7 +184,8 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
                 counts = _counts(nxt, len(st.outputs))
                 two = _two_entry(st)
                 options = [StagePlan(st, pos, preferred_positions(cs)) for cs in _paddings(counts, two)]
-                plans.append(_cheapest([*options, StagePlan(st, pos, _compact([r in two for r in range(len(st.outputs))]))]))
+                options.append(StagePlan(st, pos, _compact([r in two for r in range(len(st.outputs))])))
+                plans.append(_cheapest(options, limit, [_copy_estimate(o.out_pos, counts) for o in options]))
         pos = plans[-1].out_pos
     return _reconsider_butterflies(plans, stages)
 
@@ -217,16 +220,39 @@ def _reconsider_butterflies(plans: list[StagePlan], stages: Sequence[Stage]) -> 
     return out
 
 
-def _cheapest(options: Sequence[StagePlan]) -> StagePlan:
-    """The option whose linear stage needs the least size (its selection size, or twice the
-    ``k_rows·tw`` of the multiplicative stage after it, kept in ``k_rows``), then the first.
+def _cheapest(options: Sequence[StagePlan], limit: int, copies: Sequence[int]) -> StagePlan:
+    """The option with the fewest estimated factors in this stage and the next among those that
+    fit the stated size ``limit`` (the compact layout, last, always does: module docstring).
 
-    The options come cheapest-for-the-next-stage first and end with the compact layout
-    (:func:`_compact`), which bounds the size every stage needs (module docstring); it is taken
-    only when it needs strictly less."""
+    The estimate is ``2·log2`` of this stage's size (its Beneš permutation), ``copies[i]`` (the
+    next stage's copy network from these positions, :func:`_copy_estimate`) and ``2·log2`` of the
+    power of two above the positions (the next stage's permutation is at least that large).
+    ``k_rows`` of an option carries twice the shift of the multiplicative stage after it."""
 
-    needs = [_stage_need(p) for p in options]
-    return options[needs.index(min(needs))]
+    def cost(i: int) -> tuple[int, int]:
+        p = options[i]
+        need = _stage_need(p)
+        top = next_power_of_two(max([q + 1 for q in p.out_pos] + [2]))
+        return (0 if need <= limit else 1), 2 * need.bit_length() + copies[i] + 2 * top.bit_length()
+
+    return options[min(range(len(options)), key=cost)]
+
+
+def _copy_estimate(positions: Sequence[int], counts: Sequence[int]) -> int:
+    """Factors of the copy network that reads slot ``i`` at ``positions[i]`` ``counts[i]`` times
+    (:mod:`symverify.kaleidoscope.selection`): ``⌈log2 f⌉`` when every read slot starts an aligned
+    block of its fan-out with no other read slot in it, ``n`` when the read slots are ``0 … m − 1``,
+    else ``2n − 1`` (``n = log2`` of the power of two above the positions)."""
+    read = sorted((positions[i], c) for i, c in enumerate(counts) if c > 0)
+    if not read:
+        return 0
+    n = next_power_of_two(max(p for p, _ in read) + 1).bit_length() - 1
+    f = max(c for _, c in read)
+    starts = [p for p, _ in read]
+    if all(p % next_power_of_two(c) == 0 and (k + 1 == len(read) or starts[k + 1] >= p + next_power_of_two(c))
+           for k, (p, c) in enumerate(read)):
+        return (f - 1).bit_length()
+    return n if starts == list(range(len(starts))) else 2 * n - 1
 
 
 def _stage_need(p: StagePlan) -> int:
