@@ -18,8 +18,9 @@ is channel ``p % tw`` of row ``p // tw`` of block ``B0``, ``tw`` the largest pow
   the last one and copies each value once (which then costs nothing); ``v2`` at ``v1 + k_rows·tw``
   with ``k_rows`` the smallest shift that meets no ``v1`` or ``v3`` position; the products stay
   where ``v1`` is;
-* the **compact** layout, offered beside every layout above and taken only when the stage then
-  needs strictly less room (:func:`_cheapest`): values in order (``v3``, then ``v1``, then ``v2`` an
+* the **compact** layout, offered beside every layout above (:func:`_cheapest` takes, among the
+  layouts whose stage fits the stated size, the one with the fewest estimated factors in this
+  stage and the next): values in order (``v3``, then ``v1``, then ``v2`` an
   even shift above ``v1``'s region), two-entry rows at even positions with their partner free
   (:func:`_compact`). It spans ``≤ 2(k + m) + tw + 1 ≤ 2w + tw + 1`` positions for a level of
   ``k`` products and ``m`` other values and never doubles the selection size, which bounds every

@@ -24,8 +24,8 @@ width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
   then ``v2`` an even shift ``≤ k + tw`` above it: ``≤ 2(k + m) + tw + 1 ≤ 2w + tw + 1 ≤ 4·2^a``
   positions, a multiplicative shift needing ``2·k_rows·tw ≤ 2k + 2tw ≤ 4·2^a``, and a combine at
   stride 1 (the selection size is never doubled). A state between levels takes ``≤ 2w + 1``.
-  The planner takes another layout only when it needs no more room, so every stage fits in
-  ``4·2^a``; the read-out layout (the last products at their output cells, which makes the last
+  The planner takes, among the layouts whose stage fits ``4·2^a``, the one with the fewest
+  estimated factors; the compact one always fits, so every stage does; the read-out layout (the last products at their output cells, which makes the last
   stage free) is taken when it fits too, and the last stage itself (outputs below ``2·n·tw ≤
   2^(a+1)``) needs ``≤ 2^(a+1)`` doubled at most once;
 * ``d' = d`` and ``N' = 3·(R + R/2)``, ``R = N_k/tw`` (:mod:`.layout`): ``N' = 4.5·N_k/tw ≤
