@@ -225,29 +225,39 @@ def _cheapest(options: Sequence[StagePlan], limit: int, copies: Sequence[int]) -
     """The option with the fewest estimated factors in this stage and the next among those that
     fit the stated size ``limit`` (the compact layout, last, always does: module docstring).
 
-    The estimate is ``2·log2`` of this stage's size (its Beneš permutation), ``copies[i]`` (the
-    next stage's copy network from these positions, :func:`_copy_estimate`) and ``2·log2`` of the
-    power of two above the positions (the next stage's permutation is at least that large).
+    The estimate is this stage's copy network and ``2·log2`` of its size (its Beneš permutation),
+    ``copies[i]`` (the next stage's copy network from these positions, :func:`_copy_estimate`) and
+    ``2·log2`` of the power of two above the positions (the next stage's permutation is at least
+    that large).
     ``k_rows`` of an option carries twice the shift of the multiplicative stage after it."""
 
     def cost(i: int) -> tuple[int, int]:
         p = options[i]
         need = _stage_need(p)
         top = next_power_of_two(max([q + 1 for q in p.out_pos] + [2]))
-        return (0 if need <= limit else 1), 2 * need.bit_length() + copies[i] + 2 * top.bit_length()
+        here = _copy_estimate(p.in_pos, _reads(p), need)
+        return (0 if need <= limit else 1), here + 2 * need.bit_length() + copies[i] + 2 * top.bit_length()
 
     return options[min(range(len(options)), key=cost)]
 
 
-def _copy_estimate(positions: Sequence[int], counts: Sequence[int]) -> int:
+def _reads(p: StagePlan) -> list[int]:
+    """How often the linear stage ``p`` reads each of its input slots."""
+    from symverify.kaleidoscope.selection import column_counts
+
+    assert isinstance(p.stage, LinearStage)
+    return column_counts(p.stage.rows, len(p.stage.inputs))
+
+
+def _copy_estimate(positions: Sequence[int], counts: Sequence[int], size: int = 0) -> int:
     """Factors of the copy network that reads slot ``i`` at ``positions[i]`` ``counts[i]`` times
     (:mod:`symverify.kaleidoscope.selection`): ``⌈log2 f⌉`` when every read slot starts an aligned
     block of its fan-out with no other read slot in it, ``n`` when the read slots are ``0 … m − 1``,
-    else ``2n − 1`` (``n = log2`` of the power of two above the positions)."""
+    else ``2n − 1`` (``n = log2`` of ``size`` or of the power of two above the positions)."""
     read = sorted((positions[i], c) for i, c in enumerate(counts) if c > 0)
     if not read:
         return 0
-    n = next_power_of_two(max(p for p, _ in read) + 1).bit_length() - 1
+    n = next_power_of_two(max([p + 1 for p, _ in read] + [size])).bit_length() - 1
     f = max(c for _, c in read)
     starts = [p for p, _ in read]
     if all(p % next_power_of_two(c) == 0 and (k + 1 == len(read) or starts[k + 1] >= p + next_power_of_two(c))
