@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symverify import library as lib
 from symverify.compiler import Compiled, compile
@@ -281,6 +282,8 @@ def test_last_products_land_on_their_read_out_cells():
 
 
 def test_stated_h21_forms_follow_from_each_other():
+    import math
+
     """``(Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a+2) + 3 ≤ C21·max(Δ,1)·a + C0`` whenever ``lg ≤ a + 2``,
     and the stated size forms: ``N' = 4.5·N_k/tw ≤ 18·2^a/tw`` for ``N_k ≤ 4·2^a``."""
     for depth in range(0, 60):
@@ -290,10 +293,12 @@ def test_stated_h21_forms_follow_from_each_other():
             assert exact <= thm <= C21 * max(depth, 1) * a + C0, (depth, a)
     assert (C21, C0) == (48, 3)
     assert any(8 * (depth + 1) * (a + 2) + 3 == C21 * max(depth, 1) * a + C0 for depth in (1,) for a in (1,))  # tight at Δ = a = 1
-    for a in range(1, 12):
-        for tw in (t for t in (1, 2, 4, 8) if t <= 1 << a):  # tw ≤ d ≤ n·d ≤ w
-            b = kaleidoscope_bounds(3, 1 << a, tw, 4 << a, 4, 3)
-            assert b["N_k"] == 4 << a and b["inner_n"] * tw == 18 << a
+    for w in range(1, 300, 7):
+        a = max(1, math.ceil(math.log2(max(w, 2))))
+        for tw in (t for t in (1, 2, 4, 8) if t <= w):  # tw ≤ d ≤ n·d ≤ w
+            b = kaleidoscope_bounds(3, w, tw, 8, 4, 3)
+            assert b["N_k"] == 4 * 2**a and b["inner_n"] == 4.5 * b["N_k"] / tw <= 18 * 2**a / tw
+            assert b["layers_thm"] == 8 * 4 * (a + 2) + 3 and b["layers"] == 4 * (8 * 3 - 1) + 3
 
 
 @pytest.mark.parametrize("wiring", WIRINGS)
@@ -301,11 +306,25 @@ def test_stated_h21_forms_follow_from_each_other():
 def test_wired_circuits_within_the_stated_bounds(wiring, w):
     """Wirings the sweeps do not contain (fan-out w, unread nodes, reversals, permutations):
     proved, and within every stated bound (``N_k ≤ 4·2^a`` included)."""
-    for depth in (1, 3):
-        c = lib.wired_circuit(w, depth, wiring, seed=depth, shuffle_outputs=depth == 3)
+    for depth in (1, 3, 4):
+        c = lib.wired_circuit(w, depth, wiring, seed=depth, shuffle_outputs=depth != 1)
         out = compile(c, method="kaleidoscope")
         assert out.over_bound() == [], out.over_bound()
         assert out.model.inner_d == c.d
+        proved(c, out, exact=False)
+
+
+def test_every_stage_fits_the_stated_size_even_when_the_cheap_layouts_do_not():
+    """Here the layouts that make the next copy network cheap need 2·4·2^a: the planner must take
+    a layout that fits ``N_k ≤ 4·2^⌈log2 w⌉`` (the compact one bounds every stage)."""
+    import math
+
+    for w, depth, wiring, seed in ((8, 4, "random", 1), (8, 4, "hubs", 0), (5, 3, "permutation", 0)):
+        c = lib.wired_circuit(w, depth, wiring, seed=seed, shuffle_outputs=True)
+        out = compile(c, method="kaleidoscope")
+        stated = 4 * 2 ** math.ceil(math.log2(max(w, 2)))
+        assert out.bounds["N_k"] == stated and out.resources["N_k"] <= stated, (w, out.resources["N_k"])
+        assert out.model.inner_n == 9 * out.resources["N_k"] // (2 * out.resources["tw"])
         proved(c, out, exact=False)
 
 
@@ -326,9 +345,29 @@ def test_copy_estimate_matches_the_copy_network_it_predicts():
 
     counts = [3, 1, 2, 0, 5]
     assert _copy_estimate(preferred_positions(counts), counts) == 3  # ⌈log2 5⌉
-    assert _copy_estimate([0, 1, 2, 9, 3], counts) == 2  # read slots 0 … 3: n = log2 4
-    assert _copy_estimate([0, 2, 3, 4, 6], counts) == 5  # a gap: concentrate first, 2·3 − 1
+    assert _copy_estimate([0, 1, 2, 9, 3], counts, 16) == 4  # read slots 0 … 3 at size 16: n = 4
+    assert _copy_estimate([0, 2, 3, 4, 6], counts, 16) == 7  # a gap: concentrate first, 2·4 − 1
     assert _copy_estimate([5, 6], [0, 0]) == 0
+
+
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=10), st.randoms(use_true_random=False), st.booleans())
+def test_copy_estimate_is_met_by_a_real_copy_network(counts, rnd, aligned):
+    """Whatever it predicts, :func:`~symverify.kaleidoscope.selection._copy_candidates` offers a copy
+    network of at most that many factors at the same size."""
+    from symverify.compiler.circuit_to_baseconv import _copy_estimate
+    from symverify.kaleidoscope.selection import _copy_candidates, count_factors, preferred_positions
+
+    if aligned:
+        pos = list(preferred_positions(counts))
+    else:
+        pos = rnd.sample(range(3 * len(counts)), len(counts))
+    uses = {p: c for p, c in zip(pos, counts) if c}
+    if not uses:
+        return
+    size = max(8, 1 << (max(max(pos) + 1, sum(counts)) - 1).bit_length())
+    est = _copy_estimate(pos, counts, size)
+    best = min(count_factors(fs) for _, fs, _ in _copy_candidates(size, uses))
+    assert best <= max(est, 1), (pos, counts, size, est, best)  # a lone mask merges into the next factor in a route
 
 
 def test_unseen_benchmark_runs_and_everything_is_within_bounds(capsys):

@@ -282,6 +282,22 @@ def test_gap_filled_compact_copy_is_offered_and_cheaper_than_concentration():
     assert cands["compact, gaps filled"] < cands["concentrate+compact"]
 
 
+def test_direct_candidate_routes_a_butterfly_aligned_stage_in_n_plus_one_factors():
+    """A case where bit-fixing cannot collide: ``_direct`` returns a route, and it is exact."""
+    from symverify.kaleidoscope.selection import _direct, _rows
+
+    pairs = {(o, o & ~1): 1 + o % 3 for o in range(8)}  # sources 0, 2, 4, 6, each read by its pair
+    got = _direct(16, 8, _rows(pairs), False)
+    assert got is not None and got[0] <= 5 and run(got[3], 16, [0, 2, 4, 6]) == expected(pairs, 16)
+    ents = {(0, 0): 1, (1, 0): 2, (2, 2): 1, (3, 2): 1, (8, 0): 1, (8, 2): -1}  # row 8 = x0 − x2 combines at stride 4
+    for swap in (False, True):
+        got = _direct(16, 4, _rows(ents), swap)
+        assert got is not None, swap
+        count, name, K, fs = got
+        assert name.startswith("direct")
+        assert K == 4 and count <= 5 and run(fs, 16, [0, 2]) == expected(ents, 16)
+
+
 def test_direct_route_wins_on_a_spread_selection():
     """Two sources each broadcast to a butterfly-aligned set: bit-fixing routes them straight to
     their rows, so the route is n factors plus the combine (no copy network, no Beneš)."""

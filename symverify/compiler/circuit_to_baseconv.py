@@ -169,7 +169,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
             # the read-out cells make the last stage free: taken whenever they fit the stated size
             reads = _counts(after, len(nxt.outputs))
             plan = options[0] if readout and _stage_need(options[0]) <= limit else _cheapest(
-                options, limit, [_copy_estimate(v1 + v3, reads) for v1, v3, _ in cands])
+                options, limit, [_copy_estimate(v1 + v3, reads, sum(reads)) for v1, v3, _ in cands])
             plans.append(StagePlan(st, pos, plan.out_pos))
             mul_at[idx + 1] = cands[options.index(plan)]
         elif nxt is None:
@@ -186,7 +186,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
                 two = _two_entry(st)
                 options = [StagePlan(st, pos, preferred_positions(cs)) for cs in _paddings(counts, two)]
                 options.append(StagePlan(st, pos, _compact([r in two for r in range(len(st.outputs))])))
-                plans.append(_cheapest(options, limit, [_copy_estimate(o.out_pos, counts) for o in options]))
+                plans.append(_cheapest(options, limit, [_copy_estimate(o.out_pos, counts, sum(counts)) for o in options]))
         pos = plans[-1].out_pos
     return _reconsider_butterflies(plans, stages)
 
