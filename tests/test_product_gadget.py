@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import pytest
 
+from symverify.compiler.circuit_to_baseconv import compact_product_layout, smallest_shift
 from symverify.compiler.layout import Layout
 from symverify.errors import ShapeError
 from symverify.gadgets.fragment import Spec, SpecBuilder
@@ -16,14 +17,14 @@ from symverify.proofs.thm_h21_product_gadget import (
     placement,
     product_fragment,
     shapes,
-    smallest_shift,
 )
 from symverify.provers.fragment import prove_fragment
 from symverify.provers.outcome import Verdict
 from symverify.semantics.exact import evaluate
 
 SHAPES = [Shape(1, 1, 1, "contiguous", False), Shape(2, 2, 3, "contiguous", True), Shape(3, 2, 3, "scattered", True),
-          Shape(4, 3, 0, "scattered", False), Shape(8, 4, 4, "scattered", True, grow=4)]
+          Shape(4, 3, 0, "scattered", False), Shape(8, 4, 4, "scattered", True, grow=4),
+          Shape(1, 2, 3, "compact", True), Shape(4, 3, 4, "compact", False)]
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -39,10 +40,27 @@ def test_product_gadget_is_proved_for_all_inputs_and_constants(shape):
 def test_sweep_covers_the_stated_shapes():
     full = shapes(False)
     assert {s.d for s in full} == {1, 2, 3, 4, 8}
-    assert {s.pending for s in full} == {False, True} and {s.kind for s in full} == {"contiguous", "scattered"}
+    assert {s.pending for s in full} == {False, True} and {s.kind for s in full} == {"contiguous", "scattered", "compact"}
     for s in full:
         lay, v1, kr, v3 = s.build()
-        assert kr == smallest_shift(v1, v3, lay.tw) and 2 * kr * lay.tw <= lay.size
+        assert 2 * kr * lay.tw <= lay.size
+        if s.kind == "compact":  # v3 with a free partner after every other value, then v1, v2 an even shift above
+            assert (v1, v3, kr) == compact_product_layout(s.k, s.n3, set(range(2 * s.k, 2 * s.k + s.n3, 2)), lay.tw)
+            assert kr * lay.tw % 2 == 0 and min(v1, default=1 << 30) > max(v3, default=-1)
+        else:
+            assert kr == smallest_shift(v1, v3, lay.tw)
+
+
+def test_compact_layout_keeps_partners_free():
+    """``compact_product_layout``: a two-entry value sits at an even position with ``p + 1`` free,
+    also for ``v2`` (an even shift), and ``v2`` meets neither ``v1`` nor ``v3``."""
+    for tw in (1, 2, 4):
+        v1, v3, kr = compact_product_layout(3, 4, {0, 5, 6, 8}, tw)  # v1[0] (and v2[2]) and v3[0], v3[2] padded
+        v2 = [p + kr * tw for p in v1]
+        taken = set(v1) | set(v2) | set(v3)
+        assert len(taken) == 10
+        for p in (v1[0], v1[2], v2[0], v2[2], v3[0], v3[2]):
+            assert p % 2 == 0 and p + 1 not in taken, (tw, p)
 
 
 def test_scattered_placement_is_at_aligned_block_starts():
@@ -180,7 +198,7 @@ def test_the_compilers_own_calls_are_proved(monkeypatch):
         sv.compile(c)
     assert calls and {c[4] for c in calls} == {False, True}
     for lay, v1, kr, v3, pending, off in calls:
-        assert kr == smallest_shift(v1, v3, lay.tw)
+        assert kr >= smallest_shift(v1, v3, lay.tw) and 2 * kr * lay.tw <= lay.size  # the smallest, or the compact layout's
         for offset in (off, None):
             p = prove_fragment(product_fragment(lay, v1, kr, v3, pending, offset))
             assert p.proved, p.failure

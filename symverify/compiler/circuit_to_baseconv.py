@@ -93,7 +93,8 @@ from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage, laye
 from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.structured import butterfly_positions, single_factor
 
-__all__ = ["StagePlan", "Build", "plan_stages", "stage_factors", "build_model", "planned_size", "mul_layers"]
+__all__ = ["StagePlan", "Build", "plan_stages", "stage_factors", "build_model", "planned_size", "mul_layers",
+           "compact_product_layout", "smallest_shift"]
 
 Route = Literal["identity", "diagonal", "butterfly", "permutation", "selection", "sparse"]
 
@@ -344,13 +345,7 @@ def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Cal
     rows of two entries) comes last.
     """
     count, k = len(st.outputs), st.k
-    # the compact layout: v3 from 0, then v1, then v2 an even shift above v1 (module docstring)
-    v3 = _compact([2 * k + t in two for t in range(count - k)])
-    v1 = _compact([i in two or k + i in two for i in range(k)], (max(v3, default=-1) + 2) // 2 * 2)
-    span = max(v1, default=-1) + 1 - min(v1, default=0)
-    shift = max(-(-span // tw) * tw, tw)
-    shift += shift % 2  # tw = 1: an odd shift would put v2 on the free partners of v1
-    compact = (v1, v3, shift // tw)
+    compact = compact_product_layout(k, count - k, two, tw)
     copy = _bijective_copy(nxt) if last and isinstance(nxt, LinearStage) and len(nxt.inputs) == count else None
     if copy is not None:
         return [_with_shift(tuple(io(copy[j]) for j in range(count)), k, tw), compact], True
@@ -371,6 +366,28 @@ def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Cal
     return [*candidates, compact], False
 
 
+def compact_product_layout(k: int, m: int, two: AbstractSet[int], tw: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """``(v1, v3, k_rows)`` of the compact layout of a multiplicative stage with ``k`` products and
+    ``m`` kept values (module docstring): ``v3`` from 0, then ``v1`` from an even position, then
+    ``v2`` an even shift above ``v1``; ``two`` (input slots ``0 … 2k + m − 1`` computed by rows of
+    two entries) get even positions with their partner free."""
+    v3 = _compact([2 * k + t in two for t in range(m)])
+    v1 = _compact([i in two or k + i in two for i in range(k)], (max(v3, default=-1) + 2) // 2 * 2)
+    span = max(v1, default=-1) + 1 - min(v1, default=0)
+    shift = max(-(-span // tw) * tw, tw)
+    shift += shift % 2  # tw = 1: an odd shift would put v2 on the free partners of v1
+    return v1, v3, shift // tw
+
+
+def smallest_shift(v1: Sequence[int], v3: Sequence[int], tw: int) -> int:
+    """The smallest ``k_rows ≥ 1`` with no ``p + k_rows·tw`` (``p ∈ v1``) on a ``v1`` or ``v3`` position."""
+    taken = set(v1) | set(v3)
+    kr = 1
+    while any(p + kr * tw in taken for p in v1):
+        kr += 1
+    return kr
+
+
 def _align(at: int, counts: Sequence[int]) -> int:
     """The least multiple of the largest block of ``counts`` (:func:`preferred_positions`) ``≥ at``."""
     block = max([next_power_of_two(c) for c in counts if c > 0] + [1])
@@ -381,11 +398,7 @@ def _with_shift(alls: tuple[int, ...], k: int, tw: int) -> tuple[tuple[int, ...]
     """``(v1, v3, k_rows)`` for the positions ``alls`` (``v1`` the first ``k``): the smallest shift
     ``k_rows ≥ 1`` for which ``v1 + k_rows·tw`` meets no taken position."""
     v1, v3 = alls[:k], alls[k:]
-    taken = set(alls)
-    kr = 1
-    while any(p + kr * tw in taken for p in v1):
-        kr += 1
-    return v1, v3, kr
+    return v1, v3, smallest_shift(v1, v3, tw)
 
 
 def stage_matrix(p: StagePlan) -> tuple[dict[tuple[int, int], Scalar], dict[int, Scalar]]:

@@ -25,8 +25,10 @@ whole state and every ``c_p``) over a sweep of shapes: ``d ∈ {1, 2, 3, 4, 8}``
 largest power of two ``≤ d``), several numbers of products ``k`` and kept values ``n3``,
 ``pending`` and not, ``v1 ∪ v3`` contiguous or at aligned block starts
 (:func:`~symverify.kaleidoscope.selection.preferred_positions`, the compiler's placement before a
-copy network), ``k_rows`` the smallest shift that puts ``v2`` on no ``v1`` or ``v3`` position (as
-the compiler chooses it), ``N_k`` the smallest power of two that holds ``v2`` and
+copy network) with ``k_rows`` the smallest shift that puts ``v2`` on no ``v1`` or ``v3`` position
+(:func:`~symverify.compiler.circuit_to_baseconv.smallest_shift`), or the compiler's compact layout
+(:func:`~symverify.compiler.circuit_to_baseconv.compact_product_layout`: ``v3`` with gaps, then
+``v1``, ``v2`` an even shift above it), ``N_k`` the smallest power of two that holds ``v2`` and
 ``2·k_rows·tw`` (the compiler's requirement) and, in the full tier, four times that.
 
 The layers proved are exactly those :func:`mul_layers` returns; the compiler then prunes them to
@@ -42,7 +44,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
-from symverify.compiler.circuit_to_baseconv import mul_layers
+from symverify.compiler.circuit_to_baseconv import compact_product_layout, mul_layers, smallest_shift
 from symverify.compiler.layout import Layout, track_width
 from symverify.errors import ShapeError
 from symverify.gadgets.fragment import Fragment, Spec, SpecBuilder
@@ -61,16 +63,6 @@ PRODUCT_LAYERS = 2
 
 # reads per slot of the next stage's copy network, cycled (0: a slot nobody reads)
 _SCATTER_COUNTS = (1, 4, 2, 1, 3, 0, 2, 8)
-
-
-def smallest_shift(v1: Sequence[int], v3: Sequence[int], tw: int) -> int:
-    """The smallest ``k_rows ≥ 1`` with no ``p + k_rows·tw`` (``p ∈ v1``) on a ``v1`` or ``v3``
-    position (the compiler's choice)."""
-    taken = set(v1) | set(v3)
-    kr = 1
-    while any(p + kr * tw in taken for p in v1):
-        kr += 1
-    return kr
 
 
 def placement(kind: str, k: int, n3: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -159,8 +151,11 @@ class Shape(NamedTuple):
 
     def build(self) -> tuple[Layout, tuple[int, ...], int, tuple[int, ...]]:
         tw = track_width(self.d)
-        v1, v3 = placement(self.kind, self.k, self.n3)
-        kr = smallest_shift(v1, v3, tw)
+        if self.kind == "compact":  # the compiler's compact layout, its kept values computed by two entries
+            v1, v3, kr = compact_product_layout(self.k, self.n3, set(range(2 * self.k, 2 * self.k + self.n3, 2)), tw)
+        else:
+            v1, v3 = placement(self.kind, self.k, self.n3)
+            kr = smallest_shift(v1, v3, tw)
         need = max([p + 1 for p in (*v1, *v3)] + [p + kr * tw + 1 for p in v1] + [2 * kr * tw, 2])
         lay = Layout.choose(1, self.d, need * self.grow)
         return lay, v1, kr, v3
@@ -170,7 +165,7 @@ def shapes(quick: bool) -> list[Shape]:
     counts = [(1, 1), (2, 3)] if quick else [(1, 0), (1, 1), (2, 3), (3, 0), (4, 4), (5, 7), (8, 8)]
     grows = (1,) if quick else (1, 4)
     return [Shape(d, k, n3, kind, pending, grow)
-            for d in (1, 2, 3, 4, 8) for k, n3 in counts for kind in ("contiguous", "scattered")
+            for d in (1, 2, 3, 4, 8) for k, n3 in counts for kind in ("contiguous", "scattered", "compact")
             for pending in (False, True) for grow in grows]
 
 
