@@ -27,7 +27,7 @@ def measure(w: int, depth: int, wiring: str, seed: int, prove: bool) -> dict[str
     out = compile(c, method="kaleidoscope")
     r = out.resources
     a = max(1, (max(r["width"], 2) - 1).bit_length())
-    row = {"name": c.name, "ratio": r["layers"] / (max(r["depth"], 1) * math.log2(max(r["width"], 2))),
+    row = {"name": c.name, "w": w, "ratio": r["layers"] / (max(r["depth"], 1) * math.log2(max(r["width"], 2))),
            "nk": Fraction(r["N_k"], 1 << a), "nprime": Fraction(r["inner_n"], r["width"]), "over": out.over_bound()}
     if prove:
         res = check_certificate(c, out.model, out.certificate)
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     top = max(everything, key=lambda r: r["ratio"])  # type: ignore[arg-type, return-value]
     print(f"{'all':12s} {len(everything):5d} {top['ratio']:17.2f}  {top['name']:28s}")
     for lo, hi in ((2, 8), (16, 64), (128, 1 << 30)):
-        sub = [r for r in everything if lo <= int(str(r["name"]).split("_w")[1].split("_")[0]) <= hi]
+        sub = [r for r in everything if lo <= r["w"] <= hi]  # type: ignore[operator]
         if sub:
             print(f"  w in [{lo}, {min(hi, max(widths))}]: max L/(Δ·log2 w) = {max(float(r['ratio']) for r in sub):.2f}")  # type: ignore[arg-type]
     if args.prove:

@@ -14,7 +14,7 @@ import math
 import time
 
 from symverify.compiler.butterfly_to_baseconv import simplify_factors
-from symverify.compiler.circuit_to_baseconv import _prepare, build_model, stage_factors
+from symverify.compiler.circuit_to_baseconv import build_model, prepare, stage_factors
 from symverify.ir.layered import LinearStage
 from symverify.kaleidoscope.selection import column_counts, is_selection, preferred_positions, selection_route
 
@@ -32,8 +32,9 @@ def circuits(widths: list[int], depths: list[int], seeds: list[int]):
 
 
 def measure(c, per_stage: bool) -> dict[str, float]:
-    plans, mats, lay = _prepare(c)
-    built = build_model(c)  # today's layers, per stage
+    pre = prepare(c)
+    plans, mats, lay = pre.plans, pre.mats, pre.layout
+    built = build_model(c, prepared=pre)  # today's layers, per stage
     recs = iter(r for r in built.stages if r["kind"] == "linear")
     tot = {"today": 0, "sel": 0, "best": 0, "pref": 0, "stages": 0, "mul": 0, "sel_N_max": 0,
            "L": len(built.model.layers), "L_best": float(len(built.model.layers)), "L_pref": float(len(built.model.layers))}

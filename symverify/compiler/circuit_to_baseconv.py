@@ -93,7 +93,7 @@ from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage, laye
 from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.structured import butterfly_positions, single_factor
 
-__all__ = ["StagePlan", "Build", "plan_stages", "stage_factors", "build_model", "planned_size", "mul_layers",
+__all__ = ["StagePlan", "Build", "Prepared", "prepare", "plan_stages", "stage_factors", "build_model", "planned_size", "mul_layers",
            "compact_product_layout", "smallest_shift"]
 
 Route = Literal["identity", "diagonal", "butterfly", "permutation", "selection", "sparse"]
@@ -316,11 +316,9 @@ def _paddings(counts: Sequence[int], two: AbstractSet[int]) -> list[list[int]]:
 def _preferred(nxt: Stage | None, count: int) -> tuple[int, ...]:
     """Positions for the ``count`` inputs of the linear stage ``nxt`` at aligned block starts
     (:func:`~symverify.kaleidoscope.selection.preferred_positions`), or ``0 … count − 1``."""
-    from symverify.kaleidoscope.selection import column_counts, preferred_positions
+    from symverify.kaleidoscope.selection import preferred_positions
 
-    if not isinstance(nxt, LinearStage) or len(nxt.inputs) != count:
-        return tuple(range(count))
-    return preferred_positions(column_counts(nxt.rows, count))
+    return preferred_positions(_counts(nxt, count))  # all counts 1: 0 … count − 1
 
 
 def _bijective_copy(st: LinearStage) -> dict[int, int] | None:
@@ -485,6 +483,7 @@ class Build:
     layout: Layout
     stages: list[dict[str, object]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    live_width: int = 0
 
 
 def _node_state(lay: Layout, pos: Sequence[int], nodes: Sequence[int]) -> CellState:
@@ -519,7 +518,19 @@ def _check_stage(em: GadgetEmitter, p: StagePlan, ents: Mapping[tuple[int, int],
 Matrices = list[tuple[dict[tuple[int, int], Scalar], dict[int, Scalar]]]
 
 
-def _prepare(c: Circuit) -> tuple[list[StagePlan], Matrices, Layout]:
+@dataclass(frozen=True)
+class Prepared:
+    """What :func:`build_model` builds from: the stage plans, their matrices, the layout and the
+    layered form's largest state (computed once by :func:`prepare`)."""
+
+    plans: tuple[StagePlan, ...]
+    mats: Matrices
+    layout: Layout
+    live_width: int
+
+
+def prepare(c: Circuit) -> Prepared:
+    """Plan every stage and choose the layout (no gadget is emitted)."""
     lf = layered_form(c)
     d = c.d
     plans = plan_stages(c, lf, d)
@@ -527,7 +538,7 @@ def _prepare(c: Circuit) -> tuple[list[StagePlan], Matrices, Layout]:
     extent = max([q + 1 for p in plans for q in (*p.in_pos, *p.out_pos)] + [2])
     need = max([extent] + [_sparse_need(e, p.in_pos, p.out_pos, extent) for (e, _), p in zip(mats, plans)]
                + [2 * p.k_rows * track_width(d) for p in plans if p.is_mul])  # k_rows ≤ R/2: M2 reads stay in B1 and its gap
-    return plans, mats, Layout.choose(c.n, d, need)
+    return Prepared(tuple(plans), mats, Layout.choose(c.n, d, need), lf.width)
 
 
 def _sparse_need(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int], out_pos: Sequence[int], extent: int) -> int:
@@ -557,8 +568,8 @@ def _shape(ents: Mapping[tuple[int, int], Scalar], size: int) -> tuple[str, Butt
 
 
 def planned_size(c: Circuit) -> Layout:
-    """The layout :func:`build_model` will use (cheap: no butterflies are built)."""
-    return _prepare(c)[2]
+    """The layout :func:`build_model` will use (:func:`prepare`: no gadget is emitted)."""
+    return prepare(c).layout
 
 
 def _anchor(c: Circuit, bounds: list[Boundary], start: tuple[int, set[int]], outputs: Sequence[int]) -> tuple[int, set[int]]:
@@ -572,9 +583,11 @@ def _anchor(c: Circuit, bounds: list[Boundary], start: tuple[int, set[int]], out
     return len(bounds) - 1, set(outputs)
 
 
-def build_model(c: Circuit, name: str = "") -> Build:
-    """Compile ``c`` (any circuit) as described in the module docstring."""
-    plans, mats, lay = _prepare(c)
+def build_model(c: Circuit, name: str = "", prepared: Prepared | None = None) -> Build:
+    """Compile ``c`` (any circuit) as described in the module docstring; ``prepared``: the result
+    of :func:`prepare` for ``c`` when the caller already has it."""
+    pre = prepared if prepared is not None else prepare(c)
+    plans, mats, lay = pre.plans, pre.mats, pre.layout
     d = c.d
     start = input_state(lay, plans[0].stage.inputs)
     em = GadgetEmitter(lay, start, prune=True)
@@ -628,4 +641,4 @@ def build_model(c: Circuit, name: str = "") -> Build:
     if last.layer != len(model.layers):
         raise AssertionError("internal: the last boundary is not at the last layer")
     cert = Certificate(tuple(bounds), (("method", "kaleidoscope"), ("theorem", "Theorem H.21")))
-    return Build(model, cert, lay, records, counts)
+    return Build(model, cert, lay, records, counts, pre.live_width)

@@ -91,7 +91,6 @@ def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages:
 
 def _resources(c: Circuit, build: Any) -> dict[str, Any]:
     from symverify.ir.analysis import stats
-    from symverify.ir.layered import layered_form
 
     st = stats(c)
     m = build.model
@@ -111,7 +110,7 @@ def _resources(c: Circuit, build: Any) -> dict[str, Any]:
         "nonzero_params": m.nonzero_param_count(),
         "depth": st.depth,
         "width": st.width,
-        "live_width": layered_form(c).width,
+        "live_width": build.live_width,
         "size": st.size,
         "linear_stages": len(lin),
         "mul_stages": len(mul),
@@ -126,8 +125,6 @@ def _resources(c: Circuit, build: Any) -> dict[str, Any]:
         "layers_thm": L,
         "L_over_delta_log2_w": round(L / denom, 3),
         "inner_n_over_w": Fraction(m.inner_n, st.width),
-        "inputs": c.num_inputs,
-        "outputs": len(c.outputs),
     }
 
 
@@ -148,7 +145,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
     >>> out.model.signature, out.method, out.over_bound()
     ((1, 6, 2, 9, 2), 'kaleidoscope', [])
     """
-    from symverify.compiler.circuit_to_baseconv import build_model, planned_size
+    from symverify.compiler.circuit_to_baseconv import build_model, prepare
     from symverify.compiler.result import Compiled
 
     problems = []
@@ -158,7 +155,8 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         problems.append(f"expected a Circuit, found {type(circuit).__name__}")
         raise CompileError("compile (method 'kaleidoscope'): " + "; ".join(problems))
     check_state(circuit, "compile(method='kaleidoscope')")
-    lay = planned_size(circuit)
+    prepared = prepare(circuit)
+    lay = prepared.layout
     cells = lay.rows * lay.width
     if cells > max_cells:
         problems.append(
@@ -167,7 +165,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         )
     if problems:
         raise CompileError(f"compile {circuit.name or '<unnamed>'} (method 'kaleidoscope', Theorem H.21): " + "; ".join(problems))
-    build = build_model(circuit, name)
+    build = build_model(circuit, name, prepared)
     res = _resources(circuit, build)
     bounds = kaleidoscope_bounds(res["depth"], res["width"], res["d"], res["N_k"], res["linear_stages"], res["mul_stages"])
     return Compiled(model=build.model, certificate=build.certificate, resources=res, method="kaleidoscope", bounds=bounds)
