@@ -68,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--output", metavar="MODEL.json", required=True, help="where to write the model")
     c.add_argument("--certificate", metavar="CERT.json", help="where to write the stage certificate")
     c.add_argument("--json", action="store_true", help="print the resources as JSON")
+    c.add_argument("--plan", choices=("auto", "exact", "greedy"), default="auto",
+                   help="kaleidoscope: choose the state layouts for the fewest factors in all (exact), stage by stage "
+                        "by estimates (greedy, faster on wide circuits) or exact up to w = 16 (auto, the default)")
     p = sub.add_parser("prove", help="run proof scripts (the built-in ones, and --dir DIR's)")
     p.add_argument("names", nargs="*", metavar="NAME",
                    help="script names, or 'all' (default: every built-in script, or every script of --dir)")
@@ -172,7 +175,7 @@ def _writable(path: str | None, what: str) -> None:
         raise UsageError(f"{what} {path}: the directory {p.parent} does not exist")
 
 
-def _compile_file(path: str, method: str) -> Any:
+def _compile_file(path: str, method: str, plan: str = "auto") -> Any:
     from symverify.compiler import compile
     from symverify.errors import UsageError
     from symverify.ir.circuit import Circuit
@@ -180,6 +183,10 @@ def _compile_file(path: str, method: str) -> Any:
     circuit = _load(path)
     if not isinstance(circuit, Circuit):
         raise UsageError(f"{path}: expected a circuit to compile, found a {type(circuit).__name__}")
+    if method == "kaleidoscope":
+        return compile(circuit, method=method, plan=plan)
+    if plan != "auto":
+        raise UsageError(f"--plan {plan}: only the kaleidoscope method plans layouts, found --method {method}")
     return compile(circuit, method=method)
 
 
@@ -188,7 +195,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
-    compiled = _compile_file(args.circuit, args.method)
+    compiled = _compile_file(args.circuit, args.method, args.plan)
     dump_file(compiled.model, args.output)
     if args.certificate and compiled.certificate is not None:
         dump_file(compiled.certificate, args.certificate)

@@ -130,6 +130,24 @@ def test_compile_then_verify_round_trip(tmp_path, capsys):
     assert code == 3 and "expected a circuit to compile, found a Model" in err
 
 
+def test_compile_plan_option(tmp_path, capsys):
+    """``--plan`` reaches the kaleidoscope compiler; the exact plan is never more layers than the
+    greedy one; the dense method has no plan, and says so instead of ignoring it."""
+    from symverify.library import wired_circuit
+
+    circuit, model = str(tmp_path / "c.json"), str(tmp_path / "m.json")
+    dump_file(wired_circuit(4, 2, "reversal", seed=0), circuit)
+    layers = {}
+    for plan in ("greedy", "exact", "auto"):
+        code, out, _ = run(capsys, "compile", circuit, "--plan", plan, "-o", model, "--json")
+        data = json.loads(out)
+        assert code == 0 and data["over_bound"] == []
+        layers[plan] = data["resources"]["layers"]
+    assert layers["exact"] == layers["auto"] < layers["greedy"], layers
+    code, _, err = run(capsys, "compile", circuit, "--method", "dense", "--plan", "exact", "-o", model)
+    assert code == 3 and "--plan exact: only the kaleidoscope method plans layouts" in err and "Traceback" not in err
+
+
 def test_info_with_compile(files, capsys):
     code, out, _ = run(capsys, "info", files["square_c"], "--compile", "kaleidoscope")
     assert code == 0 and "compiled (kaleidoscope): signature" in out and "stated bound" in out

@@ -304,3 +304,35 @@ def test_direct_route_wins_on_a_spread_selection():
     ents = {(0, 0): 1, (2, 0): 1, (4, 0): 1, (6, 0): 2, (1, 1): 1, (3, 1): 3}
     r = check(ents, [0, 1], [0, 1, 2, 3, 4, 6])
     assert r.strategy.startswith("direct") and r.count <= 3
+
+
+@given(st.sampled_from([4, 8, 16, 32]), st.sampled_from(["down", "up"]), st.data())
+def test_broadcast_placer_accepts_exactly_the_collision_free_placements(N, order, data):
+    """``BroadcastPlacer.fits`` is the bit-fixing simulation's verdict: for random sources and
+    distinct destinations, it accepts all pairs at once iff the direct broadcast (strides in
+    ``order``) routes them without a collision."""
+    from symverify.kaleidoscope.selection import BroadcastPlacer, _route_records
+
+    dests = data.draw(st.lists(st.integers(0, N - 1), min_size=1, max_size=N, unique=True))
+    srcs = [data.draw(st.integers(0, N - 1)) for _ in dests]
+    placer = BroadcastPlacer(N, order)
+    records: dict[int, list[int]] = {}
+    for p, t in zip(srcs, dests):
+        records.setdefault(p, []).append(t)
+    n = N.bit_length() - 1
+    strides = [1 << k for k in (reversed(range(n)) if order == "down" else range(n))]
+    routed = _route_records(N, {p: sorted(ts) for p, ts in records.items()}, strides)
+    assert placer.fits(list(zip(srcs, dests))) == (routed is not None)
+
+
+def test_broadcast_placer_tracks_what_it_added():
+    from symverify.kaleidoscope.selection import BroadcastPlacer
+
+    placer = BroadcastPlacer(8)
+    assert placer.fits([(0, 0), (0, 1)]) and placer.fits([(1, 2)])
+    placer.add([(0, 0), (0, 1)], reserve=[5])
+    assert not placer.fits([(3, 1)])  # taken
+    assert not placer.fits([(2, 4)], reserve=[5])  # reserved by the earlier group
+    assert not placer.fits([(4, 2)])  # after stride 4 both sit at 0: (2 >> 2, 4 mod 4) is source 0's (0 >> 2, 0 mod 4)
+    assert placer.fits([(2, 3)])  # source 2 reaches 3 through 2, which nothing else passes
+    assert not placer.fits([(1, 8)]) and not placer.fits([(1, -1)])  # outside the size

@@ -18,16 +18,28 @@ is channel ``p % tw`` of row ``p // tw`` of block ``B0``, ``tw`` the largest pow
   the last one and copies each value once (which then costs nothing); ``v2`` at ``v1 + k_rows·tw``
   with ``k_rows`` the smallest shift that meets no ``v1`` or ``v3`` position; the products stay
   where ``v1`` is;
-* the **compact** layout, offered beside every layout above (:func:`_cheapest` takes, among the
-  layouts whose stage fits the stated size, the one with the fewest estimated factors in this
-  stage and the next): values in order (``v3``, then ``v1``, then ``v2`` an
-  even shift above ``v1``'s region), two-entry rows at even positions with their partner free
-  (:func:`_compact`). It spans ``≤ 2(k + m) + tw + 1 ≤ 2w + tw + 1`` positions for a level of
-  ``k`` products and ``m`` other values and never doubles the selection size, which bounds every
-  stage's size (``N_k ≤ 4·2^⌈log2 w⌉``,
-  :mod:`.kaleidoscope`);
+* the **compact** layout, offered beside every layout above: values in order (``v3``, then
+  ``v1``, then ``v2`` an even shift above ``v1``'s region), two-entry rows at even positions
+  with their partner free (:func:`_compact`). It spans ``≤ 2(k + m) + tw + 1 ≤ 2w + tw + 1``
+  positions for a level of ``k`` products and ``m`` other values and never doubles the selection
+  size, which bounds every stage's size (``N_k ≤ 4·2^⌈log2 w⌉``, :mod:`.kaleidoscope`);
 * the last state: output ``k`` at :func:`~.layout.track_position` (then the two scatter layers
   when ``d ≠ tw``). A final copy stage is added when the last stage is multiplicative.
+
+**Choosing among the layouts** (``plan``, :func:`plan_stages`), always among those whose stage
+fits the stated size: ``"exact"`` (:func:`_plan_exact`) builds the route of every stage for
+every pair of its input and output layouts and takes the sequence with the fewest layers in all
+(a shortest path along the chain of linear stages). It offers more layouts than the greedy
+plan: the read-out layout next to the others, a *packed* one (:func:`packed_product_layout`) and,
+for each input layout, one whose positions let the direct route through
+(:func:`_broadcast_options`: every operand broadcast by bit-fixing straight to its slot, ``n``
+factors and the combine, where a copy network and a Beneš permutation take ``2n`` to ``4n − 1``);
+``"greedy"`` (:func:`_plan_greedy`) goes stage by stage by estimated factor counts
+(:func:`_cheapest`: this stage and the next), takes the read-out layout whenever it fits, and
+builds each route once. The exact plan tries every choice the greedy one can make, so it is never
+more layers; ``"auto"`` (the default) is exact when the stated size is at most
+:data:`EXACT_PLAN_LIMIT` (``w ≤ 16``, where the fixed costs weigh most and routes are cheap to
+build) and greedy above.
 
 **Linear stage** (Corollary H.20 = Theorem H.19 stage by stage, then Lemma H.18): its rows
 become a sparse matrix on positions, which becomes butterfly factors: the identity (0 layers),
@@ -74,6 +86,7 @@ from symverify.compiler.butterfly_to_baseconv import (
 from symverify.compiler.layout import (
     CellState,
     Layout,
+    axis_of,
     gate_support,
     grid,
     mention,
@@ -93,8 +106,8 @@ from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage, laye
 from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.structured import butterfly_positions, single_factor
 
-__all__ = ["StagePlan", "Build", "Prepared", "prepare", "plan_stages", "stage_factors", "build_model", "planned_size", "mul_layers",
-           "compact_product_layout", "smallest_shift"]
+__all__ = ["StagePlan", "Build", "Prepared", "prepare", "plan_stages", "PLANS", "EXACT_PLAN_LIMIT", "stage_factors", "build_model", "planned_size", "mul_layers",
+           "compact_product_layout", "packed_product_layout", "smallest_shift"]
 
 Route = Literal["identity", "diagonal", "butterfly", "permutation", "selection", "sparse"]
 
@@ -133,8 +146,133 @@ def _normalise(lf: LayeredForm, c: Circuit) -> list[Stage]:
     return out
 
 
-def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
-    """Positions for every state (see the module docstring)."""
+EXACT_PLAN_LIMIT = 64
+"""Circuits whose stated size ``N_k = 4·2^⌈log2 w⌉`` is at most this are planned exactly
+(:func:`_plan_exact`); larger ones greedily by estimates (:func:`_plan_greedy`)."""
+
+Cand = tuple[tuple[int, ...], tuple[int, ...], int]
+
+
+@dataclass(frozen=True)
+class _Option:
+    """A choice of output positions for a linear stage: ``need`` is twice the shift of the
+    multiplicative stage after it (``2·k_rows·tw``), ``cand`` that stage's ``(v1, v3, k_rows)``."""
+
+    out_pos: tuple[int, ...]
+    need: int = 0
+    cand: Cand | None = None
+
+    def next_in(self) -> tuple[int, ...]:
+        """The positions the stage after this one reads (after the multiplicative stage, if any)."""
+        return self.cand[0] + self.cand[1] if self.cand is not None else self.out_pos
+
+
+def _options(stages: Sequence[Stage], idx: int, tw: int, io: Callable[[int], int], packed: bool) -> tuple[list[_Option], bool, bool]:
+    """The output positions offered to the linear stage ``stages[idx]`` (module docstring), whether
+    the first is the read-out layout, and whether a butterfly-shaped stage may keep its pairs."""
+    st = stages[idx]
+    assert isinstance(st, LinearStage)
+    nxt = stages[idx + 1] if idx + 1 < len(stages) else None
+    if nxt is None:
+        return [_Option(tuple(io(k) for k in range(len(st.outputs))))], False, False
+    if isinstance(nxt, MulStage):
+        if sorted(nxt.perm) != list(range(len(st.outputs))):
+            raise CompileError(
+                f"layered form level {nxt.level}: the multiplicative stage must route a permutation of its "
+                f"{len(st.outputs)} input slots, found {list(nxt.perm)[:12]}"
+            )
+        after = stages[idx + 2] if idx + 2 < len(stages) else None
+        rows2 = _two_entry(st)
+        two = {i for i, src in enumerate(nxt.perm) if src in rows2}  # mul input slots computed by two entries
+        cands, readout = _mul_positions(nxt, after, idx + 3 == len(stages), tw, io, two, packed)
+        options = []
+        for cand in cands:
+            v1, v3, kr = cand
+            mulpos = [*v1, *(p + kr * tw for p in v1), *v3]
+            out_l = [0] * len(st.outputs)
+            for i, src in enumerate(nxt.perm):
+                out_l[src] = mulpos[i]
+            options.append(_Option(tuple(out_l), 2 * kr * tw, cand))
+        return options, readout, False
+    from symverify.kaleidoscope.selection import preferred_positions
+
+    counts = _counts(nxt, len(st.outputs))
+    two = _two_entry(st)
+    options = [_Option(preferred_positions(cs)) for cs in _paddings(counts, two)]
+    options.append(_Option(_compact([r in two for r in range(len(st.outputs))])))
+    return options, False, True
+
+
+def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int], tw: int, limit: int) -> list[_Option]:
+    """Output positions for the linear stage ``stages[idx]`` read from ``in_pos`` that let its
+    direct route through (:class:`~symverify.kaleidoscope.selection.BroadcastPlacer`: ``n``
+    broadcast factors and the combine at a stride ``K``, the second operand of a two-entry row at
+    ``o ⊕ K``), first fit from 0 with the strides in either order; for a stage feeding a
+    multiplicative one, ``v1`` and ``v2 = v1 + k_rows·tw`` are placed together. One option, for
+    the first ``K ∈ {1, 2, 4, 8}`` and ``k_rows ∈ {1, 2, R/4, R/2}`` (``R = limit/tw``; ``R/2``
+    puts ``v2`` in the upper half, which the first stride ``N/2`` separates) that works; none when
+    no placement fits in ``limit``. A heuristic: the route is still built and counted, and the
+    planner takes this option only when it is cheaper."""
+    from symverify.kaleidoscope.selection import BroadcastPlacer
+
+    st, nxt = stages[idx], stages[idx + 1] if idx + 1 < len(stages) else None
+    assert isinstance(st, LinearStage)
+    if nxt is None:
+        return []
+    srcs = [sorted({in_pos[slot] for slot, co in row if not is_zero(co)}) for row in st.rows]
+
+    def place(groups: Sequence[Sequence[tuple[int, int]]], K: int) -> list[int] | None:
+        """Each group of rows ``(row, offset)`` at the least ``o`` (row at ``o + offset``)."""
+        for order in ("down", "up"):
+            got = place_in(groups, K, order)
+            if got is not None:
+                return got
+        return None
+
+    def place_in(groups: Sequence[Sequence[tuple[int, int]]], K: int, order: str) -> list[int] | None:
+        out = [0] * len(st.rows)
+        placer = BroadcastPlacer(limit, order)
+        for group in groups:
+            span = max(off for _, off in group)
+            for o in range(limit - span):
+                ps = [(p, (o + off) ^ (K * j)) for r, off in group for j, p in enumerate(srcs[r])]
+                hold = [o + off for r, off in group if not srcs[r]]
+                if placer.fits(ps, hold):
+                    placer.add(ps, hold)
+                    for r, off in group:
+                        out[r] = o + off
+                    break
+            else:
+                return None
+        return out
+
+    for K in (K for K in (1, 2, 4, 8) if K < limit):
+        if not isinstance(nxt, MulStage):
+            out = place([[(r, 0)] for r in range(len(st.rows))], K)
+            if out is not None:
+                return [_Option(tuple(out))]
+            continue
+        k, top = nxt.k, limit // (2 * tw)
+        for kr in sorted({r for r in (1, 2, top // 2, top) if 1 <= r <= top}):
+            groups = [[(nxt.perm[g], 0), (nxt.perm[k + g], kr * tw)] for g in range(k)]
+            out = place(groups + [[(nxt.perm[t], 0)] for t in range(2 * k, len(nxt.perm))], K)
+            if out is not None:
+                v1 = tuple(out[nxt.perm[g]] for g in range(k))
+                v3 = tuple(out[nxt.perm[t]] for t in range(2 * k, len(nxt.perm)))
+                return [_Option(tuple(out), 2 * kr * tw, (v1, v3, kr))]
+    return []
+
+
+PLANS = ("auto", "exact", "greedy")
+
+
+def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list[StagePlan]:
+    """Positions for every state (see the module docstring): ``plan="exact"`` chooses them for
+    the fewest layers in all (:func:`_plan_exact`), ``"greedy"`` stage by stage by estimates
+    (:func:`_plan_greedy`), ``"auto"`` exactly when the stated size is at most
+    :data:`EXACT_PLAN_LIMIT`, else greedily."""
+    if plan not in PLANS:
+        raise CompileError(f"plan: expected one of {list(PLANS)}, found {plan!r}")
     stages = _normalise(lf, c)
     tw = track_width(d)
 
@@ -143,61 +281,134 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int) -> list[StagePlan]:
 
     pos: tuple[int, ...] = tuple(io(i) for i in range(c.num_inputs))
     limit = 4 << max(0, (max(cut_width(c), 2) - 1).bit_length())  # the stated N_k (module docstring)
+    exact = plan == "exact" or (plan == "auto" and limit <= EXACT_PLAN_LIMIT)
+    opts = {idx: _options(stages, idx, tw, io, exact) for idx, st in enumerate(stages) if isinstance(st, LinearStage)}
+    chosen = _plan_exact(stages, opts, pos, limit, tw) if exact else None
+    if chosen is None:
+        return _plan_greedy(stages, opts, pos, limit)
     plans: list[StagePlan] = []
-    mul_at: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
+    for idx, st in enumerate(stages):
+        if isinstance(st, MulStage):
+            cand = chosen[idx - 1].cand
+            assert cand is not None
+            plans.append(StagePlan(st, pos, cand[0] + cand[1], cand[2]))
+        else:
+            plans.append(StagePlan(st, pos, chosen[idx].out_pos))
+        pos = plans[-1].out_pos
+    return plans
+
+
+def _plan_exact(stages: Sequence[Stage], opts: Mapping[int, tuple[list[_Option], bool, bool]], start: tuple[int, ...],
+                limit: int, tw: int) -> dict[int, _Option] | None:
+    """The choice of options (and of kept butterfly pairs) with the fewest layers in all, every
+    stage within the stated size ``limit``: a shortest path over the chain of linear stages whose
+    edge weights are the layers of the routes themselves (:func:`_stage_layers`; the
+    multiplicative stages and the gather/scatter layers cost the same on every path). A state is a
+    stage's choice of positions; the next stage depends only on the positions it reads, so one
+    state per such positions is kept. Every option :func:`_plan_greedy` could take is among those
+    tried, so the result is never more layers than the greedy plan's. None when no choice fits
+    (never, since the compact layout always does)."""
+    # a state: (layers so far, the option, the previous state's key), keyed by (out_pos, cand)
+    layers: list[dict[tuple[object, ...], tuple[int, _Option, tuple[object, ...] | None]]] = []
+    prev: dict[tuple[object, ...], tuple[int, tuple[int, ...]]] = {(): (0, start)}
+    order = [idx for idx, st in enumerate(stages) if isinstance(st, LinearStage)]
+    for idx in order:
+        st = stages[idx]
+        options, _, keep = opts[idx]
+        cur: dict[tuple[object, ...], tuple[int, _Option, tuple[object, ...] | None]] = {}
+        for key, (total, in_pos) in prev.items():
+            here = list(dict.fromkeys(options))
+            kept = butterfly_positions(st, in_pos) if keep else None
+            if kept is not None and _Option(kept) not in here:
+                here.insert(0, _Option(kept))
+            here += [o for o in _broadcast_options(stages, idx, in_pos, tw, limit) if o not in here]
+            for o in here:
+                plan = StagePlan(st, in_pos, o.out_pos, o.need)
+                if _stage_need(plan) > limit:
+                    continue
+                cost = total + _stage_layers(plan, tw, isinstance(stages[idx + 1] if idx + 1 < len(stages) else None, MulStage))
+                k2 = (o.out_pos, o.cand)
+                if k2 not in cur or cost < cur[k2][0]:
+                    cur[k2] = (cost, o, key)
+        if not cur:
+            return None
+        layers.append(cur)
+        best: dict[tuple[int, ...], tuple[int, tuple[object, ...]]] = {}  # the next stage sees only its input positions
+        for k, (cost, o, _) in cur.items():
+            if o.next_in() not in best or cost < best[o.next_in()][0]:
+                best[o.next_in()] = (cost, k)
+        prev = {k: (cost, at) for at, (cost, k) in best.items()}
+    key = min(layers[-1], key=lambda k: layers[-1][k][0])
+    chosen: dict[int, _Option] = {}
+    for idx, layer in zip(reversed(order), reversed(layers)):
+        _, o, back = layer[key]
+        chosen[idx] = o
+        key = back  # type: ignore[assignment]
+    return chosen
+
+
+def _plan_greedy(stages: Sequence[Stage], opts: Mapping[int, tuple[list[_Option], bool, bool]], pos: tuple[int, ...],
+                 limit: int) -> list[StagePlan]:
+    """Stage by stage, the option with the fewest estimated factors (:func:`_cheapest`); the
+    read-out layout whenever it fits; a butterfly-shaped stage keeps its pairs
+    (:func:`_reconsider_butterflies` revisits that)."""
+    plans: list[StagePlan] = []
+    mul_at: dict[int, Cand] = {}
     for idx, st in enumerate(stages):
         nxt = stages[idx + 1] if idx + 1 < len(stages) else None
         if isinstance(st, MulStage):
             v1, v3, kr = mul_at[idx]
             plans.append(StagePlan(st, pos, v1 + v3, kr))
-        elif isinstance(nxt, MulStage):
-            if sorted(nxt.perm) != list(range(len(st.outputs))):
-                raise CompileError(
-                    f"layered form level {nxt.level}: the multiplicative stage must route a permutation of its "
-                    f"{len(st.outputs)} input slots, found {list(nxt.perm)[:12]}"
-                )
-            after = stages[idx + 2] if idx + 2 < len(stages) else None
-            rows2 = _two_entry(st)
-            two = {i for i, src in enumerate(nxt.perm) if src in rows2}  # mul input slots computed by two entries
-            cands, readout = _mul_positions(nxt, after, idx + 3 == len(stages), tw, io, two)
-            options = []
-            for v1, v3, kr in cands:
-                mulpos = [*v1, *(p + kr * tw for p in v1), *v3]
-                out_l = [0] * len(st.outputs)
-                for i, src in enumerate(nxt.perm):
-                    out_l[src] = mulpos[i]
-                options.append(StagePlan(st, pos, tuple(out_l), 2 * kr * tw))
-            # the read-out cells make the last stage free: taken whenever they fit the stated size
-            reads = _counts(after, len(nxt.outputs))
-            plan = options[0] if readout and _stage_need(options[0]) <= limit else _cheapest(
-                options, limit, [_copy_estimate(v1 + v3, reads, sum(reads)) for v1, v3, _ in cands])
-            plans.append(StagePlan(st, pos, plan.out_pos))
-            mul_at[idx + 1] = cands[options.index(plan)]
-        elif nxt is None:
-            plans.append(StagePlan(st, pos, tuple(io(k) for k in range(len(st.outputs)))))
-        else:  # the positions of this state are free: a butterfly-shaped stage keeps its pairs in place,
-            # any other puts each output where the next stage's copy network starts (selection route)
-            kept = butterfly_positions(st, pos)
-            if kept is not None:
-                plans.append(StagePlan(st, pos, kept))
+            pos = plans[-1].out_pos
+            continue
+        options, readout, keep = opts[idx]
+        kept = butterfly_positions(st, pos) if keep else None
+        if kept is not None:
+            plans.append(StagePlan(st, pos, kept))
+        elif len(options) == 1:
+            plans.append(StagePlan(st, pos, options[0].out_pos))
+        else:
+            cands = [StagePlan(st, pos, o.out_pos, o.need) for o in options]
+            if isinstance(nxt, MulStage):
+                after = stages[idx + 2] if idx + 2 < len(stages) else None
+                reads = _counts(after, len(nxt.outputs))
+                copies = [_copy_estimate(o.next_in(), reads, sum(reads)) for o in options]
             else:
-                from symverify.kaleidoscope.selection import preferred_positions
-
                 counts = _counts(nxt, len(st.outputs))
-                two = _two_entry(st)
-                options = [StagePlan(st, pos, preferred_positions(cs)) for cs in _paddings(counts, two)]
-                options.append(StagePlan(st, pos, _compact([r in two for r in range(len(st.outputs))])))
-                plans.append(_cheapest(options, limit, [_copy_estimate(o.out_pos, counts, sum(counts)) for o in options]))
+                copies = [_copy_estimate(o.out_pos, counts, sum(counts)) for o in options]
+            # the read-out cells make the last stage free: taken whenever they fit the stated size
+            plan = cands[0] if readout and _stage_need(cands[0]) <= limit else _cheapest(cands, limit, copies)
+            choice = options[cands.index(plan)]
+            plans.append(StagePlan(st, pos, choice.out_pos))
+            if choice.cand is not None:
+                mul_at[idx + 1] = choice.cand
         pos = plans[-1].out_pos
     return _reconsider_butterflies(plans, stages)
 
 
-def _stage_cost(p: StagePlan) -> int:
-    """The number of butterfly factors the route of the linear stage ``p`` takes at its own size."""
+def _stage_route(p: StagePlan) -> tuple[ButterflyFactor, ...]:
+    """The simplified factors of the route of the linear stage ``p`` at its own size."""
     ents, _ = stage_matrix(p)
     top = max([q + 1 for q in (*p.in_pos, *p.out_pos)] + [2])
     size = next_power_of_two(max(top, _sparse_need(ents, p.in_pos, p.out_pos, top)))
-    return len(simplify_factors(stage_factors(ents, p.in_pos, p.out_pos, size)[2]))
+    return tuple(simplify_factors(stage_factors(ents, p.in_pos, p.out_pos, size)[2]))
+
+
+def _stage_cost(p: StagePlan) -> int:
+    """The number of butterfly factors the route of the linear stage ``p`` takes at its own size."""
+    return len(_stage_route(p))
+
+
+def _stage_layers(p: StagePlan, tw: int, fused: bool) -> int:
+    """The layers the linear stage ``p`` becomes (:mod:`.butterfly_to_baseconv`): 1 per diagonal
+    factor, 2 per other factor, and the closing sum when the stage is not ``fused`` into a
+    multiplicative stage and ends pending (a channel factor, stride ``< tw``) or adds constants."""
+    assert isinstance(p.stage, LinearStage)
+    axes = [axis_of(f, tw) for f in _stage_route(p)]
+    layers = sum(1 if a == "diagonal" else 2 for a in axes)
+    if not fused and ((axes and axes[-1] == "channel") or any(not is_zero(v) for v in p.stage.offset)):
+        layers += 1
+    return layers
 
 
 def _reconsider_butterflies(plans: list[StagePlan], stages: Sequence[Stage]) -> list[StagePlan]:
@@ -330,7 +541,7 @@ def _bijective_copy(st: LinearStage) -> dict[int, int] | None:
 
 
 def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Callable[[int], int],
-                   two: AbstractSet[int] = frozenset()) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...], int]], bool]:
+                   two: AbstractSet[int] = frozenset(), packed: bool = False) -> tuple[list[Cand], bool]:
     """Candidate ``(v1 positions, v3 positions, k_rows)`` of a multiplicative stage, and whether the
     first is the read-out layout.
 
@@ -345,8 +556,9 @@ def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Cal
     count, k = len(st.outputs), st.k
     compact = compact_product_layout(k, count - k, two, tw)
     copy = _bijective_copy(nxt) if last and isinstance(nxt, LinearStage) and len(nxt.inputs) == count else None
-    if copy is not None:
-        return [_with_shift(tuple(io(copy[j]) for j in range(count)), k, tw), compact], True
+    readout = [_with_shift(tuple(io(copy[j]) for j in range(count)), k, tw)] if copy is not None else []
+    if readout and not packed:
+        return [*readout, compact], True
     from symverify.kaleidoscope.selection import preferred_positions
 
     candidates = []
@@ -361,7 +573,30 @@ def _mul_positions(st: MulStage, nxt: Stage | None, last: bool, tw: int, io: Cal
         # v3 first, then v1 (aligned), v2 above it
         p3 = preferred_positions(c3)
         candidates.append(_with_shift(preferred_positions(c1, _align(max(p3, default=-1) + 1, c1)) + p3, k, tw))
-    return [*candidates, compact], False
+    if packed:
+        candidates.append(packed_product_layout(k, count - k, two, tw))
+    return [*readout, *candidates, compact], bool(readout)
+
+
+def packed_product_layout(k: int, m: int, two: AbstractSet[int], tw: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """``(v1, v3, k_rows)`` packed from 0: ``v1`` first (two-entry slots at even positions with their
+    partner free), ``v2`` the least even multiple of ``tw`` above it, and ``v3`` in order in the
+    lowest positions left free (between ``v1`` and ``v2`` and above)."""
+    pad1 = [i in two or k + i in two for i in range(k)]
+    v1 = _compact(pad1)
+    span = max(v1, default=-1) + 1
+    shift = max(-(-span // tw) * tw, tw)
+    shift += shift % 2
+    taken = set(v1) | {p + shift for p in v1} | {(p ^ 1) + s for p, pad in zip(v1, pad1) if pad for s in (0, shift)}
+    v3: list[int] = []
+    for t in range(m):  # first fit
+        pad = 2 * k + t in two
+        at = 0
+        while at in taken or (pad and (at % 2 or at + 1 in taken)):
+            at += 1
+        v3.append(at)
+        taken |= {at, at + 1} if pad else {at}
+    return v1, tuple(v3), shift // tw
 
 
 def compact_product_layout(k: int, m: int, two: AbstractSet[int], tw: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
@@ -529,11 +764,11 @@ class Prepared:
     live_width: int
 
 
-def prepare(c: Circuit) -> Prepared:
-    """Plan every stage and choose the layout (no gadget is emitted)."""
+def prepare(c: Circuit, plan: str = "auto") -> Prepared:
+    """Plan every stage (``plan``: see :func:`plan_stages`) and choose the layout (no gadget is emitted)."""
     lf = layered_form(c)
     d = c.d
-    plans = plan_stages(c, lf, d)
+    plans = plan_stages(c, lf, d, plan)
     mats: Matrices = [stage_matrix(p) if not p.is_mul else ({}, {}) for p in plans]
     extent = max([q + 1 for p in plans for q in (*p.in_pos, *p.out_pos)] + [2])
     need = max([extent] + [_sparse_need(e, p.in_pos, p.out_pos, extent) for (e, _), p in zip(mats, plans)]

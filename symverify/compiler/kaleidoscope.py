@@ -24,10 +24,11 @@ width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
   then ``v2`` an even shift ``≤ k + tw`` above it: ``≤ 2(k + m) + tw + 1 ≤ 2w + tw + 1 ≤ 4·2^a``
   positions, a multiplicative shift needing ``2·k_rows·tw ≤ 2k + 2tw ≤ 4·2^a``, and a combine at
   stride 1 (the selection size is never doubled). A state between levels takes ``≤ 2w + 1``.
-  The planner takes, among the layouts whose stage fits ``4·2^a``, the one with the fewest
-  estimated factors; the compact one always fits, so every stage does; the read-out layout (the last products at their output cells, which makes the last
-  stage free) is taken when it fits too, and the last stage itself (outputs below ``2·n·tw ≤
-  2^(a+1)``) needs ``≤ 2^(a+1)`` doubled at most once;
+  The planner (exact or greedy, :func:`~.circuit_to_baseconv.plan_stages`) takes only layouts
+  whose stage fits ``4·2^a``; the compact one always fits, so every stage does; the read-out
+  layout (the last products at their output cells, which makes the last stage free) is one of
+  them, and the last stage itself (outputs below ``2·n·tw ≤ 2^(a+1)``) needs ``≤ 2^(a+1)``
+  doubled at most once;
 * ``d' = d`` and ``N' = 3·(R + R/2)``, ``R = N_k/tw`` (:mod:`.layout`): ``N' = 4.5·N_k/tw ≤
   18·2^a/tw``;
 * layers: a linear stage ``≤ 2·(4·lg − 1) + 1``, a multiplicative stage 1 more (its first layer
@@ -128,13 +129,20 @@ def _resources(c: Circuit, build: Any) -> dict[str, Any]:
     }
 
 
-def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: str = "", **unknown: Any) -> Any:
+def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: str = "", plan: str = "auto",
+                         **unknown: Any) -> Any:
     """Compile ``circuit`` by Theorem H.21 into a ``Compiled`` (model, certificate, resources, bounds).
 
     Args:
         circuit: any circuit (symbolic coefficients allowed).
         max_cells: refuse (CompileError) when the inner state ``N'·d'`` would exceed this.
         name: the model's name (default: the circuit's name + ``_kaleidoscope``).
+        plan: how the positions of the states are chosen: ``"exact"`` (the fewest butterfly
+            factors in all over the layouts offered, every route built to count them), ``"greedy"``
+            (stage by stage by estimated counts: much faster on wide circuits) or ``"auto"``
+            (exact when the stated size ``N_k`` is at most
+            :data:`~.circuit_to_baseconv.EXACT_PLAN_LIMIT`, i.e. ``w ≤ 16``). Every plan meets the
+            same stated bounds.
 
     Raises:
         CompileError: listing every reason the circuit cannot be compiled (no partial model),
@@ -145,17 +153,20 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
     >>> out.model.signature, out.method, out.over_bound()
     ((1, 6, 2, 9, 2), 'kaleidoscope', [])
     """
-    from symverify.compiler.circuit_to_baseconv import build_model, prepare
+    from symverify.compiler.circuit_to_baseconv import PLANS, build_model, prepare
     from symverify.compiler.result import Compiled
 
     problems = []
     if unknown:
-        problems.append(f"unknown options {sorted(unknown)} (expected max_cells, name)")
+        problems.append(f"unknown options {sorted(unknown)} (expected max_cells, name, plan)")
+    bad_plan = not isinstance(plan, str) or plan not in PLANS
+    if bad_plan:
+        problems.append(f"plan: expected one of {list(PLANS)}, found {plan!r}")
     if not isinstance(circuit, Circuit):
         problems.append(f"expected a Circuit, found {type(circuit).__name__}")
         raise CompileError("compile (method 'kaleidoscope'): " + "; ".join(problems))
     check_state(circuit, "compile(method='kaleidoscope')")
-    prepared = prepare(circuit)
+    prepared = prepare(circuit, "auto" if bad_plan else plan)  # sized anyway, so that every problem is listed
     lay = prepared.layout
     cells = lay.rows * lay.width
     if cells > max_cells:

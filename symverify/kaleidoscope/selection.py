@@ -62,8 +62,11 @@ straight to the operand slots ``o`` and ``o ⊕ K`` of the rows that read it (ei
 either operand of a two-entry row at ``o``), then the combine: ``n + 1`` factors or fewer when it
 does not collide, which small and structured stages often allow.
 
-Candidates (direct, or layout × stride order × orientation × ``K``) are compared by their
-simplified factor count; the cheapest is returned.
+Candidates (direct at every valid ``K``, or layout × stride order × orientation × ``K``) are
+compared by their simplified factor count; the cheapest is returned. Whether the direct route
+collides depends only on where the operand slots are, so a compiler free to choose them can
+choose them for it: :class:`BroadcastPlacer` accepts output positions one group at a time
+exactly when the direct route stays collision-free.
 """
 
 from __future__ import annotations
@@ -87,6 +90,7 @@ __all__ = [
     "column_counts",
     "preferred_positions",
     "count_factors",
+    "BroadcastPlacer",
 ]
 
 Ents = Mapping[tuple[int, int], Scalar]
@@ -371,13 +375,13 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
     for r in rows.values():
         for j, _ in r:
             uses[j] = uses.get(j, 0) + 1
-    Ks = _valid_K(rows, N)
-    if not Ks:  # selection_size doubled N: K = N/2 separates every row from its partner
+    valid = _valid_K(rows, N)
+    if not valid:  # selection_size doubled N: K = N/2 separates every row from its partner
         raise AssertionError("internal: no combine stride at the selection size")
-    Ks = sorted(set(Ks[-max_K:] + Ks[:1]), reverse=True)
+    Ks = sorted(set(valid[-max_K:] + valid[:1]), reverse=True)
     best: tuple[int, str, int, list[ButterflyFactor]] | None = None
     for name, copy_fs, slots in [("direct", [], {}), *_copy_candidates(N, uses)]:
-        for K in Ks:
+        for K in (valid[::-1] if name == "direct" else Ks):  # every stride for the direct route: it is cheap to try
             if name == "direct":  # the copy network and the permutation in one (:func:`_direct`)
                 for swap in (False, True):
                     got = _direct(N, K, rows, swap)
@@ -441,3 +445,54 @@ def preferred_positions(counts: Sequence[int], start: int = 0) -> tuple[int, ...
             pos[i] = at
             at += 1
     return tuple(pos)
+
+
+# ---- layouts that let the direct route through ----------------------------------------------------
+
+
+class BroadcastPlacer:
+    """Output positions chosen so that :func:`_direct` does not collide.
+
+    With the strides in the ``order`` ``"down"`` (``N/2 … 1``), after the strides ``N/2 … 2^b``
+    a record of source position ``p`` bound for ``t`` sits at ``t``'s bits ``≥ b`` and ``p``'s
+    bits ``< b``; two records of different sources collide exactly when, for some ``b``, they
+    agree on both (``b = 0``: distinct destinations). ``"up"`` (``1 … N/2``) is the mirror image:
+    after ``1 … 2^b``, ``p``'s bits ``> b`` and ``t``'s bits ``≤ b``. The placer keeps, for every
+    ``b``, which source owns each such position and accepts a group of ``(source, destination)``
+    pairs only when none is owned by another source and no destination is taken."""
+
+    def __init__(self, N: int, order: str = "down") -> None:
+        self.N = N
+        self.n = _log2(N)
+        self.order = order
+        self.taken: set[int] = set()
+        self.owner: dict[tuple[int, int, int], int] = {}
+
+    def _keys(self, src: int, dest: int) -> list[tuple[int, int, int]]:
+        if self.order == "down":  # after strides N/2 … 2^b: dest bits ≥ b, source bits < b
+            return [(b, dest >> b, src & ((1 << b) - 1)) for b in range(1, self.n)]
+        # up: after strides 1 … 2^b: source bits > b, dest bits ≤ b
+        return [(b, src >> (b + 1), dest & ((2 << b) - 1)) for b in range(self.n - 1)]
+
+    def fits(self, pairs: Sequence[tuple[int, int]], reserve: Sequence[int] = ()) -> bool:
+        """Whether every ``(source position, destination)`` of ``pairs`` can be added (and the
+        positions ``reserve`` kept free of destinations)."""
+        dests = [t for _, t in pairs] + list(reserve)
+        if len(set(dests)) != len(dests) or any(not 0 <= t < self.N or t in self.taken for t in dests):
+            return False
+        seen: dict[tuple[int, int, int], int] = {}
+        for src, t in pairs:
+            for key in self._keys(src, t):
+                own = self.owner.get(key, seen.get(key, src))
+                if own != src:
+                    return False
+                seen[key] = src
+        return True
+
+    def add(self, pairs: Sequence[tuple[int, int]], reserve: Sequence[int] = ()) -> None:
+        """Add ``pairs`` (checked by :meth:`fits` first) and reserve ``reserve``."""
+        for src, t in pairs:
+            self.taken.add(t)
+            for key in self._keys(src, t):
+                self.owner[key] = src
+        self.taken.update(reserve)
