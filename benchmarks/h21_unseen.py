@@ -27,7 +27,7 @@ def measure(w: int, depth: int, wiring: str, seed: int, prove: bool) -> dict[str
     out = compile(c, method="kaleidoscope")
     r = out.resources
     a = max(1, (max(r["width"], 2) - 1).bit_length())
-    row = {"name": c.name, "w": w, "ratio": r["layers"] / (max(r["depth"], 1) * math.log2(max(r["width"], 2))),
+    row = {"name": c.name, "w": w, "depth": depth, "ratio": r["layers"] / (max(r["depth"], 1) * math.log2(max(r["width"], 2))),
            "nk": Fraction(r["N_k"], 1 << a), "nprime": Fraction(r["inner_n"], r["width"]), "over": out.over_bound()}
     if prove:
         res = check_certificate(c, out.model, out.certificate)
@@ -59,6 +59,12 @@ def main(argv: list[str] | None = None) -> None:
               f"{float(max(r['nprime'] for r in rows)):9.2f} {sum(1 for r in rows if r['over']):10d}")  # type: ignore[type-var]
     top = max(everything, key=lambda r: r["ratio"])  # type: ignore[arg-type, return-value]
     print(f"{'all':12s} {len(everything):5d} {top['ratio']:17.2f}  {top['name']:28s}")
+    for label, keep in (("Δ = 1", lambda r: r["depth"] == 1), ("Δ ≥ 2", lambda r: r["depth"] >= 2)):
+        sub = [r for r in everything if keep(r)]
+        if sub:
+            top = max(sub, key=lambda r: r["ratio"])  # type: ignore[arg-type, return-value]
+            print(f"  {label}: max L/(Δ·log2 w) = {top['ratio']:.2f} at {top['name']}, "
+                  f"{sum(1 for r in sub if r['ratio'] > 8)} of {len(sub)} above 8")  # type: ignore[operator]
     for lo, hi in ((2, 8), (16, 64), (128, 1 << 30)):
         sub = [r for r in everything if lo <= r["w"] <= hi]  # type: ignore[operator]
         if sub:

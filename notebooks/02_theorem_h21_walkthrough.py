@@ -91,7 +91,7 @@ print("all proved within their stated bounds" if ok else "SOME INSTANCE FAILED")
 
 # %% [markdown]
 # The same sweep as a picture: measured layers against `max(Δ,1)·⌈log2 w⌉` with the stated
-# `102·Δ·⌈log2 w⌉ + 61` as a line, `N'` against the cut width `w`, and parameters against the
+# `48·Δ·⌈log2 w⌉ + 3` as a line, `N'` against the cut width `w`, and parameters against the
 # circuit size, each point under its stated bound.
 
 # %%

@@ -35,7 +35,7 @@ width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
   closes the linear stage), ``≤ Δ + 1`` linear and ``≤ Δ`` multiplicative stages, and 4
   gather/scatter layers when ``d`` is not a power of two:
   ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 2) + 3`` (``layers_thm``): **c_L = 8** on the
-  leading term ``Δ·a`` (measured on the proof sweeps: ``L/(Δ·log2 w) ≤ 6.6``). Collected into one
+  leading term ``Δ·a`` (measured on the proof sweeps, both tiers: ``L/(Δ·log2 w) ≤ 7.33``). Collected into one
   product (``Δ + 1 ≤ 2Δ``, ``a + 2 ≤ 3a``), ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 48, c0 = 3**
   (``layers_c21``). The single product is loose at small ``Δ`` and ``a`` by construction: it must
   absorb the ``+ 1`` stage and the ``+ 2`` of ``lg`` at ``Δ = a = 1`` (docs/theory.md, Theorem

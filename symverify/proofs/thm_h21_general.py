@@ -28,7 +28,7 @@ from symverify.provers.compositional import check_certificate
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
-TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 6) + 4, N' = O(w/d), d' = d)"
+TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3, N' = O(w/d), d' = d)"
 SHARDABLE = True  # one group of instances per case, independent of the others
 
 KEYS = ("depth", "width", "size", "layers", "inner_n", "inner_d", "N_k", "params", "nonzero_params", "L_over_delta_log2_w",
