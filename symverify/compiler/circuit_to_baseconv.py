@@ -43,7 +43,8 @@ build) and greedy above.
 
 **Linear stage** (Corollary H.20 = Theorem H.19 stage by stage, then Lemma H.18): its rows
 become a sparse matrix on positions, which becomes butterfly factors: the identity (0 layers),
-a diagonal, one butterfly factor, a scaled partial permutation (Beneš routing, Theorem 2) or, for
+a diagonal, one butterfly factor, a scaled partial permutation (Beneš routing, Theorem 2, or the
+direct broadcast below when that is fewer factors) or, for
 rows of at most two entries (every stage here: gates have two arguments), the selection route
 (:mod:`symverify.kaleidoscope.selection`: the operands broadcast straight to their slots, or a
 copy network, one Beneš permutation and one combine);
@@ -203,12 +204,37 @@ def _options(stages: Sequence[Stage], idx: int, tw: int, io: Callable[[int], int
     return options, False, True
 
 
-def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int], tw: int, limit: int) -> list[_Option]:
+def _final_reads(stages: Sequence[Stage], idx: int, io: Callable[[int], int]) -> dict[int, list[int]] | None:
+    """When the linear stage ``stages[idx]`` feeds the last multiplicative stage and the last
+    stage copies (one entry per row): ``{row of stage idx: output positions that read it}``
+    (a ``v1`` row through its product, a ``v3`` row directly); else None."""
+    if idx + 3 != len(stages):
+        return None
+    mul, last = stages[idx + 1], stages[idx + 2]
+    if not isinstance(mul, MulStage) or not isinstance(last, LinearStage) or len(last.inputs) != len(mul.outputs):
+        return None
+    k = mul.k
+    row_of = {g: mul.perm[g] for g in range(k)} | {k + t: mul.perm[2 * k + t] for t in range(len(mul.perm) - 2 * k)}
+    out: dict[int, list[int]] = {}
+    for r, row in enumerate(last.rows):
+        live = [slot for slot, co in row if not is_zero(co)]
+        if len(live) > 1:
+            return None
+        for slot in live:
+            out.setdefault(row_of[slot], []).append(io(r))
+    return out
+
+
+def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int], tw: int, limit: int,
+                       io: Callable[[int], int]) -> list[_Option]:
     """Output positions for the linear stage ``stages[idx]`` read from ``in_pos`` that let its
     direct route through (:class:`~symverify.kaleidoscope.selection.BroadcastPlacer`: ``n``
     broadcast factors and the combine at a stride ``K``, the second operand of a two-entry row at
     ``o ⊕ K``), first fit from 0 with the strides in either order; for a stage feeding a
-    multiplicative one, ``v1`` and ``v2 = v1 + k_rows·tw`` are placed together. One option, for
+    multiplicative one, ``v1`` and ``v2 = v1 + k_rows·tw`` are placed together. Before the last
+    multiplicative stage, when the last stage copies (:func:`_final_reads`), the products and
+    ``v3`` are also placed so that the last stage's direct route, to the fixed output cells, does
+    not collide either (a second placer); failing that, without it. One option, for
     the first ``K ∈ {1, 2, 4, 8}`` and ``k_rows ∈ {1, 2, R/4, R/2}`` (``R = limit/tw``; ``R/2``
     puts ``v2`` in the upper half, which the first stride ``N/2`` separates) that works; none when
     no placement fits in ``limit``. A heuristic: the route is still built and counted, and the
@@ -221,24 +247,31 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
         return []
     srcs = [sorted({in_pos[slot] for slot, co in row if not is_zero(co)}) for row in st.rows]
 
-    def place(groups: Sequence[Sequence[tuple[int, int]]], K: int) -> list[int] | None:
+    final = _final_reads(stages, idx, io)
+    ahead: list[tuple[str, str | None]] = [(order, later) for later in ("down", "up") for order in ("down", "up")] if final else []
+
+    def place(groups: Sequence[Sequence[tuple[int, int]]], K: int, combos: Sequence[tuple[str, str | None]]) -> list[int] | None:
         """Each group of rows ``(row, offset)`` at the least ``o`` (row at ``o + offset``)."""
-        for order in ("down", "up"):
-            got = place_in(groups, K, order)
+        for order, later in combos:
+            got = place_in(groups, K, order, later)
             if got is not None:
                 return got
         return None
 
-    def place_in(groups: Sequence[Sequence[tuple[int, int]]], K: int, order: str) -> list[int] | None:
+    def place_in(groups: Sequence[Sequence[tuple[int, int]]], K: int, order: str, later: str | None) -> list[int] | None:
         out = [0] * len(st.rows)
         placer = BroadcastPlacer(limit, order)
+        last = BroadcastPlacer(limit, later) if later is not None and final is not None else None
         for group in groups:
             span = max(off for _, off in group)
             for o in range(limit - span):
                 ps = [(p, (o + off) ^ (K * j)) for r, off in group for j, p in enumerate(srcs[r])]
                 hold = [o + off for r, off in group if not srcs[r]]
-                if placer.fits(ps, hold):
+                nxt_ps = [(o + off, t) for r, off in group for t in final.get(r, ())] if last is not None and final else []
+                if placer.fits(ps, hold) and (last is None or last.fits(nxt_ps)):
                     placer.add(ps, hold)
+                    if last is not None:
+                        last.add(nxt_ps)
                     for r, off in group:
                         out[r] = o + off
                     break
@@ -246,20 +279,21 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
                 return None
         return out
 
-    for K in (K for K in (1, 2, 4, 8) if K < limit):
-        if not isinstance(nxt, MulStage):
-            out = place([[(r, 0)] for r in range(len(st.rows))], K)
-            if out is not None:
-                return [_Option(tuple(out))]
-            continue
-        k, top = nxt.k, limit // (2 * tw)
-        for kr in sorted({r for r in (1, 2, top // 2, top) if 1 <= r <= top}):
-            groups = [[(nxt.perm[g], 0), (nxt.perm[k + g], kr * tw)] for g in range(k)]
-            out = place(groups + [[(nxt.perm[t], 0)] for t in range(2 * k, len(nxt.perm))], K)
-            if out is not None:
-                v1 = tuple(out[nxt.perm[g]] for g in range(k))
-                v3 = tuple(out[nxt.perm[t]] for t in range(2 * k, len(nxt.perm)))
-                return [_Option(tuple(out), 2 * kr * tw, (v1, v3, kr))]
+    for combos in ([c for c in ahead], [("down", None), ("up", None)]):  # with the last stage's route first
+        for K in (K for K in (1, 2, 4, 8) if K < limit and combos):
+            if not isinstance(nxt, MulStage):
+                out = place([[(r, 0)] for r in range(len(st.rows))], K, combos)
+                if out is not None:
+                    return [_Option(tuple(out))]
+                continue
+            k, top = nxt.k, limit // (2 * tw)
+            for kr in sorted({r for r in (1, 2, top // 2, top) if 1 <= r <= top}):
+                groups = [[(nxt.perm[g], 0), (nxt.perm[k + g], kr * tw)] for g in range(k)]
+                out = place(groups + [[(nxt.perm[t], 0)] for t in range(2 * k, len(nxt.perm))], K, combos)
+                if out is not None:
+                    v1 = tuple(out[nxt.perm[g]] for g in range(k))
+                    v3 = tuple(out[nxt.perm[t]] for t in range(2 * k, len(nxt.perm)))
+                    return [_Option(tuple(out), 2 * kr * tw, (v1, v3, kr))]
     return []
 
 
@@ -283,7 +317,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list
     limit = 4 << max(0, (max(cut_width(c), 2) - 1).bit_length())  # the stated N_k (module docstring)
     exact = plan == "exact" or (plan == "auto" and limit <= EXACT_PLAN_LIMIT)
     opts = {idx: _options(stages, idx, tw, io, exact) for idx, st in enumerate(stages) if isinstance(st, LinearStage)}
-    chosen = _plan_exact(stages, opts, pos, limit, tw) if exact else None
+    chosen = _plan_exact(stages, opts, pos, limit, tw, io) if exact else None
     if chosen is None:
         return _plan_greedy(stages, opts, pos, limit)
     plans: list[StagePlan] = []
@@ -299,7 +333,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list
 
 
 def _plan_exact(stages: Sequence[Stage], opts: Mapping[int, tuple[list[_Option], bool, bool]], start: tuple[int, ...],
-                limit: int, tw: int) -> dict[int, _Option] | None:
+                limit: int, tw: int, io: Callable[[int], int]) -> dict[int, _Option] | None:
     """The choice of options (and of kept butterfly pairs) with the fewest layers in all, every
     stage within the stated size ``limit``: a shortest path over the chain of linear stages whose
     edge weights are the layers of the routes themselves (:func:`_stage_layers`; the
@@ -321,7 +355,7 @@ def _plan_exact(stages: Sequence[Stage], opts: Mapping[int, tuple[list[_Option],
             kept = butterfly_positions(st, in_pos) if keep else None
             if kept is not None and _Option(kept) not in here:
                 here.insert(0, _Option(kept))
-            here += [o for o in _broadcast_options(stages, idx, in_pos, tw, limit) if o not in here]
+            here += [o for o in _broadcast_options(stages, idx, in_pos, tw, limit, io) if o not in here]
             for o in here:
                 plan = StagePlan(st, in_pos, o.out_pos, o.need)
                 if _stage_need(plan) > limit:
@@ -653,7 +687,7 @@ def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int],
     """The cheapest butterfly route for a stage matrix: ``(route, BB* count, factors at size)``."""
     from symverify.kaleidoscope.matrix import SparseMatrix
     from symverify.kaleidoscope.permutation import route_permutation
-    from symverify.kaleidoscope.selection import is_selection, selection_route, selection_size
+    from symverify.kaleidoscope.selection import direct_route, is_selection, selection_route, selection_size
     from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
 
     shape, one = _shape(ents, size)
@@ -675,6 +709,9 @@ def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int],
             scale_after[i] = v
         fs = list(route_permutation(perm).factors)
         fs[-1] = fs[-1].absorb(scale_after, "after")
+        direct = direct_route(ents, in_pos, out_pos, size)  # a permutation is a selection too
+        if direct is not None and direct.count < len(simplify_factors(fs)):
+            return "selection", 0, list(direct.factors)
         return "permutation", 1, [f.lift(size) for f in fs]
     if is_selection(ents) and selection_size(ents, in_pos, out_pos) <= size:
         route = selection_route(ents, in_pos, out_pos, size)

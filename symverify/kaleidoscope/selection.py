@@ -84,6 +84,7 @@ from symverify.kaleidoscope.simplify import simplify_factors
 __all__ = [
     "SelectionRoute",
     "selection_route",
+    "direct_route",
     "selection_factors",
     "selection_size",
     "is_selection",
@@ -408,6 +409,27 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
     if size > N:
         fs = [f.lift(size) for f in fs]
     return SelectionRoute(size, N, tuple(fs), strategy, K)
+
+
+def direct_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = (), size: int | None = None) -> SelectionRoute | None:
+    """The cheapest direct candidate of :func:`selection_route` alone (every valid ``K``, both
+    operand orders, both stride orders), lifted to ``size``; None when every one collides or the
+    stage needs more than ``size``. Cheap to try: no permutation is routed."""
+    rows = _rows(ents)
+    N = selection_size(ents, in_pos, out_pos)
+    size = N if size is None else size
+    if not rows or size < N:
+        return None
+    best: tuple[int, str, int, list[ButterflyFactor]] | None = None
+    for K in reversed(_valid_K(rows, N)):
+        for swap in (False, True):
+            got = _direct(N, K, rows, swap)
+            if got is not None and (best is None or got[0] < best[0]):
+                best = got
+    if best is None:
+        return None
+    _, strategy, K, fs = best
+    return SelectionRoute(size, N, tuple(f.lift(size) for f in fs) if size > N else tuple(fs), strategy, K)
 
 
 def selection_factors(ents: Ents, in_pos: Sequence[int], out_pos: Sequence[int], size: int) -> list[ButterflyFactor]:
