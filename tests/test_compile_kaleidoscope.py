@@ -15,6 +15,7 @@ from symverify.compiler import Compiled, compile
 from symverify.compiler.butterfly_to_baseconv import simplify_factors
 from symverify.compiler.circuit_to_baseconv import (
     EXACT_PLAN_LIMIT,
+    EXACT_PLAN_STAGES,
     build_model,
     butterfly_positions,
     packed_product_layout,
@@ -281,10 +282,13 @@ def test_layered_forms_with_routing(monkeypatch):
 def test_last_products_land_on_their_read_out_cells():
     """When the last stage copies each product to one output, the products are computed in place:
     that stage is the identity (0 layers); otherwise it routes them."""
+    from symverify.compiler.circuit_to_baseconv import prepare
+
     c = Circuit.trace(lambda u: [u[0][0] * u[0][1], u[1][1] * u[1][0], u[0][0] * u[1][1]], n=2, d=2)
-    b = build_model(c)
-    assert [(r["kind"], r.get("route"), r["layers"]) for r in b.stages][-1] == ("linear", "identity", 0)
-    assert check_certificate(c, b.model, b.certificate).ok
+    for plan in ("greedy", "exact"):
+        b = build_model(c, prepared=prepare(c, plan))
+        assert [(r["kind"], r.get("route"), r["layers"]) for r in b.stages][-1] == ("linear", "identity", 0), plan
+        assert check_certificate(c, b.model, b.certificate).ok
     shared = Circuit.trace(lambda u: [u[0][0] * u[0][1], u[0][0] * u[0][1] + u[1][0]], n=2, d=2)  # a product read twice
     last = build_model(shared).stages[-1]
     assert last["kind"] == "linear" and last["route"] != "identity" and last["layers"] > 0
@@ -420,12 +424,44 @@ def test_exact_plan_beats_greedy_where_estimates_mislead():
         proved(c, exact, exact=False)
 
 
-def test_auto_plan_is_greedy_above_the_exact_limit():
-    """Above ``EXACT_PLAN_LIMIT`` the default plan is the greedy one (compile time stays linear in
-    the number of options)."""
-    c = lib.wired_circuit(32, 2, "hub", seed=0)
-    assert 4 * 32 > EXACT_PLAN_LIMIT
-    assert compile(c).model == compile(c, plan="greedy").model
+def test_auto_plan_is_greedy_above_the_exact_limits():
+    """Above ``EXACT_PLAN_LIMIT`` (w = 32), or deeper than ``EXACT_PLAN_STAGES`` linear stages
+    (Δ = 10 at w = 8), the default plan is the greedy one (compile time stays linear in the
+    number of options); below both it is the exact one."""
+    wide, deep, small = lib.wired_circuit(32, 2, "hub", seed=0), lib.wired_circuit(8, 10, "random", seed=0), lib.wired_circuit(8, 8, "random", seed=0)
+    assert 4 * 32 > EXACT_PLAN_LIMIT and 10 + 1 > EXACT_PLAN_STAGES >= 8 + 1
+    assert compile(wide).model == compile(wide, plan="greedy").model
+    assert compile(deep).model == compile(deep, plan="greedy").model
+    assert compile(small).model == compile(small, plan="exact").model != compile(small, plan="greedy").model
+
+
+def test_auto_plan_falls_back_to_greedy_within_max_cells():
+    """The exact plan may take a larger ``N_k`` to save layers (``determinant(3)``: 40 layers at
+    72 rows against the greedy 48 at 36): under a ``max_cells`` only the greedy layout meets,
+    ``auto`` takes the greedy one and ``exact`` refuses."""
+    c = lib.determinant(3)
+    exact, greedy = compile(c, plan="exact"), compile(c, plan="greedy")
+    assert len(exact.model.layers) < len(greedy.model.layers) and exact.model.inner_n > greedy.model.inner_n
+    cap = greedy.model.inner_n * greedy.model.inner_d
+    assert compile(c, max_cells=cap).model == greedy.model
+    with pytest.raises(CompileError, match=r"more than max_cells"):
+        compile(c, plan="exact", max_cells=cap)
+    assert compile(c).model == exact.model
+
+
+def test_stage_layers_count_what_the_build_emits():
+    """The exact plan's edge weights (:func:`_stage_layers`) are the layers each linear stage
+    really becomes: compared stage by stage with the built model's records."""
+    import symverify.compiler.circuit_to_baseconv as ctb
+
+    for c in (lib.determinant(3), lib.wired_circuit(8, 3, "hubs", seed=1), lib.walsh_hadamard(16),
+              lib.random_circuit(3, 3, 20, 5, 0.4, seed=3, num_outputs=4), lib.poly_mult(3)):
+        pre = ctb.prepare(c)
+        b = ctb.build_model(c, prepared=pre)
+        lin = [r for r in b.stages if r["kind"] == "linear"]
+        plans = [p for p in pre.plans if not p.is_mul]
+        fused = [i + 1 < len(pre.plans) and pre.plans[i + 1].is_mul for i, p in enumerate(pre.plans) if not p.is_mul]
+        assert [ctb._stage_layers(p, pre.layout.tw, f) for p, f in zip(plans, fused)] == [r["layers"] for r in lin], c.name
 
 
 @pytest.mark.parametrize("k,m,tw", [(0, 3, 1), (3, 0, 2), (3, 5, 4), (5, 4, 1), (7, 9, 2), (1, 1, 8)])

@@ -336,3 +336,12 @@ def test_broadcast_placer_tracks_what_it_added():
     assert not placer.fits([(4, 2)])  # after stride 4 both sit at 0: (2 >> 2, 4 mod 4) is source 0's (0 >> 2, 0 mod 4)
     assert placer.fits([(2, 3)])  # source 2 reaches 3 through 2, which nothing else passes
     assert not placer.fits([(1, 8)]) and not placer.fits([(1, -1)])  # outside the size
+
+
+def test_broadcast_placer_refuses_a_bad_order_or_size():
+    from symverify.kaleidoscope.selection import BroadcastPlacer
+
+    with pytest.raises(CompileError, match=r"order: expected 'down' or 'up', found 'sideways'"):
+        BroadcastPlacer(8, "sideways")
+    with pytest.raises(CompileError, match=r"power of two ≥ 2, found 12"):
+        BroadcastPlacer(12)

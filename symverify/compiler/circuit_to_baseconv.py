@@ -37,9 +37,10 @@ factors and the combine, where a copy network and a Beneš permutation take ``2n
 ``"greedy"`` (:func:`_plan_greedy`) goes stage by stage by estimated factor counts
 (:func:`_cheapest`: this stage and the next), takes the read-out layout whenever it fits, and
 builds each route once. The exact plan tries every choice the greedy one can make, so it is never
-more layers; ``"auto"`` (the default) is exact when the stated size is at most
-:data:`EXACT_PLAN_LIMIT` (``w ≤ 16``, where the fixed costs weigh most and routes are cheap to
-build) and greedy above.
+more layers (it may take a larger ``N_k``, within the stated size, to save layers); ``"auto"``
+(the default) is exact when the stated size is at most :data:`EXACT_PLAN_LIMIT` (``w ≤ 16``,
+where the fixed costs weigh most and routes are cheap to build) and the depth at most 8, and
+greedy otherwise.
 
 **Linear stage** (Corollary H.20 = Theorem H.19 stage by stage, then Lemma H.18): its rows
 become a sparse matrix on positions, which becomes butterfly factors: the identity (0 layers),
@@ -107,7 +108,7 @@ from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage, laye
 from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.structured import butterfly_positions, single_factor
 
-__all__ = ["StagePlan", "Build", "Prepared", "prepare", "plan_stages", "PLANS", "EXACT_PLAN_LIMIT", "stage_factors", "build_model", "planned_size", "mul_layers",
+__all__ = ["StagePlan", "Build", "Prepared", "prepare", "plan_stages", "PLANS", "EXACT_PLAN_LIMIT", "EXACT_PLAN_STAGES", "stage_factors", "build_model", "planned_size", "mul_layers",
            "compact_product_layout", "packed_product_layout", "smallest_shift"]
 
 Route = Literal["identity", "diagonal", "butterfly", "permutation", "selection", "sparse"]
@@ -148,8 +149,11 @@ def _normalise(lf: LayeredForm, c: Circuit) -> list[Stage]:
 
 
 EXACT_PLAN_LIMIT = 64
-"""Circuits whose stated size ``N_k = 4·2^⌈log2 w⌉`` is at most this are planned exactly
-(:func:`_plan_exact`); larger ones greedily by estimates (:func:`_plan_greedy`)."""
+EXACT_PLAN_STAGES = 9
+"""``plan="auto"`` plans exactly (:func:`_plan_exact`) when the stated size ``N_k = 4·2^⌈log2 w⌉``
+is at most :data:`EXACT_PLAN_LIMIT` and there are at most :data:`EXACT_PLAN_STAGES` linear
+stages (``Δ ≤ 8``); otherwise greedily by estimates (:func:`_plan_greedy`). The exact plan builds
+every route of every pair of layouts, so its time grows with both."""
 
 Cand = tuple[tuple[int, ...], tuple[int, ...], int]
 
@@ -304,7 +308,8 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list
     """Positions for every state (see the module docstring): ``plan="exact"`` chooses them for
     the fewest layers in all (:func:`_plan_exact`), ``"greedy"`` stage by stage by estimates
     (:func:`_plan_greedy`), ``"auto"`` exactly when the stated size is at most
-    :data:`EXACT_PLAN_LIMIT`, else greedily."""
+    :data:`EXACT_PLAN_LIMIT` and there are at most :data:`EXACT_PLAN_STAGES` linear stages, else
+    greedily."""
     if plan not in PLANS:
         raise CompileError(f"plan: expected one of {list(PLANS)}, found {plan!r}")
     stages = _normalise(lf, c)
@@ -315,11 +320,14 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list
 
     pos: tuple[int, ...] = tuple(io(i) for i in range(c.num_inputs))
     limit = 4 << max(0, (max(cut_width(c), 2) - 1).bit_length())  # the stated N_k (module docstring)
-    exact = plan == "exact" or (plan == "auto" and limit <= EXACT_PLAN_LIMIT)
+    linear = sum(1 for st in stages if isinstance(st, LinearStage))
+    exact = plan == "exact" or (plan == "auto" and limit <= EXACT_PLAN_LIMIT and linear <= EXACT_PLAN_STAGES)
     opts = {idx: _options(stages, idx, tw, io, exact) for idx, st in enumerate(stages) if isinstance(st, LinearStage)}
-    chosen = _plan_exact(stages, opts, pos, limit, tw, io) if exact else None
-    if chosen is None:
+    if not exact:
         return _plan_greedy(stages, opts, pos, limit)
+    chosen = _plan_exact(stages, opts, pos, limit, tw, io)
+    if chosen is None:
+        raise AssertionError(f"internal: no layout of some stage fits the stated size N_k = {limit}")
     plans: list[StagePlan] = []
     for idx, st in enumerate(stages):
         if isinstance(st, MulStage):
@@ -337,19 +345,22 @@ def _plan_exact(stages: Sequence[Stage], opts: Mapping[int, tuple[list[_Option],
     """The choice of options (and of kept butterfly pairs) with the fewest layers in all, every
     stage within the stated size ``limit``: a shortest path over the chain of linear stages whose
     edge weights are the layers of the routes themselves (:func:`_stage_layers`; the
-    multiplicative stages and the gather/scatter layers cost the same on every path). A state is a
-    stage's choice of positions; the next stage depends only on the positions it reads, so one
-    state per such positions is kept. Every option :func:`_plan_greedy` could take is among those
-    tried, so the result is never more layers than the greedy plan's. None when no choice fits
-    (never, since the compact layout always does)."""
-    # a state: (layers so far, the option, the previous state's key), keyed by (out_pos, cand)
-    layers: list[dict[tuple[object, ...], tuple[int, _Option, tuple[object, ...] | None]]] = []
-    prev: dict[tuple[object, ...], tuple[int, tuple[int, ...]]] = {(): (0, start)}
+    multiplicative stages and the gather/scatter layers cost the same on every path); among
+    paths of equally many layers reaching a state, the one whose largest stage size is smaller.
+    A state is a stage's choice of positions; the next stage depends only on the positions it
+    reads, so one state per such positions is kept. Every option :func:`_plan_greedy` could take
+    is among those tried, so the result is never more layers than the greedy plan's. None when
+    no choice fits (never, since the compact layout always does)."""
+    Cost = tuple[int, int]  # (layers so far, the largest stage size so far)
+    # a state: (cost, the option, the previous state's key), keyed by (out_pos, cand)
+    layers: list[dict[tuple[object, ...], tuple[Cost, _Option, tuple[object, ...] | None]]] = []
+    prev: dict[tuple[object, ...], tuple[Cost, tuple[int, ...]]] = {(): ((0, 0), start)}
     order = [idx for idx, st in enumerate(stages) if isinstance(st, LinearStage)]
     for idx in order:
         st = stages[idx]
+        fused = isinstance(stages[idx + 1] if idx + 1 < len(stages) else None, MulStage)
         options, _, keep = opts[idx]
-        cur: dict[tuple[object, ...], tuple[int, _Option, tuple[object, ...] | None]] = {}
+        cur: dict[tuple[object, ...], tuple[Cost, _Option, tuple[object, ...] | None]] = {}
         for key, (total, in_pos) in prev.items():
             here = list(dict.fromkeys(options))
             kept = butterfly_positions(st, in_pos) if keep else None
@@ -358,16 +369,17 @@ def _plan_exact(stages: Sequence[Stage], opts: Mapping[int, tuple[list[_Option],
             here += [o for o in _broadcast_options(stages, idx, in_pos, tw, limit, io) if o not in here]
             for o in here:
                 plan = StagePlan(st, in_pos, o.out_pos, o.need)
-                if _stage_need(plan) > limit:
+                need = _stage_need(plan)
+                if need > limit:
                     continue
-                cost = total + _stage_layers(plan, tw, isinstance(stages[idx + 1] if idx + 1 < len(stages) else None, MulStage))
+                cost = (total[0] + _stage_layers(plan, tw, fused), max(total[1], need))
                 k2 = (o.out_pos, o.cand)
                 if k2 not in cur or cost < cur[k2][0]:
                     cur[k2] = (cost, o, key)
         if not cur:
             return None
         layers.append(cur)
-        best: dict[tuple[int, ...], tuple[int, tuple[object, ...]]] = {}  # the next stage sees only its input positions
+        best: dict[tuple[int, ...], tuple[Cost, tuple[object, ...]]] = {}  # the next stage sees only its input positions
         for k, (cost, o, _) in cur.items():
             if o.next_in() not in best or cost < best[o.next_in()][0]:
                 best[o.next_in()] = (cost, k)

@@ -137,12 +137,14 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         circuit: any circuit (symbolic coefficients allowed).
         max_cells: refuse (CompileError) when the inner state ``N'·d'`` would exceed this.
         name: the model's name (default: the circuit's name + ``_kaleidoscope``).
-        plan: how the positions of the states are chosen: ``"exact"`` (the fewest butterfly
-            factors in all over the layouts offered, every route built to count them), ``"greedy"``
-            (stage by stage by estimated counts: much faster on wide circuits) or ``"auto"``
-            (exact when the stated size ``N_k`` is at most
-            :data:`~.circuit_to_baseconv.EXACT_PLAN_LIMIT`, i.e. ``w ≤ 16``). Every plan meets the
-            same stated bounds.
+        plan: how the positions of the states are chosen: ``"exact"`` (the fewest layers in all
+            over the layouts offered, every route built to count them; it may take a larger
+            ``N_k``, within the stated size, to save layers), ``"greedy"`` (stage by stage by
+            estimated factor counts: much faster on wide or deep circuits) or ``"auto"`` (exact
+            when the stated size ``N_k`` is at most
+            :data:`~.circuit_to_baseconv.EXACT_PLAN_LIMIT`, i.e. ``w ≤ 16``, and ``Δ ≤ 8``; and
+            greedy when the exact layout would exceed ``max_cells`` but the greedy one does not).
+            Every plan meets the same stated bounds.
 
     Raises:
         CompileError: listing every reason the circuit cannot be compiled (no partial model),
@@ -169,6 +171,12 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
     prepared = prepare(circuit, "auto" if bad_plan else plan)  # sized anyway, so that every problem is listed
     lay = prepared.layout
     cells = lay.rows * lay.width
+    if cells > max_cells and plan == "auto":  # the exact plan may trade size for layers: not beyond max_cells
+        greedy = prepare(circuit, "greedy")
+        if greedy.layout.rows * greedy.layout.width < cells:
+            prepared = greedy
+            lay = prepared.layout
+            cells = lay.rows * lay.width
     if cells > max_cells:
         problems.append(
             f"the inner state would be {lay.rows}×{lay.width} = {cells} cells (N_k = {lay.size}), "

@@ -484,6 +484,10 @@ class BroadcastPlacer:
     pairs only when none is owned by another source and no destination is taken."""
 
     def __init__(self, N: int, order: str = "down") -> None:
+        if order not in ("down", "up"):
+            raise CompileError(f"BroadcastPlacer: order: expected 'down' or 'up', found {order!r}")
+        if N < 2 or N & (N - 1):
+            raise CompileError(f"BroadcastPlacer: expected a size N that is a power of two ≥ 2, found {N}")
         self.N = N
         self.n = _log2(N)
         self.order = order
