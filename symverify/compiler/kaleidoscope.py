@@ -35,11 +35,12 @@ width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
   closes the linear stage), ``≤ Δ + 1`` linear and ``≤ Δ`` multiplicative stages, and 4
   gather/scatter layers when ``d`` is not a power of two:
   ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 2) + 3`` (``layers_thm``): **c_L = 8** on the
-  leading term ``Δ·a`` (measured on the proof sweeps, both tiers: ``L/(Δ·log2 w) ≤ 7.33``). Collected into one
-  product (``Δ + 1 ≤ 2Δ``, ``a + 2 ≤ 3a``), ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 48, c0 = 3**
-  (``layers_c21``). The single product is loose at small ``Δ`` and ``a`` by construction: it must
-  absorb the ``+ 1`` stage and the ``+ 2`` of ``lg`` at ``Δ = a = 1`` (docs/theory.md, Theorem
-  H.21, "Constants").
+  leading term ``Δ·a`` (measured on the proof sweeps, both tiers: ``L/(Δ·log2 w) ≤ 6.6``). Collected into one
+  product, ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 24, c0 = 35** (``layers_c21``): the two-term
+  form is ``8aΔ + 16Δ + 8a + 19`` and ``16Δ + 8a ≤ 16aΔ + 16`` for ``a, Δ ≥ 1`` (``Δ = 0``:
+  ``8a + 19``). No smaller c21 follows from it: at ``a = 1`` it is ``24Δ + 27``. The single
+  product is loose at small ``a`` by construction: it must absorb the ``+ 1`` stage and the ``+ 2``
+  of ``lg`` (docs/theory.md, Theorem H.21, "Constants").
 
 Symbolic circuit coefficients (``Sym``) are supported: they become butterfly diagonals and then
 positional gates. Nothing else is rejected, except circuits whose inner state would exceed
@@ -59,8 +60,8 @@ from symverify.ir.circuit import Circuit
 
 __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
 
-C21 = 48
-C0 = 3
+C21 = 24
+C0 = 35
 MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
 
 
