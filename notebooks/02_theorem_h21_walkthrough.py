@@ -69,7 +69,7 @@ print(report)
 # %% [markdown]
 # ## 4. The constants on a sweep
 # `L / (Δ·log2 w)` and `N'/w` are the ratios the theorem's O(·) hides; the construction states
-# `L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3` (at most `24·max(Δ,1)·⌈log2 w⌉ + 35`) and `N_k ≤ 4·2^⌈log2 w⌉`,
+# `L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3` (at most `24·max(Δ,1)·⌈log2 w⌉ + 27`) and `N_k ≤ 4·2^⌈log2 w⌉`,
 # and each is checked.
 
 # %%
@@ -91,7 +91,7 @@ print("all proved within their stated bounds" if ok else "SOME INSTANCE FAILED")
 
 # %% [markdown]
 # The same sweep as a picture: measured layers against `max(Δ,1)·⌈log2 w⌉` with the stated
-# `24·Δ·⌈log2 w⌉ + 35` as a line, `N'` against the cut width `w`, and parameters against the
+# `24·Δ·⌈log2 w⌉ + 27` as a line, `N'` against the cut width `w`, and parameters against the
 # circuit size, each point under its stated bound.
 
 # %%

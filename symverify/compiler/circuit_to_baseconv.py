@@ -238,7 +238,7 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
     multiplicative one, ``v1`` and ``v2 = v1 + k_rows·tw`` are placed together. Before the last
     multiplicative stage, when the last stage copies (:func:`_final_reads`), the products and
     ``v3`` are also placed so that the last stage's direct route, to the fixed output cells, does
-    not collide either (a second placer); failing that, without it. One option, for
+    not collide either (a second placer), and also without it. At most one option of each kind, for
     the first ``K ∈ {1, 2, 4, 8}`` and ``k_rows ∈ {1, 2, R/4, R/2}`` (``R = limit/tw``; ``R/2``
     puts ``v2`` in the upper half, which the first stride ``N/2`` separates) that works; none when
     no placement fits in ``limit``. A heuristic: the route is still built and counted, and the
@@ -283,12 +283,12 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
                 return None
         return out
 
-    for combos in ([c for c in ahead], [("down", None), ("up", None)]):  # with the last stage's route first
-        for K in (K for K in (1, 2, 4, 8) if K < limit and combos):
+    def first(combos: Sequence[tuple[str, str | None]]) -> _Option | None:
+        for K in (K for K in (1, 2, 4, 8) if K < limit):
             if not isinstance(nxt, MulStage):
                 out = place([[(r, 0)] for r in range(len(st.rows))], K, combos)
                 if out is not None:
-                    return [_Option(tuple(out))]
+                    return _Option(tuple(out))
                 continue
             k, top = nxt.k, limit // (2 * tw)
             for kr in sorted({r for r in (1, 2, top // 2, top) if 1 <= r <= top}):
@@ -297,11 +297,21 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
                 if out is not None:
                     v1 = tuple(out[nxt.perm[g]] for g in range(k))
                     v3 = tuple(out[nxt.perm[t]] for t in range(2 * k, len(nxt.perm)))
-                    return [_Option(tuple(out), 2 * kr * tw, (v1, v3, kr))]
-    return []
+                    return _Option(tuple(out), 2 * kr * tw, (v1, v3, kr))
+        return None
+
+    # with the last stage's route and without it: the planner counts both
+    found = [first(ahead) if ahead else None, first([("down", None), ("up", None)])]
+    return list(dict.fromkeys(o for o in found if o is not None))
 
 
 PLANS = ("auto", "exact", "greedy")
+
+
+def _is_exact(plan: str, stages: Sequence[Stage], limit: int) -> bool:
+    """Whether ``plan`` plans exactly for these stages and stated size (:data:`EXACT_PLAN_LIMIT`)."""
+    linear = sum(1 for st in stages if isinstance(st, LinearStage))
+    return plan == "exact" or (plan == "auto" and limit <= EXACT_PLAN_LIMIT and linear <= EXACT_PLAN_STAGES)
 
 
 def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list[StagePlan]:
@@ -320,8 +330,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list
 
     pos: tuple[int, ...] = tuple(io(i) for i in range(c.num_inputs))
     limit = 4 << max(0, (max(cut_width(c), 2) - 1).bit_length())  # the stated N_k (module docstring)
-    linear = sum(1 for st in stages if isinstance(st, LinearStage))
-    exact = plan == "exact" or (plan == "auto" and limit <= EXACT_PLAN_LIMIT and linear <= EXACT_PLAN_STAGES)
+    exact = _is_exact(plan, stages, limit)
     opts = {idx: _options(stages, idx, tw, io, exact) for idx, st in enumerate(stages) if isinstance(st, LinearStage)}
     if not exact:
         return _plan_greedy(stages, opts, pos, limit)
@@ -804,13 +813,14 @@ Matrices = list[tuple[dict[tuple[int, int], Scalar], dict[int, Scalar]]]
 
 @dataclass(frozen=True)
 class Prepared:
-    """What :func:`build_model` builds from: the stage plans, their matrices, the layout and the
-    layered form's largest state (computed once by :func:`prepare`)."""
+    """What :func:`build_model` builds from: the stage plans, their matrices, the layout, the
+    layered form's largest state (computed once by :func:`prepare`) and whether the plan was exact."""
 
     plans: tuple[StagePlan, ...]
     mats: Matrices
     layout: Layout
     live_width: int
+    exact: bool = False
 
 
 def prepare(c: Circuit, plan: str = "auto") -> Prepared:
@@ -818,11 +828,12 @@ def prepare(c: Circuit, plan: str = "auto") -> Prepared:
     lf = layered_form(c)
     d = c.d
     plans = plan_stages(c, lf, d, plan)
+    exact = _is_exact(plan, _normalise(lf, c), 4 << max(0, (max(cut_width(c), 2) - 1).bit_length()))
     mats: Matrices = [stage_matrix(p) if not p.is_mul else ({}, {}) for p in plans]
     extent = max([q + 1 for p in plans for q in (*p.in_pos, *p.out_pos)] + [2])
     need = max([extent] + [_sparse_need(e, p.in_pos, p.out_pos, extent) for (e, _), p in zip(mats, plans)]
                + [2 * p.k_rows * track_width(d) for p in plans if p.is_mul])  # k_rows ≤ R/2: M2 reads stay in B1 and its gap
-    return Prepared(tuple(plans), mats, Layout.choose(c.n, d, need), lf.width)
+    return Prepared(tuple(plans), mats, Layout.choose(c.n, d, need), lf.width, exact)
 
 
 def _sparse_need(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int], out_pos: Sequence[int], extent: int) -> int:

@@ -36,9 +36,9 @@ width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
   gather/scatter layers when ``d`` is not a power of two:
   ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 2) + 3`` (``layers_thm``): **c_L = 8** on the
   leading term ``Δ·a`` (measured on the proof sweeps, both tiers: ``L/(Δ·log2 w) ≤ 6.6``). Collected into one
-  product, ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 24, c0 = 35** (``layers_c21``): the two-term
-  form is ``8aΔ + 16Δ + 8a + 19`` and ``16Δ + 8a ≤ 16aΔ + 16`` for ``a, Δ ≥ 1`` (``Δ = 0``:
-  ``8a + 19``). No smaller c21 follows from it: at ``a = 1`` it is ``24Δ + 27``. The single
+  product, ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 24, c0 = 27** (``layers_c21``): the two-term
+  form is ``8aΔ + 16Δ + 8a + 19`` and ``16Δ + 8a ≤ 16aΔ + 8`` for ``a, Δ ≥ 1`` (``Δ = 0``:
+  ``8a + 19``). Neither constant can be smaller: at ``a = 1`` the two-term form is ``24Δ + 27``. The single
   product is loose at small ``a`` by construction: it must absorb the ``+ 1`` stage and the ``+ 2``
   of ``lg`` (docs/theory.md, Theorem H.21, "Constants").
 
@@ -61,7 +61,7 @@ from symverify.ir.circuit import Circuit
 __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
 
 C21 = 24
-C0 = 35
+C0 = 27
 MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
 
 
@@ -172,7 +172,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
     prepared = prepare(circuit, "auto" if bad_plan else plan)  # sized anyway, so that every problem is listed
     lay = prepared.layout
     cells = lay.rows * lay.width
-    if cells > max_cells and plan == "auto":  # the exact plan may trade size for layers: not beyond max_cells
+    if cells > max_cells and plan == "auto" and prepared.exact:  # the exact plan may trade size for layers: not beyond max_cells
         greedy = prepare(circuit, "greedy")
         if greedy.layout.rows * greedy.layout.width < cells:
             prepared = greedy

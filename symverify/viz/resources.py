@@ -11,7 +11,7 @@ its resources and bounds as floats (``"8/5"`` read exactly, then converted).
 by script (or by compiler):
 
 * ``layers`` against ``max(Δ, 1)·⌈log2 max(w, 2)⌉`` (needs ``depth``, ``width``, ``layers``);
-  Theorem H.21's stated ``L ≤ 24·max(Δ,1)·⌈log2 w⌉ + 35`` is a straight line in this variable;
+  Theorem H.21's stated ``L ≤ 24·max(Δ,1)·⌈log2 w⌉ + 27`` is a straight line in this variable;
 * ``inner_n`` (N') against the cut width ``w``;
 * ``params`` (dense count) and ``nonzero_params`` against the circuit size ``s``.
 
