@@ -14,8 +14,7 @@ from symverify import library as lib
 from symverify.compiler import Compiled, compile
 from symverify.compiler.butterfly_to_baseconv import simplify_factors
 from symverify.compiler.circuit_to_baseconv import (
-    EXACT_PLAN_LIMIT,
-    EXACT_PLAN_STAGES,
+    EXACT_PLAN_WORK,
     build_model,
     butterfly_positions,
     packed_product_layout,
@@ -415,7 +414,7 @@ def test_exact_plan_is_never_more_layers_than_greedy_and_is_proved(c):
 def test_exact_plan_beats_greedy_where_estimates_mislead():
     """Circuits where the greedy estimates pick a costlier layout: the exact plan is strictly
     fewer layers (measured: a reversal 32 → 12, a hub of fan-out 8 at depth 2 48 → 28), and
-    ``plan="auto"`` takes it for these widths (``N_k ≤ EXACT_PLAN_LIMIT``)."""
+    ``plan="auto"`` takes it for these sizes (``N_k·(Δ+1) ≤ EXACT_PLAN_WORK``)."""
     for wiring, w, depth in (("reversal", 4, 2), ("hub", 8, 2), ("hubs", 8, 4)):
         c = lib.wired_circuit(w, depth, wiring, seed=0)
         greedy, exact, auto = (compile(c, plan=p) for p in ("greedy", "exact", "auto"))
@@ -425,14 +424,16 @@ def test_exact_plan_beats_greedy_where_estimates_mislead():
 
 
 def test_auto_plan_is_greedy_above_the_exact_limits():
-    """Above ``EXACT_PLAN_LIMIT`` (w = 32), or deeper than ``EXACT_PLAN_STAGES`` linear stages
-    (Δ = 10 at w = 8), the default plan is the greedy one (compile time stays linear in the
-    number of options); below both it is the exact one."""
-    wide, deep, small = lib.wired_circuit(32, 2, "hub", seed=0), lib.wired_circuit(8, 10, "random", seed=0), lib.wired_circuit(8, 8, "random", seed=0)
-    assert 4 * 32 > EXACT_PLAN_LIMIT and 10 + 1 > EXACT_PLAN_STAGES >= 8 + 1
+    """When ``N_k·(Δ+1)`` exceeds ``EXACT_PLAN_WORK`` (w = 64 at Δ = 2; w = 16 at Δ = 10) the
+    default plan is the greedy one (compile time stays linear in the number of options); within
+    it (w = 32 at Δ = 4; w = 8 at Δ = 8) the exact one."""
+    wide, deep = lib.wired_circuit(64, 2, "hub", seed=0), lib.wired_circuit(16, 10, "random", seed=0)
+    small, mid = lib.wired_circuit(8, 8, "random", seed=0), lib.wired_circuit(32, 4, "random", seed=1)
+    assert 256 * 3 > EXACT_PLAN_WORK and 64 * 11 > EXACT_PLAN_WORK and 128 * 5 <= EXACT_PLAN_WORK and 32 * 9 <= EXACT_PLAN_WORK
     assert compile(wide).model == compile(wide, plan="greedy").model
     assert compile(deep).model == compile(deep, plan="greedy").model
-    assert compile(small).model == compile(small, plan="exact").model != compile(small, plan="greedy").model
+    for c in (small, mid):
+        assert compile(c).model == compile(c, plan="exact").model != compile(c, plan="greedy").model
 
 
 def test_auto_plan_falls_back_to_greedy_within_max_cells():

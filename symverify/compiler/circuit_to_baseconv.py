@@ -38,9 +38,9 @@ factors and the combine, where a copy network and a Beneš permutation take ``2n
 (:func:`_cheapest`: this stage and the next), takes the read-out layout whenever it fits, and
 builds each route once. The exact plan tries every choice the greedy one can make, so it is never
 more layers (it may take a larger ``N_k``, within the stated size, to save layers); ``"auto"``
-(the default) is exact when the stated size is at most :data:`EXACT_PLAN_LIMIT` (``w ≤ 16``,
-where the fixed costs weigh most and routes are cheap to build) and the depth at most 8, and
-greedy otherwise.
+(the default) is exact when ``N_k·(Δ + 1) ≤`` :data:`EXACT_PLAN_WORK` (``w ≤ 16`` up to ``Δ = 9``,
+``w ≤ 32`` up to ``Δ = 4``, ``w ≤ 64`` at ``Δ = 1``: where the fixed costs weigh most and routes
+are cheap to build) and greedy otherwise.
 
 **Linear stage** (Corollary H.20 = Theorem H.19 stage by stage, then Lemma H.18): its rows
 become a sparse matrix on positions, which becomes butterfly factors: the identity (0 layers),
@@ -108,7 +108,7 @@ from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage, laye
 from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.structured import butterfly_positions, single_factor
 
-__all__ = ["StagePlan", "Build", "Prepared", "prepare", "plan_stages", "PLANS", "EXACT_PLAN_LIMIT", "EXACT_PLAN_STAGES", "stage_factors", "build_model", "planned_size", "mul_layers",
+__all__ = ["StagePlan", "Build", "Prepared", "prepare", "plan_stages", "PLANS", "EXACT_PLAN_WORK", "stage_factors", "build_model", "planned_size", "mul_layers",
            "compact_product_layout", "packed_product_layout", "smallest_shift"]
 
 Route = Literal["identity", "diagonal", "butterfly", "permutation", "selection", "sparse"]
@@ -148,12 +148,12 @@ def _normalise(lf: LayeredForm, c: Circuit) -> list[Stage]:
     return out
 
 
-EXACT_PLAN_LIMIT = 64
-EXACT_PLAN_STAGES = 9
+EXACT_PLAN_WORK = 640
 """``plan="auto"`` plans exactly (:func:`_plan_exact`) when the stated size ``N_k = 4·2^⌈log2 w⌉``
-is at most :data:`EXACT_PLAN_LIMIT` and there are at most :data:`EXACT_PLAN_STAGES` linear
-stages (``Δ ≤ 8``); otherwise greedily by estimates (:func:`_plan_greedy`). The exact plan builds
-every route of every pair of layouts, so its time grows with both."""
+times the number of linear stages (``Δ + 1``) is at most this: ``w ≤ 16`` up to ``Δ = 9``,
+``w ≤ 32`` up to ``Δ = 4``, ``w ≤ 64`` at ``Δ = 1``; otherwise greedily by estimates
+(:func:`_plan_greedy`). The exact plan builds every route of every pair of layouts, so its time
+grows with both (about 2 s at the limit)."""
 
 Cand = tuple[tuple[int, ...], tuple[int, ...], int]
 
@@ -309,17 +309,16 @@ PLANS = ("auto", "exact", "greedy")
 
 
 def _is_exact(plan: str, stages: Sequence[Stage], limit: int) -> bool:
-    """Whether ``plan`` plans exactly for these stages and stated size (:data:`EXACT_PLAN_LIMIT`)."""
+    """Whether ``plan`` plans exactly for these stages and stated size (:data:`EXACT_PLAN_WORK`)."""
     linear = sum(1 for st in stages if isinstance(st, LinearStage))
-    return plan == "exact" or (plan == "auto" and limit <= EXACT_PLAN_LIMIT and linear <= EXACT_PLAN_STAGES)
+    return plan == "exact" or (plan == "auto" and limit * linear <= EXACT_PLAN_WORK)
 
 
 def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list[StagePlan]:
     """Positions for every state (see the module docstring): ``plan="exact"`` chooses them for
     the fewest layers in all (:func:`_plan_exact`), ``"greedy"`` stage by stage by estimates
     (:func:`_plan_greedy`), ``"auto"`` exactly when the stated size is at most
-    :data:`EXACT_PLAN_LIMIT` and there are at most :data:`EXACT_PLAN_STAGES` linear stages, else
-    greedily."""
+    :data:`EXACT_PLAN_WORK` divided by the number of linear stages, else greedily."""
     if plan not in PLANS:
         raise CompileError(f"plan: expected one of {list(PLANS)}, found {plan!r}")
     stages = _normalise(lf, c)

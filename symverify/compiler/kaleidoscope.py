@@ -142,8 +142,8 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
             over the layouts offered, every route built to count them; it may take a larger
             ``N_k``, within the stated size, to save layers), ``"greedy"`` (stage by stage by
             estimated factor counts: much faster on wide or deep circuits) or ``"auto"`` (exact
-            when the stated size ``N_k`` is at most
-            :data:`~.circuit_to_baseconv.EXACT_PLAN_LIMIT`, i.e. ``w ≤ 16``, and ``Δ ≤ 8``; and
+            when ``N_k·(Δ + 1) ≤`` :data:`~.circuit_to_baseconv.EXACT_PLAN_WORK`: ``w ≤ 16`` up
+            to ``Δ = 9``, ``w ≤ 32`` up to ``Δ = 4``, ``w ≤ 64`` at ``Δ = 1``; and
             greedy when the exact layout would exceed ``max_cells`` but the greedy one does not).
             Every plan meets the same stated bounds.
 
