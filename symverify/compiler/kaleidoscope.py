@@ -35,7 +35,7 @@ width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
   closes the linear stage), ``≤ Δ + 1`` linear and ``≤ Δ`` multiplicative stages, and 4
   gather/scatter layers when ``d`` is not a power of two:
   ``L ≤ (Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a + 2) + 3`` (``layers_thm``): **c_L = 8** on the
-  leading term ``Δ·a`` (measured on the proof sweeps, both tiers: ``L/(Δ·log2 w) ≤ 6.6``). Collected into one
+  leading term ``Δ·a`` (measured on the proof sweeps, both tiers: ``L/(Δ·log2 w) ≤ 6.5``). Collected into one
   product, ``L ≤ c21·max(Δ,1)·a + c0`` with **c21 = 24, c0 = 27** (``layers_c21``): the two-term
   form is ``8aΔ + 16Δ + 8a + 19`` and ``16Δ + 8a ≤ 16aΔ + 8`` for ``a, Δ ≥ 1`` (``Δ = 0``:
   ``8a + 19``). Neither constant can be smaller: at ``a = 1`` the two-term form is ``24Δ + 27``. The single
