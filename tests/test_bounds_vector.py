@@ -293,7 +293,7 @@ def test_ub_of_log2_covers_two_to_the_L_with_a_small_mantissa_at_any_size(L: flo
     from symverify.provers.bounds_vector import _ub_of_log2
 
     m, e = _ub_of_log2(L)
-    assert 1 <= m < 2**62
+    assert m >= 1 and m < 2**62, m  # a positive mantissa below 2^62
     whole = math.floor(L)
     shift = e - (whole - 60)  # m·2^e ≥ 2^L  ⇔  log2(m) + shift ≥ 60 + (L − whole), all small numbers
     assert math.log2(m) + shift >= 60 + (L - whole)
