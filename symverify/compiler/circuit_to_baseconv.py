@@ -172,6 +172,13 @@ class _Option:
         return self.cand[0] + self.cand[1] if self.cand is not None else self.out_pos
 
 
+def _mul_rows(mul: MulStage) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The rows of the linear stage before ``mul`` that become its ``v1``, ``v2`` and ``v3``
+    (input slot ``i`` of ``mul`` reads row ``perm[i]``)."""
+    k = mul.k
+    return tuple(mul.perm[:k]), tuple(mul.perm[k:2 * k]), tuple(mul.perm[2 * k:])
+
+
 def _options(stages: Sequence[Stage], idx: int, tw: int, io: Callable[[int], int], packed: bool) -> tuple[list[_Option], bool, bool]:
     """The output positions offered to the linear stage ``stages[idx]`` (module docstring), whether
     the first is the read-out layout, and whether a butterfly-shaped stage may keep its pairs."""
@@ -193,10 +200,9 @@ def _options(stages: Sequence[Stage], idx: int, tw: int, io: Callable[[int], int
         options = []
         for cand in cands:
             v1, v3, kr = cand
-            mulpos = [*v1, *(p + kr * tw for p in v1), *v3]
             out_l = [0] * len(st.outputs)
-            for i, src in enumerate(nxt.perm):
-                out_l[src] = mulpos[i]
+            for src, q in zip(nxt.perm, [*v1, *(p + kr * tw for p in v1), *v3]):
+                out_l[src] = q
             options.append(_Option(tuple(out_l), 2 * kr * tw, cand))
         return options, readout, False
     from symverify.kaleidoscope.selection import preferred_positions
@@ -217,8 +223,8 @@ def _final_reads(stages: Sequence[Stage], idx: int, io: Callable[[int], int]) ->
     mul, last = stages[idx + 1], stages[idx + 2]
     if not isinstance(mul, MulStage) or not isinstance(last, LinearStage) or len(last.inputs) != len(mul.outputs):
         return None
-    k = mul.k
-    row_of = {g: mul.perm[g] for g in range(k)} | {k + t: mul.perm[2 * k + t] for t in range(len(mul.perm) - 2 * k)}
+    v1_rows, _, v3_rows = _mul_rows(mul)
+    row_of = (*v1_rows, *v3_rows)  # output slot of mul (products, then v3) → row of stage idx
     out: dict[int, list[int]] = {}
     for r, row in enumerate(last.rows):
         live = [slot for slot, co in row if not is_zero(co)]
@@ -271,7 +277,7 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
             for o in range(limit - span):
                 ps = [(p, (o + off) ^ (K * j)) for r, off in group for j, p in enumerate(srcs[r])]
                 hold = [o + off for r, off in group if not srcs[r]]
-                nxt_ps = [(o + off, t) for r, off in group for t in final.get(r, ())] if last is not None and final else []
+                nxt_ps = [(o + off, t) for r, off in group for t in final.get(r, ())] if last is not None and final is not None else []
                 if placer.fits(ps, hold) and (last is None or last.fits(nxt_ps)):
                     placer.add(ps, hold)
                     if last is not None:
@@ -290,14 +296,14 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
                 if out is not None:
                     return _Option(tuple(out))
                 continue
-            k, top = nxt.k, limit // (2 * tw)
+            v1_rows, v2_rows, v3_rows = _mul_rows(nxt)
+            top = limit // (2 * tw)
             for kr in sorted({r for r in (1, 2, top // 2, top) if 1 <= r <= top}):
-                groups = [[(nxt.perm[g], 0), (nxt.perm[k + g], kr * tw)] for g in range(k)]
-                out = place(groups + [[(nxt.perm[t], 0)] for t in range(2 * k, len(nxt.perm))], K, combos)
+                groups = [[(a, 0), (b, kr * tw)] for a, b in zip(v1_rows, v2_rows)] + [[(r, 0)] for r in v3_rows]
+                out = place(groups, K, combos)
                 if out is not None:
-                    v1 = tuple(out[nxt.perm[g]] for g in range(k))
-                    v3 = tuple(out[nxt.perm[t]] for t in range(2 * k, len(nxt.perm)))
-                    return _Option(tuple(out), 2 * kr * tw, (v1, v3, kr))
+                    cand = (tuple(out[r] for r in v1_rows), tuple(out[r] for r in v3_rows), kr)
+                    return _Option(tuple(out), 2 * kr * tw, cand)
         return None
 
     # with the last stage's route and without it: the planner counts both
@@ -319,6 +325,11 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list
     the fewest layers in all (:func:`_plan_exact`), ``"greedy"`` stage by stage by estimates
     (:func:`_plan_greedy`), ``"auto"`` exactly when the stated size is at most
     :data:`EXACT_PLAN_WORK` divided by the number of linear stages, else greedily."""
+    return _plan(c, lf, d, plan)[0]
+
+
+def _plan(c: Circuit, lf: LayeredForm, d: int, plan: str) -> tuple[list[StagePlan], bool]:
+    """:func:`plan_stages`, and whether the plan was exact."""
     if plan not in PLANS:
         raise CompileError(f"plan: expected one of {list(PLANS)}, found {plan!r}")
     stages = _normalise(lf, c)
@@ -332,7 +343,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list
     exact = _is_exact(plan, stages, limit)
     opts = {idx: _options(stages, idx, tw, io, exact) for idx, st in enumerate(stages) if isinstance(st, LinearStage)}
     if not exact:
-        return _plan_greedy(stages, opts, pos, limit)
+        return _plan_greedy(stages, opts, pos, limit), False
     chosen = _plan_exact(stages, opts, pos, limit, tw, io)
     if chosen is None:
         raise AssertionError(f"internal: no layout of some stage fits the stated size N_k = {limit}")
@@ -345,7 +356,7 @@ def plan_stages(c: Circuit, lf: LayeredForm, d: int, plan: str = "auto") -> list
         else:
             plans.append(StagePlan(st, pos, chosen[idx].out_pos))
         pos = plans[-1].out_pos
-    return plans
+    return plans, True
 
 
 def _plan_exact(stages: Sequence[Stage], opts: Mapping[int, tuple[list[_Option], bool, bool]], start: tuple[int, ...],
@@ -638,9 +649,7 @@ def packed_product_layout(k: int, m: int, two: AbstractSet[int], tw: int) -> tup
     lowest positions left free (between ``v1`` and ``v2`` and above)."""
     pad1 = [i in two or k + i in two for i in range(k)]
     v1 = _compact(pad1)
-    span = max(v1, default=-1) + 1
-    shift = max(-(-span // tw) * tw, tw)
-    shift += shift % 2
+    shift = _clearing_rows(v1, tw) * tw
     taken = set(v1) | {p + shift for p in v1} | {(p ^ 1) + s for p, pad in zip(v1, pad1) if pad for s in (0, shift)}
     v3: list[int] = []
     for t in range(m):  # first fit
@@ -653,6 +662,14 @@ def packed_product_layout(k: int, m: int, two: AbstractSet[int], tw: int) -> tup
     return v1, tuple(v3), shift // tw
 
 
+def _clearing_rows(v1: Sequence[int], tw: int) -> int:
+    """``k_rows`` of the least shift ``≥ tw`` that is a multiple of ``tw``, even, and clears the span
+    of ``v1`` (with ``tw = 1`` an odd shift would put ``v2`` on the free partners of ``v1``)."""
+    span = max(v1, default=-1) + 1 - min(v1, default=0)
+    shift = max(-(-span // tw) * tw, tw)
+    return (shift + shift % 2) // tw
+
+
 def compact_product_layout(k: int, m: int, two: AbstractSet[int], tw: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """``(v1, v3, k_rows)`` of the compact layout of a multiplicative stage with ``k`` products and
     ``m`` kept values (module docstring): ``v3`` from 0, then ``v1`` from an even position, then
@@ -660,10 +677,7 @@ def compact_product_layout(k: int, m: int, two: AbstractSet[int], tw: int) -> tu
     two entries) get even positions with their partner free."""
     v3 = _compact([2 * k + t in two for t in range(m)])
     v1 = _compact([i in two or k + i in two for i in range(k)], (max(v3, default=-1) + 2) // 2 * 2)
-    span = max(v1, default=-1) + 1 - min(v1, default=0)
-    shift = max(-(-span // tw) * tw, tw)
-    shift += shift % 2  # tw = 1: an odd shift would put v2 on the free partners of v1
-    return v1, v3, shift // tw
+    return v1, v3, _clearing_rows(v1, tw)
 
 
 def smallest_shift(v1: Sequence[int], v3: Sequence[int], tw: int) -> int:
@@ -826,8 +840,7 @@ def prepare(c: Circuit, plan: str = "auto") -> Prepared:
     """Plan every stage (``plan``: see :func:`plan_stages`) and choose the layout (no gadget is emitted)."""
     lf = layered_form(c)
     d = c.d
-    plans = plan_stages(c, lf, d, plan)
-    exact = _is_exact(plan, _normalise(lf, c), 4 << max(0, (max(cut_width(c), 2) - 1).bit_length()))
+    plans, exact = _plan(c, lf, d, plan)
     mats: Matrices = [stage_matrix(p) if not p.is_mul else ({}, {}) for p in plans]
     extent = max([q + 1 for p in plans for q in (*p.in_pos, *p.out_pos)] + [2])
     need = max([extent] + [_sparse_need(e, p.in_pos, p.out_pos, extent) for (e, _), p in zip(mats, plans)]

@@ -380,15 +380,9 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
     if not valid:  # selection_size doubled N: K = N/2 separates every row from its partner
         raise AssertionError("internal: no combine stride at the selection size")
     Ks = sorted(set(valid[-max_K:] + valid[:1]), reverse=True)
-    best: tuple[int, str, int, list[ButterflyFactor]] | None = None
-    for name, copy_fs, slots in [("direct", [], {}), *_copy_candidates(N, uses)]:
-        for K in (valid[::-1] if name == "direct" else Ks):  # every stride for the direct route: it is cheap to try
-            if name == "direct":  # the copy network and the permutation in one (:func:`_direct`)
-                for swap in (False, True):
-                    got = _direct(N, K, rows, swap)
-                    if got is not None and (best is None or got[0] < best[0]):
-                        best = got
-                continue
+    best = _best_direct(N, rows, valid)  # every stride for the direct route: it is cheap to try
+    for name, copy_fs, slots in _copy_candidates(N, uses):
+        for K in Ks:
             # operand slots: the first entry of row o at o, the second at o ⊕ K
             nxt = {j: iter(s) for j, s in slots.items()}
             partial: dict[int, int] = {}
@@ -411,6 +405,18 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
     return SelectionRoute(size, N, tuple(fs), strategy, K)
 
 
+def _best_direct(N: int, rows: Mapping[int, list[tuple[int, Scalar]]], Ks: Sequence[int]) -> tuple[int, str, int, list[ButterflyFactor]] | None:
+    """The cheapest :func:`_direct` route over the strides ``Ks`` and both operand orders (the copy
+    network and the permutation in one), or None when every one collides."""
+    best: tuple[int, str, int, list[ButterflyFactor]] | None = None
+    for K in reversed(Ks):
+        for swap in (False, True):
+            got = _direct(N, K, rows, swap)
+            if got is not None and (best is None or got[0] < best[0]):
+                best = got
+    return best
+
+
 def direct_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = (), size: int | None = None) -> SelectionRoute | None:
     """The cheapest direct candidate of :func:`selection_route` alone (every valid ``K``, both
     operand orders, both stride orders), lifted to ``size``; None when every one collides or the
@@ -420,12 +426,7 @@ def direct_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] 
     size = N if size is None else size
     if not rows or size < N:
         return None
-    best: tuple[int, str, int, list[ButterflyFactor]] | None = None
-    for K in reversed(_valid_K(rows, N)):
-        for swap in (False, True):
-            got = _direct(N, K, rows, swap)
-            if got is not None and (best is None or got[0] < best[0]):
-                best = got
+    best = _best_direct(N, rows, _valid_K(rows, N))
     if best is None:
         return None
     _, strategy, K, fs = best
