@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from symverify.compiler.circuit_to_baseconv import compact_product_layout, smallest_shift
+from symverify.compiler.circuit_to_baseconv import compact_product_layout, packed_product_layout, smallest_shift
 from symverify.compiler.layout import Layout
 from symverify.errors import ShapeError
 from symverify.gadgets.fragment import Spec, SpecBuilder
@@ -24,7 +24,8 @@ from symverify.semantics.exact import evaluate
 
 SHAPES = [Shape(1, 1, 1, "contiguous", False), Shape(2, 2, 3, "contiguous", True), Shape(3, 2, 3, "scattered", True),
           Shape(4, 3, 0, "scattered", False), Shape(8, 4, 4, "scattered", True, grow=4),
-          Shape(1, 2, 3, "compact", True), Shape(4, 3, 4, "compact", False)]
+          Shape(1, 2, 3, "compact", True), Shape(4, 3, 4, "compact", False),
+          Shape(1, 3, 4, "packed", True), Shape(4, 5, 7, "packed", False)]
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -40,13 +41,17 @@ def test_product_gadget_is_proved_for_all_inputs_and_constants(shape):
 def test_sweep_covers_the_stated_shapes():
     full = shapes(False)
     assert {s.d for s in full} == {1, 2, 3, 4, 8}
-    assert {s.pending for s in full} == {False, True} and {s.kind for s in full} == {"contiguous", "scattered", "compact"}
+    assert {s.pending for s in full} == {False, True} and {s.kind for s in full} == {"contiguous", "scattered", "compact", "packed"}
     for s in full:
         lay, v1, kr, v3 = s.build()
         assert 2 * kr * lay.tw <= lay.size
         if s.kind == "compact":  # v3 with a free partner after every other value, then v1, v2 an even shift above
             assert (v1, v3, kr) == compact_product_layout(s.k, s.n3, set(range(2 * s.k, 2 * s.k + s.n3, 2)), lay.tw)
             assert kr * lay.tw % 2 == 0 and min(v1, default=1 << 30) > max(v3, default=-1)
+        elif s.kind == "packed":  # v1 from 0, v2 an even shift above, v3 in the gaps
+            assert (v1, v3, kr) == packed_product_layout(s.k, s.n3, set(range(2 * s.k, 2 * s.k + s.n3, 2)), lay.tw)
+            v2 = {p + kr * lay.tw for p in v1}
+            assert kr * lay.tw % 2 == 0 and min(v1, default=0) == 0 and not v2 & set(v3) and not set(v1) & set(v3)
         else:
             assert kr == smallest_shift(v1, v3, lay.tw)
 

@@ -28,7 +28,9 @@ largest power of two ``≤ d``), several numbers of products ``k`` and kept valu
 copy network) with ``k_rows`` the smallest shift that puts ``v2`` on no ``v1`` or ``v3`` position
 (:func:`~symverify.compiler.circuit_to_baseconv.smallest_shift`), or the compiler's compact layout
 (:func:`~symverify.compiler.circuit_to_baseconv.compact_product_layout`: ``v3`` with gaps, then
-``v1``, ``v2`` an even shift above it), ``N_k`` the smallest power of two that holds ``v2`` and
+``v1``, ``v2`` an even shift above it) or its packed one
+(:func:`~symverify.compiler.circuit_to_baseconv.packed_product_layout`: ``v1`` from 0, ``v2`` an
+even shift above, ``v3`` in the gaps between and above), ``N_k`` the smallest power of two that holds ``v2`` and
 ``2·k_rows·tw`` (the compiler's requirement) and, in the full tier, four times that.
 
 The layers proved are exactly those :func:`mul_layers` returns; the compiler then prunes them to
@@ -44,7 +46,12 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
-from symverify.compiler.circuit_to_baseconv import compact_product_layout, mul_layers, smallest_shift
+from symverify.compiler.circuit_to_baseconv import (
+    compact_product_layout,
+    mul_layers,
+    packed_product_layout,
+    smallest_shift,
+)
 from symverify.compiler.layout import Layout, track_width
 from symverify.errors import ShapeError
 from symverify.gadgets.fragment import Fragment, Spec, SpecBuilder
@@ -63,6 +70,7 @@ PRODUCT_LAYERS = 2
 
 # reads per slot of the next stage's copy network, cycled (0: a slot nobody reads)
 _SCATTER_COUNTS = (1, 4, 2, 1, 3, 0, 2, 8)
+LAYOUTS = {"compact": compact_product_layout, "packed": packed_product_layout}
 
 
 def placement(kind: str, k: int, n3: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -151,8 +159,8 @@ class Shape(NamedTuple):
 
     def build(self) -> tuple[Layout, tuple[int, ...], int, tuple[int, ...]]:
         tw = track_width(self.d)
-        if self.kind == "compact":  # the compiler's compact layout, its kept values computed by two entries
-            v1, v3, kr = compact_product_layout(self.k, self.n3, set(range(2 * self.k, 2 * self.k + self.n3, 2)), tw)
+        if self.kind in LAYOUTS:  # the compiler's compact or packed layout, some kept values computed by two entries
+            v1, v3, kr = LAYOUTS[self.kind](self.k, self.n3, set(range(2 * self.k, 2 * self.k + self.n3, 2)), tw)
         else:
             v1, v3 = placement(self.kind, self.k, self.n3)
             kr = smallest_shift(v1, v3, tw)
@@ -165,7 +173,7 @@ def shapes(quick: bool) -> list[Shape]:
     counts = [(1, 1), (2, 3)] if quick else [(1, 0), (1, 1), (2, 3), (3, 0), (4, 4), (5, 7), (8, 8)]
     grows = (1,) if quick else (1, 4)
     return [Shape(d, k, n3, kind, pending, grow)
-            for d in (1, 2, 3, 4, 8) for k, n3 in counts for kind in ("contiguous", "scattered", "compact")
+            for d in (1, 2, 3, 4, 8) for k, n3 in counts for kind in ("contiguous", "scattered", *LAYOUTS)
             for pending in (False, True) for grow in grows]
 
 
