@@ -169,15 +169,15 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         problems.append(f"expected a Circuit, found {type(circuit).__name__}")
         raise CompileError("compile (method 'kaleidoscope'): " + "; ".join(problems))
     check_state(circuit, "compile(method='kaleidoscope')")
+    def cells_of(p: Any) -> int:
+        return int(p.layout.rows * p.layout.width)
+
     prepared = prepare(circuit, "auto" if bad_plan else plan)  # sized anyway, so that every problem is listed
-    lay = prepared.layout
-    cells = lay.rows * lay.width
-    if cells > max_cells and plan == "auto" and prepared.exact:  # the exact plan may trade size for layers: not beyond max_cells
+    if cells_of(prepared) > max_cells and plan == "auto" and prepared.exact:  # the exact plan may trade size for layers
         greedy = prepare(circuit, "greedy")
-        if greedy.layout.rows * greedy.layout.width < cells:
+        if cells_of(greedy) < cells_of(prepared):
             prepared = greedy
-            lay = prepared.layout
-            cells = lay.rows * lay.width
+    lay, cells = prepared.layout, cells_of(prepared)
     if cells > max_cells:
         problems.append(
             f"the inner state would be {lay.rows}×{lay.width} = {cells} cells (N_k = {lay.size}), "
