@@ -24,7 +24,6 @@ all methods must agree (a disagreement is printed loudly); nothing is asserted a
 from __future__ import annotations
 
 import argparse
-import hashlib
 import math
 import random
 import time
@@ -40,7 +39,6 @@ from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
 from symverify.library import random_circuit
 from symverify.provers import fingerprint
-from symverify.provers import randomized as rzm
 from symverify.provers.bounds import (
     _CIRCUIT_BOUNDS,
     _MODEL_BOUNDS,
@@ -50,7 +48,7 @@ from symverify.provers.bounds import (
     layers_peak,
     structure_bounds,
 )
-from symverify.provers.sides import Side, as_side
+from symverify.provers.sides import as_side
 from symverify.semantics.evaluate import embed, eval_circuit_nodes
 from symverify.semantics.rings import ModRing
 from symverify.semantics.straightline import eval_mod, eval_mod_lanes, program, schedule
@@ -146,15 +144,15 @@ def engines(size: int) -> None:
     t_bounds = best(lambda: structure_bounds(a, b), repeat=1)  # uncached
     old_ring = BoundRing(a.num_inputs + len(a.params() | b.params()), q)
     t_bounds_old = 2 * best(lambda: eval_circuit_nodes(c, [old_ring.var] * c.num_inputs, old_ring), repeat=1)
-    t_fp = best(lambda: (fingerprint._RECENT.clear(), rzm._fingerprint(a), rzm._fingerprint(b)), repeat=1)  # uncached
-    t_fp_old = best(lambda: _fields_fingerprint(a, b), repeat=1)
+    t_fp = best(lambda: (fingerprint._RECENT.clear(), fingerprint.fingerprint(a.obj), fingerprint.fingerprint(b.obj)),
+                repeat=1)  # uncached
     tm, k = rep.timings, int(rep.evidence["k"])
     trial = (tm["method.trials"] - tm.get("method.fingerprint", 0.0)) / k
     print(f"verify(randomized, python) on both circuits: {rep.verdict.value}, k = {k} trials, p: {rep.evidence['p']}")
     print(f"  total {tm['total']:.3f} s = bounds {tm.get('bounds', 0):.3f} + fingerprint {tm.get('method.fingerprint', 0):.3f} "
           f"+ trials {tm['method.trials'] - tm.get('method.fingerprint', 0):.3f} (one trial {trial:.3f} s)")
     print(f"  bounds pass       {t_bounds:8.3f} s = {t_bounds / trial:5.2f} trials   (ring interpreter: {t_bounds_old:.3f} s)")
-    print(f"  fingerprint       {t_fp:8.3f} s = {t_fp / trial:5.2f} trials   (field by field: {t_fp_old:.3f} s)")
+    print(f"  fingerprint       {t_fp:8.3f} s = {t_fp / trial:5.2f} trials")
     print()
 
 
@@ -182,13 +180,6 @@ def model_bounds(args: tuple[int, int, int, int]) -> None:
     print(f"compiled random_circuit{args}: {len(m.layers)} layers, N'×d' = {m.inner_n}×{m.inner_d}; "
           f"verify(randomized, python): k = {k} trials, one trial {trial:.3f} s")
     print(f"  bounds pass       {t_bounds:8.3f} s = {t_bounds / trial:5.2f} trials   (ring interpreter, model only: {t_old:.3f} s)")
-
-
-def _fields_fingerprint(a: Side, b: Side) -> None:
-    for side in (a, b):
-        h = hashlib.sha256()
-        rzm._feed(h, side.kind)
-        rzm._feed(h, side.obj)
 
 
 def best(fn: Callable[[], object], repeat: int = 3) -> float:

@@ -50,7 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--method", choices=METHODS, default="auto")
     v.add_argument("--certificate", metavar="CERT.json", help="a stage certificate for the model side")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
-    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--seed", type=_seed, default=0, metavar="S|fresh",
+                   help="seed of the randomized points (default 0: reproducible Fiat–Shamir points derived from both "
+                        "sides); 'fresh' draws operating-system randomness, recorded in the report")
     v.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
     v.add_argument("--trials", type=int, default=None, help="randomized trials (default: error bound 2^-100)")
     v.add_argument("--backend", choices=("flint", "sympy", "torch", "python"), default=None,
@@ -88,6 +90,16 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("run", metavar="RUN.json")
     r.add_argument("-o", "--output", metavar="PATH", default="report.html", help="where to write the page (default report.html)")
     return ap
+
+
+def _seed(text: str) -> int | None:
+    """``--seed``: an integer, or ``fresh`` for operating-system randomness (``verify(seed=None)``)."""
+    if text == "fresh":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or 'fresh', found {text!r}") from None
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:

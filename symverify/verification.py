@@ -101,7 +101,7 @@ class Report:
         if "bound" in ev:
             pts = f" × {ev['points_per_trial']} points" if "points_per_trial" in ev else ""
             return (f"k={ev.get('k')} trials{pts} mod p={ev.get('p')} ({ev.get('backend')}), "
-                    f"degree ≤ {ev.get('degree_bound')}, error ≤ {ev.get('bound')}")
+                    f"degree ≤ {ev.get('degree_bound')}, error ≤ {ev.get('bound')}, seed {self.seed}")
         if "monomials_compared" in ev:
             return f"{ev['monomials_compared']} monomials compared ({ev.get('backend')}, {ev.get('ran')})"
         if "result" in ev:

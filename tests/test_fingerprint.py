@@ -1,104 +1,359 @@
-"""The flat fingerprints of models and kaleidoscopes (the Fiat–Shamir input of the randomized method)."""
+"""The side encoding is injective (a decoder rebuilds every side from its bytes), and the randomized
+method's points come from SHAKE-256 streams separated by purpose (docs/trusted-base.md, "The trial points")."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from fractions import Fraction
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symverify as sv
-from symverify.ir.baseconv import Mode, Model
-from symverify.ir.scalar import sym
+from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
+from symverify.ir.circuit import Circuit, Gate, Op
+from symverify.ir.grid import Grid
+from symverify.ir.scalar import Scalar, Sym, sym
 from symverify.library import random_circuit
 from symverify.provers import fingerprint as fp
-from symverify.provers.randomized import _fingerprint
+from symverify.provers.challenge import Stream, Transcript
+from symverify.provers.fingerprint import EncodingError, decode, encode, fingerprint
+from symverify.provers.randomized import _sample, transcript
 from symverify.provers.sides import as_side
-from symverify.strategies import models
 
-NEW_VALUES = [Fraction(1, 3), Fraction(-7, 2), 5, -4, 2**70, Fraction(1, 2**65), sym("a"), sym("a") * 2 - 1]
+M61 = 2**61 - 1
 
+# ---- strategies over every kind of value -------------------------------------------------------
 
-def _with_weight(m: Model, layer: int, name: str, i: int, j: int, value: object) -> Model:
-    """``m`` with one entry of one grid painted to ``value``."""
-    ly = m.layers[layer]
-    grid = getattr(ly, name).paint(i, i + 1, j, j + 1, value)
-    layers = list(m.layers)
-    layers[layer] = replace(ly, **{name: grid})
-    return replace(m, layers=tuple(layers))
+ints = st.one_of(st.integers(-3, 3), st.integers(-(2**64), 2**64), st.integers(-(2**200), 2**200),
+                 st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 87779591, 121334019]))
+rationals = st.builds(Fraction, ints, st.one_of(st.integers(1, 5), st.integers(1, 2**70)))
+names = st.sampled_from(["a", "b", "c_1", "D1[3]", "D1[30]", "x.y"])
 
 
 @st.composite
-def _changed_weight(draw: st.DrawFn) -> tuple[Model, Model]:
-    m = draw(models(max_n=3, max_d=3, max_layers=3, pad=2).filter(lambda m: len(m.layers) > 0))
-    k = draw(st.integers(0, len(m.layers) - 1))
-    name = draw(st.sampled_from(["W", "b1", "h", "b2"]))
-    g = getattr(m.layers[k], name)
-    i, j = draw(st.integers(0, g.rows - 1)), draw(st.integers(0, g.cols - 1))
-    old = g.to_rows()[i][j]
-    value = draw(st.sampled_from([v for v in NEW_VALUES if v != old]))
-    return m, _with_weight(m, k, name, i, j, value)
+def symbols(draw: st.DrawFn) -> Scalar:
+    terms: dict[tuple[tuple[str, int], ...], Fraction] = {}
+    for _ in range(draw(st.integers(1, 3))):
+        mono = tuple(sorted({draw(names): draw(st.one_of(st.integers(1, 3), st.integers(1, 2**70)))
+                             for _ in range(draw(st.integers(1, 2)))}.items()))
+        terms[mono] = draw(rationals.filter(lambda q: q != 0))
+    if draw(st.booleans()):
+        terms[()] = draw(rationals.filter(lambda q: q != 0))
+    return Sym(tuple(sorted(terms.items())))
 
 
-@given(_changed_weight())
-def test_a_changed_weight_changes_the_model_fingerprint(pair: tuple[Model, Model]) -> None:
-    m, changed = pair
-    assert _fingerprint(as_side(m)) != _fingerprint(as_side(changed))
+scalars = st.one_of(ints, rationals.map(lambda q: int(q) if q.denominator == 1 else q), symbols())
 
 
-@given(models(max_n=3, max_d=3, max_layers=3, pad=2))
-def test_equal_models_have_equal_fingerprints(m: Model) -> None:
-    copy = Model(m.n, m.d, m.inner_n, m.inner_d, tuple(replace(ly) for ly in m.layers), "another name")
-    assert _fingerprint(as_side(m)) == _fingerprint(as_side(copy))
+@st.composite
+def grids(draw: st.DrawFn, rows: int, cols: int) -> Grid:
+    rects = []
+    for _ in range(draw(st.integers(0, 3))):
+        r0, c0 = draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1))
+        rects.append((r0, draw(st.integers(r0 + 1, rows)), c0, draw(st.integers(c0 + 1, cols)), draw(scalars)))
+    return Grid(rows, cols, draw(st.one_of(st.just(0), scalars)), tuple(rects))
 
 
-@given(models(max_n=3, max_d=2, max_layers=2, pad=2).filter(lambda m: len(m.layers) > 0))
-def test_sizes_and_modes_are_part_of_the_model_fingerprint(m: Model) -> None:
-    base = _fingerprint(as_side(m))
-    flipped = Mode.CYCLIC if m.layers[0].mode is Mode.CAUSAL else Mode.CAUSAL
-    layers = (replace(m.layers[0], mode=flipped), *m.layers[1:])
-    assert _fingerprint(as_side(replace(m, layers=layers))) != base
-    assert _fingerprint(as_side(replace(m, n=m.n + 1, inner_n=m.inner_n + 1, layers=()))) != _fingerprint(
-        as_side(replace(m, layers=())))
+@st.composite
+def any_models(draw: st.DrawFn) -> Model:
+    n, d = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    nn, dd = n + draw(st.integers(0, 2)), d + draw(st.integers(0, 2))
+    layers = tuple(Layer(draw(grids(dd, dd)), draw(grids(nn, dd)), draw(grids(nn, dd)), draw(grids(nn, dd)),
+                         draw(st.sampled_from([Mode.CAUSAL, Mode.CYCLIC]))) for _ in range(draw(st.integers(0, 3))))
+    return Model(n, d, nn, dd, layers, draw(st.sampled_from(["", "named"])))
 
 
-def test_values_at_and_past_int64_and_symbols_are_told_apart() -> None:
-    from symverify.ir.baseconv import Layer
-    from symverify.ir.grid import Grid
+@st.composite
+def any_circuits(draw: st.DrawFn) -> Circuit:
+    n, d = draw(st.integers(1, 3)), draw(st.integers(1, 2))
+    gates: list[Gate] = []
+    for _ in range(draw(st.integers(0, 8))):
+        nodes = n * d + len(gates)
+        kind = draw(st.sampled_from(["const", "lin", "mul"]))
+        if kind == "const":
+            gates.append(Gate.const(draw(scalars)))
+        elif kind == "lin":
+            gates.append(Gate.lin(draw(st.integers(0, nodes - 1)), draw(scalars), draw(st.integers(0, nodes - 1)), draw(scalars)))
+        else:
+            gates.append(Gate.mul(draw(st.integers(0, nodes - 1)), draw(st.integers(0, nodes - 1))))
+    total = n * d + len(gates)
+    outs = draw(st.lists(st.integers(0, total - 1), max_size=n * d))
+    return Circuit(n, d, tuple(gates), tuple(outs), draw(st.sampled_from(["", "named"])))
 
-    def model(v: object) -> Model:
-        return Model(1, 1, 2, 1, (Layer.make(2, 1, b1=Grid.full(2, 1, 1), b2=Grid.zeros(2, 1).paint(0, 1, 0, 1, v)),))
 
-    values = [1, Fraction(3, 2), 2**63 - 1, 2**63, -(2**63), Fraction(1, 2**63), sym("a")]
-    assert len({_fingerprint(as_side(model(v))) for v in values}) == len(values)
-    assert fp.feed_model(hashlib.sha256(), model(2**63 - 1))
-    h1, h2 = hashlib.sha256(), hashlib.sha256()
-    fp._feed_scalars(h1, [1, 2])
-    fp._feed_scalars(h2, [1, Fraction(1, 2)])
-    assert h1.digest() != h2.digest()
+@st.composite
+def kaleidoscopes(draw: st.DrawFn) -> Kaleidoscope:
+    size = draw(st.sampled_from([2, 4, 8]))
+
+    def factor(stride: int) -> ButterflyFactor:
+        diag = st.lists(st.one_of(st.integers(-2, 2), scalars), min_size=size // 2, max_size=size // 2).map(tuple)
+        return ButterflyFactor(size, stride, draw(diag), draw(diag), draw(diag), draw(diag))
+
+    groups = tuple(BBStar(size, tuple(factor(s) for s in bbstar_strides(size))) for _ in range(draw(st.integers(0, 2))))
+    return Kaleidoscope(draw(st.integers(1, size)), size, groups)
 
 
-def test_the_compiled_model_fingerprint_is_flat_and_sees_one_weight() -> None:
-    c = random_circuit(4, 2, 24, 4, seed=3)
-    model = sv.compile(c).model
-    k = next(i for i, ly in enumerate(model.layers) if ly.W.nonzero())
-    (i, j), v = next(iter(model.layers[k].W.nonzero().items()))
-    changed = _with_weight(model, k, "W", i, j, v + Fraction(1, 7))
-    assert _fingerprint(as_side(model)) != _fingerprint(as_side(changed))
-    # the flat encoding is used (no field-by-field fallback) for a compiled model
-    assert fp.feed_model(hashlib.sha256(), model)
+sides = st.one_of(any_circuits(), any_models(), kaleidoscopes())
+
+
+# ---- injectivity ---------------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(sides)
+def test_decode_inverts_encode_on_every_kind_of_side(x) -> None:
+    assert decode(encode(x)) == x
+
+
+@settings(max_examples=150, deadline=None)
+@given(sides, sides)
+def test_distinct_sides_have_distinct_encodings_and_fingerprints(x, y) -> None:
+    assert (encode(x) == encode(y)) == (x == y)
+    assert (fingerprint(x) == fingerprint(y)) == (x == y)
+
+
+def test_the_published_colliding_coefficients_are_told_apart() -> None:
+    """Under the old terminated integer encoding ``87779591·x0 + 3·x1`` and ``5·x0 + 121334019·x1``
+    (and the rationals 87779591/3 and 5/121334019) hashed alike."""
+    a = Circuit(1, 2, (Gate.lin(0, 87779591, 1, 3),), (2,))
+    b = Circuit(1, 2, (Gate.lin(0, 5, 1, 121334019),), (2,))
+    assert encode(a) != encode(b) and fingerprint(a) != fingerprint(b)
+    for value_a, value_b in [(Fraction(87779591, 3), Fraction(5, 121334019)), (2**70 + 3, 2**70 + 5)]:
+        def model(v: Scalar) -> Model:
+            b2 = Grid(2, 1, 0, ((0, 1, 0, 1, v), (1, 2, 0, 1, sym("a"))))  # a symbol forces the wide form
+            return Model(1, 1, 2, 1, (Layer(Grid.zeros(1, 1), Grid.full(2, 1, 1), Grid.zeros(2, 1), b2),))
+        assert fingerprint(model(value_a)) != fingerprint(model(value_b))
+        assert sv.verify(model(value_a), model(value_b), method="randomized").refuted
+
+
+def test_every_split_of_an_integer_list_encodes_differently() -> None:
+    """The attack had 2^T coefficient choices behind one digest; here 2^10 choices give 2^10 encodings."""
+    choices = [(87779591, 3), (5, 121334019)]
+    seen = set()
+    for mask in range(1 << 10):
+        gates = [Gate.lin(0, alpha, 1, beta) for t in range(10) for alpha, beta in [choices[(mask >> t) & 1]]]
+        seen.add(fingerprint(Circuit(1, 2, tuple(gates), (2,))))
+    assert len(seen) == 1 << 10
+
+
+def test_the_int64_form_and_the_wide_form_never_meet() -> None:
+    """Each list takes one form, decided by its values; a wide list whose values would fit is refused."""
+    narrow, wide = Circuit(1, 1, (Gate.const(2**63 - 1),), (1,)), Circuit(1, 1, (Gate.const(2**63),), (1,))
+    assert fp._scalars([2**63 - 1]) in encode(narrow) and fp._scalars([2**63]) in encode(wide)
+    assert fp._scalars([2**63 - 1])[:1] == b"A" and fp._scalars([2**63])[:1] == b"V"
+    forged = encode(narrow).replace(fp._scalars([2**63 - 1]), b"V" + (1).to_bytes(8, "big") + fp._int(2**63 - 1))
+    with pytest.raises(EncodingError, match="wide scalar list whose values all fit"):
+        decode(forged)
+    forged_ids = b"C" + fp._ints([1, 1, 0, 1])[:1].replace(b"N", b"W") + (4).to_bytes(8, "big") + b"".join(
+        fp._int(v) for v in (1, 1, 0, 1))
+    with pytest.raises(EncodingError, match="wide int list"):
+        decode(forged_ids)
+
+
+def test_names_do_not_take_part_in_the_encoding() -> None:
+    c = random_circuit(2, 2, 6, 2, seed=1)
+    assert encode(c) == encode(replace(c, name="another"))
+    assert decode(encode(c)) == c
+
+
+def _circuit_bytes(ops: bytes, args: list[int], cidx: list[int], scalars: list[Scalar]) -> bytes:
+    return (b"C" + fp._ints([1, 1, len(ops), 1]) + fp._bytes(ops) + fp._ints(args) + fp._ints(cidx)
+            + fp._scalars(scalars) + fp._ints([1]))
+
+
+@pytest.mark.parametrize("data, match", [
+    (b"", "expected 1 more bytes"),
+    (b"Z", "expected a tag in b'CMK'"),
+    (b"C", "expected 1 more bytes, found 0"),
+    (b"CN" + (4).to_bytes(8, "big"), "expected 32 more bytes"),
+    (b"I" + (0).to_bytes(8, "big"), "expected a tag"),
+    (_circuit_bytes(b"\x03", [], [], []), "op codes"),
+    (_circuit_bytes(b"\x01", [0, 0], [0, 5], [1]), "coefficient index out of range"),
+    (_circuit_bytes(b"\x01", [0, 7], [0, 0], [1]), "invalid C object"),
+    (_circuit_bytes(b"\x02", [0, 0], [0], [1]), "coefficient indices: expected 0 values, found 1"),
+    (b"M" + fp._ints([1, 1, 1, 1, 1]) + fp._bytes(b"x"), "mode bytes"),
+    (b"K" + fp._ints([1, 2, 1]), "kaleidoscope head"),
+])
+def test_decode_refuses_malformed_bytes(data: bytes, match: str) -> None:
+    with pytest.raises(EncodingError, match=match):
+        decode(data)
+
+
+def test_decode_refuses_trailing_bytes_truncation_and_non_canonical_parts() -> None:
+    c = Circuit(1, 2, (Gate.lin(0, Fraction(1, 3), 1, sym("a")), Gate.const(2**70)), (2, 3))
+    data = encode(c)
+    with pytest.raises(EncodingError, match="trailing"):
+        decode(data + b"\x00")
+    for cut in (1, len(data) // 2, len(data) - 1):
+        with pytest.raises(EncodingError):
+            decode(data[:cut])
+    padded = data.replace(fp._int(2**70), b"I" + (10).to_bytes(8, "big") + (2**70).to_bytes(10, "big", signed=True))
+    assert padded != data
+    with pytest.raises(EncodingError, match="minimal length"):
+        decode(padded)
+    unreduced = data.replace(fp._scalar(Fraction(1, 3)), b"F" + fp._int(2) + fp._int(6))
+    with pytest.raises(EncodingError, match="not in lowest terms"):
+        decode(unreduced)
+
+
+def test_a_model_is_rebuilt_with_every_grid_in_place() -> None:
+    m = sv.compile(random_circuit(2, 2, 10, 3, seed=4)).model
+    again = decode(encode(m))
+    assert again == m and isinstance(again, Model)
+    assert [ly.mode for ly in again.layers] == [ly.mode for ly in m.layers]
+
+
+def test_encode_refuses_what_is_not_a_side() -> None:
+    with pytest.raises(EncodingError, match="expected a circuit, model or kaleidoscope, found int"):
+        encode(3)  # type: ignore[arg-type]
+    with pytest.raises(EncodingError, match="found Grid"):
+        fingerprint(Grid.zeros(1, 1))  # type: ignore[arg-type]
 
 
 def test_a_repeated_fingerprint_is_the_same_and_a_new_object_is_hashed_afresh() -> None:
-    c = random_circuit(2, 2, 8, 3, seed=5)
-    model = sv.compile(c).model
-    first = _fingerprint(as_side(model))
-    assert _fingerprint(as_side(model)) == first
+    model = sv.compile(random_circuit(2, 2, 8, 3, seed=5)).model
+    first = fingerprint(model)
     fp._RECENT.clear()
-    assert _fingerprint(as_side(model)) == first  # the cache holds what the encoding gives
+    assert fingerprint(model) == first
     ly = model.layers[0]
     changed = replace(model, layers=(replace(ly, b2=ly.b2.paint(0, 1, 0, 1, Fraction(5, 11))), *model.layers[1:]))
-    if changed.layers[0].b2.to_rows() != ly.b2.to_rows():
-        assert _fingerprint(as_side(changed)) != first
+    assert fingerprint(changed) != first
+
+
+# ---- the challenge streams -------------------------------------------------------------------
+
+
+@given(st.integers(1, 2**130), st.binary(min_size=1, max_size=8))
+def test_below_is_always_in_range_and_deterministic(bound: int, key: bytes) -> None:
+    xs = [Stream(key * 4).below(bound) for _ in range(2)]
+    assert xs[0] == xs[1] and 0 <= xs[0] < bound
+
+
+@given(st.integers(1, 2**62), st.integers(0, 300))
+def test_arrays_are_in_range_and_agree_with_residues(bound: int, count: int) -> None:
+    a = Stream(b"k" * 32).array(bound, count)
+    assert a.shape == (count,) and all(0 <= int(x) < bound for x in a)
+    assert Stream(b"k" * 32).residues(bound, count) == [int(x) for x in a]
+
+
+def test_rejection_sampling_is_uniform_on_a_bound_just_above_a_power_of_two() -> None:
+    """bound = 2^k + 1 rejects almost half of the candidates; the kept ones are uniform."""
+    counts = [0] * 5
+    s = Stream(b"u" * 32)
+    for x in s.array(5, 50_000).tolist():
+        counts[x] += 1
+    assert all(abs(c - 10_000) < 500 for c in counts), counts  # 5 sigma ≈ 450
+
+
+def test_streams_are_separated_by_every_label() -> None:
+    t = Transcript("randomized", 0, b"L", b"R")
+    draws = {label: t.stream(*label).below(2**61) for label in
+             [("sz", "python", 0, "point", M61), ("pre", "python", 0, "point", M61), ("sz", "torch", 0, "point", M61),
+              ("sz", "python", 1, "point", M61), ("sz", "python", 0, "prime"), ("sz", "python", 0, "point", M61 - 2)]}
+    assert len(set(draws.values())) == len(draws)
+    assert Transcript("randomized", 1, b"L", b"R").stream("sz").below(2**61) != t.stream("sz").below(2**61)
+    # parts are length-prefixed: moving bytes between parts changes the transcript
+    assert Transcript("randomized", 0, b"LR", b"").stream().below(2**61) != t.stream().below(2**61)
+
+
+# ---- the attack: points computed first, sides chosen after -------------------------------------
+
+
+def _forge(base: Circuit, rhs: Circuit) -> Circuit:
+    """A side that differs from ``rhs`` but vanishes against it at the trial points that the
+    randomized method draws for the pair ``(base, rhs)``: for each trial ``t`` (prime ``p_t``, point
+    ``(u_t, v_t)``) the difference ``a·x0 + b·x1`` has ``a ≡ v_t``, ``b ≡ −u_t (mod p_t)`` (CRT).
+    Were ``forged`` and ``base`` one encoding, the method would see no difference at all."""
+    from symverify.provers.bounds import structure_bounds
+    from symverify.provers.randomized import plan_primes, random_prime, trials_needed
+
+    for k in range(1, 8):
+        tr = transcript(as_side(base), as_side(rhs), 0)
+        primes, points = [], []
+        for t in range(k):
+            p = random_prime(tr.stream("sz", "python", t, "prime"), 1, 1 << 61)
+            (u, v), = _sample(as_side(rhs), [], tr.stream("sz", "python", t, "point", p), p)[0]
+            primes.append(p)
+            points.append((u, v))
+        a = b = 0
+        modulus = 1
+        for p, (u, v) in zip(primes, points):  # CRT, one prime at a time
+            a += modulus * ((v - a) * pow(modulus, -1, p) % p)
+            b += modulus * ((-u - b) * pow(modulus, -1, p) % p)
+            modulus *= p
+        forged = Circuit(1, 2, (Gate.lin(0, 1 + a, 1, 1 + b),), (2,))
+        plan = plan_primes(structure_bounds(as_side(forged), as_side(rhs)))
+        assert plan is not None and not plan.fixed and plan.bits == 61
+        if trials_needed(plan.per_trial, Fraction(1, 2**100)) == k:
+            for p, (u, v) in zip(primes, points):
+                assert (a * u + b * v) % p == 0  # the difference vanishes at every precomputed point
+            return forged
+    raise AssertionError("no trial count fits")
+
+
+def test_a_side_forged_for_precomputed_points_is_proved_only_if_its_encoding_collides(monkeypatch) -> None:
+    """The attack of a non-injective encoding, in miniature: the forged side is falsely proved when
+    it shares ``base``'s fingerprint (so this test can see the flaw), and refuted by the real encoding."""
+    from symverify.provers import randomized
+
+    rhs = Circuit(1, 2, (Gate.add(0, 1),), (2,))
+    base = Circuit(1, 2, (Gate.lin(0, 2, 1, 3),), (2,))
+    forged = _forge(base, rhs)
+    assert forged != rhs and fingerprint(forged) != fingerprint(base)
+    for method in ("randomized", "auto", "exact", "z3"):
+        assert sv.verify(forged, rhs, method=method).refuted, method
+
+    real = randomized.fingerprint
+    monkeypatch.setattr(randomized, "fingerprint", lambda obj: real(base) if obj == forged else real(obj))
+    assert sv.verify(forged, rhs, method="randomized").proved  # the false proof a collision would allow
+
+
+def test_the_report_names_the_construction() -> None:
+    c = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+    report = sv.verify(c, c, method="randomized")
+    assert report.proved and "SHAKE-256" in report.evidence["points_from"]
+
+
+def test_a_kaleidoscope_side_is_fingerprinted_by_its_weights() -> None:
+    from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope
+
+    k1 = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2], [0, 3]])).kaleidoscope
+    k2 = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2], [0, 4]])).kaleidoscope
+    assert fingerprint(k1) != fingerprint(k2) and decode(encode(k1)) == k1
+
+
+def test_ops_are_part_of_the_circuit_encoding() -> None:
+    a = Circuit(1, 2, (Gate(Op.MUL, (0, 1), ()),), (2,))
+    b = Circuit(1, 2, (Gate(Op.LIN, (0, 1), (1, 1)),), (2,))
+    assert encode(a) != encode(b)
+
+
+# ---- the seed: public and reproducible by default, fresh on request ----------------------------
+
+
+def test_the_default_seed_reproduces_the_points_and_a_fresh_seed_is_recorded() -> None:
+    c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
+    first, again = (sv.verify(c, c, method="randomized") for _ in range(2))
+    assert first.evidence == again.evidence and first.seed == 0 and "seed 0" in str(first)
+    fresh = sv.verify(c, c, method="randomized", seed=None)
+    assert fresh.proved and f"seed {fresh.seed}" in str(fresh) and fresh.to_json()["seed"] == fresh.seed
+    replay = sv.verify(c, c, method="randomized", seed=fresh.seed)
+    assert replay.evidence == fresh.evidence
+
+
+def test_the_cli_takes_a_fresh_seed_and_refuses_a_bad_one(tmp_path, capsys) -> None:
+    from symverify.cli import main
+    from symverify.ir.serialize import dump_file
+
+    path = tmp_path / "c.json"
+    dump_file(Circuit(1, 1, (Gate.mul(0, 0),), (1,)), str(path))
+    assert main(["verify", str(path), str(path), "--method", "randomized", "--seed", "fresh", "--json"]) == 0
+    import json
+
+    assert json.loads(capsys.readouterr().out)["seed"] >= 0
+    with pytest.raises(SystemExit) as e:
+        main(["verify", str(path), str(path), "--seed", "one"])
+    assert e.value.code == 3 and "expected an integer or 'fresh', found 'one'" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.scalar import sym
 from symverify.library import random_circuit
 from symverify.provers.bounds import BoundRing, circuit_bounds, common_denominator, structure_bounds
+from symverify.provers.fingerprint import fingerprint
 from symverify.provers.sides import CircuitSide
 from symverify.semantics.evaluate import eval_circuit_nodes
 from symverify.semantics.rings import ModRing
@@ -142,8 +143,6 @@ def _assert_close(fast: tuple[list[tuple[int, int, int, int, int]], int], ref: t
 
 def test_circuit_fingerprint_sees_every_part() -> None:
     """The flat encoding hashed for Fiat–Shamir tells apart circuits that differ anywhere."""
-    from symverify.provers import randomized as rz
-    from symverify.provers.sides import as_side
 
     base = Circuit(1, 2, (Gate.lin(0, 1, 1, -1), Gate.mul(2, 0), Gate.const(3)), (3, 4))
     variants = [
@@ -158,10 +157,10 @@ def test_circuit_fingerprint_sees_every_part() -> None:
         Circuit(2, 1, (Gate.lin(0, 1, 1, -1), Gate.mul(2, 0), Gate.const(3)), (3, 4)),  # the shape
         Circuit(1, 2, (Gate.lin(0, 1, 1, -1), Gate.mul(2, 0), Gate.const(sym("a"))), (3, 4)),
     ]
-    prints = {rz._fingerprint(as_side(c)) for c in [base, *variants]}
+    prints = {fingerprint(c) for c in [base, *variants]}
     assert len(prints) == 1 + len(variants)
     same = Circuit(1, 2, (Gate.lin(0, 1, 1, -1), Gate.mul(2, 0), Gate.const(3)), (3, 4), name="other name")
-    assert rz._fingerprint(as_side(same)) == rz._fingerprint(as_side(base))
+    assert fingerprint(same) == fingerprint(base)
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,23 +1,23 @@
 """Regressions found in review; each test's docstring says what went wrong."""
 
-import random
-
 import pytest
 
 from symverify import Circuit, Gate, UsageError, sym
 from symverify.ir.butterfly import Kaleidoscope
+from symverify.provers.challenge import Transcript
 from symverify.provers.randomized import random_prime
 from symverify.semantics.exact import evaluate
 from symverify.verification import verify
 
 
 def _forge(tag: str, k: int) -> list[int]:
-    """The points a fixed, public seed used to produce (before the sides were hashed into it)."""
-    rng = random.Random(f"symverify-{tag}-0")
+    """The points a fixed, public seed would give if the sides were not hashed into the challenge:
+    the transcript of the seed alone, read as the method reads it."""
+    tr = Transcript("randomized", 0)
     out = []
-    for _ in range(k):
-        p = random_prime(rng, 1)
-        out.append(rng.randrange(p))
+    for t in range(k):
+        p = random_prime(tr.stream(tag, "python", t, "prime"), 1)
+        out.append(tr.stream(tag, "python", t, "point", p).below(p))
     return out
 
 

@@ -7,7 +7,6 @@ modular disagreement into a refutation without an exact re-check. The numeric cr
 reported and never changes a verdict.
 """
 
-import random
 import sys
 import time
 from dataclasses import replace
@@ -27,6 +26,7 @@ from symverify.library import random_circuit
 from symverify.provers import engine_cost
 from symverify.provers import randomized as rz
 from symverify.provers.bounds import structure_bounds
+from symverify.provers.challenge import Stream
 from symverify.provers.options import Options
 from symverify.provers.outcome import UsageError
 from symverify.provers.sides import as_side, pair_sides
@@ -194,9 +194,9 @@ def test_weights_with_a_31_bit_prime_denominator():
 
 
 def test_random_prime_avoids_divisors_of_the_denominator():
-    rng = random.Random(3)
-    assert {rz.random_prime(rng, 11, low=8) for _ in range(30)} == {13}  # the primes of [8, 16) are 11, 13
-    assert all(rz.random_prime(rng, low=rz.TORCH_PRIME_LOW) < 2**31 for _ in range(5))
+    s = Stream(b"three" * 7)
+    assert {rz.random_prime(s, 11, low=8) for _ in range(30)} == {13}  # the primes of [8, 16) are 11, 13
+    assert all(rz.random_prime(s, low=rz.TORCH_PRIME_LOW) < 2**31 for _ in range(5))
 
 
 def test_torch_timeout_gives_unknown():

@@ -61,9 +61,7 @@ residues).
 
 from __future__ import annotations
 
-import hashlib
 import math
-import random
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -73,8 +71,9 @@ from typing import Any
 from symverify.errors import ProverError
 from symverify.primes import MAX_PRIME_BITS, is_prime
 from symverify.provers.bounds import M61, Bounds, structure_bounds
+from symverify.provers.challenge import CONSTRUCTION, Stream, Transcript
 from symverify.provers.counterexample import affordable, confirm, search
-from symverify.provers.fingerprint import feed, fingerprint
+from symverify.provers.fingerprint import fingerprint
 from symverify.provers.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
 from symverify.provers.options import DeadlineExceededError, Options
 from symverify.provers.outcome import MethodResult, UsageError, Verdict
@@ -103,12 +102,12 @@ TORCH_MIN_COST = 1_000_000
 ENGINES = ("auto", "torch", "python")
 BACKEND_TORCH = "torch int64 mod 31-bit primes"
 BACKEND_PYTHON = "python ints mod p ≥ 2^61"
-def random_prime(rng: random.Random, avoid: int = 1, low: int = PRIME_LOW) -> int:
+def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW) -> int:
     """A prime uniform among the primes in ``[low, 2·low)`` (default ``[2^61, 2^62)``) that do not
-    divide ``avoid`` (rejection sampling; every candidate is decided exactly by
-    :func:`symverify.primes.is_prime`)."""
+    divide ``avoid`` (rejection sampling from the challenge stream; every candidate is decided
+    exactly by :func:`symverify.primes.is_prime`)."""
     while True:
-        c = rng.randrange(low, 2 * low)
+        c = stream.between(low, 2 * low)
         if is_prime(c) and avoid % c:
             return c
 
@@ -165,32 +164,16 @@ def plan_primes(bounds: Bounds) -> PrimePlan | None:
     return None
 
 
-POINTS_FROM = "SHA-256 of both sides and the seed (Fiat–Shamir)"
+POINTS_FROM = CONSTRUCTION
 
 
-_feed = feed  # the generic encoding (benchmarks compare against it)
-
-
-def _fingerprint(side: Side) -> bytes:
-    """A SHA-256 digest of one side's canonical encoding (:func:`symverify.provers.fingerprint.fingerprint`:
-    circuits, models and kaleidoscopes in their flat forms)."""
-    return fingerprint(side.kind, side.obj)
-
-
-def trial_rng(lhs: Side, rhs: Side, seed: int, tag: str) -> random.Random:
-    """The random source for trial primes and points, derived from both sides and the seed.
-
-    A fixed, public seed must not let anyone pick two different sides whose difference vanishes
-    at the points that will be drawn. Hashing both sides into the seed (Fiat–Shamir) means the
-    points change with every change of either side, so hitting the roots of a nonzero difference
-    takes about ``1 / bound`` attempts against SHA-256: the stated ``(D/p)^k`` bound stands.
-    """
-    h = hashlib.sha256(f"symverify-{tag}-{seed}".encode())
-    for side in (lhs, rhs):
-        fp = _fingerprint(side)
-        h.update(len(fp).to_bytes(8, "big"))
-        h.update(fp)
-    return random.Random(h.digest())
+def transcript(lhs: Side, rhs: Side, seed: int) -> Transcript:
+    """The Fiat–Shamir transcript of a randomized run: the method, the seed and the injective
+    fingerprints of both sides (:mod:`symverify.provers.challenge`). Every prime and point is read
+    from a stream of it labelled with the draw's purpose, engine, trial and prime, so a change of
+    either side gives independent points, and finding two different sides that agree at their
+    points is as hard as the stated bound says (docs/trusted-base.md, "The trial points")."""
+    return Transcript("randomized", seed, fingerprint(lhs.obj), fingerprint(rhs.obj))
 
 
 def trial_error(bounds: Bounds) -> tuple[Fraction, bool]:
@@ -346,9 +329,11 @@ def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fra
     return "torch", f"torch is installed, the degree bound D = {bounds.degree} gives D/p ≤ 2^-10, and it is cheaper by the cost model ({est.text()})", plan
 
 
-def _sample(side: Side, names: list[str], rng: random.Random, p: int) -> tuple[list[list[int]], dict[str, int]]:
-    u = [[rng.randrange(p) for _ in range(side.d)] for _ in range(side.n)]
-    return u, {k: rng.randrange(p) for k in names}
+def _sample(side: Side, names: list[str], stream: Stream, p: int) -> tuple[list[list[int]], dict[str, int]]:
+    """A uniform point of ``F_p``: every input entry, then every parameter in name order."""
+    flat = stream.residues(p, side.n * side.d + len(names))
+    u = [flat[i * side.d : (i + 1) * side.d] for i in range(side.n)]
+    return u, dict(zip(names, flat[side.n * side.d :]))
 
 
 def _bound_fields(bound: Fraction) -> dict[str, Any]:
@@ -424,11 +409,11 @@ def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = 
     return replace(res, timings={**res.timings, **spent}) if spent else res
 
 
-def _rng(lhs: Side, rhs: Side, seed: int, tag: str, spent: dict[str, float]) -> random.Random:
+def _transcript(lhs: Side, rhs: Side, seed: int, spent: dict[str, float]) -> Transcript:
     t = time.perf_counter()
-    rng = trial_rng(lhs, rhs, seed, tag)
+    tr = transcript(lhs, rhs, seed)
     spent["fingerprint"] = time.perf_counter() - t
-    return rng
+    return tr
 
 
 def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, method: str, tag: str,
@@ -464,7 +449,7 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
     k = _trial_count(eps, opts)
     assert k is not None  # plan_primes gives eps < 1
     run = k if max_trials is None else min(k, max_trials)
-    rng = _rng(lhs, rhs, opts.seed, tag, spent)
+    tr = _transcript(lhs, rhs, opts.seed, spent)
     ev["points_from"] = POINTS_FROM
     names = sorted(lhs.params() | rhs.params())
     primes: list[int] = []
@@ -473,8 +458,8 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
             ev.update(k=t, **_bound_fields(eps**t))
             return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout after {t} of {k} trials",),
                                 timings={"trials": time.perf_counter() - start})
-        p = M61 if fixed else random_prime(rng, bounds.denominator, primes_plan.low)
-        u, ps = _sample(lhs, names, rng, p)
+        p = M61 if fixed else random_prime(tr.stream(tag, "python", t, "prime"), bounds.denominator, primes_plan.low)
+        u, ps = _sample(lhs, names, tr.stream(tag, "python", t, "point", p), p)
         try:
             a, b = _eval_point(lhs, u, p, ps, opts), _eval_point(rhs, u, p, ps, opts)
         except DeadlineExceededError:
@@ -520,7 +505,6 @@ def _torch_device() -> Any:
 def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, plan: TorchPlan, why: str, method: str, tag: str,
                start: float, max_trials: int | None = None, spent: dict[str, float] | None = None) -> MethodResult:
     """The torch engine: ``k`` trials, each ``B`` points under a fresh prime in ``[2^30, 2^31)``."""
-    import numpy as np
 
     eps, batch = plan.per_trial, plan.batch
     k = _trial_count(eps, opts)
@@ -540,7 +524,7 @@ def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, pl
     if k is None:  # unreachable: choose_engine requires eps ≤ 2^-10
         return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"the per-trial bound {pow2_text(eps)} is not below 1",))
     run = k if max_trials is None else min(k, max_trials)
-    rng = _rng(lhs, rhs, opts.seed, f"{tag}-torch", {} if spent is None else spent)
+    tr = _transcript(lhs, rhs, opts.seed, {} if spent is None else spent)
     ev["points_from"] = POINTS_FROM
     names = sorted(lhs.params() | rhs.params())
     primes: list[int] = []
@@ -549,9 +533,10 @@ def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, pl
             ev.update(k=t, points=t * batch, primes=[str(q) for q in primes], **_bound_fields(eps**t))
             return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout after {t} of {k} trials",),
                                 timings={"trials": time.perf_counter() - start})
-        p = random_prime(rng, bounds.denominator, TORCH_PRIME_LOW)
-        ps = {name: rng.randrange(p) for name in names}
-        points = np.random.default_rng(rng.getrandbits(128)).integers(0, p, size=(batch, lhs.n, lhs.d), dtype=np.int64)
+        p = random_prime(tr.stream(tag, "torch", t, "prime"), bounds.denominator, TORCH_PRIME_LOW)
+        draw = tr.stream(tag, "torch", t, "point", p)
+        ps = dict(zip(names, draw.residues(p, len(names))))
+        points = draw.array(p, batch * lhs.n * lhs.d).reshape(batch, lhs.n, lhs.d)
         primes.append(p)
         try:
             hit = torch_first_mismatch(lhs, rhs, points, p, ps, device, check=opts.checker())
