@@ -20,9 +20,10 @@ def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"  # a copy, so building leaves nothing in the checkout
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(ROOT / name, src / name)
-    shutil.copytree(ROOT / "symverify", src / "symverify", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("symverify", "proofs"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp / "dist"), str(src)],
                    check=True, capture_output=True, text=True)
     (wheel,) = (tmp / "dist").glob("symverify-*.whl")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-PROOFS = Path(__file__).resolve().parent.parent / "symverify" / "proofs"
+PROOFS = Path(__file__).resolve().parent.parent / "proofs"
 SCRIPTS = sorted(p for p in PROOFS.glob("*.py") if not p.name.startswith("_"))
 
 

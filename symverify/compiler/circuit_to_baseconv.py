@@ -59,7 +59,7 @@ conv layer of the linear stage, completing its pending sum and adding its consta
 ``h`` reading ``B1`` ``k_rows`` rows below, so a ``v1`` cell gets ``v1·v2``, a ``v3`` cell
 ``v3·(0 + 1)`` (its read meets a ``B1`` cell outside ``v2``, a gap row or ``B2``, all 0) and
 every other cell 0. That is 2 layers, the first of which is the linear stage's closing layer,
-proved once for all inputs and constants by ``symverify/proofs/thm_h21_product_gadget.py``. The
+proved once for all inputs and constants by ``proofs/thm_h21_product_gadget.py``. The
 gadget of :mod:`symverify.gadgets.remember` is not used: it expects ``f`` in other channels of
 the *same* rows as ``x``, while here every operand is on the one track.
 

@@ -20,7 +20,7 @@ the composition (Lemma H.11, :func:`symverify.gadgets.compose.compose`) of prove
 3. :func:`~symverify.gadgets.layout.channels_to_rows` (2 causal layers; none when m ≤ d): output
    k moves from channel k of row 0 to the read-out cell ``(k // d, k % d)``.
 
-**Stated bounds** (checked by ``symverify/proofs/thm_h21_dense_baseline.py``): ``L ≤ 2Δ + 5`` (2 per level,
+**Stated bounds** (checked by ``proofs/thm_h21_dense_baseline.py``): ``L ≤ 2Δ + 5`` (2 per level,
 1 final linear stage, 2 + 2 layout), ``N' = n``, ``d' ≤ 2w`` (the layered form's states hold at
 most ``w + m_ℓ ≤ 2w`` values), dense parameters ``≤ L_max·((2w)² + 3·n·2w)``. Every nonzero weight
 moves a live value, so perturbing any one of them changes a stage's function (the mutation tests).

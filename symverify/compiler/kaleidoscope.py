@@ -6,7 +6,7 @@ al. Theorems 2–3) computed by butterfly gadgets (Lemmas H.16, H.18), each mult
 ``remember`` (Proposition H.10). See :mod:`.circuit_to_baseconv` for the layout and the gadgets.
 All layers are cyclic (docs/theory.md §4: the theorem is false for causal stacks).
 
-**Stated constants** (checked on every instance by ``symverify/proofs/thm_h21_general.py`` and
+**Stated constants** (checked on every instance by ``proofs/thm_h21_general.py`` and
 ``thm_h21_sweep.py``), with ``Δ`` the depth, ``w`` the cut width (``n·d ≤ w``, at most ``n·d``
 outputs), ``a = ⌈log2 max(w, 2)⌉``, ``tw ≤ d`` the track
 width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:

@@ -4,7 +4,7 @@
 stack A;B computes ``g∘f`` with ``L_A + L_B`` layers, *provided the interfaces are clean*
 (docs/theory.md §4 **Choice**): every cell A may leave nonzero must be one B accepts, ``A.exit ⊆
 B.entry``. Otherwise B's assumption "every other cell is 0" fails and the stack can compute
-something else (see ``symverify/proofs/lemma_h11_composition.py`` for a proved example); :func:`compose`
+something else (see ``proofs/lemma_h11_composition.py`` for a proved example); :func:`compose`
 refuses such a stack and names the cells.
 
 **Padding.** :func:`pad` embeds a fragment on ``N×d`` into ``N'×d'`` (``N' ≥ N``, ``d' ≥ d``):

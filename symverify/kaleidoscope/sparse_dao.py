@@ -53,7 +53,7 @@ Chaining is free: a gather leaves the state concentrated on ``0 … 2n−1`` in 
 exactly what the next copy expects. Why ``w ≤ 4⌈s/n⌉``: ``N = 4n'`` already satisfies the defining
 inequality (``⌈s/(N − 2n)⌉ ≤ ⌈s/(2n)⌉ ≤ 2⌈s/n⌉``), so the least such ``N`` exists and is at most
 ``4n'``. ``sparse_to_kaleidoscope_thm3`` records ``w``, ``N``, ``e`` and ``N/n'`` with these bounds;
-every instance is compared exactly with ``S`` (``symverify/proofs/dao_thm3_sparse.py``).
+every instance is compared exactly with ``S`` (``proofs/dao_thm3_sparse.py``).
 """
 
 from __future__ import annotations

@@ -90,8 +90,13 @@ class Script:
 
 
 def builtin_dir() -> Path:
-    """The directory of the built-in scripts (the package :mod:`symverify.proofs`)."""
-    return Path(__file__).resolve().parents[1] / "proofs"
+    """The directory of the built-in scripts (the package :mod:`symverify.proofs`: ``proofs/`` at the top of a
+    checkout, ``symverify/proofs/`` in an installed wheel)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("symverify.proofs")
+    assert spec is not None and spec.submodule_search_locations, "symverify.proofs is part of the package"
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
 def _constants(path: Path) -> dict[str, object]:
