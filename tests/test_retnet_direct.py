@@ -243,7 +243,7 @@ def _script():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "symverify" / "proofs" / "cor_h22_retnet.py"
+    path = Path(__file__).resolve().parent.parent / "proofs" / "cor_h22_retnet.py"
     spec = importlib.util.spec_from_file_location("proofs_cor_h22_retnet_readings", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
