@@ -24,15 +24,18 @@ change the verdict.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
+from symverify.deadline import DeadlineExceededError
 from symverify.errors import ProverError
 from symverify.ir.certificate import Certificate
 from symverify.provers.counterexample import recheck
+from symverify.provers.exact import bits_text
 from symverify.provers.options import METHODS, Method, Options
 from symverify.provers.outcome import Counterexample, MethodResult, NumericSummary, Verdict, jsonable
 from symverify.provers.registry import AUTO_EXACT_MONOMIALS, prover_for, run_prover
@@ -183,20 +186,60 @@ def _cross_check(a: Side, b: Side, opts: Options, timings: dict[str, float],
                  notes: tuple[str, ...]) -> tuple[NumericSummary | None, tuple[str, ...]]:
     """The float executors' cross-check when ``numeric=`` asked for one
     (:func:`symverify.executors.cross_check`, at :data:`NUMERIC_POINTS` points): never part of the
-    verdict; an executor error above its own bound adds a note."""
+    verdict; an executor error above its own bound adds a note.
+
+    It runs within the call's timeout (skipped, with a note, once that has run out, and stopped
+    between sides), and only where exact evaluation at its points is affordable by the size
+    bounds (:func:`~symverify.provers.counterexample.affordable` with the peak height and degree
+    of :func:`~symverify.provers.bounds.structure_bounds`): a constant squared 64 times is never
+    evaluated exactly. A value beyond the float format's range is reported, never raised."""
     if opts.numeric is None:
         return None, notes
     from symverify.executors import cross_check
 
     t = time.perf_counter()
-    runs = cross_check([("lhs", a.kind, a.obj), ("rhs", b.kind, b.obj)], a.n, a.d, a.params() | b.params(),
-                       dtype=opts.numeric, seed=opts.seed, points=NUMERIC_POINTS)
+    skip = _numeric_skip(a, b, opts)
+    if skip is not None:
+        timings["numeric"] = time.perf_counter() - t
+        return None, (*notes, f"numeric cross-check skipped: {skip}")
+    try:
+        runs = cross_check([("lhs", a.kind, a.obj), ("rhs", b.kind, b.obj)], a.n, a.d, a.params() | b.params(),
+                           dtype=opts.numeric, seed=opts.seed, points=NUMERIC_POINTS, check=opts.checker())
+    except DeadlineExceededError:
+        timings["numeric"] = time.perf_counter() - t
+        return None, (*notes, "numeric cross-check stopped: the timeout ran out")
     summary = NumericSummary.of(opts.numeric, NUMERIC_POINTS, runs)
     timings["numeric"] = time.perf_counter() - t
     if not summary.passed:
         notes = (*notes, "numeric cross-check: the float executor exceeded its own error bound (an executor bug; "
                  "the verdict does not rest on it)")
     return summary, notes
+
+
+TORCH_IMPORT_SECONDS = 5.0
+"""The numeric cross-check is skipped when torch is not yet imported and less time than this is left."""
+
+
+def _numeric_skip(a: Side, b: Side, opts: Options) -> str | None:
+    """Why the numeric cross-check cannot run within the timeout and size budget, or None."""
+    from symverify.provers.bounds import structure_bounds
+    from symverify.provers.counterexample import MAX_CONFIRM_BITS, affordable
+
+    if opts.expired():
+        return "the timeout had run out"
+    remaining = opts.remaining()
+    if "torch" not in sys.modules and remaining is not None and remaining < TORCH_IMPORT_SECONDS:
+        return "importing torch (seconds, not interruptible) would not fit in the time left"
+    try:
+        bounds = structure_bounds(a, b, deadline=opts.checker())
+    except DeadlineExceededError:
+        return "the timeout ran out while sizing the exact evaluation"
+    point = [[Fraction(4, 3)]]  # the numeric points' entries are i/q with |i| ≤ 4, q ≤ 3
+    if not affordable(point, {}, max(bounds.degree, bounds.peak_degree), bounds.peak_height_bits):
+        return (f"exact evaluation at its points could need values of more than {MAX_CONFIRM_BITS} bits "
+                f"(coefficients of up to {bits_text(bounds.peak_height_bits)} bits, degree up to "
+                f"{bits_text(max(bounds.degree, bounds.peak_degree))})")
+    return None
 
 
 def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0, trials: int | None = None,

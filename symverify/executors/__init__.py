@@ -273,7 +273,7 @@ def numeric_dtype(numeric: object) -> str | None:
 
 
 def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params: Collection[str], *, dtype: str,
-                seed: int, points: int) -> list[tuple[str, str, Any]]:
+                seed: int, points: int, check: Check | None = None) -> list[tuple[str, str, Any]]:
     """The float executor on each side at ``points`` seeded small-rational ``n×d`` inputs
     (entries and weights ``i/q``, ``|i| ≤ 4``, ``q ∈ {1, 2, 3}``; the same points for every side),
     each against exact evaluation of that side (:func:`numeric_check`). A cross-check of the
@@ -282,7 +282,8 @@ def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params
     ``sides`` are ``(name, kind, object)``; ``params`` the names of every symbolic weight. Returns,
     per side, ``(name, kind, result)``: the :class:`~symverify.executors.numeric.NumericCheck`, or
     why the side was not run (an object with no float executor, such as a kaleidoscope; a weight
-    beyond the float format's range).
+    beyond the float format's range, or an output beyond it: an ``OverflowError`` is reported there,
+    never raised). ``check`` (a deadline checker) runs before each side.
     """
     rng = random.Random(f"symverify-numeric-{seed}")
 
@@ -296,8 +297,12 @@ def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params
         if not isinstance(obj, (Model, Circuit)):
             out.append((name, kind, "no float executor"))
             continue
+        if check is not None:
+            check()
         try:
             out.append((name, kind, numeric_check(obj, u, dtype=dtype, params=values)))
         except SymverifyError as e:  # e.g. a weight beyond float64's range: report it, keep the verdict
             out.append((name, kind, str(e)))
+        except OverflowError as e:  # an exact value beyond the float format's range
+            out.append((name, kind, f"a value beyond the range of {dtype} ({e})"))
     return out

@@ -296,7 +296,11 @@ class Bounds:
     ``< 2^height_bits``; ``height_below_p``: the same bound is already ``< 2^61 − 1``;
     ``monomials``: the total monomials of both sides' outputs (an upper bound);
     ``peak_monomials``: the monomials alive at once while both sides are expanded (an upper bound,
-    padding cells and intermediate nodes included): what the exact method's memory guard uses.
+    padding cells and intermediate nodes included): what the exact method's memory guard uses;
+    ``peak_height_bits``, ``peak_degree``: the same height and degree bounds over every
+    intermediate value of both sides, not only the outputs (a constant squared 64 times and then
+    multiplied by zero has an output of height 0 but a value of ``2^64`` bits on the way): what the
+    size guards of exact expansion and exact evaluation weigh, with the monomial counts.
     """
 
     degree: int
@@ -306,6 +310,8 @@ class Bounds:
     peak_monomials: int
     variables: int
     denominator: int
+    peak_height_bits: int = 0
+    peak_degree: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -315,6 +321,7 @@ class Bounds:
             "peak_monomials_estimate": self.peak_monomials,
             "variables": self.variables,
             "common_denominator": self.denominator,
+            "peak_height_bits": self.peak_height_bits,
         }
 
 
@@ -326,9 +333,10 @@ def _total(values: Any) -> int:
 
 
 def layers_peak(layers: Any, state: list[list[BoundValue]], ring: BoundRing,
-                check: Check | None = None) -> tuple[list[list[BoundValue]], int]:
+                check: Check | None = None, sizes: list[int] | None = None) -> tuple[list[list[BoundValue]], int]:
     """The state after ``layers`` and the peak of live monomials while they run (two whole
-    ``N'×d'`` states, padding cells included); ``check`` as in :func:`structure_bounds`."""
+    ``N'×d'`` states, padding cells included); ``check`` as in :func:`structure_bounds`.
+    ``sizes``, when given, receives ``[peak height bits, peak degree]`` over every state."""
     peak = _total(state)
     for layer in layers:
         if check is not None:
@@ -336,7 +344,19 @@ def layers_peak(layers: Any, state: list[list[BoundValue]], ring: BoundRing,
         new = eval_layer(layer, state, ring, check)
         peak = max(peak, min(_total(state) + _total(new), _COUNT_CAP))
         state = new
+        if sizes is not None:
+            sizes[:] = _sizes(state, sizes)
     return state, peak
+
+
+def _sizes(values: Any, start: list[int]) -> list[int]:
+    """``[max height bits, max degree]`` of ``values`` (rows of :class:`BoundValue`) and ``start``."""
+    hb, dg = start
+    for row in values:
+        for v in row:
+            if v.deg >= 0:
+                hb, dg = max(hb, v.l1.bits()), max(dg, v.deg)
+    return [hb, dg]
 
 
 _Val = tuple[int, int, int, int, int]
@@ -381,6 +401,17 @@ _CIRCUIT_BOUNDS: IdentityMemo[tuple[list[_Val], int]] = IdentityMemo(16)
 these alone, and circuits are immutable."""
 
 
+_PEAKS: IdentityMemo[tuple[int, int]] = IdentityMemo(64)
+"""``(peak height bits, peak degree)`` over every value of a side's evaluation, per (object, ``q``,
+variables), put by the passes that see every value (larger than the result memos, so a cached
+result always finds its peak here)."""
+
+
+def _peak_put(obj: Any, ring: BoundRing, summary: list[float]) -> None:
+    h, d = summary
+    _PEAKS.put(obj, (math.ceil(h * (1 + 2.0**-40)) + 1, math.ceil(d)), (ring.q, ring.variables))
+
+
 VECTOR_GATES = 2048
 """Circuits of at least this many gates are bounded by :func:`_circuit_vector` first."""
 
@@ -397,9 +428,11 @@ def _circuit_vector(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[
     monomial counts; heights rounded up, at most a bit above. None where that module gives up
     (a deep narrow circuit, a degree of ``2^51`` or more)."""
     prog = program(c)
-    rows = circuit_rows(prog, scalar_rows(prog.scalars), ring.variables, ring.q, check)
+    summary = [0.0, 0.0]
+    rows = circuit_rows(prog, scalar_rows(prog.scalars), ring.variables, ring.q, check, summary=summary)
     if rows is None:
         return None
+    _peak_put(c, ring, summary)
     outs, counts = rows
     return [to_bounds(r, ring.q) for r in outs], total_count(counts)
 
@@ -483,9 +516,13 @@ def _circuit_exact(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[_
                 ap(sc[i])
             else:
                 ap(zero)
-    total = 0
+    total = hb = dg = 0
     for v in vals:
         total += v[4]
+        if v[0] >= 0:
+            hb = max(hb, v[2].bit_length() + v[3])
+            dg = max(dg, v[0])
+    _PEAKS.put(c, (hb, dg), (q, ring.variables))
     return [vals[o] for o in c.outputs], min(total, _COUNT_CAP)
 
 
@@ -497,10 +534,12 @@ def _model_vector(m: Any, ring: BoundRing, check: Check | None) -> tuple[list[li
     key = (ring.q, ring.variables)
     hit = _MODEL_BOUNDS.get(m, key)
     if hit is None:
+        summary = [0.0, 1.0]
         rows = model_rows(m.layers, _model_rects(m), m.n, m.d, m.inner_n, m.inner_d, scalar_rows,
-                          ring.variables, ring.q, check)
+                          ring.variables, ring.q, check, summary)
         if rows is None:
             return None
+        _peak_put(m, ring, summary)
         out, peak = rows
         vals = [to_bounds(r, ring.q) for r in out]
         total = _COUNT_CAP if not peak < _COUNT_CAP else min(math.floor(peak), _COUNT_CAP)
@@ -524,7 +563,9 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
             fast = _model_vector(m, ring, check)
             if fast is not None:
                 return fast
-            state, peak = layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring, check)
+            sizes = [0, 1]
+            state, peak = layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring, check, sizes)
+            _PEAKS.put(m, (sizes[0], sizes[1]), (ring.q, ring.variables))
             return crop(state, m.n, m.d), peak
         case CircuitSide(obj=c):
             outs, peak = circuit_bounds(c, ring, check)
@@ -576,6 +617,11 @@ def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = N
     u = [[ring.var] * lhs.d for _ in range(lhs.n)]
     a, peak_a = _run(lhs, u, ring, check)
     b, peak_b = (a, peak_a) if rhs.obj is lhs.obj else _run(rhs, u, ring, check)
+    sizes = _sizes(a, _sizes(b, [0, 0]))
+    for side in (lhs, rhs):
+        hit = _PEAKS.get(side.obj, (ring.q, ring.variables))
+        if hit is not None:
+            sizes = [max(sizes[0], hit[0]), max(sizes[1], hit[1])]
     degree, bits, below, count = -1, 0, True, 0
     for ra, rb in zip(a, b):
         for x, y in zip(ra, rb):
@@ -585,4 +631,5 @@ def structure_bounds(lhs: Side, rhs: Side, *, deadline: float | Check | None = N
             l1 = x.l1 * ring.qpow(s - x.s) + y.l1 * ring.qpow(s - y.s)
             bits = max(bits, l1.bits())
             below = below and l1.less_than(M61)
-    return Bounds(max(degree, 0), bits, below, count, min(peak_a + peak_b, _COUNT_CAP), ring.variables, q)
+    return Bounds(max(degree, 0), bits, below, count, min(peak_a + peak_b, _COUNT_CAP), ring.variables, q,
+                  max(sizes[0], bits), max(sizes[1], degree, 0))

@@ -35,7 +35,7 @@ import numpy as np
 from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode
 from symverify.ir.scalar import Scalar, is_zero
-from symverify.provers.bounds_vector import NEG, ONE, VAR, cap_counts, count_caps, magnitude, round_up
+from symverify.provers.bounds_vector import NEG, ONE, VAR, cap_counts, count_caps, magnitude, peak_of, round_up, usable
 
 __all__ = ["Rects", "read_rects", "model_rows", "MAX_CELLS"]
 
@@ -234,7 +234,7 @@ def _dense_ids(e: _Entries, count: int, nn: int, dd: int) -> Any:
 
 def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, dd: int,
                table: Callable[[list[Scalar]], Any], variables: int, q: int,
-               check: Check | None = None) -> tuple[Any, float] | None:
+               check: Check | None = None, summary: list[float] | None = None) -> tuple[Any, float] | None:
     """The four bounds of the ``n×d`` output (row-major) of ``layers`` on independent variables
     in the top-left ``n×d`` block of a zero ``N'×d'`` state, and the peak ``Σ 2^c`` over two
     consecutive states (rounded up); None beyond the limits (then the exact pass answers).
@@ -243,7 +243,8 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
 
     With rational weights (negative heights), the rounding is sized for ``|h| ≤ B`` (``B = 2^20``
     bits, then four times what a first run found), and every stored value is checked against
-    ``B/4`` afterwards (so the branches, at most ``2·B/4`` plus logarithms, are within ``B``)."""
+    ``B/4`` afterwards (so the branches, at most ``2·B/4`` plus logarithms, are within ``B``).
+    ``summary``, when given, receives :func:`~.bounds_vector.peak_of` over every layer's values."""
     cells = nn * dd
     X = np.full((cells + 2, 4), NEG)
     X[:cells].reshape(nn, dd, 4)[:n, :d] = VAR
@@ -261,10 +262,12 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
     for _ in range(2):
         state, outs = _run(X, plan, tab, layers, nn, dd, count_caps(variables), signed, check)
         every = np.concatenate(outs)
-        if float(every[:, :2].max(initial=0.0)) >= 2.0**51:
+        if not usable(every):  # a degree of 2^51 or more, or an overflow to inf or NaN: the exact pass answers
             return None
         found = max(magnitude(tab, lq), magnitude(every, lq))
         if signed is None or found <= signed / 4:
+            if summary is not None:
+                summary[:] = peak_of(every, lq)
             out = state[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4)
             return out, _peak(np.exp2(every[:, 3]), [len(o) for o in outs], n * d, cells)
         signed = 4 * found
@@ -287,7 +290,7 @@ def _run(X: Any, plan: _Plan, tab: Any, layers: Sequence[Layer], nn: int, dd: in
     """Every layer in turn: the last state, and the values at every layer's live cells."""
     numeric = bool((tab[:, 0] <= 0).all() and (tab[:, 3] <= 0).all())  # no Sym: weights keep degrees and counts
     outs = []
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         for k, layer in enumerate(layers):
             if check is not None:
                 check()

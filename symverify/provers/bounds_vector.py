@@ -37,7 +37,7 @@ from symverify.deadline import Check
 from symverify.ir.scalar import Scalar, Sym, is_zero
 from symverify.semantics.straightline import Program
 
-__all__ = ["scalar_rows", "count_caps", "cap_counts", "round_up", "magnitude", "circuit_rows", "to_bounds",
+__all__ = ["usable", "peak_of", "scalar_rows", "count_caps", "cap_counts", "round_up", "magnitude", "circuit_rows", "to_bounds",
            "total_count", "VAR", "ZERO", "ONE", "NEG"]
 
 NEG = -math.inf
@@ -56,6 +56,12 @@ SIXTY_FOUR = 6.01
 WIDTH = 8
 """A circuit is evaluated level by level only when its levels hold this many gates on average."""
 _CHUNK = 4096
+
+
+def _clamp(deg: int) -> float:
+    """A degree as a float, ``inf`` from :data:`EXACT_LIMIT` on (``float(2**1030)`` overflows):
+    rows holding it are not :func:`usable`, and the exact pass answers."""
+    return float(deg) if deg < EXACT_LIMIT else math.inf
 
 
 def _log2_up(x: Fraction) -> float:
@@ -88,7 +94,7 @@ def scalar_rows(scalars: Sequence[Scalar]) -> Any:
             coeffs = [Fraction(c) for _, c in x.terms]
             s = 0.0 if all(c.denominator == 1 for c in coeffs) else 1.0
             deg = max(sum(e for _, e in mono) for mono, _ in x.terms)
-            out[k] = (deg, s, _log2_up(sum(map(abs, coeffs), Fraction(0))), _log2_up(Fraction(len(coeffs))))
+            out[k] = (_clamp(deg), s, _log2_up(sum(map(abs, coeffs), Fraction(0))), _log2_up(Fraction(len(coeffs))))
         elif is_zero(x):
             out[k] = ZERO
         else:
@@ -163,12 +169,13 @@ def _levels(refs: Any, nd: int, rows: int, check: Check | None) -> Any | None:
 
 
 def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Check | None = None, *,
-                 width: int = WIDTH) -> tuple[Any, Any] | None:
+                 width: int = WIDTH, summary: list[float] | None = None) -> tuple[Any, Any] | None:
     """The four bounds of every node of ``prog``'s circuit on independent variables: ``(rows of
     the outputs, count row of every node)``, or None when the circuit is too deep for levels or a
     degree or scalar count reaches ``2^51`` (then the exact pass answers). ``scalars``:
     :func:`scalar_rows` of ``prog.scalars``; ``check`` runs before every level; ``width``: the
-    fewest gates per level on average worth the levels (:data:`WIDTH`)."""
+    fewest gates per level on average worth the levels (:data:`WIDTH`); ``summary``, when given,
+    receives :func:`peak_of` over every node."""
     nd, g = prog.circuit.num_inputs, len(prog.code)
     at = nd + g
     refs = _refs(prog, at)
@@ -196,7 +203,7 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
     bound = magnitude(scalars, lq) if bool((scalars[:, 2] < 0).any()) else None
     summed = np.where(np.frombuffer(prog.ops, dtype=np.uint8)[order] == 1, 2.0**-48, 0.0)[:, None]
     lo = 0
-    with np.errstate(invalid="ignore"):  # the degree −∞ of a zero row casts to any index; take clips it
+    with np.errstate(invalid="ignore", over="ignore"):  # the degree −∞ of a zero row casts to any index; take clips it
         for hi in ends.tolist():
             if check is not None:
                 check()
@@ -204,11 +211,35 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
             if bound is not None:
                 bound = max(bound, magnitude(E[nd + lo : nd + hi], lq))
             lo = hi
-    top = E[nd:at, :2].max(axis=0, initial=NEG)  # a degree past 2^53 leaves every later one there
-    if not (top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT):
+    if not usable(E[nd:at]):  # a degree past 2^53 leaves every later one there; inf or NaN likewise
         return None
+    if summary is not None:
+        summary[:] = peak_of(E[:at], lq)
     outs = place[np.asarray(prog.circuit.outputs, dtype=np.intp)]
     return E[outs], E[:at, 3]
+
+
+def peak_of(rows: Any, lq: float) -> list[float]:
+    """``[max (h + s·lq), max deg]`` over :func:`usable` rows (``lq ≥ log2 q``), at least 0: the
+    largest ``log2 ℓ1(Q^s·f)`` and degree of any value, for the size guards of exact
+    expansion and exact evaluation (:attr:`symverify.provers.bounds.Bounds.peak_height_bits`)."""
+    if not rows.size:
+        return [0.0, 0.0]
+    live = rows[rows[:, 0] > NEG]
+    if not live.size:
+        return [0.0, 0.0]
+    return [max(float((live[:, 2] + live[:, 1] * lq).max()), 0.0), max(float(live[:, 0].max()), 0.0)]
+
+
+def usable(rows: Any) -> bool:
+    """Whether the float64 pass may answer for ``rows``: every degree and scalar count below
+    :data:`EXACT_LIMIT` and every height and count finite (or ``−∞``, zero). Written as
+    ``not (x < limit)`` tests, which are true for NaN: a height that overflowed to ``inf`` meets
+    a zero branch's ``−∞`` as ``inf + (−∞) = NaN``, and NaN compares false with everything."""
+    if not rows.size:
+        return True
+    top = rows.max(axis=0)  # NaN anywhere in a column makes its max NaN
+    return bool(top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT and top[2] < math.inf and top[3] < math.inf)
 
 
 def magnitude(rows: Any, lq: float) -> float:

@@ -14,7 +14,6 @@ confirmation poll ``opts.checker()``): past the deadline it returns None within 
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -103,11 +102,19 @@ def recheck(lhs: Side, rhs: Side, cex: Counterexample) -> Counterexample:
     return again
 
 
-def affordable(inputs: Sequence[Sequence[Any]], params: Mapping[str, Any], degree: int) -> bool:
-    """Whether exact evaluation at this point stays small: a degree-D polynomial at entries of
-    magnitude ≤ m has values of about ``D·log2 m`` bits (entries in {−1, 0, 1} are always cheap)."""
-    m = max([abs(Fraction(x)) for row in inputs for x in row] + [abs(Fraction(v)) for v in params.values()] + [Fraction(1)])
-    return m <= 1 or degree * math.log2(m) <= MAX_CONFIRM_BITS
+def affordable(inputs: Sequence[Sequence[Any]], params: Mapping[str, Any], degree: int, height: int = 0) -> bool:
+    """Whether exact evaluation at this point stays small: a degree-D polynomial whose
+    coefficients (with denominators cleared) have an ℓ1 norm below ``2^H`` has, at entries of ``b``
+    bits (numerator or denominator), values of at most about ``H + D·b`` bits. ``D`` and ``H``
+    should bound every intermediate value, not only the outputs
+    (:attr:`~symverify.provers.bounds.Bounds.peak_height_bits`, ``peak_degree``): a constant
+    squared 64 times costs ``2^64`` bits at every point. Integer arithmetic only: ``D`` may be far
+    beyond float range (``2^1030``)."""
+    bits = 0
+    for x in [x for row in inputs for x in row] + list(params.values()):
+        f = Fraction(x)
+        bits = max(bits, abs(f.numerator).bit_length() - 1, f.denominator.bit_length() - 1)
+    return degree * bits + height <= MAX_CONFIRM_BITS
 
 
 def _candidates(lhs: Side, names: Sequence[str], seed: int, degree: int, count: int) -> list[Point]:
@@ -128,21 +135,22 @@ def _candidates(lhs: Side, names: Sequence[str], seed: int, degree: int, count: 
 
 
 def search(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 1, stage: str | None = None,
-           count: int = 60, batch: int = 16) -> Counterexample | None:
+           count: int = 60, batch: int = 16, sizes: tuple[int, int] | None = None) -> Counterexample | None:
     """A small-integer counterexample, or None when no candidate separates the sides.
 
     Candidates are screened mod ``2^61 − 1`` in batches; the first separating one is confirmed
-    exactly. Every evaluation polls ``opts.deadline``: once it has passed the search returns None
+    exactly, when :func:`affordable` with ``sizes`` (``(peak height bits, peak degree)`` of
+    :class:`~symverify.provers.bounds.Bounds`; computed here, once, when not given) says it is cheap. Every evaluation polls ``opts.deadline``: once it has passed the search returns None
     (within milliseconds, one ring operation excepted).
     """
     try:
-        return _search(lhs, rhs, opts, found_by, degree, stage, count, batch)
+        return _search(lhs, rhs, opts, found_by, degree, stage, count, batch, sizes)
     except DeadlineExceededError:
         return None
 
 
 def _search(lhs: Side, rhs: Side, opts: Options, found_by: str, degree: int, stage: str | None, count: int,
-            batch: int) -> Counterexample | None:
+            batch: int, sizes: tuple[int, int] | None) -> Counterexample | None:
     check = opts.checker()
     names = sorted(lhs.params() | rhs.params())
     pts = _candidates(lhs, names, opts.seed, degree, count)
@@ -152,7 +160,14 @@ def _search(lhs: Side, rhs: Side, opts: Options, found_by: str, degree: int, sta
         chunk = pts[start : start + batch]
         modular, flags = _screen(lhs, rhs, chunk, check)
         for (u, ps), differs in zip(chunk, flags):
-            if not differs or not affordable(u, ps, degree):
+            if not differs:
+                continue
+            if sizes is None:
+                from symverify.provers.bounds import structure_bounds
+
+                b = structure_bounds(lhs, rhs, deadline=check)
+                sizes = (b.peak_height_bits, b.peak_degree)
+            if not affordable(u, ps, max(degree, sizes[1]), sizes[0]):
                 continue
             cex = confirm(lhs, rhs, u, ps, found_by, stage, check)
             if cex is not None:

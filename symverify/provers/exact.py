@@ -26,10 +26,36 @@ from symverify.provers.outcome import MethodResult, Verdict
 from symverify.provers.sides import Side
 from symverify.semantics.poly import PolyRing
 
-__all__ = ["ExactOutcome", "expand_compare", "run_exact", "IN_PROCESS_MONOMIALS", "REFUSE_FACTOR"]
+__all__ = ["ExactOutcome", "expand_compare", "run_exact", "sizes", "IN_PROCESS_MONOMIALS", "IN_PROCESS_BITS", "REFUSE_FACTOR"]
 
 IN_PROCESS_MONOMIALS = 200_000
+IN_PROCESS_BITS = 1 << 20
+"""Coefficients that may exceed this many bits are expanded only in the memory-limited child."""
 REFUSE_FACTOR = 64
+
+
+def sizes(bounds: Bounds) -> tuple[int, int]:
+    """``(peak height bits, peak degree)``: what :func:`~symverify.provers.counterexample.affordable` weighs."""
+    return bounds.peak_height_bits, bounds.peak_degree
+
+
+def _too_large(bounds: Bounds, opts: Options) -> str | None:
+    """Why expansion is refused outright, or None: more than ``REFUSE_FACTOR ×`` the monomial
+    budget, a coefficient that may need more bits than twice the memory budget has bytes, or
+    monomials times coefficient bytes beyond ``REFUSE_FACTOR ×`` the memory budget."""
+    est, bits, memory = bounds.peak_monomials, bounds.peak_height_bits, opts.memory()
+    if est > opts.max_monomials * REFUSE_FACTOR:
+        return (f"refused: the certified estimate of {est} live monomials exceeds {REFUSE_FACTOR}× the budget "
+                f"max_monomials = {opts.max_monomials}")
+    if bits > 2 * memory or est * (bits // 8) > REFUSE_FACTOR * memory:
+        return (f"refused: coefficients of up to {bits_text(bits)} bits (certified bound) in up to {est} live "
+                f"monomials exceed the memory budget of {memory} bytes")
+    return None
+
+
+def bits_text(bits: int) -> str:
+    """A bit count for a message: exact below ``2^40``, else ``2^k+``."""
+    return str(bits) if bits < 1 << 40 else f"2^{bits.bit_length() - 1}+"
 
 
 class _StopError(Exception):
@@ -176,11 +202,13 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
     method = "exact" if opts.backend == "flint" else f"exact-{opts.backend}"
     bounds = bounds or structure_bounds(lhs, rhs)
     est = bounds.peak_monomials
-    if est > opts.max_monomials * REFUSE_FACTOR:
-        return MethodResult(Verdict.UNKNOWN, method, {"peak_monomials_estimate": est, "max_monomials": opts.max_monomials},
-                            notes=(f"refused: the certified estimate of {est} live monomials exceeds {REFUSE_FACTOR}× the budget "
-                                   f"max_monomials = {opts.max_monomials}",))
-    isolate = opts.isolate if opts.isolate is not None else est > IN_PROCESS_MONOMIALS
+    refused = _too_large(bounds, opts)
+    if refused is not None:
+        return MethodResult(Verdict.UNKNOWN, method, {"peak_monomials_estimate": est, "max_monomials": opts.max_monomials,
+                                                      "peak_height_bits": bits_text(bounds.peak_height_bits)},
+                            notes=(refused,))
+    large = est > IN_PROCESS_MONOMIALS or bounds.peak_height_bits > IN_PROCESS_BITS
+    isolate = opts.isolate if opts.isolate is not None else large
     args = (lhs, rhs, opts.backend, opts.max_monomials, opts.deadline, opts.seed)
     if isolate:
         remaining = opts.remaining()
@@ -201,11 +229,11 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
                             timings={"expand": out.seconds})
     ev["first_difference"] = list(out.cell or ())
     ev["difference"] = out.difference
-    cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree)
+    cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree, sizes=sizes(bounds))
     if cex is None and out.point is not None:  # a point where the differing entry is certainly nonzero
         u, ps = out.point
         pdict = {k: Fraction(v) for k, v in ps}
-        if affordable(u, pdict, bounds.degree):
+        if affordable(u, pdict, max(bounds.degree, bounds.peak_degree), bounds.peak_height_bits):
             cex = confirm(lhs, rhs, [list(r) for r in u], pdict, found_by=method)
     if cex is None:
         note = "the polynomials differ, but no counterexample small enough to re-check by exact evaluation was found"

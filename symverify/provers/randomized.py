@@ -69,11 +69,12 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import ProverError
-from symverify.primes import MAX_PRIME_BITS, is_prime
+from symverify.primes import MAX_PRIME_BITS, is_prime, passes_screen, screen_decides
 from symverify.provers.bounds import M61, Bounds, structure_bounds
 from symverify.provers.challenge import CONSTRUCTION, Stream, Transcript
 from symverify.provers.counterexample import affordable, confirm, search
 from symverify.provers.fingerprint import fingerprint
+from symverify.provers.guard import run_limited
 from symverify.provers.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
 from symverify.provers.options import DeadlineExceededError, Options
 from symverify.provers.outcome import MethodResult, UsageError, Verdict
@@ -102,13 +103,32 @@ TORCH_MIN_COST = 1_000_000
 ENGINES = ("auto", "torch", "python")
 BACKEND_TORCH = "torch int64 mod 31-bit primes"
 BACKEND_PYTHON = "python ints mod p ≥ 2^61"
-def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW) -> int:
+def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW, opts: Options | None = None) -> int:
     """A prime uniform among the primes in ``[low, 2·low)`` (default ``[2^61, 2^62)``) that do not
     divide ``avoid`` (rejection sampling from the challenge stream; every candidate is decided
-    exactly by :func:`symverify.primes.is_prime`)."""
+    exactly by :func:`symverify.primes.is_prime`).
+
+    With ``opts`` carrying a deadline, it is polled before every candidate, and a primality proof
+    that the Miller–Rabin screen cannot replace (a modulus above ``3.3·10^24``: seconds at 1000
+    bits, not interruptible) runs in a child process limited to the time left
+    (:func:`~symverify.provers.guard.run_limited`); past the deadline
+    :class:`~symverify.deadline.DeadlineExceededError` is raised."""
+    check = None if opts is None else opts.checker()
     while True:
+        if check is not None:
+            check()
         c = stream.between(low, 2 * low)
-        if is_prime(c) and avoid % c:
+        if not (passes_screen(c) and avoid % c):
+            continue
+        if screen_decides(c) or check is None:
+            if is_prime(c):
+                return c
+            continue
+        assert opts is not None
+        lim = run_limited(is_prime, (c,), memory=opts.memory(), timeout=max(opts.remaining() or 0.0, 0.0))
+        if lim.status != "ok":
+            raise DeadlineExceededError(f"proving a {c.bit_length()}-bit modulus prime: {lim.detail}")
+        if lim.value:
             return c
 
 
@@ -363,8 +383,8 @@ def _refute(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, method: str, u:
             where: str) -> Any:
     """A counterexample for a trial point that differs mod ``p``: a small one if the search finds it,
     else the lifted trial point itself (it differs exactly); ProverError if neither separates."""
-    cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree)
-    if cex is None and not affordable(u, ps, bounds.degree):
+    cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree, sizes=(bounds.peak_height_bits, bounds.peak_degree))
+    if cex is None and not affordable(u, ps, max(bounds.degree, bounds.peak_degree), bounds.peak_height_bits):
         return None  # the caller reports unknown: no counterexample small enough to re-check exactly
     if cex is None:  # the residues differ, so the lifted integer point differs exactly
         cex = confirm(lhs, rhs, u, ps, found_by=f"{method} (lifted trial point)")
@@ -389,7 +409,7 @@ def _refuted_or_unknown(method: str, ev: dict[str, Any], cex: Any, seconds: floa
         ev["sides_differ_mod_p"] = True
         note = ("the sides differ: their outputs differ modulo a trial prime (see the evidence), which equal "
                 "polynomials cannot; but every counterexample found is too large to re-check by exact "
-                "evaluation (degree × bits of the point over the budget), and 'refuted' needs a re-checked one")
+                "evaluation (degree × bits of the point plus coefficient bits over the budget), and 'refuted' needs a re-checked one")
         return MethodResult(Verdict.UNKNOWN, method, ev, notes=(note,), timings={"trials": seconds})
     return MethodResult(Verdict.REFUTED, method, ev, cex, timings={"trials": seconds})
 
@@ -458,9 +478,9 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
             ev.update(k=t, **_bound_fields(eps**t))
             return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout after {t} of {k} trials",),
                                 timings={"trials": time.perf_counter() - start})
-        p = M61 if fixed else random_prime(tr.stream(tag, "python", t, "prime"), bounds.denominator, primes_plan.low)
-        u, ps = _sample(lhs, names, tr.stream(tag, "python", t, "point", p), p)
         try:
+            p = M61 if fixed else random_prime(tr.stream(tag, "python", t, "prime"), bounds.denominator, primes_plan.low, opts)
+            u, ps = _sample(lhs, names, tr.stream(tag, "python", t, "point", p), p)
             a, b = _eval_point(lhs, u, p, ps, opts), _eval_point(rhs, u, p, ps, opts)
         except DeadlineExceededError:
             ev.update(k=t, **_bound_fields(eps**t))

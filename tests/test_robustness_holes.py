@@ -1,0 +1,171 @@
+"""Robustness attacks on ``verify``, the reports, the loaders and ``prove --dir``, one test per attack.
+
+Each input below once crashed the process, ignored the timeout or hung. Every one must now end,
+within its timeout plus :data:`SLACK`, in a clear verdict (``proved`` only when true; ``refuted``
+with a re-checked counterexample; ``unknown`` with a note) or a :class:`SymverifyError`. The
+wall-clock limits are correctness checks of the deadline, not performance asserts.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from symverify import Circuit, sym
+from symverify.ir.baseconv import Layer, Model
+from symverify.ir.grid import Grid
+from symverify.provers.bounds import structure_bounds
+from symverify.provers.bounds_vector import scalar_rows, usable
+from symverify.provers.counterexample import affordable
+from symverify.provers.sides import pair_sides
+from symverify.verification import verify
+
+SLACK = 4.0
+METHODS = ("exact", "randomized", "auto", "z3")
+
+
+def squared_constant(k: int) -> Circuit:
+    """``2^(2^k)·x0``: the constant 2 squared ``k`` times (``k + 2`` gates, one monomial, a
+    coefficient of ``2^k + 1`` bits)."""
+
+    def f(u):
+        c = u[0][0] * 0 + 2
+        for _ in range(k):
+            c = c * c
+        return [c * u[0][0]]
+
+    return Circuit.trace(f, n=1, d=1, name=f"two_squared_{k}_times")
+
+
+THREE_X = Circuit.trace(lambda u: [u[0][0] * 3], n=1, d=1, name="three_x")
+
+
+def timed(lhs, rhs, **kw):
+    t = time.monotonic()
+    report = verify(lhs, rhs, **kw)
+    return report, time.monotonic() - t
+
+
+# ---- 1. a constant squared 64 times: FLINT aborted the process (the guard counted monomials only) ----
+
+
+def test_huge_constant_does_not_abort_the_process():
+    """In a fresh interpreter (an abort would kill the test run): exact and auto end ``unknown``
+    and say why; the peak height bound sees the ``2^64``-bit coefficient."""
+    script = textwrap.dedent("""
+        import sys
+        sys.path.insert(0, "tests")
+        from test_robustness_holes import THREE_X, squared_constant
+        from symverify.verification import verify
+        c = squared_constant(64)
+        for method in ("exact", "auto"):
+            r = verify(c, THREE_X, method=method, timeout=20)
+            print(method, r.verdict.value, " | ".join(r.notes))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = dict(line.split(" ", 1) for line in out.stdout.splitlines())
+    assert lines["exact"].startswith("unknown") and "coefficients of up to 2^64+ bits" in lines["exact"]
+    assert lines["auto"].startswith("unknown")
+
+
+def test_peak_height_counts_values_that_never_reach_an_output():
+    """``(2^(2^40))·0 + x0``: the output has height 0, the way there a ``2^40``-bit constant."""
+
+    def f(u):
+        c = u[0][0] * 0 + 2
+        for _ in range(40):
+            c = c * c
+        return [c * 0 + u[0][0]]
+
+    c = Circuit.trace(f, n=1, d=1)
+    a, b = pair_sides(c, c)
+    bounds = structure_bounds(a, b)
+    assert bounds.height_bits <= 2 and bounds.peak_height_bits > 2**40
+    assert not affordable([[0]], {}, 1, bounds.peak_height_bits)
+
+
+# ---- 2. the same family with a timeout: 116 s for timeout=2 ----
+
+
+@pytest.mark.parametrize("method", ("exact", "randomized", "auto"))
+def test_huge_constant_respects_the_timeout(method):
+    report, seconds = timed(squared_constant(32), THREE_X, method=method, timeout=2)
+    assert not report.proved and seconds < 2 + SLACK, (seconds, report)
+    assert report.verdict.value == "unknown" and report.notes
+
+
+# ---- 3. the numpy bounds pass: inf + (−inf) = NaN slipped past `max ≥ 2^51` ----
+
+
+def test_usable_rejects_nan_and_inf():
+    ok = np.array([[3.0, 0.0, 5.0, 1.0], [-math.inf] * 4])
+    assert usable(ok)
+    for bad in ([math.nan, 0, 0, 0], [0, 0, math.nan, 0], [0, 0, math.inf, 0], [0, 0, 0, math.nan], [2.0**51, 0, 0, 0]):
+        assert not usable(np.vstack([ok, [bad]]))
+
+
+def squaring_model(layers: int, n: int = 4) -> Model:
+    """``u ⊙ u`` repeated: ``u^(2^layers)`` at every cell (BaseConv with ``W = I``, ``h = δ``)."""
+    W = Grid.from_rows([[int(i == j) for j in range(n)] for i in range(n)])
+    h = Grid.from_rows([[int(k == 0) for _ in range(n)] for k in range(n)])
+    return Model(n, n, n, n, tuple([Layer.make(n, n, W=W, h=h)] * layers), f"square_{layers}")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_1100_squaring_layers_give_a_verdict(method):
+    m = squaring_model(1100)
+    ident = Circuit.trace(lambda u: [[u[i][j] for j in range(4)] for i in range(4)], n=4, d=4)
+    report, seconds = timed(m, ident, method=method, timeout=3)
+    assert not report.proved and seconds < 3 + SLACK, (seconds, report)
+
+
+# ---- 4. a weight sym("a")**(2**1030): OverflowError converting its degree to float ----
+
+
+def test_scalar_rows_of_a_huge_power_are_not_usable():
+    rows = scalar_rows([sym("a") ** (2**1030)])
+    assert rows[0, 0] == math.inf and not usable(rows)
+
+
+def test_affordable_takes_degrees_beyond_float_range():
+    assert not affordable([[2]], {}, 2**1030)
+    assert affordable([[1, -1, 0]], {}, 2**1030)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_huge_power_of_a_weight_gives_a_verdict(method):
+    c = Circuit.trace(lambda u: [u[0][0] * sym("a") ** (2**1030)], n=1, d=1)
+    report, seconds = timed(c, THREE_X, method=method, timeout=2)
+    assert not report.proved and seconds < 2 + SLACK, (seconds, report)
+
+
+# ---- 5. numeric=True: an output beyond float64 lost the verdict; the cross-check ignored the deadline ----
+
+
+def test_numeric_cross_check_reports_a_float_overflow_and_keeps_the_verdict():
+    pytest.importorskip("torch")
+    c = squared_constant(11)  # 2^2048·x0: beyond float64
+    report = verify(c, c, method="exact", numeric=True, timeout=60)
+    assert report.proved
+    assert report.numeric is not None and any("beyond the range of float64" in s for s in report.numeric.skipped)
+
+
+def test_numeric_cross_check_is_skipped_when_exact_evaluation_is_too_large():
+    c = squared_constant(25)  # a 2^25-bit coefficient: exact evaluation at the points is over budget
+    report, _ = timed(c, c, method="exact", numeric=True, timeout=30)
+    assert report.proved and report.numeric is None
+    assert any("numeric cross-check skipped" in n for n in report.notes)
+
+
+def test_numeric_cross_check_is_skipped_after_the_timeout():
+    c = squared_constant(20)
+    report, _ = timed(c, squared_constant(19), method="randomized", numeric=True, timeout=1e-9)
+    assert not report.proved
+    assert any("numeric cross-check skipped" in n for n in report.notes)
