@@ -53,6 +53,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'symverify.testing' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    """The module's names, the re-exported strategies included (``dir``, ``help``, tab completion)."""
+    return sorted(set(globals()) | set(__all__))
+
+
 def explain(report: Report) -> str:
     """Everything a failed assertion should show about ``report``: verdict, method, bound,
     counterexample (entry, both values, input), notes."""
