@@ -126,7 +126,7 @@ def _h21(N: int, d: int, method: str, rows: list[Row]) -> Instance:
     res.update({k: v for k, v in compiled.resources.items() if k in compiled.bounds and k not in res})
     bounds = {**dict(compiled.bounds), "circuit_depth": _depth_bound(N, d)}
     return Instance(f"H.21 route N={N} d={d} [{method}]", report.verdict.value, report.method, res, bounds, t[0],
-                    f"for all γ and all weights ({len(circuit.params())} symbols); {report}")
+                    f"for all γ and all weights ({len(circuit.params())} symbols); {report.text(timings=False)}")
 
 
 def _direct(N: int, d: int, group: int, rows: list[Row]) -> Instance:
@@ -140,7 +140,7 @@ def _direct(N: int, d: int, group: int, rows: list[Row]) -> Instance:
     res["long_channels"] = row.long_channels
     label = "wide" if group == d else ("narrow" if group == 1 else f"group={group}")
     return Instance(f"direct N={N} d={d} [{label}]", report.verdict.value, report.method, res, dict(compiled.bounds), t[0],
-                    f"causal; for all γ and all weights ({len(circuit.params())} symbols); {report}")
+                    f"causal; for all γ and all weights ({len(circuit.params())} symbols); {report.text(timings=False)}")
 
 
 def _stack(N: int, d: int, k: int, fuse: bool, rows: list[Row]) -> Instance:
@@ -152,7 +152,7 @@ def _stack(N: int, d: int, k: int, fuse: bool, rows: list[Row]) -> Instance:
     rows.append(row)
     res = _resources(row)
     return Instance(f"stack of {k} RetNet layers N={N} d={d}{' [fused]' if fuse else ''}", report.verdict.value, report.method,
-                    res, dict(compiled.bounds), t[0], f"Lemma H.11; for all γ_k and weights ({len(circuit.params())} symbols); {report}")
+                    res, dict(compiled.bounds), t[0], f"Lemma H.11; for all γ_k and weights ({len(circuit.params())} symbols); {report.text(timings=False)}")
 
 
 def _rank(M: list[list[Fraction]]) -> int:

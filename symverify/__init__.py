@@ -32,6 +32,7 @@ from symverify.errors import (
 )
 from symverify.ir.analysis import stats
 from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.build import from_matrix, from_sympy
 from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
 from symverify.ir.certificate import Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
@@ -85,6 +86,8 @@ __all__ = [
     "Certificate",
     "stats",
     "layered_form",
+    "from_matrix",
+    "from_sympy",
     "load_file",
     "dump_file",
     "SymverifyError",
@@ -109,3 +112,8 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'symverify' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazily loaded entry points included (``dir(sv)``, ``help(sv)``, tab completion)."""
+    return sorted(set(globals()) | set(__all__))

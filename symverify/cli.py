@@ -31,6 +31,19 @@ __all__ = ["main", "EXIT_PROVED", "EXIT_REFUTED", "EXIT_UNKNOWN", "EXIT_ERROR"]
 EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_ERROR = 0, 1, 2, 3
 
 
+EPILOG = """\
+exit codes:
+  0    proved (verify); every script ok (prove, sweep); done (info, compile, report)
+  1    refuted (verify); a script failed, or the run differs from --golden (prove, sweep)
+  2    unknown: neither proved nor refuted within the budget (verify)
+  3    usage or input error (one line on stderr, no traceback)
+  130  interrupted (Ctrl-C or SIGTERM)
+
+file formats (circuit, model and certificate JSON, the proof-run JSON of --json, golden files):
+  docs/formats.md in the symverify repository
+"""
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -41,33 +54,40 @@ def _parser() -> argparse.ArgumentParser:
     from symverify._version import __version__
     from symverify.provers.options import METHODS
 
-    ap = _Parser(prog="symverify", description="Prove BaseConv models equal to arithmetic circuits.")
+    ap = _Parser(prog="symverify", description="Prove BaseConv models equal to arithmetic circuits.", epilog=EPILOG,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--version", action="version", version=f"symverify {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub.add_parser = _with_epilog(sub.add_parser)  # type: ignore[method-assign]
     v = sub.add_parser("verify", help="decide whether two circuits/models compute the same polynomials")
-    v.add_argument("lhs", metavar="A.json")
-    v.add_argument("rhs", metavar="B.json")
-    v.add_argument("--method", choices=METHODS, default="auto")
+    v.add_argument("lhs", metavar="A.json", help="a circuit or model file (JSON; docs/formats.md)")
+    v.add_argument("rhs", metavar="B.json", help="the other side: a circuit or model file")
+    v.add_argument("--method", choices=METHODS, default="auto",
+                   help="how to decide: auto (the default) tries the cheap exact methods first; "
+                        f"one of {', '.join(METHODS)}")
     v.add_argument("--certificate", metavar="CERT.json", help="a stage certificate for the model side")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.add_argument("--seed", type=_seed, default=0, metavar="S|fresh",
                    help="seed of the randomized points (default 0: reproducible Fiat–Shamir points derived from both "
                         "sides); 'fresh' draws operating-system randomness, recorded in the report")
-    v.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    v.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="give up after this many seconds (verdict unknown, exit 2; default: no limit)")
     v.add_argument("--trials", type=int, default=None, help="randomized trials (default: error bound 2^-100)")
     v.add_argument("--backend", choices=("flint", "sympy", "torch", "python"), default=None,
                    help="exact engine (flint, sympy) or randomized engine (torch, python)")
     v.add_argument("--numeric", nargs="?", const="float64", default=None, metavar="DTYPE",
                    help="also cross-check the float executor (float64, float32, bfloat16); never changes the verdict")
     i = sub.add_parser("info", help="print the statistics of a circuit, model or certificate file")
-    i.add_argument("file", metavar="FILE")
-    i.add_argument("--json", action="store_true")
+    i.add_argument("file", metavar="FILE", help="a circuit, model or certificate file (JSON; docs/formats.md)")
+    i.add_argument("--json", action="store_true", help="print the statistics as JSON")
     i.add_argument("--compile", choices=("dense", "kaleidoscope"), metavar="METHOD",
                    help="for a circuit: also compile it (dense or kaleidoscope) and show the resources vs stated bounds")
     c = sub.add_parser("compile", help="compile a circuit into a BaseConv model with its stage certificate")
-    c.add_argument("circuit", metavar="CIRCUIT.json")
-    c.add_argument("--method", choices=("dense", "kaleidoscope"), default="kaleidoscope")
-    c.add_argument("-o", "--output", metavar="MODEL.json", required=True, help="where to write the model")
+    c.add_argument("circuit", metavar="CIRCUIT.json", help="the circuit file (JSON; docs/formats.md)")
+    c.add_argument("--method", choices=("dense", "kaleidoscope"), default="kaleidoscope",
+                   help="kaleidoscope (Theorem H.21, the default) or dense (the baseline)")
+    c.add_argument("-o", "--output", metavar="MODEL.json", default=None,
+                   help="where to write the model (default: standard output, with the summary on standard error)")
     c.add_argument("--certificate", metavar="CERT.json", help="where to write the stage certificate")
     c.add_argument("--json", action="store_true", help="print the resources as JSON")
     c.add_argument("--plan", choices=("auto", "exact", "greedy"), default="auto",
@@ -78,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("names", nargs="*", metavar="NAME",
                    help="script names, or 'all' (default: every built-in script, or every script of --dir)")
     p.add_argument("--quick", action="store_true", help="the small tier")
+    p.add_argument("--list", action="store_true", help="list the scripts (name, where from, title) and exit")
     _run_options(p)
     w = sub.add_parser("sweep", help="run a sweep script on a parameter grid (thm_h21: widths × depths × seeds × compilers)")
     w.add_argument("family", metavar="NAME", help="the sweep: thm_h21 (or a sweep script's name, SWEEP = True)")
@@ -87,9 +108,20 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--compilers", metavar="LIST", help="kaleidoscope and/or dense, e.g. kaleidoscope,dense")
     _run_options(w)
     r = sub.add_parser("report", help="write a `prove --json` run as one self-contained HTML page")
-    r.add_argument("run", metavar="RUN.json")
+    r.add_argument("run", metavar="RUN.json", help="a run written by `symverify prove --json`")
     r.add_argument("-o", "--output", metavar="PATH", default="report.html", help="where to write the page (default report.html)")
     return ap
+
+
+def _with_epilog(add_parser: Any) -> Any:
+    """``add_parser`` giving every subcommand the exit codes and the formats link in its ``--help``."""
+
+    def add(name: str, **kw: Any) -> Any:
+        kw.setdefault("epilog", EPILOG)
+        kw.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        return add_parser(name, **kw)
+
+    return add
 
 
 def _seed(text: str) -> int | None:
@@ -204,15 +236,19 @@ def _compile_file(path: str, method: str, plan: str = "auto") -> Any:
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
-    from symverify.ir.serialize import dump_file
+    from symverify.ir.serialize import dump_file, dumps
 
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
     compiled = _compile_file(args.circuit, args.method, args.plan)
-    dump_file(compiled.model, args.output)
+    if args.output is None:  # the model on stdout (pipe it on), the summary on stderr
+        sys.stdout.write(dumps(compiled.model) + "\n")
+    else:
+        dump_file(compiled.model, args.output)
     if args.certificate and compiled.certificate is not None:
         dump_file(compiled.certificate, args.certificate)
-    print(json.dumps(compiled.to_json(), indent=2) if args.json else str(compiled))
+    print(json.dumps(compiled.to_json(), indent=2) if args.json else str(compiled),
+          file=sys.stdout if args.output is not None else sys.stderr)
     return 0
 
 
@@ -233,7 +269,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
             bound = f"  (stated bound {compiled.bounds[k]})" if k in compiled.bounds else ""
             print(f"    {k}: {v}{bound}")
         if compiled.over_bound():
-            print(f"    OVER BOUND: {', '.join(compiled.over_bound())}")
+            over = [f"{k}={compiled.resources[k]} > {compiled.bounds[k]}" if k in compiled.resources and k in compiled.bounds
+                    else k for k in compiled.over_bound()]
+            print(f"    OVER BOUND: {', '.join(over)}")
     return 0
 
 
@@ -243,7 +281,19 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     _check_run_options(args)
     scripts = runner.available(args.dir)
     default = [n for n, sc in scripts.items() if sc.source != runner.BUILTIN] if args.dir else None
+    if args.list:
+        return _list_scripts(scripts, runner.select(scripts, args.names, default))
     return _run(args, scripts, runner.select(scripts, args.names, default), args.quick)
+
+
+def _list_scripts(scripts: Any, names: list[str]) -> int:
+    """``prove --list``: one line per script: name, where it comes from, what it proves."""
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        sc = scripts[name]
+        flags = "".join(f" [{f}]" for f, on in (("sweep", sc.sweep), ("shardable", sc.shardable)) if on)
+        print(f"{name:<{width}}  {sc.source}{flags}  {sc.title}".rstrip())
+    return 0
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -281,6 +331,9 @@ def _check_run_options(args: argparse.Namespace) -> None:
         raise UsageError("--update-golden needs --golden RUN.json (where to write the run)")
     if args.golden and args.update_golden:
         _writable(args.golden, "--golden")
+    elif args.golden and not Path(args.golden).is_file():
+        raise UsageError(f"--golden {args.golden}: no such file; run once with --golden {args.golden} --update-golden "
+                         "to write it from an ok run")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j: expected a positive number of processes, found {args.jobs}")
     if args.cases_per_task is not None:
@@ -416,6 +469,7 @@ def _table(summary: Any, wide: bool = False) -> Any:
         if o.status in ("crashed", "interrupted"):
             bounds = "-"
         elif over:
+            over = o.over_bound_shown()
             shown = over if wide else over[:1]
             bounds = f"{len(over)} over: " + ", ".join(shown) + (" …" if len(over) > len(shown) else "")
         else:
@@ -423,6 +477,8 @@ def _table(summary: Any, wide: bool = False) -> Any:
         row = [o.name] + ([o.title] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}",
                                                          bounds, f"{o.seconds:.0f} s"]
         t.add_row(*row)
+    t.caption = "p/r/u: instances proved/refuted/unknown"
+    t.caption_justify = "left"
     return t
 
 
@@ -444,6 +500,8 @@ def _print_details(out: Any, summary: Any) -> None:
 
 
 def _print_failures(out: Any, summary: Any) -> None:
+    from symverify.scripts import runner
+
     for o in summary.outcomes:
         if o.ok:
             continue
@@ -452,7 +510,8 @@ def _print_failures(out: Any, summary: Any) -> None:
             continue
         for inst in o.instances():
             if not inst.get("ok"):
-                why = f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved" else f"over bound: {', '.join(inst.get('over_bound', []))}"
+                why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved" else
+                       f"over bound: {', '.join(runner.over_text(inst, k) for k in inst.get('over_bound', []))}")
                 out.print(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip(), highlight=False)
         if not o.instances():
             out.print(f"{o.name}: no instances checked", highlight=False)

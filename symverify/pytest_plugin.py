@@ -8,22 +8,45 @@ A test that proves an identity and keeps its result as a regression is three lin
 
 ``symverify_golden.check(obj)`` compares :func:`symverify.testing.golden_record` of ``obj`` (a
 report, a compile result, a proof instance or result, or a mapping) with the golden file stored
-beside the test, ``<test dir>/golden/<test module>/<test name>[-<key>].json``: verdicts, methods,
-resources and bounds as stable, sorted JSON, never timings. A difference fails the test with a
-unified diff. ``pytest --symverify-update`` writes (or rewrites) the files instead; a missing file
-fails with a hint to run it.
+beside the test: verdicts, methods, resources and bounds as stable, sorted JSON, never timings. A
+difference fails the test with a unified diff. ``pytest --symverify-update`` writes new and changed
+files instead; a missing file fails with a hint to run it.
+
+**File names** (:func:`golden_stem`): ``<test dir>/golden/<test module>/<name>-<hash>[-<suffix>].json``,
+where ``<name>`` is the test's id within its module (class, function and parameters) made
+file-name-safe and ``<hash>`` the first 8 hex digits of the SHA-256 of that id. Ids that differ only
+in punctuation or non-ASCII characters (``[a b]`` and ``[a_b]``), and same-named tests of different
+classes, get different files; the names do not depend on the directory pytest runs from.
+
+**Several checks in one test** are numbered: the first unnamed check is ``<stem>.json``, the next
+``<stem>-2.json``, ``<stem>-3.json``…; ``check(obj, key)`` stores ``<stem>-<key>.json``. Two checks
+that would share a file (a key used twice, or a key that names an index) fail the test.
+
+**The session** (:class:`GoldenSession`): the terminal summary lists the golden files written,
+updated and failed, and the unused ones: files in the golden directory of a test module that no
+check of this run read although it should have (their test passed without checking them, or no
+test of the fully collected module claims them). ``--symverify-update`` removes the unused files;
+files of tests that were deselected, skipped or failed are never touched. Under pytest-xdist each
+worker handles its own tests (the summary is not shown by the controller).
+
+Golden files written by earlier versions (``<test name>[-<key>].json``) are still read when the new
+file is missing; ``--symverify-update`` then writes the new name and removes the old one.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-__all__ = ["GoldenFile", "pytest_addoption", "symverify_golden"]
+__all__ = ["GoldenFile", "GoldenSession", "golden_stem", "pytest_addoption", "pytest_configure", "symverify_golden"]
+
+_SESSION = "symverify-golden-session"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,50 +55,233 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--symverify-update",
         action="store_true",
         default=False,
-        help="write the symverify_golden files from this run instead of comparing against them",
+        help="write the symverify_golden files from this run instead of comparing against them, and remove unused ones",
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin(_SESSION):
+        config.pluginmanager.register(GoldenSession(config), _SESSION)
+
+
+def _safe(name: str) -> str:
+    """A file-name-safe form of a test or key name (parametrize ids included)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "_"
+
+
+def _in_module_id(nodeid: str) -> str:
+    """The part of a node id after the file: ``Class::test[param]`` (independent of the rootdir)."""
+    return nodeid.split("::", 1)[1] if "::" in nodeid else nodeid
+
+
+def golden_stem(nodeid: str) -> str:
+    """The file stem of a test's golden files: its in-module id made file-safe (at most 80
+    characters) and 8 hex digits of the SHA-256 of the exact id.
+
+    >>> golden_stem("tests/test_a.py::test_x[a b]"), golden_stem("other/dir/test_a.py::test_x[a_b]")
+    ('test_x_a_b-6e8c8ffd', 'test_x_a_b-eec68e62')
+    >>> golden_stem("t.py::TestA::test_x") != golden_stem("t.py::TestB::test_x")
+    True
+    """
+    ident = _in_module_id(nodeid)
+    digest = hashlib.sha256(ident.encode("utf-8")).hexdigest()[:8]
+    return f"{_safe(ident.replace('::', '.'))[:80]}-{digest}"
+
+
+def _golden_dir(path: Path) -> Path:
+    return path.parent / "golden" / path.stem
+
+
+@dataclass(eq=False)  # a plugin object: hashed by identity
+class GoldenSession:
+    """What the golden files of one pytest run did: written, updated, failed, read; and, at the end,
+    the unused files (see the module docstring)."""
+
+    config: pytest.Config
+    written: list[Path] = field(default_factory=list)
+    updated: list[Path] = field(default_factory=list)
+    failed: list[Path] = field(default_factory=list)
+    used: set[Path] = field(default_factory=set)
+    unused: list[Path] = field(default_factory=list)
+    removed: list[Path] = field(default_factory=list)
+    # golden dir → {file stem: the stem of the test owning it} (a test owns its stem and its legacy stem)
+    collected: dict[Path, dict[str, str]] = field(default_factory=dict)
+    deselected: dict[Path, dict[str, str]] = field(default_factory=dict)
+    passed: set[str] = field(default_factory=set)  # stems of tests whose call passed
+
+    @property
+    def update(self) -> bool:
+        return bool(self.config.getoption("--symverify-update"))
+
+    def _note(self, items: Any, into: dict[Path, dict[str, str]]) -> None:
+        for item in items:
+            path = getattr(item, "path", None)
+            if path is None:
+                continue
+            d = _golden_dir(Path(path))
+            stem = golden_stem(item.nodeid)
+            owned = into.setdefault(d, {})
+            owned[stem] = stem
+            owned.setdefault(_safe_legacy(item.name), stem)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[Any]) -> None:
+        self._note(items, self.collected)
+
+    def pytest_deselected(self, items: list[Any]) -> None:
+        self._note(items, self.deselected)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call" and report.passed:
+            self.passed.add(golden_stem(report.nodeid))
+
+    def _narrowed(self) -> set[Path]:
+        """Golden directories of modules that this run selected only a part of (``file.py::test``
+        arguments, or deselected tests)."""
+        out = {d for d, hashes in self.deselected.items() if hashes}
+        for arg in self.config.args:
+            if "::" in str(arg):
+                p = Path(str(arg).split("::", 1)[0])
+                out.add(_golden_dir(p if p.is_absolute() else Path(self.config.invocation_params.dir) / p))
+        return {d.resolve() for d in out}
+
+    def find_unused(self) -> list[Path]:
+        narrowed = self._narrowed()
+        out = []
+        for d in sorted(self.collected):
+            if not d.is_dir():
+                continue
+            full = d.resolve() not in narrowed
+            owners = {**self.deselected.get(d, {}), **self.collected[d]}
+            stems = sorted(owners, key=len, reverse=True)  # the most specific stem first
+            for f in sorted(d.glob("*.json")):
+                if f in self.used:
+                    continue
+                owner = next((owners[st] for st in stems if f.name == f"{st}.json" or f.name.startswith(f"{st}-")), None)
+                if owner is None:
+                    if full:
+                        out.append(f)  # no test of the fully collected module claims it
+                elif owner in self.passed:
+                    out.append(f)  # its test passed without reading it
+                # else: its test was deselected, skipped or failed: leave it
+        return out
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.unused = self.find_unused()
+        if self.update:
+            for f in self.unused:
+                f.unlink(missing_ok=True)
+                self.removed.append(f)
+            self.unused = []
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        groups = [("written", self.written), ("updated", self.updated), ("failed", self.failed),
+                  ("removed", self.removed), ("unused", self.unused)]
+        if not any(files for _, files in groups):
+            return
+        root = Path(self.config.rootpath)
+
+        def show(p: Path) -> str:
+            try:
+                return str(p.relative_to(root))
+            except ValueError:
+                return str(p)
+
+        counts = ", ".join(f"{len(files)} {what}" for what, files in groups if files)
+        terminalreporter.section("symverify golden files")
+        terminalreporter.write_line(counts)
+        for what, files in groups:
+            for p in files:
+                terminalreporter.write_line(f"  {what}: {show(p)}")
+        if self.unused and not self.update:
+            terminalreporter.write_line("  (pytest --symverify-update removes the unused files)")
 
 
 class GoldenFile:
     """The golden files of one test (see the module docstring)."""
 
-    def __init__(self, directory: Path, stem: str, update: bool) -> None:
+    def __init__(self, directory: Path, stem: str, update: bool, *, legacy_stem: str = "",
+                 session: GoldenSession | None = None) -> None:
         self.directory, self.stem, self.update = directory, stem, update
+        self.legacy_stem, self.session = legacy_stem, session
+        self._count = 0
+        self._claimed: dict[Path, str] = {}
 
     def path(self, key: str = "") -> Path:
-        """Where the record named ``key`` (default: the test's only one) is stored."""
+        """Where the record named ``key`` is stored (``""``: the test's first unnamed record)."""
         name = self.stem + (f"-{_safe(key)}" if key else "")
         return self.directory / f"{name}.json"
 
+    def _legacy(self, key: str) -> Path | None:
+        if not self.legacy_stem:
+            return None
+        return self.directory / f"{self.legacy_stem}{f'-{_safe(key)}' if key else ''}.json"
+
+    def _claim(self, key: str) -> tuple[Path, str]:
+        """The file of this check: keyed, or the next index; two checks never share a file."""
+        if key:
+            path, what = self.path(key), f"key {key!r}"
+            legacy_key = key
+        else:
+            self._count += 1
+            path = self.path("" if self._count == 1 else str(self._count))
+            what, legacy_key = f"unnamed check {self._count}", "" if self._count == 1 else str(self._count)
+        if path in self._claimed:
+            pytest.fail(f"symverify_golden: {what} and {self._claimed[path]} of this test would share the golden file "
+                        f"{path.name}; give each check its own key", pytrace=False)
+        self._claimed[path] = what
+        return path, legacy_key
+
     def check(self, obj: Any, key: str = "") -> None:
         """Compare ``obj``'s golden record with the stored one (or store it with
-        ``--symverify-update``)."""
+        ``--symverify-update``). Repeated calls without a key are numbered; a key names the file."""
+        __tracebackhide__ = True
         from symverify.testing import golden_text
 
         text = golden_text(obj)
-        path = self.path(key)
+        path, legacy_key = self._claim(key)
+        session = self.session
+        legacy = self._legacy(legacy_key)
+        source = path if path.exists() or legacy is None or not legacy.exists() else legacy
+        if session is not None:
+            session.used.add(path)
+            if source != path:
+                session.used.add(source)
+        stored = source.read_text(encoding="utf-8") if source.exists() else None
         if self.update:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            if stored != text or source != path:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                if session is not None:
+                    (session.updated if stored is not None and stored != text else session.written).append(path)
+            if source != path:
+                source.unlink(missing_ok=True)
+                if session is not None:
+                    session.removed.append(source)
             return
-        if not path.exists():
+        if stored is None:
+            if session is not None:
+                session.failed.append(path)
             pytest.fail(f"no golden file {path}; run pytest --symverify-update to write it", pytrace=False)
-        stored = path.read_text(encoding="utf-8")
         if stored != text:
+            if session is not None:
+                session.failed.append(source)
             diff = "".join(difflib.unified_diff(stored.splitlines(True), text.splitlines(True),
-                                                f"{path} (stored)", "this run"))
-            pytest.fail(f"golden mismatch for {path}; if the change is intended, run pytest --symverify-update\n{diff}",
+                                                f"{source} (stored)", "this run"))
+            pytest.fail(f"golden mismatch for {source}; if the change is intended, run pytest --symverify-update\n{diff}",
                         pytrace=False)
-
-
-def _safe(name: str) -> str:
-    """A file-name-safe form of a test or key name (parametrize ids included)."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "_"
 
 
 @pytest.fixture
 def symverify_golden(request: pytest.FixtureRequest) -> GoldenFile:
     """Golden files of proof results for this test (see :mod:`symverify.pytest_plugin`)."""
-    test_path = Path(str(request.node.fspath))
-    directory = test_path.parent / "golden" / test_path.stem
-    return GoldenFile(directory, _safe(request.node.name), bool(request.config.getoption("--symverify-update")))
+    test_path = Path(str(request.node.path))
+    session = request.config.pluginmanager.get_plugin(_SESSION)
+    return GoldenFile(_golden_dir(test_path), golden_stem(request.node.nodeid),
+                      bool(request.config.getoption("--symverify-update")), legacy_stem=_safe_legacy(request.node.name),
+                      session=session if isinstance(session, GoldenSession) else None)
+
+
+def _safe_legacy(name: str) -> str:
+    """The file stem earlier versions used (the test name made file-safe)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "_"

@@ -53,6 +53,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'symverify.testing' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    """The module's names, the re-exported strategies included (``dir``, ``help``, tab completion)."""
+    return sorted(set(globals()) | set(__all__))
+
+
 def explain(report: Report) -> str:
     """Everything a failed assertion should show about ``report``: verdict, method, bound,
     counterexample (entry, both values, input), notes."""
@@ -72,25 +77,123 @@ def explain(report: Report) -> str:
     return "\n".join(lines)
 
 
+def _headline(report: Report, expected: str) -> str:
+    """The first line of a failed assertion: what was expected, the verdict, the method and the
+    deciding fact (the counterexample, or why the verdict is unknown), like hypothesis's
+    "Falsifying example" line."""
+    ev = report.evidence
+    head = f"expected {expected}, found {report.verdict.value} (method {report.method})"
+    cx = report.counterexample
+    if cx is not None:
+        return f"{head}: counterexample {cx}"
+    if "sides_differ_mod_p" in ev:
+        return f"{head}: the sides differ mod {ev.get('mismatch_prime', 'a prime')} (no re-checked counterexample)"
+    if report.notes:
+        return f"{head}: {report.notes[0]}"
+    if "bound" in ev:
+        return f"{head}, failure bound {ev['bound']}"
+    return head
+
+
+MAX_DIFF_SIDE = 200
+"""Sides of at most this many gates (circuits) or layers (models) get ``lhs − rhs`` as polynomials in a
+failed assertion's message."""
+
+MAX_DIFF_TEXT = 600
+"""At most this many characters of ``lhs − rhs`` are shown (the rest is counted, not printed)."""
+
+
+def _difference(lhs: Any, rhs: Any) -> str:
+    """``lhs − rhs`` as polynomials, entry by entry (nonzero entries only), for small circuits and
+    models of one shape; '' otherwise or when it cannot be computed (it is a display aid)."""
+    from symverify.ir.baseconv import Model
+    from symverify.ir.circuit import Circuit
+
+    def small(x: Any) -> bool:
+        if isinstance(x, Circuit):
+            return len(x.gates) <= MAX_DIFF_SIDE
+        if isinstance(x, Model):
+            return len(x.layers) <= MAX_DIFF_SIDE and x.inner_n * x.inner_d <= 256
+        return False
+
+    if not (small(lhs) and small(rhs)) or (lhs.n, lhs.d) != (rhs.n, rhs.d):
+        return ""
+    try:
+        from symverify.semantics.poly import polynomials, shared_ring
+
+        ring = shared_ring(lhs, rhs)
+        a, b = polynomials(lhs, ring), polynomials(rhs, ring)
+        parts = []
+        for i, (ra, rb) in enumerate(zip(a, b)):
+            for j, (pa, pb) in enumerate(zip(ra, rb)):
+                diff = pa - pb
+                if str(diff) != "0":
+                    parts.append(f"({i}, {j}): {diff}")
+    except Exception:  # a display aid must never hide the assertion itself
+        return ""
+    if not parts:
+        return ""
+    text = "; ".join(parts)
+    if len(text) > MAX_DIFF_TEXT:
+        text = text[: MAX_DIFF_TEXT - 1] + f"… ({len(parts)} nonzero entries in all)"
+    return f"lhs − rhs: {text} (inputs x_(i·d+j) = u[i, j])"
+
+
+def _short_repr(obj: Any, width: int = 200) -> str:
+    """The object's own (short) repr, cut to ``width`` characters; never raises."""
+    try:
+        text = repr(obj)
+    except Exception:
+        text = f"<{type(obj).__name__}>"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _failure(report: Report, expected: str, lhs: Any, rhs: Any) -> str:
+    lines = [_headline(report, expected)]
+    diff = _difference(lhs, rhs) if not report.proved else ""
+    if diff:
+        lines.append(diff)
+    lines.append(f"lhs: {_short_repr(lhs)}")
+    lines.append(f"rhs: {_short_repr(rhs)}")
+    lines.append(explain(report))
+    return "\n".join(lines)
+
+
 def assert_proved(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
-    """``verify(lhs, rhs, **verify_kwargs)`` and its report, or an ``AssertionError`` that says
-    what the verdict was and why (see :func:`explain`)."""
+    """``verify(lhs, rhs, **verify_kwargs)`` and its report, or an ``AssertionError`` whose first
+    line is the verdict and the counterexample (``expected proved, found refuted (method exact):
+    counterexample u = [[0, 0]]: entry (0, 0) is 0 (lhs) vs 1 (rhs)``), followed by ``lhs − rhs`` as
+    polynomials for small sides, short reprs of both sides and :func:`explain`. The assertion's own
+    frame is hidden from pytest's traceback (``__tracebackhide__``).
+
+    >>> import symverify as sv
+    >>> x = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    >>> y = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + 1], n=1, d=2)
+    >>> try:
+    ...     assert_proved(x, y, method="exact")
+    ... except AssertionError as e:
+    ...     print(str(e).splitlines()[1])
+    lhs − rhs: (0, 0): -1 (inputs x_(i·d+j) = u[i, j])
+    """
+    __tracebackhide__ = True
     from symverify.verification import verify
 
     report = verify(lhs, rhs, **verify_kwargs)
     if not report.proved:
-        raise AssertionError(f"expected the two sides to be proved equal\n{explain(report)}")
+        raise AssertionError(_failure(report, "proved", lhs, rhs))
     return report
 
 
 def assert_refuted(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
     """``verify(lhs, rhs, **verify_kwargs)`` and its report when it is refuted (with a re-checked
-    counterexample), else an ``AssertionError`` naming the verdict."""
+    counterexample), else an ``AssertionError`` whose first line names the verdict (as
+    :func:`assert_proved`)."""
+    __tracebackhide__ = True
     from symverify.verification import verify
 
     report = verify(lhs, rhs, **verify_kwargs)
     if not report.refuted:
-        raise AssertionError(f"expected a refutation\n{explain(report)}")
+        raise AssertionError(_failure(report, "a refutation", lhs, rhs))
     return report
 
 

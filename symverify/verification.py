@@ -112,8 +112,13 @@ class Report:
         return ""
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, timings: bool = True) -> str:
+        """What ``str()`` shows; ``timings=False`` leaves out the time, for text that must be the
+        same in every run (proof-script details, golden files)."""
         total = self.timings.get("total", 0.0)
-        head = f"{self.verdict.value.upper()} by {self.method} [{total:.3g} s]"
+        head = f"{self.verdict.value.upper()} by {self.method}" + (f" [{total:.3g} s]" if timings else "")
         lines = [head]
         summary = self._summary()
         if summary:

@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 import symverify as sv
+from symverify.pytest_plugin import golden_stem
 from symverify.testing import assert_proved, assert_refuted, golden_record, golden_text
 
 pytest_plugins = ["pytester"]
@@ -73,7 +74,7 @@ def test_plugin_writes_then_checks_golden_files(pytester):
     missing.assert_outcomes(failed=1)
     missing.stdout.fnmatch_lines(["*no golden file*--symverify-update*"])
     pytester.runpytest("--symverify-update").assert_outcomes(passed=1)
-    stored = pytester.path / "golden" / "test_user" / "test_identity.json"
+    stored = pytester.path / "golden" / "test_user" / f"{golden_stem('test_user.py::test_identity')}.json"
     assert json.loads(stored.read_text())["verdict"] == "proved"
     pytester.runpytest().assert_outcomes(passed=1)
 
@@ -81,7 +82,7 @@ def test_plugin_writes_then_checks_golden_files(pytester):
 def test_plugin_fails_with_a_diff_when_the_result_changes(pytester):
     pytester.makepyfile(test_user=_USER_TEST)
     pytester.runpytest("--symverify-update").assert_outcomes(passed=1)
-    stored = pytester.path / "golden" / "test_user" / "test_identity.json"
+    stored = pytester.path / "golden" / "test_user" / f"{golden_stem('test_user.py::test_identity')}.json"
     stored.write_text(stored.read_text().replace('"method": "exact"', '"method": "z3"'))
     res = pytester.runpytest()
     res.assert_outcomes(failed=1)

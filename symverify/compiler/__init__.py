@@ -22,6 +22,7 @@ from symverify.compiler.result import Compiled
 from symverify.errors import CompileError
 from symverify.ir.analysis import check_state
 from symverify.ir.circuit import Circuit
+from symverify.ir.limits import MAX_CELLS
 
 __all__ = ["compile", "Compiled", "METHODS"]
 
@@ -29,9 +30,19 @@ METHODS = ("dense", "kaleidoscope")
 _DENSE_OPTIONS = ("name",)
 
 
-def compile(circuit: Circuit, method: str = "kaleidoscope", **options: Any) -> Compiled:
+def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", plan: str = "auto",
+            max_cells: int = MAX_CELLS, **unknown: Any) -> Compiled:
     """Compile ``circuit`` into a BaseConv model by ``method``: ``"kaleidoscope"`` (the default,
     the paper's Theorem H.21 construction) or ``"dense"`` (the baseline).
+
+    Args:
+        circuit: the circuit to compile.
+        method: ``"kaleidoscope"`` or ``"dense"``.
+        name: the model's name (default: the circuit's name and the method).
+        plan: kaleidoscope only: ``"auto"``, ``"exact"`` or ``"greedy"`` (how the positions of the
+            states are chosen; :func:`~symverify.compiler.kaleidoscope.compile_kaleidoscope`).
+        max_cells: kaleidoscope only: refuse (``CompileError``) a model state ``N'·d'`` of more cells.
+        unknown: any other keyword is refused with a ``CompileError`` naming the accepted ones.
 
     >>> from symverify.ir.circuit import Circuit, Gate
     >>> compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense").model.signature
@@ -43,14 +54,17 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", **options: Any) -> C
         raise CompileError(f"compile: expected a Circuit, found {type(circuit).__name__}")
     check_state(circuit, "compile")
     if method == "dense":
-        unknown = sorted(set(options) - set(_DENSE_OPTIONS))
-        if unknown:
-            raise CompileError(f"compile(method='dense'): unknown options {unknown}; expected only {list(_DENSE_OPTIONS)}")
+        bad = sorted(unknown) + [k for k, v, d in (("plan", plan, "auto"), ("max_cells", max_cells, MAX_CELLS))
+                                 if v is not d and v != d]
+        if bad:
+            raise CompileError(f"compile(method='dense'): unknown options {bad}; expected only {list(_DENSE_OPTIONS)}")
         from symverify.compiler.dense import compile_dense
 
-        return _pruned(compile_dense(circuit, **options))
+        return _pruned(compile_dense(circuit, name=name))
     if method == "kaleidoscope":
-        return _pruned(_kaleidoscope()(circuit, **options))
+        given = {k: v for k, v, d in (("name", name, ""), ("plan", plan, "auto"), ("max_cells", max_cells, MAX_CELLS))
+                 if v is not d and v != d}  # the compiler's own defaults apply to the others
+        return _pruned(_kaleidoscope()(circuit, **given, **unknown))
     raise CompileError(f"compile: unknown method {method!r}; expected one of {list(METHODS)}")
 
 

@@ -77,7 +77,8 @@ class Compiled:
 
     def __repr__(self) -> str:
         """A short summary; ``str()`` lists every resource against its bound."""
-        over = self.over_bound()
+        over = [f"{k}={self.resources[k]} > {self.bounds[k]}" if k in self.resources else f"{k} (no value)"
+                for k in self.over_bound()]
         stages = "no certificate" if self.certificate is None else f"{self.certificate.num_stages} certificate stages"
         return (f"Compiled({self.method!r}, {self.model!r}, {stages}, {len(self.resources)} resources, "
                 f"{'over bound: ' + ', '.join(over) if over else 'within bounds'})")[:500]

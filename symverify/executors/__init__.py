@@ -65,6 +65,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    """The package's names, the lazily loaded ones included (``dir``, ``help``, tab completion)."""
+    return sorted(set(globals()) | set(__all__))
+
+
 def _kind(obj: object) -> str:
     """``"model"`` or ``"circuit"``; anything else, or one over the size limits
     (:func:`symverify.ir.analysis.check_state`), is refused."""

@@ -12,9 +12,13 @@ from typing import Any
 
 from symverify.errors import BackendUnavailableError, IRError
 
-__all__ = ["require_torch", "one_thread_if_small", "SMALL_STATE", "resolve_device", "resolve_dtype", "dtype_name", "unit_roundoff", "significand_bits"]
+__all__ = ["INSTALL_HINT", "require_torch", "one_thread_if_small", "SMALL_STATE", "resolve_device", "resolve_dtype", "dtype_name", "unit_roundoff", "significand_bits"]
 
-_INSTALL_HINT = "install it with `pip install torch` (CPU wheels: --index-url https://download.pytorch.org/whl/cpu)"
+INSTALL_HINT = (
+    "install the extra with `pip install 'symverify[torch]'` (or `pip install torch`; CPU wheels: "
+    "--index-url https://download.pytorch.org/whl/cpu)"
+)
+"""How to get torch: the ``torch`` extra. Proving, the proof scripts and the pytest plugin do not need it."""
 
 # Significand bits (including the implicit bit) of the float formats the executor supports.
 _BITS = {"float64": 53, "float32": 24, "bfloat16": 8}
@@ -25,7 +29,7 @@ def require_torch() -> Any:
     try:
         import torch
     except ImportError:
-        raise BackendUnavailableError(f"the torch executor needs PyTorch, which is not installed; {_INSTALL_HINT}") from None
+        raise BackendUnavailableError(f"the torch executor needs PyTorch, which is not installed; {INSTALL_HINT}") from None
     return torch
 
 

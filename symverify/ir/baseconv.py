@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from symverify.errors import IRError, ShapeError
-from symverify.ir.bigint import safe_repr
+from symverify.ir.bigint import safe_repr, short_name
 from symverify.ir.bigint import show_int as _s
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import param_names
@@ -160,7 +160,7 @@ class Model:
         n, L, d, nn, dd = self.signature
         modes = "/".join(sorted(m.value for m in self.modes())) or "none"
         rects = sum(len(g.rects) for layer in self.layers for _, g in layer.grids())
-        return f"Model({self.name!r:.60}, N={_s(n)}, L={L}, d={_s(d)}, N'={_s(nn)}, d'={_s(dd)}, modes={modes}, rects={rects})"
+        return f"Model({short_name(self.name, 60)}, N={_s(n)}, L={L}, d={_s(d)}, N'={_s(nn)}, d'={_s(dd)}, modes={modes}, rects={rects})"
 
     def _repr_html_(self) -> str:
         """A compact table for notebooks (:func:`symverify.viz.html.model_html`)."""

@@ -32,6 +32,7 @@ from typing import Any
 from symverify.errors import IRError, LimitError
 
 __all__ = [
+    "short_name",
     "SHOW_DIGITS",
     "digit_count",
     "int_to_str",
@@ -215,6 +216,16 @@ class _SafeRepr(reprlib.Repr):
 
 
 _REPR = _SafeRepr()
+
+
+def short_name(text: str, width: int = 40) -> str:
+    """``repr`` of ``text`` shortened to at most ``width`` characters inside the quotes (ending in
+    ``…``), so the quotes always close.
+
+    >>> short_name("a" * 50, 10)
+    "'aaaaaaaaa…'"
+    """
+    return repr(text if len(text) <= width else text[: width - 1] + "…")
 
 
 def safe_repr(obj: object, width: int = 80) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 
 from symverify.errors import IRError, SerializationError
 from symverify.ir.affine import Affine
-from symverify.ir.bigint import safe_repr
+from symverify.ir.bigint import safe_repr, short_name
 from symverify.ir.jsonfields import _check_size, _int, _kind, _list, _obj, _text, scalar_from_json, scalar_to_json
 from symverify.ir.scalar import Scalar, as_scalar, is_zero, param_names
 
@@ -163,8 +163,19 @@ class Certificate:
         """A short summary (stages, cells, first and last labels); the full form is ``to_json``."""
         cells = sum(len(b.cells) for b in self.boundaries)
         labels = [b.label for b in self.boundaries if b.label]
-        span = f", labels {labels[0]!r:.40} … {labels[-1]!r:.40}" if labels else ""
+        span = f", labels {short_name(labels[0])} … {short_name(labels[-1])}" if labels else ""
         return f"Certificate({self.num_stages} stages, {len(self.boundaries)} boundaries, {cells} cells{span})"
+
+    def _repr_html_(self) -> str:
+        """A compact table for notebooks: one row per boundary (layer, label, listed cells)."""
+        import html
+
+        rows = "".join(f"<tr><td>{b.layer}</td><td>{html.escape(b.label)}</td><td>{len(b.cells)}</td></tr>"
+                       for b in self.boundaries[:50])
+        more = (f"<tr><td colspan='3'>… {len(self.boundaries) - 50} more boundaries</td></tr>"
+                if len(self.boundaries) > 50 else "")
+        return (f"<table class='symverify-certificate'><caption>{html.escape(repr(self))}</caption>"
+                f"<tr><th>layer</th><th>label</th><th>cells</th></tr>{rows}{more}</table>")
 
     def shifted(self, layers: int) -> Certificate:
         """The same certificate with every layer index moved by ``layers`` (for stacking)."""

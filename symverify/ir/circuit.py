@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from symverify.errors import IRError
-from symverify.ir.bigint import safe_repr, show_int
+from symverify.ir.bigint import safe_repr, short_name, show_int
 from symverify.ir.gate import _ARITY, Gate, Op
 from symverify.ir.trace import record
 
@@ -41,6 +41,34 @@ class Circuit:
                 raise IRError(f"circuit {fname}: expected a sequence, found {type(val).__name__} {safe_repr(val, 40)}")
             object.__setattr__(self, fname, tuple(val))
         _check(self)
+
+    def __repr__(self) -> str:
+        """A short summary (shape, gate counts, outputs); the full gate list is ``self.gates`` or ``to_json``.
+
+        >>> Circuit(1, 2, (Gate.mul(0, 1), Gate.add(2, 0)), (3, 2), "c")
+        Circuit('c', n=1, d=2, gates=2 (lin 1, mul 1), outputs=(3, 2))
+        """
+        counts: dict[str, int] = {}
+        for g in self.gates:
+            counts[g.op.value] = counts.get(g.op.value, 0) + 1
+        ops = ", ".join(f"{k} {show_int(v)}" for k, v in sorted(counts.items()))
+        outs = self.outputs
+        shown = ", ".join(map(str, outs[:8])) + (f", … ({len(outs)} in all)" if len(outs) > 8 else ("," if len(outs) == 1 else ""))
+        return (f"Circuit({short_name(self.name)}, n={show_int(self.n)}, d={show_int(self.d)}, "
+                f"gates={len(self.gates)}{f' ({ops})' if ops else ''}, outputs=({shown}))")
+
+    def _repr_html_(self) -> str:
+        """A compact table for notebooks: name, shape, gate counts, outputs."""
+        import html
+
+        counts: dict[str, int] = {}
+        for g in self.gates:
+            counts[g.op.value] = counts.get(g.op.value, 0) + 1
+        rows = [("circuit", self.name or "(unnamed)"), ("input u", f"{self.n} × {self.d}"),
+                ("gates", f"{len(self.gates)} (" + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ")"),
+                ("outputs", str(len(self.outputs)))]
+        body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
+        return f"<table class='symverify-circuit'>{body}</table>"
 
     @property
     def num_inputs(self) -> int:

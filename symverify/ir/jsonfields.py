@@ -148,10 +148,23 @@ def scalar_to_json(x: Scalar, where: str = "value") -> Any:
         raise SerializationError(f"cannot write {where} exactly: {e}") from None
 
 
+def _json_integer(v: Any, where: str) -> Fraction:
+    """A JSON integer coefficient (``1``, ``-3``): exact, within ``±(2^63 − 1)``; larger ones are
+    written as strings (booleans are not numbers here)."""
+    if abs(v) > limits.MAX_JSON_INT:
+        raise SerializationError(f"{where}: a JSON integer coefficient must be within ±(2^63 − 1), found {show_int(v)}; "
+                                 "write larger ones as strings, e.g. \"123456789012345678901234567890\"")
+    return Fraction(v)
+
+
 def scalar_from_json(v: Any, where: str) -> Scalar:
     """A rational string (ASCII digits, any size up to ``MAX_INT_DIGITS`` digits, nonzero
-    denominator) or ``{"sym": [[coeff, {name: exponent ≥ 1}], ...]}`` (repeated monomials add up)."""
+    denominator), a JSON integer within ``±(2^63 − 1)`` (``1`` is the rational 1), or
+    ``{"sym": [[coeff, {name: exponent ≥ 1}], ...]}`` (repeated monomials add up; ``coeff`` a
+    rational string or such an integer). Floats are refused: they are not exact rationals."""
     try:
+        if type(v) is int:
+            return _json_integer(v, where)
         if isinstance(v, str):
             return parse_rational(v, where)
         if isinstance(v, dict):
@@ -161,7 +174,8 @@ def scalar_from_json(v: Any, where: str) -> Scalar:
                 at = f"{where}.sym[{k}]"
                 if not isinstance(term, list) or len(term) != 2:
                     raise SerializationError(f"{at}: expected [coeff, {{name: exponent}}], found {_kind(term)} {safe_repr(term)}")
-                coeff = parse_rational(_text(term[0], f"{at}[0]"), f"{at}[0]")
+                coeff = (_json_integer(term[0], f"{at}[0]") if type(term[0]) is int
+                         else parse_rational(_text(term[0], f"{at}[0]"), f"{at}[0]"))
                 mono = term[1]
                 if not isinstance(mono, dict):
                     raise SerializationError(f"{at}[1]: a symbolic term needs {{name: positive int exponent}}, found {_kind(mono)}")
@@ -174,7 +188,7 @@ def scalar_from_json(v: Any, where: str) -> Scalar:
     except IRError as e:
         raise SerializationError(str(e)) from None
     raise SerializationError(
-        f"{where}: expected a rational string such as '-1/2' or {{'sym': [...]}}, found {_kind(v)} {safe_repr(v, 60)}"
+        f"{where}: expected an integer, a rational string such as '-1/2' or {{'sym': [...]}}, found {_kind(v)} {safe_repr(v, 60)}"
     )
 
 

@@ -208,6 +208,6 @@ def compile_torch(obj: Butterflies, *, dtype: FloatDType = "float64", device: An
         from symverify.kaleidoscope._torch_module import ButterflyProduct
     except ImportError:
         raise BackendUnavailableError(
-            "compile_torch needs PyTorch, which is not installed; install it with `pip install torch`"
+            "compile_torch needs PyTorch, which is not installed; install the extra with `pip install 'symverify[torch]'`"
         ) from None
     return ButterflyProduct(size, n, stages, dt, device)

@@ -242,7 +242,9 @@ class ProofResult:
         lines = [f"{self.title} ({self.name}): {'OK' if self.ok else 'FAILED'}  {self.counts()}"]
         for i in self.instances:
             res = ", ".join(f"{k}={stable_number(v)}" + (f"≤{stable_number(i.bounds[k])}" if k in i.bounds else "") for k, v in i.resources.items())
-            flag = "" if i.ok else ("  <-- over bound: " + ",".join(i.over_bound()) if i.verdict is Verdict.PROVED else "  <--")
+            over = [f"{k}={stable_number(i.resources[k])} > {stable_number(i.bounds[k])}" if k in i.resources else f"{k} (no value)"
+                    for k in i.over_bound()]
+            flag = "" if i.ok else ("  <-- over bound: " + ", ".join(over) if i.verdict is Verdict.PROVED else "  <--")
             lines.append(f"  {i.verdict.value:8s} {i.method:14s} {i.name:40s} {res} [{i.seconds:.2f}s]{flag}")
         return "\n".join(lines)
 

@@ -58,6 +58,7 @@ __all__ = [
     "junit_xml",
     "golden_text",
     "golden_diff",
+    "over_text",
 ]
 
 FORMAT = "symverify.proof-run"
@@ -208,6 +209,11 @@ class ScriptOutcome:
         """``instance: resource`` for every resource over its stated bound."""
         return [f"{i.get('name')}: {k}" for i in self.instances() for k in i.get("over_bound", [])]
 
+    def over_bound_shown(self) -> list[str]:
+        """``instance: resource=value > bound`` for every resource over its stated bound (for people;
+        the run JSON keeps :meth:`over_bound`)."""
+        return [f"{i.get('name')}: {over_text(i, k)}" for i in self.instances() for k in i.get("over_bound", [])]
+
     def tightest(self) -> str:
         """The resource closest to its stated bound, as ``key=value≤bound`` ('' without bounds)."""
         best: tuple[Fraction, str] | None = None
@@ -240,6 +246,15 @@ class ScriptOutcome:
 
 def _instance_json(inst: dict[str, Any], timings: bool) -> dict[str, Any]:
     return {k: v for k, v in inst.items() if k not in ("case", "before") and (timings or k != "seconds")}
+
+
+def over_text(inst: Mapping[str, Any], key: str) -> str:
+    """``key=value > bound`` for a resource of an instance's JSON that is over its stated bound
+    (``key`` alone when the instance does not record the value or the bound)."""
+    res, bounds = inst.get("resources", {}), inst.get("bounds", {})
+    if key in res and key in bounds:
+        return f"{key}={res[key]} > {bounds[key]}"
+    return key
 
 
 def ratios(inst: dict[str, Any]) -> list[tuple[str, Any, Any, Fraction]]:
@@ -434,7 +449,7 @@ def junit_xml(summary: RunSummary) -> str:
             if not inst.get("ok"):
                 n_fail += 1
                 why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved"
-                       else "over bound: " + ", ".join(inst.get("over_bound", [])))
+                       else "over bound: " + ", ".join(over_text(inst, k) for k in inst.get("over_bound", [])))
                 ET.SubElement(case, "failure", message=why, type=str(inst.get("verdict"))).text = str(inst.get("detail", ""))
         suite.set("tests", str(max(len(cases), n_err)))
         suite.set("failures", str(n_fail))

@@ -65,3 +65,8 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'symverify.viz' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The package's names, the lazily loaded ones included (``dir``, ``help``, tab completion)."""
+    return sorted(set(globals()) | set(__all__))
