@@ -130,14 +130,15 @@ def _matrix(where: str, name: str, x: object, rows: int, cols: int, default: str
     return tuple(_vector(where, f"{name}[{r}]", row, cols, None) for r, row in enumerate(xs))
 
 
-def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int = 3, W_in: object = None, b_in: object = None,
+def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None = None, W_in: object = None, b_in: object = None,
                        short: object = None, short_bias: object = None, long: object = None, long_skip: object = None,
                        W_out: object = None, b_out: object = None, prefix: str = "", kind: str = "gated") -> GatedConvWeights:
     """Validated :class:`GatedConvWeights` for sequence length N; every argument left ``None`` is
     symbolic (``{prefix}W_in[r][c]``, ``{prefix}b_in[c]``, ``{prefix}s[c][k]``, ``{prefix}beta[c]``,
     ``{prefix}h{i}[q][k]`` for ``k < N``, ``{prefix}D{i}[q]``, ``{prefix}W_out[r][q]``,
     ``{prefix}b_out[q]``), so statements proved with it hold for all of their values. ``short``
-    rows have at most ``short_len`` taps, ``long[i][q]`` at most N (shorter ones are padded with 0).
+    rows have at most ``short_len`` taps (default ``min(3, N)``, zoology's ``short_filter_order``),
+    ``long[i][q]`` at most N (shorter ones are padded with 0).
 
     Raises:
         IRError: sizes not positive ints, ``order < 2``, ``short_len > N``, a matrix or vector of
@@ -147,6 +148,7 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int = 3, W_
     _pos(N, "N (sequence length)", where)
     _pos(d, "d", where)
     _pos(order, "order", where, 2)
+    short_len = min(3, N) if short_len is None else short_len
     _pos(short_len, "short_len", where)
     if short_len > N:
         raise IRError(f"{where}: short_len must be ≤ N = {N} (taps beyond the sequence are never read), found {short_len}")
@@ -238,7 +240,7 @@ def gated_conv(N: int, w: GatedConvWeights) -> Circuit:
     return gated_conv_layout(N, w)[0]
 
 
-def hyena_weights(N: int, d: int, order: int = 2, *, short_len: int = 3, in_proj: object = None, in_bias: object = None,
+def hyena_weights(N: int, d: int, order: int = 2, *, short_len: int | None = None, in_proj: object = None, in_bias: object = None,
                   short_filter: object = None, short_bias: object = None, filters: object = None, filter_bias: object = None,
                   out_proj: object = None, out_bias: object = None, prefix: str = "") -> GatedConvWeights:
     """Hyena's weights in the gated-convolution form (``in_proj`` as ``u·W_in``, a ``d × (order+1)·d``
@@ -249,7 +251,7 @@ def hyena_weights(N: int, d: int, order: int = 2, *, short_len: int = 3, in_proj
                               prefix=prefix, kind="hyena")
 
 
-def hyena(N: int, d: int, order: int = 2, *, short_len: int = 3, in_proj: object = None, in_bias: object = None,
+def hyena(N: int, d: int, order: int = 2, *, short_len: int | None = None, in_proj: object = None, in_bias: object = None,
           short_filter: object = None, short_bias: object = None, filters: object = None, filter_bias: object = None,
           out_proj: object = None, out_bias: object = None) -> Circuit:
     """zoology's ``Hyena`` (order 2; higher orders continue the chain) on ``u ∈ F^{N×d}``:
