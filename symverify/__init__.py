@@ -63,11 +63,11 @@ _LAZY = {
 if TYPE_CHECKING:
     from symverify import library as library
     from symverify.compiler import compile as compile
-    from symverify.compiler.result import Compiled as Compiled
     from symverify.compiler.gated import gated_conv_direct as gated_conv_direct
     from symverify.compiler.gated import gated_from_zoology as gated_from_zoology
     from symverify.compiler.gated import h3_direct as h3_direct
     from symverify.compiler.gated import hyena_direct as hyena_direct
+    from symverify.compiler.result import Compiled as Compiled
     from symverify.compiler.retnet import retnet_direct as retnet_direct
     from symverify.executors import execute as execute
     from symverify.provers.outcome import Verdict as Verdict

@@ -144,9 +144,9 @@ def test_direct_refuses_bad_input():
         gated_conv_direct(0, gated_conv_weights(2, 1))
     with pytest.raises(CompileError, match="expected GatedConvWeights"):
         gated_conv_direct(2, "w")  # type: ignore[arg-type]
-    with pytest.raises(CompileError, match="hyena_direct: .*order"):
+    with pytest.raises(CompileError, match=r"hyena_direct: .*order"):
         hyena_direct(4, 1, 1)
-    with pytest.raises(CompileError, match="h3_direct: .*W_q"):
+    with pytest.raises(CompileError, match=r"h3_direct: .*W_q"):
         h3_direct(4, 1, W_q=[[1, 2]])
     with pytest.raises(CompileError, match="more than N"):
         gated_conv_direct(2, gated_conv_weights(4, 1, short_len=2))

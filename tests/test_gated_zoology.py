@@ -101,7 +101,7 @@ def test_variants_outside_the_forms_are_refused():
     mod = _module("hyena", 2, 4, 0)
     with pytest.raises(CompileError, match="seq_len must be a positive int"):
         gated_from_zoology(mod, 0)
-    with pytest.raises(CompileError, match="exceeds .*l_max"):
+    with pytest.raises(CompileError, match=r"exceeds .*l_max"):
         gated_from_zoology(mod, 5)
     mod.bidirectional = True
     with pytest.raises(CompileError, match="bidirectional"):
