@@ -290,7 +290,7 @@ class _ShiftKernel(nn.Module):
 
     def forward(self, L: int, state: Any = None, rate: float = 1.0) -> Any:
         H, n = self.C.shape
-        k = torch.zeros(1, H, L, dtype=self.C.dtype)
+        k = torch.zeros(1, H, L, dtype=self.C.dtype, device=self.C.device)
         m = min(n, L)
         k[0, :, :m] = self.C[:, :m]
         return k, None
@@ -309,7 +309,7 @@ class _DiagKernel(nn.Module):
     def forward(self, L: int, state: Any = None, rate: float = 1.0) -> Any:
         dt = torch.exp(self.log_dt)
         dtA = -dt * torch.exp(self.log_A)
-        j = torch.arange(L, dtype=dtA.dtype)
+        j = torch.arange(L, dtype=dtA.dtype, device=dtA.device)
         k = torch.einsum("hn,hnl->hl", self.C * self.B * dt, torch.exp(dtA[..., None] * j))
         return k[None], None
 
