@@ -15,7 +15,9 @@ Correctness (each on the device, against exact evaluation or the CPU):
    it too;
 3. zoology BaseConv layers converted by ``from_zoology`` (pair form): ``numeric_check`` on the
    device in float64 and float32, and ``execute`` (the fused run) equal to zoology's own forward
-   and to the paper layers on the device.
+   and to the paper layers on the device;
+4. Hyena and H3 modules (local zoology forms) through ``gated_from_zoology``: proved, and the direct
+   model on the device within float error of the module's own forward there.
 
 Throughput per path (points/s, layer-cells/s) and the *effective* memory bandwidth, counting the
 minimum traffic of one read and one write of the state per layer (``2·B·N'·d'·8`` bytes), next to
@@ -173,6 +175,28 @@ def throughput(device: torch.device, quick: bool) -> None:
         _bench(device, *cfg)
 
 
+def gated_modules(device: torch.device) -> None:
+    """Hyena and H3 (local zoology forms) read exactly by ``gated_from_zoology``: the direct model on
+    the device against the module's own forward on the device, float64 and float32."""
+    import symverify as sv
+    from symverify.executors.zoology_gated import ZoologyH3, ZoologyHyena
+
+    print("2c. Hyena and H3 modules (gated_from_zoology, direct model) on the device")
+    n, d = 256, 8
+    for name, make in (("Hyena", lambda: ZoologyHyena(d, n)), ("H3", lambda: ZoologyH3(d, 8, n))):
+        torch.manual_seed(5)
+        mod = make().double().eval()
+        circuit, compiled = sv.gated_from_zoology(mod, n)
+        check(sv.verify(circuit, compiled).verdict.value == "proved", f"{name} {n}×{d}: direct model proved (exact weights)")
+        u = torch.randn(4, n, d, dtype=torch.float64, generator=torch.Generator().manual_seed(6))
+        with torch.no_grad():
+            want = mod.to(device)(u.to(device))
+        for dtype, tol in (("float64", 1e-9), ("float32", 1e-4)):
+            got = execute(compiled.model, u.to(device), backend="torch", dtype=dtype, device=device).double()
+            rel = float((got - want).abs().max()) / max(1.0, float(want.abs().max()))
+            check(rel <= tol, f"{name} {n}×{d} on {device} in {dtype}: relative difference to the module's forward {rel:.1e} ≤ {tol:.0e}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -187,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     small_suite(device)
     large_exactness(device, args.quick)
     zoology_layers(device)
+    gated_modules(device)
     if device.type == "cpu" and not args.quick:
         print("note: on the CPU the throughput part uses the --quick sizes (the full sizes are for a GPU)")
     throughput(device, args.quick or device.type == "cpu")

@@ -51,6 +51,10 @@ _LAZY = {
     "compile": ("symverify.compiler", "compile"),
     "Compiled": ("symverify.compiler.result", "Compiled"),
     "retnet_direct": ("symverify.compiler.retnet", "retnet_direct"),
+    "gated_conv_direct": ("symverify.compiler.gated", "gated_conv_direct"),
+    "hyena_direct": ("symverify.compiler.gated", "hyena_direct"),
+    "h3_direct": ("symverify.compiler.gated", "h3_direct"),
+    "gated_from_zoology": ("symverify.compiler.gated", "gated_from_zoology"),
     "execute": ("symverify.executors", "execute"),
     "polynomials": ("symverify.semantics.poly", "polynomials"),
     "evaluate": ("symverify.semantics.exact", "evaluate"),
@@ -60,6 +64,10 @@ _LAZY = {
 if TYPE_CHECKING:
     from symverify import library as library
     from symverify.compiler import compile as compile
+    from symverify.compiler.gated import gated_conv_direct as gated_conv_direct
+    from symverify.compiler.gated import gated_from_zoology as gated_from_zoology
+    from symverify.compiler.gated import h3_direct as h3_direct
+    from symverify.compiler.gated import hyena_direct as hyena_direct
     from symverify.compiler.result import Compiled as Compiled
     from symverify.compiler.retnet import retnet_direct as retnet_direct
     from symverify.executors import execute as execute

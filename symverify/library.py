@@ -17,6 +17,15 @@ from symverify.ir.analysis import levels
 from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.scalar import Scalar, as_scalar, is_zero, sym
+from symverify.library_gated import (
+    GatedConvWeights,
+    gated_conv,
+    gated_conv_weights,
+    h3,
+    h3_weights,
+    hyena,
+    hyena_weights,
+)
 
 __all__ = [
     "walsh_hadamard",
@@ -34,6 +43,13 @@ __all__ = [
     "retnet_stack_weights",
     "RetNetWeights",
     "RetNetNodes",
+    "hyena",
+    "hyena_weights",
+    "h3",
+    "h3_weights",
+    "gated_conv",
+    "gated_conv_weights",
+    "GatedConvWeights",
     "random_circuit",
     "random_linear_circuit",
     "wired_circuit",

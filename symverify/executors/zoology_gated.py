@@ -1,0 +1,345 @@
+"""zoology's ``Hyena`` and ``H3`` mixers, read exactly into gated-convolution weights.
+
+:func:`gated_weights_from_zoology` takes a module shaped like ``zoology/mixers/hyena.py``'s
+``Hyena`` (attributes ``in_proj``, ``short_filter``, ``filter_fn``, ``out_proj``) or
+``zoology/mixers/h3/h3.py``'s ``H3`` (``q_proj``, ``k_proj``, ``v_proj``, ``ssm_k_kernel``,
+``ssm_k_D``, ``kernel``, ``D``, ``output_linear``), duck-typed, materialises its filters for the
+sequence length asked (Hyena: ``filter_fn.filter(l)``; H3: the two SSM kernels called with
+``L = min(l, l_max)``), and returns :class:`~symverify.library_gated.GatedConvWeights` whose every
+entry is the module's float value as an exact rational (``Fraction(float)``: floats are dyadic, so
+nothing is rounded). The forms followed are stated in :mod:`symverify.library_gated`.
+
+Only what the forward pass applies to the input has to be polynomial: the implicit filter's MLP
+(sine activations, exponential modulation, optional normalisation) and the SSM kernels' ``exp``
+act on parameters and are materialised. Modules whose forward applies a non-polynomial operation
+to the input (softmax attention, exponential feature maps, layer normalisation, Mamba's
+data-dependent selection, GELU/SiLU activations) are refused with a :class:`CompileError` naming
+the operation, as are variants outside the forms (several heads or blocks, bidirectional filters,
+H3 with ``head_dim > 1``, active dropout).
+
+:class:`ZoologyHyena` and :class:`ZoologyH3` are local torch forms with the same attribute names and
+forward passes (an implicit sine-MLP filter with exponential modulation; a shift SSM and a real
+diagonal SSM), for tests and examples without the zoology repository.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import CompileError
+from symverify.library_gated import GatedConvWeights, gated_conv_weights
+
+from ._torch import require_torch
+
+try:
+    import torch
+    from torch import nn
+except ImportError:  # pragma: no cover - torch is a dependency; this keeps the install hint
+    require_torch()
+
+__all__ = ["ZoologyHyena", "ZoologyH3", "gated_weights_from_zoology", "gated_kind", "NON_POLYNOMIAL"]
+
+#: Type-name fragments of modules whose forward is not polynomial in the input, and the operation.
+NON_POLYNOMIAL: tuple[tuple[str, str], ...] = (
+    ("mamba", "data-dependent selection (softplus(Δ(u)) and exp(Δ·A) depend on the input)"),
+    ("selective", "data-dependent selection (softplus(Δ(u)) and exp(Δ·A) depend on the input)"),
+    ("based", "an exponential (Taylor) feature map with a normalising division"),
+    ("attention", "softmax"),
+    ("mha", "softmax"),
+    ("rwkv", "exp (data-dependent decay and a normalising division)"),
+    ("gla", "data-dependent gating (logsigmoid, exp)"),
+    ("deltanet", "normalisation (L2-normalised keys) and data-dependent β"),
+    ("layernorm", "normalisation (LayerNorm)"),
+    ("rmsnorm", "normalisation (RMSNorm)"),
+    ("softmax", "softmax"),
+    ("gelu", "GELU"),
+    ("silu", "SiLU"),
+)
+
+
+def _exact(t: Any, where: str) -> list[Any]:
+    """A tensor's values as nested lists of exact Fractions (finite floats only)."""
+    vals = t.detach().to("cpu").double().tolist()
+
+    def conv(x: Any, path: str) -> Any:
+        if isinstance(x, list):
+            return [conv(v, f"{path}[{i}]") for i, v in enumerate(x)]
+        if not math.isfinite(x):
+            raise CompileError(f"from zoology: {path}: expected a finite number, found {x}")
+        return Fraction(x)
+
+    return conv(vals, where)  # type: ignore[no-any-return]
+
+
+def _refuse_nonpolynomial(module: Any, skip: tuple[str, ...]) -> None:
+    """Raise naming the first non-polynomial submodule outside ``skip`` (the materialised filters)."""
+    for name, sub in module.named_modules():
+        if any(name == s or name.startswith(s + ".") for s in skip):
+            continue
+        tname = type(sub).__name__.lower()
+        for frag, op in NON_POLYNOMIAL:
+            if frag in tname:
+                where = f"submodule {name!r} ({type(sub).__name__})" if name else type(sub).__name__
+                raise CompileError(f"from zoology: {where} applies {op} to its input: not polynomial, so no circuit "
+                                   f"or BaseConv computes it exactly")
+
+
+def gated_kind(module: Any) -> str:
+    """``"hyena"`` or ``"h3"`` for a module of either shape.
+
+    Raises:
+        CompileError: any other object; the message names the non-polynomial operation when the
+            module is a known mixer that applies one (softmax, selection, …).
+    """
+    if all(hasattr(module, a) for a in ("in_proj", "short_filter", "filter_fn", "out_proj")):
+        return "hyena"
+    if all(hasattr(module, a) for a in ("q_proj", "k_proj", "v_proj", "ssm_k_kernel", "kernel", "output_linear")):
+        return "h3"
+    if hasattr(module, "named_modules"):
+        _refuse_nonpolynomial(module, ())
+    raise CompileError(f"from zoology: expected a Hyena module (in_proj, short_filter, filter_fn, out_proj) or an H3 "
+                       f"module (q_proj, k_proj, v_proj, ssm_k_kernel, kernel, output_linear), found {type(module).__name__}")
+
+
+def _dropout_active(module: Any) -> bool:
+    return any(isinstance(m, nn.Dropout) and m.p > 0 and m.training for m in module.modules())
+
+
+def _linear(lin: Any, d_in: int, d_out: int, where: str) -> tuple[list[list[Any]], list[Any]]:
+    """``u·W + b`` of an ``nn.Linear`` (``W = weight.T``), exactly; a missing bias is 0."""
+    w = getattr(lin, "weight", None)
+    if w is None or tuple(w.shape) != (d_out, d_in):
+        raise CompileError(f"from zoology: {where}.weight: expected shape ({d_out}, {d_in}), found "
+                           f"{None if w is None else tuple(w.shape)}")
+    W = _exact(w, f"{where}.weight")
+    bias = getattr(lin, "bias", None)
+    b = _exact(bias, f"{where}.bias") if bias is not None else [0] * d_out
+    return [[W[c][r] for c in range(d_out)] for r in range(d_in)], b
+
+
+def _hyena(module: Any, N: int) -> GatedConvWeights:
+    d = int(module.d_model)
+    where = type(module).__name__
+    for attr, want in (("num_heads", 1), ("num_blocks", 1)):
+        if getattr(module, attr, 1) != want:
+            raise CompileError(f"from zoology: {where}.{attr}: expected {want} (the form followed), found {getattr(module, attr)}")
+    if getattr(module, "bidirectional", False):
+        raise CompileError(f"from zoology: {where}.bidirectional: expected False (a bidirectional filter is not causal)")
+    l_max = getattr(module, "l_max", N)
+    if N > l_max:
+        raise CompileError(f"from zoology: sequence length {N} exceeds {where}.l_max = {l_max}")
+    W_in, b_in = _linear(module.in_proj, d, 3 * d, "in_proj")
+    conv = module.short_filter
+    K = int(conv.weight.shape[-1])
+    if tuple(conv.weight.shape) != (3 * d, 1, K) or getattr(conv, "groups", 3 * d) != 3 * d:
+        raise CompileError(f"from zoology: short_filter: expected a depthwise Conv1d of weight shape ({3 * d}, 1, K), "
+                           f"found {tuple(conv.weight.shape)} with groups={getattr(conv, 'groups', None)}")
+    if tuple(getattr(conv, "padding", (K - 1,))) != (K - 1,):
+        raise CompileError(f"from zoology: short_filter.padding: expected {K - 1} (causal after truncation), found {conv.padding}")
+    sw = _exact(conv.weight, "short_filter.weight")
+    short = [[sw[c][0][K - 1 - k] for k in range(min(K, N))] for c in range(3 * d)]
+    sb = _exact(conv.bias, "short_filter.bias") if conv.bias is not None else [0] * (3 * d)
+    with torch.no_grad():
+        k = module.filter_fn.filter(N)
+    k = k[0] if isinstance(k, tuple) else k
+    if tuple(k.shape) != (1, N, d):
+        raise CompileError(f"from zoology: filter_fn.filter({N}): expected shape (1, {N}, {d}), found {tuple(k.shape)}")
+    taps = _exact(k[0].transpose(0, 1), "filter_fn.filter")
+    D = _exact(module.filter_fn.bias, "filter_fn.bias") if getattr(module.filter_fn, "use_bias", True) else [0] * d
+    W_out, b_out = _linear(module.out_proj, d, d, "out_proj")
+    return gated_conv_weights(N, d, 2, short_len=min(K, N), W_in=W_in, b_in=b_in, short=short, short_bias=sb,
+                              long=[taps], long_skip=[D], W_out=W_out, b_out=b_out, kind="hyena")
+
+
+def _kernel(mod: Any, L: int, H: int, where: str) -> list[list[Any]]:
+    with torch.no_grad():
+        out = mod(L=L, state=None, rate=1.0)
+    k = out[0] if isinstance(out, tuple) else out
+    if tuple(k.shape) != (1, H, L):
+        raise CompileError(f"from zoology: {where}(L={L}): expected a kernel of shape (1, {H}, {L}), found {tuple(k.shape)}")
+    return _exact(k[0], where)  # type: ignore[no-any-return]
+
+
+def _h3(module: Any, N: int) -> GatedConvWeights:
+    from symverify.library_gated import h3_weights
+
+    d = int(module.d_model)
+    where = type(module).__name__
+    if getattr(module, "head_dim", 1) != 1:
+        raise CompileError(f"from zoology: {where}.head_dim: expected 1 (the form followed), found {module.head_dim}")
+    l_max = getattr(module, "L", None)
+    Lk = N if l_max is None else min(N, l_max)
+    Wq, bq = _linear(module.q_proj, d, d, "q_proj")
+    Wk, bk = _linear(module.k_proj, d, d, "k_proj")
+    Wv, bv = _linear(module.v_proj, d, d, "v_proj")
+    hs = _kernel(module.ssm_k_kernel, Lk, d, "ssm_k_kernel")
+    h1 = _kernel(module.kernel, Lk, d, "kernel")
+    Ds = _exact(module.ssm_k_D, "ssm_k_D")
+    D = _exact(module.D, "D")
+    W_out, b_out = _linear(module.output_linear, d, d, "output_linear")
+    return h3_weights(N, d, W_q=Wq, b_q=bq, W_k=Wk, b_k=bk, W_v=Wv, b_v=bv, shift_kernel=hs, shift_D=Ds, ssm_kernel=h1,
+                      D=D, W_out=W_out, b_out=b_out)
+
+
+def gated_weights_from_zoology(module: Any, seq_len: int) -> GatedConvWeights:
+    """The exact :class:`~symverify.library_gated.GatedConvWeights` of a zoology ``Hyena`` or ``H3``
+    module (duck-typed; module docstring) for sequence length ``seq_len``.
+
+    Raises:
+        CompileError: not a Hyena/H3 shape (naming the non-polynomial operation of a known mixer),
+            a variant outside the forms followed, active dropout, a non-finite weight, or
+            ``seq_len`` not a positive int (or beyond Hyena's ``l_max``).
+    """
+    if not isinstance(seq_len, int) or isinstance(seq_len, bool) or seq_len < 1:
+        raise CompileError(f"from zoology: seq_len must be a positive int, found {seq_len!r}")
+    kind = gated_kind(module)
+    _refuse_nonpolynomial(module, ("filter_fn", "ssm_k_kernel", "kernel"))
+    if _dropout_active(module):
+        raise CompileError(f"from zoology: {type(module).__name__} has active dropout (training mode, p > 0): random, "
+                           "not a function of the input; call .eval() first")
+    return _hyena(module, seq_len) if kind == "hyena" else _h3(module, seq_len)
+
+
+# ---- local forms --------------------------------------------------------------------------------
+
+
+def _fftconv(u: Any, k: Any, D: Any) -> Any:
+    """``fftconv_ref(u, k, D, None, gelu=False)``: causal convolution of ``u (b, d, l)`` with ``k (d, l)``
+    through an FFT of size 2l, plus ``u·D``."""
+    seqlen = u.shape[-1]
+    n = 2 * seqlen
+    k_f = torch.fft.rfft(k, n=n) / n
+    u_f = torch.fft.rfft(u.to(dtype=k.dtype), n=n)
+    y = torch.fft.irfft(u_f * k_f, n=n, norm="forward")[..., :seqlen]
+    return (y + u * D.unsqueeze(-1)).to(dtype=u.dtype)
+
+
+class _Sin(nn.Module):
+    def __init__(self, dim: int, w: float = 1.0) -> None:
+        super().__init__()
+        self.freq = nn.Parameter(w * torch.ones(1, dim))
+
+    def forward(self, x: Any) -> Any:
+        return torch.sin(self.freq * x)
+
+
+class _ImplicitFilter(nn.Module):
+    """Hyena's implicit long filter: positional features ``(t, cos, sin)`` → Linear → sin → Linear →
+    sin → Linear, times the exponential modulation ``exp(−t·|δ_c|)``; ``bias`` is the D skip."""
+
+    def __init__(self, d_model: int, l_max: int, order: int = 16, emb_dim: int = 3) -> None:
+        super().__init__()
+        self.d_model, self.use_bias = d_model, True
+        self.bias = nn.Parameter(torch.randn(d_model))
+        t = torch.linspace(0, 1, l_max)[None, :, None]
+        bands = (emb_dim - 1) // 2
+        w = 2 * math.pi * torch.linspace(0, l_max - 1, l_max)[None, :, None] / l_max
+        f = torch.linspace(1e-4, bands - 1, bands)[None, None]
+        z = torch.exp(-1j * f * w)
+        self.register_buffer("z", torch.cat([t, z.real, z.imag], dim=-1))
+        self.register_buffer("t", t)
+        act = _Sin(order)
+        self.implicit_filter = nn.Sequential(nn.Linear(emb_dim, order), act, nn.Linear(order, order), act,
+                                             nn.Linear(order, d_model, bias=False))
+        self.deltas = nn.Parameter(torch.linspace(math.log(1e-2) / 1.5, math.log(1e-2) / 0.3, d_model)[None, None])
+
+    def filter(self, L: int, *args: Any, **kwargs: Any) -> Any:
+        z: Any = self.z
+        t: Any = self.t
+        h = self.implicit_filter(z[:, :L])
+        return h * torch.exp(-t[:, :L] * self.deltas.abs())
+
+
+class ZoologyHyena(nn.Module):
+    """A local form of zoology's ``Hyena`` (``num_heads = num_blocks = 1``, not bidirectional):
+    the same attributes and forward pass (``in_proj`` → depthwise causal ``short_filter`` → split
+    ``x1, x2, v`` → ``v ⊙ x1`` → long FFT convolution with the implicit filter plus ``D`` skip →
+    ``⊙ x2`` → ``out_proj``)."""
+
+    def __init__(self, d_model: int, l_max: int, filter_order: int = 16, short_filter_order: int = 3) -> None:
+        super().__init__()
+        self.d_model, self.l_max, self.short_filter_order = d_model, l_max, short_filter_order
+        self.num_heads, self.num_blocks, self.bidirectional = 1, 1, False
+        self.dropout = nn.Dropout(0.0)
+        self.in_proj = nn.Linear(d_model, 3 * d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+        self.short_filter = nn.Conv1d(3 * d_model, 3 * d_model, kernel_size=short_filter_order, groups=3 * d_model,
+                                      padding=short_filter_order - 1)
+        self.filter_fn = _ImplicitFilter(d_model, l_max, filter_order)
+
+    def forward(self, u: Any) -> Any:
+        L = u.size(1)
+        x = self.in_proj(u).transpose(1, 2)
+        uc = self.short_filter(x)[..., :L]
+        x1, x2, v = uc.split(self.d_model, dim=1)
+        v = self.dropout(v * x1)
+        k = self.filter_fn.filter(L)[0].transpose(0, 1)
+        v = _fftconv(v, k, self.filter_fn.bias)
+        return self.out_proj((v * x2).transpose(1, 2))
+
+
+class _ShiftKernel(nn.Module):
+    """The shift SSM's kernel: ``x_t = S·x_{t−1} + e_0·u_t``, ``y_t = C·x_t`` gives ``k[j] = C[j]``
+    for ``j < d_state`` (0 after)."""
+
+    def __init__(self, H: int, d_state: int) -> None:
+        super().__init__()
+        self.C = nn.Parameter(torch.randn(H, d_state) / d_state)
+
+    def forward(self, L: int, state: Any = None, rate: float = 1.0) -> Any:
+        H, n = self.C.shape
+        k = torch.zeros(1, H, L, dtype=self.C.dtype, device=self.C.device)
+        m = min(n, L)
+        k[0, :, :m] = self.C[:, :m]
+        return k, None
+
+
+class _DiagKernel(nn.Module):
+    """A real diagonal SSM's kernel ``k[j] = Σ_n C_n·B_n·exp(Δ·A_n)^j·Δ`` (``A_n < 0``)."""
+
+    def __init__(self, H: int, d_state: int) -> None:
+        super().__init__()
+        self.log_dt = nn.Parameter(torch.log(torch.full((H, 1), 0.1)))
+        self.log_A = nn.Parameter(torch.log(0.5 + torch.arange(d_state, dtype=torch.float32)).repeat(H, 1))
+        self.B = nn.Parameter(torch.ones(H, d_state))
+        self.C = nn.Parameter(torch.randn(H, d_state) / d_state)
+
+    def forward(self, L: int, state: Any = None, rate: float = 1.0) -> Any:
+        dt = torch.exp(self.log_dt)
+        dtA = -dt * torch.exp(self.log_A)
+        j = torch.arange(L, dtype=dtA.dtype, device=dtA.device)
+        k = torch.einsum("hn,hnl->hl", self.C * self.B * dt, torch.exp(dtA[..., None] * j))
+        return k[None], None
+
+
+class ZoologyH3(nn.Module):
+    """A local form of zoology's ``H3`` (``head_dim = 1``): ``q, k, v`` projections, ``k`` through the
+    shift SSM (FFT of size ``L_kernel + L``) plus ``ssm_k_D·k``, ``kv = k ⊙ v`` through the diagonal
+    SSM plus ``D·kv``, times ``q``, then ``output_linear``."""
+
+    def __init__(self, d_model: int, d_state: int = 8, l_max: int | None = None) -> None:
+        super().__init__()
+        self.d_model, self.H, self.N, self.L, self.head_dim = d_model, d_model, d_state, l_max, 1
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.ssm_k_kernel = _ShiftKernel(d_model, d_state)
+        self.ssm_k_D = nn.Parameter(torch.randn(d_model))
+        self.kernel = _DiagKernel(d_model, d_state)
+        self.D = nn.Parameter(torch.randn(d_model))
+        self.output_linear = nn.Linear(d_model, d_model)
+
+    def forward(self, u: Any) -> Any:
+        L = u.size(-2)
+        Lk = L if self.L is None else min(L, self.L)
+        kern = self.kernel(L=Lk)[0][0]
+        kshift = self.ssm_k_kernel(L=Lk)[0][0]
+        q, k, v = (p(u).transpose(1, 2) for p in (self.q_proj, self.k_proj, self.v_proj))
+        n = Lk + L
+        k = torch.fft.irfft(torch.fft.rfft(kshift, n=n) * torch.fft.rfft(k, n=n), n=n)[..., :L] + self.ssm_k_D[:, None] * k
+        kv = k * v
+        y = torch.fft.irfft(torch.fft.rfft(kv, n=n) / n * torch.fft.rfft(kern, n=n), n=n, norm="forward")[..., :L]
+        y = (y + kv * self.D[:, None]) * q
+        return self.output_linear(y.transpose(1, 2))
