@@ -132,8 +132,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
         rec = {"kind": "compiled", "method": obj.method, "signature": obj.model.signature,
                "resources": obj.resources, "bounds": obj.bounds}
     elif isinstance(obj, Instance):
-        rec = {"kind": "instance", "name": obj.name, "verdict": obj.verdict, "method": obj.method,
-               "resources": obj.resources, "bounds": obj.bounds, "ok": obj.ok}
+        rec = {"kind": "instance", "name": obj.name, "verdict": obj.verdict, "claim": obj.kind.value, "basis": obj.basis,
+               "method": obj.method, "resources": obj.resources, "bounds": obj.bounds, "ok": obj.ok}
     elif isinstance(obj, ProofResult):
         rec = {"kind": "proof", "name": obj.name, "title": obj.title, "ok": obj.ok,
                "instances": [golden_record(i) for i in obj.instances]}

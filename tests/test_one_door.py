@@ -96,8 +96,8 @@ def scan(source: str, path: str = "<planted>", *, instance_door: bool = False) -
 
 
 def _sources() -> list[Path]:
-    files = sorted((ROOT / "symverify").rglob("*.py"))
-    return [f for f in files if f != DOOR and "scripts" not in f.parts]
+    files = sorted((ROOT / "symverify").rglob("*.py")) + sorted((ROOT / "proofs").glob("*.py"))
+    return [f for f in files if f != DOOR]
 
 
 def test_the_tree_has_one_door() -> None:
@@ -110,6 +110,7 @@ def test_the_tree_has_one_door() -> None:
 def test_the_scan_covers_the_provers_and_every_script() -> None:
     names = {f.relative_to(ROOT).as_posix() for f in _sources()}
     assert "symverify/provers/randomized.py" in names and "symverify/verification.py" in names
+    assert {f"proofs/{p.name}" for p in (ROOT / "proofs").glob("*.py")} <= names
 
 
 @pytest.mark.parametrize("planted, rule", [
@@ -174,3 +175,15 @@ def test_exact_comparison_takes_only_a_decision() -> None:
     assert [outcome.exact_comparison(x) for x in (True, False, None)] == [Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN]
     with pytest.raises(UsageError, match="expected True, False or None, found int 1"):
         outcome.exact_comparison(1)  # type: ignore[arg-type]
+
+
+def test_every_argued_claim_cites_a_docs_section_that_exists() -> None:
+    from symverify.scripts.protocol import _CITATION
+
+    cites = {node.value for f in sorted((ROOT / "proofs").glob("*.py")) for node in ast.walk(ast.parse(f.read_text()))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str) and _CITATION.fullmatch(node.value)}
+    assert cites, "no proof script cites a hand proof"
+    for cite in cites:
+        path, _, section = cite.partition(" §")
+        text = (ROOT / path).read_text()
+        assert section.strip() in text, f"{cite}: no section {section.strip()!r} in {path}"
