@@ -6,7 +6,9 @@ sizes by exact symbolic computation with every weight a distinct symbol (so for 
 by a sound abstract interpretation for larger sizes. Consequence, by exact non-dependence (not by
 a failed search): the circuits ``y = [x_1; 0]`` and ``y = [x_1; x_1]`` (n = 2, d = 1) are computed
 by no causal stack, while the dense compiler's cyclic model computes them (proved), and
-``y = [x_0; x_0]`` has a two-layer causal model (proved).
+``y = [x_0; x_0]`` has a two-layer causal model (proved). The lemma's general statement, and the
+impossibility for every depth and inner size that follows from it, are *argued* instances citing
+the hand proof (docs/theory.md, **Choice (causality)**); the script checks them on concrete sizes.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from symverify.provers.compositional import check_certificate
 from symverify.scripts.protocol import Instance, ProofResult, script_main
 from symverify.semantics.poly import polynomials, shared_ring
 
+CAUSAL_LEMMA = "docs/theory.md § Choice (causality)"
+
 TITLE = "Causal limit: a causal stack's output row 0 never depends on input row 1 (Theorem H.21 needs cyclic mode)"
 
 
@@ -42,7 +46,10 @@ def _row_instance(nn: int, dd: int, L: int, exact: bool) -> Instance:
     res = {"layers": L, "inner_n": nn, "inner_d": dd, "weight_symbols": len(model.params()), "later_row_reads": len(bad)}
     method = "exact" if exact else "support"
     name = f"causal {nn}x{dd}, L={L}: row i depends only on rows ≤ i"
-    return Instance(name, "proved" if not bad else "refuted", method, res, {"later_row_reads": 0}, time.perf_counter() - start, detail)
+    computation = ("exact row dependence of the expanded polynomials, every weight a distinct symbol" if exact
+                   else "zero-support abstract interpretation (a sound over-approximation of row dependence)")
+    return Instance.computed(name, not bad, computation, method, resources=res, bounds={"later_row_reads": 0},
+                             seconds=time.perf_counter() - start, detail=detail)
 
 
 def _cyclic_control(nn: int, L: int) -> Instance:
@@ -50,21 +57,29 @@ def _cyclic_control(nn: int, L: int) -> Instance:
     start = time.perf_counter()
     deps = exact_row_dependence(symbolic_model(nn, 1, L, mode=Mode.CYCLIC))
     ok = 1 in deps[0]
-    return Instance(f"control: cyclic {nn}x1, L={L}: row 0 depends on row 1", "proved" if ok else "refuted", "exact",
-                    {"layers": L, "inner_n": nn}, {}, time.perf_counter() - start, f"row 0 reads rows {sorted(deps[0])}")
+    return Instance.computed(f"control: cyclic {nn}x1, L={L}: row 0 depends on row 1", ok,
+                             "exact row dependence of the expanded polynomials, every weight a distinct symbol", "exact",
+                             resources={"layers": L, "inner_n": nn}, seconds=time.perf_counter() - start,
+                             detail=f"row 0 reads rows {sorted(deps[0])}")
 
 
 def _impossible(c: Circuit) -> list[Instance]:
     start = time.perf_counter()
     obs = causal_obstruction(c)
-    out = [Instance(f"{c.name}: computed by no causal stack", "proved" if obs is not None else "refuted",
-                    "exact+lemma", {}, {}, time.perf_counter() - start, str(obs)[:200] if obs else "no obstruction")]
+    seconds = time.perf_counter() - start
+    out = [
+        Instance.computed(f"{c.name}: some output row reads a later input row", obs is not None,
+                          "exact dependence of the circuit's output polynomials on its input rows", "exact",
+                          seconds=seconds, detail=str(obs)[:200] if obs else "no obstruction"),
+        Instance.argued(f"{c.name}: computed by no causal stack (any depth, any inner size)", CAUSAL_LEMMA, "lemma",
+                        checks=obs is not None, detail="the causal lemma and the obstruction above"),
+    ]
     start = time.perf_counter()
     comp = compile(c, method="dense")
-    ok = check_certificate(c, comp.model, comp.certificate).ok
+    cert = check_certificate(c, comp.model, comp.certificate)
     res = {"layers": comp.model.depth, "cyclic_layers": int(comp.resources["cyclic_layers"])}
-    out.append(Instance(f"{c.name}: the dense (cyclic) model computes it", "proved" if ok else "unknown", "compositional",
-                        res, {"layers": comp.bounds["layers"]}, time.perf_counter() - start))
+    out.append(Instance.from_report(f"{c.name}: the dense (cyclic) model computes it", cert, resources=res,
+                                    bounds={"layers": comp.bounds["layers"]}, seconds=time.perf_counter() - start))
     return out
 
 
@@ -77,12 +92,17 @@ def _causal_broadcast() -> Instance:
     ring = shared_ring(c, model)
     same = polynomials(c, ring) == polynomials(model, ring)
     causal = all(layer.mode is Mode.CAUSAL for layer in model.layers)
-    return Instance("every row := x_0 has a 2-layer causal model", "proved" if same and causal else "refuted", "exact",
-                    {"layers": model.depth, "cyclic_layers": 0 if causal else 1}, {"layers": 2, "cyclic_layers": 0}, time.perf_counter() - start)
+    return Instance.computed("every row := x_0 has a 2-layer causal model", same and causal,
+                             "exact comparison of the expanded output polynomials, and every layer's mode", "exact",
+                             resources={"layers": model.depth, "cyclic_layers": 0 if causal else 1},
+                             bounds={"layers": 2, "cyclic_layers": 0}, seconds=time.perf_counter() - start)
 
 
 def run(quick: bool = False) -> ProofResult:
     res = ProofResult("causal_limit", TITLE)
+    res.instances.append(Instance.argued(
+        "the causal lemma: in every causal stack, output row i depends only on input rows ≤ i (all sizes, depths, "
+        "weights)", CAUSAL_LEMMA, "lemma", detail="induction over the layers; checked below for concrete sizes"))
     exact_sizes = [(2, 1, 1), (2, 1, 2), (2, 1, 3), (2, 2, 2), (3, 1, 3), (3, 2, 2)]
     if not quick:
         exact_sizes += [(2, 2, 3), (3, 2, 3), (2, 1, 4), (4, 1, 3), (3, 1, 4)]

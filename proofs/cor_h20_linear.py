@@ -26,7 +26,7 @@ from symverify.ir.circuit import Circuit
 from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
 from symverify.library import matvec, prefix_sums, random_linear_circuit, symbolic_mixing, walsh_hadamard
 from symverify.provers.compositional import check_certificate
-from symverify.scripts.protocol import Instance, ProofResult, each, script_main
+from symverify.scripts.protocol import Decided, Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
 TITLE = "Corollary H.20 (linear circuits → BaseConv with O(Δ log w) layers and N' = O(w), via H.19 and H.18)"
@@ -45,14 +45,15 @@ def circuits(quick: bool) -> list[Circuit]:
     return out
 
 
-def _verdict(c: Circuit, model, cert, exact: bool) -> tuple[str, str, str]:
+def _checks(c: Circuit, model, cert, exact: bool) -> tuple[tuple[Decided, ...], str]:
+    """The certificate check, then (``exact``) the exact method; and what failed."""
     res = check_certificate(c, model, cert)
     if not res.ok:
-        return "unknown", "compositional", str(res.failure)
+        return (res,), str(res.failure)
     if exact:
         rep = verify(c, model, method="exact")
-        return rep.verdict.value, "compositional+exact", "" if rep.proved else "global exact expansion differs"
-    return "proved", "compositional", ""
+        return (res, rep), "" if rep.proved else "global exact expansion differs"
+    return (res,), ""
 
 
 def _log2_ceil(x: int) -> int:
@@ -65,24 +66,26 @@ def literal(c: Circuit, exact: bool) -> Instance:
     K = linear_circuit_to_kaleidoscope(c, "live").kaleidoscope
     chain = kaleidoscope_model(K, c.n, c.d, c)
     lay, _ = kaleidoscope_factors(K, c.n, c.d)
-    verdict, method, detail = _verdict(c, chain.model, chain.certificate, exact)
+    checks, detail = _checks(c, chain.model, chain.certificate, exact)
     wp = K.width + (2 if lay.gathered else 0)
     extra = 4 if lay.gathered else 0
     res = {"depth": st.depth, "width": st.width, "w_K": K.width, "N_k": lay.size, "layers": len(chain.model.layers),
            "layers_thm": len(chain.model.layers), "inner_n": chain.model.inner_n, "inner_d": chain.model.inner_d}
     bounds = {"w_K": 5 * max(st.depth, 1), "N_k": 16 * st.width, "layers": C18 * wp * (lay.size.bit_length() - 1) + 1 + extra,
               "layers_thm": C18 * wp * (_log2_ceil(st.width) + 4) + 1 + extra, "inner_d": c.d}
-    return Instance(f"{c.name} {c.n}x{c.d} [H.19→H.18]", verdict, method, res, bounds, time.perf_counter() - start, detail)
+    return Instance.from_report(f"{c.name} {c.n}x{c.d} [H.19→H.18]", *checks, resources=res, bounds=bounds,
+                                seconds=time.perf_counter() - start, detail=detail)
 
 
 def compiler(c: Circuit, exact: bool) -> Instance:
     start = time.perf_counter()
     out = compile_kaleidoscope(c)
-    verdict, method, detail = _verdict(c, out.model, out.certificate, exact)
+    checks, detail = _checks(c, out.model, out.certificate, exact)
     keys = ("depth", "width", "layers", "layers_thm", "mul_stages", "N_k", "inner_n", "inner_d", "bbstar", "L_over_delta_log2_w")
     res = {k: out.resources[k] for k in keys}
     bounds = {k: v for k, v in out.bounds.items() if k in res}
-    return Instance(f"{c.name} {c.n}x{c.d} [compiler]", verdict, method, res, bounds, time.perf_counter() - start, detail)
+    return Instance.from_report(f"{c.name} {c.n}x{c.d} [compiler]", *checks, resources=res, bounds=bounds,
+                                seconds=time.perf_counter() - start, detail=detail)
 
 
 def run(quick: bool = False) -> ProofResult:

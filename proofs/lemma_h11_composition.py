@@ -32,6 +32,8 @@ from symverify.provers.fragment import prove_fragment
 from symverify.scripts.instances import fragment_instance
 from symverify.scripts.protocol import Instance, ProofResult, script_main
 
+REFUSAL = "the construction run, and its IRError's message read"
+
 TITLE = "Lemma H.11 (composition with clean interfaces; padding to a larger inner size)"
 
 
@@ -43,8 +45,9 @@ def _refused(name: str, build, expect: str) -> Instance:
         build()
     except IRError as e:
         ok = expect in str(e)
-        return Instance(name, "proved" if ok else "unknown", "validation", seconds=time.perf_counter() - start, detail=str(e)[:200])
-    return Instance(name, "refuted", "validation", seconds=time.perf_counter() - start, detail="accepted")
+        return Instance.computed(name, True if ok else None, REFUSAL, "validation", seconds=time.perf_counter() - start,
+                                 detail=str(e)[:200])
+    return Instance.computed(name, False, REFUSAL, "validation", seconds=time.perf_counter() - start, detail="accepted")
 
 
 def _unclean_refuted(name: str, first, second) -> Instance:
@@ -52,7 +55,9 @@ def _unclean_refuted(name: str, first, second) -> Instance:
     frag = compose(first, second, check_interfaces=False)
     p = prove_fragment(frag)
     ok = p.exact is False and not p.compositional
-    return Instance(name, "proved" if ok else "unknown", "exact", frag.resources(), {}, p.seconds, p.failure[:200])
+    return Instance.computed(name, True if ok else None, "exact comparison of the expanded polynomials of the unchecked "
+                             "stack and g∘f, and its stage certificate (prove_fragment)", "exact",
+                             resources=frag.resources(), seconds=p.seconds, detail=p.failure[:200])
 
 
 def _clean_stacks(quick: bool) -> list[tuple[str, object]]:

@@ -47,13 +47,13 @@ def _instance(rows: int, d: int, stride: int) -> Instance:
     cert = check_certificate(circ, model, chain.certificate)
     exact = verify(circ, model, method="exact")
     ok = cert.ok and exact.proved
-    verdict = "proved" if ok else ("refuted" if exact.refuted else "unknown")
     detail = "" if ok else f"certificate: {cert.failure}; exact: {exact.verdict.value}"
     res = {"layers": len(model.layers), "inner_n": model.inner_n, "inner_d": model.inner_d,
            "params": len(model.params()), "stages": chain.certificate.num_stages}
     bounds = {"layers": C16, "inner_n": 3 * (rows + rows // 2), "inner_d": d}
     name = f"N={rows * d} (R={rows}, d={d}) stride {stride} [{axis_of(f, d)}]"
-    return Instance(name, verdict, "exact+compositional", res, bounds, time.perf_counter() - start, detail)
+    return Instance.from_report(name, exact, cert, method="exact+compositional", resources=res, bounds=bounds,
+                                seconds=time.perf_counter() - start, detail=detail)
 
 
 def run(quick: bool = False) -> ProofResult:

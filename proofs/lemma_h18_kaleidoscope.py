@@ -73,7 +73,6 @@ def _instance(name: str, K: Kaleidoscope, n: int, d: int) -> Instance:
     cert = check_certificate(circ, model, chain.certificate)
     exact = verify(circ, model, method="exact")
     ok = cert.ok and exact.proved
-    verdict = "proved" if ok else ("refuted" if exact.refuted else "unknown")
     lay, _ = kaleidoscope_factors(K, n, d)
     groups = K.width + (2 if lay.gathered else 0)
     lg = lay.size.bit_length() - 1
@@ -81,7 +80,8 @@ def _instance(name: str, K: Kaleidoscope, n: int, d: int) -> Instance:
            "sequence": chain.counts["sequence"], "channel": chain.counts["channel"], "stages": chain.certificate.num_stages}
     bounds = {"layers": C18 * groups * lg + 1 + (4 if lay.gathered else 0), "inner_n": lay.rows, "inner_d": d}
     detail = "" if ok else f"certificate: {cert.failure}; exact: {exact.verdict.value}"
-    return Instance(name, verdict, "exact+compositional", res, bounds, time.perf_counter() - start, detail)
+    return Instance.from_report(name, exact, cert, method="exact+compositional", resources=res, bounds=bounds,
+                                seconds=time.perf_counter() - start, detail=detail)
 
 
 def run(quick: bool = False) -> ProofResult:

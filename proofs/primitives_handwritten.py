@@ -138,7 +138,7 @@ def _check(built: Built, layers: int) -> Instance:
     if report.counterexample is not None:
         detail = f"counterexample {report.counterexample}"
     name = f"{model.name} N={model.n} d={model.d}"
-    return Instance(name, report.verdict.value, report.method, resources, bounds, t[0], detail)
+    return Instance.from_report(name, report, resources=resources, bounds=bounds, seconds=t[0], detail=detail)
 
 
 def _suite(n: int, d: int) -> list[tuple[Built, int]]:

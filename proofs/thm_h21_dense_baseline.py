@@ -20,8 +20,8 @@ from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.scalar import sym
 from symverify.library import random_circuit, standard_library
 from symverify.provers.compositional import check_certificate
-from symverify.scripts.protocol import Instance, ProofResult, each, script_main
-from symverify.semantics.poly import polynomials, shared_ring
+from symverify.scripts.protocol import Decided, Instance, ProofResult, each, script_main
+from symverify.verification import verify
 
 TITLE = "Theorem H.21 via the dense baseline compiler (2 layers per level + layout; L ≤ 2Δ + 5, d' ≤ 2w)"
 SHARDABLE = True  # one group of instances per case, independent of the others
@@ -48,16 +48,17 @@ def _instance(c: Circuit, exact: bool) -> Instance:
     start = time.perf_counter()
     comp = compile(c, method="dense")
     cert = check_certificate(c, comp.model, comp.certificate)
-    verdict, method, detail = ("proved" if cert.ok else "unknown"), "compositional", "" if cert.ok else str(cert.failure)
+    checks: list[Decided] = [cert]
+    detail = "" if cert.ok else str(cert.failure)
     if exact:
-        ring = shared_ring(c, comp.model)
-        same = polynomials(c, ring) == polynomials(comp.model, ring)
-        method = "compositional+exact"
-        if not same:
-            verdict, detail = "refuted", "global exact expansion differs"
+        report = verify(c, comp.model, method="exact")
+        checks.append(report)
+        if not report.proved:
+            detail = f"global exact expansion: {report}"
     keys = ("depth", "width", "size", "layers", "inner_n", "inner_d", "params", "nonzero_params", "cyclic_layers")
     res = {k: comp.resources[k] for k in keys}
-    return Instance(c.name or "circuit", verdict, method, res, dict(comp.bounds), time.perf_counter() - start, detail)
+    return Instance.from_report(c.name or "circuit", *checks, resources=res, bounds=comp.bounds,
+                                seconds=time.perf_counter() - start, detail=detail)
 
 
 def run(quick: bool = False) -> ProofResult:

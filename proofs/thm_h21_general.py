@@ -25,7 +25,7 @@ from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.scalar import sym
 from symverify.library import determinant, elementary_symmetric, random_circuit, standard_library, walsh_hadamard
 from symverify.provers.compositional import check_certificate
-from symverify.scripts.protocol import Instance, ProofResult, each, script_main
+from symverify.scripts.protocol import Decided, Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
 TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3, N' = O(w/d), d' = d)"
@@ -64,20 +64,21 @@ def _instance(c: Circuit) -> Instance:
     out = compile(c, method="kaleidoscope")
     notes = []
     res = check_certificate(c, out.model, out.certificate)
-    verdict, method = ("proved" if res.ok else "unknown"), "compositional"
+    checks: list[Decided] = [res]
+    method = "compositional"
     if not res.ok:
         notes.append(f"certificate: {res.failure}")
     if small and res.ok:
         rep = verify(c, out.model, method="exact")
+        checks.append(rep)
         method += "+exact"
         if not rep.proved:
-            verdict = rep.verdict.value
             notes.append("global exact expansion differs")
     dense = compile(c, method="dense")
     dres = check_certificate(c, dense.model, dense.certificate)
     cross = verify(out.model, dense.model, method="exact" if small else "randomized")
+    checks += [dres, cross]
     if not (dres.ok and cross.proved):
-        verdict = "refuted" if cross.refuted else ("unknown" if verdict == "proved" else verdict)
         notes.append(f"dense cross-check: certificate {dres.ok}, models {cross.verdict.value}")
     bound = cross.evidence.get("bound")
     notes.append(f"vs dense: {cross.method}" + (f" error ≤ {bound}" if bound is not None else ""))
@@ -85,7 +86,8 @@ def _instance(c: Circuit) -> Instance:
     resources = {k: out.resources[k] for k in KEYS}
     bounds = {k: v for k, v in out.bounds.items() if k in resources}
     name = f"{c.name} {c.n}x{c.d}"
-    return Instance(name, verdict, method, resources, bounds, time.perf_counter() - start, "; ".join(notes))
+    return Instance.from_report(name, *checks, method=method, resources=resources, bounds=bounds,
+                                seconds=time.perf_counter() - start, detail="; ".join(notes))
 
 
 def run(quick: bool = False) -> ProofResult:

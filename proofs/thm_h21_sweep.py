@@ -93,8 +93,8 @@ def _instance(w: int, depth: int, seed: int, compiler: str) -> Instance:
     res = check_certificate(c, out.model, out.certificate)
     resources = {k: out.resources[k] for k in KEYS[compiler] if k in out.resources}
     bounds = {k: v for k, v in out.bounds.items() if k in resources}
-    return Instance(f"w={w} Δ={depth} seed={seed} {compiler}", "proved" if res.ok else "unknown", "compositional",
-                    resources, bounds, time.perf_counter() - start, "" if res.ok else f"certificate: {res.failure}")
+    return Instance.from_report(f"w={w} Δ={depth} seed={seed} {compiler}", res, resources=resources, bounds=bounds,
+                                seconds=time.perf_counter() - start, detail="" if res.ok else f"certificate: {res.failure}")
 
 
 def run(quick: bool = False) -> ProofResult:

@@ -375,7 +375,8 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
             left.remove(o.name)
         mark = "[green]ok[/green]" if o.ok else f"[red]{o.status}[/red]"
         c = o.counts()
-        err.print(f"{o.name}: {mark} {c['proved']}/{len(o.instances())} proved [{o.seconds:.1f} s]")
+        argued = f", {c['argued']} argued" if c.get("argued") else ""
+        err.print(f"{o.name}: {mark} {c['proved']}/{len(o.instances())} proved{argued} [{o.seconds:.1f} s]")
         start(o.name)
 
     def run_all() -> runner.RunSummary:
@@ -448,7 +449,7 @@ _STATUS = {"ok": "[green]ok[/green]", "failed": "[red]FAILED[/red]", "crashed": 
 
 
 def _table(summary: Any, wide: bool = False) -> Any:
-    """The run as a table: 80 columns (script, result, proved/refuted/unknown, the resource
+    """The run as a table: 80 columns (script, result, proved/refuted/unknown/argued, the resource
     closest to its bound or what is over, time); ``wide`` adds titles and the whole over-bound
     list."""
     from rich.table import Table
@@ -459,7 +460,7 @@ def _table(summary: Any, wide: bool = False) -> Any:
     if wide:
         t.add_column("title", overflow="ellipsis", no_wrap=True, max_width=44)
     t.add_column("result", no_wrap=True)
-    t.add_column("p/r/u", no_wrap=True, justify="right")
+    t.add_column("p/r/u/a", no_wrap=True, justify="right")
     t.add_column("tightest bound / over", overflow="fold", min_width=16)
     t.add_column("time", no_wrap=True, justify="right")
     for o in summary.outcomes:
@@ -474,7 +475,7 @@ def _table(summary: Any, wide: bool = False) -> Any:
             bounds = f"{len(over)} over: " + ", ".join(shown) + (" …" if len(over) > len(shown) else "")
         else:
             bounds = tight or "no bounds"
-        row = [o.name] + ([o.title] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}",
+        row = [o.name] + ([o.title] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}/{c.get('argued', 0)}",
                                                          bounds, f"{o.seconds:.0f} s"]
         t.add_row(*row)
     t.caption = "p/r/u: instances proved/refuted/unknown"
@@ -483,7 +484,7 @@ def _table(summary: Any, wide: bool = False) -> Any:
 
 
 def _print_details(out: Any, summary: Any) -> None:
-    """Every instance: verdict, method and each resource with its bound and the ratio value/bound."""
+    """Every instance: verdict, kind, method and each resource with its bound and the ratio value/bound."""
     from symverify.scripts.runner import ratios
 
     for o in summary.outcomes:
@@ -494,7 +495,9 @@ def _print_details(out: Any, summary: Any) -> None:
             parts = [f"{k}={v} (bound {b}: {float(r):.2f})" for k, v, b, r in rs]
             parts += [f"{k}={v}" for k, v in inst.get("resources", {}).items() if k not in bounded]
             mark = "" if inst.get("ok") else " [red]<--[/red]"
-            out.print(f"  {inst.get('verdict'):8} {inst.get('method')}  {inst.get('name')}{mark}", highlight=False)
+            basis = f" ({inst['basis']})" if inst.get("basis") else ""
+            out.print(f"  {inst.get('verdict'):8} {inst.get('kind', 'prover'):8} {inst.get('method')}  {inst.get('name')}{basis}{mark}",
+                      highlight=False)
             if parts:
                 out.print("      " + ", ".join(parts), highlight=False)
 

@@ -22,7 +22,7 @@ The hypothesis strategies (:func:`circuits`, :func:`models`, :func:`coefficients
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -148,7 +148,9 @@ def _short_repr(obj: Any, width: int = 200) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _failure(report: Report, expected: str, lhs: Any, rhs: Any) -> str:
+def _failure(report: Report, assertion: Callable[..., Report], lhs: Any, rhs: Any) -> str:
+    """The message of a failed ``assertion`` (``assert_proved``: "expected proved, found ...")."""
+    expected = assertion.__name__.removeprefix("assert_")
     lines = [_headline(report, expected)]
     diff = _difference(lhs, rhs) if not report.proved else ""
     if diff:
@@ -180,7 +182,7 @@ def assert_proved(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
 
     report = verify(lhs, rhs, **verify_kwargs)
     if not report.proved:
-        raise AssertionError(_failure(report, "proved", lhs, rhs))
+        raise AssertionError(_failure(report, assert_proved, lhs, rhs))
     return report
 
 
@@ -193,7 +195,7 @@ def assert_refuted(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
 
     report = verify(lhs, rhs, **verify_kwargs)
     if not report.refuted:
-        raise AssertionError(_failure(report, "a refutation", lhs, rhs))
+        raise AssertionError(_failure(report, assert_refuted, lhs, rhs))
     return report
 
 
@@ -235,8 +237,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
         rec = {"kind": "compiled", "method": obj.method, "signature": obj.model.signature,
                "resources": obj.resources, "bounds": obj.bounds}
     elif isinstance(obj, Instance):
-        rec = {"kind": "instance", "name": obj.name, "verdict": obj.verdict, "method": obj.method,
-               "resources": obj.resources, "bounds": obj.bounds, "ok": obj.ok}
+        rec = {"kind": "instance", "name": obj.name, "verdict": obj.verdict, "claim": obj.kind.value, "basis": obj.basis,
+               "method": obj.method, "resources": obj.resources, "bounds": obj.bounds, "ok": obj.ok}
     elif isinstance(obj, ProofResult):
         rec = {"kind": "proof", "name": obj.name, "title": obj.title, "ok": obj.ok,
                "instances": [golden_record(i) for i in obj.instances]}

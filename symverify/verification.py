@@ -27,7 +27,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -37,7 +37,7 @@ from symverify.ir.certificate import Certificate
 from symverify.provers.counterexample import recheck
 from symverify.provers.exact import bits_text
 from symverify.provers.options import METHODS, Method, Options
-from symverify.provers.outcome import Counterexample, MethodResult, NumericSummary, Verdict, jsonable
+from symverify.provers.outcome import Counterexample, MethodResult, NumericSummary, Verdict, jsonable, unknown
 from symverify.provers.registry import AUTO_EXACT_MONOMIALS, prover_for, run_prover
 from symverify.provers.sides import CircuitSide, Side, pair_sides
 
@@ -166,7 +166,7 @@ def _settle(res: MethodResult, opts: Options) -> MethodResult:
     counterexample before the deadline is ``unknown``; ``proved`` with a failure bound above
     ``error_bound``, or ``refuted`` without a counterexample, is a prover bug (:class:`ProverError`)."""
     if res.verdict is Verdict.REFUTED and res.counterexample is None and opts.expired():
-        res = replace(res, verdict=Verdict.UNKNOWN,
+        res = unknown(res.method, res.evidence, timings=res.timings,
                       notes=(*res.notes, "the sides differ, but the timeout ran out before a counterexample was found"))
     if res.verdict is Verdict.PROVED and res.failure_bound > opts.error_bound:
         raise ProverError(f"method {res.method} reported 'proved' with failure bound {res.failure_bound}, above the "

@@ -28,7 +28,7 @@ def test_first_line_has_the_verdict_and_the_counterexample():
 def test_unknown_and_refutation_expected_headlines():
     with pytest.raises(AssertionError, match=r"^expected proved, found unknown \(method z3\)"):
         assert_proved(X, Y, method="z3", timeout=1e-9)
-    with pytest.raises(AssertionError, match=r"^expected a refutation, found proved \(method randomized\)"):
+    with pytest.raises(AssertionError, match=r"^expected refuted, found proved \(method randomized\)"):
         assert_refuted(X, X, method="randomized")
 
 

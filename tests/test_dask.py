@@ -32,14 +32,14 @@ SHARDABLE = True
 
 def run(quick=False):
     r = ProofResult("loops", TITLE)
-    r.instances.append(Instance("setup", "proved", "lemma"))
+    r.instances.append(Instance.computed("setup", True, "a test's comparison", "lemma"))
     for k in each(range(4)):
         for part in range(k % 3):
-            r.instances.append(Instance(f"first {k}.{part}", "proved", "exact", {"k": k}, {"k": 9}))
-    r.instances.append(Instance("between", "proved", "lemma"))
+            r.instances.append(Instance.computed(f"first {k}.{part}", True, "a test's comparison", "exact", resources={"k": k}, bounds={"k": 9}))
+    r.instances.append(Instance.computed("between", True, "a test's comparison", "lemma"))
     for k in each("abc"):
-        r.instances.append(Instance(f"second {k}", "proved", "exact"))
-    r.instances.append(Instance("summary", "proved", "counting"))
+        r.instances.append(Instance.computed(f"second {k}", True, "a test's comparison", "exact"))
+    r.instances.append(Instance.computed("summary", True, "a test's comparison", "counting"))
     return r
 
 
@@ -67,7 +67,7 @@ def run(quick=False):
             os.replace(tmp, MARK)  # the test reads it whole
             if not attempts:
                 time.sleep(120)
-        r.instances.append(Instance(f"case {{k}}", "proved", "exact", {{"k": k}}, {{"k": 2}}))
+        r.instances.append(Instance.computed(f"case {{k}}", True, "a test's comparison", "exact", resources={{"k": k}}, bounds={{"k": 2}}))
     return r
 
 
@@ -112,7 +112,7 @@ TITLE = "{title}"
 def run(quick=False):
     {body}
     r = ProofResult("{name}", TITLE)
-    r.instances.append(Instance("{name} instance", "proved", "exact", {{"layers": 1}}, {{"layers": 2}}))
+    r.instances.append(Instance.computed("{name} instance", True, "a test's comparison", "exact", resources={{"layers": 1}}, bounds={{"layers": 2}}))
     return r
 
 

@@ -5,6 +5,7 @@ import json
 import time
 from dataclasses import FrozenInstanceError
 from fractions import Fraction
+from types import SimpleNamespace
 
 import pytest
 from cases import BY_ID, QUARTIC_C, QUARTIC_CERT, QUARTIC_M, SQUARE_C, SQUARE_M, SWAP_K
@@ -16,6 +17,7 @@ from symverify.errors import IRError, UsageError
 from symverify.gadgets.primitives import shift_down
 from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
 from symverify.provers import registry
+from symverify.provers.compositional import CompositionalResult
 from symverify.provers.exact import expand_compare
 from symverify.provers.fragment import FragmentProof, prove_fragment
 from symverify.provers.matrix import verify_permutation
@@ -30,7 +32,7 @@ from symverify.provers.sides import (
     pair_sides,
     torch_executable,
 )
-from symverify.scripts.protocol import Instance, ProofResult
+from symverify.scripts.protocol import ClaimKind, Instance, ProofResult
 from symverify.verification import verify
 
 # ---- the registry ------------------------------------------------------------------------------
@@ -201,23 +203,63 @@ def test_exact_outcome_verdicts():
     assert over.verdict is Verdict.UNKNOWN and over.stopped == "budget" and "max_monomials = 0" in over.detail
 
 
-def test_instance_takes_a_verdict_or_its_string():
-    for given in ("proved", Verdict.PROVED):
-        inst = Instance("claim", given, "exact", {"layers": 1}, {"layers": 2})
-        assert inst.verdict is Verdict.PROVED and inst.ok
-    assert Instance("claim", "refuted", "exact").verdict is Verdict.REFUTED
-    for bad in ("PROVED", "ok", True, None, 1):
-        with pytest.raises(UsageError, match="instance 'claim': verdict: expected one of 'proved', 'refuted', 'unknown'"):
-            Instance("claim", bad, "exact")
+def test_instance_kinds_and_their_verdicts():
+    report = verify(SQUARE_C, SQUARE_C, method="exact")
+    inst = Instance.from_report("claim", report, resources={"layers": 1}, bounds={"layers": 2})
+    assert inst.verdict is Verdict.PROVED and inst.kind is ClaimKind.PROVER and inst.method == "exact" and inst.ok
+    computed = Instance.computed("rank", False, "exact rank over Q", "rank")
+    assert computed.verdict is Verdict.REFUTED and computed.kind is ClaimKind.COMPUTED and not computed.ok
+    assert Instance.computed("rank", None, "exact rank over Q", "rank").verdict is Verdict.UNKNOWN
+    argued = Instance.argued("lemma", "docs/theory.md § Choice (causality)", checks=True)
+    assert argued.verdict is Verdict.UNKNOWN and argued.ok and not argued.proved
+    assert not Instance.argued("lemma", "docs/theory.md § Choice (causality)", checks=False).ok
 
 
-def test_instance_json_and_table_write_the_verdict_strings():
-    result = ProofResult("demo", "Demo", [Instance("a", "proved", "exact", {"layers": 1}, {"layers": 2}),
-                                          Instance("b", Verdict.UNKNOWN, "randomized")])
+def test_from_report_combines_verdicts_refuted_first():
+    proved = verify(SQUARE_C, SQUARE_C, method="exact")
+    refuted = verify(SQUARE_C, QUARTIC_M, method="exact")
+    stopped = verify(QUARTIC_C, QUARTIC_M, method="exact", max_monomials=0)
+    assert stopped.verdict is Verdict.UNKNOWN and refuted.verdict is Verdict.REFUTED
+    assert Instance.from_report("x", proved, stopped).verdict is Verdict.UNKNOWN
+    assert Instance.from_report("x", proved, stopped, refuted).verdict is Verdict.REFUTED
+    assert Instance.from_report("x", proved, proved).method == "exact"
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: Instance("claim", "proved", "exact", kind=ClaimKind.PROVER), "verdict: expected a Verdict .* found str 'proved'"),
+    (lambda: Instance("claim", True, "exact", kind=ClaimKind.PROVER), "verdict: expected a Verdict .* found bool True"),
+    (lambda: Instance.from_report("claim", True), "expected a prover's outcome with a verdict .* found bool"),
+    (lambda: Instance.from_report("claim", CompositionalResult(True, 1, 1), SimpleNamespace(verdict=Verdict.PROVED)),
+     "do not all name their method; pass method="),
+    (lambda: Instance.computed("claim", True, "  ", "rank"), "a computed claim names its exact computation; found none"),
+    (lambda: Instance.computed("claim", 1, "rank", "rank"), "expected True, False or None, found int 1"),
+    (lambda: Instance.argued("claim", "theory.md"), "cites .* as 'docs/FILE.md § SECTION', found 'theory.md'"),
+    (lambda: Instance.argued("claim", "docs/theory.md §"), "found 'docs/theory.md §'"),
+    (lambda: Instance("claim", Verdict.PROVED, "lemma", kind=ClaimKind.ARGUED, basis="docs/theory.md § 4"),
+     "an argued claim is not decided by the tool; its verdict must be unknown, found proved"),
+    (lambda: Instance("claim", Verdict.PROVED, "exact", kind="guessed"), "kind: expected one of prover, computed, argued"),
+    (lambda: Instance("claim", Verdict.PROVED, "exact", kind=ClaimKind.PROVER, checks=True), "checks= belongs to argued claims"),
+    (lambda: Instance.computed("claim", True, "rank", "eyeballing"), "method 'eyeballing': expected words from"),
+])
+def test_instance_validation(make, match):
+    with pytest.raises(UsageError, match=match):
+        make()
+
+
+def test_instance_json_and_table_write_the_verdict_and_the_kind():
+    report = verify(SQUARE_C, SQUARE_C, method="exact")
+    result = ProofResult("demo", "Demo", [
+        Instance.from_report("a", report, resources={"layers": 1}, bounds={"layers": 2}),
+        Instance.computed("b", None, "exact rank over Q", "rank"),
+        Instance.argued("c", "docs/theory.md § Choice (causality)", checks=True),
+    ])
     data = json.loads(json.dumps(result.to_json()))
-    assert [i["verdict"] for i in data["instances"]] == ["proved", "unknown"]
-    assert data["counts"] == {"proved": 1, "refuted": 0, "unknown": 1}
+    assert [(i["verdict"], i["kind"]) for i in data["instances"]] == [("proved", "prover"), ("unknown", "computed"),
+                                                                      ("unknown", "argued")]
+    assert data["instances"][2]["basis"] == "docs/theory.md § Choice (causality)" and data["instances"][2]["ok"]
+    assert data["counts"] == {"proved": 1, "refuted": 0, "unknown": 1, "argued": 1}
     lines = result.table().splitlines()
-    assert lines[0] == "Demo (demo): FAILED  {'proved': 1, 'refuted': 0, 'unknown': 1}"
-    assert lines[1].startswith("  proved   exact          a ") and lines[2].startswith("  unknown  randomized     b ")
-    assert lines[2].endswith("  <--")
+    assert lines[0] == "Demo (demo): FAILED  {'proved': 1, 'refuted': 0, 'unknown': 1, 'argued': 1}"
+    assert lines[1].startswith("  proved   prover   exact          a ")
+    assert lines[2].startswith("  unknown  computed rank           b ") and lines[2].endswith("  <--")
+    assert lines[3].startswith("  argued   argued   lemma          c ") and not lines[3].endswith("  <--")

@@ -26,8 +26,9 @@ TITLE = "{title}"
 def run(quick=False):
     {body}
     r = ProofResult("{name}", TITLE)
-    r.instances.append(Instance("{name} instance", "{verdict}", "exact", {{"layers": {layers}, "ratio": Fraction(4, 5)}},
-                                {{"layers": 2}}, 0.0, "quick" if quick else "full"))
+    r.instances.append(Instance.computed("{name} instance", "{verdict}" == "proved", "a test's comparison", "exact",
+                                         resources={{"layers": {layers}, "ratio": Fraction(4, 5)}}, bounds={{"layers": 2}},
+                                         detail="quick" if quick else "full"))
     return r
 
 
@@ -46,7 +47,8 @@ def run(quick=False):
     r = ProofResult("sharded", TITLE)
     for k in each(range(7)):
         for part in range(k % 3):
-            r.instances.append(Instance(f"case {k} part {part}", "proved", "exact+dense", {"k": k}, {"k": 6}))
+            r.instances.append(Instance.computed(f"case {k} part {part}", True, "a test's comparison", "exact+dense",
+                                                 resources={"k": k}, bounds={"k": 6}))
     return r
 
 
@@ -166,7 +168,7 @@ def test_cli_golden_passes_then_fails_with_a_diff(proof_dir, tmp_path, capsys):
     assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(golden), "--update-golden"]) == 0
     assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(golden)]) == 0
     assert "matches the golden run" in capsys.readouterr().out
-    (proof_dir / "good.py").write_text((proof_dir / "good.py").read_text().replace('{"layers": 2}, 0.0', '{"layers": 3}, 0.0'))
+    (proof_dir / "good.py").write_text((proof_dir / "good.py").read_text().replace('bounds={"layers": 2}', 'bounds={"layers": 3}'))
     assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(golden)]) == 1
     out = capsys.readouterr().out
     assert "differs from the golden run" in out and '-     "layers": 2' in out and '+     "layers": 3' in out
@@ -264,3 +266,27 @@ def test_a_script_that_writes_garbage_json_is_a_crashed_row(tmp_path):
     rows = {o.name: o for o in run_scripts(available([d]), ["liar", "nested"]).outcomes}
     assert rows["liar"].status == "crashed" and "expected an object, found list" in rows["liar"].error
     assert rows["nested"].status == "crashed" and "unreadable result JSON" in rows["nested"].error
+
+
+def test_junit_counts_and_golden_show_each_claims_kind():
+    from symverify.scripts.protocol import Instance, ProofResult
+    from symverify.scripts.runner import RunSummary, ScriptOutcome, golden_text, junit_xml
+
+    result = ProofResult("kinds", "Kinds", [
+        Instance.computed("rank", True, "exact rank over Q", "rank"),
+        Instance.argued("lemma", "docs/theory.md § Choice (causality)", checks=True),
+        Instance.argued("reading", "docs/retnet.md § The readings and their verdicts", "witness", checks=False),
+    ])
+    data = json.loads(json.dumps(result.to_json()))
+    row = ScriptOutcome("kinds", "Kinds", "ok" if data["ok"] else "failed", 0.1, data)
+    assert row.counts() == {"proved": 1, "refuted": 0, "unknown": 0, "argued": 2} and row.status == "failed"
+    root = ET.fromstring(junit_xml(RunSummary(True, (row,))).split("\n", 1)[1])
+    suite = root.find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "1", "1")
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    kinds = {name: {p.get("name"): p.get("value") for p in c.iter("property")} for name, c in cases.items()}
+    assert kinds["rank"] == {"kind": "computed", "verdict": "proved", "basis": "exact rank over Q"}
+    assert kinds["lemma"]["kind"] == "argued" and cases["lemma"].find("skipped") is not None
+    assert cases["reading"].find("failure") is not None and cases["reading"].find("skipped") is None
+    golden = json.loads(golden_text(RunSummary(True, (row,)).to_json()))
+    assert [i["kind"] for i in golden[0]["instances"]] == ["computed", "argued", "argued"]

@@ -22,10 +22,11 @@ from typing import Any
 
 from symverify.deadline import DeadlineExceededError
 from symverify.ir.certificate import Certificate
+from symverify.provers import outcome
 from symverify.provers.compositional import check_certificate
 from symverify.provers.counterexample import search
 from symverify.provers.options import Options
-from symverify.provers.outcome import MethodResult, UsageError, Verdict
+from symverify.provers.outcome import MethodResult, UsageError
 from symverify.provers.sides import CircuitSide, ModelSide, Side, certificate_of
 
 __all__ = ["run_compositional", "certified_pair"]
@@ -74,11 +75,11 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
         "stages_isolated": res.stages_isolated,
     }
     if res.ok:
-        return MethodResult(Verdict.PROVED, "compositional", ev, timings={"stages": secs})
+        return outcome.proved("compositional", ev, timings={"stages": secs})
     if res.failure is None:
         ev["stopped"] = res.stopped
         why = "timeout" if res.stopped == "timeout" else "; ".join(res.notes) or "stopped"
-        return MethodResult(Verdict.UNKNOWN, "compositional", ev, notes=(f"certificate check stopped ({why}) after "
+        return outcome.unknown("compositional", ev, notes=(f"certificate check stopped ({why}) after "
                                                                           f"{res.stages_checked} of {res.stages_total} stages",),
                             timings={"stages": secs})
     failure = str(res.failure)
@@ -86,7 +87,7 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     ev["failure"] = failure
 
     def unknown(why: str) -> MethodResult:
-        return MethodResult(Verdict.UNKNOWN, "compositional", ev, notes=(f"the certificate does not check ({failure}) and {why}",),
+        return outcome.unknown("compositional", ev, notes=(f"the certificate does not check ({failure}) and {why}",),
                             timings={"stages": secs})
 
     late = "the timeout ran out before a counterexample was found"
@@ -98,5 +99,5 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
         return unknown(late)
     cex = search(lhs, rhs, opts, found_by="compositional (search after a failed stage)", degree=deg, stage=failure)
     if cex is not None:
-        return MethodResult(Verdict.REFUTED, "compositional", ev, cex, timings={"stages": secs})
+        return outcome.refuted("compositional", ev, cex, timings={"stages": secs})
     return unknown(late if opts.expired() else "no counterexample was found")

@@ -42,6 +42,7 @@ from symverify.ir.scalar import Scalar, Sym, is_zero
 from symverify.provers.bounds import COUNT_CAP, BoundRing, layers_peak, monomial_cap
 from symverify.provers.guard import run_limited
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
+from symverify.provers.outcome import Verdict, exact_comparison
 from symverify.semantics.poly import PolyBackend, PolyRing
 from symverify.semantics.rings import Ring
 from symverify.semantics.sparse import eval_layers_sparse
@@ -94,6 +95,14 @@ class CompositionalResult:
     stopped: str | None = None
     stages_isolated: int = 0
     largest_estimate: int = 0
+
+    method: ClassVar[str] = "compositional"
+
+    @property
+    def verdict(self) -> Verdict:
+        """``proved`` when every stage was proved, else ``unknown``: a failing stage refutes nothing
+        (a certificate may be wrong about a correct model)."""
+        return exact_comparison(True if self.ok else None)
 
 
 def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, check: Check | None = None) -> None:

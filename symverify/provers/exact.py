@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from symverify.provers import outcome
 from symverify.provers.bounds import Bounds, structure_bounds
 from symverify.provers.counterexample import affordable, confirm, search
 from symverify.provers.guard import run_limited
@@ -170,7 +171,7 @@ def expand_compare(lhs: Side, rhs: Side, backend: str, max_monomials: int, deadl
         a = lhs.evaluate(u, ring)
         b = rhs.evaluate(u, ring)
     except _StopError as e:
-        return ExactOutcome(Verdict.UNKNOWN, backend, largest=ring.largest, detail=e.detail, seconds=time.perf_counter() - start,
+        return ExactOutcome(outcome.exact_comparison(None), backend, largest=ring.largest, detail=e.detail, seconds=time.perf_counter() - start,
                             stopped=e.stopped)
     total = 0
     for i, (ra, rb) in enumerate(zip(a, b)):
@@ -180,9 +181,9 @@ def expand_compare(lhs: Side, rhs: Side, backend: str, max_monomials: int, deadl
                 diff = x - y
                 deg = base.degree(diff)
                 point = _nonzero_point(base, diff, names, lhs.n, lhs.d, deg, seed)
-                return ExactOutcome(Verdict.REFUTED, backend, total, ring.largest, (i, j), point,
+                return ExactOutcome(outcome.exact_comparison(False), backend, total, ring.largest, (i, j), point,
                                     _difference_text(base, diff, deg), seconds=time.perf_counter() - start)
-    return ExactOutcome(Verdict.PROVED, backend, total, ring.largest, seconds=time.perf_counter() - start)
+    return ExactOutcome(outcome.exact_comparison(True), backend, total, ring.largest, seconds=time.perf_counter() - start)
 
 
 def _evidence(out: ExactOutcome, bounds: Bounds, where: str) -> dict[str, Any]:
@@ -204,9 +205,9 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
     est = bounds.peak_monomials
     refused = _too_large(bounds, opts)
     if refused is not None:
-        return MethodResult(Verdict.UNKNOWN, method, {"peak_monomials_estimate": est, "max_monomials": opts.max_monomials,
-                                                      "peak_height_bits": bits_text(bounds.peak_height_bits)},
-                            notes=(refused,))
+        return outcome.unknown(method, {"peak_monomials_estimate": est, "max_monomials": opts.max_monomials,
+                                                 "peak_height_bits": bits_text(bounds.peak_height_bits)},
+                               notes=(refused,))
     large = est > IN_PROCESS_MONOMIALS or bounds.peak_height_bits > IN_PROCESS_BITS
     isolate = opts.isolate if opts.isolate is not None else large
     args = (lhs, rhs, opts.backend, opts.max_monomials, opts.deadline, opts.seed)
@@ -214,7 +215,7 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
         remaining = opts.remaining()
         lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0))
         if lim.status != "ok":
-            return MethodResult(Verdict.UNKNOWN, method, {"peak_monomials_estimate": est, "memory_limit": opts.memory(), "ran": "subprocess"},
+            return outcome.unknown(method, {"peak_monomials_estimate": est, "memory_limit": opts.memory(), "ran": "subprocess"},
                                 notes=(f"expansion stopped ({lim.status}): {lim.detail}",))
         out: ExactOutcome = lim.value
         where = "subprocess"
@@ -223,9 +224,9 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
         where = "in-process"
     ev = _evidence(out, bounds, where)
     if out.verdict is Verdict.PROVED:
-        return MethodResult(Verdict.PROVED, method, ev, timings={"expand": out.seconds})
+        return outcome.proved(method, ev, timings={"expand": out.seconds})
     if out.verdict is Verdict.UNKNOWN:
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"expansion stopped ({out.stopped}): {out.detail}",),
+        return outcome.unknown(method, ev, notes=(f"expansion stopped ({out.stopped}): {out.detail}",),
                             timings={"expand": out.seconds})
     ev["first_difference"] = list(out.cell or ())
     ev["difference"] = out.difference
@@ -237,5 +238,5 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
             cex = confirm(lhs, rhs, [list(r) for r in u], pdict, found_by=method)
     if cex is None:
         note = "the polynomials differ, but no counterexample small enough to re-check by exact evaluation was found"
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(note,), timings={"expand": out.seconds})
-    return MethodResult(Verdict.REFUTED, method, ev, cex, timings={"expand": out.seconds})
+        return outcome.unknown(method, ev, notes=(note,), timings={"expand": out.seconds})
+    return outcome.refuted(method, ev, cex, timings={"expand": out.seconds})

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from symverify.gadgets.fragment import Fragment, standalone
-from symverify.provers.outcome import Verdict
+from symverify.provers.outcome import Verdict, exact_comparison
 
 __all__ = ["FragmentProof", "prove_fragment"]
 
@@ -51,8 +51,8 @@ class FragmentProof:
         ``UNKNOWN`` when only the certificate check failed (a certificate may be wrong about a
         correct model)."""
         if self.proved:
-            return Verdict.PROVED
-        return Verdict.REFUTED if self.exact is False else Verdict.UNKNOWN
+            return exact_comparison(True)
+        return exact_comparison(False if self.exact is False else None)
 
     @property
     def ok(self) -> bool:

@@ -29,6 +29,7 @@ from symverify.kaleidoscope.apply import materialize
 from symverify.kaleidoscope.circuits import circuit_matrix
 from symverify.kaleidoscope.factorization import Factorization
 from symverify.kaleidoscope.matrix import SparseMatrix
+from symverify.provers import outcome
 from symverify.provers.counterexample import confirm, search
 from symverify.provers.options import Options
 from symverify.provers.outcome import MethodResult, Verdict
@@ -119,7 +120,7 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     rows = [r.terms for r in materialize(k)]
 
     def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
-        verdict = Verdict.REFUTED if diff else Verdict.PROVED
+        verdict = outcome.exact_comparison(diff is None)
         return KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff)
 
     if garbage_free:
@@ -158,7 +159,7 @@ def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult 
     check = verify_circuit(k.obj, c.obj)
     ev = {"n": check.n, "size": check.size, "width": check.width, "compared": "exact n×n matrices"}
     if check.proved:
-        return MethodResult(Verdict.PROVED, "exact-matrix", ev)
+        return outcome.proved("exact-matrix", ev)
     cex = search(a, b, opts, found_by="exact-matrix")
     if cex is None and check.first_difference is not None:  # column j differs: the unit input e_j may separate
         j = check.first_difference[1]
@@ -166,4 +167,4 @@ def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult 
         cex = confirm(a, b, u, {name: 0 for name in a.params() | b.params()}, found_by="exact-matrix")
     if cex is None:
         return None
-    return MethodResult(Verdict.REFUTED, "exact-matrix", {**ev, "first_difference": str(check.first_difference)}, cex)
+    return outcome.refuted("exact-matrix", {**ev, "first_difference": str(check.first_difference)}, cex)

@@ -4,6 +4,16 @@ docs/theory.md §5 keeps three outcomes apart: ``proved`` (an exact argument, or
 stated error bound), ``refuted`` (with a counterexample input re-checked by exact evaluation of
 both sides) and ``unknown`` (a budget or timeout ran out). :class:`MethodResult` is the internal
 form one method hands to :func:`symverify.verification.verify`, which wraps it in a ``Report``.
+
+**One door.** Every outcome is made by one constructor of this module, which enforces the rules of
+docs/trusted-base.md where the outcome is made: :func:`proved` (its failure bound in ``[0, 1)``
+and at most the requested ``error_bound``), :func:`refuted` (only with a :class:`Counterexample`
+whose two exact values differ; ``verify`` re-checks it on both sides before a ``Report`` says
+``refuted``) and :func:`unknown` (only with a note saying why). :func:`exact_comparison` is the
+one door for the bare verdict of an exact comparison that always decides (a matrix or polynomial
+comparison). A test (tests/test_one_door.py) scans the source tree and fails if any other module
+calls ``MethodResult(...)``, makes a verdict from a string, or writes a verdict member or the
+string ``"proved"`` anywhere but in a comparison.
 :class:`NumericSummary` is the optional float cross-check (docs/theory.md §5 *numeric*): a check of the
 executor, never evidence for the verdict.
 """
@@ -16,9 +26,10 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-from symverify.errors import UsageError
+from symverify.errors import ProverError, UsageError
 
-__all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericSummary", "UsageError", "jsonable"]
+__all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericSummary", "UsageError", "jsonable",
+           "proved", "refuted", "unknown", "exact_comparison"]
 
 
 class Verdict(str, Enum):
@@ -108,6 +119,75 @@ class MethodResult:
     notes: tuple[str, ...] = ()
     timings: Mapping[str, float] = field(default_factory=dict)
     failure_bound: Fraction = Fraction(0)
+
+
+def _dict(m: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """The mapping a prover passed (kept, not copied: evidence may still be added to it), or a new one."""
+    return {} if m is None else m
+
+
+def proved(method: str, evidence: Mapping[str, Any] | None = None, *, failure_bound: Fraction = Fraction(0),
+           error_bound: Fraction | None = None, notes: tuple[str, ...] = (),
+           timings: Mapping[str, float] | None = None) -> MethodResult:
+    """The one constructor of a ``proved`` result.
+
+    ``failure_bound`` is the probability that the claim is wrong: 0 for an exact argument, the
+    stated Schwartz–Zippel bound for the randomized method. It must lie in ``[0, 1)``, and a
+    nonzero one must come with the requested ``error_bound`` it is held to
+    (``failure_bound ≤ error_bound``); anything else is a prover bug (:class:`ProverError`).
+
+    >>> proved("exact").verdict, proved("randomized", failure_bound=Fraction(1, 8), error_bound=Fraction(1, 4)).failure_bound
+    (<Verdict.PROVED: 'proved'>, Fraction(1, 8))
+    """
+    bound = Fraction(failure_bound)
+    if not 0 <= bound < 1:
+        raise ProverError(f"method {method}: a 'proved' needs a failure bound in [0, 1), found {bound}")
+    if bound and error_bound is None:
+        raise ProverError(f"method {method}: a 'proved' with failure bound {bound} must state the error_bound it is held to")
+    if error_bound is not None and bound > error_bound:
+        raise ProverError(f"method {method} reported 'proved' with failure bound {bound}, above the requested "
+                          f"error_bound {error_bound}")
+    return MethodResult(Verdict.PROVED, method, _dict(evidence), None, tuple(notes), _dict(timings), bound)
+
+
+def refuted(method: str, evidence: Mapping[str, Any] | None, counterexample: Counterexample, *,
+            notes: tuple[str, ...] = (), timings: Mapping[str, float] | None = None) -> MethodResult:
+    """The one constructor of a ``refuted`` result: only with a :class:`Counterexample` whose two
+    exact values differ (:func:`symverify.verification.verify` then re-checks it by evaluating both
+    sides again before its ``Report`` says ``refuted``); anything else is a prover bug
+    (:class:`ProverError`)."""
+    if not isinstance(counterexample, Counterexample):
+        raise ProverError(f"method {method}: 'refuted' needs a counterexample, found {type(counterexample).__name__}")
+    if counterexample.lhs_value == counterexample.rhs_value:
+        raise ProverError(f"method {method}: 'refuted' with a counterexample whose two sides agree at entry "
+                          f"{counterexample.cell} ({_show(counterexample.lhs_value)})")
+    return MethodResult(Verdict.REFUTED, method, _dict(evidence), counterexample, tuple(notes), _dict(timings))
+
+
+def unknown(method: str, evidence: Mapping[str, Any] | None = None, *, notes: tuple[str, ...],
+            timings: Mapping[str, float] | None = None) -> MethodResult:
+    """The one constructor of an ``unknown`` result: a budget, a timeout or a missing counterexample
+    stopped the method, and ``notes`` (at least one) say which; an empty ``notes`` is a prover bug
+    (:class:`ProverError`)."""
+    if not notes or not all(isinstance(n, str) and n for n in notes):
+        raise ProverError(f"method {method}: 'unknown' needs a note saying why, found {notes!r}")
+    return MethodResult(Verdict.UNKNOWN, method, _dict(evidence), None, tuple(notes), _dict(timings))
+
+
+def exact_comparison(equal: bool | None) -> Verdict:
+    """The verdict of an exact comparison that decides (a matrix, polynomial or rank comparison in
+    exact arithmetic): ``proved`` when equal, ``refuted`` when not (a difference of exact values;
+    a ``Report`` still says ``refuted`` only with a re-checked counterexample), ``unknown`` when the
+    comparison did not run (None).
+
+    >>> [str(exact_comparison(x)) for x in (True, False, None)]
+    ['proved', 'refuted', 'unknown']
+    """
+    if equal is None:
+        return Verdict.UNKNOWN
+    if not isinstance(equal, bool):
+        raise UsageError(f"exact_comparison: expected True, False or None, found {type(equal).__name__} {equal!r}")
+    return Verdict.PROVED if equal else Verdict.REFUTED
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,7 @@ from typing import Any
 
 from symverify.errors import ProverError
 from symverify.primes import MAX_PRIME_BITS, is_prime, passes_screen, screen_decides
+from symverify.provers import outcome
 from symverify.provers.bounds import M61, Bounds, structure_bounds
 from symverify.provers.challenge import CONSTRUCTION, Stream, Transcript
 from symverify.provers.counterexample import affordable, confirm, search
@@ -77,7 +78,7 @@ from symverify.provers.fingerprint import fingerprint
 from symverify.provers.guard import run_limited
 from symverify.provers.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
 from symverify.provers.options import DeadlineExceededError, Options
-from symverify.provers.outcome import MethodResult, UsageError, Verdict
+from symverify.provers.outcome import MethodResult, UsageError
 from symverify.provers.sides import CircuitSide, Side, TorchSide, torch_executable
 from symverify.semantics.rings import ModRing
 from symverify.semantics.straightline import eval_mod, program
@@ -373,10 +374,10 @@ def _proved(method: str, ev: dict[str, Any], eps: Fraction, k: int, opts: Option
     bound = eps**k
     ev.update(k=k, **_bound_fields(bound))
     if bound > opts.error_bound:  # unreachable by construction of k; the rule is enforced where it is stated
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(
+        return outcome.unknown(method, ev, notes=(
             f"{k} trials give the bound {pow2_text(bound)}, above the requested error_bound {pow2_text(opts.error_bound)}",),
             timings={"trials": seconds})
-    return MethodResult(Verdict.PROVED, method, ev, timings={"trials": seconds}, failure_bound=bound)
+    return outcome.proved(method, ev, timings={"trials": seconds}, failure_bound=bound, error_bound=opts.error_bound)
 
 
 def _refute(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, method: str, u: list[list[int]], ps: dict[str, int],
@@ -410,8 +411,8 @@ def _refuted_or_unknown(method: str, ev: dict[str, Any], cex: Any, seconds: floa
         note = ("the sides differ: their outputs differ modulo a trial prime (see the evidence), which equal "
                 "polynomials cannot; but every counterexample found is too large to re-check by exact "
                 "evaluation (degree × bits of the point plus coefficient bits over the budget), and 'refuted' needs a re-checked one")
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(note,), timings={"trials": seconds})
-    return MethodResult(Verdict.REFUTED, method, ev, cex, timings={"trials": seconds})
+        return outcome.unknown(method, ev, notes=(note,), timings={"trials": seconds})
+    return outcome.refuted(method, ev, cex, timings={"trials": seconds})
 
 
 def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None, *, method: str = "randomized",
@@ -454,7 +455,7 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
         "height_bits": bounds.height_bits,
     }
     if primes_plan is None:
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(
+        return outcome.unknown(method, ev, notes=(
             f"no prime of at most {MAX_PRIME_BITS} bits gives a useful bound for the degree bound D = "
             f"{bounds.degree if bounds.degree.bit_length() <= 64 else f'2^{bounds.degree.bit_length() - 1}+'} "
             f"and coefficient height < 2^{bounds.height_bits}",))
@@ -476,7 +477,7 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
     for t in range(run):
         if opts.expired():
             ev.update(k=t, **_bound_fields(eps**t))
-            return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout after {t} of {k} trials",),
+            return outcome.unknown(method, ev, notes=(f"timeout after {t} of {k} trials",),
                                 timings={"trials": time.perf_counter() - start})
         try:
             p = M61 if fixed else random_prime(tr.stream(tag, "python", t, "prime"), bounds.denominator, primes_plan.low, opts)
@@ -484,7 +485,7 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
             a, b = _eval_point(lhs, u, p, ps, opts), _eval_point(rhs, u, p, ps, opts)
         except DeadlineExceededError:
             ev.update(k=t, **_bound_fields(eps**t))
-            return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout during trial {t + 1} of {k}",),
+            return outcome.unknown(method, ev, notes=(f"timeout during trial {t + 1} of {k}",),
                                 timings={"trials": time.perf_counter() - start})
         primes.append(p)
         if a != b:
@@ -496,7 +497,7 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
         ev["primes"] = [str(q) for q in primes]
     if run < k:
         ev.update(k=run, **_bound_fields(eps**run))
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"stopped after {run} of the {k} trials the bound needs",),
+        return outcome.unknown(method, ev, notes=(f"stopped after {run} of the {k} trials the bound needs",),
                             timings={"trials": time.perf_counter() - start})
     return _proved(method, ev, eps, k, opts, time.perf_counter() - start)
 
@@ -542,7 +543,7 @@ def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, pl
         "device": str(device),
     }
     if k is None:  # unreachable: choose_engine requires eps ≤ 2^-10
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"the per-trial bound {pow2_text(eps)} is not below 1",))
+        return outcome.unknown(method, ev, notes=(f"the per-trial bound {pow2_text(eps)} is not below 1",))
     run = k if max_trials is None else min(k, max_trials)
     tr = _transcript(lhs, rhs, opts.seed, {} if spent is None else spent)
     ev["points_from"] = POINTS_FROM
@@ -551,7 +552,7 @@ def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, pl
     for t in range(run):
         if opts.expired():
             ev.update(k=t, points=t * batch, primes=[str(q) for q in primes], **_bound_fields(eps**t))
-            return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout after {t} of {k} trials",),
+            return outcome.unknown(method, ev, notes=(f"timeout after {t} of {k} trials",),
                                 timings={"trials": time.perf_counter() - start})
         p = random_prime(tr.stream(tag, "torch", t, "prime"), bounds.denominator, TORCH_PRIME_LOW)
         draw = tr.stream(tag, "torch", t, "point", p)
@@ -562,7 +563,7 @@ def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, pl
             hit = torch_first_mismatch(lhs, rhs, points, p, ps, device, check=opts.checker())
         except DeadlineExceededError:
             ev.update(k=t, points=t * batch, primes=[str(q) for q in primes], **_bound_fields(eps**t))
-            return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"timeout during trial {t + 1} of {k}",),
+            return outcome.unknown(method, ev, notes=(f"timeout during trial {t + 1} of {k}",),
                                 timings={"trials": time.perf_counter() - start})
         if hit is not None:
             ev.update(k=t + 1, points=t * batch + hit + 1, mismatch_trial=t, mismatch_point=hit, mismatch_prime=str(p),
@@ -573,6 +574,6 @@ def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, pl
     ev.update(points=run * batch, primes=[str(q) for q in primes])
     if run < k:
         ev.update(k=run, **_bound_fields(eps**run))
-        return MethodResult(Verdict.UNKNOWN, method, ev, notes=(f"stopped after {run} of the {k} trials the bound needs",),
+        return outcome.unknown(method, ev, notes=(f"stopped after {run} of the {k} trials the bound needs",),
                             timings={"trials": time.perf_counter() - start})
     return _proved(method, ev, eps, k, opts, time.perf_counter() - start)

@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Protocol
 
 from symverify.errors import IRError
+from symverify.provers import outcome
 from symverify.provers.bounds import Bounds, structure_bounds
 from symverify.provers.certified import certified_pair, run_compositional
 from symverify.provers.exact import IN_PROCESS_MONOMIALS, run_exact
@@ -235,13 +236,13 @@ def run_prover(method: str, prover: Prover, a: Side, b: Side, opts: Options, tim
     (``structure``); ``timings`` gets ``method`` (and ``bounds``) seconds.
     """
     if opts.expired():
-        return MethodResult(Verdict.UNKNOWN, method, notes=(f"timeout: {opts.timeout} s ran out before any method started",))
+        return outcome.unknown(method, notes=(f"timeout: {opts.timeout} s ran out before any method started",))
     bounds = LazyBounds(a, b, timings, opts.deadline)
     t = time.perf_counter()
     try:
         res = prover.prove(a, b, opts, bounds)
     except DeadlineExceededError:
-        res = MethodResult(Verdict.UNKNOWN, method, notes=(f"timeout: {opts.timeout} s ran out before {method} decided",))
+        res = outcome.unknown(method, notes=(f"timeout: {opts.timeout} s ran out before {method} decided",))
     timings["method"] = time.perf_counter() - t - timings.get("bounds", 0.0)
     if bounds.value is not None:
         res = replace(res, evidence={**res.evidence, "structure": bounds.value.to_json()})

@@ -24,9 +24,10 @@ from typing import Any, ClassVar
 
 from symverify.errors import BackendUnavailableError
 from symverify.ir.scalar import Scalar, Sym
+from symverify.provers import outcome
 from symverify.provers.counterexample import confirm, search
 from symverify.provers.options import DeadlineExceededError, Options
-from symverify.provers.outcome import MethodResult, Verdict
+from symverify.provers.outcome import MethodResult
 from symverify.provers.sides import Side
 
 __all__ = ["Z3Ring", "run_z3", "MAX_Z3_COST", "MAX_Z3_DEGREE"]
@@ -88,10 +89,10 @@ def run_z3(lhs: Side, rhs: Side, opts: Options, *, degree: int = 1) -> MethodRes
     _z3()  # BackendUnavailableError here, in the caller's process
     cost = lhs.cost() + rhs.cost()
     if cost > MAX_Z3_COST:
-        return MethodResult(Verdict.UNKNOWN, "z3", {"cost": cost, "max_cost": MAX_Z3_COST},
+        return outcome.unknown("z3", {"cost": cost, "max_cost": MAX_Z3_COST},
                             notes=(f"refused: {cost} operations exceed the z3 size guard ({MAX_Z3_COST})",))
     if degree > MAX_Z3_DEGREE:
-        return MethodResult(Verdict.UNKNOWN, "z3", {"degree_bound": degree, "max_degree": MAX_Z3_DEGREE},
+        return outcome.unknown("z3", {"degree_bound": degree, "max_degree": MAX_Z3_DEGREE},
                             notes=(f"refused: the certified degree bound {degree} exceeds the z3 degree guard ({MAX_Z3_DEGREE})",))
     from symverify.provers.guard import run_limited
 
@@ -99,7 +100,7 @@ def run_z3(lhs: Side, rhs: Side, opts: Options, *, degree: int = 1) -> MethodRes
     lim = run_limited(_solve, (lhs, rhs, opts, degree), memory=opts.memory(),
                       timeout=None if remaining is None else max(remaining, 0.0) + _GRACE)
     if lim.status != "ok":
-        return MethodResult(Verdict.UNKNOWN, "z3", {"ran": "subprocess", "memory_limit": opts.memory()},
+        return outcome.unknown("z3", {"ran": "subprocess", "memory_limit": opts.memory()},
                             notes=(f"z3 stopped ({lim.status}): {lim.detail}",))
     res: MethodResult = lim.value
     return res
@@ -111,9 +112,9 @@ def _solve(lhs: Side, rhs: Side, opts: Options, degree: int) -> MethodResult:
     try:
         return _decide(z3, lhs, rhs, opts, degree)
     except DeadlineExceededError:
-        return MethodResult(Verdict.UNKNOWN, "z3", {"result": "timeout"}, notes=("timeout: the deadline passed while z3 terms were built",))
+        return outcome.unknown("z3", {"result": "timeout"}, notes=("timeout: the deadline passed while z3 terms were built",))
     except z3.Z3Exception as e:
-        return MethodResult(Verdict.UNKNOWN, "z3", {"result": "error"}, notes=(f"z3 failed: {e}",))
+        return outcome.unknown("z3", {"result": "error"}, notes=(f"z3 failed: {e}",))
 
 
 def _decide(z3: Any, lhs: Side, rhs: Side, opts: Options, degree: int) -> MethodResult:
@@ -126,21 +127,21 @@ def _decide(z3: Any, lhs: Side, rhs: Side, opts: Options, degree: int) -> Method
     diffs = [x != y for ra, rb in zip(a, b) for x, y in zip(ra, rb) if not x.eq(y)]
     ev: dict[str, Any] = {"logic": "nonlinear real arithmetic", "disequalities": len(diffs), "ran": "subprocess"}
     if not diffs:
-        return MethodResult(Verdict.PROVED, "z3", {**ev, "result": "syntactically equal terms"},
+        return outcome.proved("z3", {**ev, "result": "syntactically equal terms"},
                             timings={"solve": time.perf_counter() - start})
     solver = z3.Solver()
     remaining = opts.remaining()
     if remaining is not None:
         if remaining <= 0:
-            return MethodResult(Verdict.UNKNOWN, "z3", ev, notes=("timeout: the deadline passed while z3 terms were built",))
+            return outcome.unknown("z3", ev, notes=("timeout: the deadline passed while z3 terms were built",))
         solver.set("timeout", max(1, int(remaining * 1000)))
     solver.add(z3.Or(diffs))
     res = solver.check()
     secs = time.perf_counter() - start
     if res == z3.unsat:
-        return MethodResult(Verdict.PROVED, "z3", {**ev, "result": "unsat"}, timings={"solve": secs})
+        return outcome.proved("z3", {**ev, "result": "unsat"}, timings={"solve": secs})
     if res != z3.sat:
-        return MethodResult(Verdict.UNKNOWN, "z3", {**ev, "result": str(res), "reason": solver.reason_unknown()},
+        return outcome.unknown("z3", {**ev, "result": str(res), "reason": solver.reason_unknown()},
                             notes=(f"z3 returned {res}: {solver.reason_unknown()}",), timings={"solve": secs})
     model = solver.model()
     u = [[_rational(z3, model.eval(x, model_completion=True)) for x in row] for row in xs]
@@ -151,7 +152,7 @@ def _decide(z3: Any, lhs: Side, rhs: Side, opts: Options, degree: int) -> Method
     if cex is None:
         cex = search(lhs, rhs, opts, found_by="z3 (search after an irrational model)", degree=degree)
     if cex is None:
-        return MethodResult(Verdict.UNKNOWN, "z3", {**ev, "result": "sat"}, notes=(
+        return outcome.unknown("z3", {**ev, "result": "sat"}, notes=(
             "z3 found the sides different (sat), but no counterexample small enough to re-check exactly was found",),
             timings={"solve": secs})
-    return MethodResult(Verdict.REFUTED, "z3", {**ev, "result": "sat"}, cex, timings={"solve": secs})
+    return outcome.refuted("z3", {**ev, "result": "sat"}, cex, timings={"solve": secs})

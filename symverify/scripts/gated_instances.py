@@ -33,8 +33,9 @@ def direct_instance(name: str, build: Build, N: int, d: int, order: int) -> Inst
            "nonzero_params": m.nonzero_param_count(), "cyclic_layers": sum(1 for la in m.layers if la.mode is Mode.CYCLIC),
            "symbols": len(circuit.params())}
     bounds = {"layers": order + 3, "inner_n": N, "inner_d": (order + 1) * d, "cyclic_layers": 0}
-    return Instance(f"{name} direct N={N} d={d} order={order}", report.verdict.value, report.method, res, bounds, t[0],
-                    f"causal; for all weights and filter taps ({len(circuit.params())} symbols); {report}")
+    return Instance.from_report(f"{name} direct N={N} d={d} order={order}", report, resources=res, bounds=bounds, seconds=t[0],
+                                detail=f"causal; for all weights and filter taps ({len(circuit.params())} symbols); "
+                                       f"{report.text(timings=False)}")
 
 
 def route_instance(name: str, build: Build, N: int, d: int, method: str) -> Instance:
@@ -49,8 +50,9 @@ def route_instance(name: str, build: Build, N: int, d: int, method: str) -> Inst
                            "direct_layers": dm.depth, "direct_params": dm.param_count(),
                            "layers_over_direct": round(m.depth / dm.depth, 2),
                            "params_over_direct": round(m.param_count() / dm.param_count(), 2)}
-    return Instance(f"{name} H.21 route N={N} d={d} [{method}]", report.verdict.value, report.method, res,
-                    {"direct_layers": m.depth}, t[0], f"for all weights; {report}")
+    return Instance.from_report(f"{name} H.21 route N={N} d={d} [{method}]", report, resources=res,
+                                bounds={"direct_layers": m.depth}, seconds=t[0],
+                                detail=f"for all weights; {report.text(timings=False)}")
 
 
 def mutation_instance(name: str, build: Build, N: int, d: int) -> Instance:
@@ -64,9 +66,10 @@ def mutation_instance(name: str, build: Build, N: int, d: int) -> Instance:
             rep = verify(circuit, replace(out, model=model))
             if rep.verdict.value != "refuted" or rep.counterexample is None:
                 missed.append(site)
-    verdict = "proved" if not missed else "refuted"
-    return Instance(f"{name} mutations N={N} d={d}", verdict, "compositional+exact", {"mutants": len(sites), "missed": len(missed)},
-                    {"missed": 0}, t[0], "every nonzero weight + 1 is refuted with an exactly re-checked counterexample")
+    return Instance.computed(f"{name} mutations N={N} d={d}", not missed,
+                             "verify refutes every mutant (nonzero weight + 1) with an exactly re-checked counterexample",
+                             "compositional+exact", resources={"mutants": len(sites), "missed": len(missed)},
+                             bounds={"missed": 0}, seconds=t[0])
 
 
 def module_instance(name: str, module: Any, N: int, d: int, seed: int = 0) -> Instance:
@@ -86,9 +89,11 @@ def module_instance(name: str, module: Any, N: int, d: int, seed: int = 0) -> In
         got = execute(compiled.model, u, backend="torch", dtype="float64").numpy()
     scale = max(1.0, float(np.abs(want).max()))
     err = float(np.abs(got - want).max()) / scale
-    return Instance(f"{name} module N={N} d={d} (exact weights)", report.verdict.value, report.method,
-                    {"layers": compiled.model.depth, "float64_rel_error": err}, {"float64_rel_error": 1e-9}, t[0],
-                    f"{type(module).__name__} read exactly (no symbols); torch float64 agrees to {err:.1e}; {report}")
+    return Instance.from_report(f"{name} module N={N} d={d} (exact weights)", report,
+                                resources={"layers": compiled.model.depth, "float64_rel_error": err},
+                                bounds={"float64_rel_error": 1e-9}, seconds=t[0],
+                                detail=f"{type(module).__name__} read exactly (no symbols); torch float64 agrees to {err:.1e}; "
+                                       f"{report.text(timings=False)}")
 
 
 def refusal_instance(cases: list[tuple[Any, str]]) -> Instance:
@@ -103,6 +108,7 @@ def refusal_instance(cases: list[tuple[Any, str]]) -> Instance:
                 gated_from_zoology(obj, 4)
             except CompileError as e:
                 ok += word in str(e)
-    verdict = "proved" if ok == len(cases) else "refuted"
-    return Instance("non-polynomial modules refused", verdict, "validation", {"refused": ok, "cases": len(cases)},
-                    {}, t[0], "softmax, selection, normalisation and GELU are named in the refusal")
+    return Instance.computed("non-polynomial modules refused", ok == len(cases),
+                             "each module is refused with a CompileError naming the operation", "validation",
+                             resources={"refused": ok, "cases": len(cases)}, seconds=t[0],
+                             detail="softmax, selection, normalisation and GELU are named in the refusal")

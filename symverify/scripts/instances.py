@@ -20,7 +20,7 @@ __all__ = ["kaleidoscope_instance", "fragment_instance"]
 def kaleidoscope_instance(name: str, f: Factorization, check: KaleidoscopeCheck, seconds: float = 0.0) -> Instance:
     """The matrix prover's ``check`` of ``f`` as an instance: its verdict, the factorization's
     resources and the bounds its theorem states."""
-    return Instance(name, check.verdict, check.method, dict(f.resources), dict(f.bounds), seconds, str(check))
+    return Instance.from_report(name, check, resources=f.resources, bounds=f.bounds, seconds=seconds, detail=str(check))
 
 
 def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str, int | Fraction] | None = None, *, exact: bool = True) -> Instance:
@@ -33,4 +33,5 @@ def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str,
     """
     p = prove_fragment(frag, exact=exact)
     method = "compositional+exact" if exact else "compositional"
-    return Instance(name or frag.name, p.verdict, method, dict(p.resources), {**p.bounds, **(bounds or {})}, p.seconds, p.failure)
+    return Instance.from_report(name or frag.name, p, method=method, resources=p.resources, bounds={**p.bounds, **(bounds or {})},
+                                seconds=p.seconds, detail=p.failure)

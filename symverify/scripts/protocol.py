@@ -1,11 +1,28 @@
 """The protocol shared by the proof scripts in ``proofs/`` and the ``symverify prove`` runner.
 
 A proof script is a module with a ``TITLE`` (the result it proves, e.g. ``"Lemma H.16"``) and a
-function ``run(quick: bool = False) -> ProofResult``. Each :class:`Instance` is one checked claim:
-its verdict (a :class:`~symverify.provers.outcome.Verdict`; scripts may pass ``"proved"``,
-``"refuted"`` or ``"unknown"``), the method that decided it, the resources the construction used
-and the bounds it states for them. A result is *ok* only when every instance is
-proved and within every stated bound. Running a script alone (``python -m symverify.proofs.NAME
+function ``run(quick: bool = False) -> ProofResult``. Each :class:`Instance` is one claim: its
+verdict, its *kind* (what the verdict rests on), the method, the resources the construction used
+and the bounds it states for them. A result is *ok* only when every instance is ok: proved by a
+prover or an exact computation and within every stated bound, or argued with its checks holding.
+
+**Typed claims.** An instance is made only by one of three constructors, one per kind
+(:class:`ClaimKind`); a scan of the source tree (tests/test_one_door.py) fails on any other
+``Instance(...)`` call:
+
+* :meth:`Instance.from_report` (kind ``prover``): the verdict of a prover: a ``Report`` of
+  :func:`symverify.verify`, or a check of the matrix, fragment or certificate prover; with several,
+  ``refuted`` if one is, else ``unknown`` if one is, else ``proved``;
+* :meth:`Instance.computed` (kind ``computed``): an exact computation in the script itself, named
+  (``"exact rank over Q (Gaussian elimination) at one rational point"``); its verdict comes from
+  :func:`~symverify.provers.outcome.exact_comparison`;
+* :meth:`Instance.argued` (kind ``argued``): a statement the tool does not decide (a general lemma,
+  a reading of a claim), citing the docs section with its hand proof; its verdict is ``unknown``
+  and it is counted apart (``argued``); the script's checks of it on the instances it ran
+  (``checks=``) must hold for it to be ok.
+
+Only the ``prover`` and ``computed`` kinds count as proved. Tables, JSON, JUnit and golden runs
+show the kind. Running a script alone (``python -m symverify.proofs.NAME
 [--quick] [--json OUT]``) goes through :func:`script_main`.
 
 **Methods** come from a closed set: an instance's ``method`` is one of :data:`METHOD_TOKENS` or
@@ -37,19 +54,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from symverify.errors import UsageError
-from symverify.provers.outcome import Verdict
+from symverify.provers.outcome import Verdict, exact_comparison
 
-__all__ = ["METHOD_TOKENS", "SWEEP_ENV", "Instance", "ProofResult", "each", "parse_indices", "script_main", "sweep_grid",
-           "timed"]
+__all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "count_claims",
+           "each", "parse_indices", "script_main", "sweep_grid", "timed"]
 
 METHOD_TOKENS = frozenset({
     # the methods of symverify.verify
@@ -84,13 +103,41 @@ _STATE = _Selection()
 Number = int | float | Fraction
 
 
+class ClaimKind(str, Enum):
+    """What an instance's verdict rests on (see the module docstring)."""
+
+    PROVER = "prover"  # a prover's verdict: a Report, or a matrix / fragment / certificate check
+    COMPUTED = "computed"  # an exact computation in the script, named in ``basis``
+    ARGUED = "argued"  # a hand proof the tool does not check, cited in ``basis``
+
+    def __str__(self) -> str:
+        return self.value
+
+
+PROVED_KINDS = frozenset({ClaimKind.PROVER, ClaimKind.COMPUTED})
+"""The kinds whose ``proved`` counts as proved."""
+
+_CITATION = re.compile(r"docs/[\w./-]+\.md § \S.*")
+
+
+class Decided(Protocol):
+    """What :meth:`Instance.from_report` reads: a prover's outcome with a verdict (``Report``,
+    ``KaleidoscopeCheck``, ``FragmentProof``, ``CompositionalResult``)."""
+
+    @property
+    def verdict(self) -> Verdict: ...
+
+
 @dataclass(frozen=True)
 class Instance:
-    """One checked claim of a proof script.
+    """One claim of a proof script, made by :meth:`from_report`, :meth:`computed` or
+    :meth:`argued` (never directly).
 
-    ``verdict`` may be given as its string (``"proved"``, ``"refuted"``, ``"unknown"``); it is
-    stored as a :class:`Verdict`, and anything else raises :class:`~symverify.errors.UsageError`.
-    JSON and tables write its string.
+    ``kind`` says what the verdict rests on and ``basis`` names the exact computation
+    (``computed``) or the docs section with the hand proof (``argued``: ``"docs/FILE.md §
+    SECTION"``); ``checks`` is an argued claim's checks on the instances the script ran (None:
+    none). A ``verdict`` that is not a :class:`Verdict`, an argued claim with a verdict, or a
+    computed claim without its computation raises :class:`~symverify.errors.UsageError`.
     """
 
     name: str
@@ -100,19 +147,82 @@ class Instance:
     bounds: dict[str, Number] = field(default_factory=dict)
     seconds: float = 0.0
     detail: str = ""
+    kind: ClaimKind = field(kw_only=True)
+    basis: str = field(default="", kw_only=True)
+    checks: bool | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.verdict, Verdict):
+            raise UsageError(f"instance {self.name!r}: verdict: expected a Verdict from a prover or an exact computation "
+                             f"(Instance.from_report / computed / argued), found {type(self.verdict).__name__} {self.verdict!r}")
         try:
-            verdict = Verdict(self.verdict)
-        except (ValueError, TypeError):
-            raise UsageError(f"instance {self.name!r}: verdict: expected one of "
-                             f"{', '.join(repr(v.value) for v in Verdict)} (or a Verdict), found {self.verdict!r}") from None
-        object.__setattr__(self, "verdict", verdict)
+            object.__setattr__(self, "kind", ClaimKind(self.kind))
+        except ValueError:
+            raise UsageError(f"instance {self.name!r}: kind: expected one of {', '.join(k.value for k in ClaimKind)}, "
+                             f"found {self.kind!r}") from None
+        if self.kind is ClaimKind.ARGUED and self.verdict is not Verdict.UNKNOWN:
+            raise UsageError(f"instance {self.name!r}: an argued claim is not decided by the tool; its verdict must be "
+                             f"unknown, found {self.verdict.value}")
+        if self.kind is ClaimKind.ARGUED and not _CITATION.fullmatch(self.basis):
+            raise UsageError(f"instance {self.name!r}: an argued claim cites the docs section with its hand proof as "
+                             f"'docs/FILE.md § SECTION', found {self.basis!r}")
+        if self.kind is ClaimKind.COMPUTED and not self.basis.strip():
+            raise UsageError(f"instance {self.name!r}: a computed claim names its exact computation; found none")
+        if self.kind is not ClaimKind.ARGUED and self.checks is not None:
+            raise UsageError(f"instance {self.name!r}: checks= belongs to argued claims, found it on a {self.kind.value} claim")
         words = self.method.split("+") if isinstance(self.method, str) else [self.method]
         unknown = [w for w in words if w not in METHOD_TOKENS]
         if unknown:
             raise UsageError(f"instance {self.name!r}: method {self.method!r}: expected words from "
                              f"{', '.join(sorted(METHOD_TOKENS))} joined by '+'; found {', '.join(map(repr, unknown))}")
+
+    @classmethod
+    def from_report(cls, name: str, report: Decided, *more: Decided, method: str | None = None,
+                    resources: Mapping[str, Number] | None = None, bounds: Mapping[str, Number] | None = None,
+                    seconds: float = 0.0, detail: str = "") -> Instance:
+        """A prover's claim: the verdict of ``report`` (with ``more``: ``refuted`` if one of them is,
+        else ``unknown`` if one is, else ``proved``). ``method`` defaults to the reports' methods
+        joined by ``+``."""
+        decided = (report, *more)
+        for r in decided:
+            if not isinstance(getattr(r, "verdict", None), Verdict):
+                raise UsageError(f"instance {name!r}: expected a prover's outcome with a verdict (a Report, or a matrix, "
+                                 f"fragment or certificate check), found {type(r).__name__}")
+        refuted = [r for r in decided if r.verdict is Verdict.REFUTED]
+        undecided = [r for r in decided if r.verdict is Verdict.UNKNOWN]
+        deciding = refuted[0] if refuted else undecided[0] if undecided else report
+        if method is None:
+            methods = [getattr(r, "method", None) for r in decided]
+            if not all(isinstance(m, str) for m in methods):
+                raise UsageError(f"instance {name!r}: method: the outcomes do not all name their method; pass method=")
+            method = "+".join(dict.fromkeys(m for m in methods if isinstance(m, str)))
+        return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
+                   kind=ClaimKind.PROVER)
+
+    @classmethod
+    def computed(cls, name: str, holds: bool | None, computation: str, method: str, *,
+                 resources: Mapping[str, Number] | None = None, bounds: Mapping[str, Number] | None = None,
+                 seconds: float = 0.0, detail: str = "") -> Instance:
+        """A claim decided by an exact computation in the script, named by ``computation`` (e.g.
+        ``"exact rank over Q at one rational point"``): ``proved`` when ``holds`` is True,
+        ``refuted`` when False, ``unknown`` when the computation did not decide (None)."""
+        return cls(name, exact_comparison(holds), method, dict(resources or {}), dict(bounds or {}), seconds, detail,
+                   kind=ClaimKind.COMPUTED, basis=computation)
+
+    @classmethod
+    def argued(cls, name: str, cites: str, method: str = "lemma", *, checks: bool | None = None,
+               resources: Mapping[str, Number] | None = None, bounds: Mapping[str, Number] | None = None,
+               seconds: float = 0.0, detail: str = "") -> Instance:
+        """A statement argued by hand in the docs section ``cites`` (``"docs/FILE.md § SECTION"``),
+        not decided by the tool: its verdict is ``unknown`` and it never counts as proved.
+        ``checks`` are the script's checks of it on the instances it ran: False makes it not ok."""
+        return cls(name, exact_comparison(None), method, dict(resources or {}), dict(bounds or {}), seconds, detail,
+                   kind=ClaimKind.ARGUED, basis=cites, checks=checks)
+
+    @property
+    def proved(self) -> bool:
+        """Proved by a prover or an exact computation (an argued claim never is)."""
+        return self.kind in PROVED_KINDS and self.verdict is Verdict.PROVED
 
     def over_bound(self) -> list[str]:
         """Names of resources that exceed their stated bound (or have no value)."""
@@ -125,17 +235,31 @@ class Instance:
 
     @property
     def ok(self) -> bool:
-        return self.verdict is Verdict.PROVED and not self.over_bound()
+        """Proved and within every stated bound; an argued claim: its checks did not fail and it is
+        within every stated bound."""
+        if self.kind is ClaimKind.ARGUED:
+            return self.checks is not False and not self.over_bound()
+        return self.proved and not self.over_bound()
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["verdict"] = self.verdict.value
+        d["kind"] = self.kind.value
         d["seconds"] = round(self.seconds, 1)
         d["resources"] = {k: stable_number(v) for k, v in self.resources.items()}
         d["bounds"] = {k: stable_number(v) for k, v in self.bounds.items()}
         d["over_bound"] = self.over_bound()
         d["ok"] = self.ok
         return d
+
+
+def count_claims(instances: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """Instances (as JSON) by verdict, argued claims apart: ``{"proved", "refuted", "unknown", "argued"}``."""
+    out = {"proved": 0, "refuted": 0, "unknown": 0, "argued": 0}
+    for inst in instances:
+        key = "argued" if inst.get("kind") == ClaimKind.ARGUED.value else str(inst.get("verdict", "unknown"))
+        out[key] = out.get(key, 0) + 1
+    return out
 
 
 def stable_number(v: Number) -> int | float | str:
@@ -213,10 +337,7 @@ class ProofResult:
         return bool(self.instances) and all(i.ok for i in self.instances)
 
     def counts(self) -> dict[str, int]:
-        out = {v.value: 0 for v in Verdict}
-        for i in self.instances:
-            out[i.verdict.value] += 1
-        return out
+        return count_claims(i.to_json() for i in self.instances)
 
     def to_json(self) -> dict[str, Any]:
         cases = getattr(self.instances, "cases", [(None, 0)] * len(self.instances))
@@ -244,8 +365,10 @@ class ProofResult:
             res = ", ".join(f"{k}={stable_number(v)}" + (f"≤{stable_number(i.bounds[k])}" if k in i.bounds else "") for k, v in i.resources.items())
             over = [f"{k}={stable_number(i.resources[k])} > {stable_number(i.bounds[k])}" if k in i.resources else f"{k} (no value)"
                     for k in i.over_bound()]
-            flag = "" if i.ok else ("  <-- over bound: " + ", ".join(over) if i.verdict is Verdict.PROVED else "  <--")
-            lines.append(f"  {i.verdict.value:8s} {i.method:14s} {i.name:40s} {res} [{i.seconds:.2f}s]{flag}")
+            flag = "" if i.ok else ("  <-- over bound: " + ", ".join(over) if i.proved else "  <--")
+            shown = "argued" if i.kind is ClaimKind.ARGUED else i.verdict.value
+            basis = f" ({i.basis})" if i.basis else ""
+            lines.append(f"  {shown:8s} {i.kind.value:8s} {i.method:14s} {i.name:40s} {res}{basis} [{i.seconds:.2f}s]{flag}")
         return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ marks the others ``interrupted``.
 
 :meth:`RunSummary.to_json` is stable: no absolute paths, times only when asked for (rounded to
 0.1 s), one JSON type per field (see the protocol). :func:`junit_xml` writes one testcase per
-instance; :func:`golden_diff` compares a run with a stored one (verdicts, methods, resources and
+instance; :func:`golden_diff` compares a run with a stored one (verdicts, kinds, methods, resources and
 bounds; never times).
 """
 
@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from symverify.errors import SerializationError, UsageError
+from symverify.scripts.protocol import count_claims
 from symverify.scripts.tasks import BUILTIN, Processes, Task, execute, ship
 
 __all__ = [
@@ -199,11 +200,7 @@ class ScriptOutcome:
         return list((self.result or {}).get("instances", []))
 
     def counts(self) -> dict[str, int]:
-        out = {"proved": 0, "refuted": 0, "unknown": 0}
-        for inst in self.instances():
-            v = inst.get("verdict", "unknown")
-            out[v] = out.get(v, 0) + 1
-        return out
+        return count_claims(self.instances())
 
     def over_bound(self) -> list[str]:
         """``instance: resource`` for every resource over its stated bound."""
@@ -336,9 +333,7 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
     else:
         instances = [inst for r in results for inst in r.get("instances", [])]
         merged = sorted(instances, key=_order)  # stable: a part's own order is kept
-        counts = {"proved": 0, "refuted": 0, "unknown": 0}
-        for inst in merged:
-            counts[inst.get("verdict", "unknown")] = counts.get(inst.get("verdict", "unknown"), 0) + 1
+        counts = count_claims(merged)
         data = {**results[0], "instances": merged, "counts": counts,
                 "ok": bool(merged) and all(i.get("ok") for i in merged),
                 "seconds": round(sum(r.get("seconds", 0) for r in results), 1)}
@@ -432,13 +427,15 @@ def rows(scripts: dict[str, Script], names: Sequence[str], done: Mapping[str, Sc
 
 def junit_xml(summary: RunSummary) -> str:
     """JUnit XML: one ``testsuite`` per script, one ``testcase`` per instance (a failure when it is
-    not proved or over a bound); a crashed or interrupted script is one ``testcase`` with an error."""
+    not proved or over a bound; ``skipped`` when it is an argued claim, never decided by the tool),
+    with the instance's kind, verdict and basis as ``properties``; a crashed or interrupted script is
+    one ``testcase`` with an error."""
     suites = ET.Element("testsuites", name="symverify prove", tests="0", failures="0", errors="0")
     total = fails = errors = 0
     for o in summary.outcomes:
         suite = ET.SubElement(suites, "testsuite", name=o.name)
         cases = o.instances()
-        n_fail = n_err = 0
+        n_fail = n_err = n_skip = 0
         if o.status in ("crashed", "interrupted") or not cases:
             case = ET.SubElement(suite, "testcase", classname=f"symverify.proofs.{o.name}", name=o.title or o.name)
             ET.SubElement(case, "error", message=o.status, type=o.status).text = o.error or "no instances checked"
@@ -446,6 +443,15 @@ def junit_xml(summary: RunSummary) -> str:
         for inst in cases:
             case = ET.SubElement(suite, "testcase", classname=f"symverify.proofs.{o.name}", name=str(inst.get("name")),
                                  time=str(inst.get("seconds", 0)))
+            kind = str(inst.get("kind", "prover"))
+            props = ET.SubElement(case, "properties")
+            ET.SubElement(props, "property", name="kind", value=kind)
+            ET.SubElement(props, "property", name="verdict", value=str(inst.get("verdict")))
+            if inst.get("basis"):
+                ET.SubElement(props, "property", name="basis", value=str(inst.get("basis")))
+            if inst.get("ok") and kind == "argued":  # not decided by the tool: shown, never counted as proved
+                ET.SubElement(case, "skipped", message=f"argued (not proved by the tool): {inst.get('basis', '')}")
+                n_skip += 1
             if not inst.get("ok"):
                 n_fail += 1
                 why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved"
@@ -454,6 +460,7 @@ def junit_xml(summary: RunSummary) -> str:
         suite.set("tests", str(max(len(cases), n_err)))
         suite.set("failures", str(n_fail))
         suite.set("errors", str(n_err))
+        suite.set("skipped", str(n_skip))
         total += max(len(cases), n_err)
         fails += n_fail
         errors += n_err
@@ -469,7 +476,7 @@ def _golden_view(run: dict[str, Any]) -> list[dict[str, Any]]:
     method, resources, bounds (no times, no free-text details)."""
     out = []
     for s in run.get("scripts", []):
-        insts = [{k: i.get(k) for k in ("name", "verdict", "method", "resources", "bounds", "ok")}
+        insts = [{k: i.get(k) for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok")}
                  for i in ((s.get("result") or {}).get("instances", []))]
         out.append({"name": s.get("name"), "status": s.get("status"), "instances": insts})
     return out

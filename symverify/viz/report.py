@@ -129,9 +129,9 @@ def _instances(script: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _counts(instances: list[Mapping[str, Any]]) -> dict[str, int]:
-    out = {"proved": 0, "refuted": 0, "unknown": 0}
+    out = {"proved": 0, "refuted": 0, "unknown": 0, "argued": 0}
     for i in instances:
-        v = str(i.get("verdict", "unknown"))
+        v = "argued" if i.get("kind") == "argued" else str(i.get("verdict", "unknown"))
         out[v] = out.get(v, 0) + 1
     return out
 
@@ -167,7 +167,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         f"{len(scripts)} scripts, {len(all_inst)} instances "
         f"(<span class=\"proved\">{counts.get('proved', 0)} proved</span>, "
         f"<span class=\"refuted\">{counts.get('refuted', 0)} refuted</span>, "
-        f"<span class=\"unknown\">{counts.get('unknown', 0)} unknown</span>)"
+        f"<span class=\"unknown\">{counts.get('unknown', 0)} unknown</span>, {counts.get('argued', 0)} argued)"
         + (f", {html.escape(tier)}" if tier else "")
         + (f", {_e(data.get('seconds'))} s" if isinstance(data.get("seconds"), (int, float)) else "")
         + f". symverify {html.escape(__version__)}"

@@ -1,0 +1,189 @@
+"""One door for verdicts: only :mod:`symverify.provers.outcome` makes them.
+
+The scan reads every module of the package and every proof script (``proofs/*.py``, whatever
+scripts exist) with :mod:`ast` and fails on:
+
+* a call of ``MethodResult(...)`` (results come from ``outcome.proved``/``refuted``/``unknown``);
+* a call of ``Verdict(...)`` (a verdict made from a string);
+* a verdict member (``Verdict.PROVED``, ``Verdict.REFUTED``, ``Verdict.UNKNOWN``) anywhere but in a
+  comparison, a dict key or a ``case`` pattern (so never passed, returned or assigned);
+* the string ``"proved"`` anywhere but in a comparison, a dict key, a subscript, ``.get("proved")``,
+  a docstring or an f-string (so never written as a verdict);
+* a call of ``Instance(...)`` outside :mod:`symverify.scripts.protocol` (a proof script's claims
+  come from ``Instance.from_report``, ``Instance.from_check``, ``Instance.computed`` or
+  ``Instance.argued``).
+
+Planted violations show that each rule fires.
+"""
+
+from __future__ import annotations
+
+import ast
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import symverify.provers.outcome as outcome
+from symverify.errors import ProverError, UsageError
+from symverify.provers.outcome import Counterexample, Verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+DOOR = ROOT / "symverify" / "provers" / "outcome.py"
+INSTANCE_DOOR = ROOT / "symverify" / "scripts" / "protocol.py"
+MEMBERS = {"PROVED", "REFUTED", "UNKNOWN"}
+
+
+def _name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def _allowed_place(node: ast.AST, parents: dict[int, ast.AST], *, strings: bool) -> bool:
+    parent = parents.get(id(node))
+    if isinstance(parent, (ast.Tuple, ast.List, ast.Set)) and isinstance(parents.get(id(parent)), ast.Compare):
+        return True  # x in ("proved", ...)
+    if isinstance(parent, (ast.Compare, ast.MatchValue)):
+        return True
+    if isinstance(parent, ast.Dict) and any(k is node for k in parent.keys):
+        return True
+    if strings:
+        if isinstance(parent, ast.JoinedStr) or (isinstance(parent, ast.FormattedValue) and parent.format_spec is node):
+            return True
+        if isinstance(parent, ast.Subscript) and parent.slice is node:
+            return True
+        if isinstance(parent, ast.Call) and _name(parent.func) == "get" and parent.args and parent.args[0] is node:
+            return True
+    return False
+
+
+def scan(source: str, path: str = "<planted>", *, instance_door: bool = False) -> list[str]:
+    """The violations of the one-door rules in ``source``, one line each (``path:line: what``)."""
+    tree = ast.parse(source)
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    docs = _docstrings(tree)
+    out = []
+    for node in ast.walk(tree):
+        where = f"{path}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Call):
+            name = _name(node.func)
+            if name == "MethodResult":
+                out.append(f"{where}: MethodResult(...) outside symverify/provers/outcome.py")
+            elif name == "Verdict":
+                out.append(f"{where}: Verdict(...) made from a value outside symverify/provers/outcome.py")
+            elif name == "Instance" and not instance_door:
+                out.append(f"{where}: Instance(...) outside symverify/scripts/protocol.py (use its constructors)")
+        elif (isinstance(node, ast.Attribute) and node.attr in MEMBERS and isinstance(node.value, ast.Name)
+              and node.value.id == "Verdict" and not _allowed_place(node, parents, strings=False)):
+            out.append(f"{where}: Verdict.{node.attr} used outside a comparison")
+        elif (isinstance(node, ast.Constant) and node.value == "proved" and id(node) not in docs
+              and not _allowed_place(node, parents, strings=True)):
+            out.append(f"{where}: the string 'proved' written outside a comparison")
+    return out
+
+
+def _sources() -> list[Path]:
+    files = sorted((ROOT / "symverify").rglob("*.py")) + sorted((ROOT / "proofs").glob("*.py"))
+    return [f for f in files if f != DOOR]
+
+
+def test_the_tree_has_one_door() -> None:
+    found = []
+    for f in _sources():
+        found += scan(f.read_text(), str(f.relative_to(ROOT)), instance_door=f == INSTANCE_DOOR)
+    assert not found, "verdicts made outside their constructors:\n" + "\n".join(found)
+
+
+def test_the_scan_covers_the_provers_and_every_script() -> None:
+    names = {f.relative_to(ROOT).as_posix() for f in _sources()}
+    assert "symverify/provers/randomized.py" in names and "symverify/verification.py" in names
+    assert {f"proofs/{p.name}" for p in (ROOT / "proofs").glob("*.py")} <= names
+
+
+@pytest.mark.parametrize("planted, rule", [
+    ("r = MethodResult(Verdict.UNKNOWN, 'exact', notes=('x',))", "MethodResult"),
+    ("from symverify.provers import outcome as o\nr = o.MethodResult(o.Verdict.PROVED, 'exact')", "MethodResult"),
+    ("v = Verdict('proved')", "Verdict(...)"),
+    ("v = Verdict.PROVED", "Verdict.PROVED"),
+    ("def f(ok):\n    return Verdict.PROVED if ok else Verdict.REFUTED", "Verdict.PROVED"),
+    ("def f(ok):\n    return 'proved' if ok else 'unknown'", "'proved'"),
+    ("row = {'verdict': 'proved'}", "'proved'"),
+    ("inst = Instance('x', 'proved', 'exact')", "Instance"),
+    ("inst = make(name, verdict='proved')", "'proved'"),
+])
+def test_a_planted_violation_is_found(planted: str, rule: str) -> None:
+    found = scan(planted)
+    assert found and any(rule in line for line in found), found
+
+
+def test_reading_a_verdict_is_allowed() -> None:
+    clean = '''
+"""Docstring saying 'proved'."""
+def f(report, counts, inst):
+    """A docstring: "proved"."""
+    if report.verdict is Verdict.PROVED or inst.get("verdict") == "proved":
+        counts["proved"] += 1
+    match report.verdict:
+        case Verdict.REFUTED:
+            pass
+    codes = {Verdict.PROVED: 0, Verdict.UNKNOWN: 2}
+    return f"{counts['proved']} proved", codes, report.verdict in (Verdict.PROVED,)
+'''
+    assert scan(clean) == []
+
+
+def test_proved_enforces_the_error_bound() -> None:
+    assert outcome.proved("exact").failure_bound == 0
+    assert outcome.proved("randomized", failure_bound=Fraction(1, 8), error_bound=Fraction(1, 8)).failure_bound == Fraction(1, 8)
+    with pytest.raises(ProverError, match="above the requested error_bound"):
+        outcome.proved("randomized", failure_bound=Fraction(1, 4), error_bound=Fraction(1, 8))
+    with pytest.raises(ProverError, match="must state the error_bound"):
+        outcome.proved("randomized", failure_bound=Fraction(1, 4))
+    with pytest.raises(ProverError, match=r"failure bound in \[0, 1\)"):
+        outcome.proved("randomized", failure_bound=Fraction(1), error_bound=Fraction(2))
+
+
+def test_refuted_needs_a_counterexample_that_differs() -> None:
+    cex = Counterexample(((1,),), (), (0, 0), 1, 2)
+    assert outcome.refuted("exact", {}, cex).verdict is Verdict.REFUTED
+    with pytest.raises(ProverError, match="needs a counterexample, found NoneType"):
+        outcome.refuted("exact", {}, None)  # type: ignore[arg-type]
+    with pytest.raises(ProverError, match="two sides agree"):
+        outcome.refuted("exact", {}, Counterexample(((1,),), (), (0, 0), 3, 3))
+
+
+def test_unknown_needs_a_reason() -> None:
+    assert outcome.unknown("z3", notes=("timeout",)).notes == ("timeout",)
+    with pytest.raises(ProverError, match="needs a note saying why"):
+        outcome.unknown("z3", notes=())
+
+
+def test_exact_comparison_takes_only_a_decision() -> None:
+    assert [outcome.exact_comparison(x) for x in (True, False, None)] == [Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN]
+    with pytest.raises(UsageError, match="expected True, False or None, found int 1"):
+        outcome.exact_comparison(1)  # type: ignore[arg-type]
+
+
+def test_every_argued_claim_cites_a_docs_section_that_exists() -> None:
+    from symverify.scripts.protocol import _CITATION
+
+    cites = {node.value for f in sorted((ROOT / "proofs").glob("*.py")) for node in ast.walk(ast.parse(f.read_text()))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str) and _CITATION.fullmatch(node.value)}
+    assert cites, "no proof script cites a hand proof"
+    for cite in cites:
+        path, _, section = cite.partition(" §")
+        text = (ROOT / path).read_text()
+        assert section.strip() in text, f"{cite}: no section {section.strip()!r} in {path}"
