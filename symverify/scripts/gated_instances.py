@@ -14,7 +14,8 @@ from symverify.compiler.result import Compiled
 from symverify.ir.baseconv import Mode
 from symverify.ir.circuit import Circuit
 from symverify.mutate import get_weight, set_weight, weight_sites
-from symverify.scripts.protocol import Instance, timed
+from symverify.provers.outcome import Verdict
+from symverify.scripts.protocol import Instance, Number, timed
 from symverify.verification import verify
 
 __all__ = ["direct_instance", "route_instance", "mutation_instance", "module_instance", "refusal_instance"]
@@ -29,11 +30,11 @@ def direct_instance(name: str, build: Build, N: int, d: int, order: int) -> Inst
         circuit, compiled = build(N, d, order)
         report = verify(circuit, compiled, method="compositional")
     m = compiled.model
-    res = {"layers": m.depth, "inner_n": m.inner_n, "inner_d": m.inner_d, "params": m.param_count(),
+    res: dict[str, Number] = {"layers": m.depth, "inner_n": m.inner_n, "inner_d": m.inner_d, "params": m.param_count(),
            "nonzero_params": m.nonzero_param_count(), "cyclic_layers": sum(1 for la in m.layers if la.mode is Mode.CYCLIC),
            "symbols": len(circuit.params())}
-    bounds = {"layers": order + 3, "inner_n": N, "inner_d": (order + 1) * d, "cyclic_layers": 0}
-    return Instance(f"{name} direct N={N} d={d} order={order}", report.verdict.value, report.method, res, bounds, t[0],
+    bounds: dict[str, Number] = {"layers": order + 3, "inner_n": N, "inner_d": (order + 1) * d, "cyclic_layers": 0}
+    return Instance(f"{name} direct N={N} d={d} order={order}", report.verdict, report.method, res, bounds, t[0],
                     f"causal; for all weights and filter taps ({len(circuit.params())} symbols); {report}")
 
 
@@ -45,11 +46,11 @@ def route_instance(name: str, build: Build, N: int, d: int, method: str) -> Inst
         routed = compile(circuit, method=method)
         report = verify(circuit, routed, method="compositional")
     m, dm = routed.model, direct.model
-    res: dict[str, Any] = {"layers": m.depth, "inner_n": m.inner_n, "inner_d": m.inner_d, "params": m.param_count(),
+    res: dict[str, Number] = {"layers": m.depth, "inner_n": m.inner_n, "inner_d": m.inner_d, "params": m.param_count(),
                            "direct_layers": dm.depth, "direct_params": dm.param_count(),
                            "layers_over_direct": round(m.depth / dm.depth, 2),
                            "params_over_direct": round(m.param_count() / dm.param_count(), 2)}
-    return Instance(f"{name} H.21 route N={N} d={d} [{method}]", report.verdict.value, report.method, res,
+    return Instance(f"{name} H.21 route N={N} d={d} [{method}]", report.verdict, report.method, res,
                     {"direct_layers": m.depth}, t[0], f"for all weights; {report}")
 
 
@@ -64,7 +65,7 @@ def mutation_instance(name: str, build: Build, N: int, d: int) -> Instance:
             rep = verify(circuit, replace(out, model=model))
             if rep.verdict.value != "refuted" or rep.counterexample is None:
                 missed.append(site)
-    verdict = "proved" if not missed else "refuted"
+    verdict = Verdict.PROVED if not missed else Verdict.REFUTED
     return Instance(f"{name} mutations N={N} d={d}", verdict, "compositional+exact", {"mutants": len(sites), "missed": len(missed)},
                     {"missed": 0}, t[0], "every nonzero weight + 1 is refuted with an exactly re-checked counterexample")
 
@@ -86,7 +87,7 @@ def module_instance(name: str, module: Any, N: int, d: int, seed: int = 0) -> In
         got = execute(compiled.model, u, backend="torch", dtype="float64").numpy()
     scale = max(1.0, float(np.abs(want).max()))
     err = float(np.abs(got - want).max()) / scale
-    return Instance(f"{name} module N={N} d={d} (exact weights)", report.verdict.value, report.method,
+    return Instance(f"{name} module N={N} d={d} (exact weights)", report.verdict, report.method,
                     {"layers": compiled.model.depth, "float64_rel_error": err}, {"float64_rel_error": 1e-9}, t[0],
                     f"{type(module).__name__} read exactly (no symbols); torch float64 agrees to {err:.1e}; {report}")
 
@@ -103,6 +104,6 @@ def refusal_instance(cases: list[tuple[Any, str]]) -> Instance:
                 gated_from_zoology(obj, 4)
             except CompileError as e:
                 ok += word in str(e)
-    verdict = "proved" if ok == len(cases) else "refuted"
+    verdict = Verdict.PROVED if ok == len(cases) else Verdict.REFUTED
     return Instance("non-polynomial modules refused", verdict, "validation", {"refused": ok, "cases": len(cases)},
                     {}, t[0], "softmax, selection, normalisation and GELU are named in the refusal")
