@@ -172,3 +172,17 @@ def test_direct_refuses_bad_input():
         h3_direct(4, 1, W_q=[[1, 2]])
     with pytest.raises(CompileError, match="more than N"):
         gated_conv_direct(2, gated_conv_weights(4, 1, short_len=2))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_certificate_mutants_are_never_proved(seed):
+    from symverify.mutate import certificate_mutant
+
+    out = hyena_direct(3, 1)
+    c = hyena(3, 1)
+    m = certificate_mutant(out.certificate, c.num_nodes, seed)
+    try:
+        report = sv.verify(c, out.model, method="compositional", certificate=m.obj)
+    except IRError:
+        return  # a structurally invalid certificate is refused outright
+    assert report.verdict.value != "proved", (m, report)
