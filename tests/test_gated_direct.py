@@ -52,6 +52,28 @@ def test_hyena_circuit_is_the_forward_pass(vals, u):
     assert evaluate(c, uu) == want
 
 
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=19, max_size=19), st.lists(st.integers(-3, 3), min_size=4, max_size=4))
+def test_h3_circuit_is_the_forward_pass(vals, u):
+    """H3 (d = 1): q, k, v projections; k̃ = hs ⊛ k + Ds·k; y = q ⊙ (h ⊛ (k̃ ⊙ v) + D·k̃ ⊙ v); out."""
+    N = 4
+    it = iter(vals)
+    wq, bq, wk, bk, wv, bv = (next(it) for _ in range(6))
+    hs = [next(it) for _ in range(3)]  # a kernel shorter than N
+    Ds = next(it)
+    h = [next(it) for _ in range(4)]
+    D, wo, bo = next(it), next(it), next(it)
+    c = h3(N, 1, W_q=[[wq]], b_q=[bq], W_k=[[wk]], b_k=[bk], W_v=[[wv]], b_v=[bv], shift_kernel=[hs], shift_D=[Ds],
+           ssm_kernel=[h], D=[D], W_out=[[wo]], b_out=[bo])
+    q = [wq * x + bq for x in u]
+    k = [wk * x + bk for x in u]
+    v = [wv * x + bv for x in u]
+    kt = [_conv(hs, k, t) + Ds * k[t] for t in range(N)]
+    kv = [kt[t] * v[t] for t in range(N)]
+    y = [q[t] * (_conv(h, kv, t) + D * kv[t]) for t in range(N)]
+    assert evaluate(c, [[x] for x in u]) == [[wo * y[t] + bo] for t in range(N)]
+
+
 @pytest.mark.parametrize(("N", "d"), [(1, 1), (3, 2), (5, 3), (16, 2)])
 def test_hyena_direct_is_proved_for_all_weights(N, d):
     out = hyena_direct(N, d)
@@ -150,3 +172,17 @@ def test_direct_refuses_bad_input():
         h3_direct(4, 1, W_q=[[1, 2]])
     with pytest.raises(CompileError, match="more than N"):
         gated_conv_direct(2, gated_conv_weights(4, 1, short_len=2))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_certificate_mutants_are_never_proved(seed):
+    from symverify.mutate import certificate_mutant
+
+    out = hyena_direct(3, 1)
+    c = hyena(3, 1)
+    m = certificate_mutant(out.certificate, c.num_nodes, seed)
+    try:
+        report = sv.verify(c, out.model, method="compositional", certificate=m.obj)
+    except IRError:
+        return  # a structurally invalid certificate is refused outright
+    assert report.verdict.value != "proved", (m, report)

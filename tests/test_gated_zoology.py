@@ -123,3 +123,21 @@ def test_variants_outside_the_forms_are_refused():
         h3.D[0] = float("nan")
     with pytest.raises(CompileError, match=r"D\[0\]: expected a finite number"):
         gated_from_zoology(h3, 4)
+
+
+def test_benchmark_quick_runs(monkeypatch, capsys):
+    """``benchmarks/gated_zoology.py``'s rows (local forms, a small size) prove and agree in float64."""
+    import importlib.util
+    import pathlib
+
+    monkeypatch.delenv("ZOOLOGY_SRC", raising=False)
+    path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "gated_zoology.py"
+    spec = importlib.util.spec_from_file_location("bench_gated_zoology", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.repo_classes() == ({}, "ZOOLOGY_SRC is not set: the repository's Hyena and H3 are skipped (local forms only)")
+    assert mod.run_one("local Hyena", lambda N, d: ZoologyHyena(d, N), 8, 2)
+    assert mod.run_one("local H3", lambda N, d: ZoologyH3(d, 4, N), 8, 2)
+    out = capsys.readouterr().out
+    assert out.count(" ok") == 2 and "FAIL" not in out

@@ -14,7 +14,7 @@ from symverify.compiler.result import Compiled
 from symverify.ir.baseconv import Mode
 from symverify.ir.circuit import Circuit
 from symverify.mutate import get_weight, set_weight, weight_sites
-from symverify.scripts.protocol import Instance, timed
+from symverify.scripts.protocol import Instance, Number, timed
 from symverify.verification import verify
 
 __all__ = ["direct_instance", "route_instance", "mutation_instance", "module_instance", "refusal_instance"]
@@ -29,10 +29,10 @@ def direct_instance(name: str, build: Build, N: int, d: int, order: int) -> Inst
         circuit, compiled = build(N, d, order)
         report = verify(circuit, compiled, method="compositional")
     m = compiled.model
-    res = {"layers": m.depth, "inner_n": m.inner_n, "inner_d": m.inner_d, "params": m.param_count(),
+    res: dict[str, Number] = {"layers": m.depth, "inner_n": m.inner_n, "inner_d": m.inner_d, "params": m.param_count(),
            "nonzero_params": m.nonzero_param_count(), "cyclic_layers": sum(1 for la in m.layers if la.mode is Mode.CYCLIC),
            "symbols": len(circuit.params())}
-    bounds = {"layers": order + 3, "inner_n": N, "inner_d": (order + 1) * d, "cyclic_layers": 0}
+    bounds: dict[str, Number] = {"layers": order + 3, "inner_n": N, "inner_d": (order + 1) * d, "cyclic_layers": 0}
     return Instance.from_report(f"{name} direct N={N} d={d} order={order}", report, resources=res, bounds=bounds, seconds=t[0],
                                 detail=f"causal; for all weights and filter taps ({len(circuit.params())} symbols); "
                                        f"{report.text(timings=False)}")
@@ -46,7 +46,7 @@ def route_instance(name: str, build: Build, N: int, d: int, method: str) -> Inst
         routed = compile(circuit, method=method)
         report = verify(circuit, routed, method="compositional")
     m, dm = routed.model, direct.model
-    res: dict[str, Any] = {"layers": m.depth, "inner_n": m.inner_n, "inner_d": m.inner_d, "params": m.param_count(),
+    res: dict[str, Number] = {"layers": m.depth, "inner_n": m.inner_n, "inner_d": m.inner_d, "params": m.param_count(),
                            "direct_layers": dm.depth, "direct_params": dm.param_count(),
                            "layers_over_direct": round(m.depth / dm.depth, 2),
                            "params_over_direct": round(m.param_count() / dm.param_count(), 2)}
