@@ -4,8 +4,8 @@ Sides are circuits, BaseConv models, kaleidoscope matrices or compiled objects, 
 combination (:mod:`symverify.provers.sides`). Methods (docs/theory.md §5) are the provers of
 :mod:`symverify.provers.registry`, one interface for all: ``exact`` (flint) and ``exact-sympy``,
 ``compositional`` (stage certificates), ``randomized`` (Schwartz–Zippel with a stated bound),
-``z3``, and ``auto``: a one-trial randomized pre-check (a mismatch refutes at once), then
-``compositional`` when a certificate is present, else ``exact`` when the certified expansion
+``z3``, and ``auto``: ``compositional`` when a certificate is present, else a one-trial
+randomized pre-check (a mismatch refutes at once), then ``exact`` when the certified expansion
 estimate is small, else ``randomized``. ``verify`` checks its arguments
 (:meth:`~symverify.provers.options.Options.from_call`), runs the named prover under the deadline,
 and enforces the rules of docs/trusted-base.md on its result. A difference is a ``refuted`` report

@@ -27,6 +27,7 @@ inside every stage (see :func:`check_certificate` for the guarantees).
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -39,7 +40,9 @@ from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, Sym, is_zero
-from symverify.provers.bounds import COUNT_CAP, BoundRing, layers_peak, monomial_cap
+from symverify.provers.bounds import COUNT_CAP, BoundRing, bound_rows, layers_peak, monomial_cap
+from symverify.provers.bounds_layers import model_rows, read_rects
+from symverify.provers.bounds_vector import scalar_rows
 from symverify.provers.guard import run_limited
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
 from symverify.semantics.poly import PolyBackend, PolyRing
@@ -416,12 +419,21 @@ def _boundary(b: Boundary, cache: dict[Any, Any]) -> _BoundaryInfo:
 
 
 def _refined_layers(model: Model, lo: int, hi: int, b0: Boundary, variables: int, check: Check | None) -> int:
-    """The same bound cell by cell: one :class:`BoundRing` pass over the stage's layers."""
+    """The same bound cell by cell: the :class:`BoundRing` values of the boundary's cells on fresh
+    variables, then the stage's layers in numpy (:func:`~symverify.provers.bounds_layers.model_rows`,
+    whose counts are at least :func:`~symverify.provers.bounds.layers_peak`'s), or, beyond that
+    module's limits, one :class:`BoundRing` pass through the interpreter."""
     ring = BoundRing(variables)
     state: list[list[Any]] = [[ring.zero] * model.inner_d for _ in range(model.inner_n)]
     for c in b0.cells:
         state[c.row][c.col] = _cell_value(c, dict.fromkeys(c.nodes(), ring.var), ring)
-    return layers_peak(model.layers[lo:hi], state, ring, check)[1]
+    layers = model.layers[lo:hi]
+    fast = model_rows(layers, read_rects(layers), 1, 1, model.inner_n, model.inner_d, scalar_rows, ring.variables,
+                      1, check, start=bound_rows(state))
+    if fast is not None:
+        peak = fast[1]
+        return COUNT_CAP if not peak < COUNT_CAP else min(math.ceil(peak), COUNT_CAP)
+    return layers_peak(layers, state, ring, check)[1]
 
 
 @dataclass(frozen=True)
