@@ -79,7 +79,7 @@ def _client(scheduler: Any, workers: int | None, timeout: float) -> Iterator[Any
     try:
         if scheduler == "local":
             cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.CRITICAL)
+                                   dashboard_address=":0", silence_logs=logging.CRITICAL)
             client = Client(cluster, timeout=timeout)
         elif scheduler.endswith(".json"):
             client = Client(scheduler_file=scheduler, timeout=timeout)
