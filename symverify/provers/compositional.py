@@ -42,7 +42,7 @@ from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, Sym, is_zero
 from symverify.provers.bounds import COUNT_CAP, BoundRing, bound_rows, layers_peak, monomial_cap
 from symverify.provers.bounds_layers import model_rows, read_rects
-from symverify.provers.bounds_vector import scalar_rows
+from symverify.provers.bounds_vector import VAR, scalar_rows
 from symverify.provers.guard import run_limited
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
 from symverify.semantics.poly import PolyBackend, PolyRing
@@ -421,20 +421,37 @@ def _boundary(b: Boundary, cache: dict[Any, Any]) -> _BoundaryInfo:
 
 def _refined_layers(model: Model, lo: int, hi: int, b0: Boundary, variables: int, check: Check | None) -> int:
     """The same bound cell by cell: the :class:`BoundRing` values of the boundary's cells on fresh
-    variables, then the stage's layers in numpy (:func:`~symverify.provers.bounds_layers.model_rows`,
-    whose counts are at least :func:`~symverify.provers.bounds.layers_peak`'s), or, beyond that
-    module's limits, one :class:`BoundRing` pass through the interpreter."""
+    variables (a plain cell ``1·t_v`` is one variable), then the stage's layers in numpy
+    (:func:`~symverify.provers.bounds_layers.model_rows`, whose counts are at least
+    :func:`~symverify.provers.bounds.layers_peak`'s), or, beyond that module's limits, one
+    :class:`BoundRing` pass through the interpreter."""
+    import numpy as np
+
     ring = BoundRing(variables)
-    state: list[list[Any]] = [[ring.zero] * model.inner_d for _ in range(model.inner_n)]
-    for c in b0.cells:
-        state[c.row][c.col] = _cell_value(c, dict.fromkeys(c.nodes(), ring.var), ring)
+    dd = model.inner_d
     layers = model.layers[lo:hi]
-    fast = model_rows(layers, read_rects(layers), 1, 1, model.inner_n, model.inner_d, scalar_rows, ring.variables,
-                      1, check, start=bound_rows(state))
+    start = np.full((model.inner_n * dd, 4), -math.inf)
+    plain = [c.row * dd + c.col for c in b0.cells if _plain(c)]
+    start[plain] = VAR
+    other = [c for c in b0.cells if not _plain(c)]
+    if other:
+        values = [_cell_value(c, dict.fromkeys(c.nodes(), ring.var), ring) for c in other]
+        start[[c.row * dd + c.col for c in other]] = bound_rows([values])
+    fast = model_rows(layers, read_rects(layers), 1, 1, model.inner_n, dd, scalar_rows, ring.variables, 1, check,
+                      start=start)
     if fast is not None:
         peak = fast[1]
         return COUNT_CAP if not peak < COUNT_CAP else min(math.ceil(peak), COUNT_CAP)
+    state: list[list[Any]] = [[ring.zero] * dd for _ in range(model.inner_n)]
+    for c in b0.cells:
+        state[c.row][c.col] = _cell_value(c, dict.fromkeys(c.nodes(), ring.var), ring)
     return layers_peak(layers, state, ring, check)[1]
+
+
+def _plain(c: Cell) -> bool:
+    """Whether the cell is the usual ``1·node`` (its value is the node's variable)."""
+    terms = c.terms
+    return len(terms) == 1 and type(terms[0][1]) is int and terms[0][1] == 1 and type(c.const) is int and c.const == 0
 
 
 @dataclass(frozen=True)
