@@ -172,6 +172,18 @@ def test_bad_schedulers_are_refused(pair, scheduler, match):
         sv.verify(c, comp, scheduler=scheduler)
 
 
+def test_a_scheduler_for_another_method_is_refused(pair):
+    c, comp = pair
+    with pytest.raises(UsageError, match="applies to methods 'compositional' and 'auto'; found method 'exact'"):
+        sv.verify(c, comp, method="exact", scheduler="local")
+
+
+def test_auto_without_a_certificate_says_the_scheduler_was_not_used(client):
+    c = random_circuit(2, 2, 6, 3, seed=0, num_outputs=2)
+    rep = sv.verify(c, c, scheduler=client)
+    assert rep.proved and any("scheduler was not used" in n for n in rep.notes)
+
+
 def test_bad_task_sizes_are_refused(client, pair):
     c, comp = pair
     with pytest.raises(UsageError, match="stages_per_task: expected a positive int, found 0"):

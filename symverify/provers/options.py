@@ -113,6 +113,9 @@ class Options:
         if trials is not None and (type(trials) is not int or trials < 1):
             raise UsageError(f"trials: expected a positive int, found {trials!r}")
         if scheduler is not None:
+            if method not in ("compositional", "auto"):
+                raise UsageError(f"scheduler: runs the compositional stage checks, so it applies to methods "
+                                 f"'compositional' and 'auto'; found method {method!r}")
             from symverify.provers.dask_address import check_address
 
             check_address(scheduler)

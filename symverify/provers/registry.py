@@ -185,6 +185,9 @@ class AutoProver:
         comp, notes = _auto_compositional(a, b, opts, bounds)
         if comp is not None:
             return comp
+        if opts.scheduler is not None and certified_pair(a, b) is None:
+            notes += ("the scheduler was not used: it runs the compositional stage checks, and this pair has no "
+                      "certificate",)
         pre = run_randomized(a, b, opts, bounds(), method="randomized (pre-check)", tag="pre", max_trials=1)
         if pre.verdict is Verdict.REFUTED or pre.evidence.get("sides_differ_mod_p"):
             # A mismatch mod p shows the sides differ: never go on to look for a proof. Without a
