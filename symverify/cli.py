@@ -77,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="exact engine (flint, sympy) or randomized engine (torch, python)")
     v.add_argument("--numeric", nargs="?", const="float64", default=None, metavar="DTYPE",
                    help="also cross-check the float executor (float64, float32, bfloat16); never changes the verdict")
+    v.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the compositional stage checks on a Dask cluster: a scheduler's address "
+                        "(tcp://HOST:8786) or file (FILE.json), or 'local' (needs symverify[dask])")
     i = sub.add_parser("info", help="print the statistics of a circuit, model or certificate file")
     i.add_argument("file", metavar="FILE", help="a circuit, model or certificate file (JSON; docs/formats.md)")
     i.add_argument("--json", action="store_true", help="print the statistics as JSON")
@@ -177,7 +180,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         if not isinstance(cert, Certificate):
             raise UsageError(f"--certificate {args.certificate}: expected a certificate file, found a {type(cert).__name__}")
     report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
-                    certificate=cert, backend=args.backend, numeric=args.numeric or False)
+                    certificate=cert, backend=args.backend, numeric=args.numeric or False, scheduler=args.scheduler)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

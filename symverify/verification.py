@@ -4,8 +4,8 @@ Sides are circuits, BaseConv models, kaleidoscope matrices or compiled objects, 
 combination (:mod:`symverify.provers.sides`). Methods (docs/theory.md §5) are the provers of
 :mod:`symverify.provers.registry`, one interface for all: ``exact`` (flint) and ``exact-sympy``,
 ``compositional`` (stage certificates), ``randomized`` (Schwartz–Zippel with a stated bound),
-``z3``, and ``auto``: a one-trial randomized pre-check (a mismatch refutes at once), then
-``compositional`` when a certificate is present, else ``exact`` when the certified expansion
+``z3``, and ``auto``: ``compositional`` when a certificate is present, else a one-trial
+randomized pre-check (a mismatch refutes at once), then ``exact`` when the certified expansion
 estimate is small, else ``randomized``. ``verify`` checks its arguments
 (:meth:`~symverify.provers.options.Options.from_call`), runs the named prover under the deadline,
 and enforces the rules of docs/trusted-base.md on its result. A difference is a ``refuted`` report
@@ -250,7 +250,8 @@ def _numeric_skip(a: Side, b: Side, opts: Options) -> str | None:
 def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0, trials: int | None = None,
            timeout: float | None = None, certificate: Certificate | None = None, backend: str | None = None,
            max_monomials: int | None = None, memory_limit: int | None = None,
-           error_bound: Fraction | None = None, isolate: bool | None = None, numeric: bool | str = False) -> Report:
+           error_bound: Fraction | None = None, isolate: bool | None = None, numeric: bool | str = False,
+           scheduler: Any = None) -> Report:
     """Decide ``lhs ≡ rhs`` (every output entry, as polynomials in the inputs and weights).
 
     Args:
@@ -279,12 +280,18 @@ def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0,
             ``'float32'``, ``'bfloat16'``) on both sides at seeded small-rational inputs and compare
             with exact evaluation (``report.numeric``). A cross-check of the executor, never a
             proof: it never changes the verdict (an executor error above its bound adds a note).
+        scheduler: run the compositional stage checks (methods ``compositional`` and ``auto``) as
+            Dask tasks: ``"local"`` (a local cluster of one process per core), a scheduler's
+            address (``tcp://HOST:8786``) or file, or a ``distributed.Client``; the same verdict,
+            report and failing stage as without (:mod:`symverify.provers.stages_dask`; needs
+            ``symverify[dask]``).
 
     Raises:
         ShapeError: the sides have different shapes (both are named).
         IRError: an argument is not a verifiable object, or a certificate is malformed.
         UsageError: an unknown method, backend or ``numeric`` value, ``compositional`` without a
-            certificate, or ``backend='torch'`` where the torch engine cannot run.
+            certificate, ``backend='torch'`` where the torch engine cannot run, or a
+            ``scheduler`` that is not an address, or that cannot be reached.
         BackendUnavailableError: ``backend='torch'`` or ``numeric`` without torch installed.
         ProverError: a counterexample failed its exact re-check, or a method said ``proved`` with a
             failure bound above ``error_bound`` (a prover bug).
@@ -294,7 +301,7 @@ def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0,
     a, b = pair_sides(lhs, rhs, certificate)
     opts = Options.from_call(method, seed=seed, trials=trials, timeout=timeout, backend=backend,
                              max_monomials=max_monomials, memory_limit=memory_limit, error_bound=error_bound,
-                             isolate=isolate, numeric=numeric)
+                             isolate=isolate, numeric=numeric, scheduler=scheduler)
     timings: dict[str, float] = {}
     stats = (_describe(a), _describe(b))
     res = _settle(run_prover(method, prover, a, b, opts, timings), opts)

@@ -40,7 +40,7 @@ from symverify.provers.sides import CircuitSide, KaleidoscopeSide, ModelSide, Si
 from symverify.semantics.evaluate import crop, embed, eval_layer
 from symverify.semantics.straightline import CONST, LIN, MUL, SCALE, program
 
-__all__ = ["UB", "BoundValue", "BoundRing", "Bounds", "structure_bounds", "common_denominator", "layers_peak",
+__all__ = ["UB", "BoundValue", "BoundRing", "Bounds", "structure_bounds", "common_denominator", "layers_peak", "bound_rows",
            "monomial_cap", "COUNT_CAP", "circuit_bounds"]
 
 _MANT = 62
@@ -330,6 +330,23 @@ M61 = (1 << 61) - 1
 
 def _total(values: Any) -> int:
     return min(sum(v.cnt for row in values for v in row), _COUNT_CAP)
+
+
+def bound_rows(state: list[list[BoundValue]]) -> Any:
+    """A state of :class:`BoundValue` as the numpy rows of :mod:`~symverify.provers.bounds_vector`
+    (``(deg, s, log2 ℓ1, log2 cnt)`` per cell, row-major), heights and counts rounded up: the
+    ``start`` of :func:`~symverify.provers.bounds_layers.model_rows`."""
+    import numpy as np
+
+    cells = [v for row in state for v in row]
+    out = np.full((len(cells), 4), -math.inf)
+    for k, v in enumerate(cells):
+        if v.deg >= 0:
+            m, e = v.l1
+            h = (math.log2(m) * (1 + 2.0**-50) + 2.0**-40 + e) if m else -math.inf
+            c = math.log2(v.cnt) * (1 + 2.0**-50) + 2.0**-40 if v.cnt else -math.inf
+            out[k] = (v.deg, v.s, h, c)
+    return out
 
 
 def layers_peak(layers: Any, state: list[list[BoundValue]], ring: BoundRing,

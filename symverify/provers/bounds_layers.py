@@ -234,7 +234,8 @@ def _dense_ids(e: _Entries, count: int, nn: int, dd: int) -> Any:
 
 def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, dd: int,
                table: Callable[[list[Scalar]], Any], variables: int, q: int,
-               check: Check | None = None, summary: list[float] | None = None) -> tuple[Any, float] | None:
+               check: Check | None = None, summary: list[float] | None = None, *,
+               start: Any | None = None) -> tuple[Any, float] | None:
     """The four bounds of the ``n×d`` output (row-major) of ``layers`` on independent variables
     in the top-left ``n×d`` block of a zero ``N'×d'`` state, and the peak ``Σ 2^c`` over two
     consecutive states (rounded up); None beyond the limits (then the exact pass answers).
@@ -244,13 +245,22 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
     With rational weights (negative heights), the rounding is sized for ``|h| ≤ B`` (``B = 2^20``
     bits, then four times what a first run found), and every stored value is checked against
     ``B/4`` afterwards (so the branches, at most ``2·B/4`` plus logarithms, are within ``B``).
-    ``summary``, when given, receives :func:`~.bounds_vector.peak_of` over every layer's values."""
+    ``summary``, when given, receives :func:`~.bounds_vector.peak_of` over every layer's values.
+
+    ``start`` (``N'·d'`` rows, row-major) replaces that first state: the bounds of any state, such as
+    a certificate boundary's cells on fresh variables (rounded up by the caller); the peak then
+    starts from its ``Σ 2^c``, rounded up."""
     cells = nn * dd
     X = np.full((cells + 2, 4), NEG)
-    X[:cells].reshape(nn, dd, 4)[:n, :d] = VAR
+    if start is None:
+        X[:cells].reshape(nn, dd, 4)[:n, :d] = VAR
+        first = float(n * d)
+    else:
+        X[:cells] = start
+        first = float(np.exp2(X[:cells, 3]).sum()) * (1 + (cells + 4) * 2.0**-50)
     X[cells + 1] = ONE
     if not layers:
-        return X[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4), float(n * d)
+        return X[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4), first
     if check is not None:
         check()
     built = _plan(layers, rects, nn, dd, table, check)
@@ -269,7 +279,7 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
             if summary is not None:
                 summary[:] = peak_of(every, lq)
             out = state[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4)
-            return out, _peak(np.exp2(every[:, 3]), [len(o) for o in outs], n * d, cells)
+            return out, _peak(np.exp2(every[:, 3]), [len(o) for o in outs], first, cells)
         signed = 4 * found
     return None
 

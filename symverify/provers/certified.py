@@ -62,8 +62,17 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     circuit, model = pair
     start = time.perf_counter()
     backend = opts.backend if opts.backend in ("flint", "sympy") else "flint"
-    res = check_certificate(circuit.obj, model.obj, model.certificate, backend=backend, deadline=opts.deadline,  # type: ignore[arg-type]
-                            max_monomials=opts.max_monomials, memory_limit=opts.memory_limit, isolate=opts.isolate)
+    if opts.scheduler is None:
+        res = check_certificate(circuit.obj, model.obj, model.certificate, backend=backend,  # type: ignore[arg-type]
+                                deadline=opts.deadline, max_monomials=opts.max_monomials,
+                                memory_limit=opts.memory_limit, isolate=opts.isolate)
+    else:  # the same stage checks as Dask tasks, the same result
+        from symverify.provers.stages_dask import check_certificate_dask
+
+        res = check_certificate_dask(circuit.obj, model.obj, model.certificate, scheduler=opts.scheduler,  # type: ignore[arg-type]
+                                     backend=backend, deadline=opts.deadline,  # type: ignore[arg-type]
+                                     max_monomials=opts.max_monomials, memory_limit=opts.memory_limit,
+                                     isolate=opts.isolate)
     secs = time.perf_counter() - start
     ev: dict[str, Any] = {
         "stages_checked": res.stages_checked,

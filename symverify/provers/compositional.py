@@ -27,6 +27,7 @@ inside every stage (see :func:`check_certificate` for the guarantees).
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -39,7 +40,9 @@ from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, Sym, is_zero
-from symverify.provers.bounds import COUNT_CAP, BoundRing, layers_peak, monomial_cap
+from symverify.provers.bounds import COUNT_CAP, BoundRing, bound_rows, layers_peak, monomial_cap
+from symverify.provers.bounds_layers import model_rows, read_rects
+from symverify.provers.bounds_vector import VAR, scalar_rows
 from symverify.provers.guard import run_limited
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
 from symverify.provers.outcome import Verdict, exact_comparison
@@ -47,7 +50,8 @@ from symverify.semantics.poly import PolyBackend, PolyRing
 from symverify.semantics.rings import Ring
 from symverify.semantics.sparse import eval_layers_sparse
 
-__all__ = ["StageFailure", "CompositionalResult", "StagePlan", "check_certificate", "validate_certificate", "plan_stage",
+__all__ = ["StageFailure", "CompositionalResult", "StagePlan", "StageOutcome", "StageRun", "combine", "check_certificate",
+           "validate_certificate", "plan_stage",
            "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
 
 STAGE_IN_PROCESS_MONOMIALS = 200_000
@@ -425,12 +429,38 @@ def _boundary(b: Boundary, cache: dict[Any, Any]) -> _BoundaryInfo:
 
 
 def _refined_layers(model: Model, lo: int, hi: int, b0: Boundary, variables: int, check: Check | None) -> int:
-    """The same bound cell by cell: one :class:`BoundRing` pass over the stage's layers."""
+    """The same bound cell by cell: the :class:`BoundRing` values of the boundary's cells on fresh
+    variables (a plain cell ``1·t_v`` is one variable), then the stage's layers in numpy
+    (:func:`~symverify.provers.bounds_layers.model_rows`, whose counts are at least
+    :func:`~symverify.provers.bounds.layers_peak`'s), or, beyond that module's limits, one
+    :class:`BoundRing` pass through the interpreter."""
+    import numpy as np
+
     ring = BoundRing(variables)
-    state: list[list[Any]] = [[ring.zero] * model.inner_d for _ in range(model.inner_n)]
+    dd = model.inner_d
+    layers = model.layers[lo:hi]
+    start = np.full((model.inner_n * dd, 4), -math.inf)
+    plain = [c.row * dd + c.col for c in b0.cells if _plain(c)]
+    start[plain] = VAR
+    other = [c for c in b0.cells if not _plain(c)]
+    if other:
+        values = [_cell_value(c, dict.fromkeys(c.nodes(), ring.var), ring) for c in other]
+        start[[c.row * dd + c.col for c in other]] = bound_rows([values])
+    fast = model_rows(layers, read_rects(layers), 1, 1, model.inner_n, dd, scalar_rows, ring.variables, 1, check,
+                      start=start)
+    if fast is not None:
+        peak = fast[1]
+        return COUNT_CAP if not peak < COUNT_CAP else min(math.ceil(peak), COUNT_CAP)
+    state: list[list[Any]] = [[ring.zero] * dd for _ in range(model.inner_n)]
     for c in b0.cells:
         state[c.row][c.col] = _cell_value(c, dict.fromkeys(c.nodes(), ring.var), ring)
-    return layers_peak(model.layers[lo:hi], state, ring, check)[1]
+    return layers_peak(layers, state, ring, check)[1]
+
+
+def _plain(c: Cell) -> bool:
+    """Whether the cell is the usual ``1·node`` (its value is the node's variable)."""
+    terms = c.terms
+    return len(terms) == 1 and type(terms[0][1]) is int and terms[0][1] == 1 and type(c.const) is int and c.const == 0
 
 
 @dataclass(frozen=True)
@@ -578,56 +608,120 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
         validate_certificate(circuit, model, cert, check)
     except DeadlineExceededError:
         return CompositionalResult(False, 0, cert.num_stages, None, 0, time.perf_counter() - start, 0, ("timeout",), "timeout")
-    memory = memory_limit if memory_limit is not None else default_memory_limit()
-    params = tuple(sorted(circuit.params() | model.params()))
+    run = StageRun.of(circuit, model, backend=backend, deadline=deadline, max_monomials=max_monomials,
+                      memory_limit=memory_limit, isolate=isolate)
     bs = cert.boundaries
-    total = len(bs) - 1
-    mono = 0
-    widest = 0
-    isolated = 0
-    largest = 0
+    outcomes = []
     shapes: dict[Any, Any] = {}
+    for k in range(len(bs) - 1):
+        outcome = run.stage(circuit, model, k, bs[k], bs[k + 1], k == len(bs) - 2, check, shapes)
+        outcomes.append(outcome)
+        if not outcome.ok:
+            break
+    return combine(outcomes, len(bs) - 1, time.perf_counter() - start)
 
-    def stop(k: int, why: str, note: str) -> CompositionalResult:
-        return CompositionalResult(False, k, total, None, widest, time.perf_counter() - start, mono, (note,), why,
-                                   isolated, largest)
 
-    for k in range(total):
-        b0, b1 = bs[k], bs[k + 1]
-        last = k == total - 1
+@dataclass(frozen=True)
+class StageOutcome:
+    """What checking one stage found: ``failure`` (the claim does not hold) or ``stopped`` (why
+    it was not decided: ``"timeout"``, ``"budget"``, ``"memory"``, ``"crashed"``, with ``note``),
+    else proved; ``layers`` its layer count (0 if the deadline passed before it started),
+    ``estimate`` its certified size, ``isolated`` whether it ran in a memory-limited process,
+    ``monomials`` the monomials compared. Plain data: it travels back from a Dask worker."""
+
+    stage: int
+    layers: int = 0
+    estimate: int = 0
+    isolated: bool = False
+    monomials: int = 0
+    failure: StageFailure | None = None
+    stopped: str | None = None
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and self.stopped is None
+
+
+def combine(outcomes: list[StageOutcome], total: int, seconds: float) -> CompositionalResult:
+    """The :class:`CompositionalResult` of stage outcomes listed in stage order from stage 0
+    (every stage up to the first that did not prove, or all ``total``): what the stage-by-stage
+    loop of :func:`check_certificate` reports, wherever the stages ran."""
+    mono = widest = isolated = largest = 0
+    for k, o in enumerate(outcomes):
+        if o.stage != k:
+            raise ValueError(f"stage outcomes out of order: expected stage {k}, found {o.stage}")
+        widest = max(widest, o.layers)
+        largest = max(largest, o.estimate)
+        isolated += o.isolated
+        mono += o.monomials
+        if o.failure is not None:
+            return CompositionalResult(False, k, total, o.failure, widest, seconds, mono, (), None, isolated, largest)
+        if o.stopped is not None:
+            return CompositionalResult(False, k, total, None, widest, seconds, mono, (o.note,), o.stopped, isolated,
+                                       largest)
+    if len(outcomes) != total:
+        raise ValueError(f"stage outcomes: expected {total} stages, found {len(outcomes)}")
+    return CompositionalResult(True, total, total, None, widest, seconds, mono, (), None, isolated, largest)
+
+
+@dataclass(frozen=True)
+class StageRun:
+    """How every stage is checked (:func:`check_certificate`'s settings, and the parameters of
+    both sides): :meth:`stage` checks one, here or on a Dask worker."""
+
+    backend: PolyBackend
+    params: tuple[str, ...]
+    deadline: float | None
+    max_monomials: int
+    memory: int
+    isolate: bool | None
+
+    @staticmethod
+    def of(circuit: Circuit, model: Model, *, backend: PolyBackend = "flint", deadline: float | None = None,
+           max_monomials: int = DEFAULT_MAX_MONOMIALS, memory_limit: int | None = None,
+           isolate: bool | None = None) -> StageRun:
+        memory = memory_limit if memory_limit is not None else default_memory_limit()
+        return StageRun(backend, tuple(sorted(circuit.params() | model.params())), deadline, max_monomials, memory,
+                        isolate)
+
+    def stage(self, circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Boundary, last: bool,
+              check: Deadline | None, shapes: dict[Any, Any]) -> StageOutcome:
+        """Plan stage ``k`` (``b0 → b1``; ``last``: the final one, :func:`plan_stage`) and check it
+        in this process, in a memory-limited child process, or not at all (refused)."""
+        width = b1.layer - b0.layer
+        params, deadline, max_monomials = self.params, self.deadline, self.max_monomials
+        estimate, isolated, started = 0, False, False
         try:
             if check is not None:
                 check()
-            widest = max(widest, b1.layer - b0.layer)
-            plan = plan_stage(circuit, model, b0, b1, params, max_monomials=max_monomials, isolate=isolate, check=check,
-                              shapes=shapes)
-            largest = max(largest, plan.estimate)
+            started = True
+            plan = plan_stage(circuit, model, b0, b1, params, max_monomials=max_monomials, isolate=self.isolate,
+                              check=check, shapes=shapes)
+            estimate = plan.estimate
             if plan.where == "refused":
-                return stop(k, "budget", f"stage {k} (layers [{b0.layer}, {b1.layer})) not expanded: the certified estimate "
-                                         f"of {plan.estimate} live monomials exceeds {STAGE_REFUSE_FACTOR}× max_monomials "
-                                         f"= {max_monomials}")
+                return StageOutcome(k, width, estimate, stopped="budget", note=(
+                    f"stage {k} (layers [{b0.layer}, {b1.layer})) not expanded: the certified estimate of "
+                    f"{plan.estimate} live monomials exceeds {STAGE_REFUSE_FACTOR}× max_monomials = {max_monomials}"))
             if plan.where == "isolated":
-                isolated += 1
-                PolyRing(0, (), backend)  # import the engine here: a missing one raises here, not in the child
+                isolated = True
+                PolyRing(0, (), self.backend)  # import the engine here: a missing one raises here, not in the child
                 remaining = None if check is None else max(check.remaining(), 0.0)
-                lim = run_limited(_stage_in_child, (circuit, model, k, b0, b1, last, backend, params, deadline, max_monomials),
-                                  memory=memory, timeout=remaining)
+                lim = run_limited(_stage_in_child, (circuit, model, k, b0, b1, last, self.backend, params, deadline,
+                                                    max_monomials), memory=self.memory, timeout=remaining)
                 if lim.status == "timeout":
-                    return stop(k, "timeout", "timeout")
+                    return StageOutcome(k, width, estimate, True, stopped="timeout", note="timeout")
                 if lim.status != "ok":
-                    return stop(k, lim.status, f"stage {k} (layers [{b0.layer}, {b1.layer}), certified estimate "
-                                               f"{plan.estimate} live monomials) ran in a memory-limited process that "
-                                               f"stopped ({lim.status}): {lim.detail}")
+                    return StageOutcome(k, width, estimate, True, stopped=lim.status, note=(
+                        f"stage {k} (layers [{b0.layer}, {b1.layer}), certified estimate {plan.estimate} live "
+                        f"monomials) ran in a memory-limited process that stopped ({lim.status}): {lim.detail}"))
                 failure, m = lim.value
             else:
-                failure, m = _check_stage(circuit, model, k, b0, b1, last, backend, params, check, max_monomials, shapes)
+                failure, m = _check_stage(circuit, model, k, b0, b1, last, self.backend, params, check, max_monomials,
+                                          shapes)
         except DeadlineExceededError:
-            return stop(k, "timeout", "timeout")
+            return StageOutcome(k, width if started else 0, estimate, isolated, stopped="timeout", note="timeout")
         except _BudgetError as e:
-            return stop(k, "budget", f"stage {k} (layers [{b0.layer}, {b1.layer})): {e}")
-        mono += m
-        if failure is not None:
-            return CompositionalResult(False, k, total, failure, widest, time.perf_counter() - start, mono, (), None,
-                                       isolated, largest)
-    return CompositionalResult(True, total, total, None, widest, time.perf_counter() - start, mono, (), None, isolated,
-                               largest)
+            return StageOutcome(k, width, estimate, isolated, stopped="budget",
+                                note=f"stage {k} (layers [{b0.layer}, {b1.layer})): {e}")
+        return StageOutcome(k, width, estimate, isolated, m, failure)

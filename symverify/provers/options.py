@@ -13,7 +13,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from symverify.deadline import Deadline, DeadlineExceededError
 from symverify.errors import UsageError
@@ -59,7 +59,9 @@ class Options:
     ``"python"`` (Python ints mod primes ``≥ 2^61``) or ``"auto"`` (see
     :func:`symverify.provers.randomized.choose_engine`). ``timeout`` is the requested number of
     seconds the deadline came from (for the report's notes); ``numeric`` the dtype of the float
-    cross-check ``verify`` runs after deciding (None: none).
+    cross-check ``verify`` runs after deciding (None: none); ``scheduler`` where the compositional
+    stage checks run (None: here; ``"local"``, a Dask scheduler's address or file, or a
+    ``distributed.Client``: as Dask tasks, :mod:`symverify.provers.stages_dask`).
 
     Long loops poll the deadline through :meth:`checker` (every few hundred operations) and stop
     with :class:`DeadlineExceededError`, which the methods turn into ``unknown``; :meth:`check` is the
@@ -77,12 +79,13 @@ class Options:
     modular: str = "auto"
     timeout: float | None = None
     numeric: str | None = None
+    scheduler: Any = None
 
     @classmethod
     def from_call(cls, method: str, *, seed: int | None = 0, trials: int | None = None, timeout: float | None = None,
                   backend: str | None = None, max_monomials: int | None = None, memory_limit: int | None = None,
                   error_bound: Fraction | None = None, isolate: bool | None = None,
-                  numeric: bool | str = False) -> Options:
+                  numeric: bool | str = False, scheduler: Any = None) -> Options:
         """The options of one ``verify(..., method=method)`` call, every argument checked.
 
         ``seed=None`` draws a fresh seed from the operating system; ``timeout`` starts the
@@ -109,6 +112,13 @@ class Options:
             raise UsageError(f"timeout: expected a positive number of seconds, found {timeout!r}")
         if trials is not None and (type(trials) is not int or trials < 1):
             raise UsageError(f"trials: expected a positive int, found {trials!r}")
+        if scheduler is not None:
+            if method not in ("compositional", "auto"):
+                raise UsageError(f"scheduler: runs the compositional stage checks, so it applies to methods "
+                                 f"'compositional' and 'auto'; found method {method!r}")
+            from symverify.provers.dask_address import check_address
+
+            check_address(scheduler)
         return cls(
             seed=seed,
             trials=trials,
@@ -121,6 +131,7 @@ class Options:
             modular=modular_engine,
             timeout=timeout,
             numeric=numeric_dtype,
+            scheduler=scheduler,
         )
 
     def remaining(self) -> float | None:

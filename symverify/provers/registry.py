@@ -168,27 +168,32 @@ def _auto_compositional(a: Side, b: Side, opts: Options, bounds: LazyBounds) -> 
 class AutoProver:
     """``auto``: the other provers, in order, each deciding only what it can.
 
-    A kaleidoscope against a linear circuit is decided by exact matrices. Otherwise a one-trial
-    randomized pre-check runs first: a mismatch mod ``p`` shows the sides differ, so the answer is
-    ``refuted`` (or ``unknown`` with that evidence, without a re-checkable counterexample) and no
-    proof is looked for. Then ``compositional`` when a certificate is present, ``exact`` when the
-    certified peak monomial estimate is at most :data:`AUTO_EXACT_MONOMIALS`, else ``randomized``;
-    a method that ends ``unknown`` hands over to the next, and its notes go into the report. The
-    report names the method that decided, and ``proved`` means what it means for that method.
+    A kaleidoscope against a linear circuit is decided by exact matrices. A pair carrying a stage
+    certificate is decided by ``compositional`` when it can (its stage checks cost about what one
+    evaluation of the model does, so a pre-check before it would cost as much as the proof).
+    Otherwise a one-trial randomized pre-check runs: a mismatch mod ``p`` shows the sides differ,
+    so the answer is ``refuted`` (or ``unknown`` with that evidence, without a re-checkable
+    counterexample) and no proof is looked for. Then ``exact`` when the certified peak monomial
+    estimate is at most :data:`AUTO_EXACT_MONOMIALS`, else ``randomized``; a method that ends
+    ``unknown`` hands over to the next, and its notes go into the report. The report names the
+    method that decided, and ``proved`` means what it means for that method.
     """
 
     def prove(self, a: Side, b: Side, opts: Options, bounds: LazyBounds) -> MethodResult:
         fast = prove_kaleidoscope_circuit(a, b, opts)
         if fast is not None:
             return fast
+        comp, notes = _auto_compositional(a, b, opts, bounds)
+        if comp is not None:
+            return comp
+        if opts.scheduler is not None and certified_pair(a, b) is None:
+            notes += ("the scheduler was not used: it runs the compositional stage checks, and this pair has no "
+                      "certificate",)
         pre = run_randomized(a, b, opts, bounds(), method="randomized (pre-check)", tag="pre", max_trials=1)
         if pre.verdict is Verdict.REFUTED or pre.evidence.get("sides_differ_mod_p"):
             # A mismatch mod p shows the sides differ: never go on to look for a proof. Without a
             # counterexample small enough to re-check, the answer is unknown with that evidence.
-            return pre
-        comp, notes = _auto_compositional(a, b, opts, bounds)
-        if comp is not None:
-            return _with_precheck(comp, pre)
+            return replace(pre, notes=notes + pre.notes)
         if bounds().peak_monomials <= AUTO_EXACT_MONOMIALS:
             res = run_exact(a, b, opts, bounds())
             if res.verdict is not Verdict.UNKNOWN:
