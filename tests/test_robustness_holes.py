@@ -8,6 +8,7 @@ wall-clock limits are correctness checks of the deadline, not performance assert
 
 from __future__ import annotations
 
+import functools
 import math
 import subprocess
 import sys
@@ -169,3 +170,51 @@ def test_numeric_cross_check_is_skipped_after_the_timeout():
     report, _ = timed(c, squared_constant(19), method="randomized", numeric=True, timeout=1e-9)
     assert not report.proved
     assert any("numeric cross-check skipped" in n for n in report.notes)
+
+
+# ---- 7. reports with huge values: to_json took 368 s, str() minutes; 3328 inputs printed in full ----
+
+
+@functools.lru_cache(maxsize=1)
+def huge_report():
+    from symverify.provers.outcome import Counterexample, Verdict
+    from symverify.verification import Report
+
+    x = (3 << 16_800_000) + 123_456_789  # 16.8 million bits, 5 million digits
+    cex = Counterexample(inputs=((2,) + (0,) * 3326 + (-1,),), params=(), cell=(0, 0), lhs_value=x, rhs_value=1 - x,
+                         found_by="exact")
+    return x, Report(Verdict.REFUTED, "exact", {"value": x}, cex)
+
+
+def test_huge_report_prints_abbreviated_and_sparse_quickly():
+    x, report = huge_report()
+    t = time.monotonic()
+    text = str(report)
+    assert time.monotonic() - t < SLACK
+    assert len(text) < 2000
+    assert f"<{x.bit_length()}-bit integer ≡ {x % 10**9} mod 10^9>" in text
+    assert "<1×3328, 2 nonzero: u[0][0]=2, u[0][3327]=-1>" in text
+
+
+def test_huge_report_json_is_exact_and_linear(monkeypatch):
+    import json
+
+    from symverify.ir import limits
+    from symverify.ir.bigint import parse_rational
+
+    x, report = huge_report()
+    t = time.monotonic()
+    doc = json.loads(json.dumps(report.to_json()))
+    assert time.monotonic() - t < SLACK
+    cex = doc["counterexample"]
+    assert cex["lhs_value"].startswith("0x") and doc["evidence"]["value"].startswith("0x")
+    monkeypatch.setattr(limits, "MAX_INT_DIGITS", 6_000_000)  # documents stop at 100 000 digits; this is a report
+    assert parse_rational(cex["lhs_value"]) == x and parse_rational(cex["rhs_value"]) == 1 - x
+
+
+def test_digit_count_is_exact_near_powers_of_ten():
+    from symverify.ir.bigint import digit_count
+
+    for k in (480, 481, 1000, 4301):
+        for v, n in ((10**k - 1, k), (10**k, k + 1), (10**k + 1, k + 1), (2 * 10**k, k + 1)):
+            assert digit_count(v) == n == digit_count(-v)
