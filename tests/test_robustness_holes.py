@@ -218,3 +218,45 @@ def test_digit_count_is_exact_near_powers_of_ten():
     for k in (480, 481, 1000, 4301):
         for v, n in ((10**k - 1, k), (10**k, k + 1), (10**k + 1, k + 1), (2 * 10**k, k + 1)):
             assert digit_count(v) == n == digit_count(-v)
+
+
+# ---- 8. `symverify info /dev/zero` never returned: loaders read any file, without a byte limit ----
+
+
+def _special_files(tmp_path):
+    import os
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    return {"/dev/zero": "a character device", str(fifo): "a FIFO", str(tmp_path): "a directory"}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="device files and FIFOs")
+def test_cli_info_refuses_files_that_are_not_regular(tmp_path, capsys):
+    from symverify.cli import main
+
+    for path, kind in _special_files(tmp_path).items():
+        t = time.monotonic()
+        code = main(["info", path])
+        err = capsys.readouterr().err
+        assert code == 3 and time.monotonic() - t < SLACK
+        assert err.startswith("symverify: error: ") and f"expected a regular file, found {kind}" in err and path in err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="device files and FIFOs")
+def test_loaders_refuse_special_and_oversized_files(tmp_path, monkeypatch):
+    from symverify.errors import SerializationError
+    from symverify.ir import limits
+    from symverify.ir.serialize import dump_file, load_file
+    from symverify.scripts.runner import load_run
+
+    for path in _special_files(tmp_path):
+        for load in (load_file, load_run):
+            with pytest.raises(SerializationError, match="expected a regular file"):
+                load(path)
+    good = tmp_path / "good.json"
+    dump_file(THREE_X, good)
+    assert load_file(good) == THREE_X
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", good.stat().st_size - 1)
+    with pytest.raises(SerializationError, match=r"bytes is more than symverify.ir.limits.MAX_FILE_BYTES = \d+ bytes"):
+        load_file(good)
