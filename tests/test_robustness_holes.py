@@ -260,3 +260,67 @@ def test_loaders_refuse_special_and_oversized_files(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_FILE_BYTES", good.stat().st_size - 1)
     with pytest.raises(SerializationError, match=r"bytes is more than symverify.ir.limits.MAX_FILE_BYTES = \d+ bytes"):
         load_file(good)
+
+
+# ---- 6. `prove --dir`: a script that exits but leaves a grandchild holding stdout hung the run ----
+
+LINGERING = '''
+import subprocess
+import sys
+
+from symverify.scripts.protocol import ProofResult, script_main
+
+TITLE = "Leaves a grandchild holding stdout and stderr"
+
+
+def run(quick=False):
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # inherits stdout and stderr
+    raise RuntimeError("the script fails after starting a grandchild")
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))
+'''
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups")
+def test_prove_dir_does_not_wait_for_a_lingering_grandchild(tmp_path):
+    from symverify.scripts.runner import available, run_scripts
+
+    d = tmp_path / "lingering"
+    d.mkdir()
+    (d / "lingering.py").write_text(LINGERING)
+    t = time.monotonic()
+    summary = run_scripts(available([d]), ["lingering"], timeout=40)
+    seconds = time.monotonic() - t
+    row = summary.outcomes[0]
+    assert seconds < 20, seconds  # the grandchild sleeps 60 s; the run ends when the script exits
+    assert row.status == "crashed" and "timed out" not in row.error
+    assert "the script fails after starting a grandchild" in row.error
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups")
+def test_processes_kill_the_whole_group_on_timeout_and_after_exit(tmp_path):
+    import os
+
+    from symverify.scripts.tasks import Processes
+
+    pidfile = tmp_path / "pid"
+    spawn = (f"import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+             f"open({str(pidfile)!r}, 'w').write(str(p.pid)); sys.stdout.write('started'); sys.stdout.flush()")
+    for tail, timeout, expect in (("; sys.exit(1)", 30, 1), ("; import time; time.sleep(60)", 2, None)):
+        t = time.monotonic()
+        code, out, _ = Processes().run([sys.executable, "-c", spawn + tail], tmp_path, timeout)
+        assert time.monotonic() - t < timeout + SLACK and code == expect and out == "started"
+        grandchild = int(pidfile.read_text())
+        for _ in range(50):  # killed with the group; reaped by init soon after
+            try:
+                os.kill(grandchild, 0)
+            except ProcessLookupError:
+                break
+            with open(f"/proc/{grandchild}/stat") as fh:
+                if fh.read().split(") ")[1].startswith("Z"):
+                    break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the grandchild outlived the run")
