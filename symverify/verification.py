@@ -104,7 +104,7 @@ class Report:
         if "bound" in ev:
             pts = f" × {ev['points_per_trial']} points" if "points_per_trial" in ev else ""
             return (f"k={ev.get('k')} trials{pts} mod p={ev.get('p')} ({ev.get('backend')}), "
-                    f"degree ≤ {ev.get('degree_bound')}, error ≤ {ev.get('bound')}, seed {self.seed}")
+                    f"degree ≤ {_show_value(ev.get('degree_bound'))}, error ≤ {ev.get('bound')}, seed {self.seed}")
         if "monomials_compared" in ev:
             return f"{ev['monomials_compared']} monomials compared ({ev.get('backend')}, {ev.get('ran')})"
         if "result" in ev:
@@ -223,6 +223,13 @@ def _cross_check(a: Side, b: Side, opts: Options, timings: dict[str, float],
 
 TORCH_IMPORT_SECONDS = 5.0
 """The numeric cross-check is skipped when torch is not yet imported and less time than this is left."""
+
+
+def _show_value(x: Any) -> str:
+    """An evidence value for people: integers abbreviated (:func:`~symverify.ir.bigint.show_int`)."""
+    from symverify.ir.bigint import show_int
+
+    return show_int(x) if isinstance(x, int) and not isinstance(x, bool) else str(x)
 
 
 def _numeric_skip(a: Side, b: Side, opts: Options) -> str | None:

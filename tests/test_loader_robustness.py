@@ -212,7 +212,7 @@ def test_malformed_documents(doc, match):
 def test_files(tmp_path):
     with pytest.raises(SerializationError, match=r"cannot read .*nope.json: No such file"):
         load_file(tmp_path / "nope.json")
-    with pytest.raises(SerializationError, match=r"cannot read .*: Is a directory"):
+    with pytest.raises(SerializationError, match=r"cannot read .*: expected a regular file, found a directory"):
         load_file(tmp_path)
     (tmp_path / "bad.json").write_bytes(b"\xfe\xff{}")
     with pytest.raises(SerializationError, match=r"bad.json: not UTF-8 text"):

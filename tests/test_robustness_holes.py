@@ -8,6 +8,7 @@ wall-clock limits are correctness checks of the deadline, not performance assert
 
 from __future__ import annotations
 
+import functools
 import math
 import subprocess
 import sys
@@ -144,6 +145,7 @@ def test_huge_power_of_a_weight_gives_a_verdict(method):
     c = Circuit.trace(lambda u: [u[0][0] * sym("a") ** (2**1030)], n=1, d=1)
     report, seconds = timed(c, THREE_X, method=method, timeout=2)
     assert not report.proved and seconds < 2 + SLACK, (seconds, report)
+    assert len(str(report)) < 1000  # the 311-digit degree bound is printed abbreviated
 
 
 # ---- 5. numeric=True: an output beyond float64 lost the verdict; the cross-check ignored the deadline ----
@@ -169,3 +171,157 @@ def test_numeric_cross_check_is_skipped_after_the_timeout():
     report, _ = timed(c, squared_constant(19), method="randomized", numeric=True, timeout=1e-9)
     assert not report.proved
     assert any("numeric cross-check skipped" in n for n in report.notes)
+
+
+# ---- 7. reports with huge values: to_json took 368 s, str() minutes; 3328 inputs printed in full ----
+
+
+@functools.lru_cache(maxsize=1)
+def huge_report():
+    from symverify.provers.outcome import Counterexample, Verdict
+    from symverify.verification import Report
+
+    x = (3 << 16_800_000) + 123_456_789  # 16.8 million bits, 5 million digits
+    cex = Counterexample(inputs=((2,) + (0,) * 3326 + (-1,),), params=(), cell=(0, 0), lhs_value=x, rhs_value=1 - x,
+                         found_by="exact")
+    return x, Report(Verdict.REFUTED, "exact", {"value": x}, cex)
+
+
+def test_huge_report_prints_abbreviated_and_sparse_quickly():
+    x, report = huge_report()
+    t = time.monotonic()
+    text = str(report)
+    assert time.monotonic() - t < SLACK
+    assert len(text) < 2000
+    assert f"<{x.bit_length()}-bit integer ≡ {x % 10**9} mod 10^9>" in text
+    assert "<1×3328, 2 nonzero: u[0][0]=2, u[0][3327]=-1>" in text
+
+
+def test_huge_report_json_is_exact_and_linear(monkeypatch):
+    import json
+
+    from symverify.ir import limits
+    from symverify.ir.bigint import parse_rational
+
+    x, report = huge_report()
+    t = time.monotonic()
+    doc = json.loads(json.dumps(report.to_json()))
+    assert time.monotonic() - t < SLACK
+    cex = doc["counterexample"]
+    assert cex["lhs_value"].startswith("0x") and doc["evidence"]["value"].startswith("0x")
+    monkeypatch.setattr(limits, "MAX_INT_DIGITS", 6_000_000)  # documents stop at 100 000 digits; this is a report
+    assert parse_rational(cex["lhs_value"]) == x and parse_rational(cex["rhs_value"]) == 1 - x
+
+
+def test_digit_count_is_exact_near_powers_of_ten():
+    from symverify.ir.bigint import digit_count
+
+    for k in (480, 481, 1000, 4301):
+        for v, n in ((10**k - 1, k), (10**k, k + 1), (10**k + 1, k + 1), (2 * 10**k, k + 1)):
+            assert digit_count(v) == n == digit_count(-v)
+
+
+# ---- 8. `symverify info /dev/zero` never returned: loaders read any file, without a byte limit ----
+
+
+def _special_files(tmp_path):
+    import os
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    return {"/dev/zero": "a character device", str(fifo): "a FIFO", str(tmp_path): "a directory"}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="device files and FIFOs")
+def test_cli_info_refuses_files_that_are_not_regular(tmp_path, capsys):
+    from symverify.cli import main
+
+    for path, kind in _special_files(tmp_path).items():
+        t = time.monotonic()
+        code = main(["info", path])
+        err = capsys.readouterr().err
+        assert code == 3 and time.monotonic() - t < SLACK
+        assert err.startswith("symverify: error: ") and f"expected a regular file, found {kind}" in err and path in err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="device files and FIFOs")
+def test_loaders_refuse_special_and_oversized_files(tmp_path, monkeypatch):
+    from symverify.errors import SerializationError
+    from symverify.ir import limits
+    from symverify.ir.serialize import dump_file, load_file
+    from symverify.scripts.runner import load_run
+
+    for path in _special_files(tmp_path):
+        for load in (load_file, load_run):
+            with pytest.raises(SerializationError, match="expected a regular file"):
+                load(path)
+    good = tmp_path / "good.json"
+    dump_file(THREE_X, good)
+    assert load_file(good) == THREE_X
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", good.stat().st_size - 1)
+    with pytest.raises(SerializationError, match=r"bytes is more than symverify.ir.limits.MAX_FILE_BYTES = \d+ bytes"):
+        load_file(good)
+
+
+# ---- 6. `prove --dir`: a script that exits but leaves a grandchild holding stdout hung the run ----
+
+LINGERING = '''
+import subprocess
+import sys
+
+from symverify.scripts.protocol import ProofResult, script_main
+
+TITLE = "Leaves a grandchild holding stdout and stderr"
+
+
+def run(quick=False):
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # inherits stdout and stderr
+    raise RuntimeError("the script fails after starting a grandchild")
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))
+'''
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups")
+def test_prove_dir_does_not_wait_for_a_lingering_grandchild(tmp_path):
+    from symverify.scripts.runner import available, run_scripts
+
+    d = tmp_path / "lingering"
+    d.mkdir()
+    (d / "lingering.py").write_text(LINGERING)
+    t = time.monotonic()
+    summary = run_scripts(available([d]), ["lingering"], timeout=40)
+    seconds = time.monotonic() - t
+    row = summary.outcomes[0]
+    assert seconds < 20, seconds  # the grandchild sleeps 60 s; the run ends when the script exits
+    assert row.status == "crashed" and "timed out" not in row.error
+    assert "the script fails after starting a grandchild" in row.error
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups")
+def test_processes_kill_the_whole_group_on_timeout_and_after_exit(tmp_path):
+    import os
+
+    from symverify.scripts.tasks import Processes
+
+    pidfile = tmp_path / "pid"
+    spawn = (f"import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+             f"open({str(pidfile)!r}, 'w').write(str(p.pid)); sys.stdout.write('started'); sys.stdout.flush()")
+    for tail, timeout, expect in (("; sys.exit(1)", 30, 1), ("; import time; time.sleep(60)", 2, None)):
+        t = time.monotonic()
+        code, out, _ = Processes().run([sys.executable, "-c", spawn + tail], tmp_path, timeout)
+        assert time.monotonic() - t < timeout + SLACK and code == expect and out == "started"
+        grandchild = int(pidfile.read_text())
+        for _ in range(50):  # killed with the group; reaped by init soon after
+            try:
+                os.kill(grandchild, 0)
+            except ProcessLookupError:
+                break
+            with open(f"/proc/{grandchild}/stat") as fh:
+                if fh.read().split(") ")[1].startswith("Z"):
+                    break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the grandchild outlived the run")

@@ -193,7 +193,7 @@ class CircuitStats:
         return (
             f"n={self.n} d={self.d} size={self.size} (with inputs {self.size_with_inputs}) depth={self.depth} "
             f"width={self.width} gate_width={self.gate_width} muls={self.muls} outputs={self.outputs} "
-            f"degree≤{self.degree_bound}"
+            f"degree≤{show_int(self.degree_bound)}"
         )
 
 

@@ -11,7 +11,13 @@ decimal digits (4300 by default, at least 640 when set). symverify never relies 
   above :data:`symverify.ir.limits.MAX_INT_DIGITS` digits (it is quadratic in the digits).
 * **Human-readable text** (``str()`` of circuits, counterexamples, reports): :func:`show_int`,
   :func:`show_scalar` print integers of at most :data:`SHOW_DIGITS` digits in full and larger ones
-  as ``<5001-digit integer ≡ 123456789 mod 10^9>`` (the digit count and the last nine digits).
+  as ``<5001-digit integer ≡ 123456789 mod 10^9>`` (the digit count and the last nine digits);
+  beyond :data:`SHOW_BITS` bits as ``<16844130-bit integer ≡ 123456789 mod 10^9>`` (the bit
+  count is exact and free; an exact digit count would need a power of ten as large as the value).
+* **Report text** (``Report.to_json``, nobody's input format): :func:`int_to_text` and
+  :func:`rational_to_text` write decimal up to :data:`DECIMAL_TEXT_BITS` bits and hexadecimal
+  (``"0x1f…"``, ``"-0x…"``) above: CPython's int→decimal conversion is quadratic in the digits
+  (minutes for 5 million), int→hex is linear. :func:`parse_rational` reads both forms.
 * **Error messages**: :func:`safe_repr` is a short ``repr`` that never fails, whatever the size
   or nesting of the value.
 
@@ -23,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import math
 import re
 import reprlib
 from fractions import Fraction
@@ -34,7 +41,11 @@ from symverify.errors import IRError, LimitError
 __all__ = [
     "short_name",
     "SHOW_DIGITS",
+    "SHOW_BITS",
+    "DECIMAL_TEXT_BITS",
     "digit_count",
+    "int_to_text",
+    "rational_to_text",
     "int_to_str",
     "str_to_int",
     "rational_to_str",
@@ -45,9 +56,14 @@ __all__ = [
 ]
 
 SHOW_DIGITS = 100
+SHOW_BITS = 1 << 16
+"""Integers above this many bits (about 19 700 digits) are shown with their bit count."""
+DECIMAL_TEXT_BITS = 1 << 16
+"""Report text writes integers above this many bits in hexadecimal (linear time)."""
 _CHUNK = 480  # digits; below 640, the smallest limit Python allows, so str()/int() on a chunk always work
 _SMALL_BITS = 1590  # 2^1590 < 10^479: str() of such an int is always allowed
 _LOG10_2 = 0.30102999566398120
+_LOG10_2_PRECISE = math.log10(2)
 
 
 @lru_cache(maxsize=128)
@@ -58,24 +74,36 @@ def _pow10(k: int) -> int:
 def digit_count(x: int) -> int:
     """The number of decimal digits of ``|x|`` (1 for 0), exactly, without converting to text.
 
-    >>> digit_count(0), digit_count(-999), digit_count(10**5000)
-    (1, 3, 5001)
+    ``log10`` of the top 64 bits and the bit count decide it; only an ``|x|`` within a relative
+    ``10^-12`` of a power of ten is compared with that power (computed once; for huge values the
+    callers show the bit count instead, :data:`SHOW_BITS`).
+
+    >>> digit_count(0), digit_count(-999), digit_count(10**5000), digit_count(10**5000 - 1)
+    (1, 3, 5001, 5000)
     """
     x = abs(x)
     if x.bit_length() <= _SMALL_BITS:
         return len(str(x))
-    est = int((x.bit_length() - 1) * _LOG10_2)  # 10^est ≤ 2^(bits-1) ≤ x, so x has ≥ est + 1 digits
-    while x >= _pow10(est + 1):
-        est += 1
-    return est + 1
+    shift = x.bit_length() - 64
+    top = x >> shift  # x = (top + f)·2^shift, 0 ≤ f < 1, top ≥ 2^63
+    lg = math.log10(top) + shift * _LOG10_2_PRECISE
+    k = math.floor(lg)
+    frac = lg - k  # log10 x ∈ [lg − 1e-15·|lg|, lg + 2^-63·0.44 + 1e-15·|lg|]
+    margin = 1e-12 + abs(lg) * 1e-15
+    if margin < frac < 1 - margin:
+        return k + 1
+    near = round(lg)
+    return near + 1 if x >= _pow10(near) else near
 
 
 def _check_digits(x: int, where: str) -> None:
     from symverify.ir import limits
 
-    if x.bit_length() > limits.MAX_INT_DIGITS * 3.3 and digit_count(x) > limits.MAX_INT_DIGITS:
+    bits = x.bit_length()
+    if bits > limits.MAX_INT_DIGITS * 3.3 and (bits > limits.MAX_INT_DIGITS * 3.33 + 2 or digit_count(x) > limits.MAX_INT_DIGITS):
+        size = f"{digit_count(x)} digits" if bits <= limits.MAX_INT_DIGITS * 7 else f"{bits} bits"
         raise LimitError(
-            f"{where}: an integer of {digit_count(x)} digits is more than "
+            f"{where}: an integer of {size} is more than "
             f"symverify.ir.limits.MAX_INT_DIGITS = {limits.MAX_INT_DIGITS} digits (exact decimal text)"
         )
 
@@ -92,6 +120,28 @@ def int_to_str(x: int, where: str = "value", *, bounded: bool = True) -> str:
     if bounded:
         _check_digits(x, where)
     return ("-" if x < 0 else "") + _to_str(abs(x), None)
+
+
+def int_to_text(x: int) -> str | int:
+    """``x`` for report text: itself up to 1590 bits (a JSON number), its decimal string up to
+    :data:`DECIMAL_TEXT_BITS` bits, else ``"0x…"`` (``"-0x…"``), in linear time. Exact;
+    :func:`parse_rational` reads the strings back.
+
+    >>> int_to_text(255), int_to_text(-(1 << 70000))[:6]
+    (255, '-0x100')
+    """
+    if x.bit_length() <= _SMALL_BITS:
+        return x
+    if x.bit_length() <= DECIMAL_TEXT_BITS:
+        return int_to_str(x, bounded=False)
+    return hex(x)
+
+
+def rational_to_text(q: int | Fraction) -> str:
+    """A rational as report text (:func:`int_to_text` for its numerator and denominator)."""
+    if isinstance(q, Fraction) and q.denominator != 1:
+        return f"{int_to_text(q.numerator)}/{int_to_text(q.denominator)}"
+    return str(int_to_text(int(q)))
 
 
 def _to_str(x: int, width: int | None) -> str:
@@ -146,7 +196,21 @@ def rational_to_str(q: int | Fraction, where: str = "value", *, bounded: bool = 
     return int_to_str(int(q), where, bounded=bounded)
 
 
-_RATIONAL = re.compile(r"\s*([+-]?)([0-9]+)(?:\s*/\s*([0-9]+))?\s*\Z", re.ASCII)
+_NUMBER = r"(?:0x[0-9a-f]+|[0-9]+)"
+_RATIONAL = re.compile(rf"\s*([+-]?)({_NUMBER})(?:\s*/\s*({_NUMBER}))?\s*\Z", re.ASCII)
+
+
+def _parse_part(text: str, where: str) -> int:
+    """Decimal digits, or ``0x`` and lowercase hexadecimal digits (report text, :func:`int_to_text`);
+    hexadecimal is read in linear time and refused beyond ``MAX_INT_DIGITS · log2(10)`` bits."""
+    if not text.startswith("0x"):
+        return str_to_int(text, where)
+    from symverify.ir import limits
+
+    if (len(text) - 2) * 4 > limits.MAX_INT_DIGITS * 3.33 + 8:
+        raise LimitError(f"{where}: a hexadecimal integer of {len(text) - 2} digits is more than "
+                         f"symverify.ir.limits.MAX_INT_DIGITS = {limits.MAX_INT_DIGITS} decimal digits")
+    return int(text, 16)
 
 
 def parse_rational(text: str, where: str = "value") -> int | Fraction:
@@ -165,12 +229,12 @@ def parse_rational(text: str, where: str = "value") -> int | Fraction:
     if m is None:
         raise IRError(f"{where}: expected a rational such as '3' or '-1/2', found {safe_repr(text)}")
     sign, num, den = m.groups()
-    p = str_to_int(num, where)
+    p = _parse_part(num, where)
     if sign == "-":
         p = -p
     if den is None:
         return p
-    q = str_to_int(den, where)
+    q = _parse_part(den, where)
     if q == 0:
         raise IRError(f"{where}: the denominator of {safe_repr(text)} is 0")
     f = Fraction(p, q)
@@ -182,6 +246,8 @@ def show_int(x: int) -> str:
     last nine digits: ``<5001-digit integer ≡ 123456789 mod 10^9>`` (``-<…>`` when negative)."""
     if x.bit_length() <= 3 * SHOW_DIGITS:  # 2^300 < 10^91
         return str(x)
+    if x.bit_length() > SHOW_BITS:
+        return f"{'-' if x < 0 else ''}<{x.bit_length()}-bit integer ≡ {abs(x) % 1_000_000_000} mod 10^9>"
     n = digit_count(x)
     if n <= SHOW_DIGITS:
         return str(x)

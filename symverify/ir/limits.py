@@ -24,6 +24,9 @@ where; nothing is truncated or rounded instead.
   layer indices, exponents); exact values are written as strings, never as JSON numbers.
 * :data:`MAX_JSON_DEPTH` (``64``): nesting of arrays and objects in a JSON document (valid
   documents need at most 11).
+* :data:`MAX_FILE_BYTES` (``2^30``): bytes of one file that symverify reads (documents, golden
+  runs); only regular files are read (:func:`symverify.ir.files.read_file`), so ``/dev/zero`` or
+  a FIFO is refused instead of read forever.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "MAX_INT_DIGITS",
     "MAX_JSON_INT",
     "MAX_JSON_DEPTH",
+    "MAX_FILE_BYTES",
     "check",
 ]
 
@@ -48,6 +52,7 @@ MAX_PAINT = 1 << 26
 MAX_INT_DIGITS = 100_000
 MAX_JSON_INT = (1 << 63) - 1
 MAX_JSON_DEPTH = 64
+MAX_FILE_BYTES = 1 << 30
 
 _WHAT = {
     "MAX_CELLS": "the largest dense state or grid symverify materialises",

@@ -33,6 +33,7 @@ from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.bigint import safe_repr, show_int
 from symverify.ir.certificate import Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
+from symverify.ir.files import read_file
 from symverify.ir.grid import Grid
 from symverify.ir.jsonfields import (
     _check_size,
@@ -270,12 +271,10 @@ def dump_file(obj: Document, path: str | Path) -> None:
 
 
 def load_file(path: str | Path) -> Document:
-    """Load a circuit, model or certificate from a UTF-8 JSON file."""
+    """Load a circuit, model or certificate from a UTF-8 JSON file (a regular file of at most
+    ``symverify.ir.limits.MAX_FILE_BYTES`` bytes: :func:`symverify.ir.files.read_file`)."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise SerializationError(f"cannot read {p}: {e.strerror or e}") from None
+    raw = read_file(p)  # regular files of at most limits.MAX_FILE_BYTES only
     try:
         return loads(raw)
     except SerializationError as e:

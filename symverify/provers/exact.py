@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from symverify.ir.bigint import show_int
 from symverify.provers import outcome
 from symverify.provers.bounds import Bounds, structure_bounds
 from symverify.provers.counterexample import affordable, confirm, search
@@ -157,7 +158,7 @@ def _difference_text(ring: PolyRing, diff: Any, degree: int) -> str:
             text = ""
         if text and len(text) <= 160:
             return text
-    return f"a nonzero polynomial with {terms} terms of degree {degree}"
+    return f"a nonzero polynomial with {terms} terms of degree {show_int(degree)}"
 
 
 def expand_compare(lhs: Side, rhs: Side, backend: str, max_monomials: int, deadline: float | None, seed: int = 0) -> ExactOutcome:

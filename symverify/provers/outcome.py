@@ -48,10 +48,12 @@ class Verdict(str, Enum):
 
 
 def _q(x: int | Fraction) -> str:
-    """Exact text for JSON, whatever the size (``sys.get_int_max_str_digits`` does not apply)."""
-    from symverify.ir.bigint import rational_to_str
+    """Exact text for JSON, whatever the size (``sys.get_int_max_str_digits`` does not apply), in
+    linear time: hexadecimal ``"0x…"`` beyond :data:`~symverify.ir.bigint.DECIMAL_TEXT_BITS` bits
+    (:func:`~symverify.ir.bigint.rational_to_text`; :func:`~symverify.ir.bigint.parse_rational` reads it)."""
+    from symverify.ir.bigint import rational_to_text
 
-    return rational_to_str(x, bounded=False)
+    return rational_to_text(x)
 
 
 def _show(x: int | Fraction) -> str:
@@ -97,10 +99,29 @@ class Counterexample:
         """One line; integers of more than ``SHOW_DIGITS`` digits are abbreviated as
         ``<5001-digit integer ≡ 123456789 mod 10^9>`` (:func:`symverify.ir.bigint.show_int`);
         :meth:`to_json` keeps every value exact."""
-        rows = "; ".join(" ".join(_show(x) for x in row) for row in self.inputs)
+        rows = _show_inputs(self.inputs)
         ps = ", ".join(f"{k}={_show(v)}" for k, v in self.params)
         extra = f" with {ps}" if ps else ""
-        return f"u = [{rows}]{extra}: entry {self.cell} is {_show(self.lhs_value)} (lhs) vs {_show(self.rhs_value)} (rhs)"
+        return f"u = {rows}{extra}: entry {self.cell} is {_show(self.lhs_value)} (lhs) vs {_show(self.rhs_value)} (rhs)"
+
+
+SHOW_ENTRIES = 16
+"""Inputs of at most this many entries are printed in full; larger ones sparsely."""
+SHOW_NONZERO = 8
+"""At most this many nonzero entries of a large input are printed."""
+
+
+def _show_inputs(inputs: tuple[tuple[Fraction | int, ...], ...]) -> str:
+    """``u`` for people: every entry when there are at most :data:`SHOW_ENTRIES`, else the shape,
+    the count of nonzero entries and the first :data:`SHOW_NONZERO` of them (``u[i][j]=v``)."""
+    n, d = len(inputs), len(inputs[0]) if inputs else 0
+    if n * d <= SHOW_ENTRIES:
+        return "[" + "; ".join(" ".join(_show(x) for x in row) for row in inputs) + "]"
+    nonzero = [(i, j, x) for i, row in enumerate(inputs) for j, x in enumerate(row) if x != 0]
+    shown = ", ".join(f"u[{i}][{j}]={_show(x)}" for i, j, x in nonzero[:SHOW_NONZERO])
+    more = f", … {len(nonzero) - SHOW_NONZERO} more" if len(nonzero) > SHOW_NONZERO else ""
+    body = f": {shown}{more}" if nonzero else ""
+    return f"<{n}×{d}, {len(nonzero)} nonzero{body}>"
 
 
 @dataclass(frozen=True)
@@ -266,11 +287,12 @@ class NumericSummary:
 def jsonable(x: Any) -> Any:
     """``x`` with Fractions as strings, tuples as lists and enums as their values (for JSON).
 
-    Values stay exact whatever their size: an int of more than about 480 digits becomes its exact
-    decimal string (``json.dumps`` could not write it once it passes Python's int/str limit), a
-    Fraction or a Sym its exact text.
+    Values stay exact whatever their size, in linear time: an int of more than about 480 digits
+    becomes its exact decimal string (``json.dumps`` could not write it once it passes Python's
+    int/str limit), beyond :data:`~symverify.ir.bigint.DECIMAL_TEXT_BITS` bits its hexadecimal
+    ``"0x…"`` (:func:`~symverify.ir.bigint.int_to_text`); a Fraction or a Sym its exact text.
     """
-    from symverify.ir.bigint import int_to_str
+    from symverify.ir.bigint import int_to_text, rational_to_text
     from symverify.ir.scalar import Sym, scalar_text
 
     if isinstance(x, Enum):
@@ -278,10 +300,12 @@ def jsonable(x: Any) -> Any:
     if isinstance(x, bool) or x is None or isinstance(x, str):
         return x
     if isinstance(x, int):
-        return x if x.bit_length() <= 1590 else int_to_str(x, bounded=False)
+        return int_to_text(x)
     if isinstance(x, float):
         return x if x == x and abs(x) != float("inf") else str(x)
-    if isinstance(x, (Fraction, Sym)):
+    if isinstance(x, Fraction):
+        return rational_to_text(x)
+    if isinstance(x, Sym):
         return scalar_text(x)
     if isinstance(x, Mapping):
         return {str(k): jsonable(v) for k, v in x.items()}

@@ -69,6 +69,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import ProverError
+from symverify.ir.bigint import show_int
 from symverify.primes import MAX_PRIME_BITS, is_prime, passes_screen, screen_decides
 from symverify.provers import outcome
 from symverify.provers.bounds import M61, Bounds, structure_bounds
@@ -304,7 +305,7 @@ def _torch_blocker(lhs: Side, rhs: Side, bounds: Bounds, plan: TorchPlan) -> str
     if importlib.util.find_spec("torch") is None:
         return "torch is not installed"
     if plan.point > TORCH_USEFUL:
-        return f"the degree bound D = {bounds.degree} exceeds 2^20, so D/p > 2^-10 for a 31-bit prime"
+        return f"the degree bound D = {show_int(bounds.degree)} exceeds 2^20, so D/p > 2^-10 for a 31-bit prime"
     if plan.per_trial > TORCH_USEFUL:
         return (f"the per-trial bound {pow2_text(plan.per_trial)} exceeds 2^-10 (coefficient height < 2^{bounds.height_bits}: "
                 "too many 31-bit primes could divide the difference)")
@@ -347,7 +348,7 @@ def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fra
     est = estimate(lhs, rhs, k_python, trials_needed(plan.per_trial, target), plan.batch)
     if est.cheaper() == "python":
         return "python", f"cheaper by the cost model ({est.text()})", plan
-    return "torch", f"torch is installed, the degree bound D = {bounds.degree} gives D/p ≤ 2^-10, and it is cheaper by the cost model ({est.text()})", plan
+    return "torch", f"torch is installed, the degree bound D = {show_int(bounds.degree)} gives D/p ≤ 2^-10, and it is cheaper by the cost model ({est.text()})", plan
 
 
 def _sample(side: Side, names: list[str], stream: Stream, p: int) -> tuple[list[list[int]], dict[str, int]]:

@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from symverify.errors import BackendUnavailableError
+from symverify.ir.bigint import show_int
 from symverify.ir.scalar import Scalar, Sym
 from symverify.provers import outcome
 from symverify.provers.counterexample import confirm, search
@@ -93,7 +94,7 @@ def run_z3(lhs: Side, rhs: Side, opts: Options, *, degree: int = 1) -> MethodRes
                             notes=(f"refused: {cost} operations exceed the z3 size guard ({MAX_Z3_COST})",))
     if degree > MAX_Z3_DEGREE:
         return outcome.unknown("z3", {"degree_bound": degree, "max_degree": MAX_Z3_DEGREE},
-                            notes=(f"refused: the certified degree bound {degree} exceeds the z3 degree guard ({MAX_Z3_DEGREE})",))
+                            notes=(f"refused: the certified degree bound {show_int(degree)} exceeds the z3 degree guard ({MAX_Z3_DEGREE})",))
     from symverify.provers.guard import run_limited
 
     remaining = opts.remaining()

@@ -489,9 +489,12 @@ def golden_text(run: dict[str, Any]) -> str:
 
 def load_run(path: str | Path) -> dict[str, Any]:
     """A run written by ``symverify prove --json`` (a :class:`SerializationError` otherwise)."""
+    from symverify.ir.files import read_file
+
+    raw = read_file(path)  # regular files of at most limits.MAX_FILE_BYTES only
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as e:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as e:
         raise SerializationError(f"{path}: cannot read the golden run: {e}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SerializationError(f"{path}: expected a run written by symverify prove --json (format {FORMAT!r})")

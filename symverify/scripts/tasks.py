@@ -116,7 +116,7 @@ class Processes:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._running: set[subprocess.Popen[str]] = set()
+        self._running: set[subprocess.Popen[bytes]] = set()
         self.stopping = False
 
     def run(self, cmd: list[str], cwd: Path, timeout: float | None, env: Mapping[str, str] | None = None,
@@ -125,6 +125,12 @@ class Processes:
 
         ``should_stop`` is asked about once a second; when it says yes the process is killed.
         ``guard`` kills the process when this one dies (Linux; see ``_GUARD``).
+
+        The child runs in its own session (a new process group, POSIX) and writes to temporary
+        files, not pipes: the run ends when the child exits, even if a grandchild it left behind
+        still holds its stdout or stderr open. Then, or on a timeout or a stop, the whole process
+        group is killed, so no grandchild outlives the run. Each output keeps its last
+        :data:`OUTPUT_TAIL` bytes.
         """
         with self._lock:
             if self.stopping:
@@ -132,7 +138,9 @@ class Processes:
             full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
             if guard and sys.platform.startswith("linux"):
                 cmd = [sys.executable, "-S", "-c", _GUARD, str(os.getpid()), *cmd]
-            proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env)
+            out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+            proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f, env=full_env,
+                                    start_new_session=os.name == "posix")
             self._running.add(proc)
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
@@ -142,28 +150,56 @@ class Processes:
                     left = max(deadline - time.monotonic(), 0.0)
                     wait = left if wait is None else min(wait, left)
                 try:
-                    out, err = proc.communicate(timeout=wait)
-                    return (None if self.stopping else proc.returncode), out, err
+                    proc.wait(timeout=wait)
+                    _kill_group(proc)  # grandchildren left behind
+                    return (None if self.stopping else proc.returncode), _tail(out_f), _tail(err_f)
                 except subprocess.TimeoutExpired:
                     pass
                 if deadline is not None and time.monotonic() >= deadline:
-                    proc.kill()
-                    out, err = proc.communicate()
-                    return None, out, f"timed out after {timeout} s"
+                    _kill_group(proc)
+                    proc.wait()
+                    return None, _tail(out_f), f"timed out after {timeout} s"
                 if should_stop is not None and _asks_to_stop(should_stop):
                     self.stopping = True
-                    proc.kill()
-                    proc.communicate()
+                    _kill_group(proc)
+                    proc.wait()
                     return None, "", "interrupted"
         finally:
             with self._lock:
                 self._running.discard(proc)
+            out_f.close()
+            err_f.close()
 
     def stop(self) -> None:
         with self._lock:
             self.stopping = True
             for p in self._running:
-                p.kill()
+                _kill_group(p)
+
+
+OUTPUT_TAIL = 1 << 20
+"""Bytes kept of a child's stdout and of its stderr (the end, where errors are)."""
+
+
+def _tail(f: Any) -> str:
+    """The last :data:`OUTPUT_TAIL` bytes written to the temporary file ``f``, as text."""
+    size = f.seek(0, os.SEEK_END)
+    f.seek(max(0, size - OUTPUT_TAIL))
+    return f.read().decode("utf-8", errors="replace")
+
+
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
+    """Kill ``proc``'s process group (its own session, POSIX), else ``proc`` alone."""
+    if os.name == "posix":
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+            return
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
 
 
 def _asks_to_stop(should_stop: Callable[[], bool]) -> bool:
