@@ -44,7 +44,7 @@ from symverify.viz import (  # noqa: E402
     write_report,
 )
 
-PROOFS = Path(__file__).resolve().parent.parent / "symverify" / "proofs"
+PROOFS = Path(__file__).resolve().parent.parent / "proofs"
 
 
 def _proof_module(name: str):
