@@ -75,6 +75,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--trials", type=int, default=None, help="randomized trials (default: error bound 2^-100)")
     v.add_argument("--backend", choices=("flint", "sympy", "torch", "python"), default=None,
                    help="exact engine (flint, sympy) or randomized engine (torch, python)")
+    v.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a spinner with the elapsed time on stderr (default: when stderr is a terminal)")
     v.add_argument("--numeric", nargs="?", const="float64", default=None, metavar="DTYPE",
                    help="also cross-check the float executor (float64, float32, bfloat16); never changes the verdict")
     v.add_argument("--scheduler", metavar="ADDRESS", default=None,
@@ -93,6 +95,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="where to write the model (default: standard output, with the summary on standard error)")
     c.add_argument("--certificate", metavar="CERT.json", help="where to write the stage certificate")
     c.add_argument("--json", action="store_true", help="print the resources as JSON")
+    c.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a spinner with the elapsed time on stderr (default: when stderr is a terminal)")
     c.add_argument("--plan", choices=("auto", "exact", "greedy"), default="auto",
                    help="kaleidoscope: choose the state layouts for the fewest layers in all among those offered "
                         "(exact), stage by stage by estimates (greedy, faster on wide or deep circuits) or exact while "
@@ -146,7 +150,8 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="run on a Dask cluster: a scheduler's address (tcp://HOST:8786) or file (FILE.json), or 'local' "
                         "for a local cluster of -j workers (needs symverify[dask])")
     p.add_argument("--cases-per-task", type=int, default=None, metavar="C",
-                   help="with --scheduler: cases of a shardable script per task (default 1)")
+                   help="with --scheduler: cases of a shardable script per task (default: automatic, about two "
+                        "tasks per worker thread)")
     p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per instance) to FILE")
     p.add_argument("--golden", metavar="RUN.json", help="fail unless verdicts, methods, resources and bounds match a stored run")
@@ -179,8 +184,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         cert = _load(args.certificate)
         if not isinstance(cert, Certificate):
             raise UsageError(f"--certificate {args.certificate}: expected a certificate file, found a {type(cert).__name__}")
-    report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
-                    certificate=cert, backend=args.backend, numeric=args.numeric or False, scheduler=args.scheduler)
+    from symverify.progress import activity
+
+    with activity(f"verifying {args.lhs} against {args.rhs} (method {args.method})", args.progress):
+        report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
+                        certificate=cert, backend=args.backend, numeric=args.numeric or False,
+                        scheduler=args.scheduler)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -223,7 +232,7 @@ def _writable(path: str | None, what: str) -> None:
         raise UsageError(f"{what} {path}: the directory {p.parent} does not exist")
 
 
-def _compile_file(path: str, method: str, plan: str = "auto") -> Any:
+def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | None = None) -> Any:
     from symverify.compiler import compile
     from symverify.errors import UsageError
     from symverify.ir.circuit import Circuit
@@ -232,10 +241,10 @@ def _compile_file(path: str, method: str, plan: str = "auto") -> Any:
     if not isinstance(circuit, Circuit):
         raise UsageError(f"{path}: expected a circuit to compile, found a {type(circuit).__name__}")
     if method == "kaleidoscope":
-        return compile(circuit, method=method, plan=plan)
+        return compile(circuit, method=method, plan=plan, progress=progress)
     if plan != "auto":
         raise UsageError(f"--plan {plan}: only the kaleidoscope method plans layouts, found --method {method}")
-    return compile(circuit, method=method)
+    return compile(circuit, method=method, progress=progress)
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
@@ -243,7 +252,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
-    compiled = _compile_file(args.circuit, args.method, args.plan)
+    compiled = _compile_file(args.circuit, args.method, args.plan, args.progress)
     if args.output is None:  # the model on stdout (pipe it on), the summary on stderr
         sys.stdout.write(dumps(compiled.model) + "\n")
     else:
@@ -362,9 +371,11 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     golden = runner.load_run(args.golden) if args.golden and not args.update_golden else None
     jobs = args.jobs or os.cpu_count() or 1
     width = 160 if args.wide else 80
-    err = Console(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False)
+    # Tables fit `width` columns when the output is not a terminal; lines of text are never hard-wrapped
+    # (soft_wrap), so formulas and --details lines stay whole in logs and pipes.
+    err = Console(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False, soft_wrap=True)
     out = Console(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
-                  file=sys.stderr if args.json == "-" else None)
+                  file=sys.stderr if args.json == "-" else None, soft_wrap=True)
     progress = err.status("") if err.is_terminal else None
     left = list(chosen)
 
@@ -388,7 +399,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
 
             return dask_backend.run_scripts(scripts, chosen, scheduler=args.scheduler, quick=quick,
                                             workers=jobs if args.scheduler == "local" else None, timeout=args.timeout,
-                                            env=env, on_start=start, on_done=done, cases_per_task=args.cases_per_task or 1)
+                                            env=env, on_start=start, on_done=done, cases_per_task=args.cases_per_task)
         return runner.run_scripts(scripts, chosen, quick=quick, jobs=jobs, timeout=args.timeout, env=env,
                                   on_start=start, on_done=done)
 

@@ -72,6 +72,22 @@ def test_verify_compile_and_evaluate_without_torch(no_torch_env, tmp_path):
             assert "symverify[torch]" in str(e), e
         else:
             raise SystemExit("execute ran without torch")
+        import symverify.executors as ex
+        for name in ("to_torch", "to_zoology"):
+            try:
+                getattr(ex, name)
+            except BackendUnavailableError as e:
+                assert "symverify[torch]" in str(e), e
+            else:
+                raise SystemExit(name + " loaded without torch")
+        from symverify.kaleidoscope import permutation_to_kaleidoscope
+        from symverify.kaleidoscope.numeric import compile_torch
+        try:
+            compile_torch(permutation_to_kaleidoscope([1, 0, 3, 2]))
+        except BackendUnavailableError as e:
+            assert "symverify[torch]" in str(e), e
+        else:
+            raise SystemExit("compile_torch ran without torch")
         assert "torch" not in [m for m in sys.modules if sys.modules[m] is not None and m.split('.')[0] == 'torch']
         print("ok")
     """)

@@ -31,7 +31,7 @@ _DENSE_OPTIONS = ("name",)
 
 
 def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", plan: str = "auto",
-            max_cells: int = MAX_CELLS, **unknown: Any) -> Compiled:
+            max_cells: int = MAX_CELLS, progress: bool | None = None, **unknown: Any) -> Compiled:
     """Compile ``circuit`` into a BaseConv model by ``method``: ``"kaleidoscope"`` (the default,
     the paper's Theorem H.21 construction) or ``"dense"`` (the baseline).
 
@@ -42,6 +42,8 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
         plan: kaleidoscope only: ``"auto"``, ``"exact"`` or ``"greedy"`` (how the positions of the
             states are chosen; :func:`~symverify.compiler.kaleidoscope.compile_kaleidoscope`).
         max_cells: kaleidoscope only: refuse (``CompileError``) a model state ``N'·d'`` of more cells.
+        progress: show a spinner with the elapsed time on standard error while compiling
+            (:func:`symverify.progress.activity`; ``None``: when interactive, or ``SYMVERIFY_PROGRESS=1``).
         unknown: any other keyword is refused with a ``CompileError`` naming the accepted ones.
 
     >>> from symverify.ir.circuit import Circuit, Gate
@@ -53,6 +55,15 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
     if not isinstance(circuit, Circuit):
         raise CompileError(f"compile: expected a Circuit, found {type(circuit).__name__}")
     check_state(circuit, "compile")
+    from symverify.progress import activity, wanted
+
+    wanted(progress)  # a bad value is refused before any work
+    label = f"compiling {circuit.name or 'a circuit'} ({len(circuit.gates)} gates, method {method})"
+    with activity(label, progress):
+        return _compile(circuit, method, name, plan, max_cells, unknown)
+
+
+def _compile(circuit: Circuit, method: str, name: str, plan: str, max_cells: int, unknown: dict[str, Any]) -> Compiled:
     if method == "dense":
         bad = sorted(unknown) + [k for k, v, d in (("plan", plan, "auto"), ("max_cells", max_cells, MAX_CELLS))
                                  if v is not d and v != d]

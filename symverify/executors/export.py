@@ -41,7 +41,7 @@ from .zoology_native import native_layers, run_native
 try:
     import torch
     from torch import nn
-except ImportError:  # pragma: no cover - torch is a dependency; this keeps the install hint
+except ImportError:  # torch is the extra symverify[torch]: BackendUnavailableError naming it
     require_torch()
 
 __all__ = ["BaseConvLayer", "BaseConvStack", "to_torch", "from_torch", "grid_from_tensor"]

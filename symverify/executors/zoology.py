@@ -57,7 +57,7 @@ from .numbers import FloatNumbers, float_numbers
 try:
     import torch
     from torch import nn
-except ImportError:  # pragma: no cover - torch is a dependency; this keeps the install hint
+except ImportError:  # torch is the extra symverify[torch]: BackendUnavailableError naming it
     require_torch()
 
 __all__ = ["ZoologyBaseConv", "zoology_fft_conv", "to_zoology", "from_zoology"]

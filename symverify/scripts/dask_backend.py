@@ -2,9 +2,10 @@
 
 The unit of work is a :class:`~symverify.scripts.tasks.Task` (script, case set, tier): a script
 that is not ``SHARDABLE`` is one task; a ``SHARDABLE`` one is first counted (a ``--count-cases``
-task) and then one task per case (``--cases i``; with ``cases_per_task = c``, ``⌈n/c⌉`` tasks
-whose case sets interleave: ``i mod ⌈n/c⌉``), so a sweep of hundreds of instances spreads over
-every worker. A task costs about 0.2 s of process start on top of its cases. Each task runs :func:`run_task` on a worker: the script's process is a child of the worker
+task) and then split into tasks of several cases (``--cases …``; with ``cases_per_task = c``, ``⌈n/c⌉``
+tasks, by default about two per worker thread, :func:`auto_groups`; their case sets interleave:
+``i mod ⌈n/c⌉``), so a sweep of hundreds of instances spreads over every worker without paying the
+~0.2 s process start of a task per case. A row's time is the sum of its tasks' run times. Each task runs :func:`run_task` on a worker: the script's process is a child of the worker
 (a FLINT abort ends that process, not the worker), and the task returns plain JSON, the same on
 any machine. The rows are merged exactly as the process pool merges its shards
 (:func:`~symverify.scripts.runner.merge`): instances in the order of a one-process run, so the
@@ -140,13 +141,32 @@ def _part(fut: Any, task: Task) -> dict[str, Any]:
     return {"status": "crashed", "result": None, "error": f"{task.name} ({task.part()}): {why}", "seconds": 0.0}
 
 
+def auto_groups(cases: int, threads: int) -> int:
+    """How many tasks a shardable script of ``cases`` cases becomes when ``cases_per_task`` is not
+    given: about two per worker thread (enough to balance the load, few enough that the ~0.2 s
+    process start of a task does not dominate small cases), never more than the cases.
+
+    >>> auto_groups(100, 4), auto_groups(3, 4), auto_groups(0, 4)
+    (8, 3, 0)
+    """
+    return min(cases, 2 * max(1, threads))
+
+
+def task_seconds(parts: Sequence[Mapping[str, Any]]) -> float:
+    """A row's time on a cluster: the sum of its tasks' own run times (counting included), not the
+    time since the run started (tasks wait in the scheduler's queue)."""
+    return float(sum(p.get("seconds", 0.0) or 0.0 for p in parts))
+
+
 def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: str = "local", quick: bool = False,
                 workers: int | None = None, timeout: float | None = None, env: Mapping[str, str] | None = None,
                 on_start: Callable[[str], None] | None = None, on_done: Callable[[ScriptOutcome], None] | None = None,
-                cases_per_task: int = 1, connect_timeout: float = 10.0) -> RunSummary:
+                cases_per_task: int | None = None, connect_timeout: float = 10.0) -> RunSummary:
     """Run the scripts ``names`` on the Dask cluster ``scheduler`` (``local``: a LocalCluster of
     ``workers`` processes); the same rows, in the same order, as
-    :func:`symverify.scripts.runner.run_scripts`. ``timeout`` limits each task's process."""
+    :func:`symverify.scripts.runner.run_scripts`. ``timeout`` limits each task's process;
+    ``cases_per_task=None`` chooses the split by :func:`auto_groups`. A row's time is the sum of its
+    tasks' run times (:func:`task_seconds`)."""
     for what, value in (("workers", workers), ("cases_per_task", cases_per_task)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise UsageError(f"{what}: expected a positive int, found {value!r}")
@@ -158,9 +178,9 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
         stop = f"symverify-stop-{token}"
         pending: dict[Any, tuple[str, Task]] = {}
         parts: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+        counted: dict[str, float] = {}  # the counting task's own time
         expected: dict[str, int] = {}
         done: dict[str, ScriptOutcome] = {}
-        began: dict[str, float] = {}
         futures = as_completed()
         serial = iter(range(1 << 62))
 
@@ -171,7 +191,7 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
 
         def finish(name: str, row_parts: list[dict[str, Any]]) -> None:
             row = merge(scripts[name], row_parts, local_version=__version__)
-            done[name] = replace(row, seconds=time.perf_counter() - began[name])  # from its first task's submission
+            done[name] = replace(row, seconds=counted.get(name, 0.0) + task_seconds(row_parts))
             if on_done:
                 on_done(done[name])
 
@@ -179,7 +199,6 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
         try:
             for name in names:
                 s = scripts[name]
-                began[name] = time.perf_counter()
                 if on_start:
                     on_start(name)
                 submit(name, s.task(quick, count=s.shardable, timeout=timeout, env=env, shipped=True))
@@ -191,7 +210,8 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
                         finish(name, [part])
                         continue
                     s, n = scripts[name], part["result"]["cases"]
-                    groups = -(-n // cases_per_task)
+                    counted[name] = task_seconds([part])
+                    groups = auto_groups(n, threads) if cases_per_task is None else -(-n // cases_per_task)
                     todo = [s.task(quick, cases=range(g, n, groups), timeout=timeout, env=env, shipped=True)
                             for g in range(groups)] or [s.task(quick, timeout=timeout, env=env, shipped=True)]
                     expected[name] = len(todo)

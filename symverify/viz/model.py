@@ -274,6 +274,10 @@ def _kind_palette(kinds: Sequence[str]) -> dict[str, str]:
     return out
 
 
+LABEL_EVERY_CELL = 48
+"""States of at most this many cells get a label per cell (``row i, ch q``); larger ones one per band."""
+
+
 def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, order: str = "row",
                title: str | None = None, width: float | None = None, height: float | None = None) -> Figure:
     """The occupancy map of a ``Model`` or ``Compiled``: layers left to right, the ``N'·d'`` cells top
@@ -285,6 +289,7 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
     """
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
+    from matplotlib.ticker import MaxNLocator
 
     from symverify.viz._figure import ROLE_COLORS, new_figure, wrap
 
@@ -296,8 +301,9 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
     if order == "channel":
         grid = occ.roles.reshape(L + 1, nn, dd).transpose(2, 1, 0).reshape(dd * nn, L + 1)
     cells = nn * dd
+    # sized by the content: about 0.12 in per layer (plus the legends) and 0.035 in per cell
     w = width or min(16.0, max(6.0, 3.0 + 0.12 * (L + 1)))
-    h = height or min(12.0, max(3.5, 2.0 + 0.06 * cells))
+    h = height or min(10.0, max(3.5, 2.0 + 0.035 * cells))
     fig = new_figure(w, h)
     ax, strip = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [max(4, min(30, cells // 4)), 1]})
     ax.imshow(grid, cmap=ListedColormap(list(ROLE_COLORS)), vmin=0, vmax=len(Role) - 1, aspect="auto",
@@ -308,9 +314,15 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
             ax.axhline(k * major - 0.5, color="#dddddd", linewidth=0.4)
     for b in occ.boundaries:
         ax.axvline(b + 0.5, color="#999999", linewidth=0.3, alpha=0.6)
-    if minor <= 24:
-        ax.set_yticks([k * major + (major - 1) / 2 for k in range(minor)])
-        ax.set_yticklabels([f"{'row' if order == 'row' else 'ch'} {k}" for k in range(minor)], fontsize=7)
+    inner, outer = ("ch", "row") if order == "row" else ("row", "ch")
+    if cells <= LABEL_EVERY_CELL:  # every cell named: the bands and the cells inside them
+        ax.set_yticks(range(cells))
+        ax.set_yticklabels([f"{outer} {k // major}, {inner} {k % major}" for k in range(cells)], fontsize=6)
+    else:  # one label per band (every step-th band when there are many), naming the cells inside it
+        step = -(-minor // 24)
+        bands = range(0, minor, step)
+        ax.set_yticks([k * major + (major - 1) / 2 for k in bands])
+        ax.set_yticklabels([f"{outer} {k} ({inner} 0–{major - 1})" for k in bands], fontsize=7)
     ax.set_ylabel(f"cells ({'row, channel' if order == 'row' else 'channel, row'}): {nn}×{dd}")
     role_counts = {r: int(np.count_nonzero(occ.roles == r)) for r in Role}
     handles = [Patch(facecolor=ROLE_COLORS[r], edgecolor="#777777", label=f"{ROLE_NAMES[r]}") for r in Role
@@ -326,6 +338,7 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
                  aspect="auto", interpolation="nearest", extent=(-0.5, L + 0.5, 0.5, -0.5))
     strip.set_yticks([])
     strip.set_xlabel("layers applied")
+    strip.xaxis.set_major_locator(MaxNLocator(integer=True))  # layers are whole numbers
     strip.legend(handles=[Patch(facecolor=palette[k], label=k) for k in names], loc="upper left",
                  bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False, ncol=1 if len(names) <= 4 else 2)
     return fig

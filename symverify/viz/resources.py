@@ -178,7 +178,9 @@ PANELS: tuple[tuple[str, str, str, Any, str, str | None, tuple[str, ...]], ...] 
 
 _COLORS = ("#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7", "#9c755f",
            "#bab0ac")
-_LINESTYLES = ("--", ":", "-.")
+_BOUND_MARKERS = ("_", "1", "2")  # one marker per bound key: a bar at each instance's own bound
+ANNOTATE_AT_MOST = 8
+"""Panels with at most this many points name each point's instance next to it."""
 
 
 def _x_of(panel: str, r: Mapping[str, float]) -> float:
@@ -212,22 +214,29 @@ def _panel(ax: Axes, panel: tuple[str, str, str, Any, str, str | None, tuple[str
             hy = [r.resources[hollow] for r in mine if hollow in r.resources]
             if hx:
                 ax.scatter(hx, hy, s=16, facecolors="none", edgecolors=colors[script], gid=f"{hollow} {pid} {script}",
-                           zorder=3)
+                           zorder=3, label=f"{script}: {hollow} (hollow)")
                 ys_all += hy
-        for style, key in zip(_LINESTYLES, bkeys):
-            env: dict[float, float] = {}
-            for x, r in zip(xs, mine):
-                if key in r.bounds:
-                    env[x] = max(env.get(x, -math.inf), r.bounds[key])
-            if env:
-                bx = sorted(env)
-                ax.plot(bx, [env[x] for x in bx], linestyle=style, color=colors[script], linewidth=1.0,
-                        marker="_" if len(bx) == 1 else None, gid=f"bound {key} {script}",
-                        label=f"{script}: stated {key}")
-                ys_all += list(env.values())
+        for marker, key in zip(_BOUND_MARKERS, bkeys):
+            # each instance's own stated bound, as a bar at its x: bounds of different instances are never
+            # joined into a line (they need not be one function of x)
+            pairs = sorted((x, r.bounds[key]) for x, r in zip(xs, mine) if key in r.bounds)
+            if pairs:
+                ax.plot([x for x, _ in pairs], [b for _, b in pairs], linestyle="none", marker=marker, markersize=11,
+                        markeredgewidth=1.4, color=colors[script], gid=f"bound {key} {script}",
+                        label=f"{script}: stated {key} (per instance)")
+                ys_all += [b for _, b in pairs]
+    if len(rows) <= ANNOTATE_AT_MOST:
+        for r in rows:
+            label = r.name if len(r.name) <= 28 else r.name[:27] + "…"
+            ax.annotate(label, (_x_of(pid, r.resources), r.resources[ykey]), xytext=(4, 3), textcoords="offset points",
+                        fontsize=6, color="#444444", gid=f"name {pid} {r.script}")
     positive = [y for y in ys_all if y > 0 and math.isfinite(y)]
     if positive and max(positive) / min(positive) > 50:
         ax.set_yscale("log")
+    xs_all = [_x_of(pid, r.resources) for r in rows]
+    if min(xs_all) > 0 and max(xs_all) / min(xs_all) > 50:
+        ax.set_xscale("log")
+    ax.margins(0.12)  # a single instance stays clear of the frame
     ax.grid(True, linewidth=0.3, alpha=0.5)
     return len(rows)
 

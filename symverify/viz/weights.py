@@ -74,6 +74,10 @@ def _layer_of(obj: Any, index: int | None) -> tuple[Layer, str]:
     raise UsageError(f"plot_weights: expected a Layer (or a Model/Compiled and index=k), found {type(obj).__name__}")
 
 
+MAX_SQUARE_RATIO = 40
+"""Matrices up to this aspect ratio are drawn with square cells; thinner ones fill their panel."""
+
+
 def plot_weights(layer: Layer | Any, index: int | None = None, *, title: str | None = None,
                  annotate: bool | None = None) -> Figure:
     """``W`` (d'×d'), ``b1``, ``h``, ``b2`` (N'×d') of one layer, one panel each.
@@ -103,10 +107,12 @@ def plot_weights(layer: Layer | Any, index: int | None = None, *, title: str | N
     mappable = None
     for ax, (name, (values, symbolic, nz)) in zip(axes, arrays.items()):
         g = dict(lay.grids())[name]
-        mappable = ax.imshow(values, cmap="RdBu_r", norm=norm, aspect="auto", interpolation="nearest")
+        # square cells (a 3×3 W stays a small square next to 72×3 biases) unless a matrix is too thin to see
+        aspect = "equal" if max(g.rows, g.cols) <= MAX_SQUARE_RATIO * max(1, min(g.rows, g.cols)) else "auto"
+        mappable = ax.imshow(values, cmap="RdBu_r", norm=norm, aspect=aspect, interpolation="nearest")
         if symbolic.any():
             ax.imshow(np.where(symbolic, 1.0, np.nan), cmap=ListedColormap([SYMBOLIC_COLOR]), vmin=0, vmax=1,
-                      aspect="auto", interpolation="nearest")
+                      aspect=aspect, interpolation="nearest")
         ax.set_facecolor("#ffffff")
         shape = f"{g.rows}×{g.cols}"
         ax.set_title(f"{name}  {shape}\n{len(nz)} nonzero" + (f", {int(symbolic.sum())} symbolic" if symbolic.any() else ""),

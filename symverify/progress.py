@@ -1,0 +1,68 @@
+"""A progress display for long calls (``compile``, ``verify``): what runs and for how long.
+
+:func:`activity` shows a spinner, a label and the elapsed time on standard error while a block runs
+(rich, transient: the line disappears when the block ends). It is on when the display is
+interactive (standard error is a terminal, or a Jupyter kernel) and off otherwise, so logs and
+pipes stay clean; ``enabled=True`` or the environment variable ``SYMVERIFY_PROGRESS=1`` asks for
+it anyway, ``enabled=False`` or ``SYMVERIFY_PROGRESS=0`` turns it off. Nothing is computed
+differently: only the display changes. rich is imported only when the display is on.
+
+    >>> from symverify.progress import activity, wanted
+    >>> with activity("compiling", enabled=False):
+    ...     pass
+    >>> wanted(False), wanted(True)
+    (False, True)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["activity", "wanted", "ENV"]
+
+ENV = "SYMVERIFY_PROGRESS"
+
+
+def _interactive(stream: Any) -> bool:
+    try:
+        if stream.isatty():
+            return True
+    except (AttributeError, ValueError):
+        return False
+    return "ipykernel" in sys.modules and type(stream).__module__.startswith("ipykernel")
+
+
+def wanted(enabled: bool | None = None, stream: Any = None) -> bool:
+    """Whether to show progress: ``enabled`` when given, else ``SYMVERIFY_PROGRESS`` (``1``/``0``),
+    else whether ``stream`` (default standard error) is interactive."""
+    if enabled is not None:
+        if not isinstance(enabled, bool):
+            from symverify.errors import UsageError
+
+            raise UsageError(f"progress: expected True, False or None (automatic), found {enabled!r}")
+        return enabled
+    env = os.environ.get(ENV, "").strip()
+    if env in ("0", "1"):
+        return env == "1"
+    return _interactive(sys.stderr if stream is None else stream)
+
+
+@contextmanager
+def activity(label: str, enabled: bool | None = None, *, stream: Any = None) -> Iterator[None]:
+    """Show ``label`` with a spinner and the elapsed time while the block runs (see the module docstring)."""
+    if not wanted(enabled, stream):
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    asked = enabled is True or os.environ.get(ENV, "").strip() == "1"
+    console = Console(file=sys.stderr if stream is None else stream, force_terminal=True if asked else None)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True) as bar:
+        bar.add_task(label, total=None)
+        yield

@@ -1,0 +1,100 @@
+"""Logs and progress: no hard wrapping when the output is not a terminal, a progress display for long compile/verify
+(off when not interactive unless asked), per-task times and automatic case groups on Dask."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+
+import pytest
+
+import symverify as sv
+from symverify.cli import main
+from symverify.errors import UsageError
+from symverify.ir.serialize import dump_file
+from symverify.progress import activity, wanted
+from symverify.scripts.dask_backend import auto_groups, task_seconds
+
+X = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + 1], n=1, d=2)
+
+SCRIPT = '''
+from symverify.scripts.protocol import Instance, ProofResult, script_main
+
+TITLE = "Long lines"
+
+
+def run(quick=False):
+    r = ProofResult("longlines", TITLE)
+    name = "an instance whose name is long enough to pass eighty columns: " + "x0*x1 + x2*x3 + " * 6 + "1"
+    r.instances.append(Instance(name, "proved", "exact", {"layers": 3, "inner_n": 1234567, "inner_d": 7654321},
+                                {"layers": 4, "inner_n": 2345678}))
+    return r
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))
+'''
+
+
+def test_piped_output_is_not_hard_wrapped(tmp_path, capsys):
+    d = tmp_path / "scripts"
+    d.mkdir()
+    (d / "longlines.py").write_text(textwrap.dedent(SCRIPT))
+    assert main(["prove", "--dir", str(d), "-j", "1", "--details"]) == 0
+    out = capsys.readouterr().out
+    long = [line for line in out.splitlines() if "x0*x1 + x2*x3 + x0*x1" in line]
+    assert long and any(line.rstrip().endswith("+ 1") for line in long), out
+    details = [line for line in out.splitlines() if "inner_n=1234567 (bound 2345678" in line]
+    assert details and "inner_d=7654321" in details[0]
+    table = out.split("p/r/u")[0]
+    assert max(len(line) for line in table.splitlines()) <= 80
+
+
+def test_progress_is_off_when_not_interactive_and_on_when_asked(monkeypatch):
+    monkeypatch.delenv("SYMVERIFY_PROGRESS", raising=False)
+    assert wanted(None, io.StringIO()) is False
+    assert wanted(True) is True and wanted(False) is False
+    monkeypatch.setenv("SYMVERIFY_PROGRESS", "1")
+    assert wanted(None, io.StringIO()) is True
+    monkeypatch.setenv("SYMVERIFY_PROGRESS", "0")
+    assert wanted(None, io.StringIO()) is False
+    with pytest.raises(UsageError, match=r"progress: expected True, False or None \(automatic\), found 'yes'"):
+        wanted("yes")  # type: ignore[arg-type]
+
+
+def test_activity_shows_the_label_and_elapsed_time():
+    buf = io.StringIO()
+    with activity("compiling something", True, stream=buf):
+        pass
+    assert "compiling something" in buf.getvalue() and "0:00:0" in buf.getvalue()
+    quiet = io.StringIO()
+    with activity("compiling something", False, stream=quiet):
+        pass
+    assert quiet.getvalue() == ""
+
+
+def test_compile_shows_progress_when_asked_and_nothing_otherwise(capsys, monkeypatch):
+    monkeypatch.delenv("SYMVERIFY_PROGRESS", raising=False)
+    sv.compile(X)
+    assert capsys.readouterr().err == ""
+    sv.compile(X, progress=True)
+    assert "compiling <lambda> (3 gates, method kaleidoscope)" in capsys.readouterr().err
+    with pytest.raises(UsageError, match="progress: expected"):
+        sv.compile(X, progress=1)  # type: ignore[arg-type]
+
+
+def test_cli_compile_and_verify_progress_flags(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    dump_file(X, path)
+    assert main(["compile", str(path), "-o", str(tmp_path / "m.json"), "--progress"]) == 0
+    assert "compiling" in capsys.readouterr().err
+    assert main(["verify", str(path), str(tmp_path / "m.json"), "--progress"]) == 0
+    assert "verifying" in capsys.readouterr().err
+    assert main(["verify", str(path), str(tmp_path / "m.json"), "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_dask_rows_time_their_tasks_and_cases_are_grouped_automatically():
+    assert task_seconds([{"seconds": 1.5}, {"seconds": 2.0}, {"status": "crashed"}]) == 3.5
+    assert auto_groups(560, 2) == 4 and auto_groups(560, 16) == 32 and auto_groups(5, 16) == 5
+    assert auto_groups(7, 0) == 2
