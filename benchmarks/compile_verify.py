@@ -11,7 +11,8 @@ and the ratio exact / compositional. Once global exact verification stops being 
 verdict is ``unknown``: timeout or size guard) it is not attempted at larger sizes. A second
 table splits the default ``verify(circuit, compiled)`` (method ``auto``) into its parts: the
 structural bounds, the randomized pre-check (the Fiat–Shamir fingerprint of both sides, then
-its trial), the compositional stage checks, and the rest. Prints ratios; asserts nothing about
+its trial; 0 since ``auto`` decides a certified pair by compositional first), the compositional
+stage checks, and the rest. Prints ratios; asserts nothing about
 time.
 """
 
