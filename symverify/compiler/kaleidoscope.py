@@ -51,12 +51,15 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from symverify.errors import CompileError
 from symverify.ir import limits
 from symverify.ir.analysis import check_state
 from symverify.ir.circuit import Circuit
+
+if TYPE_CHECKING:
+    from symverify.compiler.result import Compiled
 
 __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
 
@@ -131,7 +134,7 @@ def _resources(c: Circuit, build: Any) -> dict[str, Any]:
 
 
 def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: str = "", plan: str = "auto",
-                         **unknown: Any) -> Any:
+                         **unknown: Any) -> Compiled:
     """Compile ``circuit`` by Theorem H.21 into a ``Compiled`` (model, certificate, resources, bounds).
 
     Args:

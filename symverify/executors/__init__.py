@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from collections.abc import Collection, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from symverify.ir.baseconv import Model
 from symverify.ir.circuit import Circuit
 from symverify.semantics.evaluate import eval_circuit, eval_model
 from symverify.semantics.rings import FractionRing
+
+if TYPE_CHECKING:
+    from symverify.executors.numeric import NumericCheck
 
 __all__ = [
     "execute", "modular_eval", "numeric_check", "NumericCheck", "DEFAULT_PRIME", "cross_check", "numeric_dtype",
@@ -230,7 +233,7 @@ def modular_eval(obj: Model | Circuit, points: Any, p: int, *, params: Mapping[s
 
 
 def numeric_check(obj: Model | Circuit, u: Any, *, dtype: Any = "float64", device: Any = None,
-                  params: Mapping[str, object] | None = None, path: str = "auto") -> Any:
+                  params: Mapping[str, object] | None = None, path: str = "auto") -> NumericCheck:
     """Run the float executor on exact inputs ``u`` and compare with exact evaluation.
 
     Returns a :class:`~symverify.executors.numeric.NumericCheck` with the measured max absolute and

@@ -132,10 +132,6 @@ class Bias:
                 return Bias("dense", full)
         return moved
 
-    def max_abs(self) -> float:
-        v = self.value()
-        return 0.0 if v is None else float(v.abs().max())
-
 
 def compact_bias(t: Any, p: int | None = None) -> Bias:
     """Detect the cheapest exact form of a dense bias (bit-exact: only equal tensors qualify)."""

@@ -33,7 +33,7 @@ from .kernels import Pool, conv_blocked, conv_shifts
 from .plan import LayerPlan, ModelPlan
 from .torch_float import TorchStates, _gather, circuit_values, read_outputs
 
-__all__ = ["run_model_mod", "run_layer_mod", "ModularArithmetic", "run_circuit_mod", "check_prime", "check_residues",
+__all__ = ["run_model_mod", "ModularArithmetic", "run_circuit_mod", "check_prime", "check_residues",
            "limb_contract", "MAX_CONTRACTION"]
 
 MAX_CONTRACTION = 2**20  # K above which limb partial sums could reach 2^53
@@ -148,11 +148,6 @@ class ModularArithmetic(TorchStates):
         else:
             y = ((proj * conv) % p).expand_as(x)
         return self._recycle(y, proj, conv)
-
-
-def run_layer_mod(lp: LayerPlan, x: Any, p: int, path: str = "auto", pool: Pool | None = None) -> Any:
-    """One layer on a ``(B, N', d')`` state of residues."""
-    return loop.run_layer(lp, x, ModularArithmetic(p, path, pool))
 
 
 def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:

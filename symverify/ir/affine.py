@@ -59,9 +59,6 @@ class Affine:
         """The constant form ``c``."""
         return Affine(None, c)
 
-    def is_constant(self) -> bool:
-        return not self.terms
-
     def __bool__(self) -> bool:
         """False exactly for the zero form."""
         return bool(self.terms) or _nonzero(self.const)

@@ -134,7 +134,7 @@ def _text(v: Any, where: str) -> str:
 
 
 # ---- scalars -------------------------------------------------------------------------------------
-def scalar_to_json(x: Scalar, where: str = "value") -> Any:
+def scalar_to_json(x: Scalar, where: str = "value") -> str | dict[str, list[list[Any]]]:
     """``"-1/2"`` for a rational (exact, any size up to ``MAX_INT_DIGITS`` digits), ``{"sym": ...}`` for a Sym."""
     try:
         if isinstance(x, Sym):

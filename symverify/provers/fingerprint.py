@@ -70,7 +70,6 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _MODE_BYTE = {Mode.CAUSAL: b"c", Mode.CYCLIC: b"y"}
 _BYTE_MODE = {v[0]: k for k, v in _MODE_BYTE.items()}
 _OPS = (Op.CONST, Op.LIN, Op.MUL)
-_OP_CODE = {op: i for i, op in enumerate(_OPS)}
 _ARITY = {Op.CONST: (0, 1), Op.LIN: (2, 2), Op.MUL: (2, 0)}  # (node ids, coefficients) per gate
 
 

@@ -54,7 +54,6 @@ __all__ = [
     "select",
     "sweep_script",
     "merge",
-    "run_script",
     "run_scripts",
     "junit_xml",
     "golden_text",
@@ -347,11 +346,6 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
 def _local(part: dict[str, Any]) -> dict[str, Any]:
     """The process pool reports a process killed by a signal as a crash (it is not retried here)."""
     return {**part, "status": "crashed"} if part["status"] == "lost" else part
-
-
-def run_script(script: Script, *, quick: bool, timeout: float | None = None, env: Mapping[str, str] | None = None) -> ScriptOutcome:
-    """Run one script in one fresh interpreter and read its JSON result."""
-    return merge(script, [_local(execute(script.task(quick, timeout=timeout, env=env)))])
 
 
 def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool = False, jobs: int = 1,

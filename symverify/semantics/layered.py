@@ -18,7 +18,7 @@ from symverify.ir.scalar import is_zero, show_scalar
 from symverify.semantics.evaluate import eval_circuit_nodes
 from symverify.semantics.rings import Ring
 
-__all__ = ["apply_stage", "eval_layered", "check_layered"]
+__all__ = ["apply_stage", "check_layered"]
 
 
 def apply_stage(st: Stage, z: Sequence[Any], ring: Ring) -> list[Any]:
@@ -36,14 +36,6 @@ def apply_stage(st: Stage, z: Sequence[Any], ring: Ring) -> list[Any]:
             r = [z[p] for p in st.perm]
             k = st.k
             return [ring.reduce(r[i] * r[k + i]) for i in range(k)] + r[2 * k :]
-
-
-def eval_layered(lf: LayeredForm, inputs: Sequence[Any], ring: Ring) -> list[Any]:
-    """The final state (the outputs in order) for input values ``vec(u)``."""
-    z = list(inputs)
-    for st in lf.stages:
-        z = apply_stage(st, z, ring)
-    return z
 
 
 def check_layered(c: Circuit, lf: LayeredForm, ring: Ring, inputs: Sequence[Any]) -> None:

@@ -15,7 +15,6 @@ two straight edges or two crossing ones, and following the edges from input ``i`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,9 +62,6 @@ class Wiring:
 
     def edges(self, k: int) -> list[Edge]:
         return factor_edges(self.factors[k])
-
-    def num_edges(self) -> int:
-        return sum(len(self.edges(k)) for k in range(len(self.factors)))
 
     def reach(self, start: int) -> set[int]:
         """The positions a value at input position ``start`` can reach at the end (along nonzero edges)."""
@@ -191,6 +187,3 @@ def plot_butterfly(obj: Any, *, labels: str = "auto", title: str | None = None,
     return fig
 
 
-def factor_strides(obj: Any) -> Sequence[int]:
-    """The strides of the factors drawn for ``obj`` (application order)."""
-    return [f.stride for f in wiring(obj).factors]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -279,5 +279,3 @@ def plot_resources(run: Any, *, title: str | None = None) -> Figure:
     return fig
 
 
-def scripts_of(records: Iterable[Record]) -> list[str]:
-    return list(dict.fromkeys(r.script for r in records))
