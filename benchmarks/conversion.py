@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         with torch.no_grad():
             t_fw, _ = cpu_time(lambda: mod(u))  # noqa: B023
         worst = max(worst, t_from + t_to)
-        print(f"  {str(dtype):>14}: from_zoology {t_from:6.3f} s   to_torch {t_to:6.3f} s   forward {t_fw:6.3f} s   "
+        print(f"  {dtype!s:>14}: from_zoology {t_from:6.3f} s   to_torch {t_to:6.3f} s   forward {t_fw:6.3f} s   "
               f"({model.signature}, {len(model.layers[0].h.rects)} filter cells)")
     print(f"from_zoology + to_torch: at most {worst:.3f} s (target < {TARGET_S} s at L = 16384): "
           f"{'PASS' if worst < TARGET_S or args.quick else 'FAIL'}")

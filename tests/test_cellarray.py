@@ -182,7 +182,7 @@ def test_one_long_layer_is_read_in_bulk() -> None:
 
 
 def test_dyadic_parts_and_exact_scalars_are_the_floats_rationals() -> None:
-    a = np.array(SPECIAL + [2.0**70, -(2.0**-1000)])
+    a = np.array([*SPECIAL, 2.0 ** 70, -2.0 ** (-1000)])
     m, e = dyadic_parts(a)
     for x, mi, ei in zip(a.tolist(), m.tolist(), e.tolist()):
         assert Fraction(mi) * Fraction(2) ** ei == Fraction(x)
