@@ -360,6 +360,7 @@ def _exact_products(scale: Any, K: Any) -> tuple[Any, Any]:
 def _kernel(n: int, width: int, row0: list[Scalar], scale: Any | None, K: Any) -> Grid:
     """The kernel grid with exact first row ``row0`` and rows 1… equal to ``scale[q]·K[:, q]`` (float64
     where that product is exact in float64, an exact scalar elsewhere); columns beyond ``K``'s are zero."""
+    factor = np.ones(K.shape[1]) if scale is None else scale
     if scale is None:  # the rows are K itself
         P, ok = K, np.ones(K.shape, dtype=bool)
     else:
@@ -368,7 +369,7 @@ def _kernel(n: int, width: int, row0: list[Scalar], scale: Any | None, K: Any) -
     extra: list[tuple[int, int, object]] = [(0, j, v) for j, v in enumerate(row0) if not is_zero(v)]
     rr, qq = np.nonzero(~ok)
     for i, j in zip(rr.tolist(), qq.tolist()):  # only products that are not float64 numbers
-        v = Fraction(float(scale[j])) * Fraction(float(K[i, j]))
+        v = Fraction(float(factor[j])) * Fraction(float(K[i, j]))
         extra.append((i + 1, j, int(v) if v.denominator == 1 else v))
     return Grid(n, width, 0, CellArray(r + 1, q, P[r, q], extra, where="kernel"))
 
