@@ -23,11 +23,15 @@ Prints ratios; asserts nothing about time.
 from __future__ import annotations
 
 import argparse
+import ast
+import math
 import os
 import random
 import statistics
 import time
 from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Optional
 
 import numpy as np
 
@@ -97,11 +101,18 @@ def reference_multiply(twiddle: object, x: object) -> object:
 
 
 def peer_module(src: str, twiddle: object, N: int) -> tuple[Callable[[object], object] | None, str]:
-    """torch_butterfly.Butterfly from the checkout at ``src`` with our twiddles, or None and why."""
+    """torch_butterfly from the checkout at ``src`` with our twiddles, and what is timed.
+
+    Its ``Butterfly`` module (``nblocks=2``, decreasing stride first), whose forward pass calls the
+    C++ kernel ``torch.ops.torch_butterfly.butterfly_multiply_fw``, when the extension is built
+    (``python setup.py build_ext --inplace`` in the checkout); otherwise its own pure-torch
+    ``butterfly_multiply_torch`` (``torch_butterfly/multiply.py``, loaded by file path), said so in
+    the note; None when neither loads."""
     import sys
 
     import torch
 
+    tw = torch.as_tensor(twiddle)
     if src not in sys.path:
         sys.path.insert(0, src)
     try:
@@ -109,11 +120,53 @@ def peer_module(src: str, twiddle: object, N: int) -> tuple[Callable[[object], o
 
         mod = Butterfly(N, N, bias=False, increasing_stride=False, nblocks=2).double()
         with torch.no_grad():
-            mod.twiddle.copy_(torch.as_tensor(twiddle).reshape(mod.twiddle.shape))
+            mod.twiddle.copy_(tw.reshape(mod.twiddle.shape))
         mod(torch.zeros(1, N, dtype=torch.float64))
-    except Exception as e:  # an optional peer: any failure to build or run it is reported and skipped
-        return None, f"torch_butterfly from BUTTERFLY_SRC={src} not used: {type(e).__name__}: {e}"
-    return mod, f"torch_butterfly.Butterfly from {src}"
+        return mod, f"module = torch_butterfly.Butterfly from {src} (its C++ kernel butterfly_multiply_fw)"
+    except Exception as e:  # an optional peer: fall back to its C++ kernel alone, then to its pure-torch path
+        why = f"{type(e).__name__}: {str(e)[:120]}"
+    try:  # the package's __init__ imports more than the kernel needs (scipy): load the built kernel itself
+        import glob
+
+        libs = sorted(glob.glob(f"{src}/torch_butterfly/_butterfly*.so"))
+        if not libs:
+            raise ImportError("no built _butterfly extension in the checkout")
+        torch.ops.load_library(libs[0])
+        op = torch.ops.torch_butterfly.butterfly_multiply_fw
+        tw6c = tw.reshape(1, *tw.shape).contiguous()
+
+        def run_cpp(x: object) -> object:
+            assert isinstance(x, torch.Tensor)
+            return op(tw6c, x.unsqueeze(1), False, None).squeeze(1)
+
+        run_cpp(torch.zeros(1, N, dtype=torch.float64))
+        return run_cpp, (f"module = torch_butterfly's C++ kernel torch.ops.torch_butterfly.butterfly_multiply_fw from {libs[0]} "
+                         f"(the Butterfly module itself did not import: {why})")
+    except Exception as e:
+        why += f"; C++ kernel: {type(e).__name__}: {str(e)[:120]}"
+    try:
+        # multiply.py scripts wrappers of the C++ ops at import, so only its pure-torch function is compiled
+        path = f"{src}/torch_butterfly/multiply.py"
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), path)
+        body = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "butterfly_multiply_torch"]
+        if not body:
+            raise ImportError(f"{path} has no butterfly_multiply_torch")
+        code = compile(ast.Module(body=body, type_ignores=[]), path, "exec")
+        space: dict[str, object] = {"math": math, "torch": torch, "F": torch.nn.functional, "Optional": Optional, "Tuple": tuple}
+        exec(code, space)
+        peer = SimpleNamespace(butterfly_multiply_torch=space["butterfly_multiply_torch"])
+        tw6 = tw.reshape(1, *tw.shape).contiguous()  # (nstacks=1, nblocks=2, log N, N/2, 2, 2)
+
+        def run(x: object) -> object:
+            assert isinstance(x, torch.Tensor)
+            return peer.butterfly_multiply_torch(tw6, x.unsqueeze(1), increasing_stride=False).squeeze(1)
+
+        run(torch.zeros(1, N, dtype=torch.float64))
+    except Exception as e2:
+        return None, f"torch_butterfly from BUTTERFLY_SRC={src} not used: {why}; multiply.py: {type(e2).__name__}: {e2}"
+    return run, (f"module = torch_butterfly's pure-torch butterfly_multiply_torch from {src}: its C++ extension is not "
+                 f"built or does not load here ({why})")
 
 
 def batched_table(logs: range, batches: list[int]) -> None:
@@ -137,6 +190,8 @@ def batched_table(logs: range, batches: list[int]) -> None:
         if not header:
             peer_head = f" {'module':>10} {'np/mod':>7} {'torch/mod':>9}" if peer is not None else ""
             print(f"{'N':>6} {'B':>4} {'reference':>11} {'numpy':>10} {'torch':>10} {'np/ref':>7} {'torch/ref':>9}{peer_head}  max rel. dev.")
+            if peer is not None:
+                print(f"  {why}")
             header = True
         for B in batches:
             xn = np.random.default_rng(B).standard_normal((B, N))

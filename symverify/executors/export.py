@@ -33,8 +33,8 @@ from symverify.semantics import layer as loop
 
 from ._torch import dtype_name, require_torch, resolve_device, resolve_dtype
 from .kernels import Pool, conv_blocked
-from .numbers import float_numbers
-from .plan import LayerPlan, LayerStats, grid_dense, model_plan, plan_dense, sparse_tap_limit
+from .numbers import Converter, check_params, float_numbers
+from .plan import LayerPlan, LayerStats, grid_dense, plan_dense, sparse_tap_limit
 from .torch_float import FloatArithmetic, conv_fft
 from .zoology_native import native_layers, run_native
 
@@ -242,12 +242,15 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     if path not in _MODULE_PATHS:
         raise IRError(f"path: expected one of {', '.join(map(repr, _MODULE_PATHS))}, found {path!r}")
     nums = float_numbers(params)
-    model_plan(model, nums)  # validates params
+    check_params(model, nums)  # the layers' own plans are built from the module's tensors
 
-    def dense(g: Grid) -> Any:
-        return grid_dense(g, nums.convert, torch.float64).to(device=dev, dtype=dt)
+    def dense(g: Grid, where: str) -> Any:  # a Converter reads cell arrays in bulk
+        return grid_dense(g, Converter(nums, where), torch.float64).to(device=dev, dtype=dt)
 
-    layers = [BaseConvLayer(dense(ly.W), dense(ly.b1), dense(ly.h), dense(ly.b2), ly.mode.value) for ly in model.layers]
+    layers = []
+    for i, ly in enumerate(model.layers):
+        W, b1, h, b2 = (dense(g, f"layer {i} {name}") for name, g in ly.grids())
+        layers.append(BaseConvLayer(W, b1, h, b2, ly.mode.value))
     return BaseConvStack(model.n, model.d, model.inner_n, model.inner_d, layers, path).requires_grad_(requires_grad)
 
 

@@ -96,6 +96,7 @@ class Converter:
         self.numbers, self.where = numbers, where
         self.cache: dict[Any, Any] = {}
         self.seen: set[int | Fraction] = set()
+        self.fractional = False  # some bulk-read float weight is not an integer
 
     def __call__(self, x: Scalar) -> Any:
         key = (type(x), x)
@@ -107,8 +108,17 @@ class Converter:
             self.seen.add(self.numbers.exact(x))
         return self.cache[key]
 
+    def floats(self, cells: Any) -> Any:
+        """The float64 values of a :class:`~symverify.ir.cellarray.CellArray`'s array cells, in bulk,
+        when the numbers are floats (each is exactly its weight, so it is its own rounding); None
+        for residues mod p. The error model learns whether they were all integers."""
+        if not isinstance(self.numbers, FloatNumbers):
+            return None
+        self.fractional = self.fractional or not cells.is_integral()
+        return cells.vals
+
     def integral(self) -> bool:
-        return all(isinstance(v, int) or v.denominator == 1 for v in self.seen)
+        return not self.fractional and all(isinstance(v, int) or v.denominator == 1 for v in self.seen)
 
     def exact_in_float64(self) -> bool:
         return all(Fraction(float(v)) == v for v in self.seen)

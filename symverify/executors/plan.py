@@ -24,6 +24,7 @@ from typing import Any
 
 from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.cellarray import CellArray
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, Sym
 
@@ -52,6 +53,17 @@ def grid_dense(g: Grid, conv: Callable[[Scalar], Any], dtype: Any) -> Any:
     """The grid as a dense CPU tensor, painted rectangle by rectangle (later rectangles win)."""
     torch = require_torch()
     t = torch.full((g.rows, g.cols), conv(g.fill), dtype=dtype)
+    if isinstance(g.rects, CellArray):  # array cells in one indexed store, the few exact ones after
+        cells_ = g.rects
+        bulk = getattr(conv, "floats", None)
+        vals = bulk(cells_) if bulk is not None else None
+        if vals is not None:
+            t[torch.from_numpy(cells_.rows), torch.from_numpy(cells_.cols)] = torch.from_numpy(vals).to(dtype)
+            rects: Any = [(i, i + 1, j, j + 1, v) for i, j, v in cells_.extra]
+        else:
+            rects = g.rects
+    else:
+        rects = g.rects
     cells: dict[tuple[int, int], Any] = {}
 
     def flush() -> None:
@@ -60,7 +72,7 @@ def grid_dense(g: Grid, conv: Callable[[Scalar], Any], dtype: Any) -> Any:
             t[idx[:, 0], idx[:, 1]] = torch.tensor(list(cells.values()), dtype=dtype)
             cells.clear()
 
-    for r0, r1, c0, c1, v in g.rects:
+    for r0, r1, c0, c1, v in rects:
         if r1 - r0 == 1 and c1 - c0 == 1:
             cells[(r0, c0)] = conv(v)
         else:
@@ -74,6 +86,11 @@ def _touched_rows(g: Grid) -> list[int] | None:
     """Rows any rectangle touches, if the fill is zero and they are few; else None."""
     if not (g.fill == 0 and not isinstance(g.fill, Sym)):
         return None
+    if isinstance(g.rects, CellArray):
+        import numpy as np
+
+        used = np.union1d(g.rects.rows, [i for i, _, _ in g.rects.extra])
+        return [int(r) for r in used] if len(used) <= _KERNEL_SCAN_ROWS else None
     spans = sorted((r0, r1) for r0, r1, *_ in g.rects)
     rows: list[int] = []
     for r0, r1 in spans:
@@ -242,7 +259,8 @@ class LayerPlan:
 
     def warm(self) -> LayerPlan:
         """Fill the per-plan caches now (so that a traced run records only the run itself)."""
-        self.rows()
+        if self.auto_path == "sparse":  # the rows are read by the shifts path only (unbinding 10^4 rows costs)
+            self.rows()
         if self.lags:
             self.tap_channels()
         if self.w_kind == "dense":
@@ -293,7 +311,7 @@ def plan_dense(i: int, cyclic: bool, inner_n: int, W: Any, b1: Any, lags: tuple[
         auto = "sparse"
     else:  # the blocked direct product was slower than the FFT at every N' measured (16 to 8192)
         auto = "fft"
-    unit = tuple(bool((row == 1).all()) for row in taps)
+    unit = tuple((taps == 1).all(dim=1).tolist()) if len(lags) else ()
     return LayerPlan(i, cyclic, inner_n, w_kind, W, w_idx, w_coef, compact_bias(b1, p), lags, taps, unit,
                      compact_bias(b2, p), auto, stats).warm()
 

@@ -30,7 +30,10 @@ only, which can leave a bias free on those rows; such layers are refused as well
 says "not in the recognised forms" and gives the reason for each form. Model-level refusals: cyclic layers, inner size ≠ input size, symbolic
 weights without values, and (with ``exact=True``) weights that are not numbers of the dtype.
 
-:func:`from_zoology` reads weights exactly (``Fraction(float)``). A zoology layer whose every column
+:func:`from_zoology` reads weights exactly (each float is the dyadic rational ``Fraction(float)``),
+in bulk: long filters become :class:`~symverify.ir.cellarray.CellArray` grids (float64 arrays, plus
+exact scalars for the few products and sums that are not float64 numbers), constant columns one
+rectangle each, so a 16384×64 layer converts in a fraction of a second. A zoology layer whose every column
 is of the inverse forms (``k_q = 0``; ``A_q = 0``; ``A_q = w·e_q`` with ``c_q = 0``) becomes one paper
 layer; otherwise every layer becomes two paper layers on inner width 2d: layer 1 computes
 ``[(u·A + c) ⊙ ((k + e_0) ⊛ u) | u]``, layer 2 adds the two halves.
@@ -47,11 +50,11 @@ import numpy as np
 
 from symverify.errors import CompileError, ShapeError
 from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.cellarray import CellArray, dyadic_parts
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, is_zero
 
 from ._torch import require_torch, resolve_device, resolve_dtype
-from .export import grid_from_tensor
 from .numbers import FloatNumbers, float_numbers
 
 try:
@@ -298,10 +301,21 @@ def _layers_of(modules: Any) -> list[_Weights]:
     return [_weights(m, i) for i, m in enumerate(items)]
 
 
-def _read(mod: _Weights, i: int, seq_len: int) -> tuple[list[list[Any]], list[Any], list[list[Any]]]:
-    """Exact ``A`` (u·A), ``c`` and the filter ``k (d, seq_len)``, refusing aliasing filters."""
-    A = grid_from_tensor(mod.weight.T, f"layer {i} projection.weight").to_rows()
-    c = grid_from_tensor(mod.bias[None, :], f"layer {i} projection.bias").to_rows()[0]
+def _finite(t: Any, where: str) -> Any:
+    """A float tensor as a float64 numpy array (exact: every float widens exactly), refusing NaN and ±inf."""
+    a = t.detach().to("cpu", torch.float64).numpy()
+    bad = np.argwhere(~np.isfinite(a))
+    if len(bad):
+        i, j = (int(v) for v in bad[0])
+        raise CompileError(f"{where}[{i}, {j}] is {a[i, j]}: not a finite number, so it has no exact value")
+    return a
+
+
+def _read(mod: _Weights, i: int, seq_len: int) -> tuple[Any, Any, Any]:
+    """``A`` (u·A, ``(d, d)``), ``c`` ``(d,)`` and the filter ``k (d, seq_len)`` as float64 arrays
+    (each float the exact dyadic rational it is), refusing aliasing filters."""
+    A = _finite(mod.weight.T, f"layer {i} projection.weight")
+    c = _finite(mod.bias[None, :], f"layer {i} projection.bias")[0]
     filt = mod.filter.to("cpu", torch.float64)
     l_max = filt.shape[1]
     if l_max >= seq_len + 2 and bool(filt[:, seq_len:].any()):
@@ -312,43 +326,98 @@ def _read(mod: _Weights, i: int, seq_len: int) -> tuple[list[list[Any]], list[An
     k = torch.zeros(filt.shape[0], seq_len, dtype=filt.dtype)
     m = min(seq_len, l_max)
     k[:, :m] = filt[:, :m]
-    return A, c, grid_from_tensor(k, f"layer {i} conv.filter").to_rows()
+    return A, c, _finite(k, f"layer {i} conv.filter")
 
 
-def _single(A: list[list[Any]], c: list[Any], k: list[list[Any]]) -> tuple[list[list[Any]], ...] | None:
-    """One paper layer ``(W, b1, h, b2)`` (as dense rows) for a zoology layer, if every column is of an inverse form."""
-    d, n = len(c), len(k[0])
-    W = [[0] * d for _ in range(d)]
-    b1, h, b2 = ([[0] * d for _ in range(n)] for _ in range(3))
+def _exact(x: float) -> Scalar:
+    q = Fraction(x)
+    return int(q) if q.denominator == 1 else q
+
+
+def _columns(n: int, width: int, values: Any) -> Grid:
+    """The ``n × width`` grid whose column q is the constant ``values[q]`` (one rectangle per nonzero column)."""
+    return Grid(n, width, 0, tuple((0, n, q, q + 1, v) for q, v in enumerate(values) if not is_zero(v)))
+
+
+def _exact_products(scale: Any, K: Any) -> tuple[Any, Any]:
+    """``scale[q]·K[:, q]`` in float64 and the mask of products that are exact there.
+
+    With ``x = m·2^e`` (``m`` odd, :func:`~symverify.ir.cellarray.dyadic_parts`), the exact product
+    is ``(m1·m2)·2^(e1+e2)`` with ``m1·m2`` odd; it is a float64 when ``|m1·m2| < 2^53`` (computed in
+    int64 where ``bits(m1) + bits(m2) ≤ 63``, else it has at least 63 bits) and its exponent is in
+    float64's range, and then IEEE multiplication returns it unrounded."""
+    m1, e1 = dyadic_parts(scale)
+    m2, e2 = dyadic_parts(K)
+    bits1 = np.frexp(np.abs(m1).astype(np.float64))[1]  # |m| < 2^53: the conversion is exact
+    bits2 = np.frexp(np.abs(m2).astype(np.float64))[1]
+    bits, e = bits1[None, :] + bits2, e1[None, :] + e2
+    fits = bits <= 63
+    prod = np.where(fits, m1[None, :], 0) * np.where(fits, m2, 0)
+    ok = fits & (np.abs(prod) < 2**53) & (e >= -1074) & (bits + e <= 1024)
+    return scale[None, :] * K, ok | (m1[None, :] == 0) | (m2 == 0)
+
+
+def _kernel(n: int, width: int, row0: list[Scalar], scale: Any | None, K: Any) -> Grid:
+    """The kernel grid with exact first row ``row0`` and rows 1… equal to ``scale[q]·K[:, q]`` (float64
+    where that product is exact in float64, an exact scalar elsewhere); columns beyond ``K``'s are zero."""
+    factor = np.ones(K.shape[1]) if scale is None else scale
+    if scale is None:  # the rows are K itself
+        P, ok = K, np.ones(K.shape, dtype=bool)
+    else:
+        P, ok = _exact_products(scale, K)
+    r, q = np.nonzero(P * ok)
+    extra: list[tuple[int, int, object]] = [(0, j, v) for j, v in enumerate(row0) if not is_zero(v)]
+    rr, qq = np.nonzero(~ok)
+    for i, j in zip(rr.tolist(), qq.tolist()):  # only products that are not float64 numbers
+        v = Fraction(float(factor[j])) * Fraction(float(K[i, j]))
+        extra.append((i + 1, j, int(v) if v.denominator == 1 else v))
+    return Grid(n, width, 0, CellArray(r + 1, q, P[r, q], extra, where="kernel"))
+
+
+def _single(A: Any, c: Any, k: Any) -> tuple[Grid, Grid, Grid, Grid] | None:
+    """One paper layer ``(W, b1, h, b2)`` for a zoology layer, if every column is of an inverse form:
+    ``k_q = 0``: ``(u·A + c + 1) ⊙ u``; ``A_q = 0``: ``c·((k + e0) ⊛ u) + u``; ``A_q = w·e_q, c_q = 0``:
+    ``u_q ⊙ (w·(k + e0) ⊛ u + 1)``."""
+    d, n = len(c), k.shape[1]
+    kzero = ~k.any(axis=1)
+    azero = ~A.any(axis=0)
+    off = A.copy()
+    np.fill_diagonal(off, 0)
+    selfs = ~kzero & ~azero & (c == 0) & ~off.any(axis=0)
+    conv = ~kzero & azero
+    if not (kzero | conv | selfs).all():
+        return None
+    W = A.copy()
+    W[:, selfs] = 0
+    W[np.flatnonzero(selfs), np.flatnonzero(selfs)] = 1
+    cs = [_exact(float(x)) for x in c]
+    b1 = [cs[q] + 1 if kzero[q] else 1 if conv[q] else 0 for q in range(d)]
+    w = np.diagonal(A)
+    scale = np.where(conv, c, np.where(selfs, w, 0.0))
+    row0: list[Scalar] = []
     for q in range(d):
-        Aq, kq = [A[p][q] for p in range(d)], k[q]
-        if all(v == 0 for v in kq):  # (u·A + c + 1) ⊙ u
-            cols = (Aq, c[q] + 1, [1] + [0] * (n - 1), 0)
-        elif all(v == 0 for v in Aq):  # c·((k + e0) ⊛ u) + u
-            cols = (Aq, 1, [c[q] * v + (c[q] + 1) * (j == 0) for j, v in enumerate(kq)], 0)
-        elif c[q] == 0 and all(v == 0 for p, v in enumerate(Aq) if p != q):  # u_q ⊙ (w·(k + e0) ⊛ u + 1)
-            cols = ([int(p == q) for p in range(d)], 0, [Aq[q] * (v + (j == 0)) for j, v in enumerate(kq)], 1)
-        else:
-            return None
-        for p in range(d):
-            W[p][q] = cols[0][p]
-        for i in range(n):
-            b1[i][q], h[i][q], b2[i][q] = cols[1], cols[2][i], cols[3]
-    return W, b1, h, b2
+        k0 = _exact(float(k[q, 0]))
+        row0.append(1 if kzero[q] else cs[q] * k0 + cs[q] + 1 if conv[q] else _exact(float(w[q])) * (k0 + 1))
+    h = _kernel(n, d, row0, scale, k[:, 1:].T)
+    return Grid.from_array(W), _columns(n, d, b1), h, _columns(n, d, [int(bool(x)) for x in selfs])
 
 
-def _pair(A: list[list[Any]], c: list[Any], k: list[list[Any]]) -> tuple[Layer, Layer]:
+def _pair(A: Any, c: Any, k: Any) -> tuple[Layer, Layer]:
     """Two paper layers on width 2d: ``[(u·A + c) ⊙ ((k + e0) ⊛ u) | u]``, then the sum of the halves."""
-    d, n = len(c), len(k[0])
-    W1 = [[A[p][q] if p < d and q < d else int(p < d and q == p + d) for q in range(2 * d)] for p in range(2 * d)]
-    b1 = [[c[q] if q < d else 0 for q in range(2 * d)] for _ in range(n)]
-    h1 = [[(k[q][i] + (i == 0)) if q < d else 0 for q in range(2 * d)] for i in range(n)]
-    b21 = [[int(q >= d) for q in range(2 * d)] for _ in range(n)]
-    W2 = [[int(q < d and (p == q or p == q + d)) for q in range(2 * d)] for p in range(2 * d)]
-    b22 = [[1] * (2 * d) for _ in range(n)]
-    zero = [[0] * (2 * d) for _ in range(n)]
-    g = Grid.from_rows
-    return (Layer(g(W1), g(b1), g(h1), g(b21), Mode.CAUSAL), Layer(g(W2), g(zero), g(zero), g(b22), Mode.CAUSAL))
+    d, n = len(c), k.shape[1]
+    W1 = np.zeros((2 * d, 2 * d))
+    W1[:d, :d] = A
+    W1[np.arange(d), np.arange(d, 2 * d)] = 1
+    W2 = np.zeros((2 * d, 2 * d))
+    W2[np.arange(d), np.arange(d)] = 1
+    W2[np.arange(d, 2 * d), np.arange(d)] = 1
+    row0: list[Scalar] = [_exact(float(x)) + 1 for x in k[:, 0]]
+    h1 = _kernel(n, 2 * d, row0, None, k[:, 1:].T)
+    zero = Grid.zeros(n, 2 * d)
+    b1 = _columns(n, 2 * d, [_exact(float(x)) for x in c])
+    b21 = _columns(n, 2 * d, [int(q >= d) for q in range(2 * d)])
+    b22 = _columns(n, 2 * d, [1] * (2 * d))
+    return (Layer(Grid.from_array(W1), b1, h1, b21, Mode.CAUSAL), Layer(Grid.from_array(W2), zero, zero, b22, Mode.CAUSAL))
 
 
 def from_zoology(modules: Any, *, seq_len: int | None = None, form: str = "auto") -> Model:
@@ -382,10 +451,7 @@ def from_zoology(modules: Any, *, seq_len: int | None = None, form: str = "auto"
         read.append(_read(m, i, n))
     singles = [_single(*r) for r in read] if form != "pair" else [None]
     if form != "pair" and all(s is not None for s in singles):
-        one: list[Layer] = []
-        for s in singles:
-            W, b1, h, b2 = (Grid.from_rows(t) for t in s or ())
-            one.append(Layer(W, b1, h, b2, Mode.CAUSAL))
+        one = [Layer(*s, Mode.CAUSAL) for s in singles if s is not None]
         return Model(n, d, n, d, tuple(one), "from_zoology")
     if form == "single":
         bad = [i for i, s in enumerate(singles) if s is None]

@@ -160,12 +160,12 @@ def _pair(first: LayerPlan, second: LayerPlan, d: int) -> NativeLayer | None:
         return None
     a = w1[:d, :d].contiguous()
     c = b1[:d].contiguous()
-    keep = [j for j, row in enumerate(first.taps[:, :d]) if bool(row.any())]
+    keep = torch.nonzero(first.taps[:, :d].any(dim=1)).flatten().tolist()
     lags = tuple(first.lags[j] for j in keep)
     taps = first.taps[keep, :d].contiguous()
     return NativeLayer(
         a if bool(a.any()) else None, c if bool(c.any()) else None, lags, taps,
-        tuple(bool((row == 1).all()) for row in taps), first.auto_path == "sparse", first.inner_n,
+        tuple((taps == 1).all(dim=1).tolist()), first.auto_path == "sparse", first.inner_n,
     ).warm()
 
 

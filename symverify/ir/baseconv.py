@@ -20,7 +20,6 @@ from symverify.errors import IRError, ShapeError
 from symverify.ir.bigint import safe_repr, short_name
 from symverify.ir.bigint import show_int as _s
 from symverify.ir.grid import Grid
-from symverify.ir.scalar import param_names
 
 __all__ = ["Mode", "Layer", "Model"]
 
@@ -137,7 +136,7 @@ class Model:
 
     def params(self) -> frozenset[str]:
         """Names of symbolic weights used anywhere in the model."""
-        return param_names(v for layer in self.layers for _, g in layer.grids() for v in g.values())
+        return frozenset().union(*(g.params() for layer in self.layers for _, g in layer.grids()))
 
     def modes(self) -> frozenset[Mode]:
         return frozenset(layer.mode for layer in self.layers)

@@ -12,6 +12,11 @@ Sizes are never expanded blindly (:mod:`symverify.ir.limits`): :meth:`Grid.nonze
 return one entry per cell (:meth:`Grid.cells`, :meth:`Grid.nonzero`, :meth:`Grid.to_rows`,
 :meth:`Grid.identity`, :meth:`Grid.symbolic`) raise :class:`~symverify.errors.LimitError` beyond
 ``MAX_PAINT`` expanded or ``MAX_CELLS`` dense cells.
+
+A grid read from a float array (:meth:`Grid.from_array`, a trained layer's filter) keeps its cells
+as a :class:`~symverify.ir.cellarray.CellArray` in place of the tuple of rectangles: the same
+rectangles (1×1, row-major, each value the exact dyadic rational of its float), stored as numpy
+arrays, so building, counting, reading a cell and converting to a tensor cost no Python per cell.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from functools import lru_cache
 from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr, show_int
-from symverify.ir.scalar import Scalar, Sym, as_scalar, is_zero
+from symverify.ir.cellarray import CellArray
+from symverify.ir.scalar import Scalar, Sym, as_scalar, is_zero, param_names
 
 __all__ = ["Grid", "Rect"]
 
@@ -46,7 +52,7 @@ class Grid:
     rows: int
     cols: int
     fill: Scalar = 0
-    rects: tuple[Rect, ...] = ()
+    rects: tuple[Rect, ...] | CellArray = ()
 
     def __post_init__(self) -> None:
         for name in ("rows", "cols"):
@@ -56,6 +62,11 @@ class Grid:
         if type(self.fill) not in _EXACT:
             object.__setattr__(self, "fill", as_scalar(self.fill, "grid fill"))
         rects = self.rects
+        if isinstance(rects, CellArray):
+            if not (type(self.fill) is int and self.fill == 0):
+                raise IRError(f"a grid stored as a cell array needs fill 0, found {safe_repr(self.fill)}")
+            rects.check_fits(self.rows, self.cols, "grid cell array")
+            return
         if isinstance(rects, (str, bytes)) or not hasattr(rects, "__iter__"):
             raise IRError(f"grid rectangles: expected a sequence of rectangles, found {type(rects).__name__}")
         if type(rects) is not tuple:
@@ -119,6 +130,29 @@ class Grid:
         return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
 
     @staticmethod
+    def from_array(a: object, where: str = "array") -> Grid:
+        """The exact grid of a 2-d float or integer array (numpy, or anything with ``.numpy()``):
+        each float is read as the dyadic rational it is (``Fraction(x)``), in bulk, without one
+        Python object per cell; zeros (±0) are not stored; NaN and ±inf raise :class:`IRError`.
+
+        >>> import numpy as np
+        >>> Grid.from_array(np.array([[0.5, 0.0], [0.0, -3.0]], dtype=np.float32)).to_rows()
+        [[Fraction(1, 2), 0], [0, -3]]
+        """
+        import numpy as np
+
+        if hasattr(a, "detach"):  # a torch tensor (bfloat16 has no numpy dtype: widened, exactly)
+            t = a.detach().cpu()  # type: ignore[attr-defined]
+            arr = (t.double() if t.is_floating_point() else t).numpy()
+        else:
+            arr = np.asarray(a)
+        if arr.ndim != 2:
+            raise ShapeError(f"{where}: expected a 2-d array, found shape {arr.shape}")
+        if arr.dtype.kind == "f" and arr.dtype.itemsize < 8:
+            arr = arr.astype(np.float64)  # float16/float32 → float64 is exact
+        return Grid(int(arr.shape[0]), int(arr.shape[1]), 0, CellArray.from_dense(arr, where=where))
+
+    @staticmethod
     def from_rows(values: Sequence[Sequence[object]], rows: int | None = None, cols: int | None = None) -> Grid:
         """A grid from a nested list; zero cells are not stored."""
         r = len(values) if rows is None else rows
@@ -152,10 +186,15 @@ class Grid:
         Raises:
             LimitError: the rectangles cover more than ``MAX_PAINT`` cells in all.
         """
+        if isinstance(self.rects, CellArray):
+            return dict(_array_cells(self))
         return dict(_cells(self))
 
     def get(self, i: int, j: int) -> Scalar:
         """The value of cell ``(i, j)`` (``fill`` outside every rectangle)."""
+        if isinstance(self.rects, CellArray):
+            v = self.rects.get(i, j)
+            return self.fill if v is None else v
         try:
             cells = _cells(self)
         except LimitError:  # too large to expand: the last rectangle that holds the cell wins
@@ -169,12 +208,14 @@ class Grid:
         """The dense matrix as a list of rows (refused beyond ``MAX_CELLS`` cells)."""
         limits.check(self.rows * self.cols, "MAX_CELLS", f"Grid.to_rows of a {show_int(self.rows)}×{show_int(self.cols)} grid")
         out: list[list[Scalar]] = [[self.fill] * self.cols for _ in range(self.rows)]
-        for (i, j), v in _cells(self).items():
+        for (i, j), v in (_array_cells(self) if isinstance(self.rects, CellArray) else _cells(self)).items():
             out[i][j] = v
         return out
 
     def nonzero(self) -> dict[tuple[int, int], Scalar]:
         """All nonzero cells (materialises the fill when it is nonzero: refused beyond ``MAX_CELLS``)."""
+        if isinstance(self.rects, CellArray):  # fill 0, every stored cell nonzero
+            return dict(_array_cells(self))
         if is_zero(self.fill):
             return {k: v for k, v in _cells(self).items() if not is_zero(v)}
         return {(i, j): v for i, row in enumerate(self.to_rows()) for j, v in enumerate(row) if not is_zero(v)}
@@ -186,10 +227,18 @@ class Grid:
             LimitError: the rectangles overlap so much that resolving them needs more than
                 ``MAX_PAINT`` steps (thousands of nested rectangles).
         """
+        if isinstance(self.rects, CellArray):  # fill 0, every stored cell nonzero
+            return len(self.rects)
         return _nonzero_count(self)
 
     def is_zero(self) -> bool:
         return self.nonzero_count() == 0
+
+    def params(self) -> frozenset[str]:
+        """The names of the symbolic weights in the grid (a cell array's float cells have none)."""
+        if isinstance(self.rects, CellArray):
+            return param_names([self.fill]) | self.rects.params()
+        return param_names(self.values())
 
     def values(self) -> Iterable[Scalar]:
         yield self.fill
@@ -197,11 +246,20 @@ class Grid:
             yield rect[4]
 
     def transpose(self) -> Grid:
+        if isinstance(self.rects, CellArray):
+            return Grid(self.cols, self.rows, self.fill, self.rects.transpose())
         return Grid(self.cols, self.rows, self.fill, tuple((c0, c1, r0, r1, v) for r0, r1, c0, c1, v in self.rects))
 
     def storage_size(self) -> int:
         """Number of stored rectangles (the memory footprint, not the matrix size)."""
         return len(self.rects)
+
+
+def _array_cells(g: Grid) -> dict[tuple[int, int], Scalar]:
+    """The cells of a cell-array grid (fill 0, distinct nonzero cells), under the same limit as :func:`_cells`."""
+    limits.check(len(g.rects), "MAX_PAINT",
+                 f"the cells of a {show_int(g.rows)}×{show_int(g.cols)} grid with {len(g.rects)} rectangles")
+    return {(r0, c0): v for r0, _, c0, _, v in g.rects}
 
 
 @lru_cache(maxsize=4096)

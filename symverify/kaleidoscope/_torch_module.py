@@ -1,8 +1,29 @@
 """The torch module behind :func:`symverify.kaleidoscope.numeric.compile_torch` (imports torch).
 
-Stage ``k`` of stride ``s`` is ``Y = T0·X[:, :, 0:1] + T1·X[:, :, 1:2]`` on the view
-``(B, N/(2s), 2, s)`` of the batch, with ``T0, T1 = twiddle[k]`` viewed as ``(N/(2s), 2, s)``
-(see :mod:`symverify.kaleidoscope.numeric`).
+Two ways to run the same product, picked per call from ``N`` and the batch ``B``:
+
+- **stages**: stage ``k`` of stride ``s`` is ``Y = T0·X[:, :, 0:1] + T1·X[:, :, 1:2]`` on the view
+  ``(B, N/(2s), 2, s)`` of the batch, with ``T0, T1 = twiddle[k]`` viewed as ``(N/(2s), 2, s)``
+  (see :mod:`symverify.kaleidoscope.numeric`): a multiply into a preallocated buffer and an in-place
+  multiply-add, with two buffers alternating (no allocation per stage).
+- **blocks** (fused stages): split the index ``p = h·Lw + l`` (``Lw = 2^⌊log2 N / 2⌋``, ``H = N/Lw``).
+  A stage of stride ``s ≥ Lw`` mixes only the bits of ``h`` (for each fixed ``l``), one of stride
+  ``s < Lw`` only the bits of ``l``. So a run of consecutive high stages is, for each ``l``, one dense
+  ``H×H`` matrix ``M_l``, and a run of low stages, for each ``h``, one dense ``Lw×Lw`` matrix ``K_h``
+  (a BB* element's ``2·log2 N − 1`` stages are three runs: high, low, high). Each run is one
+  batched matrix product (``torch.bmm``) over the state held as ``(H, Lw, B)`` or ``(Lw, H, B)``,
+  about ``N·√N`` multiply-adds per run and per vector; the blocks are computed once per dtype and
+  device (in float64 from the stages, then rounded once), at most ``BLOCK_MAX_N`` points.
+
+- **dense**: for ``N ≤ 64``, or ``N ≤ 512`` with ``N·B ≤ 4096``, the whole product as one ``N×N``
+  matrix and one matrix product (the call is then dominated by its fixed cost).
+
+The block form does more arithmetic but in three BLAS calls instead of two elementwise passes per
+stage; it pays at small ``N`` and at large batches (``benchmarks/butterfly.py`` measures both):
+``use_blocks(N, B)`` is ``N ≤ 1024`` or ``16·B² ≥ N`` (and ``N ≤ BLOCK_MAX_N``). All forms agree
+to round-off (different summation orders), and exactly on integer data whose partial sums stay
+below 2^53. Blocks and the dense matrix are computed once per dtype and device, in float64 from the
+stages, then rounded once.
 """
 
 from __future__ import annotations
@@ -16,7 +37,68 @@ from torch.nn import functional
 
 from symverify.errors import ShapeError
 
-__all__ = ["ButterflyProduct"]
+__all__ = ["ButterflyProduct", "BLOCK_MAX_N", "use_blocks", "use_dense"]
+
+BLOCK_MAX_N = 1 << 14  # 3·N·√N float64 block entries: 48 MiB at N = 2^14
+
+
+def use_blocks(N: int, B: int) -> bool:
+    """Whether the fused block form runs a batch of ``B`` vectors of length ``N`` (module docstring)."""
+    if N > BLOCK_MAX_N or N < 4:
+        return False
+    return N <= 1024 or 16 * B * B >= N
+
+
+def use_dense(N: int, B: int) -> bool:
+    """Whether one dense ``N×N`` matrix product runs a batch of ``B`` vectors of length ``N``."""
+    return N <= 64 or (N <= 512 and N * B <= 4096)
+
+
+def _run_stages(stages: Sequence[tuple[int, Any, Any]], z: torch.Tensor) -> torch.Tensor:
+    """The stages applied to ``z (B, N)``: two alternating buffers, a multiply and a multiply-add per stage."""
+    B, N = z.shape
+    if not stages:
+        return z.clone()
+    bufs = (torch.empty_like(z), torch.empty_like(z) if len(stages) > 1 else z)
+    cur = z
+    for k, (s, t0, t1) in enumerate(stages):
+        y = bufs[k % 2]
+        x0, x1 = cur.view(B, N // (2 * s), 2, s).split(1, dim=2)
+        yv = y.view(B, N // (2 * s), 2, s)
+        torch.mul(t0, x0, out=yv)
+        yv.addcmul_(t1, x1)
+        cur = y
+    return cur
+
+
+def _blocks(N: int, stages: Sequence[tuple[int, Any, Any]]) -> list[tuple[bool, torch.Tensor]]:
+    """``(high, blocks)`` per run of consecutive high or low stages, in float64 on the CPU:
+    high runs ``(Lw, H, H)`` (``M_l[h_out, h_in]``), low runs ``(H, Lw, Lw)`` (``K_h[l_out, l_in]``).
+    Each run is applied to the sums of the basis vectors that do not interact in it: ``H`` vectors
+    for a high run (column ``h`` of every ``M_l`` at once), ``Lw`` for a low one."""
+    lw = 1 << ((N.bit_length() - 1) // 2)
+    H = N // lw
+    runs: list[tuple[bool, list[tuple[int, Any, Any]]]] = []
+    for s, t0, t1 in stages:
+        high = s >= lw
+        if runs and runs[-1][0] == high:
+            runs[-1][1].append((s, t0, t1))
+        else:
+            runs.append((high, [(s, t0, t1)]))
+    out = []
+    for high, run in runs:
+        st = [(s, torch.as_tensor(t0, dtype=torch.float64), torch.as_tensor(t1, dtype=torch.float64)) for s, t0, t1 in run]
+        if high:
+            v = torch.zeros(H, H, lw, dtype=torch.float64)
+            v[torch.arange(H), torch.arange(H)] = 1
+            y = _run_stages(st, v.reshape(H, N)).reshape(H, H, lw)  # (h_in, h_out, l)
+            out.append((True, y.permute(2, 1, 0).contiguous()))
+        else:
+            v = torch.zeros(lw, H, lw, dtype=torch.float64)
+            v[torch.arange(lw), :, torch.arange(lw)] = 1
+            y = _run_stages(st, v.reshape(lw, N)).reshape(lw, H, lw)  # (l_in, h, l_out)
+            out.append((False, y.permute(1, 2, 0).contiguous()))
+    return out
 
 
 class ButterflyProduct(torch.nn.Module):
@@ -24,7 +106,8 @@ class ButterflyProduct(torch.nn.Module):
     ``n×n`` corner (inputs zero-padded to ``size``, the first ``n`` outputs kept).
 
     Stage ``k`` keeps ``T0`` and ``T1`` as buffers ``t0_k`` and ``t1_k`` of shape ``(N/(2s), 2, s)``,
-    so ``.to(...)`` moves them and a trace records them as module state.
+    so ``.to(...)`` moves them and a trace records them as module state (a trace runs the stage
+    form). The fused blocks are derived from the float64 stages on first use, per dtype and device.
     """
 
     _dtype_probe: torch.Tensor  # a scalar buffer: follows ``.to(dtype)``, so inputs are cast to the twiddles' dtype
@@ -39,21 +122,59 @@ class ButterflyProduct(torch.nn.Module):
             self.register_buffer(a, torch.as_tensor(np.ascontiguousarray(t0, dtype=np.float64), device=device).to(tdtype))
             self.register_buffer(b, torch.as_tensor(np.ascontiguousarray(t1, dtype=np.float64), device=device).to(tdtype))
         self.register_buffer("_dtype_probe", torch.zeros((), dtype=tdtype, device=device))
+        self._stages64 = [(s, np.ascontiguousarray(t0, dtype=np.float64), np.ascontiguousarray(t1, dtype=np.float64))
+                          for s, t0, t1 in stages]
+        self._block_cache: dict[Any, list[tuple[bool, torch.Tensor]]] = {}
 
     def extra_repr(self) -> str:
         return f"n={self.n}, size={self.size}, stages={len(self.strides)}, dtype={self._dtype_probe.dtype}"
 
+    def blocks(self, dtype: Any, device: Any) -> list[tuple[bool, torch.Tensor]]:
+        """The fused blocks in ``dtype`` on ``device`` (cached)."""
+        key = (dtype, str(device))
+        if key not in self._block_cache:
+            with torch.no_grad():
+                self._block_cache[key] = [(high, m.to(device=device, dtype=dtype)) for high, m in _blocks(self.size, self._stages64)]
+        return self._block_cache[key]
+
+    def dense(self, dtype: Any, device: Any) -> torch.Tensor:
+        """The product as a dense matrix ``Dᵀ`` (``y = x·Dᵀ``) in ``dtype`` on ``device`` (cached)."""
+        key = ("dense", dtype, str(device))
+        if key not in self._block_cache:
+            with torch.no_grad():
+                st = [(s, torch.as_tensor(t0), torch.as_tensor(t1)) for s, t0, t1 in self._stages64]
+                rows = _run_stages(st, torch.eye(self.size, dtype=torch.float64))  # row i: D·e_i
+                self._block_cache[key] = [(False, rows.to(device=device, dtype=dtype).contiguous())]
+        return self._block_cache[key][0][1]
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if not torch.jit.is_tracing() and x.shape[-1] != self.n:  # a trace records no Python checks
+        tracing = torch.jit.is_tracing()
+        if not tracing and x.shape[-1] != self.n:  # a trace records no Python checks
             raise ShapeError(f"torch butterfly apply: expected a last axis of length {self.n}, found shape {tuple(x.shape)}")
         lead, N = x.shape[:-1], self.size
         z = x.reshape(-1, self.n).to(self._dtype_probe.dtype)
         if self.n < N:
             z = functional.pad(z, (0, N - self.n))
         B = z.shape[0]
-        buffers: dict[str, torch.Tensor] = self._buffers  # type: ignore[assignment]  # plain dict lookups, no __getattr__
-        for s, (a, b) in zip(self.strides, self._names):
-            x0, x1 = z.view(B, N // (2 * s), 2, s).split(1, dim=2)
-            z = torch.mul(buffers[a], x0)
-            z.addcmul_(buffers[b], x1)
-        return z.reshape(B, N)[:, : self.n].reshape(*lead, self.n)
+        if not tracing and self.strides and use_dense(N, B):
+            y = z @ self.dense(z.dtype, z.device)
+        elif not tracing and self.strides and use_blocks(N, B):
+            y = self._run_blocks(z)
+        else:
+            buffers: dict[str, torch.Tensor] = self._buffers  # type: ignore[assignment]  # plain dict lookups, no __getattr__
+            y = _run_stages([(s, buffers[a], buffers[b]) for s, (a, b) in zip(self.strides, self._names)], z.contiguous())
+        return y.reshape(B, N)[:, : self.n].reshape(*lead, self.n)
+
+    def _run_blocks(self, z: torch.Tensor) -> torch.Tensor:
+        B, N = z.shape
+        lw = 1 << ((N.bit_length() - 1) // 2)
+        state = z.t().reshape(N // lw, lw, B)  # (H, Lw, B): index h·Lw + l, the batch last
+        high_major = False  # False: (H, Lw, B); True: (Lw, H, B)
+        for high, m in self.blocks(z.dtype, z.device):
+            if high != high_major:
+                state = state.transpose(0, 1)
+                high_major = high
+            state = torch.bmm(m, state)
+        if high_major:
+            state = state.transpose(0, 1)
+        return state.reshape(N, B).t()
