@@ -171,26 +171,24 @@ def butterfly_sequence() -> Gadget:
     ``B2``: ``d3[p]`` at lower rows (``p`` = the cell's position ``row·tw + channel``). ``B``:
     ``h = e_0 + e_{N' − S − t} + e_{S + t}``, ``b1 = 1`` on ``B0``'s track. Spec: ``out[p] = d1·x[p] +
     d2·x[p + s]``, ``out[p + s] = d3·x[p] + d4·x[p + s]`` on ``B0``, every other cell 0; input on ``B0``.
-    The families are indexed by the pair's lower position ``p``."""
+    The families are indexed by the cell ``(row, channel)`` of the pair's lower position ``p``."""
     r, j, e = var("r"), var("j"), var("e")
     R, S, NN = _layout(r)
     tw = pow2(j)
     t = pow2(e)
     low = ~bit(i, e)
-    pos = i * tw + q
     in_b0 = lt(i, R)
     in_b1 = ge(i, S) & lt(i, S + R)
     in_b2 = ge(i, 2 * S) & lt(i, 2 * S + R)
     rho1, rho2 = i - S, i - 2 * S
-    b1 = where(in_b0, where(low, fam("d1", pos), fam("d4", pos - t * tw)),
-               where(in_b1, where(bit(rho1, e), fam("d2", (rho1 - t) * tw + q)),
-                     where(in_b2, where(~bit(rho2, e), fam("d3", rho2 * tw + q)))))
+    b1 = where(in_b0, where(low, fam("d1", i, q), fam("d4", i - t, q)),
+               where(in_b1, where(bit(rho1, e), fam("d2", rho1 - t, q)),
+                     where(in_b2, where(~bit(rho2, e), fam("d3", rho2, q)))))
     A = PLayer(b1=b1, h=(tap(0), tap(S), tap(2 * S)), mode="cyclic")
     B = PLayer(b1=where(in_b0, 1), h=(tap(0), tap(NN - S - t), tap(S + t)), mode="cyclic")
-    spec = where(in_b0, where(low, fam("d1", pos) * inp(i, q) + fam("d2", pos) * inp(i + t, q),
-                              fam("d3", pos - t * tw) * inp(i - t, q) + fam("d4", pos - t * tw) * inp(i, q)))
-    size = R * tw
-    fams = {k: (size,) for k in ("d1", "d2", "d3", "d4")}
+    spec = where(in_b0, where(low, fam("d1", i, q) * inp(i, q) + fam("d2", i, q) * inp(i + t, q),
+                              fam("d3", i - t, q) * inp(i - t, q) + fam("d4", i - t, q) * inp(i, q)))
+    fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
     return Gadget("butterfly_sequence", _butterfly_params(), NN, tw, (A, B), spec, where=lt(e, r), entry=in_b0,
                   families=fams)
 
@@ -212,14 +210,13 @@ def butterfly_channel() -> Gadget:
     in_b0 = lt(i, R)
     in_b1 = ge(i, S) & lt(i, S + R)
     rho1 = i - S
-    b1 = where(in_b0, where(low, fam("d1", i * tw + q), fam("d2", i * tw + q - s)),
-               where(in_b1, where(low, fam("d3", rho1 * tw + q), fam("d4", rho1 * tw + q - s))))
+    b1 = where(in_b0, where(low, fam("d1", i, q), fam("d2", i, q - s)),
+               where(in_b1, where(low, fam("d3", rho1, q), fam("d4", rho1, q - s))))
     A = PLayer(b1=b1, h=(tap(0), tap(S)), mode="cyclic")
     C = PLayer(W=(tap(q), tap(q ^ s)), b2=where(in_b0 & low, 1, where(in_b1 & ~low, 1)), mode="cyclic")
-    spec = where(in_b0 & low, fam("d1", i * tw + q) * inp(i, q) + fam("d2", i * tw + q) * inp(i, q + s),
-                 where(in_b1 & ~low, fam("d3", rho1 * tw + q - s) * inp(rho1, q - s) + fam("d4", rho1 * tw + q - s) * inp(rho1, q)))
-    size = R * tw
-    fams = {k: (size,) for k in ("d1", "d2", "d3", "d4")}
+    spec = where(in_b0 & low, fam("d1", i, q) * inp(i, q) + fam("d2", i, q) * inp(i, q + s),
+                 where(in_b1 & ~low, fam("d3", rho1, q - s) * inp(rho1, q - s) + fam("d4", rho1, q - s) * inp(rho1, q)))
+    fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
     return Gadget("butterfly_channel", _butterfly_params(), NN, tw, (A, C), spec, where=lt(e, j), entry=in_b0,
                   families=fams)
 
@@ -233,12 +230,10 @@ def product_pair() -> Gadget:
     a, off, k = var("a"), var("off"), var("k")
     b = a + off
     rows = ge(i, b) & lt(i, b + k)
-    layer = PLayer(W=(tap(q, where(rows, 1) * 0 + 1),), b1=where(rows, fam("c1", q)), h=(tap(off),),
-                   b2=where(rows, fam("c2", q), 0), mode="causal")
-    # rows outside [b, b+k) must end 0: the conv branch there is u[i − off] (not gated), so the
-    # projection is gated instead: W is applied through the row gate on b2 below.
+    # rows outside [b, b + k) end 0: there the projection u[i] (+ 0) or the convolution u[i − off]
+    # (+ 0) reads a zero row (off ≥ k, the input is 0 outside the two blocks)
     layer = PLayer(W=(tap(q),), b1=where(rows, fam("c1", q)), h=(tap(off),), b2=where(rows, fam("c2", q)), mode="causal")
-    spec = where(rows, (inp(i, q) + fam("c1", q)) * (inp(i - off, q) + fam("c2", q)))
+    spec = where(rows, (inp(i, q) + fam("c1", q)) * (inp(i - off, q) + fam("c2", q)))  # (v2 + c1)·(v1 + c2)
     ps = _sizes(Param("a", 0, MAX_N), Param("off", 1, MAX_N), Param("k", 1, MAX_N))
     entry = ge(i, a) & lt(i, a + k) | ge(i, b) & lt(i, b + k)
     return Gadget("product_pair", ps, N, D, (layer,), spec, where=all_of(ge(N, b + k), ge(off, k)),
@@ -255,7 +250,6 @@ def gather() -> Gadget:
     n, j = var("n"), var("j")
     tw = pow2(j)
     hi = ge(q, tw)
-    moved = where(hi, ge(i, n) & lt(i, 2 * n), lt(i, n)) if False else None  # noqa: F841
     l1 = PLayer(b1=where(hi & ge(i, n) & lt(i, 2 * n), 1, where(~hi & lt(i, n), 1)),
                 h=(tap(0, 1, ~hi), tap(n, 1, hi)), mode="causal")
     track = lt(q, tw) & lt(i, 2 * n)

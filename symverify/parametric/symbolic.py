@@ -54,7 +54,7 @@ from symverify.parametric.expr import (
 )
 from symverify.parametric.gadget import Gadget, PLayer
 
-__all__ = ["Atom", "Term", "Obligation", "output_terms", "spec_terms", "value_terms", "obligations"]
+__all__ = ["Atom", "Term", "Obligation", "output_terms", "spec_terms", "value_terms", "obligations", "eval_terms"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,3 +201,20 @@ def obligations(g: Gadget) -> list[Obligation]:
     out += [Obligation(_and(g.care, o.guard), o.ok, o.what) for o in _atom_obligations(spec_terms(g), g, "spec")]
     return out
 
+
+
+def eval_terms(ts: list[Term], env: dict[str, int], state: Callable[[int, int], object],
+               family: Callable[..., object]) -> object:
+    """The terms' value at ``env`` (parameters and ``i``, ``q``): the sum over the terms whose guard
+    holds of ``coef · Π atoms``, input atoms read from ``state`` and family members from
+    ``family(name, *idx)`` (how the symbolic interpretation is tested against the concrete one)."""
+    total: object = 0
+    for t in ts:
+        if not t.guard.eval(env):
+            continue
+        v: object = t.coef if t.coef.denominator != 1 else int(t.coef)
+        for a in t.atoms:
+            idx = tuple(x.eval(env) for x in a.idx)
+            v = v * (state(*idx) if a.kind == "in" else family(a.kind, *idx))  # type: ignore[operator]
+        total = total + v  # type: ignore[operator]
+    return total

@@ -399,7 +399,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         cell = [enc.le(enc.const(0), v["i"]), enc.le(enc.const(0), v["q"]), enc.lt(v["i"], nn), enc.lt(v["q"], dd)]
 
         def solver(base: list[Any] = base) -> Any:
-            s = z3.SolverFor("QF_BV") if kind is _Enc else z3.SolverFor("QF_LIA")
+            s = z3.Solver() if kind is _Enc else z3.SolverFor("QF_LIA")
             s.set("timeout", max(1, int(timeout_s * 1000)))
             s.add(*base)
             return s
