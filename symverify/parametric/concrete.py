@@ -16,6 +16,7 @@ cells it needs (the per-cell re-check of a counterexample at sizes too large to 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,15 +28,14 @@ from symverify.parametric.expr import (
     Cmp,
     Cond,
     Fam,
-    IExpr,
     Inp,
     Not,
     Num,
     ParametricError,
     Value,
+    Var,
     VIf,
     VProd,
-    Var,
     VSum,
     vars_i,
 )
@@ -122,8 +122,8 @@ def _cuts_c(c: Cond, v: str, env: Mapping[str, int]) -> set[int] | None:
         return None
     if isinstance(c, BoolOp):
         out: set[int] = set()
-        for x in c.items:
-            s = _cuts_c(x, v, env)
+        for item in c.items:
+            s = _cuts_c(item, v, env)
             if s is None:
                 return None
             out |= s
@@ -161,7 +161,7 @@ def _intervals(cuts: set[int] | None, size: int) -> list[tuple[int, int]]:
     if cuts is None:
         return [(k, k + 1) for k in range(size)]
     pts = sorted({0, size} | {c for c in cuts if 0 < c < size})
-    return list(zip(pts, pts[1:]))
+    return list(itertools.pairwise(pts))
 
 
 def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None) -> Grid:

@@ -12,6 +12,7 @@ The compiler and the gadget modules build their layers from these definitions
 from __future__ import annotations
 
 from symverify.parametric.expr import (
+    ONE,
     TRUE,
     Cond,
     IExpr,
@@ -52,7 +53,7 @@ def shift_down() -> Gadget:
     """``y[i] = u[i − s]`` for ``i ≥ s``, else 0 (causal): ``W = 0``, ``b1 = 1``, ``h = e_s``, ``b2 = 0``
     (appendix H ``prim-shift``, kernel ``X^s``)."""
     s = var("s")
-    layer = PLayer(b1=1, h=(tap(s),), mode="causal")
+    layer = PLayer(b1=ONE, h=(tap(s),), mode="causal")
     return Gadget("shift_down", _sizes(Param("s", 0, MAX_N - 1)), N, D, (layer,),
                   where(ge(i, s), inp(i - s, q)), where=lt(s, N))
 
@@ -69,7 +70,7 @@ def shift_up() -> Gadget:
 def cyclic_shift() -> Gadget:
     """``y[i] = u[(i − s) mod N']`` (cyclic): ``W = 0``, ``b1 = 1``, ``h = e_s``, ``b2 = 0``, ``0 ≤ s < N'``."""
     s = var("s")
-    layer = PLayer(b1=1, h=(tap(s),), mode="cyclic")
+    layer = PLayer(b1=ONE, h=(tap(s),), mode="cyclic")
     return Gadget("cyclic_shift", _sizes(Param("s", 0, MAX_N - 1)), N, D, (layer,),
                   inp((i + N - s) % N, q), where=lt(s, N))
 
@@ -80,7 +81,7 @@ def running_add() -> Gadget:
     ``b1 = 1``, ``b2 = 1`` on rows ``[0, n)``."""
     n = var("n")
     l1 = PLayer(b1=where(ge(i, n) & lt(i, 2 * n), 1), h=(tap(0), tap(n)))
-    l2 = PLayer(b1=1, h=(tap(0),), b2=where(lt(i, n), 1))
+    l2 = PLayer(b1=ONE, h=(tap(0),), b2=where(lt(i, n), 1))
     spec = where(lt(i, n), 1, where(lt(i, 2 * n), inp(i, q) + inp(i - n, q)))
     return Gadget("running_add", _sizes(Param("n", 1, MAX_N // 2)), N, D, (l1, l2), spec, where=ge(N, 2 * n))
 
@@ -103,7 +104,7 @@ def gate() -> Gadget:
 
 def constant() -> Gadget:
     """``y = R`` whatever the input: ``W = 0``, ``b1 = R``, ``h = 0``, ``b2 = 1``."""
-    layer = PLayer(b1=fam("R", i, q), b2=1)
+    layer = PLayer(b1=fam("R", i, q), b2=ONE)
     return Gadget("constant", _sizes(), N, D, (layer,), fam("R", i, q), families={"R": (N, D)})
 
 
@@ -131,23 +132,18 @@ def move_cols() -> Gadget:
 
 
 def remember_rows() -> Gadget:
-    """Proposition H.10 (remember), row form: rows ``[a, b)`` are kept while row block ``[0, a)`` is
-    transformed by a layer ``y = x·W + R`` (here the convolution ``K ⊛ x`` with free taps ``K_0``, ``K_1``
-    at lags 0 and 1); one causal layer: ``W = 0``, ``h = K_0·e_0 + K_1·e_1`` on ``[0, a)``'s reach,
-    ``b1 = 1``, ``b2 = 0``, with the kept rows read by ``e_0`` alone. Stated per channel with the
-    family ``K``: ``y[i] = K_0[q]·x[i] + K_1[q]·x[i − 1]`` for ``i < a`` and ``y[i] = x[i]`` for
-    ``a ≤ i < b``, rows ``≥ b`` 0; the input is 0 outside rows ``[0, b)``."""
+    """Proposition H.10 (remember), rows, one layer (:func:`symverify.gadgets.remember.remember_rows` with
+    ``h = g·e_0`` and a constant ``f = F``): rows ``[0, a)`` hold ``x``, rows ``[a, a + b)`` hold ``r``; the
+    layer computes ``F ⊙ (h ⊛ x)`` on the ``x`` rows and keeps ``r``: ``W = 0``, ``h = e_0``,
+    ``b1[i, c] = F[i, c]·g[c]`` on the ``x`` rows and 1 on the ``r`` rows, ``b2 = 0``. Spec:
+    ``y = F·g·x`` on rows ``< a``, ``y = r`` on rows ``[a, a + b)``, 0 below; the input is 0 from row
+    ``a + b`` on. For all ``F``, ``g`` (families)."""
     a, b = var("a"), var("b")
-    # row i < a reads K0·x[i] + K1·x[i−1]; row a ≤ i < b reads x[i]: the filter is e_0 with the
-    # gate b1 switching between the transformed block and the kept one.
-    l1 = PLayer(b1=where(lt(i, a), 1), h=(tap(0, fam("K0", q)), tap(1, fam("K1", q))), mode="causal")
-    keep = PLayer(b1=where(lt(i, b), 1), h=(tap(0),), mode="causal")
-    # two stages: the transformed block (rows < a) and the kept rows, summed by the identity of Lemma H.11
-    spec = where(lt(i, a), fam("K0", q) * inp(i, q) + where(ge(i, 1), fam("K1", q) * inp(i - 1, q)))
-    g1 = Gadget("remember_rows.transform", _sizes(Param("a", 1, MAX_N), Param("b", 1, MAX_N)), N, D, (l1,), spec,
-                where=all_of(lt(a, b), ge(N, b)), entry=lt(i, b), families={"K0": (D,), "K1": (D,)})
-    _ = keep
-    return g1
+    coef = fam("F", i, q) * fam("g", q)
+    layer = PLayer(b1=where(lt(i, a), coef, where(lt(i, a + b), 1)), h=(tap(0),), mode="causal")
+    spec = where(lt(i, a), coef * inp(i, q), where(lt(i, a + b), inp(i, q)))
+    return Gadget("remember_rows", _sizes(Param("a", 1, MAX_N), Param("b", 0, MAX_N)), N, D, (layer,), spec,
+                  where=ge(N, a + b), entry=lt(i, a + b), families={"F": (N, D), "g": (D,)})
 
 
 def _butterfly_params() -> tuple[Param, ...]:
@@ -288,7 +284,7 @@ def user_cyclic_shift(off_by_one: bool = False) -> Gadget:
     s = var("s")
     lag = (s + 1) % N if off_by_one else s
     return Gadget("user_cyclic_shift" + ("_off_by_one" if off_by_one else ""), _sizes(Param("s", 0, MAX_N - 1)), N, D,
-                  (PLayer(b1=1, h=(tap(lag),), mode="cyclic"),), inp((i + N - s) % N, q), where=lt(s, N))
+                  (PLayer(b1=ONE, h=(tap(lag),), mode="cyclic"),), inp((i + N - s) % N, q), where=lt(s, N))
 
 
 PRIMITIVES = (shift_down, shift_up, cyclic_shift, running_add, mask, gate, constant, move_rows, move_cols)

@@ -160,7 +160,8 @@ class _Enc:
         elif isinstance(c, BoolOp):
             # short-circuit: item k is evaluated only where the items before it did not decide
             parts = [self.cond(x) for x in c.items]
-            oks, seen = [], []
+            oks: list[Any] = []
+            seen: list[Any] = []
             for t0, ok0 in parts:
                 pre = z3.And(*seen) if c.op == "and" else z3.Not(z3.Or(*seen)) if seen else z3.BoolVal(True)
                 oks.append(z3.Implies(pre, ok0) if seen else ok0)
@@ -237,16 +238,16 @@ class _IntEnc(_Enc):
         if op in ("<<", ">>"):
             k = _const_value(e.b)
             if k is None or k >= WIDTH:
-                raise _NotLinear
+                raise _NotLinearError
             return (a * (1 << k), [a * (1 << k) < top]) if op == "<<" else (a / (1 << k), [])
         if op == "%" and self.fast_mod:
             return z3.If(a < b, a, a - b), [b != 0, z3.Or(a < b, a - b < b)]
         if op in ("//", "%") and _const_value(e.b) not in (None, 0):
             return (a / b if op == "//" else a % b), []
-        raise _NotLinear
+        raise _NotLinearError
 
 
-class _NotLinear(Exception):
+class _NotLinearError(Exception):
     """An index expression outside the linear fragment (use the bit-vector encoding)."""
 
 
@@ -288,10 +289,10 @@ def _is_linear(g: Gadget, terms: list[Term]) -> bool:
     es: list[IExpr] = [g.rows, g.cols]
     cs: list[Cond] = [g.where, g.care, g.entry]
     for pl in g.layers:
-        for t in pl.W + pl.h:
-            es.append(t.src)
-            cs.append(t.guard)
-            terms = terms + value_terms(t.value, None)
+        for tp in pl.W + pl.h:
+            es.append(tp.src)
+            cs.append(tp.guard)
+            terms = terms + value_terms(tp.value, None)
         terms = terms + value_terms(pl.b1, None) + value_terms(pl.b2, None)
     for t in terms:
         cs.append(t.guard)
@@ -361,6 +362,16 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int) -> tuple[bool, s
     return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
 
 
+def _num(v: int) -> str:
+    """``v`` as printed in a range: ``2^k`` or ``2^k − 1`` for large powers of two."""
+    for k in range(10, WIDTH + 1):
+        if v == 1 << k:
+            return f"2^{k}"
+        if v == (1 << k) - 1:
+            return f"2^{k}−1"
+    return str(v)
+
+
 def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = None, timeout_s: float = 60.0) -> ForallResult:
     """Decide ``output(i, q) = spec(i, q)`` for every parameter value, cell, input and family value.
 
@@ -380,7 +391,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         if not (bounds[n][0] <= lo <= hi <= bounds[n][1]):
             raise ParametricError(f"prove_forall ranges: {n} ∈ [{lo}, {hi}] is not inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
         bounds[n] = (lo, hi)
-    shown = ", ".join(f"{n} ∈ [{lo}, {hi}]" for n, (lo, hi) in bounds.items())
+    shown = ", ".join(f"{n} ∈ [{_num(lo)}, {_num(hi)}]" for n, (lo, hi) in bounds.items())
     if str(g.where) != "true":
         shown += f", {g.where}"
     out, spec = output_terms(g), spec_terms(g)
@@ -390,15 +401,18 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     encodings = ([(_IntEnc, True)] if linear else []) + [(_Enc, True), (_Enc, False)]
     for n_enc, (kind, fast) in enumerate(encodings):
         last = n_enc == len(encodings) - 1
-        enc = kind(z3, names + ["i", "q"], fast_mod=fast)
+        enc = kind(z3, [*names, "i", "q"], fast_mod=fast)
         v = enc.vars
-        (nn, ok_n), (dd, ok_d) = enc.ix(g.rows), enc.ix(g.cols)
+        try:
+            (nn, ok_n), (dd, ok_d) = enc.ix(g.rows), enc.ix(g.cols)
+        except _NotLinearError:
+            continue
         (where, ok_w) = enc.cond(g.where)
         base = [z3.And(enc.le(enc.const(lo), v[n]), enc.le(v[n], enc.const(hi))) for n, (lo, hi) in bounds.items()]
         base += [ok_w, where]
         cell = [enc.le(enc.const(0), v["i"]), enc.le(enc.const(0), v["q"]), enc.lt(v["i"], nn), enc.lt(v["q"], dd)]
 
-        def solver(base: list[Any] = base) -> Any:
+        def solver(base: list[Any] = base, kind: type[_Enc] = kind) -> Any:
             s = z3.Solver() if kind is _Enc else z3.SolverFor("QF_LIA")
             s.set("timeout", max(1, int(timeout_s * 1000)))
             s.add(*base)
@@ -429,7 +443,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         if r == z3.sat:
             m = s.model()
             bad = next(what for ok, what in checks if z3.is_false(m.eval(ok, model_completion=True)))
-            at = _assignment(z3, m, enc, names + ["i", "q"])
+            at = _assignment(z3, m, enc, [*names, "i", "q"])
             raise ParametricError(f"gadget {g.name}: undefined or out of range at {at}: {bad}")
         return ForallResult(g.name, "unknown", shown, detail=f"definedness check: z3 {r} ({s.reason_unknown()})",
                             seconds=time.perf_counter() - t0)
@@ -480,7 +494,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         verdicts.append(r)
         if r == z3.sat:
             m = s.model()
-            at = _assignment(z3, m, enc, names + ["i", "q"])
+            at = _assignment(z3, m, enc, [*names, "i", "q"])
             params = {n: at[n] for n in names}
             differs, detail = _recheck(g, params, at["i"], at["q"])
             if not differs:

@@ -10,11 +10,12 @@ from fractions import Fraction
 
 from symverify.gadgets.fragment import Fragment
 from symverify.kaleidoscope.factorization import Factorization
+from symverify.parametric.gadget import Gadget
 from symverify.provers.fragment import prove_fragment
 from symverify.provers.matrix import KaleidoscopeCheck
 from symverify.scripts.protocol import Instance
 
-__all__ = ["kaleidoscope_instance", "fragment_instance"]
+__all__ = ["kaleidoscope_instance", "fragment_instance", "forall_instance"]
 
 
 def kaleidoscope_instance(name: str, f: Factorization, check: KaleidoscopeCheck, seconds: float = 0.0) -> Instance:
@@ -34,3 +35,16 @@ def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str,
     p = prove_fragment(frag, exact=exact)
     method = "compositional+exact" if exact else "compositional"
     return Instance(name or frag.name, p.verdict, method, dict(p.resources), {**p.bounds, **(bounds or {})}, p.seconds, p.failure)
+
+
+def forall_instance(gadget: Gadget) -> Instance:
+    """The ∀ row of a proof script: :func:`~symverify.provers.forall.prove_forall` on a parametric
+    gadget, named with the ranges it holds for (method ``z3``; a refutation is re-checked by
+    instantiating the gadget)."""
+    from symverify.provers.forall import prove_forall
+    from symverify.provers.outcome import Verdict
+
+    r = prove_forall(gadget)
+    name = f"∀ {gadget.name}: {r.ranges}"
+    detail = "" if r.verdict == "proved" else str(r)
+    return Instance(name, Verdict(r.verdict), "z3", {"layers": len(gadget.layers)}, {}, r.seconds, detail)
