@@ -270,3 +270,45 @@ def test_gadget_validation() -> None:
         PLayer(b1=inp(0, 0))
     with pytest.raises(ParametricError, match="identifier other than i, q"):
         Param("i", 0, 1)
+
+
+# ---- the builders that instantiate the definitions build what they built before -------------------
+
+
+def _reference_layers(kind: str, nn: int, dd: int, s: int) -> tuple:
+    """The hand-written constructions the builders used before they instantiated the definitions."""
+    from symverify.gadgets.primitives import impulse
+    from symverify.ir.baseconv import Layer, Mode
+    from symverify.ir.grid import Grid
+
+    if kind == "shift_down":
+        return (Layer.make(nn, dd, b1=Grid.full(nn, dd, 1), h=impulse(nn, dd, s)),)
+    if kind == "shift_up":
+        b1 = Grid.zeros(nn, dd).paint(0, nn - s, 0, dd, 1)
+        return (Layer.make(nn, dd, b1=b1, h=impulse(nn, dd, (-s) % nn), mode=Mode.CYCLIC),)
+    if kind == "cyclic_shift":
+        return (Layer.make(nn, dd, b1=Grid.full(nn, dd, 1), h=impulse(nn, dd, s % nn), mode=Mode.CYCLIC),)
+    n = s
+    h1 = impulse(nn, dd, 0).paint(n, n + 1, 0, dd, 1)
+    return (Layer.make(nn, dd, b1=Grid.zeros(nn, dd).paint(n, 2 * n, 0, dd, 1), h=h1),
+            Layer.make(nn, dd, b1=Grid.full(nn, dd, 1), h=impulse(nn, dd, 0), b2=Grid.zeros(nn, dd).paint(0, n, 0, dd, 1)))
+
+
+def test_primitive_builders_match_the_reference_cell_by_cell() -> None:
+    from symverify.gadgets import primitives as P
+
+    checked = 0
+    for nn in [*range(1, 18), 64, 100, 1024]:
+        for dd in (1, 3):
+            cases = [(k, s) for k in ("shift_down", "shift_up", "cyclic_shift") for s in sorted({0, 1, nn // 2, nn - 1}) if s < nn]
+            cases += [("running_add", n) for n in sorted({1, nn // 2}) if 1 <= n and 2 * n <= nn]
+            for kind, s in cases:
+                built = P.running_add(s, nn, dd).layers if kind == "running_add" else getattr(P, kind)(nn, dd, s).layers
+                ref = _reference_layers(kind, nn, dd, s)
+                assert len(built) == len(ref)
+                for a, b in zip(built, ref):
+                    assert a.mode == b.mode
+                    for (name, ga), (_, gb) in zip(a.grids(), b.grids()):
+                        assert ga.to_rows() == gb.to_rows(), (kind, nn, dd, s, name)
+                checked += 1
+    assert checked > 200
