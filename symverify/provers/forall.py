@@ -274,6 +274,11 @@ def _linear_ok(e: IExpr) -> bool:
     return True
 
 
+def _is_linear_expr(e: IExpr) -> bool:
+    """``e`` is in the fragment :class:`_IntEnc` encodes."""
+    return _linear_ok(e)
+
+
 def _linear_c(c: Cond) -> bool:
     if isinstance(c, Cmp):
         return _linear_ok(c.a) and _linear_ok(c.b)
