@@ -295,7 +295,7 @@ def _reference_layers(kind: str, nn: int, dd: int, s: int) -> tuple:
 
 
 def test_primitive_builders_match_the_reference_cell_by_cell() -> None:
-    from symverify.gadgets import primitives as P
+    from symverify.gadgets import primitives as prim
 
     checked = 0
     for nn in [*range(1, 18), 64, 100, 1024]:
@@ -303,7 +303,7 @@ def test_primitive_builders_match_the_reference_cell_by_cell() -> None:
             cases = [(k, s) for k in ("shift_down", "shift_up", "cyclic_shift") for s in sorted({0, 1, nn // 2, nn - 1}) if s < nn]
             cases += [("running_add", n) for n in sorted({1, nn // 2}) if 1 <= n and 2 * n <= nn]
             for kind, s in cases:
-                built = P.running_add(s, nn, dd).layers if kind == "running_add" else getattr(P, kind)(nn, dd, s).layers
+                built = prim.running_add(s, nn, dd).layers if kind == "running_add" else getattr(prim, kind)(nn, dd, s).layers
                 ref = _reference_layers(kind, nn, dd, s)
                 assert len(built) == len(ref)
                 for a, b in zip(built, ref):
