@@ -18,7 +18,9 @@ import time
 from symverify.compiler.butterfly_to_baseconv import C16, axis_of, factor_model
 from symverify.ir.butterfly import ButterflyFactor
 from symverify.ir.scalar import sym
+from symverify.parametric import library as forall_library
 from symverify.provers.compositional import check_certificate
+from symverify.scripts.instances import forall_instance
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
@@ -60,6 +62,10 @@ def run(quick: bool = False) -> ProofResult:
     result = ProofResult("lemma_h16_butterfly", TITLE)
     for rows, d, stride in each(sweep(quick)):
         result.instances.append(_instance(rows, d, stride))
+    # layers A+C (channel axis) and A+B (sequence axis) for every R = 2^r ≤ 2^38, tw = 2^j ≤ 2^20, every stride
+    result.instances.append(forall_instance(forall_library.butterfly_channel()))
+    if not quick:
+        result.instances.append(forall_instance(forall_library.butterfly_sequence()))
     return result
 
 

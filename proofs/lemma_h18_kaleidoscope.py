@@ -24,7 +24,9 @@ from symverify.ir.build import from_matrix
 from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
 from symverify.ir.scalar import Scalar, sym
 from symverify.kaleidoscope import SparseMatrix, permutation_to_kaleidoscope, sparse_to_kaleidoscope, to_matrix
+from symverify.parametric import library as forall_library
 from symverify.provers.compositional import check_certificate
+from symverify.scripts.instances import forall_instance
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
@@ -88,6 +90,8 @@ def run(quick: bool = False) -> ProofResult:
     result = ProofResult("lemma_h18_kaleidoscope", TITLE)
     for name, K, n, d in each(cases(quick)):
         result.instances.append(_instance(name, K, n, d))
+    for make in (forall_library.gather, forall_library.scatter):  # d not a power of two, every size
+        result.instances.append(forall_instance(make()))
     return result
 
 

@@ -26,7 +26,8 @@ from symverify.gadgets.primitives import (
 )
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
-from symverify.scripts.instances import fragment_instance
+from symverify.parametric import library as forall_library
+from symverify.scripts.instances import forall_instance, fragment_instance
 from symverify.scripts.protocol import ProofResult, script_main
 
 TITLE = "BaseConv primitives (docs/appendix-h.md §2.3: lmm:primitives, prim-shift, prim-add)"
@@ -73,6 +74,8 @@ def run(quick: bool = False) -> ProofResult:
     for n, d, nn, dd in layouts:
         res.instances.append(fragment_instance(rows_to_channels(n, d, nn, dd), f"layout rows→channels {n}x{d} in {nn}x{dd}"))
         res.instances.append(fragment_instance(channels_to_rows(n * d, d, nn, dd), f"layout channels→rows m={n * d}, d={d} in {nn}x{dd}"))
+    for make in forall_library.PRIMITIVES:  # the same constructions, for every size (symverify.prove_forall)
+        res.instances.append(forall_instance(make()))
     return res
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from symverify.gadgets.remember import REMEMBER_MAX_LAYERS, ChannelF, ConstF, remember_channels, remember_rows
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
-from symverify.scripts.instances import fragment_instance
+from symverify.parametric import library as forall_library
+from symverify.scripts.instances import forall_instance, fragment_instance
 from symverify.scripts.protocol import ProofResult, script_main
 
 TITLE = "Proposition H.10 (remember): f ⊙ (h ⊛ x) on one block, r kept, in ≤ 2 layers"
@@ -41,6 +42,7 @@ def run(quick: bool = False) -> ProofResult:
         ]
         for name, frag, extra in cases:
             res.instances.append(fragment_instance(frag, name, {"layers": REMEMBER_MAX_LAYERS, **extra}))
+    res.instances.append(forall_instance(forall_library.remember_rows()))  # one-layer rows form, every size
     return res
 
 

@@ -59,7 +59,8 @@ from symverify.ir.baseconv import Layer
 from symverify.ir.certificate import Cell
 from symverify.ir.scalar import Scalar, sym
 from symverify.kaleidoscope.selection import preferred_positions
-from symverify.scripts.instances import fragment_instance
+from symverify.parametric import library as forall_library
+from symverify.scripts.instances import forall_instance, fragment_instance
 from symverify.scripts.protocol import ProofResult, each, script_main
 
 TITLE = "Theorem H.21 product gadget (M1, M2): v1 ↦ (v1 + c)·(v2 + c), v3 ↦ v3 + c for all inputs and constants, in 2 layers"
@@ -186,6 +187,7 @@ def run(quick: bool = False) -> ProofResult:
                 f"{' pending' if s.pending else ''}: all inputs, all c")
         bounds: dict[str, int | Fraction] = {"layers": PRODUCT_LAYERS, "inner_n": 3 * (lay.track_rows + lay.track_rows // 2), "inner_d": s.d}
         res.instances.append(fragment_instance(frag, name, bounds))
+    res.instances.append(forall_instance(forall_library.product_pair()))  # (v2 + c1)·(v1 + c2), every k and placement
     return res
 
 

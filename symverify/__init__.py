@@ -59,10 +59,13 @@ _LAZY = {
     "polynomials": ("symverify.semantics.poly", "polynomials"),
     "evaluate": ("symverify.semantics.exact", "evaluate"),
     "library": ("symverify.library", None),
+    "prove_forall": ("symverify.provers.forall", "prove_forall"),
+    "parametric": ("symverify.parametric", None),
 }
 
 if TYPE_CHECKING:
     from symverify import library as library
+    from symverify import parametric as parametric
     from symverify.compiler import compile as compile
     from symverify.compiler.gated import gated_conv_direct as gated_conv_direct
     from symverify.compiler.gated import gated_from_zoology as gated_from_zoology
@@ -71,6 +74,7 @@ if TYPE_CHECKING:
     from symverify.compiler.result import Compiled as Compiled
     from symverify.compiler.retnet import retnet_direct as retnet_direct
     from symverify.executors import execute as execute
+    from symverify.provers.forall import prove_forall as prove_forall
     from symverify.provers.outcome import Verdict as Verdict
     from symverify.semantics.exact import evaluate as evaluate
     from symverify.semantics.poly import polynomials as polynomials

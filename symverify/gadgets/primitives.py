@@ -6,6 +6,9 @@ the impulse at lag s (``h[k, j] = 1`` iff ``k = s``), ``1`` the all-ones matrix.
 primitive uses are stated in its docstring; weights may be symbolic (:class:`~symverify.ir.scalar.Sym`),
 which is how "for all W / h / B / R" statements are proved.
 
+The shifts and the running sum are built from their parametric definitions
+(:mod:`symverify.parametric.library`, proved for all sizes by :func:`symverify.prove_forall`).
+
 Errata followed (docs/appendix-h.md §2.3, docs/theory.md §4): ``shift_down(s)`` uses the kernel ``X^s`` (not
 ``X^{s+1}``); ``shift_up(s)`` is the one-layer cyclic construction (the printed three-layer proof
 relies on "the identity filter reverses the sequence", which is false).
@@ -21,6 +24,8 @@ from symverify.ir.baseconv import Layer, Mode
 from symverify.ir.certificate import Cell
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, is_zero
+from symverify.parametric import definitions
+from symverify.parametric.concrete import instantiate
 
 __all__ = [
     "linear_map",
@@ -231,7 +236,7 @@ def shift_down(inner_n: int, inner_d: int, s: int) -> Fragment:
     """
     _check_size(inner_n, inner_d, "shift_down")
     _check_shift(inner_n, s, "shift_down")
-    layer = Layer.make(inner_n, inner_d, b1=Grid.full(inner_n, inner_d, 1), h=impulse(inner_n, inner_d, s))
+    (layer,) = instantiate(definitions.shift_down(), {"N": inner_n, "d": inner_d, "s": s})
 
     def spec(b: SpecBuilder) -> dict[tuple[int, int], int]:
         return {(i, j): b.cell(i - s, j) for i in range(s, inner_n) for j in range(inner_d)}
@@ -248,8 +253,7 @@ def shift_up(inner_n: int, inner_d: int, s: int) -> Fragment:
     """
     _check_size(inner_n, inner_d, "shift_up")
     _check_shift(inner_n, s, "shift_up")
-    b1 = Grid.zeros(inner_n, inner_d).paint(0, inner_n - s, 0, inner_d, 1)
-    layer = Layer.make(inner_n, inner_d, b1=b1, h=impulse(inner_n, inner_d, (-s) % inner_n), mode=Mode.CYCLIC)
+    (layer,) = instantiate(definitions.shift_up(), {"N": inner_n, "d": inner_d, "s": s})
 
     def spec(b: SpecBuilder) -> dict[tuple[int, int], int]:
         return {(i, j): b.cell(i + s, j) for i in range(inner_n - s) for j in range(inner_d)}
@@ -266,8 +270,7 @@ def cyclic_shift(inner_n: int, inner_d: int, s: int) -> Fragment:
     _check_size(inner_n, inner_d, "cyclic_shift")
     if not isinstance(s, int) or isinstance(s, bool):
         raise IRError(f"cyclic_shift: expected an int shift, found {s!r}")
-    lag = s % inner_n
-    layer = Layer.make(inner_n, inner_d, b1=Grid.full(inner_n, inner_d, 1), h=impulse(inner_n, inner_d, lag), mode=Mode.CYCLIC)
+    (layer,) = instantiate(definitions.cyclic_shift(), {"N": inner_n, "d": inner_d, "s": s % inner_n})
 
     def spec(b: SpecBuilder) -> dict[tuple[int, int], int]:
         return {(i, j): b.cell((i - s) % inner_n, j) for i in range(inner_n) for j in range(inner_d)}
@@ -288,9 +291,7 @@ def running_add(n: int, inner_n: int, inner_d: int) -> Fragment:
     if not isinstance(n, int) or n < 1 or 2 * n > inner_n:
         raise ShapeError(f"running_add: expected 1 ≤ n and 2n ≤ N' = {inner_n}, found n = {n!r}")
     dd = inner_d
-    h1 = impulse(inner_n, dd, 0).paint(n, n + 1, 0, dd, 1)
-    l1 = Layer.make(inner_n, dd, b1=Grid.zeros(inner_n, dd).paint(n, 2 * n, 0, dd, 1), h=h1)
-    l2 = Layer.make(inner_n, dd, b1=Grid.full(inner_n, dd, 1), h=impulse(inner_n, dd, 0), b2=Grid.zeros(inner_n, dd).paint(0, n, 0, dd, 1))
+    l1, l2 = instantiate(definitions.running_add(), {"N": inner_n, "d": dd, "n": n})
 
     def spec(b: SpecBuilder) -> dict[tuple[int, int], int]:
         out = {(i, j): b.affine([(1, b.cell(i, j)), (1, b.cell(i - n, j))]) for i in range(n, 2 * n) for j in range(dd)}

@@ -10,11 +10,12 @@ from fractions import Fraction
 
 from symverify.gadgets.fragment import Fragment
 from symverify.kaleidoscope.factorization import Factorization
+from symverify.parametric.gadget import Gadget
 from symverify.provers.fragment import prove_fragment
 from symverify.provers.matrix import KaleidoscopeCheck
 from symverify.scripts.protocol import Instance
 
-__all__ = ["kaleidoscope_instance", "fragment_instance"]
+__all__ = ["kaleidoscope_instance", "fragment_instance", "forall_instance"]
 
 
 def kaleidoscope_instance(name: str, f: Factorization, check: KaleidoscopeCheck, seconds: float = 0.0) -> Instance:
@@ -35,3 +36,15 @@ def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str,
     method = "compositional+exact" if exact else "compositional"
     return Instance.from_report(name or frag.name, p, method=method, resources=p.resources, bounds={**p.bounds, **(bounds or {})},
                                 seconds=p.seconds, detail=p.failure)
+
+
+
+def forall_instance(gadget: Gadget) -> Instance:
+    """The ∀ row of a proof script: :func:`~symverify.provers.forall.prove_forall` on a parametric
+    gadget, named with the ranges it holds for (method ``z3``; a refutation is re-checked by
+    instantiating the gadget)."""
+    from symverify.provers.forall import prove_forall
+
+    r = prove_forall(gadget)
+    return Instance.from_report(f"∀ {gadget.name}: {r.ranges}", r, method="z3", resources={"layers": len(gadget.layers)},
+                                seconds=r.seconds, detail="" if r.proved else str(r))

@@ -1,0 +1,37 @@
+"""Parametric gadgets: BaseConv gadgets defined once for all sizes (docs/forall.md).
+
+:mod:`~symverify.parametric.expr` (index and value expressions), :mod:`~symverify.parametric.gadget`
+(layers and gadgets), :mod:`~symverify.parametric.concrete` (the gadget at given sizes as ordinary
+layers), :mod:`~symverify.parametric.symbolic` (every output cell as guarded terms in the symbolic
+sizes), :mod:`~symverify.parametric.library` (the appendix's building blocks). The ∀-prover is
+:func:`symverify.provers.forall.prove_forall` (``symverify.prove_forall``).
+"""
+
+from symverify.parametric.concrete import instance_model, instantiate
+from symverify.parametric.expr import (
+    ParametricError,
+    all_of,
+    any_of,
+    bit,
+    eq,
+    fam,
+    ge,
+    gt,
+    inp,
+    ite,
+    le,
+    lit,
+    lt,
+    mod_pow2,
+    ne,
+    pow2,
+    var,
+    where,
+)
+from symverify.parametric.gadget import Gadget, Param, PLayer, tap
+
+__all__ = [
+    "Gadget", "Param", "PLayer", "tap", "instantiate", "instance_model", "ParametricError",
+    "var", "lit", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
+    "inp", "fam", "where",
+]

@@ -1,0 +1,260 @@
+"""The concrete interpretation: a parametric gadget at given sizes as ordinary BaseConv layers.
+
+:func:`instantiate` evaluates every weight expression of :mod:`symverify.parametric.gadget` at
+the given parameter values and builds :class:`~symverify.ir.baseconv.Layer` s: ``W[p, q]`` and
+``h[k, q]`` are the sums of the taps of channel ``q`` that land on ``p`` (resp. ``k``); ``b1`` and
+``b2`` are evaluated per cell, except that a bias whose dependence on ``i`` (or ``q``) is only
+through comparisons with expressions free of ``i`` and ``q`` is evaluated once per block between
+consecutive cut points (it is constant there) and painted as a rectangle — so a mask on ``2^20``
+rows costs one rectangle, not ``2^20`` cells. Family members become the values ``families[name]``
+returns, by default the free symbol ``name_idx…`` (:func:`family_symbol`).
+
+:func:`spec_at` evaluates the specification of one output cell on a given input state, and
+:func:`cell_value` the gadget's own output cell, recursively through its layers, reading only the
+cells it needs (the per-cell re-check of a counterexample at sizes too large to build).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.grid import Grid
+from symverify.ir.scalar import Scalar, is_zero, sym
+from symverify.parametric.expr import (
+    BoolOp,
+    Cmp,
+    Cond,
+    Fam,
+    Inp,
+    Not,
+    Num,
+    ParametricError,
+    Value,
+    Var,
+    VIf,
+    VProd,
+    VSum,
+    vars_i,
+)
+from symverify.parametric.gadget import Gadget, PLayer, Tap
+
+__all__ = ["Families", "family_symbol", "instantiate", "instance_model", "eval_value", "spec_at", "cell_value", "sizes", "entry_state"]
+
+Families = Mapping[str, Callable[..., Scalar]]
+
+
+def family_symbol(name: str, *idx: int) -> Scalar:
+    """The free symbol standing for ``name[idx…]``: ``name_i_j``."""
+    return sym("_".join([name, *map(str, idx)]))
+
+
+def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:
+    if fams is not None and name in fams:
+        return fams[name](*idx)
+    return family_symbol(name, *idx)
+
+
+def eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
+               state: Callable[[int, int], Any] | None = None) -> Any:
+    """``v`` at ``env``; input cells read ``state(r, c)`` (an error when ``state`` is None)."""
+    if isinstance(v, Num):
+        return v.value
+    if isinstance(v, Fam):
+        return _family(fams, v.name, tuple(x.eval(env) for x in v.idx))
+    if isinstance(v, Inp):
+        if state is None:
+            raise ParametricError("a weight expression reads an input cell")
+        return state(v.row.eval(env), v.col.eval(env))
+    if isinstance(v, VSum):
+        total: Any = 0
+        for x in v.items:
+            total = total + eval_value(x, env, fams, state)
+        return total
+    if isinstance(v, VProd):
+        a = eval_value(v.a, env, fams, state)
+        return 0 if is_zero(a) else a * eval_value(v.b, env, fams, state)
+    if isinstance(v, VIf):
+        return eval_value(v.a if v.cond.eval(env) else v.b, env, fams, state)
+    raise ParametricError(f"value expression: unknown node {type(v).__name__}")
+
+
+def sizes(g: Gadget, params: Mapping[str, int]) -> tuple[dict[str, int], int, int]:
+    """The checked parameters and ``(N', d')``."""
+    env = g.check_params(params)
+    nn, dd = g.rows.eval(env), g.cols.eval(env)
+    if nn < 1 or dd < 1:
+        raise ParametricError(f"gadget {g.name}: state size {nn}×{dd} at {env} (expected N', d' ≥ 1)")
+    return env, nn, dd
+
+
+def _taps(taps: tuple[Tap, ...], env: dict[str, int], q: int, bound: int, what: str,
+          fams: Families | None) -> dict[int, Scalar]:
+    """``{src: Σ value}`` of the taps of channel ``q`` (``src`` checked against ``[0, bound)``)."""
+    out: dict[int, Scalar] = {}
+    e = {**env, "q": q}
+    for k, t in enumerate(taps):
+        if not t.guard.eval(e):
+            continue
+        s = t.src.eval(e)
+        if s >= bound:
+            raise ParametricError(f"{what} tap {k} ({t.src}) = {s} at {e}: outside [0, {bound})")
+        out[s] = out.get(s, 0) + eval_value(t.value, e, fams)
+    return {s: v for s, v in out.items() if not is_zero(v)}
+
+
+def _cuts_c(c: Cond, v: str, env: Mapping[str, int]) -> set[int] | None:
+    """Cut points of ``v`` in ``c`` (the truth value is constant between them), None when ``v``
+    is used otherwise than compared with an expression free of ``i`` and ``q``."""
+    if isinstance(c, Cmp):
+        ua, ub = vars_i(c.a), vars_i(c.b)
+        if v not in ua | ub:
+            return set()
+        for x, y in ((c.a, c.b), (c.b, c.a)):
+            if isinstance(x, Var) and x.name == v and not (vars_i(y) & {"i", "q"}):
+                try:
+                    t = y.eval(env)
+                except ParametricError:
+                    return None
+                return {t, t + 1}
+        return None
+    if isinstance(c, BoolOp):
+        out: set[int] = set()
+        for item in c.items:
+            s = _cuts_c(item, v, env)
+            if s is None:
+                return None
+            out |= s
+        return out
+    if isinstance(c, Not):
+        return _cuts_c(c.c, v, env)
+    return None
+
+
+def _cuts_v(x: Value, v: str, env: Mapping[str, int]) -> set[int] | None:
+    if isinstance(x, Num):
+        return set()
+    if isinstance(x, Fam):
+        return None if any(v in vars_i(e) for e in x.idx) else set()
+    if isinstance(x, VSum):
+        out: set[int] = set()
+        for y in x.items:
+            s = _cuts_v(y, v, env)
+            if s is None:
+                return None
+            out |= s
+        return out
+    if isinstance(x, VProd):
+        a, b = _cuts_v(x.a, v, env), _cuts_v(x.b, v, env)
+        return None if a is None or b is None else a | b
+    if isinstance(x, VIf):
+        parts = [_cuts_c(x.cond, v, env), _cuts_v(x.a, v, env), _cuts_v(x.b, v, env)]
+        if any(p is None for p in parts):
+            return None
+        return set().union(*parts)  # type: ignore[arg-type]
+    return None
+
+
+def _intervals(cuts: set[int] | None, size: int) -> list[tuple[int, int]]:
+    if cuts is None:
+        return [(k, k + 1) for k in range(size)]
+    pts = sorted({0, size} | {c for c in cuts if 0 < c < size})
+    return list(itertools.pairwise(pts))
+
+
+def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None) -> Grid:
+    rects = []
+    rows, cols = _intervals(_cuts_v(v, "i", env), nn), _intervals(_cuts_v(v, "q", env), dd)
+    for r0, r1 in rows:
+        for c0, c1 in cols:
+            val = eval_value(v, {**env, "i": r0, "q": c0}, fams)
+            if not is_zero(val):
+                rects.append((r0, r1, c0, c1, val))
+    return Grid(nn, dd, 0, tuple(rects))
+
+
+def _layer(pl: PLayer, env: dict[str, int], nn: int, dd: int, fams: Families | None, where: str) -> Layer:
+    W: dict[tuple[int, int], Scalar] = {}
+    h: dict[tuple[int, int], Scalar] = {}
+    for q in range(dd) if pl.W or pl.h else ():
+        for p, val in _taps(pl.W, env, q, dd, f"{where} W", fams).items():
+            W[(p, q)] = val
+        for k, val in _taps(pl.h, env, q, nn, f"{where} h", fams).items():
+            h[(k, q)] = val
+    return Layer(Grid.from_cells(dd, dd, W), _bias(pl.b1, env, nn, dd, fams), Grid.from_cells(nn, dd, h),
+                 _bias(pl.b2, env, nn, dd, fams), Mode(pl.mode))
+
+
+def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None = None) -> tuple[Layer, ...]:
+    """The gadget's layers at the parameter values ``params`` (module docstring)."""
+    env, nn, dd = sizes(g, params)
+    return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}") for k, pl in enumerate(g.layers))
+
+
+def instance_model(g: Gadget, params: Mapping[str, int], families: Families | None = None) -> Model:
+    """The gadget at ``params`` as a model whose input is the whole ``N'×d'`` state."""
+    env, nn, dd = sizes(g, params)
+    return Model(nn, dd, nn, dd, instantiate(g, env, families), name=f"{g.name}{env}")
+
+
+def spec_at(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Callable[[int, int], Any],
+            families: Families | None = None) -> Any:
+    """The specified value of output cell ``(i, q)`` on the input ``state``; None where ``care`` fails."""
+    env, nn, dd = sizes(g, params)
+    if not (0 <= i < nn and 0 <= q < dd):
+        raise ParametricError(f"gadget {g.name}: cell ({i}, {q}) outside the {nn}×{dd} state")
+    e = {**env, "i": i, "q": q}
+    if not g.care.eval(e):
+        return None
+    return eval_value(g.spec, e, families, entry_state(g, env, state))
+
+
+def entry_state(g: Gadget, env: Mapping[str, int], state: Callable[[int, int], Any]) -> Callable[[int, int], Any]:
+    """``state`` on the cells where the gadget's ``entry`` holds, 0 elsewhere."""
+
+    def read(r: int, c: int) -> Any:
+        return state(r, c) if g.entry.eval({**env, "i": r, "q": c}) else 0
+
+    return read
+
+
+def cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Callable[[int, int], Any],
+               families: Families | None = None) -> Any:
+    """Output cell ``(i, q)`` of the gadget on ``state``, through the layer formula
+    ``(u·W + b1) ⊙ (h ⊛ u + b2)`` cell by cell (only the cells it reads are computed)."""
+    env, nn, dd = sizes(g, params)
+    memo: dict[tuple[int, int, int], Any] = {}
+    inp = entry_state(g, env, state)
+
+    def at(level: int, r: int, c: int) -> Any:
+        if level == 0:
+            return inp(r, c)
+        key = (level, r, c)
+        if key in memo:
+            return memo[key]
+        pl = g.layers[level - 1]
+        where = f"gadget {g.name} layer {level - 1}"
+        e = {**env, "i": r, "q": c}
+        conv: Any = eval_value(pl.b2, e, families)
+        for k, hv in _taps(pl.h, env, c, nn, f"{where} h", families).items():
+            src = r - k
+            if src < 0:
+                if pl.mode == "causal":
+                    continue
+                src %= nn
+            conv = conv + hv * at(level - 1, src, c)
+        out: Any = 0
+        if not is_zero(conv):
+            proj: Any = eval_value(pl.b1, e, families)
+            for p, wv in _taps(pl.W, env, c, dd, f"{where} W", families).items():
+                proj = proj + wv * at(level - 1, r, p)
+            out = proj * conv
+        memo[key] = out
+        return out
+
+    if not (0 <= i < nn and 0 <= q < dd):
+        raise ParametricError(f"gadget {g.name}: cell ({i}, {q}) outside the {nn}×{dd} state")
+    return at(len(g.layers), i, q)
+

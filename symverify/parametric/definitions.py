@@ -1,0 +1,49 @@
+"""The library's gadgets built once and shared (the builders instantiate these objects).
+
+Each name is a cached call of the function of the same name in
+:mod:`symverify.parametric.library`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from symverify.parametric import library
+from symverify.parametric.gadget import Gadget
+
+__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "butterfly_sequence", "butterfly_channel", "product_pair"]
+
+
+@cache
+def shift_down() -> Gadget:
+    return library.shift_down()
+
+
+@cache
+def shift_up() -> Gadget:
+    return library.shift_up()
+
+
+@cache
+def cyclic_shift() -> Gadget:
+    return library.cyclic_shift()
+
+
+@cache
+def running_add() -> Gadget:
+    return library.running_add()
+
+
+@cache
+def butterfly_sequence() -> Gadget:
+    return library.butterfly_sequence()
+
+
+@cache
+def butterfly_channel() -> Gadget:
+    return library.butterfly_channel()
+
+
+@cache
+def product_pair() -> Gadget:
+    return library.product_pair()

@@ -1,0 +1,293 @@
+"""The appendix's building blocks as parametric gadgets (docs/forall.md §4).
+
+Each function returns a :class:`~symverify.parametric.gadget.Gadget` whose weights are the
+construction's (cited in its docstring) and whose ``spec`` is the statement proved for all sizes
+by :func:`symverify.provers.forall.prove_forall`. Sizes: ``N`` rows (``N'``), ``d`` channels
+(``d'``) unless a layout fixes them; ``N ≤ 2^40`` and ``d ≤ 2^20`` throughout.
+
+The compiler and the gadget modules build their layers from these definitions
+(:func:`symverify.parametric.concrete.instantiate`), so what is proved here is what they emit.
+"""
+
+from __future__ import annotations
+
+from symverify.parametric.expr import (
+    ONE,
+    TRUE,
+    Cond,
+    IExpr,
+    all_of,
+    bit,
+    eq,
+    fam,
+    ge,
+    inp,
+    ite,
+    lt,
+    pow2,
+    var,
+    where,
+)
+from symverify.parametric.gadget import Gadget, Param, PLayer, tap
+
+__all__ = [
+    "MAX_N", "MAX_D", "shift_down", "shift_up", "cyclic_shift", "running_add", "mask", "gate", "constant", "move_rows",
+    "move_cols", "remember_rows", "butterfly_sequence", "butterfly_channel", "product_pair", "gather", "scatter",
+    "user_cyclic_shift", "PRIMITIVES", "ALL",
+]
+
+MAX_N = 1 << 40
+MAX_D = 1 << 20
+MAX_LOG_N = 40
+MAX_LOG_D = 20
+
+i, q = var("i"), var("q")
+N, D = var("N"), var("d")
+
+
+def _sizes(*extra: Param) -> tuple[Param, ...]:
+    return (Param("N", 1, MAX_N), Param("d", 1, MAX_D), *extra)
+
+
+def shift_down() -> Gadget:
+    """``y[i] = u[i − s]`` for ``i ≥ s``, else 0 (causal): ``W = 0``, ``b1 = 1``, ``h = e_s``, ``b2 = 0``
+    (appendix H ``prim-shift``, kernel ``X^s``)."""
+    s = var("s")
+    layer = PLayer(b1=ONE, h=(tap(s),), mode="causal")
+    return Gadget("shift_down", _sizes(Param("s", 0, MAX_N - 1)), N, D, (layer,),
+                  where(ge(i, s), inp(i - s, q)), where=lt(s, N))
+
+
+def shift_up() -> Gadget:
+    """``y[i] = u[i + s]`` for ``i + s < N'``, else 0 (cyclic): ``W = 0``, ``h = e_{(N' − s) mod N'}``,
+    ``b1 = 1`` on the rows ``i + s < N'``, ``b2 = 0``."""
+    s = var("s")
+    layer = PLayer(b1=where(lt(i + s, N), 1), h=(tap(ite(eq(s, 0), 0, N - s)),), mode="cyclic")
+    return Gadget("shift_up", _sizes(Param("s", 0, MAX_N - 1)), N, D, (layer,),
+                  where(lt(i + s, N), inp(i + s, q)), where=lt(s, N))
+
+
+def cyclic_shift() -> Gadget:
+    """``y[i] = u[(i − s) mod N']`` (cyclic): ``W = 0``, ``b1 = 1``, ``h = e_s``, ``b2 = 0``, ``0 ≤ s < N'``."""
+    s = var("s")
+    layer = PLayer(b1=ONE, h=(tap(s),), mode="cyclic")
+    return Gadget("cyclic_shift", _sizes(Param("s", 0, MAX_N - 1)), N, D, (layer,),
+                  inp((i + N - s) % N, q), where=lt(s, N))
+
+
+def running_add() -> Gadget:
+    """``prim-add``: rows ``[0,n) = x``, ``[n,2n) = S`` ↦ rows ``[0,n) = 1``, ``[n,2n) = S + x``, rows
+    ``≥ 2n`` 0. Layer 1 (causal): ``h = e_0 + e_n``, ``b1 = 1`` on rows ``[n, 2n)``; layer 2: ``h = e_0``,
+    ``b1 = 1``, ``b2 = 1`` on rows ``[0, n)``."""
+    n = var("n")
+    l1 = PLayer(b1=where(ge(i, n) & lt(i, 2 * n), 1), h=(tap(0), tap(n)))
+    l2 = PLayer(b1=ONE, h=(tap(0),), b2=where(lt(i, n), 1))
+    spec = where(lt(i, n), 1, where(lt(i, 2 * n), inp(i, q) + inp(i - n, q)))
+    return Gadget("running_add", _sizes(Param("n", 1, MAX_N // 2)), N, D, (l1, l2), spec, where=ge(N, 2 * n))
+
+
+def mask() -> Gadget:
+    """A block mask ``y = 1_{[r0,r1)×[c0,c1)} ⊙ u``: ``W = 0``, ``b1`` = the block's indicator,
+    ``h = e_0``, ``b2 = 0`` (the fixed-gate primitive with a 0/1 gate)."""
+    r0, r1, c0, c1 = var("r0"), var("r1"), var("c0"), var("c1")
+    inside = all_of(ge(i, r0), lt(i, r1), ge(q, c0), lt(q, c1))
+    layer = PLayer(b1=where(inside, 1), h=(tap(0),))
+    ps = _sizes(Param("r0", 0, MAX_N), Param("r1", 0, MAX_N), Param("c0", 0, MAX_D), Param("c1", 0, MAX_D))
+    return Gadget("mask", ps, N, D, (layer,), where(inside, inp(i, q)), where=all_of(ge(N, r1), ge(D, c1)))
+
+
+def gate() -> Gadget:
+    """The fixed gate ``y = B ⊙ u`` for every ``B``: ``W = 0``, ``b1 = B``, ``h = e_0``, ``b2 = 0``."""
+    layer = PLayer(b1=fam("B", i, q), h=(tap(0),))
+    return Gadget("gate", _sizes(), N, D, (layer,), fam("B", i, q) * inp(i, q), families={"B": (N, D)})
+
+
+def constant() -> Gadget:
+    """``y = R`` whatever the input: ``W = 0``, ``b1 = R``, ``h = 0``, ``b2 = 1``."""
+    layer = PLayer(b1=fam("R", i, q), b2=ONE)
+    return Gadget("constant", _sizes(), N, D, (layer,), fam("R", i, q), families={"R": (N, D)})
+
+
+def move_rows() -> Gadget:
+    """Rows ``[dst, dst + c) ← [src, src + c)`` on every channel, everything else 0, one layer:
+    ``W = 0``, ``h = e_{(dst − src) mod N'}``, ``b1 = 1`` on the destination rows, ``b2 = 0``;
+    cyclic (it moves up or down)."""
+    src, dst, c = var("src"), var("dst"), var("c")
+    dest = ge(i, dst) & lt(i, dst + c)
+    layer = PLayer(b1=where(dest, 1), h=(tap((N + dst - src) % N),), mode="cyclic")
+    ps = _sizes(Param("src", 0, MAX_N), Param("dst", 0, MAX_N), Param("c", 1, MAX_N))
+    return Gadget("move_rows", ps, N, D, (layer,), where(dest, inp(i - dst + src, q)),
+                  where=all_of(ge(N, src + c), ge(N, dst + c)))
+
+
+def move_cols() -> Gadget:
+    """Channels ``[dst, dst + c) ← [src, src + c)`` on every row, one row-local layer:
+    ``W[src + t, dst + t] = 1``, ``b1 = 0``, ``h = 0``, ``b2 = 1`` on the destination channels."""
+    src, dst, c = var("src"), var("dst"), var("c")
+    dest = ge(q, dst) & lt(q, dst + c)
+    layer = PLayer(W=(tap(q - dst + src, 1, dest),), b2=where(dest, 1))
+    ps = _sizes(Param("src", 0, MAX_D), Param("dst", 0, MAX_D), Param("c", 1, MAX_D))
+    return Gadget("move_cols", ps, N, D, (layer,), where(dest, inp(i, q - dst + src)),
+                  where=all_of(ge(D, src + c), ge(D, dst + c)))
+
+
+def remember_rows() -> Gadget:
+    """Proposition H.10 (remember), rows, one layer (:func:`symverify.gadgets.remember.remember_rows` with
+    ``h = g·e_0`` and a constant ``f = F``): rows ``[0, a)`` hold ``x``, rows ``[a, a + b)`` hold ``r``; the
+    layer computes ``F ⊙ (h ⊛ x)`` on the ``x`` rows and keeps ``r``: ``W = 0``, ``h = e_0``,
+    ``b1[i, c] = F[i, c]·g[c]`` on the ``x`` rows and 1 on the ``r`` rows, ``b2 = 0``. Spec:
+    ``y = F·g·x`` on rows ``< a``, ``y = r`` on rows ``[a, a + b)``, 0 below; the input is 0 from row
+    ``a + b`` on. For all ``F``, ``g`` (families)."""
+    a, b = var("a"), var("b")
+    coef = fam("F", i, q) * fam("g", q)
+    layer = PLayer(b1=where(lt(i, a), coef, where(lt(i, a + b), 1)), h=(tap(0),), mode="causal")
+    spec = where(lt(i, a), coef * inp(i, q), where(lt(i, a + b), inp(i, q)))
+    return Gadget("remember_rows", _sizes(Param("a", 1, MAX_N), Param("b", 0, MAX_N)), N, D, (layer,), spec,
+                  where=ge(N, a + b), entry=lt(i, a + b), families={"F": (N, D), "g": (D,)})
+
+
+def _butterfly_params() -> tuple[Param, ...]:
+    return (Param("r", 1, MAX_LOG_N - 2), Param("j", 0, MAX_LOG_D), Param("e", 0, MAX_LOG_N))
+
+
+def _layout(r: IExpr) -> tuple[IExpr, IExpr, IExpr]:
+    """``R = 2^r`` track rows, ``S = R + R/2`` (block offset), ``N' = 3·S``."""
+    R = pow2(r)
+    S = R + (R >> 1)
+    return R, S, 3 * S
+
+
+def butterfly_sequence() -> Gadget:
+    """Lemma H.16, sequence axis (stride ``s = t·tw ≥ tw``, ``t = 2^e ≤ R/2``): the layers ``A`` and ``B``
+    of :mod:`symverify.compiler.butterfly_to_baseconv` on the layout ``R = 2^r`` rows per block,
+    ``tw = d' = 2^j``, blocks ``B0, B1, B2`` ``S = R + R/2`` rows apart, ``N' = 3S``, cyclic.
+
+    ``A``: ``h = e_0 + e_S + e_{2S}`` (every block receives ``B0``), ``b1`` on ``B0``: ``d1[p]`` at a lower
+    row (bit e of the row 0), ``d4[p − s]`` at an upper one; on ``B1``: ``d2[p − s]`` at upper rows; on
+    ``B2``: ``d3[p]`` at lower rows (``p`` = the cell's position ``row·tw + channel``). ``B``:
+    ``h = e_0 + e_{N' − S − t} + e_{S + t}``, ``b1 = 1`` on ``B0``'s track. Spec: ``out[p] = d1·x[p] +
+    d2·x[p + s]``, ``out[p + s] = d3·x[p] + d4·x[p + s]`` on ``B0``, every other cell 0; input on ``B0``.
+    The families are indexed by the cell ``(row, channel)`` of the pair's lower position ``p``."""
+    r, j, e = var("r"), var("j"), var("e")
+    R, S, NN = _layout(r)
+    tw = pow2(j)
+    t = pow2(e)
+    low = ~bit(i, e)
+    in_b0 = lt(i, R)
+    in_b1 = ge(i, S) & lt(i, S + R)
+    in_b2 = ge(i, 2 * S) & lt(i, 2 * S + R)
+    rho1, rho2 = i - S, i - 2 * S
+    b1 = where(in_b0, where(low, fam("d1", i, q), fam("d4", i - t, q)),
+               where(in_b1, where(bit(rho1, e), fam("d2", rho1 - t, q)),
+                     where(in_b2, where(~bit(rho2, e), fam("d3", rho2, q)))))
+    A = PLayer(b1=b1, h=(tap(0), tap(S), tap(2 * S)), mode="cyclic")
+    B = PLayer(b1=where(in_b0, 1), h=(tap(0), tap(NN - S - t), tap(S + t)), mode="cyclic")
+    spec = where(in_b0, where(low, fam("d1", i, q) * inp(i, q) + fam("d2", i, q) * inp(i + t, q),
+                              fam("d3", i - t, q) * inp(i - t, q) + fam("d4", i - t, q) * inp(i, q)))
+    fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
+    return Gadget("butterfly_sequence", _butterfly_params(), NN, tw, (A, B), spec, where=lt(e, r), entry=in_b0,
+                  families=fams)
+
+
+def butterfly_channel() -> Gadget:
+    """Lemma H.16, channel axis (stride ``s = 2^e < tw``): layers ``A`` and ``C`` of
+    :mod:`symverify.compiler.butterfly_to_baseconv` (layout as :func:`butterfly_sequence`).
+
+    ``A``: ``h = e_0 + e_S``; ``b1`` on ``B0``: ``d1[p]`` at a lower channel (bit e 0), ``d2[p − s]`` at an
+    upper one; on ``B1``: ``d3[p]`` lower, ``d4[p − s]`` upper. ``C``: ``W = I + P_s`` (``P_s``: channel
+    ``c ↦ c XOR s``), ``h = b1 = 0``, ``b2`` = 1 on ``B0``'s lower and ``B1``'s upper cells. Spec (left
+    pending as ``B0 + B1``): ``B0`` lower cell ``p``: ``d1·x[p] + d2·x[p + s]``; ``B1`` upper cell
+    ``p + s``: ``d3·x[p] + d4·x[p + s]``; every other cell 0."""
+    r, j, e = var("r"), var("j"), var("e")
+    R, S, NN = _layout(r)
+    tw = pow2(j)
+    s = pow2(e)
+    low = ~bit(q, e)
+    in_b0 = lt(i, R)
+    in_b1 = ge(i, S) & lt(i, S + R)
+    rho1 = i - S
+    b1 = where(in_b0, where(low, fam("d1", i, q), fam("d2", i, q - s)),
+               where(in_b1, where(low, fam("d3", rho1, q), fam("d4", rho1, q - s))))
+    A = PLayer(b1=b1, h=(tap(0), tap(S)), mode="cyclic")
+    C = PLayer(W=(tap(q), tap(q ^ s)), b2=where(in_b0 & low, 1, where(in_b1 & ~low, 1)), mode="cyclic")
+    spec = where(in_b0 & low, fam("d1", i, q) * inp(i, q) + fam("d2", i, q) * inp(i, q + s),
+                 where(in_b1 & ~low, fam("d3", rho1, q - s) * inp(rho1, q - s) + fam("d4", rho1, q - s) * inp(rho1, q)))
+    fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
+    return Gadget("butterfly_channel", _butterfly_params(), NN, tw, (A, C), spec, where=lt(e, j), entry=in_b0,
+                  families=fams)
+
+
+def product_pair() -> Gadget:
+    """Theorem H.21's multiplicative pair: ``k`` products ``v1[t]·v2[t]`` with constants, from ``v1`` on rows
+    ``[a, a + k)`` and ``v2`` on rows ``[b, b + k)`` (``b = a + off``) of every channel (any placement with
+    ``v2`` below ``v1``): one causal layer ``W = I`` with ``b1 = c1`` (``v1 + c1``), ``h = e_off``,
+    ``b2 = c2`` (``v2 + c2``), gated to the rows ``[b, b + k)``: ``y[b + t] = (v1[t] + c1)·(v2[t] + c2)``,
+    every other row 0 (the product of Proposition H.10's two branches)."""
+    a, off, k = var("a"), var("off"), var("k")
+    b = a + off
+    rows = ge(i, b) & lt(i, b + k)
+    # rows outside [b, b + k) end 0: there the projection u[i] (+ 0) or the convolution u[i − off]
+    # (+ 0) reads a zero row (off ≥ k, the input is 0 outside the two blocks)
+    layer = PLayer(W=(tap(q),), b1=where(rows, fam("c1", q)), h=(tap(off),), b2=where(rows, fam("c2", q)), mode="causal")
+    spec = where(rows, (inp(i, q) + fam("c1", q)) * (inp(i - off, q) + fam("c2", q)))  # (v2 + c1)·(v1 + c2)
+    ps = _sizes(Param("a", 0, MAX_N), Param("off", 1, MAX_N), Param("k", 1, MAX_N))
+    entry = ge(i, a) & lt(i, a + k) | ge(i, b) & lt(i, b + k)
+    return Gadget("product_pair", ps, N, D, (layer,), spec, where=all_of(ge(N, b + k), ge(off, k)),
+                  care=TRUE, entry=entry, families={"c1": (D,), "c2": (D,)})
+
+
+def gather() -> Gadget:
+    """The gather layers for ``d`` not a power of two (:func:`~symverify.compiler.butterfly_to_baseconv.gather_layers`,
+    simplified to the two channel groups): channels ``j ≥ tw`` move down ``n`` rows (conv ``h = e_n`` on
+    them, ``e_0`` on ``j < tw``, ``b1`` = 1 on the moved cells), then ``u·W`` with
+    ``W[j, j mod tw] = 1`` folds them onto the track. Sizes: ``n`` input rows, ``d`` with
+    ``tw ≤ d < 2·tw``, ``N' ≥ 2n``. Spec: cell ``(i, c)``, ``c < tw``, holds ``u[i, c]`` for ``i < n`` and
+    ``u[i − n, c + tw]`` for ``n ≤ i < 2n`` when ``c + tw < d``; every other cell 0."""
+    n, j = var("n"), var("j")
+    tw = pow2(j)
+    hi = ge(q, tw)
+    l1 = PLayer(b1=where(hi & ge(i, n) & lt(i, 2 * n), 1, where(~hi & lt(i, n), 1)),
+                h=(tap(0, 1, ~hi), tap(n, 1, hi)), mode="causal")
+    track = lt(q, tw) & lt(i, 2 * n)
+    l2 = PLayer(W=(tap(q, 1, lt(q, tw)), tap(q + tw, 1, lt(q, tw) & lt(q + tw, D))), b2=where(track, 1), mode="causal")
+    spec = where(lt(q, tw), where(lt(i, n), inp(i, q), where(lt(i, 2 * n) & lt(q + tw, D), inp(i - n, q + tw))))
+    ps = (Param("N", 1, MAX_N), Param("d", 1, MAX_D), Param("n", 1, MAX_N // 2), Param("j", 0, MAX_LOG_D - 1))
+    return Gadget("gather", ps, N, D, (l1, l2), spec, where=all_of(ge(N, 2 * n), le_(tw, D), lt(D, 2 * tw)),
+                  entry=lt(i, n))
+
+
+def scatter() -> Gadget:
+    """The inverse of :func:`gather` (:func:`~symverify.compiler.butterfly_to_baseconv.scatter_layers`):
+    ``u·W`` copies channel ``c − tw`` to ``c ≥ tw`` on the rows ``[n, 2n)`` (and keeps ``c < tw`` on rows
+    ``[0, n)``), then a cyclic conv moves channels ``≥ tw`` up ``n`` rows (``h = e_{N' − n}``) and ``b1``
+    keeps rows ``[0, n)``. Spec: cell ``(i, c)``, ``i < n``: ``u[i, c]`` for ``c < tw``, ``u[n + i, c − tw]``
+    for ``c ≥ tw``; every other cell 0 (the input lies on the track ``c < tw``, rows ``< 2n``)."""
+    n, j = var("n"), var("j")
+    tw = pow2(j)
+    hi = ge(q, tw)
+    l1 = PLayer(W=(tap(q, 1, ~hi), tap(q - tw, 1, hi)),
+                b2=where(hi & ge(i, n) & lt(i, 2 * n), 1, where(~hi & lt(i, n), 1)), mode="cyclic")
+    l2 = PLayer(b1=where(lt(i, n), 1), h=(tap(0, 1, ~hi), tap(N - n, 1, hi)), mode="cyclic")
+    spec = where(lt(i, n), where(hi, inp(n + i, q - tw), inp(i, q)))
+    ps = (Param("N", 1, MAX_N), Param("d", 1, MAX_D), Param("n", 1, MAX_N // 2), Param("j", 0, MAX_LOG_D - 1))
+    return Gadget("scatter", ps, N, D, (l1, l2), spec, where=all_of(ge(N, 2 * n), le_(tw, D), lt(D, 2 * tw)),
+                  entry=lt(q, tw) & lt(i, 2 * n))
+
+
+def le_(a: IExpr, b: IExpr) -> Cond:
+    return ge(b, a)
+
+
+def user_cyclic_shift(off_by_one: bool = False) -> Gadget:
+    """docs/forall.md's user example: a cyclic shift down by ``s`` rows, ``h = e_s`` (``e_{s+1}`` with
+    ``off_by_one``)."""
+    s = var("s")
+    lag = (s + 1) % N if off_by_one else s
+    return Gadget("user_cyclic_shift" + ("_off_by_one" if off_by_one else ""), _sizes(Param("s", 0, MAX_N - 1)), N, D,
+                  (PLayer(b1=ONE, h=(tap(lag),), mode="cyclic"),), inp((i + N - s) % N, q), where=lt(s, N))
+
+
+PRIMITIVES = (shift_down, shift_up, cyclic_shift, running_add, mask, gate, constant, move_rows, move_cols)
+ALL = (*PRIMITIVES, remember_rows, butterfly_sequence, butterfly_channel, product_pair, gather, scatter)
+
+_ = (eq, TRUE)

@@ -1,0 +1,523 @@
+"""The ∀-prover: a parametric gadget equals its specification for every size in its ranges.
+
+Decision procedure (docs/forall.md §3, docs/trusted-base.md "The symbolic interpretation").
+The symbolic interpretation (:mod:`symverify.parametric.symbolic`) writes the output cell
+``(i, q)`` and the specification as sums of guarded terms ``[g]·c·a_1⋯a_k`` over *atoms* (input
+cells and weight-family members, each named by a tag and index expressions). Their difference
+``Δ`` is the zero polynomial in the atoms for a given parameter value and cell exactly when, for
+every multiset ``K`` of at most ``D`` atoms (``D`` the largest term degree), the coefficients of
+the terms whose guard holds and whose atoms equal ``K`` as a multiset sum to 0 — a polynomial over
+Q is zero iff all its coefficients are, and two atoms are the same variable iff their tags and
+index values agree. So the claim "for all parameters in range, all cells, all inputs and all
+family values, output = spec" is equivalent to the unsatisfiability of
+
+    ranges(P) ∧ where(P) ∧ i < N' ∧ q < d' ∧ care(i, q) ∧ Σ_t ite(g_t ∧ atoms_t ≅ K, c_t, 0) ≠ 0
+
+over the parameters, the cell and a free key ``K`` (``D`` slots of a tag and indices; a term
+matches when some permutation of its atoms, padded with the unit atom, equals ``K`` slot by
+slot). Index expressions are unsigned 64-bit bit-vectors and the coefficient sum a bit-vector
+wide enough never to wrap (coefficients scaled to integers by a common denominator): a
+quantifier-free bit-vector problem, which z3 decides (by bit-blasting).
+``unsat`` is the verdict *proved for all* (printed with the ranges); ``sat`` gives a parameter
+value, a cell and the key of a nonzero coefficient, which is **re-checked** by instantiating the
+gadget at that size and evaluating it exactly (the instance evaluator of
+:mod:`symverify.semantics.layer` on the built model when it has at most
+:data:`RECHECK_CELLS` cells, else the cell-by-cell concrete interpretation) against the spec on
+symbolic inputs: only a confirmed difference is *refuted* (an unconfirmed one raises
+:class:`~symverify.errors.ProverError`). z3's ``unknown`` (or a timeout) is *unknown*.
+
+Before that, **definedness** is decided the same way: every index expression must stay in
+``[0, 2^64)`` without wrapping (no subtraction below 0, no overflow, shift < 64, no division by
+zero) wherever it is evaluated (under its guard, with short-circuit ``and``/``or``/``ite``),
+every tap source must lie in ``[0, d')``, every lag in ``[0, N')``, every input cell the spec
+reads in the state and every family index in its declared size. A gadget for which z3 finds a
+violation is refused with a :class:`~symverify.parametric.expr.ParametricError` naming the
+expression, the parameter values and the cell.
+
+The search for a counterexample first restricts the sizes to ``N' ≤ 16, d' ≤ 4``, then to
+``N', d' ≤ 128`` (``N'·d' ≤ RECHECK_CELLS``) (so the witness is small and can be rebuilt as a model); only when none
+exists there is the whole range searched. The last query alone decides *proved*.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import BackendUnavailableError, ProverError
+from symverify.parametric.expr import WIDTH, Bin, BoolOp, Cmp, Cond, IExpr, Ite, Lit, Not, ParametricError, Var
+from symverify.parametric.gadget import Gadget
+from symverify.parametric.symbolic import Term, obligations, output_terms, spec_terms, value_terms
+from symverify.provers.outcome import Verdict, exact_comparison
+
+__all__ = ["ForallResult", "prove_forall", "RECHECK_CELLS"]
+
+RECHECK_CELLS = 1 << 14  # 128 × 128
+
+
+@dataclass(frozen=True)
+class ForallResult:
+    """The verdict of :func:`prove_forall`, made by :func:`~symverify.provers.outcome.exact_comparison`
+    from z3's decision: ``proved`` (unsat: for every parameter value in ``ranges``), ``refuted``
+    (``params`` and ``cell`` a counterexample re-checked by instantiating the gadget, ``detail`` the
+    two values) or ``unknown`` (``detail`` says why). ``method`` is ``"z3"``."""
+
+    gadget: str
+    verdict: Verdict
+    ranges: str
+    params: Mapping[str, int] = field(default_factory=dict)
+    cell: tuple[int, int] | None = None
+    detail: str = ""
+    seconds: float = 0.0
+    stats: Mapping[str, Any] = field(default_factory=dict)
+    method: str = "z3"
+
+    @property
+    def proved(self) -> bool:
+        """Proved for every parameter value in ``ranges``."""
+        return self.verdict is Verdict.PROVED
+
+    def __str__(self) -> str:
+        if self.verdict is Verdict.PROVED:
+            return f"{self.gadget}: proved for all {self.ranges} ({self.seconds:.2f} s)"
+        if self.verdict is Verdict.REFUTED:
+            return f"{self.gadget}: refuted at {dict(self.params)}, cell {self.cell}: {self.detail}"
+        return f"{self.gadget}: unknown ({self.detail})"
+
+
+def _z3() -> Any:
+    try:
+        import z3
+    except ImportError:
+        raise BackendUnavailableError("the ∀-prover needs z3: pip install z3-solver") from None
+    return z3
+
+
+class _Enc:
+    """Index expressions as 64-bit vectors, each with its definedness condition ``ok``."""
+
+    def __init__(self, z3: Any, names: list[str], fast_mod: bool = False) -> None:
+        self.z3 = z3
+        self.fast_mod = fast_mod
+        self.vars = {n: self.fresh(n) for n in names}
+        self._ix: dict[IExpr, tuple[Any, Any]] = {}
+        self._c: dict[Cond, tuple[Any, Any]] = {}
+
+    def fresh(self, name: str) -> Any:
+        return self.z3.BitVec(name, WIDTH)
+
+    def const(self, v: int) -> Any:
+        return self.z3.BitVecVal(v, WIDTH)
+
+    def lt(self, a: Any, b: Any) -> Any:
+        return self.z3.ULT(a, b)
+
+    def le(self, a: Any, b: Any) -> Any:
+        return self.z3.ULE(a, b)
+
+    def total(self, parts: list[tuple[int, Any]]) -> Any:
+        """``Σ ite(cond, c, 0)`` as a bit-vector wide enough never to wrap (``|Σ| ≤ Σ|c| < 2^(w−1)``)."""
+        z3 = self.z3
+        cw = max(8, (sum(abs(c) for c, _ in parts) + 1).bit_length() + 1)
+        out = z3.BitVecVal(0, cw)
+        for c, cond in parts:
+            out = out + z3.If(cond, z3.BitVecVal(c, cw), z3.BitVecVal(0, cw))
+        return out, z3.BitVecVal(0, cw)
+
+    def ix(self, e: IExpr) -> tuple[Any, Any]:
+        hit = self._ix.get(e)
+        if hit is not None:
+            return hit
+        z3 = self.z3
+        if isinstance(e, Lit):
+            r = (self.const(e.value), z3.BoolVal(True))
+        elif isinstance(e, Var):
+            if e.name not in self.vars:
+                raise ParametricError(f"index variable {e.name!r} is not a parameter or cell index")
+            r = (self.vars[e.name], z3.BoolVal(True))
+        elif isinstance(e, Ite):
+            c, okc = self.cond(e.cond)
+            (a, oka), (b, okb) = self.ix(e.a), self.ix(e.b)
+            r = (z3.If(c, a, b), z3.And(okc, z3.If(c, oka, okb)))
+        elif isinstance(e, Bin):
+            (a, oka), (b, okb) = self.ix(e.a), self.ix(e.b)
+            t, ok = self._bin(e, a, b)
+            r = (t, z3.And(oka, okb, *ok))
+        else:
+            raise ParametricError(f"index expression: unknown node {type(e).__name__}")
+        self._ix[e] = r
+        return r
+
+    def cond(self, c: Cond) -> tuple[Any, Any]:
+        hit = self._c.get(c)
+        if hit is not None:
+            return hit
+        z3 = self.z3
+        if isinstance(c, Cmp):
+            (a, oka), (b, okb) = self.ix(c.a), self.ix(c.b)
+            t = {"<": self.lt(a, b), "<=": self.le(a, b), "==": a == b, "!=": a != b}[c.op]
+            r = (t, z3.And(oka, okb))
+        elif isinstance(c, Not):
+            t0, ok0 = self.cond(c.c)
+            r = (z3.Not(t0), ok0)
+        elif isinstance(c, BoolOp):
+            # short-circuit: item k is evaluated only where the items before it did not decide
+            parts = [self.cond(x) for x in c.items]
+            oks: list[Any] = []
+            seen: list[Any] = []
+            for t0, ok0 in parts:
+                pre = z3.And(*seen) if c.op == "and" else z3.Not(z3.Or(*seen)) if seen else z3.BoolVal(True)
+                oks.append(z3.Implies(pre, ok0) if seen else ok0)
+                seen.append(t0)
+            t = z3.And(*seen) if c.op == "and" else z3.Or(*seen)
+            r = (t, z3.And(*oks))
+        else:
+            raise ParametricError(f"condition: unknown node {type(c).__name__}")
+        self._c[c] = r
+        return r
+
+    def _bin(self, e: Bin, a: Any, b: Any) -> tuple[Any, list[Any]]:
+        z3 = self.z3
+        op = e.op
+        w = z3.BitVecVal(WIDTH, WIDTH)
+        if op == "+":
+            return a + b, [z3.BVAddNoOverflow(a, b, False)]
+        if op == "-":
+            return a - b, [z3.UGE(a, b)]
+        if op == "*":
+            return a * b, [z3.BVMulNoOverflow(a, b, False)]
+        if op == "<<":
+            t = a << b
+            return t, [z3.ULT(b, w), z3.LShR(t, b) == a]
+        if op == ">>":
+            return z3.LShR(a, b), [z3.ULT(b, w)]
+        if op == "&":
+            return a & b, []
+        if op == "|":
+            return a | b, []
+        if op == "^":
+            return a ^ b, []
+        if op == "//":
+            return z3.UDiv(a, b), [b != 0]
+        if self.fast_mod:
+            # a mod b as one conditional subtraction; sound where a < 2b, which is made part of
+            # the definedness condition (checked wherever the expression is evaluated)
+            return z3.If(z3.ULT(a, b), a, a - b), [b != 0, z3.Or(z3.ULT(a, b), z3.ULT(a - b, b))]
+        return z3.URem(a, b), [b != 0]
+
+
+class _IntEnc(_Enc):
+    """The same over the integers (linear arithmetic), for gadgets whose index expressions are
+    linear: ``+``, ``−``, products and shifts with a constant side, ``mod`` as one conditional
+    subtraction (``fast_mod``). Every value is asserted in ``[0, 2^64)`` through ``ok`` exactly
+    as the bit-vector encoding does, so both decide the same statement."""
+
+    def fresh(self, name: str) -> Any:
+        return self.z3.Int(name)
+
+    def const(self, v: int) -> Any:
+        return self.z3.IntVal(v)
+
+    def lt(self, a: Any, b: Any) -> Any:
+        return a < b
+
+    def le(self, a: Any, b: Any) -> Any:
+        return a <= b
+
+    def total(self, parts: list[tuple[int, Any]]) -> Any:
+        z3 = self.z3
+        return z3.Sum(*[z3.If(cond, z3.IntVal(c), z3.IntVal(0)) for c, cond in parts]) if parts else z3.IntVal(0), z3.IntVal(0)
+
+    def _bin(self, e: Bin, a: Any, b: Any) -> tuple[Any, list[Any]]:
+        z3 = self.z3
+        top = z3.IntVal(1 << WIDTH)
+        op = e.op
+        if op == "+":
+            return a + b, [a + b < top]
+        if op == "-":
+            return a - b, [a >= b]
+        if op == "*":
+            return a * b, [a * b < top]
+        if op in ("<<", ">>"):
+            k = _const_value(e.b)
+            if k is None or k >= WIDTH:
+                raise _NotLinearError
+            return (a * (1 << k), [a * (1 << k) < top]) if op == "<<" else (a / (1 << k), [])
+        if op == "%" and self.fast_mod:
+            return z3.If(a < b, a, a - b), [b != 0, z3.Or(a < b, a - b < b)]
+        if op in ("//", "%") and _const_value(e.b) not in (None, 0):
+            return (a / b if op == "//" else a % b), []
+        raise _NotLinearError
+
+
+class _NotLinearError(Exception):
+    """An index expression outside the linear fragment (use the bit-vector encoding)."""
+
+
+def _const_value(e: IExpr) -> int | None:
+    try:
+        from symverify.parametric.expr import vars_i
+
+        return e.eval({}) if not vars_i(e) else None
+    except ParametricError:
+        return None
+
+
+def _linear_ok(e: IExpr) -> bool:
+    if isinstance(e, Bin):
+        if e.op == "*" and _const_value(e.a) is None and _const_value(e.b) is None:
+            return False
+        if e.op in ("<<", ">>", "//") and _const_value(e.b) is None:
+            return False
+        if e.op in ("&", "|", "^"):
+            return False
+        return _linear_ok(e.a) and _linear_ok(e.b)
+    if isinstance(e, Ite):
+        return _linear_c(e.cond) and _linear_ok(e.a) and _linear_ok(e.b)
+    return True
+
+
+def _is_linear_expr(e: IExpr) -> bool:
+    """``e`` is in the fragment :class:`_IntEnc` encodes."""
+    return _linear_ok(e)
+
+
+def _linear_c(c: Cond) -> bool:
+    if isinstance(c, Cmp):
+        return _linear_ok(c.a) and _linear_ok(c.b)
+    if isinstance(c, BoolOp):
+        return all(_linear_c(x) for x in c.items)
+    if isinstance(c, Not):
+        return _linear_c(c.c)
+    return True
+
+
+def _is_linear(g: Gadget, terms: list[Term]) -> bool:
+    """Every index expression of ``g`` (and of its terms) is in :class:`_IntEnc`'s fragment."""
+    es: list[IExpr] = [g.rows, g.cols]
+    cs: list[Cond] = [g.where, g.care, g.entry]
+    for pl in g.layers:
+        for tp in pl.W + pl.h:
+            es.append(tp.src)
+            cs.append(tp.guard)
+            terms = terms + value_terms(tp.value, None)
+        terms = terms + value_terms(pl.b1, None) + value_terms(pl.b2, None)
+    for t in terms:
+        cs.append(t.guard)
+        es += [x for a in t.atoms for x in a.idx]
+    return all(_linear_ok(e) for e in es) and all(_linear_c(c) for c in cs)
+
+
+def _defined_terms(enc: _Enc, ts: list[Term]) -> list[tuple[Any, str]]:
+    """Definedness of each term: its guard, and its atoms' indices where the guard holds."""
+    z3 = enc.z3
+    out = []
+    for t in ts:
+        g, okg = enc.cond(t.guard)
+        oks = [enc.ix(x)[1] for a in t.atoms for x in a.idx]
+        out.append((z3.And(okg, z3.Implies(g, z3.And(*oks))), f"term guard {t.guard} with atoms {[(a.kind, [str(x) for x in a.idx]) for a in t.atoms]}"))
+    return out
+
+
+def _layer_definedness(enc: _Enc, g: Gadget) -> list[tuple[Any, str]]:
+    z3 = enc.z3
+    out = []
+    for k, pl in enumerate(g.layers):
+        for name, taps in (("W", pl.W), ("h", pl.h)):
+            for n, t in enumerate(taps):
+                c, okc = enc.cond(t.guard)
+                oks = [enc.ix(t.src)[1]] + [ok for ok, _ in _defined_terms(enc, value_terms(t.value, None))]
+                out.append((z3.And(okc, z3.Implies(c, z3.And(*oks))), f"layer {k} {name} tap {n} ({t.src} where {t.guard})"))
+        for name in ("b1", "b2"):
+            out += [(ok, f"layer {k} {name}: {what}") for ok, what in _defined_terms(enc, value_terms(getattr(pl, name), None))]
+    return out
+
+
+def _assignment(z3: Any, model: Any, enc: _Enc, names: list[str]) -> dict[str, int]:
+    return {n: model.eval(enc.vars[n], model_completion=True).as_long() for n in names}
+
+
+def _scale(ts: list[Term]) -> int:
+    den = 1
+    for t in ts:
+        den = den * t.coef.denominator // math.gcd(den, t.coef.denominator)
+    return den
+
+
+def _recheck(g: Gadget, params: dict[str, int], i: int, q: int) -> tuple[bool, str]:
+    """Instantiate at ``params`` and compare output cell ``(i, q)`` with the spec exactly, on
+    symbolic inputs ``u_r_c`` and the families' free symbols."""
+    from symverify.ir.scalar import is_zero, sym
+    from symverify.parametric.concrete import cell_value, entry_state, instance_model, sizes, spec_at
+
+    env, nn, dd = sizes(g, params)
+
+    def state(r: int, c: int) -> Any:
+        return sym(f"u_{r}_{c}")
+
+    want = spec_at(g, params, i, q, state)
+    if nn * dd <= RECHECK_CELLS:
+        from symverify.semantics.evaluate import eval_model
+        from symverify.semantics.rings import ScalarRing
+
+        model = instance_model(g, params)
+        u = entry_state(g, env, state)
+        got = eval_model(model, [[u(r, c) for c in range(dd)] for r in range(nn)], ScalarRing())[i][q]
+        how = "instance model, exact evaluation"
+    else:
+        got = cell_value(g, params, i, q, state)
+        how = "cell-by-cell concrete interpretation"
+    return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
+
+
+def _num(v: int) -> str:
+    """``v`` as printed in a range: ``2^k`` or ``2^k − 1`` for large powers of two."""
+    for k in range(10, WIDTH + 1):
+        if v == 1 << k:
+            return f"2^{k}"
+        if v == (1 << k) - 1:
+            return f"2^{k}−1"
+    return str(v)
+
+
+def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = None, timeout_s: float = 60.0) -> ForallResult:
+    """Decide ``output(i, q) = spec(i, q)`` for every parameter value, cell, input and family value.
+
+    ``ranges`` may narrow parameter ranges (e.g. to sizes outside an instance sweep). The
+    gadget is refused with :class:`ParametricError` where its definition is undefined or reads
+    outside its ranges (module docstring).
+    """
+    if not isinstance(g, Gadget):
+        raise ParametricError(f"prove_forall: expected a parametric Gadget, found {type(g).__name__}")
+    z3 = _z3()
+    t0 = time.perf_counter()
+    names = [p.name for p in g.params]
+    bounds = {p.name: (p.lo, p.hi) for p in g.params}
+    for n, (lo, hi) in dict(ranges or {}).items():
+        if n not in bounds:
+            raise ParametricError(f"prove_forall ranges: unknown parameter {n!r} (parameters: {names})")
+        if not (bounds[n][0] <= lo <= hi <= bounds[n][1]):
+            raise ParametricError(f"prove_forall ranges: {n} ∈ [{lo}, {hi}] is not inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
+        bounds[n] = (lo, hi)
+    shown = ", ".join(f"{n} ∈ [{_num(lo)}, {_num(hi)}]" for n, (lo, hi) in bounds.items())
+    if str(g.where) != "true":
+        shown += f", {g.where}"
+    out, spec = output_terms(g), spec_terms(g)
+    # First with ``a mod b`` as a conditional subtraction (fast to decide), valid only if every
+    # ``mod`` has a < 2b where it is evaluated; when that fails, with the full bit-vector remainder.
+    linear = _is_linear(g, out + spec)
+    encodings = ([(_IntEnc, True)] if linear else []) + [(_Enc, True), (_Enc, False)]
+    for n_enc, (kind, fast) in enumerate(encodings):
+        last = n_enc == len(encodings) - 1
+        enc = kind(z3, [*names, "i", "q"], fast_mod=fast)
+        v = enc.vars
+        try:
+            (nn, ok_n), (dd, ok_d) = enc.ix(g.rows), enc.ix(g.cols)
+        except _NotLinearError:
+            continue
+        (where, ok_w) = enc.cond(g.where)
+        base = [z3.And(enc.le(enc.const(lo), v[n]), enc.le(v[n], enc.const(hi))) for n, (lo, hi) in bounds.items()]
+        base += [ok_w, where]
+        cell = [enc.le(enc.const(0), v["i"]), enc.le(enc.const(0), v["q"]), enc.lt(v["i"], nn), enc.lt(v["q"], dd)]
+
+        def solver(base: list[Any] = base, kind: type[_Enc] = kind) -> Any:
+            s = z3.Solver() if kind is _Enc else z3.SolverFor("QF_LIA")
+            s.set("timeout", max(1, int(timeout_s * 1000)))
+            s.add(*base)
+            return s
+
+        s = solver()
+        s.add(z3.Or(z3.Not(ok_n), z3.Not(ok_d), nn == 0, dd == 0))
+        if s.check() == z3.sat:
+            if not last:
+                continue
+            raise ParametricError(f"gadget {g.name}: its state size {g.rows}×{g.cols} is undefined or 0 at "
+                                  f"{_assignment(z3, s.model(), enc, names)}")
+        care, ok_care = enc.cond(g.care)
+        checks = _layer_definedness(enc, g) + _defined_terms(enc, out)
+        checks += [(z3.And(ok_care, z3.Implies(care, ok)), f"spec {what}") for ok, what in _defined_terms(enc, spec)]
+        for o in obligations(g):
+            gz, okg = enc.cond(o.guard)
+            cz, okc = enc.cond(o.ok)
+            checks.append((z3.And(okg, z3.Implies(gz, z3.And(okc, cz))), o.what))
+        s = solver()
+        s.add(*cell)
+        s.add(z3.Or(*[z3.Not(ok) for ok, _ in checks]))
+        r = s.check()
+        if r == z3.unsat:
+            break
+        if not last:
+            continue
+        if r == z3.sat:
+            m = s.model()
+            bad = next(what for ok, what in checks if z3.is_false(m.eval(ok, model_completion=True)))
+            at = _assignment(z3, m, enc, [*names, "i", "q"])
+            raise ParametricError(f"gadget {g.name}: undefined or out of range at {at}: {bad}")
+        return ForallResult(g.name, exact_comparison(None), shown, detail=f"definedness check: z3 {r} ({s.reason_unknown()})",
+                            seconds=time.perf_counter() - t0)
+
+    timings = {"definedness": round(time.perf_counter() - t0, 3)}
+    # the identity
+    terms = out + [Term(t.guard, -t.coef, t.atoms) for t in spec]
+    tags = {"in": 1}
+    for t in terms:
+        for a in t.atoms:
+            tags.setdefault(a.kind, len(tags) + 1)
+    deg = max((len(t.atoms) for t in terms), default=0)
+    arity = max((len(a.idx) for t in terms for a in t.atoms), default=0)
+    scale = _scale(terms)
+    key = [[enc.fresh(f"key_{s_}_{k}") for k in range(arity + 1)] for s_ in range(deg)]
+
+    def atom_vec(a: Any) -> list[Any]:
+        if a is None:
+            return [enc.const(0)] * (arity + 1)
+        idx = [enc.ix(x)[0] for x in a.idx]
+        return [enc.const(tags[a.kind]), *idx, *([enc.const(0)] * (arity - len(idx)))]
+
+    summands: list[Any] = []
+    coefs: list[int] = []
+    for t in terms:
+        padded = list(t.atoms) + [None] * (deg - len(t.atoms))
+        vecs = [atom_vec(a) for a in padded]
+        alts, seen_perm = [], set()
+        for perm in itertools.permutations(range(deg)):
+            sig = tuple(id(padded[k]) if padded[k] is not None else None for k in perm)
+            if sig in seen_perm:
+                continue
+            seen_perm.add(sig)
+            alts.append(z3.And(*[x == y for s_ in range(deg) for x, y in zip(vecs[perm[s_]], key[s_])]))
+        gz = enc.cond(t.guard)[0]
+        coefs.append(int(t.coef * scale))
+        summands.append(z3.And(gz, z3.Or(*alts)) if alts else gz)
+    diff, zero = enc.total(list(zip(coefs, summands)))
+    stats: dict[str, Any] = {"encoding": ("int" if kind is _IntEnc else "bv") + ("" if fast else "-urem"), "terms": len(terms), "degree": deg, "spec_terms": len(spec), "output_terms": len(out), "timings": timings}
+    def within(rows: int, cols: int) -> list[Any]:
+        return [enc.le(nn, enc.const(rows)), enc.le(dd, enc.const(cols))]
+
+    verdicts = []
+    for extra in (within(16, 4), within(128, 128), []):
+        s = solver()
+        s.add(*cell, care, diff != zero, *extra)
+        r = s.check()
+        verdicts.append(r)
+        if r == z3.sat:
+            m = s.model()
+            at = _assignment(z3, m, enc, [*names, "i", "q"])
+            params = {n: at[n] for n in names}
+            differs, detail = _recheck(g, params, at["i"], at["q"])
+            if not differs:
+                raise ProverError(f"∀-prover: z3's counterexample {at} for {g.name} failed its exact re-check: {detail}")
+            return ForallResult(g.name, exact_comparison(False), shown, params, (at["i"], at["q"]), detail,
+                                time.perf_counter() - t0, stats)
+        timings[f"identity{len(verdicts)}"] = round(time.perf_counter() - t0, 3)
+    if verdicts[-1] == z3.unsat:
+        return ForallResult(g.name, exact_comparison(True), shown, seconds=time.perf_counter() - t0, stats=stats)
+    return ForallResult(g.name, exact_comparison(None), shown, detail=f"z3 {verdicts[-1]}", seconds=time.perf_counter() - t0, stats=stats)
+
+
+_ = Fraction
