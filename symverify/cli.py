@@ -185,7 +185,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     with activity(f"verifying {args.lhs} against {args.rhs} (method {args.method})", args.progress):
         report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
-                        certificate=cert, backend=args.backend, numeric=args.numeric or False)
+                        certificate=cert, backend=args.backend, numeric=args.numeric or False, progress=False)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

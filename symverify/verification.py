@@ -207,7 +207,8 @@ def _cross_check(a: Side, b: Side, opts: Options, timings: dict[str, float],
 def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0, trials: int | None = None,
            timeout: float | None = None, certificate: Certificate | None = None, backend: str | None = None,
            max_monomials: int | None = None, memory_limit: int | None = None,
-           error_bound: Fraction | None = None, isolate: bool | None = None, numeric: bool | str = False) -> Report:
+           error_bound: Fraction | None = None, isolate: bool | None = None, numeric: bool | str = False,
+           progress: bool | None = None) -> Report:
     """Decide ``lhs ≡ rhs`` (every output entry, as polynomials in the inputs and weights).
 
     Args:
@@ -236,6 +237,8 @@ def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0,
             ``'float32'``, ``'bfloat16'``) on both sides at seeded small-rational inputs and compare
             with exact evaluation (``report.numeric``). A cross-check of the executor, never a
             proof: it never changes the verdict (an executor error above its bound adds a note).
+        progress: show a spinner with the elapsed time on standard error while deciding
+            (:func:`symverify.progress.activity`; ``None``: when interactive, or ``SYMVERIFY_PROGRESS=1``).
 
     Raises:
         ShapeError: the sides have different shapes (both are named).
@@ -252,11 +255,15 @@ def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0,
     opts = Options.from_call(method, seed=seed, trials=trials, timeout=timeout, backend=backend,
                              max_monomials=max_monomials, memory_limit=memory_limit, error_bound=error_bound,
                              isolate=isolate, numeric=numeric)
+    from symverify.progress import activity, wanted
+
+    wanted(progress)  # a bad value is refused before any work
     timings: dict[str, float] = {}
     stats = (_describe(a), _describe(b))
-    res = _settle(run_prover(method, prover, a, b, opts, timings), opts)
-    cex = _rechecked(a, b, res, timings)
-    summary, notes = _cross_check(a, b, opts, timings, res.notes)
+    with activity(f"verifying {a.label()} against {b.label()} (method {method})", progress):
+        res = _settle(run_prover(method, prover, a, b, opts, timings), opts)
+        cex = _rechecked(a, b, res, timings)
+        summary, notes = _cross_check(a, b, opts, timings, res.notes)
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0
     return Report(res.verdict, res.method, res.evidence, cex, stats[0], stats[1], timings, notes, opts.seed, summary)
