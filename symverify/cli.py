@@ -3,9 +3,9 @@
 ``symverify verify A.json B.json [--method M] [--certificate CERT.json] [--json]`` exits 0 when
 proved, 1 when refuted, 2 when unknown and 3 on a usage or input error; ``symverify info FILE``
 prints the statistics of a circuit, model or certificate (``--compile METHOD`` adds a compiled
-model's resources against its stated bounds); ``symverify compile CIRCUIT.json -o MODEL.json
-[--certificate CERT.json]`` writes a compiled model and its certificate; ``symverify prove [NAME ...|all]``
-runs proof scripts (:mod:`symverify.scripts.runner`; on a Dask cluster with ``--scheduler``,
+model's resources against its stated bounds); ``symverify compile CIRCUIT.json [-o MODEL.json]
+[--certificate CERT.json]`` writes a compiled model (to standard output without ``-o``) and its certificate; ``symverify prove [NAME ...|all]``
+(``--list``: the scripts and their titles) runs proof scripts (:mod:`symverify.scripts.runner`; on a Dask cluster with ``--scheduler``,
 :mod:`symverify.scripts.dask_backend`) and exits 0 only when every instance is proved within
 its stated bounds; ``symverify sweep thm_h21 --widths … --depths … --seeds …`` runs a sweep
 script on that grid and writes the same run JSON. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
@@ -189,7 +189,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     with activity(f"verifying {args.lhs} against {args.rhs} (method {args.method})", args.progress):
         report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
                         certificate=cert, backend=args.backend, numeric=args.numeric or False,
-                        scheduler=args.scheduler)
+                        scheduler=args.scheduler, progress=False)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

@@ -258,7 +258,7 @@ def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0,
            timeout: float | None = None, certificate: Certificate | None = None, backend: str | None = None,
            max_monomials: int | None = None, memory_limit: int | None = None,
            error_bound: Fraction | None = None, isolate: bool | None = None, numeric: bool | str = False,
-           scheduler: Any = None) -> Report:
+           scheduler: Any = None, progress: bool | None = None) -> Report:
     """Decide ``lhs ≡ rhs`` (every output entry, as polynomials in the inputs and weights).
 
     Args:
@@ -292,6 +292,8 @@ def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0,
             address (``tcp://HOST:8786``) or file, or a ``distributed.Client``; the same verdict,
             report and failing stage as without (:mod:`symverify.provers.stages_dask`; needs
             ``symverify[dask]``).
+        progress: show a spinner with the elapsed time on standard error while deciding
+            (:func:`symverify.progress.activity`; ``None``: when interactive, or ``SYMVERIFY_PROGRESS=1``).
 
     Raises:
         ShapeError: the sides have different shapes (both are named).
@@ -309,11 +311,15 @@ def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0,
     opts = Options.from_call(method, seed=seed, trials=trials, timeout=timeout, backend=backend,
                              max_monomials=max_monomials, memory_limit=memory_limit, error_bound=error_bound,
                              isolate=isolate, numeric=numeric, scheduler=scheduler)
+    from symverify.progress import activity, wanted
+
+    wanted(progress)  # a bad value is refused before any work
     timings: dict[str, float] = {}
     stats = (_describe(a), _describe(b))
-    res = _settle(run_prover(method, prover, a, b, opts, timings), opts)
-    cex = _rechecked(a, b, res, timings)
-    summary, notes = _cross_check(a, b, opts, timings, res.notes)
+    with activity(f"verifying {a.label()} against {b.label()} (method {method})", progress):
+        res = _settle(run_prover(method, prover, a, b, opts, timings), opts)
+        cex = _rechecked(a, b, res, timings)
+        summary, notes = _cross_check(a, b, opts, timings, res.notes)
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0
     return Report(res.verdict, res.method, res.evidence, cex, stats[0], stats[1], timings, notes, opts.seed, summary)

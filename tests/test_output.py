@@ -98,3 +98,15 @@ def test_dask_rows_time_their_tasks_and_cases_are_grouped_automatically():
     assert task_seconds([{"seconds": 1.5}, {"seconds": 2.0}, {"status": "crashed"}]) == 3.5
     assert auto_groups(560, 2) == 4 and auto_groups(560, 16) == 32 and auto_groups(5, 16) == 5
     assert auto_groups(7, 0) == 2
+
+
+def test_verify_shows_progress_when_asked(capsys, monkeypatch):
+    monkeypatch.delenv("SYMVERIFY_PROGRESS", raising=False)
+    compiled = sv.compile(X)
+    capsys.readouterr()
+    assert sv.verify(X, compiled).proved
+    assert capsys.readouterr().err == ""
+    assert sv.verify(X, compiled, progress=True).proved
+    assert "verifying circuit <lambda>" in capsys.readouterr().err
+    with pytest.raises(UsageError, match="progress: expected"):
+        sv.verify(X, compiled, progress="on")  # type: ignore[arg-type]
