@@ -440,9 +440,14 @@ def _refined_layers(model: Model, lo: int, hi: int, b0: Boundary, variables: int
     dd = model.inner_d
     layers = model.layers[lo:hi]
     start = np.full((model.inner_n * dd, 4), -math.inf)
-    plain = [c.row * dd + c.col for c in b0.cells if _plain(c)]
+    plain: list[int] = []
+    other: list[Cell] = []
+    for c in b0.cells:
+        if _plain(c):
+            plain.append(c.row * dd + c.col)
+        else:
+            other.append(c)
     start[plain] = VAR
-    other = [c for c in b0.cells if not _plain(c)]
     if other:
         values = [_cell_value(c, dict.fromkeys(c.nodes(), ring.var), ring) for c in other]
         start[[c.row * dd + c.col for c in other]] = bound_rows([values])
