@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
 from symverify.kaleidoscope import apply_batch, compile_numpy, compile_torch
-from symverify.kaleidoscope._torch_module import BLOCK_MAX_N, _run_stages, use_blocks, use_dense
+from symverify.kaleidoscope._torch_module import BLOCK_MAX_N, _run_layout, _run_stages, use_blocks, use_dense
+from symverify.kaleidoscope.numeric import twiddles
 
 
 def random_bbstar(N: int, seed: int, lo: int = -3, hi: int = 4) -> BBStar:
@@ -24,7 +25,13 @@ def random_bbstar(N: int, seed: int, lo: int = -3, hi: int = 4) -> BBStar:
 def stage_form(m: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
     """The module's stage form on ``x (B, N)`` (the path a trace takes)."""
     bufs = dict(m.named_buffers())
-    return _run_stages([(s, bufs[f"t0_{k}"], bufs[f"t1_{k}"]) for k, s in enumerate(m.strides)], x)
+    return _run_layout([(tr, s, bufs[f"t0_{k}"], bufs[f"t1_{k}"]) for k, (tr, s) in enumerate(m._layout)], x, m.size)
+
+
+def natural_stage_form(bb: BBStar, x: torch.Tensor) -> torch.Tensor:
+    """The stages in the natural layout (every stage on the untransposed state)."""
+    st = [(s, torch.from_numpy(t0), torch.from_numpy(t1)) for s, t0, t1 in twiddles(bb)]
+    return _run_stages(st, x)
 
 
 def forms(m: torch.nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
@@ -34,8 +41,8 @@ def forms(m: torch.nn.Module, x: torch.Tensor) -> list[torch.Tensor]:
 
 
 def test_the_block_rule() -> None:
-    assert use_blocks(256, 1) and use_blocks(1024, 1) and not use_blocks(4096, 1) and use_blocks(4096, 16)
-    assert not use_blocks(16384, 16) and use_blocks(16384, 32) and not use_blocks(2 * BLOCK_MAX_N, 10**6)
+    assert use_blocks(256, 1) and use_blocks(1024, 1) and not use_blocks(1024, 16) and not use_blocks(4096, 16)
+    assert not use_blocks(16384, 16) and use_blocks(16384, 256) and not use_blocks(2 * BLOCK_MAX_N, 10**6)
     assert not use_blocks(2, 100)
     assert use_dense(64, 10**4) and use_dense(512, 8) and not use_dense(512, 9) and not use_dense(1024, 1)
 
@@ -49,6 +56,7 @@ def test_blocks_agree_with_stages_and_numpy(N: int, B: int) -> None:
     scale = max(1.0, float(np.abs(want).max()))
     for got in forms(m, x):
         assert float(np.abs(got.numpy() - want).max()) <= 1e-12 * scale
+    assert torch.equal(stage_form(m, x), natural_stage_form(bb, x))  # the transposed layout rounds identically
     got32 = compile_torch(bb, dtype="float32")(x)
     assert got32.dtype == torch.float32 and float(np.abs(got32.double().numpy() - want).max()) <= 1e-4 * scale
 

@@ -163,7 +163,8 @@ def test_torch_module_traces_and_moves():
     x = torch.randn(7, f.kaleidoscope.n, dtype=torch.float64)
     assert torch.equal(traced(x), m(x))
     stages = compile_numpy(f).stages
-    assert [b.shape for name, b in m.named_buffers() if name.startswith("t0_")] == [t0.shape for _, t0, _ in stages]
+    # one buffer per stage; stages of small stride are stored in the transposed layout they run in
+    assert [b.numel() for name, b in m.named_buffers() if name.startswith("t0_")] == [t0.size for _, t0, _ in stages]
     assert "n=3, size=16" in repr(m)
     assert m.to(torch.float32)(x).dtype == torch.float32  # .to() moves and casts the twiddle buffer
 

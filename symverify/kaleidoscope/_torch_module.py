@@ -5,7 +5,11 @@ Two ways to run the same product, picked per call from ``N`` and the batch ``B``
 - **stages**: stage ``k`` of stride ``s`` is ``Y = T0·X[:, :, 0:1] + T1·X[:, :, 1:2]`` on the view
   ``(B, N/(2s), 2, s)`` of the batch, with ``T0, T1 = twiddle[k]`` viewed as ``(N/(2s), 2, s)``
   (see :mod:`symverify.kaleidoscope.numeric`): a multiply into a preallocated buffer and an in-place
-  multiply-add, with two buffers alternating (no allocation per stage).
+  multiply-add, with two buffers alternating (no allocation per stage). The innermost loop of such
+  a view is ``s`` long, so small strides vectorise badly; stages of stride ``s < Lw`` therefore run
+  on the *transposed* state (index ``p = h·Lw + l`` stored at ``l·H + h``, one copy into the other
+  buffer), where they have stride ``s·H ≥ √N/2`` and their twiddles are stored permuted to match.
+  Every output is the same two products and one sum as before, so the result is unchanged bit for bit.
 - **blocks** (fused stages): split the index ``p = h·Lw + l`` (``Lw = 2^⌊log2 N / 2⌋``, ``H = N/Lw``).
   A stage of stride ``s ≥ Lw`` mixes only the bits of ``h`` (for each fixed ``l``), one of stride
   ``s < Lw`` only the bits of ``l``. So a run of consecutive high stages is, for each ``l``, one dense
@@ -20,7 +24,8 @@ Two ways to run the same product, picked per call from ``N`` and the batch ``B``
 
 The block form does more arithmetic but in three BLAS calls instead of two elementwise passes per
 stage; it pays at small ``N`` and at large batches (``benchmarks/butterfly.py`` measures both):
-``use_blocks(N, B)`` is ``N ≤ 1024`` or ``16·B² ≥ N`` (and ``N ≤ BLOCK_MAX_N``). All forms agree
+``use_blocks(N, B)`` is ``N ≤ 512``, or ``N ≤ 1024`` and ``B ≤ 4``, or ``B ≥ 256`` (and
+``N ≤ BLOCK_MAX_N``), where each measured faster than the transposed stage form. All forms agree
 to round-off (different summation orders), and exactly on integer data whose partial sums stay
 below 2^53. Blocks and the dense matrix are computed once per dtype and device, in float64 from the
 stages, then rounded once.
@@ -46,7 +51,7 @@ def use_blocks(N: int, B: int) -> bool:
     """Whether the fused block form runs a batch of ``B`` vectors of length ``N`` (module docstring)."""
     if N > BLOCK_MAX_N or N < 4:
         return False
-    return N <= 1024 or 16 * B * B >= N
+    return N <= 512 or (N <= 1024 and B <= 4) or B >= 256
 
 
 def use_dense(N: int, B: int) -> bool:
@@ -69,6 +74,51 @@ def _run_stages(stages: Sequence[tuple[int, Any, Any]], z: torch.Tensor) -> torc
         yv.addcmul_(t1, x1)
         cur = y
     return cur
+
+
+def _split(N: int) -> tuple[int, int]:
+    """``(Lw, H)``: the index ``p = h·Lw + l`` with ``Lw = 2^⌊log2 N / 2⌋`` and ``H = N/Lw``."""
+    lw = 1 << ((N.bit_length() - 1) // 2)
+    return lw, N // lw
+
+
+def transposed_stage(N: int, s: int, t0: Any, t1: Any) -> tuple[int, Any, Any]:
+    """A stage of stride ``s < Lw`` on the transposed state: stride ``s·H`` and its twiddles
+    rearranged so that pair ``(q, q + s·H)`` gets the coefficients of the natural pair it stores."""
+    lw, H = _split(N)
+    s2 = s * H
+    q = np.arange(N).reshape(N // (2 * s2), 2, s2)[:, 0, :]  # first element of each transposed pair
+    p = (q % H) * lw + q // H  # its natural index (bit log2 s of it is 0)
+    j, t = p // (2 * s), p % (2 * s)
+    return s2, np.ascontiguousarray(t0[j, :, t].transpose(0, 2, 1)), np.ascontiguousarray(t1[j, :, t].transpose(0, 2, 1))
+
+
+def _run_layout(stages: Sequence[tuple[bool, int, Any, Any]], z: torch.Tensor, N: int) -> torch.Tensor:
+    """The stage form with layouts on ``z (B, N)``: ``(transposed, stride, T0, T1)`` per stage (module
+    docstring); ``N`` is passed as a Python int (a trace records sizes read from tensors)."""
+    B = z.shape[0]
+    lw, H = _split(N)
+    bufs = (torch.empty_like(z), torch.empty_like(z))
+    cur, k, lay = z, 0, False
+    for tr, s, t0, t1 in stages:
+        if tr != lay:
+            y = bufs[k % 2]
+            if tr:
+                y.view(B, lw, H).copy_(cur.view(B, H, lw).transpose(1, 2))
+            else:
+                y.view(B, H, lw).copy_(cur.view(B, lw, H).transpose(1, 2))
+            cur, k, lay = y, k + 1, tr
+        y = bufs[k % 2]
+        x0, x1 = cur.view(B, N // (2 * s), 2, s).split(1, dim=2)
+        yv = y.view(B, N // (2 * s), 2, s)
+        torch.mul(t0, x0, out=yv)
+        yv.addcmul_(t1, x1)
+        cur, k = y, k + 1
+    if lay:
+        y = bufs[k % 2]
+        y.view(B, H, lw).copy_(cur.view(B, lw, H).transpose(1, 2))
+        cur = y
+    return cur if cur is not z else z.clone()
 
 
 def _blocks(N: int, stages: Sequence[tuple[int, Any, Any]]) -> list[tuple[bool, torch.Tensor]]:
@@ -105,8 +155,9 @@ class ButterflyProduct(torch.nn.Module):
     """``x ↦ M·x`` on the last axis for a butterfly product ``M`` of size ``size`` read at its
     ``n×n`` corner (inputs zero-padded to ``size``, the first ``n`` outputs kept).
 
-    Stage ``k`` keeps ``T0`` and ``T1`` as buffers ``t0_k`` and ``t1_k`` of shape ``(N/(2s), 2, s)``,
-    so ``.to(...)`` moves them and a trace records them as module state (a trace runs the stage
+    Stage ``k`` keeps ``T0`` and ``T1`` as buffers ``t0_k`` and ``t1_k`` of shape ``(N/(2s), 2, s)``
+    (a stage of stride ``s < Lw``: ``(N/(2s'), 2, s')`` with ``s' = s·H``, the transposed layout it
+    runs in), so ``.to(...)`` moves them and a trace records them as module state (a trace runs the stage
     form). The fused blocks are derived from the float64 stages on first use, per dtype and device.
     """
 
@@ -117,8 +168,12 @@ class ButterflyProduct(torch.nn.Module):
         self.size, self.n = size, n
         self.strides = tuple(s for s, _, _ in stages)
         self._names = tuple((f"t0_{k}", f"t1_{k}") for k in range(len(stages)))
+        lw = _split(size)[0]
+        laid = [(s < lw, *(transposed_stage(size, s, np.asarray(t0), np.asarray(t1)) if s < lw else (s, t0, t1)))
+                for s, t0, t1 in stages]
+        self._layout = tuple((tr, s) for tr, s, _, _ in laid)
         tdtype = getattr(torch, dtype)
-        for (a, b), (_, t0, t1) in zip(self._names, stages):
+        for (a, b), (_, _, t0, t1) in zip(self._names, laid):
             self.register_buffer(a, torch.as_tensor(np.ascontiguousarray(t0, dtype=np.float64), device=device).to(tdtype))
             self.register_buffer(b, torch.as_tensor(np.ascontiguousarray(t1, dtype=np.float64), device=device).to(tdtype))
         self.register_buffer("_dtype_probe", torch.zeros((), dtype=tdtype, device=device))
@@ -162,7 +217,7 @@ class ButterflyProduct(torch.nn.Module):
             y = self._run_blocks(z)
         else:
             buffers: dict[str, torch.Tensor] = self._buffers  # type: ignore[assignment]  # plain dict lookups, no __getattr__
-            y = _run_stages([(s, buffers[a], buffers[b]) for s, (a, b) in zip(self.strides, self._names)], z.contiguous())
+            y = _run_layout([(tr, s, buffers[a], buffers[b]) for (tr, s), (a, b) in zip(self._layout, self._names)], z.contiguous(), N)
         return y.reshape(B, N)[:, : self.n].reshape(*lead, self.n)
 
     def _run_blocks(self, z: torch.Tensor) -> torch.Tensor:
