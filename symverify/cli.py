@@ -492,7 +492,7 @@ def _table(summary: Any, wide: bool = False) -> Any:
         row = [o.name] + ([o.title] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}/{c.get('argued', 0)}",
                                                          bounds, f"{o.seconds:.0f} s"]
         t.add_row(*row)
-    t.caption = "p/r/u: instances proved/refuted/unknown"
+    t.caption = "p/r/u/a: instances proved/refuted/unknown, and argued claims (never counted as proved)"
     t.caption_justify = "left"
     return t
 

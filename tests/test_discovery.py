@@ -159,7 +159,8 @@ TITLE = "Proved but too big"
 
 def run(quick=False):
     r = ProofResult("big", TITLE)
-    r.instances.append(Instance("big instance", "proved", "exact", {"layers": 34}, {"layers": 31}))
+    r.instances.append(Instance.computed("big instance", True, "a test's computation", "exact",
+                                         resources={"layers": 34}, bounds={"layers": 31}))
     return r
 
 
@@ -174,7 +175,7 @@ def test_prove_shows_the_legend_and_overshoot_values(tmp_path, capsys):
     (d / "big.py").write_text(textwrap.dedent(SCRIPT))
     code, out, _ = run(capsys, "prove", "--dir", str(d), "-j", "1", "--wide")
     assert code == 1
-    assert "p/r/u: instances proved/refuted/unknown" in out
+    assert "p/r/u/a: instances proved/refuted/unknown, and argued claims" in out
     assert "layers=34 > 31" in out and "big: big instance: over bound: layers=34 > 31" in out
 
 

@@ -26,8 +26,9 @@ TITLE = "Long lines"
 def run(quick=False):
     r = ProofResult("longlines", TITLE)
     name = "an instance whose name is long enough to pass eighty columns: " + "x0*x1 + x2*x3 + " * 6 + "1"
-    r.instances.append(Instance(name, "proved", "exact", {"layers": 3, "inner_n": 1234567, "inner_d": 7654321},
-                                {"layers": 4, "inner_n": 2345678}))
+    r.instances.append(Instance.computed(name, True, "a test's computation", "exact",
+                                         resources={"layers": 3, "inner_n": 1234567, "inner_d": 7654321},
+                                         bounds={"layers": 4, "inner_n": 2345678}))
     return r
 
 
@@ -43,7 +44,7 @@ def test_piped_output_is_not_hard_wrapped(tmp_path, capsys):
     assert main(["prove", "--dir", str(d), "-j", "1", "--details"]) == 0
     out = capsys.readouterr().out
     long = [line for line in out.splitlines() if "x0*x1 + x2*x3 + x0*x1" in line]
-    assert long and any(line.rstrip().endswith("+ 1") for line in long), out
+    assert long and any("+ 1 (a test's computation)" in line for line in long), out
     details = [line for line in out.splitlines() if "inner_n=1234567 (bound 2345678" in line]
     assert details and "inner_d=7654321" in details[0]
     table = out.split("p/r/u")[0]

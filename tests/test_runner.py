@@ -135,7 +135,7 @@ def test_cli_exit_codes_table_and_stable_json(proof_dir, tmp_path, capsys):
     for word in ("good", "refuted", "overbound", "crashing", "CRASHED", "FAILED", "1 over: overbound instance: layers",
                  "1/4 scripts ok"):
         assert word in out, word
-    table = out.split("p/r/u: instances")[0]  # the table fits 80 columns; lines of text are not hard-wrapped
+    table = out.split("p/r/u/a: instances")[0]  # the table fits 80 columns; lines of text are not hard-wrapped
     assert max(len(line) for line in table.splitlines()) <= 80
     text = out_json.read_text()
     data = json.loads(text)
