@@ -76,6 +76,33 @@ def test_huge_constant_does_not_abort_the_process():
     assert lines["auto"].startswith("unknown")
 
 
+def test_a_coarse_certificate_over_a_huge_constant_does_not_abort_auto():
+    """One certificate stage over the whole compiled model: stages are sized by monomials, so under
+    ``auto`` (whose bounds see the ``2^64``-bit coefficient) the check runs in the limited child.
+    The compiler's own certificate (a stage per gate) still proves the pair exactly."""
+    script = textwrap.dedent("""
+        import sys
+        sys.path.insert(0, "tests")
+        import symverify as sv
+        from symverify.ir.certificate import Certificate
+        from test_robustness_holes import squared_constant
+        c = squared_constant(64)
+        comp = sv.compile(c)
+        coarse = Certificate((comp.certificate.boundaries[0], comp.certificate.boundaries[-1]))
+        r = sv.verify(c, comp.model, certificate=coarse, method="auto", timeout=3)
+        print(r.verdict.value, " | ".join(r.notes))
+        r = sv.verify(c, comp, method="auto", timeout=30)
+        print(r.verdict.value, r.method)
+    """)
+    t = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    coarse, fine = out.stdout.splitlines()
+    assert coarse.startswith("unknown") and "certificate check stopped" in coarse
+    assert fine == "proved compositional"
+    assert time.monotonic() - t < 60
+
+
 def test_peak_height_counts_values_that_never_reach_an_output():
     """``(2^(2^40))·0 + x0``: the output has height 0, the way there a ``2^40``-bit constant."""
 

@@ -24,6 +24,8 @@ from symverify.deadline import DeadlineExceededError
 from symverify.ir.certificate import Certificate
 from symverify.provers.compositional import check_certificate
 from symverify.provers.counterexample import search
+from symverify.provers.exact import IN_PROCESS_BITS, bits_text
+from symverify.provers.guard import run_limited
 from symverify.provers.options import Options
 from symverify.provers.outcome import MethodResult, UsageError, Verdict
 from symverify.provers.sides import CircuitSide, ModelSide, Side, certificate_of
@@ -42,8 +44,21 @@ def certified_pair(lhs: Side, rhs: Side) -> tuple[CircuitSide, ModelSide] | None
             return None
 
 
-def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Callable[[], int] = 1) -> MethodResult:
+def _check_all(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """:func:`check_certificate` (the target of the memory-limited child process)."""
+    return check_certificate(*args, **kwargs)
+
+
+def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Callable[[], int] = 1,
+                      peak_height_bits: int | None = None) -> MethodResult:
     """Check the certificate; on failure search for a counterexample (see the module docstring).
+
+    ``peak_height_bits`` (when the pair's :class:`~symverify.provers.bounds.Bounds` are known, as
+    under ``auto``): where values may have coefficients of more than
+    :data:`~symverify.provers.exact.IN_PROCESS_BITS` bits, the whole certificate check runs in the
+    memory-limited child process (:func:`~symverify.provers.guard.run_limited`; unless
+    ``isolate=False``), since stages are sized by monomial counts, which do not see coefficient
+    size (a coarse certificate over a constant squared 64 times would abort this process).
 
     Raises:
         UsageError: the pair is not (circuit, model with a certificate).
@@ -61,8 +76,22 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     circuit, model = pair
     start = time.perf_counter()
     backend = opts.backend if opts.backend in ("flint", "sympy") else "flint"
-    res = check_certificate(circuit.obj, model.obj, model.certificate, backend=backend, deadline=opts.deadline,  # type: ignore[arg-type]
-                            max_monomials=opts.max_monomials, memory_limit=opts.memory_limit, isolate=opts.isolate)
+    args = (circuit.obj, model.obj, model.certificate)
+    kwargs = dict(backend=backend, deadline=opts.deadline, max_monomials=opts.max_monomials,
+                  memory_limit=opts.memory_limit, isolate=opts.isolate)
+    if peak_height_bits is not None and peak_height_bits > IN_PROCESS_BITS and opts.isolate is not False:
+        remaining = opts.remaining()
+        inner = {**kwargs, "isolate": False}  # already in the limited child (a daemon process has no children)
+        lim = run_limited(_check_all, (args, inner), memory=opts.memory(),
+                          timeout=None if remaining is None else max(remaining, 0.0))
+        if lim.status != "ok":
+            return MethodResult(Verdict.UNKNOWN, "compositional", {"peak_height_bits": bits_text(peak_height_bits),
+                                                                   "ran": "subprocess"},
+                                notes=(f"certificate check stopped ({lim.status}): {lim.detail}",),
+                                timings={"stages": time.perf_counter() - start})
+        res = lim.value
+    else:
+        res = check_certificate(*args, **kwargs)  # type: ignore[arg-type]
     secs = time.perf_counter() - start
     ev: dict[str, Any] = {
         "stages_checked": res.stages_checked,
