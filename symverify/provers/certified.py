@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 from symverify.deadline import DeadlineExceededError
@@ -44,6 +45,28 @@ def certified_pair(lhs: Side, rhs: Side) -> tuple[CircuitSide, ModelSide] | None
             return None
 
 
+SHORT_STAGE_LAYERS = 8
+"""Stages of at most this many layers cannot square a value into a huge coefficient: each layer at
+most doubles the bits (plus a weight's), so 8 layers of weights within the file limits stay
+below ``2^28``-bit coefficients."""
+
+
+def stage_peak_bits(circuit: Side, model: Side, opts: Options) -> int:
+    """A bound on the coefficient bits the certificate check can meet, without the model's bounds
+    pass where that is not needed: the circuit's peak height (a stage expands circuit values from
+    its frontier: a constant squared 64 times would be computed there), and, when a stage spans
+    more than :data:`SHORT_STAGE_LAYERS` layers, the model's as well (the pair's
+    :func:`~symverify.provers.bounds.structure_bounds`, under the deadline)."""
+    from symverify.provers.bounds import structure_bounds
+
+    bits = structure_bounds(circuit, circuit, deadline=opts.checker()).peak_height_bits
+    cert = certificate_of(model)
+    bs = cert.boundaries if cert is not None else ()
+    if max((b1.layer - b0.layer for b0, b1 in pairwise(bs)), default=0) > SHORT_STAGE_LAYERS:
+        bits = max(bits, structure_bounds(circuit, model, deadline=opts.checker()).peak_height_bits)
+    return bits
+
+
 def _check_all(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """:func:`check_certificate` (the target of the memory-limited child process)."""
     return check_certificate(*args, **kwargs)
@@ -53,8 +76,8 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
                       peak_height_bits: int | None = None) -> MethodResult:
     """Check the certificate; on failure search for a counterexample (see the module docstring).
 
-    ``peak_height_bits`` (when the pair's :class:`~symverify.provers.bounds.Bounds` are known, as
-    under ``auto``): where values may have coefficients of more than
+    ``peak_height_bits`` (the pair's :class:`~symverify.provers.bounds.Bounds`, as ``auto`` knows
+    them; else :func:`stage_peak_bits`): where values may have coefficients of more than
     :data:`~symverify.provers.exact.IN_PROCESS_BITS` bits, the whole certificate check runs in the
     memory-limited child process (:func:`~symverify.provers.guard.run_limited`; unless
     ``isolate=False``), since stages are sized by monomial counts, which do not see coefficient
@@ -75,6 +98,8 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
         )
     circuit, model = pair
     start = time.perf_counter()
+    if peak_height_bits is None:
+        peak_height_bits = stage_peak_bits(circuit, model, opts)
     backend = opts.backend if opts.backend in ("flint", "sympy") else "flint"
     args = (circuit.obj, model.obj, model.certificate)
     kwargs = dict(backend=backend, deadline=opts.deadline, max_monomials=opts.max_monomials,
