@@ -76,6 +76,37 @@ def test_huge_constant_does_not_abort_the_process():
     assert lines["auto"].startswith("unknown")
 
 
+def test_a_coarse_certificate_over_a_huge_constant_does_not_abort_auto():
+    """One certificate stage over the whole compiled model: stages are sized by monomials, so where
+    the bounds see the ``2^64``-bit coefficient (``auto``'s, or the circuit's and, for long stages,
+    the model's under ``compositional``) the check runs in the limited child. The compiler's own
+    certificate (a stage per gate) still proves the pair exactly."""
+    script = textwrap.dedent("""
+        import sys
+        sys.path.insert(0, "tests")
+        import symverify as sv
+        from symverify.ir.certificate import Certificate
+        from test_robustness_holes import squared_constant
+        c = squared_constant(64)
+        comp = sv.compile(c)
+        coarse = Certificate((comp.certificate.boundaries[0], comp.certificate.boundaries[-1]))
+        for method in ("auto", "compositional"):
+            r = sv.verify(c, comp.model, certificate=coarse, method=method, timeout=3)
+            print(r.verdict.value, " | ".join(r.notes))
+            r = sv.verify(c, comp, method=method, timeout=30)
+            print(r.verdict.value, r.method)
+    """)
+    t = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert len(lines) == 4, out.stdout
+    for coarse, fine in (lines[0:2], lines[2:4]):
+        assert coarse.startswith("unknown") and "certificate check stopped" in coarse
+        assert fine == "proved compositional"
+    assert time.monotonic() - t < 60
+
+
 def test_peak_height_counts_values_that_never_reach_an_output():
     """``(2^(2^40))·0 + x0``: the output has height 0, the way there a ``2^40``-bit constant."""
 

@@ -409,7 +409,10 @@ def circuit_bounds(c: Any, ring: BoundRing, check: Check | None = None) -> tuple
     two), without an object per operation. ``check`` runs every few hundred gates. The result is
     cached per circuit object, ``q`` and variable count (the only inputs of the pass).
     """
-    outs, peak = _CIRCUIT_BOUNDS(c, lambda: _circuit_pass(c, ring, check), (ring.q, ring.variables))
+    key = (ring.q, ring.variables)
+    outs, peak = _CIRCUIT_BOUNDS(c, lambda: _circuit_pass(c, ring, check), key)
+    if _PEAKS.get(c, key) is None:  # evicted since: the pass puts it again
+        _circuit_pass(c, ring, check)
     return [BoundValue(d, s, UB(m, e), n, ring) if d >= 0 else ring.zero for d, s, m, e, n in outs], peak
 
 
@@ -550,7 +553,7 @@ def _model_vector(m: Any, ring: BoundRing, check: Check | None) -> tuple[list[li
     beyond that module's limits. Cached per model object, ``q`` and variable count."""
     key = (ring.q, ring.variables)
     hit = _MODEL_BOUNDS.get(m, key)
-    if hit is None:
+    if hit is None or _PEAKS.get(m, key) is None:
         summary = [0.0, 1.0]
         rows = model_rows(m.layers, _model_rects(m), m.n, m.d, m.inner_n, m.inner_d, scalar_rows,
                           ring.variables, ring.q, check, summary)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 from symverify.deadline import DeadlineExceededError
@@ -25,6 +26,8 @@ from symverify.ir.certificate import Certificate
 from symverify.provers import outcome
 from symverify.provers.compositional import check_certificate
 from symverify.provers.counterexample import search
+from symverify.provers.exact import IN_PROCESS_BITS, bits_text
+from symverify.provers.guard import run_limited
 from symverify.provers.options import Options
 from symverify.provers.outcome import MethodResult, UsageError
 from symverify.provers.sides import CircuitSide, ModelSide, Side, certificate_of
@@ -43,8 +46,43 @@ def certified_pair(lhs: Side, rhs: Side) -> tuple[CircuitSide, ModelSide] | None
             return None
 
 
-def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Callable[[], int] = 1) -> MethodResult:
+SHORT_STAGE_LAYERS = 8
+"""Stages of at most this many layers cannot square a value into a huge coefficient: each layer at
+most doubles the bits (plus a weight's), so 8 layers of weights within the file limits stay
+below ``2^28``-bit coefficients."""
+
+
+def stage_peak_bits(circuit: Side, model: Side, opts: Options) -> int:
+    """A bound on the coefficient bits the certificate check can meet, without the model's bounds
+    pass where that is not needed: the circuit's peak height (a stage expands circuit values from
+    its frontier: a constant squared 64 times would be computed there), and, when a stage spans
+    more than :data:`SHORT_STAGE_LAYERS` layers, the model's as well (the pair's
+    :func:`~symverify.provers.bounds.structure_bounds`, under the deadline)."""
+    from symverify.provers.bounds import structure_bounds
+
+    bits = structure_bounds(circuit, circuit, deadline=opts.checker()).peak_height_bits
+    cert = certificate_of(model)
+    bs = cert.boundaries if cert is not None else ()
+    if max((b1.layer - b0.layer for b0, b1 in pairwise(bs)), default=0) > SHORT_STAGE_LAYERS:
+        bits = max(bits, structure_bounds(circuit, model, deadline=opts.checker()).peak_height_bits)
+    return bits
+
+
+def _check_all(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """:func:`check_certificate` (the target of the memory-limited child process)."""
+    return check_certificate(*args, **kwargs)
+
+
+def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Callable[[], int] = 1,
+                      peak_height_bits: int | None = None) -> MethodResult:
     """Check the certificate; on failure search for a counterexample (see the module docstring).
+
+    ``peak_height_bits`` (the pair's :class:`~symverify.provers.bounds.Bounds`, as ``auto`` knows
+    them; else :func:`stage_peak_bits`): where values may have coefficients of more than
+    :data:`~symverify.provers.exact.IN_PROCESS_BITS` bits, the whole certificate check runs in the
+    memory-limited child process (:func:`~symverify.provers.guard.run_limited`; unless
+    ``isolate=False``), since stages are sized by monomial counts, which do not see coefficient
+    size (a coarse certificate over a constant squared 64 times would abort this process).
 
     Raises:
         UsageError: the pair is not (circuit, model with a certificate).
@@ -61,18 +99,28 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
         )
     circuit, model = pair
     start = time.perf_counter()
+    if peak_height_bits is None:
+        peak_height_bits = stage_peak_bits(circuit, model, opts)
     backend = opts.backend if opts.backend in ("flint", "sympy") else "flint"
-    if opts.scheduler is None:
-        res = check_certificate(circuit.obj, model.obj, model.certificate, backend=backend,  # type: ignore[arg-type]
-                                deadline=opts.deadline, max_monomials=opts.max_monomials,
-                                memory_limit=opts.memory_limit, isolate=opts.isolate)
-    else:  # the same stage checks as Dask tasks, the same result
+    args = (circuit.obj, model.obj, model.certificate)
+    kwargs = dict(backend=backend, deadline=opts.deadline, max_monomials=opts.max_monomials,
+                  memory_limit=opts.memory_limit, isolate=opts.isolate)
+    if opts.scheduler is not None:  # the same stage checks as Dask tasks, the same result
         from symverify.provers.stages_dask import check_certificate_dask
 
-        res = check_certificate_dask(circuit.obj, model.obj, model.certificate, scheduler=opts.scheduler,  # type: ignore[arg-type]
-                                     backend=backend, deadline=opts.deadline,  # type: ignore[arg-type]
-                                     max_monomials=opts.max_monomials, memory_limit=opts.memory_limit,
-                                     isolate=opts.isolate)
+        res = check_certificate_dask(*args, scheduler=opts.scheduler, **kwargs)  # type: ignore[arg-type]
+    elif peak_height_bits is not None and peak_height_bits > IN_PROCESS_BITS and opts.isolate is not False:
+        remaining = opts.remaining()
+        inner = {**kwargs, "isolate": False}  # already in the limited child (a daemon process has no children)
+        lim = run_limited(_check_all, (args, inner), memory=opts.memory(),
+                          timeout=None if remaining is None else max(remaining, 0.0))
+        if lim.status != "ok":
+            return outcome.unknown("compositional", {"peak_height_bits": bits_text(peak_height_bits), "ran": "subprocess"},
+                                   notes=(f"certificate check stopped ({lim.status}): {lim.detail}",),
+                                   timings={"stages": time.perf_counter() - start})
+        res = lim.value
+    else:
+        res = check_certificate(*args, **kwargs)  # type: ignore[arg-type]
     secs = time.perf_counter() - start
     ev: dict[str, Any] = {
         "stages_checked": res.stages_checked,

@@ -114,7 +114,8 @@ class CompositionalProver:
     """
 
     def prove(self, a: Side, b: Side, opts: Options, bounds: LazyBounds) -> MethodResult:
-        return run_compositional(a, b, opts, degree=bounds.degree)
+        known = bounds.value
+        return run_compositional(a, b, opts, degree=bounds.degree, peak_height_bits=None if known is None else known.peak_height_bits)
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def _auto_compositional(a: Side, b: Side, opts: Options, bounds: LazyBounds) -> 
     if certified_pair(a, b) is None:
         return None, ()
     try:
-        comp = run_compositional(a, b, opts, degree=bounds.degree)
+        comp = run_compositional(a, b, opts, degree=bounds.degree, peak_height_bits=bounds().peak_height_bits)
     except IRError as e:  # the certificate does not fit this circuit: decide by another method
         return None, (f"compositional was skipped: the certificate does not fit the circuit ({e})",)
     if comp.verdict is not Verdict.UNKNOWN:
