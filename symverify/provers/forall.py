@@ -426,11 +426,11 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
     for t in terms:
         for a in t.atoms:
             if a.kind == "in":
-                at_cell(*a.idx, enc.cond(t.guard)[0])
+                at_cell(a.idx[0], a.idx[1], enc.cond(t.guard)[0])
         # a predicate's arguments are a cell: assume holds there too
         for p in preds_in(t.guard):
             if len(p.idx) == 2:
-                at_cell(*p.idx, z3.BoolVal(True))
+                at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
     return out, ok0
 
 
