@@ -403,3 +403,18 @@ def test_compiler_butterfly_layers_are_the_h16_definitions() -> None:
                 checked += 1
                 stride *= 2
     assert checked >= 15
+
+
+@pytest.mark.slow
+def test_mutation_stride_misread_on_the_sequence_axis_refuted_at_a_huge_size() -> None:
+    """Layer B reads ``B2`` at ``S + 2t`` instead of ``S + t``: refuted at some ``R ≥ 2^10`` (~25 s;
+    the witness is re-checked cell by cell, the model being far too large to build)."""
+    from symverify.parametric.expr import pow2
+
+    g = lib.butterfly_sequence()
+    B = g.layers[1]
+    R = pow2(var("r"))
+    S, t = R + (R >> 1), pow2(var("e"))
+    mutant = _mutate_layer(g, 1, h=(B.h[0], B.h[1], tap(S + t + t)))
+    res = prove_forall(mutant, ranges={"r": (10, 38)})
+    assert res.verdict == "refuted" and res.params["r"] >= 10
