@@ -395,11 +395,11 @@ def test_compiler_butterfly_layers_are_the_h16_definitions() -> None:
                 r = lay.track_rows.bit_length() - 1
                 j = tw.bit_length() - 1
                 if stride >= tw:
-                    g, e = lib.butterfly_sequence(), (stride // tw).bit_length() - 1
+                    g, params = lib.butterfly_sequence(), {"r": r, "tw": tw, "e": (stride // tw).bit_length() - 1}
                 else:
-                    g, e = lib.butterfly_channel(), stride.bit_length() - 1
+                    g, params = lib.butterfly_channel(), {"r": r, "j": j, "e": stride.bit_length() - 1}
                 built = factor_layers(lay, f)
-                _same_layers(built, instantiate(g, {"r": r, "j": j, "e": e}, fams), (d, size, stride))
+                _same_layers(built, instantiate(g, params, fams), (d, size, stride))
                 checked += 1
                 stride *= 2
     assert checked >= 15

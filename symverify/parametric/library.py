@@ -168,10 +168,11 @@ def butterfly_sequence() -> Gadget:
     ``B2``: ``d3[p]`` at lower rows (``p`` = the cell's position ``row·tw + channel``). ``B``:
     ``h = e_0 + e_{N' − S − t} + e_{S + t}``, ``b1 = 1`` on ``B0``'s track. Spec: ``out[p] = d1·x[p] +
     d2·x[p + s]``, ``out[p + s] = d3·x[p] + d4·x[p + s]`` on ``B0``, every other cell 0; input on ``B0``.
-    The families are indexed by the cell ``(row, channel)`` of the pair's lower position ``p``."""
-    r, j, e = var("r"), var("j"), var("e")
+    The families are indexed by the cell ``(row, channel)`` of the pair's lower position ``p``. The
+    track width ``tw`` is a free integer here (the sequence axis does not depend on it being a power
+    of two), which keeps the channel arithmetic linear."""
+    r, tw, e = var("r"), var("tw"), var("e")
     R, S, NN = _layout(r)
-    tw = pow2(j)
     t = pow2(e)
     low = ~bit(i, e)
     in_b0 = lt(i, R)
@@ -186,7 +187,8 @@ def butterfly_sequence() -> Gadget:
     spec = where(in_b0, where(low, fam("d1", i, q) * inp(i, q) + fam("d2", i, q) * inp(i + t, q),
                               fam("d3", i - t, q) * inp(i - t, q) + fam("d4", i - t, q) * inp(i, q)))
     fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
-    return Gadget("butterfly_sequence", _butterfly_params(), NN, tw, (A, B), spec, where=lt(e, r), entry=in_b0,
+    ps = (Param("r", 1, MAX_LOG_N - 2), Param("tw", 1, MAX_D), Param("e", 0, MAX_LOG_N))
+    return Gadget("butterfly_sequence", ps, NN, tw, (A, B), spec, where=lt(e, r), entry=in_b0,
                   families=fams)
 
 
