@@ -67,6 +67,7 @@ from symverify.parametric.expr import (
 )
 from symverify.parametric.gadget import Gadget
 from symverify.parametric.symbolic import Term, obligations, output_terms, spec_terms, value_terms
+from symverify.provers.outcome import Verdict
 
 __all__ = ["ForallResult", "prove_forall", "RECHECK_CELLS"]
 
@@ -75,18 +76,21 @@ RECHECK_CELLS = 1 << 14  # 128 × 128
 
 @dataclass(frozen=True)
 class ForallResult:
-    """The verdict of :func:`prove_forall`: ``"proved"`` (for every parameter value in ``ranges``),
+    """The verdict of :func:`prove_forall` (a :class:`~symverify.provers.outcome.Verdict`): ``"proved"`` (for every parameter value in ``ranges``),
     ``"refuted"`` (``params`` and ``cell`` a re-checked counterexample, ``detail`` the two values)
     or ``"unknown"`` (``detail`` says why)."""
 
     gadget: str
-    verdict: str
+    verdict: Verdict
     ranges: str
     params: Mapping[str, int] = field(default_factory=dict)
     cell: tuple[int, int] | None = None
     detail: str = ""
     seconds: float = 0.0
     stats: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", Verdict(self.verdict))
 
     def __str__(self) -> str:
         if self.verdict == "proved":
@@ -555,7 +559,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             bad = next(what for ok, what in checks if z3.is_false(m.eval(ok, model_completion=True)))
             at = _assignment(z3, m, enc, [*names, "i", "q"])
             raise ParametricError(f"gadget {g.name}: undefined or out of range at {at}: {bad}")
-        return ForallResult(g.name, "unknown", shown, detail=f"definedness check: z3 {r} ({s.reason_unknown()})",
+        return ForallResult(g.name, Verdict.UNKNOWN, shown, detail=f"definedness check: z3 {r} ({s.reason_unknown()})",
                             seconds=time.perf_counter() - t0)
 
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
@@ -610,16 +614,16 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             preds = {name: _pred_fn(z3, m, enc, fn, points.get(name, set())) for name, fn in enc.preds.items()}
             differs, detail = _recheck(g, params, at["i"], at["q"], preds)
             if differs is None:
-                return ForallResult(g.name, "unknown", shown, detail=f"z3's witness {at} could not be confirmed: {detail}",
+                return ForallResult(g.name, Verdict.UNKNOWN, shown, detail=f"z3's witness {at} could not be confirmed: {detail}",
                                     seconds=time.perf_counter() - t0, stats=stats)
             if not differs:
                 raise ProverError(f"∀-prover: z3's counterexample {at} for {g.name} failed its exact re-check: {detail}")
-            return ForallResult(g.name, "refuted", shown, params, (at["i"], at["q"]), detail,
+            return ForallResult(g.name, Verdict.REFUTED, shown, params, (at["i"], at["q"]), detail,
                                 time.perf_counter() - t0, stats)
         timings[f"identity{len(verdicts)}"] = round(time.perf_counter() - t0, 3)
     if verdicts[-1] == z3.unsat:
-        return ForallResult(g.name, "proved", shown, seconds=time.perf_counter() - t0, stats=stats)
-    return ForallResult(g.name, "unknown", shown, detail=f"z3 {verdicts[-1]}", seconds=time.perf_counter() - t0, stats=stats)
+        return ForallResult(g.name, Verdict.PROVED, shown, seconds=time.perf_counter() - t0, stats=stats)
+    return ForallResult(g.name, Verdict.UNKNOWN, shown, detail=f"z3 {verdicts[-1]}", seconds=time.perf_counter() - t0, stats=stats)
 
 
 _ = Fraction

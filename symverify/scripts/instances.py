@@ -42,9 +42,8 @@ def forall_instance(gadget: Gadget) -> Instance:
     gadget, named with the ranges it holds for (method ``z3``; a refutation is re-checked by
     instantiating the gadget)."""
     from symverify.provers.forall import prove_forall
-    from symverify.provers.outcome import Verdict
 
     r = prove_forall(gadget)
     name = f"∀ {gadget.name}: {r.ranges}"
     detail = "" if r.verdict == "proved" else str(r)
-    return Instance(name, Verdict(r.verdict), "z3", {"layers": len(gadget.layers)}, {}, r.seconds, detail)
+    return Instance(name, r.verdict, "z3", {"layers": len(gadget.layers)}, {}, r.seconds, detail)
