@@ -187,7 +187,8 @@ def run(quick: bool = False) -> ProofResult:
                 f"{' pending' if s.pending else ''}: all inputs, all c")
         bounds: dict[str, int | Fraction] = {"layers": PRODUCT_LAYERS, "inner_n": 3 * (lay.track_rows + lay.track_rows // 2), "inner_d": s.d}
         res.instances.append(fragment_instance(frag, name, bounds))
-    res.instances.append(forall_instance(forall_library.product_pair()))  # (v2 + c1)·(v1 + c2), every k and placement
+    res.instances.append(forall_instance(forall_library.product_pair()))  # (v2 + c1)·(v1 + c2), every k, block placement
+    res.instances.append(forall_instance(forall_library.mul_stage()))  # M1, M2 as compiled: every placement, k_rows, pending
     return res
 
 

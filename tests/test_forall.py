@@ -18,7 +18,7 @@ import pytest
 from symverify.ir.scalar import sym
 from symverify.parametric import library as lib
 from symverify.parametric.concrete import cell_value, entry_state, family_symbol, instance_model, instantiate, spec_at
-from symverify.parametric.expr import ParametricError, bit, fam, inp, lt, var, where
+from symverify.parametric.expr import ParametricError, bit, fam, inp, lt, predicates, var, where
 from symverify.parametric.gadget import Gadget, Param, PLayer, tap
 from symverify.parametric.symbolic import eval_terms, output_terms
 from symverify.provers.forall import prove_forall
@@ -96,31 +96,48 @@ def _fam(name: str, *idx: int) -> Any:
     return family_symbol(name, *idx)
 
 
+def _placement(g: Gadget, env: dict[str, int], rng: random.Random) -> dict[str, Any]:
+    """A random placement satisfying the gadget's ``assume`` (only ``mul_stage`` has one)."""
+    if g.name != "mul_stage":
+        return {}
+    R, tw, k = env["R"], env["tw"], env["k"]
+    v1 = {(r, c) for r in range(R - k) for c in range(tw) if rng.random() < 0.3}
+    v1 = {(r, c) for r, c in v1 if (r - k, c) not in v1}
+    taken = v1 | {(r + k, c) for r, c in v1}
+    v3 = {(r, c) for r in range(R) for c in range(tw) if (r, c) not in taken and rng.random() < 0.3}
+    return {"V1": lambda r, c: (r, c) in v1, "V3": lambda r, c: (r, c) in v3}
+
+
 @pytest.mark.parametrize("make", lib.ALL, ids=lambda f: f.__name__)
 def test_symbolic_matches_concrete_up_to_2_pow_10(make: Any) -> None:
     g = make()
     terms = output_terms(g)
     rng = random.Random(7)
-    for env in _samples(g, 14, seed=hash(g.name) % 1000):
-        model = instance_model(g, env)
-        nn, dd = model.inner_n, model.inner_d
-        inp_state = entry_state(g, env, u)
-        if nn * dd <= 128:
-            full = eval_model(model, [[inp_state(r, c) for c in range(dd)] for r in range(nn)], ScalarRing())
-            cells = [(a, c) for a in range(nn) for c in range(dd)]
-        else:
-            full = None
-            cells = [(rng.randrange(nn), rng.randrange(dd)) for _ in range(12)] + [(0, 0), (nn - 1, dd - 1)]
-        layers = [(layer, {"h": _by_col(layer.h.nonzero()), "W": _by_col(layer.W.nonzero())}) for layer in model.layers]
-        memo: dict = {}
-        for a, c in cells:
-            built = full[a][c] if full is not None else _model_cell(layers, nn, len(layers), a, c, inp_state, memo)
-            symbolic = eval_terms(terms, {**env, "i": a, "q": c}, inp_state, _fam)
-            assert built == symbolic, (g.name, env, (a, c))
-            assert cell_value(g, env, a, c, u) == built
-            want = spec_at(g, env, a, c, u)
-            if want is not None:
-                assert want == built, (g.name, env, (a, c))
+    for env in _samples(g, 14, seed=sum(map(ord, g.name))):
+        with predicates(_placement(g, env, rng)):
+            _compare_at(g, terms, env, rng)
+
+
+def _compare_at(g: Gadget, terms: Any, env: dict[str, int], rng: random.Random) -> None:
+    model = instance_model(g, env)
+    nn, dd = model.inner_n, model.inner_d
+    inp_state = entry_state(g, env, u)
+    if nn * dd <= 128:
+        full = eval_model(model, [[inp_state(r, c) for c in range(dd)] for r in range(nn)], ScalarRing())
+        cells = [(a, c) for a in range(nn) for c in range(dd)]
+    else:
+        full = None
+        cells = [(rng.randrange(nn), rng.randrange(dd)) for _ in range(12)] + [(0, 0), (nn - 1, dd - 1)]
+    layers = [(layer, {"h": _by_col(layer.h.nonzero()), "W": _by_col(layer.W.nonzero())}) for layer in model.layers]
+    memo: dict = {}
+    for a, c in cells:
+        built = full[a][c] if full is not None else _model_cell(layers, nn, len(layers), a, c, inp_state, memo)
+        symbolic = eval_terms(terms, {**env, "i": a, "q": c}, inp_state, _fam)
+        assert built == symbolic, (g.name, env, (a, c))
+        assert cell_value(g, env, a, c, u) == built
+        want = spec_at(g, env, a, c, u)
+        if want is not None:
+            assert want == built, (g.name, env, (a, c))
 
 
 FAST = [f for f in lib.ALL if f is not lib.butterfly_sequence]
@@ -312,3 +329,92 @@ def test_primitive_builders_match_the_reference_cell_by_cell() -> None:
                         assert ga.to_rows() == gb.to_rows(), (kind, nn, dd, s, name)
                 checked += 1
     assert checked > 200
+
+
+# ---- the compiler's layers are the instantiated definitions ------------------------------------
+
+
+def _same_layers(a: Any, b: Any, what: Any) -> None:
+    assert len(a) == len(b), what
+    for la, lb in zip(a, b):
+        assert la.mode == lb.mode, what
+        for (name, ga), (_, gb) in zip(la.grids(), lb.grids()):
+            assert ga.to_rows() == gb.to_rows(), (what, name)
+
+
+def test_compiler_mul_layers_are_the_mul_stage_definition() -> None:
+    """``mul_layers`` (compiler) equals ``mul_stage`` instantiated at the same layout, placement,
+    shift and constants, cell by cell, over the product-gadget proof sweep's shapes."""
+    from symverify.compiler.circuit_to_baseconv import mul_layers
+    from symverify.proofs.thm_h21_product_gadget import shapes
+
+    checked = 0
+    for s in shapes(quick=False)[::3]:
+        lay, v1, kr, v3 = s.build()
+        if not v1:
+            continue
+        tw = lay.tw
+        offset = {p: (p % 5) - 2 for p in range(0, lay.size, 3)}
+        built = mul_layers(lay, v1, kr, v3, s.pending, offset)
+        s1, s3 = set(v1), set(v3)
+        placement = {"V1": lambda r, c, s1=s1, tw=tw: c < tw and r * tw + c in s1,
+                     "V3": lambda r, c, s3=s3, tw=tw: c < tw and r * tw + c in s3}
+        fams = {"C": lambda r, c, off=offset, tw=tw: off.get(r * tw + c, 0)}
+        params = {"R": lay.track_rows, "tw": tw, "d": lay.width, "k": kr, "pend": int(s.pending)}
+        _same_layers(built, instantiate(lib.mul_stage(), params, fams, placement), (s, params))
+        checked += 1
+    assert checked >= 40
+
+
+def test_compiler_butterfly_layers_are_the_h16_definitions() -> None:
+    """Layers A and B / A and C of a clean, unpruned Lemma H.16 gadget (``factor_layers``) equal the
+    ``butterfly_sequence`` / ``butterfly_channel`` definitions instantiated at the same layout, with the
+    factor's blocks as the families, for every stride (``d`` a power of two)."""
+    from symverify.compiler.butterfly_to_baseconv import factor_layers
+    from symverify.compiler.layout import Layout
+    from symverify.ir.butterfly import ButterflyFactor
+
+    checked = 0
+    for d in (1, 2, 4):
+        for size in (4 * d, 8 * d, 16 * d):
+            lay = Layout.choose(1, d, size)
+            if lay.track_rows < 2:
+                continue
+            tw = lay.tw
+            stride = 1
+            while stride < lay.size:
+                pairs = lay.size // 2
+                f = ButterflyFactor(lay.size, stride, *[tuple(sym(f"{n}{m}") for m in range(pairs)) for n in ("a", "b", "c", "e")])
+                low = {p: m for m, (p, _) in enumerate(f.pairs())}
+
+                def family(name: str, f: Any = f, low: Any = low, tw: int = tw) -> Any:
+                    col = {"d1": f.d1, "d2": f.d2, "d3": f.d3, "d4": f.d4}[name]
+                    return lambda row, ch: col[low[row * tw + ch]]
+
+                fams = {n: family(n) for n in ("d1", "d2", "d3", "d4")}
+                r = lay.track_rows.bit_length() - 1
+                j = tw.bit_length() - 1
+                if stride >= tw:
+                    g, params = lib.butterfly_sequence(), {"r": r, "tw": tw, "e": (stride // tw).bit_length() - 1}
+                else:
+                    g, params = lib.butterfly_channel(), {"r": r, "j": j, "e": stride.bit_length() - 1}
+                built = factor_layers(lay, f)
+                _same_layers(built, instantiate(g, params, fams), (d, size, stride))
+                checked += 1
+                stride *= 2
+    assert checked >= 15
+
+
+@pytest.mark.slow
+def test_mutation_stride_misread_on_the_sequence_axis_refuted_at_a_huge_size() -> None:
+    """Layer B reads ``B2`` at ``S + 2t`` instead of ``S + t``: refuted at some ``R ≥ 2^10`` (~25 s;
+    the witness is re-checked cell by cell, the model being far too large to build)."""
+    from symverify.parametric.expr import pow2
+
+    g = lib.butterfly_sequence()
+    B = g.layers[1]
+    R = pow2(var("r"))
+    S, t = R + (R >> 1), pow2(var("e"))
+    mutant = _mutate_layer(g, 1, h=(B.h[0], B.h[1], tap(S + t + t)))
+    res = prove_forall(mutant, ranges={"r": (10, 38)})
+    assert res.verdict == "refuted" and res.params["r"] >= 10

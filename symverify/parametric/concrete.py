@@ -37,6 +37,7 @@ from symverify.parametric.expr import (
     VIf,
     VProd,
     VSum,
+    predicates,
     vars_i,
 )
 from symverify.parametric.gadget import Gadget, PLayer, Tap
@@ -187,10 +188,17 @@ def _layer(pl: PLayer, env: dict[str, int], nn: int, dd: int, fams: Families | N
                  _bias(pl.b2, env, nn, dd, fams), Mode(pl.mode))
 
 
-def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None = None) -> tuple[Layer, ...]:
-    """The gadget's layers at the parameter values ``params`` (module docstring)."""
-    env, nn, dd = sizes(g, params)
-    return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}") for k, pl in enumerate(g.layers))
+def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None = None,
+                placement: Mapping[str, Callable[..., bool]] | None = None) -> tuple[Layer, ...]:
+    """The gadget's layers at the parameter values ``params`` (module docstring); ``placement``
+    gives the free predicates (callables on cells), which must satisfy ``assume`` at every cell."""
+    with predicates(placement or {}):
+        env, nn, dd = sizes(g, params)
+        if placement is not None:
+            bad = next(((r, c) for r in range(nn) for c in range(dd) if not g.assume.eval({**env, "i": r, "q": c})), None)
+            if bad is not None:
+                raise ParametricError(f"gadget {g.name}: the placement violates {g.assume} at cell {bad}")
+        return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}") for k, pl in enumerate(g.layers))
 
 
 def instance_model(g: Gadget, params: Mapping[str, int], families: Families | None = None) -> Model:

@@ -30,16 +30,19 @@ symverify.parametric.expr.ParametricError: index expression (i - s): subtraction
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Union
 
 from symverify.errors import IRError
 
 __all__ = [
     "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
-    "Value", "Num", "Inp", "Fam", "VSum", "VProd", "VIf",
+    "Pred", "pred", "predicates", "Value", "Num", "Inp", "Fam", "VSum", "VProd", "VIf",
     "var", "lit", "as_iexpr", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
     "inp", "fam", "where", "as_value", "ZERO", "ONE",
 ]
@@ -220,6 +223,40 @@ class Not(Cond):
 
     def __str__(self) -> str:
         return f"not {self.c}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pred(Cond):
+    """A free predicate ``name(idx…)`` on cells (e.g. "this cell holds an operand"): a proof holds for
+    every predicate satisfying the gadget's ``assume``; concretely it is the callable given in
+    :func:`predicates`."""
+
+    name: str
+    idx: tuple[IExpr, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ParametricError(f"predicate: expected an identifier name, found {self.name!r}")
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(map(str, self.idx))})"
+
+
+_PREDICATES: contextvars.ContextVar[Mapping[str, Callable[..., bool]]] = contextvars.ContextVar("predicates", default=MappingProxyType({}))
+
+
+@contextlib.contextmanager
+def predicates(preds: Mapping[str, Callable[..., bool]]) -> Iterator[None]:
+    """Evaluate :class:`Pred` conditions with these callables inside the ``with`` block."""
+    token = _PREDICATES.set({**_PREDICATES.get(), **preds})
+    try:
+        yield
+    finally:
+        _PREDICATES.reset(token)
+
+
+def pred(name: str, *idx: IntLike) -> Cond:
+    return Pred(name, tuple(as_iexpr(x) for x in idx))
 
 
 TRUE: Cond = BoolOp("and", ())
@@ -449,6 +486,11 @@ def _eval_c(c: Cond, env: Mapping[str, int]) -> bool:
         return any(_eval_c(x, env) for x in c.items)
     if isinstance(c, Not):
         return not _eval_c(c.c, env)
+    if isinstance(c, Pred):
+        fn = _PREDICATES.get().get(c.name)
+        if fn is None:
+            raise ParametricError(f"predicate {c.name} has no value (pass it with predicates=...)")
+        return bool(fn(*(_eval_i(x, env) for x in c.idx)))
     raise ParametricError(f"condition: unknown node {type(c).__name__}")
 
 
@@ -472,6 +514,8 @@ def subst_c(c: Cond, sub: Mapping[str, IExpr]) -> Cond:
         return BoolOp(c.op, tuple(subst_c(x, sub) for x in c.items))
     if isinstance(c, Not):
         return Not(subst_c(c.c, sub))
+    if isinstance(c, Pred):
+        return Pred(c.name, tuple(subst_i(x, sub) for x in c.idx))
     return c
 
 
@@ -492,6 +536,8 @@ def vars_c(c: Cond) -> frozenset[str]:
         return frozenset().union(*(vars_c(x) for x in c.items)) if c.items else frozenset()
     if isinstance(c, Not):
         return vars_c(c.c)
+    if isinstance(c, Pred):
+        return frozenset().union(*(vars_i(x) for x in c.idx)) if c.idx else frozenset()
     return frozenset()
 
 

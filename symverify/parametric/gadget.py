@@ -5,7 +5,9 @@ a condition ``where`` relating them), gives the state size ``rows = N'`` and ``c
 index expressions, its layers (:class:`PLayer`) and its specification ``spec``: the value every
 output cell ``(i, q)`` must hold, as a :class:`~symverify.parametric.expr.Value` over the input
 cells ``inp(r, c)`` and the weight families, wherever ``care(i, q)`` holds (elsewhere the output
-is free).
+is free). The input state is arbitrary on the cells where ``entry(i, q)`` holds and 0 elsewhere.
+Free predicates (:func:`~symverify.parametric.expr.pred`) describe placements (which cells hold
+an operand); ``assume(i, q)`` states what they satisfy at every cell.
 
 A layer ``y = (u·W + b1) ⊙ (h ⊛ u + b2)`` is given by
 
@@ -132,6 +134,7 @@ class Gadget:
     where: Cond = TRUE
     care: Cond = TRUE
     entry: Cond = TRUE
+    assume: Cond = TRUE
     families: Mapping[str, tuple[IExpr, ...]] = field(default_factory=dict)
     doc: str = ""
 
@@ -160,7 +163,7 @@ class Gadget:
                 used |= vars_c(t.guard) | vars_i(t.src) | vars_v(t.value)
             if not used <= cell:
                 raise ParametricError(f"gadget {self.name} layer {k}: unknown variables {sorted(used - cell)}")
-        for what, vs in (("spec", vars_v(self.spec)), ("care", vars_c(self.care)), ("entry", vars_c(self.entry))):
+        for what, vs in (("spec", vars_v(self.spec)), ("care", vars_c(self.care)), ("entry", vars_c(self.entry)), ("assume", vars_c(self.assume))):
             if not vs <= cell:
                 raise ParametricError(f"gadget {self.name} {what}: unknown variables {sorted(vs - cell)}")
         if not self.layers:

@@ -25,6 +25,7 @@ from symverify.parametric.expr import (
     ite,
     lt,
     pow2,
+    pred,
     var,
     where,
 )
@@ -32,7 +33,7 @@ from symverify.parametric.gadget import Gadget, Param, PLayer, tap
 
 __all__ = [
     "MAX_N", "MAX_D", "shift_down", "shift_up", "cyclic_shift", "running_add", "mask", "gate", "constant", "move_rows",
-    "move_cols", "remember_rows", "butterfly_sequence", "butterfly_channel", "product_pair", "gather", "scatter",
+    "move_cols", "remember_rows", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter",
     "user_cyclic_shift", "PRIMITIVES", "ALL",
 ]
 
@@ -167,10 +168,11 @@ def butterfly_sequence() -> Gadget:
     ``B2``: ``d3[p]`` at lower rows (``p`` = the cell's position ``row·tw + channel``). ``B``:
     ``h = e_0 + e_{N' − S − t} + e_{S + t}``, ``b1 = 1`` on ``B0``'s track. Spec: ``out[p] = d1·x[p] +
     d2·x[p + s]``, ``out[p + s] = d3·x[p] + d4·x[p + s]`` on ``B0``, every other cell 0; input on ``B0``.
-    The families are indexed by the cell ``(row, channel)`` of the pair's lower position ``p``."""
-    r, j, e = var("r"), var("j"), var("e")
+    The families are indexed by the cell ``(row, channel)`` of the pair's lower position ``p``. The
+    track width ``tw`` is a free integer here (the sequence axis does not depend on it being a power
+    of two), which keeps the channel arithmetic linear."""
+    r, tw, e = var("r"), var("tw"), var("e")
     R, S, NN = _layout(r)
-    tw = pow2(j)
     t = pow2(e)
     low = ~bit(i, e)
     in_b0 = lt(i, R)
@@ -185,7 +187,8 @@ def butterfly_sequence() -> Gadget:
     spec = where(in_b0, where(low, fam("d1", i, q) * inp(i, q) + fam("d2", i, q) * inp(i + t, q),
                               fam("d3", i - t, q) * inp(i - t, q) + fam("d4", i - t, q) * inp(i, q)))
     fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
-    return Gadget("butterfly_sequence", _butterfly_params(), NN, tw, (A, B), spec, where=lt(e, r), entry=in_b0,
+    ps = (Param("r", 1, MAX_LOG_N - 2), Param("tw", 1, MAX_D), Param("e", 0, MAX_LOG_N))
+    return Gadget("butterfly_sequence", ps, NN, tw, (A, B), spec, where=lt(e, r), entry=in_b0,
                   families=fams)
 
 
@@ -234,6 +237,64 @@ def product_pair() -> Gadget:
     entry = ge(i, a) & lt(i, a + k) | ge(i, b) & lt(i, b + k)
     return Gadget("product_pair", ps, N, D, (layer,), spec, where=all_of(ge(N, b + k), ge(off, k)),
                   care=TRUE, entry=entry, families={"c1": (D,), "c2": (D,)})
+
+
+def mul_stage() -> Gadget:
+    """Theorem H.21's multiplicative stage as the compiler builds it (``M1``, ``M2`` of
+    :func:`symverify.compiler.circuit_to_baseconv.mul_layers`), for **every placement**: the free
+    predicates ``V1``, ``V3`` say which track cells ``(row, channel)`` of ``B0`` hold ``v1`` and ``v3``;
+    ``v2`` sits ``k`` rows below ``v1`` (``V2(ρ, c) = V1(ρ − k, c)``); the three are disjoint and on the
+    track, ``v2`` inside it (``assume``). Layout as :func:`butterfly_sequence` (``R`` rows per block, ``tw``
+    track channels, ``S = R + ⌊R/2⌋``, ``N' = 3S``) with ``d`` channels, ``tw ≤ d < 2·tw``; ``pend = 1`` when the input is a
+    pending sum ``B0 + B1``; ``C`` the linear stage's constants. ``R`` and ``tw`` are free integers here
+    (the statement holds for every ``R ≥ 2``, powers of two included), which keeps the arithmetic linear.
+
+    ``M1`` (the closing conv layer ``A``): ``h = e_0 + e_S (+ e_{2S})`` on the track channels, ``b1`` =
+    1 on ``B0``'s ``v1``, ``v3`` cells and ``B1``'s ``v2`` cells, ``b2 = C`` (on ``B1`` at ``v2``
+    positions, on ``B0`` elsewhere). ``M2 = (u·I) ⊙ (h ⊛ u + mask(v3))`` with ``h = e_{N' − S − k}``.
+    Spec on ``B0``: ``(x1 + C)·(x2 + C')`` at a ``v1`` cell (``x2`` the value ``k`` rows below),
+    ``x3 + C`` at a ``v3`` cell, 0 on every other cell of the state."""
+    R, tw, k, pend = var("R"), var("tw"), var("k"), var("pend")
+    S = R + (R >> 1)
+    NN = 3 * S
+    track = lt(q, tw)
+    in_b0 = lt(i, R) & track
+    rho1 = i - S
+    in_b1 = ge(i, S) & lt(i, S + R) & track
+
+    def v1(a: IExpr, c: IExpr) -> Cond:
+        return pred("V1", a, c)
+
+    def v3(a: IExpr, c: IExpr) -> Cond:
+        return pred("V3", a, c)
+
+    def v2(a: IExpr, c: IExpr) -> Cond:
+        return ge(a, k) & pred("V1", a - k, c)
+
+    keep = where(in_b0 & (v1(i, q) | v3(i, q)), ONE, where(in_b1 & v2(rho1, q), ONE))
+    const = where(in_b0 & ~v2(i, q), fam("C", i, q), where(in_b1 & v2(rho1, q), fam("C", rho1, q)))
+    M1 = PLayer(b1=keep, b2=const, h=(tap(0, 1, track), tap(S, 1, track), tap(2 * S, 1, track & eq(pend, 1))), mode="cyclic")
+    M2 = PLayer(W=(tap(q, 1, track),), h=(tap(NN - S - k, 1, track),), b2=where(in_b0 & v3(i, q), ONE), mode="cyclic")
+
+    def val(a: IExpr) -> object:
+        return inp(a, q) + where(eq(pend, 1), inp(S + a, q))
+
+    spec = where(in_b0 & v1(i, q), (val(i) + fam("C", i, q)) * (val(i + k) + fam("C", i + k, q)),
+                 where(in_b0 & v3(i, q), val(i) + fam("C", i, q)))
+    occupied = v1(i, q) | v3(i, q) | v2(i, q)
+    entry = (lt(i, R) & track & occupied) | (eq(pend, 1) & in_b1 & (v1(rho1, q) | v3(rho1, q) | v2(rho1, q)))
+    on_track = lt(i, R) & track
+    assume = all_of(
+        ~(v1(i, q) | v3(i, q)) | on_track,
+        ~v1(i, q) | lt(i + k, R),
+        ~(v1(i, q) & v3(i, q)),
+        ~(v3(i, q) & v2(i, q)),
+        ~(v1(i, q) & v2(i, q)),
+    )
+    ps = (Param("R", 2, 1 << (MAX_LOG_N - 2)), Param("tw", 1, MAX_D // 2), Param("d", 1, MAX_D), Param("k", 1, MAX_N),
+          Param("pend", 0, 1))
+    return Gadget("mul_stage", ps, NN, D, (M1, M2), spec, where=all_of(le_(tw, D), lt(D, 2 * tw), le_(k, R >> 1)),
+                  entry=entry, assume=assume, families={"C": (R, tw)})
 
 
 def gather() -> Gadget:
@@ -288,6 +349,6 @@ def user_cyclic_shift(off_by_one: bool = False) -> Gadget:
 
 
 PRIMITIVES = (shift_down, shift_up, cyclic_shift, running_add, mask, gate, constant, move_rows, move_cols)
-ALL = (*PRIMITIVES, remember_rows, butterfly_sequence, butterfly_channel, product_pair, gather, scatter)
+ALL = (*PRIMITIVES, remember_rows, butterfly_sequence, butterfly_channel, product_pair, mul_stage, gather, scatter)
 
 _ = (eq, TRUE)

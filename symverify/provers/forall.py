@@ -50,7 +50,21 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import BackendUnavailableError, ProverError
-from symverify.parametric.expr import WIDTH, Bin, BoolOp, Cmp, Cond, IExpr, Ite, Lit, Not, ParametricError, Var
+from symverify.parametric.expr import (
+    WIDTH,
+    Bin,
+    BoolOp,
+    Cmp,
+    Cond,
+    IExpr,
+    Ite,
+    Lit,
+    Not,
+    ParametricError,
+    Pred,
+    Var,
+    subst_c,
+)
 from symverify.parametric.gadget import Gadget
 from symverify.parametric.symbolic import Term, obligations, output_terms, spec_terms, value_terms
 from symverify.provers.outcome import Verdict, exact_comparison
@@ -107,6 +121,7 @@ class _Enc:
         self.vars = {n: self.fresh(n) for n in names}
         self._ix: dict[IExpr, tuple[Any, Any]] = {}
         self._c: dict[Cond, tuple[Any, Any]] = {}
+        self.preds: dict[str, Any] = {}
 
     def fresh(self, name: str) -> Any:
         return self.z3.BitVec(name, WIDTH)
@@ -165,6 +180,13 @@ class _Enc:
         elif isinstance(c, Not):
             t0, ok0 = self.cond(c.c)
             r = (z3.Not(t0), ok0)
+        elif isinstance(c, Pred):
+            args = [self.ix(x) for x in c.idx]
+            fn = self.preds.get(c.name)
+            if fn is None:
+                fn = z3.Function(f"pred_{c.name}", *[a.sort() for a, _ in args], z3.BoolSort())
+                self.preds[c.name] = fn
+            r = (fn(*[a for a, _ in args]), z3.And(*[ok for _, ok in args]))
         elif isinstance(c, BoolOp):
             # short-circuit: item k is evaluated only where the items before it did not decide
             parts = [self.cond(x) for x in c.items]
@@ -290,6 +312,8 @@ def _is_linear_expr(e: IExpr) -> bool:
 def _linear_c(c: Cond) -> bool:
     if isinstance(c, Cmp):
         return _linear_ok(c.a) and _linear_ok(c.b)
+    if isinstance(c, Pred):
+        return all(_linear_ok(x) for x in c.idx)
     if isinstance(c, BoolOp):
         return all(_linear_c(x) for x in c.items)
     if isinstance(c, Not):
@@ -300,7 +324,7 @@ def _linear_c(c: Cond) -> bool:
 def _is_linear(g: Gadget, terms: list[Term]) -> bool:
     """Every index expression of ``g`` (and of its terms) is in :class:`_IntEnc`'s fragment."""
     es: list[IExpr] = [g.rows, g.cols]
-    cs: list[Cond] = [g.where, g.care, g.entry]
+    cs: list[Cond] = [g.where, g.care, g.entry, g.assume]
     for pl in g.layers:
         for tp in pl.W + pl.h:
             es.append(tp.src)
@@ -349,30 +373,103 @@ def _scale(ts: list[Term]) -> int:
     return den
 
 
-def _recheck(g: Gadget, params: dict[str, int], i: int, q: int) -> tuple[bool, str]:
+def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
+             preds: Mapping[str, Any] | None = None) -> tuple[bool | None, str]:
     """Instantiate at ``params`` and compare output cell ``(i, q)`` with the spec exactly, on
-    symbolic inputs ``u_r_c`` and the families' free symbols."""
+    symbolic inputs ``u_r_c`` and the families' free symbols. With free predicates (``preds``:
+    callables read off z3's model) the instance must satisfy ``assume`` at every cell, else the
+    witness cannot be confirmed (None)."""
     from symverify.ir.scalar import is_zero, sym
     from symverify.parametric.concrete import cell_value, entry_state, instance_model, sizes, spec_at
+    from symverify.parametric.expr import predicates
 
     env, nn, dd = sizes(g, params)
 
     def state(r: int, c: int) -> Any:
         return sym(f"u_{r}_{c}")
 
-    want = spec_at(g, params, i, q, state)
-    if nn * dd <= RECHECK_CELLS:
-        from symverify.semantics.evaluate import eval_model
-        from symverify.semantics.rings import ScalarRing
+    with predicates(preds or {}):
+        if preds and (nn * dd > RECHECK_CELLS or not all(g.assume.eval({**env, "i": r, "q": c}) for r in range(nn) for c in range(dd))):
+            return None, "the witness's placement does not satisfy the assumptions at every cell"
+        want = spec_at(g, params, i, q, state)
+        if nn * dd <= RECHECK_CELLS:
+            from symverify.semantics.evaluate import eval_model
+            from symverify.semantics.rings import ScalarRing
 
-        model = instance_model(g, params)
-        u = entry_state(g, env, state)
-        got = eval_model(model, [[u(r, c) for c in range(dd)] for r in range(nn)], ScalarRing())[i][q]
-        how = "instance model, exact evaluation"
-    else:
-        got = cell_value(g, params, i, q, state)
-        how = "cell-by-cell concrete interpretation"
+            model = instance_model(g, params)
+            u = entry_state(g, env, state)
+            got = eval_model(model, [[u(r, c) for c in range(dd)] for r in range(nn)], ScalarRing())[i][q]
+            how = "instance model, exact evaluation"
+        else:
+            got = cell_value(g, params, i, q, state)
+            how = "cell-by-cell concrete interpretation"
     return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
+
+
+def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any]:
+    """Instances of ``assume`` at the cell ``(i, q)`` and at every input cell the terms read (under
+    the term's guard, inside the state): sound, since ``assume`` holds at every cell. Also the
+    definedness of ``assume`` at ``(i, q)``."""
+    z3 = enc.z3
+    a0, ok0 = enc.cond(g.assume)
+    out = [a0]
+    seen: set[tuple[IExpr, IExpr]] = set()
+    def at_cell(r: IExpr, c: IExpr, gz: Any) -> None:
+        if (r, c) in seen:
+            return
+        seen.add((r, c))
+        at, ok = enc.cond(subst_c(g.assume, {"i": r, "q": c}))
+        (rz, okr), (cz, okc) = enc.ix(r), enc.ix(c)
+        out.append(z3.Implies(z3.And(gz, okr, okc, enc.lt(rz, nn), enc.lt(cz, dd), ok), at))
+
+    def preds_in(c: Cond) -> list[Pred]:
+        if isinstance(c, Pred):
+            return [c]
+        if isinstance(c, BoolOp):
+            return [p for x in c.items for p in preds_in(x)]
+        if isinstance(c, Not):
+            return preds_in(c.c)
+        return []
+
+    for t in terms:
+        for a in t.atoms:
+            if a.kind == "in":
+                at_cell(a.idx[0], a.idx[1], enc.cond(t.guard)[0])
+        # a predicate's arguments are a cell: assume holds there too
+        for p in preds_in(t.guard):
+            if len(p.idx) == 2:
+                at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
+    return out, ok0
+
+
+def _pred_fn(z3: Any, m: Any, enc: _Enc, fn: Any, points: set[tuple[int, ...]]) -> Any:
+    """The predicate of z3's model at the points the witness's terms read, False elsewhere (a
+    placement with fewer cells: every ``assume`` of the library only forbids cells)."""
+    def value(*idx: int) -> bool:
+        return idx in points and bool(z3.is_true(m.eval(fn(*[enc.const(x) for x in idx]), model_completion=True)))
+
+    return value
+
+
+def _pred_points(conds: list[Cond], env: dict[str, int]) -> dict[str, set[tuple[int, ...]]]:
+    """The points at which the predicates occurring in ``conds`` are read at ``env``."""
+    out: dict[str, set[tuple[int, ...]]] = {}
+
+    def walk(c: Cond) -> None:
+        if isinstance(c, Pred):
+            try:
+                out.setdefault(c.name, set()).add(tuple(x.eval(env) for x in c.idx))
+            except ParametricError:
+                pass
+        elif isinstance(c, BoolOp):
+            for x in c.items:
+                walk(x)
+        elif isinstance(c, Not):
+            walk(c.c)
+
+    for c in conds:
+        walk(c)
+    return out
 
 
 def _num(v: int) -> str:
@@ -408,6 +505,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     if str(g.where) != "true":
         shown += f", {g.where}"
     out, spec = output_terms(g), spec_terms(g)
+    has_preds = "Pred(" in repr((g.layers, g.spec, g.entry, g.care, g.assume))
     # First with ``a mod b`` as a conditional subtraction (fast to decide), valid only if every
     # ``mod`` has a < 2b where it is evaluated; when that fails, with the full bit-vector remainder.
     linear = _is_linear(g, out + spec)
@@ -426,7 +524,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         cell = [enc.le(enc.const(0), v["i"]), enc.le(enc.const(0), v["q"]), enc.lt(v["i"], nn), enc.lt(v["q"], dd)]
 
         def solver(base: list[Any] = base, kind: type[_Enc] = kind) -> Any:
-            s = z3.Solver() if kind is _Enc else z3.SolverFor("QF_LIA")
+            s = z3.Solver() if kind is _Enc else z3.SolverFor("QF_UFLIA" if has_preds else "QF_LIA")
             s.set("timeout", max(1, int(timeout_s * 1000)))
             s.add(*base)
             return s
@@ -445,8 +543,15 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             gz, okg = enc.cond(o.guard)
             cz, okc = enc.cond(o.ok)
             checks.append((z3.And(okg, z3.Implies(gz, z3.And(okc, cz))), o.what))
+        hyp, ok_assume = _assumptions(enc, g, out + spec, nn, dd) if has_preds else ([], z3.BoolVal(True))
+        checks.append((ok_assume, f"assume {g.assume}"))
+        if has_preds:
+            s = solver()
+            s.add(*cell, *hyp)
+            if s.check() == z3.unsat:
+                raise ParametricError(f"gadget {g.name}: its assumptions {g.assume} hold for no placement")
         s = solver()
-        s.add(*cell)
+        s.add(*cell, *hyp)
         s.add(z3.Or(*[z3.Not(ok) for ok, _ in checks]))
         r = s.check()
         if r == z3.unsat:
@@ -502,14 +607,19 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     verdicts = []
     for extra in (within(16, 4), within(128, 128), []):
         s = solver()
-        s.add(*cell, care, diff != zero, *extra)
+        s.add(*cell, *hyp, care, diff != zero, *extra)
         r = s.check()
         verdicts.append(r)
         if r == z3.sat:
             m = s.model()
             at = _assignment(z3, m, enc, [*names, "i", "q"])
             params = {n: at[n] for n in names}
-            differs, detail = _recheck(g, params, at["i"], at["q"])
+            points = _pred_points([t.guard for t in terms], at)
+            preds = {name: _pred_fn(z3, m, enc, fn, points.get(name, set())) for name, fn in enc.preds.items()}
+            differs, detail = _recheck(g, params, at["i"], at["q"], preds)
+            if differs is None:
+                return ForallResult(g.name, exact_comparison(None), shown, detail=f"z3's witness {at} could not be confirmed: {detail}",
+                                    seconds=time.perf_counter() - t0, stats=stats)
             if not differs:
                 raise ProverError(f"∀-prover: z3's counterexample {at} for {g.name} failed its exact re-check: {detail}")
             return ForallResult(g.name, exact_comparison(False), shown, params, (at["i"], at["q"]), detail,
