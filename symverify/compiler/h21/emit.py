@@ -133,7 +133,7 @@ def build_model(c: Circuit, name: str = "", prepared: Prepared | None = None) ->
         before = em.position
         chosen = pre.routes[idx]
         assert chosen is not None, "internal: a linear stage without its route"
-        route, w, fs = chosen.route, chosen.bbstar, chosen.factors
+        route, w, fs = chosen.route, chosen.groups, chosen.factors
         for j, f in enumerate(fs):
             em.factor(f, f"level {st.level} linear, factor {j}")
         _check_stage(em, p, ents, off)

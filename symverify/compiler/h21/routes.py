@@ -19,12 +19,13 @@ from symverify.compiler.butterfly_to_baseconv import complete_permutation, diago
 from symverify.compiler.h21.stages import StagePlan
 from symverify.compiler.layout import axis_of
 from symverify.errors import CompileError
-from symverify.ir.butterfly import ButterflyFactor, next_power_of_two
+from symverify.ir.butterfly import ButterflyFactor, bbstar_strides, next_power_of_two
 from symverify.ir.layered import LinearStage
 from symverify.ir.scalar import Scalar, is_zero
+from symverify.kaleidoscope.simplify import is_diagonal
 from symverify.kaleidoscope.structured import single_factor
 
-__all__ = ["Route", "StageRoute", "stage_matrix", "stage_factors", "stage_route"]
+__all__ = ["Route", "StageRoute", "bbstar_groups", "stage_matrix", "stage_factors", "stage_route"]
 
 
 Route = Literal["identity", "diagonal", "butterfly", "permutation", "selection", "sparse"]
@@ -118,6 +119,43 @@ class StageRoute:
     route: Route
     bbstar: int
     factors: tuple[ButterflyFactor, ...]
+
+    @property
+    def groups(self) -> int:
+        """The BB* groups the emitted chain fits (:func:`bbstar_groups`)."""
+        return bbstar_groups(self.factors)
+
+
+def bbstar_groups(factors: Sequence[ButterflyFactor]) -> int:
+    """How many consecutive BB* elements (strides ``N/2 … 1, 1 … N/2`` in application order,
+    :mod:`symverify.ir.butterfly`) the chain ``factors`` fits, each factor taking the next free
+    slot of its stride (the placement of
+    :func:`~symverify.kaleidoscope.structured.pack_bbstars`, which is optimal among
+    order-preserving ones), counted without building the groups. A diagonal factor takes no slot:
+    it multiplies into a neighbouring factor (docs/kaleidoscope.md §1.2); a chain of diagonals
+    only is 0 groups.
+
+    >>> from symverify.ir.butterfly import ButterflyFactor as F
+    >>> def swap(s): return F(8, s, (0,) * 4, (1,) * 4, (1,) * 4, (0,) * 4)
+    >>> bbstar_groups([swap(s) for s in (4, 2, 1, 1, 2, 4)]), bbstar_groups([swap(s) for s in (1, 2, 1)])
+    (1, 2)
+    >>> bbstar_groups([F.identity(8, 1)])
+    0
+    """
+    groups, slot = 0, 0
+    pattern: tuple[int, ...] = ()
+    for f in factors:
+        if is_diagonal(f):
+            continue
+        if not pattern:
+            pattern = bbstar_strides(f.size)
+            slot = len(pattern)
+        nxt = next((k for k in range(slot, len(pattern)) if pattern[k] == f.stride), None)
+        if nxt is None:
+            groups += 1
+            nxt = pattern.index(f.stride)
+        slot = nxt + 1
+    return groups
 
 
 def _types(st: LinearStage) -> tuple[type, ...]:
