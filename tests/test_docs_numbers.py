@@ -50,6 +50,24 @@ def test_retnet_doc_states_the_measured_ratio_range():
     assert "3·2^⌈log2 d⌉" not in text
 
 
+def _one_decimal(x: float) -> str:
+    return f"{round(x, 1):g}"
+
+
+def test_theory_states_the_measured_h21_sweep_maxima():
+    """docs/theory.md, "Measured": each maximum over both tiers of both H.21 proof scripts, as the
+    text rounds it (one decimal), from instances that were all proved."""
+    m = MEASURED["h21_sweeps"]
+    assert m["all_proved"] and m["instances"] > 0
+    text = _flat("docs/theory.md")
+    assert f"`L/(max(Δ,1)·log2 w) ≤ {_one_decimal(m['L_over_delta_log2_w'])}`" in text
+    assert f"`N_k/2^a ≤ {_one_decimal(m['N_k_over_2a'])}`" in text
+    assert f"`N'·tw/2^a ≤ {_one_decimal(m['inner_n_tw_over_2a'])}`" in text
+    assert f"`N'/w ≤ {_one_decimal(m['inner_n_over_w'])}`" in text
+    assert f"`(L − 3)/((Δ+1)(a+2))` is at most {_one_decimal(m['two_term_ratio'])} on the sweeps" in text
+    assert f"the measured `L/(Δ·⌈log2 w⌉)` ({_one_decimal(m['L_over_delta_ceil_log2_w'])})" in text
+
+
 @pytest.mark.parametrize("points,d", [(16, 1), (16, 4)])
 def test_walsh_hadamard_entries_re_measured(points, d):
     got = _bench().walsh_hadamard_entry(points, d)
