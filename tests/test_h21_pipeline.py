@@ -117,3 +117,14 @@ def test_bbstar_groups_agrees_with_packing(chain):
     fs = [ButterflyFactor(16, s, (1,) * 8, (0,) * 8, (0,) * 8, (2,) * 8) if diag
           else ButterflyFactor(16, s, (0,) * 8, (1,) * 8, (1,) * 8, (0,) * 8) for s, diag in chain]
     assert routes.bbstar_groups(fs) == _groups_by_packing(fs)
+
+
+def test_wired_circuits_take_any_divisor_of_w_as_d():
+    from symverify.errors import UsageError
+
+    c = lib.wired_circuit(10, 1, "reversal", d=5)
+    assert (c.n, c.d) == (2, 5)
+    assert lib.wired_circuit(8, 2, "random", seed=1) == lib.wired_circuit(8, 2, "random", seed=1, d=4)
+    for bad in (3, 0, -5, 2.5):
+        with pytest.raises(UsageError, match=r"d: expected a positive divisor of w = 10, found"):
+            lib.wired_circuit(10, 1, "reversal", d=bad)  # type: ignore[arg-type]
