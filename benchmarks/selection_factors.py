@@ -14,7 +14,7 @@ import math
 import time
 
 from symverify.compiler.butterfly_to_baseconv import simplify_factors
-from symverify.compiler.circuit_to_baseconv import build_model, prepare, stage_factors
+from symverify.compiler.h21 import build_model, prepare, stage_factors
 from symverify.ir.layered import LinearStage
 from symverify.kaleidoscope.selection import column_counts, is_selection, preferred_positions, selection_route
 

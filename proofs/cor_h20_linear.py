@@ -1,13 +1,15 @@
-"""Corollary H.20: an (nd, s, Δ, w) linear circuit is an (n, O(Δ·log w), d, O(w), O(d)) BaseConv.
+"""Corollary H.20: an (nd, s, Δ, w) linear circuit is an (n, O(Δ·log w), d, O(w), d) BaseConv.
 
 Two routes, each proved against the circuit (stage certificate; global exact expansion when small):
 
 * **literal** (H.19 then H.18): the circuit's matrix as one kaleidoscope ``(BB*)^{5Δ}``
   (:func:`~symverify.kaleidoscope.linear_circuit_to_kaleidoscope`, live-width form, ``N < 8(w+nd)``)
   compiled by :func:`~symverify.compiler.butterfly_to_baseconv.kaleidoscope_model`. The
-  certificate's cells are linear forms over the *inputs*. Stated: ``w_K ≤ 5·max(Δ,1)``,
-  ``L ≤ 4·w'·log2 N_k + 1`` (``w' = w_K``, or ``w_K + 2`` when d is not a power of two), hence
-  ``L ≤ 4·w'·(⌈log2 w⌉ + 4) + 1`` since ``N_k ≤ 16w``;
+  certificate's cells are linear forms over the *inputs*. Stated and checked, from ``Δ``, ``w`` and
+  ``d`` only: ``w_K ≤ 5·max(Δ,1)``, ``N_k ≤ 16w``, ``L ≤ 4·w'·(⌈log2 w⌉ + 4) + 1`` (``+ 4``
+  gather/scatter layers when d is not a power of two; ``w' = w_K``, or ``w_K + 2`` then), which
+  follows from Lemma H.18's ``L ≤ 4·w'·log2 N_k + 1`` and ``N_k ≤ 16w``, and, with ``w_K`` replaced
+  by its bound, ``L ≤ 4·(5·max(Δ,1) [+ 2])·(⌈log2 w⌉ + 4) + 1 [+ 4]``; and ``d' = d``;
 * **compiler** (:func:`~symverify.compiler.kaleidoscope.compile_kaleidoscope`, the H.21 pipeline on a
   circuit without products): every layered stage is its own ``(BB*)^{≤5}`` and the certificate
   re-anchors on circuit nodes after every stage; its bounds are those of Theorem H.21
@@ -29,7 +31,7 @@ from symverify.provers.compositional import check_certificate
 from symverify.scripts.protocol import Decided, Instance, ProofResult, each, script_main
 from symverify.verification import verify
 
-TITLE = "Corollary H.20 (linear circuits → BaseConv with O(Δ log w) layers and N' = O(w), via H.19 and H.18)"
+TITLE = "Corollary H.20 (linear circuits → BaseConv via H.19 and H.18, proved exactly; checked: w_K ≤ 5·max(Δ,1), N_k ≤ 16w, L ≤ 4·w'·(⌈log2 w⌉+4)+1, d' = d; the H.21 compiler within its stated bounds)"
 SHARDABLE = True  # one group of instances per case, independent of the others
 
 
@@ -67,11 +69,13 @@ def literal(c: Circuit, exact: bool) -> Instance:
     chain = kaleidoscope_model(K, c.n, c.d, c)
     lay, _ = kaleidoscope_factors(K, c.n, c.d)
     checks, detail = _checks(c, chain.model, chain.certificate, exact)
-    wp = K.width + (2 if lay.gathered else 0)
-    extra = 4 if lay.gathered else 0
+    gathered = c.d & (c.d - 1) != 0  # d not a power of two: two Beneš permutations and 4 gather/scatter layers
+    wp = K.width + (2 if gathered else 0)
+    extra = 4 if gathered else 0
     res = {"depth": st.depth, "width": st.width, "w_K": K.width, "N_k": lay.size, "layers": len(chain.model.layers),
            "layers_thm": len(chain.model.layers), "inner_n": chain.model.inner_n, "inner_d": chain.model.inner_d}
-    bounds = {"w_K": 5 * max(st.depth, 1), "N_k": 16 * st.width, "layers": C18 * wp * (lay.size.bit_length() - 1) + 1 + extra,
+    bounds = {"w_K": 5 * max(st.depth, 1), "N_k": 16 * st.width, "layers": C18 * 5 * max(st.depth, 1) * (_log2_ceil(st.width) + 4) + 1 + extra
+              + (2 * C18 * (_log2_ceil(st.width) + 4) if gathered else 0),
               "layers_thm": C18 * wp * (_log2_ceil(st.width) + 4) + 1 + extra, "inner_d": c.d}
     return Instance.from_report(f"{c.name} {c.n}x{c.d} [H.19→H.18]", *checks, resources=res, bounds=bounds,
                                 seconds=time.perf_counter() - start, detail=detail)

@@ -1,6 +1,6 @@
 """Theorem H.21, multiplicative stage: the product gadget ``(M1, M2)`` proved once for all inputs.
 
-The compiler (:func:`symverify.compiler.circuit_to_baseconv.mul_layers`) builds a multiplicative
+The compiler (:func:`symverify.compiler.h21.emit.mul_layers`) builds a multiplicative
 stage ``[v1; v2; v3] ↦ [v1 ⊙ v2; v3]`` as two cyclic layers on the ``N'×d`` state of
 :class:`~symverify.compiler.layout.Layout` (row blocks ``B0``, ``B1``, ``B2`` at row offsets
 ``0, S, 2S``; position ``p`` of block ``b`` at cell ``(b·S + p // tw, p % tw)``): ``M1`` completes
@@ -26,10 +26,10 @@ largest power of two ``≤ d``), several numbers of products ``k`` and kept valu
 ``pending`` and not, ``v1 ∪ v3`` contiguous or at aligned block starts
 (:func:`~symverify.kaleidoscope.selection.preferred_positions`, the compiler's placement before a
 copy network) with ``k_rows`` the smallest shift that puts ``v2`` on no ``v1`` or ``v3`` position
-(:func:`~symverify.compiler.circuit_to_baseconv.smallest_shift`), or the compiler's compact layout
-(:func:`~symverify.compiler.circuit_to_baseconv.compact_product_layout`: ``v3`` with gaps, then
+(:func:`~symverify.compiler.h21.placement.smallest_shift`), or the compiler's compact layout
+(:func:`~symverify.compiler.h21.placement.compact_product_layout`: ``v3`` with gaps, then
 ``v1``, ``v2`` an even shift above it) or its packed one
-(:func:`~symverify.compiler.circuit_to_baseconv.packed_product_layout`: ``v1`` from 0, ``v2`` an
+(:func:`~symverify.compiler.h21.placement.packed_product_layout`: ``v1`` from 0, ``v2`` an
 even shift above, ``v3`` in the gaps between and above), ``N_k`` the smallest power of two that holds ``v2`` and
 ``2·k_rows·tw`` (the compiler's requirement) and, in the full tier, four times that.
 
@@ -46,7 +46,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
-from symverify.compiler.circuit_to_baseconv import (
+from symverify.compiler.h21 import (
     compact_product_layout,
     mul_layers,
     packed_product_layout,

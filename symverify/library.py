@@ -412,9 +412,10 @@ WIRINGS = ("below", "hub", "hubs", "random", "reversal", "few", "permutation")
 
 
 def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fraction: float = 0.5,
-                  shuffle_outputs: bool = False) -> Circuit:
+                  shuffle_outputs: bool = False, d: int | None = None) -> Circuit:
     """A seeded circuit of ``depth`` levels of ``w`` gates each (cut width ``w``, inputs
-    ``n·d = w`` with ``d`` the first of 4, 2, 1 dividing ``w``) whose wiring between levels is
+    ``n·d = w`` with ``d`` the first of 4, 2, 1 dividing ``w``, or the given ``d``, which must divide
+    ``w``) whose wiring between levels is
     one of :data:`WIRINGS`. Gate ``j`` of a level reads two nodes of the level below:
 
     * ``below``: node ``j`` and a random node (the wiring of ``thm_h21_sweep``);
@@ -434,8 +435,11 @@ def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fractio
     if w < 1 or depth < 1 or not 0 <= mul_fraction <= 1:
         raise UsageError(f"wired_circuit: expected w ≥ 1, depth ≥ 1 and 0 ≤ mul_fraction ≤ 1, found w={w}, depth={depth}, "
                          f"mul_fraction={mul_fraction}")
+    if d is not None and (not isinstance(d, int) or d < 1 or w % d):
+        raise UsageError(f"wired_circuit: d: expected a positive divisor of w = {w}, found {d!r}")
     rng = random.Random(f"wired {w} {depth} {wiring} {seed}")
-    d = next(k for k in (4, 2, 1) if w % k == 0)
+    if d is None:
+        d = next(k for k in (4, 2, 1) if w % k == 0)
     gates: list[Gate] = []
     below = list(range(w))
     for _ in range(depth):

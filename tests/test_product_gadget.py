@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from symverify.compiler.circuit_to_baseconv import compact_product_layout, packed_product_layout, smallest_shift
+from symverify.compiler.h21 import compact_product_layout, packed_product_layout, smallest_shift
 from symverify.compiler.layout import Layout
 from symverify.errors import ShapeError
 from symverify.gadgets.fragment import Spec, SpecBuilder
@@ -185,17 +185,17 @@ def test_the_compilers_own_calls_are_proved(monkeypatch):
     """Every (M1, M2) the compiler builds for these circuits, with its own positions, pending flag and
     constants, is a proved fragment (and so is the same shape with symbolic constants)."""
     import symverify as sv
-    from symverify.compiler import circuit_to_baseconv
+    from symverify.compiler.h21 import emit
     from symverify.library import determinant, random_circuit
 
     calls = []
-    real = circuit_to_baseconv.mul_layers
+    real = emit.mul_layers
 
     def spy(lay, v1, k_rows, v3, pending, offset):
         calls.append((lay, tuple(v1), k_rows, tuple(v3), pending, dict(offset)))
         return real(lay, v1, k_rows, v3, pending, offset)
 
-    monkeypatch.setattr(circuit_to_baseconv, "mul_layers", spy)
+    monkeypatch.setattr(emit, "mul_layers", spy)
     a = sym("a")
     circuits = [determinant(3), random_circuit(3, 3, 40, 6, 0.3, seed=2, num_outputs=4),
                 sv.Circuit.trace(lambda u: [(u[0][0] + 2) * (u[0][1] - a), u[1][0] * u[1][1] + 1, u[1][2]], n=2, d=3)]

@@ -166,7 +166,6 @@ def run_isolated(runs):
     return failures
 
 
-@pytest.mark.slow
 def test_huge_degree_ends_in_unknown_or_refuted_without_aborting():
     """Every run at once, each in its own process, so the wall-clock limit is paid once."""
     failures = run_isolated([("z3", "power"), ("exact", "power"), ("auto", "power"), ("z3", "weight")])

@@ -357,7 +357,6 @@ def test_verify_with_a_coarse_certificate_beyond_the_budget(sum_pow):
 # ---- verify(..., timeout=1) returns in time ------------------------------------------------------
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("method", ["exact", "randomized", "z3", "auto"])
 def test_verify_large_dense_models_returns_in_time(dense_pair, method):
     a, b = dense_pair
@@ -368,7 +367,6 @@ def test_verify_large_dense_models_returns_in_time(dense_pair, method):
     assert rep.verdict in ("unknown", "proved")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("method", ["compositional", "auto"])
 @pytest.mark.parametrize("which", ["compiled", "coarse"])
 def test_verify_large_compiled_model_returns_in_time(compiled_mid, method, which):

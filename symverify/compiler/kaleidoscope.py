@@ -3,7 +3,7 @@
 ``compile_kaleidoscope(circuit)`` follows the proof of Theorem H.21: the layered form
 (docs/theory.md §2), each linear stage as a kaleidoscope matrix (Theorem H.19 stage by stage, Dao et
 al. Theorems 2–3) computed by butterfly gadgets (Lemmas H.16, H.18), each multiplicative stage by
-``remember`` (Proposition H.10). See :mod:`.circuit_to_baseconv` for the layout and the gadgets.
+``remember`` (Proposition H.10). See :mod:`.h21` for the pipeline (stages → placement → routes → planner → emit).
 All layers are cyclic (docs/theory.md §4: the theorem is false for causal stacks).
 
 **Stated constants** (checked on every instance by ``proofs/thm_h21_general.py`` and
@@ -19,12 +19,12 @@ width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
   level ℓ, ``W_ℓ = 2k + m`` (``k`` products, ``m`` other values, ``k + m ≤ w``), and the rows
   that place the operands ``v1``, ``v2`` are copies (:mod:`symverify.ir.layered`), so a stage's
   ``nnz ≤ 2(k + m) ≤ 2w``. The planner offers, beside the layouts that make the next copy network
-  cheap, a *compact* one (:func:`~.circuit_to_baseconv.plan_stages`): ``v3`` in order, a row of
+  cheap, a *compact* one (:func:`~.h21.planner.plan_stages`): ``v3`` in order, a row of
   two entries at an even position with its partner free (``≤ 2m`` positions), then ``v1`` (``k``),
   then ``v2`` an even shift ``≤ k + tw`` above it: ``≤ 2(k + m) + tw + 1 ≤ 2w + tw + 1 ≤ 4·2^a``
   positions, a multiplicative shift needing ``2·k_rows·tw ≤ 2k + 2tw ≤ 4·2^a``, and a combine at
   stride 1 (the selection size is never doubled). A state between levels takes ``≤ 2w + 1``.
-  The planner (exact or greedy, :func:`~.circuit_to_baseconv.plan_stages`) takes only layouts
+  The planner (exact or greedy, :func:`~.h21.planner.plan_stages`) takes only layouts
   whose stage fits ``4·2^a``; the compact one always fits, so every stage does; the read-out
   layout (the last products at their output cells, which makes the last stage free) is one of
   them, and the last stage itself (outputs below ``2·n·tw ≤ 2^(a+1)``) needs ``≤ 2^(a+1)``
@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from symverify.errors import CompileError
 from symverify.ir import limits
@@ -59,6 +59,8 @@ from symverify.ir.analysis import check_state
 from symverify.ir.circuit import Circuit
 
 if TYPE_CHECKING:
+    from symverify.compiler.h21.emit import Build
+    from symverify.compiler.h21.planner import Prepared
     from symverify.compiler.result import Compiled
 
 __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELLS"]
@@ -68,20 +70,17 @@ C0 = 27
 MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
 
 
-def _log2_ceil(x: int) -> int:
-    return max(0, (x - 1).bit_length())
-
-
 def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages: int, mul_stages: int) -> dict[str, Any]:
     """The bounds the construction states for a circuit of depth Δ and cut width w (see module doc):
     ``layers`` from the instance's own stage counts and ``N_k``, the rest from ``Δ`` and ``w``."""
+    from symverify.compiler.h21.size import log2_ceil, stated_size
     from symverify.compiler.layout import track_width
 
-    a = _log2_ceil(max(width, 2))
-    lg = _log2_ceil(n_k)
+    a = log2_ceil(max(width, 2))
+    lg = log2_ceil(n_k)
     tw = track_width(d)
     extra = 0 if tw == d else 4
-    big = 4 << a
+    big = stated_size(width)  # the one statement of N_k, shared with the planner
     return {
         "layers": linear_stages * (8 * lg - 1) + mul_stages + extra,
         "layers_thm": 8 * (depth + 1) * (a + 2) + 3,
@@ -94,7 +93,7 @@ def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages:
     }
 
 
-def _resources(c: Circuit, build: Any) -> dict[str, Any]:
+def _resources(c: Circuit, build: Build) -> dict[str, Any]:
     from symverify.ir.analysis import stats
 
     st = stats(c)
@@ -119,7 +118,7 @@ def _resources(c: Circuit, build: Any) -> dict[str, Any]:
         "size": st.size,
         "linear_stages": len(lin),
         "mul_stages": len(mul),
-        "bbstar": sum(int(r["bbstar"]) for r in lin),
+        "bbstar": sum(cast(int, r["bbstar"]) for r in lin),
         "sequence_gadgets": build.counts.get("sequence", 0),
         "channel_gadgets": build.counts.get("channel", 0),
         "diagonal_gadgets": build.counts.get("diagonal", 0),
@@ -145,7 +144,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
             over the layouts offered, every route built to count them; it may take a larger
             ``N_k``, within the stated size, to save layers), ``"greedy"`` (stage by stage by
             estimated factor counts: much faster on wide or deep circuits) or ``"auto"`` (exact
-            when ``N_k·(Δ + 1) ≤`` :data:`~.circuit_to_baseconv.EXACT_PLAN_WORK`: ``w ≤ 16`` up
+            when ``N_k·(Δ + 1) ≤`` :data:`~.h21.planner.EXACT_PLAN_WORK`: ``w ≤ 16`` up
             to ``Δ = 9``, ``w ≤ 32`` up to ``Δ = 4``, ``w ≤ 64`` at ``Δ = 1``; and
             greedy when the exact layout would exceed ``max_cells`` but the greedy one does not).
             Every plan meets the same stated bounds.
@@ -159,7 +158,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
     >>> out.model.signature, out.method, out.over_bound()
     ((1, 6, 2, 9, 2), 'kaleidoscope', [])
     """
-    from symverify.compiler.circuit_to_baseconv import PLANS, build_model, prepare
+    from symverify.compiler.h21 import PLANS, build_model, prepare
     from symverify.compiler.result import Compiled
 
     problems = []
@@ -172,7 +171,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         problems.append(f"expected a Circuit, found {type(circuit).__name__}")
         raise CompileError("compile (method 'kaleidoscope'): " + "; ".join(problems))
     check_state(circuit, "compile(method='kaleidoscope')")
-    def cells_of(p: Any) -> int:
+    def cells_of(p: Prepared) -> int:
         return int(p.layout.rows * p.layout.width)
 
     prepared = prepare(circuit, "auto" if bad_plan else plan)  # sized anyway, so that every problem is listed

@@ -9,7 +9,7 @@ routes the outputs to their read-out positions with one Beneš permutation (Dao 
 when they are not already there, and packs the factors, in application order, into the stride slots
 ``N/2 … 1, 1 … N/2`` of consecutive BB* elements (:func:`pack_bbstars`): a Walsh–Hadamard
 transform on N points is one BB*, its ``log2 N`` factors in the ``B`` half. The compiler
-(:mod:`symverify.compiler.circuit_to_baseconv`) uses the same two functions for its linear stages.
+(:mod:`symverify.compiler.h21`) uses the same two functions for its linear stages.
 """
 
 from __future__ import annotations

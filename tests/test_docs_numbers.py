@@ -1,0 +1,80 @@
+"""The construction's figures in the docs are those measured by ``benchmarks/docs_numbers.py``:
+the committed ``docs/measured.json`` against the texts, and a few entries re-measured."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("docs_numbers", ROOT / "benchmarks" / "docs_numbers.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+MEASURED = json.loads((ROOT / "docs" / "measured.json").read_text(encoding="utf-8"))
+
+
+def _flat(path: str) -> str:
+    return " ".join((ROOT / path).read_text(encoding="utf-8").split())
+
+
+def test_readme_states_the_measured_walsh_hadamard_layers():
+    wh = MEASURED["walsh_hadamard"]
+    at_1 = [e for e in wh if e["d"] == 1]
+    layers = ", ".join(str(e["layers"]) for e in at_1)
+    points = ", ".join(str(e["points"]) for e in at_1)
+    text = _flat("README.md")
+    assert f"{layers} layers for N = {points}" in text
+    assert all(e["excess"] == 0 for e in at_1)  # "2·log2 N layers at d = 1"
+    excess = MEASURED["walsh_hadamard_excess_by_d"]
+    assert all(len(v) == 1 for v in excess.values()), excess  # one excess per d, as the text says
+    ds = sorted(excess, key=int)
+    assert f"excess {', '.join(str(excess[d][0]) for d in ds)} for d = {', '.join(ds)}" in text
+    assert all(excess[d][0] == int(d).bit_length() - 1 for d in ds)  # "+ log2 d"
+
+
+def test_retnet_doc_states_the_measured_ratio_range():
+    lo, hi = MEASURED["retnet_ratio_range"]
+    text = _flat("docs/retnet.md")
+    assert f"lies between {lo} and {hi}" in text
+    assert MEASURED["retnet_inner_d_is_d"] and "`d' = d`" in text
+    assert "3·2^⌈log2 d⌉" not in text
+
+
+def _one_decimal(x: float) -> str:
+    return f"{round(x, 1):g}"
+
+
+def test_theory_states_the_measured_h21_sweep_maxima():
+    """docs/theory.md, "Measured": each maximum over both tiers of both H.21 proof scripts, as the
+    text rounds it (one decimal), from instances that were all proved."""
+    m = MEASURED["h21_sweeps"]
+    assert m["all_proved"] and m["instances"] > 0
+    text = _flat("docs/theory.md")
+    assert f"`L/(max(Δ,1)·log2 w) ≤ {_one_decimal(m['L_over_delta_log2_w'])}`" in text
+    assert f"`N_k/2^a ≤ {_one_decimal(m['N_k_over_2a'])}`" in text
+    assert f"`N'·tw/2^a ≤ {_one_decimal(m['inner_n_tw_over_2a'])}`" in text
+    assert f"`N'/w ≤ {_one_decimal(m['inner_n_over_w'])}`" in text
+    assert f"`(L − 3)/((Δ+1)(a+2))` is at most {_one_decimal(m['two_term_ratio'])} on the sweeps" in text
+    assert f"the measured `L/(Δ·⌈log2 w⌉)` ({_one_decimal(m['L_over_delta_ceil_log2_w'])})" in text
+
+
+@pytest.mark.parametrize("points,d", [(16, 1), (16, 4)])
+def test_walsh_hadamard_entries_re_measured(points, d):
+    got = _bench().walsh_hadamard_entry(points, d)
+    assert got in MEASURED["walsh_hadamard"]
+
+
+@pytest.mark.parametrize("N,d", [(1, 3), (2, 1)])
+def test_retnet_entries_re_measured(N, d):
+    got = _bench().retnet_entry(N, d)
+    assert got in MEASURED["retnet"]
