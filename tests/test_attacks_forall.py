@@ -90,3 +90,17 @@ def test_malformed_timeouts_are_refused(t: object) -> None:
 
 def test_correct_gadget_still_proved() -> None:
     assert sv.prove_forall(_copy((Param("N", 1, 2**40),), N, inp(i, q))).proved
+
+
+def test_a_family_named_like_the_recheck_inputs_is_refuted_not_a_prover_error() -> None:
+    # the re-check named inputs u_r_c and family members name_i_j: a family "u" collided with the input
+    g = Gadget("g", (Param("N", 1, 4),), N, 1, (PLayer(b1=fam("u", i, q), h=(tap(0),), mode="cyclic"),), inp(i, q) * inp(i, q))
+    r = sv.prove_forall(g)
+    assert r.verdict is sv.Verdict.REFUTED
+
+
+def test_families_whose_flat_names_collide_are_kept_apart() -> None:
+    # B[1, 2] and B_1[2] were both the symbol B_1_2 in the re-check
+    g = Gadget("g", (Param("N", 1, 4),), N, 1, (PLayer(b1=fam("B", 1, 2), h=(tap(0),), mode="cyclic"),),
+               fam("B_1", 2) * inp(i, q))
+    assert sv.prove_forall(g).verdict is sv.Verdict.REFUTED

@@ -366,28 +366,49 @@ def _scale(ts: list[Term]) -> int:
     return den
 
 
+class _Bracketed(Mapping[str, Any]):
+    """Every family, its member ``name[idx…]`` the free symbol ``name[i][j]…`` (an injective naming)."""
+
+    def __getitem__(self, name: str) -> Any:
+        from symverify.ir.scalar import sym
+
+        return lambda *idx: sym(name + "".join(f"[{x}]" for x in idx))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str)
+
+    def __iter__(self) -> Any:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
 def _recheck(g: Gadget, params: dict[str, int], i: int, q: int) -> tuple[bool, str]:
     """Instantiate at ``params`` and compare output cell ``(i, q)`` with the spec exactly, on
-    symbolic inputs ``u_r_c`` and the families' free symbols."""
+    symbolic inputs and family members, each atom its own free symbol (``in[r][c]``, ``name[i]…``)."""
     from symverify.ir.scalar import is_zero, sym
     from symverify.parametric.concrete import cell_value, entry_state, instance_model, sizes, spec_at
 
     env, nn, dd = sizes(g, params)
 
+    # distinct atoms get distinct symbols: ``in[r][c]`` for the input, ``name[i][j]…`` for a family
+    # member (names are identifiers and ``in`` is reserved, so no two atoms share a symbol)
     def state(r: int, c: int) -> Any:
-        return sym(f"u_{r}_{c}")
+        return sym(f"in[{r}][{c}]")
 
-    want = spec_at(g, params, i, q, state)
+    fams = _Bracketed()
+    want = spec_at(g, params, i, q, state, fams)
     if nn * dd <= RECHECK_CELLS:
         from symverify.semantics.evaluate import eval_model
         from symverify.semantics.rings import ScalarRing
 
-        model = instance_model(g, params)
+        model = instance_model(g, params, fams)
         u = entry_state(g, env, state)
         got = eval_model(model, [[u(r, c) for c in range(dd)] for r in range(nn)], ScalarRing())[i][q]
         how = "instance model, exact evaluation"
     else:
-        got = cell_value(g, params, i, q, state)
+        got = cell_value(g, params, i, q, state, fams)
         how = "cell-by-cell concrete interpretation"
     return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
 
