@@ -104,3 +104,10 @@ def test_families_whose_flat_names_collide_are_kept_apart() -> None:
     g = Gadget("g", (Param("N", 1, 4),), N, 1, (PLayer(b1=fam("B", 1, 2), h=(tap(0),), mode="cyclic"),),
                fam("B_1", 2) * inp(i, q))
     assert sv.prove_forall(g).verdict is sv.Verdict.REFUTED
+
+
+def test_a_tiny_timeout_bounds_every_query_and_answers_unknown() -> None:
+    from symverify.parametric import library
+
+    r = sv.prove_forall(library.butterfly_sequence(), timeout_s=0.05)
+    assert r.verdict is sv.Verdict.UNKNOWN and "z3" in r.detail
