@@ -150,10 +150,11 @@ def _hyena(module: Any, N: int) -> GatedConvWeights:
                            f"found {tuple(conv.weight.shape)} with groups={getattr(conv, 'groups', None)}")
     if tuple(getattr(conv, "padding", (K - 1,))) != (K - 1,):
         raise CompileError(f"from zoology: short_filter.padding: expected {K - 1} (causal after truncation), found {conv.padding}")
-    for attr, want in (("stride", (1,)), ("dilation", (1,)), ("padding_mode", "zeros")):
-        got = getattr(conv, attr, want)
-        if (tuple(got) if isinstance(got, (tuple, list)) else got) != want:
-            raise CompileError(f"from zoology: short_filter.{attr}: expected {want!r} (the form followed), found {got!r}")
+    plain: tuple[tuple[str, object], ...] = (("stride", (1,)), ("dilation", (1,)), ("padding_mode", "zeros"))
+    for name, expect in plain:
+        got = getattr(conv, name, expect)
+        if (tuple(got) if isinstance(got, (tuple, list)) else got) != expect:
+            raise CompileError(f"from zoology: short_filter.{name}: expected {expect!r} (the form followed), found {got!r}")
     sw = _exact(conv.weight, "short_filter.weight")
     short = [[sw[c][0][K - 1 - k] for k in range(min(K, N))] for c in range(3 * d)]
     sb = _exact(conv.bias, "short_filter.bias") if conv.bias is not None else [0] * (3 * d)
