@@ -111,3 +111,10 @@ def test_a_tiny_timeout_bounds_every_query_and_answers_unknown() -> None:
 
     r = sv.prove_forall(library.butterfly_sequence(), timeout_s=0.05)
     assert r.verdict is sv.Verdict.UNKNOWN and "z3" in r.detail
+
+
+def test_a_short_circuit_condition_defined_everywhere_is_accepted() -> None:
+    # (N − 50) is only evaluated where N < 50 fails: defined at every N, so not refused
+    g = _copy((Param("N", 1, 100),), N, inp(i, q), where=lt(N, 50) | lt(N - 50, 10))
+    r = sv.prove_forall(g)
+    assert r.proved and "N < 50" in r.ranges
