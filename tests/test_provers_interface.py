@@ -230,7 +230,7 @@ def test_from_report_combines_verdicts_refuted_first():
     (lambda: Instance("claim", True, "exact", kind=ClaimKind.PROVER), "verdict: expected a Verdict .* found bool True"),
     (lambda: Instance.from_report("claim", True), "expected a prover's outcome with a verdict .* found bool"),
     (lambda: Instance.from_report("claim", CompositionalResult(True, 1, 1), SimpleNamespace(verdict=Verdict.PROVED)),
-     "do not all name their method; pass method="),
+     "expected a prover's outcome with a verdict .* found SimpleNamespace"),
     (lambda: Instance.computed("claim", True, "  ", "rank"), "a computed claim names its exact computation; found none"),
     (lambda: Instance.computed("claim", 1, "rank", "rank"), "expected True, False or None, found int 1"),
     (lambda: Instance.argued("claim", "theory.md"), "cites .* as 'docs/FILE.md § SECTION', found 'theory.md'"),

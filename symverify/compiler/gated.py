@@ -145,6 +145,16 @@ def gated_conv_direct(N: int, weights: GatedConvWeights, *, method: str = "gated
     return Compiled(model, cert, resources, method, stated, notes)
 
 
+def _known_weights(where: str, fn: Any, weights: dict[str, Any]) -> None:
+    """Refuse a keyword that ``fn`` does not take (a misspelt weight would otherwise be a ``TypeError``)."""
+    import inspect
+
+    known = [p.name for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    bad = sorted(set(weights) - set(known))
+    if bad:
+        raise CompileError(f"{where}: unknown weight arguments {bad}; expected some of {known}")
+
+
 def hyena_direct(N: int, d: int, order: int = 2, **weights: Any) -> Compiled:
     """zoology's ``Hyena`` (:func:`symverify.library_gated.hyena`, same keyword arguments; those left
     out are symbolic) as a causal BaseConv: ``order + 3`` layers (5 for order 2), ``N' = N``,
@@ -157,6 +167,7 @@ def hyena_direct(N: int, d: int, order: int = 2, **weights: Any) -> Compiled:
     Raises:
         CompileError: bad sizes or weights.
     """
+    _known_weights("hyena_direct", hyena_weights, weights)
     try:
         w = hyena_weights(N, d, order, **weights)
     except IRError as e:
@@ -174,6 +185,7 @@ def h3_direct(N: int, d: int, **weights: Any) -> Compiled:
     Raises:
         CompileError: bad sizes or weights.
     """
+    _known_weights("h3_direct", h3_weights, weights)
     try:
         w = h3_weights(N, d, **weights)
     except IRError as e:

@@ -60,7 +60,12 @@ NON_POLYNOMIAL: tuple[tuple[str, str], ...] = (
 
 
 def _exact(t: Any, where: str) -> list[Any]:
-    """A tensor's values as nested lists of exact Fractions (finite floats only)."""
+    """A tensor's values as nested lists of exact Fractions (finite real floats only)."""
+    if not isinstance(t, torch.Tensor):
+        raise CompileError(f"from zoology: {where}: expected a tensor, found {type(t).__name__}")
+    if t.is_complex():
+        raise CompileError(f"from zoology: {where}: expected real weights, found dtype {t.dtype} (reading it as real "
+                           "would drop the imaginary part)")
     vals = t.detach().to("cpu").double().tolist()
 
     def conv(x: Any, path: str) -> Any:
@@ -119,8 +124,15 @@ def _linear(lin: Any, d_in: int, d_out: int, where: str) -> tuple[list[list[Any]
     return [[W[c][r] for c in range(d_out)] for r in range(d_in)], b
 
 
+def _d_model(module: Any) -> int:
+    d = getattr(module, "d_model", None)
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+        raise CompileError(f"from zoology: {type(module).__name__}.d_model: expected a positive int, found {d!r}")
+    return d
+
+
 def _hyena(module: Any, N: int) -> GatedConvWeights:
-    d = int(module.d_model)
+    d = _d_model(module)
     where = type(module).__name__
     for attr, want in (("num_heads", 1), ("num_blocks", 1)):
         if getattr(module, attr, 1) != want:
@@ -138,6 +150,11 @@ def _hyena(module: Any, N: int) -> GatedConvWeights:
                            f"found {tuple(conv.weight.shape)} with groups={getattr(conv, 'groups', None)}")
     if tuple(getattr(conv, "padding", (K - 1,))) != (K - 1,):
         raise CompileError(f"from zoology: short_filter.padding: expected {K - 1} (causal after truncation), found {conv.padding}")
+    plain: tuple[tuple[str, object], ...] = (("stride", (1,)), ("dilation", (1,)), ("padding_mode", "zeros"))
+    for name, expect in plain:
+        got = getattr(conv, name, expect)
+        if (tuple(got) if isinstance(got, (tuple, list)) else got) != expect:
+            raise CompileError(f"from zoology: short_filter.{name}: expected {expect!r} (the form followed), found {got!r}")
     sw = _exact(conv.weight, "short_filter.weight")
     short = [[sw[c][0][K - 1 - k] for k in range(min(K, N))] for c in range(3 * d)]
     sb = _exact(conv.bias, "short_filter.bias") if conv.bias is not None else [0] * (3 * d)
@@ -165,7 +182,7 @@ def _kernel(mod: Any, L: int, H: int, where: str) -> list[list[Any]]:
 def _h3(module: Any, N: int) -> GatedConvWeights:
     from symverify.library_gated import h3_weights
 
-    d = int(module.d_model)
+    d = _d_model(module)
     where = type(module).__name__
     if getattr(module, "head_dim", 1) != 1:
         raise CompileError(f"from zoology: {where}.head_dim: expected 1 (the form followed), found {module.head_dim}")

@@ -97,6 +97,21 @@ def float64_exact(x: Scalar) -> float | None:
     return f if Fraction(f) == x else None
 
 
+def _exact_float64(v: Any, r: Any, c: Any, where: str) -> Any:
+    """``v`` as float64, refusing a wider float (``longdouble``) that float64 would round."""
+    import numpy as np
+
+    w = v.astype(np.float64)
+    if v.dtype.kind == "f" and v.dtype.itemsize > 8:
+        with np.errstate(invalid="ignore"):
+            lost = np.flatnonzero((w.astype(v.dtype) != v) & np.isfinite(v))
+        if len(lost):
+            k = int(lost[0])
+            raise IRError(f"{where}: cell ({int(r[k])}, {int(c[k])}) is the {v.dtype} {v[k]!r}, which float64 would round; "
+                          "expected values exact in float64 (pass others as exact scalars)")
+    return w
+
+
 class CellArray(Sequence[Rect]):
     """Distinct nonzero cells as arrays, read as 1×1 rectangles in row-major order.
 
@@ -138,7 +153,7 @@ class CellArray(Sequence[Rect]):
                 k = int(big[0])
                 raise IRError(f"{where}: value {int(v[k])} at ({int(r[k])}, {int(c[k])}) is not exactly a float64; "
                               "pass it in extra")
-        v = v.astype(np.float64)
+        v = _exact_float64(v, r, c, where)
         bad = np.flatnonzero(~np.isfinite(v))
         if len(bad):
             k = int(bad[0])
@@ -197,7 +212,7 @@ class CellArray(Sequence[Rect]):
                 i, j = (int(x) for x in bad[0])
                 raise IRError(f"{where}[{i}, {j}] is {a[i, j]}: not a finite number, so it has no exact value")
             r, c = np.nonzero(a)
-            return CellArray(r, c, a[r, c].astype(np.float64), where=where)
+            return CellArray(r, c, a[r, c], where=where)
         r, c = np.nonzero(a)
         v = a[r, c]
         big = np.abs(v.astype(np.float64)) >= 2.0**53
@@ -214,8 +229,13 @@ class CellArray(Sequence[Rect]):
         override array cells at the same place (and are dropped where 0)."""
         import numpy as np
 
-        r, c = np.asarray(rows, dtype=np.int64).ravel(), np.asarray(cols, dtype=np.int64).ravel()
-        v = np.asarray(vals, dtype=np.float64).ravel()
+        r, c, v = (np.asarray(x) for x in (rows, cols, vals))
+        r, c = (x.astype(np.int64) if x.size == 0 else x for x in (r, c))  # an empty list reads as float64
+        if r.dtype.kind not in "iu" or c.dtype.kind not in "iu":
+            raise IRError(f"{where}: expected integer row and column indices, found {r.dtype} and {c.dtype}")
+        if v.dtype.kind not in "fiu" and v.size:
+            raise IRError(f"{where}: expected float or integer values, found {v.dtype} (exact values go in extra)")
+        r, c, v = r.astype(np.int64).ravel(), c.astype(np.int64).ravel(), v.ravel()
         ex = {(i, j): as_scalar(x, f"{where} extra cell ({i}, {j})") for i, j, x in extra}
         keep = v != 0
         if ex:

@@ -381,6 +381,8 @@ class Fam(Value):
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"weight family: expected an identifier name, found {self.name!r}")
+        if self.name == "in":
+            raise ParametricError("weight family: the name 'in' is reserved for the input cells; choose another name")
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from symverify.parametric.expr import (
     TRUE,
+    WIDTH,
     Cond,
     IExpr,
     Inp,
@@ -60,8 +61,8 @@ class Param:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier() or self.name in CELL_VARS:
             raise ParametricError(f"parameter: expected an identifier other than i, q; found {self.name!r}")
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (self.lo, self.hi)) or not 0 <= self.lo <= self.hi:
-            raise ParametricError(f"parameter {self.name}: expected ints 0 ≤ lo ≤ hi, found lo={self.lo!r}, hi={self.hi!r}")
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (self.lo, self.hi)) or not 0 <= self.lo <= self.hi < 1 << WIDTH:
+            raise ParametricError(f"parameter {self.name}: expected ints 0 ≤ lo ≤ hi < 2^{WIDTH}, found lo={self.lo!r}, hi={self.hi!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -362,6 +362,23 @@ def _layer_definedness(enc: _Enc, g: Gadget) -> list[tuple[Any, str]]:
     return out
 
 
+def _check_arities(g: Gadget, ts: list[Term]) -> None:
+    """Each weight family is used with one number of indices (its declared one, if declared):
+    the key encoding pads shorter index tuples with zeros, so ``B[x]`` and ``B[x, 0]`` must not
+    both occur — they are different symbols in the instances."""
+    seen: dict[str, int] = {k: len(v) for k, v in g.families.items()}
+    for pl in g.layers:
+        for tp in pl.W + pl.h:
+            ts = ts + value_terms(tp.value, None)
+        ts = ts + value_terms(pl.b1, None) + value_terms(pl.b2, None)
+    for t in ts:
+        for a in t.atoms:
+            n = seen.setdefault(a.kind, len(a.idx))
+            if n != len(a.idx):
+                raise ParametricError(f"gadget {g.name}: family {a.kind} is used with {len(a.idx)} indices and with {n}; "
+                                      "expected one number of indices per family")
+
+
 def _assignment(z3: Any, model: Any, enc: _Enc, names: list[str]) -> dict[str, int]:
     return {n: model.eval(enc.vars[n], model_completion=True).as_long() for n in names}
 
@@ -373,35 +390,56 @@ def _scale(ts: list[Term]) -> int:
     return den
 
 
+class _Bracketed(Mapping[str, Any]):
+    """Every family, its member ``name[idx…]`` the free symbol ``name[i][j]…`` (an injective naming)."""
+
+    def __getitem__(self, name: str) -> Any:
+        from symverify.ir.scalar import sym
+
+        return lambda *idx: sym(name + "".join(f"[{x}]" for x in idx))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str)
+
+    def __iter__(self) -> Any:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
 def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
              preds: Mapping[str, Any] | None = None) -> tuple[bool | None, str]:
     """Instantiate at ``params`` and compare output cell ``(i, q)`` with the spec exactly, on
-    symbolic inputs ``u_r_c`` and the families' free symbols. With free predicates (``preds``:
-    callables read off z3's model) the instance must satisfy ``assume`` at every cell, else the
-    witness cannot be confirmed (None)."""
+    symbolic inputs and family members, each atom its own free symbol (``in[r][c]``, ``name[i]…``).
+    With free predicates (``preds``: callables read off z3's model) the instance must satisfy
+    ``assume`` at every cell, else the witness cannot be confirmed (None)."""
     from symverify.ir.scalar import is_zero, sym
     from symverify.parametric.concrete import cell_value, entry_state, instance_model, sizes, spec_at
     from symverify.parametric.expr import predicates
 
     env, nn, dd = sizes(g, params)
 
+    # distinct atoms get distinct symbols: ``in[r][c]`` for the input, ``name[i][j]…`` for a family
+    # member (names are identifiers and ``in`` is reserved, so no two atoms share a symbol)
     def state(r: int, c: int) -> Any:
-        return sym(f"u_{r}_{c}")
+        return sym(f"in[{r}][{c}]")
 
+    fams = _Bracketed()
     with predicates(preds or {}):
         if preds and (nn * dd > RECHECK_CELLS or not all(g.assume.eval({**env, "i": r, "q": c}) for r in range(nn) for c in range(dd))):
             return None, "the witness's placement does not satisfy the assumptions at every cell"
-        want = spec_at(g, params, i, q, state)
+        want = spec_at(g, params, i, q, state, fams)
         if nn * dd <= RECHECK_CELLS:
             from symverify.semantics.evaluate import eval_model
             from symverify.semantics.rings import ScalarRing
 
-            model = instance_model(g, params)
+            model = instance_model(g, params, fams)
             u = entry_state(g, env, state)
             got = eval_model(model, [[u(r, c) for c in range(dd)] for r in range(nn)], ScalarRing())[i][q]
             how = "instance model, exact evaluation"
         else:
-            got = cell_value(g, params, i, q, state)
+            got = cell_value(g, params, i, q, state, fams)
             how = "cell-by-cell concrete interpretation"
     return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
 
@@ -491,13 +529,19 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     """
     if not isinstance(g, Gadget):
         raise ParametricError(f"prove_forall: expected a parametric Gadget, found {type(g).__name__}")
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < math.inf:
+        raise ParametricError(f"prove_forall timeout_s: expected a positive number of seconds, found {timeout_s!r}")
     z3 = _z3()
     t0 = time.perf_counter()
+    deadline = t0 + timeout_s
     names = [p.name for p in g.params]
     bounds = {p.name: (p.lo, p.hi) for p in g.params}
-    for n, (lo, hi) in dict(ranges or {}).items():
+    for n, rng in dict(ranges or {}).items():
         if n not in bounds:
             raise ParametricError(f"prove_forall ranges: unknown parameter {n!r} (parameters: {names})")
+        if not (isinstance(rng, tuple) and len(rng) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in rng)):
+            raise ParametricError(f"prove_forall ranges: {n} expected a pair (lo, hi) of ints, found {rng!r}")
+        lo, hi = rng
         if not (bounds[n][0] <= lo <= hi <= bounds[n][1]):
             raise ParametricError(f"prove_forall ranges: {n} ∈ [{lo}, {hi}] is not inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
         bounds[n] = (lo, hi)
@@ -506,6 +550,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         shown += f", {g.where}"
     out, spec = output_terms(g), spec_terms(g)
     has_preds = "Pred(" in repr((g.layers, g.spec, g.entry, g.care, g.assume))
+    _check_arities(g, out + spec)
     # First with ``a mod b`` as a conditional subtraction (fast to decide), valid only if every
     # ``mod`` has a < 2b where it is evaluated; when that fails, with the full bit-vector remainder.
     linear = _is_linear(g, out + spec)
@@ -524,11 +569,25 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         cell = [enc.le(enc.const(0), v["i"]), enc.le(enc.const(0), v["q"]), enc.lt(v["i"], nn), enc.lt(v["q"], dd)]
 
         def solver(base: list[Any] = base, kind: type[_Enc] = kind) -> Any:
+            # one budget for all queries together: each gets the time left (at least 1 ms)
             s = z3.Solver() if kind is _Enc else z3.SolverFor("QF_UFLIA" if has_preds else "QF_LIA")
-            s.set("timeout", max(1, int(timeout_s * 1000)))
+            s.set("timeout", max(1, int((deadline - time.perf_counter()) * 1000)))
             s.add(*base)
             return s
 
+        # ``where`` must be defined at every parameter value in the ranges (it is not a filter
+        # that silently drops the values where it is undefined)
+        s = solver(base[:len(bounds)])
+        s.add(z3.Not(ok_w))
+        r = s.check()
+        if r != z3.unsat:
+            if not last:
+                continue
+            if r == z3.sat:
+                raise ParametricError(f"gadget {g.name}: its condition {g.where} is undefined at "
+                                      f"{_assignment(z3, s.model(), enc, names)}")
+            return ForallResult(g.name, exact_comparison(None), shown, detail=f"definedness of the condition: z3 {r}",
+                                seconds=time.perf_counter() - t0)
         s = solver()
         s.add(z3.Or(z3.Not(ok_n), z3.Not(ok_d), nn == 0, dd == 0))
         if s.check() == z3.sat:
@@ -567,6 +626,16 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
                             seconds=time.perf_counter() - t0)
 
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
+    # a statement about no parameter value or no cell is vacuous: refused, never "proved for all"
+    s = solver()
+    s.add(*cell, care)
+    r = s.check()
+    if r == z3.unsat:
+        raise ParametricError(f"gadget {g.name}: vacuous statement: no parameter value in {shown} and no cell with "
+                              f"care {g.care} exist (empty ranges, or a condition never true)")
+    if r != z3.sat:
+        return ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check: z3 {r} ({s.reason_unknown()})",
+                            seconds=time.perf_counter() - t0)
     # the identity
     terms = out + [Term(t.guard, -t.coef, t.atoms) for t in spec]
     tags = {"in": 1}

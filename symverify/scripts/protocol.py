@@ -128,6 +128,18 @@ class Decided(Protocol):
     def verdict(self) -> Verdict: ...
 
 
+def _outcome_types() -> tuple[type, ...]:
+    """The provers' outcome classes :meth:`Instance.from_report` accepts (an object that merely has
+    a ``verdict`` attribute is not a prover's outcome)."""
+    from symverify.provers.compositional import CompositionalResult
+    from symverify.provers.forall import ForallResult
+    from symverify.provers.fragment import FragmentProof
+    from symverify.provers.matrix import KaleidoscopeCheck
+    from symverify.verification import Report
+
+    return (Report, CompositionalResult, FragmentProof, KaleidoscopeCheck, ForallResult)
+
+
 @dataclass(frozen=True)
 class Instance:
     """One claim of a proof script, made by :meth:`from_report`, :meth:`computed` or
@@ -184,10 +196,11 @@ class Instance:
         else ``unknown`` if one is, else ``proved``). ``method`` defaults to the reports' methods
         joined by ``+``."""
         decided = (report, *more)
+        outcomes = _outcome_types()
         for r in decided:
-            if not isinstance(getattr(r, "verdict", None), Verdict):
+            if not isinstance(r, outcomes) or not isinstance(getattr(r, "verdict", None), Verdict):
                 raise UsageError(f"instance {name!r}: expected a prover's outcome with a verdict (a Report, or a matrix, "
-                                 f"fragment or certificate check), found {type(r).__name__}")
+                                 f"fragment, certificate or ∀ check), found {type(r).__name__}")
         refuted = [r for r in decided if r.verdict is Verdict.REFUTED]
         undecided = [r for r in decided if r.verdict is Verdict.UNKNOWN]
         deciding = refuted[0] if refuted else undecided[0] if undecided else report

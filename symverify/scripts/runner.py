@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from symverify.errors import SerializationError, UsageError
-from symverify.scripts.protocol import count_claims
+from symverify.scripts.protocol import PROVED_KINDS, ClaimKind, count_claims
 from symverify.scripts.tasks import BUILTIN, Processes, Task, execute, ship
 
 __all__ = [
@@ -310,6 +310,35 @@ def _order(inst: dict[str, Any]) -> tuple[int, int]:
     return (before if isinstance(before, int) else 0), 0
 
 
+def _listed(result: Any) -> list[Any]:
+    if not isinstance(result, dict) or not isinstance(result.get("instances", []), list):
+        raise ValueError("expected an object with a list of instances")
+    return list(result.get("instances", []))
+
+
+def _claim(inst: Any, k: int) -> dict[str, Any]:
+    """An instance of a script's result JSON, its ``ok`` re-derived from its kind and verdict: a
+    script's file is not trusted to say ``ok`` for a claim that is not proved by a prover or an
+    exact computation (an argued claim is ok only through its checks). A missing or unknown kind or
+    verdict, or an argued claim with a verdict, makes the row ``crashed`` (``ValueError``)."""
+    if not isinstance(inst, dict):
+        raise ValueError(f"instance {k}: expected an object, found {type(inst).__name__}")
+    kinds = [c.value for c in ClaimKind]
+    kind, verdict, name = inst.get("kind"), inst.get("verdict"), inst.get("name", k)
+    if kind not in kinds:
+        raise ValueError(f"instance {name!r}: kind: expected one of {', '.join(kinds)}, found {kind!r}")
+    if verdict not in ("proved", "refuted", "unknown"):
+        raise ValueError(f"instance {name!r}: verdict: expected proved, refuted or unknown, found {verdict!r}")
+    if kind == ClaimKind.ARGUED.value and verdict != "unknown":
+        raise ValueError(f"instance {name!r}: an argued claim is not decided by the tool; its verdict must be unknown, "
+                         f"found {verdict}")
+    over = inst.get("over_bound", [])
+    within = isinstance(over, list) and not over
+    derived = (inst.get("checks") is not False) if kind == ClaimKind.ARGUED.value else (
+        ClaimKind(kind) in PROVED_KINDS and verdict == "proved")
+    return {**inst, "ok": bool(inst.get("ok")) and within and derived}
+
+
 def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: str | None = None) -> ScriptOutcome:
     """One row from the results of a script's tasks (:func:`~symverify.scripts.tasks.execute`):
     the instances of every part in the order of a one-process run. A part that did not finish
@@ -327,8 +356,14 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
                                  error=f"a worker ({p.get('host', '?')}) has symverify {p.get('version')}, this machine "
                                        f"{local_version}: install the same version everywhere")
     results = [p["result"] for p in parts if p.get("result") is not None]
+    try:
+        results = [{**r, "instances": [_claim(i, k) for k, i in enumerate(_listed(r))]} for r in results]
+    except ValueError as e:
+        return ScriptOutcome(script.name, script.title, "crashed", secs, error=f"result JSON: {e}", source=script.source)
     if len(results) == 1:
         data = results[0]
+        data = {**data, "counts": count_claims(data["instances"]),
+                "ok": bool(data.get("ok")) and bool(data["instances"]) and all(i["ok"] for i in data["instances"])}
     else:
         instances = [inst for r in results for inst in r.get("instances", [])]
         merged = sorted(instances, key=_order)  # stable: a part's own order is kept

@@ -1,0 +1,90 @@
+"""Adversarial use of ``verify(..., scheduler=...)``: forged or mismatched certificates, garbage
+schedulers and deadlines never give ``proved`` and never a raw Python exception."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+import pytest
+
+import symverify as sv
+from symverify.errors import UsageError
+from symverify.ir.certificate import Certificate
+from symverify.library import random_circuit
+from symverify.provers.stages_dask import check_certificate_dask
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
+                                  silence_logs=logging.CRITICAL, protocol="tcp") as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def pair():
+    c = random_circuit(3, 2, 10, 4, seed=3, num_outputs=3)
+    return c, sv.compile(c)
+
+
+@pytest.fixture(scope="module")
+def other():
+    return sv.compile(random_circuit(3, 2, 10, 4, seed=4, num_outputs=3))
+
+
+def _tampered(cert: Certificate) -> Certificate:
+    """The certificate with one boundary cell's constant changed (a forged stage claim)."""
+    bs = list(cert.boundaries)
+    for k in range(1, len(bs) - 1):
+        if bs[k].cells:
+            cell = bs[k].cells[0]
+            bs[k] = replace(bs[k], cells=(replace(cell, const=cell.const + 1), *bs[k].cells[1:]))
+            return replace(cert, boundaries=tuple(bs))
+    pytest.skip("no inner boundary with cells")
+
+
+def test_a_forged_stage_claim_is_not_proved(client, pair):
+    c, comp = pair
+    rep = sv.verify(c, comp.model, method="compositional", certificate=_tampered(comp.certificate), scheduler=client)
+    assert not rep.proved
+
+
+def test_the_certificate_of_another_circuit_is_not_proved(client, pair, other):
+    c, comp = pair
+    try:
+        rep = sv.verify(c, comp.model, method="compositional", certificate=other.certificate, scheduler=client)
+    except sv.SymverifyError:
+        return  # refused as malformed for this pair: fine
+    assert not rep.proved
+
+
+def test_the_right_certificate_for_another_model_is_not_proved(client, pair, other):
+    c, comp = pair
+    try:
+        rep = sv.verify(c, other.model, method="compositional", certificate=comp.certificate, scheduler=client)
+    except sv.SymverifyError:
+        return
+    assert not rep.proved
+
+
+def test_an_expired_deadline_is_unknown_not_proved(client, pair):
+    c, comp = pair
+    rep = sv.verify(c, comp.model, method="compositional", certificate=comp.certificate, scheduler=client, timeout=1e-9)
+    assert rep.verdict is sv.Verdict.UNKNOWN
+
+
+@pytest.mark.parametrize("scheduler", ["", "tcp://", "local ", "tcp://h:1/x/y", b"local", 3.5, ["local"]])
+def test_garbage_schedulers_are_usage_errors(pair, scheduler):
+    c, comp = pair
+    with pytest.raises(UsageError, match="scheduler"):
+        sv.verify(c, comp, scheduler=scheduler)
+
+
+def test_an_impossible_port_is_a_usage_error(pair):
+    c, comp = pair
+    with pytest.raises(UsageError, match="scheduler"):
+        check_certificate_dask(c, comp.model, comp.certificate, scheduler="tcp://127.0.0.1:99999999", connect_timeout=0.5)

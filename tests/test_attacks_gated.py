@@ -1,0 +1,106 @@
+"""Adversarial inputs to the gated convolutions (Hyena/H3): unsupported module shapes refused with a
+CompileError, non-finite or complex weights refused, one mutated weight of a read module refuted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import symverify as sv
+from symverify.compiler.gated import gated_from_zoology, h3_direct, hyena_direct
+from symverify.errors import CompileError
+from symverify.executors.zoology_gated import ZoologyH3, ZoologyHyena
+
+N = 6
+
+
+def _hyena() -> ZoologyHyena:
+    torch.manual_seed(0)
+    return ZoologyHyena(2, N).double().eval()
+
+
+def _h3() -> ZoologyH3:
+    torch.manual_seed(0)
+    return ZoologyH3(2, 4, N).double().eval()
+
+
+@pytest.mark.parametrize(("attr", "value", "match"), [
+    ("stride", (2,), "stride"),
+    ("dilation", (2,), "dilation"),
+    ("padding_mode", "circular", "padding_mode"),
+])
+def test_short_filter_variants_are_refused(attr: str, value: object, match: str) -> None:
+    # these change the module's function; read as the plain causal form they gave a wrong circuit
+    m = _hyena()
+    setattr(m.short_filter, attr, value)
+    with pytest.raises(CompileError, match=match):
+        gated_from_zoology(m, N)
+
+
+@pytest.mark.parametrize("value", [None, "2", 2.0, 0, True])
+def test_d_model_must_be_a_positive_int(value: object) -> None:
+    for m in (_hyena(), _h3()):
+        m.d_model = value
+        with pytest.raises(CompileError, match="d_model: expected a positive int"):
+            gated_from_zoology(m, N)
+
+
+def test_complex_weights_are_refused_not_cast_to_real() -> None:
+    m = _hyena()
+    m.out_proj.weight = nn.Parameter(m.out_proj.weight.detach().to(torch.complex128))
+    with pytest.raises(CompileError, match="expected real weights"):
+        gated_from_zoology(m, N)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("where", ["in_proj", "short_filter", "out_proj"])
+def test_non_finite_weights_are_refused(bad: float, where: str) -> None:
+    m = _hyena()
+    with torch.no_grad():
+        getattr(m, where).weight.view(-1)[1] = bad
+    with pytest.raises(CompileError, match="expected a finite number"):
+        gated_from_zoology(m, N)
+
+
+def test_non_linear_projection_is_refused() -> None:
+    m = _hyena()
+    m.in_proj = nn.Sequential(nn.Linear(2, 6), nn.GELU())  # type: ignore[assignment]
+    with pytest.raises(CompileError):
+        gated_from_zoology(m, N)
+
+
+def _mutate(t: Any, idx: tuple[int, ...]) -> None:
+    with torch.no_grad():
+        t[idx] = float(np.nextafter(t[idx].item(), np.inf))
+
+
+@pytest.mark.parametrize(("kind", "param", "idx"), [
+    ("hyena", "short_filter.weight", (1, 0, 2)),
+    ("hyena", "out_proj.bias", (1,)),
+    ("hyena", "filter_fn.bias", (0,)),
+    ("h3", "q_proj.weight", (0, 1)),
+    ("h3", "D", (1,)),
+])
+def test_one_mutated_weight_of_a_read_module_is_refuted(kind: str, param: str, idx: tuple[int, ...]) -> None:
+    circuit, good = gated_from_zoology(_hyena() if kind == "hyena" else _h3(), N)
+    m = _hyena() if kind == "hyena" else _h3()
+    _mutate(m.get_parameter(param), idx)
+    _, bad = gated_from_zoology(m, N)
+    assert sv.verify(circuit, good).verdict is sv.Verdict.PROVED
+    assert sv.verify(circuit, bad).verdict is sv.Verdict.REFUTED
+
+
+@pytest.mark.parametrize("build", [hyena_direct, h3_direct])
+def test_misspelt_weight_keyword_is_a_compile_error(build: Any) -> None:
+    with pytest.raises(CompileError, match="unknown weight arguments"):
+        build(4, 1, bogus=1)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 0.1])
+def test_float_weights_of_direct_models_are_refused(bad: float) -> None:
+    with pytest.raises(CompileError, match="expected an exact value"):
+        hyena_direct(4, 1, out_bias=[bad])
