@@ -73,6 +73,7 @@ def _factor(size: int, stride: int, symbolic: bool) -> ButterflyFactor:
 def test_factor_layers_identical_to_the_hand_written_gadget(d: int, pending: bool) -> None:
     """Every stride, symbolic and numeric blocks (with zeros), clean and pending states, ``d`` a power
     of two (from the definitions when clean) or not (written out)."""
+    used = 0
     for size in (4 * d, 16 * d):
         lay = Layout.choose(1, d, size)
         stride = 1
@@ -80,4 +81,16 @@ def test_factor_layers_identical_to_the_hand_written_gadget(d: int, pending: boo
             for symbolic in (True, False):
                 f = _factor(lay.size, stride, symbolic)
                 assert b2b.factor_layers(lay, f, pending) == hand_factor_layers(lay, f, pending), (d, size, stride, symbolic)
+                if d & (d - 1) == 0 and not pending:  # this case is built from the definition
+                    assert b2b._from_definition(lay, f, axis_of(f, lay.tw)) == hand_factor_layers(lay, f)
+                    used += 1
             stride *= 2
+    assert used or d == 3 or pending
+
+
+def test_single_row_track_channel_factor_is_written_out() -> None:
+    """``N_k = tw`` (one track row): outside the definitions' range ``R ≥ 2``, written out."""
+    lay = Layout.choose(1, 4, 4)
+    if lay.track_rows == 1:
+        f = _factor(lay.size, 1, True)
+        assert b2b.factor_layers(lay, f) == hand_factor_layers(lay, f)
