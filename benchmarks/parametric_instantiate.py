@@ -11,7 +11,8 @@ layout size N_k it times (median of ``--repeat`` runs, interleaved) two builders
   factor): :func:`symverify.compiler.butterfly_to_baseconv.factor_layers` (which instantiates
   ``butterfly_sequence`` / ``butterfly_channel``) against the hand-written layers it replaced.
 
-It checks that both builders give equal layers and prints the ratio definition / hand-written
+A ``mul-1by1`` row (N_k ≤ 4096) times the definition evaluated cell by cell (bulk evaluation
+off), for comparison. It checks that both builders give equal layers and prints the ratio definition / hand-written
 (≤ 1 means the definition is as fast). Asserts nothing about time.
 """
 
@@ -31,6 +32,7 @@ from symverify.ir.baseconv import Layer, Mode
 from symverify.ir.butterfly import ButterflyFactor
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, is_zero
+from symverify.parametric import concrete
 
 
 def hand_mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[int], pending: bool,
@@ -79,12 +81,21 @@ def _factor(size: int, stride: int) -> ButterflyFactor:
     return ButterflyFactor(size, stride, *[tuple((m % 7) - 3 + 10 * n for m in range(pairs)) for n in range(4)])
 
 
+def _cell_by_cell(fn: Callable[..., Any], *args: Any) -> Any:
+    saved = concrete._BULK_FROM
+    concrete._BULK_FROM = 1 << 62
+    try:
+        return fn(*args)
+    finally:
+        concrete._BULK_FROM = saved
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="512,4096,32768")
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
-    print(f"{'case':<6}{'N_k':>8}{'definition s':>14}{'hand s':>10}{'ratio':>8}  equal")
+    print(f"{'case':<9}{'N_k':>8}{'definition s':>14}{'hand s':>10}{'ratio':>8}  equal")
     for size in (int(x) for x in args.sizes.split(",")):
         k, n3 = size // 4, size // 8
         v1 = tuple(range(0, 2 * k, 2))
@@ -99,10 +110,13 @@ def main() -> None:
             ("seq", lay, partial(b2b.factor_layers, lay, f), partial(hand_factor_layers, lay, f)),
             ("chan", lay4, partial(b2b.factor_layers, lay4, f4), partial(hand_factor_layers, lay4, f4)),
         ]
+        if size <= 4096:  # the definition evaluated cell by cell, as before bulk evaluation
+            cases.append(("mul-1by1", lay, partial(_cell_by_cell, mul_layers, lay, v1, kr, v3, True, offset),
+                          partial(hand_mul_layers, lay, v1, kr, v3, True, offset)))
         for name, lay_, new, old in cases:
             t_new, a = _time(new, args.repeat)
             t_old, b = _time(old, args.repeat)
-            print(f"{name:<6}{lay_.size:>8}{t_new:>14.4f}{t_old:>10.4f}{t_new / t_old:>8.2f}  {_same(a, b)}")
+            print(f"{name:<9}{lay_.size:>8}{t_new:>14.4f}{t_old:>10.4f}{t_new / t_old:>8.2f}  {_same(a, b)}")
 
 
 if __name__ == "__main__":
