@@ -6,7 +6,10 @@ the given parameter values and builds :class:`~symverify.ir.baseconv.Layer` s: `
 ``b2`` are evaluated per cell, except that a bias whose dependence on ``i`` (or ``q``) is only
 through comparisons with expressions free of ``i`` and ``q`` is evaluated once per block between
 consecutive cut points (it is constant there) and painted as a rectangle — so a mask on ``2^20``
-rows costs one rectangle, not ``2^20`` cells. Family members become the values ``families[name]``
+rows costs one rectangle, not ``2^20`` cells. Past a few blocks the blocks are evaluated together
+(:mod:`symverify.parametric.bulk`: numpy over the row and channel index arrays, falling back to
+this cell-by-cell evaluation for any operation int64 cannot do exactly), and so is the check of a
+placement against ``assume``; a placement may be a set of cells. Family members become the values ``families[name]``
 returns, by default the free symbol ``name_idx…`` (:func:`family_symbol`).
 
 :func:`spec_at` evaluates the specification of one output cell on a given input state, and
