@@ -778,14 +778,11 @@ def mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[int], p
     consts = {lay.cell(p): v for p, v in offset.items() if not is_zero(v)}
     placement = {"V1": frozenset(lay.cell(p) for p in v1), "V3": frozenset(lay.cell(p) for p in v3)}
     params = {"R": lay.track_rows, "tw": tw, "d": lay.width, "k": k_rows, "pend": int(pending)}
-    m1, m2 = instantiate(mul_stage(), params, {"C": lambda r, c: consts.get((r, c), 0)}, placement)
-    return _compiler_grids(m1), _compiler_grids(m2)
-
-
-def _compiler_grids(layer: Layer) -> Layer:
-    """``layer`` with every grid in :func:`~.layout.grid`'s storage (the same matrices)."""
-    W, b1, h, b2 = (grid(g.rows, g.cols, g.nonzero()) for _, g in layer.grids())
-    return Layer(W, b1, h, b2, layer.mode)
+    out = []
+    for la in instantiate(mul_stage(), params, {"C": lambda r, c: consts.get((r, c), 0)}, placement):
+        W, b1, h, b2 = (grid(g.rows, g.cols, g.nonzero()) for g in (la.W, la.b1, la.h, la.b2))
+        out.append(Layer(W, b1, h, b2, la.mode))
+    return out[0], out[1]
 
 
 @dataclass
