@@ -55,7 +55,7 @@ positions and back, so ``w`` becomes ``w + 2``, and the gather and scatter add 4
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -238,10 +238,21 @@ def factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False, suppor
     layer ``A`` alone. Pruning (both default to None = off): ``support`` drops coefficients that
     multiply positions known to be 0, ``live`` restricts the last layer's ones to the cells that
     can be nonzero afterwards. Sequence and channel: 2 layers; diagonal: 1.
+
+    **From the ∀-proved definitions**: a sequence or channel factor on a clean state (not
+    ``pending``), unpruned, with ``d`` a power of two (``d' = tw``) and ``R ≥ 2`` track rows, is built by instantiating
+    :func:`symverify.parametric.library.butterfly_sequence` / ``butterfly_channel`` at this layout,
+    with the factor's blocks as the families ``d1 … d4`` (:func:`_from_definition`). The other
+    variants are written out here: the definitions do not express them — a pending input (``A``
+    then also reads ``B1``), pruning (the masks depend on the live cells the emitter tracks),
+    the off-track channels of a ``d`` that is not a power of two, and the one-layer diagonal
+    factor. The layers are identical either way (tests/test_compiler_from_definitions.py).
     """
     if f.size != lay.size:
         raise CompileError(f"butterfly gadget: factor size {f.size} differs from the layout size N_k = {lay.size}")
     axis = axis_of(f, lay.tw)
+    if axis != "diagonal" and not pending and support is None and live is None and lay.width == lay.tw and lay.track_rows >= 2:
+        return _from_definition(lay, f, axis)
     first = scale_layer(lay, pending, _coefficients(lay, f, axis, support))
     if axis == "sequence":
         return (first, shift_sum_layer(lay, f.stride // lay.tw, live))
@@ -254,6 +265,36 @@ def factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False, suppor
             gate = {c: v for c, v in gate.items() if c in live}
         return (first, pair_mix_layer(lay, f.stride, gate))
     return (first,)
+
+
+def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis) -> tuple[Layer, ...]:
+    """Layers ``A``, ``B`` (sequence, stride ``t·tw``, ``t = 2^e``) or ``A``, ``C`` (channel, stride
+    ``2^e < tw = 2^j``) of Lemma H.16 instantiated from the ∀-proved definition at ``R = 2^r`` track
+    rows; family ``dX`` at cell ``(row, channel)`` is ``f.dX`` of the pair whose lower position is
+    ``row·tw + channel``. Grids are stored as :func:`~.layout.grid` stores them."""
+    from symverify.parametric.concrete import instantiate
+    from symverify.parametric.definitions import butterfly_channel, butterfly_sequence
+
+    tw = lay.tw
+    low = {p: m for m, (p, _) in enumerate(f.pairs())}
+    blocks = {"d1": f.d1, "d2": f.d2, "d3": f.d3, "d4": f.d4}
+
+    def family(col: Sequence[Scalar]) -> Callable[[int, int], Scalar]:
+        return lambda row, ch: col[low[row * tw + ch]]
+
+    fams = {name: family(col) for name, col in blocks.items()}
+    r = lay.track_rows.bit_length() - 1
+    if axis == "sequence":
+        layers = instantiate(butterfly_sequence(), {"r": r, "tw": tw, "e": (f.stride // tw).bit_length() - 1}, fams)
+    else:
+        layers = instantiate(butterfly_channel(), {"r": r, "j": tw.bit_length() - 1, "e": f.stride.bit_length() - 1}, fams)
+    return tuple(_stored(layer) for layer in layers)
+
+
+def _stored(layer: Layer) -> Layer:
+    """``layer`` with every grid in :func:`~.layout.grid`'s storage (the same matrices)."""
+    W, b1, h, b2 = (grid(g.rows, g.cols, g.nonzero()) for _, g in layer.grids())
+    return Layer(W, b1, h, b2, layer.mode)
 
 
 def gather_layers(lay: Layout, cells: AbstractSet[tuple[int, int]] | None = None) -> tuple[Layer, Layer]:

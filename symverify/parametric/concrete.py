@@ -6,7 +6,10 @@ the given parameter values and builds :class:`~symverify.ir.baseconv.Layer` s: `
 ``b2`` are evaluated per cell, except that a bias whose dependence on ``i`` (or ``q``) is only
 through comparisons with expressions free of ``i`` and ``q`` is evaluated once per block between
 consecutive cut points (it is constant there) and painted as a rectangle — so a mask on ``2^20``
-rows costs one rectangle, not ``2^20`` cells. Family members become the values ``families[name]``
+rows costs one rectangle, not ``2^20`` cells. Past a few blocks the blocks are evaluated together
+(:mod:`symverify.parametric.bulk`: numpy over the row and channel index arrays, falling back to
+this cell-by-cell evaluation for any operation int64 cannot do exactly), and so is the check of a
+placement against ``assume``; a placement may be a set of cells. Family members become the values ``families[name]``
 returns, by default the free symbol ``name_idx…`` (:func:`family_symbol`).
 
 :func:`spec_at` evaluates the specification of one output cell on a given input state, and
@@ -18,11 +21,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.grid import Grid
+from symverify.ir.grid import Grid, Rect
 from symverify.ir.scalar import Scalar, is_zero, sym
+from symverify.parametric.bulk import Placement
 from symverify.parametric.expr import (
     BoolOp,
     Cmp,
@@ -165,18 +170,77 @@ def _intervals(cuts: set[int] | None, size: int) -> list[tuple[int, int]]:
     return list(itertools.pairwise(pts))
 
 
-def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None) -> Grid:
+def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None,
+          preds: Mapping[str, Placement] | None = None) -> Grid:
+    rcuts, ccuts = _cuts_v(v, "i", env), _cuts_v(v, "q", env)
+    if (nn if rcuts is None else len(rcuts) + 1) * (dd if ccuts is None else len(ccuts) + 1) > _BULK_FROM:
+        bulk_rects = _bias_bulk(v, env, (rcuts, nn), (ccuts, dd), fams, preds or {})
+        if bulk_rects is not None:
+            return Grid(nn, dd, 0, bulk_rects)
     rects = []
-    rows, cols = _intervals(_cuts_v(v, "i", env), nn), _intervals(_cuts_v(v, "q", env), dd)
-    for r0, r1 in rows:
-        for c0, c1 in cols:
+    for r0, r1 in _intervals(rcuts, nn):
+        for c0, c1 in _intervals(ccuts, dd):
             val = eval_value(v, {**env, "i": r0, "q": c0}, fams)
             if not is_zero(val):
                 rects.append((r0, r1, c0, c1, val))
     return Grid(nn, dd, 0, tuple(rects))
 
 
-def _layer(pl: PLayer, env: dict[str, int], nn: int, dd: int, fams: Families | None, where: str) -> Layer:
+_BULK_FROM = 16  # blocks; fewer are evaluated one by one
+
+
+def _bounds(cuts: set[int] | None, size: int) -> tuple[Any, Any]:
+    """The starts and ends of :func:`_intervals` as int64 arrays."""
+    import numpy as np
+
+    if cuts is None:
+        starts = np.arange(size, dtype=np.int64)
+        return starts, starts + 1
+    pts = np.array(sorted({0, size} | {c for c in cuts if 0 < c < size}), dtype=np.int64)
+    return pts[:-1], pts[1:]
+
+
+def _bias_bulk(v: Value, env: dict[str, int], rows: tuple[set[int] | None, int], cols: tuple[set[int] | None, int],
+               fams: Families | None, preds: Mapping[str, Placement]) -> tuple[Rect, ...] | None:
+    """The blocks of :func:`_bias` evaluated together (:mod:`symverify.parametric.bulk`, one block per
+    representative cell, the block's first); None when an operation needs the exact cell-by-cell
+    evaluation. Blocks of one cell are merged down each column into runs of equal values."""
+    import numpy as np
+
+    from symverify.parametric import bulk
+
+    rs, re_ = _bounds(*rows)
+    cs, ce = _bounds(*cols)
+    nc = len(cs)
+    rows_ = np.repeat(rs, nc)
+    chans = np.tile(cs, len(rs))
+    try:
+        vals = bulk.value(v, env, rows_, chans, preds, lambda name, idx: _family(fams, name, idx))
+    except bulk.FallbackError:
+        return None
+    if not isinstance(vals, np.ndarray):
+        if is_zero(vals):
+            return ()
+        box = np.empty((), dtype=object)
+        box[()] = vals
+        vals = np.full(len(rows_), box, dtype=object)
+    nz = np.flatnonzero(bulk.nonzero(vals))
+    ri, ci = nz // nc, nz % nc
+    order = np.lexsort((ri, ci))  # column-major: runs down a column are adjacent
+    out: list[Rect] = []
+    for r0, r1, c0, c1, val in zip(rs[ri[order]].tolist(), re_[ri[order]].tolist(), cs[ci[order]].tolist(),
+                                   ce[ci[order]].tolist(), vals[nz[order]].tolist()):
+        if out:
+            p0, p1, pc0, pc1, pv = out[-1]
+            if pc0 == c0 and pc1 == c1 and p1 == r0 and pv == val and type(pv) is type(val):
+                out[-1] = (p0, r1, c0, c1, val)
+                continue
+        out.append((r0, r1, c0, c1, val))
+    return tuple(out)
+
+
+def _layer(pl: PLayer, env: dict[str, int], nn: int, dd: int, fams: Families | None, where: str,
+           preds: Mapping[str, Placement] | None = None) -> Layer:
     W: dict[tuple[int, int], Scalar] = {}
     h: dict[tuple[int, int], Scalar] = {}
     for q in range(dd) if pl.W or pl.h else ():
@@ -184,21 +248,47 @@ def _layer(pl: PLayer, env: dict[str, int], nn: int, dd: int, fams: Families | N
             W[(p, q)] = val
         for k, val in _taps(pl.h, env, q, nn, f"{where} h", fams).items():
             h[(k, q)] = val
-    return Layer(Grid.from_cells(dd, dd, W), _bias(pl.b1, env, nn, dd, fams), Grid.from_cells(nn, dd, h),
-                 _bias(pl.b2, env, nn, dd, fams), Mode(pl.mode))
+    return Layer(Grid.from_cells(dd, dd, W), _bias(pl.b1, env, nn, dd, fams, preds), Grid.from_cells(nn, dd, h),
+                 _bias(pl.b2, env, nn, dd, fams, preds), Mode(pl.mode))
 
 
 def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None = None,
-                placement: Mapping[str, Callable[..., bool]] | None = None) -> tuple[Layer, ...]:
+                placement: Mapping[str, Placement] | None = None) -> tuple[Layer, ...]:
     """The gadget's layers at the parameter values ``params`` (module docstring); ``placement``
-    gives the free predicates (callables on cells), which must satisfy ``assume`` at every cell."""
-    with predicates(placement or {}):
+    gives the free predicates — each a callable on cells or a set of cells (tuples of ints; the
+    predicate holds exactly on its members) — which must satisfy ``assume`` at every cell."""
+    preds = dict(placement or {})
+    with predicates({k: _as_callable(v) for k, v in preds.items()}):
         env, nn, dd = sizes(g, params)
         if placement is not None:
-            bad = next(((r, c) for r in range(nn) for c in range(dd) if not g.assume.eval({**env, "i": r, "q": c})), None)
+            bad = _violation(g, env, nn, dd, preds)
             if bad is not None:
                 raise ParametricError(f"gadget {g.name}: the placement violates {g.assume} at cell {bad}")
-        return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}") for k, pl in enumerate(g.layers))
+        return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
+
+
+def _as_callable(p: Placement) -> Callable[..., bool]:
+    if isinstance(p, AbstractSet):
+        return lambda *idx: idx in p
+    if not callable(p):
+        raise ParametricError(f"placement: expected a callable on cells or a set of cells, found {type(p).__name__}")
+    return p
+
+
+def _violation(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mapping[str, Placement]) -> tuple[int, int] | None:
+    """The first cell (row-major) where the placement violates ``assume``, or None."""
+    import numpy as np
+
+    from symverify.parametric import bulk
+
+    rows_ = np.repeat(np.arange(nn, dtype=np.int64), dd)
+    chans = np.tile(np.arange(dd, dtype=np.int64), nn)
+    try:
+        ok = bulk.cond(g.assume, env, rows_, chans, preds)
+    except bulk.FallbackError:
+        return next(((r, c) for r in range(nn) for c in range(dd) if not g.assume.eval({**env, "i": r, "q": c})), None)
+    bad = np.flatnonzero(~ok)
+    return (int(rows_[bad[0]]), int(chans[bad[0]])) if len(bad) else None
 
 
 def instance_model(g: Gadget, params: Mapping[str, int], families: Families | None = None) -> Model:

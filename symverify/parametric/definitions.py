@@ -11,7 +11,7 @@ from functools import cache
 from symverify.parametric import library
 from symverify.parametric.gadget import Gadget
 
-__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "butterfly_sequence", "butterfly_channel", "product_pair"]
+__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage"]
 
 
 @cache
@@ -47,3 +47,8 @@ def butterfly_channel() -> Gadget:
 @cache
 def product_pair() -> Gadget:
     return library.product_pair()
+
+
+@cache
+def mul_stage() -> Gadget:
+    return library.mul_stage()

@@ -11,15 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from symverify.compiler.butterfly_to_baseconv import GadgetEmitter, input_state, scale_layer
+from symverify.compiler.butterfly_to_baseconv import GadgetEmitter, input_state
 from symverify.compiler.h21.planner import Prepared, prepare
 from symverify.compiler.h21.stages import StagePlan
 from symverify.compiler.layout import CellState, Layout, gate_support, grid, mention, state_boundary
 from symverify.ir.affine import Affine
-from symverify.ir.baseconv import Layer, Mode, Model
+from symverify.ir.baseconv import Layer, Model
 from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit
-from symverify.ir.grid import Grid
 from symverify.ir.layered import LinearStage, MulStage
 from symverify.ir.scalar import Scalar, is_zero
 
@@ -28,26 +27,33 @@ __all__ = ["Build", "build_model", "mul_layers"]
 
 def mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[int], pending: bool,
                offset: Mapping[int, Scalar]) -> tuple[Layer, Layer]:
-    """``M1``, ``M2`` of the multiplicative stage (Proposition H.10; module docstring).
+    """``M1``, ``M2`` of the multiplicative stage (Proposition H.10; module docstring), built by
+    instantiating the ∀-proved definition :func:`symverify.parametric.library.mul_stage` at this
+    layout (``R`` track rows, ``tw``, ``d = width``, ``k = k_rows``, ``pend``) with the placement
+    ``V1 = v1``, ``V3 = v3`` (as track cells) and the constants ``C = offset``.
 
     The masks list exactly the occupied positions: ``v1``, ``v2`` at ``v1 + k_rows·tw`` (the same
     channel, ``k_rows`` rows below) and ``v3``, pairwise disjoint, with ``k_rows ≤ R/2`` so every
     read of ``M2`` stays in ``B1``, its gap or ``B2``.
-    ``M1`` (:func:`~.butterfly_to_baseconv.scale_layer`, summing a pending state and adding the
-    linear stage's constants ``offset``) keeps ``v1`` and ``v3`` in ``B0`` and puts ``v2`` in
-    ``B1``; ``M2 = (u·I) ⊙ (h ⊛ u + mask(v3))`` with ``h`` reading ``B1`` ``k_rows`` rows below
-    (tap ``N' − S − k_rows``): a ``v1`` cell becomes ``v1·v2``, a ``v3`` cell ``v3·(0 + 1)`` (its
-    read meets a ``B1`` row outside ``v2``, or the gap), every other cell 0.
+    ``M1`` (the closing conv layer, summing a pending state and adding the linear stage's
+    constants ``offset``) keeps ``v1`` and ``v3`` in ``B0`` and puts ``v2`` in ``B1``;
+    ``M2 = (u·I) ⊙ (h ⊛ u + mask(v3))`` with ``h`` reading ``B1`` ``k_rows`` rows below (tap
+    ``N' − S − k_rows``): a ``v1`` cell becomes ``v1·v2``, a ``v3`` cell ``v3·(0 + 1)`` (its read
+    meets a ``B1`` row outside ``v2``, or the gap), every other cell 0. The grids are stored as the
+    other compiler layers store theirs (:func:`~.layout.grid`).
     """
-    tw, rows = lay.tw, lay.rows
-    v2 = {p + k_rows * tw for p in v1}
-    keep = {lay.cell(q): 1 for q in (*v1, *v3)} | {lay.cell(q, 1): 1 for q in v2}
-    off = {lay.cell(q, 1 if q in v2 else 0): v for q, v in offset.items() if not is_zero(v)}
-    m1 = scale_layer(lay, pending, keep, off)
-    tap = {((rows - lay.block - k_rows) % rows, c): 1 for c in range(tw)}
-    m2 = Layer(grid(lay.width, lay.width, {(c, c): 1 for c in range(tw)}), Grid.zeros(rows, lay.width),
-               grid(rows, lay.width, tap), grid(rows, lay.width, {lay.cell(q): 1 for q in v3}), Mode.CYCLIC)
-    return m1, m2
+    from symverify.parametric.concrete import instantiate
+    from symverify.parametric.definitions import mul_stage
+
+    tw = lay.tw
+    consts = {lay.cell(p): v for p, v in offset.items() if not is_zero(v)}
+    placement = {"V1": frozenset(lay.cell(p) for p in v1), "V3": frozenset(lay.cell(p) for p in v3)}
+    params = {"R": lay.track_rows, "tw": tw, "d": lay.width, "k": k_rows, "pend": int(pending)}
+    out = []
+    for la in instantiate(mul_stage(), params, {"C": lambda r, c: consts.get((r, c), 0)}, placement):
+        W, b1, h, b2 = (grid(g.rows, g.cols, g.nonzero()) for g in (la.W, la.b1, la.h, la.b2))
+        out.append(Layer(W, b1, h, b2, la.mode))
+    return out[0], out[1]
 
 
 @dataclass

@@ -1,0 +1,96 @@
+"""The compiler gadgets built from the ∀-proved definitions are identical (grid for grid, as stored)
+to the layers the compiler wrote out by hand before, which are reproduced here as the reference."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+
+from symverify.compiler import butterfly_to_baseconv as b2b
+from symverify.compiler.circuit_to_baseconv import mul_layers
+from symverify.compiler.layout import Layout, axis_of, grid
+from symverify.errors import SymverifyError
+from symverify.ir.baseconv import Layer, Mode
+from symverify.ir.butterfly import ButterflyFactor
+from symverify.ir.grid import Grid
+from symverify.ir.scalar import Scalar, is_zero, sym
+from symverify.proofs.thm_h21_product_gadget import shapes
+
+
+def hand_mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[int], pending: bool,
+                    offset: Mapping[int, Scalar]) -> tuple[Layer, Layer]:
+    tw, rows = lay.tw, lay.rows
+    v2 = {p + k_rows * tw for p in v1}
+    keep = {lay.cell(q): 1 for q in (*v1, *v3)} | {lay.cell(q, 1): 1 for q in v2}
+    off = {lay.cell(q, 1 if q in v2 else 0): v for q, v in offset.items() if not is_zero(v)}
+    m1 = b2b.scale_layer(lay, pending, keep, off)
+    tap = {((rows - lay.block - k_rows) % rows, c): 1 for c in range(tw)}
+    m2 = Layer(grid(lay.width, lay.width, {(c, c): 1 for c in range(tw)}), Grid.zeros(rows, lay.width),
+               grid(rows, lay.width, tap), grid(rows, lay.width, {lay.cell(q): 1 for q in v3}), Mode.CYCLIC)
+    return m1, m2
+
+
+def hand_factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False) -> tuple[Layer, ...]:
+    axis = axis_of(f, lay.tw)
+    first = b2b.scale_layer(lay, pending, b2b._coefficients(lay, f, axis, None))
+    if axis == "sequence":
+        return (first, b2b.shift_sum_layer(lay, f.stride // lay.tw, None))
+    if axis == "channel":
+        gate: dict[tuple[int, int], Scalar] = {}
+        for p, q in f.pairs():
+            gate[lay.cell(p)] = 1
+            gate[lay.cell(q, 1)] = 1
+        return (first, b2b.pair_mix_layer(lay, f.stride, gate))
+    return (first,)
+
+
+def test_mul_layers_identical_to_the_hand_written_stage() -> None:
+    checked = 0
+    for s in shapes(quick=False)[::2]:
+        lay, v1, kr, v3 = s.build()
+        offset = {p: (p % 5) - 2 for p in range(0, lay.size, 3)} | {1: sym("c1")}
+        assert mul_layers(lay, v1, kr, v3, s.pending, offset) == hand_mul_layers(lay, v1, kr, v3, s.pending, offset), s
+        checked += 1
+    assert checked >= 100
+
+
+def test_mul_layers_rejects_an_overlapping_placement() -> None:
+    lay = Layout.choose(1, 1, 8)
+    with pytest.raises(SymverifyError, match="violates"):
+        mul_layers(lay, (0,), 1, (1,), False, {})  # v3 at 1 is v2 = v1 + 1 row
+
+
+def _factor(size: int, stride: int, symbolic: bool) -> ButterflyFactor:
+    pairs = size // 2
+    if symbolic:
+        return ButterflyFactor(size, stride, *[tuple(sym(f"{n}{m}") for m in range(pairs)) for n in ("a", "b", "c", "e")])
+    return ButterflyFactor(size, stride, *[tuple((m * (n + 2)) % 5 - 2 for m in range(pairs)) for n in range(4)])
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 8])
+@pytest.mark.parametrize("pending", [False, True])
+def test_factor_layers_identical_to_the_hand_written_gadget(d: int, pending: bool) -> None:
+    """Every stride, symbolic and numeric blocks (with zeros), clean and pending states, ``d`` a power
+    of two (from the definitions when clean) or not (written out)."""
+    used = 0
+    for size in (4 * d, 16 * d):
+        lay = Layout.choose(1, d, size)
+        stride = 1
+        while stride < lay.size:
+            for symbolic in (True, False):
+                f = _factor(lay.size, stride, symbolic)
+                assert b2b.factor_layers(lay, f, pending) == hand_factor_layers(lay, f, pending), (d, size, stride, symbolic)
+                if d & (d - 1) == 0 and not pending:  # this case is built from the definition
+                    assert b2b._from_definition(lay, f, axis_of(f, lay.tw)) == hand_factor_layers(lay, f)
+                    used += 1
+            stride *= 2
+    assert used or d == 3 or pending
+
+
+def test_single_row_track_channel_factor_is_written_out() -> None:
+    """``N_k = tw`` (one track row): outside the definitions' range ``R ≥ 2``, written out."""
+    lay = Layout.choose(1, 4, 4)
+    if lay.track_rows == 1:
+        f = _factor(lay.size, 1, True)
+        assert b2b.factor_layers(lay, f) == hand_factor_layers(lay, f)

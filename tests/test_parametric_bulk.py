@@ -1,0 +1,132 @@
+"""The bulk (numpy) evaluation of parametric biases equals the cell-by-cell one, exactly."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symverify.parametric import bulk, concrete
+from symverify.parametric import library as lib
+from symverify.parametric.concrete import instantiate
+from symverify.parametric.expr import ParametricError, bit, fam, ge, lt, pow2, pred, var, where
+from symverify.parametric.gadget import Gadget, Param, PLayer, tap
+
+i, q = var("i"), var("q")
+
+
+def _cellwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(concrete, "_BULK_FROM", 1 << 62)
+
+
+def _rows(layers: Any) -> list[Any]:
+    return [(la.mode, [g.to_rows() for _, g in la.grids()]) for la in layers]
+
+
+CASES = [
+    (lib.butterfly_sequence, {"r": 3, "tw": 2, "e": 1}),
+    (lib.butterfly_channel, {"r": 2, "j": 2, "e": 1}),
+    (lib.remember_rows, {"N": 40, "d": 3, "a": 7, "b": 11}),
+    (lib.gather, {"N": 24, "d": 6, "n": 9, "j": 2}),
+    (lib.gate, {"N": 9, "d": 5}),
+]
+
+
+@pytest.mark.parametrize(("make", "params"), CASES, ids=[c[0].__name__ for c in CASES])
+def test_bulk_equals_cell_by_cell_on_library_gadgets(make: Any, params: dict[str, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    g = make()
+    fast = instantiate(g, params)
+    _cellwise(monkeypatch)
+    assert _rows(fast) == _rows(instantiate(g, params))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 3), st.integers(1, 3), st.integers(0, 10**6))
+def test_mul_stage_placements_as_sets_callables_and_cell_by_cell_agree(R2: int, tw: int, k: int, seed: int) -> None:
+    """Random placements satisfying ``assume``: a set of cells, a callable and the cell-by-cell
+    interpretation give the same layers."""
+    R = 2 * R2
+    k = min(k, R // 2)
+    rng = random.Random(seed)
+    cells = [(r, c) for r in range(R) for c in range(tw)]
+    rng.shuffle(cells)
+    v1: set[tuple[int, int]] = set()
+    v3: set[tuple[int, int]] = set()
+    for r, c in cells:
+        taken = v1 | v3 | {(a + k, b) for a, b in v1}
+        if (r, c) in taken or rng.random() < 0.4:
+            continue
+        if rng.random() < 0.5 and r + k < R and (r + k, c) not in taken and (r - k, c) not in v1:
+            v1.add((r, c))
+        elif (r - k, c) not in v1:
+            v3.add((r, c))
+    params = {"R": R, "tw": tw, "d": tw, "k": k, "pend": seed % 2}
+    fams = {"C": lambda r, c: (r * 7 + c) % 3 - 1}
+    g = lib.mul_stage()
+    as_sets = instantiate(g, params, fams, {"V1": frozenset(v1), "V3": frozenset(v3)})
+    as_calls = instantiate(g, params, fams, {"V1": lambda r, c: (r, c) in v1, "V3": lambda r, c: (r, c) in v3})
+    assert _rows(as_sets) == _rows(as_calls)
+    with pytest.MonkeyPatch.context() as mp:
+        _cellwise(mp)
+        assert _rows(as_sets) == _rows(instantiate(g, params, fams, {"V1": frozenset(v1), "V3": frozenset(v3)}))
+
+
+def _one_bias(b1: Any, n: int = 40, d: int = 3) -> Gadget:
+    return Gadget("probe", (Param("N", 1, 1 << 40), Param("d", 1, 8)), var("N"), var("d"),
+                  (PLayer(b1=b1, h=(tap(0),)),), fam("x", i, q))
+
+
+def test_undefined_operation_falls_back_to_the_exact_error() -> None:
+    """``i − 5`` below 0 outside a guard is undefined: the bulk path hands over to the cell-by-cell
+    one, which names the operation and the cell."""
+    g = _one_bias(where(bit(i, 1), fam("f", i - 5, q)))
+    with pytest.raises(ParametricError, match=r"subtraction below 0 \(2 - 5\)"):
+        instantiate(g, {"N": 40, "d": 3})
+
+
+def test_guarded_subtraction_is_only_evaluated_where_the_guard_holds() -> None:
+    g = _one_bias(where(ge(i, 5) & bit(i, 1), fam("f", i - 5, q)))
+    layer = instantiate(g, {"N": 40, "d": 3})[0]
+    assert layer.b1.get(6, 2) == concrete.family_symbol("f", 1, 2)
+    assert layer.b1.get(2, 0) == 0 and layer.b1.get(5, 0) == 0
+
+
+def test_large_values_fall_back_and_stay_exact() -> None:
+    """Index values near ``2^63`` (beyond int64's exact range) are evaluated cell by cell."""
+    big = var("N") * pow2(40)
+    g = _one_bias(where(lt(i * pow2(22) + big, big + 3 * pow2(22)) & bit(i, 0), 5))
+    layer = instantiate(g, {"N": 1 << 20, "d": 2})[0]
+    assert [layer.b1.get(r, 0) for r in range(5)] == [0, 5, 0, 0, 0]
+
+
+def test_index_arrays_raise_fallback_instead_of_wrapping() -> None:
+    rows_ = np.arange(4, dtype=np.int64)
+    with pytest.raises(bulk.FallbackError):
+        bulk.index(i * pow2(61), {}, rows_, rows_, {})
+    with pytest.raises(bulk.FallbackError):
+        bulk.index(i - 2, {}, rows_, rows_, {})
+    with pytest.raises(bulk.FallbackError):
+        bulk.index(i // q, {}, rows_, rows_, {})
+
+
+def test_placement_of_a_wrong_type_is_rejected() -> None:
+    g = _one_bias(where(pred("P", i, q), 1))
+    with pytest.raises(ParametricError, match="placement: expected a callable on cells or a set of cells, found int"):
+        instantiate(g, {"N": 40, "d": 3}, placement={"P": 3})  # type: ignore[dict-item]
+
+
+def test_predicate_without_value_is_an_error() -> None:
+    g = _one_bias(where(pred("P", i, q), 1))
+    with pytest.raises(ParametricError, match="predicate P has no value"):
+        instantiate(g, {"N": 40, "d": 3})
+
+
+def test_placement_violating_assume_names_the_first_cell() -> None:
+    g = lib.mul_stage()
+    params = {"R": 4, "tw": 1, "d": 1, "k": 1, "pend": 0}
+    with pytest.raises(ParametricError, match=r"violates .* at cell \(3, 0\)"):
+        instantiate(g, params, None, {"V1": frozenset({(3, 0)}), "V3": frozenset()})
