@@ -123,7 +123,7 @@ def test_direct_meets_the_causal_lower_bound(N, d, group):
 def test_direct_against_the_wrong_circuit_is_not_proved():
     out = retnet_direct(3, 2)
     report = verify(retnet(3, 2, 1), out)  # γ fixed to 1 in the circuit only
-    assert report.verdict.value == "fails"
+    assert report.verdict.value == "refuted"
 
 
 @pytest.mark.parametrize("group", [None, 1])
@@ -135,7 +135,7 @@ def test_every_single_weight_perturbation_is_refuted(group):
     for site in sites:
         model = set_weight(out.model, site, get_weight(out.model, site) + 1)
         report = verify(c, replace(out, model=model))
-        assert report.verdict.value == "fails", (site, report)
+        assert report.verdict.value == "refuted", (site, report)
         assert report.counterexample is not None
 
 
