@@ -32,8 +32,6 @@ scheduler is given.
 
 from __future__ import annotations
 
-import logging
-import os
 import pickle
 import time
 import uuid
@@ -54,7 +52,7 @@ from symverify.provers.compositional import (
     combine,
     validate_certificate,
 )
-from symverify.provers.dask_address import check_address, is_client
+from symverify.provers.dask_address import check_address, is_client, open_client
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS
 from symverify.semantics.poly import PolyBackend
 
@@ -72,35 +70,8 @@ def _client(scheduler: Any, workers: int | None, timeout: float) -> Iterator[Any
     if is_client(scheduler):
         yield scheduler
         return
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise UsageError(f"scheduler {scheduler}: needs Dask's distributed (pip install 'symverify[dask]')") from None
-    cluster = None
-    try:
-        if scheduler == "local":
-            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", silence_logs=logging.CRITICAL)
-            client = Client(cluster, timeout=timeout)
-        elif scheduler.endswith(".json"):
-            client = Client(scheduler_file=scheduler, timeout=timeout)
-        else:
-            client = Client(scheduler, timeout=timeout)
-    except Exception as e:
-        if cluster is not None:
-            cluster.close()
-        raise UsageError(f"scheduler {scheduler}: cannot connect: {' '.join(str(e).split()) or type(e).__name__}") from None
-    try:
-        try:
-            client.wait_for_workers(1, timeout=timeout)
-        except Exception:
-            raise UsageError(f"scheduler {scheduler}: no worker joined within {timeout:g} s "
-                             "(start some with: dask worker ADDRESS)") from None
+    with open_client(scheduler, workers, timeout, wait_for=1) as client:
         yield client
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def stage_runs(bs: Sequence[Boundary], tasks: int, stages_per_task: int | None = None) -> list[tuple[int, int]]:

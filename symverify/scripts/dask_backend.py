@@ -27,7 +27,6 @@ Only this module imports ``distributed``; the CLI imports it only when ``--sched
 
 from __future__ import annotations
 
-import logging
 import re
 import time
 import uuid
@@ -35,11 +34,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from symverify._version import __version__
 from symverify.errors import UsageError
+from symverify.provers.dask_address import check_address as _check
+from symverify.provers.dask_address import open_client
 from symverify.scripts.runner import RunSummary, Script, ScriptOutcome, merge, rows
 from symverify.scripts.tasks import Task, execute
 
@@ -69,13 +69,7 @@ def run_task(task: Task, stop: str | None = None) -> dict[str, Any]:
 def check_address(scheduler: str) -> None:
     """Refuse a ``--scheduler`` value that is neither ``local``, an address (``tcp://host:8786``,
     ``host:8786``) nor an existing scheduler file (``*.json``)."""
-    if scheduler == "local" or (scheduler.endswith(".json") and Path(scheduler).is_file()):
-        return
-    if scheduler.endswith(".json"):
-        raise UsageError(f"--scheduler {scheduler}: no such scheduler file")
-    if not _ADDRESS.match(scheduler):
-        raise UsageError(f"--scheduler {scheduler!r}: expected 'local', an address such as tcp://HOST:8786 "
-                         "or a scheduler file (dask scheduler --scheduler-file FILE.json)")
+    _check(scheduler, "--scheduler", clients=False)
 
 
 @contextmanager
@@ -85,39 +79,13 @@ def connect(scheduler: str, workers: int | None = None, *, timeout: float = 10.0
     a running scheduler's address or scheduler file. Waits up to ``timeout`` seconds for the
     scheduler and its first worker, then raises :class:`UsageError`."""
     check_address(scheduler)
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise UsageError(f"--scheduler {scheduler}: needs Dask's distributed (pip install 'symverify[dask]')") from None
-    cluster = None
-    try:
-        if scheduler == "local":
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   silence_logs=logging.CRITICAL, scheduler_kwargs={"allowed_failures": 1})
-            client = Client(cluster, timeout=timeout)
-        elif scheduler.endswith(".json"):
-            client = Client(scheduler_file=scheduler, timeout=timeout)
-        else:
-            client = Client(scheduler, timeout=timeout)
-    except Exception as e:
-        if cluster is not None:
-            cluster.close()
-        raise UsageError(f"--scheduler {scheduler}: cannot connect: {' '.join(str(e).split()) or type(e).__name__}") from None
-    try:
-        try:
-            client.wait_for_workers(len(cluster.workers) if cluster is not None else 1, timeout=timeout)
-        except Exception:
-            raise UsageError(f"--scheduler {scheduler}: no worker joined within {timeout:g} s "
-                             "(start some with: dask worker ADDRESS)") from None
+    with open_client(scheduler, workers, timeout, what="--scheduler",
+                     cluster_options={"scheduler_kwargs": {"allowed_failures": 1}}) as client:
         info = client.scheduler_info()
         threads = sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()) or 1
         n = len(info.get("workers", {}))
         label = f"dask {'local' if scheduler == 'local' else scheduler} ({n} worker{'s' if n != 1 else ''})"
         yield client, label, threads
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def _part(fut: Any, task: Task) -> dict[str, Any]:
