@@ -7,8 +7,8 @@ can be fed in directly):
 
 * every listed module exists, and none is listed twice or in both tables;
 * a trusted module's stated line count is within 10 % of its real one;
-* every module under ``symverify/provers/`` and ``symverify/semantics/`` is in one of the tables,
-  each with a reason;
+* every module under ``symverify/provers/`` and ``symverify/semantics/``, and every module of the
+  package that a trusted module imports, is in one of the tables, each with a reason;
 * the import-linter contract *trusted base imports no untrusted construction* (pyproject.toml) has
   as sources exactly the trusted modules outside the packages it forbids.
 
@@ -67,8 +67,10 @@ def dotted(module: str) -> str:
     return name.removesuffix(".__init__")
 
 
-def check(doc: str, files: Mapping[str, int], contract_sources: list[str], forbidden: list[str]) -> list[str]:
-    """Every disagreement between the listing ``doc``, the tree (``files``: path → line count) and the contract."""
+def check(doc: str, files: Mapping[str, int], contract_sources: list[str], forbidden: list[str],
+          imports: Mapping[str, set[str]] | None = None) -> list[str]:
+    """Every disagreement between the listing ``doc``, the tree (``files``: path → line count), the
+    contract and ``imports`` (module → the package's modules it imports; left out, not checked)."""
     trusted, untrusted, problems = tables(doc)
     if not trusted:
         problems.append(f"{SECTION!r}: no trusted module listed")
@@ -91,6 +93,10 @@ def check(doc: str, files: Mapping[str, int], contract_sources: list[str], forbi
     for path in sorted(files):
         if path.startswith(COMPLETE) and path not in trusted and path not in untrusted:
             problems.append(f"{path}: neither listed as trusted nor as untrusted with a reason")
+    listed = {dotted(m) for m in trusted} | {dotted(m) for m in untrusted}
+    for mod in sorted(dotted(m) for m in trusted):
+        for imported in sorted((imports or {}).get(mod, set()) - listed):
+            problems.append(f"{imported}: imported by trusted {mod}, but neither listed as trusted nor as untrusted")
     expected = sorted(dotted(m) for m in trusted if not dotted(m).startswith(tuple(forbidden)))
     if sorted(contract_sources) != expected:
         missing = sorted(set(expected) - set(contract_sources))
@@ -104,6 +110,14 @@ def tree_files(root: Path = ROOT) -> dict[str, int]:
     """Every ``.py`` file of the package, by path relative to ``root``, with its line count."""
     return {p.relative_to(root).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
             for p in sorted((root / "symverify").rglob("*.py"))}
+
+
+def package_imports() -> dict[str, set[str]]:
+    """Module → the package's modules it imports directly (function-level imports included)."""
+    import grimp
+
+    graph = grimp.build_graph("symverify")
+    return {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
 
 
 def contract(root: Path = ROOT) -> tuple[list[str], list[str]]:
@@ -137,7 +151,7 @@ def rewrite_counts(doc: str, files: Mapping[str, int]) -> str:
 
 def test_listing_agrees_with_tree_and_contract() -> None:
     sources, forbidden = contract()
-    problems = check(DOC.read_text(encoding="utf-8"), tree_files(), sources, forbidden)
+    problems = check(DOC.read_text(encoding="utf-8"), tree_files(), sources, forbidden, package_imports())
     assert not problems, "\n".join(problems)
 
 
@@ -208,6 +222,16 @@ def test_a_contract_out_of_step_is_caught() -> None:
     assert len(problems) == 1 and "missing ['symverify.provers.randomized']" in problems[0]
     problems = check(doc, files, [*sources, "symverify.cli"], forbidden)
     assert len(problems) == 1 and "not trusted ['symverify.cli']" in problems[0]
+
+
+def test_an_unlisted_import_of_a_trusted_module_is_caught() -> None:
+    doc, files, sources, forbidden = _state()
+    imports = package_imports()
+    assert check(doc, files, sources, forbidden, imports) == []
+    imports["symverify.provers.exact"] = imports["symverify.provers.exact"] | {"symverify.mutate"}
+    problems = check(doc, files, sources, forbidden, imports)
+    assert problems == ["symverify.mutate: imported by trusted symverify.provers.exact, but neither listed as trusted "
+                        "nor as untrusted"]
 
 
 def test_rewrite_counts_fixes_a_stale_count() -> None:
