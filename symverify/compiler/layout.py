@@ -90,6 +90,14 @@ class Layout:
     n: int
     d: int
     size: int
+    # Derived once in ``__post_init__`` (the compiler reads them for every cell it places); not
+    # part of equality, hashing or the repr, which stay those of ``(n, d, size)``.
+    tw: int = field(init=False, repr=False, compare=False)
+    """The track width (channels ``[0, tw)`` carry positions): :func:`track_width` of ``d``."""
+    track_rows: int = field(init=False, repr=False, compare=False)
+    """``R = N_k/tw``, the rows of one block."""
+    block: int = field(init=False, repr=False, compare=False)
+    """``S = R + G``, the row offset between blocks (``G`` = :attr:`gap`)."""
 
     def __post_init__(self) -> None:
         tw = track_width(self.d)
@@ -99,6 +107,9 @@ class Layout:
                 f"layout: expected n, d ≥ 1 and a power-of-two size ≥ {max(need, tw)} (the {self.n}×{self.d} input on a "
                 f"track of width {tw}); found n = {self.n}, d = {self.d}, size = {self.size}"
             )
+        object.__setattr__(self, "tw", tw)
+        object.__setattr__(self, "track_rows", self.size // tw)
+        object.__setattr__(self, "block", self.track_rows + self.track_rows // 2)
 
     @staticmethod
     def choose(n: int, d: int, need: int) -> Layout:
@@ -107,29 +118,14 @@ class Layout:
         return Layout(n, d, next_power_of_two(max(need, n * tw * (1 if tw == d else 2), tw, 2)))
 
     @property
-    def tw(self) -> int:
-        """The track width (channels ``[0, tw)`` carry positions)."""
-        return track_width(self.d)
-
-    @property
     def gathered(self) -> bool:
         """Whether the model needs the gather and scatter layers (``d`` not a power of two)."""
         return self.tw != self.d
 
     @property
-    def track_rows(self) -> int:
-        """``R = N_k/tw``, the rows of one block."""
-        return self.size // self.tw
-
-    @property
     def gap(self) -> int:
         """``G = ⌊R/2⌋`` zero rows after every block (the largest sequence shift)."""
         return self.track_rows // 2
-
-    @property
-    def block(self) -> int:
-        """``S = R + G``, the row offset between blocks."""
-        return self.track_rows + self.gap
 
     @property
     def rows(self) -> int:

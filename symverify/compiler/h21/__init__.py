@@ -37,7 +37,8 @@ is channel ``p % tw`` of row ``p // tw`` of block ``B0``, ``tw`` the largest pow
   positions for a level of ``k`` products and ``m`` other values and never doubles the selection
   size, which bounds every stage's size (``N_k ≤ 4·2^⌈log2 w⌉``, :mod:`.kaleidoscope`);
 * the last state: output ``k`` at :func:`~symverify.compiler.layout.track_position` (then the two scatter layers
-  when ``d ≠ tw``). A final copy stage is added when the last stage is multiplicative.
+  when ``d ≠ tw``, left out when every output already sits at its model cell: ``k mod d < tw``, nothing
+  else live; :func:`.emit._outputs_in_place`). A final copy stage is added when the last stage is multiplicative.
 
 **Choosing among the layouts** (``plan``, :func:`~.planner.plan_stages`), always among those whose stage
 fits the stated size: ``"exact"`` (:func:`~.planner._plan_exact`) builds the route of every stage for

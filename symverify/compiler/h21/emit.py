@@ -108,6 +108,24 @@ def _anchor(c: Circuit, bounds: list[Boundary], start: tuple[int, set[int]], out
     return len(bounds) - 1, set(outputs)
 
 
+def _outputs_in_place(st: CellState, outputs: int) -> bool:
+    """Whether the scatter layers would leave ``st`` as it is, so the model ends without them.
+
+    The scatter moves output ``k`` from track position ``output_position(k)`` to its model cell
+    ``(k // d, k % d)`` and zeroes every other cell; the state it leaves is
+    ``{(k // d, k % d): value(output_position(k))}``. For ``k % d < tw`` the track cell of
+    ``output_position(k) = (k // d)·tw + k % d`` *is* ``(k // d, k % d)``, so when every output has
+    ``k % d < tw`` (e.g. a single output) and the state holds nothing but the outputs, that state
+    equals the clean state ``st`` itself: both scatter layers act as the identity on it and the
+    last node boundary already lists the outputs at their model cells.
+    """
+    if st.pending:
+        return False
+    lay, vals = st.lay, st.values()
+    after = {divmod(k, lay.d): vals[lay.output_position(k)] for k in range(outputs) if lay.output_position(k) in vals}
+    return after == {cell: f for cell, f in st.cells.items() if f}
+
+
 def build_model(c: Circuit, name: str = "", prepared: Prepared | None = None) -> Build:
     """Compile ``c`` (any circuit) as described in the package docstring; ``prepared``: the result
     of :func:`prepare` for ``c`` when the caller already has it."""
@@ -157,7 +175,7 @@ def build_model(c: Circuit, name: str = "", prepared: Prepared | None = None) ->
             start_nodes = _anchor(c, bounds, start_nodes, st.outputs)
         records.append({"kind": "linear", "level": st.level, "route": route, "bbstar": w, "nnz": len(ents),
                         "factors": len(fs), "layers": em.position - before})
-    if lay.gathered:
+    if lay.gathered and not _outputs_in_place(em.state, len(c.outputs)):
         em.scatter(len(c.outputs))
         cells = tuple(Cell.node(k // d, k % d, v) for k, v in enumerate(c.outputs))
         bounds.append(Boundary(em.position, cells, "layout: outputs scattered to their cells"))
