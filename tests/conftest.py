@@ -1,4 +1,10 @@
-"""Shared pytest configuration: a deterministic, bounded hypothesis profile for CI."""
+"""Shared pytest configuration: a deterministic, bounded hypothesis profile for CI, and an in-process
+Dask cluster for the tests that verify on one."""
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 
@@ -10,3 +16,15 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("ci")
+
+
+@contextmanager
+def local_dask_client(n_workers: int) -> Iterator[Any]:
+    """A ``distributed.Client`` on an in-process LocalCluster of ``n_workers`` one-thread workers
+    (tcp, no dashboard port), closed on exit."""
+    import distributed
+
+    with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False, dashboard_address=":0",
+                                  silence_logs=logging.CRITICAL, protocol="tcp") as cluster, \
+            distributed.Client(cluster) as client:
+        yield client

@@ -3,7 +3,6 @@ schedulers and deadlines never give ``proved`` and never a raw Python exception.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import replace
 
 import pytest
@@ -15,13 +14,12 @@ from symverify.library import random_circuit
 from symverify.provers.stages_dask import check_certificate_dask
 
 distributed = pytest.importorskip("distributed")
+from conftest import local_dask_client  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
-                                  silence_logs=logging.CRITICAL, protocol="tcp") as cluster, \
-            distributed.Client(cluster) as c:
+    with local_dask_client(1) as c:
         yield c
 
 

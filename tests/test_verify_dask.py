@@ -26,13 +26,12 @@ from symverify.provers.compositional import check_certificate
 from symverify.provers.stages_dask import check_certificate_dask, stage_runs
 
 distributed = pytest.importorskip("distributed")
+from conftest import local_dask_client  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0",
-                                  silence_logs=logging.CRITICAL, protocol="tcp") as cluster, \
-            distributed.Client(cluster) as c:
+    with local_dask_client(2) as c:
         yield c
 
 
