@@ -35,7 +35,7 @@ from symverify.semantics.evaluate import crop, embed, eval_layer
 from symverify.semantics.straightline import CONST, LIN, MUL, SCALE, program
 
 __all__ = ["UB", "BoundValue", "BoundRing", "Bounds", "structure_bounds", "common_denominator", "layers_peak", "bound_rows",
-           "monomial_cap", "COUNT_CAP", "circuit_bounds"]
+           "monomial_cap", "COUNT_CAP", "circuit_bounds", "eval_code"]
 
 
 class BoundValue:
@@ -257,29 +257,34 @@ def _circuit_vector(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[
 
 
 def _circuit_exact(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[Val], int]:
-    """The rules of :class:`~symverify.provers.bound_rules.ExactRules` over the straight-line code, one gate at a time."""
-    prog = program(c)
-    add, mul = ring.add, ring.mul
+    """:func:`eval_code` over the straight-line code, one gate at a time."""
+    prog, nd = program(c), c.num_inputs
     sc = [ring.scalar(x) for x in prog.scalars]
-    vals: list[Val] = [VAR_VAL] * c.num_inputs
-    ap = vals.append
-    code = prog.code
-    step = CHECK_EVERY if check is not None else max(len(code), 1)
-    for start in range(0, len(code), step):
+    vals: list[Val] = [VAR_VAL] * nd + [ZERO_VAL] * len(prog.code)
+    step = CHECK_EVERY if check is not None else max(len(prog.code), 1)
+    for start in range(0, len(prog.code), step):
         if check is not None:
             check()
-        for k, a, b, i, j in code[start : start + step]:
-            if k == MUL:
-                ap(mul(vals[a], vals[b]))
-            elif k == LIN:
-                ap(add(mul(sc[i], vals[a]), mul(sc[j], vals[b])))
-            elif k == SCALE:
-                ap(mul(sc[i], vals[a]))
-            else:
-                ap(sc[i] if k == CONST else ZERO_VAL)
+        eval_code(zip(range(nd + start, nd + start + step), prog.code[start : start + step]), vals, sc, ring)
     hb, dg = _sizes(vals, [0, 0])
     _PEAKS.put(c, (hb, dg), (ring.q, ring.variables))
     return [vals[o] for o in c.outputs], min(sum(v[4] for v in vals), COUNT_CAP)
+
+
+def eval_code(items: Any, vals: Any, sc: list[Val], ring: ExactRules) -> None:
+    """The exact rules over straight-line instructions: ``vals[v]`` for every ``(v, (kind, a, b, i,
+    j))`` of ``items`` (:mod:`symverify.semantics.straightline`), reading ``vals`` and the
+    coefficients' values ``sc`` (``ring.scalar`` of the program's ``scalars``)."""
+    add, mul = ring.add, ring.mul
+    for v, (k, a, b, i, j) in items:
+        if k == MUL:
+            vals[v] = mul(vals[a], vals[b])
+        elif k == LIN:
+            vals[v] = add(mul(sc[i], vals[a]), mul(sc[j], vals[b]))
+        elif k == SCALE:
+            vals[v] = mul(sc[i], vals[a])
+        else:
+            vals[v] = sc[i] if k == CONST else ZERO_VAL
 
 
 def _model_vector(m: Any, ring: BoundRing, check: Check | None) -> tuple[list[list[BoundValue]], int] | None:

@@ -40,8 +40,8 @@ from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, Sym, is_zero
-from symverify.provers.bound_rules import COUNT_CAP, VAR, VAR_VAL, ZERO_VAL, capped, scalar_parts, scalar_rows
-from symverify.provers.bounds import BoundRing, bound_rows, layers_peak
+from symverify.provers.bound_rules import COUNT_CAP, VAR, VAR_VAL, capped, scalar_parts, scalar_rows
+from symverify.provers.bounds import BoundRing, bound_rows, eval_code, layers_peak
 from symverify.provers.bounds_layers import model_rows, read_rects
 from symverify.provers.guard import run_limited
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
@@ -49,6 +49,7 @@ from symverify.provers.outcome import Verdict, exact_comparison
 from symverify.semantics.poly import PolyBackend, PolyRing
 from symverify.semantics.rings import Ring
 from symverify.semantics.sparse import eval_layers_sparse
+from symverify.semantics.straightline import program
 
 __all__ = ["StageFailure", "CompositionalResult", "StagePlan", "StageOutcome", "StageRun", "combine", "check_certificate",
            "validate_certificate", "plan_stage",
@@ -359,23 +360,10 @@ def _circuit_count(circuit: Circuit, frontier: set[int], need: list[int], variab
     """A certified bound on the monomials of all expanded circuit values of the stage together
     (frontier variables included), and per node: the count rule of
     :class:`~symverify.provers.bound_rules.ExactRules` (sums add, products multiply, capped by ``C(V+D, D)``)."""
-    ring = BoundRing(variables)
+    ring, prog, nd = BoundRing(variables), program(circuit), circuit.num_inputs
     vals = dict.fromkeys(frontier, VAR_VAL)
-    total = len(frontier)
-    for v in need:
-        g = circuit.gate(v)
-        assert g is not None
-        if g.op is Op.CONST:
-            x = ring.coerce(g.coeffs[0]).v
-        elif g.op is Op.MUL:
-            x = ring.mul(vals[g.args[0]], vals[g.args[1]])
-        else:
-            x = ZERO_VAL
-            for a, co in zip(g.args, g.coeffs):
-                x = ring.add(x, ring.mul(ring.coerce(co).v, vals[a]))
-        vals[v] = x
-        total = min(total + x[4], COUNT_CAP)
-    return total, {v: x[4] for v, x in vals.items()}
+    eval_code(((v, prog.code[v - nd]) for v in need), vals, [ring.scalar(x) for x in prog.scalars], ring)
+    return min(sum(x[4] for x in vals.values()), COUNT_CAP), {v: x[4] for v, x in vals.items()}
 
 
 @dataclass(frozen=True)
