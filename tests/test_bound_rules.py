@@ -136,6 +136,28 @@ def test_both_backends_cover_the_truth_and_each_other(t: Any) -> None:
         _check_numpy_covers(_numpy(t, br.count_caps(5))[0], v, q)
 
 
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(trees, min_size=2, max_size=9))
+def test_a_sum_of_many_terms_covers_the_pairwise_sums(ts: list[Any]) -> None:
+    """``oplus_rows`` (the model pass's sums of ``t`` terms: convolutions, projections) against the
+    exact sum rule folded over the same terms."""
+    q = math.lcm(*map(_denominator, ts))
+    rules, caps = br.ExactRules(5, q), br.count_caps(5)
+    v = br.ZERO_VAL
+    for t in ts:
+        v = rules.add(v, _exact(t, rules))
+    with np.errstate(invalid="ignore"):
+        out = br.oplus_rows(np.stack([_numpy(t, caps) for t in ts], axis=1))
+        br.round_up(out[:, 2:], 0.0, np.where(np.isfinite(out[:, 2:]), (np.abs(out[:, 2:]) + 8) * 2.0**-44, 0.0))
+        br.cap_counts(out, caps)
+    truth: Poly = {}
+    for t in ts:
+        for m, c in _truth(t).items():
+            truth[m] = truth.get(m, Fraction(0)) + c
+    _check_exact_covers(v, {m: c for m, c in truth.items() if c != 0}, q)
+    _check_numpy_covers(out[0], v, q)
+
+
 @settings(max_examples=100, deadline=None, derandomize=True)
 @given(st.integers(-1, 200), st.integers(0, 3), st.integers(0, 2**70), st.integers(0, 300), st.integers(0, 2**70))
 def test_conversions_round_up_both_ways(deg: int, s: int, m: int, e: int, cnt: int) -> None:
