@@ -202,10 +202,10 @@ def circuit_bounds(c: Any, ring: BoundRing, check: Check | None = None) -> tuple
     the monomial bounds over all nodes (capped): one linear pass over the circuit's straight-line
     code (:mod:`symverify.semantics.straightline`) on plain integer tuples.
 
-    The steps are those of :class:`BoundValue` ``+`` and ``*`` under the interpreter
-    (:func:`~symverify.semantics.evaluate.eval_circuit_nodes`), written out on ``(deg, s, m, e,
-    cnt)``: the result is the same as running the interpreter over ``ring`` (the tests compare the
-    two), without an object per operation. ``check`` runs every few hundred gates. The result is
+    The rules are those of :class:`BoundValue` ``+`` and ``*`` under the interpreter
+    (:func:`~symverify.semantics.evaluate.eval_circuit_nodes`), applied to the plain tuples
+    (:func:`eval_code`): the result is the same as running the interpreter over ``ring`` (the tests
+    compare the two), without an object per operation. ``check`` runs every few hundred gates. The result is
     cached per circuit object, ``q`` and variable count (the only inputs of the pass).
     """
     key = (ring.q, ring.variables)
