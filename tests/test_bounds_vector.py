@@ -23,8 +23,10 @@ from symverify.ir.circuit import Circuit, Gate
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import sym
 from symverify.provers import bounds as bd
+from symverify.provers.bound_rules import scalar_rows
+from symverify.provers.bound_rules import to_exact as to_bounds
 from symverify.provers.bounds_layers import model_rows, read_rects
-from symverify.provers.bounds_vector import circuit_rows, scalar_rows, to_bounds, total_count
+from symverify.provers.bounds_vector import circuit_rows, total_count
 from symverify.provers.sides import CircuitSide, ModelSide, as_side
 from symverify.semantics.evaluate import crop, embed
 from symverify.semantics.poly import polynomials, shared_ring
@@ -290,7 +292,7 @@ def test_model_pass_gives_up_beyond_its_cell_limit(monkeypatch: pytest.MonkeyPat
 def test_ub_of_log2_covers_two_to_the_L_with_a_small_mantissa_at_any_size(L: float) -> None:
     """``m·2^e ≥ 2^L`` with ``m < 2^62`` even where ``L`` is beyond float precision (``e`` must not be
     rounded before it is subtracted from ``L``)."""
-    from symverify.provers.bounds_vector import _ub_of_log2
+    from symverify.provers.bound_rules import _ub_of_log2
 
     m, e = _ub_of_log2(L)
     assert m >= 1 and m < 2**62, m  # a positive mantissa below 2^62

@@ -21,8 +21,9 @@ import pytest
 from symverify import Circuit, sym
 from symverify.ir.baseconv import Layer, Model
 from symverify.ir.grid import Grid
+from symverify.provers.bound_rules import scalar_rows
 from symverify.provers.bounds import structure_bounds
-from symverify.provers.bounds_vector import scalar_rows, usable
+from symverify.provers.bounds_vector import usable
 from symverify.provers.counterexample import affordable
 from symverify.provers.sides import pair_sides
 from symverify.verification import verify

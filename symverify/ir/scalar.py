@@ -110,6 +110,11 @@ class Sym:
     def __post_init__(self) -> None:
         _check_terms(self.terms)
 
+    @property
+    def degree(self) -> int:
+        """The total degree: the largest exponent sum of a monomial (``(a*b + a**3).degree == 3``)."""
+        return max(sum(e for _, e in mono) for mono, _ in self.terms)
+
     @staticmethod
     def _make(acc: dict[Monomial, Fraction]) -> Scalar:
         items = tuple(sorted((m, c) for m, c in acc.items() if c != 0))

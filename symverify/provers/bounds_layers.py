@@ -1,7 +1,7 @@
 """The structural bounds of a BaseConv model, layer by layer with numpy (:mod:`.bounds_vector`'s rows).
 
 Through one layer ``y = (u·W + b1) ⊙ (h ⊛ u + b2)`` (docs/theory.md §1.1), in the four semirings
-of :mod:`symverify.provers.bounds_vector` at once, per cell ``(i, q)``:
+of :mod:`symverify.provers.bound_rules` at once, per cell ``(i, q)``:
 
 * projection ``P = ⊕_p u[i, p] ⊗ W[p, q] ⊕ b1[i, q]``;
 * convolution ``C = ⊕_k h[k, q] ⊗ u[i − k, q] ⊕ b2[i, q]`` (``i − k`` mod ``N'`` when cyclic, no
@@ -15,8 +15,8 @@ RingArithmetic` finds it. The weights are read once from the grids' rectangles (
 together, later rectangles winning), the terms of each live cell padded to the layer's widest
 column with zero weights (``0 ⊗ x = 0``).
 
-The ``⊕`` of ``t`` terms is ``max`` for degrees and ``m + log2 Σ 2^(x − m)`` for heights and
-counts (pairwise ``logaddexp2`` up to four terms). Every output height and count is rounded up
+``⊕`` and ``⊗`` are the rules of :mod:`symverify.provers.bound_rules`' numpy backend
+(:func:`~.bound_rules.oplus_rows` for ``t`` terms). Every output height and count is rounded up
 by at least the rounding error of the layer's products and sums (:func:`_layer`), as in
 :mod:`.bounds_vector`. Counts are capped (``log2 C(V+D, D)``) after every sum of two or more
 terms and at the output (unless one branch is a numeric bias, which changes no count), where the
@@ -35,7 +35,8 @@ import numpy as np
 from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode
 from symverify.ir.scalar import Scalar, is_zero
-from symverify.provers.bounds_vector import NEG, ONE, VAR, cap_counts, count_caps, magnitude, peak_of, round_up, usable
+from symverify.provers.bound_rules import NEG, ONE, VAR, cap_counts, count_caps, oplus_rows, otimes, round_up
+from symverify.provers.bounds_vector import magnitude, peak_of, usable
 
 __all__ = ["Rects", "read_rects", "model_rows", "MAX_CELLS"]
 
@@ -240,7 +241,7 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
     in the top-left ``n×d`` block of a zero ``N'×d'`` state, and the peak ``Σ 2^c`` over two
     consecutive states (rounded up); None beyond the limits (then the exact pass answers).
     ``rects``: :func:`read_rects` of ``layers``; ``table`` maps the distinct weight values to their
-    rows (:func:`~.bounds_vector.scalar_rows`); ``check`` runs before every layer.
+    rows (:func:`~.bound_rules.scalar_rows`); ``check`` runs before every layer.
 
     With rational weights (negative heights), the rounding is sized for ``|h| ≤ B`` (``B = 2^20``
     bits, then four times what a first run found), and every stored value is checked against
@@ -327,9 +328,9 @@ def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int
         return new, new[:0]
     t = tw + th + 2
     if tw <= 1 and th <= 1 and not (tw and plan.has_b1[k]) and not (th and plan.has_b2[k]):
-        proj = X[plan.w_src[lo:hi]] + plan.w_one[lo:hi] if tw else plan.b1_rows[lo:hi]
-        conv = X[plan.h_src[lo:hi]] + plan.h_one[lo:hi] if th else plan.b2_rows[lo:hi]
-        out = proj + conv
+        proj = otimes(X[plan.w_src[lo:hi]], plan.w_one[lo:hi]) if tw else plan.b1_rows[lo:hi]
+        conv = otimes(X[plan.h_src[lo:hi]], plan.h_one[lo:hi]) if th else plan.b2_rows[lo:hi]
+        out = otimes(proj, conv)
         absolute = None
     else:
         out = _general(X, plan, k, tab, cyclic, cells, dd, caps)
@@ -367,7 +368,7 @@ def _general(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, cells: int, dd
             np.maximum(rows, 0, out=rows)
         src = rows + plan.col[lo:hi, None]
     conv = _branch(X, tab, caps, src, h_ids, plan.b2_rows[lo:hi], plan.has_b2[k])
-    return proj + conv
+    return otimes(proj, conv)
 
 
 def _branch(X: Any, tab: Any, caps: Any, src: Any, ids: Any, bias: Any, has_bias: bool) -> Any:
@@ -375,28 +376,11 @@ def _branch(X: Any, tab: Any, caps: Any, src: Any, ids: Any, bias: Any, has_bias
     no terms; ``bias``: rows), counts capped after a sum of two or more terms."""
     if src is None:
         return bias
-    terms = X[src] + tab[ids]
+    terms = otimes(X[src], tab[ids])
     if has_bias:
         terms = np.concatenate([terms, bias[:, None]], axis=1)
     if terms.shape[1] == 1:
         return terms[:, 0]
-    out = _oplus(terms)
+    out = oplus_rows(terms)
     cap_counts(out, caps)
     return out
-
-
-def _oplus(terms: Any) -> Any:
-    """``⊕`` over the second axis of ``(m, t, 4)`` terms: max for degree and scalar count,
-    ``log2 Σ 2^x`` for height and count (pairwise ``logaddexp2`` for a few terms)."""
-    if terms.shape[1] <= 4:
-        out = np.empty((terms.shape[0], 4))
-        np.maximum(terms[:, 0, :2], terms[:, 1, :2], out=out[:, :2])
-        np.logaddexp2(terms[:, 0, 2:], terms[:, 1, 2:], out=out[:, 2:])
-        for j in range(2, terms.shape[1]):
-            np.maximum(out[:, :2], terms[:, j, :2], out=out[:, :2])
-            np.logaddexp2(out[:, 2:], terms[:, j, 2:], out=out[:, 2:])
-        return out
-    top = terms.max(axis=1)
-    base = np.where(np.isfinite(top[:, 2:]), top[:, 2:], 0.0)
-    top[:, 2:] = base + np.log2(np.exp2(terms[:, :, 2:] - base[:, None]).sum(axis=1))
-    return top

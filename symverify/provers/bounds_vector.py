@@ -1,24 +1,16 @@
-"""The structural bounds of :mod:`symverify.provers.bounds`, evaluated with numpy in four semirings.
+"""The structural bounds of :mod:`symverify.provers.bounds` on a circuit, level by level with numpy.
 
-A value is one float64 row ``(deg, s, h, c)``:
-
-* ``deg``: the degree bound, in ``(max, +)`` over the integers;
-* ``s``: the number of scalar factors (the power of ``Q`` that clears denominators), ``(max, +)``;
-* ``h``: ``log2`` of an upper bound on ``ℓ1(f)`` (of ``f`` itself; ``ℓ1(Q^s·f) = Q^s·ℓ1(f)``),
-  in ``(logaddexp2, +)``: ``ℓ1(f+g) ≤ ℓ1 f + ℓ1 g`` and ``ℓ1(f·g) ≤ ℓ1 f · ℓ1 g``;
-* ``c``: ``log2`` of the monomial count bound, ``(logaddexp2, +)``, then ``min(c, log2 C(V+D, D))``
-  wherever the count exceeds 64 (``D`` the row's degree), as the exact pass caps it.
-
-Zero is ``(−∞, −∞, −∞, −∞)`` and one is ``(0, 0, 0, 0)`` in all four at once, so every circuit
+Every node is one row of :mod:`symverify.provers.bound_rules`' numpy backend. Zero is
+``(−∞, −∞, −∞, −∞)`` and one is ``(0, 0, 0, 0)`` in all four semirings at once, so every circuit
 gate is the one formula ``x1·y1 + x2·y2`` (a product has ``x2 = y2 = 0``, a linear gate
-``x1, x2`` its coefficients, a constant ``y1 = 1``), evaluated level by level, all gates of a
-level in a few array operations.
+``x1, x2`` its coefficients, a constant ``y1 = 1``): :func:`~.bound_rules.otimes` twice and
+:func:`~.bound_rules.oplus` once, all gates of a level in a few array operations.
 
 Rounding. ``deg`` and ``s`` are integers below ``2^51``: exact in float64 (the pass gives up,
 answering ``None``, above that). Every computed ``h`` and ``c`` is rounded up by at least the
-rounding error of the operations that made it (:func:`round_up`: relatively, plus ``2^-48``
-after a ``logaddexp2`` of two terms, see :func:`_level`), so every ``h`` and ``c`` is at least the exact
-value; :func:`to_bounds` rounds the conversion back to integers up as well. The results are
+rounding error of the operations that made it (relatively, plus ``2^-48`` after a ``logaddexp2``
+of two terms, see :func:`_level`), so every ``h`` and ``c`` is at least the exact value;
+:func:`~.bound_rules.to_exact` rounds the conversion back to integers up as well. The results are
 therefore never below the exact pass's, and above it only by the relative ``2^-50`` per level
 accumulated along a path (far below a bit).
 """
@@ -26,94 +18,19 @@ accumulated along a path (far below a bit).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from symverify.deadline import Check
-from symverify.ir.scalar import Scalar, Sym, is_zero
+from symverify.provers.bound_rules import EXACT_LIMIT, NEG, ONE, VAR, cap_counts, count_caps, oplus, otimes, round_up
 from symverify.semantics.straightline import Program
 
-__all__ = ["usable", "peak_of", "scalar_rows", "count_caps", "cap_counts", "round_up", "magnitude", "circuit_rows", "to_bounds",
-           "total_count", "VAR", "ZERO", "ONE", "NEG"]
+__all__ = ["usable", "peak_of", "magnitude", "circuit_rows", "total_count"]
 
-NEG = -math.inf
-ZERO = (NEG, NEG, NEG, NEG)
-ONE = (0.0, 0.0, 0.0, 0.0)
-VAR = (1.0, 0.0, 0.0, 0.0)
-"""An input variable: degree 1, no scalar, ``ℓ1 = 1``, one monomial."""
-
-EXACT_LIMIT = float(1 << 51)
-"""Degrees and scalar counts stay below this (float64 integers are exact to ``2^53``)."""
-COUNT_CAP_LOG2 = 62.0
-CAP_DEGREES = 4097
-"""``log2 C(V+D, D)`` is tabulated for ``D < 4097``; the exact pass caps larger degrees at ``2^62``."""
-SIXTY_FOUR = 6.01
-"""Counts are capped where they exceed 64: ``log2 64 = 6 < 6.01 < log2 65``."""
 WIDTH = 8
 """A circuit is evaluated level by level only when its levels hold this many gates on average."""
 _CHUNK = 4096
-
-
-def _clamp(deg: int) -> float:
-    """A degree as a float, ``inf`` from :data:`EXACT_LIMIT` on (``float(2**1030)`` overflows):
-    rows holding it are not :func:`usable`, and the exact pass answers."""
-    return float(deg) if deg < EXACT_LIMIT else math.inf
-
-
-def _log2_up(x: Fraction) -> float:
-    """An upper bound on ``log2 x`` for a rational ``x > 0`` (``math.log2`` is within an ulp; exact,
-    0, for ``x = 1``)."""
-    a, b = math.log2(x.numerator), math.log2(x.denominator)
-    return (a - b) + (a + b) * 2.0**-50
-
-
-def round_up(x: Any, rel: float, absolute: Any) -> None:
-    """``x ← x·(1 + rel) + absolute`` in place, for ``x ≥ 0`` or ``−∞`` (which stays ``−∞``): after
-    its own two roundings, at least ``x + x·(rel − 2^-52) + absolute``. Where values may be
-    negative the callers size ``absolute`` for every magnitude and pass ``rel = 0``."""
-    if rel:
-        x *= 1 + rel
-    if absolute is not None:
-        x += absolute
-
-
-def scalar_rows(scalars: Sequence[Scalar]) -> Any:
-    """One row per scalar: the exact pass's ``BoundRing.coerce`` in the four semirings.
-
-    A number ``x ≠ 0``: degree 0, ``s = 1`` when ``x`` is not an integer (else 0), ``h = log2|x|``,
-    one monomial; a :class:`~symverify.ir.scalar.Sym`: its total degree, ``s = 1`` when a
-    coefficient is not an integer, ``h = log2 Σ|c|``, ``log2`` of its term count; zero: the zero
-    row. (With ``Q`` the common denominator, ``Q^s·x`` is integral.)"""
-    out = np.empty((len(scalars), 4))
-    for k, x in enumerate(scalars):
-        if isinstance(x, Sym):
-            coeffs = [Fraction(c) for _, c in x.terms]
-            s = 0.0 if all(c.denominator == 1 for c in coeffs) else 1.0
-            deg = max(sum(e for _, e in mono) for mono, _ in x.terms)
-            out[k] = (_clamp(deg), s, _log2_up(sum(map(abs, coeffs), Fraction(0))), _log2_up(Fraction(len(coeffs))))
-        elif is_zero(x):
-            out[k] = ZERO
-        else:
-            v = abs(Fraction(x))
-            out[k] = (0.0, 0.0 if v.denominator == 1 else 1.0, _log2_up(v), 0.0)
-    return out
-
-
-@lru_cache(maxsize=64)
-def count_caps(variables: int) -> Any:
-    """``log2 min(C(V+D, D), 2^62)`` rounded up, for ``D = 0 … 4096``, then ``62`` (index 4097)."""
-    caps = np.full(CAP_DEGREES + 1, COUNT_CAP_LOG2)
-    c, limit = 1, 1 << 62
-    for d in range(CAP_DEGREES):
-        if c >= limit:
-            break
-        caps[d] = math.log2(c) * (1 + 2.0**-48) + 2.0**-48
-        c = c * (variables + d + 1) // (d + 1)
-    return caps
 
 
 def _refs(prog: Program, scalars_at: int) -> Any | None:
@@ -173,7 +90,7 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
     """The four bounds of every node of ``prog``'s circuit on independent variables: ``(rows of
     the outputs, count row of every node)``, or None when the circuit is too deep for levels or a
     degree or scalar count reaches ``2^51`` (then the exact pass answers). ``scalars``:
-    :func:`scalar_rows` of ``prog.scalars``; ``check`` runs before every level; ``width``: the
+    :func:`~.bound_rules.scalar_rows` of ``prog.scalars``; ``check`` runs before every level; ``width``: the
     fewest gates per level on average worth the levels (:data:`WIDTH`); ``summary``, when given,
     receives :func:`peak_of` over every node."""
     nd, g = prog.circuit.num_inputs, len(prog.code)
@@ -259,10 +176,8 @@ def _level(E: Any, refs: Any, lo: int, hi: int, caps: Any, summed: Any, bound: f
     ``2·bound + 2`` (``bound``: ``|h|`` over earlier rows; operands and results are below twice
     that), and ``(2·bound + 4)·2^-50`` is added instead of the relative step."""
     terms = E.take(refs, axis=0)  # (k, 4 refs, 4 fields)
-    prod = terms[:, 0::2] + terms[:, 1::2]  # (k, 2 products, 4 fields)
-    out = E[lo:hi]
-    np.maximum(prod[:, 0, :2], prod[:, 1, :2], out=out[:, :2])
-    np.logaddexp2(prod[:, 0, 2:], prod[:, 1, 2:], out=out[:, 2:])
+    prod = otimes(terms[:, 0::2], terms[:, 1::2])  # (k, 2 products, 4 fields)
+    out = oplus(prod[:, 0], prod[:, 1], E[lo:hi])
     if bound is None:
         round_up(out[:, 2:], 2.0**-50, summed)
     else:
@@ -270,35 +185,7 @@ def _level(E: Any, refs: Any, lo: int, hi: int, caps: Any, summed: Any, bound: f
     cap_counts(out, caps)
 
 
-def cap_counts(out: Any, caps: Any) -> None:
-    """``c ← min(c, log2 C(V+deg, deg))`` where ``c > log2 64`` (the exact pass's cap)."""
-    cap = caps.take(out[:, 0].astype(np.intp), mode="clip")
-    np.minimum(out[:, 3], cap, out=out[:, 3], where=out[:, 3] > SIXTY_FOUR)
-
-
 def total_count(counts: Any) -> int:
     """``Σ 2^c`` over the rows, rounded up, as an integer capped at ``2^62``."""
     total = float(np.exp2(counts).sum()) * (1 + 2.0**-30)
     return 1 << 62 if not total < 2.0**62 else min(math.floor(total), 1 << 62)
-
-
-def to_bounds(row: Any, q: int) -> tuple[int, int, int, int, int]:
-    """A row as the exact pass's ``(deg, s, m, e, cnt)`` (``ℓ1(Q^s·f) ≤ m·2^e``, ``m < 2^62``), every
-    field rounded up; ``(-1, 0, 0, 0, 0)`` for zero."""
-    deg, s, h, c = (float(x) for x in row)
-    if deg == NEG:
-        return (-1, 0, 0, 0, 0)
-    si = int(s) if q != 1 else 0
-    L = h + si * (math.log2(q) * (1 + 2.0**-50)) if q != 1 else h
-    L += abs(L) * 2.0**-50 + 2.0**-40
-    m, e = _ub_of_log2(L)
-    cnt = 1 << 62 if not c < 62.0 else min(math.floor(2.0**c * (1 + 2.0**-40)), 1 << 62)
-    return int(deg), si, m, e, cnt
-
-
-def _ub_of_log2(L: float) -> tuple[int, int]:
-    """``(m, e)`` with ``m < 2^62`` and ``m·2^e ≥`` every integer ``≤ 2^L``."""
-    if L < 61.0:
-        return max(1, math.floor(2.0 ** max(L, 0.0) * (1 + 2.0**-40))), 0
-    whole = math.floor(L)  # a float's floor is exactly representable, so L − whole is exact in [0, 1)
-    return math.ceil(2.0 ** (60 + (L - whole)) * (1 + 2.0**-40)), whole - 60

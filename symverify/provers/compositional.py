@@ -40,15 +40,16 @@ from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
 from symverify.ir.scalar import Scalar, Sym, is_zero
-from symverify.provers.bounds import COUNT_CAP, BoundRing, bound_rows, layers_peak, monomial_cap
+from symverify.provers.bound_rules import COUNT_CAP, VAR, VAR_VAL, capped, scalar_parts, scalar_rows
+from symverify.provers.bounds import BoundRing, bound_rows, eval_code, layers_peak
 from symverify.provers.bounds_layers import model_rows, read_rects
-from symverify.provers.bounds_vector import VAR, scalar_rows
 from symverify.provers.guard import run_limited
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
 from symverify.provers.outcome import Verdict, exact_comparison
 from symverify.semantics.poly import PolyBackend, PolyRing
 from symverify.semantics.rings import Ring
 from symverify.semantics.sparse import eval_layers_sparse
+from symverify.semantics.straightline import program
 
 __all__ = ["StageFailure", "CompositionalResult", "StagePlan", "StageOutcome", "StageRun", "combine", "check_certificate",
            "validate_certificate", "plan_stage",
@@ -273,9 +274,8 @@ def _cell_value(c: Cell, vals: dict[int, Any], ring: Ring) -> Any:
 
 def _size(x: Scalar) -> tuple[int, int]:
     """``(terms, degree)`` of a weight or coefficient (a number: ``(1, 0)``; zero: ``(0, -1)``)."""
-    if isinstance(x, Sym):
-        return len(x.terms), max(sum(e for _, e in mono) for mono, _ in x.terms)
-    return (0, -1) if is_zero(x) else (1, 0)
+    parts = scalar_parts(x)
+    return (0, -1) if parts is None else (parts[3], parts[0])
 
 
 @dataclass(frozen=True)
@@ -348,7 +348,7 @@ def _coarse_layers(shapes: list[_LayerShape], cells: int, m: int, d: int, variab
             m2, d2 = 0, -1
         else:
             d2 = pd + cd
-            m2 = min(pc * cc, monomial_cap(variables, d2))
+            m2 = capped(pc * cc, d2, variables)
         peak = max(peak, cells * (m + m2))
         m, d = m2, d2
         if peak >= COUNT_CAP:
@@ -358,31 +358,12 @@ def _coarse_layers(shapes: list[_LayerShape], cells: int, m: int, d: int, variab
 
 def _circuit_count(circuit: Circuit, frontier: set[int], need: list[int], variables: int) -> tuple[int, dict[int, int]]:
     """A certified bound on the monomials of all expanded circuit values of the stage together
-    (frontier variables included), and per node: sums add, products multiply, capped by ``C(V+D, D)``."""
-    cnt = dict.fromkeys(frontier, 1)
-    deg = dict.fromkeys(frontier, 1)
-    total = len(frontier)
-    for v in need:
-        g = circuit.gate(v)
-        assert g is not None
-        if g.op is Op.CONST:
-            c, dg = _size(g.coeffs[0])
-        elif g.op is Op.MUL:
-            a, b = g.args
-            c = cnt[a] * cnt[b]
-            dg = deg[a] + deg[b] if c else -1
-        else:
-            c, dg = 0, -1
-            for a, co in zip(g.args, g.coeffs):
-                t, cd = _size(co)
-                if t and cnt[a]:
-                    c += t * cnt[a]
-                    dg = max(dg, deg[a] + cd)
-        if c > 64:
-            c = min(c, monomial_cap(variables, dg))
-        cnt[v], deg[v] = c, dg
-        total = min(total + c, COUNT_CAP)
-    return total, cnt
+    (frontier variables included), and per node: the count rule of
+    :class:`~symverify.provers.bound_rules.ExactRules` (sums add, products multiply, capped by ``C(V+D, D)``)."""
+    ring, prog, nd = BoundRing(variables), program(circuit), circuit.num_inputs
+    vals = dict.fromkeys(frontier, VAR_VAL)
+    eval_code(((v, prog.code[v - nd]) for v in need), vals, [ring.scalar(x) for x in prog.scalars], ring)
+    return min(sum(x[4] for x in vals.values()), COUNT_CAP), {v: x[4] for v, x in vals.items()}
 
 
 @dataclass(frozen=True)
