@@ -21,6 +21,7 @@ circuits run as straight-line code in numpy int64 lanes (:func:`run_circuit_mod`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from symverify.deadline import Check
@@ -44,9 +45,15 @@ MAX_CONTRACTION = 2**20  # K above which limb partial sums could reach 2^53
 
 def check_prime(p: object) -> int:
     """Validate the modulus: a prime with ``p < 2^31`` (so products of residues fit in int64)."""
-    if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not is_prime(p):
+    if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not _is_prime(p):
         raise IRError(f"modulus p: expected a prime 2 ≤ p < 2^31 (e.g. 2147483647 = 2^31 − 1), found {p!r}")
     return p
+
+
+@lru_cache(maxsize=256)
+def _is_prime(p: int) -> bool:
+    """:func:`symverify.primes.is_prime`, remembered per modulus (every chunk of every trial checks it)."""
+    return is_prime(p)
 
 
 def check_residues(x: Any, p: int, where: str = "points") -> None:
