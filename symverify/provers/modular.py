@@ -307,8 +307,8 @@ class TorchEngine:
 
     def first_mismatch(self, lhs: Side, rhs: Side, points: Any, p: int, params: Mapping[str, int],
                        check: Check | None = None) -> tuple[int, list[int]] | None:
-        """Chunk by chunk; ``check`` is polled before every evaluation of a chunk and, for a model,
-        before each of its layers (a circuit's evaluation cannot be interrupted)."""
+        """Chunk by chunk; ``check`` is polled before every evaluation of a chunk and inside it
+        before each layer of a model or level of a circuit."""
         for start in range(0, len(points), self.chunk):
             block = points[start : start + self.chunk]
             if check is not None:
