@@ -20,7 +20,8 @@ from symverify.library import random_circuit
 from symverify.provers import fingerprint as fp
 from symverify.provers.challenge import Stream, Transcript
 from symverify.provers.fingerprint import EncodingError, decode, encode, fingerprint
-from symverify.provers.randomized import _sample, transcript
+from symverify.provers.modular import PythonEngine
+from symverify.provers.randomized import transcript
 from symverify.provers.sides import as_side
 
 M61 = 2**61 - 1
@@ -275,7 +276,7 @@ def _forge(base: Circuit, rhs: Circuit) -> Circuit:
         primes, points = [], []
         for t in range(k):
             p = random_prime(tr.stream("sz", "python", t, "prime"), 1, 1 << 61)
-            (u, v), = _sample(as_side(rhs), [], tr.stream("sz", "python", t, "point", p), p)[0]
+            (u, v), = PythonEngine().points(tr.stream("sz", "python", t, "point", p), p, as_side(rhs), [], 1)[0][0]
             primes.append(p)
             points.append((u, v))
         a = b = 0

@@ -217,13 +217,13 @@ def test_torch_engine_circuit_path_equals_modular_eval(c: Circuit, batch: int, d
 
     torch = pytest.importorskip("torch")
     from symverify.executors import modular_eval
-    from symverify.provers.modular import _side_mod
+    from symverify.provers.modular import TorchEngine
 
     p = data.draw(st.sampled_from([2**31 - 1, 2_147_483_629, 1_073_741_827]))
     rng = random.Random(data.draw(st.integers(0, 2**32)))
     params = {name: rng.randrange(p) for name in sorted(c.params())}
     points = np.array([[[rng.randrange(p) for _ in range(c.d)] for _ in range(c.n)] for _ in range(batch)], dtype=np.int64)
     x = torch.from_numpy(points)
-    got = _side_mod(torch, CircuitSide(c, c.n, c.d), points, x, p, params, None, None)
+    got = TorchEngine().evaluate(CircuitSide(c, c.n, c.d), points, p, params)
     want = modular_eval(c, x, p, params=params)
     assert torch.equal(got, want.to(got.dtype))

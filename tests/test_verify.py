@@ -170,17 +170,17 @@ def test_randomized_pass_reports_p_k_degree_and_bound():
 
 
 def test_broken_modular_evaluator_is_caught_by_the_exact_recheck(monkeypatch):
-    import symverify.provers.randomized as rz
+    from symverify.provers.modular import PythonEngine
 
-    real = rz.eval_mod_batch
+    real = PythonEngine.evaluate
 
-    def broken(side, inputs, ring, **kw):
-        out = real(side, inputs, ring, **kw)
+    def broken(self, side, points, p, params, check=None):
+        out = real(self, side, points, p, params, check)
         if side.kind == "model":
-            out[0][0][0] = (out[0][0][0] + 1) % int(ring.p[0])
+            out[0][0][0] = (out[0][0][0] + 1) % p
         return out
 
-    monkeypatch.setattr(rz, "eval_mod_batch", broken)
+    monkeypatch.setattr(PythonEngine, "evaluate", broken)
     with pytest.raises(ProverError, match="agree under exact evaluation"):
         verify(SQUARE_C, SQUARE_M, method="randomized")
 

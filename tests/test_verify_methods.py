@@ -20,7 +20,7 @@ from symverify.provers.challenge import Stream
 from symverify.provers.guard import run_limited
 from symverify.provers.modular import BatchModRing, eval_mod_batch, model_mod_batch
 from symverify.provers.options import Options
-from symverify.provers.randomized import M61, is_prime, random_prime, trial_error, trials_needed
+from symverify.provers.randomized import M61, is_prime, plan_primes, random_prime, trials_needed
 from symverify.provers.sides import as_side, pair_sides
 from symverify.provers.z3_backend import run_z3
 from symverify.semantics.evaluate import eval_model
@@ -110,7 +110,7 @@ def test_difference_divisible_by_the_fixed_prime_is_still_refuted():
     c = Circuit(1, 1, (), (0,))
     m = Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid.from_rows([[M61 + 1]]), b2=Grid.from_rows([[1]])),))
     bounds = structure_bounds(*pair_sides(c, m))
-    assert not bounds.height_below_m61 and not trial_error(bounds)[1]
+    assert not bounds.height_below_m61 and not plan_primes(bounds).fixed
     report = verify(c, m, method="randomized")
     assert report.verdict is Verdict.REFUTED
     assert report.evidence["p"].startswith("uniform random primes")

@@ -27,6 +27,7 @@ from symverify.provers import engine_cost
 from symverify.provers import randomized as rz
 from symverify.provers.bounds import structure_bounds
 from symverify.provers.challenge import Stream
+from symverify.provers.modular import TorchEngine
 from symverify.provers.options import Options
 from symverify.provers.outcome import UsageError
 from symverify.provers.sides import as_side, pair_sides
@@ -51,7 +52,7 @@ def recomputed_bound(report, a, b) -> Fraction:
     """``(β + (D/2^30)^B)^k`` from the certified bounds, exactly; the evidence must match it."""
     bounds = structure_bounds(*pair_sides(a, b))
     symbolic = bool(a.params() | b.params())
-    plan = rz.torch_trial_error(bounds, symbolic, TARGET)
+    plan = rz.engine_plan("torch", bounds, symbolic, TARGET)
     ev = report.evidence
     assert ev["points_per_trial"] == plan.batch and ev["degree_bound"] == bounds.degree
     return plan.per_trial ** ev["k"]
@@ -134,12 +135,12 @@ def test_explicit_trials_and_a_looser_target():
 def test_torch_trial_error_formula():
     bounds = structure_bounds(*pair_sides(QUARTIC_C, QUARTIC_M))
     tall = replace(bounds, height_bits=95, denominator=6)
-    plan = rz.torch_trial_error(tall, False, TARGET)
+    plan = rz.engine_plan("torch", tall, False, TARGET)
     beta = Fraction(4, 2**25 - 1)  # ⌈95/30⌉ bad primes among ≥ 2^25 − ⌈3/30⌉
     assert plan.bad == beta and plan.point == Fraction(4, 2**30)
     assert plan.batch == 1 and plan.per_trial == beta + Fraction(4, 2**30)  # 4/2^30 ≤ β already
-    assert rz.torch_trial_error(tall, True, TARGET).batch == 1
-    assert rz.torch_trial_error(replace(bounds, degree=0), False, TARGET).per_trial == 0
+    assert rz.engine_plan("torch", tall, True, TARGET).batch == 1
+    assert rz.engine_plan("torch", replace(bounds, degree=0), False, TARGET).per_trial == 0
 
 
 # ---- refutations on the torch engine -------------------------------------------------------------------
@@ -166,7 +167,7 @@ def test_lifted_torch_point_is_the_counterexample_when_the_search_finds_none(mon
 
 
 def test_a_modular_disagreement_that_exact_evaluation_denies_raises(monkeypatch):
-    monkeypatch.setattr(rz, "torch_first_mismatch", lambda *a, **k: 0)
+    monkeypatch.setattr(TorchEngine, "first_mismatch", lambda *a, **k: (0, [0, 0]))
     with pytest.raises(ProverError, match=r"torch int64 mod 31-bit primes.*agree under exact evaluation"):
         verify(SQUARE_C, SQUARE_M, method="randomized", backend="torch")
 

@@ -126,7 +126,6 @@ def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None
 
 def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] | None, path: str,
              check: Check | None = None) -> Any:
-    from .circuit_plan import circuit_plan
     from .numbers import mod_numbers
     from .plan import model_plan
     from .torch_modular import run_circuit_mod, run_model_mod
@@ -134,7 +133,7 @@ def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] 
     nums = mod_numbers(p, params)
     if isinstance(obj, Model):
         return run_model_mod(model_plan(obj, nums, check), x, path, check)
-    return run_circuit_mod(circuit_plan(obj, nums), x)
+    return run_circuit_mod(obj, x, nums, check)
 
 
 def execute(obj: Model | Circuit, u: Any, *, backend: str = "exact", dtype: Any = None, device: Any = None,
@@ -210,7 +209,7 @@ def modular_eval(obj: Model | Circuit, points: Any, p: int, *, params: Mapping[s
         params: symbolic weight values (ints or Fractions; mapped mod p).
         path: model convolution path (see :func:`execute`); every path is exact.
         check: a deadline checker (:mod:`symverify.deadline`), run before planning and before
-            running every layer of a model (a circuit runs in one call).
+            running every layer of a model or every level of a circuit.
 
     Returns:
         int64 tensor ``(B, N, d)`` of residues on ``points.device``: the outputs mod p.

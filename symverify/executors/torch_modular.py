@@ -14,24 +14,28 @@ Every value is a residue ``0 ≤ r < p``. Overflow argument (int64 holds ``< 2^6
 
 Convolution: shifts for sparse kernels, blocked direct (Toeplitz) products on limbs for dense ones.
 The cost model and the shared kernels are in :mod:`symverify.executors.kernels`. Models run in the
-one layer loop of :mod:`symverify.semantics.layer`, with :class:`ModularArithmetic` as its backend.
+one layer loop of :mod:`symverify.semantics.layer`, with :class:`ModularArithmetic` as its backend;
+circuits run as straight-line code in numpy int64 lanes (:func:`run_circuit_mod`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
+from symverify.ir.circuit import Circuit
 from symverify.primes import is_prime
 from symverify.semantics import layer as loop
+from symverify.semantics.straightline import eval_mod_lanes, program
 
 from ._torch import one_thread_if_small, require_torch
-from .circuit_plan import CircuitPlan
 from .kernels import Pool, conv_blocked, conv_shifts
+from .numbers import ModNumbers, check_params
 from .plan import LayerPlan, ModelPlan
-from .torch_float import TorchStates, _gather, circuit_values, read_outputs
+from .torch_float import TorchStates, _gather
 
 __all__ = ["run_model_mod", "ModularArithmetic", "run_circuit_mod", "check_prime", "check_residues",
            "limb_contract", "MAX_CONTRACTION"]
@@ -41,9 +45,15 @@ MAX_CONTRACTION = 2**20  # K above which limb partial sums could reach 2^53
 
 def check_prime(p: object) -> int:
     """Validate the modulus: a prime with ``p < 2^31`` (so products of residues fit in int64)."""
-    if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not is_prime(p):
+    if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not _is_prime(p):
         raise IRError(f"modulus p: expected a prime 2 ≤ p < 2^31 (e.g. 2147483647 = 2^31 − 1), found {p!r}")
     return p
+
+
+@lru_cache(maxsize=256)
+def _is_prime(p: int) -> bool:
+    """:func:`symverify.primes.is_prime`, remembered per modulus (every chunk of every trial checks it)."""
+    return is_prime(p)
 
 
 def check_residues(x: Any, p: int, where: str = "points") -> None:
@@ -159,8 +169,20 @@ def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto", check: Check | No
         return loop.run_model(plan.model, layers, x, arith, check)
 
 
-def run_circuit_mod(plan: CircuitPlan, x: Any) -> Any:
-    """The circuit on ``(B, n, d)`` residues, level by level (each step reduces mod p)."""
-    torch = require_torch()
-    x = x.to(torch.int64)
-    return read_outputs(plan.circuit, circuit_values(plan, x, plan.numbers.p), plan.outputs)
+def run_circuit_mod(c: Circuit, x: Any, numbers: ModNumbers, check: Check | None = None) -> Any:
+    """The circuit on ``(B, n, d)`` residues mod ``numbers.p``, as straight-line code in numpy int64
+    lanes (:func:`~symverify.semantics.straightline.eval_mod_lanes`; every product of residues is
+    below ``2^62``); the result is on ``x``'s device. ``check`` runs before every level."""
+    import numpy as np
+
+    check_params(c, numbers)
+    prog, ring, B, p = program(c), numbers.ring(), x.shape[0], numbers.p
+    try:
+        coeffs = np.array([ring.coerce(v) for v in prog.scalars], dtype=np.int64).reshape(-1, 1).repeat(B, axis=1)
+    except IRError as e:
+        raise type(e)(f"circuit {c.name or '<unnamed>'}, a weight mod {p}: {e}") from None
+    vals = eval_mod_lanes(prog, x.cpu().numpy().reshape(B, -1).T, np.full(B, p, dtype=np.int64), coeffs, check)
+    out = np.zeros((c.num_inputs, B), dtype=np.int64)
+    if c.outputs:
+        out[: len(c.outputs)] = vals[list(c.outputs)]
+    return require_torch().from_numpy(np.ascontiguousarray(out.T.reshape(B, c.n, c.d))).to(x.device)

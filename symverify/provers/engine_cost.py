@@ -6,7 +6,7 @@ Both engines run ``k`` trials of both sides (docs/theory.md §5); they differ in
 * *python* (:func:`~symverify.provers.randomized.plan_primes`: primes ``≥ 2^61``, ``B = 1``):
   a circuit side runs its straight-line code, ``gates · PY_GATE`` seconds; a model side runs the
   layer loop on numpy object arrays, ``L · PY_LAYER + cells · PY_CELL + macs · PY_MAC``;
-* *torch* (:func:`~symverify.provers.randomized.torch_trial_error`: primes in ``[2^30, 2^31)``,
+* *torch* (:func:`~symverify.provers.randomized.engine_plan`: primes in ``[2^30, 2^31)``,
   ``B`` points): a circuit side runs in numpy int64 lanes, ``gates · (TORCH_GATE + B·TORCH_LANE)``;
   a model side plans its weights for the trial's prime and runs the torch executor,
   ``L · TORCH_LAYER + B · (cells · TORCH_CELL + macs · TORCH_MAC)``;

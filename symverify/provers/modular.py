@@ -1,27 +1,26 @@
-"""Exact evaluation mod primes ``p ≥ 2^61``, batched over points (numpy arrays of Python ints).
+"""The randomized method's engines: exact evaluation of both sides mod a prime at a trial's points.
 
-Point ``t`` of a batch is reduced mod its own prime ``primes[t]`` with its own parameter values.
-Two paths, which the tests check against each other and against :class:`ModRing`:
+An :class:`Engine` reads a trial's points from its challenge stream and evaluates both sides mod
+``p`` there; the one trial loop (:func:`symverify.provers.randomized.run_randomized`) draws the
+primes and decides. Two engines implement it:
 
-* :class:`BatchModRing`: the generic interpreter with every value a ``(B,)`` array (circuits,
-  kaleidoscopes, any model);
-* :func:`model_mod_batch`: the tensor form of docs/theory.md §1.1 for BaseConv models, a backend of the
-  one layer loop (:mod:`symverify.semantics.layer`) on ``(B, N', d')`` arrays: the projection
-  ``u·W`` as a matmul (or a few column updates when ``W`` is sparse), the convolution as one
-  shifted slice update per kernel lag (impulse kernels cost ``O(N'·d')``),
-  then ``(proj mod p) ⊙ (conv mod p) mod p``.
+* :class:`PythonEngine`: Python ints mod any prime (``p ≥ 2^61`` in the trials), one point per
+  trial: circuits as straight-line code (:func:`symverify.semantics.straightline.eval_mod`), other
+  sides through :func:`eval_mod_batch`: the generic interpreter over :class:`BatchModRing` (every
+  value a ``(B,)`` object array, point ``t`` mod its own prime ``primes[t]`` with its own
+  parameters), or for BaseConv models :func:`model_mod_batch`, the tensor form of docs/theory.md
+  §1.1, a backend of the one layer loop (:mod:`symverify.semantics.layer`) on ``(B, N', d')``
+  arrays: ``u·W`` as a matmul (or a few column updates when ``W`` is sparse), the convolution as
+  one shifted slice update per kernel lag, then ``(proj mod p) ⊙ (conv mod p) mod p``;
+* :class:`TorchEngine`: a batch of points mod one prime ``p < 2^31`` through
+  :func:`symverify.executors.modular_eval` (:mod:`symverify.executors.torch_modular`: models in
+  torch int64, circuits as straight-line code in numpy int64 lanes,
+  :func:`symverify.semantics.straightline.eval_mod_lanes`).
 
-Values are Python ints in object arrays: exact at any prime size, with the Python-level loop
-overhead paid once per array rather than once per entry.
-
-:func:`torch_first_mismatch` is the other engine of the randomized method: both sides at a batch
-of points mod one prime ``p < 2^31`` in torch int64 (:func:`symverify.executors.modular_eval`, exact;
-its overflow argument is in :mod:`symverify.executors.torch_modular`); circuits run as straight-line
-code in numpy int64 lanes (:func:`symverify.semantics.straightline.eval_mod_lanes`).
-
-Every entry point takes ``check`` (:mod:`symverify.deadline`, e.g. ``Options.checker()``): it is
-polled before every layer and every array operation inside a layer (tensor path), every few
-hundred operations (generic path) or between chunks and a model's layers (torch), and raises
+The tests check every path against the others and against :class:`ModRing`. Every entry point
+takes ``check`` (:mod:`symverify.deadline`, e.g. ``Options.checker()``): it is polled before
+every layer and every array operation inside a layer (tensor path), every few hundred operations
+(generic path) or between chunks and a model's layers (torch), and raises
 :class:`~symverify.deadline.DeadlineExceededError` once the deadline has passed.
 """
 
@@ -29,18 +28,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 
 from symverify.deadline import Check
+from symverify.errors import UsageError
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
+from symverify.ir.memo import IdentityMemo
 from symverify.ir.scalar import Scalar
-from symverify.provers.sides import CircuitSide, ModelSide, Side, TorchSide
+from symverify.provers.challenge import Stream
+from symverify.provers.sides import CircuitSide, ModelSide, Side
 from symverify.semantics.layer import Shape, run_model
 from symverify.semantics.rings import ModRing
-from symverify.semantics.straightline import eval_mod_lanes, program
+from symverify.semantics.straightline import eval_mod, program
 
-__all__ = ["BatchModRing", "model_mod_batch", "eval_mod_batch", "torch_first_mismatch", "TORCH_CHUNK"]
+__all__ = ["BatchModRing", "model_mod_batch", "eval_mod_batch", "Engine", "PythonEngine", "TorchEngine", "TORCH_CHUNK"]
 
 TORCH_CHUNK = 64  # points per modular_eval call (bounds the int64 working set)
 
@@ -58,7 +60,7 @@ class BatchModRing:
         self.p = np.array(list(primes), dtype=object)
         self.zero = np.zeros(len(primes), dtype=object)
         self._cache: dict[Any, Any] = {}
-        self._grids: dict[int, tuple[Grid, Any]] = {}
+        self._grids: IdentityMemo[Any] = IdentityMemo(1 << 16)
 
     def coerce(self, x: Scalar) -> Any:
         key = (type(x), x)
@@ -70,31 +72,20 @@ class BatchModRing:
     def reduce(self, x: Any) -> Any:
         return x % self.p
 
-    def constant_array(self, grid: Grid) -> Any:
-        """``(B, rows, cols)`` array of the grid's entries mod each point's prime."""
-        np = self._np
-        rows = grid.to_rows()
+    def grid(self, grid: Grid) -> Any:
+        """The grid's entries mod each point's prime: ``(rows, cols)`` when they are integers and the
+        batch has one prime, else ``(B, rows, cols)``; cached per grid (compiled models share grids)."""
+        return self._grids(grid, lambda: self._grid(grid))
+
+    def _grid(self, grid: Grid) -> Any:
+        np, rows = self._np, grid.to_rows()
+        if len({int(q) for q in self.p}) == 1 and all(type(v) is int for v in grid.values()):
+            p = int(self.p[0])
+            return np.array([[cast(int, v) % p for v in row] for row in rows], dtype=object).reshape(grid.rows, grid.cols)
         out = np.empty((len(self.rings), grid.rows, grid.cols), dtype=object)
         for t, r in enumerate(self.rings):
             out[t] = [[r.coerce(v) for v in row] for row in rows] if rows else out[t]
         return out
-
-
-def _grid_arr(grid: Grid, ring: BatchModRing) -> Any:
-    """The grid as ``(rows, cols)`` (integer entries, one prime) or ``(B, rows, cols)``; cached per grid,
-    since compiled models share grids between layers."""
-    hit = ring._grids.get(id(grid))
-    if hit is not None and hit[0] is grid:
-        return hit[1]
-    np = ring._np
-    if len({int(q) for q in ring.p}) == 1 and all(type(v) is int for v in grid.values()):
-        p = int(ring.p[0])
-        rows = [[cast(int, v) % p for v in row] for row in grid.to_rows()]
-        arr = np.array(rows, dtype=object).reshape(grid.rows, grid.cols)
-    else:
-        arr = ring.constant_array(grid)
-    ring._grids[id(grid)] = (grid, arr)
-    return arr
 
 
 @dataclass(frozen=True)
@@ -116,7 +107,7 @@ class _BatchArithmetic:
         return self.ring._np.zeros(x.shape, dtype=object)
 
     def prepare(self, layer: Layer) -> Layer:
-        return layer  # grids are converted on first use and cached per grid (:func:`_grid_arr`)
+        return layer  # grids are converted on first use and cached per grid (:meth:`BatchModRing.grid`)
 
     def convolve(self, layer: Layer, state: Any) -> Any:
         """``h ⊛ x + b2``, one shifted slice update per lag (causal: rows move down by the lag;
@@ -126,7 +117,7 @@ class _BatchArithmetic:
             return None
         conv = self._zeros(state)
         if taps:
-            H = _grid_arr(layer.h, self.ring)
+            H = self.ring.grid(layer.h)
             nn = state.shape[1]
             cyclic = layer.mode is Mode.CYCLIC
             for k in sorted({k for k, _ in taps}):
@@ -135,7 +126,7 @@ class _BatchArithmetic:
                 conv[:, k:, :] += state[:, : nn - k, :] * hk
                 if cyclic and k:
                     conv[:, :k, :] += state[:, nn - k :, :] * hk
-        return conv + _grid_arr(layer.b2, self.ring) if b2 else conv
+        return conv + self.ring.grid(layer.b2) if b2 else conv
 
     def project(self, layer: Layer, state: Any, conv: Any) -> Any:
         """``x·W + b1``: a matmul, or one column update per entry when ``W`` has at most 2·d'."""
@@ -144,16 +135,16 @@ class _BatchArithmetic:
             return None
         if len(nzW) > 2 * state.shape[2]:
             self._tick()
-            proj = self.ring._np.matmul(state, _grid_arr(layer.W, self.ring))
+            proj = self.ring._np.matmul(state, self.ring.grid(layer.W))
         else:
             proj = self._zeros(state)
             if nzW:
-                W = _grid_arr(layer.W, self.ring)
+                W = self.ring.grid(layer.W)
                 for (a, b) in nzW:
                     self._tick()
                     w = W[a, b] if W.ndim == 2 else W[:, a, b].reshape(-1, 1)
                     proj[:, :, b] += state[:, :, a] * w
-        return proj + _grid_arr(layer.b1, self.ring) if b1 else proj
+        return proj + self.ring.grid(layer.b1) if b1 else proj
 
     def combine(self, layer: Layer, state: Any, proj: Any, conv: Any) -> Any:
         """``(proj mod p) ⊙ (conv mod p) mod p``; zeros when a branch is identically zero."""
@@ -175,10 +166,6 @@ class _BatchArithmetic:
 
     def retire(self, old: Any, new: Any) -> None:
         return None
-
-
-def _no_check() -> None:
-    return None
 
 
 def model_mod_batch(model: Model, inputs: Sequence[Sequence[Sequence[int]]], ring: BatchModRing,
@@ -211,51 +198,131 @@ def eval_mod_batch(side: Side, inputs: Sequence[Sequence[Sequence[int]]], ring: 
     return res
 
 
-def _side_mod(torch: Any, side: TorchSide, block: Any, x: Any, p: int, params: Mapping[str, int], device: Any,
-              check: Check | None) -> Any:
-    """One side at the points ``block`` (numpy ``(B, n, d)``, ``x`` the same on ``device``) mod ``p``:
-    a circuit through its straight-line code in lanes (:func:`~symverify.semantics.straightline.eval_mod_lanes`,
-    numpy int64, the same residues), a model through :func:`symverify.executors.modular_eval`."""
-    if isinstance(side, CircuitSide):
-        import numpy as np
+@runtime_checkable
+class Engine(Protocol):
+    """An engine of the randomized method's one trial loop (:func:`~symverify.provers.randomized.run_randomized`):
+    how a trial's points are read from its challenge stream, and both sides evaluated mod a prime.
 
-        c = side.obj
-        prog = program(c)
-        B = block.shape[0]
-        ring = ModRing(p, dict(params))
-        coeffs = np.array([ring.coerce(v) for v in prog.scalars], dtype=np.int64).reshape(-1, 1).repeat(B, axis=1)
-        vals = eval_mod_lanes(prog, block.reshape(B, -1).T, np.full(B, p, dtype=np.int64), coeffs, check)
-        out = np.zeros((c.num_inputs, B), dtype=np.int64)
-        if c.outputs:
-            out[: len(c.outputs)] = vals[list(c.outputs)]
-        return torch.from_numpy(np.ascontiguousarray(out.T.reshape(B, c.n, c.d))).to(device or "cpu")
-    from symverify.executors import modular_eval
-
-    return modular_eval(side.obj, x, p, params=params, check=check)
-
-
-def torch_first_mismatch(lhs: TorchSide, rhs: TorchSide, points: Any, p: int, params: Mapping[str, int], device: Any = None,
-                         chunk: int = TORCH_CHUNK, check: Check | None = None) -> int | None:
-    """The index of the first point where the sides differ mod ``p``, or None where they agree at every point.
-
-    ``points`` is a numpy int64 array ``(B, n, d)`` of residues in ``[0, p)``, ``p < 2^31`` prime;
-    ``params`` gives every symbolic weight a residue (shared by the batch). Both sides must be
-    models or circuits (the torch executor has no kaleidoscope form). Runs in chunks of ``chunk``
-    points on ``device`` (default CPU); ``check`` is polled before every evaluation of a chunk
-    and, for a model, before each of its layers (a circuit's evaluation cannot be interrupted).
+    ``name`` is the ``backend=`` value and the engine's label in the challenge streams;
+    ``backend`` the report's text; every prime it evaluates under is below ``prime_limit`` (None:
+    any prime); ``batched`` engines evaluate several points per trial (the report counts them).
     """
-    from symverify.executors._torch import require_torch
 
-    torch = require_torch()
-    tick = check if check is not None else _no_check
-    for start in range(0, len(points), chunk):
-        tick()
-        block = points[start : start + chunk]
-        x = torch.from_numpy(block).to(device or "cpu")
-        a = _side_mod(torch, lhs, block, x, p, params, device, check)
-        tick()
-        b = _side_mod(torch, rhs, block, x, p, params, device, check)
-        hits = (a != b).flatten(1).any(dim=1).nonzero()
-        if hits.numel():
-            return start + int(hits[0, 0])
-    return None
+    name: ClassVar[str]
+    backend: ClassVar[str]
+    prime_limit: ClassVar[int | None]
+    batched: ClassVar[bool]
+
+    def points(self, stream: Stream, p: int, side: Side, names: Sequence[str], batch: int) -> tuple[Any, dict[str, int]]:
+        """``batch`` uniform points of ``F_p^{n×d}`` and one uniform residue per parameter name."""
+        ...
+
+    def evaluate(self, side: Side, points: Any, p: int, params: Mapping[str, int], check: Check | None = None) -> Any:
+        """``side`` at every point mod ``p``: ``(B, n, d)`` residues."""
+        ...
+
+    def first_mismatch(self, lhs: Side, rhs: Side, points: Any, p: int, params: Mapping[str, int],
+                       check: Check | None = None) -> tuple[int, list[int]] | None:
+        """``(point, [row, column])`` of the first entry where the sides differ mod ``p``; None: they agree at every point."""
+        ...
+
+    def evidence(self) -> dict[str, Any]:
+        """The engine's own report fields."""
+        ...
+
+
+@dataclass(frozen=True)
+class PythonEngine:
+    """Python ints mod any prime, one point per trial: circuits as straight-line code
+    (:func:`~symverify.semantics.straightline.eval_mod`), models and kaleidoscopes through
+    :func:`eval_mod_batch` (the same residues; the tests compare them)."""
+
+    name: ClassVar[str] = "python"
+    backend: ClassVar[str] = "python ints mod p ≥ 2^61"
+    prime_limit: ClassVar[int | None] = None
+    batched: ClassVar[bool] = False
+
+    def points(self, stream: Stream, p: int, side: Side, names: Sequence[str], batch: int = 1) -> tuple[Any, dict[str, int]]:
+        """Every input entry of each point, then every parameter in name order (lists of Python ints)."""
+        n, d = side.n, side.d
+        flat = stream.residues(p, batch * n * d + len(names))
+        return [[flat[(t * n + i) * d : (t * n + i + 1) * d] for i in range(n)] for t in range(batch)], dict(zip(names, flat[batch * n * d :]))
+
+    def evaluate(self, side: Side, points: Any, p: int, params: Mapping[str, int],
+                 check: Check | None = None) -> list[list[list[int]]]:
+        if not isinstance(side, CircuitSide):
+            return eval_mod_batch(side, points, BatchModRing([p] * len(points), [params] * len(points)), check=check)
+        c, prog, ring = side.obj, program(side.obj), ModRing(p, dict(params))
+        coeffs = [ring.coerce(x) for x in prog.scalars]
+        out = []
+        for u in points:
+            vals = eval_mod(prog, [x for row in u for x in row], p, coeffs, check)
+            flat = [vals[o] for o in c.outputs] + [0] * (c.num_inputs - len(c.outputs))
+            out.append([flat[i * c.d : (i + 1) * c.d] for i in range(c.n)])
+        return out
+
+    def first_mismatch(self, lhs: Side, rhs: Side, points: Any, p: int, params: Mapping[str, int],
+                       check: Check | None = None) -> tuple[int, list[int]] | None:
+        for t, u in enumerate(points):
+            a, b = self.evaluate(lhs, [u], p, params, check)[0], self.evaluate(rhs, [u], p, params, check)[0]
+            for i, (ra, rb) in enumerate(zip(a, b)):
+                for j, (x, y) in enumerate(zip(ra, rb)):
+                    if x != y:
+                        return t, [i, j]
+        return None
+
+    def evidence(self) -> dict[str, Any]:
+        return {}
+
+
+@dataclass(frozen=True)
+class TorchEngine:
+    """Residues mod primes below ``2^31``, a batch of points per trial (in chunks of ``chunk`` points
+    on ``device``, default CPU), through :func:`symverify.executors.modular_eval`: models in torch
+    int64, circuits as straight-line code in numpy int64 lanes (both exact; the argument is in
+    :mod:`symverify.executors.torch_modular`). Both sides must be models or circuits (the executor
+    has no kaleidoscope form)."""
+
+    device: Any = None
+    chunk: int = TORCH_CHUNK
+    name: ClassVar[str] = "torch"
+    backend: ClassVar[str] = "torch int64 mod 31-bit primes"
+    prime_limit: ClassVar[int | None] = 1 << 31
+    batched: ClassVar[bool] = True
+
+    def points(self, stream: Stream, p: int, side: Side, names: Sequence[str], batch: int) -> tuple[Any, dict[str, int]]:
+        """The parameters first (one residue each, shared by the batch), then a numpy int64 ``(B, n, d)`` array."""
+        params = dict(zip(names, stream.residues(p, len(names))))
+        return stream.array(p, batch * side.n * side.d).reshape(batch, side.n, side.d), params
+
+    def evaluate(self, side: Side, points: Any, p: int, params: Mapping[str, int], check: Check | None = None) -> Any:
+        """A torch int64 tensor ``(B, n, d)`` on ``device``."""
+        from symverify.executors import modular_eval
+        from symverify.executors._torch import require_torch
+
+        if not isinstance(side, (CircuitSide, ModelSide)):
+            raise UsageError(f"the torch engine evaluates models and circuits, found a {side.label()}")
+        x = require_torch().from_numpy(points).to(self.device or "cpu")
+        return modular_eval(side.obj, x, p, params=params, check=check)
+
+    def first_mismatch(self, lhs: Side, rhs: Side, points: Any, p: int, params: Mapping[str, int],
+                       check: Check | None = None) -> tuple[int, list[int]] | None:
+        """Chunk by chunk; ``check`` is polled before every evaluation of a chunk and inside it
+        before each layer of a model or level of a circuit."""
+        for start in range(0, len(points), self.chunk):
+            block = points[start : start + self.chunk]
+            if check is not None:
+                check()
+            a = self.evaluate(lhs, block, p, params, check)
+            if check is not None:
+                check()
+            diff = (a != self.evaluate(rhs, block, p, params, check)).flatten(1)
+            hits = diff.any(dim=1).nonzero()
+            if hits.numel():
+                t = int(hits[0, 0])
+                cell = int(diff[t].nonzero()[0, 0])
+                return start + t, [cell // lhs.d, cell % lhs.d]
+        return None
+
+    def evidence(self) -> dict[str, Any]:
+        return {"device": str(self.device or "cpu")}

@@ -1,62 +1,53 @@
 """The *randomized* method (docs/theory.md §5): Schwartz–Zippel identity testing mod large primes.
 
-Each trial draws every input entry and every weight parameter uniformly from ``F_p`` and compares
-both sides exactly mod ``p`` (:mod:`symverify.provers.modular`). If some entry of ``lhs − rhs`` is a
-nonzero polynomial ``Δ`` of total degree ``≤ D`` whose reduction mod ``p`` is nonzero, one trial
-misses the difference with probability ``≤ D/p``. The degree ``D`` is certified from structure
-(:mod:`symverify.provers.bounds`, per cell, parameters included).
+Each trial draws a prime ``p`` and ``B`` points (every input entry and every weight parameter
+uniform in ``F_p``) and compares both sides exactly mod ``p`` on an engine
+(:class:`~symverify.provers.modular.Engine`). The degree ``D`` of every entry of ``lhs − rhs``
+(parameters included) and the height ``H`` (every nonzero integer coefficient of ``Q^S·Δ``, ``Δ``
+such an entry, is below ``2^H``) are certified from structure (:mod:`symverify.provers.bounds`).
 
-The reduction of ``Δ`` mod ``p`` is nonzero when the certified height bound of ``Q^S·Δ`` is
-below ``p`` (then no nonzero integer coefficient is divisible by ``p``): trials use
-``p = 2^61 − 1`` and the bound is ``(D/p)^k``. Otherwise every trial draws a fresh prime
-uniformly from ``[2^61, 2^62)`` (rejection sampling, deterministic Miller–Rabin); at most
-``⌈H/61⌉`` of the ``≥ 2^55`` primes there (Rosser–Schoenfeld) divide every coefficient, so one
-trial fails with probability ``≤ D/2^61 + ⌈H/61⌉/(2^55 − ⌈log2 Q/61⌉)`` and ``k`` trials with its
-``k``-th power. ``k`` is the least that brings the bound to ``error_bound`` (default ``2^-100``).
+**One failure bound.** A trial misses a nonzero ``Δ`` only if (a) ``p`` divides every
+coefficient of ``Q^S·Δ`` at the differing entry, or (b) ``Δ mod p ≠ 0`` and all ``B`` points are
+roots (Schwartz–Zippel: ``(D/p)^B``). Primes are drawn uniformly among the primes of
+``[2^L, 2^(L+1))`` that do not divide ``Q``; at most ``⌈H/L⌉`` of them divide a nonzero
+coefficient, and none when ``H ≤ L`` (every nonzero coefficient is then below ``2^L ≤ p``). So one
+trial fails with probability at most
 
-**The prime grows with the degree.** When the 61-bit per-trial bound ``ε`` above is not at most
-:data:`USEFUL_PER_TRIAL` (``2^-16``) — a degree bound near ``2^61``, where Fermat's little theorem
-can make ``x^p`` and ``x`` agree at every point mod ``p``, or a huge coefficient height — the
-trials draw primes uniformly from ``[2^L, 2^(L+1))`` for the least ``L`` (in steps of 32 from
-``max(bits(D), bits(H)) + 64``, at most :data:`~symverify.primes.MAX_PRIME_BITS`) with
+    ε = β + (D/2^L)^B,   β = ⌈H/L⌉ / (N_L − ⌈bits(Q)/L⌉)   (β = 0 when H ≤ L),
 
-    ε_L = D/2^L + ⌈H/L⌉ / (⌊2^L/(2L)⌋ − ⌈log2 Q/L⌉) ≤ 2^-48,
+with ``N_L`` a lower bound on the number of primes in ``[2^L, 2^(L+1))``: ``⌊2^L/(2L)⌋`` from
+Rosser–Schoenfeld (``x/ln x < π(x) < 1.25506·x/ln x`` for ``x ≥ 17`` give ``π(2x) − π(x) >
+(x/ln 2)·(2/(L+1) − 1.25506/L) ≥ 2^L/(2L)`` for ``L ≥ 5``), and from the same inequalities at the
+two sizes the engines use most, ``N_30 = 2^25`` and ``N_61 = 2^55``. The fixed prime
+``p = 2^61 − 1`` is used instead when ``H`` is below it and it does not divide ``Q``: then
+``β = 0`` and ``ε = (D/p)^B``. :func:`trial_plan` is this formula, the only one; ``k`` independent
+trials fail with probability ``ε^k``, and ``k`` is the least with ``ε^k ≤ error_bound`` (default
+``2^-100``; :func:`trials_needed`). All arithmetic is on exact rationals.
 
-where ``⌊2^L/(2L)⌋`` is a lower bound on the number of primes in ``[2^L, 2^(L+1))`` (from
-Rosser–Schoenfeld, ``x/ln x < π(x) < 1.25506·x/ln x`` for ``x ≥ 17``: ``π(2x) − π(x) >
-(x/ln 2)·(2/(L+1) − 1.25506/L) ≥ 2^L/(2L)`` for ``L ≥ 5``). Every prime is proved prime
-(:mod:`symverify.primes`). Python integers have no size limit, so the arithmetic stays exact.
+**Prime sizes per engine.** The *python* engine (Python ints, ``B = 1``) uses ``L = 61`` when that
+gives ``ε ≤`` :data:`USEFUL_PER_TRIAL` (``2^-16``). Otherwise (a degree bound near ``2^61``, where
+Fermat's little theorem can make ``x^p`` and ``x`` agree at every point mod ``p``, or a huge
+coefficient height) it uses the least ``L``, in steps of 32 from ``max(bits(D), bits(H)) + 64``
+and at most :data:`~symverify.primes.MAX_PRIME_BITS`, with ``ε ≤ 2^-48`` (:func:`plan_primes`);
+when none does, the verdict is ``unknown``. The *torch* engine (int64, primes below ``2^31``) uses
+``L = 30`` and ``B`` points per trial, ``B`` the least with ``(D/2^30)^B ≤ β`` (``≤ error_bound``
+when ``β = 0``); sides with symbolic weights use ``B = 1`` (the executor takes one parameter
+assignment per call, so the point, inputs and weights, stays uniform). It runs only when
+``D/2^30 ≤ 2^-10`` and ``ε ≤ 2^-10``, both sides are models or circuits and torch is installed
+(:func:`choose_engine`). Every prime is proved prime (:mod:`symverify.primes`).
+
+**One trial loop.** :func:`run_randomized` computes ``ε`` and ``k`` once, then per trial draws the
+prime and, through the engine, the points from the Fiat–Shamir streams of
+:mod:`symverify.provers.challenge` (one stream per purpose, engine, trial and prime), and asks the
+engine for the first point where the sides differ. The report names the engine, the primes,
+``B``, ``k``, ``D`` and the bound.
 
 **Soundness rule.** ``proved`` is returned only when the stated failure bound ``ε^k`` is at most
 the requested ``error_bound``: a caller's ``trials`` can only add trials, never lower ``k``
-below what the bound needs. When no prime size gives a useful bound the verdict is ``unknown``.
-A mismatch mod ``p`` shows that the sides differ (equal polynomials have equal residues); it is
-reported as ``refuted`` only with a counterexample re-checked by exact evaluation, otherwise as
-``unknown`` with the mismatch (prime, trial, entry) kept as evidence.
-
-**Two engines.** The above is the *python* engine (Python ints mod ``p ≥ 2^61``, one point per
-trial). The *torch* engine evaluates both sides with :func:`symverify.executors.modular_eval`
-(exact int64 arithmetic mod a prime ``p < 2^31``) on a batch of ``B`` points per trial. Every
-trial draws a fresh prime uniformly among the primes of ``[2^30, 2^31)`` that do not divide ``Q``
-(there are at least ``2^25`` primes there, by Rosser–Schoenfeld ``x/ln x < π(x) < 1.25506·x/ln x``)
-and ``B`` independent uniform points of ``F_p^{n×d}``. A trial misses a nonzero difference ``Δ``
-only if (a) ``p`` divides every coefficient of ``Q^S·Δ`` at the differing entry, which at most
-``⌈H/30⌉`` of the primes do (none when ``H ≤ 30``: every nonzero coefficient is then below
-``2^30 ≤ p``), or (b) ``Δ mod p ≠ 0`` and all ``B`` points are roots (Schwartz–Zippel, ``(D/p)^B``).
-So one trial fails with probability at most
-
-    ε = β + (D/2^30)^B,   β = ⌈H/30⌉ / (2^25 − ⌈log2 Q/30⌉)   (β = 0 when H ≤ 30),
-
-and ``k`` independent trials with ``ε^k``. Symbolic weights get one value per trial (the executor
-takes one parameter assignment per call), so sides with symbolic weights use ``B = 1``: the point
-(inputs and weights) is then uniform and the same bound holds. ``B`` is the least with
-``(D/2^30)^B ≤ β`` (``≤ error_bound`` with ``k = 1`` when ``β = 0``), ``k`` the least with
-``ε^k ≤ error_bound``. The torch engine is used only when ``D/2^30 ≤ 2^-10`` and ``ε ≤ 2^-10``
-(a 31-bit prime gives a useful per-trial bound), both sides are models or circuits, and torch is
-installed; :func:`choose_engine` states the rule, and the report names the engine, the primes,
-``B``, ``k``, ``D`` and the bound. Whichever engine finds a difference, the counterexample is
-re-checked by exact evaluation (a lifted trial point differs exactly: equal rationals have equal
-residues).
+below what the bound needs. A mismatch mod ``p`` shows that the sides differ (equal polynomials
+have equal residues); it is reported as ``refuted`` only with a counterexample re-checked by
+exact evaluation (a lifted trial point differs exactly: equal rationals have equal residues),
+otherwise as ``unknown`` with the mismatch (prime, trial, entry or point) kept as evidence.
 """
 
 from __future__ import annotations
@@ -77,24 +68,21 @@ from symverify.provers.challenge import CONSTRUCTION, Stream, Transcript
 from symverify.provers.counterexample import affordable, confirm, search
 from symverify.provers.fingerprint import fingerprint
 from symverify.provers.guard import run_limited
-from symverify.provers.modular import BatchModRing, eval_mod_batch, torch_first_mismatch
+from symverify.provers.modular import Engine, PythonEngine, TorchEngine
 from symverify.provers.options import DeadlineExceededError, Options
 from symverify.provers.outcome import MethodResult, UsageError
-from symverify.provers.sides import CircuitSide, Side, TorchSide, torch_executable
-from symverify.semantics.rings import ModRing
-from symverify.semantics.straightline import eval_mod, program
+from symverify.provers.sides import Side, torch_executable
 
 __all__ = [
-    "is_prime", "random_prime", "trial_error", "trials_needed", "run_randomized", "choose_engine", "torch_trial_error",
-    "TorchPlan", "PRIME_LOW", "PRIMES_IN_RANGE", "TORCH_PRIME_LOW", "TORCH_PRIMES_IN_RANGE", "TORCH_MIN_COST",
-    "ENGINES", "BACKEND_TORCH", "BACKEND_PYTHON", "PrimePlan", "plan_primes", "per_trial_error", "primes_in_range_lower",
-    "USEFUL_PER_TRIAL", "LARGE_PRIME_PER_TRIAL", "pow2_text",
+    "is_prime", "random_prime", "trials_needed", "run_randomized", "choose_engine", "TrialPlan", "trial_plan",
+    "plan_primes", "engine_plan", "primes_in_range_lower", "PRIME_LOW", "TORCH_PRIME_LOW", "TORCH_MIN_COST",
+    "ENGINES", "BACKEND_TORCH", "BACKEND_PYTHON", "USEFUL_PER_TRIAL", "LARGE_PRIME_PER_TRIAL", "pow2_text",
 ]
 
 PRIME_LOW = 1 << 61
-PRIMES_IN_RANGE = 1 << 55  # a lower bound on #primes in [2^61, 2^62): x/ln x < π(x) < 1.25506·x/ln x
 TORCH_PRIME_LOW = 1 << 30
-TORCH_PRIMES_IN_RANGE = 1 << 25  # a lower bound on #primes in [2^30, 2^31) (same inequalities: > 3.5·10^7)
+# Lower bounds on #primes in [2^L, 2^(L+1)) at the engines' usual sizes (module docstring; > 3.5·10^7 for L = 30).
+_PRIME_COUNTS = {30: 1 << 25, 61: 1 << 55}
 USEFUL_PER_TRIAL = Fraction(1, 1 << 16)  # the 61-bit primes are used when they give at least this per trial
 LARGE_PRIME_PER_TRIAL = Fraction(1, 1 << 48)  # larger primes are sized to give at least this per trial
 TORCH_USEFUL = Fraction(1, 1 << 10)  # the torch engine needs D/2^30 and its per-trial bound at most this
@@ -103,8 +91,10 @@ TORCH_USEFUL = Fraction(1, 1 << 10)  # the torch engine needs D/2^30 and its per
 # 5·10^5, torch 2-3x faster at 7·10^6 and 4-12x at 3·10^7; importing torch costs seconds once.
 TORCH_MIN_COST = 1_000_000
 ENGINES = ("auto", "torch", "python")
-BACKEND_TORCH = "torch int64 mod 31-bit primes"
-BACKEND_PYTHON = "python ints mod p ≥ 2^61"
+BACKEND_TORCH = TorchEngine.backend
+BACKEND_PYTHON = PythonEngine.backend
+
+
 def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW, opts: Options | None = None) -> int:
     """A prime uniform among the primes in ``[low, 2·low)`` (default ``[2^61, 2^62)``) that do not
     divide ``avoid`` (rejection sampling from the challenge stream; every candidate is decided
@@ -135,55 +125,81 @@ def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW, opts: Opt
 
 
 def primes_in_range_lower(bits: int) -> int:
-    """A lower bound on the number of primes in ``[2^bits, 2^(bits+1))`` (see the module docstring).
+    """A lower bound ``N_L`` on the number of primes in ``[2^bits, 2^(bits+1))`` (module docstring).
 
-    >>> primes_in_range_lower(61) >= 2**54
-    True
+    >>> primes_in_range_lower(61) == 2**55, primes_in_range_lower(128) == 2**128 // 256
+    (True, True)
     """
-    return PRIMES_IN_RANGE if bits == 61 else (1 << bits) // (2 * bits)
+    return _PRIME_COUNTS.get(bits, (1 << bits) // (2 * bits))
 
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def per_trial_error(bounds: Bounds, bits: int) -> Fraction:
-    """``ε_L`` for primes drawn uniformly from ``[2^L, 2^(L+1))``, ``L = bits`` (module docstring)."""
-    bad = _ceil_div(bounds.height_bits, bits)
-    excluded = _ceil_div(bounds.denominator.bit_length(), bits)
-    avail = primes_in_range_lower(bits) - excluded
-    if avail <= 0:
-        return Fraction(1)
-    return min(Fraction(1), Fraction(bounds.degree, 1 << bits) + Fraction(bad, avail))
-
-
 @dataclass(frozen=True)
-class PrimePlan:
-    """The python engine's primes: the fixed ``2^61 − 1`` (``bits = 61``, ``fixed``) or primes uniform
-    in ``[2^bits, 2^(bits+1))``; ``per_trial`` is the certified per-trial failure bound ``ε``."""
+class TrialPlan:
+    """One trial's primes, points and failure bound ``ε = β + (D/low)^B`` (module docstring): primes
+    uniform in ``[2^bits, 2^(bits+1))``, or the prime ``fixed``; ``bad`` is ``β``, ``point`` is
+    ``D/low``, ``batch`` is ``B`` and ``per_trial`` is ``ε`` (at most 1)."""
 
     bits: int
-    fixed: bool
+    fixed: int | None
+    bad: Fraction
+    point: Fraction
+    batch: int
     per_trial: Fraction
 
     @property
     def low(self) -> int:
-        return 1 << self.bits
+        """The least prime a trial can draw (the fixed prime itself)."""
+        return self.fixed or 1 << self.bits
+
+    def formula(self) -> str:
+        if self.fixed:
+            return "(D/p)^k"
+        L, n = self.bits, primes_in_range_lower(self.bits)
+        count = f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"floor(2^{L}/{2 * L})"
+        return f"(beta + (D/2^{L})^B)^k, beta = ceil(H/{L})/({count} - ceil(log2(Q)/{L})) (0 when H <= {L})"
 
 
-def plan_primes(bounds: Bounds) -> PrimePlan | None:
-    """The smallest prime size whose per-trial bound is useful (module docstring); None when even
-    :data:`~symverify.primes.MAX_PRIME_BITS`-bit primes are not enough."""
-    eps, fixed = trial_error(bounds)
-    if eps <= USEFUL_PER_TRIAL:
-        return PrimePlan(61, fixed, eps)
-    bits = max(bounds.degree.bit_length(), bounds.height_bits.bit_length()) + 64
-    while bits <= MAX_PRIME_BITS:
-        eps = per_trial_error(bounds, bits)
-        if eps <= LARGE_PRIME_PER_TRIAL:
-            return PrimePlan(bits, False, eps)
-        bits += 32
+def trial_plan(bounds: Bounds, bits: int, *, fixed: int | None = None, target: Fraction | None = None) -> TrialPlan:
+    """The failure bound of one trial (module docstring), for primes in ``[2^bits, 2^(bits+1))`` or the
+    prime ``fixed`` (which the caller has shown divides no coefficient). With ``target``, ``B`` is the
+    least with ``(D/low)^B ≤ β`` (``≤ target`` when ``β = 0``); without, ``B = 1``.
+
+    >>> plan = trial_plan(Bounds(4, 20, True, 0, 0, 6, 1), 30, target=Fraction(1, 2**100))
+    >>> plan.bad, plan.batch, plan.per_trial == Fraction(4, 2**30) ** 4   # H ≤ 30: no bad prime
+    (Fraction(0, 1), 4, True)
+    """
+    low = fixed or 1 << bits
+    point, bad = Fraction(bounds.degree, low), Fraction(0)
+    if fixed is None and bounds.height_bits > bits:
+        avail = primes_in_range_lower(bits) - _ceil_div(bounds.denominator.bit_length(), bits)
+        bad = Fraction(_ceil_div(bounds.height_bits, bits), avail) if avail > 0 else Fraction(1)
+    batch = 1 if target is None else trials_needed(point, bad or target) or 1
+    return TrialPlan(bits, fixed, bad, point, batch, min(Fraction(1), bad + point**batch))
+
+
+def plan_primes(bounds: Bounds) -> TrialPlan | None:
+    """The python engine's plan: the smallest prime size whose bound is useful (module docstring);
+    None when even :data:`~symverify.primes.MAX_PRIME_BITS`-bit primes are not enough."""
+    fixed = bounds.height_below_m61 and bounds.denominator % M61 != 0
+    plan = trial_plan(bounds, 61, fixed=M61 if fixed else None)
+    if plan.per_trial <= USEFUL_PER_TRIAL:
+        return plan
+    for bits in range(max(bounds.degree.bit_length(), bounds.height_bits.bit_length()) + 64, MAX_PRIME_BITS + 1, 32):
+        plan = trial_plan(bounds, bits)
+        if plan.per_trial <= LARGE_PRIME_PER_TRIAL:
+            return plan
     return None
+
+
+def engine_plan(engine: str, bounds: Bounds, symbolic: bool, target: Fraction) -> TrialPlan | None:
+    """The plan of ``engine`` (``"python"`` or ``"torch"``) for a pair with these bounds."""
+    if engine == "python":
+        return plan_primes(bounds)
+    return trial_plan(bounds, 30, target=None if symbolic else target)
 
 
 POINTS_FROM = CONSTRUCTION
@@ -196,16 +212,6 @@ def transcript(lhs: Side, rhs: Side, seed: int) -> Transcript:
     either side gives independent points, and finding two different sides that agree at their
     points is as hard as the stated bound says (docs/trusted-base.md, "The trial points")."""
     return Transcript("randomized", seed, fingerprint(lhs.obj), fingerprint(rhs.obj))
-
-
-def trial_error(bounds: Bounds) -> tuple[Fraction, bool]:
-    """``(per-trial failure bound, uses the fixed prime 2^61 − 1)``; see the module docstring."""
-    fixed = bounds.height_below_m61 and bounds.denominator % M61 != 0
-    if fixed:
-        return Fraction(bounds.degree, M61), True
-    bad = -(-bounds.height_bits // 61)
-    excluded = -(-bounds.denominator.bit_length() // 61)
-    return Fraction(bounds.degree, PRIME_LOW) + Fraction(bad, PRIMES_IN_RANGE - excluded), False
 
 
 def trials_needed(eps: Fraction, target: Fraction) -> int | None:
@@ -262,40 +268,7 @@ def pow2_text(q: Fraction) -> str:
     return f"2^{t / 10:.1f}"
 
 
-@dataclass(frozen=True)
-class TorchPlan:
-    """The torch engine's per-trial numbers: ``β`` (bad primes), ``B`` points, ``ε = β + (D/2^30)^B``."""
-
-    bad: Fraction
-    point: Fraction
-    batch: int
-    per_trial: Fraction
-
-
-def torch_trial_error(bounds: Bounds, symbolic: bool, target: Fraction) -> TorchPlan:
-    """The per-trial bound of the torch engine (see the module docstring).
-
-    >>> from symverify.provers.bounds import Bounds
-    >>> plan = torch_trial_error(Bounds(4, 20, True, 0, 0, 6, 1), False, Fraction(1, 2**100))
-    >>> plan.bad, plan.batch, plan.per_trial == Fraction(4, 2**30) ** 4   # H ≤ 30: no bad prime
-    (Fraction(0, 1), 4, True)
-    """
-    point = Fraction(bounds.degree, TORCH_PRIME_LOW)
-    if bounds.height_bits <= 30:
-        bad = Fraction(0)
-    else:
-        excluded = -(-bounds.denominator.bit_length() // 30)
-        bad = Fraction(-(-bounds.height_bits // 30), TORCH_PRIMES_IN_RANGE - excluded)
-    if symbolic:
-        batch = 1
-    elif bad == 0:
-        batch = trials_needed(point, target) or 1
-    else:
-        batch = trials_needed(point, bad) or 1
-    return TorchPlan(bad, point, batch, bad + point**batch)
-
-
-def _torch_blocker(lhs: Side, rhs: Side, bounds: Bounds, plan: TorchPlan) -> str | None:
+def _torch_blocker(lhs: Side, rhs: Side, bounds: Bounds, plan: TrialPlan) -> str | None:
     """Why the torch engine cannot run this pair (None: it can)."""
     import importlib.util
 
@@ -312,8 +285,9 @@ def _torch_blocker(lhs: Side, rhs: Side, bounds: Bounds, plan: TorchPlan) -> str
     return None
 
 
-def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fraction) -> tuple[str, str, TorchPlan]:
-    """``(engine, why, torch plan)``: ``"torch"`` or ``"python"`` for :func:`run_randomized`.
+def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fraction) -> tuple[str, str, TrialPlan | None]:
+    """``(engine, why, plan)``: ``"torch"`` or ``"python"`` for :func:`run_randomized`, with its
+    :func:`engine_plan` (None: no prime size gives the python engine a useful bound).
 
     ``engine="python"`` forces the python engine; ``"torch"`` forces torch and raises
     ``UsageError`` (``BackendUnavailableError`` when torch is missing) where it cannot run;
@@ -324,9 +298,10 @@ def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fra
     """
     if engine not in ENGINES:
         raise UsageError(f"randomized engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
-    plan = torch_trial_error(bounds, bool(lhs.params() | rhs.params()), target)
     if engine == "python":
-        return "python", "requested (backend='python')", plan
+        return "python", "requested (backend='python')", plan_primes(bounds)
+    plan = engine_plan("torch", bounds, bool(lhs.params() | rhs.params()), target)
+    assert plan is not None
     blocker = _torch_blocker(lhs, rhs, bounds, plan)
     if engine == "torch":
         if blocker == "torch is not installed":
@@ -336,26 +311,19 @@ def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fra
         if blocker is not None:
             raise UsageError(f"backend='torch' for method 'randomized': {blocker}; use backend='python' or leave it unset")
         return "torch", "requested (backend='torch')", plan
+    primes = plan_primes(bounds)
     if blocker is not None:
-        return "python", blocker, plan
+        return "python", blocker, primes
     cost = lhs.cost() + rhs.cost()
     if cost < TORCH_MIN_COST:
-        return "python", f"one evaluation costs about {cost} operations, below {TORCH_MIN_COST}: torch does not pay off", plan
+        return "python", f"one evaluation costs about {cost} operations, below {TORCH_MIN_COST}: torch does not pay off", primes
     from symverify.provers.engine_cost import estimate
 
-    primes = plan_primes(bounds)
     k_python = None if primes is None else trials_needed(primes.per_trial, target)
     est = estimate(lhs, rhs, k_python, trials_needed(plan.per_trial, target), plan.batch)
     if est.cheaper() == "python":
-        return "python", f"cheaper by the cost model ({est.text()})", plan
+        return "python", f"cheaper by the cost model ({est.text()})", primes
     return "torch", f"torch is installed, the degree bound D = {show_int(bounds.degree)} gives D/p ≤ 2^-10, and it is cheaper by the cost model ({est.text()})", plan
-
-
-def _sample(side: Side, names: list[str], stream: Stream, p: int) -> tuple[list[list[int]], dict[str, int]]:
-    """A uniform point of ``F_p``: every input entry, then every parameter in name order."""
-    flat = stream.residues(p, side.n * side.d + len(names))
-    u = [flat[i * side.d : (i + 1) * side.d] for i in range(side.n)]
-    return u, dict(zip(names, flat[side.n * side.d :]))
 
 
 def _bound_fields(bound: Fraction) -> dict[str, Any]:
@@ -396,14 +364,6 @@ def _refute(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, method: str, u:
     return cex
 
 
-def _first_cell(a: Any, b: Any) -> list[int] | None:
-    for i, (ra, rb) in enumerate(zip(a, b)):
-        for j, (x, y) in enumerate(zip(ra, rb)):
-            if x != y:
-                return [i, j]
-    return None
-
-
 def _refuted_or_unknown(method: str, ev: dict[str, Any], cex: Any, seconds: float) -> MethodResult:
     """Refuted with the re-checkable counterexample; unknown, with the mismatch kept as evidence, when
     none is small enough to re-check."""
@@ -438,143 +398,84 @@ def _transcript(lhs: Side, rhs: Side, seed: int, spent: dict[str, float]) -> Tra
     return tr
 
 
+def _engine(name: str) -> Engine:
+    if name == "python":
+        return PythonEngine()
+    from symverify.executors._torch import require_torch
+
+    torch = require_torch()
+    return TorchEngine(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+
+
+def _plan_fields(engine: Engine, plan: TrialPlan) -> dict[str, Any]:
+    """What the report says about the primes, the points and the bound of one trial."""
+    ev: dict[str, Any] = {
+        "p": "2^61-1" if plan.fixed else f"uniform random primes in [2^{plan.bits}, 2^{plan.bits + 1})",
+        "per_trial_bound": pow2_text(plan.per_trial),
+        "bound_formula": plan.formula(),
+    }
+    if engine.batched:
+        ev.update(points_per_trial=plan.batch, bad_prime_bound=pow2_text(plan.bad))
+    else:
+        ev["prime_bits"] = 61 if plan.fixed else plan.bits + 1
+    return {**ev, **engine.evidence()}
+
+
 def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, method: str, tag: str,
                     max_trials: int | None, spent: dict[str, float]) -> MethodResult:
+    """The one trial loop: ``ε`` and ``k`` once from the engine's plan, then up to ``k`` trials."""
     start = time.perf_counter()
     bounds = bounds or structure_bounds(lhs, rhs)
-    engine, why, plan = choose_engine(lhs, rhs, bounds, opts.modular, opts.error_bound)
+    name, why, plan = choose_engine(lhs, rhs, bounds, opts.modular, opts.error_bound)
     remaining = opts.remaining()
-    if engine == "torch" and opts.modular == "auto" and "torch" not in sys.modules and remaining is not None and remaining < 5:
-        engine, why = "python", "importing torch (seconds, not interruptible) would not fit in the time left"
-    if engine == "torch" and torch_executable(lhs) and torch_executable(rhs):  # choose_engine picks torch for no other pair
-        return _run_torch(lhs, rhs, opts, bounds, plan, why, method, tag, start, max_trials, spent)
-    primes_plan = plan_primes(bounds)
-    ev: dict[str, Any] = {
-        "backend": BACKEND_PYTHON,
-        "backend_choice": why,
-        "degree_bound": bounds.degree,
-        "height_bits": bounds.height_bits,
-    }
-    if primes_plan is None:
+    if name == "torch" and opts.modular == "auto" and "torch" not in sys.modules and remaining is not None and remaining < 5:
+        name, why, plan = "python", "importing torch (seconds, not interruptible) would not fit in the time left", plan_primes(bounds)
+    engine = _engine(name)
+    ev: dict[str, Any] = {"backend": engine.backend, "backend_choice": why, "degree_bound": bounds.degree,
+                          "height_bits": bounds.height_bits}
+    if plan is None:
         return outcome.unknown(method, ev, notes=(
             f"no prime of at most {MAX_PRIME_BITS} bits gives a useful bound for the degree bound D = "
             f"{bounds.degree if bounds.degree.bit_length() <= 64 else f'2^{bounds.degree.bit_length() - 1}+'} "
             f"and coefficient height < 2^{bounds.height_bits}",))
-    eps, fixed = primes_plan.per_trial, primes_plan.fixed
-    ev.update({
-        "p": "2^61-1" if fixed else f"uniform random primes in [2^{primes_plan.bits}, 2^{primes_plan.bits + 1})",
-        "prime_bits": 61 if fixed else primes_plan.bits + 1,
-        "per_trial_bound": pow2_text(eps),
-        "bound_formula": "(D/p)^k" if fixed else
-        f"(D/2^L + ceil(H/L)/(N_L - ceil(log2(Q)/L)))^k, L = {primes_plan.bits}, N_L = a lower bound on #primes in [2^L, 2^(L+1))",
-    })
+    assert engine.prime_limit is None or 2 * plan.low <= engine.prime_limit, "the plan's primes are beyond the engine"
+    ev.update(_plan_fields(engine, plan))
+    eps = plan.per_trial
     k = _trial_count(eps, opts)
-    assert k is not None  # plan_primes gives eps < 1
+    assert k is not None  # every plan in use has ε ≤ 2^-10 (plan_primes, _torch_blocker)
     run = k if max_trials is None else min(k, max_trials)
     tr = _transcript(lhs, rhs, opts.seed, spent)
     ev["points_from"] = POINTS_FROM
     names = sorted(lhs.params() | rhs.params())
     primes: list[int] = []
+
+    def drawn(t: int) -> dict[str, Any]:
+        """The first ``t`` trials' primes (unless fixed) and, for a batched engine, their points."""
+        return {**({"points": t * plan.batch} if engine.batched else {}),
+                **({} if plan.fixed else {"primes": [str(q) for q in primes[:t]]})}
+
+    def stop(t: int, note: str) -> MethodResult:
+        ev.update(k=t, **drawn(t), **_bound_fields(eps**t))
+        return outcome.unknown(method, ev, notes=(note,), timings={"trials": time.perf_counter() - start})
+
     for t in range(run):
         if opts.expired():
-            ev.update(k=t, **_bound_fields(eps**t))
-            return outcome.unknown(method, ev, notes=(f"timeout after {t} of {k} trials",),
-                                timings={"trials": time.perf_counter() - start})
+            return stop(t, f"timeout after {t} of {k} trials")
         try:
-            p = M61 if fixed else random_prime(tr.stream(tag, "python", t, "prime"), bounds.denominator, primes_plan.low, opts)
-            u, ps = _sample(lhs, names, tr.stream(tag, "python", t, "point", p), p)
-            a, b = _eval_point(lhs, u, p, ps, opts), _eval_point(rhs, u, p, ps, opts)
+            p = plan.fixed or random_prime(tr.stream(tag, engine.name, t, "prime"), bounds.denominator, plan.low, opts)
+            points, ps = engine.points(tr.stream(tag, engine.name, t, "point", p), p, lhs, names, plan.batch)
+            hit = engine.first_mismatch(lhs, rhs, points, p, ps, opts.checker())
         except DeadlineExceededError:
-            ev.update(k=t, **_bound_fields(eps**t))
-            return outcome.unknown(method, ev, notes=(f"timeout during trial {t + 1} of {k}",),
-                                timings={"trials": time.perf_counter() - start})
+            return stop(t, f"timeout during trial {t + 1} of {k}")
         primes.append(p)
-        if a != b:
-            ev.update(k=t + 1, mismatch_trial=t, mismatch_prime=str(p), mismatch_entry=_first_cell(a, b),
-                      primes=[str(q) for q in primes])
-            cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}")
-            return _refuted_or_unknown(method, ev, cex, time.perf_counter() - start)
-    if not fixed:
-        ev["primes"] = [str(q) for q in primes]
-    if run < k:
-        ev.update(k=run, **_bound_fields(eps**run))
-        return outcome.unknown(method, ev, notes=(f"stopped after {run} of the {k} trials the bound needs",),
-                            timings={"trials": time.perf_counter() - start})
-    return _proved(method, ev, eps, k, opts, time.perf_counter() - start)
-
-
-def _eval_point(side: Side, u: list[list[int]], p: int, ps: dict[str, int], opts: Options) -> list[list[int]]:
-    """``side`` at the point ``u`` mod ``p`` (weights at ``ps``): circuits through their
-    straight-line code (:func:`symverify.semantics.straightline.eval_mod`), other sides through
-    :func:`~symverify.provers.modular.eval_mod_batch` (the same residues; the tests compare them)."""
-    if isinstance(side, CircuitSide):
-        c = side.obj
-        prog = program(c)
-        ring = ModRing(p, ps)
-        vals = eval_mod(prog, [x for row in u for x in row], p, [ring.coerce(x) for x in prog.scalars], opts.checker())
-        flat = [vals[o] for o in c.outputs] + [0] * (c.num_inputs - len(c.outputs))
-        return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)]
-    return eval_mod_batch(side, [u], BatchModRing([p], [ps]), check=opts.checker())[0]
-
-
-def _torch_device() -> Any:
-    from symverify.executors._torch import require_torch
-
-    torch = require_torch()
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def _run_torch(lhs: TorchSide, rhs: TorchSide, opts: Options, bounds: Bounds, plan: TorchPlan, why: str, method: str, tag: str,
-               start: float, max_trials: int | None = None, spent: dict[str, float] | None = None) -> MethodResult:
-    """The torch engine: ``k`` trials, each ``B`` points under a fresh prime in ``[2^30, 2^31)``."""
-
-    eps, batch = plan.per_trial, plan.batch
-    k = _trial_count(eps, opts)
-    device = _torch_device()
-    ev: dict[str, Any] = {
-        "backend": BACKEND_TORCH,
-        "backend_choice": why,
-        "p": "uniform random primes in [2^30, 2^31)",
-        "degree_bound": bounds.degree,
-        "height_bits": bounds.height_bits,
-        "points_per_trial": batch,
-        "bad_prime_bound": pow2_text(plan.bad),
-        "per_trial_bound": pow2_text(eps),
-        "bound_formula": "(beta + (D/2^30)^B)^k, beta = ceil(H/30)/(2^25 - ceil(log2(Q)/30)) (0 when H <= 30)",
-        "device": str(device),
-    }
-    if k is None:  # unreachable: choose_engine requires eps ≤ 2^-10
-        return outcome.unknown(method, ev, notes=(f"the per-trial bound {pow2_text(eps)} is not below 1",))
-    run = k if max_trials is None else min(k, max_trials)
-    tr = _transcript(lhs, rhs, opts.seed, {} if spent is None else spent)
-    ev["points_from"] = POINTS_FROM
-    names = sorted(lhs.params() | rhs.params())
-    primes: list[int] = []
-    for t in range(run):
-        if opts.expired():
-            ev.update(k=t, points=t * batch, primes=[str(q) for q in primes], **_bound_fields(eps**t))
-            return outcome.unknown(method, ev, notes=(f"timeout after {t} of {k} trials",),
-                                timings={"trials": time.perf_counter() - start})
-        p = random_prime(tr.stream(tag, "torch", t, "prime"), bounds.denominator, TORCH_PRIME_LOW)
-        draw = tr.stream(tag, "torch", t, "point", p)
-        ps = dict(zip(names, draw.residues(p, len(names))))
-        points = draw.array(p, batch * lhs.n * lhs.d).reshape(batch, lhs.n, lhs.d)
-        primes.append(p)
-        try:
-            hit = torch_first_mismatch(lhs, rhs, points, p, ps, device, check=opts.checker())
-        except DeadlineExceededError:
-            ev.update(k=t, points=t * batch, primes=[str(q) for q in primes], **_bound_fields(eps**t))
-            return outcome.unknown(method, ev, notes=(f"timeout during trial {t + 1} of {k}",),
-                                timings={"trials": time.perf_counter() - start})
         if hit is not None:
-            ev.update(k=t + 1, points=t * batch + hit + 1, mismatch_trial=t, mismatch_point=hit, mismatch_prime=str(p),
-                      primes=[str(q) for q in primes])
-            u = [[int(x) for x in row] for row in points[hit]]
-            cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}, point {hit} ({BACKEND_TORCH})")
+            i, cell = hit
+            where = {"points": t * plan.batch + i + 1, "mismatch_point": i} if engine.batched else {"mismatch_entry": cell}
+            ev.update(k=t + 1, mismatch_trial=t, mismatch_prime=str(p), primes=[str(q) for q in primes], **where)
+            u = [[int(x) for x in row] for row in points[i]]
+            cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}, point {i} ({engine.backend})")
             return _refuted_or_unknown(method, ev, cex, time.perf_counter() - start)
-    ev.update(points=run * batch, primes=[str(q) for q in primes])
     if run < k:
-        ev.update(k=run, **_bound_fields(eps**run))
-        return outcome.unknown(method, ev, notes=(f"stopped after {run} of the {k} trials the bound needs",),
-                            timings={"trials": time.perf_counter() - start})
+        return stop(run, f"stopped after {run} of the {k} trials the bound needs")
+    ev.update(drawn(run))
     return _proved(method, ev, eps, k, opts, time.perf_counter() - start)
