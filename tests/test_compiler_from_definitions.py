@@ -94,3 +94,56 @@ def test_single_row_track_channel_factor_is_written_out() -> None:
     if lay.track_rows == 1:
         f = _factor(lay.size, 1, True)
         assert b2b.factor_layers(lay, f) == hand_factor_layers(lay, f)
+
+
+# ---- gather / scatter (d not a power of two) ------------------------------------------------------
+
+
+def hand_gather_layers(lay: Layout, cells: set[tuple[int, int]] | None = None) -> tuple[Layer, Layer]:
+    n, tw, d = lay.n, lay.tw, lay.d
+    src = cells if cells is not None else {(i, j) for i in range(n) for j in range(d)}
+    taps = {(0 if j < tw else n, j): 1 for j in range(d)}
+    moved = {(i if j < tw else n + i, j) for i, j in src}
+    W = {(j, j if j < tw else j - tw): 1 for j in range(d)}
+    track = {lay.cell(lay.input_position(i * d + j)) for i, j in src}
+    return b2b.conv_layer(lay, taps, dict.fromkeys(moved, 1)), b2b.mix_layer(lay, W, dict.fromkeys(track, 1))
+
+
+def hand_scatter_layers(lay: Layout, outputs: int) -> tuple[Layer, Layer]:
+    n, tw, d, rows = lay.n, lay.tw, lay.d, lay.rows
+    cells = [divmod(k, d) for k in range(outputs)]
+    W = {(j if j < tw else j - tw, j): 1 for j in range(d)}
+    gate = {(i if j < tw else n + i, j): 1 for i, j in cells}
+    taps = {((0 if j < tw else rows - n), j): 1 for j in range(d)}
+    return b2b.mix_layer(lay, W, gate), b2b.conv_layer(lay, taps, dict.fromkeys(cells, 1))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 5, 6, 7, 12])
+def test_gather_scatter_identical_to_the_hand_written_layers(d: int) -> None:
+    """Every occupied-cell set tried (all, a prefix, a sparse one, none) and every output count."""
+    checked = 0
+    for n in (1, 2, 3, 5):
+        lay = Layout.choose(n, d, 2 * n * d)
+        every = {(i, j) for i in range(n) for j in range(d)}
+        sparse = {(i, j) for i, j in every if (3 * i + j) % 4 != 1}
+        for cells in (None, every, sparse, set(), {(n - 1, d - 1)}):
+            assert b2b.gather_layers(lay, cells) == hand_gather_layers(lay, cells), (n, d, cells)
+            checked += 1
+        for outputs in {0, 1, d, n * d - 1, n * d}:
+            if outputs >= 0:
+                assert b2b.scatter_layers(lay, outputs) == hand_scatter_layers(lay, outputs), (n, d, outputs)
+    assert checked == 20
+
+
+def test_scatter_layers_reject_more_outputs_than_cells() -> None:
+    lay = Layout.choose(2, 3, 16)
+    with pytest.raises(SymverifyError, match="outputs ≤ n·d = 6"):
+        b2b.scatter_layers(lay, 7)
+    with pytest.raises(SymverifyError, match="found -1"):
+        b2b.scatter_layers(lay, -1)
+
+
+def test_gather_layers_reject_an_occupied_cell_below_the_input_rows() -> None:
+    lay = Layout.choose(2, 3, 16)
+    with pytest.raises(SymverifyError, match="violates"):
+        b2b.gather_layers(lay, {(2, 0)})

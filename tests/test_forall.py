@@ -97,7 +97,11 @@ def _fam(name: str, *idx: int) -> Any:
 
 
 def _placement(g: Gadget, env: dict[str, int], rng: random.Random) -> dict[str, Any]:
-    """A random placement satisfying the gadget's ``assume`` (only ``mul_stage`` has one)."""
+    """A random placement satisfying the gadget's ``assume`` (``mul_stage``, ``gather``, ``scatter``)."""
+    if g.name in ("gather", "scatter"):
+        n, d = env["n"], env["d"]
+        cells = {(r, c) for r in range(n) for c in range(d) if rng.random() < 0.6}
+        return {"IN" if g.name == "gather" else "OUT": lambda r, c: (r, c) in cells}
     if g.name != "mul_stage":
         return {}
     R, tw, k = env["R"], env["tw"], env["k"]
@@ -173,7 +177,7 @@ def _mutate_layer(g: Gadget, k: int, **fields: Any) -> Gadget:
     layers = list(g.layers)
     old = layers[k]
     layers[k] = PLayer(**{"W": old.W, "b1": old.b1, "h": old.h, "b2": old.b2, "mode": old.mode, **fields})
-    return Gadget(g.name + "_mutant", g.params, g.rows, g.cols, tuple(layers), g.spec, g.where, g.care, g.entry, g.families)
+    return dataclasses.replace(g, name=g.name + "_mutant", layers=tuple(layers))
 
 
 BIG_N = {"N": (1 << 10, lib.MAX_N)}

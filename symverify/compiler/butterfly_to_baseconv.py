@@ -300,26 +300,40 @@ def _stored(layer: Layer) -> Layer:
 def gather_layers(lay: Layout, cells: AbstractSet[tuple[int, int]] | None = None) -> tuple[Layer, Layer]:
     """The two layers moving input cell ``(i, j)`` to its track position (``d`` not a power of
     two): a conv shifting channels ``j ≥ tw`` down by ``n`` rows, then ``u·W`` with
-    ``W[j, j mod tw] = 1`` masked to the track. ``cells``: the occupied input cells (default: all)."""
-    n, tw, d = lay.n, lay.tw, lay.d
-    src = cells if cells is not None else {(i, j) for i in range(n) for j in range(d)}
-    taps = {(0 if j < tw else n, j): 1 for j in range(d)}
-    moved = {(i if j < tw else n + i, j) for i, j in src}
-    W = {(j, j if j < tw else j - tw): 1 for j in range(d)}
-    track = {lay.cell(lay.input_position(i * d + j)) for i, j in src}
-    return conv_layer(lay, taps, _ones(moved)), mix_layer(lay, W, _ones(track))
+    ``W[j, j mod tw] = 1`` masked to the track. ``cells``: the occupied input cells (default: all).
+
+    **From the ∀-proved definition**: :func:`symverify.parametric.library.gather` instantiated at
+    ``N' = lay.rows``, ``d``, ``n``, ``tw`` with the placement ``IN = cells`` (proved for every set of
+    occupied cells on the input rows)."""
+    from symverify.parametric.concrete import instantiate
+    from symverify.parametric.definitions import gather
+
+    n, d = lay.n, lay.d
+    occupied = set(cells) if cells is not None else {(i, j) for i in range(n) for j in range(d)}
+    a, b = instantiate(gather(), _move_sizes(lay), placement={"IN": occupied})
+    return _stored(a), _stored(b)
 
 
 def scatter_layers(lay: Layout, outputs: int) -> tuple[Layer, Layer]:
     """The inverse of :func:`gather_layers` for outputs ``0 … outputs − 1``: ``u·W`` copying
     channel ``j − tw`` to ``j`` masked to the rows each channel reads, then a conv shifting
-    channels ``j ≥ tw`` up by ``n`` rows; output ``k`` ends at cell ``(k // d, k % d)``."""
-    n, tw, d, rows = lay.n, lay.tw, lay.d, lay.rows
-    cells = [divmod(k, d) for k in range(outputs)]
-    W = {(j if j < tw else j - tw, j): 1 for j in range(d)}
-    gate = {(i if j < tw else n + i, j): 1 for i, j in cells}
-    taps = {((0 if j < tw else rows - n), j): 1 for j in range(d)}
-    return mix_layer(lay, W, gate), conv_layer(lay, taps, _ones(set(cells)))
+    channels ``j ≥ tw`` up by ``n`` rows; output ``k`` ends at cell ``(k // d, k % d)``.
+
+    **From the ∀-proved definition**: :func:`symverify.parametric.library.scatter` instantiated at
+    ``N' = lay.rows``, ``d``, ``n``, ``tw`` with the placement ``OUT`` = the output cells (proved for
+    every set of output cells on the first ``n`` rows)."""
+    from symverify.parametric.concrete import instantiate
+    from symverify.parametric.definitions import scatter
+
+    d = lay.d
+    if not 0 <= outputs <= lay.n * d:
+        raise CompileError(f"scatter layers: expected 0 ≤ outputs ≤ n·d = {lay.n * d} (the model's cells), found {outputs}")
+    a, b = instantiate(scatter(), _move_sizes(lay), placement={"OUT": {divmod(k, d) for k in range(outputs)}})
+    return _stored(a), _stored(b)
+
+
+def _move_sizes(lay: Layout) -> dict[str, int]:
+    return {"N": lay.rows, "d": lay.d, "n": lay.n, "tw": lay.tw}
 
 
 # ---- chains -----------------------------------------------------------------------------------

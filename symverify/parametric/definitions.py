@@ -11,7 +11,7 @@ from functools import cache
 from symverify.parametric import library
 from symverify.parametric.gadget import Gadget
 
-__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage"]
+__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter"]
 
 
 @cache
@@ -52,3 +52,13 @@ def product_pair() -> Gadget:
 @cache
 def mul_stage() -> Gadget:
     return library.mul_stage()
+
+
+@cache
+def gather() -> Gadget:
+    return library.gather()
+
+
+@cache
+def scatter() -> Gadget:
+    return library.scatter()

@@ -297,42 +297,67 @@ def mul_stage() -> Gadget:
                   entry=entry, assume=assume, families={"C": (R, tw)})
 
 
+def _move_params() -> tuple[Param, ...]:
+    return (Param("N", 1, MAX_N), Param("d", 1, MAX_D), Param("n", 1, MAX_N // 2), Param("tw", 1, MAX_D))
+
+
+def _move_where() -> Cond:
+    tw = var("tw")
+    return all_of(ge(N, 2 * var("n")), le_(tw, D), lt(D, 2 * tw))
+
+
 def gather() -> Gadget:
-    """The gather layers for ``d`` not a power of two (:func:`~symverify.compiler.butterfly_to_baseconv.gather_layers`,
-    simplified to the two channel groups): channels ``j ≥ tw`` move down ``n`` rows (conv ``h = e_n`` on
-    them, ``e_0`` on ``j < tw``, ``b1`` = 1 on the moved cells), then ``u·W`` with
-    ``W[j, j mod tw] = 1`` folds them onto the track. Sizes: ``n`` input rows, ``d`` with
-    ``tw ≤ d < 2·tw``, ``N' ≥ 2n``. Spec: cell ``(i, c)``, ``c < tw``, holds ``u[i, c]`` for ``i < n`` and
-    ``u[i − n, c + tw]`` for ``n ≤ i < 2n`` when ``c + tw < d``; every other cell 0."""
-    n, j = var("n"), var("j")
-    tw = pow2(j)
-    hi = ge(q, tw)
-    l1 = PLayer(b1=where(hi & ge(i, n) & lt(i, 2 * n), 1, where(~hi & lt(i, n), 1)),
-                h=(tap(0, 1, ~hi), tap(n, 1, hi)), mode="causal")
-    track = lt(q, tw) & lt(i, 2 * n)
-    l2 = PLayer(W=(tap(q, 1, lt(q, tw)), tap(q + tw, 1, lt(q, tw) & lt(q + tw, D))), b2=where(track, 1), mode="causal")
-    spec = where(lt(q, tw), where(lt(i, n), inp(i, q), where(lt(i, 2 * n) & lt(q + tw, D), inp(i - n, q + tw))))
-    ps = (Param("N", 1, MAX_N), Param("d", 1, MAX_D), Param("n", 1, MAX_N // 2), Param("j", 0, MAX_LOG_D - 1))
-    return Gadget("gather", ps, N, D, (l1, l2), spec, where=all_of(ge(N, 2 * n), le_(tw, D), lt(D, 2 * tw)),
-                  entry=lt(i, n))
+    """The gather layers for ``d`` not a power of two, exactly as the compiler emits them
+    (:func:`~symverify.compiler.butterfly_to_baseconv.gather_layers`), for **every set of occupied
+    input cells** (the free predicate ``IN``, on rows ``< n``): input cell ``(i, c)`` ends at its track
+    position, ``(i, c)`` for ``c < tw`` and ``(n + i, c − tw)`` for ``c ≥ tw``
+    (:func:`~symverify.compiler.layout.track_position`).
+
+    Layer 1 (conv, cyclic): ``h = e_0`` on channels ``c < tw``, ``e_n`` on ``c ≥ tw``; ``b1`` = 1 on the
+    moved cells (``IN(i, c)`` for ``c < tw``, ``IN(i − n, c)`` at rows ``i ≥ n`` for ``c ≥ tw``); ``W = b2 = 0``.
+    Layer 2 (mix): ``u·W`` with ``W[c, c mod tw] = 1``, ``b2`` = 1 on the track cells of the occupied
+    inputs, ``h = b1 = 0``. Spec: cell ``(i, c)``, ``c < tw``: ``u[i, c]`` where ``IN(i, c)``,
+    ``u[i − n, c + tw]`` where ``i ≥ n`` and ``IN(i − n, c + tw)``; every other cell 0 (the input is 0
+    outside ``IN``). Sizes: ``tw ≤ d < 2·tw`` (``tw`` a free integer here: the statement holds for
+    every ``tw``, powers of two included, which keeps the arithmetic linear), ``N' ≥ 2n``."""
+    n, tw = var("n"), var("tw")
+    lo = lt(q, tw)
+    up = q + tw
+
+    def occ(a: IExpr, c: IExpr) -> Cond:
+        return pred("IN", a, c)
+
+    moved = where(lo & occ(i, q), 1, where(~lo & ge(i, n) & occ(i - n, q), 1))
+    l1 = PLayer(b1=moved, h=(tap(0, 1, lo), tap(n, 1, ~lo)), mode="cyclic")
+    folded = ge(i, n) & lt(up, D) & occ(i - n, up)
+    l2 = PLayer(W=(tap(q, 1, lo), tap(up, 1, lo & lt(up, D))), b2=where(lo & (occ(i, q) | folded), 1), mode="cyclic")
+    spec = where(lo, where(occ(i, q), inp(i, q), where(folded, inp(i - n, up))))
+    return Gadget("gather", _move_params(), N, D, (l1, l2), spec, where=_move_where(), entry=occ(i, q),
+                  assume=~occ(i, q) | lt(i, n))
 
 
 def scatter() -> Gadget:
-    """The inverse of :func:`gather` (:func:`~symverify.compiler.butterfly_to_baseconv.scatter_layers`):
-    ``u·W`` copies channel ``c − tw`` to ``c ≥ tw`` on the rows ``[n, 2n)`` (and keeps ``c < tw`` on rows
-    ``[0, n)``), then a cyclic conv moves channels ``≥ tw`` up ``n`` rows (``h = e_{N' − n}``) and ``b1``
-    keeps rows ``[0, n)``. Spec: cell ``(i, c)``, ``i < n``: ``u[i, c]`` for ``c < tw``, ``u[n + i, c − tw]``
-    for ``c ≥ tw``; every other cell 0 (the input lies on the track ``c < tw``, rows ``< 2n``)."""
-    n, j = var("n"), var("j")
-    tw = pow2(j)
-    hi = ge(q, tw)
-    l1 = PLayer(W=(tap(q, 1, ~hi), tap(q - tw, 1, hi)),
-                b2=where(hi & ge(i, n) & lt(i, 2 * n), 1, where(~hi & lt(i, n), 1)), mode="cyclic")
-    l2 = PLayer(b1=where(lt(i, n), 1), h=(tap(0, 1, ~hi), tap(N - n, 1, hi)), mode="cyclic")
-    spec = where(lt(i, n), where(hi, inp(n + i, q - tw), inp(i, q)))
-    ps = (Param("N", 1, MAX_N), Param("d", 1, MAX_D), Param("n", 1, MAX_N // 2), Param("j", 0, MAX_LOG_D - 1))
-    return Gadget("scatter", ps, N, D, (l1, l2), spec, where=all_of(ge(N, 2 * n), le_(tw, D), lt(D, 2 * tw)),
-                  entry=lt(q, tw) & lt(i, 2 * n))
+    """The scatter layers (the inverse of :func:`gather`) exactly as the compiler emits them
+    (:func:`~symverify.compiler.butterfly_to_baseconv.scatter_layers`), for **every set of output
+    cells** (the free predicate ``OUT``, on rows ``< n``): output cell ``(i, c)`` receives the value at its
+    track position, ``(i, c)`` for ``c < tw`` and ``(n + i, c − tw)`` for ``c ≥ tw``.
+
+    Layer 1 (mix): ``u·W`` with ``W[c, c] = 1`` (``c < tw``), ``W[c − tw, c] = 1`` (``c ≥ tw``); ``b2`` = 1 at
+    ``(i, c)`` for ``OUT(i, c)``, ``c < tw``, and at ``(n + i, c)`` for ``OUT(i, c)``, ``c ≥ tw``. Layer 2 (conv,
+    cyclic): ``h = e_0`` on ``c < tw``, ``e_{N' − n}`` (up ``n`` rows) on ``c ≥ tw``, ``b1`` = 1 on the output
+    cells. Spec: ``u[i, c]`` (``c < tw``) or ``u[n + i, c − tw]`` (``c ≥ tw``) where ``OUT(i, c)``, every
+    other cell 0 — for every input state (nothing needs to be 0 off the outputs). Sizes as :func:`gather`."""
+    n, tw = var("n"), var("tw")
+    lo = lt(q, tw)
+
+    def out(a: IExpr, c: IExpr) -> Cond:
+        return pred("OUT", a, c)
+
+    l1 = PLayer(W=(tap(q, 1, lo), tap(q - tw, 1, ~lo)),
+                b2=where(lo & out(i, q), 1, where(~lo & ge(i, n) & out(i - n, q), 1)), mode="cyclic")
+    l2 = PLayer(b1=where(out(i, q), 1), h=(tap(0, 1, lo), tap(N - n, 1, ~lo)), mode="cyclic")
+    spec = where(out(i, q), where(lo, inp(i, q), inp(n + i, q - tw)))
+    return Gadget("scatter", _move_params(), N, D, (l1, l2), spec, where=_move_where(), assume=~out(i, q) | lt(i, n))
 
 
 def le_(a: IExpr, b: IExpr) -> Cond:
