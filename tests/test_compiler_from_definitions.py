@@ -31,16 +31,19 @@ def hand_mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[in
     return m1, m2
 
 
-def hand_factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False) -> tuple[Layer, ...]:
+def hand_factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False, support: set[int] | None = None,
+                       live: set[tuple[int, int]] | None = None) -> tuple[Layer, ...]:
     axis = axis_of(f, lay.tw)
-    first = b2b.scale_layer(lay, pending, b2b._coefficients(lay, f, axis, None))
+    first = b2b.scale_layer(lay, pending, b2b._coefficients(lay, f, axis, support))
     if axis == "sequence":
-        return (first, b2b.shift_sum_layer(lay, f.stride // lay.tw, None))
+        return (first, b2b.shift_sum_layer(lay, f.stride // lay.tw, live))
     if axis == "channel":
         gate: dict[tuple[int, int], Scalar] = {}
         for p, q in f.pairs():
             gate[lay.cell(p)] = 1
             gate[lay.cell(q, 1)] = 1
+        if live is not None:
+            gate = {c: v for c, v in gate.items() if c in live}
         return (first, b2b.pair_mix_layer(lay, f.stride, gate))
     return (first,)
 
@@ -81,15 +84,14 @@ def test_factor_layers_identical_to_the_hand_written_gadget(d: int, pending: boo
             for symbolic in (True, False):
                 f = _factor(lay.size, stride, symbolic)
                 assert b2b.factor_layers(lay, f, pending) == hand_factor_layers(lay, f, pending), (d, size, stride, symbolic)
-                if d & (d - 1) == 0 and not pending:  # this case is built from the definition
-                    assert b2b._from_definition(lay, f, axis_of(f, lay.tw)) == hand_factor_layers(lay, f)
+                if axis_of(f, lay.tw) != "diagonal":  # built from the definition
                     used += 1
             stride *= 2
-    assert used or d == 3 or pending
+    assert used
 
 
-def test_single_row_track_channel_factor_is_written_out() -> None:
-    """``N_k = tw`` (one track row): outside the definitions' range ``R ≥ 2``, written out."""
+def test_single_row_track_channel_factor() -> None:
+    """``N_k = tw`` (one track row, ``R = 1``): inside ``factor_channel``'s range ``r ≥ 0``."""
     lay = Layout.choose(1, 4, 4)
     if lay.track_rows == 1:
         f = _factor(lay.size, 1, True)
@@ -147,3 +149,85 @@ def test_gather_layers_reject_an_occupied_cell_below_the_input_rows() -> None:
     lay = Layout.choose(2, 3, 16)
     with pytest.raises(SymverifyError, match="violates"):
         b2b.gather_layers(lay, {(2, 0)})
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 6])
+@pytest.mark.parametrize("pending", [False, True])
+def test_pruned_factor_layers_identical_to_the_hand_written_gadget(d: int, pending: bool) -> None:
+    """Pruned gadgets (``support``, ``live``): random supports (empty, one position, sparse, all) and
+    live sets, every stride, clean and pending, ``d`` a power of two or not."""
+    import random
+
+    rng = random.Random(d * 2 + pending)
+    checked = 0
+    for size in (4 * d, 16 * d):
+        lay = Layout.choose(1, d, size)
+        stride = 1
+        while stride < lay.size:
+            f = _factor(lay.size, stride, rng.random() < 0.5)
+            axis = axis_of(f, lay.tw)
+            written = {lay.cell(p) for p in range(lay.size)}
+            if axis == "channel":
+                written = {lay.cell(p) for p, _ in f.pairs()} | {lay.cell(q, 1) for _, q in f.pairs()}
+            for sup in (set(), {rng.randrange(lay.size)}, {p for p in range(lay.size) if rng.random() < 0.4}, set(range(lay.size))):
+                for live in (None, {c for c in written if rng.random() < 0.5}):
+                    assert b2b.factor_layers(lay, f, pending, sup, live) == hand_factor_layers(lay, f, pending, sup, live), \
+                        (d, size, stride, sup, live)
+                    checked += 1
+            stride *= 2
+    assert checked >= 40
+
+
+def _diagonal_factor(size: int, stride: int, symbolic: bool) -> ButterflyFactor:
+    pairs = size // 2
+    zero = tuple(0 for _ in range(pairs))
+    if symbolic:
+        return ButterflyFactor(size, stride, tuple(sym(f"a{m}") for m in range(pairs)), zero, zero, tuple(sym(f"e{m}") for m in range(pairs)))
+    return ButterflyFactor(size, stride, tuple(m % 3 - 1 for m in range(pairs)), zero, zero, tuple(m % 4 for m in range(pairs)))
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 6])
+def test_diagonal_factor_identical_to_the_hand_written_layer(d: int) -> None:
+    """The one-layer diagonal factor (``block_scale``): every stride, clean and pending, with and without a
+    support, numeric (with zeros) and symbolic diagonals."""
+    checked = 0
+    for size in (4 * d, 16 * d):
+        lay = Layout.choose(1, d, size)
+        stride = 1
+        while stride < lay.size:
+            for symbolic in (True, False):
+                f = _diagonal_factor(lay.size, stride, symbolic)
+                assert axis_of(f, lay.tw) == "diagonal"
+                for pending in (False, True):
+                    for sup in (None, set(), set(range(0, lay.size, 3))):
+                        assert b2b.factor_layers(lay, f, pending, sup) == hand_factor_layers(lay, f, pending, sup), (d, size, stride)
+                        checked += 1
+            stride *= 2
+    assert checked >= 24
+
+
+def hand_sum_layer(lay: Layout, pending: bool, offset: Mapping[int, Scalar], live: set[tuple[int, int]] | None = None) -> Layer:
+    off = {lay.cell(p): v for p, v in offset.items() if not is_zero(v)}
+    track = {lay.cell(p) for p in range(lay.size)}
+    ones = dict.fromkeys(live if live is not None else track | set(off), 1)
+    return b2b.scale_layer(lay, pending, ones, off)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 5, 8])
+def test_sum_layer_identical_to_the_hand_written_layer(d: int) -> None:
+    import random
+
+    rng = random.Random(d)
+    for size in (2 * d, 8 * d, 32 * d):
+        lay = Layout.choose(1, d, size)
+        track = [lay.cell(p) for p in range(lay.size)]
+        for pending in (False, True):
+            for offset in ({}, {0: 3, lay.size - 1: sym("c")}, {p: rng.randrange(-2, 3) for p in range(lay.size)}):
+                for live in (None, set(), {c for c in track if rng.random() < 0.5}):
+                    assert b2b.sum_layer(lay, pending, offset, live) == hand_sum_layer(lay, pending, offset, live), (d, size)
+
+
+def test_sum_layer_rejects_an_offset_off_the_track() -> None:
+    lay = Layout.choose(1, 2, 8)
+    with pytest.raises(SymverifyError, match=r"offset positions in \[0, 8\)"):
+        b2b.sum_layer(lay, False, {8: 1})

@@ -11,11 +11,14 @@ The compiler and the gadget modules build their layers from these definitions
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from symverify.parametric.expr import (
     ONE,
     TRUE,
     Cond,
     IExpr,
+    Value,
     all_of,
     bit,
     eq,
@@ -29,11 +32,11 @@ from symverify.parametric.expr import (
     var,
     where,
 )
-from symverify.parametric.gadget import Gadget, Param, PLayer, tap
+from symverify.parametric.gadget import Gadget, Param, PLayer, Tap, tap
 
 __all__ = [
     "MAX_N", "MAX_D", "shift_down", "shift_up", "cyclic_shift", "running_add", "mask", "gate", "constant", "move_rows",
-    "move_cols", "remember_rows", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter",
+    "move_cols", "remember_rows", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter", "factor_sequence", "factor_channel", "block_scale",
     "user_cyclic_shift", "PRIMITIVES", "ALL",
 ]
 
@@ -220,6 +223,148 @@ def butterfly_channel() -> Gadget:
                   families=fams)
 
 
+def _flag(name: str) -> IExpr:
+    return var(name)
+
+
+def _a_taps(S: IExpr, track: Cond) -> tuple[Tap, ...]:
+    """The taps of layer ``A`` (:func:`~symverify.compiler.butterfly_to_baseconv.scale_layer`) as the
+    compiler chooses them: ``k = ((t − b) mod 3)·S`` for every source block ``b`` (``B0``, and ``B1`` when
+    ``pend = 1``) and target block ``t`` (``B0``, ``B1`` when ``x1 = 1``, ``B2`` when ``x2 = 1``), on the
+    track channels."""
+    pend, x1, x2 = var("pend"), _flag("x1"), _flag("x2")
+    return (tap(0, 1, track), tap(S, 1, track & (eq(x1, 1) | eq(pend, 1) & eq(x2, 1))),
+            tap(2 * S, 1, track & (eq(x2, 1) | eq(pend, 1))))
+
+
+def _pending_value(S: IExpr) -> Callable[[IExpr, IExpr], Value]:
+    """``T(a, c) = B0[a, c] + pend·B1[a, c]``: the value at track cell ``(a, c)`` (a pending state is the sum)."""
+    pend = var("pend")
+    return lambda a, c: inp(a, c) + where(eq(pend, 1), inp(S + a, c))
+
+
+def _flags() -> tuple[Param, ...]:
+    return (Param("pend", 0, 1), Param("x1", 0, 1), Param("x2", 0, 1))
+
+
+def factor_sequence() -> Gadget:
+    """Lemma H.16, sequence axis, in every form the compiler emits
+    (:func:`~symverify.compiler.butterfly_to_baseconv.factor_layers`): on a clean or **pending** input
+    (``pend``: the input is ``T = B0 + B1``), **pruned** (free predicates: ``SUP`` = the track cells whose
+    position may be nonzero, ``LIVE`` = the output cells kept) and with ``d`` channels, ``tw ≤ d < 2·tw``
+    (the **off-track** channels ``c ≥ tw`` of a ``d`` not a power of two stay 0). Layout as
+    :func:`butterfly_sequence` (``R = 2^r``, ``S = R + R/2``, ``N' = 3S``, stride ``t·tw``, ``t = 2^e``).
+
+    ``A`` = :func:`_a_taps` (``x1``/``x2``: whether a coefficient lands in ``B1``/``B2``; ``assume`` ties
+    them to ``SUP``), ``b1`` as :func:`butterfly_sequence` but only at the cells of positions in
+    ``SUP``; ``B`` as :func:`butterfly_sequence` on the track channels, ``b1`` = 1 on ``LIVE``. Spec on
+    ``B0``'s track: ``LIVE``·(``d1·T'[p] + d2·T'[p + s]``) at a lower row, ``LIVE``·(``d3·T'[p − s] +
+    d4·T'[p]``) at an upper one, ``T' = 1_SUP ⊙ T``: the factor applied to the input restricted to its
+    support (the compiler's state tracking shows ``T = T'``), masked to the live cells; 0 elsewhere."""
+    r, tw, e = var("r"), var("tw"), var("e")
+    R, S, NN = _layout(r)
+    t = pow2(e)
+    track = lt(q, tw)
+    low = ~bit(i, e)
+    in_b0 = lt(i, R) & track
+    in_b1 = ge(i, S) & lt(i, S + R) & track
+    in_b2 = ge(i, 2 * S) & lt(i, 2 * S + R) & track
+    rho1, rho2 = i - S, i - 2 * S
+
+    def sup(a: IExpr, c: IExpr) -> Cond:
+        return pred("SUP", a, c)
+
+    b1 = where(in_b0 & sup(i, q), where(low, fam("d1", i, q), fam("d4", i - t, q)),
+               where(in_b1 & sup(rho1, q), where(bit(rho1, e), fam("d2", rho1 - t, q)),
+                     where(in_b2 & sup(rho2, q), where(~bit(rho2, e), fam("d3", rho2, q)))))
+    A = PLayer(b1=b1, h=_a_taps(S, track), mode="cyclic")
+    B = PLayer(b1=where(in_b0 & pred("LIVE", i, q), 1), h=(tap(0, 1, track), tap(NN - S - t, 1, track), tap(S + t, 1, track)),
+               mode="cyclic")
+    T = _pending_value(S)
+
+    def tt(a: IExpr) -> object:
+        return where(sup(a, q), T(a, q))
+
+    spec = where(in_b0 & pred("LIVE", i, q),
+                 where(low, fam("d1", i, q) * tt(i) + fam("d2", i, q) * tt(i + t),
+                       fam("d3", i - t, q) * tt(i - t) + fam("d4", i - t, q) * tt(i)))
+    on_track = lt(i, R) & track
+    assume = all_of(~sup(i, q) | on_track, ~pred("LIVE", i, q) | on_track,
+                    ~(sup(i, q) & bit(i, e)) | eq(var("x1"), 1), ~(sup(i, q) & ~bit(i, e)) | eq(var("x2"), 1))
+    entry = on_track | eq(var("pend"), 1) & in_b1
+    fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
+    ps = (Param("r", 1, MAX_LOG_N - 2), Param("tw", 1, MAX_D // 2), Param("d", 1, MAX_D), Param("e", 0, MAX_LOG_N), *_flags())
+    return Gadget("factor_sequence", ps, NN, D, (A, B), spec, where=all_of(lt(e, r), le_(tw, D), lt(D, 2 * tw)),
+                  entry=entry, assume=assume, families=fams)
+
+
+def factor_channel() -> Gadget:
+    """Lemma H.16, channel axis, in every form the compiler emits (as :func:`factor_sequence`: pending,
+    pruned by ``SUP``/``LIVE``, off-track channels; ``R = 2^r ≥ 1`` track rows, ``tw = 2^j``, stride
+    ``s = 2^e < tw``). ``A`` = :func:`_a_taps` (``x1``: a coefficient lands in ``B1``), ``b1`` as
+    :func:`butterfly_channel` at the cells of positions in ``SUP``; ``C``: ``W = I + P_s`` on the track,
+    ``b2`` = 1 on ``B0``'s lower and ``B1``'s upper cells that are ``LIVE``. Spec (pending ``B0 + B1``):
+    ``B0`` lower cell ``p``: ``LIVE``·(``d1·T'[p] + d2·T'[p + s]``); ``B1`` upper cell ``p + s``:
+    ``LIVE``·(``d3·T'[p] + d4·T'[p + s]``), ``T' = 1_SUP ⊙ T``; 0 elsewhere."""
+    r, j, e = var("r"), var("j"), var("e")
+    R, S, NN = _layout(r)
+    tw = pow2(j)
+    s = pow2(e)
+    track = lt(q, tw)
+    low = ~bit(q, e)
+    in_b0 = lt(i, R) & track
+    in_b1 = ge(i, S) & lt(i, S + R) & track
+    rho1 = i - S
+
+    def sup(a: IExpr, c: IExpr) -> Cond:
+        return pred("SUP", a, c)
+
+    b1 = where(in_b0 & sup(i, q), where(low, fam("d1", i, q), fam("d2", i, q - s)),
+               where(in_b1 & sup(rho1, q), where(low, fam("d3", rho1, q), fam("d4", rho1, q - s))))
+    A = PLayer(b1=b1, h=_a_taps(S, track), mode="cyclic")
+    live = pred("LIVE", i, q)
+    C = PLayer(W=(tap(q, 1, track), tap(q ^ s, 1, track)), b2=where(live & (in_b0 & low | in_b1 & ~low), 1), mode="cyclic")
+    T = _pending_value(S)
+
+    def tt(a: IExpr, c: IExpr) -> object:
+        return where(sup(a, c), T(a, c))
+
+    spec = where(live & in_b0 & low, fam("d1", i, q) * tt(i, q) + fam("d2", i, q) * tt(i, q + s),
+                 where(live & in_b1 & ~low, fam("d3", rho1, q - s) * tt(rho1, q - s) + fam("d4", rho1, q - s) * tt(rho1, q)))
+    on_track = lt(i, R) & track
+    assume = all_of(~sup(i, q) | on_track, ~live | in_b0 | in_b1, ~sup(i, q) | eq(var("x1"), 1))
+    entry = on_track | eq(var("pend"), 1) & in_b1
+    fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
+    ps = (Param("r", 0, MAX_LOG_N - 2), Param("j", 0, MAX_LOG_D - 1), Param("d", 1, MAX_D), Param("e", 0, MAX_LOG_D), *_flags())
+    return Gadget("factor_channel", ps, NN, D, (A, C), spec, where=all_of(lt(e, j), le_(tw, D), lt(D, 2 * tw), eq(var("x2"), 0)),
+                  entry=entry, assume=assume, families=fams)
+
+
+def block_scale() -> Gadget:
+    """Layer ``A`` writing ``B0`` alone (:func:`~symverify.compiler.butterfly_to_baseconv.scale_layer` with
+    every coefficient in ``B0``): ``y = KEEP ⊙ g ⊙ (T + C)`` on ``B0``'s track, 0 elsewhere, ``T = B0 +
+    pend·B1`` (a pending input is summed first). One cyclic conv layer: ``h = e_0 (+ e_{2S}``
+    when ``pend = 1``, reading ``B1`` into ``B0``) on the track channels, ``b1 = g`` on the cells where the
+    free predicate ``KEEP`` holds (on ``B0``'s track), ``b2 = C`` on ``B0``'s track, ``W = 0``. It is the
+    **diagonal factor** of Lemma H.16 (``g`` = the diagonal, ``C = 0``, ``KEEP`` = the support:
+    ``y = diag(g)·(1_SUP ⊙ T)``) and the **closing sum** ``B0 + B1 + C → B0`` (``g = 1``, ``C`` the offset,
+    ``KEEP`` = the live cells, :func:`~symverify.compiler.butterfly_to_baseconv.sum_layer`). Layout as
+    :func:`mul_stage` (``R`` track rows, ``S = R + ⌊R/2⌋``, ``N' = 3S``, ``tw ≤ d < 2·tw``); ``R`` and ``tw``
+    are free integers (every ``R ≥ 1``, powers of two included), so the arithmetic is linear."""
+    R, tw, pend = var("R"), var("tw"), var("pend")
+    S = R + (R >> 1)
+    track = lt(q, tw)
+    on_track = lt(i, R) & track
+    keep = pred("KEEP", i, q)
+    layer = PLayer(b1=where(on_track & keep, fam("g", i, q)), h=(tap(0, 1, track), tap(2 * S, 1, track & eq(pend, 1))),
+                   b2=where(on_track, fam("C", i, q)), mode="cyclic")
+    spec = where(on_track & keep, fam("g", i, q) * (inp(i, q) + where(eq(pend, 1), inp(S + i, q)) + fam("C", i, q)))
+    entry = on_track | eq(pend, 1) & ge(i, S) & lt(i, S + R) & track
+    ps = (Param("R", 1, 1 << (MAX_LOG_N - 2)), Param("tw", 1, MAX_D // 2), Param("d", 1, MAX_D), Param("pend", 0, 1))
+    return Gadget("block_scale", ps, 3 * S, D, (layer,), spec, where=all_of(le_(tw, D), lt(D, 2 * tw)), entry=entry,
+                  assume=~keep | on_track, families={"g": (R, tw), "C": (R, tw)})
+
+
 def product_pair() -> Gadget:
     """Theorem H.21's multiplicative pair: ``k`` products ``v1[t]·v2[t]`` with constants, from ``v1`` on rows
     ``[a, a + k)`` and ``v2`` on rows ``[b, b + k)`` (``b = a + off``) of every channel (any placement with
@@ -374,6 +519,7 @@ def user_cyclic_shift(off_by_one: bool = False) -> Gadget:
 
 
 PRIMITIVES = (shift_down, shift_up, cyclic_shift, running_add, mask, gate, constant, move_rows, move_cols)
-ALL = (*PRIMITIVES, remember_rows, butterfly_sequence, butterfly_channel, product_pair, mul_stage, gather, scatter)
+ALL = (*PRIMITIVES, remember_rows, butterfly_sequence, butterfly_channel, product_pair, mul_stage, gather, scatter, factor_sequence,
+       factor_channel, block_scale)
 
 _ = (eq, TRUE)
