@@ -192,7 +192,7 @@ def butterfly_sequence() -> Gadget:
     fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
     ps = (Param("r", 1, MAX_LOG_N - 2), Param("tw", 1, MAX_D), Param("e", 0, MAX_LOG_N))
     return Gadget("butterfly_sequence", ps, NN, tw, (A, B), spec, where=lt(e, r), entry=in_b0,
-                  families=fams)
+                  families=fams, cases=(in_b0 & low, in_b0 & ~low))
 
 
 def butterfly_channel() -> Gadget:
@@ -295,7 +295,7 @@ def factor_sequence() -> Gadget:
     fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
     ps = (Param("r", 1, MAX_LOG_N - 2), Param("tw", 1, MAX_D // 2), Param("d", 1, MAX_D), Param("e", 0, MAX_LOG_N), *_flags())
     return Gadget("factor_sequence", ps, NN, D, (A, B), spec, where=all_of(lt(e, r), le_(tw, D), lt(D, 2 * tw)),
-                  entry=entry, assume=assume, families=fams)
+                  entry=entry, assume=assume, families=fams, cases=(in_b0 & low, in_b0 & ~low))
 
 
 def factor_channel() -> Gadget:
