@@ -36,7 +36,7 @@ from symverify.parametric.gadget import Gadget, Param, PLayer, Tap, tap
 
 __all__ = [
     "MAX_N", "MAX_D", "shift_down", "shift_up", "cyclic_shift", "running_add", "mask", "gate", "constant", "move_rows",
-    "move_cols", "remember_rows", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter", "factor_sequence", "factor_channel", "block_scale",
+    "move_cols", "remember_rows", "remember_rows_two", "remember_channels", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter", "factor_sequence", "factor_channel", "block_scale",
     "user_cyclic_shift", "PRIMITIVES", "ALL",
 ]
 
@@ -148,6 +148,63 @@ def remember_rows() -> Gadget:
     spec = where(lt(i, a), coef * inp(i, q), where(lt(i, a + b), inp(i, q)))
     return Gadget("remember_rows", _sizes(Param("a", 1, MAX_N), Param("b", 0, MAX_N)), N, D, (layer,), spec,
                   where=ge(N, a + b), entry=lt(i, a + b), families={"F": (N, D), "g": (D,)})
+
+
+def _two_tap(lo: Cond) -> tuple[Tap, ...]:
+    """A filter with two taps at the lags ``l1``, ``l2`` (any, equal allowed: they add) and the
+    coefficients ``h1[c]``, ``h2[c]`` on the channels where ``lo`` holds."""
+    return (tap(var("l1"), fam("h1", q), lo), tap(var("l2"), fam("h2", q), lo))
+
+
+def _two_tap_conv(r: IExpr, c: IExpr) -> Value:
+    """``(h ⊛ x)[r, c]`` for :func:`_two_tap`'s filter, causal."""
+    l1, l2 = var("l1"), var("l2")
+    return where(ge(r, l1), fam("h1", c) * inp(r - l1, c)) + where(ge(r, l2), fam("h2", c) * inp(r - l2, c))
+
+
+def remember_rows_two() -> Gadget:
+    """Proposition H.10 (remember), rows, the **two-layer** form for a general filter
+    (:func:`symverify.gadgets.remember.remember_rows` with ``b ≥ 1`` and taps at lags other than 0):
+    ``x`` = rows ``[0, a)``, ``r`` = rows ``[a, a + b)``, ``s = a + b``, ``N' ≥ 2s``; the filter has
+    two taps at any lags ``l1, l2 < a`` with coefficients ``h1[c]``, ``h2[c]`` (families: every
+    filter with at most two taps), ``f = F`` a constant.
+
+    Layer 1 (causal): ``h₁ = h + e_s``, ``b1 = F`` on the ``x`` rows and 1 on rows ``[a + s, a + b + s)``
+    (``r`` moves down by ``s`` into the workspace), ``W = b2 = 0``. Layer 2 (cyclic): ``h₂ = e_0 +
+    e_{N' − s}``, ``b1`` = 1 on rows ``[0, a + b)``, ``W = b2 = 0`` (``r`` moves back up; the ``x`` rows
+    meet only zero rows at lag ``−s``). Spec: ``F ⊙ (h ⊛ x)`` on rows ``< a``, ``r`` on ``[a, a + b)``,
+    0 below; the input is 0 from row ``a + b`` on."""
+    a, b = var("a"), var("b")
+    s = a + b
+    l1 = PLayer(b1=where(lt(i, a), fam("F", i, q), where(ge(i, a + s) & lt(i, s + s), 1)),
+                h=(*_two_tap(TRUE), tap(s)), mode="causal")
+    l2 = PLayer(b1=where(lt(i, s), 1), h=(tap(0), tap(N - s)), mode="cyclic")
+    spec = where(lt(i, a), fam("F", i, q) * _two_tap_conv(i, q), where(lt(i, s), inp(i, q)))
+    ps = _sizes(Param("a", 1, MAX_N), Param("b", 1, MAX_N), Param("l1", 0, MAX_N), Param("l2", 0, MAX_N))
+    return Gadget("remember_rows_two", ps, N, D, (l1, l2), spec, where=all_of(ge(N, 2 * s), lt(var("l1"), a), lt(var("l2"), a)),
+                  entry=lt(i, s), families={"F": (N, D), "h1": (D,), "h2": (D,)})
+
+
+def remember_channels() -> Gadget:
+    """Proposition H.10 (remember), **channels** (:func:`symverify.gadgets.remember.remember_channels`
+    with ``f`` in the state, ``ChannelF``: Theorem H.21's use): on rows ``[0, m)``, ``x`` = channels
+    ``[0, a)``, ``r`` = channels ``[a, a + b)``, ``f`` for ``x``'s channel ``c`` in channel ``fo + c``
+    (``fo ≥ a + b``); a filter with two taps at any lags (as :func:`remember_rows_two`). One causal
+    layer: ``W[fo + c, c] = 1`` and ``h`` = the filter on the ``x`` channels; ``b1`` = 1 on the ``r``
+    channels' rows ``< m`` with ``h = e_0`` there; ``b2 = 0``. Spec on rows ``< m``: ``f ⊙ (h ⊛ x)`` on
+    the ``x`` channels, ``r`` on the ``r`` channels, 0 elsewhere (the ``f`` channels are consumed); the
+    input is 0 outside rows ``< m`` of ``x``, ``r`` and ``f``'s channels."""
+    a, b, m, fo = var("a"), var("b"), var("m"), var("fo")
+    xs = lt(q, a)
+    rs = ge(q, a) & lt(q, a + b)
+    layer = PLayer(W=(tap(q + fo, 1, xs),), b1=where(rs & lt(i, m), 1), h=(*_two_tap(xs), tap(0, 1, rs)), mode="causal")
+    spec = where(lt(i, m), where(xs, inp(i, q + fo) * _two_tap_conv(i, q), where(rs, inp(i, q))))
+    entry = lt(i, m) & (lt(q, a + b) | ge(q, fo) & lt(q, fo + a))
+    ps = _sizes(Param("a", 1, MAX_D), Param("b", 0, MAX_D), Param("m", 1, MAX_N), Param("fo", 1, MAX_D),
+                Param("l1", 0, MAX_N), Param("l2", 0, MAX_N))
+    return Gadget("remember_channels", ps, N, D, (layer,), spec,
+                  where=all_of(ge(N, m), ge(var("fo"), a + b), ge(D, var("fo") + a), lt(var("l1"), m), lt(var("l2"), m)),
+                  entry=entry, families={"h1": (D,), "h2": (D,)})
 
 
 def _butterfly_params() -> tuple[Param, ...]:
@@ -519,7 +576,7 @@ def user_cyclic_shift(off_by_one: bool = False) -> Gadget:
 
 
 PRIMITIVES = (shift_down, shift_up, cyclic_shift, running_add, mask, gate, constant, move_rows, move_cols)
-ALL = (*PRIMITIVES, remember_rows, butterfly_sequence, butterfly_channel, product_pair, mul_stage, gather, scatter, factor_sequence,
+ALL = (*PRIMITIVES, remember_rows, remember_rows_two, remember_channels, butterfly_sequence, butterfly_channel, product_pair, mul_stage, gather, scatter, factor_sequence,
        factor_channel, block_scale)
 
 _ = (eq, TRUE)
