@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symverify.compiler import butterfly_to_baseconv as b2b
 from symverify.compiler.circuit_to_baseconv import mul_layers
@@ -231,3 +233,16 @@ def test_sum_layer_rejects_an_offset_off_the_track() -> None:
     lay = Layout.choose(1, 2, 8)
     with pytest.raises(SymverifyError, match=r"offset positions in \[0, 8\)"):
         b2b.sum_layer(lay, False, {8: 1})
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 9), st.integers(0, 2**30))
+def test_gather_scatter_random_cell_sets(n: int, d: int, seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    lay = Layout.choose(n, d, 2 * n * d)
+    cells = {(i, j) for i in range(n) for j in range(d) if rng.random() < 0.5}
+    assert b2b.gather_layers(lay, cells) == hand_gather_layers(lay, cells)
+    outputs = rng.randrange(n * d + 1)
+    assert b2b.scatter_layers(lay, outputs) == hand_scatter_layers(lay, outputs)

@@ -108,3 +108,17 @@ def test_case_split_proves_and_refutes_as_without_it() -> None:
     wrong = dataclasses.replace(g, layers=(PLayer(b1=1, h=(tap(s + 1, 1, lt(s + 1, var("N"))),), mode="causal"),))
     bad = prove_forall(wrong, ranges={"N": (1 << 10, 1 << 40)})
     assert bad.verdict == "refuted" and bad.params["N"] >= 1 << 10
+
+
+def test_witness_placement_reads_predicates_as_the_concrete_interpretation() -> None:
+    """A predicate behind a false conjunct (or after a true disjunct) is not read, so z3's value for it
+    (unconstrained by the hypotheses) does not enter the witness's placement."""
+    from symverify.parametric.expr import ge, pred, var
+    from symverify.provers.forall import _pred_points
+
+    i, q = var("i"), var("q")
+    conds = [ge(i, 5) & pred("P", i, q), pred("Q", i, q) | pred("P", i + 1, q), ~pred("Q", q, i)]
+    seen = _pred_points(conds, {"i": 2, "q": 1}, lambda name, idx: name == "Q")
+    assert seen == {"Q": {(2, 1), (1, 2)}}
+    seen = _pred_points(conds, {"i": 7, "q": 1}, lambda name, idx: False)
+    assert seen == {"P": {(7, 1), (8, 1)}, "Q": {(7, 1), (1, 7)}}
