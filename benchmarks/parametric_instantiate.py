@@ -9,7 +9,8 @@ layout size N_k it times (median of ``--repeat`` runs, interleaved) two builders
   (reproduced below);
 * ``seq`` / ``chan``: one Lemma H.16 gadget (a sequence-axis and, with d = 4, a channel-axis
   factor): :func:`symverify.compiler.butterfly_to_baseconv.factor_layers` (which instantiates
-  ``butterfly_sequence`` / ``butterfly_channel``) against the hand-written layers it replaced.
+  ``factor_sequence`` / ``factor_channel``, with the full support and live sets as placements)
+  against the hand-written layers it replaced.
 
 A ``mul-1by1`` row (N_k ≤ 4096) times the definition evaluated cell by cell (bulk evaluation
 off), for comparison. It checks that both builders give equal layers and prints the ratio definition / hand-written

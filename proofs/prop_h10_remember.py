@@ -43,6 +43,9 @@ def run(quick: bool = False) -> ProofResult:
         for name, frag, extra in cases:
             res.instances.append(fragment_instance(frag, name, {"layers": REMEMBER_MAX_LAYERS, **extra}))
     res.instances.append(forall_instance(forall_library.remember_rows()))  # one-layer rows form, every size
+    # the two-layer rows form and the channels form, every size, every filter with two taps at any lags
+    res.instances.append(forall_instance(forall_library.remember_rows_two()))
+    res.instances.append(forall_instance(forall_library.remember_channels()))
     return res
 
 

@@ -97,7 +97,29 @@ def _fam(name: str, *idx: int) -> Any:
 
 
 def _placement(g: Gadget, env: dict[str, int], rng: random.Random) -> dict[str, Any]:
-    """A random placement satisfying the gadget's ``assume`` (only ``mul_stage`` has one)."""
+    """A random placement satisfying the gadget's ``assume`` (``mul_stage``, ``gather``, ``scatter``)."""
+    if g.name in ("gather", "scatter"):
+        n, d = env["n"], env["d"]
+        cells = {(r, c) for r in range(n) for c in range(d) if rng.random() < 0.6}
+        return {"IN" if g.name == "gather" else "OUT": lambda r, c: (r, c) in cells}
+    if g.name == "block_scale":
+        keep = {(r, c) for r in range(env["R"]) for c in range(env["tw"]) if rng.random() < 0.6}
+        return {"KEEP": lambda r, c: (r, c) in keep}
+    if g.name in ("factor_sequence", "factor_channel"):
+        R = 1 << env["r"]
+        S = R + R // 2
+        tw = env["tw"] if "tw" in env else 1 << env["j"]
+        e = env["e"]
+
+        def allowed(r: int, c: int) -> bool:
+            if g.name == "factor_channel":
+                return env["x1"] == 1
+            return env["x1" if r >> e & 1 else "x2"] == 1
+
+        sup = {(r, c) for r in range(R) for c in range(tw) if allowed(r, c) and rng.random() < 0.6}
+        blocks = (0, S) if g.name == "factor_channel" else (0,)
+        live = {(b + r, c) for b in blocks for r in range(R) for c in range(tw) if rng.random() < 0.7}
+        return {"SUP": lambda r, c: (r, c) in sup, "LIVE": lambda r, c: (r, c) in live}
     if g.name != "mul_stage":
         return {}
     R, tw, k = env["R"], env["tw"], env["k"]
@@ -140,7 +162,7 @@ def _compare_at(g: Gadget, terms: Any, env: dict[str, int], rng: random.Random) 
             assert want == built, (g.name, env, (a, c))
 
 
-FAST = [f for f in lib.ALL if f is not lib.butterfly_sequence]
+FAST = [f for f in lib.ALL if f not in (lib.butterfly_sequence, lib.factor_sequence)]
 
 
 @pytest.mark.parametrize("make", FAST, ids=lambda f: f.__name__)
@@ -173,7 +195,7 @@ def _mutate_layer(g: Gadget, k: int, **fields: Any) -> Gadget:
     layers = list(g.layers)
     old = layers[k]
     layers[k] = PLayer(**{"W": old.W, "b1": old.b1, "h": old.h, "b2": old.b2, "mode": old.mode, **fields})
-    return Gadget(g.name + "_mutant", g.params, g.rows, g.cols, tuple(layers), g.spec, g.where, g.care, g.entry, g.families)
+    return dataclasses.replace(g, name=g.name + "_mutant", layers=tuple(layers))
 
 
 BIG_N = {"N": (1 << 10, lib.MAX_N)}
@@ -418,3 +440,9 @@ def test_mutation_stride_misread_on_the_sequence_axis_refuted_at_a_huge_size() -
     mutant = _mutate_layer(g, 1, h=(B.h[0], B.h[1], tap(S + t + t)))
     res = prove_forall(mutant, ranges={"r": (10, 38)})
     assert res.verdict == "refuted" and res.params["r"] >= 10
+
+
+@pytest.mark.slow
+def test_factor_sequence_proved_for_all_sizes() -> None:
+    """The sequence-axis gadget in every compiled form (pending, pruned, off-track channels)."""
+    assert prove_forall(lib.factor_sequence(), timeout_s=600).verdict == "proved"

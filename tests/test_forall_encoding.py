@@ -76,3 +76,49 @@ def _nodes(e: IExpr) -> list[IExpr]:
     if isinstance(e, Ite):
         out += _nodes(e.a) + _nodes(e.b) + _nodes(e.cond.a) + _nodes(e.cond.b)  # type: ignore[attr-defined]
     return out
+
+
+def test_case_split_is_validated() -> None:
+    import dataclasses
+
+    from symverify.parametric import library as lib
+    from symverify.parametric.expr import ParametricError, lt, var
+
+    g = lib.shift_down()
+    with pytest.raises(ParametricError, match="case 0: expected a Cond, found int"):
+        dataclasses.replace(g, cases=(1,))
+    with pytest.raises(ParametricError, match=r"case 0: unknown variables \['zz'\]"):
+        dataclasses.replace(g, cases=(lt(var("zz"), 1),))
+
+
+def test_case_split_proves_and_refutes_as_without_it() -> None:
+    """A split is a hint: the verdicts with and without it agree, a refutation in any part (here in the
+    cells no case covers) is found and re-checked."""
+    import dataclasses
+
+    from symverify.parametric import library as lib
+    from symverify.parametric.expr import ge, lt, var
+    from symverify.parametric.gadget import PLayer, tap
+    from symverify.provers.forall import prove_forall
+
+    i, s = var("i"), var("s")
+    g = dataclasses.replace(lib.shift_down(), cases=(lt(i, s), ge(i, 2 * s)))
+    res = prove_forall(g)
+    assert res.verdict == "proved" and "identity3.2" in res.stats["timings"]
+    wrong = dataclasses.replace(g, layers=(PLayer(b1=1, h=(tap(s + 1, 1, lt(s + 1, var("N"))),), mode="causal"),))
+    bad = prove_forall(wrong, ranges={"N": (1 << 10, 1 << 40)})
+    assert bad.verdict == "refuted" and bad.params["N"] >= 1 << 10
+
+
+def test_witness_placement_reads_predicates_as_the_concrete_interpretation() -> None:
+    """A predicate behind a false conjunct (or after a true disjunct) is not read, so z3's value for it
+    (unconstrained by the hypotheses) does not enter the witness's placement."""
+    from symverify.parametric.expr import ge, pred, var
+    from symverify.provers.forall import _pred_points
+
+    i, q = var("i"), var("q")
+    conds = [ge(i, 5) & pred("P", i, q), pred("Q", i, q) | pred("P", i + 1, q), ~pred("Q", q, i)]
+    seen = _pred_points(conds, {"i": 2, "q": 1}, lambda name, idx: name == "Q")
+    assert seen == {"Q": {(2, 1), (1, 2)}}
+    seen = _pred_points(conds, {"i": 7, "q": 1}, lambda name, idx: False)
+    assert seen == {"P": {(7, 1), (8, 1)}, "Q": {(7, 1), (1, 7)}}

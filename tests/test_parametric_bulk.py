@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from symverify.ir.scalar import sym
 from symverify.parametric import bulk, concrete
 from symverify.parametric import library as lib
 from symverify.parametric.concrete import instantiate
@@ -27,21 +28,31 @@ def _rows(layers: Any) -> list[Any]:
     return [(la.mode, [g.to_rows() for _, g in la.grids()]) for la in layers]
 
 
+_SPARSE = {(r, c) for r in range(9) for c in range(6) if (r + 2 * c) % 3}
 CASES = [
-    (lib.butterfly_sequence, {"r": 3, "tw": 2, "e": 1}),
-    (lib.butterfly_channel, {"r": 2, "j": 2, "e": 1}),
-    (lib.remember_rows, {"N": 40, "d": 3, "a": 7, "b": 11}),
-    (lib.gather, {"N": 24, "d": 6, "n": 9, "j": 2}),
-    (lib.gate, {"N": 9, "d": 5}),
+    (lib.butterfly_sequence, {"r": 3, "tw": 2, "e": 1}, None),
+    (lib.butterfly_channel, {"r": 2, "j": 2, "e": 1}, None),
+    (lib.remember_rows, {"N": 40, "d": 3, "a": 7, "b": 11}, None),
+    (lib.gather, {"N": 24, "d": 6, "n": 9, "tw": 4}, {"IN": _SPARSE}),
+    (lib.scatter, {"N": 24, "d": 6, "n": 9, "tw": 4}, {"OUT": _SPARSE}),
+    (lib.factor_sequence, {"r": 3, "tw": 2, "d": 3, "e": 1, "pend": 1, "x1": 1, "x2": 1},
+     {"SUP": {(r, c) for r in range(8) for c in range(2) if r != 3}, "LIVE": {(r, 1) for r in range(8)}}),
+    (lib.block_scale, {"R": 8, "tw": 2, "d": 3, "pend": 1}, {"KEEP": {(r, c) for r in range(8) for c in range(2) if r % 3}}),
+    (lib.gate, {"N": 9, "d": 5}, None),
 ]
 
 
-@pytest.mark.parametrize(("make", "params"), CASES, ids=[c[0].__name__ for c in CASES])
-def test_bulk_equals_cell_by_cell_on_library_gadgets(make: Any, params: dict[str, int], monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("make", "params", "placement"), CASES, ids=[c[0].__name__ for c in CASES])
+def test_bulk_equals_cell_by_cell_on_library_gadgets(make: Any, params: dict[str, int], placement: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     g = make()
-    fast = instantiate(g, params)
+    fams = None
+    if g.families and set(g.families) <= {"d1", "d2", "d3", "d4", "g", "C"}:
+        fams = {"d1": lambda r, c: r + c, "d2": lambda r, c: 2, "d3": lambda r, c: sym("a"), "d4": lambda r, c: r - c,
+                "g": lambda r, c: r * c + 1, "C": lambda r, c: c}
+    fast = instantiate(g, params, fams, placement)
     _cellwise(monkeypatch)
-    assert _rows(fast) == _rows(instantiate(g, params))
+    assert _rows(fast) == _rows(instantiate(g, params, fams, placement))
 
 
 @settings(max_examples=25, deadline=None)

@@ -189,10 +189,27 @@ def pair_mix_layer(lay: Layout, s: int, gate: Mapping[tuple[int, int], Scalar]) 
 
 def sum_layer(lay: Layout, pending: bool, offset: Mapping[int, Scalar], live: AbstractSet[tuple[int, int]] | None = None) -> Layer:
     """The closing layer ``B0 + B1 (+ C) → B0``: :func:`scale_layer` with ones on ``B0`` (on the
-    ``live`` output cells) and the offset ``C`` in ``b2``."""
-    off = {lay.cell(p): v for p, v in offset.items() if not is_zero(v)}
-    ones = _ones(live if live is not None else _track_cells(lay) | set(off))
-    return scale_layer(lay, pending, ones, off)
+    ``live`` output cells) and the offset ``C`` in ``b2``.
+
+    **From the ∀-proved definition**: :func:`symverify.parametric.library.block_scale` with ``g = 1``,
+    ``C`` = the offset and ``KEEP`` = ``live`` (all of ``B0``'s track when None)."""
+    bad = [p for p, v in offset.items() if not is_zero(v) and not 0 <= p < lay.size]
+    if bad:
+        raise CompileError(f"sum layer: expected offset positions in [0, {lay.size}) (the track), found {sorted(bad)[:5]}")
+    tw = lay.tw
+    keep = _track_cells(lay) if live is None else set(live)
+    fams: dict[str, Callable[[int, int], Scalar]] = {"g": lambda row, ch: 1, "C": lambda row, ch: offset.get(row * tw + ch, 0)}
+    return _block_scale(lay, pending, fams, keep)
+
+
+def _block_scale(lay: Layout, pending: bool, fams: Mapping[str, Callable[[int, int], Scalar]], keep: AbstractSet[tuple[int, int]]) -> Layer:
+    """:func:`symverify.parametric.library.block_scale` instantiated at this layout."""
+    from symverify.parametric.concrete import instantiate
+    from symverify.parametric.definitions import block_scale
+
+    params = {"R": lay.track_rows, "tw": lay.tw, "d": lay.width, "pend": int(pending)}
+    (layer,) = instantiate(block_scale(), params, dict(fams), {"KEEP": keep})
+    return _stored(layer)
 
 
 def _coefficients(lay: Layout, f: ButterflyFactor, axis: Axis, support: AbstractSet[int] | None) -> dict[tuple[int, int], Scalar]:
@@ -239,56 +256,73 @@ def factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False, suppor
     multiply positions known to be 0, ``live`` restricts the last layer's ones to the cells that
     can be nonzero afterwards. Sequence and channel: 2 layers; diagonal: 1.
 
-    **From the ∀-proved definitions**: a sequence or channel factor on a clean state (not
-    ``pending``), unpruned, with ``d`` a power of two (``d' = tw``) and ``R ≥ 2`` track rows, is built by instantiating
-    :func:`symverify.parametric.library.butterfly_sequence` / ``butterfly_channel`` at this layout,
-    with the factor's blocks as the families ``d1 … d4`` (:func:`_from_definition`). The other
-    variants are written out here: the definitions do not express them — a pending input (``A``
-    then also reads ``B1``), pruning (the masks depend on the live cells the emitter tracks),
-    the off-track channels of a ``d`` that is not a power of two, and the one-layer diagonal
-    factor. The layers are identical either way (tests/test_compiler_from_definitions.py).
+    **From the ∀-proved definitions**: a sequence or channel factor is built by instantiating
+    :func:`symverify.parametric.library.factor_sequence` / ``factor_channel`` at this layout (every
+    form: clean or ``pending``, pruned or not, ``d`` a power of two or not) with the factor's blocks
+    as the families ``d1 … d4`` and the placements ``SUP`` = the cells of ``support``, ``LIVE`` =
+    ``live`` (all cells the layer writes when None) (:func:`_from_definition`); the diagonal factor
+    from :func:`symverify.parametric.library.block_scale` (:func:`_diagonal`). The layers are
+    identical to the ones :func:`scale_layer`, :func:`shift_sum_layer` and :func:`pair_mix_layer` assemble
+    (tests/test_compiler_from_definitions.py keeps that construction as the reference).
     """
     if f.size != lay.size:
         raise CompileError(f"butterfly gadget: factor size {f.size} differs from the layout size N_k = {lay.size}")
     axis = axis_of(f, lay.tw)
-    if axis != "diagonal" and not pending and support is None and live is None and lay.width == lay.tw and lay.track_rows >= 2:
-        return _from_definition(lay, f, axis)
-    first = scale_layer(lay, pending, _coefficients(lay, f, axis, support))
-    if axis == "sequence":
-        return (first, shift_sum_layer(lay, f.stride // lay.tw, live))
-    if axis == "channel":
-        gate: dict[tuple[int, int], Scalar] = {}
-        for p, q in f.pairs():
-            gate[lay.cell(p)] = 1
-            gate[lay.cell(q, 1)] = 1
-        if live is not None:
-            gate = {c: v for c, v in gate.items() if c in live}
-        return (first, pair_mix_layer(lay, f.stride, gate))
-    return (first,)
+    if axis != "diagonal":
+        return _from_definition(lay, f, axis, pending, support, live)
+    return (_diagonal(lay, f, pending, support),)
 
 
-def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis) -> tuple[Layer, ...]:
+def _diagonal(lay: Layout, f: ButterflyFactor, pending: bool, support: AbstractSet[int] | None) -> Layer:
+    """The diagonal factor (``d2 = d3 = 0``): :func:`symverify.parametric.library.block_scale` with ``g``
+    = the diagonal (``d1`` at a pair's lower position, ``d4`` at its upper one), ``C = 0`` and
+    ``KEEP`` = the cells of ``support`` (every track cell when None)."""
+    tw = lay.tw
+    diag: dict[int, Scalar] = {}
+    for m, (p, q) in enumerate(f.pairs()):
+        diag[p], diag[q] = f.d1[m], f.d4[m]
+    keep = {lay.cell(p) for p in range(lay.size) if support is None or p in support}
+    fams: dict[str, Callable[[int, int], Scalar]] = {"g": lambda row, ch: diag[row * tw + ch], "C": lambda row, ch: 0}
+    return _block_scale(lay, pending, fams, keep)
+
+
+def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis, pending: bool = False, support: AbstractSet[int] | None = None,
+                     live: AbstractSet[tuple[int, int]] | None = None) -> tuple[Layer, ...]:
     """Layers ``A``, ``B`` (sequence, stride ``t·tw``, ``t = 2^e``) or ``A``, ``C`` (channel, stride
     ``2^e < tw = 2^j``) of Lemma H.16 instantiated from the ∀-proved definition at ``R = 2^r`` track
     rows; family ``dX`` at cell ``(row, channel)`` is ``f.dX`` of the pair whose lower position is
-    ``row·tw + channel``. Grids are stored as :func:`~.layout.grid` stores them."""
+    ``row·tw + channel``; ``x1``/``x2`` say whether a coefficient lands in ``B1``/``B2`` (which fixes
+    layer ``A``'s taps, :func:`block_taps`). Grids are stored as :func:`~.layout.grid` stores them."""
     from symverify.parametric.concrete import instantiate
-    from symverify.parametric.definitions import butterfly_channel, butterfly_sequence
+    from symverify.parametric.definitions import factor_channel, factor_sequence
 
     tw = lay.tw
-    low = {p: m for m, (p, _) in enumerate(f.pairs())}
+    pairs = f.pairs()
+    low = {p: m for m, (p, _) in enumerate(pairs)}
     blocks = {"d1": f.d1, "d2": f.d2, "d3": f.d3, "d4": f.d4}
 
     def family(col: Sequence[Scalar]) -> Callable[[int, int], Scalar]:
         return lambda row, ch: col[low[row * tw + ch]]
 
+    def on(p: int) -> bool:
+        return support is None or p in support
+
     fams = {name: family(col) for name, col in blocks.items()}
+    sup = {lay.cell(p) for p in range(lay.size) if on(p)}
     r = lay.track_rows.bit_length() - 1
     if axis == "sequence":
-        layers = instantiate(butterfly_sequence(), {"r": r, "tw": tw, "e": (f.stride // tw).bit_length() - 1}, fams)
+        written = _track_cells(lay)
+        x1, x2 = any(on(q) for _, q in pairs), any(on(p) for p, _ in pairs)
+        params = {"r": r, "tw": tw, "e": (f.stride // tw).bit_length() - 1}
+        g = factor_sequence()
     else:
-        layers = instantiate(butterfly_channel(), {"r": r, "j": tw.bit_length() - 1, "e": f.stride.bit_length() - 1}, fams)
-    return tuple(_stored(layer) for layer in layers)
+        written = {lay.cell(p) for p, _ in pairs} | {lay.cell(q, 1) for _, q in pairs}
+        x1, x2 = any(on(p) or on(q) for p, q in pairs), False
+        params = {"r": r, "j": tw.bit_length() - 1, "e": f.stride.bit_length() - 1}
+        g = factor_channel()
+    params |= {"d": lay.width, "pend": int(pending), "x1": int(x1), "x2": int(x2)}
+    placement = {"SUP": sup, "LIVE": written if live is None else set(live)}
+    return tuple(_stored(layer) for layer in instantiate(g, params, fams, placement))
 
 
 def _stored(layer: Layer) -> Layer:
@@ -300,26 +334,40 @@ def _stored(layer: Layer) -> Layer:
 def gather_layers(lay: Layout, cells: AbstractSet[tuple[int, int]] | None = None) -> tuple[Layer, Layer]:
     """The two layers moving input cell ``(i, j)`` to its track position (``d`` not a power of
     two): a conv shifting channels ``j ≥ tw`` down by ``n`` rows, then ``u·W`` with
-    ``W[j, j mod tw] = 1`` masked to the track. ``cells``: the occupied input cells (default: all)."""
-    n, tw, d = lay.n, lay.tw, lay.d
-    src = cells if cells is not None else {(i, j) for i in range(n) for j in range(d)}
-    taps = {(0 if j < tw else n, j): 1 for j in range(d)}
-    moved = {(i if j < tw else n + i, j) for i, j in src}
-    W = {(j, j if j < tw else j - tw): 1 for j in range(d)}
-    track = {lay.cell(lay.input_position(i * d + j)) for i, j in src}
-    return conv_layer(lay, taps, _ones(moved)), mix_layer(lay, W, _ones(track))
+    ``W[j, j mod tw] = 1`` masked to the track. ``cells``: the occupied input cells (default: all).
+
+    **From the ∀-proved definition**: :func:`symverify.parametric.library.gather` instantiated at
+    ``N' = lay.rows``, ``d``, ``n``, ``tw`` with the placement ``IN = cells`` (proved for every set of
+    occupied cells on the input rows)."""
+    from symverify.parametric.concrete import instantiate
+    from symverify.parametric.definitions import gather
+
+    n, d = lay.n, lay.d
+    occupied = set(cells) if cells is not None else {(i, j) for i in range(n) for j in range(d)}
+    a, b = instantiate(gather(), _move_sizes(lay), placement={"IN": occupied})
+    return _stored(a), _stored(b)
 
 
 def scatter_layers(lay: Layout, outputs: int) -> tuple[Layer, Layer]:
     """The inverse of :func:`gather_layers` for outputs ``0 … outputs − 1``: ``u·W`` copying
     channel ``j − tw`` to ``j`` masked to the rows each channel reads, then a conv shifting
-    channels ``j ≥ tw`` up by ``n`` rows; output ``k`` ends at cell ``(k // d, k % d)``."""
-    n, tw, d, rows = lay.n, lay.tw, lay.d, lay.rows
-    cells = [divmod(k, d) for k in range(outputs)]
-    W = {(j if j < tw else j - tw, j): 1 for j in range(d)}
-    gate = {(i if j < tw else n + i, j): 1 for i, j in cells}
-    taps = {((0 if j < tw else rows - n), j): 1 for j in range(d)}
-    return mix_layer(lay, W, gate), conv_layer(lay, taps, _ones(set(cells)))
+    channels ``j ≥ tw`` up by ``n`` rows; output ``k`` ends at cell ``(k // d, k % d)``.
+
+    **From the ∀-proved definition**: :func:`symverify.parametric.library.scatter` instantiated at
+    ``N' = lay.rows``, ``d``, ``n``, ``tw`` with the placement ``OUT`` = the output cells (proved for
+    every set of output cells on the first ``n`` rows)."""
+    from symverify.parametric.concrete import instantiate
+    from symverify.parametric.definitions import scatter
+
+    d = lay.d
+    if not 0 <= outputs <= lay.n * d:
+        raise CompileError(f"scatter layers: expected 0 ≤ outputs ≤ n·d = {lay.n * d} (the model's cells), found {outputs}")
+    a, b = instantiate(scatter(), _move_sizes(lay), placement={"OUT": {divmod(k, d) for k in range(outputs)}})
+    return _stored(a), _stored(b)
+
+
+def _move_sizes(lay: Layout) -> dict[str, int]:
+    return {"N": lay.rows, "d": lay.d, "n": lay.n, "tw": lay.tw}
 
 
 # ---- chains -----------------------------------------------------------------------------------

@@ -133,11 +133,28 @@ def index(e: IExpr, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray
     return r
 
 
+class CellSet(frozenset):  # type: ignore[type-arg]
+    """A placement's set of cells, frozen, with its packed int64 keys computed once (a placement is
+    read at every predicate node of every layer)."""
+
+    _keys: Any = None
+
+    def keys(self) -> np.ndarray:
+        import numpy as np
+
+        if self._keys is None:
+            ks = [r * _KEY + c for r, c in self if 0 <= r < _LIMIT // _KEY and 0 <= c < _KEY]
+            self._keys = np.unique(np.fromiter(ks, dtype=np.int64, count=len(ks)))
+        return self._keys
+
+
 def _member(cells: AbstractSet[tuple[int, ...]], args: list[np.ndarray]) -> np.ndarray:
     import numpy as np
 
     n = len(args[0]) if args else 0
     if len(args) == 2 and n and int(args[0].max()) < (_LIMIT // _KEY) and int(args[1].max()) < _KEY:
+        if isinstance(cells, CellSet):
+            return np.isin(args[0] * _KEY + args[1], cells.keys(), assume_unique=False)
         keys = [r * _KEY + c for r, c in cells if 0 <= r < _LIMIT // _KEY and 0 <= c < _KEY]
         return np.isin(args[0] * _KEY + args[1], np.fromiter(keys, dtype=np.int64, count=len(keys)))
     cols = [a.tolist() for a in args]

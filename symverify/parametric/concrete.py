@@ -257,7 +257,10 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
     """The gadget's layers at the parameter values ``params`` (module docstring); ``placement``
     gives the free predicates — each a callable on cells or a set of cells (tuples of ints; the
     predicate holds exactly on its members) — which must satisfy ``assume`` at every cell."""
-    preds = dict(placement or {})
+    from symverify.parametric.bulk import CellSet
+
+    # a set of cells is frozen once (its packed keys are then computed once for every read)
+    preds = {k: CellSet(v) if isinstance(v, AbstractSet) and not isinstance(v, CellSet) else v for k, v in (placement or {}).items()}
     with predicates({k: _as_callable(v) for k, v in preds.items()}):
         env, nn, dd = sizes(g, params)
         if placement is not None:

@@ -11,7 +11,7 @@ from functools import cache
 from symverify.parametric import library
 from symverify.parametric.gadget import Gadget
 
-__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage"]
+__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter", "factor_sequence", "factor_channel", "block_scale"]
 
 
 @cache
@@ -52,3 +52,28 @@ def product_pair() -> Gadget:
 @cache
 def mul_stage() -> Gadget:
     return library.mul_stage()
+
+
+@cache
+def gather() -> Gadget:
+    return library.gather()
+
+
+@cache
+def scatter() -> Gadget:
+    return library.scatter()
+
+
+@cache
+def factor_sequence() -> Gadget:
+    return library.factor_sequence()
+
+
+@cache
+def factor_channel() -> Gadget:
+    return library.factor_channel()
+
+
+@cache
+def block_scale() -> Gadget:
+    return library.block_scale()

@@ -138,9 +138,14 @@ class Gadget:
     assume: Cond = TRUE
     families: Mapping[str, tuple[IExpr, ...]] = field(default_factory=dict)
     doc: str = ""
+    cases: tuple[Cond, ...] = ()
+    """A case split for the prover (a hint, not part of the statement): the identity is decided on
+    each case and on the cells no case covers, one query each (what holds on every part holds
+    everywhere, whatever the cases are)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", tuple(self.params))
+        object.__setattr__(self, "cases", tuple(self.cases))
         object.__setattr__(self, "layers", tuple(self.layers))
         object.__setattr__(self, "rows", as_iexpr(self.rows))
         object.__setattr__(self, "cols", as_iexpr(self.cols))
@@ -164,7 +169,11 @@ class Gadget:
                 used |= vars_c(t.guard) | vars_i(t.src) | vars_v(t.value)
             if not used <= cell:
                 raise ParametricError(f"gadget {self.name} layer {k}: unknown variables {sorted(used - cell)}")
-        for what, vs in (("spec", vars_v(self.spec)), ("care", vars_c(self.care)), ("entry", vars_c(self.entry)), ("assume", vars_c(self.assume))):
+        for k, c in enumerate(self.cases):
+            if not isinstance(c, Cond):
+                raise ParametricError(f"gadget {self.name} case {k}: expected a Cond, found {type(c).__name__}")
+        cases = [(f"case {k}", vars_c(c)) for k, c in enumerate(self.cases)]
+        for what, vs in (("spec", vars_v(self.spec)), ("care", vars_c(self.care)), ("entry", vars_c(self.entry)), ("assume", vars_c(self.assume)), *cases):
             if not vs <= cell:
                 raise ParametricError(f"gadget {self.name} {what}: unknown variables {sorted(vs - cell)}")
         if not self.layers:

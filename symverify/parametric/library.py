@@ -11,11 +11,14 @@ The compiler and the gadget modules build their layers from these definitions
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from symverify.parametric.expr import (
     ONE,
     TRUE,
     Cond,
     IExpr,
+    Value,
     all_of,
     bit,
     eq,
@@ -29,11 +32,11 @@ from symverify.parametric.expr import (
     var,
     where,
 )
-from symverify.parametric.gadget import Gadget, Param, PLayer, tap
+from symverify.parametric.gadget import Gadget, Param, PLayer, Tap, tap
 
 __all__ = [
     "MAX_N", "MAX_D", "shift_down", "shift_up", "cyclic_shift", "running_add", "mask", "gate", "constant", "move_rows",
-    "move_cols", "remember_rows", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter",
+    "move_cols", "remember_rows", "remember_rows_two", "remember_channels", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter", "factor_sequence", "factor_channel", "block_scale",
     "user_cyclic_shift", "PRIMITIVES", "ALL",
 ]
 
@@ -147,6 +150,63 @@ def remember_rows() -> Gadget:
                   where=ge(N, a + b), entry=lt(i, a + b), families={"F": (N, D), "g": (D,)})
 
 
+def _two_tap(lo: Cond) -> tuple[Tap, ...]:
+    """A filter with two taps at the lags ``l1``, ``l2`` (any, equal allowed: they add) and the
+    coefficients ``h1[c]``, ``h2[c]`` on the channels where ``lo`` holds."""
+    return (tap(var("l1"), fam("h1", q), lo), tap(var("l2"), fam("h2", q), lo))
+
+
+def _two_tap_conv(r: IExpr, c: IExpr) -> Value:
+    """``(h ⊛ x)[r, c]`` for :func:`_two_tap`'s filter, causal."""
+    l1, l2 = var("l1"), var("l2")
+    return where(ge(r, l1), fam("h1", c) * inp(r - l1, c)) + where(ge(r, l2), fam("h2", c) * inp(r - l2, c))
+
+
+def remember_rows_two() -> Gadget:
+    """Proposition H.10 (remember), rows, the **two-layer** form for a general filter
+    (:func:`symverify.gadgets.remember.remember_rows` with ``b ≥ 1`` and taps at lags other than 0):
+    ``x`` = rows ``[0, a)``, ``r`` = rows ``[a, a + b)``, ``s = a + b``, ``N' ≥ 2s``; the filter has
+    two taps at any lags ``l1, l2 < a`` with coefficients ``h1[c]``, ``h2[c]`` (families: every
+    filter with at most two taps), ``f = F`` a constant.
+
+    Layer 1 (causal): ``h₁ = h + e_s``, ``b1 = F`` on the ``x`` rows and 1 on rows ``[a + s, a + b + s)``
+    (``r`` moves down by ``s`` into the workspace), ``W = b2 = 0``. Layer 2 (cyclic): ``h₂ = e_0 +
+    e_{N' − s}``, ``b1`` = 1 on rows ``[0, a + b)``, ``W = b2 = 0`` (``r`` moves back up; the ``x`` rows
+    meet only zero rows at lag ``−s``). Spec: ``F ⊙ (h ⊛ x)`` on rows ``< a``, ``r`` on ``[a, a + b)``,
+    0 below; the input is 0 from row ``a + b`` on."""
+    a, b = var("a"), var("b")
+    s = a + b
+    l1 = PLayer(b1=where(lt(i, a), fam("F", i, q), where(ge(i, a + s) & lt(i, s + s), 1)),
+                h=(*_two_tap(TRUE), tap(s)), mode="causal")
+    l2 = PLayer(b1=where(lt(i, s), 1), h=(tap(0), tap(N - s)), mode="cyclic")
+    spec = where(lt(i, a), fam("F", i, q) * _two_tap_conv(i, q), where(lt(i, s), inp(i, q)))
+    ps = _sizes(Param("a", 1, MAX_N), Param("b", 1, MAX_N), Param("l1", 0, MAX_N), Param("l2", 0, MAX_N))
+    return Gadget("remember_rows_two", ps, N, D, (l1, l2), spec, where=all_of(ge(N, 2 * s), lt(var("l1"), a), lt(var("l2"), a)),
+                  entry=lt(i, s), families={"F": (N, D), "h1": (D,), "h2": (D,)})
+
+
+def remember_channels() -> Gadget:
+    """Proposition H.10 (remember), **channels** (:func:`symverify.gadgets.remember.remember_channels`
+    with ``f`` in the state, ``ChannelF``: Theorem H.21's use): on rows ``[0, m)``, ``x`` = channels
+    ``[0, a)``, ``r`` = channels ``[a, a + b)``, ``f`` for ``x``'s channel ``c`` in channel ``fo + c``
+    (``fo ≥ a + b``); a filter with two taps at any lags (as :func:`remember_rows_two`). One causal
+    layer: ``W[fo + c, c] = 1`` and ``h`` = the filter on the ``x`` channels; ``b1`` = 1 on the ``r``
+    channels' rows ``< m`` with ``h = e_0`` there; ``b2 = 0``. Spec on rows ``< m``: ``f ⊙ (h ⊛ x)`` on
+    the ``x`` channels, ``r`` on the ``r`` channels, 0 elsewhere (the ``f`` channels are consumed); the
+    input is 0 outside rows ``< m`` of ``x``, ``r`` and ``f``'s channels."""
+    a, b, m, fo = var("a"), var("b"), var("m"), var("fo")
+    xs = lt(q, a)
+    rs = ge(q, a) & lt(q, a + b)
+    layer = PLayer(W=(tap(q + fo, 1, xs),), b1=where(rs & lt(i, m), 1), h=(*_two_tap(xs), tap(0, 1, rs)), mode="causal")
+    spec = where(lt(i, m), where(xs, inp(i, q + fo) * _two_tap_conv(i, q), where(rs, inp(i, q))))
+    entry = lt(i, m) & (lt(q, a + b) | ge(q, fo) & lt(q, fo + a))
+    ps = _sizes(Param("a", 1, MAX_D), Param("b", 0, MAX_D), Param("m", 1, MAX_N), Param("fo", 1, MAX_D),
+                Param("l1", 0, MAX_N), Param("l2", 0, MAX_N))
+    return Gadget("remember_channels", ps, N, D, (layer,), spec,
+                  where=all_of(ge(N, m), ge(var("fo"), a + b), ge(D, var("fo") + a), lt(var("l1"), m), lt(var("l2"), m)),
+                  entry=entry, families={"h1": (D,), "h2": (D,)})
+
+
 def _butterfly_params() -> tuple[Param, ...]:
     return (Param("r", 1, MAX_LOG_N - 2), Param("j", 0, MAX_LOG_D), Param("e", 0, MAX_LOG_N))
 
@@ -189,7 +249,7 @@ def butterfly_sequence() -> Gadget:
     fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
     ps = (Param("r", 1, MAX_LOG_N - 2), Param("tw", 1, MAX_D), Param("e", 0, MAX_LOG_N))
     return Gadget("butterfly_sequence", ps, NN, tw, (A, B), spec, where=lt(e, r), entry=in_b0,
-                  families=fams)
+                  families=fams, cases=(in_b0 & low, in_b0 & ~low))
 
 
 def butterfly_channel() -> Gadget:
@@ -218,6 +278,148 @@ def butterfly_channel() -> Gadget:
     fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
     return Gadget("butterfly_channel", _butterfly_params(), NN, tw, (A, C), spec, where=lt(e, j), entry=in_b0,
                   families=fams)
+
+
+def _flag(name: str) -> IExpr:
+    return var(name)
+
+
+def _a_taps(S: IExpr, track: Cond) -> tuple[Tap, ...]:
+    """The taps of layer ``A`` (:func:`~symverify.compiler.butterfly_to_baseconv.scale_layer`) as the
+    compiler chooses them: ``k = ((t − b) mod 3)·S`` for every source block ``b`` (``B0``, and ``B1`` when
+    ``pend = 1``) and target block ``t`` (``B0``, ``B1`` when ``x1 = 1``, ``B2`` when ``x2 = 1``), on the
+    track channels."""
+    pend, x1, x2 = var("pend"), _flag("x1"), _flag("x2")
+    return (tap(0, 1, track), tap(S, 1, track & (eq(x1, 1) | eq(pend, 1) & eq(x2, 1))),
+            tap(2 * S, 1, track & (eq(x2, 1) | eq(pend, 1))))
+
+
+def _pending_value(S: IExpr) -> Callable[[IExpr, IExpr], Value]:
+    """``T(a, c) = B0[a, c] + pend·B1[a, c]``: the value at track cell ``(a, c)`` (a pending state is the sum)."""
+    pend = var("pend")
+    return lambda a, c: inp(a, c) + where(eq(pend, 1), inp(S + a, c))
+
+
+def _flags() -> tuple[Param, ...]:
+    return (Param("pend", 0, 1), Param("x1", 0, 1), Param("x2", 0, 1))
+
+
+def factor_sequence() -> Gadget:
+    """Lemma H.16, sequence axis, in every form the compiler emits
+    (:func:`~symverify.compiler.butterfly_to_baseconv.factor_layers`): on a clean or **pending** input
+    (``pend``: the input is ``T = B0 + B1``), **pruned** (free predicates: ``SUP`` = the track cells whose
+    position may be nonzero, ``LIVE`` = the output cells kept) and with ``d`` channels, ``tw ≤ d < 2·tw``
+    (the **off-track** channels ``c ≥ tw`` of a ``d`` not a power of two stay 0). Layout as
+    :func:`butterfly_sequence` (``R = 2^r``, ``S = R + R/2``, ``N' = 3S``, stride ``t·tw``, ``t = 2^e``).
+
+    ``A`` = :func:`_a_taps` (``x1``/``x2``: whether a coefficient lands in ``B1``/``B2``; ``assume`` ties
+    them to ``SUP``), ``b1`` as :func:`butterfly_sequence` but only at the cells of positions in
+    ``SUP``; ``B`` as :func:`butterfly_sequence` on the track channels, ``b1`` = 1 on ``LIVE``. Spec on
+    ``B0``'s track: ``LIVE``·(``d1·T'[p] + d2·T'[p + s]``) at a lower row, ``LIVE``·(``d3·T'[p − s] +
+    d4·T'[p]``) at an upper one, ``T' = 1_SUP ⊙ T``: the factor applied to the input restricted to its
+    support (the compiler's state tracking shows ``T = T'``), masked to the live cells; 0 elsewhere."""
+    r, tw, e = var("r"), var("tw"), var("e")
+    R, S, NN = _layout(r)
+    t = pow2(e)
+    track = lt(q, tw)
+    low = ~bit(i, e)
+    in_b0 = lt(i, R) & track
+    in_b1 = ge(i, S) & lt(i, S + R) & track
+    in_b2 = ge(i, 2 * S) & lt(i, 2 * S + R) & track
+    rho1, rho2 = i - S, i - 2 * S
+
+    def sup(a: IExpr, c: IExpr) -> Cond:
+        return pred("SUP", a, c)
+
+    b1 = where(in_b0 & sup(i, q), where(low, fam("d1", i, q), fam("d4", i - t, q)),
+               where(in_b1 & sup(rho1, q), where(bit(rho1, e), fam("d2", rho1 - t, q)),
+                     where(in_b2 & sup(rho2, q), where(~bit(rho2, e), fam("d3", rho2, q)))))
+    A = PLayer(b1=b1, h=_a_taps(S, track), mode="cyclic")
+    B = PLayer(b1=where(in_b0 & pred("LIVE", i, q), 1), h=(tap(0, 1, track), tap(NN - S - t, 1, track), tap(S + t, 1, track)),
+               mode="cyclic")
+    T = _pending_value(S)
+
+    def tt(a: IExpr) -> object:
+        return where(sup(a, q), T(a, q))
+
+    spec = where(in_b0 & pred("LIVE", i, q),
+                 where(low, fam("d1", i, q) * tt(i) + fam("d2", i, q) * tt(i + t),
+                       fam("d3", i - t, q) * tt(i - t) + fam("d4", i - t, q) * tt(i)))
+    on_track = lt(i, R) & track
+    assume = all_of(~sup(i, q) | on_track, ~pred("LIVE", i, q) | on_track,
+                    ~(sup(i, q) & bit(i, e)) | eq(var("x1"), 1), ~(sup(i, q) & ~bit(i, e)) | eq(var("x2"), 1))
+    entry = on_track | eq(var("pend"), 1) & in_b1
+    fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
+    ps = (Param("r", 1, MAX_LOG_N - 2), Param("tw", 1, MAX_D // 2), Param("d", 1, MAX_D), Param("e", 0, MAX_LOG_N), *_flags())
+    return Gadget("factor_sequence", ps, NN, D, (A, B), spec, where=all_of(lt(e, r), le_(tw, D), lt(D, 2 * tw)),
+                  entry=entry, assume=assume, families=fams, cases=(in_b0 & low, in_b0 & ~low))
+
+
+def factor_channel() -> Gadget:
+    """Lemma H.16, channel axis, in every form the compiler emits (as :func:`factor_sequence`: pending,
+    pruned by ``SUP``/``LIVE``, off-track channels; ``R = 2^r ≥ 1`` track rows, ``tw = 2^j``, stride
+    ``s = 2^e < tw``). ``A`` = :func:`_a_taps` (``x1``: a coefficient lands in ``B1``), ``b1`` as
+    :func:`butterfly_channel` at the cells of positions in ``SUP``; ``C``: ``W = I + P_s`` on the track,
+    ``b2`` = 1 on ``B0``'s lower and ``B1``'s upper cells that are ``LIVE``. Spec (pending ``B0 + B1``):
+    ``B0`` lower cell ``p``: ``LIVE``·(``d1·T'[p] + d2·T'[p + s]``); ``B1`` upper cell ``p + s``:
+    ``LIVE``·(``d3·T'[p] + d4·T'[p + s]``), ``T' = 1_SUP ⊙ T``; 0 elsewhere."""
+    r, j, e = var("r"), var("j"), var("e")
+    R, S, NN = _layout(r)
+    tw = pow2(j)
+    s = pow2(e)
+    track = lt(q, tw)
+    low = ~bit(q, e)
+    in_b0 = lt(i, R) & track
+    in_b1 = ge(i, S) & lt(i, S + R) & track
+    rho1 = i - S
+
+    def sup(a: IExpr, c: IExpr) -> Cond:
+        return pred("SUP", a, c)
+
+    b1 = where(in_b0 & sup(i, q), where(low, fam("d1", i, q), fam("d2", i, q - s)),
+               where(in_b1 & sup(rho1, q), where(low, fam("d3", rho1, q), fam("d4", rho1, q - s))))
+    A = PLayer(b1=b1, h=_a_taps(S, track), mode="cyclic")
+    live = pred("LIVE", i, q)
+    C = PLayer(W=(tap(q, 1, track), tap(q ^ s, 1, track)), b2=where(live & (in_b0 & low | in_b1 & ~low), 1), mode="cyclic")
+    T = _pending_value(S)
+
+    def tt(a: IExpr, c: IExpr) -> object:
+        return where(sup(a, c), T(a, c))
+
+    spec = where(live & in_b0 & low, fam("d1", i, q) * tt(i, q) + fam("d2", i, q) * tt(i, q + s),
+                 where(live & in_b1 & ~low, fam("d3", rho1, q - s) * tt(rho1, q - s) + fam("d4", rho1, q - s) * tt(rho1, q)))
+    on_track = lt(i, R) & track
+    assume = all_of(~sup(i, q) | on_track, ~live | in_b0 | in_b1, ~sup(i, q) | eq(var("x1"), 1))
+    entry = on_track | eq(var("pend"), 1) & in_b1
+    fams = {k: (R, tw) for k in ("d1", "d2", "d3", "d4")}
+    ps = (Param("r", 0, MAX_LOG_N - 2), Param("j", 0, MAX_LOG_D - 1), Param("d", 1, MAX_D), Param("e", 0, MAX_LOG_D), *_flags())
+    return Gadget("factor_channel", ps, NN, D, (A, C), spec, where=all_of(lt(e, j), le_(tw, D), lt(D, 2 * tw), eq(var("x2"), 0)),
+                  entry=entry, assume=assume, families=fams)
+
+
+def block_scale() -> Gadget:
+    """Layer ``A`` writing ``B0`` alone (:func:`~symverify.compiler.butterfly_to_baseconv.scale_layer` with
+    every coefficient in ``B0``): ``y = KEEP ⊙ g ⊙ (T + C)`` on ``B0``'s track, 0 elsewhere, ``T = B0 +
+    pend·B1`` (a pending input is summed first). One cyclic conv layer: ``h = e_0 (+ e_{2S}``
+    when ``pend = 1``, reading ``B1`` into ``B0``) on the track channels, ``b1 = g`` on the cells where the
+    free predicate ``KEEP`` holds (on ``B0``'s track), ``b2 = C`` on ``B0``'s track, ``W = 0``. It is the
+    **diagonal factor** of Lemma H.16 (``g`` = the diagonal, ``C = 0``, ``KEEP`` = the support:
+    ``y = diag(g)·(1_SUP ⊙ T)``) and the **closing sum** ``B0 + B1 + C → B0`` (``g = 1``, ``C`` the offset,
+    ``KEEP`` = the live cells, :func:`~symverify.compiler.butterfly_to_baseconv.sum_layer`). Layout as
+    :func:`mul_stage` (``R`` track rows, ``S = R + ⌊R/2⌋``, ``N' = 3S``, ``tw ≤ d < 2·tw``); ``R`` and ``tw``
+    are free integers (every ``R ≥ 1``, powers of two included), so the arithmetic is linear."""
+    R, tw, pend = var("R"), var("tw"), var("pend")
+    S = R + (R >> 1)
+    track = lt(q, tw)
+    on_track = lt(i, R) & track
+    keep = pred("KEEP", i, q)
+    layer = PLayer(b1=where(on_track & keep, fam("g", i, q)), h=(tap(0, 1, track), tap(2 * S, 1, track & eq(pend, 1))),
+                   b2=where(on_track, fam("C", i, q)), mode="cyclic")
+    spec = where(on_track & keep, fam("g", i, q) * (inp(i, q) + where(eq(pend, 1), inp(S + i, q)) + fam("C", i, q)))
+    entry = on_track | eq(pend, 1) & ge(i, S) & lt(i, S + R) & track
+    ps = (Param("R", 1, 1 << (MAX_LOG_N - 2)), Param("tw", 1, MAX_D // 2), Param("d", 1, MAX_D), Param("pend", 0, 1))
+    return Gadget("block_scale", ps, 3 * S, D, (layer,), spec, where=all_of(le_(tw, D), lt(D, 2 * tw)), entry=entry,
+                  assume=~keep | on_track, families={"g": (R, tw), "C": (R, tw)})
 
 
 def product_pair() -> Gadget:
@@ -297,42 +499,67 @@ def mul_stage() -> Gadget:
                   entry=entry, assume=assume, families={"C": (R, tw)})
 
 
+def _move_params() -> tuple[Param, ...]:
+    return (Param("N", 1, MAX_N), Param("d", 1, MAX_D), Param("n", 1, MAX_N // 2), Param("tw", 1, MAX_D))
+
+
+def _move_where() -> Cond:
+    tw = var("tw")
+    return all_of(ge(N, 2 * var("n")), le_(tw, D), lt(D, 2 * tw))
+
+
 def gather() -> Gadget:
-    """The gather layers for ``d`` not a power of two (:func:`~symverify.compiler.butterfly_to_baseconv.gather_layers`,
-    simplified to the two channel groups): channels ``j ≥ tw`` move down ``n`` rows (conv ``h = e_n`` on
-    them, ``e_0`` on ``j < tw``, ``b1`` = 1 on the moved cells), then ``u·W`` with
-    ``W[j, j mod tw] = 1`` folds them onto the track. Sizes: ``n`` input rows, ``d`` with
-    ``tw ≤ d < 2·tw``, ``N' ≥ 2n``. Spec: cell ``(i, c)``, ``c < tw``, holds ``u[i, c]`` for ``i < n`` and
-    ``u[i − n, c + tw]`` for ``n ≤ i < 2n`` when ``c + tw < d``; every other cell 0."""
-    n, j = var("n"), var("j")
-    tw = pow2(j)
-    hi = ge(q, tw)
-    l1 = PLayer(b1=where(hi & ge(i, n) & lt(i, 2 * n), 1, where(~hi & lt(i, n), 1)),
-                h=(tap(0, 1, ~hi), tap(n, 1, hi)), mode="causal")
-    track = lt(q, tw) & lt(i, 2 * n)
-    l2 = PLayer(W=(tap(q, 1, lt(q, tw)), tap(q + tw, 1, lt(q, tw) & lt(q + tw, D))), b2=where(track, 1), mode="causal")
-    spec = where(lt(q, tw), where(lt(i, n), inp(i, q), where(lt(i, 2 * n) & lt(q + tw, D), inp(i - n, q + tw))))
-    ps = (Param("N", 1, MAX_N), Param("d", 1, MAX_D), Param("n", 1, MAX_N // 2), Param("j", 0, MAX_LOG_D - 1))
-    return Gadget("gather", ps, N, D, (l1, l2), spec, where=all_of(ge(N, 2 * n), le_(tw, D), lt(D, 2 * tw)),
-                  entry=lt(i, n))
+    """The gather layers for ``d`` not a power of two, exactly as the compiler emits them
+    (:func:`~symverify.compiler.butterfly_to_baseconv.gather_layers`), for **every set of occupied
+    input cells** (the free predicate ``IN``, on rows ``< n``): input cell ``(i, c)`` ends at its track
+    position, ``(i, c)`` for ``c < tw`` and ``(n + i, c − tw)`` for ``c ≥ tw``
+    (:func:`~symverify.compiler.layout.track_position`).
+
+    Layer 1 (conv, cyclic): ``h = e_0`` on channels ``c < tw``, ``e_n`` on ``c ≥ tw``; ``b1`` = 1 on the
+    moved cells (``IN(i, c)`` for ``c < tw``, ``IN(i − n, c)`` at rows ``i ≥ n`` for ``c ≥ tw``); ``W = b2 = 0``.
+    Layer 2 (mix): ``u·W`` with ``W[c, c mod tw] = 1``, ``b2`` = 1 on the track cells of the occupied
+    inputs, ``h = b1 = 0``. Spec: cell ``(i, c)``, ``c < tw``: ``u[i, c]`` where ``IN(i, c)``,
+    ``u[i − n, c + tw]`` where ``i ≥ n`` and ``IN(i − n, c + tw)``; every other cell 0 (the input is 0
+    outside ``IN``). Sizes: ``tw ≤ d < 2·tw`` (``tw`` a free integer here: the statement holds for
+    every ``tw``, powers of two included, which keeps the arithmetic linear), ``N' ≥ 2n``."""
+    n, tw = var("n"), var("tw")
+    lo = lt(q, tw)
+    up = q + tw
+
+    def occ(a: IExpr, c: IExpr) -> Cond:
+        return pred("IN", a, c)
+
+    moved = where(lo & occ(i, q), 1, where(~lo & ge(i, n) & occ(i - n, q), 1))
+    l1 = PLayer(b1=moved, h=(tap(0, 1, lo), tap(n, 1, ~lo)), mode="cyclic")
+    folded = ge(i, n) & lt(up, D) & occ(i - n, up)
+    l2 = PLayer(W=(tap(q, 1, lo), tap(up, 1, lo & lt(up, D))), b2=where(lo & (occ(i, q) | folded), 1), mode="cyclic")
+    spec = where(lo, where(occ(i, q), inp(i, q), where(folded, inp(i - n, up))))
+    return Gadget("gather", _move_params(), N, D, (l1, l2), spec, where=_move_where(), entry=occ(i, q),
+                  assume=~occ(i, q) | lt(i, n))
 
 
 def scatter() -> Gadget:
-    """The inverse of :func:`gather` (:func:`~symverify.compiler.butterfly_to_baseconv.scatter_layers`):
-    ``u·W`` copies channel ``c − tw`` to ``c ≥ tw`` on the rows ``[n, 2n)`` (and keeps ``c < tw`` on rows
-    ``[0, n)``), then a cyclic conv moves channels ``≥ tw`` up ``n`` rows (``h = e_{N' − n}``) and ``b1``
-    keeps rows ``[0, n)``. Spec: cell ``(i, c)``, ``i < n``: ``u[i, c]`` for ``c < tw``, ``u[n + i, c − tw]``
-    for ``c ≥ tw``; every other cell 0 (the input lies on the track ``c < tw``, rows ``< 2n``)."""
-    n, j = var("n"), var("j")
-    tw = pow2(j)
-    hi = ge(q, tw)
-    l1 = PLayer(W=(tap(q, 1, ~hi), tap(q - tw, 1, hi)),
-                b2=where(hi & ge(i, n) & lt(i, 2 * n), 1, where(~hi & lt(i, n), 1)), mode="cyclic")
-    l2 = PLayer(b1=where(lt(i, n), 1), h=(tap(0, 1, ~hi), tap(N - n, 1, hi)), mode="cyclic")
-    spec = where(lt(i, n), where(hi, inp(n + i, q - tw), inp(i, q)))
-    ps = (Param("N", 1, MAX_N), Param("d", 1, MAX_D), Param("n", 1, MAX_N // 2), Param("j", 0, MAX_LOG_D - 1))
-    return Gadget("scatter", ps, N, D, (l1, l2), spec, where=all_of(ge(N, 2 * n), le_(tw, D), lt(D, 2 * tw)),
-                  entry=lt(q, tw) & lt(i, 2 * n))
+    """The scatter layers (the inverse of :func:`gather`) exactly as the compiler emits them
+    (:func:`~symverify.compiler.butterfly_to_baseconv.scatter_layers`), for **every set of output
+    cells** (the free predicate ``OUT``, on rows ``< n``): output cell ``(i, c)`` receives the value at its
+    track position, ``(i, c)`` for ``c < tw`` and ``(n + i, c − tw)`` for ``c ≥ tw``.
+
+    Layer 1 (mix): ``u·W`` with ``W[c, c] = 1`` (``c < tw``), ``W[c − tw, c] = 1`` (``c ≥ tw``); ``b2`` = 1 at
+    ``(i, c)`` for ``OUT(i, c)``, ``c < tw``, and at ``(n + i, c)`` for ``OUT(i, c)``, ``c ≥ tw``. Layer 2 (conv,
+    cyclic): ``h = e_0`` on ``c < tw``, ``e_{N' − n}`` (up ``n`` rows) on ``c ≥ tw``, ``b1`` = 1 on the output
+    cells. Spec: ``u[i, c]`` (``c < tw``) or ``u[n + i, c − tw]`` (``c ≥ tw``) where ``OUT(i, c)``, every
+    other cell 0 — for every input state (nothing needs to be 0 off the outputs). Sizes as :func:`gather`."""
+    n, tw = var("n"), var("tw")
+    lo = lt(q, tw)
+
+    def out(a: IExpr, c: IExpr) -> Cond:
+        return pred("OUT", a, c)
+
+    l1 = PLayer(W=(tap(q, 1, lo), tap(q - tw, 1, ~lo)),
+                b2=where(lo & out(i, q), 1, where(~lo & ge(i, n) & out(i - n, q), 1)), mode="cyclic")
+    l2 = PLayer(b1=where(out(i, q), 1), h=(tap(0, 1, lo), tap(N - n, 1, ~lo)), mode="cyclic")
+    spec = where(out(i, q), where(lo, inp(i, q), inp(n + i, q - tw)))
+    return Gadget("scatter", _move_params(), N, D, (l1, l2), spec, where=_move_where(), assume=~out(i, q) | lt(i, n))
 
 
 def le_(a: IExpr, b: IExpr) -> Cond:
@@ -349,6 +576,7 @@ def user_cyclic_shift(off_by_one: bool = False) -> Gadget:
 
 
 PRIMITIVES = (shift_down, shift_up, cyclic_shift, running_add, mask, gate, constant, move_rows, move_cols)
-ALL = (*PRIMITIVES, remember_rows, butterfly_sequence, butterfly_channel, product_pair, mul_stage, gather, scatter)
+ALL = (*PRIMITIVES, remember_rows, remember_rows_two, remember_channels, butterfly_sequence, butterfly_channel, product_pair, mul_stage, gather, scatter, factor_sequence,
+       factor_channel, block_scale)
 
 _ = (eq, TRUE)

@@ -39,12 +39,12 @@ def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str,
 
 
 
-def forall_instance(gadget: Gadget) -> Instance:
+def forall_instance(gadget: Gadget, timeout_s: float = 60.0) -> Instance:
     """The ∀ row of a proof script: :func:`~symverify.provers.forall.prove_forall` on a parametric
-    gadget, named with the ranges it holds for (method ``z3``; a refutation is re-checked by
-    instantiating the gadget)."""
+    gadget (within ``timeout_s``), named with the ranges it holds for (method ``z3``; a refutation is
+    re-checked by instantiating the gadget)."""
     from symverify.provers.forall import prove_forall
 
-    r = prove_forall(gadget)
+    r = prove_forall(gadget, timeout_s=timeout_s)
     return Instance.from_report(f"∀ {gadget.name}: {r.ranges}", r, method="z3", resources={"layers": len(gadget.layers)},
                                 seconds=r.seconds, detail="" if r.proved else str(r))
