@@ -16,7 +16,7 @@ just this one) times one random BB* element applied to a (B, N) float64 batch by
 input index of the 2×2 blocks. When ``BUTTERFLY_SRC`` names a checkout of HazyResearch/butterfly,
 its ``torch_butterfly.Butterfly`` module (``nblocks=2``, decreasing stride first: the B* half,
 then B) with the same twiddles is timed too. Torch runs on one thread; the methods are measured
-interleaved, and medians are reported with the ratio ours/reference (≤ 1 means ours is faster).
+interleaved (thread-CPU time, minimum of ≥ 5 rounds), with the ratio ours/reference (≤ 1 means ours is faster).
 Prints ratios; asserts nothing about time.
 """
 
@@ -58,19 +58,24 @@ def median_time(fn: Callable[[], object], budget: float = 0.3, max_reps: int = 5
     return statistics.median(times)
 
 
-def interleaved_medians(fns: dict[str, Callable[[], object]], budget: float = 1.0, max_reps: int = 30) -> dict[str, float]:
-    """Median time of every function, measured in rounds (each round runs all, in rotating order)."""
+def interleaved_minima(fns: dict[str, Callable[[], object]], budget: float = 1.0, min_reps: int = 5,
+                       max_reps: int = 30) -> dict[str, float]:
+    """Minimum thread-CPU time of every function (``time.thread_time``: steady on a shared machine,
+    torch runs on one thread), measured in rounds: each round runs all of them once, in rotating
+    order; at least ``min_reps`` rounds, more while the budget lasts. Each runs once first to warm up."""
     times: dict[str, list[float]] = {k: [] for k in fns}
     names = list(fns)
+    for fn in fns.values():
+        fn()
     start = time.perf_counter()
     r = 0
-    while r < 3 or (time.perf_counter() - start < budget and r < max_reps):
+    while r < min_reps or (time.perf_counter() - start < budget and r < max_reps):
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            t = time.perf_counter()
+            t = time.thread_time()
             fns[name]()
-            times[name].append(time.perf_counter() - t)
+            times[name].append(time.thread_time() - t)
         r += 1
-    return {k: statistics.median(v) for k, v in times.items()}
+    return {k: min(v) for k, v in times.items()}
 
 
 def reference_twiddle(bb: BBStar) -> np.ndarray:
@@ -207,7 +212,7 @@ def batched_table(logs: range, batches: list[int]) -> None:
                 want = reference_multiply(tw, xt).numpy()  # type: ignore[attr-defined]
                 outs = [prog.apply(xn), mod(xt).numpy()] + ([peer(xt).numpy()] if peer is not None else [])  # type: ignore[attr-defined]
                 dev = max(float(np.max(np.abs(o - want))) for o in outs) / max(1.0, float(np.max(np.abs(want))))
-                t = interleaved_medians(fns)
+                t = interleaved_minima(fns)
             cols = {"np/ref": t["numpy"] / t["ref"], "torch/ref": t["torch"] / t["ref"]}
             if peer is not None:
                 cols |= {"np/mod": t["numpy"] / t["module"], "torch/mod": t["torch"] / t["module"]}
