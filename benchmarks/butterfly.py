@@ -182,7 +182,12 @@ def batched_table(logs: range, batches: list[int]) -> None:
     torch.set_num_threads(1)
     src = os.environ.get("BUTTERFLY_SRC")
     note = "" if src else "BUTTERFLY_SRC is not set: the torch_butterfly module itself is not timed, only its algorithm"
+    from symverify import _native
+    from symverify.kaleidoscope._native_butterfly import library
+
     print("\nbatched application, float64, one thread; ratios are ours / reference (≤ 1: ours is faster)")
+    lib = library()
+    print(f"compile_torch on the CPU: {'the native kernel ' + str(lib._name) if lib is not None else 'the torch forms (no native kernel: ' + str(_native.why_not('butterfly')) + ')'}")
     ratios: dict[str, list[float]] = {}
     header = False
     for k in logs:
@@ -223,6 +228,9 @@ def batched_table(logs: range, batches: list[int]) -> None:
                   f"{cols['np/ref']:>7.2f} {cols['torch/ref']:>9.2f}{peer_cols}  {dev:.1e}", flush=True)
     worst = ", ".join(f"{key} {max(v):.2f}" for key, v in ratios.items())
     print(f"worst ratios (target ≤ 1.00 at every size): {worst}")
+    if "torch/mod" in ratios:
+        inv = [1 / r for r in ratios["torch/mod"]]
+        print(f"torch_butterfly ÷ compile_torch (≥ 1: compile_torch faster): {min(inv):.2f}–{max(inv):.2f}")
     if note:
         print(f"note: {note}")
 
