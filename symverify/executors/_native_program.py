@@ -79,27 +79,32 @@ void NAME(const int64_t *ops, int64_t nops) {                                   
         const int64_t n0 = o[1], n1 = o[2], n2 = o[3];                                             \
         const int64_t ds = o[7], as = o[11], bs = o[15], cs = o[19];                               \
         if (o[0] == 5) { /* d[i, m] = a[i, 0]·b[0, m], then fma over k in order (torch.mm's body) */  \
-            for (int64_t i = 0; i < n0; ++i) {                                                     \
-                T *d = (T *)(intptr_t)o[4] + i * o[5];                                             \
-                const T *a = (const T *)(intptr_t)o[8] + i * o[9];                                 \
-                const T *b = (const T *)(intptr_t)o[12];                                           \
-                if (n1 == 0) { for (int64_t m = 0; m < n2; ++m) d[m * ds] = 0; continue; }         \
-                const T a0 = a[0];                                                                 \
-                if (ds == 1 && bs == 1) {                                                          \
-                    _Pragma("GCC ivdep")                                                           \
-                    for (int64_t m = 0; m < n2; ++m) d[m] = a0 * b[m];                             \
-                    for (int64_t k = 1; k < n1; ++k) {                                             \
-                        const T ak = a[k * o[10]];                                                 \
-                        const T *bk = b + k * o[13];                                               \
+            T *D = (T *)(intptr_t)o[4];                                                            \
+            const T *A = (const T *)(intptr_t)o[8], *Bm = (const T *)(intptr_t)o[12];              \
+            /* columns in chunks of 256: a chunk of every row of b stays in cache over all i */    \
+            for (int64_t m0 = 0; m0 < n2; m0 += 256) {                                             \
+                const int64_t m1 = m0 + 256 < n2 ? m0 + 256 : n2;                                  \
+                for (int64_t i = 0; i < n0; ++i) {                                                 \
+                    T *d = D + i * o[5];                                                           \
+                    const T *a = A + i * o[9];                                                     \
+                    if (n1 == 0) { for (int64_t m = m0; m < m1; ++m) d[m * ds] = 0; continue; }    \
+                    const T a0 = a[0];                                                             \
+                    if (ds == 1 && bs == 1) {                                                      \
                         _Pragma("GCC ivdep")                                                       \
-                        for (int64_t m = 0; m < n2; ++m) d[m] = OP_FMA(d[m], ak, bk[m]);           \
-                    }                                                                              \
-                } else {                                                                           \
-                    for (int64_t m = 0; m < n2; ++m) d[m * ds] = a0 * b[m * bs];                   \
-                    for (int64_t k = 1; k < n1; ++k) {                                             \
-                        const T ak = a[k * o[10]];                                                 \
-                        const T *bk = b + k * o[13];                                               \
-                        for (int64_t m = 0; m < n2; ++m) d[m * ds] = OP_FMA(d[m * ds], ak, bk[m * bs]); \
+                        for (int64_t m = m0; m < m1; ++m) d[m] = a0 * Bm[m];                       \
+                        for (int64_t k = 1; k < n1; ++k) {                                         \
+                            const T ak = a[k * o[10]];                                             \
+                            const T *bk = Bm + k * o[13];                                          \
+                            _Pragma("GCC ivdep")                                                   \
+                            for (int64_t m = m0; m < m1; ++m) d[m] = OP_FMA(d[m], ak, bk[m]);      \
+                        }                                                                          \
+                    } else {                                                                       \
+                        for (int64_t m = m0; m < m1; ++m) d[m * ds] = a0 * Bm[m * bs];             \
+                        for (int64_t k = 1; k < n1; ++k) {                                         \
+                            const T ak = a[k * o[10]];                                             \
+                            const T *bk = Bm + k * o[13];                                          \
+                            for (int64_t m = m0; m < m1; ++m) d[m * ds] = OP_FMA(d[m * ds], ak, bk[m * bs]); \
+                        }                                                                          \
                     }                                                                              \
                 }                                                                                  \
             }                                                                                      \
