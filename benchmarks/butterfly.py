@@ -17,6 +17,8 @@ input index of the 2×2 blocks. When ``BUTTERFLY_SRC`` names a checkout of HazyR
 its ``torch_butterfly.Butterfly`` module (``nblocks=2``, decreasing stride first: the B* half,
 then B) with the same twiddles is timed too. Torch runs on one thread; the methods are measured
 interleaved (thread-CPU time, minimum of ≥ 5 rounds), with the ratio ours/reference (≤ 1 means ours is faster).
+``torch`` is ``compile_torch`` as it runs (the native kernel when it builds); ``forms`` is the same
+module held to its pure-torch forms, timed in the same run.
 Prints ratios; asserts nothing about time.
 """
 
@@ -194,11 +196,13 @@ def batched_table(logs: range, batches: list[int]) -> None:
         N = 1 << k
         bb = random_bbstar(N, seed=k)
         prog, mod = compile_numpy(bb), compile_torch(bb)
+        forms = compile_torch(bb)  # the same module held to its torch forms (stages, blocks, dense): no native kernel
+        forms._block_cache[("native", torch.float64)] = [None]
         tw = torch.from_numpy(reference_twiddle(bb))
         peer, why = peer_module(src, tw, N) if src else (None, "")
         note = why if peer is None and why else note
         if not header:
-            peer_head = f" {'module':>10} {'np/mod':>7} {'torch/mod':>9}" if peer is not None else ""
+            peer_head = f" {'module':>10} {'np/mod':>7} {'torch/mod':>9} {'forms':>10} {'forms/mod':>9}" if peer is not None else ""
             print(f"{'N':>6} {'B':>4} {'reference':>11} {'numpy':>10} {'torch':>10} {'np/ref':>7} {'torch/ref':>9}{peer_head}  max rel. dev.")
             if peer is not None:
                 print(f"  {why}")
@@ -210,6 +214,7 @@ def batched_table(logs: range, batches: list[int]) -> None:
                 "ref": lambda tw=tw, xt=xt: reference_multiply(tw, xt),
                 "numpy": lambda prog=prog, xn=xn: prog.apply(xn),
                 "torch": lambda mod=mod, xt=xt: mod(xt),
+                "forms": lambda forms=forms, xt=xt: forms(xt),
             }
             if peer is not None:
                 fns["module"] = lambda peer=peer, xt=xt: peer(xt)
@@ -220,10 +225,11 @@ def batched_table(logs: range, batches: list[int]) -> None:
                 t = interleaved_minima(fns)
             cols = {"np/ref": t["numpy"] / t["ref"], "torch/ref": t["torch"] / t["ref"]}
             if peer is not None:
-                cols |= {"np/mod": t["numpy"] / t["module"], "torch/mod": t["torch"] / t["module"]}
+                cols |= {"np/mod": t["numpy"] / t["module"], "torch/mod": t["torch"] / t["module"], "forms/mod": t["forms"] / t["module"]}
             for key, r in cols.items():
                 ratios.setdefault(key, []).append(r)
-            peer_cols = f" {t['module'] * 1e3:>8.3f}ms {cols['np/mod']:>7.2f} {cols['torch/mod']:>9.2f}" if peer is not None else ""
+            peer_cols = (f" {t['module'] * 1e3:>8.3f}ms {cols['np/mod']:>7.2f} {cols['torch/mod']:>9.2f} {t['forms'] * 1e3:>8.3f}ms "
+                         f"{cols['forms/mod']:>9.2f}") if peer is not None else ""
             print(f"{N:>6} {B:>4} {t['ref'] * 1e3:>9.3f}ms {t['numpy'] * 1e3:>8.3f}ms {t['torch'] * 1e3:>8.3f}ms "
                   f"{cols['np/ref']:>7.2f} {cols['torch/ref']:>9.2f}{peer_cols}  {dev:.1e}", flush=True)
     worst = ", ".join(f"{key} {max(v):.2f}" for key, v in ratios.items())
@@ -231,6 +237,8 @@ def batched_table(logs: range, batches: list[int]) -> None:
     if "torch/mod" in ratios:
         inv = [1 / r for r in ratios["torch/mod"]]
         print(f"torch_butterfly ÷ compile_torch (≥ 1: compile_torch faster): {min(inv):.2f}–{max(inv):.2f}")
+        inv = [1 / r for r in ratios["forms/mod"]]
+        print(f"torch_butterfly ÷ compile_torch's torch forms (without the native kernel): {min(inv):.2f}–{max(inv):.2f}")
     if note:
         print(f"note: {note}")
 
