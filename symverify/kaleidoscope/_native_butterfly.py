@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from symverify._native import load
@@ -29,8 +30,8 @@ SOURCE = r"""
 #include <stdint.h>
 
 #define BFLY(NAME, T, FMA)                                                                            \
-void NAME(T *restrict y, int64_t B, int64_t N, int64_t nst, const int64_t *strides,                \
-          const T *restrict tw, int64_t R) {                                                       \
+void NAME(int64_t N, int64_t nst, const int64_t *strides, const T *restrict tw, int64_t R,        \
+          T *restrict y, int64_t B) {                                                              \
     for (int64_t r0 = 0; r0 < B; r0 += R) {                                                        \
         int64_t r1 = r0 + R < B ? r0 + R : B;                                                      \
         for (int64_t k = 0; k < nst; ++k) {                                                        \
@@ -86,22 +87,21 @@ class Kernel:
     stage in place on ``y``, a contiguous CPU ``(B, N)`` tensor of that dtype."""
 
     def __init__(self, fn: Any, N: int, strides: Any, packed: Any) -> None:
-        self.fn, self.N, self.dtype = fn, N, packed.dtype
-        self._keep = (strides, packed)  # the pointers below stay valid while these live
+        self.N, self.dtype = N, packed.dtype
+        self._keep = (strides, packed)  # the pointers bound below stay valid while these live
         c = ctypes
-        self._n = c.c_int64(N)
-        self._tail = (c.c_int64(strides.numel()), c.c_void_p(strides.data_ptr()), c.c_void_p(packed.data_ptr()),
-                      c.c_int64(max(1, CHUNK_BYTES // (N * packed.element_size()))))
+        self._call = partial(fn, c.c_int64(N), c.c_int64(strides.numel()), c.c_void_p(strides.data_ptr()),
+                             c.c_void_p(packed.data_ptr()), c.c_int64(max(1, CHUNK_BYTES // (N * packed.element_size()))))
 
     def __call__(self, y: Any) -> None:
         if not (y.is_contiguous() and y.dtype == self.dtype and y.is_cpu and y.dim() == 2 and y.shape[1] == self.N):
             raise ShapeError(f"native butterfly kernel: expected a contiguous CPU ({self.N}-column) {self.dtype} matrix, "
                              f"found {tuple(y.shape)} {y.dtype}")
-        self.run_unchecked(y)
+        self._call(ctypes.c_void_p(y.data_ptr()), ctypes.c_int64(y.shape[0]))
 
     def run_unchecked(self, y: Any) -> None:
         """As calling the kernel, for a ``y`` the caller made itself (contiguous, right shape and dtype)."""
-        self.fn(ctypes.c_void_p(y.data_ptr()), ctypes.c_int64(y.shape[0]), self._n, *self._tail)
+        self._call(ctypes.c_void_p(y.data_ptr()), ctypes.c_int64(y.shape[0]))
 
 
 def bind(N: int, strides: Sequence[int], stages: Sequence[tuple[Any, Any]], dtype: Any) -> Kernel | None:
