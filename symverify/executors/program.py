@@ -60,7 +60,7 @@ from symverify.semantics.support import Support, layer_support, support_of_cells
 from ._torch import require_torch
 from .plan import Bias, LayerPlan
 
-__all__ = ["Program", "model_program", "compilable", "MAX_PROGRAM_CELLS"]
+__all__ = ["Program", "model_program", "compilable", "same_plans", "MAX_PROGRAM_CELLS"]
 
 MAX_PROGRAM_CELLS = 1 << 22
 """States of more than this many entries (B·N'·d') run in the generic loop: there the operations
@@ -360,6 +360,15 @@ def build_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n:
     return Program(b.ops, first, x, b.pad, n, d, inner_n)
 
 
+def same_plans(kept: tuple[LayerPlan, ...], seen: Sequence[LayerPlan], plans: Sequence[LayerPlan]) -> bool:
+    """Are ``plans`` the plans a cached result was made of? The list :meth:`ModelPlan.on` returns
+    is cached and never changed, so the same list object (same length, same last plan) answers
+    at once; any other sequence is compared plan by plan."""
+    if plans is seen and len(plans) == len(kept) and (not kept or plans[-1] is kept[-1]):
+        return True
+    return len(kept) == len(plans) and all(p is q for p, q in zip(kept, plans))
+
+
 def model_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n: int, d: int, inner_n: int, inner_d: int,
                   x: Any, path: str) -> Program | None:
     """The (cached) program for these planned layers and ``x``'s batch size and dtype, or None
@@ -369,7 +378,7 @@ def model_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n:
     cache = layers[0].cache
     key = ("program", path, x.shape[0], str(x.dtype))
     hit = cache.get(key)
-    if hit is not None and len(hit[0]) == len(layers) and all(p is q for p, q in zip(hit[0], layers)):
+    if hit is not None and same_plans(hit[0], hit[2], layers):
         return hit[1]  # type: ignore[no-any-return]
     if not compilable(layers, path):
         return None
@@ -380,5 +389,5 @@ def model_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n:
     keys = [k for k in cache if isinstance(k, tuple) and k and k[0] == "program"]
     for k in keys[: max(0, len(keys) - _CACHED_BATCHES + 1)]:
         del cache[k]
-    cache[key] = (tuple(layers), prog)
+    cache[key] = (tuple(layers), prog, layers)
     return prog
