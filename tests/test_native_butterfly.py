@@ -127,3 +127,19 @@ def test_hooks_traces_and_gradients_still_work() -> None:
     assert yg.requires_grad
     yg.sum().backward()
     assert xg.grad is not None and xg.grad.shape == x.shape
+
+
+@needs_native
+def test_a_large_batch_split_over_threads_gives_the_same_bits() -> None:
+    bb = random_bbstar(1024, 4)
+    m = compile_torch(bb)
+    x = torch.from_numpy(np.random.default_rng(3).standard_normal((203, 1024)))  # 1.6 MiB: split when threads > 1
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(3)
+        split = m(x)
+        torch.set_num_threads(1)
+        whole = m(x)
+    finally:
+        torch.set_num_threads(threads)
+    assert torch.equal(split, whole) and torch.equal(whole, stage_form(bb, x))

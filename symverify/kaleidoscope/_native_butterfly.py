@@ -10,13 +10,15 @@ fused multiply-add, which are the roundings of the torch stage form's ``mul`` th
 factors); nothing else is contracted (:mod:`symverify._native`), so the result is the same bit for bit. One call runs all
 stages on a ``(B, N)`` batch, rows in chunks of ``R`` (about 256 KiB of state), every stage over a
 chunk before the next stage, so a chunk stays in cache across the stages and each stage's twiddles
-are read once per chunk. Twiddles are packed as ``(stages, 2, N)``: ``T0`` then ``T1``, each the
+are read once per chunk. A batch of 1 MiB or more is split into row blocks run on up to
+``torch.get_num_threads()`` threads at once (each call releases the GIL). Twiddles are packed as ``(stages, 2, N)``: ``T0`` then ``T1``, each the
 ``(N/(2s), 2, s)`` array flattened.
 """
 
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -69,6 +71,7 @@ BFLY(bfly_f32, float, __builtin_fmaf)
 """
 
 CHUNK_BYTES = 1 << 18  # rows per chunk: about this much state
+PARALLEL_BYTES = 1 << 20  # batches of at least this much state split over torch's threads
 _TYPED: set[int] = set()  # libraries whose functions have their result types set
 
 
@@ -100,8 +103,36 @@ class Kernel:
         self._call(ctypes.c_void_p(y.data_ptr()), ctypes.c_int64(y.shape[0]))
 
     def run_unchecked(self, y: Any) -> None:
-        """As calling the kernel, for a ``y`` the caller made itself (contiguous, right shape and dtype)."""
-        self._call(ctypes.c_void_p(y.data_ptr()), ctypes.c_int64(y.shape[0]))
+        """As calling the kernel, for a ``y`` the caller made itself (contiguous, right shape and dtype).
+
+        A batch of at least ``PARALLEL_BYTES`` is split into row blocks run concurrently on up to
+        ``torch.get_num_threads()`` threads (the call releases the GIL; rows are independent, so
+        the result is the same)."""
+        B = y.shape[0]
+        if B > 1 and B * self.N * y.element_size() >= PARALLEL_BYTES:
+            import torch
+
+            threads = min(torch.get_num_threads(), B)
+            if threads > 1:
+                step = -(-B // threads)
+                parts = [y[i : i + step] for i in range(0, B, step)]
+                list(_pool(threads).map(lambda part: self._call(ctypes.c_void_p(part.data_ptr()), ctypes.c_int64(part.shape[0])), parts))
+                return
+        self._call(ctypes.c_void_p(y.data_ptr()), ctypes.c_int64(B))
+
+
+_pools: dict[int, Any] = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(threads: int) -> Any:
+    """A thread pool of ``threads`` workers (kept per size)."""
+    with _pools_lock:
+        if threads not in _pools:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _pools[threads] = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="symverify-butterfly")
+        return _pools[threads]
 
 
 def bind(N: int, strides: Sequence[int], stages: Sequence[tuple[Any, Any]], dtype: Any) -> Kernel | None:
