@@ -143,3 +143,19 @@ def test_a_large_batch_split_over_threads_gives_the_same_bits() -> None:
     finally:
         torch.set_num_threads(threads)
     assert torch.equal(split, whole) and torch.equal(whole, stage_form(bb, x))
+
+
+def test_a_used_module_pickles_copies_and_saves() -> None:
+    import copy
+    import io
+    import pickle
+
+    bb = random_bbstar(64, 6)
+    m = compile_torch(bb)
+    x = torch.from_numpy(np.random.default_rng(4).standard_normal((2, 64)))
+    y = m(x)  # binds the native kernel where there is one
+    buf = io.BytesIO()
+    torch.save(m, buf)
+    buf.seek(0)
+    for other in (copy.deepcopy(m), pickle.loads(pickle.dumps(m)), torch.load(buf, weights_only=False)):
+        assert torch.equal(other(x), y)

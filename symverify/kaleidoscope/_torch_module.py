@@ -185,6 +185,13 @@ class ButterflyProduct(torch.nn.Module):
                           for s, t0, t1 in stages]
         self._block_cache: dict[Any, list[tuple[bool, torch.Tensor]]] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The module's state for pickling, ``torch.save`` and ``copy.deepcopy``, without the bound
+        native kernels (ctypes pointers): a copy binds its own on first use."""
+        state = self.__dict__.copy()
+        state["_block_cache"] = {k: v for k, v in self._block_cache.items() if not (isinstance(k, tuple) and k[:1] == ("native",))}
+        return state
+
     def extra_repr(self) -> str:
         return f"n={self.n}, size={self.size}, stages={len(self.strides)}, dtype={self._dtype_probe.dtype}"
 
