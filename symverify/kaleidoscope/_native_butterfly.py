@@ -31,9 +31,11 @@ __all__ = ["SOURCE", "Kernel", "bind", "library"]
 SOURCE = r"""
 #include <stdint.h>
 
-#define BFLY(NAME, T, FMA)                                                                            \
+/* all stages on the rows of y; the first stage reads the rows of src (src == y: in place).
+   A pair is read before it is written, at the same index, so input and output may coincide. */
+#define BFLY(NAME, T, FMA)                                                                         \
 void NAME(int64_t N, int64_t nst, const int64_t *strides, const T *restrict tw, int64_t R,        \
-          T *restrict y, int64_t B) {                                                              \
+          T *y, int64_t B, const T *src) {                                                         \
     for (int64_t r0 = 0; r0 < B; r0 += R) {                                                        \
         int64_t r1 = r0 + R < B ? r0 + R : B;                                                      \
         for (int64_t k = 0; k < nst; ++k) {                                                        \
@@ -41,23 +43,26 @@ void NAME(int64_t N, int64_t nst, const int64_t *strides, const T *restrict tw, 
             const T *restrict t0 = tw + k * 2 * N;                                                 \
             const T *restrict t1 = t0 + N;                                                         \
             for (int64_t r = r0; r < r1; ++r) {                                                    \
-                T *restrict x = y + r * N;                                                         \
+                const T *x = (k == 0 ? src : y) + r * N;                                           \
+                T *z = y + r * N;                                                                  \
                 if (s == 1) {                                                                      \
+                    _Pragma("GCC ivdep")                                                           \
                     for (int64_t p = 0; p < N; p += 2) {                                           \
                         T x0 = x[p], x1 = x[p + 1];                                                \
-                        x[p] = FMA(t1[p], x1, t0[p] * x0);                                          \
-                        x[p + 1] = FMA(t1[p + 1], x1, t0[p + 1] * x0);                              \
+                        z[p] = FMA(t1[p], x1, t0[p] * x0);                                         \
+                        z[p + 1] = FMA(t1[p + 1], x1, t0[p + 1] * x0);                             \
                     }                                                                              \
                 } else {                                                                           \
                     for (int64_t base = 0; base < N; base += 2 * s) {                              \
-                        T *restrict xa = x + base;                                                 \
-                        T *restrict xb = x + base + s;                                             \
+                        const T *xa = x + base, *xb = x + base + s;                                \
+                        T *za = z + base, *zb = z + base + s;                                      \
                         const T *restrict a0 = t0 + base, *restrict a1 = t0 + base + s;            \
                         const T *restrict b0 = t1 + base, *restrict b1 = t1 + base + s;            \
+                        _Pragma("GCC ivdep")                                                       \
                         for (int64_t t = 0; t < s; ++t) {                                          \
                             T x0 = xa[t], x1 = xb[t];                                              \
-                            xa[t] = FMA(b0[t], x1, a0[t] * x0);                                     \
-                            xb[t] = FMA(b1[t], x1, a1[t] * x0);                                     \
+                            za[t] = FMA(b0[t], x1, a0[t] * x0);                                    \
+                            zb[t] = FMA(b1[t], x1, a1[t] * x0);                                    \
                         }                                                                          \
                     }                                                                              \
                 }                                                                                  \
@@ -91,6 +96,7 @@ class Kernel:
 
     def __init__(self, fn: Any, N: int, strides: Any, packed: Any) -> None:
         self.N, self.dtype = N, packed.dtype
+        self._parallel_rows = max(1, -(-PARALLEL_BYTES // (N * packed.element_size())))
         self._keep = (strides, packed)  # the pointers bound below stay valid while these live
         c = ctypes
         self._call = partial(fn, c.c_int64(N), c.c_int64(strides.numel()), c.c_void_p(strides.data_ptr()),
@@ -100,25 +106,32 @@ class Kernel:
         if not (y.is_contiguous() and y.dtype == self.dtype and y.is_cpu and y.dim() == 2 and y.shape[1] == self.N):
             raise ShapeError(f"native butterfly kernel: expected a contiguous CPU ({self.N}-column) {self.dtype} matrix, "
                              f"found {tuple(y.shape)} {y.dtype}")
-        self._call(ctypes.c_void_p(y.data_ptr()), ctypes.c_int64(y.shape[0]))
+        self.run_unchecked(y)
 
-    def run_unchecked(self, y: Any) -> None:
-        """As calling the kernel, for a ``y`` the caller made itself (contiguous, right shape and dtype).
+    def run_unchecked(self, y: Any, src: Any = None) -> None:
+        """As calling the kernel, for a ``y`` the caller made itself (contiguous, right shape and
+        dtype); with ``src`` (the same shape, dtype and layout) the first stage reads ``src``
+        instead of ``y``, so ``y`` need not hold a copy of the input.
 
         A batch of at least ``PARALLEL_BYTES`` is split into row blocks run concurrently on up to
         ``torch.get_num_threads()`` threads (the call releases the GIL; rows are independent, so
         the result is the same)."""
-        B = y.shape[0]
-        if B > 1 and B * self.N * y.element_size() >= PARALLEL_BYTES:
+        B, c = y.shape[0], ctypes
+        if B >= self._parallel_rows and B > 1:
             import torch
 
             threads = min(torch.get_num_threads(), B)
             if threads > 1:
+                src = y if src is None else src
                 step = -(-B // threads)
-                parts = [y[i : i + step] for i in range(0, B, step)]
-                list(_pool(threads).map(lambda part: self._call(ctypes.c_void_p(part.data_ptr()), ctypes.c_int64(part.shape[0])), parts))
+                parts = [(y[i : i + step], src[i : i + step]) for i in range(0, B, step)]
+                list(_pool(threads).map(lambda p: self._run(*p), parts))
                 return
-        self._call(ctypes.c_void_p(y.data_ptr()), ctypes.c_int64(B))
+        self._call(c.c_void_p(y.data_ptr()), c.c_int64(B), c.c_void_p((y if src is None else src).data_ptr()))
+
+    def _run(self, y: Any, src: Any) -> None:
+        c = ctypes
+        self._call(c.c_void_p(y.data_ptr()), c.c_int64(y.shape[0]), c.c_void_p(src.data_ptr()))
 
 
 _pools: dict[int, Any] = {}

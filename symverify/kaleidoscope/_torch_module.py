@@ -262,9 +262,9 @@ class ButterflyProduct(torch.nn.Module):
         if not tracing and x.is_cpu and self.strides and not (x.requires_grad and torch.is_grad_enabled()):
             kernel = self.native(self._buffers["_dtype_probe"].dtype)  # type: ignore[union-attr]
             if kernel is not None:
-                if x.dim() == 2 and N == self.n and x.dtype == kernel.dtype:  # the common case, inline
-                    y = x.clone(memory_format=torch.contiguous_format)
-                    kernel.run_unchecked(y)
+                if x.dim() == 2 and N == self.n and x.dtype == kernel.dtype and x.is_contiguous():  # the common case
+                    y = torch.empty_like(x)
+                    kernel.run_unchecked(y, x)  # the first stage reads x: no copy
                     return y
                 return self._run_native(kernel, x, lead)
         z = x.reshape(-1, self.n).to(self._dtype_probe.dtype)
