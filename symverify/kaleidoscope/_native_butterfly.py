@@ -8,7 +8,8 @@ Stage ``k`` of stride ``s`` maps, in place, every pair ``(x[2s·j + t], x[2s·j 
 fused multiply-add, which are the roundings of the torch stage form's ``mul`` then ``addcmul_``
 (torch's CPU ``addcmul`` is a fused multiply-add, measured on every size and on broadcast
 factors); nothing else is contracted (:mod:`symverify._native`), so the result is the same bit for bit. One call runs all
-stages on a ``(B, N)`` batch, rows in chunks of ``R`` (about 256 KiB of state), every stage over a
+stages on a ``(B, N)`` batch (the first stage may read another buffer, the input, so that a
+contiguous input is never copied), rows in chunks of ``R`` (about 256 KiB of state), every stage over a
 chunk before the next stage, so a chunk stays in cache across the stages and each stage's twiddles
 are read once per chunk. A batch of 1 MiB or more is split into row blocks run on up to
 ``torch.get_num_threads()`` threads at once (each call releases the GIL). Twiddles are packed as ``(stages, 2, N)``: ``T0`` then ``T1``, each the
@@ -31,8 +32,32 @@ __all__ = ["SOURCE", "Kernel", "bind", "library"]
 SOURCE = r"""
 #include <stdint.h>
 
-/* all stages on the rows of y; the first stage reads the rows of src (src == y: in place).
-   A pair is read before it is written, at the same index, so input and output may coincide. */
+/* one stage of stride s on one row: pairs of x (read) into z (written); X_Q / Z_Q qualify the
+   row pointers (restrict where they are distinct rows, nothing where they are the same row) */
+#define STAGE(T, FMA, XQ, ZQ)                                                                      \
+    if (s == 1) {                                                                                  \
+        _Pragma("GCC ivdep")                                                                       \
+        for (int64_t p = 0; p < N; p += 2) {                                                       \
+            T x0 = x[p], x1 = x[p + 1];                                                            \
+            z[p] = FMA(t1[p], x1, t0[p] * x0);                                                     \
+            z[p + 1] = FMA(t1[p + 1], x1, t0[p + 1] * x0);                                         \
+        }                                                                                          \
+    } else {                                                                                       \
+        for (int64_t base = 0; base < N; base += 2 * s) {                                          \
+            const T *XQ xa = x + base, *XQ xb = x + base + s;                                      \
+            T *ZQ za = z + base, *ZQ zb = z + base + s;                                            \
+            const T *restrict a0 = t0 + base, *restrict a1 = t0 + base + s;                        \
+            const T *restrict b0 = t1 + base, *restrict b1 = t1 + base + s;                        \
+            _Pragma("GCC ivdep")                                                                   \
+            for (int64_t t = 0; t < s; ++t) {                                                      \
+                T x0 = xa[t], x1 = xb[t];                                                          \
+                za[t] = FMA(b0[t], x1, a0[t] * x0);                                                \
+                zb[t] = FMA(b1[t], x1, a1[t] * x0);                                                \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+/* all stages on the rows of y; when src != y the first stage reads the rows of src */
 #define BFLY(NAME, T, FMA)                                                                         \
 void NAME(int64_t N, int64_t nst, const int64_t *strides, const T *restrict tw, int64_t R,        \
           T *y, int64_t B, const T *src) {                                                         \
@@ -43,28 +68,14 @@ void NAME(int64_t N, int64_t nst, const int64_t *strides, const T *restrict tw, 
             const T *restrict t0 = tw + k * 2 * N;                                                 \
             const T *restrict t1 = t0 + N;                                                         \
             for (int64_t r = r0; r < r1; ++r) {                                                    \
-                const T *x = (k == 0 ? src : y) + r * N;                                           \
-                T *z = y + r * N;                                                                  \
-                if (s == 1) {                                                                      \
-                    _Pragma("GCC ivdep")                                                           \
-                    for (int64_t p = 0; p < N; p += 2) {                                           \
-                        T x0 = x[p], x1 = x[p + 1];                                                \
-                        z[p] = FMA(t1[p], x1, t0[p] * x0);                                         \
-                        z[p + 1] = FMA(t1[p + 1], x1, t0[p + 1] * x0);                             \
-                    }                                                                              \
+                if (k == 0 && src != y) {                                                          \
+                    const T *restrict x = src + r * N;                                             \
+                    T *restrict z = y + r * N;                                                     \
+                    STAGE(T, FMA, restrict, restrict)                                              \
                 } else {                                                                           \
-                    for (int64_t base = 0; base < N; base += 2 * s) {                              \
-                        const T *xa = x + base, *xb = x + base + s;                                \
-                        T *za = z + base, *zb = z + base + s;                                      \
-                        const T *restrict a0 = t0 + base, *restrict a1 = t0 + base + s;            \
-                        const T *restrict b0 = t1 + base, *restrict b1 = t1 + base + s;            \
-                        _Pragma("GCC ivdep")                                                       \
-                        for (int64_t t = 0; t < s; ++t) {                                          \
-                            T x0 = xa[t], x1 = xb[t];                                              \
-                            za[t] = FMA(b0[t], x1, a0[t] * x0);                                    \
-                            zb[t] = FMA(b1[t], x1, a1[t] * x0);                                    \
-                        }                                                                          \
-                    }                                                                              \
+                    T *restrict z = y + r * N;                                                     \
+                    T *x = z;                                                                      \
+                    STAGE(T, FMA, , )                                                              \
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
