@@ -12,9 +12,10 @@ The library is cached under ``$SYMVERIFY_CACHE_DIR`` (default ``$XDG_CACHE_HOME/
 and the CPU's feature flags (the code is built with ``-march=native``), and written atomically
 (compiled to a temporary name, then renamed), so concurrent processes never load a partial file.
 
-Kernels are compiled with ``-ffp-contract=off``: every product and sum is rounded on its own (no
-fused multiply-add), exactly as torch's elementwise ``mul``/``add``/``addcmul`` round, so a native
-kernel that performs the same operations in the same order returns the same bits.
+Kernels are compiled with ``-ffp-contract=off``: the compiler fuses nothing, every product and sum
+is rounded on its own, and a fused multiply-add happens only where the source asks for one
+(``__builtin_fma``, for torch's ``addcmul``, which is one on the CPU). So a kernel that performs
+torch's operations in torch's order returns torch's bits.
 """
 
 from __future__ import annotations
