@@ -16,7 +16,9 @@ just this one) times one random BB* element applied to a (B, N) float64 batch by
 input index of the 2×2 blocks. When ``BUTTERFLY_SRC`` names a checkout of HazyResearch/butterfly,
 its ``torch_butterfly.Butterfly`` module (``nblocks=2``, decreasing stride first: the B* half,
 then B) with the same twiddles is timed too. Torch runs on one thread; the methods are measured
-interleaved, and medians are reported with the ratio ours/reference (≤ 1 means ours is faster).
+interleaved (thread-CPU time, minimum of ≥ 5 rounds), with the ratio ours/reference (≤ 1 means ours is faster).
+``torch`` is ``compile_torch`` as it runs (the native kernel when it builds); ``forms`` is the same
+module held to its pure-torch forms, timed in the same run.
 Prints ratios; asserts nothing about time.
 """
 
@@ -58,19 +60,24 @@ def median_time(fn: Callable[[], object], budget: float = 0.3, max_reps: int = 5
     return statistics.median(times)
 
 
-def interleaved_medians(fns: dict[str, Callable[[], object]], budget: float = 1.0, max_reps: int = 30) -> dict[str, float]:
-    """Median time of every function, measured in rounds (each round runs all, in rotating order)."""
+def interleaved_minima(fns: dict[str, Callable[[], object]], budget: float = 1.0, min_reps: int = 5,
+                       max_reps: int = 30) -> dict[str, float]:
+    """Minimum thread-CPU time of every function (``time.thread_time``: steady on a shared machine,
+    torch runs on one thread), measured in rounds: each round runs all of them once, in rotating
+    order; at least ``min_reps`` rounds, more while the budget lasts. Each runs once first to warm up."""
     times: dict[str, list[float]] = {k: [] for k in fns}
     names = list(fns)
+    for fn in fns.values():
+        fn()
     start = time.perf_counter()
     r = 0
-    while r < 3 or (time.perf_counter() - start < budget and r < max_reps):
+    while r < min_reps or (time.perf_counter() - start < budget and r < max_reps):
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            t = time.perf_counter()
+            t = time.thread_time()
             fns[name]()
-            times[name].append(time.perf_counter() - t)
+            times[name].append(time.thread_time() - t)
         r += 1
-    return {k: statistics.median(v) for k, v in times.items()}
+    return {k: min(v) for k, v in times.items()}
 
 
 def reference_twiddle(bb: BBStar) -> np.ndarray:
@@ -177,18 +184,25 @@ def batched_table(logs: range, batches: list[int]) -> None:
     torch.set_num_threads(1)
     src = os.environ.get("BUTTERFLY_SRC")
     note = "" if src else "BUTTERFLY_SRC is not set: the torch_butterfly module itself is not timed, only its algorithm"
+    from symverify import _native
+    from symverify.kaleidoscope._native_butterfly import library
+
     print("\nbatched application, float64, one thread; ratios are ours / reference (≤ 1: ours is faster)")
+    lib = library()
+    print(f"compile_torch on the CPU: {'the native kernel ' + str(lib._name) if lib is not None else 'the torch forms (no native kernel: ' + str(_native.why_not('butterfly')) + ')'}")
     ratios: dict[str, list[float]] = {}
     header = False
     for k in logs:
         N = 1 << k
         bb = random_bbstar(N, seed=k)
         prog, mod = compile_numpy(bb), compile_torch(bb)
+        forms = compile_torch(bb)  # the same module held to its torch forms (stages, blocks, dense): no native kernel
+        forms._block_cache[("native", torch.float64)] = [None]
         tw = torch.from_numpy(reference_twiddle(bb))
         peer, why = peer_module(src, tw, N) if src else (None, "")
         note = why if peer is None and why else note
         if not header:
-            peer_head = f" {'module':>10} {'np/mod':>7} {'torch/mod':>9}" if peer is not None else ""
+            peer_head = f" {'module':>10} {'np/mod':>7} {'torch/mod':>9} {'forms':>10} {'forms/mod':>9}" if peer is not None else ""
             print(f"{'N':>6} {'B':>4} {'reference':>11} {'numpy':>10} {'torch':>10} {'np/ref':>7} {'torch/ref':>9}{peer_head}  max rel. dev.")
             if peer is not None:
                 print(f"  {why}")
@@ -200,6 +214,7 @@ def batched_table(logs: range, batches: list[int]) -> None:
                 "ref": lambda tw=tw, xt=xt: reference_multiply(tw, xt),
                 "numpy": lambda prog=prog, xn=xn: prog.apply(xn),
                 "torch": lambda mod=mod, xt=xt: mod(xt),
+                "forms": lambda forms=forms, xt=xt: forms(xt),
             }
             if peer is not None:
                 fns["module"] = lambda peer=peer, xt=xt: peer(xt)
@@ -207,17 +222,23 @@ def batched_table(logs: range, batches: list[int]) -> None:
                 want = reference_multiply(tw, xt).numpy()  # type: ignore[attr-defined]
                 outs = [prog.apply(xn), mod(xt).numpy()] + ([peer(xt).numpy()] if peer is not None else [])  # type: ignore[attr-defined]
                 dev = max(float(np.max(np.abs(o - want))) for o in outs) / max(1.0, float(np.max(np.abs(want))))
-                t = interleaved_medians(fns)
+                t = interleaved_minima(fns)
             cols = {"np/ref": t["numpy"] / t["ref"], "torch/ref": t["torch"] / t["ref"]}
             if peer is not None:
-                cols |= {"np/mod": t["numpy"] / t["module"], "torch/mod": t["torch"] / t["module"]}
+                cols |= {"np/mod": t["numpy"] / t["module"], "torch/mod": t["torch"] / t["module"], "forms/mod": t["forms"] / t["module"]}
             for key, r in cols.items():
                 ratios.setdefault(key, []).append(r)
-            peer_cols = f" {t['module'] * 1e3:>8.3f}ms {cols['np/mod']:>7.2f} {cols['torch/mod']:>9.2f}" if peer is not None else ""
+            peer_cols = (f" {t['module'] * 1e3:>8.3f}ms {cols['np/mod']:>7.2f} {cols['torch/mod']:>9.2f} {t['forms'] * 1e3:>8.3f}ms "
+                         f"{cols['forms/mod']:>9.2f}") if peer is not None else ""
             print(f"{N:>6} {B:>4} {t['ref'] * 1e3:>9.3f}ms {t['numpy'] * 1e3:>8.3f}ms {t['torch'] * 1e3:>8.3f}ms "
                   f"{cols['np/ref']:>7.2f} {cols['torch/ref']:>9.2f}{peer_cols}  {dev:.1e}", flush=True)
     worst = ", ".join(f"{key} {max(v):.2f}" for key, v in ratios.items())
     print(f"worst ratios (target ≤ 1.00 at every size): {worst}")
+    if "torch/mod" in ratios:
+        inv = [1 / r for r in ratios["torch/mod"]]
+        print(f"torch_butterfly ÷ compile_torch (≥ 1: compile_torch faster): {min(inv):.2f}–{max(inv):.2f}")
+        inv = [1 / r for r in ratios["forms/mod"]]
+        print(f"torch_butterfly ÷ compile_torch's torch forms (without the native kernel): {min(inv):.2f}–{max(inv):.2f}")
     if note:
         print(f"note: {note}")
 

@@ -17,7 +17,9 @@ For each configuration (N', d', L, B) it times one batched forward pass of
   reported as state traffic (``B·L·N'·d'·8`` bytes per second) and as a fraction of this reference.
 
 First, models from the compiler (Theorem H.21 on seeded random circuits, B = 1, 16, 128):
-``execute`` as state traffic and as a fraction of the same reference.
+``execute`` as state traffic and as a fraction of the same reference, and the same ratio for the
+compiled program with its operations run one by one as torch calls (no native segments,
+:mod:`symverify.executors._native_program`), measured in the same run.
 
 Compiled-like models (:func:`symverify.executors.synthetic.impulse_model`: impulse kernels, mask
 biases, W zero or a signed permutation) must run at least 10× faster on the sparse path than with
@@ -167,6 +169,23 @@ def run_config(kind: str, nn: int, dd: int, L: int, B: int, device: Any, reps: i
     return times
 
 
+def _program(m: Model, x: Any) -> Any:
+    """The compiled program ``execute`` runs for ``x`` (None where the model does not compile)."""
+    from symverify.executors.program import model_program
+
+    layers = model_plan(m, float_numbers(None)).on(x.device, x.dtype)
+    return model_program(layers, m.layers, m.n, m.d, m.inner_n, m.inner_d, x, "auto")
+
+
+def _op_by_op(prog: Any, x: Any) -> object:
+    """The program with its operations run one by one as torch calls (no native segments)."""
+    calls, prog.calls = prog.calls, None
+    try:
+        return prog.run(x)
+    finally:
+        prog.calls = calls
+
+
 COMPILED_FULL = [((16, 4, 384, 16), (1, 16, 128)), ((64, 8, 3072, 16), (1, 16, 128))]
 COMPILED_QUICK = [((16, 4, 384, 16), (16,))]
 
@@ -178,11 +197,15 @@ def compiled_rows(quick: bool, device: Any, reps: int, wall: bool) -> None:
     The traffic is counted on the whole ``N'×d'`` state, but the compiled program only touches rows
     that can be nonzero (most of a compiled state is structurally 0: the gaps and idle blocks), so
     above-100 % figures mean work skipped, not a faster memory."""
+    from symverify import _native
     from symverify.compiler import compile
+    from symverify.executors._native_program import library
     from symverify.library import random_circuit
 
     print("models from the compiler (kaleidoscope), execute(backend='torch') in float64; "
           "traffic counts the whole state, the program skips structurally zero rows")
+    lib = library()
+    print(f"  native program segments: {lib._name if lib is not None else 'not available: ' + str(_native.why_not('program'))}")
     for (n, d, size, depth), batches in COMPILED_QUICK if quick else COMPILED_FULL:
         m = compile(random_circuit(n, d, size, depth, seed=1)).model
         L, nn, dd = len(m.layers), m.inner_n, m.inner_d
@@ -194,13 +217,18 @@ def compiled_rows(quick: bool, device: Any, reps: int, wall: bool) -> None:
             def reference(bufs: tuple[Any, Any] = bufs, L: int = L) -> object:
                 return out_multiply(bufs, L)
 
-            t = measure({"execute": lambda x=x, m=m: execute(m, x, backend="torch"), "ref": reference}, reps, wall, budget=10.0)
+            fns: dict[str, Callable[[], object]] = {"execute": lambda x=x, m=m: execute(m, x, backend="torch"), "ref": reference}
+            prog = _program(m, x)
+            if prog is not None and prog.calls is not None:
+                fns["op by op"] = lambda prog=prog, x=x: _op_by_op(prog, x)
+            t = measure(fns, reps, wall, budget=10.0)
             traffic = B * L * nn * dd * 8
             target = 0.5 if B == 1 else 1.0
             ratio = t["ref"] / t["execute"]
+            before = f"; without native segments {t['ref'] / t['op by op']:.2f}" if "op by op" in t else ""
             print(f"  circuit {n}x{d} s={size}: L={L} N′×d′={nn}×{dd} B={B:<4} execute {traffic / t['execute'] / 1e9:6.2f} GB/s; "
                   f"reference ÷ execute = {ratio:.2f} (target ≥ {target}: {'met' if ratio >= target else 'not met'}; "
-                  f"reference {traffic / t['ref'] / 1e9:.2f} GB/s)")
+                  f"reference {traffic / t['ref'] / 1e9:.2f} GB/s{before})")
     print()
 
 

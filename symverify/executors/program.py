@@ -32,6 +32,16 @@ into one list of ``(operation, arguments)`` pairs, run by a tight loop, for one 
   structural zero adds an exact 0, so results equal the layer loop's bit for bit (up to the sign
   of zeros).
 
+**Native segments.** Where the optional native library builds (:mod:`symverify._native`), every
+maximal run of these operations is executed by one call of a small C interpreter
+(:mod:`symverify.executors._native_program`): a compiled model's ~2000 torch calls become a few
+dozen calls, which removes the per-operation dispatch that bounded small batches. The elementwise
+operations round exactly as torch's (``addcmul`` is a fused multiply-add in both), so those give
+the same bits; the dense projection sums its ``k`` terms in order with fused multiply-adds, which
+torch's ``mm`` also does in its vector body but not in its column tail: there the two may differ
+in the last bits on non-integer data, within the error model's ``γ_{k+1}`` (integer data: exact).
+Without the library the operations run one by one as torch calls.
+
 Only layers whose convolution runs as shifts (or that have no kernel) compile; a model with an
 FFT or blocked-direct layer runs in the generic loop. Programs are cached per plan and batch size.
 """
@@ -50,7 +60,7 @@ from symverify.semantics.support import Support, layer_support, support_of_cells
 from ._torch import require_torch
 from .plan import Bias, LayerPlan
 
-__all__ = ["Program", "model_program", "compilable", "MAX_PROGRAM_CELLS"]
+__all__ = ["Program", "model_program", "compilable", "same_plans", "MAX_PROGRAM_CELLS"]
 
 MAX_PROGRAM_CELLS = 1 << 22
 """States of more than this many entries (B·N'·d') run in the generic loop: there the operations
@@ -151,14 +161,21 @@ class Program:
     d: int
     inner_n: int
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    calls: list[Callable[[], Any]] | None = field(default=None, repr=False)
+    """The operations as native segments and torch calls (:mod:`symverify.executors._native_program`),
+    None where the native interpreter is not available: then :attr:`ops` run one by one."""
 
     def run(self, x: Any) -> Any:
         """The model on ``(B, n, d)`` inputs (the batch size the program was built for); a new tensor."""
         t, pad = self.inp.t, self.pad
         t[:, pad : pad + self.inner_n].zero_()
         t[: self.d, pad : pad + self.n].copy_(x.permute(2, 1, 0))
-        for fn, args in self.ops:
-            fn(*args)
+        if self.calls is not None:
+            for call in self.calls:
+                call()
+        else:
+            for fn, args in self.ops:
+                fn(*args)
         return self.out.t[: self.d, pad : pad + self.n].permute(2, 1, 0).contiguous()
 
 
@@ -343,6 +360,15 @@ def build_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n:
     return Program(b.ops, first, x, b.pad, n, d, inner_n)
 
 
+def same_plans(kept: tuple[LayerPlan, ...], seen: Sequence[LayerPlan], plans: Sequence[LayerPlan]) -> bool:
+    """Are ``plans`` the plans a cached result was made of? The list :meth:`ModelPlan.on` returns
+    is cached and never changed, so the same list object (same length, same last plan) answers
+    at once; any other sequence is compared plan by plan."""
+    if plans is seen and len(plans) == len(kept) and (not kept or plans[-1] is kept[-1]):
+        return True
+    return len(kept) == len(plans) and all(p is q for p, q in zip(kept, plans))
+
+
 def model_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n: int, d: int, inner_n: int, inner_d: int,
                   x: Any, path: str) -> Program | None:
     """The (cached) program for these planned layers and ``x``'s batch size and dtype, or None
@@ -352,13 +378,16 @@ def model_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n:
     cache = layers[0].cache
     key = ("program", path, x.shape[0], str(x.dtype))
     hit = cache.get(key)
-    if hit is not None and len(hit[0]) == len(layers) and all(p is q for p, q in zip(hit[0], layers)):
+    if hit is not None and same_plans(hit[0], hit[2], layers):
         return hit[1]  # type: ignore[no-any-return]
     if not compilable(layers, path):
         return None
     prog = build_program(layers, model_layers, n, d, inner_n, inner_d, x.shape[0], x.dtype)
+    from ._native_program import segments
+
+    prog.calls = segments(prog.ops, x.dtype)
     keys = [k for k in cache if isinstance(k, tuple) and k and k[0] == "program"]
     for k in keys[: max(0, len(keys) - _CACHED_BATCHES + 1)]:
         del cache[k]
-    cache[key] = (tuple(layers), prog)
+    cache[key] = (tuple(layers), prog, layers)
     return prog

@@ -204,7 +204,8 @@ def run_layer(lp: LayerPlan, x: Any, path: str = "auto", pool: Pool | None = Non
 def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
     """The model on ``(B, N, d)`` inputs (already on the right device and dtype); ``check`` runs
     before every layer. Without ``check``, a model whose layers all convolve by shifts runs as a
-    compiled program on the CPU (:mod:`symverify.executors.program`: the same operations per row)."""
+    compiled program on the CPU (:mod:`symverify.executors.program`: the same operations per row),
+    and on CUDA with ``SYMVERIFY_CUDA_GRAPHS=1`` as a replayed CUDA graph (:mod:`.cuda_graph`)."""
     layers = plan.on(x.device, x.dtype)
     if check is None:
         from .program import model_program
@@ -217,6 +218,13 @@ def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None =
                     return prog.run(x)
             finally:
                 prog.lock.release()
+        if layers and x.device.type == "cuda":
+            from .cuda_graph import graphed_run
+
+            out = graphed_run(layers[0].cache, ("run_model", path),
+                              lambda s: loop.run_model(plan.model, layers, s, FloatArithmetic(path, Pool()), None), x)
+            if out is not None:
+                return out
     return loop.run_model(plan.model, layers, x, FloatArithmetic(path, Pool()), check)
 
 

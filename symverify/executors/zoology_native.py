@@ -39,6 +39,7 @@ from ._torch import require_torch
 from .kernels import conv_shifts
 from .numbers import float_numbers
 from .plan import LayerPlan, ModelPlan, model_plan
+from .program import same_plans
 from .torch_float import _mac, run_model
 
 __all__ = ["NativeLayer", "native_layers", "run_native", "run_model_native", "run_float_model", "fft_size", "DIRECT_MAX_N"]
@@ -176,7 +177,7 @@ def native_layers(plans: Sequence[LayerPlan], shape: Shape) -> list[NativeLayer]
     if not plans:
         return None
     hit = plans[0].cache.get("zoology_native")
-    if hit is not None and len(hit[0]) == len(plans) and all(p is q for p, q in zip(hit[0], plans)):
+    if hit is not None and same_plans(hit[0], hit[2], plans):
         return hit[1]  # type: ignore[no-any-return]
     found: list[NativeLayer] | None = None
     dt = str(plans[0].taps.dtype)
@@ -184,7 +185,7 @@ def native_layers(plans: Sequence[LayerPlan], shape: Shape) -> list[NativeLayer]
         pairs = [_pair(plans[i], plans[i + 1], shape.d) for i in range(0, len(plans), 2)]
         if all(p is not None for p in pairs):
             found = [p for p in pairs if p is not None]
-    plans[0].cache["zoology_native"] = (tuple(plans), found)
+    plans[0].cache["zoology_native"] = (tuple(plans), found, plans)
     return found
 
 

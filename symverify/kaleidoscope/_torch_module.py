@@ -44,6 +44,10 @@ from symverify.errors import ShapeError
 
 __all__ = ["ButterflyProduct", "BLOCK_MAX_N", "use_blocks", "use_dense"]
 
+# nn.Module's global hook registries (dicts mutated in place): any entry sends a call through nn.Module.__call__
+_GLOBAL_HOOKS = tuple(getattr(torch.nn.modules.module, name, {}) for name in (
+    "_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks", "_global_backward_pre_hooks"))
+
 BLOCK_MAX_N = 1 << 14  # 3·N·√N float64 block entries: 48 MiB at N = 2^14
 
 
@@ -181,6 +185,13 @@ class ButterflyProduct(torch.nn.Module):
                           for s, t0, t1 in stages]
         self._block_cache: dict[Any, list[tuple[bool, torch.Tensor]]] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The module's state for pickling, ``torch.save`` and ``copy.deepcopy``, without the bound
+        native kernels (ctypes pointers): a copy binds its own on first use."""
+        state = self.__dict__.copy()
+        state["_block_cache"] = {k: v for k, v in self._block_cache.items() if not (isinstance(k, tuple) and k[:1] == ("native",))}
+        return state
+
     def extra_repr(self) -> str:
         return f"n={self.n}, size={self.size}, stages={len(self.strides)}, dtype={self._dtype_probe.dtype}"
 
@@ -202,11 +213,60 @@ class ButterflyProduct(torch.nn.Module):
                 self._block_cache[key] = [(False, rows.to(device=device, dtype=dtype).contiguous())]
         return self._block_cache[key][0][1]
 
+    def native(self, dtype: Any) -> Any:
+        """The native kernel bound to this product's packed twiddles in ``dtype`` on the CPU
+        (:func:`symverify.kaleidoscope._native_butterfly.bind`, cached), or None where it is not available."""
+        key = ("native", dtype)
+        hit: Any = self._block_cache.get(key)
+        if hit is None:
+            from symverify.kaleidoscope._native_butterfly import bind
+
+            hit = [bind(self.size, self.strides, [(t0, t1) for _, t0, t1 in self._stages64], dtype)]
+            self._block_cache[key] = hit
+        return hit[0]
+
+    def _run_native(self, kernel: Any, x: torch.Tensor, lead: Any) -> torch.Tensor:
+        """The stages by the native kernel: the input copied (cast, zero-padded) into a new
+        ``(B, N)`` buffer, every stage in place on it, the first ``n`` columns returned."""
+        N, n = self.size, self.n
+        z = x if x.dim() == 2 else x.reshape(-1, n)
+        if n == N and z.dtype == kernel.dtype:
+            y = z.clone(memory_format=torch.contiguous_format)
+        elif n == N:
+            y = z.to(kernel.dtype, memory_format=torch.contiguous_format, copy=True)
+        else:
+            y = torch.empty((z.shape[0], N), dtype=kernel.dtype)
+        if n < N:
+            y[:, n:].zero_()
+            y[:, :n].copy_(z)
+        kernel.run_unchecked(y)
+        if n < N:
+            y = y[:, :n]
+        return y if x.dim() == 2 else y.reshape(*lead, n)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """``nn.Module.__call__``, one frame shorter on its own no-hook path (about 1 µs of a 10 µs
+        call at ``N = 256``): ``forward`` directly when no hook is registered (on this module or
+        globally), no trace runs and the module is not compiled; otherwise ``nn.Module.__call__``."""
+        if (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _GLOBAL_HOOKS[0] or _GLOBAL_HOOKS[1] or _GLOBAL_HOOKS[2] or _GLOBAL_HOOKS[3]
+                or getattr(self, "_compiled_call_impl", None) is not None or torch._C._get_tracing_state()):
+            return super().__call__(*args, **kwargs)
+        return self.forward(*args, **kwargs)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         tracing = torch.jit.is_tracing()
         if not tracing and x.shape[-1] != self.n:  # a trace records no Python checks
             raise ShapeError(f"torch butterfly apply: expected a last axis of length {self.n}, found shape {tuple(x.shape)}")
         lead, N = x.shape[:-1], self.size
+        if not tracing and x.is_cpu and self.strides and not (x.requires_grad and torch.is_grad_enabled()):
+            kernel = self.native(self._buffers["_dtype_probe"].dtype)  # type: ignore[union-attr]
+            if kernel is not None:
+                if x.dim() == 2 and N == self.n and x.dtype == kernel.dtype and x.is_contiguous():  # the common case
+                    y = torch.empty_like(x)
+                    kernel.run_unchecked(y, x)  # the first stage reads x: no copy
+                    return y
+                return self._run_native(kernel, x, lead)
         z = x.reshape(-1, self.n).to(self._dtype_probe.dtype)
         if self.n < N:
             z = functional.pad(z, (0, N - self.n))

@@ -1,0 +1,109 @@
+"""Optional native kernels: a small C source compiled once with the system C compiler, loaded with ``ctypes``.
+
+Two float kernels (the butterfly stages of :mod:`symverify.kaleidoscope._native_butterfly` and the
+program interpreter of :mod:`symverify.executors._native_program`) are plain C with a C ABI and no
+headers beyond ``<stdint.h>``: no torch or Python headers, so a compile takes well under a second.
+Nothing here is required: when no compiler is found, the compile fails, the library does not load,
+or ``SYMVERIFY_NATIVE=0`` is set, :func:`load` returns None (and :func:`why_not` says why) and the
+callers run their pure-torch form. Installing symverify compiles nothing.
+
+The library is cached under ``$SYMVERIFY_CACHE_DIR`` (default ``$XDG_CACHE_HOME/symverify`` or
+``~/.cache/symverify``), named by a hash of the source, the compiler command and flags, the machine
+and the CPU's feature flags (the code is built with ``-march=native``), and written atomically
+(compiled to a temporary name, then renamed), so concurrent processes never load a partial file.
+
+Kernels are compiled with ``-ffp-contract=off``: the compiler fuses nothing, every product and sum
+is rounded on its own, and a fused multiply-add happens only where the source asks for one
+(``__builtin_fma``, for torch's ``addcmul``, which is one on the CPU). So a kernel that performs
+torch's operations in torch's order returns torch's bits.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+__all__ = ["load", "why_not", "enabled", "FLAGS"]
+
+FLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-fno-math-errno", "-fPIC", "-shared", "-std=c99")
+
+_lock = threading.Lock()
+_libs: dict[str, ctypes.CDLL | None] = {}
+_why: dict[str, str] = {}
+
+
+def enabled() -> bool:
+    """False when ``SYMVERIFY_NATIVE`` is set to ``0``, ``false``, ``no`` or ``off``."""
+    return os.environ.get("SYMVERIFY_NATIVE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _cpu_flags() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith(("flags", "Features")):
+                    return line
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def _cache_dir() -> str:
+    root = os.environ.get("SYMVERIFY_CACHE_DIR")
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        root = os.path.join(base, "symverify")
+    return os.path.join(root, "native")
+
+
+def _build(name: str, source: str) -> ctypes.CDLL:
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if not cc:
+        raise OSError("no C compiler found (cc, gcc or clang on PATH, or $CC)")
+    key = hashlib.sha256("\0".join((source, cc, *FLAGS, platform.machine(), sys.platform, _cpu_flags())).encode()).hexdigest()[:20]
+    folder = _cache_dir()
+    path = os.path.join(folder, f"{name}-{key}.so")
+    if not os.path.exists(path):
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+            src = os.path.join(tmp, f"{name}.c")
+            with open(src, "w", encoding="utf-8") as fh:
+                fh.write(source)
+            out = os.path.join(tmp, f"{name}.so")
+            proc = subprocess.run([cc, *FLAGS, src, "-o", out], capture_output=True, text=True, timeout=120, check=False)
+            if proc.returncode != 0:
+                raise OSError(f"{cc} exited with {proc.returncode}: {proc.stderr.strip()[:300]}")
+            os.replace(out, path)
+    return ctypes.CDLL(path)
+
+
+def load(name: str, source: str) -> ctypes.CDLL | None:
+    """The compiled library of ``source`` (cached per process and on disk), or None when native
+    kernels are disabled or cannot be built here (:func:`why_not` gives the reason)."""
+    if not enabled():
+        _why[name] = "disabled by SYMVERIFY_NATIVE"
+        return None
+    with _lock:
+        if name in _libs:
+            return _libs[name]
+        try:
+            lib: ctypes.CDLL | None = _build(name, source)
+        except Exception as e:  # optional: any failure means the pure-torch form runs
+            lib = None
+            _why[name] = f"{type(e).__name__}: {e}"
+        _libs[name] = lib
+        return lib
+
+
+def why_not(name: str) -> str | None:
+    """Why :func:`load` returned None for ``name`` (None when it loaded or was not asked)."""
+    if not enabled():
+        return "disabled by SYMVERIFY_NATIVE"
+    return _why.get(name)
