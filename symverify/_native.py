@@ -30,7 +30,7 @@ import sys
 import tempfile
 import threading
 
-__all__ = ["load", "why_not", "enabled", "FLAGS"]
+__all__ = ["load", "why_not", "enabled", "torch_addcmul_fuses", "FLAGS"]
 
 FLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-fno-math-errno", "-fPIC", "-shared", "-std=c99")
 
@@ -94,12 +94,41 @@ def load(name: str, source: str) -> ctypes.CDLL | None:
         if name in _libs:
             return _libs[name]
         try:
+            if not torch_addcmul_fuses():
+                raise OSError("torch's addcmul does not round as one fused multiply-add on this CPU, "
+                              "so the kernels would not return torch's bits")
             lib: ctypes.CDLL | None = _build(name, source)
         except Exception as e:  # optional: any failure means the pure-torch form runs
             lib = None
             _why[name] = f"{type(e).__name__}: {e}"
         _libs[name] = lib
         return lib
+
+
+def torch_addcmul_fuses() -> bool:
+    """True when torch's CPU ``addcmul`` rounds ``a + b·c`` once (a fused multiply-add) in float64
+    and float32, on vector lengths that reach its vectorised body and its scalar tail.
+
+    The kernels compute ``fma`` where torch's stage form calls ``addcmul``; they are loaded only
+    when the two round alike, so a native result is torch's result bit for bit on every CPU.
+    Probe: ``-1 + (1 + ε)²`` is ``2ε + ε²`` when fused and ``2ε`` when the product is rounded
+    first (``ε = 2^-30`` in float64, ``2^-12`` in float32)."""
+    global _fuses
+    if _fuses is None:
+        import torch  # the callers are torch's kernels: torch is present
+
+        ok = True
+        for dtype, eps in ((torch.float64, 2.0 ** -30), (torch.float32, 2.0 ** -12)):
+            for n in (1, 3, 8, 17, 64, 1031):
+                a = torch.full((n,), -1.0, dtype=dtype)
+                b = torch.full((n,), 1.0 + eps, dtype=dtype)
+                fused = torch.full((n,), 2 * eps + eps * eps, dtype=dtype)
+                ok = ok and bool(torch.equal(torch.addcmul(a, b, b), fused)) and bool(torch.equal(a.clone().addcmul_(b, b), fused))
+        _fuses = ok
+    return _fuses
+
+
+_fuses: bool | None = None
 
 
 def why_not(name: str) -> str | None:

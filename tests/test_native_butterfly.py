@@ -159,3 +159,22 @@ def test_a_used_module_pickles_copies_and_saves() -> None:
     buf.seek(0)
     for other in (copy.deepcopy(m), pickle.loads(pickle.dumps(m)), torch.load(buf, weights_only=False)):
         assert torch.equal(other(x), y)
+
+
+def test_kernels_load_only_when_torch_addcmul_fuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a CPU where torch rounds the product first, the kernels stay unloaded (torch's bits rule)."""
+    monkeypatch.setattr(_native, "_fuses", False)
+    monkeypatch.setattr(_native, "_libs", {})
+    monkeypatch.setattr(_native, "_why", {})
+    assert _native.load("test_no_fma", "int f(void) { return 1; }") is None
+    assert "fused multiply-add" in (_native.why_not("test_no_fma") or "")
+
+
+def test_fma_probe_agrees_with_torch() -> None:
+    """The probe says "fuses" only if torch's float64 addcmul really rounds once here."""
+    a, b = torch.tensor([-1.0], dtype=torch.float64), torch.tensor([1.0 + 2.0 ** -30], dtype=torch.float64)
+    fused = bool(torch.equal(torch.addcmul(a, b, b), torch.tensor([2.0 ** -29 + 2.0 ** -60], dtype=torch.float64)))
+    if not fused:
+        assert not _native.torch_addcmul_fuses()
+    if _native.torch_addcmul_fuses():
+        assert (fused and library() is not None) or _native.why_not("butterfly") is not None
