@@ -47,7 +47,7 @@ def test_a_mutant_fails_at_the_same_stage_and_cell_through_a_window(pair):
 
 
 def test_a_window_holds_only_its_layers(pair):
-    c, comp = pair
+    _, comp = pair
     m = comp.model
     bs = comp.certificate.boundaries
     a, b = bs[1].layer, bs[2].layer
