@@ -5,14 +5,13 @@ circuits compiled by Theorem H.21 (Δ = 16, cut width w ≈ 270 and 520; ``--hug
 tens of minutes to compile and many GB, not run by default) it times
 :func:`~symverify.provers.compositional.check_certificate` in this process and
 :func:`~symverify.provers.stages_dask.check_certificate_dask` on a LocalCluster of 1, 2, …
-one-thread worker processes (started, and their imports done, before the timing; the circuit and
-model are sent to every worker, and each task's boundaries to its worker, inside it), checks that every result equals the local one (seconds apart), and prints
+one-thread worker processes (started, and their imports done, before the timing; the circuit is
+sent to every worker, and each task's layers and boundaries to its worker, inside it), checks that every result equals the local one (seconds apart), and prints
 seconds, the speed-up local ÷ cluster, the tasks, and each worker's peak resident memory.
 
 The cluster cannot run faster than the cores it has: on a machine of 2 cores shared with other
-work, 2 workers give at most 2×. Each worker holds the whole circuit and model (they are
-broadcast), so the cluster divides the time of the stage checks, not the memory of the model;
-``--huge`` shows the per-process peak for that size. Sending the boundaries costs about what
+work, 2 workers give at most 2×. Each worker holds the whole circuit (it is broadcast) and the
+layers of its own tasks only; ``--huge`` shows the per-process peak for that size. Sending the boundaries costs about what
 pickling the certificate does (≈ 0.4 of the local check's time at w ≈ 130), so the cluster pays
 only where the stage checks are long. Asserts nothing about time.
 """

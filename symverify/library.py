@@ -17,6 +17,7 @@ from symverify.ir.analysis import levels
 from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.scalar import Scalar, as_scalar, is_zero, sym
+from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.library_gated import (
     GatedConvWeights,
     gated_conv,
@@ -279,7 +280,8 @@ def retnet_layout(N: int, d: int, layers: Sequence[RetNetWeights], name: str | N
 
     This is the circuit :func:`retnet` and :func:`retnet_stack` return; the node map lets a
     construction (:func:`symverify.compiler.retnet.retnet_direct`) name the circuit values its
-    layers hold in a stage certificate.
+    layers hold in a stage certificate. The last few results are kept: equal arguments (values
+    and types) return the same immutable circuit.
     """
     if not isinstance(N, int) or isinstance(N, bool) or N < 1:
         raise IRError(f"retnet: expected a positive int N (the sequence length), found {N!r}")
@@ -290,6 +292,17 @@ def retnet_layout(N: int, d: int, layers: Sequence[RetNetWeights], name: str | N
             raise IRError(f"retnet layer {k}: expected RetNetWeights, found {type(w).__name__}")
         if w.d != d:
             raise IRError(f"retnet layer {k}: expected weights for d = {d}, found d = {w.d}")
+    if type(d) is not int or not (name is None or type(name) is str):
+        return _retnet_layout(N, d, layers, name)
+    return _RETNET_LAYOUTS(typed_key(N, d, tuple(layers), name), lambda: _retnet_layout(N, d, layers, name))
+
+
+_RETNET_LAYOUTS: ValueMemo[tuple[Circuit, tuple[RetNetNodes, ...]]] = ValueMemo(8)
+"""The last layouts built: ``retnet(N, d)`` and ``retnet_direct(N, d)`` build the same circuit
+(kept by the arguments' values and types, :class:`~symverify.ir.value_memo.ValueMemo`)."""
+
+
+def _retnet_layout(N: int, d: int, layers: Sequence[RetNetWeights], name: str | None) -> tuple[Circuit, tuple[RetNetNodes, ...]]:
     b = CircuitBuilder(N, d)
     u = b.inputs()
     nodes = []

@@ -36,6 +36,7 @@ from symverify.errors import IRError
 from symverify.ir.build import CircuitBuilder, Wire, sum_tree
 from symverify.ir.circuit import Circuit
 from symverify.ir.scalar import Scalar, as_scalar, is_zero, sym
+from symverify.ir.value_memo import ValueMemo, typed_key
 
 __all__ = ["GatedConvWeights", "GatedConvNodes", "gated_conv_weights", "gated_conv", "gated_conv_layout",
            "hyena", "hyena_weights", "h3", "h3_weights"]
@@ -190,13 +191,25 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
     return GatedConvWeights(d, m, Win, bin_, sh, sb, tuple(lg), tuple(lD), Wout, bout, kind)
 
 
+_LAYOUTS: ValueMemo[tuple[Circuit, GatedConvNodes]] = ValueMemo(8)
+"""The last layouts built: ``hyena(N, d)`` and ``hyena_direct(N, d)`` build the same circuit."""
+
+
 def gated_conv_layout(N: int, w: GatedConvWeights, name: str | None = None) -> tuple[Circuit, GatedConvNodes]:
     """The circuit of the gated convolution ``w`` on ``u ∈ F^{N×d}`` and where its values sit.
 
-    Depth ``O(log d + log K + order·log N)``; size ``O(N·(m+1)·d·(d + K) + m·N²·d)``.
+    Depth ``O(log d + log K + order·log N)``; size ``O(N·(m+1)·d·(d + K) + m·N²·d)``. The last
+    few results are kept (:class:`~symverify.ir.value_memo.ValueMemo`, keyed by the arguments'
+    values and types): the same immutable circuit is returned for equal arguments.
     """
     if not isinstance(w, GatedConvWeights):
         raise IRError(f"gated_conv: expected GatedConvWeights, found {type(w).__name__}")
+    if type(N) is not int or not (name is None or type(name) is str):
+        return _gated_conv_layout(N, w, name)
+    return _LAYOUTS(typed_key(N, w, name), lambda: _gated_conv_layout(N, w, name))
+
+
+def _gated_conv_layout(N: int, w: GatedConvWeights, name: str | None) -> tuple[Circuit, GatedConvNodes]:
     _pos(N, "N (sequence length)", w.kind)
     if any(len(f) > N for g in w.long for f in g):
         raise IRError(f"{w.kind}: a long filter has more than N = {N} taps")

@@ -239,3 +239,14 @@ def test_kaleidoscope_absorb_diagonal():
     assert to_matrix(k.absorb_diagonal((2, a, 5, 7), "before")) == [[2, 0], [0, a]]
     assert to_matrix(k.absorb_diagonal((3, 0, 1, 1), "after")) == [[3, 0], [0, 0]]
     assert k.absorb_diagonal((3, 0, 1, 1), "after").width == 2
+
+
+def test_diagonal_entries_other_than_plain_ints_are_canonicalised_or_refused():
+    """Only diagonals of plain ints skip the scalar check: a Fraction equal to an int becomes
+    that int, and a bool (an int subclass) or a float is refused, naming the entry."""
+    f = ButterflyFactor(4, 1, (Fraction(2), 1), (0, 0), (0, 0), (1, 1))
+    assert f.d1 == (2, 1) and all(type(v) is int for v in f.d1)
+    with pytest.raises(IRError, match=r"d2\[0\]: expected an exact number, found the bool True"):
+        ButterflyFactor(2, 1, (1,), (True,), (0,), (1,))
+    with pytest.raises(IRError, match=r"d4\[1\].*float 1.5"):
+        ButterflyFactor(4, 2, (1, 1), (0, 0), (0, 0), (1, 1.5))

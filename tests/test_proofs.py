@@ -30,3 +30,26 @@ def test_proof_script_quick_tier(path):
     assert result.instances, "a proof script must check at least one instance"
     assert not failed, result.table()
     assert any(i.proved for i in result.instances), "a script proves something (argued claims never count as proved)"
+
+
+def test_thm_h21_general_cross_checks_large_models_on_the_python_engine(monkeypatch):
+    """The dense-vs-kaleidoscope cross-check of a circuit too large for exact expansion is
+    Schwartz–Zippel on Python ints (primes ≥ 2^61), proved within the default bound 2^-100."""
+    from symverify.library import walsh_hadamard
+
+    mod = _load(PROOFS / "thm_h21_general.py")
+    seen = []
+    real = mod.verify
+
+    def spy(a, b, **kw):
+        rep = real(a, b, **kw)
+        seen.append((kw, rep))
+        return rep
+
+    monkeypatch.setattr(mod, "verify", spy)
+    inst = mod._instance(walsh_hadamard(16))
+    assert inst.ok
+    (kw, rep), = seen
+    assert kw == {"method": "randomized", "backend": "python"}
+    assert rep.proved and rep.evidence["backend"].startswith("python") and rep.evidence["prime_bits"] >= 61
+    assert rep.evidence["bound_log2"] <= -100

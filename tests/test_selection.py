@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.compiler.butterfly_to_baseconv import simplify_factors
@@ -345,3 +345,52 @@ def test_broadcast_placer_refuses_a_bad_order_or_size():
         BroadcastPlacer(8, "sideways")
     with pytest.raises(CompileError, match=r"power of two ≥ 2, found 12"):
         BroadcastPlacer(12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(stages(top=32))
+def test_each_benes_network_is_routed_once_and_the_route_is_unchanged(stage):
+    """Copy networks in both stride orders end on the same slots: selection_route routes each
+    Beneš network (partial map, orientation) once, and its route is the one that routing every
+    candidate afresh gives (the cheapest candidate, the first on ties)."""
+    import symverify.kaleidoscope.selection as sel
+
+    ents, in_pos, out_pos = stage
+    if not sel._rows(ents):
+        return
+    calls: list[tuple[object, ...]] = []
+    real = sel._benes
+
+    def counted(N, partial, orient):
+        calls.append((N, tuple(partial.items()), orient))
+        return real(N, partial, orient)
+
+    sel._benes = counted
+    try:
+        got = selection_route(ents, in_pos, out_pos)
+    finally:
+        sel._benes = real
+    assert len(calls) == len(set(calls))
+    # the reference: every candidate routed afresh, in the order selection_route tries them
+    rows, N = sel._rows(ents), selection_size(ents, in_pos, out_pos)
+    uses: dict[int, int] = {}
+    for r in rows.values():
+        for j, _ in r:
+            uses[j] = uses.get(j, 0) + 1
+    valid = sel._valid_K(rows, N)
+    best = sel._best_direct(N, rows, valid)
+    for _, copy_fs, slots in sel._copy_candidates(N, uses):
+        for K in sorted(set(valid[-4:] + valid[:1]), reverse=True):
+            nxt = {j: iter(s) for j, s in slots.items()}
+            partial, second = {}, {}
+            for o, r in rows.items():
+                for k, (j, _) in enumerate(r):
+                    partial[next(nxt[j])] = o if k == 0 else o ^ K
+                if len(r) == 2:
+                    second[o] = 1
+            for orient in ("down", "up"):
+                fs = copy_fs + real(N, partial, orient) + [sel._combine(N, K, rows, second)]
+                c = len(simplify_factors(fs))
+                if best is None or c < best[0]:
+                    best = (c, orient, K, fs)
+    assert best is not None and got.factors == tuple(best[3]) and got.K == best[2]

@@ -98,6 +98,10 @@ def _add(a: Scalar, b: Scalar) -> Scalar:
     return b if is_zero(a) else (a if is_zero(b) else a + b)
 
 
+_ONLY_INT = frozenset({int}).issuperset
+"""``_ONLY_INT(map(type, xs))``: every ``x`` is exactly an ``int`` (``all(type(x) is int ...)`` in C)."""
+
+
 def _check_size(size: int, what: str, at_least: int = 2) -> None:
     if not is_power_of_two(size) or size < at_least:
         raise ShapeError(f"{what}: expected a power of two ≥ {at_least}, found {size!r}")
@@ -137,7 +141,7 @@ class ButterflyFactor:
             diag = tuple(getattr(self, name))
             if len(diag) != half:
                 raise ShapeError(f"butterfly factor {name}: expected {half} entries (size/2), found {len(diag)}")
-            if not all(type(v) is int for v in diag):  # plain ints are already canonical scalars
+            if not _ONLY_INT(map(type, diag)):  # plain ints are already canonical scalars
                 diag = tuple(as_scalar(v, f"butterfly factor (stride {self.stride}) {name}[{m}]") for m, v in enumerate(diag))
             object.__setattr__(self, name, diag)
 

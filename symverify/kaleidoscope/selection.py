@@ -381,6 +381,9 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
         raise AssertionError("internal: no combine stride at the selection size")
     Ks = sorted(set(valid[-max_K:] + valid[:1]), reverse=True)
     best = _best_direct(N, rows, valid)  # every stride for the direct route: it is cheap to try
+    # Copy networks in both stride orders end on the same slots, so their permutations are equal:
+    # each Beneš network is routed once (keyed by the partial map in its order, and the orientation).
+    benes: dict[tuple[tuple[tuple[int, int], ...], str], list[ButterflyFactor]] = {}
     for name, copy_fs, slots in _copy_candidates(N, uses):
         for K in Ks:
             # operand slots: the first entry of row o at o, the second at o ⊕ K
@@ -394,7 +397,10 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
                     second[o] = 1
             comb = _combine(N, K, rows, second)
             for orient in ("down", "up"):
-                fs = copy_fs + _benes(N, partial, orient) + [comb]
+                key = (tuple(partial.items()), orient)
+                if key not in benes:
+                    benes[key] = _benes(N, partial, orient)
+                fs = copy_fs + benes[key] + [comb]
                 c = len(simplify_factors(fs))
                 if best is None or c < best[0]:
                     best = (c, f"{name}, benes {orient}", K, fs)

@@ -7,7 +7,10 @@ any worker, and the proof is the conjunction of their results, exactly as in the
 loop of :func:`~symverify.provers.compositional.check_certificate`:
 
 1. the certificate's structure is validated here (:func:`~symverify.provers.compositional.validate_certificate`);
-2. the circuit and the model are sent to every worker once (``scatter(broadcast=True)``);
+2. the circuit is sent to every worker once (``scatter(broadcast=True)``); the model is not: each
+   task carries only the layers its stages read (a :class:`LayerWindow`, at their own indices) and
+   its boundaries, so a worker never holds the whole model (a model too large for one process's
+   memory is checked by workers that each hold a part of it);
 3. the stages are cut into contiguous runs of about equal layer count, ``4×`` as many runs as the
    cluster has threads (or ``stages_per_task`` stages each), and each run is one task
    (:func:`check_stages`): it checks its stages in order with
@@ -37,12 +40,12 @@ import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
 from symverify.deadline import Deadline
 from symverify.errors import UsageError
-from symverify.ir.baseconv import Model
+from symverify.ir.baseconv import Layer, Model
 from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit
 from symverify.provers.compositional import (
@@ -56,7 +59,8 @@ from symverify.provers.dask_address import check_address, is_client, open_client
 from symverify.provers.options import DEFAULT_MAX_MONOMIALS
 from symverify.semantics.poly import PolyBackend
 
-__all__ = ["check_address", "check_certificate_dask", "check_stages", "stage_runs", "pack", "unpack", "TASKS_PER_THREAD"]
+__all__ = ["check_address", "check_certificate_dask", "check_stages", "stage_runs", "pack", "unpack", "LayerWindow",
+           "TASKS_PER_THREAD"]
 
 TASKS_PER_THREAD = 4
 """Runs of stages per worker thread when ``stages_per_task`` is not given: enough to balance
@@ -99,6 +103,44 @@ def stage_runs(bs: Sequence[Boundary], tasks: int, stages_per_task: int | None =
     return runs
 
 
+@dataclass(frozen=True)
+class LayerWindow:
+    """The layers ``[lo, lo + len(window))`` of a model, read at their own indices: what a stage
+    check reads of the model (``model.layers[b0.layer:b1.layer]``, ``inner_n``, ``inner_d``), so
+    one task's stages are checked, with the same layer numbers in every outcome and note, without
+    the rest of the model. A slice reaching outside the window raises ``IndexError`` (never a
+    silently shorter list)."""
+
+    inner_n: int
+    inner_d: int
+    lo: int
+    window: tuple[Layer, ...]
+
+    @property
+    def layers(self) -> _Window:
+        return _Window(self.lo, self.window)
+
+    @staticmethod
+    def of(model: Model, lo: int, hi: int) -> LayerWindow:
+        """The layers ``[lo, hi)`` of ``model``."""
+        return LayerWindow(model.inner_n, model.inner_d, lo, tuple(model.layers[lo:hi]))
+
+
+@dataclass(frozen=True)
+class _Window:
+    lo: int
+    window: tuple[Layer, ...]
+
+    def __getitem__(self, s: slice) -> tuple[Layer, ...]:
+        if not isinstance(s, slice) or s.step not in (None, 1) or s.start is None or s.stop is None:
+            raise IndexError(f"a layer window is read by [lo:hi] slices only, found {s!r}")
+        a, b = s.start - self.lo, s.stop - self.lo
+        if not 0 <= a <= b <= len(self.window):
+            raise IndexError(f"layers [{s.start}, {s.stop}) are outside this window "
+                             f"[{self.lo}, {self.lo + len(self.window)})")
+        return self.window[a:b]
+
+
 _Packed = tuple[tuple[int, str, tuple[tuple[int, int, Any, Any], ...]], ...]
 
 
@@ -130,13 +172,16 @@ def unpack(packed: bytes) -> tuple[Boundary, ...]:
     return tuple(out)
 
 
-def check_stages(circuit: Circuit, model: Model, first: int, packed: bytes, last_stage: int,
+def check_stages(circuit: Circuit, model: Model | LayerWindow, first: int, packed: bytes, last_stage: int,
                  run: StageRun, wall_deadline: float | None) -> list[StageOutcome]:
     """One task: the stages ``first, first + 1, …`` whose boundaries are ``packed`` (:func:`pack`;
     one more than the stages), in order, up to the first that does not prove; ``last_stage`` is
-    the certificate's final stage (its read-out rule). ``wall_deadline`` (``time.time()``) becomes
-    this process's monotonic deadline."""
+    the certificate's final stage (its read-out rule). ``model`` is the model or the
+    :class:`LayerWindow` of the layers these stages read. ``wall_deadline`` (``time.time()``)
+    becomes this process's monotonic deadline."""
     bounds = unpack(packed)
+    if isinstance(model, LayerWindow):  # the stage check reads only layers, inner_n and inner_d
+        model = cast(Model, model)
     deadline = None if wall_deadline is None else time.monotonic() + (wall_deadline - time.time())
     run = replace(run, deadline=deadline)
     check = Deadline.at(deadline)
@@ -179,10 +224,11 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     with _client(scheduler, workers, connect_timeout) as client:
         threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values()) or 1
         runs = stage_runs(bs, TASKS_PER_THREAD * threads, stages_per_task)
-        fc, fm = client.scatter([circuit, model], broadcast=True, hash=False)
+        (fc,) = client.scatter([circuit], broadcast=True, hash=False)
         token = uuid.uuid4().hex[:12]
-        futures = [client.submit(check_stages, fc, fm, a, pack(bs[a:b + 1]), total - 1, run, wall, pure=False,
-                                 retries=1, key=f"symverify-stages-{token}-{a}-{b}") for a, b in runs]
+        futures = [client.submit(check_stages, fc, LayerWindow.of(model, bs[a].layer, bs[b].layer), a,
+                                 pack(bs[a:b + 1]), total - 1, run, wall, pure=False, retries=1,
+                                 key=f"symverify-stages-{token}-{a}-{b}") for a, b in runs]
         outcomes = _collect(futures, runs, deadline)
         client.cancel(futures)
     return combine(outcomes, total, time.perf_counter() - start)

@@ -1,0 +1,113 @@
+"""Benchmark: the CPU time of every built-in proof script, one process each, as ``symverify prove`` runs it.
+
+Run ``python benchmarks/prove_all_cpu.py [NAME ...] [--quick] [--json OUT] [--compare OLD.json]``.
+
+Each script runs alone, one after another, as the runner starts it (``python -m
+symverify.proofs.NAME --json TMP``); its CPU time is the user + system time of that process and its
+children (``getrusage(RUSAGE_CHILDREN)`` before and after), which the load of other work on the
+machine changes far less than wall time. Printed per script: CPU seconds, wall seconds, instances
+and whether every instance is ok; then the total. With ``--compare OLD.json`` (an earlier ``--json``
+of this benchmark) it prints both runs side by side with the ratio old ÷ new per script, and checks
+that every script has the same instances with the same verdicts, kinds, methods and bounds (the
+claims) in both. Nothing is asserted about time.
+
+A run of the start-up alone (``python -c "import symverify.proofs.NAME"``) is printed too: the part
+of each script's CPU that is interpreter start-up and imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from symverify.scripts.runner import available, select
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _run(argv: list[str], cwd: Path) -> tuple[float, float, int]:
+    c0, t0 = _cpu(), time.perf_counter()
+    rc = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE).returncode
+    return _cpu() - c0, time.perf_counter() - t0, rc
+
+
+def claims(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a comparison looks at: per instance its name, verdict, kind, method, resources, bounds, ok."""
+    keys = ("name", "verdict", "kind", "method", "resources", "bounds", "ok")
+    return [{k: i.get(k) for k in keys} for i in result.get("instances", [])]
+
+
+def measure(names: list[str], quick: bool) -> dict[str, Any]:
+    rows: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="symverify-bench-") as tmp:
+        cwd = Path(tmp)
+        for name in names:
+            out = cwd / f"{name}.json"
+            argv = [sys.executable, "-m", f"symverify.proofs.{name}", "--json", str(out)] + (["--quick"] if quick else [])
+            cpu, wall, rc = _run(argv, cwd)
+            start_cpu, _, _ = _run([sys.executable, "-c", f"import symverify.proofs.{name}"], cwd)
+            result = json.loads(out.read_text()) if out.exists() else {}
+            insts = claims(result)
+            rows[name] = {"cpu": round(cpu, 2), "wall": round(wall, 2), "startup_cpu": round(start_cpu, 2),
+                          "rc": rc, "instances": len(insts), "ok": bool(insts) and all(i["ok"] for i in insts),
+                          "claims": insts}
+            print(f"{name:32s} cpu {cpu:7.2f} s  wall {wall:7.2f} s  start-up {start_cpu:5.2f} s  "
+                  f"{len(insts):5d} instances  {'ok' if rows[name]['ok'] else 'NOT OK'}", flush=True)
+    return {"quick": quick, "scripts": rows}
+
+
+def compare(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    print(f"\n{'script':32s} {'old cpu':>9s} {'new cpu':>9s} {'old/new':>8s}  claims")
+    same_all = True
+    tot_old = tot_new = 0.0
+    for name, row in new["scripts"].items():
+        o = old["scripts"].get(name)
+        if o is None:
+            print(f"{name:32s} {'—':>9s} {row['cpu']:9.2f}")
+            continue
+        same = o["claims"] == row["claims"]
+        same_all &= same
+        tot_old += o["cpu"]
+        tot_new += row["cpu"]
+        ratio = o["cpu"] / row["cpu"] if row["cpu"] else float("inf")
+        print(f"{name:32s} {o['cpu']:9.2f} {row['cpu']:9.2f} {ratio:7.2f}×  {'same' if same else 'DIFFERENT'}")
+    ratio = tot_old / tot_new if tot_new else float("inf")
+    print(f"{'total':32s} {tot_old:9.2f} {tot_new:9.2f} {ratio:7.2f}×  {'same' if same_all else 'DIFFERENT'}")
+    return same_all
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--json", help="write the measurements (and every instance's claim) here")
+    ap.add_argument("--compare", help="an earlier --json of this benchmark to print side by side")
+    a = ap.parse_args(argv)
+    scripts = available()
+    names = select(scripts, a.names)
+    run = measure(names, a.quick)
+    total = sum(r["cpu"] for r in run["scripts"].values())
+    startup = sum(r["startup_cpu"] for r in run["scripts"].values())
+    n = sum(r["instances"] for r in run["scripts"].values())
+    print(f"{'total':32s} cpu {total:7.2f} s  (start-up {startup:.2f} s)  {n} instances")
+    if a.json:
+        Path(a.json).write_text(json.dumps(run, indent=1) + "\n")
+    ok = all(r["ok"] for r in run["scripts"].values())
+    if a.compare:
+        old = json.loads(Path(a.compare).read_text())
+        ok &= compare(old, run)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
