@@ -94,7 +94,7 @@ class Converter:
 
     def __init__(self, numbers: Numbers, where: str) -> None:
         self.numbers, self.where = numbers, where
-        self.cache: dict[Any, Any] = {}
+        self.cache: dict[tuple[type, Scalar], Any] = {}  # converted values, per (type, scalar)
         self.seen: set[int | Fraction] = set()
         self.fractional = False  # some bulk-read float weight is not an integer
 

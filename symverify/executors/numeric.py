@@ -115,25 +115,25 @@ def _representable(lp: LayerPlan, dtype: Any) -> bool:
     """Are this layer's float64 weights exact in ``dtype`` (and exact rationals in float64)?"""
     if not lp.stats.exact64:
         return False
-    key = ("repr", str(dtype))
-    if key not in lp.cache:
+    key = str(dtype)
+    if key not in lp.exact_in:
         tensors = [lp.w, lp.w_coef, lp.taps, lp.b1.value(), lp.b2.value()]
-        lp.cache[key] = all(bool((t.to(dtype).to(t.dtype) == t).all()) for t in tensors if t is not None)
-    return lp.cache[key]
+        lp.exact_in[key] = all(bool((t.to(dtype).to(t.dtype) == t).all()) for t in tensors if t is not None)
+    return lp.exact_in[key]
 
 
 def _abs_plan(lp: LayerPlan) -> LayerPlan:
     """The same layer with every weight replaced by its absolute value (float64, cached)."""
-    if "abs" not in lp.cache:
+    if lp.abs_plan is None:
         def ab(t: Any) -> Any:
             return None if t is None else t.abs()
 
-        lp.cache["abs"] = LayerPlan(
+        lp.abs_plan = LayerPlan(
             lp.index, lp.cyclic, lp.inner_n, lp.w_kind, ab(lp.w), lp.w_idx, ab(lp.w_coef),
             Bias(lp.b1.kind, ab(lp.b1.a), ab(lp.b1.b)), lp.lags, ab(lp.taps), lp.unit,
             Bias(lp.b2.kind, ab(lp.b2.a), ab(lp.b2.b)), lp.auto_path, lp.stats,
         )
-    return lp.cache["abs"]
+    return lp.abs_plan
 
 
 def _abs_conv(ap: LayerPlan, x: Any) -> Any:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from symverify.deadline import Check
@@ -181,6 +182,12 @@ class LayerStats:
     exact64: bool  # every weight is exactly a float64
 
 
+FftKey = tuple[str, int, Any]
+"""A cached kernel transform's key: ``("fft", n_fft, transform dtype)``."""
+ProgramKey = tuple[str, str, int, str]
+"""A cached program's key: ``("program", path, batch size, str(dtype))``."""
+
+
 def _narrow_span(used: Any) -> tuple[int, int] | None:
     """``(first, count)`` of the range holding every True of the 1-d mask ``used``, when it covers
     at most 3/4 of the mask (worth a narrowed operation); else None."""
@@ -208,7 +215,20 @@ class LayerPlan:
     b2: Bias
     auto_path: str  # none | sparse | direct | fft
     stats: LayerStats
-    cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # Per-argument caches (filled by the executors, empty in a fresh plan; not compared, not shown):
+    fft_kernels: dict[FftKey, Any] = field(default_factory=dict, repr=False, compare=False)
+    """``rfft`` of the dense kernel, per ``("fft", n_fft, transform dtype)`` (``conv_fft``)."""
+    fft_span_kernels: dict[FftKey, Any] = field(default_factory=dict, repr=False, compare=False)
+    """The same for the kernel narrowed to :meth:`tap_channels`."""
+    exact_in: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+    """Per ``str(dtype)``: is every weight exact in that dtype (the float error model)."""
+    programs: dict[ProgramKey, tuple[tuple[LayerPlan, ...], Any]] = field(default_factory=dict, repr=False, compare=False)
+    """Compiled programs of a model whose first layer is this one, per ``("program", path, batch,
+    str(dtype))``, with the plans they were built for (a few batch sizes, oldest dropped first)."""
+    abs_plan: LayerPlan | None = field(default=None, repr=False, compare=False)
+    """The same layer with every weight replaced by its absolute value (the float error model)."""
+    native: tuple[tuple[LayerPlan, ...], Any] | None = field(default=None, repr=False, compare=False)
+    """The zoology layers of a model whose first layer is this one, with the plans recognised."""
 
     def to(self, device: Any, dtype: Any) -> LayerPlan:
         def mv(t: Any) -> Any:
@@ -220,42 +240,52 @@ class LayerPlan:
             self.lags, mv(self.taps), self.unit, self.b2.to(device, dtype), self.auto_path, self.stats,
         )
 
+    @cached_property
+    def _kernel(self) -> Any:
+        torch = require_torch()
+        h = torch.zeros((self.inner_n, self.taps.shape[1]), dtype=self.taps.dtype, device=self.taps.device)
+        if self.lags:
+            h[torch.tensor(self.lags, device=h.device)] = self.taps
+        return h
+
+    @cached_property
+    def _rows(self) -> tuple[Any, ...]:
+        return tuple(self.taps.unbind(0))
+
+    @cached_property
+    def _gathers(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        return tuple(self.w_idx.unbind(0)), tuple(self.w_coef.unbind(0))
+
+    @cached_property
+    def _tap_channels(self) -> tuple[int, int] | None:
+        return _narrow_span((self.taps != 0).any(dim=0))
+
+    @cached_property
+    def _w_rows(self) -> tuple[int, int] | None:
+        return _narrow_span((self.w != 0).any(dim=1))
+
     def kernel_dense(self) -> Any:
         """The kernel as a dense ``(N', d')`` tensor (cached)."""
-        if "h" not in self.cache:
-            torch = require_torch()
-            h = torch.zeros((self.inner_n, self.taps.shape[1]), dtype=self.taps.dtype, device=self.taps.device)
-            if self.lags:
-                h[torch.tensor(self.lags, device=h.device)] = self.taps
-            self.cache["h"] = h
-        return self.cache["h"]
+        return self._kernel
 
     def rows(self) -> tuple[Any, ...]:
         """The tap rows, one ``(d',)`` tensor per lag (cached: iterating a tensor costs per call)."""
-        if "rows" not in self.cache:
-            self.cache["rows"] = tuple(self.taps.unbind(0))
-        return self.cache["rows"]
+        return self._rows
 
     def gathers(self, shape: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         """Sparse ``W``: per term, the index expanded to a state of ``shape`` and the coefficient row."""
-        if "gathers" not in self.cache:
-            self.cache["gathers"] = (tuple(self.w_idx.unbind(0)), tuple(self.w_coef.unbind(0)))
-        idx, coef = self.cache["gathers"]
+        idx, coef = self._gathers
         return tuple(i.expand(shape) for i in idx), coef
 
     def tap_channels(self) -> tuple[int, int] | None:
         """``(first, count)`` of the channel range holding every nonzero tap, when it is at most 3/4
         of the channels (an FFT over the rest would transform zeros); else None (cached)."""
-        if "tap_channels" not in self.cache:
-            self.cache["tap_channels"] = _narrow_span((self.taps != 0).any(dim=0))
-        return self.cache["tap_channels"]
+        return self._tap_channels
 
     def w_rows(self) -> tuple[int, int] | None:
         """Dense ``W``: ``(first, count)`` of the row range holding every nonzero, when it is at most
         3/4 of the rows; else None (cached)."""
-        if "w_rows" not in self.cache:
-            self.cache["w_rows"] = _narrow_span((self.w != 0).any(dim=1))
-        return self.cache["w_rows"]
+        return self._w_rows
 
     def warm(self) -> LayerPlan:
         """Fill the per-plan caches now (so that a traced run records only the run itself)."""
@@ -323,7 +353,8 @@ class ModelPlan:
     model: Model
     numbers: Any
     layers: list[LayerPlan]
-    moved: dict[Any, list[LayerPlan]] = field(default_factory=dict, repr=False)
+    moved: dict[tuple[str, str], list[LayerPlan]] = field(default_factory=dict, repr=False)
+    """The layers moved to ``(str(device), str(dtype))``."""
 
     def on(self, device: Any, dtype: Any) -> list[LayerPlan]:
         key = (str(device), str(dtype))

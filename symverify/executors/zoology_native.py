@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from symverify.deadline import Check
@@ -81,7 +82,8 @@ class NativeLayer:
     unit: tuple[bool, ...]
     shifts: bool
     n: int
-    cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    spectra: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
+    """:meth:`filter_fft` per transform size ``n_fft``."""
 
     def warm(self) -> NativeLayer:
         """Build the cached filter form a run of length ``n`` uses now (so that a traced run
@@ -102,20 +104,22 @@ class NativeLayer:
 
     def filter_fft(self, n_fft: int) -> Any:
         """``rfft`` of the filter along the sequence, size ``n_fft``: ``(d, n_fft // 2 + 1)`` (cached)."""
-        if n_fft not in self.cache:
-            self.cache[n_fft] = require_torch().fft.rfft(self.dense().T, n=n_fft, dim=-1)
-        return self.cache[n_fft]
+        if n_fft not in self.spectra:
+            self.spectra[n_fft] = require_torch().fft.rfft(self.dense().T, n=n_fft, dim=-1)
+        return self.spectra[n_fft]
+
+    @cached_property
+    def _toeplitz(self) -> Any:
+        torch = require_torch()
+        h = self.dense()
+        ar = torch.arange(self.n, device=h.device)
+        lag = ar[:, None] - ar[None, :]
+        h_ext = torch.cat([h, torch.zeros_like(h[:1])])  # row n: the zero above the diagonal
+        return h_ext[torch.where(lag >= 0, lag, self.n)].permute(2, 0, 1).contiguous()
 
     def toeplitz(self) -> Any:
         """``T (d, n, n)`` with ``T[q, t, s] = h[t − s, q]`` (zero for s > t): ``(h ⊛ x)_q = T_q·x_q`` (cached)."""
-        if "toeplitz" not in self.cache:
-            torch = require_torch()
-            h = self.dense()
-            ar = torch.arange(self.n, device=h.device)
-            lag = ar[:, None] - ar[None, :]
-            h_ext = torch.cat([h, torch.zeros_like(h[:1])])  # row n: the zero above the diagonal
-            self.cache["toeplitz"] = h_ext[torch.where(lag >= 0, lag, self.n)].permute(2, 0, 1).contiguous()
-        return self.cache["toeplitz"]
+        return self._toeplitz
 
 
 def _dense_w(lp: LayerPlan) -> Any:
@@ -175,7 +179,7 @@ def native_layers(plans: Sequence[LayerPlan], shape: Shape) -> list[NativeLayer]
     recognising costs one look-up per run (the result is tied to these plan objects)."""
     if not plans:
         return None
-    hit = plans[0].cache.get("zoology_native")
+    hit = plans[0].native
     if hit is not None and len(hit[0]) == len(plans) and all(p is q for p, q in zip(hit[0], plans)):
         return hit[1]  # type: ignore[no-any-return]
     found: list[NativeLayer] | None = None
@@ -184,7 +188,7 @@ def native_layers(plans: Sequence[LayerPlan], shape: Shape) -> list[NativeLayer]
         pairs = [_pair(plans[i], plans[i + 1], shape.d) for i in range(0, len(plans), 2)]
         if all(p is not None for p in pairs):
             found = [p for p in pairs if p is not None]
-    plans[0].cache["zoology_native"] = (tuple(plans), found)
+    plans[0].native = (tuple(plans), found)
     return found
 
 
