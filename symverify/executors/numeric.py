@@ -40,19 +40,24 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from symverify.errors import NumericMismatchError
 from symverify.ir.baseconv import Model
+from symverify.ir.circuit import Circuit
 from symverify.semantics import layer as loop
 from symverify.semantics.layer import Shape
 
 from ._torch import dtype_name, require_torch, significand_bits, unit_roundoff
 from .circuit_plan import CircuitPlan
+from .numbers import FloatNumbers
 from .plan import Bias, LayerPlan, ModelPlan, sparse_tap_limit
 from .torch_float import FloatArithmetic, _convolve, _project, circuit_values, combine, embed, read_outputs
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["NumericCheck", "tracked_model", "tracked_circuit", "assess", "fft_constant"]
 
@@ -306,7 +311,8 @@ def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, float]:
     return errs, top
 
 
-def assess(obj: Any, numbers: Any, arr: np.ndarray, exact: np.ndarray, dtype: Any, device: Any, path: str) -> NumericCheck:
+def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: np.ndarray, dtype: torch.dtype,
+           device: torch.device, path: str) -> NumericCheck:
     """Run ``obj`` in ``dtype`` on the exact inputs ``arr`` and compare with ``exact`` (its exact outputs)."""
     from .circuit_plan import circuit_plan
     from .plan import model_plan
