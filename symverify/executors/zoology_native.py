@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from symverify.deadline import Check
 from symverify.ir.baseconv import Model
@@ -41,6 +41,9 @@ from .kernels import conv_shifts
 from .numbers import float_numbers
 from .plan import LayerPlan, ModelPlan, model_plan
 from .torch_float import _mac, run_model
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["NativeLayer", "native_layers", "run_native", "run_model_native", "run_float_model", "fft_size", "DIRECT_MAX_N"]
 
@@ -224,7 +227,7 @@ def _layer(ly: NativeLayer, x: Any) -> Any:
     return out.add_(x)
 
 
-def run_native(layers: Sequence[NativeLayer], x: Any, check: Check | None = None) -> Any:
+def run_native(layers: Sequence[NativeLayer], x: torch.Tensor, check: Check | None = None) -> torch.Tensor:
     """The zoology stack on ``(B, N, d)`` inputs (on the layers' device, in their dtype); ``check``
     runs before every layer. The input is not modified."""
     for ly in layers:
@@ -234,12 +237,12 @@ def run_native(layers: Sequence[NativeLayer], x: Any, check: Check | None = None
     return x
 
 
-def run_float_model(model: Model, x: Any, params: Mapping[str, object] | None, path: str = "auto") -> Any:
+def run_float_model(model: Model, x: torch.Tensor, params: Mapping[str, object] | None, path: str = "auto") -> torch.Tensor:
     """The float executor on a model: its (cached) plan run by :func:`run_model_native`."""
     return run_model_native(model_plan(model, float_numbers(params)), x, path)
 
 
-def run_model_native(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
+def run_model_native(plan: ModelPlan, x: torch.Tensor, path: str = "auto", check: Check | None = None) -> torch.Tensor:
     """:func:`~symverify.executors.torch_float.run_model`, with the zoology pair form run natively
     when ``path='auto'`` and the model is one (see :func:`native_layers`)."""
     if path == "auto":
