@@ -18,10 +18,10 @@ so a mask over ``N'×d'`` cells costs one tensor slice. Plans are cached per obj
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode, Model
@@ -31,6 +31,9 @@ from symverify.ir.scalar import Scalar, Sym
 
 from ._torch import require_torch
 from .numbers import Converter, ModNumbers, Numbers, cached, check_params
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["Bias", "LayerPlan", "ModelPlan", "model_plan", "grid_dense", "kernel_taps", "compact_bias", "sparse_tap_limit", "PATHS", "plan_dense", "LayerStats"]
 
@@ -50,7 +53,7 @@ def sparse_tap_limit(inner_n: int) -> int:
 # ---- grids to tensors ----------------------------------------------------------------------
 
 
-def grid_dense(g: Grid, conv: Callable[[Scalar], Any], dtype: Any) -> Any:
+def grid_dense(g: Grid, conv: Callable[[Scalar], Any], dtype: torch.dtype) -> torch.Tensor:
     """The grid as a dense CPU tensor, painted rectangle by rectangle (later rectangles win)."""
     torch = require_torch()
     t = torch.full((g.rows, g.cols), conv(g.fill), dtype=dtype)
@@ -102,7 +105,7 @@ def _touched_rows(g: Grid) -> list[int] | None:
     return rows
 
 
-def kernel_taps(g: Grid, conv: Callable[[Scalar], Any], dtype: Any) -> tuple[tuple[int, ...], Any]:
+def kernel_taps(g: Grid, conv: Callable[[Scalar], Any], dtype: torch.dtype) -> tuple[tuple[int, ...], torch.Tensor]:
     """The nonzero lags of a kernel grid and their taps, a ``(#lags, d')`` tensor."""
     torch = require_torch()
     rows = _touched_rows(g)
@@ -151,7 +154,7 @@ class Bias:
         return moved
 
 
-def compact_bias(t: Any, p: int | None = None) -> Bias:
+def compact_bias(t: torch.Tensor, p: int | None = None) -> Bias:
     """Detect the cheapest exact form of a dense bias (bit-exact: only equal tensors qualify)."""
     torch = require_torch()
     if not bool(t.any()):
@@ -241,7 +244,7 @@ class LayerPlan:
         )
 
     @cached_property
-    def _kernel(self) -> Any:
+    def _kernel(self) -> torch.Tensor:
         torch = require_torch()
         h = torch.zeros((self.inner_n, self.taps.shape[1]), dtype=self.taps.dtype, device=self.taps.device)
         if self.lags:
@@ -249,11 +252,11 @@ class LayerPlan:
         return h
 
     @cached_property
-    def _rows(self) -> tuple[Any, ...]:
+    def _rows(self) -> tuple[torch.Tensor, ...]:
         return tuple(self.taps.unbind(0))
 
     @cached_property
-    def _gathers(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    def _gathers(self) -> tuple[tuple[torch.Tensor, ...], tuple[torch.Tensor, ...]]:
         return tuple(self.w_idx.unbind(0)), tuple(self.w_coef.unbind(0))
 
     @cached_property
@@ -264,15 +267,15 @@ class LayerPlan:
     def _w_rows(self) -> tuple[int, int] | None:
         return _narrow_span((self.w != 0).any(dim=1))
 
-    def kernel_dense(self) -> Any:
+    def kernel_dense(self) -> torch.Tensor:
         """The kernel as a dense ``(N', d')`` tensor (cached)."""
         return self._kernel
 
-    def rows(self) -> tuple[Any, ...]:
+    def rows(self) -> tuple[torch.Tensor, ...]:
         """The tap rows, one ``(d',)`` tensor per lag (cached: iterating a tensor costs per call)."""
         return self._rows
 
-    def gathers(self, shape: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    def gathers(self, shape: Sequence[int]) -> tuple[tuple[torch.Tensor, ...], tuple[torch.Tensor, ...]]:
         """Sparse ``W``: per term, the index expanded to a state of ``shape`` and the coefficient row."""
         idx, coef = self._gathers
         return tuple(i.expand(shape) for i in idx), coef
@@ -318,7 +321,8 @@ def _plan_layer(i: int, layer: Layer, numbers: Numbers, inner_n: int) -> LayerPl
     return plan_dense(i, layer.mode is Mode.CYCLIC, inner_n, W, b1, lags, taps, b2, stats, p)
 
 
-def plan_dense(i: int, cyclic: bool, inner_n: int, W: Any, b1: Any, lags: tuple[int, ...], taps: Any, b2: Any,
+def plan_dense(i: int, cyclic: bool, inner_n: int, W: torch.Tensor, b1: torch.Tensor, lags: tuple[int, ...],
+               taps: torch.Tensor, b2: torch.Tensor,
                stats: LayerStats, p: int | None = None) -> LayerPlan:
     """A layer's plan from its tensors: dense ``W (d', d')``, ``b1``, ``b2 (N', d')``, the kernel's
     nonzero ``lags`` and their ``taps (#lags, d')`` (``p``: residues mod p)."""
@@ -327,8 +331,9 @@ def plan_dense(i: int, cyclic: bool, inner_n: int, W: Any, b1: Any, lags: tuple[
     nnz_col = (W != 0).sum(dim=0)
     k = int(nnz_col.max()) if dd else 0
     w_idx = w_coef = None
+    w = None if k == 0 else W  # the dense W, kept for the sparse kind too
     if k == 0:
-        w_kind, W = "zero", None
+        w_kind = "zero"
     elif k <= max(1, dd // 32):  # a gather and a multiply per term against ~d'/12 passes for a CPU matmul
         w_kind = "sparse"
         w_idx = torch.argsort((W == 0).to(torch.int8), dim=0, stable=True)[:k].contiguous()
@@ -342,7 +347,7 @@ def plan_dense(i: int, cyclic: bool, inner_n: int, W: Any, b1: Any, lags: tuple[
     else:  # the blocked direct product was slower than the FFT at every N' measured (16 to 8192)
         auto = "fft"
     unit = tuple((taps == 1).all(dim=1).tolist()) if len(lags) else ()
-    return LayerPlan(i, cyclic, inner_n, w_kind, W, w_idx, w_coef, compact_bias(b1, p), lags, taps, unit,
+    return LayerPlan(i, cyclic, inner_n, w_kind, w, w_idx, w_coef, compact_bias(b1, p), lags, taps, unit,
                      compact_bias(b2, p), auto, stats).warm()
 
 
