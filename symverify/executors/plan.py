@@ -202,7 +202,12 @@ def _narrow_span(used: Any) -> tuple[int, int] | None:
 
 @dataclass
 class LayerPlan:
-    """One layer's tensors (on one device, in one dtype) and its chosen convolution path."""
+    """One layer's tensors (on one device, in one dtype) and its chosen convolution path.
+
+    What the executors derive from the tensors is computed once: values without arguments as
+    ``functools.cached_property`` (read through :meth:`kernel_dense`, :meth:`rows`,
+    :meth:`gathers`, :meth:`tap_channels`, :meth:`w_rows`), values per argument in the typed dict
+    fields below, keyed as each one documents. :meth:`to` returns a plan with empty caches."""
 
     index: int
     cyclic: bool
