@@ -29,11 +29,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from symverify.deadline import DeadlineExceededError
 from symverify.errors import ProverError
+from symverify.ir.baseconv import Model
+from symverify.ir.butterfly import Kaleidoscope
 from symverify.ir.certificate import Certificate
+from symverify.ir.circuit import Circuit
 from symverify.provers.counterexample import recheck
 from symverify.provers.exact import bits_text
 from symverify.provers.options import METHODS, Method, Options
@@ -41,7 +44,10 @@ from symverify.provers.outcome import Counterexample, MethodResult, NumericSumma
 from symverify.provers.registry import AUTO_EXACT_MONOMIALS, prover_for, run_prover
 from symverify.provers.sides import CircuitSide, Side, pair_sides
 
-__all__ = ["verify", "Report", "Verdict", "Counterexample", "NumericSummary", "METHODS", "Method", "AUTO_EXACT_MONOMIALS",
+if TYPE_CHECKING:
+    from distributed import Client
+
+__all__ = ["verify", "Verifiable", "Report", "Verdict", "Counterexample", "NumericSummary", "METHODS", "Method", "AUTO_EXACT_MONOMIALS",
            "NUMERIC_POINTS"]
 
 NUMERIC_POINTS = 2
@@ -254,11 +260,29 @@ def _numeric_skip(a: Side, b: Side, opts: Options) -> str | None:
     return None
 
 
-def verify(lhs: Any, rhs: Any, *, method: Method = "auto", seed: int | None = 0, trials: int | None = None,
+class CompiledLike(Protocol):
+    """A compiled object: its ``.model`` (and, when it has one, its ``.certificate``) is the side."""
+
+    @property
+    def model(self) -> Model: ...
+
+
+class FactorizationLike(Protocol):
+    """A kaleidoscope factorization: its ``.kaleidoscope`` is the side."""
+
+    @property
+    def kaleidoscope(self) -> Kaleidoscope: ...
+
+
+Verifiable = Circuit | Model | Kaleidoscope | CompiledLike | FactorizationLike
+"""What :func:`verify` compares (anything else raises :class:`~symverify.errors.IRError`)."""
+
+
+def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: int | None = 0, trials: int | None = None,
            timeout: float | None = None, certificate: Certificate | None = None, backend: str | None = None,
            max_monomials: int | None = None, memory_limit: int | None = None,
            error_bound: Fraction | None = None, isolate: bool | None = None, numeric: bool | str = False,
-           scheduler: Any = None, progress: bool | None = None) -> Report:
+           scheduler: str | Client | None = None, progress: bool | None = None) -> Report:
     """Decide ``lhs ≡ rhs`` (every output entry, as polynomials in the inputs and weights).
 
     Args:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from collections.abc import Collection, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -37,6 +37,8 @@ from symverify.semantics.evaluate import eval_circuit, eval_model
 from symverify.semantics.rings import FractionRing
 
 if TYPE_CHECKING:
+    import torch
+
     from symverify.executors.numeric import NumericCheck
 
 __all__ = [
@@ -136,8 +138,21 @@ def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] 
     return run_circuit_mod(obj, x, nums, check)
 
 
-def execute(obj: Model | Circuit, u: Any, *, backend: str = "exact", dtype: Any = None, device: Any = None,
-            p: int | None = None, params: Mapping[str, object] | None = None, path: str = "auto") -> Any:
+@overload
+def execute(obj: Model | Circuit, u: object, *, backend: Literal["exact"] = "exact", dtype: None = None,
+            device: None = None, p: None = None, params: Mapping[str, object] | None = None,
+            path: str = "auto") -> np.ndarray: ...
+@overload
+def execute(obj: Model | Circuit, u: object, *, backend: Literal["torch", "modular"],
+            dtype: str | torch.dtype | None = None, device: str | torch.device | None = None, p: int | None = None,
+            params: Mapping[str, object] | None = None, path: str = "auto") -> torch.Tensor: ...
+@overload
+def execute(obj: Model | Circuit, u: object, *, backend: str, dtype: str | torch.dtype | None = None,
+            device: str | torch.device | None = None, p: int | None = None, params: Mapping[str, object] | None = None,
+            path: str = "auto") -> np.ndarray | torch.Tensor: ...
+def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: str | torch.dtype | None = None,
+            device: str | torch.device | None = None, p: int | None = None, params: Mapping[str, object] | None = None,
+            path: str = "auto") -> np.ndarray | torch.Tensor:
     """Run a model or a circuit on a batch of inputs.
 
     Args:
@@ -198,8 +213,8 @@ def execute(obj: Model | Circuit, u: Any, *, backend: str = "exact", dtype: Any 
     return y[0] if single else y
 
 
-def modular_eval(obj: Model | Circuit, points: Any, p: int, *, params: Mapping[str, object] | None = None,
-                 path: str = "auto", check: Check | None = None) -> Any:
+def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: Mapping[str, object] | None = None,
+                 path: str = "auto", check: Check | None = None) -> torch.Tensor:
     """Evaluate ``obj`` exactly mod ``p`` at a batch of points (the randomized verifier's entry point).
 
     Args:
@@ -231,7 +246,7 @@ def modular_eval(obj: Model | Circuit, points: Any, p: int, *, params: Mapping[s
     return _run_mod(obj, points, q, params, path, check)
 
 
-def numeric_check(obj: Model | Circuit, u: Any, *, dtype: Any = "float64", device: Any = None,
+def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype = "float64", device: str | torch.device | None = None,
                   params: Mapping[str, object] | None = None, path: str = "auto") -> NumericCheck:
     """Run the float executor on exact inputs ``u`` and compare with exact evaluation.
 
@@ -280,7 +295,7 @@ def numeric_dtype(numeric: object) -> str | None:
 
 
 def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params: Collection[str], *, dtype: str,
-                seed: int, points: int, check: Check | None = None) -> list[tuple[str, str, Any]]:
+                seed: int, points: int, check: Check | None = None) -> list[tuple[str, str, NumericCheck | str]]:
     """The float executor on each side at ``points`` seeded small-rational ``n×d`` inputs
     (entries and weights ``i/q``, ``|i| ≤ 4``, ``q ∈ {1, 2, 3}``; the same points for every side),
     each against exact evaluation of that side (:func:`numeric_check`). A cross-check of the
@@ -299,7 +314,7 @@ def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params
 
     u = [[[q() for _ in range(d)] for _ in range(n)] for _ in range(points)]
     values = {name: q() for name in sorted(params)}
-    out: list[tuple[str, str, Any]] = []
+    out: list[tuple[str, str, NumericCheck | str]] = []
     for name, kind, obj in sides:
         if not isinstance(obj, (Model, Circuit)):
             out.append((name, kind, "no float executor"))

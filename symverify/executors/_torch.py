@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from symverify.errors import BackendUnavailableError, IRError
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["INSTALL_HINT", "require_torch", "one_thread_if_small", "SMALL_STATE", "resolve_device", "resolve_dtype", "dtype_name", "unit_roundoff", "significand_bits"]
 
@@ -24,7 +28,7 @@ INSTALL_HINT = (
 _BITS = {"float64": 53, "float32": 24, "bfloat16": 8}
 
 
-def require_torch() -> Any:
+def require_torch() -> ModuleType:
     """The torch module, or BackendUnavailableError saying how to install it."""
     try:
         import torch
@@ -39,7 +43,7 @@ an elementwise operation across threads)."""
 
 
 @contextmanager
-def one_thread_if_small(entries: int, device: Any) -> Iterator[None]:
+def one_thread_if_small(entries: int, device: torch.device | str) -> Iterator[None]:
     """Run the block on one torch thread when its states have at most :data:`SMALL_STATE` entries on the CPU.
 
     A compiled model is a long chain of layers on a small state: each operation is microseconds of
@@ -59,7 +63,7 @@ def one_thread_if_small(entries: int, device: Any) -> Iterator[None]:
             torch.set_num_threads(before)
 
 
-def resolve_device(device: object = None) -> Any:
+def resolve_device(device: object = None) -> torch.device:
     """A ``torch.device``; ``None`` means CPU. CUDA requested without CUDA is an error, not a fallback."""
     torch = require_torch()
     if device is None:
@@ -83,7 +87,7 @@ def resolve_device(device: object = None) -> Any:
     return dev
 
 
-def resolve_dtype(dtype: object = None) -> Any:
+def resolve_dtype(dtype: object = None) -> torch.dtype:
     """``torch.float64`` (default), ``torch.float32`` or ``torch.bfloat16``, from a name or a dtype."""
     torch = require_torch()
     if dtype is None:
@@ -91,21 +95,21 @@ def resolve_dtype(dtype: object = None) -> Any:
     table = {"float64": torch.float64, "float32": torch.float32, "bfloat16": torch.bfloat16}
     if isinstance(dtype, str) and dtype in table:
         return table[dtype]
-    for t in table.values():
+    for name, t in table.items():
         if dtype is t:
-            return t
+            return table[name]
     raise IRError(f"dtype: expected 'float64', 'float32' or 'bfloat16' (or the torch dtype), found {dtype!r}")
 
 
-def dtype_name(dtype: Any) -> str:
+def dtype_name(dtype: torch.dtype | str) -> str:
     return str(dtype).replace("torch.", "")
 
 
-def significand_bits(dtype: Any) -> int:
+def significand_bits(dtype: torch.dtype | str) -> int:
     """Significand precision t (integers of magnitude ≤ 2^t are exact)."""
     return _BITS[dtype_name(dtype)]
 
 
-def unit_roundoff(dtype: Any) -> float:
+def unit_roundoff(dtype: torch.dtype | str) -> float:
     """``u = 2^-t``: one rounding changes a value by a relative amount ≤ u."""
     return 2.0 ** -significand_bits(dtype)

@@ -60,7 +60,7 @@ def _plan_circuit(c: Circuit, numbers: Numbers) -> CircuitPlan:
     lv = levels(c)
     nd = c.num_inputs
     groups: dict[int, dict[str, list[Any]]] = {}
-    conv_cache: dict[Any, Any] = {}
+    conv_cache: dict[tuple[type, Scalar], tuple[Any, bool, bool]] = {}  # per (type, scalar)
 
     def conv(x: Scalar, k: int) -> tuple[Any, bool, bool]:
         key = (type(x), x)

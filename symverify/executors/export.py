@@ -219,8 +219,8 @@ class BaseConvStack(nn.Module):
         return y[0] if single else y
 
 
-def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype: Any = None, device: Any = None,
-             path: str = "auto", requires_grad: bool = False) -> BaseConvStack:
+def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype: str | torch.dtype | None = None,
+             device: str | torch.device | None = None, path: str = "auto", requires_grad: bool = False) -> BaseConvStack:
     """The model as a :class:`BaseConvStack` (weights rounded to nearest in ``dtype``, default float64).
 
     ``path`` (``'auto'``, ``'fft'`` or ``'direct'``, settable later as ``module.path``) picks the

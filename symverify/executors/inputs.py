@@ -8,7 +8,7 @@ model). Modular inputs are exact values mapped to residues (a Fraction through i
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from symverify.ir.scalar import as_scalar
 from symverify.semantics.rings import ModRing
 
 from ._torch import require_torch
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor"]
 
@@ -60,7 +63,7 @@ def _to_float64(u: Any) -> np.ndarray:
     return np.asarray(flat, dtype=np.float64).reshape(arr.shape)
 
 
-def float_tensor(u: Any, n: int, d: int, dtype: Any, device: Any, what: str) -> tuple[Any, bool]:
+def float_tensor(u: Any, n: int, d: int, dtype: torch.dtype, device: torch.device, what: str) -> tuple[torch.Tensor, bool]:
     """A ``(B, n, d)`` tensor of ``dtype`` on ``device``."""
     torch = require_torch()
     _, single = batch_shape(u, n, d, what)
@@ -70,7 +73,7 @@ def float_tensor(u: Any, n: int, d: int, dtype: Any, device: Any, what: str) -> 
     return (t if t.dim() == 3 else t.reshape(-1, n, d)), single
 
 
-def residue_tensor(u: Any, n: int, d: int, p: int, device: Any, what: str) -> tuple[Any, bool]:
+def residue_tensor(u: Any, n: int, d: int, p: int, device: torch.device, what: str) -> tuple[torch.Tensor, bool]:
     """A ``(B, n, d)`` int64 tensor of residues mod p of exact inputs."""
     torch = require_torch()
     _, single = batch_shape(u, n, d, what)

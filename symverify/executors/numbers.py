@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from symverify.errors import CompileError, IRError
 from symverify.ir.analysis import params_of
@@ -23,6 +23,8 @@ from symverify.semantics.rings import FractionRing, ModRing
 from ._torch import require_torch
 
 __all__ = ["FloatNumbers", "ModNumbers", "Numbers", "float_numbers", "mod_numbers", "Converter", "cached", "check_params", "clear_cache"]
+
+P = TypeVar("P")  # a plan type
 
 
 def _params_key(params: Mapping[str, object] | None) -> tuple[tuple[str, Scalar], ...]:
@@ -94,7 +96,7 @@ class Converter:
 
     def __init__(self, numbers: Numbers, where: str) -> None:
         self.numbers, self.where = numbers, where
-        self.cache: dict[Any, Any] = {}
+        self.cache: dict[tuple[type, Scalar], Any] = {}  # converted values, per (type, scalar)
         self.seen: set[int | Fraction] = set()
         self.fractional = False  # some bulk-read float weight is not an integer
 
@@ -137,8 +139,10 @@ def clear_cache() -> None:
     _PLANS.clear()
 
 
-def cached(obj: Any, numbers: Numbers, build: Callable[[], Any]) -> Any:
-    return _PLANS(obj, build, numbers)
+def cached(obj: Model | Circuit, numbers: Numbers, build: Callable[[], P]) -> P:
+    """The plan of ``obj`` for ``numbers`` from the identity memo, or ``build()`` stored there."""
+    result: P = _PLANS(obj, build, numbers)
+    return result
 
 
 def check_params(obj: Model | Circuit, numbers: Numbers) -> None:

@@ -40,19 +40,24 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from symverify.errors import NumericMismatchError
 from symverify.ir.baseconv import Model
+from symverify.ir.circuit import Circuit
 from symverify.semantics import layer as loop
 from symverify.semantics.layer import Shape
 
 from ._torch import dtype_name, require_torch, significand_bits, unit_roundoff
 from .circuit_plan import CircuitPlan
+from .numbers import FloatNumbers
 from .plan import Bias, LayerPlan, ModelPlan, sparse_tap_limit
 from .torch_float import FloatArithmetic, _convolve, _project, circuit_values, combine, embed, read_outputs
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["NumericCheck", "tracked_model", "tracked_circuit", "assess", "fft_constant"]
 
@@ -115,25 +120,25 @@ def _representable(lp: LayerPlan, dtype: Any) -> bool:
     """Are this layer's float64 weights exact in ``dtype`` (and exact rationals in float64)?"""
     if not lp.stats.exact64:
         return False
-    key = ("repr", str(dtype))
-    if key not in lp.cache:
+    key = str(dtype)
+    if key not in lp.exact_in:
         tensors = [lp.w, lp.w_coef, lp.taps, lp.b1.value(), lp.b2.value()]
-        lp.cache[key] = all(bool((t.to(dtype).to(t.dtype) == t).all()) for t in tensors if t is not None)
-    return lp.cache[key]
+        lp.exact_in[key] = all(bool((t.to(dtype).to(t.dtype) == t).all()) for t in tensors if t is not None)
+    return lp.exact_in[key]
 
 
 def _abs_plan(lp: LayerPlan) -> LayerPlan:
     """The same layer with every weight replaced by its absolute value (float64, cached)."""
-    if "abs" not in lp.cache:
+    if lp.abs_plan is None:
         def ab(t: Any) -> Any:
             return None if t is None else t.abs()
 
-        lp.cache["abs"] = LayerPlan(
+        lp.abs_plan = LayerPlan(
             lp.index, lp.cyclic, lp.inner_n, lp.w_kind, ab(lp.w), lp.w_idx, ab(lp.w_coef),
             Bias(lp.b1.kind, ab(lp.b1.a), ab(lp.b1.b)), lp.lags, ab(lp.taps), lp.unit,
             Bias(lp.b2.kind, ab(lp.b2.a), ab(lp.b2.b)), lp.auto_path, lp.stats,
         )
-    return lp.cache["abs"]
+    return lp.abs_plan
 
 
 def _abs_conv(ap: LayerPlan, x: Any) -> Any:
@@ -306,7 +311,8 @@ def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, float]:
     return errs, top
 
 
-def assess(obj: Any, numbers: Any, arr: np.ndarray, exact: np.ndarray, dtype: Any, device: Any, path: str) -> NumericCheck:
+def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: np.ndarray, dtype: torch.dtype,
+           device: torch.device, path: str) -> NumericCheck:
     """Run ``obj`` in ``dtype`` on the exact inputs ``arr`` and compare with ``exact`` (its exact outputs)."""
     from .circuit_plan import circuit_plan
     from .plan import model_plan

@@ -18,9 +18,10 @@ so a mask over ``N'×d'`` cells costs one tensor slice. Plans are cached per obj
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from symverify.deadline import Check
 from symverify.ir.baseconv import Layer, Mode, Model
@@ -30,6 +31,9 @@ from symverify.ir.scalar import Scalar, Sym
 
 from ._torch import require_torch
 from .numbers import Converter, ModNumbers, Numbers, cached, check_params
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["Bias", "LayerPlan", "ModelPlan", "model_plan", "grid_dense", "kernel_taps", "compact_bias", "sparse_tap_limit", "PATHS", "plan_dense", "LayerStats"]
 
@@ -49,7 +53,7 @@ def sparse_tap_limit(inner_n: int) -> int:
 # ---- grids to tensors ----------------------------------------------------------------------
 
 
-def grid_dense(g: Grid, conv: Callable[[Scalar], Any], dtype: Any) -> Any:
+def grid_dense(g: Grid, conv: Callable[[Scalar], Any], dtype: torch.dtype) -> torch.Tensor:
     """The grid as a dense CPU tensor, painted rectangle by rectangle (later rectangles win)."""
     torch = require_torch()
     t = torch.full((g.rows, g.cols), conv(g.fill), dtype=dtype)
@@ -101,7 +105,7 @@ def _touched_rows(g: Grid) -> list[int] | None:
     return rows
 
 
-def kernel_taps(g: Grid, conv: Callable[[Scalar], Any], dtype: Any) -> tuple[tuple[int, ...], Any]:
+def kernel_taps(g: Grid, conv: Callable[[Scalar], Any], dtype: torch.dtype) -> tuple[tuple[int, ...], torch.Tensor]:
     """The nonzero lags of a kernel grid and their taps, a ``(#lags, d')`` tensor."""
     torch = require_torch()
     rows = _touched_rows(g)
@@ -150,7 +154,7 @@ class Bias:
         return moved
 
 
-def compact_bias(t: Any, p: int | None = None) -> Bias:
+def compact_bias(t: torch.Tensor, p: int | None = None) -> Bias:
     """Detect the cheapest exact form of a dense bias (bit-exact: only equal tensors qualify)."""
     torch = require_torch()
     if not bool(t.any()):
@@ -181,6 +185,12 @@ class LayerStats:
     exact64: bool  # every weight is exactly a float64
 
 
+FftKey = tuple[str, int, Any]
+"""A cached kernel transform's key: ``("fft", n_fft, transform dtype)``."""
+ProgramKey = tuple[str, str, int, str]
+"""A cached program's key: ``("program", path, batch size, str(dtype))``."""
+
+
 def _narrow_span(used: Any) -> tuple[int, int] | None:
     """``(first, count)`` of the range holding every True of the 1-d mask ``used``, when it covers
     at most 3/4 of the mask (worth a narrowed operation); else None."""
@@ -192,7 +202,12 @@ def _narrow_span(used: Any) -> tuple[int, int] | None:
 
 @dataclass
 class LayerPlan:
-    """One layer's tensors (on one device, in one dtype) and its chosen convolution path."""
+    """One layer's tensors (on one device, in one dtype) and its chosen convolution path.
+
+    What the executors derive from the tensors is computed once: values without arguments as
+    ``functools.cached_property`` (read through :meth:`kernel_dense`, :meth:`rows`,
+    :meth:`gathers`, :meth:`tap_channels`, :meth:`w_rows`), values per argument in the typed dict
+    fields below, keyed as each one documents. :meth:`to` returns a plan with empty caches."""
 
     index: int
     cyclic: bool
@@ -208,7 +223,24 @@ class LayerPlan:
     b2: Bias
     auto_path: str  # none | sparse | direct | fft
     stats: LayerStats
-    cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # Per-argument caches (filled by the executors, empty in a fresh plan; not compared, not shown):
+    fft_kernels: dict[FftKey, Any] = field(default_factory=dict, repr=False, compare=False)
+    """``rfft`` of the dense kernel, per ``("fft", n_fft, transform dtype)`` (``conv_fft``)."""
+    fft_span_kernels: dict[FftKey, Any] = field(default_factory=dict, repr=False, compare=False)
+    """The same for the kernel narrowed to :meth:`tap_channels`."""
+    exact_in: dict[str, bool] = field(default_factory=dict, repr=False, compare=False)
+    """Per ``str(dtype)``: is every weight exact in that dtype (the float error model)."""
+    programs: dict[ProgramKey, tuple[tuple[LayerPlan, ...], Any, Sequence[LayerPlan]]] = field(
+        default_factory=dict, repr=False, compare=False)
+    """Compiled programs of a model whose first layer is this one, per ``("program", path, batch,
+    str(dtype))``, with the plans they were built for (a few batch sizes, oldest dropped first)."""
+    graphs: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    """CUDA graphs of a model whose first layer is this one (:func:`~.cuda_graph.graphed_run`'s cache:
+    the captured graph per key and input shape, or ``False`` after a failed capture)."""
+    abs_plan: LayerPlan | None = field(default=None, repr=False, compare=False)
+    """The same layer with every weight replaced by its absolute value (the float error model)."""
+    native: tuple[tuple[LayerPlan, ...], Any, Sequence[LayerPlan]] | None = field(default=None, repr=False, compare=False)
+    """The zoology layers of a model whose first layer is this one, with the plans recognised."""
 
     def to(self, device: Any, dtype: Any) -> LayerPlan:
         def mv(t: Any) -> Any:
@@ -220,42 +252,52 @@ class LayerPlan:
             self.lags, mv(self.taps), self.unit, self.b2.to(device, dtype), self.auto_path, self.stats,
         )
 
-    def kernel_dense(self) -> Any:
+    @cached_property
+    def _kernel(self) -> torch.Tensor:
+        torch = require_torch()
+        h = torch.zeros((self.inner_n, self.taps.shape[1]), dtype=self.taps.dtype, device=self.taps.device)
+        if self.lags:
+            h[torch.tensor(self.lags, device=h.device)] = self.taps
+        return h
+
+    @cached_property
+    def _rows(self) -> tuple[torch.Tensor, ...]:
+        return tuple(self.taps.unbind(0))
+
+    @cached_property
+    def _gathers(self) -> tuple[tuple[torch.Tensor, ...], tuple[torch.Tensor, ...]]:
+        return tuple(self.w_idx.unbind(0)), tuple(self.w_coef.unbind(0))
+
+    @cached_property
+    def _tap_channels(self) -> tuple[int, int] | None:
+        return _narrow_span((self.taps != 0).any(dim=0))
+
+    @cached_property
+    def _w_rows(self) -> tuple[int, int] | None:
+        return _narrow_span((self.w != 0).any(dim=1))
+
+    def kernel_dense(self) -> torch.Tensor:
         """The kernel as a dense ``(N', d')`` tensor (cached)."""
-        if "h" not in self.cache:
-            torch = require_torch()
-            h = torch.zeros((self.inner_n, self.taps.shape[1]), dtype=self.taps.dtype, device=self.taps.device)
-            if self.lags:
-                h[torch.tensor(self.lags, device=h.device)] = self.taps
-            self.cache["h"] = h
-        return self.cache["h"]
+        return self._kernel
 
-    def rows(self) -> tuple[Any, ...]:
+    def rows(self) -> tuple[torch.Tensor, ...]:
         """The tap rows, one ``(d',)`` tensor per lag (cached: iterating a tensor costs per call)."""
-        if "rows" not in self.cache:
-            self.cache["rows"] = tuple(self.taps.unbind(0))
-        return self.cache["rows"]
+        return self._rows
 
-    def gathers(self, shape: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    def gathers(self, shape: Sequence[int]) -> tuple[tuple[torch.Tensor, ...], tuple[torch.Tensor, ...]]:
         """Sparse ``W``: per term, the index expanded to a state of ``shape`` and the coefficient row."""
-        if "gathers" not in self.cache:
-            self.cache["gathers"] = (tuple(self.w_idx.unbind(0)), tuple(self.w_coef.unbind(0)))
-        idx, coef = self.cache["gathers"]
+        idx, coef = self._gathers
         return tuple(i.expand(shape) for i in idx), coef
 
     def tap_channels(self) -> tuple[int, int] | None:
         """``(first, count)`` of the channel range holding every nonzero tap, when it is at most 3/4
         of the channels (an FFT over the rest would transform zeros); else None (cached)."""
-        if "tap_channels" not in self.cache:
-            self.cache["tap_channels"] = _narrow_span((self.taps != 0).any(dim=0))
-        return self.cache["tap_channels"]
+        return self._tap_channels
 
     def w_rows(self) -> tuple[int, int] | None:
         """Dense ``W``: ``(first, count)`` of the row range holding every nonzero, when it is at most
         3/4 of the rows; else None (cached)."""
-        if "w_rows" not in self.cache:
-            self.cache["w_rows"] = _narrow_span((self.w != 0).any(dim=1))
-        return self.cache["w_rows"]
+        return self._w_rows
 
     def warm(self) -> LayerPlan:
         """Fill the per-plan caches now (so that a traced run records only the run itself)."""
@@ -288,7 +330,8 @@ def _plan_layer(i: int, layer: Layer, numbers: Numbers, inner_n: int) -> LayerPl
     return plan_dense(i, layer.mode is Mode.CYCLIC, inner_n, W, b1, lags, taps, b2, stats, p)
 
 
-def plan_dense(i: int, cyclic: bool, inner_n: int, W: Any, b1: Any, lags: tuple[int, ...], taps: Any, b2: Any,
+def plan_dense(i: int, cyclic: bool, inner_n: int, W: torch.Tensor, b1: torch.Tensor, lags: tuple[int, ...],
+               taps: torch.Tensor, b2: torch.Tensor,
                stats: LayerStats, p: int | None = None) -> LayerPlan:
     """A layer's plan from its tensors: dense ``W (d', d')``, ``b1``, ``b2 (N', d')``, the kernel's
     nonzero ``lags`` and their ``taps (#lags, d')`` (``p``: residues mod p)."""
@@ -297,8 +340,9 @@ def plan_dense(i: int, cyclic: bool, inner_n: int, W: Any, b1: Any, lags: tuple[
     nnz_col = (W != 0).sum(dim=0)
     k = int(nnz_col.max()) if dd else 0
     w_idx = w_coef = None
+    w = None if k == 0 else W  # the dense W, kept for the sparse kind too
     if k == 0:
-        w_kind, W = "zero", None
+        w_kind = "zero"
     elif k <= max(1, dd // 32):  # a gather and a multiply per term against ~d'/12 passes for a CPU matmul
         w_kind = "sparse"
         w_idx = torch.argsort((W == 0).to(torch.int8), dim=0, stable=True)[:k].contiguous()
@@ -312,7 +356,7 @@ def plan_dense(i: int, cyclic: bool, inner_n: int, W: Any, b1: Any, lags: tuple[
     else:  # the blocked direct product was slower than the FFT at every N' measured (16 to 8192)
         auto = "fft"
     unit = tuple((taps == 1).all(dim=1).tolist()) if len(lags) else ()
-    return LayerPlan(i, cyclic, inner_n, w_kind, W, w_idx, w_coef, compact_bias(b1, p), lags, taps, unit,
+    return LayerPlan(i, cyclic, inner_n, w_kind, w, w_idx, w_coef, compact_bias(b1, p), lags, taps, unit,
                      compact_bias(b2, p), auto, stats).warm()
 
 
@@ -323,7 +367,8 @@ class ModelPlan:
     model: Model
     numbers: Any
     layers: list[LayerPlan]
-    moved: dict[Any, list[LayerPlan]] = field(default_factory=dict, repr=False)
+    moved: dict[tuple[str, str], list[LayerPlan]] = field(default_factory=dict, repr=False)
+    """The layers moved to ``(str(device), str(dtype))``."""
 
     def on(self, device: Any, dtype: Any) -> list[LayerPlan]:
         key = (str(device), str(dtype))

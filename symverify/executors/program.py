@@ -375,8 +375,8 @@ def model_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n:
     when the model does not compile (see :func:`compilable`) or the state is large or not on the CPU."""
     if not layers or x.device.type != "cpu" or x.shape[0] * inner_n * inner_d > MAX_PROGRAM_CELLS:
         return None
-    cache = layers[0].cache
-    key = ("program", path, x.shape[0], str(x.dtype))
+    cache = layers[0].programs
+    key = ("program", path, int(x.shape[0]), str(x.dtype))
     hit = cache.get(key)
     if hit is not None and same_plans(hit[0], hit[2], layers):
         return hit[1]  # type: ignore[no-any-return]
@@ -386,7 +386,7 @@ def model_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n:
     from ._native_program import segments
 
     prog.calls = segments(prog.ops, x.dtype)
-    keys = [k for k in cache if isinstance(k, tuple) and k and k[0] == "program"]
+    keys = list(cache)
     for k in keys[: max(0, len(keys) - _CACHED_BATCHES + 1)]:
         del cache[k]
     cache[key] = (tuple(layers), prog, layers)

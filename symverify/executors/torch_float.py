@@ -80,13 +80,13 @@ def _convolve(lp: LayerPlan, x: Any, path: str, pool: Pool | None = None) -> Any
     if kind == "fft":
         span = lp.tap_channels()
         if span is None:
-            return conv_fft(x, lp.kernel_dense(), lp.cyclic, lp.cache)
+            return conv_fft(x, lp.kernel_dense(), lp.cyclic, lp.fft_kernels)
         c0, w = span  # transform only the channels that have taps (e.g. zoology's pair form: half of them)
         out = pool.empty_like(x) if pool else require_torch().empty_like(x)
         dd = x.shape[-1]
         out.narrow(-1, 0, c0).zero_()
         out.narrow(-1, c0 + w, dd - c0 - w).zero_()
-        conv_fft(x.narrow(-1, c0, w), lp.kernel_dense().narrow(-1, c0, w), lp.cyclic, lp.cache.setdefault("span", {}),
+        conv_fft(x.narrow(-1, c0, w), lp.kernel_dense().narrow(-1, c0, w), lp.cyclic, lp.fft_span_kernels,
                  out.narrow(-1, c0, w))
         return out
     torch = require_torch()
@@ -221,7 +221,7 @@ def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None =
         if layers and x.device.type == "cuda":
             from .cuda_graph import graphed_run
 
-            out = graphed_run(layers[0].cache, ("run_model", path),
+            out = graphed_run(layers[0].graphs, ("run_model", path),
                               lambda s: loop.run_model(plan.model, layers, s, FloatArithmetic(path, Pool()), None), x)
             if out is not None:
                 return out

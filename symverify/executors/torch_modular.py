@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
@@ -36,6 +36,9 @@ from .kernels import Pool, conv_blocked, conv_shifts
 from .numbers import ModNumbers, check_params
 from .plan import LayerPlan, ModelPlan
 from .torch_float import TorchStates, _gather
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["run_model_mod", "ModularArithmetic", "run_circuit_mod", "check_prime", "check_residues",
            "limb_contract", "MAX_CONTRACTION"]
@@ -56,7 +59,7 @@ def _is_prime(p: int) -> bool:
     return is_prime(p)
 
 
-def check_residues(x: Any, p: int, where: str = "points") -> None:
+def check_residues(x: torch.Tensor, p: int, where: str = "points") -> None:
     torch = require_torch()
     if not isinstance(x, torch.Tensor) or x.dtype != torch.int64:
         found = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
@@ -160,7 +163,7 @@ class ModularArithmetic(TorchStates):
         return self._recycle(y, proj, conv)
 
 
-def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
+def run_model_mod(plan: ModelPlan, x: torch.Tensor, path: str = "auto", check: Check | None = None) -> torch.Tensor:
     """The model on ``(B, N, d)`` residues mod ``plan.numbers.p``; ``check`` runs before every layer."""
     torch = require_torch()
     arith = ModularArithmetic(plan.numbers.p, path, Pool())
@@ -169,7 +172,7 @@ def run_model_mod(plan: ModelPlan, x: Any, path: str = "auto", check: Check | No
         return loop.run_model(plan.model, layers, x, arith, check)
 
 
-def run_circuit_mod(c: Circuit, x: Any, numbers: ModNumbers, check: Check | None = None) -> Any:
+def run_circuit_mod(c: Circuit, x: torch.Tensor, numbers: ModNumbers, check: Check | None = None) -> torch.Tensor:
     """The circuit on ``(B, n, d)`` residues mod ``numbers.p``, as straight-line code in numpy int64
     lanes (:func:`~symverify.semantics.straightline.eval_mod_lanes`; every product of residues is
     below ``2^62``); the result is on ``x``'s device. ``check`` runs before every level."""

@@ -159,8 +159,8 @@ def _exact_rows(g: Grid, nums: FloatNumbers) -> list[list[Scalar]]:
     return [[nums.exact(v) for v in row] for row in g.to_rows()]
 
 
-def to_zoology(model: Model, *, params: Mapping[str, object] | None = None, dtype: Any = None, device: Any = None,
-               exact: bool = True) -> Any:
+def to_zoology(model: Model, *, params: Mapping[str, object] | None = None, dtype: str | torch.dtype | None = None,
+               device: str | torch.device | None = None, exact: bool = True) -> nn.Sequential:
     """An ``nn.Sequential`` of :class:`ZoologyBaseConv` computing the same function as ``model``.
 
     Raises :class:`~symverify.errors.CompileError` listing every reason when some layer is not

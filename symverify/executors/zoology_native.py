@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from symverify.deadline import Check
 from symverify.ir.baseconv import Model
@@ -41,6 +42,9 @@ from .numbers import float_numbers
 from .plan import LayerPlan, ModelPlan, model_plan
 from .program import same_plans
 from .torch_float import _mac, run_model
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["NativeLayer", "native_layers", "run_native", "run_model_native", "run_float_model", "fft_size", "DIRECT_MAX_N"]
 
@@ -82,7 +86,8 @@ class NativeLayer:
     unit: tuple[bool, ...]
     shifts: bool
     n: int
-    cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+    spectra: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
+    """:meth:`filter_fft` per transform size ``n_fft``."""
 
     def warm(self) -> NativeLayer:
         """Build the cached filter form a run of length ``n`` uses now (so that a traced run
@@ -103,20 +108,22 @@ class NativeLayer:
 
     def filter_fft(self, n_fft: int) -> Any:
         """``rfft`` of the filter along the sequence, size ``n_fft``: ``(d, n_fft // 2 + 1)`` (cached)."""
-        if n_fft not in self.cache:
-            self.cache[n_fft] = require_torch().fft.rfft(self.dense().T, n=n_fft, dim=-1)
-        return self.cache[n_fft]
+        if n_fft not in self.spectra:
+            self.spectra[n_fft] = require_torch().fft.rfft(self.dense().T, n=n_fft, dim=-1)
+        return self.spectra[n_fft]
+
+    @cached_property
+    def _toeplitz(self) -> Any:
+        torch = require_torch()
+        h = self.dense()
+        ar = torch.arange(self.n, device=h.device)
+        lag = ar[:, None] - ar[None, :]
+        h_ext = torch.cat([h, torch.zeros_like(h[:1])])  # row n: the zero above the diagonal
+        return h_ext[torch.where(lag >= 0, lag, self.n)].permute(2, 0, 1).contiguous()
 
     def toeplitz(self) -> Any:
         """``T (d, n, n)`` with ``T[q, t, s] = h[t − s, q]`` (zero for s > t): ``(h ⊛ x)_q = T_q·x_q`` (cached)."""
-        if "toeplitz" not in self.cache:
-            torch = require_torch()
-            h = self.dense()
-            ar = torch.arange(self.n, device=h.device)
-            lag = ar[:, None] - ar[None, :]
-            h_ext = torch.cat([h, torch.zeros_like(h[:1])])  # row n: the zero above the diagonal
-            self.cache["toeplitz"] = h_ext[torch.where(lag >= 0, lag, self.n)].permute(2, 0, 1).contiguous()
-        return self.cache["toeplitz"]
+        return self._toeplitz
 
 
 def _dense_w(lp: LayerPlan) -> Any:
@@ -176,7 +183,7 @@ def native_layers(plans: Sequence[LayerPlan], shape: Shape) -> list[NativeLayer]
     recognising costs one look-up per run (the result is tied to these plan objects)."""
     if not plans:
         return None
-    hit = plans[0].cache.get("zoology_native")
+    hit = plans[0].native
     if hit is not None and same_plans(hit[0], hit[2], plans):
         return hit[1]  # type: ignore[no-any-return]
     found: list[NativeLayer] | None = None
@@ -185,7 +192,7 @@ def native_layers(plans: Sequence[LayerPlan], shape: Shape) -> list[NativeLayer]
         pairs = [_pair(plans[i], plans[i + 1], shape.d) for i in range(0, len(plans), 2)]
         if all(p is not None for p in pairs):
             found = [p for p in pairs if p is not None]
-    plans[0].cache["zoology_native"] = (tuple(plans), found, plans)
+    plans[0].native = (tuple(plans), found, plans)
     return found
 
 
@@ -221,7 +228,7 @@ def _layer(ly: NativeLayer, x: Any) -> Any:
     return out.add_(x)
 
 
-def run_native(layers: Sequence[NativeLayer], x: Any, check: Check | None = None) -> Any:
+def run_native(layers: Sequence[NativeLayer], x: torch.Tensor, check: Check | None = None) -> torch.Tensor:
     """The zoology stack on ``(B, N, d)`` inputs (on the layers' device, in their dtype); ``check``
     runs before every layer. The input is not modified."""
     for ly in layers:
@@ -231,12 +238,12 @@ def run_native(layers: Sequence[NativeLayer], x: Any, check: Check | None = None
     return x
 
 
-def run_float_model(model: Model, x: Any, params: Mapping[str, object] | None, path: str = "auto") -> Any:
+def run_float_model(model: Model, x: torch.Tensor, params: Mapping[str, object] | None, path: str = "auto") -> torch.Tensor:
     """The float executor on a model: its (cached) plan run by :func:`run_model_native`."""
     return run_model_native(model_plan(model, float_numbers(params)), x, path)
 
 
-def run_model_native(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
+def run_model_native(plan: ModelPlan, x: torch.Tensor, path: str = "auto", check: Check | None = None) -> torch.Tensor:
     """:func:`~symverify.executors.torch_float.run_model`, with the zoology pair form run natively
     when ``path='auto'`` and the model is one (see :func:`native_layers`)."""
     if path == "auto":

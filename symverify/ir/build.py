@@ -27,7 +27,7 @@ class CircuitBuilder(Recorder):
         return Circuit(self.n, self.d, *self.finish(outputs), name)
 
 
-def trace(fn: Callable[[list[list[Wire]]], Any], n: int, d: int, name: str = "") -> Circuit:
+def trace(fn: Callable[[list[list[Wire]]], object], n: int, d: int, name: str = "") -> Circuit:
     """Trace ``fn(u)`` on an ``n×d`` array of wires (:meth:`Circuit.trace`).
 
     >>> c = trace(lambda u: [u[0][0] * u[0][1] + 1, u[0][0]], n=1, d=2)

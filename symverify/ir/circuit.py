@@ -8,13 +8,13 @@ nodes. Three ops exist: ``CONST c``, ``LIN α·a + β·b`` and ``MUL a·b``. The
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr, short_name, show_int
 from symverify.ir.gate import _ARITY, Gate, Op
-from symverify.ir.trace import record
+from symverify.ir.trace import Wire, record
 
 __all__ = ["Op", "Gate", "Circuit"]
 
@@ -84,7 +84,7 @@ class Circuit:
         return sum(1 for g in self.gates if g.op is not Op.CONST)
 
     @staticmethod
-    def trace(fn: Any, n: int, d: int, name: str = "") -> Circuit:
+    def trace(fn: Callable[[list[list[Wire]]], object], n: int, d: int, name: str = "") -> Circuit:
         """Record ``fn(u)`` on an ``n×d`` array of wire handles (:mod:`symverify.ir.trace`): ``+``,
         ``-``, ``*`` between wires and exact scalars record gates; the result (a wire, scalar or
         nested list) is flattened row-major into the output list.

@@ -132,7 +132,7 @@ def _flatten_outputs(out: Any) -> list[object]:
     return flat
 
 
-def record(fn: Callable[[list[list[Wire]]], Any], n: int, d: int) -> tuple[tuple[Gate, ...], tuple[int, ...]]:
+def record(fn: Callable[[list[list[Wire]]], object], n: int, d: int) -> tuple[tuple[Gate, ...], tuple[int, ...]]:
     """Run ``fn`` on an ``n×d`` array of wires; the recorded gates and the output node ids (the
     result flattened row-major). The circuit is :meth:`symverify.ir.circuit.Circuit.trace`."""
     b = Recorder(n, d)

@@ -63,13 +63,6 @@ class Wiring:
     def edges(self, k: int) -> list[Edge]:
         return factor_edges(self.factors[k])
 
-    def reach(self, start: int) -> set[int]:
-        """The positions a value at input position ``start`` can reach at the end (along nonzero edges)."""
-        cur = {start}
-        for k in range(len(self.factors)):
-            cur = {dst for src, dst, _ in self.edges(k) if src in cur}
-        return cur
-
 
 def wiring(obj: Any) -> Wiring:
     """The :class:`Wiring` of a ButterflyFactor, BBStar, FactorList, Kaleidoscope or Factorization.
