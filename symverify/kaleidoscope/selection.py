@@ -263,6 +263,17 @@ def _copy_candidates(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Bu
             if r is None:
                 raise AssertionError("internal: the broadcast banyan collided on compact sorted sources")
             out.append(("compact, gaps filled", r[0], {j: filled[j] for j in srcs}))
+    if srcs and srcs[0] > 0 and srcs[-1] + 1 - srcs[0] > len(srcs):  # the gaps between the sources only
+        for base in (0, srcs[0]):
+            inner: dict[int, list[int]] = {}
+            acc = base
+            for p in range(srcs[0], srcs[-1] + 1):
+                inner[p] = list(range(acc, acc + uses.get(p, 1)))
+                acc += uses.get(p, 1)
+            if acc <= N:
+                r = _route_records(N, inner, down, ghosts=set(inner) - set(uses))
+                if r is not None:
+                    out.append((f"compact from {srcs[0]}, gaps filled", r[0], {j: inner[j] for j in srcs}))
     ranks = {j: r for r, j in enumerate(srcs)}
     conc = _route_records(N, {j: [ranks[j]] for j in srcs}, up)
     if conc is not None and add("concentrate+compact", conc[0], ranks, compact, down):
