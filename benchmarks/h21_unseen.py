@@ -6,7 +6,7 @@ operands with unread nodes, a reversal, two random permutations, …), cut width
 ``Δ``, it compiles by ``method="kaleidoscope"`` and prints, per wiring, the largest
 ``L/(Δ·log2 w)`` (the ratio Theorem H.21's ``O(Δ log w)`` is about), ``N_k/2^⌈log2 w⌉`` and
 ``N'/w``, with the circuit where each maximum occurs, then the same over everything. The
-families with ``d`` not a power of two (``--ds``, default ``3, 5, 6, 7, 12``: widths ``w = k·d``,
+families with ``d`` not a power of two (``--ds``, default ``3, 5, 6, 7, 12``, none with ``--quick``: widths ``w = k·d``,
 ``k ∈ {1, 2, 4}``, every wiring including the hubs, each depth and seed) follow in a table per
 ``d`` and ``Δ = 1`` / ``Δ ≥ 2``: the largest ``L/(Δ·⌈log2 w⌉)`` with its circuit, ``N'/w`` and
 ``(L − 3)/((Δ + 1)(a + 2))`` (``a = ⌈log2 max(w, 2)⌉``). Every
@@ -48,7 +48,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--depths", default="1,2,4,8")
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--prove", action="store_true", help="also prove every model by its certificate")
-    ap.add_argument("--ds", default="3,5,6,7,12", help="the d (not powers of two) of the families w = k·d; '' for none")
+    ap.add_argument("--ds", default=None, help="the d (not powers of two) of the families w = k·d (default 3,5,6,7,12; none "
+                    "with --quick); '' for none")
     ap.add_argument("--ks", default="1,2,4", help="the multiples k of those families' widths w = k·d")
     args = ap.parse_args(argv)
     widths = [int(x) for x in args.widths.split(",")]
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         sub = [r for r in everything if lo <= r["w"] <= hi]  # type: ignore[operator]
         if sub:
             print(f"  w in [{lo}, {min(hi, max(widths))}]: max L/(Δ·log2 w) = {max(float(r['ratio']) for r in sub):.2f}")  # type: ignore[arg-type]
-    ds = [int(x) for x in args.ds.split(",") if x]
+    ds = [int(x) for x in (args.ds if args.ds is not None else "" if args.quick else "3,5,6,7,12").split(",") if x]
     if ds:
         everything += d_families(ds, [int(x) for x in args.ks.split(",")], depths, seeds, args.prove)
     if args.prove:

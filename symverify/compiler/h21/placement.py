@@ -138,12 +138,9 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
         last = BroadcastPlacer(limit, later) if later is not None and final is not None else None
         for group in groups:
             span = max(off for _, off in group)
-            if near is not None:
-                assert final is not None
-                cell = final[group[0][0]][0]
-                at: Sequence[int] = [o for o in (cell, cell ^ near) if o + span < limit]
-            else:
-                at = range(limit - span)
+            cells = final.get(group[0][0]) if near is not None and final is not None else None
+            # a value the last stage reads: at its read-out cell or that cell ⊕ near; else anywhere
+            at: Sequence[int] = [o for o in (cells[0], cells[0] ^ near) if o + span < limit] if cells and near else range(limit - span)
             for o in at:
                 ps = [(p, (o + off) ^ (K * j)) for r, off in group for j, p in enumerate(srcs[r])]
                 hold = [o + off for r, off in group if not srcs[r]]
