@@ -6,9 +6,10 @@ from the repository root. The sets:
 * ``sweeps``: every H.21 circuit of the proof scripts ``thm_h21_sweep`` and ``thm_h21_general``
   (``--quick``: their quick tier only, else both tiers);
 * ``unseen``: :func:`symverify.library.wired_circuit`, every wiring, ``w ∈ {2, 4, …, 64}`` (``--quick``:
-  ``≤ 16``), ``Δ ∈ {1, 2, 4}``, seed 0, and the families ``w = k·d`` for ``d ∈ {3, 5, 6, 7, 12}``,
-  ``k ∈ {1, 2, 4}`` (``benchmarks/h21_unseen.py``);
-* ``worst``: the set of ``benchmarks/h21_worst_widths.py`` (``d ∈ {3, 5, 6, 7, 12}``, ``Δ ∈ {1, 2, 4}``).
+  ``≤ 16``), ``Δ ∈ {1, 2, 4}`` (``--quick``: ``{1, 2}``), seed 0, and the families ``w = k·d`` for
+  ``d ∈ {3, 5, 6, 7, 12}``, ``k ∈ {1, 2}`` (``benchmarks/h21_unseen.py``);
+* ``worst``: the set of ``benchmarks/h21_worst_widths.py`` (``d ∈ {3, 5, 6, 7, 12}``, ``k ∈ {1, 2, 4}``,
+  ``Δ ∈ {1, 2, 4}``; ``--quick``: ``Δ ∈ {1, 2}``).
 
 Every circuit is compiled by ``method="kaleidoscope"`` with ``--plan`` once, every memo of the
 compiler cleared before (so each time includes its own routing). Printed per set, for this tree
@@ -53,13 +54,15 @@ def circuits(which: str, quick: bool) -> list[Any]:
         return out + [c for q in tiers for c in general.circuits(q)]
     if which == "unseen":
         widths = [w for w in (2, 4, 8, 16, 32, 64) if not quick or w <= 16]
-        out = [wired_circuit(w, dep, wi) for w in widths for dep in (1, 2, 4) for wi in WIRINGS]
-        return out + [wired_circuit(k * d, dep, wi, d=d) for d in DS for k in (1, 2, 4) for dep in (1, 2, 4) for wi in WIRINGS]
+        depths = (1, 2) if quick else (1, 2, 4)
+        out = [wired_circuit(w, dep, wi) for w in widths for dep in depths for wi in WIRINGS]
+        return out + [wired_circuit(k * d, dep, wi, d=d) for d in DS for k in (1, 2) for dep in depths for wi in WIRINGS]
     if which == "worst":
         sys.path.insert(0, os.path.join(os.getcwd(), "benchmarks"))
         from h21_worst_widths import alternating
 
-        return [wired_circuit(k * d, dep, wi, d=d) for d in DS for k in (1, 2, 4) for dep in (1, 2, 4) for wi in WIRINGS] + \
+        depths = (1, 2) if quick else (1, 2, 4)
+        return [wired_circuit(k * d, dep, wi, d=d) for d in DS for k in (1, 2, 4) for dep in depths for wi in WIRINGS] + \
             [alternating(20, d) for d in DS]
     raise SystemExit(f"--sets: expected sweeps, unseen or worst, found {which!r}")
 
