@@ -31,6 +31,10 @@ positions this module builds, in application order:
      sources are compact and the broadcast banyan applies (``n`` factors instead of ``2n − 1``)
      when ``nnz`` plus the gaps fit in ``N``. The placeholders are routed but never moved (no
      weight carries them), so every weight still moves a value some output needs.
+   * *compact from the first source, gaps filled*: the same with placeholders only for the gaps
+     between the first and the last read source (slots from 0 or from the first source), for
+     sources such as gathered input cells whose low cells are unread; it is simulated and kept
+     only when it does not collide.
 
    Every route is simulated; a collision drops that candidate. The last resort, a Beneš
    permutation (Dao et al. Theorem 2, :func:`~symverify.kaleidoscope.permutation.route_permutation`)

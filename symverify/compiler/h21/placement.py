@@ -105,7 +105,10 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
     multiplicative one, ``v1`` and ``v2 = v1 + k_rows·tw`` are placed together. Before the last
     multiplicative stage, when the last stage copies (:func:`_final_reads`), the products and
     ``v3`` are also placed so that the last stage's direct route, to the fixed output cells, does
-    not collide either (a second placer), and also without it. At most one option of each kind, for
+    not collide either (a second placer), and also without it; when the last stage copies each
+    value once, also with every value the last stage reads at its read-out cell or that cell ``⊕ s``
+    (one option per stride ``s``), so the last stage is one butterfly factor of stride ``s`` or
+    nothing. At most one option of each kind, for
     the first ``K ∈ {1, 2, 4, 8}`` and ``k_rows ∈ {1, 2, R/4, R/2}`` (``R = limit/tw``; ``R/2``
     puts ``v2`` in the upper half, which the first stride ``N/2`` separates) that works; none when
     no placement fits in ``limit``. A heuristic: the route is still built and counted, and the
