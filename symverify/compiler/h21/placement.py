@@ -144,7 +144,10 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
             cells = final.get(group[0][0]) if near is not None and final is not None else None
             # a value the last stage reads: at its read-out cell or that cell ⊕ near; else anywhere
             at: Sequence[int] = [o for o in (cells[0], cells[0] ^ near) if o + span < limit] if cells and near else range(limit - span)
+            offs = [off for _, off in group]
             for o in at:
+                if any(o + off in placer.taken for off in offs):
+                    continue  # every row's own cell is a destination or held: fits would refuse it
                 ps = [(p, (o + off) ^ (K * j)) for r, off in group for j, p in enumerate(srcs[r])]
                 hold = [o + off for r, off in group if not srcs[r]]
                 nxt_ps = [(o + off, t) for r, off in group for t in final.get(r, ())] if last is not None and final is not None else []
