@@ -58,7 +58,7 @@ def test_invalid_layout_still_refused() -> None:
 RECORDED = {
     "walsh_hadamard(16)": ("99b0e39c9e2f688a", "b36437b245acfbbb"),
     "wired_circuit(8, 3, 'random')": ("5ea52b4f4bed3d9e", "940af18af77ef410"),
-    "random_circuit(3, 3, 24, 4)": ("bf20004985c32a1b", "47e23139efc80da4"),
+    "random_circuit(3, 3, 24, 4)": ("402eb340df5373eb", "e348633ce71c6c9a"),
 }
 CIRCUITS = {
     "walsh_hadamard(16)": lambda: lib.walsh_hadamard(16),

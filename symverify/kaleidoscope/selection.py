@@ -31,6 +31,10 @@ positions this module builds, in application order:
      sources are compact and the broadcast banyan applies (``n`` factors instead of ``2n − 1``)
      when ``nnz`` plus the gaps fit in ``N``. The placeholders are routed but never moved (no
      weight carries them), so every weight still moves a value some output needs.
+   * *compact from the first source, gaps filled*: the same with placeholders only for the gaps
+     between the first and the last read source (slots from 0 or from the first source), for
+     sources such as gathered input cells whose low cells are unread; it is simulated and kept
+     only when it does not collide.
 
    Every route is simulated; a collision drops that candidate. The last resort, a Beneš
    permutation (Dao et al. Theorem 2, :func:`~symverify.kaleidoscope.permutation.route_permutation`)
@@ -263,6 +267,17 @@ def _copy_candidates(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Bu
             if r is None:
                 raise AssertionError("internal: the broadcast banyan collided on compact sorted sources")
             out.append(("compact, gaps filled", r[0], {j: filled[j] for j in srcs}))
+    if srcs and srcs[0] > 0 and srcs[-1] + 1 - srcs[0] > len(srcs):  # the gaps between the sources only
+        for base in (0, srcs[0]):
+            inner: dict[int, list[int]] = {}
+            acc = base
+            for p in range(srcs[0], srcs[-1] + 1):
+                inner[p] = list(range(acc, acc + uses.get(p, 1)))
+                acc += uses.get(p, 1)
+            if acc <= N:
+                r = _route_records(N, inner, down, ghosts=set(inner) - set(uses))
+                if r is not None:
+                    out.append((f"compact from {srcs[0]}, gaps filled", r[0], {j: inner[j] for j in srcs}))
     ranks = {j: r for r, j in enumerate(srcs)}
     conc = _route_records(N, {j: [ranks[j]] for j in srcs}, up)
     if conc is not None and add("concentrate+compact", conc[0], ranks, compact, down):

@@ -47,7 +47,10 @@ every pair of its input and output layouts and takes the sequence with the fewes
 plan: the read-out layout next to the others, a *packed* one (:func:`~.placement.packed_product_layout`) and,
 for each input layout, one whose positions let the direct route through
 (:func:`~.placement._broadcast_options`: every operand broadcast by bit-fixing straight to its slot, ``n``
-factors and the combine, where a copy network and a Beneš permutation take ``2n`` to ``4n − 1``);
+factors and the combine, where a copy network and a Beneš permutation take ``2n`` to ``4n − 1``;
+before the last multiplicative stage, when the last stage copies each value once, also with every
+value at its read-out cell or that cell ``⊕ s`` for one stride ``s``, so the last stage is one
+butterfly factor);
 ``"greedy"`` (:func:`~.planner._plan_greedy`) goes stage by stage by estimated factor counts
 (:func:`~.planner._cheapest`: this stage and the next), takes the read-out layout whenever it fits, and
 builds each route once. The exact plan tries every choice the greedy one can make, so it is never

@@ -105,7 +105,10 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
     multiplicative one, ``v1`` and ``v2 = v1 + k_rows·tw`` are placed together. Before the last
     multiplicative stage, when the last stage copies (:func:`_final_reads`), the products and
     ``v3`` are also placed so that the last stage's direct route, to the fixed output cells, does
-    not collide either (a second placer), and also without it. At most one option of each kind, for
+    not collide either (a second placer), and also without it; when the last stage copies each
+    value once, also with every value the last stage reads at its read-out cell or that cell ``⊕ s``
+    (one option per stride ``s``), so the last stage is one butterfly factor of stride ``s`` or
+    nothing. At most one option of each kind, for
     the first ``K ∈ {1, 2, 4, 8}`` and ``k_rows ∈ {1, 2, R/4, R/2}`` (``R = limit/tw``; ``R/2``
     puts ``v2`` in the upper half, which the first stride ``N/2`` separates) that works; none when
     no placement fits in ``limit``. A heuristic: the route is still built and counted, and the
@@ -121,21 +124,30 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
     final = _final_reads(stages, idx, io)
     ahead: list[tuple[str, str | None]] = [(order, later) for later in ("down", "up") for order in ("down", "up")] if final else []
 
-    def place(groups: Sequence[Sequence[tuple[int, int]]], K: int, combos: Sequence[tuple[str, str | None]]) -> list[int] | None:
-        """Each group of rows ``(row, offset)`` at the least ``o`` (row at ``o + offset``)."""
+    def place(groups: Sequence[Sequence[tuple[int, int]]], K: int, combos: Sequence[tuple[str, str | None]],
+              near: int | None = None) -> list[int] | None:
+        """Each group of rows ``(row, offset)`` at the least ``o`` (row at ``o + offset``); with
+        ``near``, only at the group's read-out cell or that cell ``⊕ near``."""
         for order, later in combos:
-            got = place_in(groups, K, order, later)
+            got = place_in(groups, K, order, later, near)
             if got is not None:
                 return got
         return None
 
-    def place_in(groups: Sequence[Sequence[tuple[int, int]]], K: int, order: str, later: str | None) -> list[int] | None:
+    def place_in(groups: Sequence[Sequence[tuple[int, int]]], K: int, order: str, later: str | None,
+                 near: int | None) -> list[int] | None:
         out = [0] * len(st.rows)
         placer = BroadcastPlacer(limit, order)
         last = BroadcastPlacer(limit, later) if later is not None and final is not None else None
         for group in groups:
             span = max(off for _, off in group)
-            for o in range(limit - span):
+            cells = final.get(group[0][0]) if near is not None and final is not None else None
+            # a value the last stage reads: at its read-out cell or that cell ⊕ near; else anywhere
+            at: Sequence[int] = [o for o in (cells[0], cells[0] ^ near) if o + span < limit] if cells and near else range(limit - span)
+            offs = [off for _, off in group]
+            for o in at:
+                if any(o + off in placer.taken for off in offs):
+                    continue  # every row's own cell is a destination or held: fits would refuse it
                 ps = [(p, (o + off) ^ (K * j)) for r, off in group for j, p in enumerate(srcs[r])]
                 hold = [o + off for r, off in group if not srcs[r]]
                 nxt_ps = [(o + off, t) for r, off in group for t in final.get(r, ())] if last is not None and final is not None else []
@@ -150,7 +162,7 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
                 return None
         return out
 
-    def first(combos: Sequence[tuple[str, str | None]]) -> _Option | None:
+    def first(combos: Sequence[tuple[str, str | None]], near: int | None = None) -> _Option | None:
         for K in (K for K in (1, 2, 4, 8) if K < limit):
             if not isinstance(nxt, MulStage):
                 out = place([[(r, 0)] for r in range(len(st.rows))], K, combos)
@@ -161,7 +173,7 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
             top = limit // (2 * tw)
             for kr in sorted({r for r in (1, 2, top // 2, top) if 1 <= r <= top}):
                 groups = [[(a, 0), (b, kr * tw)] for a, b in zip(v1_rows, v2_rows)] + [[(r, 0)] for r in v3_rows]
-                out = place(groups, K, combos)
+                out = place(groups, K, combos, near)
                 if out is not None:
                     cand = (tuple(out[r] for r in v1_rows), tuple(out[r] for r in v3_rows), kr)
                     return _Option(tuple(out), 2 * kr * tw, cand)
@@ -169,6 +181,11 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
 
     # with the last stage's route and without it: the planner counts both
     found = [first(ahead) if ahead else None, first([("down", None), ("up", None)])]
+    if final is not None and all(len(ts) == 1 for ts in final.values()):
+        # the last stage copies each value once: every value at its read-out cell or that cell ⊕ s,
+        # so the last stage is one butterfly factor of stride s (or nothing)
+        span = next_power_of_two(max(t for ts in final.values() for t in ts) + 1)
+        found += [first([("down", None), ("up", None)], s) for s in (1 << b for b in range(span.bit_length())) if s < limit]
     return list(dict.fromkeys(o for o in found if o is not None))
 
 
