@@ -327,8 +327,38 @@ def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis, pending: bool 
 
 def _stored(layer: Layer) -> Layer:
     """``layer`` with every grid in :func:`~.layout.grid`'s storage (the same matrices)."""
-    W, b1, h, b2 = (grid(g.rows, g.cols, g.nonzero()) for _, g in layer.grids())
+    W, b1, h, b2 = (_restored(g) for _, g in layer.grids())
     return Layer(W, b1, h, b2, layer.mode)
+
+
+def _restored(g: Grid) -> Grid:
+    """``g`` in :func:`~.layout.grid`'s storage: one rectangle per column run of equal nonzero values.
+
+    When ``g`` has fill 0 and disjoint rectangles of nonzero values (what the concrete
+    interpretation builds), its rectangles are cut into columns, sorted by ``(column, row)`` and
+    adjacent equal runs merged — the storage :func:`~.layout.grid` gives its nonzero cells, computed
+    per rectangle instead of per cell. Any other grid goes through its cells."""
+    rects = g.rects
+    if type(rects) is tuple and type(g.fill) is int and g.fill == 0:
+        cols = sorted(((c, r0, r1, v) for r0, r1, c0, c1, v in rects for c in range(c0, c1)), key=lambda t: (t[0], t[1]))
+        out: list[tuple[int, int, int, int, Scalar]] = []
+        ok = True
+        for c, r0, r1, v in cols:
+            if is_zero(v):
+                ok = False
+                break
+            if out and out[-1][2] == c:
+                p = out[-1]
+                if r0 < p[1]:  # overlapping rectangles: the later paint wins, read the cells
+                    ok = False
+                    break
+                if p[1] == r0 and p[4] == v:
+                    out[-1] = (p[0], r1, c, c + 1, p[4])
+                    continue
+            out.append((r0, r1, c, c + 1, v))
+        if ok:
+            return Grid(g.rows, g.cols, 0, tuple(out))
+    return grid(g.rows, g.cols, g.nonzero())
 
 
 def gather_layers(lay: Layout, cells: AbstractSet[tuple[int, int]] | None = None) -> tuple[Layer, Layer]:
