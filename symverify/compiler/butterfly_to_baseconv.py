@@ -357,8 +357,18 @@ def _restored(g: Grid) -> Grid:
                     continue
             out.append((r0, r1, c, c + 1, v))
         if ok:
-            return Grid(g.rows, g.cols, 0, tuple(out))
+            return _revalidated(g, tuple(out))
     return grid(g.rows, g.cols, g.nonzero())
+
+
+def _revalidated(g: Grid, rects: tuple[tuple[int, int, int, int, Scalar], ...]) -> Grid:
+    """A grid of ``g``'s shape with fill 0 and ``rects``, which are ``g``'s own validated
+    rectangles cut into columns and merged (so they fit and hold exact values): built without
+    repeating ``Grid``'s per-rectangle checks."""
+    out = object.__new__(Grid)
+    for name, value in (("rows", g.rows), ("cols", g.cols), ("fill", 0), ("rects", rects)):
+        object.__setattr__(out, name, value)
+    return out
 
 
 def gather_layers(lay: Layout, cells: AbstractSet[tuple[int, int]] | None = None) -> tuple[Layer, Layer]:
