@@ -268,6 +268,8 @@ def _restored(g: Grid) -> Grid:
     per rectangle instead of per cell. Any other grid goes through its cells."""
     rects = g.rects
     if type(rects) is tuple and type(g.fill) is int and g.fill == 0:
+        if _canonical(rects):
+            return g
         cols = sorted(((c, r0, r1, v) for r0, r1, c0, c1, v in rects for c in range(c0, c1)), key=lambda t: (t[0], t[1]))
         out: list[tuple[int, int, int, int, Scalar]] = []
         ok = True
@@ -287,6 +289,22 @@ def _restored(g: Grid) -> Grid:
         if ok:
             return _revalidated(g, tuple(out))
     return grid(g.rows, g.cols, g.nonzero())
+
+
+def _canonical(rects: tuple[tuple[int, int, int, int, Scalar], ...]) -> bool:
+    """Whether ``rects`` already are :func:`~.layout.grid`'s storage: one column each, nonzero,
+    sorted by ``(column, row)``, disjoint, no two adjacent runs of equal value."""
+    pc, p1, pv = -1, 0, None
+    for r0, r1, c0, c1, v in rects:
+        if c1 != c0 + 1 or is_zero(v):
+            return False
+        if c0 == pc:
+            if r0 < p1 or (r0 == p1 and v == pv):
+                return False
+        elif c0 < pc:
+            return False
+        pc, p1, pv = c0, r1, v
+    return True
 
 
 def _revalidated(g: Grid, rects: tuple[tuple[int, int, int, int, Scalar], ...]) -> Grid:
