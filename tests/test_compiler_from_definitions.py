@@ -4,6 +4,7 @@ to the layers the compiler wrote out by hand before, which are reproduced here a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 import pytest
 from hypothesis import given, settings
@@ -20,13 +21,66 @@ from symverify.ir.scalar import Scalar, is_zero, sym
 from symverify.proofs.thm_h21_product_gadget import shapes
 
 
+# ---- the hand-written layer builders the compiler used before (reference copies) ----------------
+def _scale_layer(lay: Layout, pending: bool, scale: Mapping[tuple[int, int], Scalar],
+                 offset: Mapping[tuple[int, int], Scalar] | None = None) -> Layer:
+    """Layer ``A``: block taps summing ``B0 (+ B1)`` onto every block ``scale`` names, then ``b1 = scale``."""
+    blocks = {r // lay.block for r, _ in scale} | {0}
+    return b2b.conv_layer(lay, b2b.block_taps(lay, {0, 1} if pending else {0}, blocks), scale, offset)
+
+
+def _shift_sum_layer(lay: Layout, t: int, live: AbstractSet[tuple[int, int]] | None = None) -> Layer:
+    """Layer ``B`` of a sequence gadget: taps ``0``, ``N' − S − t``, ``S + t``; ones on ``B0``'s live cells."""
+    S, rows = lay.block, lay.rows
+    taps = {(k % rows, c): 1 for k in (0, rows - S - t, S + t) for c in range(lay.tw)}
+    cells = live if live is not None else {lay.cell(p) for p in range(lay.size)}
+    return b2b.conv_layer(lay, taps, dict.fromkeys(cells, 1))
+
+
+def _pair_mix_layer(lay: Layout, s: int, gate: Mapping[tuple[int, int], Scalar]) -> Layer:
+    """Layer ``C`` of a channel gadget: ``(u·(I + P_s)) ⊙ G``."""
+    W: dict[tuple[int, int], Scalar] = {}
+    for c in range(lay.tw):
+        W[(c, c)] = 1
+        W[(c ^ s, c)] = 1
+    return b2b.mix_layer(lay, W, gate)
+
+
+def _coefficients(lay: Layout, f: ButterflyFactor, axis: str, support: AbstractSet[int] | None) -> dict[tuple[int, int], Scalar]:
+    """The destination coefficients ``b1`` of layer ``A`` (only on ``support`` when given)."""
+    G: dict[tuple[int, int], Scalar] = {}
+    cell = lay.cell
+
+    def live(p: int) -> bool:
+        return support is None or p in support
+
+    for m, (p, q) in enumerate(f.pairs()):
+        lp, lq = live(p), live(q)
+        if axis == "channel":
+            if lp:
+                G[cell(p)], G[cell(p, 1)] = f.d1[m], f.d3[m]
+            if lq:
+                G[cell(q)], G[cell(q, 1)] = f.d2[m], f.d4[m]
+            continue
+        if lp:
+            G[cell(p)] = f.d1[m]
+        if lq:
+            G[cell(q)] = f.d4[m]
+        if axis == "sequence":
+            if lq:
+                G[cell(q, 1)] = f.d2[m]
+            if lp:
+                G[cell(p, 2)] = f.d3[m]
+    return G
+
+
 def hand_mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[int], pending: bool,
                     offset: Mapping[int, Scalar]) -> tuple[Layer, Layer]:
     tw, rows = lay.tw, lay.rows
     v2 = {p + k_rows * tw for p in v1}
     keep = {lay.cell(q): 1 for q in (*v1, *v3)} | {lay.cell(q, 1): 1 for q in v2}
     off = {lay.cell(q, 1 if q in v2 else 0): v for q, v in offset.items() if not is_zero(v)}
-    m1 = b2b.scale_layer(lay, pending, keep, off)
+    m1 = _scale_layer(lay, pending, keep, off)
     tap = {((rows - lay.block - k_rows) % rows, c): 1 for c in range(tw)}
     m2 = Layer(grid(lay.width, lay.width, {(c, c): 1 for c in range(tw)}), Grid.zeros(rows, lay.width),
                grid(rows, lay.width, tap), grid(rows, lay.width, {lay.cell(q): 1 for q in v3}), Mode.CYCLIC)
@@ -36,9 +90,9 @@ def hand_mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[in
 def hand_factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False, support: set[int] | None = None,
                        live: set[tuple[int, int]] | None = None) -> tuple[Layer, ...]:
     axis = axis_of(f, lay.tw)
-    first = b2b.scale_layer(lay, pending, b2b._coefficients(lay, f, axis, support))
+    first = _scale_layer(lay, pending, _coefficients(lay, f, axis, support))
     if axis == "sequence":
-        return (first, b2b.shift_sum_layer(lay, f.stride // lay.tw, live))
+        return (first, _shift_sum_layer(lay, f.stride // lay.tw, live))
     if axis == "channel":
         gate: dict[tuple[int, int], Scalar] = {}
         for p, q in f.pairs():
@@ -46,7 +100,7 @@ def hand_factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False, s
             gate[lay.cell(q, 1)] = 1
         if live is not None:
             gate = {c: v for c, v in gate.items() if c in live}
-        return (first, b2b.pair_mix_layer(lay, f.stride, gate))
+        return (first, _pair_mix_layer(lay, f.stride, gate))
     return (first,)
 
 
@@ -212,7 +266,7 @@ def hand_sum_layer(lay: Layout, pending: bool, offset: Mapping[int, Scalar], liv
     off = {lay.cell(p): v for p, v in offset.items() if not is_zero(v)}
     track = {lay.cell(p) for p in range(lay.size)}
     ones = dict.fromkeys(live if live is not None else track | set(off), 1)
-    return b2b.scale_layer(lay, pending, ones, off)
+    return _scale_layer(lay, pending, ones, off)
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 5, 8])

@@ -11,20 +11,21 @@ stride ``s`` maps, on every pair ``(p, q = p+s)`` with block ``[[d1, d2], [d3, d
 i.e. ``B·x = D_main ⊙ x + D_up ⊙ S(x) + S(D_low ⊙ x)`` (the printed proof of Lemma H.16 drops the
 shifts S; docs/theory.md §4). A layer is either a *conv layer* ``b1 ⊙ (h ⊛ u + b2)`` (``W = 0``)
 or a *mix layer* ``(u·W) ⊙ G`` (``h = 0``); every gadget starts with the conv layer ``A``
-(:func:`scale_layer`): taps ``k·S`` add the blocks onto each other, so every block it writes
+(:func:`block_taps`, instantiated from
+:func:`symverify.parametric.library.block_scale` and its kin): taps ``k·S`` add the blocks onto each other, so every block it writes
 receives ``T = B0 + B1`` (a pending sum is completed here) and ``b1`` puts a coefficient on each
 destination cell.
 
 * **sequence axis** (``s ≥ tw``: ``q`` is ``t = s/tw`` rows below ``p``, same channel). ``A``:
   ``B0``: ``d1`` at ``p``, ``d4`` at ``q``; ``B1``: ``d2`` at ``q``; ``B2``: ``d3`` at ``p``.
-  ``B`` (:func:`shift_sum_layer`): ``B0[r] + B1[r + t] + B2[r − t] → B0[r]`` (taps ``0``,
+  ``B``: ``B0[r] + B1[r + t] + B2[r − t] → B0[r]`` (taps ``0``,
   ``N' − S − t``, ``S + t``), ones on ``B0``. A row ``p`` reads ``B1[q] = d2·x[q]`` and
   ``B2[p − t]``, a ``q`` row of the previous pair block where ``B2`` is 0; a row ``q`` reads
   ``B2[p] = d3·x[p]`` and ``B1[q + t]``, a ``p`` row of the next block where ``B1`` is 0; a read
   past the end of a block meets its gap (``t ≤ R/2``). Clean result in ``B0``: 2 layers.
 * **channel axis** (``s < tw``: ``q = p XOR s`` in the same row). ``A``: ``B0`` holds
-  ``d1·x[p], d2·x[q]`` at ``p, q``, ``B1`` holds ``d3·x[p], d4·x[q]``. ``C``
-  (:func:`pair_mix_layer`): ``u·(I + P_s)`` gives every cell ``u[p] + u[q]``, masked to ``B0`` at
+  ``d1·x[p], d2·x[q]`` at ``p, q``, ``B1`` holds ``d3·x[p], d4·x[q]``. ``C``:
+  ``u·(I + P_s)`` gives every cell ``u[p] + u[q]``, masked to ``B0`` at
   ``p`` (``out[p]``) and ``B1`` at ``q`` (``out[q]``): the 2×2 block as a sum of two rank-one
   terms. The result stays *pending* (``B0 + B1``): 2 layers, the sum done by the next ``A``.
 * **diagonal** (``d2 = d3 = 0``): ``A`` alone on ``B0``: 1 layer.
@@ -101,9 +102,6 @@ __all__ = [
     "conv_layer",
     "mix_layer",
     "block_taps",
-    "scale_layer",
-    "shift_sum_layer",
-    "pair_mix_layer",
     "sum_layer",
     "factor_layers",
     "gather_layers",
@@ -128,10 +126,6 @@ def _track_cells(lay: Layout, block: int = 0) -> set[tuple[int, int]]:
     return {lay.cell(p, block) for p in range(lay.size)}
 
 
-def _ones(cells: AbstractSet[tuple[int, int]]) -> dict[tuple[int, int], Scalar]:
-    return dict.fromkeys(cells, 1)
-
-
 def conv_layer(lay: Layout, taps: Mapping[tuple[int, int], Scalar], scale: Mapping[tuple[int, int], Scalar],
                offset: Mapping[tuple[int, int], Scalar] | None = None) -> Layer:
     """``b1 ⊙ (h ⊛ u + b2)``: ``W = 0``, ``h = taps`` (``(k, channel)``: row ``i`` reads ``u[i − k]``,
@@ -154,41 +148,8 @@ def block_taps(lay: Layout, sources: AbstractSet[int], targets: AbstractSet[int]
     return {(k, c): 1 for k in ks for c in range(lay.tw)}
 
 
-def _blocks(cells: Mapping[tuple[int, int], Scalar] | AbstractSet[tuple[int, int]], lay: Layout) -> set[int]:
-    return {r // lay.block for r, _ in cells}
-
-
-def scale_layer(lay: Layout, pending: bool, scale: Mapping[tuple[int, int], Scalar],
-                offset: Mapping[tuple[int, int], Scalar] | None = None) -> Layer:
-    """Layer ``A`` of every gadget: ``b1 ⊙ (h ⊛ u + b2)`` with ``h`` the block taps, so every
-    block named by ``scale`` first receives ``T = B0 + B1`` (the pending sum; ``T = B0`` on a clean
-    state), then ``b1 = scale`` puts a coefficient on each destination cell (``b2 = offset`` adds
-    constants first)."""
-    return conv_layer(lay, block_taps(lay, {0, 1} if pending else {0}, _blocks(scale, lay) | {0}), scale, offset)
-
-
-def shift_sum_layer(lay: Layout, t: int, live: AbstractSet[tuple[int, int]] | None = None) -> Layer:
-    """Layer ``B`` of a sequence gadget: ``B0[r] + B1[r + t] + B2[r − t] → B0[r]`` (taps
-    ``0``, ``N' − S − t`` and ``S + t``), ``b1`` = ones on ``B0`` (on the ``live`` output cells).
-    Every read stays in its block or falls into the gap after it (``t ≤ G``)."""
-    S, rows = lay.block, lay.rows
-    taps = {(k % rows, c): 1 for k in (0, rows - S - t, S + t) for c in range(lay.tw)}
-    return conv_layer(lay, taps, _ones(live if live is not None else _track_cells(lay)))
-
-
-def pair_mix_layer(lay: Layout, s: int, gate: Mapping[tuple[int, int], Scalar]) -> Layer:
-    """Layer ``C`` of a channel gadget: ``(u·(I + P_s)) ⊙ G``, ``P_s`` the channel permutation
-    ``c ↦ c XOR s``, so each cell gets ``u[c] + u[c XOR s]`` of its row; ``G`` keeps ``B0`` at the
-    lower cell ``p`` and ``B1`` at the upper cell ``q`` of every pair."""
-    W: dict[tuple[int, int], Scalar] = {}
-    for c in range(lay.tw):
-        W[(c, c)] = 1
-        W[(c ^ s, c)] = 1
-    return mix_layer(lay, W, gate)
-
-
 def sum_layer(lay: Layout, pending: bool, offset: Mapping[int, Scalar], live: AbstractSet[tuple[int, int]] | None = None) -> Layer:
-    """The closing layer ``B0 + B1 (+ C) → B0``: :func:`scale_layer` with ones on ``B0`` (on the
+    """The closing layer ``B0 + B1 (+ C) → B0``: layer ``A`` with ones on ``B0`` (on the
     ``live`` output cells) and the offset ``C`` in ``b2``.
 
     **From the ∀-proved definition**: :func:`symverify.parametric.library.block_scale` with ``g = 1``,
@@ -212,46 +173,13 @@ def _block_scale(lay: Layout, pending: bool, fams: Mapping[str, Callable[[int, i
     return _stored(layer)
 
 
-def _coefficients(lay: Layout, f: ButterflyFactor, axis: Axis, support: AbstractSet[int] | None) -> dict[tuple[int, int], Scalar]:
-    """The destination coefficients ``b1`` of layer ``A`` (module docstring: which block holds what).
-
-    With ``support`` (the positions whose value is not identically 0), a coefficient that would
-    only ever multiply 0 is left out: the layer computes the same function on every input the
-    model can see, and every remaining coefficient moves a live value.
-    """
-    G: dict[tuple[int, int], Scalar] = {}
-    cell = lay.cell
-
-    def live(p: int) -> bool:
-        return support is None or p in support
-
-    for m, (p, q) in enumerate(f.pairs()):
-        lp, lq = live(p), live(q)
-        if axis == "channel":
-            if lp:
-                G[cell(p)], G[cell(p, 1)] = f.d1[m], f.d3[m]
-            if lq:
-                G[cell(q)], G[cell(q, 1)] = f.d2[m], f.d4[m]
-            continue
-        if lp:
-            G[cell(p)] = f.d1[m]
-        if lq:
-            G[cell(q)] = f.d4[m]
-        if axis == "sequence":
-            if lq:
-                G[cell(q, 1)] = f.d2[m]
-            if lp:
-                G[cell(p, 2)] = f.d3[m]
-    return G
-
-
 def factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False, support: AbstractSet[int] | None = None,
                   live: AbstractSet[tuple[int, int]] | None = None) -> tuple[Layer, ...]:
     """The layers of the Lemma H.16 gadget for ``f`` (without a closing sum).
 
-    Layer ``A`` (:func:`scale_layer`, summing a ``pending`` state first) puts the coefficients;
-    a sequence factor then shifts and sums (:func:`shift_sum_layer`), a channel factor mixes
-    pairs (:func:`pair_mix_layer`, leaving ``out[q]`` pending in ``B1``); a diagonal factor is
+    Layer ``A`` (summing a ``pending`` state first) puts the coefficients; a sequence factor
+    then shifts and sums (layer ``B``), a channel factor mixes pairs (layer ``C``, leaving
+    ``out[q]`` pending in ``B1``); a diagonal factor is
     layer ``A`` alone. Pruning (both default to None = off): ``support`` drops coefficients that
     multiply positions known to be 0, ``live`` restricts the last layer's ones to the cells that
     can be nonzero afterwards. Sequence and channel: 2 layers; diagonal: 1.
@@ -262,7 +190,7 @@ def factor_layers(lay: Layout, f: ButterflyFactor, pending: bool = False, suppor
     as the families ``d1 … d4`` and the placements ``SUP`` = the cells of ``support``, ``LIVE`` =
     ``live`` (all cells the layer writes when None) (:func:`_from_definition`); the diagonal factor
     from :func:`symverify.parametric.library.block_scale` (:func:`_diagonal`). The layers are
-    identical to the ones :func:`scale_layer`, :func:`shift_sum_layer` and :func:`pair_mix_layer` assemble
+    identical to the ones the former hand-written builders assembled
     (tests/test_compiler_from_definitions.py keeps that construction as the reference).
     """
     if f.size != lay.size:
@@ -327,8 +255,66 @@ def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis, pending: bool 
 
 def _stored(layer: Layer) -> Layer:
     """``layer`` with every grid in :func:`~.layout.grid`'s storage (the same matrices)."""
-    W, b1, h, b2 = (grid(g.rows, g.cols, g.nonzero()) for _, g in layer.grids())
+    W, b1, h, b2 = (_restored(g) for _, g in layer.grids())
     return Layer(W, b1, h, b2, layer.mode)
+
+
+def _restored(g: Grid) -> Grid:
+    """``g`` in :func:`~.layout.grid`'s storage: one rectangle per column run of equal nonzero values.
+
+    When ``g`` has fill 0 and disjoint rectangles of nonzero values (what the concrete
+    interpretation builds), its rectangles are cut into columns, sorted by ``(column, row)`` and
+    adjacent equal runs merged — the storage :func:`~.layout.grid` gives its nonzero cells, computed
+    per rectangle instead of per cell. Any other grid goes through its cells."""
+    rects = g.rects
+    if type(rects) is tuple and type(g.fill) is int and g.fill == 0:
+        if _canonical(rects):
+            return g
+        cols = sorted(((c, r0, r1, v) for r0, r1, c0, c1, v in rects for c in range(c0, c1)), key=lambda t: (t[0], t[1]))
+        out: list[tuple[int, int, int, int, Scalar]] = []
+        ok = True
+        for c, r0, r1, v in cols:
+            if is_zero(v):
+                ok = False
+                break
+            if out and out[-1][2] == c:
+                p = out[-1]
+                if r0 < p[1]:  # overlapping rectangles: the later paint wins, read the cells
+                    ok = False
+                    break
+                if p[1] == r0 and p[4] == v:
+                    out[-1] = (p[0], r1, c, c + 1, p[4])
+                    continue
+            out.append((r0, r1, c, c + 1, v))
+        if ok:
+            return _revalidated(g, tuple(out))
+    return grid(g.rows, g.cols, g.nonzero())
+
+
+def _canonical(rects: tuple[tuple[int, int, int, int, Scalar], ...]) -> bool:
+    """Whether ``rects`` already are :func:`~.layout.grid`'s storage: one column each, nonzero,
+    sorted by ``(column, row)``, disjoint, no two adjacent runs of equal value."""
+    pc, p1, pv = -1, 0, None
+    for r0, r1, c0, c1, v in rects:
+        if c1 != c0 + 1 or is_zero(v):
+            return False
+        if c0 == pc:
+            if r0 < p1 or (r0 == p1 and v == pv):
+                return False
+        elif c0 < pc:
+            return False
+        pc, p1, pv = c0, r1, v
+    return True
+
+
+def _revalidated(g: Grid, rects: tuple[tuple[int, int, int, int, Scalar], ...]) -> Grid:
+    """A grid of ``g``'s shape with fill 0 and ``rects``, which are ``g``'s own validated
+    rectangles cut into columns and merged (so they fit and hold exact values): built without
+    repeating ``Grid``'s per-rectangle checks."""
+    out = object.__new__(Grid)
+    for name, value in (("rows", g.rows), ("cols", g.cols), ("fill", 0), ("rects", rects)):
+        object.__setattr__(out, name, value)
+    return out
 
 
 def gather_layers(lay: Layout, cells: AbstractSet[tuple[int, int]] | None = None) -> tuple[Layer, Layer]:

@@ -153,8 +153,12 @@ def _member(cells: AbstractSet[tuple[int, ...]], args: list[np.ndarray]) -> np.n
 
     n = len(args[0]) if args else 0
     if len(args) == 2 and n and int(args[0].max()) < (_LIMIT // _KEY) and int(args[1].max()) < _KEY:
-        if isinstance(cells, CellSet):
-            return np.isin(args[0] * _KEY + args[1], cells.keys(), assume_unique=False)
+        if isinstance(cells, CellSet):  # sorted unique keys: a binary search per cell
+            ks, x = cells.keys(), args[0] * _KEY + args[1]
+            if not len(ks):
+                return np.zeros(n, dtype=bool)
+            at = np.minimum(np.searchsorted(ks, x), len(ks) - 1)
+            return ks[at] == x
         keys = [r * _KEY + c for r, c in cells if 0 <= r < _LIMIT // _KEY and 0 <= c < _KEY]
         return np.isin(args[0] * _KEY + args[1], np.fromiter(keys, dtype=np.int64, count=len(keys)))
     cols = [a.tolist() for a in args]

@@ -22,11 +22,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
+from fractions import Fraction
 from typing import Any
 
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid, Rect
-from symverify.ir.scalar import Scalar, is_zero, sym
+from symverify.ir.scalar import Scalar, Sym, is_zero, sym
 from symverify.parametric.bulk import Placement
 from symverify.parametric.expr import (
     BoolOp,
@@ -176,7 +177,7 @@ def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None
     if (nn if rcuts is None else len(rcuts) + 1) * (dd if ccuts is None else len(ccuts) + 1) > _BULK_FROM:
         bulk_rects = _bias_bulk(v, env, (rcuts, nn), (ccuts, dd), fams, preds or {})
         if bulk_rects is not None:
-            return Grid(nn, dd, 0, bulk_rects)
+            return _block_grid(nn, dd, bulk_rects)
     rects = []
     for r0, r1 in _intervals(rcuts, nn):
         for c0, c1 in _intervals(ccuts, dd):
@@ -187,6 +188,20 @@ def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None
 
 
 _BULK_FROM = 16  # blocks; fewer are evaluated one by one
+_EXACT = (int, Fraction, Sym)
+
+
+def _block_grid(nn: int, dd: int, rects: tuple[Rect, ...]) -> Grid:
+    """The ``nn × dd`` grid of the blocks :func:`_bias_bulk` gives. Their bounds are cut points
+    clipped to ``[0, nn]`` / ``[0, dd]`` with ``start < stop`` (they fit by construction), so when
+    every value is already exact (``int``, ``Fraction``, ``Sym``) the grid is built without
+    ``Grid``'s per-rectangle checks; any other value goes through them (normalised or refused)."""
+    if not all(type(r[4]) in _EXACT for r in rects):
+        return Grid(nn, dd, 0, rects)
+    out = object.__new__(Grid)
+    for name, value in (("rows", nn), ("cols", dd), ("fill", 0), ("rects", rects)):
+        object.__setattr__(out, name, value)
+    return out
 
 
 def _bounds(cuts: set[int] | None, size: int) -> tuple[Any, Any]:

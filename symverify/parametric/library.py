@@ -285,7 +285,7 @@ def _flag(name: str) -> IExpr:
 
 
 def _a_taps(S: IExpr, track: Cond) -> tuple[Tap, ...]:
-    """The taps of layer ``A`` (:func:`~symverify.compiler.butterfly_to_baseconv.scale_layer`) as the
+    """The taps of layer ``A`` (:func:`~symverify.compiler.butterfly_to_baseconv.block_taps`) as the
     compiler chooses them: ``k = ((t − b) mod 3)·S`` for every source block ``b`` (``B0``, and ``B1`` when
     ``pend = 1``) and target block ``t`` (``B0``, ``B1`` when ``x1 = 1``, ``B2`` when ``x2 = 1``), on the
     track channels."""
@@ -398,7 +398,7 @@ def factor_channel() -> Gadget:
 
 
 def block_scale() -> Gadget:
-    """Layer ``A`` writing ``B0`` alone (:func:`~symverify.compiler.butterfly_to_baseconv.scale_layer` with
+    """Layer ``A`` writing ``B0`` alone (the compiler's layer ``A`` with
     every coefficient in ``B0``): ``y = KEEP ⊙ g ⊙ (T + C)`` on ``B0``'s track, 0 elsewhere, ``T = B0 +
     pend·B1`` (a pending input is summed first). One cyclic conv layer: ``h = e_0 (+ e_{2S}``
     when ``pend = 1``, reading ``B1`` into ``B0``) on the track channels, ``b1 = g`` on the cells where the

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from symverify.compiler.butterfly_to_baseconv import GadgetEmitter, input_state
+from symverify.compiler.butterfly_to_baseconv import GadgetEmitter, _stored, input_state
 from symverify.compiler.h21.planner import Prepared, prepare
 from symverify.compiler.h21.stages import StagePlan
-from symverify.compiler.layout import CellState, Layout, gate_support, grid, mention, state_boundary
+from symverify.compiler.layout import CellState, Layout, gate_support, mention, state_boundary
 from symverify.ir.affine import Affine
 from symverify.ir.baseconv import Layer, Model
 from symverify.ir.certificate import Boundary, Cell, Certificate
@@ -49,11 +49,8 @@ def mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[int], p
     consts = {lay.cell(p): v for p, v in offset.items() if not is_zero(v)}
     placement = {"V1": frozenset(lay.cell(p) for p in v1), "V3": frozenset(lay.cell(p) for p in v3)}
     params = {"R": lay.track_rows, "tw": tw, "d": lay.width, "k": k_rows, "pend": int(pending)}
-    out = []
-    for la in instantiate(mul_stage(), params, {"C": lambda r, c: consts.get((r, c), 0)}, placement):
-        W, b1, h, b2 = (grid(g.rows, g.cols, g.nonzero()) for g in (la.W, la.b1, la.h, la.b2))
-        out.append(Layer(W, b1, h, b2, la.mode))
-    return out[0], out[1]
+    m1, m2 = instantiate(mul_stage(), params, {"C": lambda r, c: consts.get((r, c), 0)}, placement)
+    return _stored(m1), _stored(m2)
 
 
 @dataclass
