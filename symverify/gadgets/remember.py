@@ -21,7 +21,7 @@ per channel and never mixes ``x`` with ``r``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from symverify.errors import IRError, ShapeError
@@ -72,6 +72,79 @@ def _check_f(f: object, shape: tuple[int, int], x_cols: Sequence[int], inner_d: 
         raise IRError(f"remember f: expected ConstF or ChannelF, found {type(f).__name__}")
 
 
+def _instantiated(gadget: str, params: dict[str, int], fams: dict[str, Callable[..., Scalar]]) -> tuple[Layer, ...]:
+    """The library definition ``gadget`` at ``params`` and families ``fams``, every grid stored cell by
+    cell (:meth:`Grid.from_cells` of its nonzero cells, the storage of the hand-written bodies)."""
+    from symverify.parametric import library
+    from symverify.parametric.concrete import instantiate
+
+    layers = instantiate(getattr(library, gadget)(), params, fams)
+    out = []
+    for layer in layers:
+        W, b1, h, b2 = (Grid.from_cells(g.rows, g.cols, g.nonzero()) for _, g in layer.grids())
+        out.append(Layer(W, b1, h, b2, layer.mode))
+    return tuple(out)
+
+
+def _two_lags(h: Grid) -> tuple[int, int] | None:
+    """Lags ``(l1, l2)`` holding every nonzero tap of ``h`` (``l2 = 0`` when there is one lag), or
+    None when ``h`` has taps at more than two lags."""
+    lags = sorted({k for (k, _) in h.nonzero()})
+    if len(lags) > 2:
+        return None
+    if len(lags) == 2:
+        return lags[0], lags[1]
+    return (lags[0], 0) if lags else (0, 0)
+
+
+def _rows_from_definition(nn: int, dd: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, cs: tuple[int, ...], lag0: bool,
+                          two: bool) -> tuple[Layer, ...] | None:
+    """:func:`remember_rows`'s layers instantiated from :func:`symverify.parametric.library.remember_rows`
+    (one layer) or :func:`~symverify.parametric.library.remember_rows_two` (two layers), None when
+    neither expresses them: ``f`` must be a constant on every channel, and two layers need taps at
+    at most two lags; the one-layer form with ``b = 0`` and a general filter has no definition."""
+    if not isinstance(f, ConstF) or sorted(cs) != list(range(dd)):
+        return None
+    pos = {c: t for t, c in enumerate(cs)}
+    F = f.values
+
+    def fam_f(i: int, c: int) -> Scalar:
+        return F.get(i, pos[c]) if i < a else 0
+
+    if lag0:
+        return _instantiated("remember_rows", {"N": nn, "d": dd, "a": a, "b": b},
+                             {"F": fam_f, "g": lambda c: h.get(0, pos[c])})
+    lags = _two_lags(h)
+    if not two or lags is None:
+        return None
+    l1, l2 = lags
+
+    def tapf(lag: int) -> Callable[[int], Scalar]:
+        return lambda c: h.get(lag, pos[c])
+
+    fams: dict[str, Callable[..., Scalar]] = {"F": fam_f, "h1": tapf(l1), "h2": tapf(l2) if l2 != l1 else (lambda c: 0)}
+    return _instantiated("remember_rows_two", {"N": nn, "d": dd, "a": a, "b": b, "l1": l1, "l2": l2}, fams)
+
+
+def _channels_from_definition(nn: int, dd: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, m: int) -> tuple[Layer, ...] | None:
+    """:func:`remember_channels`'s layer instantiated from :func:`symverify.parametric.library.remember_channels`,
+    None when it does not express it: ``f`` must sit in the consecutive channels ``[fo, fo + a)`` and
+    ``h`` have taps at at most two lags."""
+    lags = _two_lags(h)
+    if not isinstance(f, ChannelF) or lags is None:
+        return None
+    fo = f.cols[0]
+    if f.cols != tuple(range(fo, fo + a)):
+        return None
+    l1, l2 = lags
+
+    def tapf(lag: int) -> Callable[[int], Scalar]:
+        return lambda c: h.get(lag, c) if c < a else 0
+
+    fams: dict[str, Callable[..., Scalar]] = {"h1": tapf(l1), "h2": tapf(l2) if l2 != l1 else (lambda c: 0)}
+    return _instantiated("remember_channels", {"N": nn, "d": dd, "a": a, "b": b, "m": m, "fo": fo, "l1": l1, "l2": l2}, fams)
+
+
 def _f_value(b: SpecBuilder, f: ConstF | ChannelF, i: int, t: int, fi: int, conv: list[tuple[Scalar, int]]) -> int:
     """Spec node of ``f[i, t] · Σ coeff·node`` (``fi`` = the row of f's cell for ChannelF)."""
     if isinstance(f, ConstF):
@@ -79,6 +152,38 @@ def _f_value(b: SpecBuilder, f: ConstF | ChannelF, i: int, t: int, fi: int, conv
         return b.affine([(fv * c, v) for c, v in conv]) if not is_zero(fv) else b.zero()
     return b.mul(b.cell(fi, f.cols[t]), b.affine(conv))
 
+
+def _rows_by_hand(nn: int, dd: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, cs: tuple[int, ...], lag0: bool,
+                  two: bool) -> tuple[Layer, ...]:
+    """:func:`remember_rows`'s layers written by hand (the cases no library definition expresses)."""
+    s = a + b
+
+    def cells(*pairs: tuple[tuple[int, int], object]) -> dict[tuple[int, int], object]:
+        return {c: v for c, v in pairs if not is_zero(v)}  # type: ignore[arg-type]
+
+    W: dict[tuple[int, int], object] = {}
+    b1: dict[tuple[int, int], object] = {}
+    h1: dict[tuple[int, int], object] = {}
+    for t, c in enumerate(cs):
+        scale = h.get(0, t) if lag0 else 1
+        if isinstance(f, ChannelF):
+            W.update(cells(((f.cols[t], c), scale)))
+        else:
+            b1.update(cells(*(((i, c), f.values.get(i, t) * scale) for i in range(a))))
+        if lag0:
+            h1[(0, c)] = 1
+        else:
+            h1.update(cells(*(((k, c), h.get(k, t)) for k in range(a))))
+        r0 = a + s if two else a
+        b1.update({(i, c): 1 for i in range(r0, r0 + b)})
+        if two:
+            h1[(s, c)] = 1
+    layers = [Layer(Grid.from_cells(dd, dd, W), Grid.from_cells(nn, dd, b1), Grid.from_cells(nn, dd, h1), Grid.zeros(nn, dd), Mode.CAUSAL)]
+    if two:
+        h2 = {(0, c): 1 for c in cs} | {(nn - s, c): 1 for c in cs}
+        b1b = {(i, c): 1 for i in range(a + b) for c in cs}
+        layers.append(Layer(Grid.zeros(dd, dd), Grid.from_cells(nn, dd, b1b), Grid.from_cells(nn, dd, h2), Grid.zeros(nn, dd), Mode.CYCLIC))
+    return tuple(layers)
 
 def remember_rows(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF | ChannelF,
                   cols: Sequence[int] | None = None) -> Fragment:
@@ -113,32 +218,10 @@ def remember_rows(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF
     s = a + b
     fcols = f.cols if isinstance(f, ChannelF) else ()
 
-    def cells(*pairs: tuple[tuple[int, int], object]) -> dict[tuple[int, int], object]:
-        return {c: v for c, v in pairs if not is_zero(v)}  # type: ignore[arg-type]
-
-    W: dict[tuple[int, int], object] = {}
-    b1: dict[tuple[int, int], object] = {}
-    h1: dict[tuple[int, int], object] = {}
-    for t, c in enumerate(cs):
-        scale = h.get(0, t) if lag0 else 1
-        if isinstance(f, ChannelF):
-            W.update(cells(((f.cols[t], c), scale)))
-        else:
-            b1.update(cells(*(((i, c), f.values.get(i, t) * scale) for i in range(a))))
-        if lag0:
-            h1[(0, c)] = 1
-        else:
-            h1.update(cells(*(((k, c), h.get(k, t)) for k in range(a))))
-        r0 = a + s if two else a
-        b1.update({(i, c): 1 for i in range(r0, r0 + b)})
-        if two:
-            h1[(s, c)] = 1
     nn, dd = inner_n, inner_d
-    layers = [Layer(Grid.from_cells(dd, dd, W), Grid.from_cells(nn, dd, b1), Grid.from_cells(nn, dd, h1), Grid.zeros(nn, dd), Mode.CAUSAL)]
-    if two:
-        h2 = {(0, c): 1 for c in cs} | {(nn - s, c): 1 for c in cs}
-        b1b = {(i, c): 1 for i in range(a + b) for c in cs}
-        layers.append(Layer(Grid.zeros(dd, dd), Grid.from_cells(nn, dd, b1b), Grid.from_cells(nn, dd, h2), Grid.zeros(nn, dd), Mode.CYCLIC))
+    layers = _rows_from_definition(nn, dd, a, b, h, f, cs, lag0, two)
+    if layers is None:
+        layers = _rows_by_hand(nn, dd, a, b, h, f, cs, lag0, two)
     # x's filter as an a-row grid embedded in N' rows, for the spec's causal convolution
     hx = Grid.from_cells(nn, len(cs), h.nonzero())
 
@@ -169,6 +252,23 @@ def remember_rows(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF
                     {"layers": 2 if two else 1}, build)
 
 
+def _channels_by_hand(nn: int, dd: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, m: int) -> Layer:
+    """:func:`remember_channels`'s layer written by hand (the cases the library definition does not express)."""
+    W: dict[tuple[int, int], object] = {}
+    b1: dict[tuple[int, int], object] = {}
+    hh: dict[tuple[int, int], object] = {(k, t): v for (k, t), v in h.nonzero().items()}
+    for t in range(a):
+        if isinstance(f, ChannelF):
+            W[(f.cols[t], t)] = 1
+        else:
+            b1.update({(i, t): v for i in range(m) if not is_zero(v := f.values.get(i, t))})
+    for c in range(a, a + b):
+        b1.update({(i, c): 1 for i in range(m)})
+        hh[(0, c)] = 1
+    layer = Layer(Grid.from_cells(dd, dd, W), Grid.from_cells(nn, dd, b1), Grid.from_cells(nn, dd, hh), Grid.zeros(nn, dd), Mode.CAUSAL)
+    return layer
+
+
 def remember_channels(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, m: int = 1) -> Fragment:
     """Blocks of channels on rows ``[0, m)``: ``x`` = channels ``[0, a)``, ``r`` = channels ``[a, a+b)``.
 
@@ -187,18 +287,9 @@ def remember_channels(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: Co
     if not isinstance(h, Grid) or (h.rows, h.cols) != (m, a):
         raise ShapeError(f"remember_channels h: expected an {m}×{a} filter (lag × channel), found {getattr(h, 'rows', '?')}×{getattr(h, 'cols', '?')}")
     nn, dd = inner_n, inner_d
-    W: dict[tuple[int, int], object] = {}
-    b1: dict[tuple[int, int], object] = {}
-    hh: dict[tuple[int, int], object] = {(k, t): v for (k, t), v in h.nonzero().items()}
-    for t in range(a):
-        if isinstance(f, ChannelF):
-            W[(f.cols[t], t)] = 1
-        else:
-            b1.update({(i, t): v for i in range(m) if not is_zero(v := f.values.get(i, t))})
-    for c in range(a, a + b):
-        b1.update({(i, c): 1 for i in range(m)})
-        hh[(0, c)] = 1
-    layer = Layer(Grid.from_cells(dd, dd, W), Grid.from_cells(nn, dd, b1), Grid.from_cells(nn, dd, hh), Grid.zeros(nn, dd), Mode.CAUSAL)
+    layers = _channels_from_definition(nn, dd, a, b, h, f, m)
+    if layers is None:
+        layers = (_channels_by_hand(nn, dd, a, b, h, f, m),)
     hx = Grid.from_cells(nn, a, h.nonzero())
     fcols = f.cols if isinstance(f, ChannelF) else ()
 
@@ -216,4 +307,4 @@ def remember_channels(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: Co
         return Spec(bld.circuit(out, "remember_channels"))
 
     entry = block(range(m), range(a + b)) | block(range(m), fcols)
-    return Fragment(f"remember_channels(a={a}, b={b})", nn, dd, (layer,), entry, block(range(m), range(a + b)), {"layers": 1}, build)
+    return Fragment(f"remember_channels(a={a}, b={b})", nn, dd, layers, entry, block(range(m), range(a + b)), {"layers": 1}, build)
