@@ -202,6 +202,10 @@ def remember_rows(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF
     ``h₁ = h + e_s`` on cols, ``b2 = 0``: x rows become ``f ⊙ (h ⊛ x)``, r moves down by s into the
     workspace, the rest is 0; layer 2 (cyclic) ``W = 0``, ``h₂ = e_0 + e_{N'−s}``, ``b1 = 1`` on rows
     ``[0, a+b)``, ``b2 = 0``: r moves back up, the x rows see only zero rows at lag −s.
+
+    With a constant ``f`` on every channel (and, for two layers, taps at at most two lags) the layers
+    are the ∀-proved definitions ``remember_rows`` / ``remember_rows_two`` instantiated; the other
+    cases are written by hand (:func:`_rows_by_hand`).
     """
     cs = tuple(c for c in range(inner_d) if not (isinstance(f, ChannelF) and c in f.cols)) if cols is None else tuple(cols)
     if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 0 or a + b > inner_n:
@@ -278,6 +282,10 @@ def remember_channels(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: Co
     channels ``b1 = 1`` on rows ``[0, m)``, ``h = e_0``, ``b2 = 0``; every other channel 0. With
     ``h = e_0`` and ChannelF this is the multiplication layer of Theorem H.21: ``[v2 | v3 | v1] ↦
     [v1 ⊙ v2 | v3 | 0]``.
+
+    With ``f`` in the consecutive channels ``[fo, fo + a)`` and taps at at most two lags the layer is
+    the ∀-proved definition ``remember_channels`` instantiated; the other cases are written by hand
+    (:func:`_channels_by_hand`).
     """
     if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 0 or a + b > inner_d:
         raise ShapeError(f"remember_channels: expected a ≥ 1, b ≥ 0 and a + b ≤ d' = {inner_d}, found a = {a!r}, b = {b!r}")
