@@ -21,7 +21,7 @@ per channel and never mixes ``x`` with ``r``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from symverify.errors import IRError, ShapeError
@@ -72,6 +72,79 @@ def _check_f(f: object, shape: tuple[int, int], x_cols: Sequence[int], inner_d: 
         raise IRError(f"remember f: expected ConstF or ChannelF, found {type(f).__name__}")
 
 
+def _instantiated(gadget: str, params: dict[str, int], fams: dict[str, Callable[..., Scalar]]) -> tuple[Layer, ...]:
+    """The library definition ``gadget`` at ``params`` and families ``fams``, every grid stored cell by
+    cell (:meth:`Grid.from_cells` of its nonzero cells, the storage of the hand-written bodies)."""
+    from symverify.parametric import library
+    from symverify.parametric.concrete import instantiate
+
+    layers = instantiate(getattr(library, gadget)(), params, fams)
+    out = []
+    for layer in layers:
+        W, b1, h, b2 = (Grid.from_cells(g.rows, g.cols, g.nonzero()) for _, g in layer.grids())
+        out.append(Layer(W, b1, h, b2, layer.mode))
+    return tuple(out)
+
+
+def _two_lags(h: Grid) -> tuple[int, int] | None:
+    """Lags ``(l1, l2)`` holding every nonzero tap of ``h`` (``l2 = 0`` when there is one lag), or
+    None when ``h`` has taps at more than two lags."""
+    lags = sorted({k for (k, _) in h.nonzero()})
+    if len(lags) > 2:
+        return None
+    if len(lags) == 2:
+        return lags[0], lags[1]
+    return (lags[0], 0) if lags else (0, 0)
+
+
+def _rows_from_definition(nn: int, dd: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, cs: tuple[int, ...], lag0: bool,
+                          two: bool) -> tuple[Layer, ...] | None:
+    """:func:`remember_rows`'s layers instantiated from :func:`symverify.parametric.library.remember_rows`
+    (one layer) or :func:`~symverify.parametric.library.remember_rows_two` (two layers), None when
+    neither expresses them: ``f`` must be a constant on every channel, and two layers need taps at
+    at most two lags; the one-layer form with ``b = 0`` and a general filter has no definition."""
+    if not isinstance(f, ConstF) or sorted(cs) != list(range(dd)):
+        return None
+    pos = {c: t for t, c in enumerate(cs)}
+    F = f.values
+
+    def fam_f(i: int, c: int) -> Scalar:
+        return F.get(i, pos[c]) if i < a else 0
+
+    if lag0:
+        return _instantiated("remember_rows", {"N": nn, "d": dd, "a": a, "b": b},
+                             {"F": fam_f, "g": lambda c: h.get(0, pos[c])})
+    lags = _two_lags(h)
+    if not two or lags is None:
+        return None
+    l1, l2 = lags
+
+    def tapf(lag: int) -> Callable[[int], Scalar]:
+        return lambda c: h.get(lag, pos[c])
+
+    fams: dict[str, Callable[..., Scalar]] = {"F": fam_f, "h1": tapf(l1), "h2": tapf(l2) if l2 != l1 else (lambda c: 0)}
+    return _instantiated("remember_rows_two", {"N": nn, "d": dd, "a": a, "b": b, "l1": l1, "l2": l2}, fams)
+
+
+def _channels_from_definition(nn: int, dd: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, m: int) -> tuple[Layer, ...] | None:
+    """:func:`remember_channels`'s layer instantiated from :func:`symverify.parametric.library.remember_channels`,
+    None when it does not express it: ``f`` must sit in the consecutive channels ``[fo, fo + a)`` and
+    ``h`` have taps at at most two lags."""
+    lags = _two_lags(h)
+    if not isinstance(f, ChannelF) or lags is None:
+        return None
+    fo = f.cols[0]
+    if f.cols != tuple(range(fo, fo + a)):
+        return None
+    l1, l2 = lags
+
+    def tapf(lag: int) -> Callable[[int], Scalar]:
+        return lambda c: h.get(lag, c) if c < a else 0
+
+    fams: dict[str, Callable[..., Scalar]] = {"h1": tapf(l1), "h2": tapf(l2) if l2 != l1 else (lambda c: 0)}
+    return _instantiated("remember_channels", {"N": nn, "d": dd, "a": a, "b": b, "m": m, "fo": fo, "l1": l1, "l2": l2}, fams)
+
+
 def _f_value(b: SpecBuilder, f: ConstF | ChannelF, i: int, t: int, fi: int, conv: list[tuple[Scalar, int]]) -> int:
     """Spec node of ``f[i, t] · Σ coeff·node`` (``fi`` = the row of f's cell for ChannelF)."""
     if isinstance(f, ConstF):
@@ -80,38 +153,10 @@ def _f_value(b: SpecBuilder, f: ConstF | ChannelF, i: int, t: int, fi: int, conv
     return b.mul(b.cell(fi, f.cols[t]), b.affine(conv))
 
 
-def remember_rows(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF | ChannelF,
-                  cols: Sequence[int] | None = None) -> Fragment:
-    """Blocks of rows: ``x`` = rows ``[0, a)``, ``r`` = rows ``[a, a+b)`` on channels ``cols``.
-
-    ``h`` is ``a × len(cols)`` (lag k, channel t); ``ConstF`` values are ``a × len(cols)``.
-    ``cols`` defaults to every channel not holding ``f``. The entry interface is ``x``, ``r`` (and
-    ``f``'s channels in the x rows); everything else must be 0.
-
-    *One layer* (h has taps at lag 0 only, or b = 0): ``W[f_t, c_t] = h[0, t]`` (ChannelF) or
-    ``b1[i, c_t] = F[i, t]·h[0, t]`` on x rows (ConstF), ``b1 = 1`` on r rows × cols,
-    ``h = e_0`` on cols, ``b2 = 0`` (with b = 0 and a general h: ``h`` itself, ``b1 = F``/``W = 1``).
-
-    *Two layers* (general h, b ≥ 1, ``N' ≥ 2(a + b)``, ``s = a + b``):
-    layer 1 (causal) ``W[f_t, c_t] = 1`` or ``b1 = F`` on x rows, ``b1 = 1`` on rows ``[a+s, a+b+s)``,
-    ``h₁ = h + e_s`` on cols, ``b2 = 0``: x rows become ``f ⊙ (h ⊛ x)``, r moves down by s into the
-    workspace, the rest is 0; layer 2 (cyclic) ``W = 0``, ``h₂ = e_0 + e_{N'−s}``, ``b1 = 1`` on rows
-    ``[0, a+b)``, ``b2 = 0``: r moves back up, the x rows see only zero rows at lag −s.
-    """
-    cs = tuple(c for c in range(inner_d) if not (isinstance(f, ChannelF) and c in f.cols)) if cols is None else tuple(cols)
-    if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 0 or a + b > inner_n:
-        raise ShapeError(f"remember_rows: expected a ≥ 1, b ≥ 0 and a + b ≤ N' = {inner_n}, found a = {a!r}, b = {b!r}")
-    if not cs or len(set(cs)) != len(cs) or any(not 0 <= c < inner_d for c in cs):
-        raise ShapeError(f"remember_rows cols: expected distinct channels in [0, {inner_d}), found {list(cs)}")
-    _check_f(f, (a, len(cs)), cs, inner_d, set(cs))
-    if not isinstance(h, Grid) or (h.rows, h.cols) != (a, len(cs)):
-        raise ShapeError(f"remember_rows h: expected an {a}×{len(cs)} filter (lag × channel), found {getattr(h, 'rows', '?')}×{getattr(h, 'cols', '?')}")
-    lag0 = all(k == 0 for (k, _) in h.nonzero())
-    two = not lag0 and b > 0
-    if two and inner_n < 2 * (a + b):
-        raise ShapeError(f"remember_rows: a general filter with r kept needs a workspace, N' ≥ 2(a + b) = {2 * (a + b)}; found N' = {inner_n}")
+def _rows_by_hand(nn: int, dd: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, cs: tuple[int, ...], lag0: bool,
+                  two: bool) -> tuple[Layer, ...]:
+    """:func:`remember_rows`'s layers written by hand (the cases no library definition expresses)."""
     s = a + b
-    fcols = f.cols if isinstance(f, ChannelF) else ()
 
     def cells(*pairs: tuple[tuple[int, int], object]) -> dict[tuple[int, int], object]:
         return {c: v for c, v in pairs if not is_zero(v)}  # type: ignore[arg-type]
@@ -133,12 +178,54 @@ def remember_rows(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF
         b1.update({(i, c): 1 for i in range(r0, r0 + b)})
         if two:
             h1[(s, c)] = 1
-    nn, dd = inner_n, inner_d
     layers = [Layer(Grid.from_cells(dd, dd, W), Grid.from_cells(nn, dd, b1), Grid.from_cells(nn, dd, h1), Grid.zeros(nn, dd), Mode.CAUSAL)]
     if two:
         h2 = {(0, c): 1 for c in cs} | {(nn - s, c): 1 for c in cs}
         b1b = {(i, c): 1 for i in range(a + b) for c in cs}
         layers.append(Layer(Grid.zeros(dd, dd), Grid.from_cells(nn, dd, b1b), Grid.from_cells(nn, dd, h2), Grid.zeros(nn, dd), Mode.CYCLIC))
+    return tuple(layers)
+
+def remember_rows(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF | ChannelF,
+                  cols: Sequence[int] | None = None) -> Fragment:
+    """Blocks of rows: ``x`` = rows ``[0, a)``, ``r`` = rows ``[a, a+b)`` on channels ``cols``.
+
+    ``h`` is ``a × len(cols)`` (lag k, channel t); ``ConstF`` values are ``a × len(cols)``.
+    ``cols`` defaults to every channel not holding ``f``. The entry interface is ``x``, ``r`` (and
+    ``f``'s channels in the x rows); everything else must be 0.
+
+    *One layer* (h has taps at lag 0 only, or b = 0): ``W[f_t, c_t] = h[0, t]`` (ChannelF) or
+    ``b1[i, c_t] = F[i, t]·h[0, t]`` on x rows (ConstF), ``b1 = 1`` on r rows × cols,
+    ``h = e_0`` on cols, ``b2 = 0`` (with b = 0 and a general h: ``h`` itself, ``b1 = F``/``W = 1``).
+
+    *Two layers* (general h, b ≥ 1, ``N' ≥ 2(a + b)``, ``s = a + b``):
+    layer 1 (causal) ``W[f_t, c_t] = 1`` or ``b1 = F`` on x rows, ``b1 = 1`` on rows ``[a+s, a+b+s)``,
+    ``h₁ = h + e_s`` on cols, ``b2 = 0``: x rows become ``f ⊙ (h ⊛ x)``, r moves down by s into the
+    workspace, the rest is 0; layer 2 (cyclic) ``W = 0``, ``h₂ = e_0 + e_{N'−s}``, ``b1 = 1`` on rows
+    ``[0, a+b)``, ``b2 = 0``: r moves back up, the x rows see only zero rows at lag −s.
+
+    With a constant ``f`` on every channel (and, for two layers, taps at at most two lags) the layers
+    are the ∀-proved definitions ``remember_rows`` / ``remember_rows_two`` instantiated; the other
+    cases are written by hand (:func:`_rows_by_hand`).
+    """
+    cs = tuple(c for c in range(inner_d) if not (isinstance(f, ChannelF) and c in f.cols)) if cols is None else tuple(cols)
+    if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 0 or a + b > inner_n:
+        raise ShapeError(f"remember_rows: expected a ≥ 1, b ≥ 0 and a + b ≤ N' = {inner_n}, found a = {a!r}, b = {b!r}")
+    if not cs or len(set(cs)) != len(cs) or any(not 0 <= c < inner_d for c in cs):
+        raise ShapeError(f"remember_rows cols: expected distinct channels in [0, {inner_d}), found {list(cs)}")
+    _check_f(f, (a, len(cs)), cs, inner_d, set(cs))
+    if not isinstance(h, Grid) or (h.rows, h.cols) != (a, len(cs)):
+        raise ShapeError(f"remember_rows h: expected an {a}×{len(cs)} filter (lag × channel), found {getattr(h, 'rows', '?')}×{getattr(h, 'cols', '?')}")
+    lag0 = all(k == 0 for (k, _) in h.nonzero())
+    two = not lag0 and b > 0
+    if two and inner_n < 2 * (a + b):
+        raise ShapeError(f"remember_rows: a general filter with r kept needs a workspace, N' ≥ 2(a + b) = {2 * (a + b)}; found N' = {inner_n}")
+    s = a + b
+    fcols = f.cols if isinstance(f, ChannelF) else ()
+
+    nn, dd = inner_n, inner_d
+    layers = _rows_from_definition(nn, dd, a, b, h, f, cs, lag0, two)
+    if layers is None:
+        layers = _rows_by_hand(nn, dd, a, b, h, f, cs, lag0, two)
     # x's filter as an a-row grid embedded in N' rows, for the spec's causal convolution
     hx = Grid.from_cells(nn, len(cs), h.nonzero())
 
@@ -169,24 +256,8 @@ def remember_rows(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF
                     {"layers": 2 if two else 1}, build)
 
 
-def remember_channels(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, m: int = 1) -> Fragment:
-    """Blocks of channels on rows ``[0, m)``: ``x`` = channels ``[0, a)``, ``r`` = channels ``[a, a+b)``.
-
-    ``h`` is ``m × a`` (lag k, channel t), ``ConstF`` values are ``m × a``; ``ChannelF`` columns lie
-    outside ``[0, a+b)``. One causal layer: on x channel t, ``W[f_t, t] = 1`` (ChannelF) or
-    ``b1[i, t] = F[i, t]`` for ``i < m`` (ConstF), ``h[:, t]`` = the filter, ``b2 = 0``; on r
-    channels ``b1 = 1`` on rows ``[0, m)``, ``h = e_0``, ``b2 = 0``; every other channel 0. With
-    ``h = e_0`` and ChannelF this is the multiplication layer of Theorem H.21: ``[v2 | v3 | v1] ↦
-    [v1 ⊙ v2 | v3 | 0]``.
-    """
-    if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 0 or a + b > inner_d:
-        raise ShapeError(f"remember_channels: expected a ≥ 1, b ≥ 0 and a + b ≤ d' = {inner_d}, found a = {a!r}, b = {b!r}")
-    if not isinstance(m, int) or not 1 <= m <= inner_n:
-        raise ShapeError(f"remember_channels: expected 1 ≤ m ≤ N' = {inner_n} rows, found {m!r}")
-    _check_f(f, (m, a), range(a), inner_d, set(range(a + b)))
-    if not isinstance(h, Grid) or (h.rows, h.cols) != (m, a):
-        raise ShapeError(f"remember_channels h: expected an {m}×{a} filter (lag × channel), found {getattr(h, 'rows', '?')}×{getattr(h, 'cols', '?')}")
-    nn, dd = inner_n, inner_d
+def _channels_by_hand(nn: int, dd: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, m: int) -> Layer:
+    """:func:`remember_channels`'s layer written by hand (the cases the library definition does not express)."""
     W: dict[tuple[int, int], object] = {}
     b1: dict[tuple[int, int], object] = {}
     hh: dict[tuple[int, int], object] = {(k, t): v for (k, t), v in h.nonzero().items()}
@@ -199,6 +270,34 @@ def remember_channels(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: Co
         b1.update({(i, c): 1 for i in range(m)})
         hh[(0, c)] = 1
     layer = Layer(Grid.from_cells(dd, dd, W), Grid.from_cells(nn, dd, b1), Grid.from_cells(nn, dd, hh), Grid.zeros(nn, dd), Mode.CAUSAL)
+    return layer
+
+
+def remember_channels(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF | ChannelF, m: int = 1) -> Fragment:
+    """Blocks of channels on rows ``[0, m)``: ``x`` = channels ``[0, a)``, ``r`` = channels ``[a, a+b)``.
+
+    ``h`` is ``m × a`` (lag k, channel t), ``ConstF`` values are ``m × a``; ``ChannelF`` columns lie
+    outside ``[0, a+b)``. One causal layer: on x channel t, ``W[f_t, t] = 1`` (ChannelF) or
+    ``b1[i, t] = F[i, t]`` for ``i < m`` (ConstF), ``h[:, t]`` = the filter, ``b2 = 0``; on r
+    channels ``b1 = 1`` on rows ``[0, m)``, ``h = e_0``, ``b2 = 0``; every other channel 0. With
+    ``h = e_0`` and ChannelF this is the multiplication layer of Theorem H.21: ``[v2 | v3 | v1] ↦
+    [v1 ⊙ v2 | v3 | 0]``.
+
+    With ``f`` in the consecutive channels ``[fo, fo + a)`` and taps at at most two lags the layer is
+    the ∀-proved definition ``remember_channels`` instantiated; the other cases are written by hand
+    (:func:`_channels_by_hand`).
+    """
+    if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 0 or a + b > inner_d:
+        raise ShapeError(f"remember_channels: expected a ≥ 1, b ≥ 0 and a + b ≤ d' = {inner_d}, found a = {a!r}, b = {b!r}")
+    if not isinstance(m, int) or not 1 <= m <= inner_n:
+        raise ShapeError(f"remember_channels: expected 1 ≤ m ≤ N' = {inner_n} rows, found {m!r}")
+    _check_f(f, (m, a), range(a), inner_d, set(range(a + b)))
+    if not isinstance(h, Grid) or (h.rows, h.cols) != (m, a):
+        raise ShapeError(f"remember_channels h: expected an {m}×{a} filter (lag × channel), found {getattr(h, 'rows', '?')}×{getattr(h, 'cols', '?')}")
+    nn, dd = inner_n, inner_d
+    layers = _channels_from_definition(nn, dd, a, b, h, f, m)
+    if layers is None:
+        layers = (_channels_by_hand(nn, dd, a, b, h, f, m),)
     hx = Grid.from_cells(nn, a, h.nonzero())
     fcols = f.cols if isinstance(f, ChannelF) else ()
 
@@ -216,4 +315,4 @@ def remember_channels(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: Co
         return Spec(bld.circuit(out, "remember_channels"))
 
     entry = block(range(m), range(a + b)) | block(range(m), fcols)
-    return Fragment(f"remember_channels(a={a}, b={b})", nn, dd, (layer,), entry, block(range(m), range(a + b)), {"layers": 1}, build)
+    return Fragment(f"remember_channels(a={a}, b={b})", nn, dd, layers, entry, block(range(m), range(a + b)), {"layers": 1}, build)
