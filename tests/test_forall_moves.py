@@ -88,3 +88,21 @@ def test_a_placement_breaking_assume_is_refused() -> None:
         instantiate(lib.gather(), {"N": 8, "d": 3, "n": 2, "tw": 2}, placement={"IN": {(2, 0)}})
     with pytest.raises(SymverifyError, match="violates"):
         instantiate(lib.scatter(), {"N": 8, "d": 3, "n": 2, "tw": 2}, placement={"OUT": {(3, 1)}})
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_witness_placement_free_at_unconstrained_cells_is_repaired(seed: int) -> None:
+    """With some z3 seeds (1 and 6 in a fresh process) the model of ``IN`` is true at a cell no query constrained (a row ``≥ n``),
+    so the placement read off it breaks ``assume``; the prover drops such cells, re-checks, and
+    still refutes the mutant (it was ``unknown`` before)."""
+    import z3
+
+    lo = lt(q, tw)
+    try:
+        z3.set_param("smt.random_seed", seed)
+        z3.set_param("sat.random_seed", seed)
+        res = prove_forall(_mutate(lib.gather(), 0, h=(tap(0, 1, lo), tap(n + 1, 1, ~lo))), ranges=SIZES)
+    finally:
+        z3.set_param("smt.random_seed", 0)
+        z3.set_param("sat.random_seed", 0)
+    assert res.verdict == "refuted", str(res)

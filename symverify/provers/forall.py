@@ -485,6 +485,28 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
     return out, ok0
 
 
+def _repaired(g: Gadget, params: dict[str, int], preds: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``preds`` (cell predicates) made False at every cell of the instance where ``assume`` fails
+    with them, or None when there is no such cell or the instance is too large to scan. Every
+    ``assume`` of the library only forbids cells, so the repaired placement usually satisfies it;
+    :func:`_recheck` decides that again, and a refutation is reported only when it confirms."""
+    from symverify.parametric.concrete import sizes
+    from symverify.parametric.expr import predicates
+
+    env, nn, dd = sizes(g, params)
+    if nn * dd > RECHECK_CELLS:
+        return None
+    with predicates(dict(preds)):
+        bad = {(r, c) for r in range(nn) for c in range(dd) if not g.assume.eval({**env, "i": r, "q": c})}
+    if not bad:
+        return None
+
+    def drop(fn: Any) -> Any:
+        return lambda *idx: idx not in bad and bool(fn(*idx))
+
+    return {name: drop(fn) for name, fn in preds.items()}
+
+
 def _pred_fn(z3: Any, m: Any, enc: _Enc, fn: Any, points: set[tuple[int, ...]]) -> Any:
     """The predicate of z3's model at the points the witness's terms read, False elsewhere (a
     placement with fewer cells: every ``assume`` of the library only forbids cells)."""
@@ -713,6 +735,12 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             points = _pred_points([t.guard for t in terms], at, holds)
             preds = {name: _pred_fn(z3, m, enc, fn, points.get(name, set())) for name, fn in enc.preds.items()}
             differs, detail = _recheck(g, params, at["i"], at["q"], preds)
+            if differs is None and (repaired := _repaired(g, params, preds)) is not None:
+                # z3 left the predicates free at cells no query constrained; the placement with those
+                # cells removed is tried once, and only a confirmed difference is taken
+                again, why = _recheck(g, params, at["i"], at["q"], repaired)
+                if again:
+                    differs, detail = again, why
             if differs is None:
                 return ForallResult(g.name, exact_comparison(None), shown, detail=f"z3's witness {at} could not be confirmed: {detail}",
                                     seconds=time.perf_counter() - t0, stats=stats)
