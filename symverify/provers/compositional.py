@@ -39,6 +39,7 @@ from symverify.ir.baseconv import Layer, Model
 from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.grid import Grid
+from symverify.ir.memo import IdentityMemo
 from symverify.ir.scalar import Scalar, Sym, is_zero
 from symverify.provers.bound_rules import COUNT_CAP, VAR, VAR_VAL, capped, scalar_parts, scalar_rows
 from symverify.provers.bounds import BoundRing, bound_rows, eval_code, layers_peak
@@ -400,13 +401,13 @@ class _BoundaryInfo:
         return _BoundaryInfo(tuple(sorted(nodes)), width, deg)
 
 
+_MEMO_SIZE = 1 << 16  # entries per run's memo: a run's boundaries and layers, found by identity
+
+
 def _boundary(b: Boundary, cache: dict[Any, Any]) -> _BoundaryInfo:
     """:meth:`_BoundaryInfo.of`, once per boundary (each is the end of one stage and the start of the next)."""
-    key = ("boundary", id(b))
-    hit = cache.get(key)
-    if hit is None or hit[0] is not b:
-        hit = cache[key] = (b, _BoundaryInfo.of(b))
-    return hit[1]  # type: ignore[no-any-return]
+    memo: IdentityMemo[_BoundaryInfo] = cache.setdefault("boundaries", IdentityMemo(_MEMO_SIZE))
+    return memo(b, lambda: _BoundaryInfo.of(b))
 
 
 def _refined_layers(model: Model, lo: int, hi: int, b0: Boundary, variables: int, check: Check | None) -> int:
@@ -487,11 +488,10 @@ def plan_stage(circuit: Circuit, model: Model, b0: Boundary, b1: Boundary, param
     claims = end.width * max((counts.get(v, 1) for v in end.nodes), default=1)
     grids: dict[Any, tuple[int, int]] = cache.setdefault("grids", {})
     layer_shapes = []
+    by_layer: IdentityMemo[_LayerShape] = cache.setdefault("layer_shapes", IdentityMemo(_MEMO_SIZE))
     for layer in model.layers[lo:hi]:
-        sh = cache.get(id(layer))
-        if sh is None:
-            sh = cache[id(layer)] = _LayerShape.of(layer, grids)
-        layer_shapes.append(sh)
+        sh = by_layer.get(layer)
+        layer_shapes.append(sh if sh is not None else by_layer.put(layer, _LayerShape.of(layer, grids)))
     cells = model.inner_n * model.inner_d
     side = min(circ + claims, COUNT_CAP)
     est = min(_coarse_layers(layer_shapes, cells, start.width if b0.cells else 0, start.deg, variables) + side,
