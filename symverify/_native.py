@@ -84,9 +84,11 @@ def _build(name: str, source: str) -> ctypes.CDLL:
     return ctypes.CDLL(path)
 
 
-def load(name: str, source: str) -> ctypes.CDLL | None:
+def load(name: str, source: str, void_functions: tuple[str, ...] = ()) -> ctypes.CDLL | None:
     """The compiled library of ``source`` (cached per process and on disk), or None when native
-    kernels are disabled or cannot be built here (:func:`why_not` gives the reason)."""
+    kernels are disabled or cannot be built here (:func:`why_not` gives the reason). The functions
+    named in ``void_functions`` get ``restype = None`` once, when the library is loaded (no argtypes:
+    callers pass ctypes objects, ``c_void_p`` and ``c_int64``, the fastest call)."""
     if not enabled():
         _why[name] = "disabled by SYMVERIFY_NATIVE"
         return None
@@ -98,6 +100,8 @@ def load(name: str, source: str) -> ctypes.CDLL | None:
                 raise OSError("torch's addcmul does not round as one fused multiply-add on this CPU, "
                               "so the kernels would not return torch's bits")
             lib: ctypes.CDLL | None = _build(name, source)
+            for fn in void_functions:
+                getattr(lib, fn).restype = None
         except Exception as e:  # optional: any failure means the pure-torch form runs
             lib = None
             _why[name] = f"{type(e).__name__}: {e}"

@@ -124,17 +124,11 @@ PROG(prog_f64, double, OP_FMA64)
 PROG(prog_f32, float, OP_FMA32)
 """
 
-_TYPED: set[int] = set()
 
 
 def library() -> Any:
     """The compiled interpreter (``prog_f64``, ``prog_f32``), or None (:func:`symverify._native.load`)."""
-    lib = load("program", SOURCE)
-    if lib is not None and id(lib) not in _TYPED:
-        for fn in (lib.prog_f64, lib.prog_f32):
-            fn.restype = None  # no argtypes: every call passes ctypes objects (c_void_p, c_int64), the fastest call
-        _TYPED.add(id(lib))
-    return lib
+    return load("program", SOURCE, ("prog_f64", "prog_f32"))
 
 
 def _collapse(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> tuple[list[int], list[list[int]]]:

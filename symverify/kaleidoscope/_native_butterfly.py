@@ -88,17 +88,11 @@ BFLY(bfly_f32, float, __builtin_fmaf)
 
 CHUNK_BYTES = 1 << 18  # rows per chunk: about this much state
 PARALLEL_BYTES = 1 << 20  # batches of at least this much state split over torch's threads
-_TYPED: set[int] = set()  # libraries whose functions have their result types set
 
 
 def library() -> Any:
     """The compiled kernels (``bfly_f64``, ``bfly_f32``), or None (:func:`symverify._native.load`)."""
-    lib = load("butterfly", SOURCE)
-    if lib is not None and id(lib) not in _TYPED:
-        for fn in (lib.bfly_f64, lib.bfly_f32):
-            fn.restype = None  # no argtypes: every call passes ctypes objects (c_void_p, c_int64), the fastest call
-        _TYPED.add(id(lib))
-    return lib
+    return load("butterfly", SOURCE, ("bfly_f64", "bfly_f32"))
 
 
 class Kernel:
