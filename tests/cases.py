@@ -10,6 +10,7 @@ the interpreter on circuit wires (an independent route for property tests).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -247,3 +248,14 @@ MUTATIONS: tuple[tuple[str, str, Any, Any], ...] = (
     ("add-running-sum", "layer 1 b2[0][0] += 1", ADD_C, perturb(ADD_M, 1, "b2", (0, 0))),
     ("constant-symbolic", "b1[1][1] += R0_0", CONST_C, perturb(CONST_M, 0, "b1", (1, 1), sym("R0_0"))),
 )
+
+
+def replace_expr(obj: Any, old: Any, new: Any) -> Any:
+    """``obj`` with every sub-expression equal to ``old`` replaced by ``new`` (frozen dataclasses, tuples)."""
+    if obj == old:
+        return new
+    if isinstance(obj, tuple):
+        return tuple(replace_expr(x, old, new) for x in obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return type(obj)(**{f.name: replace_expr(getattr(obj, f.name), old, new) for f in dataclasses.fields(obj)})
+    return obj

@@ -14,6 +14,7 @@ import random
 from typing import Any
 
 import pytest
+from cases import replace_expr
 
 from symverify.ir.scalar import sym
 from symverify.parametric import library as lib
@@ -215,22 +216,11 @@ def test_mutation_bias_on_wrong_block_refuted_beyond_sweeps() -> None:
     assert res.verdict == "refuted" and res.params["N"] >= 1 << 10
 
 
-def _replace(obj: Any, old: Any, new: Any) -> Any:
-    """``obj`` with every sub-expression equal to ``old`` replaced by ``new`` (frozen dataclasses, tuples)."""
-    if obj == old:
-        return new
-    if isinstance(obj, tuple):
-        return tuple(_replace(x, old, new) for x in obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return type(obj)(**{f.name: _replace(getattr(obj, f.name), old, new) for f in dataclasses.fields(obj)})
-    return obj
-
-
 def test_mutation_wrong_bit_test_refuted_beyond_sweeps() -> None:
     g = lib.butterfly_channel()
     e = var("e")
     gate = g.layers[1]
-    mutant = _mutate_layer(g, 1, b2=_replace(gate.b2, bit(q, e), bit(q, e + 1)))
+    mutant = _mutate_layer(g, 1, b2=replace_expr(gate.b2, bit(q, e), bit(q, e + 1)))
     res = prove_forall(mutant, ranges={"r": (10, 38)})
     assert res.verdict == "refuted" and res.params["r"] >= 10
 

@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+from cases import replace_expr
 
 from symverify.parametric import library as lib
 from symverify.parametric.expr import bit, eq, ge, lt, pow2, var, where
@@ -24,16 +25,6 @@ def _mutate(g: Gadget, k: int, **fields: Any) -> Gadget:
     layers = list(g.layers)
     layers[k] = dataclasses.replace(layers[k], **fields)
     return dataclasses.replace(g, name=g.name + "_mutant", layers=tuple(layers))
-
-
-def _replace(obj: Any, old: Any, new: Any) -> Any:
-    if obj == old:
-        return new
-    if isinstance(obj, tuple):
-        return tuple(_replace(x, old, new) for x in obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return type(obj)(**{f.name: _replace(getattr(obj, f.name), old, new) for f in dataclasses.fields(obj)})
-    return obj
 
 
 def test_block_scale_proved_for_all_sizes_linear() -> None:
@@ -50,7 +41,7 @@ CH = {"r": (9, 9), "j": (2, 2), "d": (4, 7)}
 def test_channel_wrong_bit_test_refuted() -> None:
     g = lib.factor_channel()
     e = var("e")
-    mutant = _mutate(g, 1, b2=_replace(g.layers[1].b2, bit(q, e), bit(q, e + 1)))
+    mutant = _mutate(g, 1, b2=replace_expr(g.layers[1].b2, bit(q, e), bit(q, e + 1)))
     res = prove_forall(mutant, ranges={**CH, "e": (0, 0)})
     assert res.verdict == "refuted" and res.params["r"] == 9, str(res)
 
@@ -60,7 +51,7 @@ def test_channel_gate_on_wrong_block_refuted() -> None:
     R = pow2(var("r"))
     S = R + (R >> 1)
     # B1's upper cells gated on B0's rows instead
-    wrong = _replace(g.layers[1].b2, ge(i, S), ge(i, 0))
+    wrong = replace_expr(g.layers[1].b2, ge(i, S), ge(i, 0))
     res = prove_forall(_mutate(g, 1, b2=wrong), ranges=CH)
     assert res.verdict == "refuted", str(res)
 
