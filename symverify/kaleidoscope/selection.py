@@ -78,6 +78,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 from symverify.errors import CompileError
 from symverify.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
@@ -502,25 +507,37 @@ class BroadcastPlacer:
     bits ``< b``; two records of different sources collide exactly when, for some ``b``, they
     agree on both (``b = 0``: distinct destinations). ``"up"`` (``1 … N/2``) is the mirror image:
     after ``1 … 2^b``, ``p``'s bits ``> b`` and ``t``'s bits ``≤ b``. The placer keeps, for every
-    ``b``, which source owns each such position and accepts a group of ``(source, destination)``
-    pairs only when none is owned by another source and no destination is taken."""
+    ``b``, which source owns each such position (an ``(n − 1) × N`` array: the position a record
+    sits at after level ``b`` is the index) and accepts a group of ``(source, destination)``
+    pairs only when none is owned by another source and no destination is taken.
+
+    :meth:`fits_many` answers :meth:`fits` for many candidate groups at once (numpy, one array
+    operation per pair and level instead of a dictionary look-up per candidate, pair and level):
+    a first-fit scan over every start position is one call."""
 
     def __init__(self, N: int, order: str = "down") -> None:
         if order not in ("down", "up"):
             raise CompileError(f"BroadcastPlacer: order: expected 'down' or 'up', found {order!r}")
         if N < 2 or N & (N - 1):
             raise CompileError(f"BroadcastPlacer: expected a size N that is a power of two ≥ 2, found {N}")
+        import numpy as np
+
         self.N = N
         self.n = _log2(N)
         self.order = order
         self.taken: set[int] = set()
-        self.owner: dict[tuple[int, int, int], int] = {}
+        self._taken = np.zeros(N, dtype=bool)
+        # levels b (down: 1 … n − 1, up: 0 … n − 2); row k of _owner is the k-th level, -1: no owner
+        self._levels = list(range(1, self.n)) if order == "down" else list(range(self.n - 1))
+        self._owner = np.full((len(self._levels), N), -1, dtype=np.int64)
+        self._own: list[list[int]] = [[-1] * N for _ in self._levels]  # the same as lists, for fits
 
-    def _keys(self, src: int, dest: int) -> list[tuple[int, int, int]]:
+    def _index(self, b: int, src: Any, dest: Any) -> Any:
+        """The position a record of ``src`` bound for ``dest`` sits at after level ``b`` (ints or arrays)."""
         if self.order == "down":  # after strides N/2 … 2^b: dest bits ≥ b, source bits < b
-            return [(b, dest >> b, src & ((1 << b) - 1)) for b in range(1, self.n)]
+            return ((dest >> b) << b) | (src & ((1 << b) - 1))
         # up: after strides 1 … 2^b: source bits > b, dest bits ≤ b
-        return [(b, src >> (b + 1), dest & ((2 << b) - 1)) for b in range(self.n - 1)]
+        return ((src >> (b + 1)) << (b + 1)) | (dest & ((2 << b) - 1))
 
     def fits(self, pairs: Sequence[tuple[int, int]], reserve: Sequence[int] = ()) -> bool:
         """Whether every ``(source position, destination)`` of ``pairs`` can be added (and the
@@ -528,19 +545,80 @@ class BroadcastPlacer:
         dests = [t for _, t in pairs] + list(reserve)
         if len(set(dests)) != len(dests) or any(not 0 <= t < self.N or t in self.taken for t in dests):
             return False
-        seen: dict[tuple[int, int, int], int] = {}
-        for src, t in pairs:
-            for key in self._keys(src, t):
-                own = self.owner.get(key, seen.get(key, src))
+        if any(not 0 <= p < self.N for p, _ in pairs):
+            return False
+        seen: dict[tuple[int, int], int] = {}
+        for k, b in enumerate(self._levels):
+            row = self._own[k]
+            for src, t in pairs:
+                at = self._index(b, src, t)
+                own = row[at]
+                if own < 0:
+                    own = seen.setdefault((k, at), src)
                 if own != src:
                     return False
-                seen[key] = src
         return True
+
+    def fits_many(self, pairs: Sequence[tuple[Any, Any]], reserve: Sequence[Any] = ()) -> NDArray[np.bool_]:
+        """:meth:`fits` for many candidates at once: every source, destination and reserved
+        position is an int or a 1-D integer array (numpy), all arrays of one length ``C``;
+        candidate ``c`` takes element ``c`` of each. Returns a boolean array of length ``C``
+        (length 1 when nothing is an array): whether candidate ``c`` fits. One array operation
+        per check for every pair, level and candidate together."""
+        import numpy as np
+
+        N = self.N
+        sizes = [np.size(x) for pr in pairs for x in pr] + [np.size(x) for x in reserve] + [1]
+        C = max(sizes)
+        S = np.empty((len(pairs), C), dtype=np.int64)
+        D = np.empty((len(pairs) + len(reserve), C), dtype=np.int64)
+        for i, (p, t) in enumerate(pairs):
+            S[i], D[i] = p, t
+        for i, t in enumerate(reserve):
+            D[len(pairs) + i] = t
+        ok: NDArray[np.bool_] = np.asarray(((S >= 0) & (S < N)).all(axis=0) & ((D >= 0) & (D < N)).all(axis=0))
+        if not ok.any():
+            return ok
+        S = np.where(ok, S, 0)
+        D = np.where(ok, D, 0)
+        ok &= ~self._taken[D].any(axis=0)
+        Q = D.shape[0]
+        if Q > 1:
+            same = D[:, None, :] == D[None, :, :]
+            same[np.arange(Q), np.arange(Q)] = False
+            ok &= ~same.any(axis=(0, 1))
+        if not pairs or not self._levels:
+            return ok
+        T = D[: len(pairs)]
+        B = np.array(self._levels, dtype=np.int64)[:, None, None]
+        if self.order == "down":  # after strides N/2 … 2^b: dest bits ≥ b, source bits < b
+            at = ((T >> B) << B) | (S & ((1 << B) - 1))
+        else:  # up: after strides 1 … 2^b: source bits > b, dest bits ≤ b
+            at = ((S >> (B + 1)) << (B + 1)) | (T & ((2 << B) - 1))
+        own = self._owner[np.arange(len(self._levels))[:, None, None], at]
+        ok = ok & ((own < 0) | (own == S)).all(axis=(0, 1))
+        if len(pairs) > 1:  # two pairs of the group from different sources at one position
+            other = S[:, None, :] != S[None, :, :]
+            ok &= ~((at[:, :, None, :] == at[:, None, :, :]) & other).any(axis=(0, 1, 2))
+        return ok
+
+    def free(self, cells: Any) -> NDArray[np.bool_]:
+        """Whether each position of the integer array ``cells`` is in ``0 … N − 1`` and not taken."""
+        import numpy as np
+
+        cells = np.asarray(cells, dtype=np.int64)
+        inside = (cells >= 0) & (cells < self.N)
+        return inside & ~self._taken[np.where(inside, cells, 0)]
 
     def add(self, pairs: Sequence[tuple[int, int]], reserve: Sequence[int] = ()) -> None:
         """Add ``pairs`` (checked by :meth:`fits` first) and reserve ``reserve``."""
         for src, t in pairs:
             self.taken.add(t)
-            for key in self._keys(src, t):
-                self.owner[key] = src
-        self.taken.update(reserve)
+            self._taken[t] = True
+            for k, b in enumerate(self._levels):
+                at = self._index(b, src, t)
+                self._owner[k, at] = src
+                self._own[k][at] = src
+        for t in reserve:
+            self.taken.add(t)
+            self._taken[t] = True

@@ -113,6 +113,8 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
     puts ``v2`` in the upper half, which the first stride ``N/2`` separates) that works; none when
     no placement fits in ``limit``. A heuristic: the route is still built and counted, and the
     planner takes this option only when it is cheaper."""
+    import numpy as np
+
     from symverify.kaleidoscope.selection import BroadcastPlacer
 
     st, nxt = stages[idx], stages[idx + 1] if idx + 1 < len(stages) else None
@@ -143,23 +145,36 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
             span = max(off for _, off in group)
             cells = final.get(group[0][0]) if near is not None and final is not None else None
             # a value the last stage reads: at its read-out cell or that cell ⊕ near; else anywhere
-            at: Sequence[int] = [o for o in (cells[0], cells[0] ^ near) if o + span < limit] if cells and near else range(limit - span)
-            offs = [off for _, off in group]
-            for o in at:
-                if any(o + off in placer.taken for off in offs):
-                    continue  # every row's own cell is a destination or held: fits would refuse it
-                ps = [(p, (o + off) ^ (K * j)) for r, off in group for j, p in enumerate(srcs[r])]
-                hold = [o + off for r, off in group if not srcs[r]]
-                nxt_ps = [(o + off, t) for r, off in group for t in final.get(r, ())] if last is not None and final is not None else []
-                if placer.fits(ps, hold) and (last is None or last.fits(nxt_ps)):
-                    placer.add(ps, hold)
-                    if last is not None:
-                        last.add(nxt_ps)
-                    for r, off in group:
-                        out[r] = o + off
+            at = np.array([o for o in (cells[0], cells[0] ^ near) if o + span < limit] if cells and near
+                          else range(limit - span), dtype=np.int64)
+            for off in {off for _, off in group}:  # every row's own cell is a destination or held
+                at = at[placer.free(at + off)]
+            # the first start that fits: the first few one by one (BroadcastPlacer.fits), the rest
+            # all at once (fits_many), which pays off when many starts are refused
+            o = -1
+            for c in at[:8].tolist():
+                ps = [(p, (c + off) ^ (K * j)) for r, off in group for j, p in enumerate(srcs[r])]
+                if placer.fits(ps, [c + off for r, off in group if not srcs[r]]) and (
+                        last is None or final is None or last.fits([(c + off, t) for r, off in group for t in final.get(r, ())])):
+                    o = c
                     break
-            else:
+            rest = at[8:]
+            if o < 0 and rest.size:
+                ok = placer.fits_many([(p, (rest + off) ^ (K * j)) for r, off in group for j, p in enumerate(srcs[r])],
+                                      [rest + off for r, off in group if not srcs[r]])
+                if last is not None and final is not None and ok.any():
+                    ok = ok & last.fits_many([(rest + off, t) for r, off in group for t in final.get(r, ())])
+                hits = np.flatnonzero(ok)
+                if hits.size:
+                    o = int(rest[hits[0]])
+            if o < 0:
                 return None
+            placer.add([(p, (o + off) ^ (K * j)) for r, off in group for j, p in enumerate(srcs[r])],
+                       [o + off for r, off in group if not srcs[r]])
+            if last is not None and final is not None:
+                last.add([(o + off, t) for r, off in group for t in final.get(r, ())])
+            for r, off in group:
+                out[r] = o + off
         return out
 
     def first(combos: Sequence[tuple[str, str | None]], near: int | None = None) -> _Option | None:
