@@ -236,7 +236,7 @@ def test_count_factors():
 def test_direct_candidate_exact_when_it_routes(stage, swap):
     """The direct broadcast (sources straight to the operand slots ``o``, ``o ⊕ K``, then the
     combine): whenever bit-fixing does not collide it computes ``M·z`` exactly and nothing else."""
-    from symverify.kaleidoscope.selection import _direct, _rows, _valid_K
+    from symverify.kaleidoscope.selection import _direct, _route_of, _rows, _valid_K
 
     ents, in_pos, out_pos = stage
     rows = _rows(ents)
@@ -248,8 +248,9 @@ def test_direct_candidate_exact_when_it_routes(stage, swap):
         got = _direct(N, K, rows, swap)
         if got is None:
             continue
-        count, name, k, fs = got
-        assert name.startswith("direct") and k == K and count <= n + 1
+        count, name, k = got[:3]
+        fs = list(_route_of(ents, N, got, N).factors)
+        assert name.startswith("direct") and k == K and count <= n + 1 and count == count_factors(fs)
         assert run(fs, N, in_pos) == expected(ents, N)
 
 
@@ -284,16 +285,18 @@ def test_gap_filled_compact_copy_is_offered_and_cheaper_than_concentration():
 
 def test_direct_candidate_routes_a_butterfly_aligned_stage_in_n_plus_one_factors():
     """A case where bit-fixing cannot collide: ``_direct`` returns a route, and it is exact."""
-    from symverify.kaleidoscope.selection import _direct, _rows
+    from symverify.kaleidoscope.selection import _direct, _route_of, _rows
 
     pairs = {(o, o & ~1): 1 + o % 3 for o in range(8)}  # sources 0, 2, 4, 6, each read by its pair
     got = _direct(16, 8, _rows(pairs), False)
-    assert got is not None and got[0] <= 5 and run(got[3], 16, [0, 2, 4, 6]) == expected(pairs, 16)
+    assert got is not None and got[0] <= 5
+    assert run(list(_route_of(pairs, 16, got, 16).factors), 16, [0, 2, 4, 6]) == expected(pairs, 16)
     ents = {(0, 0): 1, (1, 0): 2, (2, 2): 1, (3, 2): 1, (8, 0): 1, (8, 2): -1}  # row 8 = x0 − x2 combines at stride 4
     for swap in (False, True):
         got = _direct(16, 4, _rows(ents), swap)
         assert got is not None, swap
-        count, name, K, fs = got
+        count, name, K = got[:3]
+        fs = list(_route_of(ents, 16, got, 16).factors)
         assert name.startswith("direct")
         assert K == 4 and count <= 5 and run(fs, 16, [0, 2]) == expected(ents, 16)
 
@@ -347,38 +350,67 @@ def test_broadcast_placer_refuses_a_bad_order_or_size():
         BroadcastPlacer(12)
 
 
+def _permutation_benes(N, partial, orientation):
+    """The Beneš network of :func:`route_permutation` (``"up"``: conjugated by the bit reversal),
+    built factor by factor: the oracle for the switch masks of ``_benes_masks``."""
+    from symverify.ir.butterfly import pair_number
+    from symverify.kaleidoscope.permutation import bit_reversal, complete_permutation, route_permutation
+
+    perm = complete_permutation(N, partial)
+    if orientation == "down":
+        return list(route_permutation(perm).factors)
+    r = bit_reversal(N)
+    conj = [0] * N
+    for i in range(N):
+        conj[r[i]] = r[perm[i]]
+    out = []
+    for f in route_permutation(conj).factors:
+        s2 = N // (2 * f.stride)
+        d = [[1] * (N // 2), [0] * (N // 2), [0] * (N // 2), [1] * (N // 2)]
+        for m in range(N // 2):
+            lo = pair_index(N, f.stride, m)
+            m2 = pair_number(s2, r[lo])
+            for k, diag in enumerate((f.d1, f.d2, f.d3, f.d4)):
+                d[k][m2] = diag[m]
+        out.append(ButterflyFactor(N, s2, *map(tuple, d)))
+    return out
+
+
 @settings(max_examples=25, deadline=None)
 @given(stages(top=32))
 def test_each_benes_network_is_routed_once_and_the_route_is_unchanged(stage):
     """Copy networks in both stride orders end on the same slots: selection_route routes each
-    Beneš network (partial map, orientation) once, and its route is the one that routing every
-    candidate afresh gives (the cheapest candidate, the first on ties)."""
+    Beneš network (partial map, orientation) once, and its route is the one that building and
+    simplifying every candidate afresh gives (the cheapest candidate, the first on ties), with
+    the Beneš networks of :func:`~symverify.kaleidoscope.permutation.route_permutation`."""
     import symverify.kaleidoscope.selection as sel
 
     ents, in_pos, out_pos = stage
     if not sel._rows(ents):
         return
     calls: list[tuple[object, ...]] = []
-    real = sel._benes
+    real = sel._benes_masks
 
     def counted(N, partial, orient):
         calls.append((N, tuple(partial.items()), orient))
         return real(N, partial, orient)
 
-    sel._benes = counted
+    sel._chosen.cache_clear()
+    sel._benes_masks = counted
     try:
         got = selection_route(ents, in_pos, out_pos)
     finally:
-        sel._benes = real
+        sel._benes_masks = real
     assert len(calls) == len(set(calls))
-    # the reference: every candidate routed afresh, in the order selection_route tries them
+    # the reference: every candidate built afresh, in the order selection_route tries them
     rows, N = sel._rows(ents), selection_size(ents, in_pos, out_pos)
     uses: dict[int, int] = {}
     for r in rows.values():
         for j, _ in r:
             uses[j] = uses.get(j, 0) + 1
     valid = sel._valid_K(rows, N)
-    best = sel._best_direct(N, rows, valid)
+    direct = sel._best_direct(N, rows, valid)
+    best = None if direct is None else (direct[0], direct[1], direct[2], list(sel._route_of(ents, N, direct, N).factors))
     for _, copy_fs, slots in sel._copy_candidates(N, uses):
         for K in sorted(set(valid[-4:] + valid[:1]), reverse=True):
             nxt = {j: iter(s) for j, s in slots.items()}
@@ -389,7 +421,7 @@ def test_each_benes_network_is_routed_once_and_the_route_is_unchanged(stage):
                 if len(r) == 2:
                     second[o] = 1
             for orient in ("down", "up"):
-                fs = copy_fs + real(N, partial, orient) + [sel._combine(N, K, rows, second)]
+                fs = copy_fs + _permutation_benes(N, partial, orient) + [sel._combine(N, K, rows, second)]
                 c = len(simplify_factors(fs))
                 if best is None or c < best[0]:
                     best = (c, orient, K, fs)

@@ -78,6 +78,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -87,8 +88,8 @@ if TYPE_CHECKING:
 from symverify.errors import CompileError
 from symverify.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
 from symverify.ir.scalar import Scalar, is_zero
-from symverify.kaleidoscope.permutation import complete_permutation, route_permutation
-from symverify.kaleidoscope.simplify import simplify_factors
+from symverify.kaleidoscope.permutation import complete_permutation
+from symverify.kaleidoscope.simplify import is_diagonal, simplify_factors
 
 __all__ = [
     "SelectionRoute",
@@ -100,6 +101,7 @@ __all__ = [
     "column_counts",
     "preferred_positions",
     "count_factors",
+    "selection_shape",
     "BroadcastPlacer",
 ]
 
@@ -177,25 +179,22 @@ def selection_size(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int
 # ---- the copy network: bit-fixing of records ------------------------------------------------------
 
 
-def _route_records(N: int, records: Mapping[int, Sequence[int]], strides: Sequence[int],
-                   ghosts: AbstractSet[int] = frozenset()) -> tuple[list[ButterflyFactor], dict[int, int]] | None:
+def _route_masks(N: int, records: Mapping[int, Sequence[int]], strides: Sequence[int],
+                 ghosts: AbstractSet[int] = frozenset()) -> tuple[list[Pat], dict[int, int]] | None:
     """Route records ``{position: sorted destination slots}`` through factors of ``strides`` by
     bit-fixing (module docstring); ``None`` on a collision or when a record does not end on its
-    slots. Returns the factors and ``{slot: start position of its record}``. The records starting
-    at ``ghosts`` take their slots (so the others are routed as if they moved) but the factors do
-    not move them: their values are dropped at the first factor."""
+    slots. Returns the factors as 0/1 patterns (:data:`Pat`) and ``{slot: start position of its
+    record}``. The records starting at ``ghosts`` take their slots (so the others are routed as
+    if they moved) but the factors do not move them: their values are dropped at the first factor."""
     cur: dict[int, tuple[list[int], int]] = {p: (list(d), p) for p, d in records.items() if d}
-    half = N // 2
-    factors: list[ButterflyFactor] = []
+    pats: list[Pat] = []
     for b in strides:
-        d = [[0] * half for _ in range(4)]
         nxt: dict[int, tuple[list[int], int]] = {}
+        straight = cross = 0
         for p, (dest, origin) in cur.items():
             lo = [t for t in dest if not t & b]
             hi = [t for t in dest if t & b]
             low_pos = p & ~b
-            m = pair_number(b, low_pos)
-            from_high = 1 if p & b else 0
             for part, to_high in ((lo, 0), (hi, 1)):
                 if not part:
                     continue
@@ -203,28 +202,43 @@ def _route_records(N: int, records: Mapping[int, Sequence[int]], strides: Sequen
                 if q in nxt:
                     return None
                 nxt[q] = (part, origin)
-                if origin not in ghosts:
-                    d[2 * to_high + from_high][m] = 1  # d1: lo←lo, d2: lo←hi, d3: hi←lo, d4: hi←hi
+                if origin not in ghosts:  # out[q] reads x[p]: straight when q = p, across the pair else
+                    if q == p:
+                        straight |= 1 << q
+                    else:
+                        cross |= 1 << q
         cur = nxt
-        factors.append(ButterflyFactor(N, b, *map(tuple, d)))
+        pats.append((b, straight, 0, cross, 0))
     where: dict[int, int] = {}
     for p, (dest, origin) in cur.items():
         if dest != [p]:
             return None
         where[p] = origin
-    return factors, where
+    return pats, where
+
+
+def _route_records(N: int, records: Mapping[int, Sequence[int]], strides: Sequence[int],
+                   ghosts: AbstractSet[int] = frozenset()) -> tuple[list[ButterflyFactor], dict[int, int]] | None:
+    """:func:`_route_masks` with the factors built (:func:`_build`)."""
+    r = _route_masks(N, records, strides, ghosts)
+    return None if r is None else ([_build(N, p) for p in r[0]], r[1])
 
 
 def _copy_candidates(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[ButterflyFactor], dict[int, list[int]]]]:
     """Copy networks for sources ``{position: fan-out}``: ``(name, factors, {source: copy slots})``."""
+    return [(name, [_build(N, p) for p in pats], slots) for name, pats, slots in _copy_patterns(N, uses)]
+
+
+def _copy_patterns(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Pat], dict[int, list[int]]]]:
+    """:func:`_copy_candidates` with the factors as 0/1 patterns (:data:`Pat`), none built."""
     n = _log2(N)
     up = [1 << k for k in range(n)]
     down = list(reversed(up))
     srcs = sorted(uses)
-    out: list[tuple[str, list[ButterflyFactor], dict[int, list[int]]]] = []
+    out: list[tuple[str, list[Pat], dict[int, list[int]]]] = []
 
-    def add(name: str, pre: list[ButterflyFactor], start: Mapping[int, int], dest: Mapping[int, list[int]], strides: Sequence[int]) -> bool:
-        r = _route_records(N, {start[j]: dest[j] for j in srcs}, strides)
+    def add(name: str, pre: list[Pat], start: Mapping[int, int], dest: Mapping[int, list[int]], strides: Sequence[int]) -> bool:
+        r = _route_masks(N, {start[j]: dest[j] for j in srcs}, strides)
         if r is None:
             return False
         fs, _ = r
@@ -268,7 +282,7 @@ def _copy_candidates(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Bu
             filled[p] = list(range(acc, acc + uses.get(p, 1)))
             acc += uses.get(p, 1)
         if acc <= N:
-            r = _route_records(N, filled, down, ghosts=set(filled) - set(uses))
+            r = _route_masks(N, filled, down, ghosts=set(filled) - set(uses))
             if r is None:
                 raise AssertionError("internal: the broadcast banyan collided on compact sorted sources")
             out.append(("compact, gaps filled", r[0], {j: filled[j] for j in srcs}))
@@ -280,18 +294,119 @@ def _copy_candidates(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Bu
                 inner[p] = list(range(acc, acc + uses.get(p, 1)))
                 acc += uses.get(p, 1)
             if acc <= N:
-                r = _route_records(N, inner, down, ghosts=set(inner) - set(uses))
+                r = _route_masks(N, inner, down, ghosts=set(inner) - set(uses))
                 if r is not None:
                     out.append((f"compact from {srcs[0]}, gaps filled", r[0], {j: inner[j] for j in srcs}))
     ranks = {j: r for r, j in enumerate(srcs)}
-    conc = _route_records(N, {j: [ranks[j]] for j in srcs}, up)
+    conc = _route_masks(N, {j: [ranks[j]] for j in srcs}, up)
     if conc is not None and add("concentrate+compact", conc[0], ranks, compact, down):
         pass
     elif not out:  # last resort: a Beneš permutation to the ranks, then the compact broadcast
-        perm = list(route_permutation(complete_permutation(N, {j: ranks[j] for j in srcs})).factors)
+        perm = _benes_masks(N, {j: ranks[j] for j in srcs}, "down")
         if not add("benes+compact", perm, ranks, compact, down):
             raise AssertionError("internal: the broadcast banyan collided on compact sorted sources")
     return out
+
+
+# ---- factors as patterns: counting without building ------------------------------------------------
+
+Pat = tuple[int, int, int, int, int]
+"""A butterfly factor of size ``N`` as bit masks over positions: ``(stride s, straight, straight ≠ 1,
+cross, cross ≠ 1)``. Bit ``p`` of ``straight`` is set when ``out[p]`` reads ``x[p]`` with a nonzero
+coefficient (``d1`` at a lower position, ``d4`` at an upper one), of ``cross`` when it reads
+``x[p ⊕ s]`` (``d2``, ``d3``); the ``≠ 1`` masks mark the nonzero coefficients that are not exactly
+the int ``1``. The copy networks and Beneš networks of this module are 0/1 factors, so their
+pattern is the factor (:func:`_build`); the combine carries the stage's coefficients."""
+
+
+class _UnsureError(Exception):
+    """A pattern product whose value the masks do not determine (a sum of two terms, or a product
+    of two coefficients ≠ 1, which could be 0 or 1): the caller builds the factors instead."""
+
+
+@lru_cache(maxsize=256)
+def _low(N: int, s: int) -> int:
+    """The mask of the positions below ``N`` whose bit ``s`` is clear."""
+    block = (1 << s) - 1
+    return sum(block << q for q in range(0, N, 2 * s))
+
+
+def _swap(N: int, s: int, mask: int) -> int:
+    """``mask`` with the bits ``p`` and ``p ⊕ s`` exchanged."""
+    lo = _low(N, s)
+    return ((mask & lo) << s) | ((mask >> s) & lo)
+
+
+def _build(N: int, pat: Pat) -> ButterflyFactor:
+    """The 0/1 factor of a pattern without coefficients ≠ 1."""
+    s, a, _, c, _ = pat
+    half = N // 2
+    d: list[list[Scalar]] = [[0] * half for _ in range(4)]
+    for m in range(half):
+        lo = 2 * s * (m // s) + (m % s)
+        hi = lo + s
+        d[0][m], d[1][m] = (a >> lo) & 1, (c >> lo) & 1
+        d[2][m], d[3][m] = (c >> hi) & 1, (a >> hi) & 1
+    return ButterflyFactor(N, s, *map(tuple, d))
+
+
+def _scale(mask: int, ne1: int, dmask: int, dne1: int) -> tuple[int, int]:
+    """Entries ``mask`` (``ne1`` of them ≠ 1) times the entries ``dmask`` (``dne1`` ≠ 1), elementwise."""
+    nz = mask & dmask
+    if nz & ne1 & dne1:
+        raise _UnsureError
+    return nz, nz & (ne1 | dne1)
+
+
+def _then(N: int, f: Pat, g: Pat) -> Pat:
+    """The pattern of ``g·f`` (``f`` applied first; one stride), as ``ButterflyFactor.then``."""
+    s, fa, fa1, fc, fc1 = f
+    _, ga, ga1, gc, gc1 = g
+    sfa, sfa1, sfc, sfc1 = _swap(N, s, fa), _swap(N, s, fa1), _swap(N, s, fc), _swap(N, s, fc1)
+    t1, t1n = _scale(ga, ga1, fa, fa1)  # g[p, p]·f[p, p]
+    t2, t2n = _scale(gc, gc1, sfc, sfc1)  # g[p, p⊕s]·f[p⊕s, p]
+    u1, u1n = _scale(ga, ga1, fc, fc1)  # g[p, p]·f[p, p⊕s]
+    u2, u2n = _scale(gc, gc1, sfa, sfa1)  # g[p, p⊕s]·f[p⊕s, p⊕s]
+    if t1 & t2 or u1 & u2:
+        raise _UnsureError
+    return (s, t1 | t2, t1n | t2n, u1 | u2, u1n | u2n)
+
+
+def _shape(N: int, pats: Sequence[Pat]) -> tuple[tuple[int, bool], ...]:
+    """``(stride, diagonal)`` of every factor :func:`~symverify.kaleidoscope.simplify.simplify_factors`
+    keeps of the factors ``pats``, step for step as it does (identity factors dropped, diagonal
+    ones absorbed into a neighbour, adjacent equal strides multiplied), on the masks alone.
+
+    Raises:
+        _UnsureError: a product the masks do not determine.
+    """
+    full = (1 << N) - 1
+    out: list[Pat] = []
+    diag: tuple[int, int] | None = None
+    work = list(pats)
+    while work:
+        f = work.pop(0)
+        s, a, a1, c, c1 = f
+        if not c and a == full and not a1:  # identity
+            continue
+        if not c:  # diagonal: its straight entries
+            diag = (a, a1) if diag is None else _scale(diag[0], diag[1], a, a1)
+            continue
+        if diag is not None:  # F·D: column p scaled by D[p]
+            a, a1 = _scale(a, a1, *diag)
+            c, c1 = _scale(c, c1, _swap(N, s, diag[0]), _swap(N, s, diag[1]))
+            f, diag = (s, a, a1, c, c1), None
+        if out and out[-1][0] == s:
+            work.insert(0, _then(N, out.pop(), f))
+            continue
+        out.append(f)
+    if diag is not None and not (diag[0] == full and not diag[1]):
+        if out:  # D·F: row p scaled by D[p]
+            s, a, a1, c, c1 = out[-1]
+            out[-1] = (s, *_scale(a, a1, *diag), *_scale(c, c1, *diag))
+        else:
+            out.append((1, diag[0], diag[1], 0, 0))
+    return tuple((f[0], not f[3]) for f in out)
 
 
 # ---- the permutation --------------------------------------------------------------------------------
@@ -302,28 +417,99 @@ def _bit_reverse(N: int, p: int) -> int:
     return int(format(p, f"0{n}b")[::-1], 2) if n else 0
 
 
-def _benes(N: int, partial: Mapping[int, int], orientation: str) -> list[ButterflyFactor]:
-    """A Beneš network moving ``i ↦ partial[i]`` (completed to a permutation); ``orientation``
-    ``"down"`` gives strides ``N/2 … 1 … N/2``, ``"up"`` (conjugated by the bit reversal) ``1 … N/2 … 1``."""
+@lru_cache(maxsize=32)
+def _bit_reversal(N: int) -> list[int]:
+    return [_bit_reverse(N, p) for p in range(N)]
+
+
+def _benes_swaps(perm: Sequence[int]) -> list[tuple[int, int]]:
+    """The switches of :func:`~symverify.kaleidoscope.permutation.route_permutation` for ``perm``
+    (the same looping algorithm, without building factors): ``(stride h, mask of the lower
+    positions of the pairs that swap)`` per factor, in application order."""
+    size = len(perm)
+    levels = _log2(size)
+    stages: list[tuple[int, int]] = [(0, 0)] * (2 * levels)
+    dest = list(perm)
+    for k in range(levels):
+        m, h = size >> k, size >> (k + 1)
+        block = ~(m - 1)
+        inv = [0] * size
+        for pos, t in enumerate(dest):
+            inv[(pos & block) | t] = pos
+        colour = [-1] * size
+        for start in range(size):
+            p = start
+            while colour[p] < 0:  # walk one alternating cycle
+                colour[p] = 0
+                q = p ^ h
+                colour[q] = 1
+                p = inv[(q & block) | (dest[q] ^ h)]
+        sw_in = sw_out = 0
+        new = [0] * size
+        for pos, t in enumerate(dest):
+            c = colour[pos]
+            if c and not pos & h:
+                sw_in |= 1 << pos
+            if not c and t & h:
+                sw_out |= 1 << ((pos & block) | (t & (h - 1)))
+            new[(pos & ~h) | (h if c else 0)] = t & (h - 1)
+        dest = new
+        stages[k] = (h, sw_in)
+        stages[2 * levels - 1 - k] = (h, sw_out)
+    return stages
+
+
+def _benes_masks(N: int, partial: Mapping[int, int], orientation: str) -> list[Pat]:
+    """A Beneš network moving ``i ↦ partial[i]`` (completed to a permutation) as 0/1 patterns;
+    ``orientation`` ``"down"`` gives strides ``N/2 … 1 … N/2``, ``"up"`` (conjugated by the bit
+    reversal) ``1 … N/2 … 1``."""
     perm = complete_permutation(N, partial)
+    full = (1 << N) - 1
     if orientation == "down":
-        return list(route_permutation(perm).factors)
-    r = [_bit_reverse(N, p) for p in range(N)]
-    conj = [0] * N
-    for i in range(N):
-        conj[r[i]] = r[perm[i]]
-    out: list[ButterflyFactor] = []
-    half = N // 2
-    for f in route_permutation(conj).factors:
-        s2 = N // (2 * f.stride)
-        d: list[list[Scalar]] = [[1] * half, [0] * half, [0] * half, [1] * half]
-        for m in range(half):
-            lo = 2 * f.stride * (m // f.stride) + (m % f.stride)
-            m2 = pair_number(s2, r[lo])
-            for k, diag in enumerate((f.d1, f.d2, f.d3, f.d4)):
-                d[k][m2] = diag[m]
-        out.append(ButterflyFactor(N, s2, *map(tuple, d)))
+        swaps = _benes_swaps(perm)
+    else:
+        r = _bit_reversal(N)
+        conj = [0] * N
+        for i in range(N):
+            conj[r[i]] = r[perm[i]]
+        swaps = []
+        for h, sw in _benes_swaps(conj):  # pair (q, q + h) becomes (r[q], r[q] + N/2h)
+            moved = 0
+            while sw:
+                low = sw & -sw
+                moved |= 1 << r[low.bit_length() - 1]
+                sw ^= low
+            swaps.append((N // (2 * h), moved))
+    out: list[Pat] = []
+    for h, sw in swaps:
+        cross = sw | (sw << h)
+        out.append((h, full & ~cross, 0, cross, 0))
     return out
+
+
+def _benes(N: int, partial: Mapping[int, int], orientation: str) -> list[ButterflyFactor]:
+    """:func:`_benes_masks`, the factors built."""
+    return [_build(N, p) for p in _benes_masks(N, partial, orientation)]
+
+
+def _combine_pat(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], second: Mapping[int, int]) -> Pat:
+    """The pattern of :func:`_combine`."""
+    a = a1 = c = c1 = 0
+    for o, r in rows.items():
+        bit = 1 << o
+        if len(r) == 1:
+            first, other = r[0][1], None
+        else:
+            k2 = second[o]
+            first, other = r[1 - k2][1], r[k2][1]
+        a |= bit
+        if not (type(first) is int and first == 1):
+            a1 |= bit
+        if other is not None:
+            c |= bit
+            if not (type(other) is int and other == 1):
+                c1 |= bit
+    return (K, a, a1, c, c1)
 
 
 def _combine(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], second: Mapping[int, int]) -> ButterflyFactor:
@@ -346,7 +532,25 @@ def _combine(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], secon
     return ButterflyFactor(N, K, *map(tuple, d))
 
 
-def _direct(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: bool) -> tuple[int, str, int, list[ButterflyFactor]] | None:
+_Choice = tuple[int, str, int, tuple[Pat, ...], tuple[tuple[int, int], ...], tuple[tuple[int, bool], ...]]
+"""A candidate route: ``(factor count, strategy, K, its 0/1 factors before the combine as patterns,
+the combine's ``second`` map, the (stride, diagonal) shape of the simplified factors)``."""
+
+
+def _candidate(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], second: Mapping[int, int],
+               pats: Sequence[Pat], name: str) -> _Choice:
+    """A candidate's shape from its patterns (:func:`_shape`), or from its built and simplified
+    factors when the patterns do not determine it (never in the routes of this module: every
+    product meets at most one coefficient ≠ 1 and no two terms)."""
+    try:
+        shape = _shape(N, [*pats, _combine_pat(N, K, rows, second)])
+    except _UnsureError:
+        fs = simplify_factors([*(_build(N, p) for p in pats), _combine(N, K, rows, second)])
+        shape = tuple((f.stride, is_diagonal(f)) for f in fs)
+    return (len(shape), name, K, tuple(pats), tuple(sorted(second.items())), shape)
+
+
+def _direct(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: bool) -> _Choice | None:
     """The copy network and the permutation in one: every source broadcast by bit-fixing straight
     to the operand slots ``o`` and ``o ⊕ K`` of the rows that read it (``n`` factors in either
     stride order), then the combine; None when both orders collide."""
@@ -360,38 +564,37 @@ def _direct(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: 
                 second[o] = k
     records = {j: sorted(t) for j, t in dest.items()}
     n = _log2(N)
-    best: tuple[int, str, int, list[ButterflyFactor]] | None = None
+    best: _Choice | None = None
     for order, strides in (("up", [1 << k for k in range(n)]), ("down", [1 << k for k in reversed(range(n))])):
-        routed = _route_records(N, records, strides)
+        routed = _route_masks(N, records, strides)
         if routed is None:
             continue
-        fs = routed[0] + [_combine(N, K, rows, second)]
-        c = len(simplify_factors(fs))
-        if best is None or c < best[0]:
-            best = (c, f"direct {order}", K, fs)
+        got = _candidate(N, K, rows, second, routed[0], f"direct {order}")
+        if best is None or got[0] < best[0]:
+            best = got
     return best
 
 
 # ---- the route ----------------------------------------------------------------------------------
 
 
-def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = (), size: int | None = None,
-                    *, max_K: int = 4) -> SelectionRoute:
-    """The cheapest route of this module for ``ents`` (``{(out position, in position): coeff}``,
-    at most two entries per row), built at ``N = selection_size(...)`` and lifted to ``size``
-    (default ``N``). ``max_K`` bounds how many combine strides are tried (the largest ones, and 1).
+def _ents_key(ents: Ents) -> tuple[tuple[int, int, Scalar, type], ...]:
+    """A memo key for a stage matrix: its entries with their types (``1`` and ``Fraction(1)`` are
+    equal but only the former is the identity's coefficient)."""
+    return tuple(sorted((i, j, v, type(v)) for (i, j), v in ents.items()))
 
-    Raises:
-        CompileError: a row has more than two entries, or ``size`` is below ``N``.
-    """
+
+@lru_cache(maxsize=4096)
+def _chosen(key: tuple[tuple[int, int, Scalar, type], ...], in_pos: tuple[int, ...], out_pos: tuple[int, ...],
+            max_K: int) -> tuple[int, _Choice | None]:
+    """The size :func:`selection_route` builds at and its chosen candidate (None: the zero map),
+    memoised by the stage matrix and the positions; every candidate is compared by its shape
+    (:func:`_candidate`), none is built."""
+    ents = {(i, j): v for i, j, v, _ in key}
     rows = _rows(ents)
     N = selection_size(ents, in_pos, out_pos)
-    size = N if size is None else size
-    if size < N:
-        raise CompileError(f"selection route: the stage needs size {N} > {size}")
-    if not rows:  # the zero map
-        zero = ButterflyFactor(size, 1, *([(0,) * (size // 2)] * 4))
-        return SelectionRoute(size, N, (zero,), "zero", 1)
+    if not rows:
+        return N, None
     uses: dict[int, int] = {}
     for r in rows.values():
         for j, _ in r:
@@ -403,8 +606,8 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
     best = _best_direct(N, rows, valid)  # every stride for the direct route: it is cheap to try
     # Copy networks in both stride orders end on the same slots, so their permutations are equal:
     # each Beneš network is routed once (keyed by the partial map in its order, and the orientation).
-    benes: dict[tuple[tuple[tuple[int, int], ...], str], list[ButterflyFactor]] = {}
-    for name, copy_fs, slots in _copy_candidates(N, uses):
+    benes: dict[tuple[tuple[tuple[int, int], ...], str], list[Pat]] = {}
+    for name, copy_pats, slots in _copy_patterns(N, uses):
         for K in Ks:
             # operand slots: the first entry of row o at o, the second at o ⊕ K
             nxt = {j: iter(s) for j, s in slots.items()}
@@ -415,26 +618,68 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
                     partial[next(nxt[j])] = o if k == 0 else o ^ K
                 if len(r) == 2:
                     second[o] = 1
-            comb = _combine(N, K, rows, second)
             for orient in ("down", "up"):
-                key = (tuple(partial.items()), orient)
-                if key not in benes:
-                    benes[key] = _benes(N, partial, orient)
-                fs = copy_fs + benes[key] + [comb]
-                c = len(simplify_factors(fs))
-                if best is None or c < best[0]:
-                    best = (c, f"{name}, benes {orient}", K, fs)
+                bkey = (tuple(partial.items()), orient)
+                if bkey not in benes:
+                    benes[bkey] = _benes_masks(N, partial, orient)
+                got = _candidate(N, K, rows, second, copy_pats + benes[bkey], f"{name}, benes {orient}")
+                if best is None or got[0] < best[0]:
+                    best = got
     assert best is not None
-    _, strategy, K, fs = best
+    return N, best
+
+
+def _route_of(ents: Ents, N: int, choice: _Choice, size: int) -> SelectionRoute:
+    """The chosen candidate built (its 0/1 factors and the combine) and lifted to ``size``."""
+    _, strategy, K, pats, second, _ = choice
+    fs = [_build(N, p) for p in pats] + [_combine(N, K, _rows(ents), dict(second))]
     if size > N:
         fs = [f.lift(size) for f in fs]
     return SelectionRoute(size, N, tuple(fs), strategy, K)
 
 
-def _best_direct(N: int, rows: Mapping[int, list[tuple[int, Scalar]]], Ks: Sequence[int]) -> tuple[int, str, int, list[ButterflyFactor]] | None:
+def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = (), size: int | None = None,
+                    *, max_K: int = 4) -> SelectionRoute:
+    """The cheapest route of this module for ``ents`` (``{(out position, in position): coeff}``,
+    at most two entries per row), built at ``N = selection_size(...)`` and lifted to ``size``
+    (default ``N``). ``max_K`` bounds how many combine strides are tried (the largest ones, and 1).
+    The candidates are compared by :func:`selection_shape` (memoised); only the chosen one is built.
+
+    Raises:
+        CompileError: a row has more than two entries, or ``size`` is below ``N``.
+    """
+    _rows(ents)  # validates the rows
+    N, choice = _chosen(_ents_key(ents), tuple(in_pos), tuple(out_pos), max_K)
+    size = N if size is None else size
+    if size < N:
+        raise CompileError(f"selection route: the stage needs size {N} > {size}")
+    if choice is None:  # the zero map
+        zero = ButterflyFactor(size, 1, *([(0,) * (size // 2)] * 4))
+        return SelectionRoute(size, N, (zero,), "zero", 1)
+    return _route_of(ents, N, choice, size)
+
+
+def selection_shape(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = (), *,
+                    max_K: int = 4) -> tuple[tuple[int, bool], ...]:
+    """``(stride, diagonal)`` of every factor of ``simplify_factors(selection_route(ents, in_pos,
+    out_pos).factors)``, counted without building a factor: every candidate's 0/1 copy and Beneš
+    factors are bit masks over positions (:data:`Pat`) and are simplified as masks
+    (:func:`_shape`); exact, since every product there has one term and at most one coefficient
+    ≠ 1 (else that candidate is built). Memoised by the entries (with their types) and the
+    positions. The zero map is one zero factor of stride 1.
+
+    Raises:
+        CompileError: a row has more than two entries.
+    """
+    _rows(ents)
+    _, choice = _chosen(_ents_key(ents), tuple(in_pos), tuple(out_pos), max_K)
+    return ((1, True),) if choice is None else choice[5]
+
+
+def _best_direct(N: int, rows: Mapping[int, list[tuple[int, Scalar]]], Ks: Sequence[int]) -> _Choice | None:
     """The cheapest :func:`_direct` route over the strides ``Ks`` and both operand orders (the copy
     network and the permutation in one), or None when every one collides."""
-    best: tuple[int, str, int, list[ButterflyFactor]] | None = None
+    best: _Choice | None = None
     for K in reversed(Ks):
         for swap in (False, True):
             got = _direct(N, K, rows, swap)
@@ -455,8 +700,7 @@ def direct_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] 
     best = _best_direct(N, rows, _valid_K(rows, N))
     if best is None:
         return None
-    _, strategy, K, fs = best
-    return SelectionRoute(size, N, tuple(f.lift(size) for f in fs) if size > N else tuple(fs), strategy, K)
+    return _route_of(ents, N, best, size)
 
 
 def selection_factors(ents: Ents, in_pos: Sequence[int], out_pos: Sequence[int], size: int) -> list[ButterflyFactor]:

@@ -4,8 +4,9 @@
 scaled permutation or the direct broadcast, the selection route, the general sparse route);
 :func:`stage_route` and :func:`_stage_route` are the same routes memoised by their inputs (the
 stage, its positions, the size), so that planning and emission never route a stage twice;
-:func:`_stage_layers` counts the layers a route becomes and :func:`_stage_need` the size a stage
-needs.
+:func:`_stage_layers` counts the layers a route becomes, from its shape (:func:`_stage_shape`:
+a selection route is counted without building its factors), and :func:`_stage_need` the size a
+stage needs.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import Literal
 
 from symverify.compiler.butterfly_to_baseconv import complete_permutation, diagonal_factor, simplify_factors
 from symverify.compiler.h21.stages import StagePlan
-from symverify.compiler.layout import axis_of
 from symverify.errors import CompileError
 from symverify.ir.butterfly import ButterflyFactor, bbstar_strides, next_power_of_two
 from symverify.ir.layered import LinearStage
@@ -189,17 +189,43 @@ def _stage_route(p: StagePlan) -> tuple[ButterflyFactor, ...]:
     return _routed(p.stage, tuple(p.in_pos), tuple(p.out_pos), None, _types(p.stage)).factors
 
 
+@lru_cache(maxsize=8192)
+def _shaped(st: LinearStage, in_pos: tuple[int, ...], out_pos: tuple[int, ...], types: tuple[type, ...]) -> tuple[tuple[int, bool], ...]:
+    """``(stride, diagonal)`` of every simplified factor of the route of ``st`` at its own size
+    (:func:`_routed` with ``size=None``), memoised by the same inputs. A selection route, what
+    most stages take, is counted without building a factor
+    (:func:`~symverify.kaleidoscope.selection.selection_shape`: exact, the same choice among the
+    same candidates); every other route is built (:func:`_routed`)."""
+    from symverify.kaleidoscope.selection import is_selection, selection_shape, selection_size
+
+    ents, _ = stage_matrix(StagePlan(st, in_pos, out_pos))
+    top = max([q + 1 for q in (*in_pos, *out_pos)] + [2])
+    size = next_power_of_two(max(top, _sparse_need(ents, in_pos, out_pos, top)))
+    kind, one = _shape(ents, size)
+    if kind == "sparse" and one is None and is_selection(ents) and selection_size(ents, in_pos, out_pos) <= size:
+        return selection_shape(ents, in_pos, out_pos)  # the branch stage_factors takes
+    return tuple((f.stride, is_diagonal(f)) for f in _routed(st, in_pos, out_pos, None, types).factors)
+
+
+def _stage_shape(p: StagePlan) -> tuple[tuple[int, bool], ...]:
+    """``(stride, diagonal)`` of every factor of :func:`_stage_route` (memoised; see :func:`_shaped`)."""
+    assert isinstance(p.stage, LinearStage)
+    return _shaped(p.stage, tuple(p.in_pos), tuple(p.out_pos), _types(p.stage))
+
+
 def _stage_cost(p: StagePlan) -> int:
     """The number of butterfly factors the route of the linear stage ``p`` takes at its own size."""
-    return len(_stage_route(p))
+    return len(_stage_shape(p))
 
 
 def _stage_layers(p: StagePlan, tw: int, fused: bool) -> int:
     """The layers the linear stage ``p`` becomes (:mod:`.butterfly_to_baseconv`): 1 per diagonal
     factor, 2 per other factor, and the closing sum when the stage is not ``fused`` into a
-    multiplicative stage and ends pending (a channel factor, stride ``< tw``) or adds constants."""
+    multiplicative stage and ends pending (a channel factor, stride ``< tw``) or adds constants.
+    Counted from the route's shape (:func:`_stage_shape`), so the routes the exact planner only
+    weighs are never built."""
     assert isinstance(p.stage, LinearStage)
-    axes = [axis_of(f, tw) for f in _stage_route(p)]
+    axes = ["diagonal" if diag else "sequence" if stride >= tw else "channel" for stride, diag in _stage_shape(p)]  # axis_of
     layers = sum(1 if a == "diagonal" else 2 for a in axes)
     if not fused and ((axes and axes[-1] == "channel") or any(not is_zero(v) for v in p.stage.offset)):
         layers += 1
