@@ -775,6 +775,8 @@ class BroadcastPlacer:
         self._levels = list(range(1, self.n)) if order == "down" else list(range(self.n - 1))
         self._owner = np.full((len(self._levels), N), -1, dtype=np.int64)
         self._own: list[list[int]] = [[-1] * N for _ in self._levels]  # the same as lists, for fits
+        self._shifts = np.array(self._levels, dtype=np.int64)[:, None, None]
+        self._rows = np.arange(len(self._levels))[:, None, None]
 
     def _index(self, b: int, src: Any, dest: Any) -> Any:
         """The position a record of ``src`` bound for ``dest`` sits at after level ``b`` (ints or arrays)."""
@@ -812,38 +814,38 @@ class BroadcastPlacer:
         import numpy as np
 
         N = self.N
-        sizes = [np.size(x) for pr in pairs for x in pr] + [np.size(x) for x in reserve] + [1]
-        C = max(sizes)
-        S = np.empty((len(pairs), C), dtype=np.int64)
-        D = np.empty((len(pairs) + len(reserve), C), dtype=np.int64)
+        P = len(pairs)
+        C = max([np.size(x) for pr in pairs for x in pr] + [np.size(x) for x in reserve] + [1])
+        S = np.empty((P, C), dtype=np.int64)
+        D = np.empty((P + len(reserve), C), dtype=np.int64)
         for i, (p, t) in enumerate(pairs):
             S[i], D[i] = p, t
         for i, t in enumerate(reserve):
-            D[len(pairs) + i] = t
-        ok: NDArray[np.bool_] = np.asarray(((S >= 0) & (S < N)).all(axis=0) & ((D >= 0) & (D < N)).all(axis=0))
-        if not ok.any():
-            return ok
-        S = np.where(ok, S, 0)
-        D = np.where(ok, D, 0)
+            D[P + i] = t
+        lo = min(S.min(initial=0), D.min(initial=0))
+        hi = max(S.max(initial=0), D.max(initial=0))
+        if lo < 0 or hi >= N:  # refuse the candidates outside 0 … N − 1; index the rest
+            ok: NDArray[np.bool_] = np.asarray(((S >= 0) & (S < N)).all(axis=0) & ((D >= 0) & (D < N)).all(axis=0))
+            S, D = np.where(ok, S, 0), np.where(ok, D, 0)
+        else:
+            ok = np.ones(C, dtype=bool)
         ok &= ~self._taken[D].any(axis=0)
-        Q = D.shape[0]
-        if Q > 1:
-            same = D[:, None, :] == D[None, :, :]
-            same[np.arange(Q), np.arange(Q)] = False
-            ok &= ~same.any(axis=(0, 1))
-        if not pairs or not self._levels:
+        for i in range(1, D.shape[0]):
+            for j in range(i):
+                ok &= D[i] != D[j]
+        if not P or not self._levels:
             return ok
-        T = D[: len(pairs)]
-        B = np.array(self._levels, dtype=np.int64)[:, None, None]
+        T = D[:P]
+        B = self._shifts
         if self.order == "down":  # after strides N/2 … 2^b: dest bits ≥ b, source bits < b
             at = ((T >> B) << B) | (S & ((1 << B) - 1))
         else:  # up: after strides 1 … 2^b: source bits > b, dest bits ≤ b
             at = ((S >> (B + 1)) << (B + 1)) | (T & ((2 << B) - 1))
-        own = self._owner[np.arange(len(self._levels))[:, None, None], at]
-        ok = ok & ((own < 0) | (own == S)).all(axis=(0, 1))
-        if len(pairs) > 1:  # two pairs of the group from different sources at one position
-            other = S[:, None, :] != S[None, :, :]
-            ok &= ~((at[:, :, None, :] == at[:, None, :, :]) & other).any(axis=(0, 1, 2))
+        own = self._owner[self._rows, at]
+        ok &= ((own < 0) | (own == S)).all(axis=(0, 1))
+        for i in range(1, P):  # two pairs of the group from different sources at one position
+            for j in range(i):
+                ok &= (S[i] == S[j]) | (at[:, i] != at[:, j]).all(axis=0)
         return ok
 
     def free(self, cells: Any) -> NDArray[np.bool_]:
