@@ -186,19 +186,27 @@ def _route_masks(N: int, records: Mapping[int, Sequence[int]], strides: Sequence
     slots. Returns the factors as 0/1 patterns (:data:`Pat`) and ``{slot: start position of its
     record}``. The records starting at ``ghosts`` take their slots (so the others are routed as
     if they moved) but the factors do not move them: their values are dropped at the first factor."""
-    cur: dict[int, tuple[list[int], int]] = {p: (list(d), p) for p, d in records.items() if d}
+    cur: dict[int, tuple[int, int]] = {}  # position: (mask of the destination slots, origin)
+    for p, d in records.items():
+        if d:
+            mask = 0
+            for t in d:
+                if t < 0 or mask >> t & 1:  # a slot twice (or none) never ends as one slot
+                    return None
+                mask |= 1 << t
+            cur[p] = (mask, p)
     pats: list[Pat] = []
     for b in strides:
-        nxt: dict[int, tuple[list[int], int]] = {}
+        low = _low(max(N, 2 * b), b)  # the slots whose bit b is clear (N at least covers every slot below it)
+        nxt: dict[int, tuple[int, int]] = {}
         straight = cross = 0
         for p, (dest, origin) in cur.items():
-            lo = [t for t in dest if not t & b]
-            hi = [t for t in dest if t & b]
+            lo = dest & low
+            hi = dest & ~low
             low_pos = p & ~b
-            for part, to_high in ((lo, 0), (hi, 1)):
+            for part, q in ((lo, low_pos), (hi, low_pos | b)):
                 if not part:
                     continue
-                q = low_pos | (b if to_high else 0)
                 if q in nxt:
                     return None
                 nxt[q] = (part, origin)
@@ -211,7 +219,7 @@ def _route_masks(N: int, records: Mapping[int, Sequence[int]], strides: Sequence
         pats.append((b, straight, 0, cross, 0))
     where: dict[int, int] = {}
     for p, (dest, origin) in cur.items():
-        if dest != [p]:
+        if dest != 1 << p:
             return None
         where[p] = origin
     return pats, where
