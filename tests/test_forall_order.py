@@ -56,3 +56,14 @@ def test_refutation_at_a_huge_size_after_the_small_searches() -> None:
     res = prove_forall(mutant, ranges={"r": (9, 9), "j": (2, 2), "d": (4, 7), "e": (0, 0)})
     assert res.verdict == "refuted" and res.params["r"] == 9, str(res)
     assert {"identity1", "identity2"} <= set(res.stats["timings"])
+
+
+def test_key_order_keeps_the_permutations_of_non_decreasing_tags() -> None:
+    """A key's slots are in non-decreasing tag order, so a term is matched only through the
+    permutations of its atoms with non-decreasing tags (the unit atom's tag is 0); reversing this
+    order makes every mixed term unmatchable, and the mutation tests of tests/test_forall*.py
+    are then proved instead of refuted."""
+    from symverify.provers.forall import _tags_sorted
+
+    assert _tags_sorted([0, 2]) and _tags_sorted([1, 3]) and _tags_sorted([2, 2]) and _tags_sorted([])
+    assert not _tags_sorted([2, 0]) and not _tags_sorted([3, 1]) and not _tags_sorted([1, 3, 2])
