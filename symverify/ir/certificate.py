@@ -40,6 +40,15 @@ def _index(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
+def _plain(c: Cell) -> bool:
+    """``c`` has non-negative ``int`` row and column, a tuple of ``(node, coefficient)`` tuples of
+    ``int`` (nodes non-negative) and an ``int`` constant: every check of :class:`Cell` passes and
+    normalises nothing (``as_scalar`` keeps an ``int``), so the cell is valid as given."""
+    return (type(c.row) is int and type(c.col) is int and c.row >= 0 and c.col >= 0 and type(c.const) is int
+            and type(c.terms) is tuple
+            and all(type(t) is tuple and len(t) == 2 and type(t[0]) is int and t[0] >= 0 and type(t[1]) is int for t in c.terms))
+
+
 def _sequence(v: object) -> bool:
     return not isinstance(v, (str, bytes, Mapping)) and hasattr(v, "__iter__")
 
@@ -54,6 +63,8 @@ class Cell:
     const: Scalar = 0
 
     def __post_init__(self) -> None:
+        if _plain(self):
+            return  # already in normal form: what the checks below would keep unchanged
         if not (_index(self.row) and _index(self.col)):
             raise IRError(
                 f"certificate cell: expected int row and column (non-negative), found ({safe_repr(self.row)}, {safe_repr(self.col)})"

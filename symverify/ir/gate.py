@@ -40,6 +40,8 @@ class Gate:
         """Normalise the coefficients (``"2/4"`` becomes ``Fraction(1, 2)``, ``Fraction(3)`` becomes 3)
         on this new gate; a value that is not exact raises :class:`IRError` naming the coefficient.
         Arity and node ids are checked by the :class:`Circuit` that holds the gate."""
+        if type(self.args) is tuple and type(self.coeffs) is tuple and all(type(x) is int for x in self.coeffs):
+            return  # already normal: tuple() and as_scalar would keep every field as it is
         names = _COEFF_NAMES.get(self.op, ()) if isinstance(self.op, Op) else ()
         label = self.op.value if isinstance(self.op, Op) else "gate"
         if isinstance(self.args, (str, bytes)) or not hasattr(self.args, "__iter__"):

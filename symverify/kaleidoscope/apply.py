@@ -20,6 +20,7 @@ kaleidoscope.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 from typing import Any, Union
 
 from symverify.deadline import Check
@@ -94,11 +95,25 @@ def _classify(x: Scalar, ring: Ring) -> Any:
 Plan = list[tuple[int, int, Any, Any, Any, Any]]
 
 
+def _moved(f: ButterflyFactor) -> Sequence[int]:
+    """The pairs ``m`` of ``f`` (ascending) that may not be the identity: all of them, or, when every
+    diagonal entry is a plain ``int``, only those with ``d1 ≠ 1``, ``d2 ≠ 0``, ``d3 ≠ 0`` or
+    ``d4 ≠ 1`` (found by C-level scans: most pairs of a compiled chain are the identity)."""
+    half = f.size // 2
+    if not all(set(map(type, d)) <= {int} for d in (f.d1, f.d2, f.d3, f.d4)):
+        return range(half)
+    one = (1).__ne__
+    moved = set(compress(range(half), map(one, f.d1)))
+    moved.update(compress(range(half), f.d2), compress(range(half), f.d3), compress(range(half), map(one, f.d4)))
+    return sorted(moved)
+
+
 def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
-    """The non-identity pairs of ``f`` with coefficients coerced once (None = 0, _ONE = 1)."""
+    """The non-identity pairs of ``f`` with coefficients coerced once (None = 0, _ONE = 1); a pair
+    is the identity when ``d1 = d4`` is the ``int`` 1 and ``d2``, ``d3`` are exactly 0."""
     plan: Plan = []
     s, n = f.stride, f.size
-    for m in range(n // 2):
+    for m in _moved(f):
         a, b, c, d = f.d1[m], f.d2[m], f.d3[m], f.d4[m]
         if type(a) is int and type(d) is int and a == 1 and d == 1 and is_zero(b) and is_zero(c):
             continue

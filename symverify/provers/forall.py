@@ -15,7 +15,11 @@ family values, output = spec" is equivalent to the unsatisfiability of
 
 over the parameters, the cell and a free key ``K`` (``D`` slots of a tag and indices; a term
 matches when some permutation of its atoms, padded with the unit atom, equals ``K`` slot by
-slot). Index expressions are unsigned 64-bit bit-vectors and the coefficient sum a bit-vector
+slot). Every multiset of atoms has an ordering with non-decreasing tags (the unit atom's tag is
+0), so ``K`` is restricted to those, and a term is matched only through the permutations of its
+atoms whose tags are non-decreasing (a permutation equal to such a ``K`` slot by slot has its
+tags): the same statement, with about half the alternatives for terms of atoms of distinct
+families. Index expressions are unsigned 64-bit bit-vectors and the coefficient sum a bit-vector
 wide enough never to wrap (coefficients scaled to integers by a common denominator): a
 quantifier-free bit-vector problem, which z3 decides (by bit-blasting).
 ``unsat`` is the verdict *proved for all* (printed with the ranges); ``sat`` gives a parameter
@@ -34,9 +38,12 @@ reads in the state and every family index in its declared size. A gadget for whi
 violation is refused with a :class:`~symverify.parametric.expr.ParametricError` naming the
 expression, the parameter values and the cell.
 
-The search for a counterexample first restricts the sizes to ``N' ≤ 16, d' ≤ 4``, then to
-``N', d' ≤ 128`` (``N'·d' ≤ RECHECK_CELLS``) (so the witness is small and can be rebuilt as a model); only when none
-exists there is the whole range searched. The last query alone decides *proved*.
+The whole range is decided first, one query per part of the gadget's case split; all unsat is
+*proved*. Where a part is not unsat, the counterexample is searched first with the sizes
+restricted to ``N' ≤ 16, d' ≤ 4``, then to ``N', d' ≤ 128`` (``N'·d' ≤ RECHECK_CELLS``) (so the
+witness is small and can be rebuilt as a model); only when none exists there is the part's own
+witness taken (a proof implies both small searches are unsat, so they run only on the way to a
+refutation or an unknown).
 """
 
 from __future__ import annotations
@@ -546,6 +553,12 @@ def _pred_points(conds: list[Cond], env: dict[str, int], holds: Callable[[str, t
     return out
 
 
+def _tags_sorted(tags: list[int]) -> bool:
+    """The tags of a permutation of a term's atoms are non-decreasing: the only permutations that
+    can equal a key whose slots are in non-decreasing tag order (module docstring)."""
+    return all(a <= b for a, b in itertools.pairwise(tags))
+
+
 def _num(v: int) -> str:
     """``v`` as printed in a range: ``2^k`` or ``2^k − 1`` for large powers of two."""
     for k in range(10, WIDTH + 1):
@@ -701,9 +714,10 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         padded = list(t.atoms) + [None] * (deg - len(t.atoms))
         vecs = [atom_vec(a) for a in padded]
         alts, seen_perm = [], set()
+        tag_of = [0 if a is None else tags[a.kind] for a in padded]
         for perm in itertools.permutations(range(deg)):
             sig = tuple(id(padded[k]) if padded[k] is not None else None for k in perm)
-            if sig in seen_perm:
+            if sig in seen_perm or not _tags_sorted([tag_of[k] for k in perm]):
                 continue
             seen_perm.add(sig)
             alts.append(z3.And(*[x == y for s_ in range(deg) for x, y in zip(vecs[perm[s_]], key[s_])]))
@@ -711,6 +725,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         coefs.append(int(t.coef * scale))
         summands.append(z3.And(gz, z3.Or(*alts)) if alts else gz)
     diff, zero = enc.total(list(zip(coefs, summands)))
+    # the key's slots in non-decreasing tag order (module docstring)
+    key_sorted = [enc.le(key[k][0], key[k + 1][0]) for k in range(deg - 1)]
     stats: dict[str, Any] = {"encoding": ("int" if kind is _IntEnc else "bv") + ("" if fast else "-urem"), "terms": len(terms), "degree": deg, "spec_terms": len(spec), "output_terms": len(out), "timings": timings}
     def within(rows: int, cols: int) -> list[Any]:
         return [enc.le(nn, enc.const(rows)), enc.le(dd, enc.const(cols))]
@@ -719,40 +735,55 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     # case, then the cells none covers; the parts cover every model, so all unsat is unsat
     split = [enc.cond(c)[0] for c in g.cases]
     parts = [*split, z3.Not(z3.Or(*split))] if split else [z3.BoolVal(True)]
-    queries = [(within(16, 4), z3.BoolVal(True)), (within(128, 128), z3.BoolVal(True)), *(([], part) for part in parts)]
-    for n_q, (extra, part) in enumerate(queries):
-        s = solver()
-        s.add(*cell, *hyp, care, diff != zero, *extra, part)
-        r = s.check()
-        if r == z3.sat:
-            m = s.model()
-            at = _assignment(z3, m, enc, [*names, "i", "q"])
-            params = {n: at[n] for n in names}
-            def holds(name: str, idx: tuple[int, ...], m: Any = m) -> bool:
-                fn = enc.preds[name]
-                return bool(z3.is_true(m.eval(fn(*[enc.const(x) for x in idx]), model_completion=True)))
 
-            points = _pred_points([t.guard for t in terms], at, holds)
-            preds = {name: _pred_fn(z3, m, enc, fn, points.get(name, set())) for name, fn in enc.preds.items()}
-            differs, detail = _recheck(g, params, at["i"], at["q"], preds)
-            if differs is None and (repaired := _repaired(g, params, preds)) is not None:
-                # z3 left the predicates free at cells no query constrained; the placement with those
-                # cells removed is tried once, and only a confirmed difference is taken
-                again, why = _recheck(g, params, at["i"], at["q"], repaired)
-                if again:
-                    differs, detail = again, why
-            if differs is None:
-                return ForallResult(g.name, exact_comparison(None), shown, detail=f"z3's witness {at} could not be confirmed: {detail}",
-                                    seconds=time.perf_counter() - t0, stats=stats)
-            if not differs:
-                raise ProverError(f"∀-prover: z3's counterexample {at} for {g.name} failed its exact re-check: {detail}")
-            return ForallResult(g.name, exact_comparison(False), shown, params, (at["i"], at["q"]), detail,
-                                time.perf_counter() - t0, stats)
-        name = f"identity{n_q + 1}" if n_q < 2 else ("identity3" if len(parts) == 1 else f"identity3.{n_q - 2}")
+    def query(extra: list[Any], name: str) -> tuple[Any, Any]:
+        s = solver()
+        s.add(*cell, *hyp, care, diff != zero, *key_sorted, *extra)
+        r = s.check()
         timings[name] = round(time.perf_counter() - t0, 3)
-        if n_q >= 2 and r != z3.unsat:  # the whole range (or one part of it) undecided: unknown
-            what = "" if len(parts) == 1 else f" on case {n_q - 2} of {len(parts)}"
-            return ForallResult(g.name, exact_comparison(None), shown, detail=f"z3 {r}{what}", seconds=time.perf_counter() - t0, stats=stats)
+        return s, r
+
+    def refuted(m: Any) -> ForallResult:
+        at = _assignment(z3, m, enc, [*names, "i", "q"])
+        params = {n: at[n] for n in names}
+        def holds(name: str, idx: tuple[int, ...], m: Any = m) -> bool:
+            fn = enc.preds[name]
+            return bool(z3.is_true(m.eval(fn(*[enc.const(x) for x in idx]), model_completion=True)))
+
+        points = _pred_points([t.guard for t in terms], at, holds)
+        preds = {name: _pred_fn(z3, m, enc, fn, points.get(name, set())) for name, fn in enc.preds.items()}
+        differs, detail = _recheck(g, params, at["i"], at["q"], preds)
+        if differs is None and (repaired := _repaired(g, params, preds)) is not None:
+            # z3 left the predicates free at cells no query constrained; the placement with those
+            # cells removed is tried once, and only a confirmed difference is taken
+            again, why = _recheck(g, params, at["i"], at["q"], repaired)
+            if again:
+                differs, detail = again, why
+        if differs is None:
+            return ForallResult(g.name, exact_comparison(None), shown, detail=f"z3's witness {at} could not be confirmed: {detail}",
+                                seconds=time.perf_counter() - t0, stats=stats)
+        if not differs:
+            raise ProverError(f"∀-prover: z3's counterexample {at} for {g.name} failed its exact re-check: {detail}")
+        return ForallResult(g.name, exact_comparison(False), shown, params, (at["i"], at["q"]), detail,
+                            time.perf_counter() - t0, stats)
+
+    # Each part of the whole range first: when all are unsat the gadget is proved, and the searches
+    # at small sizes (which a proof implies are unsat too) are not run. At the first part that is
+    # not unsat, the counterexample is searched at small sizes first (a small witness can be rebuilt
+    # as a model), then that part's own model is taken; a part undecided with no small witness is
+    # unknown: the verdicts of running the small searches first.
+    for n_p, part in enumerate(parts):
+        s, r = query([part], "identity3" if len(parts) == 1 else f"identity3.{n_p}")
+        if r == z3.unsat:
+            continue
+        for n_q, (rows, cols) in enumerate(((16, 4), (128, 128))):
+            s_small, r_small = query(within(rows, cols), f"identity{n_q + 1}")
+            if r_small == z3.sat:
+                return refuted(s_small.model())
+        if r == z3.sat:
+            return refuted(s.model())
+        what = "" if len(parts) == 1 else f" on case {n_p} of {len(parts)}"
+        return ForallResult(g.name, exact_comparison(None), shown, detail=f"z3 {r}{what}", seconds=time.perf_counter() - t0, stats=stats)
     return ForallResult(g.name, exact_comparison(True), shown, seconds=time.perf_counter() - t0, stats=stats)
 
 

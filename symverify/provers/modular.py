@@ -34,6 +34,7 @@ from symverify.deadline import Check
 from symverify.errors import UsageError
 from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.grid import Grid
+from symverify.ir.limits import MAX_CELLS
 from symverify.ir.memo import IdentityMemo
 from symverify.ir.scalar import Scalar
 from symverify.provers.challenge import Stream
@@ -78,10 +79,18 @@ class BatchModRing:
         return self._grids(grid, lambda: self._grid(grid))
 
     def _grid(self, grid: Grid) -> Any:
-        np, rows = self._np, grid.to_rows()
+        np = self._np
         if len({int(q) for q in self.p}) == 1 and all(type(v) is int for v in grid.values()):
             p = int(self.p[0])
+            if grid.fill == 0 and grid.rows * grid.cols <= MAX_CELLS:
+                # zeros, then the nonzero cells: the same array as the dense conversion (0 mod p is 0)
+                out = np.zeros((grid.rows, grid.cols), dtype=object)
+                for (i, j), v in grid.nonzero().items():
+                    out[i, j] = cast(int, v) % p
+                return out
+            rows = grid.to_rows()
             return np.array([[cast(int, v) % p for v in row] for row in rows], dtype=object).reshape(grid.rows, grid.cols)
+        rows = grid.to_rows()
         out = np.empty((len(self.rings), grid.rows, grid.cols), dtype=object)
         for t, r in enumerate(self.rings):
             out[t] = [[r.coerce(v) for v in row] for row in rows] if rows else out[t]

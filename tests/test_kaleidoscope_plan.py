@@ -1,0 +1,64 @@
+"""The plan of one butterfly factor (:func:`symverify.kaleidoscope.apply._plan`): the pairs that are
+not the identity, found by scanning plain ``int`` diagonals at C level, are exactly those of the
+pair-by-pair definition (``d1 = d4 = 1`` as ``int``, ``d2 = d3 = 0`` exactly), with the same
+coefficients, for integer, rational and symbolic entries."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symverify.ir.butterfly import ButterflyFactor, pair_index
+from symverify.ir.scalar import sym
+from symverify.kaleidoscope.apply import _classify, _plan
+from symverify.semantics.rings import ScalarRing
+
+INTS = st.sampled_from([0, 1, 1, 1, -1, 2])
+ANY = st.sampled_from([0, 1, -1, 2, Fraction(0), Fraction(1), Fraction(1, 2), sym("a")])
+
+
+def _reference(f: ButterflyFactor, ring: Any) -> list[tuple[Any, ...]]:
+    """The pair-by-pair plan: every pair visited, the identity ones skipped."""
+    out = []
+    for m in range(f.size // 2):
+        a, b, c, d = f.d1[m], f.d2[m], f.d3[m], f.d4[m]
+        if type(a) is int and type(d) is int and a == 1 and d == 1 and b == 0 and c == 0:
+            continue
+        p = pair_index(f.size, f.stride, m)
+        out.append((p, p + f.stride, *(_classify(x, ring) for x in (a, b, c, d))))
+    return out
+
+
+@st.composite
+def factors(draw: Any, entries: Any) -> ButterflyFactor:
+    size = draw(st.sampled_from([2, 4, 8, 16]))
+    stride = draw(st.sampled_from([s for s in (1, 2, 4, 8) if s <= size // 2]))
+    diag = st.lists(entries, min_size=size // 2, max_size=size // 2).map(tuple)
+    return ButterflyFactor(size, stride, draw(diag), draw(diag), draw(diag), draw(diag))
+
+
+@settings(max_examples=150, deadline=None)
+@given(factors(INTS))
+def test_plan_of_int_diagonals_is_the_pairwise_plan(f: ButterflyFactor) -> None:
+    assert _plan(f, ScalarRing()) == _reference(f, ScalarRing())
+
+
+@settings(max_examples=150, deadline=None)
+@given(factors(ANY))
+def test_plan_of_any_diagonals_is_the_pairwise_plan(f: ButterflyFactor) -> None:
+    assert _plan(f, ScalarRing()) == _reference(f, ScalarRing())
+
+
+def test_each_diagonal_alone_moves_a_pair() -> None:
+    """A single off-identity entry on any one diagonal makes its pair (and only it) part of the plan."""
+    ident = ((1, 1, 1, 1), (0, 0, 0, 0), (0, 0, 0, 0), (1, 1, 1, 1))
+    assert _plan(ButterflyFactor(8, 2, *ident), ScalarRing()) == []
+    for k, value in ((0, 3), (1, 5), (2, -1), (3, 0), (0, Fraction(1, 2)), (2, sym("a"))):
+        diags = [list(d) for d in ident]
+        diags[k][2] = value
+        f = ButterflyFactor(8, 2, *(tuple(d) for d in diags))
+        plan = _plan(f, ScalarRing())
+        assert [row[0] for row in plan] == [pair_index(8, 2, 2)] and plan == _reference(f, ScalarRing())
