@@ -1,8 +1,9 @@
 """Benchmark: ``verify(c, compile(c))`` against compile time and model size, before and after.
 
-Run ``python benchmarks/verify_scaling.py [--large] [--repeats 1]``. For seeded random circuits of
-depth Δ = 16 and cut width w ≈ 130, 270, 520 (``--large`` adds w ≈ 1046) it compiles the circuit
-(Theorem H.21) and times, in the same run, on the same objects:
+Run ``python benchmarks/verify_scaling.py [--large] [--wide] [--now-only] [--repeats 1]``. For seeded
+random circuits of depth Δ = 16 and cut width w ≈ 130, 270, 520 (``--large`` adds w ≈ 1046,
+``--wide`` w ≈ 2100 and 4200, compiled with the greedy plan: minutes, about 1.3 GB) it compiles the
+circuit (Theorem H.21) and times, in the same run, on the same objects:
 
 * **now**: ``verify(c, compiled)`` (method ``auto``): the compositional proof, every certificate
   stage checked exactly, its memory guard refining large stage estimates with numpy
@@ -15,9 +16,11 @@ depth Δ = 16 and cut width w ≈ 130, 270, 520 (``--large`` adds w ≈ 1046) it
 
 It prints seconds, the ratios verify ÷ compile (target ≤ 0.5) and before ÷ now, and the log-log
 slope of verify time against model size (layers × N′·d′; target ≤ 1.05) over the rows, for both.
-Both runs must say ``proved``. Times are wall seconds, the minimum of ``--repeats`` interleaved
-runs after one untimed ``verify`` (so neither run pays for the other's cold caches). Asserts
-nothing about time.
+Both runs must say ``proved``. Times are this thread's CPU seconds (``time.thread_time``; no stage
+runs in a child process at these sizes, the table says so), the minimum of ``--repeats``
+interleaved runs after one untimed ``verify`` (so neither run pays for the other's cold caches);
+``--now-only`` skips the before run (minutes at ``--wide``). The last column is the process's peak
+resident memory so far. Asserts nothing about time.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from symverify.verification import verify
 
 ROWS = [(16, 4, 384, 16), (32, 4, 768, 16), (32, 8, 1536, 16)]
 LARGE = [(64, 8, 3072, 16)]
+WIDE = [(64, 16, 6144, 16), (128, 16, 12288, 16)]  # w ≈ 2100, 4200
 
 
 @contextmanager
@@ -58,13 +62,20 @@ def precheck_seconds(c: Any, compiled: Any) -> float:
     from symverify.provers.registry import LazyBounds
     from symverify.provers.sides import pair_sides
 
-    t = time.perf_counter()
+    t = time.thread_time()
     a, b = pair_sides(c, compiled, None)
     opts = Options.from_call("auto")
     bounds = LazyBounds(a, b, {})
     pre = run_randomized(a, b, opts, bounds(), method="randomized (pre-check)", tag="pre", max_trials=1)
     assert not pre.evidence.get("sides_differ_mod_p")
-    return time.perf_counter() - t
+    return time.thread_time() - t
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory so far, MB (Linux reports KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def slope(xs: list[float], ys: list[float]) -> float:
@@ -78,6 +89,8 @@ def slope(xs: list[float], ys: list[float]) -> float:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--large", action="store_true", help="add w ≈ 1046 (minutes)")
+    ap.add_argument("--wide", action="store_true", help="add w ≈ 2100 and 4200, greedy plan (minutes)")
+    ap.add_argument("--now-only", action="store_true", help="time only the current verify")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
@@ -86,36 +99,44 @@ def main(argv: list[str] | None = None) -> None:
     except ImportError:
         pass
     print(f"{'w':>5} {'L':>5} {'size':>9} {'compile':>8} {'now':>8} {'before':>8} {'now/comp':>8} "
-          f"{'bef/comp':>8} {'bef/now':>7} {'refine':>7}")
+          f"{'bef/comp':>8} {'bef/now':>7} {'refine':>7} {'isolated':>8} {'peak MB':>8}")
     sizes, nows, befores = [], [], []
-    for n, d, size, depth in ROWS + (LARGE if args.large else []):
+    for n, d, size, depth in ROWS + (LARGE if args.large else []) + (WIDE if args.wide else []):
         c = random_circuit(n, d, size, depth, seed=args.seed, num_outputs=n * d // 2)
         w = stats(c).width
-        t = time.perf_counter()
-        compiled = compile_kaleidoscope(c)
-        t_compile = time.perf_counter() - t
+        t = time.thread_time()
+        compiled = compile_kaleidoscope(c, plan="greedy" if (n, d, size, depth) in WIDE else "auto")
+        t_compile = time.thread_time() - t
         m = compiled.model
         model_size = len(m.layers) * m.inner_n * m.inner_d
         now = before = refine = math.inf
         verify(c, compiled)  # untimed: the caches both runs share (grid shapes, constants) are warm for both
+        isolated = 0
         for _ in range(args.repeats):
+            t = time.thread_time()
             rep = verify(c, compiled)
+            t_now = time.thread_time() - t
             assert rep.proved and rep.method == "compositional", rep
-            now = min(now, rep.timings["total"])
+            isolated = max(isolated, int(rep.evidence.get("stages_isolated", 0)))
+            now = min(now, t_now)
+            if args.now_only:
+                continue
+            t = time.thread_time()
             with cell_by_cell_refinement():
                 old = verify(c, compiled)
+            t_old = time.thread_time() - t
             assert old.proved, old
             pre = precheck_seconds(c, compiled)
-            before = min(before, old.timings["total"] + pre)
-            refine = min(refine, old.timings["total"] / rep.timings["total"])
+            before = min(before, t_old + pre)
+            refine = min(refine, t_old / t_now)
         sizes.append(model_size)
         nows.append(now)
         befores.append(before)
         print(f"{w:>5} {len(m.layers):>5} {model_size:>9} {t_compile:7.2f}s {now:7.2f}s {before:7.2f}s "
-              f"{now / t_compile:8.2f} {before / t_compile:8.2f} {before / now:7.2f} {refine:7.2f}", flush=True)
+              f"{now / t_compile:8.2f} {before / t_compile:8.2f} {before / now:7.2f} {refine:7.2f} {isolated:>8} {peak_mb():8.0f}", flush=True)
     if len(sizes) > 1:
-        print(f"log-log slope of verify time vs model size: now {slope(sizes, nows):.2f}, "
-              f"before {slope(sizes, befores):.2f}")
+        print(f"log-log slope of verify time vs model size: now {slope(sizes, nows):.2f}"
+              + ("" if args.now_only else f", before {slope(sizes, befores):.2f}"))
     print("refine: the old cell-by-cell stage refinement alone (without the pre-check) ÷ now")
 
 

@@ -299,3 +299,32 @@ def test_ub_of_log2_covers_two_to_the_L_with_a_small_mantissa_at_any_size(L: flo
     whole = math.floor(L)
     shift = e - (whole - 60)  # m·2^e ≥ 2^L  ⇔  log2(m) + shift ≥ 60 + (L − whole), all small numbers
     assert math.log2(m) + shift >= 60 + (L - whole)
+
+
+@pytest.mark.parametrize("tap", [1, Fraction(-1, 3)])
+def test_model_pass_in_windows_equals_one_pass(monkeypatch: pytest.MonkeyPatch, tap: Any) -> None:
+    """Windows of a few layers (each window's last state the next one's first) give the same
+    output bounds as one window, and a peak at least as large (rounded up once per window);
+    rational weights (negative heights) too."""
+    import symverify.provers.bounds_layers as bl
+
+    m = Model(2, 1, 4, 2, (Layer(Grid.identity(2), Grid.full(4, 2, tap), Grid.from_rows([[1, 0], [0, 1], [0, 0], [0, 0]]),
+                                 Grid.zeros(4, 2), Mode.CAUSAL),) * 5)
+    ring = _ring(m)
+    rects = read_rects(m.layers)
+    whole = model_rows(m.layers, rects, 2, 1, 4, 2, scalar_rows, ring.variables, ring.q)
+    assert whole is not None and len(bl._windows(rects, 5, 8) or ()) == 1
+    monkeypatch.setattr(bl, "WINDOW_CELLS", 24)  # 8 state cells and 12 rectangle cells per layer
+    assert bl._windows(rects, 5, 8) == [(0, 2), (2, 4), (4, 5)]
+    parts = model_rows(m.layers, rects, 2, 1, 4, 2, scalar_rows, ring.variables, ring.q)
+    assert parts is not None
+    if tap == 1:
+        assert (parts[0] == whole[0]).all()
+    else:  # each window sizes its rounding on its own: heights may round up a little differently
+        assert (parts[0][:, [0, 1]] == whole[0][:, [0, 1]]).all()
+        assert abs(parts[0][:, 2:] - whole[0][:, 2:]).max() < 1e-6
+    assert whole[1] <= parts[1] <= whole[1] * (1 + 1e-6)
+    exact = _exact_model(m, ring)
+    assert exact[1] <= parts[1]
+    for got, want in zip((to_bounds(r, ring.q) for r in parts[0]), exact[0]):
+        assert got[0] == want[0] and got[4] >= want[4] and _at_least(got[2], got[3], want[2], want[3])

@@ -38,7 +38,7 @@ from symverify.ir.scalar import Scalar, is_zero
 from symverify.provers.bound_rules import NEG, ONE, VAR, cap_counts, count_caps, oplus_rows, otimes, round_up
 from symverify.provers.bounds_vector import magnitude, peak_of, usable
 
-__all__ = ["Rects", "read_rects", "model_rows", "MAX_CELLS"]
+__all__ = ["Rects", "read_rects", "model_rows", "MAX_CELLS", "WINDOW_CELLS"]
 
 WIDE = 8
 """Up to this many W entries per column, every live cell's W terms are gathered once for all layers."""
@@ -174,10 +174,9 @@ class _Plan(NamedTuple):
     h_width: list[int]
 
 
-def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, table: Callable[[list[Scalar]], Any],
-          check: Check | None) -> tuple[_Plan, Any] | None:
-    """The live cells and padded terms of every layer, and the value table; None beyond limits.
-    ``check`` runs between the steps."""
+def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, tab: Any, check: Check | None) -> _Plan | None:
+    """The live cells and padded terms of every layer (``tab``: the value table of ``rects.values``);
+    None beyond limits. ``check`` runs between the steps."""
     count, cells = len(layers), nn * dd
     if count * cells > MAX_CELLS:
         return None
@@ -186,7 +185,6 @@ def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, table: Callab
         return None
     if check is not None:
         check()
-    tab = table(rects.values)
     nonzero = np.isfinite(tab[:, 0])
     W, h, b1, b2 = _entries(*painted, nonzero, nn, dd)
     w_rows, w_ids, w_width = _padded(W, count, dd)
@@ -218,7 +216,7 @@ def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, table: Callab
                  tab[b1_ids], tab[b2_ids], row_at + w_rows[group, 0], tab[w_ids[group, 0]],
                  row_at[:, None] + w_rows[group] if narrow else None, w_ids[group] if narrow else None, h_src, tab[h_one],
                  w_rows, w_ids, w_width.tolist(), h_rows, h_ids, h_width.tolist())
-    return plan, tab
+    return plan
 
 
 def _per_layer(layer: Any, ids: Any, count: int) -> list[bool]:
@@ -243,9 +241,15 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
     ``rects``: :func:`read_rects` of ``layers``; ``table`` maps the distinct weight values to their
     rows (:func:`~.bound_rules.scalar_rows`); ``check`` runs before every layer.
 
+    The layers run in consecutive windows of at most :data:`WINDOW_CELLS` (and :data:`MAX_CELLS`)
+    layer cells and rectangle cells each (:func:`_windows`), each window's plan built, run and
+    dropped before the next, its last state the next one's first: memory stays bounded and the
+    time linear in layers × ``N'·d'`` at any depth. A single layer beyond :data:`MAX_CELLS` gives None.
+
     With rational weights (negative heights), the rounding is sized for ``|h| ≤ B`` (``B = 2^20``
-    bits, then four times what a first run found), and every stored value is checked against
-    ``B/4`` afterwards (so the branches, at most ``2·B/4`` plus logarithms, are within ``B``).
+    bits, then four times what a first run found), and every stored value (and every value of a
+    window's first state) is checked against ``B/4`` afterwards (so the branches, at most
+    ``2·B/4`` plus logarithms, are within ``B``); each window is sized and checked on its own.
     ``summary``, when given, receives :func:`~.bounds_vector.peak_of` over every layer's values.
 
     ``start`` (``N'·d'`` rows, row-major) replaces that first state: the bounds of any state, such as
@@ -258,29 +262,94 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
         first = float(n * d)
     else:
         X[:cells] = start
-        first = float(np.exp2(X[:cells, 3]).sum()) * (1 + (cells + 4) * 2.0**-50)
+        first = _first(X, cells)
     X[cells + 1] = ONE
     if not layers:
         return X[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4), first
     if check is not None:
         check()
-    built = _plan(layers, rects, nn, dd, table, check)
-    if built is None:
+    windows = _windows(rects, len(layers), cells)
+    if windows is None:
         return None
-    plan, tab = built
+    tab = table(rects.values)
     lq = math.log2(q) + 1.0
-    signed = max(magnitude(tab, lq), 2.0**20) if bool((tab[:, 2] < 0).any()) else None
+    rational = bool((tab[:, 2] < 0).any())
+    caps = count_caps(variables)
+    peak, sizes = first, [0.0, 0.0]
+    for a, b in windows:
+        done = _window_rows(X, layers[a:b], _slice(rects, a, b), nn, dd, tab, lq, rational, caps, check)
+        if done is None:
+            return None
+        X, every = done
+        peak = max(peak, _peak(np.exp2(every[0][:, 3]), every[1], first, cells))
+        top = peak_of(every[0], lq)
+        sizes = [max(sizes[0], top[0]), max(sizes[1], top[1])]
+        first = _first(X, cells)
+    if summary is not None:
+        summary[:] = sizes
+    return X[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4), peak
+
+
+WINDOW_CELLS = 1 << 22
+"""Layer cells (layers × ``N'·d'``) and rectangle cells of one window of :func:`model_rows`: a
+window's plan (a few dozen numbers per live cell) then stays within a few hundred MB."""
+
+
+def _first(X: Any, cells: int) -> float:
+    """``Σ 2^c`` of the state ``X``'s cells, rounded up (a window's first state)."""
+    return float(np.exp2(X[:cells, 3]).sum()) * (1 + (cells + 4) * 2.0**-50)
+
+
+def _windows(rects: Rects, count: int, cells: int) -> list[tuple[int, int]] | None:
+    """Consecutive layer ranges ``[a, b)`` covering ``count`` layers, each of at most
+    ``min(WINDOW_CELLS, MAX_CELLS)`` layer cells and rectangle cells (at least one layer each);
+    None when one layer alone is over :data:`MAX_CELLS`."""
+    area = (rects.r1 - rects.r0) * (rects.c1 - rects.c0)
+    grid_area = np.bincount(np.repeat(np.arange(len(rects.counts)), rects.counts), weights=area,
+                            minlength=4 * count)
+    per_layer = grid_area.reshape(count, 4).sum(axis=1).tolist()
+    if cells > MAX_CELLS or (per_layer and max(per_layer) > MAX_CELLS):
+        return None
+    budget = min(WINDOW_CELLS, MAX_CELLS)
+    out: list[tuple[int, int]] = []
+    a, used, painted = 0, 0, 0.0
+    for k, layer_area in enumerate(per_layer):
+        if k > a and (used + cells > budget or painted + layer_area > budget):
+            out.append((a, k))
+            a, used, painted = k, 0, 0.0
+        used += cells
+        painted += layer_area
+    out.append((a, count))
+    return out
+
+
+def _slice(rects: Rects, a: int, b: int) -> Rects:
+    """The :class:`Rects` of layers ``[a, b)`` of the layers ``rects`` was read from (the same value ids)."""
+    ends = np.cumsum(rects.counts)
+    lo = int(ends[4 * a - 1]) if a else 0
+    hi = int(ends[4 * b - 1]) if b else 0
+    return Rects(rects.values, rects.r0[lo:hi], rects.r1[lo:hi], rects.c0[lo:hi], rects.c1[lo:hi], rects.vid[lo:hi],
+                 rects.counts[4 * a : 4 * b])
+
+
+def _window_rows(X: Any, layers: Sequence[Layer], rects: Rects, nn: int, dd: int, tab: Any, lq: float,
+                 rational: bool, caps: Any, check: Check | None) -> tuple[Any, tuple[Any, list[int]]] | None:
+    """One window of :func:`model_rows` from the state ``X``: the last state, and every layer's
+    values at its live cells (concatenated) with their counts per layer; None beyond limits."""
+    plan = _plan(layers, rects, nn, dd, tab, check)
+    if plan is None:
+        return None
+    cells = nn * dd
+    into = magnitude(X[:cells][X[:cells, 0] > NEG], lq)  # the window's first state, as rows it reads
+    signed = max(magnitude(tab, lq), into, 2.0**20) if rational else None
     for _ in range(2):
-        state, outs = _run(X, plan, tab, layers, nn, dd, count_caps(variables), signed, check)
+        state, outs = _run(X, plan, tab, layers, nn, dd, caps, signed, check)
         every = np.concatenate(outs)
         if not usable(every):  # a degree of 2^51 or more, or an overflow to inf or NaN: the exact pass answers
             return None
-        found = max(magnitude(tab, lq), magnitude(every, lq))
+        found = max(magnitude(tab, lq), magnitude(every, lq), into)
         if signed is None or found <= signed / 4:
-            if summary is not None:
-                summary[:] = peak_of(every, lq)
-            out = state[:cells].reshape(nn, dd, 4)[:n, :d].reshape(n * d, 4)
-            return out, _peak(np.exp2(every[:, 3]), [len(o) for o in outs], first, cells)
+            return state, (every, [len(o) for o in outs])
         signed = 4 * found
     return None
 
