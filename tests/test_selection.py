@@ -10,8 +10,6 @@ from hypothesis import strategies as st
 
 from symverify.compiler.butterfly_to_baseconv import simplify_factors
 from symverify.errors import CompileError
-from symverify.ir.butterfly import ButterflyFactor, pair_index
-from symverify.ir.layered import LinearStage
 from symverify.kaleidoscope.selection import (
     _benes,
     _route_records,
@@ -23,6 +21,8 @@ from symverify.kaleidoscope.selection import (
     selection_route,
     selection_size,
 )
+from symverify.kernel.ir.butterfly import ButterflyFactor, pair_index
+from symverify.kernel.ir.layered import LinearStage
 
 Forms = list[dict[int, Fraction]]
 

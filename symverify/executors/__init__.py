@@ -2,8 +2,8 @@
 
 One call runs either side of a verification on a batch of inputs ``(B, N, d)`` (or one ``(N, d)``):
 
-- ``backend="exact"``: the generic interpreter (:mod:`symverify.semantics.evaluate`) over
-  :class:`~symverify.semantics.rings.FractionRing`, point by point. Returns a numpy **object**
+- ``backend="exact"``: the generic interpreter (:mod:`symverify.kernel.semantics.evaluate`) over
+  :class:`~symverify.kernel.semantics.rings.FractionRing`, point by point. Returns a numpy **object**
   array of ints and Fractions of shape ``(B, N, d)`` (``(N, d)`` for a single input).
 - ``backend="torch"``: float64 (default), float32 or bfloat16 on CPU or CUDA; returns a tensor.
   Convolutions run as shifts, FFTs or blocked direct products (``path=``); see
@@ -13,7 +13,7 @@ One call runs either side of a verification on a batch of inputs ``(B, N, d)`` (
   ``path="auto"`` in float64 and float32 (:mod:`symverify.executors.zoology_native`); it agrees
   with its paper layers, which :func:`numeric_check` runs, to round-off.
 - ``backend="modular"``: exact arithmetic mod a prime ``p < 2^31`` in int64
-  (:mod:`symverify.executors.torch_modular`); returns an int64 tensor of residues.
+  (:mod:`symverify.kernel.engines.torch_modular`); returns an int64 tensor of residues.
 
 Symbolic weights need ``params={name: value}``. The executors are cross-checks: a float result is
 never a proof (docs/theory.md §5). torch is imported only when a torch backend runs.
@@ -30,11 +30,11 @@ import numpy as np
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError, SymverifyError, UsageError
-from symverify.ir.analysis import check_state
-from symverify.ir.baseconv import Model
-from symverify.ir.circuit import Circuit
-from symverify.semantics.evaluate import eval_circuit, eval_model
-from symverify.semantics.rings import FractionRing
+from symverify.kernel.ir.analysis import check_state
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
+from symverify.kernel.semantics.rings import FractionRing
 
 if TYPE_CHECKING:
     import torch
@@ -77,7 +77,7 @@ def __dir__() -> list[str]:
 
 def _kind(obj: object) -> str:
     """``"model"`` or ``"circuit"``; anything else, or one over the size limits
-    (:func:`symverify.ir.analysis.check_state`), is refused."""
+    (:func:`symverify.kernel.ir.analysis.check_state`), is refused."""
     if isinstance(obj, (Model, Circuit)):
         check_state(obj, "execute")
         return "model" if isinstance(obj, Model) else "circuit"
@@ -86,7 +86,7 @@ def _kind(obj: object) -> str:
 
 def _check_params(obj: Model | Circuit, params: Mapping[str, object] | None) -> dict[str, Any]:
     """The exact parameter values; IRError naming every symbolic weight without one."""
-    from .numbers import check_params, float_numbers
+    from symverify.kernel.engines.numbers import check_params, float_numbers
 
     nums = float_numbers(params)
     check_params(obj, nums)
@@ -94,7 +94,7 @@ def _check_params(obj: Model | Circuit, params: Mapping[str, object] | None) -> 
 
 
 def _exact(obj: Model | Circuit, u: Any, params: Mapping[str, object] | None) -> tuple[np.ndarray, np.ndarray, bool]:
-    from .inputs import exact_array
+    from symverify.executors.inputs import exact_array
 
     ring = FractionRing(_check_params(obj, params))
     arr, single = exact_array(u, obj.n, obj.d, _kind(obj))
@@ -108,7 +108,7 @@ def _exact(obj: Model | Circuit, u: Any, params: Mapping[str, object] | None) ->
 def _check_path(path: str) -> None:
     if path == "auto":  # the default needs no look-up (this runs on every call)
         return
-    from .plan import PATHS
+    from symverify.kernel.engines.plan import PATHS
 
     if path not in PATHS:
         raise IRError(f"path: expected one of {', '.join(map(repr, PATHS))}, found {path!r}")
@@ -116,21 +116,21 @@ def _check_path(path: str) -> None:
 
 def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None, path: str) -> Any:
     if isinstance(obj, Model):  # one import on this branch: it is on every call's path
-        from .zoology_native import run_float_model
+        from symverify.executors.zoology_native import run_float_model
 
         return run_float_model(obj, x, params, path)
-    from .circuit_plan import circuit_plan
-    from .numbers import float_numbers
-    from .torch_float import run_circuit
+    from symverify.executors.circuit_plan import circuit_plan
+    from symverify.executors.torch_float import run_circuit
+    from symverify.kernel.engines.numbers import float_numbers
 
     return run_circuit(circuit_plan(obj, float_numbers(params)), x)
 
 
 def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] | None, path: str,
              check: Check | None = None) -> Any:
-    from .numbers import mod_numbers
-    from .plan import model_plan
-    from .torch_modular import run_circuit_mod, run_model_mod
+    from symverify.kernel.engines.numbers import mod_numbers
+    from symverify.kernel.engines.plan import model_plan
+    from symverify.kernel.engines.torch_modular import run_circuit_mod, run_model_mod
 
     nums = mod_numbers(p, params)
     if isinstance(obj, Model):
@@ -156,7 +156,7 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
     """Run a model or a circuit on a batch of inputs.
 
     Args:
-        obj: a :class:`~symverify.ir.baseconv.Model` or :class:`~symverify.ir.circuit.Circuit`.
+        obj: a :class:`~symverify.kernel.ir.baseconv.Model` or :class:`~symverify.kernel.ir.circuit.Circuit`.
         u: ``(B, N, d)`` inputs, or one ``(N, d)`` input (the result then has no batch axis): a
             tensor, a numpy array or nested lists. Exact and modular backends need exact values
             (ints, Fractions); the float backend converts to ``dtype``.
@@ -172,8 +172,8 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
             The modular backend has no FFT: ``"fft"`` and ``"direct"`` both run the exact
             blocked direct product there.
 
-    >>> from symverify.ir.baseconv import Layer, Model
-    >>> from symverify.ir.grid import Grid
+    >>> from symverify.kernel.ir.baseconv import Layer, Model
+    >>> from symverify.kernel.ir.grid import Grid
     >>> square = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
     >>> execute(square, [[3], [-2]]).tolist()
     [[9], [4]]
@@ -195,17 +195,17 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
             raise IRError(f"device={device!r} applies to the torch backends only (backend is 'exact')")
         _, out, single = _exact(obj, u, params)
         return out[0] if single else out
-    from ._torch import resolve_device, resolve_dtype
+    from symverify.kernel.engines._torch import resolve_device, resolve_dtype
 
     dev = resolve_device(device)
     if backend == "torch":
-        from .inputs import float_tensor
+        from symverify.executors.inputs import float_tensor
 
         x, single = float_tensor(u, obj.n, obj.d, resolve_dtype(dtype), dev, kind)
         y = _run_float(obj, x, params, path)
     else:
-        from .inputs import residue_tensor
-        from .torch_modular import check_prime
+        from symverify.executors.inputs import residue_tensor
+        from symverify.kernel.engines.torch_modular import check_prime
 
         q = check_prime(DEFAULT_PRIME if p is None else p)
         x, single = residue_tensor(u, obj.n, obj.d, q, dev, kind)
@@ -230,12 +230,12 @@ def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: 
         int64 tensor ``(B, N, d)`` of residues on ``points.device``: the outputs mod p.
 
     >>> import torch
-    >>> from symverify.ir.circuit import Circuit, Gate
+    >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> c = Circuit(1, 2, (Gate.mul(0, 1),), (2, 0))
     >>> modular_eval(c, torch.tensor([[[5, 6]]]), 7).tolist()
     [[[2, 5]]]
     """
-    from .torch_modular import check_prime, check_residues
+    from symverify.kernel.engines.torch_modular import check_prime, check_residues
 
     _kind(obj)
     _check_path(path)
@@ -254,16 +254,16 @@ def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype =
     relative errors and the error model's bound (see :mod:`symverify.executors.numeric`). It is a
     check of the executor, not a proof; ``.raise_if_failed()`` raises ``NumericMismatchError``.
 
-    >>> from symverify.ir.baseconv import Layer, Model
-    >>> from symverify.ir.grid import Grid
+    >>> from symverify.kernel.ir.baseconv import Layer, Model
+    >>> from symverify.kernel.ir.grid import Grid
     >>> square = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
     >>> chk = numeric_check(square, [[[3], [-2]]], dtype="float32")
     >>> chk.ok, chk.max_abs_err, chk.tolerance
     (True, 0.0, 0.0)
     """
-    from ._torch import resolve_device, resolve_dtype
-    from .numbers import float_numbers
-    from .numeric import assess
+    from symverify.executors.numeric import assess
+    from symverify.kernel.engines._torch import resolve_device, resolve_dtype
+    from symverify.kernel.engines.numbers import float_numbers
 
     _kind(obj)
     _check_path(path)
@@ -288,7 +288,7 @@ def numeric_dtype(numeric: object) -> str | None:
     import importlib.util
 
     if importlib.util.find_spec("torch") is None:
-        from ._torch import require_torch
+        from symverify.kernel.engines._torch import require_torch
 
         require_torch()  # BackendUnavailableError with the install hint
     return dtype

@@ -2,7 +2,7 @@
 
 One layer is ``y = (x·W + b1) ⊙ (h ⊛ x + b2)`` on a ``(B, N', d')`` state (docs/theory.md §1.1); a model
 embeds ``(B, N, d)`` in the top-left corner of a zero state, runs its layers and crops (§1.2).
-Both run in the one layer loop of :mod:`symverify.semantics.layer`; :class:`FloatArithmetic` is
+Both run in the one layer loop of :mod:`symverify.kernel.semantics.layer`; :class:`FloatArithmetic` is
 its float backend (and :class:`TorchStates` what it shares with the modular one).
 The convolution runs on one of three paths, chosen per layer by the plan (``path='auto'``: shifts
 for a few lags, else FFT) or forced for every layer with a kernel:
@@ -11,7 +11,7 @@ for a few lags, else FFT) or forced for every layer with a kernel:
 - ``fft``: ``irfft(rfft(x)·rfft(h))`` of size 2N' for causal (zero padding: no wrap-around)
   and N' for cyclic; the kernel's transform is cached in the plan. bfloat16 states are
   transformed in float32 and rounded back;
-- ``direct``: blocked Toeplitz products (:func:`symverify.executors.kernels.conv_blocked`); no FFT
+- ``direct``: blocked Toeplitz products (:func:`symverify.kernel.engines.kernels.conv_blocked`); no FFT
   rounding, so integer data stays exact.
 
 ``conv1d`` is never used. The projection is a matmul (dense ``W``), a few gathers (sparse ``W``)
@@ -25,14 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from symverify.deadline import Check
-from symverify.ir.circuit import Circuit
-from symverify.semantics import layer as loop
-from symverify.semantics.layer import Shape
-
-from ._torch import one_thread_if_small, require_torch
-from .circuit_plan import CircuitPlan
-from .kernels import Pool, conv_blocked, conv_shifts
-from .plan import LayerPlan, ModelPlan
+from symverify.executors.circuit_plan import CircuitPlan
+from symverify.kernel.engines._torch import one_thread_if_small, require_torch
+from symverify.kernel.engines.kernels import Pool, conv_blocked, conv_shifts
+from symverify.kernel.engines.plan import LayerPlan, ModelPlan
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.semantics import layer as loop
+from symverify.kernel.semantics.layer import Shape
 
 __all__ = ["run_model", "run_layer", "layer_parts", "combine", "embed", "FloatArithmetic", "TorchStates", "run_circuit",
            "circuit_values", "read_outputs", "conv_fft"]
@@ -146,8 +145,8 @@ def embed(x: Any, inner_n: int, inner_d: int) -> Any:
 
 
 class TorchStates:
-    """What the torch backends of :mod:`symverify.semantics.layer` share: ``(B, N', d')`` states,
-    layers planned in advance (:class:`~symverify.executors.plan.LayerPlan`), the convolution
+    """What the torch backends of :mod:`symverify.kernel.semantics.layer` share: ``(B, N', d')`` states,
+    layers planned in advance (:class:`~symverify.kernel.engines.plan.LayerPlan`), the convolution
     path, and a :class:`Pool` of buffers to recycle (None: allocate)."""
 
     path: str
@@ -208,7 +207,7 @@ def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None =
     and on CUDA with ``SYMVERIFY_CUDA_GRAPHS=1`` as a replayed CUDA graph (:mod:`.cuda_graph`)."""
     layers = plan.on(x.device, x.dtype)
     if check is None:
-        from .program import model_program
+        from symverify.executors.program import model_program
 
         m = plan.model
         prog = model_program(layers, m.layers, m.n, m.d, m.inner_n, m.inner_d, x, path)
@@ -219,7 +218,7 @@ def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None =
             finally:
                 prog.lock.release()
         if layers and x.device.type == "cuda":
-            from .cuda_graph import graphed_run
+            from symverify.executors.cuda_graph import graphed_run
 
             out = graphed_run(layers[0].graphs, ("run_model", path),
                               lambda s: loop.run_model(plan.model, layers, s, FloatArithmetic(path, Pool()), None), x)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from symverify.errors import IRError
-from symverify.ir.butterfly import (
+from symverify.kernel.ir.butterfly import (
     BBStar,
     ButterflyFactor,
     Kaleidoscope,
@@ -26,7 +26,7 @@ from symverify.ir.butterfly import (
     next_power_of_two,
     pair_number,
 )
-from symverify.kaleidoscope.factorization import Factorization
+from symverify.kernel.kaleidoscope.factorization import Factorization
 
 __all__ = ["check_permutation", "complete_permutation", "route_permutation", "permutation_to_kaleidoscope", "bit_reversal", "reversal"]
 
@@ -53,7 +53,7 @@ def _switch_factor(size: int, stride: int, swaps: list[int]) -> ButterflyFactor:
 def route_permutation(perm: Sequence[int]) -> BBStar:
     """The BB* element ``P`` with ``(P·x)[perm[i]] = x[i]``; ``len(perm)`` a power of two ≥ 2.
 
-    >>> from symverify.kaleidoscope.apply import apply
+    >>> from symverify.kernel.kaleidoscope.apply import apply
     >>> apply(route_permutation([2, 0, 3, 1]), ["a", "b", "c", "d"])
     ['b', 'd', 'a', 'c']
     """
