@@ -29,10 +29,14 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 
 from symverify.deadline import Check
-from symverify.errors import IRError, ShapeError, SymverifyError, UsageError
-from symverify.kernel.ir.analysis import check_state
+from symverify.errors import IRError, SymverifyError
+from symverify.kernel.engines.modular import check_kind as _kind
+from symverify.kernel.engines.modular import check_path as _check_path
+from symverify.kernel.engines.modular import modular_eval
+from symverify.kernel.engines.modular import run_mod as _run_mod
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.provers.options import NUMERIC_DTYPES, numeric_dtype
 from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
 from symverify.kernel.semantics.rings import FractionRing
 
@@ -48,7 +52,6 @@ __all__ = [
 ]
 
 DEFAULT_PRIME = 2**31 - 1
-NUMERIC_DTYPES = ("float64", "float32", "bfloat16")
 _BACKENDS = ("exact", "torch", "modular")
 
 _LAZY = {
@@ -75,15 +78,6 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-def _kind(obj: object) -> str:
-    """``"model"`` or ``"circuit"``; anything else, or one over the size limits
-    (:func:`symverify.kernel.ir.analysis.check_state`), is refused."""
-    if isinstance(obj, (Model, Circuit)):
-        check_state(obj, "execute")
-        return "model" if isinstance(obj, Model) else "circuit"
-    raise IRError(f"execute: expected a Model or a Circuit, found {type(obj).__name__}")
-
-
 def _check_params(obj: Model | Circuit, params: Mapping[str, object] | None) -> dict[str, Any]:
     """The exact parameter values; IRError naming every symbolic weight without one."""
     from symverify.kernel.engines.numbers import check_params, float_numbers
@@ -105,15 +99,6 @@ def _exact(obj: Model | Circuit, u: Any, params: Mapping[str, object] | None) ->
     return arr, out, single
 
 
-def _check_path(path: str) -> None:
-    if path == "auto":  # the default needs no look-up (this runs on every call)
-        return
-    from symverify.kernel.engines.plan import PATHS
-
-    if path not in PATHS:
-        raise IRError(f"path: expected one of {', '.join(map(repr, PATHS))}, found {path!r}")
-
-
 def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None, path: str) -> Any:
     if isinstance(obj, Model):  # one import on this branch: it is on every call's path
         from symverify.executors.zoology_native import run_float_model
@@ -124,18 +109,6 @@ def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None
     from symverify.kernel.engines.numbers import float_numbers
 
     return run_circuit(circuit_plan(obj, float_numbers(params)), x)
-
-
-def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] | None, path: str,
-             check: Check | None = None) -> Any:
-    from symverify.kernel.engines.numbers import mod_numbers
-    from symverify.kernel.engines.plan import model_plan
-    from symverify.kernel.engines.torch_modular import run_circuit_mod, run_model_mod
-
-    nums = mod_numbers(p, params)
-    if isinstance(obj, Model):
-        return run_model_mod(model_plan(obj, nums, check), x, path, check)
-    return run_circuit_mod(obj, x, nums, check)
 
 
 @overload
@@ -213,39 +186,6 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
     return y[0] if single else y
 
 
-def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: Mapping[str, object] | None = None,
-                 path: str = "auto", check: Check | None = None) -> torch.Tensor:
-    """Evaluate ``obj`` exactly mod ``p`` at a batch of points (the randomized verifier's entry point).
-
-    Args:
-        obj: a Model or a Circuit.
-        points: int64 tensor ``(B, N, d)`` of residues in ``[0, p)``, on any device.
-        p: a prime ``< 2^31``.
-        params: symbolic weight values (ints or Fractions; mapped mod p).
-        path: model convolution path (see :func:`execute`); every path is exact.
-        check: a deadline checker (:mod:`symverify.deadline`), run before planning and before
-            running every layer of a model or every level of a circuit.
-
-    Returns:
-        int64 tensor ``(B, N, d)`` of residues on ``points.device``: the outputs mod p.
-
-    >>> import torch
-    >>> from symverify.kernel.ir.circuit import Circuit, Gate
-    >>> c = Circuit(1, 2, (Gate.mul(0, 1),), (2, 0))
-    >>> modular_eval(c, torch.tensor([[[5, 6]]]), 7).tolist()
-    [[[2, 5]]]
-    """
-    from symverify.kernel.engines.torch_modular import check_prime, check_residues
-
-    _kind(obj)
-    _check_path(path)
-    q = check_prime(p)
-    check_residues(points, q)
-    if points.dim() != 3 or tuple(points.shape[1:]) != (obj.n, obj.d):
-        raise ShapeError(f"points: expected shape (B, {obj.n}, {obj.d}), found {tuple(points.shape)}")
-    return _run_mod(obj, points, q, params, path, check)
-
-
 def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype = "float64", device: str | torch.device | None = None,
                   params: Mapping[str, object] | None = None, path: str = "auto") -> NumericCheck:
     """Run the float executor on exact inputs ``u`` and compare with exact evaluation.
@@ -270,28 +210,6 @@ def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype =
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     arr, exact, _ = _exact(obj, u, params)
     return assess(obj, float_numbers(params), arr, exact, dt, dev, path)
-
-
-def numeric_dtype(numeric: object) -> str | None:
-    """The dtype a ``numeric=`` argument asks for: None for ``False``/``None`` (no cross-check),
-    ``"float64"`` for ``True``, else one of :data:`NUMERIC_DTYPES`.
-
-    Raises:
-        UsageError: any other value.
-        BackendUnavailableError: a cross-check is asked for and torch is not installed.
-    """
-    if numeric is None or numeric is False:
-        return None
-    dtype = "float64" if numeric is True else numeric
-    if not (isinstance(dtype, str) and dtype in NUMERIC_DTYPES):
-        raise UsageError(f"numeric: expected False, True or one of {', '.join(map(repr, NUMERIC_DTYPES))}, found {numeric!r}")
-    import importlib.util
-
-    if importlib.util.find_spec("torch") is None:
-        from symverify.kernel.engines._torch import require_torch
-
-        require_torch()  # BackendUnavailableError with the install hint
-    return dtype
 
 
 def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params: Collection[str], *, dtype: str,

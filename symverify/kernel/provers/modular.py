@@ -297,8 +297,8 @@ class TorchEngine:
 
     def evaluate(self, side: Side, points: Any, p: int, params: Mapping[str, int], check: Check | None = None) -> Any:
         """A torch int64 tensor ``(B, n, d)`` on ``device``."""
-        from symverify.executors import modular_eval
         from symverify.kernel.engines._torch import require_torch
+        from symverify.kernel.engines.modular import modular_eval
 
         if not isinstance(side, (CircuitSide, ModelSide)):
             raise UsageError(f"the torch engine evaluates models and circuits, found a {side.label()}")

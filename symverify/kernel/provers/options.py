@@ -98,7 +98,7 @@ class Options:
             BackendUnavailableError: ``numeric`` without torch installed.
         """
         exact_engine, modular_engine = _engines(method, backend)
-        numeric_dtype = _numeric_dtype(numeric)
+        numeric_format = numeric_dtype(numeric)
         if seed is None:
             seed = secrets.randbits(63)
         if type(seed) is not int:
@@ -130,7 +130,7 @@ class Options:
             isolate=isolate,
             modular=modular_engine,
             timeout=timeout,
-            numeric=numeric_dtype,
+            numeric=numeric_format,
             scheduler=scheduler,
         )
 
@@ -178,14 +178,30 @@ def _engines(method: str, backend: str | None) -> tuple[str, str]:
     return backend, "auto"
 
 
-def _numeric_dtype(numeric: object) -> str | None:
-    """The dtype ``numeric=`` asks for (:func:`symverify.executors.numeric_dtype`); the executors
-    (and numpy) are imported only when a cross-check is asked for."""
+NUMERIC_DTYPES = ("float64", "float32", "bfloat16")
+"""The float formats the numeric cross-check of ``verify(numeric=...)`` runs in."""
+
+
+def numeric_dtype(numeric: object) -> str | None:
+    """The dtype a ``numeric=`` argument asks for: None for ``False``/``None`` (no cross-check),
+    ``"float64"`` for ``True``, else one of :data:`NUMERIC_DTYPES`.
+
+    Raises:
+        UsageError: any other value.
+        BackendUnavailableError: a cross-check is asked for and torch is not installed.
+    """
     if numeric is None or numeric is False:
         return None
-    from symverify.executors import numeric_dtype
+    dtype = "float64" if numeric is True else numeric
+    if not (isinstance(dtype, str) and dtype in NUMERIC_DTYPES):
+        raise UsageError(f"numeric: expected False, True or one of {', '.join(map(repr, NUMERIC_DTYPES))}, found {numeric!r}")
+    import importlib.util
 
-    return numeric_dtype(numeric)
+    if importlib.util.find_spec("torch") is None:
+        from symverify.kernel.engines._torch import require_torch
+
+        require_torch()  # BackendUnavailableError with the install hint
+    return dtype
 
 
 def _check_error_bound(error_bound: object) -> None:
