@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
-from symverify.executors.torch_float import TorchStates, _gather
 from symverify.kernel.engines._torch import one_thread_if_small, require_torch
 from symverify.kernel.engines.kernels import Pool, conv_blocked, conv_shifts
 from symverify.kernel.engines.numbers import ModNumbers, check_params
 from symverify.kernel.engines.plan import LayerPlan, ModelPlan
+from symverify.kernel.engines.states import TorchStates
+from symverify.kernel.engines.states import gather as _gather
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.primes import is_prime
 from symverify.kernel.semantics import layer as loop
