@@ -261,7 +261,7 @@ def test_sparse_construction_routes_a_permutation_of_4096(name):
 
 
 def test_chaining_refuses_pieces_with_garbage():
-    from symverify.kernel.kaleidoscope.circuits import chain
+    from symverify.kaleidoscope.linear import chain
 
     f = dataclasses.replace(permutation_to_kaleidoscope([1, 0]), garbage_free=False)
     with pytest.raises(CompileError, match="chaining needs garbage-free pieces"):

@@ -27,21 +27,9 @@ from symverify.kernel.ir.butterfly import (
     pair_number,
 )
 from symverify.kernel.kaleidoscope.factorization import Factorization
+from symverify.kernel.kaleidoscope.matrix import check_permutation
 
 __all__ = ["check_permutation", "complete_permutation", "route_permutation", "permutation_to_kaleidoscope", "bit_reversal", "reversal"]
-
-
-def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[int, ...]:
-    """Validate that ``perm`` lists each of ``0 … n−1`` once; returns it as a tuple of ints."""
-    n = len(perm)
-    seen = [-1] * n
-    for i, v in enumerate(perm):
-        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < n:
-            raise IRError(f"{what}: position {i} maps to {v!r}, expected an int in 0 … {n - 1}")
-        if seen[v] >= 0:
-            raise IRError(f"{what}: positions {seen[v]} and {i} both map to {v}; expected a bijection of 0 … {n - 1}")
-        seen[v] = i
-    return tuple(perm)
 
 
 def _switch_factor(size: int, stride: int, swaps: list[int]) -> ButterflyFactor:

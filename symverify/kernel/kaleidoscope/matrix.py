@@ -9,9 +9,22 @@ from typing import Any
 from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero
 
-__all__ = ["SparseMatrix"]
+__all__ = ["SparseMatrix", "check_permutation"]
 
 Entry = tuple[int, int, Scalar]
+
+
+def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[int, ...]:
+    """Validate that ``perm`` lists each of ``0 … n−1`` once; returns it as a tuple of ints."""
+    n = len(perm)
+    seen = [-1] * n
+    for i, v in enumerate(perm):
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < n:
+            raise IRError(f"{what}: position {i} maps to {v!r}, expected an int in 0 … {n - 1}")
+        if seen[v] >= 0:
+            raise IRError(f"{what}: positions {seen[v]} and {i} both map to {v}; expected a bijection of 0 … {n - 1}")
+        seen[v] = i
+    return tuple(perm)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +82,6 @@ class SparseMatrix:
     @staticmethod
     def permutation(perm: Sequence[int]) -> SparseMatrix:
         """``P`` with ``P[perm[i], i] = 1``: the element at position ``i`` moves to ``perm[i]``."""
-        from symverify.kaleidoscope.permutation import check_permutation
-
         perm = check_permutation(perm)
         return SparseMatrix(len(perm), len(perm), tuple((t, i, 1) for i, t in enumerate(perm)))
 

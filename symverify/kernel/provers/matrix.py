@@ -102,7 +102,7 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
 
     ``garbage_free`` (default: the factorization's claim, else False) also requires
     ``E·(x, 0) = (target·x, 0)``, the property that lets pieces be chained without projectors
-    (:func:`~symverify.kernel.kaleidoscope.circuits.chain`).
+    (:func:`~symverify.kaleidoscope.linear.chain`).
 
     >>> from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
     >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[0, 1, 0], [1, 0, 0], [0, 0, 1]]))
