@@ -26,7 +26,6 @@ from typing import Any
 
 from symverify.errors import IRError, SerializationError
 from symverify.ir.bigint import safe_repr, short_name
-from symverify.ir.jsonfields import _check_size, _int, _kind, _list, _obj, _text, scalar_from_json, scalar_to_json
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, param_names
 
@@ -191,6 +190,8 @@ class Certificate:
             SerializationError: an index beyond ``MAX_JSON_INT``, a meta string that is not valid
                 Unicode, or an integer of more than ``MAX_INT_DIGITS`` digits.
         """
+        from symverify.ir.jsonfields import _check_size, _text, scalar_to_json  # the file format (untrusted)
+
         def cell(c: Cell, where: str) -> list[Any]:
             for index in (c.row, c.col, *c.nodes()):
                 _check_size(index, f"{where} index")
@@ -221,6 +222,8 @@ class Certificate:
             SerializationError: naming the field (``certificate boundaries[2].cells[5][0]``), what
                 was expected and what was found.
         """
+        from symverify.ir.jsonfields import _int, _kind, _list, _obj, _text, scalar_from_json  # the file format
+
         if not isinstance(data, dict):
             raise SerializationError(f"certificate: expected a JSON object, found {_kind(data)}")
         if data.get("format") != FORMAT:

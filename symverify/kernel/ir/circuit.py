@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr, short_name, show_int
-from symverify.ir.trace import Wire, record
 from symverify.kernel.ir.gate import _ARITY, Gate, Op
+
+if TYPE_CHECKING:
+    from symverify.ir.trace import Wire
 
 __all__ = ["Op", "Gate", "Circuit"]
 
@@ -95,6 +98,8 @@ class Circuit:
         >>> len(c.gates), c.outputs
         (3, (4, 0))
         """
+        from symverify.ir.trace import record  # the tracer builds gates; the circuit is validated here
+
         gates, outputs = record(fn, n, d)
         return Circuit(n, d, gates, outputs, name or getattr(fn, "__name__", ""))
 
