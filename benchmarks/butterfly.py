@@ -37,8 +37,9 @@ from typing import Optional
 
 import numpy as np
 
-from symverify.ir.butterfly import BBStar, ButterflyFactor, bbstar_strides
-from symverify.kaleidoscope import apply, compile_numpy, compile_torch, route_permutation
+from symverify.kaleidoscope import compile_numpy, compile_torch, route_permutation
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, bbstar_strides
+from symverify.kernel.kaleidoscope.apply import apply
 
 
 def random_bbstar(N: int, seed: int) -> BBStar:

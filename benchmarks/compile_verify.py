@@ -4,7 +4,7 @@ Run ``python benchmarks/compile_verify.py [--quick] [--large] [--huge] [--exact-
 seeded random circuits of depth Δ = 16 and growing cut width w (≈ 15 … 1046; ``--quick``: Δ = 8,
 w ≲ 50; ``--large`` adds w ≈ 4200 at Δ = 32, ``--huge`` w ≈ 5300 at Δ = 32: minutes and GBs) it
 prints the circuit measures, the model's signature, the compile time, the time of the
-compositional proof (:func:`~symverify.provers.compositional.check_certificate`, every certificate
+compositional proof (:func:`~symverify.kernel.provers.compositional.check_certificate`, every certificate
 stage checked exactly) and the time of global exact verification (``verify(method="exact")``:
 both sides expanded to canonical polynomials, in a memory-limited subprocess with a timeout),
 and the ratio exact / compositional. Once global exact verification stops being feasible (its
@@ -23,10 +23,10 @@ import time
 
 from symverify.compiler.kaleidoscope import compile_kaleidoscope
 from symverify.compiler.result import Compiled
-from symverify.ir.analysis import stats
+from symverify.kernel.ir.analysis import stats
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.verification import verify
 from symverify.library import random_circuit
-from symverify.provers.compositional import check_certificate
-from symverify.verification import verify
 
 FULL = [(4, 2, 40, 16), (4, 4, 80, 16), (8, 4, 160, 16), (16, 4, 384, 16), (32, 4, 768, 16), (32, 8, 1536, 16), (64, 8, 3072, 16)]
 QUICK = [(2, 2, 16, 8), (4, 2, 40, 8), (4, 4, 80, 8)]

@@ -26,7 +26,7 @@ from typing import Any
 import torch
 
 from symverify.executors import ZoologyBaseConv, from_zoology, to_torch
-from symverify.ir.grid import Grid
+from symverify.kernel.ir.grid import Grid
 
 TARGET_S = 1.0
 

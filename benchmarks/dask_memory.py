@@ -9,7 +9,7 @@ minutes to compile and many GB) it
 2. checks the certificate in a fresh child process that reads that file, without a limit, and
    reports the child's peak virtual size (``VmPeak``: what ``RLIMIT_AS`` limits);
 3. checks it on a LocalCluster of ``--workers`` one-thread worker processes
-   (:func:`~symverify.provers.stages_dask.check_certificate_dask`, each task carrying only its
+   (:func:`~symverify.kernel.provers.stages_dask.check_certificate_dask`, each task carrying only its
    layers and boundaries) and reports each worker's peak virtual size;
 4. sets the limit ``M`` (default: halfway between the largest worker's peak and the single
    process's peak), then runs the child again with ``RLIMIT_AS = M`` (it must fail: a
@@ -40,7 +40,7 @@ limit = int(sys.argv[2])
 if limit:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 try:
-    from symverify.provers.compositional import check_certificate
+    from symverify.kernel.provers.compositional import check_certificate
     with open(sys.argv[1], "rb") as f:
         c, compiled = pickle.load(f)
     res = check_certificate(c, compiled.model, compiled.certificate, isolate=False)
@@ -64,8 +64,8 @@ def _limit_as(limit: int) -> None:
 
 
 def _warm() -> None:
-    import symverify.provers.stages_dask  # noqa: F401
-    from symverify.semantics.poly import PolyRing
+    import symverify.kernel.provers.stages_dask  # noqa: F401
+    from symverify.kernel.semantics.poly import PolyRing
 
     PolyRing(1, (), "flint")
 
@@ -84,7 +84,7 @@ def cluster(c: Any, compiled: Any, workers: int, limit: int) -> tuple[str, list[
     """The check on a fresh LocalCluster, every worker under ``RLIMIT_AS = limit`` (0: none)."""
     from distributed import Client, LocalCluster
 
-    from symverify.provers.stages_dask import check_certificate_dask
+    from symverify.kernel.provers.stages_dask import check_certificate_dask
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                       memory_limit=0, silence_logs=logging.CRITICAL) as lc, Client(lc) as client:
@@ -106,7 +106,7 @@ def cluster(c: Any, compiled: Any, workers: int, limit: int) -> tuple[str, list[
 
 def main(argv: list[str] | None = None) -> None:
     from symverify.compiler.kaleidoscope import compile_kaleidoscope
-    from symverify.ir.analysis import stats
+    from symverify.kernel.ir.analysis import stats
     from symverify.library import random_circuit
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

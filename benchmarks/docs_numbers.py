@@ -36,7 +36,7 @@ RETNET_D = (1, 2, 3, 4)
 def compiled_layers(c: object) -> tuple[int, int]:
     """``(layers, d')`` of the proved H.21 model of ``c``."""
     from symverify.compiler import compile
-    from symverify.provers.compositional import check_certificate
+    from symverify.kernel.provers.compositional import check_certificate
 
     out = compile(c, method="kaleidoscope")  # type: ignore[arg-type]
     res = check_certificate(c, out.model, out.certificate)  # type: ignore[arg-type]

@@ -26,9 +26,9 @@ from typing import Any
 
 from executor import measure  # benchmarks/executor.py: interleaved minimum timing
 
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.grid import Grid
-from symverify.verification import verify
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.verification import verify
 
 FULL = [(4, 2, 1), (8, 2, 1), (16, 4, 1), (32, 8, 1), (4, 2, 2), (8, 2, 2), (8, 4, 2), (4, 4, 3)]
 QUICK = [(4, 2, 1), (8, 2, 1), (4, 2, 2)]

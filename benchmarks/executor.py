@@ -44,13 +44,13 @@ from typing import Any, ClassVar
 import torch
 
 from symverify.executors import DEFAULT_PRIME, execute
-from symverify.executors.numbers import float_numbers, mod_numbers
-from symverify.executors.plan import model_plan
 from symverify.executors.synthetic import dense_model, impulse_model
 from symverify.executors.torch_float import run_model
-from symverify.executors.torch_modular import run_model_mod
-from symverify.ir.baseconv import Model
-from symverify.semantics.evaluate import eval_model
+from symverify.kernel.engines.numbers import float_numbers, mod_numbers
+from symverify.kernel.engines.plan import model_plan
+from symverify.kernel.engines.torch_modular import run_model_mod
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.semantics.evaluate import eval_model
 
 RATIO_TARGET = 10.0
 CHECK_MIN_CELLS = 2**16  # the 10× target is checked on states of at least this many cells (B·N′·d′)

@@ -24,9 +24,9 @@ import dataclasses
 import time
 from typing import Any
 
+from symverify.kernel.provers import forall
+from symverify.kernel.provers.forall import prove_forall
 from symverify.parametric import library as lib
-from symverify.provers import forall
-from symverify.provers.forall import prove_forall
 
 
 def _run(g: Any, tactic: tuple[str, ...]) -> tuple[float, dict[str, float]]:

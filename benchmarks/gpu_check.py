@@ -8,7 +8,7 @@ Correctness (each on the device, against exact evaluation or the CPU):
 1. compiled models (``symverify.compiler``, dense and kaleidoscope) and hand-built synthetic ones:
    :func:`~symverify.executors.numeric_check` in float64, float32 and bfloat16 (every point within
    its running error bound), :func:`~symverify.executors.modular_eval` equal to
-   :class:`~symverify.semantics.rings.ModRing` evaluation, circuits likewise;
+   :class:`~symverify.kernel.semantics.rings.ModRing` evaluation, circuits likewise;
 2. a large compiled-like model on {−1, 1} inputs, where every value stays in {−1, 1}, so float64
    must be exact: the device output equals the CPU output bit for bit and, reduced mod p, the
    device's modular output; the ``to_torch`` module on the device in float64 and float32 equals
@@ -58,15 +58,15 @@ from symverify.executors import (
     numeric_check,
     to_torch,
 )
-from symverify.executors.numbers import float_numbers, mod_numbers
-from symverify.executors.plan import model_plan
 from symverify.executors.synthetic import dense_model, impulse_model
 from symverify.executors.torch_float import run_model
-from symverify.executors.torch_modular import run_model_mod
-from symverify.ir.baseconv import Model
+from symverify.kernel.engines.numbers import float_numbers, mod_numbers
+from symverify.kernel.engines.plan import model_plan
+from symverify.kernel.engines.torch_modular import run_model_mod
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
+from symverify.kernel.semantics.rings import ModRing
 from symverify.library import product_tree, random_circuit, walsh_hadamard
-from symverify.semantics.evaluate import eval_circuit, eval_model
-from symverify.semantics.rings import ModRing
 
 FAILURES: list[str] = []
 
@@ -265,8 +265,8 @@ def _bench_zoology(device: torch.device, n: int, d: int, B: int) -> None:
 
 def _bench_butterfly(device: torch.device, N: int, B: int) -> None:
     """compile_torch on one random BB* element: state traffic per stage against a copy."""
-    from symverify.ir.butterfly import BBStar, ButterflyFactor, bbstar_strides
     from symverify.kaleidoscope import compile_torch
+    from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, bbstar_strides
 
     rng = np.random.default_rng(N)
     bb = BBStar(N, tuple(ButterflyFactor(N, s, *map(tuple, rng.integers(-3, 4, size=(4, N // 2)).tolist())) for s in bbstar_strides(N)))

@@ -22,8 +22,8 @@ import math
 from fractions import Fraction
 
 from symverify.compiler import compile
+from symverify.kernel.provers.compositional import check_certificate
 from symverify.library import WIRINGS, wired_circuit
-from symverify.provers.compositional import check_certificate
 
 
 def measure(w: int, depth: int, wiring: str, seed: int, prove: bool, d: int | None = None) -> dict[str, object]:

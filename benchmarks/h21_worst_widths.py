@@ -16,9 +16,9 @@ import argparse
 from fractions import Fraction
 
 from symverify.compiler import compile
-from symverify.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.provers.compositional import check_certificate
 from symverify.library import WIRINGS, wired_circuit
-from symverify.provers.compositional import check_certificate
 
 
 def alternating(n: int, d: int) -> Circuit:

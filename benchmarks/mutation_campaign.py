@@ -46,10 +46,10 @@ from typing import Any
 import symverify as sv
 from symverify import library, mutate
 from symverify.errors import IRError, UsageError
-from symverify.ir.baseconv import Mode, Model
-from symverify.ir.certificate import Certificate
-from symverify.ir.circuit import Circuit, Op
-from symverify.ir.scalar import Scalar, Sym
+from symverify.kernel.ir.baseconv import Mode, Model
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.circuit import Circuit, Op
+from symverify.kernel.ir.scalar import Scalar, Sym
 
 METHODS = ("exact", "compositional", "randomized", "z3", "auto")
 TORCH = "randomized-torch"  # the randomized method forced onto its torch engine (full tier, when torch is installed)
@@ -205,7 +205,7 @@ def subjects(quick: bool) -> list[Circuit]:
 
 
 def _cost(lhs: Any, rhs: Any) -> int:
-    from symverify.provers.sides import as_side
+    from symverify.kernel.provers.sides import as_side
 
     return as_side(lhs).cost() + as_side(rhs).cost()
 

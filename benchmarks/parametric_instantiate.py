@@ -30,11 +30,11 @@ from typing import Any
 from symverify.compiler import butterfly_to_baseconv as b2b
 from symverify.compiler.circuit_to_baseconv import mul_layers, smallest_shift
 from symverify.compiler.layout import Layout, axis_of, grid
-from symverify.ir.baseconv import Layer, Mode
-from symverify.ir.butterfly import ButterflyFactor
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero
-from symverify.parametric import concrete
+from symverify.kernel.ir.baseconv import Layer, Mode
+from symverify.kernel.ir.butterfly import ButterflyFactor
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.parametric import concrete
 
 
 # ---- the hand-written layer builders the compiler used before (reference copies) ----------------

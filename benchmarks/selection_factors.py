@@ -15,8 +15,8 @@ import time
 
 from symverify.compiler.butterfly_to_baseconv import simplify_factors
 from symverify.compiler.h21 import build_model, prepare, stage_factors
-from symverify.ir.layered import LinearStage
 from symverify.kaleidoscope.selection import column_counts, is_selection, preferred_positions, selection_route
+from symverify.kernel.ir.layered import LinearStage
 
 
 def circuits(widths: list[int], depths: list[int], seeds: list[int]):

@@ -3,8 +3,8 @@
 Run ``python benchmarks/verify_dask.py [--workers 1,2] [--rows w270,w520] [--huge]``. For seeded random
 circuits compiled by Theorem H.21 (Δ = 16, cut width w ≈ 270 and 520; ``--huge``: w ≈ 8200 at Δ = 32,
 tens of minutes to compile and many GB, not run by default) it times
-:func:`~symverify.provers.compositional.check_certificate` in this process and
-:func:`~symverify.provers.stages_dask.check_certificate_dask` on a LocalCluster of 1, 2, …
+:func:`~symverify.kernel.provers.compositional.check_certificate` in this process and
+:func:`~symverify.kernel.provers.stages_dask.check_certificate_dask` on a LocalCluster of 1, 2, …
 one-thread worker processes (started, and their imports done, before the timing; the circuit is
 sent to every worker, and each task's layers and boundaries to its worker, inside it), checks that every result equals the local one (seconds apart), and prints
 seconds, the speed-up local ÷ cluster, the tasks, and each worker's peak resident memory.
@@ -25,10 +25,10 @@ import time
 from dataclasses import replace
 
 from symverify.compiler.kaleidoscope import compile_kaleidoscope
-from symverify.ir.analysis import stats
+from symverify.kernel.ir.analysis import stats
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.provers.stages_dask import TASKS_PER_THREAD, check_certificate_dask, stage_runs
 from symverify.library import random_circuit
-from symverify.provers.compositional import check_certificate
-from symverify.provers.stages_dask import TASKS_PER_THREAD, check_certificate_dask, stage_runs
 
 ROWS = {"w130": (16, 4, 384, 16), "w270": (32, 4, 768, 16), "w520": (32, 8, 1536, 16)}
 HUGE = (256, 16, 25000, 32)  # w ≈ 8200, Δ = 32
@@ -36,8 +36,8 @@ HUGE = (256, 16, 25000, 32)  # w ≈ 8200, Δ = 32
 
 def _warm() -> None:
     """Import what a stage check needs (the worker's first task would otherwise pay for it)."""
-    import symverify.provers.stages_dask  # noqa: F401
-    from symverify.semantics.poly import PolyRing
+    import symverify.kernel.provers.stages_dask  # noqa: F401
+    from symverify.kernel.semantics.poly import PolyRing
 
     PolyRing(1, (), "flint")
 

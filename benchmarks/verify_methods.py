@@ -5,7 +5,7 @@ Run ``python benchmarks/verify_methods.py [--quick] [--sympy-limit SECONDS] [--g
 First, the randomized method's engines on two equal random circuits of ``G`` gates each (default
 100 000; ``--quick``: 20 000): gate-evaluations per second of a bare Python loop mod ``2^61 − 1``
 (``x[a]·x[b] mod p`` over the same gate list: the reference, measured in the same run), of the
-straight-line evaluator (:mod:`symverify.semantics.straightline`, one point) and of the generic
+straight-line evaluator (:mod:`symverify.kernel.semantics.straightline`, one point) and of the generic
 ring interpreter it replaced; the structural bounds pass (straight-line vs the ring interpreter)
 and the Fiat–Shamir fingerprint (flat vs field by field); then ``verify(method="randomized",
 backend="python")`` with its time split (bounds / fingerprint / trials), each compared with the
@@ -34,12 +34,11 @@ from fractions import Fraction
 import numpy as np
 
 from symverify.compiler import compile as compile_circuit
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.grid import Grid
-from symverify.library import random_circuit
-from symverify.provers import fingerprint
-from symverify.provers.bounds import (
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers import fingerprint
+from symverify.kernel.provers.bounds import (
     _CIRCUIT_BOUNDS,
     _MODEL_BOUNDS,
     _MODEL_RECTS,
@@ -48,11 +47,12 @@ from symverify.provers.bounds import (
     layers_peak,
     structure_bounds,
 )
-from symverify.provers.sides import as_side
-from symverify.semantics.evaluate import embed, eval_circuit_nodes
-from symverify.semantics.rings import ModRing
-from symverify.semantics.straightline import eval_mod, eval_mod_lanes, program, schedule
-from symverify.verification import Report, verify
+from symverify.kernel.provers.sides import as_side
+from symverify.kernel.semantics.evaluate import embed, eval_circuit_nodes
+from symverify.kernel.semantics.rings import ModRing
+from symverify.kernel.semantics.straightline import eval_mod, eval_mod_lanes, program, schedule
+from symverify.kernel.verification import Report, verify
+from symverify.library import random_circuit
 
 
 def dense(n: int, d: int, layers: int, seed: int = 0) -> Model:

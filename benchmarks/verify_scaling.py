@@ -7,7 +7,7 @@ circuit (Theorem H.21) and times, in the same run, on the same objects:
 
 * **now**: ``verify(c, compiled)`` (method ``auto``): the compositional proof, every certificate
   stage checked exactly, its memory guard refining large stage estimates with numpy
-  (:func:`~symverify.provers.bounds_layers.model_rows` from the boundary's cells), no randomized
+  (:func:`~symverify.kernel.provers.bounds_layers.model_rows` from the boundary's cells), no randomized
   pre-check before it;
 * **before**: the same call with the stage refinement forced onto the cell-by-cell
   ``BoundRing`` interpreter pass, plus the one-trial randomized pre-check ``auto`` used to run
@@ -33,9 +33,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from symverify.compiler.kaleidoscope import compile_kaleidoscope
-from symverify.ir.analysis import stats
+from symverify.kernel.ir.analysis import stats
+from symverify.kernel.verification import verify
 from symverify.library import random_circuit
-from symverify.verification import verify
 
 ROWS = [(16, 4, 384, 16), (32, 4, 768, 16), (32, 8, 1536, 16)]
 LARGE = [(64, 8, 3072, 16)]
@@ -45,7 +45,7 @@ WIDE = [(64, 16, 6144, 16), (128, 16, 12288, 16)]  # w ≈ 2100, 4200
 @contextmanager
 def cell_by_cell_refinement() -> Iterator[None]:
     """The stage refinement as it was: the numpy pass refused, so the ``BoundRing`` pass answers."""
-    from symverify.provers import compositional
+    from symverify.kernel.provers import compositional
 
     saved = compositional.model_rows
     compositional.model_rows = lambda *a, **k: None  # type: ignore[assignment]
@@ -57,10 +57,10 @@ def cell_by_cell_refinement() -> Iterator[None]:
 
 def precheck_seconds(c: Any, compiled: Any) -> float:
     """The one-trial randomized pre-check ``auto`` ran before the compositional proof."""
-    from symverify.provers.options import Options
-    from symverify.provers.randomized import run_randomized
-    from symverify.provers.registry import LazyBounds
-    from symverify.provers.sides import pair_sides
+    from symverify.kernel.provers.options import Options
+    from symverify.kernel.provers.randomized import run_randomized
+    from symverify.kernel.provers.registry import LazyBounds
+    from symverify.kernel.provers.sides import pair_sides
 
     t = time.thread_time()
     a, b = pair_sides(c, compiled, None)

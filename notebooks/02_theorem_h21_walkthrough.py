@@ -23,7 +23,7 @@
 # %%
 import symverify as sv
 from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope
-from symverify.provers.matrix import verify_matrix
+from symverify.kernel.provers.matrix import verify_matrix
 from symverify.library import determinant, elementary_symmetric, poly_mult, random_circuit, walsh_hadamard
 
 c = poly_mult(3)

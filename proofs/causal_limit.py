@@ -25,12 +25,12 @@ from symverify.gadgets.causal import (
 )
 from symverify.gadgets.compose import compose
 from symverify.gadgets.primitives import convolution, fixed_gate
-from symverify.ir.baseconv import Mode, Model
-from symverify.ir.circuit import Circuit
-from symverify.ir.grid import Grid
-from symverify.provers.compositional import check_certificate
+from symverify.kernel.ir.baseconv import Mode, Model
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.semantics.poly import polynomials, shared_ring
 from symverify.scripts.protocol import Instance, ProofResult, script_main
-from symverify.semantics.poly import polynomials, shared_ring
 
 CAUSAL_LEMMA = "docs/theory.md § Choice (causality)"
 

@@ -23,13 +23,13 @@ from fractions import Fraction
 
 from symverify.compiler.butterfly_to_baseconv import C18, kaleidoscope_factors, kaleidoscope_model
 from symverify.compiler.kaleidoscope import compile_kaleidoscope
-from symverify.ir.analysis import stats
-from symverify.ir.circuit import Circuit
 from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
+from symverify.kernel.ir.analysis import stats
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.verification import verify
 from symverify.library import matvec, prefix_sums, random_linear_circuit, symbolic_mixing, walsh_hadamard
-from symverify.provers.compositional import check_certificate
 from symverify.scripts.protocol import Decided, Instance, ProofResult, each, script_main
-from symverify.verification import verify
 
 TITLE = "Corollary H.20 (linear circuits → BaseConv via H.19 and H.18, proved exactly; checked: w_K ≤ 5·max(Δ,1), N_k ≤ 16w, L ≤ 4·w'·(⌈log2 w⌉+4)+1, d' = d; the H.21 compiler within its stated bounds)"
 SHARDABLE = True  # one group of instances per case, independent of the others

@@ -53,12 +53,12 @@ from typing import NamedTuple
 from symverify.compiler import compile
 from symverify.compiler.result import Compiled
 from symverify.compiler.retnet import retnet_direct, retnet_stack_direct
-from symverify.ir.analysis import stats
-from symverify.ir.baseconv import Mode
+from symverify.kernel.ir.analysis import stats
+from symverify.kernel.ir.baseconv import Mode
+from symverify.kernel.semantics.poly import PolyRing, polynomials
+from symverify.kernel.verification import verify
 from symverify.library import retnet, retnet_stack, retnet_weights
 from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
-from symverify.semantics.poly import PolyRing, polynomials
-from symverify.verification import verify
 
 READINGS = "docs/retnet.md § The readings and their verdicts"
 

@@ -14,7 +14,7 @@ import random
 from dataclasses import replace
 
 from symverify.kaleidoscope import bit_reversal, permutation_to_kaleidoscope, reversal
-from symverify.provers.matrix import verify_permutation
+from symverify.kernel.provers.matrix import verify_permutation
 from symverify.scripts.instances import kaleidoscope_instance
 from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from symverify.ir.scalar import Scalar, sym
 from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope, sparse_to_kaleidoscope_thm3
-from symverify.provers.matrix import verify_matrix
+from symverify.kernel.ir.scalar import Scalar, sym
+from symverify.kernel.provers.matrix import verify_matrix
 from symverify.scripts.instances import kaleidoscope_instance
 from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
 

@@ -27,8 +27,8 @@ from symverify.gadgets.primitives import (
     shift_up,
 )
 from symverify.gadgets.remember import ChannelF, ConstF, remember_rows
-from symverify.ir.grid import Grid
-from symverify.provers.fragment import prove_fragment
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.fragment import prove_fragment
 from symverify.scripts.instances import fragment_instance
 from symverify.scripts.protocol import Instance, ProofResult, script_main
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 import time
 
 from symverify.compiler.butterfly_to_baseconv import C16, axis_of, factor_model
-from symverify.ir.butterfly import ButterflyFactor
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.butterfly import ButterflyFactor
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.verification import verify
 from symverify.parametric import library as forall_library
-from symverify.provers.compositional import check_certificate
 from symverify.scripts.instances import forall_instance
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main
-from symverify.verification import verify
 
 TITLE = "Lemma H.16 (a butterfly factor with symbolic diagonals is ≤ 3 cyclic BaseConv layers)"
 SHARDABLE = True  # one group of instances per case, independent of the others

@@ -24,14 +24,14 @@ from fractions import Fraction
 
 from symverify.compiler.butterfly_to_baseconv import C18, kaleidoscope_factors, kaleidoscope_model
 from symverify.ir.build import from_matrix
-from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
-from symverify.ir.scalar import Scalar, sym
 from symverify.kaleidoscope import SparseMatrix, permutation_to_kaleidoscope, sparse_to_kaleidoscope, to_matrix
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
+from symverify.kernel.ir.scalar import Scalar, sym
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.verification import verify
 from symverify.parametric import library as forall_library
-from symverify.provers.compositional import check_certificate
 from symverify.scripts.instances import forall_instance
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main
-from symverify.verification import verify
 
 TITLE = "Lemma H.18 ((BB*)^w_e on vec(u) is a cyclic BaseConv, proved exactly; checked: L ≤ 4·w'·log2 N_k + 1 (+4), N' ≤ 4.5·N_k/tw, d' = d)"
 SHARDABLE = True  # one group of instances per case, independent of the others

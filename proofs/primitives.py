@@ -24,8 +24,8 @@ from symverify.gadgets.primitives import (
     shift_down,
     shift_up,
 )
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
 from symverify.parametric import library as forall_library
 from symverify.scripts.instances import forall_instance, fragment_instance
 from symverify.scripts.protocol import ProofResult, script_main

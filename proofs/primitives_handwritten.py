@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.build import CircuitBuilder, Wire, sum_tree
-from symverify.ir.circuit import Circuit
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.verification import verify
 from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
-from symverify.verification import verify
 
 TITLE = "docs/appendix-h.md §2.3: the one-layer BaseConv primitives (hand-written), for all weights"
 

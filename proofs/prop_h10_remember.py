@@ -10,8 +10,8 @@ branch (``ChannelF``), and also the channel-block form the dense compiler uses.
 from __future__ import annotations
 
 from symverify.gadgets.remember import REMEMBER_MAX_LAYERS, ChannelF, ConstF, remember_channels, remember_rows
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
 from symverify.parametric import library as forall_library
 from symverify.scripts.instances import forall_instance, fragment_instance
 from symverify.scripts.protocol import ProofResult, script_main

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from symverify.ir.circuit import Circuit, Gate
 from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.provers.matrix import verify_circuit
 from symverify.library import matvec, prefix_sums, random_linear_circuit, symbolic_mixing, walsh_hadamard
-from symverify.provers.matrix import verify_circuit
 from symverify.scripts.instances import kaleidoscope_instance
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main, timed
 

@@ -16,12 +16,12 @@ from fractions import Fraction
 
 from symverify.compiler import compile
 from symverify.ir.build import CircuitBuilder
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.verification import verify
 from symverify.library import random_circuit, standard_library
-from symverify.provers.compositional import check_certificate
 from symverify.scripts.protocol import Decided, Instance, ProofResult, each, script_main
-from symverify.verification import verify
 
 TITLE = "Theorem H.21 via the dense baseline compiler (2 layers per level + layout; L ≤ 2Δ + 5, d' ≤ 2w)"
 SHARDABLE = True  # one group of instances per case, independent of the others

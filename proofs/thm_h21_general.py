@@ -22,12 +22,12 @@ from __future__ import annotations
 import time
 
 from symverify.compiler import compile
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.verification import verify
 from symverify.library import determinant, elementary_symmetric, random_circuit, standard_library, walsh_hadamard
-from symverify.provers.compositional import check_certificate
 from symverify.scripts.protocol import Decided, Instance, ProofResult, each, script_main
-from symverify.verification import verify
 
 TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3, N' = O(w/d), d' = d)"
 SHARDABLE = True  # one group of instances per case, independent of the others

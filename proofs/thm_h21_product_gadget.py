@@ -8,7 +8,7 @@ a pending sum ``B0 + B1``, adds the linear stage's constants ``c``, keeps ``v1``
 ``B0`` and moves ``v2`` (the positions ``v1 + k_rows·tw``) into ``B1``; ``M2`` multiplies each
 ``v1`` cell by the ``B1`` cell ``k_rows`` rows below and keeps each ``v3`` cell.
 
-Here the gadget is a :class:`~symverify.gadgets.fragment.Fragment` (as ``remember`` is in
+Here the gadget is a :class:`~symverify.kernel.gadgets.fragment.Fragment` (as ``remember`` is in
 ``prop_h10_remember``), with ``T[p] = B0[p] + B1[p]`` when ``pending``, else ``T[p] = B0[p]``:
 
 * **entry**: every ``B0`` track cell and, when ``pending``, every ``B1`` track cell (all ``N_k``
@@ -54,11 +54,11 @@ from symverify.compiler.h21 import (
 )
 from symverify.compiler.layout import Layout, track_width
 from symverify.errors import ShapeError
-from symverify.gadgets.fragment import Fragment, Spec, SpecBuilder
-from symverify.ir.baseconv import Layer
-from symverify.ir.certificate import Cell
-from symverify.ir.scalar import Scalar, sym
 from symverify.kaleidoscope.selection import preferred_positions
+from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder
+from symverify.kernel.ir.baseconv import Layer
+from symverify.kernel.ir.certificate import Cell
+from symverify.kernel.ir.scalar import Scalar, sym
 from symverify.parametric import library as forall_library
 from symverify.scripts.instances import forall_instance, fragment_instance
 from symverify.scripts.protocol import ProofResult, each, script_main

@@ -26,8 +26,8 @@ from typing import Any
 
 from symverify.compiler import compile
 from symverify.errors import UsageError
-from symverify.ir.circuit import Circuit, Gate
-from symverify.provers.compositional import check_certificate
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.provers.compositional import check_certificate
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main, sweep_grid
 
 TITLE = "Theorem H.21 on a grid (layered circuits of cut width w and depth Δ, compiled and proved by certificate)"

@@ -30,24 +30,24 @@ from symverify.errors import (
     SymverifyError,
     UsageError,
 )
-from symverify.ir.analysis import stats
-from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.build import from_matrix, from_sympy
-from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
-from symverify.ir.certificate import Certificate
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.grid import Grid
-from symverify.ir.layered import layered_form
-from symverify.ir.scalar import Sym, sym
 from symverify.ir.serialize import dump_file, load_file
+from symverify.kernel.ir.analysis import stats
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.layered import layered_form
+from symverify.kernel.ir.scalar import Sym, sym
 
 # The entry points are plain functions of the modules named here, loaded on first use so that
 # `import symverify` stays fast; the imports under TYPE_CHECKING give them their real signatures
 # for type checkers.
 _LAZY = {
-    "verify": ("symverify.verification", "verify"),
-    "Report": ("symverify.verification", "Report"),
-    "Verdict": ("symverify.provers.outcome", "Verdict"),
+    "verify": ("symverify.kernel.verification", "verify"),
+    "Report": ("symverify.kernel.verification", "Report"),
+    "Verdict": ("symverify.kernel.provers.outcome", "Verdict"),
     "compile": ("symverify.compiler", "compile"),
     "Compiled": ("symverify.compiler.result", "Compiled"),
     "retnet_direct": ("symverify.compiler.retnet", "retnet_direct"),
@@ -56,10 +56,10 @@ _LAZY = {
     "h3_direct": ("symverify.compiler.gated", "h3_direct"),
     "gated_from_zoology": ("symverify.compiler.gated", "gated_from_zoology"),
     "execute": ("symverify.executors", "execute"),
-    "polynomials": ("symverify.semantics.poly", "polynomials"),
+    "polynomials": ("symverify.kernel.semantics.poly", "polynomials"),
     "evaluate": ("symverify.semantics.exact", "evaluate"),
     "library": ("symverify.library", None),
-    "prove_forall": ("symverify.provers.forall", "prove_forall"),
+    "prove_forall": ("symverify.kernel.provers.forall", "prove_forall"),
     "parametric": ("symverify.parametric", None),
 }
 
@@ -74,12 +74,12 @@ if TYPE_CHECKING:
     from symverify.compiler.result import Compiled as Compiled
     from symverify.compiler.retnet import retnet_direct as retnet_direct
     from symverify.executors import execute as execute
-    from symverify.provers.forall import prove_forall as prove_forall
-    from symverify.provers.outcome import Verdict as Verdict
+    from symverify.kernel.provers.forall import prove_forall as prove_forall
+    from symverify.kernel.provers.outcome import Verdict as Verdict
+    from symverify.kernel.semantics.poly import polynomials as polynomials
+    from symverify.kernel.verification import Report as Report
+    from symverify.kernel.verification import verify as verify
     from symverify.semantics.exact import evaluate as evaluate
-    from symverify.semantics.poly import polynomials as polynomials
-    from symverify.verification import Report as Report
-    from symverify.verification import verify as verify
 
 __all__ = [
     "__version__",

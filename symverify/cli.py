@@ -52,7 +52,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     from symverify._version import __version__
-    from symverify.provers.options import METHODS
+    from symverify.kernel.provers.options import METHODS
 
     ap = _Parser(prog="symverify", description="Prove BaseConv models equal to arithmetic circuits.", epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -171,9 +171,9 @@ def _load(path: str) -> Any:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from symverify.ir.certificate import Certificate
-    from symverify.provers.outcome import UsageError, Verdict
-    from symverify.verification import verify
+    from symverify.kernel.ir.certificate import Certificate
+    from symverify.kernel.provers.outcome import UsageError, Verdict
+    from symverify.kernel.verification import verify
 
     lhs, rhs = _load(args.lhs), _load(args.rhs)
     for name, obj in ((args.lhs, lhs), (args.rhs, rhs)):
@@ -199,8 +199,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def info_dict(obj: Any) -> dict[str, Any]:
     """What ``symverify info`` shows for a loaded object."""
-    from symverify.ir.certificate import Certificate
-    from symverify.provers.sides import ModelSide, as_side
+    from symverify.kernel.ir.certificate import Certificate
+    from symverify.kernel.provers.sides import ModelSide, as_side
 
     if isinstance(obj, Certificate):
         return {
@@ -235,7 +235,7 @@ def _writable(path: str | None, what: str) -> None:
 def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | None = None) -> Any:
     from symverify.compiler import compile
     from symverify.errors import UsageError
-    from symverify.ir.circuit import Circuit
+    from symverify.kernel.ir.circuit import Circuit
 
     circuit = _load(path)
     if not isinstance(circuit, Circuit):

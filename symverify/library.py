@@ -1,6 +1,6 @@
 """Standard circuits with known depth and width, and a seeded random circuit generator.
 
-Every builder returns a validated :class:`~symverify.ir.circuit.Circuit`; docstrings state the
+Every builder returns a validated :class:`~symverify.kernel.ir.circuit.Circuit`; docstrings state the
 polynomials computed and the depth. Inputs are ``vec(u)`` row-major (``x_{i·d+j} = u[i, j]``).
 """
 
@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from symverify.errors import IRError, UsageError
-from symverify.ir.analysis import levels
 from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.scalar import Scalar, as_scalar, is_zero, sym
 from symverify.ir.value_memo import ValueMemo, typed_key
+from symverify.kernel.ir.analysis import levels
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, sym
 from symverify.library_gated import (
     GatedConvWeights,
     gated_conv,
@@ -71,7 +71,7 @@ def walsh_hadamard(n: int, d: int = 1) -> Circuit:
     Depth ``log2 N``: level t combines pairs ``(i, i + 2^t)`` into ``(a + b, a − b)``.
 
     >>> c = walsh_hadamard(4)
-    >>> from symverify.ir.analysis import stats
+    >>> from symverify.kernel.ir.analysis import stats
     >>> stats(c).depth, stats(c).size
     (2, 8)
     """
@@ -178,7 +178,7 @@ def determinant(m: int) -> Circuit:
 @dataclass(frozen=True)
 class RetNetWeights:
     """The weights of one RetNet layer (Algorithm 6): the decay ``γ`` and the ``d×d`` projections
-    ``W_A``, ``W_C``, ``W_V`` (exact scalars or :class:`~symverify.ir.scalar.Sym` parameters)."""
+    ``W_A``, ``W_C``, ``W_V`` (exact scalars or :class:`~symverify.kernel.ir.scalar.Sym` parameters)."""
 
     gamma: Scalar
     W_A: tuple[tuple[Scalar, ...], ...]
@@ -326,7 +326,7 @@ def retnet(N: int, d: int, gamma: object = None, W_A: Sequence[Sequence[object]]
     ``O(N·d²)``. Arguments left ``None`` are symbolic (:func:`retnet_weights`: ``gamma``,
     ``W_A[p][q]``, …), so a proof about this circuit holds for all of their values.
 
-    >>> from symverify.ir.analysis import stats
+    >>> from symverify.kernel.ir.analysis import stats
     >>> stats(retnet(8, 2)).depth
     11
     """

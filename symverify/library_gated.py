@@ -34,9 +34,9 @@ from dataclasses import dataclass
 
 from symverify.errors import IRError
 from symverify.ir.build import CircuitBuilder, Wire, sum_tree
-from symverify.ir.circuit import Circuit
-from symverify.ir.scalar import Scalar, as_scalar, is_zero, sym
 from symverify.ir.value_memo import ValueMemo, typed_key
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, sym
 
 __all__ = ["GatedConvWeights", "GatedConvNodes", "gated_conv_weights", "gated_conv", "gated_conv_layout",
            "hyena", "hyena_weights", "h3", "h3_weights"]
@@ -77,7 +77,7 @@ class GatedConvWeights:
         return j * self.d + q
 
     def params(self) -> frozenset[str]:
-        from symverify.ir.scalar import param_names
+        from symverify.kernel.ir.scalar import param_names
 
         vals: list[Scalar] = [x for r in self.W_in for x in r] + list(self.b_in) + [x for s in self.short for x in s]
         vals += list(self.short_bias) + [x for g in self.long for f in g for x in f] + [x for g in self.long_skip for x in g]
@@ -272,7 +272,7 @@ def hyena(N: int, d: int, order: int = 2, *, short_len: int | None = None, in_pr
     ``[x1 | x2 | v] = short_filter ⊛ (u·W_in + b_in) + β``, ``y = ((h ⊛ (v ⊙ x1) + D·(v ⊙ x1)) ⊙ x2)·W_out
     + b_out`` (module docstring). Arguments left None are symbolic (:func:`hyena_weights`).
 
-    >>> from symverify.ir.analysis import stats
+    >>> from symverify.kernel.ir.analysis import stats
     >>> c = hyena(4, 1)
     >>> c.num_inputs, len(c.outputs), len(c.params())
     (4, 4, 25)

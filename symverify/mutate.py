@@ -16,7 +16,7 @@ from a seeded :class:`random.Random` (the same seed gives the same mutant on eve
   or the order of the outputs;
 * **certificate cells** (:data:`CERTIFICATE_OPERATORS`): what one listed cell claims to hold.
 
->>> from symverify.ir.circuit import Circuit, Gate
+>>> from symverify.kernel.ir.circuit import Circuit, Gate
 >>> c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
 >>> m = gate_mutant(c, seed=0, operators=("op",))
 >>> m.operator, str(m.obj.gates[0])
@@ -32,11 +32,11 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import UsageError
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero, show_scalar, sym
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, is_zero, show_scalar, sym
 
 __all__ = [
     "Mutation",
@@ -335,7 +335,7 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
     rng = _rng("gate", seed)
     nd = circuit.num_inputs
     if live:
-        from symverify.ir.analysis import needed_nodes
+        from symverify.kernel.ir.analysis import needed_nodes
 
         alive = needed_nodes(circuit)
     first = rng.randrange(len(operators))

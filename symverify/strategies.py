@@ -21,10 +21,10 @@ except ImportError:  # pragma: no cover - exercised only without the dev extra
         "symverify.testing needs hypothesis: pip install hypothesis (or pip install 'symverify[dev]')"
     ) from None
 
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
 
 __all__ = ["coefficients", "circuits", "models", "rational_inputs"]
 

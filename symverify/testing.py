@@ -10,7 +10,7 @@ refutation, the counterexample (the differing entry, both exact values and the i
     >>> assert_proved(c, sv.compile(c).model).method
     'exact'
 
-:func:`golden_record` turns a :class:`~symverify.verification.Report`, a compile result or a
+:func:`golden_record` turns a :class:`~symverify.kernel.verification.Report`, a compile result or a
 proof-script instance into the stable, sorted JSON that the pytest plugin's ``symverify_golden``
 fixture (:mod:`symverify.pytest_plugin`) stores: verdicts, methods, resources and bounds, never
 timings or anything that depends on the machine.
@@ -27,8 +27,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from symverify.kernel.verification import Report
     from symverify.strategies import circuits, coefficients, models, rational_inputs
-    from symverify.verification import Report
 
 __all__ = [
     "assert_proved",
@@ -106,8 +106,8 @@ MAX_DIFF_TEXT = 600
 def _difference(lhs: Any, rhs: Any) -> str:
     """``lhs − rhs`` as polynomials, entry by entry (nonzero entries only), for small circuits and
     models of one shape; '' otherwise or when it cannot be computed (it is a display aid)."""
-    from symverify.ir.baseconv import Model
-    from symverify.ir.circuit import Circuit
+    from symverify.kernel.ir.baseconv import Model
+    from symverify.kernel.ir.circuit import Circuit
 
     def small(x: Any) -> bool:
         if isinstance(x, Circuit):
@@ -119,7 +119,7 @@ def _difference(lhs: Any, rhs: Any) -> str:
     if not (small(lhs) and small(rhs)) or (lhs.n, lhs.d) != (rhs.n, rhs.d):
         return ""
     try:
-        from symverify.semantics.poly import polynomials, shared_ring
+        from symverify.kernel.semantics.poly import polynomials, shared_ring
 
         ring = shared_ring(lhs, rhs)
         a, b = polynomials(lhs, ring), polynomials(rhs, ring)
@@ -178,7 +178,7 @@ def assert_proved(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
     lhs − rhs: (0, 0): -1 (inputs x_(i·d+j) = u[i, j])
     """
     __tracebackhide__ = True
-    from symverify.verification import verify
+    from symverify.kernel.verification import verify
 
     report = verify(lhs, rhs, **verify_kwargs)
     if not report.proved:
@@ -191,7 +191,7 @@ def assert_refuted(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
     counterexample), else an ``AssertionError`` whose first line names the verdict (as
     :func:`assert_proved`)."""
     __tracebackhide__ = True
-    from symverify.verification import verify
+    from symverify.kernel.verification import verify
 
     report = verify(lhs, rhs, **verify_kwargs)
     if not report.refuted:
@@ -224,8 +224,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
     counterexample. Left out: timings, engine choices, paths (they differ between machines).
     """
     from symverify.compiler.result import Compiled
+    from symverify.kernel.verification import Report
     from symverify.scripts.protocol import Instance, ProofResult
-    from symverify.verification import Report
 
     if isinstance(obj, Report):
         rec: dict[str, Any] = {"kind": "report", "verdict": obj.verdict, "method": obj.method, "lhs": obj.lhs, "rhs": obj.rhs}

@@ -15,15 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.build import CircuitBuilder, Wire, sum_tree
-from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
-from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.ir.circuit import Circuit
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, sym
-from symverify.semantics.evaluate import eval_model
-from symverify.verification import Verdict
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, sym
+from symverify.kernel.semantics.evaluate import eval_model
+from symverify.kernel.verification import Verdict
 
 PROVED, REFUTED = Verdict.PROVED, Verdict.REFUTED
 

@@ -4,11 +4,11 @@ import pytest
 from hypothesis import given
 
 from symverify import Circuit, Gate, layered_form, stats
-from symverify.ir.analysis import degree_bounds, live_sets
-from symverify.ir.layered import LinearStage, MulStage
+from symverify.kernel.ir.analysis import degree_bounds, live_sets
+from symverify.kernel.ir.layered import LinearStage, MulStage
+from symverify.kernel.semantics.poly import PolyRing, polynomials
 from symverify.library import prefix_sums, walsh_hadamard
 from symverify.semantics.layered import check_layered
-from symverify.semantics.poly import PolyRing, polynomials
 from symverify.testing import circuits
 
 M, A, C = Gate.mul, Gate.add, Gate.const

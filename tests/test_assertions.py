@@ -54,7 +54,7 @@ def test_circuit_and_certificate_reprs_are_short_and_closed():
     cert = sv.compile(Y).certificate
     from dataclasses import replace
 
-    from symverify.ir.certificate import Boundary
+    from symverify.kernel.ir.certificate import Boundary
 
     long = replace(cert, boundaries=(replace(cert.boundaries[0], label="x" * 80), *cert.boundaries[1:]))
     assert isinstance(long.boundaries[0], Boundary)

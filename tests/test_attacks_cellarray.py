@@ -1,4 +1,4 @@
-"""Adversarial inputs to grids built in bulk from float arrays (symverify/ir/cellarray.py): the same
+"""Adversarial inputs to grids built in bulk from float arrays (symverify/kernel/ir/cellarray.py): the same
 grid however it is built (equal, same hash, same fingerprint), nothing rounded, a one-ulp mutation
 of a zoology weight refuted."""
 
@@ -13,10 +13,10 @@ import torch
 import symverify as sv
 from symverify.errors import IRError
 from symverify.executors import ZoologyBaseConv, from_zoology
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.cellarray import CellArray
-from symverify.ir.grid import Grid
-from symverify.provers.fingerprint import encode, fingerprint
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.cellarray import CellArray
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.fingerprint import encode, fingerprint
 
 ODD = np.array([[0.5, -0.0, 5e-324], [3.0, 1e300, -(2.0**-1074)], [2.0**60 + 2**8, 0.1, 1 / 3]])
 

@@ -9,9 +9,9 @@ import pytest
 
 import symverify as sv
 from symverify.errors import UsageError
-from symverify.ir.certificate import Certificate
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.provers.stages_dask import check_certificate_dask
 from symverify.library import random_circuit
-from symverify.provers.stages_dask import check_certificate_dask
 
 distributed = pytest.importorskip("distributed")
 from conftest import local_dask_client  # noqa: E402

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 import symverify as sv
+from symverify.kernel.parametric.expr import FALSE, ParametricError, eq, ite, pow2, where
 from symverify.parametric import Gadget, Param, PLayer, fam, inp, lt, tap, var
-from symverify.parametric.expr import FALSE, ParametricError, eq, ite, pow2, where
 
 i, q, N, m = var("i"), var("q"), var("N"), var("m")
 

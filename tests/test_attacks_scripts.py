@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from symverify.errors import UsageError
-from symverify.provers.outcome import Verdict
+from symverify.kernel.provers.outcome import Verdict
 from symverify.scripts.protocol import Instance
 from symverify.scripts.runner import discover, run_scripts
 

@@ -1,4 +1,4 @@
-"""Every backend of the one layer loop (:mod:`symverify.semantics.layer`) on the same cases.
+"""Every backend of the one layer loop (:mod:`symverify.kernel.semantics.layer`) on the same cases.
 
 The matrix is backends × cases. Each case is a model with exact inputs and parameter values;
 each backend runs it through its public entry point and must agree with :func:`reference`, the
@@ -29,15 +29,15 @@ import torch
 import symverify as sv
 from symverify.executors import execute, modular_eval, numeric_check
 from symverify.executors.synthetic import impulse_model
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, Sym, sym
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, Sym, sym
+from symverify.kernel.provers.modular import BatchModRing, eval_mod_batch, model_mod_batch
+from symverify.kernel.provers.sides import as_side
+from symverify.kernel.semantics.evaluate import eval_model
+from symverify.kernel.semantics.poly import PolyRing
+from symverify.kernel.semantics.rings import FractionRing, ModRing, eval_sym
 from symverify.library import random_circuit
-from symverify.provers.modular import BatchModRing, eval_mod_batch, model_mod_batch
-from symverify.provers.sides import as_side
-from symverify.semantics.evaluate import eval_model
-from symverify.semantics.poly import PolyRing
-from symverify.semantics.rings import FractionRing, ModRing, eval_sym
 
 P31 = 2**31 - 1  # the torch modular backend's default prime
 P61 = 2**61 - 1
@@ -101,7 +101,7 @@ def _grid(rng: random.Random, rows: int, cols: int, density: float, values: Sequ
 
 
 def _bias(kind: str, rng: random.Random, nn: int, dd: int, values: Sequence[Scalar]) -> Grid:
-    """A bias of each structure the float plan tells apart (:func:`~symverify.executors.plan.compact_bias`)."""
+    """A bias of each structure the float plan tells apart (:func:`~symverify.kernel.engines.plan.compact_bias`)."""
     if kind == "zero":
         return Grid.zeros(nn, dd)
     if kind == "chan":  # one value per channel
@@ -233,7 +233,7 @@ def _poly(case: Case) -> list[Any]:
 def _z3(case: Case) -> list[Any]:
     import z3
 
-    from symverify.provers.z3_backend import Z3Ring
+    from symverify.kernel.provers.z3_backend import Z3Ring
 
     ring = Z3Ring({k: z3.RealVal(str(v)) for k, v in case.params.items()})
     out = []
@@ -321,7 +321,7 @@ def test_float_error_bound_holds(case: Case, path: str, dtype: str) -> None:
 
 def test_every_backend_runs_the_one_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     """No backend keeps a layer loop of its own: each runs every layer through :func:`run_layer`."""
-    from symverify.semantics import layer as loop
+    from symverify.kernel.semantics import layer as loop
 
     calls: list[str] = []
     real = loop.run_layer
@@ -351,9 +351,9 @@ def test_every_backend_stops_at_a_past_deadline() -> None:
     import time
 
     from symverify.deadline import Deadline, DeadlineExceededError
-    from symverify.executors.numbers import float_numbers
-    from symverify.executors.plan import model_plan
     from symverify.executors.torch_float import run_model
+    from symverify.kernel.engines.numbers import float_numbers
+    from symverify.kernel.engines.plan import model_plan
 
     case = CASES[0]
     m = case.model

@@ -23,10 +23,10 @@ from symverify.ir.bigint import (
     show_rational,
     str_to_int,
 )
-from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.ir.scalar import scalar_text, show_scalar
 from symverify.ir.serialize import dump_file, dumps, load_file, loads, to_json
-from symverify.provers.outcome import Counterexample, jsonable
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.scalar import scalar_text, show_scalar
+from symverify.kernel.provers.outcome import Counterexample, jsonable
 
 BIG = 10**5000 + 123456789  # 5001 digits: past Python's default 4300-digit int/str limit
 HUGE_FRACTION = Fraction(-(7**6000), 3**7000 + 2)

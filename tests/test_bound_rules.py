@@ -1,4 +1,4 @@
-"""The bound rules (symverify.provers.bound_rules): both backends cover the truth and each other.
+"""The bound rules (symverify.kernel.provers.bound_rules): both backends cover the truth and each other.
 
 Random expression trees of sums and products over variables, integers, fractions and Syms are
 expanded exactly (the truth: a dict of monomials), and evaluated with the exact rules and with the
@@ -20,12 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.scalar import Sym, sym
-from symverify.provers import bound_rules as br
-from symverify.provers.bounds import structure_bounds
-from symverify.provers.sides import pair_sides
-from symverify.semantics.poly import polynomials, shared_ring
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.scalar import Sym, sym
+from symverify.kernel.provers import bound_rules as br
+from symverify.kernel.provers.bounds import structure_bounds
+from symverify.kernel.provers.sides import pair_sides
+from symverify.kernel.semantics.poly import polynomials, shared_ring
 
 NAMES = ("x0", "x1", "x2", "a", "b")
 A, B = sym("a"), sym("b")

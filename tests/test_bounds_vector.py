@@ -1,4 +1,4 @@
-"""The numpy bounds passes (symverify.provers.bounds_vector, bounds_layers) against the exact ones.
+"""The numpy bounds passes (symverify.kernel.provers.bounds_vector, bounds_layers) against the exact ones.
 
 Three properties on random circuits and models, with integer, rational and symbolic weights:
 the fast pass bounds the true polynomials (degree, monomials, ``ℓ1`` of ``Q^s·f``, from the exact
@@ -18,19 +18,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.deadline import DeadlineExceededError
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
-from symverify.provers import bounds as bd
-from symverify.provers.bound_rules import scalar_rows
-from symverify.provers.bound_rules import to_exact as to_bounds
-from symverify.provers.bounds_layers import model_rows, read_rects
-from symverify.provers.bounds_vector import circuit_rows, total_count
-from symverify.provers.sides import CircuitSide, ModelSide, as_side
-from symverify.semantics.evaluate import crop, embed
-from symverify.semantics.poly import polynomials, shared_ring
-from symverify.semantics.straightline import program
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers import bounds as bd
+from symverify.kernel.provers.bound_rules import scalar_rows
+from symverify.kernel.provers.bound_rules import to_exact as to_bounds
+from symverify.kernel.provers.bounds_layers import model_rows, read_rects
+from symverify.kernel.provers.bounds_vector import circuit_rows, total_count
+from symverify.kernel.provers.sides import CircuitSide, ModelSide, as_side
+from symverify.kernel.semantics.evaluate import crop, embed
+from symverify.kernel.semantics.poly import polynomials, shared_ring
+from symverify.kernel.semantics.straightline import program
 from symverify.strategies import circuits, models
 
 Val = tuple[int, int, int, int, int]
@@ -265,7 +265,7 @@ def test_structure_bounds_decide_as_the_exact_passes(monkeypatch: pytest.MonkeyP
 
 
 def test_model_pass_gives_up_beyond_its_cell_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    import symverify.provers.bounds_layers as bl
+    import symverify.kernel.provers.bounds_layers as bl
 
     m = Model(2, 1, 4, 2, (Layer(Grid.identity(2), Grid.full(4, 2, 1), Grid.from_rows([[1, 0], [0, 1], [0, 0], [0, 0]]),
                                  Grid.zeros(4, 2), Mode.CAUSAL),) * 3)
@@ -292,7 +292,7 @@ def test_model_pass_gives_up_beyond_its_cell_limit(monkeypatch: pytest.MonkeyPat
 def test_ub_of_log2_covers_two_to_the_L_with_a_small_mantissa_at_any_size(L: float) -> None:
     """``m·2^e ≥ 2^L`` with ``m < 2^62`` even where ``L`` is beyond float precision (``e`` must not be
     rounded before it is subtracted from ``L``)."""
-    from symverify.provers.bound_rules import _ub_of_log2
+    from symverify.kernel.provers.bound_rules import _ub_of_log2
 
     m, e = _ub_of_log2(L)
     assert m >= 1 and m < 2**62, m  # a positive mantissa below 2^62
@@ -306,7 +306,7 @@ def test_model_pass_in_windows_equals_one_pass(monkeypatch: pytest.MonkeyPatch, 
     """Windows of a few layers (each window's last state the next one's first) give the same
     output bounds as one window, and a peak at least as large (rounded up once per window);
     rational weights (negative heights) too."""
-    import symverify.provers.bounds_layers as bl
+    import symverify.kernel.provers.bounds_layers as bl
 
     m = Model(2, 1, 4, 2, (Layer(Grid.identity(2), Grid.full(4, 2, tap), Grid.from_rows([[1, 0], [0, 1], [0, 0], [0, 0]]),
                                  Grid.zeros(4, 2), Mode.CAUSAL),) * 5)

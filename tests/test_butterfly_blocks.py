@@ -10,10 +10,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
 from symverify.kaleidoscope import apply_batch, compile_numpy, compile_torch
 from symverify.kaleidoscope._torch_module import BLOCK_MAX_N, _run_layout, _run_stages, use_blocks, use_dense
 from symverify.kaleidoscope.numeric import twiddles
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
 
 
 def random_bbstar(N: int, seed: int, lo: int = -3, hi: int = 4) -> BBStar:

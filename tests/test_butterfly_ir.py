@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.errors import IRError, ShapeError
-from symverify.ir.butterfly import (
+from symverify.kernel.ir.butterfly import (
     BBStar,
     ButterflyFactor,
     FactorList,
@@ -21,8 +21,8 @@ from symverify.ir.butterfly import (
     pair_number,
     product,
 )
-from symverify.ir.scalar import sym
-from symverify.kaleidoscope.apply import to_matrix
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.kaleidoscope.apply import to_matrix
 
 RATIONALS = [0, 0, 1, 1, -1, 2, 3, Fraction(1, 2), Fraction(-2, 3)]
 VALUES = st.sampled_from([*RATIONALS, sym("a"), sym("b") - 1])

@@ -13,10 +13,10 @@ from symverify.gadgets.causal import (
     row_support,
     symbolic_model,
 )
-from symverify.ir.baseconv import Mode
-from symverify.ir.circuit import Circuit, Gate
-from symverify.provers.compositional import check_certificate
-from symverify.semantics.poly import polynomials
+from symverify.kernel.ir.baseconv import Mode
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.semantics.poly import polynomials
 from symverify.testing import models
 
 

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from symverify.errors import CompileError, IRError, ShapeError
 from symverify.executors import ZoologyBaseConv, execute, from_zoology, to_torch
 from symverify.executors.export import grid_from_tensor
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.cellarray import CellArray, dyadic_parts, exact_scalars, float64_exact
-from symverify.ir.grid import Grid
 from symverify.ir.serialize import dumps, loads
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.cellarray import CellArray, dyadic_parts, exact_scalars, float64_exact
+from symverify.kernel.ir.grid import Grid
 
 # ---- the per-cell oracle (from_zoology as it was built cell by cell) -------------------------
 

@@ -1,4 +1,4 @@
-"""A certificate :class:`~symverify.ir.certificate.Cell` already in normal form (``int`` row, column,
+"""A certificate :class:`~symverify.kernel.ir.certificate.Cell` already in normal form (``int`` row, column,
 nodes, coefficients and constant, tuples) is taken as given; every other input still goes through
 the checks and the normalisation. A near-plain bad cell must still be refused."""
 
@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from symverify.errors import IRError
-from symverify.ir.certificate import Cell
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.certificate import Cell
+from symverify.kernel.ir.scalar import sym
 
 TERMS = st.lists(st.tuples(st.integers(0, 50), st.integers(-5, 5)), max_size=4)
 

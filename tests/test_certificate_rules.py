@@ -3,8 +3,8 @@
 import pytest
 
 from symverify import Circuit, Gate, Grid, IRError, Layer, Model, sym
-from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.provers.compositional import check_certificate
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.provers.compositional import check_certificate
 
 MUL = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
 LAYER = Layer.make(1, 2, W=Grid.from_cells(2, 2, {(1, 0): 1}), h=Grid.from_cells(1, 2, {(0, 0): 1}))

@@ -9,8 +9,8 @@ from cases import QUARTIC_C, QUARTIC_CERT, QUARTIC_M, SQUARE_C, SQUARE_M
 
 from symverify import __version__
 from symverify.cli import main
-from symverify.ir.circuit import Circuit
 from symverify.ir.serialize import dump_file
+from symverify.kernel.ir.circuit import Circuit
 
 
 @pytest.fixture

@@ -12,15 +12,15 @@ from hypothesis import given, settings
 from symverify.compiler import Compiled, compile
 from symverify.compiler.dense import compile_dense, dense_bounds
 from symverify.errors import CompileError
-from symverify.ir.analysis import stats
-from symverify.ir.baseconv import Mode, Model
-from symverify.ir.certificate import Certificate
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.analysis import stats
+from symverify.kernel.ir.baseconv import Mode, Model
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.semantics.poly import polynomials, shared_ring
 from symverify.library import random_circuit, standard_library
-from symverify.provers.compositional import check_certificate
 from symverify.semantics.exact import evaluate
-from symverify.semantics.poly import polynomials, shared_ring
 from symverify.testing import circuits
 
 
@@ -153,7 +153,7 @@ def test_zero_weights_acting_on_live_cells_are_refuted():
 
 
 def test_a_mutation_is_refuted_by_verify_with_a_real_counterexample():
-    from symverify.verification import verify
+    from symverify.kernel.verification import verify
 
     c = standard_library(True)[3]
     out = compile(c, method="dense")
@@ -233,7 +233,7 @@ def test_compiled_validates_and_reports():
 
 def test_dense_refuses_layered_forms_it_cannot_lay_out(monkeypatch):
     import symverify.compiler.dense as dense
-    from symverify.ir.layered import LayeredForm, LinearStage, MulStage
+    from symverify.kernel.ir.layered import LayeredForm, LinearStage, MulStage
 
     c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
     mul_first = LayeredForm(1, 2, 2, (MulStage(1, (0, 1), (0, 1), 1, (2,)),))

@@ -17,19 +17,19 @@ from symverify.compiler.h21 import EXACT_PLAN_WORK, build_model, packed_product_
 from symverify.compiler.kaleidoscope import C0, C21, compile_kaleidoscope, kaleidoscope_bounds
 from symverify.compiler.layout import grid
 from symverify.errors import CompileError
-from symverify.ir.baseconv import Mode
-from symverify.ir.certificate import Certificate
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.layered import layered_form
-from symverify.ir.scalar import sym
 from symverify.kaleidoscope.structured import butterfly_positions, single_factor
+from symverify.kernel.ir.baseconv import Mode
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.layered import layered_form
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
+from symverify.kernel.semantics.poly import polynomials, shared_ring
+from symverify.kernel.semantics.rings import ModRing
+from symverify.kernel.verification import verify
 from symverify.library import WIRINGS
-from symverify.provers.compositional import check_certificate
-from symverify.semantics.evaluate import eval_circuit, eval_model
-from symverify.semantics.poly import polynomials, shared_ring
-from symverify.semantics.rings import ModRing
 from symverify.testing import circuits
-from symverify.verification import verify
 
 
 def proved(c: Circuit, out: Compiled, exact: bool = True) -> None:
@@ -255,7 +255,7 @@ def test_compile_errors():
 def test_layered_forms_with_routing(monkeypatch):
     """A multiplicative stage whose routing R is not the identity is honoured; a bad R is refused."""
     from symverify.compiler.h21 import planner
-    from symverify.ir.layered import LayeredForm, LinearStage, MulStage
+    from symverify.kernel.ir.layered import LayeredForm, LinearStage, MulStage
 
     c = Circuit(1, 2, (Gate.mul(1, 0),), (2,), "swap_operands")
     lin = LinearStage(1, (0, 1), (0, 1), (((0, 1),), ((1, 1),)), (0, 0))
@@ -423,7 +423,7 @@ def test_auto_plan_decides_by_the_exact_limit():
     from symverify.compiler.h21.planner import _is_exact
     from symverify.compiler.h21.size import stated_size
     from symverify.compiler.h21.stages import _normalise
-    from symverify.ir.analysis import cut_width
+    from symverify.kernel.ir.analysis import cut_width
 
     for w, depth, want in ((64, 2, False), (16, 10, False), (8, 8, True), (32, 4, True)):
         c = lib.wired_circuit(w, depth, "random", seed=0)
@@ -500,9 +500,9 @@ def test_broadcast_layouts_let_the_direct_route_through():
     from symverify.compiler.h21 import stages as h21_stages
     from symverify.compiler.h21.size import stated_size
     from symverify.compiler.layout import track_position, track_width
-    from symverify.ir.analysis import cut_width
-    from symverify.ir.layered import MulStage
     from symverify.kaleidoscope.selection import selection_route
+    from symverify.kernel.ir.analysis import cut_width
+    from symverify.kernel.ir.layered import MulStage
     from symverify.proofs.thm_h21_sweep import layered_circuit
 
     found = 0
@@ -533,9 +533,9 @@ def test_a_permutation_stage_takes_the_direct_route_when_it_is_cheaper():
     """A scaled partial permutation is a selection too: when the bit-fixing broadcast reaches
     every output without a collision and in fewer factors than the Beneš route, it replaces it.
     The result is checked exactly on every position."""
-    from symverify.ir.butterfly import FactorList
-    from symverify.kaleidoscope.apply import apply
     from symverify.kaleidoscope.selection import direct_route
+    from symverify.kernel.ir.butterfly import FactorList
+    from symverify.kernel.kaleidoscope.apply import apply
 
     src, dst = (13, 0, 4, 8, 7, 6), (9, 7, 5, 15, 3, 8)
     ents = {(t, j): Fraction(j + 2, 3) for j, t in zip(src, dst)}

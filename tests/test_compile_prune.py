@@ -11,12 +11,12 @@ from symverify.compiler import compile
 from symverify.compiler.dense import compile_dense
 from symverify.compiler.kaleidoscope import compile_kaleidoscope
 from symverify.compiler.prune import prune_structural_zeros
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.semantics.evaluate import embed, eval_layer
+from symverify.kernel.semantics.poly import PolyRing
+from symverify.kernel.verification import verify
 from symverify.library import determinant, poly_mult
-from symverify.provers.compositional import check_certificate
-from symverify.semantics.evaluate import embed, eval_layer
-from symverify.semantics.poly import PolyRing
 from symverify.testing import circuits
-from symverify.verification import verify
 
 
 def test_dead_projection_and_bias_are_removed():

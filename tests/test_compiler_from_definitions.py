@@ -14,10 +14,10 @@ from symverify.compiler import butterfly_to_baseconv as b2b
 from symverify.compiler.circuit_to_baseconv import mul_layers
 from symverify.compiler.layout import Layout, axis_of, grid
 from symverify.errors import SymverifyError
-from symverify.ir.baseconv import Layer, Mode
-from symverify.ir.butterfly import ButterflyFactor
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero, sym
+from symverify.kernel.ir.baseconv import Layer, Mode
+from symverify.kernel.ir.butterfly import ButterflyFactor
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, is_zero, sym
 from symverify.proofs.thm_h21_product_gadget import shapes
 
 

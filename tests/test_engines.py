@@ -1,8 +1,8 @@
 """The randomized method's engines and its one trial loop.
 
-Every engine implements :class:`~symverify.provers.modular.Engine`; the engines give the same
+Every engine implements :class:`~symverify.kernel.provers.modular.Engine`; the engines give the same
 residues and the same first mismatch on random pairs; and an engine that wrongly says "equal"
-cannot buy a ``proved`` beyond the bound the one formula (:func:`~symverify.provers.randomized.trial_plan`)
+cannot buy a ``proved`` beyond the bound the one formula (:func:`~symverify.kernel.provers.randomized.trial_plan`)
 states: ``k`` comes from ``ε``, so one lie costs at most one trial's worth of the bound.
 """
 
@@ -18,14 +18,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from symverify.errors import UsageError
-from symverify.ir.circuit import Circuit
-from symverify.provers import randomized as rz
-from symverify.provers.bounds import M61, structure_bounds
-from symverify.provers.challenge import Stream
-from symverify.provers.modular import Engine, PythonEngine, TorchEngine
-from symverify.provers.options import Options
-from symverify.provers.outcome import MethodResult, Verdict
-from symverify.provers.sides import as_side, pair_sides
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.provers import randomized as rz
+from symverify.kernel.provers.bounds import M61, structure_bounds
+from symverify.kernel.provers.challenge import Stream
+from symverify.kernel.provers.modular import Engine, PythonEngine, TorchEngine
+from symverify.kernel.provers.options import Options
+from symverify.kernel.provers.outcome import MethodResult, Verdict
+from symverify.kernel.provers.sides import as_side, pair_sides
 from symverify.strategies import circuits, models
 
 torch = pytest.importorskip("torch")

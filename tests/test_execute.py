@@ -13,15 +13,15 @@ from cases import CASES
 
 from symverify.errors import BackendUnavailableError, CompileError, IRError, NumericMismatchError, ShapeError
 from symverify.executors import DEFAULT_PRIME, execute, modular_eval, numeric_check
-from symverify.executors.numbers import float_numbers
-from symverify.executors.plan import model_plan
 from symverify.executors.synthetic import dense_model, impulse_model
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.circuit import Circuit
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
-from symverify.semantics.evaluate import eval_circuit, eval_model
-from symverify.semantics.rings import ModRing
+from symverify.kernel.engines.numbers import float_numbers
+from symverify.kernel.engines.plan import model_plan
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
+from symverify.kernel.semantics.rings import ModRing
 
 PATHS = ("auto", "fft", "direct", "sparse")
 
@@ -208,7 +208,7 @@ def test_cuda_request():
 
 
 def test_missing_torch_gives_install_hint(monkeypatch):
-    from symverify.executors._torch import require_torch
+    from symverify.kernel.engines._torch import require_torch
 
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(BackendUnavailableError, match="pip install torch"):
@@ -268,7 +268,7 @@ def test_modular_eval_validation():
 
 
 def test_device_and_backend_guards():
-    from symverify.executors.torch_modular import limb_contract
+    from symverify.kernel.engines.torch_modular import limb_contract
 
     u = U.tolist()
     with pytest.raises(BackendUnavailableError, match="only 'cpu' and 'cuda' devices are supported"):

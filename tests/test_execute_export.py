@@ -22,9 +22,9 @@ from symverify.executors import (
 )
 from symverify.executors.export import grid_from_tensor
 from symverify.executors.synthetic import dense_model
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
 from symverify.testing import models
 
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.executors import execute, modular_eval, numeric_check
-from symverify.semantics.evaluate import eval_circuit, eval_model
-from symverify.semantics.rings import ModRing
+from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
+from symverify.kernel.semantics.rings import ModRing
 from symverify.testing import circuits, models
 
 P = 2**31 - 1

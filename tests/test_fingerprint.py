@@ -11,18 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symverify as sv
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, Sym, sym
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, Sym, sym
+from symverify.kernel.provers import fingerprint as fp
+from symverify.kernel.provers.challenge import Stream, Transcript
+from symverify.kernel.provers.fingerprint import EncodingError, decode, encode, fingerprint
+from symverify.kernel.provers.modular import PythonEngine
+from symverify.kernel.provers.randomized import transcript
+from symverify.kernel.provers.sides import as_side
 from symverify.library import random_circuit
-from symverify.provers import fingerprint as fp
-from symverify.provers.challenge import Stream, Transcript
-from symverify.provers.fingerprint import EncodingError, decode, encode, fingerprint
-from symverify.provers.modular import PythonEngine
-from symverify.provers.randomized import transcript
-from symverify.provers.sides import as_side
 
 M61 = 2**61 - 1
 
@@ -268,8 +268,8 @@ def _forge(base: Circuit, rhs: Circuit) -> Circuit:
     randomized method draws for the pair ``(base, rhs)``: for each trial ``t`` (prime ``p_t``, point
     ``(u_t, v_t)``) the difference ``a·x0 + b·x1`` has ``a ≡ v_t``, ``b ≡ −u_t (mod p_t)`` (CRT).
     Were ``forged`` and ``base`` one encoding, the method would see no difference at all."""
-    from symverify.provers.bounds import structure_bounds
-    from symverify.provers.randomized import plan_primes, random_prime, trials_needed
+    from symverify.kernel.provers.bounds import structure_bounds
+    from symverify.kernel.provers.randomized import plan_primes, random_prime, trials_needed
 
     for k in range(1, 8):
         tr = transcript(as_side(base), as_side(rhs), 0)
@@ -298,7 +298,7 @@ def _forge(base: Circuit, rhs: Circuit) -> Circuit:
 def test_a_side_forged_for_precomputed_points_is_proved_only_if_its_encoding_collides(monkeypatch) -> None:
     """The attack of a non-injective encoding, in miniature: the forged side is falsely proved when
     it shares ``base``'s fingerprint (so this test can see the flaw), and refuted by the real encoding."""
-    from symverify.provers import randomized
+    from symverify.kernel.provers import randomized
 
     rhs = Circuit(1, 2, (Gate.add(0, 1),), (2,))
     base = Circuit(1, 2, (Gate.lin(0, 2, 1, 3),), (2,))

@@ -16,15 +16,22 @@ from typing import Any
 import pytest
 from cases import replace_expr
 
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.parametric.concrete import (
+    cell_value,
+    entry_state,
+    family_symbol,
+    instance_model,
+    instantiate,
+    spec_at,
+)
+from symverify.kernel.parametric.expr import ParametricError, bit, fam, inp, lt, predicates, var, where
+from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
+from symverify.kernel.parametric.symbolic import eval_terms, output_terms
+from symverify.kernel.provers.forall import prove_forall
+from symverify.kernel.semantics.evaluate import eval_model
+from symverify.kernel.semantics.rings import ScalarRing
 from symverify.parametric import library as lib
-from symverify.parametric.concrete import cell_value, entry_state, family_symbol, instance_model, instantiate, spec_at
-from symverify.parametric.expr import ParametricError, bit, fam, inp, lt, predicates, var, where
-from symverify.parametric.gadget import Gadget, Param, PLayer, tap
-from symverify.parametric.symbolic import eval_terms, output_terms
-from symverify.provers.forall import prove_forall
-from symverify.semantics.evaluate import eval_model
-from symverify.semantics.rings import ScalarRing
 
 i, q = var("i"), var("q")
 
@@ -239,7 +246,7 @@ def test_mutation_shift_misread_refuted_beyond_sweeps() -> None:
 
 def _one(layer: PLayer, spec: Any = None, where_: Any = None) -> Gadget:
     ps = (Param("N", 1, 1 << 20), Param("d", 1, 8), Param("s", 0, 1 << 20))
-    from symverify.parametric.expr import TRUE
+    from symverify.kernel.parametric.expr import TRUE
 
     return Gadget("g", ps, var("N"), var("d"), (layer,), inp(i, q) if spec is None else spec, where=TRUE if where_ is None else where_)
 
@@ -307,8 +314,8 @@ def test_gadget_validation() -> None:
 def _reference_layers(kind: str, nn: int, dd: int, s: int) -> tuple:
     """The hand-written constructions the builders used before they instantiated the definitions."""
     from symverify.gadgets.primitives import impulse
-    from symverify.ir.baseconv import Layer, Mode
-    from symverify.ir.grid import Grid
+    from symverify.kernel.ir.baseconv import Layer, Mode
+    from symverify.kernel.ir.grid import Grid
 
     if kind == "shift_down":
         return (Layer.make(nn, dd, b1=Grid.full(nn, dd, 1), h=impulse(nn, dd, s)),)
@@ -384,7 +391,7 @@ def test_compiler_butterfly_layers_are_the_h16_definitions() -> None:
     factor's blocks as the families, for every stride (``d`` a power of two)."""
     from symverify.compiler.butterfly_to_baseconv import factor_layers
     from symverify.compiler.layout import Layout
-    from symverify.ir.butterfly import ButterflyFactor
+    from symverify.kernel.ir.butterfly import ButterflyFactor
 
     checked = 0
     for d in (1, 2, 4):
@@ -420,7 +427,7 @@ def test_compiler_butterfly_layers_are_the_h16_definitions() -> None:
 def test_mutation_stride_misread_on_the_sequence_axis_refuted_at_a_huge_size() -> None:
     """Layer B reads ``B2`` at ``S + 2t`` instead of ``S + t``: refuted at some ``R ≥ 2^10`` (≈ 2.5 s
     of CPU; the witness is re-checked cell by cell, the model being far too large to build)."""
-    from symverify.parametric.expr import pow2
+    from symverify.kernel.parametric.expr import pow2
 
     g = lib.butterfly_sequence()
     B = g.layers[1]

@@ -16,8 +16,8 @@ z3 = pytest.importorskip("z3")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from symverify.parametric.expr import WIDTH, Bin, IExpr, Ite, Lit, ParametricError, Var, lt  # noqa: E402
-from symverify.provers.forall import _Enc, _IntEnc, _is_linear_expr  # noqa: E402
+from symverify.kernel.parametric.expr import WIDTH, Bin, IExpr, Ite, Lit, ParametricError, Var, lt  # noqa: E402
+from symverify.kernel.provers.forall import _Enc, _IntEnc, _is_linear_expr  # noqa: E402
 
 OPS = ("+", "-", "*", "<<", ">>", "&", "|", "^", "//", "%")
 
@@ -81,8 +81,8 @@ def _nodes(e: IExpr) -> list[IExpr]:
 def test_case_split_is_validated() -> None:
     import dataclasses
 
+    from symverify.kernel.parametric.expr import ParametricError, lt, var
     from symverify.parametric import library as lib
-    from symverify.parametric.expr import ParametricError, lt, var
 
     g = lib.shift_down()
     with pytest.raises(ParametricError, match="case 0: expected a Cond, found int"):
@@ -96,10 +96,10 @@ def test_case_split_proves_and_refutes_as_without_it() -> None:
     cells no case covers) is found and re-checked."""
     import dataclasses
 
+    from symverify.kernel.parametric.expr import ge, lt, var
+    from symverify.kernel.parametric.gadget import PLayer, tap
+    from symverify.kernel.provers.forall import prove_forall
     from symverify.parametric import library as lib
-    from symverify.parametric.expr import ge, lt, var
-    from symverify.parametric.gadget import PLayer, tap
-    from symverify.provers.forall import prove_forall
 
     i, s = var("i"), var("s")
     g = dataclasses.replace(lib.shift_down(), cases=(lt(i, s), ge(i, 2 * s)))
@@ -113,8 +113,8 @@ def test_case_split_proves_and_refutes_as_without_it() -> None:
 def test_witness_placement_reads_predicates_as_the_concrete_interpretation() -> None:
     """A predicate behind a false conjunct (or after a true disjunct) is not read, so z3's value for it
     (unconstrained by the hypotheses) does not enter the witness's placement."""
-    from symverify.parametric.expr import ge, pred, var
-    from symverify.provers.forall import _pred_points
+    from symverify.kernel.parametric.expr import ge, pred, var
+    from symverify.kernel.provers.forall import _pred_points
 
     i, q = var("i"), var("q")
     conds = [ge(i, 5) & pred("P", i, q), pred("Q", i, q) | pred("P", i + 1, q), ~pred("Q", q, i)]

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from cases import replace_expr
 
+from symverify.kernel.parametric.expr import bit, eq, ge, lt, pow2, var, where
+from symverify.kernel.parametric.gadget import Gadget, tap
+from symverify.kernel.provers.forall import prove_forall
 from symverify.parametric import library as lib
-from symverify.parametric.expr import bit, eq, ge, lt, pow2, var, where
-from symverify.parametric.gadget import Gadget, tap
-from symverify.provers.forall import prove_forall
 
 i, q = var("i"), var("q")
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from symverify.errors import SymverifyError
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.parametric.concrete import cell_value, instantiate, spec_at
+from symverify.kernel.parametric.expr import ge, lt, pred, predicates, var, where
+from symverify.kernel.parametric.gadget import Gadget, tap
+from symverify.kernel.provers.forall import prove_forall
 from symverify.parametric import library as lib
-from symverify.parametric.concrete import cell_value, instantiate, spec_at
-from symverify.parametric.expr import ge, lt, pred, predicates, var, where
-from symverify.parametric.gadget import Gadget, tap
-from symverify.provers.forall import prove_forall
 
 i, q = var("i"), var("q")
 N, n, tw, D = var("N"), var("n"), var("tw"), var("d")

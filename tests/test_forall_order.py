@@ -1,4 +1,4 @@
-"""The order of the ∀-prover's identity queries (:func:`~symverify.provers.forall.prove_forall`): the
+"""The order of the ∀-prover's identity queries (:func:`~symverify.kernel.provers.forall.prove_forall`): the
 parts of the whole range first — a proof runs no search at small sizes (a proof implies those are
 unsat) — and, at the first part that is not unsat, the searches at ``N' ≤ 16, d' ≤ 4`` and
 ``N', d' ≤ 128`` before that part's own witness, so a refutation's witness is a small instance
@@ -11,11 +11,11 @@ from typing import Any
 
 from cases import replace_expr
 
+from symverify.kernel.parametric.concrete import sizes
+from symverify.kernel.parametric.expr import bit, var
+from symverify.kernel.parametric.gadget import Gadget
+from symverify.kernel.provers.forall import prove_forall
 from symverify.parametric import library as lib
-from symverify.parametric.concrete import sizes
-from symverify.parametric.expr import bit, var
-from symverify.parametric.gadget import Gadget
-from symverify.provers.forall import prove_forall
 
 q = var("q")
 
@@ -63,7 +63,7 @@ def test_key_order_keeps_the_permutations_of_non_decreasing_tags() -> None:
     permutations of its atoms with non-decreasing tags (the unit atom's tag is 0); reversing this
     order makes every mixed term unmatchable, and the mutation tests of tests/test_forall*.py
     are then proved instead of refuted."""
-    from symverify.provers.forall import _tags_sorted
+    from symverify.kernel.provers.forall import _tags_sorted
 
     assert _tags_sorted([0, 2]) and _tags_sorted([1, 3]) and _tags_sorted([2, 2]) and _tags_sorted([])
     assert not _tags_sorted([2, 0]) and not _tags_sorted([3, 1]) and not _tags_sorted([1, 3, 2])

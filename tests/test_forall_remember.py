@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from symverify.kernel.parametric.expr import fam, ge, lt, var, where
+from symverify.kernel.parametric.gadget import Gadget, tap
+from symverify.kernel.provers.forall import prove_forall
 from symverify.parametric import library as lib
-from symverify.parametric.expr import fam, ge, lt, var, where
-from symverify.parametric.gadget import Gadget, tap
-from symverify.provers.forall import prove_forall
 
 i, q = var("i"), var("q")
 N, a, b = var("N"), var("a"), var("b")

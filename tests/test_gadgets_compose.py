@@ -18,9 +18,9 @@ from symverify.gadgets.primitives import (
     shift_up,
 )
 from symverify.gadgets.remember import ChannelF, ConstF, remember_rows
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
-from symverify.provers.fragment import prove_fragment
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.fragment import prove_fragment
 
 
 def test_clean_stack_is_proved_and_layers_and_bounds_add():

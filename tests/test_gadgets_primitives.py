@@ -6,7 +6,6 @@ from fractions import Fraction
 import pytest
 
 from symverify.errors import IRError, ShapeError
-from symverify.gadgets.fragment import Fragment, Spec, SpecBuilder, all_cells, block, check_spec, standalone
 from symverify.gadgets.layout import channels_to_rows, rows_to_channels
 from symverify.gadgets.primitives import (
     affine_map,
@@ -24,10 +23,11 @@ from symverify.gadgets.primitives import (
     shift_down,
     shift_up,
 )
-from symverify.ir.baseconv import Layer, Mode
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
-from symverify.provers.fragment import prove_fragment
+from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, all_cells, block, check_spec, standalone
+from symverify.kernel.ir.baseconv import Layer, Mode
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.fragment import prove_fragment
 from symverify.scripts.instances import fragment_instance
 from symverify.semantics.exact import evaluate
 
@@ -225,8 +225,8 @@ def test_layers_of_gadgets_are_well_formed_layers():
 
 
 def test_fragment_boundaries_relabel_affine_gadgets_in_circuit_nodes():
-    from symverify.gadgets.fragment import fragment_boundaries
-    from symverify.ir.certificate import Cell
+    from symverify.kernel.gadgets.fragment import fragment_boundaries
+    from symverify.kernel.ir.certificate import Cell
 
     frag = rows_to_channels(2, 2, 2, 4)
     bounds = fragment_boundaries(frag, [Cell.node(i // 2, i % 2, 10 + i) for i in range(4)], 7)
@@ -239,9 +239,9 @@ def test_fragment_boundaries_relabel_affine_gadgets_in_circuit_nodes():
 
 
 def test_fragment_boundaries_refuse_products_and_foreign_entry_cells():
-    from symverify.gadgets.fragment import fragment_boundaries
     from symverify.gadgets.remember import ChannelF, remember_channels
-    from symverify.ir.certificate import Cell
+    from symverify.kernel.gadgets.fragment import fragment_boundaries
+    from symverify.kernel.ir.certificate import Cell
 
     rem = remember_channels(1, 3, 1, 1, Grid.from_rows([[1]]), ChannelF((2,)))
     with pytest.raises(IRError, match="product of two non-constant values"):

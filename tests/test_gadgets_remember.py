@@ -8,11 +8,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from symverify.errors import IRError, ShapeError
-from symverify.gadgets.fragment import Fragment
 from symverify.gadgets.remember import REMEMBER_MAX_LAYERS, ChannelF, ConstF, remember_channels, remember_rows
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
-from symverify.provers.fragment import prove_fragment
+from symverify.kernel.gadgets.fragment import Fragment
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.fragment import prove_fragment
 from symverify.semantics.exact import evaluate
 
 

@@ -1,4 +1,4 @@
-"""A :class:`~symverify.ir.gate.Gate` whose args and ``int`` coefficients are already tuples is kept
+"""A :class:`~symverify.kernel.ir.gate.Gate` whose args and ``int`` coefficients are already tuples is kept
 as given; any other input is still normalised or refused as before."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from symverify.errors import IRError
-from symverify.ir.gate import Gate, Op
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.gate import Gate, Op
+from symverify.kernel.ir.scalar import sym
 
 
 def test_plain_gate_is_kept_and_others_are_normalised() -> None:

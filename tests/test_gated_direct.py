@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import symverify as sv
 from symverify.compiler.gated import gated_conv_direct, h3_direct, hyena_direct
 from symverify.errors import CompileError, IRError
-from symverify.ir.baseconv import Mode
+from symverify.kernel.ir.baseconv import Mode
 from symverify.library import gated_conv_weights, h3, hyena
 from symverify.mutate import get_weight, set_weight, weight_sites
 from symverify.semantics.exact import evaluate

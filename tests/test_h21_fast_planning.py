@@ -16,9 +16,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.ir.layered import LinearStage
 from symverify.kaleidoscope.selection import BroadcastPlacer, _route_records, selection_route, selection_shape
 from symverify.kaleidoscope.simplify import is_diagonal, simplify_factors
+from symverify.kernel.ir.layered import LinearStage
 
 
 class _DictPlacer:

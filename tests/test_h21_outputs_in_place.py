@@ -13,8 +13,8 @@ import pytest
 from symverify import library as lib
 from symverify.compiler.h21 import emit
 from symverify.compiler.kaleidoscope import compile_kaleidoscope
+from symverify.kernel.verification import verify
 from symverify.mutate import mutate_weight, weight_sites
-from symverify.verification import verify
 
 
 def test_single_output_model_ends_without_scatter(monkeypatch: pytest.MonkeyPatch) -> None:

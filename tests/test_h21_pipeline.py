@@ -15,9 +15,9 @@ from symverify.compiler import compile
 from symverify.compiler.h21 import emit, planner, routes
 from symverify.compiler.h21.size import stated_size
 from symverify.compiler.kaleidoscope import kaleidoscope_bounds
-from symverify.ir.butterfly import ButterflyFactor
 from symverify.kaleidoscope.simplify import is_diagonal
 from symverify.kaleidoscope.structured import pack_bbstars
+from symverify.kernel.ir.butterfly import ButterflyFactor
 
 
 def test_the_plan_is_frozen_and_carries_every_linear_stages_route():
@@ -68,7 +68,7 @@ def test_a_route_keyed_by_coefficient_types():
     from fractions import Fraction
 
     from symverify.compiler.h21.stages import StagePlan
-    from symverify.ir.layered import LinearStage
+    from symverify.kernel.ir.layered import LinearStage
 
     one = LinearStage(1, (0, 1), (0, 1), (((0, 1),), ((1, 1),)), (0, 0))
     frac = LinearStage(1, (0, 1), (0, 1), (((0, Fraction(1)),), ((1, Fraction(1)),)), (0, 0))
@@ -84,7 +84,7 @@ def test_one_stated_size_for_planner_and_bounds(w):
 
 
 def test_every_stage_fits_the_one_stated_size():
-    from symverify.ir.analysis import cut_width
+    from symverify.kernel.ir.analysis import cut_width
 
     for c in (lib.wired_circuit(5, 3, "permutation", seed=0, shuffle_outputs=True), lib.determinant(3)):
         pre = planner.prepare(c)

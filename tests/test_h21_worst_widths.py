@@ -14,10 +14,10 @@ from symverify.compiler import compile
 from symverify.compiler.h21.placement import _broadcast_options
 from symverify.compiler.h21.stages import _normalise
 from symverify.compiler.layout import track_position, track_width
-from symverify.ir.layered import layered_form
 from symverify.kaleidoscope.selection import _copy_candidates
+from symverify.kernel.ir.layered import layered_form
+from symverify.kernel.provers.compositional import check_certificate
 from symverify.library import wired_circuit
-from symverify.provers.compositional import check_certificate
 
 
 def _copies(factors, size: int, sources) -> list[dict[int, Fraction]]:

@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 
 from symverify import Circuit, Gate, IRError, Op, sym
-from symverify.ir.scalar import as_scalar
+from symverify.kernel.ir.scalar import as_scalar
 
 
 def test_valid_circuit_and_properties():

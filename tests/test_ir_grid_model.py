@@ -84,7 +84,7 @@ def test_raw_grid_constructor_checks_values():
 
 
 def test_identity_memo_keys_by_identity_and_key_and_evicts_least_recent():
-    from symverify.ir.memo import IdentityMemo
+    from symverify.kernel.ir.memo import IdentityMemo
 
     memo: IdentityMemo[int] = IdentityMemo(2)
     a, b, c = [0], [0], [0]  # equal values, distinct objects
@@ -105,7 +105,7 @@ def test_identity_memo_keys_by_identity_and_key_and_evicts_least_recent():
 
 
 def test_params_of_is_the_model_params_and_is_kept():
-    from symverify.ir.analysis import params_of
+    from symverify.kernel.ir.analysis import params_of
 
 
     m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.from_rows([[sym("a")]]), b2=Grid.full(2, 1, 1)),))

@@ -13,9 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.errors import CompileError, IRError, ShapeError
-from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.scalar import sym
 from symverify.kaleidoscope import (
     SparseMatrix,
     apply,
@@ -29,8 +26,11 @@ from symverify.kaleidoscope import (
     sparse_to_kaleidoscope,
     to_matrix,
 )
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.matrix import verify_circuit, verify_matrix, verify_permutation
 from symverify.library import prefix_sums, random_circuit, walsh_hadamard
-from symverify.provers.matrix import verify_circuit, verify_matrix, verify_permutation
 from symverify.testing import circuits
 
 X = ((0, 1), (1, 0))
@@ -261,7 +261,7 @@ def test_sparse_construction_routes_a_permutation_of_4096(name):
 
 
 def test_chaining_refuses_pieces_with_garbage():
-    from symverify.kaleidoscope.circuits import chain
+    from symverify.kaleidoscope.linear import chain
 
     f = dataclasses.replace(permutation_to_kaleidoscope([1, 0]), garbage_free=False)
     with pytest.raises(CompileError, match="chaining needs garbage-free pieces"):

@@ -10,14 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.errors import IRError, ShapeError
-from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, bbstar_strides
-from symverify.ir.scalar import sym
-from symverify.kaleidoscope import Affine, apply, apply_batch, circuit_matrix, compile_numpy, materialize, to_matrix
-from symverify.kaleidoscope.apply import factors_of, params_of
+from symverify.kaleidoscope import Affine, apply_batch, circuit_matrix, compile_numpy, materialize, to_matrix
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, bbstar_strides
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.kaleidoscope.apply import apply, factors_of, params_of
+from symverify.kernel.semantics.evaluate import eval_circuit
+from symverify.kernel.semantics.poly import PolyRing
+from symverify.kernel.semantics.rings import FractionRing, ModRing, eval_sym
 from symverify.library import prefix_sums, walsh_hadamard
-from symverify.semantics.evaluate import eval_circuit
-from symverify.semantics.poly import PolyRing
-from symverify.semantics.rings import FractionRing, ModRing, eval_sym
 
 P = 2**31 - 1
 RATIONALS = st.sampled_from([0, 1, -1, 2, 3, Fraction(1, 2), Fraction(-5, 3)])

@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.errors import BackendUnavailableError, IRError, ShapeError
-from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, bbstar_strides
 from symverify.kaleidoscope import (
     Factorization,
     SparseMatrix,
@@ -29,9 +28,10 @@ from symverify.kaleidoscope import (
     sparse_to_kaleidoscope,
     to_matrix,
 )
-from symverify.kaleidoscope.apply import corner, factors_of
 from symverify.kaleidoscope.numeric import stages_of
-from symverify.semantics.rings import ModRing
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, bbstar_strides
+from symverify.kernel.kaleidoscope.apply import corner, factors_of
+from symverify.kernel.semantics.rings import ModRing
 
 P = 2**31 - 1
 SMALL_INTS = st.integers(-3, 3)

@@ -1,4 +1,4 @@
-"""The plan of one butterfly factor (:func:`symverify.kaleidoscope.apply._plan`): the pairs that are
+"""The plan of one butterfly factor (:func:`symverify.kernel.kaleidoscope.apply._plan`): the pairs that are
 not the identity, found by scanning plain ``int`` diagonals at C level, are exactly those of the
 pair-by-pair definition (``d1 = d4 = 1`` as ``int``, ``d2 = d3 = 0`` exactly), with the same
 coefficients, for integer, rational and symbolic entries."""
@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.ir.butterfly import ButterflyFactor, pair_index
-from symverify.ir.scalar import sym
-from symverify.kaleidoscope.apply import _classify, _plan
-from symverify.semantics.rings import ScalarRing
+from symverify.kernel.ir.butterfly import ButterflyFactor, pair_index
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.kaleidoscope.apply import _classify, _plan
+from symverify.kernel.semantics.rings import ScalarRing
 
 INTS = st.sampled_from([0, 1, 1, 1, -1, 2])
 ANY = st.sampled_from([0, 1, -1, 2, Fraction(0), Fraction(1), Fraction(1, 2), sym("a")])

@@ -8,10 +8,10 @@ import pickle
 import pytest
 
 import symverify as sv
+from symverify.kernel.provers.compositional import StageRun
+from symverify.kernel.provers.stages_dask import LayerWindow, check_stages, pack, stage_runs
 from symverify.library import random_circuit
 from symverify.mutate import weight_mutant
-from symverify.provers.compositional import StageRun
-from symverify.provers.stages_dask import LayerWindow, check_stages, pack, stage_runs
 
 
 @pytest.fixture(scope="module")

@@ -24,13 +24,13 @@ from symverify.compiler.butterfly_to_baseconv import (
 )
 from symverify.compiler.layout import Layout, grid
 from symverify.errors import CompileError
-from symverify.ir.baseconv import Mode
 from symverify.ir.build import from_matrix
-from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, bbstar_strides
-from symverify.ir.scalar import sym
-from symverify.kaleidoscope.apply import to_matrix
-from symverify.provers.compositional import check_certificate
-from symverify.semantics.poly import polynomials, shared_ring
+from symverify.kernel.ir.baseconv import Mode
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, bbstar_strides
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.kaleidoscope.apply import to_matrix
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.semantics.poly import polynomials, shared_ring
 
 
 def sym_factor(size: int, stride: int) -> ButterflyFactor:

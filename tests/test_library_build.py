@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from symverify import Circuit, IRError, stats
 from symverify.ir.build import from_matrix, from_sympy, trace
+from symverify.kernel.semantics.poly import PolyRing, polynomials
 from symverify.library import (
     determinant,
     elementary_symmetric,
@@ -25,7 +26,6 @@ from symverify.library import (
     walsh_hadamard,
 )
 from symverify.semantics.exact import evaluate
-from symverify.semantics.poly import PolyRing, polynomials
 
 
 def flat(c, u):

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 import symverify as sv
 from symverify import Circuit, Gate, Grid, IRError, Model, SerializationError, ShapeError
 from symverify.cli import main
-from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.serialize import dump_file, dumps, from_json, load_file, loads, to_json
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.library import prefix_sums, symbolic_mixing, walsh_hadamard
 
 FUZZ = settings(max_examples=150, deadline=None, derandomize=True,

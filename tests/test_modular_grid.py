@@ -1,4 +1,4 @@
-"""A grid reduced mod one prime (:meth:`symverify.provers.modular.BatchModRing.grid`): a grid of
+"""A grid reduced mod one prime (:meth:`symverify.kernel.provers.modular.BatchModRing.grid`): a grid of
 ``int`` cells over the fill 0 is built from its nonzero cells only; the array must equal the dense
 conversion (every cell of :meth:`Grid.to_rows` mod ``p``), whatever the rectangles, overlaps,
 explicit zeros and signs."""
@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.ir.grid import Grid
-from symverify.provers.modular import BatchModRing
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.modular import BatchModRing
 
 P = (1 << 61) - 1
 

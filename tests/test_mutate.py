@@ -7,9 +7,9 @@ import pytest
 import symverify as sv
 from symverify import library, mutate
 from symverify.errors import UsageError
-from symverify.ir.baseconv import Mode
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.baseconv import Mode
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.scalar import sym
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from symverify import _native
 from symverify.errors import ShapeError
-from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
 from symverify.kaleidoscope import compile_numpy, compile_torch
 from symverify.kaleidoscope._native_butterfly import SOURCE, bind, library
 from symverify.kaleidoscope._torch_module import _run_stages
 from symverify.kaleidoscope.numeric import twiddles
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
 
 needs_native = pytest.mark.skipif(library() is None, reason=f"no native kernels here: {_native.why_not('butterfly')}")
 

@@ -15,11 +15,11 @@ from symverify import _native  # noqa: E402
 from symverify.compiler import compile  # noqa: E402
 from symverify.executors import execute  # noqa: E402
 from symverify.executors._native_program import library, segments  # noqa: E402
-from symverify.executors.numbers import float_numbers  # noqa: E402
-from symverify.executors.plan import model_plan  # noqa: E402
 from symverify.executors.program import model_program  # noqa: E402
-from symverify.ir.baseconv import Layer, Model  # noqa: E402
-from symverify.ir.grid import Grid  # noqa: E402
+from symverify.kernel.engines.numbers import float_numbers  # noqa: E402
+from symverify.kernel.engines.plan import model_plan  # noqa: E402
+from symverify.kernel.ir.baseconv import Layer, Model  # noqa: E402
+from symverify.kernel.ir.grid import Grid  # noqa: E402
 from symverify.library import random_circuit  # noqa: E402
 
 needs_native = pytest.mark.skipif(library() is None, reason=f"no native kernels here: {_native.why_not('program')}")

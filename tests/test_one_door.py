@@ -1,4 +1,4 @@
-"""One door for verdicts: only :mod:`symverify.provers.outcome` makes them.
+"""One door for verdicts: only :mod:`symverify.kernel.provers.outcome` makes them.
 
 The scan reads every module of the package and every proof script (``proofs/*.py``, whatever
 scripts exist) with :mod:`ast` and fails on:
@@ -24,12 +24,12 @@ from pathlib import Path
 
 import pytest
 
-import symverify.provers.outcome as outcome
+import symverify.kernel.provers.outcome as outcome
 from symverify.errors import ProverError, UsageError
-from symverify.provers.outcome import Counterexample, Verdict
+from symverify.kernel.provers.outcome import Counterexample, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
-DOOR = ROOT / "symverify" / "provers" / "outcome.py"
+DOOR = ROOT / "symverify" / "kernel" / "provers" / "outcome.py"
 INSTANCE_DOOR = ROOT / "symverify" / "scripts" / "protocol.py"
 MEMBERS = {"PROVED", "REFUTED", "UNKNOWN"}
 
@@ -81,9 +81,9 @@ def scan(source: str, path: str = "<planted>", *, instance_door: bool = False) -
         if isinstance(node, ast.Call):
             name = _name(node.func)
             if name == "MethodResult":
-                out.append(f"{where}: MethodResult(...) outside symverify/provers/outcome.py")
+                out.append(f"{where}: MethodResult(...) outside symverify/kernel/provers/outcome.py")
             elif name == "Verdict":
-                out.append(f"{where}: Verdict(...) made from a value outside symverify/provers/outcome.py")
+                out.append(f"{where}: Verdict(...) made from a value outside symverify/kernel/provers/outcome.py")
             elif name == "Instance" and not instance_door:
                 out.append(f"{where}: Instance(...) outside symverify/scripts/protocol.py (use its constructors)")
         elif (isinstance(node, ast.Attribute) and node.attr in MEMBERS and isinstance(node.value, ast.Name)
@@ -109,7 +109,7 @@ def test_the_tree_has_one_door() -> None:
 
 def test_the_scan_covers_the_provers_and_every_script() -> None:
     names = {f.relative_to(ROOT).as_posix() for f in _sources()}
-    assert "symverify/provers/randomized.py" in names and "symverify/verification.py" in names
+    assert "symverify/kernel/provers/randomized.py" in names and "symverify/kernel/verification.py" in names
     assert {f"proofs/{p.name}" for p in (ROOT / "proofs").glob("*.py")} <= names
 
 

@@ -37,7 +37,7 @@ def test_entry_points_are_plain_functions_with_their_signatures():
 def test_functions_survive_importing_the_packages_that_define_them():
     """The packages have noun names, so importing them never rebinds the functions."""
     code = (
-        "import inspect, symverify as sv, symverify.compiler.dense, symverify.verification, symverify.executors.plan; "
+        "import inspect, symverify as sv, symverify.compiler.dense, symverify.kernel.verification, symverify.kernel.engines.plan; "
         "print(all(inspect.isfunction(f) for f in (sv.compile, sv.verify, sv.execute)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
@@ -61,6 +61,6 @@ def test_type_checkers_see_the_entry_points(tmp_path):
     )
     out = subprocess.run([mypy, "--cache-dir", str(tmp_path / "cache"), "--follow-imports=silent", str(user)],
                          capture_output=True, text=True).stdout
-    assert 'Revealed type is "symverify.verification.Report"' in out, out
+    assert 'Revealed type is "symverify.kernel.verification.Report"' in out, out
     assert 'Revealed type is "symverify.compiler.result.Compiled"' in out, out
-    assert 'Revealed type is "symverify.provers.outcome.Verdict"' in out, out
+    assert 'Revealed type is "symverify.kernel.provers.outcome.Verdict"' in out, out

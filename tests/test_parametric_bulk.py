@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.ir.scalar import sym
-from symverify.parametric import bulk, concrete
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.parametric import bulk, concrete
+from symverify.kernel.parametric.concrete import instantiate
+from symverify.kernel.parametric.expr import ParametricError, bit, fam, ge, lt, pow2, pred, var, where
+from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
 from symverify.parametric import library as lib
-from symverify.parametric.concrete import instantiate
-from symverify.parametric.expr import ParametricError, bit, fam, ge, lt, pow2, pred, var, where
-from symverify.parametric.gadget import Gadget, Param, PLayer, tap
 
 i, q = var("i"), var("q")
 

@@ -1,5 +1,5 @@
 """The execution plans' caches: typed attributes filled once, reused by identity, bounded, and
-never changing a result (symverify.executors.plan, .program, .numeric, .zoology_native)."""
+never changing a result (symverify.kernel.engines.plan, .program, .numeric, .zoology_native)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from symverify.executors import execute, numeric_check  # noqa: E402
-from symverify.executors.numbers import float_numbers  # noqa: E402
 from symverify.executors.numeric import _abs_plan, _representable  # noqa: E402
-from symverify.executors.plan import LayerPlan, model_plan  # noqa: E402
 from symverify.executors.program import _CACHED_BATCHES, model_program  # noqa: E402
 from symverify.executors.torch_float import run_model  # noqa: E402
-from symverify.ir.baseconv import Layer, Model  # noqa: E402
-from symverify.ir.grid import Grid  # noqa: E402
+from symverify.kernel.engines.numbers import float_numbers  # noqa: E402
+from symverify.kernel.engines.plan import LayerPlan, model_plan  # noqa: E402
+from symverify.kernel.ir.baseconv import Layer, Model  # noqa: E402
+from symverify.kernel.ir.grid import Grid  # noqa: E402
 
 
 def _model(n: int = 8, d: int = 3, lags: int = 2, mode: str = "cyclic") -> Model:

@@ -8,8 +8,10 @@ import pytest
 from symverify.compiler.h21 import compact_product_layout, packed_product_layout, smallest_shift
 from symverify.compiler.layout import Layout
 from symverify.errors import ShapeError
-from symverify.gadgets.fragment import Spec, SpecBuilder
-from symverify.ir.scalar import sym
+from symverify.kernel.gadgets.fragment import Spec, SpecBuilder
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.fragment import prove_fragment
+from symverify.kernel.provers.outcome import Verdict
 from symverify.mutate import WeightSite, get_weight, mutate_weight, weight_sites
 from symverify.proofs.thm_h21_product_gadget import (
     PRODUCT_LAYERS,
@@ -18,8 +20,6 @@ from symverify.proofs.thm_h21_product_gadget import (
     product_fragment,
     shapes,
 )
-from symverify.provers.fragment import prove_fragment
-from symverify.provers.outcome import Verdict
 from symverify.semantics.exact import evaluate
 
 SHAPES = [Shape(1, 1, 1, "contiguous", False), Shape(2, 2, 3, "contiguous", True), Shape(3, 2, 3, "scattered", True),

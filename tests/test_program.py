@@ -10,15 +10,15 @@ torch = pytest.importorskip("torch")
 
 from symverify.compiler import compile  # noqa: E402
 from symverify.executors import execute  # noqa: E402
-from symverify.executors.kernels import Pool  # noqa: E402
-from symverify.executors.numbers import float_numbers  # noqa: E402
-from symverify.executors.plan import model_plan  # noqa: E402
 from symverify.executors.program import model_program  # noqa: E402
 from symverify.executors.torch_float import FloatArithmetic, run_model  # noqa: E402
-from symverify.ir.baseconv import Layer, Model  # noqa: E402
-from symverify.ir.grid import Grid  # noqa: E402
+from symverify.kernel.engines.kernels import Pool  # noqa: E402
+from symverify.kernel.engines.numbers import float_numbers  # noqa: E402
+from symverify.kernel.engines.plan import model_plan  # noqa: E402
+from symverify.kernel.ir.baseconv import Layer, Model  # noqa: E402
+from symverify.kernel.ir.grid import Grid  # noqa: E402
+from symverify.kernel.semantics import layer as loop  # noqa: E402
 from symverify.library import random_circuit  # noqa: E402
-from symverify.semantics import layer as loop  # noqa: E402
 
 
 def _mask(rng: random.Random, n: int, d: int, density: float = 0.3) -> Grid:

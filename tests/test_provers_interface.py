@@ -16,14 +16,14 @@ from symverify.deadline import DeadlineExceededError
 from symverify.errors import IRError, UsageError
 from symverify.gadgets.primitives import shift_down
 from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
-from symverify.provers import registry
-from symverify.provers.compositional import CompositionalResult
-from symverify.provers.exact import expand_compare
-from symverify.provers.fragment import FragmentProof, prove_fragment
-from symverify.provers.matrix import verify_permutation
-from symverify.provers.options import DEFAULT_ERROR_BOUND, DEFAULT_MAX_MONOMIALS, METHODS, Options
-from symverify.provers.outcome import MethodResult, Verdict
-from symverify.provers.sides import (
+from symverify.kernel.provers import registry
+from symverify.kernel.provers.compositional import CompositionalResult
+from symverify.kernel.provers.exact import expand_compare
+from symverify.kernel.provers.fragment import FragmentProof, prove_fragment
+from symverify.kernel.provers.matrix import verify_permutation
+from symverify.kernel.provers.options import DEFAULT_ERROR_BOUND, DEFAULT_MAX_MONOMIALS, METHODS, Options
+from symverify.kernel.provers.outcome import MethodResult, Verdict
+from symverify.kernel.provers.sides import (
     CircuitSide,
     KaleidoscopeSide,
     ModelSide,
@@ -32,8 +32,8 @@ from symverify.provers.sides import (
     pair_sides,
     torch_executable,
 )
+from symverify.kernel.verification import verify
 from symverify.scripts.protocol import ClaimKind, Instance, ProofResult
-from symverify.verification import verify
 
 # ---- the registry ------------------------------------------------------------------------------
 

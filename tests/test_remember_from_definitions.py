@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from symverify.gadgets import remember as rem
 from symverify.gadgets.remember import ChannelF, ConstF, remember_channels, remember_rows
-from symverify.ir.baseconv import Layer, Mode
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import is_zero, sym
+from symverify.kernel.ir.baseconv import Layer, Mode
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import is_zero, sym
 
 
 def _ref_rows(nn, dd, a, b, h, f, cs):

@@ -11,11 +11,11 @@ import pytest
 import symverify as sv
 from symverify.compiler.retnet import direct_layout, retnet_direct, retnet_stack_direct
 from symverify.errors import CompileError, IRError
-from symverify.ir.analysis import stats
-from symverify.ir.baseconv import Mode
+from symverify.kernel.ir.analysis import stats
+from symverify.kernel.ir.baseconv import Mode
+from symverify.kernel.verification import verify
 from symverify.library import retnet, retnet_layout, retnet_stack, retnet_weights
 from symverify.mutate import certificate_mutant, get_weight, set_weight, weight_sites
-from symverify.verification import verify
 
 WA, WC, WV = [[1, 0], [1, 1]], [[1, 2], [0, 1]], [[0, 1], [1, -1]]
 

@@ -19,14 +19,14 @@ import numpy as np
 import pytest
 
 from symverify import Circuit, sym
-from symverify.ir.baseconv import Layer, Model
-from symverify.ir.grid import Grid
-from symverify.provers.bound_rules import scalar_rows
-from symverify.provers.bounds import structure_bounds
-from symverify.provers.bounds_vector import usable
-from symverify.provers.counterexample import affordable
-from symverify.provers.sides import pair_sides
-from symverify.verification import verify
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.bound_rules import scalar_rows
+from symverify.kernel.provers.bounds import structure_bounds
+from symverify.kernel.provers.bounds_vector import usable
+from symverify.kernel.provers.counterexample import affordable
+from symverify.kernel.provers.sides import pair_sides
+from symverify.kernel.verification import verify
 
 SLACK = 4.0
 METHODS = ("exact", "randomized", "auto", "z3")
@@ -64,7 +64,7 @@ def test_huge_constant_does_not_abort_the_process():
         import sys
         sys.path.insert(0, "tests")
         from test_robustness_holes import THREE_X, squared_constant
-        from symverify.verification import verify
+        from symverify.kernel.verification import verify
         c = squared_constant(64)
         for method in ("exact", "auto"):
             r = verify(c, THREE_X, method=method, timeout=20)
@@ -86,7 +86,7 @@ def test_a_coarse_certificate_over_a_huge_constant_does_not_abort_auto():
         import sys
         sys.path.insert(0, "tests")
         import symverify as sv
-        from symverify.ir.certificate import Certificate
+        from symverify.kernel.ir.certificate import Certificate
         from test_robustness_holes import squared_constant
         c = squared_constant(64)
         comp = sv.compile(c)
@@ -210,8 +210,8 @@ def test_numeric_cross_check_is_skipped_after_the_timeout():
 
 @functools.lru_cache(maxsize=1)
 def huge_report():
-    from symverify.provers.outcome import Counterexample, Verdict
-    from symverify.verification import Report
+    from symverify.kernel.provers.outcome import Counterexample, Verdict
+    from symverify.kernel.verification import Report
 
     x = (3 << 16_800_000) + 123_456_789  # 16.8 million bits, 5 million digits
     cex = Counterexample(inputs=((2,) + (0,) * 3326 + (-1,),), params=(), cell=(0, 0), lhs_value=x, rhs_value=1 - x,

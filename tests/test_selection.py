@@ -10,8 +10,6 @@ from hypothesis import strategies as st
 
 from symverify.compiler.butterfly_to_baseconv import simplify_factors
 from symverify.errors import CompileError
-from symverify.ir.butterfly import ButterflyFactor, pair_index
-from symverify.ir.layered import LinearStage
 from symverify.kaleidoscope.selection import (
     _benes,
     _route_records,
@@ -23,6 +21,8 @@ from symverify.kaleidoscope.selection import (
     selection_route,
     selection_size,
 )
+from symverify.kernel.ir.butterfly import ButterflyFactor, pair_index
+from symverify.kernel.ir.layered import LinearStage
 
 Forms = list[dict[int, Fraction]]
 
@@ -353,8 +353,8 @@ def test_broadcast_placer_refuses_a_bad_order_or_size():
 def _permutation_benes(N, partial, orientation):
     """The Beneš network of :func:`route_permutation` (``"up"``: conjugated by the bit reversal),
     built factor by factor: the oracle for the switch masks of ``_benes_masks``."""
-    from symverify.ir.butterfly import pair_number
     from symverify.kaleidoscope.permutation import bit_reversal, complete_permutation, route_permutation
+    from symverify.kernel.ir.butterfly import pair_number
 
     perm = complete_permutation(N, partial)
     if orientation == "down":

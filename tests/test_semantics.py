@@ -7,10 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from symverify import Circuit, Grid, IRError, Layer, Mode, Model, ShapeError, sym
-from symverify.semantics.evaluate import eval_model
+from symverify.kernel.semantics.evaluate import eval_model
+from symverify.kernel.semantics.poly import PolyRing, polynomials, shared_ring
+from symverify.kernel.semantics.rings import Deg, DegreeRing, ModRing
 from symverify.semantics.exact import evaluate
-from symverify.semantics.poly import PolyRing, polynomials, shared_ring
-from symverify.semantics.rings import Deg, DegreeRing, ModRing
 from symverify.testing import circuits, models, rational_inputs
 
 

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from symverify import Circuit, Gate, Model, SerializationError, dump_file, load_file, sym
-from symverify.ir.certificate import Boundary, Cell, Certificate
 from symverify.ir.serialize import dumps, loads, to_json
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.semantics.exact import evaluate
 from symverify.testing import circuits, models, rational_inputs
 

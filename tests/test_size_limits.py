@@ -15,10 +15,10 @@ from symverify import Circuit, Gate, Grid, Layer, Model
 from symverify.cli import main
 from symverify.errors import CompileError, IRError, LimitError
 from symverify.ir import limits
-from symverify.ir.analysis import cut_width, degree_bounds, depth, levels, live_sets, stats
-from symverify.ir.circuit import Op
-from symverify.ir.scalar import is_zero
-from symverify.provers.sides import as_side
+from symverify.kernel.ir.analysis import cut_width, degree_bounds, depth, levels, live_sets, stats
+from symverify.kernel.ir.circuit import Op
+from symverify.kernel.ir.scalar import is_zero
+from symverify.kernel.provers.sides import as_side
 from symverify.testing import circuits
 
 G = 10**9

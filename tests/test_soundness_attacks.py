@@ -13,8 +13,8 @@ from fractions import Fraction
 import pytest
 
 from symverify import Circuit, Gate, IRError, Sym, sym
+from symverify.kernel.verification import verify
 from symverify.semantics.exact import evaluate
-from symverify.verification import verify
 
 M61 = 2**61 - 1
 METHODS = ("exact", "randomized", "z3", "auto")
@@ -41,7 +41,7 @@ def assert_not_proved(lhs, rhs, report) -> None:
 
 def test_fermat_power_circuit_is_small_and_of_degree_2_61_minus_1():
     """The attack pair differs as polynomials (degrees 2^61 − 1 and 1) with a 120-gate circuit."""
-    from symverify.ir.analysis import stats
+    from symverify.kernel.ir.analysis import stats
 
     c = x_to_the(M61)
     assert c.size == 120 and stats(c).degree_bound == M61  # 60 squarings and 60 products
@@ -130,7 +130,7 @@ _HUGE = textwrap.dedent("""
     import sys
     from fractions import Fraction
     from symverify import Circuit, Gate, Sym, sym
-    from symverify.verification import verify
+    from symverify.kernel.verification import verify
 
     method, case = sys.argv[1], sys.argv[2]
     if case == "power":  # x^(2^40)·(x³ − x) vs 0: zero at x ∈ {−1, 0, 1}, 2^40-bit values elsewhere

@@ -13,13 +13,13 @@ from fractions import Fraction
 import pytest
 
 import symverify as sv
-from symverify.ir.baseconv import Layer, Model
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.grid import Grid
-from symverify.primes import is_prime
-from symverify.provers import randomized as rz
-from symverify.provers.bounds import Bounds
-from symverify.provers.fingerprint import fingerprint
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.primes import is_prime
+from symverify.kernel.provers import randomized as rz
+from symverify.kernel.provers.bounds import Bounds
+from symverify.kernel.provers.fingerprint import fingerprint
 
 M61 = (1 << 61) - 1
 X = Circuit(1, 1, (), (0,))
@@ -87,8 +87,8 @@ def test_tiny_error_bound_is_met_not_crashed():
 def test_verify_refuses_a_proof_whose_bound_exceeds_the_request(monkeypatch):
     """The rule is also enforced where the report is made: a method that says 'proved' with a
     failure bound above error_bound is a prover bug."""
-    from symverify.provers import registry
-    from symverify.provers.outcome import MethodResult, Verdict
+    from symverify.kernel.provers import registry
+    from symverify.kernel.provers.outcome import MethodResult, Verdict
 
     def lying(*args, **kwargs):
         return MethodResult(Verdict.PROVED, "randomized", {}, failure_bound=Fraction(1, 2))
@@ -244,9 +244,9 @@ def test_huge_degree_difference_neither_aborts_nor_hangs():
 
 from hypothesis import given, settings  # noqa: E402
 
-from symverify.provers.bounds import structure_bounds  # noqa: E402
-from symverify.provers.sides import pair_sides  # noqa: E402
-from symverify.semantics.poly import polynomials, shared_ring  # noqa: E402
+from symverify.kernel.provers.bounds import structure_bounds  # noqa: E402
+from symverify.kernel.provers.sides import pair_sides  # noqa: E402
+from symverify.kernel.semantics.poly import polynomials, shared_ring  # noqa: E402
 from symverify.testing import circuits, models  # noqa: E402
 
 

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 import symverify as sv
 from symverify import mutate
 from symverify.errors import UsageError
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.verification import verify
 from symverify.testing import circuits, models
-from symverify.verification import verify
 
 
 def _load_campaign():
@@ -103,7 +103,7 @@ def test_models_with_symbolic_weights_are_never_falsely_proved(m, seed, symbol):
 
 def test_symbolic_grid_model_against_its_mutants():
     """Every weight symbolic (statements "for all weights"): each single change is refuted or invisible."""
-    from symverify.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.baseconv import Layer, Model
 
     layer = Layer(Grid.symbolic("W", 2, 2), Grid.symbolic("B", 2, 2), Grid.symbolic("H", 2, 2), Grid.zeros(2, 2).paint(0, 1, 0, 2, 1))
     m = Model(2, 1, 2, 2, (layer,), "symbolic")
@@ -115,7 +115,7 @@ def test_symbolic_grid_model_against_its_mutants():
 
 def test_sym_weight_equal_to_its_own_polynomial_is_proved():
     """Sanity: mutants are not differences by construction; ``a·a`` vs ``a²`` weights are equal."""
-    from symverify.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.baseconv import Layer, Model
 
     def model(w):
         return Model(1, 1, 1, 1, (Layer(Grid.full(1, 1, w), Grid.zeros(1, 1), Grid.zeros(1, 1), Grid.full(1, 1, 1)),))
@@ -136,7 +136,7 @@ def test_campaign_quick_tier_finds_no_false_proof():
 def test_campaign_reference_interpreter_matches_symverify(method):
     """The campaign's ground truth agrees with ``sv.polynomials`` on compiled library models."""
     from symverify import library
-    from symverify.semantics.poly import polynomials, shared_ring
+    from symverify.kernel.semantics.poly import polynomials, shared_ring
 
     c = library.determinant(2)
     comp = sv.compile(c, method=method)

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.errors import IRError
-from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, next_power_of_two
-from symverify.ir.scalar import sym
 from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope_thm3, to_matrix
 from symverify.kaleidoscope.sparse_dao import _copy_half, _gather_half, _route_b_then_bstar, thm3_size
-from symverify.provers.matrix import verify_matrix
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, next_power_of_two
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.matrix import verify_matrix
 
 
 def _check(M: SparseMatrix):

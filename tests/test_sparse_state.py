@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from symverify.deadline import DeadlineExceededError
 from symverify.errors import IRError
-from symverify.ir.baseconv import Layer, Model
-from symverify.ir.grid import Grid
-from symverify.semantics.evaluate import eval_layers
-from symverify.semantics.poly import PolyRing
-from symverify.semantics.rings import DegreeRing, FractionRing, ModRing
-from symverify.semantics.sparse import SparseArithmetic, eval_layers_sparse, to_cells, to_rows
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.semantics.evaluate import eval_layers
+from symverify.kernel.semantics.poly import PolyRing
+from symverify.kernel.semantics.rings import DegreeRing, FractionRing, ModRing
+from symverify.kernel.semantics.sparse import SparseArithmetic, eval_layers_sparse, to_cells, to_rows
 from symverify.strategies import models
 
 RATIONALS = [Fraction(1, 2), Fraction(-2, 3), Fraction(5, 7), 3, -1, 1]

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symverify as sv
+from symverify.kernel.provers import compositional as comp_mod
+from symverify.kernel.provers.bounds import BoundRing, bound_rows, layers_peak
 from symverify.library import random_circuit
-from symverify.provers import compositional as comp_mod
-from symverify.provers.bounds import BoundRing, bound_rows, layers_peak
 
 
 def _slow(model, lo, hi, b0, variables):

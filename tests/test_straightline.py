@@ -1,4 +1,4 @@
-"""The straight-line circuit code (symverify.semantics.straightline) against the generic interpreter.
+"""The straight-line circuit code (symverify.kernel.semantics.straightline) against the generic interpreter.
 
 The bounds pass and the mod-p evaluator on circuits run the flat gate code instead of the ring
 interpreter; both must compute exactly what the interpreter computes (bounds field by field,
@@ -13,15 +13,15 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers.bounds import BoundRing, circuit_bounds, common_denominator, structure_bounds
+from symverify.kernel.provers.fingerprint import fingerprint
+from symverify.kernel.provers.sides import CircuitSide
+from symverify.kernel.semantics.evaluate import eval_circuit_nodes
+from symverify.kernel.semantics.rings import ModRing
+from symverify.kernel.semantics.straightline import eval_mod, eval_mod_lanes, program
 from symverify.library import random_circuit
-from symverify.provers.bounds import BoundRing, circuit_bounds, common_denominator, structure_bounds
-from symverify.provers.fingerprint import fingerprint
-from symverify.provers.sides import CircuitSide
-from symverify.semantics.evaluate import eval_circuit_nodes
-from symverify.semantics.rings import ModRing
-from symverify.semantics.straightline import eval_mod, eval_mod_lanes, program
 from symverify.strategies import circuits
 
 M61 = (1 << 61) - 1
@@ -217,7 +217,7 @@ def test_torch_engine_circuit_path_equals_modular_eval(c: Circuit, batch: int, d
 
     torch = pytest.importorskip("torch")
     from symverify.executors import modular_eval
-    from symverify.provers.modular import TorchEngine
+    from symverify.kernel.provers.modular import TorchEngine
 
     p = data.draw(st.sampled_from([2**31 - 1, 2_147_483_629, 1_073_741_827]))
     rng = random.Random(data.draw(st.integers(0, 2**32)))

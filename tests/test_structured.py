@@ -6,10 +6,11 @@ import pytest
 
 from symverify import library as lib
 from symverify.errors import CompileError
-from symverify.ir.butterfly import ButterflyFactor, FactorList
-from symverify.kaleidoscope import apply, linear_circuit_to_kaleidoscope
+from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
 from symverify.kaleidoscope.structured import pack_bbstars
-from symverify.provers.matrix import verify_circuit
+from symverify.kernel.ir.butterfly import ButterflyFactor, FactorList
+from symverify.kernel.kaleidoscope.apply import apply
+from symverify.kernel.provers.matrix import verify_circuit
 
 
 @pytest.mark.parametrize("N", [2, 4, 16, 64, 256])

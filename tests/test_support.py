@@ -9,11 +9,11 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.ir.baseconv import Layer, Model
-from symverify.ir.grid import Grid
-from symverify.semantics.evaluate import embed, eval_layer, eval_layers
-from symverify.semantics.rings import FractionRing
-from symverify.semantics.support import (
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.semantics.evaluate import embed, eval_layer, eval_layers
+from symverify.kernel.semantics.rings import FractionRing
+from symverify.kernel.semantics.support import (
     ZERO,
     Dependence,
     DependenceRing,

@@ -17,27 +17,27 @@ import pytest
 
 import symverify as sv
 from symverify.deadline import Deadline, DeadlineExceededError, as_check
-from symverify.ir.baseconv import Layer, Model
-from symverify.ir.certificate import Certificate
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.grid import Grid
-from symverify.library import random_circuit
-from symverify.provers.bounds import BoundRing, structure_bounds
-from symverify.provers.compositional import (
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.bounds import BoundRing, structure_bounds
+from symverify.kernel.provers.compositional import (
     STAGE_IN_PROCESS_MONOMIALS,
     STAGE_REFUSE_FACTOR,
     _check_stage,
     check_certificate,
     plan_stage,
 )
-from symverify.provers.counterexample import search
-from symverify.provers.modular import BatchModRing, eval_mod_batch
-from symverify.provers.options import Options
-from symverify.provers.sides import as_side, pair_sides
-from symverify.semantics import evaluate as ev
-from symverify.semantics.poly import PolyRing
-from symverify.semantics.rings import FractionRing, ModRing
-from symverify.verification import verify
+from symverify.kernel.provers.counterexample import search
+from symverify.kernel.provers.modular import BatchModRing, eval_mod_batch
+from symverify.kernel.provers.options import Options
+from symverify.kernel.provers.sides import as_side, pair_sides
+from symverify.kernel.semantics import evaluate as ev
+from symverify.kernel.semantics.poly import PolyRing
+from symverify.kernel.semantics.rings import FractionRing, ModRing
+from symverify.kernel.verification import verify
+from symverify.library import random_circuit
 
 SLACK = 3.0
 M61 = (1 << 61) - 1
@@ -308,9 +308,9 @@ def test_a_failing_stage_in_the_child_is_reported(sum_pow):
 _OVER_THE_LIMIT = """
 import json, sys
 import symverify as sv
-from symverify.ir.certificate import Certificate
-from symverify.provers.compositional import check_certificate
-from symverify.verification import verify
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.verification import verify
 sys.path.insert(0, {tests!r})
 from test_timeouts import coarse, power_of_sum
 

@@ -6,11 +6,14 @@ tree's ``.py`` files with their line counts and the contract's source modules, s
 can be fed in directly):
 
 * every listed module exists, and none is listed twice or in both tables;
-* a trusted module's stated line count is within 10 % of its real one;
+* the trusted table lists exactly the modules under ``symverify/kernel/`` (its docstring-only
+  ``__init__.py`` files aside), each with a line count within 10 % of its real one;
 * every module under ``symverify/provers/`` and ``symverify/semantics/``, and every module of the
   package that a trusted module imports, is in one of the tables, each with a reason;
-* the import-linter contract *trusted base imports no untrusted construction* (pyproject.toml) has
-  as sources exactly the trusted modules outside the packages it forbids.
+* the import-linter contract *the kernel is closed* (pyproject.toml) has ``symverify.kernel`` as
+  its source and forbids every module of the package outside the kernel but the stated leaves
+  (:data:`LEAVES`); each leaf imports nothing but other leaves, and every module the kernel
+  imports directly is in the kernel, a leaf, or an edge the contract ignores.
 
 ``python tests/test_trusted_base.py --write`` rewrites the ``lines`` column from the tree.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import tomllib
@@ -27,8 +31,12 @@ import tomllib
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "trusted-base.md"
 SECTION = "## The trusted modules, listed"
-CONTRACT = "trusted base imports no untrusted construction"
-COMPLETE = ("symverify/provers/", "symverify/semantics/")
+CONTRACT = "the kernel is closed"
+LEAVES = ("symverify.errors", "symverify.deadline", "symverify.progress", "symverify._version", "symverify.ir.limits",
+          "symverify.ir.bigint", "symverify.provers.dask_address")
+"""The modules outside the kernel that it may import (docs/trusted-base.md)."""
+COMPLETE = ("symverify/kernel/", "symverify/provers/", "symverify/semantics/")
+KERNEL = "symverify/kernel/"
 TOLERANCE = 0.10
 
 _TRUSTED_ROW = re.compile(r"^\| `(?P<module>[^`]+)` \| (?P<lines>[^|]*) \| (?P<why>.*) \|$")
@@ -62,12 +70,38 @@ def tables(doc: str) -> tuple[dict[str, tuple[str, str]], dict[str, str], list[s
 
 
 def dotted(module: str) -> str:
-    """``symverify/provers/exact.py`` → ``symverify.provers.exact`` (a package's ``__init__.py`` → the package)."""
+    """``symverify/kernel/provers/exact.py`` → ``symverify.kernel.provers.exact`` (a package's ``__init__.py`` → the package)."""
     name = module.removesuffix(".py").replace("/", ".")
     return name.removesuffix(".__init__")
 
 
-def check(doc: str, files: Mapping[str, int], contract_sources: list[str], forbidden: list[str],
+@dataclass(frozen=True)
+class Contract:
+    """The closed-kernel contract as pyproject.toml states it."""
+
+    sources: tuple[str, ...]
+    forbidden: tuple[str, ...]
+    ignored: tuple[tuple[str, str], ...] = ()
+
+
+def expected_forbidden(files: Mapping[str, int]) -> list[str]:
+    """Every module of the package outside the kernel but the leaves: a top-level module or package
+    as one name, a package holding a leaf as its other modules."""
+    mods = {dotted(p) for p in files} - {"symverify"}
+    out = set()
+    for m in mods:
+        if m == "symverify.kernel" or m.startswith("symverify.kernel.") or m in LEAVES:
+            continue
+        top = ".".join(m.split(".")[:2])
+        if any(leaf.startswith(top + ".") for leaf in LEAVES):
+            if m != top:
+                out.add(".".join(m.split(".")[:3]))
+        else:
+            out.add(top)
+    return sorted(out)
+
+
+def check(doc: str, files: Mapping[str, int], contract: Contract,
           imports: Mapping[str, set[str]] | None = None) -> list[str]:
     """Every disagreement between the listing ``doc``, the tree (``files``: path → line count), the
     contract and ``imports`` (module → the package's modules it imports; left out, not checked)."""
@@ -78,6 +112,8 @@ def check(doc: str, files: Mapping[str, int], contract_sources: list[str], forbi
         if mod not in files:
             problems.append(f"{mod}: listed as trusted but does not exist")
             continue
+        if not mod.startswith(KERNEL):
+            problems.append(f"{mod}: listed as trusted but outside {KERNEL}")
         if not why:
             problems.append(f"{mod}: listed as trusted without a reason")
         if not stated.isdigit():
@@ -88,21 +124,39 @@ def check(doc: str, files: Mapping[str, int], contract_sources: list[str], forbi
     for mod, why in untrusted.items():
         if mod not in files:
             problems.append(f"{mod}: listed as untrusted but does not exist")
+        if mod.startswith(KERNEL):
+            problems.append(f"{mod}: listed as untrusted but inside {KERNEL}")
         if not why:
             problems.append(f"{mod}: listed as untrusted without a reason")
     for path in sorted(files):
-        if path.startswith(COMPLETE) and path not in trusted and path not in untrusted:
+        if path.startswith(KERNEL) and path.endswith("/__init__.py"):
+            continue  # docstring only (test_kernel_packages_hold_no_code)
+        if path.startswith(KERNEL) and path not in trusted:
+            problems.append(f"{path}: in the kernel but not listed as trusted")
+        elif path.startswith(COMPLETE) and path not in trusted and path not in untrusted:
             problems.append(f"{path}: neither listed as trusted nor as untrusted with a reason")
     listed = {dotted(m) for m in trusted} | {dotted(m) for m in untrusted}
     for mod in sorted(dotted(m) for m in trusted):
         for imported in sorted((imports or {}).get(mod, set()) - listed):
             problems.append(f"{imported}: imported by trusted {mod}, but neither listed as trusted nor as untrusted")
-    expected = sorted(dotted(m) for m in trusted if not dotted(m).startswith(tuple(forbidden)))
-    if sorted(contract_sources) != expected:
-        missing = sorted(set(expected) - set(contract_sources))
-        extra = sorted(set(contract_sources) - set(expected))
-        problems.append(f"import contract {CONTRACT!r}: source_modules should be the trusted modules outside "
-                        f"{', '.join(forbidden)}; missing {missing}, not trusted {extra}")
+    if list(contract.sources) != ["symverify.kernel"]:
+        problems.append(f"import contract {CONTRACT!r}: source_modules should be ['symverify.kernel'], "
+                        f"found {list(contract.sources)}")
+    expected = expected_forbidden(files)
+    if sorted(contract.forbidden) != expected:
+        missing = sorted(set(expected) - set(contract.forbidden))
+        extra = sorted(set(contract.forbidden) - set(expected))
+        problems.append(f"import contract {CONTRACT!r}: forbidden_modules should be every module outside the kernel "
+                        f"but the leaves; missing {missing}, not expected {extra}")
+    ignored = set(contract.ignored)
+    for mod, deps in sorted((imports or {}).items()):
+        if mod in LEAVES:
+            for dep in sorted(deps - set(LEAVES)):
+                problems.append(f"{dep}: imported by the leaf {mod}; a leaf imports only other leaves")
+        if mod == "symverify.kernel" or mod.startswith("symverify.kernel."):
+            for dep in sorted(deps):
+                if not (dep.startswith("symverify.kernel.") or dep in LEAVES or (mod, dep) in ignored):
+                    problems.append(f"{dep}: imported by the kernel's {mod}, outside the kernel and its leaves")
     return problems
 
 
@@ -120,13 +174,14 @@ def package_imports() -> dict[str, set[str]]:
     return {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
 
 
-def contract(root: Path = ROOT) -> tuple[list[str], list[str]]:
-    """The contract's source and forbidden modules, from pyproject.toml."""
+def contract(root: Path = ROOT) -> Contract:
+    """The closed-kernel contract, from pyproject.toml."""
     config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     for c in config["tool"]["importlinter"]["contracts"]:
         if c["name"] == CONTRACT:
             assert c["type"] == "forbidden"
-            return list(c["source_modules"]), list(c["forbidden_modules"])
+            ignored = tuple(tuple(e.replace(" ", "").split("->")) for e in c.get("ignore_imports", ()))
+            return Contract(tuple(c["source_modules"]), tuple(c["forbidden_modules"]), ignored)  # type: ignore[arg-type]
     raise AssertionError(f"pyproject.toml: no import-linter contract named {CONTRACT!r}")
 
 
@@ -150,95 +205,144 @@ def rewrite_counts(doc: str, files: Mapping[str, int]) -> str:
 
 
 def test_listing_agrees_with_tree_and_contract() -> None:
-    sources, forbidden = contract()
-    problems = check(DOC.read_text(encoding="utf-8"), tree_files(), sources, forbidden, package_imports())
+    problems = check(DOC.read_text(encoding="utf-8"), tree_files(), contract(), package_imports())
     assert not problems, "\n".join(problems)
 
 
-def test_the_contract_forbids_the_untrusted_constructions() -> None:
-    _, forbidden = contract()
-    assert set(forbidden) == {"symverify.compiler", "symverify.gadgets", "symverify.executors", "symverify.kaleidoscope"}
+def test_the_contract_closes_the_kernel() -> None:
+    c = contract()
+    assert c.sources == ("symverify.kernel",)
+    for forbidden in ("symverify.compiler", "symverify.gadgets", "symverify.executors", "symverify.kaleidoscope",
+                      "symverify.ir.serialize", "symverify.provers.engine_cost"):
+        assert forbidden in c.forbidden
+    assert not set(LEAVES) & set(c.forbidden)
+
+
+def test_kernel_packages_hold_no_code() -> None:
+    """The kernel's ``__init__.py`` files are docstrings only, so the listing need not name them."""
+    import ast
+
+    for path in sorted((ROOT / KERNEL).rglob("__init__.py")):
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        assert len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant), path
 
 
 # --- planted changes are caught ---------------------------------------------------------------------
 
 
-def _state() -> tuple[str, dict[str, int], list[str], list[str]]:
-    sources, forbidden = contract()
-    return DOC.read_text(encoding="utf-8"), tree_files(), sources, forbidden
+def _state() -> tuple[str, dict[str, int], Contract, tuple[()]]:
+    return DOC.read_text(encoding="utf-8"), tree_files(), contract(), ()
 
 
 def test_a_missing_trusted_module_is_caught() -> None:
-    doc, files, sources, forbidden = _state()
-    del files["symverify/provers/outcome.py"]
-    problems = check(doc, files, sources, forbidden)
+    doc, files, c, _ = _state()
+    del files["symverify/kernel/provers/outcome.py"]
+    problems = check(doc, files, c)
     assert any("outcome.py: listed as trusted but does not exist" in p for p in problems)
 
 
 def test_a_line_count_off_by_more_than_ten_percent_is_caught() -> None:
-    doc, files, sources, forbidden = _state()
-    files["symverify/provers/exact.py"] = int(files["symverify/provers/exact.py"] * 1.2) + 1
-    problems = check(doc, files, sources, forbidden)
-    assert any(p.startswith("symverify/provers/exact.py: stated") for p in problems)
+    doc, files, c, _ = _state()
+    files["symverify/kernel/provers/exact.py"] = int(files["symverify/kernel/provers/exact.py"] * 1.2) + 1
+    problems = check(doc, files, c)
+    assert any(p.startswith("symverify/kernel/provers/exact.py: stated") for p in problems)
 
 
 def test_a_line_count_within_ten_percent_passes() -> None:
-    doc, files, sources, forbidden = _state()
-    files["symverify/provers/exact.py"] = int(files["symverify/provers/exact.py"] * 1.05)
-    assert check(doc, files, sources, forbidden) == []
+    doc, files, c, _ = _state()
+    files["symverify/kernel/provers/exact.py"] = int(files["symverify/kernel/provers/exact.py"] * 1.05)
+    assert check(doc, files, c) == []
 
 
 def test_an_unlisted_prover_module_is_caught() -> None:
-    doc, files, sources, forbidden = _state()
+    doc, files, c, _ = _state()
     files["symverify/provers/shortcut.py"] = 10
-    problems = check(doc, files, sources, forbidden)
-    assert problems == ["symverify/provers/shortcut.py: neither listed as trusted nor as untrusted with a reason"]
+    problems = check(doc, files, c)
+    assert problems[0] == "symverify/provers/shortcut.py: neither listed as trusted nor as untrusted with a reason"
+    assert len(problems) == 2 and "missing ['symverify.provers.shortcut']" in problems[1]
 
 
 def test_a_removed_row_is_caught() -> None:
-    doc, files, sources, forbidden = _state()
+    doc, files, c, _ = _state()
     planted = "\n".join(line for line in doc.split("\n") if not line.startswith("| `symverify/provers/engine_cost.py`"))
-    problems = check(planted, files, sources, forbidden)
+    problems = check(planted, files, c)
     assert problems == ["symverify/provers/engine_cost.py: neither listed as trusted nor as untrusted with a reason"]
 
 
 def test_an_untrusted_row_without_reason_is_caught() -> None:
-    doc, files, sources, forbidden = _state()
+    doc, files, c, _ = _state()
     planted = re.sub(r"(\| `symverify/provers/dask_address.py` \|)[^\n]*", r"\1  |", doc)
-    problems = check(planted, files, sources, forbidden)
+    problems = check(planted, files, c)
     assert any("dask_address.py: listed as untrusted without a reason" in p for p in problems)
 
 
 def test_a_module_in_both_tables_is_caught() -> None:
-    doc, files, sources, forbidden = _state()
-    planted = doc.replace("| `symverify/provers/dask_address.py` |", "| `symverify/provers/outcome.py` |")
-    problems = check(planted, files, sources, forbidden)
+    doc, files, c, _ = _state()
+    planted = doc.replace("| `symverify/provers/dask_address.py` |", "| `symverify/kernel/provers/outcome.py` |")
+    problems = check(planted, files, c)
     assert any("outcome.py: listed both as trusted and as untrusted" in p for p in problems)
 
 
 def test_a_contract_out_of_step_is_caught() -> None:
-    doc, files, sources, forbidden = _state()
-    problems = check(doc, files, [s for s in sources if s != "symverify.provers.randomized"], forbidden)
-    assert len(problems) == 1 and "missing ['symverify.provers.randomized']" in problems[0]
-    problems = check(doc, files, [*sources, "symverify.cli"], forbidden)
-    assert len(problems) == 1 and "not trusted ['symverify.cli']" in problems[0]
+    doc, files, c, _ = _state()
+    problems = check(doc, files, replace(c, forbidden=tuple(f for f in c.forbidden if f != "symverify.compiler")))
+    assert len(problems) == 1 and "missing ['symverify.compiler']" in problems[0]
+    problems = check(doc, files, replace(c, forbidden=(*c.forbidden, "symverify.ir.limits")))
+    assert len(problems) == 1 and "not expected ['symverify.ir.limits']" in problems[0]
+    problems = check(doc, files, replace(c, sources=("symverify.kernel.provers",)))
+    assert len(problems) == 1 and "source_modules should be ['symverify.kernel']" in problems[0]
+
+
+def test_a_new_module_outside_the_kernel_must_be_forbidden() -> None:
+    doc, files, c, _ = _state()
+    files["symverify/shortcut.py"] = 10
+    problems = check(doc, files, c)
+    assert len(problems) == 1 and "missing ['symverify.shortcut']" in problems[0]
+
+
+def test_a_kernel_module_not_listed_as_trusted_is_caught() -> None:
+    doc, files, c, _ = _state()
+    files["symverify/kernel/provers/shortcut.py"] = 10
+    assert check(doc, files, c) == ["symverify/kernel/provers/shortcut.py: in the kernel but not listed as trusted"]
+
+
+def test_a_trusted_module_outside_the_kernel_is_caught() -> None:
+    doc, files, c, _ = _state()
+    planted = doc.replace("| `symverify/provers/engine_cost.py` | chooses", "| `symverify/provers/engine_cost.py` | 1 | chooses")
+    files["symverify/provers/engine_cost.py"] = 1
+    problems = check(planted, files, c)
+    assert "symverify/provers/engine_cost.py: listed as trusted but outside symverify/kernel/" in problems
+
+
+def test_a_kernel_import_of_an_untrusted_module_is_caught() -> None:
+    doc, files, c, _ = _state()
+    imports = package_imports()
+    assert check(doc, files, c, imports) == []
+    imports["symverify.kernel.provers.exact"] = imports["symverify.kernel.provers.exact"] | {"symverify.compiler"}
+    problems = check(doc, files, c, imports)
+    assert "symverify.compiler: imported by the kernel's symverify.kernel.provers.exact, outside the kernel and its leaves" in problems
+    imports = package_imports()
+    imports["symverify.ir.limits"] = imports["symverify.ir.limits"] | {"symverify.ir.serialize"}
+    problems = check(doc, files, c, imports)
+    assert problems == ["symverify.ir.serialize: imported by the leaf symverify.ir.limits; a leaf imports only other leaves"]
 
 
 def test_an_unlisted_import_of_a_trusted_module_is_caught() -> None:
-    doc, files, sources, forbidden = _state()
+    doc, files, c, _ = _state()
     imports = package_imports()
-    assert check(doc, files, sources, forbidden, imports) == []
-    imports["symverify.provers.exact"] = imports["symverify.provers.exact"] | {"symverify.mutate"}
-    problems = check(doc, files, sources, forbidden, imports)
-    assert problems == ["symverify.mutate: imported by trusted symverify.provers.exact, but neither listed as trusted "
-                        "nor as untrusted"]
+    assert check(doc, files, c, imports) == []
+    imports["symverify.kernel.provers.exact"] = imports["symverify.kernel.provers.exact"] | {"symverify.mutate"}
+    problems = check(doc, files, c, imports)
+    assert problems == ["symverify.mutate: imported by trusted symverify.kernel.provers.exact, but neither listed as trusted "
+                        "nor as untrusted",
+                        "symverify.mutate: imported by the kernel's symverify.kernel.provers.exact, outside the kernel and its leaves"]
 
 
 def test_rewrite_counts_fixes_a_stale_count() -> None:
-    doc, files, sources, forbidden = _state()
-    files["symverify/provers/exact.py"] *= 2
-    assert check(doc, files, sources, forbidden)
-    assert check(rewrite_counts(doc, files), files, sources, forbidden) == []
+    doc, files, c, _ = _state()
+    files["symverify/kernel/provers/exact.py"] *= 2
+    assert check(doc, files, c)
+    assert check(rewrite_counts(doc, files), files, c) == []
 
 
 if __name__ == "__main__":

@@ -8,12 +8,12 @@ import pytest
 from cases import BY_ID, CASES, MUTATIONS, QUARTIC_C, QUARTIC_CERT, QUARTIC_M, SQUARE_C, SQUARE_M, dense_model
 
 from symverify.errors import IRError, ProverError, ShapeError
-from symverify.ir.baseconv import Model
-from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.ir.circuit import Circuit, Gate
-from symverify.provers.outcome import UsageError
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.provers.outcome import UsageError
+from symverify.kernel.verification import METHODS, Report, Verdict, verify
 from symverify.semantics.exact import evaluate
-from symverify.verification import METHODS, Report, Verdict, verify
 
 GENERIC = ("exact", "exact-sympy", "randomized", "z3", "auto")
 
@@ -170,7 +170,7 @@ def test_randomized_pass_reports_p_k_degree_and_bound():
 
 
 def test_broken_modular_evaluator_is_caught_by_the_exact_recheck(monkeypatch):
-    from symverify.provers.modular import PythonEngine
+    from symverify.kernel.provers.modular import PythonEngine
 
     real = PythonEngine.evaluate
 
@@ -186,8 +186,8 @@ def test_broken_modular_evaluator_is_caught_by_the_exact_recheck(monkeypatch):
 
 
 def test_fabricated_counterexample_raises_prover_error(monkeypatch):
-    import symverify.provers.exact as ex
-    from symverify.provers.outcome import Counterexample
+    import symverify.kernel.provers.exact as ex
+    from symverify.kernel.provers.outcome import Counterexample
 
     fake = Counterexample(((1, 0), (0, 0), (0, 0)), (), (0, 0), 1, 2, None, "broken prover")
     monkeypatch.setattr(ex, "search", lambda *a, **k: fake)

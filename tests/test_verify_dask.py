@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 import symverify as sv
 from symverify.cli import main
 from symverify.errors import UsageError
-from symverify.ir.certificate import Boundary, Certificate
 from symverify.ir.serialize import dump_file
+from symverify.kernel.ir.certificate import Boundary, Certificate
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.provers.stages_dask import check_certificate_dask, stage_runs
 from symverify.library import random_circuit
 from symverify.mutate import weight_mutant
-from symverify.provers.compositional import check_certificate
-from symverify.provers.stages_dask import check_certificate_dask, stage_runs
 
 distributed = pytest.importorskip("distributed")
 from conftest import local_dask_client  # noqa: E402

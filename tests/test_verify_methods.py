@@ -11,23 +11,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.errors import IRError
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.butterfly import Kaleidoscope
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.grid import Grid
-from symverify.provers.bounds import UB, structure_bounds
-from symverify.provers.challenge import Stream
-from symverify.provers.guard import run_limited
-from symverify.provers.modular import BatchModRing, eval_mod_batch, model_mod_batch
-from symverify.provers.options import Options
-from symverify.provers.randomized import M61, is_prime, plan_primes, random_prime, trials_needed
-from symverify.provers.sides import as_side, pair_sides
-from symverify.provers.z3_backend import run_z3
-from symverify.semantics.evaluate import eval_model
-from symverify.semantics.poly import polynomials, shared_ring
-from symverify.semantics.rings import ModRing
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.butterfly import Kaleidoscope
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.bounds import UB, structure_bounds
+from symverify.kernel.provers.challenge import Stream
+from symverify.kernel.provers.guard import run_limited
+from symverify.kernel.provers.modular import BatchModRing, eval_mod_batch, model_mod_batch
+from symverify.kernel.provers.options import Options
+from symverify.kernel.provers.randomized import M61, is_prime, plan_primes, random_prime, trials_needed
+from symverify.kernel.provers.sides import as_side, pair_sides
+from symverify.kernel.provers.z3_backend import run_z3
+from symverify.kernel.semantics.evaluate import eval_model
+from symverify.kernel.semantics.poly import polynomials, shared_ring
+from symverify.kernel.semantics.rings import ModRing
+from symverify.kernel.verification import Verdict, verify
 from symverify.testing import circuits, models
-from symverify.verification import Verdict, verify
 
 # ---- certified bounds -------------------------------------------------------------------------
 
@@ -64,7 +64,7 @@ def test_degree_bound_is_per_cell_not_two_to_the_L():
 def test_symbolic_weights_count_in_the_degree():
     case_w = Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid.from_cells(1, 1, {(0, 0): "0"}).paint(0, 1, 0, 1, 1),
                                            h=Grid.from_rows([[1]])),))
-    from symverify.ir.scalar import sym
+    from symverify.kernel.ir.scalar import sym
 
     a = sym("a")
     sym_m = Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid.from_cells(1, 1, {(0, 0): a * a}), h=Grid.from_rows([[1]])),))
@@ -142,7 +142,7 @@ def test_batched_circuit_evaluation_matches_modring(c, seed):
     rng = random.Random(seed)
     params = {k: rng.randrange(M61) for k in c.params()}
     pts = [[[rng.randrange(M61) for _ in range(c.d)] for _ in range(c.n)] for _ in range(3)]
-    from symverify.semantics.evaluate import eval_circuit
+    from symverify.kernel.semantics.evaluate import eval_circuit
 
     got = eval_mod_batch(as_side(c), pts, BatchModRing([M61] * 3, [params] * 3))
     assert got == [eval_circuit(c, pt, ModRing(M61, params)) for pt in pts]
@@ -223,8 +223,8 @@ def test_model_cyclic_and_causal_layers_in_one_model():
 
 @pytest.mark.parametrize("backend", ["flint", "sympy"])
 def test_exact_expansion_returns_a_point_where_the_difference_is_nonzero(backend, monkeypatch):
-    from symverify.provers import exact
-    from symverify.provers.counterexample import confirm
+    from symverify.kernel.provers import exact
+    from symverify.kernel.provers.counterexample import confirm
 
     a, b = pair_sides(SQUARE_C, QUARTIC_M)
     out = exact.expand_compare(a, b, backend, 10**6, None)

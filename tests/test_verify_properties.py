@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.ir.build import CircuitBuilder
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.scalar import sym
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.semantics.poly import polynomials, shared_ring
+from symverify.kernel.verification import Verdict, verify
 from symverify.semantics.exact import evaluate
-from symverify.semantics.poly import polynomials, shared_ring
 from symverify.testing import circuits, models
-from symverify.verification import Verdict, verify
 
 
 def truly_equal(a, b) -> bool:

@@ -3,11 +3,11 @@
 import pytest
 
 from symverify import Circuit, Gate, UsageError, sym
-from symverify.ir.butterfly import Kaleidoscope
-from symverify.provers.challenge import Transcript
-from symverify.provers.randomized import random_prime
+from symverify.kernel.ir.butterfly import Kaleidoscope
+from symverify.kernel.provers.challenge import Transcript
+from symverify.kernel.provers.randomized import random_prime
+from symverify.kernel.verification import verify
 from symverify.semantics.exact import evaluate
-from symverify.verification import verify
 
 
 def _forge(tag: str, k: int) -> list[int]:

@@ -19,21 +19,21 @@ from hypothesis import given, settings
 import symverify as sv
 from symverify.errors import BackendUnavailableError, ProverError
 from symverify.executors.synthetic import impulse_model
-from symverify.ir.baseconv import Layer, Model
-from symverify.ir.circuit import Circuit, Gate
-from symverify.ir.grid import Grid
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers import randomized as rz
+from symverify.kernel.provers.bounds import structure_bounds
+from symverify.kernel.provers.challenge import Stream
+from symverify.kernel.provers.modular import TorchEngine
+from symverify.kernel.provers.options import Options
+from symverify.kernel.provers.outcome import UsageError
+from symverify.kernel.provers.sides import as_side, pair_sides
+from symverify.kernel.verification import Verdict, verify
 from symverify.library import random_circuit
 from symverify.provers import engine_cost
-from symverify.provers import randomized as rz
-from symverify.provers.bounds import structure_bounds
-from symverify.provers.challenge import Stream
-from symverify.provers.modular import TorchEngine
-from symverify.provers.options import Options
-from symverify.provers.outcome import UsageError
-from symverify.provers.sides import as_side, pair_sides
 from symverify.semantics.exact import evaluate
 from symverify.testing import models
-from symverify.verification import Verdict, verify
 
 TARGET = Fraction(1, 2**100)
 TORCH_CASES = [c for c in CASES if "kaleidoscope" not in c.tags]

@@ -17,21 +17,21 @@ matplotlib.use("Agg")
 import symverify as sv  # noqa: E402
 from symverify.compiler.kaleidoscope import C0, C21  # noqa: E402
 from symverify.errors import LimitError, SerializationError, ShapeError, UsageError  # noqa: E402
-from symverify.ir.baseconv import Layer, Model  # noqa: E402
-from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList  # noqa: E402
-from symverify.ir.certificate import Boundary, Cell, Certificate  # noqa: E402
-from symverify.ir.circuit import Circuit, Gate  # noqa: E402
-from symverify.ir.grid import Grid  # noqa: E402
-from symverify.ir.scalar import Sym, is_zero, sym  # noqa: E402
 from symverify.kaleidoscope import (  # noqa: E402
     SparseMatrix,
     linear_circuit_to_kaleidoscope,
     permutation_to_kaleidoscope,
     sparse_to_kaleidoscope,
 )
+from symverify.kernel.ir.baseconv import Layer, Model  # noqa: E402
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList  # noqa: E402
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate  # noqa: E402
+from symverify.kernel.ir.circuit import Circuit, Gate  # noqa: E402
+from symverify.kernel.ir.grid import Grid  # noqa: E402
+from symverify.kernel.ir.scalar import Sym, is_zero, sym  # noqa: E402
+from symverify.kernel.semantics.evaluate import embed, eval_layer  # noqa: E402
+from symverify.kernel.semantics.rings import ScalarRing  # noqa: E402
 from symverify.library import determinant, walsh_hadamard  # noqa: E402
-from symverify.semantics.evaluate import embed, eval_layer  # noqa: E402
-from symverify.semantics.rings import ScalarRing  # noqa: E402
 from symverify.viz import (  # noqa: E402
     Role,
     occupancy,

@@ -82,8 +82,8 @@ def test_refusals_name_the_keys():
 def test_pair_form_runs_on_half_the_channels(dtype):
     """The pair form's first layer has taps and W rows on channels [0, d) only: the executor
     transforms and contracts just those, and still agrees with exact evaluation."""
-    from symverify.executors.numbers import float_numbers
-    from symverify.executors.plan import model_plan
+    from symverify.kernel.engines.numbers import float_numbers
+    from symverify.kernel.engines.plan import model_plan
 
     n, d = 16, 4
     zs = nn.Sequential(*(_filled(ZoologyBaseConv(d, n), 20 + i) for i in range(2)))

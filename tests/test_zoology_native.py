@@ -12,10 +12,10 @@ import torch
 from symverify import verify
 from symverify.errors import CompileError, IRError, ShapeError
 from symverify.executors import ZoologyBaseConv, execute, from_zoology, modular_eval, numeric_check, to_torch
-from symverify.executors.numbers import float_numbers
-from symverify.executors.plan import model_plan
 from symverify.executors.zoology_native import DIRECT_MAX_N, fft_size, native_layers
-from symverify.ir.baseconv import Model
+from symverify.kernel.engines.numbers import float_numbers
+from symverify.kernel.engines.plan import model_plan
+from symverify.kernel.ir.baseconv import Model
 
 TOL = {torch.float64: 1e-10, torch.float32: 1e-4}
 

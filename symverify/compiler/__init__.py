@@ -20,9 +20,9 @@ from typing import Any
 
 from symverify.compiler.result import Compiled
 from symverify.errors import CompileError
-from symverify.ir.analysis import check_state
-from symverify.ir.circuit import Circuit
 from symverify.ir.limits import MAX_CELLS
+from symverify.kernel.ir.analysis import check_state
+from symverify.kernel.ir.circuit import Circuit
 
 __all__ = ["compile", "Compiled", "METHODS"]
 
@@ -46,7 +46,7 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
             (:func:`symverify.progress.activity`; ``None``: when interactive, or ``SYMVERIFY_PROGRESS=1``).
         unknown: any other keyword is refused with a ``CompileError`` naming the accepted ones.
 
-    >>> from symverify.ir.circuit import Circuit, Gate
+    >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense").model.signature
     (1, 2, 2, 1, 2)
     >>> compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,))).method

@@ -43,7 +43,7 @@ input onto the track and two scatter layers end the model (:func:`gather_layers`
 the inputs of the stage, so it knows which cells are 0 on every input. It leaves out every
 coefficient that would multiply such a cell, restricts the masks to the cells that can be
 nonzero, and drops ``W`` entries and filter taps that only meet zeros
-(:func:`symverify.semantics.support.prune_layer`). The function on the model's inputs is
+(:func:`symverify.kernel.semantics.support.prune_layer`). The function on the model's inputs is
 unchanged, and every remaining weight moves a live value (a perturbation changes some stage's
 function).
 
@@ -75,16 +75,16 @@ from symverify.compiler.layout import (
     track_sum,
 )
 from symverify.errors import CompileError
-from symverify.ir.affine import Affine
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.butterfly import ButterflyFactor, Kaleidoscope, next_power_of_two
-from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.ir.circuit import Circuit
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.permutation import complete_permutation
 from symverify.kaleidoscope.simplify import diagonal_factor, simplify_factors
-from symverify.semantics.support import prune_layer, support_of_cells
+from symverify.kernel.ir.affine import Affine
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.butterfly import ButterflyFactor, Kaleidoscope, next_power_of_two
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.semantics.support import prune_layer, support_of_cells
 
 __all__ = [
     "Axis",
@@ -165,7 +165,7 @@ def sum_layer(lay: Layout, pending: bool, offset: Mapping[int, Scalar], live: Ab
 
 def _block_scale(lay: Layout, pending: bool, fams: Mapping[str, Callable[[int, int], Scalar]], keep: AbstractSet[tuple[int, int]]) -> Layer:
     """:func:`symverify.parametric.library.block_scale` instantiated at this layout."""
-    from symverify.parametric.concrete import instantiate
+    from symverify.kernel.parametric.concrete import instantiate
     from symverify.parametric.definitions import block_scale
 
     params = {"R": lay.track_rows, "tw": lay.tw, "d": lay.width, "pend": int(pending)}
@@ -221,7 +221,7 @@ def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis, pending: bool 
     rows; family ``dX`` at cell ``(row, channel)`` is ``f.dX`` of the pair whose lower position is
     ``row·tw + channel``; ``x1``/``x2`` say whether a coefficient lands in ``B1``/``B2`` (which fixes
     layer ``A``'s taps, :func:`block_taps`). Grids are stored as :func:`~.layout.grid` stores them."""
-    from symverify.parametric.concrete import instantiate
+    from symverify.kernel.parametric.concrete import instantiate
     from symverify.parametric.definitions import factor_channel, factor_sequence
 
     tw = lay.tw
@@ -325,7 +325,7 @@ def gather_layers(lay: Layout, cells: AbstractSet[tuple[int, int]] | None = None
     **From the ∀-proved definition**: :func:`symverify.parametric.library.gather` instantiated at
     ``N' = lay.rows``, ``d``, ``n``, ``tw`` with the placement ``IN = cells`` (proved for every set of
     occupied cells on the input rows)."""
-    from symverify.parametric.concrete import instantiate
+    from symverify.kernel.parametric.concrete import instantiate
     from symverify.parametric.definitions import gather
 
     n, d = lay.n, lay.d
@@ -342,7 +342,7 @@ def scatter_layers(lay: Layout, outputs: int) -> tuple[Layer, Layer]:
     **From the ∀-proved definition**: :func:`symverify.parametric.library.scatter` instantiated at
     ``N' = lay.rows``, ``d``, ``n``, ``tw`` with the placement ``OUT`` = the output cells (proved for
     every set of output cells on the first ``n`` rows)."""
-    from symverify.parametric.concrete import instantiate
+    from symverify.kernel.parametric.concrete import instantiate
     from symverify.parametric.definitions import scatter
 
     d = lay.d
@@ -395,7 +395,7 @@ class GadgetEmitter:
 
     def pruned(self, layers: Sequence[Layer]) -> tuple[Layer, ...]:
         """``layers`` without weights that only multiply structural zeros, starting from the
-        current state's nonzero cells (:func:`symverify.semantics.support.prune_layer`, each layer
+        current state's nonzero cells (:func:`symverify.kernel.semantics.support.prune_layer`, each layer
         on the support the previous one leaves)."""
         sup = support_of_cells(self.state.cells, self.lay.width)
         out = []
@@ -497,7 +497,7 @@ def factor_circuit(f: ButterflyFactor, d: int) -> Circuit:
     >>> [str(g) for g in c.gates], c.outputs
     (['lin (1)·%0 + (2)·%1', 'lin (3)·%0 + (4)·%1'], (2, 3))
     """
-    from symverify.ir.circuit import Gate
+    from symverify.kernel.ir.circuit import Gate
 
     if f.size % d:
         raise CompileError(f"factor_circuit: d = {d} does not divide the factor size {f.size}")

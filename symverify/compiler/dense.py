@@ -1,7 +1,7 @@
 """The dense baseline compiler (docs/appendix-h.md §2.5, "easy construction"; docs/theory.md §4): any circuit → BaseConv.
 
 Working layout ("feature memory"): every live value of the circuit's layered form
-(:func:`symverify.ir.layered.layered_form`) sits in its own channel of **row 0**; every other
+(:func:`symverify.kernel.ir.layered.layered_form`) sits in its own channel of **row 0**; every other
 cell is 0. The model is ``(n, L, d, N' = n, d')`` with ``d' = max(n·d, widest state)`` and is
 the composition (Lemma H.11, :func:`symverify.gadgets.compose.compose`) of proved gadgets:
 
@@ -26,7 +26,7 @@ most ``w + m_ℓ ≤ 2w`` values), dense parameters ``≤ L_max·((2w)² + 3·n�
 moves a live value, so perturbing any one of them changes a stage's function (the mutation tests).
 The certificate has a boundary after every layer, each cell naming the circuit node it holds
 (the layout fragments' boundaries are derived from their specs by
-:func:`~symverify.gadgets.fragment.fragment_boundaries`).
+:func:`~symverify.kernel.gadgets.fragment.fragment_boundaries`).
 """
 
 from __future__ import annotations
@@ -36,18 +36,18 @@ from dataclasses import dataclass
 from symverify.compiler.result import Compiled
 from symverify.errors import CompileError
 from symverify.gadgets.compose import compose
-from symverify.gadgets.fragment import Fragment, fragment_boundaries
 from symverify.gadgets.layout import channels_to_rows, rows_to_channels
 from symverify.gadgets.primitives import affine_map
 from symverify.gadgets.remember import ChannelF, remember_channels
 from symverify.ir import limits
-from symverify.ir.analysis import stats
-from symverify.ir.baseconv import Mode, Model
-from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.ir.circuit import Circuit
-from symverify.ir.grid import Grid
-from symverify.ir.layered import LinearStage, MulStage, layered_form
-from symverify.ir.scalar import Scalar, is_zero
+from symverify.kernel.gadgets.fragment import Fragment, fragment_boundaries
+from symverify.kernel.ir.analysis import stats
+from symverify.kernel.ir.baseconv import Mode, Model
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.layered import LinearStage, MulStage, layered_form
+from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = ["compile_dense", "dense_bounds"]
 
@@ -129,7 +129,7 @@ def dense_bounds(delta: int, width: int, n: int) -> dict[str, int]:
 def compile_dense(circuit: Circuit, *, name: str = "") -> Compiled:
     """Compile ``circuit`` with the dense baseline construction (see the module docstring).
 
-    >>> from symverify.ir.circuit import Circuit, Gate
+    >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> out = compile_dense(Circuit(2, 1, (Gate.mul(0, 1),), (2,)))
     >>> out.model.signature, out.over_bound()
     ((2, 4, 1, 2, 2), [])

@@ -30,11 +30,11 @@ from typing import Any
 from symverify.compiler.result import Compiled
 from symverify.errors import CompileError, IRError
 from symverify.ir import limits
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.ir.circuit import Circuit
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, is_zero
 from symverify.library_gated import GatedConvNodes, GatedConvWeights, gated_conv_layout, h3_weights, hyena_weights
 
 __all__ = ["gated_conv_direct", "hyena_direct", "h3_direct", "gated_from_zoology"]

@@ -17,7 +17,7 @@ width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
   cheaper one (a diagonal, one butterfly factor, a scaled permutation: ``≤ 2·lg − 1``);
 * **size**: ``N_k ≤ 4·2^a`` (``lg ≤ a + 2``). Between levels a state has ``≤ w`` slots; inside
   level ℓ, ``W_ℓ = 2k + m`` (``k`` products, ``m`` other values, ``k + m ≤ w``), and the rows
-  that place the operands ``v1``, ``v2`` are copies (:mod:`symverify.ir.layered`), so a stage's
+  that place the operands ``v1``, ``v2`` are copies (:mod:`symverify.kernel.ir.layered`), so a stage's
   ``nnz ≤ 2(k + m) ≤ 2w``. The planner offers, beside the layouts that make the next copy network
   cheap, a *compact* one (:func:`~.h21.planner.plan_stages`): ``v3`` in order, a row of
   two entries at an even position with its partner free (``≤ 2m`` positions), then ``v1`` (``k``),
@@ -55,8 +55,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from symverify.errors import CompileError
 from symverify.ir import limits
-from symverify.ir.analysis import check_state
-from symverify.ir.circuit import Circuit
+from symverify.kernel.ir.analysis import check_state
+from symverify.kernel.ir.circuit import Circuit
 
 if TYPE_CHECKING:
     from symverify.compiler.h21.emit import Build
@@ -94,7 +94,7 @@ def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages:
 
 
 def _resources(c: Circuit, build: Build) -> dict[str, Any]:
-    from symverify.ir.analysis import stats
+    from symverify.kernel.ir.analysis import stats
 
     st = stats(c)
     m = build.model
@@ -153,7 +153,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         CompileError: listing every reason the circuit cannot be compiled (no partial model),
             including unknown options.
 
-    >>> from symverify.ir.circuit import Circuit, Gate
+    >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> out = compile_kaleidoscope(Circuit(1, 2, (Gate.mul(0, 1),), (2,)))
     >>> out.model.signature, out.method, out.over_bound()
     ((1, 6, 2, 9, 2), 'kaleidoscope', [])

@@ -22,9 +22,9 @@ is position ``i·d + j`` (plain ``vec``); otherwise two *gather* layers first mo
 end do the reverse for the outputs (:func:`track_position`).
 
 What the compiler knows about a state is a :class:`CellState`: each nonzero cell holds a sparse
-affine form over circuit nodes (:class:`~symverify.ir.affine.Affine`), and ``pending`` says whether
+affine form over circuit nodes (:class:`~symverify.kernel.ir.affine.Affine`), and ``pending`` says whether
 the value of position ``p`` is split over the blocks (``B0 + B1 + B2``, not yet summed).
-Certificates (:mod:`symverify.ir.certificate`) are read off these forms. :func:`track_factor`
+Certificates (:mod:`symverify.kernel.ir.certificate`) are read off these forms. :func:`track_factor`
 and :func:`track_sum` apply the algebra of the Lemma H.16 gadgets (see
 :mod:`symverify.compiler.butterfly_to_baseconv`) to a :class:`CellState`.
 """
@@ -36,12 +36,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from symverify.errors import CompileError
-from symverify.ir.affine import Affine
-from symverify.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
-from symverify.ir.certificate import Boundary, Cell
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.simplify import is_diagonal
+from symverify.kernel.ir.affine import Affine
+from symverify.kernel.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
+from symverify.kernel.ir.certificate import Boundary, Cell
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = [
     "BUFFERS",

@@ -1,10 +1,10 @@
 """Remove weights that can only ever multiply a structural zero (a pass on compiled models).
 
 A forward pass tracks which cells of the state *may* be nonzero (the zero-support analysis of
-:mod:`symverify.semantics.support`): the embedded input block at first, then, for each layer, a
+:mod:`symverify.kernel.semantics.support`): the embedded input block at first, then, for each layer, a
 cell whose projection branch ``(u·W + b1)[i, q]`` and convolution branch ``(h ⊛ u + b2)[i, q]``
 may both be nonzero. A weight is dropped when every term it contributes to is a product with a
-structurally zero factor (:func:`~symverify.semantics.support.prune_layer`):
+structurally zero factor (:func:`~symverify.kernel.semantics.support.prune_layer`):
 
 * ``W[p, q]`` when no row ``i`` has ``u[i, p]`` possibly nonzero and the convolution branch at
   ``(i, q)`` possibly nonzero;
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from symverify.ir.baseconv import Model
-from symverify.ir.certificate import Certificate
-from symverify.semantics.support import prune_layer, support_of_cells
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.semantics.support import prune_layer, support_of_cells
 
 __all__ = ["prune_structural_zeros"]
 
@@ -36,8 +36,8 @@ def prune_structural_zeros(model: Model, certificate: Certificate | None = None)
     nonzero there (the compositional checker gives each a fresh variable), so the certificate
     still checks after pruning.
 
-    >>> from symverify.ir.baseconv import Layer, Model
-    >>> from symverify.ir.grid import Grid
+    >>> from symverify.kernel.ir.baseconv import Layer, Model
+    >>> from symverify.kernel.ir.grid import Grid
     >>> dead = Layer.make(2, 2, W=Grid.from_cells(2, 2, {(1, 0): 1}), b2=Grid.full(2, 2, 1))
     >>> prune_structural_zeros(Model(2, 1, 2, 2, (dead,))).layers[0].W.nonzero_count()  # column 1 is 0
     0

@@ -8,8 +8,8 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import CompileError
-from symverify.ir.baseconv import Model
-from symverify.ir.certificate import Certificate
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.certificate import Certificate
 
 __all__ = ["Compiled", "Number"]
 
@@ -36,7 +36,7 @@ class Compiled:
     ``resources`` are what the construction used (``layers``, ``inner_n``, ``inner_d``, ``params``,
     ``nonzero_params``, …); ``bounds`` the bounds the construction *states* for some of them
     (e.g. ``layers ≤ 2Δ + 5``), with the same keys. ``certificate`` is the stage certificate for
-    :func:`symverify.provers.compositional.check_certificate` (untrusted: it can only make a check
+    :func:`symverify.kernel.provers.compositional.check_certificate` (untrusted: it can only make a check
     fail). ``method`` names the compiler.
     """
 

@@ -43,10 +43,10 @@ from dataclasses import dataclass
 from symverify.compiler.result import Compiled
 from symverify.errors import CompileError, IRError
 from symverify.ir import limits
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, is_zero
 from symverify.library import RetNetNodes, RetNetWeights, retnet_layout, retnet_stack_weights, retnet_weights
 
 __all__ = ["retnet_direct", "retnet_stack_direct", "direct_layout", "DirectLayout"]

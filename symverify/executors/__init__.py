@@ -2,8 +2,8 @@
 
 One call runs either side of a verification on a batch of inputs ``(B, N, d)`` (or one ``(N, d)``):
 
-- ``backend="exact"``: the generic interpreter (:mod:`symverify.semantics.evaluate`) over
-  :class:`~symverify.semantics.rings.FractionRing`, point by point. Returns a numpy **object**
+- ``backend="exact"``: the generic interpreter (:mod:`symverify.kernel.semantics.evaluate`) over
+  :class:`~symverify.kernel.semantics.rings.FractionRing`, point by point. Returns a numpy **object**
   array of ints and Fractions of shape ``(B, N, d)`` (``(N, d)`` for a single input).
 - ``backend="torch"``: float64 (default), float32 or bfloat16 on CPU or CUDA; returns a tensor.
   Convolutions run as shifts, FFTs or blocked direct products (``path=``); see
@@ -13,7 +13,7 @@ One call runs either side of a verification on a batch of inputs ``(B, N, d)`` (
   ``path="auto"`` in float64 and float32 (:mod:`symverify.executors.zoology_native`); it agrees
   with its paper layers, which :func:`numeric_check` runs, to round-off.
 - ``backend="modular"``: exact arithmetic mod a prime ``p < 2^31`` in int64
-  (:mod:`symverify.executors.torch_modular`); returns an int64 tensor of residues.
+  (:mod:`symverify.kernel.engines.torch_modular`); returns an int64 tensor of residues.
 
 Symbolic weights need ``params={name: value}``. The executors are cross-checks: a float result is
 never a proof (docs/theory.md §5). torch is imported only when a torch backend runs.
@@ -29,12 +29,16 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 
 from symverify.deadline import Check
-from symverify.errors import IRError, ShapeError, SymverifyError, UsageError
-from symverify.ir.analysis import check_state
-from symverify.ir.baseconv import Model
-from symverify.ir.circuit import Circuit
-from symverify.semantics.evaluate import eval_circuit, eval_model
-from symverify.semantics.rings import FractionRing
+from symverify.errors import IRError, SymverifyError
+from symverify.kernel.engines.modular import check_kind as _kind
+from symverify.kernel.engines.modular import check_path as _check_path
+from symverify.kernel.engines.modular import modular_eval
+from symverify.kernel.engines.modular import run_mod as _run_mod
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.provers.options import NUMERIC_DTYPES, numeric_dtype
+from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
+from symverify.kernel.semantics.rings import FractionRing
 
 if TYPE_CHECKING:
     import torch
@@ -48,7 +52,6 @@ __all__ = [
 ]
 
 DEFAULT_PRIME = 2**31 - 1
-NUMERIC_DTYPES = ("float64", "float32", "bfloat16")
 _BACKENDS = ("exact", "torch", "modular")
 
 _LAZY = {
@@ -75,18 +78,9 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-def _kind(obj: object) -> str:
-    """``"model"`` or ``"circuit"``; anything else, or one over the size limits
-    (:func:`symverify.ir.analysis.check_state`), is refused."""
-    if isinstance(obj, (Model, Circuit)):
-        check_state(obj, "execute")
-        return "model" if isinstance(obj, Model) else "circuit"
-    raise IRError(f"execute: expected a Model or a Circuit, found {type(obj).__name__}")
-
-
 def _check_params(obj: Model | Circuit, params: Mapping[str, object] | None) -> dict[str, Any]:
     """The exact parameter values; IRError naming every symbolic weight without one."""
-    from .numbers import check_params, float_numbers
+    from symverify.kernel.engines.numbers import check_params, float_numbers
 
     nums = float_numbers(params)
     check_params(obj, nums)
@@ -94,7 +88,7 @@ def _check_params(obj: Model | Circuit, params: Mapping[str, object] | None) -> 
 
 
 def _exact(obj: Model | Circuit, u: Any, params: Mapping[str, object] | None) -> tuple[np.ndarray, np.ndarray, bool]:
-    from .inputs import exact_array
+    from symverify.executors.inputs import exact_array
 
     ring = FractionRing(_check_params(obj, params))
     arr, single = exact_array(u, obj.n, obj.d, _kind(obj))
@@ -105,37 +99,16 @@ def _exact(obj: Model | Circuit, u: Any, params: Mapping[str, object] | None) ->
     return arr, out, single
 
 
-def _check_path(path: str) -> None:
-    if path == "auto":  # the default needs no look-up (this runs on every call)
-        return
-    from .plan import PATHS
-
-    if path not in PATHS:
-        raise IRError(f"path: expected one of {', '.join(map(repr, PATHS))}, found {path!r}")
-
-
 def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None, path: str) -> Any:
     if isinstance(obj, Model):  # one import on this branch: it is on every call's path
-        from .zoology_native import run_float_model
+        from symverify.executors.zoology_native import run_float_model
 
         return run_float_model(obj, x, params, path)
-    from .circuit_plan import circuit_plan
-    from .numbers import float_numbers
-    from .torch_float import run_circuit
+    from symverify.executors.circuit_plan import circuit_plan
+    from symverify.executors.torch_float import run_circuit
+    from symverify.kernel.engines.numbers import float_numbers
 
     return run_circuit(circuit_plan(obj, float_numbers(params)), x)
-
-
-def _run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] | None, path: str,
-             check: Check | None = None) -> Any:
-    from .numbers import mod_numbers
-    from .plan import model_plan
-    from .torch_modular import run_circuit_mod, run_model_mod
-
-    nums = mod_numbers(p, params)
-    if isinstance(obj, Model):
-        return run_model_mod(model_plan(obj, nums, check), x, path, check)
-    return run_circuit_mod(obj, x, nums, check)
 
 
 @overload
@@ -156,7 +129,7 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
     """Run a model or a circuit on a batch of inputs.
 
     Args:
-        obj: a :class:`~symverify.ir.baseconv.Model` or :class:`~symverify.ir.circuit.Circuit`.
+        obj: a :class:`~symverify.kernel.ir.baseconv.Model` or :class:`~symverify.kernel.ir.circuit.Circuit`.
         u: ``(B, N, d)`` inputs, or one ``(N, d)`` input (the result then has no batch axis): a
             tensor, a numpy array or nested lists. Exact and modular backends need exact values
             (ints, Fractions); the float backend converts to ``dtype``.
@@ -172,8 +145,8 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
             The modular backend has no FFT: ``"fft"`` and ``"direct"`` both run the exact
             blocked direct product there.
 
-    >>> from symverify.ir.baseconv import Layer, Model
-    >>> from symverify.ir.grid import Grid
+    >>> from symverify.kernel.ir.baseconv import Layer, Model
+    >>> from symverify.kernel.ir.grid import Grid
     >>> square = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
     >>> execute(square, [[3], [-2]]).tolist()
     [[9], [4]]
@@ -195,55 +168,22 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
             raise IRError(f"device={device!r} applies to the torch backends only (backend is 'exact')")
         _, out, single = _exact(obj, u, params)
         return out[0] if single else out
-    from ._torch import resolve_device, resolve_dtype
+    from symverify.kernel.engines._torch import resolve_device, resolve_dtype
 
     dev = resolve_device(device)
     if backend == "torch":
-        from .inputs import float_tensor
+        from symverify.executors.inputs import float_tensor
 
         x, single = float_tensor(u, obj.n, obj.d, resolve_dtype(dtype), dev, kind)
         y = _run_float(obj, x, params, path)
     else:
-        from .inputs import residue_tensor
-        from .torch_modular import check_prime
+        from symverify.executors.inputs import residue_tensor
+        from symverify.kernel.engines.torch_modular import check_prime
 
         q = check_prime(DEFAULT_PRIME if p is None else p)
         x, single = residue_tensor(u, obj.n, obj.d, q, dev, kind)
         y = _run_mod(obj, x, q, params, path)
     return y[0] if single else y
-
-
-def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: Mapping[str, object] | None = None,
-                 path: str = "auto", check: Check | None = None) -> torch.Tensor:
-    """Evaluate ``obj`` exactly mod ``p`` at a batch of points (the randomized verifier's entry point).
-
-    Args:
-        obj: a Model or a Circuit.
-        points: int64 tensor ``(B, N, d)`` of residues in ``[0, p)``, on any device.
-        p: a prime ``< 2^31``.
-        params: symbolic weight values (ints or Fractions; mapped mod p).
-        path: model convolution path (see :func:`execute`); every path is exact.
-        check: a deadline checker (:mod:`symverify.deadline`), run before planning and before
-            running every layer of a model or every level of a circuit.
-
-    Returns:
-        int64 tensor ``(B, N, d)`` of residues on ``points.device``: the outputs mod p.
-
-    >>> import torch
-    >>> from symverify.ir.circuit import Circuit, Gate
-    >>> c = Circuit(1, 2, (Gate.mul(0, 1),), (2, 0))
-    >>> modular_eval(c, torch.tensor([[[5, 6]]]), 7).tolist()
-    [[[2, 5]]]
-    """
-    from .torch_modular import check_prime, check_residues
-
-    _kind(obj)
-    _check_path(path)
-    q = check_prime(p)
-    check_residues(points, q)
-    if points.dim() != 3 or tuple(points.shape[1:]) != (obj.n, obj.d):
-        raise ShapeError(f"points: expected shape (B, {obj.n}, {obj.d}), found {tuple(points.shape)}")
-    return _run_mod(obj, points, q, params, path, check)
 
 
 def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype = "float64", device: str | torch.device | None = None,
@@ -254,44 +194,22 @@ def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype =
     relative errors and the error model's bound (see :mod:`symverify.executors.numeric`). It is a
     check of the executor, not a proof; ``.raise_if_failed()`` raises ``NumericMismatchError``.
 
-    >>> from symverify.ir.baseconv import Layer, Model
-    >>> from symverify.ir.grid import Grid
+    >>> from symverify.kernel.ir.baseconv import Layer, Model
+    >>> from symverify.kernel.ir.grid import Grid
     >>> square = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
     >>> chk = numeric_check(square, [[[3], [-2]]], dtype="float32")
     >>> chk.ok, chk.max_abs_err, chk.tolerance
     (True, 0.0, 0.0)
     """
-    from ._torch import resolve_device, resolve_dtype
-    from .numbers import float_numbers
-    from .numeric import assess
+    from symverify.executors.numeric import assess
+    from symverify.kernel.engines._torch import resolve_device, resolve_dtype
+    from symverify.kernel.engines.numbers import float_numbers
 
     _kind(obj)
     _check_path(path)
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     arr, exact, _ = _exact(obj, u, params)
     return assess(obj, float_numbers(params), arr, exact, dt, dev, path)
-
-
-def numeric_dtype(numeric: object) -> str | None:
-    """The dtype a ``numeric=`` argument asks for: None for ``False``/``None`` (no cross-check),
-    ``"float64"`` for ``True``, else one of :data:`NUMERIC_DTYPES`.
-
-    Raises:
-        UsageError: any other value.
-        BackendUnavailableError: a cross-check is asked for and torch is not installed.
-    """
-    if numeric is None or numeric is False:
-        return None
-    dtype = "float64" if numeric is True else numeric
-    if not (isinstance(dtype, str) and dtype in NUMERIC_DTYPES):
-        raise UsageError(f"numeric: expected False, True or one of {', '.join(map(repr, NUMERIC_DTYPES))}, found {numeric!r}")
-    import importlib.util
-
-    if importlib.util.find_spec("torch") is None:
-        from ._torch import require_torch
-
-        require_torch()  # BackendUnavailableError with the install hint
-    return dtype
 
 
 def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params: Collection[str], *, dtype: str,

@@ -7,12 +7,11 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import IRError
-from symverify.ir.analysis import levels
-from symverify.ir.circuit import Circuit, Op
-from symverify.ir.scalar import Scalar
-
-from ._torch import require_torch
-from .numbers import Numbers, cached, check_params
+from symverify.kernel.engines._torch import require_torch
+from symverify.kernel.engines.numbers import Numbers, cached, check_params
+from symverify.kernel.ir.analysis import levels
+from symverify.kernel.ir.circuit import Circuit, Op
+from symverify.kernel.ir.scalar import Scalar
 
 __all__ = ["Step", "CircuitPlan", "circuit_plan"]
 
@@ -30,7 +29,7 @@ class Step:
 
 @dataclass
 class CircuitPlan:
-    """A circuit grouped by level (:func:`symverify.ir.analysis.levels`) for batched evaluation."""
+    """A circuit grouped by level (:func:`symverify.kernel.ir.analysis.levels`) for batched evaluation."""
 
     circuit: Circuit
     numbers: Any

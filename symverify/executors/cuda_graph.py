@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._torch import require_torch
+from symverify.kernel.engines._torch import require_torch
 
 __all__ = ["enabled", "graphed_run"]
 

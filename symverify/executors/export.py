@@ -27,16 +27,15 @@ from typing import Any, cast
 import numpy as np
 
 from symverify.errors import CompileError, IRError, ShapeError
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.grid import Grid, Rect
-from symverify.semantics import layer as loop
-
-from ._torch import dtype_name, require_torch, resolve_device, resolve_dtype
-from .kernels import Pool, conv_blocked
-from .numbers import Converter, check_params, float_numbers
-from .plan import LayerPlan, LayerStats, grid_dense, plan_dense, sparse_tap_limit
-from .torch_float import FloatArithmetic, conv_fft
-from .zoology_native import native_layers, run_native
+from symverify.executors.torch_float import FloatArithmetic, conv_fft
+from symverify.executors.zoology_native import native_layers, run_native
+from symverify.kernel.engines._torch import dtype_name, require_torch, resolve_device, resolve_dtype
+from symverify.kernel.engines.kernels import Pool, conv_blocked
+from symverify.kernel.engines.numbers import Converter, check_params, float_numbers
+from symverify.kernel.engines.plan import LayerPlan, LayerStats, grid_dense, plan_dense, sparse_tap_limit
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.grid import Grid, Rect
+from symverify.kernel.semantics import layer as loop
 
 try:
     import torch
@@ -78,7 +77,7 @@ class BaseConvLayer(nn.Module):
     """One paper layer ``(x·W + b1) ⊙ (h ⊛ x + b2)`` with dense parameters (docs/theory.md §1.1).
 
     ``path='auto'`` runs like ``execute``: a kernel with at most
-    :func:`~symverify.executors.plan.sparse_tap_limit` nonzero lags as shifts (exact on integer
+    :func:`~symverify.kernel.engines.plan.sparse_tap_limit` nonzero lags as shifts (exact on integer
     data), others by FFT, and a ``W`` with few nonzeros per column as gathers. That structure is
     read from the weights when the layer is built; call :meth:`refresh` after editing them (or use
     ``path='fft'``/``'direct'``, which read every weight on every call, e.g. for training).
@@ -231,7 +230,7 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     executor itself on plans built from the module's weights (rebuilt when a weight changes); with
     gradients it is the same computation in out-of-place torch operations.
 
-    >>> from symverify.ir.grid import Grid
+    >>> from symverify.kernel.ir.grid import Grid
     >>> m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
     >>> to_torch(m)(torch.tensor([[3.0], [-2.0]], dtype=torch.float64)).tolist()
     [[9.0], [4.0]]

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from symverify.errors import IRError, ShapeError
-from symverify.ir.scalar import as_scalar
-from symverify.semantics.rings import ModRing
-
-from ._torch import require_torch
+from symverify.kernel.engines._torch import require_torch
+from symverify.kernel.ir.scalar import as_scalar
+from symverify.kernel.semantics.rings import ModRing
 
 if TYPE_CHECKING:
     import torch

@@ -45,16 +45,23 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from symverify.errors import NumericMismatchError
-from symverify.ir.baseconv import Model
-from symverify.ir.circuit import Circuit
-from symverify.semantics import layer as loop
-from symverify.semantics.layer import Shape
-
-from ._torch import dtype_name, require_torch, significand_bits, unit_roundoff
-from .circuit_plan import CircuitPlan
-from .numbers import FloatNumbers
-from .plan import Bias, LayerPlan, ModelPlan, sparse_tap_limit
-from .torch_float import FloatArithmetic, _convolve, _project, circuit_values, combine, embed, read_outputs
+from symverify.executors.circuit_plan import CircuitPlan
+from symverify.executors.torch_float import (
+    FloatArithmetic,
+    _convolve,
+    _project,
+    circuit_values,
+    combine,
+    embed,
+    read_outputs,
+)
+from symverify.kernel.engines._torch import dtype_name, require_torch, significand_bits, unit_roundoff
+from symverify.kernel.engines.numbers import FloatNumbers
+from symverify.kernel.engines.plan import Bias, LayerPlan, ModelPlan, sparse_tap_limit
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.semantics import layer as loop
+from symverify.kernel.semantics.layer import Shape
 
 if TYPE_CHECKING:
     import torch
@@ -204,7 +211,7 @@ class Tracked(NamedTuple):
 
 @dataclass(frozen=True)
 class TrackedArithmetic:
-    """The float backend of :mod:`symverify.semantics.layer` with a running error bound: the
+    """The float backend of :mod:`symverify.kernel.semantics.layer` with a running error bound: the
     branches and their product are :class:`~symverify.executors.torch_float.FloatArithmetic`'s
     (the executor's own arithmetic), and each product also bounds its error (:func:`_layer_bound`).
     A layer is given as its plan in the run's dtype and in float64 (for the bound)."""
@@ -314,8 +321,8 @@ def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, float]:
 def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: np.ndarray, dtype: torch.dtype,
            device: torch.device, path: str) -> NumericCheck:
     """Run ``obj`` in ``dtype`` on the exact inputs ``arr`` and compare with ``exact`` (its exact outputs)."""
-    from .circuit_plan import circuit_plan
-    from .plan import model_plan
+    from symverify.executors.circuit_plan import circuit_plan
+    from symverify.kernel.engines.plan import model_plan
 
     torch = require_torch()
     x = torch.from_numpy(np.vectorize(float, otypes=[np.float64])(arr)).to(dtype=dtype)

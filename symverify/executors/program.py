@@ -1,7 +1,7 @@
 """A model's plan compiled into a flat program of in-place tensor operations (CPU, small states).
 
 Compiled models are long chains (10^3 layers) of small layers on a small state: per layer the
-generic loop of :mod:`symverify.semantics.layer` spends more time in Python (dispatch, branch
+generic loop of :mod:`symverify.kernel.semantics.layer` spends more time in Python (dispatch, branch
 bookkeeping, buffer recycling) than in arithmetic. :func:`model_program` turns the per-layer plans
 into one list of ``(operation, arguments)`` pairs, run by a tight loop, for one batch size:
 
@@ -16,7 +16,7 @@ into one list of ``(operation, arguments)`` pairs, run by a tight loop, for one 
 - two state buffers alternate (ping-pong); a layer whose both branches depend on the state keeps
   its projection in a scratch buffer; nothing is allocated while the program runs;
 - **supports**: the zero pattern of the planned weights is propagated from the input's cells
-  (the analysis of :mod:`symverify.semantics.support`, on ``(N', d')`` bool tensors). A layer
+  (the analysis of :mod:`symverify.kernel.semantics.support`, on ``(N', d')`` bool tensors). A layer
   computes only the rows between its output's first and last possibly nonzero row; each lag of
   its convolution only the rows where its shifted state and the projection branch may both be
   nonzero (compiled models keep their state in a few row blocks: most lags then read without
@@ -54,11 +54,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from symverify.ir.baseconv import Layer
-from symverify.semantics.support import Support, layer_support, support_of_cells
-
-from ._torch import require_torch
-from .plan import Bias, LayerPlan
+from symverify.kernel.engines._torch import require_torch
+from symverify.kernel.engines.plan import Bias, LayerPlan
+from symverify.kernel.ir.baseconv import Layer
+from symverify.kernel.semantics.support import Support, layer_support, support_of_cells
 
 __all__ = ["Program", "model_program", "compilable", "same_plans", "MAX_PROGRAM_CELLS"]
 
@@ -105,7 +104,7 @@ def _shift_rows(sup: Any, k: int, cyclic: bool) -> Any:
 @dataclass
 class _Support:
     """Where one layer's branches and output may be nonzero (``(N', d')`` bool tensors, from the
-    planned weights' zero pattern on the input's support: :mod:`symverify.semantics.support`'s
+    planned weights' zero pattern on the input's support: :mod:`symverify.kernel.semantics.support`'s
     analysis, in tensors)."""
 
     proj: Any
@@ -114,7 +113,7 @@ class _Support:
 
 
 def _mask(rows: Sequence[frozenset[int]], n: int) -> Any:
-    """A per-channel row support (:data:`symverify.semantics.support.Support`) as an ``(N', d')`` bool tensor."""
+    """A per-channel row support (:data:`symverify.kernel.semantics.support.Support`) as an ``(N', d')`` bool tensor."""
     torch = require_torch()
     out = torch.zeros((n, len(rows)), dtype=torch.bool)
     for q, rs in enumerate(rows):
@@ -124,7 +123,7 @@ def _mask(rows: Sequence[frozenset[int]], n: int) -> Any:
 
 
 def _layer_support(lp: LayerPlan, layer: Layer, sup: Support) -> tuple[_Support, Support]:
-    """The branches of :func:`symverify.semantics.support.layer_support` as tensors, with each
+    """The branches of :func:`symverify.kernel.semantics.support.layer_support` as tensors, with each
     lag's term (its shifted input support where its tap is nonzero); and the output support."""
     ls = layer_support(layer, sup)
     n = layer.inner_n
@@ -383,7 +382,7 @@ def model_program(layers: Sequence[LayerPlan], model_layers: Sequence[Layer], n:
     if not compilable(layers, path):
         return None
     prog = build_program(layers, model_layers, n, d, inner_n, inner_d, x.shape[0], x.dtype)
-    from ._native_program import segments
+    from symverify.executors._native_program import segments
 
     prog.calls = segments(prog.ops, x.dtype)
     keys = list(cache)

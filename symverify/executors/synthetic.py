@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.grid import Grid
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.grid import Grid
 
 __all__ = ["impulse_model", "dense_model"]
 

@@ -2,8 +2,9 @@
 
 One layer is ``y = (x·W + b1) ⊙ (h ⊛ x + b2)`` on a ``(B, N', d')`` state (docs/theory.md §1.1); a model
 embeds ``(B, N, d)`` in the top-left corner of a zero state, runs its layers and crops (§1.2).
-Both run in the one layer loop of :mod:`symverify.semantics.layer`; :class:`FloatArithmetic` is
-its float backend (and :class:`TorchStates` what it shares with the modular one).
+Both run in the one layer loop of :mod:`symverify.kernel.semantics.layer`; :class:`FloatArithmetic` is
+its float backend (and :class:`~symverify.kernel.engines.states.TorchStates`, in the trusted base, what it
+shares with the modular one).
 The convolution runs on one of three paths, chosen per layer by the plan (``path='auto'``: shifts
 for a few lags, else FFT) or forced for every layer with a kernel:
 
@@ -11,7 +12,7 @@ for a few lags, else FFT) or forced for every layer with a kernel:
 - ``fft``: ``irfft(rfft(x)·rfft(h))`` of size 2N' for causal (zero padding: no wrap-around)
   and N' for cyclic; the kernel's transform is cached in the plan. bfloat16 states are
   transformed in float32 and rounded back;
-- ``direct``: blocked Toeplitz products (:func:`symverify.executors.kernels.conv_blocked`); no FFT
+- ``direct``: blocked Toeplitz products (:func:`symverify.kernel.engines.kernels.conv_blocked`); no FFT
   rounding, so integer data stays exact.
 
 ``conv1d`` is never used. The projection is a matmul (dense ``W``), a few gathers (sparse ``W``)
@@ -25,14 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from symverify.deadline import Check
-from symverify.ir.circuit import Circuit
-from symverify.semantics import layer as loop
-from symverify.semantics.layer import Shape
-
-from ._torch import one_thread_if_small, require_torch
-from .circuit_plan import CircuitPlan
-from .kernels import Pool, conv_blocked, conv_shifts
-from .plan import LayerPlan, ModelPlan
+from symverify.executors.circuit_plan import CircuitPlan
+from symverify.kernel.engines._torch import one_thread_if_small, require_torch
+from symverify.kernel.engines.kernels import Pool, conv_blocked, conv_shifts
+from symverify.kernel.engines.plan import LayerPlan, ModelPlan
+from symverify.kernel.engines.states import TorchStates, embed
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.semantics import layer as loop
 
 __all__ = ["run_model", "run_layer", "layer_parts", "combine", "embed", "FloatArithmetic", "TorchStates", "run_circuit",
            "circuit_values", "read_outputs", "conv_fft"]
@@ -93,11 +93,6 @@ def _convolve(lp: LayerPlan, x: Any, path: str, pool: Pool | None = None) -> Any
     return conv_blocked(x, lp.kernel_dense(), lp.lags, lp.cyclic, torch.bmm, lambda t, v: t.add_(v))
 
 
-def _gather(x: Any, idx: Any, out: Any = None) -> Any:
-    """``x[..., idx]`` (a gather with an expanded index: far faster than index_select on the last axis)."""
-    return require_torch().gather(x, -1, idx.expand(x.shape), out=out)
-
-
 def _project(lp: LayerPlan, x: Any, pool: Pool | None = None) -> Any:
     if lp.w_kind == "zero":
         return None
@@ -137,41 +132,6 @@ def combine(x: Any, proj: Any, conv: Any) -> Any:
     return (proj * conv).expand_as(x)
 
 
-def embed(x: Any, inner_n: int, inner_d: int) -> Any:
-    """Zero-pad ``(B, N, d)`` into the top-left corner of a ``(B, N', d')`` state."""
-    torch = require_torch()
-    state = torch.zeros((x.shape[0], inner_n, inner_d), dtype=x.dtype, device=x.device)
-    state[:, : x.shape[1], : x.shape[2]] = x
-    return state
-
-
-class TorchStates:
-    """What the torch backends of :mod:`symverify.semantics.layer` share: ``(B, N', d')`` states,
-    layers planned in advance (:class:`~symverify.executors.plan.LayerPlan`), the convolution
-    path, and a :class:`Pool` of buffers to recycle (None: allocate)."""
-
-    path: str
-    pool: Pool | None
-
-    def prepare(self, lp: LayerPlan) -> LayerPlan:
-        return lp
-
-    def embed(self, x: Any, shape: Shape) -> Any:
-        return embed(x, shape.inner_n, shape.inner_d)
-
-    def crop(self, state: Any, shape: Shape) -> Any:
-        return state[:, : shape.n, : shape.d].contiguous()
-
-    def retire(self, old: Any, new: Any) -> None:
-        if self.pool is not None:
-            self.pool.release(old, keep=new)
-
-    def _recycle(self, y: Any, proj: Any, conv: Any) -> Any:
-        if self.pool is not None:
-            self.pool.release(proj, conv, keep=y)
-        return y
-
-
 @dataclass(frozen=True)
 class FloatArithmetic(TorchStates):
     """The layer in a float dtype: branches are fresh full-size tensors (updated in place),
@@ -208,7 +168,7 @@ def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None =
     and on CUDA with ``SYMVERIFY_CUDA_GRAPHS=1`` as a replayed CUDA graph (:mod:`.cuda_graph`)."""
     layers = plan.on(x.device, x.dtype)
     if check is None:
-        from .program import model_program
+        from symverify.executors.program import model_program
 
         m = plan.model
         prog = model_program(layers, m.layers, m.n, m.d, m.inner_n, m.inner_d, x, path)
@@ -219,7 +179,7 @@ def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None =
             finally:
                 prog.lock.release()
         if layers and x.device.type == "cuda":
-            from .cuda_graph import graphed_run
+            from symverify.executors.cuda_graph import graphed_run
 
             out = graphed_run(layers[0].graphs, ("run_model", path),
                               lambda s: loop.run_model(plan.model, layers, s, FloatArithmetic(path, Pool()), None), x)

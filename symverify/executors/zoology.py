@@ -31,7 +31,7 @@ says "not in the recognised forms" and gives the reason for each form. Model-lev
 weights without values, and (with ``exact=True``) weights that are not numbers of the dtype.
 
 :func:`from_zoology` reads weights exactly (each float is the dyadic rational ``Fraction(float)``),
-in bulk: long filters become :class:`~symverify.ir.cellarray.CellArray` grids (float64 arrays, plus
+in bulk: long filters become :class:`~symverify.kernel.ir.cellarray.CellArray` grids (float64 arrays, plus
 exact scalars for the few products and sums that are not float64 numbers), constant columns one
 rectangle each, so a 16384×64 layer converts in a fraction of a second. A zoology layer whose every column
 is of the inverse forms (``k_q = 0``; ``A_q = 0``; ``A_q = w·e_q`` with ``c_q = 0``) becomes one paper
@@ -49,13 +49,12 @@ from typing import Any
 import numpy as np
 
 from symverify.errors import CompileError, ShapeError
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.cellarray import CellArray, dyadic_parts
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero
-
-from ._torch import require_torch, resolve_device, resolve_dtype
-from .numbers import FloatNumbers, float_numbers
+from symverify.kernel.engines._torch import require_torch, resolve_device, resolve_dtype
+from symverify.kernel.engines.numbers import FloatNumbers, float_numbers
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.cellarray import CellArray, dyadic_parts
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, is_zero
 
 try:
     import torch
@@ -167,7 +166,7 @@ def to_zoology(model: Model, *, params: Mapping[str, object] | None = None, dtyp
     representable (see the module docstring); with ``exact=True`` also when a zoology weight
     would not be exactly a number of ``dtype`` (default float64).
 
-    >>> from symverify.ir.grid import Grid
+    >>> from symverify.kernel.ir.grid import Grid
     >>> gate = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
     >>> to_zoology(gate)(torch.tensor([[[3.0], [-2.0]]], dtype=torch.float64)).tolist()
     [[[9.0], [4.0]]]
@@ -342,7 +341,7 @@ def _columns(n: int, width: int, values: Any) -> Grid:
 def _exact_products(scale: Any, K: Any) -> tuple[Any, Any]:
     """``scale[q]·K[:, q]`` in float64 and the mask of products that are exact there.
 
-    With ``x = m·2^e`` (``m`` odd, :func:`~symverify.ir.cellarray.dyadic_parts`), the exact product
+    With ``x = m·2^e`` (``m`` odd, :func:`~symverify.kernel.ir.cellarray.dyadic_parts`), the exact product
     is ``(m1·m2)·2^(e1+e2)`` with ``m1·m2`` odd; it is a float64 when ``|m1·m2| < 2^53`` (computed in
     int64 where ``bits(m1) + bits(m2) ≤ 63``, else it has at least 63 bits) and its exponent is in
     float64's range, and then IEEE multiplication returns it unrounded."""

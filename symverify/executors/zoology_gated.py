@@ -29,9 +29,8 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import CompileError
+from symverify.kernel.engines._torch import require_torch
 from symverify.library_gated import GatedConvWeights, gated_conv_weights
-
-from ._torch import require_torch
 
 try:
     import torch

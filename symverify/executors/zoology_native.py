@@ -33,15 +33,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from symverify.deadline import Check
-from symverify.ir.baseconv import Model
-from symverify.semantics.layer import Shape
-
-from ._torch import require_torch
-from .kernels import conv_shifts
-from .numbers import float_numbers
-from .plan import LayerPlan, ModelPlan, model_plan
-from .program import same_plans
-from .torch_float import _mac, run_model
+from symverify.executors.program import same_plans
+from symverify.executors.torch_float import _mac, run_model
+from symverify.kernel.engines._torch import require_torch
+from symverify.kernel.engines.kernels import conv_shifts
+from symverify.kernel.engines.numbers import float_numbers
+from symverify.kernel.engines.plan import LayerPlan, ModelPlan, model_plan
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.semantics.layer import Shape
 
 if TYPE_CHECKING:
     import torch

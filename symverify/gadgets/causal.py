@@ -21,7 +21,7 @@ model. This module checks the lemma's conclusion for concrete sizes two ways:
   distinct symbol (:func:`symbolic_model`), so "no variable of a later row occurs" holds for
   *all* weights at once;
 * :func:`row_support`: an abstract interpretation (each value is structurally zero or carries the
-  set of input rows it may involve; the dependence lattice of :mod:`symverify.semantics.support`),
+  set of input rows it may involve; the dependence lattice of :mod:`symverify.kernel.semantics.support`),
   a sound over-approximation that scales to any size.
 
 :func:`causal_obstruction` finds the violating output of a circuit exactly.
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from symverify.errors import IRError
-from symverify.ir.baseconv import Mode, Model
-from symverify.ir.circuit import Circuit
+from symverify.kernel.ir.baseconv import Mode, Model
+from symverify.kernel.ir.circuit import Circuit
 
 __all__ = [
     "symbolic_model",
@@ -75,8 +75,8 @@ def symbolic_model(inner_n: int, inner_d: int, layers: int, *, n: int | None = N
 
 def row_support(model: Model) -> tuple[frozenset[int], ...]:
     """For each output row, a superset of the input rows its entries depend on (sound, any size)."""
-    from symverify.semantics.evaluate import eval_model
-    from symverify.semantics.support import Dependence, DependenceRing
+    from symverify.kernel.semantics.evaluate import eval_model
+    from symverify.kernel.semantics.support import Dependence, DependenceRing
 
     u = [[Dependence(frozenset({i})) for _ in range(model.d)] for i in range(model.n)]
     out = eval_model(model, u, DependenceRing())
@@ -85,7 +85,7 @@ def row_support(model: Model) -> tuple[frozenset[int], ...]:
 
 def exact_row_dependence(model: Model, backend: str = "flint") -> tuple[frozenset[int], ...]:
     """For each output row, exactly the input rows whose variables occur in its polynomials."""
-    from symverify.semantics.poly import polynomials
+    from symverify.kernel.semantics.poly import polynomials
 
     polys = polynomials(model, backend=backend)  # type: ignore[arg-type]
     return tuple(frozenset(v // model.d for p in row for v in _variables(p, model.n * model.d)) for row in polys)
@@ -122,11 +122,11 @@ class CausalObstruction:
 def causal_obstruction(circuit: Circuit, backend: str = "flint") -> CausalObstruction | None:
     """The first output that depends (exactly) on a later input row, or None if there is none.
 
-    >>> from symverify.ir.circuit import Circuit
+    >>> from symverify.kernel.ir.circuit import Circuit
     >>> str(causal_obstruction(Circuit(2, 1, (), (1,))))[:60]
     'output 0 at cell (0, 0) depends on input x_1 at (1, 0), a la'
     """
-    from symverify.semantics.poly import polynomials
+    from symverify.kernel.semantics.poly import polynomials
 
     polys = polynomials(circuit, backend=backend)  # type: ignore[arg-type]
     d = circuit.d

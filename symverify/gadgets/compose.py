@@ -32,12 +32,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from symverify.errors import IRError, ShapeError
-from symverify.gadgets.fragment import Fragment, Spec, SpecBuilder, describe_cells
-from symverify.ir.baseconv import Layer, Mode
-from symverify.ir.certificate import Cell
-from symverify.ir.circuit import Circuit, Gate, Op
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import is_zero
+from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, describe_cells
+from symverify.kernel.ir.baseconv import Layer, Mode
+from symverify.kernel.ir.certificate import Cell
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import is_zero
 
 __all__ = ["compose", "pad", "pad_layer", "interface_mismatch"]
 

@@ -15,10 +15,10 @@ Moving a row *up* needs the cyclic mode (see :mod:`symverify.gadgets.causal`); m
 from __future__ import annotations
 
 from symverify.errors import ShapeError
-from symverify.gadgets.fragment import Fragment, Spec, SpecBuilder, block
-from symverify.ir.baseconv import Layer, Mode
-from symverify.ir.certificate import Cell
-from symverify.ir.grid import Grid
+from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, block
+from symverify.kernel.ir.baseconv import Layer, Mode
+from symverify.kernel.ir.certificate import Cell
+from symverify.kernel.ir.grid import Grid
 
 __all__ = ["rows_to_channels", "channels_to_rows"]
 

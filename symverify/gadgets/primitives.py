@@ -1,9 +1,9 @@
 """The one- and two-layer BaseConv primitives (docs/appendix-h.md §2.3, ``lmm:primitives``, ``prim-shift``, ``prim-add``).
 
-Every function returns a :class:`~symverify.gadgets.fragment.Fragment` on an ``N'×d'`` state
+Every function returns a :class:`~symverify.kernel.gadgets.fragment.Fragment` on an ``N'×d'`` state
 (rows = positions, columns = channels). A layer is ``y = (u·W + b1) ⊙ (h ⊛ u + b2)``; ``e_s`` is
 the impulse at lag s (``h[k, j] = 1`` iff ``k = s``), ``1`` the all-ones matrix. The weights each
-primitive uses are stated in its docstring; weights may be symbolic (:class:`~symverify.ir.scalar.Sym`),
+primitive uses are stated in its docstring; weights may be symbolic (:class:`~symverify.kernel.ir.scalar.Sym`),
 which is how "for all W / h / B / R" statements are proved.
 
 The shifts and the running sum are built from their parametric definitions
@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from symverify.errors import IRError, ShapeError
-from symverify.gadgets.fragment import CellSet, Fragment, Spec, SpecBuilder, all_cells, block
-from symverify.ir.baseconv import Layer, Mode
-from symverify.ir.certificate import Cell
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero
+from symverify.kernel.gadgets.fragment import CellSet, Fragment, Spec, SpecBuilder, all_cells, block
+from symverify.kernel.ir.baseconv import Layer, Mode
+from symverify.kernel.ir.certificate import Cell
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.parametric.concrete import instantiate
 from symverify.parametric import definitions
-from symverify.parametric.concrete import instantiate
 
 __all__ = [
     "linear_map",

@@ -25,12 +25,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from symverify.errors import IRError, ShapeError
-from symverify.gadgets.fragment import Fragment, Spec, SpecBuilder, block
 from symverify.gadgets.primitives import conv_terms
-from symverify.ir.baseconv import Layer, Mode
-from symverify.ir.certificate import Cell
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, is_zero
+from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, block
+from symverify.kernel.ir.baseconv import Layer, Mode
+from symverify.kernel.ir.certificate import Cell
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = ["ConstF", "ChannelF", "remember_rows", "remember_channels", "REMEMBER_MAX_LAYERS"]
 
@@ -75,8 +75,8 @@ def _check_f(f: object, shape: tuple[int, int], x_cols: Sequence[int], inner_d: 
 def _instantiated(gadget: str, params: dict[str, int], fams: dict[str, Callable[..., Scalar]]) -> tuple[Layer, ...]:
     """The library definition ``gadget`` at ``params`` and families ``fams``, every grid stored cell by
     cell (:meth:`Grid.from_cells` of its nonzero cells, the storage of the hand-written bodies)."""
+    from symverify.kernel.parametric.concrete import instantiate
     from symverify.parametric import library
-    from symverify.parametric.concrete import instantiate
 
     layers = instantiate(getattr(library, gadget)(), params, fams)
     out = []

@@ -1,7 +1,7 @@
 """Builders that emit the flat circuit IR: tracing, sympy expressions, rational matrices.
 
 Tracing itself (wires recording gates) is :mod:`symverify.ir.trace`; :func:`trace` here is
-:meth:`Circuit.trace <symverify.ir.circuit.Circuit.trace>`. :class:`CircuitBuilder` is a recorder
+:meth:`Circuit.trace <symverify.kernel.ir.circuit.Circuit.trace>`. :class:`CircuitBuilder` is a recorder
 that also assembles its circuit, for builders that place gates by hand.
 """
 
@@ -12,9 +12,9 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import IRError
-from symverify.ir.circuit import Circuit
-from symverify.ir.scalar import as_scalar, is_zero, sym
 from symverify.ir.trace import Recorder, Wire, sum_tree
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import as_scalar, is_zero, sym
 
 __all__ = ["Wire", "CircuitBuilder", "trace", "from_sympy", "from_matrix", "sum_tree"]
 
@@ -58,7 +58,7 @@ def from_matrix(M: Sequence[Sequence[object]], n: int, d: int, name: str = "") -
 def from_sympy(exprs: Sequence[Any], inputs: Sequence[Any], n: int, d: int, name: str = "") -> Circuit:
     """A circuit computing sympy polynomial ``exprs`` in the n·d ``inputs`` symbols (row-major).
 
-    Other free symbols become symbolic parameters (:class:`~symverify.ir.scalar.Sym`); rational
+    Other free symbols become symbolic parameters (:class:`~symverify.kernel.ir.scalar.Sym`); rational
     numbers become exact constants; floats and non-polynomial expressions are refused.
 
     >>> import sympy

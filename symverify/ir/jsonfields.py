@@ -14,7 +14,7 @@ from typing import Any
 from symverify.errors import IRError, SerializationError
 from symverify.ir import limits
 from symverify.ir.bigint import parse_rational, rational_to_str, safe_repr, show_int
-from symverify.ir.scalar import Scalar, Sym, sym
+from symverify.kernel.ir.scalar import Scalar, Sym, sym
 
 
 # ---- what the parser hands back for values that cannot be what any field expects ---------------

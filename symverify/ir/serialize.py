@@ -29,12 +29,8 @@ from typing import Any, Union
 
 from symverify.errors import IRError, SerializationError
 from symverify.ir import limits
-from symverify.ir.baseconv import Layer, Mode, Model
 from symverify.ir.bigint import safe_repr, show_int
-from symverify.ir.certificate import Certificate
-from symverify.ir.circuit import Circuit, Gate, Op
 from symverify.ir.files import read_file
-from symverify.ir.grid import Grid
 from symverify.ir.jsonfields import (
     _check_size,
     _field,
@@ -50,6 +46,10 @@ from symverify.ir.jsonfields import (
     scalar_from_json,
     scalar_to_json,
 )
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.grid import Grid
 
 __all__ = ["to_json", "from_json", "dumps", "loads", "dump_file", "load_file", "CIRCUIT_FORMAT", "MODEL_FORMAT"]
 

@@ -1,6 +1,6 @@
 """Tracing: Python arithmetic on wire handles records circuit gates.
 
-:meth:`Circuit.trace <symverify.ir.circuit.Circuit.trace>` hands ``fn`` an ``n×d`` array of
+:meth:`Circuit.trace <symverify.kernel.ir.circuit.Circuit.trace>` hands ``fn`` an ``n×d`` array of
 :class:`Wire` handles; ``+``, ``-`` and ``*`` between wires and exact scalars (int, Fraction, Sym)
 record gates. Adding 0 and multiplying by 1 record nothing; a scalar operand of ``+`` becomes a
 ``CONST`` node (one per distinct value). This module knows gates, not circuits, so the circuit
@@ -14,8 +14,8 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import IRError
-from symverify.ir.gate import Gate, Op
-from symverify.ir.scalar import Scalar, Sym, as_scalar, is_zero, power
+from symverify.kernel.ir.gate import Gate, Op
+from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, power
 
 __all__ = ["Recorder", "Wire", "record", "sum_tree"]
 
@@ -134,7 +134,7 @@ def _flatten_outputs(out: Any) -> list[object]:
 
 def record(fn: Callable[[list[list[Wire]]], object], n: int, d: int) -> tuple[tuple[Gate, ...], tuple[int, ...]]:
     """Run ``fn`` on an ``n×d`` array of wires; the recorded gates and the output node ids (the
-    result flattened row-major). The circuit is :meth:`symverify.ir.circuit.Circuit.trace`."""
+    result flattened row-major). The circuit is :meth:`symverify.kernel.ir.circuit.Circuit.trace`."""
     b = Recorder(n, d)
     outs = _flatten_outputs(fn(b.inputs()))
     for k, o in enumerate(outs):

@@ -14,7 +14,7 @@ a BB* element, and ``N/2, N/2`` between groups), so one BB* costs ``2Â·log2 N âˆ
 
 Inputs have shape ``(n,)`` or ``(B, n)`` (``n`` the kaleidoscope corner, else ``N``); a
 kaleidoscope pads with zeros to ``N`` and reads the first ``n`` outputs. A float result is a
-cross-check of the exact :func:`~symverify.kaleidoscope.apply.apply`, never a proof.
+cross-check of the exact :func:`~symverify.kernel.kaleidoscope.apply.apply`, never a proof.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from symverify.errors import BackendUnavailableError, IRError, ShapeError
-from symverify.ir.butterfly import ButterflyFactor
-from symverify.kaleidoscope.apply import Butterflies, corner, factors_of
-from symverify.semantics.rings import FractionRing, ModRing, Ring
+from symverify.kernel.ir.butterfly import ButterflyFactor
+from symverify.kernel.kaleidoscope.apply import Butterflies, corner, factors_of
+from symverify.kernel.semantics.rings import FractionRing, ModRing, Ring
 
 __all__ = ["NumpyProgram", "compile_numpy", "compile_torch", "stages_of", "twiddles"]
 
@@ -162,7 +162,7 @@ def compile_numpy(
         IRError: an unknown kind or dtype, a bad ``p``, a parameter without a value, or an
             ``obj`` that is no butterfly object.
 
-    >>> from symverify.ir.butterfly import ButterflyFactor
+    >>> from symverify.kernel.ir.butterfly import ButterflyFactor
     >>> compile_numpy(ButterflyFactor(2, 1, (1,), (2,), (3,), (4,))).apply([1.0, 1.0]).tolist()
     [3.0, 7.0]
     """

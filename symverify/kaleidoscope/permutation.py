@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from symverify.errors import IRError
-from symverify.ir.butterfly import (
+from symverify.kernel.ir.butterfly import (
     BBStar,
     ButterflyFactor,
     Kaleidoscope,
@@ -26,22 +26,10 @@ from symverify.ir.butterfly import (
     next_power_of_two,
     pair_number,
 )
-from symverify.kaleidoscope.factorization import Factorization
+from symverify.kernel.kaleidoscope.factorization import Factorization
+from symverify.kernel.kaleidoscope.matrix import check_permutation
 
 __all__ = ["check_permutation", "complete_permutation", "route_permutation", "permutation_to_kaleidoscope", "bit_reversal", "reversal"]
-
-
-def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[int, ...]:
-    """Validate that ``perm`` lists each of ``0 … n−1`` once; returns it as a tuple of ints."""
-    n = len(perm)
-    seen = [-1] * n
-    for i, v in enumerate(perm):
-        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < n:
-            raise IRError(f"{what}: position {i} maps to {v!r}, expected an int in 0 … {n - 1}")
-        if seen[v] >= 0:
-            raise IRError(f"{what}: positions {seen[v]} and {i} both map to {v}; expected a bijection of 0 … {n - 1}")
-        seen[v] = i
-    return tuple(perm)
 
 
 def _switch_factor(size: int, stride: int, swaps: list[int]) -> ButterflyFactor:
@@ -53,7 +41,7 @@ def _switch_factor(size: int, stride: int, swaps: list[int]) -> ButterflyFactor:
 def route_permutation(perm: Sequence[int]) -> BBStar:
     """The BB* element ``P`` with ``(P·x)[perm[i]] = x[i]``; ``len(perm)`` a power of two ≥ 2.
 
-    >>> from symverify.kaleidoscope.apply import apply
+    >>> from symverify.kernel.kaleidoscope.apply import apply
     >>> apply(route_permutation([2, 0, 3, 1]), ["a", "b", "c", "d"])
     ['b', 'd', 'a', 'c']
     """

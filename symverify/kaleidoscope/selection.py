@@ -1,6 +1,6 @@
 """Stage matrices with at most two entries per row: a copy network, one permutation, one combine.
 
-A linear stage of the layered form (:mod:`symverify.ir.layered`) is a matrix ``M`` on positions
+A linear stage of the layered form (:mod:`symverify.kernel.ir.layered`) is a matrix ``M`` on positions
 whose rows have fan-in ≤ 2 while a column (a source) may be read any number of times. Such an
 ``M`` is a *selection* (every operand slot reads one source; fan-out allowed) followed by a pairwise
 combine, and a selection is a monotone copy network followed by one permutation. On ``N = 2^n``
@@ -86,10 +86,10 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 from symverify.errors import CompileError
-from symverify.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
-from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.permutation import complete_permutation
 from symverify.kaleidoscope.simplify import is_diagonal, simplify_factors
+from symverify.kernel.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
+from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = [
     "SelectionRoute",
@@ -721,7 +721,7 @@ def selection_factors(ents: Ents, in_pos: Sequence[int], out_pos: Sequence[int],
 
 def column_counts(rows: Sequence[Sequence[tuple[int, Scalar]]], num_inputs: int) -> list[int]:
     """How many rows read each input slot (nonzero coefficients), e.g. for a
-    :class:`~symverify.ir.layered.LinearStage`: ``column_counts(st.rows, len(st.inputs))``."""
+    :class:`~symverify.kernel.ir.layered.LinearStage`: ``column_counts(st.rows, len(st.inputs))``."""
     counts = [0] * num_inputs
     for row in rows:
         for slot in {s for s, co in row if not is_zero(co)}:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from symverify.ir.butterfly import ButterflyFactor
-from symverify.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.butterfly import ButterflyFactor
+from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = ["is_diagonal", "diagonal_factor", "simplify_factors"]
 

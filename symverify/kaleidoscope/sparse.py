@@ -28,11 +28,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides, next_power_of_two, pair_number
-from symverify.ir.scalar import Scalar
-from symverify.kaleidoscope.factorization import Factorization
-from symverify.kaleidoscope.matrix import SparseMatrix
 from symverify.kaleidoscope.permutation import complete_permutation, route_permutation
+from symverify.kernel.ir.butterfly import (
+    BBStar,
+    ButterflyFactor,
+    Kaleidoscope,
+    bbstar_strides,
+    next_power_of_two,
+    pair_number,
+)
+from symverify.kernel.ir.scalar import Scalar
+from symverify.kernel.kaleidoscope.factorization import Factorization
+from symverify.kernel.kaleidoscope.matrix import SparseMatrix
 
 __all__ = ["sparse_size", "sparse_to_kaleidoscope"]
 
@@ -76,7 +83,7 @@ def _tree_group(size: int, blocks: Sequence[tuple[int, int]], switch: tuple[int,
 def sparse_to_kaleidoscope(S: SparseMatrix) -> Factorization:
     """``S`` (padded to ``n×n``, ``n = max(rows, cols, 1)``) as ``(BB*)^5`` (docs/kaleidoscope.md §2.2).
 
-    >>> from symverify.kaleidoscope.apply import to_matrix
+    >>> from symverify.kernel.kaleidoscope.apply import to_matrix
     >>> f = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2], [0, 3]]))
     >>> (f.w, f.N), to_matrix(f.kaleidoscope)
     ((5, 8), [[1, 2], [0, 3]])

@@ -61,7 +61,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from symverify.errors import IRError
-from symverify.ir.butterfly import (
+from symverify.kaleidoscope.permutation import bit_reversal, complete_permutation, route_permutation
+from symverify.kernel.ir.butterfly import (
     BBStar,
     ButterflyFactor,
     Kaleidoscope,
@@ -70,10 +71,9 @@ from symverify.ir.butterfly import (
     pair_index,
     pair_number,
 )
-from symverify.ir.scalar import Scalar
-from symverify.kaleidoscope.factorization import Factorization
-from symverify.kaleidoscope.matrix import Entry, SparseMatrix
-from symverify.kaleidoscope.permutation import bit_reversal, complete_permutation, route_permutation
+from symverify.kernel.ir.scalar import Scalar
+from symverify.kernel.kaleidoscope.factorization import Factorization
+from symverify.kernel.kaleidoscope.matrix import Entry, SparseMatrix
 
 __all__ = ["thm3_size", "thm3_width_bound", "sparse_to_kaleidoscope_thm3"]
 
@@ -208,7 +208,7 @@ def _piece(n: int, size: int, entries: list[Entry], last: bool) -> tuple[BBStar,
 def sparse_to_kaleidoscope_thm3(M: SparseMatrix) -> Factorization:
     """``M`` (padded to ``n×n``, ``n = max(rows, cols, 1)``) in ``(BB*)^{4⌈s/n⌉}_4`` (module docstring).
 
-    >>> from symverify.kaleidoscope.apply import to_matrix
+    >>> from symverify.kernel.kaleidoscope.apply import to_matrix
     >>> f = sparse_to_kaleidoscope_thm3(SparseMatrix.from_dense([[1, 2], [0, 3]]))
     >>> (f.w, f.N, f.e), to_matrix(f.kaleidoscope)
     ((2, 8, Fraction(4, 1)), [[1, 2], [0, 3]])

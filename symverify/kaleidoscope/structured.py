@@ -16,9 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from symverify.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides, next_power_of_two, pair_number
-from symverify.ir.layered import LinearStage, Stage
-from symverify.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.butterfly import (
+    BBStar,
+    ButterflyFactor,
+    Kaleidoscope,
+    bbstar_strides,
+    next_power_of_two,
+    pair_number,
+)
+from symverify.kernel.ir.layered import LinearStage, Stage
+from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = ["butterfly_positions", "single_factor", "pack_bbstars", "structured_stages", "structured_kaleidoscope"]
 

@@ -1,14 +1,14 @@
 """Parametric gadgets: BaseConv gadgets defined once for all sizes (docs/forall.md).
 
-:mod:`~symverify.parametric.expr` (index and value expressions), :mod:`~symverify.parametric.gadget`
-(layers and gadgets), :mod:`~symverify.parametric.concrete` (the gadget at given sizes as ordinary
-layers), :mod:`~symverify.parametric.symbolic` (every output cell as guarded terms in the symbolic
+:mod:`~symverify.kernel.parametric.expr` (index and value expressions), :mod:`~symverify.kernel.parametric.gadget`
+(layers and gadgets), :mod:`~symverify.kernel.parametric.concrete` (the gadget at given sizes as ordinary
+layers), :mod:`~symverify.kernel.parametric.symbolic` (every output cell as guarded terms in the symbolic
 sizes), :mod:`~symverify.parametric.library` (the appendix's building blocks). The ∀-prover is
-:func:`symverify.provers.forall.prove_forall` (``symverify.prove_forall``).
+:func:`symverify.kernel.provers.forall.prove_forall` (``symverify.prove_forall``).
 """
 
-from symverify.parametric.concrete import instance_model, instantiate
-from symverify.parametric.expr import (
+from symverify.kernel.parametric.concrete import instance_model, instantiate
+from symverify.kernel.parametric.expr import (
     ParametricError,
     all_of,
     any_of,
@@ -28,7 +28,7 @@ from symverify.parametric.expr import (
     var,
     where,
 )
-from symverify.parametric.gadget import Gadget, Param, PLayer, tap
+from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
 
 __all__ = [
     "Gadget", "Param", "PLayer", "tap", "instantiate", "instance_model", "ParametricError",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from functools import cache
 
+from symverify.kernel.parametric.gadget import Gadget
 from symverify.parametric import library
-from symverify.parametric.gadget import Gadget
 
 __all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter", "factor_sequence", "factor_channel", "block_scale"]
 

@@ -1,19 +1,19 @@
 """The appendix's building blocks as parametric gadgets (docs/forall.md §4).
 
-Each function returns a :class:`~symverify.parametric.gadget.Gadget` whose weights are the
+Each function returns a :class:`~symverify.kernel.parametric.gadget.Gadget` whose weights are the
 construction's (cited in its docstring) and whose ``spec`` is the statement proved for all sizes
-by :func:`symverify.provers.forall.prove_forall`. Sizes: ``N`` rows (``N'``), ``d`` channels
+by :func:`symverify.kernel.provers.forall.prove_forall`. Sizes: ``N`` rows (``N'``), ``d`` channels
 (``d'``) unless a layout fixes them; ``N ≤ 2^40`` and ``d ≤ 2^20`` throughout.
 
 The compiler and the gadget modules build their layers from these definitions
-(:func:`symverify.parametric.concrete.instantiate`), so what is proved here is what they emit.
+(:func:`symverify.kernel.parametric.concrete.instantiate`), so what is proved here is what they emit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from symverify.parametric.expr import (
+from symverify.kernel.parametric.expr import (
     ONE,
     TRUE,
     Cond,
@@ -32,7 +32,7 @@ from symverify.parametric.expr import (
     var,
     where,
 )
-from symverify.parametric.gadget import Gadget, Param, PLayer, Tap, tap
+from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, Tap, tap
 
 __all__ = [
     "MAX_N", "MAX_D", "shift_down", "shift_up", "cyclic_shift", "running_add", "mask", "gate", "constant", "move_rows",

@@ -1,4 +1,4 @@
-"""Provers behind :func:`symverify.verification.verify` (docs/theory.md §5).
+"""Provers behind :func:`symverify.kernel.verification.verify` (docs/theory.md §5).
 
 ``sides`` reads circuits, models and kaleidoscopes as polynomial maps; ``bounds`` certifies degree,
 coefficient height and monomial-count bounds from structure; ``exact`` (with ``guard``),

@@ -1,7 +1,7 @@
 """What ``verify(..., scheduler=...)`` and ``symverify prove --scheduler`` accept: ``"local"``, a Dask
 scheduler's address or scheduler file, or (``verify`` only) a ``distributed.Client``. Checked when the
 options are made, before anything imports ``distributed``; :func:`open_client` connects (one way for
-:mod:`symverify.provers.stages_dask` and :mod:`symverify.scripts.dask_backend`)."""
+:mod:`symverify.kernel.provers.stages_dask` and :mod:`symverify.scripts.dask_backend`)."""
 
 from __future__ import annotations
 

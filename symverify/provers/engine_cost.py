@@ -3,10 +3,10 @@
 Both engines run ``k`` trials of both sides (docs/theory.md §5); they differ in the prime size
 (so in ``k``), in the points per trial ``B`` and in what one evaluation costs:
 
-* *python* (:func:`~symverify.provers.randomized.plan_primes`: primes ``≥ 2^61``, ``B = 1``):
+* *python* (:func:`~symverify.kernel.provers.randomized.plan_primes`: primes ``≥ 2^61``, ``B = 1``):
   a circuit side runs its straight-line code, ``gates · PY_GATE`` seconds; a model side runs the
   layer loop on numpy object arrays, ``L · PY_LAYER + cells · PY_CELL + macs · PY_MAC``;
-* *torch* (:func:`~symverify.provers.randomized.engine_plan`: primes in ``[2^30, 2^31)``,
+* *torch* (:func:`~symverify.kernel.provers.randomized.engine_plan`: primes in ``[2^30, 2^31)``,
   ``B`` points): a circuit side runs in numpy int64 lanes, ``gates · (TORCH_GATE + B·TORCH_LANE)``;
   a model side plans its weights for the trial's prime and runs the torch executor,
   ``L · TORCH_LAYER + B · (cells · TORCH_CELL + macs · TORCH_MAC)``;
@@ -25,8 +25,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from symverify.ir.baseconv import Model
-from symverify.provers.sides import CircuitSide, ModelSide, Side
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.provers.sides import CircuitSide, ModelSide, Side
 
 __all__ = ["TORCH_MARGIN", "Estimate", "estimate", "side_seconds", "calibrate", "COSTS"]
 
@@ -119,10 +119,10 @@ def calibrate() -> dict[str, float]:
 
     from symverify.executors import modular_eval
     from symverify.executors.synthetic import impulse_model
-    from symverify.ir.grid import Grid
+    from symverify.kernel.ir.grid import Grid
+    from symverify.kernel.provers.modular import BatchModRing, model_mod_batch
+    from symverify.kernel.semantics.straightline import eval_mod, eval_mod_lanes, program
     from symverify.library import random_circuit
-    from symverify.provers.modular import BatchModRing, model_mod_batch
-    from symverify.semantics.straightline import eval_mod, eval_mod_lanes, program
 
     p0 = (1 << 31) - 1
     primes = iter([2147483629, 2147483587, 2147483579, 2147483563, 2147483549, 2147483543, 2147483497, 2147483489,

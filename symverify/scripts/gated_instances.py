@@ -11,11 +11,11 @@ from typing import Any
 
 from symverify.compiler import compile
 from symverify.compiler.result import Compiled
-from symverify.ir.baseconv import Mode
-from symverify.ir.circuit import Circuit
+from symverify.kernel.ir.baseconv import Mode
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.verification import verify
 from symverify.mutate import get_weight, set_weight, weight_sites
 from symverify.scripts.protocol import Instance, Number, timed
-from symverify.verification import verify
 
 __all__ = ["direct_instance", "route_instance", "mutation_instance", "module_instance", "refusal_instance"]
 

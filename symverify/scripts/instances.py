@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from symverify.gadgets.fragment import Fragment
-from symverify.kaleidoscope.factorization import Factorization
-from symverify.parametric.gadget import Gadget
-from symverify.provers.fragment import prove_fragment
-from symverify.provers.matrix import KaleidoscopeCheck
+from symverify.kernel.gadgets.fragment import Fragment
+from symverify.kernel.kaleidoscope.factorization import Factorization
+from symverify.kernel.parametric.gadget import Gadget
+from symverify.kernel.provers.fragment import prove_fragment
+from symverify.kernel.provers.matrix import KaleidoscopeCheck
 from symverify.scripts.protocol import Instance
 
 __all__ = ["kaleidoscope_instance", "fragment_instance", "forall_instance"]
@@ -25,10 +25,10 @@ def kaleidoscope_instance(name: str, f: Factorization, check: KaleidoscopeCheck,
 
 
 def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str, int | Fraction] | None = None, *, exact: bool = True) -> Instance:
-    """Prove ``frag`` (:func:`~symverify.provers.fragment.prove_fragment`) and report it as an
+    """Prove ``frag`` (:func:`~symverify.kernel.provers.fragment.prove_fragment`) and report it as an
     instance.
 
-    The verdict is the proof's (:attr:`~symverify.provers.fragment.FragmentProof.verdict`):
+    The verdict is the proof's (:attr:`~symverify.kernel.provers.fragment.FragmentProof.verdict`):
     ``proved`` when both checks hold, ``refuted`` when the exact polynomials differ, and
     ``unknown`` when only the certificate check failed. ``bounds`` add to the fragment's own.
     """
@@ -40,10 +40,10 @@ def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str,
 
 
 def forall_instance(gadget: Gadget, timeout_s: float = 60.0) -> Instance:
-    """The ∀ row of a proof script: :func:`~symverify.provers.forall.prove_forall` on a parametric
+    """The ∀ row of a proof script: :func:`~symverify.kernel.provers.forall.prove_forall` on a parametric
     gadget (within ``timeout_s``), named with the ranges it holds for (method ``z3``; a refutation is
     re-checked by instantiating the gadget)."""
-    from symverify.provers.forall import prove_forall
+    from symverify.kernel.provers.forall import prove_forall
 
     r = prove_forall(gadget, timeout_s=timeout_s)
     return Instance.from_report(f"∀ {gadget.name}: {r.ranges}", r, method="z3", resources={"layers": len(gadget.layers)},

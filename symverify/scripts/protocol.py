@@ -15,7 +15,7 @@ prover or an exact computation and within every stated bound, or argued with its
   ``refuted`` if one is, else ``unknown`` if one is, else ``proved``;
 * :meth:`Instance.computed` (kind ``computed``): an exact computation in the script itself, named
   (``"exact rank over Q (Gaussian elimination) at one rational point"``); its verdict comes from
-  :func:`~symverify.provers.outcome.exact_comparison`;
+  :func:`~symverify.kernel.provers.outcome.exact_comparison`;
 * :meth:`Instance.argued` (kind ``argued``): a statement the tool does not decide (a general lemma,
   a reading of a claim), citing the docs section with its hand proof; its verdict is ``unknown``
   and it is counted apart (``argued``); the script's checks of it on the instances it ran
@@ -65,7 +65,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from symverify.errors import UsageError
-from symverify.provers.outcome import Verdict, exact_comparison
+from symverify.kernel.provers.outcome import Verdict, exact_comparison
 
 __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
@@ -73,7 +73,7 @@ __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided",
 METHOD_TOKENS = frozenset({
     # the methods of symverify.verify
     "auto", "exact", "exact-sympy", "compositional", "randomized", "z3",
-    # the matrix prover (symverify.provers.matrix)
+    # the matrix prover (symverify.kernel.provers.matrix)
     "exact-matrix", "garbage-free",
     # other exact arguments a script combines: the zero-support / dependence analysis, a cross-check
     # against the dense baseline, a stated lemma, counting, exact rank or degree computations, an
@@ -131,11 +131,11 @@ class Decided(Protocol):
 def _outcome_types() -> tuple[type, ...]:
     """The provers' outcome classes :meth:`Instance.from_report` accepts (an object that merely has
     a ``verdict`` attribute is not a prover's outcome)."""
-    from symverify.provers.compositional import CompositionalResult
-    from symverify.provers.forall import ForallResult
-    from symverify.provers.fragment import FragmentProof
-    from symverify.provers.matrix import KaleidoscopeCheck
-    from symverify.verification import Report
+    from symverify.kernel.provers.compositional import CompositionalResult
+    from symverify.kernel.provers.forall import ForallResult
+    from symverify.kernel.provers.fragment import FragmentProof
+    from symverify.kernel.provers.matrix import KaleidoscopeCheck
+    from symverify.kernel.verification import Report
 
     return (Report, CompositionalResult, FragmentProof, KaleidoscopeCheck, ForallResult)
 

@@ -6,12 +6,12 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from symverify.errors import IRError, ShapeError
-from symverify.ir.analysis import check_state
-from symverify.ir.baseconv import Model
-from symverify.ir.circuit import Circuit
-from symverify.ir.scalar import as_scalar
-from symverify.semantics.evaluate import eval_circuit, eval_model
-from symverify.semantics.rings import FractionRing
+from symverify.kernel.ir.analysis import check_state
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import as_scalar
+from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
+from symverify.kernel.semantics.rings import FractionRing
 
 __all__ = ["evaluate"]
 
@@ -23,7 +23,7 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
     ``MAX_INPUTS`` inputs and models whose state has more than ``MAX_CELLS`` cells are refused
     (:mod:`symverify.ir.limits`).
 
-    >>> from symverify.ir.circuit import Circuit, Gate
+    >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> evaluate(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), [[3, "1/2"]])
     [[Fraction(3, 2), 0]]
     """

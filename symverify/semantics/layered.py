@@ -1,8 +1,8 @@
-"""The semantics of the layered form (:mod:`symverify.ir.layered`) in any ring, and its check.
+"""The semantics of the layered form (:mod:`symverify.kernel.ir.layered`) in any ring, and its check.
 
 A linear stage computes ``out[r] = Σ coeff·in[slot] + offset[r]``; a multiplicative stage routes
 with ``perm`` and multiplies ``v1 ⊙ v2`` (keeping ``v3``). :func:`check_layered` evaluates every
-stage against the circuit (:func:`~symverify.semantics.evaluate.eval_circuit_nodes`): each slot
+stage against the circuit (:func:`~symverify.kernel.semantics.evaluate.eval_circuit_nodes`): each slot
 must hold the node that labels it.
 """
 
@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from symverify.errors import IRError
-from symverify.ir.circuit import Circuit
-from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage
-from symverify.ir.scalar import is_zero, show_scalar
-from symverify.semantics.evaluate import eval_circuit_nodes
-from symverify.semantics.rings import Ring
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.layered import LayeredForm, LinearStage, MulStage, Stage
+from symverify.kernel.ir.scalar import is_zero, show_scalar
+from symverify.kernel.semantics.evaluate import eval_circuit_nodes
+from symverify.kernel.semantics.rings import Ring
 
 __all__ = ["apply_stage", "check_layered"]
 

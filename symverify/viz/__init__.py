@@ -8,11 +8,11 @@ a script saves it with ``fig.savefig(path)``. matplotlib is the optional extra
 (:func:`occupancy`, :func:`wiring`, :func:`resource_records`) and the HTML views
 (:mod:`symverify.viz.html`, :func:`write_report`) need no matplotlib.
 
-* :func:`plot_model` — a layer × (row, channel) occupancy map of a :class:`~symverify.ir.baseconv.Model`
+* :func:`plot_model` — a layer × (row, channel) occupancy map of a :class:`~symverify.kernel.ir.baseconv.Model`
   or :class:`~symverify.compiler.result.Compiled`, coloured by role (:func:`occupancy`);
 * :func:`plot_weights` — ``W``, ``b1``, ``h``, ``b2`` of one layer: sparsity and values;
 * :func:`plot_butterfly` — the wiring diagram of a butterfly factor, BB*, factor list,
-  kaleidoscope or :class:`~symverify.kaleidoscope.factorization.Factorization`;
+  kaleidoscope or :class:`~symverify.kernel.kaleidoscope.factorization.Factorization`;
 * :func:`plot_resources` — measured resources of a proof run (or compiled models) against the
   stated bounds;
 * :func:`write_report` — one self-contained HTML page for a ``symverify prove --json`` run.

@@ -1,6 +1,6 @@
 """Wiring diagrams of butterfly factors, BB* elements, factor lists and kaleidoscope matrices.
 
-A factor of stride ``s`` acts on the pairs ``(p, p + s)`` (:mod:`symverify.ir.butterfly`)::
+A factor of stride ``s`` acts on the pairs ``(p, p + s)`` (:mod:`symverify.kernel.ir.butterfly`)::
 
     out[p]     = d1·x[p] + d2·x[p+s]
     out[p + s] = d3·x[p] + d4·x[p+s]
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from symverify.errors import LimitError, UsageError
-from symverify.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope
-from symverify.ir.scalar import Scalar, Sym, is_zero, show_scalar
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope
+from symverify.kernel.ir.scalar import Scalar, Sym, is_zero, show_scalar
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -70,7 +70,7 @@ def wiring(obj: Any) -> Wiring:
     Raises:
         UsageError: any other object.
     """
-    from symverify.kaleidoscope.factorization import Factorization
+    from symverify.kernel.kaleidoscope.factorization import Factorization
 
     if isinstance(obj, Factorization):
         k = obj.kaleidoscope

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from symverify.ir.scalar import show_scalar
+from symverify.kernel.ir.scalar import show_scalar
 
 __all__ = ["model_html", "compiled_html", "report_html", "factorization_html", "value_text", "MAX_ROWS"]
 
@@ -83,7 +83,7 @@ def _signature(model: Any) -> str:
 
 
 def model_html(model: Any) -> str:
-    """A :class:`~symverify.ir.baseconv.Model`: name, signature, modes, parameter counts, symbols."""
+    """A :class:`~symverify.kernel.ir.baseconv.Model`: name, signature, modes, parameter counts, symbols."""
     from symverify.errors import LimitError
 
     modes: dict[str, int] = {}
@@ -123,7 +123,7 @@ def compiled_html(compiled: Any) -> str:
 
 
 def report_html(report: Any) -> str:
-    """A :class:`~symverify.verification.Report`: verdict, method, time, the summary lines of
+    """A :class:`~symverify.kernel.verification.Report`: verdict, method, time, the summary lines of
     ``str(report)`` and the counterexample, if any."""
     verdict = getattr(report.verdict, "value", str(report.verdict))
     total = report.timings.get("total") if isinstance(report.timings, Mapping) else None
@@ -153,7 +153,7 @@ def report_html(report: Any) -> str:
 
 
 def factorization_html(fact: Any) -> str:
-    """A :class:`~symverify.kaleidoscope.factorization.Factorization`: theorem, shape, whether it
+    """A :class:`~symverify.kernel.kaleidoscope.factorization.Factorization`: theorem, shape, whether it
     is garbage-free, and the resources against the cited result's bounds."""
     k = fact.kaleidoscope
     over = fact.over_bound()

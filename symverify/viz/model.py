@@ -10,7 +10,7 @@
   ``remember`` of Proposition H.10 does with ``v3``), else ``TRACK`` (a circuit value the stage
   computed or moved there);
 * **between boundaries**, and everywhere for a model without a certificate, the live cells are
-  those the zero-support analysis (:mod:`symverify.semantics.support`) says may be nonzero,
+  those the zero-support analysis (:mod:`symverify.kernel.semantics.support`) says may be nonzero,
   starting from the last boundary's cells (or from the embedded input). Such a cell is
   ``REMEMBERED`` when the layer provably passes it through unchanged (one branch is exactly
   ``u[i, q]`` and the other exactly the constant 1, structurally), else ``WORKSPACE``. Without a
@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from symverify.errors import LimitError, ShapeError, UsageError
-from symverify.ir.affine import Affine
-from symverify.ir.baseconv import Layer, Mode, Model
-from symverify.ir.certificate import Certificate
-from symverify.ir.scalar import Scalar, Sym
-from symverify.semantics.support import Support, layer_support, support_of_cells
+from symverify.kernel.ir.affine import Affine
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.scalar import Scalar, Sym
+from symverify.kernel.semantics.support import Support, layer_support, support_of_cells
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -202,7 +202,7 @@ def occupancy(obj: Model | Any, *, certificate: Certificate | None = None) -> Oc
             outside the state).
         LimitError: the map would have more than ``MAX_PIXELS`` entries.
 
-    >>> from symverify.ir.circuit import Circuit, Gate
+    >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> from symverify.compiler import compile
     >>> occ = occupancy(compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense"))
     >>> occ.live(0), occ.live(occ.layers), occ.source

@@ -16,9 +16,9 @@ import numpy as np
 
 from symverify.errors import UsageError
 from symverify.ir import limits
-from symverify.ir.baseconv import Layer, Model
-from symverify.ir.grid import Grid
-from symverify.ir.scalar import Scalar, Sym, is_zero, show_scalar
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import Scalar, Sym, is_zero, show_scalar
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

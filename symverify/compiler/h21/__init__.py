@@ -13,7 +13,7 @@ The package's modules are the stages of the pipeline, one concern each:
   :class:`~.planner.Prepared` whose linear stages carry their chosen routes;
 * :mod:`.emit`: the plan as layers and certificate (:func:`~.emit.build_model`); it never routes.
 
-The circuit is rewritten in layered form (:func:`~symverify.ir.layered.layered_form`, docs/theory.md §2):
+The circuit is rewritten in layered form (:func:`~symverify.kernel.ir.layered.layered_form`, docs/theory.md §2):
 linear stages ``z ↦ M·z + c`` and multiplicative stages ``[v1; v2; v3] ↦ [v1 ⊙ v2; v3]``.
 Every state gets *positions* in the live vector ``z ∈ F^{N_k}`` (:mod:`symverify.compiler.layout`: position ``p``
 is channel ``p % tw`` of row ``p // tw`` of block ``B0``, ``tw`` the largest power of two ``≤ d``):

@@ -15,12 +15,12 @@ from symverify.compiler.butterfly_to_baseconv import GadgetEmitter, _stored, inp
 from symverify.compiler.h21.planner import Prepared, prepare
 from symverify.compiler.h21.stages import StagePlan
 from symverify.compiler.layout import CellState, Layout, gate_support, mention, state_boundary
-from symverify.ir.affine import Affine
-from symverify.ir.baseconv import Layer, Model
-from symverify.ir.certificate import Boundary, Cell, Certificate
-from symverify.ir.circuit import Circuit
-from symverify.ir.layered import LinearStage, MulStage
-from symverify.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.affine import Affine
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.layered import LinearStage, MulStage
+from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = ["Build", "build_model", "mul_layers"]
 
@@ -42,7 +42,7 @@ def mul_layers(lay: Layout, v1: Sequence[int], k_rows: int, v3: Sequence[int], p
     meets a ``B1`` row outside ``v2``, or the gap), every other cell 0. The grids are stored as the
     other compiler layers store theirs (:func:`~.layout.grid`).
     """
-    from symverify.parametric.concrete import instantiate
+    from symverify.kernel.parametric.concrete import instantiate
     from symverify.parametric.definitions import mul_stage
 
     tw = lay.tw

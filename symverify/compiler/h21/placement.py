@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from symverify.compiler.h21.stages import _bijective_copy, _counts, _mul_rows, _two_entry
 from symverify.errors import CompileError
-from symverify.ir.butterfly import next_power_of_two
-from symverify.ir.layered import LinearStage, MulStage, Stage
-from symverify.ir.scalar import is_zero
+from symverify.kernel.ir.butterfly import next_power_of_two
+from symverify.kernel.ir.layered import LinearStage, MulStage, Stage
+from symverify.kernel.ir.scalar import is_zero
 
 __all__ = ["compact_product_layout", "packed_product_layout", "smallest_shift"]
 

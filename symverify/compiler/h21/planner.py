@@ -35,12 +35,12 @@ from symverify.compiler.h21.size import stated_size
 from symverify.compiler.h21.stages import StagePlan, _normalise, _reads
 from symverify.compiler.layout import Layout, track_position, track_width
 from symverify.errors import CompileError
-from symverify.ir.analysis import cut_width
-from symverify.ir.butterfly import next_power_of_two
-from symverify.ir.circuit import Circuit
-from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage, layered_form
-from symverify.ir.scalar import Scalar
 from symverify.kaleidoscope.structured import butterfly_positions
+from symverify.kernel.ir.analysis import cut_width
+from symverify.kernel.ir.butterfly import next_power_of_two
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.layered import LayeredForm, LinearStage, MulStage, Stage, layered_form
+from symverify.kernel.ir.scalar import Scalar
 
 __all__ = ["EXACT_PLAN_WORK", "PLANS", "Prepared", "plan_stages", "planned_size", "prepare"]
 

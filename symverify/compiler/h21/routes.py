@@ -19,11 +19,11 @@ from typing import Literal
 from symverify.compiler.butterfly_to_baseconv import complete_permutation, diagonal_factor, simplify_factors
 from symverify.compiler.h21.stages import StagePlan
 from symverify.errors import CompileError
-from symverify.ir.butterfly import ButterflyFactor, bbstar_strides, next_power_of_two
-from symverify.ir.layered import LinearStage
-from symverify.ir.scalar import Scalar, is_zero
 from symverify.kaleidoscope.simplify import is_diagonal
 from symverify.kaleidoscope.structured import single_factor
+from symverify.kernel.ir.butterfly import ButterflyFactor, bbstar_strides, next_power_of_two
+from symverify.kernel.ir.layered import LinearStage
+from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = ["Route", "StageRoute", "bbstar_groups", "stage_matrix", "stage_factors", "stage_route"]
 
@@ -48,10 +48,10 @@ def stage_matrix(p: StagePlan) -> tuple[dict[tuple[int, int], Scalar], dict[int,
 def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int], out_pos: Sequence[int],
                   size: int) -> tuple[Route, int, list[ButterflyFactor]]:
     """The cheapest butterfly route for a stage matrix: ``(route, BB* count, factors at size)``."""
-    from symverify.kaleidoscope.matrix import SparseMatrix
     from symverify.kaleidoscope.permutation import route_permutation
     from symverify.kaleidoscope.selection import direct_route, is_selection, selection_route, selection_size
     from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
+    from symverify.kernel.kaleidoscope.matrix import SparseMatrix
 
     shape, one = _shape(ents, size)
     if shape == "diagonal":
@@ -128,14 +128,14 @@ class StageRoute:
 
 def bbstar_groups(factors: Sequence[ButterflyFactor]) -> int:
     """How many consecutive BB* elements (strides ``N/2 … 1, 1 … N/2`` in application order,
-    :mod:`symverify.ir.butterfly`) the chain ``factors`` fits, each factor taking the next free
+    :mod:`symverify.kernel.ir.butterfly`) the chain ``factors`` fits, each factor taking the next free
     slot of its stride (the placement of
     :func:`~symverify.kaleidoscope.structured.pack_bbstars`, which is optimal among
     order-preserving ones), counted without building the groups. A diagonal factor takes no slot:
     it multiplies into a neighbouring factor (docs/kaleidoscope.md §1.2); a chain of diagonals
     only is 0 groups.
 
-    >>> from symverify.ir.butterfly import ButterflyFactor as F
+    >>> from symverify.kernel.ir.butterfly import ButterflyFactor as F
     >>> def swap(s): return F(8, s, (0,) * 4, (1,) * 4, (1,) * 4, (0,) * 4)
     >>> bbstar_groups([swap(s) for s in (4, 2, 1, 1, 2, 4)]), bbstar_groups([swap(s) for s in (1, 2, 1)])
     (1, 2)

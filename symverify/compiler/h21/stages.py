@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from symverify.ir.circuit import Circuit
-from symverify.ir.layered import LayeredForm, LinearStage, MulStage, Stage
-from symverify.ir.scalar import is_zero
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.layered import LayeredForm, LinearStage, MulStage, Stage
+from symverify.kernel.ir.scalar import is_zero
 
 __all__ = ["StagePlan"]
 

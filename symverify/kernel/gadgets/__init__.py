@@ -1,0 +1,1 @@
+"""Trusted gadget piece: the fragment type and the standalone pair its claim is proved on."""

@@ -1,0 +1,1 @@
+"""Trusted IR: circuits, models, kaleidoscopes, certificates, exact scalars and their validation."""

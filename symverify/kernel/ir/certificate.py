@@ -1,0 +1,281 @@
+"""Stage certificates: where a compiled model keeps the circuit's values (docs/theory.md §5).
+
+A :class:`Certificate` is untrusted data attached to a compiled model. It cuts the layer stack
+into stages by a list of :class:`Boundary` objects; boundary ``k`` sits after ``layer`` layers and
+lists the nonzero cells of the state there. Each listed cell claims to hold an affine combination
+of circuit nodes ``Σ coeff·node + const`` (usually one node with coefficient 1); every cell not
+listed claims to be 0 (the clean-interface condition of Lemma H.11). The checker in
+:mod:`symverify.kernel.provers.compositional` derives each stage's function from the circuit's gates and
+proves every claim on fresh variables, so a wrong certificate can only fail, never pass.
+
+Rules: the first boundary is at layer 0 and lists exactly the embedded input (node i at
+``(i // d, i % d)``); the last is at layer L and lists output k as the single node at
+``(k // d, k % d)``; layers never decrease; no cell is listed twice at one boundary.
+
+Construction checks the types (rows, columns, node ids and layers are non-negative ints, never
+bools; coefficients are exact scalars; ``meta`` is text → text with distinct keys) and raises
+:class:`~symverify.errors.IRError`; :meth:`Certificate.from_json` checks every field of the JSON
+form and raises :class:`~symverify.errors.SerializationError` naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from symverify.errors import IRError, SerializationError
+from symverify.ir.bigint import safe_repr, short_name
+from symverify.kernel.ir.affine import Affine
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, param_names
+
+__all__ = ["Cell", "Boundary", "Certificate", "FORMAT", "VERSION"]
+
+FORMAT = "symverify.certificate"
+VERSION = 1
+
+
+def _index(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _plain(c: Cell) -> bool:
+    """``c`` has non-negative ``int`` row and column, a tuple of ``(node, coefficient)`` tuples of
+    ``int`` (nodes non-negative) and an ``int`` constant: every check of :class:`Cell` passes and
+    normalises nothing (``as_scalar`` keeps an ``int``), so the cell is valid as given."""
+    return (type(c.row) is int and type(c.col) is int and c.row >= 0 and c.col >= 0 and type(c.const) is int
+            and type(c.terms) is tuple
+            and all(type(t) is tuple and len(t) == 2 and type(t[0]) is int and t[0] >= 0 and type(t[1]) is int for t in c.terms))
+
+
+def _sequence(v: object) -> bool:
+    return not isinstance(v, (str, bytes, Mapping)) and hasattr(v, "__iter__")
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """Cell ``(row, col)`` holds ``Σ coeff·node + const``."""
+
+    row: int
+    col: int
+    terms: tuple[tuple[int, Scalar], ...]
+    const: Scalar = 0
+
+    def __post_init__(self) -> None:
+        if _plain(self):
+            return  # already in normal form: what the checks below would keep unchanged
+        if not (_index(self.row) and _index(self.col)):
+            raise IRError(
+                f"certificate cell: expected int row and column (non-negative), found ({safe_repr(self.row)}, {safe_repr(self.col)})"
+            )
+        where = f"certificate cell ({self.row}, {self.col})"
+        if not _sequence(self.terms):
+            raise IRError(f"{where}: expected a sequence of (node, coefficient) pairs, found {type(self.terms).__name__}")
+        norm = []
+        for t in self.terms:
+            if not isinstance(t, (tuple, list)) or len(t) != 2:
+                raise IRError(f"{where}: expected (node, coefficient) pairs, found {safe_repr(t)}")
+            v, co = t
+            if not _index(v):
+                raise IRError(f"{where}: expected int node ids (non-negative), found {safe_repr(v)}")
+            norm.append((v, as_scalar(co, f"{where} coefficient")))
+        object.__setattr__(self, "terms", tuple(norm))
+        object.__setattr__(self, "const", as_scalar(self.const, f"{where} constant"))
+
+    def params(self) -> frozenset[str]:
+        return param_names([co for _, co in self.terms] + [self.const])
+
+    def form(self) -> Affine:
+        """The cell's value as an affine form over circuit nodes (zero coefficients dropped)."""
+        acc = Affine.constant(self.const)
+        for v, co in self.terms:
+            acc = acc + Affine({v: co}) if not is_zero(co) else acc
+        return acc
+
+    @staticmethod
+    def of_form(row: int, col: int, f: Affine) -> Cell:
+        """The cell ``(row, col)`` holding the affine form ``f``."""
+        return Cell(row, col, tuple(sorted(f.terms.items())), f.const)
+
+    @staticmethod
+    def node(row: int, col: int, node: int) -> Cell:
+        return Cell(row, col, ((node, 1),), 0)
+
+    def single_node(self) -> int | None:
+        """The node when the cell holds exactly ``1·node``, else None."""
+        if len(self.terms) == 1 and self.terms[0][1] == 1 and is_zero(self.const):
+            return self.terms[0][0]
+        return None
+
+    def nodes(self) -> list[int]:
+        return [v for v, _ in self.terms]
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    """The state after ``layer`` layers: the listed cells; all other cells are 0."""
+
+    layer: int
+    cells: tuple[Cell, ...]
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not _index(self.layer):
+            raise IRError(f"certificate boundary: expected an int layer index (non-negative), found {safe_repr(self.layer)}")
+        if not _sequence(self.cells):
+            raise IRError(f"certificate boundary at layer {self.layer}: expected a sequence of Cells, found {type(self.cells).__name__}")
+        object.__setattr__(self, "cells", tuple(self.cells))
+        for c in self.cells:
+            if not isinstance(c, Cell):
+                raise IRError(f"certificate boundary at layer {self.layer}: expected Cell objects, found {type(c).__name__}")
+        if not isinstance(self.label, str):
+            raise IRError(f"certificate boundary at layer {self.layer}: expected a str label, found {type(self.label).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class Certificate:
+    """An ordered list of boundaries; stage k runs the layers between boundary k and k+1.
+
+    ``meta`` is free text about the certificate's origin: ``(key, value)`` string pairs (a mapping
+    is accepted and kept in its order) with distinct keys.
+    """
+
+    boundaries: tuple[Boundary, ...]
+    meta: tuple[tuple[str, str], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not _sequence(self.boundaries):
+            raise IRError(f"certificate: expected a sequence of Boundary objects, found {type(self.boundaries).__name__}")
+        object.__setattr__(self, "boundaries", tuple(self.boundaries))
+        for k, b in enumerate(self.boundaries):
+            if not isinstance(b, Boundary):
+                raise IRError(f"certificate boundary {k}: expected a Boundary, found {type(b).__name__}")
+        meta = self.meta
+        if isinstance(meta, Mapping):
+            meta = tuple(meta.items())
+        if not _sequence(meta):
+            raise IRError(f"certificate meta: expected (key, value) string pairs, found {type(meta).__name__}")
+        pairs = tuple(meta)
+        seen: set[str] = set()
+        for p in pairs:
+            if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(x, str) for x in p)):
+                raise IRError(f"certificate meta: expected (key, value) string pairs, found {safe_repr(p)}")
+            if p[0] in seen:
+                raise IRError(f"certificate meta: the key {p[0]!r} appears twice")
+            seen.add(p[0])
+        object.__setattr__(self, "meta", pairs)
+
+    @property
+    def num_stages(self) -> int:
+        return max(0, len(self.boundaries) - 1)
+
+    def __repr__(self) -> str:
+        """A short summary (stages, cells, first and last labels); the full form is ``to_json``."""
+        cells = sum(len(b.cells) for b in self.boundaries)
+        labels = [b.label for b in self.boundaries if b.label]
+        span = f", labels {short_name(labels[0])} … {short_name(labels[-1])}" if labels else ""
+        return f"Certificate({self.num_stages} stages, {len(self.boundaries)} boundaries, {cells} cells{span})"
+
+    def _repr_html_(self) -> str:
+        """A compact table for notebooks: one row per boundary (layer, label, listed cells)."""
+        import html
+
+        rows = "".join(f"<tr><td>{b.layer}</td><td>{html.escape(b.label)}</td><td>{len(b.cells)}</td></tr>"
+                       for b in self.boundaries[:50])
+        more = (f"<tr><td colspan='3'>… {len(self.boundaries) - 50} more boundaries</td></tr>"
+                if len(self.boundaries) > 50 else "")
+        return (f"<table class='symverify-certificate'><caption>{html.escape(repr(self))}</caption>"
+                f"<tr><th>layer</th><th>label</th><th>cells</th></tr>{rows}{more}</table>")
+
+    def shifted(self, layers: int) -> Certificate:
+        """The same certificate with every layer index moved by ``layers`` (for stacking)."""
+        return Certificate(tuple(Boundary(b.layer + layers, b.cells, b.label) for b in self.boundaries), self.meta)
+
+    # ---- JSON ---------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """The JSON document: a cell is ``[row, col, node]`` when it holds one node with coefficient
+        1, else ``[row, col, [[node, coeff], ...], const]``; coefficients are exact scalars in
+        :mod:`symverify.ir.serialize`'s form (rational strings of any size, or ``{"sym": ...}``).
+
+        Raises:
+            SerializationError: an index beyond ``MAX_JSON_INT``, a meta string that is not valid
+                Unicode, or an integer of more than ``MAX_INT_DIGITS`` digits.
+        """
+        from symverify.ir.jsonfields import _check_size, _text, scalar_to_json  # the file format (untrusted)
+
+        def cell(c: Cell, where: str) -> list[Any]:
+            for index in (c.row, c.col, *c.nodes()):
+                _check_size(index, f"{where} index")
+            node = c.single_node()
+            if node is not None:
+                return [c.row, c.col, node]
+            terms = [[n, scalar_to_json(x, f"{where} coefficient")] for n, x in c.terms]
+            return [c.row, c.col, terms, scalar_to_json(c.const, f"{where} constant")]
+
+        bounds = []
+        for k, b in enumerate(self.boundaries):
+            where = f"certificate boundaries[{k}]"
+            _check_size(b.layer, f"{where}.layer")
+            bounds.append({"layer": b.layer, "label": _text(b.label, f"{where}.label"),
+                           "cells": [cell(c, f"{where}.cells[{j}]") for j, c in enumerate(b.cells)]})
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "meta": {_text(k, "certificate meta key"): _text(v, f"certificate meta[{k!r}]") for k, v in self.meta},
+            "boundaries": bounds,
+        }
+
+    @staticmethod
+    def from_json(data: Any) -> Certificate:
+        """Rebuild a certificate from :meth:`to_json`'s form, checking every field.
+
+        Raises:
+            SerializationError: naming the field (``certificate boundaries[2].cells[5][0]``), what
+                was expected and what was found.
+        """
+        from symverify.ir.jsonfields import _int, _kind, _list, _obj, _text, scalar_from_json  # the file format
+
+        if not isinstance(data, dict):
+            raise SerializationError(f"certificate: expected a JSON object, found {_kind(data)}")
+        if data.get("format") != FORMAT:
+            raise SerializationError(f"certificate field 'format': expected {FORMAT!r}, found {safe_repr(data.get('format'))}")
+        version = data.get("version")
+        if type(version) is not int or version != VERSION:
+            raise SerializationError(f"certificate field 'version': expected {VERSION}, found {safe_repr(version)}")
+        _obj(data, "certificate", ("format", "version", "boundaries"), ("meta",))
+        bounds = data["boundaries"]
+        if not isinstance(bounds, list):
+            raise SerializationError(f"certificate field 'boundaries': expected a list, found {_kind(bounds)}")
+        shape = "expected [row, col, node] or [row, col, [[node, coeff], ...], const]"
+        out = []
+        for k, b in enumerate(bounds):
+            where = f"certificate boundaries[{k}]"
+            if not isinstance(b, dict):
+                raise SerializationError(f"{where}: expected {{'layer': int, 'cells': [...]}}, found {_kind(b)} {safe_repr(b)}")
+            _obj(b, where, ("layer", "cells"), ("label",))
+            layer = _int(b["layer"], f"{where}.layer")
+            label = _text(b["label"], f"{where}.label") if "label" in b else ""
+            cells = []
+            for j, c in enumerate(_list(b["cells"], f"{where}.cells")):
+                at = f"{where}.cells[{j}]"
+                if not isinstance(c, list) or len(c) not in (3, 4) or (len(c) == 3) != (not isinstance(c[2], list)):
+                    raise SerializationError(f"{at}: {shape}, found {_kind(c)} {safe_repr(c)}")
+                row, col = _int(c[0], f"{at}[0] (row)"), _int(c[1], f"{at}[1] (col)")
+                try:
+                    if len(c) == 3:
+                        cells.append(Cell.node(row, col, _int(c[2], f"{at}[2] (node)")))
+                        continue
+                    terms = []
+                    for t, term in enumerate(c[2]):
+                        if not isinstance(term, list) or len(term) != 2:
+                            raise SerializationError(f"{at}[2][{t}]: expected [node, coeff], found {_kind(term)} {safe_repr(term)}")
+                        terms.append((_int(term[0], f"{at}[2][{t}][0] (node)"), scalar_from_json(term[1], f"{at}[2][{t}][1]")))
+                    cells.append(Cell(row, col, tuple(terms), scalar_from_json(c[3], f"{at}[3] (const)")))
+                except IRError as e:
+                    raise SerializationError(f"{at}: {e}") from None
+            out.append(Boundary(layer, tuple(cells), label))
+        meta = data.get("meta", {})
+        if not isinstance(meta, dict):
+            raise SerializationError(f"certificate field 'meta': expected an object of strings, found {_kind(meta)}")
+        pairs = tuple(sorted((_text(key, "certificate meta key"), _text(v, f"certificate meta[{safe_repr(key)}]")) for key, v in meta.items()))
+        return Certificate(tuple(out), pairs)

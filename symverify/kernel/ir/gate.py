@@ -1,0 +1,87 @@
+"""Gates of the circuit IR (docs/theory.md §2): ``CONST c``, ``LIN α·a + β·b`` and ``MUL a·b``.
+
+A :class:`Gate` normalises its coefficients when it is made and is never changed afterwards; the
+:class:`~symverify.kernel.ir.circuit.Circuit` that holds it checks arity and node ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from symverify.errors import IRError
+from symverify.ir.bigint import show_int
+from symverify.kernel.ir.scalar import Scalar, as_scalar, show_scalar
+
+__all__ = ["Op", "Gate"]
+
+
+class Op(str, Enum):
+    """The gate kinds of docs/theory.md §2."""
+
+    CONST = "const"
+    LIN = "lin"
+    MUL = "mul"
+
+
+_ARITY = {Op.CONST: (0, 1), Op.LIN: (2, 2), Op.MUL: (2, 0)}
+_COEFF_NAMES = {Op.CONST: ("value",), Op.LIN: ("alpha", "beta"), Op.MUL: ()}
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """One gate: ``op``, the node ids it reads (``args``) and its exact coefficients."""
+
+    op: Op
+    args: tuple[int, ...] = ()
+    coeffs: tuple[Scalar, ...] = ()
+
+    def __post_init__(self) -> None:
+        """Normalise the coefficients (``"2/4"`` becomes ``Fraction(1, 2)``, ``Fraction(3)`` becomes 3)
+        on this new gate; a value that is not exact raises :class:`IRError` naming the coefficient.
+        Arity and node ids are checked by the :class:`Circuit` that holds the gate."""
+        if type(self.args) is tuple and type(self.coeffs) is tuple and all(type(x) is int for x in self.coeffs):
+            return  # already normal: tuple() and as_scalar would keep every field as it is
+        names = _COEFF_NAMES.get(self.op, ()) if isinstance(self.op, Op) else ()
+        label = self.op.value if isinstance(self.op, Op) else "gate"
+        if isinstance(self.args, (str, bytes)) or not hasattr(self.args, "__iter__"):
+            raise IRError(f"{label} args: expected a sequence of node ids, found {type(self.args).__name__} {self.args!r:.40}")
+        if isinstance(self.coeffs, (str, bytes)) or not hasattr(self.coeffs, "__iter__"):
+            raise IRError(f"{label} coefficients: expected a sequence, found {type(self.coeffs).__name__} {self.coeffs!r:.40}")
+        object.__setattr__(self, "args", tuple(self.args))
+        object.__setattr__(self, "coeffs", tuple(
+            as_scalar(x, f"{label} coefficient {names[i] if i < len(names) else i}") for i, x in enumerate(self.coeffs)))
+
+    @staticmethod
+    def const(value: object) -> Gate:
+        return Gate(Op.CONST, (), (as_scalar(value, "constant"),))
+
+    @staticmethod
+    def lin(a: int, alpha: object, b: int, beta: object) -> Gate:
+        return Gate(Op.LIN, (a, b), (as_scalar(alpha, "alpha"), as_scalar(beta, "beta")))
+
+    @staticmethod
+    def add(a: int, b: int) -> Gate:
+        return Gate(Op.LIN, (a, b), (1, 1))
+
+    @staticmethod
+    def sub(a: int, b: int) -> Gate:
+        return Gate(Op.LIN, (a, b), (1, -1))
+
+    @staticmethod
+    def scale(a: int, alpha: object) -> Gate:
+        return Gate(Op.LIN, (a, a), (as_scalar(alpha, "alpha"), 0))
+
+    @staticmethod
+    def mul(a: int, b: int) -> Gate:
+        return Gate(Op.MUL, (a, b), ())
+
+    def __str__(self) -> str:
+        """``const 3``, ``lin (1)·%0 + (-1/2)·%1``, ``mul %0 · %1``; integers of more than
+        :data:`~symverify.ir.bigint.SHOW_DIGITS` digits are abbreviated (:func:`~symverify.ir.bigint.show_int`)."""
+        if self.op is Op.CONST:
+            return f"const {show_scalar(self.coeffs[0])}"
+        if self.op is Op.LIN:
+            (a, b), (al, be) = self.args, self.coeffs
+            return f"lin ({show_scalar(al)})·%{show_int(a)} + ({show_scalar(be)})·%{show_int(b)}"
+        return f"mul %{show_int(self.args[0])} · %{show_int(self.args[1])}"

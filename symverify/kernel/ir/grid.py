@@ -1,0 +1,310 @@
+"""Sparse storage for the matrices of a BaseConv layer (W, b1, h, b2).
+
+Compiled models hold thousands of layers whose kernels are impulses and whose biases are masks.
+A :class:`Grid` is an ``rows × cols`` matrix stored as a ``fill`` value painted over by
+constant rectangles (later rectangles win): a mask "1 on rows [n, 2n)" is one rectangle, an
+impulse one 1×1 rectangle, and a dense matrix one rectangle per cell. Grids are immutable and
+hashable, so they can be shared between layers.
+
+Sizes are never expanded blindly (:mod:`symverify.ir.limits`): :meth:`Grid.nonzero_count` and
+:meth:`Grid.is_zero` work on the rectangles (a 10^5×10^5 mask costs one block, not 10^10 cells),
+:meth:`Grid.get` scans the rectangles when they are too large to expand, and the methods that
+return one entry per cell (:meth:`Grid.cells`, :meth:`Grid.nonzero`, :meth:`Grid.to_rows`,
+:meth:`Grid.identity`, :meth:`Grid.symbolic`) raise :class:`~symverify.errors.LimitError` beyond
+``MAX_PAINT`` expanded or ``MAX_CELLS`` dense cells.
+
+A grid read from a float array (:meth:`Grid.from_array`, a trained layer's filter) keeps its cells
+as a :class:`~symverify.kernel.ir.cellarray.CellArray` in place of the tuple of rectangles: the same
+rectangles (1×1, row-major, each value the exact dyadic rational of its float), stored as numpy
+arrays, so building, counting, reading a cell and converting to a tensor cost no Python per cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+from symverify.errors import IRError, LimitError, ShapeError
+from symverify.ir import limits
+from symverify.ir.bigint import safe_repr, show_int
+from symverify.kernel.ir.cellarray import CellArray
+from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, param_names
+
+__all__ = ["Grid", "Rect"]
+
+Rect = tuple[int, int, int, int, Scalar]  # row_start, row_stop, col_start, col_stop, value
+_EXACT = (int, Fraction, Sym)
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """An exact ``rows × cols`` matrix: ``fill`` everywhere, then each rectangle painted in order.
+
+    >>> g = Grid.zeros(4, 2).paint(1, 3, 0, 2, 1)
+    >>> g.to_rows()
+    [[0, 0], [1, 1], [1, 1], [0, 0]]
+    >>> g.nonzero_count()
+    4
+    """
+
+    rows: int
+    cols: int
+    fill: Scalar = 0
+    rects: tuple[Rect, ...] | CellArray = ()
+
+    def __post_init__(self) -> None:
+        for name in ("rows", "cols"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ShapeError(f"a grid needs non-negative integer sizes; found {name} = {safe_repr(v)}")
+        if type(self.fill) not in _EXACT:
+            object.__setattr__(self, "fill", as_scalar(self.fill, "grid fill"))
+        rects = self.rects
+        if isinstance(rects, CellArray):
+            if not (type(self.fill) is int and self.fill == 0):
+                raise IRError(f"a grid stored as a cell array needs fill 0, found {safe_repr(self.fill)}")
+            rects.check_fits(self.rows, self.cols, "grid cell array")
+            return
+        if isinstance(rects, (str, bytes)) or not hasattr(rects, "__iter__"):
+            raise IRError(f"grid rectangles: expected a sequence of rectangles, found {type(rects).__name__}")
+        if type(rects) is not tuple:
+            rects = tuple(rects)
+            object.__setattr__(self, "rects", rects)
+        fixed: list[Rect] | None = None
+        for k, rect in enumerate(rects):
+            if not isinstance(rect, tuple) or len(rect) != 5:
+                raise IRError(f"grid rectangle {k}: expected (row_start, row_stop, col_start, col_stop, value), found {safe_repr(rect)}")
+            r0, r1, c0, c1, v = rect
+            if not all(type(x) is int for x in (r0, r1, c0, c1)):
+                raise IRError(f"grid rectangle {k}: expected int bounds, found {safe_repr(rect[:4])}")
+            if type(v) not in _EXACT:  # normalise strings and numpy ints; refuse floats (as_scalar says why)
+                fixed = list(rects[:k]) if fixed is None else fixed
+                rect = (r0, r1, c0, c1, as_scalar(v, f"grid rectangle {k} value"))
+            if fixed is not None:
+                fixed.append(rect)
+            if not (0 <= r0 < r1 <= self.rows and 0 <= c0 < c1 <= self.cols):
+                raise ShapeError(
+                    f"grid rectangle {k}: rows [{show_int(r0)}, {show_int(r1)}) × cols [{show_int(c0)}, {show_int(c1)}) "
+                    f"do not fit in a {show_int(self.rows)}×{show_int(self.cols)} grid"
+                )
+        if fixed is not None:
+            object.__setattr__(self, "rects", tuple(fixed))
+
+    # ---- construction -------------------------------------------------------------------
+    @staticmethod
+    def zeros(rows: int, cols: int) -> Grid:
+        return Grid(rows, cols, 0, ())
+
+    @staticmethod
+    def full(rows: int, cols: int, value: object) -> Grid:
+        return Grid(rows, cols, as_scalar(value, "grid fill"), ())
+
+    @staticmethod
+    def identity(size: int) -> Grid:
+        """The ``size×size`` identity (refused beyond ``MAX_CELLS`` rows: it stores one rectangle per row)."""
+        if isinstance(size, int) and not isinstance(size, bool):
+            limits.check(size, "MAX_CELLS", f"Grid.identity({show_int(size)})")
+        return Grid.from_cells(size, size, {(i, i): 1 for i in range(size)})
+
+    @staticmethod
+    def from_cells(rows: int, cols: int, cells: Mapping[tuple[int, int], object], fill: object = 0) -> Grid:
+        """A grid with the given cells set (exact values) over ``fill``."""
+        rects: list[Rect] = []
+        for (i, j), v in sorted(cells.items()):
+            rects.append((i, i + 1, j, j + 1, as_scalar(v, f"grid cell ({i}, {j})")))
+        return Grid(rows, cols, as_scalar(fill, "grid fill"), tuple(rects))
+
+    @staticmethod
+    def symbolic(name: str, rows: int, cols: int) -> Grid:
+        """A grid whose every cell is its own parameter ``name[i][j]`` (statements "for all weights").
+
+        >>> str(Grid.symbolic("W", 2, 2).get(1, 0))
+        'W[1][0]'
+        """
+        from symverify.kernel.ir.scalar import sym
+
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in (rows, cols)):
+            limits.check(rows * cols, "MAX_CELLS", f"Grid.symbolic({name!r}, {show_int(rows)}, {show_int(cols)})")
+        return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
+
+    @staticmethod
+    def from_array(a: object, where: str = "array") -> Grid:
+        """The exact grid of a 2-d float or integer array (numpy, or anything with ``.numpy()``):
+        each float is read as the dyadic rational it is (``Fraction(x)``), in bulk, without one
+        Python object per cell; zeros (±0) are not stored; NaN and ±inf raise :class:`IRError`.
+
+        >>> import numpy as np
+        >>> Grid.from_array(np.array([[0.5, 0.0], [0.0, -3.0]], dtype=np.float32)).to_rows()
+        [[Fraction(1, 2), 0], [0, -3]]
+        """
+        import numpy as np
+
+        if hasattr(a, "detach"):  # a torch tensor (bfloat16 has no numpy dtype: widened, exactly)
+            t = a.detach().cpu()  # type: ignore[attr-defined]
+            arr = (t.double() if t.is_floating_point() else t).numpy()
+        else:
+            arr = np.asarray(a)
+        if arr.ndim != 2:
+            raise ShapeError(f"{where}: expected a 2-d array, found shape {arr.shape}")
+        if arr.dtype.kind == "f" and arr.dtype.itemsize < 8:
+            arr = arr.astype(np.float64)  # float16/float32 → float64 is exact
+        return Grid(int(arr.shape[0]), int(arr.shape[1]), 0, CellArray.from_dense(arr, where=where))
+
+    @staticmethod
+    def from_rows(values: Sequence[Sequence[object]], rows: int | None = None, cols: int | None = None) -> Grid:
+        """A grid from a nested list; zero cells are not stored."""
+        r = len(values) if rows is None else rows
+        c = (len(values[0]) if values else 0) if cols is None else cols
+        if len(values) != r:
+            raise ShapeError(f"expected {r} rows, found {len(values)}")
+        cells: dict[tuple[int, int], object] = {}
+        for i, row in enumerate(values):
+            if len(row) != c:
+                raise ShapeError(f"row {i}: expected {c} entries, found {len(row)}")
+            for j, v in enumerate(row):
+                s = as_scalar(v, f"entry ({i}, {j})")
+                if not is_zero(s):
+                    cells[(i, j)] = s
+        return Grid.from_cells(r, c, cells)
+
+    def paint(self, r0: int, r1: int, c0: int, c1: int, value: object) -> Grid:
+        """A copy with rows ``[r0, r1)`` × cols ``[c0, c1)`` set to ``value`` (empty ranges are no-ops)."""
+        if r0 >= r1 or c0 >= c1:
+            return self
+        return Grid(self.rows, self.cols, self.fill, (*self.rects, (r0, r1, c0, c1, as_scalar(value, "grid value"))))
+
+    def paint_cells(self, cells: Iterable[tuple[int, int, object]]) -> Grid:
+        extra = tuple((i, i + 1, j, j + 1, as_scalar(v, f"grid cell ({i}, {j})")) for i, j, v in cells)
+        return Grid(self.rows, self.cols, self.fill, self.rects + extra)
+
+    # ---- access -----------------------------------------------------------------------
+    def cells(self) -> dict[tuple[int, int], Scalar]:
+        """Every cell whose value differs from ``fill`` (cached per grid).
+
+        Raises:
+            LimitError: the rectangles cover more than ``MAX_PAINT`` cells in all.
+        """
+        if isinstance(self.rects, CellArray):
+            return dict(_array_cells(self))
+        return dict(_cells(self))
+
+    def get(self, i: int, j: int) -> Scalar:
+        """The value of cell ``(i, j)`` (``fill`` outside every rectangle)."""
+        if isinstance(self.rects, CellArray):
+            v = self.rects.get(i, j)
+            return self.fill if v is None else v
+        try:
+            cells = _cells(self)
+        except LimitError:  # too large to expand: the last rectangle that holds the cell wins
+            for r0, r1, c0, c1, v in reversed(self.rects):
+                if r0 <= i < r1 and c0 <= j < c1:
+                    return v
+            return self.fill
+        return cells.get((i, j), self.fill)
+
+    def to_rows(self) -> list[list[Scalar]]:
+        """The dense matrix as a list of rows (refused beyond ``MAX_CELLS`` cells)."""
+        limits.check(self.rows * self.cols, "MAX_CELLS", f"Grid.to_rows of a {show_int(self.rows)}×{show_int(self.cols)} grid")
+        out: list[list[Scalar]] = [[self.fill] * self.cols for _ in range(self.rows)]
+        for (i, j), v in (_array_cells(self) if isinstance(self.rects, CellArray) else _cells(self)).items():
+            out[i][j] = v
+        return out
+
+    def nonzero(self) -> dict[tuple[int, int], Scalar]:
+        """All nonzero cells (materialises the fill when it is nonzero: refused beyond ``MAX_CELLS``)."""
+        if isinstance(self.rects, CellArray):  # fill 0, every stored cell nonzero
+            return dict(_array_cells(self))
+        if is_zero(self.fill):
+            return {k: v for k, v in _cells(self).items() if not is_zero(v)}
+        return {(i, j): v for i, row in enumerate(self.to_rows()) for j, v in enumerate(row) if not is_zero(v)}
+
+    def nonzero_count(self) -> int:
+        """The number of nonzero cells, computed from the rectangles (never cell by cell).
+
+        Raises:
+            LimitError: the rectangles overlap so much that resolving them needs more than
+                ``MAX_PAINT`` steps (thousands of nested rectangles).
+        """
+        if isinstance(self.rects, CellArray):  # fill 0, every stored cell nonzero
+            return len(self.rects)
+        return _nonzero_count(self)
+
+    def is_zero(self) -> bool:
+        return self.nonzero_count() == 0
+
+    def params(self) -> frozenset[str]:
+        """The names of the symbolic weights in the grid (a cell array's float cells have none)."""
+        if isinstance(self.rects, CellArray):
+            return param_names([self.fill]) | self.rects.params()
+        return param_names(self.values())
+
+    def values(self) -> Iterable[Scalar]:
+        yield self.fill
+        for rect in self.rects:
+            yield rect[4]
+
+    def transpose(self) -> Grid:
+        if isinstance(self.rects, CellArray):
+            return Grid(self.cols, self.rows, self.fill, self.rects.transpose())
+        return Grid(self.cols, self.rows, self.fill, tuple((c0, c1, r0, r1, v) for r0, r1, c0, c1, v in self.rects))
+
+    def storage_size(self) -> int:
+        """Number of stored rectangles (the memory footprint, not the matrix size)."""
+        return len(self.rects)
+
+
+def _array_cells(g: Grid) -> dict[tuple[int, int], Scalar]:
+    """The cells of a cell-array grid (fill 0, distinct nonzero cells), under the same limit as :func:`_cells`."""
+    limits.check(len(g.rects), "MAX_PAINT",
+                 f"the cells of a {show_int(g.rows)}×{show_int(g.cols)} grid with {len(g.rects)} rectangles")
+    return {(r0, c0): v for r0, _, c0, _, v in g.rects}
+
+
+@lru_cache(maxsize=4096)
+def _cells(g: Grid) -> dict[tuple[int, int], Scalar]:
+    area = sum((r1 - r0) * (c1 - c0) for r0, r1, c0, c1, _ in g.rects)
+    limits.check(area, "MAX_PAINT",
+                 f"the cells of a {show_int(g.rows)}×{show_int(g.cols)} grid with {len(g.rects)} rectangles")
+    out: dict[tuple[int, int], Scalar] = {}
+    fill = g.fill
+    for r0, r1, c0, c1, v in g.rects:
+        for i in range(r0, r1):
+            for j in range(c0, c1):
+                if v == fill:  # scalars are canonical, so == is structural equality
+                    out.pop((i, j), None)
+                else:
+                    out[(i, j)] = v
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _nonzero_count(g: Grid) -> int:
+    """Nonzero cells by coordinate compression: the rectangles' edges cut the grid into blocks whose
+    cells all hold one value; each block is resolved once, from the last rectangle down."""
+    if not g.rects:
+        return 0 if is_zero(g.fill) else g.rows * g.cols
+    from bisect import bisect_left
+
+    rs = sorted({r for rect in g.rects for r in rect[:2]})
+    cs = sorted({c for rect in g.rects for c in rect[2:4]})
+    spans = [(bisect_left(rs, r0), bisect_left(rs, r1), bisect_left(cs, c0), bisect_left(cs, c1), v)
+             for r0, r1, c0, c1, v in g.rects]
+    work = sum((a1 - a0) * (b1 - b0) for a0, a1, b0, b1, _ in spans)
+    limits.check(work, "MAX_PAINT", f"counting the nonzero cells of a {show_int(g.rows)}×{show_int(g.cols)} grid "
+                 f"with {len(g.rects)} overlapping rectangles")
+    seen: set[tuple[int, int]] = set()
+    zero_fill = is_zero(g.fill)
+    count = 0 if zero_fill else g.rows * g.cols
+    for a0, a1, b0, b1, v in reversed(spans):
+        differs = is_zero(v) != zero_fill
+        for a in range(a0, a1):
+            for b in range(b0, b1):
+                if (a, b) in seen:
+                    continue
+                seen.add((a, b))
+                if differs:
+                    area = (rs[a + 1] - rs[a]) * (cs[b + 1] - cs[b])
+                    count += area if zero_fill else -area
+    return count

@@ -1,0 +1,344 @@
+"""Exact scalars: ``int``, :class:`fractions.Fraction`, or a symbolic parameter expression.
+
+Every coefficient and weight in symverify's IR is exact. A :class:`Sym` is a canonical sparse
+polynomial in named parameters with rational coefficients (``a``, ``2*a*b - 1/3``); it lets a
+statement hold "for all values of the parameters". Arithmetic between scalars stays canonical:
+a ``Sym`` whose only term is constant collapses back to ``int``/``Fraction``, so equality of
+scalars is structural equality. Floats are rejected (see :func:`as_scalar`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Integral
+from typing import Any, Union
+
+from symverify.errors import IRError
+from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
+
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names"]
+
+Monomial = tuple[tuple[str, int], ...]
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
+
+
+def _norm_rational(q: Fraction) -> int | Fraction:
+    return int(q) if q.denominator == 1 else q
+
+
+def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
+    exps = dict(a)
+    for name, e in b:
+        exps[name] = exps.get(name, 0) + e
+    return tuple(sorted(exps.items()))
+
+
+MAX_SYM_TERMS = 100_000
+"""The most terms a :class:`Sym` power may produce (``s ** k`` is refused above this estimate)."""
+
+
+def _raw(items: tuple[tuple[Monomial, Fraction], ...]) -> Sym:
+    """A Sym from terms already known to be canonical (no validation: internal use only)."""
+    s = object.__new__(Sym)
+    object.__setattr__(s, "terms", items)
+    return s
+
+
+def _check_terms(terms: object) -> None:
+    """Refuse anything but canonical terms (see :class:`Sym`); the message names the term."""
+    if not isinstance(terms, tuple):
+        raise IRError(f"Sym terms: expected a tuple of (monomial, coefficient) pairs, found {type(terms).__name__}")
+    if len(terms) == 0:
+        raise IRError("Sym terms: expected at least one term (zero is the int 0, not an empty Sym)")
+    prev: Monomial | None = None
+    for k, term in enumerate(terms):
+        where = f"Sym term {k}"
+        if not (isinstance(term, tuple) and len(term) == 2):
+            raise IRError(f"{where}: expected a (monomial, coefficient) pair, found {term!r:.80}")
+        mono, c = term
+        if type(c) is not Fraction or c == 0:
+            raise IRError(f"{where}: expected a nonzero Fraction coefficient, found {c!r:.80}")
+        if not isinstance(mono, tuple):
+            raise IRError(f"{where}: expected a monomial tuple of (name, exponent) pairs, found {mono!r:.80}")
+        last = None
+        for item in mono:
+            if not (isinstance(item, tuple) and len(item) == 2):
+                raise IRError(f"{where}: expected (name, exponent) pairs in the monomial, found {item!r:.80}")
+            name, e = item
+            if not isinstance(name, str) or not _NAME.match(name):
+                raise IRError(f"{where}: a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r:.80}")
+            if type(e) is not int or e < 1:
+                raise IRError(f"{where}: the exponent of {name!r} must be a positive int, found {e!r:.80}")
+            if last is not None and name <= last:
+                raise IRError(f"{where}: monomial names must be sorted and distinct, found {name!r} after {last!r}")
+            last = name
+        if prev is not None and mono <= prev:
+            raise IRError(f"{where}: terms must be sorted by monomial with no repeats, found {mono!r:.80} after {prev!r:.80}")
+        prev = mono
+    if len(terms) == 1 and terms[0][0] == ():
+        raise IRError("Sym terms: a lone constant term is not canonical (use the int or Fraction itself)")
+
+
+@dataclass(frozen=True, slots=True)
+class Sym:
+    """A polynomial in named parameters: ``terms`` maps sorted monomials to nonzero coefficients.
+
+    Build one with :func:`sym` and ordinary arithmetic:
+
+    >>> a, b = sym("a"), sym("b")
+    >>> str(2 * a * b - Fraction(1, 3))
+    '2*a*b - 1/3'
+    >>> (a + 1) - a
+    1
+
+    The terms are validated on construction (canonical form: sorted distinct monomials of
+    identifier names with positive int exponents, nonzero Fraction coefficients, not a lone
+    constant); anything else raises :class:`IRError`. Negative, zero or non-integer exponents are
+    refused everywhere: a Sym is a polynomial, never a rational function.
+
+    >>> a ** -1
+    Traceback (most recent call last):
+    ...
+    symverify.errors.IRError: Sym ** k: expected an int exponent k ≥ 0, found -1 (a Sym is a polynomial; negative powers are not allowed)
+    """
+
+    terms: tuple[tuple[Monomial, Fraction], ...]
+
+    def __post_init__(self) -> None:
+        _check_terms(self.terms)
+
+    @property
+    def degree(self) -> int:
+        """The total degree: the largest exponent sum of a monomial (``(a*b + a**3).degree == 3``)."""
+        return max(sum(e for _, e in mono) for mono, _ in self.terms)
+
+    @staticmethod
+    def _make(acc: dict[Monomial, Fraction]) -> Scalar:
+        items = tuple(sorted((m, c) for m, c in acc.items() if c != 0))
+        if not items:
+            return 0
+        if len(items) == 1 and items[0][0] == ():
+            return _norm_rational(items[0][1])
+        return _raw(items)
+
+    def _acc(self) -> dict[Monomial, Fraction]:
+        return dict(self.terms)
+
+    def __add__(self, other: object) -> Scalar:
+        o = _lift(other)
+        if o is None:
+            return NotImplemented
+        acc = self._acc()
+        for m, c in o.terms:
+            acc[m] = acc.get(m, Fraction(0)) + c
+        return Sym._make(acc)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Scalar:
+        return Sym._make({m: -c for m, c in self.terms})
+
+    def __sub__(self, other: object) -> Scalar:
+        o = _lift(other)
+        if o is None:
+            return NotImplemented
+        return self + (-o)
+
+    def __rsub__(self, other: object) -> Scalar:
+        o = _lift(other)
+        if o is None:
+            return NotImplemented
+        return o - self
+
+    def __mul__(self, other: object) -> Scalar:
+        o = _lift(other)
+        if o is None:
+            return NotImplemented
+        acc: dict[Monomial, Fraction] = {}
+        for m1, c1 in self.terms:
+            for m2, c2 in o.terms:
+                m = _mono_mul(m1, m2)
+                acc[m] = acc.get(m, Fraction(0)) + c1 * c2
+        return Sym._make(acc)
+
+    __rmul__ = __mul__
+
+    def __pow__(self, k: int) -> Scalar:
+        """``self ** k`` by repeated squaring, for an int ``k ≥ 0``; a single term is raised
+        directly (exponents multiply), and a power whose term count could exceed
+        :data:`MAX_SYM_TERMS` (``C(k + t − 1, t − 1)`` for ``t`` terms) is refused."""
+        if type(k) is not int or k < 0:
+            raise IRError(f"Sym ** k: expected an int exponent k ≥ 0, found {k!r:.40} "
+                          "(a Sym is a polynomial; negative powers are not allowed)")
+        if k == 0:
+            return 1
+        if len(self.terms) == 1:
+            mono, c = self.terms[0]
+            return _raw(((tuple((name, e * k) for name, e in mono), c**k),))
+        t = len(self.terms)
+        if k > 1 and math.comb(k + t - 1, t - 1) > MAX_SYM_TERMS:
+            raise IRError(f"Sym ** k: ({self}) ** {k} could have up to C({k + t - 1}, {t - 1}) terms, more than "
+                          f"MAX_SYM_TERMS = {MAX_SYM_TERMS}; expand it another way or use a circuit")
+        return power(self, k)
+
+    def names(self) -> frozenset[str]:
+        """The parameter names this expression mentions."""
+        return frozenset(name for m, _ in self.terms for name, _ in m)
+
+    def __str__(self) -> str:
+        """``'2*a*b - 1/3'``; huge integers abbreviated (:func:`show_scalar`)."""
+        return show_scalar(self)
+
+    def __repr__(self) -> str:
+        return f"Sym({str(self)!r})"
+
+
+Scalar = Union[int, Fraction, Sym]
+
+
+def _lift(x: object) -> Sym | None:
+    if isinstance(x, Sym):
+        return x
+    if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
+        return _raw((((), Fraction(x)),) if x != 0 else ())
+    return None
+
+
+def sym(name: str) -> Sym:
+    """The parameter called ``name`` (an identifier; dots and brackets allowed, e.g. ``D1[3]``)."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise IRError(f"a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r}")
+    return _raw(((((name, 1),), Fraction(1)),))
+
+
+def as_scalar(x: object, where: str = "value") -> Scalar:
+    """Validate and normalise an exact scalar; ``where`` names the field for the error message.
+
+    Accepts ``int`` (and numpy integers), ``Fraction``, :class:`Sym`, rational strings such as
+    ``"-3/4"``, and sympy rationals/symbols. Floats are refused, because they are not exact:
+
+    >>> as_scalar("3/6")
+    Fraction(1, 2)
+    >>> as_scalar(0.5, "gate 3 coefficient alpha")
+    Traceback (most recent call last):
+    ...
+    symverify.errors.IRError: gate 3 coefficient alpha: expected an exact value (int, Fraction, Sym or a string like '1/2'), found the float 0.5; pass Fraction(1, 2) or '1/2' instead
+    """
+    if isinstance(x, bool):
+        raise IRError(f"{where}: expected an exact number, found the bool {x!r}")
+    if isinstance(x, int):
+        return x
+    if isinstance(x, Fraction):
+        return _norm_rational(x)
+    if isinstance(x, Sym):
+        return x
+    if isinstance(x, Integral):
+        return int(x)
+    if isinstance(x, str):
+        return parse_scalar(x, where)
+    if isinstance(x, float) or type(x).__name__ in ("float16", "float32", "float64", "longdouble"):
+        f = float(x)  # type: ignore[arg-type]
+        hint = Fraction(f).limit_denominator(10**6) if f == f and abs(f) != float("inf") else None
+        tip = f"; pass Fraction({hint.numerator}, {hint.denominator}) or '{hint}' instead" if hint is not None else ""
+        raise IRError(
+            f"{where}: expected an exact value (int, Fraction, Sym or a string like '1/2'), "
+            f"found the float {x!r}{tip}"
+        )
+    mod = type(x).__module__ or ""
+    if mod.startswith("sympy"):
+        return _from_sympy_number(x, where)
+    raise IRError(f"{where}: expected an exact value (int, Fraction, Sym or a string like '1/2'), found {type(x).__name__} {x!r}")
+
+
+def _from_sympy_number(x: object, where: str) -> Scalar:
+    import sympy
+
+    e = sympy.sympify(x)
+    if e.is_Rational:
+        return _norm_rational(Fraction(int(e.p), int(e.q)))
+    if e.is_Symbol:
+        return sym(str(e))
+    if e.free_symbols and e.is_polynomial():
+        poly = sympy.Poly(e, *sorted(e.free_symbols, key=str))
+        out: Scalar = 0
+        gens = [sym(str(g)) for g in poly.gens]
+        for exps, c in poly.terms():
+            term: Scalar = _from_sympy_number(c, where)
+            for g, k in zip(gens, exps):
+                term = term * (g**k if k else 1)
+            out = out + term
+        return out
+    raise IRError(f"{where}: expected a rational number or a polynomial in parameters, found the sympy value {e}")
+
+
+def parse_scalar(text: str, where: str = "value") -> Scalar:
+    """Parse ``"3"``, ``"-1/2"`` (a rational, ASCII digits, any size up to
+    :data:`symverify.ir.limits.MAX_INT_DIGITS`) exactly; anything else, a zero denominator
+    included, raises :class:`IRError`."""
+    return parse_rational(text, where)
+
+
+def is_zero(x: Scalar) -> bool:
+    """True when ``x`` is exactly zero (a Sym is never zero: it is canonical)."""
+    return not isinstance(x, Sym) and x == 0
+
+
+def show_scalar(x: Any) -> str:
+    """A scalar for people, like ``str(x)`` (``'3'``, ``'-1/2'``, ``'2*a*b - 1/3'``) but with huge
+    integers abbreviated (:func:`show_int`); anything else falls back to ``str``."""
+    return _scalar_text(x, show_rational)
+
+
+def scalar_text(x: Any) -> str:
+    """``str(x)`` of a scalar, exact whatever the size of its integers (for JSON reports)."""
+    return _scalar_text(x, lambda q: rational_to_str(q, bounded=False))
+
+
+def _scalar_text(x: Any, rat: Any) -> str:
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, (int, Fraction)):
+        return str(rat(x))
+    if isinstance(x, Sym):
+        parts: list[str] = []
+        for m, c in reversed(x.terms):  # the same layout as Sym.__str__
+            mono = "*".join(name if e == 1 else f"{name}^{rat(e)}" for name, e in m)
+            mag = abs(c)
+            if not mono:
+                body = rat(mag)
+            elif mag == 1:
+                body = mono
+            else:
+                body = f"{rat(mag)}*{mono}"
+            sign = "-" if c < 0 else "+"
+            parts.append(body if not parts and sign == "+" else (f"-{body}" if not parts else f"{sign} {body}"))
+        return " ".join(parts)
+    try:
+        return str(x)
+    except Exception:  # a value that cannot print itself still gets a name
+        return f"<{type(x).__name__}>"
+
+
+def param_names(values: object) -> frozenset[str]:
+    """All parameter names in an iterable of scalars."""
+    names: set[str] = set()
+    for v in values:  # type: ignore[attr-defined]
+        if isinstance(v, Sym):
+            names |= v.names()
+    return frozenset(names)
+
+
+def power(base: Any, k: int) -> Any:
+    """``base ** k`` for an int ``k ≥ 1`` by repeated squaring (``⌊log2 k⌋`` squarings and at most
+    as many products), for any value with ``*``: scalars, bounds, wires."""
+    result: Any = None
+    while k:
+        if k & 1:
+            result = base if result is None else result * base
+        k >>= 1
+        if k:
+            base = base * base
+    return result

@@ -1,0 +1,1 @@
+"""Trusted kaleidoscope pieces: exact materialisation, circuit matrices, sparse matrices, factor lists."""

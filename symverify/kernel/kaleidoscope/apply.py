@@ -1,0 +1,221 @@
+"""Applying and materializing butterfly products (docs/kaleidoscope.md §1, §4): one kernel, any ring, plus numpy.
+
+Every object (a :class:`ButterflyFactor`, :class:`BBStar`, :class:`FactorList` or
+:class:`Kaleidoscope`) is read as its factors in application order. One stage of stride ``s``
+maps ``x`` to ``out[p] = d1·x[p] + d2·x[p+s]``, ``out[p+s] = d3·x[p] + d4·x[p+s]`` on its pairs
+(``ir/butterfly.py``), so a BB* element of size N costs ``O(N log N)``.
+
+* :func:`apply` / :func:`apply_batch`: exact (:class:`ScalarRing`, also symbolic), rational,
+  modular or polynomial values through the ring protocol (``zero``, ``coerce``, ``reduce``).
+  Coefficients that are exactly 0 or 1 cost nothing, and identity blocks are skipped.
+* :func:`materialize` / :func:`to_matrix`: the exact matrix, by running the same kernel on the
+  unit linear forms (one pass; cost proportional to the nonzeros carried through the stages).
+
+Every function here (and :func:`~symverify.kaleidoscope.numeric.compile_numpy` /
+:func:`~symverify.kaleidoscope.numeric.compile_torch`, the batched float paths) also takes the
+:class:`~symverify.kernel.kaleidoscope.factorization.Factorization` a construction returns, read as its
+kaleidoscope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import compress
+from typing import Any, Union
+
+from symverify.deadline import Check
+from symverify.errors import IRError, ShapeError
+from symverify.kernel.ir.affine import Affine
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, pair_index
+from symverify.kernel.ir.scalar import Scalar, is_zero, param_names
+from symverify.kernel.kaleidoscope.factorization import Factorization
+from symverify.kernel.semantics.rings import AffineRing, Ring, ScalarRing
+
+__all__ = [
+    "Butterflies",
+    "butterfly_ir",
+    "corner",
+    "factors_of",
+    "params_of",
+    "apply",
+    "apply_batch",
+    "materialize",
+    "to_matrix",
+]
+
+Butterflies = Union[ButterflyFactor, BBStar, FactorList, Kaleidoscope, Factorization]
+_ONE = object()  # marks a coefficient that is exactly 1
+_KINDS = "a ButterflyFactor, BBStar, FactorList, Kaleidoscope or Factorization"
+
+
+def butterfly_ir(obj: Butterflies) -> ButterflyFactor | BBStar | FactorList | Kaleidoscope:
+    """The IR object behind ``obj``: a :class:`Factorization` is its kaleidoscope ``E``.
+
+    Raises:
+        IRError: ``obj`` is none of the butterfly objects (the message names its type).
+    """
+    if isinstance(obj, Factorization):
+        return obj.kaleidoscope
+    if isinstance(obj, (ButterflyFactor, BBStar, FactorList, Kaleidoscope)):
+        return obj
+    raise IRError(f"applying a butterfly product: expected {_KINDS}, found {type(obj).__name__}")
+
+
+def corner(obj: Butterflies) -> tuple[int, int]:
+    """``(N, n)``: the size of the product and the length of the vectors it maps (``n = N`` except
+    for a kaleidoscope, which maps ``F^n → F^n`` through its ``n×n`` corner)."""
+    ir = butterfly_ir(obj)
+    return ir.size, ir.n if isinstance(ir, Kaleidoscope) else ir.size
+
+
+def factors_of(obj: Butterflies) -> tuple[int, tuple[ButterflyFactor, ...]]:
+    """``(N, factors in application order)`` of any butterfly object."""
+    ir = butterfly_ir(obj)
+    if isinstance(ir, ButterflyFactor):
+        return ir.size, (ir,)
+    if isinstance(ir, (BBStar, FactorList)):
+        return ir.size, ir.factors
+    return ir.size, tuple(f for g in ir.groups for f in g.factors)
+
+
+def params_of(obj: Butterflies) -> tuple[str, ...]:
+    """The sorted parameter names in the diagonals of ``obj``."""
+    _, fs = factors_of(obj)
+    return tuple(sorted(param_names(v for f in fs for d in (f.d1, f.d2, f.d3, f.d4) for v in d)))
+
+
+def _classify(x: Scalar, ring: Ring) -> Any:
+    if is_zero(x):
+        return None
+    if type(x) is int and x == 1:
+        return _ONE
+    return ring.coerce(x)
+
+
+Plan = list[tuple[int, int, Any, Any, Any, Any]]
+
+
+def _moved(f: ButterflyFactor) -> Sequence[int]:
+    """The pairs ``m`` of ``f`` (ascending) that may not be the identity: all of them, or, when every
+    diagonal entry is a plain ``int``, only those with ``d1 ≠ 1``, ``d2 ≠ 0``, ``d3 ≠ 0`` or
+    ``d4 ≠ 1`` (found by C-level scans: most pairs of a compiled chain are the identity)."""
+    half = f.size // 2
+    if not all(set(map(type, d)) <= {int} for d in (f.d1, f.d2, f.d3, f.d4)):
+        return range(half)
+    one = (1).__ne__
+    moved = set(compress(range(half), map(one, f.d1)))
+    moved.update(compress(range(half), f.d2), compress(range(half), f.d3), compress(range(half), map(one, f.d4)))
+    return sorted(moved)
+
+
+def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
+    """The non-identity pairs of ``f`` with coefficients coerced once (None = 0, _ONE = 1); a pair
+    is the identity when ``d1 = d4`` is the ``int`` 1 and ``d2``, ``d3`` are exactly 0."""
+    plan: Plan = []
+    s, n = f.stride, f.size
+    for m in _moved(f):
+        a, b, c, d = f.d1[m], f.d2[m], f.d3[m], f.d4[m]
+        if type(a) is int and type(d) is int and a == 1 and d == 1 and is_zero(b) and is_zero(c):
+            continue
+        p = pair_index(n, s, m)
+        plan.append((p, p + s, _classify(a, ring), _classify(b, ring), _classify(c, ring), _classify(d, ring)))
+    return plan
+
+
+def _term(c: Any, v: Any) -> Any:
+    return v if c is _ONE else c * v
+
+
+def _combine(a: Any, xp: Any, b: Any, xq: Any, ring: Ring) -> Any:
+    if a is None:
+        return ring.zero if b is None else (xq if b is _ONE else ring.reduce(b * xq))
+    if b is None:
+        return xp if a is _ONE else ring.reduce(a * xp)
+    return ring.reduce(_term(a, xp) + _term(b, xq))
+
+
+def _run(plans: Sequence[Plan], x: list[Any], ring: Ring, check: Check | None = None) -> list[Any]:
+    """The generic per-stage kernel: every stage reads ``x`` and writes a fresh vector; ``check``
+    (:mod:`symverify.deadline`) runs before every factor."""
+    for plan in plans:
+        if check is not None:
+            check()
+        out = list(x)
+        for p, q, a, b, c, d in plan:
+            xp, xq = x[p], x[q]
+            out[p] = _combine(a, xp, b, xq, ring)
+            out[q] = _combine(c, xp, d, xq, ring)
+        x = out
+    return x
+
+
+def _io(obj: Butterflies, length: int, full: bool) -> tuple[int, int]:
+    """(size, expected input length); a kaleidoscope reads ``n`` values unless ``full``."""
+    size, n = corner(obj)
+    want = size if full else n
+    if length != want:
+        what = "kaleidoscope corner n" if want != size else "size N"
+        raise ShapeError(f"applying a butterfly product: expected a vector of length {what} = {want}, found {length}")
+    return size, want
+
+
+def apply(obj: Butterflies, x: Sequence[Any], ring: Ring | None = None, *, full: bool = False, check: Check | None = None) -> list[Any]:
+    """``obj·x`` over ``ring`` (default :class:`ScalarRing`); a kaleidoscope maps ``F^n → F^n``.
+
+    ``obj`` is any of :data:`Butterflies`; a :class:`Factorization` is applied as its kaleidoscope.
+    A kaleidoscope pads ``x`` with zeros to its size ``N`` and returns the first ``n`` entries;
+    ``full=True`` applies the whole ``N×N`` product instead. ``check`` (a deadline checker,
+    :mod:`symverify.deadline`) runs before every factor.
+
+    >>> from symverify.kernel.ir.butterfly import ButterflyFactor
+    >>> swap = ButterflyFactor(2, 1, (0,), (1,), (1,), (0,))
+    >>> apply(swap, [5, 7])
+    [7, 5]
+    """
+    return apply_batch(obj, [x], ring, full=full, check=check)[0]
+
+
+def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None = None, *, full: bool = False,
+                check: Any = None) -> list[list[Any]]:
+    """:func:`apply` on every vector of ``xs`` (coefficients are coerced once)."""
+    ring = ScalarRing() if ring is None else ring
+    size, fs = factors_of(obj)
+    plans = [_plan(f, ring) for f in fs]
+    out = []
+    for x in xs:
+        _, length = _io(obj, len(x), full)
+        y = _run(plans, list(x) + [ring.zero] * (size - length), ring, check)
+        out.append(y[:length])
+    return out
+
+
+def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: Any = None) -> list[Affine]:
+    """The rows of the full ``N×N`` product restricted to ``columns``, as sparse linear forms.
+
+    Row ``i`` maps column ``j`` to entry ``(i, j)``. The default columns are ``0 … n−1`` for a
+    kaleidoscope (the only columns the corner reads) and all ``N`` otherwise. Entries are exact
+    (``coeffs`` defaults to :class:`ScalarRing`, so symbolic entries are canonical polynomials).
+    """
+    size, fs = factors_of(obj)
+    if columns is None:
+        columns = range(corner(obj)[1])
+    ring = AffineRing(ScalarRing() if coeffs is None else coeffs)
+    x = [ring.zero] * size
+    for j in columns:
+        if not 0 <= j < size:
+            raise ShapeError(f"materialize: column {j} is outside 0 … {size - 1}")
+        x[j] = Affine.unit(j)
+    return _run([_plan(f, ring) for f in fs], x, ring)
+
+
+def to_matrix(obj: Butterflies, coeffs: Any = None) -> list[list[Any]]:
+    """The exact matrix as a list of rows: the ``n×n`` corner of a kaleidoscope, else ``N×N``.
+
+    >>> from symverify.kernel.ir.butterfly import ButterflyFactor
+    >>> to_matrix(ButterflyFactor(4, 2, (1, 1), (2, 0), (0, 0), (1, 1)))
+    [[1, 0, 2, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+    """
+    n = corner(obj)[1]
+    rows = materialize(obj, range(n), coeffs)[:n]
+    zero = (ScalarRing() if coeffs is None else coeffs).zero
+    return [[r.terms.get(j, zero) for j in range(n)] for r in rows]

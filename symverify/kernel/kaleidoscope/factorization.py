@@ -1,0 +1,63 @@
+"""The result every kaleidoscope construction returns: the factorization plus its resources."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+
+from symverify.kernel.ir.butterfly import Kaleidoscope
+
+__all__ = ["Factorization", "Number"]
+
+Number = int | Fraction
+
+
+@dataclass(frozen=True)
+class Factorization:
+    """``M = S·E·Sᵀ`` with ``E ∈ (BB*)^w`` at size ``N``, as built by a cited construction.
+
+    ``garbage_free`` is the construction's claim that ``E`` maps ``(x, 0)`` to ``(M·x, 0)``
+    (nothing outside the corner), which :mod:`symverify.kernel.provers.matrix` checks.
+    ``resources`` always holds ``w`` (BB* factors), ``N``, ``n`` and ``e = N/n``, read off the
+    kaleidoscope itself (never taken from the caller); ``bounds``
+    holds what the cited result promises for the same keys (a resource must be ``≤`` its bound).
+    """
+
+    kaleidoscope: Kaleidoscope
+    theorem: str
+    garbage_free: bool
+    resources: Mapping[str, Number] = field(default_factory=dict)
+    bounds: Mapping[str, Number] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"Factorization({self.theorem!r:.60}, {self.kaleidoscope!r}, garbage_free={self.garbage_free})"
+
+    def _repr_html_(self) -> str:
+        """A compact table for notebooks (:func:`symverify.viz.html.factorization_html`)."""
+        from symverify.viz.html import factorization_html  # display is a lazily loaded view
+
+        return factorization_html(self)
+
+    def __post_init__(self) -> None:
+        k = self.kaleidoscope
+        res = {**dict(self.resources), "w": k.width, "N": k.size, "n": k.n, "e": k.expansion}
+        object.__setattr__(self, "resources", MappingProxyType(res))
+        object.__setattr__(self, "bounds", MappingProxyType(dict(self.bounds)))
+
+    @property
+    def w(self) -> int:
+        return self.kaleidoscope.width
+
+    @property
+    def N(self) -> int:
+        return self.kaleidoscope.size
+
+    @property
+    def e(self) -> Fraction:
+        return self.kaleidoscope.expansion
+
+    def over_bound(self) -> list[str]:
+        """Resources above their stated bound (empty when the construction kept its promise)."""
+        return [key for key, b in self.bounds.items() if key not in self.resources or self.resources[key] > b]

@@ -1,0 +1,114 @@
+"""Exact sparse matrices: the targets and the stages of the kaleidoscope constructions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from symverify.errors import IRError, ShapeError
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero
+
+__all__ = ["SparseMatrix", "check_permutation"]
+
+Entry = tuple[int, int, Scalar]
+
+
+def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[int, ...]:
+    """Validate that ``perm`` lists each of ``0 … n−1`` once; returns it as a tuple of ints."""
+    n = len(perm)
+    seen = [-1] * n
+    for i, v in enumerate(perm):
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < n:
+            raise IRError(f"{what}: position {i} maps to {v!r}, expected an int in 0 … {n - 1}")
+        if seen[v] >= 0:
+            raise IRError(f"{what}: positions {seen[v]} and {i} both map to {v}; expected a bijection of 0 … {n - 1}")
+        seen[v] = i
+    return tuple(perm)
+
+
+@dataclass(frozen=True, slots=True)
+class SparseMatrix:
+    """A ``rows × cols`` matrix given by its nonzero entries ``(i, j, value)``, sorted by ``(i, j)``.
+
+    Zero values are dropped on construction; a repeated position is an error.
+
+    >>> m = SparseMatrix.from_dense([[0, 2], [1, 0]])
+    >>> m.entries, m.nnz
+    (((0, 1, 2), (1, 0, 1)), 2)
+    """
+
+    rows: int
+    cols: int
+    entries: tuple[Entry, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("rows", "cols"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ShapeError(f"sparse matrix {name}: expected a non-negative int, found {v!r}")
+        clean: dict[tuple[int, int], Scalar] = {}
+        for k, e in enumerate(self.entries):
+            if len(e) != 3:
+                raise IRError(f"sparse matrix entry {k}: expected (row, col, value), found {e!r}")
+            i, j, v = e
+            if not (isinstance(i, int) and isinstance(j, int) and 0 <= i < self.rows and 0 <= j < self.cols):
+                raise ShapeError(f"sparse matrix entry {k}: position ({i!r}, {j!r}) is outside {self.rows}×{self.cols}")
+            if (i, j) in clean:
+                raise IRError(f"sparse matrix entry {k}: position ({i}, {j}) is given twice")
+            clean[(i, j)] = as_scalar(v, f"sparse matrix entry ({i}, {j})")
+        ents = tuple((i, j, v) for (i, j), v in sorted(clean.items()) if not is_zero(v))
+        object.__setattr__(self, "entries", ents)
+
+    @staticmethod
+    def from_dense(rows: Sequence[Sequence[object]]) -> SparseMatrix:
+        r = len(rows)
+        c = len(rows[0]) if r else 0
+        for i, row in enumerate(rows):
+            if len(row) != c:
+                raise ShapeError(f"dense matrix row {i}: expected {c} entries like row 0, found {len(row)}")
+        ents: tuple[Any, ...] = tuple((i, j, v) for i, row in enumerate(rows) for j, v in enumerate(row))
+        return SparseMatrix(r, c, ents)
+
+    @staticmethod
+    def from_dict(rows: int, cols: int, entries: Mapping[tuple[int, int], object]) -> SparseMatrix:
+        ents: tuple[Any, ...] = tuple((i, j, v) for (i, j), v in entries.items())
+        return SparseMatrix(rows, cols, ents)
+
+    @staticmethod
+    def identity(n: int) -> SparseMatrix:
+        return SparseMatrix(n, n, tuple((i, i, 1) for i in range(n)))
+
+    @staticmethod
+    def permutation(perm: Sequence[int]) -> SparseMatrix:
+        """``P`` with ``P[perm[i], i] = 1``: the element at position ``i`` moves to ``perm[i]``."""
+        perm = check_permutation(perm)
+        return SparseMatrix(len(perm), len(perm), tuple((t, i, 1) for i, t in enumerate(perm)))
+
+    @property
+    def nnz(self) -> int:
+        return len(self.entries)
+
+    def as_dict(self) -> dict[tuple[int, int], Scalar]:
+        return {(i, j): v for i, j, v in self.entries}
+
+    def transpose(self) -> SparseMatrix:
+        return SparseMatrix(self.cols, self.rows, tuple((j, i, v) for i, j, v in self.entries))
+
+    def to_dense(self) -> list[list[Scalar]]:
+        out: list[list[Scalar]] = [[0] * self.cols for _ in range(self.rows)]
+        for i, j, v in self.entries:
+            out[i][j] = v
+        return out
+
+    def row_counts(self) -> list[int]:
+        out = [0] * self.rows
+        for i, _, _ in self.entries:
+            out[i] += 1
+        return out
+
+    def col_counts(self) -> list[int]:
+        out = [0] * self.cols
+        for _, j, _ in self.entries:
+            out[j] += 1
+        return out

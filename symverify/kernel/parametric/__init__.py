@@ -1,0 +1,1 @@
+"""Trusted parametric pieces: expressions, gadgets and their symbolic and concrete interpretations."""

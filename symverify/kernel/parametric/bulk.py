@@ -1,0 +1,267 @@
+"""Bulk evaluation of index expressions, conditions and values over many cells at once.
+
+The concrete interpretation (:mod:`symverify.kernel.parametric.concrete`) evaluates a bias ``b1``/``b2`` on
+every cell where its value is not constant between cut points. Doing that cell by cell walks the
+expression tree once per cell; here each node is evaluated once for a whole array of cells
+(``numpy`` int64 over the row and channel index arrays ``rows_``, ``chans``), with exactly the semantics of
+:mod:`symverify.kernel.parametric.expr`:
+
+* ``&`` / ``|`` / ``where`` / ``ite`` evaluate their later operands only on the cells that reach them
+  (so an expression undefined off its guard is never evaluated there);
+* an operation that could leave ``[0, 2^62)`` (the range where int64 arithmetic is exact), a
+  subtraction below 0, a shift by 62 or more, or a division by zero raises :class:`FallbackError`, and
+  the caller evaluates cell by cell with :func:`~symverify.kernel.parametric.expr.IExpr.eval` instead — which
+  returns the exact value or raises the precise :class:`~symverify.kernel.parametric.expr.ParametricError`.
+  Nothing is wrapped or rounded;
+* a free predicate (from ``preds``, else from :func:`~symverify.kernel.parametric.expr.predicates`) is a callable on cells (called once per cell that reaches it) or a set of
+  ``(row, channel)`` cells (a vectorised membership test); a weight family is called once per cell
+  that reaches it, and its values (``int``, ``Fraction``, :class:`~symverify.kernel.ir.scalar.Sym`) are
+  combined with the same Python operations, in the same order, as the cell-by-cell evaluation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, Any
+
+from symverify.kernel.ir.scalar import is_zero
+from symverify.kernel.parametric.expr import (
+    _PREDICATES,
+    Bin,
+    BoolOp,
+    Cmp,
+    Cond,
+    Fam,
+    IExpr,
+    Inp,
+    Ite,
+    Lit,
+    Not,
+    Num,
+    ParametricError,
+    Pred,
+    Value,
+    Var,
+    VIf,
+    VProd,
+    VSum,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["FallbackError", "Placement", "index", "cond", "value", "nonzero"]
+
+_LIMIT = 1 << 62
+_KEY = 1 << 21  # a channel below 2^21 and a row below 2^41 pack into one int64 key
+
+Placement = Callable[..., bool] | AbstractSet[tuple[int, ...]]
+
+
+class FallbackError(Exception):
+    """An operation the int64 arrays cannot do exactly here: evaluate cell by cell instead."""
+
+
+def _full(n: int, v: int) -> np.ndarray:
+    import numpy as np
+
+    if not 0 <= v < _LIMIT:
+        raise FallbackError
+    return np.full(n, v, dtype=np.int64)
+
+
+def index(e: IExpr, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray, preds: Mapping[str, Placement]) -> np.ndarray:
+    """``e`` at every cell ``(rows_[k], chans[k])`` (``env`` gives the parameters)."""
+    import numpy as np
+
+    n = len(rows_)
+    if isinstance(e, Lit):
+        return _full(n, e.value)
+    if isinstance(e, Var):
+        if e.name == "i":
+            return rows_
+        if e.name == "q":
+            return chans
+        if e.name not in env:
+            raise ParametricError(f"index variable {e.name!r} has no value (known: {sorted(env)})")
+        return _full(n, env[e.name])
+    if isinstance(e, Ite):
+        m = cond(e.cond, env, rows_, chans, preds)
+        out = np.empty(n, dtype=np.int64)
+        if m.any():
+            out[m] = index(e.a, env, rows_[m], chans[m], preds)
+        if not m.all():
+            out[~m] = index(e.b, env, rows_[~m], chans[~m], preds)
+        return out
+    if not isinstance(e, Bin):
+        raise ParametricError(f"index expression: unknown node {type(e).__name__}")
+    a, b = index(e.a, env, rows_, chans, preds), index(e.b, env, rows_, chans, preds)
+    if n == 0:
+        return a
+    op = e.op
+    if op == "+":
+        r = a + b  # both < 2^62: no int64 overflow
+    elif op == "-":
+        if (a < b).any():
+            raise FallbackError
+        r = a - b
+    elif op == "*":
+        if int(a.max()) * int(b.max()) >= _LIMIT:
+            raise FallbackError
+        r = a * b
+    elif op == "<<":
+        if int(b.max()) >= 62 or int(a.max()) << int(b.max()) >= _LIMIT:
+            raise FallbackError
+        r = a << b
+    elif op == ">>":
+        if int(b.max()) >= 62:
+            raise FallbackError
+        r = a >> b
+    elif op == "&":
+        r = a & b
+    elif op == "|":
+        r = a | b
+    elif op == "^":
+        r = a ^ b
+    else:
+        if not b.all():
+            raise FallbackError
+        r = a // b if op == "//" else a % b
+    if int(r.max()) >= _LIMIT:
+        raise FallbackError
+    return r
+
+
+class CellSet(frozenset):  # type: ignore[type-arg]
+    """A placement's set of cells, frozen, with its packed int64 keys computed once (a placement is
+    read at every predicate node of every layer)."""
+
+    _keys: Any = None
+
+    def keys(self) -> np.ndarray:
+        import numpy as np
+
+        if self._keys is None:
+            ks = [r * _KEY + c for r, c in self if 0 <= r < _LIMIT // _KEY and 0 <= c < _KEY]
+            self._keys = np.unique(np.fromiter(ks, dtype=np.int64, count=len(ks)))
+        return self._keys
+
+
+def _member(cells: AbstractSet[tuple[int, ...]], args: list[np.ndarray]) -> np.ndarray:
+    import numpy as np
+
+    n = len(args[0]) if args else 0
+    if len(args) == 2 and n and int(args[0].max()) < (_LIMIT // _KEY) and int(args[1].max()) < _KEY:
+        if isinstance(cells, CellSet):  # sorted unique keys: a binary search per cell
+            ks, x = cells.keys(), args[0] * _KEY + args[1]
+            if not len(ks):
+                return np.zeros(n, dtype=bool)
+            at = np.minimum(np.searchsorted(ks, x), len(ks) - 1)
+            return ks[at] == x
+        keys = [r * _KEY + c for r, c in cells if 0 <= r < _LIMIT // _KEY and 0 <= c < _KEY]
+        return np.isin(args[0] * _KEY + args[1], np.fromiter(keys, dtype=np.int64, count=len(keys)))
+    cols = [a.tolist() for a in args]
+    return np.fromiter((t in cells for t in zip(*cols)), dtype=bool, count=n)
+
+
+def cond(c: Cond, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray, preds: Mapping[str, Placement]) -> np.ndarray:
+    """``c`` at every cell, as a bool array."""
+    import numpy as np
+
+    n = len(rows_)
+    if isinstance(c, Cmp):
+        a, b = index(c.a, env, rows_, chans, preds), index(c.b, env, rows_, chans, preds)
+        if c.op == "<":
+            return a < b
+        if c.op == "<=":
+            return a <= b
+        if c.op == "==":
+            return a == b
+        return a != b
+    if isinstance(c, BoolOp):
+        conj = c.op == "and"
+        out = np.full(n, conj, dtype=bool)
+        todo = np.arange(n)  # the cells whose value is still open
+        for item in c.items:
+            if not len(todo):
+                break
+            m = cond(item, env, rows_[todo], chans[todo], preds)
+            if conj:
+                out[todo[~m]] = False
+                todo = todo[m]
+            else:
+                out[todo[m]] = True
+                todo = todo[~m]
+        return out
+    if isinstance(c, Not):
+        return ~cond(c.c, env, rows_, chans, preds)
+    if isinstance(c, Pred):
+        fn = preds.get(c.name, _PREDICATES.get().get(c.name))
+        if fn is None:
+            raise ParametricError(f"predicate {c.name} has no value (pass it with predicates=...)")
+        args = [index(x, env, rows_, chans, preds) for x in c.idx]
+        if isinstance(fn, AbstractSet):
+            return _member(fn, args)
+        cols = [a.tolist() for a in args]
+        return np.fromiter((bool(fn(*t)) for t in zip(*cols)), dtype=bool, count=n)
+    raise ParametricError(f"condition: unknown node {type(c).__name__}")
+
+
+def value(v: Value, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray, preds: Mapping[str, Placement],
+          family: Callable[[str, tuple[int, ...]], Any]) -> Any:
+    """``v`` at every cell: a constant (the same at every cell) or an object array of scalars."""
+    import numpy as np
+
+    n = len(rows_)
+    if isinstance(v, Num):
+        return v.value
+    if isinstance(v, Fam):
+        cols = [index(x, env, rows_, chans, preds).tolist() for x in v.idx]
+        out = np.empty(n, dtype=object)
+        out[:] = [family(v.name, t) for t in zip(*cols)] if cols else [family(v.name, ()) for _ in range(n)]
+        return out
+    if isinstance(v, Inp):
+        raise ParametricError("a weight expression reads an input cell")
+    if isinstance(v, VSum):
+        total: Any = 0
+        for x in v.items:
+            total = total + value(x, env, rows_, chans, preds, family)
+        return total
+    if isinstance(v, VProd):
+        a = value(v.a, env, rows_, chans, preds, family)
+        if not isinstance(a, np.ndarray):
+            return 0 if is_zero(a) else a * value(v.b, env, rows_, chans, preds, family)
+        nz = nonzero(a)
+        out = np.zeros(n, dtype=object)
+        if nz.any():
+            out[nz] = a[nz] * value(v.b, env, rows_[nz], chans[nz], preds, family)
+        return out
+    if isinstance(v, VIf):
+        m = cond(v.cond, env, rows_, chans, preds)
+        if m.all() or not m.any():
+            return value(v.a if m.all() else v.b, env, rows_, chans, preds, family) if n else 0
+        out = np.empty(n, dtype=object)
+        _put(out, m, value(v.a, env, rows_[m], chans[m], preds, family))
+        _put(out, ~m, value(v.b, env, rows_[~m], chans[~m], preds, family))
+        return out
+    raise ParametricError(f"value expression: unknown node {type(v).__name__}")
+
+
+def nonzero(a: np.ndarray) -> np.ndarray:
+    """The cells of an object array of scalars that are not exactly 0 (:func:`~symverify.kernel.ir.scalar.is_zero`;
+    a :class:`~symverify.kernel.ir.scalar.Sym` is canonical, never 0, and compares unequal to 0)."""
+    import numpy as np
+
+    return np.asarray(a != 0, dtype=bool)
+
+
+def _put(out: np.ndarray, m: np.ndarray, x: Any) -> None:
+    import numpy as np
+
+    if isinstance(x, np.ndarray):
+        out[m] = x
+    else:  # through a 0-d array, so numpy never looks inside the scalar
+        box = np.empty((), dtype=object)
+        box[()] = x
+        out[m] = box

@@ -1,0 +1,376 @@
+"""The concrete interpretation: a parametric gadget at given sizes as ordinary BaseConv layers.
+
+:func:`instantiate` evaluates every weight expression of :mod:`symverify.kernel.parametric.gadget` at
+the given parameter values and builds :class:`~symverify.kernel.ir.baseconv.Layer` s: ``W[p, q]`` and
+``h[k, q]`` are the sums of the taps of channel ``q`` that land on ``p`` (resp. ``k``); ``b1`` and
+``b2`` are evaluated per cell, except that a bias whose dependence on ``i`` (or ``q``) is only
+through comparisons with expressions free of ``i`` and ``q`` is evaluated once per block between
+consecutive cut points (it is constant there) and painted as a rectangle — so a mask on ``2^20``
+rows costs one rectangle, not ``2^20`` cells. Past a few blocks the blocks are evaluated together
+(:mod:`symverify.kernel.parametric.bulk`: numpy over the row and channel index arrays, falling back to
+this cell-by-cell evaluation for any operation int64 cannot do exactly), and so is the check of a
+placement against ``assume``; a placement may be a set of cells. Family members become the values ``families[name]``
+returns, by default the free symbol ``name_idx…`` (:func:`family_symbol`).
+
+:func:`spec_at` evaluates the specification of one output cell on a given input state, and
+:func:`cell_value` the gadget's own output cell, recursively through its layers, reading only the
+cells it needs (the per-cell re-check of a counterexample at sizes too large to build).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
+from fractions import Fraction
+from typing import Any
+
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.grid import Grid, Rect
+from symverify.kernel.ir.scalar import Scalar, Sym, is_zero, sym
+from symverify.kernel.parametric.bulk import Placement
+from symverify.kernel.parametric.expr import (
+    BoolOp,
+    Cmp,
+    Cond,
+    Fam,
+    Inp,
+    Not,
+    Num,
+    ParametricError,
+    Value,
+    Var,
+    VIf,
+    VProd,
+    VSum,
+    predicates,
+    vars_i,
+)
+from symverify.kernel.parametric.gadget import Gadget, PLayer, Tap
+
+__all__ = ["Families", "family_symbol", "instantiate", "instance_model", "eval_value", "spec_at", "cell_value", "sizes", "entry_state"]
+
+Families = Mapping[str, Callable[..., Scalar]]
+
+
+def family_symbol(name: str, *idx: int) -> Scalar:
+    """The free symbol standing for ``name[idx…]``: ``name_i_j``."""
+    return sym("_".join([name, *map(str, idx)]))
+
+
+def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:
+    if fams is not None and name in fams:
+        return fams[name](*idx)
+    return family_symbol(name, *idx)
+
+
+def eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
+               state: Callable[[int, int], Any] | None = None) -> Any:
+    """``v`` at ``env``; input cells read ``state(r, c)`` (an error when ``state`` is None)."""
+    if isinstance(v, Num):
+        return v.value
+    if isinstance(v, Fam):
+        return _family(fams, v.name, tuple(x.eval(env) for x in v.idx))
+    if isinstance(v, Inp):
+        if state is None:
+            raise ParametricError("a weight expression reads an input cell")
+        return state(v.row.eval(env), v.col.eval(env))
+    if isinstance(v, VSum):
+        total: Any = 0
+        for x in v.items:
+            total = total + eval_value(x, env, fams, state)
+        return total
+    if isinstance(v, VProd):
+        a = eval_value(v.a, env, fams, state)
+        return 0 if is_zero(a) else a * eval_value(v.b, env, fams, state)
+    if isinstance(v, VIf):
+        return eval_value(v.a if v.cond.eval(env) else v.b, env, fams, state)
+    raise ParametricError(f"value expression: unknown node {type(v).__name__}")
+
+
+def sizes(g: Gadget, params: Mapping[str, int]) -> tuple[dict[str, int], int, int]:
+    """The checked parameters and ``(N', d')``."""
+    env = g.check_params(params)
+    nn, dd = g.rows.eval(env), g.cols.eval(env)
+    if nn < 1 or dd < 1:
+        raise ParametricError(f"gadget {g.name}: state size {nn}×{dd} at {env} (expected N', d' ≥ 1)")
+    return env, nn, dd
+
+
+def _taps(taps: tuple[Tap, ...], env: dict[str, int], q: int, bound: int, what: str,
+          fams: Families | None) -> dict[int, Scalar]:
+    """``{src: Σ value}`` of the taps of channel ``q`` (``src`` checked against ``[0, bound)``)."""
+    out: dict[int, Scalar] = {}
+    e = {**env, "q": q}
+    for k, t in enumerate(taps):
+        if not t.guard.eval(e):
+            continue
+        s = t.src.eval(e)
+        if s >= bound:
+            raise ParametricError(f"{what} tap {k} ({t.src}) = {s} at {e}: outside [0, {bound})")
+        out[s] = out.get(s, 0) + eval_value(t.value, e, fams)
+    return {s: v for s, v in out.items() if not is_zero(v)}
+
+
+def _cuts_c(c: Cond, v: str, env: Mapping[str, int]) -> set[int] | None:
+    """Cut points of ``v`` in ``c`` (the truth value is constant between them), None when ``v``
+    is used otherwise than compared with an expression free of ``i`` and ``q``."""
+    if isinstance(c, Cmp):
+        ua, ub = vars_i(c.a), vars_i(c.b)
+        if v not in ua | ub:
+            return set()
+        for x, y in ((c.a, c.b), (c.b, c.a)):
+            if isinstance(x, Var) and x.name == v and not (vars_i(y) & {"i", "q"}):
+                try:
+                    t = y.eval(env)
+                except ParametricError:
+                    return None
+                return {t, t + 1}
+        return None
+    if isinstance(c, BoolOp):
+        out: set[int] = set()
+        for item in c.items:
+            s = _cuts_c(item, v, env)
+            if s is None:
+                return None
+            out |= s
+        return out
+    if isinstance(c, Not):
+        return _cuts_c(c.c, v, env)
+    return None
+
+
+def _cuts_v(x: Value, v: str, env: Mapping[str, int]) -> set[int] | None:
+    if isinstance(x, Num):
+        return set()
+    if isinstance(x, Fam):
+        return None if any(v in vars_i(e) for e in x.idx) else set()
+    if isinstance(x, VSum):
+        out: set[int] = set()
+        for y in x.items:
+            s = _cuts_v(y, v, env)
+            if s is None:
+                return None
+            out |= s
+        return out
+    if isinstance(x, VProd):
+        a, b = _cuts_v(x.a, v, env), _cuts_v(x.b, v, env)
+        return None if a is None or b is None else a | b
+    if isinstance(x, VIf):
+        parts = [_cuts_c(x.cond, v, env), _cuts_v(x.a, v, env), _cuts_v(x.b, v, env)]
+        if any(p is None for p in parts):
+            return None
+        return set().union(*parts)  # type: ignore[arg-type]
+    return None
+
+
+def _intervals(cuts: set[int] | None, size: int) -> list[tuple[int, int]]:
+    if cuts is None:
+        return [(k, k + 1) for k in range(size)]
+    pts = sorted({0, size} | {c for c in cuts if 0 < c < size})
+    return list(itertools.pairwise(pts))
+
+
+def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None,
+          preds: Mapping[str, Placement] | None = None) -> Grid:
+    rcuts, ccuts = _cuts_v(v, "i", env), _cuts_v(v, "q", env)
+    if (nn if rcuts is None else len(rcuts) + 1) * (dd if ccuts is None else len(ccuts) + 1) > _BULK_FROM:
+        bulk_rects = _bias_bulk(v, env, (rcuts, nn), (ccuts, dd), fams, preds or {})
+        if bulk_rects is not None:
+            return _block_grid(nn, dd, bulk_rects)
+    rects = []
+    for r0, r1 in _intervals(rcuts, nn):
+        for c0, c1 in _intervals(ccuts, dd):
+            val = eval_value(v, {**env, "i": r0, "q": c0}, fams)
+            if not is_zero(val):
+                rects.append((r0, r1, c0, c1, val))
+    return Grid(nn, dd, 0, tuple(rects))
+
+
+_BULK_FROM = 16  # blocks; fewer are evaluated one by one
+_EXACT = (int, Fraction, Sym)
+
+
+def _block_grid(nn: int, dd: int, rects: tuple[Rect, ...]) -> Grid:
+    """The ``nn × dd`` grid of the blocks :func:`_bias_bulk` gives. Their bounds are cut points
+    clipped to ``[0, nn]`` / ``[0, dd]`` with ``start < stop`` (they fit by construction), so when
+    every value is already exact (``int``, ``Fraction``, ``Sym``) the grid is built without
+    ``Grid``'s per-rectangle checks; any other value goes through them (normalised or refused)."""
+    if not all(type(r[4]) in _EXACT for r in rects):
+        return Grid(nn, dd, 0, rects)
+    out = object.__new__(Grid)
+    for name, value in (("rows", nn), ("cols", dd), ("fill", 0), ("rects", rects)):
+        object.__setattr__(out, name, value)
+    return out
+
+
+def _bounds(cuts: set[int] | None, size: int) -> tuple[Any, Any]:
+    """The starts and ends of :func:`_intervals` as int64 arrays."""
+    import numpy as np
+
+    if cuts is None:
+        starts = np.arange(size, dtype=np.int64)
+        return starts, starts + 1
+    pts = np.array(sorted({0, size} | {c for c in cuts if 0 < c < size}), dtype=np.int64)
+    return pts[:-1], pts[1:]
+
+
+def _bias_bulk(v: Value, env: dict[str, int], rows: tuple[set[int] | None, int], cols: tuple[set[int] | None, int],
+               fams: Families | None, preds: Mapping[str, Placement]) -> tuple[Rect, ...] | None:
+    """The blocks of :func:`_bias` evaluated together (:mod:`symverify.kernel.parametric.bulk`, one block per
+    representative cell, the block's first); None when an operation needs the exact cell-by-cell
+    evaluation. Blocks of one cell are merged down each column into runs of equal values."""
+    import numpy as np
+
+    from symverify.kernel.parametric import bulk
+
+    rs, re_ = _bounds(*rows)
+    cs, ce = _bounds(*cols)
+    nc = len(cs)
+    rows_ = np.repeat(rs, nc)
+    chans = np.tile(cs, len(rs))
+    try:
+        vals = bulk.value(v, env, rows_, chans, preds, lambda name, idx: _family(fams, name, idx))
+    except bulk.FallbackError:
+        return None
+    if not isinstance(vals, np.ndarray):
+        if is_zero(vals):
+            return ()
+        box = np.empty((), dtype=object)
+        box[()] = vals
+        vals = np.full(len(rows_), box, dtype=object)
+    nz = np.flatnonzero(bulk.nonzero(vals))
+    ri, ci = nz // nc, nz % nc
+    order = np.lexsort((ri, ci))  # column-major: runs down a column are adjacent
+    out: list[Rect] = []
+    for r0, r1, c0, c1, val in zip(rs[ri[order]].tolist(), re_[ri[order]].tolist(), cs[ci[order]].tolist(),
+                                   ce[ci[order]].tolist(), vals[nz[order]].tolist()):
+        if out:
+            p0, p1, pc0, pc1, pv = out[-1]
+            if pc0 == c0 and pc1 == c1 and p1 == r0 and pv == val and type(pv) is type(val):
+                out[-1] = (p0, r1, c0, c1, val)
+                continue
+        out.append((r0, r1, c0, c1, val))
+    return tuple(out)
+
+
+def _layer(pl: PLayer, env: dict[str, int], nn: int, dd: int, fams: Families | None, where: str,
+           preds: Mapping[str, Placement] | None = None) -> Layer:
+    W: dict[tuple[int, int], Scalar] = {}
+    h: dict[tuple[int, int], Scalar] = {}
+    for q in range(dd) if pl.W or pl.h else ():
+        for p, val in _taps(pl.W, env, q, dd, f"{where} W", fams).items():
+            W[(p, q)] = val
+        for k, val in _taps(pl.h, env, q, nn, f"{where} h", fams).items():
+            h[(k, q)] = val
+    return Layer(Grid.from_cells(dd, dd, W), _bias(pl.b1, env, nn, dd, fams, preds), Grid.from_cells(nn, dd, h),
+                 _bias(pl.b2, env, nn, dd, fams, preds), Mode(pl.mode))
+
+
+def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None = None,
+                placement: Mapping[str, Placement] | None = None) -> tuple[Layer, ...]:
+    """The gadget's layers at the parameter values ``params`` (module docstring); ``placement``
+    gives the free predicates — each a callable on cells or a set of cells (tuples of ints; the
+    predicate holds exactly on its members) — which must satisfy ``assume`` at every cell."""
+    from symverify.kernel.parametric.bulk import CellSet
+
+    # a set of cells is frozen once (its packed keys are then computed once for every read)
+    preds = {k: CellSet(v) if isinstance(v, AbstractSet) and not isinstance(v, CellSet) else v for k, v in (placement or {}).items()}
+    with predicates({k: _as_callable(v) for k, v in preds.items()}):
+        env, nn, dd = sizes(g, params)
+        if placement is not None:
+            bad = _violation(g, env, nn, dd, preds)
+            if bad is not None:
+                raise ParametricError(f"gadget {g.name}: the placement violates {g.assume} at cell {bad}")
+        return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
+
+
+def _as_callable(p: Placement) -> Callable[..., bool]:
+    if isinstance(p, AbstractSet):
+        return lambda *idx: idx in p
+    if not callable(p):
+        raise ParametricError(f"placement: expected a callable on cells or a set of cells, found {type(p).__name__}")
+    return p
+
+
+def _violation(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mapping[str, Placement]) -> tuple[int, int] | None:
+    """The first cell (row-major) where the placement violates ``assume``, or None."""
+    import numpy as np
+
+    from symverify.kernel.parametric import bulk
+
+    rows_ = np.repeat(np.arange(nn, dtype=np.int64), dd)
+    chans = np.tile(np.arange(dd, dtype=np.int64), nn)
+    try:
+        ok = bulk.cond(g.assume, env, rows_, chans, preds)
+    except bulk.FallbackError:
+        return next(((r, c) for r in range(nn) for c in range(dd) if not g.assume.eval({**env, "i": r, "q": c})), None)
+    bad = np.flatnonzero(~ok)
+    return (int(rows_[bad[0]]), int(chans[bad[0]])) if len(bad) else None
+
+
+def instance_model(g: Gadget, params: Mapping[str, int], families: Families | None = None) -> Model:
+    """The gadget at ``params`` as a model whose input is the whole ``N'×d'`` state."""
+    env, nn, dd = sizes(g, params)
+    return Model(nn, dd, nn, dd, instantiate(g, env, families), name=f"{g.name}{env}")
+
+
+def spec_at(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Callable[[int, int], Any],
+            families: Families | None = None) -> Any:
+    """The specified value of output cell ``(i, q)`` on the input ``state``; None where ``care`` fails."""
+    env, nn, dd = sizes(g, params)
+    if not (0 <= i < nn and 0 <= q < dd):
+        raise ParametricError(f"gadget {g.name}: cell ({i}, {q}) outside the {nn}×{dd} state")
+    e = {**env, "i": i, "q": q}
+    if not g.care.eval(e):
+        return None
+    return eval_value(g.spec, e, families, entry_state(g, env, state))
+
+
+def entry_state(g: Gadget, env: Mapping[str, int], state: Callable[[int, int], Any]) -> Callable[[int, int], Any]:
+    """``state`` on the cells where the gadget's ``entry`` holds, 0 elsewhere."""
+
+    def read(r: int, c: int) -> Any:
+        return state(r, c) if g.entry.eval({**env, "i": r, "q": c}) else 0
+
+    return read
+
+
+def cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Callable[[int, int], Any],
+               families: Families | None = None) -> Any:
+    """Output cell ``(i, q)`` of the gadget on ``state``, through the layer formula
+    ``(u·W + b1) ⊙ (h ⊛ u + b2)`` cell by cell (only the cells it reads are computed)."""
+    env, nn, dd = sizes(g, params)
+    memo: dict[tuple[int, int, int], Any] = {}
+    inp = entry_state(g, env, state)
+
+    def at(level: int, r: int, c: int) -> Any:
+        if level == 0:
+            return inp(r, c)
+        key = (level, r, c)
+        if key in memo:
+            return memo[key]
+        pl = g.layers[level - 1]
+        where = f"gadget {g.name} layer {level - 1}"
+        e = {**env, "i": r, "q": c}
+        conv: Any = eval_value(pl.b2, e, families)
+        for k, hv in _taps(pl.h, env, c, nn, f"{where} h", families).items():
+            src = r - k
+            if src < 0:
+                if pl.mode == "causal":
+                    continue
+                src %= nn
+            conv = conv + hv * at(level - 1, src, c)
+        out: Any = 0
+        if not is_zero(conv):
+            proj: Any = eval_value(pl.b1, e, families)
+            for p, wv in _taps(pl.W, env, c, dd, f"{where} W", families).items():
+                proj = proj + wv * at(level - 1, r, p)
+            out = proj * conv
+        memo[key] = out
+        return out
+
+    if not (0 <= i < nn and 0 <= q < dd):
+        raise ParametricError(f"gadget {g.name}: cell ({i}, {q}) outside the {nn}×{dd} state")
+    return at(len(g.layers), i, q)
+

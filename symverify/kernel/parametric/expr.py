@@ -1,0 +1,557 @@
+"""The index and value expressions of the parametric DSL (docs/forall.md §1).
+
+**Index expressions** (:class:`IExpr`) are unsigned integers built from literals, named variables
+(the size parameters, the cell indices ``i`` (row) and ``q`` (channel)) and the operations
+``+ − · << >> & | ^ // %`` plus :func:`pow2`, :func:`mod_pow2`, :func:`ite`. **Conditions**
+(:class:`Cond`) compare index expressions (``lt``, ``le``, ``eq`` …), test bits (:func:`bit`) and
+combine with ``&``, ``|``, ``~`` (short-circuit: the right operand of ``&`` is only evaluated where
+the left one holds).
+
+Every index expression denotes an integer in ``[0, 2^WIDTH)`` (``WIDTH = 64``). An operation
+whose exact integer result would leave that range — a subtraction below 0, an addition, product or
+left shift reaching ``2^WIDTH``, a shift by ``WIDTH`` or more — or a division by zero is
+*undefined*: the concrete interpretation raises :class:`ParametricError` and the ∀-prover refuses
+a gadget in which it can happen for some parameter value (nothing is wrapped silently).
+
+**Value expressions** (:class:`Value`) are polynomials: rational constants, input cells
+``inp(r, c)`` (the state a gadget starts from), members of weight families ``fam("d1", p)``
+(free symbols: a statement proved with them holds for every value), sums, products and
+``where(cond, a, b)``.
+
+>>> i, s = var("i"), var("s")
+>>> e = (i + s) % pow2(var("m"))
+>>> e.eval({"i": 5, "s": 4, "m": 3})
+1
+>>> (i - s).eval({"i": 1, "s": 2})
+Traceback (most recent call last):
+...
+symverify.kernel.parametric.expr.ParametricError: index expression (i - s): subtraction below 0 (1 - 2) at i=1, s=2
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Union
+
+from symverify.errors import IRError
+
+__all__ = [
+    "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
+    "Pred", "pred", "predicates", "Value", "Num", "Inp", "Fam", "VSum", "VProd", "VIf",
+    "var", "lit", "as_iexpr", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
+    "inp", "fam", "where", "as_value", "ZERO", "ONE",
+]
+
+WIDTH = 64
+_TOP = 1 << WIDTH
+
+
+class ParametricError(IRError):
+    """A parametric gadget or expression is malformed or undefined somewhere in its range."""
+
+
+IntLike = Union["IExpr", int]
+
+
+def _env(env: Mapping[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(env.items()))
+
+
+class IExpr:
+    """An unsigned index expression (module docstring); build with :func:`var`, :func:`lit` and operators."""
+
+    __slots__ = ()
+
+    def __add__(self, o: IntLike) -> IExpr:
+        return Bin("+", self, as_iexpr(o))
+
+    def __radd__(self, o: int) -> IExpr:
+        return Bin("+", as_iexpr(o), self)
+
+    def __sub__(self, o: IntLike) -> IExpr:
+        return Bin("-", self, as_iexpr(o))
+
+    def __rsub__(self, o: int) -> IExpr:
+        return Bin("-", as_iexpr(o), self)
+
+    def __mul__(self, o: IntLike) -> IExpr:
+        return Bin("*", self, as_iexpr(o))
+
+    def __rmul__(self, o: int) -> IExpr:
+        return Bin("*", as_iexpr(o), self)
+
+    def __lshift__(self, o: IntLike) -> IExpr:
+        return Bin("<<", self, as_iexpr(o))
+
+    def __rshift__(self, o: IntLike) -> IExpr:
+        return Bin(">>", self, as_iexpr(o))
+
+    def __and__(self, o: IntLike) -> IExpr:
+        return Bin("&", self, as_iexpr(o))
+
+    def __or__(self, o: IntLike) -> IExpr:
+        return Bin("|", self, as_iexpr(o))
+
+    def __xor__(self, o: IntLike) -> IExpr:
+        return Bin("^", self, as_iexpr(o))
+
+    def __floordiv__(self, o: IntLike) -> IExpr:
+        return Bin("//", self, as_iexpr(o))
+
+    def __mod__(self, o: IntLike) -> IExpr:
+        return Bin("%", self, as_iexpr(o))
+
+    def eval(self, env: Mapping[str, int]) -> int:
+        """The value at the variable assignment ``env``; :class:`ParametricError` where undefined."""
+        return _eval_i(self, env)
+
+
+@dataclass(frozen=True, slots=True)
+class Lit(IExpr):
+    value: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.value, int) or isinstance(self.value, bool) or not 0 <= self.value < _TOP:
+            raise ParametricError(f"index literal: expected an int in [0, 2^{WIDTH}), found {self.value!r}")
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Var(IExpr):
+    name: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ParametricError(f"index variable: expected an identifier, found {self.name!r}")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_OPS = ("+", "-", "*", "<<", ">>", "&", "|", "^", "//", "%")
+
+
+@dataclass(frozen=True, slots=True)
+class Bin(IExpr):
+    op: str
+    a: IExpr
+    b: IExpr
+
+    def __post_init__(self) -> None:
+        if self.op not in _OPS:
+            raise ParametricError(f"index operation: expected one of {_OPS}, found {self.op!r}")
+        for x in (self.a, self.b):
+            if not isinstance(x, IExpr):
+                raise ParametricError(f"index operation {self.op}: expected index expressions, found {type(x).__name__}")
+
+    def __str__(self) -> str:
+        return f"({self.a} {self.op} {self.b})"
+
+
+@dataclass(frozen=True, slots=True)
+class Ite(IExpr):
+    """``a`` where ``cond`` holds, else ``b`` (only the chosen branch is evaluated)."""
+
+    cond: Cond
+    a: IExpr
+    b: IExpr
+
+    def __str__(self) -> str:
+        return f"({self.a} if {self.cond} else {self.b})"
+
+
+class Cond:
+    """A condition on index expressions; combine with ``&`` (short-circuit), ``|``, ``~``."""
+
+    __slots__ = ()
+
+    def __and__(self, o: Cond) -> Cond:
+        return BoolOp("and", (self, o))
+
+    def __or__(self, o: Cond) -> Cond:
+        return BoolOp("or", (self, o))
+
+    def __invert__(self) -> Cond:
+        return Not(self)
+
+    def eval(self, env: Mapping[str, int]) -> bool:
+        return _eval_c(self, env)
+
+
+_CMPS = ("<", "<=", "==", "!=")
+
+
+@dataclass(frozen=True, slots=True)
+class Cmp(Cond):
+    op: str
+    a: IExpr
+    b: IExpr
+
+    def __post_init__(self) -> None:
+        if self.op not in _CMPS:
+            raise ParametricError(f"comparison: expected one of {_CMPS}, found {self.op!r}")
+
+    def __str__(self) -> str:
+        return f"{self.a} {self.op} {self.b}"
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp(Cond):
+    op: str  # "and" | "or"
+    items: tuple[Cond, ...]
+
+    def __post_init__(self) -> None:
+        if self.op not in ("and", "or") or not all(isinstance(c, Cond) for c in self.items):
+            raise ParametricError(f"boolean operation: expected 'and'/'or' over conditions, found {self.op!r}")
+
+    def __str__(self) -> str:
+        if not self.items:
+            return "true" if self.op == "and" else "false"
+        return "(" + f" {self.op} ".join(map(str, self.items)) + ")"
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Cond):
+    c: Cond
+
+    def __str__(self) -> str:
+        return f"not {self.c}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pred(Cond):
+    """A free predicate ``name(idx…)`` on cells (e.g. "this cell holds an operand"): a proof holds for
+    every predicate satisfying the gadget's ``assume``; concretely it is the callable given in
+    :func:`predicates`."""
+
+    name: str
+    idx: tuple[IExpr, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ParametricError(f"predicate: expected an identifier name, found {self.name!r}")
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(map(str, self.idx))})"
+
+
+_PREDICATES: contextvars.ContextVar[Mapping[str, Callable[..., bool]]] = contextvars.ContextVar("predicates", default=MappingProxyType({}))
+
+
+@contextlib.contextmanager
+def predicates(preds: Mapping[str, Callable[..., bool]]) -> Iterator[None]:
+    """Evaluate :class:`Pred` conditions with these callables inside the ``with`` block."""
+    token = _PREDICATES.set({**_PREDICATES.get(), **preds})
+    try:
+        yield
+    finally:
+        _PREDICATES.reset(token)
+
+
+def pred(name: str, *idx: IntLike) -> Cond:
+    return Pred(name, tuple(as_iexpr(x) for x in idx))
+
+
+TRUE: Cond = BoolOp("and", ())
+FALSE: Cond = BoolOp("or", ())
+
+
+def var(name: str) -> Var:
+    return Var(name)
+
+
+def lit(v: int) -> Lit:
+    return Lit(v)
+
+
+def as_iexpr(x: object) -> IExpr:
+    if isinstance(x, IExpr):
+        return x
+    if isinstance(x, int) and not isinstance(x, bool):
+        return Lit(x)
+    raise ParametricError(f"index expression: expected an IExpr or a non-negative int, found {type(x).__name__} {x!r}")
+
+
+def pow2(k: IntLike) -> IExpr:
+    """``2^k`` (undefined for ``k ≥ WIDTH``)."""
+    return Bin("<<", Lit(1), as_iexpr(k))
+
+
+def mod_pow2(a: IntLike, k: IntLike) -> IExpr:
+    """``a mod 2^k`` (the low ``k`` bits)."""
+    return Bin("%", as_iexpr(a), pow2(k))
+
+
+def ite(cond: Cond, a: IntLike, b: IntLike) -> IExpr:
+    return Ite(cond, as_iexpr(a), as_iexpr(b))
+
+
+def bit(a: IntLike, k: IntLike) -> Cond:
+    """Bit ``k`` of ``a`` is 1."""
+    return Cmp("==", Bin("&", Bin(">>", as_iexpr(a), as_iexpr(k)), Lit(1)), Lit(1))
+
+
+def lt(a: IntLike, b: IntLike) -> Cond:
+    return Cmp("<", as_iexpr(a), as_iexpr(b))
+
+
+def le(a: IntLike, b: IntLike) -> Cond:
+    return Cmp("<=", as_iexpr(a), as_iexpr(b))
+
+
+def gt(a: IntLike, b: IntLike) -> Cond:
+    return Cmp("<", as_iexpr(b), as_iexpr(a))
+
+
+def ge(a: IntLike, b: IntLike) -> Cond:
+    return Cmp("<=", as_iexpr(b), as_iexpr(a))
+
+
+def eq(a: IntLike, b: IntLike) -> Cond:
+    return Cmp("==", as_iexpr(a), as_iexpr(b))
+
+
+def ne(a: IntLike, b: IntLike) -> Cond:
+    return Cmp("!=", as_iexpr(a), as_iexpr(b))
+
+
+def all_of(*cs: Cond) -> Cond:
+    return BoolOp("and", tuple(cs))
+
+
+def any_of(*cs: Cond) -> Cond:
+    return BoolOp("or", tuple(cs))
+
+
+# ---- values ------------------------------------------------------------------------------------
+
+
+class Value:
+    """A polynomial value expression (module docstring); ``+``, ``−`` and ``*`` build sums and products."""
+
+    __slots__ = ()
+
+    def __add__(self, o: object) -> Value:
+        return VSum((self, as_value(o)))
+
+    def __radd__(self, o: object) -> Value:
+        return VSum((as_value(o), self))
+
+    def __sub__(self, o: object) -> Value:
+        return VSum((self, VProd(Num(-1), as_value(o))))
+
+    def __mul__(self, o: object) -> Value:
+        return VProd(self, as_value(o))
+
+    def __rmul__(self, o: object) -> Value:
+        return VProd(as_value(o), self)
+
+
+@dataclass(frozen=True, slots=True)
+class Num(Value):
+    value: int | Fraction
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, Fraction)):
+            raise ParametricError(f"value constant: expected an int or Fraction, found {self.value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Inp(Value):
+    """The input state's cell ``(row, col)``."""
+
+    row: IExpr
+    col: IExpr
+
+
+@dataclass(frozen=True, slots=True)
+class Fam(Value):
+    """Member ``idx`` of the weight family ``name`` (a free symbol)."""
+
+    name: str
+    idx: tuple[IExpr, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ParametricError(f"weight family: expected an identifier name, found {self.name!r}")
+        if self.name == "in":
+            raise ParametricError("weight family: the name 'in' is reserved for the input cells; choose another name")
+
+
+@dataclass(frozen=True, slots=True)
+class VSum(Value):
+    items: tuple[Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class VProd(Value):
+    a: Value
+    b: Value
+
+
+@dataclass(frozen=True, slots=True)
+class VIf(Value):
+    cond: Cond
+    a: Value
+    b: Value
+
+
+ZERO: Value = Num(0)
+ONE: Value = Num(1)
+
+
+def as_value(x: object) -> Value:
+    if isinstance(x, Value):
+        return x
+    if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
+        return Num(x)
+    raise ParametricError(f"value expression: expected a Value, int or Fraction, found {type(x).__name__} {x!r}")
+
+
+def inp(row: IntLike, col: IntLike) -> Value:
+    return Inp(as_iexpr(row), as_iexpr(col))
+
+
+def fam(name: str, *idx: IntLike) -> Value:
+    return Fam(name, tuple(as_iexpr(x) for x in idx))
+
+
+def where(cond: Cond, a: object, b: object = 0) -> Value:
+    """``a`` where ``cond`` holds, else ``b`` (default 0)."""
+    if not isinstance(cond, Cond):
+        raise ParametricError(f"where: expected a Cond, found {type(cond).__name__}")
+    return VIf(cond, as_value(a), as_value(b))
+
+
+# ---- concrete evaluation -------------------------------------------------------------------------
+
+
+def _eval_i(e: IExpr, env: Mapping[str, int]) -> int:
+    if isinstance(e, Lit):
+        return e.value
+    if isinstance(e, Var):
+        try:
+            return env[e.name]
+        except KeyError:
+            raise ParametricError(f"index variable {e.name!r} has no value (known: {sorted(env)})") from None
+    if isinstance(e, Ite):
+        return _eval_i(e.a, env) if _eval_c(e.cond, env) else _eval_i(e.b, env)
+    if not isinstance(e, Bin):
+        raise ParametricError(f"index expression: unknown node {type(e).__name__}")
+    a, b = _eval_i(e.a, env), _eval_i(e.b, env)
+    op = e.op
+
+    def bad(why: str) -> ParametricError:
+        return ParametricError(f"index expression {e}: {why} at {_env(env)}")
+
+    if op == "+":
+        r = a + b
+    elif op == "-":
+        if a < b:
+            raise bad(f"subtraction below 0 ({a} - {b})")
+        r = a - b
+    elif op == "*":
+        r = a * b
+    elif op in ("<<", ">>"):
+        if b >= WIDTH:
+            raise bad(f"shift by {b} ≥ {WIDTH}")
+        r = a << b if op == "<<" else a >> b
+    elif op == "&":
+        r = a & b
+    elif op == "|":
+        r = a | b
+    elif op == "^":
+        r = a ^ b
+    else:
+        if b == 0:
+            raise bad("division by zero")
+        r = a // b if op == "//" else a % b
+    if r >= _TOP:
+        raise bad(f"overflow of the {WIDTH}-bit width ({r})")
+    return r
+
+
+def _eval_c(c: Cond, env: Mapping[str, int]) -> bool:
+    if isinstance(c, Cmp):
+        a, b = _eval_i(c.a, env), _eval_i(c.b, env)
+        return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b}[c.op]
+    if isinstance(c, BoolOp):
+        if c.op == "and":
+            return all(_eval_c(x, env) for x in c.items)
+        return any(_eval_c(x, env) for x in c.items)
+    if isinstance(c, Not):
+        return not _eval_c(c.c, env)
+    if isinstance(c, Pred):
+        fn = _PREDICATES.get().get(c.name)
+        if fn is None:
+            raise ParametricError(f"predicate {c.name} has no value (pass it with predicates=...)")
+        return bool(fn(*(_eval_i(x, env) for x in c.idx)))
+    raise ParametricError(f"condition: unknown node {type(c).__name__}")
+
+
+# ---- substitution and variables ----------------------------------------------------------------
+
+
+def subst_i(e: IExpr, sub: Mapping[str, IExpr]) -> IExpr:
+    if isinstance(e, Var):
+        return sub.get(e.name, e)
+    if isinstance(e, Bin):
+        return Bin(e.op, subst_i(e.a, sub), subst_i(e.b, sub))
+    if isinstance(e, Ite):
+        return Ite(subst_c(e.cond, sub), subst_i(e.a, sub), subst_i(e.b, sub))
+    return e
+
+
+def subst_c(c: Cond, sub: Mapping[str, IExpr]) -> Cond:
+    if isinstance(c, Cmp):
+        return Cmp(c.op, subst_i(c.a, sub), subst_i(c.b, sub))
+    if isinstance(c, BoolOp):
+        return BoolOp(c.op, tuple(subst_c(x, sub) for x in c.items))
+    if isinstance(c, Not):
+        return Not(subst_c(c.c, sub))
+    if isinstance(c, Pred):
+        return Pred(c.name, tuple(subst_i(x, sub) for x in c.idx))
+    return c
+
+
+def vars_i(e: IExpr) -> frozenset[str]:
+    if isinstance(e, Var):
+        return frozenset({e.name})
+    if isinstance(e, Bin):
+        return vars_i(e.a) | vars_i(e.b)
+    if isinstance(e, Ite):
+        return vars_c(e.cond) | vars_i(e.a) | vars_i(e.b)
+    return frozenset()
+
+
+def vars_c(c: Cond) -> frozenset[str]:
+    if isinstance(c, Cmp):
+        return vars_i(c.a) | vars_i(c.b)
+    if isinstance(c, BoolOp):
+        return frozenset().union(*(vars_c(x) for x in c.items)) if c.items else frozenset()
+    if isinstance(c, Not):
+        return vars_c(c.c)
+    if isinstance(c, Pred):
+        return frozenset().union(*(vars_i(x) for x in c.idx)) if c.idx else frozenset()
+    return frozenset()
+
+
+def vars_v(v: Value) -> frozenset[str]:
+    if isinstance(v, Inp):
+        return vars_i(v.row) | vars_i(v.col)
+    if isinstance(v, Fam):
+        return frozenset().union(*(vars_i(x) for x in v.idx)) if v.idx else frozenset()
+    if isinstance(v, VSum):
+        return frozenset().union(*(vars_v(x) for x in v.items)) if v.items else frozenset()
+    if isinstance(v, VProd):
+        return vars_v(v.a) | vars_v(v.b)
+    if isinstance(v, VIf):
+        return vars_c(v.cond) | vars_v(v.a) | vars_v(v.b)
+    return frozenset()

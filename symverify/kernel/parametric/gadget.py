@@ -1,0 +1,202 @@
+"""Parametric gadgets: a BaseConv gadget defined once for all sizes (docs/forall.md §2).
+
+A :class:`Gadget` names its size parameters (:class:`Param`, each with an inclusive range, plus
+a condition ``where`` relating them), gives the state size ``rows = N'`` and ``cols = d'`` as
+index expressions, its layers (:class:`PLayer`) and its specification ``spec``: the value every
+output cell ``(i, q)`` must hold, as a :class:`~symverify.kernel.parametric.expr.Value` over the input
+cells ``inp(r, c)`` and the weight families, wherever ``care(i, q)`` holds (elsewhere the output
+is free). The input state is arbitrary on the cells where ``entry(i, q)`` holds and 0 elsewhere.
+Free predicates (:func:`~symverify.kernel.parametric.expr.pred`) describe placements (which cells hold
+an operand); ``assume(i, q)`` states what they satisfy at every cell.
+
+A layer ``y = (u·W + b1) ⊙ (h ⊛ u + b2)`` is given by
+
+* ``W``: :class:`Tap` s ``(guard, src, value)`` over the output channel ``q``:
+  ``W[p, q] = Σ value(q)`` over the taps with ``guard(q)`` and ``src(q) = p``;
+* ``h``: taps over the channel ``q``: ``h[k, q] = Σ value(q)`` over the taps with ``guard(q)``
+  and ``lag(q) = k`` (``src`` holds the lag);
+* ``b1``, ``b2``: values over ``(i, q)``.
+
+The variables ``i`` (row) and ``q`` (channel) are reserved for the cell; weights use no input
+cells. Both interpretations (:mod:`symverify.kernel.parametric.concrete`,
+:mod:`symverify.kernel.parametric.symbolic`) read exactly these fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from symverify.kernel.parametric.expr import (
+    TRUE,
+    WIDTH,
+    Cond,
+    IExpr,
+    Inp,
+    ParametricError,
+    Value,
+    VIf,
+    VProd,
+    VSum,
+    as_iexpr,
+    as_value,
+    vars_c,
+    vars_i,
+    vars_v,
+)
+
+__all__ = ["Param", "Tap", "PLayer", "Gadget", "tap", "CELL_VARS"]
+
+CELL_VARS = frozenset({"i", "q"})
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A size parameter ``name ∈ [lo, hi]`` (inclusive)."""
+
+    name: str
+    lo: int
+    hi: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier() or self.name in CELL_VARS:
+            raise ParametricError(f"parameter: expected an identifier other than i, q; found {self.name!r}")
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (self.lo, self.hi)) or not 0 <= self.lo <= self.hi < 1 << WIDTH:
+            raise ParametricError(f"parameter {self.name}: expected ints 0 ≤ lo ≤ hi < 2^{WIDTH}, found lo={self.lo!r}, hi={self.hi!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Tap:
+    """One tap of ``W`` (``src`` = the source channel p) or ``h`` (``src`` = the lag k) on channel ``q``."""
+
+    guard: Cond
+    src: IExpr
+    value: Value
+
+
+def tap(src: object, value: object = 1, guard: Cond = TRUE) -> Tap:
+    if not isinstance(guard, Cond):
+        raise ParametricError(f"tap guard: expected a Cond, found {type(guard).__name__}")
+    return Tap(guard, as_iexpr(src), as_value(value))
+
+
+def _has_inp(v: Value) -> bool:
+    if isinstance(v, Inp):
+        return True
+    if isinstance(v, VSum):
+        return any(_has_inp(x) for x in v.items)
+    if isinstance(v, VProd):
+        return _has_inp(v.a) or _has_inp(v.b)
+    if isinstance(v, VIf):
+        return _has_inp(v.a) or _has_inp(v.b)
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class PLayer:
+    """One parametric layer (module docstring); ``mode`` is ``"causal"`` or ``"cyclic"``."""
+
+    W: tuple[Tap, ...] = ()
+    b1: Value = field(default_factory=lambda: as_value(0))
+    h: tuple[Tap, ...] = ()
+    b2: Value = field(default_factory=lambda: as_value(0))
+    mode: str = "causal"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "W", tuple(self.W))
+        object.__setattr__(self, "h", tuple(self.h))
+        object.__setattr__(self, "b1", as_value(self.b1))
+        object.__setattr__(self, "b2", as_value(self.b2))
+        if self.mode not in ("causal", "cyclic"):
+            raise ParametricError(f"layer mode: expected 'causal' or 'cyclic', found {self.mode!r}")
+        for name in ("W", "h"):
+            for k, t in enumerate(getattr(self, name)):
+                if not isinstance(t, Tap):
+                    raise ParametricError(f"layer {name} tap {k}: expected a Tap, found {type(t).__name__}")
+                if "i" in vars_c(t.guard) | vars_i(t.src) | vars_v(t.value):
+                    raise ParametricError(f"layer {name} tap {k}: a tap depends on the channel q only, found the row i in it")
+                if _has_inp(t.value):
+                    raise ParametricError(f"layer {name} tap {k}: a weight cannot read input cells")
+        for name in ("b1", "b2"):
+            if _has_inp(getattr(self, name)):
+                raise ParametricError(f"layer {name}: a weight cannot read input cells")
+
+
+@dataclass(frozen=True)
+class Gadget:
+    """A parametric gadget (module docstring)."""
+
+    name: str
+    params: tuple[Param, ...]
+    rows: IExpr
+    cols: IExpr
+    layers: tuple[PLayer, ...]
+    spec: Value
+    where: Cond = TRUE
+    care: Cond = TRUE
+    entry: Cond = TRUE
+    assume: Cond = TRUE
+    families: Mapping[str, tuple[IExpr, ...]] = field(default_factory=dict)
+    doc: str = ""
+    cases: tuple[Cond, ...] = ()
+    """A case split for the prover (a hint, not part of the statement): the identity is decided on
+    each case and on the cells no case covers, one query each (what holds on every part holds
+    everywhere, whatever the cases are)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", tuple(self.params))
+        object.__setattr__(self, "cases", tuple(self.cases))
+        object.__setattr__(self, "layers", tuple(self.layers))
+        object.__setattr__(self, "rows", as_iexpr(self.rows))
+        object.__setattr__(self, "cols", as_iexpr(self.cols))
+        object.__setattr__(self, "spec", as_value(self.spec))
+        object.__setattr__(self, "families", {k: tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()})
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names):
+            raise ParametricError(f"gadget {self.name}: parameter names repeat: {names}")
+        known = set(names)
+        for what, vs in (("rows", vars_i(self.rows)), ("cols", vars_i(self.cols)), ("where", vars_c(self.where)),
+                         *((f"family {k} size", frozenset().union(*(vars_i(x) for x in v)) if v else frozenset())
+                           for k, v in self.families.items())):
+            if not vs <= known:
+                raise ParametricError(f"gadget {self.name} {what}: unknown variables {sorted(vs - known)} (parameters: {names})")
+        cell = known | CELL_VARS
+        for k, layer in enumerate(self.layers):
+            if not isinstance(layer, PLayer):
+                raise ParametricError(f"gadget {self.name} layer {k}: expected a PLayer, found {type(layer).__name__}")
+            used = vars_v(layer.b1) | vars_v(layer.b2)
+            for t in layer.W + layer.h:
+                used |= vars_c(t.guard) | vars_i(t.src) | vars_v(t.value)
+            if not used <= cell:
+                raise ParametricError(f"gadget {self.name} layer {k}: unknown variables {sorted(used - cell)}")
+        for k, c in enumerate(self.cases):
+            if not isinstance(c, Cond):
+                raise ParametricError(f"gadget {self.name} case {k}: expected a Cond, found {type(c).__name__}")
+        cases = [(f"case {k}", vars_c(c)) for k, c in enumerate(self.cases)]
+        for what, vs in (("spec", vars_v(self.spec)), ("care", vars_c(self.care)), ("entry", vars_c(self.entry)), ("assume", vars_c(self.assume)), *cases):
+            if not vs <= cell:
+                raise ParametricError(f"gadget {self.name} {what}: unknown variables {sorted(vs - cell)}")
+        if not self.layers:
+            raise ParametricError(f"gadget {self.name}: expected at least one layer")
+
+    def check_params(self, values: Mapping[str, int]) -> dict[str, int]:
+        """``values`` restricted to the parameters, checked against their ranges and ``where``."""
+        out: dict[str, int] = {}
+        for p in self.params:
+            v = values.get(p.name)
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise ParametricError(f"gadget {self.name}: parameter {p.name} needs an int value, found {v!r}")
+            if not p.lo <= v <= p.hi:
+                raise ParametricError(f"gadget {self.name}: parameter {p.name} = {v} outside its range [{p.lo}, {p.hi}]")
+            out[p.name] = v
+        extra = set(values) - set(out)
+        if extra:
+            raise ParametricError(f"gadget {self.name}: unknown parameters {sorted(extra)}")
+        if not self.where.eval(out):
+            raise ParametricError(f"gadget {self.name}: parameters {out} violate its condition {self.where}")
+        return out
+
+    def ranges(self) -> str:
+        """The parameter ranges and condition, as printed with a ∀ verdict."""
+        rs = ", ".join(f"{p.name} ∈ [{p.lo}, {p.hi}]" for p in self.params)
+        return rs if self.where == TRUE else f"{rs}, {self.where}"

@@ -1,0 +1,220 @@
+"""The symbolic interpretation: every output cell as a guarded polynomial in symbolic sizes.
+
+For a gadget with parameters ``P`` and the cell variables ``i`` (row), ``q`` (channel),
+:func:`output_terms` returns the output cell ``(i, q)`` as a list of :class:`Term` s
+``[guard]·coef·a_1⋯a_k`` — ``guard`` a condition on ``P, i, q``, ``coef`` a rational, each
+``a_t`` an :class:`Atom`: an input cell ``in(r, c)`` or a family member ``name(idx…)`` with index
+expressions for its indices. The value of the cell at any parameter value, cell and input is the
+sum of the terms whose guard holds. It is read off the layer formula (docs/theory.md §1.1)
+
+    y[i, q] = (Σ_p u[i, p]·W[p, q] + b1[i, q]) · (Σ_k h[k, q]·u[i − k, q] + b2[i, q]),
+
+with the sums over the taps of channel ``q`` (a tap contributes exactly where its guard holds;
+channels it does not name have ``W = 0``, lags it does not name ``h = 0``): a ``W`` tap
+``(g, p(q), w(q))`` gives ``[g]·w·u[i, p(q)]``; an ``h`` tap ``(g, k(q), v(q))`` gives
+``[g ∧ i ≥ k]·v·u[i − k, q]`` (causal; the row ``i − k < 0`` reads the zero padding) or
+``[g]·v·u[(i + N' − k) mod N', q]`` (cyclic; written ``i − k`` if ``i ≥ k`` else ``i + N' − k``,
+the same number since ``i, k < N'``). The next layer reads the previous one's cells by
+substituting the row and channel it reads for ``i`` and ``q`` in the previous terms. Products
+expand term by term (guards conjoined, coefficients multiplied, atoms concatenated).
+
+:func:`obligations` lists what must hold for every cell and parameter value for the definition
+to be meaningful: every tap's source channel in ``[0, d')`` and lag in ``[0, N')``, every input
+cell the spec reads inside the state, every family index inside the family's declared size.
+Definedness of the arithmetic itself (no subtraction below 0, no overflow, no division by zero)
+is checked by the prover's encoding of each expression under the guard it is evaluated under.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from symverify.kernel.parametric.expr import (
+    TRUE,
+    BoolOp,
+    Cond,
+    Fam,
+    IExpr,
+    Inp,
+    Ite,
+    Not,
+    Num,
+    ParametricError,
+    Value,
+    Var,
+    VIf,
+    VProd,
+    VSum,
+    ge,
+    lt,
+    subst_c,
+    subst_i,
+)
+from symverify.kernel.parametric.gadget import Gadget, PLayer
+
+__all__ = ["Atom", "Term", "Obligation", "output_terms", "spec_terms", "value_terms", "obligations", "eval_terms"]
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """An input cell (``kind = "in"``, ``idx = (row, col)``) or a family member (``kind`` = its name)."""
+
+    kind: str
+    idx: tuple[IExpr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    guard: Cond
+    coef: Fraction
+    atoms: tuple[Atom, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Obligation:
+    """Where ``guard`` holds, ``ok`` must hold (``what`` says which expression and range)."""
+
+    guard: Cond
+    ok: Cond
+    what: str
+
+
+Reader = Callable[[IExpr, IExpr], list[Term]]
+
+
+def _and(a: Cond, b: Cond) -> Cond:
+    if a == TRUE:
+        return b
+    if b == TRUE:
+        return a
+    items = (a.items if isinstance(a, BoolOp) and a.op == "and" else (a,)) + (b.items if isinstance(b, BoolOp) and b.op == "and" else (b,))
+    return BoolOp("and", items)
+
+
+def _mul(xs: list[Term], ys: list[Term]) -> list[Term]:
+    return [Term(_and(x.guard, y.guard), x.coef * y.coef, x.atoms + y.atoms) for x in xs for y in ys]
+
+
+def _guarded(ts: list[Term], g: Cond) -> list[Term]:
+    return [Term(_and(g, t.guard), t.coef, t.atoms) for t in ts]
+
+
+def value_terms(v: Value, read: Reader | None) -> list[Term]:
+    """The terms of a value expression; input cells are read through ``read`` (None: not allowed)."""
+    if isinstance(v, Num):
+        return [] if v.value == 0 else [Term(TRUE, Fraction(v.value), ())]
+    if isinstance(v, Fam):
+        return [Term(TRUE, Fraction(1), (Atom(v.name, v.idx),))]
+    if isinstance(v, Inp):
+        if read is None:
+            raise ParametricError("a weight expression reads an input cell")
+        return read(v.row, v.col)
+    if isinstance(v, VSum):
+        return [t for x in v.items for t in value_terms(x, read)]
+    if isinstance(v, VProd):
+        return _mul(value_terms(v.a, read), value_terms(v.b, read))
+    if isinstance(v, VIf):
+        return _guarded(value_terms(v.a, read), v.cond) + _guarded(value_terms(v.b, read), Not(v.cond))
+    raise ParametricError(f"value expression: unknown node {type(v).__name__}")
+
+
+def _subst_terms(ts: list[Term], r: IExpr, c: IExpr) -> list[Term]:
+    sub = {"i": r, "q": c}
+    return [Term(subst_c(t.guard, sub), t.coef,
+                 tuple(Atom(a.kind, tuple(subst_i(x, sub) for x in a.idx)) for a in t.atoms)) for t in ts]
+
+
+def _layer_terms(pl: PLayer, rows: IExpr, read: Reader) -> list[Term]:
+    i, q = Var("i"), Var("q")
+    proj = value_terms(pl.b1, None)
+    for t in pl.W:
+        proj += _guarded(_mul(value_terms(t.value, None), read(i, t.src)), t.guard)
+    conv = value_terms(pl.b2, None)
+    for t in pl.h:
+        if pl.mode == "causal":
+            src, g = i - t.src, _and(t.guard, ge(i, t.src))
+        else:
+            src, g = Ite(ge(i, t.src), i - t.src, i + rows - t.src), t.guard
+        conv += _guarded(_mul(value_terms(t.value, None), read(src, q)), g)
+    return _mul(proj, conv)
+
+
+def _reader(g: Gadget) -> Reader:
+    """The input state: cell ``(r, c)`` is the atom ``in(r, c)`` where ``entry(r, c)`` holds, else 0."""
+
+    def read(r: IExpr, c: IExpr) -> list[Term]:
+        return [Term(subst_c(g.entry, {"i": r, "q": c}), Fraction(1), (Atom("in", (r, c)),))]
+
+    return read
+
+
+def output_terms(g: Gadget) -> list[Term]:
+    """The gadget's output cell ``(i, q)`` as terms (module docstring)."""
+    terms: list[Term] = _reader(g)(Var("i"), Var("q"))
+    for pl in g.layers:
+        prev = terms
+
+        def read(r: IExpr, c: IExpr, prev: list[Term] = prev) -> list[Term]:
+            return _subst_terms(prev, r, c)
+
+        terms = _layer_terms(pl, g.rows, read)
+    return terms
+
+
+def spec_terms(g: Gadget) -> list[Term]:
+    """The specification of cell ``(i, q)`` as terms over the input cells and families."""
+    return value_terms(g.spec, _reader(g))
+
+
+def _atom_obligations(ts: list[Term], g: Gadget, where: str) -> list[Obligation]:
+    out = []
+    for t in ts:
+        for a in t.atoms:
+            if a.kind == "in":
+                r, c = a.idx
+                out.append(Obligation(t.guard, _and(lt(r, g.rows), lt(c, g.cols)), f"{where}: input cell ({r}, {c}) inside the {g.rows}×{g.cols} state"))
+                continue
+            dims = g.families.get(a.kind)
+            if dims is None:
+                continue
+            if len(dims) != len(a.idx):
+                raise ParametricError(f"gadget {g.name} {where}: family {a.kind} has {len(dims)} indices, used with {len(a.idx)}")
+            for x, n in zip(a.idx, dims):
+                out.append(Obligation(t.guard, lt(x, n), f"{where}: family index {a.kind}[{x}] below its size {n}"))
+    return out
+
+
+def obligations(g: Gadget) -> list[Obligation]:
+    """The range obligations of the gadget (module docstring); ``i < N'``, ``q < d'`` are assumed."""
+    out: list[Obligation] = []
+    for k, pl in enumerate(g.layers):
+        for t in pl.W:
+            out.append(Obligation(t.guard, lt(t.src, g.cols), f"layer {k} W tap source {t.src} inside [0, {g.cols})"))
+        for t in pl.h:
+            out.append(Obligation(t.guard, lt(t.src, g.rows), f"layer {k} h tap lag {t.src} inside [0, {g.rows})"))
+        for t in pl.W + pl.h:
+            out += _atom_obligations(value_terms(t.value, None), g, f"layer {k} tap value")
+        for name in ("b1", "b2"):
+            out += _atom_obligations(value_terms(getattr(pl, name), None), g, f"layer {k} {name}")
+    out += [Obligation(_and(g.care, o.guard), o.ok, o.what) for o in _atom_obligations(spec_terms(g), g, "spec")]
+    return out
+
+
+
+def eval_terms(ts: list[Term], env: dict[str, int], state: Callable[[int, int], object],
+               family: Callable[..., object]) -> object:
+    """The terms' value at ``env`` (parameters and ``i``, ``q``): the sum over the terms whose guard
+    holds of ``coef · Π atoms``, input atoms read from ``state`` and family members from
+    ``family(name, *idx)`` (how the symbolic interpretation is tested against the concrete one)."""
+    total: object = 0
+    for t in ts:
+        if not t.guard.eval(env):
+            continue
+        v: object = t.coef if t.coef.denominator != 1 else int(t.coef)
+        for a in t.atoms:
+            idx = tuple(x.eval(env) for x in a.idx)
+            v = v * (state(*idx) if a.kind == "in" else family(a.kind, *idx))  # type: ignore[operator]
+        total = total + v  # type: ignore[operator]
+    return total

@@ -1,0 +1,1 @@
+"""Trusted provers: the methods of :func:`symverify.verify`, their bounds and the one door for verdicts."""

@@ -1,0 +1,160 @@
+"""The *compositional* method (docs/theory.md §5) as a verification method with a verdict.
+
+:func:`symverify.kernel.provers.compositional.check_certificate` proves ``model ≡ circuit`` stage by stage
+(Lemma H.11) from an untrusted stage certificate. When every stage checks, the verdict is
+``proved``. When a stage fails, the failure alone proves nothing (the certificate may be wrong
+about a correct model), so a counterexample is searched for: found → ``refuted`` with the first
+failing stage named; not found → ``unknown`` with the failing stage. Never ``proved`` on failure.
+
+Guarantees: ``opts.deadline`` is polled inside every stage and during the counterexample search,
+so the method returns within milliseconds of it (one polynomial operation, or the start of a
+memory-limited process, excepted); no stage is expanded in this process unless its certified size
+is small (larger stages run in a child process limited to ``opts.memory()`` bytes, or are refused
+beyond ``STAGE_REFUSE_FACTOR × opts.max_monomials``), so a coarse certificate gives ``unknown``
+with a note, never a FLINT abort (:func:`~symverify.kernel.provers.compositional.check_certificate`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from itertools import pairwise
+from typing import Any
+
+from symverify.deadline import DeadlineExceededError
+from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.provers import outcome
+from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.provers.counterexample import search
+from symverify.kernel.provers.exact import IN_PROCESS_BITS, bits_text
+from symverify.kernel.provers.guard import run_limited
+from symverify.kernel.provers.options import Options
+from symverify.kernel.provers.outcome import MethodResult, UsageError
+from symverify.kernel.provers.sides import CircuitSide, ModelSide, Side, certificate_of
+
+__all__ = ["run_compositional", "certified_pair"]
+
+
+def certified_pair(lhs: Side, rhs: Side) -> tuple[CircuitSide, ModelSide] | None:
+    """``(circuit side, model side with its certificate)``, or None if the pair has none."""
+    match lhs, rhs:
+        case (CircuitSide() as c, ModelSide(certificate=Certificate()) as m):
+            return c, m
+        case (ModelSide(certificate=Certificate()) as m, CircuitSide() as c):
+            return c, m
+        case _:
+            return None
+
+
+SHORT_STAGE_LAYERS = 8
+"""Stages of at most this many layers cannot square a value into a huge coefficient: each layer at
+most doubles the bits (plus a weight's), so 8 layers of weights within the file limits stay
+below ``2^28``-bit coefficients."""
+
+
+def stage_peak_bits(circuit: Side, model: Side, opts: Options) -> int:
+    """A bound on the coefficient bits the certificate check can meet, without the model's bounds
+    pass where that is not needed: the circuit's peak height (a stage expands circuit values from
+    its frontier: a constant squared 64 times would be computed there), and, when a stage spans
+    more than :data:`SHORT_STAGE_LAYERS` layers, the model's as well (the pair's
+    :func:`~symverify.kernel.provers.bounds.structure_bounds`, under the deadline)."""
+    from symverify.kernel.provers.bounds import structure_bounds
+
+    bits = structure_bounds(circuit, circuit, deadline=opts.checker()).peak_height_bits
+    cert = certificate_of(model)
+    bs = cert.boundaries if cert is not None else ()
+    if max((b1.layer - b0.layer for b0, b1 in pairwise(bs)), default=0) > SHORT_STAGE_LAYERS:
+        bits = max(bits, structure_bounds(circuit, model, deadline=opts.checker()).peak_height_bits)
+    return bits
+
+
+def _check_all(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """:func:`check_certificate` (the target of the memory-limited child process)."""
+    return check_certificate(*args, **kwargs)
+
+
+def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Callable[[], int] = 1,
+                      peak_height_bits: int | None = None) -> MethodResult:
+    """Check the certificate; on failure search for a counterexample (see the module docstring).
+
+    ``peak_height_bits`` (the pair's :class:`~symverify.kernel.provers.bounds.Bounds`, as ``auto`` knows
+    them; else :func:`stage_peak_bits`): where values may have coefficients of more than
+    :data:`~symverify.kernel.provers.exact.IN_PROCESS_BITS` bits, the whole certificate check runs in the
+    memory-limited child process (:func:`~symverify.kernel.provers.guard.run_limited`; unless
+    ``isolate=False``), since stages are sized by monomial counts, which do not see coefficient
+    size (a coarse certificate over a constant squared 64 times would abort this process).
+
+    Raises:
+        UsageError: the pair is not (circuit, model with a certificate).
+        IRError: the certificate is structurally malformed for this circuit and model.
+    """
+    pair = certified_pair(lhs, rhs)
+    if pair is None:
+        found = f"{lhs.kind} and {rhs.kind}"
+        if certificate_of(lhs) is None and certificate_of(rhs) is None:
+            found += " without a certificate"
+        raise UsageError(
+            "method 'compositional' needs a circuit and a model with a stage certificate "
+            f"(certificate= or a compiled object); found {found}"
+        )
+    circuit, model = pair
+    start = time.perf_counter()
+    if peak_height_bits is None:
+        peak_height_bits = stage_peak_bits(circuit, model, opts)
+    backend = opts.backend if opts.backend in ("flint", "sympy") else "flint"
+    args = (circuit.obj, model.obj, model.certificate)
+    kwargs = dict(backend=backend, deadline=opts.deadline, max_monomials=opts.max_monomials,
+                  memory_limit=opts.memory_limit, isolate=opts.isolate)
+    if opts.scheduler is not None:  # the same stage checks as Dask tasks, the same result
+        from symverify.kernel.provers.stages_dask import check_certificate_dask
+
+        res = check_certificate_dask(*args, scheduler=opts.scheduler, **kwargs)  # type: ignore[arg-type]
+    elif peak_height_bits is not None and peak_height_bits > IN_PROCESS_BITS and opts.isolate is not False:
+        remaining = opts.remaining()
+        inner = {**kwargs, "isolate": False}  # already in the limited child (a daemon process has no children)
+        lim = run_limited(_check_all, (args, inner), memory=opts.memory(),
+                          timeout=None if remaining is None else max(remaining, 0.0))
+        if lim.status != "ok":
+            return outcome.unknown("compositional", {"peak_height_bits": bits_text(peak_height_bits), "ran": "subprocess"},
+                                   notes=(f"certificate check stopped ({lim.status}): {lim.detail}",),
+                                   timings={"stages": time.perf_counter() - start})
+        res = lim.value
+    else:
+        res = check_certificate(*args, **kwargs)  # type: ignore[arg-type]
+    secs = time.perf_counter() - start
+    ev: dict[str, Any] = {
+        "stages_checked": res.stages_checked,
+        "stages_total": res.stages_total,
+        "max_stage_layers": res.max_stage_layers,
+        "monomials_compared": res.monomials,
+        "backend": backend,
+        "largest_stage_estimate": res.largest_estimate,
+        "stages_isolated": res.stages_isolated,
+    }
+    if res.ok:
+        return outcome.proved("compositional", ev, timings={"stages": secs})
+    if res.failure is None:
+        ev["stopped"] = res.stopped
+        why = "timeout" if res.stopped == "timeout" else "; ".join(res.notes) or "stopped"
+        return outcome.unknown("compositional", ev, notes=(f"certificate check stopped ({why}) after "
+                                                                          f"{res.stages_checked} of {res.stages_total} stages",),
+                            timings={"stages": secs})
+    failure = str(res.failure)
+    ev["failed_stage"] = res.failure.stage
+    ev["failure"] = failure
+
+    def unknown(why: str) -> MethodResult:
+        return outcome.unknown("compositional", ev, notes=(f"the certificate does not check ({failure}) and {why}",),
+                            timings={"stages": secs})
+
+    late = "the timeout ran out before a counterexample was found"
+    if opts.expired():
+        return unknown(late)
+    try:
+        deg = degree() if callable(degree) else degree
+    except DeadlineExceededError:
+        return unknown(late)
+    cex = search(lhs, rhs, opts, found_by="compositional (search after a failed stage)", degree=deg, stage=failure)
+    if cex is not None:
+        return outcome.refuted("compositional", ev, cex, timings={"stages": secs})
+    return unknown(late if opts.expired() else "no counterexample was found")

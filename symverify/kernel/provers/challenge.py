@@ -1,0 +1,139 @@
+"""Fiat–Shamir challenges: the randomized method's primes and points, derived by SHAKE-256.
+
+The randomized method (:mod:`symverify.kernel.provers.randomized`) must draw its trial primes and points
+so that nobody can choose two different sides whose difference vanishes at them. With a fixed,
+public seed (the default, so that a verdict can be reproduced) the points are derived from the
+sides themselves: a :class:`Transcript` absorbs a domain tag, the method, the seed and the
+injective fingerprints of both sides (:func:`symverify.kernel.provers.fingerprint.fingerprint`), and every
+draw reads from a SHAKE-256 stream keyed by that transcript *and* by a label that separates its
+purpose: the pre-check or the trials, the engine, the trial number, the prime or the points under
+a given prime. A change of either side, of the seed or of the purpose gives independent streams.
+
+Uniform values come by rejection sampling: a candidate below ``bound`` is read as the low
+``bits(bound − 1)`` bits of fresh stream bytes and kept only if it is below ``bound``, so each
+value is exactly uniform on ``[0, bound)`` (the expected number of candidates is below 2).
+
+What this buys (docs/trusted-base.md, "The trial points"): modelling SHA-256/SHAKE-256 as a
+random oracle, the points for a pair of sides are uniform and independent of everything an
+adversary could fix before computing them; an adversary who tries ``q`` pairs (``q`` evaluations
+of the hash) finds one whose nonzero difference vanishes at its points with probability at most
+``q·ε``, ``ε`` the stated failure bound (at most ``2^-100`` by default). ``seed=None`` replaces the
+public seed by 63 bits of operating-system randomness drawn after the sides are fixed, which makes
+``ε`` a plain probability over the verifier's coins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["Transcript", "Stream", "DOMAIN", "CONSTRUCTION"]
+
+DOMAIN = b"symverify/randomized-challenge/v2"
+CONSTRUCTION = "SHAKE-256 of both sides' injective encodings, the seed, the method and the draw's purpose (Fiat–Shamir)"
+_BLOCK = 1 << 12
+
+
+def _part(x: bytes | int | str) -> bytes:
+    """One absorbed value, tagged and length-prefixed (so the transcript is injective in its parts)."""
+    if isinstance(x, bool):
+        raise TypeError("a transcript part may not be a bool")
+    if isinstance(x, int):
+        data, tag = x.to_bytes((x.bit_length() + 8) // 8, "big", signed=True), b"I"
+    elif isinstance(x, str):
+        data, tag = x.encode("utf-8", "surrogatepass"), b"T"
+    else:
+        data, tag = bytes(x), b"B"
+    return tag + len(data).to_bytes(8, "big") + data
+
+
+class Transcript:
+    """A SHA-256 state that has absorbed a domain tag and a sequence of tagged parts.
+
+    >>> t = Transcript("example", 0)
+    >>> t.stream("trial", 1).below(10) == Transcript("example", 0).stream("trial", 1).below(10)
+    True
+    """
+
+    def __init__(self, *parts: bytes | int | str) -> None:
+        self._h = hashlib.sha256(_part(DOMAIN))
+        for p in parts:
+            self._h.update(_part(p))
+
+    def stream(self, *label: bytes | int | str) -> Stream:
+        """An independent stream for the draw named by ``label`` (its purpose, trial, prime, …)."""
+        h = self._h.copy()
+        h.update(_part("stream"))
+        for p in label:
+            h.update(_part(p))
+        return Stream(h.digest())
+
+
+class Stream:
+    """SHAKE-256 output keyed by a 32-byte key, read in blocks (``SHAKE-256(key ‖ block index)``)."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+        self._block = 0
+        self._buf = b""
+        self._pos = 0
+
+    def read(self, n: int) -> bytes:
+        """The next ``n`` bytes of the stream."""
+        out = bytearray()
+        while n > 0:
+            if self._pos == len(self._buf):
+                size = max(_BLOCK, min(n, 1 << 24))
+                self._buf = hashlib.shake_256(self._key + self._block.to_bytes(8, "big")).digest(size)
+                self._block += 1
+                self._pos = 0
+            take = min(n, len(self._buf) - self._pos)
+            out += self._buf[self._pos : self._pos + take]
+            self._pos += take
+            n -= take
+        return bytes(out)
+
+    def below(self, bound: int) -> int:
+        """A uniform integer in ``[0, bound)`` (rejection sampling)."""
+        if bound < 1:
+            raise ValueError(f"below: expected a bound ≥ 1, found {bound}")
+        bits = (bound - 1).bit_length()
+        if bits == 0:
+            return 0
+        nbytes, mask = (bits + 7) // 8, (1 << bits) - 1
+        while True:
+            x = int.from_bytes(self.read(nbytes), "little") & mask
+            if x < bound:
+                return x
+
+    def between(self, low: int, high: int) -> int:
+        """A uniform integer in ``[low, high)``."""
+        return low + self.below(high - low)
+
+    def residues(self, bound: int, count: int) -> list[int]:
+        """``count`` independent uniform integers in ``[0, bound)``."""
+        if bound <= 1 << 62:
+            return [int(x) for x in self.array(bound, count).tolist()]
+        return [self.below(bound) for _ in range(count)]
+
+    def array(self, bound: int, count: int) -> np.ndarray[Any, Any]:
+        """``count`` uniform integers in ``[0, bound)`` as an int64 array (``bound ≤ 2^62``): the same
+        rejection sampling, eight stream bytes per candidate, vectorised."""
+        import numpy as np
+
+        if not 1 <= bound <= 1 << 62:
+            raise ValueError(f"array: expected 1 ≤ bound ≤ 2^62, found {bound}")
+        mask = np.uint64((1 << max(1, (bound - 1).bit_length())) - 1)
+        out = np.empty(count, dtype=np.int64)
+        filled = 0
+        while filled < count:
+            want = count - filled
+            draw = want + want // 2 + 8
+            cand = np.frombuffer(self.read(8 * draw), dtype="<u8") & mask
+            keep = cand[cand < np.uint64(bound)][:want]
+            out[filled : filled + len(keep)] = keep.astype(np.int64)
+            filled += len(keep)
+        return out

@@ -1,0 +1,713 @@
+"""The compositional prover (docs/theory.md §5): check a stage certificate layer range by layer range.
+
+For each stage (boundary k → k+1) the checker
+
+1. gives every circuit node mentioned at boundary k a fresh variable ``t_v`` and builds the state
+   the certificate claims (listed cells = their affine combinations, every other cell 0);
+2. runs the stage's layers exactly (canonical polynomials over Q in the ``t_v`` and any weight
+   parameters), on sparse states: only the nonzero cells, visited through each layer's taps,
+   ``W`` columns and biases (:mod:`symverify.kernel.semantics.sparse`; every cell as the ring
+   interpreter computes it);
+3. derives what every cell claimed at boundary k+1 must hold by expanding the circuit's own gates
+   down to the nodes available at boundary k, and compares polynomial by polynomial; every
+   unlisted cell must be exactly 0 (at the last boundary only inside the N×d read-out block).
+
+The first boundary must be the embedded input and the last the output placement (see
+:mod:`symverify.kernel.ir.certificate`). By induction over stages, each listed cell holds its claimed
+value for every input and every unlisted cell is 0 (Lemma H.11 for clean interfaces), so the
+model's read-out block equals the circuit's output: a proof. Each stage is low degree on fresh
+variables, so the cost is linear in layers × inner size rather than in the output degree.
+
+The certificate is untrusted, and so is its choice of stages: one stage spanning the whole model
+would make the checker expand the whole model. Before a stage is expanded, :func:`plan_stage`
+bounds its size from structure (certified monomial counts); a stage too large for this process
+runs in a memory-limited child process or is not expanded at all, and the deadline is polled
+inside every stage (see :func:`check_certificate` for the guarantees).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from symverify.deadline import CHECK_EVERY, Check, Deadline, DeadlineExceededError
+from symverify.errors import IRError
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.memo import IdentityMemo
+from symverify.kernel.ir.scalar import Scalar, Sym, is_zero
+from symverify.kernel.provers.bound_rules import COUNT_CAP, VAR, VAR_VAL, capped, scalar_parts, scalar_rows
+from symverify.kernel.provers.bounds import BoundRing, bound_rows, eval_code, layers_peak
+from symverify.kernel.provers.bounds_layers import model_rows, read_rects
+from symverify.kernel.provers.guard import run_limited
+from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
+from symverify.kernel.provers.outcome import Verdict, exact_comparison
+from symverify.kernel.semantics.poly import PolyBackend, PolyRing
+from symverify.kernel.semantics.rings import Ring
+from symverify.kernel.semantics.sparse import eval_layers_sparse
+from symverify.kernel.semantics.straightline import program
+
+__all__ = ["StageFailure", "CompositionalResult", "StagePlan", "StageOutcome", "StageRun", "combine", "check_certificate",
+           "validate_certificate", "plan_stage",
+           "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
+
+STAGE_IN_PROCESS_MONOMIALS = 200_000
+"""Largest certified stage size (live monomials) expanded in this process (as the exact method's guard)."""
+STAGE_REFUSE_FACTOR = 64
+"""A stage whose certified size exceeds this many times ``max_monomials`` is not expanded at all."""
+
+
+@dataclass(frozen=True)
+class StageFailure:
+    """Why a stage did not check: the stage, its layers, the cell and both sides."""
+
+    stage: int
+    layers: tuple[int, int]
+    label: str
+    cell: tuple[int, int] | None
+    expected: str
+    found: str
+    reason: str
+
+    def __str__(self) -> str:
+        where = f" cell {self.cell}" if self.cell is not None else ""
+        return (
+            f"stage {self.stage} ({self.label or 'unlabelled'}, layers [{self.layers[0]}, {self.layers[1]})){where}: "
+            f"{self.reason}; expected {self.expected}, found {self.found}"
+        )
+
+
+@dataclass(frozen=True)
+class CompositionalResult:
+    """``ok`` means every stage was proved; otherwise ``failure`` names the first failing stage, or
+    (``failure=None``) ``stopped`` says why the check stopped before deciding: ``"timeout"``,
+    ``"budget"`` (a stage too large to expand), ``"memory"`` or ``"crashed"`` (its memory-limited
+    process). ``stages_isolated`` counts the stages run in such a process; ``largest_estimate`` is
+    the largest certified stage size (live monomials) seen."""
+
+    ok: bool
+    stages_checked: int
+    stages_total: int
+    failure: StageFailure | None = None
+    max_stage_layers: int = 0
+    seconds: float = 0.0
+    monomials: int = 0
+    notes: tuple[str, ...] = field(default=())
+    stopped: str | None = None
+    stages_isolated: int = 0
+    largest_estimate: int = 0
+
+    method: ClassVar[str] = "compositional"
+
+    @property
+    def verdict(self) -> Verdict:
+        """``proved`` when every stage was proved, else ``unknown``: a failing stage refutes nothing
+        (a certificate may be wrong about a correct model)."""
+        return exact_comparison(True if self.ok else None)
+
+
+def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, check: Check | None = None) -> None:
+    """Structural rules (raise :class:`IRError`): ends, order, ranges, duplicates, node ids;
+    ``check`` (a deadline checker) is polled before every boundary."""
+    if (model.n, model.d) != (circuit.n, circuit.d):
+        raise IRError(
+            f"certificate: the model reads {model.n}×{model.d} inputs but the circuit reads {circuit.n}×{circuit.d}"
+        )
+    bs = cert.boundaries
+    known: frozenset[str] | None = None  # the circuit's and the model's parameters, once a cell has a symbol
+    if len(bs) < 2:
+        raise IRError(f"certificate: expected at least 2 boundaries (input and output), found {len(bs)}")
+    if bs[0].layer != 0 or bs[-1].layer != len(model.layers):
+        raise IRError(
+            f"certificate: boundaries must run from layer 0 to layer L = {len(model.layers)}; "
+            f"found {bs[0].layer} … {bs[-1].layer} (a certificate for another model?)"
+        )
+    nn, dd, num_nodes = model.inner_n, model.inner_d, circuit.num_nodes
+    for k, b in enumerate(bs):
+        if check is not None:
+            check()
+        if k and b.layer < bs[k - 1].layer:
+            raise IRError(f"certificate boundary {k}: layer {b.layer} comes before boundary {k - 1}'s layer {bs[k - 1].layer}")
+        seen: set[tuple[int, int]] = set()
+        for c in b.cells:
+            where = (c.row, c.col)
+            if not (0 <= where[0] < nn and 0 <= where[1] < dd):
+                raise IRError(f"certificate boundary {k}: cell {where} is outside the {nn}×{dd} state")
+            if where in seen:
+                raise IRError(f"certificate boundary {k}: cell {where} is listed twice")
+            seen.add(where)
+            extra = None
+            if _symbolic(c):
+                known = known if known is not None else circuit.params() | model.params()
+                extra = c.params() - known
+            if extra:
+                raise IRError(
+                    f"certificate boundary {k}: cell {where} uses the parameter(s) {sorted(extra)}, "
+                    "which neither the circuit nor the model has"
+                )
+            for v, _ in c.terms:
+                if not 0 <= v < num_nodes:
+                    raise IRError(f"certificate boundary {k}: cell {where} names node %{v}, which the circuit lacks")
+    d = circuit.d
+    want0 = {(i // d, i % d): i for i in range(circuit.num_inputs)}
+    got0 = {(c.row, c.col): c.single_node() for c in bs[0].cells}
+    if got0 != want0:
+        raise IRError("certificate boundary 0: must list exactly the embedded input (node i at (i // d, i % d))")
+    last = {(c.row, c.col): c for c in bs[-1].cells}
+    for k, o in enumerate(circuit.outputs):
+        cell = last.get((k // d, k % d))
+        if cell is None or cell.single_node() != o:
+            raise IRError(f"certificate last boundary: output {k} (node %{o}) must sit alone at cell ({k // d}, {k % d})")
+    for r, col in last:
+        if r < circuit.n and col < d and r * d + col >= len(circuit.outputs):
+            raise IRError(f"certificate last boundary: read-out cell ({r}, {col}) is past the outputs and must be 0")
+
+
+def _symbolic(c: Cell) -> bool:
+    """Whether a coefficient or the constant of the cell is a symbol (only then can it name parameters)."""
+    terms = c.terms
+    if len(terms) == 1:
+        return type(terms[0][1]) is Sym or type(c.const) is Sym
+    return type(c.const) is Sym or any(type(co) is Sym for _, co in terms)
+
+
+def _needed(circuit: Circuit, frontier: dict[int, Any], targets: set[int]) -> list[int]:
+    """The gates to expand (ascending) so that every target is a polynomial in the frontier."""
+    need: set[int] = set()
+    stack = [v for v in targets if v not in frontier]
+    while stack:
+        v = stack.pop()
+        if v in need:
+            continue
+        need.add(v)
+        g = circuit.gate(v)
+        if g is None:
+            raise _MissingNodeError(v)
+        stack.extend(a for a in _read_args(g) if a not in frontier and a not in need)
+    return sorted(need)
+
+
+def _expected(circuit: Circuit, frontier: dict[int, Any], need: list[int], ring: Ring, check: Check | None = None) -> dict[int, Any]:
+    """Polynomials of the ``need`` gates in the frontier variables, expanding the circuit's gates."""
+    vals = dict(frontier)
+    red = ring.reduce
+    for n, v in enumerate(need):
+        if check is not None and not n % CHECK_EVERY:
+            check()
+        g = circuit.gate(v)
+        assert g is not None
+        if g.op is Op.CONST:
+            vals[v] = ring.coerce(g.coeffs[0])
+        elif g.op is Op.MUL:
+            vals[v] = red(vals[g.args[0]] * vals[g.args[1]])
+        else:
+            acc = ring.zero
+            for a, co in zip(g.args, g.coeffs):
+                if not is_zero(co):
+                    acc = acc + ring.coerce(co) * vals[a]
+            vals[v] = red(acc)
+    return vals
+
+
+def _read_args(g: Gate) -> tuple[int, ...]:
+    """The operands a gate's value depends on syntactically (a LIN operand with coefficient 0 is not read)."""
+    if g.op is Op.LIN:
+        return tuple(a for a, co in zip(g.args, g.coeffs) if not is_zero(co))
+    return g.args
+
+
+class _MissingNodeError(Exception):
+    def __init__(self, node: int) -> None:
+        self.node = node
+
+
+class _BudgetError(Exception):
+    """A stage polynomial exceeded ``max_monomials`` (one ``str`` argument, so it pickles)."""
+
+
+class _StageRing:
+    """A stage's :class:`PolyRing` whose ``reduce`` enforces ``max_monomials`` on every value."""
+
+    falsy_is_zero: ClassVar[bool] = True
+
+
+    def __init__(self, ring: PolyRing, max_terms: int) -> None:
+        self.zero, self._coerce, self.max_terms = ring.zero, ring.coerce, max_terms
+        self._consts: dict[tuple[type, Any], Any] = {}
+
+    def coerce(self, x: Scalar) -> Any:
+        """``ring.coerce``, each distinct number converted once per stage (the layers of a
+        compiled model repeat a few weights; a symbol is converted every time)."""
+        if type(x) is Sym:
+            return self._coerce(x)
+        key = (type(x), x)
+        hit = self._consts.get(key)
+        if hit is None:
+            hit = self._consts[key] = self._coerce(x)
+        return hit
+
+    def reduce(self, x: Any) -> Any:
+        if len(x) > self.max_terms:
+            raise _BudgetError(f"a stage polynomial has {len(x)} monomials > max_monomials = {self.max_terms}")
+        return x
+
+
+def _cell_value(c: Cell, vals: dict[int, Any], ring: Ring) -> Any:
+    """``Σ coeff·vals[node] + const`` for the cell's affine form (the usual cell, ``1·node``, is ``vals[node]``)."""
+    terms = c.terms
+    if len(terms) == 1 and type(c.const) is int and c.const == 0:
+        v, co = terms[0]
+        if type(co) is int and co == 1:
+            return vals[v]
+    acc = ring.coerce(c.const) if not is_zero(c.const) else ring.zero
+    for v, co in c.terms:
+        acc = acc + ring.coerce(co) * vals[v]
+    return acc
+
+
+# ---- size estimates (the memory guard) -----------------------------------------------------------
+
+
+def _size(x: Scalar) -> tuple[int, int]:
+    """``(terms, degree)`` of a weight or coefficient (a number: ``(1, 0)``; zero: ``(0, -1)``)."""
+    parts = scalar_parts(x)
+    return (0, -1) if parts is None else (parts[3], parts[0])
+
+
+@dataclass(frozen=True)
+class _LayerShape:
+    """Per-column maxima of a layer's term counts (``w``: Σ over a ``W`` column, ``h``: Σ over a
+    filter column, ``b1``/``b2``: one cell) and the largest degree of each (−1: none)."""
+
+    w: int
+    w_deg: int
+    h: int
+    h_deg: int
+    b1: int
+    b1_deg: int
+    b2: int
+    b2_deg: int
+
+    @staticmethod
+    def of(layer: Layer, grids: dict[Grid, tuple[int, int]] | None = None) -> _LayerShape:
+        """The shape of ``layer``; ``grids`` caches each grid's ``(terms, degree)`` (compiled
+        models repeat the same grids across layers)."""
+        cache = grids if grids is not None else {}
+        w, w_deg = _grid_size(layer.W, True, cache)
+        h, h_deg = _grid_size(layer.h, True, cache)
+        b1, b1_deg = _grid_size(layer.b1, False, cache)
+        b2, b2_deg = _grid_size(layer.b2, False, cache)
+        return _LayerShape(w, w_deg, h, h_deg, b1, b1_deg, b2, b2_deg)
+
+
+def _grid_size(grid: Grid, column_sum: bool, cache: dict[Any, tuple[int, int]]) -> tuple[int, int]:
+    """``(terms, degree)``: the largest column sum (or, without ``column_sum``, the largest single
+    entry) of the entries' term counts, and the largest degree of an entry (−1: no entry)."""
+    key = (grid, column_sum)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    nz = grid.cells() if is_zero(grid.fill) else grid.nonzero()  # with a zero fill, cells() lists the nonzeros
+    if not nz:
+        out = (0, -1)
+    elif not any(type(x) is Sym for x in nz.values()):  # numbers: one term of degree 0 each
+        out = ((max(Counter(q for _, q in nz).values()) if column_sum else 1), 0)
+    else:
+        cols: dict[int, int] = {}
+        top, deg = 0, -1
+        for (_, q), x in nz.items():
+            t, dg = _size(x)
+            deg = max(deg, dg)
+            cols[q] = cols.get(q, 0) + t
+            top = max(top, t)
+        out = ((max(cols.values()) if column_sum else top), deg)
+    cache[key] = out
+    return out
+
+
+def _branch(m: int, d: int, a: int, a_deg: int, b: int, b_deg: int) -> tuple[int, int]:
+    """Terms and degree bound of ``Σ a_k·x_k + b`` for values ``x`` of ≤ m terms and degree ≤ d."""
+    cnt = a * m + b
+    if cnt == 0:
+        return 0, -1
+    return cnt, max(d + a_deg if a * m else -1, b_deg if b else -1)
+
+
+def _coarse_layers(shapes: list[_LayerShape], cells: int, m: int, d: int, variables: int) -> int:
+    """A certified bound on the monomials alive in two consecutive states while the layers run,
+    from per-layer maxima only: every cell is assumed to hold the largest value (O(layers))."""
+    peak = cells * m
+    for sh in shapes:
+        pc, pd = _branch(m, d, sh.w, sh.w_deg, sh.b1, sh.b1_deg)
+        cc, cd = _branch(m, d, sh.h, sh.h_deg, sh.b2, sh.b2_deg)
+        if pc == 0 or cc == 0:
+            m2, d2 = 0, -1
+        else:
+            d2 = pd + cd
+            m2 = capped(pc * cc, d2, variables)
+        peak = max(peak, cells * (m + m2))
+        m, d = m2, d2
+        if peak >= COUNT_CAP:
+            return COUNT_CAP
+    return peak
+
+
+def _circuit_count(circuit: Circuit, frontier: set[int], need: list[int], variables: int) -> tuple[int, dict[int, int]]:
+    """A certified bound on the monomials of all expanded circuit values of the stage together
+    (frontier variables included), and per node: the count rule of
+    :class:`~symverify.kernel.provers.bound_rules.ExactRules` (sums add, products multiply, capped by ``C(V+D, D)``)."""
+    ring, prog, nd = BoundRing(variables), program(circuit), circuit.num_inputs
+    vals = dict.fromkeys(frontier, VAR_VAL)
+    eval_code(((v, prog.code[v - nd]) for v in need), vals, [ring.scalar(x) for x in prog.scalars], ring)
+    return min(sum(x[4] for x in vals.values()), COUNT_CAP), {v: x[4] for v, x in vals.items()}
+
+
+@dataclass(frozen=True)
+class _BoundaryInfo:
+    """What the size bounds need from one boundary: its nodes (ascending), the most terms a cell's
+    value can have when every node value is one term (``width``), and its degree then (``deg``)."""
+
+    nodes: tuple[int, ...]
+    width: int
+    deg: int
+
+    @staticmethod
+    def of(b: Boundary) -> _BoundaryInfo:
+        nodes: set[int] = set()
+        width, deg = 0, -1
+        for c in b.cells:
+            terms = c.terms
+            if len(terms) == 1:  # the usual cell: one node, coefficient 1
+                v, co = terms[0]
+                nodes.add(v)
+                symbolic = type(co) is Sym
+            else:
+                nodes.update(v for v, _ in terms)
+                symbolic = any(type(co) is Sym for _, co in terms)
+            if not symbolic and type(c.const) is not Sym:
+                w, dg = len(terms) + 1, 1 if terms else 0
+            else:
+                w = sum(_size(co)[0] for _, co in terms) + _size(c.const)[0]
+                dg = max([_size(c.const)[1]] + [1 + _size(co)[1] for _, co in terms])
+            if w > width:
+                width = w
+            if dg > deg:
+                deg = dg
+        return _BoundaryInfo(tuple(sorted(nodes)), width, deg)
+
+
+_MEMO_SIZE = 1 << 16  # entries per run's memo: a run's boundaries and layers, found by identity
+
+
+def _boundary(b: Boundary, cache: dict[Any, Any]) -> _BoundaryInfo:
+    """:meth:`_BoundaryInfo.of`, once per boundary (each is the end of one stage and the start of the next)."""
+    memo: IdentityMemo[_BoundaryInfo] = cache.setdefault("boundaries", IdentityMemo(_MEMO_SIZE))
+    return memo(b, lambda: _BoundaryInfo.of(b))
+
+
+def _refined_layers(model: Model, lo: int, hi: int, b0: Boundary, variables: int, check: Check | None) -> int:
+    """The same bound cell by cell: the :class:`BoundRing` values of the boundary's cells on fresh
+    variables (a plain cell ``1·t_v`` is one variable), then the stage's layers in numpy
+    (:func:`~symverify.kernel.provers.bounds_layers.model_rows`, whose counts are at least
+    :func:`~symverify.kernel.provers.bounds.layers_peak`'s), or, beyond that module's limits, one
+    :class:`BoundRing` pass through the interpreter."""
+    import numpy as np
+
+    ring = BoundRing(variables)
+    dd = model.inner_d
+    layers = model.layers[lo:hi]
+    start = np.full((model.inner_n * dd, 4), -math.inf)
+    plain: list[int] = []
+    other: list[Cell] = []
+    for c in b0.cells:
+        if _plain(c):
+            plain.append(c.row * dd + c.col)
+        else:
+            other.append(c)
+    start[plain] = VAR
+    if other:
+        values = [_cell_value(c, dict.fromkeys(c.nodes(), ring.var), ring) for c in other]
+        start[[c.row * dd + c.col for c in other]] = bound_rows([values])
+    fast = model_rows(layers, read_rects(layers), 1, 1, model.inner_n, dd, scalar_rows, ring.variables, 1, check,
+                      start=start)
+    if fast is not None:
+        peak = fast[1]
+        return COUNT_CAP if not peak < COUNT_CAP else min(math.ceil(peak), COUNT_CAP)
+    state: list[list[Any]] = [[ring.zero] * dd for _ in range(model.inner_n)]
+    for c in b0.cells:
+        state[c.row][c.col] = _cell_value(c, dict.fromkeys(c.nodes(), ring.var), ring)
+    return layers_peak(layers, state, ring, check)[1]
+
+
+def _plain(c: Cell) -> bool:
+    """Whether the cell is the usual ``1·node`` (its value is the node's variable)."""
+    terms = c.terms
+    return len(terms) == 1 and type(terms[0][1]) is int and terms[0][1] == 1 and type(c.const) is int and c.const == 0
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    """Where a stage runs: ``in-process``, ``isolated`` (a memory-limited child process) or
+    ``refused``; ``estimate`` bounds the monomials alive at once while it runs."""
+
+    where: str
+    estimate: int
+    refined: bool
+
+
+def plan_stage(circuit: Circuit, model: Model, b0: Boundary, b1: Boundary, params: tuple[str, ...], *,
+               max_monomials: int = DEFAULT_MAX_MONOMIALS, isolate: bool | None = None, check: Check | None = None,
+               shapes: dict[Any, Any] | None = None) -> StagePlan:
+    """Decide where a stage may be expanded, from a certified bound on its size.
+
+    The bound counts both states of every layer (padding cells included), every expanded circuit
+    value and every claimed cell. A coarse bound (per-layer maxima, O(layers)) settles the usual
+    small stage; above :data:`STAGE_IN_PROCESS_MONOMIALS` a cell-by-cell :class:`BoundRing` pass
+    refines it. Then: ``≤ STAGE_IN_PROCESS_MONOMIALS`` → in-process; ``> STAGE_REFUSE_FACTOR ×
+    max_monomials`` → refused; otherwise isolated (``isolate=False`` keeps it in-process, at the
+    risk of FLINT aborting the whole process when memory runs out). Raises
+    :class:`~symverify.deadline.DeadlineExceededError` via ``check``; :class:`IRError` never (a
+    missing node is reported by the stage check itself).
+    """
+    lo, hi = b0.layer, b1.layer
+    cache = shapes if shapes is not None else {}
+    start, end = _boundary(b0, cache), _boundary(b1, cache)
+    variables = max(1, len(start.nodes) + len(params))
+    frontier = dict.fromkeys(start.nodes)
+    try:
+        need = _needed(circuit, frontier, set(end.nodes))
+    except _MissingNodeError:
+        need = []
+    circ, counts = _circuit_count(circuit, set(start.nodes), need, variables)
+    # one claimed value Σ coeff·value + const is alive at a time
+    claims = end.width * max((counts.get(v, 1) for v in end.nodes), default=1)
+    grids: dict[Any, tuple[int, int]] = cache.setdefault("grids", {})
+    layer_shapes = []
+    by_layer: IdentityMemo[_LayerShape] = cache.setdefault("layer_shapes", IdentityMemo(_MEMO_SIZE))
+    for layer in model.layers[lo:hi]:
+        sh = by_layer.get(layer)
+        layer_shapes.append(sh if sh is not None else by_layer.put(layer, _LayerShape.of(layer, grids)))
+    cells = model.inner_n * model.inner_d
+    side = min(circ + claims, COUNT_CAP)
+    est = min(_coarse_layers(layer_shapes, cells, start.width if b0.cells else 0, start.deg, variables) + side,
+              COUNT_CAP)
+    refined = False
+    if est > STAGE_IN_PROCESS_MONOMIALS:
+        est = min(est, _refined_layers(model, lo, hi, b0, variables, check) + side)
+        refined = True
+    if est <= STAGE_IN_PROCESS_MONOMIALS:
+        return StagePlan("in-process", est, refined)
+    if est > STAGE_REFUSE_FACTOR * max_monomials:
+        return StagePlan("refused", est, refined)
+    return StagePlan("in-process" if isolate is False else "isolated", est, refined)
+
+
+# ---- one stage ------------------------------------------------------------------------------------
+
+
+def _check_stage(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Boundary, last: bool, backend: PolyBackend,
+                 params: tuple[str, ...], check: Check | None = None, max_terms: int = DEFAULT_MAX_MONOMIALS,
+                 cache: dict[Any, Any] | None = None) -> tuple[StageFailure | None, int]:
+    lo, hi = b0.layer, b1.layer
+    cache = cache if cache is not None else {}
+    nodes = _boundary(b0, cache).nodes
+    base = PolyRing(len(nodes), params, backend)
+    ring = _StageRing(base, max_terms)
+    gens = base.inputs()
+    frontier = {v: gens[i] for i, v in enumerate(nodes)}
+
+    def fail(cell: tuple[int, int] | None, exp: Any, got: Any, reason: str) -> tuple[StageFailure, int]:
+        return StageFailure(k, (lo, hi), b1.label, cell, _short(exp), _short(got), reason), 0
+
+    state = {(c.row, c.col): _cell_value(c, frontier, ring) for c in b0.cells}
+    out = eval_layers_sparse(model.layers[lo:hi], state, ring, check)
+    targets = set(_boundary(b1, cache).nodes)
+    try:
+        vals = _expected(circuit, frontier, _needed(circuit, frontier, targets), ring, check)
+    except _MissingNodeError as e:
+        return fail(None, f"node %{e.node}", "not available", f"node %{e.node} is needed but boundary {k} does not hold it")
+    listed = set()
+    mono = 0
+    for n, c in enumerate(b1.cells):
+        if check is not None and not n % CHECK_EVERY:
+            check()
+        listed.add((c.row, c.col))
+        exp = _cell_value(c, vals, ring)
+        got = out.get((c.row, c.col), base.zero)
+        if got != exp:
+            return fail((c.row, c.col), exp, got, "the layers do not produce the claimed value")
+        mono += base.nterms(got)
+    for n, (i, j) in enumerate(sorted(out)):  # the nonzero cells, row by row
+        if check is not None and not n % CHECK_EVERY:
+            check()
+        if (i, j) not in listed and not (last and not (i < circuit.n and j < circuit.d)):
+            return fail((i, j), 0, out[(i, j)], "a cell the certificate leaves out is not 0")
+    return None, mono
+
+
+def _stage_in_child(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Boundary, last: bool, backend: PolyBackend,
+                    params: tuple[str, ...], deadline: float | None, max_terms: int) -> tuple[StageFailure | None, int]:
+    """:func:`_check_stage` in the memory-limited child (:func:`~symverify.kernel.provers.guard.run_limited`)."""
+    return _check_stage(circuit, model, k, b0, b1, last, backend, params, Deadline.at(deadline), max_terms)
+
+
+def _short(p: Any, limit: int = 120) -> str:
+    s = str(p)
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, backend: PolyBackend = "flint",
+                      deadline: float | None = None, max_monomials: int = DEFAULT_MAX_MONOMIALS,
+                      memory_limit: int | None = None, isolate: bool | None = None) -> CompositionalResult:
+    """Prove ``model ≡ circuit`` stage by stage; see the module docstring.
+
+    Structural problems with the certificate raise :class:`IRError`; a stage whose claim does not
+    hold yields ``ok=False`` with the first :class:`StageFailure`. Otherwise ``ok=False`` with
+    ``failure=None`` means the check stopped: ``stopped`` says why and ``notes`` give details.
+
+    Guarantees:
+
+    * **Deadline.** With ``deadline`` (a ``time.monotonic()`` value) the deadline is polled between
+      stages, between layers and every few hundred cell operations inside a stage, so the check
+      returns within milliseconds of it (one polynomial operation excepted) with
+      ``stopped="timeout"`` and the note ``"timeout"``.
+    * **Memory.** No stage is expanded in this process unless a certified bound on its size
+      (:func:`plan_stage`) is at most :data:`STAGE_IN_PROCESS_MONOMIALS` monomials. A larger stage
+      runs in a child process limited to ``memory_limit`` bytes (default: a quarter of physical
+      memory, :func:`~symverify.kernel.provers.options.default_memory_limit`) and to the time left
+      (:func:`~symverify.kernel.provers.guard.run_limited`): FLINT aborting there ends only the child
+      (``stopped="memory"`` or ``"crashed"``). A stage whose bound exceeds
+      ``STAGE_REFUSE_FACTOR × max_monomials`` is not expanded at all (``stopped="budget"``), and
+      every stage polynomial is checked against ``max_monomials`` as it is computed.
+      ``isolate=False`` runs every stage in-process (no child process; FLINT may then abort the
+      whole process on a stage that does not fit in memory); ``isolate=True`` is the same as
+      None here (a child process per small stage would cost more than the stage).
+    """
+    start = time.perf_counter()
+    check = Deadline.at(deadline)
+    try:
+        validate_certificate(circuit, model, cert, check)
+    except DeadlineExceededError:
+        return CompositionalResult(False, 0, cert.num_stages, None, 0, time.perf_counter() - start, 0, ("timeout",), "timeout")
+    run = StageRun.of(circuit, model, backend=backend, deadline=deadline, max_monomials=max_monomials,
+                      memory_limit=memory_limit, isolate=isolate)
+    bs = cert.boundaries
+    outcomes = []
+    shapes: dict[Any, Any] = {}
+    for k in range(len(bs) - 1):
+        outcome = run.stage(circuit, model, k, bs[k], bs[k + 1], k == len(bs) - 2, check, shapes)
+        outcomes.append(outcome)
+        if not outcome.ok:
+            break
+    return combine(outcomes, len(bs) - 1, time.perf_counter() - start)
+
+
+@dataclass(frozen=True)
+class StageOutcome:
+    """What checking one stage found: ``failure`` (the claim does not hold) or ``stopped`` (why
+    it was not decided: ``"timeout"``, ``"budget"``, ``"memory"``, ``"crashed"``, with ``note``),
+    else proved; ``layers`` its layer count (0 if the deadline passed before it started),
+    ``estimate`` its certified size, ``isolated`` whether it ran in a memory-limited process,
+    ``monomials`` the monomials compared. Plain data: it travels back from a Dask worker."""
+
+    stage: int
+    layers: int = 0
+    estimate: int = 0
+    isolated: bool = False
+    monomials: int = 0
+    failure: StageFailure | None = None
+    stopped: str | None = None
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and self.stopped is None
+
+
+def combine(outcomes: list[StageOutcome], total: int, seconds: float) -> CompositionalResult:
+    """The :class:`CompositionalResult` of stage outcomes listed in stage order from stage 0
+    (every stage up to the first that did not prove, or all ``total``): what the stage-by-stage
+    loop of :func:`check_certificate` reports, wherever the stages ran."""
+    mono = widest = isolated = largest = 0
+    for k, o in enumerate(outcomes):
+        if o.stage != k:
+            raise ValueError(f"stage outcomes out of order: expected stage {k}, found {o.stage}")
+        widest = max(widest, o.layers)
+        largest = max(largest, o.estimate)
+        isolated += o.isolated
+        mono += o.monomials
+        if o.failure is not None:
+            return CompositionalResult(False, k, total, o.failure, widest, seconds, mono, (), None, isolated, largest)
+        if o.stopped is not None:
+            return CompositionalResult(False, k, total, None, widest, seconds, mono, (o.note,), o.stopped, isolated,
+                                       largest)
+    if len(outcomes) != total:
+        raise ValueError(f"stage outcomes: expected {total} stages, found {len(outcomes)}")
+    return CompositionalResult(True, total, total, None, widest, seconds, mono, (), None, isolated, largest)
+
+
+@dataclass(frozen=True)
+class StageRun:
+    """How every stage is checked (:func:`check_certificate`'s settings, and the parameters of
+    both sides): :meth:`stage` checks one, here or on a Dask worker."""
+
+    backend: PolyBackend
+    params: tuple[str, ...]
+    deadline: float | None
+    max_monomials: int
+    memory: int
+    isolate: bool | None
+
+    @staticmethod
+    def of(circuit: Circuit, model: Model, *, backend: PolyBackend = "flint", deadline: float | None = None,
+           max_monomials: int = DEFAULT_MAX_MONOMIALS, memory_limit: int | None = None,
+           isolate: bool | None = None) -> StageRun:
+        memory = memory_limit if memory_limit is not None else default_memory_limit()
+        return StageRun(backend, tuple(sorted(circuit.params() | model.params())), deadline, max_monomials, memory,
+                        isolate)
+
+    def stage(self, circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Boundary, last: bool,
+              check: Deadline | None, shapes: dict[Any, Any]) -> StageOutcome:
+        """Plan stage ``k`` (``b0 → b1``; ``last``: the final one, :func:`plan_stage`) and check it
+        in this process, in a memory-limited child process, or not at all (refused)."""
+        width = b1.layer - b0.layer
+        params, deadline, max_monomials = self.params, self.deadline, self.max_monomials
+        estimate, isolated, started = 0, False, False
+        try:
+            if check is not None:
+                check()
+            started = True
+            plan = plan_stage(circuit, model, b0, b1, params, max_monomials=max_monomials, isolate=self.isolate,
+                              check=check, shapes=shapes)
+            estimate = plan.estimate
+            if plan.where == "refused":
+                return StageOutcome(k, width, estimate, stopped="budget", note=(
+                    f"stage {k} (layers [{b0.layer}, {b1.layer})) not expanded: the certified estimate of "
+                    f"{plan.estimate} live monomials exceeds {STAGE_REFUSE_FACTOR}× max_monomials = {max_monomials}"))
+            if plan.where == "isolated":
+                isolated = True
+                PolyRing(0, (), self.backend)  # import the engine here: a missing one raises here, not in the child
+                remaining = None if check is None else max(check.remaining(), 0.0)
+                lim = run_limited(_stage_in_child, (circuit, model, k, b0, b1, last, self.backend, params, deadline,
+                                                    max_monomials), memory=self.memory, timeout=remaining)
+                if lim.status == "timeout":
+                    return StageOutcome(k, width, estimate, True, stopped="timeout", note="timeout")
+                if lim.status != "ok":
+                    return StageOutcome(k, width, estimate, True, stopped=lim.status, note=(
+                        f"stage {k} (layers [{b0.layer}, {b1.layer}), certified estimate {plan.estimate} live "
+                        f"monomials) ran in a memory-limited process that stopped ({lim.status}): {lim.detail}"))
+                failure, m = lim.value
+            else:
+                failure, m = _check_stage(circuit, model, k, b0, b1, last, self.backend, params, check, max_monomials,
+                                          shapes)
+        except DeadlineExceededError:
+            return StageOutcome(k, width if started else 0, estimate, isolated, stopped="timeout", note="timeout")
+        except _BudgetError as e:
+            return StageOutcome(k, width, estimate, isolated, stopped="budget",
+                                note=f"stage {k} (layers [{b0.layer}, {b1.layer})): {e}")
+        return StageOutcome(k, width, estimate, isolated, m, failure)

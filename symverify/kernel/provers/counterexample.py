@@ -1,0 +1,192 @@
+"""Counterexamples: find a small input on which two sides differ, and re-check it exactly.
+
+:func:`search` screens candidate inputs (zeros, ones, entries in ``{−2 … 2}``, then wider random
+integers) mod ``p = 2^61 − 1``; a candidate whose outputs differ mod ``p`` differs exactly (equal
+rationals have equal residues), and :func:`confirm` evaluates it with exact Fractions. Symbolic
+parameters get values too. :func:`recheck` is the last line of defence that ``verify`` runs on
+every counterexample before it is reported: if exact evaluation does not reproduce the claimed
+difference, the prover is wrong and :class:`ProverError` is raised (docs/theory.md §5).
+
+:func:`search` honours ``opts.deadline`` inside every evaluation (screening and exact
+confirmation poll ``opts.checker()``): past the deadline it returns None within milliseconds.
+:func:`recheck` has no deadline: it is the soundness check of a reported counterexample.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from symverify.deadline import Check, DeadlineExceededError
+from symverify.errors import IRError, ProverError
+from symverify.kernel.provers.modular import BatchModRing, eval_mod_batch
+from symverify.kernel.provers.options import Options
+from symverify.kernel.provers.outcome import Counterexample
+from symverify.kernel.provers.sides import Side
+from symverify.kernel.semantics.rings import FractionRing
+
+__all__ = ["search", "confirm", "recheck", "exact_outputs", "first_difference", "affordable", "M61", "MAX_CONFIRM_BITS"]
+
+M61 = (1 << 61) - 1
+MAX_CONFIRM_BITS = 1 << 22  # exact re-checks whose values may exceed ~4 Mbit are skipped
+Point = tuple[list[list[int]], dict[str, int]]
+
+
+def exact_outputs(side: Side, inputs: Sequence[Sequence[Fraction | int]], params: Mapping[str, Fraction | int],
+                  check: Check | None = None) -> list[list[Any]]:
+    """``side`` at a rational point, by exact Fraction arithmetic (``check``: a deadline checker)."""
+    ring = FractionRing(dict(params))
+    u = [[x if isinstance(x, int) else Fraction(x) for x in row] for row in inputs]
+    return side.evaluate(u, ring, check)
+
+
+def first_difference(a: Sequence[Sequence[Any]], b: Sequence[Sequence[Any]]) -> tuple[int, int] | None:
+    """The first (row-major) entry where ``a`` and ``b`` differ."""
+    for i, (ra, rb) in enumerate(zip(a, b)):
+        for j, (x, y) in enumerate(zip(ra, rb)):
+            if x != y:
+                return (i, j)
+    return None
+
+
+def _norm(x: Any) -> Fraction | int:
+    x = Fraction(x)
+    return int(x) if x.denominator == 1 else x
+
+
+def confirm(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], params: Mapping[str, Fraction | int],
+            found_by: str, stage: str | None = None, check: Check | None = None) -> Counterexample | None:
+    """The counterexample at this point (exact values, first differing entry), or None if the
+    sides agree there. ``check`` (a deadline checker) may raise
+    :class:`~symverify.deadline.DeadlineExceededError`."""
+    a, b = exact_outputs(lhs, inputs, params, check), exact_outputs(rhs, inputs, params, check)
+    cell = first_difference(a, b)
+    if cell is None:
+        return None
+    i, j = cell
+    return Counterexample(
+        inputs=tuple(tuple(_norm(x) for x in row) for row in inputs),
+        params=tuple(sorted((k, _norm(v)) for k, v in params.items())),
+        cell=cell,
+        lhs_value=_norm(a[i][j]),
+        rhs_value=_norm(b[i][j]),
+        stage=stage,
+        found_by=found_by,
+    )
+
+
+def recheck(lhs: Side, rhs: Side, cex: Counterexample) -> Counterexample:
+    """Re-evaluate both sides exactly at ``cex``; raise :class:`ProverError` unless the claimed
+    entry and both values are reproduced."""
+    names = sorted(lhs.params() | rhs.params())
+    missing = [k for k in names if k not in cex.param_dict()]
+    if missing:
+        raise ProverError(f"counterexample re-check: the prover ({cex.found_by}) left the parameters {missing} without values")
+    try:
+        again = confirm(lhs, rhs, [list(r) for r in cex.inputs], cex.param_dict(), cex.found_by, cex.stage)
+    except (IRError, ZeroDivisionError) as e:
+        raise ProverError(f"counterexample re-check: exact evaluation failed at the reported input ({e})") from None
+    if again is None:
+        raise ProverError(
+            f"counterexample re-check failed: the prover ({cex.found_by}) reported {cex}, but exact evaluation "
+            f"gives equal outputs on both sides at that input"
+        )
+    if (again.cell, again.lhs_value, again.rhs_value) != (cex.cell, cex.lhs_value, cex.rhs_value):
+        raise ProverError(
+            f"counterexample re-check failed: the prover ({cex.found_by}) claimed entry {cex.cell} = "
+            f"{cex.lhs_value} vs {cex.rhs_value}, exact evaluation gives entry {again.cell} = "
+            f"{again.lhs_value} vs {again.rhs_value}"
+        )
+    return again
+
+
+def affordable(inputs: Sequence[Sequence[Any]], params: Mapping[str, Any], degree: int, height: int = 0) -> bool:
+    """Whether exact evaluation at this point stays small: a degree-D polynomial whose
+    coefficients (with denominators cleared) have an ℓ1 norm below ``2^H`` has, at entries of ``b``
+    bits (numerator or denominator), values of at most about ``H + D·b`` bits. ``D`` and ``H``
+    should bound every intermediate value, not only the outputs
+    (:attr:`~symverify.kernel.provers.bounds.Bounds.peak_height_bits`, ``peak_degree``): a constant
+    squared 64 times costs ``2^64`` bits at every point. Integer arithmetic only: ``D`` may be far
+    beyond float range (``2^1030``)."""
+    bits = 0
+    for x in [x for row in inputs for x in row] + list(params.values()):
+        f = Fraction(x)
+        bits = max(bits, abs(f.numerator).bit_length() - 1, f.denominator.bit_length() - 1)
+    return degree * bits + height <= MAX_CONFIRM_BITS
+
+
+def _candidates(lhs: Side, names: Sequence[str], seed: int, degree: int, count: int) -> list[Point]:
+    n, d = lhs.n, lhs.d
+    rng = random.Random(f"symverify-cex-{seed}")
+    pts: list[Point] = [([[0] * d for _ in range(n)], {k: 0 for k in names})]
+    for v in range(min(n * d, 16)):  # sparse points first: they give the most readable counterexamples
+        u = [[0] * d for _ in range(n)]
+        u[v // d][v % d] = 2
+        pts.append((u, {k: 1 for k in names}))
+    for fill in (1, -1, 2):
+        pts.append(([[fill] * d for _ in range(n)], {k: fill for k in names}))
+    wide = max(3, 2 * degree + 1)
+    for t in range(count):
+        r = 2 if t < count // 2 else wide
+        pts.append(([[rng.randint(-r, r) for _ in range(d)] for _ in range(n)], {k: rng.randint(-r, r) for k in names}))
+    return pts
+
+
+def search(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 1, stage: str | None = None,
+           count: int = 60, batch: int = 16, sizes: tuple[int, int] | None = None) -> Counterexample | None:
+    """A small-integer counterexample, or None when no candidate separates the sides.
+
+    Candidates are screened mod ``2^61 − 1`` in batches; the first separating one is confirmed
+    exactly, when :func:`affordable` with ``sizes`` (``(peak height bits, peak degree)`` of
+    :class:`~symverify.kernel.provers.bounds.Bounds`; computed here, once, when not given) says it is cheap. Every evaluation polls ``opts.deadline``: once it has passed the search returns None
+    (within milliseconds, one ring operation excepted).
+    """
+    try:
+        return _search(lhs, rhs, opts, found_by, degree, stage, count, batch, sizes)
+    except DeadlineExceededError:
+        return None
+
+
+def _search(lhs: Side, rhs: Side, opts: Options, found_by: str, degree: int, stage: str | None, count: int,
+            batch: int, sizes: tuple[int, int] | None) -> Counterexample | None:
+    check = opts.checker()
+    names = sorted(lhs.params() | rhs.params())
+    pts = _candidates(lhs, names, opts.seed, degree, count)
+    for start in range(0, len(pts), batch):
+        if start and opts.expired():
+            return None
+        chunk = pts[start : start + batch]
+        modular, flags = _screen(lhs, rhs, chunk, check)
+        for (u, ps), differs in zip(chunk, flags):
+            if not differs:
+                continue
+            if sizes is None:
+                from symverify.kernel.provers.bounds import structure_bounds
+
+                b = structure_bounds(lhs, rhs, deadline=check)
+                sizes = (b.peak_height_bits, b.peak_degree)
+            if not affordable(u, ps, max(degree, sizes[1]), sizes[0]):
+                continue
+            cex = confirm(lhs, rhs, u, ps, found_by, stage, check)
+            if cex is not None:
+                return cex
+            if modular:
+                raise ProverError(
+                    f"counterexample search: the outputs differ mod 2^61−1 at {u} but agree exactly; "
+                    "the modular evaluator is wrong"
+                )
+    return None
+
+
+def _screen(lhs: Side, rhs: Side, chunk: list[Point], check: Check | None = None) -> tuple[bool, list[bool]]:
+    """``(screened mod p, may-differ flags)``; when a weight's denominator is divisible by
+    ``2^61 − 1`` there is no reduction mod it, and every candidate goes to the exact check."""
+    ring = BatchModRing([M61] * len(chunk), [{k: v % M61 for k, v in ps.items()} for _, ps in chunk])
+    ins = [[[x % M61 for x in row] for row in u] for u, _ in chunk]
+    try:
+        a, b = eval_mod_batch(lhs, ins, ring, check=check), eval_mod_batch(rhs, ins, ring, check=check)
+    except IRError:
+        return False, [True] * len(chunk)
+    return True, [x != y for x, y in zip(a, b)]

@@ -1,0 +1,170 @@
+"""The matrix prover: exact verification of kaleidoscope factorizations (docs/theory.md §5, method *exact*; docs/kaleidoscope.md §5 item 11).
+
+A kaleidoscope ``S·E·Sᵀ`` is a linear map, so it equals a target matrix iff all ``n²`` entries
+agree. :func:`verify_matrix` materializes the first ``n`` columns of ``E`` exactly (one pass of
+the stage kernel over sparse linear forms, :func:`~symverify.kernel.kaleidoscope.apply.materialize`),
+checks the garbage-free claim (rows ``≥ n`` of those columns are 0) when it is made, and compares
+the ``n×n`` corner entry by entry. Entries are exact scalars; symbolic ones are canonical
+polynomials in the parameters, so ``==`` is polynomial identity. A mismatch is a verdict
+(``refuted``, with the first differing entry in row-major order), never an exception.
+
+:func:`prove_kaleidoscope_circuit` is the same check as a verification method (``exact-matrix``)
+for a kaleidoscope side against a linear circuit side: ``exact`` and ``auto`` try it first. A
+difference becomes ``refuted`` only with a counterexample re-checked by exact evaluation (a
+small-integer search, else the unit input ``e_j`` of the first differing column ``j``); without
+one the pair is left to the generic methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Union
+
+from symverify.errors import ShapeError
+from symverify.kernel.ir.butterfly import Kaleidoscope
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import Scalar, as_scalar, show_scalar
+from symverify.kernel.kaleidoscope.apply import materialize
+from symverify.kernel.kaleidoscope.circuits import circuit_matrix
+from symverify.kernel.kaleidoscope.factorization import Factorization
+from symverify.kernel.kaleidoscope.matrix import SparseMatrix
+from symverify.kernel.provers import outcome
+from symverify.kernel.provers.counterexample import confirm, search
+from symverify.kernel.provers.options import Options
+from symverify.kernel.provers.outcome import MethodResult, Verdict
+from symverify.kernel.provers.sides import CircuitSide, KaleidoscopeSide, Side
+
+__all__ = ["KaleidoscopeCheck", "verify_matrix", "verify_circuit", "verify_permutation", "prove_kaleidoscope_circuit"]
+
+Target = Union[SparseMatrix, Sequence[Sequence[object]], Mapping[tuple[int, int], object]]
+Difference = tuple[int, int, Scalar, Scalar]
+
+
+@dataclass(frozen=True)
+class KaleidoscopeCheck:
+    """The verdict of an exact check: :attr:`Verdict.PROVED` or :attr:`Verdict.REFUTED` (an exact
+    matrix comparison always decides).
+
+    ``first_difference`` is ``(row, col, kaleidoscope value, target value)`` when refuted; for a
+    failed garbage-free check the row is ``≥ n`` and the target value is 0.
+    """
+
+    verdict: Verdict
+    method: str
+    n: int
+    size: int
+    width: int
+    garbage_free_checked: bool
+    first_difference: Difference | None = None
+
+    @property
+    def proved(self) -> bool:
+        return self.verdict is Verdict.PROVED
+
+    def __str__(self) -> str:
+        head = f"{self.verdict.value} ({self.method}): n={self.n} N={self.size} w={self.width}"
+        if self.first_difference is None:
+            return head + (", garbage-free" if self.garbage_free_checked else "")
+        i, j, got, want = self.first_difference
+        return head + f"; entry ({i}, {j}) is {show_scalar(got)}, expected {show_scalar(want)}"
+
+
+def _target_dict(target: Target, n: int) -> dict[tuple[int, int], Scalar]:
+    if isinstance(target, SparseMatrix):
+        m = target
+    elif isinstance(target, Mapping):
+        m = SparseMatrix.from_dict(n, n, target)
+    else:
+        m = SparseMatrix.from_dense(target)
+    if m.rows > n or m.cols > n:
+        raise ShapeError(f"kaleidoscope check: the target is {m.rows}×{m.cols}, larger than the corner n×n = {n}×{n}")
+    return m.as_dict()
+
+
+def _first_difference(rows: list[dict[int, Scalar]], want: dict[tuple[int, int], Scalar]) -> Difference | None:
+    by_row: dict[int, dict[int, Scalar]] = {}
+    for (i, j), v in want.items():
+        by_row.setdefault(i, {})[j] = v
+    for i, got in enumerate(rows):
+        exp = by_row.get(i, {})
+        if got == exp:
+            continue
+        for j in sorted(set(got) | set(exp)):
+            a, b = got.get(j, 0), exp.get(j, 0)
+            if a != b:
+                return (i, j, a, b)
+    return None
+
+
+def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+    """Decide ``S·E·Sᵀ = target`` exactly (target padded with zeros to ``n×n``).
+
+    ``garbage_free`` (default: the factorization's claim, else False) also requires
+    ``E·(x, 0) = (target·x, 0)``, the property that lets pieces be chained without projectors
+    (:func:`~symverify.kaleidoscope.linear.chain`).
+
+    >>> from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[0, 1, 0], [1, 0, 0], [0, 0, 1]]))
+    'proved (exact-matrix): n=3 N=4 w=1, garbage-free'
+    >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
+    'refuted (exact-matrix): n=3 N=4 w=1; entry (0, 0) is 0, expected 1'
+    """
+    if isinstance(obj, Factorization):
+        garbage_free = obj.garbage_free if garbage_free is None else garbage_free
+        k = obj.kaleidoscope
+    else:
+        k = obj
+    garbage_free = bool(garbage_free)
+    want = {key: as_scalar(v, f"target entry {key}") for key, v in _target_dict(target, k.n).items()}
+    rows = [r.terms for r in materialize(k)]
+
+    def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
+        verdict = outcome.exact_comparison(diff is None)
+        return KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff)
+
+    if garbage_free:
+        for i in range(k.n, k.size):
+            if rows[i]:
+                j = min(rows[i])
+                return result("garbage-free", (i, j, rows[i][j], 0))
+    return result("exact-matrix", _first_difference(rows[: k.n], want))
+
+
+def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+    """Decide that the kaleidoscope computes the linear circuit ``c`` (its exact matrix)."""
+    k = obj.kaleidoscope if isinstance(obj, Factorization) else obj
+    if k.n != c.num_inputs:
+        raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the circuit has n·d = {c.num_inputs} inputs")
+    return verify_matrix(obj, circuit_matrix(c), garbage_free=garbage_free)
+
+
+def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+    """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``."""
+    return verify_matrix(obj, SparseMatrix.permutation(perm), garbage_free=garbage_free)
+
+
+def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult | None:
+    """Kaleidoscope vs linear circuit (either order): compare the exact ``n×n`` matrices
+    (:func:`verify_circuit`). ``proved`` when they are equal; ``refuted`` with a counterexample
+    re-checked by exact evaluation; None when the pair is not a kaleidoscope and a linear circuit,
+    or when the matrices differ but no counterexample was found (the entries differ as
+    polynomials in the weights: the generic methods look for a point)."""
+    match a, b:
+        case (KaleidoscopeSide() as k, CircuitSide() as c) | (CircuitSide() as c, KaleidoscopeSide() as k):
+            if not c.obj.is_linear():
+                return None
+        case _:
+            return None
+    check = verify_circuit(k.obj, c.obj)
+    ev = {"n": check.n, "size": check.size, "width": check.width, "compared": "exact n×n matrices"}
+    if check.proved:
+        return outcome.proved("exact-matrix", ev)
+    cex = search(a, b, opts, found_by="exact-matrix")
+    if cex is None and check.first_difference is not None:  # column j differs: the unit input e_j may separate
+        j = check.first_difference[1]
+        u = [[1 if i * a.d + col == j else 0 for col in range(a.d)] for i in range(a.n)]
+        cex = confirm(a, b, u, {name: 0 for name in a.params() | b.params()}, found_by="exact-matrix")
+    if cex is None:
+        return None
+    return outcome.refuted("exact-matrix", {**ev, "first_difference": str(check.first_difference)}, cex)

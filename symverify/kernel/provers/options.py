@@ -1,0 +1,213 @@
+"""Settings shared by the verification methods (budgets, seed, deadline), and their validation.
+
+:meth:`Options.from_call` checks every argument of :func:`symverify.kernel.verification.verify` that
+configures a method and raises :class:`~symverify.errors.UsageError` naming the argument, what
+it expects and what it found. :data:`Method` names the methods (:data:`METHODS`); the provers
+behind the names are in :mod:`symverify.kernel.provers.registry`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Literal, get_args
+
+from symverify.deadline import Deadline, DeadlineExceededError
+from symverify.errors import UsageError
+
+__all__ = ["Options", "Method", "METHODS", "default_memory_limit", "DEFAULT_MAX_MONOMIALS", "DEFAULT_ERROR_BOUND",
+           "Deadline", "DeadlineExceededError"]
+
+Method = Literal["auto", "exact", "exact-sympy", "compositional", "randomized", "z3"]
+"""The name of a verification method (:data:`METHODS`, in the order the CLI and errors list them)."""
+
+METHODS: tuple[Method, ...] = get_args(Method)
+
+DEFAULT_MAX_MONOMIALS = 5_000_000
+DEFAULT_ERROR_BOUND = Fraction(1, 2**100)
+
+
+def default_memory_limit() -> int:
+    """A quarter of physical memory (the exact guard's memory budget), ≥ 1 GiB."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemTotal:"):
+                    return max(1 << 30, int(line.split()[1]) * 1024 // 4)
+    except OSError:
+        pass
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        return max(1 << 30, total // 4)
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
+
+
+@dataclass(frozen=True)
+class Options:
+    """What every method may read.
+
+    ``deadline`` is a ``time.monotonic()`` value (None: no timeout); ``trials`` fixes the number
+    of randomized points (None: enough for ``error_bound``); ``backend`` picks the exact engine
+    (``flint`` or ``sympy``); ``max_monomials`` caps any one expanded polynomial and the total of
+    the compared outputs; ``memory_limit`` (bytes) bounds the isolated expansion process;
+    ``isolate`` forces (True) or forbids (False) running exact expansion in a subprocess;
+    ``modular`` picks the randomized method's engine: ``"torch"`` (int64 mod 31-bit primes),
+    ``"python"`` (Python ints mod primes ``≥ 2^61``) or ``"auto"`` (see
+    :func:`symverify.kernel.provers.randomized.choose_engine`). ``timeout`` is the requested number of
+    seconds the deadline came from (for the report's notes); ``numeric`` the dtype of the float
+    cross-check ``verify`` runs after deciding (None: none); ``scheduler`` where the compositional
+    stage checks run (None: here; ``"local"``, a Dask scheduler's address or file, or a
+    ``distributed.Client``: as Dask tasks, :mod:`symverify.kernel.provers.stages_dask`).
+
+    Long loops poll the deadline through :meth:`checker` (every few hundred operations) and stop
+    with :class:`DeadlineExceededError`, which the methods turn into ``unknown``; :meth:`check` is the
+    same test for use between steps.
+    """
+
+    seed: int = 0
+    trials: int | None = None
+    deadline: float | None = None
+    backend: str = "flint"
+    max_monomials: int = DEFAULT_MAX_MONOMIALS
+    memory_limit: int | None = None
+    error_bound: Fraction = DEFAULT_ERROR_BOUND
+    isolate: bool | None = None
+    modular: str = "auto"
+    timeout: float | None = None
+    numeric: str | None = None
+    scheduler: Any = None
+
+    @classmethod
+    def from_call(cls, method: str, *, seed: int | None = 0, trials: int | None = None, timeout: float | None = None,
+                  backend: str | None = None, max_monomials: int | None = None, memory_limit: int | None = None,
+                  error_bound: Fraction | None = None, isolate: bool | None = None,
+                  numeric: bool | str = False, scheduler: Any = None) -> Options:
+        """The options of one ``verify(..., method=method)`` call, every argument checked.
+
+        ``seed=None`` draws a fresh seed from the operating system; ``timeout`` starts the
+        deadline now; unset budgets take their defaults.
+
+        Raises:
+            UsageError: a ``backend`` that is unknown or does not go with ``method``, then a
+                ``numeric``, ``seed``, ``max_monomials``, ``memory_limit``, ``error_bound``,
+                ``timeout`` or ``trials`` of the wrong type or range (checked in that order).
+            BackendUnavailableError: ``numeric`` without torch installed.
+        """
+        exact_engine, modular_engine = _engines(method, backend)
+        numeric_format = numeric_dtype(numeric)
+        if seed is None:
+            seed = secrets.randbits(63)
+        if type(seed) is not int:
+            raise UsageError(f"seed: expected an int (or None for fresh randomness), found {seed!r}")
+        for name, val, least in (("max_monomials", max_monomials, 0), ("memory_limit", memory_limit, 1)):
+            if val is not None and (type(val) is not int or val < least):
+                raise UsageError(f"{name}: expected an int ≥ {least}, found {val!r}")
+        if error_bound is not None:
+            _check_error_bound(error_bound)
+        if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+            raise UsageError(f"timeout: expected a positive number of seconds, found {timeout!r}")
+        if trials is not None and (type(trials) is not int or trials < 1):
+            raise UsageError(f"trials: expected a positive int, found {trials!r}")
+        if scheduler is not None:
+            if method not in ("compositional", "auto"):
+                raise UsageError(f"scheduler: runs the compositional stage checks, so it applies to methods "
+                                 f"'compositional' and 'auto'; found method {method!r}")
+            from symverify.provers.dask_address import check_address
+
+            check_address(scheduler)
+        return cls(
+            seed=seed,
+            trials=trials,
+            deadline=None if timeout is None else time.monotonic() + timeout,
+            backend=exact_engine,
+            max_monomials=DEFAULT_MAX_MONOMIALS if max_monomials is None else max_monomials,
+            memory_limit=memory_limit,
+            error_bound=DEFAULT_ERROR_BOUND if error_bound is None else Fraction(error_bound),
+            isolate=isolate,
+            modular=modular_engine,
+            timeout=timeout,
+            numeric=numeric_format,
+            scheduler=scheduler,
+        )
+
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (None: unlimited)."""
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    def checker(self) -> Deadline | None:
+        """The deadline checker for interpreter loops (:mod:`symverify.deadline`): pass it as
+        ``check=`` to :func:`~symverify.kernel.provers.modular.eval_mod_batch`, ``Side.evaluate`` or
+        ``eval_model``; it raises :class:`DeadlineExceededError` once the deadline has passed. None
+        when there is no deadline (the loops then skip every check)."""
+        return Deadline.at(self.deadline)
+
+    def check(self) -> None:
+        """Raise :class:`DeadlineExceededError` if the deadline has passed (between the steps of a method)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise DeadlineExceededError()
+
+    def memory(self) -> int:
+        return self.memory_limit if self.memory_limit is not None else default_memory_limit()
+
+
+def _engines(method: str, backend: str | None) -> tuple[str, str]:
+    """``(exact engine, randomized engine)`` from ``verify``'s ``backend=``."""
+    if method == "exact-sympy":
+        if backend not in (None, "sympy"):
+            raise UsageError(f"method 'exact-sympy' uses the sympy backend; found backend={backend!r}")
+        return "sympy", "auto"
+    if backend in ("torch", "python"):
+        if method != "randomized":
+            raise UsageError(f"backend={backend!r} picks the randomized engine: it applies to method 'randomized' only, "
+                             f"found method {method!r}")
+        return _engines(method, None)[0], backend
+    if backend is None:
+        from symverify.kernel.semantics.poly import flint_available
+
+        return ("flint" if flint_available() else "sympy"), "auto"
+    if backend not in ("flint", "sympy"):
+        raise UsageError(f"backend: expected 'flint' or 'sympy' (exact engines), or 'torch' or 'python' (randomized "
+                         f"engines, method 'randomized' only), found {backend!r}")
+    return backend, "auto"
+
+
+NUMERIC_DTYPES = ("float64", "float32", "bfloat16")
+"""The float formats the numeric cross-check of ``verify(numeric=...)`` runs in."""
+
+
+def numeric_dtype(numeric: object) -> str | None:
+    """The dtype a ``numeric=`` argument asks for: None for ``False``/``None`` (no cross-check),
+    ``"float64"`` for ``True``, else one of :data:`NUMERIC_DTYPES`.
+
+    Raises:
+        UsageError: any other value.
+        BackendUnavailableError: a cross-check is asked for and torch is not installed.
+    """
+    if numeric is None or numeric is False:
+        return None
+    dtype = "float64" if numeric is True else numeric
+    if not (isinstance(dtype, str) and dtype in NUMERIC_DTYPES):
+        raise UsageError(f"numeric: expected False, True or one of {', '.join(map(repr, NUMERIC_DTYPES))}, found {numeric!r}")
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        from symverify.kernel.engines._torch import require_torch
+
+        require_torch()  # BackendUnavailableError with the install hint
+    return dtype
+
+
+def _check_error_bound(error_bound: object) -> None:
+    """``error_bound`` must be an exact number strictly between 0 and 1."""
+    from symverify.kernel.ir.scalar import Sym, as_scalar
+
+    eb = as_scalar(error_bound, "error_bound")
+    if isinstance(eb, Sym) or not 0 < eb < 1:
+        raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {error_bound!r}")

@@ -1,0 +1,325 @@
+"""What a prover returns: a :class:`Verdict`, evidence, and a re-checked :class:`Counterexample`.
+
+docs/theory.md §5 keeps three outcomes apart: ``proved`` (an exact argument, or a randomized test with a
+stated error bound), ``refuted`` (with a counterexample input re-checked by exact evaluation of
+both sides) and ``unknown`` (a budget or timeout ran out). :class:`MethodResult` is the internal
+form one method hands to :func:`symverify.kernel.verification.verify`, which wraps it in a ``Report``.
+
+**One door.** Every outcome is made by one constructor of this module, which enforces the rules of
+docs/trusted-base.md where the outcome is made: :func:`proved` (its failure bound in ``[0, 1)``
+and at most the requested ``error_bound``), :func:`refuted` (only with a :class:`Counterexample`
+whose two exact values differ; ``verify`` re-checks it on both sides before a ``Report`` says
+``refuted``) and :func:`unknown` (only with a note saying why). :func:`exact_comparison` is the
+one door for the bare verdict of an exact comparison that always decides (a matrix or polynomial
+comparison). A test (tests/test_one_door.py) scans the source tree and fails if any other module
+calls ``MethodResult(...)``, makes a verdict from a string, or writes a verdict member or the
+string ``"proved"`` anywhere but in a comparison.
+:class:`NumericSummary` is the optional float cross-check (docs/theory.md §5 *numeric*): a check of the
+executor, never evidence for the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import ProverError, UsageError
+
+__all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericSummary", "UsageError", "jsonable",
+           "proved", "refuted", "unknown", "exact_comparison"]
+
+
+class Verdict(str, Enum):
+    """The three outcomes of docs/theory.md §5, str-valued.
+
+    >>> Verdict.PROVED == "proved", str(Verdict.UNKNOWN)
+    (True, 'unknown')
+    """
+
+    PROVED = "proved"
+    REFUTED = "refuted"
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _q(x: int | Fraction) -> str:
+    """Exact text for JSON, whatever the size (``sys.get_int_max_str_digits`` does not apply), in
+    linear time: hexadecimal ``"0x…"`` beyond :data:`~symverify.ir.bigint.DECIMAL_TEXT_BITS` bits
+    (:func:`~symverify.ir.bigint.rational_to_text`; :func:`~symverify.ir.bigint.parse_rational` reads it)."""
+    from symverify.ir.bigint import rational_to_text
+
+    return rational_to_text(x)
+
+
+def _show(x: int | Fraction) -> str:
+    """Text for people: integers of more than ``SHOW_DIGITS`` digits abbreviated."""
+    from symverify.ir.bigint import show_rational
+
+    return show_rational(x)
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """An input (and parameter values) on which the two sides differ, re-checked exactly.
+
+    ``inputs`` is the ``n×d`` rational input ``u``; ``params`` assigns every symbolic weight;
+    ``cell`` is the first (row-major) output entry where the sides differ and ``lhs_value`` /
+    ``rhs_value`` are the exact values there. ``stage`` names the first failing certificate stage
+    when the compositional method found the difference.
+    """
+
+    inputs: tuple[tuple[Fraction | int, ...], ...]
+    params: tuple[tuple[str, Fraction | int], ...]
+    cell: tuple[int, int]
+    lhs_value: Fraction | int
+    rhs_value: Fraction | int
+    stage: str | None = None
+    found_by: str = ""
+
+    def param_dict(self) -> dict[str, Fraction | int]:
+        return dict(self.params)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "inputs": [[_q(x) for x in row] for row in self.inputs],
+            "params": {k: _q(v) for k, v in self.params},
+            "cell": list(self.cell),
+            "lhs_value": _q(self.lhs_value),
+            "rhs_value": _q(self.rhs_value),
+            "stage": self.stage,
+            "found_by": self.found_by,
+        }
+
+    def __str__(self) -> str:
+        """One line; integers of more than ``SHOW_DIGITS`` digits are abbreviated as
+        ``<5001-digit integer ≡ 123456789 mod 10^9>`` (:func:`symverify.ir.bigint.show_int`);
+        :meth:`to_json` keeps every value exact."""
+        rows = _show_inputs(self.inputs)
+        ps = ", ".join(f"{k}={_show(v)}" for k, v in self.params)
+        extra = f" with {ps}" if ps else ""
+        return f"u = {rows}{extra}: entry {self.cell} is {_show(self.lhs_value)} (lhs) vs {_show(self.rhs_value)} (rhs)"
+
+
+SHOW_ENTRIES = 16
+"""Inputs of at most this many entries are printed in full; larger ones sparsely."""
+SHOW_NONZERO = 8
+"""At most this many nonzero entries of a large input are printed."""
+
+
+def _show_inputs(inputs: tuple[tuple[Fraction | int, ...], ...]) -> str:
+    """``u`` for people: every entry when there are at most :data:`SHOW_ENTRIES`, else the shape,
+    the count of nonzero entries and the first :data:`SHOW_NONZERO` of them (``u[i][j]=v``)."""
+    n, d = len(inputs), len(inputs[0]) if inputs else 0
+    if n * d <= SHOW_ENTRIES:
+        return "[" + "; ".join(" ".join(_show(x) for x in row) for row in inputs) + "]"
+    nonzero = [(i, j, x) for i, row in enumerate(inputs) for j, x in enumerate(row) if x != 0]
+    shown = ", ".join(f"u[{i}][{j}]={_show(x)}" for i, j, x in nonzero[:SHOW_NONZERO])
+    more = f", … {len(nonzero) - SHOW_NONZERO} more" if len(nonzero) > SHOW_NONZERO else ""
+    body = f": {shown}{more}" if nonzero else ""
+    return f"<{n}×{d}, {len(nonzero)} nonzero{body}>"
+
+
+@dataclass(frozen=True)
+class MethodResult:
+    """One method's outcome before it becomes a ``Report``.
+
+    ``failure_bound`` is the probability that a ``proved`` is wrong: 0 for the exact arguments,
+    the stated Schwartz–Zippel bound for the randomized method. ``verify`` refuses (ProverError)
+    a ``proved`` whose failure bound exceeds the requested ``error_bound``.
+    """
+
+    verdict: Verdict
+    method: str
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    counterexample: Counterexample | None = None
+    notes: tuple[str, ...] = ()
+    timings: Mapping[str, float] = field(default_factory=dict)
+    failure_bound: Fraction = Fraction(0)
+
+
+def _dict(m: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """The mapping a prover passed (kept, not copied: evidence may still be added to it), or a new one."""
+    return {} if m is None else m
+
+
+def proved(method: str, evidence: Mapping[str, Any] | None = None, *, failure_bound: Fraction = Fraction(0),
+           error_bound: Fraction | None = None, notes: tuple[str, ...] = (),
+           timings: Mapping[str, float] | None = None) -> MethodResult:
+    """The one constructor of a ``proved`` result.
+
+    ``failure_bound`` is the probability that the claim is wrong: 0 for an exact argument, the
+    stated Schwartz–Zippel bound for the randomized method. It must lie in ``[0, 1)``, and a
+    nonzero one must come with the requested ``error_bound`` it is held to
+    (``failure_bound ≤ error_bound``); anything else is a prover bug (:class:`ProverError`).
+
+    >>> proved("exact").verdict, proved("randomized", failure_bound=Fraction(1, 8), error_bound=Fraction(1, 4)).failure_bound
+    (<Verdict.PROVED: 'proved'>, Fraction(1, 8))
+    """
+    bound = Fraction(failure_bound)
+    if not 0 <= bound < 1:
+        raise ProverError(f"method {method}: a 'proved' needs a failure bound in [0, 1), found {bound}")
+    if bound and error_bound is None:
+        raise ProverError(f"method {method}: a 'proved' with failure bound {bound} must state the error_bound it is held to")
+    if error_bound is not None and bound > error_bound:
+        raise ProverError(f"method {method} reported 'proved' with failure bound {bound}, above the requested "
+                          f"error_bound {error_bound}")
+    return MethodResult(Verdict.PROVED, method, _dict(evidence), None, tuple(notes), _dict(timings), bound)
+
+
+def refuted(method: str, evidence: Mapping[str, Any] | None, counterexample: Counterexample, *,
+            notes: tuple[str, ...] = (), timings: Mapping[str, float] | None = None) -> MethodResult:
+    """The one constructor of a ``refuted`` result: only with a :class:`Counterexample` whose two
+    exact values differ (:func:`symverify.kernel.verification.verify` then re-checks it by evaluating both
+    sides again before its ``Report`` says ``refuted``); anything else is a prover bug
+    (:class:`ProverError`)."""
+    if not isinstance(counterexample, Counterexample):
+        raise ProverError(f"method {method}: 'refuted' needs a counterexample, found {type(counterexample).__name__}")
+    if counterexample.lhs_value == counterexample.rhs_value:
+        raise ProverError(f"method {method}: 'refuted' with a counterexample whose two sides agree at entry "
+                          f"{counterexample.cell} ({_show(counterexample.lhs_value)})")
+    return MethodResult(Verdict.REFUTED, method, _dict(evidence), counterexample, tuple(notes), _dict(timings))
+
+
+def unknown(method: str, evidence: Mapping[str, Any] | None = None, *, notes: tuple[str, ...],
+            timings: Mapping[str, float] | None = None) -> MethodResult:
+    """The one constructor of an ``unknown`` result: a budget, a timeout or a missing counterexample
+    stopped the method, and ``notes`` (at least one) say which; an empty ``notes`` is a prover bug
+    (:class:`ProverError`)."""
+    if not notes or not all(isinstance(n, str) and n for n in notes):
+        raise ProverError(f"method {method}: 'unknown' needs a note saying why, found {notes!r}")
+    return MethodResult(Verdict.UNKNOWN, method, _dict(evidence), None, tuple(notes), _dict(timings))
+
+
+def exact_comparison(equal: bool | None) -> Verdict:
+    """The verdict of an exact comparison that decides (a matrix, polynomial or rank comparison in
+    exact arithmetic): ``proved`` when equal, ``refuted`` when not (a difference of exact values;
+    a ``Report`` still says ``refuted`` only with a re-checked counterexample), ``unknown`` when the
+    comparison did not run (None).
+
+    >>> [str(exact_comparison(x)) for x in (True, False, None)]
+    ['proved', 'refuted', 'unknown']
+    """
+    if equal is None:
+        return Verdict.UNKNOWN
+    if not isinstance(equal, bool):
+        raise UsageError(f"exact_comparison: expected True, False or None, found {type(equal).__name__} {equal!r}")
+    return Verdict.PROVED if equal else Verdict.REFUTED
+
+
+@dataclass(frozen=True)
+class NumericSide:
+    """One side's float run against its exact evaluation (from a ``NumericCheck``).
+
+    ``bound`` is the largest per-point running error bound of :mod:`symverify.executors.numeric`;
+    ``passed``: every point's error is within its own bound.
+    """
+
+    side: str
+    kind: str
+    path: str
+    device: str
+    max_abs_err: float
+    max_rel_err: float
+    bound: float
+    passed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"side": self.side, "kind": self.kind, "path": self.path, "device": self.device,
+                "max_abs_err": self.max_abs_err, "max_rel_err": self.max_rel_err, "bound": self.bound, "passed": self.passed}
+
+
+@dataclass(frozen=True)
+class NumericSummary:
+    """The float executor on both sides at ``points`` seeded small-rational inputs, each compared
+    with exact Fraction evaluation of the same side (docs/theory.md §5 *numeric*).
+
+    A cross-check of the executor, never a proof: it does not change the verdict. ``passed`` fails
+    only when the float executor exceeds its own error bound (an executor bug). ``skipped`` names
+    each side that was not run, and why (a kaleidoscope has no float executor; a weight may not
+    fit in the float format).
+    """
+
+    dtype: str
+    points: int
+    sides: tuple[NumericSide, ...]
+    skipped: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, dtype: str, points: int, runs: Sequence[tuple[str, str, Any]]) -> NumericSummary:
+        """The summary of :func:`symverify.executors.cross_check`'s runs: each ``(side, kind,
+        result)`` is a ``NumericCheck`` or the reason the side was skipped."""
+        sides = tuple(NumericSide(name, kind, r.path, r.device, r.max_abs_err, r.max_rel_err, r.tolerance, r.ok)
+                      for name, kind, r in runs if not isinstance(r, str))
+        skipped = tuple(f"{name} {kind}: {r}" for name, kind, r in runs if isinstance(r, str))
+        return cls(dtype, points, sides, skipped)
+
+    @property
+    def max_abs_err(self) -> float:
+        return max((s.max_abs_err for s in self.sides), default=0.0)
+
+    @property
+    def bound(self) -> float:
+        """The largest bound over the sides (each side is held to its own)."""
+        return max((s.bound for s in self.sides), default=0.0)
+
+    @property
+    def passed(self) -> bool:
+        return all(s.passed for s in self.sides)
+
+    def __str__(self) -> str:
+        parts = [f"{s.side} {s.kind} max abs error {s.max_abs_err:.3g} {'≤' if s.passed else 'EXCEEDS'} bound {s.bound:.3g}"
+                 for s in self.sides]
+        parts += [f"{entry} (skipped)" for entry in self.skipped]
+        verdict = "passed" if self.passed else "FAILED (executor error above its bound)"
+        return f"numeric cross-check ({self.dtype}, {self.points} points; not a proof): {'; '.join(parts)}: {verdict}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dtype": self.dtype, "points": self.points, "max_abs_err": self.max_abs_err, "bound": self.bound,
+                "passed": self.passed, "sides": [s.to_json() for s in self.sides], "skipped": list(self.skipped),
+                "note": "a cross-check of the float executor against exact evaluation, never a proof"}
+
+
+def jsonable(x: Any) -> Any:
+    """``x`` with Fractions as strings, tuples as lists and enums as their values (for JSON).
+
+    Values stay exact whatever their size, in linear time: an int of more than about 480 digits
+    becomes its exact decimal string (``json.dumps`` could not write it once it passes Python's
+    int/str limit), beyond :data:`~symverify.ir.bigint.DECIMAL_TEXT_BITS` bits its hexadecimal
+    ``"0x…"`` (:func:`~symverify.ir.bigint.int_to_text`); a Fraction or a Sym its exact text.
+    """
+    from symverify.ir.bigint import int_to_text, rational_to_text
+    from symverify.kernel.ir.scalar import Sym, scalar_text
+
+    if isinstance(x, Enum):
+        return x.value
+    if isinstance(x, bool) or x is None or isinstance(x, str):
+        return x
+    if isinstance(x, int):
+        return int_to_text(x)
+    if isinstance(x, float):
+        return x if x == x and abs(x) != float("inf") else str(x)
+    if isinstance(x, Fraction):
+        return rational_to_text(x)
+    if isinstance(x, Sym):
+        return scalar_text(x)
+    if isinstance(x, Mapping):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, set, frozenset)):
+        items = sorted(x, key=_sort_key) if isinstance(x, (set, frozenset)) else x
+        return [jsonable(v) for v in items]
+    if hasattr(x, "to_json"):
+        return jsonable(x.to_json())
+    from symverify.kernel.ir.scalar import show_scalar
+
+    return show_scalar(x)
+
+
+def _sort_key(v: Any) -> str:
+    from symverify.kernel.ir.scalar import show_scalar
+
+    return show_scalar(v)

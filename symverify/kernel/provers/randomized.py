@@ -1,0 +1,481 @@
+"""The *randomized* method (docs/theory.md §5): Schwartz–Zippel identity testing mod large primes.
+
+Each trial draws a prime ``p`` and ``B`` points (every input entry and every weight parameter
+uniform in ``F_p``) and compares both sides exactly mod ``p`` on an engine
+(:class:`~symverify.kernel.provers.modular.Engine`). The degree ``D`` of every entry of ``lhs − rhs``
+(parameters included) and the height ``H`` (every nonzero integer coefficient of ``Q^S·Δ``, ``Δ``
+such an entry, is below ``2^H``) are certified from structure (:mod:`symverify.kernel.provers.bounds`).
+
+**One failure bound.** A trial misses a nonzero ``Δ`` only if (a) ``p`` divides every
+coefficient of ``Q^S·Δ`` at the differing entry, or (b) ``Δ mod p ≠ 0`` and all ``B`` points are
+roots (Schwartz–Zippel: ``(D/p)^B``). Primes are drawn uniformly among the primes of
+``[2^L, 2^(L+1))`` that do not divide ``Q``; at most ``⌈H/L⌉`` of them divide a nonzero
+coefficient, and none when ``H ≤ L`` (every nonzero coefficient is then below ``2^L ≤ p``). So one
+trial fails with probability at most
+
+    ε = β + (D/2^L)^B,   β = ⌈H/L⌉ / (N_L − ⌈bits(Q)/L⌉)   (β = 0 when H ≤ L),
+
+with ``N_L`` a lower bound on the number of primes in ``[2^L, 2^(L+1))``: ``⌊2^L/(2L)⌋`` from
+Rosser–Schoenfeld (``x/ln x < π(x) < 1.25506·x/ln x`` for ``x ≥ 17`` give ``π(2x) − π(x) >
+(x/ln 2)·(2/(L+1) − 1.25506/L) ≥ 2^L/(2L)`` for ``L ≥ 5``), and from the same inequalities at the
+two sizes the engines use most, ``N_30 = 2^25`` and ``N_61 = 2^55``. The fixed prime
+``p = 2^61 − 1`` is used instead when ``H`` is below it and it does not divide ``Q``: then
+``β = 0`` and ``ε = (D/p)^B``. :func:`trial_plan` is this formula, the only one; ``k`` independent
+trials fail with probability ``ε^k``, and ``k`` is the least with ``ε^k ≤ error_bound`` (default
+``2^-100``; :func:`trials_needed`). All arithmetic is on exact rationals.
+
+**Prime sizes per engine.** The *python* engine (Python ints, ``B = 1``) uses ``L = 61`` when that
+gives ``ε ≤`` :data:`USEFUL_PER_TRIAL` (``2^-16``). Otherwise (a degree bound near ``2^61``, where
+Fermat's little theorem can make ``x^p`` and ``x`` agree at every point mod ``p``, or a huge
+coefficient height) it uses the least ``L``, in steps of 32 from ``max(bits(D), bits(H)) + 64``
+and at most :data:`~symverify.kernel.primes.MAX_PRIME_BITS`, with ``ε ≤ 2^-48`` (:func:`plan_primes`);
+when none does, the verdict is ``unknown``. The *torch* engine (int64, primes below ``2^31``) uses
+``L = 30`` and ``B`` points per trial, ``B`` the least with ``(D/2^30)^B ≤ β`` (``≤ error_bound``
+when ``β = 0``); sides with symbolic weights use ``B = 1`` (the executor takes one parameter
+assignment per call, so the point, inputs and weights, stays uniform). It runs only when
+``D/2^30 ≤ 2^-10`` and ``ε ≤ 2^-10``, both sides are models or circuits and torch is installed
+(:func:`choose_engine`). Every prime is proved prime (:mod:`symverify.kernel.primes`).
+
+**One trial loop.** :func:`run_randomized` computes ``ε`` and ``k`` once, then per trial draws the
+prime and, through the engine, the points from the Fiat–Shamir streams of
+:mod:`symverify.kernel.provers.challenge` (one stream per purpose, engine, trial and prime), and asks the
+engine for the first point where the sides differ. The report names the engine, the primes,
+``B``, ``k``, ``D`` and the bound.
+
+**Soundness rule.** ``proved`` is returned only when the stated failure bound ``ε^k`` is at most
+the requested ``error_bound``: a caller's ``trials`` can only add trials, never lower ``k``
+below what the bound needs. A mismatch mod ``p`` shows that the sides differ (equal polynomials
+have equal residues); it is reported as ``refuted`` only with a counterexample re-checked by
+exact evaluation (a lifted trial point differs exactly: equal rationals have equal residues),
+otherwise as ``unknown`` with the mismatch (prime, trial, entry or point) kept as evidence.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import ProverError
+from symverify.ir.bigint import show_int
+from symverify.kernel.primes import MAX_PRIME_BITS, is_prime, passes_screen, screen_decides
+from symverify.kernel.provers import outcome
+from symverify.kernel.provers.bounds import M61, Bounds, structure_bounds
+from symverify.kernel.provers.challenge import CONSTRUCTION, Stream, Transcript
+from symverify.kernel.provers.counterexample import affordable, confirm, search
+from symverify.kernel.provers.fingerprint import fingerprint
+from symverify.kernel.provers.guard import run_limited
+from symverify.kernel.provers.modular import Engine, PythonEngine, TorchEngine
+from symverify.kernel.provers.options import DeadlineExceededError, Options
+from symverify.kernel.provers.outcome import MethodResult, UsageError
+from symverify.kernel.provers.sides import Side, torch_executable
+
+__all__ = [
+    "is_prime", "random_prime", "trials_needed", "run_randomized", "choose_engine", "TrialPlan", "trial_plan",
+    "plan_primes", "engine_plan", "primes_in_range_lower", "PRIME_LOW", "TORCH_PRIME_LOW", "TORCH_MIN_COST",
+    "ENGINES", "BACKEND_TORCH", "BACKEND_PYTHON", "USEFUL_PER_TRIAL", "LARGE_PRIME_PER_TRIAL", "pow2_text",
+]
+
+PRIME_LOW = 1 << 61
+TORCH_PRIME_LOW = 1 << 30
+# Lower bounds on #primes in [2^L, 2^(L+1)) at the engines' usual sizes (module docstring; > 3.5·10^7 for L = 30).
+_PRIME_COUNTS = {30: 1 << 25, 61: 1 << 55}
+USEFUL_PER_TRIAL = Fraction(1, 1 << 16)  # the 61-bit primes are used when they give at least this per trial
+LARGE_PRIME_PER_TRIAL = Fraction(1, 1 << 48)  # larger primes are sized to give at least this per trial
+TORCH_USEFUL = Fraction(1, 1 << 10)  # the torch engine needs D/2^30 and its per-trial bound at most this
+# Engine "auto" picks torch from this many operations per evaluation of both sides. Measured on
+# CPU (one thread, dense models, 5 trials at 31-bit primes against 2 at 2^61): break-even near
+# 5·10^5, torch 2-3x faster at 7·10^6 and 4-12x at 3·10^7; importing torch costs seconds once.
+TORCH_MIN_COST = 1_000_000
+ENGINES = ("auto", "torch", "python")
+BACKEND_TORCH = TorchEngine.backend
+BACKEND_PYTHON = PythonEngine.backend
+
+
+def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW, opts: Options | None = None) -> int:
+    """A prime uniform among the primes in ``[low, 2·low)`` (default ``[2^61, 2^62)``) that do not
+    divide ``avoid`` (rejection sampling from the challenge stream; every candidate is decided
+    exactly by :func:`symverify.kernel.primes.is_prime`).
+
+    With ``opts`` carrying a deadline, it is polled before every candidate, and a primality proof
+    that the Miller–Rabin screen cannot replace (a modulus above ``3.3·10^24``: seconds at 1000
+    bits, not interruptible) runs in a child process limited to the time left
+    (:func:`~symverify.kernel.provers.guard.run_limited`); past the deadline
+    :class:`~symverify.deadline.DeadlineExceededError` is raised."""
+    check = None if opts is None else opts.checker()
+    while True:
+        if check is not None:
+            check()
+        c = stream.between(low, 2 * low)
+        if not (passes_screen(c) and avoid % c):
+            continue
+        if screen_decides(c) or check is None:
+            if is_prime(c):
+                return c
+            continue
+        assert opts is not None
+        lim = run_limited(is_prime, (c,), memory=opts.memory(), timeout=max(opts.remaining() or 0.0, 0.0))
+        if lim.status != "ok":
+            raise DeadlineExceededError(f"proving a {c.bit_length()}-bit modulus prime: {lim.detail}")
+        if lim.value:
+            return c
+
+
+def primes_in_range_lower(bits: int) -> int:
+    """A lower bound ``N_L`` on the number of primes in ``[2^bits, 2^(bits+1))`` (module docstring).
+
+    >>> primes_in_range_lower(61) == 2**55, primes_in_range_lower(128) == 2**128 // 256
+    (True, True)
+    """
+    return _PRIME_COUNTS.get(bits, (1 << bits) // (2 * bits))
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class TrialPlan:
+    """One trial's primes, points and failure bound ``ε = β + (D/low)^B`` (module docstring): primes
+    uniform in ``[2^bits, 2^(bits+1))``, or the prime ``fixed``; ``bad`` is ``β``, ``point`` is
+    ``D/low``, ``batch`` is ``B`` and ``per_trial`` is ``ε`` (at most 1)."""
+
+    bits: int
+    fixed: int | None
+    bad: Fraction
+    point: Fraction
+    batch: int
+    per_trial: Fraction
+
+    @property
+    def low(self) -> int:
+        """The least prime a trial can draw (the fixed prime itself)."""
+        return self.fixed or 1 << self.bits
+
+    def formula(self) -> str:
+        if self.fixed:
+            return "(D/p)^k"
+        L, n = self.bits, primes_in_range_lower(self.bits)
+        count = f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"floor(2^{L}/{2 * L})"
+        return f"(beta + (D/2^{L})^B)^k, beta = ceil(H/{L})/({count} - ceil(log2(Q)/{L})) (0 when H <= {L})"
+
+
+def trial_plan(bounds: Bounds, bits: int, *, fixed: int | None = None, target: Fraction | None = None) -> TrialPlan:
+    """The failure bound of one trial (module docstring), for primes in ``[2^bits, 2^(bits+1))`` or the
+    prime ``fixed`` (which the caller has shown divides no coefficient). With ``target``, ``B`` is the
+    least with ``(D/low)^B ≤ β`` (``≤ target`` when ``β = 0``); without, ``B = 1``.
+
+    >>> plan = trial_plan(Bounds(4, 20, True, 0, 0, 6, 1), 30, target=Fraction(1, 2**100))
+    >>> plan.bad, plan.batch, plan.per_trial == Fraction(4, 2**30) ** 4   # H ≤ 30: no bad prime
+    (Fraction(0, 1), 4, True)
+    """
+    low = fixed or 1 << bits
+    point, bad = Fraction(bounds.degree, low), Fraction(0)
+    if fixed is None and bounds.height_bits > bits:
+        avail = primes_in_range_lower(bits) - _ceil_div(bounds.denominator.bit_length(), bits)
+        bad = Fraction(_ceil_div(bounds.height_bits, bits), avail) if avail > 0 else Fraction(1)
+    batch = 1 if target is None else trials_needed(point, bad or target) or 1
+    return TrialPlan(bits, fixed, bad, point, batch, min(Fraction(1), bad + point**batch))
+
+
+def plan_primes(bounds: Bounds) -> TrialPlan | None:
+    """The python engine's plan: the smallest prime size whose bound is useful (module docstring);
+    None when even :data:`~symverify.kernel.primes.MAX_PRIME_BITS`-bit primes are not enough."""
+    fixed = bounds.height_below_m61 and bounds.denominator % M61 != 0
+    plan = trial_plan(bounds, 61, fixed=M61 if fixed else None)
+    if plan.per_trial <= USEFUL_PER_TRIAL:
+        return plan
+    for bits in range(max(bounds.degree.bit_length(), bounds.height_bits.bit_length()) + 64, MAX_PRIME_BITS + 1, 32):
+        plan = trial_plan(bounds, bits)
+        if plan.per_trial <= LARGE_PRIME_PER_TRIAL:
+            return plan
+    return None
+
+
+def engine_plan(engine: str, bounds: Bounds, symbolic: bool, target: Fraction) -> TrialPlan | None:
+    """The plan of ``engine`` (``"python"`` or ``"torch"``) for a pair with these bounds."""
+    if engine == "python":
+        return plan_primes(bounds)
+    return trial_plan(bounds, 30, target=None if symbolic else target)
+
+
+POINTS_FROM = CONSTRUCTION
+
+
+def transcript(lhs: Side, rhs: Side, seed: int) -> Transcript:
+    """The Fiat–Shamir transcript of a randomized run: the method, the seed and the injective
+    fingerprints of both sides (:mod:`symverify.kernel.provers.challenge`). Every prime and point is read
+    from a stream of it labelled with the draw's purpose, engine, trial and prime, so a change of
+    either side gives independent points, and finding two different sides that agree at their
+    points is as hard as the stated bound says (docs/trusted-base.md, "The trial points")."""
+    return Transcript("randomized", seed, fingerprint(lhs.obj), fingerprint(rhs.obj))
+
+
+def trials_needed(eps: Fraction, target: Fraction) -> int | None:
+    """Least ``k ≥ 1`` with ``eps^k ≤ target`` (None when ``eps ≥ 1``); exact at any size.
+
+    >>> trials_needed(Fraction(4, 2**61 - 1), Fraction(1, 2**100))  # degree 4: two points suffice
+    2
+    >>> trials_needed(Fraction(1, 2**40), Fraction(1, 2**2000))
+    50
+    """
+    if eps <= 0:
+        return 1
+    if eps >= 1:
+        return None
+    k = max(1, math.floor(_log2(target) / _log2(eps)) - 1)
+    while k > 1 and eps ** (k - 1) <= target:
+        k -= 1
+    while eps**k > target:
+        k += 1
+    return k
+
+
+def _log2(q: Fraction) -> float:
+    """``log2 q`` as a float, for rationals of any size (no float overflow or underflow)."""
+    return -math.inf if q == 0 else math.log2(q.numerator) - math.log2(q.denominator)
+
+
+def _ceil_log2(a: int, b: int) -> int:
+    """The least integer ``t`` with ``a ≤ b·2^t`` (``a, b > 0``), exactly."""
+    t = a.bit_length() - b.bit_length()
+
+    def fits(t: int) -> bool:
+        return a <= (b << t) if t >= 0 else (a << -t) <= b
+
+    while not fits(t):
+        t += 1
+    while fits(t - 1):
+        t -= 1
+    return t
+
+
+def pow2_text(q: Fraction) -> str:
+    """``q < 1`` as ``2^x`` with ``x`` the least multiple of 0.1 such that ``q ≤ 2^x`` (exact, so the
+    text never understates the bound); ``"1"`` when ``q ≥ 1`` (no bound), ``"0"`` for 0.
+
+    >>> pow2_text(Fraction(1, 2**100)), pow2_text(Fraction(3, 2**62)), pow2_text(Fraction(1)), pow2_text(Fraction(0))
+    ('2^-100.0', '2^-60.4', '1', '0')
+    """
+    if q <= 0:
+        return "0"
+    if q >= 1:
+        return "1"
+    t = _ceil_log2(q.numerator**10, q.denominator**10)
+    return f"2^{t / 10:.1f}"
+
+
+def _torch_blocker(lhs: Side, rhs: Side, bounds: Bounds, plan: TrialPlan) -> str | None:
+    """Why the torch engine cannot run this pair (None: it can)."""
+    import importlib.util
+
+    kal = [s.label() for s in (lhs, rhs) if not torch_executable(s)]
+    if kal:
+        return f"the torch executor takes models and circuits, not {kal[0]}"
+    if importlib.util.find_spec("torch") is None:
+        return "torch is not installed"
+    if plan.point > TORCH_USEFUL:
+        return f"the degree bound D = {show_int(bounds.degree)} exceeds 2^20, so D/p > 2^-10 for a 31-bit prime"
+    if plan.per_trial > TORCH_USEFUL:
+        return (f"the per-trial bound {pow2_text(plan.per_trial)} exceeds 2^-10 (coefficient height < 2^{bounds.height_bits}: "
+                "too many 31-bit primes could divide the difference)")
+    return None
+
+
+def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fraction) -> tuple[str, str, TrialPlan | None]:
+    """``(engine, why, plan)``: ``"torch"`` or ``"python"`` for :func:`run_randomized`, with its
+    :func:`engine_plan` (None: no prime size gives the python engine a useful bound).
+
+    ``engine="python"`` forces the python engine; ``"torch"`` forces torch and raises
+    ``UsageError`` (``BackendUnavailableError`` when torch is missing) where it cannot run;
+    ``"auto"`` picks torch when it can run, one evaluation of both sides costs at least
+    :data:`TORCH_MIN_COST` operations (below that the one-time torch import outweighs the gain),
+    and its estimated time (``k`` trials of both sides, :mod:`symverify.provers.engine_cost`) is
+    below the python engine's; else python.
+    """
+    if engine not in ENGINES:
+        raise UsageError(f"randomized engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
+    if engine == "python":
+        return "python", "requested (backend='python')", plan_primes(bounds)
+    plan = engine_plan("torch", bounds, bool(lhs.params() | rhs.params()), target)
+    assert plan is not None
+    blocker = _torch_blocker(lhs, rhs, bounds, plan)
+    if engine == "torch":
+        if blocker == "torch is not installed":
+            from symverify.kernel.engines._torch import require_torch
+
+            require_torch()  # raises BackendUnavailableError with the install hint
+        if blocker is not None:
+            raise UsageError(f"backend='torch' for method 'randomized': {blocker}; use backend='python' or leave it unset")
+        return "torch", "requested (backend='torch')", plan
+    primes = plan_primes(bounds)
+    if blocker is not None:
+        return "python", blocker, primes
+    cost = lhs.cost() + rhs.cost()
+    if cost < TORCH_MIN_COST:
+        return "python", f"one evaluation costs about {cost} operations, below {TORCH_MIN_COST}: torch does not pay off", primes
+    from symverify.provers.engine_cost import estimate
+
+    k_python = None if primes is None else trials_needed(primes.per_trial, target)
+    est = estimate(lhs, rhs, k_python, trials_needed(plan.per_trial, target), plan.batch)
+    if est.cheaper() == "python":
+        return "python", f"cheaper by the cost model ({est.text()})", primes
+    return "torch", f"torch is installed, the degree bound D = {show_int(bounds.degree)} gives D/p ≤ 2^-10, and it is cheaper by the cost model ({est.text()})", plan
+
+
+def _bound_fields(bound: Fraction) -> dict[str, Any]:
+    return {"bound": pow2_text(bound), "bound_log2": math.ceil(_log2(bound) * 100 + 1e-6) / 100 if 0 < bound < 1 else None}
+
+
+def _trial_count(eps: Fraction, opts: Options) -> int | None:
+    """The trials to run: enough for ``opts.error_bound``; a caller's ``trials`` only adds more."""
+    needed = trials_needed(eps, opts.error_bound)
+    if needed is None:
+        return None
+    return max(needed, opts.trials or 0)
+
+
+def _proved(method: str, ev: dict[str, Any], eps: Fraction, k: int, opts: Options, seconds: float) -> MethodResult:
+    """``proved`` with bound ``eps^k``, checked here against the requested ``error_bound``."""
+    bound = eps**k
+    ev.update(k=k, **_bound_fields(bound))
+    if bound > opts.error_bound:  # unreachable by construction of k; the rule is enforced where it is stated
+        return outcome.unknown(method, ev, notes=(
+            f"{k} trials give the bound {pow2_text(bound)}, above the requested error_bound {pow2_text(opts.error_bound)}",),
+            timings={"trials": seconds})
+    return outcome.proved(method, ev, timings={"trials": seconds}, failure_bound=bound, error_bound=opts.error_bound)
+
+
+def _refute(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, method: str, u: list[list[int]], ps: dict[str, int],
+            where: str) -> Any:
+    """A counterexample for a trial point that differs mod ``p``: a small one if the search finds it,
+    else the lifted trial point itself (it differs exactly); ProverError if neither separates."""
+    cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree, sizes=(bounds.peak_height_bits, bounds.peak_degree))
+    if cex is None and not affordable(u, ps, max(bounds.degree, bounds.peak_degree), bounds.peak_height_bits):
+        return None  # the caller reports unknown: no counterexample small enough to re-check exactly
+    if cex is None:  # the residues differ, so the lifted integer point differs exactly
+        cex = confirm(lhs, rhs, u, ps, found_by=f"{method} (lifted trial point)")
+    if cex is None:
+        raise ProverError(f"{method}: the sides differ {where}, but agree under exact evaluation at that point; "
+                          "the modular evaluator is wrong")
+    return cex
+
+
+def _refuted_or_unknown(method: str, ev: dict[str, Any], cex: Any, seconds: float) -> MethodResult:
+    """Refuted with the re-checkable counterexample; unknown, with the mismatch kept as evidence, when
+    none is small enough to re-check."""
+    if cex is None:
+        ev["sides_differ_mod_p"] = True
+        note = ("the sides differ: their outputs differ modulo a trial prime (see the evidence), which equal "
+                "polynomials cannot; but every counterexample found is too large to re-check by exact "
+                "evaluation (degree × bits of the point plus coefficient bits over the budget), and 'refuted' needs a re-checked one")
+        return outcome.unknown(method, ev, notes=(note,), timings={"trials": seconds})
+    return outcome.refuted(method, ev, cex, timings={"trials": seconds})
+
+
+def run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None, *, method: str = "randomized",
+                   tag: str = "sz", max_trials: int | None = None) -> MethodResult:
+    """Schwartz–Zippel with a stated bound; a mismatch yields a re-checked counterexample.
+
+    The engine (``opts.modular``: ``auto``, ``torch`` or ``python``) is chosen by
+    :func:`choose_engine`; the evidence names it (``backend``) and says why (``backend_choice``).
+    ``max_trials`` caps the trials (a pre-check): a run cut short of the trials the bound needs
+    is ``unknown`` unless it finds a difference, never ``proved``. The timings split ``trials``
+    (everything) from ``fingerprint`` (hashing both sides for the points, part of ``trials``).
+    """
+    spent: dict[str, float] = {}
+    res = _run_randomized(lhs, rhs, opts, bounds, method, tag, max_trials, spent)
+    return replace(res, timings={**res.timings, **spent}) if spent else res
+
+
+def _transcript(lhs: Side, rhs: Side, seed: int, spent: dict[str, float]) -> Transcript:
+    t = time.perf_counter()
+    tr = transcript(lhs, rhs, seed)
+    spent["fingerprint"] = time.perf_counter() - t
+    return tr
+
+
+def _engine(name: str) -> Engine:
+    if name == "python":
+        return PythonEngine()
+    from symverify.kernel.engines._torch import require_torch
+
+    torch = require_torch()
+    return TorchEngine(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+
+
+def _plan_fields(engine: Engine, plan: TrialPlan) -> dict[str, Any]:
+    """What the report says about the primes, the points and the bound of one trial."""
+    ev: dict[str, Any] = {
+        "p": "2^61-1" if plan.fixed else f"uniform random primes in [2^{plan.bits}, 2^{plan.bits + 1})",
+        "per_trial_bound": pow2_text(plan.per_trial),
+        "bound_formula": plan.formula(),
+    }
+    if engine.batched:
+        ev.update(points_per_trial=plan.batch, bad_prime_bound=pow2_text(plan.bad))
+    else:
+        ev["prime_bits"] = 61 if plan.fixed else plan.bits + 1
+    return {**ev, **engine.evidence()}
+
+
+def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, method: str, tag: str,
+                    max_trials: int | None, spent: dict[str, float]) -> MethodResult:
+    """The one trial loop: ``ε`` and ``k`` once from the engine's plan, then up to ``k`` trials."""
+    start = time.perf_counter()
+    bounds = bounds or structure_bounds(lhs, rhs)
+    name, why, plan = choose_engine(lhs, rhs, bounds, opts.modular, opts.error_bound)
+    remaining = opts.remaining()
+    if name == "torch" and opts.modular == "auto" and "torch" not in sys.modules and remaining is not None and remaining < 5:
+        name, why, plan = "python", "importing torch (seconds, not interruptible) would not fit in the time left", plan_primes(bounds)
+    engine = _engine(name)
+    ev: dict[str, Any] = {"backend": engine.backend, "backend_choice": why, "degree_bound": bounds.degree,
+                          "height_bits": bounds.height_bits}
+    if plan is None:
+        return outcome.unknown(method, ev, notes=(
+            f"no prime of at most {MAX_PRIME_BITS} bits gives a useful bound for the degree bound D = "
+            f"{bounds.degree if bounds.degree.bit_length() <= 64 else f'2^{bounds.degree.bit_length() - 1}+'} "
+            f"and coefficient height < 2^{bounds.height_bits}",))
+    assert engine.prime_limit is None or 2 * plan.low <= engine.prime_limit, "the plan's primes are beyond the engine"
+    ev.update(_plan_fields(engine, plan))
+    eps = plan.per_trial
+    k = _trial_count(eps, opts)
+    assert k is not None  # every plan in use has ε ≤ 2^-10 (plan_primes, _torch_blocker)
+    run = k if max_trials is None else min(k, max_trials)
+    tr = _transcript(lhs, rhs, opts.seed, spent)
+    ev["points_from"] = POINTS_FROM
+    names = sorted(lhs.params() | rhs.params())
+    primes: list[int] = []
+
+    def drawn(t: int) -> dict[str, Any]:
+        """The first ``t`` trials' primes (unless fixed) and, for a batched engine, their points."""
+        return {**({"points": t * plan.batch} if engine.batched else {}),
+                **({} if plan.fixed else {"primes": [str(q) for q in primes[:t]]})}
+
+    def stop(t: int, note: str) -> MethodResult:
+        ev.update(k=t, **drawn(t), **_bound_fields(eps**t))
+        return outcome.unknown(method, ev, notes=(note,), timings={"trials": time.perf_counter() - start})
+
+    for t in range(run):
+        if opts.expired():
+            return stop(t, f"timeout after {t} of {k} trials")
+        try:
+            p = plan.fixed or random_prime(tr.stream(tag, engine.name, t, "prime"), bounds.denominator, plan.low, opts)
+            points, ps = engine.points(tr.stream(tag, engine.name, t, "point", p), p, lhs, names, plan.batch)
+            hit = engine.first_mismatch(lhs, rhs, points, p, ps, opts.checker())
+        except DeadlineExceededError:
+            return stop(t, f"timeout during trial {t + 1} of {k}")
+        primes.append(p)
+        if hit is not None:
+            i, cell = hit
+            where = {"points": t * plan.batch + i + 1, "mismatch_point": i} if engine.batched else {"mismatch_entry": cell}
+            ev.update(k=t + 1, mismatch_trial=t, mismatch_prime=str(p), primes=[str(q) for q in primes], **where)
+            u = [[int(x) for x in row] for row in points[i]]
+            cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}, point {i} ({engine.backend})")
+            return _refuted_or_unknown(method, ev, cex, time.perf_counter() - start)
+    if run < k:
+        return stop(run, f"stopped after {run} of the {k} trials the bound needs")
+    ev.update(drawn(run))
+    return _proved(method, ev, eps, k, opts, time.perf_counter() - start)

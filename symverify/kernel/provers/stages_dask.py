@@ -1,0 +1,259 @@
+"""The compositional stage checks as Dask tasks: ``verify(..., scheduler=ADDRESS|"local")``.
+
+Once the certificate fixes the boundaries, stage ``k`` (boundary ``k → k+1``, Lemma H.11) is a
+claim about the layers ``[b_k.layer, b_{k+1}.layer)`` alone: it reads the circuit, the model and
+its two boundaries, nothing another stage computes. So the stages are checked independently, on
+any worker, and the proof is the conjunction of their results, exactly as in the one-process
+loop of :func:`~symverify.kernel.provers.compositional.check_certificate`:
+
+1. the certificate's structure is validated here (:func:`~symverify.kernel.provers.compositional.validate_certificate`);
+2. the circuit is sent to every worker once (``scatter(broadcast=True)``); the model is not: each
+   task carries only the layers its stages read (a :class:`LayerWindow`, at their own indices) and
+   its boundaries, so a worker never holds the whole model (a model too large for one process's
+   memory is checked by workers that each hold a part of it);
+3. the stages are cut into contiguous runs of about equal layer count, ``4×`` as many runs as the
+   cluster has threads (or ``stages_per_task`` stages each), and each run is one task
+   (:func:`check_stages`): it checks its stages in order with
+   :meth:`~symverify.kernel.provers.compositional.StageRun.stage` (the same planning, memory guard,
+   isolation and deadline as locally) and stops at its first stage that does not prove;
+4. the runs' outcomes are read in stage order and combined by
+   :func:`~symverify.kernel.provers.compositional.combine`, the function the local loop uses, up to the first
+   stage that did not prove; the runs after it are cancelled.
+
+So the result (verdict, stages checked, first failing stage and cell, notes) is the local run's;
+only the seconds differ. **Failures.** A task is retried once when it raises, and the scheduler
+moves a task whose worker died to another one (its ``allowed-failures``; Dask's default is 3, and
+the local cluster's too): a killed worker is survived. A run lost after that counts as a stage
+that ``stopped`` (``"crashed"``, with the reason): the verdict is ``unknown``, never ``proved``.
+**Deadline.** The deadline is sent as wall-clock time and turned back into the worker's own
+monotonic clock (so clocks that disagree shift it by their difference); the wait here stops at
+the deadline too.
+
+Only this module imports ``distributed`` (``pip install 'symverify[dask]'``), and only when a
+scheduler is given.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any, cast
+
+from symverify.deadline import Deadline
+from symverify.errors import UsageError
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.provers.compositional import (
+    CompositionalResult,
+    StageOutcome,
+    StageRun,
+    combine,
+    validate_certificate,
+)
+from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS
+from symverify.kernel.semantics.poly import PolyBackend
+from symverify.provers.dask_address import check_address, is_client, open_client
+
+__all__ = ["check_address", "check_certificate_dask", "check_stages", "stage_runs", "pack", "unpack", "LayerWindow",
+           "TASKS_PER_THREAD"]
+
+TASKS_PER_THREAD = 4
+"""Runs of stages per worker thread when ``stages_per_task`` is not given: enough to balance
+stages of uneven cost, few enough that the ~1 ms of scheduling per task stays small."""
+
+@contextmanager
+def _client(scheduler: Any, workers: int | None, timeout: float) -> Iterator[Any]:
+    """A client for ``scheduler``: the given ``distributed.Client`` (left open), or a new one for an
+    address or scheduler file, or a LocalCluster of ``workers`` one-thread processes (default: the
+    cores) for ``"local"``; new ones are closed on exit. Waits ``timeout`` s for a worker."""
+    if is_client(scheduler):
+        yield scheduler
+        return
+    with open_client(scheduler, workers, timeout, wait_for=1) as client:
+        yield client
+
+
+def stage_runs(bs: Sequence[Boundary], tasks: int, stages_per_task: int | None = None) -> list[tuple[int, int]]:
+    """Contiguous stage ranges ``[a, b)`` covering every stage of the boundaries ``bs``: with
+    ``stages_per_task``, that many stages each; else about ``tasks`` runs of about equal layer
+    count (a stage's check costs about its layers × the state size), never an empty run.
+
+    >>> from symverify.kernel.ir.certificate import Boundary
+    >>> stage_runs([Boundary(layer=k, cells=()) for k in (0, 1, 2, 10, 11)], 2)
+    [(0, 3), (3, 4)]
+    """
+    total = len(bs) - 1
+    if total <= 0:
+        return []
+    if stages_per_task is not None:
+        return [(a, min(a + stages_per_task, total)) for a in range(0, total, stages_per_task)]
+    layers = bs[-1].layer - bs[0].layer
+    share = max(layers / max(tasks, 1), 1e-9)
+    runs: list[tuple[int, int]] = []
+    a = 0
+    for k in range(total):
+        if k + 1 == total or bs[k + 1].layer - bs[a].layer >= share * 0.999:
+            runs.append((a, k + 1))
+            a = k + 1
+    return runs
+
+
+@dataclass(frozen=True)
+class LayerWindow:
+    """The layers ``[lo, lo + len(window))`` of a model, read at their own indices: what a stage
+    check reads of the model (``model.layers[b0.layer:b1.layer]``, ``inner_n``, ``inner_d``), so
+    one task's stages are checked, with the same layer numbers in every outcome and note, without
+    the rest of the model. A slice reaching outside the window raises ``IndexError`` (never a
+    silently shorter list)."""
+
+    inner_n: int
+    inner_d: int
+    lo: int
+    window: tuple[Layer, ...]
+
+    @property
+    def layers(self) -> _Window:
+        return _Window(self.lo, self.window)
+
+    @staticmethod
+    def of(model: Model, lo: int, hi: int) -> LayerWindow:
+        """The layers ``[lo, hi)`` of ``model``."""
+        return LayerWindow(model.inner_n, model.inner_d, lo, tuple(model.layers[lo:hi]))
+
+
+@dataclass(frozen=True)
+class _Window:
+    lo: int
+    window: tuple[Layer, ...]
+
+    def __getitem__(self, s: slice) -> tuple[Layer, ...]:
+        if not isinstance(s, slice) or s.step not in (None, 1) or s.start is None or s.stop is None:
+            raise IndexError(f"a layer window is read by [lo:hi] slices only, found {s!r}")
+        a, b = s.start - self.lo, s.stop - self.lo
+        if not 0 <= a <= b <= len(self.window):
+            raise IndexError(f"layers [{s.start}, {s.stop}) are outside this window "
+                             f"[{self.lo}, {self.lo + len(self.window)})")
+        return self.window[a:b]
+
+
+_Packed = tuple[tuple[int, str, tuple[tuple[int, int, Any, Any], ...]], ...]
+
+
+def pack(bs: Sequence[Boundary]) -> bytes:
+    """Boundaries as the pickle of plain tuples ``(layer, label, ((row, col, terms, const), …))``:
+    made in a fraction of the time the frozen slotted dataclasses take (their pickling looks
+    their fields up per object), and opaque bytes that Dask does not walk looking for futures."""
+    plain: _Packed = tuple((b.layer, b.label, tuple((c.row, c.col, c.terms, c.const) for c in b.cells)) for b in bs)
+    return pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpack(packed: bytes) -> tuple[Boundary, ...]:
+    """The boundaries :func:`pack` took apart. Their cells were validated (and their terms
+    normalised) when the certificate was made and again by ``validate_certificate`` before any
+    task, so they are rebuilt field by field without running the validation a third time."""
+    new, put = object.__new__, object.__setattr__
+    out = []
+    plain: _Packed = pickle.loads(packed)  # bytes made by pack() in the process that submitted the task
+    for layer, label, cells in plain:
+        rebuilt = []
+        for row, col, terms, const in cells:
+            c = new(Cell)
+            put(c, "row", row)
+            put(c, "col", col)
+            put(c, "terms", terms)
+            put(c, "const", const)
+            rebuilt.append(c)
+        out.append(Boundary(layer, tuple(rebuilt), label))
+    return tuple(out)
+
+
+def check_stages(circuit: Circuit, model: Model | LayerWindow, first: int, packed: bytes, last_stage: int,
+                 run: StageRun, wall_deadline: float | None) -> list[StageOutcome]:
+    """One task: the stages ``first, first + 1, …`` whose boundaries are ``packed`` (:func:`pack`;
+    one more than the stages), in order, up to the first that does not prove; ``last_stage`` is
+    the certificate's final stage (its read-out rule). ``model`` is the model or the
+    :class:`LayerWindow` of the layers these stages read. ``wall_deadline`` (``time.time()``)
+    becomes this process's monotonic deadline."""
+    bounds = unpack(packed)
+    if isinstance(model, LayerWindow):  # the stage check reads only layers, inner_n and inner_d
+        model = cast(Model, model)
+    deadline = None if wall_deadline is None else time.monotonic() + (wall_deadline - time.time())
+    run = replace(run, deadline=deadline)
+    check = Deadline.at(deadline)
+    shapes: dict[Any, Any] = {}
+    out = []
+    for j in range(len(bounds) - 1):
+        k = first + j
+        o = run.stage(circuit, model, k, bounds[j], bounds[j + 1], k == last_stage, check, shapes)
+        out.append(o)
+        if not o.ok:
+            break
+    return out
+
+
+def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *, scheduler: Any = "local",
+                           workers: int | None = None, backend: PolyBackend = "flint", deadline: float | None = None,
+                           max_monomials: int = DEFAULT_MAX_MONOMIALS, memory_limit: int | None = None,
+                           isolate: bool | None = None, stages_per_task: int | None = None,
+                           connect_timeout: float = 10.0) -> CompositionalResult:
+    """:func:`~symverify.kernel.provers.compositional.check_certificate` with the stages run as Dask
+    tasks on ``scheduler`` (see the module docstring): the same result, the seconds apart.
+
+    Raises:
+        IRError: the certificate is structurally malformed (checked here, before any task).
+        UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task``; no connection or no
+            worker within ``connect_timeout`` seconds; ``distributed`` not installed.
+    """
+    check_address(scheduler)
+    for what, value in (("workers", workers), ("stages_per_task", stages_per_task)):
+        if value is not None and (type(value) is not int or value < 1):
+            raise UsageError(f"{what}: expected a positive int, found {value!r}")
+    start = time.perf_counter()
+    check = Deadline.at(deadline)
+    validate_certificate(circuit, model, cert, check)
+    run = StageRun.of(circuit, model, backend=backend, deadline=None, max_monomials=max_monomials,
+                      memory_limit=memory_limit, isolate=isolate)
+    bs = cert.boundaries
+    total = len(bs) - 1
+    wall = None if deadline is None else time.time() + (deadline - time.monotonic())
+    with _client(scheduler, workers, connect_timeout) as client:
+        threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values()) or 1
+        runs = stage_runs(bs, TASKS_PER_THREAD * threads, stages_per_task)
+        (fc,) = client.scatter([circuit], broadcast=True, hash=False)
+        token = uuid.uuid4().hex[:12]
+        futures = [client.submit(check_stages, fc, LayerWindow.of(model, bs[a].layer, bs[b].layer), a,
+                                 pack(bs[a:b + 1]), total - 1, run, wall, pure=False, retries=1,
+                                 key=f"symverify-stages-{token}-{a}-{b}") for a, b in runs]
+        outcomes = _collect(futures, runs, deadline)
+        client.cancel(futures)
+    return combine(outcomes, total, time.perf_counter() - start)
+
+
+def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | None) -> list[StageOutcome]:
+    """The runs' outcomes in stage order, up to the first stage that did not prove: a run lost for
+    good, or still running at the deadline, stops there (``crashed`` / ``timeout``)."""
+    from distributed import TimeoutError as DaskTimeout
+
+    outcomes: list[StageOutcome] = []
+    for fut, (a, b) in zip(futures, runs):
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        try:
+            part = fut.result(timeout=left)
+        except (DaskTimeout, TimeoutError):
+            outcomes.append(StageOutcome(a, stopped="timeout", note="timeout"))
+            break
+        except Exception as e:  # a lost worker (after the scheduler's retries) or a task that raised twice
+            why = " ".join(str(e).split())[:300] or "no detail"
+            outcomes.append(StageOutcome(a, stopped="crashed", note=(
+                f"stages [{a}, {b}) ran as a Dask task that was lost ({type(e).__name__}: {why}); "
+                "the check did not finish")))
+            break
+        outcomes.extend(part)
+        if not part or not part[-1].ok:
+            break
+    return outcomes

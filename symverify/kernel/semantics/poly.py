@@ -1,0 +1,148 @@
+"""Canonical polynomials of circuits and models (docs/theory.md §5, method *exact*).
+
+A :class:`PolyRing` has one generator per input entry ``x0 … x{nd−1}`` (``x_{i·d+j} = u[i, j]``)
+and one per symbolic parameter. Two objects are compared in the same ring, so equality of their
+output polynomials is plain ``==`` on canonical sparse forms. python-flint (``fmpq_mpoly``) is the
+fast path; sympy's ``ring()`` over QQ is the fallback. Both are imported lazily.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, ClassVar, Literal
+
+from symverify.errors import BackendUnavailableError, IRError
+from symverify.kernel.ir.analysis import check_state
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import Scalar, Sym
+from symverify.kernel.semantics.evaluate import State, eval_circuit, eval_model
+
+__all__ = ["PolyRing", "polynomials", "flint_available"]
+
+PolyBackend = Literal["flint", "sympy"]
+
+
+def flint_available() -> bool:
+    try:
+        import flint  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass
+class PolyRing:
+    """A polynomial ring over Q in the input variables and the parameters ``params`` (sorted)."""
+
+    falsy_is_zero: ClassVar[bool] = True
+
+    num_inputs: int
+    params: tuple[str, ...] = ()
+    backend: PolyBackend = "flint"
+    _ctx: Any = field(default=None, repr=False)
+    _gens: list[Any] = field(default_factory=list, repr=False)
+    zero: Any = None
+
+    def __post_init__(self) -> None:
+        names = [f"x{i}" for i in range(self.num_inputs)] + [f"p_{p}" for p in self.params]
+        if not names:
+            names = ["_unused"]
+        if self.backend == "flint":
+            try:
+                import flint
+            except ImportError:
+                raise BackendUnavailableError(
+                    "the exact flint backend needs python-flint: pip install python-flint "
+                    "(or pass backend='sympy')"
+                ) from None
+            self._ctx = flint.fmpq_mpoly_ctx.get(tuple(names), "deglex")
+            self._gens = list(self._ctx.gens())
+            self.zero = self._ctx.from_dict({})
+            self._fmpq: Any = flint.fmpq
+        else:
+            from sympy import QQ
+            from sympy.polys.rings import ring
+
+            r, *gens = ring(",".join(names), QQ)
+            self._ctx, self._gens, self.zero = r, list(gens), r.zero
+            self._fmpq = lambda a, b: QQ(a, b)
+        self._param_index = {p: self.num_inputs + k for k, p in enumerate(self.params)}
+
+    def inputs(self) -> list[Any]:
+        return self._gens[: self.num_inputs]
+
+    def coerce(self, x: Scalar) -> Any:
+        if isinstance(x, Sym):
+            total = self.zero
+            for mono, c in x.terms:
+                term = self._const(c)
+                for name, e in mono:
+                    term = term * self._gens[self._param_index[name]] ** e
+                total = total + term
+            return total
+        return self._const(x)
+
+    def _const(self, x: int | Fraction) -> Any:
+        if isinstance(x, int):
+            return self.zero + x
+        return self.zero + self._fmpq(x.numerator, x.denominator)
+
+    def reduce(self, x: Any) -> Any:
+        return x
+
+    def grid_input(self, n: int, d: int) -> list[list[Any]]:
+        g = self.inputs()
+        return [g[i * d : (i + 1) * d] for i in range(n)]
+
+    def nterms(self, p: Any) -> int:
+        return len(p) if self.backend == "flint" else len(p.terms())
+
+    def degree(self, p: Any) -> int:
+        """Total degree; -1 for the zero polynomial."""
+        if p == 0:
+            return -1
+        if self.backend == "flint":
+            return int(p.total_degree())
+        return max(sum(m) for m in p.monoms())
+
+    def evaluate(self, p: Any, values: Sequence[Fraction | int]) -> Fraction:
+        """``p`` at a rational point (inputs then parameters)."""
+        if self.backend == "flint":
+            v = p(*[self._fmpq(Fraction(x).numerator, Fraction(x).denominator) for x in values])
+            return Fraction(int(v.p), int(v.q))
+        v = p(*values) if values else p
+        return Fraction(int(v.numerator), int(v.denominator)) if hasattr(v, "numerator") else Fraction(str(v))
+
+
+def _params_of(objs: Iterable[Circuit | Model]) -> tuple[str, ...]:
+    names: set[str] = set()
+    for o in objs:
+        names |= o.params()
+    return tuple(sorted(names))
+
+
+def polynomials(obj: Circuit | Model, ring: PolyRing | None = None, backend: PolyBackend = "flint") -> State:
+    """The ``n×d`` output polynomials of a circuit or model.
+
+    >>> from symverify.kernel.ir.circuit import Circuit, Gate
+    >>> c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
+    >>> [[str(p) for p in row] for row in polynomials(c)]
+    [['x0*x1', '0']]
+    """
+    if not isinstance(obj, (Circuit, Model)):
+        raise IRError(f"polynomials: expected a Circuit or Model, found {type(obj).__name__}")
+    check_state(obj, "polynomials")
+    if ring is None:
+        ring = PolyRing(obj.n * obj.d, _params_of([obj]), backend)
+    u = ring.grid_input(obj.n, obj.d)
+    if isinstance(obj, Circuit):
+        return eval_circuit(obj, u, ring)
+    return eval_model(obj, u, ring)
+
+
+def shared_ring(*objs: Circuit | Model, backend: PolyBackend = "flint") -> PolyRing:
+    """One ring for several objects of the same ``n×d`` shape."""
+    return PolyRing(objs[0].n * objs[0].d, _params_of(objs), backend)

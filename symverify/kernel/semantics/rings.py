@@ -1,0 +1,198 @@
+"""The ring protocol, and the number rings of the interpreter: exact rationals, integers mod p,
+degree bounds.
+
+Every ring the interpreter (:mod:`symverify.kernel.semantics.evaluate`) runs in follows :class:`Ring`:
+``zero``, ``coerce`` (IR scalar → ring element), ``reduce`` (applied to each freshly computed
+value) and its capabilities as typed class attributes. Other rings live with their users
+(polynomials in :mod:`symverify.kernel.semantics.poly`, supports in :mod:`symverify.gadgets.causal`, the
+provers' rings in :mod:`symverify.provers`); all of them implement this one protocol.
+
+:class:`ScalarRing` computes with the IR's own exact scalars (so symbolic weights need no values);
+:class:`AffineRing` with affine forms over such a coefficient ring (running a linear program on the
+unit forms ``x_j`` yields the columns of its matrix in one pass; running a circuit on forms over
+its nodes yields each value's affine form, or :class:`~symverify.kernel.ir.affine.NotAffineError`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, ClassVar, Protocol
+
+from symverify.errors import IRError
+from symverify.kernel.ir.affine import Affine
+from symverify.kernel.ir.scalar import Scalar, Sym
+
+__all__ = ["Ring", "ScalarRing", "AffineRing", "FractionRing", "ModRing", "Deg", "DegreeRing", "eval_sym"]
+
+
+class Ring(Protocol):
+    """What the interpreter needs from a number ring.
+
+    ``falsy_is_zero``: ``bool(x)`` is False exactly when ``x`` is the ring's zero (exact numbers,
+    residues, polynomials, linear forms), so the interpreter may skip work whose factor is zero.
+    Rings whose elements have no usable truth value (z3 terms, degree bounds) declare False.
+    """
+
+    falsy_is_zero: ClassVar[bool]
+
+    @property
+    def zero(self) -> Any: ...
+
+    def coerce(self, x: Scalar) -> Any: ...
+
+    def reduce(self, x: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class ScalarRing:
+    """Exact IR scalars; values are canonical, so ``==`` decides equality (also for ``Sym``)."""
+
+    falsy_is_zero: ClassVar[bool] = True
+    zero: Any = 0
+
+    def coerce(self, x: Scalar) -> Scalar:
+        return x
+
+    def reduce(self, x: Any) -> Any:
+        return _integral(x)
+
+
+@dataclass(frozen=True)
+class AffineRing:
+    """Affine forms (:class:`~symverify.kernel.ir.affine.Affine`) over ``coeffs`` (default: exact IR
+    scalars). Weights and constants are coefficients; a form is falsy exactly when it is zero."""
+
+    falsy_is_zero: ClassVar[bool] = True
+    coeffs: Ring = field(default_factory=ScalarRing)
+    zero: Any = field(default_factory=Affine)
+
+    def coerce(self, x: Scalar) -> Any:
+        return self.coeffs.coerce(x)
+
+    def reduce(self, x: Any) -> Any:
+        red = self.coeffs.reduce
+        if not isinstance(x, Affine):
+            return Affine.constant(red(x))
+        return Affine({j: red(v) for j, v in x.terms.items()}, red(x.const))
+
+
+def eval_sym(x: Sym, params: Mapping[str, Any], where: str = "weight") -> Any:
+    """Evaluate a parameter expression at ``params`` (values of any ring with ``+``/``*``)."""
+    total: Any = 0
+    for mono, c in x.terms:
+        term: Any = c
+        for name, e in mono:
+            if name not in params:
+                raise IRError(f"{where} uses the parameter {name!r}, but no value was given for it")
+            term = term * params[name] ** e
+        total = total + term
+    return total
+
+
+@dataclass(frozen=True)
+class FractionRing:
+    """Exact rationals; symbolic weights need values in ``params``."""
+
+    falsy_is_zero: ClassVar[bool] = True
+
+    params: Mapping[str, Any] = field(default_factory=dict)
+    zero: Any = 0
+
+    def coerce(self, x: Scalar) -> Any:
+        if isinstance(x, Sym):
+            v = eval_sym(x, self.params)
+            return Fraction(v) if not isinstance(v, int) else v
+        return x
+
+    def reduce(self, x: Any) -> Any:
+        return _integral(x)
+
+
+def _integral(x: Any) -> Any:
+    """A rational that is an integer as an ``int`` (the canonical form of exact values)."""
+    if isinstance(x, Fraction) and x.denominator == 1:
+        return int(x)
+    return x
+
+
+@dataclass(frozen=True)
+class ModRing:
+    """Integers mod a prime ``p`` (Python ints); rationals are mapped through their inverse mod p."""
+
+    falsy_is_zero: ClassVar[bool] = True
+
+    p: int
+    params: Mapping[str, int] = field(default_factory=dict)
+    zero: Any = 0
+
+    def coerce(self, x: Scalar) -> int:
+        if isinstance(x, Sym):
+            return self._sym_frac(x)
+        if isinstance(x, Fraction):
+            if x.denominator % self.p == 0:
+                from symverify.ir.bigint import show_rational
+
+                raise IRError(f"the denominator of {show_rational(x)} is divisible by the prime {self.p}; pick another prime")
+            return x.numerator * pow(x.denominator, -1, self.p) % self.p
+        return x % self.p
+
+    def _sym_frac(self, x: Sym) -> int:
+        total = 0
+        for mono, c in x.terms:
+            term = self.coerce(c)
+            for name, e in mono:
+                if name not in self.params:
+                    raise IRError(f"weight uses the parameter {name!r}, but no value was given for it")
+                term = term * pow(self.params[name], e, self.p) % self.p
+            total += term
+        return total % self.p
+
+    def reduce(self, x: int) -> int:
+        return x % self.p
+
+
+class Deg:
+    """An upper bound on the total degree of a value; ``-inf`` means structurally zero.
+
+    ``+`` is ``max`` and ``*`` is ``+``, so running the interpreter on :class:`Deg` values
+    propagates a certified per-cell degree bound (a zero branch does not raise the degree).
+    """
+
+    __slots__ = ("d",)
+
+    def __init__(self, d: float) -> None:
+        self.d = d
+
+    def __add__(self, other: Deg) -> Deg:
+        return Deg(max(self.d, other.d))
+
+    def __mul__(self, other: Deg) -> Deg:
+        if self.d == -math.inf or other.d == -math.inf:
+            return Deg(-math.inf)
+        return Deg(self.d + other.d)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Deg) and self.d == other.d
+
+    def __hash__(self) -> int:
+        return hash(self.d)
+
+    def __repr__(self) -> str:
+        return f"Deg({self.d})"
+
+
+class DegreeRing:
+    """Degrees in the input variables (symbolic weights count as constants)."""
+
+    falsy_is_zero: ClassVar[bool] = False
+
+    zero = Deg(-math.inf)
+
+    def coerce(self, x: Scalar) -> Deg:
+        return Deg(-math.inf) if (not isinstance(x, Sym) and x == 0) else Deg(0)
+
+    def reduce(self, x: Deg) -> Deg:
+        return x
