@@ -100,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--plan", choices=("auto", "exact", "greedy"), default="auto",
                    help="kaleidoscope: choose the state layouts for the fewest layers in all among those offered "
                         "(exact), stage by stage by estimates (greedy, faster on wide or deep circuits) or exact while "
-                        "N_k·(depth+1) ≤ 640, e.g. w ≤ 16 up to depth 9 (auto, the default)")
+                        "N_k·(depth+1) ≤ 768, e.g. w ≤ 16 up to depth 11 (auto, the default)")
     p = sub.add_parser("prove", help="run proof scripts (the built-in ones, and --dir DIR's)")
     p.add_argument("names", nargs="*", metavar="NAME",
                    help="script names, or 'all' (default: every built-in script, or every script of --dir)")

@@ -425,7 +425,8 @@ def test_auto_plan_decides_by_the_exact_limit():
     from symverify.compiler.h21.stages import _normalise
     from symverify.kernel.ir.analysis import cut_width
 
-    for w, depth, want in ((64, 2, False), (16, 10, False), (8, 8, True), (32, 4, True)):
+    for w, depth, want in ((64, 3, False), (16, 12, False), (32, 6, False), (128, 1, False), (8, 8, True), (16, 11, True),
+                           (32, 5, True), (64, 2, True)):
         c = lib.wired_circuit(w, depth, "random", seed=0)
         stages = _normalise(layered_form(c), c)
         assert _is_exact("auto", stages, stated_size(cut_width(c))) is want, (w, depth)
@@ -434,12 +435,12 @@ def test_auto_plan_decides_by_the_exact_limit():
 
 @pytest.mark.slow
 def test_auto_plan_is_greedy_above_the_exact_limits():
-    """When ``N_k·(Δ+1)`` exceeds ``EXACT_PLAN_WORK`` (w = 64 at Δ = 2; w = 16 at Δ = 10) the
+    """When ``N_k·(Δ+1)`` exceeds ``EXACT_PLAN_WORK`` (w = 64 at Δ = 3; w = 16 at Δ = 12) the
     default plan is the greedy one (compile time stays linear in the number of options); within
-    it (w = 32 at Δ = 4; w = 8 at Δ = 8) the exact one."""
-    wide, deep = lib.wired_circuit(64, 2, "hub", seed=0), lib.wired_circuit(16, 10, "random", seed=0)
-    small, mid = lib.wired_circuit(8, 8, "random", seed=0), lib.wired_circuit(32, 4, "random", seed=1)
-    assert 256 * 3 > EXACT_PLAN_WORK and 64 * 11 > EXACT_PLAN_WORK and 128 * 5 <= EXACT_PLAN_WORK and 32 * 9 <= EXACT_PLAN_WORK
+    it (w = 64 at Δ = 2; w = 8 at Δ = 8) the exact one."""
+    wide, deep = lib.wired_circuit(64, 3, "hub", seed=0), lib.wired_circuit(16, 12, "random", seed=0)
+    small, mid = lib.wired_circuit(8, 8, "random", seed=0), lib.wired_circuit(64, 2, "hub", seed=0)
+    assert 256 * 4 > EXACT_PLAN_WORK and 64 * 13 > EXACT_PLAN_WORK and 256 * 3 <= EXACT_PLAN_WORK and 32 * 9 <= EXACT_PLAN_WORK
     assert compile(wide).model == compile(wide, plan="greedy").model
     assert compile(deep).model == compile(deep, plan="greedy").model
     for c in (small, mid):

@@ -141,11 +141,11 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         max_cells: refuse (CompileError) when the inner state ``N'·d'`` would exceed this.
         name: the model's name (default: the circuit's name + ``_kaleidoscope``).
         plan: how the positions of the states are chosen: ``"exact"`` (the fewest layers in all
-            over the layouts offered, every route built to count them; it may take a larger
+            over the layouts offered, every route's layers counted from its shape; it may take a larger
             ``N_k``, within the stated size, to save layers), ``"greedy"`` (stage by stage by
             estimated factor counts: much faster on wide or deep circuits) or ``"auto"`` (exact
-            when ``N_k·(Δ + 1) ≤`` :data:`~.h21.planner.EXACT_PLAN_WORK`: ``w ≤ 16`` up
-            to ``Δ = 9``, ``w ≤ 32`` up to ``Δ = 4``, ``w ≤ 64`` at ``Δ = 1``; and
+            when ``N_k·(Δ + 1) ≤`` :data:`~.h21.planner.EXACT_PLAN_WORK` (768): ``w ≤ 16`` up
+            to ``Δ = 11``, ``w ≤ 32`` up to ``Δ = 5``, ``w ≤ 64`` up to ``Δ = 2``; and
             greedy when the exact layout would exceed ``max_cells`` but the greedy one does not).
             Every plan meets the same stated bounds.
 

@@ -55,9 +55,10 @@ butterfly factor);
 (:func:`~.planner._cheapest`: this stage and the next), takes the read-out layout whenever it fits, and
 builds each route once. The exact plan tries every choice the greedy one can make, so it is never
 more layers (it may take a larger ``N_k``, within the stated size, to save layers); ``"auto"``
-(the default) is exact when ``N_k·(Δ + 1) ≤`` :data:`~.planner.EXACT_PLAN_WORK` (``w ≤ 16`` up to ``Δ = 9``,
-``w ≤ 32`` up to ``Δ = 4``, ``w ≤ 64`` at ``Δ = 1``: where the fixed costs weigh most and routes
-are cheap to build) and greedy otherwise.
+(the default) is exact when ``N_k·(Δ + 1) ≤`` :data:`~.planner.EXACT_PLAN_WORK` = 768 (``w ≤ 16`` up to
+``Δ = 11``, ``w ≤ 32`` up to ``Δ = 5``, ``w ≤ 64`` up to ``Δ = 2``: the
+exact plan counts each route's layers from its shape without building it, so this is where its
+time stays within a few seconds) and greedy otherwise.
 
 **Linear stage** (Corollary H.20 = Theorem H.19 stage by stage, then Lemma H.18): its rows
 become a sparse matrix on positions, which becomes butterfly factors: the identity (0 layers),

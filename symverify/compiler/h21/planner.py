@@ -3,7 +3,8 @@
 :func:`prepare` is pure: from a circuit it returns a frozen :class:`Prepared` whose linear stages
 carry their chosen routes (:mod:`.routes`, memoised), so emission (:mod:`.emit`) never routes.
 ``plan="exact"`` (:func:`_plan_exact`) is a shortest path over the chain of linear stages whose
-edge weights are the routes' layers; ``"greedy"`` (:func:`_plan_greedy`) goes stage by stage by
+edge weights are the routes' layers (counted without building the routes; only the chosen ones
+are built, by :func:`prepare`); ``"greedy"`` (:func:`_plan_greedy`) goes stage by stage by
 estimated factor counts; ``"auto"`` is exact when ``N_k·(Δ + 1) ≤`` :data:`EXACT_PLAN_WORK`.
 Every plan takes only layouts whose stage fits the stated size (:func:`~.size.stated_size`).
 """
@@ -45,12 +46,17 @@ from symverify.kernel.ir.scalar import Scalar
 __all__ = ["EXACT_PLAN_WORK", "PLANS", "Prepared", "plan_stages", "planned_size", "prepare"]
 
 
-EXACT_PLAN_WORK = 640
+EXACT_PLAN_WORK = 768
 """``plan="auto"`` plans exactly (:func:`_plan_exact`) when the stated size ``N_k = 4·2^⌈log2 w⌉``
-times the number of linear stages (``Δ + 1``) is at most this: ``w ≤ 16`` up to ``Δ = 9``,
-``w ≤ 32`` up to ``Δ = 4``, ``w ≤ 64`` at ``Δ = 1``; otherwise greedily by estimates
-(:func:`_plan_greedy`). The exact plan builds every route of every pair of layouts, so its time
-grows with both (about 2 s at the limit)."""
+times the number of linear stages (``Δ + 1``) is at most this: ``w ≤ 16`` up to ``Δ = 11``,
+``w ≤ 32`` up to ``Δ = 5``, ``w ≤ 64`` up to ``Δ = 2``; otherwise
+greedily by estimates (:func:`_plan_greedy`). The exact plan weighs every route of every pair of
+layouts (counted from their shapes, :func:`~.routes._stage_shape`, not built) and places the
+direct-route layouts of every state (:class:`~symverify.kaleidoscope.selection.BroadcastPlacer`),
+so its time grows with both (about 1.5 s at the limit). The limit keeps ``auto`` no slower than
+the earlier limit (640, every route built) on each set of ``benchmarks/h21_plan_compare.py`` and
+never more layers; above it the exact plan still saves layers (``elementary_symmetric(8)``,
+``N_k·(Δ + 1) = 832``: 162 layers instead of the greedy 240, about 3.5 s) with ``plan="exact"``."""
 
 
 PLANS = ("auto", "exact", "greedy")
