@@ -190,16 +190,15 @@ def test_selection_shape_matches_the_built_selection_route(case):
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from([2, 4, 8, 16, 32]), st.data())
 def test_benes_switches_are_route_permutations(N, data):
-    """The switch masks of ``_benes_swaps`` are the switches of :func:`route_permutation`."""
-    from symverify.kaleidoscope.permutation import route_permutation
-    from symverify.kaleidoscope.selection import _benes_swaps
+    """The switch masks of ``benes_swaps`` are the switches of :func:`route_permutation`."""
+    from symverify.kaleidoscope.permutation import benes_swaps, route_permutation
 
     perm = data.draw(st.permutations(range(N)))
     want = []
     for f in route_permutation(perm).factors:
         lows = [p for p, _ in f.pairs()]
         want.append((f.stride, sum(1 << p for m, p in enumerate(lows) if f.d2[m] == 1)))
-    assert _benes_swaps(perm) == want
+    assert benes_swaps(perm) == want
 
 
 def test_a_product_the_masks_cannot_decide_is_built():

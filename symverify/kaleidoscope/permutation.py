@@ -29,7 +29,7 @@ from symverify.kernel.ir.butterfly import (
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.kaleidoscope.matrix import check_permutation
 
-__all__ = ["check_permutation", "complete_permutation", "route_permutation", "permutation_to_kaleidoscope", "bit_reversal", "reversal"]
+__all__ = ["check_permutation", "complete_permutation", "route_permutation", "benes_swaps", "permutation_to_kaleidoscope", "bit_reversal", "reversal"]
 
 
 def _switch_factor(size: int, stride: int, swaps: list[int]) -> ButterflyFactor:
@@ -49,9 +49,27 @@ def route_permutation(perm: Sequence[int]) -> BBStar:
     size = len(perm)
     if not is_power_of_two(size) or size < 2:
         raise IRError(f"route_permutation: expected a length that is a power of two ≥ 2, found {size}; pad with fixed points")
+    factors = []
+    for h, mask in benes_swaps(perm):
+        swaps = [0] * (size // 2)
+        for pos in range(size):
+            if mask >> pos & 1:
+                swaps[pair_number(h, pos)] = 1
+        factors.append(_switch_factor(size, h, swaps))
+    return BBStar(size, tuple(factors))
+
+
+def benes_swaps(perm: Sequence[int]) -> list[tuple[int, int]]:
+    """The switches of the Beneš network for ``perm`` (``len(perm)`` a power of two ≥ 2, checked by
+    the caller), by the looping algorithm: per factor in application order, ``(stride h, mask)``
+    where bit ``q`` of ``mask`` is set when the pair ``(q, q + h)`` (``q`` its lower position) swaps.
+    Level ``k`` (``h = N/2^(k+1)``) colours every alternating cycle of input and output partners so
+    the two halves of each block receive the elements bound for them; its input switches are factor
+    ``k``, its output switches factor ``2·log2 N − 1 − k``. :func:`route_permutation` builds the
+    factors from these masks; the planner counts routes from them without building factors."""
+    size = len(perm)
     levels = size.bit_length() - 1
-    half = size // 2
-    stages: list[ButterflyFactor | None] = [None] * (2 * levels)
+    stages: list[tuple[int, int]] = [(0, 0)] * (2 * levels)
     dest = list(perm)  # destination of the element now at each position, local to its block
     for k in range(levels):
         m, h = size >> k, size >> (k + 1)
@@ -67,19 +85,19 @@ def route_permutation(perm: Sequence[int]) -> BBStar:
                 q = p ^ h  # input partner
                 colour[q] = 1
                 p = inv[(q & block) | (dest[q] ^ h)]  # output partner of q
-        sw_in, sw_out = [0] * half, [0] * half
+        sw_in = sw_out = 0
         new = [0] * size
         for pos, t in enumerate(dest):
             c = colour[pos]
             if c and not pos & h:
-                sw_in[pair_number(h, pos)] = 1
+                sw_in |= 1 << pos
             if not c and t & h:
-                sw_out[pair_number(h, (pos & block) | (t & (h - 1)))] = 1
+                sw_out |= 1 << ((pos & block) | (t & (h - 1)))
             new[(pos & ~h) | (h if c else 0)] = t & (h - 1)
         dest = new
-        stages[k] = _switch_factor(size, h, sw_in)
-        stages[2 * levels - 1 - k] = _switch_factor(size, h, sw_out)
-    return BBStar(size, tuple(f for f in stages if f is not None))
+        stages[k] = (h, sw_in)
+        stages[2 * levels - 1 - k] = (h, sw_out)
+    return stages
 
 
 def permutation_to_kaleidoscope(perm: Sequence[int]) -> Factorization:

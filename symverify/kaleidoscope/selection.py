@@ -86,7 +86,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 from symverify.errors import CompileError
-from symverify.kaleidoscope.permutation import complete_permutation
+from symverify.kaleidoscope.permutation import benes_swaps, complete_permutation
 from symverify.kaleidoscope.simplify import is_diagonal, simplify_factors
 from symverify.kernel.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
 from symverify.kernel.ir.scalar import Scalar, is_zero
@@ -430,43 +430,6 @@ def _bit_reversal(N: int) -> list[int]:
     return [_bit_reverse(N, p) for p in range(N)]
 
 
-def _benes_swaps(perm: Sequence[int]) -> list[tuple[int, int]]:
-    """The switches of :func:`~symverify.kaleidoscope.permutation.route_permutation` for ``perm``
-    (the same looping algorithm, without building factors): ``(stride h, mask of the lower
-    positions of the pairs that swap)`` per factor, in application order."""
-    size = len(perm)
-    levels = _log2(size)
-    stages: list[tuple[int, int]] = [(0, 0)] * (2 * levels)
-    dest = list(perm)
-    for k in range(levels):
-        m, h = size >> k, size >> (k + 1)
-        block = ~(m - 1)
-        inv = [0] * size
-        for pos, t in enumerate(dest):
-            inv[(pos & block) | t] = pos
-        colour = [-1] * size
-        for start in range(size):
-            p = start
-            while colour[p] < 0:  # walk one alternating cycle
-                colour[p] = 0
-                q = p ^ h
-                colour[q] = 1
-                p = inv[(q & block) | (dest[q] ^ h)]
-        sw_in = sw_out = 0
-        new = [0] * size
-        for pos, t in enumerate(dest):
-            c = colour[pos]
-            if c and not pos & h:
-                sw_in |= 1 << pos
-            if not c and t & h:
-                sw_out |= 1 << ((pos & block) | (t & (h - 1)))
-            new[(pos & ~h) | (h if c else 0)] = t & (h - 1)
-        dest = new
-        stages[k] = (h, sw_in)
-        stages[2 * levels - 1 - k] = (h, sw_out)
-    return stages
-
-
 def _benes_masks(N: int, partial: Mapping[int, int], orientation: str) -> list[Pat]:
     """A Beneš network moving ``i ↦ partial[i]`` (completed to a permutation) as 0/1 patterns;
     ``orientation`` ``"down"`` gives strides ``N/2 … 1 … N/2``, ``"up"`` (conjugated by the bit
@@ -474,14 +437,14 @@ def _benes_masks(N: int, partial: Mapping[int, int], orientation: str) -> list[P
     perm = complete_permutation(N, partial)
     full = (1 << N) - 1
     if orientation == "down":
-        swaps = _benes_swaps(perm)
+        swaps = benes_swaps(perm)
     else:
         r = _bit_reversal(N)
         conj = [0] * N
         for i in range(N):
             conj[r[i]] = r[perm[i]]
         swaps = []
-        for h, sw in _benes_swaps(conj):  # pair (q, q + h) becomes (r[q], r[q] + N/2h)
+        for h, sw in benes_swaps(conj):  # pair (q, q + h) becomes (r[q], r[q] + N/2h)
             moved = 0
             while sw:
                 low = sw & -sw
