@@ -114,15 +114,26 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--limit-mb", type=int, default=None, help="RLIMIT_AS of the limited runs (default: see above)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--save", help="also write the circuit and compiled model (a pickle) here")
+    ap.add_argument("--load", help="read the circuit and compiled model from a --save file instead of compiling")
     args = ap.parse_args(argv)
-    n, d, size, depth = (int(x) for x in args.shape.split(","))
-    c = random_circuit(n, d, size, depth, seed=args.seed, num_outputs=n * d // 2)
     t = time.perf_counter()
-    compiled = compile_kaleidoscope(c, plan="greedy")
+    if args.load:
+        with open(args.load, "rb") as f:
+            c, compiled = pickle.load(f)
+        how = f"read from {args.load}"
+    else:
+        n, d, size, depth = (int(x) for x in args.shape.split(","))
+        c = random_circuit(n, d, size, depth, seed=args.seed, num_outputs=n * d // 2)
+        compiled = compile_kaleidoscope(c, plan="greedy")
+        how = f"compiled in {time.perf_counter() - t:.0f} s"
+        if args.save:
+            with open(args.save, "wb") as f:
+                pickle.dump((c, compiled), f, protocol=pickle.HIGHEST_PROTOCOL)
     m, cert = compiled.model, compiled.certificate
     assert cert is not None
-    print(f"w = {stats(c).width}, Δ = {depth}: {len(m.layers)} layers, N'·d' = {m.inner_n}·{m.inner_d}, "
-          f"{cert.num_stages} stages, compiled in {time.perf_counter() - t:.0f} s", flush=True)
+    print(f"w = {stats(c).width}, Δ = {stats(c).depth}: {len(m.layers)} layers, N'·d' = {m.inner_n}·{m.inner_d}, "
+          f"{cert.num_stages} stages, {how}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "pair.pkl")
         with open(path, "wb") as f:

@@ -187,3 +187,102 @@ def test_every_argued_claim_cites_a_docs_section_that_exists() -> None:
         path, _, section = cite.partition(" §")
         text = (ROOT / path).read_text()
         assert section.strip() in text, f"{cite}: no section {section.strip()!r} in {path}"
+
+
+# ---- the door at run time: sealed results and reports ----------------------------------------
+
+
+def test_hand_built_results_and_reports_are_refused() -> None:
+    from symverify.kernel.provers.outcome import MethodResult
+    from symverify.kernel.verification import Report
+
+    with pytest.raises(ProverError, match=r"proved MethodResult is made only by outcome\.proved/refuted/unknown"):
+        MethodResult(Verdict.PROVED, "exact")
+    with pytest.raises(ProverError, match="proved Report is made only by verify"):
+        Report(Verdict.PROVED, "exact")
+    with pytest.raises(ProverError, match="must be a Verdict, found str"):
+        Report("proved", "exact")  # type: ignore[arg-type]
+
+
+def test_replacing_a_deciding_field_breaks_the_seal() -> None:
+    import pickle
+    from dataclasses import replace
+
+    import symverify as sv
+    from symverify import library as lib
+
+    c = lib.determinant(2)
+    rep = sv.verify(c, c)
+    assert rep.proved
+    assert replace(rep, notes=("a note",)).proved  # fields that decide nothing may change
+    assert pickle.loads(pickle.dumps(rep)) == rep
+    for change in ({"verdict": Verdict.REFUTED}, {"method": "randomized"}):
+        with pytest.raises(ProverError, match="had its verdict, method, failure bound or counterexample replaced"):
+            replace(rep, **change)
+    res = outcome.unknown("exact", notes=("budget",))
+    assert replace(res, notes=("other",)).notes == ("other",)
+    with pytest.raises(ProverError, match="proved MethodResult is made only by"):
+        replace(res, verdict=Verdict.PROVED)
+    low = outcome.proved("randomized", failure_bound=Fraction(1, 8), error_bound=Fraction(1, 4))
+    with pytest.raises(ProverError, match="made only by"):
+        replace(low, failure_bound=Fraction(0))
+
+
+def test_a_forged_report_cannot_reach_a_proof_script() -> None:
+    from symverify.kernel.verification import Report
+    from symverify.scripts.protocol import Instance
+
+    with pytest.raises(ProverError, match="made only by verify"):
+        Instance.from_report("forged", Report(Verdict.PROVED, "exact"))
+
+
+@pytest.mark.parametrize("make", ["compositional", "fragment", "matrix", "forall"])
+def test_hand_built_prover_outcomes_do_not_count(make: str) -> None:
+    """Each prover's own outcome class is sealed where the prover makes it: a hand-built one (or a
+    ``replace`` copy) is refused by ``Instance.from_report``; the prover's own is accepted."""
+    from dataclasses import replace
+
+    from symverify.kernel.provers.compositional import CompositionalResult
+    from symverify.kernel.provers.forall import ForallResult
+    from symverify.kernel.provers.fragment import FragmentProof
+    from symverify.kernel.provers.matrix import KaleidoscopeCheck
+    from symverify.scripts.protocol import Instance
+
+    forged = {
+        "compositional": lambda: CompositionalResult(True, 3, 3),
+        "fragment": lambda: FragmentProof("f", True, True),
+        "matrix": lambda: KaleidoscopeCheck(Verdict.PROVED, "exact-matrix", 2, 2, 1, False),
+        "forall": lambda: ForallResult("g", Verdict.PROVED, "N ∈ [1, 8]"),
+    }[make]()
+    assert forged.verdict is Verdict.PROVED
+    with pytest.raises(ProverError, match="was not made by its prover"):
+        Instance.from_report("forged", forged, method="exact")
+    real = _real_outcome(make)
+    assert real.verdict is Verdict.PROVED and Instance.from_report("real", real, method="exact").verdict is Verdict.PROVED
+    with pytest.raises(ProverError, match="was not made by its prover"):
+        Instance.from_report("copied", replace(real), method="exact")
+
+
+def _real_outcome(make: str):  # type: ignore[no-untyped-def]
+    import symverify as sv
+    from symverify import library as lib
+
+    if make == "compositional":
+        from symverify.kernel.provers.compositional import check_certificate
+
+        c = lib.determinant(2)
+        out = sv.compile(c)
+        return check_certificate(c, out.model, out.certificate)
+    if make == "matrix":
+        from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+        from symverify.kernel.provers.matrix import verify_permutation
+
+        return verify_permutation(permutation_to_kaleidoscope([1, 0, 3, 2]), [1, 0, 3, 2])
+    if make == "forall":
+        from symverify.parametric import library as plib
+
+        return sv.prove_forall(plib.shift_down(), ranges={"N": (1, 8)})
+    from symverify.gadgets.primitives import shift_down
+    from symverify.kernel.provers.fragment import prove_fragment
+
+    return prove_fragment(shift_down(4, 2, 1))

@@ -88,10 +88,11 @@ def test_verify_refuses_a_proof_whose_bound_exceeds_the_request(monkeypatch):
     """The rule is also enforced where the report is made: a method that says 'proved' with a
     failure bound above error_bound is a prover bug."""
     from symverify.kernel.provers import registry
-    from symverify.kernel.provers.outcome import MethodResult, Verdict
+    from symverify.kernel.provers.outcome import MethodResult, Verdict, seal
 
-    def lying(*args, **kwargs):
-        return MethodResult(Verdict.PROVED, "randomized", {}, failure_bound=Fraction(1, 2))
+    def lying(*args, **kwargs):  # a buggy prover that bypasses outcome.proved's rule (but not the seal)
+        forged = seal("MethodResult", Verdict.PROVED, "randomized", Fraction(1, 2), False)
+        return MethodResult(Verdict.PROVED, "randomized", {}, failure_bound=Fraction(1, 2), _seal=forged)
 
     monkeypatch.setattr(registry, "run_randomized", lying)
     with pytest.raises(sv.ProverError, match="failure bound 1/2, above the requested error_bound"):

@@ -40,7 +40,16 @@ from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.provers.counterexample import recheck
 from symverify.kernel.provers.exact import bits_text
 from symverify.kernel.provers.options import METHODS, Method, Options
-from symverify.kernel.provers.outcome import Counterexample, MethodResult, NumericSummary, Verdict, jsonable, unknown
+from symverify.kernel.provers.outcome import (
+    Counterexample,
+    MethodResult,
+    NumericSummary,
+    Verdict,
+    check_seal,
+    jsonable,
+    seal,
+    unknown,
+)
 from symverify.kernel.provers.registry import AUTO_EXACT_MONOMIALS, prover_for, run_prover
 from symverify.kernel.provers.sides import CircuitSide, Side, pair_sides
 
@@ -75,6 +84,13 @@ class Report:
     notes: tuple[str, ...] = ()
     seed: int = 0
     numeric: NumericSummary | None = None
+    _seal: str = field(default="", repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Only :func:`verify` makes a ``Report`` (its seal binds the verdict, the method and the
+        counterexample; :mod:`symverify.kernel.provers.outcome`): one built by hand, or one whose
+        verdict was replaced, raises :class:`~symverify.errors.ProverError`."""
+        check_seal(self, "Report", self.verdict, self.method, Fraction(0), self.counterexample is not None, "verify")
 
     @property
     def proved(self) -> bool:
@@ -346,4 +362,5 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
         summary, notes = _cross_check(a, b, opts, timings, res.notes)
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0
-    return Report(res.verdict, res.method, res.evidence, cex, stats[0], stats[1], timings, notes, opts.seed, summary)
+    return Report(res.verdict, res.method, res.evidence, cex, stats[0], stats[1], timings, notes, opts.seed, summary,
+                  seal("Report", res.verdict, res.method, Fraction(0), cex is not None))

@@ -64,8 +64,8 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any, Protocol
 
-from symverify.errors import UsageError
-from symverify.kernel.provers.outcome import Verdict, exact_comparison
+from symverify.errors import ProverError, UsageError
+from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
 
 __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
@@ -201,6 +201,9 @@ class Instance:
             if not isinstance(r, outcomes) or not isinstance(getattr(r, "verdict", None), Verdict):
                 raise UsageError(f"instance {name!r}: expected a prover's outcome with a verdict (a Report, or a matrix, "
                                  f"fragment, certificate or ∀ check), found {type(r).__name__}")
+            if not is_sealed(r):
+                raise ProverError(f"instance {name!r}: this {type(r).__name__} ({r.verdict.value}) was not made by its prover "
+                                  "(built by hand, or its verdict or method replaced); only a prover's own outcome counts")
         refuted = [r for r in decided if r.verdict is Verdict.REFUTED]
         undecided = [r for r in decided if r.verdict is Verdict.UNKNOWN]
         deciding = refuted[0] if refuted else undecided[0] if undecided else report

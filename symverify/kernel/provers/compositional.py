@@ -46,7 +46,7 @@ from symverify.kernel.provers.bounds import BoundRing, bound_rows, eval_code, la
 from symverify.kernel.provers.bounds_layers import model_rows, read_rects
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
-from symverify.kernel.provers.outcome import Verdict, exact_comparison
+from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
 from symverify.kernel.semantics.poly import PolyBackend, PolyRing
 from symverify.kernel.semantics.rings import Ring
 from symverify.kernel.semantics.sparse import eval_layers_sparse
@@ -101,6 +101,7 @@ class CompositionalResult:
     stopped: str | None = None
     stages_isolated: int = 0
     largest_estimate: int = 0
+    _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
 
     method: ClassVar[str] = "compositional"
 
@@ -593,7 +594,7 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
     try:
         validate_certificate(circuit, model, cert, check)
     except DeadlineExceededError:
-        return CompositionalResult(False, 0, cert.num_stages, None, 0, time.perf_counter() - start, 0, ("timeout",), "timeout")
+        return seal_outcome(CompositionalResult(False, 0, cert.num_stages, None, 0, time.perf_counter() - start, 0, ("timeout",), "timeout"))
     run = StageRun.of(circuit, model, backend=backend, deadline=deadline, max_monomials=max_monomials,
                       memory_limit=memory_limit, isolate=isolate)
     bs = cert.boundaries
@@ -642,13 +643,13 @@ def combine(outcomes: list[StageOutcome], total: int, seconds: float) -> Composi
         isolated += o.isolated
         mono += o.monomials
         if o.failure is not None:
-            return CompositionalResult(False, k, total, o.failure, widest, seconds, mono, (), None, isolated, largest)
+            return seal_outcome(CompositionalResult(False, k, total, o.failure, widest, seconds, mono, (), None, isolated, largest))
         if o.stopped is not None:
-            return CompositionalResult(False, k, total, None, widest, seconds, mono, (o.note,), o.stopped, isolated,
-                                       largest)
+            return seal_outcome(CompositionalResult(False, k, total, None, widest, seconds, mono, (o.note,), o.stopped, isolated,
+                                       largest))
     if len(outcomes) != total:
         raise ValueError(f"stage outcomes: expected {total} stages, found {len(outcomes)}")
-    return CompositionalResult(True, total, total, None, widest, seconds, mono, (), None, isolated, largest)
+    return seal_outcome(CompositionalResult(True, total, total, None, widest, seconds, mono, (), None, isolated, largest))
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ from symverify.kernel.parametric.expr import (
 )
 from symverify.kernel.parametric.gadget import Gadget
 from symverify.kernel.parametric.symbolic import Term, obligations, output_terms, spec_terms, value_terms
-from symverify.kernel.provers.outcome import Verdict, exact_comparison
+from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
 
 __all__ = ["ForallResult", "prove_forall", "RECHECK_CELLS"]
 
@@ -102,6 +102,7 @@ class ForallResult:
     seconds: float = 0.0
     stats: Mapping[str, Any] = field(default_factory=dict)
     method: str = "z3"
+    _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
 
     @property
     def proved(self) -> bool:
@@ -641,8 +642,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             if r == z3.sat:
                 raise ParametricError(f"gadget {g.name}: its condition {g.where} is undefined at "
                                       f"{_assignment(z3, s.model(), enc, names)}")
-            return ForallResult(g.name, exact_comparison(None), shown, detail=f"definedness of the condition: z3 {r}",
-                                seconds=time.perf_counter() - t0)
+            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"definedness of the condition: z3 {r}",
+                                seconds=time.perf_counter() - t0))
         s = solver()
         s.add(z3.Or(z3.Not(ok_n), z3.Not(ok_d), nn == 0, dd == 0))
         if s.check() == z3.sat:
@@ -677,8 +678,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             bad = next(what for ok, what in checks if z3.is_false(m.eval(ok, model_completion=True)))
             at = _assignment(z3, m, enc, [*names, "i", "q"])
             raise ParametricError(f"gadget {g.name}: undefined or out of range at {at}: {bad}")
-        return ForallResult(g.name, exact_comparison(None), shown, detail=f"definedness check: z3 {r} ({s.reason_unknown()})",
-                            seconds=time.perf_counter() - t0)
+        return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"definedness check: z3 {r} ({s.reason_unknown()})",
+                            seconds=time.perf_counter() - t0))
 
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
     # a statement about no parameter value or no cell is vacuous: refused, never "proved for all"
@@ -689,8 +690,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         raise ParametricError(f"gadget {g.name}: vacuous statement: no parameter value in {shown} and no cell with "
                               f"care {g.care} exist (empty ranges, or a condition never true)")
     if r != z3.sat:
-        return ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check: z3 {r} ({s.reason_unknown()})",
-                            seconds=time.perf_counter() - t0)
+        return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check: z3 {r} ({s.reason_unknown()})",
+                            seconds=time.perf_counter() - t0))
     # the identity
     terms = out + [Term(t.guard, -t.coef, t.atoms) for t in spec]
     tags = {"in": 1}
@@ -760,12 +761,12 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             if again:
                 differs, detail = again, why
         if differs is None:
-            return ForallResult(g.name, exact_comparison(None), shown, detail=f"z3's witness {at} could not be confirmed: {detail}",
-                                seconds=time.perf_counter() - t0, stats=stats)
+            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"z3's witness {at} could not be confirmed: {detail}",
+                                seconds=time.perf_counter() - t0, stats=stats))
         if not differs:
             raise ProverError(f"∀-prover: z3's counterexample {at} for {g.name} failed its exact re-check: {detail}")
-        return ForallResult(g.name, exact_comparison(False), shown, params, (at["i"], at["q"]), detail,
-                            time.perf_counter() - t0, stats)
+        return seal_outcome(ForallResult(g.name, exact_comparison(False), shown, params, (at["i"], at["q"]), detail,
+                            time.perf_counter() - t0, stats))
 
     # Each part of the whole range first: when all are unsat the gadget is proved, and the searches
     # at small sizes (which a proof implies are unsat too) are not run. At the first part that is
@@ -783,8 +784,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         if r == z3.sat:
             return refuted(s.model())
         what = "" if len(parts) == 1 else f" on case {n_p} of {len(parts)}"
-        return ForallResult(g.name, exact_comparison(None), shown, detail=f"z3 {r}{what}", seconds=time.perf_counter() - t0, stats=stats)
-    return ForallResult(g.name, exact_comparison(True), shown, seconds=time.perf_counter() - t0, stats=stats)
+        return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"z3 {r}{what}", seconds=time.perf_counter() - t0, stats=stats))
+    return seal_outcome(ForallResult(g.name, exact_comparison(True), shown, seconds=time.perf_counter() - t0, stats=stats))
 
 
 _ = Fraction

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from symverify.kernel.gadgets.fragment import Fragment, standalone
-from symverify.kernel.provers.outcome import Verdict, exact_comparison
+from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
 
 __all__ = ["FragmentProof", "prove_fragment"]
 
@@ -39,6 +39,7 @@ class FragmentProof:
     seconds: float = 0.0
     resources: dict[str, int] = field(default_factory=dict)
     bounds: dict[str, int | Fraction] = field(default_factory=dict)
+    _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
 
     @property
     def proved(self) -> bool:
@@ -82,5 +83,5 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
         if not same:
             cell = next((i, j) for i in range(len(got)) for j in range(len(got[0])) if got[i][j] != want[i][j])
             failure = (failure + "; " if failure else "") + f"exact: cell {cell} differs: model {got[cell[0]][cell[1]]}, spec {want[cell[0]][cell[1]]}"
-    return FragmentProof(frag.name, comp.ok, same, failure, time.perf_counter() - start, frag.resources(), dict(frag.bounds))
+    return seal_outcome(FragmentProof(frag.name, comp.ok, same, failure, time.perf_counter() - start, frag.resources(), dict(frag.bounds)))
 

@@ -18,7 +18,7 @@ one the pair is left to the generic methods.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 from symverify.errors import ShapeError
@@ -32,7 +32,7 @@ from symverify.kernel.kaleidoscope.matrix import SparseMatrix
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.counterexample import confirm, search
 from symverify.kernel.provers.options import Options
-from symverify.kernel.provers.outcome import MethodResult, Verdict
+from symverify.kernel.provers.outcome import MethodResult, Verdict, seal_outcome
 from symverify.kernel.provers.sides import CircuitSide, KaleidoscopeSide, Side
 
 __all__ = ["KaleidoscopeCheck", "verify_matrix", "verify_circuit", "verify_permutation", "prove_kaleidoscope_circuit"]
@@ -57,6 +57,7 @@ class KaleidoscopeCheck:
     width: int
     garbage_free_checked: bool
     first_difference: Difference | None = None
+    _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
 
     @property
     def proved(self) -> bool:
@@ -121,7 +122,7 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
 
     def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
         verdict = outcome.exact_comparison(diff is None)
-        return KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff)
+        return seal_outcome(KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff))
 
     if garbage_free:
         for i in range(k.n, k.size):

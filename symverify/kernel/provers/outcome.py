@@ -14,22 +14,76 @@ one door for the bare verdict of an exact comparison that always decides (a matr
 comparison). A test (tests/test_one_door.py) scans the source tree and fails if any other module
 calls ``MethodResult(...)``, makes a verdict from a string, or writes a verdict member or the
 string ``"proved"`` anywhere but in a comparison.
+
+**Seals.** The door is also shut at run time: a :class:`MethodResult` carries a seal that only
+this module's constructors compute, binding its verdict, method, failure bound and whether it has
+a counterexample (:func:`seal`); ``MethodResult(...)`` by hand, or ``dataclasses.replace`` that
+changes one of those fields, raises :class:`ProverError`. ``verify``'s ``Report`` is sealed the
+same way. This stops results forged by mistake (a hand-built ``proved`` handed to
+``Instance.from_report``); Python code that imports the private key can still forge one, as it
+can patch any module.
 :class:`NumericSummary` is the optional float cross-check (docs/theory.md §5 *numeric*): a check of the
 executor, never evidence for the verdict.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from symverify.errors import ProverError, UsageError
 
 __all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericSummary", "UsageError", "jsonable",
-           "proved", "refuted", "unknown", "exact_comparison"]
+           "proved", "refuted", "unknown", "exact_comparison", "seal", "seal_outcome", "is_sealed"]
+
+_KEY = b"symverify outcome seal"
+
+
+def seal(kind: str, verdict: Verdict, method: str, failure_bound: Fraction, has_counterexample: bool) -> str:
+    """The seal of a ``kind`` (``MethodResult`` or ``Report``) with these deciding fields: a keyed
+    BLAKE2b digest that only the one door (this module's constructors, and ``verify`` for its
+    ``Report``) computes; a result whose seal does not match its fields was not made by them."""
+    text = f"{kind}|{verdict.value}|{method}|{failure_bound}|{int(has_counterexample)}"
+    return hashlib.blake2b(text.encode(), key=_KEY, digest_size=16).hexdigest()
+
+
+_Outcome = TypeVar("_Outcome")
+
+
+def seal_outcome(obj: _Outcome) -> _Outcome:
+    """Seal a prover's outcome object (a ``CompositionalResult``, ``FragmentProof``,
+    ``KaleidoscopeCheck`` or ``ForallResult``) where its prover makes it: its ``_seal`` (a field
+    with ``init=False``, so neither a hand-built object nor a ``dataclasses.replace`` copy has it)
+    binds its class, verdict and method. :func:`is_sealed` is what ``Instance.from_report`` asks."""
+    object.__setattr__(obj, "_seal", seal(type(obj).__name__, obj.verdict, str(getattr(obj, "method", "")),
+                                          Fraction(0), False))
+    return obj
+
+
+def is_sealed(obj: Any) -> bool:
+    """Whether ``obj`` was sealed by its prover (:func:`seal_outcome`, or the ``Report`` and
+    ``MethodResult`` constructors) and still has the verdict and method it was sealed with."""
+    verdict = getattr(obj, "verdict", None)
+    if not isinstance(verdict, Verdict):
+        return False
+    fb = getattr(obj, "failure_bound", Fraction(0))
+    cex = getattr(obj, "counterexample", None) is not None
+    return bool(getattr(obj, "_seal", "")) and obj._seal == seal(type(obj).__name__, verdict, str(getattr(obj, "method", "")),
+                                                                  fb, cex)
+
+
+def check_seal(obj: Any, kind: str, verdict: Verdict, method: str, failure_bound: Fraction,
+               has_counterexample: bool, door: str) -> None:
+    """Raise :class:`ProverError` unless ``obj._seal`` matches its deciding fields."""
+    if not isinstance(verdict, Verdict):
+        raise ProverError(f"a {kind}'s verdict must be a Verdict, found {type(verdict).__name__}")
+    if getattr(obj, "_seal", "") != seal(kind, verdict, method, failure_bound, has_counterexample):
+        raise ProverError(f"a {verdict.value} {kind} is made only by {door} (this one was built by hand or "
+                          f"had its verdict, method, failure bound or counterexample replaced)")
 
 
 class Verdict(str, Enum):
@@ -140,6 +194,18 @@ class MethodResult:
     notes: tuple[str, ...] = ()
     timings: Mapping[str, float] = field(default_factory=dict)
     failure_bound: Fraction = Fraction(0)
+    _seal: str = field(default="", repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        check_seal(self, "MethodResult", self.verdict, self.method, self.failure_bound,
+                   self.counterexample is not None, "outcome.proved/refuted/unknown")
+
+
+def _result(verdict: Verdict, method: str, evidence: Mapping[str, Any] | None, counterexample: Counterexample | None,
+            notes: tuple[str, ...], timings: Mapping[str, float] | None, bound: Fraction = Fraction(0)) -> MethodResult:
+    """The sealed ``MethodResult`` the three constructors below return once their rules hold."""
+    return MethodResult(verdict, method, _dict(evidence), counterexample, tuple(notes), _dict(timings), bound,
+                        seal("MethodResult", verdict, method, bound, counterexample is not None))
 
 
 def _dict(m: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -168,7 +234,7 @@ def proved(method: str, evidence: Mapping[str, Any] | None = None, *, failure_bo
     if error_bound is not None and bound > error_bound:
         raise ProverError(f"method {method} reported 'proved' with failure bound {bound}, above the requested "
                           f"error_bound {error_bound}")
-    return MethodResult(Verdict.PROVED, method, _dict(evidence), None, tuple(notes), _dict(timings), bound)
+    return _result(Verdict.PROVED, method, evidence, None, notes, timings, bound)
 
 
 def refuted(method: str, evidence: Mapping[str, Any] | None, counterexample: Counterexample, *,
@@ -182,7 +248,7 @@ def refuted(method: str, evidence: Mapping[str, Any] | None, counterexample: Cou
     if counterexample.lhs_value == counterexample.rhs_value:
         raise ProverError(f"method {method}: 'refuted' with a counterexample whose two sides agree at entry "
                           f"{counterexample.cell} ({_show(counterexample.lhs_value)})")
-    return MethodResult(Verdict.REFUTED, method, _dict(evidence), counterexample, tuple(notes), _dict(timings))
+    return _result(Verdict.REFUTED, method, evidence, counterexample, notes, timings)
 
 
 def unknown(method: str, evidence: Mapping[str, Any] | None = None, *, notes: tuple[str, ...],
@@ -192,7 +258,7 @@ def unknown(method: str, evidence: Mapping[str, Any] | None = None, *, notes: tu
     (:class:`ProverError`)."""
     if not notes or not all(isinstance(n, str) and n for n in notes):
         raise ProverError(f"method {method}: 'unknown' needs a note saying why, found {notes!r}")
-    return MethodResult(Verdict.UNKNOWN, method, _dict(evidence), None, tuple(notes), _dict(timings))
+    return _result(Verdict.UNKNOWN, method, evidence, None, notes, timings)
 
 
 def exact_comparison(equal: bool | None) -> Verdict:
