@@ -171,3 +171,61 @@ def test_to_torch_module_traces(n):
     v = torch.randn(2, n, 3, dtype=torch.float64)
     with torch.no_grad():
         assert _rel(traced(v), execute(m, v, backend="torch")) < 1e-12
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_fast_path_is_the_general_path_bit_for_bit(dtype, monkeypatch):
+    """``execute(model, tensor, backend="torch")`` on a contiguous CPU tensor of the dtype runs the
+    fused layers found by the model's identity; the result is the general path's, bit for bit, and
+    every other input still takes the general path (and its checks)."""
+    import symverify.executors.zoology_native as zn
+
+    zs = torch.nn.Sequential(_zoology(4, 40, 11, scale=0.01), _zoology(4, 40, 12, scale=0.01)).to(dtype)
+    m = from_zoology(zs)
+    name = str(dtype).removeprefix("torch.")
+    u = torch.randn(3, 40, 4, generator=torch.Generator().manual_seed(3), dtype=torch.float64).to(dtype)
+    general = execute(m, u, backend="torch", dtype=name, device="cpu")  # a device argument skips the fast path
+    calls = []
+    monkeypatch.setattr(zn, "run_float_model", lambda *a, **k: calls.append(a) or general)
+    fast = execute(m, u, backend="torch", dtype=name)
+    assert not calls and torch.equal(fast, general)
+    assert torch.equal(execute(m, u, backend="torch", dtype=dtype), general)  # a torch dtype as well
+    # not contiguous, another dtype, one (N, d) input: the general path
+    execute(m, u.transpose(0, 1).contiguous().transpose(0, 1), backend="torch", dtype=name)
+    other = torch.float32 if dtype == torch.float64 else torch.float64
+    execute(m, u.to(other), backend="torch", dtype=name)
+    execute(m, u[0], backend="torch", dtype=name)
+    assert len(calls) == 3
+
+
+def test_fast_path_steps_aside_for_other_models_and_bad_input():
+    import symverify.executors as ex
+
+    z = _zoology(2, 5, 5)
+    with torch.no_grad():
+        z.conv.filter.zero_()
+    single = from_zoology(z, form="single")  # not the pair form: remembered as such, general path
+    u = torch.randn(2, 5, 2, dtype=torch.float64)
+    assert ex._native_fast(single, u, None) is None and ex._NATIVE.get(single, torch.float64) is False
+    assert torch.equal(execute(single, u, backend="torch"), execute(single, u, backend="torch", device="cpu"))
+    m = from_zoology(_zoology(3, 8, 9))
+    for bad in (torch.zeros(2, 8, 4, dtype=torch.float64), torch.zeros(2, 9, 3, dtype=torch.float64), [[0.0] * 3] * 8):
+        assert ex._native_fast(m, bad, None) is None
+    with pytest.raises(ShapeError, match=r"expected shape \(B, 8, 3\) or \(8, 3\), found \(2, 8, 4\)"):
+        execute(m, torch.zeros(2, 8, 4, dtype=torch.float64), backend="torch")
+    with pytest.raises(IRError, match="dtype: expected 'float64', 'float32' or 'bfloat16'"):
+        execute(m, torch.zeros(2, 8, 3, dtype=torch.float64), backend="torch", dtype="float16")
+
+
+def test_fast_path_leaves_symbolic_weights_to_the_general_check():
+    import symverify.executors as ex
+    from symverify.kernel.ir.grid import Grid
+    from symverify.kernel.ir.scalar import sym
+
+    m = from_zoology(_zoology(2, 4, 3))
+    first, second = m.layers
+    sym = Model(m.n, m.d, m.inner_n, m.inner_d, (dataclasses.replace(first, b1=Grid.from_rows([[sym("c"), 0, 0, 0]] * 4)), second))
+    u = torch.zeros(1, 4, 2, dtype=torch.float64)
+    assert ex._native_fast(sym, u, None) is None
+    with pytest.raises(IRError, match="c"):
+        execute(sym, u, backend="torch")

@@ -22,6 +22,7 @@ never a proof (docs/theory.md §5). torch is imported only when a torch backend 
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Collection, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -36,6 +37,7 @@ from symverify.kernel.engines.modular import modular_eval
 from symverify.kernel.engines.modular import run_mod as _run_mod
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.provers.options import NUMERIC_DTYPES, numeric_dtype
 from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
 from symverify.kernel.semantics.rings import FractionRing
@@ -99,6 +101,50 @@ def _exact(obj: Model | Circuit, u: Any, params: Mapping[str, object] | None) ->
     return arr, out, single
 
 
+_NATIVE: IdentityMemo[Any] = IdentityMemo(32)
+"""Per model and dtype: its fused zoology layers (:mod:`symverify.executors.zoology_native`), or
+False when the model is not in the pair form (the fast path of :func:`execute` then steps aside)."""
+
+
+_FAST_DTYPES: dict[object, Any] = {}  # dtype argument → torch dtype, filled once torch is loaded
+
+
+def _native_fast(model: Model, u: object, dtype: object) -> Any:
+    """The output of ``execute(model, u, backend="torch", dtype=dtype)`` when ``u`` is already a
+    contiguous CPU ``(B, N, d)`` tensor of that dtype and the model is a zoology stack in the pair
+    form with no symbolic weights: its fused layers found by the model's identity (the general
+    path's validation, plan look-ups and pair recognition are done once per model); else None, and
+    the general path runs (and raises what it raises)."""
+    torch = sys.modules.get("torch")
+    if torch is None or type(u) is not torch.Tensor:
+        return None
+    if not _FAST_DTYPES:
+        _FAST_DTYPES.update({None: torch.float64, "float64": torch.float64, "float32": torch.float32,
+                             torch.float64: torch.float64, torch.float32: torch.float32})
+    dt = _FAST_DTYPES.get(dtype) if isinstance(dtype, (str, type(None), torch.dtype)) else None
+    if (dt not in (torch.float64, torch.float32) or u.dtype is not dt or u.dim() != 3 or u.shape[1] != model.n
+            or u.shape[2] != model.d or u.device.type != "cpu" or not u.is_contiguous()):
+        return None
+    layers = _NATIVE.get(model, dt)
+    if layers is None:
+        from symverify.executors.zoology_native import native_layers
+        from symverify.kernel.engines.numbers import check_params, float_numbers
+        from symverify.kernel.engines.plan import model_plan
+
+        try:
+            nums = float_numbers(None)
+            check_params(model, nums)
+        except SymverifyError:
+            return None
+        plan = model_plan(model, nums)
+        layers = _NATIVE.put(model, native_layers(plan.on(u.device, dt), plan.model) or False, dt)
+    if layers is False:
+        return None
+    from symverify.executors.zoology_native import run_native
+
+    return run_native(layers, u)
+
+
 def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None, path: str) -> Any:
     if isinstance(obj, Model):  # one import on this branch: it is on every call's path
         from symverify.executors.zoology_native import run_float_model
@@ -155,6 +201,10 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
     >>> execute(square, [[3], [-2]], backend="modular", p=7).tolist()
     [[2], [4]]
     """
+    if backend == "torch" and type(obj) is Model and params is None and path == "auto" and device is None:
+        y = _native_fast(obj, u, dtype)  # the fused zoology stack, with no per-call look-ups
+        if y is not None:
+            return y
     kind = _kind(obj)
     _check_path(path)
     if backend not in _BACKENDS:
