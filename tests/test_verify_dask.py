@@ -211,3 +211,19 @@ def test_cli_scheduler(client, pair, tmp_path, capsys):
     assert "PROVED by compositional" in capsys.readouterr().out
     assert main([*args, "--scheduler", "bad address!"]) != 0
     assert "expected 'local', an address" in capsys.readouterr().err
+
+
+def test_no_large_graph_warning_for_the_data_kept_in_the_graph(client, pair):
+    """Tasks carry their layers and boundaries inside the graph (so a killed worker's task can run
+    again); Dask's large-graph hint is silenced for exactly that submission, nothing else."""
+    import warnings
+
+    import dask
+
+    c, comp = pair
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "1B"}), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=client, stages_per_task=5)
+        assert res.ok
+        with pytest.warns(UserWarning, match="Sending large graph"):
+            client.submit(len, [0] * 1000).result()

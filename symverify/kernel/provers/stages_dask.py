@@ -38,6 +38,7 @@ from __future__ import annotations
 import pickle
 import time
 import uuid
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -226,9 +227,14 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
         runs = stage_runs(bs, TASKS_PER_THREAD * threads, stages_per_task)
         (fc,) = client.scatter([circuit], broadcast=True, hash=False)
         token = uuid.uuid4().hex[:12]
-        futures = [client.submit(check_stages, fc, LayerWindow.of(model, bs[a].layer, bs[b].layer), a,
-                                 pack(bs[a:b + 1]), total - 1, run, wall, pure=False, retries=1,
-                                 key=f"symverify-stages-{token}-{a}-{b}") for a, b in runs]
+        with warnings.catch_warnings():
+            # Each task carries its layers and boundaries inside the graph on purpose: the scheduler
+            # keeps them, so a killed worker's task can run again elsewhere (scattered data would
+            # die with its worker). Dask's hint about large graphs is expected here, not a problem.
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            futures = [client.submit(check_stages, fc, LayerWindow.of(model, bs[a].layer, bs[b].layer), a,
+                                     pack(bs[a:b + 1]), total - 1, run, wall, pure=False, retries=1,
+                                     key=f"symverify-stages-{token}-{a}-{b}") for a, b in runs]
         outcomes = _collect(futures, runs, deadline)
         client.cancel(futures)
     return combine(outcomes, total, time.perf_counter() - start)
