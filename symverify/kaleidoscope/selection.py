@@ -102,6 +102,7 @@ __all__ = [
     "preferred_positions",
     "count_factors",
     "selection_shape",
+    "selection_strategy",
     "BroadcastPlacer",
 ]
 
@@ -555,15 +556,35 @@ def _ents_key(ents: Ents) -> tuple[tuple[int, int, Scalar, type], ...]:
     return tuple(sorted((i, j, v, type(v)) for (i, j), v in ents.items()))
 
 
+EXPENSIVE_COPIES = ("concentrate+compact", "benes+compact")
+"""The copy networks of ``2n − 1`` factors or more (module docstring): a stage that needs one may
+route in fewer factors at twice the size, where its sources and their gaps fit the broadcast
+banyan (``compact, gaps filled``: ``n + 1`` factors)."""
+
+
 @lru_cache(maxsize=4096)
 def _chosen(key: tuple[tuple[int, int, Scalar, type], ...], in_pos: tuple[int, ...], out_pos: tuple[int, ...],
-            max_K: int) -> tuple[int, _Choice | None]:
+            max_K: int, room: int = 0) -> tuple[int, _Choice | None]:
     """The size :func:`selection_route` builds at and its chosen candidate (None: the zero map),
     memoised by the stage matrix and the positions; every candidate is compared by its shape
-    (:func:`_candidate`), none is built."""
+    (:func:`_candidate`), none is built. With ``room ≥ 2N`` a stage whose best candidate at its
+    own size ``N`` copies through an expensive network (:data:`EXPENSIVE_COPIES`) is also routed at
+    ``2N``, and that route is taken when it has fewer factors."""
+    N, best = _chosen_at(key, in_pos, out_pos, max_K, 0)
+    if best is not None and room >= 2 * N and best[1].startswith(EXPENSIVE_COPIES):
+        N2, wide = _chosen_at(key, in_pos, out_pos, max_K, 2 * N)
+        if wide is not None and wide[0] < best[0]:
+            return N2, wide
+    return N, best
+
+
+@lru_cache(maxsize=4096)
+def _chosen_at(key: tuple[tuple[int, int, Scalar, type], ...], in_pos: tuple[int, ...], out_pos: tuple[int, ...],
+               max_K: int, at: int) -> tuple[int, _Choice | None]:
+    """:func:`_chosen` at the stage's own size (``at = 0``) or at the size ``at`` (above it)."""
     ents = {(i, j): v for i, j, v, _ in key}
     rows = _rows(ents)
-    N = selection_size(ents, in_pos, out_pos)
+    N = max(selection_size(ents, in_pos, out_pos), at)
     if not rows:
         return N, None
     uses: dict[int, int] = {}
@@ -610,17 +631,19 @@ def _route_of(ents: Ents, N: int, choice: _Choice, size: int) -> SelectionRoute:
 
 
 def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = (), size: int | None = None,
-                    *, max_K: int = 4) -> SelectionRoute:
+                    *, max_K: int = 4, room: bool = False) -> SelectionRoute:
     """The cheapest route of this module for ``ents`` (``{(out position, in position): coeff}``,
     at most two entries per row), built at ``N = selection_size(...)`` and lifted to ``size``
     (default ``N``). ``max_K`` bounds how many combine strides are tried (the largest ones, and 1).
+    With ``room``, a stage that needs an expensive copy network at ``N`` may be built at ``2N ≤
+    size`` instead when that takes fewer factors (:func:`_chosen`).
     The candidates are compared by :func:`selection_shape` (memoised); only the chosen one is built.
 
     Raises:
         CompileError: a row has more than two entries, or ``size`` is below ``N``.
     """
     _rows(ents)  # validates the rows
-    N, choice = _chosen(_ents_key(ents), tuple(in_pos), tuple(out_pos), max_K)
+    N, choice = _chosen(_ents_key(ents), tuple(in_pos), tuple(out_pos), max_K, (size or 0) if room else 0)
     size = N if size is None else size
     if size < N:
         raise CompileError(f"selection route: the stage needs size {N} > {size}")
@@ -628,6 +651,14 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
         zero = ButterflyFactor(size, 1, *([(0,) * (size // 2)] * 4))
         return SelectionRoute(size, N, (zero,), "zero", 1)
     return _route_of(ents, N, choice, size)
+
+
+def selection_strategy(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = (), *, max_K: int = 4) -> str:
+    """The name of the candidate :func:`selection_route` takes at the stage's own size (memoised):
+    e.g. ``"direct up"``, ``"compact, gaps filled, benes down"`` or ``"zero"``."""
+    _rows(ents)
+    _, choice = _chosen(_ents_key(ents), tuple(in_pos), tuple(out_pos), max_K)
+    return "zero" if choice is None else choice[1]
 
 
 def selection_shape(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = (), *,

@@ -29,6 +29,8 @@ from symverify.compiler.h21.routes import (
     _stage_cost,
     _stage_layers,
     _stage_need,
+    expensive_copy,
+    route_layers,
     stage_matrix,
     stage_route,
 )
@@ -270,6 +272,15 @@ def prepare(c: Circuit, plan: str = "auto") -> Prepared:
                + [2 * p.k_rows * track_width(d) for p in plans if p.is_mul])  # k_rows ≤ R/2: M2 reads stay in B1 and its gap
     lay = Layout.choose(c.n, d, need)
     routes = tuple(None if p.is_mul else stage_route(p, lay.size) for p in plans)
+    if any(not p.is_mul and expensive_copy(p) for p in plans):
+        # A stage whose sources need an expensive copy network (a hub beside unread inputs) may
+        # route in fewer factors at twice the size: take the doubled layout, within the stated
+        # N_k, when its routes take fewer layers in all.
+        wide = Layout.choose(c.n, d, 2 * lay.size)
+        if wide.size <= stated_size(lf.width):
+            wider = tuple(None if p.is_mul else stage_route(p, wide.size, room=True) for p in plans)
+            if sum(route_layers(r) for r in wider if r) < sum(route_layers(r) for r in routes if r):
+                lay, routes = wide, wider
     return Prepared(tuple(plans), mats, lay, lf.width, exact, routes)
 
 

@@ -25,7 +25,7 @@ from symverify.kernel.ir.butterfly import ButterflyFactor, bbstar_strides, next_
 from symverify.kernel.ir.layered import LinearStage
 from symverify.kernel.ir.scalar import Scalar, is_zero
 
-__all__ = ["Route", "StageRoute", "bbstar_groups", "stage_matrix", "stage_factors", "stage_route"]
+__all__ = ["Route", "StageRoute", "bbstar_groups", "stage_matrix", "stage_factors", "stage_route", "expensive_copy", "route_layers"]
 
 
 Route = Literal["identity", "diagonal", "butterfly", "permutation", "selection", "sparse"]
@@ -46,8 +46,9 @@ def stage_matrix(p: StagePlan) -> tuple[dict[tuple[int, int], Scalar], dict[int,
 
 
 def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int], out_pos: Sequence[int],
-                  size: int) -> tuple[Route, int, list[ButterflyFactor]]:
-    """The cheapest butterfly route for a stage matrix: ``(route, BB* count, factors at size)``."""
+                  size: int, room: bool = False) -> tuple[Route, int, list[ButterflyFactor]]:
+    """The cheapest butterfly route for a stage matrix: ``(route, BB* count, factors at size)``;
+    with ``room`` a selection route may use the room up to ``size`` (:func:`selection_route`)."""
     from symverify.kaleidoscope.permutation import route_permutation
     from symverify.kaleidoscope.selection import direct_route, is_selection, selection_route, selection_size
     from symverify.kaleidoscope.sparse import sparse_to_kaleidoscope
@@ -77,7 +78,7 @@ def stage_factors(ents: Mapping[tuple[int, int], Scalar], in_pos: Sequence[int],
             return "selection", 0, list(direct.factors)
         return "permutation", 1, [f.lift(size) for f in fs]
     if is_selection(ents) and selection_size(ents, in_pos, out_pos) <= size:
-        route = selection_route(ents, in_pos, out_pos, size)
+        route = selection_route(ents, in_pos, out_pos, size, room=room)
         return "selection", 0, list(route.factors)
     K = sparse_to_kaleidoscope(SparseMatrix.from_dict(dim, dim, ents)).kaleidoscope
     if K.size > size:
@@ -166,21 +167,42 @@ def _types(st: LinearStage) -> tuple[type, ...]:
 
 @lru_cache(maxsize=2048)
 def _routed(st: LinearStage, in_pos: tuple[int, ...], out_pos: tuple[int, ...], size: int | None,
-            types: tuple[type, ...]) -> StageRoute:
+            types: tuple[type, ...], room: bool = False) -> StageRoute:
     """The memoised route of ``st`` from ``in_pos`` to ``out_pos`` at ``size`` (None: the stage's own
-    size, the power of two above its positions and its route's need); ``types`` only keys the memo."""
+    size, the power of two above its positions and its route's need); ``types`` only keys the memo;
+    ``room``: see :func:`stage_route`."""
     ents, _ = stage_matrix(StagePlan(st, in_pos, out_pos))
     if size is None:
         top = max([q + 1 for q in (*in_pos, *out_pos)] + [2])
         size = next_power_of_two(max(top, _sparse_need(ents, in_pos, out_pos, top)))
-    route, w, fs = stage_factors(ents, in_pos, out_pos, size)
+    route, w, fs = stage_factors(ents, in_pos, out_pos, size, room)
     return StageRoute(route, w, tuple(simplify_factors(fs)))
 
 
-def stage_route(p: StagePlan, size: int) -> StageRoute:
-    """The route of the linear stage ``p`` at ``size`` (the layout's ``N_k``), memoised by its inputs."""
+def stage_route(p: StagePlan, size: int, room: bool = False) -> StageRoute:
+    """The route of the linear stage ``p`` at ``size`` (the layout's ``N_k``), memoised by its inputs.
+    With ``room`` a selection route that needs an expensive copy network at its own size may be
+    routed at up to ``size`` in fewer factors (:func:`~symverify.kaleidoscope.selection.selection_route`)."""
     assert isinstance(p.stage, LinearStage)
-    return _routed(p.stage, tuple(p.in_pos), tuple(p.out_pos), size, _types(p.stage))
+    return _routed(p.stage, tuple(p.in_pos), tuple(p.out_pos), size, _types(p.stage), room)
+
+
+def expensive_copy(p: StagePlan) -> bool:
+    """Whether the linear stage ``p`` routes, at its own size, through a selection route whose copy
+    network is an expensive one (:data:`~symverify.kaleidoscope.selection.EXPENSIVE_COPIES`)."""
+    from symverify.kaleidoscope.selection import EXPENSIVE_COPIES, is_selection, selection_size, selection_strategy
+
+    ents, _ = stage_matrix(p)
+    top = max([q + 1 for q in (*p.in_pos, *p.out_pos)] + [2])
+    size = next_power_of_two(max(top, _sparse_need(ents, p.in_pos, p.out_pos, top)))
+    if _shape(ents, size) != ("sparse", None) or not is_selection(ents) or selection_size(ents, p.in_pos, p.out_pos) > size:
+        return False
+    return selection_strategy(ents, p.in_pos, p.out_pos).startswith(EXPENSIVE_COPIES)
+
+
+def route_layers(r: StageRoute) -> int:
+    """The layers a route's factors become (1 per diagonal factor, 2 per other; Lemma H.16)."""
+    return sum(1 if is_diagonal(f) else 2 for f in r.factors)
 
 
 def _stage_route(p: StagePlan) -> tuple[ButterflyFactor, ...]:
