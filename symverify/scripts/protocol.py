@@ -201,6 +201,7 @@ class Instance:
             if not isinstance(r, outcomes) or not isinstance(getattr(r, "verdict", None), Verdict):
                 raise UsageError(f"instance {name!r}: expected a prover's outcome with a verdict (a Report, or a matrix, "
                                  f"fragment, certificate or ∀ check), found {type(r).__name__}")
+        for r in decided:
             if not is_sealed(r):
                 raise ProverError(f"instance {name!r}: this {type(r).__name__} ({r.verdict.value}) was not made by its prover "
                                   "(built by hand, or its verdict or method replaced); only a prover's own outcome counts")
