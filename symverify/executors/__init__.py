@@ -109,7 +109,7 @@ False when the model is not in the pair form (the fast path of :func:`execute` t
 _FAST_DTYPES: dict[object, Any] = {}  # dtype argument → torch dtype, filled once torch is loaded
 
 
-def _native_fast(model: Model, u: object, dtype: object) -> Any:
+def _native_fast(model: Model, u: Any, dtype: object) -> Any:
     """The output of ``execute(model, u, backend="torch", dtype=dtype)`` when ``u`` is already a
     contiguous CPU ``(B, N, d)`` tensor of that dtype and the model is a zoology stack in the pair
     form with no symbolic weights: its fused layers found by the model's identity (the general

@@ -59,7 +59,8 @@ def seal_outcome(obj: _Outcome) -> _Outcome:
     ``KaleidoscopeCheck`` or ``ForallResult``) where its prover makes it: its ``_seal`` (a field
     with ``init=False``, so neither a hand-built object nor a ``dataclasses.replace`` copy has it)
     binds its class, verdict and method. :func:`is_sealed` is what ``Instance.from_report`` asks."""
-    object.__setattr__(obj, "_seal", seal(type(obj).__name__, obj.verdict, str(getattr(obj, "method", "")),
+    made: Any = obj
+    object.__setattr__(obj, "_seal", seal(type(obj).__name__, made.verdict, str(getattr(obj, "method", "")),
                                           Fraction(0), False))
     return obj
 
