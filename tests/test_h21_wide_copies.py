@@ -80,3 +80,14 @@ def test_circuits_without_expensive_copies_keep_their_size() -> None:
         c = wired_circuit(32, 1, wiring, seed=0)
         prep = planner.prepare(c)
         assert not any(routes.expensive_copy(p) for p in prep.plans if not p.is_mul), wiring
+
+
+def test_max_cells_keeps_the_own_size() -> None:
+    """The doubled layout is taken only within ``max_cells``: held to the narrow layout's cells,
+    the compiler emits the narrow one instead of refusing."""
+    c = _hub()
+    wide = compile_kaleidoscope(c)
+    cap = wide.model.inner_n * wide.model.inner_d - 1
+    narrow = compile_kaleidoscope(c, max_cells=cap)
+    assert narrow.resources["N_k"] == 64 and narrow.resources["layers"] > wide.resources["layers"]
+    assert verify(c, narrow.model, certificate=narrow.certificate, method="compositional").proved

@@ -17,6 +17,10 @@ positions this module builds, in application order:
      the start of an aligned block of ``2^⌈log2 c_j⌉`` positions holding no other used source
      (the layout :func:`preferred_positions` gives), strides ``1, 2, …`` broadcast inside the
      blocks: ``⌈log2 f⌉`` factors for the largest fan-out ``f``, none when ``f = 1``;
+   * *strided*: source ``j`` keeps its position and its copies go a whole stride apart,
+     ``j + k·S`` for ``k < c_j`` with ``S`` the power of two above every source: when the sources
+     sit below ``S`` and ``f·S ≤ N``, strides ``S, 2S, …`` broadcast every source at once
+     (``⌈log2 f⌉`` factors, one for fan-outs of two);
    * *spread*: monotone intervals as close to their sources as the order allows (forwards and
      backwards); often collision-free when the sources form a few compact runs (the products and
      the ``v3`` block a multiplicative stage leaves), at ``n`` factors or fewer;
@@ -260,6 +264,12 @@ def _copy_patterns(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Pat]
     if len(set(slots)) == len(slots) and (not slots or slots[-1] < N):
         for order, strides in (("up", up), ("down", down)):
             add(f"in place {order}", [], here, inplace, strides)
+    if srcs:  # copies a whole stride apart: source j at j + k·S, S the power of two above every source
+        S = 1 << srcs[-1].bit_length()
+        strided = {j: [j + k * S for k in range(uses[j])] for j in srcs}
+        if strided != inplace and all(t[-1] < N for t in strided.values()):
+            for order, strides in (("up", up), ("down", down)):
+                add(f"strided {order}", [], here, strided, strides)
     spread: dict[int, list[int]] = {}  # monotone intervals, each as close to its source as order allows
     acc = 0
     for j in srcs:

@@ -260,11 +260,11 @@ class Prepared:
     routes: tuple[StageRoute | None, ...] = ()
 
 
-def prepare(c: Circuit, plan: str = "auto") -> Prepared:
+def prepare(c: Circuit, plan: str = "auto", max_cells: int | None = None) -> Prepared:
     """Plan every stage (``plan``: see :func:`plan_stages`) and choose the layout (no gadget is emitted), and route every linear stage at the
     layout's size (memoised: the planner has usually routed it already). When a stage needs an
     expensive copy network at its own size (:func:`~.routes.expensive_copy`), the layout of twice the
-    size (within the stated ``N_k``) is taken if its routes take fewer layers in all; the plans'
+    size (within the stated ``N_k`` and ``max_cells``) is taken if its routes take fewer layers in all; the plans'
     placements and the layer counts they were chosen by (at each stage's own size) are unchanged."""
     lf = layered_form(c)
     d = c.d
@@ -280,7 +280,7 @@ def prepare(c: Circuit, plan: str = "auto") -> Prepared:
         # route in fewer factors at twice the size: take the doubled layout, within the stated
         # N_k, when its routes take fewer layers in all.
         wide = Layout.choose(c.n, d, 2 * lay.size)
-        if wide.size <= stated_size(cut_width(c)):
+        if wide.size <= stated_size(cut_width(c)) and (max_cells is None or wide.rows * wide.width <= max_cells):
             wider = tuple(None if p.is_mul else stage_route(p, wide.size, room=True) for p in plans)
             if sum(route_layers(r) for r in wider if r) < sum(route_layers(r) for r in routes if r):
                 lay, routes = wide, wider
