@@ -5,6 +5,7 @@ from hypothesis import given, settings
 
 from symverify.compiler import compile
 from symverify.errors import IRError
+from symverify.gadgets import causal
 from symverify.gadgets.causal import (
     CausalObstruction,
     causal_obstruction,
@@ -13,8 +14,10 @@ from symverify.gadgets.causal import (
     row_support,
     symbolic_model,
 )
-from symverify.kernel.ir.baseconv import Mode
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
 from symverify.kernel.provers.compositional import check_certificate
 from symverify.kernel.semantics.poly import polynomials
 from symverify.testing import models
@@ -86,3 +89,50 @@ def test_symbolic_model_validation():
     m = symbolic_model(3, 2, 1, n=2, d=1)
     assert m.signature == (2, 1, 1, 3, 2)
     assert later_row_reads(exact_row_dependence(m)) == []
+
+
+def _cancelling_model() -> Model:
+    """n = 2, d = 1, d' = 2, cyclic: layer 1 copies ``x_i`` into both channels, layer 2 makes each
+    ``x_i(x_i + x_{i-1})``, layer 3 multiplies their difference (exactly 0) by a symbol ``s``; the
+    support analysis still sees both rows in each output."""
+    ones, zeros = Grid.from_rows([[1, 1], [1, 1]]), Grid.zeros(2, 2)
+    copy = Layer(Grid.from_rows([[1, 1], [0, 0]]), zeros, zeros, ones, Mode.CYCLIC)
+    square = Layer(Grid.from_rows([[1, 0], [0, 1]]), zeros, ones, zeros, Mode.CYCLIC)
+    s = sym("s")
+    cancel = Layer(Grid.from_rows([[1, 0], [-1, 0]]), zeros, zeros, Grid.from_rows([[s, 0], [s, 0]]), Mode.CYCLIC)
+    return Model(2, 1, 2, 2, (copy, square, cancel), "cancelling")
+
+
+@pytest.mark.parametrize("mode", [Mode.CAUSAL, Mode.CYCLIC])
+@pytest.mark.parametrize("nn,dd,L", [(2, 1, 1), (2, 1, 3), (2, 2, 2), (3, 1, 3), (3, 2, 2), (2, 1, 4)])
+def test_exact_row_dependence_equals_the_expanded_polynomials(nn, dd, L, mode):
+    model = symbolic_model(nn, dd, L, mode=mode)
+    assert exact_row_dependence(model) == causal._expanded_row_dependence(model, "flint")
+
+
+def test_exact_row_dependence_expands_where_the_support_over_approximates():
+    model = _cancelling_model()
+    assert row_support(model) == (frozenset({0, 1}), frozenset({0, 1}))
+    assert exact_row_dependence(model) == (frozenset(), frozenset())
+    assert later_row_reads(exact_row_dependence(model)) == []
+
+
+def test_exact_row_dependence_needs_the_integer_witness_to_match(monkeypatch):
+    model = symbolic_model(2, 1, 2, mode=Mode.CYCLIC)
+    calls = []
+
+    def expanded(m, backend):
+        calls.append(m)
+        return (frozenset({0}), frozenset({1}))
+
+    monkeypatch.setattr(causal, "_rows_at_integer_weights", lambda m, backend: (frozenset({0}), frozenset({0, 1})))
+    monkeypatch.setattr(causal, "_expanded_row_dependence", expanded)
+    assert exact_row_dependence(model) == (frozenset({0}), frozenset({1}))
+    assert calls == [model]
+
+
+def test_rows_at_integer_weights_are_a_subset_of_the_exact_dependence():
+    for mode in (Mode.CAUSAL, Mode.CYCLIC):
+        model = symbolic_model(3, 1, 2, mode=mode)
+        low, exact = causal._rows_at_integer_weights(model, "flint"), causal._expanded_row_dependence(model, "flint")
+        assert all(lo <= e for lo, e in zip(low, exact)) and low == exact

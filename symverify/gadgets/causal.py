@@ -17,9 +17,10 @@ inner size: e.g. ``n = 2, d = 1`` with output 0 ``:= x_1`` (``y = [x_1; 0]``), o
 := x_1" (``y = [x_1; x_1]``). By contrast "every row := x_0" is causal and has a 2-layer causal
 model. This module checks the lemma's conclusion for concrete sizes two ways:
 
-* :func:`exact_row_dependence`: the exact output polynomials of a model whose every weight is a
-  distinct symbol (:func:`symbolic_model`), so "no variable of a later row occurs" holds for
-  *all* weights at once;
+* :func:`exact_row_dependence`: exactly the input rows whose variables occur in the output
+  polynomials of a model whose every weight is a distinct symbol (:func:`symbolic_model`), so "no
+  variable of a later row occurs" holds for *all* weights at once (the sound superset below, matched
+  by an expansion at integer weights; the full expansion only where the two differ);
 * :func:`row_support`: an abstract interpretation (each value is structurally zero or carries the
   set of input rows it may involve; the dependence lattice of :mod:`symverify.kernel.semantics.support`),
   a sound over-approximation that scales to any size.
@@ -84,10 +85,60 @@ def row_support(model: Model) -> tuple[frozenset[int], ...]:
 
 
 def exact_row_dependence(model: Model, backend: str = "flint") -> tuple[frozenset[int], ...]:
-    """For each output row, exactly the input rows whose variables occur in its polynomials."""
+    """For each output row, exactly the input rows whose variables occur in its polynomials.
+
+    The polynomials are those in the inputs *and* the model's symbols (all weights at once). Computed
+    by a sandwich, exact in both directions: with ``S_i`` = the rows of :func:`row_support` (a sound
+    superset, so ``dep_i ⊆ S_i``) and ``T_i`` = the rows whose variables occur in output row ``i``
+    after every symbol is replaced by a fixed integer (:func:`_rows_at_integer_weights`; substituting
+    parameters never makes an input variable appear, so ``T_i ⊆ dep_i``), ``T = S`` gives
+    ``dep = S`` exactly. Only where they differ are the full polynomials expanded (the former
+    computation, far costlier: their terms grow with every weight symbol).
+    """
+    if not model.params():
+        return _expanded_row_dependence(model, backend)
+    upper = row_support(model)
+    if _rows_at_integer_weights(model, backend) == upper:
+        return upper
+    return _expanded_row_dependence(model, backend)
+
+
+def _expanded_row_dependence(model: Model, backend: str) -> tuple[frozenset[int], ...]:
+    """The input rows occurring in each output row's fully expanded polynomials (inputs and symbols)."""
     from symverify.kernel.semantics.poly import polynomials
 
     polys = polynomials(model, backend=backend)  # type: ignore[arg-type]
+    return tuple(frozenset(v // model.d for p in row for v in _variables(p, model.n * model.d)) for row in polys)
+
+
+def _rows_at_integer_weights(model: Model, backend: str) -> tuple[frozenset[int], ...]:
+    """The input rows occurring in each output row's polynomials in the inputs alone, every symbol
+    replaced by a fixed integer (distinct odd values ``3, 5, 7, …`` in sorted name order).
+
+    Each of these is a subset of the exact dependence: if ``p(x, w)`` does not contain ``x_v``,
+    neither does ``p(x, w0)``."""
+    from symverify.kernel.ir.scalar import Sym
+    from symverify.kernel.semantics.evaluate import eval_model
+    from symverify.kernel.semantics.poly import PolyRing
+
+    values = {name: 2 * k + 3 for k, name in enumerate(sorted(model.params()))}
+
+    class _AtWeights(PolyRing):
+        """The ring of the inputs alone; a symbolic weight is read as its value at ``values``."""
+
+        def coerce(self, x: Any) -> Any:
+            if isinstance(x, Sym):
+                total: Any = 0
+                for mono, c in x.terms:
+                    term: Any = c
+                    for name, e in mono:
+                        term *= values[name] ** e
+                    total += term
+                x = total
+            return super().coerce(x)
+
+    at = _AtWeights(model.n * model.d, (), backend)  # type: ignore[arg-type]
+    polys = eval_model(model, at.grid_input(model.n, model.d), at)
     return tuple(frozenset(v // model.d for p in row for v in _variables(p, model.n * model.d)) for row in polys)
 
 
