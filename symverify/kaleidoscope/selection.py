@@ -40,6 +40,13 @@ positions this module builds, in application order:
      sources such as gathered input cells whose low cells are unread; it is simulated and kept
      only when it does not collide.
 
+   * *halves* (:func:`_halves`): every copy made in the half (bit ``N/2``) of the operand slot
+     it is bound for, by the broadcast banyan of *compact, gaps filled* in both halves at once
+     (the stride-``N/2`` factor splits each source's copies between the halves). The permutation
+     then never crosses the halves: it is two Beneš networks of size ``N/2`` side by side,
+     ``2n − 3`` factors instead of ``2n − 1``. It pays where a stage is routed at twice its own
+     size (sources below ``N/2``, room in each half).
+
    Every route is simulated; a collision drops that candidate. The last resort, a Beneš
    permutation (Dao et al. Theorem 2, :func:`~symverify.kaleidoscope.permutation.route_permutation`)
    to ``0 … m − 1`` followed by the compact broadcast, cannot collide.
@@ -185,12 +192,14 @@ def selection_size(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int
 
 
 def _route_masks(N: int, records: Mapping[int, Sequence[int]], strides: Sequence[int],
-                 ghosts: AbstractSet[int] = frozenset()) -> tuple[list[Pat], dict[int, int]] | None:
+                 ghosts: AbstractSet[int] = frozenset(), ghost_slots: AbstractSet[int] = frozenset()
+                 ) -> tuple[list[Pat], dict[int, int]] | None:
     """Route records ``{position: sorted destination slots}`` through factors of ``strides`` by
     bit-fixing (module docstring); ``None`` on a collision or when a record does not end on its
     slots. Returns the factors as 0/1 patterns (:data:`Pat`) and ``{slot: start position of its
     record}``. The records starting at ``ghosts`` take their slots (so the others are routed as
-    if they moved) but the factors do not move them: their values are dropped at the first factor."""
+    if they moved) but the factors do not move them: their values are dropped at the first factor.
+    Likewise every part of a record bound only for ``ghost_slots`` is routed but never moved."""
     cur: dict[int, tuple[int, int]] = {}  # position: (mask of the destination slots, origin)
     for p, d in records.items():
         if d:
@@ -200,6 +209,9 @@ def _route_masks(N: int, records: Mapping[int, Sequence[int]], strides: Sequence
                     return None
                 mask |= 1 << t
             cur[p] = (mask, p)
+    gmask = 0
+    for t in ghost_slots:
+        gmask |= 1 << t
     pats: list[Pat] = []
     for b in strides:
         low = _low(max(N, 2 * b), b)  # the slots whose bit b is clear (N at least covers every slot below it)
@@ -215,7 +227,7 @@ def _route_masks(N: int, records: Mapping[int, Sequence[int]], strides: Sequence
                 if q in nxt:
                     return None
                 nxt[q] = (part, origin)
-                if origin not in ghosts:  # out[q] reads x[p]: straight when q = p, across the pair else
+                if origin not in ghosts and part & ~gmask:  # out[q] reads x[p]: straight when q = p, across the pair else
                     if q == p:
                         straight |= 1 << q
                     else:
@@ -557,6 +569,81 @@ def _direct(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: 
     return best
 
 
+def _halves(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: bool, beat: int | None = None,
+            benes: dict[tuple[int, tuple[tuple[int, int], ...], str], list[Pat]] | None = None) -> list[_Choice]:
+    """The *halves* candidates: every operand copy made in the half (bit ``N/2``) of the slot it is
+    bound for, so that the permutation never crosses the halves and is two Beneš networks of size
+    ``N/2`` side by side (``2n − 3`` factors instead of ``2n − 1``).
+
+    The destinations are ``o`` (first operand; the second with ``swap``) and ``o ⊕ K`` of every
+    row ``o``. Source ``j`` needs ``a_j`` copies in the lower half and ``b_j`` in the upper one.
+    The copy network is the broadcast banyan (strides ``N/2 … 1``) of the layout *compact, gaps
+    filled* in each half at once: the stride ``N/2`` factor splits every record into its two
+    halves, and in each half the positions ``0 … m`` (``m`` the last source, all sources below
+    ``N/2``) are compact and sorted with monotone slot intervals: every position holds at least one
+    slot there (a placeholder where no copy of it is bound for that half, routed but never moved:
+    no weight carries it), so neither half collides (Lee 1988). Empty when the sources are
+    not all below ``N/2`` or a half's slots do not fit in it, and (``beat``) when the copy network
+    alone has more than ``beat`` factors, so that no candidate can have fewer than ``beat`` (only its
+    last factor can merge with the permutation's first). ``benes`` memoises the half networks by
+    size, partial map and orientation (a caller trying several ``K`` routes each one once). Every
+    candidate is simulated."""
+    half = N // 2
+    if N < 4:
+        return []
+    dest: dict[int, list[int]] = {}
+    second: dict[int, int] = {}
+    for o, r in rows.items():
+        for k, (j, _) in enumerate(r):
+            at_partner = k == (0 if swap and len(r) == 2 else 1)
+            dest.setdefault(j, []).append(o ^ K if at_partner else o)
+            if at_partner:
+                second[o] = k
+    if not dest or max(dest) >= half:
+        return []
+    top = max(dest) + 1
+    records: dict[int, list[int]] = {}
+    partial: list[dict[int, int]] = [{}, {}]  # per half: slot (within the half) -> destination (within the half)
+    spare: set[int] = set()  # placeholder slots: routed, never moved
+    nxt = [0, 0]
+    for p in range(top):
+        mine = sorted(dest.get(p, []))
+        slots: list[int] = []
+        for h in (0, 1):
+            bound = [t - h * half for t in mine if (t >= half) == bool(h)]
+            for k, t in enumerate(bound):
+                partial[h][nxt[h] + k] = t
+            if not bound:  # a placeholder where no copy is bound for this half
+                spare.add(h * half + nxt[h])
+            take = max(len(bound), 1)
+            slots.extend(range(h * half + nxt[h], h * half + nxt[h] + take))
+            nxt[h] += take
+        records[p] = slots
+    if nxt[0] > half or nxt[1] > half:
+        return []
+    routed = _route_masks(N, records, [1 << k for k in reversed(range(_log2(N)))], ghost_slots=spare)
+    if routed is None or (beat is not None and len(_shape(N, routed[0])) > beat):
+        return []
+    out: list[_Choice] = []
+    for orient in ("down", "up"):
+        lo, hi = (_memo_benes(half, part, orient, benes) for part in partial)
+        assert [f[0] for f in lo] == [f[0] for f in hi], "internal: two Beneš networks of one size differ in strides"
+        both = [(a[0], a[1] | b[1] << half, 0, a[3] | b[3] << half, 0) for a, b in zip(lo, hi)]
+        out.append(_candidate(N, K, rows, second, routed[0] + both, f"halves{', swapped' if swap else ''}, benes {orient}"))
+    return out
+
+
+def _memo_benes(N: int, partial: Mapping[int, int], orient: str,
+                memo: dict[tuple[int, tuple[tuple[int, int], ...], str], list[Pat]] | None) -> list[Pat]:
+    """:func:`_benes_masks`, looked up in ``memo`` (keyed by size, partial map and orientation) first."""
+    if memo is None:
+        return _benes_masks(N, partial, orient)
+    key = (N, tuple(partial.items()), orient)
+    if key not in memo:
+        memo[key] = _benes_masks(N, partial, orient)
+    return memo[key]
+
+
 # ---- the route ----------------------------------------------------------------------------------
 
 
@@ -608,7 +695,7 @@ def _chosen_at(key: tuple[tuple[int, int, Scalar, type], ...], in_pos: tuple[int
     best = _best_direct(N, rows, valid)  # every stride for the direct route: it is cheap to try
     # Copy networks in both stride orders end on the same slots, so their permutations are equal:
     # each Beneš network is routed once (keyed by the partial map in its order, and the orientation).
-    benes: dict[tuple[tuple[tuple[int, int], ...], str], list[Pat]] = {}
+    benes: dict[tuple[int, tuple[tuple[int, int], ...], str], list[Pat]] = {}
     for name, copy_pats, slots in _copy_patterns(N, uses):
         for K in Ks:
             # operand slots: the first entry of row o at o, the second at o ⊕ K
@@ -621,10 +708,12 @@ def _chosen_at(key: tuple[tuple[int, int, Scalar, type], ...], in_pos: tuple[int
                 if len(r) == 2:
                     second[o] = 1
             for orient in ("down", "up"):
-                bkey = (tuple(partial.items()), orient)
-                if bkey not in benes:
-                    benes[bkey] = _benes_masks(N, partial, orient)
-                got = _candidate(N, K, rows, second, copy_pats + benes[bkey], f"{name}, benes {orient}")
+                got = _candidate(N, K, rows, second, copy_pats + _memo_benes(N, partial, orient, benes), f"{name}, benes {orient}")
+                if best is None or got[0] < best[0]:
+                    best = got
+    for K in Ks:  # the copies made in the halves of their slots: two Beneš networks of size N/2
+        for swap in (False, True):
+            for got in _halves(N, K, rows, swap, None if best is None else best[0], benes):
                 if best is None or got[0] < best[0]:
                     best = got
     assert best is not None
@@ -787,6 +876,8 @@ class BroadcastPlacer:
         self._levels = list(range(1, self.n)) if order == "down" else list(range(self.n - 1))
         self._owner = np.full((len(self._levels), N), -1, dtype=np.int64)
         self._own: list[list[int]] = [[-1] * N for _ in self._levels]  # the same as lists, for fits
+        # per level, the low bits a record's position takes from its source (down) or destination (up)
+        self._keeps = [(1 << b) - 1 if order == "down" else (2 << b) - 1 for b in self._levels]
         self._shifts = np.array(self._levels, dtype=np.int64)[:, None, None]
         self._rows = np.arange(len(self._levels))[:, None, None]
 
@@ -800,16 +891,23 @@ class BroadcastPlacer:
     def fits(self, pairs: Sequence[tuple[int, int]], reserve: Sequence[int] = ()) -> bool:
         """Whether every ``(source position, destination)`` of ``pairs`` can be added (and the
         positions ``reserve`` kept free of destinations)."""
-        dests = [t for _, t in pairs] + list(reserve)
-        if len(set(dests)) != len(dests) or any(not 0 <= t < self.N or t in self.taken for t in dests):
+        dests = [t for _, t in pairs]
+        dests.extend(reserve)
+        if len(set(dests)) != len(dests):
             return False
-        if any(not 0 <= p < self.N for p, _ in pairs):
-            return False
+        N, taken = self.N, self.taken
+        for t in dests:
+            if not 0 <= t < N or t in taken:
+                return False
+        for p, _ in pairs:
+            if not 0 <= p < N:
+                return False
         seen: dict[tuple[int, int], int] = {}
-        for k, b in enumerate(self._levels):
+        down = self.order == "down"
+        for k, keep in enumerate(self._keeps):
             row = self._own[k]
             for src, t in pairs:
-                at = self._index(b, src, t)
+                at = (t & ~keep) | (src & keep) if down else (src & ~keep) | (t & keep)  # :meth:`_index`, inlined
                 own = row[at]
                 if own < 0:
                     own = seen.setdefault((k, at), src)
@@ -870,13 +968,19 @@ class BroadcastPlacer:
 
     def add(self, pairs: Sequence[tuple[int, int]], reserve: Sequence[int] = ()) -> None:
         """Add ``pairs`` (checked by :meth:`fits` first) and reserve ``reserve``."""
+        down = self.order == "down"
+        ks: list[int] = []
+        ats: list[int] = []
+        owners: list[int] = []
         for src, t in pairs:
-            self.taken.add(t)
-            self._taken[t] = True
-            for k, b in enumerate(self._levels):
-                at = self._index(b, src, t)
-                self._owner[k, at] = src
+            for k, keep in enumerate(self._keeps):
+                at = (t & ~keep) | (src & keep) if down else (src & ~keep) | (t & keep)  # :meth:`_index`, inlined
                 self._own[k][at] = src
-        for t in reserve:
-            self.taken.add(t)
-            self._taken[t] = True
+                ks.append(k)
+                ats.append(at)
+                owners.append(src)
+        if ks:
+            self._owner[ks, ats] = owners  # one assignment; pairs that fit share a position only with their own source
+        fresh = [t for _, t in pairs] + list(reserve)
+        self.taken.update(fresh)
+        self._taken[fresh] = True
