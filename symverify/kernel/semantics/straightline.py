@@ -23,12 +23,10 @@ circuit (the bounds pass, every trial) build the code once.
 
 from __future__ import annotations
 
-import sys
-from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain, islice
+from itertools import chain
 from operator import attrgetter
 from typing import Any
 
@@ -85,7 +83,7 @@ class Program:
 
 
 _PROGRAMS: IdentityMemo[Program] = IdentityMemo(16)
-_OPCODE = (2, 0, 1)  # by the number of coefficients: MUL has none, CONST one, LIN two (the circuit checked the arity)
+_OPCODE = bytes((2, 0, 1)) + bytes(253)  # by the number of coefficients: MUL none, CONST one, LIN two (the circuit checked the arity)
 
 
 def program(c: Circuit) -> Program:
@@ -94,24 +92,32 @@ def program(c: Circuit) -> Program:
 
 
 def _build(c: Circuit) -> Program:
-    """The flat arrays in bulk: the coefficients are deduplicated by object identity first, then
-    the distinct objects by ``(type, value)``, in order of first use (the first object of each value
-    is the first use of that value, so the order and the indices are those of a gate-by-gate scan)."""
+    """The flat arrays in bulk: the coefficients are deduplicated by object identity first
+    (``numpy.unique`` of their ids), then the distinct objects, taken in order of first use, by
+    ``(type, value)``. The first object of each value is the first use of that value, so the order
+    of ``scalars`` and every index are those of a gate-by-gate scan (the tests compare the two)."""
+    import numpy as np
+
     gates = c.gates
     coeffs = list(map(attrgetter("coeffs"), gates))
-    ops = bytes(map(_OPCODE.__getitem__, map(len, coeffs)))
+    ops = bytes(map(len, coeffs)).translate(_OPCODE)
     flat = list(chain.from_iterable(coeffs))
-    ids = list(map(id, flat))
+    ids = np.fromiter(map(id, flat), dtype=np.uint64, count=len(flat))
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
     index: dict[Any, int] = {}
     scalars: list[Scalar] = []
-    where: dict[int, int] = {}
-    for key, x in dict(zip(ids, flat)).items():
+    value = np.zeros(len(first), dtype="<i8")
+    for u in np.argsort(first, kind="stable").tolist():
+        x = flat[first[u]]
         k = index.setdefault((type(x), x), len(scalars))
         if k == len(scalars):
             scalars.append(x)
-        where[key] = k
-    args = _le_int64(chain.from_iterable(map(attrgetter("args"), gates)))
-    return Program(c, tuple(scalars), ops, args, _le_bytes(array("q", map(where.__getitem__, ids))))
+        value[u] = k
+    try:
+        args: bytes | None = np.fromiter(chain.from_iterable(map(attrgetter("args"), gates)), dtype=np.int64).astype("<i8").tobytes()
+    except OverflowError:  # a node id of 2^63 or more (astronomical n·d)
+        args = None
+    return Program(c, tuple(scalars), ops, args, value[inverse.reshape(-1)].tobytes())
 
 
 def _columns(prog: Program, mod: bool) -> Columns:
@@ -158,19 +164,6 @@ def _columns(prog: Program, mod: bool) -> Columns:
     return kind.tolist(), a.tolist(), b.tolist(), i.tolist(), j.tolist()
 
 
-def _le_bytes(arr: array[int]) -> bytes:
-    if sys.byteorder != "little":  # pragma: no cover - big-endian hosts
-        arr.byteswap()
-    return arr.tobytes()
-
-
-def _le_int64(values: Iterable[int]) -> bytes | None:
-    try:
-        return _le_bytes(array("q", values))
-    except OverflowError:  # a node id of 2^63 or more (astronomical n·d)
-        return None
-
-
 def eval_mod(prog: Program, inputs: Sequence[int], p: int, coeffs: Sequence[int], check: Check | None = None) -> list[int]:
     """Every node's value mod ``p`` (inputs first, then one per gate), as the interpreter computes
     it over :class:`~symverify.kernel.semantics.rings.ModRing`.
@@ -183,11 +176,12 @@ def eval_mod(prog: Program, inputs: Sequence[int], p: int, coeffs: Sequence[int]
     v = [x % p for x in inputs]
     ap: Callable[[int], None] = v.append
     cv = list(coeffs)
-    gates = zip(*prog.mod_code)
-    for _ in range(0, prog.size, CHECK_EVERY):
+    kinds, aa, bb, ii, jj = prog.mod_code
+    for s in range(0, prog.size, CHECK_EVERY):
         if check is not None:
             check()
-        for k, a, b, i, j in islice(gates, CHECK_EVERY):
+        e = s + CHECK_EVERY
+        for k, a, b, i, j in zip(kinds[s:e], aa[s:e], bb[s:e], ii[s:e], jj[s:e]):
             if k == MUL:
                 ap(v[a] * v[b] % p)
             elif k == LIN:
