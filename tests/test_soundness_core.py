@@ -11,6 +11,8 @@ import textwrap
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import symverify as sv
 from symverify.kernel.ir.baseconv import Layer, Model
@@ -110,11 +112,42 @@ def test_plan_primes_keeps_2_61_for_small_degrees_and_grows_otherwise():
     small = rz.plan_primes(_bounds(4))
     assert small is not None and small.fixed and small.bits == 61 and small.per_trial == Fraction(4, M61)
     big = rz.plan_primes(_bounds(M61))
-    assert big is not None and not big.fixed and big.bits >= 61 + 64 and big.per_trial <= rz.LARGE_PRIME_PER_TRIAL
+    assert big is not None and not big.fixed and big.bits > 64 and big.per_trial <= rz.USEFUL_PER_TRIAL
     tall = rz.plan_primes(_bounds(3, height_bits=10_000, below=False))  # 164 bad primes of ≥ 2^55: 61 bits do
     assert tall is not None and tall.bits == 61 and not tall.fixed and tall.per_trial <= rz.USEFUL_PER_TRIAL
     huge_height = rz.plan_primes(_bounds(3, height_bits=2**50, below=False))  # too many bad 61-bit primes
-    assert huge_height is not None and huge_height.bits > 61 and huge_height.per_trial <= rz.LARGE_PRIME_PER_TRIAL
+    assert huge_height is not None and huge_height.bits > 61 and huge_height.per_trial <= rz.USEFUL_PER_TRIAL
+
+
+def test_plan_primes_trades_trials_for_prime_size_by_cost():
+    # 61-bit primes need 3 trials for 2^-100 here (height above 61 bits: beta = ceil(H/61)/2^55)
+    tall = Bounds(15_094_648, 36_526_417, False, 0, 0, 2, 1)
+    small = rz.plan_primes(tall, ops=100)  # a tiny circuit: drawing a larger prime costs more than two passes
+    assert small is not None and small.bits == 61 and rz.trials_needed(small.per_trial, rz.DEFAULT_ERROR_BOUND) == 3
+    large = rz.plan_primes(tall, ops=200_000)  # a large one: one trial with a larger prime
+    assert large is not None and large.bits > 61 and rz.trials_needed(large.per_trial, rz.DEFAULT_ERROR_BOUND) == 1
+    assert large == rz.trial_plan(tall, large.bits)  # the bound is trial_plan's, nothing else
+    cost = rz.trial_cost(large, 200_000)
+    assert cost < 3 * rz.trial_cost(small, 200_000)
+    # a deadline makes proofs of primes above 3.3·10^24 run in a child process: it costs more
+    assert rz.trial_cost(large, 200_000, limited=True) > cost
+    # the fixed prime that already needs one trial is kept whatever the size
+    one = rz.plan_primes(_bounds(4), Fraction(1, 2**40), ops=10**7)
+    assert one is not None and one.fixed == M61
+
+
+@given(st.integers(1, 2**80), st.integers(1, 2**40), st.booleans(), st.integers(0, 10**8), st.integers(20, 400))
+@settings(max_examples=150, deadline=None)
+def test_plan_primes_never_states_a_bound_above_the_target(degree, height, below, ops, target_bits):
+    """Whatever size the cost model picks, its ``trial_plan`` bound with the ``k`` it needs meets the target."""
+    target = Fraction(1, 2**target_bits)
+    b = Bounds(degree, height, below and height <= 61, 0, 0, 3, 1)
+    plan = rz.plan_primes(b, target, ops=ops)
+    if plan is None:
+        return
+    assert plan == rz.trial_plan(b, plan.bits, fixed=plan.fixed)
+    k = rz.trials_needed(plan.per_trial, target)
+    assert k is not None and plan.per_trial ** k <= target and plan.per_trial <= rz.USEFUL_PER_TRIAL
 
 
 def test_plan_primes_gives_up_beyond_the_largest_prime():
@@ -242,8 +275,6 @@ def test_huge_degree_difference_neither_aborts_nor_hangs():
 
 
 # ---- the structural bounds every randomized proof rests on ------------------------------------
-
-from hypothesis import given, settings  # noqa: E402
 
 from symverify.kernel.provers.bounds import structure_bounds  # noqa: E402
 from symverify.kernel.provers.sides import pair_sides  # noqa: E402

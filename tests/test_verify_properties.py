@@ -115,3 +115,30 @@ def test_mutated_circuits_agree_with_ground_truth(c, data):
         gates[k] = new
         mutant = Circuit(c.n, c.d, tuple(gates), c.outputs)
     check_against_truth(c, mutant)
+
+
+@settings(max_examples=30, deadline=None)
+@given(circuits(max_n=2, max_d=2, max_gates=8, allow_sym=True, min_outputs=1), st.data())
+def test_mutated_circuits_under_one_large_prime_trial_agree_with_ground_truth(c, data):
+    """With drawing primes made free in the cost model, the python engine runs one trial with a
+    prime of more than 61 bits instead of several at 61 bits: a mutant that differs is still never
+    proved, and the bound stated is within the target."""
+    import pytest
+
+    from symverify.kernel.provers import randomized as rz
+
+    k = data.draw(st.integers(0, max(len(c.gates) - 1, 0)))
+    gates = list(c.gates) or [Gate.const(1)]
+    g = gates[min(k, len(gates) - 1)]
+    gates[min(k, len(gates) - 1)] = (Gate.lin(g.args[0], 1, g.args[1], 1) if g.op is Op.MUL
+                                     else replace(g, coeffs=tuple(x + 1 for x in g.coeffs)))
+    outs = c.outputs if c.gates else (c.num_inputs, *c.outputs[1:])
+    mutant = Circuit(c.n, c.d, tuple(gates), outs)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rz, "PRIME_COST", tuple((bits, 0.0) for bits, _ in rz.PRIME_COST))
+        report = verify(c, mutant, method="randomized", backend="python")
+    assert report.evidence["prime_bits"] > 62 and report.evidence["k"] == 1, report.evidence
+    equal = truly_equal(c, mutant)
+    assert report.verdict is (Verdict.PROVED if equal else Verdict.REFUTED), str(report)
+    if equal:
+        assert report.evidence["bound_log2"] <= -100

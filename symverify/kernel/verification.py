@@ -52,6 +52,7 @@ from symverify.kernel.provers.outcome import (
 )
 from symverify.kernel.provers.registry import AUTO_EXACT_MONOMIALS, prover_for, run_prover
 from symverify.kernel.provers.sides import CircuitSide, Side, pair_sides
+from symverify.kernel.semantics.straightline import program
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -177,7 +178,8 @@ def _describe(side: Side) -> dict[str, Any]:
     only (its full measures cost more than they tell)."""
     match side:
         case CircuitSide(obj=c) if len(c.gates) > 50_000:
-            return {"kind": "circuit", "name": c.name, "n": c.n, "d": c.d, "size": c.size, "outputs": len(c.outputs),
+            ops = program(c).ops  # one byte per gate, 0 for a constant: the size without a pass over the gates
+            return {"kind": "circuit", "name": c.name, "n": c.n, "d": c.d, "size": len(ops) - ops.count(0), "outputs": len(c.outputs),
                     "symbols": sorted(side.params())}
         case _:
             return side.describe()

@@ -3,7 +3,8 @@
 Both engines run ``k`` trials of both sides (docs/theory.md §5); they differ in the prime size
 (so in ``k``), in the points per trial ``B`` and in what one evaluation costs:
 
-* *python* (:func:`~symverify.kernel.provers.randomized.plan_primes`: primes ``≥ 2^61``, ``B = 1``):
+* *python* (:func:`~symverify.kernel.provers.randomized.plan_primes`: primes ``≥ 2^61`` of the size
+  whose ``k`` trials cost least, ``B = 1``):
   a circuit side runs its straight-line code, ``gates · PY_GATE`` seconds; a model side runs the
   layer loop on numpy object arrays, ``L · PY_LAYER + cells · PY_CELL + macs · PY_MAC``;
 * *torch* (:func:`~symverify.kernel.provers.randomized.engine_plan`: primes in ``[2^30, 2^31)``,

@@ -237,7 +237,7 @@ VECTOR_GATES = 2048
 
 def _circuit_pass(c: Any, ring: BoundRing, check: Check | None) -> tuple[list[Val], int]:
     """:func:`_circuit_vector` when it answers, else :func:`_circuit_exact`."""
-    fast = _circuit_vector(c, ring, check) if len(program(c).code) >= VECTOR_GATES else None
+    fast = _circuit_vector(c, ring, check) if program(c).size >= VECTOR_GATES else None
     return fast if fast is not None else _circuit_exact(c, ring, check)
 
 

@@ -103,7 +103,7 @@ def circuit_rows(prog: Program, scalars: Any, variables: int, q: int, check: Che
     :func:`~.bound_rules.scalar_rows` of ``prog.scalars``; ``check`` runs before every level; ``width``: the
     fewest gates per level on average worth the levels (:data:`WIDTH`); ``summary``, when given,
     receives :func:`peak_of` over every node."""
-    nd, g = prog.circuit.num_inputs, len(prog.code)
+    nd, g = prog.circuit.num_inputs, prog.size
     at = nd + g
     refs = _refs(prog, at)
     if refs is None:

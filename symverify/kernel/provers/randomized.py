@@ -24,12 +24,16 @@ two sizes the engines use most, ``N_30 = 2^25`` and ``N_61 = 2^55``. The fixed p
 trials fail with probability ``ε^k``, and ``k`` is the least with ``ε^k ≤ error_bound`` (default
 ``2^-100``; :func:`trials_needed`). All arithmetic is on exact rationals.
 
-**Prime sizes per engine.** The *python* engine (Python ints, ``B = 1``) uses ``L = 61`` when that
-gives ``ε ≤`` :data:`USEFUL_PER_TRIAL` (``2^-16``). Otherwise (a degree bound near ``2^61``, where
-Fermat's little theorem can make ``x^p`` and ``x`` agree at every point mod ``p``, or a huge
-coefficient height) it uses the least ``L``, in steps of 32 from ``max(bits(D), bits(H)) + 64``
-and at most :data:`~symverify.kernel.primes.MAX_PRIME_BITS`, with ``ε ≤ 2^-48`` (:func:`plan_primes`);
-when none does, the verdict is ``unknown``. The *torch* engine (int64, primes below ``2^31``) uses
+**Prime sizes per engine.** The *python* engine (Python ints, ``B = 1``) takes, among
+``L = 61`` (the fixed prime where it applies) and ``L = 64, 96, …`` up to
+:data:`~symverify.kernel.primes.MAX_PRIME_BITS` with ``ε ≤`` :data:`USEFUL_PER_TRIAL` (``2^-16``),
+the size that minimises the estimated time of the ``k`` trials ``ε^k ≤ error_bound`` needs
+(:func:`plan_primes`, a measured cost model, :func:`trial_cost`): a pass over Python ints costs
+about the same up to 160 bits, so on a large circuit one trial with a 129-bit prime replaces
+three at 61 bits; a degree bound near ``2^61`` (where Fermat's little theorem can make ``x^p``
+and ``x`` agree at every point mod ``p``) or a huge coefficient height likewise moves to larger
+primes. The choice is only about time: the bound stated is :func:`trial_plan`'s for the size run;
+when no size gives a useful bound, the verdict is ``unknown``. The *torch* engine (int64, primes below ``2^31``) uses
 ``L = 30`` and ``B`` points per trial, ``B`` the least with ``(D/2^30)^B ≤ β`` (``≤ error_bound``
 when ``β = 0``); sides with symbolic weights use ``B = 1`` (the executor takes one parameter
 assignment per call, so the point, inputs and weights, stays uniform). It runs only when
@@ -69,22 +73,22 @@ from symverify.kernel.provers.counterexample import affordable, confirm, search
 from symverify.kernel.provers.fingerprint import fingerprint
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.modular import Engine, PythonEngine, TorchEngine
-from symverify.kernel.provers.options import DeadlineExceededError, Options
+from symverify.kernel.provers.options import DEFAULT_ERROR_BOUND, DeadlineExceededError, Options
 from symverify.kernel.provers.outcome import MethodResult, UsageError
 from symverify.kernel.provers.sides import Side, torch_executable
 
 __all__ = [
     "is_prime", "random_prime", "trials_needed", "run_randomized", "choose_engine", "TrialPlan", "trial_plan",
     "plan_primes", "engine_plan", "primes_in_range_lower", "PRIME_LOW", "TORCH_PRIME_LOW", "TORCH_MIN_COST",
-    "ENGINES", "BACKEND_TORCH", "BACKEND_PYTHON", "USEFUL_PER_TRIAL", "LARGE_PRIME_PER_TRIAL", "pow2_text",
+    "ENGINES", "BACKEND_TORCH", "BACKEND_PYTHON", "USEFUL_PER_TRIAL", "pow2_text",
+    "trial_cost", "PASS_COST", "PRIME_COST",
 ]
 
 PRIME_LOW = 1 << 61
 TORCH_PRIME_LOW = 1 << 30
 # Lower bounds on #primes in [2^L, 2^(L+1)) at the engines' usual sizes (module docstring; > 3.5·10^7 for L = 30).
 _PRIME_COUNTS = {30: 1 << 25, 61: 1 << 55}
-USEFUL_PER_TRIAL = Fraction(1, 1 << 16)  # the 61-bit primes are used when they give at least this per trial
-LARGE_PRIME_PER_TRIAL = Fraction(1, 1 << 48)  # larger primes are sized to give at least this per trial
+USEFUL_PER_TRIAL = Fraction(1, 1 << 16)  # a prime size is considered only when its per-trial bound is at most this
 TORCH_USEFUL = Fraction(1, 1 << 10)  # the torch engine needs D/2^30 and its per-trial bound at most this
 # Engine "auto" picks torch from this many operations per evaluation of both sides. Measured on
 # CPU (one thread, dense models, 5 trials at 31-bit primes against 2 at 2^61): break-even near
@@ -181,24 +185,77 @@ def trial_plan(bounds: Bounds, bits: int, *, fixed: int | None = None, target: F
     return TrialPlan(bits, fixed, bad, point, batch, min(Fraction(1), bad + point**batch))
 
 
-def plan_primes(bounds: Bounds) -> TrialPlan | None:
-    """The python engine's plan: the smallest prime size whose bound is useful (module docstring);
-    None when even :data:`~symverify.kernel.primes.MAX_PRIME_BITS`-bit primes are not enough."""
+# The python engine's cost model (:func:`plan_primes`), measured by benchmarks/prime_cost.py on one
+# core: one evaluation pass over Python ints mod an L-bit prime relative to a pass mod 2^61 - 1
+# (Python's int overhead dominates up to about 160 bits), and the time to draw one L-bit prime
+# (:func:`random_prime`) in units of one 61-bit gate of such a pass (about 0.3 µs). Sizes in
+# between are interpolated linearly, larger ones extrapolated (pass ∝ L^1.6, prime ∝ L^3).
+PASS_COST = ((61, 1.0), (128, 1.0), (160, 1.05), (192, 1.2), (256, 1.45), (384, 2.1), (512, 3.4))
+PRIME_COST = ((61, 1_100.0), (96, 6_000.0), (128, 12_000.0), (160, 27_000.0), (192, 38_000.0), (256, 95_000.0),
+              (384, 270_000.0), (512, 650_000.0))
+CHILD_PRIME_COST = 25_000.0  # a primality proof above 3.3·10^24 under a deadline runs in a child process
+
+
+def _interpolate(table: tuple[tuple[int, float], ...], bits: int, power: float) -> float:
+    if bits >= table[-1][0]:
+        last, value = table[-1]
+        return value * (bits / last) ** power
+    lo = table[0]
+    for hi in table:
+        if bits <= hi[0]:
+            if hi[0] == lo[0]:
+                return hi[1]
+            return lo[1] + (hi[1] - lo[1]) * (bits - lo[0]) / (hi[0] - lo[0])
+        lo = hi
+    raise AssertionError("unreachable")
+
+
+def trial_cost(plan: TrialPlan, ops: int, *, limited: bool = False) -> float:
+    """The estimated cost of one trial of ``plan`` on the python engine, in 61-bit gate passes: one
+    pass over ``ops`` operations at the plan's prime size, plus drawing its prime (nothing for the
+    fixed prime; a child process for a primality proof above ``3.3·10^24`` when ``limited``, i.e.
+    under a deadline, :func:`random_prime`). Only a heuristic for choosing the size: the bound of
+    whatever plan is chosen is :func:`trial_plan`'s.
+
+    >>> trial_cost(trial_plan(Bounds(4, 20, True, 0, 0, 6, 1), 61, fixed=M61), 1000)
+    1000.0
+    """
+    bits = 61 if plan.fixed else plan.bits
+    draw = 0.0 if plan.fixed else _interpolate(PRIME_COST, bits, 3.0)
+    if limited and not plan.fixed and not screen_decides(1 << bits):
+        draw += CHILD_PRIME_COST
+    return ops * _interpolate(PASS_COST, bits, 1.6) + draw
+
+
+def plan_primes(bounds: Bounds, target: Fraction = DEFAULT_ERROR_BOUND, *, ops: int = 0,
+                limited: bool = False) -> TrialPlan | None:
+    """The python engine's plan (module docstring): among the 61-bit plan (the fixed prime
+    ``2^61 − 1`` where it divides no coefficient, else random 61-bit primes) and random primes of
+    ``L = 64, 96, …`` up to :data:`~symverify.kernel.primes.MAX_PRIME_BITS` bits, each with a per-trial
+    bound ``ε ≤`` :data:`USEFUL_PER_TRIAL` (:func:`trial_plan`), the one that minimises
+    ``k · cost`` (``k`` the trials ``ε^k ≤ target`` needs, :func:`trials_needed`; ``cost`` one trial
+    over ``ops`` operations, :func:`trial_cost`); the least size on ties. One trial with a larger
+    prime thus replaces several at 61 bits when the circuit is large enough to pay for drawing it.
+    None when no size gives a useful bound."""
     fixed = bounds.height_below_m61 and bounds.denominator % M61 != 0
-    plan = trial_plan(bounds, 61, fixed=M61 if fixed else None)
-    if plan.per_trial <= USEFUL_PER_TRIAL:
-        return plan
-    for bits in range(max(bounds.degree.bit_length(), bounds.height_bits.bit_length()) + 64, MAX_PRIME_BITS + 1, 32):
-        plan = trial_plan(bounds, bits)
-        if plan.per_trial <= LARGE_PRIME_PER_TRIAL:
-            return plan
-    return None
+    best: tuple[float, TrialPlan] | None = None
+    for bits in (61, *range(64, MAX_PRIME_BITS + 1, 32)):
+        plan = trial_plan(bounds, bits, fixed=M61 if fixed and bits == 61 else None)
+        cost = trial_cost(plan, ops, limited=limited)
+        if best is not None and cost >= best[0]:
+            break  # one trial at this size or larger already costs more than the best plan
+        k = trials_needed(plan.per_trial, target) if plan.per_trial <= USEFUL_PER_TRIAL else None
+        if k is not None and (best is None or k * cost < best[0]):
+            best = (k * cost, plan)
+    return None if best is None else best[1]
 
 
-def engine_plan(engine: str, bounds: Bounds, symbolic: bool, target: Fraction) -> TrialPlan | None:
-    """The plan of ``engine`` (``"python"`` or ``"torch"``) for a pair with these bounds."""
+def engine_plan(engine: str, bounds: Bounds, symbolic: bool, target: Fraction, *, ops: int = 0,
+                limited: bool = False) -> TrialPlan | None:
+    """The plan of ``engine`` (``"python"`` or ``"torch"``) for a pair with these bounds (``ops``,
+    ``limited``: :func:`plan_primes`)."""
     if engine == "python":
-        return plan_primes(bounds)
+        return plan_primes(bounds, target, ops=ops, limited=limited)
     return trial_plan(bounds, 30, target=None if symbolic else target)
 
 
@@ -285,9 +342,11 @@ def _torch_blocker(lhs: Side, rhs: Side, bounds: Bounds, plan: TrialPlan) -> str
     return None
 
 
-def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fraction) -> tuple[str, str, TrialPlan | None]:
+def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fraction, *,
+                  limited: bool = False) -> tuple[str, str, TrialPlan | None]:
     """``(engine, why, plan)``: ``"torch"`` or ``"python"`` for :func:`run_randomized`, with its
-    :func:`engine_plan` (None: no prime size gives the python engine a useful bound).
+    :func:`engine_plan` (None: no prime size gives the python engine a useful bound; its prime size
+    is chosen for one evaluation of both sides, ``limited``: under a deadline, :func:`plan_primes`).
 
     ``engine="python"`` forces the python engine; ``"torch"`` forces torch and raises
     ``UsageError`` (``BackendUnavailableError`` when torch is missing) where it cannot run;
@@ -298,8 +357,12 @@ def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fra
     """
     if engine not in ENGINES:
         raise UsageError(f"randomized engine: expected one of {', '.join(ENGINES)}, found {engine!r}")
+
+    def python_plan() -> TrialPlan | None:
+        return plan_primes(bounds, target, ops=lhs.cost() + rhs.cost(), limited=limited)
+
     if engine == "python":
-        return "python", "requested (backend='python')", plan_primes(bounds)
+        return "python", "requested (backend='python')", python_plan()
     plan = engine_plan("torch", bounds, bool(lhs.params() | rhs.params()), target)
     assert plan is not None
     blocker = _torch_blocker(lhs, rhs, bounds, plan)
@@ -311,7 +374,7 @@ def choose_engine(lhs: Side, rhs: Side, bounds: Bounds, engine: str, target: Fra
         if blocker is not None:
             raise UsageError(f"backend='torch' for method 'randomized': {blocker}; use backend='python' or leave it unset")
         return "torch", "requested (backend='torch')", plan
-    primes = plan_primes(bounds)
+    primes = python_plan()
     if blocker is not None:
         return "python", blocker, primes
     cost = lhs.cost() + rhs.cost()
@@ -426,10 +489,12 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
     """The one trial loop: ``ε`` and ``k`` once from the engine's plan, then up to ``k`` trials."""
     start = time.perf_counter()
     bounds = bounds or structure_bounds(lhs, rhs)
-    name, why, plan = choose_engine(lhs, rhs, bounds, opts.modular, opts.error_bound)
+    limited = opts.deadline is not None
+    name, why, plan = choose_engine(lhs, rhs, bounds, opts.modular, opts.error_bound, limited=limited)
     remaining = opts.remaining()
     if name == "torch" and opts.modular == "auto" and "torch" not in sys.modules and remaining is not None and remaining < 5:
-        name, why, plan = "python", "importing torch (seconds, not interruptible) would not fit in the time left", plan_primes(bounds)
+        name, why, plan = "python", "importing torch (seconds, not interruptible) would not fit in the time left", plan_primes(
+            bounds, opts.error_bound, ops=lhs.cost() + rhs.cost(), limited=limited)
     engine = _engine(name)
     ev: dict[str, Any] = {"backend": engine.backend, "backend_choice": why, "degree_bound": bounds.degree,
                           "height_bits": bounds.height_bits}

@@ -29,7 +29,9 @@ from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import param_names
 from symverify.kernel.semantics.evaluate import State, eval_circuit, eval_model
+from symverify.kernel.semantics.straightline import program
 
 if sys.version_info >= (3, 11):
     from typing import assert_never
@@ -74,8 +76,9 @@ class CircuitSide(_Shaped):
     kind: ClassVar[Literal["circuit"]] = "circuit"
 
     def params(self) -> frozenset[str]:
-        """Names of the symbolic coefficients."""
-        return params_of(self.obj)
+        """Names of the symbolic coefficients, read from the program's distinct coefficients
+        (:func:`~symverify.kernel.semantics.straightline.program`, cached per circuit)."""
+        return param_names(program(self.obj).scalars)
 
     def evaluate(self, u: Sequence[Sequence[Any]], ring: Any, check: Check | None = None) -> State:
         """The ``n×d`` output on input ``u`` over ``ring``; ``check`` (:mod:`symverify.deadline`)

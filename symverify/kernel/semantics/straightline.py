@@ -23,15 +23,16 @@ circuit (the bounds pass, every trial) build the code once.
 
 from __future__ import annotations
 
-import sys
-from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from symverify.deadline import CHECK_EVERY, Check
 from symverify.errors import ShapeError
-from symverify.kernel.ir.circuit import Circuit, Op
+from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, is_zero
 
@@ -42,34 +43,47 @@ MUL, LIN, SCALE, ZERO, CONST = 0, 1, 2, 3, 4
 _ADD, _SUB = 5, 6
 
 Code = list[tuple[int, int, int, int, int]]
+Columns = tuple[list[int], list[int], list[int], list[int], list[int]]
 
 
 @dataclass(frozen=True, eq=False)
 class Program:
     """A circuit's straight-line code (see the module docstring).
 
-    ``code``: one ``(kind, a, b, i, j)`` per gate; ``scalars``: the distinct coefficients in order
-    of first use (``i``/``j`` index them, ``-1`` where unused); ``mod_chunks``: the same gates
-    with ``LIN`` gates of coefficients ``(1, 1)`` and ``(1, −1)`` marked as additions and
-    subtractions, in chunks of :data:`~symverify.deadline.CHECK_EVERY` gates.
-
     ``ops``, ``args``, ``coeff_index``: the circuit itself, flat: one byte per gate (``0`` const,
     ``1`` lin, ``2`` mul), every gate's node ids in order (int64, little-endian; None when an id
     does not fit), every gate's coefficients in order as indices into ``scalars`` (int64,
-    little-endian). With ``n``, ``d``, ``scalars`` and the outputs they determine the circuit
-    (what a fingerprint hashes).
+    little-endian); ``scalars``: the distinct coefficients (by type and value) in order of first
+    use. With ``n``, ``d`` and the outputs they determine the circuit (what a fingerprint hashes).
+
+    ``code`` (one ``(kind, a, b, i, j)`` per gate, ``-1`` where unused) and ``mod_code`` (the
+    same gates with ``LIN`` gates of coefficients ``(1, 1)`` and ``(1, −1)`` marked as additions
+    and subtractions, as five columns: kinds, ``a``, ``b``, ``i``, ``j``) are computed from those
+    arrays in bulk on first use.
     """
 
     circuit: Circuit
-    code: Code
     scalars: tuple[Scalar, ...]
-    mod_chunks: tuple[Code, ...]
     ops: bytes
     args: bytes | None
     coeff_index: bytes
 
+    @property
+    def size(self) -> int:
+        """The number of gates."""
+        return len(self.ops)
+
+    @cached_property
+    def code(self) -> Code:
+        return list(zip(*_columns(self, False)))
+
+    @cached_property
+    def mod_code(self) -> Columns:
+        return _columns(self, True)
+
 
 _PROGRAMS: IdentityMemo[Program] = IdentityMemo(16)
+_OPCODE = bytes((2, 0, 1)) + bytes(253)  # by the number of coefficients: MUL none, CONST one, LIN two (the circuit checked the arity)
 
 
 def program(c: Circuit) -> Program:
@@ -78,68 +92,76 @@ def program(c: Circuit) -> Program:
 
 
 def _build(c: Circuit) -> Program:
+    """The flat arrays in bulk: the coefficients are deduplicated by object identity first
+    (``numpy.unique`` of their ids), then the distinct objects, taken in order of first use, by
+    ``(type, value)``. The first object of each value is the first use of that value, so the order
+    of ``scalars`` and every index are those of a gate-by-gate scan (the tests compare the two)."""
+    import numpy as np
+
+    gates = c.gates
+    coeffs = list(map(attrgetter("coeffs"), gates))
+    ops = bytes(map(len, coeffs)).translate(_OPCODE)
+    flat = list(chain.from_iterable(coeffs))
+    ids = np.fromiter(map(id, flat), dtype=np.uint64, count=len(flat))
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
     index: dict[Any, int] = {}
     scalars: list[Scalar] = []
-
-    def idx(x: Scalar) -> int:
-        key = (type(x), x)
-        k = index.get(key)
-        if k is None:
-            k = index[key] = len(scalars)
+    value = np.zeros(len(first), dtype="<i8")
+    for u in np.argsort(first, kind="stable").tolist():
+        x = flat[first[u]]
+        k = index.setdefault((type(x), x), len(scalars))
+        if k == len(scalars):
             scalars.append(x)
-        return k
-
-    code: Code = []
-    mod: Code = []
-    ops = bytearray()
-    args: list[int] = []
-    cidx = array("q")
-    for g in c.gates:
-        args.extend(g.args)
-        if g.op is Op.MUL:
-            ops.append(2)
-            a, b = g.args
-            ins = (MUL, a, b, -1, -1)
-            code.append(ins)
-            mod.append(ins)
-        elif g.op is Op.LIN:
-            ops.append(1)
-            (a, b), (al, be) = g.args, g.coeffs
-            ia, ib = idx(al), idx(be)
-            cidx.append(ia)
-            cidx.append(ib)
-            if is_zero(be):
-                ins = (SCALE, a, a, ia, -1) if not is_zero(al) else (ZERO, -1, -1, -1, -1)
-            elif is_zero(al):
-                ins = (SCALE, b, b, ib, -1)
-            else:
-                ins = (LIN, a, b, ia, ib)
-            code.append(ins)
-            if ins[0] == LIN and type(al) is int and al == 1 and type(be) is int and be in (1, -1):
-                mod.append((_ADD if be == 1 else _SUB, a, b, -1, -1))
-            else:
-                mod.append(ins)
-        else:
-            ops.append(0)
-            ins = (CONST, -1, -1, idx(g.coeffs[0]), -1)
-            cidx.append(ins[3])
-            code.append(ins)
-            mod.append(ins)
-    chunks = tuple(mod[k : k + CHECK_EVERY] for k in range(0, len(mod), CHECK_EVERY))
-    return Program(c, code, tuple(scalars), chunks, bytes(ops), _le_int64(args), _le_bytes(cidx))
-
-
-def _le_bytes(arr: array[int]) -> bytes:
-    if sys.byteorder != "little":  # pragma: no cover - big-endian hosts
-        arr.byteswap()
-    return arr.tobytes()
-
-
-def _le_int64(values: list[int]) -> bytes | None:
+        value[u] = k
     try:
-        return _le_bytes(array("q", values))
+        args: bytes | None = np.fromiter(chain.from_iterable(map(attrgetter("args"), gates)), dtype=np.int64).astype("<i8").tobytes()
     except OverflowError:  # a node id of 2^63 or more (astronomical n·d)
-        return None
+        args = None
+    return Program(c, tuple(scalars), ops, args, value[inverse.reshape(-1)].tobytes())
+
+
+def _columns(prog: Program, mod: bool) -> Columns:
+    """The gates' ``(kind, a, b, i, j)`` (module docstring) as five lists, from the flat arrays;
+    with ``mod``, ``LIN`` gates of coefficients ``(1, 1)`` and ``(1, −1)`` become ``_ADD``, ``_SUB``."""
+    import numpy as np
+
+    g = prog.size
+    ops = np.frombuffer(prog.ops, dtype=np.uint8)
+    if prog.args is not None:
+        args = np.frombuffer(prog.args, dtype="<i8").astype(np.int64)
+    else:  # node ids beyond int64: the same array of Python ints
+        args = np.array(list(chain.from_iterable(gate.args for gate in prog.circuit.gates)), dtype=object)
+    cidx = np.frombuffer(prog.coeff_index, dtype="<i8").astype(np.int64)
+    n_args = np.where(ops == 0, 0, 2)
+    n_coeffs = np.choose(ops, [1, 2, 0])
+    arg_at = np.cumsum(n_args) - n_args
+    coeff_at = np.cumsum(n_coeffs) - n_coeffs
+    has_args = ops != 0
+    has_coeffs = ops != 2
+    none = np.full(g, -1, dtype=np.int64)
+    a = np.where(has_args, args[np.where(has_args, arg_at, 0)] if len(args) else none, -1)
+    b = np.where(has_args, args[np.where(has_args, arg_at + 1, 0)] if len(args) else none, -1)
+    i = np.where(has_coeffs, cidx[np.where(has_coeffs, coeff_at, 0)] if len(cidx) else none, -1)
+    j = np.where(ops == 1, cidx[np.where(ops == 1, coeff_at + 1, 0)] if len(cidx) else none, -1)
+    zero = np.array([is_zero(x) for x in prog.scalars] + [False], dtype=bool)  # index -1: no coefficient
+    kind = np.where(ops == 2, MUL, np.where(ops == 0, CONST, LIN))
+    lin = ops == 1
+    zi, zj = lin & zero[i], lin & zero[j]
+    kind[zi & zj] = ZERO
+    a[zi & zj], b[zi & zj], i[zi & zj], j[zi & zj] = -1, -1, -1, -1
+    only_a = zj & ~zi  # SCALE c_i·x[a]
+    b[only_a], j[only_a] = a[only_a], -1
+    only_b = zi & ~zj  # SCALE c_j·x[b]
+    a[only_b], i[only_b], j[only_b] = b[only_b], j[only_b], -1
+    kind[only_a | only_b] = SCALE
+    if mod:
+        one = np.array([type(x) is int and x == 1 for x in prog.scalars] + [False], dtype=bool)
+        minus = np.array([type(x) is int and x == -1 for x in prog.scalars] + [False], dtype=bool)
+        plain = (kind == LIN) & one[i]
+        add, sub = plain & one[j], plain & minus[j]
+        kind[add], kind[sub] = _ADD, _SUB
+        i[add | sub], j[add | sub] = -1, -1
+    return kind.tolist(), a.tolist(), b.tolist(), i.tolist(), j.tolist()
 
 
 def eval_mod(prog: Program, inputs: Sequence[int], p: int, coeffs: Sequence[int], check: Check | None = None) -> list[int]:
@@ -154,10 +176,12 @@ def eval_mod(prog: Program, inputs: Sequence[int], p: int, coeffs: Sequence[int]
     v = [x % p for x in inputs]
     ap: Callable[[int], None] = v.append
     cv = list(coeffs)
-    for chunk in prog.mod_chunks:
+    kinds, aa, bb, ii, jj = prog.mod_code
+    for s in range(0, prog.size, CHECK_EVERY):
         if check is not None:
             check()
-        for k, a, b, i, j in chunk:
+        e = s + CHECK_EVERY
+        for k, a, b, i, j in zip(kinds[s:e], aa[s:e], bb[s:e], ii[s:e], jj[s:e]):
             if k == MUL:
                 ap(v[a] * v[b] % p)
             elif k == LIN:
@@ -200,7 +224,7 @@ def _schedule(prog: Program) -> Schedule:
     nd = prog.circuit.num_inputs
     level = [0] * nd
     groups: dict[tuple[int, int], list[tuple[int, int, int, int, int]]] = {}
-    for k, (kind, a, b, i, j) in enumerate(ins for chunk in prog.mod_chunks for ins in chunk):
+    for k, (kind, a, b, i, j) in enumerate(zip(*prog.mod_code)):
         if kind in (CONST, ZERO):
             lv = 1
         elif kind == SCALE:
