@@ -12,6 +12,14 @@ Run ``python benchmarks/docs_numbers.py [--check]`` from the repository root. It
   ``(L − 3)/((Δ+1)(a+2))``, ``N_k/2^a``, ``N'·tw/2^a`` and ``N'/w`` (``a = ⌈log2 max(w, 2)⌉``,
   2 decimals), and whether every instance was proved.
 
+With ``--unseen`` (about 20 minutes on one core) it also measures the circuits the sweeps do not
+contain, the set of ``benchmarks/h21_unseen.py --prove`` (seven wirings of
+:func:`symverify.library.wired_circuit`, ``w = 2 … 256`` and ``w = k·d`` for ``d ∈ {3, 5, 6, 7,
+12}``, ``k ∈ {1, 2, 4}``, ``Δ ∈ {1, 2, 4, 8}``, two seeds): the largest ``L/(Δ·log2 w)`` for
+powers of two and ``L/(Δ·⌈log2 w⌉)`` per ``d`` (README, docs/theory.md), ``Δ = 1`` and
+``Δ ≥ 2`` apart, with the circuit where each occurs; without it that entry is kept from the
+committed file.
+
 Every model is proved by its certificate (``check_certificate``), so no figure comes from an
 unproved model. ``tests/test_docs_numbers.py`` compares the committed JSON with the texts that
 state these figures and re-measures a few entries. ``--check`` compares a fresh measurement with
@@ -100,6 +108,43 @@ def sweep_maxima() -> dict[str, object]:
     }
 
 
+UNSEEN_DS = (3, 5, 6, 7, 12)
+
+
+def unseen_maxima() -> dict[str, object]:
+    """The maxima of ``benchmarks/h21_unseen.py --prove`` at its defaults (module docstring)."""
+    import importlib.util
+
+    from symverify.library import WIRINGS
+
+    spec = importlib.util.spec_from_file_location("h21_unseen", Path(__file__).resolve().parent / "h21_unseen.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    depths, seeds = (1, 2, 4, 8), range(2)
+    pow2 = [mod.measure(w, dep, wiring, s, True) for wiring in WIRINGS for w in (2, 4, 8, 16, 32, 64, 128, 256)
+            for dep in depths for s in seeds]
+    by_d = {d: [mod.measure(k * d, dep, wiring, s, True, d) for k in (1, 2, 4) for dep in depths for wiring in WIRINGS
+                for s in seeds] for d in UNSEEN_DS}
+
+    def top(rows: list[dict[str, object]], key: str) -> dict[str, object]:
+        r = max(rows, key=lambda r: r[key])  # type: ignore[arg-type, return-value]
+        return {"max": round(float(r[key]), 2), "at": r["name"]}  # type: ignore[arg-type]
+
+    def split(rows: list[dict[str, object]], key: str) -> dict[str, object]:
+        return {"delta_1": top([r for r in rows if r["depth"] == 1], key),
+                "delta_2_or_more": top([r for r in rows if int(r["depth"]) >= 2], key)}  # type: ignore[call-overload]
+
+    every = pow2 + [r for rows in by_d.values() for r in rows]
+    return {
+        "circuits": len(every),
+        "all_proved": all(r["proved"] for r in every),
+        "over_bound": sum(1 for r in every if r["over"]),
+        "powers_of_two_L_over_delta_log2_w": split(pow2, "ratio"),
+        "by_d_L_over_delta_ceil_log2_w": {str(d): split(rows, "ceil_ratio") for d, rows in by_d.items()},
+    }
+
+
 def measure() -> dict[str, object]:
     wh = [walsh_hadamard_entry(p, d) for p in WH_POINTS for d in WH_D]
     rn = [retnet_entry(N, d) for N in RETNET_N for d in RETNET_D]
@@ -117,8 +162,13 @@ def measure() -> dict[str, object]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with docs/measured.json instead of writing it")
+    ap.add_argument("--unseen", action="store_true", help="also measure the unseen circuits (about 20 minutes); else keep that entry")
     args = ap.parse_args(argv)
     got = measure()
+    if args.unseen:
+        got["h21_unseen"] = unseen_maxima()
+    elif OUT.exists() and "h21_unseen" in (stored := json.loads(OUT.read_text(encoding="utf-8"))):
+        got["h21_unseen"] = stored["h21_unseen"]
     text = json.dumps(got, indent=1, sort_keys=True) + "\n"
     if args.check:
         same = OUT.read_text(encoding="utf-8") == text

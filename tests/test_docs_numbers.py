@@ -78,3 +78,25 @@ def test_walsh_hadamard_entries_re_measured(points, d):
 def test_retnet_entries_re_measured(N, d):
     got = _bench().retnet_entry(N, d)
     assert got in MEASURED["retnet"]
+
+
+def test_docs_state_the_measured_unseen_maxima():
+    """README and docs/theory.md state the maxima of ``benchmarks/h21_unseen.py --prove`` as
+    ``benchmarks/docs_numbers.py --unseen`` measured them: every model proved, none over a bound."""
+    m = MEASURED["h21_unseen"]
+    assert m["all_proved"] and m["over_bound"] == 0 and m["circuits"] == 1288
+    pow2 = m["powers_of_two_L_over_delta_log2_w"]
+    one, more = pow2["delta_1"]["max"], pow2["delta_2_or_more"]["max"]
+    theory = (ROOT / "docs" / "theory.md").read_text(encoding="utf-8")
+    flat_theory, readme = " ".join(theory.split()), _flat("README.md")
+    assert f"at most **{more:.1f} for Δ ≥ 2**" in flat_theory and f"and {one:.1f} for Δ = 1 (none above 8" in flat_theory
+    assert f"{more:.1f} for Δ ≥ 2 and {one:.1f} for Δ = 1;" in readme
+    by_d = m["by_d_L_over_delta_ceil_log2_w"]
+    for d, row in by_d.items():
+        a, b = row["delta_1"], row["delta_2_or_more"]
+        assert f"| {d} | {a['max']:.2f} | `{a['at']}` | {b['max']:.2f} | `{b['at']}` |" in theory, d
+    worst_one = max((row["delta_1"] for row in by_d.values()), key=lambda r: r["max"])
+    worst_more = max(row["delta_2_or_more"]["max"] for row in by_d.values())
+    assert worst_one["max"] <= 9  # the target of the worst widths
+    assert (f"at most {worst_more:.1f} for Δ ≥ 2 and {worst_one['max']:.2f} for Δ = 1 (at `{worst_one['at']}`"
+            in readme)

@@ -544,10 +544,10 @@ def _candidate(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], sec
     return (len(shape), name, K, tuple(pats), tuple(sorted(second.items())), shape)
 
 
-def _direct(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: bool) -> _Choice | None:
-    """The copy network and the permutation in one: every source broadcast by bit-fixing straight
-    to the operand slots ``o`` and ``o ⊕ K`` of the rows that read it (``n`` factors in either
-    stride order), then the combine; None when both orders collide."""
+def _operand_slots(K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: bool) -> tuple[dict[int, list[int]], dict[int, int]]:
+    """``({source: the operand slots it is bound for}, second)``: the first entry of row ``o`` at
+    ``o`` and the second at ``o ⊕ K`` (the other way round with ``swap``); ``second[o]`` is the
+    index in ``rows[o]`` of the entry delivered at ``o ⊕ K`` (rows of two entries)."""
     dest: dict[int, list[int]] = {}
     second: dict[int, int] = {}
     for o, r in rows.items():
@@ -556,6 +556,14 @@ def _direct(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: 
             dest.setdefault(j, []).append(o ^ K if at_partner else o)
             if at_partner:
                 second[o] = k
+    return dest, second
+
+
+def _direct(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: bool) -> _Choice | None:
+    """The copy network and the permutation in one: every source broadcast by bit-fixing straight
+    to the operand slots ``o`` and ``o ⊕ K`` of the rows that read it (``n`` factors in either
+    stride order), then the combine; None when both orders collide."""
+    dest, second = _operand_slots(K, rows, swap)
     records = {j: sorted(t) for j, t in dest.items()}
     n = _log2(N)
     best: _Choice | None = None
@@ -591,14 +599,7 @@ def _halves(N: int, K: int, rows: Mapping[int, list[tuple[int, Scalar]]], swap: 
     half = N // 2
     if N < 4:
         return []
-    dest: dict[int, list[int]] = {}
-    second: dict[int, int] = {}
-    for o, r in rows.items():
-        for k, (j, _) in enumerate(r):
-            at_partner = k == (0 if swap and len(r) == 2 else 1)
-            dest.setdefault(j, []).append(o ^ K if at_partner else o)
-            if at_partner:
-                second[o] = k
+    dest, second = _operand_slots(K, rows, swap)
     if not dest or max(dest) >= half:
         return []
     top = max(dest) + 1
