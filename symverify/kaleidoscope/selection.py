@@ -882,13 +882,6 @@ class BroadcastPlacer:
         self._shifts = np.array(self._levels, dtype=np.int64)[:, None, None]
         self._rows = np.arange(len(self._levels))[:, None, None]
 
-    def _index(self, b: int, src: Any, dest: Any) -> Any:
-        """The position a record of ``src`` bound for ``dest`` sits at after level ``b`` (ints or arrays)."""
-        if self.order == "down":  # after strides N/2 … 2^b: dest bits ≥ b, source bits < b
-            return ((dest >> b) << b) | (src & ((1 << b) - 1))
-        # up: after strides 1 … 2^b: source bits > b, dest bits ≤ b
-        return ((src >> (b + 1)) << (b + 1)) | (dest & ((2 << b) - 1))
-
     def fits(self, pairs: Sequence[tuple[int, int]], reserve: Sequence[int] = ()) -> bool:
         """Whether every ``(source position, destination)`` of ``pairs`` can be added (and the
         positions ``reserve`` kept free of destinations)."""
@@ -908,7 +901,7 @@ class BroadcastPlacer:
         for k, keep in enumerate(self._keeps):
             row = self._own[k]
             for src, t in pairs:
-                at = (t & ~keep) | (src & keep) if down else (src & ~keep) | (t & keep)  # :meth:`_index`, inlined
+                at = (t & ~keep) | (src & keep) if down else (src & ~keep) | (t & keep)  # where the record sits after level b (class docstring)
                 own = row[at]
                 if own < 0:
                     own = seen.setdefault((k, at), src)
@@ -975,7 +968,7 @@ class BroadcastPlacer:
         owners: list[int] = []
         for src, t in pairs:
             for k, keep in enumerate(self._keeps):
-                at = (t & ~keep) | (src & keep) if down else (src & ~keep) | (t & keep)  # :meth:`_index`, inlined
+                at = (t & ~keep) | (src & keep) if down else (src & ~keep) | (t & keep)  # where the record sits after level b (class docstring)
                 self._own[k][at] = src
                 ks.append(k)
                 ats.append(at)
