@@ -28,6 +28,7 @@ METHODS: tuple[Method, ...] = get_args(Method)
 
 DEFAULT_MAX_MONOMIALS = 5_000_000
 DEFAULT_ERROR_BOUND = Fraction(1, 2**100)
+MAX_SEED = (1 << 63) - 1  # a seed is written to reports and their JSON, whose integers stay within ±(2^63 − 1)
 
 
 def default_memory_limit() -> int:
@@ -94,7 +95,7 @@ class Options:
         Raises:
             UsageError: a ``backend`` that is unknown or does not go with ``method``, then a
                 ``numeric``, ``seed``, ``max_monomials``, ``memory_limit``, ``error_bound``,
-                ``timeout`` or ``trials`` of the wrong type or range (checked in that order).
+                ``timeout``, ``isolate`` or ``trials`` of the wrong type or range (checked in that order).
             BackendUnavailableError: ``numeric`` without torch installed.
         """
         exact_engine, modular_engine = _engines(method, backend)
@@ -103,13 +104,21 @@ class Options:
             seed = secrets.randbits(63)
         if type(seed) is not int:
             raise UsageError(f"seed: expected an int (or None for fresh randomness), found {seed!r}")
+        if abs(seed) > MAX_SEED:
+            raise UsageError(f"seed: expected an int within ±(2^63 − 1) (a report and its JSON record it), "
+                             f"found one of {seed.bit_length()} bits")
         for name, val, least in (("max_monomials", max_monomials, 0), ("memory_limit", memory_limit, 1)):
             if val is not None and (type(val) is not int or val < least):
                 raise UsageError(f"{name}: expected an int ≥ {least}, found {val!r}")
         if error_bound is not None:
             _check_error_bound(error_bound)
-        if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+        if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0):
             raise UsageError(f"timeout: expected a positive number of seconds, found {timeout!r}")
+        if isinstance(timeout, int) and timeout.bit_length() > 1023:  # beyond a float: time.monotonic() + timeout overflows
+            raise UsageError(f"timeout: expected a number of seconds below 2^1023 (math.inf or None for no limit), "
+                             f"found an int of {timeout.bit_length()} bits")
+        if isolate is not None and type(isolate) is not bool:
+            raise UsageError(f"isolate: expected True, False or None (automatic), found {isolate!r}")
         if trials is not None and (type(trials) is not int or trials < 1):
             raise UsageError(f"trials: expected a positive int, found {trials!r}")
         if scheduler is not None:

@@ -46,8 +46,11 @@ _KEY = b"symverify outcome seal"
 def seal(kind: str, verdict: Verdict, method: str, failure_bound: Fraction, has_counterexample: bool) -> str:
     """The seal of a ``kind`` (``MethodResult`` or ``Report``) with these deciding fields: a keyed
     BLAKE2b digest that only the one door (this module's constructors, and ``verify`` for its
-    ``Report``) computes; a result whose seal does not match its fields was not made by them."""
-    text = f"{kind}|{verdict.value}|{method}|{failure_bound}|{int(has_counterexample)}"
+    ``Report``) computes; a result whose seal does not match its fields was not made by them. The
+    bound enters in hexadecimal, which has no size limit (a bound of 2^-100000 has a denominator
+    beyond Python's 4300-digit ``str(int)`` limit)."""
+    fb = Fraction(failure_bound)
+    text = f"{kind}|{verdict.value}|{method}|{fb.numerator:x}/{fb.denominator:x}|{int(has_counterexample)}"
     return hashlib.blake2b(text.encode(), key=_KEY, digest_size=16).hexdigest()
 
 
