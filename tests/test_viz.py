@@ -337,7 +337,7 @@ def test_plot_resources_refusals(tmp_path):
         plot_resources(3.5)
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(SerializationError, match="not a JSON proof run"):
+    with pytest.raises(SerializationError, match="cannot read the proof run: not valid JSON"):
         plot_resources(bad)
     with pytest.raises(SerializationError, match="cannot read"):
         plot_resources(tmp_path / "missing.json")

@@ -395,6 +395,10 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
     """
     if not isinstance(jobs, int) or jobs < 1:
         raise UsageError(f"jobs: expected a positive int, found {jobs!r}")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+                                    and 0 < timeout < float("inf")):
+        raise UsageError(f"timeout: expected a positive, finite number of seconds per script process (None for no "
+                         f"limit), found {timeout!r}")
     start = time.perf_counter()
     procs = Processes()
     plan: list[tuple[str, Task]] = []
@@ -518,13 +522,9 @@ def golden_text(run: dict[str, Any]) -> str:
 
 def load_run(path: str | Path) -> dict[str, Any]:
     """A run written by ``symverify prove --json`` (a :class:`SerializationError` otherwise)."""
-    from symverify.ir.files import read_file
+    from symverify.ir.serialize import read_json_file
 
-    raw = read_file(path)  # regular files of at most limits.MAX_FILE_BYTES only
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError) as e:
-        raise SerializationError(f"{path}: cannot read the golden run: {e}") from None
+    data = read_json_file(path, "the golden run")  # a regular file, strict JSON (no repeated keys, no NaN)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SerializationError(f"{path}: expected a run written by symverify prove --json (format {FORMAT!r})")
     scripts = data.get("scripts")

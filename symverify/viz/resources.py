@@ -23,7 +23,6 @@ its bound.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -92,13 +91,10 @@ def load_run(run: Any) -> dict[str, Any]:
         UsageError: ``run`` is neither a dict nor a path.
     """
     if isinstance(run, (str, Path)):
+        from symverify.ir.serialize import read_json_file
+
         path = Path(run)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise SerializationError(f"{path}: cannot read the proof run: {e.strerror or e}") from None
-        except (ValueError, RecursionError) as e:
-            raise SerializationError(f"{path}: not a JSON proof run: {e}") from None
+        data = read_json_file(path, "the proof run")  # a regular file, strict JSON (no repeated keys, no NaN)
         return _as_run(data, str(path))
     if isinstance(run, Mapping):
         return _as_run(run, "proof run")
