@@ -46,8 +46,8 @@ file formats (circuit, model and certificate JSON, the proof-run JSON of --json,
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"symverify: error: {message}\n")
+        """A bad flag or argument: one line on stderr (the exit-code table's promise), pointing at ``--help``."""
+        self.exit(EXIT_ERROR, f"symverify: error: {' '.join(message.split())} (see {self.prog} --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--seed", type=_seed, default=0, metavar="S|fresh",
                    help="seed of the randomized points (default 0: reproducible Fiat–Shamir points derived from both "
                         "sides); 'fresh' draws operating-system randomness, recorded in the report")
-    v.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+    v.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                    help="give up after this many seconds (verdict unknown, exit 2; default: no limit)")
     v.add_argument("--trials", type=int, default=None, help="randomized trials (default: error bound 2^-100)")
     v.add_argument("--backend", choices=("flint", "sympy", "torch", "python"), default=None,
@@ -141,6 +141,18 @@ def _seed(text: str) -> int | None:
         raise argparse.ArgumentTypeError(f"expected an integer or 'fresh', found {text!r}") from None
 
 
+def _seconds(text: str) -> float:
+    """``--timeout``: a positive, finite number of seconds (NaN, ``inf``, 0 and negatives are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, found {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds (leave --timeout out for no "
+                                         f"limit), found {text!r}")
+    return value
+
+
 def _run_options(p: argparse.ArgumentParser) -> None:
     """The options that ``prove`` and ``sweep`` share: where to run, and what to write."""
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
@@ -158,7 +170,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--update-golden", action="store_true", help="with --golden: write this run there instead of comparing")
     p.add_argument("--timings", action="store_true", help="keep times (rounded to 0.1 s) in the JSON")
     p.add_argument("--dir", metavar="DIR", action="append", default=[], help="add the scripts DIR/NAME.py (repeatable)")
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="time limit per script process")
+    p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS", help="time limit per script process")
     p.add_argument("--details", action="store_true", help="also print every instance with its resources / bounds")
     p.add_argument("--wide", action="store_true", help="a wider table (titles and resources vs bounds)")
 
@@ -310,6 +322,7 @@ def _list_scripts(scripts: Any, names: list[str]) -> int:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from symverify.errors import UsageError
+    from symverify.ir.bigint import show_int
     from symverify.scripts import runner
     from symverify.scripts.protocol import SWEEP_ENV, parse_indices
 
@@ -321,6 +334,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             grid[key] = parse_indices(text, f"--{key}")
             if key != "seeds" and 0 in grid[key]:
                 raise UsageError(f"--{key}: expected positive integers, found {text!r}")
+    from symverify.ir import limits
+
+    if grid.get("widths") and max(grid["widths"]) > limits.MAX_INPUTS:  # a circuit of cut width w reads w inputs
+        raise UsageError(f"--widths: a circuit of cut width {show_int(max(grid['widths']))} reads that many inputs, more "
+                         f"than symverify.ir.limits.MAX_INPUTS = {limits.MAX_INPUTS}")
     if args.compilers is not None:
         names = [c.strip() for c in args.compilers.split(",")]
         bad = [c for c in names if c not in ("kaleidoscope", "dense")]
@@ -343,7 +361,7 @@ def _check_run_options(args: argparse.Namespace) -> None:
         raise UsageError("--update-golden needs --golden RUN.json (where to write the run)")
     if args.golden and args.update_golden:
         _writable(args.golden, "--golden")
-    elif args.golden and not Path(args.golden).is_file():
+    elif args.golden and not Path(args.golden).exists():
         raise UsageError(f"--golden {args.golden}: no such file; run once with --golden {args.golden} --update-golden "
                          "to write it from an ok run")
     if args.jobs is not None and args.jobs < 1:
