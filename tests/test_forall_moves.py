@@ -106,3 +106,17 @@ def test_a_witness_placement_free_at_unconstrained_cells_is_repaired(seed: int) 
         z3.set_param("smt.random_seed", 0)
         z3.set_param("sat.random_seed", 0)
     assert res.verdict == "refuted", str(res)
+
+
+def test_gather_is_proved_for_every_input_state() -> None:
+    """The gather's statement has no ``entry`` restriction: cells outside ``IN`` may hold anything and
+    end 0. A mutant that moves every cell of the input rows (``b1`` and ``b2`` not gated on ``IN``) is
+    refuted; the same mutant with the input assumed 0 outside ``IN`` (the former statement) is proved,
+    so the stronger statement is what rules it out."""
+    lo = lt(q, tw)
+    everything = _mutate(_mutate(lib.gather(), 0, b1=where(lo & lt(i, n), 1, where(~lo & ge(i, n) & lt(i, 2 * n), 1))),
+                         1, b2=where(lo & lt(i, 2 * n), 1))
+    assert lib.gather().entry == everything.entry and str(lib.gather().entry) == "true"
+    res = prove_forall(everything, ranges=SIZES)
+    assert res.verdict == "refuted", str(res)
+    assert prove_forall(dataclasses.replace(everything, entry=pred("IN", i, q)), ranges=SIZES).verdict == "proved"

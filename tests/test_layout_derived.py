@@ -58,7 +58,9 @@ def test_invalid_layout_still_refused() -> None:
 RECORDED = {
     "walsh_hadamard(16)": ("99b0e39c9e2f688a", "b36437b245acfbbb"),
     "wired_circuit(8, 3, 'random')": ("5ea52b4f4bed3d9e", "940af18af77ef410"),
-    "random_circuit(3, 3, 24, 4)": ("402eb340df5373eb", "e348633ce71c6c9a"),
+    # re-recorded when the gather stopped moving the input cells the circuit does not read
+    # (tests/test_gather_read_cells.py): the model and certificate differ in those cells only
+    "random_circuit(3, 3, 24, 4)": ("0cc5a7c7a2bbe515", "582d2350523440df"),
 }
 CIRCUITS = {
     "walsh_hadamard(16)": lambda: lib.walsh_hadamard(16),

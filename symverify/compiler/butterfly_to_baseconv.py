@@ -418,7 +418,11 @@ class GadgetEmitter:
 
     def gather(self, label: str) -> None:
         """The gather layers when ``d`` is not a power of two (the state holds the model's input
-        cells); afterwards every input sits at its track position. A boundary follows."""
+        cells); afterwards every input sits at its track position. A boundary follows.
+
+        Only the cells of the state are moved (``IN`` = those cells): the gather's definition is
+        proved for every input state and zeroes the cells outside ``IN``, so a caller may start the
+        emitter from the input cells its model reads (:func:`~symverify.compiler.h21.emit.build_model`)."""
         lay = self.lay
         if not lay.gathered:
             return

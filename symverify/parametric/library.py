@@ -519,8 +519,9 @@ def gather() -> Gadget:
     moved cells (``IN(i, c)`` for ``c < tw``, ``IN(i − n, c)`` at rows ``i ≥ n`` for ``c ≥ tw``); ``W = b2 = 0``.
     Layer 2 (mix): ``u·W`` with ``W[c, c mod tw] = 1``, ``b2`` = 1 on the track cells of the occupied
     inputs, ``h = b1 = 0``. Spec: cell ``(i, c)``, ``c < tw``: ``u[i, c]`` where ``IN(i, c)``,
-    ``u[i − n, c + tw]`` where ``i ≥ n`` and ``IN(i − n, c + tw)``; every other cell 0 (the input is 0
-    outside ``IN``). Sizes: ``tw ≤ d < 2·tw`` (``tw`` a free integer here: the statement holds for
+    ``u[i − n, c + tw]`` where ``i ≥ n`` and ``IN(i − n, c + tw)``; every other cell 0, **for every
+    input state**: a cell outside ``IN`` is not moved, whatever it holds (so the compiler passes only
+    the input cells the circuit reads and drops the others). Sizes: ``tw ≤ d < 2·tw`` (``tw`` a free integer here: the statement holds for
     every ``tw``, powers of two included, which keeps the arithmetic linear), ``N' ≥ 2n``."""
     n, tw = var("n"), var("tw")
     lo = lt(q, tw)
@@ -534,8 +535,7 @@ def gather() -> Gadget:
     folded = ge(i, n) & lt(up, D) & occ(i - n, up)
     l2 = PLayer(W=(tap(q, 1, lo), tap(up, 1, lo & lt(up, D))), b2=where(lo & (occ(i, q) | folded), 1), mode="cyclic")
     spec = where(lo, where(occ(i, q), inp(i, q), where(folded, inp(i - n, up))))
-    return Gadget("gather", _move_params(), N, D, (l1, l2), spec, where=_move_where(), entry=occ(i, q),
-                  assume=~occ(i, q) | lt(i, n))
+    return Gadget("gather", _move_params(), N, D, (l1, l2), spec, where=_move_where(), assume=~occ(i, q) | lt(i, n))
 
 
 def scatter() -> Gadget:

@@ -19,7 +19,7 @@ from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.layered import LinearStage, MulStage
+from symverify.kernel.ir.layered import LinearStage, MulStage, Stage
 from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = ["Build", "build_model", "mul_layers"]
@@ -123,6 +123,15 @@ def _outputs_in_place(st: CellState, outputs: int) -> bool:
     return after == {cell: f for cell, f in st.cells.items() if f}
 
 
+def _read_cells(st: Stage, d: int) -> set[tuple[int, int]] | None:
+    """The model's input cells the first stage reads (input slot ``k`` sits at cell ``(k // d, k % d)``):
+    the slots a linear stage's rows name with a nonzero coefficient; None (every cell) for a product
+    stage."""
+    if not isinstance(st, LinearStage):
+        return None
+    return {divmod(slot, d) for row in st.rows for slot, co in row if not is_zero(co)}
+
+
 def build_model(c: Circuit, name: str = "", prepared: Prepared | None = None) -> Build:
     """Compile ``c`` (any circuit) as described in the package docstring; ``prepared``: the result
     of :func:`prepare` for ``c`` when the caller already has it."""
@@ -130,8 +139,12 @@ def build_model(c: Circuit, name: str = "", prepared: Prepared | None = None) ->
     plans, mats, lay = pre.plans, pre.mats, pre.layout
     d = c.d
     start = input_state(lay, plans[0].stage.inputs)
-    em = GadgetEmitter(lay, start, prune=True)
     bounds = [state_boundary(0, start, "input")]
+    # the emitter starts from the input cells the first stage reads: the first layer zeroes the
+    # others (the gather moves only its IN cells; a first factor's coefficients sit only on its
+    # SUP cells, a diagonal one's on its KEEP cells), so no weight carries a value nothing reads
+    read = _read_cells(plans[0].stage, d)
+    em = GadgetEmitter(lay, start if read is None else CellState(lay, {k: f for k, f in start.cells.items() if k in read}), prune=True)
     em.gather("layout: inputs gathered onto the track")
     records: list[dict[str, object]] = []
     start_nodes = (0, set(plans[0].stage.inputs))
