@@ -7,6 +7,8 @@ edge weights are the routes' layers (counted without building the routes; only t
 are built, by :func:`prepare`); ``"greedy"`` (:func:`_plan_greedy`) goes stage by stage by
 estimated factor counts; ``"auto"`` is exact when ``N_k·(Δ + 1) ≤`` :data:`EXACT_PLAN_WORK`.
 Every plan takes only layouts whose stage fits the stated size (:func:`~.size.stated_size`).
+The stages planned are those of the circuit's needed part (:func:`needed_part`: gates no output
+depends on become the constant 0), so a value stays live only while a needed gate reads it.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.layered import LayeredForm, LinearStage, MulStage, Stage, layered_form
 from symverify.kernel.ir.scalar import Scalar
 
-__all__ = ["EXACT_PLAN_WORK", "PLANS", "Prepared", "plan_stages", "planned_size", "prepare"]
+__all__ = ["EXACT_PLAN_WORK", "PLANS", "Prepared", "needed_part", "plan_stages", "planned_size", "prepare"]
 
 
 EXACT_PLAN_WORK = 768
@@ -260,13 +262,37 @@ class Prepared:
     routes: tuple[StageRoute | None, ...] = ()
 
 
+def needed_part(c: Circuit) -> Circuit:
+    """``c`` with every gate no output depends on replaced by the constant 0 (``c`` itself when there
+    is none): the same node numbers and outputs, so the same output polynomials.
+
+    Such gates change no output, but their reads keep values live in ``c``'s layered form (``live_ℓ``
+    counts every read, docs/theory.md §2), so the stages would carry values nothing needed reads.
+    The cut width ``w``, the depth ``Δ`` and the stated bounds stay those of ``c``; the certificate
+    names only needed nodes, whose gates are ``c``'s own.
+
+    >>> from symverify.kernel.ir.circuit import Circuit, Gate
+    >>> needed_part(Circuit(1, 2, (Gate.mul(0, 1), Gate.add(0, 1)), (3,))).gates[0].op.name
+    'CONST'
+    """
+    from symverify.kernel.ir.analysis import needed_nodes
+    from symverify.kernel.ir.gate import Gate
+
+    need = needed_nodes(c)
+    nd = c.num_inputs
+    if all(nd + k in need for k in range(len(c.gates))):
+        return c
+    zero = Gate.const(0)
+    return Circuit(c.n, c.d, tuple(g if nd + k in need else zero for k, g in enumerate(c.gates)), c.outputs, c.name)
+
+
 def prepare(c: Circuit, plan: str = "auto", max_cells: int | None = None) -> Prepared:
     """Plan every stage (``plan``: see :func:`plan_stages`) and choose the layout (no gadget is emitted), and route every linear stage at the
     layout's size (memoised: the planner has usually routed it already). When a stage needs an
     expensive copy network at its own size (:func:`~.routes.expensive_copy`), the layout of twice the
     size (within the stated ``N_k`` and ``max_cells``) is taken if its routes take fewer layers in all; the plans'
     placements and the layer counts they were chosen by (at each stage's own size) are unchanged."""
-    lf = layered_form(c)
+    lf = layered_form(needed_part(c))
     d = c.d
     plans, exact = _plan(c, lf, d, plan)
     mats: Matrices = [stage_matrix(p) if not p.is_mul else ({}, {}) for p in plans]
