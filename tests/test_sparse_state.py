@@ -107,5 +107,5 @@ def test_the_deadline_is_polled_inside_a_layer() -> None:
             raise DeadlineExceededError("timeout")
 
     with pytest.raises(DeadlineExceededError):
-        eval_layers_sparse([layer], {(0, 0): 1}, FractionRing(), check)
+        eval_layers_sparse([layer], {(i, 0): 1 for i in range(n)}, FractionRing(), check)  # n·n multiply-adds
     assert len(calls) > 3

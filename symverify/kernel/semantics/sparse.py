@@ -19,7 +19,7 @@ stage of a compiled model holds a few hundred nonzero cells in a state of thousa
 without that flag are refused.
 
 As in :class:`~symverify.kernel.semantics.evaluate.RingArithmetic`, a cell's two factors live only until
-their product (two states at a time), and ``check`` runs every
+their product (two states and one column of convolution values at a time), and ``check`` runs every
 :data:`~symverify.deadline.CHECK_EVERY` multiply-adds or so.
 """
 
@@ -120,49 +120,50 @@ class SparseArithmetic:
         return self._convolve(plan, u) if plan.live else None
 
     def _convolve(self, plan: SparseLayer, u: Cells) -> Conv:
+        """Column by column, each nonzero source ``u[src, q]`` is scattered once through the taps:
+        ``h[k, q]·u[src, q]`` is added into row ``src + k`` (wrapped or dropped as the mode says),
+        then ``b2[:, q]`` is added. A row receives exactly the nonzero terms of
+        ``Σ_k h[k, q]·u[i − k, q] + b2[i, q]`` (in another order, which exact rings do not see)."""
         nn, cyclic, check, one = plan.inner_n, plan.cyclic, self.check, self.one
-        sources: dict[int, list[int]] = {}
-        for i, q in u:
-            sources.setdefault(q, []).append(i)
+        sources: dict[int, list[tuple[int, Any]]] = {}
+        for (i, q), x in u.items():
+            col = sources.get(q)
+            if col is None:
+                sources[q] = [(i, x)]
+            else:
+                col.append((i, x))
         work = 0
         for q in plan.live:
-            taps, b2 = plan.taps.get(q, []), plan.b2.get(q, {})
-            rows = set(b2)
-            for src in sources.get(q, ()):
-                if check is not None:
-                    work += len(taps)
-                    if work >= CHECK_EVERY:
-                        check()
-                        work = 0
-                for k, _ in taps:
-                    i = src + k
-                    if i >= nn:
-                        if not cyclic:
-                            continue
-                        i -= nn
-                    rows.add(i)
-            per_cell = len(taps) + len(plan.w.get(q, ())) + 1
-            for i in rows:
-                if check is not None:
-                    work += per_cell
-                    if work >= CHECK_EVERY:
-                        check()
-                        work = 0
-                conv = None
-                for k, hv in taps:
-                    src = i - k
-                    if src < 0:
-                        if not cyclic:
-                            continue
-                        src += nn
-                    x = u.get((src, q))
-                    if x is not None:
+            taps, b2 = plan.taps.get(q), plan.b2.get(q)
+            acc: dict[int, Any] = {}
+            if taps:
+                ntaps = len(taps)
+                for src, x in sources.get(q, ()):
+                    if check is not None:
+                        work += ntaps
+                        if work >= CHECK_EVERY:
+                            check()
+                            work = 0
+                    for k, hv in taps:
+                        i = src + k
+                        if i >= nn:
+                            if not cyclic:
+                                continue
+                            i -= nn
                         t = x if hv is one else hv * x
-                        conv = t if conv is None else conv + t
-                b = b2.get(i)
-                if b is not None:
-                    conv = b if conv is None else conv + b
-                if conv is not None and conv:
+                        c = acc.get(i)
+                        acc[i] = t if c is None else c + t
+            if b2:
+                for i, b in b2.items():
+                    c = acc.get(i)
+                    acc[i] = b if c is None else c + b
+            if check is not None:
+                work += len(acc) * (len(plan.w.get(q, ())) + 1)
+                if work >= CHECK_EVERY:
+                    check()
+                    work = 0
+            for i, conv in acc.items():
+                if conv:
                     yield i, q, conv
 
     def project(self, plan: SparseLayer, u: Cells, conv: Conv) -> Callable[[int, int], Any]:
