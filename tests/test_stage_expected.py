@@ -26,3 +26,20 @@ def test_expected_lin_coefficients_zero_one_and_others_and_mul() -> None:
     want = {2: x, 3: 0, 4: 2 * x - y / 3, 5: y, 6: (2 * x - y / 3) * y, 7: Fraction(7, 2), 8: (2 * x - y / 3) * y + Fraction(7, 2)}
     assert {v: vals[v] for v in need} == want
     assert comp_mod._read_args(gates[0]) == (0,) and comp_mod._read_args(gates[1]) == ()
+
+
+def test_circuit_count_is_the_same_with_the_coefficient_values_kept_per_program() -> None:
+    """The coefficients' values are kept per program across stages of other variable counts:
+    each count equals the one computed from scratch."""
+    from symverify.library import random_circuit
+
+    c = random_circuit(2, 2, 24, 5, seed=3, num_outputs=2)
+    need = list(range(c.num_inputs, c.num_nodes))
+    frontier = set(range(c.num_inputs))
+    half = need[: len(need) // 2]
+    for variables in (4, 1, 9, 4):
+        comp_mod._PROGRAM_SCALARS.clear()
+        fresh = comp_mod._circuit_count(c, frontier, half, variables + 1)
+        comp_mod._PROGRAM_SCALARS.clear()
+        comp_mod._circuit_count(c, frontier, need, variables)  # keeps the values for this program
+        assert comp_mod._circuit_count(c, frontier, half, variables + 1) == fresh

@@ -369,13 +369,20 @@ def _coarse_layers(shapes: list[_LayerShape], cells: int, m: int, d: int, variab
     return peak
 
 
+_PROGRAM_SCALARS: IdentityMemo[list[Any]] = IdentityMemo(8)
+"""Per straight-line program and denominator ``q``: ``ExactRules.scalar`` of its ``scalars``."""
+
+
 def _circuit_count(circuit: Circuit, frontier: set[int], need: list[int], variables: int) -> tuple[int, dict[int, int]]:
     """A certified bound on the monomials of all expanded circuit values of the stage together
     (frontier variables included), and per node: the count rule of
     :class:`~symverify.kernel.provers.bound_rules.ExactRules` (sums add, products multiply, capped by ``C(V+D, D)``)."""
     ring, prog, nd = BoundRing(variables), program(circuit), circuit.num_inputs
     vals = dict.fromkeys(frontier, VAR_VAL)
-    eval_code(((v, prog.code[v - nd]) for v in need), vals, [ring.scalar(x) for x in prog.scalars], ring)
+    # a coefficient's value depends on it and on the denominator q only (not on ``variables``):
+    # computed once per program for every stage
+    sc = _PROGRAM_SCALARS(prog, lambda: [ring.scalar(x) for x in prog.scalars], ring.q)
+    eval_code(((v, prog.code[v - nd]) for v in need), vals, sc, ring)
     return min(sum(x[4] for x in vals.values()), COUNT_CAP), {v: x[4] for v, x in vals.items()}
 
 
