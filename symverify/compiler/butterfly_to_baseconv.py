@@ -243,6 +243,7 @@ def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis, pending: bool 
     fams = {name: family(col) for name, col in blocks.items()}
     sup = {lay.cell(p) for p in range(lay.size) if on(p)}
     r = lay.track_rows.bit_length() - 1
+    written: AbstractSet[tuple[int, int]]
     if axis == "sequence":
         written = _track_cells(lay)
         x1, x2 = any(on(q) for _, q in pairs), any(on(p) for p, _ in pairs)

@@ -7,8 +7,8 @@ A :class:`Gate` normalises its coefficients when it is made and is never changed
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from enum import Enum
+from fractions import Fraction
 
 from symverify.errors import IRError
 from symverify.ir.bigint import show_int
