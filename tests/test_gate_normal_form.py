@@ -20,6 +20,11 @@ def test_plain_gate_is_kept_and_others_are_normalised() -> None:
     assert h == g and type(h.args) is tuple and all(type(c) is int for c in h.coeffs)
     assert Gate(Op.CONST, (), ("2/4",)).coeffs == (Fraction(1, 2),)  # type: ignore[arg-type]
     assert Gate(Op.LIN, (0, 0), (sym("a"), 0)).coeffs == (sym("a"), 0)
+    half, a = Fraction(1, 2), sym("a")
+    k = Gate(Op.LIN, (0, 1), (half, a))  # already normal: the very objects are kept
+    assert k.coeffs[0] is half and k.coeffs[1] is a
+    m = Gate(Op.LIN, (0, 1), (half, Fraction(6, 3)))  # an integral Fraction among them is still made an int
+    assert m.coeffs == (half, 2) and type(m.coeffs[1]) is int
 
 
 @pytest.mark.parametrize(("coeffs", "match"), [

@@ -111,3 +111,12 @@ def test_params_of_is_the_model_params_and_is_kept():
     m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.from_rows([[sym("a")]]), b2=Grid.full(2, 1, 1)),))
     assert params_of(m) == frozenset({"a"}) == m.params()
     assert params_of(m) is params_of(m)
+
+
+def test_nonzero_drops_cells_painted_back_to_zero_whatever_the_zero_type() -> None:
+    a = sym("a")
+    for fill in (0, Fraction(0)):
+        for zero in (0, Fraction(0)):
+            g = Grid(3, 2, fill, ((0, 3, 0, 2, 1), (1, 2, 0, 2, zero), (2, 3, 1, 2, a)))
+            assert g.nonzero() == {(0, 0): 1, (0, 1): 1, (2, 0): 1, (2, 1): a}
+            assert len(g.nonzero()) == g.nonzero_count()

@@ -5,12 +5,14 @@ explicit zeros and signs."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
 from symverify.kernel.provers.modular import BatchModRing
 
 P = (1 << 61) - 1
@@ -44,3 +46,27 @@ def test_overlapping_rectangles_and_negative_cells() -> None:
     """A later rectangle over an earlier one and a negative cell: reduced as the dense matrix is."""
     g = Grid(3, 4, 0, ((0, 2, 0, 3, 5), (1, 3, 2, 4, -2), (0, 1, 0, 1, 0)))
     assert BatchModRing([11], [{}]).grid(g).tolist() == _dense(g, 11)
+
+
+@st.composite
+def mixed_grids(draw: Any) -> Grid:
+    rows, cols = draw(st.integers(0, 5)), draw(st.integers(0, 5))
+    cells = {}
+    if rows and cols:
+        for _ in range(draw(st.integers(0, 10))):
+            i, j = draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1))
+            cells[(i, j)] = draw(st.sampled_from([0, 1, -1, Fraction(1, 3), Fraction(-5, 2), sym("a") * 2 + 1, 7 << 70]))
+    return Grid.from_cells(rows, cols, cells, fill=draw(st.sampled_from([0, 0, 0, Fraction(0), 3])))
+
+
+@settings(max_examples=120, deadline=None)
+@given(mixed_grids())
+def test_grid_at_several_points_equals_each_points_dense_conversion(grid: Grid) -> None:
+    """Several primes and parameter values (rationals and symbols): point ``t`` holds every cell of
+    :meth:`Grid.to_rows` coerced into its own ring, zeros included."""
+    primes, params = [11, 13, P], [{"a": 4}, {"a": 5}, {"a": 6}]
+    ring = BatchModRing(primes, params)
+    arr = ring.grid(grid)
+    assert arr.shape == (3, grid.rows, grid.cols)
+    for t, r in enumerate(ring.rings):
+        assert arr[t].tolist() == [[r.coerce(v) for v in row] for row in grid.to_rows()]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from symverify.kernel.ir.scalar import sym
 from symverify.kernel.parametric import bulk, concrete
 from symverify.kernel.parametric.concrete import instantiate
-from symverify.kernel.parametric.expr import ParametricError, bit, fam, ge, lt, pow2, pred, var, where
+from symverify.kernel.parametric.expr import ParametricError, bit, fam, ge, ite, lt, pow2, pred, var, where
 from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
 from symverify.parametric import library as lib
 
@@ -141,3 +141,46 @@ def test_placement_violating_assume_names_the_first_cell() -> None:
     params = {"R": 4, "tw": 1, "d": 1, "k": 1, "pend": 0}
     with pytest.raises(ParametricError, match=r"violates .* at cell \(3, 0\)"):
         instantiate(g, params, None, {"V1": frozenset({(3, 0)}), "V3": frozenset()})
+
+
+def _exact_or_error(f: Any) -> Any:
+    try:
+        return f()
+    except ParametricError:
+        return "error"
+
+
+@pytest.mark.parametrize("e", [
+    var("a") * var("b") + i,  # a constant sum with a cell-dependent one
+    (var("a") << var("b")) - var("b"),  # constant all the way
+    ite(lt(var("a"), var("b")), i + var("a"), q * var("b")),  # a constant choice
+    ite(lt(var("b"), var("a")), i + var("a"), q * var("b")),
+    ite(lt(i, var("b")), var("a") - var("b"), q),  # a constant undefined off the guard
+    var("b") - var("a"),  # undefined at every cell
+    var("a") // (var("b") - var("b")),  # division by a constant zero
+    pow2(var("b") * 20) * pow2(var("b") * 20),  # a constant beyond int64
+])
+def test_constant_index_parts_equal_the_cell_by_cell_values(e: Any) -> None:
+    env = {"a": 3, "b": 2}
+    rows_, chans = np.arange(6, dtype=np.int64), np.array([0, 1, 2, 0, 1, 2], dtype=np.int64)
+    want = [_exact_or_error(lambda r=r, c=c: e.eval({**env, "i": r, "q": c})) for r, c in zip(rows_.tolist(), chans.tolist())]
+    try:
+        got = bulk.index(e, env, rows_, chans, {}).tolist()
+    except bulk.FallbackError:
+        return  # the caller evaluates cell by cell (the exact values or the exact error)
+    assert got == want
+
+
+@pytest.mark.parametrize("c", [
+    lt(var("a"), var("b")) | lt(i, 2),  # a constant false item, then a cell-dependent one
+    lt(var("b"), var("a")) | lt(i, 2),  # a constant true item decides every cell
+    ge(i, 2) & lt(var("b"), var("a")) & lt(q, 2),  # a constant true item between cell-dependent ones
+    ge(i, 2) & lt(var("a"), var("b")),  # a constant false item after a cell-dependent one
+    ~(lt(var("b"), var("a")) & ge(var("a"), 1)),  # constant all the way
+    lt(var("a"), var("b")) & lt(i - 4, 1),  # the undefined item is never reached
+])
+def test_constant_conditions_equal_the_cell_by_cell_values(c: Any) -> None:
+    env = {"a": 3, "b": 2}
+    rows_, chans = np.arange(6, dtype=np.int64), np.array([0, 1, 2, 0, 1, 2], dtype=np.int64)
+    want = [c.eval({**env, "i": r, "q": ch}) for r, ch in zip(rows_.tolist(), chans.tolist())]
+    assert bulk.cond(c, env, rows_, chans, {}).tolist() == want

@@ -107,5 +107,18 @@ def test_the_deadline_is_polled_inside_a_layer() -> None:
             raise DeadlineExceededError("timeout")
 
     with pytest.raises(DeadlineExceededError):
-        eval_layers_sparse([layer], {(0, 0): 1}, FractionRing(), check)
+        eval_layers_sparse([layer], {(i, 0): 1 for i in range(n)}, FractionRing(), check)  # n·n multiply-adds
     assert len(calls) > 3
+
+
+@given(_model_and_state())
+def test_the_projection_at_one_cell_is_u_times_w_plus_b1(case: tuple[Model, list[list[Any]]]) -> None:
+    m, state = case
+    arith = SparseArithmetic(FractionRing())
+    for layer in m.layers:
+        proj = arith.project(arith.prepare(layer), to_cells(state), iter(()))
+        W, b1 = layer.W.to_rows(), layer.b1.to_rows()
+        for i in range(m.inner_n):
+            for q in range(m.inner_d):
+                want = sum((state[i][p] * W[p][q] for p in range(m.inner_d)), Fraction(0)) + b1[i][q]
+                assert (proj.at(i, q) or 0) == want

@@ -59,6 +59,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from symverify.compiler.layout import (
     BUFFERS,
@@ -84,6 +85,7 @@ from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.parametric.bulk import CellSet
 from symverify.kernel.semantics.support import prune_layer, support_of_cells
 
 __all__ = [
@@ -122,8 +124,11 @@ CYC = Mode.CYCLIC
 # ---- layers -----------------------------------------------------------------------------------
 
 
-def _track_cells(lay: Layout, block: int = 0) -> set[tuple[int, int]]:
-    return {lay.cell(p, block) for p in range(lay.size)}
+@lru_cache(maxsize=64)
+def _track_cells(lay: Layout, block: int = 0) -> CellSet:
+    """The cells of every track position in ``block``: frozen and kept per layout (placements only
+    read them, and a chain places every factor on the same layout)."""
+    return CellSet(lay.cell(p, block) for p in range(lay.size))
 
 
 def conv_layer(lay: Layout, taps: Mapping[tuple[int, int], Scalar], scale: Mapping[tuple[int, int], Scalar],
@@ -238,6 +243,7 @@ def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis, pending: bool 
     fams = {name: family(col) for name, col in blocks.items()}
     sup = {lay.cell(p) for p in range(lay.size) if on(p)}
     r = lay.track_rows.bit_length() - 1
+    written: AbstractSet[tuple[int, int]]
     if axis == "sequence":
         written = _track_cells(lay)
         x1, x2 = any(on(q) for _, q in pairs), any(on(p) for p, _ in pairs)

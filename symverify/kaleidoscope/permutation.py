@@ -33,7 +33,7 @@ __all__ = ["check_permutation", "complete_permutation", "route_permutation", "be
 
 
 def _switch_factor(size: int, stride: int, swaps: list[int]) -> ButterflyFactor:
-    keep = tuple(1 - s for s in swaps)
+    keep = tuple(map((1).__sub__, swaps))
     cross = tuple(swaps)
     return ButterflyFactor(size, stride, keep, cross, cross, keep)
 
@@ -52,8 +52,8 @@ def route_permutation(perm: Sequence[int]) -> BBStar:
     factors = []
     for h, mask in benes_swaps(perm):
         swaps = [0] * (size // 2)
-        for pos in range(size):
-            if mask >> pos & 1:
+        for pos, bit in enumerate(reversed(bin(mask))):  # the set bits, lowest first (no shift of a big mask per bit)
+            if bit == "1":
                 swaps[pair_number(h, pos)] = 1
         factors.append(_switch_factor(size, h, swaps))
     return BBStar(size, tuple(factors))
@@ -85,18 +85,21 @@ def benes_swaps(perm: Sequence[int]) -> list[tuple[int, int]]:
                 q = p ^ h  # input partner
                 colour[q] = 1
                 p = inv[(q & block) | (dest[q] ^ h)]  # output partner of q
-        sw_in = sw_out = 0
+        # the masks as binary digits, most significant first (digit ``size - 1 - pos`` is bit ``pos``),
+        # converted once: OR-ing ``1 << pos`` into a growing int costs O(size) per bit
+        sw_in, sw_out = bytearray(b"0") * size, bytearray(b"0") * size
+        top = size - 1
         new = [0] * size
         for pos, t in enumerate(dest):
             c = colour[pos]
             if c and not pos & h:
-                sw_in |= 1 << pos
+                sw_in[top - pos] = 49  # "1"
             if not c and t & h:
-                sw_out |= 1 << ((pos & block) | (t & (h - 1)))
+                sw_out[top - ((pos & block) | (t & (h - 1)))] = 49
             new[(pos & ~h) | (h if c else 0)] = t & (h - 1)
         dest = new
-        stages[k] = (h, sw_in)
-        stages[2 * levels - 1 - k] = (h, sw_out)
+        stages[k] = (h, int(sw_in, 2))
+        stages[2 * levels - 1 - k] = (h, int(sw_out, 2))
     return stages
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from fractions import Fraction
 
 from symverify.errors import IRError
 from symverify.ir.bigint import show_int
-from symverify.kernel.ir.scalar import Scalar, as_scalar, show_scalar
+from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, show_scalar
 
 __all__ = ["Op", "Gate"]
 
@@ -40,8 +41,9 @@ class Gate:
         """Normalise the coefficients (``"2/4"`` becomes ``Fraction(1, 2)``, ``Fraction(3)`` becomes 3)
         on this new gate; a value that is not exact raises :class:`IRError` naming the coefficient.
         Arity and node ids are checked by the :class:`Circuit` that holds the gate."""
-        if type(self.args) is tuple and type(self.coeffs) is tuple and all(type(x) is int for x in self.coeffs):
-            return  # already normal: tuple() and as_scalar would keep every field as it is
+        if type(self.args) is tuple and type(self.coeffs) is tuple and all(
+                type(x) is int or type(x) is Sym or (type(x) is Fraction and x.denominator != 1) for x in self.coeffs):
+            return  # already normal (an int, a Sym, a non-integral Fraction): as_scalar would keep each as it is
         names = _COEFF_NAMES.get(self.op, ()) if isinstance(self.op, Op) else ()
         label = self.op.value if isinstance(self.op, Op) else "gate"
         if isinstance(self.args, (str, bytes)) or not hasattr(self.args, "__iter__"):

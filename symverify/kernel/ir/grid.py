@@ -216,8 +216,8 @@ class Grid:
         """All nonzero cells (materialises the fill when it is nonzero: refused beyond ``MAX_CELLS``)."""
         if isinstance(self.rects, CellArray):  # fill 0, every stored cell nonzero
             return dict(_array_cells(self))
-        if is_zero(self.fill):
-            return {k: v for k, v in _cells(self).items() if not is_zero(v)}
+        if is_zero(self.fill):  # _cells keeps exactly the cells unequal to the fill 0: the nonzero ones
+            return dict(_cells(self))
         return {(i, j): v for i, row in enumerate(self.to_rows()) for j, v in enumerate(row) if not is_zero(v)}
 
     def nonzero_count(self) -> int:

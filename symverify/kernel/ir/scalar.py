@@ -282,8 +282,9 @@ def parse_scalar(text: str, where: str = "value") -> Scalar:
 
 
 def is_zero(x: Scalar) -> bool:
-    """True when ``x`` is exactly zero (a Sym is never zero: it is canonical)."""
-    return not isinstance(x, Sym) and x == 0
+    """True when ``x`` is exactly zero (a Sym is never zero: it is canonical; ``Sym == 0`` is False
+    anyway, the type test only runs on values equal to 0)."""
+    return x == 0 and not isinstance(x, Sym)
 
 
 def show_scalar(x: Any) -> str:

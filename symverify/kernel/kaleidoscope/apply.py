@@ -95,12 +95,21 @@ def _classify(x: Scalar, ring: Ring) -> Any:
 Plan = list[tuple[int, int, Any, Any, Any, Any]]
 
 
-def _moved(f: ButterflyFactor) -> Sequence[int]:
+_ONLY_INT = frozenset({int}).issuperset
+
+
+def _all_int(f: ButterflyFactor) -> bool:
+    """Every diagonal entry of ``f`` is a plain ``int`` (checked in C)."""
+    return _ONLY_INT(map(type, f.d1)) and _ONLY_INT(map(type, f.d2)) and _ONLY_INT(map(type, f.d3)) and _ONLY_INT(map(type, f.d4))
+
+
+def _moved(f: ButterflyFactor, ints: bool | None = None) -> Sequence[int]:
     """The pairs ``m`` of ``f`` (ascending) that may not be the identity: all of them, or, when every
-    diagonal entry is a plain ``int``, only those with ``d1 ≠ 1``, ``d2 ≠ 0``, ``d3 ≠ 0`` or
-    ``d4 ≠ 1`` (found by C-level scans: most pairs of a compiled chain are the identity)."""
+    diagonal entry is a plain ``int`` (``ints``, computed when None), only those with ``d1 ≠ 1``,
+    ``d2 ≠ 0``, ``d3 ≠ 0`` or ``d4 ≠ 1`` (found by C-level scans: most pairs of a compiled chain are
+    the identity)."""
     half = f.size // 2
-    if not all(set(map(type, d)) <= {int} for d in (f.d1, f.d2, f.d3, f.d4)):
+    if not (_all_int(f) if ints is None else ints):
         return range(half)
     one = (1).__ne__
     moved = set(compress(range(half), map(one, f.d1)))
@@ -110,11 +119,23 @@ def _moved(f: ButterflyFactor) -> Sequence[int]:
 
 def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
     """The non-identity pairs of ``f`` with coefficients coerced once (None = 0, _ONE = 1); a pair
-    is the identity when ``d1 = d4`` is the ``int`` 1 and ``d2``, ``d3`` are exactly 0."""
+    is the identity when ``d1 = d4`` is the ``int`` 1 and ``d2``, ``d3`` are exactly 0. When every
+    entry is an ``int``, :func:`_moved` lists exactly the other pairs and each entry is classified
+    inline (0 → None, 1 → _ONE, else ``ring.coerce``: :func:`_classify` on an ``int``)."""
     plan: Plan = []
     s, n = f.stride, f.size
-    for m in _moved(f):
-        a, b, c, d = f.d1[m], f.d2[m], f.d3[m], f.d4[m]
+    d1, d2, d3, d4 = f.d1, f.d2, f.d3, f.d4
+    if _all_int(f):
+        co = ring.coerce
+        for m in _moved(f, True):
+            p = pair_index(n, s, m)
+            a, b, c, d = d1[m], d2[m], d3[m], d4[m]
+            plan.append((p, p + s,
+                         None if a == 0 else _ONE if a == 1 else co(a), None if b == 0 else _ONE if b == 1 else co(b),
+                         None if c == 0 else _ONE if c == 1 else co(c), None if d == 0 else _ONE if d == 1 else co(d)))
+        return plan
+    for m in _moved(f, False):
+        a, b, c, d = d1[m], d2[m], d3[m], d4[m]
         if type(a) is int and type(d) is int and a == 1 and d == 1 and is_zero(b) and is_zero(c):
             continue
         p = pair_index(n, s, m)

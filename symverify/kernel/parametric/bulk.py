@@ -3,8 +3,9 @@
 The concrete interpretation (:mod:`symverify.kernel.parametric.concrete`) evaluates a bias ``b1``/``b2`` on
 every cell where its value is not constant between cut points. Doing that cell by cell walks the
 expression tree once per cell; here each node is evaluated once for a whole array of cells
-(``numpy`` int64 over the row and channel index arrays ``rows_``, ``chans``), with exactly the semantics of
-:mod:`symverify.kernel.parametric.expr`:
+(``numpy`` int64 over the row and channel index arrays ``rows_``, ``chans``; a node whose value
+every cell shares, one that reads neither ``i`` nor ``q``, is a plain ``int``/``bool`` computed once
+with the same checks), with exactly the semantics of :mod:`symverify.kernel.parametric.expr`:
 
 * ``&`` / ``|`` / ``where`` / ``ite`` evaluate their later operands only on the cells that reach them
   (so an expression undefined off its guard is never evaluated there);
@@ -73,11 +74,19 @@ def _full(n: int, v: int) -> np.ndarray:
 
 def index(e: IExpr, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray, preds: Mapping[str, Placement]) -> np.ndarray:
     """``e`` at every cell ``(rows_[k], chans[k])`` (``env`` gives the parameters)."""
+    x = _index(e, env, rows_, chans, preds)
+    return _full(len(rows_), x) if type(x) is int else x
+
+
+def _index(e: IExpr, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray, preds: Mapping[str, Placement]) -> Any:
+    """:func:`index`, or a plain ``int`` when ``e`` has the same value at every cell (it reads
+    neither ``i`` nor ``q``, or only under a constant choice): that value, computed once with
+    the same checks (range ``[0, 2^62)``, subtraction, shifts, division) as each cell of an array."""
     import numpy as np
 
     n = len(rows_)
     if isinstance(e, Lit):
-        return _full(n, e.value)
+        return _const(e.value)
     if isinstance(e, Var):
         if e.name == "i":
             return rows_
@@ -85,9 +94,11 @@ def index(e: IExpr, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray
             return chans
         if e.name not in env:
             raise ParametricError(f"index variable {e.name!r} has no value (known: {sorted(env)})")
-        return _full(n, env[e.name])
+        return _const(env[e.name])
     if isinstance(e, Ite):
-        m = cond(e.cond, env, rows_, chans, preds)
+        m = _cond(e.cond, env, rows_, chans, preds)
+        if type(m) is bool:
+            return _index(e.a if m else e.b, env, rows_, chans, preds) if n else np.empty(0, dtype=np.int64)
         out = np.empty(n, dtype=np.int64)
         if m.any():
             out[m] = index(e.a, env, rows_[m], chans[m], preds)
@@ -96,10 +107,16 @@ def index(e: IExpr, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray
         return out
     if not isinstance(e, Bin):
         raise ParametricError(f"index expression: unknown node {type(e).__name__}")
-    a, b = index(e.a, env, rows_, chans, preds), index(e.b, env, rows_, chans, preds)
+    a, b = _index(e.a, env, rows_, chans, preds), _index(e.b, env, rows_, chans, preds)
     if n == 0:
-        return a
+        return np.empty(0, dtype=np.int64) if type(a) is int else a
     op = e.op
+    if type(a) is int and type(b) is int:
+        return _const(_bin_int(op, a, b))
+    if type(a) is int:
+        a = _full(n, a)
+    if type(b) is int:
+        b = _full(n, b)
     if op == "+":
         r = a + b  # both < 2^62: no int64 overflow
     elif op == "-":
@@ -131,6 +148,45 @@ def index(e: IExpr, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray
     if int(r.max()) >= _LIMIT:
         raise FallbackError
     return r
+
+
+def _const(v: int) -> int:
+    """A value every cell shares, in ``[0, 2^62)`` (else :class:`FallbackError`, as :func:`_full`)."""
+    if not 0 <= v < _LIMIT:
+        raise FallbackError
+    return v
+
+
+def _bin_int(op: str, a: int, b: int) -> int:
+    """``a op b`` for two values in ``[0, 2^62)``, refused exactly where the int64 arrays refuse a
+    cell (:class:`FallbackError`); the result is then range-checked by :func:`_const`."""
+    if op == "+":
+        return a + b
+    if op == "-":
+        if a < b:
+            raise FallbackError
+        return a - b
+    if op == "*":
+        if a * b >= _LIMIT:
+            raise FallbackError
+        return a * b
+    if op == "<<":
+        if b >= 62 or a << b >= _LIMIT:
+            raise FallbackError
+        return a << b
+    if op == ">>":
+        if b >= 62:
+            raise FallbackError
+        return a >> b
+    if op == "&":
+        return a & b
+    if op == "|":
+        return a | b
+    if op == "^":
+        return a ^ b
+    if not b:
+        raise FallbackError
+    return a // b if op == "//" else a % b
 
 
 class CellSet(frozenset):  # type: ignore[type-arg]
@@ -169,9 +225,24 @@ def cond(c: Cond, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray, 
     """``c`` at every cell, as a bool array."""
     import numpy as np
 
+    m = _cond(c, env, rows_, chans, preds)
+    return np.full(len(rows_), m, dtype=bool) if type(m) is bool else m
+
+
+def _cond(c: Cond, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray, preds: Mapping[str, Placement]) -> Any:
+    """:func:`cond`, or a plain ``bool`` when ``c`` has the same value at every cell (it compares
+    values every cell shares, or its first deciding item does)."""
+    import numpy as np
+
     n = len(rows_)
     if isinstance(c, Cmp):
-        a, b = index(c.a, env, rows_, chans, preds), index(c.b, env, rows_, chans, preds)
+        a, b = _index(c.a, env, rows_, chans, preds), _index(c.b, env, rows_, chans, preds)
+        if n and type(a) is int and type(b) is int:
+            return a < b if c.op == "<" else a <= b if c.op == "<=" else a == b if c.op == "==" else a != b
+        if type(a) is int:
+            a = _full(n, a)
+        if type(b) is int:
+            b = _full(n, b)
         if c.op == "<":
             return a < b
         if c.op == "<=":
@@ -181,21 +252,33 @@ def cond(c: Cond, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray, 
         return a != b
     if isinstance(c, BoolOp):
         conj = c.op == "and"
-        out = np.full(n, conj, dtype=bool)
-        todo = np.arange(n)  # the cells whose value is still open
+        if not n:
+            return np.full(0, conj, dtype=bool)
+        out: Any = None  # None while every cell is still open
+        todo: Any = None  # the cells whose value is still open (None: all of them)
         for item in c.items:
-            if not len(todo):
+            if todo is not None and not len(todo):
                 break
-            m = cond(item, env, rows_[todo], chans[todo], preds)
+            m = _cond(item, env, rows_ if todo is None else rows_[todo], chans if todo is None else chans[todo], preds)
+            if type(m) is bool:
+                if m is conj:  # this item decides none of the open cells
+                    continue
+                if todo is None:  # it decides every cell
+                    return not conj
+                out[todo] = not conj
+                break
+            if todo is None:
+                out, todo = np.full(n, conj, dtype=bool), np.arange(n)
             if conj:
                 out[todo[~m]] = False
                 todo = todo[m]
             else:
                 out[todo[m]] = True
                 todo = todo[~m]
-        return out
+        return conj if out is None else out
     if isinstance(c, Not):
-        return ~cond(c.c, env, rows_, chans, preds)
+        m = _cond(c.c, env, rows_, chans, preds)
+        return (not m) if type(m) is bool else ~m
     if isinstance(c, Pred):
         fn = preds.get(c.name, _PREDICATES.get().get(c.name))
         if fn is None:
@@ -238,7 +321,10 @@ def value(v: Value, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray
             out[nz] = a[nz] * value(v.b, env, rows_[nz], chans[nz], preds, family)
         return out
     if isinstance(v, VIf):
-        m = cond(v.cond, env, rows_, chans, preds)
+        c = _cond(v.cond, env, rows_, chans, preds)
+        if type(c) is bool:
+            return value(v.a if c else v.b, env, rows_, chans, preds, family) if n else 0
+        m = c
         if m.all() or not m.any():
             return value(v.a if m.all() else v.b, env, rows_, chans, preds, family) if n else 0
         out = np.empty(n, dtype=object)

@@ -194,31 +194,42 @@ def _needed(circuit: Circuit, frontier: dict[int, Any], targets: set[int]) -> li
 
 
 def _expected(circuit: Circuit, frontier: dict[int, Any], need: list[int], ring: Ring, check: Check | None = None) -> dict[int, Any]:
-    """Polynomials of the ``need`` gates in the frontier variables, expanding the circuit's gates."""
+    """Polynomials of the ``need`` gates in the frontier variables, expanding the circuit's gates:
+    ``Σ co·vals[a]`` over the nonzero coefficients of a LIN gate (a coefficient 1 adds ``vals[a]``
+    itself, an empty sum is the ring's zero), ``vals[a]·vals[b]`` for MUL."""
     vals = dict(frontier)
-    red = ring.reduce
+    red, coerce, gate = ring.reduce, ring.coerce, circuit.gate
+    CONST, MUL = Op.CONST, Op.MUL
     for n, v in enumerate(need):
         if check is not None and not n % CHECK_EVERY:
             check()
-        g = circuit.gate(v)
+        g = gate(v)
         assert g is not None
-        if g.op is Op.CONST:
-            vals[v] = ring.coerce(g.coeffs[0])
-        elif g.op is Op.MUL:
+        op = g.op
+        if op is CONST:
+            vals[v] = coerce(g.coeffs[0])
+        elif op is MUL:
             vals[v] = red(vals[g.args[0]] * vals[g.args[1]])
         else:
-            acc = ring.zero
+            acc = None
             for a, co in zip(g.args, g.coeffs):
-                if not is_zero(co):
-                    acc = acc + ring.coerce(co) * vals[a]
-            vals[v] = red(acc)
+                if type(co) is int:
+                    if co == 0:
+                        continue
+                    t = vals[a] if co == 1 else coerce(co) * vals[a]
+                elif is_zero(co):
+                    continue
+                else:
+                    t = coerce(co) * vals[a]
+                acc = t if acc is None else acc + t
+            vals[v] = red(ring.zero if acc is None else acc)
     return vals
 
 
 def _read_args(g: Gate) -> tuple[int, ...]:
     """The operands a gate's value depends on syntactically (a LIN operand with coefficient 0 is not read)."""
     if g.op is Op.LIN:
-        return tuple(a for a, co in zip(g.args, g.coeffs) if not is_zero(co))
+        return tuple(a for a, co in zip(g.args, g.coeffs) if not (co == 0 and not isinstance(co, Sym)))  # is_zero inlined
     return g.args
 
 
@@ -358,13 +369,20 @@ def _coarse_layers(shapes: list[_LayerShape], cells: int, m: int, d: int, variab
     return peak
 
 
+_PROGRAM_SCALARS: IdentityMemo[list[Any]] = IdentityMemo(8)
+"""Per straight-line program and denominator ``q``: ``ExactRules.scalar`` of its ``scalars``."""
+
+
 def _circuit_count(circuit: Circuit, frontier: set[int], need: list[int], variables: int) -> tuple[int, dict[int, int]]:
     """A certified bound on the monomials of all expanded circuit values of the stage together
     (frontier variables included), and per node: the count rule of
     :class:`~symverify.kernel.provers.bound_rules.ExactRules` (sums add, products multiply, capped by ``C(V+D, D)``)."""
     ring, prog, nd = BoundRing(variables), program(circuit), circuit.num_inputs
     vals = dict.fromkeys(frontier, VAR_VAL)
-    eval_code(((v, prog.code[v - nd]) for v in need), vals, [ring.scalar(x) for x in prog.scalars], ring)
+    # a coefficient's value depends on it and on the denominator q only (not on ``variables``):
+    # computed once per program for every stage
+    sc = _PROGRAM_SCALARS(prog, lambda: [ring.scalar(x) for x in prog.scalars], ring.q)
+    eval_code(((v, prog.code[v - nd]) for v in need), vals, sc, ring)
     return min(sum(x[4] for x in vals.values()), COUNT_CAP), {v: x[4] for v, x in vals.items()}
 
 

@@ -90,6 +90,13 @@ class BatchModRing:
                 return out
             rows = grid.to_rows()
             return np.array([[cast(int, v) % p for v in row] for row in rows], dtype=object).reshape(grid.rows, grid.cols)
+        if grid.fill == 0 and grid.rows * grid.cols <= MAX_CELLS:
+            # zeros (0 is 0 mod every prime), then each nonzero cell's values at every point at once
+            # (:meth:`coerce`, per distinct value): the same array as the dense conversion
+            out = np.zeros((len(self.rings), grid.rows, grid.cols), dtype=object)
+            for (i, j), v in grid.nonzero().items():
+                out[:, i, j] = self.coerce(v)
+            return out
         rows = grid.to_rows()
         out = np.empty((len(self.rings), grid.rows, grid.cols), dtype=object)
         for t, r in enumerate(self.rings):

@@ -19,7 +19,7 @@ stage of a compiled model holds a few hundred nonzero cells in a state of thousa
 without that flag are refused.
 
 As in :class:`~symverify.kernel.semantics.evaluate.RingArithmetic`, a cell's two factors live only until
-their product (two states at a time), and ``check`` runs every
+their product (two states and one column of convolution values at a time), and ``check`` runs every
 :data:`~symverify.deadline.CHECK_EVERY` multiply-adds or so.
 """
 
@@ -36,7 +36,7 @@ from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.semantics.layer import Shape, run_layers
 from symverify.kernel.semantics.rings import Ring
 
-__all__ = ["Cells", "SparseArithmetic", "SparseLayer", "eval_layers_sparse", "to_cells", "to_rows"]
+__all__ = ["Cells", "Projection", "SparseArithmetic", "SparseLayer", "eval_layers_sparse", "to_cells", "to_rows"]
 
 Cells = dict[tuple[int, int], Any]
 """A sparse state: the nonzero cells ``(row, channel) → value``."""
@@ -57,8 +57,33 @@ class SparseLayer(NamedTuple):
     b2: dict[int, dict[int, Any]]
 
 
-Conv = Iterator[tuple[int, int, Any]]
-"""The convolution branch: a lazy stream of ``(i, q, value)`` over the cells where it is nonzero."""
+Conv = Iterator[tuple[int, dict[int, Any]]]
+"""The convolution branch: a lazy stream of columns ``(q, {i: value})`` holding every cell where it
+may be nonzero (values not yet tested against zero)."""
+
+
+class Projection(NamedTuple):
+    """The projection branch ``(u·W + b1)[i, q] = Σ_p u[i, p]·W[p, q] + b1[i, q]``, over the
+    nonzero terms only: the state ``u`` and the layer's ``w``/``b1`` per channel, read by
+    :meth:`SparseArithmetic.combine` at the cells of the convolution stream (:meth:`at` one cell)."""
+
+    u: Cells
+    w: dict[int, list[tuple[int, Any]]]
+    b1: dict[int, dict[int, Any]]
+    one: Any
+
+    def at(self, i: int, q: int) -> Any:
+        """``(u·W + b1)[i, q]``; None where it is zero."""
+        u, one, proj = self.u, self.one, None
+        for p, wv in self.w.get(q, ()):
+            x = u.get((i, p))
+            if x is not None:
+                t = x if wv is one else x * wv
+                proj = t if proj is None else proj + t
+        b1 = self.b1.get(q)
+        if b1 is not None and i in b1:
+            proj = b1[i] if proj is None else proj + b1[i]
+        return proj
 
 
 def _by_column(g: Any, co: Callable[[Any], Any]) -> dict[int, list[tuple[int, Any]]]:
@@ -120,84 +145,82 @@ class SparseArithmetic:
         return self._convolve(plan, u) if plan.live else None
 
     def _convolve(self, plan: SparseLayer, u: Cells) -> Conv:
+        """Column by column, each nonzero source ``u[src, q]`` is scattered once through the taps:
+        ``h[k, q]·u[src, q]`` is added into row ``src + k`` (wrapped or dropped as the mode says),
+        then ``b2[:, q]`` is added. A row receives exactly the nonzero terms of
+        ``Σ_k h[k, q]·u[i − k, q] + b2[i, q]`` (in another order, which exact rings do not see)."""
         nn, cyclic, check, one = plan.inner_n, plan.cyclic, self.check, self.one
-        sources: dict[int, list[int]] = {}
-        for i, q in u:
-            sources.setdefault(q, []).append(i)
+        sources: dict[int, list[tuple[int, Any]]] = {}
+        for (i, q), x in u.items():
+            col = sources.get(q)
+            if col is None:
+                sources[q] = [(i, x)]
+            else:
+                col.append((i, x))
         work = 0
         for q in plan.live:
-            taps, b2 = plan.taps.get(q, []), plan.b2.get(q, {})
-            rows = set(b2)
-            for src in sources.get(q, ()):
-                if check is not None:
-                    work += len(taps)
-                    if work >= CHECK_EVERY:
-                        check()
-                        work = 0
-                for k, _ in taps:
-                    i = src + k
-                    if i >= nn:
-                        if not cyclic:
-                            continue
-                        i -= nn
-                    rows.add(i)
-            per_cell = len(taps) + len(plan.w.get(q, ())) + 1
-            for i in rows:
-                if check is not None:
-                    work += per_cell
-                    if work >= CHECK_EVERY:
-                        check()
-                        work = 0
-                conv = None
-                for k, hv in taps:
-                    src = i - k
-                    if src < 0:
-                        if not cyclic:
-                            continue
-                        src += nn
-                    x = u.get((src, q))
-                    if x is not None:
+            taps, b2 = plan.taps.get(q), plan.b2.get(q)
+            acc: dict[int, Any] = {}
+            if taps:
+                ntaps = len(taps)
+                for src, x in sources.get(q, ()):
+                    if check is not None:
+                        work += ntaps
+                        if work >= CHECK_EVERY:
+                            check()
+                            work = 0
+                    for k, hv in taps:
+                        i = src + k
+                        if i >= nn:
+                            if not cyclic:
+                                continue
+                            i -= nn
                         t = x if hv is one else hv * x
-                        conv = t if conv is None else conv + t
-                b = b2.get(i)
-                if b is not None:
-                    conv = b if conv is None else conv + b
-                if conv is not None and conv:
-                    yield i, q, conv
+                        c = acc.get(i)
+                        acc[i] = t if c is None else c + t
+            if b2:
+                for i, b in b2.items():
+                    c = acc.get(i)
+                    acc[i] = b if c is None else c + b
+            if check is not None:
+                work += len(acc) * (len(plan.w.get(q, ())) + 1)
+                if work >= CHECK_EVERY:
+                    check()
+                    work = 0
+            if acc:
+                yield q, acc
 
-    def project(self, plan: SparseLayer, u: Cells, conv: Conv) -> Callable[[int, int], Any]:
-        """``(u·W + b1)[i, q]`` as a function of the cell, computed when called (at the cells of
-        ``conv`` only); None where it is zero."""
-        one = self.one
+    def project(self, plan: SparseLayer, u: Cells, conv: Conv) -> Projection:
+        """``(u·W + b1)[i, q]``, computed by :meth:`combine` at the cells of ``conv`` only."""
+        return Projection(u, plan.w, plan.b1, self.one)
 
-        def at(i: int, q: int) -> Any:
-            proj = None
-            for p, wv in plan.w.get(q, ()):
-                x = u.get((i, p))
-                if x is not None:
-                    t = x if wv is one else x * wv
-                    proj = t if proj is None else proj + t
-            b1 = plan.b1.get(q)
-            if b1 is not None and i in b1:
-                proj = b1[i] if proj is None else proj + b1[i]
-            return proj
-
-        return at
-
-    def combine(self, plan: SparseLayer, u: Cells, proj: Callable[[int, int], Any] | None, conv: Conv | None) -> Cells:
+    def combine(self, plan: SparseLayer, u: Cells, proj: Projection | None, conv: Conv | None) -> Cells:
         """The new sparse state: ``reduce(proj·conv)`` at each cell of the convolution stream where
         both factors are nonzero (a product of nonzero values of these rings is nonzero, but it is
-        tested anyway, so a zero is never stored)."""
+        tested anyway, so a zero is never stored). The projection is :meth:`Projection.at`, inlined
+        per column."""
         red, one = self.ring.reduce, self.one
         out: Cells = {}
         if proj is None or conv is None:
             return out
-        for i, q, c in conv:
-            p = proj(i, q)
-            if p is not None and p:
-                y = red(c if p is one else p if c is one else p * c)
-                if y:
-                    out[(i, q)] = y
+        x_of = proj.u.get
+        for q, col in conv:
+            w, b1 = proj.w.get(q, ()), proj.b1.get(q)
+            for i, c in col.items():
+                if not c:
+                    continue
+                p = None
+                for r, wv in w:
+                    x = x_of((i, r))
+                    if x is not None:
+                        t = x if wv is one else x * wv
+                        p = t if p is None else p + t
+                if b1 is not None and i in b1:
+                    p = b1[i] if p is None else p + b1[i]
+                if p is not None and p:
+                    y = red(c if p is one else p if c is one else p * c)
+                    if y:
+                        out[(i, q)] = y
         return out
 
     def embed(self, u: Sequence[Sequence[Any]], shape: Shape) -> Cells:
