@@ -106,3 +106,18 @@ def test_a_symbolic_exponent_of_10_18_is_decided_honestly():
                            "gates": [["const", [], [{"sym": [[1, {"a": e}]]}]], ["mul", [0, 1], []]], "outputs": [2]})
     report = sv.verify(loads(doc(10**18)), loads(doc(10**18 + 1)), timeout=30)
     assert report.refuted
+
+
+def test_rational_strings_as_docs_formats_states() -> None:
+    """docs/formats.md, "Exact values": decimal or ``0x`` + lowercase hex parts, a sign directly
+    before the numerator, spaces around the number and the ``/``; anything else is refused."""
+    from fractions import Fraction
+
+    from symverify.errors import IRError
+    from symverify.ir.bigint import parse_rational
+
+    assert parse_rational("0x1f/3") == Fraction(31, 3)
+    assert parse_rational(" +1 ") == 1 and parse_rational("-1 / 2") == Fraction(-1, 2)
+    for bad in ("- 1", "0X1F", "0x1F", "1e3", "1.5", "½", "1/-2", "0x"):
+        with pytest.raises(IRError, match="expected a rational"):
+            parse_rational(bad)
