@@ -1,9 +1,10 @@
-"""Theorem H.21 compiler: gates no output depends on are dropped before the stages are planned.
+"""Both compilers: gates no output depends on are dropped before the stages are planned.
 
 Their reads would keep values live in the layered form (``live_ℓ`` counts every read), so stages
 carried values nothing needed reads. :func:`symverify.compiler.h21.planner.needed_part` turns each
-such gate into the constant 0 (node numbers unchanged); the model is still proved against the
-circuit as given, with the stated bounds of that circuit's ``Δ`` and ``w``.
+such gate into the constant 0 (node numbers unchanged); the Theorem H.21 planner and the dense
+baseline plan that part, and the model is still proved against the circuit as given, with the
+stated bounds of that circuit's ``Δ`` and ``w``.
 """
 
 from __future__ import annotations
@@ -77,3 +78,15 @@ def test_circuits_with_dead_gates_compile_and_are_proved(n: int, d: int, gates: 
     core = planner.needed_part(c)
     assert all(g.op is Op.CONST for k, g in enumerate(core.gates) if c.num_inputs + k not in needed_nodes(c))
     assert isinstance(core, Circuit)
+
+
+def test_the_dense_baseline_plans_the_needed_part_too() -> None:
+    """The dense baseline keeps every live value in a channel: reads by dead gates no longer widen
+    ``d'`` (42 → 28 here), and the model is proved against the circuit as given; a mutant is refuted."""
+    c = lib.random_circuit(4, 4, 200, 8, seed=2)
+    out = compile(c, method="dense")
+    assert out.resources["inner_d"] == layered_form(planner.needed_part(c)).width == 28 < layered_form(c).width
+    assert out.resources["width"] == cut_width(c) and not out.over_bound()
+    assert verify(c, out.model, certificate=out.certificate, method="compositional").proved
+    site = weight_sites(out.model)[len(weight_sites(out.model)) // 2]
+    assert verify(c, mutate_weight(out.model, site, "inc"), method="randomized").refuted

@@ -1,7 +1,9 @@
 """The dense baseline compiler (docs/appendix-h.md §2.5, "easy construction"; docs/theory.md §4): any circuit → BaseConv.
 
-Working layout ("feature memory"): every live value of the circuit's layered form
-(:func:`symverify.kernel.ir.layered.layered_form`) sits in its own channel of **row 0**; every other
+Working layout ("feature memory"): every live value of the layered form
+(:func:`symverify.kernel.ir.layered.layered_form`) of the circuit's needed part
+(:func:`~symverify.compiler.needed.needed_part`: gates no output depends on set to 0, so their reads
+keep nothing live; ``Δ``, ``w`` and the bounds stay the circuit's) sits in its own channel of **row 0**; every other
 cell is 0. The model is ``(n, L, d, N' = n, d')`` with ``d' = max(n·d, widest state)`` and is
 the composition (Lemma H.11, :func:`symverify.gadgets.compose.compose`) of proved gadgets:
 
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from symverify.compiler.needed import needed_part
 from symverify.compiler.result import Compiled
 from symverify.errors import CompileError
 from symverify.gadgets.compose import compose
@@ -138,7 +141,7 @@ def compile_dense(circuit: Circuit, *, name: str = "") -> Compiled:
         raise CompileError(f"compile(method='dense'): expected a Circuit, found {type(circuit).__name__}")
     n, d, nd, m = circuit.n, circuit.d, circuit.num_inputs, len(circuit.outputs)
     limits.check(n * max(nd, d, m), "MAX_CELLS", f"compile(method='dense') {circuit.name or '<unnamed>'}: the state N'·d' ≥ n·(n·d)")
-    lf = layered_form(circuit)
+    lf = layered_form(needed_part(circuit))  # gates no output depends on keep nothing live
     stages = list(lf.stages)
     if not stages:
         raise CompileError("dense: the layered form has no stages")

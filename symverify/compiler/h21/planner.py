@@ -7,8 +7,8 @@ edge weights are the routes' layers (counted without building the routes; only t
 are built, by :func:`prepare`); ``"greedy"`` (:func:`_plan_greedy`) goes stage by stage by
 estimated factor counts; ``"auto"`` is exact when ``N_k·(Δ + 1) ≤`` :data:`EXACT_PLAN_WORK`.
 Every plan takes only layouts whose stage fits the stated size (:func:`~.size.stated_size`).
-The stages planned are those of the circuit's needed part (:func:`needed_part`: gates no output
-depends on become the constant 0), so a value stays live only while a needed gate reads it.
+The stages planned are those of the circuit's needed part (:func:`~symverify.compiler.needed.needed_part`:
+gates no output depends on become the constant 0), so a value stays live only while a needed gate reads it.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from symverify.compiler.h21.routes import (
 from symverify.compiler.h21.size import stated_size
 from symverify.compiler.h21.stages import StagePlan, _normalise, _reads
 from symverify.compiler.layout import Layout, track_position, track_width
+from symverify.compiler.needed import needed_part
 from symverify.errors import CompileError
 from symverify.kaleidoscope.structured import butterfly_positions
 from symverify.kernel.ir.analysis import cut_width
@@ -260,30 +261,6 @@ class Prepared:
     live_width: int
     exact: bool = False
     routes: tuple[StageRoute | None, ...] = ()
-
-
-def needed_part(c: Circuit) -> Circuit:
-    """``c`` with every gate no output depends on replaced by the constant 0 (``c`` itself when there
-    is none): the same node numbers and outputs, so the same output polynomials.
-
-    Such gates change no output, but their reads keep values live in ``c``'s layered form (``live_ℓ``
-    counts every read, docs/theory.md §2), so the stages would carry values nothing needed reads.
-    The cut width ``w``, the depth ``Δ`` and the stated bounds stay those of ``c``; the certificate
-    names only needed nodes, whose gates are ``c``'s own.
-
-    >>> from symverify.kernel.ir.circuit import Circuit, Gate
-    >>> needed_part(Circuit(1, 2, (Gate.mul(0, 1), Gate.add(0, 1)), (3,))).gates[0].op.name
-    'CONST'
-    """
-    from symverify.kernel.ir.analysis import needed_nodes
-    from symverify.kernel.ir.gate import Gate
-
-    need = needed_nodes(c)
-    nd = c.num_inputs
-    if all(nd + k in need for k in range(len(c.gates))):
-        return c
-    zero = Gate.const(0)
-    return Circuit(c.n, c.d, tuple(g if nd + k in need else zero for k, g in enumerate(c.gates)), c.outputs, c.name)
 
 
 def prepare(c: Circuit, plan: str = "auto", max_cells: int | None = None) -> Prepared:
