@@ -17,8 +17,7 @@ from symverify.mutate import mutate_weight, weight_sites
 
 
 def _read_inputs(c: Circuit) -> set[int]:
-    read = {a for g in c.gates for a in g.args if a < c.num_inputs} | {o for o in c.outputs if o < c.num_inputs}
-    return read
+    return {a for g in c.gates for a in g.args if a < c.num_inputs} | {o for o in c.outputs if o < c.num_inputs}
 
 
 def test_unread_inputs_are_not_gathered_and_no_gather_weight_is_dead() -> None:

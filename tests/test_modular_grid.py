@@ -23,14 +23,19 @@ def _dense(grid: Grid, p: int) -> list[list[int]]:
 
 
 @st.composite
-def grids(draw: Any) -> Grid:
-    rows, cols = draw(st.integers(0, 6)), draw(st.integers(0, 6))
+def _grids(draw: Any, values: list[Any], fills: list[Any], side: int, count: int) -> Grid:
+    """A ``rows × cols`` grid (each ≤ ``side``) with up to ``count`` cells drawn from ``values``."""
+    rows, cols = draw(st.integers(0, side)), draw(st.integers(0, side))
     cells = {}
     if rows and cols:
-        for _ in range(draw(st.integers(0, 12))):
+        for _ in range(draw(st.integers(0, count))):
             i, j = draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1))
-            cells[(i, j)] = draw(st.sampled_from([0, 1, -1, 2, P, P + 3, -(P + 1), 7 << 70]))
-    return Grid.from_cells(rows, cols, cells, fill=draw(st.sampled_from([0, 0, 0, 3])))
+            cells[(i, j)] = draw(st.sampled_from(values))
+    return Grid.from_cells(rows, cols, cells, fill=draw(st.sampled_from(fills)))
+
+
+def grids() -> st.SearchStrategy[Grid]:
+    return _grids([0, 1, -1, 2, P, P + 3, -(P + 1), 7 << 70], [0, 0, 0, 3], 6, 12)
 
 
 @settings(max_examples=120, deadline=None)
@@ -48,15 +53,8 @@ def test_overlapping_rectangles_and_negative_cells() -> None:
     assert BatchModRing([11], [{}]).grid(g).tolist() == _dense(g, 11)
 
 
-@st.composite
-def mixed_grids(draw: Any) -> Grid:
-    rows, cols = draw(st.integers(0, 5)), draw(st.integers(0, 5))
-    cells = {}
-    if rows and cols:
-        for _ in range(draw(st.integers(0, 10))):
-            i, j = draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1))
-            cells[(i, j)] = draw(st.sampled_from([0, 1, -1, Fraction(1, 3), Fraction(-5, 2), sym("a") * 2 + 1, 7 << 70]))
-    return Grid.from_cells(rows, cols, cells, fill=draw(st.sampled_from([0, 0, 0, Fraction(0), 3])))
+def mixed_grids() -> st.SearchStrategy[Grid]:
+    return _grids([0, 1, -1, Fraction(1, 3), Fraction(-5, 2), sym("a") * 2 + 1, 7 << 70], [0, 0, 0, Fraction(0), 3], 5, 10)
 
 
 @settings(max_examples=120, deadline=None)
