@@ -26,6 +26,7 @@ from typing import Any
 
 from symverify.compiler import compile
 from symverify.errors import UsageError
+from symverify.ir import limits
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.provers.compositional import check_certificate
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main, sweep_grid
@@ -50,6 +51,7 @@ def layered_circuit(w: int, depth: int, seed: int, mul_fraction: float = 0.3) ->
     (module docstring); ``d`` is 4, 2 or 1, whichever divides ``w`` first, and ``n = w/d``."""
     if w < 1 or depth < 1:
         raise UsageError(f"layered_circuit: expected w ≥ 1 and depth ≥ 1, found w={w}, depth={depth}")
+    limits.check(w * depth, "MAX_GATES", f"layered_circuit of width {w} and depth {depth}")
     rng = random.Random(f"thm_h21_sweep {w} {depth} {seed}")
     d = next(k for k in (4, 2, 1) if w % k == 0)
     gates: list[Gate] = []
@@ -75,6 +77,9 @@ def grid(quick: bool) -> dict[str, list[Any]]:
         vals = g[key]
         if not isinstance(vals, list) or not vals or not all(isinstance(v, int) and not isinstance(v, bool) and v >= low for v in vals):
             raise UsageError(f"sweep grid: {key}: expected a non-empty list of integers ≥ {low}, found {vals!r}")
+    if max(g["widths"]) * max(g["depths"]) > limits.MAX_GATES:
+        raise UsageError(f"sweep grid: a circuit of width {max(g['widths'])} and depth {max(g['depths'])} has "
+                         f"{max(g['widths']) * max(g['depths'])} gates, more than symverify.ir.limits.MAX_GATES = {limits.MAX_GATES}")
     if not isinstance(g["compilers"], list) or not g["compilers"] or not set(g["compilers"]) <= set(COMPILERS):
         raise UsageError(f"sweep grid: compilers: expected some of {', '.join(COMPILERS)}, found {g['compilers']!r}")
     return g

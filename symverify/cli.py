@@ -339,6 +339,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     if grid.get("widths") and max(grid["widths"]) > limits.MAX_INPUTS:  # a circuit of cut width w reads w inputs
         raise UsageError(f"--widths: a circuit of cut width {show_int(max(grid['widths']))} reads that many inputs, more "
                          f"than symverify.ir.limits.MAX_INPUTS = {limits.MAX_INPUTS}")
+    w_max, depth_max = max(grid.get("widths") or [1]), max(grid.get("depths") or [1])
+    if w_max * depth_max > limits.MAX_GATES:  # a layered circuit of width w and depth Δ has w·Δ gates (≥ Δ)
+        what = f"width {show_int(w_max)} and depth {show_int(depth_max)}" if grid.get("widths") else f"depth {show_int(depth_max)}"
+        raise UsageError(f"--widths/--depths: a circuit of {what} has at least {show_int(w_max * depth_max)} gates, more "
+                         f"than symverify.ir.limits.MAX_GATES = {limits.MAX_GATES}")
     if args.compilers is not None:
         names = [c.strip() for c in args.compilers.split(",")]
         bad = [c for c in names if c not in ("kaleidoscope", "dense")]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from symverify.errors import IRError, UsageError
+from symverify.ir import limits
 from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.kernel.ir.analysis import levels
@@ -382,6 +383,8 @@ def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 
     """
     if depth < 0 or size < depth or (depth == 0 and size):
         raise IRError(f"random_circuit: expected size ≥ depth ≥ 0 (and size 0 when depth 0), found size={size}, depth={depth}")
+    limits.check(size, "MAX_GATES", "random_circuit")
+    limits.check(n * d, "MAX_INPUTS", "random_circuit")
     rng = random.Random(seed)
     nd = n * d
     gates: list[Gate] = []
@@ -448,6 +451,8 @@ def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fractio
     if w < 1 or depth < 1 or not 0 <= mul_fraction <= 1:
         raise UsageError(f"wired_circuit: expected w ≥ 1, depth ≥ 1 and 0 ≤ mul_fraction ≤ 1, found w={w}, depth={depth}, "
                          f"mul_fraction={mul_fraction}")
+    limits.check(w * depth, "MAX_GATES", f"wired_circuit of width {w} and depth {depth}")
+    limits.check(w, "MAX_INPUTS", "wired_circuit")
     if d is not None and (not isinstance(d, int) or d < 1 or w % d):
         raise UsageError(f"wired_circuit: d: expected a positive divisor of w = {w}, found {d!r}")
     rng = random.Random(f"wired {w} {depth} {wiring} {seed}")

@@ -99,3 +99,11 @@ def test_run_files_that_are_not_regular_files_are_refused_not_read_forever(tmp_p
 def test_sweep_width_beyond_max_inputs_is_a_usage_error(capsys):
     err = one_line_error(capsys, "sweep", "thm_h21", "--widths", "9" * 20)
     assert "--widths" in err and "MAX_INPUTS" in err
+
+
+# ---- sweep: a huge depth ran until the timeout (no gate limit applied to the generated circuits) --
+def test_sweep_depth_beyond_max_gates_is_a_usage_error(capsys):
+    err = one_line_error(capsys, "sweep", "thm_h21", "--depths", str(10**8))
+    assert "depth 100000000" in err and "MAX_GATES = 16777216" in err
+    err = one_line_error(capsys, "sweep", "thm_h21", "--widths", "8", "--depths", str(3 * 10**6))
+    assert "width 8 and depth 3000000" in err and "24000000 gates" in err

@@ -32,6 +32,28 @@ def test_limits_are_stated():
     assert (limits.MAX_CELLS, limits.MAX_INPUTS, limits.MAX_PAINT) == (1 << 22, 1 << 22, 1 << 26)
     assert (limits.MAX_INT_DIGITS, limits.MAX_JSON_INT, limits.MAX_JSON_DEPTH) == (100_000, 2**63 - 1, 64)
     assert issubclass(LimitError, IRError) and sv.LimitError is LimitError
+    assert limits.MAX_GATES == 1 << 24
+
+
+def test_generated_circuits_are_limited_in_gates(monkeypatch):
+    """A size typed by mistake is refused at once (it ran until the timeout)."""
+    import importlib
+
+    from symverify.library import random_circuit, wired_circuit
+
+    with pytest.raises(LimitError, match=r"random_circuit: 100000000000000000000 gates is more than symverify.ir.limits.MAX_GATES"):
+        random_circuit(2, 2, 10**20, 3)
+    with pytest.raises(LimitError, match=r"random_circuit: 1000000000000 inputs is more than symverify.ir.limits.MAX_INPUTS"):
+        random_circuit(10**6, 10**6, 10, 3)
+    with pytest.raises(LimitError, match=r"wired_circuit of width 4 and depth 10000000: 40000000 gates"):
+        wired_circuit(4, 10**7, "below")
+    sweep = importlib.import_module("proofs.thm_h21_sweep")
+    with pytest.raises(LimitError, match=r"layered_circuit of width 8 and depth 3000000: 24000000 gates"):
+        sweep.layered_circuit(8, 3 * 10**6, 0)
+    monkeypatch.setattr(limits, "MAX_GATES", 8)
+    with pytest.raises(LimitError, match="MAX_GATES = 8"):
+        random_circuit(2, 2, 9, 3)
+    assert random_circuit(2, 2, 8, 3).size == 8
 
 
 # ---- grids: counts from rectangles -------------------------------------------------------------
@@ -255,3 +277,18 @@ def test_cli_refuses_huge_work_with_exit_3(huge_files, capsys, argv, message):
     out = capsys.readouterr()
     assert code == 3 and out.err.startswith("symverify: error: ") and out.err.count("\n") == 1
     assert message in out.err and "Traceback" not in out.err
+
+
+def test_sweep_grid_refuses_circuits_beyond_max_gates(monkeypatch):
+    """The tier's widths with a given depth: refused by the script before any circuit is built."""
+    import importlib
+
+    from symverify.errors import UsageError
+    from symverify.scripts.protocol import SWEEP_ENV
+
+    sweep = importlib.import_module("proofs.thm_h21_sweep")
+    monkeypatch.setenv(SWEEP_ENV, '{"depths": [200000]}')
+    with pytest.raises(UsageError, match=r"width 128 and depth 200000 has 25600000 gates, more than symverify.ir.limits.MAX_GATES"):
+        sweep.grid(False)
+    monkeypatch.setenv(SWEEP_ENV, '{"depths": [100000]}')
+    assert max(sweep.grid(False)["depths"]) == 100000

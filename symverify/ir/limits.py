@@ -12,6 +12,10 @@ where; nothing is truncated or rounded instead.
   to it.)
 * :data:`MAX_INPUTS` (``2^22``): the ``n·d`` inputs of a circuit or model that is evaluated,
   verified or compiled (``stats``/``symverify info`` do not need them and have no such limit).
+* :data:`MAX_GATES` (``2^24``): the gates of a circuit symverify generates
+  (:func:`~symverify.library.random_circuit`, :func:`~symverify.library.wired_circuit`, the
+  ``w·Δ`` gates of each circuit of ``symverify sweep thm_h21``), so a size typed by mistake is
+  refused at once instead of running until the timeout.
 * :data:`MAX_PAINT` (``2^26``): the total area of a grid's rectangles that may be expanded cell
   by cell (``Grid.cells()``, ``Grid.nonzero()``; ``Grid.get`` scans the rectangles instead), and
   the block visits :meth:`Grid.nonzero_count` may spend resolving overlapping rectangles (counts
@@ -38,6 +42,7 @@ from symverify.errors import LimitError
 __all__ = [
     "MAX_CELLS",
     "MAX_INPUTS",
+    "MAX_GATES",
     "MAX_PAINT",
     "MAX_INT_DIGITS",
     "MAX_JSON_INT",
@@ -48,6 +53,7 @@ __all__ = [
 
 MAX_CELLS = 1 << 22
 MAX_INPUTS = 1 << 22
+MAX_GATES = 1 << 24
 MAX_PAINT = 1 << 26
 MAX_INT_DIGITS = 100_000
 MAX_JSON_INT = (1 << 63) - 1
@@ -57,6 +63,7 @@ MAX_FILE_BYTES = 1 << 30
 _WHAT = {
     "MAX_CELLS": "the largest dense state or grid symverify materialises",
     "MAX_INPUTS": "the most inputs n·d symverify evaluates, compiles or verifies",
+    "MAX_GATES": "the most gates of a circuit symverify generates",
     "MAX_PAINT": "the most grid cells symverify expands one by one",
 }
 
@@ -73,7 +80,7 @@ def check(count: int, limit: str, where: str | Callable[[], str]) -> None:
     """
     value = globals()[limit]
     if count > value:
-        unit = "inputs" if limit == "MAX_INPUTS" else "cells"
+        unit = {"MAX_INPUTS": "inputs", "MAX_GATES": "gates"}.get(limit, "cells")
         raise LimitError(
             f"{where() if callable(where) else where}: {_count(count)} {unit} is more than symverify.ir.limits.{limit} = {value} ({_WHAT[limit]})"
         )
