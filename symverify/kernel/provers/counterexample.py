@@ -14,8 +14,9 @@ confirmation poll ``opts.checker()``): past the deadline it returns None within 
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -117,21 +118,22 @@ def affordable(inputs: Sequence[Sequence[Any]], params: Mapping[str, Any], degre
     return degree * bits + height <= MAX_CONFIRM_BITS
 
 
-def _candidates(lhs: Side, names: Sequence[str], seed: int, degree: int, count: int) -> list[Point]:
+def _candidates(lhs: Side, names: Sequence[str], seed: int, degree: int, count: int) -> Iterator[Point]:
+    """The candidate points in order, drawn as they are screened (most searches end in the first
+    batch, and a random point of a model with thousands of weights costs thousands of draws)."""
     n, d = lhs.n, lhs.d
     rng = random.Random(f"symverify-cex-{seed}")
-    pts: list[Point] = [([[0] * d for _ in range(n)], {k: 0 for k in names})]
+    yield [[0] * d for _ in range(n)], {k: 0 for k in names}
     for v in range(min(n * d, 16)):  # sparse points first: they give the most readable counterexamples
         u = [[0] * d for _ in range(n)]
         u[v // d][v % d] = 2
-        pts.append((u, {k: 1 for k in names}))
+        yield u, {k: 1 for k in names}
     for fill in (1, -1, 2):
-        pts.append(([[fill] * d for _ in range(n)], {k: fill for k in names}))
+        yield [[fill] * d for _ in range(n)], {k: fill for k in names}
     wide = max(3, 2 * degree + 1)
     for t in range(count):
         r = 2 if t < count // 2 else wide
-        pts.append(([[rng.randint(-r, r) for _ in range(d)] for _ in range(n)], {k: rng.randint(-r, r) for k in names}))
-    return pts
+        yield [[rng.randint(-r, r) for _ in range(d)] for _ in range(n)], {k: rng.randint(-r, r) for k in names}
 
 
 def search(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 1, stage: str | None = None,
@@ -154,10 +156,12 @@ def _search(lhs: Side, rhs: Side, opts: Options, found_by: str, degree: int, sta
     check = opts.checker()
     names = sorted(lhs.params() | rhs.params())
     pts = _candidates(lhs, names, opts.seed, degree, count)
-    for start in range(0, len(pts), batch):
+    for start in itertools.count(0, batch):
         if start and opts.expired():
             return None
-        chunk = pts[start : start + batch]
+        chunk = list(itertools.islice(pts, batch))
+        if not chunk:
+            break
         modular, flags = _screen(lhs, rhs, chunk, check)
         for (u, ps), differs in zip(chunk, flags):
             if not differs:
