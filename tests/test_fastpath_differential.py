@@ -207,6 +207,35 @@ def test_grid_nonzero_on_empty_and_zero_fraction_grids() -> None:
     assert g.nonzero() == {(1, j): A for j in range(3)}
 
 
+def test_grid_duplicate_cells_and_bools() -> None:
+    """A cell painted twice holds the later value (a 0 over a 5 removes it); bools are refused."""
+    g = Grid.zeros(2, 2).paint_cells([(0, 0, 5), (0, 0, 0), (1, 1, 0), (1, 1, Fraction(1, 2))])
+    assert g.nonzero() == {(1, 1): Fraction(1, 2)} and g.nonzero_count() == 1
+    with pytest.raises(IRError, match="bool"):
+        Grid(1, 1, 0, ((0, 1, 0, 1, True),))
+    with pytest.raises(IRError, match="bool"):
+        Grid(1, 1, False, ())
+
+
+def test_equal_grids_of_different_value_types_evaluate_alike() -> None:
+    """``Grid`` equality is numeric (``1 == Fraction(1)``), so equal grids share the cached cell
+    maps and one may read the other's value objects: every conversion still gives equal values."""
+    g_frac = Grid(2, 2, Fraction(0), ((0, 1, 0, 2, Fraction(1)), (1, 2, 1, 2, Fraction(-3))))
+    g_int = Grid(2, 2, 0, ((0, 1, 0, 2, 1), (1, 2, 1, 2, -3)))
+    assert g_frac == g_int
+    g_frac.nonzero()  # fills the shared cache first
+    assert g_int.nonzero() == {(0, 0): 1, (0, 1): 1, (1, 1): -3} and g_int.to_rows() == [[1, 1], [0, -3]]
+    for primes in ([101], [101, 103]):
+        ring = BatchModRing(primes, [{}] * len(primes))
+        for t, p in enumerate(primes):
+            sl = ring.grid(g_int) if len(primes) == 1 else ring.grid(g_int)[t]
+            assert [[int(x) for x in row] for row in sl.tolist()] == [[1, 1], [0, p - 3]]
+    layer = Layer(g_int, Grid.zeros(2, 2), g_int, Grid.zeros(2, 2), Mode.CYCLIC)
+    got = eval_layers_sparse([layer], {(0, 0): 2, (1, 1): 5}, FractionRing())
+    dense = {"W": [[1, 1], [0, -3]], "b1": [[0, 0], [0, 0]], "h": [[1, 1], [0, -3]], "b2": [[0, 0], [0, 0]]}
+    assert _dense(got, 2, 2) == _naive_layer(dense, True, [[Fraction(2), Fraction(0)], [Fraction(0), Fraction(5)]], PARAMS)
+
+
 @pytest.mark.parametrize(("x", "zero"), [(0, True), (Fraction(0), True), (-0, True), (1, False), (Fraction(1), False),
                                          (BIG, False), (A, False), ((A + 1) - A - 1, True), (A - A, True),
                                          (False, True), (True, False)])
@@ -532,3 +561,22 @@ def test_program_of_degenerate_circuits(gates: tuple[Gate, ...]) -> None:
     ring = ModRing(P, PARAMS_MOD)
     got = eval_mod(prog, [5], P, [ring.coerce(x) for x in prog.scalars])
     assert got == [ring.coerce(x) for x in _naive_circuit(c, [5], PARAMS_MOD)]
+
+
+@SETTINGS
+@given(_model_case())
+def test_sparse_projection_at_every_cell_equals_the_naive_projection(case: Any) -> None:
+    """``Projection.at`` (the projection branch the combine step inlines) is ``u·W + b1`` at every
+    cell, None exactly where the sum has no nonzero term."""
+    from symverify.kernel.semantics.sparse import SparseArithmetic
+
+    m, dense, state = case
+    arith = SparseArithmetic(FractionRing(PARAMS))
+    cells = {(i, q): x for i, row in enumerate(state) for q, x in enumerate(row) if x}
+    proj = arith.project(arith.prepare(m.layers[0]), cells, iter(()))
+    W, b1 = dense[0]["W"], dense[0]["b1"]
+    for i in range(m.inner_n):
+        for q in range(m.inner_d):
+            want = sum((Fraction(state[i][p]) * _val(W[p][q]) for p in range(m.inner_d)), Fraction(0)) + _val(b1[i][q])
+            got = proj.at(i, q)
+            assert (Fraction(0) if got is None else Fraction(got)) == want
