@@ -580,3 +580,12 @@ def test_sparse_projection_at_every_cell_equals_the_naive_projection(case: Any) 
             want = sum((Fraction(state[i][p]) * _val(W[p][q]) for p in range(m.inner_d)), Fraction(0)) + _val(b1[i][q])
             got = proj.at(i, q)
             assert (Fraction(0) if got is None else Fraction(got)) == want
+
+
+def test_grid_values_are_canonical() -> None:
+    """An integral Fraction is stored as the int (as gate coefficients are), so equal grids hold
+    equal value objects of the same type: a shared cached cell map never hands a Fraction to an
+    all-int path."""
+    g = Grid(2, 2, Fraction(0), ((0, 1, 0, 2, Fraction(1)), (1, 2, 1, 2, Fraction(-3)), (1, 2, 0, 1, Fraction(1, 2))))
+    assert type(g.fill) is int and [type(r[4]) for r in g.rects] == [int, int, Fraction]
+    assert all(type(v) is int for (r, c), v in g.nonzero().items() if (r, c) != (1, 0))
