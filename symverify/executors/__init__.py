@@ -145,6 +145,13 @@ def _native_fast(model: Model, u: Any, dtype: object) -> Any:
     return run_native(layers, u)
 
 
+def _empty(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None) -> Any:
+    """The output of an empty batch ``(0, N, d)``: nothing to run (the kernels assume a batch of at
+    least one), but the parameters are checked as for any batch."""
+    _check_params(obj, params)
+    return x.new_zeros((0, obj.n, obj.d))
+
+
 def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None, path: str) -> Any:
     if isinstance(obj, Model):  # one import on this branch: it is on every call's path
         from symverify.executors.zoology_native import run_float_model
@@ -225,14 +232,14 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
         from symverify.executors.inputs import float_tensor
 
         x, single = float_tensor(u, obj.n, obj.d, resolve_dtype(dtype), dev, kind)
-        y = _run_float(obj, x, params, path)
+        y = _run_float(obj, x, params, path) if x.shape[0] else _empty(obj, x, params)
     else:
         from symverify.executors.inputs import residue_tensor
         from symverify.kernel.engines.torch_modular import check_prime
 
         q = check_prime(DEFAULT_PRIME if p is None else p)
         x, single = residue_tensor(u, obj.n, obj.d, q, dev, kind)
-        y = _run_mod(obj, x, q, params, path)
+        y = _run_mod(obj, x, q, params, path) if x.shape[0] else _empty(obj, x, params)
     return y[0] if single else y
 
 

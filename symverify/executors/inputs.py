@@ -27,6 +27,21 @@ def _is_tensor(u: Any) -> bool:
     return type(u).__module__.startswith("torch") and hasattr(u, "shape")
 
 
+def _refuse_kind(u: Any, what: str) -> None:
+    """Refuse complex and boolean arrays and tensors: casting a complex value to a float drops its
+    imaginary part, and a bool is not a number (as :func:`~symverify.kernel.ir.scalar.as_scalar` says)."""
+    if _is_tensor(u):
+        kind = "complex" if u.is_complex() else "bool" if str(u.dtype) == "torch.bool" else ""
+    elif isinstance(u, np.ndarray):
+        kind = "complex" if u.dtype.kind == "c" else "bool" if u.dtype.kind == "b" else ""
+    else:
+        return
+    if kind:
+        raise IRError(f"{what} input: expected real numbers, found a {u.dtype} {'tensor' if _is_tensor(u) else 'array'}; "
+                      + ("casting it would drop the imaginary parts" if kind == "complex" else
+                         "a bool is not a number: convert it first (e.g. u.int() or u.astype(int))"))
+
+
 def batch_shape(u: Any, n: int, d: int, what: str) -> tuple[int, bool]:
     """``(B, single)``: the batch size, and whether a single ``(n, d)`` input was given."""
     shape = tuple(u.shape) if hasattr(u, "shape") else np.shape(np.asarray(u, dtype=object))
@@ -40,6 +55,7 @@ def batch_shape(u: Any, n: int, d: int, what: str) -> tuple[int, bool]:
 def exact_array(u: Any, n: int, d: int, what: str) -> tuple[np.ndarray, bool]:
     """An object array ``(B, n, d)`` of exact scalars, and whether the input was a single ``(n, d)``."""
     _, single = batch_shape(u, n, d, what)
+    _refuse_kind(u, what)
     hint = "pass ints or Fractions (e.g. u.astype(int) when the floats are whole numbers), or use backend='torch'"
     if _is_tensor(u):
         if u.is_floating_point() or u.is_complex():
@@ -66,6 +82,7 @@ def float_tensor(u: Any, n: int, d: int, dtype: torch.dtype, device: torch.devic
     """A ``(B, n, d)`` tensor of ``dtype`` on ``device``."""
     torch = require_torch()
     _, single = batch_shape(u, n, d, what)
+    _refuse_kind(u, what)
     t = u if _is_tensor(u) else torch.from_numpy(_to_float64(u))
     if t.dtype != dtype or t.device != device:  # tested first: .to costs more than the test on every call
         t = t.to(device=device, dtype=dtype)
@@ -76,6 +93,7 @@ def residue_tensor(u: Any, n: int, d: int, p: int, device: torch.device, what: s
     """A ``(B, n, d)`` int64 tensor of residues mod p of exact inputs."""
     torch = require_torch()
     _, single = batch_shape(u, n, d, what)
+    _refuse_kind(u, what)
     if _is_tensor(u) and not (u.is_floating_point() or u.is_complex()):
         return (u.to(device=device, dtype=torch.int64) % p).reshape(-1, n, d), single
     arr, _ = exact_array(u, n, d, what)
