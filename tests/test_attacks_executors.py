@@ -205,3 +205,19 @@ def test_compile_numpy_needs_a_prime_and_integer_residues():
     assert prog.apply(np.array([[2**70, -1, 2, 3]], dtype=object)).tolist() == [[6, 3, 2, 2]]
     with pytest.raises(IRError, match=r"expected real numbers, found a complex128 array"):
         compile_numpy(f).apply(np.array([[1j, 2, 3, 4]]))
+
+
+# ---- values beyond a float format's range -----------------------------------------------------
+def test_inputs_beyond_the_float_range_are_refused_not_made_infinite(pair):
+    """``execute(..., dtype='float32')`` on 2^200 ran on inf (NaN outputs, no word); an exact input
+    beyond float64 raised OverflowError from ``float()``, in ``execute`` and in ``numeric_check``."""
+    c, m = pair
+    with pytest.raises(IRError, match=r"model input entry \[0, 0\]: 1\.60693804425899\d*e\+60 is beyond the range of torch\.float32"):
+        execute(m, [[2**200, 2], [3, 4]], backend="torch", dtype="float32")
+    with pytest.raises(IRError, match=r"model input entry \[0, 0, 0\]: 1e\+300 is beyond the range of torch\.bfloat16"):
+        execute(m, torch.tensor([[[1e300, 2], [3, 4]]], dtype=torch.float64), backend="torch", dtype="bfloat16")
+    with pytest.raises(IRError, match=r"circuit input entry \[0, 0\]: <.*> is beyond the range of float64"):
+        execute(c, [[2**2000, 2], [3, 4]], backend="torch")
+    with pytest.raises(IRError, match=r"numeric_check: a value beyond the range of float64"):
+        sv.executors.numeric_check(m, [[2**2000, 2], [3, 4]])
+    assert bool(torch.isinf(execute(c, torch.tensor([[float("inf"), 2.0], [3.0, 4.0]]), backend="torch")[0, 0]))  # inf in, inf out

@@ -259,14 +259,17 @@ def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype =
     (True, 0.0, 0.0)
     """
     from symverify.executors.numeric import assess
-    from symverify.kernel.engines._torch import resolve_device, resolve_dtype
+    from symverify.kernel.engines._torch import dtype_name, resolve_device, resolve_dtype
     from symverify.kernel.engines.numbers import float_numbers
 
     _kind(obj)
     _check_path(path)
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     arr, exact, _ = _exact(obj, u, params)
-    return assess(obj, float_numbers(params), arr, exact, dt, dev, path)
+    try:
+        return assess(obj, float_numbers(params), arr, exact, dt, dev, path)
+    except OverflowError as e:  # an exact input or output beyond float64's range: no float to compare
+        raise IRError(f"numeric_check: a value beyond the range of {dtype_name(dt)} ({e})") from None
 
 
 def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params: Collection[str], *, dtype: str,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from symverify.errors import IRError, ShapeError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.engines._torch import require_torch
 from symverify.kernel.ir.scalar import as_scalar
 from symverify.kernel.semantics.rings import ModRing
@@ -70,12 +71,30 @@ def exact_array(u: Any, n: int, d: int, what: str) -> tuple[np.ndarray, bool]:
     return out, single
 
 
-def _to_float64(u: Any) -> np.ndarray:
+def _to_float64(u: Any, what: str) -> np.ndarray:
     arr = np.asarray(u, dtype=object) if not isinstance(u, np.ndarray) else u
     if arr.dtype != object:
         return arr.astype(np.float64)
-    flat = [float(x) if isinstance(x, (float, np.floating)) else float(as_scalar(x, "input entry")) for x in arr.ravel()]  # type: ignore[arg-type]
-    return np.asarray(flat, dtype=np.float64).reshape(arr.shape)
+    out = np.empty(arr.shape, dtype=np.float64)
+    for idx, x in np.ndenumerate(arr):
+        try:
+            out[idx] = float(x) if isinstance(x, (float, np.floating)) else float(as_scalar(x, "input entry"))  # type: ignore[arg-type]
+        except OverflowError:
+            raise IRError(f"{what} input entry {list(idx)}: {safe_repr(x, 40)} is beyond the range of float64") from None
+    return out
+
+
+def _refuse_overflow(src: torch.Tensor, t: torch.Tensor, what: str) -> None:
+    """Refuse finite entries of ``src`` that became ±inf in ``t``'s narrower float dtype (rounding is
+    the float executor's error model; an overflow before the first layer is not)."""
+    torch = require_torch()
+    if not (src.is_floating_point() and torch.finfo(t.dtype).max < torch.finfo(src.dtype).max):
+        return
+    lost = torch.isinf(t) & torch.isfinite(src.to(t.device))
+    if bool(lost.any()):
+        idx = [int(i) for i in lost.nonzero()[0]]
+        raise IRError(f"{what} input entry {idx}: {float(src[tuple(idx)])!r} is beyond the range of {t.dtype}; "
+                      "scale the input or use float64")
 
 
 def float_tensor(u: Any, n: int, d: int, dtype: torch.dtype, device: torch.device, what: str) -> tuple[torch.Tensor, bool]:
@@ -83,9 +102,10 @@ def float_tensor(u: Any, n: int, d: int, dtype: torch.dtype, device: torch.devic
     torch = require_torch()
     _, single = batch_shape(u, n, d, what)
     _refuse_kind(u, what)
-    t = u if _is_tensor(u) else torch.from_numpy(_to_float64(u))
+    t = u if _is_tensor(u) else torch.from_numpy(_to_float64(u, what))
     if t.dtype != dtype or t.device != device:  # tested first: .to costs more than the test on every call
-        t = t.to(device=device, dtype=dtype)
+        src, t = t, t.to(device=device, dtype=dtype)
+        _refuse_overflow(src, t, what)
     return (t if t.dim() == 3 else t.reshape(-1, n, d)), single
 
 
