@@ -98,6 +98,13 @@ def _index(value: object, size: int, what: str) -> int:
     return value  # type: ignore[return-value]
 
 
+def _flag(value: object, what: str) -> bool:
+    """``value`` if it is a bool (``'no'`` would read as true); else :class:`UsageError`."""
+    if not isinstance(value, bool):
+        raise UsageError(f"{what}: expected True or False, found {safe_repr(value, 40)}")
+    return value
+
+
 def _expect(obj: object, cls: type, where: str) -> None:
     if not isinstance(obj, cls):
         raise UsageError(f"{where}: expected a {cls.__name__}, found {type(obj).__name__}")
@@ -165,6 +172,9 @@ def weight_sites(model: Model, nonzero: bool | None = True) -> list[WeightSite]:
     """Every cell of every grid in ``model``, in order: only the nonzero ones (``nonzero=True``,
     the default), only the zero ones (``False``) or all (``None``). Zero cells are enumerated
     densely, so ``nonzero=False`` and ``None`` cost ``L·(d'² + 3·N'·d')``."""
+    _expect(model, Model, "weight_sites")
+    if nonzero is not None:
+        _flag(nonzero, "weight_sites: nonzero")
     out: list[WeightSite] = []
     for k, layer in enumerate(model.layers):
         for name, g in layer.grids():
@@ -361,6 +371,7 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
     falls back to the next.
     """
     _expect(circuit, Circuit, "gate_mutant")
+    _flag(live, "gate_mutant: live")
     unknown = [op for op in operators if op not in GATE_OPERATORS]
     if unknown or not operators:
         raise UsageError(f"gate_mutant: expected operators among {', '.join(GATE_OPERATORS)}, found {list(operators)}")
@@ -467,6 +478,7 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
     by running the layers; otherwise any boundary may be picked.
     """
     _expect(cert, Certificate, "certificate_mutant")
+    _flag(interior, "certificate_mutant: interior")
     if _int(num_nodes, "certificate_mutant: num_nodes") < 1:
         raise UsageError(f"certificate_mutant: num_nodes (the circuit's node count) must be positive, found {num_nodes}")
     unknown = [op for op in operators if op not in CERTIFICATE_OPERATORS]

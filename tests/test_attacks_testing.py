@@ -155,6 +155,18 @@ def test_mutators_refuse_the_wrong_object():
         mutate.gate_mutant(_COMPILED.model, 0)
     with pytest.raises(UsageError, match=r"certificate_mutant: expected a Certificate, found Model"):
         mutate.certificate_mutant(_COMPILED.model, 5, 0)
+    with pytest.raises(UsageError, match=r"weight_sites: expected a Model, found Circuit"):
+        mutate.weight_sites(_X)
+
+
+def test_flags_must_be_bools():
+    """``interior='no'`` and ``live='yes'`` were read by truth value (so 'no' meant True)."""
+    with pytest.raises(UsageError, match=r"certificate_mutant: interior: expected True or False, found 'no'"):
+        mutate.certificate_mutant(_COMPILED.certificate, _X.num_nodes, 0, interior="no")
+    with pytest.raises(UsageError, match=r"gate_mutant: live: expected True or False, found 'yes'"):
+        mutate.gate_mutant(_X, 0, live="yes")
+    with pytest.raises(UsageError, match=r"weight_sites: nonzero: expected True or False, found 1"):
+        mutate.weight_sites(_COMPILED.model, nonzero=1)
 
 
 def test_indices_are_ints_in_range_not_bools_floats_or_from_the_end():
