@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import UsageError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
@@ -79,7 +80,34 @@ class Mutation:
 
 def _rng(family: str, seed: int) -> random.Random:
     # A string seed is hashed (SHA-512) by random.Random: stable across runs and platforms.
+    _int(seed, f"{family}_mutant: seed")
     return random.Random(f"symverify-mutate-{family}-{seed}")
+
+
+def _int(value: object, what: str) -> int:
+    """``value`` if it is an int (not a bool: ``True`` is no seed or index); else :class:`UsageError`."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise UsageError(f"{what}: expected an int, found {safe_repr(value, 40)}")
+    return value
+
+
+def _index(value: object, size: int, what: str) -> int:
+    """``value`` as an index in ``[0, size)`` (negative indices do not count from the end here)."""
+    if not 0 <= _int(value, what) < size:
+        raise UsageError(f"{what}: expected an index in [0, {size}), found {value}")
+    return value  # type: ignore[return-value]
+
+
+def _flag(value: object, what: str) -> bool:
+    """``value`` if it is a bool (``'no'`` would read as true); else :class:`UsageError`."""
+    if not isinstance(value, bool):
+        raise UsageError(f"{what}: expected True or False, found {safe_repr(value, 40)}")
+    return value
+
+
+def _expect(obj: object, cls: type, where: str) -> None:
+    if not isinstance(obj, cls):
+        raise UsageError(f"{where}: expected a {cls.__name__}, found {type(obj).__name__}")
 
 
 # ---- single-weight mutants of a Model ------------------------------------------------------------
@@ -144,6 +172,9 @@ def weight_sites(model: Model, nonzero: bool | None = True) -> list[WeightSite]:
     """Every cell of every grid in ``model``, in order: only the nonzero ones (``nonzero=True``,
     the default), only the zero ones (``False``) or all (``None``). Zero cells are enumerated
     densely, so ``nonzero=False`` and ``None`` cost ``L·(d'² + 3·N'·d')``."""
+    _expect(model, Model, "weight_sites")
+    if nonzero is not None:
+        _flag(nonzero, "weight_sites: nonzero")
     out: list[WeightSite] = []
     for k, layer in enumerate(model.layers):
         for name, g in layer.grids():
@@ -157,6 +188,10 @@ def weight_sites(model: Model, nonzero: bool | None = True) -> list[WeightSite]:
 
 
 def _check_site(model: Model, site: WeightSite) -> Grid:
+    _expect(model, Model, "weight site")
+    _expect(site, WeightSite, "weight site")
+    for f in ("layer", "row", "col"):
+        _int(getattr(site, f), f"weight site {site}: {f}")
     if not 0 <= site.layer < len(model.layers):
         raise UsageError(f"weight site {site}: the model has {len(model.layers)} layers")
     if site.grid not in GRIDS:
@@ -200,7 +235,8 @@ def mutate_weight(model: Model, site: WeightSite, op: str, *, symbol: str = "m")
 
 def flip_mode(model: Model, layer: int) -> Model:
     """A copy of ``model`` whose layer ``layer`` convolves in the other mode (causal ↔ cyclic)."""
-    if not 0 <= layer < len(model.layers):
+    _expect(model, Model, "flip_mode")
+    if not 0 <= _int(layer, "flip_mode: layer") < len(model.layers):
         raise UsageError(f"flip_mode: the model has {len(model.layers)} layers, found layer {layer}")
     old = model.layers[layer]
     new = Layer(old.W, old.b1, old.h, old.b2, Mode.CYCLIC if old.mode is Mode.CAUSAL else Mode.CAUSAL)
@@ -232,6 +268,7 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
     operator that finds no site (a model without nonzero weights, say) falls back to the next one.
     ``nonzero`` may pass :func:`weight_sites` ``(model)`` precomputed (it is the same for every seed).
     """
+    _expect(model, Model, "weight_mutant")
     if not model.layers:
         raise UsageError("weight_mutant: the model has no layers to mutate")
     unknown = [op for op in operators if op not in WEIGHT_OPERATORS]
@@ -284,7 +321,9 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int = 0, to: int | 
     (which must be an earlier node other than the current one). Raises :class:`UsageError` where the
     operator does not apply (``op`` or ``rewire`` on a CONST, ``coeff`` on a MUL).
     """
-    if not 0 <= k < len(circuit.gates):
+    _expect(circuit, Circuit, "mutate_gate")
+    _int(which, "mutate_gate: which")
+    if not 0 <= _int(k, "mutate_gate: gate k") < len(circuit.gates):
         raise UsageError(f"mutate_gate: the circuit has {len(circuit.gates)} gates, found gate {k}")
     g = circuit.gates[k]
     if op == "op":
@@ -314,7 +353,9 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int = 0, to: int | 
 
 def swap_outputs(circuit: Circuit, i: int, j: int) -> Circuit:
     """A copy of ``circuit`` with outputs ``i`` and ``j`` exchanged."""
+    _expect(circuit, Circuit, "swap_outputs")
     outs = list(circuit.outputs)
+    i, j = (_index(x, len(outs), f"swap_outputs: output position {x!r}") for x in (i, j))
     outs[i], outs[j] = outs[j], outs[i]
     return Circuit(circuit.n, circuit.d, circuit.gates, tuple(outs), circuit.name)
 
@@ -329,6 +370,8 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
     candidates (a dead gate's mutant is trivially invisible). An operator with nothing to act on
     falls back to the next.
     """
+    _expect(circuit, Circuit, "gate_mutant")
+    _flag(live, "gate_mutant: live")
     unknown = [op for op in operators if op not in GATE_OPERATORS]
     if unknown or not operators:
         raise UsageError(f"gate_mutant: expected operators among {', '.join(GATE_OPERATORS)}, found {list(operators)}")
@@ -393,7 +436,10 @@ def mutate_cell(cert: Certificate, boundary: int, cell: int, op: str, *, term: i
     :class:`Certificate` object; whether it still fits its circuit and model (its first and last
     boundary are fixed by the rules) is for the checker to say.
     """
-    if not 0 <= boundary < len(cert.boundaries):
+    _expect(cert, Certificate, "mutate_cell")
+    _int(term, "mutate_cell: term")
+    _int(cell, "mutate_cell: cell")
+    if not 0 <= _int(boundary, "mutate_cell: boundary") < len(cert.boundaries):
         raise UsageError(f"mutate_cell: the certificate has {len(cert.boundaries)} boundaries, found {boundary}")
     b = cert.boundaries[boundary]
     if not 0 <= cell < len(b.cells):
@@ -431,6 +477,10 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
     touched, so the mutant still passes the structural rules and the checker has to find the lie
     by running the layers; otherwise any boundary may be picked.
     """
+    _expect(cert, Certificate, "certificate_mutant")
+    _flag(interior, "certificate_mutant: interior")
+    if _int(num_nodes, "certificate_mutant: num_nodes") < 1:
+        raise UsageError(f"certificate_mutant: num_nodes (the circuit's node count) must be positive, found {num_nodes}")
     unknown = [op for op in operators if op not in CERTIFICATE_OPERATORS]
     if unknown or not operators:
         raise UsageError(f"certificate_mutant: expected operators among {', '.join(CERTIFICATE_OPERATORS)}, found {list(operators)}")
@@ -461,13 +511,19 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
 
 def mutants(make: Callable[[int], Mutation], count: int, seed: int = 0) -> list[Mutation]:
     """``count`` mutants ``make(seed), make(seed + 1), …`` (for example
-    ``mutants(lambda s: weight_mutant(model, s), 100)``); seeds that raise :class:`UsageError` are skipped."""
+    ``mutants(lambda s: weight_mutant(model, s), 100)``); seeds that raise :class:`UsageError` are skipped,
+    but when no seed gives a mutant the last error is raised (an empty campaign would pass vacuously)."""
+    if _int(count, "mutants: count") < 0:
+        raise UsageError(f"mutants: count must be ≥ 0, found {count}")
     out: list[Mutation] = []
-    s = seed
+    s = _int(seed, "mutants: seed")
+    last: UsageError | None = None
     while len(out) < count and s < seed + 4 * count + 16:
         try:
             out.append(make(s))
-        except UsageError:
-            pass
+        except UsageError as e:
+            last = e
         s += 1
+    if not out and last is not None:
+        raise UsageError(f"mutants: no seed from {seed} to {s - 1} gave a mutant; the last said: {last}")
     return out

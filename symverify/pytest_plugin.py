@@ -238,6 +238,9 @@ class GoldenFile:
         __tracebackhide__ = True
         from symverify.testing import golden_text
 
+        if not isinstance(key, str):
+            pytest.fail(f"symverify_golden.check: key: expected a str (the file's suffix), found {type(key).__name__} {key!r}",
+                        pytrace=False)
         text = golden_text(obj)
         path, legacy_key = self._claim(key)
         session = self.session
@@ -247,11 +250,21 @@ class GoldenFile:
             session.used.add(path)
             if source != path:
                 session.used.add(source)
-        stored = source.read_text(encoding="utf-8") if source.exists() else None
+        stored, problem = _read(source, self.update)
+        if problem:
+            if session is not None:
+                session.failed.append(source)
+            pytest.fail(problem, pytrace=False)
         if self.update:
             if stored != text or source != path:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(text, encoding="utf-8")
+                    problem = ""
+                except OSError as e:
+                    problem = f"cannot write the golden file {path}: {e.strerror or e}"
+                if problem:
+                    pytest.fail(problem, pytrace=False)
                 if session is not None:
                     (session.updated if stored is not None and stored != text else session.written).append(path)
             if source != path:
@@ -280,6 +293,24 @@ def symverify_golden(request: pytest.FixtureRequest) -> GoldenFile:
     return GoldenFile(_golden_dir(test_path), golden_stem(request.node.nodeid),
                       bool(request.config.getoption("--symverify-update")), legacy_stem=_safe_legacy(request.node.name),
                       session=session if isinstance(session, GoldenSession) else None)
+
+
+def _read(path: Path, update: bool) -> tuple[str | None, str]:
+    """The text of a golden file (None when there is none) and why it cannot be used ('' when it
+    can): a file that is not UTF-8 text, or not a readable file. With ``--symverify-update`` an
+    undecodable file counts as changed, so it is rewritten."""
+    if not path.exists():
+        return None, ""
+    try:
+        return path.read_text(encoding="utf-8"), ""
+    except UnicodeDecodeError as e:
+        if update:
+            return "", ""
+        return None, (f"golden file {path} is not UTF-8 text (byte {e.start}: {e.reason}), so it is no golden record; "
+                      "run pytest --symverify-update to rewrite it")
+    except OSError as e:
+        return None, (f"cannot read the golden file {path}: {e.strerror or e}"
+                      + (" (a directory is in its place)" if path.is_dir() else ""))
 
 
 def _safe_legacy(name: str) -> str:

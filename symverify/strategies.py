@@ -21,6 +21,8 @@ except ImportError:  # pragma: no cover - exercised only without the dev extra
         "symverify.testing needs hypothesis: pip install hypothesis (or pip install 'symverify[dev]')"
     ) from None
 
+from symverify.errors import UsageError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
@@ -29,18 +31,47 @@ from symverify.kernel.ir.scalar import sym
 __all__ = ["coefficients", "circuits", "models", "rational_inputs"]
 
 
+def _size(value: object, what: str, low: int) -> int:
+    """``value`` if it is an int ≥ ``low`` (not a bool); else a :class:`UsageError` naming the argument,
+    raised when the strategy is made rather than deep inside hypothesis when it is drawn."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise UsageError(f"{what}: expected an int ≥ {low}, found {safe_repr(value, 40)}")
+    return value
+
+
+def _flag(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise UsageError(f"{what}: expected True or False, found {safe_repr(value, 40)}")
+    return value
+
+
 def coefficients(allow_sym: bool = False) -> st.SearchStrategy[Any]:
     """Small exact coefficients (0 included), optionally symbolic parameters ``a``, ``b``."""
+    _flag(allow_sym, "coefficients(allow_sym)")
     base = st.sampled_from([0, 1, -1, 2, -3, Fraction(1, 2), Fraction(-2, 3)])
     if allow_sym:
         return st.one_of(base, st.sampled_from([sym("a"), sym("b"), sym("a") * 2 - 1]))
     return base
 
 
+def circuits(max_n: int = 3, max_d: int = 2, max_gates: int = 12, *, linear: bool = False,
+             allow_const: bool = True, allow_sym: bool = False, min_outputs: int = 0) -> st.SearchStrategy[Circuit]:
+    """Random valid circuits on ``u`` of at most ``max_n × max_d``: gates read earlier nodes; outputs
+    may repeat or be inputs; at least ``min(min_outputs, n·d)`` outputs (``min_outputs ≤ max_n·max_d``).
+    Bad arguments raise :class:`UsageError` here, not when hypothesis draws."""
+    _size(max_n, "circuits(max_n)", 1)
+    _size(max_d, "circuits(max_d)", 1)
+    _size(max_gates, "circuits(max_gates)", 0)
+    if _size(min_outputs, "circuits(min_outputs)", 0) > max_n * max_d:
+        raise UsageError(f"circuits(min_outputs): at most max_n·max_d = {max_n * max_d} outputs fit, found {min_outputs}")
+    for flag in ("linear", "allow_const", "allow_sym"):
+        _flag(locals()[flag], f"circuits({flag})")
+    return _circuits(max_n, max_d, max_gates, linear, allow_const, allow_sym, min_outputs)
+
+
 @st.composite
-def circuits(draw: Any, max_n: int = 3, max_d: int = 2, max_gates: int = 12, *, linear: bool = False,
-             allow_const: bool = True, allow_sym: bool = False, min_outputs: int = 0) -> Circuit:
-    """A random valid circuit: gates read earlier nodes; outputs may repeat or be inputs."""
+def _circuits(draw: Any, max_n: int, max_d: int, max_gates: int, linear: bool, allow_const: bool, allow_sym: bool,
+              min_outputs: int) -> Circuit:
     n = draw(st.integers(1, max_n))
     d = draw(st.integers(1, max_d))
     nd = n * d
@@ -67,14 +98,31 @@ def circuits(draw: Any, max_n: int = 3, max_d: int = 2, max_gates: int = 12, *, 
 
 def rational_inputs(n: int, d: int) -> st.SearchStrategy[list[list[Fraction]]]:
     """An ``n×d`` array of small rationals."""
+    _size(n, "rational_inputs(n)", 1)
+    _size(d, "rational_inputs(d)", 1)
     q = st.builds(Fraction, st.integers(-5, 5), st.integers(1, 3))
     return st.lists(st.lists(q, min_size=d, max_size=d), min_size=n, max_size=n)
 
 
+def models(max_n: int = 3, max_d: int = 2, max_layers: int = 2, *, pad: int = 1,
+           modes: tuple[Mode, ...] = (Mode.CAUSAL, Mode.CYCLIC)) -> st.SearchStrategy[Model]:
+    """Random small BaseConv models with sparse small-integer weights (``N ≤ max_n``, ``d ≤ max_d``,
+    inner sizes up to ``pad`` larger, layers in ``modes``). Bad arguments raise :class:`UsageError` here."""
+    _size(max_n, "models(max_n)", 1)
+    _size(max_d, "models(max_d)", 1)
+    _size(max_layers, "models(max_layers)", 0)
+    _size(pad, "models(pad)", 0)
+    if isinstance(modes, str) or not isinstance(modes, (tuple, list)) or not modes:
+        raise UsageError(f"models(modes): expected a non-empty tuple of modes ('causal', 'cyclic'), found {safe_repr(modes, 40)}")
+    try:
+        chosen = tuple(Mode(m) for m in modes)
+    except ValueError:
+        raise UsageError(f"models(modes): expected modes among 'causal', 'cyclic', found {safe_repr(modes, 40)}") from None
+    return _models(max_n, max_d, max_layers, pad, chosen)
+
+
 @st.composite
-def models(draw: Any, max_n: int = 3, max_d: int = 2, max_layers: int = 2, *, pad: int = 1,
-           modes: tuple[Mode, ...] = (Mode.CAUSAL, Mode.CYCLIC)) -> Model:
-    """A random small BaseConv model with sparse small-integer weights."""
+def _models(draw: Any, max_n: int, max_d: int, max_layers: int, pad: int, modes: tuple[Mode, ...]) -> Model:
     n = draw(st.integers(1, max_n))
     d = draw(st.integers(1, max_d))
     nn = n + draw(st.integers(0, pad))

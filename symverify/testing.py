@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from symverify.errors import UsageError
+
 if TYPE_CHECKING:
     from symverify.kernel.verification import Report
     from symverify.strategies import circuits, coefficients, models, rational_inputs
@@ -61,6 +63,10 @@ def __dir__() -> list[str]:
 def explain(report: Report) -> str:
     """Everything a failed assertion should show about ``report``: verdict, method, bound,
     counterexample (entry, both values, input), notes."""
+    from symverify.kernel.verification import Report
+
+    if not isinstance(report, Report):
+        raise UsageError(f"explain: expected a Report (from symverify.verify), found {type(report).__name__}")
     ev = report.evidence
     lines = [f"verdict: {report.verdict.value} (method {report.method})"]
     if "bound" in ev:
@@ -202,18 +208,31 @@ def assert_refuted(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
 def _stable(x: Any) -> Any:
     """JSON with one type per field: numbers as the proof-run JSON writes them
     (:func:`~symverify.scripts.protocol.stable_number`), mappings with sorted string keys."""
+    from symverify.ir.bigint import int_to_text, rational_to_text
     from symverify.scripts.protocol import stable_number
 
     if isinstance(x, bool) or x is None or isinstance(x, str):
         return x
-    if isinstance(x, (int, Fraction, float)):
+    if isinstance(x, int):  # exact at any size (a decimal or "0x…" string beyond 1590 bits)
+        return int_to_text(x)
+    if isinstance(x, Fraction):
+        return rational_to_text(x)
+    if isinstance(x, float):
         return stable_number(x)
     if isinstance(x, Mapping):
-        return {str(k): _stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
+        out = {str(k): _stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
+        if len(out) != len(x):
+            same = sorted({str(k) for k in x if sum(str(j) == str(k) for j in x) > 1})
+            raise UsageError(f"golden_record: keys that read the same as text ({', '.join(map(repr, same))}) would "
+                             "overwrite each other; give them distinct names")
+        return out
     if isinstance(x, (list, tuple)):
         return [_stable(v) for v in x]
     if hasattr(x, "value") and isinstance(x.value, str):  # enums (Verdict, Mode)
         return x.value
+    if type(x).__str__ is object.__str__ and type(x).__repr__ is object.__repr__:
+        raise UsageError(f"golden_record: a {type(x).__name__} has no stable text (its repr names its address, "
+                         "which differs from run to run); record its fields instead")
     return str(x)
 
 

@@ -223,8 +223,12 @@ def test_files(tmp_path):
 
 # ---- the writer refuses what the loader would refuse ------------------------------------------
 def test_writer_checks():
+    with pytest.raises(IRError, match=r"circuit name: expected a str, found int 5"):
+        Circuit(1, 1, (), (0,), name=5)  # type: ignore[arg-type]
+    named = Circuit(1, 1, (), (0,))
+    object.__setattr__(named, "name", 5)  # past the constructor's check: the writer checks again
     with pytest.raises(SerializationError, match=r"circuit name: cannot write a name that is not a str \(found int\)"):
-        dumps(Circuit(1, 1, (), (0,), name=5))  # type: ignore[arg-type]
+        dumps(named)
     with pytest.raises(SerializationError, match=r"model name: not valid Unicode text"):
         dumps(Model(1, 1, 1, 1, (), name="\ud800"))
     with pytest.raises(SerializationError, match=r"cannot write circuit size = 18446744073709551616"):

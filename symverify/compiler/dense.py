@@ -43,6 +43,7 @@ from symverify.gadgets.layout import channels_to_rows, rows_to_channels
 from symverify.gadgets.primitives import affine_map
 from symverify.gadgets.remember import ChannelF, remember_channels
 from symverify.ir import limits
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.gadgets.fragment import Fragment, fragment_boundaries
 from symverify.kernel.ir.analysis import stats
 from symverify.kernel.ir.baseconv import Mode, Model
@@ -139,6 +140,8 @@ def compile_dense(circuit: Circuit, *, name: str = "") -> Compiled:
     """
     if not isinstance(circuit, Circuit):
         raise CompileError(f"compile(method='dense'): expected a Circuit, found {type(circuit).__name__}")
+    if not isinstance(name, str):
+        raise CompileError(f"compile(method='dense'): name: expected a str, found {type(name).__name__} {safe_repr(name, 40)}")
     n, d, nd, m = circuit.n, circuit.d, circuit.num_inputs, len(circuit.outputs)
     limits.check(n * max(nd, d, m), "MAX_CELLS", f"compile(method='dense') {circuit.name or '<unnamed>'}: the state N'·d' ≥ n·(n·d)")
     lf = layered_form(needed_part(circuit))  # gates no output depends on keep nothing live

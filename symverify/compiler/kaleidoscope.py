@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from symverify.errors import CompileError
 from symverify.ir import limits
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.analysis import check_state
 from symverify.kernel.ir.circuit import Circuit
 
@@ -167,6 +168,11 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
     bad_plan = not isinstance(plan, str) or plan not in PLANS
     if bad_plan:
         problems.append(f"plan: expected one of {list(PLANS)}, found {plan!r}")
+    if not isinstance(name, str):
+        problems.append(f"name: expected a str, found {type(name).__name__} {safe_repr(name, 40)}")
+    if not isinstance(max_cells, int) or isinstance(max_cells, bool) or max_cells < 1:
+        problems.append(f"max_cells: expected a positive int, found {safe_repr(max_cells, 40)}")
+        max_cells = MAX_CELLS  # sized anyway, so that every problem is listed
     if not isinstance(circuit, Circuit):
         problems.append(f"expected a Circuit, found {type(circuit).__name__}")
         raise CompileError("compile (method 'kaleidoscope'): " + "; ".join(problems))

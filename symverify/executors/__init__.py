@@ -145,6 +145,13 @@ def _native_fast(model: Model, u: Any, dtype: object) -> Any:
     return run_native(layers, u)
 
 
+def _empty(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None) -> Any:
+    """The output of an empty batch ``(0, N, d)``: nothing to run (the kernels assume a batch of at
+    least one), but the parameters are checked as for any batch."""
+    _check_params(obj, params)
+    return x.new_zeros((0, obj.n, obj.d))
+
+
 def _run_float(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None, path: str) -> Any:
     if isinstance(obj, Model):  # one import on this branch: it is on every call's path
         from symverify.executors.zoology_native import run_float_model
@@ -225,14 +232,14 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
         from symverify.executors.inputs import float_tensor
 
         x, single = float_tensor(u, obj.n, obj.d, resolve_dtype(dtype), dev, kind)
-        y = _run_float(obj, x, params, path)
+        y = _run_float(obj, x, params, path) if x.shape[0] else _empty(obj, x, params)
     else:
         from symverify.executors.inputs import residue_tensor
         from symverify.kernel.engines.torch_modular import check_prime
 
         q = check_prime(DEFAULT_PRIME if p is None else p)
         x, single = residue_tensor(u, obj.n, obj.d, q, dev, kind)
-        y = _run_mod(obj, x, q, params, path)
+        y = _run_mod(obj, x, q, params, path) if x.shape[0] else _empty(obj, x, params)
     return y[0] if single else y
 
 
@@ -252,14 +259,17 @@ def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype =
     (True, 0.0, 0.0)
     """
     from symverify.executors.numeric import assess
-    from symverify.kernel.engines._torch import resolve_device, resolve_dtype
+    from symverify.kernel.engines._torch import dtype_name, resolve_device, resolve_dtype
     from symverify.kernel.engines.numbers import float_numbers
 
     _kind(obj)
     _check_path(path)
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     arr, exact, _ = _exact(obj, u, params)
-    return assess(obj, float_numbers(params), arr, exact, dt, dev, path)
+    try:
+        return assess(obj, float_numbers(params), arr, exact, dt, dev, path)
+    except OverflowError as e:  # an exact input or output beyond float64's range: no float to compare
+        raise IRError(f"numeric_check: a value beyond the range of {dtype_name(dt)} ({e})") from None
 
 
 def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params: Collection[str], *, dtype: str,

@@ -29,6 +29,7 @@ import numpy as np
 from symverify.errors import CompileError, IRError, ShapeError
 from symverify.executors.torch_float import FloatArithmetic, conv_fft
 from symverify.executors.zoology_native import native_layers, run_native
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.engines._torch import dtype_name, require_torch, resolve_device, resolve_dtype
 from symverify.kernel.engines.kernels import Pool, conv_blocked
 from symverify.kernel.engines.numbers import Converter, check_params, float_numbers
@@ -201,7 +202,9 @@ class BaseConvStack(nn.Module):
         x = u[None] if single else u
         if tuple(x.shape[1:]) != (self.n, self.d):
             raise ShapeError(f"input: expected shape (B, {self.n}, {self.d}) or ({self.n}, {self.d}), found {tuple(u.shape)}")
-        if _compiling() or (torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))):
+        if x.shape[0] == 0:  # an empty batch: nothing to run (torch's FFT refuses empty batches)
+            y = x[:, : self.n, : self.d].clone()
+        elif _compiling() or (torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))):
             state = torch.nn.functional.pad(x, (0, self.inner_d - self.d, 0, self.inner_n - self.n))
             for ly in self.layers:
                 state = ly(state, self.path)
@@ -237,6 +240,11 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     >>> from_torch(to_torch(m)).layers[0].h.to_rows()
     [[1], [0]]
     """
+    if not isinstance(model, Model):
+        raise IRError(f"to_torch: expected a Model, found {type(model).__name__}"
+                      + ("; pass its .model" if hasattr(model, "model") else ""))
+    if not isinstance(requires_grad, bool):
+        raise IRError(f"requires_grad: expected True or False, found {safe_repr(requires_grad, 40)}")
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     if path not in _MODULE_PATHS:
         raise IRError(f"path: expected one of {', '.join(map(repr, _MODULE_PATHS))}, found {path!r}")

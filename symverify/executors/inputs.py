@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from symverify.errors import IRError, ShapeError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.engines._torch import require_torch
 from symverify.kernel.ir.scalar import as_scalar
 from symverify.kernel.semantics.rings import ModRing
@@ -25,6 +26,21 @@ __all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor"]
 
 def _is_tensor(u: Any) -> bool:
     return type(u).__module__.startswith("torch") and hasattr(u, "shape")
+
+
+def _refuse_kind(u: Any, what: str) -> None:
+    """Refuse complex and boolean arrays and tensors: casting a complex value to a float drops its
+    imaginary part, and a bool is not a number (as :func:`~symverify.kernel.ir.scalar.as_scalar` says)."""
+    if _is_tensor(u):
+        kind = "complex" if u.is_complex() else "bool" if str(u.dtype) == "torch.bool" else ""
+    elif isinstance(u, np.ndarray):
+        kind = "complex" if u.dtype.kind == "c" else "bool" if u.dtype.kind == "b" else ""
+    else:
+        return
+    if kind:
+        raise IRError(f"{what} input: expected real numbers, found a {u.dtype} {'tensor' if _is_tensor(u) else 'array'}; "
+                      + ("casting it would drop the imaginary parts" if kind == "complex" else
+                         "a bool is not a number: convert it first (e.g. u.int() or u.astype(int))"))
 
 
 def batch_shape(u: Any, n: int, d: int, what: str) -> tuple[int, bool]:
@@ -40,6 +56,7 @@ def batch_shape(u: Any, n: int, d: int, what: str) -> tuple[int, bool]:
 def exact_array(u: Any, n: int, d: int, what: str) -> tuple[np.ndarray, bool]:
     """An object array ``(B, n, d)`` of exact scalars, and whether the input was a single ``(n, d)``."""
     _, single = batch_shape(u, n, d, what)
+    _refuse_kind(u, what)
     hint = "pass ints or Fractions (e.g. u.astype(int) when the floats are whole numbers), or use backend='torch'"
     if _is_tensor(u):
         if u.is_floating_point() or u.is_complex():
@@ -54,21 +71,41 @@ def exact_array(u: Any, n: int, d: int, what: str) -> tuple[np.ndarray, bool]:
     return out, single
 
 
-def _to_float64(u: Any) -> np.ndarray:
+def _to_float64(u: Any, what: str) -> np.ndarray:
     arr = np.asarray(u, dtype=object) if not isinstance(u, np.ndarray) else u
     if arr.dtype != object:
         return arr.astype(np.float64)
-    flat = [float(x) if isinstance(x, (float, np.floating)) else float(as_scalar(x, "input entry")) for x in arr.ravel()]  # type: ignore[arg-type]
-    return np.asarray(flat, dtype=np.float64).reshape(arr.shape)
+    out = np.empty(arr.shape, dtype=np.float64)
+    for idx, x in np.ndenumerate(arr):
+        try:
+            out[idx] = float(x) if isinstance(x, (float, np.floating)) else float(as_scalar(x, "input entry"))  # type: ignore[arg-type]
+        except OverflowError:
+            raise IRError(f"{what} input entry {list(idx)}: {safe_repr(x, 40)} is beyond the range of float64") from None
+    return out
+
+
+def _refuse_overflow(src: torch.Tensor, t: torch.Tensor, what: str) -> None:
+    """Refuse finite entries of ``src`` that became ±inf in ``t``'s narrower float dtype (rounding is
+    the float executor's error model; an overflow before the first layer is not)."""
+    torch = require_torch()
+    if not (src.is_floating_point() and torch.finfo(t.dtype).max < torch.finfo(src.dtype).max):
+        return
+    lost = torch.isinf(t) & torch.isfinite(src.to(t.device))
+    if bool(lost.any()):
+        idx = [int(i) for i in lost.nonzero()[0]]
+        raise IRError(f"{what} input entry {idx}: {float(src[tuple(idx)])!r} is beyond the range of {t.dtype}; "
+                      "scale the input or use float64")
 
 
 def float_tensor(u: Any, n: int, d: int, dtype: torch.dtype, device: torch.device, what: str) -> tuple[torch.Tensor, bool]:
     """A ``(B, n, d)`` tensor of ``dtype`` on ``device``."""
     torch = require_torch()
     _, single = batch_shape(u, n, d, what)
-    t = u if _is_tensor(u) else torch.from_numpy(_to_float64(u))
+    _refuse_kind(u, what)
+    t = u if _is_tensor(u) else torch.from_numpy(_to_float64(u, what))
     if t.dtype != dtype or t.device != device:  # tested first: .to costs more than the test on every call
-        t = t.to(device=device, dtype=dtype)
+        src, t = t, t.to(device=device, dtype=dtype)
+        _refuse_overflow(src, t, what)
     return (t if t.dim() == 3 else t.reshape(-1, n, d)), single
 
 
@@ -76,6 +113,7 @@ def residue_tensor(u: Any, n: int, d: int, p: int, device: torch.device, what: s
     """A ``(B, n, d)`` int64 tensor of residues mod p of exact inputs."""
     torch = require_torch()
     _, single = batch_shape(u, n, d, what)
+    _refuse_kind(u, what)
     if _is_tensor(u) and not (u.is_floating_point() or u.is_complex()):
         return (u.to(device=device, dtype=torch.int64) % p).reshape(-1, n, d), single
     arr, _ = exact_array(u, n, d, what)

@@ -49,6 +49,8 @@ from typing import Any
 import numpy as np
 
 from symverify.errors import CompileError, ShapeError
+from symverify.ir import limits
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.engines._torch import require_torch, resolve_device, resolve_dtype
 from symverify.kernel.engines.numbers import FloatNumbers, float_numbers
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
@@ -171,6 +173,11 @@ def to_zoology(model: Model, *, params: Mapping[str, object] | None = None, dtyp
     >>> to_zoology(gate)(torch.tensor([[[3.0], [-2.0]]], dtype=torch.float64)).tolist()
     [[[9.0], [4.0]]]
     """
+    if not isinstance(model, Model):
+        raise CompileError(f"to_zoology: expected a Model, found {type(model).__name__}"
+                           + ("; pass its .model" if hasattr(model, "model") else ""))
+    if not isinstance(exact, bool):
+        raise CompileError(f"to_zoology: exact: expected True or False, found {safe_repr(exact, 40)}")
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     nums = float_numbers(params)
     problems: list[str] = []
@@ -280,6 +287,12 @@ def _weights(obj: Any, i: int) -> _Weights:
     if not all(isinstance(t, torch.Tensor) for t in (w, c, k)):
         raise CompileError(f"from_zoology: element {i}: expected tensors under {', '.join(_KEYS)}")
     w, c, k = (t.detach() for t in (w, c, k))
+    for key, t in zip(_KEYS, (w, c, k)):
+        if t.is_complex() or t.dtype == torch.bool:
+            raise CompileError(f"from_zoology: layer {i} {key}: expected real numbers, found a {t.dtype} tensor")
+        if not t.is_floating_point() and t.numel() and (int(t.max()) > 2**53 or int(t.min()) < -(2**53)):
+            raise CompileError(f"from_zoology: layer {i} {key}: a {t.dtype} entry beyond ±2^53 would be rounded in "
+                               "float64, where the weights are read; pass a float64 tensor of the values you mean")
     d = w.shape[0] if w.dim() == 2 else -1
     if w.dim() != 2 or w.shape[1] != d:
         raise ShapeError(f"layer {i} projection.weight: expected a square (d, d) matrix, found shape {tuple(w.shape)}")
@@ -441,8 +454,9 @@ def from_zoology(modules: Any, *, seq_len: int | None = None, form: str = "auto"
     n = mods[0].l_max if seq_len is None else seq_len
     if form not in ("auto", "single", "pair"):
         raise CompileError(f"form: expected 'auto', 'single' or 'pair', found {form!r}")
-    if not isinstance(n, int) or n < 1:
-        raise ShapeError(f"seq_len: expected a positive int, found {n!r}")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ShapeError(f"seq_len: expected a positive int, found {safe_repr(n, 40)}")
+    limits.check(n * d, "MAX_CELLS", lambda: f"from_zoology: the state N·d = {n}·{d}")  # before the filters are read
     read = []
     for i, m in enumerate(mods):
         if m.d_model != d:
@@ -458,4 +472,5 @@ def from_zoology(modules: Any, *, seq_len: int | None = None, form: str = "auto"
             f"from_zoology(form='single'): layers {bad} have a column with k ≠ 0, A ≠ 0 and not (A = w·e_q, c = 0), "
             "so (u·A + c) ⊙ (k ⊛ u + u) + u is not one paper layer; use form='pair'"
         )
+    limits.check(n * 2 * d, "MAX_CELLS", lambda: f"from_zoology (pair form): the state N·2d = {n}·{2 * d}")
     return Model(n, d, n, 2 * d, tuple(ly for r in read for ly in _pair(*r)), "from_zoology")

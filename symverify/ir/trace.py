@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import IRError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.gate import Gate, Op
 from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, power
 
@@ -110,8 +111,18 @@ class Wire:
             raise IRError(f"divisor: expected a nonzero rational constant, found {c}")
         return self.__mul__(Fraction(1) / c)
 
+    def __rtruediv__(self, other: object) -> Wire:
+        """``c / x`` is not a polynomial in ``x``: refused (a circuit has no division gate)."""
+        raise IRError(f"a circuit has no division gate: {safe_repr(other, 40)} / {self!r} divides by a wire; "
+                      "only division by a nonzero exact constant is allowed")
+
+    def __rpow__(self, other: object) -> Wire:
+        """``c ** x`` is not a polynomial in ``x``: refused."""
+        raise IRError(f"{safe_repr(other, 40)} ** {self!r} raises to a wire's power, which is not a polynomial; "
+                      "exponents must be positive int constants")
+
     def __pow__(self, k: int) -> Wire:
-        if not isinstance(k, int) or k < 1:
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise IRError(f"wire power: expected a positive int exponent, found {k!r}")
         result: Wire = power(self, k)
         return result

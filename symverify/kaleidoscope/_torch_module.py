@@ -40,7 +40,10 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-from symverify.errors import ShapeError
+from symverify.errors import IRError, ShapeError
+
+_TENSOR = torch.Tensor
+_NOT_REAL = frozenset((torch.bool, torch.complex32, torch.complex64, torch.complex128))
 
 __all__ = ["ButterflyProduct", "BLOCK_MAX_N", "use_blocks", "use_dense"]
 
@@ -254,10 +257,25 @@ class ButterflyProduct(torch.nn.Module):
             return super().__call__(*args, **kwargs)
         return self.forward(*args, **kwargs)
 
+    def _bad_input(self, x: Any) -> Exception:
+        """Why ``x`` is no input: not a tensor, complex or boolean (casting would drop imaginary parts
+        or read bools as numbers), or a last axis of the wrong length."""
+        if not isinstance(x, torch.Tensor):
+            return IRError(f"torch butterfly apply: expected a torch tensor, found {type(x).__name__}; "
+                           "convert it first (torch.as_tensor), or use compile_numpy for numpy arrays")
+        if x.dtype in _NOT_REAL:
+            return IRError(f"torch butterfly apply: expected real numbers, found a {x.dtype} tensor")
+        return ShapeError(f"torch butterfly apply: expected a last axis of length {self.n}, found shape {tuple(x.shape)}")
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         tracing = torch.jit.is_tracing()
-        if not tracing and x.shape[-1] != self.n:  # a trace records no Python checks
-            raise ShapeError(f"torch butterfly apply: expected a last axis of length {self.n}, found shape {tuple(x.shape)}")
+        if not tracing:  # a trace records no Python checks
+            try:
+                bad = (type(x) is not _TENSOR and not isinstance(x, _TENSOR)) or x.shape[-1] != self.n
+            except IndexError:  # a 0-dimensional tensor
+                bad = True
+            if bad:
+                raise self._bad_input(x)
         lead, N = x.shape[:-1], self.size
         if not tracing and x.is_cpu and self.strides and not (x.requires_grad and torch.is_grad_enabled()):
             kernel = self.native(self._buffers["_dtype_probe"].dtype)  # type: ignore[union-attr]
@@ -266,7 +284,11 @@ class ButterflyProduct(torch.nn.Module):
                     y = torch.empty_like(x)
                     kernel.run_unchecked(y, x)  # the first stage reads x: no copy
                     return y
+                if x.dtype in _NOT_REAL:  # off the common case, whose dtype is the kernel's
+                    raise self._bad_input(x)
                 return self._run_native(kernel, x, lead)
+        if x.dtype in _NOT_REAL:
+            raise self._bad_input(x)
         z = x.reshape(-1, self.n).to(self._dtype_probe.dtype)
         if self.n < N:
             z = functional.pad(z, (0, N - self.n))

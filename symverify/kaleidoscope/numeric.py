@@ -26,6 +26,7 @@ from typing import Any, Literal
 from symverify.errors import BackendUnavailableError, IRError, ShapeError
 from symverify.kernel.ir.butterfly import ButterflyFactor
 from symverify.kernel.kaleidoscope.apply import Butterflies, corner, factors_of
+from symverify.kernel.primes import is_prime
 from symverify.kernel.semantics.rings import FractionRing, ModRing, Ring
 
 __all__ = ["NumpyProgram", "compile_numpy", "compile_torch", "stages_of", "twiddles"]
@@ -75,6 +76,8 @@ def twiddles(obj: Butterflies, *, p: int | None = None, params: Mapping[str, Any
     """
     import numpy as np
 
+    if params is not None and not isinstance(params, Mapping):
+        raise IRError(f"params: expected a mapping from parameter names to exact values, found {type(params).__name__}")
     ring: Ring = ModRing(p, dict(params or {})) if p else FractionRing(dict(params or {}))
     np_dtype = np.int64 if p else np.dtype(dtype)
     _, fs = factors_of(obj)
@@ -121,6 +124,12 @@ class NumpyProgram:
         arr = arr.reshape(1, -1) if single else arr
         if arr.ndim != 2 or arr.shape[1] != self.n:
             raise ShapeError(f"numpy butterfly apply: expected shape ({self.n},) or (batch, {self.n}), found {np.shape(x)}")
+        if arr.dtype.kind in "cb":
+            raise IRError(f"numpy butterfly apply: expected real numbers, found a {arr.dtype} array")
+        if self.p and not (arr.dtype.kind in "iu" or (arr.dtype == object and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in arr.flat))):
+            raise IRError(f"numpy butterfly apply (mod {self.p}): expected integers (residues), found a {arr.dtype} array; "
+                          "a float or a fraction has no residue here (map fractions through their inverse mod p first)")
         B, N = arr.shape[0], self.size
         cur = np.zeros((B, N), dtype=self.dtype)
         cur[:, : self.n] = arr % self.p if self.p else arr
@@ -167,7 +176,7 @@ def compile_numpy(
     [3.0, 7.0]
     """
     if kind == "mod":
-        if not isinstance(p, int) or not 2 <= p < 2**31:
+        if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not is_prime(p):
             raise IRError(f"compile_numpy(kind='mod'): expected a prime 2 ≤ p < 2**31, found p = {p!r}")
         np_dtype = "int64"
     elif kind == "float":
@@ -210,4 +219,6 @@ def compile_torch(obj: Butterflies, *, dtype: FloatDType = "float64", device: An
         raise BackendUnavailableError(
             "compile_torch needs PyTorch, which is not installed; install the extra with `pip install 'symverify[torch]'`"
         ) from None
-    return ButterflyProduct(size, n, stages, dt, device)
+    from symverify.kernel.engines._torch import resolve_device
+
+    return ButterflyProduct(size, n, stages, dt, resolve_device(device))  # CUDA without CUDA: a clear error

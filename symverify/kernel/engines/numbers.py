@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from symverify.errors import CompileError, IRError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.engines._torch import require_torch
 from symverify.kernel.ir.analysis import params_of
 from symverify.kernel.ir.baseconv import Model
@@ -28,6 +29,8 @@ P = TypeVar("P")  # a plan type
 
 def _params_key(params: Mapping[str, object] | None) -> tuple[tuple[str, Scalar], ...]:
     out = []
+    if params is not None and (not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params)):
+        raise IRError(f"params: expected a mapping from weight names (str) to exact values, found {safe_repr(params, 60)}")
     for name, v in sorted((params or {}).items()):
         out.append((name, as_scalar(v, f"params[{name!r}]")))
     return tuple(out)

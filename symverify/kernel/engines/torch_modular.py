@@ -184,7 +184,7 @@ def run_circuit_mod(c: Circuit, x: torch.Tensor, numbers: ModNumbers, check: Che
         coeffs = np.array([ring.coerce(v) for v in prog.scalars], dtype=np.int64).reshape(-1, 1).repeat(B, axis=1)
     except IRError as e:
         raise type(e)(f"circuit {c.name or '<unnamed>'}, a weight mod {p}: {e}") from None
-    vals = eval_mod_lanes(prog, x.cpu().numpy().reshape(B, -1).T, np.full(B, p, dtype=np.int64), coeffs, check)
+    vals = eval_mod_lanes(prog, x.cpu().numpy().reshape(B, c.num_inputs).T, np.full(B, p, dtype=np.int64), coeffs, check)
     out = np.zeros((c.num_inputs, B), dtype=np.int64)
     if c.outputs:
         out[: len(c.outputs)] = vals[list(c.outputs)]

@@ -103,6 +103,8 @@ class Model:
             v = getattr(self, fname)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ShapeError(f"model {fname}: expected a positive int, found {safe_repr(v)}")
+        if not isinstance(self.name, str):
+            raise IRError(f"model name: expected a str, found {type(self.name).__name__} {safe_repr(self.name, 40)}")
         if self.inner_n < self.n or self.inner_d < self.d:
             raise ShapeError(
                 f"model inner size {_s(self.inner_n)}×{_s(self.inner_d)} must contain the input "

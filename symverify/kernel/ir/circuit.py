@@ -142,6 +142,8 @@ def _check(c: Circuit) -> None:
         v = getattr(c, name)
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise IRError(f"circuit {name}: expected a positive int, found {safe_repr(v)}")
+    if not isinstance(c.name, str):
+        raise IRError(f"circuit name: expected a str, found {type(c.name).__name__} {safe_repr(c.name, 40)}")
     nd = c.n * c.d
     for k, g in enumerate(c.gates):
         where = f"gate {k} (node %{show_int(nd + k)})"
