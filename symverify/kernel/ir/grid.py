@@ -60,7 +60,7 @@ class Grid:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ShapeError(f"a grid needs non-negative integer sizes; found {name} = {safe_repr(v)}")
         fill = self.fill
-        if type(fill) not in _EXACT or type(fill) is Fraction and fill.denominator == 1:  # canonical: Fraction(3) is 3
+        if type(fill) not in _EXACT or (type(fill) is Fraction and fill.denominator == 1):  # canonical: Fraction(3) is 3
             object.__setattr__(self, "fill", as_scalar(fill, "grid fill"))
         rects = self.rects
         if isinstance(rects, CellArray):
@@ -80,7 +80,7 @@ class Grid:
             r0, r1, c0, c1, v = rect
             if not all(type(x) is int for x in (r0, r1, c0, c1)):
                 raise IRError(f"grid rectangle {k}: expected int bounds, found {safe_repr(rect[:4])}")
-            if type(v) not in _EXACT or type(v) is Fraction and v.denominator == 1:
+            if type(v) not in _EXACT or (type(v) is Fraction and v.denominator == 1):
                 # normalise strings, numpy ints and integral Fractions (equal grids then hold equal
                 # value objects: they share cached cell maps); refuse floats (as_scalar says why)
                 fixed = list(rects[:k]) if fixed is None else fixed
