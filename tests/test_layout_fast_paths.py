@@ -81,3 +81,13 @@ def test_values_and_track_factor_match_the_definitions(seed: int) -> None:
             f = ButterflyFactor(lay.size, stride, *(tuple(_coeff(rng) for _ in range(half)) for _ in range(4)))
             got, want = track_factor(st, f), reference_track_factor(st, f)
             assert got.pending == want.pending and _same(got.cells, want.cells)
+
+
+def test_track_factor_with_given_values_is_track_factor() -> None:
+    rng = random.Random(99)
+    lay = Layout.choose(2, 4, 16)
+    st = _state(rng, lay, True)
+    f = ButterflyFactor(16, 4, *(tuple(_coeff(rng) for _ in range(8)) for _ in range(4)))
+    assert _same(track_factor(st, f, st.values()).cells, track_factor(st, f).cells)
+    wrong = {p: v for p, v in st.values().items() if p % 2}  # values the state does not have: used as given
+    assert not _same(track_factor(st, f, wrong).cells, track_factor(st, f).cells)

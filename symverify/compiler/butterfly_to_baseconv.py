@@ -389,8 +389,9 @@ class GadgetEmitter:
     def factor(self, f: ButterflyFactor, label: str) -> None:
         """One Lemma H.16 gadget (fusing a pending sum), then a boundary; with ``prune`` the
         coefficients are restricted to the live positions."""
-        support = set(self.state.values()) if self.prune else None
-        after = track_factor(self.state, f)
+        vals = self.state.values()
+        support = set(vals) if self.prune else None
+        after = track_factor(self.state, f, vals)
         live = set(after.cells) if self.prune else None
         layers = factor_layers(self.lay, f, self.state.pending, support, live)
         if self.prune:

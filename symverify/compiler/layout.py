@@ -288,15 +288,17 @@ def axis_of(f: ButterflyFactor, tw: int) -> Axis:
     return "sequence" if f.stride >= tw else "channel"
 
 
-def track_factor(st: CellState, f: ButterflyFactor) -> CellState:
+def track_factor(st: CellState, f: ButterflyFactor, vals: Mapping[int, Affine] | None = None) -> CellState:
     """The cell contents after the gadget of ``f`` (the same algebra, on linear forms).
 
     Sequence and diagonal gadgets leave a clean state (``out`` in ``B0``); a channel gadget leaves
-    ``out[p]`` in ``B0`` and ``out[q]`` in ``B1`` (pending, summed by the next gadget).
+    ``out[p]`` in ``B0`` and ``out[q]`` in ``B1`` (pending, summed by the next gadget). ``vals``:
+    ``st.values()`` when the caller has it already (not recomputed then).
     """
     lay, s = st.lay, f.stride
     axis = axis_of(f, lay.tw)
-    vals = st.values()
+    if vals is None:
+        vals = st.values()
     new: dict[tuple[int, int], Affine] = {}
     tw, hi_row = lay.tw, lay.block if axis == "channel" else 0  # the row offset of out[q]: B1 or B0
     d1, d2, d3, d4 = f.d1, f.d2, f.d3, f.d4
