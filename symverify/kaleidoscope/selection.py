@@ -255,25 +255,7 @@ def _copy_candidates(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Bu
 
 
 def _copy_patterns(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Pat], dict[int, list[int]]]]:
-    """:func:`_copy_candidates` with the factors as 0/1 patterns (:data:`Pat`), none built.
-
-    Memoised by ``N`` and the sorted items of ``uses`` (:func:`_copy_patterns_routed` reads ``uses``
-    only through its sorted sources and look-ups: the order of its items changes nothing); the
-    planner asks again for the same sources at every ``K`` and every plan it weighs (about 40 % of
-    the calls in ``thm_h21_sweep``). Every call gets its own lists and dictionaries."""
-    return [(name, list(pats), {j: list(t) for j, t in slots.items()})
-            for name, pats, slots in _copy_patterns_memo(N, tuple(sorted(uses.items())))]
-
-
-@lru_cache(maxsize=4096)
-def _copy_patterns_memo(N: int, uses: tuple[tuple[int, int], ...]
-                        ) -> tuple[tuple[str, tuple[Pat, ...], dict[int, tuple[int, ...]]], ...]:
-    return tuple((name, tuple(pats), {j: tuple(t) for j, t in slots.items()})
-                 for name, pats, slots in _copy_patterns_routed(N, dict(uses)))
-
-
-def _copy_patterns_routed(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Pat], dict[int, list[int]]]]:
-    """:func:`_copy_patterns` computed (no memo)."""
+    """:func:`_copy_candidates` with the factors as 0/1 patterns (:data:`Pat`), none built."""
     n = _log2(N)
     up = [1 << k for k in range(n)]
     down = list(reversed(up))
