@@ -241,7 +241,7 @@ def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis, pending: bool 
         return support is None or p in support
 
     fams = {name: family(col) for name, col in blocks.items()}
-    sup = {(p // tw, p % tw) for p in range(lay.size) if on(p)}  # lay.cell(p)
+    sup = {lay.cell(p) for p in range(lay.size) if on(p)}
     r = lay.track_rows.bit_length() - 1
     written: AbstractSet[tuple[int, int]]
     if axis == "sequence":
@@ -250,8 +250,7 @@ def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis, pending: bool 
         params = {"r": r, "tw": tw, "e": (f.stride // tw).bit_length() - 1}
         g = factor_sequence()
     else:
-        b1 = lay.block  # lay.cell(p), lay.cell(q, 1)
-        written = {(p // tw, p % tw) for p, _ in pairs} | {(b1 + q // tw, q % tw) for _, q in pairs}
+        written = {lay.cell(p) for p, _ in pairs} | {lay.cell(q, 1) for _, q in pairs}
         x1, x2 = any(on(p) or on(q) for p, q in pairs), False
         params = {"r": r, "j": tw.bit_length() - 1, "e": f.stride.bit_length() - 1}
         g = factor_channel()

@@ -190,26 +190,10 @@ class CellState:
         return acc
 
     def values(self) -> dict[int, Affine]:
-        """Every position with a nonzero value, in increasing order (:meth:`value` of every position
-        some cell holds, with :meth:`cell` and :meth:`position` written out)."""
-        tw, S, cells = self.lay.tw, self.lay.block, self.cells
-        out: dict[int, Affine] = {}
-        if not self.pending:
-            for p in sorted({(r % S) * tw + c for r, c in cells}):
-                f = cells.get((p // tw, p % tw))
-                if f:
-                    out[p] = f
-            return out
-        for p in sorted({(r % S) * tw + c for r, c in cells}):
-            row, col = p // tw, p % tw
-            acc = _ZERO
-            for b in range(BUFFERS):
-                f = cells.get((b * S + row, col))
-                if f is not None:
-                    acc = acc + f
-            if acc:
-                out[p] = acc
-        return out
+        """Every position with a nonzero value."""
+        ps = {self.lay.position(c)[0] for c in self.cells}
+        out = {p: self.value(p) for p in sorted(ps)}
+        return {p: f for p, f in out.items() if f}
 
 
 _ZERO = Affine()
@@ -300,19 +284,18 @@ def track_factor(st: CellState, f: ButterflyFactor, vals: Mapping[int, Affine] |
     if vals is None:
         vals = st.values()
     new: dict[tuple[int, int], Affine] = {}
-    tw, hi_row = lay.tw, lay.block if axis == "channel" else 0  # the row offset of out[q]: B1 or B0
-    d1, d2, d3, d4 = f.d1, f.d2, f.d3, f.d4
+
+    def put(cell: tuple[int, int], form: Affine) -> None:
+        if form:
+            new[cell] = form
+
     zero = Affine()
     for lo in sorted({p & ~s for p in vals}):
         m = pair_number(s, lo)
         hi = lo + s
         zp, zq = vals.get(lo, zero), vals.get(hi, zero)
-        form = add_forms(scale(d1[m], zp), scale(d2[m], zq))
-        if form:
-            new[lo // tw, lo % tw] = form
-        form = add_forms(scale(d3[m], zp), scale(d4[m], zq))
-        if form:
-            new[hi_row + hi // tw, hi % tw] = form
+        put(lay.cell(lo), add_forms(scale(f.d1[m], zp), scale(f.d2[m], zq)))
+        put(lay.cell(hi, 1 if axis == "channel" else 0), add_forms(scale(f.d3[m], zp), scale(f.d4[m], zq)))
     return CellState(lay, new, pending=axis == "channel")
 
 
