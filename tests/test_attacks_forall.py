@@ -76,6 +76,18 @@ def test_division_by_zero_at_one_huge_size_only_is_refused() -> None:
         sv.prove_forall(g)
 
 
+@pytest.mark.parametrize("where", ["tap", "spec"])
+@pytest.mark.parametrize("bad", ["shift", "div"])
+def test_a_constant_shift_beyond_the_width_or_division_by_zero_is_refused(where: str, bad: str) -> None:
+    """Linear-looking index expressions the integer encoding cannot take (a shift by a constant
+    ``≥ 64``, ``// 0``) are refused as undefined, not an internal error."""
+    x = (sv.parametric.lit(0) << 64) if bad == "shift" else N // 0
+    lag, row = (x, i) if where == "tap" else (0, i + x)
+    g = Gadget("g", (Param("N", 1, 2**10),), N, 1, (PLayer(b1=1, h=(tap(lag),), mode="cyclic"),), inp(row, q))
+    with pytest.raises(ParametricError, match="undefined or out of range"):
+        sv.prove_forall(g)
+
+
 @pytest.mark.parametrize("rng", [(1.5, 3), "ab", (1, 2, 3), (True, 3)])
 def test_malformed_ranges_are_refused(rng: object) -> None:
     with pytest.raises(ParametricError, match="pair"):

@@ -17,7 +17,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from symverify.kernel.parametric.expr import WIDTH, Bin, IExpr, Ite, Lit, ParametricError, Var, lt  # noqa: E402
-from symverify.kernel.provers.forall import _Enc, _IntEnc, _is_linear_expr  # noqa: E402
+from symverify.kernel.provers.forall import _Enc, _IntEnc, _linear_ok  # noqa: E402
 
 OPS = ("+", "-", "*", "<<", ">>", "&", "|", "^", "//", "%")
 
@@ -54,7 +54,7 @@ def _check(enc: _Enc, e: IExpr, env: dict[str, int]) -> None:
 def test_encodings_agree_with_concrete_evaluation(e: IExpr, a: int, b: int, fast: bool) -> None:
     env = {"a": a % (1 << WIDTH), "b": b}
     for kind in (_Enc, _IntEnc):
-        if kind is _IntEnc and not _is_linear_expr(e):
+        if kind is _IntEnc and not _linear_ok(e):
             continue
         if fast is False and kind is _IntEnc:
             continue
@@ -122,3 +122,22 @@ def test_witness_placement_reads_predicates_as_the_concrete_interpretation() -> 
     assert seen == {"Q": {(2, 1), (1, 2)}}
     seen = _pred_points(conds, {"i": 7, "q": 1}, lambda name, idx: False)
     assert seen == {"P": {(7, 1), (8, 1)}, "Q": {(7, 1), (1, 7)}}
+
+
+@settings(max_examples=150, deadline=None)
+@given(_exprs())
+def test_linear_fragment_is_what_the_integer_encoding_takes(e: IExpr) -> None:
+    """Where ``_linear_ok`` admits an expression, ``_IntEnc`` encodes it (the prover picks the
+    linear encoding by ``_linear_ok`` and only the rows and columns are tried under a fallback)."""
+    from symverify.kernel.provers.forall import _NotLinearError
+
+    enc = _IntEnc(z3, ["a", "b"], fast_mod=True)
+    try:
+        enc.ix(e)
+    except _NotLinearError:
+        assert not _linear_ok(e), str(e)
+
+
+@pytest.mark.parametrize("e", [Bin("<<", Lit(0), Lit(64)), Bin(">>", Var("a"), Lit(70)), Bin("//", Var("a"), Lit(0))])
+def test_shifts_beyond_the_width_and_division_by_zero_are_outside_the_linear_fragment(e: IExpr) -> None:
+    assert not _linear_ok(e)

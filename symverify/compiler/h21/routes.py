@@ -2,7 +2,7 @@
 
 :func:`stage_factors` chooses the cheapest route (identity, diagonal, one butterfly factor, a
 scaled permutation or the direct broadcast, the selection route, the general sparse route);
-:func:`stage_route` and :func:`_stage_route` are the same routes memoised by their inputs (the
+:func:`stage_route` is the same routes memoised by their inputs (the
 stage, its positions, the size), so that planning and emission never route a stage twice;
 :func:`_stage_layers` counts the layers a route becomes, from its shape (:func:`_stage_shape`:
 a selection route is counted without building its factors), and :func:`_stage_need` the size a
@@ -203,12 +203,6 @@ def expensive_copy(p: StagePlan) -> bool:
 def route_layers(r: StageRoute) -> int:
     """The layers a route's factors become (1 per diagonal factor, 2 per other; Lemma H.16)."""
     return sum(1 if is_diagonal(f) else 2 for f in r.factors)
-
-
-def _stage_route(p: StagePlan) -> tuple[ButterflyFactor, ...]:
-    """The simplified factors of the route of the linear stage ``p`` at its own size (memoised)."""
-    assert isinstance(p.stage, LinearStage)
-    return _routed(p.stage, tuple(p.in_pos), tuple(p.out_pos), None, _types(p.stage)).factors
 
 
 @lru_cache(maxsize=8192)

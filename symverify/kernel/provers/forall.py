@@ -324,17 +324,14 @@ def _linear_ok(e: IExpr) -> bool:
             return False
         if e.op in ("<<", ">>", "//") and _const_value(e.b) is None:
             return False
+        if (e.op in ("<<", ">>") and (_const_value(e.b) or 0) >= WIDTH) or (e.op == "//" and _const_value(e.b) == 0):
+            return False  # outside what _IntEnc._bin encodes (constant shifts below WIDTH, // by a nonzero constant)
         if e.op in ("&", "|", "^"):
             return False
         return _linear_ok(e.a) and _linear_ok(e.b)
     if isinstance(e, Ite):
         return _linear_c(e.cond) and _linear_ok(e.a) and _linear_ok(e.b)
     return True
-
-
-def _is_linear_expr(e: IExpr) -> bool:
-    """``e`` is in the fragment :class:`_IntEnc` encodes."""
-    return _linear_ok(e)
 
 
 def _linear_c(c: Cond) -> bool:
