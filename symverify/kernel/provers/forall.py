@@ -19,8 +19,8 @@ slot). Every multiset of atoms has an ordering with non-decreasing tags (the uni
 0), so ``K`` is restricted to those, and a term is matched only through the permutations of its
 atoms whose tags are non-decreasing (a permutation equal to such a ``K`` slot by slot has its
 tags): the same statement, with about half the alternatives for terms of atoms of distinct
-families. Index expressions are unsigned 64-bit bit-vectors (first 48-bit ones, :data:`NARROW_WIDTH`,
-where every value stays below ``2^48``: definedness there implies the same integers at 64 bits)
+families. Index expressions are unsigned 64-bit bit-vectors (first narrower ones, :data:`NARROW_WIDTH`,
+where every value stays below ``2^w``: definedness there implies the same integers at 64 bits)
 and the coefficient sum a bit-vector wide enough never to wrap (coefficients scaled to integers
 by a common denominator): a quantifier-free bit-vector problem, which z3 decides (by bit-blasting).
 ``unsat`` is the verdict *proved for all* (printed with the ranges); ``sat`` gives a parameter
@@ -80,10 +80,12 @@ from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_out
 __all__ = ["ForallResult", "prove_forall", "RECHECK_CELLS"]
 
 NARROW_WIDTH = 48
-"""The width of the first bit-vector encoding (:class:`_Enc`), when every parameter bound is below
-``2^NARROW_WIDTH``: about 1.4× faster to decide than ``WIDTH`` on the H.16 sequence axis
-(``benchmarks/forall_split.py``). Where a value may reach ``2^NARROW_WIDTH`` its definedness check
-fails there and the gadget is decided at ``WIDTH`` bits, so the statement is the same."""
+"""The widest narrow bit-vector encoding (:class:`_Enc`), used when every parameter bound is below
+``2^NARROW_WIDTH``; before it, the least width holding the bounds and the state's size at the top
+of the ranges (:func:`_narrow_widths`). Narrower vectors are faster to decide: 48 bits about 1.4×
+against ``WIDTH`` on the H.16 sequence axis, 41 bits a further 1.1–1.3×
+(``benchmarks/forall_split.py``). Where a value may reach ``2^w`` its definedness check fails at
+width ``w`` and the next width is tried, up to ``WIDTH`` bits, so the statement is the same."""
 BV_TACTIC = ("simplify", "propagate-values", "solve-eqs", "elim-uncnstr", "bit-blast", "sat")
 """The z3 tactic pipeline for bit-vector queries without free predicates (uninterpreted functions
 do not bit-blast; those queries use z3's default solver, and so do all when this is empty). The
@@ -582,6 +584,22 @@ def _num(v: int) -> str:
     return str(v)
 
 
+def _narrow_widths(g: Gadget, bounds: Mapping[str, tuple[int, int]]) -> list[int]:
+    """The bit-vector widths tried before ``WIDTH`` (:data:`NARROW_WIDTH`): the least (at least 8)
+    holding every parameter bound and the state's rows and channels at the top of the ranges, then
+    ``NARROW_WIDTH``; none when a bound is not below ``2^NARROW_WIDTH``. Only a guess at what
+    suffices: a width is used only where the definedness check shows that no value reaches ``2^w``."""
+    top = {n: hi for n, (_, hi) in bounds.items()}
+    if any(hi >= 1 << NARROW_WIDTH for hi in top.values()):
+        return []
+    try:
+        size = max(g.rows.eval(top), g.cols.eval(top), *top.values())
+    except ParametricError:
+        size = 0
+    w = max(8, size.bit_length())
+    return [w, NARROW_WIDTH] if w < NARROW_WIDTH else [NARROW_WIDTH]
+
+
 def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = None, timeout_s: float = 60.0) -> ForallResult:
     """Decide ``output(i, q) = spec(i, q)`` for every parameter value, cell, input and family value.
 
@@ -618,8 +636,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     # Bit-vectors first NARROW_WIDTH bits wide where every bound fits (faster to bit-blast), then
     # WIDTH bits wide when a value (or a literal) does not fit there.
     linear = _is_linear(g, out + spec)
-    narrow = all(hi < 1 << NARROW_WIDTH for _, hi in bounds.values())
-    encodings = ([(_IntEnc, True, WIDTH)] if linear else []) + ([(_Enc, True, NARROW_WIDTH)] if narrow else [])
+    encodings = ([(_IntEnc, True, WIDTH)] if linear else []) + [(_Enc, True, w) for w in _narrow_widths(g, bounds)]
     encodings += [(_Enc, True, WIDTH), (_Enc, False, WIDTH)]
     for n_enc, (kind, fast, width) in enumerate(encodings):
         last = n_enc == len(encodings) - 1
