@@ -63,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("lhs", metavar="A.json", help="a circuit or model file (JSON; docs/formats.md)")
     v.add_argument("rhs", metavar="B.json", help="the other side: a circuit or model file")
     v.add_argument("--method", choices=METHODS, default="auto",
-                   help="how to decide: auto (the default) tries the cheap exact methods first; "
+                   help="how to decide: auto (the default) checks the certificate when there is one, else runs a "
+                        "one-trial randomized pre-check, then exact on small sides, else randomized; "
                         f"one of {', '.join(METHODS)}")
     v.add_argument("--certificate", metavar="CERT.json", help="a stage certificate for the model side")
     v.add_argument("--json", action="store_true", help="print the report as JSON")

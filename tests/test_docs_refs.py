@@ -207,6 +207,7 @@ def command_lines(text: str) -> list[tuple[int, str]]:
 def unknown_flags(line: str) -> list[str]:
     """The ``--flags`` (and ``-x``) of a ``symverify SUBCOMMAND ...`` line that its subcommand's parser does not
     know."""
+    line = re.sub(r"\[prove's options[^\]]*\]", "", line)  # the sweep's synopsis refers to prove's
     try:
         words = shlex.split(line.split("&&")[0])
     except ValueError:  # an unbalanced quote in a synopsis
@@ -349,7 +350,7 @@ def synopsis_gaps(synopsis: str) -> list[str]:
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     lines = {name: " ".join(line for _, line in command_lines(synopsis) if line.startswith(f"symverify {name} "))
              for name in sub.choices}
-    lines = {name: line.replace("[prove's options]", lines["prove"]) for name, line in lines.items()}
+    lines = {name: re.sub(r"\[prove's options[^\]]*\]", lambda _: lines["prove"], line) for name, line in lines.items()}
     gaps = []
     for name, p in sub.choices.items():
         for action in p._actions:
