@@ -303,8 +303,13 @@ def signature_problems(text: str, functions: dict[str, object]) -> list[tuple[in
         missing = [k for k in values if k not in params]
         wrong = [f"{k}={values[k]!r} (the default is {params[k].default!r})" for k in values
                  if k in params and params[k].default is not inspect.Parameter.empty and params[k].default != values[k]]
+        star = re.search(r"(?:^|,)\s*\*\s*(?:,|$)", args)
+        before_star = [k.arg for k in call.keywords if star is None or args.find(f"{k.arg}=") < star.start()]
+        keyword_only = [k for k in before_star if k in params and params[k].kind is inspect.Parameter.KEYWORD_ONLY]
         if missing or wrong:
             out.append((m.start(), f"{name}: no keyword {missing}" if missing else f"{name}: {', '.join(wrong)}"))
+        elif keyword_only:
+            out.append((m.start(), f"{name}: {keyword_only} written before the '*' (keyword-only)"))
         elif len(values) >= 3:
             left_out = [k for k, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY and k not in values
                         and p.default is not inspect.Parameter.empty]
@@ -335,6 +340,9 @@ def test_a_planted_wrong_signature_is_caught():
         "f: no keyword ['sed']"]
     assert [p for _, p in signature_problems('`f(a, b, *, method="auto", seed=0, trials=None)`', functions)] == [
         "f: the signature leaves out ['timeout']"]
+    assert [p for _, p in signature_problems('`f(a, b, method="auto", seed=0, trials=None, timeout=None)`',
+                                             functions)] == [
+        "f: ['method', 'seed', 'trials', 'timeout'] written before the '*' (keyword-only)"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
