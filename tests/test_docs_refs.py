@@ -1,6 +1,6 @@
-"""The names the docs give a user exist: every ``symverify.<name>`` / ``sv.<name>`` written in README.md, docs/*.md and
-the notebooks resolves; every repository path they mention exists; every "docs/FILE.md §N" or 'FILE.md, "Section"'
-cross-reference (in the docs, the notebooks and the package's docstrings) names a section of that file; every
+"""The names the docs give a user exist: every ``symverify.<name>`` / ``sv.<name>`` written in README.md,
+docs/*.md, the notebooks and examples/ci/README.md resolves; every repository path they mention exists; every
+"docs/FILE.md §N" or 'FILE.md, "Section"' cross-reference (in the docs, the notebooks and the package's docstrings) names a section of that file; every
 ``symverify`` command line they show parses with its subcommand's parser; every signature written with its defaults
 (``verify(lhs, rhs, *, method="auto", ...)``) names the function's own keywords and defaults.
 
@@ -23,7 +23,7 @@ from symverify.cli import _parser
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
-USER_TEXTS = [*DOCS, *NOTEBOOKS]
+USER_TEXTS = [*DOCS, *NOTEBOOKS, ROOT / "examples" / "ci" / "README.md"]
 SOURCES = sorted(p for d in ("symverify", "proofs", "benchmarks", "tests") for p in (ROOT / d).rglob("*.py"))
 
 # file-format names (docs/formats.md), not attributes
