@@ -27,7 +27,7 @@ USER_TEXTS = [*DOCS, *NOTEBOOKS, ROOT / "examples" / "ci" / "README.md"]
 SOURCES = sorted(p for d in ("symverify", "proofs", "benchmarks", "tests") for p in (ROOT / d).rglob("*.py"))
 
 # file-format names (docs/formats.md), not attributes
-FORMAT_NAMES = {"symverify.circuit", "symverify.model", "symverify.certificate", "symverify.proof"}
+FORMAT_NAMES = {"symverify.circuit", "symverify.model", "symverify.certificate", "symverify.proof", "symverify.report"}
 
 
 def _where(path: Path, text: str, pos: int) -> str:
@@ -80,6 +80,18 @@ def test_every_symverify_name_in_the_docs_resolves():
         text = path.read_text(encoding="utf-8")
         bad += [f"{_where(path, text, pos)}: {name}" for pos, name in dotted_names(text) if not resolves(name)]
     assert not bad, "names the docs give that do not exist:\n" + "\n".join(bad)
+
+
+def test_every_symverify_name_in_the_package_docstrings_resolves():
+    """The package's own docstrings and comments (and the proof scripts' and benchmarks'), which ``help()`` shows."""
+    bad = []
+    for path in SOURCES:
+        if path.is_relative_to(ROOT / "tests"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        bad += [f"{_where(path, text, pos)}: {name}" for pos, name in dotted_names(text)
+                if name.startswith("symverify.") and not resolves(name)]
+    assert not bad, "names the docstrings give that do not exist:\n" + "\n".join(bad)
 
 
 def test_a_planted_wrong_name_is_caught():
