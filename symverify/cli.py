@@ -63,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("lhs", metavar="A.json", help="a circuit or model file (JSON; docs/formats.md)")
     v.add_argument("rhs", metavar="B.json", help="the other side: a circuit or model file")
     v.add_argument("--method", choices=METHODS, default="auto",
-                   help="how to decide: auto (the default) tries the cheap exact methods first; "
+                   help="how to decide: auto (the default) checks the certificate when there is one, else runs a "
+                        "one-trial randomized pre-check, then exact on small sides, else randomized; "
                         f"one of {', '.join(METHODS)}")
     v.add_argument("--certificate", metavar="CERT.json", help="a stage certificate for the model side")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -167,7 +168,8 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per instance) to FILE")
     p.add_argument("--golden", metavar="RUN.json", help="fail unless verdicts, methods, resources and bounds match a stored run")
-    p.add_argument("--update-golden", action="store_true", help="with --golden: write this run there instead of comparing")
+    p.add_argument("--update-golden", action="store_true",
+                   help="with --golden: write this run there instead of comparing (only when it is ok)")
     p.add_argument("--timings", action="store_true", help="keep times (rounded to 0.1 s) in the JSON")
     p.add_argument("--dir", metavar="DIR", action="append", default=[], help="add the scripts DIR/NAME.py (repeatable)")
     p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS", help="time limit per script process")

@@ -46,7 +46,8 @@ class ProverError(SymverifyError):
 
 
 class UsageError(SymverifyError):
-    """Options that do not fit together: an unknown method or backend, a certificate without a model, ..."""
+    """Options that do not fit together: an unknown method or backend, method ``compositional`` without a
+    certificate, a ``progress`` that is not a bool, ... (a certificate with no model side is an :class:`IRError`)."""
 
 
 class BackendUnavailableError(SymverifyError):

@@ -46,6 +46,18 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
             (:func:`symverify.progress.activity`; ``None``: when interactive, or ``SYMVERIFY_PROGRESS=1``).
         unknown: any other keyword is refused with a ``CompileError`` naming the accepted ones.
 
+    Returns:
+        a :class:`~symverify.compiler.result.Compiled`: ``model``, ``certificate`` (the stage
+        certificate ``verify`` checks), ``resources``, the construction's stated ``bounds`` and
+        ``over_bound()`` (the resources over their bounds), ``method``.
+
+    Raises:
+        CompileError: ``circuit`` is not a :class:`Circuit`, ``method`` is unknown, an option the
+            method does not take (``plan`` and ``max_cells`` are the kaleidoscope compiler's), or
+            every reason the circuit cannot be compiled (never a partial model).
+        LimitError: the circuit's input ``n·d`` exceeds ``MAX_INPUTS`` (:mod:`symverify.ir.limits`).
+        UsageError: ``progress`` is not ``True``, ``False`` or ``None``.
+
     >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense").model.signature
     (1, 2, 2, 1, 2)

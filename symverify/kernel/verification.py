@@ -67,12 +67,16 @@ NUMERIC_POINTS = 2
 class Report:
     """The outcome of :func:`verify`.
 
-    ``verdict`` is ``proved``/``refuted``/``unknown``; ``method`` names the method that decided;
-    ``evidence`` holds what the method measured (monomials compared; stages checked; for
-    randomized the engine ``backend``, the primes ``p``, ``k``, ``D`` and the bound);
-    ``lhs``/``rhs`` the side statistics (circuit stats, model signature and parameter counts);
-    ``timings`` seconds per phase; ``numeric`` the float cross-check when ``verify(numeric=...)``
-    asked for one (never part of the verdict).
+    ``verdict`` is ``proved``/``refuted``/``unknown`` (a :class:`Verdict`; ``proved`` and
+    ``refuted`` are the same as booleans, and a report itself has no truth value); ``method`` names
+    the method that decided; ``evidence`` holds what the method measured (monomials compared;
+    stages checked; for randomized the engine ``backend``, the primes ``p``, ``k``, ``D`` and the
+    bound); ``counterexample`` the exactly re-checked :class:`Counterexample` of a ``refuted``
+    verdict (else ``None``); ``lhs``/``rhs`` the side statistics (circuit stats, model signature
+    and parameter counts); ``timings`` seconds per phase; ``notes`` what the methods reported on the
+    way (a fallback, where a timeout struck); ``seed`` the seed the random choices used (the drawn
+    one for ``verify(seed=None)``); ``numeric`` the float cross-check when ``verify(numeric=...)``
+    asked for one (never part of the verdict). ``str()`` and :meth:`to_json` give everything.
     """
 
     verdict: Verdict
@@ -340,6 +344,8 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
     Raises:
         ShapeError: the sides have different shapes (both are named).
         IRError: an argument is not a verifiable object, or a certificate is malformed.
+        LimitError: a side has more inputs than ``MAX_INPUTS`` or a model state of more cells than
+            ``MAX_CELLS`` (:mod:`symverify.ir.limits`).
         UsageError: an unknown method, backend or ``numeric`` value, ``compositional`` without a
             certificate, ``backend='torch'`` where the torch engine cannot run, or a
             ``scheduler`` that is not an address, or that cannot be reached.
