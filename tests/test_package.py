@@ -64,3 +64,12 @@ def test_type_checkers_see_the_entry_points(tmp_path):
     assert 'Revealed type is "symverify.kernel.verification.Report"' in out, out
     assert 'Revealed type is "symverify.compiler.result.Compiled"' in out, out
     assert 'Revealed type is "symverify.kernel.provers.outcome.Verdict"' in out, out
+
+
+def test_the_parametric_language_is_exported_whole():
+    """Every constructor docs/forall.md §1 presents is importable from ``symverify.parametric``."""
+    import symverify.parametric as par
+    from symverify.kernel.parametric.expr import Pred
+
+    assert {"pred", "fam", "inp", "where", "var", "tap", "Gadget"} <= set(par.__all__)
+    assert isinstance(par.pred("V1", par.var("i"), 0), Pred)

@@ -25,6 +25,7 @@ from symverify.kernel.parametric.expr import (
     mod_pow2,
     ne,
     pow2,
+    pred,
     var,
     where,
 )
@@ -33,5 +34,5 @@ from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
 __all__ = [
     "Gadget", "Param", "PLayer", "tap", "instantiate", "instance_model", "ParametricError",
     "var", "lit", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
-    "inp", "fam", "where",
+    "inp", "fam", "where", "pred",
 ]
