@@ -85,6 +85,7 @@ from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.parametric.bulk import CellSet
 from symverify.kernel.semantics.support import prune_layer, support_of_cells
 
@@ -510,8 +511,10 @@ def factor_circuit(f: ButterflyFactor, d: int) -> Circuit:
     """
     from symverify.kernel.ir.circuit import Gate
 
-    if f.size % d:
-        raise CompileError(f"factor_circuit: d = {d} does not divide the factor size {f.size}")
+    if not isinstance(f, ButterflyFactor):
+        raise CompileError(f"factor_circuit: expected a ButterflyFactor, found {type(f).__name__}")
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1 or f.size % d:
+        raise CompileError(f"factor_circuit: d = {d!r} is not a positive int dividing the factor size {f.size}")
     gates, out = [], [0] * f.size
     for m, (p, q) in enumerate(f.pairs()):
         gates.append(Gate.lin(p, f.d1[m], q, f.d2[m]))
@@ -522,7 +525,7 @@ def factor_circuit(f: ButterflyFactor, d: int) -> Circuit:
 
 
 def _check_pow2_d(d: int, what: str) -> None:
-    if d != next_power_of_two(d):
+    if not isinstance(d, int) or isinstance(d, bool) or d != next_power_of_two(d):
         raise CompileError(f"{what}: expected d to be a power of two (the factor acts on vec of the inner state), found d = {d}")
 
 
@@ -549,6 +552,8 @@ def kaleidoscope_factors(K: Kaleidoscope, n: int, d: int) -> tuple[Layout, list[
     """
     from symverify.kaleidoscope.permutation import route_permutation
 
+    if not isinstance(K, Kaleidoscope):
+        raise CompileError(f"Lemma H.18: expected a Kaleidoscope (or the Factorization a construction returns), found {type(K).__name__}")
     if K.n != n * d:
         raise CompileError(f"Lemma H.18: the kaleidoscope corner is {K.n}×{K.n}, expected n·d = {n * d}")
     lay = Layout.choose(n, d, K.size)
@@ -561,14 +566,19 @@ def kaleidoscope_factors(K: Kaleidoscope, n: int, d: int) -> tuple[Layout, list[
     return lay, list(perm_in.factors) + fs + list(perm_out.factors)
 
 
-def kaleidoscope_model(K: Kaleidoscope, n: int, d: int, circuit: Circuit) -> Chain:
+def kaleidoscope_model(K: Kaleidoscope | Factorization, n: int, d: int, circuit: Circuit) -> Chain:
     """Lemma H.18: the BaseConv model of ``u ↦ M·vec(u)``, ``M`` the corner of ``K``.
 
+    ``K`` may be the :class:`Factorization` a construction returns (its kaleidoscope is compiled).
     ``circuit`` names the output nodes for the certificate: any circuit computing ``M·x`` (e.g.
     ``from_matrix(to_matrix(K), n, d)``); rows of ``M`` past its outputs must be 0, which the
     certificate's read-out check enforces. ``L ≤ 4·w·log2(N_k) + 1`` (``w + 2`` BB* when ``d``
     is not a power of two).
     """
+    if isinstance(K, Factorization):
+        K = K.kaleidoscope
+    if not isinstance(circuit, Circuit):
+        raise CompileError(f"Lemma H.18: the reference circuit: expected a Circuit, found {type(circuit).__name__}")
     if (circuit.n, circuit.d) != (n, d):
         raise CompileError(f"Lemma H.18: the reference circuit must read {n}×{d} inputs; found {circuit.n}×{circuit.d}")
     lay, fs = kaleidoscope_factors(K, n, d)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 from symverify.errors import BackendUnavailableError, IRError, ShapeError
@@ -124,8 +125,11 @@ class NumpyProgram:
         arr = arr.reshape(1, -1) if single else arr
         if arr.ndim != 2 or arr.shape[1] != self.n:
             raise ShapeError(f"numpy butterfly apply: expected shape ({self.n},) or (batch, {self.n}), found {np.shape(x)}")
-        if arr.dtype.kind in "cb":
+        if arr.dtype.kind not in "iufO":
             raise IRError(f"numpy butterfly apply: expected real numbers, found a {arr.dtype} array")
+        if arr.dtype == object and not all(isinstance(v, (int, float, Fraction, np.number)) and not isinstance(v, (bool, np.bool_, complex, np.complexfloating)) for v in arr.flat):
+            bad = next(v for v in arr.flat if not isinstance(v, (int, float, Fraction, np.number)) or isinstance(v, (bool, np.bool_, complex, np.complexfloating)))
+            raise IRError(f"numpy butterfly apply: expected real numbers, found {type(bad).__name__} {bad!r:.40} in an object array")
         if self.p and not (arr.dtype.kind in "iu" or (arr.dtype == object and all(
                 isinstance(v, int) and not isinstance(v, bool) for v in arr.flat))):
             raise IRError(f"numpy butterfly apply (mod {self.p}): expected integers (residues), found a {arr.dtype} array; "

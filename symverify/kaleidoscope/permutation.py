@@ -24,6 +24,7 @@ from symverify.kernel.ir.butterfly import (
     BBStar,
     ButterflyFactor,
     Kaleidoscope,
+    check_size_limit,
     is_power_of_two,
     next_power_of_two,
     pair_number,
@@ -185,12 +186,16 @@ def bit_reversal(n: int) -> tuple[int, ...]:
     """
     if not is_power_of_two(n):
         raise IRError(f"bit_reversal: expected a power of two, found {n!r}")
+    check_size_limit(n, f"bit_reversal({n})")
     bits = n.bit_length() - 1
     return tuple(int(format(i, f"0{bits}b")[::-1], 2) if bits else 0 for i in range(n))
 
 
 def reversal(n: int) -> tuple[int, ...]:
     """``i ↦ n − 1 − i``."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise IRError(f"reversal: expected a non-negative int, found {n!r}")
+    check_size_limit(n, f"reversal({n})")
     return tuple(n - 1 - i for i in range(n))
 
 

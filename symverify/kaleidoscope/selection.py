@@ -99,7 +99,13 @@ if TYPE_CHECKING:
 from symverify.errors import CompileError
 from symverify.kaleidoscope.permutation import benes_swaps, complete_permutation
 from symverify.kaleidoscope.simplify import is_diagonal, simplify_factors
-from symverify.kernel.ir.butterfly import ButterflyFactor, next_power_of_two, pair_number
+from symverify.kernel.ir.butterfly import (
+    ButterflyFactor,
+    check_size_limit,
+    is_power_of_two,
+    next_power_of_two,
+    pair_number,
+)
 from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = [
@@ -151,6 +157,29 @@ def is_selection(ents: Ents) -> bool:
     return all(c <= 2 for c in rows.values())
 
 
+def _position(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
+def _check_stage(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = ()) -> None:
+    """Refuse (:class:`CompileError`) a stage that is not ``{(out position, in position): coeff}``
+    with non-negative int positions, or ``in_pos``/``out_pos`` that are not non-negative ints."""
+    if not isinstance(ents, Mapping):
+        raise CompileError(f"selection route: expected a mapping {{(out position, in position): coeff}}, found {type(ents).__name__}")
+    for key in ents:
+        if not (isinstance(key, tuple) and len(key) == 2 and _position(key[0]) and _position(key[1])):
+            raise CompileError(f"selection route: expected keys (out position, in position) of non-negative ints, found {key!r:.80}")
+    for what, ps in (("in_pos", in_pos), ("out_pos", out_pos)):
+        for p in ps:
+            if not _position(p):
+                raise CompileError(f"selection route {what}: expected non-negative int positions, found {p!r:.80}")
+
+
+def _check_max_K(max_K: object) -> None:
+    if not isinstance(max_K, int) or isinstance(max_K, bool) or max_K < 1:
+        raise CompileError(f"selection route max_K: expected a positive int, found {max_K!r}")
+
+
 def _rows(ents: Ents) -> dict[int, list[tuple[int, Scalar]]]:
     rows: dict[int, list[tuple[int, Scalar]]] = {}
     for (i, j), v in sorted(ents.items()):
@@ -180,11 +209,18 @@ def _valid_K(rows: Mapping[int, list[tuple[int, Scalar]]], N: int) -> list[int]:
 
 def selection_size(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = ()) -> int:
     """The size ``N`` :func:`selection_route` builds at (a power of two ≥ 2): the least one above
-    every position and ``nnz``, doubled when no combine stride fits (module docstring)."""
+    every position and ``nnz``, doubled when no combine stride fits (module docstring).
+
+    Raises:
+        CompileError: positions that are not non-negative ints.
+        LimitError: ``N`` above :data:`symverify.ir.limits.MAX_CELLS`.
+    """
+    _check_stage(ents, in_pos, out_pos)
     rows = _rows(ents)
     nnz = sum(len(r) for r in rows.values())
     top = max([q + 1 for q in (*in_pos, *out_pos)] + [i + 1 for i in rows] + [j + 1 for r in rows.values() for j, _ in r] + [nnz, 2])
     N = next_power_of_two(top)
+    check_size_limit(N, "selection route: the stage size N")
     return N if _valid_K(rows, N) else 2 * N
 
 
@@ -740,8 +776,13 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
     The candidates are compared by :func:`selection_shape` (memoised); only the chosen one is built.
 
     Raises:
-        CompileError: a row has more than two entries, or ``size`` is below ``N``.
+        CompileError: a row has more than two entries, ``size`` is below ``N`` or not a power of
+            two, positions are not non-negative ints, or ``max_K`` is not a positive int.
     """
+    _check_stage(ents, in_pos, out_pos)
+    _check_max_K(max_K)
+    if size is not None and not is_power_of_two(size):
+        raise CompileError(f"selection route: size: expected a power of two, found {size!r}")
     _rows(ents)  # validates the rows
     N, choice = _chosen(_ents_key(ents), tuple(in_pos), tuple(out_pos), max_K, (size or 0) if room else 0)
     size = N if size is None else size
@@ -756,6 +797,8 @@ def selection_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
 def selection_strategy(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = (), *, max_K: int = 4) -> str:
     """The name of the candidate :func:`selection_route` takes at the stage's own size (memoised):
     e.g. ``"direct up"``, ``"compact, gaps filled, benes down"`` or ``"zero"``."""
+    _check_stage(ents, in_pos, out_pos)
+    _check_max_K(max_K)
     _rows(ents)
     _, choice = _chosen(_ents_key(ents), tuple(in_pos), tuple(out_pos), max_K)
     return "zero" if choice is None else choice[1]
@@ -773,6 +816,8 @@ def selection_shape(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[in
     Raises:
         CompileError: a row has more than two entries.
     """
+    _check_stage(ents, in_pos, out_pos)
+    _check_max_K(max_K)
     _rows(ents)
     _, choice = _chosen(_ents_key(ents), tuple(in_pos), tuple(out_pos), max_K)
     return ((1, True),) if choice is None else choice[5]
@@ -794,6 +839,7 @@ def direct_route(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] 
     """The cheapest direct candidate of :func:`selection_route` alone (every valid ``K``, both
     operand orders, both stride orders), lifted to ``size``; None when every one collides or the
     stage needs more than ``size``. Cheap to try: no permutation is routed."""
+    _check_stage(ents, in_pos, out_pos)
     rows = _rows(ents)
     N = selection_size(ents, in_pos, out_pos)
     size = N if size is None else size
@@ -819,6 +865,8 @@ def column_counts(rows: Sequence[Sequence[tuple[int, Scalar]]], num_inputs: int)
     counts = [0] * num_inputs
     for row in rows:
         for slot in {s for s, co in row if not is_zero(co)}:
+            if not _position(slot) or slot >= num_inputs:
+                raise CompileError(f"column_counts: a row reads slot {slot!r}, expected an int in 0 … {num_inputs - 1}")
             counts[slot] += 1
     return counts
 
@@ -829,6 +877,9 @@ def preferred_positions(counts: Sequence[int], start: int = 0) -> tuple[int, ...
     by decreasing size from ``start``, which should be a multiple of the largest block), then the
     slots nobody reads. The copy network is then ``⌈log2 max(counts)⌉`` broadcast factors.
     The positions span fewer than ``2·Σ counts + #unread`` slots."""
+    for i, c in enumerate(counts):
+        if not _position(c):
+            raise CompileError(f"preferred_positions: counts[{i}]: expected a non-negative int, found {c!r}")
     order = sorted((i for i, c in enumerate(counts) if c > 0), key=lambda i: (-next_power_of_two(counts[i]), i))
     pos = [0] * len(counts)
     at = start
@@ -864,8 +915,9 @@ class BroadcastPlacer:
     def __init__(self, N: int, order: str = "down") -> None:
         if order not in ("down", "up"):
             raise CompileError(f"BroadcastPlacer: order: expected 'down' or 'up', found {order!r}")
-        if N < 2 or N & (N - 1):
-            raise CompileError(f"BroadcastPlacer: expected a size N that is a power of two ≥ 2, found {N}")
+        if not is_power_of_two(N) or N < 2:
+            raise CompileError(f"BroadcastPlacer: expected a size N that is a power of two ≥ 2, found {N!r}")
+        check_size_limit(N, "BroadcastPlacer: the size N")
         import numpy as np
 
         self.N = N

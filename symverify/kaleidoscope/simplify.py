@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.butterfly import ButterflyFactor
 from symverify.kernel.ir.scalar import Scalar, is_zero
 
@@ -46,9 +47,14 @@ def simplify_factors(factors: Sequence[ButterflyFactor]) -> tuple[ButterflyFacto
     >>> [(f.stride, f.d2) for f in simplify_factors([I, D, X, X])]
     [(1, (0, 0))]
     """
+    work = list(factors)
+    for i, f in enumerate(work):
+        if not isinstance(f, ButterflyFactor):
+            raise IRError(f"simplify_factors: entry {i}: expected a ButterflyFactor, found {type(f).__name__}")
+        if f.size != work[0].size:
+            raise ShapeError(f"simplify_factors: entry {i} has size {f.size}, entry 0 has size {work[0].size}; a product needs one size")
     out: list[ButterflyFactor] = []
     diag: list[Scalar] | None = None
-    work = list(factors)
     while work:
         f = work.pop(0)
         if f.is_identity():

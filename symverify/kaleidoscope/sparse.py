@@ -28,12 +28,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from symverify.errors import IRError
 from symverify.kaleidoscope.permutation import complete_permutation, route_permutation
 from symverify.kernel.ir.butterfly import (
     BBStar,
     ButterflyFactor,
     Kaleidoscope,
     bbstar_strides,
+    check_size_limit,
     next_power_of_two,
     pair_number,
 )
@@ -88,9 +90,12 @@ def sparse_to_kaleidoscope(S: SparseMatrix) -> Factorization:
     >>> (f.w, f.N), to_matrix(f.kaleidoscope)
     ((5, 8), [[1, 2], [0, 3]])
     """
+    if not isinstance(S, SparseMatrix):
+        raise IRError(f"sparse_to_kaleidoscope: expected a SparseMatrix, found {type(S).__name__}")
     n = max(S.rows, S.cols, 1)
     s = S.nnz
     N = sparse_size(n, s)
+    check_size_limit(N, f"sparse_to_kaleidoscope of a {S.rows}×{S.cols} matrix with {s} nonzeros: size N")
     cols, rows = _layout(S.col_counts()), _layout(S.row_counts())
     col_next = {j: a for j, (a, _) in cols.items()}
     row_next = {i: b for i, (b, _) in rows.items()}

@@ -67,6 +67,7 @@ from symverify.kernel.ir.butterfly import (
     ButterflyFactor,
     Kaleidoscope,
     bbstar_strides,
+    check_size_limit,
     next_power_of_two,
     pair_index,
     pair_number,
@@ -219,6 +220,7 @@ def sparse_to_kaleidoscope_thm3(M: SparseMatrix) -> Factorization:
     s = M.nnz
     n_pad = next_power_of_two(n)
     size = thm3_size(n, s)
+    check_size_limit(size, f"sparse_to_kaleidoscope_thm3 of a {M.rows}×{M.cols} matrix with {s} nonzeros: size N")
     groups: list[BBStar] = []
     if s == 0:
         zero = ButterflyFactor(size, size // 2, *([(0,) * (size // 2)] * 4))

@@ -35,6 +35,7 @@ from fractions import Fraction
 from typing import Literal
 
 from symverify.errors import IRError, ShapeError
+from symverify.ir import limits
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "Kaleidoscope",
     "product",
     "is_power_of_two",
+    "check_size_limit",
     "next_power_of_two",
     "bbstar_strides",
     "pair_index",
@@ -55,7 +57,15 @@ Block = tuple[tuple[Scalar, Scalar], tuple[Scalar, Scalar]]
 
 
 def is_power_of_two(n: int) -> bool:
-    return isinstance(n, int) and n >= 1 and n & (n - 1) == 0
+    """``n`` is an ``int`` (not a ``bool``) equal to ``2^k``, ``k ≥ 0``."""
+    return isinstance(n, int) and not isinstance(n, bool) and n >= 1 and n & (n - 1) == 0
+
+
+def check_size_limit(size: int, what: str) -> None:
+    """Refuse a butterfly size above :data:`symverify.ir.limits.MAX_CELLS` (:class:`LimitError`)
+    before anything of that size is allocated: every vector a product of size ``N`` maps has ``N``
+    entries."""
+    limits.check(size, "MAX_CELLS", what)
 
 
 def bbstar_strides(size: int) -> tuple[int, ...]:
@@ -105,6 +115,7 @@ _ONLY_INT = frozenset({int}).issuperset
 def _check_size(size: int, what: str, at_least: int = 2) -> None:
     if not is_power_of_two(size) or size < at_least:
         raise ShapeError(f"{what}: expected a power of two ≥ {at_least}, found {size!r}")
+    check_size_limit(size, what)
 
 
 def _check_side(side: str) -> None:
@@ -113,6 +124,8 @@ def _check_side(side: str) -> None:
 
 
 def _check_diag(diag: Sequence[object], size: int, what: str) -> tuple[Scalar, ...]:
+    if not hasattr(diag, "__len__"):
+        raise ShapeError(f"{what}: expected a diagonal as a sequence of {size} entries, found {type(diag).__name__}")
     if len(diag) != size:
         raise ShapeError(f"{what}: expected a diagonal of {size} entries, found {len(diag)}")
     return tuple(as_scalar(v, f"{what} diagonal[{i}]") for i, v in enumerate(diag))
@@ -130,8 +143,7 @@ class ButterflyFactor:
     d4: tuple[Scalar, ...]
 
     def __post_init__(self) -> None:
-        if not is_power_of_two(self.size) or self.size < 2:
-            raise ShapeError(f"butterfly factor size: expected a power of two ≥ 2, found {self.size!r}")
+        _check_size(self.size, "butterfly factor size")
         if not is_power_of_two(self.stride) or self.stride > self.size // 2:
             raise ShapeError(
                 f"butterfly factor stride: expected a power of two ≤ size/2 = {self.size // 2}, found {self.stride!r}"
@@ -147,6 +159,7 @@ class ButterflyFactor:
 
     @staticmethod
     def identity(size: int, stride: int) -> ButterflyFactor:
+        _check_size(size, "butterfly factor size")
         half = size // 2
         return ButterflyFactor(size, stride, (1,) * half, (0,) * half, (0,) * half, (1,) * half)
 
@@ -160,8 +173,13 @@ class ButterflyFactor:
     @staticmethod
     def from_blocks(size: int, stride: int, blocks: Sequence[Block]) -> ButterflyFactor:
         """The factor whose pair ``m`` carries ``blocks[m] = ((d1, d2), (d3, d4))``."""
-        if len(blocks) != size // 2:
-            raise ShapeError(f"butterfly factor blocks: expected {size // 2} 2×2 blocks (size/2), found {len(blocks)}")
+        _check_size(size, "butterfly factor size")
+        if not hasattr(blocks, "__len__") or len(blocks) != size // 2:
+            found = len(blocks) if hasattr(blocks, "__len__") else type(blocks).__name__
+            raise ShapeError(f"butterfly factor blocks: expected {size // 2} 2×2 blocks (size/2), found {found}")
+        for m, blk in enumerate(blocks):
+            if not (isinstance(blk, Sequence) and len(blk) == 2 and all(isinstance(r, Sequence) and len(r) == 2 for r in blk)):
+                raise ShapeError(f"butterfly factor block {m}: expected a 2×2 block ((d1, d2), (d3, d4)), found {blk!r:.80}")
         cols = list(zip(*[(a, b, c, d) for (a, b), (c, d) in blocks])) or [(), (), (), ()]
         return ButterflyFactor(size, stride, *cols)
 
@@ -180,6 +198,8 @@ class ButterflyFactor:
 
     def then(self, other: ButterflyFactor) -> ButterflyFactor:
         """``other · self`` (``self`` applied first): factors of one stride form an algebra (docs/kaleidoscope.md §1.2)."""
+        if not isinstance(other, ButterflyFactor):
+            raise IRError(f"multiplying butterfly factors: expected a ButterflyFactor, found {type(other).__name__}")
         if (other.size, other.stride) != (self.size, self.stride):
             raise ShapeError(
                 f"multiplying butterfly factors: both need size {self.size} and stride {self.stride}, "
@@ -233,8 +253,11 @@ class BBStar:
     factors: tuple[ButterflyFactor, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "factors", tuple(self.factors))
+        object.__setattr__(self, "factors", _items(self.factors, "BB* factors"))
         _check_size(self.size, "BB* size")
+        for i, f in enumerate(self.factors):
+            if not isinstance(f, ButterflyFactor):
+                raise IRError(f"BB* of size {self.size}: factor {i}: expected a ButterflyFactor, found {type(f).__name__}")
         want = bbstar_strides(self.size)
         got = tuple(f.stride for f in self.factors)
         if any(f.size != self.size for f in self.factors):
@@ -247,6 +270,7 @@ class BBStar:
 
     @staticmethod
     def identity(size: int) -> BBStar:
+        _check_size(size, "BB* size")
         return BBStar(size, tuple(ButterflyFactor.identity(size, s) for s in bbstar_strides(size)))
 
     def transpose(self) -> BBStar:
@@ -285,7 +309,7 @@ class FactorList:
     factors: tuple[ButterflyFactor, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "factors", tuple(self.factors))
+        object.__setattr__(self, "factors", _items(self.factors, "factor list factors"))
         _check_size(self.size, "factor list size")
         for i, f in enumerate(self.factors):
             if not isinstance(f, ButterflyFactor):
@@ -305,6 +329,8 @@ class FactorList:
 
     def then(self, other: FactorList) -> FactorList:
         """``other · self``: the factors of ``self``, then those of ``other`` (common size by lifting)."""
+        if not isinstance(other, FactorList):
+            raise IRError(f"multiplying factor lists: expected a FactorList, found {type(other).__name__}")
         size = max(self.size, other.size)
         return FactorList(size, self.lift(size).factors + other.lift(size).factors)
 
@@ -356,12 +382,15 @@ class Kaleidoscope:
     groups: tuple[BBStar, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "groups", tuple(self.groups))
-        if not isinstance(self.n, int) or self.n < 1 or self.n > self.size:
-            raise ShapeError(f"kaleidoscope: expected 1 ≤ n ≤ size = {self.size}, found n = {self.n!r}")
+        object.__setattr__(self, "groups", _items(self.groups, "kaleidoscope groups"))
         if not is_power_of_two(self.size):
             raise ShapeError(f"kaleidoscope size: expected a power of two, found {self.size!r}")
+        if not isinstance(self.n, int) or isinstance(self.n, bool) or self.n < 1 or self.n > self.size:
+            raise ShapeError(f"kaleidoscope: expected 1 ≤ n ≤ size = {self.size}, found n = {self.n!r} (an int)")
+        check_size_limit(self.size, f"kaleidoscope of size {self.size}")
         for i, g in enumerate(self.groups):
+            if not isinstance(g, BBStar):
+                raise IRError(f"kaleidoscope group {i}: expected a BBStar, found {type(g).__name__}")
             if g.size != self.size:
                 raise ShapeError(f"kaleidoscope group {i}: expected size {self.size}, found {g.size}")
 
@@ -388,6 +417,8 @@ class Kaleidoscope:
     @staticmethod
     def identity(n: int, size: int | None = None) -> Kaleidoscope:
         """The ``n×n`` identity as the empty product (w = 0) at ``size`` (default: ``n`` padded)."""
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise ShapeError(f"kaleidoscope identity: expected an int n ≥ 1, found n = {n!r}")
         return Kaleidoscope(n, size if size is not None else max(2, next_power_of_two(n)), ())
 
     def factor_list(self) -> FactorList:
@@ -427,6 +458,8 @@ class Kaleidoscope:
         (docs/kaleidoscope.md §1.6: ``S E₂ SᵀS E₁ Sᵀ``) is absorbed into the last stage of ``self``, so the
         result is exact even when ``self`` leaves values outside the corner.
         """
+        if not isinstance(other, Kaleidoscope):
+            raise IRError(f"kaleidoscope product: expected a Kaleidoscope, found {type(other).__name__}")
         if other.n != self.n:
             raise ShapeError(f"kaleidoscope product: both factors must be n×n with one n, found n = {self.n} and {other.n}")
         size = max(self.size, other.size)
@@ -434,6 +467,13 @@ class Kaleidoscope:
         if first.groups and second.groups and self.n < size:
             first = first.absorb_diagonal((1,) * self.n + (0,) * (size - self.n), "after")
         return Kaleidoscope(self.n, size, first.groups + second.groups)
+
+
+def _items(xs: object, what: str) -> tuple[object, ...]:
+    """``xs`` as a tuple; anything but a list, tuple or other iterable is refused (:class:`IRError`)."""
+    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+        raise IRError(f"{what}: expected a sequence, found {type(xs).__name__}")
+    return tuple(xs)  # type: ignore[call-overload]
 
 
 def product(*ks: Kaleidoscope) -> Kaleidoscope:

@@ -204,6 +204,8 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
     plans = [_plan(f, ring) for f in fs]
     out = []
     for x in xs:
+        if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
+            raise ShapeError(f"applying a butterfly product: expected a vector (a sequence of values), found {type(x).__name__}")
         _, length = _io(obj, len(x), full)
         y = _run(plans, list(x) + [ring.zero] * (size - length), ring, check)
         out.append(y[:length])
@@ -223,8 +225,8 @@ def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: 
     ring = AffineRing(ScalarRing() if coeffs is None else coeffs)
     x = [ring.zero] * size
     for j in columns:
-        if not 0 <= j < size:
-            raise ShapeError(f"materialize: column {j} is outside 0 … {size - 1}")
+        if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < size:
+            raise ShapeError(f"materialize: column {j!r} is outside 0 … {size - 1} (expected an int)")
         x[j] = Affine.unit(j)
     return _run([_plan(f, ring) for f in fs], x, ring)
 

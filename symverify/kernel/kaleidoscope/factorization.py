@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
 
+from symverify.errors import IRError
 from symverify.kernel.ir.butterfly import Kaleidoscope
 
 __all__ = ["Factorization", "Number"]
@@ -42,6 +43,10 @@ class Factorization:
 
     def __post_init__(self) -> None:
         k = self.kaleidoscope
+        if not isinstance(k, Kaleidoscope):
+            raise IRError(f"factorization: expected a Kaleidoscope, found {type(k).__name__}")
+        if not isinstance(self.garbage_free, bool):
+            raise IRError(f"factorization garbage_free: expected a bool, found {self.garbage_free!r:.80}")
         res = {**dict(self.resources), "w": k.width, "N": k.size, "n": k.n, "e": k.expansion}
         object.__setattr__(self, "resources", MappingProxyType(res))
         object.__setattr__(self, "bounds", MappingProxyType(dict(self.bounds)))

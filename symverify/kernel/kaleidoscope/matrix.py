@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from symverify.errors import IRError, ShapeError
+from symverify.ir import limits
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero
 
 __all__ = ["SparseMatrix", "check_permutation"]
@@ -15,8 +16,15 @@ Entry = tuple[int, int, Scalar]
 
 
 def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[int, ...]:
-    """Validate that ``perm`` lists each of ``0 … n−1`` once; returns it as a tuple of ints."""
+    """Validate that ``perm`` lists each of ``0 … n−1`` once; returns it as a tuple of ints.
+
+    A ``perm`` without a length (a generator, a set, a str) is refused, and so is a length above
+    :data:`symverify.ir.limits.MAX_CELLS` (:class:`~symverify.errors.LimitError`, before allocating).
+    """
+    if isinstance(perm, (str, bytes)) or not hasattr(perm, "__len__") or not hasattr(perm, "__getitem__"):
+        raise IRError(f"{what}: expected a sequence of ints, found {type(perm).__name__}")
     n = len(perm)
+    limits.check(n, "MAX_CELLS", f"{what} of length {n}")
     seen = [-1] * n
     for i, v in enumerate(perm):
         if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < n:
@@ -25,6 +33,11 @@ def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[i
             raise IRError(f"{what}: positions {seen[v]} and {i} both map to {v}; expected a bijection of 0 … {n - 1}")
         seen[v] = i
     return tuple(perm)
+
+
+def _index(x: object) -> bool:
+    """``x`` is an ``int`` (not a ``bool``) ``≥ 0``."""
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +61,13 @@ class SparseMatrix:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ShapeError(f"sparse matrix {name}: expected a non-negative int, found {v!r}")
         clean: dict[tuple[int, int], Scalar] = {}
+        if isinstance(self.entries, (str, bytes)) or not hasattr(self.entries, "__iter__"):
+            raise IRError(f"sparse matrix entries: expected a sequence of (row, col, value), found {type(self.entries).__name__}")
         for k, e in enumerate(self.entries):
-            if len(e) != 3:
-                raise IRError(f"sparse matrix entry {k}: expected (row, col, value), found {e!r}")
+            if not isinstance(e, (tuple, list)) or len(e) != 3:
+                raise IRError(f"sparse matrix entry {k}: expected (row, col, value), found {e!r:.80}")
             i, j, v = e
-            if not (isinstance(i, int) and isinstance(j, int) and 0 <= i < self.rows and 0 <= j < self.cols):
+            if not (_index(i) and _index(j) and 0 <= i < self.rows and 0 <= j < self.cols):
                 raise ShapeError(f"sparse matrix entry {k}: position ({i!r}, {j!r}) is outside {self.rows}×{self.cols}")
             if (i, j) in clean:
                 raise IRError(f"sparse matrix entry {k}: position ({i}, {j}) is given twice")
@@ -72,11 +87,19 @@ class SparseMatrix:
 
     @staticmethod
     def from_dict(rows: int, cols: int, entries: Mapping[tuple[int, int], object]) -> SparseMatrix:
+        if not isinstance(entries, Mapping):
+            raise IRError(f"sparse matrix: expected a mapping {{(row, col): value}}, found {type(entries).__name__}")
+        for key in entries:
+            if not (isinstance(key, tuple) and len(key) == 2):
+                raise IRError(f"sparse matrix: expected keys (row, col), found {key!r:.80}")
         ents: tuple[Any, ...] = tuple((i, j, v) for (i, j), v in entries.items())
         return SparseMatrix(rows, cols, ents)
 
     @staticmethod
     def identity(n: int) -> SparseMatrix:
+        if not _index(n):
+            raise ShapeError(f"sparse identity: expected a non-negative int n, found {n!r}")
+        limits.check(n, "MAX_CELLS", f"the {n}×{n} sparse identity")
         return SparseMatrix(n, n, tuple((i, i, 1) for i in range(n)))
 
     @staticmethod

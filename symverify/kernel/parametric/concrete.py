@@ -275,6 +275,14 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
     from symverify.kernel.parametric.bulk import CellSet
 
     # a set of cells is frozen once (its packed keys are then computed once for every read)
+    if families is not None:
+        if not isinstance(families, Mapping):
+            raise ParametricError(f"gadget {g.name}: families: expected a mapping from names to callables on indices, found {type(families).__name__}")
+        for k, fn in families.items():
+            if not callable(fn):
+                raise ParametricError(f"gadget {g.name}: family {k!r}: expected a callable on its indices (e.g. lambda p: ...), found {type(fn).__name__}")
+    if placement is not None and not isinstance(placement, Mapping):
+        raise ParametricError(f"gadget {g.name}: placement: expected a mapping from predicate names to placements, found {type(placement).__name__}")
     preds = {k: CellSet(v) if isinstance(v, AbstractSet) and not isinstance(v, CellSet) else v for k, v in (placement or {}).items()}
     with predicates({k: _as_callable(v) for k, v in preds.items()}):
         env, nn, dd = sizes(g, params)

@@ -106,6 +106,56 @@ class IExpr:
     def __mod__(self, o: IntLike) -> IExpr:
         return Bin("%", self, as_iexpr(o))
 
+    def __rlshift__(self, o: int) -> IExpr:
+        return Bin("<<", as_iexpr(o), self)
+
+    def __rrshift__(self, o: int) -> IExpr:
+        return Bin(">>", as_iexpr(o), self)
+
+    def __rand__(self, o: int) -> IExpr:
+        return Bin("&", as_iexpr(o), self)
+
+    def __ror__(self, o: int) -> IExpr:
+        return Bin("|", as_iexpr(o), self)
+
+    def __rxor__(self, o: int) -> IExpr:
+        return Bin("^", as_iexpr(o), self)
+
+    def __rfloordiv__(self, o: int) -> IExpr:
+        return Bin("//", as_iexpr(o), self)
+
+    def __rmod__(self, o: int) -> IExpr:
+        return Bin("%", as_iexpr(o), self)
+
+    # Python's comparisons would give a bool (or a TypeError), never a condition: refuse them with
+    # the function to use (``==`` stays structural equality of expressions).
+    def __lt__(self, o: object) -> bool:
+        raise ParametricError(f"{self} < {o}: Python comparisons do not build conditions; write lt(a, b)")
+
+    def __le__(self, o: object) -> bool:
+        raise ParametricError(f"{self} <= {o}: Python comparisons do not build conditions; write le(a, b)")
+
+    def __gt__(self, o: object) -> bool:
+        raise ParametricError(f"{self} > {o}: Python comparisons do not build conditions; write gt(a, b)")
+
+    def __ge__(self, o: object) -> bool:
+        raise ParametricError(f"{self} >= {o}: Python comparisons do not build conditions; write ge(a, b)")
+
+    def __truediv__(self, o: object) -> IExpr:
+        raise ParametricError(f"{self} / {o}: index expressions are integers; write // (floor division)")
+
+    def __rtruediv__(self, o: object) -> IExpr:
+        raise ParametricError(f"{o} / {self}: index expressions are integers; write // (floor division)")
+
+    def __pow__(self, o: object) -> IExpr:
+        raise ParametricError(f"{self} ** {o}: no power of index expressions; write a product, or pow2(k) for 2^k")
+
+    def __rpow__(self, o: object) -> IExpr:
+        raise ParametricError(f"{o} ** {self}: no power of index expressions; write pow2(k) for 2^k")
+
+    def __neg__(self) -> IExpr:
+        raise ParametricError(f"-{self}: index expressions are unsigned; write a subtraction a - b")
+
     def eval(self, env: Mapping[str, int]) -> int:
         """The value at the variable assignment ``env``; :class:`ParametricError` where undefined."""
         return _eval_i(self, env)
@@ -208,8 +258,11 @@ class BoolOp(Cond):
     items: tuple[Cond, ...]
 
     def __post_init__(self) -> None:
-        if self.op not in ("and", "or") or not all(isinstance(c, Cond) for c in self.items):
-            raise ParametricError(f"boolean operation: expected 'and'/'or' over conditions, found {self.op!r}")
+        if self.op not in ("and", "or"):
+            raise ParametricError(f"boolean operation: expected 'and' or 'or', found {self.op!r}")
+        for c in self.items:
+            if not isinstance(c, Cond):
+                raise ParametricError(f"boolean operation {self.op}: expected conditions (lt, eq, bit, ...), found {type(c).__name__} {c!r:.60}")
 
     def __str__(self) -> str:
         if not self.items:
@@ -290,6 +343,8 @@ def mod_pow2(a: IntLike, k: IntLike) -> IExpr:
 
 
 def ite(cond: Cond, a: IntLike, b: IntLike) -> IExpr:
+    if not isinstance(cond, Cond):
+        raise ParametricError(f"ite: expected a Cond (lt, eq, bit, ...), found {type(cond).__name__} {cond!r:.60}")
     return Ite(cond, as_iexpr(a), as_iexpr(b))
 
 
@@ -347,11 +402,26 @@ class Value:
     def __sub__(self, o: object) -> Value:
         return VSum((self, VProd(Num(-1), as_value(o))))
 
+    def __rsub__(self, o: object) -> Value:
+        return VSum((as_value(o), VProd(Num(-1), self)))
+
+    def __neg__(self) -> Value:
+        return VProd(Num(-1), self)
+
     def __mul__(self, o: object) -> Value:
         return VProd(self, as_value(o))
 
     def __rmul__(self, o: object) -> Value:
         return VProd(as_value(o), self)
+
+    def __truediv__(self, o: object) -> Value:
+        raise ParametricError(f"value / {o!r:.40}: values are polynomials; multiply by Fraction(1, k) instead")
+
+    def __rtruediv__(self, o: object) -> Value:
+        raise ParametricError(f"{o!r:.40} / value: values are polynomials; there is no division by a value")
+
+    def __pow__(self, o: object) -> Value:
+        raise ParametricError(f"value ** {o!r:.40}: write the product (v * v) instead")
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,6 +74,14 @@ class Tap:
     value: Value
 
 
+def _seq(xs: object, what: str, items: str) -> tuple[object, ...]:
+    """``xs`` as a tuple: a list or tuple of ``items``; a single object (a Tap, a PLayer, a Param,
+    a Cond, an IExpr) where a sequence of them belongs is refused with :class:`ParametricError`."""
+    if not isinstance(xs, (list, tuple)):
+        raise ParametricError(f"{what}: expected a list or tuple of {items}, found {type(xs).__name__} {xs!r:.60}")
+    return tuple(xs)
+
+
 def tap(src: object, value: object = 1, guard: Cond = TRUE) -> Tap:
     if not isinstance(guard, Cond):
         raise ParametricError(f"tap guard: expected a Cond, found {type(guard).__name__}")
@@ -103,8 +111,8 @@ class PLayer:
     mode: str = "causal"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "W", tuple(self.W))
-        object.__setattr__(self, "h", tuple(self.h))
+        object.__setattr__(self, "W", _seq(self.W, "layer W", "taps"))
+        object.__setattr__(self, "h", _seq(self.h, "layer h", "taps"))
         object.__setattr__(self, "b1", as_value(self.b1))
         object.__setattr__(self, "b2", as_value(self.b2))
         if self.mode not in ("causal", "cyclic"):
@@ -144,12 +152,29 @@ class Gadget:
     everywhere, whatever the cases are)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "params", tuple(self.params))
-        object.__setattr__(self, "cases", tuple(self.cases))
-        object.__setattr__(self, "layers", tuple(self.layers))
+        if not isinstance(self.name, str):
+            raise ParametricError(f"gadget name: expected a str, found {type(self.name).__name__} {self.name!r:.60}")
+        if not isinstance(self.doc, str):
+            raise ParametricError(f"gadget {self.name} doc: expected a str, found {type(self.doc).__name__}")
+        object.__setattr__(self, "params", _seq(self.params, f"gadget {self.name} params", "Params"))
+        object.__setattr__(self, "cases", _seq(self.cases, f"gadget {self.name} cases", "conditions"))
+        object.__setattr__(self, "layers", _seq(self.layers, f"gadget {self.name} layers", "PLayers"))
         object.__setattr__(self, "rows", as_iexpr(self.rows))
         object.__setattr__(self, "cols", as_iexpr(self.cols))
         object.__setattr__(self, "spec", as_value(self.spec))
+        for k, p in enumerate(self.params):
+            if not isinstance(p, Param):
+                raise ParametricError(f"gadget {self.name} param {k}: expected a Param(name, lo, hi), found {type(p).__name__} {p!r:.60}")
+        for what in ("where", "care", "entry", "assume"):
+            c = getattr(self, what)
+            if not isinstance(c, Cond):
+                raise ParametricError(f"gadget {self.name} {what}: expected a Cond (lt, eq, bit, ...), found {type(c).__name__} {c!r:.60}")
+        if not isinstance(self.families, Mapping):
+            raise ParametricError(f"gadget {self.name} families: expected a mapping from names to index sizes, found {type(self.families).__name__}")
+        for fname, size in self.families.items():
+            if not isinstance(fname, str) or not fname.isidentifier():
+                raise ParametricError(f"gadget {self.name} families: expected identifier names, found {fname!r:.60}")
+            _seq(size, f"gadget {self.name} family {fname} size", "index expressions")
         object.__setattr__(self, "families", {k: tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()})
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
@@ -181,6 +206,8 @@ class Gadget:
 
     def check_params(self, values: Mapping[str, int]) -> dict[str, int]:
         """``values`` restricted to the parameters, checked against their ranges and ``where``."""
+        if not isinstance(values, Mapping):
+            raise ParametricError(f"gadget {self.name}: expected the parameter values as a mapping {{name: int}}, found {type(values).__name__}")
         out: dict[str, int] = {}
         for p in self.params:
             v = values.get(p.name)

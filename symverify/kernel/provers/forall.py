@@ -49,6 +49,7 @@ refutation or an unknown).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import time
@@ -58,6 +59,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import BackendUnavailableError, ProverError
+from symverify.ir.bigint import int_to_str
 from symverify.kernel.parametric.expr import (
     WIDTH,
     Bin,
@@ -171,7 +173,7 @@ class _Enc:
         cw = max(8, (sum(abs(c) for c, _ in parts) + 1).bit_length() + 1)
         out = z3.BitVecVal(0, cw)
         for c, cond in parts:
-            out = out + z3.If(cond, z3.BitVecVal(c, cw), z3.BitVecVal(0, cw))
+            out = out + z3.If(cond, z3.BitVecVal(_numeral(c), cw), z3.BitVecVal(0, cw))
         return out, z3.BitVecVal(0, cw)
 
     def ix(self, e: IExpr) -> tuple[Any, Any]:
@@ -283,7 +285,7 @@ class _IntEnc(_Enc):
 
     def total(self, parts: list[tuple[int, Any]]) -> Any:
         z3 = self.z3
-        return z3.Sum(*[z3.If(cond, z3.IntVal(c), z3.IntVal(0)) for c, cond in parts]) if parts else z3.IntVal(0), z3.IntVal(0)
+        return z3.Sum(*[z3.If(cond, z3.IntVal(_numeral(c)), z3.IntVal(0)) for c, cond in parts]) if parts else z3.IntVal(0), z3.IntVal(0)
 
     def _bin(self, e: Bin, a: Any, b: Any) -> tuple[Any, list[Any]]:
         z3 = self.z3
@@ -600,6 +602,24 @@ def _narrow_widths(g: Gadget, bounds: Mapping[str, tuple[int, int]]) -> list[int
     return [w, NARROW_WIDTH] if w < NARROW_WIDTH else [NARROW_WIDTH]
 
 
+def _numeral(c: int) -> str:
+    """``c`` as z3 reads a numeral: exact decimal text of any size up to
+    :data:`symverify.ir.limits.MAX_INT_DIGITS` digits (z3's own ``str(c)`` stops at Python's 4300)."""
+    return int_to_str(c, "a coefficient of the ∀ identity")
+
+
+def _mentions_pred(x: object) -> bool:
+    """Whether a free predicate occurs in ``x`` (expression nodes, layers, taps and tuples of them),
+    found by walking the nodes (a ``repr`` would fail on a constant of more than 4300 digits)."""
+    if isinstance(x, Pred):
+        return True
+    if isinstance(x, tuple):
+        return any(_mentions_pred(y) for y in x)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return any(_mentions_pred(getattr(x, f.name)) for f in dataclasses.fields(x))
+    return False
+
+
 def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = None, timeout_s: float = 60.0) -> ForallResult:
     """Decide ``output(i, q) = spec(i, q)`` for every parameter value, cell, input and family value.
 
@@ -629,7 +649,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     if str(g.where) != "true":
         shown += f", {g.where}"
     out, spec = output_terms(g), spec_terms(g)
-    has_preds = "Pred(" in repr((g.layers, g.spec, g.entry, g.care, g.assume))
+    has_preds = _mentions_pred((g.layers, g.spec, g.entry, g.care, g.assume))
     _check_arities(g, out + spec)
     # First with ``a mod b`` as a conditional subtraction (fast to decide), valid only if every
     # ``mod`` has a < 2b where it is evaluated; when that fails, with the full bit-vector remainder.

@@ -98,6 +98,14 @@ def _first_difference(rows: list[dict[int, Scalar]], want: dict[tuple[int, int],
     return None
 
 
+def _kaleidoscope(obj: object) -> Kaleidoscope:
+    """The kaleidoscope checked: ``obj`` itself or a factorization's (else :class:`ShapeError`)."""
+    k = obj.kaleidoscope if isinstance(obj, Factorization) else obj
+    if not isinstance(k, Kaleidoscope):
+        raise ShapeError(f"kaleidoscope check: expected a Kaleidoscope or Factorization, found {type(obj).__name__}")
+    return k
+
+
 def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
     """Decide ``S·E·Sᵀ = target`` exactly (target padded with zeros to ``n×n``).
 
@@ -113,9 +121,7 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     """
     if isinstance(obj, Factorization):
         garbage_free = obj.garbage_free if garbage_free is None else garbage_free
-        k = obj.kaleidoscope
-    else:
-        k = obj
+    k = _kaleidoscope(obj)
     garbage_free = bool(garbage_free)
     want = {key: as_scalar(v, f"target entry {key}") for key, v in _target_dict(target, k.n).items()}
     rows = [r.terms for r in materialize(k)]
@@ -134,14 +140,18 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
 
 def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
     """Decide that the kaleidoscope computes the linear circuit ``c`` (its exact matrix)."""
-    k = obj.kaleidoscope if isinstance(obj, Factorization) else obj
+    k = _kaleidoscope(obj)
     if k.n != c.num_inputs:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the circuit has n·d = {c.num_inputs} inputs")
     return verify_matrix(obj, circuit_matrix(c), garbage_free=garbage_free)
 
 
 def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
-    """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``."""
+    """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``; ``perm`` must have length
+    ``n`` (a shorter one padded with zero rows would not be a permutation of ``0 … n−1``)."""
+    k = _kaleidoscope(obj)
+    if hasattr(perm, "__len__") and len(perm) != k.n:
+        raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the permutation has length {len(perm)}")
     return verify_matrix(obj, SparseMatrix.permutation(perm), garbage_free=garbage_free)
 
 

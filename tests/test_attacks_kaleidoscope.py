@@ -1,0 +1,342 @@
+"""Attacks on the kaleidoscope and butterfly API (``symverify.kaleidoscope``, the IR of
+``symverify.kernel.ir.butterfly`` and ``symverify.kernel.kaleidoscope``, Lemma H.16/H.18 models):
+sizes, strides, entries, permutations, matrices and selections of the wrong kind. Each ends in a
+clear ``SymverifyError`` or in a result proved equal to the exact matrix, never a bare Python
+exception, a ``MemoryError`` or a wrong object that is proved."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import symverify as sv
+from symverify.compiler.butterfly_to_baseconv import factor_model, kaleidoscope_model
+from symverify.errors import CompileError, IRError, LimitError, ShapeError
+from symverify.ir.build import from_matrix
+from symverify.kaleidoscope import (
+    SparseMatrix,
+    apply,
+    bit_reversal,
+    compile_numpy,
+    materialize,
+    permutation_to_kaleidoscope,
+    reversal,
+    route_permutation,
+    sparse_to_kaleidoscope,
+    sparse_to_kaleidoscope_thm3,
+    to_matrix,
+)
+from symverify.kaleidoscope.selection import (
+    BroadcastPlacer,
+    column_counts,
+    direct_route,
+    preferred_positions,
+    selection_route,
+    selection_size,
+)
+from symverify.kaleidoscope.simplify import simplify_factors
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope
+from symverify.kernel.kaleidoscope.factorization import Factorization
+from symverify.kernel.provers.matrix import verify_matrix, verify_permutation
+
+HUGE = 2**40
+
+
+# ---- sizes ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", [2.0, np.int64(4), True, "4"])
+def test_identity_constructors_refuse_sizes_that_are_not_ints(size):
+    """``BBStar.identity(2.0)`` and ``Kaleidoscope.identity(np.int64(4))`` raised AttributeError
+    (``bit_length``), ``ButterflyFactor.identity(2.0, 1)`` a TypeError; ``bit_reversal(True)`` was
+    ``(0,)`` and a stride of ``True`` was kept as the bool."""
+    with pytest.raises(ShapeError, match=r"expected a power of two ≥ 2, found"):
+        ButterflyFactor.identity(size, 1)
+    with pytest.raises(ShapeError, match=r"BB\* size: expected a power of two ≥ 2, found"):
+        BBStar.identity(size)
+    with pytest.raises(ShapeError, match=r"kaleidoscope identity: expected an int n ≥ 1, found n = "):
+        Kaleidoscope.identity(size)
+    with pytest.raises(IRError, match=r"bit_reversal: expected a power of two, found"):
+        bit_reversal(size)
+    with pytest.raises(ShapeError, match=r"stride: expected a power of two ≤ size/2 = 2, found True"):
+        ButterflyFactor(4, True, (1, 1), (0, 0), (0, 0), (1, 1))
+
+
+def test_a_bool_corner_or_reversal_length_is_refused():
+    with pytest.raises(ShapeError, match=r"expected 1 ≤ n ≤ size = 4, found n = True"):
+        Kaleidoscope(True, 4, ())
+    for n in (-2, 2.0, True):
+        with pytest.raises(IRError, match=r"reversal: expected a non-negative int, found"):
+            reversal(n)
+    assert reversal(0) == () and reversal(3) == (2, 1, 0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ButterflyFactor.identity(HUGE, 1),
+        lambda: BBStar.identity(HUGE),
+        lambda: Kaleidoscope.identity(HUGE),
+        lambda: Kaleidoscope(4, 4, (BBStar.identity(4),)).lift(HUGE),
+        lambda: FactorList(HUGE, ()),
+        lambda: bit_reversal(HUGE),
+        lambda: reversal(HUGE),
+        lambda: SparseMatrix.identity(HUGE),
+        lambda: route_permutation(range(HUGE)),
+        lambda: permutation_to_kaleidoscope(range(HUGE)),
+        lambda: sparse_to_kaleidoscope(SparseMatrix(HUGE, 2, ())),
+        lambda: sparse_to_kaleidoscope_thm3(SparseMatrix(HUGE, 2, ())),
+        lambda: selection_size({(HUGE, 0): 1}),
+        lambda: selection_route({(0, 1): 1}, in_pos=(HUGE,)),
+        lambda: direct_route({(HUGE, 0): 1}),
+        lambda: BroadcastPlacer(HUGE),
+    ],
+)
+def test_sizes_of_2_to_the_40_are_a_limit_error_before_allocating(make):
+    """Each of these allocated 2^40 entries (MemoryError, or minutes of work) before any check."""
+    with pytest.raises(LimitError, match=r"is more than symverify\.ir\.limits\.MAX_CELLS"):
+        make()
+
+
+@pytest.mark.parametrize("size", [3, 0, -2, 6])
+def test_sizes_that_are_not_powers_of_two(size):
+    with pytest.raises(ShapeError, match=r"expected a power of two"):
+        ButterflyFactor.identity(size, 1)
+    with pytest.raises(ShapeError, match=r"expected a power of two"):
+        FactorList(size, ())
+    with pytest.raises(CompileError, match=r"expected a size N that is a power of two ≥ 2"):
+        BroadcastPlacer(size)
+
+
+# ---- objects of the wrong kind where the IR expects factors, groups, kaleidoscopes ---------------
+@pytest.mark.parametrize(
+    "make, err, match",
+    [
+        (lambda: Kaleidoscope(2, 2, (ButterflyFactor.identity(2, 1),)), IRError, r"kaleidoscope group 0: expected a BBStar, found ButterflyFactor"),
+        (lambda: Kaleidoscope(2, 2, None), IRError, r"kaleidoscope groups: expected a sequence, found NoneType"),
+        (lambda: BBStar(2, (1,)), IRError, r"BB\* of size 2: factor 0: expected a ButterflyFactor, found int"),
+        (lambda: FactorList(4, None), IRError, r"factor list factors: expected a sequence, found NoneType"),
+        (lambda: Kaleidoscope.identity(2).then(3), IRError, r"kaleidoscope product: expected a Kaleidoscope, found int"),
+        (lambda: ButterflyFactor.identity(4, 1).then(3), IRError, r"multiplying butterfly factors: expected a ButterflyFactor, found int"),
+        (lambda: FactorList(4, ()).then(3), IRError, r"multiplying factor lists: expected a FactorList, found int"),
+        (lambda: Factorization(3, "x", True), IRError, r"factorization: expected a Kaleidoscope, found int"),
+        (lambda: Factorization(Kaleidoscope.identity(2), "x", "no"), IRError, r"garbage_free: expected a bool, found 'no'"),
+        (lambda: simplify_factors([3]), IRError, r"simplify_factors: entry 0: expected a ButterflyFactor, found int"),
+        (lambda: simplify_factors([ButterflyFactor.identity(4, 1), ButterflyFactor(2, 1, (0,), (1,), (1,), (0,))]),
+         ShapeError, r"entry 1 has size 2, entry 0 has size 4"),
+        (lambda: ButterflyFactor.from_blocks(4, 1, [((1, 2), (3, 4)), ((1,), (3, 4))]), ShapeError, r"block 1: expected a 2×2 block"),
+        (lambda: ButterflyFactor.from_blocks(4, 1, [((1, 2, 5), (3, 4)), ((1, 2), (3, 4))]), ShapeError, r"block 0: expected a 2×2 block"),
+        (lambda: Kaleidoscope(4, 4, (BBStar.identity(4),)).absorb_diagonal(iter((1, 2, 3, 4)), "after"),
+         ShapeError, r"expected a diagonal as a sequence of 4 entries, found tuple_iterator"),
+    ],
+)
+def test_wrong_objects_in_the_ir(make, err, match):
+    """Each raised AttributeError, TypeError or ValueError (or, for ``garbage_free='no'``, was kept)."""
+    with pytest.raises(err, match=match):
+        make()
+
+
+def test_entries_that_are_not_exact_are_refused_and_odd_exact_ones_are_kept_exactly():
+    for v, match in [(0.5, "float 0.5"), (float("nan"), "float nan"), (float("inf"), "float inf"), (1j, "complex"),
+                     (True, "bool True"), (np.float16(1), "float")]:
+        with pytest.raises(IRError, match=match):
+            ButterflyFactor(2, 1, (v,), (0,), (0,), (1,))
+    big = np.uint64(2**63 + 1)
+    f = ButterflyFactor(2, 1, (big,), (np.int8(-3),), (Fraction(10**5000, 7),), (1,))
+    assert f.d1 == (2**63 + 1,) and f.d2 == (-3,) and f.d3 == (Fraction(10**5000, 7),)
+    assert to_matrix(f) == [[2**63 + 1, -3], [Fraction(10**5000, 7), 1]]
+
+
+# ---- permutations -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "perm, match",
+    [
+        ([0, 0], "both map to 0"),
+        ([0, 2], "maps to 2"),
+        ([True, False], "maps to True"),
+        ([0.0, 1.0], "maps to 0.0"),
+        (np.array([1, 0]), "maps to np.int64"),
+        ((x for x in [1, 0]), "expected a sequence of ints, found generator"),
+        ({0, 1}, "expected a sequence of ints, found set"),
+        ("10", "expected a sequence of ints, found str"),
+    ],
+)
+def test_permutations_that_are_not_permutations(perm, match):
+    with pytest.raises(IRError, match=match):
+        permutation_to_kaleidoscope(perm)
+
+
+def test_a_permutation_of_odd_length_is_padded_and_proved():
+    f = permutation_to_kaleidoscope([2, 0, 1])
+    assert (f.N, f.kaleidoscope.n) == (4, 3)
+    assert verify_permutation(f, [2, 0, 1]).proved
+
+
+def test_a_shorter_permutation_is_not_proved_for_a_larger_corner():
+    """``verify_permutation`` padded a length-2 permutation with zero rows: the 3×3 corner
+    ``diag([[0, 1], [1, 0]], 0)``, which is no permutation, was *proved* to be ``[1, 0]``."""
+    S = SparseMatrix.from_dense([[0, 1, 0], [1, 0, 0], [0, 0, 0]])
+    f = sparse_to_kaleidoscope(S)
+    assert verify_matrix(f, S).proved
+    with pytest.raises(ShapeError, match=r"the corner is 3×3, the permutation has length 2"):
+        verify_permutation(f, [1, 0])
+    assert not verify_permutation(f, [1, 0, 2]).proved
+
+
+# ---- sparse matrices --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "make, err, match",
+    [
+        (lambda: SparseMatrix(2, 2, ((True, 0, 1),)), ShapeError, r"position \(True, 0\) is outside 2×2"),
+        (lambda: SparseMatrix(2, 2, (5,)), IRError, r"entry 0: expected \(row, col, value\), found 5"),
+        (lambda: SparseMatrix(2, 2, None), IRError, r"entries: expected a sequence of \(row, col, value\), found NoneType"),
+        (lambda: SparseMatrix(2, 2, ((0, 0, 1), (0, 0, 2))), IRError, r"position \(0, 0\) is given twice"),
+        (lambda: SparseMatrix.from_dict(2, 2, {(0,): 1}), IRError, r"expected keys \(row, col\), found \(0,\)"),
+        (lambda: SparseMatrix.from_dict(2, 2, {0: 1}), IRError, r"expected keys \(row, col\), found 0"),
+        (lambda: SparseMatrix.from_dict(2, 2, [((0, 0), 1)]), IRError, r"expected a mapping"),
+        (lambda: SparseMatrix.identity(2.0), ShapeError, r"sparse identity: expected a non-negative int n, found 2.0"),
+        (lambda: SparseMatrix.from_dense([[1, 2], [3]]), ShapeError, r"row 1: expected 2 entries like row 0, found 1"),
+        (lambda: SparseMatrix.from_dense([[float("nan")]]), IRError, r"float nan"),
+        (lambda: SparseMatrix.from_dense(np.array([[1, 2], [3, "x"]], dtype=object)), IRError, r"found 'x'"),
+        (lambda: sparse_to_kaleidoscope([[1, 2], [3, 4]]), IRError, r"sparse_to_kaleidoscope: expected a SparseMatrix, found list"),
+    ],
+)
+def test_malformed_sparse_matrices(make, err, match):
+    """The bool row was read as row 1; the others raised TypeError, ValueError or AttributeError."""
+    with pytest.raises(err, match=match):
+        make()
+
+
+@pytest.mark.parametrize(
+    "dense",
+    [
+        np.array([[1, 2], [3, 127]], dtype=np.int8),
+        np.array([[2**63 + 5, 2], [3, 4]], dtype=np.uint64),
+        [[Fraction(10**3000, 7), 0, 1], [0, 0, 0]],
+        [["1/2", "-3"], ["0", "7"]],
+    ],
+)
+@pytest.mark.parametrize("construct", [sparse_to_kaleidoscope, sparse_to_kaleidoscope_thm3])
+def test_odd_exact_matrices_are_built_and_proved(dense, construct):
+    S = SparseMatrix.from_dense(dense)
+    assert verify_matrix(construct(S), S).proved
+
+
+# ---- applying and materializing ---------------------------------------------------------------------
+def test_apply_and_materialize_refuse_what_is_no_vector_or_column():
+    """``apply(K, 5)`` raised TypeError; ``materialize(K, [0.5])`` TypeError and ``[True]`` was column 1."""
+    K = permutation_to_kaleidoscope([1, 0, 2])
+    with pytest.raises(ShapeError, match=r"expected a vector \(a sequence of values\), found int"):
+        apply(K, 5)
+    for col in (0.5, True, 4):
+        with pytest.raises(ShapeError, match=r"materialize: column .* is outside 0 … 3"):
+            materialize(K, [col])
+    with pytest.raises(ShapeError, match=r"expected a Kaleidoscope or Factorization, found int"):
+        verify_matrix(3, [[1]])
+
+
+def test_the_numpy_program_refuses_strings_and_reads_odd_dtypes():
+    """A str array raised numpy's ValueError; integer dtypes of every width are read exactly mod p."""
+    K = permutation_to_kaleidoscope([1, 0, 2])
+    prog = compile_numpy(K)
+    for arr in (np.array(["a", "b", "c"]), np.array([1, "b", 3], dtype=object), np.array([1, 2j, 3], dtype=object)):
+        with pytest.raises(IRError, match=r"expected real numbers"):
+            prog.apply(arr)
+    assert prog.apply(np.array([1, 2, 3], dtype=np.float16)).tolist() == [2.0, 1.0, 3.0]
+    mod = compile_numpy(K, kind="mod", p=7)
+    assert mod.apply(np.array([2**63 + 1, 2, 3], dtype=np.uint64)).tolist() == [2, (2**63 + 1) % 7, 3]
+    assert mod.apply(np.array([100, -100, 3], dtype=np.int8)).tolist() == [(-100) % 7, 100 % 7, 3]
+
+
+# ---- selections ---------------------------------------------------------------------------------------
+def _selection_matrix_is(ents, **kw):
+    r = selection_route(ents, **kw)
+    M = to_matrix(FactorList(r.size, r.factors))
+    got = {(i, j): M[i][j] for i in range(r.size) for j in range(r.size) if M[i][j]}
+    return got == {k: v for k, v in ents.items() if v}
+
+
+@pytest.mark.parametrize(
+    "ents, kw, match",
+    [
+        ({(-1, 0): 1}, {}, r"keys \(out position, in position\) of non-negative ints, found \(-1, 0\)"),
+        ({(0, -1): 1}, {}, r"found \(0, -1\)"),
+        ({(0.0, 1): 1}, {}, r"found \(0.0, 1\)"),
+        ({(True, 0): 1}, {}, r"found \(True, 0\)"),
+        ({0: 1}, {}, r"found 0"),
+        ([((0, 1), 1)], {}, r"expected a mapping"),
+        ({(0, 1): 1}, {"in_pos": (-5,)}, r"in_pos: expected non-negative int positions, found -5"),
+        ({(0, 1): 1}, {"out_pos": (1.5,)}, r"out_pos: expected non-negative int positions, found 1.5"),
+        ({(0, 1): 1, (1, 0): 1}, {"max_K": 0}, r"max_K: expected a positive int, found 0"),
+        ({(0, 1): 1, (1, 0): 1}, {"max_K": 1.5}, r"max_K: expected a positive int, found 1.5"),
+        ({(0, 1): 1}, {"size": 3}, r"size: expected a power of two, found 3"),
+        ({(0, 3): 1}, {"size": 2}, r"the stage needs size 4 > 2"),
+        ({(0, 1): 1, (0, 2): 1, (0, 0): 1}, {}, r"output position 0 has 3 entries, expected at most 2"),
+    ],
+)
+def test_malformed_selections(ents, kw, match):
+    """Negative positions raised ValueError, float ones TypeError, a bool position was read as 1,
+    ``max_K=0`` tried every stride and ``max_K=1.5`` raised TypeError."""
+    with pytest.raises(CompileError, match=match):
+        selection_route(ents, **kw)
+
+
+def test_selection_helpers_refuse_bad_counts_and_slots():
+    with pytest.raises(CompileError, match=r"counts\[0\]: expected a non-negative int, found -1"):
+        preferred_positions([-1, 2])
+    with pytest.raises(CompileError, match=r"counts\[0\]: expected a non-negative int, found 1.5"):
+        preferred_positions([1.5, 2])
+    with pytest.raises(CompileError, match=r"a row reads slot 5, expected an int in 0 … 1"):
+        column_counts([[(5, 1)]], 2)
+
+
+@pytest.mark.parametrize(
+    "ents, kw",
+    [
+        ({(0, 1): 2, (1, 0): 3, (1, 1): 1}, {}),
+        ({(0, 1): 1}, {"in_pos": (1, 1), "out_pos": (0, 0)}),  # repeated positions: only the size reads them
+        ({(0, 0): 1, (1, 0): 1, (2, 0): 1, (3, 0): Fraction(1, 3)}, {}),  # fan-out 4
+        ({(0, 0): 0, (1, 1): 0}, {}),  # the zero map
+        ({(0, 1): 1, (1, 0): 1}, {"max_K": 1}),
+    ],
+)
+def test_edge_selections_are_exact(ents, kw):
+    assert _selection_matrix_is(ents, **kw)
+
+
+# ---- (BB*)^w with w = 0, Lemma H.16 and H.18 models ---------------------------------------------------
+def _proved_model(K, n, d, target=None):
+    c = from_matrix(to_matrix(K) if target is None else target, n, d)
+    ch = kaleidoscope_model(K, n, d, c)
+    return sv.verify(ch.model, c, certificate=ch.certificate).proved
+
+
+@pytest.mark.parametrize("n, d", [(3, 1), (1, 3), (2, 2)])
+def test_w_0_kaleidoscopes_compile_to_proved_models(n, d):
+    K = Kaleidoscope.identity(n * d)
+    assert K.width == 0 and _proved_model(K, n, d)
+
+
+def test_kaleidoscope_models_take_a_factorization_and_refuse_other_objects():
+    """A Factorization (what every construction returns) raised AttributeError ('no attribute n')."""
+    f = permutation_to_kaleidoscope([2, 0, 1])
+    assert _proved_model(f, 3, 1, target=to_matrix(f.kaleidoscope))
+    c = from_matrix(to_matrix(f), 3, 1)
+    with pytest.raises(CompileError, match=r"Lemma H.18: expected a Kaleidoscope .*, found int"):
+        kaleidoscope_model(3, 3, 1, c)  # type: ignore[arg-type]
+    with pytest.raises(CompileError, match=r"the reference circuit: expected a Circuit, found list"):
+        kaleidoscope_model(f, 3, 1, [[1]])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("d", [2.0, True, 0, -1, 3])
+def test_factor_models_refuse_d_that_is_no_power_of_two(d):
+    """``d=2.0`` raised AttributeError; ``d=True`` reached the circuit check ('circuit d')."""
+    f = ButterflyFactor(4, 2, (1, 2), (3, 0), (0, 5), (1, 1))
+    with pytest.raises(CompileError, match=r"expected d to be a power of two"):
+        factor_model(f, d)
+
+
+def test_factor_models_refuse_what_is_no_factor_and_prove_symbolic_ones():
+    with pytest.raises(CompileError, match=r"factor_circuit: expected a ButterflyFactor, found int"):
+        factor_model(3, 1)  # type: ignore[arg-type]
+    f = ButterflyFactor(4, 1, (sv.sym("a"), 1), (0, 2), (1, 0), (1, sv.sym("b")))
+    c, ch = factor_model(f, 2)
+    assert sv.verify(ch.model, c, certificate=ch.certificate).proved
