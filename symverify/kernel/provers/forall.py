@@ -350,9 +350,10 @@ def _linear_c(c: Cond) -> bool:
 
 
 def _is_linear(g: Gadget, terms: list[Term]) -> bool:
-    """Every index expression of ``g`` (and of its terms) is in :class:`_IntEnc`'s fragment."""
+    """Every index expression of ``g`` (and of its terms, and of its case split) is in
+    :class:`_IntEnc`'s fragment."""
     es: list[IExpr] = [g.rows, g.cols]
-    cs: list[Cond] = [g.where, g.care, g.entry, g.assume]
+    cs: list[Cond] = [g.where, g.care, g.entry, g.assume, *g.cases]
     for pl in g.layers:
         for tp in pl.W + pl.h:
             es.append(tp.src)
