@@ -867,3 +867,16 @@ def test_a_nonlinear_case_split_of_a_linear_gadget_is_decided() -> None:
                inp(i, q), cases=(bit(N, k),))
     assert judge(g) == "proved"
     assert judge(dataclasses.replace(g, spec=where(bit(N, k), inp(i, q), 2 * inp(i, q)))) == "refuted"
+
+
+def test_an_entry_undefined_at_a_cell_never_read_is_refused() -> None:
+    """``entry`` undefined at the last row, which the causal lag 1 never reads: the right claim was
+    proved and the wrong one raised ``ParametricError`` from the re-check (the instance model
+    reads every input cell). The definition is undefined there: both are refused up front."""
+    ent = le(0, (N - 2) - i)
+    g = Gadget("g", (Param("N", 2, 5),), N, 1, (PLayer(b1=1, h=(tap(1),), mode="causal"),),
+               where(ge(i, 1), inp(i - 1, q)), entry=ent)
+    for spec in (g.spec, 2 * g.spec):
+        with pytest.raises(ParametricError, match=r"entry"):
+            prove_forall(dataclasses.replace(g, spec=spec))
+        assert judge(dataclasses.replace(g, spec=spec)) == "refused"
