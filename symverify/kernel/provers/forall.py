@@ -33,7 +33,8 @@ symbolic inputs: only a confirmed difference is *refuted* (an unconfirmed one ra
 
 Before that, **definedness** is decided the same way: every index expression must stay in
 ``[0, 2^64)`` without wrapping (no subtraction below 0, no overflow, shift < 64, no division by
-zero) wherever it is evaluated (under its guard, with short-circuit ``and``/``or``/``ite``),
+zero) wherever it is evaluated (under its guard, with short-circuit ``and``/``or``/``ite``;
+``care`` and ``entry`` at every cell),
 every tap source must lie in ``[0, d')``, every lag in ``[0, N')``, every input cell the spec
 reads in the state and every family index in its declared size. A gadget for which z3 finds a
 violation is refused with a :class:`~symverify.kernel.parametric.expr.ParametricError` naming the
@@ -672,7 +673,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             raise ParametricError(f"gadget {g.name}: its state size {g.rows}×{g.cols} is undefined or 0 at "
                                   f"{_assignment(z3, s.model(), enc, names)}")
         care, ok_care = enc.cond(g.care)
-        checks = _layer_definedness(enc, g) + _defined_terms(enc, out)
+        # ``entry`` at every cell (as ``care``), read or not: the re-check builds the whole input
+        checks = [(enc.cond(g.entry)[1], f"entry {g.entry}"), *_layer_definedness(enc, g), *_defined_terms(enc, out)]
         checks += [(z3.And(ok_care, z3.Implies(care, ok)), f"spec {what}") for ok, what in _defined_terms(enc, spec)]
         for o in obligations(g):
             gz, okg = enc.cond(o.guard)
