@@ -67,6 +67,7 @@ from symverify.kernel.parametric.expr import (  # noqa: E402
     Not,
     Num,
     ParametricError,
+    Pred,
     Value,
     Var,
     VIf,
@@ -85,6 +86,8 @@ from symverify.kernel.parametric.expr import (  # noqa: E402
     mod_pow2,
     ne,
     pow2,
+    pred,
+    predicates,
     subst_c,
     subst_i,
     var,
@@ -106,11 +109,14 @@ TIMEOUT_S = 20.0
 # ---- the independent oracle ---------------------------------------------------------------------
 
 
+Env = dict[str, Any]  # parameter and cell values; "@P": the placement (a set of cells) of the predicate P
+
+
 class UndefinedError(Exception):
     """An index expression undefined, or a tap, lag, input cell or family index out of range."""
 
 
-def ix(e: IExpr, env: dict[str, int]) -> int:
+def ix(e: IExpr, env: Env) -> int:
     """``e`` at ``env`` with Python integers; :class:`UndefinedError` outside ``[0, 2^64)``, on a shift
     by 64 or more or a division by zero (docs/forall.md §1)."""
     if isinstance(e, Lit):
@@ -132,7 +138,7 @@ def ix(e: IExpr, env: dict[str, int]) -> int:
     return r
 
 
-def cond(c: Cond, env: dict[str, int]) -> bool:
+def cond(c: Cond, env: Env) -> bool:
     if isinstance(c, Cmp):
         a, b = ix(c.a, env), ix(c.b, env)
         return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b}[c.op]
@@ -140,6 +146,8 @@ def cond(c: Cond, env: dict[str, int]) -> bool:
         if c.op == "and":
             return all(cond(x, env) for x in c.items)
         return any(cond(x, env) for x in c.items)
+    if isinstance(c, Pred):
+        return (c.name, *(ix(x, env) for x in c.idx)) in env["@P"]
     assert isinstance(c, Not), c
     return not cond(c.c, env)
 
@@ -177,7 +185,7 @@ def p_mul(a: Poly, b: Poly) -> Poly:
     return out
 
 
-def value(v: Value, env: dict[str, int], read: Callable[[int, int], Poly] | None, fam_size: dict[str, tuple[IExpr, ...]],
+def value(v: Value, env: Env, read: Callable[[int, int], Poly] | None, fam_size: dict[str, tuple[IExpr, ...]],
           eager: bool) -> Poly:
     """``v`` at ``env`` as a polynomial; input cells through ``read``. ``eager``: both factors of a
     product are evaluated (every evaluation the prover's definedness check can ask for); else the
@@ -209,23 +217,24 @@ def value(v: Value, env: dict[str, int], read: Callable[[int, int], Poly] | None
 
 @dataclass
 class Instance:
-    """The oracle at one parameter value: ``error`` (undefined / out of range), or the cells where
-    ``care`` holds (``cares``) and those among them where output ≠ spec (``wrong``, with both)."""
+    """The oracle at one parameter value (and placement, ``env["@P"]``): ``error`` (undefined / out
+    of range), or the cells where ``care`` holds (``cares``) and those among them where output ≠
+    spec (``wrong``, with both)."""
 
-    env: dict[str, int]
+    env: Env
     error: str = ""
     cares: int = 0
     wrong: dict[tuple[int, int], tuple[Poly, Poly]] | None = None
 
 
-def run_instance(g: Gadget, env: dict[str, int], eager: bool) -> Instance:
+def run_instance(g: Gadget, env: Env, eager: bool) -> Instance:
     try:
         return _run(g, env, eager)
     except UndefinedError as e:
         return Instance(env, error=str(e))
 
 
-def _run(g: Gadget, env: dict[str, int], eager: bool) -> Instance:
+def _run(g: Gadget, env: Env, eager: bool) -> Instance:
     nn, dd = ix(g.rows, env), ix(g.cols, env)
     if nn == 0 or dd == 0:
         raise UndefinedError(f"state {nn}×{dd}")
@@ -296,30 +305,49 @@ class Oracle:
     lazy_undefined: list[Instance]
     wrong: list[Instance]
     cares: int
-    instances: dict[tuple[tuple[str, int], ...], Instance]
+    instances: dict[tuple[tuple[str, int], ...], list[Instance]]  # by parameter value: one per placement
 
 
-def oracle(g: Gadget, envs: list[dict[str, int]] | None = None) -> Oracle:
+def placements(g: Gadget, env: Env) -> list[Env]:
+    """``env`` with every placement of the predicate ``P`` (a set of cells of the state) that
+    satisfies ``assume`` at every cell; just ``env`` (no cell holds) for a gadget without one. An
+    ``assume`` undefined somewhere raises :class:`UndefinedError`."""
+    if "Pred(" not in repr((g.layers, g.spec, g.entry, g.care, g.assume, g.cases)):
+        return [{**env, "@P": frozenset()}]
+    nn, dd = ix(g.rows, env), ix(g.cols, env)
+    cells = [("P", r, c) for r in range(nn) for c in range(dd)]
+    out = []
+    for bits in itertools.product((False, True), repeat=len(cells)):
+        e = {**env, "@P": frozenset(x for x, b in zip(cells, bits) if b)}
+        if all([cond(g.assume, {**e, "i": r, "q": c}) for r in range(nn) for c in range(dd)]):
+            out.append(e)
+    return out
+
+
+def oracle(g: Gadget, envs: list[Env] | None = None) -> Oracle:
+    """Every parameter value in range (or ``envs``) and every placement satisfying ``assume``."""
     undefined, lazy_undefined, wrong, cares, by_env = [], [], [], 0, {}
     for env in param_values(g) if envs is None else envs:
         try:
             if not cond(g.where, env):
                 continue
+            placed = placements(g, env)
         except UndefinedError as e:
-            undefined.append(Instance(env, error=f"where: {e}"))
-            lazy_undefined.append(Instance(env, error=f"where: {e}"))
+            undefined.append(Instance(env, error=f"where, state or assume: {e}"))
+            lazy_undefined.append(Instance(env, error=f"where, state or assume: {e}"))
             continue
-        eager = run_instance(g, env, eager=True)
-        lazy = eager if not eager.error else run_instance(g, env, eager=False)
-        if eager.error:
-            undefined.append(eager)
-        if lazy.error:
-            lazy_undefined.append(lazy)
-            continue
-        by_env[tuple(sorted(env.items()))] = lazy
-        cares += lazy.cares
-        if lazy.wrong:
-            wrong.append(lazy)
+        for e in placed:
+            eager = run_instance(g, e, eager=True)
+            lazy = eager if not eager.error else run_instance(g, e, eager=False)
+            if eager.error:
+                undefined.append(eager)
+            if lazy.error:
+                lazy_undefined.append(lazy)
+                continue
+            by_env.setdefault(tuple(sorted(env.items())), []).append(lazy)
+            cares += lazy.cares
+            if lazy.wrong:
+                wrong.append(lazy)
     return Oracle(undefined, lazy_undefined, wrong, cares, by_env)
 
 
@@ -339,13 +367,17 @@ class _Families(dict):  # type: ignore[type-arg]
         return lambda *idx: sym(name + "".join(f"[{x}]" for x in idx))
 
 
-def package_cell(g: Gadget, env: dict[str, int], cell: tuple[int, int]) -> tuple[Poly, Poly]:
+def package_cell(g: Gadget, env: Env, cell: tuple[int, int]) -> tuple[Poly, Poly]:
     """Output and spec of ``cell`` by the package: the instance model evaluated exactly on
-    symbolic inputs (the prover's re-check) and :func:`spec_at`, as polynomials."""
-    model = instance_model(g, env, _Families())
-    u = entry_state(g, env, lambda r, c: sym(f"in[{r}][{c}]"))
-    out = eval_model(model, [[u(r, c) for c in range(model.inner_d)] for r in range(model.inner_n)], ScalarRing())
-    want = spec_at(g, env, *cell, lambda r, c: sym(f"in[{r}][{c}]"), _Families())
+    symbolic inputs (the prover's re-check) and :func:`spec_at`, as polynomials (the placement
+    ``env["@P"]``, if any, given as the predicate ``P``)."""
+    params = {n: v for n, v in env.items() if n != "@P"}
+    placed = env.get("@P", frozenset())
+    with predicates({"P": lambda *idx: ("P", *idx) in placed}):
+        model = instance_model(g, params, _Families())
+        u = entry_state(g, params, lambda r, c: sym(f"in[{r}][{c}]"))
+        out = eval_model(model, [[u(r, c) for c in range(model.inner_d)] for r in range(model.inner_n)], ScalarRing())
+        want = spec_at(g, params, *cell, lambda r, c: sym(f"in[{r}][{c}]"), _Families())
     return _sym_poly(out[cell[0]][cell[1]]), _sym_poly(want)
 
 
@@ -361,6 +393,8 @@ def judge(g: Gadget, prove: Callable[[Gadget], Any] | None = None) -> str:
     except ParametricError as e:
         if "vacuous" in str(e):
             assert not o.lazy_undefined and o.cares == 0, (str(e), o.lazy_undefined[:1], o.cares)
+        elif "hold for no placement" in str(e):
+            assert not o.instances, f"refused, but a placement satisfies the assumptions at {next(iter(o.instances))}"
         else:
             assert o.undefined, f"refused, but every instance is defined: {e}"
         return "refused"
@@ -371,13 +405,15 @@ def judge(g: Gadget, prove: Callable[[Gadget], Any] | None = None) -> str:
     elif res.verdict == "refuted":
         params = dict(res.params)
         assert res.cell is not None
-        inst = o.instances.get(tuple(sorted(params.items())))
-        assert inst is not None, f"refuted at {params}: not a parameter value in range"
-        assert inst.wrong is not None and res.cell in inst.wrong, f"BOGUS COUNTEREXAMPLE {params} {res.cell}: the oracle agrees there"
-        got, want = package_cell(g, params, res.cell)
+        insts = o.instances.get(tuple(sorted(params.items())))
+        assert insts is not None, f"refuted at {params}: not a parameter value in range"
+        inst = next((x for x in insts if x.wrong and res.cell in x.wrong), None)
+        assert inst is not None and inst.wrong is not None, f"BOGUS COUNTEREXAMPLE {params} {res.cell}: the oracle agrees there"
+        got, want = package_cell(g, inst.env, res.cell)
         assert got != want and (got, want) == inst.wrong[res.cell], (params, res.cell, got, want, inst.wrong[res.cell])
     else:
-        assert res.verdict == "unknown" and "z3 unknown" in res.detail, str(res)
+        # z3 gave up, or (with a placement) its witness could not be completed to one satisfying assume
+        assert res.verdict == "unknown" and ("z3 unknown" in res.detail or "could not be confirmed" in res.detail), str(res)
         return "unknown"
     if o.wrong:
         assert res.verdict == "refuted", f"{res.verdict}, but the oracle disagrees at {o.wrong[0].env}"
@@ -400,7 +436,11 @@ class Setup:
 
 
 @st.composite
-def setups(draw: Any) -> Setup:
+def setups(draw: Any, placed: bool = False) -> Setup:
+    """``placed``: a state of at most 3×2 cells (the oracle tries every placement of ``P``)."""
+    if placed:
+        nh, dh, sh, kh = draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.integers(0, 1)), draw(st.integers(0, 1))
+        return Setup((Param("N", 1, nh), Param("d", 1, dh), Param("s", 0, sh), Param("k", 0, kh)), N, d, nh)
     nh, dh, sh, kh = draw(st.integers(2, 6)), draw(st.integers(1, 3)), draw(st.integers(0, 3)), draw(st.integers(0, 2))
     params = (Param("N", draw(st.integers(1, 2)), nh), Param("d", 1, dh), Param("s", 0, sh), Param("k", 0, kh))
     rows, nmax = draw(st.sampled_from([(N, nh), (N + s, nh + sh), (pow2(k) + N // 2, (1 << kh) + nh // 2)]))
@@ -414,8 +454,9 @@ class Draw:
     64-bit remainder, seconds each); light ones give each ``mod`` an argument below twice the modulus
     (decided at the narrow width or over the integers, a fraction of a second)."""
 
-    def __init__(self, draw: Any, heavy: bool) -> None:
-        self.draw, self.heavy = draw, heavy
+    def __init__(self, draw: Any, heavy: bool, placed: bool = False) -> None:
+        self.draw, self.heavy, self.placed = draw, heavy, placed
+        self.setup: Setup | None = None
 
     def __call__(self, strategy: Any) -> Any:
         return self.draw(strategy)
@@ -469,7 +510,13 @@ def iexprs(draw: Draw, names: tuple[str, ...], depth: int) -> IExpr:
 
 
 def conds(draw: Draw, names: tuple[str, ...], depth: int) -> Cond:
-    kind = draw(st.sampled_from(["cmp", "cmp", "bit", "and", "or", "not"] if depth > 0 else ["cmp", "bit"]))
+    kinds = ["cmp", "cmp", "bit", "and", "or", "not"] if depth > 0 else ["cmp", "bit"]
+    kind = draw(st.sampled_from([*kinds, "pred", "pred"] if draw.placed else kinds))
+    if kind == "pred":  # the placement P at a cell of the state
+        assert draw.setup is not None
+        row = i if "i" in names and draw(st.booleans()) else wrap(draw, iexprs(draw, names, 1), draw.setup.rows)
+        col = q if draw(st.booleans()) else wrap(draw, iexprs(draw, names, 1), draw.setup.cols)
+        return pred("P", row, col)
     if kind == "cmp":
         a, b = iexprs(draw, names, min(depth, 1)), iexprs(draw, names, min(depth, 1))
         return draw(st.sampled_from([lt, le, eq, ne]))(a, b)
@@ -668,11 +715,12 @@ MAX_TERMS = 160  # terms of output and spec together (keeps each z3 query well u
 
 
 @st.composite
-def gadgets(draw_: Any, wrong: bool, heavy: bool | None = None) -> Gadget:
+def gadgets(draw_: Any, wrong: bool, heavy: bool | None = None, placed: bool = False) -> Gadget:
     """A random gadget and a spec derived from its meaning, rewritten (``wrong``: then mutated);
-    ``heavy``: see :class:`Draw` (None: drawn)."""
-    draw = Draw(draw_, draw_(st.booleans()) if heavy is None else heavy)
-    setup = draw(setups())
+    ``heavy``: see :class:`Draw` (None: drawn); ``placed``: conditions read a free predicate ``P``
+    on cells, constrained by a random ``assume``, on a state of at most 3×2 cells."""
+    draw = Draw(draw_, draw_(st.booleans()) if heavy is None else heavy, placed)
+    setup = draw.setup = draw(setups(placed))
     two = draw(st.booleans())
     ls = (layers(draw, setup, True, False), layers(draw, setup, False, True)) if two else (layers(draw, setup, False, True),)
     spec = meaning(ls, setup.rows, draw(st.booleans()), wrong or draw(st.booleans()))
@@ -682,10 +730,13 @@ def gadgets(draw_: Any, wrong: bool, heavy: bool | None = None) -> Gadget:
         spec = mutate(draw, spec, setup)
     where_ = draw(st.sampled_from([TRUE, TRUE, le(s, N), ne(k, 1), lt(N, s + 3)]))
     care = draw(st.sampled_from([TRUE, TRUE, lt(i, N), ne(q, 0), conds(draw, PIQ, 1)]))
-    entry = draw(st.sampled_from([TRUE, TRUE, lt(i, N), ne(q, 1), ~bit(i, 0)]))
+    entry = draw(st.sampled_from([TRUE, TRUE, lt(i, N), ne(q, 1), ~bit(i, 0), conds(draw, PIQ, 1)]))
     cases = tuple(conds(draw, PIQ, 1) for _ in range(draw(st.integers(0, 2))))
+    here = pred("P", i, q)
+    assumed = draw(st.sampled_from([TRUE, any_of(~here, lt(i, s + 1)), any_of(~here, ~bit(i + q, 0)),
+                                   ~all_of(here, pred("P", (i + 1) % N, q))])) if placed else TRUE
     g = Gadget("rand", setup.params, setup.rows, setup.cols, ls, spec, where=where_, care=care, entry=entry,
-               families={"B": (setup.cols,)}, cases=cases)
+               families={"B": (setup.cols,)}, cases=cases, assume=assumed)
     assume(len(output_terms(g)) + len(spec_terms(g)) <= MAX_TERMS)
     return g
 
@@ -707,6 +758,14 @@ def test_mutated_specs_agree_with_every_instance(g: Gadget) -> None:
     judge(g)
 
 
+@_settings(4)
+@given(st.booleans().flatmap(lambda wrong: gadgets(wrong=wrong, heavy=False, placed=True)))
+def test_placed_gadgets_agree_with_every_instance_and_placement(g: Gadget) -> None:
+    """Conditions reading a free predicate ``P`` (a placement) under a random ``assume``: the oracle
+    tries every placement of the (at most 3×2) state that satisfies it."""
+    judge(g)
+
+
 # ---- the width logic: ranges and values crossing 2^48 (hand-picked; checked at the large values) ----
 
 
@@ -717,7 +776,7 @@ def _copy_gadget(params: tuple[Param, ...], factor: Cond) -> Gadget:
                   where(factor, inp(i, q), 2 * inp(i, q)))
 
 
-def _agrees_at(g: Gadget, env: dict[str, int]) -> bool:
+def _agrees_at(g: Gadget, env: Env) -> bool:
     """Every cell at ``env`` by the oracle, and by the package's concrete interpretation (cell by
     cell and the instance model), which must say the same."""
     inst = run_instance(g, env, eager=False)
