@@ -3,35 +3,45 @@
 Random one- and two-layer gadgets of the user language (index expressions mixing sums, products
 and shifts with constants, ``mod``, ``//``, bit tests, ``XOR``, ``2^k`` with a symbolic ``k``,
 ``ite``; conditions with and/or/not; causal and cyclic taps at lags given by index expressions;
-biases; a weight family; ``where``, ``care``, ``entry`` and case splits) over parameter ranges
-small enough (``N' ≤ 16``, every parameter ≤ 6) that **every** instance in range is checked. Each
-is paired with a specification derived from the gadget's own meaning (the layer formula
+biases; a weight family; ``where``, ``care``, ``entry`` and case splits; in one test a free
+predicate ``P`` under a random ``assume``) over parameter ranges small enough (``N' ≤ 16``,
+every parameter ≤ 6) that **every** instance in range is checked. Each is paired with a
+specification derived from the gadget's own meaning (the layer formula
 ``y = (u·W + b1) ⊙ (h ⊛ u + b2)`` written as a value expression, layer 2 reading layer 1 by
 substitution), then either rewritten in ways that preserve its meaning (``e + 0``, ``(2e) // 2``,
-``e mod (e + 1)``, reordered sums, ``where`` split into cases, a cyclic lag written with ``ite`` or
-with ``mod``) or mutated (a read off by one, a coefficient changed, a guard weakened at one
-parameter value, a ``mod`` that wraps only at the top of the range).
+``e mod (e + 1)``, reordered sums, ``where`` negated or split into cases, a lag written with
+``ite`` or with ``mod``) or mutated (a read off by one, a coefficient changed, a guard weakened at
+one parameter value, a ``mod`` that wraps only at the top of the range).
 
 The oracle is written here, independently of the package: index expressions, conditions and
 values are evaluated by the naive interpreter below (Python integers, the language's rule that a
-value outside ``[0, 2^64)`` or a division by zero is undefined) and the layers by the layer
-formula over exact polynomials (dicts of monomials, one variable per input cell and family
-member). For every parameter value it gives the output and the spec at every ``care`` cell, or
-the reason the definition is undefined or out of range there. Then:
+value outside ``[0, 2^64)``, a shift by 64 or more or a division by zero is undefined) and the
+layers by the layer formula over exact polynomials (dicts of monomials, one variable per input
+cell and family member). For every parameter value (and every placement of ``P`` satisfying
+``assume``) it gives the output and the spec at every ``care`` cell, or the reason the definition
+is undefined or out of range there — evaluated twice: *eager* (both factors of every product:
+everything the prover's definedness check may ask for) and *lazy* (as the concrete
+interpretation evaluates). Then (:func:`judge`):
 
-* ``proved`` ⇒ every instance agrees; every instance agrees ⇒ not ``refuted``;
-* ``refuted`` ⇒ its parameter value is in range, its cell is a ``care`` cell, and the oracle and
-  the package's exact evaluation (instance model on symbolic inputs) both disagree there;
-* some instance disagrees ⇒ ``refuted`` (z3 decides these statements; ``unknown`` is allowed
-  only with z3's reason, i.e. a timeout);
-* a refusal (``ParametricError``) ⇒ the oracle finds an undefined or out-of-range evaluation at
-  some instance ("vacuous": no instance has a ``care`` cell); an accepted gadget ⇒ every
-  instance evaluates without error.
+* ``proved`` ⇒ every instance agrees;
+* ``refuted`` ⇒ its parameter value is in range and its cell a ``care`` cell where the oracle
+  disagrees, and the package's exact evaluation (instance model on symbolic inputs, the spec by
+  :func:`spec_at`) gives the same two values there;
+* some instance disagrees ⇒ ``refuted``; every instance agrees ⇒ ``proved`` (z3 decides these
+  statements: ``unknown`` is allowed only with its reason — z3 gave up, or a witness whose
+  placement could not be completed);
+* refused (``ParametricError``) ⇒ the eager oracle finds an undefined or out-of-range
+  evaluation ("vacuous": no ``care`` cell in any instance; "no placement": none satisfies
+  ``assume``); accepted ⇒ the lazy oracle finds none.
 
-Ranges crossing ``2^48`` (the narrow width must fall back to 64 bits) are covered by hand-picked
-gadgets whose claim differs only at the top of the range, checked at those large values by the
-concrete interpretation. ``SYMVERIFY_DIFF_EXAMPLES=n`` runs ``n`` random gadgets per test instead
-of the default few (the larger run).
+The default run draws *light* gadgets (each ``mod`` with an argument below twice the modulus, so
+they are decided at the narrow width or over the integers, a fraction of a second each);
+``SYMVERIFY_DIFF_EXAMPLES=n`` runs ``n`` gadgets per test, light and heavy (any ``mod``: decided
+with the full 64-bit remainder, seconds each), with a fresh seed. Ranges crossing ``2^48`` (the
+narrow width must fall back to 64 bits) are covered by hand-picked gadgets whose claim differs
+only at the top of the range, checked at those large values by the oracle and the concrete
+interpretation. The judge is itself tested: a prover patched to answer ``proved``, a narrow
+encoding patched to wrap, and forged verdicts are all caught.
 """
 
 from __future__ import annotations
@@ -939,3 +949,13 @@ def test_an_entry_undefined_at_a_cell_never_read_is_refused() -> None:
         with pytest.raises(ParametricError, match=r"entry"):
             prove_forall(dataclasses.replace(g, spec=spec))
         assert judge(dataclasses.replace(g, spec=spec)) == "refused"
+
+
+def test_a_care_condition_reading_a_placement_is_refuted_not_a_crash() -> None:
+    """``care`` reading the predicate ``P``: the re-check's placement kept only the points the
+    terms read, so ``P`` was false at the witness cell, ``spec_at`` gave None and ``prove_forall``
+    raised ``TypeError``. The points ``care`` reads at the witness are kept too."""
+    g = Gadget("g", (Param("N", 1, 2),), N, 1, (PLayer(b1=1, h=(tap(0),), mode="cyclic"),), 2 * inp(i, q),
+               care=pred("P", i, q))
+    assert judge(g) == "refuted"
+    assert judge(dataclasses.replace(g, spec=inp(i, q))) == "proved"
