@@ -959,3 +959,7 @@ def test_a_care_condition_reading_a_placement_is_refuted_not_a_crash() -> None:
                care=pred("P", i, q))
     assert judge(g) == "refuted"
     assert judge(dataclasses.replace(g, spec=inp(i, q))) == "proved"
+    # a witness cell where care fails with the placement is not confirmed (unknown), not a crash
+    assert forall._recheck(g, {"N": 2}, 1, 0, {"P": lambda r, c: False}) == (
+        None, "care does not hold at the witness's cell with its placement")
+    assert forall._recheck(g, {"N": 2}, 1, 0, {"P": lambda r, c: True})[0] is True

@@ -460,6 +460,8 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
         if preds and (nn * dd > RECHECK_CELLS or not all(g.assume.eval({**env, "i": r, "q": c}) for r in range(nn) for c in range(dd))):
             return None, "the witness's placement does not satisfy the assumptions at every cell"
         want = spec_at(g, params, i, q, state, fams)
+        if want is None:  # care fails at the witness cell with this placement: nothing to confirm
+            return None, "care does not hold at the witness's cell with its placement"
         if nn * dd <= RECHECK_CELLS:
             from symverify.kernel.semantics.evaluate import eval_model
             from symverify.kernel.semantics.rings import ScalarRing
@@ -775,7 +777,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             fn = enc.preds[name]
             return bool(z3.is_true(m.eval(fn(*[enc.const(x) for x in idx]), model_completion=True)))
 
-        points = _pred_points([t.guard for t in terms], at, holds)
+        # the points the terms and ``care`` (the witness cell must stay a care cell) read
+        points = _pred_points([g.care, *[t.guard for t in terms]], at, holds)
         preds = {name: _pred_fn(z3, m, enc, fn, points.get(name, set())) for name, fn in enc.preds.items()}
         differs, detail = _recheck(g, params, at["i"], at["q"], preds)
         if differs is None and (repaired := _repaired(g, params, preds)) is not None:
