@@ -113,7 +113,7 @@ from symverify.kernel.semantics.rings import ScalarRing  # noqa: E402
 i, q, N, d, s, k = (var(x) for x in "iqNdsk")
 TOP = 1 << 64
 EXAMPLES = int(os.environ.get("SYMVERIFY_DIFF_EXAMPLES", "0"))
-TIMEOUT_S = 20.0
+TIMEOUT_S = 10.0
 
 
 # ---- the independent oracle ---------------------------------------------------------------------
@@ -550,7 +550,10 @@ def values(draw: Draw, names: tuple[str, ...], families: bool) -> Value:
     kind = draw(st.sampled_from(["num", "num", "where", "fam"] if families else ["num", "num", "where"]))
     if kind == "num":
         return nums(draw)
-    if kind == "fam":
+    if kind == "fam":  # B[p] (one index) or, in a bias, C[r, q] (two: the key pads B's with 0)
+        if "i" in names and draw(st.booleans()):
+            assert draw.setup is not None
+            return fam("C", wrap(draw, iexprs(draw, names, 1), draw.setup.rows), q)
         return fam("B", wrap(draw, iexprs(draw, names, 1), d)) * nums(draw) if draw(st.booleans()) else fam("B", q)
     other = nums(draw) if draw(st.booleans()) else Num(0)
     return where(conds(draw, names, 1), values(draw, names, families), other)
@@ -746,7 +749,7 @@ def gadgets(draw_: Any, wrong: bool, heavy: bool | None = None, placed: bool = F
     assumed = draw(st.sampled_from([TRUE, any_of(~here, lt(i, s + 1)), any_of(~here, ~bit(i + q, 0)),
                                    ~all_of(here, pred("P", (i + 1) % N, q))])) if placed else TRUE
     g = Gadget("rand", setup.params, setup.rows, setup.cols, ls, spec, where=where_, care=care, entry=entry,
-               families={"B": (setup.cols,)}, cases=cases, assume=assumed)
+               families={"B": (setup.cols,), "C": (setup.rows, setup.cols)}, cases=cases, assume=assumed)
     assume(len(output_terms(g)) + len(spec_terms(g)) <= MAX_TERMS)
     return g
 
