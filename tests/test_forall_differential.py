@@ -966,3 +966,17 @@ def test_a_care_condition_reading_a_placement_is_refuted_not_a_crash() -> None:
     assert forall._recheck(g, {"N": 2}, 1, 0, {"P": lambda r, c: False}) == (
         None, "care does not hold at the witness's cell with its placement")
     assert forall._recheck(g, {"N": 2}, 1, 0, {"P": lambda r, c: True})[0] is True
+
+
+def test_a_care_that_no_allowed_placement_satisfies_is_refused_as_vacuous() -> None:
+    """``care`` holds only where ``P`` does and ``assume`` forbids ``P`` everywhere: the statement
+    is about no cell, but the vacuity check ignored ``assume`` and the claim was proved. Found by
+    the random placements with ``assume = ¬(P(i, q) ∧ P((i + 1) mod N, q))`` at ``N = 1``."""
+    g = Gadget("g", (Param("N", 1, 1),), N, 1, (PLayer(b1=1, h=(tap(0),), mode="cyclic"),), 2 * inp(i, q),
+               care=pred("P", i, q), assume=~pred("P", i, q))
+    with pytest.raises(ParametricError, match="vacuous"):
+        prove_forall(g)
+    assert judge(g) == "refused"
+    cyclic = dataclasses.replace(g, care=pred("P", i, 0), assume=~all_of(pred("P", i, q), pred("P", (i + 1) % N, q)))
+    assert judge(cyclic) == "refused"
+    assert judge(dataclasses.replace(cyclic, params=(Param("N", 1, 2),))) == "refuted"  # P((0, 0)) allowed at N = 2
