@@ -477,9 +477,10 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
 
 
 def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any]:
-    """Instances of ``assume`` at the cell ``(i, q)`` and at every input cell the terms read (under
-    the term's guard, inside the state): sound, since ``assume`` holds at every cell. Also the
-    definedness of ``assume`` at ``(i, q)``."""
+    """Instances of ``assume`` at the cell ``(i, q)``, at every input cell the terms read (under
+    the term's guard, inside the state) and at every cell a predicate in the terms' guards or in
+    ``care`` reads: sound, since ``assume`` holds at every cell. Also the definedness of
+    ``assume`` at ``(i, q)``."""
     z3 = enc.z3
     a0, ok0 = enc.cond(g.assume)
     out = [a0]
@@ -509,6 +510,9 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
         for p in preds_in(t.guard):
             if len(p.idx) == 2:
                 at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
+    for p in preds_in(g.care):
+        if len(p.idx) == 2:
+            at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
     return out, ok0
 
 
@@ -708,11 +712,11 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
     # a statement about no parameter value or no cell is vacuous: refused, never "proved for all"
     s = solver()
-    s.add(*cell, care)
+    s.add(*cell, *hyp, care)  # with the instances of assume: no placement it allows may make care hold
     r = s.check()
     if r == z3.unsat:
         raise ParametricError(f"gadget {g.name}: vacuous statement: no parameter value in {shown} and no cell with "
-                              f"care {g.care} exist (empty ranges, or a condition never true)")
+                              f"care {g.care} exist (empty ranges, a condition never true, or care only where assume forbids)")
     if r != z3.sat:
         return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check: z3 {r} ({s.reason_unknown()})",
                             seconds=time.perf_counter() - t0))
