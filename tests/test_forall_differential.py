@@ -414,7 +414,7 @@ def judge(g: Gadget, prove: Callable[[Gadget], Any] | None = None) -> str:
         assert not o.wrong, f"FALSE PROOF: proved, but at {o.wrong[0].env} cells {o.wrong[0].wrong}"
     elif res.verdict == "refuted":
         params = dict(res.params)
-        assert res.cell is not None
+        assert res.cell is not None, f"refuted without a witness cell: {res}"
         insts = o.instances.get(tuple(sorted(params.items())))
         assert insts is not None, f"refuted at {params}: not a parameter value in range"
         inst = next((x for x in insts if x.wrong and res.cell in x.wrong), None)
@@ -888,6 +888,10 @@ def test_a_planted_false_proof_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
     assert judge(_shift(s)) == "proved"
     with pytest.raises(AssertionError, match="FALSE PROOF"):
         judge(_shift((s + 1) % N))
+    # and the other way: every decided comparison turned into ``refuted``
+    monkeypatch.setattr(forall, "exact_comparison", lambda equal: Verdict.UNKNOWN if equal is None else Verdict.REFUTED)
+    with pytest.raises(AssertionError, match="without a witness"):
+        judge(_shift(s))
 
 
 def _forged(verdict: str, params: dict[str, int] | None = None, cell: tuple[int, int] | None = None, detail: str = "") -> Any:
