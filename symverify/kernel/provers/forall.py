@@ -33,7 +33,8 @@ symbolic inputs: only a confirmed difference is *refuted* (an unconfirmed one ra
 
 Before that, **definedness** is decided the same way: every index expression must stay in
 ``[0, 2^64)`` without wrapping (no subtraction below 0, no overflow, shift < 64, no division by
-zero) wherever it is evaluated (under its guard, with short-circuit ``and``/``or``/``ite``),
+zero) wherever it is evaluated (under its guard, with short-circuit ``and``/``or``/``ite``;
+``care`` and ``entry`` at every cell),
 every tap source must lie in ``[0, d')``, every lag in ``[0, N')``, every input cell the spec
 reads in the state and every family index in its declared size. A gadget for which z3 finds a
 violation is refused with a :class:`~symverify.kernel.parametric.expr.ParametricError` naming the
@@ -351,9 +352,10 @@ def _linear_c(c: Cond) -> bool:
 
 
 def _is_linear(g: Gadget, terms: list[Term]) -> bool:
-    """Every index expression of ``g`` (and of its terms) is in :class:`_IntEnc`'s fragment."""
+    """Every index expression of ``g`` (and of its terms, and of its case split) is in
+    :class:`_IntEnc`'s fragment."""
     es: list[IExpr] = [g.rows, g.cols]
-    cs: list[Cond] = [g.where, g.care, g.entry, g.assume]
+    cs: list[Cond] = [g.where, g.care, g.entry, g.assume, *g.cases]
     for pl in g.layers:
         for tp in pl.W + pl.h:
             es.append(tp.src)
@@ -459,6 +461,8 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
         if preds and (nn * dd > RECHECK_CELLS or not all(g.assume.eval({**env, "i": r, "q": c}) for r in range(nn) for c in range(dd))):
             return None, "the witness's placement does not satisfy the assumptions at every cell"
         want = spec_at(g, params, i, q, state, fams)
+        if want is None:  # care fails at the witness cell with this placement: nothing to confirm
+            return None, "care does not hold at the witness's cell with its placement"
         if nn * dd <= RECHECK_CELLS:
             from symverify.kernel.semantics.evaluate import eval_model
             from symverify.kernel.semantics.rings import ScalarRing
@@ -474,9 +478,10 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
 
 
 def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any]:
-    """Instances of ``assume`` at the cell ``(i, q)`` and at every input cell the terms read (under
-    the term's guard, inside the state): sound, since ``assume`` holds at every cell. Also the
-    definedness of ``assume`` at ``(i, q)``."""
+    """Instances of ``assume`` at the cell ``(i, q)``, at every input cell the terms read (under
+    the term's guard, inside the state) and at every cell a predicate in the terms' guards or in
+    ``care`` reads: sound, since ``assume`` holds at every cell. Also the definedness of
+    ``assume`` at ``(i, q)``."""
     z3 = enc.z3
     a0, ok0 = enc.cond(g.assume)
     out = [a0]
@@ -506,6 +511,9 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
         for p in preds_in(t.guard):
             if len(p.idx) == 2:
                 at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
+    for p in preds_in(g.care):
+        if len(p.idx) == 2:
+            at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
     return out, ok0
 
 
@@ -705,7 +713,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             raise ParametricError(f"gadget {g.name}: its state size {g.rows}×{g.cols} is undefined or 0 at "
                                   f"{_assignment(z3, s.model(), enc, names)}")
         care, ok_care = enc.cond(g.care)
-        checks = _layer_definedness(enc, g) + _defined_terms(enc, out)
+        # ``entry`` at every cell (as ``care``), read or not: the re-check builds the whole input
+        checks = [(enc.cond(g.entry)[1], f"entry {g.entry}"), *_layer_definedness(enc, g), *_defined_terms(enc, out)]
         checks += [(z3.And(ok_care, z3.Implies(care, ok)), f"spec {what}") for ok, what in _defined_terms(enc, spec)]
         for o in obligations(g):
             gz, okg = enc.cond(o.guard)
@@ -737,11 +746,11 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
     # a statement about no parameter value or no cell is vacuous: refused, never "proved for all"
     s = solver()
-    s.add(*cell, care)
+    s.add(*cell, *hyp, care)  # with the instances of assume: no placement it allows may make care hold
     r = s.check()
     if r == z3.unsat:
         raise ParametricError(f"gadget {g.name}: vacuous statement: no parameter value in {shown} and no cell with "
-                              f"care {g.care} exist (empty ranges, or a condition never true)")
+                              f"care {g.care} exist (empty ranges, a condition never true, or care only where assume forbids)")
     if r != z3.sat:
         return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check: z3 {r} ({s.reason_unknown()})",
                             seconds=time.perf_counter() - t0))
@@ -806,7 +815,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             fn = enc.preds[name]
             return bool(z3.is_true(m.eval(fn(*[enc.const(x) for x in idx]), model_completion=True)))
 
-        points = _pred_points([t.guard for t in terms], at, holds)
+        # the points the terms and ``care`` (the witness cell must stay a care cell) read
+        points = _pred_points([g.care, *[t.guard for t in terms]], at, holds)
         preds = {name: _pred_fn(z3, m, enc, fn, points.get(name, set())) for name, fn in enc.preds.items()}
         differs, detail = _recheck(g, params, at["i"], at["q"], preds)
         if differs is None and (repaired := _repaired(g, params, preds)) is not None:
