@@ -222,8 +222,12 @@ def forgeries(c: Circuit, model: Model, cert: Certificate, layer: int,
 def _not_proved(c: Circuit, model: Model, cert: Certificate, what: str) -> str:
     """The checker's outcome on a forged pair: ``"refused"`` (malformed, with a message) or
     ``"failed"``/``"stopped"``; a ``proved`` fails the test naming the forgery."""
+    return _not_proved_on(c, model, cert, what, "flint")
+
+
+def _not_proved_on(c: Circuit, model: Model, cert: Certificate, what: str, backend: str) -> str:
     try:
-        res = check_certificate(c, model, cert, isolate=False)
+        res = check_certificate(c, model, cert, isolate=False, backend=backend)
     except IRError as e:
         assert str(e)
         return "refused"
@@ -315,6 +319,35 @@ def test_verify_refutes_or_is_unknown_and_the_counterexample_rechecks(name):
                     _recheck(c, bad, rep)
                 verdicts.append(rep.verdict)
     assert REFUTED in verdicts
+
+
+@pytest.mark.parametrize("name", ["random_h21", "linear_h19"])
+def test_symbolic_weight_with_claims_in_the_symbol(name):
+    """A weight turned into the symbol ``m`` (right only for some values of ``m``), and claims
+    after it that use ``m`` as a coefficient or constant (a parameter the model has, so the
+    certificate is well-formed): never proved, on either polynomial backend; ``verify`` refutes
+    with a value of ``m`` that re-checks."""
+    c, comp = INSTANCES[name]
+    m = sv.sym("m")
+    site = next(s for s in weight_sites(comp.model) if s.layer == 0 and s.grid == "b1")
+    bad = mutate_weight(comp.model, site, "sym", symbol="m")
+    assert sv.verify(c, bad, method="exact").verdict is REFUTED
+    cert = comp.certificate
+    k = next(k for k, b in enumerate(cert.boundaries) if b.layer > 0)
+    b = cert.boundaries[k]
+    claims = [("original", cert)]
+    for j, x in enumerate(b.cells):
+        for cell in (Cell(x.row, x.col, tuple((v, m * co) for v, co in x.terms), x.const),
+                     Cell(x.row, x.col, x.terms, x.const + m - 1),
+                     Cell(x.row, x.col, (*x.terms, (x.nodes()[0], m - 1)), x.const)):
+            claims.append((f"cell {j} in m", _with(cert, k, Boundary(b.layer, (*b.cells[:j], cell, *b.cells[j + 1:]), b.label))))
+    claims.append(("recomputed", recomputed(c, mutate_weight(comp.model, site, "inc"), cert)))
+    for how, forged in claims:
+        for backend in ("flint", "sympy"):
+            _not_proved_on(c, bad, forged, f"{name}, {site} = m, {how}", backend)
+    rep = sv.verify(c, bad, certificate=claims[1][1])
+    assert rep.verdict is REFUTED and dict(rep.counterexample.params).keys() == {"m"}
+    _recheck(c, bad, rep)
 
 
 def test_the_mutated_cell_marked_zero_or_unlisted_is_caught():
@@ -448,6 +481,10 @@ def _delete(path):
     (_set(["boundaries", 1, "cells", 0], [0, 0, [[-1, "1"]], "0"]), r"certificate boundaries\[1\]\.cells\[0\]\[2\]\[0\]\[0\] \(node\)"),
     (_set(["boundaries", 1, "cells", 0], [0, 0, [[1]], "0"]), r"certificate boundaries\[1\]\.cells\[0\]\[2\]\[0\]: expected \[node, coeff\]"),
     (_set(["boundaries", 1, "cells", 0], [0, 0, [[1, "1"]], None]), r"certificate boundaries\[1\]\.cells\[0\]\[3\] \(const\)"),
+    (_set(["boundaries", 1, "cells", 0], [0, 0, [[1, "1" * 200_000]], "0"]), r"\[2\]\[0\]\[1\]: an integer of 200000 digits"),
+    (_set(["boundaries", 1, "cells", 0], [0, 0, [[1, "1"]], "1/" + "3" * 200_000]), r"\[3\] \(const\): an integer of 200000 digits"),
+    (_set(["boundaries", 1, "cells", 0], [0, 0, [[1, {"sym": "m", "x": 1}]], "0"]), r"\[2\]\[0\]\[1\]: unknown field 'x'"),
+    (_set(["boundaries", 1, "cells", 0], [0, 0, [[1, "1e5"]], "0"]), r"\[2\]\[0\]\[1\]: expected a rational"),
     (_set(["boundaries", 1, "label"], 7), r"certificate boundaries\[1\]\.label"),
     (_set(["meta"], []), r"certificate field 'meta'"),
     (_set(["meta"], {"k": 1}), r"certificate meta"),
@@ -508,9 +545,16 @@ def test_forged_certificates_through_dask_are_not_proved():
     distributed = pytest.importorskip("distributed")  # noqa: F841
     from conftest import local_dask_client
 
+    from symverify.kernel.provers.stages_dask import check_certificate_dask
+
     c, comp = INSTANCES["random_h21"]
     muts = _mutants(c, comp.model)[:2]
     with local_dask_client(1) as client:
+        for what, bad, _layer in muts:  # every cut into tasks, one stage per task included
+            rec = recomputed(c, bad, comp.certificate)
+            for per_task in (1, 2, 5):
+                res = check_certificate_dask(c, bad, rec, scheduler=client, stages_per_task=per_task)
+                assert not res.ok and res.failure is not None, f"FALSE PROOF (dask): {what}, recomputed, {per_task}"
         for what, bad, layer in muts:
             for how, cert in forgeries(c, bad, comp.certificate, layer)[:4]:
                 try:
