@@ -13,7 +13,10 @@ forges certificates that are as consistent as possible with the wrong model:
   reordered or dropped, cells dropped from a boundary's support (the mutated cell among them),
   fewer output cells, the declared sizes changed, another circuit's certificate of the same shape,
   and the mutation operators of :mod:`symverify.mutate` on the claims;
-* the JSON form edited by hand (extra and missing keys, huge ints, negative indices, bools).
+* the JSON form edited by hand (extra and missing keys, huge ints, negative indices, bools);
+* the same through ``verify`` (a compiled object carrying the forgery too), the CLI, Dask (every
+  cut into tasks), both polynomial backends, memory-limited stage processes, and a weight made
+  the symbol ``m`` with claims in ``m``.
 
 Every forged pair is either refused as malformed (an :class:`~symverify.errors.SymverifyError`
 with a message) or not proved; a refutation's counterexample is re-evaluated here exactly.
@@ -25,6 +28,7 @@ import copy
 import json
 import random
 from fractions import Fraction
+from types import SimpleNamespace
 
 import pytest
 
@@ -227,7 +231,7 @@ def _not_proved(c: Circuit, model: Model, cert: Certificate, what: str) -> str:
 
 def _not_proved_on(c: Circuit, model: Model, cert: Certificate, what: str, backend: str) -> str:
     try:
-        res = check_certificate(c, model, cert, isolate=False, backend=backend)
+        res = check_certificate(c, model, cert, backend=backend)
     except IRError as e:
         assert str(e)
         return "refused"
@@ -313,11 +317,12 @@ def test_verify_refutes_or_is_unknown_and_the_counterexample_rechecks(name):
     for what, bad, layer in _mutants(c, comp.model)[:3]:
         for how, cert in forgeries(c, bad, comp.certificate, layer)[:3]:
             for method in ("compositional", "auto"):
-                rep = sv.verify(c, bad, certificate=cert, method=method)
-                assert rep.verdict is not PROVED, f"FALSE PROOF: {name}, {what}, {how}, {method}"
-                if rep.verdict is REFUTED:
-                    _recheck(c, bad, rep)
-                verdicts.append(rep.verdict)
+                compiled = SimpleNamespace(model=bad, certificate=cert)  # a compiled object carrying the forgery
+                for rep in (sv.verify(c, bad, certificate=cert, method=method), sv.verify(compiled, c, method=method)):
+                    assert rep.verdict is not PROVED, f"FALSE PROOF: {name}, {what}, {how}, {method}"
+                    if rep.verdict is REFUTED:
+                        _recheck(c, bad, rep)  # either order: the two values, as a set
+                    verdicts.append(rep.verdict)
     assert REFUTED in verdicts
 
 
@@ -348,6 +353,21 @@ def test_symbolic_weight_with_claims_in_the_symbol(name):
     rep = sv.verify(c, bad, certificate=claims[1][1])
     assert rep.verdict is REFUTED and dict(rep.counterexample.params).keys() == {"m"}
     _recheck(c, bad, rep)
+
+
+def test_forgeries_checked_in_memory_limited_processes(monkeypatch):
+    """Every stage planned into its memory-limited child process (the in-process limit set to 0):
+    the stages run there, the right certificate still proves and no forgery does."""
+    from symverify.kernel.provers import compositional
+
+    monkeypatch.setattr(compositional, "STAGE_IN_PROCESS_MONOMIALS", 0)
+    name = "linear_h19"
+    c, comp = INSTANCES[name]
+    good = check_certificate(c, comp.model, comp.certificate)
+    assert good.ok and good.stages_isolated == good.stages_total
+    for what, bad, layer in _mutants(c, comp.model, name)[:3]:
+        for how, cert in forgeries(c, bad, comp.certificate, layer)[:6]:
+            _not_proved(c, bad, cert, f"{name}, isolated, {what}, {how}")
 
 
 def test_the_mutated_cell_marked_zero_or_unlisted_is_caught():
