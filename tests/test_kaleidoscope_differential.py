@@ -387,6 +387,14 @@ def test_factor_lists_in_any_stride_order_match_the_oracle(fl, rnd):
         assert same_matrix(product_dense(fl.size, [f for g in groups for f in g.factors]), E)
     assert same_matrix(product_dense(fl.size, simplify_factors(fl.factors)), E)
     assert same_matrix(oracle_full(fl.transpose()), transpose(E))
+    big = FactorList(2 * fl.size, (draw_factor(rnd, 2 * fl.size, fl.size, True),))
+    E2 = oracle_full(big)
+    assert same_matrix(oracle_full(fl.then(big)), matmul(E2, oracle_full(fl.lift(2 * fl.size))))
+    assert same_matrix(oracle_full(big.then(fl)), matmul(oracle_full(fl.lift(2 * fl.size)), E2))
+    same_stride = [f for f in fl.factors if f.stride == fl.factors[-1].stride] if fl.factors else []
+    if len(same_stride) >= 2:  # factors of one stride form an algebra: ``g.then(f)`` is ``f·g``
+        f, g = same_stride[-1], same_stride[0]
+        assert same_matrix(oracle_full(g.then(f)), matmul(oracle_full(f), oracle_full(g)))
 
 
 def check_ir(K1, K2, rnd: random.Random) -> None:
@@ -710,6 +718,14 @@ def test_factor_models_compute_the_oracle_matrix(N, data, rnd):
     C = oracle_full(f)
     assert same_matrix(circuit_dense(c), C)
     check_model(ch.model, c, N // d, d, C, rnd)
+
+
+@cfg(4)
+@given(linear_circuits(), st.randoms(use_true_random=False))
+def test_compiled_linear_circuits_compute_their_matrix(c, rnd):
+    """Theorem H.21 on random linear circuits (zero and cancelling coefficients, repeated outputs)."""
+    out = sv.compile(c, method="kaleidoscope")
+    check_model(out.model, c, c.n, c.d, circuit_dense(c), rnd, perturb=1)
 
 
 @cfg(4)
