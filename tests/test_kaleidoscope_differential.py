@@ -9,12 +9,15 @@ weights) matrix products, and reads the ``n×n`` corner (§1.5). The package's o
 for their data (size, stride, diagonals); every matrix compared is computed here.
 
 Checked against it: the exact-matrix prover (``verify_matrix`` proved ⇔ the corner equals the
-target, also for targets one entry, one row swap, one missing column or a transpose away;
-``verify_permutation`` proved ⇔ the corner is that permutation; the garbage-free claim), ``apply``
-/ ``materialize`` / ``to_matrix``, the IR operations (transpose, lift, products, absorbed
-diagonals, ``to_bbstars``, ``simplify_factors``), the constructions (Beneš routing, both sparse
-constructions, selection routes, linear circuits) and the BaseConv models of Lemmas H.16/H.18 and
-Theorem H.21, evaluated exactly and verified (and refuted once a weight is perturbed).
+target, also for targets one entry, one row swap, one missing row or column or a transpose away;
+``verify_permutation`` proved ⇔ the corner is that permutation, never for one of another length;
+the garbage-free claim; ``verify_circuit`` and ``verify(K, circuit)``), ``apply`` /
+``materialize`` / ``to_matrix`` and the int64 mod-p numpy path, the IR operations (transpose,
+lift, products, absorbed diagonals, ``to_bbstars``, ``simplify_factors``), the constructions
+(Beneš routing, both sparse constructions, selection routes, the three modes of linear circuits,
+with their garbage-free claims and stated bounds) and the BaseConv models of Lemmas H.16/H.18 and
+Theorem H.21, evaluated exactly and verified (and, once a weight is perturbed, verified again:
+proved exactly when the perturbed model still computes the matrix).
 ``test_the_oracle_catches_planted_bugs`` shows that every check fails on a planted bug.
 
 Examples per property are few by default (the file runs in seconds); set
@@ -301,6 +304,11 @@ def check_verify_matrix(K, rnd: random.Random) -> None:
         decide(swapped, same_matrix([C[a], C[b]], [C[b], C[a]]))
         missing = [r[:-1] for r in pkg]  # an n×(n−1) target is padded with a zero column
         decide(missing, all(same(C[r][n - 1], 0) for r in range(n)))
+        short = [list(r) for r in pkg[:-1]]  # and an (n−1)×n one with a zero row
+        decide(short, all(same(C[n - 1][c], 0) for c in range(n)))
+    as_dict = {(i, j): v for i, r in enumerate(off) for j, v in enumerate(r)}  # the other target forms
+    assert not verify_matrix(K, as_dict).proved and not verify_matrix(K, SparseMatrix.from_dense(off)).proved
+    assert verify_matrix(K, SparseMatrix.from_dense(pkg)).proved
     tr = [list(r) for r in zip(*pkg)]
     decide(tr, same_matrix(transpose(C), C))
     gf = garbage_free(K)
@@ -325,6 +333,9 @@ def check_apply(obj, rnd: random.Random) -> None:
         assert set(r.terms) <= set(range(n))
         assert all(same(to_oracle(r.terms.get(j, 0)), E[i][j]) for j in range(n)), i
     assert same_matrix([[to_oracle(v) for v in r] for r in to_matrix(obj)], [r[:n] for r in E[:n]])
+    cols = sorted(rnd.sample(range(size), rnd.randint(0, size)))
+    for i, r in enumerate(materialize(obj, cols)):
+        assert set(r.terms) <= set(cols) and all(same(to_oracle(r.terms.get(j, 0)), E[i][j]) for j in cols), i
 
 
 def check_permutation_claims(K, perm) -> None:
@@ -336,6 +347,8 @@ def check_permutation_claims(K, perm) -> None:
         assert len(perm) != oracle_kaleidoscope(K).n
         got = False
     assert got is same_matrix(oracle_corner(K), perm_dense(perm))
+    if got:
+        assert verify_permutation(K, perm, garbage_free=True).proved is garbage_free(K)
 
 
 def check_construction(f, target, n) -> None:
@@ -676,7 +689,7 @@ def check_model(model, circuit, n_rows, d, C, rnd: random.Random, perturb: int =
     reads changes nothing), else refuted; when ``C ≠ 0`` some perturbation must be refuted."""
     M, f0 = model_matrix(model, n_rows, d)
     assert same_matrix(M, C) and all(v == 0 for v in f0)
-    assert sv.verify(model, circuit).proved
+    assert sv.verify(circuit, model).proved
     sites = weight_sites(model)
     rnd.shuffle(sites)
     zero = all(same(v, 0) for r in C for v in r)
@@ -687,7 +700,7 @@ def check_model(model, circuit, n_rows, d, C, rnd: random.Random, perturb: int =
         bad = mutate_weight(model, site, "inc")
         Mb, fb = model_matrix(bad, n_rows, d)
         equal = same_matrix(Mb, C) and all(v == 0 for v in fb)
-        rep = sv.verify(bad, circuit)
+        rep = sv.verify(circuit, bad)
         assert rep.proved is equal and rep.refuted is not equal, (site, rep.verdict)
         changed += not equal
     assert changed or zero or not sites  # a model of 0 layers (the identity) has no weight
