@@ -120,7 +120,8 @@ def pack_bbstars(factors: Sequence[ButterflyFactor], size: int) -> list[BBStar]:
 
 def structured_stages(stages: Sequence[Stage], n: int, n_out: int) -> tuple[list[ButterflyFactor], int] | None:
     """One factor per stage (and a final Beneš routing of the outputs to ``0 … n_out − 1``) at a
-    common size, or None when some stage is not one butterfly factor under any placement."""
+    common size, or None when some stage is not one butterfly factor under any placement. A stage
+    whose entries all cancel is the zero map: a factor of zero blocks, never the identity."""
     from symverify.kaleidoscope.permutation import route_permutation
 
     pos: tuple[int, ...] = tuple(range(n))
@@ -142,11 +143,13 @@ def structured_stages(stages: Sequence[Stage], n: int, n_out: int) -> tuple[list
     size = next_power_of_two(extent)
     factors = []
     for ents, _ in placed:
-        f = single_factor(ents, size) if ents else None
-        if ents and f is None:
+        if not ents:  # every entry cancelled: the level is the zero map, not the identity
+            factors.append(ButterflyFactor(size, 1, *([(0,) * (size // 2)] * 4)))
+            continue
+        f = single_factor(ents, size)
+        if f is None:
             return None
-        if f is not None:
-            factors.append(f)
+        factors.append(f)
     if tuple(pos) != tuple(range(len(pos))):
         perm = [-1] * size
         for k, q in enumerate(pos):
