@@ -15,6 +15,7 @@ Moving a row *up* needs the cyclic mode (see :mod:`symverify.gadgets.causal`); m
 from __future__ import annotations
 
 from symverify.errors import ShapeError
+from symverify.gadgets.primitives import _check_ints
 from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, block
 from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.ir.certificate import Cell
@@ -33,6 +34,7 @@ def rows_to_channels(n: int, d: int, inner_n: int, inner_d: int) -> Fragment:
     so row 0 receives row r of that column and every other row is 0. With ``n = 1`` the input is
     already in place and the fragment has no layers.
     """
+    _check_ints("rows_to_channels", n=n, d=d, inner_n=inner_n, inner_d=inner_d)
     if n < 1 or d < 1 or inner_n < n or inner_d < n * d:
         raise ShapeError(f"rows_to_channels: needs N' ≥ n and d' ≥ n·d; found n={n}, d={d}, N'={inner_n}, d'={inner_d}")
     nn, dd = inner_n, inner_d
@@ -65,6 +67,7 @@ def channels_to_rows(m: int, d: int, inner_n: int, inner_d: int) -> Fragment:
     column j sums the columns ``k ≡ j (mod d)``, of which only ``k = i·d + j`` is nonzero in row i.
     With ``m ≤ d`` every value is already in place and the fragment has no layers.
     """
+    _check_ints("channels_to_rows", m=m, d=d, inner_n=inner_n, inner_d=inner_d)
     if m < 0 or d < 1 or inner_d < max(m, d) or inner_n < -(-m // d):
         raise ShapeError(f"channels_to_rows: needs d' ≥ max(m, d) and N' ≥ ⌈m/d⌉; found m={m}, d={d}, N'={inner_n}, d'={inner_d}")
     nn, dd = inner_n, inner_d

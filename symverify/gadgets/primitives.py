@@ -84,6 +84,24 @@ def _check_size(inner_n: int, inner_d: int, what: str) -> None:
             raise ShapeError(f"{what}: expected a positive int {name}, found {v!r}")
 
 
+def _check_ints(what: str, **values: object) -> None:
+    """Raise :class:`ShapeError` unless every value is an int (not a bool)."""
+    for name, v in values.items():
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise ShapeError(f"{what}: expected an int {name}, found {v!r}")
+
+
+def _check_index_list(xs: Sequence[int] | None, what: str) -> None:
+    """Raise :class:`ShapeError` unless ``xs`` (when given) is a non-empty list of ints (not bools)."""
+    if xs is None:
+        return
+    if not isinstance(xs, Sequence) or isinstance(xs, str) or not xs:
+        raise ShapeError(f"{what}: expected a non-empty list of ints, found {xs!r}")
+    for x in xs:
+        if not isinstance(x, int) or isinstance(x, bool):
+            raise ShapeError(f"{what}: expected a non-empty list of ints, found {list(xs)!r}")
+
+
 def _check_grid(g: Grid, rows: int, cols: int, what: str) -> None:
     if not isinstance(g, Grid):
         raise IRError(f"{what}: expected a Grid, found {type(g).__name__}")
@@ -156,6 +174,8 @@ def affine_map(W: Grid, inner_n: int, bias: Grid | None = None, rows: Sequence[i
     _check_size(inner_n, dd, "affine_map")
     bias = Grid.zeros(inner_n, dd) if bias is None else bias
     _check_grid(bias, inner_n, dd, "affine_map bias")
+    if rows is not None and (isinstance(rows, str) or any(not isinstance(r, int) or isinstance(r, bool) for r in rows)):
+        raise ShapeError(f"affine_map rows: expected a list of ints, found {rows!r}")
     rs = sorted(set(range(inner_n) if rows is None else rows))
     if any(not 0 <= r < inner_n for r in rs):
         raise ShapeError(f"affine_map rows: expected rows in [0, {inner_n}), found {rs}")
@@ -288,7 +308,7 @@ def running_add(n: int, inner_n: int, inner_d: int) -> Fragment:
     block the stated output has). Needs ``N' ≥ 2n``; rows from ``2n`` on are ignored and end 0.
     """
     _check_size(inner_n, inner_d, "running_add")
-    if not isinstance(n, int) or n < 1 or 2 * n > inner_n:
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1 or 2 * n > inner_n:
         raise ShapeError(f"running_add: expected 1 ≤ n and 2n ≤ N' = {inner_n}, found n = {n!r}")
     dd = inner_d
     l1, l2 = instantiate(definitions.running_add(), {"N": inner_n, "d": dd, "n": n})
@@ -317,6 +337,8 @@ def move_rows(inner_n: int, inner_d: int, src: int, dst: int, count: int, cols: 
     rows × ``cols``, ``b2 = 0``. Causal when moving down (``dst ≥ src``), cyclic when moving up.
     """
     _check_size(inner_n, inner_d, "move_rows")
+    _check_ints("move_rows", src=src, dst=dst, count=count)
+    _check_index_list(cols, "move_rows cols")
     if count < 1 or not (0 <= src and src + count <= inner_n and 0 <= dst and dst + count <= inner_n):
         raise ShapeError(f"move_rows: rows [{src}, {src + count}) → [{dst}, {dst + count}) do not fit in N' = {inner_n}")
     cs = tuple(range(inner_d)) if cols is None else tuple(sorted(set(cols)))
@@ -341,6 +363,8 @@ def move_cols(inner_n: int, inner_d: int, src: int, dst: int, count: int, rows: 
     the destination channels.
     """
     _check_size(inner_n, inner_d, "move_cols")
+    _check_ints("move_cols", src=src, dst=dst, count=count)
+    _check_index_list(rows, "move_cols rows")
     if count < 1 or not (0 <= src and src + count <= inner_d and 0 <= dst and dst + count <= inner_d):
         raise ShapeError(f"move_cols: channels [{src}, {src + count}) → [{dst}, {dst + count}) do not fit in d' = {inner_d}")
     rs = tuple(range(inner_n)) if rows is None else tuple(sorted(set(rows)))

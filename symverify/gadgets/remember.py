@@ -63,6 +63,8 @@ def _check_f(f: object, shape: tuple[int, int], x_cols: Sequence[int], inner_d: 
     elif isinstance(f, ChannelF):
         if len(f.cols) != len(x_cols):
             raise ShapeError(f"remember f: expected one f channel per x channel ({len(x_cols)}), found {len(f.cols)}")
+        if any(not isinstance(c, int) or isinstance(c, bool) for c in f.cols):
+            raise ShapeError(f"remember f: expected int channels, found {list(f.cols)!r}")
         if len(set(f.cols)) != len(f.cols) or any(not 0 <= c < inner_d for c in f.cols):
             raise ShapeError(f"remember f: channels {list(f.cols)} must be distinct and in [0, {inner_d})")
         clash = sorted(set(f.cols) & used)
@@ -208,9 +210,10 @@ def remember_rows(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF
     cases are written by hand (:func:`_rows_by_hand`).
     """
     cs = tuple(c for c in range(inner_d) if not (isinstance(f, ChannelF) and c in f.cols)) if cols is None else tuple(cols)
-    if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 0 or a + b > inner_n:
+    if any(not isinstance(v, int) or isinstance(v, bool) for v in (a, b)) or a < 1 or b < 0 or a + b > inner_n:
         raise ShapeError(f"remember_rows: expected a ≥ 1, b ≥ 0 and a + b ≤ N' = {inner_n}, found a = {a!r}, b = {b!r}")
-    if not cs or len(set(cs)) != len(cs) or any(not 0 <= c < inner_d for c in cs):
+    if not cs or any(not isinstance(c, int) or isinstance(c, bool) for c in cs) or len(set(cs)) != len(cs) \
+            or any(not 0 <= c < inner_d for c in cs):
         raise ShapeError(f"remember_rows cols: expected distinct channels in [0, {inner_d}), found {list(cs)}")
     _check_f(f, (a, len(cs)), cs, inner_d, set(cs))
     if not isinstance(h, Grid) or (h.rows, h.cols) != (a, len(cs)):
@@ -287,9 +290,9 @@ def remember_channels(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: Co
     the ∀-proved definition ``remember_channels`` instantiated; the other cases are written by hand
     (:func:`_channels_by_hand`).
     """
-    if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 0 or a + b > inner_d:
+    if any(not isinstance(v, int) or isinstance(v, bool) for v in (a, b)) or a < 1 or b < 0 or a + b > inner_d:
         raise ShapeError(f"remember_channels: expected a ≥ 1, b ≥ 0 and a + b ≤ d' = {inner_d}, found a = {a!r}, b = {b!r}")
-    if not isinstance(m, int) or not 1 <= m <= inner_n:
+    if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= inner_n:
         raise ShapeError(f"remember_channels: expected 1 ≤ m ≤ N' = {inner_n} rows, found {m!r}")
     _check_f(f, (m, a), range(a), inner_d, set(range(a + b)))
     if not isinstance(h, Grid) or (h.rows, h.cols) != (m, a):
