@@ -86,3 +86,32 @@ def test_an_impossible_port_is_a_usage_error(pair):
     c, comp = pair
     with pytest.raises(UsageError, match="scheduler"):
         check_certificate_dask(c, comp.model, comp.certificate, scheduler="tcp://127.0.0.1:99999999", connect_timeout=0.5)
+
+
+def test_a_client_that_does_not_close_in_time_does_not_replace_the_result(monkeypatch):
+    """Closing the client is best effort: a scheduler still cancelling tasks (after Ctrl-C) may not
+    answer within Dask's close timeout, and that TimeoutError must not replace the run's outcome."""
+    pytest.importorskip("distributed")
+    import distributed
+
+    from symverify.provers.dask_address import open_client
+
+    closed = []
+
+    class SlowClient:
+        def __init__(self, *a, **kw):
+            pass
+
+        def wait_for_workers(self, n, timeout=None):
+            return None
+
+        def close(self):
+            closed.append(True)
+            raise TimeoutError("timed out after 20 s.")
+
+    monkeypatch.setattr(distributed, "Client", SlowClient)
+    with open_client("tcp://127.0.0.1:8786", None, 1.0) as client:
+        result = isinstance(client, SlowClient)
+    assert result and closed == [True]
+    with pytest.raises(KeyError, match="the run's own error"), open_client("tcp://127.0.0.1:8786", None, 1.0):
+        raise KeyError("the run's own error")

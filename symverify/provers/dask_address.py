@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,10 @@ def open_client(scheduler: str, workers: int | None, timeout: float, *, what: st
                              "(start some with: dask worker ADDRESS)") from None
         yield client
     finally:
-        client.close()
+        # best effort: the run's rows are complete (or interrupted) by now, and a scheduler still
+        # cancelling a task may not answer within the close timeout; that must not replace them
+        with suppress(Exception):
+            client.close()
         if cluster is not None:
-            cluster.close()
+            with suppress(Exception):
+                cluster.close()
