@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from symverify.errors import IRError, UsageError
 from symverify.ir import limits
+from symverify.ir.bigint import field_repr
 from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.kernel.ir.analysis import levels
@@ -185,6 +186,9 @@ class RetNetWeights:
     W_A: tuple[tuple[Scalar, ...], ...]
     W_C: tuple[tuple[Scalar, ...], ...]
     W_V: tuple[tuple[Scalar, ...], ...]
+
+    def __repr__(self) -> str:
+        return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
 
     @property
     def d(self) -> int:

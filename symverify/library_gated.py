@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from symverify.errors import IRError
+from symverify.ir.bigint import field_repr
 from symverify.ir.build import CircuitBuilder, Wire, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.kernel.ir.circuit import Circuit
@@ -66,6 +67,9 @@ class GatedConvWeights:
     W_out: Mat
     b_out: Vec
     kind: str = "gated"
+
+    def __repr__(self) -> str:
+        return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
 
     @property
     def width(self) -> int:

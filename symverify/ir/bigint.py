@@ -40,6 +40,7 @@ from symverify.errors import IRError, LimitError
 
 __all__ = [
     "short_name",
+    "field_repr",
     "SHOW_DIGITS",
     "SHOW_BITS",
     "DECIMAL_TEXT_BITS",
@@ -282,6 +283,39 @@ class _SafeRepr(reprlib.Repr):
 
 
 _REPR = _SafeRepr()
+
+
+class _FullRepr(_SafeRepr):
+    """No length or depth limit: only integers beyond :data:`SHOW_DIGITS` digits are abbreviated."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 1 << 30
+        for name in ("maxtuple", "maxlist", "maxarray", "maxdict", "maxset", "maxfrozenset", "maxdeque",
+                     "maxstring", "maxother", "maxlong"):
+            setattr(self, name, 1 << 62)
+
+    def repr_dict(self, x: dict[Any, Any], level: int) -> str:  # in insertion order, as repr writes it (reprlib sorts)
+        return "{" + ", ".join(f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in x.items()) + "}"
+
+
+_FULL = _FullRepr()
+
+
+def field_repr(obj: Any) -> str:
+    """The ``repr`` a dataclass would generate (``Name(field=value, …)`` over its ``repr`` fields),
+    except that an integer of more than :data:`SHOW_DIGITS` digits is written as :func:`show_int`
+    writes it, so the text never fails on huge values (Python refuses ``str`` of an integer of
+    more than 4300 digits). Values of ordinary size print as the generated ``repr`` prints them.
+
+    >>> from symverify.kernel.ir.gate import Gate, Op
+    >>> Gate(Op.CONST, (), (10**5000 + 7,))
+    Gate(op=<Op.CONST: 'const'>, args=(), coeffs=(<5001-digit integer ≡ 7 mod 10^9>,))
+    """
+    from dataclasses import fields
+
+    parts = ", ".join(f"{f.name}={_FULL.repr(getattr(obj, f.name))}" for f in fields(obj) if f.repr)
+    return f"{type(obj).__qualname__}({parts})"
 
 
 def short_name(text: str, width: int = 40) -> str:

@@ -36,6 +36,7 @@ from typing import Literal
 
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero
 
 __all__ = [
@@ -141,6 +142,12 @@ class ButterflyFactor:
     d2: tuple[Scalar, ...]
     d3: tuple[Scalar, ...]
     d4: tuple[Scalar, ...]
+
+    def __repr__(self) -> str:
+        """Size, stride and each diagonal abbreviated (long diagonals and huge integers shortened:
+        :func:`~symverify.ir.bigint.safe_repr`, so printing never fails)."""
+        diags = ", ".join(f"d{k}={safe_repr(getattr(self, f'd{k}'), 120)}" for k in range(1, 5))
+        return f"ButterflyFactor(size={self.size}, stride={self.stride}, {diags})"
 
     def __post_init__(self) -> None:
         _check_size(self.size, "butterfly factor size")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from symverify.errors import IRError, SerializationError
-from symverify.ir.bigint import safe_repr, short_name
+from symverify.ir.bigint import field_repr, safe_repr, short_name
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, param_names
 
@@ -60,6 +60,9 @@ class Cell:
     col: int
     terms: tuple[tuple[int, Scalar], ...]
     const: Scalar = 0
+
+    def __repr__(self) -> str:
+        return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
 
     def __post_init__(self) -> None:
         if _plain(self):

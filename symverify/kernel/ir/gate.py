@@ -11,7 +11,7 @@ from enum import Enum
 from fractions import Fraction
 
 from symverify.errors import IRError
-from symverify.ir.bigint import show_int
+from symverify.ir.bigint import field_repr, show_int
 from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, show_scalar
 
 __all__ = ["Op", "Gate"]
@@ -36,6 +36,9 @@ class Gate:
     op: Op
     args: tuple[int, ...] = ()
     coeffs: tuple[Scalar, ...] = ()
+
+    def __repr__(self) -> str:
+        return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
 
     def __post_init__(self) -> None:
         """Normalise the coefficients (``"2/4"`` becomes ``Fraction(1, 2)``, ``Fraction(3)`` becomes 3)

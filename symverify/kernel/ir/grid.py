@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
-from symverify.ir.bigint import safe_repr, show_int
+from symverify.ir.bigint import field_repr, safe_repr, show_int
 from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, param_names
 
@@ -53,6 +53,9 @@ class Grid:
     cols: int
     fill: Scalar = 0
     rects: tuple[Rect, ...] | CellArray = ()
+
+    def __repr__(self) -> str:
+        return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
 
     def __post_init__(self) -> None:
         for name in ("rows", "cols"):

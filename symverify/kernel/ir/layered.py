@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from symverify.errors import IRError
+from symverify.ir.bigint import field_repr
 from symverify.kernel.ir.analysis import levels, live_sets, needed_nodes
 from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.scalar import Scalar, is_zero
@@ -39,6 +40,9 @@ class LinearStage:
     outputs: tuple[int, ...]
     rows: tuple[tuple[tuple[int, Scalar], ...], ...]
     offset: tuple[Scalar, ...]
+
+    def __repr__(self) -> str:
+        return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
 
     def nnz(self) -> int:
         return sum(len(r) for r in self.rows)

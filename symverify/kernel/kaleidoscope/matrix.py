@@ -8,6 +8,7 @@ from typing import Any
 
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero
 
 __all__ = ["SparseMatrix", "check_permutation"]
@@ -54,6 +55,11 @@ class SparseMatrix:
     rows: int
     cols: int
     entries: tuple[Entry, ...]
+
+    def __repr__(self) -> str:
+        """Shape, nonzero count and the first entries (huge integers shortened:
+        :func:`~symverify.ir.bigint.safe_repr`, so printing never fails)."""
+        return f"SparseMatrix({self.rows}×{self.cols}, nnz={len(self.entries)}, entries={safe_repr(self.entries, 160)})"
 
     def __post_init__(self) -> None:
         for name in ("rows", "cols"):

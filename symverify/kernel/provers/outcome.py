@@ -36,6 +36,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from symverify.errors import ProverError, UsageError
+from symverify.ir.bigint import field_repr
 
 __all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericSummary", "UsageError", "jsonable",
            "proved", "refuted", "unknown", "exact_comparison", "seal", "seal_outcome", "is_sealed"]
@@ -138,6 +139,9 @@ class Counterexample:
     rhs_value: Fraction | int
     stage: str | None = None
     found_by: str = ""
+
+    def __repr__(self) -> str:
+        return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
 
     def param_dict(self) -> dict[str, Fraction | int]:
         return dict(self.params)
