@@ -100,6 +100,22 @@ def test_malformed_timeouts_are_refused(t: object) -> None:
         sv.prove_forall(_copy((Param("N", 1, 10),), N, inp(i, q)), timeout_s=t)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("t", [0, -1, float("nan"), float("inf"), "5", True])
+def test_malformed_timeout_is_refused_under_either_name(t: object) -> None:
+    with pytest.raises(ParametricError, match=r"prove_forall timeout: expected a positive number"):
+        sv.prove_forall(_copy((Param("N", 1, 10),), N, inp(i, q)), timeout=t)  # type: ignore[arg-type]
+
+
+def test_timeout_and_timeout_s_together_are_refused() -> None:
+    with pytest.raises(ParametricError, match="timeout or timeout_s"):
+        sv.prove_forall(_copy((Param("N", 1, 10),), N, inp(i, q)), timeout=5, timeout_s=5)
+
+
+def test_timeout_is_the_bound_of_the_call() -> None:
+    r = sv.prove_forall(_copy((Param("N", 1, 10),), N, inp(i, q)), timeout=30)
+    assert r.proved
+
+
 def test_correct_gadget_still_proved() -> None:
     assert sv.prove_forall(_copy((Param("N", 1, 2**40),), N, inp(i, q))).proved
 

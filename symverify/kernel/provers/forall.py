@@ -628,17 +628,22 @@ def _mentions_pred(x: object) -> bool:
     return False
 
 
-def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = None, timeout_s: float = 60.0) -> ForallResult:
+def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = None, timeout: float | None = None,
+                 timeout_s: float | None = None) -> ForallResult:
     """Decide ``output(i, q) = spec(i, q)`` for every parameter value, cell, input and family value.
 
-    ``ranges`` may narrow parameter ranges (e.g. to sizes outside an instance sweep). The
-    gadget is refused with :class:`ParametricError` where its definition is undefined or reads
-    outside its ranges (module docstring).
+    ``ranges`` may narrow parameter ranges (e.g. to sizes outside an instance sweep). ``timeout``
+    (seconds, default 60; ``timeout_s`` is the same bound under its older name) bounds all the z3
+    queries of the call together. The gadget is refused with :class:`ParametricError` where its
+    definition is undefined or reads outside its ranges (module docstring).
     """
     if not isinstance(g, Gadget):
         raise ParametricError(f"prove_forall: expected a parametric Gadget, found {type(g).__name__}")
+    if timeout is not None and timeout_s is not None:
+        raise ParametricError(f"prove_forall: give timeout or timeout_s (the same bound), not both; found {timeout!r} and {timeout_s!r}")
+    named, timeout_s = ("timeout_s", timeout_s) if timeout_s is not None else ("timeout", 60.0 if timeout is None else timeout)
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < math.inf:
-        raise ParametricError(f"prove_forall timeout_s: expected a positive number of seconds, found {timeout_s!r}")
+        raise ParametricError(f"prove_forall {named}: expected a positive number of seconds, found {timeout_s!r}")
     z3 = _z3()
     t0 = time.perf_counter()
     deadline = t0 + timeout_s
