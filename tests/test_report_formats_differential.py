@@ -33,8 +33,8 @@ from symverify.ir.serialize import dump_file
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.provers.outcome import Verdict, jsonable
 from symverify.scripts import runner
-from symverify.semantics.exact import evaluate as exact_evaluate
 from symverify.scripts.protocol import ClaimKind, Instance, ProofResult
+from symverify.semantics.exact import evaluate as exact_evaluate
 from symverify.strategies import circuits
 from symverify.testing import golden_record
 from symverify.viz.resources import load_run as viz_load_run
@@ -324,6 +324,10 @@ def _over(inst: Instance) -> set[str]:
     return {k for k, b in inst.bounds.items() if k not in inst.resources or Fraction(inst.resources[k]) > Fraction(b)}
 
 
+def _text_value(text: str) -> Fraction:
+    return Fraction(text) if re.fullmatch(r"-?\d+(\.\d*)?(e[+-]?\d+)?", text) and not text.lstrip("-").isdigit() else q(text)
+
+
 def _value(x: Any) -> Fraction:
     return Fraction(x) if isinstance(x, float) else q(x)
 
@@ -374,12 +378,26 @@ def test_proof_renderings_say_what_the_instances_say(groups):
             shown = "argued" if inst.kind is ClaimKind.ARGUED else inst.verdict.value
             assert line.split()[:3] == [shown, inst.kind.value, inst.method] and inst.name in line
             assert line.endswith("<--") or "<-- over bound" in line if not ok else "<--" not in line
-            for k in over & set(inst.resources):
+            for k in over & set(inst.resources) if "<-- over bound:" in line else ():
                 m = re.search(rf"{k}=(\S+) > (\S+?)(,|$)", line.split("<-- over bound:")[1])
-                assert m and Fraction(m[1]) > Fraction(m[2]), line
+                assert m and _text_value(m[1]) > _text_value(m[2]), line
         assert int(suite.get("failures")) == sum(not i.ok for i in res.instances)
     assert int(root.get("failures")) == fails and sum(int(s.get("skipped")) for s in suites) == skips
     assert runner.golden_diff(run, strict_loads(text)) == ""
+
+
+@pytest.mark.parametrize("r, b, over", [(1.0000001, 1.0, True), (0.1234566, Fraction(12345665, 10**8), False),
+                                        (2.0, Fraction(5, 2), False), (1e-7, 0, True)])
+def test_six_digit_floats_never_misstate_a_bound(r, b, over):
+    """``1.0000001 > 1`` was written ``1.0 > 1.0`` (and ``0.1234566 ≤ 0.12345665`` as ``0.123457``):
+    the written values now compare as the exact ones do, in the JSON and in the table."""
+    inst = Instance.computed("i", True, "exact rank", "exact", resources={"layers": r}, bounds={"layers": b})
+    j = json.loads(json.dumps(inst.to_json()))
+    assert (j["over_bound"] == ["layers"]) == over == (not j["ok"])
+    assert (_value(j["resources"]["layers"]) > _value(j["bounds"]["layers"])) == over
+    line = ProofResult("s", "t", [inst]).table().splitlines()[1]
+    m = re.search(r"layers=(\S+)≤(\S+)", line)
+    assert m and (_text_value(m[1]) > _text_value(m[2])) == over, line
 
 
 def test_cli_prove_exit_code_json_and_junit(tmp_path, capsys):
