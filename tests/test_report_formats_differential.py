@@ -1,7 +1,7 @@
 """Differential checks of the renderings of a verdict against the object they render.
 
 A ``Report`` of :func:`symverify.verify` is read by people and tools through ``str``/``repr``,
-``to_json``, :func:`symverify.testing.golden_record` and the ``symverify verify`` command (text,
+``to_json``, :func:`symverify.testing.golden_record`, the notebook HTML and the ``symverify verify`` command (text,
 ``--json``, exit code); a proof script's ``ProofResult`` through its table, the proof-run JSON
 (docs/formats.md § Proof run), JUnit XML and golden runs. Every rendering must say what the object
 says: verdict and claim kind, method, the randomized error bound (printed never below the exact
@@ -14,6 +14,7 @@ A planted renderer bug (a dropped sign, a bound rounded down) is caught by these
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import sys
@@ -150,9 +151,13 @@ def check_report(r: Any, lhs: Circuit, rhs: Any) -> dict[str, Any]:
     rec = golden_record(r)
     assert strict_loads(json.dumps(rec)) == rec
     assert (rec["verdict"], rec["method"]) == (verdict, method) and "timings" not in rec
+    page = html.unescape(re.sub(r"<[^>]+>", " ", r._repr_html_()))  # the notebook view, tags dropped
+    assert re.search(rf"\b{verdict.upper()}\s+by {re.escape(method)}(?!\S)", page)
+    if r.counterexample is not None:
+        assert str(r.counterexample)[:300] in page
     ev = r.evidence
     if "bound" in ev:
-        assert rec["failure_bound"] == ev["bound"] and f"error ≤ {ev['bound']}" in text
+        assert rec["failure_bound"] == ev["bound"] and f"error ≤ {ev['bound']}" in text and f"error ≤ {ev['bound']}" in page
         if ev.get("bound_formula") == "(D/p)^k":
             exact = Fraction(int(ev["degree_bound"]), prime(ev["p"])) ** int(ev["k"])
             assert bound_holds(ev["bound"], exact), (ev["bound"], exact)
@@ -504,12 +509,15 @@ def test_genuine_runs_are_read_back_exactly(tmp_path):
     assert runner.load_run(path) == run and viz_load_run(path) == run
 
 
-def test_the_html_report_never_shows_a_forged_pass(tmp_path, capsys):
+def test_report_and_golden_never_take_a_forged_pass(tmp_path, capsys):
     path = tmp_path / "run.json"
     path.write_text(_forge(_set(verdict="refuted")), encoding="utf-8")
     code = main(["report", str(path), "-o", str(tmp_path / "r.html")])
     err = capsys.readouterr().err
     assert code == 3 and "'ok' is true, but" in err and not (tmp_path / "r.html").exists()
+    code = main(["prove", "--quick", "primitives", "--golden", str(path)])  # refused before any script runs
+    err = capsys.readouterr().err
+    assert code == 3 and err.startswith("symverify: error: ") and err.count("\n") == 1 and "'ok' is true, but" in err
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
