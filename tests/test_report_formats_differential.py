@@ -337,7 +337,7 @@ def _value(x: Any) -> Fraction:
     return Fraction(x) if isinstance(x, float) else q(x)
 
 
-@settings(max_examples=40)
+@settings(max_examples=25)
 @given(st.lists(st.lists(instances(), max_size=5), min_size=1, max_size=3))
 def test_proof_renderings_say_what_the_instances_say(groups):
     results = [ProofResult(f"s{k}", f"Script ✓ {k}", list(g)) for k, g in enumerate(groups)]
