@@ -64,6 +64,7 @@ def test_prove_quick_from_another_directory_with_junit_json_and_golden(installed
             if inst["bounds"]:
                 key = next(iter(inst["bounds"]))
                 inst["bounds"][key] = -1 if isinstance(inst["bounds"][key], int) else "-1"
+                inst["over_bound"], inst["ok"] = sorted({*inst["over_bound"], key}), False  # the golden reader refuses an inconsistent record
                 break
         else:
             continue

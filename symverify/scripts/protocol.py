@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -180,6 +181,10 @@ class Instance:
                              f"'docs/FILE.md § SECTION', found {self.basis!r}")
         if self.kind is ClaimKind.COMPUTED and not self.basis.strip():
             raise UsageError(f"instance {self.name!r}: a computed claim names its exact computation; found none")
+        for part in ("resources", "bounds"):
+            for key, value in getattr(self, part).items():
+                if isinstance(value, float) and not math.isfinite(value):  # NaN is never over a bound
+                    raise UsageError(f"instance {self.name!r}: {part}[{key!r}]: expected a finite number, found {value}")
         if self.kind is not ClaimKind.ARGUED and self.checks is not None:
             raise UsageError(f"instance {self.name!r}: checks= belongs to argued claims, found it on a {self.kind.value} claim")
         words = self.method.split("+") if isinstance(self.method, str) else [self.method]
@@ -258,13 +263,30 @@ class Instance:
             return self.checks is not False and not self.over_bound()
         return self.proved and not self.over_bound()
 
+    def shown(self) -> tuple[dict[str, int | float | str], dict[str, int | float | str]]:
+        """Resources and bounds as written (:func:`stable_number`); where 6-digit floats would
+        misstate a resource against its bound (``1.0000001 > 1`` written ``1.0 > 1.0``, or a value
+        rounded up past an exact bound), both are written in full, so the written values compare as
+        the exact ones do."""
+        res = {k: stable_number(v) for k, v in self.resources.items()}
+        bounds = {k: stable_number(v) for k, v in self.bounds.items()}
+        over = set(self.over_bound())
+        for k in res.keys() & bounds.keys():
+            r, b = self.resources[k], self.bounds[k]
+            if not (isinstance(r, float) or isinstance(b, float)):
+                continue  # exact values are written exactly
+            shown_r = Fraction(res[k]) if isinstance(r, float) else Fraction(r)
+            shown_b = Fraction(bounds[k]) if isinstance(b, float) else Fraction(b)
+            if (shown_r > shown_b) != (k in over):
+                res[k], bounds[k] = (r if isinstance(r, float) else res[k]), (b if isinstance(b, float) else bounds[k])
+        return res, bounds
+
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["verdict"] = self.verdict.value
         d["kind"] = self.kind.value
         d["seconds"] = round(self.seconds, 1)
-        d["resources"] = {k: stable_number(v) for k, v in self.resources.items()}
-        d["bounds"] = {k: stable_number(v) for k, v in self.bounds.items()}
+        d["resources"], d["bounds"] = self.shown()
         d["over_bound"] = self.over_bound()
         d["ok"] = self.ok
         return d
@@ -280,11 +302,17 @@ def count_claims(instances: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def stable_number(v: Number) -> int | float | str:
-    """One JSON type per kind of value: int, exact string for a Fraction, 6-digit float."""
+    """One JSON type per kind of value: int (its exact decimal string beyond 1590 bits, where
+    ``json.dumps`` and ``str`` stop at Python's int/str limit), exact string for a Fraction of any
+    size, 6-digit float."""
+    from symverify.ir.bigint import int_to_str, rational_to_str
+
     if isinstance(v, Fraction):
-        return str(v)
+        return rational_to_str(v, bounded=False)
     if isinstance(v, float):
         return float(f"{v:.6g}")
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 1590:
+        return int_to_str(v, bounded=False)
     return v
 
 
@@ -379,9 +407,9 @@ class ProofResult:
         """A plain-text table: one line per instance."""
         lines = [f"{self.title} ({self.name}): {'OK' if self.ok else 'FAILED'}  {self.counts()}"]
         for i in self.instances:
-            res = ", ".join(f"{k}={stable_number(v)}" + (f"≤{stable_number(i.bounds[k])}" if k in i.bounds else "") for k, v in i.resources.items())
-            over = [f"{k}={stable_number(i.resources[k])} > {stable_number(i.bounds[k])}" if k in i.resources else f"{k} (no value)"
-                    for k in i.over_bound()]
+            rs, bs = i.shown()
+            res = ", ".join(f"{k}={v}" + (f"≤{bs[k]}" if k in bs else "") for k, v in rs.items())
+            over = [f"{k}={rs[k]} > {bs[k]}" if k in rs else f"{k} (no value)" for k in i.over_bound()]
             flag = "" if i.ok else ("  <-- over bound: " + ", ".join(over) if i.proved else "  <--")
             shown = "argued" if i.kind is ClaimKind.ARGUED else i.verdict.value
             basis = f" ({i.basis})" if i.basis else ""

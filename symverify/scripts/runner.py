@@ -523,6 +523,7 @@ def golden_text(run: dict[str, Any]) -> str:
 def load_run(path: str | Path) -> dict[str, Any]:
     """A run written by ``symverify prove --json`` (a :class:`SerializationError` otherwise)."""
     from symverify.ir.serialize import read_json_file
+    from symverify.viz.resources import check_instance
 
     data = read_json_file(path, "the golden run")  # a regular file, strict JSON (no repeated keys, no NaN)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -540,8 +541,7 @@ def load_run(path: str | Path) -> dict[str, Any]:
         if not isinstance(result, dict) or not isinstance(result.get("instances"), list):
             raise SerializationError(f"{where}.result: expected an object with a list of instances")
         for j, inst in enumerate(result["instances"]):
-            if not isinstance(inst, dict):
-                raise SerializationError(f"{where}.result.instances[{j}]: expected an object, found {type(inst).__name__}")
+            check_instance(inst, f"{where}.result.instances[{j}]")  # a forged or inconsistent record is refused
     return data
 
 

@@ -24,6 +24,7 @@ its bound.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["Record", "resource_records", "load_run", "numbers", "plot_resources", "PANELS", "x_layers"]
+__all__ = ["Record", "resource_records", "load_run", "check_instance", "run_value", "numbers", "plot_resources", "PANELS", "x_layers"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,82 @@ def load_run(run: Any) -> dict[str, Any]:
     raise UsageError(f"expected a proof run (a dict or the path of its JSON file), found {type(run).__name__}")
 
 
+_KINDS = ("prover", "computed", "argued")
+_EXACT = re.compile(r"-?[0-9]+(?:/[0-9]+)?\Z", re.ASCII)
+
+
+def run_value(v: Any, where: str) -> Fraction:
+    """A resource or bound of a proof run, exactly: a JSON int, a finite float, or the exact text
+    ``"-12/5"`` that ``stable_number`` writes (nothing else: not ``" 1"``, ``"0x10"``, ``"1e9"``)."""
+    from symverify.errors import SymverifyError
+    from symverify.ir.bigint import str_to_int
+
+    if isinstance(v, int) and not isinstance(v, bool):
+        return Fraction(v)
+    if isinstance(v, float) and math.isfinite(v):
+        return Fraction(v)
+    if isinstance(v, str) and _EXACT.match(v):
+        num, _, den = v.partition("/")
+        try:
+            q, d = str_to_int(num, where), str_to_int(den, where) if den else 1
+        except SymverifyError as e:
+            raise SerializationError(str(e)) from None
+        if d:
+            return Fraction(q, d)
+    shown = repr(v) if not isinstance(v, str) or len(v) <= 40 else repr(v[:40]) + "…"
+    raise SerializationError(f"{where}: expected an int, a float or an exact rational such as '-12/5', found {shown}")
+
+
+def check_instance(inst: Any, where: str) -> None:
+    """Refuse an instance record of a proof run that no run writes (docs/formats.md § Proof run):
+    a verdict, kind or ``ok`` of the wrong type or value, an argued claim with a verdict, ``ok``
+    for an instance that is not proved (or not argued) or is over a bound, a resource over its
+    bound that ``over_bound`` does not list, or a bound (or a resource held to one) that is not an
+    exact number (:func:`run_value`). A forged file is an error, never a page or a golden run that
+    shows a pass.
+
+    Raises:
+        SerializationError: naming the field and what was found.
+    """
+    if not isinstance(inst, Mapping):
+        raise SerializationError(f"{where}: expected an object, found {type(inst).__name__}")
+    if not isinstance(inst.get("name"), str):
+        raise SerializationError(f"{where}.name: expected a string, found {type(inst.get('name')).__name__}")
+    verdict, kind = inst.get("verdict"), inst.get("kind", "prover")
+    if not isinstance(verdict, str) or verdict not in ("proved", "refuted", "unknown"):
+        raise SerializationError(f"{where}.verdict: expected one of proved, refuted, unknown, found {verdict!r:.40}")
+    if not isinstance(kind, str) or kind not in _KINDS:
+        raise SerializationError(f"{where}.kind: expected one of {', '.join(_KINDS)}, found {kind!r:.40}")
+    if kind == "argued" and verdict != "unknown":
+        raise SerializationError(f"{where}: an argued claim is not decided by the tool; its verdict must be unknown, "
+                                 f"found {verdict}")
+    raw_res, raw_bounds = inst.get("resources", {}), inst.get("bounds", {})
+    for part, got in (("resources", raw_res), ("bounds", raw_bounds)):
+        if not isinstance(got, Mapping):
+            raise SerializationError(f"{where}.{part}: expected an object, found {type(got).__name__}")
+    # every bound, and every resource held to one, is an exact number (a resource without a bound is
+    # information only: :func:`numbers` drops what is not a number)
+    bounds = {str(k): run_value(v, f"{where}.bounds.{k}") for k, v in raw_bounds.items()}
+    res = {str(k): run_value(v, f"{where}.resources.{k}") for k, v in raw_res.items() if str(k) in bounds}
+    over = inst.get("over_bound", [])
+    if not isinstance(over, list) or not all(isinstance(k, str) for k in over):
+        raise SerializationError(f"{where}.over_bound: expected a list of resource names")
+    for k in over:
+        if k not in bounds:
+            raise SerializationError(f"{where}: over_bound names {k!r}, which has no stated bound")
+    if "over_bound" in inst:
+        for k, b in bounds.items():
+            if k not in over and (k not in res or res[k] > b):
+                shown = f"{k}={raw_res[k]}" if k in res else f"{k} (no value)"
+                raise SerializationError(f"{where}: {shown} is over its bound {raw_bounds[k]} but not listed in over_bound")
+    ok = inst.get("ok", False)
+    if not isinstance(ok, bool):
+        raise SerializationError(f"{where}.ok: expected true or false, found {ok!r:.40}")
+    if ok and (over or (kind != "argued" and verdict != "proved")):
+        why = f"over_bound lists {', '.join(over)}" if over else f"the verdict is {verdict}"
+        raise SerializationError(f"{where}: 'ok' is true, but {why}")
+
+
 def _as_run(data: Any, where: str) -> dict[str, Any]:
     if not isinstance(data, Mapping):
         raise SerializationError(f"{where}: expected a JSON object, found {type(data).__name__}")
@@ -111,8 +188,12 @@ def _as_run(data: Any, where: str) -> dict[str, Any]:
             res = s.get("result")
             if res is not None and not (isinstance(res, Mapping) and isinstance(res.get("instances", []), list)):
                 raise SerializationError(f"{where}: scripts[{k}].result: expected an object with a list 'instances'")
+            for j, inst in enumerate((res or {}).get("instances", [])):
+                check_instance(inst, f"{where}: scripts[{k}].result.instances[{j}]")
         return dict(data)
     if isinstance(data.get("instances"), list):
+        for j, inst in enumerate(data["instances"]):
+            check_instance(inst, f"{where}: instances[{j}]")
         name = str(data.get("name", "script"))
         ok = bool(data.get("ok"))
         script = {"name": name, "title": data.get("title", ""), "status": "ok" if ok else "failed", "ok": ok,
