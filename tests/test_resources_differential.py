@@ -186,8 +186,21 @@ def measures(c: Circuit) -> dict[str, Any]:
         if v >= nd:
             todo.extend(c.gates[v - nd].args)
     mul_levels = {level[v] for v in needed if v >= nd and c.gates[v - nd].op is Op.MUL}
+    # the layered form of the needed part (§2): between levels the live needed values, inside
+    # level ℓ also one more slot per product (its operands v1, v2 are separate copies: 2k + m)
+    read_by_needed = [-1] * len(level)
+    for k, g in enumerate(c.gates):
+        if nd + k in needed:
+            for a in g.args:
+                read_by_needed[a] = max(read_by_needed[a], level[nd + k])
+    layered = max(nd, len(c.outputs))
+    for ell in range(1, depth + 1):
+        live = [v for v in needed if level[v] <= ell and (v in outs or read_by_needed[v] > ell)
+                and not (v >= nd and c.gates[v - nd].op is Op.CONST)]  # constants are folded into offsets
+        products = sum(1 for v in needed if v >= nd and level[v] == ell and c.gates[v - nd].op is Op.MUL)
+        layered = max(layered, len(live) + products)
     return {"size": sum(1 for g in c.gates if g.op is not Op.CONST), "depth": depth, "width": width,
-            "nodes": len(level), "mul_levels": len(mul_levels)}
+            "nodes": len(level), "mul_levels": len(mul_levels), "layered_width": layered}
 
 
 def _compare(what: str, recorded: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
@@ -266,6 +279,17 @@ def kaleidoscope_mismatches(c: Circuit, out: Any) -> list[str]:
                                  "inner_n_over_w": Fraction(rc["inner_n"], me["width"])})
     if rc["cyclic_layers"] != L:
         errs.append(f"{what}: {L - rc['cyclic_layers']} causal layers (every H.21 layer is cyclic)")
+    errs += _compare(what, res, {"live_width": me["layered_width"], "stages_in_certificate": out.certificate.num_stages})
+    if me["layered_width"] > 2 * max(me["width"], 1):
+        errs.append(f"{what}: the layered form holds {me['layered_width']} slots, more than 2w = {2 * me['width']}")
+    # docs/theory.md §4, Lemma H.16 in a chain: 2 layers per sequence or channel factor (the
+    # channel factor's sum fused into the next gadget), 1 per diagonal factor, 1 per closing sum,
+    # 2 per multiplicative stage, and 2 gather + 2 scatter layers only when d is not a power of two
+    # (the scatter is skipped when the outputs already sit at their cells)
+    counted = (2 * res.get("sequence_gadgets", 0) + 2 * res.get("channel_gadgets", 0) + res.get("diagonal_gadgets", 0)
+               + res.get("sum_layers", 0) + res.get("mul_layers", 0))
+    if L - counted not in ((2, 4) if tw != c.d else (0,)):
+        errs.append(f"{what}: the gadget counts add up to {counted} layers, the model has {L}")
     n_k = res.get("N_k", 0)
     if rc["inner_n"] != _blocks(n_k // tw) or n_k % tw or rc["inner_d"] != c.d:
         errs.append(f"{what}: N'×d' = {rc['inner_n']}×{rc['inner_d']} is not 4.5·N_k/tw × d for N_k = {n_k}, tw = {tw}")
@@ -721,6 +745,81 @@ def test_the_thm_h21_sweep_circuits_have_the_stated_shape_and_record_what_they_b
     assert errs == []
 
 
+# ---- the tables of the docs --------------------------------------------------------------------
+
+ROOT = PROOFS.parent
+
+
+def _table_rows(path: str, header: str) -> list[list[str]]:
+    """The rows of the markdown table in ``path`` whose header line starts with ``header``."""
+    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+def _number(cell: str) -> int:
+    return int(cell.replace(" ", "").replace("\u202f", "").replace("\u2009", ""))
+
+
+def _gated_builds(name: str, N: int, d: int) -> Any:
+    from symverify.library_gated import h3, hyena
+
+    kind, _, route = name.partition(":")
+    order = 3 if "order 3" in kind else 2
+    if "direct" in route:
+        return hyena_direct(N, d, order) if kind.startswith("Hyena") else h3_direct(N, d)
+    circuit = hyena(N, d, order) if kind.startswith("Hyena") else h3(N, d)
+    return compile(circuit, method="dense" if "dense" in route else "kaleidoscope")
+
+
+def test_the_gated_convolution_table_is_the_recount():
+    """docs/gated-convolutions.md: every row's layers, N', d' and dense parameters are the recount
+    of the model it names (the H.21 kaleidoscope rows only with ``SYMVERIFY_RESACCT_FULL=1``)."""
+    errs = []
+    rows = _table_rows("docs/gated-convolutions.md", "| N | d | construction |")
+    assert len(rows) >= 6
+    for N_, d_, name, layers, nn, dd, params in rows:
+        if "kaleidoscope" in name and not FULL:
+            continue
+        rc = recount_model(_gated_builds(name, _number(N_), _number(d_)).model)
+        errs += _compare(f"gated-convolutions.md {N_}x{d_} {name}", {"layers": _number(layers), "inner_n": _number(nn),
+                                                                      "inner_d": _number(dd), "params": _number(params)},
+                         {k: rc[k] for k in ("layers", "inner_n", "inner_d", "params")})
+    assert errs == []
+
+
+def test_the_readme_retnet_table_is_the_recount():
+    """README.md, RetNet at N = 16, d = 4: the direct rows (and with ``SYMVERIFY_RESACCT_FULL=1``
+    the H.21 routes) are the recount of the models they name; the causal lower bound is
+    ``3·N·d(d+1)/2``."""
+    from symverify.library import retnet
+
+    N, d = 16, 4
+    errs = []
+    rows = {r[0]: r for r in _table_rows("README.md", "| construction | layers | N' | d' | dense params |")}
+    lower = rows["lower bounds"][4]
+    if f"= {3 * N * d * (d + 1) // 2}" not in lower:
+        errs.append(f"README: the causal lower bound is not 3·N·d(d+1)/2 = {3 * N * d * (d + 1) // 2}: {lower}")
+    builds: dict[str, Any] = {"direct, `retnet_direct(group=d)`": lambda: retnet_direct(N, d, group=d),
+                              "direct, `group=2`": lambda: retnet_direct(N, d, group=2),
+                              "direct, `group=1`": lambda: retnet_direct(N, d, group=1)}
+    if FULL:
+        builds['H.21 route, `compile(method="dense")`'] = lambda: compile(retnet(N, d), method="dense")
+        builds['H.21 route, `compile(method="kaleidoscope")`'] = lambda: compile(retnet(N, d))
+    for name, build in builds.items():
+        _, layers, nn, dd, params, nonzero, _mode = rows[name]
+        rc = recount_model(build().model)
+        errs += _compare(f"README {name}", {"layers": _number(layers), "inner_n": _number(nn), "inner_d": _number(dd),
+                                            "params": _number(params), "nonzero_params": _number(nonzero)},
+                         {k: rc[k] for k in ("layers", "inner_n", "inner_d", "params", "nonzero_params")})
+    assert errs == []
+
+
 # ---- every table: the dense parameter column ---------------------------------------------------
 
 _CHEAP_SCRIPTS = ("primitives", "primitives_handwritten", "prop_h10_remember", "lemma_h11_composition",
@@ -814,4 +913,4 @@ def test_measures_follow_the_doc_on_a_hand_example():
     from symverify.kernel.ir.circuit import Gate
 
     c = Circuit(1, 2, (Gate.mul(0, 1), Gate.add(2, 0), Gate.const(3)), (3,))
-    assert measures(c) == {"size": 2, "depth": 2, "width": 2, "nodes": 5, "mul_levels": 1}
+    assert measures(c) == {"size": 2, "depth": 2, "width": 2, "nodes": 5, "mul_levels": 1, "layered_width": 3}
