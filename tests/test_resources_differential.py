@@ -245,8 +245,9 @@ def dense_mismatches(c: Circuit, out: Any) -> list[str]:
     linear = rc["layers"] - layout - me["mul_levels"]
     if not me["depth"] <= linear <= me["depth"] + 1:
         errs.append(f"{what}: {linear} linear stages for depth {me['depth']}")
-    if m.signature != (c.n, rc["layers"], c.d, rc["inner_n"], rc["inner_d"]) or rc["inner_n"] != c.n or rc["inner_d"] < c.num_inputs:
-        errs.append(f"{what}: signature {m.signature} is not (n, L, d, n, d' ≥ n·d)")
+    # N' = n and d' = max(n·d, widest state of the layered form)
+    if m.signature != (c.n, rc["layers"], c.d, c.n, max(c.num_inputs, me["layered_width"])):
+        errs.append(f"{what}: signature {m.signature} is not (n, L, d, n, max(n·d, {me['layered_width']}))")
     errs += _compare(f"{what} bounds", out.bounds, dense_doc_bounds(me["depth"], me["width"], c.n))
     errs += _within(what, res, out.bounds, out.over_bound())
     return errs
