@@ -132,7 +132,7 @@ def _check(built: Built, layers: int) -> Instance:
     with timed() as t:
         report = verify(circuit, model, method="exact")
     resources = {"layers": model.depth, "inner_n": model.inner_n, "inner_d": model.inner_d,
-                 "params": model.nonzero_param_count(), "symbols": len(model.params())}
+                 "nonzero_params": model.nonzero_param_count(), "symbols": len(model.params())}
     bounds = {"layers": layers, "inner_n": model.n, "inner_d": model.d}
     detail = f"{report.evidence.get('monomials_compared')} monomials compared"
     if report.counterexample is not None:
