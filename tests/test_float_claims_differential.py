@@ -35,7 +35,7 @@ from symverify.errors import IRError
 from symverify.executors import execute, modular_eval, numeric_check, to_torch
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.gate import Op
+from symverify.kernel.ir.gate import Gate, Op
 from symverify.kernel.ir.grid import Grid
 from symverify.testing import circuits
 
@@ -283,14 +283,33 @@ def test_to_torch_is_execute_bit_for_bit(data):
             assert got.dtype == want.dtype and torch.equal(got, want), (dtype, path)
 
 
+@SETTINGS
+@given(st.data())
+def test_to_torch_with_gradients_stays_within_the_executors_bound(data):
+    """``requires_grad=True`` runs out-of-place torch operations: on the direct path their sums may
+    round otherwise than ``execute`` (last bits), so not bit for bit, but within the same stated bound,
+    and bit-exact wherever that bound is 0."""
+    m = data.draw(models())
+    halves = st.builds(Fraction, st.integers(-8, 8), st.sampled_from([1, 2, 4]))  # exact in float64
+    u = [[[data.draw(halves) for _ in range(m.d)] for _ in range(m.n)] for _ in range(data.draw(st.sampled_from([1, 3])))]
+    x = torch.tensor([[[float(v) for v in row] for row in pt] for pt in u], dtype=torch.float64)
+    exact = [oracle_model(m, pt) for pt in u]
+    for path in ("auto", "fft", "direct"):
+        chk = numeric_check(m, u, path=path)
+        y = to_torch(m, path=path, requires_grad=True)(x).detach()
+        assert abs_error(y, exact) <= chk.tolerance, path
+        if chk.tolerance == 0:
+            assert bit_exact(y, exact) and torch.equal(y, execute(m, x, backend="torch", path=path))
+
+
 @pytest.mark.parametrize("numeric", [True, "float32", "bfloat16"])
 def test_numeric_never_changes_the_verdict(numeric):
     c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + u[1][0], u[1][1]], n=2, d=2)
     good = sv.compile(c).model
-    bad = Model(good.n, good.d, good.inner_n, good.inner_d, good.layers[:-1] + (
-        Layer(good.layers[-1].W, good.layers[-1].b1, good.layers[-1].h,
-              Grid.from_rows([[v + 1 for v in row] for row in good.layers[-1].b2.to_rows()]),  # type: ignore[operator]
-              good.layers[-1].mode),))
+    last = good.layers[-1]
+    moved = Layer(last.W, last.b1, last.h, Grid.from_rows([[v + 1 for v in row] for row in last.b2.to_rows()]),  # type: ignore[operator]
+                  last.mode)
+    bad = Model(good.n, good.d, good.inner_n, good.inner_d, (*good.layers[:-1], moved))
     for other in (good, bad):
         plain = sv.verify(c, other)
         with_float = sv.verify(c, other, numeric=numeric)
@@ -419,6 +438,20 @@ def test_underflow_is_within_the_bound(dtype):
     e = {"float64": 600, "float32": 80, "bfloat16": 80}[dtype]
     for path in PATHS:
         check_claims(_chain(1), [[[Fraction(1, 2**e)]], [[Fraction(3, 2**e)]]], dtype, path)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_weights_rounded_below_the_range_are_within_the_bound(dtype):
+    """A weight that rounds to a subnormal (3·2^-151 in float32 and bfloat16, 3·2^-1076 in float64)
+    has an absolute rounding error, not a relative one; a large input magnifies it."""
+    e = 1076 if dtype == "float64" else 151
+    w = Fraction(3, 2**e)
+    m = Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid.full(1, 1, w), h=Grid.full(1, 1, w)),))
+    big = 2 ** (e // 2 + 10)
+    for path in PATHS:
+        check_claims(m, [[[big]], [[Fraction(big, 3)]]], dtype, path)
+    c = Circuit(1, 2, (Gate.lin(0, w, 1, 1), Gate.mul(0, 1), Gate.const(w)), (2, 3, 4)[:2])
+    check_claims(c, [[[big, Fraction(1, 3)]], [[Fraction(1, 2**(e // 2 + 10)), Fraction(3, 2**(e // 2 + 10))]]], dtype)
 
 
 @pytest.mark.parametrize("backend", ["torch", "modular", "exact"])
