@@ -31,7 +31,10 @@ or NaN has no bound: :func:`assess` raises ``OverflowError`` (``numeric_check``:
 **Growth with depth.** Since ``E' ≈ |P̂|·E_C + |Ĉ|·E_P``, the relative error of a layer's output
 is about the sum of the relative errors of its two branches, each at least the input's: the
 relative error **doubles per layer** in the worst case, plus the roundings of that layer. After L
-layers it is about ``2^L·r_0 + (2^L − 1)·(γ_P + γ_C + 2ω + u)``.
+layers it is about ``2^L·r_0 + (2^L − 1)·(γ_P + γ_C + 2ω + u)``. These relative errors are relative
+to the magnitudes summed (``|x̂|·|W| + |b1|``, ``|h| ⊛ |x̂| + |b2|``), not to the result: cancellation
+makes the error relative to the result unbounded (``2^60 + 1 − 2^60`` in float64: relative error 1
+after one layer on exact inputs), which the absolute bound ``E'`` still covers.
 
 **Exactness.** When the inputs and every weight are integers and exact in the dtype, an entry
 whose absolute computation (``|x̂|·|W| + |b1|``, which bounds every partial sum) is below ``2^t``
