@@ -231,7 +231,9 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     Inputs of another float dtype than the weights run in the input's dtype. Without gradients
     (the default ``requires_grad=False``, or under ``torch.no_grad()``) the forward pass is the
     executor itself on plans built from the module's weights (rebuilt when a weight changes); with
-    gradients it is the same computation in out-of-place torch operations.
+    gradients it is the same computation in out-of-place torch operations; their direct-path sums
+    may round otherwise than ``execute``'s (the last bits), within the error bound of
+    :mod:`~symverify.executors.numeric`, and exact where that bound is 0.
 
     >>> from symverify.kernel.ir.grid import Grid
     >>> m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))

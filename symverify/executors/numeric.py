@@ -6,10 +6,10 @@
 evaluated next to the computation, from the values actually computed, entry by entry. For a state
 ``x̂`` with error bound ``E ≥ |x̂ − x|`` one layer ``(x·W + b1) ⊙ (h ⊛ x + b2)`` gives
 
-    E_P = E·|W| + (γ_{k+1} + ω)·(|x̂|·|W| + |b1|)                         (k terms per dot product)
-    E_C = |h| ⊛ E + (γ_{#lags+1} or γ_{N'+1} + ω)·(|h| ⊛ |x̂| + |b2|)      (sparse or direct path)
-    E_C = |h| ⊛ E + c(n)·u_w·‖x̂_q‖₂‖h_q‖₂ + 2u·|Ĉ| + ω·(|h| ⊛ |x̂| + |b2|)   (FFT of size n)
-    E'  = |P̂|·E_C + |Ĉ|·E_P + E_P·E_C + u·|P̂ ⊙ Ĉ|
+    E_P = E·|W| + (γ_{k+1} + ω)·(|x̂|·|W| + |b1|) + k·η                   (k terms per dot product)
+    E_C = |h| ⊛ E + (γ_{m+1} + ω)·(|h| ⊛ |x̂| + |b2|) + m·η                (m = #lags or N': sparse or direct)
+    E_C = |h| ⊛ E + c(n)·u_w·‖x̂_q‖₂‖h_q‖₂ + 2u·|Ĉ| + ω·(|h| ⊛ |x̂| + |b2|) + U_n   (FFT of size n)
+    E'  = |P̂|·E_C + |Ĉ|·E_P + E_P·E_C + u·|P̂ ⊙ Ĉ| + η + F
 
 with ``ω = u`` when a weight is not exactly a number of the dtype (else 0), ``c(n) = 21·log2(n) + 3``
 (n a power of two; :func:`fft_constant` for other sizes) and ``u_w`` the unit roundoff of the
@@ -17,10 +17,24 @@ FFT's working precision (float64 for float64, float32 otherwise). The FFT term i
 (Higham Thm 24.2, ``η ≤ u + γ_4(√2 + u)`` per stage, accurate twiddles assumed), applied to two
 forward transforms, the product and the inverse through Parseval; ``‖·‖∞ ≤ ‖·‖₂``.
 
+**Range.** The model ``(1 + δ)`` holds only inside the dtype's range. Below it a product is
+rounded to a subnormal or flushed to zero: ``fl(a·b) = a·b·(1 + δ) + η`` with ``|η| ≤ η_t``, the
+smallest normal number of the dtype (sums of floats are exact there). Each product of a dot
+product, a shift or a Toeplitz term, and the gate, adds ``η``; an FFT adds
+``U_n = 8·(log2(n) + 1)·n·η_w·(1 + ‖x̂_q‖₁ + ‖h_q‖₁)`` (at most ``4η_w`` per butterfly product,
+``log2(n)`` stages of norm ``√2``, the product with ``|H| ≤ ‖h‖₁`` and ``|X| ≤ ‖x‖₁``, with a factor 2 to
+spare); a weight that is not exact in the dtype adds ``η·(1 + Σ|x̂|)`` per branch. The bound itself is
+computed in float64, where a term below ``2^-1074`` is lost: ``F = (2·(k + m) + 16)·2^-1074`` covers
+the operations of one entry's bound. Above the range, a float computation whose output is infinite
+or NaN has no bound: :func:`assess` raises ``OverflowError`` (``numeric_check``: an ``IRError``).
+
 **Growth with depth.** Since ``E' ≈ |P̂|·E_C + |Ĉ|·E_P``, the relative error of a layer's output
 is about the sum of the relative errors of its two branches, each at least the input's: the
 relative error **doubles per layer** in the worst case, plus the roundings of that layer. After L
-layers it is about ``2^L·r_0 + (2^L − 1)·(γ_P + γ_C + 2ω + u)``.
+layers it is about ``2^L·r_0 + (2^L − 1)·(γ_P + γ_C + 2ω + u)``. These relative errors are relative
+to the magnitudes summed (``|x̂|·|W| + |b1|``, ``|h| ⊛ |x̂| + |b2|``), not to the result: cancellation
+makes the error relative to the result unbounded (``2^60 + 1 − 2^60`` in float64: relative error 1
+after one layer on exact inputs), which the absolute bound ``E'`` still covers.
 
 **Exactness.** When the inputs and every weight are integers and exact in the dtype, an entry
 whose absolute computation (``|x̂|·|W| + |b1|``, which bounds every partial sum) is below ``2^t``
@@ -28,11 +42,14 @@ is computed exactly, and gets no rounding term (sparse and direct paths; an FFT 
 Compiled models with integer weights on small integer inputs thus have bound 0 in float64.
 
 **Circuits**, gate by gate on computed values: linear ``E = |α|E_a + |β|E_b + (γ_2 + ω)(|α||â| +
-|β||b̂|)``, product ``E = |â|E_b + |b̂|E_a + E_a E_b + u|â b̂|``, constant ``E = ω|c|``.
+|β||b̂|) + 2η + F`` (plus ``η(|â| + |b̂|)`` for a coefficient not exact in the dtype), product
+``E = |â|E_b + |b̂|E_a + E_a E_b + u|â b̂| + η + F``, constant ``E = ω|c| + η`` (rounding and
+underflow terms only where a value is not exact, see *Exactness*; ``F = 8·2^-1074``).
 
-The bounds are computed in float64 and compared with a relative slack of 2^-30. A measured error
-above its bound means an executor bug. A bound is ``inf`` (vacuous) where ``(k+1)·u ≥ 1``, e.g. a
-bfloat16 sum of 256 or more terms; use float32 there.
+The bounds are computed in float64 and compared with a relative slack of 2^-30; a measured error is
+rounded up to a float (a nonzero error never reads 0). A measured error above its bound means an
+executor bug. A bound is ``inf`` (vacuous) where ``(k+1)·u ≥ 1``, e.g. a bfloat16 sum of 256 or more
+terms (use float32 there), and where an intermediate value left the range.
 """
 
 from __future__ import annotations
@@ -69,6 +86,7 @@ if TYPE_CHECKING:
 __all__ = ["NumericCheck", "tracked_model", "tracked_circuit", "assess", "fft_constant"]
 
 SLACK = 1 + 2.0**-30
+_FLUSH = 2.0**-1074  # the smallest float64 subnormal: a bound term below it is lost
 _ABS_DIRECT_MAX_N = 1024
 
 
@@ -107,6 +125,11 @@ class NumericCheck:
         if not self.ok:
             raise NumericMismatchError(str(self))
         return self
+
+
+def _eta(dtype: Any) -> float:
+    """``η_t``: a product's absolute error below the dtype's range (the smallest normal number)."""
+    return float(require_torch().finfo(dtype).tiny)
 
 
 def _gamma(k: int, u: float) -> float:
@@ -167,9 +190,10 @@ def _layer_bound(lp: LayerPlan, ap: LayerPlan, x: Any, E: Any, parts: tuple[Any,
     proj, conv = parts
     if proj is None or conv is None:
         return torch.zeros_like(E)
-    u, big = unit_roundoff(dtype), 2.0 ** significand_bits(dtype)
+    u, big, eta = unit_roundoff(dtype), 2.0 ** significand_bits(dtype), _eta(dtype)
     omega = 0.0 if _representable(lp, dtype) else u
     xa = x.double().abs()
+    weight_uf = eta * (1 + xa.sum(dim=-1, keepdim=True) + xa.sum(dim=-2, keepdim=True)) if omega else 0.0
     both = torch.cat([xa, E])
     bsz = x.shape[0]
     ex = exact[:, None, None]
@@ -183,20 +207,25 @@ def _layer_bound(lp: LayerPlan, ap: LayerPlan, x: Any, E: Any, parts: tuple[Any,
 
     PA, EP = split(_project(ap, both), ap.b1.value())
     terms = {"zero": 0, "sparse": lp.w_idx.shape[0] if lp.w_idx is not None else 0, "dense": E.shape[-1]}[lp.w_kind]
-    EP = EP + torch.where(ex & (PA < big), 0.0, (_gamma(terms + 1, u) + omega) * PA)
+    EP = EP + torch.where(ex & (PA < big), 0.0, (_gamma(terms + 1, u) + omega) * PA + terms * eta + weight_uf)
     kind = lp.path(path)
+    m = {"none": 0, "sparse": len(lp.lags), "direct": lp.inner_n, "fft": 2 * lp.inner_n}[kind]
     CA, EC = split(_abs_conv(ap, both) if kind != "none" else None, ap.b2.value())
     if kind == "fft":
         n_fft = lp.inner_n if lp.cyclic else 2 * lp.inner_n
-        u_w = unit_roundoff(torch.float64 if dtype == torch.float64 else torch.float32)
-        fft = fft_constant(n_fft) * u_w * x.double().norm(dim=-2, keepdim=True) * ap.kernel_dense().norm(dim=0)
-        EC = EC + fft + 2 * u * conv.double().abs() + omega * CA
+        work = torch.float64 if dtype == torch.float64 else torch.float32
+        u_w, eta_w = unit_roundoff(work), _eta(work)
+        hk = ap.kernel_dense()
+        fft = fft_constant(n_fft) * u_w * x.double().norm(dim=-2, keepdim=True) * hk.norm(dim=0)
+        under = 8 * (math.log2(n_fft) + 1) * n_fft * eta_w * (1 + xa.sum(dim=-2, keepdim=True) + hk.sum(dim=0)) + eta
+        EC = EC + fft + 2 * u * conv.double().abs() + omega * CA + under + weight_uf
     else:
         g = {"none": 0.0, "sparse": _gamma(len(lp.lags) + 1, u), "direct": _gamma(lp.inner_n + 1, u)}[kind]
-        EC = EC + torch.where(ex & (CA < big), 0.0, (g + omega) * CA)
+        EC = EC + torch.where(ex & (CA < big), 0.0, (g + omega) * CA + m * eta + weight_uf)
     Pa, Ca = proj.double().abs(), conv.double().abs()
     prod = Pa * Ca
-    return (Pa * EC + Ca * EP + EP * EC + torch.where(ex & (prod < big), 0.0, u * prod)).expand_as(E)
+    flush = (2 * (terms + m) + 16) * _FLUSH
+    return (Pa * EC + Ca * EP + EP * EC + torch.where(ex & (prod < big), 0.0, u * prod + eta + flush)).expand_as(E)
 
 
 class Tracked(NamedTuple):
@@ -259,14 +288,14 @@ def tracked_model(plan: ModelPlan, x: Any, e0: Any, integral: bool, path: str) -
     u = Tracked(x, e0.to(device=x.device, dtype=torch.float64), integral)
     out = loop.run_model(plan.model, layers, u, TrackedArithmetic(x.dtype, path))
     bounds = out.E.amax(dim=(1, 2)) if out.E.numel() else torch.zeros(x.shape[0], dtype=torch.float64)
-    return out.x, torch.nan_to_num(bounds * SLACK, nan=math.inf)
+    return out.x, torch.nan_to_num(bounds * SLACK, nan=math.inf, posinf=math.inf)
 
 
 def tracked_circuit(plan: CircuitPlan, x: Any, e0: Any, integral: Any) -> tuple[Any, Any]:
     """Run the circuit on ``x`` and bound each point's output error (``e0``, ``integral``: ``(B, n, d)``)."""
     torch = require_torch()
     c, dtype = plan.circuit, x.dtype
-    u, big = unit_roundoff(dtype), 2.0 ** significand_bits(dtype)
+    u, big, eta = unit_roundoff(dtype), 2.0 ** significand_bits(dtype), _eta(dtype)
     vals = circuit_values(plan, x)
     cp = plan.on(x.device, torch.float64)
     V = vals.double().abs()
@@ -284,35 +313,43 @@ def tracked_circuit(plan: CircuitPlan, x: Any, e0: Any, integral: Any) -> tuple[
             al_, be_ = al.abs()[:, None], be.abs()[:, None]
             t = al_ * V[a] + be_ * V[b]
             clean = (E[a] == 0) & (E[b] == 0) & integ[a] & integ[b] & (ci & rep)[:, None] & (t < big)
-            rnd = (g2 + torch.where(rep, 0.0, u))[:, None] * t
+            rnd = ((g2 + torch.where(rep, 0.0, u))[:, None] * t + torch.where(rep, 0.0, eta)[:, None] * (V[a] + V[b])
+                   + (2 * eta + 8 * _FLUSH))
             E[dst] = al_ * E[a] + be_ * E[b] + torch.where(clean, 0.0, rnd)
             integ[dst] = integ[a] & integ[b] & ci[:, None]
         dst, a, b = s.mul
         if dst.numel():
             t = V[a] * V[b]
             clean = (E[a] == 0) & (E[b] == 0) & integ[a] & integ[b] & (t < big)
-            E[dst] = V[a] * E[b] + V[b] * E[a] + E[a] * E[b] + torch.where(clean, 0.0, u * t)
+            E[dst] = V[a] * E[b] + V[b] * E[a] + E[a] * E[b] + torch.where(clean, 0.0, u * t + eta + 8 * _FLUSH)
             integ[dst] = integ[a] & integ[b]
         dst, v = s.const
         if dst.numel():
             ci, ce = (t.to(V.device) for t in s.const_exact)
             rep = ce & (v.to(dtype).double() == v)
-            E[dst] = torch.where(rep, 0.0, u * v.abs())[:, None].expand(-1, bsz)
+            E[dst] = torch.where(rep, 0.0, u * v.abs() + eta)[:, None].expand(-1, bsz)
             integ[dst] = ci[:, None].expand(-1, bsz)
     y = read_outputs(c, vals, plan.outputs)
     if not len(c.outputs):
         return y, torch.zeros(bsz, dtype=torch.float64)
     bounds = E[cp.outputs].amax(dim=0)
-    return y, torch.nan_to_num(bounds * SLACK, nan=math.inf)
+    return y, torch.nan_to_num(bounds * SLACK, nan=math.inf, posinf=math.inf)
+
+
+def _up(q: Fraction) -> float:
+    """``q ≥ 0`` as a float rounded up (a nonzero error never reads 0)."""
+    f = float(q)
+    return math.nextafter(f, math.inf) if Fraction(f) < q else f
 
 
 def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, float]:
-    """Per-point max |approx − exact|, computed exactly (a float is a dyadic rational), and max|exact|."""
+    """Per-point max |approx − exact|, computed exactly (a float is a dyadic rational) and rounded
+    up, and max|exact|."""
     a = approx.detach().to("cpu").double().numpy()
     errs = np.zeros(exact.shape[0])
     top = 0.0
     for idx, y in np.ndenumerate(exact):
-        diff = float(abs(Fraction(float(a[idx])) - Fraction(y))) if math.isfinite(a[idx]) else math.inf
+        diff = _up(abs(Fraction(float(a[idx])) - Fraction(y))) if math.isfinite(a[idx]) else math.inf
         errs[idx[0]] = max(float(errs[idx[0]]), diff)
         top = max(top, abs(float(y)))
     return errs, top
@@ -334,6 +371,9 @@ def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: 
         y, bounds = tracked_model(model_plan(obj, numbers), x, e0, bool(integral.all()), path)
     else:
         y, bounds = tracked_circuit(circuit_plan(obj, numbers), x, e0, torch.from_numpy(integral))
+    if not bool(torch.isfinite(y).all()):  # the inputs are finite: the computation left the range
+        raise OverflowError(f"the {dtype_name(dtype)} computation overflowed to {y[~torch.isfinite(y)][0].item()}; "
+                            "the error model has no bound outside the range")
     errs, top = _errors(y, exact)
     b = bounds.detach().cpu().double().numpy()
     ok = bool(np.all(errs <= b))
