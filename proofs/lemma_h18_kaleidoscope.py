@@ -6,14 +6,15 @@ the model is proved equal to the linear circuit of the kaleidoscope's exact matr
 certificate, and global exact expansion). Kaleidoscopes: random ``(BB*)^w`` with rational and
 with symbolic entries, expansions ``e > 1`` (the ``S·E·Sᵀ`` corner), ``d`` not a power of two
 (two extra Beneš permutations move ``vec(u)`` to contiguous positions), and the outputs of the
-constructions of Dao et al. (a permutation, Theorem 2; a sparse matrix, Theorem 3).
+constructions of Dao et al. (a permutation, Theorem 2; a sparse matrix, Theorem 3), and the layout's
+edge ``N_k = tw`` (a swap on 1×2: ``R = 1``, an empty gap, ``N' = 3``).
 
 Stated constants (**c18 = 4**), all computed from the kaleidoscope's size ``N = e·n·d`` (rounded
 up), ``n`` and ``d`` before anything is built: ``N_k = N`` when d is a power of two, else
 ``max(N, 2^⌈log2(2·n·tw)⌉)`` (``tw`` the largest power of two ``≤ d``); ``L ≤ 4·w'·log2(N_k) + 1``
 (``+ 4`` gather/scatter layers when d is not a power of two) with ``w' = w`` (``w + 2`` then: the
-two Beneš permutations), inner length ``N' ≤ 3·(R + ⌊R/2⌋)`` with ``R = N_k/tw`` (``≤ 4.5·N_k/tw``)
-and inner width ``d' = d``.
+two Beneš permutations), inner length ``N' ≤ 3·(R + ⌊R/2⌋)`` with ``R = N_k/tw`` (``4.5·N_k/tw`` for
+``R ≥ 2``, 3 at ``R = 1``) and inner width ``d' = d``.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def cases(quick: bool) -> list[tuple[str, Kaleidoscope, int, int]]:
     perm = list(range(12))
     rng.shuffle(perm)
     out.append(("permutation (Theorem 2) on 4x3", permutation_to_kaleidoscope(perm).kaleidoscope, 4, 3))
+    # the layout's edge R = N_k/tw = 1: an empty gap, N' = 3 rows (not 4.5·R)
+    out.append(("swap (Theorem 2) N=2 on 1x2", permutation_to_kaleidoscope([1, 0]).kaleidoscope, 1, 2))
     ents = {(rng.randrange(8), rng.randrange(8)): rng.choice([1, -2, Fraction(3, 4)]) for _ in range(10)}
     out.append(("sparse s=10 (Theorem 3) on 4x2", sparse_to_kaleidoscope(SparseMatrix.from_dict(8, 8, ents)).kaleidoscope, 4, 2))
     return out
@@ -86,7 +89,7 @@ def _instance(name: str, K: Kaleidoscope, n: int, d: int) -> Instance:
     lg = n_k.bit_length() - 1
     R = n_k // tw
     res = {"layers": len(model.layers), "w": K.width, "N_k": lay.size, "inner_n": model.inner_n, "inner_d": model.inner_d,
-           "sequence": chain.counts["sequence"], "channel": chain.counts["channel"], "stages": chain.certificate.num_stages}
+           "sequence_gadgets": chain.counts["sequence"], "channel_gadgets": chain.counts["channel"], "stages": chain.certificate.num_stages}
     bounds = {"layers": C18 * groups * lg + 1 + (4 if gathered else 0), "N_k": n_k, "inner_n": 3 * (R + R // 2), "inner_d": d}
     detail = "" if ok else f"certificate: {cert.failure}; exact: {exact.verdict.value}"
     return Instance.from_report(name, exact, cert, method="exact+compositional", resources=res, bounds=bounds,

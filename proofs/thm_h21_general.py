@@ -13,7 +13,7 @@ the instance detail).
 Stated constants (each instance fails when exceeded), ``a = ⌈log2 max(w, 2)⌉``:
 ``L ≤ (#linear stages)·(8·log2 N_k − 1) + #mul stages (+ 4)`` (``layers``),
 ``L ≤ 8·(Δ+1)·(a+2) + 3`` (``layers_thm``), ``L ≤ 24·max(Δ,1)·a + 27`` (``layers_c21``),
-``N_k ≤ 4·2^a``, ``N' = 4.5·N_k/tw ≤ 18·2^a/tw``, ``d' = d``. The table reports
+``N_k ≤ 4·2^a``, ``N' = 3·(R + ⌊R/2⌋) ≤ 18·2^a/tw`` (``R = N_k/tw``), ``d' = d``. The table reports
 ``L/(max(Δ,1)·log2 w)`` and ``N'/w``.
 """
 

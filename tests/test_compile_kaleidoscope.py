@@ -290,7 +290,8 @@ def test_stated_h21_forms_follow_from_each_other():
     import math
 
     """``(Δ+1)·(8·lg − 1) + Δ + 4 ≤ 8·(Δ+1)·(a+2) + 3 ≤ C21·max(Δ,1)·a + C0`` whenever ``lg ≤ a + 2``,
-    and the stated size forms: ``N' = 4.5·N_k/tw ≤ 18·2^a/tw`` for ``N_k ≤ 4·2^a``."""
+    and the stated size forms: ``N' = 3·(R + ⌊R/2⌋) = 4.5·N_k/tw ≤ 18·2^a/tw`` at the stated
+    ``N_k = 4·2^a`` (``R = N_k/tw ≥ 4``)."""
     for depth in range(0, 60):
         for a in range(1, 40):
             exact = (depth + 1) * (8 * (a + 2) - 1) + depth + 4

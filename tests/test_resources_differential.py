@@ -17,7 +17,7 @@ object itself and recomputes every bound from the formula docs/theory.md states.
   ``4·w·N·log2 N`` parameters.
 * **Bounds** from the statements of docs/theory.md: the dense compiler (``L ≤ 2Δ + 5``,
   ``N' = n``, ``d' ≤ 2w``, params ``≤ (2Δ+5)·((2w)² + 3·n·2w)``), Theorem H.21
-  (``8·(Δ+1)·(a+2) + 3``, ``24·max(Δ,1)·a + 27``, ``N_k ≤ 4·2^a``, ``N' = 4.5·N_k/tw ≤ 18·2^a/tw``,
+  (``8·(Δ+1)·(a+2) + 3``, ``24·max(Δ,1)·a + 27``, ``N_k ≤ 4·2^a``, ``N' = 3·(R + ⌊R/2⌋) ≤ 18·2^a/tw``,
   ``d' = d``), Lemma H.16 (``C16 = 3``), Lemma H.18 (``4·w'·log2 N_k + 1 (+4)``), Corollary H.20,
   Theorem H.19 (both modes), Dao et al. Theorems 2 and 3 (both forms), the primitives table,
   Proposition H.10, Lemma H.11, the gated convolutions (docs/gated-convolutions.md: ``m + 3``
@@ -111,8 +111,8 @@ def _pow2_floor(d: int) -> int:
 
 def _blocks(R: int) -> int:
     """``N'`` of the butterfly layout (docs/theory.md §4, Lemma H.16): three row blocks of ``R``
-    rows, each followed by a gap of ``R/2`` zero rows: ``4.5·R`` (the gap is ``⌊R/2⌋``, so 3 rows
-    at ``R = 1``)."""
+    rows, each followed by a gap of ``⌊R/2⌋`` zero rows: ``3·(R + ⌊R/2⌋)``, i.e. ``4.5·R`` for
+    ``R ≥ 2`` and 3 rows at ``R = 1``."""
     return 3 * (R + R // 2)
 
 
@@ -259,11 +259,12 @@ def h21_doc_bounds(delta: int, w: int, d: int, n_k: int, linear: int, mul: int) 
     a = _ceil_log2(max(w, 2))
     tw = _pow2_floor(d)
     big = 4 * 2**a
+    assert big % tw == 0 and big // tw >= 4, "tw ≤ d ≤ w ≤ 2^a"
     return {"layers": linear * (8 * _exact_log2(n_k) - 1) + mul + (0 if tw == d else 4),
             "layers_thm": 8 * (delta + 1) * (a + 2) + 3,
             "layers_c21": 24 * max(delta, 1) * a + 27,
             "linear_stages": delta + 1, "mul_stages": delta,
-            "N_k": big, "inner_n": 18 * 2**a // tw, "inner_d": d}
+            "N_k": big, "inner_n": _blocks(big // tw), "inner_d": d}  # = 18·2^a/tw exactly (R ≥ 4)
 
 
 def kaleidoscope_mismatches(c: Circuit, out: Any) -> list[str]:
@@ -293,7 +294,7 @@ def kaleidoscope_mismatches(c: Circuit, out: Any) -> list[str]:
         errs.append(f"{what}: the gadget counts add up to {counted} layers, the model has {L}")
     n_k = res.get("N_k", 0)
     if rc["inner_n"] != _blocks(n_k // tw) or n_k % tw or rc["inner_d"] != c.d:
-        errs.append(f"{what}: N'×d' = {rc['inner_n']}×{rc['inner_d']} is not 4.5·N_k/tw × d for N_k = {n_k}, tw = {tw}")
+        errs.append(f"{what}: N'×d' = {rc['inner_n']}×{rc['inner_d']} is not 3·(R + ⌊R/2⌋) × d (R = N_k/tw) for N_k = {n_k}, tw = {tw}")
     if m.signature[:3] != (c.n, L, c.d):
         errs.append(f"{what}: signature {m.signature}")
     doc = h21_doc_bounds(me["depth"], me["width"], c.d, n_k, res.get("linear_stages", 0), me["mul_levels"])
@@ -527,7 +528,7 @@ def test_the_lemma_h16_rows_are_the_recount():
         errs += row_mismatches("lemma_h16_butterfly", row)
         errs += _compare(f"h16 {row.name} bounds", row.bounds, {"layers": 3, "inner_n": 3 * (rows + rows // 2), "inner_d": d})
         errs += _within(f"h16 {row.name}", row.resources, row.bounds)
-        # the doc: 2 layers on the sequence axis (s ≥ tw), 3 on the channel axis, in N' = 4.5·N/d
+        # the doc: 2 layers on the sequence axis (s ≥ tw), 3 on the channel axis, in N' = 3·(R + ⌊R/2⌋)
         if rc["layers"] != (2 if stride >= d else 3) or rc["inner_n"] != _blocks(rows):
             errs.append(f"h16 {row.name}: {rc['layers']} layers, N' = {rc['inner_n']}")
     assert errs == []
@@ -535,13 +536,33 @@ def test_the_lemma_h16_rows_are_the_recount():
 
 def h18_doc_bounds(w: int, size: int, n: int, d: int) -> dict[str, int]:
     """docs/theory.md §4, Lemma H.18 (and the script's a-priori ``N_k``): ``L ≤ 4·w'·log2 N_k + 1``
-    (+ 4), ``N' = 4.5·N_k/tw``, ``d' = d``; ``w' = w + 2`` when d is not a power of two."""
+    (+ 4), ``N' = 3·(R + ⌊R/2⌋)`` with ``R = N_k/tw``, ``d' = d``; ``w' = w + 2`` when d is not a power of two."""
     tw = _pow2_floor(d)
     gathered = tw != d
     n_k = max(size, 2 ** _ceil_log2(2 * n * tw)) if gathered else size
     wp = w + (2 if gathered else 0)
     return {"layers": 4 * wp * _exact_log2(n_k) + 1 + (4 if gathered else 0), "N_k": n_k, "inner_n": _blocks(n_k // tw),
             "inner_d": d}
+
+
+def test_the_layout_at_one_track_row_has_three_rows():
+    """docs/theory.md §4: ``N' = 3·(R + ⌊R/2⌋)``, ``R = N_k/tw``, which is 3 rows, not ``4.5·R``,
+    at ``R = 1``: Theorem H.21 on an identity with n = 1, d = 2 (``N_k = tw = 2``) and Lemma H.18
+    on a swap of size 2 (the script's own instance); the stated H.21 bound stays ``18·2^a/tw``."""
+    from symverify.compiler.layout import inner_length
+
+    assert [inner_length(R) for R in (1, 2, 4, 8)] == [_blocks(R) for R in (1, 2, 4, 8)] == [3, 9, 18, 36]
+    c = Circuit(1, 2, (), (0, 1), "identity 1x2")
+    out = compile(c)
+    assert (out.resources["N_k"], out.resources["tw"], out.resources["inner_n"]) == (2, 2, 3)
+    assert recount_model(out.model)["inner_n"] == 3 and out.bounds["inner_n"] == 18 * 2 // 2
+    assert kaleidoscope_mismatches(c, out) == [] and out.over_bound() == []
+    mod = _load("lemma_h18_kaleidoscope")
+    name, K, n, d = next(case for case in mod.cases(True) if case[1].size == 2)
+    row = mod._instance(name, K, n, d)
+    chain = kaleidoscope_model(K, n, d, from_matrix(to_matrix(K), n, d, name))
+    assert recount_model(chain.model)["inner_n"] == row.resources["inner_n"] == row.bounds["inner_n"] == 3
+    assert row.ok and h18_doc_bounds(K.width, K.size, n, d)["inner_n"] == 3
 
 
 def test_the_lemma_h18_rows_are_the_recount():
@@ -556,7 +577,7 @@ def test_the_lemma_h18_rows_are_the_recount():
         errs += _compare(f"h18 {name} bounds", row.bounds, h18_doc_bounds(K.width, K.size, n, d))
         errs += _within(f"h18 {name}", row.resources, row.bounds)
         if rc["inner_n"] != _blocks(row.resources["N_k"] // _pow2_floor(d)):
-            errs.append(f"h18 {name}: N' = {rc['inner_n']} is not 4.5·N_k/tw")
+            errs.append(f"h18 {name}: N' = {rc['inner_n']} is not 3·(R + ⌊R/2⌋), R = N_k/tw")
     assert errs == []
 
 

@@ -29,8 +29,9 @@ width (the largest power of two ``≤ d``) and ``lg = log2 N_k``:
   layout (the last products at their output cells, which makes the last stage free) is one of
   them, and the last stage itself (outputs below ``2·n·tw ≤ 2^(a+1)``) needs ``≤ 2^(a+1)``
   doubled at most once;
-* ``d' = d`` and ``N' = 3·(R + R/2)``, ``R = N_k/tw`` (:mod:`.layout`): ``N' = 4.5·N_k/tw ≤
-  18·2^a/tw``;
+* ``d' = d`` and ``N' = 3·(R + ⌊R/2⌋)``, ``R = N_k/tw`` (:func:`.layout.inner_length`): ``4.5·R``
+  for ``R ≥ 2``, 3 rows at ``R = 1`` (``N_k = tw``); stated: ``3·(R* + R*/2)`` at ``R* = 4·2^a/tw
+  ≥ 4`` (``tw ≤ d ≤ w ≤ 2^a``), exactly ``18·2^a/tw``;
 * layers: a linear stage ``≤ 2·(4·lg − 1) + 1``, a multiplicative stage 1 more (its first layer
   closes the linear stage), ``≤ Δ + 1`` linear and ``≤ Δ`` multiplicative stages, and 4
   gather/scatter layers when ``d`` is not a power of two:
@@ -75,7 +76,7 @@ def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages:
     """The bounds the construction states for a circuit of depth Δ and cut width w (see module doc):
     ``layers`` from the instance's own stage counts and ``N_k``, the rest from ``Δ`` and ``w``."""
     from symverify.compiler.h21.size import log2_ceil, stated_size
-    from symverify.compiler.layout import track_width
+    from symverify.compiler.layout import inner_length, track_width
 
     a = log2_ceil(max(width, 2))
     lg = log2_ceil(n_k)
@@ -89,7 +90,7 @@ def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages:
         "linear_stages": depth + 1,
         "mul_stages": depth,
         "N_k": big,
-        "inner_n": 3 * (big // tw + big // tw // 2),
+        "inner_n": inner_length(big // tw),
         "inner_d": d,
     }
 

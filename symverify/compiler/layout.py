@@ -47,6 +47,7 @@ __all__ = [
     "BUFFERS",
     "Axis",
     "Layout",
+    "inner_length",
     "CellState",
     "grid",
     "form_cell",
@@ -61,6 +62,17 @@ __all__ = [
 
 BUFFERS = 3  # B0 (live state), B1, B2 (gadget workspace)
 Axis = Literal["sequence", "channel", "diagonal"]
+
+
+def inner_length(track_rows: int) -> int:
+    """``N' = 3·(R + ⌊R/2⌋)`` for blocks of ``R = N_k/tw`` rows (module docstring): ``4.5·R`` for
+    every ``R ≥ 2`` (a power of two), but 3 at ``R = 1``, where the gap ``⌊R/2⌋`` is empty (a
+    one-row block has no sequence-axis factor to make room for).
+
+    >>> [inner_length(r) for r in (1, 2, 4, 8)]
+    [3, 9, 18, 36]
+    """
+    return BUFFERS * (track_rows + track_rows // 2)
 
 
 def track_width(d: int) -> int:
