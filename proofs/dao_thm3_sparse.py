@@ -6,7 +6,8 @@ Two constructions, each compared exactly with the matrix (n×n corner plus the g
   ``e ≤ max(2, 4s/n)`` (:mod:`symverify.kaleidoscope.sparse`);
 * the theorem as stated, ``(BB*)^{4⌈s/n⌉}_4``: pieces of at most ``N − 2n`` nonzeros added into an
   accumulator, two BB* per piece, ``N ≤ 4·2^⌈log2 n⌉`` (so ``e ≤ 4`` whenever n is a power of two)
-  and ``w ≤ 4⌈s/n⌉`` (``w = 1`` for s = 0) (:mod:`symverify.kaleidoscope.sparse_dao`).
+  and ``w ≤ max(1, 4⌈s/n⌉)`` (``w = 1`` for s = 0: ``(BB*)^0 = {I}`` holds no zero matrix)
+  (:mod:`symverify.kaleidoscope.sparse_dao`).
 
 The sweep covers n and s (0 to 5n, and dense), uniform random rational entries and the
 adversarial degree patterns: one dense column (fan-out n), one dense row (fan-in n), both

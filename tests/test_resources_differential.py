@@ -424,23 +424,49 @@ def _sparse(n: int, seed: int, density: float) -> SparseMatrix:
     return SparseMatrix.from_dict(n, n, ents)
 
 
+def _thm3_width(n: int, s: int) -> int:
+    """Dao et al. Theorem 3's width (docs/kaleidoscope.md §2.2): ``4⌈s/n⌉``, and 1 at ``s = 0``,
+    where the paper's figure 0 would name ``(BB*)^0 = {I}``, which holds no zero matrix."""
+    return 4 * -(-s // n) if s else 1
+
+
+def test_the_zero_matrix_takes_one_bbstar_not_zero():
+    """Theorem 3 at s = 0, decided (docs/kaleidoscope.md §2.2): ``(BB*)^0`` is the empty product,
+    whose corner is ``I_n``, so the zero matrix needs one BB*; the stated width is
+    ``max(1, 4⌈s/n⌉) = 1``, the construction takes exactly one (all-zero first factor), proved,
+    and the ``(BB*)^5`` form records the same corrected figure."""
+    from symverify.kaleidoscope.sparse_dao import thm3_width_bound
+    from symverify.kernel.ir.butterfly import Kaleidoscope
+    from symverify.kernel.provers.matrix import verify_matrix
+
+    for n in (1, 2, 3, 4, 5):
+        size = 2 ** _ceil_log2(max(n, 2))
+        assert to_matrix(Kaleidoscope(n, size, ())) == [[int(i == j) for j in range(n)] for i in range(n)]
+        Z = SparseMatrix(n, n, ())
+        f = sparse_to_kaleidoscope_thm3(Z)
+        assert thm3_width_bound(n, 0) == _thm3_width(n, 0) == 1
+        assert factorization_mismatches(f, {"w": 1, "N": 4 * 2 ** _ceil_log2(n), "e": Fraction(4 * 2 ** _ceil_log2(n), n),
+                                            "e_pad": 4}, {"w": 1, "N": size, "s": 0, "pieces": 0}) == []
+        assert verify_matrix(f, Z).proved
+        assert sparse_to_kaleidoscope(Z).resources["paper_w"] == 1
+
+
 @FAST
 @given(st.integers(1, 9), st.integers(0, 10**6), st.sampled_from([0.0, 0.2, 0.5, 1.0]))
 def test_sparse_matrices_record_the_stated_forms(n, seed, density):
     """Dao et al. Theorem 3 (docs/theory.md §3), both forms: ``(BB*)^5`` at
     ``N = 2^⌈log2 max(n, 2s, 2)⌉`` with ``e ≤ max(2, 4s/n)``; the paper's form with
-    ``w = 2⌈s/(N − 2n)⌉ ≤ 4⌈s/n⌉``, ``N ≤ 4·2^⌈log2 n⌉``."""
+    ``w = 2⌈s/(N − 2n)⌉ ≤ 4⌈s/n⌉``, ``N ≤ 4·2^⌈log2 n⌉`` (``w = 1`` at s = 0)."""
     M = _sparse(n, seed, density)
     s = M.nnz
     N5 = 2 ** _ceil_log2(max(n, 2 * s, 2))
     errs = factorization_mismatches(sparse_to_kaleidoscope(M), {"w": 5, "N": N5, "e": max(Fraction(2), Fraction(4 * s, n))},
-                                    {"s": s, "paper_w": 4 * -(-s // n), "N": N5})
+                                    {"s": s, "paper_w": _thm3_width(n, s), "N": N5})
     f = sparse_to_kaleidoscope_thm3(M)
     npad = 2 ** _ceil_log2(n)
     N = f.kaleidoscope.size
     pieces = -(-s // (N - 2 * n)) if s else 0
-    # s = 0: the zero matrix needs one BB* ((BB*)^0 is the identity), where 4⌈s/n⌉ = 0
-    errs += factorization_mismatches(f, {"w": 4 * -(-s // n) if s else 1, "N": 4 * npad, "e": Fraction(4 * npad, n), "e_pad": 4},
+    errs += factorization_mismatches(f, {"w": _thm3_width(n, s), "N": 4 * npad, "e": Fraction(4 * npad, n), "e_pad": 4},
                                      {"s": s, "pieces": pieces, "w": 2 * pieces if s else f.kaleidoscope.width})
     assert errs == []
 
@@ -490,7 +516,7 @@ def test_the_dao_and_h19_script_rows_are_within_their_doc_bounds():
             want = {"w": 5, "N": 2 ** _ceil_log2(max(n, 2 * s, 2)), "e": max(Fraction(2), Fraction(4 * s, n))}
         else:
             npad = 2 ** _ceil_log2(n)
-            want = {"w": 4 * -(-s // n) if s else 1, "N": 4 * npad, "e": Fraction(4 * npad, n), "e_pad": 4}
+            want = {"w": _thm3_width(n, s), "N": 4 * npad, "e": Fraction(4 * npad, n), "e_pad": 4}
         errs += _compare(f"thm3 {row.name}", row.bounds, want)
         errs += _within(f"thm3 {row.name}", r, row.bounds)
     for row in _load("thm_h19_linear_circuits").run(True).instances:

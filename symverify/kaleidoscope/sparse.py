@@ -19,7 +19,8 @@ cols)``) with ``s`` nonzeros is the ``n×n`` corner of ``E = Π₃·R·Π₂·D�
    this handles any fan-in (a dense row).
 6. ``Π₃`` moves the start of row ``i``'s block to ``i``.
 
-The paper's figure, ``(BB*)^{4⌈s/n⌉}_4``, is recorded next to it (``paper_w``, ``paper_e``); a
+The paper's figure, ``(BB*)^{4⌈s/n⌉}_4``, is recorded next to it (``paper_w = max(1, 4⌈s/n⌉)``:
+1 at ``s = 0``, where ``(BB*)^0 = {I}`` holds no zero matrix; ``paper_e``); a
 construction meeting those constants is :func:`~symverify.kaleidoscope.sparse_dao.sparse_to_kaleidoscope_thm3`.
 """
 
@@ -116,7 +117,7 @@ def sparse_to_kaleidoscope(S: SparseMatrix) -> Factorization:
     reduce = _tree_group(N, list(rows.values()), (1, 1, 0, 0))
     pi3 = route_permutation(complete_permutation(N, {b: i for i, (b, _) in rows.items()}))
     groups = (pi1, BBStar(N, tuple(bcast)), pi2, BBStar(N, tuple(reduce)), pi3)
-    paper_w = 4 * -(-s // n)
+    paper_w = max(1, 4 * -(-s // n))  # (BB*)^0 = {I}: the zero matrix needs one BB* (docs/kaleidoscope.md §2.2)
     return Factorization(
         Kaleidoscope(n, N, groups),
         "Dao et al. 2020, Theorem 3 (constructive (BB*)^5 form, docs/kaleidoscope.md §2.2)",

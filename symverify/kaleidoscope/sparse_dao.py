@@ -11,8 +11,10 @@ Statement built and checked here. Let ``S`` be ``rows × cols`` with ``s ≥ 1``
 * ``w = 2K`` with ``K = ⌈s/(N − 2n)⌉`` pieces, hence ``w ≤ 4⌈s/n⌉``;
 * ``E·(x, 0) = (S·x, 0)`` (garbage-free).
 
-For ``s = 0`` the paper's figure ``w = 0`` names only the identity, so the zero matrix is one
-all-zero BB* element (``w = 1``, ``N = 2^⌈log2 max(n, 2)⌉``).
+For ``s = 0`` the paper's figure ``w = 0`` is wrong: ``(BB*)^0`` is the empty product ``{I}``,
+whose corner is ``I_n``, so the zero matrix is one BB* element with an all-zero first factor
+(``w = 1``, ``N = 2^⌈log2 max(n, 2)⌉``) and the stated bound is ``w ≤ max(1, 4⌈s/n⌉)``
+(:func:`thm3_width_bound`; docs/kaleidoscope.md §2.2).
 
 Construction (our own; the paper's Lemma I.1 and Lemma H.5 were not available, and neither is
 reproduced: no piece is factored into two butterflies, and pieces are not added by a closure
@@ -86,8 +88,13 @@ def _ceil_div(a: int, b: int) -> int:
 
 
 def thm3_width_bound(n: int, s: int) -> int:
-    """The paper's ``w = 4⌈s/n⌉`` (1 for ``s = 0``: ``(BB*)^0`` holds only the identity)."""
-    return 4 * _ceil_div(s, n) if s else 1
+    """The stated ``w ≤ max(1, 4⌈s/n⌉)``: the paper's ``4⌈s/n⌉`` for ``s ≥ 1``; 1 for ``s = 0``, since
+    ``(BB*)^0 = {I}`` (the empty product) has the corner ``I_n``, never the zero matrix.
+
+    >>> [thm3_width_bound(4, s) for s in (0, 1, 4, 5)]
+    [1, 4, 4, 8]
+    """
+    return max(1, 4 * _ceil_div(s, n))
 
 
 def thm3_size(n: int, s: int) -> int:
