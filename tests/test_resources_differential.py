@@ -19,7 +19,7 @@ object itself and recomputes every bound from the formula docs/theory.md states.
   ``N' = n``, ``d' ≤ 2w``, params ``≤ (2Δ+5)·((2w)² + 3·n·2w)``), Theorem H.21
   (``8·(Δ+1)·(a+2) + 3``, ``24·max(Δ,1)·a + 27``, ``N_k ≤ 4·2^a``, ``N' = 3·(R + ⌊R/2⌋) ≤ 18·2^a/tw``,
   ``d' = d``), Lemma H.16 (``C16 = 3``), Lemma H.18 (``4·w'·log2 N_k + 1 (+4)``), Corollary H.20,
-  Theorem H.19 (both modes), Dao et al. Theorems 2 and 3 (both forms), the primitives table,
+  Theorem H.19 (all three modes), Dao et al. Theorems 2 and 3 (both forms), the primitives table,
   Proposition H.10, Lemma H.11, the gated convolutions (docs/gated-convolutions.md: ``m + 3``
   layers, ``N' = N``, ``d' = (m+1)·d``) and the direct RetNet models (docs/retnet.md:
   ``k·(3G + 1)`` layers or ``3kG + 1`` fused, ``d' = d + group·d (+ d)``, ``N' = N``).
@@ -476,7 +476,8 @@ def test_sparse_matrices_record_the_stated_forms(n, seed, density):
 def test_linear_circuits_record_the_h19_bounds(c):
     """Theorem H.19 (docs/theory.md §3): live mode ``w ≤ 5·max(Δ,1)``, ``N ≤ 8(w + n) − 1``,
     ``e < 8(w + n)/n``, live state ``W ≤ w``; size mode ``w ≤ 5(Δ+1)``, ``N ≤ 8s − 1``, ``e < 8s/n``
-    with ``s`` every node, inputs included (``n`` here is ``n·d``, the matrix size)."""
+    with ``s`` every node, inputs included (``n`` here is ``n·d``, the matrix size); structured mode
+    as :func:`structured_mismatches`."""
     me = measures(c)
     nd, D, w = c.num_inputs, me["depth"], me["width"]
     live = linear_circuit_to_kaleidoscope(c, "live")
@@ -486,15 +487,52 @@ def test_linear_circuits_record_the_h19_bounds(c):
     s = me["nodes"]
     errs += factorization_mismatches(size, {"w": 5 * (D + 1), "N": 8 * s - 1, "e": Fraction(8 * s, nd)},
                                      {"depth": D, "nodes": s})
-    # structured mode (its docstring; docs/theory.md does not state it): Δ + 1 one-factor levels and
-    # one Beneš routing, so w ≤ Δ + 2 and at most Δ + 1 + 2·log2 N non-identity factors
-    sf = linear_circuit_to_kaleidoscope(c, "structured")
-    if "factors" in sf.resources:
-        K = sf.kaleidoscope
-        moving = sum(1 for g in K.groups for f in g.factors
-                     if any(x != 1 for x in (*f.d1, *f.d4)) or any(not is_zero(x) for x in (*f.d2, *f.d3)))
-        errs += factorization_mismatches(sf, {"w": D + 2, "factors": D + 1 + 2 * _exact_log2(K.size)}, {"factors": moving})
+    errs += structured_mismatches(c)
     assert errs == []
+
+
+def structured_mismatches(c: Circuit) -> list[str]:
+    """The structured mode (docs/kaleidoscope.md §2.4, "Structured levels"): ≤ Δ + 1 one-factor
+    levels and one Beneš routing, so ``w ≤ Δ + 2``, at most ``Δ + 1 + 2·log2 N`` non-identity
+    factors (recounted from the diagonals), ``N ≤ 2^⌈log2 max(w, 2)⌉`` and ``e`` that over ``n``;
+    when some level is not one factor, exactly the live result."""
+    me = measures(c)
+    D, w = me["depth"], me["width"]
+    sf = linear_circuit_to_kaleidoscope(c, "structured")
+    if "factors" not in sf.resources:
+        live = linear_circuit_to_kaleidoscope(c, "live")
+        same = (sf.theorem, dict(sf.resources), dict(sf.bounds)) == (live.theorem, dict(live.resources), dict(live.bounds))
+        return [] if same else [f"structured {c.name}: the fallback is not the live result"]
+    K = sf.kaleidoscope
+    moving = sum(1 for g in K.groups for f in g.factors
+                 if any(x != 1 for x in (*f.d1, *f.d4)) or any(not is_zero(x) for x in (*f.d2, *f.d3)))
+    top = 2 ** _ceil_log2(max(w, 2))
+    return factorization_mismatches(sf, {"w": D + 2, "factors": D + 1 + 2 * _exact_log2(K.size), "N": top,
+                                         "e": Fraction(top, c.num_inputs)},
+                                    {"factors": moving, "depth": D, "cut_width": w})
+
+
+def test_the_structured_mode_records_the_bounds_of_its_section():
+    """docs/kaleidoscope.md §2.4 on circuits that take the structured route (Walsh–Hadamard levels,
+    outputs routed back by one Beneš permutation) and on one that falls back (prefix sums):
+    recount against the stated bounds; one BB* of ``log2 N`` factors for a Walsh–Hadamard
+    transform; the reversed outputs cost a second BB*, within ``Δ + 2``; every one proved."""
+    from symverify import library as lib
+    from symverify.kernel.provers.matrix import verify_circuit
+
+    wht = lib.walsh_hadamard(8)
+    reversed_wht = Circuit(wht.n, wht.d, wht.gates, tuple(reversed(wht.outputs)), "reversed WHT 8")
+    cases = [wht, lib.walsh_hadamard(4, 2), lib.walsh_hadamard(16), reversed_wht, lib.prefix_sums(4, 2)]
+    errs = [e for c in cases for e in structured_mismatches(c)]
+    assert errs == []
+    for c in cases:
+        f = linear_circuit_to_kaleidoscope(c, "structured")
+        assert verify_circuit(f, c).proved, c.name
+    one = linear_circuit_to_kaleidoscope(lib.walsh_hadamard(16), "structured")
+    assert (one.resources["w"], one.resources["factors"], one.resources["N"], one.bounds["N"]) == (1, 4, 16, 16)
+    routed = linear_circuit_to_kaleidoscope(reversed_wht, "structured")
+    assert routed.resources["w"] == 2 <= routed.bounds["w"] == 5 and routed.resources["factors"] > 3
+    assert "factors" not in linear_circuit_to_kaleidoscope(lib.prefix_sums(4, 2), "structured").resources
 
 
 def test_the_dao_and_h19_script_rows_are_within_their_doc_bounds():

@@ -13,11 +13,14 @@ pieces are garbage-free, so they are lifted to one size ``N`` (``diag(E, I)``) a
 * ``mode='size'`` (Kaleidoscope's proof, docs/kaleidoscope.md §2.3): slot ``v`` holds node ``v`` (``s`` = nodes,
   inputs included); level ℓ's matrix copies every node of level < ℓ and computes level ℓ; a final
   0/1 matrix puts the outputs in order. Result: ``(BB*)^{5(Δ+1)}`` with ``e < 8s/n``.
-* ``mode='structured'``: when every level is one butterfly factor under some placement of its
-  outputs (:mod:`.structured`), those factors and one Beneš routing of the outputs, packed into as
-  few BB* as their strides allow (a Walsh–Hadamard transform on N points: one BB*, ``log2 N``
-  non-identity factors); otherwise the ``live`` result. Stated: ``w ≤ Δ + 2`` (at most one new
-  BB* per stage, and one for the routing) and at most ``Δ + 1 + 2·log2 N`` non-identity factors.
+* ``mode='structured'`` (docs/kaleidoscope.md §2.4, "Structured levels"): when every level is one
+  butterfly factor under some placement of its outputs (:mod:`.structured`), those factors and one
+  Beneš routing of the outputs, packed into as few BB* as their strides allow (a Walsh–Hadamard
+  transform on N points: one BB*, ``log2 N`` non-identity factors); otherwise the ``live`` result.
+  Stated: ``w ≤ Δ + 2`` (``≤ Δ + 1`` stages, each opening at most one new BB*, and the routing at
+  most one more), at most ``Δ + 1 + 2·log2 N`` non-identity factors, and ``N ≤ 2^⌈log2 max(w, 2)⌉``
+  (every position a stage places is below ``2^⌈log2 max(W, n, 2)⌉``, ``n ≤ W ≤ w``), so
+  ``e ≤ 2^⌈log2 max(w, 2)⌉/n < 2·max(w, 2)/n``.
 """
 
 from __future__ import annotations
@@ -86,7 +89,9 @@ def linear_circuit_to_kaleidoscope(c: Circuit, mode: Mode = "live") -> Factoriza
     Resources: ``w`` (BB* factors), ``N``, ``n``, ``e``, and the circuit's ``depth`` Δ,
     ``cut_width``, ``size`` (gates) and ``nodes`` (with inputs); ``live_width`` W in live mode.
     Bounds: live mode ``w ≤ 5·max(Δ, 1)``, ``N ≤ 8(w_cut + n) − 1`` and ``W ≤ w_cut``; size mode
-    ``w ≤ 5(Δ+1)``, ``N ≤ 8s − 1``; ``e`` is bounded by the same figure divided by ``n``.
+    ``w ≤ 5(Δ+1)``, ``N ≤ 8s − 1``; structured mode ``w ≤ Δ + 2``, ``factors ≤ Δ + 1 + 2·log2 N``
+    (non-identity factors, recorded as ``factors``), ``N ≤ 2^⌈log2 max(w_cut, 2)⌉``; ``e`` is
+    bounded by the ``N`` figure divided by ``n``.
 
     >>> from symverify.kernel.ir.circuit import Gate
     >>> f = linear_circuit_to_kaleidoscope(Circuit(2, 1, (Gate.add(0, 1), Gate.sub(0, 1)), (2, 3)))
@@ -110,8 +115,11 @@ def linear_circuit_to_kaleidoscope(c: Circuit, mode: Mode = "live") -> Factoriza
         res["factors"] = sum(1 for f in K.factor_list().factors if not f.is_identity())
         theorem = "Zoology Theorem H.19, structured levels (one butterfly factor each, docs/kaleidoscope.md §2.4)"
         # ≤ Δ + 1 stages of one factor each (a new BB* at most per stage) and one Beneš routing
-        # (2·log2 N factors in BB* order: at most one more BB*).
-        bounds = {"w": st.depth + 2, "factors": st.depth + 1 + 2 * (K.size.bit_length() - 1)}
+        # (2·log2 N factors in BB* order: at most one more BB*); positions stay below
+        # 2^⌈log2 max(W, n, 2)⌉ with n ≤ W ≤ w (docs/kaleidoscope.md §2.4).
+        top = next_power_of_two(max(st.width, 2))
+        bounds = {"w": st.depth + 2, "factors": st.depth + 1 + 2 * (K.size.bit_length() - 1), "N": top,
+                  "e": Fraction(top, n)}
         return Factorization(K, theorem, garbage_free=True, resources=res, bounds=bounds)
     elif mode == "size":
         mats = _size_stages(c, st.depth)
