@@ -933,6 +933,8 @@ def row_mismatches(script: str, row: Any) -> list[str]:
         errs += _compare(what, r, {"params": L * (dd * dd + 3 * nn * dd)})
     if "nonzero_params" in r and "params" in r and r["nonzero_params"] > r["params"]:
         errs.append(f"{what}: nonzero_params {r['nonzero_params']} > params {r['params']}")
+    if "cyclic_layers" in r and not (isinstance(r["cyclic_layers"], int) and 0 <= r["cyclic_layers"] <= r.get("layers", 0)):
+        errs.append(f"{what}: cyclic_layers {r['cyclic_layers']!r} is not a count of at most {r.get('layers')} layers")
     if row.proved:
         errs += _within(what, r, row.bounds)
     return errs
@@ -943,6 +945,27 @@ def test_every_params_column_is_the_dense_count(script):
     rows = _load(script).run(True).instances
     assert rows
     assert [e for row in rows for e in row_mismatches(script, row)] == []
+
+
+def test_the_causal_limit_records_cyclic_layers_as_a_count(monkeypatch):
+    """causal_limit's ``cyclic_layers`` is the number of cyclic layers of the model the row names,
+    as in every other script: recounted for the dense models and the causal broadcast, and a
+    broadcast model with two cyclic layers (planted) is recorded as 2, not as a 0/1 flag."""
+    mod = _load("causal_limit")
+    models = {"every row := x_0 has a 2-layer causal model": mod.broadcast_model()}
+    for c in (Circuit(2, 1, (), (1,), "output 0 := x_1"), Circuit(2, 1, (), (1, 1), "every row := x_1")):
+        models[f"{c.name}: the dense (cyclic) model computes it"] = compile(c, method="dense").model
+    rows = {row.name: row for row in mod.run(True).instances if "cyclic_layers" in row.resources}
+    assert sorted(rows) == sorted(models)
+    for name, row in rows.items():
+        rc = recount_model(models[name])
+        assert (row.resources["cyclic_layers"], row.resources["layers"]) == (rc["cyclic_layers"], rc["layers"]), name
+        assert row.ok, name
+    shift = prim.cyclic_shift(2, 1, 1)
+    planted = Model(2, 1, 2, 1, (*shift.layers, *shift.layers), "two cyclic shifts")
+    monkeypatch.setattr(mod, "broadcast_model", lambda: planted)
+    row = mod._causal_broadcast()
+    assert row.resources["cyclic_layers"] == 2 and not row.ok
 
 
 # ---- the recount catches planted bugs ----------------------------------------------------------
