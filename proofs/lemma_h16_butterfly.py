@@ -51,7 +51,7 @@ def _instance(rows: int, d: int, stride: int) -> Instance:
     ok = cert.ok and exact.proved
     detail = "" if ok else f"certificate: {cert.failure}; exact: {exact.verdict.value}"
     res = {"layers": len(model.layers), "inner_n": model.inner_n, "inner_d": model.inner_d,
-           "symbols": len(model.params()), "stages": chain.certificate.num_stages}
+           "symbols": len(model.params()), "stages_in_certificate": chain.certificate.num_stages}
     bounds = {"layers": C16, "inner_n": 3 * (rows + rows // 2), "inner_d": d}
     name = f"N={rows * d} (R={rows}, d={d}) stride {stride} [{axis_of(f, d)}]"
     return Instance.from_report(name, exact, cert, method="exact+compositional", resources=res, bounds=bounds,

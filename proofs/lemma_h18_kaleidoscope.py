@@ -89,7 +89,7 @@ def _instance(name: str, K: Kaleidoscope, n: int, d: int) -> Instance:
     lg = n_k.bit_length() - 1
     R = n_k // tw
     res = {"layers": len(model.layers), "w": K.width, "N_k": lay.size, "inner_n": model.inner_n, "inner_d": model.inner_d,
-           "sequence_gadgets": chain.counts["sequence"], "channel_gadgets": chain.counts["channel"], "stages": chain.certificate.num_stages}
+           "sequence_gadgets": chain.counts["sequence"], "channel_gadgets": chain.counts["channel"], "stages_in_certificate": chain.certificate.num_stages}
     bounds = {"layers": C18 * groups * lg + 1 + (4 if gathered else 0), "N_k": n_k, "inner_n": 3 * (R + R // 2), "inner_d": d}
     detail = "" if ok else f"certificate: {cert.failure}; exact: {exact.verdict.value}"
     return Instance.from_report(name, exact, cert, method="exact+compositional", resources=res, bounds=bounds,
