@@ -31,7 +31,7 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
         raise IRError(f"evaluate: expected a Circuit or Model, found {type(obj).__name__}")
     check_state(obj, "evaluate")
     if not hasattr(u, "__len__") or any(not hasattr(row, "__len__") or isinstance(row, str) for row in u):
-        raise ShapeError(f"input: expected an {obj.n}×{obj.d} nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
+        raise ShapeError(f"input: expected shape {obj.n}×{obj.d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
     exact_u = [[as_scalar(x, f"input ({i}, {j})") for j, x in enumerate(row)] for i, row in enumerate(u)]
     ring = FractionRing({k: as_scalar(v, f"parameter {k}") for k, v in (params or {}).items()})
     run = eval_circuit if isinstance(obj, Circuit) else eval_model

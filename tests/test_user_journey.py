@@ -1,0 +1,83 @@
+"""A new user's first hour, following README.md: tracing a circuit, writing a model by hand with exact
+and symbolic weights, evaluating it, running their own proof scripts with ``symverify prove --dir``.
+Each test pins one place where a documented call did not work as written or an error did not say
+what was expected, what was found and where."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symverify as sv
+from symverify import Grid, Layer, Model
+from symverify.errors import IRError, ShapeError
+
+H = Grid.zeros(2, 2).paint(0, 1, 0, 2, 1)  # the impulse e_0: h ⊛ u = u
+
+
+# ---- Circuit.trace: u[i, j] as the docs write it, and indices outside n×d ---------------------------------------
+
+
+def test_trace_takes_u_i_j_as_the_docs_write_it():
+    a = sv.Circuit.trace(lambda u: [u[0, 1] * u[1, 0] + u[-1, -1]], n=2, d=2)
+    b = sv.Circuit.trace(lambda u: [u[0][1] * u[1][0] + u[1][1]], n=2, d=2)
+    assert a == b
+    assert sv.evaluate(a, [[1, 2], [3, 4]])[0][0] == 2 * 3 + 4
+
+
+@pytest.mark.parametrize("fn, match", [
+    (lambda u: [u[2][0]], r"row index 2 is outside u ∈ F\^\{n×d\} with n=2, d=3 \(rows 0\.\.1\)"),
+    (lambda u: [u[0][3]], r"column index 3 is outside u ∈ F\^\{n×d\} with n=2, d=3 \(columns 0\.\.2\)"),
+    (lambda u: [u[1, 5]], r"column index 5 is outside"),
+    (lambda u: [u[-3][0]], r"row index -3 is outside"),
+    (lambda u: [u[0, 0, 0]], r"expected u\[i, j\] with two int indices, found u\[0, 0, 0\]"),
+])
+def test_trace_refuses_an_index_outside_the_input_with_the_shape(fn, match):
+    with pytest.raises(IRError, match=match):
+        sv.Circuit.trace(fn, n=2, d=3)
+
+
+def test_traced_rows_still_behave_as_lists():
+    c = sv.Circuit.trace(lambda u: [sum(u[0]), *u[1][:1], len(u) * u[1][-1]], n=2, d=2)
+    assert sv.evaluate(c, [[1, 2], [3, 4]]) == [[3, 3], [8, 0]]
+
+
+# ---- hand-written models --------------------------------------------------------------------------------------------
+
+
+def test_layer_make_names_the_parameter_of_the_wrong_shape():
+    with pytest.raises(ShapeError, match=r"layer W: expected shape 2×2 \(d'×d', from inner_n=3, inner_d=2\), found 3×3"):
+        Layer.make(3, 2, W=Grid.identity(3))
+    with pytest.raises(ShapeError, match=r"layer h: expected shape 3×2 \(N'×d', from inner_n=3, inner_d=2\), found 2×2"):
+        Layer.make(3, 2, W=Grid.identity(2), h=H)
+    assert Layer.make(2, 2, W=Grid.identity(2), h=H, mode="cyclic").mode is sv.Mode.CYCLIC
+
+
+def test_grid_from_rows_takes_an_integer_array_and_points_a_float_array_to_from_array():
+    assert Grid.from_rows(np.array([[1, 0], [0, -2]])) == Grid.from_rows([[1, 0], [0, -2]])
+    assert Grid.from_rows(np.zeros((0, 0), dtype=int)).rows == 0
+    with pytest.raises(IRError, match=r"Grid.from_rows: found a float array \(dtype float64\).*Grid.from_array"):
+        Grid.from_rows(np.eye(2))
+
+
+def test_a_name_given_as_a_weight_string_says_to_use_sym():
+    with pytest.raises(IRError, match=r"found 'a'; a symbolic value is sym\('a'\), not a string"):
+        Grid.zeros(2, 2).paint(0, 1, 0, 1, "a")
+    with pytest.raises(IRError, match=r"found '1\.5'$"):  # not a name: no hint
+        Grid.zeros(2, 2).paint(0, 1, 0, 1, "1.5")
+
+
+def test_the_readme_model_and_its_symbolic_weight():
+    square = sv.Circuit.trace(lambda u: [x * x for row in u for x in row], n=2, d=2)
+    model = Model(2, 2, 2, 2, [Layer.make(2, 2, W=Grid.identity(2), h=H)])
+    assert sv.verify(square, model).proved
+    scaled = Model(2, 2, 2, 2, [Layer.make(2, 2, W=Grid.identity(2).paint(0, 1, 0, 1, sv.sym("a")), h=H)])
+    with pytest.raises(IRError, match=r"parameter 'a', but no value was given for it \(symbolic weights need values: params=\{'a': \.\.\.\}\)"):
+        sv.evaluate(scaled, [[1, 2], [3, 4]])
+    assert sv.evaluate(scaled, [[1, 2], [3, 4]], params={"a": 2}) == [[2, 4], [18, 16]]  # channel 0 scaled
+
+
+def test_evaluate_names_the_expected_input_shape():
+    model = Model(2, 2, 2, 2, [Layer.make(2, 2, W=Grid.identity(2), h=H)])
+    with pytest.raises(ShapeError, match=r"model input: expected shape 2×2 \(n rows of d values\), found 1×3"):
+        sv.evaluate(model, [[1, 2, 3]])
