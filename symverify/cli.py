@@ -384,6 +384,14 @@ def _check_run_options(args: argparse.Namespace) -> None:
         check_address(args.scheduler)
 
 
+def _esc(text: str) -> str:
+    """``text`` shown literally by rich: script names, titles, instance names and errors are the
+    scripts' own text, and ``[x]`` in them must neither vanish as a tag nor fail as one."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
 def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool, env: dict[str, str] | None = None) -> int:
     """Run ``chosen`` (on the process pool, or on Dask with ``--scheduler``), print the table and
     write the files; the exit code of ``prove``."""
@@ -406,7 +414,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
 
     def start(name: str) -> None:
         if progress is not None:
-            progress.update(f"[bold]proving[/bold] {', '.join(left[:3])}{' …' if len(left) > 3 else ''} "
+            progress.update(f"[bold]proving[/bold] {_esc(', '.join(left[:3]))}{' …' if len(left) > 3 else ''} "
                             f"({len(chosen) - len(left)}/{len(chosen)} done)")
 
     def done(o: runner.ScriptOutcome) -> None:
@@ -415,7 +423,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         mark = "[green]ok[/green]" if o.ok else f"[red]{o.status}[/red]"
         c = o.counts()
         argued = f", {c['argued']} argued" if c.get("argued") else ""
-        err.print(f"{o.name}: {mark} {c['proved']}/{len(o.instances())} proved{argued} [{o.seconds:.1f} s]")
+        err.print(f"{_esc(o.name)}: {mark} {c['proved']}/{len(o.instances())} proved{argued} [{o.seconds:.1f} s]")
         start(o.name)
 
     def run_all() -> runner.RunSummary:
@@ -454,17 +462,17 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     if args.golden and args.update_golden:
         if summary.ok:
             Path(args.golden).write_text(text, encoding="utf-8")
-            out.print(f"golden run written to {args.golden}")
+            out.print(f"golden run written to {args.golden}", markup=False)
         else:
             out.print("golden run not written: this run is not ok")
     elif golden is not None:
         diff = runner.golden_diff(data, golden, chosen)
         if diff:
-            out.print(f"[red]this run differs from the golden run {args.golden}[/red] (--update-golden rewrites it):")
+            out.print(f"[red]this run differs from the golden run {_esc(args.golden)}[/red] (--update-golden rewrites it):")
             out.print(diff, markup=False)
             code = 1
         else:
-            out.print(f"matches the golden run {args.golden}")
+            out.print(f"matches the golden run {args.golden}", markup=False)
     if summary.interrupted:
         err.print("symverify: interrupted; the table and files above hold the scripts that finished")
         return 130
@@ -514,12 +522,18 @@ def _table(summary: Any, wide: bool = False) -> Any:
             bounds = f"{len(over)} over: " + ", ".join(shown) + (" …" if len(over) > len(shown) else "")
         else:
             bounds = tight or "no bounds"
-        row = [o.name] + ([o.title] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}/{c.get('argued', 0)}",
-                                                         bounds, f"{o.seconds:.0f} s"]
+        row = [_esc(o.name)] + ([_esc(o.title)] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}/{c.get('argued', 0)}",
+                                                                         _esc(bounds), _time_cell(o.seconds)]
         t.add_row(*row)
     t.caption = "p/r/u/a: instances proved/refuted/unknown, and argued claims (never counted as proved)"
     t.caption_justify = "left"
     return t
+
+
+def _time_cell(s: float) -> str:
+    """A row's time as the per-script line and the footer write it (0.1 s) below 10 s, so a 0.4 s
+    script is not shown as "0 s" beside "[0.4 s]"; whole seconds above, to keep the column narrow."""
+    return f"{s:.1f} s" if s < 9.95 else f"{s:.0f} s"
 
 
 def _print_details(out: Any, summary: Any) -> None:
@@ -527,7 +541,7 @@ def _print_details(out: Any, summary: Any) -> None:
     from symverify.scripts.runner import ratios
 
     for o in summary.outcomes:
-        out.print(f"[bold]{o.name}[/bold] {o.title}")
+        out.print(f"[bold]{_esc(o.name)}[/bold] {_esc(o.title)}")
         for inst in o.instances():
             rs = ratios(inst)
             bounded = {k for k, *_ in rs}
@@ -535,10 +549,11 @@ def _print_details(out: Any, summary: Any) -> None:
             parts += [f"{k}={v}" for k, v in inst.get("resources", {}).items() if k not in bounded]
             mark = "" if inst.get("ok") else " [red]<--[/red]"
             basis = f" ({inst['basis']})" if inst.get("basis") else ""
-            out.print(f"  {inst.get('verdict'):8} {inst.get('kind', 'prover'):8} {inst.get('method')}  {inst.get('name')}{basis}{mark}",
+            out.print(f"  {inst.get('verdict'):8} {inst.get('kind', 'prover'):8} {_esc(str(inst.get('method')))}  "
+                      f"{_esc(str(inst.get('name')))}{_esc(basis)}{mark}",
                       highlight=False)
             if parts:
-                out.print("      " + ", ".join(parts), highlight=False)
+                out.print("      " + ", ".join(parts), highlight=False, markup=False)
 
 
 def _print_failures(out: Any, summary: Any) -> None:
@@ -548,15 +563,15 @@ def _print_failures(out: Any, summary: Any) -> None:
         if o.ok:
             continue
         if o.status in ("crashed", "interrupted"):
-            out.print(f"[red]{o.name} {o.status}[/red]: {o.error}", markup=True, highlight=False)
+            out.print(f"[red]{_esc(o.name)} {o.status}[/red]: {_esc(o.error)}", markup=True, highlight=False)
             continue
         for inst in o.instances():
             if not inst.get("ok"):
                 why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved" else
                        f"over bound: {', '.join(runner.over_text(inst, k) for k in inst.get('over_bound', []))}")
-                out.print(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip(), highlight=False)
+                out.print(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip(), highlight=False, markup=False)
         if not o.instances():
-            out.print(f"{o.name}: no instances checked", highlight=False)
+            out.print(f"{o.name}: no instances checked", highlight=False, markup=False)
     n_ok = sum(o.ok for o in summary.outcomes)
     out.print(f"{n_ok}/{len(summary.outcomes)} scripts ok in {summary.seconds:.1f} s", highlight=False)
 

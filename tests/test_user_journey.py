@@ -5,11 +5,14 @@ what was expected, what was found and where."""
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pytest
 
 import symverify as sv
 from symverify import Grid, Layer, Model
+from symverify.cli import _time_cell, main
 from symverify.errors import IRError, ShapeError
 
 H = Grid.zeros(2, 2).paint(0, 1, 0, 2, 1)  # the impulse e_0: h ⊛ u = u
@@ -81,3 +84,59 @@ def test_evaluate_names_the_expected_input_shape():
     model = Model(2, 2, 2, 2, [Layer.make(2, 2, W=Grid.identity(2), h=H)])
     with pytest.raises(ShapeError, match=r"model input: expected shape 2×2 \(n rows of d values\), found 1×3"):
         sv.evaluate(model, [[1, 2, 3]])
+
+
+# ---- symverify prove --dir: the scripts' own text is printed as it is ------------------------------------------------
+
+BRACKETS = '''
+from symverify.scripts.protocol import Instance, ProofResult, script_main
+
+TITLE = "Products [v1|v2] of a [b] block"
+
+
+def run(quick=False):
+    r = ProofResult("brackets", TITLE)
+    r.instances.append(Instance.computed("multiply [v2|v3|v1] -> [v1*v2|v3|0]", True, "a test's comparison", "exact",
+                                         resources={"layers": 1}, bounds={"layers": 2}))
+    return r
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))
+'''
+
+CRASHES = '''
+from symverify.scripts.protocol import script_main
+
+TITLE = "Crashes [bold]"
+
+
+def run(quick=False):
+    raise ValueError("bad [/x] input [red]")
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))
+'''
+
+
+@pytest.fixture
+def user_dir(tmp_path):
+    (tmp_path / "brackets.py").write_text(textwrap.dedent(BRACKETS))
+    (tmp_path / "crashes.py").write_text(textwrap.dedent(CRASHES))
+    return tmp_path
+
+
+def test_prove_prints_brackets_in_names_titles_and_errors_literally(user_dir, capsys):
+    code = main(["prove", "--dir", str(user_dir), "--quick", "--details", "--wide", "-j", "1"])
+    out = capsys.readouterr().out
+    assert code == 1  # a crashed script is a failed row, not a usage error (3) from the printer
+    assert "multiply [v2|v3|v1] -> [v1*v2|v3|0]" in out
+    assert "Products [v1|v2] of a [b] block" in out
+    assert "ValueError: bad [/x] input [red]" in out
+    assert "internal error" not in out
+
+
+def test_the_time_column_agrees_with_the_per_script_line():
+    assert _time_cell(0.44) == "0.4 s" and _time_cell(0.04) == "0.0 s" and _time_cell(9.94) == "9.9 s"
+    assert _time_cell(9.96) == "10 s" and _time_cell(123.4) == "123 s"
