@@ -140,3 +140,24 @@ def test_prove_prints_brackets_in_names_titles_and_errors_literally(user_dir, ca
 def test_the_time_column_agrees_with_the_per_script_line():
     assert _time_cell(0.44) == "0.4 s" and _time_cell(0.04) == "0.0 s" and _time_cell(9.94) == "9.9 s"
     assert _time_cell(9.96) == "10 s" and _time_cell(123.4) == "123 s"
+
+
+# ---- a compiled object where a model is expected ---------------------------------------------------------------------
+
+
+def test_evaluate_polynomials_and_execute_take_a_compiled_object_as_verify_does():
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + u[1][0], u[1][1]], n=2, d=2)
+    out = sv.compile(c)
+    u = [[1, 2], [3, 4]]
+    assert sv.evaluate(out, u) == sv.evaluate(out.model, u) == sv.evaluate(c, u) == [[5, 4], [0, 0]]
+    assert sv.polynomials(out) == sv.polynomials(out.model)
+    assert sv.execute(out, u).tolist() == [[5, 4], [0, 0]]
+    with pytest.raises(IRError, match="evaluate: expected a Circuit, Model or compiled object, found str"):
+        sv.evaluate("model.json", u)
+
+
+def test_dump_file_of_a_compiled_object_says_to_save_model_and_certificate(tmp_path):
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    with pytest.raises(sv.SerializationError, match=r"found Compiled; a compiled object is saved as two files: "
+                                                     r"dump_file\(out.model, \.\.\.\) and dump_file\(out.certificate"):
+        sv.dump_file(sv.compile(c), tmp_path / "out.json")

@@ -146,7 +146,9 @@ def to_json(obj: Document) -> dict[str, Any]:
         }
     if isinstance(obj, Certificate):
         return obj.to_json()
-    raise SerializationError(f"to_json: expected a Circuit, Model or Certificate, found {type(obj).__name__}")
+    hint = ("; a compiled object is saved as two files: dump_file(out.model, ...) and dump_file(out.certificate, ...)"
+            if isinstance(getattr(obj, "model", None), Model) else "")
+    raise SerializationError(f"to_json: expected a Circuit, Model or Certificate, found {type(obj).__name__}{hint}")
 
 
 _CIRCUIT_KEYS = ("format", "version", "n", "d", "gates", "outputs")
