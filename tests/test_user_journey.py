@@ -161,3 +161,45 @@ def test_dump_file_of_a_compiled_object_says_to_save_model_and_certificate(tmp_p
     with pytest.raises(sv.SerializationError, match=r"found Compiled; a compiled object is saved as two files: "
                                                      r"dump_file\(out.model, \.\.\.\) and dump_file\(out.certificate"):
         sv.dump_file(sv.compile(c), tmp_path / "out.json")
+
+
+# ---- models written as files --------------------------------------------------------------------------------------
+
+_LAYER = ('{{"mode": "causal", "W": {{"shape": [{dw}, {dw}], "fill": "0", "rects": [[0, 1, 0, 1, {w}]]}}, '
+          '"b1": {{"shape": [2, 2], "fill": "0", "rects": []}}, "h": {{"shape": [2, 2], "fill": "0", "rects": [[0, 1, 0, 2, "1"]]}}, '
+          '"b2": {{"shape": [2, 2], "fill": "0", "rects": []}}}}')
+
+
+def _model_file(tmp_path, dw=2, w='"1"'):
+    text = ('{"format": "symverify.model", "version": 1, "name": "m", "n": 2, "d": 2, "inner_n": 2, "inner_d": 2, '
+            f'"layers": [{_LAYER.format(dw=dw, w=w)}]}}')
+    path = tmp_path / "m.json"
+    path.write_text(text)
+    return path
+
+
+def test_a_layer_whose_w_alone_has_the_wrong_shape_blames_w(tmp_path):
+    assert isinstance(sv.load_file(_model_file(tmp_path)), Model)
+    with pytest.raises(sv.SerializationError, match=r"layers\[0\]: layer W: expected shape 2×2 \(d'×d', from b1, h and b2, "
+                                                     r"which are 2×2\), found 3×3"):
+        sv.load_file(_model_file(tmp_path, dw=3))
+    with pytest.raises(ShapeError, match=r"layer W: expected shape 2×2 .*found 3×3"):
+        Layer(Grid.identity(3), Grid.zeros(2, 2), H, Grid.zeros(2, 2))
+
+
+def test_file_value_errors_show_the_value_once_and_a_name_gets_the_sym_form(tmp_path):
+    with pytest.raises(sv.SerializationError, match=r"W.rects\[0\]\[4\]: expected an integer, .* found float 0\.5$"):
+        sv.load_file(_model_file(tmp_path, w="0.5"))
+    with pytest.raises(sv.SerializationError, match=r"""found 'a'; a symbolic value is written \{"sym": \[\[1, \{"a": 1\}\]\]\}"""):
+        sv.load_file(_model_file(tmp_path, w='"a"'))
+    m = sv.load_file(_model_file(tmp_path, w='{"sym": [[1, {"a": 1}]]}'))
+    assert m.params() == frozenset({"a"})
+
+
+def test_verify_on_a_file_with_a_misshapen_w_prints_one_line_and_exits_3(tmp_path, capsys):
+    c = sv.Circuit.trace(lambda u: [x * x for row in u for x in row], n=2, d=2)
+    sv.dump_file(c, tmp_path / "c.json")
+    path = _model_file(tmp_path, dw=3)
+    assert main(["verify", str(tmp_path / "c.json"), str(path)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("symverify: error: ") and "layer W: expected shape 2×2" in err and "Traceback" not in err

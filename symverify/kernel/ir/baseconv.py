@@ -56,6 +56,10 @@ class Layer:
         if self.W.cols != dd:
             raise ShapeError(f"layer W: expected a square d'×d' matrix, found {_s(self.W.rows)}×{_s(self.W.cols)}")
         nn = self.b1.rows
+        others = {(g.rows, g.cols) for g in (self.b1, self.h, self.b2)}
+        if len(others) == 1 and self.b1.cols != dd:  # b1, h and b2 agree: W is the odd one out
+            raise ShapeError(f"layer W: expected shape {_s(self.b1.cols)}×{_s(self.b1.cols)} (d'×d', from b1, h and b2, "
+                             f"which are {_s(nn)}×{_s(self.b1.cols)}), found {_s(dd)}×{_s(dd)}")
         for name in ("b1", "h", "b2"):
             g: Grid = getattr(self, name)
             if (g.rows, g.cols) != (nn, dd):
