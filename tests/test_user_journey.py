@@ -203,3 +203,39 @@ def test_verify_on_a_file_with_a_misshapen_w_prints_one_line_and_exits_3(tmp_pat
     assert main(["verify", str(tmp_path / "c.json"), str(path)]) == 3
     err = capsys.readouterr().err
     assert err.startswith("symverify: error: ") and "layer W: expected shape 2×2" in err and "Traceback" not in err
+
+
+# ---- a user's proof script that does not run: the row says why, in one line -------------------------------------------
+
+_BROKEN = {
+    "noguard": 'TITLE = "no main guard"\n\n\ndef run(quick=False):\n    pass\n',
+    "syntax": 'TITLE = "a syntax error"\n\n\ndef run(quick=False:\n    pass\n',
+    "wrongret": ('from symverify.scripts.protocol import script_main\n\nTITLE = "returns an int"\n\n\n'
+                 'def run(quick=False):\n    return 3\n\n\nif __name__ == "__main__":\n    raise SystemExit(script_main(run))\n'),
+    "deep": ('import symverify as sv\nfrom symverify.scripts.protocol import script_main\n\nTITLE = "a library error"\n\n\n'
+             'def run(quick=False):\n    return sv.Circuit.trace(lambda u: [u[3][0]], n=1, d=1)\n\n\n'
+             'if __name__ == "__main__":\n    raise SystemExit(script_main(run))\n'),
+}
+
+
+def test_a_script_that_does_not_run_gets_a_one_line_reason(tmp_path, capsys):
+    for name, text in _BROKEN.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    assert main(["prove", "--dir", str(tmp_path), "--quick", "-j", "2"]) == 1
+    out = capsys.readouterr().out
+    assert ("noguard crashed: exit code 0 without a result: a proof script ends with "
+            "'if __name__ == \"__main__\": raise SystemExit(script_main(run))'") in out
+    assert "syntax crashed: exit code 1: syntax.py:4: SyntaxError: " in out
+    assert "wrongret crashed: exit code 1: wrongret.py:11: symverify.errors.UsageError: run(quick) returned int; " in out
+    # the script's own frame, not the library's innermost one
+    assert "deep crashed: exit code 1: deep.py:8: symverify.errors.IRError: traced input u: row index 3 is outside" in out
+
+
+def test_crash_reason_prefers_the_scripts_own_frame():
+    from symverify.scripts.tasks import crash_reason
+
+    tb = ('Traceback (most recent call last):\n  File "/tmp/x/mine.py", line 7, in run\n    f()\n'
+          '  File "/site/symverify/lib.py", line 99, in f\n    raise ValueError("v")\nValueError: v\n')
+    assert crash_reason(tb, "mine") == "mine.py:7: ValueError: v"
+    assert crash_reason(tb, "other") == "lib.py:99: ValueError: v"
+    assert crash_reason("Killed\nout of memory\n", "mine") == "Killed | out of memory"
