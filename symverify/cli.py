@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="exact engine (flint, sympy) or randomized engine (torch, python)")
     v.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show a spinner with the elapsed time on stderr (default: when stderr is a terminal)")
-    v.add_argument("--numeric", nargs="?", const="float64", default=None, metavar="DTYPE",
+    v.add_argument("--numeric", nargs="?", const="float64", default=None, metavar="DTYPE", choices=("float64", "float32", "bfloat16"),
                    help="also cross-check the float executor (float64, float32, bfloat16); never changes the verdict")
     v.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run the compositional stage checks on a Dask cluster: a scheduler's address "
@@ -198,6 +198,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         cert = _load(args.certificate)
         if not isinstance(cert, Certificate):
             raise UsageError(f"--certificate {args.certificate}: expected a certificate file, found a {type(cert).__name__}")
+    if args.method == "compositional" and cert is None:
+        raise UsageError("--method compositional checks a stage certificate: pass --certificate CERT.json "
+                         "(symverify compile CIRCUIT.json -o MODEL.json --certificate CERT.json writes one)")
     from symverify.progress import activity
 
     with activity(f"verifying {args.lhs} against {args.rhs} (method {args.method})", args.progress):

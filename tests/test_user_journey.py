@@ -239,3 +239,19 @@ def test_crash_reason_prefers_the_scripts_own_frame():
     assert crash_reason(tb, "mine") == "mine.py:7: ValueError: v"
     assert crash_reason(tb, "other") == "lib.py:99: ValueError: v"
     assert crash_reason("Killed\nout of memory\n", "mine") == "Killed | out of memory"
+
+
+# ---- symverify verify: flags that need another flag say which -------------------------------------------------------
+
+
+def test_cli_compositional_without_a_certificate_names_the_flag(tmp_path, capsys):
+    c = sv.Circuit.trace(lambda u: [x * x for row in u for x in row], n=2, d=2)
+    sv.dump_file(c, tmp_path / "c.json")
+    sv.dump_file(Model(2, 2, 2, 2, [Layer.make(2, 2, W=Grid.identity(2), h=H)]), tmp_path / "m.json")
+    assert main(["verify", str(tmp_path / "c.json"), str(tmp_path / "m.json"), "--method", "compositional"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("symverify: error: --method compositional checks a stage certificate: pass --certificate CERT.json")
+    with pytest.raises(SystemExit) as e:
+        main(["verify", str(tmp_path / "c.json"), str(tmp_path / "m.json"), "--numeric", "float16"])
+    assert e.value.code == 3
+    assert "argument --numeric: invalid choice: 'float16' (choose from 'float64', 'float32', 'bfloat16')" in capsys.readouterr().err
