@@ -78,6 +78,9 @@ def test_the_readme_model_and_its_symbolic_weight():
     with pytest.raises(IRError, match=r"parameter 'a', but no value was given for it \(symbolic weights need values: params=\{'a': \.\.\.\}\)"):
         sv.evaluate(scaled, [[1, 2], [3, 4]])
     assert sv.evaluate(scaled, [[1, 2], [3, 4]], params={"a": 2}) == [[2, 4], [18, 16]]  # channel 0 scaled
+    c = sv.Circuit.trace(lambda u: [sv.sym("a") * u[0][0]], n=1, d=1)
+    with pytest.raises(IRError, match=r"a weight or coefficient uses the parameter 'a', but no value was given for it"):
+        sv.evaluate(c, [[1]])
 
 
 def test_evaluate_names_the_expected_input_shape():
