@@ -104,7 +104,8 @@ def _parser() -> argparse.ArgumentParser:
                         "N_k·(depth+1) ≤ 768, e.g. w ≤ 16 up to depth 11 (auto, the default)")
     p = sub.add_parser("prove", help="run proof scripts (the built-in ones, and --dir DIR's)")
     p.add_argument("names", nargs="*", metavar="NAME",
-                   help="script names, or 'all' (default: every built-in script, or every script of --dir)")
+                   help="script names, paths DIR/NAME.py of your own scripts (as --dir DIR NAME), or 'all' "
+                        "(default: every built-in script, or every script of --dir)")
     p.add_argument("--quick", action="store_true", help="the small tier")
     p.add_argument("--list", action="store_true", help="list the scripts (name, where from, title) and exit")
     _run_options(p)
@@ -308,11 +309,33 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     from symverify.scripts import runner
 
     _check_run_options(args)
+    args.names = _script_paths(args)
     scripts = runner.available(args.dir)
     default = [n for n, sc in scripts.items() if sc.source != runner.BUILTIN] if args.dir else None
     if args.list:
         return _list_scripts(scripts, runner.select(scripts, args.names, default))
     return _run(args, scripts, runner.select(scripts, args.names, default), args.quick)
+
+
+def _script_paths(args: argparse.Namespace) -> list[str]:
+    """``prove DIR/NAME.py``: a name ending in ``.py`` is the path of the user's script, read as
+    ``--dir DIR NAME`` (each directory added once)."""
+    from symverify.errors import UsageError
+
+    names: list[str] = []
+    seen = {Path(d).resolve() for d in args.dir}
+    for name in args.names:
+        if not name.endswith(".py"):
+            names.append(name)
+            continue
+        path = Path(name)
+        if not path.is_file():
+            raise UsageError(f"{name}: no such proof script file")
+        if path.resolve().parent not in seen:
+            seen.add(path.resolve().parent)
+            args.dir.append(str(path.parent))
+        names.append(path.stem)
+    return names
 
 
 def _list_scripts(scripts: Any, names: list[str]) -> int:

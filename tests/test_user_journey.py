@@ -5,6 +5,7 @@ what was expected, what was found and where."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 import numpy as np
@@ -258,3 +259,20 @@ def test_cli_compositional_without_a_certificate_names_the_flag(tmp_path, capsys
         main(["verify", str(tmp_path / "c.json"), str(tmp_path / "m.json"), "--numeric", "float16"])
     assert e.value.code == 3
     assert "argument --numeric: invalid choice: 'float16' (choose from 'float64', 'float32', 'bfloat16')" in capsys.readouterr().err
+
+
+# ---- symverify prove DIR/NAME.py ------------------------------------------------------------------------------------
+
+
+def test_prove_takes_the_path_of_a_users_script(user_dir, tmp_path, capsys):
+    out_json = tmp_path / "run.json"
+    assert main(["prove", str(user_dir / "brackets.py"), "--json", str(out_json), "-j", "1"]) == 0
+    data = json.loads(out_json.read_text())
+    assert [s["name"] for s in data["scripts"]] == ["brackets"] and data["scripts"][0]["source"] != "builtin"
+    # the same directory named twice (by --dir and by a path) is read once
+    assert main(["prove", "--dir", str(user_dir), str(user_dir / "brackets.py"), "-j", "1"]) == 0
+    capsys.readouterr()
+    assert main(["prove", str(user_dir / "nothere.py")]) == 3
+    assert "symverify: error: " + str(user_dir / "nothere.py") + ": no such proof script file" in capsys.readouterr().err
+    assert main(["prove", "brackets"]) == 3
+    assert "(your own scripts: --dir DIR NAME, or the path DIR/NAME.py)" in capsys.readouterr().err
