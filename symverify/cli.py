@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="exact engine (flint, sympy) or randomized engine (torch, python)")
     v.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show a spinner with the elapsed time on stderr (default: when stderr is a terminal)")
-    v.add_argument("--numeric", nargs="?", const="float64", default=None, metavar="DTYPE",
+    v.add_argument("--numeric", nargs="?", const="float64", default=None, metavar="DTYPE", choices=("float64", "float32", "bfloat16"),
                    help="also cross-check the float executor (float64, float32, bfloat16); never changes the verdict")
     v.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run the compositional stage checks on a Dask cluster: a scheduler's address "
@@ -104,7 +104,8 @@ def _parser() -> argparse.ArgumentParser:
                         "N_k·(depth+1) ≤ 768, e.g. w ≤ 16 up to depth 11 (auto, the default)")
     p = sub.add_parser("prove", help="run proof scripts (the built-in ones, and --dir DIR's)")
     p.add_argument("names", nargs="*", metavar="NAME",
-                   help="script names, or 'all' (default: every built-in script, or every script of --dir)")
+                   help="script names, paths DIR/NAME.py of your own scripts (as --dir DIR NAME), or 'all' "
+                        "(default: every built-in script, or every script of --dir)")
     p.add_argument("--quick", action="store_true", help="the small tier")
     p.add_argument("--list", action="store_true", help="list the scripts (name, where from, title) and exit")
     _run_options(p)
@@ -198,6 +199,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         cert = _load(args.certificate)
         if not isinstance(cert, Certificate):
             raise UsageError(f"--certificate {args.certificate}: expected a certificate file, found a {type(cert).__name__}")
+    if args.method == "compositional" and cert is None:
+        raise UsageError("--method compositional checks a stage certificate: pass --certificate CERT.json "
+                         "(symverify compile CIRCUIT.json -o MODEL.json --certificate CERT.json writes one)")
     from symverify.progress import activity
 
     with activity(f"verifying {args.lhs} against {args.rhs} (method {args.method})", args.progress):
@@ -305,11 +309,33 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     from symverify.scripts import runner
 
     _check_run_options(args)
+    args.names = _script_paths(args)
     scripts = runner.available(args.dir)
     default = [n for n, sc in scripts.items() if sc.source != runner.BUILTIN] if args.dir else None
     if args.list:
         return _list_scripts(scripts, runner.select(scripts, args.names, default))
     return _run(args, scripts, runner.select(scripts, args.names, default), args.quick)
+
+
+def _script_paths(args: argparse.Namespace) -> list[str]:
+    """``prove DIR/NAME.py``: a name ending in ``.py`` is the path of the user's script, read as
+    ``--dir DIR NAME`` (each directory added once)."""
+    from symverify.errors import UsageError
+
+    names: list[str] = []
+    seen = {Path(d).resolve() for d in args.dir}
+    for name in args.names:
+        if not name.endswith(".py"):
+            names.append(name)
+            continue
+        path = Path(name)
+        if not path.is_file():
+            raise UsageError(f"{name}: no such proof script file")
+        if path.resolve().parent not in seen:
+            seen.add(path.resolve().parent)
+            args.dir.append(str(path.parent))
+        names.append(path.stem)
+    return names
 
 
 def _list_scripts(scripts: Any, names: list[str]) -> int:
@@ -384,6 +410,14 @@ def _check_run_options(args: argparse.Namespace) -> None:
         check_address(args.scheduler)
 
 
+def _esc(text: str) -> str:
+    """``text`` shown literally by rich: script names, titles, instance names and errors are the
+    scripts' own text, and ``[x]`` in them must neither vanish as a tag nor fail as one."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
 def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool, env: dict[str, str] | None = None) -> int:
     """Run ``chosen`` (on the process pool, or on Dask with ``--scheduler``), print the table and
     write the files; the exit code of ``prove``."""
@@ -406,7 +440,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
 
     def start(name: str) -> None:
         if progress is not None:
-            progress.update(f"[bold]proving[/bold] {', '.join(left[:3])}{' …' if len(left) > 3 else ''} "
+            progress.update(f"[bold]proving[/bold] {_esc(', '.join(left[:3]))}{' …' if len(left) > 3 else ''} "
                             f"({len(chosen) - len(left)}/{len(chosen)} done)")
 
     def done(o: runner.ScriptOutcome) -> None:
@@ -415,7 +449,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         mark = "[green]ok[/green]" if o.ok else f"[red]{o.status}[/red]"
         c = o.counts()
         argued = f", {c['argued']} argued" if c.get("argued") else ""
-        err.print(f"{o.name}: {mark} {c['proved']}/{len(o.instances())} proved{argued} [{o.seconds:.1f} s]")
+        err.print(f"{_esc(o.name)}: {mark} {c['proved']}/{len(o.instances())} proved{argued} [{o.seconds:.1f} s]")
         start(o.name)
 
     def run_all() -> runner.RunSummary:
@@ -454,17 +488,17 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     if args.golden and args.update_golden:
         if summary.ok:
             Path(args.golden).write_text(text, encoding="utf-8")
-            out.print(f"golden run written to {args.golden}")
+            out.print(f"golden run written to {args.golden}", markup=False)
         else:
             out.print("golden run not written: this run is not ok")
     elif golden is not None:
         diff = runner.golden_diff(data, golden, chosen)
         if diff:
-            out.print(f"[red]this run differs from the golden run {args.golden}[/red] (--update-golden rewrites it):")
+            out.print(f"[red]this run differs from the golden run {_esc(args.golden)}[/red] (--update-golden rewrites it):")
             out.print(diff, markup=False)
             code = 1
         else:
-            out.print(f"matches the golden run {args.golden}")
+            out.print(f"matches the golden run {args.golden}", markup=False)
     if summary.interrupted:
         err.print("symverify: interrupted; the table and files above hold the scripts that finished")
         return 130
@@ -514,12 +548,18 @@ def _table(summary: Any, wide: bool = False) -> Any:
             bounds = f"{len(over)} over: " + ", ".join(shown) + (" …" if len(over) > len(shown) else "")
         else:
             bounds = tight or "no bounds"
-        row = [o.name] + ([o.title] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}/{c.get('argued', 0)}",
-                                                         bounds, f"{o.seconds:.0f} s"]
+        row = [_esc(o.name)] + ([_esc(o.title)] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}/{c.get('argued', 0)}",
+                                                                         _esc(bounds), _time_cell(o.seconds)]
         t.add_row(*row)
     t.caption = "p/r/u/a: instances proved/refuted/unknown, and argued claims (never counted as proved)"
     t.caption_justify = "left"
     return t
+
+
+def _time_cell(s: float) -> str:
+    """A row's time as the per-script line and the footer write it (0.1 s) below 10 s, so a 0.4 s
+    script is not shown as "0 s" beside "[0.4 s]"; whole seconds above, to keep the column narrow."""
+    return f"{s:.1f} s" if s < 9.95 else f"{s:.0f} s"
 
 
 def _print_details(out: Any, summary: Any) -> None:
@@ -527,7 +567,7 @@ def _print_details(out: Any, summary: Any) -> None:
     from symverify.scripts.runner import ratios
 
     for o in summary.outcomes:
-        out.print(f"[bold]{o.name}[/bold] {o.title}")
+        out.print(f"[bold]{_esc(o.name)}[/bold] {_esc(o.title)}")
         for inst in o.instances():
             rs = ratios(inst)
             bounded = {k for k, *_ in rs}
@@ -535,10 +575,11 @@ def _print_details(out: Any, summary: Any) -> None:
             parts += [f"{k}={v}" for k, v in inst.get("resources", {}).items() if k not in bounded]
             mark = "" if inst.get("ok") else " [red]<--[/red]"
             basis = f" ({inst['basis']})" if inst.get("basis") else ""
-            out.print(f"  {inst.get('verdict'):8} {inst.get('kind', 'prover'):8} {inst.get('method')}  {inst.get('name')}{basis}{mark}",
+            out.print(f"  {inst.get('verdict'):8} {inst.get('kind', 'prover'):8} {_esc(str(inst.get('method')))}  "
+                      f"{_esc(str(inst.get('name')))}{_esc(basis)}{mark}",
                       highlight=False)
             if parts:
-                out.print("      " + ", ".join(parts), highlight=False)
+                out.print("      " + ", ".join(parts), highlight=False, markup=False)
 
 
 def _print_failures(out: Any, summary: Any) -> None:
@@ -548,15 +589,15 @@ def _print_failures(out: Any, summary: Any) -> None:
         if o.ok:
             continue
         if o.status in ("crashed", "interrupted"):
-            out.print(f"[red]{o.name} {o.status}[/red]: {o.error}", markup=True, highlight=False)
+            out.print(f"[red]{_esc(o.name)} {o.status}[/red]: {_esc(o.error)}", markup=True, highlight=False)
             continue
         for inst in o.instances():
             if not inst.get("ok"):
                 why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved" else
                        f"over bound: {', '.join(runner.over_text(inst, k) for k in inst.get('over_bound', []))}")
-                out.print(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip(), highlight=False)
+                out.print(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip(), highlight=False, markup=False)
         if not o.instances():
-            out.print(f"{o.name}: no instances checked", highlight=False)
+            out.print(f"{o.name}: no instances checked", highlight=False, markup=False)
     n_ok = sum(o.ok for o in summary.outcomes)
     out.print(f"{n_ok}/{len(summary.outcomes)} scripts ok in {summary.seconds:.1f} s", highlight=False)
 

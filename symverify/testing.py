@@ -264,7 +264,10 @@ def golden_record(obj: Any) -> dict[str, Any]:
     elif isinstance(obj, Mapping):
         rec = dict(obj)
     else:
-        raise TypeError(f"golden_record: expected a Report, Compiled, Instance, ProofResult or mapping, found {type(obj).__name__}")
+        hint = (f"; keep what verify or compile says about the {type(obj).__name__.lower()} "
+                "(symverify_golden.check(assert_proved(a, b)) or check(sv.compile(c)))"
+                if type(obj).__name__ in ("Circuit", "Model") else "")
+        raise UsageError(f"golden_record: expected a Report, Compiled, Instance, ProofResult or mapping, found {type(obj).__name__}{hint}")
     return _stable(rec)
 
 

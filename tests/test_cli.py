@@ -60,7 +60,7 @@ def test_certificate_option(files, capsys):
         (("verify", "{square_c}", "{broken}"), "not valid JSON"),
         (("verify", "{cert}", "{square_m}"), "is a certificate; pass it with --certificate"),
         (("verify", "{square_c}", "{square_m}", "--certificate", "{square_c}"), "expected a certificate file"),
-        (("verify", "{square_c}", "{square_m}", "--method", "compositional"), "needs a circuit and a model with a stage certificate"),
+        (("verify", "{square_c}", "{square_m}", "--method", "compositional"), "--method compositional checks a stage certificate: pass --certificate CERT.json"),
         (("info", "{missing}"), "cannot read"),
         (("prove", "nope", "--dir", "{dir}"), "unknown proof script(s) nope; available: "),
     ],

@@ -99,9 +99,9 @@ def test_helpful_errors_for_common_mistakes():
         stats(Model(1, 1, 1, 1, ()))
     with pytest.raises(IRError, match="layered_form: expected a Circuit, found Model"):
         layered_form(Model(1, 1, 1, 1, ()))
-    with pytest.raises(IRError, match="polynomials: expected a Circuit or Model, found int"):
+    with pytest.raises(IRError, match="polynomials: expected a Circuit, Model or compiled object, found int"):
         polynomials(42)
-    with pytest.raises(ShapeError, match=r"input: expected an 1×2 nested list \(rows of values\), found list \[1, 2\]"):
+    with pytest.raises(ShapeError, match=r"input: expected shape 1×2, a nested list \(rows of values\), found list \[1, 2\]"):
         evaluate(Circuit(1, 2, (), (0,)), [1, 2])
     with pytest.raises(IRError, match="circuit outputs: expected a sequence, found int 2"):
         Circuit(1, 2, (), 2)

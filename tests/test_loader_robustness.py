@@ -158,7 +158,7 @@ DOC_CASES = [
     (_set(MODEL, ["layers", 0, "W", "shape"], [2.0, 2]), r"layers\[0\].W.shape\[0\] \(rows\): expected int, found float 2.0"),
     (_set(MODEL, ["layers", 0, "W", "shape"], [2, True]), r"layers\[0\].W.shape\[1\] \(cols\): expected int, found bool true"),
     (_set(MODEL, ["layers", 0, "W", "shape"], [-2, 2]), r"layers\[0\].W.shape\[0\] \(rows\): expected an int ≥ 0, found -2"),
-    (_set(MODEL, ["layers", 0, "W", "shape"], [3, 3]), r"layers\[0\]: layer b1: expected shape 2×3"),
+    (_set(MODEL, ["layers", 0, "W", "shape"], [3, 3]), r"layers\[0\]: layer W: expected shape 2×2 \(d'×d', from b1, h and b2"),
     (_set(MODEL, ["layers", 0, "W", "rects"], {}), r"layers\[0\].W.rects: expected a list, found dict"),
     (_set(MODEL, ["layers", 0, "W", "rects", 0], [0, 2, 0, 2]), r"layers\[0\].W.rects\[0\]: expected \[row_start, row_stop, col_start, col_stop, value\]"),
     (_set(MODEL, ["layers", 0, "W", "rects", 0, 1], 1.5), r"layers\[0\].W.rects\[0\]\[1\]: expected int, found float 1.5"),

@@ -60,9 +60,9 @@ def test_symbolic_weights_need_params():
 
 def test_input_shape_errors():
     c = Circuit(2, 1, (), (0,))
-    with pytest.raises(ShapeError, match=r"circuit input: expected an 2×1 array, found 1×1"):
+    with pytest.raises(ShapeError, match=r"circuit input: expected shape 2×1 \(n rows of d values\), found 1×1"):
         evaluate(c, [[1]])
-    with pytest.raises(ShapeError, match=r"model input: expected an 1×1 array"):
+    with pytest.raises(ShapeError, match=r"model input: expected shape 1×1 \(n rows of d values\), found 1×2"):
         evaluate(Model(1, 1, 1, 1, ()), [[1, 2]])
 
 

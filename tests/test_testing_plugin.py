@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 import symverify as sv
+from symverify.errors import UsageError
 from symverify.pytest_plugin import golden_stem
 from symverify.testing import assert_proved, assert_refuted, golden_record, golden_text
 
@@ -53,12 +54,16 @@ def test_golden_record_writes_rationals_as_exact_strings():
 
 
 def test_golden_record_refuses_other_objects():
-    with pytest.raises(TypeError, match="expected a Report, Compiled, Instance, ProofResult or mapping, found int"):
+    with pytest.raises(UsageError, match=r"expected a Report, Compiled, Instance, ProofResult or mapping, found int$"):
         golden_record(3)
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    with pytest.raises(UsageError, match=r"found Circuit; keep what verify or compile says about the circuit"):
+        golden_record(c)
 
 
 _USER_TEST = '''
 import symverify as sv
+from symverify.errors import UsageError
 from symverify.testing import assert_proved
 
 X = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)

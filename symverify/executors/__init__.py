@@ -35,6 +35,7 @@ from symverify.kernel.engines.modular import check_kind as _kind
 from symverify.kernel.engines.modular import check_path as _check_path
 from symverify.kernel.engines.modular import modular_eval
 from symverify.kernel.engines.modular import run_mod as _run_mod
+from symverify.kernel.ir.analysis import model_of
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.memo import IdentityMemo
@@ -208,6 +209,7 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
     >>> execute(square, [[3], [-2]], backend="modular", p=7).tolist()
     [[2], [4]]
     """
+    obj = model_of(obj)  # a compiled object: its model
     if backend == "torch" and type(obj) is Model and params is None and path == "auto" and device is None:
         y = _native_fast(obj, u, dtype)  # the fused zoology stack, with no per-call look-ups
         if y is not None:

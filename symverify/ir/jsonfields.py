@@ -45,6 +45,13 @@ def _kind(v: Any) -> str:
     return type(v).__name__
 
 
+def _found(v: Any, limit: int = 60) -> str:
+    """What a JSON value is and its text, for 'found ...' (a float, bool or literal once: ``float 0.5``)."""
+    if isinstance(v, (_Literal, float, bool)):
+        return _kind(v)
+    return f"{_kind(v)} {safe_repr(v, limit)}"
+
+
 def _parse_int(text: str) -> Any:
     digits = len(text) - (text[0] == "-")
     if digits <= 18:
@@ -166,6 +173,11 @@ def scalar_from_json(v: Any, where: str) -> Scalar:
         if type(v) is int:
             return _json_integer(v, where)
         if isinstance(v, str):
+            if v.strip()[:1].isalpha() or v.strip()[:1] == "_":  # a name: meant as a symbol
+                try:
+                    return parse_rational(v, where)
+                except IRError as err:
+                    raise SerializationError(f'{err}; a symbolic value is written {{"sym": [[1, {{"{v.strip()}": 1}}]]}}') from None
             return parse_rational(v, where)
         if isinstance(v, dict):
             terms = _list(_obj(v, where, ("sym",))["sym"], f"{where}.sym")
@@ -173,7 +185,7 @@ def scalar_from_json(v: Any, where: str) -> Scalar:
             for k, term in enumerate(terms):
                 at = f"{where}.sym[{k}]"
                 if not isinstance(term, list) or len(term) != 2:
-                    raise SerializationError(f"{at}: expected [coeff, {{name: exponent}}], found {_kind(term)} {safe_repr(term)}")
+                    raise SerializationError(f"{at}: expected [coeff, {{name: exponent}}], found {_found(term)}")
                 coeff = (_json_integer(term[0], f"{at}[0]") if type(term[0]) is int
                          else parse_rational(_text(term[0], f"{at}[0]"), f"{at}[0]"))
                 mono = term[1]
@@ -188,7 +200,7 @@ def scalar_from_json(v: Any, where: str) -> Scalar:
     except IRError as e:
         raise SerializationError(str(e)) from None
     raise SerializationError(
-        f"{where}: expected an integer, a rational string such as '-1/2' or {{'sym': [...]}}, found {_kind(v)} {safe_repr(v, 60)}"
+        f"{where}: expected an integer, a rational string such as '-1/2' or {{'sym': [...]}}, found {_found(v)}"
     )
 
 

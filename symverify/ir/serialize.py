@@ -34,6 +34,7 @@ from symverify.ir.files import read_file
 from symverify.ir.jsonfields import (
     _check_size,
     _field,
+    _found,
     _int,
     _int_field,
     _kind,
@@ -87,7 +88,7 @@ def _grid_from_json(v: Any, where: str) -> Grid:
     for k, r in enumerate(_list(v["rects"], f"{where}.rects")):
         at = f"{where}.rects[{k}]"
         if not isinstance(r, list) or len(r) != 5:
-            raise SerializationError(f"{at}: expected [row_start, row_stop, col_start, col_stop, value], found {_kind(r)} {safe_repr(r, 60)}")
+            raise SerializationError(f"{at}: expected [row_start, row_stop, col_start, col_stop, value], found {_found(r)}")
         bounds = [_int(r[i], f"{at}[{i}]") for i in range(4)]
         out.append((bounds[0], bounds[1], bounds[2], bounds[3], scalar_from_json(r[4], f"{at}[4]")))
     fill = scalar_from_json(v["fill"], f"{where}.fill") if "fill" in v else 0
@@ -146,7 +147,9 @@ def to_json(obj: Document) -> dict[str, Any]:
         }
     if isinstance(obj, Certificate):
         return obj.to_json()
-    raise SerializationError(f"to_json: expected a Circuit, Model or Certificate, found {type(obj).__name__}")
+    hint = ("; a compiled object is saved as two files: dump_file(out.model, ...) and dump_file(out.certificate, ...)"
+            if isinstance(getattr(obj, "model", None), Model) else "")
+    raise SerializationError(f"to_json: expected a Circuit, Model or Certificate, found {type(obj).__name__}{hint}")
 
 
 _CIRCUIT_KEYS = ("format", "version", "n", "d", "gates", "outputs")
@@ -193,7 +196,7 @@ def from_json(data: Any) -> Document:
 def _gate(g: Any, k: int) -> Gate:
     where = f"gates[{k}]"
     if not isinstance(g, list) or len(g) != 3 or not isinstance(g[1], list) or not isinstance(g[2], list):
-        raise SerializationError(f"{where}: expected [op, [args], [coeffs]], found {_kind(g)} {safe_repr(g, 60)}")
+        raise SerializationError(f"{where}: expected [op, [args], [coeffs]], found {_found(g)}")
     ops = [o.value for o in Op]
     if not isinstance(g[0], str) or g[0] not in ops:
         raise SerializationError(f"{where}: unknown op {safe_repr(g[0])}; expected one of {ops}")

@@ -32,7 +32,9 @@ class Recorder:
         self._consts: dict[tuple[type, Scalar], int] = {}
 
     def inputs(self) -> list[list[Wire]]:
-        return [[Wire(self, i * self.d + j) for j in range(self.d)] for i in range(self.n)]
+        """``u`` as :class:`InputArray`: ``u[i][j]`` and ``u[i, j]`` are the wire of ``x_{i·d+j}``."""
+        rows = [_InputRow((Wire(self, i * self.d + j) for j in range(self.d)), i, self.n, self.d) for i in range(self.n)]
+        return InputArray(rows, self.n, self.d)
 
     def emit(self, gate: Gate) -> Wire:
         self.gates.append(gate)
@@ -141,6 +143,49 @@ def _flatten_outputs(out: Any) -> list[object]:
     for item in out:
         flat.extend(_flatten_outputs(item))
     return flat
+
+
+def _index(k: object, size: int, what: str, n: int, d: int) -> None:
+    """Refuse an index of ``u`` outside ``range(-size, size)`` with an :class:`IRError` saying the shape."""
+    if isinstance(k, int) and not isinstance(k, bool) and not -size <= k < size:
+        raise IRError(f"traced input u: {what} index {k} is outside u ∈ F^{{n×d}} with n={n}, d={d} "
+                      f"({what}s 0..{size - 1}); pass the n and d your function reads")
+
+
+class _InputRow(list):  # type: ignore[type-arg]
+    """Row ``i`` of the traced input: a list of ``d`` wires whose indices are checked."""
+
+    def __init__(self, wires: Any, i: int, n: int, d: int) -> None:
+        super().__init__(wires)
+        self._shape = (i, n, d)
+
+    def __getitem__(self, k: Any) -> Any:
+        _, n, d = self._shape
+        _index(k, d, "column", n, d)
+        return super().__getitem__(k)
+
+
+class InputArray(list):  # type: ignore[type-arg]
+    """The traced input ``u``: a list of ``n`` rows of ``d`` wires that also takes ``u[i, j]`` (the
+    notation of the docs, ``x_{i·d+j} = u[i, j]``) and refuses an index outside ``n×d`` with an
+    :class:`IRError` naming the shape, instead of a bare ``IndexError`` from inside the tracer.
+
+    >>> from symverify.kernel.ir.circuit import Circuit
+    >>> Circuit.trace(lambda u: [u[0, 1] * u[1][0]], n=2, d=2).gates[0].args
+    (1, 2)
+    """
+
+    def __init__(self, rows: list[_InputRow], n: int, d: int) -> None:
+        super().__init__(rows)
+        self.n, self.d = n, d
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, tuple):
+            if len(k) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in k):
+                raise IRError(f"traced input u: expected u[i, j] with two int indices, found u[{', '.join(map(safe_repr, k))}]")
+            return self[k[0]][k[1]]
+        _index(k, self.n, "row", self.n, self.d)
+        return super().__getitem__(k)
 
 
 def record(fn: Callable[[list[list[Wire]]], object], n: int, d: int) -> tuple[tuple[Gate, ...], tuple[int, ...]]:

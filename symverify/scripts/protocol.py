@@ -504,6 +504,9 @@ def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = Non
     try:
         start = time.perf_counter()
         result = run(args.quick)
+        if not isinstance(result, ProofResult):
+            raise UsageError(f"run(quick) returned {type(result).__name__}; a proof script's run returns the "
+                             "ProofResult it filled (res = ProofResult(NAME, TITLE); res.instances.append(...); return res)")
         result.seconds = time.perf_counter() - start
         missing = [i for i in wanted if i >= state.seen]
         if missing:

@@ -164,7 +164,8 @@ def select(scripts: dict[str, Script], names: Sequence[str], default: Iterable[s
     unknown = [n for n in names if n not in scripts and n != "all"]
     if unknown:
         listing = ", ".join(scripts) or "(none)"
-        raise UsageError(f"unknown proof script(s) {', '.join(unknown)}; available: {listing}")
+        raise UsageError(f"unknown proof script(s) {', '.join(unknown)}; available: {listing} "
+                         "(your own scripts: --dir DIR NAME, or the path DIR/NAME.py)")
     return list(scripts) if "all" in names else list(dict.fromkeys(names))
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -109,6 +110,22 @@ def ship(directory: str | Path) -> tuple[tuple[str, str], ...]:
 def one_line(text: str, lines: int = 6) -> str:
     """The last ``lines`` non-empty lines of ``text`` joined by `` | ``."""
     return " | ".join(line for line in text.strip().splitlines()[-lines:] if line.strip())
+
+
+_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+
+
+def crash_reason(stderr: str, script: str) -> str:
+    """Why a script's process failed, from its stderr in one line: for a Python traceback, the
+    exception with the script's own last frame (``NAME.py:12: ValueError: …``; the innermost frame
+    when the script's file is not among them), else the last two lines."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    frames = [(m.group(1), m.group(2)) for line in lines if (m := _FRAME.match(line))]
+    if not frames or _FRAME.match(lines[-1]):
+        return one_line(stderr, 2)
+    own = [f for f in frames if Path(f[0]).name == f"{script}.py"]
+    path, number = (own or frames)[-1]
+    return f"{Path(path).name}:{number}: {lines[-1].strip()}"
 
 
 class Processes:
@@ -250,7 +267,10 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         if code < 0:
             why = one_line(stderr, 2)
             return answer("lost", None, f"killed by {_signal_name(code)}" + (f": {why}" if why else ""))
-        why = one_line(stderr, 2) or one_line(stdout, 2) or "no output"
+        if code == 0 and not stderr.strip():
+            return answer("crashed", None, "exit code 0 without a result: a proof script ends with "
+                                           "'if __name__ == \"__main__\": raise SystemExit(script_main(run))'")
+        why = crash_reason(stderr, task.name) or one_line(stdout, 2) or "no output"
         return answer("crashed", None, f"exit code {code}: {why}")
     if task.count and not (isinstance(data.get("cases"), int) and data["cases"] >= 0):
         return answer("crashed", None, f"--count-cases: expected {{\"cases\": N}}, found {json.dumps(data)[:80]}")

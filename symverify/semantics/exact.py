@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from symverify.errors import IRError, ShapeError
-from symverify.kernel.ir.analysis import check_state
+from symverify.kernel.ir.analysis import check_state, model_of
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import as_scalar
@@ -27,11 +27,12 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
     >>> evaluate(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), [[3, "1/2"]])
     [[Fraction(3, 2), 0]]
     """
+    obj = model_of(obj)  # a compiled object: its model
     if not isinstance(obj, (Circuit, Model)):
-        raise IRError(f"evaluate: expected a Circuit or Model, found {type(obj).__name__}")
+        raise IRError(f"evaluate: expected a Circuit, Model or compiled object, found {type(obj).__name__}")
     check_state(obj, "evaluate")
     if not hasattr(u, "__len__") or any(not hasattr(row, "__len__") or isinstance(row, str) for row in u):
-        raise ShapeError(f"input: expected an {obj.n}×{obj.d} nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
+        raise ShapeError(f"input: expected shape {obj.n}×{obj.d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
     exact_u = [[as_scalar(x, f"input ({i}, {j})") for j, x in enumerate(row)] for i, row in enumerate(u)]
     ring = FractionRing({k: as_scalar(v, f"parameter {k}") for k, v in (params or {}).items()})
     run = eval_circuit if isinstance(obj, Circuit) else eval_model

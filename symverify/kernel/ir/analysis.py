@@ -25,7 +25,15 @@ from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import is_zero
 
-__all__ = ["levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats", "params_of"]
+__all__ = ["model_of", "levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats", "params_of"]
+
+
+def model_of(obj: Any) -> Any:
+    """A compiled object (its ``.model`` a :class:`Model`, as ``verify`` reads it) stands for its model
+    in ``evaluate``, ``polynomials`` and ``execute``; anything else is returned unchanged."""
+    if not isinstance(obj, (Circuit, Model)) and isinstance(getattr(obj, "model", None), Model):
+        return obj.model
+    return obj
 
 
 def _need_circuit(c: object, what: str) -> None:

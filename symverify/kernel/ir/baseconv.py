@@ -56,6 +56,10 @@ class Layer:
         if self.W.cols != dd:
             raise ShapeError(f"layer W: expected a square d'×d' matrix, found {_s(self.W.rows)}×{_s(self.W.cols)}")
         nn = self.b1.rows
+        others = {(g.rows, g.cols) for g in (self.b1, self.h, self.b2)}
+        if len(others) == 1 and self.b1.cols != dd:  # b1, h and b2 agree: W is the odd one out
+            raise ShapeError(f"layer W: expected shape {_s(self.b1.cols)}×{_s(self.b1.cols)} (d'×d', from b1, h and b2, "
+                             f"which are {_s(nn)}×{_s(self.b1.cols)}), found {_s(dd)}×{_s(dd)}")
         for name in ("b1", "h", "b2"):
             g: Grid = getattr(self, name)
             if (g.rows, g.cols) != (nn, dd):
@@ -75,7 +79,15 @@ class Layer:
     @staticmethod
     def make(inner_n: int, inner_d: int, *, W: Grid | None = None, b1: Grid | None = None,
              h: Grid | None = None, b2: Grid | None = None, mode: Mode | str = Mode.CAUSAL) -> Layer:
-        """A layer whose omitted parameters are zero."""
+        """A layer whose omitted parameters are zero; a given parameter must have the stated shape
+        (``W``: ``inner_d×inner_d``; ``b1``, ``h``, ``b2``: ``inner_n×inner_d``), else a
+        :class:`ShapeError` names it."""
+        for name, g, shape in (("W", W, (inner_d, inner_d)), ("b1", b1, (inner_n, inner_d)),
+                               ("h", h, (inner_n, inner_d)), ("b2", b2, (inner_n, inner_d))):
+            if isinstance(g, Grid) and (g.rows, g.cols) != shape:
+                what = "d'×d'" if name == "W" else "N'×d'"
+                raise ShapeError(f"layer {name}: expected shape {_s(shape[0])}×{_s(shape[1])} ({what}, from "
+                                 f"inner_n={_s(inner_n)}, inner_d={_s(inner_d)}), found {_s(g.rows)}×{_s(g.cols)}")
         z = Grid.zeros(inner_n, inner_d)
         return Layer(W if W is not None else Grid.zeros(inner_d, inner_d), b1 or z, h or z, b2 or z, mode)  # type: ignore[arg-type]
 

@@ -160,9 +160,17 @@ class Grid:
 
     @staticmethod
     def from_rows(values: Sequence[Sequence[object]], rows: int | None = None, cols: int | None = None) -> Grid:
-        """A grid from a nested list; zero cells are not stored."""
+        """A grid from a nested list (or a 2-d integer array: numpy's too); zero cells are not stored.
+
+        >>> Grid.from_rows([[0, "1/2"], [3, 0]]).nonzero_count()
+        2
+        """
+        kind = getattr(getattr(values, "dtype", None), "kind", "")
+        if kind == "f":
+            raise IRError(f"Grid.from_rows: found a float array (dtype {values.dtype}), not exact values; "  # type: ignore[attr-defined]
+                          "Grid.from_array reads each float as the dyadic rational it is")
         r = len(values) if rows is None else rows
-        c = (len(values[0]) if values else 0) if cols is None else cols
+        c = (len(values[0]) if len(values) > 0 else 0) if cols is None else cols
         if len(values) != r:
             raise ShapeError(f"expected {r} rows, found {len(values)}")
         cells: dict[tuple[int, int], object] = {}

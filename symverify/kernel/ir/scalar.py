@@ -238,7 +238,12 @@ def as_scalar(x: object, where: str = "value") -> Scalar:
     if isinstance(x, Integral):
         return int(x)
     if isinstance(x, str):
-        return parse_scalar(x, where)
+        try:
+            return parse_scalar(x, where)
+        except IRError as e:
+            if x.strip()[:1].isalpha() or x.strip()[:1] == "_":  # a name, e.g. "a": meant as a symbol
+                raise IRError(f"{e}; a symbolic value is sym({x.strip()!r}), not a string") from None
+            raise
     if isinstance(x, float) or type(x).__name__ in ("float16", "float32", "float64", "longdouble"):
         f = float(x)  # type: ignore[arg-type]
         hint = Fraction(f).limit_denominator(10**6) if f == f and abs(f) != float("inf") else None

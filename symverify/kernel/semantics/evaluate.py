@@ -77,10 +77,10 @@ def eval_circuit(c: Circuit, u: Sequence[Sequence[Any]], ring: Ring, check: Chec
 
 def _check_input(u: Sequence[Sequence[Any]], n: int, d: int, what: str) -> None:
     if not hasattr(u, "__len__") or any(not hasattr(row, "__len__") or isinstance(row, str) for row in u):
-        raise ShapeError(f"{what} input: expected an {n}×{d} nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
+        raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
     if len(u) != n or any(len(row) != d for row in u):
         found = f"{len(u)}×{len(u[0]) if len(u) else 0}" if all(len(r) == len(u[0]) for r in u) else "a ragged array"
-        raise ShapeError(f"{what} input: expected an {n}×{d} array, found {found}")
+        raise ShapeError(f"{what} input: expected shape {n}×{d} (n rows of d values), found {found}")
 
 
 def _columns(g: Grid, co: Callable[[Scalar], Any], dd: int) -> list[dict[int, Any]]:

@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any, ClassVar, Literal
 
 from symverify.errors import BackendUnavailableError, IRError
-from symverify.kernel.ir.analysis import check_state
+from symverify.kernel.ir.analysis import check_state, model_of
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import Scalar, Sym
@@ -132,8 +132,9 @@ def polynomials(obj: Circuit | Model, ring: PolyRing | None = None, backend: Pol
     >>> [[str(p) for p in row] for row in polynomials(c)]
     [['x0*x1', '0']]
     """
+    obj = model_of(obj)  # a compiled object: its model
     if not isinstance(obj, (Circuit, Model)):
-        raise IRError(f"polynomials: expected a Circuit or Model, found {type(obj).__name__}")
+        raise IRError(f"polynomials: expected a Circuit, Model or compiled object, found {type(obj).__name__}")
     check_state(obj, "polynomials")
     if ring is None:
         ring = PolyRing(obj.n * obj.d, _params_of([obj]), backend)

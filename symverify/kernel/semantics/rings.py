@@ -79,14 +79,15 @@ class AffineRing:
         return Affine({j: red(v) for j, v in x.terms.items()}, red(x.const))
 
 
-def eval_sym(x: Sym, params: Mapping[str, Any], where: str = "weight") -> Any:
+def eval_sym(x: Sym, params: Mapping[str, Any], where: str = "a weight or coefficient") -> Any:
     """Evaluate a parameter expression at ``params`` (values of any ring with ``+``/``*``)."""
     total: Any = 0
     for mono, c in x.terms:
         term: Any = c
         for name, e in mono:
             if name not in params:
-                raise IRError(f"{where} uses the parameter {name!r}, but no value was given for it")
+                raise IRError(f"{where} uses the parameter {name!r}, but no value was given for it "
+                              f"(symbolic weights need values: params={{{name!r}: ...}})")
             term = term * params[name] ** e
         total = total + term
     return total
@@ -145,7 +146,8 @@ class ModRing:
             term = self.coerce(c)
             for name, e in mono:
                 if name not in self.params:
-                    raise IRError(f"weight uses the parameter {name!r}, but no value was given for it")
+                    raise IRError(f"a weight or coefficient uses the parameter {name!r}, but no value was given for it "
+                                  f"(symbolic weights need values: params={{{name!r}: ...}})")
                 term = term * pow(self.params[name], e, self.p) % self.p
             total += term
         return total % self.p
