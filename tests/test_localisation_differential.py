@@ -47,7 +47,7 @@ import symverify as sv
 from symverify.kernel.ir.baseconv import Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Certificate
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import Sym
+from symverify.kernel.ir.scalar import Sym, is_zero
 from symverify.kernel.provers import compositional
 from symverify.kernel.provers.compositional import StageRun, check_certificate, combine
 from symverify.kernel.provers.outcome import Verdict
@@ -58,37 +58,56 @@ from symverify.strategies import circuits
 
 EXAMPLES = int(os.environ.get("SYMVERIFY_LOCDIFF_EXAMPLES", "0"))
 DASK = os.environ.get("SYMVERIFY_LOCDIFF_DASK", "") == "1"
-WEIGHT_OPS = ("inc", "neg", "zero", "one", "mode")
+WEIGHT_OPS = ("inc", "neg", "zero", "one", "mode", "sym")
 
 
 # ---- the oracle: exact values --------------------------------------------------------------------
 
 
 def q(x: Any) -> Any:
-    """A weight or coefficient as an element of QQ (symbols are not drawn here)."""
-    assert not isinstance(x, Sym), "the oracle works on numeric weights only"
+    """A rational number as an element of QQ."""
     f = Fraction(x)
     return QQ(f.numerator, f.denominator)
 
 
-class Poly:
-    """A polynomial ring over QQ in ``names`` (sympy's sparse polynomials: equality is exact)."""
+def params_of(c: Circuit, model: Model, cert: Certificate | None = None) -> list[str]:
+    """Every weight symbol's parameter names (circuit, model and certificate)."""
+    names = set(c.params()) | set(model.params())
+    if cert is not None:
+        for b in cert.boundaries:
+            for cell in b.cells:
+                names |= set(cell.params())
+    return sorted(names)
 
-    def __init__(self, names: list[str]) -> None:
-        self.R, *gens = ring(names or ["_unused"], QQ)
-        self.gens = gens if names else []
+
+class Poly:
+    """A polynomial ring over QQ in ``names`` and the parameters ``params`` (sympy's sparse
+    polynomials: equality is exact); ``const`` turns a weight (a number or a :class:`Sym`) into
+    an element."""
+
+    def __init__(self, names: list[str], params: list[str] = ()) -> None:  # type: ignore[assignment]
+        every = [*names, *(f"p_{p}" for p in params)]
+        self.R, *gens = ring(every or ["_unused"], QQ)
+        self.gens = gens[: len(names)] if every else []
+        self.params = dict(zip(params, gens[len(names):]))
         self.zero = self.R(0)
 
     def const(self, x: Any) -> Any:
-        return self.R(q(x))
-
-
+        if not isinstance(x, Sym):
+            return self.R(q(x))
+        acc = self.zero
+        for mono, co in x.terms:
+            t = self.R(q(co))
+            for name, e in mono:
+                t *= self.params[name] ** e
+            acc += t
+        return acc
 def run_layer(layer: Any, u: list[list[Any]], P: Poly) -> list[list[Any]]:
     """``y = (u·W + b1) ⊙ (h ⊛ u + b2)`` (docs/theory.md §1.1), ``⊛`` per column, causal or cyclic."""
     nn, dd = len(u), len(u[0])
     cyclic = layer.mode is Mode.CYCLIC
-    W = [[q(layer.W.get(k, j)) for j in range(dd)] for k in range(dd)]
-    h = [[q(layer.h.get(k, j)) for j in range(dd)] for k in range(nn)]
+    W = [[P.const(layer.W.get(k, j)) for j in range(dd)] for k in range(dd)]
+    h = [[P.const(layer.h.get(k, j)) for j in range(dd)] for k in range(nn)]
     out = []
     for i in range(nn):
         row = []
@@ -124,7 +143,7 @@ def node_values(c: Circuit, P: Poly) -> list[Any]:
         else:
             acc = P.zero
             for a, co in zip(g.args, g.coeffs):
-                acc += vals[a] * q(co)
+                acc += vals[a] * P.const(co)
             vals.append(acc)
     return vals
 
@@ -132,8 +151,8 @@ def node_values(c: Circuit, P: Poly) -> list[Any]:
 def cell_value(cell: Any, vals: Any, P: Poly) -> Any:
     acc = P.const(cell.const)
     for v, co in cell.terms:
-        if q(co):
-            acc += vals[v] * q(co)
+        if not is_zero(co):
+            acc += vals[v] * P.const(co)
     return acc
 
 
@@ -175,7 +194,7 @@ class Where:
 def semantic_first_false(c: Circuit, model: Model, cert: Certificate) -> Where | None:
     """The first stage whose end boundary is not the model's state though its start is (node
     values: the circuit's polynomials in the inputs); None when every boundary is true."""
-    P = Poly([f"x{i}" for i in range(c.num_inputs)])
+    P = Poly([f"x{i}" for i in range(c.num_inputs)], params_of(c, model, cert))
     vals = node_values(c, P)
     bs = cert.boundaries
     nn, dd = model.inner_n, model.inner_d
@@ -199,8 +218,8 @@ def stage_first_false(c: Circuit, model: Model, cert: Certificate) -> Where | No
     nn, dd = model.inner_n, model.inner_d
     for k in range(len(bs) - 1):
         b0, b1 = bs[k], bs[k + 1]
-        front = sorted({v for cell in b0.cells for v, co in cell.terms if q(co)})  # 0·node holds nothing
-        P = Poly([f"t{v}" for v in front])
+        front = sorted({v for cell in b0.cells for v, co in cell.terms if not is_zero(co)})  # 0·node holds nothing
+        P = Poly([f"t{v}" for v in front], params_of(c, model, cert))
         vals: dict[int, Any] = dict(zip(front, P.gens))
 
         def value(v: int, P: Poly = P, vals: dict[int, Any] = vals) -> Any:
@@ -215,8 +234,8 @@ def stage_first_false(c: Circuit, model: Model, cert: Certificate) -> Where | No
                 else:
                     acc = P.zero
                     for a, co in zip(g.args, g.coeffs):
-                        if q(co):
-                            acc += value(a) * q(co)
+                        if not is_zero(co):
+                            acc += value(a) * P.const(co)
                     vals[v] = acc
             return vals[v]
 
@@ -224,7 +243,7 @@ def stage_first_false(c: Circuit, model: Model, cert: Certificate) -> Where | No
         try:
             for cell in b1.cells:
                 for v, co in cell.terms:
-                    if q(co):  # a claim Σ coeff·node + const does not read a node with coefficient 0
+                    if not is_zero(co):  # a claim Σ coeff·node + const does not read a node with coefficient 0
                         value(v)
         except MissingError:
             return where
@@ -235,12 +254,14 @@ def stage_first_false(c: Circuit, model: Model, cert: Certificate) -> Where | No
     return None
 
 
-def exact_outputs(c: Circuit, model: Model, u: list[list[Any]]) -> tuple[list[list[Any]], list[list[Any]]]:
-    """Both sides at the input ``u`` (exact rationals): the circuit's ``n×d`` output and the
-    model's read-out block."""
+def exact_outputs(c: Circuit, model: Model, u: list[list[Any]], params: dict[str, Any]) -> tuple[list[list[Any]], list[list[Any]]]:
+    """Both sides at the input ``u`` and the parameter values ``params`` (exact rationals): the
+    circuit's ``n×d`` output and the model's read-out block."""
     P = Poly([])
+    P.params = {k: P.R(q(v)) for k, v in params.items()}
     flat = [P.const(x) for row in u for x in row]
-    vals = node_values(c, _Fixed(P, flat))
+    P.gens = flat  # the circuit's inputs, at the point
+    vals = node_values(c, P)
     want = [[P.zero] * c.d for _ in range(c.n)]
     for k, o in enumerate(c.outputs):
         want[k // c.d][k % c.d] = vals[o]
@@ -249,13 +270,6 @@ def exact_outputs(c: Circuit, model: Model, u: list[list[Any]]) -> tuple[list[li
         s[i // c.d][i % c.d] = flat[i]
     s = run_layers(model, 0, len(model.layers), s, P)
     return want, [row[: c.d] for row in s[: c.n]]
-
-
-class _Fixed(Poly):
-    """A constant ring whose "generators" are given values (evaluates a circuit at a point)."""
-
-    def __init__(self, P: Poly, values: list[Any]) -> None:
-        self.R, self.gens, self.zero = P.R, values, P.zero
 
 
 # ---- the differential check ----------------------------------------------------------------------
@@ -314,7 +328,7 @@ def assert_localised(c: Circuit, model: Model, cert: Certificate, *, report: boo
     if r.verdict is Verdict.REFUTED:
         cex = r.counterexample
         assert cex.stage.startswith(oracle.text())
-        want, got_y = exact_outputs(c, model, [list(row) for row in cex.inputs])
+        want, got_y = exact_outputs(c, model, [list(row) for row in cex.inputs], cex.param_dict())
         i, j = cex.cell
         assert want != got_y and want[i][j] == q(cex.lhs_value) and got_y[i][j] == q(cex.rhs_value)
         assert want[i][j] != got_y[i][j]
@@ -443,7 +457,7 @@ def test_a_missing_node_is_located_without_a_cell(small):
 
 
 @settings(max_examples=EXAMPLES or 8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(c=circuits(max_n=3, max_d=2, max_gates=10, min_outputs=1), method=st.sampled_from(["kaleidoscope", "dense"]),
+@given(c=circuits(max_n=3, max_d=2, max_gates=10, min_outputs=1, allow_sym=True), method=st.sampled_from(["kaleidoscope", "dense"]),
        seed=st.integers(0, 2**16), edit=st.sampled_from(["weight", "cell", "drop", "none"]))
 def test_drawn_circuits_and_mutants(c, method, seed, edit):
     comp = compiled(c, method)
@@ -467,7 +481,7 @@ def test_drawn_circuits_and_mutants(c, method, seed, edit):
         if model.layers:
             model = weight_mutant(model, seed=seed, operators=WEIGHT_OPS).obj
     w = assert_localised(c, model, cert)
-    event(f"{edit}: {'holds' if w is None else 'fails'}, {len(cert.boundaries) - 1} stages")
+    event(f"{edit}: {'holds' if w is None else 'fails'}, {len(cert.boundaries) - 1} stages, symbols: {bool(params_of(c, model, cert))}")
     event(f"verdict {LAST['verdict']}; semantic oracle {'agrees' if LAST['agree'] else 'later'}")
 
 
