@@ -421,31 +421,6 @@ def test_stages_of_no_layers_are_located(small, method):
     assert w == Where(k, (shifted.boundaries[k].layer,) * 2, "copy", (last.row, last.col))
 
 
-def with_term(cert: Certificate, k: int, node: int, coeff: Any) -> Certificate:
-    """``cert`` with the term ``coeff·node`` added to the first cell of boundary ``k``."""
-    bs = cert.boundaries
-    b = bs[k]
-    first = b.cells[0]
-    cell = dataclasses.replace(first, terms=(*first.terms, (node, coeff)))
-    return Certificate((*bs[:k], Boundary(b.layer, (cell, *b.cells[1:]), b.label), *bs[k + 1:]), cert.meta)
-
-
-@pytest.mark.parametrize("method", ["kaleidoscope", "dense"])
-def test_a_node_with_coefficient_zero_is_not_needed(small, method):
-    # ``Σ coeff·node + const`` with a term 0·%v claims the same value without it: the boundary is
-    # still the model's state, so the certificate proves; with coefficient 1 the same node is a lie
-    c, comps = small
-    comp = comps[method]
-    cert, model = comp.certificate, comp.model
-    bs = cert.boundaries
-    for k in range(1, len(bs) - 1):
-        for v in range(c.num_nodes):
-            zero = with_term(cert, k, v, 0)
-            assert semantic_first_false(c, model, zero) is None
-            assert assert_localised(c, model, zero, report=v == 1) is None
-            assert assert_localised(c, model, with_term(cert, k, v, 1), report=False) is not None
-
-
 def test_a_missing_node_is_located_without_a_cell(small):
     c, comps = small
     cert = comps["dense"].certificate

@@ -2,9 +2,8 @@
 
 For each stage (boundary k → k+1) the checker
 
-1. gives every circuit node mentioned at boundary k (with a nonzero coefficient) a fresh variable
-   ``t_v`` and builds the state the certificate claims (listed cells = their affine combinations,
-   every other cell 0);
+1. gives every circuit node mentioned at boundary k a fresh variable ``t_v`` and builds the state
+   the certificate claims (listed cells = their affine combinations, every other cell 0);
 2. runs the stage's layers exactly (canonical polynomials over Q in the ``t_v`` and any weight
    parameters), on sparse states: only the nonzero cells, visited through each layer's taps,
    ``W`` columns and biases (:mod:`symverify.kernel.semantics.sparse`; every cell as the ring
@@ -271,8 +270,7 @@ class _StageRing:
 
 
 def _cell_value(c: Cell, vals: dict[int, Any], ring: Ring) -> Any:
-    """``Σ coeff·vals[node] + const`` for the cell's affine form (the usual cell, ``1·node``, is
-    ``vals[node]``); a term with coefficient 0 is skipped (its node need not be in ``vals``)."""
+    """``Σ coeff·vals[node] + const`` for the cell's affine form (the usual cell, ``1·node``, is ``vals[node]``)."""
     terms = c.terms
     if len(terms) == 1 and type(c.const) is int and c.const == 0:
         v, co = terms[0]
@@ -280,8 +278,7 @@ def _cell_value(c: Cell, vals: dict[int, Any], ring: Ring) -> Any:
             return vals[v]
     acc = ring.coerce(c.const) if not is_zero(c.const) else ring.zero
     for v, co in c.terms:
-        if not is_zero(co):
-            acc = acc + ring.coerce(co) * vals[v]
+        acc = acc + ring.coerce(co) * vals[v]
     return acc
 
 
@@ -391,10 +388,8 @@ def _circuit_count(circuit: Circuit, frontier: set[int], need: list[int], variab
 
 @dataclass(frozen=True)
 class _BoundaryInfo:
-    """What the size bounds need from one boundary: its nodes (ascending; a node whose every
-    coefficient is 0 is not one: ``0·node`` holds, and claims, nothing of it), the most terms a
-    cell's value can have when every node value is one term (``width``), and its degree then
-    (``deg``)."""
+    """What the size bounds need from one boundary: its nodes (ascending), the most terms a cell's
+    value can have when every node value is one term (``width``), and its degree then (``deg``)."""
 
     nodes: tuple[int, ...]
     width: int
@@ -408,11 +403,10 @@ class _BoundaryInfo:
             terms = c.terms
             if len(terms) == 1:  # the usual cell: one node, coefficient 1
                 v, co = terms[0]
-                if not is_zero(co):
-                    nodes.add(v)
+                nodes.add(v)
                 symbolic = type(co) is Sym
             else:
-                nodes.update(v for v, co in terms if not is_zero(co))
+                nodes.update(v for v, _ in terms)
                 symbolic = any(type(co) is Sym for _, co in terms)
             if not symbolic and type(c.const) is not Sym:
                 w, dg = len(terms) + 1, 1 if terms else 0
