@@ -14,7 +14,8 @@ the prover:
 
   - the circuit's own polynomials in the inputs (the *semantic* oracle: is boundary ``k+1``
     the model's state, given that boundary ``k`` is), or
-  - fresh variables at the start boundary, the circuit's gates expanded down to them (the
+  - fresh variables for the nodes the start boundary mentions (``0·node`` included: a
+    declaration that the node is available), the circuit's gates expanded down to them (the
     *stage* oracle: the claim docs/theory.md §5 says each stage is checked for).
 
 The stage oracle's first failing stage (and its first failing cell: the end boundary's listed
@@ -46,7 +47,7 @@ from sympy.polys.rings import ring
 import symverify as sv
 from symverify.kernel.ir.baseconv import Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Certificate
-from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.ir.scalar import Sym, is_zero
 from symverify.kernel.provers import compositional
 from symverify.kernel.provers.compositional import StageRun, check_certificate, combine
@@ -218,7 +219,9 @@ def stage_first_false(c: Circuit, model: Model, cert: Certificate) -> Where | No
     nn, dd = model.inner_n, model.inner_d
     for k in range(len(bs) - 1):
         b0, b1 = bs[k], bs[k + 1]
-        front = sorted({v for cell in b0.cells for v, co in cell.terms if not is_zero(co)})  # 0·node holds nothing
+        # every node the start boundary mentions, ``0·node`` included (a declaration that the node
+        # is available: ``symverify.compiler.layout.mention``), is a fresh variable
+        front = sorted({v for cell in b0.cells for v, _ in cell.terms})
         P = Poly([f"t{v}" for v in front], params_of(c, model, cert))
         vals: dict[int, Any] = dict(zip(front, P.gens))
 
@@ -242,9 +245,8 @@ def stage_first_false(c: Circuit, model: Model, cert: Certificate) -> Where | No
         where = Where(k, (b0.layer, b1.layer), b1.label, None)
         try:
             for cell in b1.cells:
-                for v, co in cell.terms:
-                    if not is_zero(co):  # a claim Σ coeff·node + const does not read a node with coefficient 0
-                        value(v)
+                for v, _ in cell.terms:  # a mentioned node must be derivable, even as 0·node
+                    value(v)
         except MissingError:
             return where
         out = run_layers(model, b0.layer, b1.layer, claimed_state(b0, vals, P, nn, dd), P)
@@ -419,6 +421,54 @@ def test_stages_of_no_layers_are_located(small, method):
     w = assert_localised(c, model, shifted)
     last = shifted.boundaries[k + 1].cells[-1]
     assert w == Where(k, (shifted.boundaries[k].layer,) * 2, "copy", (last.row, last.col))
+
+
+def with_term(cert: Certificate, k: int, node: int, coeff: Any) -> Certificate:
+    """``cert`` with the term ``coeff·node`` added to the first cell of boundary ``k``."""
+    bs = cert.boundaries
+    b = bs[k]
+    first = b.cells[0]
+    cell = dataclasses.replace(first, terms=(*first.terms, (node, coeff)))
+    return Certificate((*bs[:k], Boundary(b.layer, (cell, *b.cells[1:]), b.label), *bs[k + 1:]), cert.meta)
+
+
+@pytest.mark.parametrize("method", ["kaleidoscope", "dense"])
+def test_a_term_with_coefficient_zero_declares_its_node(small, method):
+    # ``0·%v`` leaves every boundary the model's true state (the semantic oracle), but the checker
+    # reads it as "%v is available here": needed from the stage before, a fresh variable in the
+    # stage after. So such a term can fail a stage of a true certificate (never refuted: the
+    # model is right), and the prover locates that failure where the stage oracle does.
+    c, comps = small
+    comp = comps[method]
+    cert, model = comp.certificate, comp.model
+    bs = cert.boundaries
+    failed = 0
+    for k in range(1, len(bs) - 1):
+        for v in range(c.num_nodes):
+            zero = with_term(cert, k, v, 0)
+            assert semantic_first_false(c, model, zero) is None
+            w = assert_localised(c, model, zero, report=v == c.num_nodes - 1)
+            failed += w is not None
+            if w is not None:
+                assert LAST["verdict"] in (None, "unknown"), LAST
+    assert failed
+
+
+def test_the_compiler_mentions_the_nodes_a_cancelling_gate_reads():
+    # %2 = %1 − %1 is 0 but its gate reads %1: the compiler mentions %1 as ``0·%1``
+    # (``symverify.compiler.layout.mention``); without that term every boundary is still true, yet
+    # the stage that derives %2 cannot (a missing node, no cell)
+    c = Circuit(1, 2, (Gate.lin(1, 1, 1, -1), Gate.mul(0, 0), Gate.lin(2, 1, 3, -1), Gate.mul(3, 2), Gate.mul(4, 4)),
+                (6, 5))
+    comp = sv.compile(c)
+    assert assert_localised(c, comp.model, comp.certificate) is None
+    bs = comp.certificate.boundaries
+    bare = Certificate(tuple(Boundary(b.layer, tuple(dataclasses.replace(x, terms=tuple(t for t in x.terms if t[1] != 0))
+                                                     for x in b.cells), b.label) for b in bs), comp.certificate.meta)
+    assert bare != comp.certificate
+    assert semantic_first_false(c, comp.model, bare) is None
+    w = assert_localised(c, comp.model, bare)
+    assert w is not None and w.cell is None and LAST["verdict"] == "unknown"
 
 
 def test_a_missing_node_is_located_without_a_cell(small):
