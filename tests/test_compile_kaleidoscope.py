@@ -85,6 +85,8 @@ def test_random_circuits_wide_channels(c):
         Circuit(2, 2, (Gate.lin(0, 0, 1, 0), Gate.mul(0, 0)), (4, 5), "zero_coefficients"),
         Circuit(3, 1, (Gate.add(0, 1),), (), "no_outputs"),
         Circuit(1, 5, (Gate.mul(0, 1), Gate.mul(2, 3), Gate.mul(5, 6), Gate.mul(7, 4)), (8, 0), "product_d5"),
+        # a product that no output reads (the output is 0·x + 0·x²): no value reaches the read-out
+        Circuit(1, 1, (Gate.mul(0, 0), Gate.lin(0, 0, 1, 0)), (2,), "product_read_by_zero_coefficients"),
     ],
     ids=lambda c: c.name,
 )

@@ -196,8 +196,9 @@ def _broadcast_options(stages: Sequence[Stage], idx: int, in_pos: Sequence[int],
 
     # with the last stage's route and without it: the planner counts both
     found = [first(ahead) if ahead else None, first([("down", None), ("up", None)])]
-    if final is not None and all(len(ts) == 1 for ts in final.values()):
-        # the last stage copies each value once: every value at its read-out cell or that cell ⊕ s,
+    if final and all(len(ts) == 1 for ts in final.values()):
+        # the last stage copies each value once (and copies some value: with none there is no
+        # read-out cell to place near): every value at its read-out cell or that cell ⊕ s,
         # so the last stage is one butterfly factor of stride s (or nothing)
         span = next_power_of_two(max(t for ts in final.values() for t in ts) + 1)
         found += [first([("down", None), ("up", None)], s) for s in (1 << b for b in range(span.bit_length())) if s < limit]
