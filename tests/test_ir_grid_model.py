@@ -120,3 +120,17 @@ def test_nonzero_drops_cells_painted_back_to_zero_whatever_the_zero_type() -> No
             g = Grid(3, 2, fill, ((0, 3, 0, 2, 1), (1, 2, 0, 2, zero), (2, 3, 1, 2, a)))
             assert g.nonzero() == {(0, 0): 1, (0, 1): 1, (2, 0): 1, (2, 1): a}
             assert len(g.nonzero()) == g.nonzero_count()
+
+
+def test_grid_get_outside_the_grid_is_refused():
+    import numpy as np
+    import pytest
+
+    from symverify.errors import ShapeError
+    from symverify.kernel.ir.grid import Grid
+
+    for g in (Grid.from_rows([[1, 2], [3, 4]]), Grid(2, 2, 7, ()), Grid.from_array(np.array([[1, 2], [3, 4]]))):
+        assert g.get(1, 1) in (4, 7)
+        for i, j in ((-1, 0), (0, -1), (2, 0), (0, 2), (True, 0), (0, 1.0)):
+            with pytest.raises(ShapeError, match=r"Grid.get: expected a cell of the 2×2 grid"):
+                g.get(i, j)

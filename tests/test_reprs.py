@@ -102,3 +102,4 @@ def test_butterfly_and_sparse_reprs_are_short():
     assert text.startswith("ButterflyFactor(size=1024, stride=256, d1=(0, 1, 2") and len(text) < 600
     m = SparseMatrix.from_dense([[0, 2], [1, 0]])
     assert repr(m) == "SparseMatrix(2×2, nnz=2, entries=((0, 1, 2), (1, 0, 1)))"
+

@@ -205,7 +205,11 @@ class Grid:
         return dict(_cells(self))
 
     def get(self, i: int, j: int) -> Scalar:
-        """The value of cell ``(i, j)`` (``fill`` outside every rectangle)."""
+        """The value of cell ``(i, j)`` (``fill`` outside every rectangle); a cell outside the
+        ``rows × cols`` grid (negative indices included) is a :class:`ShapeError`."""
+        if not (type(i) is int and type(j) is int and 0 <= i < self.rows and 0 <= j < self.cols):
+            raise ShapeError(f"Grid.get: expected a cell of the {show_int(self.rows)}×{show_int(self.cols)} grid "
+                             f"(0 ≤ i < rows, 0 ≤ j < cols), found ({safe_repr(i, 40)}, {safe_repr(j, 40)})")
         if isinstance(self.rects, CellArray):
             v = self.rects.get(i, j)
             return self.fill if v is None else v
