@@ -111,9 +111,38 @@ def test_timeout_and_timeout_s_together_are_refused() -> None:
         sv.prove_forall(_copy((Param("N", 1, 10),), N, inp(i, q)), timeout=5, timeout_s=5)
 
 
-def test_timeout_is_the_bound_of_the_call() -> None:
-    r = sv.prove_forall(_copy((Param("N", 1, 10),), N, inp(i, q)), timeout=30)
-    assert r.proved
+@pytest.mark.parametrize("kw, ms", [({"timeout": 7}, 7000), ({"timeout_s": 7}, 7000), ({}, 60000)])
+def test_timeout_is_the_bound_of_the_call(monkeypatch: pytest.MonkeyPatch, kw: dict[str, float], ms: int) -> None:
+    """With the clock stopped, every z3 query gets the whole budget: exactly the ``timeout`` given
+    (under either name; 60 s by default), in milliseconds."""
+    import types
+
+    import symverify.kernel.provers.forall as fa
+
+    z3 = fa._z3()
+    seen: list[int] = []
+
+    def try_for(t: object, budget: int) -> object:
+        seen.append(budget)
+        return z3.TryFor(t, budget)
+
+    class Solver:
+        def __init__(self, s: object) -> None:
+            self.s = s
+
+        def set(self, key: str, value: int) -> None:
+            seen.append(value)
+            self.s.set(key, value)  # type: ignore[attr-defined]
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.s, name)
+
+    spy = types.SimpleNamespace(TryFor=try_for, Solver=lambda: Solver(z3.Solver()),
+                                SolverFor=lambda logic: Solver(z3.SolverFor(logic)))
+    monkeypatch.setattr(fa, "_z3", lambda: types.SimpleNamespace(**{**vars(z3), **vars(spy)}))
+    monkeypatch.setattr(fa, "time", types.SimpleNamespace(perf_counter=lambda: 100.0))
+    r = sv.prove_forall(_copy((Param("N", 1, 10),), N, inp(i, q)), **kw)  # type: ignore[arg-type]
+    assert r.proved and seen and set(seen) == {ms}, seen
 
 
 def test_correct_gadget_still_proved() -> None:

@@ -464,6 +464,17 @@ def test_underflow_is_within_the_bound(dtype):
         check_claims(_chain(1), [[[Fraction(1, 2**e)]], [[Fraction(3, 2**e)]]], dtype, path)
 
 
+@pytest.mark.parametrize("path", PATHS)
+def test_inputs_rounded_below_the_range_are_within_the_bound(path):
+    """An input 3·2^-1076 is 2^-1074 in float64, an error of 2^-1076, which itself is below float64's
+    range (its nearest float64 is 0); a weight 2^500 magnifies it to 2^-576, far above every
+    rounding and underflow term of the layer. The input's error must enter the bound rounded up."""
+    m = Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid.full(1, 1, 2**500), b2=Grid.full(1, 1, 1)),))
+    check_claims(m, [[[Fraction(3, 2**1076)]], [[Fraction(-5, 2**1077)]]], "float64", path)
+    c = Circuit(1, 1, (Gate.lin(0, 2**500, 0, 0),), (1,))
+    check_claims(c, [[[Fraction(3, 2**1076)]]], "float64")
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_weights_rounded_below_the_range_are_within_the_bound(dtype):
     """A weight that rounds to a subnormal (3·2^-151 in float32 and bfloat16, 3·2^-1076 in float64)
@@ -476,6 +487,25 @@ def test_weights_rounded_below_the_range_are_within_the_bound(dtype):
         check_claims(m, [[[big]], [[Fraction(big, 3)]]], dtype, path)
     c = Circuit(1, 2, (Gate.lin(0, w, 1, 1), Gate.mul(0, 1), Gate.const(w)), (2, 3, 4)[:2])
     check_claims(c, [[[big, Fraction(1, 3)]], [[Fraction(1, 2**(e // 2 + 10)), Fraction(3, 2**(e // 2 + 10))]]], dtype)
+    # the constant alone (the bound is a max over a point's outputs, so next to the others its
+    # term is never read): rounded below the range, its error is η, not u·|w|
+    check_claims(Circuit(1, 1, (Gate.const(w),), (1,)), [[[0]]], dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_circuit_gates_below_the_range_are_within_the_bound(dtype):
+    """Each gate's underflow term alone (the bound is a max over a point's outputs, so one output
+    per circuit, and inputs whose relative terms are far below the underflow): a product that
+    flushes to 0 (η), a linear gate whose products flush (2η), and a coefficient rounded to a
+    subnormal times a large input (η·(|a| + |b|))."""
+    e = 600 if dtype == "float64" else 80  # (2^-e)^2 is below the smallest subnormal
+    small = Fraction(1, 2**e)
+    check_claims(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), [[[small, small]], [[3 * small, -small]]], dtype)
+    a, f = (Fraction(1, 2**1050), Fraction(1, 2**30)) if dtype == "float64" else (Fraction(1, 2**120), Fraction(1, 2**30))
+    check_claims(Circuit(1, 2, (Gate.lin(0, f, 1, f),), (2,)), [[[a, a]], [[3 * a, -a]]], dtype)
+    e = 1076 if dtype == "float64" else 151
+    w, big = Fraction(3, 2**e), 2 ** (e // 2 + 10)
+    check_claims(Circuit(1, 2, (Gate.lin(0, w, 1, 0),), (2,)), [[[big, 0]], [[-big, 5]]], dtype)
 
 
 @pytest.mark.parametrize("backend", ["torch", "modular", "exact"])

@@ -465,6 +465,12 @@ def _forge(change: Any) -> str:
     return json.dumps(run)
 
 
+def _forge_argued(change: Any) -> str:
+    run = _genuine_run()
+    change(run["scripts"][0]["result"]["instances"][1])
+    return json.dumps(run)
+
+
 def _set(**kv: Any) -> Any:
     return lambda inst: inst.update(kv)
 
@@ -477,8 +483,17 @@ FORGED_RUNS = [
     (_forge(_set(kind="oracle")), r"kind: expected one of"),
     (_forge(_set(ok="yes")), r"ok: expected true or false"),
     (_forge(_set(resources={"layers": 4})), r"layers=4 is over its bound 7/2 but not listed in over_bound"),
-    (_forge(_set(over_bound=["layers"])), r"'ok' is true, but"),
+    (_forge(_set(over_bound=["layers"], resources={"layers": 4})), r"'ok' is true, but over_bound lists layers"),
     (_forge(_set(over_bound=["width"])), r"over_bound names 'width', which has no stated bound"),
+    (_forge(_set(checks=True)), r"checks: expected null, or true or false on an argued claim, found True on a computed"),
+    (_forge(_set(checks="yes")), r"checks: expected null, or true or false"),
+    (_forge_argued(_set(checks=False)), r"'ok' is true, but the argued claim's checks failed"),
+    (_forge(_set(ok=False, over_bound=["layers"])), r"over_bound names 'layers', but layers=3 is within its bound 7/2"),
+    # without over_bound, 'ok' is still held to the bounds themselves
+    (_forge(lambda inst: (inst.pop("over_bound"), inst.update(resources={"layers": 4}))),
+     r"'ok' is true, but layers=4 is over its bound 7/2"),
+    (_forge(lambda inst: (inst.pop("over_bound"), inst.update(resources={}))),
+     r"'ok' is true, but layers has a bound 7/2 and no value"),
     (_forge(_set(resources={"layers": " 1"})), r"resources.layers: expected an int, a float or an exact rational"),
     (_forge(_set(resources={"layers": "0x10"})), r"resources.layers: expected an int, a float or an exact rational"),
     (_forge(_set(bounds={"layers": "1e9"})), r"bounds.layers: expected an int, a float or an exact rational"),

@@ -547,7 +547,8 @@ def test_the_dao_and_h19_script_rows_are_within_their_doc_bounds():
         errs += _within(f"thm2 {row.name}", r, row.bounds)
     for row in _load("dao_thm3_sparse").run(True).instances:
         r = row.resources
-        if "s" not in r:
+        if "s" not in r:  # every row states s: a renamed column must not skip the row unchecked
+            errs.append(f"thm3 {row.name}: no 's' column")
             continue
         s, n = r["s"], r["n"]
         if "paper_w" in r:
@@ -559,7 +560,8 @@ def test_the_dao_and_h19_script_rows_are_within_their_doc_bounds():
         errs += _within(f"thm3 {row.name}", r, row.bounds)
     for row in _load("thm_h19_linear_circuits").run(True).instances:
         r = row.resources
-        if "cut_width" not in r:
+        if "cut_width" not in r:  # as above: every row of the script states its cut width
+            errs.append(f"h19 {row.name}: no 'cut_width' column")
             continue
         D, w, n = r["depth"], r["cut_width"], r["n"]
         if "live_width" in r:
@@ -567,6 +569,7 @@ def test_the_dao_and_h19_script_rows_are_within_their_doc_bounds():
         elif "nodes" in r:
             want = {"w": 5 * (D + 1), "N": 8 * r["nodes"] - 1, "e": Fraction(8 * r["nodes"], n)}
         else:
+            errs.append(f"h19 {row.name}: neither 'live_width' nor 'nodes' (no stated form to check)")
             continue
         errs += _compare(f"h19 {row.name}", row.bounds, want)
         errs += _within(f"h19 {row.name}", r, row.bounds)

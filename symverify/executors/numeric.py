@@ -8,7 +8,7 @@ evaluated next to the computation, from the values actually computed, entry by e
 
     E_P = E·|W| + (γ_{k+1} + ω)·(|x̂|·|W| + |b1|) + k·η                   (k terms per dot product)
     E_C = |h| ⊛ E + (γ_{m+1} + ω)·(|h| ⊛ |x̂| + |b2|) + m·η                (m = #lags or N': sparse or direct)
-    E_C = |h| ⊛ E + c(n)·u_w·‖x̂_q‖₂‖h_q‖₂ + 2u·|Ĉ| + ω·(|h| ⊛ |x̂| + |b2|) + U_n   (FFT of size n)
+    E_C = |h| ⊛ E + c(n)·u_w·‖x̂_q‖₂‖h_q‖₂ + 2u·|Ĉ| + ω·(|h| ⊛ |x̂| + |b2|) + U_n + η   (FFT of size n)
     E'  = |P̂|·E_C + |Ĉ|·E_P + E_P·E_C + u·|P̂ ⊙ Ĉ| + η + F
 
 with ``ω = u`` when a weight is not exactly a number of the dtype (else 0), ``c(n) = 21·log2(n) + 3``
@@ -20,7 +20,8 @@ forward transforms, the product and the inverse through Parseval; ``‖·‖∞ 
 **Range.** The model ``(1 + δ)`` holds only inside the dtype's range. Below it a product is
 rounded to a subnormal or flushed to zero: ``fl(a·b) = a·b·(1 + δ) + η`` with ``|η| ≤ η_t``, the
 smallest normal number of the dtype (sums of floats are exact there). Each product of a dot
-product, a shift or a Toeplitz term, and the gate, adds ``η``; an FFT adds
+product, a shift or a Toeplitz term, and the gate, adds ``η``; an FFT adds ``U_n + η`` (``η``: the
+result's rounding to the dtype),
 ``U_n = 8·(log2(n) + 1)·n·η_w·(1 + ‖x̂_q‖₁ + ‖h_q‖₁)`` (at most ``4η_w`` per butterfly product,
 ``log2(n)`` stages of norm ``√2``, the product with ``|H| ≤ ‖h‖₁`` and ``|X| ≤ ‖x‖₁``, with a factor 2 to
 spare); a weight that is not exact in the dtype adds ``η·(1 + Σ|x̂|)`` per branch. The bound itself is
@@ -46,8 +47,9 @@ Compiled models with integer weights on small integer inputs thus have bound 0 i
 ``E = |â|E_b + |b̂|E_a + E_a E_b + u|â b̂| + η + F``, constant ``E = ω|c| + η`` (rounding and
 underflow terms only where a value is not exact, see *Exactness*; ``F = 8·2^-1074``).
 
-The bounds are computed in float64 and compared with a relative slack of 2^-30; a measured error is
-rounded up to a float (a nonzero error never reads 0). A measured error above its bound means an
+The bounds are computed in float64 and compared with a relative slack of 2^-30; a measured error,
+and each input's rounding error (the initial ``E``), is rounded up to a float (a nonzero error
+never reads 0, even below float64's range). A measured error above its bound means an
 executor bug. A bound is ``inf`` (vacuous) where ``(k+1)·u ≥ 1``, e.g. a bfloat16 sum of 256 or more
 terms (use float32 there), and where an intermediate value left the range.
 """
@@ -313,8 +315,8 @@ def tracked_circuit(plan: CircuitPlan, x: Any, e0: Any, integral: Any) -> tuple[
             al_, be_ = al.abs()[:, None], be.abs()[:, None]
             t = al_ * V[a] + be_ * V[b]
             clean = (E[a] == 0) & (E[b] == 0) & integ[a] & integ[b] & (ci & rep)[:, None] & (t < big)
-            rnd = ((g2 + torch.where(rep, 0.0, u))[:, None] * t + torch.where(rep, 0.0, eta)[:, None] * (V[a] + V[b])
-                   + (2 * eta + 8 * _FLUSH))
+            off = (~rep).to(torch.float64)  # float64: a Python scalar in torch.where would make float32, where η_64 is 0
+            rnd = ((g2 + u * off)[:, None] * t + (eta * off)[:, None] * (V[a] + V[b]) + (2 * eta + 8 * _FLUSH))
             E[dst] = al_ * E[a] + be_ * E[b] + torch.where(clean, 0.0, rnd)
             integ[dst] = integ[a] & integ[b] & ci[:, None]
         dst, a, b = s.mul
@@ -364,7 +366,8 @@ def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: 
     torch = require_torch()
     x = torch.from_numpy(np.vectorize(float, otypes=[np.float64])(arr)).to(dtype=dtype)
     xr = x.double().numpy()
-    e0 = torch.from_numpy(np.vectorize(lambda a, b: float(abs(Fraction(b) - Fraction(a))), otypes=[np.float64])(arr, xr))
+    # the inputs' rounding errors, rounded up: below float64's range a nearest float may be 0
+    e0 = torch.from_numpy(np.vectorize(lambda a, b: _up(abs(Fraction(b) - Fraction(a))), otypes=[np.float64])(arr, xr))
     integral = np.vectorize(lambda a: Fraction(a).denominator == 1, otypes=[bool])(arr)
     x = x.to(device)
     if isinstance(obj, Model):

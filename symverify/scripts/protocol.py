@@ -302,9 +302,9 @@ def count_claims(instances: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def stable_number(v: Number) -> int | float | str:
-    """One JSON type per kind of value: int (its exact decimal string beyond 1590 bits, where
-    ``json.dumps`` and ``str`` stop at Python's int/str limit), exact string for a Fraction of any
-    size, 6-digit float."""
+    """One JSON type per kind of value: int (its exact decimal string beyond 1590 bits: below
+    ``2^1590 < 10^479``, ``json.dumps`` and ``str`` work under any int/str digit limit Python
+    allows, at least 640 digits), exact string for a Fraction of any size, 6-digit float."""
     from symverify.ir.bigint import int_to_str, rational_to_str
 
     if isinstance(v, Fraction):

@@ -130,11 +130,13 @@ def run_value(v: Any, where: str) -> Fraction:
 
 def check_instance(inst: Any, where: str) -> None:
     """Refuse an instance record of a proof run that no run writes (docs/formats.md § Proof run):
-    a verdict, kind or ``ok`` of the wrong type or value, an argued claim with a verdict, ``ok``
-    for an instance that is not proved (or not argued) or is over a bound, a resource over its
-    bound that ``over_bound`` does not list, or a bound (or a resource held to one) that is not an
-    exact number (:func:`run_value`). A forged file is an error, never a page or a golden run that
-    shows a pass.
+    a verdict, kind, ``checks`` or ``ok`` of the wrong type or value, an argued claim with a
+    verdict, ``checks`` on a claim that is not argued, ``ok`` for an instance that is not proved
+    (or not argued), that is an argued claim whose checks failed, or that is over a bound (a
+    resource above its bound, or a bound without a value, whether or not ``over_bound`` is
+    written), an ``over_bound`` that does not list exactly the resources over their bounds, or a
+    bound (or a resource held to one) that is not an exact number (:func:`run_value`). A forged
+    file is an error, never a page or a golden run that shows a pass.
 
     Raises:
         SerializationError: naming the field and what was found.
@@ -165,16 +167,29 @@ def check_instance(inst: Any, where: str) -> None:
     for k in over:
         if k not in bounds:
             raise SerializationError(f"{where}: over_bound names {k!r}, which has no stated bound")
+    exceeded = [k for k, b in bounds.items() if k not in res or res[k] > b]  # as Instance.over_bound counts them
     if "over_bound" in inst:
-        for k, b in bounds.items():
-            if k not in over and (k not in res or res[k] > b):
+        for k in exceeded:
+            if k not in over:
                 shown = f"{k}={raw_res[k]}" if k in res else f"{k} (no value)"
                 raise SerializationError(f"{where}: {shown} is over its bound {raw_bounds[k]} but not listed in over_bound")
+        for k in over:
+            if k not in exceeded:
+                raise SerializationError(f"{where}: over_bound names {k!r}, but {k}={raw_res[k]} is within its bound "
+                                         f"{raw_bounds[k]}")
+    checks = inst.get("checks")
+    if checks is not None and (not isinstance(checks, bool) or kind != "argued"):
+        raise SerializationError(f"{where}.checks: expected null, or true or false on an argued claim, found {checks!r:.40} "
+                                 f"on a {kind} claim")
     ok = inst.get("ok", False)
     if not isinstance(ok, bool):
         raise SerializationError(f"{where}.ok: expected true or false, found {ok!r:.40}")
-    if ok and (over or (kind != "argued" and verdict != "proved")):
-        why = f"over_bound lists {', '.join(over)}" if over else f"the verdict is {verdict}"
+    if ok and (over or exceeded or (kind != "argued" and verdict != "proved") or checks is False):
+        k = (over or exceeded or [""])[0]
+        why = (f"over_bound lists {', '.join(over)}" if over else
+               f"{k}={raw_res[k]} is over its bound {raw_bounds[k]}" if k in res else
+               f"{k} has a bound {raw_bounds[k]} and no value" if k else
+               "the argued claim's checks failed" if checks is False else f"the verdict is {verdict}")
         raise SerializationError(f"{where}: 'ok' is true, but {why}")
 
 
