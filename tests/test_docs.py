@@ -65,6 +65,31 @@ def test_block_runs(path, line, code, tmp_path, monkeypatch):
     compiled = compile(code, f"{path.relative_to(ROOT)}:{line}", "exec")
     namespace: dict[str, object] = {"__name__": "__docs__"}
     exec(compiled, namespace)
+    unbound = _unbound_globals(namespace)
+    assert not unbound, f"functions of the block read names it never defines: {', '.join(unbound)}"
+
+
+def _unbound_globals(namespace: dict[str, object]) -> list[str]:
+    """``function: name`` for every global a function defined by the block reads that neither the block
+    nor builtins define (a body that would fail with NameError once called, e.g. by pytest)."""
+    import builtins
+    import dis
+    import types
+
+    out = []
+
+    def walk(fn: str, code: types.CodeType) -> None:
+        for ins in dis.get_instructions(code):
+            if ins.opname == "LOAD_GLOBAL" and ins.argval not in namespace and not hasattr(builtins, ins.argval):
+                out.append(f"{fn}: {ins.argval}")
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                walk(fn, c)
+
+    for name, v in namespace.items():
+        if isinstance(v, types.FunctionType) and v.__globals__ is namespace:
+            walk(name, v.__code__)
+    return sorted(set(out))
 
 
 def test_the_pictures_are_what_make_images_draws(tmp_path):
