@@ -94,3 +94,20 @@ def test_kaleidoscope_corner_and_cast_and_trace() -> None:
         warnings.simplefilter("error", torch.jit.TracerWarning)
         traced = torch.jit.trace(compile_torch(k), torch.ones(4, 5, dtype=torch.float64))
     assert torch.allclose(traced(x), m.double()(x), rtol=1e-12, atol=1e-12)
+
+
+def test_unknown_parameter_names_are_errors():
+    """A name that is no parameter of the product was ignored; now twiddles (and the compilers on
+    it) refuse it and list the product's parameters."""
+    from symverify.errors import IRError
+    from symverify.kernel.ir.scalar import sym
+
+    f = ButterflyFactor(2, 1, (sym("a"),), (1,), (0,), (1,))
+    bb = BBStar(2, (f, ButterflyFactor(2, 1, (1,), (0,), (0,), (1,))))
+    twiddles(bb, params={"a": 2})
+    with pytest.raises(IRError, match=r"params: 'aa' not among the parameters of the kaleidoscope \(a\)"):
+        twiddles(bb, params={"a": 2, "aa": 3})
+    with pytest.raises(IRError, match=r"params: 'aa' not among"):
+        compile_numpy(bb, params={"a": 2, "aa": 3})
+    with pytest.raises(IRError, match=r"'x' not among the parameters of the kaleidoscope \(none\)"):
+        twiddles(random_bbstar(4, 0), params={"x": 1})

@@ -40,6 +40,11 @@ SYM = Model(N, D, N + 1, D + 1, (Layer.make(N + 1, D + 1, W=Grid.identity(D + 1)
                                              b2=Grid.full(N + 1, D + 1, sym("b"))),), "symbolic")
 HAND = [IDENT, SHIFT2, ROT2, GATE, SYM, dense_model(6, 3, 3, seed=2), impulse_model(16, 4, 5, n=12, d=3, seed=3)]
 PARAMS = {"a": 3, "b": Fraction(-1, 2)}
+
+
+def params_for(m):
+    """The values in PARAMS of the model's own symbolic weights (other names are refused)."""
+    return {k: v for k, v in PARAMS.items() if k in m.params()}
 U = np.arange(-4, 6).reshape(1, N, D).repeat(2, axis=0) * np.array([1, -1]).reshape(2, 1, 1)
 
 
@@ -62,7 +67,7 @@ def _expected(m: Model, u: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("m", [IDENT, SHIFT2, ROT2, GATE, SYM], ids=lambda m: m.name)
 def test_hand_models_closed_form(m):
-    got = execute(m, U.tolist(), params=PARAMS)
+    got = execute(m, U.tolist(), params=params_for(m))
     assert got.dtype == object and got.shape == U.shape
     assert (got == _expected(m, U)).all()
 
@@ -72,14 +77,14 @@ def test_hand_models_closed_form(m):
 def test_hand_models_all_backends(m, path):
     rng = np.random.default_rng(1)
     u = rng.integers(-3, 4, size=(3, m.n, m.d))
-    exact = execute(m, u.tolist(), params=PARAMS)
-    got = execute(m, torch.tensor(u), backend="torch", params=PARAMS, path=path)
+    exact = execute(m, u.tolist(), params=params_for(m))
+    got = execute(m, torch.tensor(u), backend="torch", params=params_for(m), path=path)
     assert got.dtype == torch.float64 and got.shape == u.shape
-    chk = numeric_check(m, u.tolist(), params=PARAMS, path=path)
+    chk = numeric_check(m, u.tolist(), params=params_for(m), path=path)
     assert chk.ok, chk
     assert np.allclose(got.numpy(), exact.astype(float), rtol=0, atol=chk.tolerance)
     p = 10007
-    mod = execute(m, u.tolist(), backend="modular", p=p, params=PARAMS, path=path)
+    mod = execute(m, u.tolist(), backend="modular", p=p, params=params_for(m), path=path)
     ring = ModRing(p, {k: ModRing(p).coerce(v) for k, v in PARAMS.items()})
     for b in range(3):
         assert mod[b].tolist() == eval_model(m, [[x % p for x in r] for r in u[b].tolist()], ring)
@@ -221,12 +226,46 @@ def test_import_is_lazy():
     assert out == "False"
 
 
+def test_unknown_param_names_are_errors():
+    """A misspelt name in params is refused with the object's weight names, even when every weight
+    has its value (it used to be ignored); every public entry taking params says so."""
+    from symverify.executors import to_torch, to_zoology
+    from symverify.semantics.exact import evaluate
+
+    u, good = U.tolist(), {"a": 1, "b": 2}
+    typo = {**good, "aa": 3}
+    msg = r"params: 'aa' is not a symbolic weight of the model \(its symbolic weights are a, b\)"
+    for backend in ("exact", "torch", "modular"):
+        with pytest.raises(IRError, match=msg):
+            execute(SYM, u, backend=backend, params=typo)
+        execute(SYM, u, backend=backend, params=good)  # the right names still run
+    with pytest.raises(IRError, match=msg):
+        execute(SYM, np.zeros((0, 5, 2), dtype=int), backend="torch", params=typo)  # an empty batch too
+    with pytest.raises(IRError, match=msg):
+        evaluate(SYM, u, typo)
+    with pytest.raises(IRError, match=msg):
+        numeric_check(SYM, [u], params=typo)
+    with pytest.raises(IRError, match=msg):
+        modular_eval(SYM, torch.zeros((1, 5, 2), dtype=torch.int64), 7, params=typo)
+    with pytest.raises(IRError, match=msg):
+        to_torch(SYM, params=typo)
+    with pytest.raises(IRError, match=msg):
+        to_zoology(SYM, params=typo)
+    with pytest.raises(IRError, match=r"'x', 'y' are not symbolic weights of the model \(it has no symbolic weights\)"):
+        execute(IDENT, u, params={"y": 1, "x": 2})
+    c = Circuit(1, 2, (), (0, 1))
+    with pytest.raises(IRError, match=r"'a' is not a symbolic weight of the circuit \(it has no symbolic weights\)"):
+        execute(c, [[1, 2]], params={"a": 1})
+
+
 def test_validation_errors():
     u = U.tolist()
     with pytest.raises(IRError, match="symbolic weights a, b; pass their values"):
         execute(SYM, u)
-    with pytest.raises(IRError, match="symbolic weights a, b"):
+    with pytest.raises(IRError, match=r"'c' is not a symbolic weight of the model \(its symbolic weights are a, b\)"):
         execute(SYM, u, backend="torch", params={"c": 1})
+    with pytest.raises(IRError, match="symbolic weights b; pass their values"):
+        execute(SYM, u, backend="torch", params={"a": 1})
     with pytest.raises(IRError, match="expected an exact value"):
         execute(SYM, u, params={"a": 0.5, "b": 1})
     with pytest.raises(ShapeError, match=r"expected shape \(B, 5, 2\) or \(5, 2\), found \(5, 3\)"):

@@ -105,11 +105,13 @@ def test_option_types_are_checked(kwargs, match):
         verify(c, c, **kwargs)
 
 
-def test_execute_catches_a_misspelt_parameter_as_missing():
+def test_execute_catches_a_misspelt_parameter():
     from symverify import IRError
     from symverify.executors import execute
 
     c = Circuit(1, 1, (Gate.scale(0, sym("a")),), (1,))
     assert execute(c, [[2]], params={"a": 3}).tolist() == [[6]]
-    with pytest.raises(IRError, match=r"symbolic weights a; pass their values"):
+    with pytest.raises(IRError, match=r"'A' is not a symbolic weight of the circuit \(its symbolic weights are a\)"):
         execute(c, [[2]], params={"A": 3})
+    with pytest.raises(IRError, match=r"'A' is not a symbolic weight of the circuit"):
+        execute(c, [[2]], params={"a": 3, "A": 3})  # even when every weight has its value

@@ -35,7 +35,7 @@ from symverify.kernel.engines.modular import check_kind as _kind
 from symverify.kernel.engines.modular import check_path as _check_path
 from symverify.kernel.engines.modular import modular_eval
 from symverify.kernel.engines.modular import run_mod as _run_mod
-from symverify.kernel.ir.analysis import model_of
+from symverify.kernel.ir.analysis import check_known, model_of, params_of
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.memo import IdentityMemo
@@ -192,7 +192,7 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
         dtype: float backend only: ``"float64"`` (default), ``"float32"``, ``"bfloat16"``.
         device: torch backends: ``"cpu"`` (default) or ``"cuda"``; CUDA without CUDA is an error.
         p: modular backend: a prime below 2^31 (default 2^31 − 1).
-        params: values of symbolic weights (exact numbers).
+        params: values of symbolic weights (exact numbers); a name that is none of them is an error.
         path: models on the torch backends: ``"auto"`` (per layer: shifts for a few lags,
             else FFT; zoology's pair form fused), ``"fft"``, ``"direct"`` or ``"sparse"`` for
             every layer with a kernel.
@@ -215,6 +215,7 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
         if y is not None:
             return y
     kind = _kind(obj)
+    check_known(obj, params)
     _check_path(path)
     if backend not in _BACKENDS:
         raise IRError(f"backend: expected one of {', '.join(map(repr, _BACKENDS))}, found {backend!r}")
@@ -265,6 +266,7 @@ def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype =
     from symverify.kernel.engines.numbers import float_numbers
 
     _kind(obj)
+    check_known(obj, params)
     _check_path(path)
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     arr, exact, _ = _exact(obj, u, params)
@@ -302,7 +304,8 @@ def cross_check(sides: Sequence[tuple[str, str, object]], n: int, d: int, params
         if check is not None:
             check()
         try:
-            out.append((name, kind, numeric_check(obj, u, dtype=dtype, params=values)))
+            own = params_of(obj)  # the names of this side's weights (a side may lack some of the other's)
+            out.append((name, kind, numeric_check(obj, u, dtype=dtype, params={k: v for k, v in values.items() if k in own})))
         except SymverifyError as e:  # e.g. a weight beyond float64's range: report it, keep the verdict
             out.append((name, kind, str(e)))
         except OverflowError as e:  # an exact value beyond the float format's range

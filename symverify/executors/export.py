@@ -34,6 +34,7 @@ from symverify.kernel.engines._torch import dtype_name, require_torch, resolve_d
 from symverify.kernel.engines.kernels import Pool, conv_blocked
 from symverify.kernel.engines.numbers import Converter, check_params, float_numbers
 from symverify.kernel.engines.plan import LayerPlan, LayerStats, grid_dense, plan_dense, sparse_tap_limit
+from symverify.kernel.ir.analysis import check_known
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
 from symverify.kernel.semantics import layer as loop
@@ -250,6 +251,7 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     if path not in _MODULE_PATHS:
         raise IRError(f"path: expected one of {', '.join(map(repr, _MODULE_PATHS))}, found {path!r}")
+    check_known(model, params)
     nums = float_numbers(params)
     check_params(model, nums)  # the layers' own plans are built from the module's tensors
 

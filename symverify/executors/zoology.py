@@ -53,6 +53,7 @@ from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.engines._torch import require_torch, resolve_device, resolve_dtype
 from symverify.kernel.engines.numbers import FloatNumbers, float_numbers
+from symverify.kernel.ir.analysis import check_known
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.cellarray import CellArray, dyadic_parts
 from symverify.kernel.ir.grid import Grid
@@ -178,6 +179,7 @@ def to_zoology(model: Model, *, params: Mapping[str, object] | None = None, dtyp
                            + ("; pass its .model" if hasattr(model, "model") else ""))
     if not isinstance(exact, bool):
         raise CompileError(f"to_zoology: exact: expected True or False, found {safe_repr(exact, 40)}")
+    check_known(model, params)
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     nums = float_numbers(params)
     problems: list[str] = []

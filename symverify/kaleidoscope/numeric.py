@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from symverify.errors import BackendUnavailableError, IRError, ShapeError
 from symverify.kernel.ir.butterfly import ButterflyFactor
-from symverify.kernel.kaleidoscope.apply import Butterflies, corner, factors_of
+from symverify.kernel.kaleidoscope.apply import Butterflies, corner, factors_of, params_of
 from symverify.kernel.primes import is_prime
 from symverify.kernel.semantics.rings import FractionRing, ModRing, Ring
 
@@ -73,12 +73,16 @@ def twiddles(obj: Butterflies, *, p: int | None = None, params: Mapping[str, Any
     """The stages of ``obj`` (:func:`stages_of`) in application order, as numpy ``(s, T0, T1)``.
 
     Entries are exact values mod ``p`` (int64) when ``p`` is given, else rounded to float64 and
-    then to ``dtype``. Symbolic entries take their values from ``params``.
+    then to ``dtype``. Symbolic entries take their values from ``params``; a name that is no
+    parameter of ``obj`` is an IRError.
     """
     import numpy as np
 
     if params is not None and not isinstance(params, Mapping):
         raise IRError(f"params: expected a mapping from parameter names to exact values, found {type(params).__name__}")
+    unknown = sorted(map(repr, set(params or ()) - set(params_of(obj))))
+    if unknown:
+        raise IRError(f"params: {', '.join(unknown)} not among the parameters of the kaleidoscope ({', '.join(params_of(obj)) or 'none'})")
     ring: Ring = ModRing(p, dict(params or {})) if p else FractionRing(dict(params or {}))
     np_dtype = np.int64 if p else np.dtype(dtype)
     _, fs = factors_of(obj)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from symverify.errors import IRError, ShapeError
-from symverify.kernel.ir.analysis import check_state, model_of
+from symverify.kernel.ir.analysis import check_known, check_state, model_of
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import as_scalar
@@ -19,7 +19,7 @@ __all__ = ["evaluate"]
 def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mapping[str, object] | None = None) -> list[list[int | Fraction]]:
     """The exact ``n×d`` output of a circuit or model on the rational input ``u``.
 
-    Symbolic weights or coefficients need a value in ``params``. Circuits of more than
+    Symbolic weights or coefficients need a value in ``params``, and every name there must be one. Circuits of more than
     ``MAX_INPUTS`` inputs and models whose state has more than ``MAX_CELLS`` cells are refused
     (:mod:`symverify.ir.limits`).
 
@@ -31,6 +31,7 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
     if not isinstance(obj, (Circuit, Model)):
         raise IRError(f"evaluate: expected a Circuit, Model or compiled object, found {type(obj).__name__}")
     check_state(obj, "evaluate")
+    check_known(obj, params)
     if not hasattr(u, "__len__") or any(not hasattr(row, "__len__") or isinstance(row, str) for row in u):
         raise ShapeError(f"input: expected shape {obj.n}×{obj.d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
     exact_u = [[as_scalar(x, f"input ({i}, {j})") for j, x in enumerate(row)] for i, row in enumerate(u)]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
-from symverify.kernel.ir.analysis import check_state
+from symverify.kernel.ir.analysis import check_known, check_state
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
 
@@ -79,6 +79,7 @@ def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: 
     from symverify.kernel.engines.torch_modular import check_prime, check_residues
 
     check_kind(obj)
+    check_known(obj, params)
     check_path(path)
     q = check_prime(p)
     check_residues(points, q)

@@ -14,18 +14,19 @@ functions that return one entry per node (:func:`levels`, :func:`live_sets`,
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from symverify.errors import IRError
 from symverify.ir import limits
-from symverify.ir.bigint import show_int
+from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import is_zero
 
-__all__ = ["model_of", "levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats", "params_of"]
+__all__ = ["model_of", "levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats", "params_of", "check_known"]
 
 
 def model_of(obj: Any) -> Any:
@@ -260,3 +261,21 @@ def params_of(obj: Circuit | Model) -> frozenset[str]:
     """``obj.params()`` (the names of its symbolic weights), kept for the last few objects: reading
     them walks every weight, which costs more than running a small model."""
     return _PARAMS(obj, lambda: frozenset(obj.params()))
+
+
+def check_known(obj: Circuit | Model, params: Mapping[str, object] | None, where: str = "params") -> None:
+    """IRError when ``params`` names something other than a symbolic weight of ``obj``
+    (:func:`params_of`): a misspelt name would otherwise be ignored, unnoticed whenever the weight
+    it was meant for has a value or no use. The names are read once per object (a memo look-up per
+    call). Anything but None or a mapping from names (str) is an IRError too."""
+    if params is None:
+        return
+    if not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params):
+        raise IRError(f"{where}: expected a mapping from weight names (str) to exact values, found {safe_repr(params, 60)}")
+    known = params_of(obj)
+    unknown = sorted(repr(k) for k in params if k not in known)
+    if unknown:
+        what = "model" if isinstance(obj, Model) else "circuit"
+        has = f"its symbolic weights are {', '.join(sorted(known))}" if known else "it has no symbolic weights"
+        verb = "is not a symbolic weight" if len(unknown) == 1 else "are not symbolic weights"
+        raise IRError(f"{where}: {', '.join(unknown)} {verb} of the {what} ({has})")

@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 from symverify.deadline import Check
 from symverify.errors import UsageError
 from symverify.ir.limits import MAX_CELLS
+from symverify.kernel.ir.analysis import params_of
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo
@@ -319,7 +320,8 @@ class TorchEngine:
         if not isinstance(side, (CircuitSide, ModelSide)):
             raise UsageError(f"the torch engine evaluates models and circuits, found a {side.label()}")
         x = require_torch().from_numpy(points).to(self.device or "cpu")
-        return modular_eval(side.obj, x, p, params=params, check=check)
+        own = params_of(side.obj)  # the shared parameters this side has (modular_eval refuses others)
+        return modular_eval(side.obj, x, p, params={k: v for k, v in params.items() if k in own}, check=check)
 
     def first_mismatch(self, lhs: Side, rhs: Side, points: Any, p: int, params: Mapping[str, int],
                        check: Check | None = None) -> tuple[int, list[int]] | None:
