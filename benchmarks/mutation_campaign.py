@@ -162,7 +162,7 @@ def confirm_counterexample(a: Circuit | Model, b: Circuit | Model, cex: Any) -> 
         return Fraction(x)
 
     fu = [[Fraction(x) for x in row] for row in u]
-    for how, ya, yb in (("sv.evaluate", sv.evaluate(a, u, ps), sv.evaluate(b, u, ps)),
+    for how, ya, yb in (("sv.evaluate", sv.evaluate(a, u, cex.params_for(a)), sv.evaluate(b, u, cex.params_for(b))),
                         ("reference", reference(a, fu, scalar, Fraction(0)), reference(b, fu, scalar, Fraction(0)))):
         if ya[i][j] == yb[i][j]:
             return f"{how}: entry {cex.cell} is {ya[i][j]} on both sides"

@@ -244,10 +244,8 @@ def _recheck(c: Circuit, model: Model, rep: sv.Report) -> None:
     cex = rep.counterexample
     assert cex is not None
     u = [list(r) for r in cex.inputs]
-    params = dict(cex.params)
     i, j = cex.cell
-    own = lambda obj: {k: v for k, v in params.items() if k in obj.params()}  # noqa: E731 (a side refuses others' names)
-    lhs, rhs = sv.evaluate(c, u, own(c)), sv.evaluate(model, u, own(model))
+    lhs, rhs = sv.evaluate(c, u, cex.params_for(c)), sv.evaluate(model, u, cex.params_for(model))
     assert lhs != rhs and lhs[i][j] != rhs[i][j]
     assert {lhs[i][j], rhs[i][j]} == {cex.lhs_value, cex.rhs_value}
 

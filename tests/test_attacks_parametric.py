@@ -201,6 +201,10 @@ def test_prove_forall_ranges_given_as_pairs_and_narrowed_are_proved():
         (lambda g: instantiate(g, {"N": 4, "d": 1}, families={"B": [1, 2]}), r"family 'B': expected a callable on its indices"),
         (lambda g: instantiate(g, {"N": 4, "d": 1}, families=[1]), r"families: expected a mapping"),  # type: ignore[arg-type]
         (lambda g: instantiate(g, {"N": 4, "d": 1}, placement=[1]), r"placement: expected a mapping"),  # type: ignore[arg-type]
+        # a misspelt or foreign name was ignored, while the name meant stayed unset
+        (lambda g: instantiate(g, {"N": 4, "d": 1}, families={"B": lambda q: 1, "b": lambda q: 2}),
+         r"gadget g: families: 'b' not among its families \(B\)"),
+        (lambda g: instantiate(g, {"N": 4, "d": 1}, placement={"KEEP": set()}), r"gadget g: placement: 'KEEP' not among its predicates \(none\)"),
     ],
 )
 def test_instantiate_with_odd_arguments(call, match):
@@ -209,3 +213,18 @@ def test_instantiate_with_odd_arguments(call, match):
     g = _g(spec=fam("B", q) * inp(i, q), layers=(PLayer(b1=fam("B", q), h=(tap(0),), mode="cyclic"),), families={"B": (d,)})
     with pytest.raises(ParametricError, match=match):
         call(g)
+
+
+def test_predicate_names_are_every_predicate_the_gadget_reads():
+    """``Gadget.predicate_names``: the free predicates in biases, tap guards, the spec and
+    ``assume`` (the names a placement may give); an instance with exactly those names builds."""
+    from symverify.parametric import pred, where
+
+    g = _g(spec=where(pred("S", i), inp(i, q)), layers=(PLayer(b1=where(pred("B1", i, q), 1), h=(tap(0, guard=pred("G", q)),),
+                                                                 mode="cyclic"),),
+           assume=pred("A", i) | ~pred("A", i))
+    assert g.predicate_names == {"S", "B1", "G", "A"}
+    every = {name: (lambda *idx: True) for name in ("S", "B1", "G", "A")}
+    assert len(instantiate(g, {"N": 4, "d": 1}, placement=every)) == 1
+    with pytest.raises(ParametricError, match=r"'Z' not among its predicates \(A, B1, G, S\)"):
+        instantiate(g, {"N": 4, "d": 1}, placement={**every, "Z": set()})

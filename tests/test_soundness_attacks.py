@@ -33,7 +33,9 @@ def assert_not_proved(lhs, rhs, report) -> None:
     if report.refuted:
         u, ps = [list(r) for r in report.counterexample.inputs], report.counterexample.param_dict()
         i, j = report.counterexample.cell
-        assert evaluate(lhs, u, ps)[i][j] != evaluate(rhs, u, ps)[i][j]
+        cex = report.counterexample
+        assert evaluate(lhs, u, cex.params_for(lhs))[i][j] != evaluate(rhs, u, cex.params_for(rhs))[i][j]
+        assert ps.keys() == cex.params_for(lhs).keys() | cex.params_for(rhs).keys()
 
 
 # ---- (a) x^(2^61−1) ≡ x modulo the prime 2^61 − 1 (Fermat), so a fixed-prime test cannot see it ----

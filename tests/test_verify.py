@@ -31,12 +31,11 @@ def _sides(x):
 def assert_separates(lhs, rhs, cex):
     """The counterexample really separates the sides, by an exact evaluation independent of verify."""
     assert cex is not None
-    params = cex.param_dict()
     u = [list(r) for r in cex.inputs]
     a, b = _sides(lhs), _sides(rhs)
     if a is None or b is None:
         return
-    ya, yb = evaluate(a, u, params), evaluate(b, u, params)
+    ya, yb = evaluate(a, u, cex.params_for(a)), evaluate(b, u, cex.params_for(b))
     i, j = cex.cell
     assert ya[i][j] == cex.lhs_value and yb[i][j] == cex.rhs_value
     assert ya[i][j] != yb[i][j]
@@ -72,6 +71,26 @@ def test_symbolic_counterexample_assigns_every_parameter():
     case = BY_ID["W-vs-W-transposed"]
     report = verify(case.lhs, case.rhs, method="exact")
     assert set(report.counterexample.param_dict()) == {"W0_0", "W0_1", "W1_0", "W1_1"}
+
+
+def test_counterexample_params_for_each_side():
+    """A counterexample assigns the weights of both sides; ``params_for(side)`` picks that side's
+    own, which ``evaluate`` accepts, while the union is refused by a side lacking a name (with a
+    message pointing at ``params_for``)."""
+    from symverify.kernel.ir.circuit import Op
+    from symverify.kernel.ir.scalar import sym
+
+    lhs = Circuit(1, 1, (Gate(Op.LIN, (0, 0), (sym("a"), 0)),), (1,), "a·x")
+    rhs = Circuit(1, 1, (Gate(Op.LIN, (0, 0), (sym("b"), 0)),), (1,), "b·x")
+    rep = verify(lhs, rhs, method="exact")
+    cex = rep.counterexample
+    assert rep.refuted and cex.param_dict().keys() == {"a", "b"}
+    assert cex.params_for(lhs).keys() == {"a"} and cex.params_for(rhs).keys() == {"b"}
+    u = [list(r) for r in cex.inputs]
+    assert evaluate(lhs, u, cex.params_for(lhs))[0][0] == cex.lhs_value
+    assert evaluate(rhs, u, cex.params_for(rhs))[0][0] == cex.rhs_value
+    with pytest.raises(IRError, match=r"'b' is not a symbolic weight of the circuit \(its symbolic weights are a\).*cex\.params_for"):
+        evaluate(lhs, u, cex.param_dict())
 
 
 # ---- certificates ---------------------------------------------------------------------------

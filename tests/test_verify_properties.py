@@ -35,7 +35,8 @@ def check_against_truth(a, b) -> None:
         if not equal:
             cex = report.counterexample
             u, ps = [list(r) for r in cex.inputs], cex.param_dict()
-            ya, yb = evaluate(a, u, ps), evaluate(b, u, ps)
+            ya, yb = evaluate(a, u, cex.params_for(a)), evaluate(b, u, cex.params_for(b))
+            assert ps.keys() == cex.params_for(a).keys() | cex.params_for(b).keys()
             i, j = cex.cell
             assert ya[i][j] != yb[i][j] and (ya[i][j], yb[i][j]) == (cex.lhs_value, cex.rhs_value)
 

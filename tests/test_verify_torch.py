@@ -43,7 +43,8 @@ KALEIDOSCOPE_CASES = [c for c in CASES if "kaleidoscope" in c.tags]
 def separates(a, b, cex) -> bool:
     """The counterexample's entry differs under the independent exact evaluator, with the claimed values."""
     u, ps = [list(r) for r in cex.inputs], cex.param_dict()
-    ya, yb = evaluate(a, u, ps), evaluate(b, u, ps)
+    ya, yb = evaluate(a, u, cex.params_for(a)), evaluate(b, u, cex.params_for(b))
+    assert ps.keys() == cex.params_for(a).keys() | cex.params_for(b).keys()
     i, j = cex.cell
     return ya[i][j] != yb[i][j] and (ya[i][j], yb[i][j]) == (cex.lhs_value, cex.rhs_value)
 

@@ -278,4 +278,5 @@ def check_known(obj: Circuit | Model, params: Mapping[str, object] | None, where
         what = "model" if isinstance(obj, Model) else "circuit"
         has = f"its symbolic weights are {', '.join(sorted(known))}" if known else "it has no symbolic weights"
         verb = "is not a symbolic weight" if len(unknown) == 1 else "are not symbolic weights"
-        raise IRError(f"{where}: {', '.join(unknown)} {verb} of the {what} ({has})")
+        raise IRError(f"{where}: {', '.join(unknown)} {verb} of the {what} ({has}); pass only its own names"
+                      " (for a counterexample's values: `cex.params_for(obj)`)")

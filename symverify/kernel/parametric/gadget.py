@@ -24,6 +24,8 @@ cells. Both interpretations (:mod:`symverify.kernel.parametric.concrete`,
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -34,6 +36,7 @@ from symverify.kernel.parametric.expr import (
     IExpr,
     Inp,
     ParametricError,
+    Pred,
     Value,
     VIf,
     VProd,
@@ -203,6 +206,25 @@ class Gadget:
                 raise ParametricError(f"gadget {self.name} {what}: unknown variables {sorted(vs - cell)}")
         if not self.layers:
             raise ParametricError(f"gadget {self.name}: expected at least one layer")
+
+    @functools.cached_property
+    def predicate_names(self) -> frozenset[str]:
+        """The names of the free predicates (:class:`~symverify.kernel.parametric.expr.Pred`) that
+        occur anywhere in the gadget: the names a placement may give."""
+        seen: set[int] = set()
+        out: set[str] = set()
+        todo: list[object] = [self.rows, self.cols, self.layers, self.spec, self.where, self.care, self.entry,
+                              self.assume, self.cases, tuple(self.families.values())]
+        while todo:
+            x = todo.pop()
+            if isinstance(x, tuple):
+                todo.extend(x)
+            elif dataclasses.is_dataclass(x) and id(x) not in seen:
+                seen.add(id(x))
+                if isinstance(x, Pred):
+                    out.add(x.name)
+                todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
+        return frozenset(out)
 
     def check_params(self, values: Mapping[str, int]) -> dict[str, int]:
         """``values`` restricted to the parameters, checked against their ranges and ``where``."""

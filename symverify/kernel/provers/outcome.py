@@ -144,7 +144,14 @@ class Counterexample:
         return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
 
     def param_dict(self) -> dict[str, Fraction | int]:
+        """Every assigned weight, of both sides."""
         return dict(self.params)
+
+    def params_for(self, side: Any) -> dict[str, Fraction | int]:
+        """The values of ``side``'s own symbolic weights (the names ``side.params()`` lists): the
+        ``params=`` to re-evaluate one side with, since a side refuses names it does not have."""
+        own = side.params()
+        return {k: v for k, v in self.params if k in own}
 
     def to_json(self) -> dict[str, Any]:
         return {
