@@ -338,6 +338,31 @@ def test_numeric_never_changes_the_verdict(numeric):
     assert sv.verify(c, bad).verdict != sv.verify(c, good).verdict
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.bfloat16])
+def test_a_cpu_flushing_subnormals_is_refused_not_reported_as_an_executor_bug(dtype):
+    """With ``torch.set_flush_denormal(True)`` a subnormal input is read as 0: ``x·y`` with
+    ``x = tiny/2^8`` and ``y = 2^60`` came out 0, off by far more than the stated bound, and was
+    reported as an executor bug (EXCEEDS). Under flushing ``numeric_check`` refuses to state a bound;
+    ``verify(numeric=...)`` lists the side as not run and keeps its verdict; gradual underflow again
+    gives a bound that holds."""
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    tiny = Fraction(torch.finfo(dtype).tiny)
+    u = [[[tiny / 2**8, 2**60]]]
+    if not torch.set_flush_denormal(True):
+        pytest.skip("this CPU cannot flush subnormal numbers")
+    try:
+        for obj in (c, sv.compile(c).model):
+            with pytest.raises(IRError, match=r"cpu flushes subnormal .* numbers to zero .*set_flush_denormal\(False\)"):
+                numeric_check(obj, u, dtype=dtype)
+        rep = sv.verify(c, sv.compile(c), numeric=True)
+        assert rep.proved and not rep.numeric.sides and len(rep.numeric.skipped) == 2
+        assert all("flushes subnormal" in why for why in rep.numeric.skipped)
+    finally:
+        torch.set_flush_denormal(False)
+    chk = numeric_check(c, u, dtype=dtype)
+    assert chk.ok and chk.max_abs_err <= chk.tolerance
+
+
 # --------------------------------------------------------------------------------------------
 # Adversarial models
 

@@ -28,6 +28,9 @@ spare); a weight that is not exact in the dtype adds ``η·(1 + Σ|x̂|)`` per b
 computed in float64, where a term below ``2^-1074`` is lost: ``F = (2·(k + m) + 16)·2^-1074`` covers
 the operations of one entry's bound. Above the range, a float computation whose output is infinite
 or NaN has no bound: :func:`assess` raises ``OverflowError`` (``numeric_check``: an ``IRError``).
+Gradual underflow is assumed: on a device that flushes subnormal numbers to zero (inputs read as 0,
+e.g. ``torch.set_flush_denormal(True)``) :func:`assess` raises ``IRError``
+(:func:`check_gradual_underflow`).
 
 **Growth with depth.** Since ``E' ≈ |P̂|·E_C + |Ĉ|·E_P``, the relative error of a layer's output
 is about the sum of the relative errors of its two branches, each at least the input's: the
@@ -63,7 +66,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from symverify.errors import NumericMismatchError
+from symverify.errors import IRError, NumericMismatchError
 from symverify.executors.circuit_plan import CircuitPlan
 from symverify.executors.torch_float import (
     FloatArithmetic,
@@ -357,6 +360,20 @@ def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, float]:
     return errs, top
 
 
+def check_gradual_underflow(dtype: torch.dtype, device: torch.device) -> None:
+    """IRError when ``device`` flushes subnormal ``dtype`` numbers to zero (flush-to-zero or
+    denormals-are-zero, e.g. after ``torch.set_flush_denormal(True)``): the error model (*Range*)
+    assumes IEEE 754 gradual underflow, and a subnormal input read as 0 makes ``x·y`` wrong by
+    ``|x·y|``, which no ``η`` term covers. Probed on each call: ``(tiny/4)·4`` is ``tiny`` exactly
+    under gradual underflow and 0 under either flush."""
+    torch = require_torch()
+    tiny = torch.full((1,), torch.finfo(dtype).tiny, dtype=dtype, device=device)
+    if not bool(((tiny / 4) * 4 == tiny).all()):
+        raise IRError(f"numeric_check: {device} flushes subnormal {dtype_name(dtype)} numbers to zero "
+                      "(torch.set_flush_denormal(True) or the device's own mode); the error bounds assume "
+                      "gradual underflow, the IEEE 754 default: call torch.set_flush_denormal(False) to check")
+
+
 def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: np.ndarray, dtype: torch.dtype,
            device: torch.device, path: str) -> NumericCheck:
     """Run ``obj`` in ``dtype`` on the exact inputs ``arr`` and compare with ``exact`` (its exact outputs)."""
@@ -364,6 +381,7 @@ def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: 
     from symverify.kernel.engines.plan import model_plan
 
     torch = require_torch()
+    check_gradual_underflow(dtype, device)
     x = torch.from_numpy(np.vectorize(float, otypes=[np.float64])(arr)).to(dtype=dtype)
     xr = x.double().numpy()
     # the inputs' rounding errors, rounded up: below float64's range a nearest float may be 0
