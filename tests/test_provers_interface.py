@@ -148,8 +148,22 @@ def test_options_from_call_defaults_and_values():
     assert type(Options.from_call("auto", seed=None).seed) is int
     assert Options.from_call("exact-sympy").backend == "sympy"
     assert Options.from_call("randomized", backend="python").modular == "python"
-    timed = Options.from_call("z3", timeout=2.5, error_bound=Fraction(1, 8), trials=3)
+    timed = Options.from_call("randomized", timeout=2.5, error_bound=Fraction(1, 8), trials=3)
     assert timed.timeout == 2.5 and timed.deadline is not None and timed.error_bound == Fraction(1, 8) and timed.trials == 3
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("name,value", [("trials", 3), ("max_monomials", 10), ("isolate", False)])
+def test_a_budget_the_method_never_reads_is_refused(method, name, value):
+    """``trials`` with ``exact``, ``max_monomials`` with ``randomized``, ... were ignored; they are
+    UsageErrors naming the methods that read them, and accepted by those methods."""
+    from symverify.kernel.provers.options import READ_BY
+
+    if method in READ_BY[name]:
+        assert getattr(Options.from_call(method, **{name: value}), name) == value
+        return
+    with pytest.raises(UsageError, match=rf"{name}={value!r}: only methods .*'auto'.* read it; found method '{method}'"):
+        verify(QUARTIC_C, QUARTIC_M, method=method, **{name: value})
 
 
 @pytest.mark.parametrize("kwargs,match", [

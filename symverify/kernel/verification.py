@@ -314,7 +314,9 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
             ``None`` draws a fresh seed from the operating system (recorded in the report), so the
             randomized bound is over points nobody chose in advance.
         trials: at least this many randomized trials; the method always runs enough for
-            ``error_bound`` (a smaller ``trials`` never weakens the bound).
+            ``error_bound`` (a smaller ``trials`` never weakens the bound). Methods ``auto`` and
+            ``randomized`` only (another method refuses it, like ``max_monomials`` and ``isolate``
+            outside ``auto``, ``exact``, ``exact-sympy`` and ``compositional``).
         timeout: seconds; when it runs out the verdict is ``unknown``.
         certificate: a stage certificate for the model side (method ``compositional``/``auto``).
         backend: ``'flint'`` (default when installed) or ``'sympy'`` for exact expansion; for
@@ -346,7 +348,8 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
         IRError: an argument is not a verifiable object, or a certificate is malformed.
         LimitError: a side has more inputs than ``MAX_INPUTS`` or a model state of more cells than
             ``MAX_CELLS`` (:mod:`symverify.ir.limits`).
-        UsageError: an unknown method, backend or ``numeric`` value, ``compositional`` without a
+        UsageError: an unknown method, backend or ``numeric`` value, a budget the method never
+            reads (``trials``, ``max_monomials``, ``isolate``), ``compositional`` without a
             certificate, ``backend='torch'`` where the torch engine cannot run, or a
             ``scheduler`` that is not an address, or that cannot be reached.
         BackendUnavailableError: ``backend='torch'`` or ``numeric`` without torch installed.

@@ -93,7 +93,8 @@ class Options:
         deadline now; unset budgets take their defaults.
 
         Raises:
-            UsageError: a ``backend`` that is unknown or does not go with ``method``, then a
+            UsageError: a ``backend`` that is unknown or does not go with ``method``; a ``trials``,
+                ``max_monomials`` or ``isolate`` that ``method`` never reads (:data:`READ_BY`); then a
                 ``numeric``, ``seed``, ``max_monomials``, ``memory_limit``, ``error_bound``,
                 ``timeout``, ``isolate`` or ``trials`` of the wrong type or range (checked in that order).
             BackendUnavailableError: ``numeric`` without torch installed.
@@ -121,6 +122,10 @@ class Options:
             raise UsageError(f"isolate: expected True, False or None (automatic), found {isolate!r}")
         if trials is not None and (type(trials) is not int or trials < 1):
             raise UsageError(f"trials: expected a positive int, found {trials!r}")
+        for name, val in (("trials", trials), ("max_monomials", max_monomials), ("isolate", isolate)):
+            if val is not None and method not in READ_BY[name]:  # it would be ignored
+                raise UsageError(f"{name}={val!r}: only methods {', '.join(map(repr, READ_BY[name]))} read it; "
+                                 f"found method {method!r}")
         if scheduler is not None:
             if method not in ("compositional", "auto"):
                 raise UsageError(f"scheduler: runs the compositional stage checks, so it applies to methods "
@@ -164,6 +169,16 @@ class Options:
 
     def memory(self) -> int:
         return self.memory_limit if self.memory_limit is not None else default_memory_limit()
+
+
+READ_BY: dict[str, tuple[str, ...]] = {
+    "trials": ("auto", "randomized"),
+    "max_monomials": ("auto", "exact", "exact-sympy", "compositional"),
+    "isolate": ("auto", "exact", "exact-sympy", "compositional"),
+}
+"""The methods that read each budget: given to another method, the budget is a ``UsageError``
+(``backend`` and ``scheduler`` are checked the same way; ``timeout``, ``seed``, ``memory_limit``,
+``error_bound`` and ``numeric`` apply to every method)."""
 
 
 def _engines(method: str, backend: str | None) -> tuple[str, str]:
