@@ -105,6 +105,22 @@ def _flag(value: object, what: str) -> bool:
     return value
 
 
+def _operators(operators: object, table: dict[str, str], where: str) -> tuple[str, ...]:
+    """``operators`` as a tuple of names in ``table``: a non-empty list or tuple of them, not a bare
+    string (``"inc"`` would read as the operators ``'i'``, ``'n'``, ``'c'``); else :class:`UsageError`."""
+    names = ", ".join(table)
+    if isinstance(operators, str):
+        raise UsageError(f"{where}: operators: expected a tuple of operator names among {names}, found the string "
+                         f"{safe_repr(operators, 40)} (write ({safe_repr(operators, 40)},) for one operator)")
+    if not isinstance(operators, (tuple, list)) or not operators:
+        raise UsageError(f"{where}: operators: expected a non-empty tuple of operator names among {names}, "
+                         f"found {safe_repr(operators, 60)}")
+    unknown = [op for op in operators if not isinstance(op, str) or op not in table]
+    if unknown:
+        raise UsageError(f"{where}: expected operators among {names}, found {list(operators)}")
+    return tuple(operators)
+
+
 def _expect(obj: object, cls: type, where: str) -> None:
     if not isinstance(obj, cls):
         raise UsageError(f"{where}: expected a {cls.__name__}, found {type(obj).__name__}")
@@ -271,9 +287,7 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
     _expect(model, Model, "weight_mutant")
     if not model.layers:
         raise UsageError("weight_mutant: the model has no layers to mutate")
-    unknown = [op for op in operators if op not in WEIGHT_OPERATORS]
-    if unknown or not operators:
-        raise UsageError(f"weight_mutant: expected operators among {', '.join(WEIGHT_OPERATORS)}, found {list(operators)}")
+    operators = _operators(operators, WEIGHT_OPERATORS, "weight_mutant")
     rng = _rng("weight", seed)
     sites = weight_sites(model) if nonzero is None else list(nonzero)
     first = rng.randrange(len(operators))
@@ -372,9 +386,7 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
     """
     _expect(circuit, Circuit, "gate_mutant")
     _flag(live, "gate_mutant: live")
-    unknown = [op for op in operators if op not in GATE_OPERATORS]
-    if unknown or not operators:
-        raise UsageError(f"gate_mutant: expected operators among {', '.join(GATE_OPERATORS)}, found {list(operators)}")
+    operators = _operators(operators, GATE_OPERATORS, "gate_mutant")
     rng = _rng("gate", seed)
     nd = circuit.num_inputs
     if live:
@@ -481,9 +493,7 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
     _flag(interior, "certificate_mutant: interior")
     if _int(num_nodes, "certificate_mutant: num_nodes") < 1:
         raise UsageError(f"certificate_mutant: num_nodes (the circuit's node count) must be positive, found {num_nodes}")
-    unknown = [op for op in operators if op not in CERTIFICATE_OPERATORS]
-    if unknown or not operators:
-        raise UsageError(f"certificate_mutant: expected operators among {', '.join(CERTIFICATE_OPERATORS)}, found {list(operators)}")
+    operators = _operators(operators, CERTIFICATE_OPERATORS, "certificate_mutant")
     rng = _rng("certificate", seed)
     lo, hi = (1, len(cert.boundaries) - 1) if interior else (0, len(cert.boundaries))
     spots = [(k, t) for k in range(lo, hi) for t in range(len(cert.boundaries[k].cells))]
@@ -513,6 +523,8 @@ def mutants(make: Callable[[int], Mutation], count: int, seed: int = 0) -> list[
     """``count`` mutants ``make(seed), make(seed + 1), …`` (for example
     ``mutants(lambda s: weight_mutant(model, s), 100)``); seeds that raise :class:`UsageError` are skipped,
     but when no seed gives a mutant the last error is raised (an empty campaign would pass vacuously)."""
+    if not callable(make):
+        raise UsageError(f"mutants: make: expected a function of the seed returning a Mutation, found {safe_repr(make, 60)}")
     if _int(count, "mutants: count") < 0:
         raise UsageError(f"mutants: count must be ≥ 0, found {count}")
     out: list[Mutation] = []

@@ -27,7 +27,8 @@ updated and failed, and the unused ones: files in the golden directory of a test
 check of this run read although it should have (their test passed without checking them, or no
 test of the fully collected module claims them). ``--symverify-update`` removes the unused files;
 files of tests that were deselected, skipped or failed are never touched. Under pytest-xdist each
-worker handles its own tests (the summary is not shown by the controller).
+worker handles the files of its own tests and sends its lists to the controller, which shows one
+summary of all workers (each file once).
 
 Golden files written by earlier versions (``<test name>[-<key>].json``) are still read when the new
 file is missing; ``--symverify-update`` then writes the new name and removes the old one.
@@ -167,16 +168,33 @@ class GoldenSession:
         return out
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        self.unused = self.find_unused()
-        if self.update:
-            for f in self.unused:
+        found = self.find_unused()  # added to what xdist workers sent (the controller runs no test)
+        for f in found:
+            if self.update:
                 f.unlink(missing_ok=True)
-                self.removed.append(f)
-            self.unused = []
+            into = self.removed if self.update else self.unused
+            if f not in into:
+                into.append(f)
+        out = getattr(self.config, "workeroutput", None)  # an xdist worker: send the lists to the controller
+        if isinstance(out, dict):
+            out[_SESSION] = {what: [str(p) for p in files] for what, files in self._groups()}
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """The xdist controller: add a finished worker's lists to this session's (a file once:
+        every worker reports the files that no test of a module claims)."""
+        sent = getattr(node, "workeroutput", {}).get(_SESSION, {})
+        for what, files in self._groups():
+            for p in map(Path, sent.get(what, ())):
+                if p not in files:
+                    files.append(p)
+
+    def _groups(self) -> list[tuple[str, list[Path]]]:
+        return [("written", self.written), ("updated", self.updated), ("failed", self.failed),
+                ("removed", self.removed), ("unused", self.unused)]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        groups = [("written", self.written), ("updated", self.updated), ("failed", self.failed),
-                  ("removed", self.removed), ("unused", self.unused)]
+        groups = self._groups()
         if not any(files for _, files in groups):
             return
         root = Path(self.config.rootpath)
