@@ -370,6 +370,14 @@ def _odd_model() -> Model:
     return Model(1, 1, 2, 2, (Layer(W, b1, h, b2, Mode.CYCLIC), Layer(W, b2, b1, h, Mode.CAUSAL)), "odd ⊙ weights")
 
 
+def _float_model() -> Model:
+    """Grids read from a float array: cells stored as a ``CellArray``, written as exact dyadic rationals."""
+    import numpy as np
+
+    g = Grid.from_array(np.array([[0.5, -1.25], [0.0, 2.0**-60]]))
+    return Model(1, 1, 2, 2, (Layer(g, g, g, g, Mode.CAUSAL),), "floats")
+
+
 def _edge_objects() -> list[Any]:
     """Empty and 1×1 shapes, and values of every kind the docs allow."""
     return [
@@ -379,6 +387,7 @@ def _edge_objects() -> list[Any]:
         Model(1, 1, 1, 1, ()),  # no layer
         Model(1, 1, 1, 1, (Layer(Grid(1, 1), Grid(1, 1), Grid(1, 1), Grid(1, 1), Mode.CAUSAL),)),  # 1×1, all zero
         _odd_model(),
+        _float_model(),
         Certificate(()),
         Certificate((Boundary(0, ()), Boundary(3, (Cell(0, 0, (), 0),), "")), (("z", "last"), ("a", "ü"))),
         Certificate((Boundary(0, (Cell.node(0, 0, 0), Cell(1, 2, ((3, 1), (3, ODD[5])), ODD[3]))),), {"b": "1", "a": "2"}),
