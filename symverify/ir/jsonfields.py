@@ -27,6 +27,10 @@ class _Literal:
     def __init__(self, text: str) -> None:
         self.text = text
 
+    def __repr__(self) -> str:
+        """The literal as written (a long one by its length), so messages show it, never an address."""
+        return self.text if len(self.text) <= 24 else f"<integer literal of {len(self.text.lstrip('-'))} digits>"
+
     def describe(self) -> str:
         if self.text in ("NaN", "Infinity", "-Infinity"):
             return f"{self.text} (not a JSON number)"
@@ -190,9 +194,12 @@ def scalar_from_json(v: Any, where: str) -> Scalar:
                          else parse_rational(_text(term[0], f"{at}[0]"), f"{at}[0]"))
                 mono = term[1]
                 if not isinstance(mono, dict):
-                    raise SerializationError(f"{at}[1]: a symbolic term needs {{name: positive int exponent}}, found {_kind(mono)}")
+                    raise SerializationError(f"{at}[1]: a symbolic term needs {{name: positive int exponent}}, found {_found(mono)}")
                 for name, e in mono.items():
-                    sym(name)  # validates the name
+                    try:
+                        sym(name)  # validates the name
+                    except IRError as err:
+                        raise SerializationError(f"{at}[1]: {err}") from None
                     _int(e, f"{at}[1].{name}", 1)
                 key = tuple(sorted(mono.items()))
                 acc[key] = acc.get(key, 0) + coeff

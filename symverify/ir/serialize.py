@@ -171,9 +171,13 @@ def from_json(data: Any) -> Document:
     n, d = _int_field(data, "n", "document", 1), _int_field(data, "d", "document", 1)
     try:
         if fmt == CIRCUIT_FORMAT:
-            gates = tuple(_gate(g, k) for k, g in enumerate(_list(data["gates"], "document.gates")))
-            return Circuit(n, d, gates, tuple(_outputs(data)), name)
+            gates = tuple(_gate(g, k, n * d) for k, g in enumerate(_list(data["gates"], "document.gates")))
+            return Circuit(n, d, gates, tuple(_outputs(data, n * d, n * d + len(gates))), name)
         inner_n, inner_d = _int_field(data, "inner_n", "document", 1), _int_field(data, "inner_d", "document", 1)
+        for inner, outer in (("inner_n", "n"), ("inner_d", "d")):
+            if data[inner] < data[outer]:
+                raise SerializationError(f"document.{inner}: expected an int ≥ {outer} = {show_int(data[outer])} (the state holds the "
+                                         f"input), found {show_int(data[inner])}")
         layers = []
         for i, lj in enumerate(_list(data["layers"], "document.layers")):
             where = f"layers[{i}]"
@@ -183,9 +187,14 @@ def from_json(data: Any) -> Document:
                 raise SerializationError(f"{where}.mode: expected 'causal' or 'cyclic', found {_kind(mode) if not isinstance(mode, str) else repr(mode)}")
             grids = {k: _grid_from_json(lj[k], f"{where}.{k}") for k in ("W", "b1", "h", "b2")}
             try:
-                layers.append(Layer(grids["W"], grids["b1"], grids["h"], grids["b2"], Mode(mode)))
+                layer = Layer(grids["W"], grids["b1"], grids["h"], grids["b2"], Mode(mode))
             except IRError as e:
                 raise SerializationError(f"{where}: {e}") from None
+            if (layer.inner_n, layer.inner_d) != (inner_n, inner_d):
+                raise SerializationError(
+                    f"{where}: expected the shape inner_n × inner_d = {show_int(inner_n)}×{show_int(inner_d)} for b1, h and b2 "
+                    f"(W: inner_d × inner_d), found b1, h and b2 of {show_int(layer.inner_n)}×{show_int(layer.inner_d)}")
+            layers.append(layer)
         return Model(n, d, inner_n, inner_d, tuple(layers), name)
     except SerializationError:
         raise
@@ -193,26 +202,43 @@ def from_json(data: Any) -> Document:
         raise SerializationError(f"document is well-formed JSON but not a valid {fmt}: {e}") from None
 
 
-def _gate(g: Any, k: int) -> Gate:
+_ARITY = {"const": (0, 1), "lin": (2, 2), "mul": (2, 0)}  # docs/formats.md, the table of gates
+
+
+def _gate(g: Any, k: int, inputs: int) -> Gate:
+    """Gate ``k`` of a circuit with ``inputs = n·d`` inputs: it reads only nodes below ``n·d + k``."""
     where = f"gates[{k}]"
     if not isinstance(g, list) or len(g) != 3 or not isinstance(g[1], list) or not isinstance(g[2], list):
         raise SerializationError(f"{where}: expected [op, [args], [coeffs]], found {_found(g)}")
     ops = [o.value for o in Op]
     if not isinstance(g[0], str) or g[0] not in ops:
         raise SerializationError(f"{where}: unknown op {safe_repr(g[0])}; expected one of {ops}")
+    nargs, ncoeffs = _ARITY[g[0]]
+    if (len(g[1]), len(g[2])) != (nargs, ncoeffs):
+        raise SerializationError(f"{where}: expected {nargs} args and {ncoeffs} coeffs for {g[0]!r}, "
+                                 f"found {len(g[1])} args and {len(g[2])} coeffs")
     for j, a in enumerate(g[1]):
         if type(a) is not int:
             raise SerializationError(f"{where}.args[{j}]: expected node ids (ints), found {_kind(a)}")
         _int(a, f"{where}.args[{j}]")
+        if a >= inputs + k:
+            raise SerializationError(f"{where}.args[{j}]: expected a node id below n·d + {k} = {show_int(inputs + k)} "
+                                     f"(an input or an earlier gate), found {show_int(a)}")
     return Gate(Op(g[0]), tuple(g[1]), tuple(scalar_from_json(c, f"{where}.coeffs") for c in g[2]))
 
 
-def _outputs(data: Any) -> list[int]:
+def _outputs(data: Any, inputs: int, nodes: int) -> list[int]:
+    """The outputs of a circuit with ``inputs = n·d`` inputs and ``nodes`` nodes: at most ``n·d`` node ids."""
     outs = _list(data["outputs"], "document.outputs")
+    if len(outs) > inputs:
+        raise SerializationError(f"document.outputs: expected at most n·d = {show_int(inputs)} node ids, found {len(outs)}")
     for k, o in enumerate(outs):
         if type(o) is not int:
             raise SerializationError(f"document.outputs: expected a list of node ids (ints), found {_kind(o)} at index {k}")
         _int(o, f"document.outputs[{k}]")
+        if o >= nodes:
+            raise SerializationError(f"document.outputs[{k}]: expected a node id below n·d + #gates = {show_int(nodes)}, "
+                                     f"found {show_int(o)}")
     return outs
 
 
@@ -239,6 +265,13 @@ def _check_depth(text: str) -> None:
         )
 
 
+def _check_bom(text: str) -> None:
+    """Refuse a byte order mark by name (``json`` would call it invalid JSON, "truncated?")."""
+    if text.startswith("\ufeff"):
+        raise SerializationError("expected JSON text, found a byte order mark (U+FEFF) at offset 0; "
+                                 "symverify files are UTF-8 JSON without one")
+
+
 def loads(text: str | bytes) -> Document:
     """Parse and validate a document; ``bytes`` must be UTF-8. Every problem is a :class:`SerializationError`."""
     if isinstance(text, (bytes, bytearray, memoryview)):
@@ -251,6 +284,7 @@ def loads(text: str | bytes) -> Document:
             ) from None
     if not isinstance(text, str):
         raise SerializationError(f"loads: expected JSON text (str or bytes), found {type(text).__name__}")
+    _check_bom(text)
     _check_depth(text)
     try:
         data = json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant, object_pairs_hook=_pairs)
@@ -306,6 +340,7 @@ def read_json_file(path: str | Path, what: str) -> Any:
         raise SerializationError(f"{p}: cannot read {what}: not UTF-8 text: byte {raw[e.start]:#04x} at offset {e.start} "
                                  f"({e.reason})") from None
     try:
+        _check_bom(text)
         _check_depth(text)
         return json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant)
     except SerializationError as e:

@@ -280,5 +280,5 @@ class Certificate:
         meta = data.get("meta", {})
         if not isinstance(meta, dict):
             raise SerializationError(f"certificate field 'meta': expected an object of strings, found {_kind(meta)}")
-        pairs = tuple(sorted((_text(key, "certificate meta key"), _text(v, f"certificate meta[{safe_repr(key)}]")) for key, v in meta.items()))
+        pairs = tuple((_text(key, "certificate meta key"), _text(v, f"certificate meta[{safe_repr(key)}]")) for key, v in meta.items())
         return Certificate(tuple(out), pairs)
