@@ -511,3 +511,26 @@ def test_an_interrupted_prove_exits_130_and_leaves_no_json_claiming_success(tmp_
     run = json.loads(out.read_text(encoding="utf-8"))
     assert run["ok"] is False and run["interrupted"] is True
     assert [s["status"] for s in run["scripts"]] == ["interrupted", "interrupted"]
+
+
+# ---- the fixes found here, beyond the table above ------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["z3", "exact"])
+def test_a_huge_finite_timeout_is_no_limit_as_in_the_api(files, capsys, method):
+    """``--timeout 1e300`` (and anything above ~24.8 days) crashed the methods that wait for a child
+    process (one poll(2) of that long overflows): an internal error, exit 3, where no limit was meant."""
+    api = sv.verify(load_file(files["c"]), load_file(files["m"]), method=method, timeout=1e300, isolate=True)
+    assert api.proved
+    code, out, err = cli(capsys, "verify", files["c"], files["m"], "--method", method, "--timeout", "1e300")
+    assert code == 0 and out.startswith(f"PROVED by {method}") and err == ""
+
+
+def test_the_guard_waits_in_slices(monkeypatch):
+    """The child process is waited for in slices (here 0.05 s): a result after several slices is
+    still received, and the timeout still strikes between slices."""
+    from symverify.kernel.provers import guard
+
+    monkeypatch.setattr(guard, "_SLICE", 0.05)
+    assert guard.run_limited(time.sleep, (0.3,), memory=1 << 30, timeout=1e300).status == "ok"
+    assert guard.run_limited(time.sleep, (5,), memory=1 << 30, timeout=0.2).status == "timeout"
