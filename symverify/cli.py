@@ -17,6 +17,7 @@ variable ``SYMVERIFY_TRACEBACK=1`` to see the traceback of an internal error ins
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -190,6 +191,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from symverify.kernel.provers.outcome import UsageError, Verdict
     from symverify.kernel.verification import verify
 
+    _check_verify_flags(args)
     lhs, rhs = _load(args.lhs), _load(args.rhs)
     for name, obj in ((args.lhs, lhs), (args.rhs, rhs)):
         if isinstance(obj, Certificate):
@@ -215,6 +217,25 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
 
 
+_TRIAL_METHODS = ("auto", "randomized")
+"""The methods that run randomized trials (``auto``'s pre-check and fallback, ``randomized``)."""
+_EXACT_ENGINE_METHODS = ("auto", "exact", "exact-sympy", "compositional")
+"""The methods that expand polynomials with an exact engine (flint or sympy)."""
+
+
+def _check_verify_flags(args: argparse.Namespace) -> None:
+    """Refuse a budget or engine flag that the chosen ``--method`` never reads (it was ignored):
+    ``--trials`` sets the randomized trials, ``--backend flint|sympy`` the exact engine."""
+    from symverify.errors import UsageError
+
+    if args.trials is not None and args.method not in _TRIAL_METHODS:
+        raise UsageError(f"--trials {args.trials}: sets the randomized trials, which only methods "
+                         f"{' and '.join(_TRIAL_METHODS)} run; found --method {args.method}")
+    if args.backend in ("flint", "sympy") and args.method not in _EXACT_ENGINE_METHODS:
+        raise UsageError(f"--backend {args.backend}: an exact engine, which only methods {', '.join(_EXACT_ENGINE_METHODS)} "
+                         f"use; found --method {args.method} (randomized's engines are torch and python)")
+
+
 def info_dict(obj: Any) -> dict[str, Any]:
     """What ``symverify info`` shows for a loaded object."""
     from symverify.kernel.ir.certificate import Certificate
@@ -238,7 +259,10 @@ def info_dict(obj: Any) -> dict[str, Any]:
 
 
 def _writable(path: str | None, what: str) -> None:
-    """Refuse, before any work, an output path that cannot be written."""
+    """Refuse, before any work, an output path that cannot be written: a directory, a path in a
+    missing directory, or one the system refuses (no permission, a read-only or virtual file
+    system): a new regular file is created and removed again to find out; an existing one is
+    opened for appending, which leaves it unchanged."""
     from symverify.errors import UsageError
 
     if path is None:
@@ -248,6 +272,52 @@ def _writable(path: str | None, what: str) -> None:
         raise UsageError(f"{what} {path}: expected a file path, found a directory")
     if not p.parent.is_dir():
         raise UsageError(f"{what} {path}: the directory {p.parent} does not exist")
+    if p.exists() and not p.is_file():
+        return  # a device or a FIFO (/dev/stdout, a pipe): opening it could block or consume it
+    existed = p.exists()
+    try:
+        with open(p, "a" if existed else "x", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
+    if not existed:
+        with contextlib.suppress(OSError):
+            p.unlink()
+
+
+def _distinct(*outputs: tuple[str, str | None]) -> None:
+    """Refuse two output flags naming the same file (the second write would replace the first)."""
+    from symverify.errors import UsageError
+
+    seen: dict[str, str] = {}
+    for what, path in outputs:
+        if path is None or path == "-":
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise UsageError(f"{seen[key]} and {what} name the same file {path}: expected two different paths")
+        seen[key] = what
+
+
+def _write(path: str, text: str, what: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a temporary file in the same directory,
+    then renamed over ``path``, so an interruption (a second Ctrl-C, SIGTERM, a full disk) never
+    leaves a truncated file where a complete one is expected. A failure names the flag."""
+    from symverify.errors import UsageError
+
+    p = Path(path)
+    if p.exists() and not p.is_file():  # a device or a FIFO: no rename over it
+        p.write_text(text, encoding="utf-8")
+        return
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    except OSError as e:
+        raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | None = None) -> Any:
@@ -268,6 +338,7 @@ def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | N
 def _cmd_compile(args: argparse.Namespace) -> int:
     from symverify.ir.serialize import dump_file, dumps
 
+    _distinct(("-o", args.output), ("--certificate", args.certificate))
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
     compiled = _compile_file(args.circuit, args.method, args.plan, args.progress)
@@ -306,6 +377,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
+    from symverify.errors import UsageError
     from symverify.scripts import runner
 
     _check_run_options(args)
@@ -313,6 +385,10 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     scripts = runner.available(args.dir)
     default = [n for n, sc in scripts.items() if sc.source != runner.BUILTIN] if args.dir else None
     if args.list:
+        given = [flag for flag, value in (("--json", args.json), ("--junit", args.junit), ("--golden", args.golden),
+                                          ("--update-golden", args.update_golden)) if value]
+        if given:
+            raise UsageError(f"--list prints the scripts and runs none, so it writes no run: leave out {', '.join(given)}")
         return _list_scripts(scripts, runner.select(scripts, args.names, default))
     return _run(args, scripts, runner.select(scripts, args.names, default), args.quick)
 
@@ -387,6 +463,7 @@ def _check_run_options(args: argparse.Namespace) -> None:
     """Refuse, before any work, options of ``prove``/``sweep`` that cannot work together."""
     from symverify.errors import UsageError
 
+    _distinct(("--json", args.json), ("--junit", args.junit), ("--golden", args.golden if args.update_golden else None))
     if args.json != "-":
         _writable(args.json, "--json")
     _writable(args.junit, "--junit")
@@ -481,13 +558,13 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     if args.json == "-":
         sys.stdout.write(text)
     elif args.json:
-        Path(args.json).write_text(text, encoding="utf-8")
+        _write(args.json, text, "--json")
     if args.junit:
-        Path(args.junit).write_text(runner.junit_xml(summary), encoding="utf-8")
+        _write(args.junit, runner.junit_xml(summary), "--junit")
     code = 0 if summary.ok else 1
     if args.golden and args.update_golden:
         if summary.ok:
-            Path(args.golden).write_text(text, encoding="utf-8")
+            _write(args.golden, text, "--golden")
             out.print(f"golden run written to {args.golden}", markup=False)
         else:
             out.print("golden run not written: this run is not ok")

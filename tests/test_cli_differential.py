@@ -452,6 +452,27 @@ BAD = [
     (("prove", "--quick", "primitives", "--golden", "{tmp}/nope/g.json", "--update-golden"),
      r"--golden .*g.json: the directory .*nope does not exist"),
     (("sweep", "thm_h21", "--json", "{dir}"), r"--json .*adir: expected a file path, found a directory"),
+    # were ignored or misread: --trials and an exact --backend on methods that never read them, two
+    # outputs on one file (the second write replaced the first), --list with a run's outputs, a file as --dir
+    (("verify", "{c}", "{m}", "--method", "exact", "--trials", "5"),
+     r"--trials 5: sets the randomized trials, which only methods auto and randomized run; found --method exact"),
+    (("verify", "{c}", "{m}", "--method", "z3", "--trials", "3"), r"--trials 3: .* found --method z3"),
+    (("verify", "{qc}", "{qm}", "--certificate", "{cert}", "--method", "compositional", "--trials", "2"),
+     r"--trials 2: .* found --method compositional"),
+    (("verify", "{c}", "{m}", "--method", "randomized", "--backend", "flint"),
+     r"--backend flint: an exact engine, which only methods auto, exact, exact-sympy, compositional use; found --method "
+     r"randomized"),
+    (("verify", "{c}", "{m}", "--method", "z3", "--backend", "sympy"), r"--backend sympy: an exact engine, .* found --method z3"),
+    (("compile", "{c}", "-o", "{tmp}/x.json", "--certificate", "{tmp}/./x.json"),
+     r"-o and --certificate name the same file .*x.json: expected two different paths"),
+    (("prove", "--quick", "primitives", "--json", "{tmp}/r.json", "--junit", "{tmp}/r.json"),
+     r"--json and --junit name the same file"),
+    (("prove", "--quick", "primitives", "--json", "{tmp}/g.json", "--golden", "{tmp}/g.json", "--update-golden"),
+     r"--json and --golden name the same file"),
+    (("prove", "--list", "--json", "{tmp}/l.json"), r"--list prints the scripts and runs none, so it writes no run: leave out --json"),
+    (("prove", "--list", "--golden", "{c}", "--junit", "{tmp}/j.xml"), r"leave out --junit, --golden"),
+    (("prove", "--quick", "primitives", "--dir", "{c}"), r"proof directory .*c.json: expected a directory of NAME.py scripts, "
+                                                         r"found a file"),
 ]
 
 
@@ -514,6 +535,50 @@ def test_an_interrupted_prove_exits_130_and_leaves_no_json_claiming_success(tmp_
 
 
 # ---- the fixes found here, beyond the table above ------------------------------------------------------
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc, where no file can be created")
+@pytest.mark.parametrize("argv", [("compile", "{c}", "-o", "/proc/m.json"), ("compile", "{c}", "-o", "{tmp}/out.json", "--certificate", "/proc/c.json"),
+                                  ("prove", "--quick", "primitives", "--junit", "/proc/j.xml"),
+                                  ("sweep", "thm_h21", "--json", "/proc/r.json")])
+def test_an_output_the_system_refuses_is_refused_before_any_work(files, capsys, argv):
+    """Only a missing directory was caught before the run; a path that cannot be created (here in
+    /proc, refused even to root) failed after the compilation or the whole proof run, naming no flag."""
+    err = one_line_error(capsys, *(a.format(**files) for a in argv))
+    flag = argv[-2]
+    assert re.search(rf"{flag} /proc/\w+\.\w+: cannot write there \(", err), err
+    assert not Path(files["tmp"], "out.json").exists()
+
+
+def test_checking_that_an_output_can_be_written_leaves_it_as_it_was(files, capsys, tmp_path):
+    from symverify.cli import _writable
+
+    existing = tmp_path / "old.json"
+    existing.write_text("keep me", encoding="utf-8")
+    _writable(str(existing), "-o")
+    _writable(str(tmp_path / "new.json"), "-o")
+    assert existing.read_text(encoding="utf-8") == "keep me" and not (tmp_path / "new.json").exists()
+
+
+def test_run_files_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
+    """``prove --json/--junit/--golden`` write through a temporary file renamed over the target: a
+    write that fails (or is interrupted) leaves the previous file whole and no temporary behind,
+    and the error names the flag."""
+    from symverify import cli as cli_module
+    from symverify.errors import UsageError
+
+    target = tmp_path / "run.json"
+    target.write_text("previous", encoding="utf-8")
+    cli_module._write(str(target), "new", "--json")
+    assert target.read_text(encoding="utf-8") == "new"
+
+    def refuse(src: Any, dst: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli_module.os, "replace", refuse)
+    with pytest.raises(UsageError, match=r"--json .*run.json: cannot write there \(No space left on device\)"):
+        cli_module._write(str(target), "newer", "--json")
+    assert target.read_text(encoding="utf-8") == "new" and [p.name for p in tmp_path.iterdir()] == ["run.json"]
 
 
 @pytest.mark.parametrize("method", ["z3", "exact"])
