@@ -338,7 +338,7 @@ def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | N
 def _cmd_compile(args: argparse.Namespace) -> int:
     from symverify.ir.serialize import dump_file, dumps
 
-    _distinct(("-o", args.output), ("--certificate", args.certificate))
+    _distinct(("CIRCUIT.json", args.circuit), ("-o", args.output), ("--certificate", args.certificate))
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
     compiled = _compile_file(args.circuit, args.method, args.plan, args.progress)
@@ -463,7 +463,7 @@ def _check_run_options(args: argparse.Namespace) -> None:
     """Refuse, before any work, options of ``prove``/``sweep`` that cannot work together."""
     from symverify.errors import UsageError
 
-    _distinct(("--json", args.json), ("--junit", args.junit), ("--golden", args.golden if args.update_golden else None))
+    _distinct(("--json", args.json), ("--junit", args.junit), ("--golden", args.golden))
     if args.json != "-":
         _writable(args.json, "--json")
     _writable(args.junit, "--junit")
@@ -682,6 +682,7 @@ def _print_failures(out: Any, summary: Any) -> None:
 def _cmd_report(args: argparse.Namespace) -> int:
     from symverify.viz.report import write_report
 
+    _distinct(("RUN.json", args.run), ("-o", args.output))
     path = write_report(args.run, args.output)
     print(f"wrote {path}")
     return 0

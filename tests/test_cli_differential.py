@@ -387,6 +387,8 @@ def files(tmp_path):
         paths[k] = str(tmp_path / f"{k}.json")
         dump_file(obj, paths[k])
     text = Path(paths["c"]).read_bytes()
+    paths["run"] = str(tmp_path / "run.json")
+    Path(paths["run"]).write_text('{"format": "symverify.proof-run", "version": 2, "scripts": []}', encoding="utf-8")
     for k, data in (("empty", b""), ("binary", bytes(range(256))), ("truncated", text[: len(text) // 2]),
                     ("list", b"[1, 2]"), ("kind", b'{"format": "symverify.nope", "version": 1}')):
         paths[k] = str(tmp_path / f"{k}.json")
@@ -469,6 +471,11 @@ BAD = [
      r"--json and --junit name the same file"),
     (("prove", "--quick", "primitives", "--json", "{tmp}/g.json", "--golden", "{tmp}/g.json", "--update-golden"),
      r"--json and --golden name the same file"),
+    (("prove", "--quick", "primitives", "--json", "{tmp}/g.json", "--golden", "{tmp}/g.json"),
+     r"--json and --golden name the same file"),  # the run replaced the golden file it was compared with
+    (("compile", "{c}", "-o", "{c}"), r"CIRCUIT.json and -o name the same file .*c.json"),
+    (("compile", "{c}", "-o", "{tmp}/out.json", "--certificate", "{c}"), r"CIRCUIT.json and --certificate name the same file"),
+    (("report", "{run}", "-o", "{run}"), r"RUN.json and -o name the same file .*run.json"),
     (("prove", "--list", "--json", "{tmp}/l.json"), r"--list prints the scripts and runs none, so it writes no run: leave out --json"),
     (("prove", "--list", "--golden", "{c}", "--junit", "{tmp}/j.xml"), r"leave out --junit, --golden"),
     (("prove", "--quick", "primitives", "--dir", "{c}"), r"proof directory .*c.json: expected a directory of NAME.py scripts, "
@@ -479,9 +486,10 @@ BAD = [
 @pytest.mark.parametrize("argv, message", BAD, ids=[" ".join(a) for a, _ in BAD])
 def test_bad_invocations_are_one_line_errors(files, capsys, tmp_path, argv, message):
     fmt = {**files, "missing_py": str(tmp_path / "missing.py")}
+    before = {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
     err = one_line_error(capsys, *(a.format(**fmt) for a in argv))
     assert re.search(message, err), err
-    assert {p.name for p in tmp_path.iterdir()} <= {Path(v).name for v in files.values()}  # nothing written
+    assert {p: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before  # nothing written or changed
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads files without read permission")
