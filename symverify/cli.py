@@ -30,6 +30,9 @@ from symverify.errors import SymverifyError
 __all__ = ["main", "EXIT_PROVED", "EXIT_REFUTED", "EXIT_UNKNOWN", "EXIT_ERROR"]
 
 EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_ERROR = 0, 1, 2, 3
+MAX_JOBS = 1024
+"""The most processes (or local Dask workers) ``prove``/``sweep -j`` starts at once; a huge ``-j``
+built that many shards of a shardable script before running any."""
 
 
 EPILOG = """\
@@ -476,6 +479,9 @@ def _check_run_options(args: argparse.Namespace) -> None:
                          "to write it from an ok run")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j: expected a positive number of processes, found {args.jobs}")
+    if args.jobs is not None and args.jobs > MAX_JOBS:  # a shardable script is split into -j processes
+        raise UsageError(f"-j: expected at most {MAX_JOBS} processes at once (a shardable script is split into -j "
+                         f"processes; results do not depend on -j), found {args.jobs}")
     if args.cases_per_task is not None:
         if not args.scheduler:
             raise UsageError("--cases-per-task is for Dask runs (--scheduler); the process pool splits scripts by -j")
@@ -690,8 +696,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``symverify`` command; returns the exit code."""
-    ap = _parser()
-    args = ap.parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C while the command line is read (imports): no traceback either
+        print("symverify: interrupted", file=sys.stderr)
+        return 130
     try:
         if args.command == "verify":
             return _cmd_verify(args)

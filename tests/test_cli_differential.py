@@ -440,6 +440,9 @@ BAD = [
     (("verify", "{c}", "{m}", "--method", "randomized", "--trials", "-4"), r"trials: expected a positive int, found -4"),
     (("verify", "{c}", "{m}", "--trials", "nan"), r"argument --trials: invalid int value: 'nan'"),
     (("prove", "--quick", "primitives", "-j", "0"), r"-j: expected a positive number of processes, found 0"),
+    (("prove", "--quick", "cor_h20_linear", "-j", "99999999999"),  # built 10^11 shards before running any (hung)
+     r"-j: expected at most 1024 processes at once .*found 99999999999"),
+    (("sweep", "thm_h21", "-j", "1025"), r"-j: expected at most 1024 processes"),
     (("prove", "--quick", "primitives", "--scheduler", "local", "--cases-per-task", "0"),
      r"--cases-per-task: expected a positive number, found 0"),
     (("sweep", "thm_h21", "--depths", "0"), r"--depths: expected positive integers, found '0'"),
@@ -607,3 +610,15 @@ def test_the_guard_waits_in_slices(monkeypatch):
     monkeypatch.setattr(guard, "_SLICE", 0.05)
     assert guard.run_limited(time.sleep, (0.3,), memory=1 << 30, timeout=1e300).status == "ok"
     assert guard.run_limited(time.sleep, (5,), memory=1 << 30, timeout=0.2).status == "timeout"
+
+
+def test_ctrl_c_while_the_command_line_is_read_is_exit_130_without_traceback(capsys, monkeypatch):
+    """Ctrl-C during the imports of ``_parser`` escaped ``main`` as a KeyboardInterrupt traceback."""
+    from symverify import cli as cli_module
+
+    def interrupted() -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "_parser", interrupted)
+    code, out, err = cli(capsys, "verify", "a.json", "b.json")
+    assert code == 130 and out == "" and err == "symverify: interrupted\n"
