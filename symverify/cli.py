@@ -70,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="how to decide: auto (the default) checks the certificate when there is one, else runs a "
                         "one-trial randomized pre-check, then exact on small sides, else randomized; "
                         f"one of {', '.join(METHODS)}")
-    v.add_argument("--certificate", metavar="CERT.json", help="a stage certificate for the model side")
+    v.add_argument("--certificate", metavar="CERT.json", help="a stage certificate for the model side (checked by methods auto and compositional)")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.add_argument("--seed", type=_seed, default=0, metavar="S|fresh",
                    help="seed of the randomized points (default 0: reproducible Fiat–Shamir points derived from both "
@@ -190,6 +190,7 @@ def _load(path: str) -> Any:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from symverify.kernel.ir.baseconv import Model
     from symverify.kernel.ir.certificate import Certificate
     from symverify.kernel.provers.outcome import UsageError, Verdict
     from symverify.kernel.verification import verify
@@ -204,6 +205,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         cert = _load(args.certificate)
         if not isinstance(cert, Certificate):
             raise UsageError(f"--certificate {args.certificate}: expected a certificate file, found a {type(cert).__name__}")
+        if not any(isinstance(obj, Model) for obj in (lhs, rhs)):
+            raise UsageError(f"--certificate {args.certificate}: a stage certificate belongs to a model, but neither "
+                             f"{args.lhs} ({type(lhs).__name__}) nor {args.rhs} ({type(rhs).__name__}) is a model")
     if args.method == "compositional" and cert is None:
         raise UsageError("--method compositional checks a stage certificate: pass --certificate CERT.json "
                          "(symverify compile CIRCUIT.json -o MODEL.json --certificate CERT.json writes one)")
@@ -220,6 +224,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
 
 
+_CERTIFICATE_METHODS = ("auto", "compositional")
+"""The methods that check a stage certificate (``auto`` when it fits)."""
 _TRIAL_METHODS = ("auto", "randomized")
 """The methods that run randomized trials (``auto``'s pre-check and fallback, ``randomized``)."""
 _EXACT_ENGINE_METHODS = ("auto", "exact", "exact-sympy", "compositional")
@@ -227,10 +233,14 @@ _EXACT_ENGINE_METHODS = ("auto", "exact", "exact-sympy", "compositional")
 
 
 def _check_verify_flags(args: argparse.Namespace) -> None:
-    """Refuse a budget or engine flag that the chosen ``--method`` never reads (it was ignored):
-    ``--trials`` sets the randomized trials, ``--backend flint|sympy`` the exact engine."""
+    """Refuse a flag that the chosen ``--method`` never reads (it was ignored): ``--certificate``
+    (checked by compositional and auto only), ``--trials`` (the randomized trials), ``--backend
+    flint|sympy`` (the exact engine)."""
     from symverify.errors import UsageError
 
+    if args.certificate is not None and args.method not in _CERTIFICATE_METHODS:
+        raise UsageError(f"--certificate {args.certificate}: only methods {' and '.join(_CERTIFICATE_METHODS)} check a "
+                         f"stage certificate; found --method {args.method}")
     if args.trials is not None and args.method not in _TRIAL_METHODS:
         raise UsageError(f"--trials {args.trials}: sets the randomized trials, which only methods "
                          f"{' and '.join(_TRIAL_METHODS)} run; found --method {args.method}")

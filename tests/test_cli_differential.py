@@ -459,6 +459,12 @@ BAD = [
     (("sweep", "thm_h21", "--json", "{dir}"), r"--json .*adir: expected a file path, found a directory"),
     # were ignored or misread: --trials and an exact --backend on methods that never read them, two
     # outputs on one file (the second write replaced the first), --list with a run's outputs, a file as --dir
+    (("verify", "{qc}", "{qm}", "--certificate", "{cert}", "--method", "exact"),
+     r"--certificate .*cert.json: only methods auto and compositional check a stage certificate; found --method exact"),
+    (("verify", "{qc}", "{qm}", "--certificate", "{cert}", "--method", "randomized"), r"found --method randomized"),
+    (("verify", "{qc}", "{qc}", "--certificate", "{cert}"),  # named the Python keyword: "verify certificate=: ..."
+     r"--certificate .*cert.json: a stage certificate belongs to a model, but neither .*qc.json \(Circuit\) nor "
+     r".*qc.json \(Circuit\) is a model"),
     (("verify", "{c}", "{m}", "--method", "exact", "--trials", "5"),
      r"--trials 5: sets the randomized trials, which only methods auto and randomized run; found --method exact"),
     (("verify", "{c}", "{m}", "--method", "z3", "--trials", "3"), r"--trials 3: .* found --method z3"),
