@@ -487,6 +487,12 @@ def _check_run_options(args: argparse.Namespace) -> None:
     elif args.golden and not Path(args.golden).exists():
         raise UsageError(f"--golden {args.golden}: no such file; run once with --golden {args.golden} --update-golden "
                          "to write it from an ok run")
+    if args.timings and not (args.json or (args.golden and args.update_golden)):
+        raise UsageError("--timings keeps times in the run JSON, and this run writes none: pass --json OUT "
+                         "(or --golden RUN.json --update-golden)")
+    if args.jobs is not None and args.scheduler and args.scheduler != "local":
+        raise UsageError(f"-j {args.jobs}: sets the processes here or the workers of --scheduler local; the cluster at "
+                         f"--scheduler {args.scheduler} has its own workers")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j: expected a positive number of processes, found {args.jobs}")
     if args.jobs is not None and args.jobs > MAX_JOBS:  # a shardable script is split into -j processes

@@ -49,7 +49,7 @@ EXIT = {"proved": 0, "refuted": 1, "unknown": 2}
 # Fraction re-check below needs none.
 WEIGHT_OPS = ("inc", "neg", "zero", "one", "add_p", "frac_p", "mode")
 GATE_OPS = ("op", "coeff", "coeff_p", "rewire", "outputs")
-FEW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+FEW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                       HealthCheck.too_slow])
 
 
@@ -224,6 +224,23 @@ def test_seed_fresh_is_recorded_and_reproduces_the_apis_report(tmp_path, capsys)
     assert len(seeds) == 2
 
 
+def test_trials_numeric_and_progress_flags_are_the_apis(tmp_path, capsys):
+    """``--trials`` reaches the trial count (``k``), ``--numeric [DTYPE]`` adds the API's float
+    cross-check, and ``--progress`` draws on stderr only: stdout is the API's report either way."""
+    from cases import QUARTIC_C, QUARTIC_M
+
+    a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
+    dump_file(QUARTIC_C, a)
+    dump_file(QUARTIC_M, b)
+    for flags, kw in ((["--trials", "9"], {"trials": 9}), (["--numeric"], {"numeric": "float64"}),
+                      (["--numeric", "float32"], {"numeric": "float32"}), (["--progress"], {}), (["--no-progress"], {})):
+        api = sv.verify(QUARTIC_C, QUARTIC_M, method="randomized", **kw)
+        code, out, err = cli(capsys, "verify", a, b, "--method", "randomized", *flags, "--json")
+        assert code == 0 and _untimed(json.loads(out)) == _untimed(api.to_json()), flags
+        assert "error" not in err and (err == "" or flags == ["--progress"])
+    assert api.evidence["k"] == 2 and sv.verify(QUARTIC_C, QUARTIC_M, method="randomized", trials=9).evidence["k"] == 9
+
+
 def test_an_expired_timeout_is_unknown_exit_2_as_in_the_api(tmp_path, capsys):
     from cases import QUARTIC_C, QUARTIC_M
 
@@ -296,6 +313,10 @@ def test_info_is_the_apis_statistics(tmp_path_factory, capsys, obj):
     else:
         assert data["kind"] == "model" and data["signature"] == list(obj.signature) and data["layers"] == obj.depth
         assert data["param_count"] == obj.param_count() and data["nonzero_params"] == obj.nonzero_param_count()
+    if isinstance(obj, Circuit):  # --compile adds the API's compilation, resources against bounds
+        code, out, _ = cli(capsys, "info", path, "--compile", "dense", "--json")
+        compiled = json.loads(out).pop("compiled")
+        assert code == 0 and compiled == json.loads(json.dumps(sv.compile(obj, method="dense").to_json()))
     code, text, _ = cli(capsys, "info", path)
     lines = text.splitlines()
     assert code == 0 and lines[0] == f"{path}: {data['kind']}"
@@ -314,15 +335,18 @@ def test_info_of_a_certificate_is_the_apis(tmp_path, capsys):
     assert data["boundaries"] == len(cert.boundaries) and data["layers"] == [b.layer for b in cert.boundaries]
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(c=circuits(max_n=2, max_d=2, max_gates=4, min_outputs=1), method=st.sampled_from(["dense", "kaleidoscope"]))
-def test_compile_writes_what_the_api_compiles_and_it_proves(tmp_path_factory, capsys, c, method):
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(c=circuits(max_n=2, max_d=2, max_gates=4, min_outputs=1),
+       how=st.sampled_from([("dense", "auto"), ("kaleidoscope", "auto"), ("kaleidoscope", "greedy"), ("kaleidoscope", "exact")]))
+def test_compile_writes_what_the_api_compiles_and_it_proves(tmp_path_factory, capsys, c, how):
+    method, plan = how
     d = tmp_path_factory.mktemp("c")
     cpath, mpath, certpath = str(d / "c.json"), str(d / "m.json"), str(d / "cert.json")
     dump_file(c, cpath)
-    code, out, err = cli(capsys, "compile", cpath, "--method", method, "-o", mpath, "--certificate", certpath, "--json")
+    code, out, err = cli(capsys, "compile", cpath, "--method", method, "--plan", plan, "-o", mpath, "--certificate", certpath,
+                         "--json")
     assert code == 0 and err == ""
-    api = sv.compile(c, method=method)
+    api = sv.compile(c, method=method, **({"plan": plan} if method == "kaleidoscope" else {}))
     assert json.loads(out) == json.loads(json.dumps(api.to_json()))
     model, cert = load_file(mpath), load_file(certpath)
     assert model == api.model and to_json(cert) == to_json(api.certificate)
@@ -485,6 +509,11 @@ BAD = [
     (("compile", "{c}", "-o", "{c}"), r"CIRCUIT.json and -o name the same file .*c.json"),
     (("compile", "{c}", "-o", "{tmp}/out.json", "--certificate", "{c}"), r"CIRCUIT.json and --certificate name the same file"),
     (("report", "{run}", "-o", "{run}"), r"RUN.json and -o name the same file .*run.json"),
+    (("prove", "--quick", "primitives", "--timings"), r"--timings keeps times in the run JSON, and this run writes none"),
+    (("sweep", "thm_h21", "--timings", "--junit", "{tmp}/j.xml"), r"--timings keeps times in the run JSON"),
+    (("prove", "--quick", "primitives", "-j", "4", "--scheduler", "tcp://127.0.0.1:1"),
+     r"-j 4: sets the processes here or the workers of --scheduler local; the cluster at --scheduler tcp://127.0.0.1:1 "
+     r"has its own workers"),
     (("prove", "--list", "--json", "{tmp}/l.json"), r"--list prints the scripts and runs none, so it writes no run: leave out --json"),
     (("prove", "--list", "--golden", "{c}", "--junit", "{tmp}/j.xml"), r"leave out --junit, --golden"),
     (("prove", "--quick", "primitives", "--dir", "{c}"), r"proof directory .*c.json: expected a directory of NAME.py scripts, "
