@@ -70,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="how to decide: auto (the default) checks the certificate when there is one, else runs a "
                         "one-trial randomized pre-check, then exact on small sides, else randomized; "
                         f"one of {', '.join(METHODS)}")
-    v.add_argument("--certificate", metavar="CERT.json", help="a stage certificate for the model side (checked by methods auto and compositional)")
+    v.add_argument("--certificate", metavar="CERT.json",
+                   help="a stage certificate for the model side (checked by methods auto and compositional)")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.add_argument("--seed", type=_seed, default=0, metavar="S|fresh",
                    help="seed of the randomized points (default 0: reproducible Fiat–Shamir points derived from both "
@@ -322,6 +323,8 @@ def _write(path: str, text: str, what: str) -> None:
     if p.exists() and not p.is_file():  # a device or a FIFO: no rename over it
         p.write_text(text, encoding="utf-8")
         return
+    if p.is_symlink():  # replace the file it points to, not the link
+        p = p.resolve()
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")

@@ -621,6 +621,13 @@ def test_run_files_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     def refuse(src: Any, dst: Any) -> None:
         raise OSError(28, "No space left on device")
 
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    cli_module._write(str(link), "through the link", "--json")
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "through the link"
+    link.unlink()
+    cli_module._write(str(target), "new", "--json")
+
     monkeypatch.setattr(cli_module.os, "replace", refuse)
     with pytest.raises(UsageError, match=r"--json .*run.json: cannot write there \(No space left on device\)"):
         cli_module._write(str(target), "newer", "--json")
