@@ -17,6 +17,7 @@ variable ``SYMVERIFY_TRACEBACK=1`` to see the traceback of an internal error ins
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -29,6 +30,9 @@ from symverify.errors import SymverifyError
 __all__ = ["main", "EXIT_PROVED", "EXIT_REFUTED", "EXIT_UNKNOWN", "EXIT_ERROR"]
 
 EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_ERROR = 0, 1, 2, 3
+MAX_JOBS = 1024
+"""The most processes (or local Dask workers) ``prove``/``sweep -j`` starts at once; a huge ``-j``
+built that many shards of a shardable script before running any."""
 
 
 EPILOG = """\
@@ -66,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="how to decide: auto (the default) checks the certificate when there is one, else runs a "
                         "one-trial randomized pre-check, then exact on small sides, else randomized; "
                         f"one of {', '.join(METHODS)}")
-    v.add_argument("--certificate", metavar="CERT.json", help="a stage certificate for the model side")
+    v.add_argument("--certificate", metavar="CERT.json",
+                   help="a stage certificate for the model side (checked by methods auto and compositional)")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.add_argument("--seed", type=_seed, default=0, metavar="S|fresh",
                    help="seed of the randomized points (default 0: reproducible Fiat–Shamir points derived from both "
@@ -186,10 +191,12 @@ def _load(path: str) -> Any:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from symverify.kernel.ir.baseconv import Model
     from symverify.kernel.ir.certificate import Certificate
     from symverify.kernel.provers.outcome import UsageError, Verdict
     from symverify.kernel.verification import verify
 
+    _check_verify_flags(args)
     lhs, rhs = _load(args.lhs), _load(args.rhs)
     for name, obj in ((args.lhs, lhs), (args.rhs, rhs)):
         if isinstance(obj, Certificate):
@@ -199,6 +206,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         cert = _load(args.certificate)
         if not isinstance(cert, Certificate):
             raise UsageError(f"--certificate {args.certificate}: expected a certificate file, found a {type(cert).__name__}")
+        if not any(isinstance(obj, Model) for obj in (lhs, rhs)):
+            raise UsageError(f"--certificate {args.certificate}: a stage certificate belongs to a model, but neither "
+                             f"{args.lhs} ({type(lhs).__name__}) nor {args.rhs} ({type(rhs).__name__}) is a model")
     if args.method == "compositional" and cert is None:
         raise UsageError("--method compositional checks a stage certificate: pass --certificate CERT.json "
                          "(symverify compile CIRCUIT.json -o MODEL.json --certificate CERT.json writes one)")
@@ -213,6 +223,31 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     else:
         print(report)
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
+
+
+_CERTIFICATE_METHODS = ("auto", "compositional")
+"""The methods that check a stage certificate (``auto`` when it fits)."""
+_TRIAL_METHODS = ("auto", "randomized")
+"""The methods that run randomized trials (``auto``'s pre-check and fallback, ``randomized``)."""
+_EXACT_ENGINE_METHODS = ("auto", "exact", "exact-sympy", "compositional")
+"""The methods that expand polynomials with an exact engine (flint or sympy)."""
+
+
+def _check_verify_flags(args: argparse.Namespace) -> None:
+    """Refuse a flag that the chosen ``--method`` never reads (it was ignored): ``--certificate``
+    (checked by compositional and auto only), ``--trials`` (the randomized trials), ``--backend
+    flint|sympy`` (the exact engine)."""
+    from symverify.errors import UsageError
+
+    if args.certificate is not None and args.method not in _CERTIFICATE_METHODS:
+        raise UsageError(f"--certificate {args.certificate}: only methods {' and '.join(_CERTIFICATE_METHODS)} check a "
+                         f"stage certificate; found --method {args.method}")
+    if args.trials is not None and args.method not in _TRIAL_METHODS:
+        raise UsageError(f"--trials {args.trials}: sets the randomized trials, which only methods "
+                         f"{' and '.join(_TRIAL_METHODS)} run; found --method {args.method}")
+    if args.backend in ("flint", "sympy") and args.method not in _EXACT_ENGINE_METHODS:
+        raise UsageError(f"--backend {args.backend}: an exact engine, which only methods {', '.join(_EXACT_ENGINE_METHODS)} "
+                         f"use; found --method {args.method} (randomized's engines are torch and python)")
 
 
 def info_dict(obj: Any) -> dict[str, Any]:
@@ -238,7 +273,10 @@ def info_dict(obj: Any) -> dict[str, Any]:
 
 
 def _writable(path: str | None, what: str) -> None:
-    """Refuse, before any work, an output path that cannot be written."""
+    """Refuse, before any work, an output path that cannot be written: a directory, a path in a
+    missing directory, or one the system refuses (no permission, a read-only or virtual file
+    system): a new regular file is created and removed again to find out; an existing one is
+    opened for appending, which leaves it unchanged."""
     from symverify.errors import UsageError
 
     if path is None:
@@ -248,6 +286,54 @@ def _writable(path: str | None, what: str) -> None:
         raise UsageError(f"{what} {path}: expected a file path, found a directory")
     if not p.parent.is_dir():
         raise UsageError(f"{what} {path}: the directory {p.parent} does not exist")
+    if p.exists() and not p.is_file():
+        return  # a device or a FIFO (/dev/stdout, a pipe): opening it could block or consume it
+    existed = p.exists()
+    try:
+        with open(p, "a" if existed else "x", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
+    if not existed:
+        with contextlib.suppress(OSError):
+            p.unlink()
+
+
+def _distinct(*outputs: tuple[str, str | None]) -> None:
+    """Refuse two output flags naming the same file (the second write would replace the first)."""
+    from symverify.errors import UsageError
+
+    seen: dict[str, str] = {}
+    for what, path in outputs:
+        if path is None or path == "-":
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise UsageError(f"{seen[key]} and {what} name the same file {path}: expected two different paths")
+        seen[key] = what
+
+
+def _write(path: str, text: str, what: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a temporary file in the same directory,
+    then renamed over ``path``, so an interruption (a second Ctrl-C, SIGTERM, a full disk) never
+    leaves a truncated file where a complete one is expected. A failure names the flag."""
+    from symverify.errors import UsageError
+
+    p = Path(path)
+    if p.exists() and not p.is_file():  # a device or a FIFO: no rename over it
+        p.write_text(text, encoding="utf-8")
+        return
+    if p.is_symlink():  # replace the file it points to, not the link
+        p = p.resolve()
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    except OSError as e:
+        raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | None = None) -> Any:
@@ -268,6 +354,7 @@ def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | N
 def _cmd_compile(args: argparse.Namespace) -> int:
     from symverify.ir.serialize import dump_file, dumps
 
+    _distinct(("CIRCUIT.json", args.circuit), ("-o", args.output), ("--certificate", args.certificate))
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
     compiled = _compile_file(args.circuit, args.method, args.plan, args.progress)
@@ -306,6 +393,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
+    from symverify.errors import UsageError
     from symverify.scripts import runner
 
     _check_run_options(args)
@@ -313,6 +401,10 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     scripts = runner.available(args.dir)
     default = [n for n, sc in scripts.items() if sc.source != runner.BUILTIN] if args.dir else None
     if args.list:
+        given = [flag for flag, value in (("--json", args.json), ("--junit", args.junit), ("--golden", args.golden),
+                                          ("--update-golden", args.update_golden)) if value]
+        if given:
+            raise UsageError(f"--list prints the scripts and runs none, so it writes no run: leave out {', '.join(given)}")
         return _list_scripts(scripts, runner.select(scripts, args.names, default))
     return _run(args, scripts, runner.select(scripts, args.names, default), args.quick)
 
@@ -387,6 +479,7 @@ def _check_run_options(args: argparse.Namespace) -> None:
     """Refuse, before any work, options of ``prove``/``sweep`` that cannot work together."""
     from symverify.errors import UsageError
 
+    _distinct(("--json", args.json), ("--junit", args.junit), ("--golden", args.golden))
     if args.json != "-":
         _writable(args.json, "--json")
     _writable(args.junit, "--junit")
@@ -397,8 +490,17 @@ def _check_run_options(args: argparse.Namespace) -> None:
     elif args.golden and not Path(args.golden).exists():
         raise UsageError(f"--golden {args.golden}: no such file; run once with --golden {args.golden} --update-golden "
                          "to write it from an ok run")
+    if args.timings and not (args.json or (args.golden and args.update_golden)):
+        raise UsageError("--timings keeps times in the run JSON, and this run writes none: pass --json OUT "
+                         "(or --golden RUN.json --update-golden)")
+    if args.jobs is not None and args.scheduler and args.scheduler != "local":
+        raise UsageError(f"-j {args.jobs}: sets the processes here or the workers of --scheduler local; the cluster at "
+                         f"--scheduler {args.scheduler} has its own workers")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"-j: expected a positive number of processes, found {args.jobs}")
+    if args.jobs is not None and args.jobs > MAX_JOBS:  # a shardable script is split into -j processes
+        raise UsageError(f"-j: expected at most {MAX_JOBS} processes at once (a shardable script is split into -j "
+                         f"processes; results do not depend on -j), found {args.jobs}")
     if args.cases_per_task is not None:
         if not args.scheduler:
             raise UsageError("--cases-per-task is for Dask runs (--scheduler); the process pool splits scripts by -j")
@@ -481,13 +583,13 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     if args.json == "-":
         sys.stdout.write(text)
     elif args.json:
-        Path(args.json).write_text(text, encoding="utf-8")
+        _write(args.json, text, "--json")
     if args.junit:
-        Path(args.junit).write_text(runner.junit_xml(summary), encoding="utf-8")
+        _write(args.junit, runner.junit_xml(summary), "--junit")
     code = 0 if summary.ok else 1
     if args.golden and args.update_golden:
         if summary.ok:
-            Path(args.golden).write_text(text, encoding="utf-8")
+            _write(args.golden, text, "--golden")
             out.print(f"golden run written to {args.golden}", markup=False)
         else:
             out.print("golden run not written: this run is not ok")
@@ -605,6 +707,7 @@ def _print_failures(out: Any, summary: Any) -> None:
 def _cmd_report(args: argparse.Namespace) -> int:
     from symverify.viz.report import write_report
 
+    _distinct(("RUN.json", args.run), ("-o", args.output))
     path = write_report(args.run, args.output)
     print(f"wrote {path}")
     return 0
@@ -612,8 +715,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``symverify`` command; returns the exit code."""
-    ap = _parser()
-    args = ap.parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C while the command line is read (imports): no traceback either
+        print("symverify: interrupted", file=sys.stderr)
+        return 130
     try:
         if args.command == "verify":
             return _cmd_verify(args)

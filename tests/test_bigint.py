@@ -220,7 +220,8 @@ def big_files(tmp_path_factory):
 @pytest.mark.parametrize("method", ["auto", "exact", "compositional", "randomized"])
 @pytest.mark.parametrize("circuit, code", [("lhs", 0), ("other", 1)])
 def test_cli_verify_with_huge_values(big_files, capsys, method, circuit, code):
-    argv = ["verify", big_files[circuit], big_files["model"], "--certificate", big_files["cert"], "--method", method]
+    cert = ["--certificate", big_files["cert"]] if method in ("auto", "compositional") else []  # only they read one
+    argv = ["verify", big_files[circuit], big_files["model"], *cert, "--method", method]
     assert main(argv) == code
     out = capsys.readouterr()
     assert out.err == ""

@@ -126,6 +126,9 @@ def discover(directory: str | Path, source: str | None = None) -> dict[str, Scri
     """``{NAME: Script}`` for every ``NAME.py`` in ``directory`` (names starting with ``_`` skipped)."""
     d = Path(directory)
     if not d.is_dir():
+        if d.exists():
+            raise UsageError(f"proof directory {d}: expected a directory of NAME.py scripts, found a file (pass --dir DIR, "
+                             "or the script's path DIR/NAME.py as a name)")
         raise UsageError(f"proof directory {d} does not exist (pass --dir DIR)")
     out = {}
     for p in sorted(d.glob("*.py")):

@@ -14,6 +14,7 @@ import multiprocessing as mp
 import os
 import signal
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +93,25 @@ def _death(code: int | None, memory: int) -> str:
     return f"the expansion process exited with code {code} before sending a result (memory limit {memory} bytes)"
 
 
+_SLICE = 86_400.0
+"""The longest single wait (one day): ``poll(2)`` takes at most ``2^31 − 1`` ms, about 24.8 days."""
+
+
+def _ready(conn: Any, timeout: float | None) -> bool:
+    """Whether ``conn`` has a result (or hit EOF) within ``timeout`` seconds (None: no limit),
+    waiting in slices of at most :data:`_SLICE` so that any finite timeout, even ``1e300`` s, can be
+    waited for (one ``poll`` of more than ~24.8 days raises ``OverflowError``)."""
+    if timeout is None:
+        return bool(conn.poll(None))
+    end = time.monotonic() + max(timeout, 0.0)
+    while True:
+        left = end - time.monotonic()
+        if conn.poll(min(max(left, 0.0), _SLICE)):
+            return True
+        if left <= _SLICE:
+            return False
+
+
 def _context() -> Any:
     methods = mp.get_all_start_methods()
     return mp.get_context("fork" if "fork" in methods else "spawn")
@@ -111,7 +131,7 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     proc.start()
     child.close()
     try:
-        ready = parent.poll(timeout if timeout is None or timeout > 0 else 0)
+        ready = _ready(parent, timeout)
         if not ready:
             return Limited("timeout", detail=f"no result within {timeout:.3g} s" if timeout is not None else "no result")
         try:
