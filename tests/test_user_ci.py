@@ -333,10 +333,8 @@ def _changed_values(a, b) -> list:
 
 def _evaluate_differs(a, b, cx) -> bool:
     """Exact evaluation of both sides at the counterexample's input (and parameters) differs."""
-    params = cx.param_dict()
-    ea = sv.evaluate(a, [list(r) for r in cx.inputs], params) if params else sv.evaluate(a, [list(r) for r in cx.inputs])
-    eb = sv.evaluate(b, [list(r) for r in cx.inputs], params) if params else sv.evaluate(b, [list(r) for r in cx.inputs])
-    return ea != eb
+    u = [list(r) for r in cx.inputs]
+    return sv.evaluate(a, u, cx.params_for(a)) != sv.evaluate(b, u, cx.params_for(b))  # each side its own names
 
 
 def test_every_mutant_is_different_or_admitted_equivalent():
