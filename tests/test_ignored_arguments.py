@@ -48,7 +48,7 @@ def test_execute_refuses_a_path_for_a_circuit(backend, path):
     assert execute(SQUARE, [[3], [-2]], backend=backend, path=path).tolist() == [[9], [4]]  # a model reads it
 
 
-def test_execute_checks_the_compiled_objects_model():
+def test_execute_reads_a_path_for_a_compiled_object():
     comp = sv.compile(CIRCUIT, method="dense")
     assert execute(comp, [[3, 4]], backend="torch", path="direct").tolist() == [[12, 3]]  # a compiled object is a model
 
