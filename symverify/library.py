@@ -207,10 +207,13 @@ def retnet_weights(d: int, gamma: object = None, W_A: Sequence[Sequence[object]]
     (Fraction(1, 2), 'W_C[1][0]')
 
     Raises:
-        IRError: ``d`` is not a positive int, a matrix is not ``d×d``, or an entry is not exact.
+        IRError: ``d`` is not a positive int, a matrix is not ``d×d``, an entry is not exact, or
+            a ``prefix`` with every weight given (it would name nothing).
     """
     if not isinstance(d, int) or isinstance(d, bool) or d < 1:
         raise IRError(f"retnet: expected a positive int d, found {d!r}")
+    if prefix and all(x is not None for x in (gamma, W_A, W_C, W_V)):
+        raise IRError(f"retnet: prefix={prefix!r} names the symbolic weights, but gamma, W_A, W_C and W_V are all given")
     g = sym(f"{prefix}gamma") if gamma is None else as_scalar(gamma, "retnet gamma")
 
     def matrix(name: str, Wm: Sequence[Sequence[object]] | None) -> tuple[tuple[Scalar, ...], ...]:

@@ -147,9 +147,11 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
 
     Raises:
         IRError: sizes not positive ints, ``order < 2``, ``short_len > N``, a matrix or vector of
-            the wrong shape, or an entry that is not exact.
+            the wrong shape, an entry that is not exact, or a ``prefix`` with every weight given.
     """
     where = f"{kind}"
+    if prefix and all(x is not None for x in (W_in, b_in, short, short_bias, long, long_skip, W_out, b_out)):
+        raise IRError(f"{where}: prefix={prefix!r} names the symbolic weights, but every weight is given")
     _pos(N, "N (sequence length)", where)
     _pos(d, "d", where)
     _pos(order, "order", where, 2)
@@ -295,11 +297,15 @@ def h3_weights(N: int, d: int, *, W_q: object = None, b_q: object = None, W_k: o
     ``W_q, W_k, W_v`` are ``d×d`` as ``u·W`` (``= proj.weight.T``); ``shift_kernel[q]`` the shift-SSM
     kernel of channel q (at most N taps) and ``shift_D[q]`` its skip (``ssm_k_D``); ``ssm_kernel[q]``
     and ``D[q]`` the diagonal SSM's. None means symbolic (``W_q[r][c]``, ``hs[q][k]``, ``Ds[q]``,
-    ``h1[q][k]``, ``D1[q]``, …).
+    ``h1[q][k]``, ``D1[q]``, …, after ``prefix``; a ``prefix`` with every weight given is an IRError).
     """
     where = "h3"
     _pos(N, "N (sequence length)", where)
     _pos(d, "d", where)
+    own = (W_q, b_q, W_k, b_k, W_v, b_v, shift_kernel, shift_D)  # made here; the rest by gated_conv_weights
+    rest = (ssm_kernel, D, W_out, b_out)
+    if prefix and all(x is not None for x in own + rest):
+        raise IRError(f"{where}: prefix={prefix!r} names the symbolic weights, but every weight is given")
     p = prefix
     Wq, Wk, Wv = (_matrix(where, n, x, d, d, f"{p}{n}") for n, x in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)))
     bq, bk, bv = (_vector(where, n, x, d, f"{p}{n}") for n, x in (("b_q", b_q), ("b_k", b_k), ("b_v", b_v)))
@@ -316,7 +322,7 @@ def h3_weights(N: int, d: int, *, W_q: object = None, b_q: object = None, W_k: o
     W_in = tuple(Wk[r] + Wq[r] + Wv[r] for r in range(d))
     return gated_conv_weights(N, d, 2, short_len=N, W_in=W_in, b_in=bk + bq + bv, short=short, short_bias=[0] * (3 * d),
                               long=None if ssm_kernel is None else [ssm_kernel], long_skip=None if D is None else [D],
-                              W_out=W_out, b_out=b_out, prefix=prefix, kind="h3")
+                              W_out=W_out, b_out=b_out, prefix=prefix if any(x is None for x in rest) else "", kind="h3")
 
 
 def h3(N: int, d: int, **weights: object) -> Circuit:

@@ -333,13 +333,16 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int = 0, to: int | 
     ``coeff``/``coeff_sym``/``coeff_p`` change coefficient ``which`` (0: α or the constant, 1: β) to
     ``c + 1``, ``sym(symbol)`` or ``c + 2^61 − 1``; ``rewire`` points operand ``which`` at node ``to``
     (which must be an earlier node other than the current one). Raises :class:`UsageError` where the
-    operator does not apply (``op`` or ``rewire`` on a CONST, ``coeff`` on a MUL).
+    operator does not apply (``op`` or ``rewire`` on a CONST, ``coeff`` on a MUL), or ``to`` is
+    given to an operator other than ``rewire``.
     """
     _expect(circuit, Circuit, "mutate_gate")
     _int(which, "mutate_gate: which")
     if not 0 <= _int(k, "mutate_gate: gate k") < len(circuit.gates):
         raise UsageError(f"mutate_gate: the circuit has {len(circuit.gates)} gates, found gate {k}")
     g = circuit.gates[k]
+    if to is not None and op != "rewire":
+        raise UsageError(f"mutate_gate: to={to!r} is the new node of operator 'rewire' only; found operator {op!r}")
     if op == "op":
         if g.op is Op.MUL:
             return _replace_gate(circuit, k, Gate.lin(g.args[0], 1, g.args[1], 1))
@@ -444,7 +447,8 @@ def mutate_cell(cert: Certificate, boundary: int, cell: int, op: str, *, term: i
     """Apply certificate operator ``op`` to cell ``cell`` of boundary ``boundary``.
 
     ``node`` replaces term ``term``'s node by ``to``; ``coeff`` adds 1 to term ``term``'s
-    coefficient; ``const`` adds 1 to the constant; ``drop`` removes the cell. The result is a valid
+    coefficient; ``const`` adds 1 to the constant; ``drop`` removes the cell (``to`` with another
+    operator than ``node`` is a :class:`UsageError`). The result is a valid
     :class:`Certificate` object; whether it still fits its circuit and model (its first and last
     boundary are fixed by the rules) is for the checker to say.
     """
@@ -457,6 +461,8 @@ def mutate_cell(cert: Certificate, boundary: int, cell: int, op: str, *, term: i
     if not 0 <= cell < len(b.cells):
         raise UsageError(f"mutate_cell: boundary {boundary} lists {len(b.cells)} cells, found cell {cell}")
     c = b.cells[cell]
+    if to is not None and op != "node":
+        raise UsageError(f"mutate_cell: to={to!r} is the new node of operator 'node' only; found operator {op!r}")
     new: Cell | None
     if op == "drop":
         new = None

@@ -197,7 +197,8 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
             else FFT; zoology's pair form fused), ``"fft"``, ``"direct"`` or ``"sparse"`` for
             every layer with a kernel.
             The modular backend has no FFT: ``"fft"`` and ``"direct"`` both run the exact
-            blocked direct product there.
+            blocked direct product there. Any other path than ``"auto"`` on the exact backend or
+            for a circuit (no convolutions) is an IRError.
 
     >>> from symverify.kernel.ir.baseconv import Layer, Model
     >>> from symverify.kernel.ir.grid import Grid
@@ -216,9 +217,11 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
             return y
     kind = _kind(obj)
     check_known(obj, params)
-    _check_path(path)
+    _check_path(path, kind)
     if backend not in _BACKENDS:
         raise IRError(f"backend: expected one of {', '.join(map(repr, _BACKENDS))}, found {backend!r}")
+    if backend == "exact" and path != "auto":
+        raise IRError(f"path={path!r} applies to backends 'torch' and 'modular' only (backend is 'exact', which has no paths)")
     if backend != "torch" and dtype is not None:
         raise IRError(f"dtype={dtype!r} applies to backend='torch' only (backend is {backend!r})")
     if backend != "modular" and p is not None:
@@ -253,6 +256,7 @@ def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype =
     Returns a :class:`~symverify.executors.numeric.NumericCheck` with the measured max absolute and
     relative errors and the error model's bound (see :mod:`symverify.executors.numeric`). It is a
     check of the executor, not a proof; ``.raise_if_failed()`` raises ``NumericMismatchError``.
+    ``path`` is a model's convolution path (:func:`execute`); for a circuit only ``"auto"``.
 
     >>> from symverify.kernel.ir.baseconv import Layer, Model
     >>> from symverify.kernel.ir.grid import Grid
@@ -265,9 +269,9 @@ def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype =
     from symverify.kernel.engines._torch import dtype_name, resolve_device, resolve_dtype
     from symverify.kernel.engines.numbers import float_numbers
 
-    _kind(obj)
+    kind = _kind(obj)
     check_known(obj, params)
-    _check_path(path)
+    _check_path(path, kind)  # a circuit has no paths
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     arr, exact, _ = _exact(obj, u, params)
     try:

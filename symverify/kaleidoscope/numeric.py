@@ -171,7 +171,7 @@ def compile_numpy(
         kind: ``'float'`` rounds every exact entry to float64, then to ``dtype``; ``'mod'``
             computes in int64 modulo the prime ``p < 2**31`` (so ``d·x + d'·x'`` fits), mapping
             rationals through their inverse mod ``p``.
-        p: the prime of ``kind='mod'``.
+        p: the prime of ``kind='mod'`` (given with ``kind='float'``: an IRError).
         params: values of the symbolic parameters in the diagonals.
         dtype: ``'float64'`` or ``'float32'`` for ``kind='float'``.
 
@@ -188,7 +188,9 @@ def compile_numpy(
             raise IRError(f"compile_numpy(kind='mod'): expected a prime 2 ≤ p < 2**31, found p = {p!r}")
         np_dtype = "int64"
     elif kind == "float":
-        p, np_dtype = None, _float_dtype(dtype, "compile_numpy")
+        if p is not None:
+            raise IRError(f"compile_numpy: p={p!r} applies to kind='mod' only (kind is 'float')")
+        np_dtype = _float_dtype(dtype, "compile_numpy")
     else:
         raise IRError(f"compile_numpy: kind must be 'float' or 'mod', found {kind!r}")
     size, n = corner(obj)

@@ -70,6 +70,8 @@ def _layer_of(obj: Any, index: int | None) -> tuple[Layer, str]:
         k = index % obj.depth
         return obj.layers[k], f"{obj.name or 'model'}, layer {k}"
     if isinstance(obj, Layer):
+        if index is not None:
+            raise UsageError(f"plot_weights: index={index!r} chooses a layer of a Model or Compiled; found a Layer")
         return obj, "layer"
     raise UsageError(f"plot_weights: expected a Layer (or a Model/Compiled and index=k), found {type(obj).__name__}")
 
@@ -88,7 +90,7 @@ def plot_weights(layer: Layer | Any, index: int | None = None, *, title: str | N
     second image, when present, the symbolic cells.
 
     Raises:
-        UsageError: not a layer, or a model without a valid ``index``.
+        UsageError: not a layer, a model without a valid ``index``, or a Layer with an ``index``.
         LimitError: a grid has more than ``MAX_CELLS`` cells.
     """
     from matplotlib.colors import ListedColormap, TwoSlopeNorm

@@ -33,13 +33,17 @@ def check_kind(obj: object) -> str:
     raise IRError(f"execute: expected a Model or a Circuit, found {type(obj).__name__}")
 
 
-def check_path(path: str) -> None:
+def check_path(path: str, kind: str = "model") -> None:
+    """``path`` names a convolution path (:data:`~symverify.kernel.engines.plan.PATHS`); one other
+    than ``"auto"`` is refused for a circuit (``kind``), which has no convolutions to route."""
     if path == "auto":  # the default needs no look-up (this runs on every call)
         return
     from symverify.kernel.engines.plan import PATHS
 
     if path not in PATHS:
         raise IRError(f"path: expected one of {', '.join(map(repr, PATHS))}, found {path!r}")
+    if kind == "circuit":
+        raise IRError(f"path={path!r} applies to models only (their convolutions); found a circuit, which has none")
 
 
 def run_mod(obj: Model | Circuit, x: Any, p: int, params: Mapping[str, object] | None, path: str,
@@ -64,6 +68,7 @@ def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: 
         p: a prime ``< 2^31``.
         params: symbolic weight values (ints or Fractions; mapped mod p).
         path: model convolution path (see :func:`symverify.executors.execute`); every path is exact.
+            A circuit has none: a path other than ``"auto"`` is an IRError there.
         check: a deadline checker (:mod:`symverify.deadline`), run before planning and before
             running every layer of a model or every level of a circuit.
 
@@ -78,9 +83,9 @@ def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: 
     """
     from symverify.kernel.engines.torch_modular import check_prime, check_residues
 
-    check_kind(obj)
+    kind = check_kind(obj)
     check_known(obj, params)
-    check_path(path)
+    check_path(path, kind)
     q = check_prime(p)
     check_residues(points, q)
     if points.dim() != 3 or tuple(points.shape[1:]) != (obj.n, obj.d):
