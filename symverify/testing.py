@@ -239,9 +239,10 @@ def _stable(x: Any) -> Any:
 def golden_record(obj: Any) -> dict[str, Any]:
     """The stable record of a report, a compile result, a proof instance or result, or a mapping.
 
-    Kept: verdicts, methods, the sides' statistics, resources, bounds, the failure bound and, for a
-    refutation, ``"counterexample": "re-checked"``. Left out: timings, engine choices, paths (they
-    differ between machines) and the counterexample's input and values (they depend on the seed:
+    Kept: verdicts, methods, the sides' statistics, resources, bounds, the failure bound of a proof
+    and, for a refutation, ``"counterexample": "re-checked"``. Left out: timings, engine choices,
+    paths (they differ between machines), the bound of the trials an ``unknown`` ran before its
+    timeout (it depends on the time) and the counterexample's input and values (they depend on the seed:
     ``verify(seed=None)`` or another seed finds another one; :func:`assert_refuted` and
     ``Report.to_json()`` show it). So the record is a function of the claim alone: runs with
     different seeds or timings give byte-identical records.
@@ -252,7 +253,7 @@ def golden_record(obj: Any) -> dict[str, Any]:
 
     if isinstance(obj, Report):
         rec: dict[str, Any] = {"kind": "report", "verdict": obj.verdict, "method": obj.method, "lhs": obj.lhs, "rhs": obj.rhs}
-        if "bound" in obj.evidence:
+        if "bound" in obj.evidence and obj.proved:  # an unknown's bound is that of the trials run before the timeout
             rec["failure_bound"] = obj.evidence["bound"]
         if obj.counterexample is not None:  # its input and values depend on the seed: only that there is one
             rec["counterexample"] = "re-checked"

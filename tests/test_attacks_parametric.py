@@ -228,3 +228,15 @@ def test_predicate_names_are_every_predicate_the_gadget_reads():
     assert len(instantiate(g, {"N": 4, "d": 1}, placement=every)) == 1
     with pytest.raises(ParametricError, match=r"'Z' not among its predicates \(A, B1, G, S\)"):
         instantiate(g, {"N": 4, "d": 1}, placement={**every, "Z": set()})
+
+
+def test_predicate_names_include_predicates_nested_in_index_expressions_and_family_sizes():
+    """A predicate read only inside an ``ite`` condition (an input's row, a tap's source, a family
+    size, ``where``) or a case split is a name a placement may give, so ``instantiate`` accepts it."""
+    from symverify.parametric import ite, lt, pred
+
+    g = _g(spec=inp(ite(pred("P", i), i, i), q), layers=(PLayer(b1=1, h=(tap(ite(pred("Q", q), 0, 0)),), mode="cyclic"),),
+           families={"B": (ite(pred("F", N), d, d),)}, cases=(pred("C", i),), where=lt(0, ite(pred("W", N), N, N)))
+    assert g.predicate_names == {"P", "Q", "F", "C", "W"}
+    every = {name: (lambda *idx: True) for name in g.predicate_names}
+    assert len(instantiate(g, {"N": 4, "d": 1}, families={"B": lambda k: 1}, placement=every)) == 1

@@ -166,6 +166,41 @@ def test_a_budget_the_method_never_reads_is_refused(method, name, value):
         verify(QUARTIC_C, QUARTIC_M, method=method, **{name: value})
 
 
+def _read_by_cases() -> list[tuple[str, str]]:
+    from symverify.kernel.provers.options import READ_BY
+
+    return [(name, method) for name, methods in READ_BY.items() for method in methods]
+
+
+@pytest.mark.parametrize("name,method", _read_by_cases())
+def test_every_method_read_by_lists_reads_the_budget(name, method, monkeypatch):
+    """``READ_BY`` names only methods whose result the budget changes (the test above only checks
+    that they accept it): ``trials=40`` runs 40 trials (``auto`` once ``max_monomials=0`` sends it
+    to randomized); ``max_monomials=0`` refuses exact expansion and stage checks; ``isolate=True``
+    runs the expansion in a child process, and ``compositional`` hands ``isolate`` to its stage
+    checks (``isolate=False`` keeps a large stage in-process; these stages are small)."""
+    kw: dict = {"certificate": QUARTIC_CERT} if method == "compositional" else {}
+    if name == "trials":
+        extra = {"max_monomials": 0} if method == "auto" else {}
+        rep = verify(QUARTIC_C, QUARTIC_M, method=method, trials=40, **extra, **kw)
+        assert rep.proved and rep.method == "randomized" and rep.evidence["k"] == 40
+    elif name == "max_monomials":
+        rep = verify(QUARTIC_C, QUARTIC_M, method=method, max_monomials=0, **kw)
+        assert rep.method == "randomized" if method == "auto" else rep.verdict is sv.Verdict.UNKNOWN
+        assert "max_monomials" in " ".join(rep.notes) or "> max" in " ".join(rep.notes)
+    elif method == "compositional":
+        from symverify.kernel.provers import certified
+
+        seen = []
+        real = certified.check_certificate
+        monkeypatch.setattr(certified, "check_certificate", lambda *a, **k: seen.append(k["isolate"]) or real(*a, **k))
+        assert verify(QUARTIC_C, QUARTIC_M, method=method, isolate=False, **kw).proved and seen == [False]
+    else:
+        rep = verify(QUARTIC_C, QUARTIC_M, method=method, isolate=True, **kw)
+        assert rep.proved and rep.evidence["ran"] == "subprocess"
+        assert verify(QUARTIC_C, QUARTIC_M, method=method, **kw).evidence["ran"] == "in-process"
+
+
 @pytest.mark.parametrize("kwargs,match", [
     ({"backend": "gpu"}, "backend: expected 'flint' or 'sympy'"),
     ({"seed": "s"}, "seed: expected an int"),

@@ -93,6 +93,27 @@ def test_counterexample_params_for_each_side():
         evaluate(lhs, u, cex.param_dict())
 
 
+def test_counterexample_params_for_takes_every_kind_of_side():
+    """``params_for`` takes what ``verify`` compares: a compiled object (its model's weights) and a
+    kaleidoscope (it raised AttributeError: no ``.params()``); anything else is an IRError."""
+    import symverify as sv
+    from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
+    from symverify.kernel.ir.circuit import Op
+    from symverify.kernel.ir.scalar import sym
+
+    a_x = Circuit(1, 2, (Gate(Op.LIN, (0, 1), (1, sym("a"))),), (2, 1), "x0 + a·x1")
+    three = Circuit(1, 2, (Gate(Op.LIN, (0, 1), (1, 3)),), (2, 1), "x0 + 3·x1")
+    compiled, kal = sv.compile(a_x), linear_circuit_to_kaleidoscope(three)
+    cex = verify(three, compiled).counterexample
+    assert cex.params_for(compiled) == cex.param_dict() and cex.param_dict().keys() == {"a"} and cex.params_for(three) == {}
+    u = [list(r) for r in cex.inputs]
+    assert evaluate(compiled, u, cex.params_for(compiled)) != evaluate(three, u, cex.params_for(three))
+    cex = verify(a_x, kal).counterexample
+    assert cex.params_for(kal) == {} and cex.params_for(a_x).keys() == {"a"}
+    with pytest.raises(IRError, match=r"params_for: expected a Circuit, Model, Kaleidoscope .* found str"):
+        cex.params_for("a_x")
+
+
 # ---- certificates ---------------------------------------------------------------------------
 
 

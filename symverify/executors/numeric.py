@@ -30,7 +30,11 @@ the operations of one entry's bound. Above the range, a float computation whose 
 or NaN has no bound: :func:`assess` raises ``OverflowError`` (``numeric_check``: an ``IRError``).
 Gradual underflow is assumed: on a device that flushes subnormal numbers to zero (inputs read as 0,
 e.g. ``torch.set_flush_denormal(True)``) :func:`assess` raises ``IRError``
-(:func:`check_gradual_underflow`).
+(:func:`check_gradual_underflow`). oneDNN's bfloat16 matrix products on CPUs with AVX512-BF16 or
+AMX (``VDPBF16PS``, ``TDPBF16PS``) flush whatever the flush mode, for large enough products only:
+a result over the bound there is re-run with oneDNN off, and when that run is within the bound
+:func:`assess` raises ``IRError`` (the flush, not the executor, broke the bound;
+:func:`gemm_flushes_subnormals`).
 
 **Growth with depth.** Since ``E' ≈ |P̂|·E_C + |Ĉ|·E_P``, the relative error of a layer's output
 is about the sum of the relative errors of its two branches, each at least the input's: the
@@ -374,6 +378,31 @@ def check_gradual_underflow(dtype: torch.dtype, device: torch.device) -> None:
                       "gradual underflow, the IEEE 754 default: call torch.set_flush_denormal(False) to check")
 
 
+def gemm_flushes_subnormals(dtype: torch.dtype, device: torch.device) -> bool:
+    """Whether a large ``dtype`` matrix product on ``device`` reads subnormal numbers as 0 although
+    elementwise arithmetic keeps them (:func:`check_gradual_underflow` passed): oneDNN's bfloat16
+    products on CPUs with AVX512-BF16 or AMX do (the instructions ignore the flush mode), and only
+    above a size oneDNN chooses, so the probe is a ``512×64 @ 64×64`` product: every entry is
+    ``64·(tiny/4) = 16·tiny`` exactly under gradual underflow, 0 under a flush."""
+    torch = require_torch()
+    tiny = torch.finfo(dtype).tiny
+    a = torch.full((512, 64), tiny / 4, dtype=dtype, device=device)
+    return not bool(((a @ torch.ones((64, 64), dtype=dtype, device=device)) == 16 * tiny).all())
+
+
+def _without_onednn() -> Any:
+    """A context in which CPU matrix products do not use oneDNN (its TF32 notice silenced)."""
+    import contextlib
+    import warnings
+
+    torch = require_torch()
+    stack = contextlib.ExitStack()
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore", UserWarning)
+    stack.enter_context(torch.backends.mkldnn.flags(enabled=False))
+    return stack
+
+
 def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: np.ndarray, dtype: torch.dtype,
            device: torch.device, path: str) -> NumericCheck:
     """Run ``obj`` in ``dtype`` on the exact inputs ``arr`` and compare with ``exact`` (its exact outputs)."""
@@ -388,16 +417,27 @@ def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: 
     e0 = torch.from_numpy(np.vectorize(lambda a, b: _up(abs(Fraction(b) - Fraction(a))), otypes=[np.float64])(arr, xr))
     integral = np.vectorize(lambda a: Fraction(a).denominator == 1, otypes=[bool])(arr)
     x = x.to(device)
-    if isinstance(obj, Model):
-        y, bounds = tracked_model(model_plan(obj, numbers), x, e0, bool(integral.all()), path)
-    else:
-        y, bounds = tracked_circuit(circuit_plan(obj, numbers), x, e0, torch.from_numpy(integral))
-    if not bool(torch.isfinite(y).all()):  # the inputs are finite: the computation left the range
-        raise OverflowError(f"the {dtype_name(dtype)} computation overflowed to {y[~torch.isfinite(y)][0].item()}; "
-                            "the error model has no bound outside the range")
-    errs, top = _errors(y, exact)
-    b = bounds.detach().cpu().double().numpy()
+
+    def run() -> tuple[np.ndarray, float, np.ndarray]:
+        if isinstance(obj, Model):
+            y, bounds = tracked_model(model_plan(obj, numbers), x, e0, bool(integral.all()), path)
+        else:
+            y, bounds = tracked_circuit(circuit_plan(obj, numbers), x, e0, torch.from_numpy(integral))
+        if not bool(torch.isfinite(y).all()):  # the inputs are finite: the computation left the range
+            raise OverflowError(f"the {dtype_name(dtype)} computation overflowed to {y[~torch.isfinite(y)][0].item()}; "
+                                "the error model has no bound outside the range")
+        errs, top = _errors(y, exact)
+        return errs, top, bounds.detach().cpu().double().numpy()
+
+    errs, top, b = run()
     ok = bool(np.all(errs <= b))
+    if not ok and device.type == "cpu" and gemm_flushes_subnormals(dtype, device):
+        with _without_onednn():
+            again, _, b_again = run()
+        if bool(np.all(again <= b_again)):
+            raise IRError(f"numeric_check: this CPU's oneDNN {dtype_name(dtype)} matrix products read subnormal numbers "
+                          "as 0 (AVX512-BF16 or AMX), and the result exceeds the bounds, which assume gradual underflow; "
+                          "with oneDNN off it is within them: run under torch.backends.mkldnn.flags(enabled=False) to check")
     mx = float(errs.max()) if errs.size else 0.0
     return NumericCheck(
         "torch", dtype_name(dtype), str(device), path, int(errs.size), mx,

@@ -93,10 +93,11 @@ class Options:
         deadline now; unset budgets take their defaults.
 
         Raises:
-            UsageError: a ``backend`` that is unknown or does not go with ``method``; a ``trials``,
-                ``max_monomials`` or ``isolate`` that ``method`` never reads (:data:`READ_BY`); then a
+            UsageError: a ``backend`` that is unknown or does not go with ``method``, then a
                 ``numeric``, ``seed``, ``max_monomials``, ``memory_limit``, ``error_bound``,
-                ``timeout``, ``isolate`` or ``trials`` of the wrong type or range (checked in that order).
+                ``timeout``, ``isolate`` or ``trials`` of the wrong type or range, then a ``trials``,
+                ``max_monomials`` or ``isolate`` that ``method`` never reads (:data:`READ_BY`),
+                then a ``scheduler`` outside ``compositional`` and ``auto`` (checked in that order).
             BackendUnavailableError: ``numeric`` without torch installed.
         """
         exact_engine, modular_engine = _engines(method, backend)

@@ -148,9 +148,13 @@ class Counterexample:
         return dict(self.params)
 
     def params_for(self, side: Any) -> dict[str, Fraction | int]:
-        """The values of ``side``'s own symbolic weights (the names ``side.params()`` lists): the
-        ``params=`` to re-evaluate one side with, since a side refuses names it does not have."""
-        own = side.params()
+        """The values of ``side``'s own symbolic weights: the ``params=`` to re-evaluate one side
+        with, since a side refuses names it does not have. ``side`` is anything ``verify`` compares
+        (a circuit, a model, a kaleidoscope or a compiled object, whose weights are its model's);
+        anything else is an :class:`~symverify.errors.IRError`."""
+        from symverify.kernel.provers.sides import as_side
+
+        own = as_side(side, "params_for").params()
         return {k: v for k, v in self.params if k in own}
 
     def to_json(self) -> dict[str, Any]:
