@@ -10,8 +10,10 @@ the interpreter on circuit wires (an independent route for property tests).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -259,3 +261,15 @@ def replace_expr(obj: Any, old: Any, new: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return type(obj)(**{f.name: replace_expr(getattr(obj, f.name), old, new) for f in dataclasses.fields(obj)})
     return obj
+
+
+@contextlib.contextmanager
+def int_digit_limit(n: int = 0) -> Iterator[None]:
+    """Python's int/str conversion limit set to ``n`` digits (0: none; 640 is the smallest limit
+    it allows) inside the ``with`` block."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(n)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)

@@ -1,11 +1,10 @@
 """Integers of any size: exact JSON text both ways, abbreviated text for people, safe messages."""
 
 import json
-import sys
-from contextlib import contextmanager
 from fractions import Fraction
 
 import pytest
+from cases import int_digit_limit
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -32,19 +31,8 @@ BIG = 10**5000 + 123456789  # 5001 digits: past Python's default 4300-digit int/
 HUGE_FRACTION = Fraction(-(7**6000), 3**7000 + 2)
 
 
-@contextmanager
-def int_limit(n):
-    """Python's int/str limit set to ``n`` digits (640 is the smallest it allows)."""
-    old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(n)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(old)
-
-
 def _reference(x):
-    with int_limit(0):
+    with int_digit_limit(0):
         return str(x)
 
 
@@ -59,7 +47,7 @@ def test_int_text_is_exact_at_every_size(digits):
 @given(st.integers(min_value=-(10**3000), max_value=10**3000), st.integers(1, 4000))
 def test_int_text_round_trips_under_the_smallest_python_limit(x, k):
     x = x * 10**k + 1
-    with int_limit(640):
+    with int_digit_limit(640):
         assert str_to_int(int_to_str(x)) == x
         assert digit_count(x) == len(_reference(x).lstrip("-"))
 
@@ -78,7 +66,7 @@ def test_int_text_refuses_more_than_max_int_digits():
 )
 def test_parse_rational(text, value):
     if value is None:  # the long one: compare with the reference conversion
-        with int_limit(0):
+        with int_digit_limit(0):
             value = int(text)
     assert parse_rational(text) == value
     assert type(parse_rational(text)) is type(value)
@@ -146,7 +134,7 @@ def test_circuit_with_a_huge_constant_prints_and_round_trips(tmp_path):
     assert "const <5001-digit integer ≡ 123456789 mod 10^9>" in text
     assert "*a)" in text and "/<" in text
     for lim in (640, 4300, 0):
-        with int_limit(lim):
+        with int_digit_limit(lim):
             dump_file(c, tmp_path / "c.json")
             back = load_file(tmp_path / "c.json")
         assert back == c and back.gates[1].coeffs == c.gates[1].coeffs
@@ -165,10 +153,10 @@ def test_small_values_keep_their_format():
 def test_model_and_certificate_with_huge_values_round_trip():
     g = Grid.zeros(2, 1).paint(0, 1, 0, 1, BIG).paint(1, 2, 0, 1, HUGE_FRACTION)
     m = Model(2, 1, 2, 1, (Layer(Grid.full(1, 1, -BIG), g, g, Grid.full(2, 1, BIG * sym("w")), "cyclic"),), "m")
-    with int_limit(640):
+    with int_digit_limit(640):
         assert loads(dumps(m)) == m
     cert = Certificate((Boundary(0, (Cell(0, 0, ((0, BIG), (1, HUGE_FRACTION)), -BIG),)), Boundary(1, (Cell(0, 0, ((2, sym("a") * BIG),)),))))
-    with int_limit(640):
+    with int_digit_limit(640):
         back = loads(dumps(cert))
     assert back == cert
 
@@ -191,14 +179,14 @@ def test_counterexample_prints_and_serialises_huge_values():
     text = str(cex)
     assert "u = [<5001-digit integer ≡ 123456789 mod 10^9> 1/3] with a=-<5001-digit integer" in text
     assert "(lhs) vs <5001-digit integer ≡ 123456790 mod 10^9> (rhs)" in text
-    with int_limit(640):
+    with int_digit_limit(640):
         doc = json.loads(json.dumps(cex.to_json()))
     assert doc["inputs"][0][0] == _reference(BIG) and doc["params"]["a"] == "-" + _reference(BIG)
     assert doc["lhs_value"] == f"{_reference(HUGE_FRACTION.numerator)}/{_reference(HUGE_FRACTION.denominator)}"
 
 
 def test_jsonable_keeps_huge_values_exact():
-    with int_limit(640):
+    with int_digit_limit(640):
         out = json.loads(json.dumps(jsonable({"x": BIG, "q": HUGE_FRACTION, "s": BIG * sym("a"), "small": 7, "set": {3, 1}})))
     assert out["x"] == _reference(BIG) and out["small"] == 7 and out["set"] == [1, 3]
     assert out["s"] == _reference(BIG) + "*a"

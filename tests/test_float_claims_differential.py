@@ -393,6 +393,34 @@ def test_a_cpu_flushing_subnormals_is_refused_not_reported_as_an_executor_bug(dt
     assert chk.ok and chk.max_abs_err <= chk.tolerance
 
 
+@pytest.mark.parametrize("precision", ["high", "medium"])
+def test_float32_matrix_products_below_highest_precision_are_refused(precision):
+    """Under ``torch.set_float32_matmul_precision("medium")`` float32 products run in bfloat16 (on
+    the CPU too), far outside the float32 bound ("high": TF32 on CUDA): ``numeric_check`` refuses to
+    state a bound it does not hold and says how to get one; at "highest" it checks."""
+    rng = np.random.default_rng(0)
+    n = d = 64
+    W = Grid.from_rows(rng.integers(-3, 4, size=(d, d)).tolist())
+    m = Model(n, d, n, d, (Layer.make(n, d, W=W, h=Grid.zeros(n, d).paint(0, 1, 0, d, 1)),))
+    u = [[[Fraction(int(x), 7) for x in row] for row in rng.integers(-9, 10, size=(n, d))]]
+    chk = numeric_check(m, u, dtype="float32")
+    assert chk.ok and chk.tolerance > 0
+    old = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision(precision)
+    try:
+        with pytest.raises(IRError, match=rf"precision '{precision}' .*set_float32_matmul_precision\('highest'\)"):
+            numeric_check(m, u, dtype="float32")
+        numeric_check(m, u, dtype="float64")  # float64 products are not affected
+        if precision == "medium":  # the refusal is needed: a float32 product breaks float32's γ_k bound
+            g = torch.Generator().manual_seed(0)
+            a, b = torch.randn(256, 256, generator=g), torch.randn(256, 256, generator=g)
+            err = ((a @ b).double() - a.double() @ b.double()).abs()
+            k, u32 = 256, 2.0**-24
+            assert bool((err > k * u32 / (1 - k * u32) * (a.double().abs() @ b.double().abs())).any())
+    finally:
+        torch.set_float32_matmul_precision(old)
+
+
 # --------------------------------------------------------------------------------------------
 # Adversarial models
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import re
 import signal
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -31,6 +30,7 @@ from functools import cache
 from typing import Any
 
 import pytest
+from cases import int_digit_limit
 from hypothesis import given, settings
 
 import symverify as sv
@@ -121,16 +121,6 @@ _RATIONAL = re.compile(rf"\s*([+-]?){_NUMBER}(?:\s*/\s*{_NUMBER})?\s*", re.ASCII
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*", re.ASCII)
 
 
-@contextmanager
-def _any_int_size() -> Iterator[None]:
-    old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(old)
-
-
 def _part(text: str) -> int:
     if text.startswith("0x"):
         v = int(text, 16)
@@ -139,7 +129,7 @@ def _part(text: str) -> int:
         return v
     if len(text) > limits.MAX_INT_DIGITS:
         raise RefusedError("more than MAX_INT_DIGITS digits")
-    with _any_int_size():
+    with int_digit_limit():
         return int(text)
 
 

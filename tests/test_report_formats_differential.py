@@ -17,13 +17,12 @@ from __future__ import annotations
 import html
 import json
 import re
-import sys
 import xml.etree.ElementTree as ET
-from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
 import pytest
+from cases import int_digit_limit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,15 +44,6 @@ HUGE = 10**5000 + 7
 
 
 # ---- in-test oracle: a parser of exact text and an interpreter of circuits -------------------------
-@contextmanager
-def _no_digit_limit():
-    old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(old)
-
 
 _Q = re.compile(r"(-?)(0x[0-9a-f]+|[0-9]+)(?:/(0x[0-9a-f]+|[0-9]+))?")
 
@@ -64,7 +54,7 @@ def q(text: Any) -> Fraction:
         return Fraction(text)
     m = _Q.fullmatch(text)
     assert m, f"not exact rational text: {text[:40]!r}"
-    with _no_digit_limit():
+    with int_digit_limit():
         num = int(m[2], 0)
         den = int(m[3], 0) if m[3] else 1
     return Fraction(-num if m[1] else num, den)
@@ -89,7 +79,7 @@ def shown_is(text: str, x: Fraction) -> bool:
     m = re.fullmatch(r"(-?)<(\d+)-(digit|bit) integer ≡ (\d+) mod 10\^9>", text)
     if m:
         v = x.numerator
-        with _no_digit_limit():
+        with int_digit_limit():
             size = len(str(abs(v))) if m[3] == "digit" else abs(v).bit_length()
             return (x.denominator == 1 and (v < 0) == bool(m[1]) and size == int(m[2])
                     and abs(v) % 10**9 == int(m[4]))

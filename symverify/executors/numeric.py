@@ -36,6 +36,10 @@ a result over the bound there is re-run with oneDNN off, and when that run is wi
 :func:`assess` raises ``IRError`` (the flush, not the executor, broke the bound;
 :func:`gemm_flushes_subnormals`).
 
+Float32 matrix products are assumed to round in float32: under
+``torch.set_float32_matmul_precision("high"|"medium")`` (TF32 or bfloat16 inside) :func:`assess`
+raises ``IRError`` (:func:`check_matmul_precision`).
+
 **Growth with depth.** Since ``E' ≈ |P̂|·E_C + |Ĉ|·E_P``, the relative error of a layer's output
 is about the sum of the relative errors of its two branches, each at least the input's: the
 relative error **doubles per layer** in the worst case, plus the roundings of that layer. After L
@@ -364,6 +368,18 @@ def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, float]:
     return errs, top
 
 
+def check_matmul_precision(dtype: torch.dtype) -> None:
+    """IRError for float32 unless ``torch.get_float32_matmul_precision()`` is ``"highest"``: under
+    ``"high"`` CUDA runs float32 matrix products in TF32 (10 significand bits) and under
+    ``"medium"`` in bfloat16 (on the CPU too: measured error 0.17 against 5·10^-5 on a 256×256
+    product), while the error model (*Model*) takes ``u = 2^-24`` for every float32 operation."""
+    torch = require_torch()
+    if dtype == torch.float32 and (prec := torch.get_float32_matmul_precision()) != "highest":
+        raise IRError(f"numeric_check: float32 matrix products run at precision {prec!r} (TF32 or bfloat16 "
+                      "inside), the error bounds assume float32 rounding: call "
+                      "torch.set_float32_matmul_precision('highest') to check")
+
+
 def check_gradual_underflow(dtype: torch.dtype, device: torch.device) -> None:
     """IRError when ``device`` flushes subnormal ``dtype`` numbers to zero (flush-to-zero or
     denormals-are-zero, e.g. after ``torch.set_flush_denormal(True)``): the error model (*Range*)
@@ -410,6 +426,7 @@ def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: 
     from symverify.kernel.engines.plan import model_plan
 
     torch = require_torch()
+    check_matmul_precision(dtype)
     check_gradual_underflow(dtype, device)
     x = torch.from_numpy(np.vectorize(float, otypes=[np.float64])(arr)).to(dtype=dtype)
     xr = x.double().numpy()
