@@ -227,8 +227,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 _CERTIFICATE_METHODS = ("auto", "compositional")
 """The methods that check a stage certificate (``auto`` when it fits)."""
-_TRIAL_METHODS = ("auto", "randomized")
-"""The methods that run randomized trials (``auto``'s pre-check and fallback, ``randomized``)."""
 _EXACT_ENGINE_METHODS = ("auto", "exact", "exact-sympy", "compositional")
 """The methods that expand polynomials with an exact engine (flint or sympy)."""
 
@@ -238,13 +236,15 @@ def _check_verify_flags(args: argparse.Namespace) -> None:
     (checked by compositional and auto only), ``--trials`` (the randomized trials), ``--backend
     flint|sympy`` (the exact engine)."""
     from symverify.errors import UsageError
+    from symverify.kernel.provers.options import READ_BY
 
     if args.certificate is not None and args.method not in _CERTIFICATE_METHODS:
         raise UsageError(f"--certificate {args.certificate}: only methods {' and '.join(_CERTIFICATE_METHODS)} check a "
                          f"stage certificate; found --method {args.method}")
-    if args.trials is not None and args.method not in _TRIAL_METHODS:
+    trial_methods = READ_BY["trials"]  # the methods that run randomized trials, as verify checks
+    if args.trials is not None and args.method not in trial_methods:
         raise UsageError(f"--trials {args.trials}: sets the randomized trials, which only methods "
-                         f"{' and '.join(_TRIAL_METHODS)} run; found --method {args.method}")
+                         f"{' and '.join(trial_methods)} run; found --method {args.method}")
     if args.backend in ("flint", "sympy") and args.method not in _EXACT_ENGINE_METHODS:
         raise UsageError(f"--backend {args.backend}: an exact engine, which only methods {', '.join(_EXACT_ENGINE_METHODS)} "
                          f"use; found --method {args.method} (randomized's engines are torch and python)")
