@@ -557,4 +557,40 @@ def golden_diff(run: dict[str, Any], golden: dict[str, Any], scripts: Sequence[s
     a, b = golden_text(golden), golden_text(run)
     if a == b:
         return ""
-    return "".join(difflib.unified_diff(a.splitlines(True), b.splitlines(True), "golden", "this run", n=2))
+    return "".join(_field_lines(_golden_view(golden), _golden_view(run))) + "".join(
+        difflib.unified_diff(a.splitlines(True), b.splitlines(True), "golden", "this run", n=2))
+
+
+def _field_lines(golden: list[dict[str, Any]], run: list[dict[str, Any]]) -> list[str]:
+    """``script: instance: field: golden → this run`` for every field of the golden views that
+    differs (scripts and instances matched by position; one left over is ``(none)`` on the other
+    side), so a difference names its instance wherever the unified diff's context falls."""
+    def shown(v: Any) -> str:
+        text = json.dumps(v, sort_keys=True, ensure_ascii=False)
+        return text if len(text) <= 80 else text[:79] + "…"
+
+    out = []
+    for k in range(max(len(golden), len(run))):
+        g = golden[k] if k < len(golden) else None
+        r = run[k] if k < len(run) else None
+        name = (r or g or {}).get("name")
+        if g is None or r is None or g.get("name") != r.get("name"):
+            out.append(f"{name}: script: {shown(g and g.get('name')) if g else '(none)'} → "
+                       f"{shown(r.get('name')) if r else '(none)'}\n")
+            continue
+        if g.get("status") != r.get("status"):
+            out.append(f"{name}: status: {shown(g.get('status'))} → {shown(r.get('status'))}\n")
+        gi, ri = g.get("instances", []), r.get("instances", [])
+        for j in range(max(len(gi), len(ri))):
+            a = gi[j] if j < len(gi) else None
+            b = ri[j] if j < len(ri) else None
+            inst = (b or a or {}).get("name")
+            if a is None or b is None:
+                out.append(f"{name}: {inst}: instance: {'(none)' if a is None else 'present'} → "
+                           f"{'(none)' if b is None else 'present'}\n")
+                continue
+            for key in sorted(set(a) | set(b)):
+                if a.get(key) != b.get(key):
+                    out.append(f"{name}: {a.get('name') if key == 'name' else inst}: {key}: {shown(a.get(key))} → "
+                               f"{shown(b.get(key))}\n")
+    return out

@@ -96,7 +96,7 @@ def load_run(run: Any) -> dict[str, Any]:
 
         path = Path(run)
         data = read_json_file(path, "the proof run")  # a regular file, strict JSON (no repeated keys, no NaN)
-        return _as_run(data, str(path))
+        return _as_run(data, str(path), from_file=True)
     if isinstance(run, Mapping):
         return _as_run(run, "proof run")
     raise UsageError(f"expected a proof run (a dict or the path of its JSON file), found {type(run).__name__}")
@@ -193,15 +193,22 @@ def check_instance(inst: Any, where: str) -> None:
         raise SerializationError(f"{where}: 'ok' is true, but {why}")
 
 
-def _as_run(data: Any, where: str) -> dict[str, Any]:
+def _as_run(data: Any, where: str, from_file: bool = False) -> dict[str, Any]:
+    """``data`` as a run, checked as docs/formats.md § Proof run says its readers check it (a file
+    in the run form must say its ``format``; a dict built in memory need not)."""
     if not isinstance(data, Mapping):
         raise SerializationError(f"{where}: expected a JSON object, found {type(data).__name__}")
+    if "scripts" in data and from_file and data.get("format") != "symverify.proof-run":
+        raise SerializationError(f"{where}.format: expected 'symverify.proof-run' (a run written by symverify prove "
+                                 f"--json), found {data.get('format')!r:.40}")
     if isinstance(data.get("scripts"), list):
         for k, s in enumerate(data["scripts"]):
             if not isinstance(s, Mapping):
                 raise SerializationError(f"{where}: scripts[{k}]: expected an object, found {type(s).__name__}")
+            if not isinstance(s.get("name"), str):
+                raise SerializationError(f"{where}: scripts[{k}].name: expected a string, found {s.get('name')!r:.40}")
             res = s.get("result")
-            if res is not None and not (isinstance(res, Mapping) and isinstance(res.get("instances", []), list)):
+            if res is not None and not (isinstance(res, Mapping) and isinstance(res.get("instances"), list)):
                 raise SerializationError(f"{where}: scripts[{k}].result: expected an object with a list 'instances'")
             for j, inst in enumerate((res or {}).get("instances", [])):
                 check_instance(inst, f"{where}: scripts[{k}].result.instances[{j}]")
