@@ -272,6 +272,8 @@ def check_known(obj: Circuit | Model, params: Mapping[str, object] | None, where
         return
     if not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params):
         raise IRError(f"{where}: expected a mapping from weight names (str) to exact values, found {safe_repr(params, 60)}")
+    if not params:  # no names to check: the object's weights are not read
+        return
     known = params_of(obj)
     unknown = sorted(repr(k) for k in params if k not in known)
     if unknown:

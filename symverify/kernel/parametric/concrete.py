@@ -283,12 +283,12 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
                 raise ParametricError(f"gadget {g.name}: family {k!r}: expected a callable on its indices (e.g. lambda p: ...), found {type(fn).__name__}")
     if placement is not None and not isinstance(placement, Mapping):
         raise ParametricError(f"gadget {g.name}: placement: expected a mapping from predicate names to placements, found {type(placement).__name__}")
-    for what, given, known in (("families", families, set(g.families)), ("placement", placement, g.predicate_names)):
-        unknown = sorted(map(repr, set(given or ()) - known))
+    for what, given, known in (("families", families, lambda: set(g.families)), ("predicates", placement, lambda: g.predicate_names)):
+        unknown = sorted(map(repr, set(given or ()) - known())) if given else ()
         if unknown:  # a misspelt name would be ignored while the one meant stays unset
-            has = ", ".join(sorted(known)) or "none"
-            raise ParametricError(f"gadget {g.name}: {what}: {', '.join(unknown)} not among its "
-                                  f"{'families' if what == 'families' else 'predicates'} ({has})")
+            has = ", ".join(sorted(known())) or "none"
+            raise ParametricError(f"gadget {g.name}: {'families' if what == 'families' else 'placement'}: "
+                                  f"{', '.join(unknown)} not among its {what} ({has})")
     preds = {k: CellSet(v) if isinstance(v, AbstractSet) and not isinstance(v, CellSet) else v for k, v in (placement or {}).items()}
     with predicates({k: _as_callable(v) for k, v in preds.items()}):
         env, nn, dd = sizes(g, params)
