@@ -227,8 +227,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 _CERTIFICATE_METHODS = ("auto", "compositional")
 """The methods that check a stage certificate (``auto`` when it fits)."""
-_EXACT_ENGINE_METHODS = ("auto", "exact", "exact-sympy", "compositional")
-"""The methods that expand polynomials with an exact engine (flint or sympy)."""
 
 
 def _check_verify_flags(args: argparse.Namespace) -> None:
@@ -236,7 +234,7 @@ def _check_verify_flags(args: argparse.Namespace) -> None:
     (checked by compositional and auto only), ``--trials`` (the randomized trials), ``--backend
     flint|sympy`` (the exact engine)."""
     from symverify.errors import UsageError
-    from symverify.kernel.provers.options import READ_BY
+    from symverify.kernel.provers.options import EXACT_ENGINE_METHODS, READ_BY
 
     if args.certificate is not None and args.method not in _CERTIFICATE_METHODS:
         raise UsageError(f"--certificate {args.certificate}: only methods {' and '.join(_CERTIFICATE_METHODS)} check a "
@@ -245,8 +243,8 @@ def _check_verify_flags(args: argparse.Namespace) -> None:
     if args.trials is not None and args.method not in trial_methods:
         raise UsageError(f"--trials {args.trials}: sets the randomized trials, which only methods "
                          f"{' and '.join(trial_methods)} run; found --method {args.method}")
-    if args.backend in ("flint", "sympy") and args.method not in _EXACT_ENGINE_METHODS:
-        raise UsageError(f"--backend {args.backend}: an exact engine, which only methods {', '.join(_EXACT_ENGINE_METHODS)} "
+    if args.backend in ("flint", "sympy") and args.method not in EXACT_ENGINE_METHODS:
+        raise UsageError(f"--backend {args.backend}: an exact engine, which only methods {', '.join(EXACT_ENGINE_METHODS)} "
                          f"use; found --method {args.method} (randomized's engines are torch and python)")
 
 

@@ -152,6 +152,19 @@ def test_options_from_call_defaults_and_values():
     assert timed.timeout == 2.5 and timed.deadline is not None and timed.error_bound == Fraction(1, 8) and timed.trials == 3
 
 
+@pytest.mark.parametrize("method", ["randomized", "z3"])
+@pytest.mark.parametrize("backend", ["flint", "sympy"])
+def test_an_exact_engine_for_a_method_that_expands_nothing_is_refused(method, backend):
+    """``verify(method='randomized'|'z3', backend='flint'|'sympy')`` ignored the engine."""
+    from symverify.kernel.provers.options import EXACT_ENGINE_METHODS
+
+    with pytest.raises(UsageError, match=rf"backend='{backend}': an exact engine, which only methods 'auto', .* use; found method '{method}'"):
+        verify(QUARTIC_C, QUARTIC_M, method=method, backend=backend)
+    for m in EXACT_ENGINE_METHODS:
+        if m != "exact-sympy" or backend == "sympy":
+            assert Options.from_call(m, backend=backend).backend == backend
+
+
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("name,value", [("trials", 3), ("max_monomials", 10), ("isolate", False)])
 def test_a_budget_the_method_never_reads_is_refused(method, name, value):

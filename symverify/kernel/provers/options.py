@@ -172,10 +172,14 @@ class Options:
         return self.memory_limit if self.memory_limit is not None else default_memory_limit()
 
 
+EXACT_ENGINE_METHODS = ("auto", "exact", "exact-sympy", "compositional")
+"""The methods that expand polynomials with an exact engine: they read ``backend='flint'|'sympy'``,
+``max_monomials`` and ``isolate``."""
+
 READ_BY: dict[str, tuple[str, ...]] = {
     "trials": ("auto", "randomized"),
-    "max_monomials": ("auto", "exact", "exact-sympy", "compositional"),
-    "isolate": ("auto", "exact", "exact-sympy", "compositional"),
+    "max_monomials": EXACT_ENGINE_METHODS,
+    "isolate": EXACT_ENGINE_METHODS,
 }
 """The methods that read each budget: given to another method, the budget is a ``UsageError``
 (``backend`` and ``scheduler`` are checked the same way; ``timeout``, ``seed``, ``memory_limit``,
@@ -200,6 +204,9 @@ def _engines(method: str, backend: str | None) -> tuple[str, str]:
     if backend not in ("flint", "sympy"):
         raise UsageError(f"backend: expected 'flint' or 'sympy' (exact engines), or 'torch' or 'python' (randomized "
                          f"engines, method 'randomized' only), found {backend!r}")
+    if method not in EXACT_ENGINE_METHODS:  # it would be ignored
+        raise UsageError(f"backend={backend!r}: an exact engine, which only methods "
+                         f"{', '.join(map(repr, EXACT_ENGINE_METHODS))} use; found method {method!r}")
     return backend, "auto"
 
 
