@@ -24,6 +24,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from test_retnet_differential import run_model
 
 import symverify as sv
 import symverify.compiler.gated as gated_mod
@@ -32,7 +33,6 @@ from symverify.kernel.verification import verify
 from symverify.library import gated_conv_weights, h3, hyena
 from symverify.library_gated import gated_conv
 from symverify.mutate import get_weight, set_weight, weight_sites
-from tests.test_retnet_differential import run_model
 
 EXAMPLES = int(os.environ.get("SYMVERIFY_GATEDDIFF_EXAMPLES", "0"))
 

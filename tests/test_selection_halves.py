@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_selection import COEFF, expected, run
 
 from symverify.compiler.h21 import planner
 from symverify.compiler.kaleidoscope import compile_kaleidoscope
@@ -17,7 +18,6 @@ from symverify.kaleidoscope.selection import _halves, _route_of, _rows, _valid_K
 from symverify.kernel.verification import verify
 from symverify.library import wired_circuit
 from symverify.mutate import mutate_weight, weight_sites
-from tests.test_selection import COEFF, expected, run
 
 
 def _hubs():  # type: ignore[no-untyped-def]
