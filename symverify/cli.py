@@ -535,7 +535,9 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     err = Console(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False, soft_wrap=True)
     out = Console(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
                   file=sys.stderr if args.json == "-" else None, soft_wrap=True)
-    progress = err.status("") if err.is_terminal else None
+    # A spinner only on a real terminal: FORCE_COLOR=1 (set by many CI services) makes rich treat a pipe as a
+    # terminal, and an animated status there fills the log with redrawn lines. Colours are still honoured.
+    progress = err.status("") if err.is_interactive and sys.stderr.isatty() else None
     left = list(chosen)
 
     def start(name: str) -> None:
@@ -578,8 +580,8 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     _print_failures(out, summary)
     data = summary.to_json(args.timings)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    if args.json == "-":
-        sys.stdout.write(text)
+    if args.json == "-":  # the same JSON, \u-escaped where standard output is ASCII-only
+        sys.stdout.write(text if _encodes(sys.stdout, text) else json.dumps(data, indent=2) + "\n")
     elif args.json:
         _write(args.json, text, "--json")
     if args.junit:
@@ -711,8 +713,50 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+_SYMBOLS = "→⊙×Δ≤…"
+"""Symbols the command prints (titles, formulas, help): a stream that cannot encode them is ASCII-only."""
+
+
+def _encodes(stream: Any, text: str) -> bool:
+    """Whether ``stream`` (a text stream) can write ``text`` in its encoding."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _tolerant_output() -> Any:
+    """Standard output and error that cannot encode the symbols the command prints (an ASCII-only
+    locale such as ``LC_ALL=C`` with UTF-8 mode off, ``PYTHONIOENCODING=ascii``) write each of them as
+    a ``\\u2192``-style escape instead of failing with ``UnicodeEncodeError``; the streams' error
+    handlers are restored on exit (``main`` also runs in-process, in tests and notebooks)."""
+    changed: list[tuple[Any, str]] = []
+    for stream in dict.fromkeys((sys.stdout, sys.stderr)):
+        if stream is None or _encodes(stream, _SYMBOLS) or not hasattr(stream, "reconfigure"):
+            continue
+        try:
+            old = stream.errors
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # not an io.TextIOWrapper, or closed
+            continue
+        changed.append((stream, old))
+    try:
+        yield
+    finally:
+        for stream, old in changed:
+            with contextlib.suppress(AttributeError, ValueError, OSError):
+                stream.reconfigure(errors=old)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``symverify`` command; returns the exit code."""
+    with _tolerant_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
     except KeyboardInterrupt:  # Ctrl-C while the command line is read (imports): no traceback either

@@ -4,7 +4,9 @@
 (rich, transient: the line disappears when the block ends). It is on when the display is
 interactive (standard error is a terminal, or a Jupyter kernel) and off otherwise, so logs and
 pipes stay clean; ``enabled=True`` or the environment variable ``SYMVERIFY_PROGRESS=1`` asks for
-it anyway, ``enabled=False`` or ``SYMVERIFY_PROGRESS=0`` turns it off. Nothing is computed
+it anyway, ``enabled=False`` or ``SYMVERIFY_PROGRESS=0`` turns it off. A terminal without cursor
+control (``TERM=dumb`` or ``unknown``) gets two plain lines instead: the label, then the label
+with the elapsed time. Nothing is computed
 differently: only the display changes. rich is imported only when the display is on.
 
     >>> from symverify.progress import activity, wanted
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
 __all__ = ["activity", "wanted", "ENV"]
@@ -62,6 +66,15 @@ def activity(label: str, enabled: bool | None = None, *, stream: Any = None) -> 
 
     asked = enabled is True or os.environ.get(ENV, "").strip() == "1"
     console = Console(file=sys.stderr if stream is None else stream, force_terminal=True if asked else None)
+    if console.is_dumb_terminal:  # TERM=dumb or unknown: rich draws no live line there, so two plain lines
+        start = time.monotonic()
+        console.print(f"{label} ...", markup=False, highlight=False, soft_wrap=True)
+        try:
+            yield
+        finally:
+            elapsed = timedelta(seconds=max(0, int(time.monotonic() - start)))
+            console.print(f"{label}: {elapsed}", markup=False, highlight=False, soft_wrap=True)
+        return
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
                   transient=True) as bar:
         bar.add_task(label, total=None)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -16,6 +17,15 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True)
+def _no_forced_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich colours a pipe where FORCE_COLOR or TTY_COMPATIBLE asks (many CI services set FORCE_COLOR),
+    and pytest (pytester) where PY_COLORS does: the tests read plain text, so they run without these;
+    a test of the coloured case sets them itself (test_output.py)."""
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "PY_COLORS"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @contextmanager

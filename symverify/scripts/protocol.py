@@ -516,7 +516,7 @@ def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = Non
     finally:
         _STATE = previous
     if args.json:
-        with open(args.json, "w") as fh:
+        with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=2)
     code = 0 if state.counting or result.ok else 1
     if __name__ != "__main__":

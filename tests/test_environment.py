@@ -1,0 +1,61 @@
+"""The command line and the proof runner under a hostile environment: an ASCII-only standard output
+(``LC_ALL=C`` with UTF-8 mode off). Each test here failed before its fix."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+from symverify.cli import main
+
+
+def _ascii_env() -> dict[str, str]:
+    """The environment of a C locale without Python's UTF-8 mode: standard streams encode ASCII only."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "PYTHONUTF8", "LANG", "LANGUAGE")
+           and not k.startswith("LC_")}
+    return {**env, "LC_ALL": "C", "PYTHONUTF8": "0"}
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "symverify.cli", *argv], capture_output=True, env=_ascii_env(),
+                          timeout=300)
+
+
+def test_the_environment_here_is_ascii_only():
+    code = "import sys; print(sys.stdout.encoding, sys.stderr.encoding)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_ascii_env(), check=True)
+    assert out.stdout.split() == ["ascii", "ascii"]
+
+
+def test_help_and_list_on_an_ascii_only_terminal_escape_the_symbols():
+    """``--help`` (``widths × depths``) and ``prove --list`` (``→``, ``≤`` in titles) crashed with a
+    UnicodeEncodeError traceback (exit 1) or an internal error (exit 3)."""
+    for argv, symbol in ((("--help",), rb"\xd7"), (("sweep", "--help"), rb"\u0394"), (("prove", "--list"), rb"\u2192")):
+        res = _cli(*argv)
+        assert res.returncode == 0, res.stderr.decode("ascii", "replace")
+        assert symbol in res.stdout and b"Traceback" not in res.stderr
+        res.stdout.decode("ascii")  # all of it ASCII
+
+
+def test_prove_on_an_ascii_only_terminal_runs_its_scripts():
+    """A script's process inherited the ASCII-only streams and crashed printing its table (``≤``):
+    ``symverify prove`` reported every such script CRASHED. ``--json -`` is the same run, \\u-escaped."""
+    res = _cli("prove", "causal_limit", "--quick", "-j", "1", "--json", "-")
+    assert res.returncode == 0, res.stderr.decode("ascii", "replace")
+    text = res.stdout.decode("ascii")
+    run = json.loads(text)
+    assert run["ok"] is True and [s["status"] for s in run["scripts"]] == ["ok"]
+    assert "≤" in json.dumps(run, ensure_ascii=False)  # the symbols are there, escaped in the text
+    assert "\\u2264" in res.stderr.decode("ascii")  # the table (on stderr with --json -) escapes them too
+
+
+def test_main_in_process_on_an_ascii_stream_restores_its_error_handler(monkeypatch):
+    out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    monkeypatch.setattr(sys, "stdout", out)
+    assert main(["prove", "--list"]) == 0
+    assert out.errors == "strict"  # as it was: the fallback is only for the command's own output
+    out.flush()
+    assert b"\\u2192" in out.buffer.getvalue()  # type: ignore[attr-defined]
