@@ -53,7 +53,7 @@ def test_prove_quick_from_another_directory_with_junit_json_and_golden(installed
     _site, work, env = installed
     res = _run(["-m", "symverify.cli", "prove", "--quick", "-j", "2", "--junit", "out.xml", "--json", "run.json"], work, env)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
-    run = json.loads((work / "run.json").read_text())
+    run = json.loads((work / "run.json").read_text(encoding="utf-8"))
     assert run["ok"] and len(run["scripts"]) >= 14 and all(s["source"] == "builtin" for s in run["scripts"])
     root = ET.parse(work / "out.xml").getroot()
     assert int(root.get("tests")) == sum(len(s["result"]["instances"]) for s in run["scripts"]) and root.get("failures") == "0"
@@ -69,6 +69,6 @@ def test_prove_quick_from_another_directory_with_junit_json_and_golden(installed
         else:
             continue
         break
-    (work / "changed.json").write_text(json.dumps(run))
+    (work / "changed.json").write_text(json.dumps(run), encoding="utf-8")
     changed = _run(["-m", "symverify.cli", "prove", "--quick", "-j", "2", "--golden", "changed.json"], work, env)
     assert changed.returncode == 1 and "differs from the golden run" in changed.stdout and "-1" in changed.stdout

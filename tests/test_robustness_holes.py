@@ -324,7 +324,7 @@ def test_prove_dir_does_not_wait_for_a_lingering_grandchild(tmp_path):
 
     d = tmp_path / "lingering"
     d.mkdir()
-    (d / "lingering.py").write_text(LINGERING)
+    (d / "lingering.py").write_text(LINGERING, encoding="utf-8")
     t = time.monotonic()
     summary = run_scripts(available([d]), ["lingering"], timeout=40)
     seconds = time.monotonic() - t
@@ -347,7 +347,7 @@ def test_processes_kill_the_whole_group_on_timeout_and_after_exit(tmp_path):
         t = time.monotonic()
         code, out, _ = Processes().run([sys.executable, "-c", spawn + tail], tmp_path, timeout)
         assert time.monotonic() - t < timeout + SLACK and code == expect and out == "started"
-        grandchild = int(pidfile.read_text())
+        grandchild = int(pidfile.read_text(encoding="utf-8"))
         for _ in range(50):  # killed with the group; reaped by init soon after
             try:
                 os.kill(grandchild, 0)
