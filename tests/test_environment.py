@@ -1,5 +1,6 @@
 """The command line and the proof runner under a hostile environment: an ASCII-only standard output
-(``LC_ALL=C`` with UTF-8 mode off). Each test here failed before its fix."""
+(``LC_ALL=C`` with UTF-8 mode off), the machine's colour and symverify settings. Each test here failed
+before its fix."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from symverify.cli import main
 
@@ -59,3 +61,15 @@ def test_main_in_process_on_an_ascii_stream_restores_its_error_handler(monkeypat
     assert out.errors == "strict"  # as it was: the fallback is only for the command's own output
     out.flush()
     assert b"\\u2192" in out.buffer.getvalue()  # type: ignore[attr-defined]
+
+
+def test_the_suite_ignores_the_machine_s_colour_and_symverify_settings():
+    """``SYMVERIFY_PROGRESS=1`` (a progress line on stderr), ``SYMVERIFY_TRACEBACK=1`` and
+    ``FORCE_COLOR=1`` (colours in a pipe) on the machine failed the CLI tests that read stderr and
+    stdout: conftest's ``_without_host_settings`` removes them for every test."""
+    tests = Path(__file__).resolve().parent
+    env = {**os.environ, "SYMVERIFY_PROGRESS": "1", "SYMVERIFY_TRACEBACK": "1", "FORCE_COLOR": "1"}
+    chosen = [f"{tests / 'test_cli.py'}::{name}" for name in ("test_exit_0_proved", "test_console_script_exit_codes")]
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *chosen],
+                         capture_output=True, encoding="utf-8", errors="replace", env=env, cwd=tests.parent, timeout=300)
+    assert res.returncode == 0, res.stdout[-3000:]
