@@ -21,12 +21,13 @@ settings.load_profile("ci")
 
 
 HOST_SETTINGS = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "PY_COLORS", "SYMVERIFY_PROGRESS", "SYMVERIFY_TRACEBACK",
-                 "SYMVERIFY_NATIVE", "SYMVERIFY_CUDA_GRAPHS", "SYMVERIFY_SWEEP")
+                 "SYMVERIFY_NATIVE", "SYMVERIFY_CUDA_GRAPHS", "SYMVERIFY_SWEEP", "PYTEST_ADDOPTS")
 """Environment variables of the machine that change what the tests read: rich colours a pipe where
 FORCE_COLOR or TTY_COMPATIBLE asks (many CI services set FORCE_COLOR), pytest (pytester) where
 PY_COLORS does; ``SYMVERIFY_PROGRESS=1`` adds a progress line to stderr, ``SYMVERIFY_TRACEBACK``
 turns one-line errors into tracebacks, ``SYMVERIFY_NATIVE``/``SYMVERIFY_CUDA_GRAPHS`` pick kernels
-and ``SYMVERIFY_SWEEP`` is a sweep's grid."""
+and ``SYMVERIFY_SWEEP`` is a sweep's grid; ``PYTEST_ADDOPTS`` (read by this run already) would
+change the pytest runs that tests start in subprocesses."""
 
 
 @pytest.fixture(autouse=True)

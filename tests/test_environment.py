@@ -68,8 +68,27 @@ def test_the_suite_ignores_the_machine_s_colour_and_symverify_settings():
     ``FORCE_COLOR=1`` (colours in a pipe) on the machine failed the CLI tests that read stderr and
     stdout: conftest's ``_without_host_settings`` removes them for every test."""
     tests = Path(__file__).resolve().parent
-    env = {**os.environ, "SYMVERIFY_PROGRESS": "1", "SYMVERIFY_TRACEBACK": "1", "FORCE_COLOR": "1"}
+    env = {**os.environ, "SYMVERIFY_PROGRESS": "1", "SYMVERIFY_TRACEBACK": "1", "FORCE_COLOR": "1",
+           "PYTEST_ADDOPTS": "-p no:cacheprovider"}
     chosen = [f"{tests / 'test_cli.py'}::{name}" for name in ("test_exit_0_proved", "test_console_script_exit_codes")]
+    chosen.append(f"{tests / 'test_environment.py'}::test_no_host_setting_reaches_a_test")
     res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *chosen],
                          capture_output=True, encoding="utf-8", errors="replace", env=env, cwd=tests.parent, timeout=300)
     assert res.returncode == 0, res.stdout[-3000:]
+    assert "3 passed" in res.stdout
+
+
+def test_no_host_setting_reaches_a_test():
+    from conftest import HOST_SETTINGS
+
+    assert [name for name in HOST_SETTINGS if name in os.environ] == []
+
+
+def test_ci_runs_the_command_that_readme_gives():
+    """``.ci/run`` (CI on a fresh machine) and README's "exactly what CI runs" are one command."""
+    root = Path(__file__).resolve().parents[1]
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    block = readme.split("this is exactly what CI runs (`.ci/run`):", 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
+    assert block == ci
+    assert ci.endswith(".venv/bin/python -m pytest -n 2")
