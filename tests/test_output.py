@@ -84,6 +84,8 @@ def test_prove_in_a_pipe_draws_no_spinner_even_when_colour_is_forced(tmp_path, c
     d.mkdir()
     (d / "longlines.py").write_text(textwrap.dedent(SCRIPT), encoding="utf-8")
     monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("TERM", "xterm")  # rich writes no colour for TERM=dumb, nor where NO_COLOR is set
+    monkeypatch.delenv("NO_COLOR", raising=False)
     assert main(["prove", "--dir", str(d), "-j", "1"]) == 0
     err = capsys.readouterr().err
     assert "\x1b[?25l" not in err and "proving" not in err  # no hidden cursor, no redrawn status line
