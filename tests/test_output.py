@@ -15,6 +15,15 @@ from symverify.ir.serialize import dump_file
 from symverify.progress import activity, wanted
 from symverify.scripts.dask_backend import auto_groups, task_seconds
 
+@pytest.fixture(autouse=True)
+def _terminal(monkeypatch):
+    """A live line is cut to the terminal's width (rich reads COLUMNS: the label, then the elapsed time,
+    give way on a narrow one) and is drawn only where TERM has cursor control: these tests fix both
+    (a test of a narrow or dumb terminal sets its own)."""
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("TERM", "xterm")
+
+
 X = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + 1], n=1, d=2)
 
 SCRIPT = '''
@@ -84,8 +93,7 @@ def test_prove_in_a_pipe_draws_no_spinner_even_when_colour_is_forced(tmp_path, c
     d.mkdir()
     (d / "longlines.py").write_text(textwrap.dedent(SCRIPT), encoding="utf-8")
     monkeypatch.setenv("FORCE_COLOR", "1")
-    monkeypatch.setenv("TERM", "xterm")  # rich writes no colour for TERM=dumb, nor where NO_COLOR is set
-    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)  # rich writes no colour where NO_COLOR is set
     assert main(["prove", "--dir", str(d), "-j", "1"]) == 0
     err = capsys.readouterr().err
     assert "\x1b[?25l" not in err and "proving" not in err  # no hidden cursor, no redrawn status line
@@ -105,8 +113,6 @@ def test_activity_shows_the_label_and_elapsed_time():
 
 def test_compile_shows_progress_when_asked_and_nothing_otherwise(capsys, monkeypatch):
     monkeypatch.delenv("SYMVERIFY_PROGRESS", raising=False)
-    monkeypatch.setenv("COLUMNS", "120")  # the live line is cut to the terminal's width (rich reads COLUMNS)
-    monkeypatch.setenv("TERM", "xterm")  # a live line (TERM=dumb prints plain lines, tested above)
     sv.compile(X)
     assert capsys.readouterr().err == ""
     sv.compile(X, progress=True)
