@@ -21,7 +21,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -727,7 +727,7 @@ def _encodes(stream: Any, text: str) -> bool:
 
 
 @contextlib.contextmanager
-def _tolerant_output() -> Any:
+def _tolerant_output() -> Iterator[None]:
     """Standard output and error that cannot encode the symbols the command prints (an ASCII-only
     locale such as ``LC_ALL=C`` with UTF-8 mode off, ``PYTHONIOENCODING=ascii``) write each of them as
     a ``\\u2192``-style escape instead of failing with ``UnicodeEncodeError``; the streams' error
@@ -737,7 +737,7 @@ def _tolerant_output() -> Any:
         if stream is None or _encodes(stream, _SYMBOLS) or not hasattr(stream, "reconfigure"):
             continue
         try:
-            old = stream.errors
+            old = stream.errors or "strict"
             stream.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError, OSError):  # not an io.TextIOWrapper, or closed
             continue

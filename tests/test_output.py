@@ -15,6 +15,7 @@ from symverify.ir.serialize import dump_file
 from symverify.progress import activity, wanted
 from symverify.scripts.dask_backend import auto_groups, task_seconds
 
+
 @pytest.fixture(autouse=True)
 def _terminal(monkeypatch):
     """A live line is cut to the terminal's width (rich reads COLUMNS: the label, then the elapsed time,
