@@ -21,7 +21,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -581,7 +581,9 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     data = summary.to_json(args.timings)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if args.json == "-":  # the same JSON, \u-escaped where standard output is ASCII-only
-        sys.stdout.write(text if _encodes(sys.stdout, text) else json.dumps(data, indent=2) + "\n")
+        from symverify.progress import encodes
+
+        sys.stdout.write(text if encodes(sys.stdout, text) else json.dumps(data, indent=2) + "\n")
     elif args.json:
         _write(args.json, text, "--json")
     if args.junit:
@@ -713,46 +715,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-_SYMBOLS = "→⊙×Δ≤…"
-"""Symbols the command prints (titles, formulas, help): a stream that cannot encode them is ASCII-only."""
-
-
-def _encodes(stream: Any, text: str) -> bool:
-    """Whether ``stream`` (a text stream) can write ``text`` in its encoding."""
-    try:
-        text.encode(getattr(stream, "encoding", None) or "utf-8")
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True
-
-
-@contextlib.contextmanager
-def _tolerant_output() -> Iterator[None]:
-    """Standard output and error that cannot encode the symbols the command prints (an ASCII-only
-    locale such as ``LC_ALL=C`` with UTF-8 mode off, ``PYTHONIOENCODING=ascii``) write each of them as
-    a ``\\u2192``-style escape instead of failing with ``UnicodeEncodeError``; the streams' error
-    handlers are restored on exit (``main`` also runs in-process, in tests and notebooks)."""
-    changed: list[tuple[Any, str]] = []
-    for stream in dict.fromkeys((sys.stdout, sys.stderr)):
-        if stream is None or _encodes(stream, _SYMBOLS) or not hasattr(stream, "reconfigure"):
-            continue
-        try:
-            old = stream.errors or "strict"
-            stream.reconfigure(errors="backslashreplace")
-        except (AttributeError, ValueError, OSError):  # not an io.TextIOWrapper, or closed
-            continue
-        changed.append((stream, old))
-    try:
-        yield
-    finally:
-        for stream, old in changed:
-            with contextlib.suppress(AttributeError, ValueError, OSError):
-                stream.reconfigure(errors=old)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``symverify`` command; returns the exit code."""
-    with _tolerant_output():
+    from symverify.progress import tolerant_output
+
+    with tolerant_output():
         return _main(argv)
 
 

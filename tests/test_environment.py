@@ -54,6 +54,14 @@ def test_prove_on_an_ascii_only_terminal_runs_its_scripts():
     assert "\\u2264" in res.stderr.decode("ascii")  # the table (on stderr with --json -) escapes them too
 
 
+def test_a_proof_script_run_directly_on_an_ascii_only_terminal_prints_its_table():
+    """``python -m symverify.proofs.NAME`` (``script_main``) crashed printing its table (``≤``)."""
+    res = subprocess.run([sys.executable, "-m", "symverify.proofs.causal_limit", "--quick"], capture_output=True,
+                         env=_ascii_env(), timeout=300)
+    assert res.returncode == 0, res.stderr.decode("ascii", "replace")
+    assert b"\\u2264" in res.stdout and b"Traceback" not in res.stderr
+
+
 def test_main_in_process_on_an_ascii_stream_restores_its_error_handler(monkeypatch):
     out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
     monkeypatch.setattr(sys, "stdout", out)

@@ -472,6 +472,13 @@ def sweep_grid(default: Mapping[str, Any]) -> dict[str, Any]:
 def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = None) -> int:
     """Entry point for ``python -m symverify.proofs.NAME [--quick] [--json OUT] [--shard K/N | --cases
     SPEC | --count-cases]``; returns the exit code (0 ok, 1 not ok, 2 bad arguments)."""
+    from symverify.progress import tolerant_output
+
+    with tolerant_output():
+        return _script_main(run, argv)
+
+
+def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> int:
     global _STATE
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="the small tier run in CI")
