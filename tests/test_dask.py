@@ -61,9 +61,9 @@ def run(quick=False):
     r = ProofResult("victim", TITLE)
     for k in each(range(3)):
         if k == 1:
-            attempts = MARK.read_text().split() if MARK.exists() else []
+            attempts = MARK.read_text(encoding="utf-8").splitlines() if MARK.exists() else []  # lines: paths may hold spaces
             tmp = MARK.with_suffix(".tmp")
-            tmp.write_text(" ".join(attempts + [f"{{os.getppid()}}:{{os.getpid()}}:{{__file__}}"]))
+            tmp.write_text("\\n".join(attempts + [f"{{os.getppid()}}:{{os.getpid()}}:{{__file__}}"]), encoding="utf-8")
             os.replace(tmp, MARK)  # the test reads it whole
             if not attempts:
                 time.sleep(120)
@@ -234,7 +234,7 @@ def test_a_killed_worker_loses_no_result(tmp_path):
         while not mark.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         if mark.exists():
-            worker = int(mark.read_text(encoding="utf-8").split()[0].split(":")[0])
+            worker = int(mark.read_text(encoding="utf-8").splitlines()[0].split(":")[0])
             os.kill(worker, signal.SIGKILL)
             killed.append(worker)
 
@@ -246,7 +246,7 @@ def test_a_killed_worker_loses_no_result(tmp_path):
     assert killed, "case 1 never started"
     assert row.ok, row.error
     assert [i["name"] for i in row.instances()] == ["case 0", "case 1", "case 2"]
-    attempts = [a.split(":") for a in mark.read_text(encoding="utf-8").split()]
+    attempts = [a.split(":", 2) for a in mark.read_text(encoding="utf-8").splitlines()]
     assert len(attempts) == 2 and int(attempts[0][0]) == killed[0] and attempts[1][0] != attempts[0][0]
     assert not attempts[0][2].startswith(str(tmp_path))  # the script travelled with its task
     first = int(attempts[0][1])  # the interrupted attempt's process died with its worker

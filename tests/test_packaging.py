@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def installed(tmp_path_factory):
     """The built wheel installed (without its dependencies, which this interpreter has) into a
     directory of its own; ``PYTHONPATH`` puts it ahead of the development checkout."""
-    tmp = tmp_path_factory.mktemp("wheel")
+    tmp = tmp_path_factory.mktemp("wheel é")  # a space and a non-ASCII letter in every path below
     src = tmp / "src"  # a copy, so building leaves nothing in the checkout
     src.mkdir()
     for name in ("pyproject.toml", "setup.py", "README.md"):
@@ -44,7 +44,7 @@ def test_the_wheel_is_what_runs(installed):
     site, work, env = installed
     res = _run(["-c", "import symverify, symverify.proofs; print(symverify.__file__); print(symverify.proofs.__file__)"], work, env)
     assert res.returncode == 0, res.stderr
-    for line in res.stdout.split():
+    for line in res.stdout.splitlines():  # lines, not words: the temporary directory may hold spaces
         assert line.startswith(str(site)), res.stdout
     assert (site / "symverify" / "proofs" / "thm_h21_general.py").exists()
 
