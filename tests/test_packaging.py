@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def installed(tmp_path_factory):
     """The built wheel installed (without its dependencies, which this interpreter has) into a
     directory of its own; ``PYTHONPATH`` puts it ahead of the development checkout."""
-    tmp = tmp_path_factory.mktemp("wheel é")  # a space and a non-ASCII letter in every path below
+    tmp = tmp_path_factory.mktemp("wheel dir")  # a space in every path below
     src = tmp / "src"  # a copy, so building leaves nothing in the checkout
     src.mkdir()
     for name in ("pyproject.toml", "setup.py", "README.md"):
