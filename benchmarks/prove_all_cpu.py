@@ -64,7 +64,7 @@ def measure(names: list[str], quick: bool) -> dict[str, Any]:
             argv = [sys.executable, "-m", f"symverify.proofs.{name}", "--json", str(out)] + (["--quick"] if quick else [])
             cpu, wall, rc = _run(argv, cwd)
             start_cpu, _, _ = _run([sys.executable, "-c", f"import symverify.proofs.{name}"], cwd)
-            result = json.loads(out.read_text()) if out.exists() else {}
+            result = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
             insts = claims(result)
             rows[name] = {"cpu": round(cpu, 2), "wall": round(wall, 2), "startup_cpu": round(start_cpu, 2),
                           "rc": rc, "instances": len(insts), "ok": bool(insts) and all(i["ok"] for i in insts),
@@ -109,10 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     n = sum(r["instances"] for r in run["scripts"].values())
     print(f"{'total':32s} cpu {total:7.2f} s  (start-up {startup:.2f} s)  {n} instances")
     if a.json:
-        Path(a.json).write_text(json.dumps(run, indent=1) + "\n")
+        Path(a.json).write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
     ok = all(r["ok"] for r in run["scripts"].values())
     if a.compare:
-        old = json.loads(Path(a.compare).read_text())
+        old = json.loads(Path(a.compare).read_text(encoding="utf-8"))
         ok &= compare(old, run)
     return 0 if ok else 1
 

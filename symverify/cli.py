@@ -535,7 +535,9 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     err = Console(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False, soft_wrap=True)
     out = Console(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
                   file=sys.stderr if args.json == "-" else None, soft_wrap=True)
-    progress = err.status("") if err.is_terminal else None
+    # A spinner only on a real terminal: FORCE_COLOR=1 (set by many CI services) makes rich treat a pipe as a
+    # terminal, and an animated status there fills the log with redrawn lines. Colours are still honoured.
+    progress = err.status("") if err.is_interactive and sys.stderr.isatty() else None
     left = list(chosen)
 
     def start(name: str) -> None:
@@ -578,8 +580,10 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     _print_failures(out, summary)
     data = summary.to_json(args.timings)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    if args.json == "-":
-        sys.stdout.write(text)
+    if args.json == "-":  # the same JSON, \u-escaped where standard output is ASCII-only
+        from symverify.progress import encodes
+
+        sys.stdout.write(text if encodes(sys.stdout, text) else json.dumps(data, indent=2) + "\n")
     elif args.json:
         _write(args.json, text, "--json")
     if args.junit:
@@ -713,6 +717,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``symverify`` command; returns the exit code."""
+    from symverify.progress import tolerant_output
+
+    with tolerant_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
     except KeyboardInterrupt:  # Ctrl-C while the command line is read (imports): no traceback either

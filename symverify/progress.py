@@ -4,8 +4,13 @@
 (rich, transient: the line disappears when the block ends). It is on when the display is
 interactive (standard error is a terminal, or a Jupyter kernel) and off otherwise, so logs and
 pipes stay clean; ``enabled=True`` or the environment variable ``SYMVERIFY_PROGRESS=1`` asks for
-it anyway, ``enabled=False`` or ``SYMVERIFY_PROGRESS=0`` turns it off. Nothing is computed
-differently: only the display changes. rich is imported only when the display is on.
+it anyway, ``enabled=False`` or ``SYMVERIFY_PROGRESS=0`` turns it off. A terminal without cursor
+control (``TERM=dumb`` or ``unknown``) gets two plain lines instead: the label, then the label
+with the elapsed time. Nothing is computed differently: only the display changes. rich is imported
+only when the display is on.
+
+:func:`tolerant_output` keeps the command line and proof scripts from crashing where standard output
+or error is ASCII-only: symbols they cannot encode are written as ``\\u2192``-style escapes.
 
     >>> from symverify.progress import activity, wanted
     >>> with activity("compiling", enabled=False):
@@ -18,11 +23,13 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from datetime import timedelta
 from typing import Any
 
-__all__ = ["activity", "wanted", "ENV"]
+__all__ = ["activity", "wanted", "ENV", "encodes", "tolerant_output"]
 
 ENV = "SYMVERIFY_PROGRESS"
 
@@ -62,7 +69,53 @@ def activity(label: str, enabled: bool | None = None, *, stream: Any = None) -> 
 
     asked = enabled is True or os.environ.get(ENV, "").strip() == "1"
     console = Console(file=sys.stderr if stream is None else stream, force_terminal=True if asked else None)
+    if console.is_dumb_terminal:  # TERM=dumb or unknown: rich draws no live line there, so two plain lines
+        start = time.monotonic()
+        console.print(f"{label} ...", markup=False, highlight=False, soft_wrap=True)
+        try:
+            yield
+        finally:
+            elapsed = timedelta(seconds=max(0, int(time.monotonic() - start)))
+            console.print(f"{label}: {elapsed}", markup=False, highlight=False, soft_wrap=True)
+        return
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
                   transient=True) as bar:
         bar.add_task(label, total=None)
         yield
+
+
+_SYMBOLS = "→⊙×Δ≤…"
+"""Symbols symverify prints (titles, formulas, help): a stream that cannot encode them is ASCII-only."""
+
+
+def encodes(stream: Any, text: str) -> bool:
+    """Whether ``stream`` (a text stream) can write ``text`` in its encoding."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+@contextmanager
+def tolerant_output() -> Iterator[None]:
+    """Standard output and error that cannot encode the symbols symverify prints (an ASCII-only
+    locale such as ``LC_ALL=C`` with UTF-8 mode off, ``PYTHONIOENCODING=ascii``) write each of them as
+    a ``\\u2192``-style escape instead of failing with ``UnicodeEncodeError``; the streams' error
+    handlers are restored on exit (the command line and proof scripts also run in-process, in tests and notebooks)."""
+    changed: list[tuple[Any, str]] = []
+    for stream in dict.fromkeys((sys.stdout, sys.stderr)):
+        if stream is None or encodes(stream, _SYMBOLS) or not hasattr(stream, "reconfigure"):
+            continue
+        try:
+            old = stream.errors or "strict"
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # not an io.TextIOWrapper, or closed
+            continue
+        changed.append((stream, old))
+    try:
+        yield
+    finally:
+        for stream, old in changed:
+            with suppress(AttributeError, ValueError, OSError):
+                stream.reconfigure(errors=old)

@@ -1,11 +1,13 @@
-"""Shared pytest configuration: a deterministic, bounded hypothesis profile for CI, and an in-process
-Dask cluster for the tests that verify on one."""
+"""Shared pytest configuration: a deterministic, bounded hypothesis profile for CI, tests run without the
+machine's colour and symverify settings (:data:`HOST_SETTINGS`), and an in-process Dask cluster for the
+tests that verify on one."""
 
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -16,6 +18,24 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("ci")
+
+
+HOST_SETTINGS = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "PY_COLORS", "SYMVERIFY_PROGRESS", "SYMVERIFY_TRACEBACK",
+                 "SYMVERIFY_NATIVE", "SYMVERIFY_CUDA_GRAPHS", "SYMVERIFY_SWEEP", "PYTEST_ADDOPTS")
+"""Environment variables of the machine that change what the tests read: rich colours a pipe where
+FORCE_COLOR or TTY_COMPATIBLE asks (many CI services set FORCE_COLOR), pytest (pytester) where
+PY_COLORS does; ``SYMVERIFY_PROGRESS=1`` adds a progress line to stderr, ``SYMVERIFY_TRACEBACK``
+turns one-line errors into tracebacks, ``SYMVERIFY_NATIVE``/``SYMVERIFY_CUDA_GRAPHS`` pick kernels
+and ``SYMVERIFY_SWEEP`` is a sweep's grid; ``PYTEST_ADDOPTS`` (read by this run already) would
+change the pytest runs that tests start in subprocesses."""
+
+
+@pytest.fixture(autouse=True)
+def _without_host_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test (and the processes it starts) runs without :data:`HOST_SETTINGS`; a test of one of
+    them sets it itself (test_output.py, test_environment.py)."""
+    for name in HOST_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
 
 
 @contextmanager

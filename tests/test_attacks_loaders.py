@@ -31,7 +31,7 @@ def circuit():
 ])
 def test_read_json_file_is_strict(tmp_path, text, message):
     path = tmp_path / "x.json"
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     with pytest.raises(SerializationError, match=r"x\.json: cannot read the thing: ") as e:
         read_json_file(path, "the thing")
     assert message in str(e.value)
@@ -40,7 +40,7 @@ def test_read_json_file_is_strict(tmp_path, text, message):
 def test_read_json_file_keeps_what_proof_runs_hold(tmp_path):
     """Floats (6-digit resources) and ints beyond 2^63 (jsonable writes ints up to ~480 digits) stay readable."""
     path = tmp_path / "x.json"
-    path.write_text('{"f": 0.123456, "big": ' + "9" * 100 + ', "s": "é"}')
+    path.write_text('{"f": 0.123456, "big": ' + "9" * 100 + ', "s": "é"}', encoding="utf-8")
     assert read_json_file(path, "x") == {"f": 0.123456, "big": int("9" * 100), "s": "é"}
 
 
@@ -48,10 +48,10 @@ def test_read_json_file_keeps_what_proof_runs_hold(tmp_path):
 def test_run_loaders_refuse_repeated_keys(tmp_path, loader):
     """A golden or plotted run with a repeated key used to keep the last value without a word."""
     path = tmp_path / "run.json"
-    path.write_text(json.dumps(RUN)[:-1] + ', "scripts": [{"name": "x"}]}')
+    path.write_text(json.dumps(RUN)[:-1] + ', "scripts": [{"name": "x"}]}', encoding="utf-8")
     with pytest.raises(SerializationError, match="duplicate key 'scripts'"):
         loader(path)
-    path.write_text(json.dumps(RUN))
+    path.write_text(json.dumps(RUN), encoding="utf-8")
     assert loader(path)["scripts"] == []
 
 

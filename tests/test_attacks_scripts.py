@@ -65,7 +65,7 @@ def test_forged_result_files_never_count_as_proved(tmp_path):
     d = tmp_path / "forged"
     d.mkdir()
     for name, (instances, _) in FORGED.items():
-        (d / f"{name}.py").write_text(textwrap.dedent(SCRIPT.format(name=name, instances=repr(json.loads(json.dumps(instances))))))
+        (d / f"{name}.py").write_text(textwrap.dedent(SCRIPT.format(name=name, instances=repr(json.loads(json.dumps(instances))))), encoding="utf-8")
     scripts = discover(d)
     rows = {o.name: o for o in run_scripts(scripts, list(scripts), jobs=2).outcomes}
     for name, (_, status) in FORGED.items():
@@ -86,7 +86,7 @@ def test_an_argued_claim_is_shown_as_argued_not_proved(tmp_path):
 
         if __name__ == "__main__":
             raise SystemExit(script_main(run))
-    '''))
+    '''), encoding="utf-8")
     scripts = discover(d)
     row = run_scripts(scripts, ["lemma"]).outcomes[0]
     assert row.ok and row.counts() == {"proved": 0, "refuted": 0, "unknown": 0, "argued": 1}

@@ -138,7 +138,7 @@ def test_circuit_with_a_huge_constant_prints_and_round_trips(tmp_path):
             dump_file(c, tmp_path / "c.json")
             back = load_file(tmp_path / "c.json")
         assert back == c and back.gates[1].coeffs == c.gates[1].coeffs
-    doc = json.loads((tmp_path / "c.json").read_text())
+    doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
     assert doc["gates"][0][2] == [_reference(BIG)]  # plain decimal text, the same format as small values
     assert doc["gates"][1][2][0] == f"{_reference(HUGE_FRACTION.numerator)}/{_reference(HUGE_FRACTION.denominator)}"
 

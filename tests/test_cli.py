@@ -20,7 +20,7 @@ def files(tmp_path):
                       "cert": QUARTIC_CERT, "small": Circuit(2, 2, (), (0,))}.items():
         paths[name] = str(tmp_path / f"{name}.json")
         dump_file(obj, paths[name])
-    (tmp_path / "broken.json").write_text('{"format": "symverify.circuit", "version": 1, "n": 1')
+    (tmp_path / "broken.json").write_text('{"format": "symverify.circuit", "version": 1, "n": 1', encoding="utf-8")
     paths["broken"] = str(tmp_path / "broken.json")
     return paths
 

@@ -548,10 +548,29 @@ def _children(pid: int) -> list[str]:
     found = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
-            found += (task / "children").read_text().split()
+            found += (task / "children").read_text(encoding="utf-8").split()
         except OSError:
             pass
     return found
+
+
+def _default_sigint() -> None:
+    """``preexec_fn`` of a child that a test interrupts: SIGINT as a terminal's foreground job has it.
+    A launcher that ignores SIGINT (a shell's background job, ``pytest ... &``) passes SIG_IGN on to
+    its children, and Python installs no KeyboardInterrupt handler where SIGINT is ignored at startup."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_the_interrupted_child_gets_pythons_sigint_handler_even_when_the_tests_ignore_sigint():
+    code = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        inherited = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        reset = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                               preexec_fn=_default_sigint).stdout
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert inherited.strip() == "False" and reset.strip() == "True"
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc to see when the run has started")
@@ -563,7 +582,7 @@ def test_an_interrupted_prove_exits_130_and_leaves_no_json_claiming_success(tmp_
     out = tmp_path / "run.json"
     out.write_text('{"format": "symverify.proof-run", "version": 2, "ok": true, "scripts": []}', encoding="utf-8")
     p = subprocess.Popen([sys.executable, "-m", "symverify.cli", "prove", "thm_h21_general", "cor_h20_linear", "-j", "1", "--json", str(out)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     deadline = time.monotonic() + 30
     while not _children(p.pid) and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.05)  # until the runner has started the script's process (the handler is installed)

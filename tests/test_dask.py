@@ -61,9 +61,9 @@ def run(quick=False):
     r = ProofResult("victim", TITLE)
     for k in each(range(3)):
         if k == 1:
-            attempts = MARK.read_text().split() if MARK.exists() else []
+            attempts = MARK.read_text(encoding="utf-8").splitlines() if MARK.exists() else []  # lines: paths may hold spaces
             tmp = MARK.with_suffix(".tmp")
-            tmp.write_text(" ".join(attempts + [f"{{os.getppid()}}:{{os.getpid()}}:{{__file__}}"]))
+            tmp.write_text("\\n".join(attempts + [f"{{os.getppid()}}:{{os.getpid()}}:{{__file__}}"]), encoding="utf-8")
             os.replace(tmp, MARK)  # the test reads it whole
             if not attempts:
                 time.sleep(120)
@@ -123,7 +123,7 @@ if __name__ == "__main__":
 
 def _write(d: Path, name: str, text: str) -> None:
     d.mkdir(exist_ok=True)
-    (d / f"{name}.py").write_text(textwrap.dedent(text))
+    (d / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 # ---- cases without Dask ---------------------------------------------------------------------------
@@ -154,12 +154,12 @@ def test_script_main_cases_count_and_bad_selections(tmp_path, capsys):
     spec.loader.exec_module(mod)
     out = tmp_path / "out.json"
     assert script_main(mod.run, ["--count-cases", "--json", str(out)]) == 0
-    assert json.loads(out.read_text()) == {"cases": 7}
+    assert json.loads(out.read_text(encoding="utf-8")) == {"cases": 7}
     assert script_main(mod.run, ["--cases", "4,6", "--json", str(out)]) == 0
-    got = json.loads(out.read_text())["instances"]
+    got = json.loads(out.read_text(encoding="utf-8"))["instances"]
     assert [(i["name"], i["case"]) for i in got] == [("second a", 4), ("second c", 6)]
     assert script_main(mod.run, ["--cases", "0", "--json", str(out)]) == 0  # the part with case 0 keeps the others
-    assert [i["name"] for i in json.loads(out.read_text())["instances"]] == ["setup", "between", "summary"]
+    assert [i["name"] for i in json.loads(out.read_text(encoding="utf-8"))["instances"]] == ["setup", "between", "summary"]
     for argv, message in ((["--cases", "2,9"], "the script has 7 case(s) in this tier; no case 9"),
                           (["--cases", "1-x"], "--cases: expected non-negative integers"),
                           (["--cases", "3", "--shard", "0/2"], "not allowed with argument")):
@@ -234,7 +234,7 @@ def test_a_killed_worker_loses_no_result(tmp_path):
         while not mark.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         if mark.exists():
-            worker = int(mark.read_text().split()[0].split(":")[0])
+            worker = int(mark.read_text(encoding="utf-8").splitlines()[0].split(":")[0])
             os.kill(worker, signal.SIGKILL)
             killed.append(worker)
 
@@ -246,7 +246,7 @@ def test_a_killed_worker_loses_no_result(tmp_path):
     assert killed, "case 1 never started"
     assert row.ok, row.error
     assert [i["name"] for i in row.instances()] == ["case 0", "case 1", "case 2"]
-    attempts = [a.split(":") for a in mark.read_text().split()]
+    attempts = [a.split(":", 2) for a in mark.read_text(encoding="utf-8").splitlines()]
     assert len(attempts) == 2 and int(attempts[0][0]) == killed[0] and attempts[1][0] != attempts[0][0]
     assert not attempts[0][2].startswith(str(tmp_path))  # the script travelled with its task
     first = int(attempts[0][1])  # the interrupted attempt's process died with its worker
@@ -258,7 +258,7 @@ def _gone(pid: int, wait: float = 10.0) -> bool:
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            state = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0]
         except (FileNotFoundError, ProcessLookupError):
             return True
         if state in ("Z", "X"):
@@ -279,7 +279,7 @@ def test_lost_tasks_are_retried_once_then_failed_rows(tmp_path):
     assert rows["good"].ok and not summary.ok and not summary.interrupted
     assert rows["killer"].status == "crashed" and "killer (all): lost: the 2 workers that ran it died" in rows["killer"].error
     assert rows["suicide"].status == "crashed" and "killed by SIGKILL (retried once)" in rows["suicide"].error
-    assert (tmp_path / "killer").read_text() == "xx" and (tmp_path / "suicide").read_text() == "xx"
+    assert (tmp_path / "killer").read_text(encoding="utf-8") == "xx" and (tmp_path / "suicide").read_text(encoding="utf-8") == "xx"
 
 
 def test_ctrl_c_stops_the_tasks_on_a_cluster_that_stays_up(tmp_path):
@@ -306,10 +306,10 @@ def test_ctrl_c_stops_the_tasks_on_a_cluster_that_stays_up(tmp_path):
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, (out, err)
         assert "Traceback" not in err + out and "interrupted" in err and f"dask {cluster.scheduler_address}" in out
-        data = json.loads(out_json.read_text())
+        data = json.loads(out_json.read_text(encoding="utf-8"))
         assert data["interrupted"] is True and [s["status"] for s in data["scripts"]] == ["ok", "interrupted"]
         # the cluster is still up: the task itself killed its process when the run set its stop event
-        assert _gone(int(pid_file.read_text())), "the slow script's process outlived the run"
+        assert _gone(int(pid_file.read_text(encoding="utf-8"))), "the slow script's process outlived the run"
         assert cluster.status.name == "running"
 
 
@@ -322,7 +322,7 @@ def test_a_cluster_started_as_the_readme_says(tmp_path):
                                "--scheduler-file", str(sched_file)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
         deadline = time.monotonic() + 60
-        while not (sched_file.exists() and sched_file.read_text().strip().endswith("}")) and time.monotonic() < deadline:
+        while not (sched_file.exists() and sched_file.read_text(encoding="utf-8").strip().endswith("}")) and time.monotonic() < deadline:
             time.sleep(0.1)
         procs.append(subprocess.Popen([*dask, "worker", "--scheduler-file", str(sched_file), "--nthreads", "2",
                                        "--no-dashboard", "--host", "127.0.0.1"], stdout=subprocess.DEVNULL,
@@ -337,7 +337,7 @@ def test_a_cluster_started_as_the_readme_says(tmp_path):
             proc.terminate()
             proc.wait(timeout=30)
     assert main([*grid, "-j", "1", "--json", str(tmp_path / "serial.json")]) == 0
-    assert (tmp_path / "dask.json").read_text() == (tmp_path / "serial.json").read_text()
+    assert (tmp_path / "dask.json").read_text(encoding="utf-8") == (tmp_path / "serial.json").read_text(encoding="utf-8")
 
 
 def test_unreachable_or_malformed_schedulers_are_usage_errors(tmp_path, capsys):
@@ -366,7 +366,7 @@ def test_sweep_is_the_same_serially_on_the_pool_and_on_dask(tmp_path, capsys):
         path = tmp_path / f"{label}.json"
         assert main(["sweep", "thm_h21", *grid, *where, "--json", str(path)]) == 0, capsys.readouterr()
         assert label == "serial" or "matches the golden run" in capsys.readouterr().out
-        runs[label] = path.read_text()
+        runs[label] = path.read_text(encoding="utf-8")
     assert runs["serial"] == runs["pool"] == runs["dask"]
     data = json.loads(runs["dask"])
     (row,) = data["scripts"]

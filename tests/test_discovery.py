@@ -172,7 +172,7 @@ if __name__ == "__main__":
 def test_prove_shows_the_legend_and_overshoot_values(tmp_path, capsys):
     d = tmp_path / "scripts"
     d.mkdir()
-    (d / "big.py").write_text(textwrap.dedent(SCRIPT))
+    (d / "big.py").write_text(textwrap.dedent(SCRIPT), encoding="utf-8")
     code, out, _ = run(capsys, "prove", "--dir", str(d), "-j", "1", "--wide")
     assert code == 1
     assert "p/r/u/a: instances proved/refuted/unknown, and argued claims" in out

@@ -90,7 +90,7 @@ def test_key_names_an_index(symverify_golden):
     stem = golden_stem("test_user.py::test_two")
     files = _files(pytester)
     assert f"{stem}.json" in files and f"{stem}-2.json" in files
-    first = json.loads((pytester.path / "golden" / "test_user" / f"{stem}.json").read_text())
+    first = json.loads((pytester.path / "golden" / "test_user" / f"{stem}.json").read_text(encoding="utf-8"))
     assert first == {"first": 1}
     _run(pytester, "-k", "test_two").assert_outcomes(passed=1)
 
@@ -164,8 +164,8 @@ def test_old(symverify_golden):
 ''')
     d = pytester.path / "golden" / "test_user"
     d.mkdir(parents=True)
-    (d / "test_old.json").write_text('{\n  "old": 1\n}\n')
-    (d / "test_old-k.json").write_text('{\n  "old": 2\n}\n')
+    (d / "test_old.json").write_text('{\n  "old": 1\n}\n', encoding="utf-8")
+    (d / "test_old-k.json").write_text('{\n  "old": 2\n}\n', encoding="utf-8")
     _run(pytester).assert_outcomes(passed=1)
     res = _run(pytester, "--symverify-update")
     res.stdout.fnmatch_lines(["*2 written, 2 removed*"])
@@ -179,4 +179,4 @@ def test_two_identical_proof_runs_give_byte_identical_json(tmp_path, capsys):
         assert main(["prove", "--quick", "-j", "1", "cor_h22_retnet", "primitives", "--json", str(p)]) == 0
     capsys.readouterr()
     assert paths[0].read_bytes() == paths[1].read_bytes()
-    assert "PROVED by compositional" in paths[0].read_text()  # the details are there, without times
+    assert "PROVED by compositional" in paths[0].read_text(encoding="utf-8")  # the details are there, without times

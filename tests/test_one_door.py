@@ -103,7 +103,7 @@ def _sources() -> list[Path]:
 def test_the_tree_has_one_door() -> None:
     found = []
     for f in _sources():
-        found += scan(f.read_text(), str(f.relative_to(ROOT)), instance_door=f == INSTANCE_DOOR)
+        found += scan(f.read_text(encoding="utf-8"), str(f.relative_to(ROOT)), instance_door=f == INSTANCE_DOOR)
     assert not found, "verdicts made outside their constructors:\n" + "\n".join(found)
 
 
@@ -180,12 +180,12 @@ def test_exact_comparison_takes_only_a_decision() -> None:
 def test_every_argued_claim_cites_a_docs_section_that_exists() -> None:
     from symverify.scripts.protocol import _CITATION
 
-    cites = {node.value for f in sorted((ROOT / "proofs").glob("*.py")) for node in ast.walk(ast.parse(f.read_text()))
+    cites = {node.value for f in sorted((ROOT / "proofs").glob("*.py")) for node in ast.walk(ast.parse(f.read_text(encoding="utf-8")))
              if isinstance(node, ast.Constant) and isinstance(node.value, str) and _CITATION.fullmatch(node.value)}
     assert cites, "no proof script cites a hand proof"
     for cite in cites:
         path, _, section = cite.partition(" §")
-        text = (ROOT / path).read_text()
+        text = (ROOT / path).read_text(encoding="utf-8")
         assert section.strip() in text, f"{cite}: no section {section.strip()!r} in {path}"
 
 

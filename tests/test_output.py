@@ -15,6 +15,16 @@ from symverify.ir.serialize import dump_file
 from symverify.progress import activity, wanted
 from symverify.scripts.dask_backend import auto_groups, task_seconds
 
+
+@pytest.fixture(autouse=True)
+def _terminal(monkeypatch):
+    """A live line is cut to the terminal's width (rich reads COLUMNS: the label, then the elapsed time,
+    give way on a narrow one) and is drawn only where TERM has cursor control: these tests fix both
+    (a test of a narrow or dumb terminal sets its own)."""
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("TERM", "xterm")
+
+
 X = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + 1], n=1, d=2)
 
 SCRIPT = '''
@@ -40,7 +50,7 @@ if __name__ == "__main__":
 def test_piped_output_is_not_hard_wrapped(tmp_path, capsys):
     d = tmp_path / "scripts"
     d.mkdir()
-    (d / "longlines.py").write_text(textwrap.dedent(SCRIPT))
+    (d / "longlines.py").write_text(textwrap.dedent(SCRIPT), encoding="utf-8")
     assert main(["prove", "--dir", str(d), "-j", "1", "--details"]) == 0
     out = capsys.readouterr().out
     long = [line for line in out.splitlines() if "x0*x1 + x2*x3 + x0*x1" in line]
@@ -63,6 +73,34 @@ def test_progress_is_off_when_not_interactive_and_on_when_asked(monkeypatch):
         wanted("yes")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("term", ["dumb", "unknown"])
+def test_activity_on_a_terminal_without_cursor_control_prints_two_plain_lines(monkeypatch, term):
+    """rich draws no live line where TERM is dumb or unknown (Emacs shells, some CI logs): asked-for
+    progress printed nothing there. It prints the label, then the label with the elapsed time."""
+    monkeypatch.setenv("TERM", term)
+    buf = io.StringIO()
+    with activity("compiling [x] something", True, stream=buf):
+        pass
+    assert buf.getvalue() == "compiling [x] something ...\ncompiling [x] something: 0:00:00\n"
+    with activity("compiling something", False, stream=buf):
+        pass
+    assert buf.getvalue().count("\n") == 2
+
+
+def test_prove_in_a_pipe_draws_no_spinner_even_when_colour_is_forced(tmp_path, capsys, monkeypatch):
+    """FORCE_COLOR=1 (set by many CI services) made rich take the pipe for a terminal, and ``prove``
+    animated its status line into the log. Colours are what FORCE_COLOR asks for; a spinner is not."""
+    d = tmp_path / "scripts"
+    d.mkdir()
+    (d / "longlines.py").write_text(textwrap.dedent(SCRIPT), encoding="utf-8")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)  # rich writes no colour where NO_COLOR is set
+    assert main(["prove", "--dir", str(d), "-j", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "\x1b[?25l" not in err and "proving" not in err  # no hidden cursor, no redrawn status line
+    assert "longlines: \x1b[32mok\x1b[0m 1/1 proved" in err
+
+
 def test_activity_shows_the_label_and_elapsed_time():
     buf = io.StringIO()
     with activity("compiling something", True, stream=buf):
@@ -80,6 +118,10 @@ def test_compile_shows_progress_when_asked_and_nothing_otherwise(capsys, monkeyp
     assert capsys.readouterr().err == ""
     sv.compile(X, progress=True)
     assert "compiling <lambda> (3 gates, method kaleidoscope)" in capsys.readouterr().err
+    monkeypatch.setenv("COLUMNS", "40")  # a narrow terminal: the label is cut, not wrapped (a wrapped line is not erased)
+    sv.compile(X, progress=True)
+    err = capsys.readouterr().err
+    assert "compiling <lambda>" in err and "…" in err and "kaleidoscope" not in err
     with pytest.raises(UsageError, match="progress: expected"):
         sv.compile(X, progress=1)  # type: ignore[arg-type]
 

@@ -57,7 +57,7 @@ def test_type_checkers_see_the_entry_points(tmp_path):
         "c = sv.Circuit.trace(lambda u: [u[0][0]], n=1, d=1)\n"
         "reveal_type(sv.verify(c, c))\n"
         "reveal_type(sv.compile(c))\n"
-        "reveal_type(sv.verify(c, c).verdict)\n"
+        "reveal_type(sv.verify(c, c).verdict)\n", encoding="utf-8"
     )
     out = subprocess.run([mypy, "--cache-dir", str(tmp_path / "cache"), "--follow-imports=silent", str(user)],
                          capture_output=True, text=True).stdout

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def installed(tmp_path_factory):
     """The built wheel installed (without its dependencies, which this interpreter has) into a
     directory of its own; ``PYTHONPATH`` puts it ahead of the development checkout."""
-    tmp = tmp_path_factory.mktemp("wheel")
+    tmp = tmp_path_factory.mktemp("wheel dir")  # a space in every path below
     src = tmp / "src"  # a copy, so building leaves nothing in the checkout
     src.mkdir()
     for name in ("pyproject.toml", "setup.py", "README.md"):
@@ -44,7 +44,7 @@ def test_the_wheel_is_what_runs(installed):
     site, work, env = installed
     res = _run(["-c", "import symverify, symverify.proofs; print(symverify.__file__); print(symverify.proofs.__file__)"], work, env)
     assert res.returncode == 0, res.stderr
-    for line in res.stdout.split():
+    for line in res.stdout.splitlines():  # lines, not words: the temporary directory may hold spaces
         assert line.startswith(str(site)), res.stdout
     assert (site / "symverify" / "proofs" / "thm_h21_general.py").exists()
 
@@ -53,7 +53,7 @@ def test_prove_quick_from_another_directory_with_junit_json_and_golden(installed
     _site, work, env = installed
     res = _run(["-m", "symverify.cli", "prove", "--quick", "-j", "2", "--junit", "out.xml", "--json", "run.json"], work, env)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
-    run = json.loads((work / "run.json").read_text())
+    run = json.loads((work / "run.json").read_text(encoding="utf-8"))
     assert run["ok"] and len(run["scripts"]) >= 14 and all(s["source"] == "builtin" for s in run["scripts"])
     root = ET.parse(work / "out.xml").getroot()
     assert int(root.get("tests")) == sum(len(s["result"]["instances"]) for s in run["scripts"]) and root.get("failures") == "0"
@@ -69,6 +69,6 @@ def test_prove_quick_from_another_directory_with_junit_json_and_golden(installed
         else:
             continue
         break
-    (work / "changed.json").write_text(json.dumps(run))
+    (work / "changed.json").write_text(json.dumps(run), encoding="utf-8")
     changed = _run(["-m", "symverify.cli", "prove", "--quick", "-j", "2", "--golden", "changed.json"], work, env)
     assert changed.returncode == 1 and "differs from the golden run" in changed.stdout and "-1" in changed.stdout

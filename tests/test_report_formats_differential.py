@@ -410,7 +410,7 @@ def test_cli_prove_exit_code_json_and_junit(tmp_path, capsys):
         "    r.instances.append(Instance.computed('over', True, 'exact rank', 'exact', resources={'layers': 5}, bounds={'layers': Fraction(9, 2)}))\n"
         "    return r\n"
         "if __name__ == '__main__':\n"
-        "    raise SystemExit(script_main(run))\n")
+        "    raise SystemExit(script_main(run))\n", encoding="utf-8")
     (d / "good.py").write_text(
         "from symverify.scripts.protocol import Instance, ProofResult, script_main\n"
         "TITLE = 'Good'\n"
@@ -419,7 +419,7 @@ def test_cli_prove_exit_code_json_and_junit(tmp_path, capsys):
         "    r.instances.append(Instance.computed('holds', True, 'exact rank', 'exact'))\n"
         "    return r\n"
         "if __name__ == '__main__':\n"
-        "    raise SystemExit(script_main(run))\n")
+        "    raise SystemExit(script_main(run))\n", encoding="utf-8")
     out_json, junit = tmp_path / "run.json", tmp_path / "junit.xml"
     code = main(["prove", "--dir", str(d), "-j", "1", "--json", str(out_json), "--junit", str(junit)])
     table = capsys.readouterr().out

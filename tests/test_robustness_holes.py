@@ -15,6 +15,7 @@ import sys
 import textwrap
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,6 +29,9 @@ from symverify.kernel.provers.bounds_vector import usable
 from symverify.kernel.provers.counterexample import affordable
 from symverify.kernel.provers.sides import pair_sides
 from symverify.kernel.verification import verify
+
+TESTS = str(Path(__file__).resolve().parent)
+"""This directory, for the child interpreters that import this module (pytest may run from any directory)."""
 
 SLACK = 4.0
 METHODS = ("exact", "randomized", "auto", "z3")
@@ -63,14 +67,14 @@ def test_huge_constant_does_not_abort_the_process():
     and say why; the peak height bound sees the ``2^64``-bit coefficient."""
     script = textwrap.dedent("""
         import sys
-        sys.path.insert(0, "tests")
+        sys.path.insert(0, TESTS)
         from test_robustness_holes import THREE_X, squared_constant
         from symverify.kernel.verification import verify
         c = squared_constant(64)
         for method in ("exact", "auto"):
             r = verify(c, THREE_X, method=method, timeout=20)
             print(method, r.verdict.value, " | ".join(r.notes))
-    """)
+    """).replace("TESTS", repr(TESTS))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     lines = dict(line.split(" ", 1) for line in out.stdout.splitlines())
@@ -85,7 +89,7 @@ def test_a_coarse_certificate_over_a_huge_constant_does_not_abort_auto():
     certificate (a stage per gate) still proves the pair exactly."""
     script = textwrap.dedent("""
         import sys
-        sys.path.insert(0, "tests")
+        sys.path.insert(0, TESTS)
         import symverify as sv
         from symverify.kernel.ir.certificate import Certificate
         from test_robustness_holes import squared_constant
@@ -97,7 +101,7 @@ def test_a_coarse_certificate_over_a_huge_constant_does_not_abort_auto():
             print(r.verdict.value, " | ".join(r.notes))
             r = sv.verify(c, comp, method=method, timeout=30)
             print(r.verdict.value, r.method)
-    """)
+    """).replace("TESTS", repr(TESTS))
     t = time.monotonic()
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -324,7 +328,7 @@ def test_prove_dir_does_not_wait_for_a_lingering_grandchild(tmp_path):
 
     d = tmp_path / "lingering"
     d.mkdir()
-    (d / "lingering.py").write_text(LINGERING)
+    (d / "lingering.py").write_text(LINGERING, encoding="utf-8")
     t = time.monotonic()
     summary = run_scripts(available([d]), ["lingering"], timeout=40)
     seconds = time.monotonic() - t
@@ -347,7 +351,7 @@ def test_processes_kill_the_whole_group_on_timeout_and_after_exit(tmp_path):
         t = time.monotonic()
         code, out, _ = Processes().run([sys.executable, "-c", spawn + tail], tmp_path, timeout)
         assert time.monotonic() - t < timeout + SLACK and code == expect and out == "started"
-        grandchild = int(pidfile.read_text())
+        grandchild = int(pidfile.read_text(encoding="utf-8"))
         for _ in range(50):  # killed with the group; reaped by init soon after
             try:
                 os.kill(grandchild, 0)

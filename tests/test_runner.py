@@ -69,8 +69,8 @@ def proof_dir(tmp_path):
     d = tmp_path / "myproofs"
     d.mkdir()
     for name, kw in SCRIPTS.items():
-        (d / f"{name}.py").write_text(textwrap.dedent(TEMPLATE.format(name=name, **kw)))
-    (d / "_helper.py").write_text("X = 1\n")
+        (d / f"{name}.py").write_text(textwrap.dedent(TEMPLATE.format(name=name, **kw)), encoding="utf-8")
+    (d / "_helper.py").write_text("X = 1\n", encoding="utf-8")
     return d
 
 
@@ -90,7 +90,7 @@ def test_discovery_titles_and_builtins(proof_dir):
 
 
 def test_a_user_script_may_not_take_a_builtin_name(proof_dir):
-    (proof_dir / "primitives.py").write_text("TITLE = 'mine'\n")
+    (proof_dir / "primitives.py").write_text("TITLE = 'mine'\n", encoding="utf-8")
     with pytest.raises(UsageError, match=r"proof script primitives in .* has the name of a built-in script; rename it"):
         available([proof_dir])
 
@@ -113,7 +113,7 @@ def test_rows_for_every_outcome(proof_dir):
 def test_shards_merge_into_the_order_of_one_process(tmp_path):
     d = tmp_path / "sharded"
     d.mkdir()
-    (d / "sharded.py").write_text(SHARDED)
+    (d / "sharded.py").write_text(SHARDED, encoding="utf-8")
     scripts = available([d])
     one = run_scripts(scripts, ["sharded"], jobs=1)
     three = run_scripts(scripts, ["sharded"], jobs=3)
@@ -137,7 +137,7 @@ def test_cli_exit_codes_table_and_stable_json(proof_dir, tmp_path, capsys):
         assert word in out, word
     table = out.split("p/r/u/a: instances")[0]  # the table fits 80 columns; lines of text are not hard-wrapped
     assert max(len(line) for line in table.splitlines()) <= 80
-    text = out_json.read_text()
+    text = out_json.read_text(encoding="utf-8")
     data = json.loads(text)
     assert data["format"] == "symverify.proof-run" and data["ok"] is False
     assert [s["status"] for s in data["scripts"]] == ["crashed", "ok", "failed", "failed"]
@@ -169,7 +169,7 @@ def test_cli_golden_passes_then_fails_with_a_diff(proof_dir, tmp_path, capsys):
     assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(golden), "--update-golden"]) == 0
     assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(golden)]) == 0
     assert "matches the golden run" in capsys.readouterr().out
-    (proof_dir / "good.py").write_text((proof_dir / "good.py").read_text().replace('bounds={"layers": 2}', 'bounds={"layers": 3}'))
+    (proof_dir / "good.py").write_text((proof_dir / "good.py").read_text(encoding="utf-8").replace('bounds={"layers": 2}', 'bounds={"layers": 3}'), encoding="utf-8")
     assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(golden)]) == 1
     out = capsys.readouterr().out
     assert "differs from the golden run" in out and '-     "layers": 2' in out and '+     "layers": 3' in out
@@ -177,7 +177,7 @@ def test_cli_golden_passes_then_fails_with_a_diff(proof_dir, tmp_path, capsys):
 
 def test_cli_golden_refuses_a_file_that_is_not_a_run(proof_dir, tmp_path, capsys):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"format": "other"}')
+    bad.write_text('{"format": "other"}', encoding="utf-8")
     assert main(["prove", "good", "--dir", str(proof_dir), "--golden", str(bad)]) == 3
     assert "expected a run written by symverify prove --json" in capsys.readouterr().err
     assert main(["prove", "good", "--dir", str(proof_dir), "--update-golden"]) == 3
@@ -198,7 +198,7 @@ def test_unknown_name_lists_the_available_ones(proof_dir, capsys):
 
 def test_interrupt_keeps_the_finished_rows(proof_dir, tmp_path):
     (proof_dir / "slow.py").write_text(textwrap.dedent(TEMPLATE.format(name="slow", title="Slow", verdict="proved", layers=1,
-                                                                        body="import time; time.sleep(120)")))
+                                                                        body="import time; time.sleep(120)")), encoding="utf-8")
     out_json, junit = tmp_path / "part.json", tmp_path / "part.xml"
     cmd = [sys.executable, "-m", "symverify.cli", "prove", "good", "slow", "--dir", str(proof_dir), "-j", "2",
            "--json", str(out_json), "--junit", str(junit)]
@@ -213,7 +213,7 @@ def test_interrupt_keeps_the_finished_rows(proof_dir, tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (out, err)
     assert "Traceback" not in err + out and "interrupted" in err
-    data = json.loads(out_json.read_text())
+    data = json.loads(out_json.read_text(encoding="utf-8"))
     assert data["interrupted"] is True and [s["status"] for s in data["scripts"]] == ["ok", "interrupted"]
     assert ET.parse(junit).getroot().get("errors") == "1"
 
@@ -256,14 +256,14 @@ def test_a_script_that_writes_garbage_json_is_a_crashed_row(tmp_path):
         if __name__ == "__main__":
             out = sys.argv[sys.argv.index("--json") + 1]
             open(out, "w").write("[1, 2]")
-    '''))
+    '''), encoding="utf-8")
     (d / "nested.py").write_text(textwrap.dedent('''
         import sys
         TITLE = "writes deep nesting"
         if __name__ == "__main__":
             out = sys.argv[sys.argv.index("--json") + 1]
             open(out, "w").write("[" * 100000)
-    '''))
+    '''), encoding="utf-8")
     rows = {o.name: o for o in run_scripts(available([d]), ["liar", "nested"]).outcomes}
     assert rows["liar"].status == "crashed" and "expected an object, found list" in rows["liar"].error
     assert rows["nested"].status == "crashed" and "unreadable result JSON" in rows["nested"].error

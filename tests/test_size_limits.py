@@ -246,7 +246,7 @@ def huge_files(tmp_path):
     square = {"format": "symverify.model", "version": 1, "name": "square", "n": 1, "d": 1, "inner_n": 10**5, "inner_d": 10**5,
               "layers": [{"mode": "cyclic", **{k: {"shape": [10**5, 10**5], "rects": [[0, 10**5, 0, 10**5, "1"]]} for k in ("W", "b1", "h", "b2")}}]}
     paths["square"] = str(tmp_path / "square.json")
-    (tmp_path / "square.json").write_text(json.dumps(square))
+    (tmp_path / "square.json").write_text(json.dumps(square), encoding="utf-8")
     paths["out"] = str(tmp_path / "out.json")
     return paths
 

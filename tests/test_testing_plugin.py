@@ -80,7 +80,7 @@ def test_plugin_writes_then_checks_golden_files(pytester):
     missing.stdout.fnmatch_lines(["*no golden file*--symverify-update*"])
     pytester.runpytest("--symverify-update").assert_outcomes(passed=1)
     stored = pytester.path / "golden" / "test_user" / f"{golden_stem('test_user.py::test_identity')}.json"
-    assert json.loads(stored.read_text())["verdict"] == "proved"
+    assert json.loads(stored.read_text(encoding="utf-8"))["verdict"] == "proved"
     pytester.runpytest().assert_outcomes(passed=1)
 
 
@@ -88,7 +88,7 @@ def test_plugin_fails_with_a_diff_when_the_result_changes(pytester):
     pytester.makepyfile(test_user=_USER_TEST)
     pytester.runpytest("--symverify-update").assert_outcomes(passed=1)
     stored = pytester.path / "golden" / "test_user" / f"{golden_stem('test_user.py::test_identity')}.json"
-    stored.write_text(stored.read_text().replace('"method": "exact"', '"method": "z3"'))
+    stored.write_text(stored.read_text(encoding="utf-8").replace('"method": "exact"', '"method": "z3"'), encoding="utf-8")
     res = pytester.runpytest()
     res.assert_outcomes(failed=1)
     res.stdout.fnmatch_lines(["*golden mismatch*", '*-  "method": "z3",*', '*+  "method": "exact",*'])

@@ -232,8 +232,8 @@ def test_golden_files_under_xdist(pytester, monkeypatch):
     d = pytester.path / "golden" / "test_x"
     d.mkdir(parents=True)
     for k in range(6):  # what --symverify-update writes (test_golden_files_life_cycle runs that)
-        (d / f"{golden_stem(f'test_x.py::test_k[{k}]')}.json").write_text(golden_text({"k": k, "flip": False}))
-    (d / "gone-0123abcd.json").write_text("{}\n")
+        (d / f"{golden_stem(f'test_x.py::test_k[{k}]')}.json").write_text(golden_text({"k": k, "flip": False}), encoding="utf-8")
+    (d / "gone-0123abcd.json").write_text("{}\n", encoding="utf-8")
     monkeypatch.setenv("USER_CI_CHANGE", "1")
     res = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
     res.assert_outcomes(passed=5, failed=1)
@@ -394,8 +394,9 @@ def test_mutant_sets_are_deterministic_for_a_seed_across_processes():
     here += [str(mu) for mu in mutate.mutants(lambda s: mutate.gate_mutant(X, s, tuple(mutate.GATE_OPERATORS)), 12, seed=5)]
     root = Path(__file__).resolve().parents[1]
     for hash_seed in ("1", "2"):
-        env = {**__import__("os").environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+        env = {**__import__("os").environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root),
+               "PYTHONIOENCODING": "utf-8"}  # mutants print symbols (an ASCII-only locale could not write them)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, encoding="utf-8", env=env, check=True).stdout
         assert out.splitlines() == here
     other = [str(mu) for mu in mutate.mutants(lambda s: mutate.weight_mutant(COMPILED.model, s), 12, seed=6)]
     assert other != here[:12]

@@ -126,8 +126,8 @@ if __name__ == "__main__":
 
 @pytest.fixture
 def user_dir(tmp_path):
-    (tmp_path / "brackets.py").write_text(textwrap.dedent(BRACKETS))
-    (tmp_path / "crashes.py").write_text(textwrap.dedent(CRASHES))
+    (tmp_path / "brackets.py").write_text(textwrap.dedent(BRACKETS), encoding="utf-8")
+    (tmp_path / "crashes.py").write_text(textwrap.dedent(CRASHES), encoding="utf-8")
     return tmp_path
 
 
@@ -178,7 +178,7 @@ def _model_file(tmp_path, dw=2, w='"1"'):
     text = ('{"format": "symverify.model", "version": 1, "name": "m", "n": 2, "d": 2, "inner_n": 2, "inner_d": 2, '
             f'"layers": [{_LAYER.format(dw=dw, w=w)}]}}')
     path = tmp_path / "m.json"
-    path.write_text(text)
+    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -224,7 +224,7 @@ _BROKEN = {
 
 def test_a_script_that_does_not_run_gets_a_one_line_reason(tmp_path, capsys):
     for name, text in _BROKEN.items():
-        (tmp_path / f"{name}.py").write_text(text)
+        (tmp_path / f"{name}.py").write_text(text, encoding="utf-8")
     assert main(["prove", "--dir", str(tmp_path), "--quick", "-j", "2"]) == 1
     out = capsys.readouterr().out
     assert ("noguard crashed: exit code 0 without a result: a proof script ends with "
@@ -267,7 +267,7 @@ def test_cli_compositional_without_a_certificate_names_the_flag(tmp_path, capsys
 def test_prove_takes_the_path_of_a_users_script(user_dir, tmp_path, capsys):
     out_json = tmp_path / "run.json"
     assert main(["prove", str(user_dir / "brackets.py"), "--json", str(out_json), "-j", "1"]) == 0
-    data = json.loads(out_json.read_text())
+    data = json.loads(out_json.read_text(encoding="utf-8"))
     assert [s["name"] for s in data["scripts"]] == ["brackets"] and data["scripts"][0]["source"] != "builtin"
     # the same directory named twice (by --dir and by a path) is read once
     assert main(["prove", "--dir", str(user_dir), str(user_dir / "brackets.py"), "-j", "1"]) == 0

@@ -336,7 +336,7 @@ def test_plot_resources_refusals(tmp_path):
     with pytest.raises(UsageError, match="expected a proof run"):
         plot_resources(3.5)
     bad = tmp_path / "bad.json"
-    bad.write_text("{not json")
+    bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(SerializationError, match="cannot read the proof run: not valid JSON"):
         plot_resources(bad)
     with pytest.raises(SerializationError, match="cannot read"):
@@ -438,7 +438,7 @@ def test_report_of_one_script_result_and_refusals(tmp_path, monkeypatch):
         {"name": "a", "verdict": "proved", "method": "exact", "resources": {"depth": 1, "width": 2, "layers": 3},
          "bounds": {"layers": 7}, "ok": True}]}
     path = tmp_path / "solo.json"
-    path.write_text(json.dumps(result))
+    path.write_text(json.dumps(result), encoding="utf-8")
     page = _Page(write_report(path, tmp_path / "solo.html").read_text(encoding="utf-8"))
     assert [(r["data-script"], r["data-instance"]) for r in page.rows] == [("solo", "a")] and page.imgs
     import symverify.viz._figure as vf
@@ -460,7 +460,7 @@ def _json(tmp_path, data):
     import json
 
     p = tmp_path / "data.json"
-    p.write_text(json.dumps(data))
+    p.write_text(json.dumps(data), encoding="utf-8")
     return p
 
 

@@ -24,7 +24,7 @@ BIN = Path(sys.executable).parent
 def no_torch_env(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
-    (site / "sitecustomize.py").write_text('import sys\nsys.modules["torch"] = None  # torch is "not installed"\n')
+    (site / "sitecustomize.py").write_text('import sys\nsys.modules["torch"] = None  # torch is "not installed"\n', encoding="utf-8")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(site), *filter(None, [env.get("PYTHONPATH")])])
     env.pop("PYTEST_ADDOPTS", None)
@@ -36,14 +36,14 @@ def _run(args, env, cwd, timeout=240):
 
 
 def test_torch_is_an_extra_and_dev_still_has_it():
-    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     deps = [d.split(">")[0].split("=")[0].strip() for d in meta["dependencies"]]
     assert "torch" not in deps
     extras = meta["optional-dependencies"]
     assert any(r.startswith("torch") for r in extras["torch"])
     for extra in ("all", "dev"):
         assert any(r.startswith("torch") for r in extras[extra]), extra
-    assert "torch==" in (ROOT / "constraints.txt").read_text()
+    assert "torch==" in (ROOT / "constraints.txt").read_text(encoding="utf-8")
 
 
 def test_the_blocker_really_hides_torch(no_torch_env, tmp_path):
@@ -117,7 +117,7 @@ def test_a_users_pytest_project_without_torch(no_torch_env, tmp_path):
 
         def test_golden(symverify_golden):
             symverify_golden.check(sv.verify(X, sv.compile(X), method="randomized"))
-    """))
+    """), encoding="utf-8")
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly",
             "--symverify-update", "test_user.py"]
     out = _run(args, no_torch_env, tmp_path)

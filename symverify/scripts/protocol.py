@@ -472,6 +472,13 @@ def sweep_grid(default: Mapping[str, Any]) -> dict[str, Any]:
 def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = None) -> int:
     """Entry point for ``python -m symverify.proofs.NAME [--quick] [--json OUT] [--shard K/N | --cases
     SPEC | --count-cases]``; returns the exit code (0 ok, 1 not ok, 2 bad arguments)."""
+    from symverify.progress import tolerant_output
+
+    with tolerant_output():
+        return _script_main(run, argv)
+
+
+def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> int:
     global _STATE
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="the small tier run in CI")
@@ -516,7 +523,7 @@ def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = Non
     finally:
         _STATE = previous
     if args.json:
-        with open(args.json, "w") as fh:
+        with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=2)
     code = 0 if state.counting or result.ok else 1
     if __name__ != "__main__":

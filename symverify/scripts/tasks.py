@@ -152,7 +152,9 @@ class Processes:
         with self._lock:
             if self.stopping:
                 return None, "", "interrupted"
-            full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+            # UTF-8 output whatever the locale: _tail decodes it as UTF-8, and a script's table (≤, →) must
+            # not crash the script where standard output is ASCII-only (LC_ALL=C with UTF-8 mode off).
+            full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8", **(env or {})}
             if guard and sys.platform.startswith("linux"):
                 cmd = [sys.executable, "-S", "-c", _GUARD, str(os.getpid()), *cmd]
             out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
