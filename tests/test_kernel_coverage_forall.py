@@ -105,3 +105,47 @@ def test_one_argument_predicates_are_not_cells() -> None:
     assert res.verdict == "refuted" and res.cell is not None
     differs, _ = forall._recheck(bad, dict(res.params), *res.cell, {"R": lambda r: True, "S": lambda r: False})
     assert differs is True
+
+
+def _no_two_adjacent(n_hi: int) -> Gadget:
+    """``care = P(i, q)``, ``assume``: no two cyclically adjacent rows both hold ``P``."""
+    return Gadget("g", (Param("N", 1, n_hi),), N, 1, _CYCLIC_COPY, 2 * inp(i, q), care=pred("P", i, q),
+                  assume=~(pred("P", i, q) & pred("P", (i + 1) % N, q)))
+
+
+def test_recheck_refuses_a_placement_that_breaks_assume() -> None:
+    """forall.py ``_recheck`` 462 (461 after the fallback's removal): z3's placement ``P`` true
+    everywhere violates ``assume`` at ``N = 2``: the witness is not confirmed (None), never
+    checked on an instance the statement is not about. The allowed placement confirms it."""
+    g = _no_two_adjacent(4)
+    assert forall._recheck(g, {"N": 2}, 0, 0, {"P": lambda r, c: True}) == (
+        None, "the witness's placement does not satisfy the assumptions at every cell")
+    assert forall._recheck(g, {"N": 2}, 0, 0, {"P": lambda r, c: r == 0})[0] is True
+
+
+def test_repaired_placement_drops_exactly_the_bad_cells() -> None:
+    """forall.py ``_repaired`` 525-539: the cells where ``assume`` fails are made False, the
+    others keep their value; no bad cell (or an instance above RECHECK_CELLS) gives None."""
+    g = _no_two_adjacent(1 << 20)
+    every = {"P": lambda r, c: True}
+    fixed = forall._repaired(g, {"N": 3}, every)
+    assert fixed is not None
+    assert [fixed["P"](r, 0) for r in range(3)] == [False, False, False]  # each row has a P neighbour
+    some = {"P": lambda r, c: r in (0, 1)}  # assume fails at row 0 only (P(0) ∧ P(1)): only it is dropped
+    fixed = forall._repaired(g, {"N": 4}, some)
+    assert fixed is not None and [fixed["P"](r, 0) for r in range(4)] == [False, True, False, False]
+    assert forall._repaired(g, {"N": 4}, {"P": lambda r, c: r == 0}) is None
+    assert forall._repaired(g, {"N": forall.RECHECK_CELLS + 1}, every) is None
+
+
+def test_pred_points_skip_undefined_reads() -> None:
+    """forall.py ``_pred_points`` 561-562 and 573-574: a predicate whose index is undefined at the
+    witness (``i − 5`` at ``i = 0``) is not read, and an undefined comparison reads as False, so
+    the conjunction behind it stops and the disjunction goes on (the concrete short-circuit)."""
+    seen = forall._pred_points([pred("P", i - 5, q)], {"i": 0, "q": 0}, lambda name, idx: True)
+    assert seen == {}
+    undefined = lt(i - 5, 3)
+    seen = forall._pred_points([undefined & pred("P", i, q)], {"i": 0, "q": 0}, lambda name, idx: True)
+    assert seen == {}
+    seen = forall._pred_points([undefined | pred("P", i, q)], {"i": 0, "q": 0}, lambda name, idx: True)
+    assert seen == {"P": {(0, 0)}}
