@@ -51,15 +51,15 @@ def test_ub_add_with_a_zero_mantissa() -> None:
     assert m * 2**e >= 3 * 2**4 + 5 * 2**10
 
 
-def test_round_up_without_an_absolute_term() -> None:
-    """bound_rules.py ``round_up`` with ``absolute=None`` (a layer of single-term products with
-    non-negative heights): only the relative step, and ``−∞`` stays ``−∞``."""
+def test_round_up_relative_and_absolute_steps() -> None:
+    """bound_rules.py ``round_up``: the relative step only where ``rel`` is nonzero, the absolute
+    one always (its ``absolute=None`` form had no caller and was removed); ``−∞`` stays ``−∞``."""
     x = np.array([1.0, 8.0, -math.inf])
-    br.round_up(x, 2.0**-50, None)
+    br.round_up(x, 2.0**-50, 0.0)
     assert x[0] == 1.0 + 2.0**-50 and x[1] == 8.0 * (1.0 + 2.0**-50) and x[2] == -math.inf
-    y = np.array([1.0])
-    br.round_up(y, 0.0, None)
-    assert y[0] == 1.0
+    y = np.array([1.0, -math.inf])
+    br.round_up(y, 0.0, np.array([0.25, 0.25]))
+    assert y[0] == 1.25 and y[1] == -math.inf
 
 
 def test_torch_first_mismatch_polls_the_check() -> None:

@@ -306,8 +306,7 @@ def round_up(x: Any, rel: float, absolute: Any) -> None:
     negative the callers size ``absolute`` for every magnitude and pass ``rel = 0``."""
     if rel:
         x *= 1 + rel
-    if absolute is not None:
-        x += absolute
+    x += absolute
 
 
 def otimes(x: Any, y: Any) -> Any:
