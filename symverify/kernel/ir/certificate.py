@@ -264,18 +264,17 @@ class Certificate:
                 if not isinstance(c, list) or len(c) not in (3, 4) or (len(c) == 3) != (not isinstance(c[2], list)):
                     raise SerializationError(f"{at}: {shape}, found {_kind(c)} {safe_repr(c)}")
                 row, col = _int(c[0], f"{at}[0] (row)"), _int(c[1], f"{at}[1] (col)")
-                try:
-                    if len(c) == 3:
-                        cells.append(Cell.node(row, col, _int(c[2], f"{at}[2] (node)")))
-                        continue
-                    terms = []
-                    for t, term in enumerate(c[2]):
-                        if not isinstance(term, list) or len(term) != 2:
-                            raise SerializationError(f"{at}[2][{t}]: expected [node, coeff], found {_kind(term)} {safe_repr(term)}")
-                        terms.append((_int(term[0], f"{at}[2][{t}][0] (node)"), scalar_from_json(term[1], f"{at}[2][{t}][1]")))
-                    cells.append(Cell(row, col, tuple(terms), scalar_from_json(c[3], f"{at}[3] (const)")))
-                except IRError as e:
-                    raise SerializationError(f"{at}: {e}") from None
+                # every field is checked here (ints ≥ 0, exact scalars: scalar_from_json raises
+                # SerializationError), which is all that Cell checks: Cell raises no IRError
+                if len(c) == 3:
+                    cells.append(Cell.node(row, col, _int(c[2], f"{at}[2] (node)")))
+                    continue
+                terms = []
+                for t, term in enumerate(c[2]):
+                    if not isinstance(term, list) or len(term) != 2:
+                        raise SerializationError(f"{at}[2][{t}]: expected [node, coeff], found {_kind(term)} {safe_repr(term)}")
+                    terms.append((_int(term[0], f"{at}[2][{t}][0] (node)"), scalar_from_json(term[1], f"{at}[2][{t}][1]")))
+                cells.append(Cell(row, col, tuple(terms), scalar_from_json(c[3], f"{at}[3] (const)")))
             out.append(Boundary(layer, tuple(cells), label))
         meta = data.get("meta", {})
         if not isinstance(meta, dict):

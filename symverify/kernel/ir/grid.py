@@ -110,8 +110,8 @@ class Grid:
     @staticmethod
     def identity(size: int) -> Grid:
         """The ``size×size`` identity (refused beyond ``MAX_CELLS`` rows: it stores one rectangle per row)."""
-        if isinstance(size, int) and not isinstance(size, bool):
-            limits.check(size, "MAX_CELLS", f"Grid.identity({show_int(size)})")
+        Grid(size, size)  # ShapeError unless the size is a non-negative int (a float gave TypeError)
+        limits.check(size, "MAX_CELLS", f"Grid.identity({show_int(size)})")
         return Grid.from_cells(size, size, {(i, i): 1 for i in range(size)})
 
     @staticmethod
@@ -131,8 +131,8 @@ class Grid:
         """
         from symverify.kernel.ir.scalar import sym
 
-        if all(isinstance(v, int) and not isinstance(v, bool) for v in (rows, cols)):
-            limits.check(rows * cols, "MAX_CELLS", f"Grid.symbolic({name!r}, {show_int(rows)}, {show_int(cols)})")
+        Grid(rows, cols)  # ShapeError unless both sizes are non-negative ints (a float gave TypeError)
+        limits.check(rows * cols, "MAX_CELLS", f"Grid.symbolic({name!r}, {show_int(rows)}, {show_int(cols)})")
         return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
 
     @staticmethod

@@ -588,7 +588,7 @@ def subst_c(c: Cond, sub: Mapping[str, IExpr]) -> Cond:
         return Not(subst_c(c.c, sub))
     if isinstance(c, Pred):
         return Pred(c.name, tuple(subst_i(x, sub) for x in c.idx))
-    return c
+    raise ParametricError(f"condition: unknown node {type(c).__name__}")
 
 
 def vars_i(e: IExpr) -> frozenset[str]:
@@ -610,7 +610,7 @@ def vars_c(c: Cond) -> frozenset[str]:
         return vars_c(c.c)
     if isinstance(c, Pred):
         return frozenset().union(*(vars_i(x) for x in c.idx)) if c.idx else frozenset()
-    return frozenset()
+    raise ParametricError(f"condition: unknown node {type(c).__name__}")
 
 
 def vars_v(v: Value) -> frozenset[str]:

@@ -42,7 +42,7 @@ import numpy as np
 
 from symverify.kernel.ir.scalar import Scalar, Sym, is_zero
 
-__all__ = ["UB", "Val", "ZERO_VAL", "VAR_VAL", "COUNT_CAP", "monomial_cap", "capped", "scalar_parts", "ExactRules",
+__all__ = ["UB", "Val", "ZERO_VAL", "VAR_VAL", "COUNT_CAP", "capped", "scalar_parts", "ExactRules",
            "NEG", "ZERO", "ONE", "VAR", "EXACT_LIMIT", "scalar_rows", "count_caps", "cap_counts", "round_up", "otimes",
            "oplus", "oplus_rows", "to_exact", "from_exact"]
 
@@ -135,11 +135,6 @@ def _cap(variables: int, deg: int) -> int:
     if deg > 4096:
         return COUNT_CAP
     return min(math.comb(variables + deg, deg), COUNT_CAP)
-
-
-def monomial_cap(variables: int, degree: int) -> int:
-    """``C(V+D, D)`` (capped at :data:`COUNT_CAP`): the monomials of degree ``≤ D`` in ``V`` variables."""
-    return 0 if degree < 0 else _cap(max(1, variables), degree)
 
 
 def capped(cnt: int, deg: int, variables: int) -> int:
@@ -311,8 +306,7 @@ def round_up(x: Any, rel: float, absolute: Any) -> None:
     negative the callers size ``absolute`` for every magnitude and pass ``rel = 0``."""
     if rel:
         x *= 1 + rel
-    if absolute is not None:
-        x += absolute
+    x += absolute
 
 
 def otimes(x: Any, y: Any) -> Any:

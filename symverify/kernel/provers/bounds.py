@@ -27,7 +27,7 @@ from symverify.deadline import CHECK_EVERY, Check, as_check
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, Sym, param_names
 from symverify.kernel.provers import bound_rules as rules
-from symverify.kernel.provers.bound_rules import COUNT_CAP, UB, VAR_VAL, ZERO_VAL, ExactRules, Val, monomial_cap
+from symverify.kernel.provers.bound_rules import COUNT_CAP, UB, VAR_VAL, ZERO_VAL, ExactRules, Val
 from symverify.kernel.provers.bounds_layers import Rects, model_rows, read_rects
 from symverify.kernel.provers.bounds_vector import circuit_rows, total_count
 from symverify.kernel.provers.sides import CircuitSide, KaleidoscopeSide, ModelSide, Side, assert_never
@@ -35,7 +35,7 @@ from symverify.kernel.semantics.evaluate import crop, embed, eval_layer
 from symverify.kernel.semantics.straightline import CONST, LIN, MUL, SCALE, program
 
 __all__ = ["UB", "BoundValue", "BoundRing", "Bounds", "structure_bounds", "common_denominator", "layers_peak", "bound_rows",
-           "monomial_cap", "COUNT_CAP", "circuit_bounds", "eval_code"]
+           "COUNT_CAP", "circuit_bounds", "eval_code"]
 
 
 class BoundValue:

@@ -91,16 +91,15 @@ class _Entries(NamedTuple):
     vid: Any
 
 
-def _painted(rects: Rects, nn: int, dd: int) -> tuple[Any, Any] | None:
+def _painted(rects: Rects, nn: int, dd: int) -> tuple[Any, Any]:
     """Every painted cell of every grid: ``(key, value id)`` with ``key = grid·B + row·d' + col``
     (grid ``4·layer + (W, h, b1, b2)``, ``B = max(N', d')·d'`` cells per grid), sorted by key,
-    each cell's last rectangle winning; None beyond :data:`MAX_CELLS` cells."""
+    each cell's last rectangle winning. At most :data:`MAX_CELLS` cells: ``rects`` is one window of
+    :func:`_windows`."""
     r0, r1, c0, c1, vids, counts = rects[1:]
     width = c1 - c0
     area = (r1 - r0) * width
     total = int(area.sum())
-    if total > MAX_CELLS:
-        return None
     first = np.cumsum(area) - area
     rect = np.repeat(np.arange(len(area)), area)
     local = np.arange(total) - first[rect]
@@ -176,13 +175,10 @@ class _Plan(NamedTuple):
 
 def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, tab: Any, check: Check | None) -> _Plan | None:
     """The live cells and padded terms of every layer (``tab``: the value table of ``rects.values``);
-    None beyond limits. ``check`` runs between the steps."""
+    None beyond limits. ``check`` runs between the steps. ``layers`` and ``rects`` are one window
+    of :func:`_windows`: at most :data:`MAX_CELLS` layer cells and painted cells."""
     count, cells = len(layers), nn * dd
-    if count * cells > MAX_CELLS:
-        return None
     painted = _painted(rects, nn, dd)
-    if painted is None:
-        return None
     if check is not None:
         check()
     nonzero = np.isfinite(tab[:, 0])
@@ -246,8 +242,9 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
     dropped before the next, its last state the next one's first: memory stays bounded and the
     time linear in layers × ``N'·d'`` at any depth. A single layer beyond :data:`MAX_CELLS` gives None.
 
-    With rational weights (negative heights), the rounding is sized for ``|h| ≤ B`` (``B = 2^20``
-    bits, then four times what a first run found), and every stored value (and every value of a
+    The rounding is sized for ``|h| ≤ B`` (``B = 2^20`` bits, then four times what a first run
+    found; heights are negative for rational weights, and the zero value's is ``−∞``, so no table
+    is free of negative heights and there is no separate rule for non-negative ones), and every stored value (and every value of a
     window's first state) is checked against ``B/4`` afterwards (so the branches, at most
     ``2·B/4`` plus logarithms, are within ``B``); each window is sized and checked on its own.
     ``summary``, when given, receives :func:`~.bounds_vector.peak_of` over every layer's values.
@@ -273,11 +270,10 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
         return None
     tab = table(rects.values)
     lq = math.log2(q) + 1.0
-    rational = bool((tab[:, 2] < 0).any())
     caps = count_caps(variables)
     peak, sizes = first, [0.0, 0.0]
     for a, b in windows:
-        done = _window_rows(X, layers[a:b], _slice(rects, a, b), nn, dd, tab, lq, rational, caps, check)
+        done = _window_rows(X, layers[a:b], _slice(rects, a, b), nn, dd, tab, lq, caps, check)
         if done is None:
             return None
         X, every = done
@@ -333,7 +329,7 @@ def _slice(rects: Rects, a: int, b: int) -> Rects:
 
 
 def _window_rows(X: Any, layers: Sequence[Layer], rects: Rects, nn: int, dd: int, tab: Any, lq: float,
-                 rational: bool, caps: Any, check: Check | None) -> tuple[Any, tuple[Any, list[int]]] | None:
+                 caps: Any, check: Check | None) -> tuple[Any, tuple[Any, list[int]]] | None:
     """One window of :func:`model_rows` from the state ``X``: the last state, and every layer's
     values at its live cells (concatenated) with their counts per layer; None beyond limits."""
     plan = _plan(layers, rects, nn, dd, tab, check)
@@ -341,14 +337,14 @@ def _window_rows(X: Any, layers: Sequence[Layer], rects: Rects, nn: int, dd: int
         return None
     cells = nn * dd
     into = magnitude(X[:cells][X[:cells, 0] > NEG], lq)  # the window's first state, as rows it reads
-    signed = max(magnitude(tab, lq), into, 2.0**20) if rational else None
+    signed = max(magnitude(tab, lq), into, 2.0**20)
     for _ in range(2):
         state, outs = _run(X, plan, tab, layers, nn, dd, caps, signed, check)
         every = np.concatenate(outs)
         if not usable(every):  # a degree of 2^51 or more, or an overflow to inf or NaN: the exact pass answers
             return None
         found = max(magnitude(tab, lq), magnitude(every, lq), into)
-        if signed is None or found <= signed / 4:
+        if found <= signed / 4:
             return state, (every, [len(o) for o in outs])
         signed = 4 * found
     return None
@@ -365,7 +361,7 @@ def _peak(counts: Any, sizes: list[int], start: float, cells: int) -> float:
     return max(float((before + totals).max(initial=start)), start) * (1 + (cells + 4) * 2.0**-50)
 
 
-def _run(X: Any, plan: _Plan, tab: Any, layers: Sequence[Layer], nn: int, dd: int, caps: Any, signed: float | None,
+def _run(X: Any, plan: _Plan, tab: Any, layers: Sequence[Layer], nn: int, dd: int, caps: Any, signed: float,
          check: Check | None) -> tuple[Any, list[Any]]:
     """Every layer in turn: the last state, and the values at every layer's live cells."""
     numeric = bool((tab[:, 0] <= 0).all() and (tab[:, 3] <= 0).all())  # no Sym: weights keep degrees and counts
@@ -379,15 +375,14 @@ def _run(X: Any, plan: _Plan, tab: Any, layers: Sequence[Layer], nn: int, dd: in
     return X, outs
 
 
-def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int, caps: Any, signed: float | None,
+def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int, caps: Any, signed: float,
            numeric: bool) -> tuple[Any, Any]:
     """One layer on the state ``X`` (rows ``N'·d'`` cells, then zero, then one): the new state
     and its values at the live cells.
 
-    Rounding (``h`` and ``c``): at most ``t + 4`` roundings of ``2^-53·|x|`` for ``t`` terms when
-    every operand is at most the result (heights ``≥ 0``), ``2^-50`` per ``logaddexp2``: a relative
-    step. With negative heights (``signed``: ``|h| ≤ signed``), operands are at most ``M' =
-    2·signed + 2·log2(t + 2) + 8`` in magnitude, and ``(t + 6)·M'·2^-52`` is added instead."""
+    Rounding (``h`` and ``c``): with ``|h| ≤ signed`` (heights may be negative), operands are at
+    most ``M' = 2·signed + 2·log2(t + 2) + 8`` in magnitude, and ``(t + 6)·M'·2^-52`` is added, on
+    top of ``t·2^-48`` for the ``logaddexp2`` of up to ``t`` terms."""
     cells = nn * dd
     new = np.full_like(X, NEG)
     new[cells + 1] = ONE
@@ -400,14 +395,11 @@ def _layer(X: Any, plan: _Plan, k: int, tab: Any, cyclic: bool, nn: int, dd: int
         proj = otimes(X[plan.w_src[lo:hi]], plan.w_one[lo:hi]) if tw else plan.b1_rows[lo:hi]
         conv = otimes(X[plan.h_src[lo:hi]], plan.h_one[lo:hi]) if th else plan.b2_rows[lo:hi]
         out = otimes(proj, conv)
-        absolute = None
+        absolute = 0.0
     else:
         out = _general(X, plan, k, tab, cyclic, cells, dd, caps)
         absolute = t * 2.0**-48  # the logaddexp2 of up to t terms
-    if signed is None:
-        round_up(out[:, 2:], (t + 6) * 2.0**-53, absolute)
-    else:
-        round_up(out[:, 2:], 0.0, (absolute or 0.0) + (2 * signed + 2 * math.log2(t + 2) + 8) * (t + 6) * 2.0**-52)
+    round_up(out[:, 2:], 0.0, absolute + (2 * signed + 2 * math.log2(t + 2) + 8) * (t + 6) * 2.0**-52)
     if not (numeric and (tw == 0 or th == 0)):  # a numeric weight times one cell changes no count
         cap_counts(out, caps)
     new[plan.cell[lo:hi]] = out

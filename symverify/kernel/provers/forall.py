@@ -675,10 +675,9 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         last = n_enc == len(encodings) - 1
         enc = kind(z3, [*names, "i", "q"], fast_mod=fast, width=width)
         v = enc.vars
-        try:
-            (nn, ok_n), (dd, ok_d) = enc.ix(g.rows), enc.ix(g.cols)
-        except _NotLinearError:
-            continue
+        # ``_IntEnc`` is tried only when ``_is_linear`` admitted every expression, rows and
+        # columns included, and it encodes whatever ``_linear_ok`` admits: no fallback here
+        (nn, ok_n), (dd, ok_d) = enc.ix(g.rows), enc.ix(g.cols)
         (where, ok_w) = enc.cond(g.where)
         base = [z3.And(enc.le(enc.const(lo), v[n]), enc.le(v[n], enc.const(hi))) for n, (lo, hi) in bounds.items()]
         base += [ok_w, where]

@@ -176,15 +176,6 @@ class Deg:
             return Deg(-math.inf)
         return Deg(self.d + other.d)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Deg) and self.d == other.d
-
-    def __hash__(self) -> int:
-        return hash(self.d)
-
-    def __repr__(self) -> str:
-        return f"Deg({self.d})"
-
 
 class DegreeRing:
     """Degrees in the input variables (symbolic weights count as constants)."""
