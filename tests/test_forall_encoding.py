@@ -128,7 +128,7 @@ def test_witness_placement_reads_predicates_as_the_concrete_interpretation() -> 
 @given(_exprs())
 def test_linear_fragment_is_what_the_integer_encoding_takes(e: IExpr) -> None:
     """Where ``_linear_ok`` admits an expression, ``_IntEnc`` encodes it (the prover picks the
-    linear encoding by ``_linear_ok`` and only the rows and columns are tried under a fallback)."""
+    linear encoding by ``_linear_ok`` alone, with no fallback: this is why none is needed)."""
     from symverify.kernel.provers.forall import _NotLinearError
 
     enc = _IntEnc(z3, ["a", "b"], fast_mod=True)
