@@ -130,7 +130,7 @@ def test_info_compile_lists_the_resources_over_their_bound(tmp_path, capsys, mon
     assert "(stated bound 0)" in out
 
 
-class _Unprintable(Exception):
+class _UnprintableError(Exception):
     def __str__(self):
         raise RuntimeError("no text")
 
@@ -141,7 +141,7 @@ class _Unprintable(Exception):
     (MemoryError(), 3, "out of memory"),
     (RecursionError(), 3, "internal error (please report it): recursion too deep"),
     (ValueError("bad\n  thing"), 3, "internal error (please report it; SYMVERIFY_TRACEBACK=1 shows where): ValueError: bad thing"),
-    (_Unprintable(), 3, "internal error (please report it; SYMVERIFY_TRACEBACK=1 shows where): _Unprintable: "),
+    (_UnprintableError(), 3, "internal error (please report it; SYMVERIFY_TRACEBACK=1 shows where): _UnprintableError: "),
 ])
 def test_main_turns_every_escaping_exception_into_one_line(tmp_path, capsys, monkeypatch, exc, code, match):
     """main, lines 736-750: an exception escaping a command becomes one ``symverify: error:`` line

@@ -49,7 +49,7 @@ def test_a_layer_called_directly_notices_an_edited_weight():
 def test_a_layer_refuses_an_unknown_path():
     """BaseConvLayer.forward, line 147: path is 'fft', 'direct' or 'auto'."""
     ly = to_torch(model()).layers[0]
-    with pytest.raises(ShapeError, match="path: expected 'fft' or 'direct' or 'auto' .*found 'fast'"):
+    with pytest.raises(ShapeError, match=r"path: expected 'fft' or 'direct' or 'auto' .*found 'fast'"):
         ly(U, "fast")
 
 

@@ -33,14 +33,14 @@ def test_a_golden_file_without_a_session_writes_updates_and_compares(tmp_path):
 
 def test_a_missing_golden_file_without_a_session_fails(tmp_path):
     """GoldenFile.check, branch 294->296: no file and no update fails and says how to write it."""
-    with pytest.raises(Failed, match="no golden file .*t.json; run pytest --symverify-update to write it"):
+    with pytest.raises(Failed, match=r"no golden file .*t\.json; run pytest --symverify-update to write it"):
         GoldenFile(tmp_path, "t", False).check({"a": 1})
 
 
 def test_an_unreadable_golden_file_without_a_session_fails(tmp_path):
     """GoldenFile.check, branch 273->275: a directory in the file's place fails with the reason."""
     (tmp_path / "t.json").mkdir()
-    with pytest.raises(Failed, match="cannot read the golden file .*t.json: .*a directory is in its place"):
+    with pytest.raises(Failed, match=r"cannot read the golden file .*t\.json: .*a directory is in its place"):
         GoldenFile(tmp_path, "t", False).check({"a": 1})
 
 

@@ -8,6 +8,7 @@ is, else 0. A network that loses, duplicates or misplaces a copy fails it.
 """
 
 import random
+import sys
 
 import pytest
 
@@ -124,11 +125,18 @@ def test_candidate_shape_from_built_factors_agrees_with_the_patterns(monkeypatch
 
     expected = choices()
 
-    def unsure(*a, **k):
-        raise selection._UnsureError
+    real_shape = selection._shape
+    forced = []
+
+    def unsure(*a, **k):  # only _candidate's calls: the direct route's pruning keeps the real one
+        if sys._getframe(1).f_code.co_name == "_candidate":
+            forced.append(1)
+            raise selection._UnsureError
+        return real_shape(*a, **k)
 
     monkeypatch.setattr(selection, "_shape", unsure)
     try:
         assert choices() == expected
+        assert forced  # the fallback did run
     finally:
         clear()
