@@ -63,3 +63,38 @@ def test_structured_synthetic_model_shares_rows_across_channels():
             assert len(g.rects) == g.rows and all(len(set(r)) == 1 and r[0] != 0 for r in rows)
     dense = dense_model(8, 4, 3, seed=2)
     assert any(len(set(r)) > 1 for layer in dense.layers for r in layer.b1.to_rows())
+
+
+def test_occupancy_counts_are_the_live_cells_by_role():
+    """viz.model.Occupancy.counts (line 105): per role, the cells over all layers; the non-zero
+    roles add up to the live cells of every layer, and the zero role to the rest."""
+    from symverify.viz.model import occupancy
+
+    comp = sv.compile(determinant(2), method="dense")
+    occ = occupancy(comp)
+    counts = occ.counts()
+    assert set(counts) == {"zero", "track", "remembered", "workspace"}
+    live = sum(occ.live(k) for k in range(occ.layers + 1))
+    assert counts["track"] + counts["remembered"] + counts["workspace"] == live > 0
+    m = comp.model
+    assert counts["zero"] + live == (occ.layers + 1) * m.inner_n * m.inner_d
+
+
+def test_a_missing_dependency_of_the_kaleidoscope_compiler_is_not_hidden(monkeypatch):
+    """compiler._kaleidoscope (line 117): a ModuleNotFoundError for another module (a dependency
+    the compiler imports) propagates; only the compiler module itself missing is the
+    'unavailable' CompileError."""
+    import importlib
+
+    from symverify import compiler
+
+    def missing(name):
+        raise ModuleNotFoundError(f"No module named {missing.mod!r}", name=missing.mod)
+
+    monkeypatch.setattr(importlib, "import_module", missing)
+    missing.mod = "some_dependency"
+    with pytest.raises(ModuleNotFoundError, match="some_dependency"):
+        compiler._kaleidoscope()
+    missing.mod = "symverify.compiler.kaleidoscope"
+    with pytest.raises(CompileError, match="method 'kaleidoscope' is unavailable"):
+        compiler._kaleidoscope()
