@@ -85,7 +85,7 @@ def test_describe_keeps_unknown_calls_as_torch_calls():
     varying = torch.tensor([0, 1]).view(2, 1, 1).expand(2, 2, 3).clone()
     varying[0, 1, 0] = 3  # not one index per channel
     assert npg._describe(partial(torch.gather, out=dst), (src, 0, varying), F64) is None
-    too_far = torch.full((2, 2, 3), 7)
+    too_far = torch.tensor([7, 0]).view(2, 1, 1).expand(2, 2, 3)  # one index per channel, but past the source
     assert npg._describe(partial(torch.gather, out=dst), (src, 0, too_far), F64) is None
     fine = torch.tensor([3, 0]).view(2, 1, 1).expand(2, 2, 3)
     assert npg._describe(partial(torch.gather, out=dst), (src, 0, fine), F64) is not None
