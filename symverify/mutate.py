@@ -266,8 +266,6 @@ def _random_zero_site(model: Model, rng: random.Random, tries: int = 64) -> Weig
         k = rng.randrange(len(model.layers))
         name = rng.choice(GRIDS)
         g: Grid = getattr(model.layers[k], name)
-        if g.rows == 0 or g.cols == 0:
-            continue
         i, j = rng.randrange(g.rows), rng.randrange(g.cols)
         if is_zero(g.get(i, j)):
             return WeightSite(k, name, i, j)

@@ -133,7 +133,7 @@ def library() -> Any:
 
 def _collapse(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> tuple[list[int], list[list[int]]]:
     """Axes of length 1 dropped and adjacent axes merged where every operand steps evenly across
-    them; padded in front to three axes."""
+    them; padded in front to three axes (``shape`` has three: the result never has more)."""
     axes = [(n, [s[i] for s in strides]) for i, n in enumerate(shape) if n != 1]
     out: list[tuple[int, list[int]]] = []
     for n, st in axes:
@@ -143,8 +143,6 @@ def _collapse(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> tuple[l
                 out[-1] = (pn * n, st)
                 continue
         out.append((n, st))
-    if len(out) > 3:
-        raise ValueError("more than three axes after collapsing")
     while len(out) < 3:
         out.insert(0, (1, [0] * len(strides)))
     return [n for n, _ in out], [[st[i] for _, st in out] for i in range(len(strides))]
@@ -165,10 +163,7 @@ def _descriptor(kind: int, dst: Any, srcs: Sequence[Any], dtype: Any) -> list[in
         return None
     shape = [1] * (3 - dst.dim()) + list(dst.shape)
     strides = [[0] * (3 - dst.dim()) + list(t.stride()) for t in ops]
-    try:
-        dims, st = _collapse(shape, strides)
-    except ValueError:
-        return None
+    dims, st = _collapse(shape, strides)
     row = [kind, *dims]
     for i in range(4):  # an unused operand slot points at the destination with zero steps (never read)
         row += [ops[i].data_ptr(), *st[i]] if i < len(ops) else [dst.data_ptr(), 0, 0, 0]

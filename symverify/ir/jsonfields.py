@@ -7,6 +7,7 @@ field's path, what was expected and what was found; nothing is coerced. Scalars 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
@@ -72,12 +73,9 @@ def _parse_constant(text: str) -> Any:
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for k, _ in pairs:
-            if k in seen:
-                raise SerializationError(f"duplicate key {safe_repr(k)} in a JSON object (JSON objects must not repeat a key)")
-            seen.add(k)
+    if len(out) != len(pairs):  # some key repeats: name the first such key
+        k = next(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
+        raise SerializationError(f"duplicate key {safe_repr(k)} in a JSON object (JSON objects must not repeat a key)")
     return out
 
 

@@ -67,8 +67,5 @@ class ValueMemo(Generic[V]):
             self._entries.popitem(last=False)
         return value
 
-    def clear(self) -> None:
-        self._entries.clear()
-
     def __len__(self) -> int:
         return len(self._entries)

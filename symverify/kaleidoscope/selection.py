@@ -47,9 +47,10 @@ positions this module builds, in application order:
      ``2n − 3`` factors instead of ``2n − 1``. It pays where a stage is routed at twice its own
      size (sources below ``N/2``, room in each half).
 
-   Every route is simulated; a collision drops that candidate. The last resort, a Beneš
-   permutation (Dao et al. Theorem 2, :func:`~symverify.kaleidoscope.permutation.route_permutation`)
-   to ``0 … m − 1`` followed by the compact broadcast, cannot collide.
+   Every route is simulated; a collision drops that candidate. *Concentrate, then compact*
+   (the sources in order onto ``0 … m − 1`` through strides ``1, 2, …, N/2``, then the compact
+   broadcast) never collides (a monotone map onto consecutive ranks, see :func:`_copy_patterns`),
+   so every stage has a candidate.
 2. **One permutation** (Beneš, ``2n`` factors, ``2n − 1`` once the two stride-1 factors merge; in
    the orientation ``N/2 … 1 … N/2`` or, conjugated by the bit reversal, ``1 … N/2 … 1``): the
    copies of the operands of output row ``o`` go to ``o`` and ``o ⊕ K``, where ``K`` is a power of
@@ -67,7 +68,7 @@ positions above ``N`` stay 0.
 the largest fan-out, at most ``min(c + 2n, 4n − 1)`` non-identity factors, where ``c = ⌈log2 f⌉``
 for sources at aligned block starts, ``c = n`` for sources in order at ``0 … m − 1`` (or anywhere
 the broadcast banyan does not collide) and, in general, ``c = 2n − 1`` (concentration, then
-broadcast; the Beneš last resort, never needed in the tests and sweeps, costs ``3n − 2``);
+broadcast, which always routes);
 ``2n`` when no source is read twice (the Beneš and the combine). ``N`` is the least
 power of two above every input and output position and ``nnz`` (the copy slots), doubled when
 no stride ``K < N`` separates the two-entry rows from the other outputs (:func:`selection_size`).
@@ -364,14 +365,15 @@ def _copy_patterns(N: int, uses: Mapping[int, int]) -> list[tuple[str, list[Pat]
                 r = _route_masks(N, inner, down, ghosts=set(inner) - set(uses))
                 if r is not None:
                     out.append((f"compact from {srcs[0]}, gaps filled", r[0], {j: inner[j] for j in srcs}))
+    # Always routable, so no other fallback: sorted sources onto their ranks through strides
+    # 1, 2, 4, … never collide (after bits 0..k of the destinations are fixed, two records share a
+    # position only if their sources agree above bit k, i.e. differ by less than 2^(k+1); then their
+    # ranks differ by more than 0 and less than 2^(k+1), so their low k+1 bits differ); then the
+    # compact broadcast from compact sorted sources, which never collides (as above).
     ranks = {j: r for r, j in enumerate(srcs)}
     conc = _route_masks(N, {j: [ranks[j]] for j in srcs}, up)
-    if conc is not None and add("concentrate+compact", conc[0], ranks, compact, down):
-        pass
-    elif not out:  # last resort: a Beneš permutation to the ranks, then the compact broadcast
-        perm = _benes_masks(N, {j: ranks[j] for j in srcs}, "down")
-        if not add("benes+compact", perm, ranks, compact, down):
-            raise AssertionError("internal: the broadcast banyan collided on compact sorted sources")
+    if conc is None or not add("concentrate+compact", conc[0], ranks, compact, down):
+        raise AssertionError("internal: the butterfly collided on a monotone concentration of sorted sources")
     return out
 
 
@@ -690,7 +692,7 @@ def _ents_key(ents: Ents) -> tuple[tuple[int, int, Scalar, type], ...]:
     return tuple(sorted((i, j, v, type(v)) for (i, j), v in ents.items()))
 
 
-EXPENSIVE_COPIES = ("concentrate+compact", "benes+compact")
+EXPENSIVE_COPIES = ("concentrate+compact",)
 """The copy networks of ``2n − 1`` factors or more (module docstring): a stage that needs one may
 route in fewer factors at twice the size, where its sources and their gaps fit the broadcast
 banyan (``compact, gaps filled``: ``n + 1`` factors)."""

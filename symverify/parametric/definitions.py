@@ -11,7 +11,7 @@ from functools import cache
 from symverify.kernel.parametric.gadget import Gadget
 from symverify.parametric import library
 
-__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "butterfly_sequence", "butterfly_channel", "product_pair", "mul_stage", "gather", "scatter", "factor_sequence", "factor_channel", "block_scale"]
+__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "mul_stage", "gather", "scatter", "factor_sequence", "factor_channel", "block_scale"]
 
 
 @cache
@@ -32,21 +32,6 @@ def cyclic_shift() -> Gadget:
 @cache
 def running_add() -> Gadget:
     return library.running_add()
-
-
-@cache
-def butterfly_sequence() -> Gadget:
-    return library.butterfly_sequence()
-
-
-@cache
-def butterfly_channel() -> Gadget:
-    return library.butterfly_channel()
-
-
-@cache
-def product_pair() -> Gadget:
-    return library.product_pair()
 
 
 @cache

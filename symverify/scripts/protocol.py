@@ -526,6 +526,5 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=2)
     code = 0 if state.counting or result.ok else 1
-    if __name__ != "__main__":
-        sys.stdout.flush()
+    sys.stdout.flush()
     return code

@@ -253,9 +253,7 @@ def resource_records(run: Any) -> list[Record]:
     for s in data["scripts"]:
         name = str(s.get("name", "?"))
         title = str(s.get("title", ""))
-        for inst in (s.get("result") or {}).get("instances", []):
-            if not isinstance(inst, Mapping):
-                continue
+        for inst in (s.get("result") or {}).get("instances", []):  # objects: load_run checked each one
             out.append(Record(name, title, str(inst.get("name", "")), str(inst.get("verdict", "unknown")),
                               bool(inst.get("ok", inst.get("verdict") == "proved")), numbers(inst.get("resources")),
                               numbers(inst.get("bounds")), str(inst.get("detail", ""))))

@@ -8,7 +8,6 @@ they have no single value. Small grids are annotated with their values.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,7 @@ from symverify.errors import UsageError
 from symverify.ir import limits
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, Sym, is_zero, show_scalar
+from symverify.kernel.ir.scalar import Scalar, Sym, show_scalar
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -27,6 +26,7 @@ __all__ = ["plot_weights", "grid_arrays", "SYMBOLIC_COLOR"]
 
 SYMBOLIC_COLOR = "#9467bd"
 _ANNOTATE_CELLS = 144
+_MAX_SCALE = 1e300  # the colour scale's largest magnitude; larger values take the end colours
 
 
 def _float(v: Scalar) -> float:
@@ -34,7 +34,7 @@ def _float(v: Scalar) -> float:
         try:
             return float(v)
         except OverflowError:
-            return math.copysign(1e308, v)
+            return 1e308 if v > 0 else -1e308  # copysign would convert v to a float, and overflow again
     raise TypeError(v)
 
 
@@ -52,7 +52,7 @@ def grid_arrays(g: Grid) -> tuple[np.ndarray, np.ndarray, dict[tuple[int, int], 
     for (i, j), v in nz.items():
         if isinstance(v, Sym):
             symbolic[i, j] = True
-        elif not is_zero(v):
+        else:  # nonzero() lists nonzero cells only
             values[i, j] = _float(v)
     return values, symbolic, nz
 
@@ -101,13 +101,12 @@ def plot_weights(layer: Layer | Any, index: int | None = None, *, title: str | N
     lay, what = _layer_of(layer, index)
     arrays = {name: grid_arrays(g) for name, g in lay.grids()}
     finite = [np.nanmax(np.abs(v)) for v, _, _ in arrays.values() if np.isfinite(v).any()]
-    vmax = max(finite) if finite else 1.0
+    vmax = min(max(finite), _MAX_SCALE) if finite else 1.0  # a scale of ±1e308 overflows the colour bar's span
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-vmax, vmax=vmax)
     nn, dd = lay.inner_n, lay.inner_d
     fig = new_figure(min(16.0, 3.0 + 0.9 * 4 + 0.08 * 4 * dd), min(10.0, max(3.0, 1.5 + 0.12 * max(nn, dd))))
     axes = fig.subplots(1, 4, gridspec_kw={"width_ratios": [1, 1, 1, 1]})
-    mappable = None
-    for ax, (name, (values, symbolic, nz)) in zip(axes, arrays.items()):
+    for ax, (name, (values, symbolic, nz)) in zip(axes, arrays.items()):  # four panels: mappable is set
         g = dict(lay.grids())[name]
         # square cells (a 3×3 W stays a small square next to 72×3 biases) unless a matrix is too thin to see
         aspect = "equal" if max(g.rows, g.cols) <= MAX_SQUARE_RATIO * max(1, min(g.rows, g.cols)) else "auto"
@@ -132,8 +131,7 @@ def plot_weights(layer: Layer | Any, index: int | None = None, *, title: str | N
                 dark = isinstance(v, Sym) or abs(values[i, j]) > 0.6 * vmax
                 ax.text(j, i, text if len(text) <= 6 else text[:5] + "…", ha="center", va="center", fontsize=6,
                         color="white" if dark else "black")
-    if mappable is not None:
-        fig.colorbar(mappable, ax=list(axes), shrink=0.8, label="value (symbolic: purple)")
+    fig.colorbar(mappable, ax=list(axes), shrink=0.8, label="value (symbolic: purple)")
     fig.suptitle(wrap(title if title is not None else f"{what} ({lay.mode.value}): (u·W + b1) ⊙ (h ⊛ u + b2)", fig),
                  fontsize=10)
     return fig

@@ -1,0 +1,121 @@
+"""symverify.scripts.tasks: the invariants of a Task, what part of a script it names, and the
+rare endings of its process (a timeout, a stop before the start, a bad ``--count-cases`` answer,
+an unknown signal, a process that is already gone).
+
+Each test names the lines of ``symverify/scripts/tasks.py`` it is for and why its assertion bites.
+"""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from symverify.scripts import tasks
+from symverify.scripts.tasks import Processes, Task, execute
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"shard": (1, 2), "cases": (0,)}, "a task is a shard, a set of cases or a count, not several"),
+    ({"cases": (0,), "count": True}, "not several"),
+    ({"source": "/some/dir"}, "task t: a user's script needs its path or its files"),
+])
+def test_task_invariants(kw, match):
+    """Task.__post_init__ (lines 73, 75): the runner's own invariants, internal errors."""
+    with pytest.raises(ValueError, match=match):
+        Task("t", **kw)
+
+
+def test_part_names_what_the_task_runs():
+    """Task.part (lines 80-84) and the flags argv passes for the same part."""
+    assert Task("t", count=True).part() == "count"
+    assert Task("t", shard=(2, 5)).part() == "shard 2/5"
+    assert Task("t", cases=(3, 4)).part() == "cases 3,4"
+    assert Task("t").part() == "all"
+    out, root = Path("/o/r.json"), Path("/r")
+    assert Task("t", shard=(2, 5)).argv(out, root)[-1] == "--shard=2/5"
+    assert Task("t", cases=(3, 4), quick=True).argv(out, root)[-2:] == ["--quick", "--cases=3,4"]
+    assert Task("t", count=True).argv(out, root)[-1] == "--count-cases"
+
+
+def test_a_stopped_pool_starts_nothing(tmp_path):
+    """Processes.run, line 154: after stop() no process is started and the answer is 'interrupted'."""
+    procs = Processes()
+    procs.stop()
+    marker = tmp_path / "ran"
+    code, out, err = procs.run([sys.executable, "-c", f"open({str(marker)!r}, 'w')"], tmp_path, None)
+    assert (code, out, err) == (None, "", "interrupted")
+    assert not marker.exists()
+
+
+def user_task(tmp_path, body, **kw):
+    path = tmp_path / "s.py"
+    path.write_text(textwrap.dedent(body))
+    return Task("s", source=str(tmp_path), path=str(path), **kw)
+
+
+def test_a_timeout_is_a_crash_that_says_so(tmp_path):
+    """execute, line 257: a process killed at its timeout is 'crashed' with the timeout as error."""
+    t = user_task(tmp_path, "import time\ntime.sleep(60)\n", timeout=0.5)
+    ans = execute(t)
+    assert ans["status"] == "crashed" and ans["result"] is None
+    assert ans["error"] == "timed out after 0.5 s"
+    assert ans["seconds"] < 30
+
+
+@pytest.mark.parametrize("answer", ['{"cases": -1}', '{"cases": "3"}', '{"n": 3}'])
+def test_count_cases_needs_a_count(tmp_path, answer):
+    """execute, line 276: a ``--count-cases`` answer without a non-negative int ``cases`` is a crash
+    that quotes what came back."""
+    body = f"""
+        import sys
+        out = sys.argv[sys.argv.index("--json") + 1]
+        open(out, "w").write({answer!r})
+        """
+    ans = execute(user_task(tmp_path, body, count=True))
+    assert ans["status"] == "crashed"
+    assert ans["error"] == "--count-cases: expected {\"cases\": N}, found " + answer
+
+
+def test_count_cases_accepts_zero(tmp_path):
+    """The same check lets a count of 0 through (a script with no cases)."""
+    body = """
+        import sys
+        open(sys.argv[sys.argv.index("--json") + 1], "w").write('{"cases": 0}')
+        """
+    ans = execute(user_task(tmp_path, body, count=True))
+    assert ans["status"] == "done" and ans["result"] == {"cases": 0}
+
+
+def test_signal_names():
+    """_signal_name (lines 232-233): a known signal by name, an unknown number as 'signal N'."""
+    assert tasks._signal_name(-9) == "SIGKILL"
+    assert tasks._signal_name(-250) == "signal 250"
+
+
+def test_a_stop_flag_that_cannot_be_read_does_not_stop():
+    """_asks_to_stop (lines 225-226): a flag that raises (the scheduler went away) means go on."""
+    def broken():
+        raise ConnectionError("scheduler gone")
+
+    assert tasks._asks_to_stop(broken) is False
+    assert tasks._asks_to_stop(lambda: 1) is True
+
+
+def test_killing_a_process_that_is_already_gone_is_quiet():
+    """_kill_group (branch 210->216, lines 218-219): the group is gone (ProcessLookupError from
+    killpg), then the process is gone too (from kill): neither escapes."""
+    done = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    done.wait()
+
+    class Gone:
+        pid = done.pid
+        killed = False
+
+        def kill(self):
+            Gone.killed = True
+            raise ProcessLookupError
+
+    tasks._kill_group(Gone())  # type: ignore[arg-type]
+    assert Gone.killed
