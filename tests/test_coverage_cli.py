@@ -8,6 +8,7 @@ Each test names the lines of ``symverify/cli.py`` it is for and why its assertio
 import os
 import re
 import stat
+import sys
 import textwrap
 import threading
 from dataclasses import replace
@@ -164,6 +165,8 @@ def test_prove_on_a_terminal_shows_a_live_status(scripts, capsys, monkeypatch):
     import rich.console
 
     monkeypatch.setattr(rich.console.Console, "is_terminal", property(lambda self: True))
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # the spinner needs a real terminal too
     code, out, err = run(capsys, "prove", "--dir", scripts, "bare", "empty", "-j", "1")
     assert code == 1
     plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", err)
