@@ -178,3 +178,57 @@ def test_numeric_cross_check_stopped_by_the_timeout_is_a_note(monkeypatch) -> No
     rep = sv.verify(QUARTIC_C, QUARTIC_M, method="exact", numeric=True)
     assert rep.proved and rep.numeric is None
     assert "numeric cross-check stopped: the timeout ran out" in rep.notes
+
+
+def test_numeric_skip_reasons(monkeypatch) -> None:
+    """verification.py 272: without torch imported and less than ``TORCH_IMPORT_SECONDS`` left,
+    the cross-check is skipped (importing torch cannot be interrupted); 275-276: sizing the exact
+    evaluation stopped by the timeout skips it too. With time left and sizes known: no skip."""
+    import sys
+
+    from symverify.kernel.provers import bounds
+    from symverify.kernel.provers.sides import pair_sides
+    from symverify.kernel.verification import _numeric_skip
+
+    pytest.importorskip("torch")
+    a, b = pair_sides(QUARTIC_C, QUARTIC_M)
+    assert _numeric_skip(a, b, Options.from_call("exact", numeric=True)) is None
+    short = Options.from_call("exact", numeric=True, timeout=2.0)
+    monkeypatch.delitem(sys.modules, "torch")  # restored after the test
+    assert _numeric_skip(a, b, short) == "importing torch (seconds, not interruptible) would not fit in the time left"
+    monkeypatch.undo()
+
+    def stopped(*args, **kw):
+        raise DeadlineExceededError("the timeout ran out")
+
+    monkeypatch.setattr(bounds, "structure_bounds", stopped)
+    assert _numeric_skip(a, b, Options.from_call("exact", numeric=True)) == "the timeout ran out while sizing the exact evaluation"
+
+
+class _Stream:
+    """A challenge stream that draws the given candidates in order."""
+
+    def __init__(self, *values: int) -> None:
+        self.values = list(values)
+
+    def between(self, lo: int, hi: int) -> int:
+        v = self.values.pop(0)
+        assert lo <= v < hi
+        return v
+
+
+@pytest.mark.parametrize("timeout", [None, 60.0])
+def test_random_prime_rejects_a_strong_pseudoprime_above_the_screen(timeout) -> None:
+    """randomized.py 122 (no deadline) and 127->113 (under a deadline, the proof in a child
+    process): 3 317 044 064 679 887 385 961 981 = 1 287 836 182 261 · 2 575 672 364 521 passes
+    Miller–Rabin for all 13 screen bases and is the first number the screen does not decide; it
+    is rejected and the next candidate, a prime (sympy), is drawn. Taking the screen's word there
+    would void the Schwartz–Zippel bound."""
+    import sympy
+
+    from symverify.kernel.primes import _MR_LIMIT, passes_screen, screen_decides
+
+    assert passes_screen(_MR_LIMIT) and not screen_decides(_MR_LIMIT) and not sympy.isprime(_MR_LIMIT)
+    p = sympy.nextprime(_MR_LIMIT)
+    opts = None if timeout is None else Options.from_call("randomized", timeout=timeout)
+    assert randomized.random_prime(_Stream(_MR_LIMIT, p), 1, 1 << 81, opts) == p
