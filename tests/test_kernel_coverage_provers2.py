@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 
 import pytest
-from cases import QUARTIC_C, QUARTIC_CERT, QUARTIC_M
+from cases import QUARTIC_C, QUARTIC_CERT, QUARTIC_M, SQUARE_M
 
 import symverify as sv
 from symverify.deadline import DeadlineExceededError
@@ -232,3 +232,18 @@ def test_random_prime_rejects_a_strong_pseudoprime_above_the_screen(timeout) -> 
     p = sympy.nextprime(_MR_LIMIT)
     opts = None if timeout is None else Options.from_call("randomized", timeout=timeout)
     assert randomized.random_prime(_Stream(_MR_LIMIT, p), 1, 1 << 81, opts) == p
+
+
+def test_exact_difference_with_an_unaffordable_point_is_unknown(monkeypatch) -> None:
+    """exact.py 238->240: when the counterexample search finds nothing and the expansion's
+    nonzero point is too large to evaluate exactly, the verdict is ``unknown`` with the note (a
+    wrong branch would call ``confirm`` anyway or report ``refuted`` without a counterexample).
+    With the point affordable, the same difference is ``refuted`` at the expansion's point."""
+    from symverify.kernel.provers import exact
+
+    monkeypatch.setattr(exact, "search", lambda *a, **k: None)
+    assert sv.verify(QUARTIC_C, SQUARE_M, method="exact").verdict is sv.Verdict.REFUTED
+    monkeypatch.setattr(exact, "affordable", lambda *a, **k: False)
+    rep = sv.verify(QUARTIC_C, SQUARE_M, method="exact")
+    assert rep.verdict is sv.Verdict.UNKNOWN and rep.counterexample is None
+    assert any("no counterexample small enough to re-check" in n for n in rep.notes)
