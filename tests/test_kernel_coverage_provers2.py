@@ -94,6 +94,15 @@ def test_difference_text_summarises_many_terms_and_huge_integers() -> None:
     assert _difference_text(ring, huge, 1) == "a nonzero polynomial with 2 terms of degree 1"
     assert _difference_text(ring, 2 * x - 1, 1) == "2*x0 - 1"
 
+    class Unprintable:
+        """A polynomial whose engine prints its coefficients with Python's int-to-str (sympy with
+        pure-Python ground types), over the digit limit: ``str`` raises ValueError."""
+
+        def __str__(self) -> str:
+            raise ValueError("Exceeds the limit (4300 digits) for integer string conversion")
+
+    assert _difference_text(_Ring(0, 1), Unprintable(), 3) == "a nonzero polynomial with 2 terms of degree 3"  # type: ignore[arg-type]
+
 
 # ---- randomized.py ---------------------------------------------------------------------------
 def _least_k(eps: Fraction, target: Fraction) -> int:
