@@ -74,9 +74,9 @@ def test_sequence_protocol_matches_the_tuple_of_rectangles() -> None:
     extra = ((9, 10, 9, 10, 1),)
     assert cells + extra == ref + extra and extra + cells == extra + ref
     with pytest.raises(TypeError):
-        cells + [1]  # type: ignore[operator]
+        cells + [1]  # type: ignore[operator]  # noqa: RUF005 (the NotImplemented path is the point)
     with pytest.raises(TypeError):
-        [1] + cells  # type: ignore[operator]
+        [1] + cells  # type: ignore[operator]  # noqa: RUF005
     assert (cells == 5) is False and cells != "cells"
     assert hash(cells) == hash(ref) and hash(cells) == hash(ref)  # the second call reads the cache
     assert repr(cells) == "CellArray(3 array cells, 1 exact cells)"
