@@ -256,3 +256,18 @@ def test_exact_difference_with_an_unaffordable_point_is_unknown(monkeypatch) -> 
     rep = sv.verify(QUARTIC_C, SQUARE_M, method="exact")
     assert rep.verdict is sv.Verdict.UNKNOWN and rep.counterexample is None
     assert any("no counterexample small enough to re-check" in n for n in rep.notes)
+
+
+def test_randomized_avoids_importing_torch_with_seconds_left(monkeypatch) -> None:
+    """randomized.py 496: the engine choice says torch, torch is not imported yet and under 5 s
+    are left: the python engine runs instead, with its own plan (the torch plan would not fit its
+    primes), says why, and still proves the identity within the error bound."""
+    from types import SimpleNamespace
+
+    from cases import SQUARE_C
+
+    monkeypatch.setattr(randomized, "sys", SimpleNamespace(modules={}))  # torch "not imported" for this module only
+    monkeypatch.setattr(randomized, "choose_engine", lambda *a, **k: ("torch", "the stand-in chose torch", None))
+    rep = sv.verify(SQUARE_C, SQUARE_M, method="randomized", timeout=4.0)
+    assert rep.proved and rep.evidence["backend"] == randomized.BACKEND_PYTHON
+    assert rep.evidence["backend_choice"] == "importing torch (seconds, not interruptible) would not fit in the time left"
