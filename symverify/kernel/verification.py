@@ -48,7 +48,6 @@ from symverify.kernel.provers.outcome import (
     check_seal,
     jsonable,
     seal,
-    unknown,
 )
 from symverify.kernel.provers.registry import AUTO_EXACT_MONOMIALS, prover_for, run_prover
 from symverify.kernel.provers.sides import CircuitSide, Side, pair_sides
@@ -190,17 +189,13 @@ def _describe(side: Side) -> dict[str, Any]:
 
 
 def _settle(res: MethodResult, opts: Options) -> MethodResult:
-    """Enforce the rules every verdict obeys (docs/trusted-base.md): a difference found without a
-    counterexample before the deadline is ``unknown``; ``proved`` with a failure bound above
-    ``error_bound``, or ``refuted`` without a counterexample, is a prover bug (:class:`ProverError`)."""
-    if res.verdict is Verdict.REFUTED and res.counterexample is None and opts.expired():
-        res = unknown(res.method, res.evidence, timings=res.timings,
-                      notes=(*res.notes, "the sides differ, but the timeout ran out before a counterexample was found"))
+    """Enforce the failure-bound rule again on every result (docs/trusted-base.md): ``proved`` with a
+    failure bound above ``error_bound`` is a prover bug (:class:`ProverError`). A ``refuted``
+    always carries a counterexample: ``outcome.refuted`` is the only door to one, it refuses none,
+    and the frozen, sealed ``MethodResult`` cannot lose it; :func:`verify` re-checks it."""
     if res.verdict is Verdict.PROVED and res.failure_bound > opts.error_bound:
         raise ProverError(f"method {res.method} reported 'proved' with failure bound {res.failure_bound}, above the "
                           f"requested error_bound {opts.error_bound}")
-    if res.verdict is Verdict.REFUTED and res.counterexample is None:
-        raise ProverError(f"method {res.method} reported 'refuted' without a counterexample that re-checks")
     return res
 
 

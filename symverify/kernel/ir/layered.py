@@ -71,12 +71,6 @@ class LayeredForm:
     width: int
     stages: tuple[Stage, ...]
 
-    def boundaries(self) -> list[tuple[int, ...]]:
-        """Slot labels of every state, the input state first."""
-        out = [self.stages[0].inputs] if self.stages else []
-        out.extend(st.outputs for st in self.stages)
-        return out
-
 
 def _row_for(c: Circuit, v: int, slot_of: dict[int, int], level: int) -> tuple[tuple[tuple[int, Scalar], ...], Scalar]:
     """The affine row that yields node ``v`` from the current state (copy, constant, or lin gate)."""
@@ -142,11 +136,12 @@ def layered_form(c: Circuit) -> LayeredForm:
             out = tuple(muls) + tuple(keep)
             stages.append(MulStage(ell, state, tuple(range(len(state))), len(muls), out))
             state = out
+    # every stage's outputs became ``state``, so the last stage already yields the outputs exactly
+    # when ``state`` is them; with Δ = 0 there is no stage and the outputs get one linear stage
     if delta == 0 or tuple(c.outputs) != state:
-        if not stages or stages[-1].outputs != tuple(c.outputs):
-            slot_of = {v: i for i, v in enumerate(state)}
-            rows, offs = zip(*[_row_for(c, v, slot_of, delta) for v in c.outputs]) if c.outputs else ((), ())
-            stages.append(LinearStage(delta + 1 if delta else 0, state, tuple(c.outputs), tuple(rows), tuple(offs)))
+        slot_of = {v: i for i, v in enumerate(state)}
+        rows, offs = zip(*[_row_for(c, v, slot_of, delta) for v in c.outputs]) if c.outputs else ((), ())
+        stages.append(LinearStage(delta + 1 if delta else 0, state, tuple(c.outputs), tuple(rows), tuple(offs)))
     width = max(len(b) for b in [tuple(range(nd)), *[s.outputs for s in stages]])
     return LayeredForm(c.n, c.d, width, tuple(stages))
 

@@ -65,10 +65,10 @@ class FallbackError(Exception):
 
 
 def _full(n: int, v: int) -> np.ndarray:
+    """``v`` at ``n`` cells; ``v`` is an ``int`` result of :func:`_index`, which every path returns
+    through :func:`_const`, so it is already in ``[0, 2^62)``."""
     import numpy as np
 
-    if not 0 <= v < _LIMIT:
-        raise FallbackError
     return np.full(n, v, dtype=np.int64)
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from symverify.deadline import CHECK_EVERY, Check, Deadline, DeadlineExceededError
-from symverify.errors import IRError
+from symverify.errors import IRError, ProverError
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
@@ -217,9 +217,7 @@ def _expected(circuit: Circuit, frontier: dict[int, Any], need: list[int], ring:
                     if co == 0:
                         continue
                     t = vals[a] if co == 1 else coerce(co) * vals[a]
-                elif is_zero(co):
-                    continue
-                else:
+                else:  # a Sym or a non-integral Fraction (Gate normalises), never 0
                     t = coerce(co) * vals[a]
                 acc = t if acc is None else acc + t
             vals[v] = red(ring.zero if acc is None else acc)
@@ -655,7 +653,7 @@ def combine(outcomes: list[StageOutcome], total: int, seconds: float) -> Composi
     mono = widest = isolated = largest = 0
     for k, o in enumerate(outcomes):
         if o.stage != k:
-            raise ValueError(f"stage outcomes out of order: expected stage {k}, found {o.stage}")
+            raise ProverError(f"stage outcomes out of order: expected stage {k}, found {o.stage}")
         widest = max(widest, o.layers)
         largest = max(largest, o.estimate)
         isolated += o.isolated
@@ -666,7 +664,7 @@ def combine(outcomes: list[StageOutcome], total: int, seconds: float) -> Composi
             return seal_outcome(CompositionalResult(False, k, total, None, widest, seconds, mono, (o.note,), o.stopped, isolated,
                                        largest))
     if len(outcomes) != total:
-        raise ValueError(f"stage outcomes: expected {total} stages, found {len(outcomes)}")
+        raise ProverError(f"stage outcomes: expected {total} stages, found {len(outcomes)}")
     return seal_outcome(CompositionalResult(True, total, total, None, widest, seconds, mono, (), None, isolated, largest))
 
 

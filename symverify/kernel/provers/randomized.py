@@ -200,14 +200,11 @@ def _interpolate(table: tuple[tuple[int, float], ...], bits: int, power: float) 
     if bits >= table[-1][0]:
         last, value = table[-1]
         return value * (bits / last) ** power
-    lo = table[0]
-    for hi in table:
-        if bits <= hi[0]:
-            if hi[0] == lo[0]:
-                return hi[1]
-            return lo[1] + (hi[1] - lo[1]) * (bits - lo[0]) / (hi[0] - lo[0])
-        lo = hi
-    raise AssertionError("unreachable")
+    k = next(k for k, (b, _) in enumerate(table) if bits <= b)  # exists: bits < the last size
+    if k == 0:
+        return table[0][1]
+    (b0, v0), (b1, v1) = table[k - 1], table[k]
+    return v0 + (v1 - v0) * (bits - b0) / (b1 - b0)
 
 
 def trial_cost(plan: TrialPlan, ops: int, *, limited: bool = False) -> float:
@@ -303,10 +300,9 @@ def _ceil_log2(a: int, b: int) -> int:
     def fits(t: int) -> bool:
         return a <= (b << t) if t >= 0 else (a << -t) <= b
 
+    # never too large: b·2^(t−1) < 2^(len(b) + len(a) − len(b) − 1) = 2^(len(a) − 1) ≤ a
     while not fits(t):
         t += 1
-    while fits(t - 1):
-        t -= 1
     return t
 
 
@@ -402,13 +398,10 @@ def _trial_count(eps: Fraction, opts: Options) -> int | None:
 
 
 def _proved(method: str, ev: dict[str, Any], eps: Fraction, k: int, opts: Options, seconds: float) -> MethodResult:
-    """``proved`` with bound ``eps^k``, checked here against the requested ``error_bound``."""
+    """``proved`` with bound ``eps^k``, held to the requested ``error_bound`` by :func:`outcome.proved`."""
     bound = eps**k
     ev.update(k=k, **_bound_fields(bound))
-    if bound > opts.error_bound:  # unreachable by construction of k; the rule is enforced where it is stated
-        return outcome.unknown(method, ev, notes=(
-            f"{k} trials give the bound {pow2_text(bound)}, above the requested error_bound {pow2_text(opts.error_bound)}",),
-            timings={"trials": seconds})
+    # k ≥ trials_needed(eps, error_bound), so bound ≤ error_bound; outcome.proved enforces it (ProverError)
     return outcome.proved(method, ev, timings={"trials": seconds}, failure_bound=bound, error_bound=opts.error_bound)
 
 
