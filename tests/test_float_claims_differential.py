@@ -269,9 +269,20 @@ def test_modular_dense_contractions_at_the_top_of_the_residues(p):
         assert modular_eval(m, torch.tensor(pts, dtype=torch.int64), p, path=path).tolist() == want, path
 
 
+def _dense_w(m: Model) -> bool:
+    """Some layer's ``W`` has a column with two or more nonzero entries (a dense projection)."""
+    return any(any(sum(1 for i in range(ly.W.rows) if ly.W.get(i, j) != 0) >= 2 for j in range(ly.W.cols)) for ly in m.layers)
+
+
 @SETTINGS
 @given(st.data())
 def test_to_torch_is_execute_bit_for_bit(data):
+    """Bit for bit, except the one documented case: ``execute``'s native program sums a dense
+    projection with fused multiply-adds, in order, where torch's ``mm`` (which the module runs) may
+    round some products first (CPU-dependent: on AVX2 machines its small products do); both are then
+    within the executor's stated error bound of the exact value."""
+    from symverify._native import why_not
+
     m = data.draw(models())
     bsz = data.draw(st.sampled_from([1, 4]))
     g = torch.Generator().manual_seed(data.draw(st.integers(0, 2**16)))
@@ -280,7 +291,15 @@ def test_to_torch_is_execute_bit_for_bit(data):
         for path in ("auto", "fft", "direct"):
             got = to_torch(m, dtype=dtype, path=path)(x)
             want = execute(m, x, backend="torch", dtype=dtype, path=path)
-            assert got.dtype == want.dtype and torch.equal(got, want), (dtype, path)
+            assert got.dtype == want.dtype
+            if torch.equal(got, want):
+                continue
+            native = why_not("program") is None and os.environ.get("SYMVERIFY_NATIVE", "1") != "0"
+            assert native and _dense_w(m), (dtype, path)
+            u = [[[Fraction(v) for v in row] for row in pt] for pt in x.double().tolist()]
+            exact = [oracle_model(m, pt) for pt in u]
+            tol = numeric_check(m, u, path=path, dtype=str(dtype).removeprefix("torch.")).tolerance
+            assert abs_error(got, exact) <= tol and abs_error(want, exact) <= tol, (dtype, path)
 
 
 @SETTINGS
@@ -411,12 +430,21 @@ def test_float32_matrix_products_below_highest_precision_are_refused(precision):
         with pytest.raises(IRError, match=rf"precision '{precision}' .*set_float32_matmul_precision\('highest'\)"):
             numeric_check(m, u, dtype="float32")
         numeric_check(m, u, dtype="float64")  # float64 products are not affected
-        if precision == "medium":  # the refusal is needed: a float32 product breaks float32's γ_k bound
+        if precision == "medium":
+            # Where the CPU honours "medium" (bfloat16 products: CPUs with AVX512-BF16 or AMX), a
+            # float32 product breaks float32's γ_k bound, so the refusal is needed; elsewhere torch
+            # runs the float32 product unchanged and the refusal is only conservative.
             g = torch.Generator().manual_seed(0)
             a, b = torch.randn(256, 256, generator=g), torch.randn(256, 256, generator=g)
-            err = ((a @ b).double() - a.double() @ b.double()).abs()
+            medium = a @ b
+            torch.set_float32_matmul_precision("highest")
+            highest = a @ b
+            err = (medium.double() - a.double() @ b.double()).abs()
             k, u32 = 256, 2.0**-24
-            assert bool((err > k * u32 / (1 - k * u32) * (a.double().abs() @ b.double().abs())).any())
+            broken = bool((err > k * u32 / (1 - k * u32) * (a.double().abs() @ b.double().abs())).any())
+            assert broken or torch.equal(medium, highest)
+            assert not bool((highest.double() - a.double() @ b.double()).abs().gt(
+                k * u32 / (1 - k * u32) * (a.double().abs() @ b.double().abs())).any())
     finally:
         torch.set_float32_matmul_precision(old)
 
