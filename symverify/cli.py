@@ -225,19 +225,15 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
 
 
-_CERTIFICATE_METHODS = ("auto", "compositional")
-"""The methods that check a stage certificate (``auto`` when it fits)."""
-
-
 def _check_verify_flags(args: argparse.Namespace) -> None:
     """Refuse a flag that the chosen ``--method`` never reads (it was ignored): ``--certificate``
     (checked by compositional and auto only), ``--trials`` (the randomized trials), ``--backend
     flint|sympy`` (the exact engine)."""
     from symverify.errors import UsageError
-    from symverify.kernel.provers.options import EXACT_ENGINE_METHODS, READ_BY
+    from symverify.kernel.provers.options import CERTIFICATE_METHODS, EXACT_ENGINE_METHODS, READ_BY
 
-    if args.certificate is not None and args.method not in _CERTIFICATE_METHODS:
-        raise UsageError(f"--certificate {args.certificate}: only methods {' and '.join(_CERTIFICATE_METHODS)} check a "
+    if args.certificate is not None and args.method not in CERTIFICATE_METHODS:
+        raise UsageError(f"--certificate {args.certificate}: only methods {' and '.join(CERTIFICATE_METHODS)} check a "
                          f"stage certificate; found --method {args.method}")
     trial_methods = READ_BY["trials"]  # the methods that run randomized trials, as verify checks
     if args.trials is not None and args.method not in trial_methods:

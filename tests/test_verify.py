@@ -11,6 +11,7 @@ from symverify.errors import IRError, ProverError, ShapeError
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.provers.options import CERTIFICATE_METHODS
 from symverify.kernel.provers.outcome import UsageError
 from symverify.kernel.verification import METHODS, Report, Verdict, verify
 from symverify.semantics.exact import evaluate
@@ -21,6 +22,11 @@ GENERIC = ("exact", "exact-sympy", "randomized", "z3", "auto")
 def _runs(case):
     methods = GENERIC + (("compositional",) if case.certificate is not None else ())
     return [(case, m) for m in methods]
+
+
+def _cert(case, method):
+    """The case's certificate for the methods that check one (the others refuse it)."""
+    return case.certificate if method in CERTIFICATE_METHODS else None
 
 
 def _sides(x):
@@ -44,7 +50,7 @@ def assert_separates(lhs, rhs, cex):
 
 @pytest.mark.parametrize("case,method", [r for c in CASES for r in _runs(c)], ids=lambda x: getattr(x, "id", x))
 def test_case_table_every_method(case, method):
-    report = verify(case.lhs, case.rhs, method=method, certificate=case.certificate)
+    report = verify(case.lhs, case.rhs, method=method, certificate=_cert(case, method))
     assert report.verdict is case.expected, str(report)
     if case.expected is Verdict.REFUTED:
         assert_separates(case.lhs, case.rhs, report.counterexample)
@@ -171,7 +177,7 @@ def test_structurally_malformed_certificate_raises():
 @pytest.mark.parametrize("method", METHODS)
 def test_tiny_timeout_is_unknown(method):
     case = BY_ID["quartic-two-layer"]
-    report = verify(case.lhs, case.rhs, method=method, timeout=1e-9, certificate=case.certificate)
+    report = verify(case.lhs, case.rhs, method=method, timeout=1e-9, certificate=_cert(case, method))
     assert report.verdict is Verdict.UNKNOWN
     assert "timeout" in report.notes[0]
 
@@ -288,3 +294,22 @@ def test_rational_weights_and_circuit_vs_itself():
     c = Circuit(1, 1, (Gate.scale(0, Fraction(1, 3)), Gate.mul(1, 1)), (2,))
     for m in ("exact", "exact-sympy", "randomized", "z3"):
         assert verify(c, c, method=m).proved
+
+
+@pytest.mark.parametrize("method", [m for m in METHODS if m not in CERTIFICATE_METHODS])
+def test_a_certificate_given_to_a_method_that_never_reads_it_is_refused(method):
+    """``certificate=`` with a method that does not check certificates would be ignored: refused,
+    as the command line refuses ``--certificate`` there; a compiled object carrying its own
+    certificate stays accepted by every method."""
+    with pytest.raises(UsageError, match=rf"certificate: only methods 'auto' and 'compositional' check a stage certificate; found method '{method}'"):
+        verify(QUARTIC_C, QUARTIC_M, method=method, certificate=QUARTIC_CERT)
+    from types import SimpleNamespace
+
+    compiled = SimpleNamespace(model=QUARTIC_M, certificate=QUARTIC_CERT)
+    assert verify(QUARTIC_C, compiled, method=method, timeout=30).verdict is not Verdict.REFUTED
+
+
+@pytest.mark.parametrize("method", CERTIFICATE_METHODS)
+def test_a_certificate_is_taken_by_the_methods_that_check_it(method):
+    rep = verify(QUARTIC_C, QUARTIC_M, method=method, certificate=QUARTIC_CERT)
+    assert rep.verdict is Verdict.PROVED and rep.method == "compositional"

@@ -39,11 +39,12 @@ from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.provers.counterexample import recheck
 from symverify.kernel.provers.exact import bits_text
-from symverify.kernel.provers.options import METHODS, Method, Options
+from symverify.kernel.provers.options import CERTIFICATE_METHODS, METHODS, Method, Options
 from symverify.kernel.provers.outcome import (
     Counterexample,
     MethodResult,
     NumericSummary,
+    UsageError,
     Verdict,
     check_seal,
     jsonable,
@@ -313,7 +314,8 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
             ``randomized`` only (another method refuses it, like ``max_monomials`` and ``isolate``
             outside ``auto``, ``exact``, ``exact-sympy`` and ``compositional``).
         timeout: seconds; when it runs out the verdict is ``unknown``.
-        certificate: a stage certificate for the model side (method ``compositional``/``auto``).
+        certificate: a stage certificate for the model side (methods ``compositional`` and
+            ``auto``; another method refuses it: it would not be read).
         backend: ``'flint'`` (default when installed) or ``'sympy'`` for exact expansion; for
             method ``randomized`` also ``'torch'`` (int64 mod fresh primes in ``[2^30, 2^31)``,
             batches of points) or ``'python'`` (Python ints mod primes ``≥ 2^61``) to force its
@@ -344,7 +346,7 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
         LimitError: a side has more inputs than ``MAX_INPUTS`` or a model state of more cells than
             ``MAX_CELLS`` (:mod:`symverify.ir.limits`).
         UsageError: an unknown method, backend or ``numeric`` value, a budget the method never
-            reads (``trials``, ``max_monomials``, ``isolate``), ``compositional`` without a
+            reads (``trials``, ``max_monomials``, ``isolate``, ``certificate``), ``compositional`` without a
             certificate, ``backend='torch'`` where the torch engine cannot run, or a
             ``scheduler`` that is not an address, or that cannot be reached.
         BackendUnavailableError: ``backend='torch'`` or ``numeric`` without torch installed.
@@ -353,6 +355,9 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
     """
     t0 = time.perf_counter()
     prover = prover_for(method)
+    if certificate is not None and method not in CERTIFICATE_METHODS:  # it would be ignored
+        raise UsageError(f"certificate: only methods {' and '.join(map(repr, CERTIFICATE_METHODS))} check a stage "
+                         f"certificate; found method {method!r} (a compiled object's own certificate is used where it applies)")
     a, b = pair_sides(lhs, rhs, certificate)
     opts = Options.from_call(method, seed=seed, trials=trials, timeout=timeout, backend=backend,
                              max_monomials=max_monomials, memory_limit=memory_limit, error_bound=error_bound,

@@ -176,6 +176,10 @@ EXACT_ENGINE_METHODS = ("auto", "exact", "exact-sympy", "compositional")
 """The methods that expand polynomials with an exact engine: they read ``backend='flint'|'sympy'``,
 ``max_monomials`` and ``isolate``."""
 
+CERTIFICATE_METHODS = ("auto", "compositional")
+"""The methods that check a stage certificate given with ``certificate=`` (``auto`` when it fits);
+``verify`` refuses the argument for the others (it would be ignored)."""
+
 READ_BY: dict[str, tuple[str, ...]] = {
     "trials": ("auto", "randomized"),
     "max_monomials": EXACT_ENGINE_METHODS,
