@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -44,7 +45,7 @@ __all__ = [
     "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
     "Pred", "pred", "predicates", "Value", "Num", "Inp", "Fam", "VSum", "VProd", "VIf",
     "var", "lit", "as_iexpr", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
-    "inp", "fam", "where", "as_value", "ZERO", "ONE",
+    "inp", "fam", "where", "as_value", "ZERO", "ONE", "MAX_NESTING", "nesting",
 ]
 
 WIDTH = 64
@@ -223,10 +224,10 @@ class Cond:
     __slots__ = ()
 
     def __and__(self, o: Cond) -> Cond:
-        return BoolOp("and", (self, o))
+        return _flat("and", self, o)
 
     def __or__(self, o: Cond) -> Cond:
-        return BoolOp("or", (self, o))
+        return _flat("or", self, o)
 
     def __invert__(self) -> Cond:
         return Not(self)
@@ -293,6 +294,41 @@ class Pred(Cond):
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(map(str, self.idx))})"
+
+
+def _flat(op: str, a: Cond, b: Cond) -> BoolOp:
+    """``a op b`` as one flat operation: the items of an operand with the same ``op`` are spliced
+    in, in order (the same short-circuit order), so that a chain ``c1 & c2 & … & ck`` stays one
+    level deep."""
+    def items(c: Cond) -> tuple[Cond, ...]:
+        return c.items if isinstance(c, BoolOp) and c.op == op else (c,)
+
+    return BoolOp(op, items(a) + items(b))
+
+
+MAX_NESTING = 128
+"""The deepest nesting of expression nodes (index expressions, conditions, values) a gadget may
+hold (:func:`nesting`): every walk over expressions (evaluation, substitution, the z3 encoding,
+printing) recurses on their depth, a few Python frames per level. Sums and ``&``/``|`` chains
+built operator by operator stay flat and do not count against it."""
+
+
+def nesting(x: object) -> int:
+    """The depth of the deepest chain of expression nodes (:class:`IExpr`, :class:`Cond`,
+    :class:`Value`) in ``x``: expressions, or dataclasses and tuples holding them (walked without
+    recursion; containers add no depth)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(x, 0)]
+    while stack:
+        y, d = stack.pop()
+        if isinstance(y, (tuple, list)):
+            stack.extend((z, d) for z in y)
+        elif dataclasses.is_dataclass(y) and not isinstance(y, type):
+            if isinstance(y, (IExpr, Cond, Value)):
+                d += 1
+                deepest = max(deepest, d)
+            stack.extend((getattr(y, f.name), d) for f in dataclasses.fields(y))
+    return deepest
 
 
 _PREDICATES: contextvars.ContextVar[Mapping[str, Callable[..., bool]]] = contextvars.ContextVar("predicates", default=MappingProxyType({}))
@@ -394,16 +430,16 @@ class Value:
     __slots__ = ()
 
     def __add__(self, o: object) -> Value:
-        return VSum((self, as_value(o)))
+        return _sum(self, as_value(o))
 
     def __radd__(self, o: object) -> Value:
-        return VSum((as_value(o), self))
+        return _sum(as_value(o), self)
 
     def __sub__(self, o: object) -> Value:
-        return VSum((self, VProd(Num(-1), as_value(o))))
+        return _sum(self, VProd(Num(-1), as_value(o)))
 
     def __rsub__(self, o: object) -> Value:
-        return VSum((as_value(o), VProd(Num(-1), self)))
+        return _sum(as_value(o), VProd(Num(-1), self))
 
     def __neg__(self) -> Value:
         return VProd(Num(-1), self)
@@ -458,6 +494,13 @@ class Fam(Value):
 @dataclass(frozen=True, slots=True)
 class VSum(Value):
     items: tuple[Value, ...]
+
+
+def _sum(a: Value, b: Value) -> VSum:
+    """``a + b`` as one flat sum: the items of a sum operand are spliced in, in order, so that a
+    sum built term by term (``sum(fam("w", k) for k in ...)``) stays one level deep however many
+    terms it has (every walk over values recurses on their depth)."""
+    return VSum((a.items if isinstance(a, VSum) else (a,)) + (b.items if isinstance(b, VSum) else (b,)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from symverify.kernel.parametric.expr import (
+    MAX_NESTING,
     TRUE,
     WIDTH,
     Cond,
@@ -43,6 +44,7 @@ from symverify.kernel.parametric.expr import (
     VSum,
     as_iexpr,
     as_value,
+    nesting,
     vars_c,
     vars_i,
     vars_v,
@@ -179,6 +181,12 @@ class Gadget:
                 raise ParametricError(f"gadget {self.name} families: expected identifier names, found {fname!r:.60}")
             _seq(size, f"gadget {self.name} family {fname} size", "index expressions")
         object.__setattr__(self, "families", {k: tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()})
+        for what in ("rows", "cols", "where", "care", "entry", "assume", "spec", "layers", "cases", "families"):
+            x = getattr(self, what)
+            depth = nesting(tuple(x.values()) if what == "families" else x)
+            if depth > MAX_NESTING:
+                raise ParametricError(f"gadget {self.name} {what}: expressions nested {depth} deep, more than MAX_NESTING = "
+                                      f"{MAX_NESTING} (every walk over them recurses; sums and &/| chains stay flat)")
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
             raise ParametricError(f"gadget {self.name}: parameter names repeat: {names}")

@@ -54,7 +54,7 @@ from symverify.kernel.parametric.expr import (
 )
 from symverify.kernel.parametric.gadget import Gadget, PLayer
 
-__all__ = ["Atom", "Term", "Obligation", "output_terms", "spec_terms", "value_terms", "obligations", "eval_terms"]
+__all__ = ["Atom", "Term", "Obligation", "output_terms", "spec_terms", "value_terms", "obligations", "eval_terms", "MAX_TERMS", "ExpansionLimitError"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,19 @@ def _and(a: Cond, b: Cond) -> Cond:
     return BoolOp("and", items)
 
 
+MAX_TERMS = 100_000
+"""The most terms a product may expand to (:class:`ExpansionLimitError` beyond): products of sums
+expand multiplicatively (20 factors ``(a_k + b_k)`` are ``2^20`` terms), and an identity of that
+many terms is beyond what the ∀-prover decides in useful time anyway."""
+
+
+class ExpansionLimitError(ParametricError):
+    """A product would expand to more than :data:`MAX_TERMS` terms."""
+
+
 def _mul(xs: list[Term], ys: list[Term]) -> list[Term]:
+    if len(xs) * len(ys) > MAX_TERMS:
+        raise ExpansionLimitError(f"a product of {len(xs)} by {len(ys)} terms expands to more than MAX_TERMS = {MAX_TERMS} terms")
     return [Term(_and(x.guard, y.guard), x.coef * y.coef, x.atoms + y.atoms) for x in xs for y in ys]
 
 

@@ -54,7 +54,7 @@ import dataclasses
 import itertools
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -77,7 +77,14 @@ from symverify.kernel.parametric.expr import (
     subst_c,
 )
 from symverify.kernel.parametric.gadget import Gadget
-from symverify.kernel.parametric.symbolic import Term, obligations, output_terms, spec_terms, value_terms
+from symverify.kernel.parametric.symbolic import (
+    ExpansionLimitError,
+    Term,
+    obligations,
+    output_terms,
+    spec_terms,
+    value_terms,
+)
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
 
 __all__ = ["ForallResult", "prove_forall", "RECHECK_CELLS"]
@@ -148,6 +155,7 @@ class _Enc:
         self.fast_mod = fast_mod
         self.width = width
         self.unfit = False
+        self.deadline = math.inf  # :meth:`tick` raises once ``time.perf_counter()`` passes it
         self.vars = {n: self.fresh(n) for n in names}
         self._ix: dict[IExpr, tuple[Any, Any]] = {}
         self._c: dict[Cond, tuple[Any, Any]] = {}
@@ -155,6 +163,12 @@ class _Enc:
 
     def fresh(self, name: str) -> Any:
         return self.z3.BitVec(name, self.width)
+
+    def tick(self, what: str) -> None:
+        """Raise :class:`_EncodingTimeoutError` once the deadline has passed (building the z3 terms of
+        a large gadget takes time before any query runs)."""
+        if time.perf_counter() > self.deadline:
+            raise _EncodingTimeoutError(what)
 
     def const(self, v: int) -> Any:
         if not 0 <= v < 1 << self.width:
@@ -373,6 +387,7 @@ def _defined_terms(enc: _Enc, ts: list[Term]) -> list[tuple[Any, str]]:
     z3 = enc.z3
     out = []
     for t in ts:
+        enc.tick("definedness of the terms")
         g, okg = enc.cond(t.guard)
         oks = [enc.ix(x)[1] for a in t.atoms for x in a.idx]
         out.append((z3.And(okg, z3.Implies(g, z3.And(*oks))), f"term guard {t.guard} with atoms {[(a.kind, [str(x) for x in a.idx]) for a in t.atoms]}"))
@@ -385,6 +400,7 @@ def _layer_definedness(enc: _Enc, g: Gadget) -> list[tuple[Any, str]]:
     for k, pl in enumerate(g.layers):
         for name, taps in (("W", pl.W), ("h", pl.h)):
             for n, t in enumerate(taps):
+                enc.tick("definedness of the layers")
                 c, okc = enc.cond(t.guard)
                 oks = [enc.ix(t.src)[1]] + [ok for ok, _ in _defined_terms(enc, value_terms(t.value, None))]
                 out.append((z3.And(okc, z3.Implies(c, z3.And(*oks))), f"layer {k} {name} tap {n} ({t.src} where {t.guard})"))
@@ -578,10 +594,29 @@ def _pred_points(conds: list[Cond], env: dict[str, int], holds: Callable[[str, t
     return out
 
 
-def _tags_sorted(tags: list[int]) -> bool:
-    """The tags of a permutation of a term's atoms are non-decreasing: the only permutations that
-    can equal a key whose slots are in non-decreasing tag order (module docstring)."""
-    return all(a <= b for a, b in itertools.pairwise(tags))
+def _sorted_perms(tags: list[int]) -> Iterator[tuple[int, ...]]:
+    """Every permutation of ``range(len(tags))`` under which the tags are non-decreasing, in
+    lexicographic order: the only permutations of a term's atoms that can equal a key whose slots
+    are in non-decreasing tag order (module docstring). They list the slots of the least tag first
+    (in any order among themselves), then the next tag's, and so on: generated group by group
+    (the last group varying fastest, which is lexicographic order), not by filtering all ``deg!``
+    permutations.
+
+    >>> list(_sorted_perms([2, 1, 2]))
+    [(1, 0, 2), (1, 2, 0)]
+    """
+    order = sorted(range(len(tags)), key=lambda k: tags[k])
+    groups = [tuple(g) for _, g in itertools.groupby(order, key=lambda k: tags[k])]
+
+    def perms(at: int) -> Iterator[tuple[int, ...]]:  # lazily (itertools.product would list each group's deg! first)
+        if at == len(groups):
+            yield ()
+            return
+        for head in itertools.permutations(groups[at]):
+            for rest in perms(at + 1):
+                yield head + rest
+
+    yield from perms(0)
 
 
 def _num(v: int) -> str:
@@ -618,13 +653,17 @@ def _numeral(c: int) -> str:
 
 def _mentions_pred(x: object) -> bool:
     """Whether a free predicate occurs in ``x`` (expression nodes, layers, taps and tuples of them),
-    found by walking the nodes (a ``repr`` would fail on a constant of more than 4300 digits)."""
-    if isinstance(x, Pred):
-        return True
-    if isinstance(x, tuple):
-        return any(_mentions_pred(y) for y in x)
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return any(_mentions_pred(getattr(x, f.name)) for f in dataclasses.fields(x))
+    found by walking the nodes with an explicit stack (a ``repr`` would fail on a constant of more
+    than 4300 digits, a recursive walk on a deeply nested expression)."""
+    stack = [x]
+    while stack:
+        y = stack.pop()
+        if isinstance(y, Pred):
+            return True
+        if isinstance(y, tuple):
+            stack.extend(y)
+        elif dataclasses.is_dataclass(y) and not isinstance(y, type):
+            stack.extend(getattr(y, f.name) for f in dataclasses.fields(y))
     return False
 
 
@@ -661,6 +700,22 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     shown = ", ".join(f"{n} ∈ [{_num(lo)}, {_num(hi)}]" for n, (lo, hi) in bounds.items())
     if str(g.where) != "true":
         shown += f", {g.where}"
+    try:
+        return _decide(g, z3, names, bounds, shown, t0, deadline)
+    except (_EncodingTimeoutError, ExpansionLimitError) as e:
+        why = f"timeout while encoding the statement for z3 ({e})" if isinstance(e, _EncodingTimeoutError) else str(e)
+        return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=why, seconds=time.perf_counter() - t0))
+
+
+class _EncodingTimeoutError(Exception):
+    """The budget ran out while the statement was being built (before or between z3 queries)."""
+
+
+def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int, int]], shown: str, t0: float,
+            deadline: float) -> ForallResult:
+    """:func:`prove_forall` once its arguments are checked: the definedness checks, then the
+    identity. Raises :class:`_EncodingTimeoutError` when the deadline passes while the z3 terms are built."""
+
     out, spec = output_terms(g), spec_terms(g)
     has_preds = _mentions_pred((g.layers, g.spec, g.entry, g.care, g.assume))
     _check_arities(g, out + spec)
@@ -669,11 +724,15 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     # Bit-vectors first NARROW_WIDTH bits wide where every bound fits (faster to bit-blast), then
     # WIDTH bits wide when a value (or a literal) does not fit there.
     linear = _is_linear(g, out + spec)
-    encodings = ([(_IntEnc, True, WIDTH)] if linear else []) + [(_Enc, True, w) for w in _narrow_widths(g, bounds)]
+    # the identity encodes every atom kind as a tag 1 … kinds (below): a narrow width holds those too
+    tag_bits = (1 + len({a.kind for t in out + spec for a in t.atoms} - {"in"})).bit_length()
+    narrow = sorted({max(w, tag_bits) for w in _narrow_widths(g, bounds)})
+    encodings = ([(_IntEnc, True, WIDTH)] if linear else []) + [(_Enc, True, w) for w in narrow]
     encodings += [(_Enc, True, WIDTH), (_Enc, False, WIDTH)]
     for n_enc, (kind, fast, width) in enumerate(encodings):
         last = n_enc == len(encodings) - 1
         enc = kind(z3, [*names, "i", "q"], fast_mod=fast, width=width)
+        enc.deadline = deadline
         v = enc.vars
         # ``_IntEnc`` is tried only when ``_is_linear`` admitted every expression, rows and
         # columns included, and it encodes whatever ``_linear_ok`` admits: no fallback here
@@ -721,6 +780,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         checks = [(enc.cond(g.entry)[1], f"entry {g.entry}"), *_layer_definedness(enc, g), *_defined_terms(enc, out)]
         checks += [(z3.And(ok_care, z3.Implies(care, ok)), f"spec {what}") for ok, what in _defined_terms(enc, spec)]
         for o in obligations(g):
+            enc.tick("the obligations")
             gz, okg = enc.cond(o.guard)
             cz, okc = enc.cond(o.ok)
             checks.append((z3.And(okg, z3.Implies(gz, z3.And(okc, cz))), o.what))
@@ -778,13 +838,16 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     summands: list[Any] = []
     coefs: list[int] = []
     for t in terms:
+        enc.tick("the identity")
         padded = list(t.atoms) + [None] * (deg - len(t.atoms))
         vecs = [atom_vec(a) for a in padded]
         alts, seen_perm = [], set()
         tag_of = [0 if a is None else tags[a.kind] for a in padded]
-        for perm in itertools.permutations(range(deg)):
+        for n_perm, perm in enumerate(_sorted_perms(tag_of)):
+            if n_perm % 256 == 0:  # a term of high degree in one family has up to deg! orderings
+                enc.tick(f"the identity, terms of degree {deg}")
             sig = tuple(id(padded[k]) if padded[k] is not None else None for k in perm)
-            if sig in seen_perm or not _tags_sorted([tag_of[k] for k in perm]):
+            if sig in seen_perm:
                 continue
             seen_perm.add(sig)
             alts.append(z3.And(*[x == y for s_ in range(deg) for x, y in zip(vecs[perm[s_]], key[s_])]))
@@ -794,7 +857,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     diff, zero = enc.total(list(zip(coefs, summands)))
     # the key's slots in non-decreasing tag order (module docstring)
     key_sorted = [enc.le(key[k][0], key[k + 1][0]) for k in range(deg - 1)]
-    if enc.unfit:  # every literal was encoded by the definedness checks; a later one must fit too
+    if enc.unfit:  # never: the definedness checks encoded every literal, and the width holds every tag
         raise ProverError(f"∀-prover: a constant of {g.name} does not fit the {enc.width}-bit encoding")
     stats: dict[str, Any] = {"encoding": ("int" if kind is _IntEnc else f"bv{width}") + ("" if fast else "-urem"), "terms": len(terms), "degree": deg, "spec_terms": len(spec), "output_terms": len(out), "timings": timings}
     def within(rows: int, cols: int) -> list[Any]:
