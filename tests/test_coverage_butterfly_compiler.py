@@ -27,12 +27,12 @@ def check(g: Grid) -> Grid:
 
 
 @pytest.mark.parametrize("g", [
-    # lines 285-286: a zero rectangle painted over a nonzero one (it erases cells)
+    # _restored: a zero rectangle painted over a nonzero one (it erases cells)
     Grid.zeros(4, 4).paint(0, 3, 0, 2, 5).paint(1, 2, 0, 2, 0),
-    # lines 290-291 and 307: overlapping rectangles, the later paint wins
+    # _restored and _canonical: overlapping rectangles, the later paint wins
     Grid.zeros(4, 2).paint(0, 2, 0, 1, 5).paint(1, 3, 0, 1, 7),
     Grid.zeros(4, 4).paint(0, 3, 0, 3, 2).paint(2, 4, 1, 4, sym("a")),
-    # line 298: a nonzero fill is not rectangles on zero
+    # _restored: a nonzero fill is not rectangles on zero
     Grid.full(3, 2, 4).paint(1, 2, 0, 1, 0),
     # adjacent equal runs in one column merge into one rectangle
     Grid.zeros(4, 1).paint(0, 2, 0, 1, 3).paint(2, 4, 0, 1, 3),
@@ -43,8 +43,8 @@ def test_restored_is_the_layout_storage_of_the_same_matrix(g):
 
 
 def test_canonical_refuses_adjacent_equal_runs_and_overlaps():
-    """_canonical, line 307: two runs of one column that overlap, or touch with equal values, are
-    not the canonical storage; touching runs of different values are."""
+    """_canonical: two runs of one column that overlap, or touch with equal values, are not the
+    canonical storage; touching runs of different values are."""
     assert not _canonical(((0, 2, 0, 1, 3), (1, 3, 0, 1, 4)))
     assert not _canonical(((0, 2, 0, 1, 3), (2, 3, 0, 1, 3)))
     assert _canonical(((0, 2, 0, 1, 3), (2, 3, 0, 1, 4)))
@@ -52,7 +52,7 @@ def test_canonical_refuses_adjacent_equal_runs_and_overlaps():
 
 @pytest.mark.parametrize("d", [0, -2, 3, True, 2.0])
 def test_factor_circuit_refuses_a_d_that_does_not_divide_the_size(d):
-    """factor_circuit, line 517: d must be a positive int dividing the factor size."""
+    """factor_circuit: d must be a positive int dividing the factor size."""
     f = ButterflyFactor(4, 1, (1, 1), (0, 0), (0, 0), (1, 1))
     with pytest.raises(CompileError, match=r"factor_circuit: d = .* is not a positive int dividing the factor size 4"):
         factor_circuit(f, d)

@@ -2,7 +2,7 @@
 over-bound lines of ``info --compile``, runs that write no golden file, scripts without
 instances, a run off the main thread, and the last-resort error handlers of ``main``).
 
-Each test names the lines of ``symverify/cli.py`` it is for and why its assertion bites.
+Each test names the function of ``symverify/cli.py`` it is for and why its assertion bites.
 """
 
 import os
@@ -70,9 +70,9 @@ def scripts(tmp_path):
 
 
 def test_json_to_a_device_writes_through_it_and_leaves_it_a_device(scripts, capsys):
-    """_writable (line 288) and _write (lines 322-323): ``--json /dev/null`` is neither probed by
-    creating a file nor replaced by a rename (as root, renaming the temporary file over
-    /dev/null would turn it into a regular file: the stat check catches that)."""
+    """_writable and _write: ``--json /dev/null`` is neither probed by creating a file nor replaced
+    by a rename (as root, renaming the temporary file over /dev/null would turn it into a regular
+    file: the stat check catches that)."""
     code, out, err = run(capsys, "prove", "--dir", scripts, "bare", "-j", "1", "--json", os.devnull)
     assert code == 0, err
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
@@ -80,8 +80,8 @@ def test_json_to_a_device_writes_through_it_and_leaves_it_a_device(scripts, caps
 
 
 def test_details_of_an_instance_without_resources(scripts, capsys):
-    """_print_details, branch 681->671: an instance with no resources prints its verdict line and
-    no empty resource line."""
+    """_print_details: an instance with no resources prints its verdict line and no empty resource
+    line."""
     code, out, _ = run(capsys, "prove", "--dir", scripts, "bare", "-j", "1", "--details", "--wide")
     assert code == 0
     lines = out.splitlines()
@@ -91,14 +91,14 @@ def test_details_of_an_instance_without_resources(scripts, capsys):
 
 
 def test_a_script_without_instances_is_not_ok_and_says_so(scripts, capsys):
-    """_print_failures, line 700: a script that checks nothing fails with a line saying so."""
+    """_print_failures: a script that checks nothing fails with a line saying so."""
     code, out, _ = run(capsys, "prove", "--dir", scripts, "empty", "-j", "1")
     assert code == 1
     assert "empty: no instances checked" in out and "0/1 scripts ok" in out
 
 
 def test_update_golden_after_a_failed_run_writes_nothing(scripts, tmp_path, capsys):
-    """_run, line 593: ``--golden G --update-golden`` on a run that is not ok leaves G unwritten."""
+    """_run: ``--golden G --update-golden`` on a run that is not ok leaves G unwritten."""
     gold = tmp_path / "gold.json"
     code, out, _ = run(capsys, "prove", "--dir", scripts, "empty", "-j", "1", "--golden", str(gold), "--update-golden")
     assert code == 1 and "golden run not written: this run is not ok" in out
@@ -108,8 +108,8 @@ def test_update_golden_after_a_failed_run_writes_nothing(scripts, tmp_path, caps
 
 
 def test_prove_off_the_main_thread_installs_no_signal_handler(scripts, capsys):
-    """_run, branch 573->575: off the main thread no SIGTERM handler is installed (signal.signal
-    would raise ValueError there) and none is restored; the run itself is unchanged."""
+    """_run: off the main thread no SIGTERM handler is installed (signal.signal would raise
+    ValueError there) and none is restored; the run itself is unchanged."""
     codes = []
     t = threading.Thread(target=lambda: codes.append(main(["prove", "--dir", scripts, "bare", "-j", "1"])))
     t.start()
@@ -118,8 +118,8 @@ def test_prove_off_the_main_thread_installs_no_signal_handler(scripts, capsys):
 
 
 def test_info_compile_lists_the_resources_over_their_bound(tmp_path, capsys, monkeypatch):
-    """_cmd_info, lines 387-389: a compiled model over a stated bound gets an OVER BOUND line with
-    the value and the bound (and a bound on a resource that was not measured is named alone)."""
+    """_cmd_info: a compiled model over a stated bound gets an OVER BOUND line with the value and
+    the bound (and a bound on a resource that was not measured is named alone)."""
     path = str(tmp_path / "c.json")
     dump_file(SQUARE_C, path)
     real = sv.compile(SQUARE_C, method="dense")
@@ -145,7 +145,7 @@ class _UnprintableError(Exception):
     (_UnprintableError(), 3, "internal error (please report it; SYMVERIFY_TRACEBACK=1 shows where): _UnprintableError: "),
 ])
 def test_main_turns_every_escaping_exception_into_one_line(tmp_path, capsys, monkeypatch, exc, code, match):
-    """main, lines 736-750: an exception escaping a command becomes one ``symverify: error:`` line
+    """_main (behind main): an exception escaping a command becomes one ``symverify: error:`` line
     (or ``interrupted``, exit 130) and no traceback, even when the exception cannot be printed."""
     monkeypatch.delenv("SYMVERIFY_TRACEBACK", raising=False)
 
@@ -160,8 +160,9 @@ def test_main_turns_every_escaping_exception_into_one_line(tmp_path, capsys, mon
 
 
 def test_prove_on_a_terminal_shows_a_live_status(scripts, capsys, monkeypatch):
-    """_run, lines 543 and 568-569: with stderr a terminal the run sits inside a rich status line
-    that names the scripts left; the per-script lines and the exit code are the same as in a pipe."""
+    """_run (and its inner start): with stderr a terminal the run sits inside a rich status line
+    that names the scripts left; the per-script lines and the exit code are the same as in a
+    pipe."""
     import rich.console
 
     monkeypatch.setattr(rich.console.Console, "is_terminal", property(lambda self: True))

@@ -2,7 +2,8 @@
 the inner size the kaleidoscope compiler then builds, and ``retnet_stack_direct`` refuses an empty
 stack.
 
-Each test names the lines it is for; the oracle for ``planned_size`` is the compiled model itself.
+Each test names the function it is for; the oracle for ``planned_size`` is the compiled model
+itself.
 """
 
 import pytest
@@ -16,7 +17,7 @@ from symverify.library import determinant, random_circuit
 
 @pytest.mark.parametrize("c", [determinant(2), random_circuit(3, 2, 12, 3, seed=1)])
 def test_planned_size_is_the_compiled_inner_size(c):
-    """compiler.h21.planner.planned_size (line 295)."""
+    """compiler.h21.planner.planned_size."""
     lay = planned_size(c)
     model = sv.compile(c, method="kaleidoscope").model
     assert (model.inner_n, model.inner_d) == (lay.rows, lay.width)
@@ -24,7 +25,7 @@ def test_planned_size_is_the_compiled_inner_size(c):
 
 @pytest.mark.parametrize("layers", [[], 0])
 def test_retnet_stack_direct_needs_a_layer(layers):
-    """compiler.retnet.retnet_stack_direct (line 362): no layers is refused (an empty model would
-    compute the zero map, not a RetNet)."""
+    """compiler.retnet.retnet_stack_direct: no layers is refused (an empty model would compute the
+    zero map, not a RetNet)."""
     with pytest.raises(CompileError, match="retnet_stack_direct: "):
         retnet_stack_direct(2, 1, layers)

@@ -27,9 +27,9 @@ TASK = Task("s", shard=(1, 3))
 
 
 @pytest.mark.parametrize("fut, why", [
-    (Done(value=[1, 2]), "expected a task result, found list"),  # line 99
-    (Done(error=dask_backend.CancelledError()), "cancelled by the scheduler"),  # line 104
-    (Done(error=ValueError("bad\n  value")), "failed (retried once): ValueError: bad value"),  # lines 107-108
+    (Done(value=[1, 2]), "expected a task result, found list"),  # _part
+    (Done(error=dask_backend.CancelledError()), "cancelled by the scheduler"),  # _part
+    (Done(error=ValueError("bad\n  value")), "failed (retried once): ValueError: bad value"),  # _part
 ])
 def test_a_future_without_a_result_is_a_crashed_part(fut, why):
     part = dask_backend._part(fut, TASK)

@@ -2,7 +2,7 @@
 weight, a bad path, a stack of layers of another inner shape, the stack's refresh, and a tensor
 that is not 2-d.
 
-Each test names the lines of ``symverify/executors/export.py`` it is for; the oracle for edited
+Each test names the function of ``symverify/executors/export.py`` it is for; the oracle for edited
 weights is a module built afresh from the edited model (and ``execute`` on it).
 """
 
@@ -28,14 +28,14 @@ U = torch.tensor([[[3.0], [-2.0]]], dtype=torch.float64)
 
 
 def test_integer_dtypes_plan_in_float64():
-    """BaseConvLayer.plan, line 125: an integer dtype gets the float64 plan (the same cached one)."""
+    """BaseConvLayer.plan: an integer dtype gets the float64 plan (the same cached one)."""
     ly = to_torch(model()).layers[0]
     assert ly.plan(torch.int64, torch.device("cpu")) is ly.plan(torch.float64, torch.device("cpu"))
 
 
 def test_a_layer_called_directly_notices_an_edited_weight():
-    """BaseConvLayer.forward, line 137: after an in-place edit of W the layer re-reads its structure;
-    its output is that of a module built from the edited model."""
+    """BaseConvLayer.forward: after an in-place edit of W the layer re-reads its structure; its
+    output is that of a module built from the edited model."""
     m = to_torch(model(1))
     ly = m.layers[0]
     with torch.no_grad():
@@ -47,14 +47,14 @@ def test_a_layer_called_directly_notices_an_edited_weight():
 
 
 def test_a_layer_refuses_an_unknown_path():
-    """BaseConvLayer.forward, line 147: path is 'fft', 'direct' or 'auto'."""
+    """BaseConvLayer.forward: path is 'fft', 'direct' or 'auto'."""
     ly = to_torch(model()).layers[0]
     with pytest.raises(ShapeError, match=r"path: expected 'fft' or 'direct' or 'auto' .*found 'fast'"):
         ly(U, "fast")
 
 
 def test_a_stack_refuses_layers_of_another_inner_shape():
-    """BaseConvStack.__init__, line 181: every layer has the stack's inner shape N'×d'."""
+    """BaseConvStack.__init__: every layer has the stack's inner shape N'×d'."""
     z = torch.zeros(3, 1, dtype=torch.float64)
     ly = BaseConvLayer(torch.eye(1, dtype=torch.float64), z, z, z)
     with pytest.raises(ShapeError, match=r"layer 0: expected inner shape 2×1, found \(3, 1\)"):
@@ -62,8 +62,8 @@ def test_a_stack_refuses_layers_of_another_inner_shape():
 
 
 def test_stack_refresh_after_editing_weights():
-    """BaseConvStack.refresh, lines 191-193: after editing a weight and refreshing, the stack
-    computes what execute computes on the edited model."""
+    """BaseConvStack.refresh: after editing a weight and refreshing, the stack computes what execute
+    computes on the edited model."""
     m = to_torch(model(1))
     with torch.no_grad():
         m.layers[0].W.fill_(-3.0)
@@ -74,6 +74,6 @@ def test_stack_refresh_after_editing_weights():
 
 @pytest.mark.parametrize("shape", [(3,), (1, 2, 2)])
 def test_grid_from_tensor_needs_a_matrix(shape):
-    """grid_from_tensor, line 272: a weight is a 2-d tensor."""
+    """grid_from_tensor: a weight is a 2-d tensor."""
     with pytest.raises(ShapeError, match=r"layer 0 W: expected a 2-d tensor, found shape"):
         grid_from_tensor(torch.zeros(shape), "layer 0 W")

@@ -1,5 +1,5 @@
 """symverify.scripts.gated_instances.mutation_instance: a weight whose +1 leaves the function
-unchanged is a missed mutant, and the instance is then refuted with the count (line 68).
+unchanged is a missed mutant, and the instance is then refuted with the count.
 
 The model is the identity on one input, ``(0·u + b1) ⊙ (h ⊛ u)`` with ``b1[0] = h[0] = 1``, padded
 to N' = 2 with ``b1[1] = 5``: row 1 of the state is never an output and its convolution reads only

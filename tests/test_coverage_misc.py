@@ -2,7 +2,7 @@
 are terminals, the deadline's repr, ``Compiled`` refusing resources that are not a mapping, and
 the structured synthetic model (one rectangle per bias row and per tap).
 
-Each test names the lines it is for and why its assertion bites.
+Each test names the function it is for and why its assertion bites.
 """
 
 import io
@@ -24,8 +24,8 @@ class _Tty(io.StringIO):
 
 
 def test_progress_on_streams_that_cannot_answer(monkeypatch):
-    """progress._interactive (lines 33-35): a terminal shows progress; a closed stream (isatty raises
-    ValueError) or an object without isatty does not, and neither raises."""
+    """progress._interactive: a terminal shows progress; a closed stream (isatty raises ValueError)
+    or an object without isatty does not, and neither raises."""
     monkeypatch.delenv(progress.ENV, raising=False)
     assert progress.wanted(stream=_Tty()) is True
     closed = io.StringIO()
@@ -36,7 +36,7 @@ def test_progress_on_streams_that_cannot_answer(monkeypatch):
 
 
 def test_deadline_repr_says_how_long_is_left():
-    """Deadline.__repr__ (line 71)."""
+    """Deadline.__repr__."""
     import time
 
     text = repr(Deadline(time.monotonic() + 100))
@@ -46,15 +46,16 @@ def test_deadline_repr_says_how_long_is_left():
 
 @pytest.mark.parametrize("field", ["resources", "bounds"])
 def test_compiled_refuses_resources_that_are_not_a_mapping(field):
-    """compiler.result._check_numbers (line 21): resources and bounds are mappings."""
+    """compiler.result._check_numbers: resources and bounds are mappings."""
     comp = sv.compile(determinant(2), method="dense")
     with pytest.raises(CompileError, match=f"Compiled {field}: expected a mapping of str to numbers, found list"):
         replace(comp, **{field: [("layers", 3)]})
 
 
 def test_structured_synthetic_model_shares_rows_across_channels():
-    """executors.synthetic (lines 59, 72): structured=True gives b1, h and b2 one full-width rectangle
-    per row (every channel shares the row's value); the default draws cell by cell."""
+    """executors.synthetic._per_row and dense_model: structured=True gives b1, h and b2 one
+    full-width rectangle per row (every channel shares the row's value); the default draws cell by
+    cell."""
     m = dense_model(8, 4, 3, structured=True, seed=2)
     for layer in m.layers:
         for name in ("b1", "h", "b2"):
@@ -66,8 +67,8 @@ def test_structured_synthetic_model_shares_rows_across_channels():
 
 
 def test_occupancy_counts_are_the_live_cells_by_role():
-    """viz.model.Occupancy.counts (line 105): per role, the cells over all layers; the non-zero
-    roles add up to the live cells of every layer, and the zero role to the rest."""
+    """viz.model.Occupancy.counts: per role, the cells over all layers; the non-zero roles add up to
+    the live cells of every layer, and the zero role to the rest."""
     from symverify.viz.model import occupancy
 
     comp = sv.compile(determinant(2), method="dense")
@@ -81,9 +82,9 @@ def test_occupancy_counts_are_the_live_cells_by_role():
 
 
 def test_a_missing_dependency_of_the_kaleidoscope_compiler_is_not_hidden(monkeypatch):
-    """compiler._kaleidoscope (line 117): a ModuleNotFoundError for another module (a dependency
-    the compiler imports) propagates; only the compiler module itself missing is the
-    'unavailable' CompileError."""
+    """compiler._kaleidoscope: a ModuleNotFoundError for another module (a dependency the compiler
+    imports) propagates; only the compiler module itself missing is the 'unavailable'
+    CompileError."""
     import importlib
 
     from symverify import compiler

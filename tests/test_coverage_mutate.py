@@ -1,8 +1,8 @@
 """symverify.mutate: the error paths and the rare fallbacks of the mutation operators.
 
-Each test names the lines of ``symverify/mutate.py`` it is for; an operator that silently did
-something else on these inputs (mutated a different cell, returned the input unchanged, raised
-the wrong error class) fails the assertion.
+Each test names the function of ``symverify/mutate.py`` it is for; an operator that silently did
+something else on these inputs (mutated a different cell, returned the input unchanged, raised the
+wrong error class) fails the assertion.
 """
 
 import pytest
@@ -40,7 +40,7 @@ def test_sym_refuses_a_cell_that_already_holds_the_symbol(compiled):
 
 
 def test_weight_sites_none_lists_every_cell(compiled):
-    """weight_sites(nonzero=None) (branch 192->194): every cell, the union of the zero and nonzero ones."""
+    """weight_sites(nonzero=None): every cell, the union of the zero and nonzero ones."""
     _, comp = compiled
     every = mutate.weight_sites(comp.model, nonzero=None)
     nz, z = mutate.weight_sites(comp.model), mutate.weight_sites(comp.model, nonzero=False)
@@ -139,8 +139,8 @@ def test_mutate_cell_refuses(args, kw, match):
 
 def test_certificate_mutant_falls_back_to_const():
     """certificate_mutant: 'node'/'coeff' on a constant-only cell, and 'node' in a one-node circuit
-    (no other node to point at), both become 'const' (lines 513 and 519): the constant grows by 1
-    and nothing else changes."""
+    (no other node to point at), both become 'const': the constant grows by 1 and nothing else
+    changes."""
     c = cert()
     seen = set()
     for seed in range(40):

@@ -2,7 +2,7 @@
 compiler fails, gets no library and a reason (the pure-torch form runs); a machine without
 /proc/cpuinfo still gets a cache key.
 
-Each test names the lines it is for; the library names are fresh, so no kernel the rest of the
+Each test names the function it is for; the library names are fresh, so no kernel the rest of the
 suite uses is touched, and the cache is a temporary directory.
 """
 
@@ -12,7 +12,7 @@ from symverify import _native
 
 
 def test_no_c_compiler_means_no_library_and_a_reason(monkeypatch, tmp_path):
-    """_build (line 69) through load: no $CC and none on PATH."""
+    """_build through load: no $CC and none on PATH."""
     monkeypatch.setenv("SYMVERIFY_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("SYMVERIFY_NATIVE", raising=False)
     monkeypatch.delenv("CC", raising=False)
@@ -23,7 +23,7 @@ def test_no_c_compiler_means_no_library_and_a_reason(monkeypatch, tmp_path):
 
 
 def test_a_failing_compiler_means_no_library_and_its_exit_code(monkeypatch, tmp_path):
-    """_build (line 83): the compiler exits nonzero; nothing is left in the cache."""
+    """_build: the compiler exits nonzero; nothing is left in the cache."""
     monkeypatch.setenv("SYMVERIFY_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("SYMVERIFY_NATIVE", raising=False)
     monkeypatch.setenv("CC", "false")
@@ -34,7 +34,7 @@ def test_a_failing_compiler_means_no_library_and_its_exit_code(monkeypatch, tmp_
 
 
 def test_cpu_flags_without_proc_cpuinfo(monkeypatch):
-    """_cpu_flags (lines 53-55): an unreadable /proc/cpuinfo falls back to the processor name."""
+    """_cpu_flags: an unreadable /proc/cpuinfo falls back to the processor name."""
     import builtins
     import platform
 

@@ -30,7 +30,7 @@ def t(*shape, dtype=F64, seed=0):
     "other dtype", "scalar operand", "not broadcastable", "four axes", "empty", "dst dtype",
 ])
 def test_descriptor_refuses_what_the_interpreter_cannot_run(case):
-    """_descriptor (lines 159, 162-163, 165): None for these operands."""
+    """_descriptor: None for these operands."""
     out = t(3, 2)
     args = {
         "other dtype": (t(3, 2, dtype=torch.float32), t(3, 2)),
@@ -59,11 +59,11 @@ def test_descriptor_of_a_transposed_operand_collapses_to_three_axes():
 
 
 @pytest.mark.parametrize("a, b, out", [
-    (t(2, 3), t(3, 4), t(2, 4, dtype=torch.float32)),  # line 182: another dtype
-    (t(2, 3, 1), t(3, 4), t(2, 4)),  # line 182: not 2-d
-    (t(2, 3), t(2, 4), t(2, 4)),  # line 185: inner sizes differ
-    (t(2, 3), t(3, 4), t(4, 2)),  # line 185: out of another shape
-    (t(0, 3), t(3, 4), t(0, 4)),  # line 185: empty
+    (t(2, 3), t(3, 4), t(2, 4, dtype=torch.float32)),  # _mm: another dtype
+    (t(2, 3, 1), t(3, 4), t(2, 4)),  # _mm: not 2-d
+    (t(2, 3), t(2, 4), t(2, 4)),  # _mm: inner sizes differ
+    (t(2, 3), t(3, 4), t(4, 2)),  # _mm: out of another shape
+    (t(0, 3), t(3, 4), t(0, 4)),  # _mm: empty
 ])
 def test_mm_refuses_other_shapes(a, b, out):
     """_mm: None unless out = a @ b are 2-d of one dtype with matching, nonempty shapes."""
@@ -71,9 +71,9 @@ def test_mm_refuses_other_shapes(a, b, out):
 
 
 def test_describe_keeps_unknown_calls_as_torch_calls():
-    """_describe: partials with positional arguments or no out (line 198), other torch functions
-    (line 218), callables that are not tensor methods (line 222), tensor methods it does not know
-    (line 234), gathers it cannot copy row by row (lines 211, 214)."""
+    """_describe: partials with positional arguments or no out, other torch functions, callables
+    that are not tensor methods, tensor methods it does not know, gathers it cannot copy row by
+    row."""
     out, a, b = t(3, 2), t(3, 2), t(3, 2, seed=1)
     assert npg._describe(partial(torch.add, a, out=out), (b,), F64) is None
     assert npg._describe(partial(torch.add), (a, b), F64) is None
@@ -93,8 +93,8 @@ def test_describe_keeps_unknown_calls_as_torch_calls():
 
 @needs_native
 def test_a_program_mixing_native_runs_and_torch_calls_computes_the_torch_result():
-    """segments, lines 261-262: an operation without a descriptor ends the native run and is called
-    as is; the next ones start a new run. The buffers equal those of the torch calls alone."""
+    """segments: an operation without a descriptor ends the native run and is called as is; the next
+    ones start a new run. The buffers equal those of the torch calls alone."""
     def program(bufs):
         x, y, z = bufs
         return [(x.add_, (y,)), (x.sub_, (z,)), (partial(torch.mul, out=y), (x, z)), (y.addcmul_, (x, z)),
@@ -114,7 +114,7 @@ def test_a_program_mixing_native_runs_and_torch_calls_computes_the_torch_result(
 
 @needs_native
 def test_a_program_ending_in_a_torch_call_has_no_empty_native_run():
-    """segments, branch 248->exit: the last flush finds no pending run and adds no empty call."""
+    """segments (its inner flush): the last flush finds no pending run and adds no empty call."""
     x, y = t(4, 3), t(4, 3, seed=1)
     calls = npg.segments([(x.sub_, (y,))], F64)
     assert calls is not None and len(calls) == 1 and calls[0].func == x.sub_

@@ -28,8 +28,8 @@ U = torch.tensor([[[1.0, -2.0], [3.0, 0.0], [-1.0, 4.0]]], dtype=torch.float64)
 
 
 def test_numeric_check_json_and_raise():
-    """NumericCheck.to_json (line 134) and raise_if_failed (lines 138-140): the JSON holds every
-    field; a passing check returns itself, a failing one raises with its text."""
+    """NumericCheck.to_json and raise_if_failed: the JSON holds every field; a passing check returns
+    itself, a failing one raises with its text."""
     chk = numeric_check(MODEL, U.long().tolist())
     assert chk.ok and chk.raise_if_failed() is chk
     js = chk.to_json()
@@ -40,8 +40,8 @@ def test_numeric_check_json_and_raise():
 
 
 def test_run_layer_and_layer_parts_equal_exact_evaluation():
-    """torch_float.run_layer (line 161) and layer_parts (line 156): one layer equals the exact
-    model; its two branches multiply to it."""
+    """torch_float.run_layer and layer_parts: one layer equals the exact model; its two branches
+    multiply to it."""
     plan = model_plan(MODEL, float_numbers(None)).on(U.device, U.dtype)
     exact = torch.tensor(execute(MODEL, U.long().tolist(), backend="exact").tolist(), dtype=torch.float64)
     out = tf.run_layer(plan[0], U.clone())

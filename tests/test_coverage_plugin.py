@@ -2,7 +2,8 @@
 its legacy name, compared, and a write that fails), and the GoldenSession's bookkeeping on items
 without a path, files reported twice, files outside the root and a second configure.
 
-Each test names the lines of ``symverify/pytest_plugin.py`` it is for and why its assertion bites.
+Each test names the function of ``symverify/pytest_plugin.py`` it is for and why its assertion
+bites.
 """
 
 from pathlib import Path
@@ -18,9 +19,9 @@ Failed = pytest.fail.Exception
 
 
 def test_a_golden_file_without_a_session_writes_updates_and_compares(tmp_path):
-    """GoldenFile.check with session None (branches 267->271, 286->288, 298->300): update writes
-    the record, a changed record is rewritten, a compare run passes on the same record and fails
-    with a diff on another; no session bookkeeping is needed for any of it."""
+    """GoldenFile.check with session None: update writes the record, a changed record is rewritten,
+    a compare run passes on the same record and fails with a diff on another; no session bookkeeping
+    is needed for any of it."""
     d = tmp_path / "golden"
     GoldenFile(d, "t", True).check({"a": 1})
     assert (d / "t.json").read_text() == golden_text({"a": 1})
@@ -32,22 +33,22 @@ def test_a_golden_file_without_a_session_writes_updates_and_compares(tmp_path):
 
 
 def test_a_missing_golden_file_without_a_session_fails(tmp_path):
-    """GoldenFile.check, branch 294->296: no file and no update fails and says how to write it."""
+    """GoldenFile.check: no file and no update fails and says how to write it."""
     with pytest.raises(Failed, match=r"no golden file .*t\.json; run pytest --symverify-update to write it"):
         GoldenFile(tmp_path, "t", False).check({"a": 1})
 
 
 def test_an_unreadable_golden_file_without_a_session_fails(tmp_path):
-    """GoldenFile.check, branch 273->275: a directory in the file's place fails with the reason."""
+    """GoldenFile.check: a directory in the file's place fails with the reason."""
     (tmp_path / "t.json").mkdir()
     with pytest.raises(Failed, match=r"cannot read the golden file .*t\.json: .*a directory is in its place"):
         GoldenFile(tmp_path, "t", False).check({"a": 1})
 
 
 def test_legacy_file_is_read_then_moved_on_update(tmp_path):
-    """GoldenFile._legacy and the move (branch 290->292): a record stored under the legacy name is
-    compared against, and an update writes the new name and removes the legacy file. Without a
-    legacy stem (line 235) the legacy name is never looked at."""
+    """GoldenFile._legacy and the move (in GoldenFile.check): a record stored under the legacy name
+    is compared against, and an update writes the new name and removes the legacy file. Without a
+    legacy stem (in _legacy) the legacy name is never looked at."""
     old = tmp_path / "test_x.json"
     old.write_text(golden_text({"a": 1}), encoding="utf-8")
     GoldenFile(tmp_path, "test_x-1234abcd", False, legacy_stem="test_x").check({"a": 1})
@@ -58,8 +59,8 @@ def test_legacy_file_is_read_then_moved_on_update(tmp_path):
 
 
 def test_a_golden_file_that_cannot_be_written_fails_with_the_reason(tmp_path):
-    """GoldenFile.check, lines 282-285: the golden directory's place is taken by a file, so the
-    write fails: the test fails naming the file, and no exception escapes."""
+    """GoldenFile.check: the golden directory's place is taken by a file, so the write fails: the
+    test fails naming the file, and no exception escapes."""
     (tmp_path / "golden").write_text("not a directory")
     with pytest.raises(Failed, match=r"cannot write the golden file .*golden/t.json: "):
         GoldenFile(tmp_path / "golden", "t", True).check({"a": 1})
@@ -87,7 +88,7 @@ class _Reporter:
 
 
 def test_items_without_a_path_own_no_golden_files(tmp_path):
-    """GoldenSession._note, line 121: an item without a path (a non-file collector's item) is skipped."""
+    """GoldenSession._note: an item without a path (a non-file collector's item) is skipped."""
     s = GoldenSession(_Config(tmp_path))  # type: ignore[arg-type]
 
     class Item:
@@ -99,8 +100,8 @@ def test_items_without_a_path_own_no_golden_files(tmp_path):
 
 
 def test_a_file_reported_twice_is_listed_once(tmp_path, monkeypatch):
-    """GoldenSession.pytest_sessionfinish, branch 176->172: a file already listed (sent by an xdist
-    worker) is not listed again."""
+    """GoldenSession.pytest_sessionfinish: a file already listed (sent by an xdist worker) is not
+    listed again."""
     f = tmp_path / "g.json"
     s = GoldenSession(_Config(tmp_path), unused=[f])  # type: ignore[arg-type]
     monkeypatch.setattr(s, "find_unused", lambda: [f])
@@ -109,8 +110,8 @@ def test_a_file_reported_twice_is_listed_once(tmp_path, monkeypatch):
 
 
 def test_summary_shows_files_outside_the_root_by_their_full_path(tmp_path):
-    """pytest_terminal_summary, lines 205-206: a file outside the root dir is shown whole, one
-    inside relative to the root."""
+    """GoldenSession.pytest_terminal_summary (its inner show): a file outside the root dir is shown
+    whole, one inside relative to the root."""
     root = tmp_path / "root"
     inside, outside = root / "golden" / "a.json", tmp_path / "elsewhere" / "b.json"
     s = GoldenSession(_Config(root), written=[inside, outside])  # type: ignore[arg-type]
@@ -120,8 +121,7 @@ def test_summary_shows_files_outside_the_root_by_their_full_path(tmp_path):
 
 
 def test_configure_twice_keeps_the_first_session(request):
-    """pytest_configure, branch 64->exit: a second configure (a plugin loaded twice) registers no
-    second session."""
+    """pytest_configure: a second configure (a plugin loaded twice) registers no second session."""
     first = request.config.pluginmanager.get_plugin(pytest_plugin._SESSION)
     pytest_plugin.pytest_configure(request.config)
     assert request.config.pluginmanager.get_plugin(pytest_plugin._SESSION) is first
@@ -136,8 +136,8 @@ golden_text(sv.verify(_X, _X, method="exact"))
 
 
 def test_a_file_left_by_a_test_that_no_longer_reads_it_is_unused(pytester):
-    """find_unused, line 166: a golden file owned by a test that passed without reading it is listed
-    as unused (and removed by the next update); before that, it is read and not listed."""
+    """GoldenSession.find_unused: a golden file owned by a test that passed without reading it is
+    listed as unused (and removed by the next update); before that, it is read and not listed."""
     pytester.makepyfile(test_user='''
 def test_a(symverify_golden):
     symverify_golden.check({"a": 1})

@@ -50,16 +50,16 @@ def conv(n: int, d: int, taps: dict[int, int]) -> Layer:
 
 @pytest.mark.parametrize("taps", [{0: 1, 1: 1}, {0: 1, 2: 3}, {0: 2, 1: 1}, {1: -1, 3: 1, 2: 1}])
 def test_first_two_terms_of_a_full_support_convolution(taps):
-    """_Builder.convolve (lines 257-262): unit+unit (add), unit+other (addcmul), other first (mul),
-    each followed by another layer of the same kind so the terms read a state of full support."""
+    """_Builder.convolve: unit+unit (add), unit+other (addcmul), other first (mul), each followed by
+    another layer of the same kind so the terms read a state of full support."""
     n, d = 4, 2
     m = Model(n, d, n, d, (conv(n, d, taps), conv(n, d, taps)))
     check(m)
 
 
 def test_sparse_channel_map_with_two_entries_per_column():
-    """_Builder.project (lines 297-300): d' = 64 and W = I + (j ↦ j ⊕ 1) has two entries per
-    column, planned as sparse: the second term is gathered into the scratch buffer."""
+    """_Builder.project: d' = 64 and W = I + (j ↦ j ⊕ 1) has two entries per column, planned as
+    sparse: the second term is gathered into the scratch buffer."""
     n, d = 2, 64
     W = Grid.from_cells(d, d, {**{(j, j): 1 for j in range(d)}, **{(j ^ 1, j): 2 for j in range(d)}})
     mix = Layer.make(n, d, W=W, b2=Grid.full(n, d, 1))

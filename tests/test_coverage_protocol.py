@@ -1,7 +1,8 @@
 """symverify.scripts.protocol: claim kinds as text, outcomes without a method, the append-only
 instance list, the index and sweep-grid parsers, and ``script_main``'s argument checks.
 
-Each test names the lines of ``symverify/scripts/protocol.py`` it is for and why its assertion bites.
+Each test names the function of ``symverify/scripts/protocol.py`` it is for and why its assertion
+bites.
 """
 
 import json
@@ -24,14 +25,14 @@ from symverify.scripts.protocol import (
 
 
 def test_claim_kinds_print_as_their_value():
-    """ClaimKind.__str__ (line 115): the run JSON and the tables show 'prover', not 'ClaimKind.PROVER'."""
+    """ClaimKind.__str__: the run JSON and the tables show 'prover', not 'ClaimKind.PROVER'."""
     assert [str(k) for k in ClaimKind] == ["prover", "computed", "argued"]
     assert f"{ClaimKind.ARGUED}" == "argued"
 
 
 def test_an_outcome_without_a_method_needs_method_given():
-    """Instance.from_report (line 219): a FragmentProof names no method, so the instance cannot
-    make one up; with method= the verdict is the proof's own (shift_down is an exact gadget)."""
+    """Instance.from_report: a FragmentProof names no method, so the instance cannot make one up;
+    with method= the verdict is the proof's own (shift_down is an exact gadget)."""
     proof = prove_fragment(shift_down(3, 1, 1))
     assert proof.verdict is Verdict.PROVED
     with pytest.raises(UsageError, match="the outcomes do not all name their method; pass method="):
@@ -41,8 +42,8 @@ def test_an_outcome_without_a_method_needs_method_given():
 
 
 def test_instances_are_append_only():
-    """_Instances.__iadd__ (lines 340-341) keeps the order and returns the same list; insert
-    (line 344) is refused, since the order of instances is the order of the cases."""
+    """_Instances.__iadd__ keeps the order and returns the same list; _Instances.insert is refused,
+    since the order of instances is the order of the cases."""
     r = ProofResult("p", "T")
     a = Instance.computed("a", True, "c", "exact")
     b = Instance.computed("b", False, "c", "exact")
@@ -55,7 +56,7 @@ def test_instances_are_append_only():
 
 
 def test_parse_indices_refuses_a_range_of_more_than_a_million():
-    """parse_indices (line 449): at most 10^6 values per range (10^6 exactly is fine)."""
+    """parse_indices: at most 10^6 values per range (10^6 exactly is fine)."""
     assert len(parse_indices("0-999999")) == 1_000_000
     with pytest.raises(UsageError, match=r"--cases: the range 0-1000000 names more than 10\^6 values"):
         parse_indices("5,0-1000000", "--cases")
@@ -63,7 +64,7 @@ def test_parse_indices_refuses_a_range_of_more_than_a_million():
 
 @pytest.mark.parametrize("text", ["{not json", '{"widths": [1, 2]'])
 def test_sweep_grid_refuses_text_that_is_not_json(monkeypatch, text):
-    """sweep_grid (lines 462-463): the environment variable holds JSON, else a UsageError quoting it."""
+    """sweep_grid: the environment variable holds JSON, else a UsageError quoting it."""
     monkeypatch.setenv(SWEEP_ENV, text)
     with pytest.raises(UsageError, match=f"{SWEEP_ENV}: expected a JSON object, found"):
         sweep_grid({"widths": [1]})
@@ -77,7 +78,8 @@ def run_two(quick=False):
 
 @pytest.mark.parametrize("shard", ["a/b", "1/2/3", "2/2", "-1/3", "0/0"])
 def test_script_main_refuses_a_bad_shard(shard, capsys):
-    """script_main (lines 489-492): --shard is K/N with 0 ≤ K < N; anything else exits 2 with the message."""
+    """_script_main (behind script_main): --shard is K/N with 0 ≤ K < N; anything else exits 2 with
+    the message."""
     with pytest.raises(SystemExit) as e:
         script_main(run_two, [f"--shard={shard}"])
     assert e.value.code == 2
@@ -85,7 +87,7 @@ def test_script_main_refuses_a_bad_shard(shard, capsys):
 
 
 def test_script_main_without_json_prints_only(tmp_path, capsys, monkeypatch):
-    """script_main, branch 518->521: no --json, no file; the table is printed and the exit code
+    """_script_main (behind script_main): no --json, no file; the table is printed and the exit code
     is the result's."""
     monkeypatch.chdir(tmp_path)
     assert script_main(run_two, []) == 0

@@ -39,9 +39,9 @@ def random_uses(rng: random.Random, N: int) -> dict[int, int]:
 
 @pytest.mark.parametrize("N", [2, 4, 8, 16, 32])
 def test_every_copy_network_delivers_its_copies(N):
-    """_copy_patterns (lines 300-375): for random fan-outs, each candidate's simulated output holds
-    source j on exactly its named slots; concentrate+compact is always among the candidates (the
-    argument in the code: a monotone concentration never collides in the butterfly)."""
+    """_copy_patterns: for random fan-outs, each candidate's simulated output holds source j on
+    exactly its named slots; concentrate+compact is always among the candidates (the argument in the
+    code: a monotone concentration never collides in the butterfly)."""
     rng = random.Random(N)
     for _ in range(300 if N <= 16 else 100):
         uses = random_uses(rng, N)
@@ -70,15 +70,15 @@ def test_the_worst_spread_still_routes():
 
 
 def test_no_sources_no_copies():
-    """_copy_patterns, branch 316->322 (no sources): every candidate names no slots and moves nothing."""
+    """_copy_patterns (no sources): every candidate names no slots and moves nothing."""
     cands = selection._copy_patterns(8, {})
     assert cands and all(slots == {} for _, _, slots in cands)
     assert all(simulate(8, pats, {}) == [None] * 8 for _, pats, _ in cands)
 
 
 def test_route_masks_refuses_a_slot_named_twice_or_negative():
-    """_route_masks, line 245: a record naming one slot twice, or a negative slot, cannot end as
-    one copy per slot: None, not a wrong network."""
+    """_route_masks: a record naming one slot twice, or a negative slot, cannot end as one copy per
+    slot: None, not a wrong network."""
     up = [1, 2, 4]
     assert selection._route_masks(8, {0: [1, 1]}, up) is None
     assert selection._route_masks(8, {0: [-1]}, up) is None
@@ -86,7 +86,7 @@ def test_route_masks_refuses_a_slot_named_twice_or_negative():
 
 
 def test_route_masks_ignores_records_bound_nowhere():
-    """_route_masks, branch 241->240: a record with no slots is not routed (and blocks nothing)."""
+    """_route_masks: a record with no slots is not routed (and blocks nothing)."""
     up = [1, 2, 4]
     with_empty = selection._route_masks(8, {3: [], 0: [0, 1]}, up)
     without = selection._route_masks(8, {0: [0, 1]}, up)
@@ -94,17 +94,17 @@ def test_route_masks_ignores_records_bound_nowhere():
 
 
 def test_route_masks_refuses_a_route_that_does_not_fix_every_bit():
-    """_route_masks, line 276: with strides that leave a bit unfixed a record does not end on its
-    slot: None."""
+    """_route_masks: with strides that leave a bit unfixed a record does not end on its slot:
+    None."""
     assert selection._route_masks(8, {0: [4]}, [1, 2]) is None
     assert selection._route_masks(8, {0: [4]}, [1, 2, 4]) is not None
 
 
 def test_candidate_shape_from_built_factors_agrees_with_the_patterns(monkeypatch):
-    """_candidate, lines 577-579: when the patterns cannot decide a product (never for this
-    module's routes), the shape comes from the built, simplified factors. Forcing that path on
-    every candidate of a few stages must give the same chosen routes and the same factor shapes
-    as the pattern computation (an independent computation of the same thing)."""
+    """_candidate: when the patterns cannot decide a product (never for this module's routes), the
+    shape comes from the built, simplified factors. Forcing that path on every candidate of a few
+    stages must give the same chosen routes and the same factor shapes as the pattern computation
+    (an independent computation of the same thing)."""
     from fractions import Fraction
 
     stages = [

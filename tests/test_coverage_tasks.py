@@ -2,7 +2,8 @@
 rare endings of its process (a timeout, a stop before the start, a bad ``--count-cases`` answer,
 an unknown signal, a process that is already gone).
 
-Each test names the lines of ``symverify/scripts/tasks.py`` it is for and why its assertion bites.
+Each test names the function of ``symverify/scripts/tasks.py`` it is for and why its assertion
+bites.
 """
 
 import subprocess
@@ -22,13 +23,13 @@ from symverify.scripts.tasks import Processes, Task, execute
     ({"source": "/some/dir"}, "task t: a user's script needs its path or its files"),
 ])
 def test_task_invariants(kw, match):
-    """Task.__post_init__ (lines 73, 75): the runner's own invariants, internal errors."""
+    """Task.__post_init__: the runner's own invariants, internal errors."""
     with pytest.raises(ValueError, match=match):
         Task("t", **kw)
 
 
 def test_part_names_what_the_task_runs():
-    """Task.part (lines 80-84) and the flags argv passes for the same part."""
+    """Task.part and the flags argv passes for the same part."""
     assert Task("t", count=True).part() == "count"
     assert Task("t", shard=(2, 5)).part() == "shard 2/5"
     assert Task("t", cases=(3, 4)).part() == "cases 3,4"
@@ -40,7 +41,7 @@ def test_part_names_what_the_task_runs():
 
 
 def test_a_stopped_pool_starts_nothing(tmp_path):
-    """Processes.run, line 154: after stop() no process is started and the answer is 'interrupted'."""
+    """Processes.run: after stop() no process is started and the answer is 'interrupted'."""
     procs = Processes()
     procs.stop()
     marker = tmp_path / "ran"
@@ -56,7 +57,7 @@ def user_task(tmp_path, body, **kw):
 
 
 def test_a_timeout_is_a_crash_that_says_so(tmp_path):
-    """execute, line 257: a process killed at its timeout is 'crashed' with the timeout as error."""
+    """execute: a process killed at its timeout is 'crashed' with the timeout as error."""
     t = user_task(tmp_path, "import time\ntime.sleep(60)\n", timeout=0.5)
     ans = execute(t)
     assert ans["status"] == "crashed" and ans["result"] is None
@@ -66,8 +67,8 @@ def test_a_timeout_is_a_crash_that_says_so(tmp_path):
 
 @pytest.mark.parametrize("answer", ['{"cases": -1}', '{"cases": "3"}', '{"n": 3}'])
 def test_count_cases_needs_a_count(tmp_path, answer):
-    """execute, line 276: a ``--count-cases`` answer without a non-negative int ``cases`` is a crash
-    that quotes what came back."""
+    """execute: a ``--count-cases`` answer without a non-negative int ``cases`` is a crash that
+    quotes what came back."""
     body = f"""
         import sys
         out = sys.argv[sys.argv.index("--json") + 1]
@@ -89,13 +90,13 @@ def test_count_cases_accepts_zero(tmp_path):
 
 
 def test_signal_names():
-    """_signal_name (lines 232-233): a known signal by name, an unknown number as 'signal N'."""
+    """_signal_name: a known signal by name, an unknown number as 'signal N'."""
     assert tasks._signal_name(-9) == "SIGKILL"
     assert tasks._signal_name(-250) == "signal 250"
 
 
 def test_a_stop_flag_that_cannot_be_read_does_not_stop():
-    """_asks_to_stop (lines 225-226): a flag that raises (the scheduler went away) means go on."""
+    """_asks_to_stop: a flag that raises (the scheduler went away) means go on."""
     def broken():
         raise ConnectionError("scheduler gone")
 
@@ -104,8 +105,8 @@ def test_a_stop_flag_that_cannot_be_read_does_not_stop():
 
 
 def test_killing_a_process_that_is_already_gone_is_quiet():
-    """_kill_group (branch 210->216, lines 218-219): the group is gone (ProcessLookupError from
-    killpg), then the process is gone too (from kill): neither escapes."""
+    """_kill_group: the group is gone (ProcessLookupError from killpg), then the process is gone too
+    (from kill): neither escapes."""
     done = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
     done.wait()
 

@@ -3,7 +3,7 @@ mismatch without a re-checked counterexample, a verdict with nothing more to say
 uncomputable difference, a side whose repr fails) and the golden records of proof instances,
 proof results and values that are only enums or only printable.
 
-Each test names the lines of ``symverify/testing.py`` it is for and why its assertion bites.
+Each test names the function of ``symverify/testing.py`` it is for and why its assertion bites.
 """
 
 import enum
@@ -41,8 +41,8 @@ X = Circuit(1, 1, (), (0,))
 
 
 def test_explain_names_the_first_failing_stage():
-    """explain, line 78: a compositional refutation names its stage (a one-weight mutant of the
-    compiled determinant, as the certificate tests do)."""
+    """explain: a compositional refutation names its stage (a one-weight mutant of the compiled
+    determinant, as the certificate tests do)."""
     c = determinant(2)
     comp = sv.compile(c, method="dense")
     mutant = weight_mutant(comp.model, 3, ("inc",)).obj
@@ -52,8 +52,8 @@ def test_explain_names_the_first_failing_stage():
 
 
 def test_headline_of_a_mismatch_without_a_counterexample():
-    """_headline, line 96: x^(2^61−1) vs x differ modulo a larger prime but no counterexample is
-    small enough to re-check: the first line says so and names the prime (not the note)."""
+    """_headline: x^(2^61−1) vs x differ modulo a larger prime but no counterexample is small enough
+    to re-check: the first line says so and names the prime (not the note)."""
     with pytest.raises(AssertionError) as e:
         assert_proved(power(M61), X, method="randomized")
     first = str(e.value).splitlines()[0]
@@ -63,7 +63,7 @@ def test_headline_of_a_mismatch_without_a_counterexample():
 
 
 def test_headline_of_a_bare_verdict():
-    """_headline, line 101: an exact proof has no counterexample, notes or bound: the first line of
+    """_headline: an exact proof has no counterexample, notes or bound: the first line of
     assert_refuted's failure is the verdict and method alone."""
     sq = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
     with pytest.raises(AssertionError) as e:
@@ -72,12 +72,12 @@ def test_headline_of_a_bare_verdict():
 
 
 def test_difference_of_sides_that_are_not_circuits_or_models_is_empty():
-    """_difference, line 123: only circuits and models get a polynomial difference."""
+    """_difference (its inner small): only circuits and models get a polynomial difference."""
     assert testing._difference([[1]], [[2]]) == ""
 
 
 def test_difference_is_a_display_aid_that_never_raises(monkeypatch):
-    """_difference, lines 138-139: a failure while expanding gives no difference line, not an error."""
+    """_difference: a failure while expanding gives no difference line, not an error."""
     import symverify.kernel.semantics.poly as poly
 
     def broken(*a, **k):
@@ -89,7 +89,7 @@ def test_difference_is_a_display_aid_that_never_raises(monkeypatch):
 
 
 def test_a_long_difference_is_cut_and_counted():
-    """_difference, line 144: more than MAX_DIFF_TEXT characters are cut and the entries counted."""
+    """_difference: more than MAX_DIFF_TEXT characters are cut and the entries counted."""
     n = 40
     lhs = Circuit(n, 1, (), tuple(range(n)))
     rhs = Circuit(n, 1, tuple(Gate.mul(i, i) for i in range(n)), tuple(range(n, 2 * n)))
@@ -100,7 +100,7 @@ def test_a_long_difference_is_cut_and_counted():
 
 
 def test_short_repr_of_an_object_whose_repr_fails():
-    """_short_repr, lines 152-153: a side whose repr raises is shown by its type name."""
+    """_short_repr: a side whose repr raises is shown by its type name."""
     class Bad:
         def __repr__(self):
             raise ValueError("no repr")
@@ -119,14 +119,14 @@ class Shown:
 
 
 def test_golden_record_of_enums_and_printable_values():
-    """_stable, lines 232 and 236: a plain enum is recorded by its value, an object with its own
-    __str__ by that text."""
+    """_stable: a plain enum is recorded by its value, an object with its own __str__ by that
+    text."""
     assert golden_record({"c": Color.RED, "s": Shown()}) == {"c": "red", "s": "shown"}
 
 
 def test_golden_record_of_an_instance_and_a_proof_result():
-    """golden_record, lines 264 and 267: the fields of a proof instance and of a result (its
-    instances recorded in order), without timings."""
+    """golden_record: the fields of a proof instance and of a result (its instances recorded in
+    order), without timings."""
     a = Instance.computed("a", True, "rank over Q", "exact", resources={"layers": 3}, bounds={"layers": 4}, seconds=9.5)
     b = Instance.computed("b", None, "rank over Q", "exact")
     rec_a = {"kind": "instance", "name": "a", "verdict": "proved", "claim": "computed", "basis": "rank over Q",

@@ -3,7 +3,7 @@ symbolic weights, a report without a total time, a stage line), the run report's
 text (a string, an object JSON cannot write, a long one), resource records refusing what is not
 compiled, numbers that are not numbers, and weight plots with huge or only symbolic values.
 
-Each test names the lines it is for and why its assertion bites.
+Each test names the function it is for and why its assertion bites.
 """
 
 import pytest
@@ -22,15 +22,15 @@ from symverify.viz import weights as vweights
 
 
 def test_resources_table_counts_the_rows_it_leaves_out():
-    """html._resources_table, line 75: more than MAX_ROWS resources end with '… k more'."""
+    """html._resources_table: more than MAX_ROWS resources end with '… k more'."""
     res = {f"r{k}": k for k in range(vhtml.MAX_ROWS + 5)}
     text = vhtml._resources_table(res, {})
     assert "… 5 more" in text and text.count("<tr>") == vhtml.MAX_ROWS + 2
 
 
 def test_model_view_of_a_model_too_large_to_count(monkeypatch):
-    """html.model_html, lines 94-95: a nonzero count over the limits is shown as such, not raised;
-    lines 104-105: more than six symbolic weights are listed as six and a count."""
+    """html.model_html: a nonzero count over the limits is shown as such, not raised; more than six
+    symbolic weights are listed as six and a count."""
     m = Model(1, 1, 2, 2, (Layer(Grid.symbolic("W", 2, 2), Grid.symbolic("b", 2, 2), Grid.zeros(2, 2), Grid.zeros(2, 2)),))
 
     def too_many(self):
@@ -43,8 +43,8 @@ def test_model_view_of_a_model_too_large_to_count(monkeypatch):
 
 
 def test_report_view_without_a_total_time_and_with_a_failing_stage():
-    """html.report_html, branch 131->133 (no total time: no '[… s]'), the 'first failing stage'
-    line in its own row, and line 145 (more than 8 lines: 8 shown and a count)."""
+    """html.report_html: no total time (no '[… s]'), the 'first failing stage' line in its own row,
+    and more than 8 lines (8 shown and a count)."""
     c = determinant(2)
     comp = sv.compile(c, method="dense")
     mutant = weight_mutant(comp.model, 3, ("inc",)).obj
@@ -70,8 +70,8 @@ def test_report_view_without_a_total_time_and_with_a_failing_stage():
 
 
 def test_run_report_counterexample_text():
-    """report._counterexample, line 84 (a string is shown as is), lines 88-89 (an object json
-    cannot write, a circular one, is shown by str), line 91 (more than 20000 characters are cut)."""
+    """report._counterexample: a string is shown as is, an object json cannot write (a circular one)
+    is shown by str, more than 20000 characters are cut."""
     assert "u = [1 2]" in vreport._counterexample({"counterexample": "u = [1 2]"})
     loop: dict = {}
     loop["self"] = loop
@@ -82,14 +82,14 @@ def test_run_report_counterexample_text():
 
 
 def test_number_of_text_that_is_not_a_number():
-    """resources._number, line 71: text that is not a fraction (or divides by 0) is no number."""
+    """resources._number: text that is not a fraction (or divides by 0) is no number."""
     assert vres._number("8/5") == 1.6
     assert vres._number("abc") is None and vres._number("1/0") is None
     assert vres._number(None) is None and vres._number([1]) is None
 
 
 def test_resource_records_refuse_a_list_of_other_objects():
-    """resources.resource_records, line 242: a list holds Compiled objects only."""
+    """resources.resource_records: a list holds Compiled objects only."""
     comp = sv.compile(determinant(2), method="dense")
     assert len(vres.resource_records([comp])) == 1
     assert vres.resource_records(comp) == vres.resource_records([comp])  # one Compiled is a list of one
@@ -98,8 +98,8 @@ def test_resource_records_refuse_a_list_of_other_objects():
 
 
 def test_weight_arrays_of_huge_and_symbolic_values():
-    """weights._float, lines 36-38: a value beyond float range is drawn at ±1e308 (not an
-    OverflowError); a symbolic cell is marked, not given a number."""
+    """weights._float: a value beyond float range is drawn at ±1e308 (not an OverflowError); a
+    symbolic cell is marked, not given a number."""
     g = Grid.from_cells(1, 3, {(0, 0): 10**400, (0, 1): -(10**400), (0, 2): sym("a")})
     values, symbolic, nz = vweights.grid_arrays(g)
     assert values[0, 0] == 1e308 and values[0, 1] == -1e308

@@ -1,7 +1,7 @@
 """symverify.executors.zoology: state dicts with zoology's keys but values that are not tensors, or a
 projection that is not square, are refused with the element and key named.
 
-Each test names the lines it is for; reading such a dict anyway would build a model of another
+Each test names the function it is for; reading such a dict anyway would build a model of another
 function or fail deep inside torch.
 """
 
@@ -20,7 +20,7 @@ def state(d: int = 2, n: int = 4) -> dict:
 
 
 def test_values_that_are_not_tensors():
-    """_weights (line 290): every value under the three keys is a tensor."""
+    """_weights: every value under the three keys is a tensor."""
     sd = state()
     sd["conv.filter"] = sd["conv.filter"].tolist()
     with pytest.raises(CompileError, match=r"from_zoology: element 0: expected tensors under projection\.weight, "):
@@ -28,7 +28,7 @@ def test_values_that_are_not_tensors():
 
 
 def test_a_projection_that_is_not_square():
-    """_weights (line 300): projection.weight is (d, d)."""
+    """_weights: projection.weight is (d, d)."""
     sd = state()
     sd["projection.weight"] = torch.zeros(2, 3, dtype=torch.float64)
     with pytest.raises(ShapeError, match=r"layer 0 projection.weight: expected a square \(d, d\) matrix, found shape \(2, 3\)"):

@@ -3,7 +3,7 @@ are not in the forms followed (a weight that is not a tensor, a projection of an
 short filter that is not depthwise or not causal, a long filter or kernel of another shape), and
 of RetNet layouts with malformed arguments.
 
-Each test names the lines it is for; a module read anyway would give a circuit of another
+Each test names the function it is for; a module read anyway would give a circuit of another
 function, so the refusal is the behaviour that matters.
 """
 
@@ -31,7 +31,7 @@ def h3(d: int = 2, n: int = 4) -> nn.Module:
 
 
 def test_a_weight_that_is_not_a_tensor():
-    """_exact (line 64): D given as a list is refused, not read."""
+    """_exact: D given as a list is refused, not read."""
     m = h3()
     del m.D
     m.D = [1.0, 2.0]
@@ -40,7 +40,7 @@ def test_a_weight_that_is_not_a_tensor():
 
 
 def test_a_projection_of_another_shape():
-    """_linear (line 118): in_proj must map d to 3d."""
+    """_linear: in_proj must map d to 3d."""
     m = hyena()
     m.in_proj = nn.Linear(2, 5).double()
     with pytest.raises(CompileError, match=r"from zoology: in_proj.weight: expected shape \(6, 2\), found \(5, 2\)"):
@@ -48,7 +48,7 @@ def test_a_projection_of_another_shape():
 
 
 def test_a_short_filter_that_is_not_depthwise():
-    """_hyena (line 148): a Conv1d mixing channels is not the depthwise short filter."""
+    """_hyena: a Conv1d mixing channels is not the depthwise short filter."""
     m = hyena()
     m.short_filter = nn.Conv1d(6, 6, kernel_size=3, groups=3, padding=2).double()
     with pytest.raises(CompileError, match=r"short_filter: expected a depthwise Conv1d of weight shape \(6, 1, K\)"):
@@ -56,7 +56,7 @@ def test_a_short_filter_that_is_not_depthwise():
 
 
 def test_a_short_filter_with_other_padding():
-    """_hyena (line 151): padding other than K − 1 is not the causal filter after truncation."""
+    """_hyena: padding other than K − 1 is not the causal filter after truncation."""
     m = hyena()
     m.short_filter = nn.Conv1d(6, 6, kernel_size=3, groups=6, padding=1).double()
     with pytest.raises(CompileError, match=r"short_filter.padding: expected 2 \(causal after truncation\), found \(1,\)"):
@@ -64,7 +64,7 @@ def test_a_short_filter_with_other_padding():
 
 
 def test_a_long_filter_of_another_shape(monkeypatch):
-    """_hyena (line 164): the implicit filter must give (1, N, d)."""
+    """_hyena: the implicit filter must give (1, N, d)."""
     m = hyena()
     monkeypatch.setattr(m.filter_fn, "filter", lambda L: torch.zeros(1, L, 3, dtype=torch.float64))
     with pytest.raises(CompileError, match=r"filter_fn.filter\(4\): expected shape \(1, 4, 2\), found \(1, 4, 3\)"):
@@ -72,7 +72,7 @@ def test_a_long_filter_of_another_shape(monkeypatch):
 
 
 def test_an_ssm_kernel_of_another_shape(monkeypatch):
-    """_kernel (line 177): an H3 kernel must be (1, H, L)."""
+    """_kernel: an H3 kernel must be (1, H, L)."""
     m = h3()
     monkeypatch.setattr(m.kernel, "forward", lambda L, state=None, rate=1.0: torch.zeros(1, 2, L + 1, dtype=torch.float64))
     with pytest.raises(CompileError, match=r"kernel\(L=4\): expected a kernel of shape \(1, 2, 4\), found \(1, 2, 5\)"):
@@ -80,15 +80,15 @@ def test_an_ssm_kernel_of_another_shape(monkeypatch):
 
 
 def test_retnet_weights_need_a_positive_int_d():
-    """library.retnet_weights (line 214)."""
+    """library.retnet_weights."""
     for d in (0, -1, 2.0, True):
         with pytest.raises(IRError, match="retnet: expected a positive int d"):
             retnet_weights(d)
 
 
 def test_retnet_layout_refuses_other_layers_and_names():
-    """library.retnet_layout: a layer that is not RetNetWeights (line 300); a name that is not a str
-    skips the memo (line 304) and is refused by the circuit; a str name is memoised (same object)."""
+    """library.retnet_layout: a layer that is not RetNetWeights; a name that is not a str skips the
+    memo and is refused by the circuit; a str name is memoised (same object)."""
     w = retnet_weights(1, gamma=1, W_A=[[1]], W_C=[[2]], W_V=[[3]])
     with pytest.raises(IRError, match="retnet layer 1: expected RetNetWeights, found dict"):
         retnet_layout(2, 1, [w, {"gamma": 1}])  # type: ignore[list-item]

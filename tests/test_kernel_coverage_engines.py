@@ -30,16 +30,16 @@ P = 2**31 - 1
 
 
 def test_block_size_for_cyclic_lengths() -> None:
-    """kernels.py 79-80: a cyclic length above 64 takes its largest divisor ≤ 64 when that is at
-    least 16 (96 → 48, 128 → 64), else none (67 is prime); causal lengths take min(N', 64)."""
+    """kernels.py ``block_size``: a cyclic length above 64 takes its largest divisor ≤ 64 when that
+    is at least 16 (96 → 48, 128 → 64), else none (67 is prime); causal lengths take min(N', 64)."""
     assert [block_size(n, True) for n in (128, 96, 67, 64)] == [64, 48, None, 64]
     assert block_size(200, False) == 64
 
 
 def test_cyclic_convolution_without_a_block_size_is_exact_mod_p() -> None:
-    """kernels.py 119-120: ``N' = 67`` cyclic with a dense filter runs as the causal convolution of
-    ``[x; x]`` read from row N'; the oracle is the ring interpreter mod p on the same points (a
-    wrong offset or a missing wrap-around changes every row)."""
+    """kernels.py ``conv_blocked``: ``N' = 67`` cyclic with a dense filter runs as the causal
+    convolution of ``[x; x]`` read from row N'; the oracle is the ring interpreter mod p on the same
+    points (a wrong offset or a missing wrap-around changes every row)."""
     rng = random.Random(1)
     n = 67
     h = Grid.from_rows([[rng.randrange(1, 50), rng.randrange(1, 50)] for _ in range(n)])
@@ -51,8 +51,9 @@ def test_cyclic_convolution_without_a_block_size_is_exact_mod_p() -> None:
 
 
 def test_model_plan_polls_the_check_per_layer() -> None:
-    """plan.py 386: ``check`` runs before each layer is planned; one that raises stops the build."""
-    clear_cache()  # numbers.py 141: the plan cache is rebuilt, not read
+    """plan.py ``model_plan`` (its inner ``layer``): ``check`` runs before each layer is planned;
+    one that raises stops the build."""
+    clear_cache()  # numbers.py clear_cache: the plan cache is rebuilt, not read
     one = Layer.make(2, 2, W=Grid.identity(2), b2=Grid.full(2, 2, 1))
     m = Model(2, 2, 2, 2, (one, one, one))
     calls: list[int] = []
@@ -72,14 +73,14 @@ def test_model_plan_polls_the_check_per_layer() -> None:
 
 @pytest.mark.parametrize("params", ["w=1", {1: 2}])
 def test_params_must_map_names_to_values(params) -> None:
-    """numbers.py 33."""
+    """numbers.py ``_params_key``."""
     with pytest.raises(IRError, match="params: expected a mapping from weight names"):
         float_numbers(params)
 
 
 def test_circuit_coefficient_without_a_value_mod_p() -> None:
-    """torch_modular.py 185-186: the coefficient ``1/p`` has no value mod p; the error names the
-    circuit and p. With ``1/2`` the output is ``x0/2 + x1`` mod p."""
+    """torch_modular.py ``run_circuit_mod``: the coefficient ``1/p`` has no value mod p; the error
+    names the circuit and p. With ``1/2`` the output is ``x0/2 + x1`` mod p."""
     c = Circuit(1, 2, (Gate.lin(0, Fraction(1, P), 1, 1),), (2,), "c")
     with pytest.raises(IRError, match=rf"circuit c, a weight mod {P}: "):
         run_circuit_mod(c, torch.zeros((1, 1, 2), dtype=torch.int64), mod_numbers(P, None))

@@ -31,10 +31,10 @@ def _huge() -> Circuit:
 
 
 def test_wide_node_ids_round_trip() -> None:
-    """fingerprint.py 128-129 (``_ints`` falls back to the ``W`` form), 166 (the program has no
-    int64 node ids) and 323-324 (the reader accepts a ``W`` list that does not fit int64).
-    A wrong ``W`` writer or reader breaks the round trip; the fingerprint must also separate
-    two astronomical circuits that differ in one wide node id."""
+    """fingerprint.py ``_ints`` (it falls back to the ``W`` form), ``_circuit`` (the program has no
+    int64 node ids) and ``_Reader.ints`` (the reader accepts a ``W`` list that does not fit int64).
+    A wrong ``W`` writer or reader breaks the round trip; the fingerprint must also separate two
+    astronomical circuits that differ in one wide node id."""
     c = _huge()
     assert program(c).args is None
     data = fp.encode(c)
@@ -46,8 +46,8 @@ def test_wide_node_ids_round_trip() -> None:
 
 
 def test_circuit_rows_gives_up_without_int64_ids() -> None:
-    """bounds_vector.py 52 and 110: without int64 node ids the numpy pass answers None (its rows
-    are indexed by node id), never an array built from truncated ids."""
+    """bounds_vector.py ``_refs`` and ``circuit_rows``: without int64 node ids the numpy pass
+    answers None (its rows are indexed by node id), never an array built from truncated ids."""
     prog = program(_huge())
     assert circuit_rows(prog, scalar_rows(prog.scalars), _N, 1) is None
 
@@ -62,7 +62,8 @@ def _swap(data: bytes, old: bytes, new: bytes) -> bytes:
 
 
 def test_int_of_zero_bytes() -> None:
-    """fingerprint.py 277: an int production of length 0 (the minimal length of 0 is one byte)."""
+    """fingerprint.py ``_Reader._int_body``: an int production of length 0 (the minimal length of 0
+    is one byte)."""
     data = fp.encode(_circuit())
     bad = _swap(data, fp._ints([1, 2, 2, 1]), b"W" + fp._u64(4) + b"I" + fp._u64(0) + b"".join(fp._int(v) for v in (2, 2, 1)))
     with pytest.raises(fp.EncodingError, match="an int of zero bytes"):
@@ -70,7 +71,7 @@ def test_int_of_zero_bytes() -> None:
 
 
 def test_string_not_utf8() -> None:
-    """fingerprint.py 288-289: a symbol name whose bytes are not UTF-8."""
+    """fingerprint.py ``_Reader.str_``: a symbol name whose bytes are not UTF-8."""
     from symverify.kernel.ir.scalar import sym
 
     data = fp.encode(_circuit(sym("w")))
@@ -80,8 +81,8 @@ def test_string_not_utf8() -> None:
 
 
 def test_symbol_with_symbol_coefficient() -> None:
-    """fingerprint.py 310: a symbol term whose coefficient is again a symbol (a symbol's coefficients
-    are rationals; accepting this would give two encodings of one product)."""
+    """fingerprint.py ``_Reader.scalar``: a symbol term whose coefficient is again a symbol (a
+    symbol's coefficients are rationals; accepting this would give two encodings of one product)."""
     from symverify.kernel.ir.scalar import sym
 
     w = sym("w")
@@ -93,8 +94,8 @@ def test_symbol_with_symbol_coefficient() -> None:
 
 
 def test_symbol_not_canonical() -> None:
-    """fingerprint.py 314-315: a symbol term with coefficient 0 (Sym refuses it; a decoder that
-    built it anyway would decode two byte strings to one value)."""
+    """fingerprint.py ``_Reader.scalar``: a symbol term with coefficient 0 (Sym refuses it; a
+    decoder that built it anyway would decode two byte strings to one value)."""
     from symverify.kernel.ir.scalar import sym
 
     w = sym("w")
@@ -106,7 +107,7 @@ def test_symbol_not_canonical() -> None:
 
 
 def test_packed_rational_not_in_lowest_terms() -> None:
-    """fingerprint.py 352: the packed ``A`` form holding 2/6 (1/3 written unreduced)."""
+    """fingerprint.py ``_Reader.scalars``: the packed ``A`` form holding 2/6 (1/3 written unreduced)."""
     data = fp.encode(_circuit())
     packed = fp._scalars([Fraction(1, 3), 2])  # the circuit's distinct coefficients, in order
     assert packed[:1] == b"A"
@@ -123,7 +124,7 @@ def _model() -> Model:
 
 
 def test_model_value_count() -> None:
-    """fingerprint.py 420: a model whose value list is one short of fills plus rectangles."""
+    """fingerprint.py ``_read_model``: a model whose value list is one short of fills plus rectangles."""
     m = _model()
     data = fp.encode(m)
     values = fp._scalars([1, 0, 1, 1, 2])
@@ -134,7 +135,8 @@ def test_model_value_count() -> None:
 
 
 def test_kaleidoscope_diagonal_count() -> None:
-    """fingerprint.py 441: a kaleidoscope whose diagonal entries are one short of its factor shapes."""
+    """fingerprint.py ``_read_kaleidoscope``: a kaleidoscope whose diagonal entries are one short of
+    its factor shapes."""
     f = ButterflyFactor(2, 1, (1,), (2,), (3,), (4,))
     k = Kaleidoscope(2, 2, (BBStar(2, (f, f)),))  # BB* of size 2: strides [1, 1]
     data = fp.encode(k)
@@ -146,6 +148,6 @@ def test_kaleidoscope_diagonal_count() -> None:
 
 
 def test_encode_refuses_a_float_coefficient() -> None:
-    """fingerprint.py 122: a float is not an exact scalar and has no encoding."""
+    """fingerprint.py ``_scalar``: a float is not an exact scalar and has no encoding."""
     with pytest.raises(fp.EncodingError, match=r"expected an exact scalar .* found float"):
         fp._scalar(0.5)  # type: ignore[arg-type]

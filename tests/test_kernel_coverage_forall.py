@@ -1,8 +1,8 @@
 """Coverage of rare paths of ``symverify/kernel/provers/forall.py`` (the ∀-prover).
 
-Each test names the lines or branches it is for. Verdicts are checked independently: a
-``proved`` identity gadget against instantiation and exact evaluation at small sizes with every
-placement of its predicates, a ``refuted`` one by evaluating its counterexample's instance exactly.
+Each test names the function it is for. Verdicts are checked independently: a ``proved`` identity
+gadget against instantiation and exact evaluation at small sizes with every placement of its
+predicates, a ``refuted`` one by evaluating its counterexample's instance exactly.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ def test_refuses_what_is_not_a_gadget() -> None:
 
 
 def test_constant_index_undefined_is_refused() -> None:
-    """forall.py ``_const_value`` 322-323: ``1 − 2`` has no variables but no value (subtraction
-    below 0), so it is not a constant shift: the expression is not linear, and the definedness
-    check (bit-vectors) refuses the gadget where it is read. A ``_const_value`` that let the error
-    escape would crash with another message; one that returned a number would encode a shift."""
+    """forall.py ``_const_value``: ``1 − 2`` has no variables but no value (subtraction below 0), so
+    it is not a constant shift: the expression is not linear, and the definedness check
+    (bit-vectors) refuses the gadget where it is read. A ``_const_value`` that let the error escape
+    would crash with another message; one that returned a number would encode a shift."""
     assert forall._const_value(Lit(1) - Lit(2)) is None
     assert forall._const_value(Lit(5) - Lit(2)) == 3
     g = Gadget("g", (Param("N", 1, 1 << 20), Param("d", 1, 8)), N, var("d"), (PLayer(b1=1, h=(tap(0),)),),
@@ -47,9 +47,9 @@ def test_constant_index_undefined_is_refused() -> None:
 
 
 def test_narrow_width_guess_with_rows_undefined_at_the_top() -> None:
-    """forall.py ``_narrow_widths`` 607-608: the rows ``(N·(4 − K)) // (4 − K)`` are undefined at
-    the top of the ranges (``K = 4``), which ``where`` excludes; the width guess falls back to the
-    bounds and the identity is proved with bit-vectors (checked at every ``N ≤ 4``, ``K < 4``)."""
+    """forall.py ``_narrow_widths``: the rows ``(N·(4 − K)) // (4 − K)`` are undefined at the top of
+    the ranges (``K = 4``), which ``where`` excludes; the width guess falls back to the bounds and
+    the identity is proved with bit-vectors (checked at every ``N ≤ 4``, ``K < 4``)."""
     g = Gadget("g", (Param("N", 1, 16), Param("K", 0, 4)), (N * (4 - K)) // (4 - K), 1, _CYCLIC_COPY, inp(i, q),
                where=lt(K, 4))
     assert forall._narrow_widths(g, {"N": (1, 16), "K": (0, 4)}) == [8, forall.NARROW_WIDTH]
@@ -62,16 +62,17 @@ def test_narrow_width_guess_with_rows_undefined_at_the_top() -> None:
 
 @pytest.mark.parametrize("rows", [N - K, N * K])
 def test_state_size_undefined_or_zero_is_refused(rows) -> None:
-    """forall.py 716-718: ``N − K`` is undefined where ``K > N`` and ``N·K`` is 0 at ``K = 0``;
-    every encoding but the last moves on to the next, and the last refuses with the witness."""
+    """forall.py ``prove_forall``: ``N − K`` is undefined where ``K > N`` and ``N·K`` is 0 at
+    ``K = 0``; every encoding but the last moves on to the next, and the last refuses with the
+    witness."""
     g = Gadget("g", (Param("N", 1, 16), Param("K", 0, 4)), rows, 1, _CYCLIC_COPY, inp(i, q))
     with pytest.raises(ParametricError, match=r"its state size .* is undefined or 0 at \{'N': \d+, 'K': \d+\}"):
         forall.prove_forall(g)
 
 
 def test_assumptions_that_no_placement_satisfies_are_refused() -> None:
-    """forall.py 734: ``assume = P(i, q) ∧ ¬P(i, q)`` holds for no placement: refused, since every
-    statement under it would be vacuously proved."""
+    """forall.py ``prove_forall``: ``assume = P(i, q) ∧ ¬P(i, q)`` holds for no placement: refused,
+    since every statement under it would be vacuously proved."""
     g = Gadget("g", (Param("N", 1, 4),), N, 1, _CYCLIC_COPY, inp(i, q), care=pred("P", i, q),
                assume=pred("P", i, q) & ~pred("P", i, q))
     with pytest.raises(ParametricError, match="hold for no placement"):
@@ -85,11 +86,11 @@ def _one_arg(spec):
 
 
 def test_one_argument_predicates_are_not_cells() -> None:
-    """forall.py ``_assumptions`` 512->511 and 515->514: predicates of one argument (``S(i)`` in a
-    term's guard, ``R(i)`` in ``care``) name no cell, so ``assume`` is not instantiated at them.
-    The gadget keeps ``u`` where ``S`` holds and zeroes it elsewhere; ``assume`` makes every care
-    row an ``S`` row, so ``spec = S ? u : 0`` is proved and ``spec = u`` is refuted. Oracle: every
-    placement of ``R`` and ``S`` at ``N ≤ 3``, evaluated exactly."""
+    """forall.py ``_assumptions``: predicates of one argument (``S(i)`` in a term's guard, ``R(i)``
+    in ``care``) name no cell, so ``assume`` is not instantiated at them. The gadget keeps ``u``
+    where ``S`` holds and zeroes it elsewhere; ``assume`` makes every care row an ``S`` row, so
+    ``spec = S ? u : 0`` is proved and ``spec = u`` is refuted. Oracle: every placement of ``R`` and
+    ``S`` at ``N ≤ 3``, evaluated exactly."""
     good = _one_arg(where(pred("S", i), inp(i, q)))
     assert forall.prove_forall(good).verdict == "proved"
     for n in range(1, 4):
@@ -114,9 +115,9 @@ def _no_two_adjacent(n_hi: int) -> Gadget:
 
 
 def test_recheck_refuses_a_placement_that_breaks_assume() -> None:
-    """forall.py ``_recheck`` 462 (461 after the fallback's removal): z3's placement ``P`` true
-    everywhere violates ``assume`` at ``N = 2``: the witness is not confirmed (None), never
-    checked on an instance the statement is not about. The allowed placement confirms it."""
+    """forall.py ``_recheck``: z3's placement ``P`` true everywhere violates ``assume`` at
+    ``N = 2``: the witness is not confirmed (None), never checked on an instance the statement is
+    not about. The allowed placement confirms it."""
     g = _no_two_adjacent(4)
     assert forall._recheck(g, {"N": 2}, 0, 0, {"P": lambda r, c: True}) == (
         None, "the witness's placement does not satisfy the assumptions at every cell")
@@ -124,8 +125,8 @@ def test_recheck_refuses_a_placement_that_breaks_assume() -> None:
 
 
 def test_repaired_placement_drops_exactly_the_bad_cells() -> None:
-    """forall.py ``_repaired`` 525-539: the cells where ``assume`` fails are made False, the
-    others keep their value; no bad cell (or an instance above RECHECK_CELLS) gives None."""
+    """forall.py ``_repaired``: the cells where ``assume`` fails are made False, the others keep
+    their value; no bad cell (or an instance above RECHECK_CELLS) gives None."""
     g = _no_two_adjacent(1 << 20)
     every = {"P": lambda r, c: True}
     fixed = forall._repaired(g, {"N": 3}, every)
@@ -139,9 +140,9 @@ def test_repaired_placement_drops_exactly_the_bad_cells() -> None:
 
 
 def test_pred_points_skip_undefined_reads() -> None:
-    """forall.py ``_pred_points`` 561-562 and 573-574: a predicate whose index is undefined at the
-    witness (``i − 5`` at ``i = 0``) is not read, and an undefined comparison reads as False, so
-    the conjunction behind it stops and the disjunction goes on (the concrete short-circuit)."""
+    """forall.py ``_pred_points``: a predicate whose index is undefined at the witness (``i − 5`` at
+    ``i = 0``) is not read, and an undefined comparison reads as False, so the conjunction behind it
+    stops and the disjunction goes on (the concrete short-circuit)."""
     seen = forall._pred_points([pred("P", i - 5, q)], {"i": 0, "q": 0}, lambda name, idx: True)
     assert seen == {}
     undefined = lt(i - 5, 3)

@@ -35,10 +35,11 @@ def _mutant() -> Gadget:
 
 
 def test_a_placement_true_at_every_free_cell_is_repaired_and_the_refutation_confirmed(monkeypatch) -> None:
-    """forall.py ``differs is None and _repaired(...)`` (826-831): the first re-check refuses the
-    placement (``IN`` true at rows ≥ n breaks ``(not IN(i, q) or i < n)``), the repaired one
-    confirms the difference, and the verdict is ``refuted`` at the witness. Without the repair
-    (or taking the first re-check's None) the verdict would be ``unknown``."""
+    """forall.py ``differs is None and _repaired(...)`` in ``prove_forall``'s inner ``refuted``: the
+    first re-check refuses the placement (``IN`` true at rows ≥ n breaks
+    ``(not IN(i, q) or i < n)``), the repaired one confirms the difference, and the verdict is
+    ``refuted`` at the witness. Without the repair (or taking the first re-check's None) the verdict
+    would be ``unknown``."""
     real_fn, real_recheck = forall._pred_fn, forall._recheck
     results: list[bool | None] = []
 
@@ -59,8 +60,8 @@ def test_a_placement_true_at_every_free_cell_is_repaired_and_the_refutation_conf
 
 
 def test_an_unconfirmed_witness_is_unknown(monkeypatch) -> None:
-    """forall.py 833: when neither re-check confirms, the verdict is ``unknown`` with the reason
-    (never ``refuted`` on z3's word alone)."""
+    """forall.py ``prove_forall`` (its inner ``refuted``): when neither re-check confirms, the
+    verdict is ``unknown`` with the reason (never ``refuted`` on z3's word alone)."""
     monkeypatch.setattr(forall, "_recheck", lambda *a, **k: (None, "the stand-in cannot tell"))
     res = prove_forall(_mutant(), ranges=SIZES)
     assert res.verdict == "unknown"
@@ -68,8 +69,8 @@ def test_an_unconfirmed_witness_is_unknown(monkeypatch) -> None:
 
 
 def test_a_witness_the_exact_re_check_contradicts_is_a_prover_error(monkeypatch) -> None:
-    """forall.py 836: z3's counterexample agreeing with the spec on exact re-check means the
-    encoding is wrong: ProverError, never a verdict."""
+    """forall.py ``prove_forall`` (its inner ``refuted``): z3's counterexample agreeing with the
+    spec on exact re-check means the encoding is wrong: ProverError, never a verdict."""
     monkeypatch.setattr(forall, "_recheck", lambda *a, **k: (False, "both sides are in[0][0]"))
     with pytest.raises(ProverError, match="failed its exact re-check: both sides are in"):
         prove_forall(_mutant(), ranges=SIZES)

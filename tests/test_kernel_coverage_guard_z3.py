@@ -1,12 +1,12 @@
 """Coverage of ``symverify/kernel/provers/guard.py`` and ``z3_backend.py`` paths the suite never ran
 in the measured process.
 
-``z3_backend._solve``/``_decide`` (lines 112-159) and ``_rational`` (81-85) always run in the guarded
-child of :func:`~symverify.kernel.provers.guard.run_limited`, where coverage does not look; here they
-are called in-process, and every verdict is checked against an independent oracle: ``proved``
-against a sympy expansion of both sides, ``refuted`` by evaluating both sides exactly at the
-returned counterexample. ``guard._child`` itself (46-76) only runs in the child (it redirects fds
-1/2 and lowers ``RLIMIT_AS`` of its own process), so it is left to the child-process tests.
+``z3_backend._solve``/``_decide`` and ``_rational`` always run in the guarded child of
+:func:`~symverify.kernel.provers.guard.run_limited`, where coverage does not look; here they are
+called in-process, and every verdict is checked against an independent oracle: ``proved`` against a
+sympy expansion of both sides, ``refuted`` by evaluating both sides exactly at the returned
+counterexample. ``guard._child`` itself only runs in the child (it redirects fds 1/2 and lowers
+``RLIMIT_AS`` of its own process), so it is left to the child-process tests.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ z3 = pytest.importorskip("z3")
 
 
 def test_vm_size_reads_proc_status() -> None:
-    """guard.py 35-39: the address-space size the child's limit is added to; a reader that missed
-    the ``VmSize`` line would return 0 and the child's limit would be the budget alone."""
+    """guard.py ``_vm_size``: the address-space size the child's limit is added to; a reader that
+    missed the ``VmSize`` line would return 0 and the child's limit would be the budget alone."""
     try:
         with open("/proc/self/status") as fh:
             has = any(line.startswith("VmSize:") for line in fh)
@@ -45,7 +45,7 @@ def test_vm_size_reads_proc_status() -> None:
 
 
 def test_tail_of_a_missing_file_is_empty(tmp_path) -> None:
-    """guard.py 83-84: the child's log may be gone; the detail then has no tail (no crash)."""
+    """guard.py ``_tail``: the child's log may be gone; the detail then has no tail (no crash)."""
     assert guard._tail(str(tmp_path / "absent.log")) == ""
     log = tmp_path / "x.log"
     log.write_text("\n  Unable   to allocate\n\nsecond line\nthird line\n")
@@ -53,7 +53,7 @@ def test_tail_of_a_missing_file_is_empty(tmp_path) -> None:
 
 
 def test_death_messages_name_the_cause() -> None:
-    """guard.py 91-93: a child killed by another signal than SIGABRT, and one that exited with a code."""
+    """guard.py ``_death``: a child killed by another signal than SIGABRT, and one that exited with a code."""
     assert "killed by signal 9 " in guard._death(-signal.SIGKILL, 100)
     assert "SIGABRT" in guard._death(-signal.SIGABRT, 100)
     msg = guard._death(3, 100)
@@ -65,8 +65,8 @@ def _raise_unpicklable() -> None:
 
 
 def test_unpicklable_child_error_is_reported() -> None:
-    """guard.py 152: the child's exception cannot be sent back, so its repr is: the caller still
-    gets an error (never a result)."""
+    """guard.py ``run_limited``: the child's exception cannot be sent back, so its repr is: the
+    caller still gets an error (never a result)."""
     with pytest.raises(RuntimeError, match=r"the expansion process failed: ValueError\(<function"):
         guard.run_limited(_raise_unpicklable, (), memory=1 << 30, timeout=60)
 
@@ -104,7 +104,7 @@ def _sympy_equal(a: Circuit, b: Circuit) -> bool:
 
 
 def test_decide_unsat_is_proved_and_sympy_agrees() -> None:
-    """z3_backend.py 122-143: different terms, z3 answers unsat, the verdict is proved; sympy's
+    """z3_backend.py ``_decide``: different terms, z3 answers unsat, the verdict is proved; sympy's
     expansion is the oracle (a ``proved`` on the next test's pair would fail it)."""
     a, b = _distrib()
     assert _sympy_equal(a, b)
@@ -114,15 +114,15 @@ def test_decide_unsat_is_proved_and_sympy_agrees() -> None:
 
 
 def test_decide_identical_terms() -> None:
-    """z3_backend.py 130-131: the same circuit on both sides gives equal terms and no query."""
+    """z3_backend.py ``_decide``: the same circuit on both sides gives equal terms and no query."""
     a, _ = _distrib()
     res = zb._solve(*pair_sides(a, a), Options(), 2)
     assert res.verdict is Verdict.PROVED and res.evidence["result"] == "syntactically equal terms"
 
 
 def test_decide_sat_gives_a_confirmed_counterexample() -> None:
-    """z3_backend.py 147-159 and 81-82: sides that differ (``x0·x1 + x0·x2 + 1/2``); the model is
-    rational and re-checked; the oracle evaluates both sides exactly at it."""
+    """z3_backend.py ``_decide`` and ``_rational``: sides that differ (``x0·x1 + x0·x2 + 1/2``); the
+    model is rational and re-checked; the oracle evaluates both sides exactly at it."""
     a, _ = _distrib()
     b = Circuit(1, 3, (Gate.mul(0, 1), Gate.mul(0, 2), Gate.add(3, 4), Gate.const(Fraction(1, 2)), Gate.add(5, 6)),
                 (7, 7, 7))
@@ -140,7 +140,7 @@ def test_decide_sat_gives_a_confirmed_counterexample() -> None:
 
 
 def test_rational_reads_int_and_rejects_irrational() -> None:
-    """z3_backend.py 83-85: a model value that is an integer sort, and one that is algebraic
+    """z3_backend.py ``_rational``: a model value that is an integer sort, and one that is algebraic
     (``sqrt 2``): the latter is not rational, so no exact re-check is attempted from it."""
     assert zb._rational(z3, z3.IntVal(-7)) == Fraction(-7)
     assert zb._rational(z3, z3.RealVal("3/4")) == Fraction(3, 4)
@@ -159,7 +159,7 @@ class _Expired(Options):
 
 
 def test_decide_deadline_passed_before_the_query() -> None:
-    """z3_backend.py 135-137: the deadline passes between building the terms and the query:
+    """z3_backend.py ``_decide``: the deadline passes between building the terms and the query:
     ``unknown``, never a solver call without a time limit."""
     a, b = _distrib()
     res = zb._solve(*pair_sides(a, b), _Expired(), 2)
@@ -167,7 +167,7 @@ def test_decide_deadline_passed_before_the_query() -> None:
 
 
 def test_solve_deadline_while_building_terms() -> None:
-    """z3_backend.py 115-116: an already-passed deadline stops the interpreter (DeadlineExceededError)."""
+    """z3_backend.py ``_solve``: an already-passed deadline stops the interpreter (DeadlineExceededError)."""
     import time
 
     a, b = _distrib()
@@ -176,7 +176,7 @@ def test_solve_deadline_while_building_terms() -> None:
 
 
 def test_run_z3_degree_guard() -> None:
-    """z3_backend.py 95-97: a certified degree bound above MAX_Z3_DEGREE is refused before z3 runs."""
+    """z3_backend.py ``run_z3``: a certified degree bound above MAX_Z3_DEGREE is refused before z3 runs."""
     a, b = _distrib()
     res = zb.run_z3(*pair_sides(a, b), Options(), degree=zb.MAX_Z3_DEGREE + 1)
     assert res.verdict is Verdict.UNKNOWN and res.evidence["degree_bound"] == zb.MAX_Z3_DEGREE + 1
@@ -190,7 +190,7 @@ def _differing() -> tuple[Circuit, Circuit]:
 
 
 def test_decide_with_a_deadline_sets_the_solver_timeout() -> None:
-    """z3_backend.py 138: with time left, the query runs under z3's own timeout and still decides."""
+    """z3_backend.py ``_decide``: with time left, the query runs under z3's own timeout and still decides."""
     import time
 
     a, b = _distrib()
@@ -199,9 +199,9 @@ def test_decide_with_a_deadline_sets_the_solver_timeout() -> None:
 
 
 def test_irrational_model_falls_back_to_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    """z3_backend.py 151->153 and 154: a model with a value that is not rational (simulated: every
-    value reads as irrational) is not re-checked; the small-integer search finds a counterexample,
-    which the oracle re-evaluates."""
+    """z3_backend.py ``_decide``: a model with a value that is not rational (simulated: every value
+    reads as irrational) is not re-checked; the small-integer search finds a counterexample, which
+    the oracle re-evaluates."""
     a, b = _differing()
     monkeypatch.setattr(zb, "_rational", lambda z3, v: None)
     res = zb._solve(*pair_sides(a, b), Options(), 2)
@@ -216,7 +216,7 @@ def test_irrational_model_falls_back_to_the_search(monkeypatch: pytest.MonkeyPat
 
 
 def test_sat_without_a_counterexample_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
-    """z3_backend.py 156: z3 says sat but neither its model nor the search gives an exactly
+    """z3_backend.py ``_decide``: z3 says sat but neither its model nor the search gives an exactly
     re-checked counterexample: ``unknown``, never ``refuted`` on z3's word alone."""
     a, b = _differing()
     monkeypatch.setattr(zb, "_rational", lambda z3, v: None)
@@ -226,10 +226,10 @@ def test_sat_without_a_counterexample_is_unknown(monkeypatch: pytest.MonkeyPatch
 
 
 def test_symbolic_weights_become_z3_parameters() -> None:
-    """z3_backend.py 66-73 (``Z3Ring.coerce`` of a symbol): ``w·x0 + (2w²)·x1`` against the same
-    sum written ``w·(x0 + 2w·x1)``: proved; with ``w²`` replaced by ``w`` the sides differ, and the
-    refutation's parameter value is checked by exact evaluation (a coerce that dropped the
-    exponents would prove the second pair)."""
+    """z3_backend.py ``Z3Ring.coerce`` (of a symbol): ``w·x0 + (2w²)·x1`` against the same sum
+    written ``w·(x0 + 2w·x1)``: proved; with ``w²`` replaced by ``w`` the sides differ, and the
+    refutation's parameter value is checked by exact evaluation (a coerce that dropped the exponents
+    would prove the second pair)."""
     from symverify.kernel.ir.scalar import sym
     from symverify.kernel.semantics.evaluate import eval_circuit
 

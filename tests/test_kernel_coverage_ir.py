@@ -1,6 +1,7 @@
 """Coverage of ``symverify/kernel/ir/`` (scalar.py, affine.py, baseconv.py, circuit.py, grid.py,
 certificate.py): constructor refusals, sympy values read as exact scalars, the operators'
-``NotImplemented`` paths, and grid access paths the suite never took. Each test names its lines.
+``NotImplemented`` paths, and grid access paths the suite never took. Each test names the functions
+it reaches.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from symverify.kernel.ir.scalar import Sym, as_scalar, show_scalar, sym
 
 
 @pytest.mark.parametrize(("terms", "message"), [
-    ((5,), r"Sym term 0: expected a \(monomial, coefficient\) pair, found 5"),  # scalar.py 60
-    ((("a", Fraction(1)),), "expected a monomial tuple of .* found 'a'"),  # 65
-    (((("a",), Fraction(1)),), r"expected \(name, exponent\) pairs in the monomial, found 'a'"),  # 69
-    ((((("a",),), Fraction(1)),), r"expected \(name, exponent\) pairs in the monomial, found \('a',\)"),  # 69
+    # scalar.py _check_terms
+    ((5,), r"Sym term 0: expected a \(monomial, coefficient\) pair, found 5"),
+    ((("a", Fraction(1)),), "expected a monomial tuple of .* found 'a'"),
+    (((("a",), Fraction(1)),), r"expected \(name, exponent\) pairs in the monomial, found 'a'"),
+    ((((("a",),), Fraction(1)),), r"expected \(name, exponent\) pairs in the monomial, found \('a',\)"),
 ])
 def test_sym_refuses_malformed_terms(terms, message) -> None:
     with pytest.raises(IRError, match=message):
@@ -32,7 +34,8 @@ def test_sym_refuses_malformed_terms(terms, message) -> None:
 
 
 def test_sym_arithmetic_with_a_float_is_not_implemented() -> None:
-    """scalar.py 133, 147, 153: a float is not lifted (it would not be exact): Python's TypeError."""
+    """scalar.py ``Sym.__add__``, ``Sym.__sub__``, ``Sym.__rsub__``: a float is not lifted (it would
+    not be exact): Python's TypeError."""
     a = sym("a")
     with pytest.raises(TypeError):
         a + 0.5
@@ -44,8 +47,9 @@ def test_sym_arithmetic_with_a_float_is_not_implemented() -> None:
 
 
 def test_sympy_values_are_read_exactly() -> None:
-    """scalar.py 257-279: sympy rationals, symbols and polynomials in symbols become the same exact
-    values as the native construction; an irrational or float sympy value is refused."""
+    """scalar.py ``as_scalar`` and ``_from_sympy_number``: sympy rationals, symbols and polynomials
+    in symbols become the same exact values as the native construction; an irrational or float sympy
+    value is refused."""
     a, b = sympy.symbols("a b")
     assert as_scalar(sympy.Rational(3, 6)) == Fraction(1, 2)
     assert as_scalar(sympy.Integer(4)) == 4 and type(as_scalar(sympy.Integer(4))) is int
@@ -58,7 +62,7 @@ def test_sympy_values_are_read_exactly() -> None:
 
 
 def test_show_scalar_of_a_bool_and_of_an_unprintable_value() -> None:
-    """scalar.py 308 and 327-328: a bool prints as itself, a value whose ``__str__`` fails gets a name."""
+    """scalar.py ``_scalar_text``: a bool prints as itself, a value whose ``__str__`` fails gets a name."""
 
     class Unprintable:
         def __str__(self) -> str:
@@ -69,8 +73,8 @@ def test_show_scalar_of_a_bool_and_of_an_unprintable_value() -> None:
 
 
 def test_affine_sub_neg_and_constants() -> None:
-    """affine.py 69, 88, 91 and 100->98: ``x + 3``, ``−x``, ``x − 2``, ``x − x`` and a zero scale
-    (every term dropped)."""
+    """affine.py ``Affine.__add__``, ``Affine.__neg__``, ``Affine.__sub__`` and ``Affine.scaled``:
+    ``x + 3``, ``−x``, ``x − 2``, ``x − x`` and a zero scale (every term dropped)."""
     x = Affine.unit(0) + Affine.unit(1)
     assert x + 3 == Affine({0: 1, 1: 1}, 3)
     assert -x == Affine({0: -1, 1: -1})
@@ -80,13 +84,13 @@ def test_affine_sub_neg_and_constants() -> None:
 
 
 def test_layer_mode_of_an_unhashable_value() -> None:
-    """baseconv.py 54: a mode that is no Mode value (a list) is refused by name."""
+    """baseconv.py ``Layer.__post_init__``: a mode that is no Mode value (a list) is refused by name."""
     with pytest.raises(IRError, match=r"layer mode: expected 'causal' or 'cyclic', found \[1\]"):
         Layer.make(1, 1, mode=[1])
 
 
 def test_gate_args_not_a_sequence() -> None:
-    """circuit.py 157: a gate whose node ids are a bare int."""
+    """circuit.py ``_check``: a gate whose node ids are a bare int."""
     from symverify.kernel.ir.circuit import Circuit
 
     with pytest.raises(IRError, match="mul args: expected a sequence of node ids, found int 5"):
@@ -95,15 +99,16 @@ def test_gate_args_not_a_sequence() -> None:
 
 @pytest.mark.parametrize("make", [lambda: Grid.identity(2.0), lambda: Grid.symbolic("w", 2, 2.5)])
 def test_grid_builders_refuse_a_float_size(make) -> None:
-    """grid.py 113 and 134 (the branches for a size that is not an int): a ShapeError from the
-    constructor's size check (it was a TypeError from ``range``)."""
+    """grid.py ``Grid.identity`` and ``Grid.symbolic`` (the branches for a size that is not an int):
+    a ShapeError from the constructor's size check (it was a TypeError from ``range``)."""
     with pytest.raises(ShapeError, match="a grid needs non-negative integer sizes"):
         make()
 
 
 def test_grid_access_paths() -> None:
-    """grid.py 175 (row count), 189 (empty paint is a no-op), 204 (cells of an array-backed
-    grid) and 222 (``get`` on a grid too large to expand, outside every rectangle)."""
+    """grid.py ``Grid.from_rows`` (row count), ``Grid.paint`` (empty paint is a no-op),
+    ``Grid.cells`` (cells of an array-backed grid) and ``Grid.get`` (on a grid too large to expand,
+    outside every rectangle)."""
     with pytest.raises(ShapeError, match="expected 2 rows, found 1"):
         Grid.from_rows([[1, 2]], rows=2)
     g = Grid(2, 2, 0)
@@ -115,8 +120,8 @@ def test_grid_access_paths() -> None:
 
 
 def test_certificate_refusals_and_shift() -> None:
-    """certificate.py 151 (boundaries not a sequence), 195 (``shifted``) and 242 (JSON not an
-    object)."""
+    """certificate.py ``Certificate.__post_init__`` (boundaries not a sequence),
+    ``Certificate.shifted`` and ``Certificate.from_json`` (JSON not an object)."""
     with pytest.raises(IRError, match="certificate: expected a sequence of Boundary objects, found int"):
         Certificate(5)  # type: ignore[arg-type]
     cert = Certificate((Boundary(1, (Cell(0, 0, ((0, 1),), 0),), "b"),))

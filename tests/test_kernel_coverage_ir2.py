@@ -2,8 +2,8 @@
 ``kaleidoscope/matrix.py``: constructor refusals a user can reach, the sequence protocol of a cell
 array (slices with a step, negative and out-of-range indices, tuple concatenation, comparison with
 other types, the cached hash, repr), the layered form's internal liveness guards and the sparse
-matrix transpose. Each test names its lines; every assertion compares against an independent
-reading (the tuple of rectangles, a dense matrix) so a wrong branch fails it.
+matrix transpose. Each test names the functions it reaches; every assertion compares against an
+independent reading (the tuple of rectangles, a dense matrix) so a wrong branch fails it.
 """
 
 from __future__ import annotations
@@ -28,15 +28,16 @@ def _cells() -> CellArray:
 
 
 def test_float64_exact_of_a_parameter_is_none() -> None:
-    """cellarray.py 92: a Sym has no float value (a wrong branch would raise in float())."""
+    """cellarray.py ``float64_exact``: a Sym has no float value (a wrong branch would raise in float())."""
     assert float64_exact(sym("a")) is None
     assert float64_exact(Fraction(3, 4)) == 0.75
 
 
 @pytest.mark.parametrize(("extra", "error", "message"), [
-    ([(0, 1)], IRError, r"extra cell 0: expected \(row, col, value\) with int indices, found \(0, 1\)"),  # 176
-    ([(0, 1.0, 2)], IRError, r"extra cell 0: expected \(row, col, value\) with int indices"),  # 176
-    ([(-1, 0, 2)], ShapeError, r"extra cell \(-1, 0\): expected non-negative indices"),  # 182
+    # cellarray.py CellArray.__init__
+    ([(0, 1)], IRError, r"extra cell 0: expected \(row, col, value\) with int indices, found \(0, 1\)"),
+    ([(0, 1.0, 2)], IRError, r"extra cell 0: expected \(row, col, value\) with int indices"),
+    ([(-1, 0, 2)], ShapeError, r"extra cell \(-1, 0\): expected non-negative indices"),
 ])
 def test_cell_array_refuses_malformed_extra_cells(extra, error, message) -> None:
     with pytest.raises(error, match=message):
@@ -44,7 +45,8 @@ def test_cell_array_refuses_malformed_extra_cells(extra, error, message) -> None
 
 
 def test_cell_array_refuses_non_numeric_values_and_non_2d_dense_arrays() -> None:
-    """cellarray.py 148 (object-dtype values: Fractions belong in ``extra``), 206 (a 1-d array)."""
+    """cellarray.py ``CellArray.__init__`` (object-dtype values: Fractions belong in ``extra``),
+    ``CellArray.from_dense`` (a 1-d array)."""
     with pytest.raises(IRError, match="expected float or integer values, found object"):
         CellArray(np.array([0]), np.array([0]), np.array([Fraction(1, 3)], dtype=object))
     with pytest.raises(ShapeError, match=r"expected a 2-d array, found shape \(3,\)"):
@@ -52,17 +54,18 @@ def test_cell_array_refuses_non_numeric_values_and_non_2d_dense_arrays() -> None
 
 
 def test_get_beyond_the_widest_column_is_none() -> None:
-    """cellarray.py 281: a column at or past the width is not stored (a wrong key there would
-    alias cell (i + 1, j − width))."""
+    """cellarray.py ``CellArray.get``: a column at or past the width is not stored (a wrong key
+    there would alias cell (i + 1, j − width))."""
     cells = _cells()
     assert cells.get(0, 3) is None and cells.get(0, 5) is None
     assert cells.get(1, 2) == Fraction(1, 3) and cells.get(2, 2) == -2 and cells.get(0, 1) == Fraction(1, 2)
 
 
 def test_sequence_protocol_matches_the_tuple_of_rectangles() -> None:
-    """cellarray.py 350 (a slice with a step), 355 (out of range), negative indices, 359-366
-    (concatenation with tuples, NotImplemented otherwise), 376 (== with another type),
-    380->382 (the hash computed once), 385 (repr)."""
+    """cellarray.py ``CellArray.__getitem__`` (a slice with a step, out of range, negative indices),
+    ``CellArray.__add__`` and ``CellArray.__radd__`` (concatenation with tuples, NotImplemented
+    otherwise), ``CellArray.__eq__`` (== with another type), ``CellArray.__hash__`` (the hash
+    computed once), ``CellArray.__repr__``."""
     cells = _cells()
     ref = ((0, 1, 1, 2, Fraction(1, 2)), (1, 2, 0, 1, 3), (1, 2, 2, 3, Fraction(1, 3)), (2, 3, 2, 3, -2))
     assert tuple(cells) == ref
@@ -83,8 +86,8 @@ def test_sequence_protocol_matches_the_tuple_of_rectangles() -> None:
 
 
 def test_layered_form_liveness_guards() -> None:
-    """layered.py 87 and 101: ``_row_for`` refuses a node (or an operand) that is not in the
-    state; ``layered_form`` never asks for one (live_sets), so these are called directly."""
+    """layered.py ``_row_for``: it refuses a node (or an operand) that is not in the state;
+    ``layered_form`` never asks for one (live_sets), so these are called directly."""
     c = Circuit(1, 2, (Gate.mul(0, 1), Gate.add(0, 1)), (2, 3))
     with pytest.raises(IRError, match=r"node %2 is needed at level 1 but is not live"):
         _row_for(c, 2, {}, 1)
@@ -94,9 +97,9 @@ def test_layered_form_liveness_guards() -> None:
 
 
 def test_layered_form_output_stage_and_nnz() -> None:
-    """layered.py 48 (LinearStage.nnz) and the final output stage (the condition simplified at
-    146: the last stage's outputs are always the state): a product level followed by outputs
-    that are not the state gets exactly one more linear stage, whose rows are the copies."""
+    """layered.py ``LinearStage.nnz`` and the final output stage (the condition simplified in
+    ``layered_form``: the last stage's outputs are always the state): a product level followed by
+    outputs that are not the state gets exactly one more linear stage, whose rows are the copies."""
     c = Circuit(1, 3, (Gate.mul(0, 1),), (3, 0, 3))
     lf = layered_form(c)
     assert [type(s) for s in lf.stages] == [LinearStage, MulStage, LinearStage]
@@ -110,7 +113,8 @@ def test_layered_form_output_stage_and_nnz() -> None:
 
 
 def test_sparse_matrix_transpose_matches_the_dense_transpose() -> None:
-    """kaleidoscope/matrix.py 125: every entry (i, j, v) moves to (j, i, v); the shape swaps."""
+    """kaleidoscope/matrix.py ``SparseMatrix.transpose``: every entry (i, j, v) moves to (j, i, v);
+    the shape swaps."""
     dense = [[0, 2, 0], [Fraction(1, 2), 0, sym("a")]]
     m = SparseMatrix.from_dense(dense)
     t = m.transpose()

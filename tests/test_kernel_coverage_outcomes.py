@@ -24,13 +24,14 @@ from symverify.kernel.provers.sides import as_side, pair_sides
 
 
 def test_screen_refuses_below_two() -> None:
-    """primes.py 42: 0 and 1 are not prime (the Miller–Rabin loop would call 1 a probable prime)."""
+    """primes.py ``passes_screen``: 0 and 1 are not prime (the Miller–Rabin loop would call 1 a
+    probable prime)."""
     assert passes_screen(0) is False and passes_screen(1) is False
     assert passes_screen(2) is True and passes_screen(4) is False
 
 
 def test_is_sealed_needs_a_verdict() -> None:
-    """outcome.py 77: an object without a Verdict is not a sealed outcome."""
+    """outcome.py ``is_sealed``: an object without a Verdict is not a sealed outcome."""
 
     class Fake:
         verdict = "proved"
@@ -40,8 +41,8 @@ def test_is_sealed_needs_a_verdict() -> None:
 
 
 def test_jsonable_enum_to_json_and_fallback() -> None:
-    """outcome.py 384 (an Enum is its value), 400-401 (an object with ``to_json``) and 402-404
-    (anything else is printed as a scalar)."""
+    """outcome.py ``jsonable``: an Enum is its value, an object with ``to_json`` is that, and
+    anything else is printed as a scalar."""
 
     class Colour(enum.Enum):
         RED = "red"
@@ -66,8 +67,8 @@ def _model() -> Model:
 
 
 def test_certificates_of_the_wrong_type_are_refused() -> None:
-    """sides.py 229 (a compiled object whose ``certificate`` is not a Certificate) and 278
-    (``certificate=`` not a Certificate)."""
+    """sides.py ``as_side`` (a compiled object whose ``certificate`` is not a Certificate) and
+    ``pair_sides`` (``certificate=`` not a Certificate)."""
     m = _model()
 
     class Compiled:
@@ -88,7 +89,7 @@ def _sym_pair():
 
 
 def test_recheck_refuses_a_counterexample_without_parameter_values() -> None:
-    """counterexample.py 87: the sides read ``w``, the counterexample gives no value for it."""
+    """counterexample.py ``recheck``: the sides read ``w``, the counterexample gives no value for it."""
     lhs, rhs = _sym_pair()
     cex = Counterexample(((1, 0),), (), (0, 0), 2, 1, found_by="test")
     with pytest.raises(ProverError, match=r"left the parameters \['w'\] without values"):
@@ -98,8 +99,8 @@ def test_recheck_refuses_a_counterexample_without_parameter_values() -> None:
 
 
 def test_recheck_refuses_a_malformed_input() -> None:
-    """counterexample.py 90-91: an input of the wrong shape (one value for a 1×2 side) cannot be
-    evaluated: ProverError, not a confirmed refutation."""
+    """counterexample.py ``recheck``: an input of the wrong shape (one value for a 1×2 side) cannot
+    be evaluated: ProverError, not a confirmed refutation."""
     lhs, rhs = _sym_pair()
     cex = Counterexample(((1,),), (("w", 2),), (0, 0), 2, 1, found_by="test")
     with pytest.raises(ProverError, match="exact evaluation failed at the reported input"):

@@ -24,7 +24,7 @@ def _cells() -> list[tuple[int, int]]:
 
 
 def test_xor_over_arrays_matches_the_cell_by_cell_value() -> None:
-    """bulk.py 143: ``a ^ b`` on arrays (a wrong operator there, e.g. ``|``, differs at
+    """bulk.py ``_index``: ``a ^ b`` on arrays (a wrong operator there, e.g. ``|``, differs at
     (1, 0)… (3, 1) where both bits are set)."""
     e = (var("i") ^ var("q")) + (var("i") ^ var("n"))
     got = bulk.index(e, ENV, ROWS, CHANS, {})
@@ -33,16 +33,16 @@ def test_xor_over_arrays_matches_the_cell_by_cell_value() -> None:
 
 
 def test_index_variable_without_a_value_is_refused() -> None:
-    """bulk.py 96: like ``IExpr.eval``, a parameter missing from ``env`` is a ParametricError."""
+    """bulk.py ``_index``: like ``IExpr.eval``, a parameter missing from ``env`` is a ParametricError."""
     with pytest.raises(ParametricError, match=r"index variable 'm' has no value \(known: \['n'\]\)"):
         bulk.index(var("i") + var("m"), ENV, ROWS, CHANS, {})
 
 
 @pytest.mark.parametrize("cells", [frozenset, set])
 def test_a_plain_set_placement_matches_membership(cells) -> None:
-    """bulk.py 218-219: a two-index predicate given as a set (not a CellSet) is tested with
-    packed keys; 220-221: a one-index predicate, per cell. Both against Python membership and
-    against ``Cond.eval`` with the same predicate as a callable."""
+    """bulk.py ``_member``: a two-index predicate given as a set (not a CellSet) is tested with
+    packed keys; a one-index predicate, per cell. Both against Python membership and against
+    ``Cond.eval`` with the same predicate as a callable."""
     two = cells({(1, 0), (5, 7), (9, 6), (4, 4), (2, 99)})
     one = cells({(2,), (7,)})
     c2 = pred("placed", var("i"), var("q"))
@@ -57,8 +57,8 @@ def test_a_plain_set_placement_matches_membership(cells) -> None:
 
 
 def test_unknown_nodes_and_input_cells_are_refused() -> None:
-    """bulk.py 109, 291, 334: an object of no expression kind; 308: a weight that reads an input
-    cell (weights are functions of the parameters and the cell only)."""
+    """bulk.py ``_index``, ``_cond``, ``value``: an object of no expression kind; ``value``: a
+    weight that reads an input cell (weights are functions of the parameters and the cell only)."""
     with pytest.raises(ParametricError, match="index expression: unknown node str"):
         bulk.index("i", ENV, ROWS, CHANS, {})  # type: ignore[arg-type]
     with pytest.raises(ParametricError, match="condition: unknown node bool"):

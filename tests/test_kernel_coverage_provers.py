@@ -1,5 +1,5 @@
 """Coverage of rare branches of ``challenge.py``, ``bound_rules.py`` and ``modular.py`` in
-``symverify/kernel/provers/``; each test names the lines it is for and why its assertion bites.
+``symverify/kernel/provers/``; each test names the function it is for and why its assertion bites.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def _stream():
 
 
 def test_transcript_part_refuses_a_bool() -> None:
-    """challenge.py 43: ``True`` would otherwise be absorbed as the int 1, so two different
+    """challenge.py ``_part``: ``True`` would otherwise be absorbed as the int 1, so two different
     purposes (a flag and a count) could share a stream."""
     assert _part(1) != _part("1")
     with pytest.raises(TypeError, match="may not be a bool"):
@@ -28,8 +28,9 @@ def test_transcript_part_refuses_a_bool() -> None:
 
 
 def test_stream_bounds_are_checked() -> None:
-    """challenge.py 102 and 128: a bound below 1 has no uniform value; ``array`` is int64 and
-    accepts at most ``2^62``. Just inside the limits every value is in range."""
+    """challenge.py ``Stream.below`` and ``Stream.array``: a bound below 1 has no uniform value;
+    ``array`` is int64 and accepts at most ``2^62``. Just inside the limits every value is in
+    range."""
     s = _stream()
     with pytest.raises(ValueError, match="expected a bound ≥ 1, found 0"):
         s.below(0)
@@ -63,9 +64,9 @@ def test_round_up_relative_and_absolute_steps() -> None:
 
 
 def test_torch_first_mismatch_polls_the_check() -> None:
-    """modular.py 333 and 336: the torch engine polls ``check`` before each side's evaluation of
-    every chunk (and inside); a check that raises stops it before any result, and the mismatch it
-    finds with a counting check is the one the Python engine finds."""
+    """modular.py ``TorchEngine.first_mismatch``: the torch engine polls ``check`` before each
+    side's evaluation of every chunk (and inside); a check that raises stops it before any result,
+    and the mismatch it finds with a counting check is the one the Python engine finds."""
     pytest.importorskip("torch")
     from symverify.kernel.provers.modular import PythonEngine, TorchEngine
 

@@ -1,10 +1,10 @@
 """Coverage of ``symverify/kernel/provers/compositional.py``, ``exact.py``, ``randomized.py``,
 ``stages_dask.py`` and ``verification.py``: the stage-outcome combiner's consistency refusals, a
 memory-limited stage that times out, the exact prover's search for a nonzero point when the engine
-refuses evaluations or never finds one, the difference summary for many terms or huge integers,
-the trial count's exact correction of its float estimate, empty stage runs, a circuit too large to
-measure in the report, and the numeric cross-check stopped by the timeout. Each test names its
-lines and says why a wrong implementation of that branch fails it.
+refuses evaluations or never finds one, the difference summary for many terms or huge integers, the
+trial count's exact correction of its float estimate, empty stage runs, a circuit too large to
+measure in the report, and the numeric cross-check stopped by the timeout. Each test names the
+function it reaches and says why a wrong implementation of that branch fails it.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from symverify.kernel.verification import _describe
 
 # ---- compositional.py ------------------------------------------------------------------------
 def test_combine_refuses_inconsistent_stage_outcomes() -> None:
-    """compositional.py 658 and 669 (now ProverError, a prover contradicting itself): outcomes
-    out of stage order, or fewer than ``total`` with none stopping, never make a ``proved``."""
+    """compositional.py ``combine`` (now ProverError, a prover contradicting itself): outcomes out
+    of stage order, or fewer than ``total`` with none stopping, never make a ``proved``."""
     with pytest.raises(ProverError, match="stage outcomes out of order: expected stage 0, found 1"):
         combine([StageOutcome(1), StageOutcome(0)], 2, 0.0)
     with pytest.raises(ProverError, match="stage outcomes: expected 3 stages, found 2"):
@@ -45,9 +45,10 @@ def test_combine_refuses_inconsistent_stage_outcomes() -> None:
 
 
 def test_an_isolated_stage_that_times_out_is_unknown(monkeypatch) -> None:
-    """compositional.py 718: the memory-limited child reporting ``timeout`` stops the check with
-    ``stopped="timeout"``: the verdict is unknown (a wrong branch reading ``lim.value`` would crash
-    or, worse, take the missing value as a proof). Every stage is planned into the child here."""
+    """compositional.py ``StageRun.stage``: the memory-limited child reporting ``timeout`` stops the
+    check with ``stopped="timeout"``: the verdict is unknown (a wrong branch reading ``lim.value``
+    would crash or, worse, take the missing value as a proof). Every stage is planned into the child
+    here."""
     monkeypatch.setattr(compositional, "STAGE_IN_PROCESS_MONOMIALS", 0)
     monkeypatch.setattr(compositional, "run_limited", lambda *a, **k: Limited("timeout", detail="the child ran out of time"))
     rep = sv.verify(QUARTIC_C, QUARTIC_M, method="compositional", certificate=QUARTIC_CERT, isolate=True)
@@ -73,8 +74,8 @@ class _Ring:
 
 
 def test_nonzero_point_skips_refused_evaluations_and_gives_up_after_200_tries() -> None:
-    """exact.py 136-137: an evaluation the engine refuses is skipped (the next point is tried);
-    129->141: when no point of the 200 is nonzero, None (never a point where the difference is 0)."""
+    """exact.py ``_nonzero_point``: an evaluation the engine refuses is skipped (the next point is
+    tried); when no point of the 200 is nonzero, None (never a point where the difference is 0)."""
     ring = _Ring(refuse=3, value=5)
     u, ps = _nonzero_point(ring, None, ["a"], 1, 2, 2, seed=0)  # type: ignore[arg-type]
     assert ring.calls == 4 and len(u) == 1 and len(u[0]) == 2 and [n for n, _ in ps] == ["a"]
@@ -84,7 +85,7 @@ def test_nonzero_point_skips_refused_evaluations_and_gives_up_after_200_tries() 
 
 
 def test_difference_text_summarises_many_terms_and_huge_integers() -> None:
-    """exact.py 154->161: more than 8 terms are summarised; 157-158: a coefficient over Python's
+    """exact.py ``_difference_text``: more than 8 terms are summarised; a coefficient over Python's
     int-to-str digit limit is summarised instead of crashing; a short polynomial is printed."""
     ring = PolyRing(1, (), "flint")
     x = ring.inputs()[0]
@@ -114,9 +115,9 @@ def _least_k(eps: Fraction, target: Fraction) -> int:
 
 @pytest.mark.parametrize("skew", [1000.0, 1e-3])
 def test_trials_needed_is_exact_whatever_the_float_estimate(monkeypatch, skew) -> None:
-    """randomized.py 288: a float estimate above the answer is walked down (and one below walked
-    up) to the least ``k`` with ``eps^k ≤ target`` (brute force); the estimate is skewed here
-    because real floats are off by less than the margin of 1 the estimate leaves."""
+    """randomized.py ``trials_needed``: a float estimate above the answer is walked down (and one
+    below walked up) to the least ``k`` with ``eps^k ≤ target`` (brute force); the estimate is
+    skewed here because real floats are off by less than the margin of 1 the estimate leaves."""
     real = randomized._log2
     monkeypatch.setattr(randomized, "_log2", lambda q: real(q) * skew if q < Fraction(1, 2**30) else real(q))
     for eps, target in [(Fraction(3, 2**20), Fraction(1, 2**100)), (Fraction(1, 7), Fraction(1, 10**9))]:
@@ -124,8 +125,8 @@ def test_trials_needed_is_exact_whatever_the_float_estimate(monkeypatch, skew) -
 
 
 def test_trial_count_without_a_useful_bound_is_none() -> None:
-    """randomized.py 400: ε ≥ 1 gives no trial count (a wrong branch would loop forever or
-    return a count whose bound is ≥ 1)."""
+    """randomized.py ``_trial_count``: ε ≥ 1 gives no trial count (a wrong branch would loop forever
+    or return a count whose bound is ≥ 1)."""
     opts = Options.from_call("randomized")
     assert randomized._trial_count(Fraction(1), opts) is None
     assert randomized._trial_count(Fraction(1, 4), opts) == _least_k(Fraction(1, 4), opts.error_bound)
@@ -154,8 +155,8 @@ def test_interpolate_matches_the_table() -> None:
 
 # ---- stages_dask.py --------------------------------------------------------------------------
 def test_stage_runs_of_no_stage_is_empty() -> None:
-    """stages_dask.py 93: one boundary (or none) has no stage: no run (a run (0, 0) would be an
-    empty task, and (0, 1) a stage that does not exist)."""
+    """stages_dask.py ``stage_runs``: one boundary (or none) has no stage: no run (a run (0, 0)
+    would be an empty task, and (0, 1) a stage that does not exist)."""
     assert stage_runs([Boundary(layer=0, cells=())], 4) == []
     assert stage_runs([], 4) == []
     assert stage_runs([Boundary(layer=0, cells=()), Boundary(layer=3, cells=())], 4) == [(0, 1)]
@@ -163,8 +164,8 @@ def test_stage_runs_of_no_stage_is_empty() -> None:
 
 # ---- verification.py -------------------------------------------------------------------------
 def test_a_circuit_of_more_than_50000_gates_is_described_by_its_sizes() -> None:
-    """verification.py 185-186: the size counts the non-constant gates (the same number the full
-    measures give), and the outputs and symbols are reported."""
+    """verification.py ``_describe``: the size counts the non-constant gates (the same number the
+    full measures give), and the outputs and symbols are reported."""
     gates = (Gate.const(3), *(Gate.add(1 + k, 0) for k in range(50_001)))
     c = Circuit(1, 1, gates, (len(gates),), name="chain")
     side = CircuitSide(c, 1, 1)
@@ -174,8 +175,8 @@ def test_a_circuit_of_more_than_50000_gates_is_described_by_its_sizes() -> None:
 
 
 def test_numeric_cross_check_stopped_by_the_timeout_is_a_note(monkeypatch) -> None:
-    """verification.py 241-243: the cross-check raising DeadlineExceededError leaves the verdict
-    alone and says so in the notes (it must not turn into an error or drop the proof)."""
+    """verification.py ``_cross_check``: the cross-check raising DeadlineExceededError leaves the
+    verdict alone and says so in the notes (it must not turn into an error or drop the proof)."""
     import symverify.executors as executors
 
     pytest.importorskip("torch")
@@ -190,9 +191,10 @@ def test_numeric_cross_check_stopped_by_the_timeout_is_a_note(monkeypatch) -> No
 
 
 def test_numeric_skip_reasons(monkeypatch) -> None:
-    """verification.py 272: without torch imported and less than ``TORCH_IMPORT_SECONDS`` left,
-    the cross-check is skipped (importing torch cannot be interrupted); 275-276: sizing the exact
-    evaluation stopped by the timeout skips it too. With time left and sizes known: no skip."""
+    """verification.py ``_numeric_skip``: without torch imported and less than
+    ``TORCH_IMPORT_SECONDS`` left, the cross-check is skipped (importing torch cannot be
+    interrupted); sizing the exact evaluation stopped by the timeout skips it too. With time left
+    and sizes known: no skip."""
     import sys
 
     from symverify.kernel.provers import bounds
@@ -228,11 +230,11 @@ class _Stream:
 
 @pytest.mark.parametrize("timeout", [None, 60.0])
 def test_random_prime_rejects_a_strong_pseudoprime_above_the_screen(timeout) -> None:
-    """randomized.py 122 (no deadline) and 127->113 (under a deadline, the proof in a child
+    """randomized.py ``random_prime`` (without a deadline, and under one, the proof in a child
     process): 3 317 044 064 679 887 385 961 981 = 1 287 836 182 261 · 2 575 672 364 521 passes
-    Miller–Rabin for all 13 screen bases and is the first number the screen does not decide; it
-    is rejected and the next candidate, a prime (sympy), is drawn. Taking the screen's word there
-    would void the Schwartz–Zippel bound."""
+    Miller–Rabin for all 13 screen bases and is the first number the screen does not decide; it is
+    rejected and the next candidate, a prime (sympy), is drawn. Taking the screen's word there would
+    void the Schwartz–Zippel bound."""
     import sympy
 
     from symverify.kernel.primes import _MR_LIMIT, passes_screen, screen_decides
@@ -244,10 +246,10 @@ def test_random_prime_rejects_a_strong_pseudoprime_above_the_screen(timeout) -> 
 
 
 def test_exact_difference_with_an_unaffordable_point_is_unknown(monkeypatch) -> None:
-    """exact.py 238->240: when the counterexample search finds nothing and the expansion's
+    """exact.py ``run_exact``: when the counterexample search finds nothing and the expansion's
     nonzero point is too large to evaluate exactly, the verdict is ``unknown`` with the note (a
-    wrong branch would call ``confirm`` anyway or report ``refuted`` without a counterexample).
-    With the point affordable, the same difference is ``refuted`` at the expansion's point."""
+    wrong branch would call ``confirm`` anyway or report ``refuted`` without a counterexample). With
+    the point affordable, the same difference is ``refuted`` at the expansion's point."""
     from symverify.kernel.provers import exact
 
     monkeypatch.setattr(exact, "search", lambda *a, **k: None)
@@ -259,9 +261,9 @@ def test_exact_difference_with_an_unaffordable_point_is_unknown(monkeypatch) -> 
 
 
 def test_randomized_avoids_importing_torch_with_seconds_left(monkeypatch) -> None:
-    """randomized.py 496: the engine choice says torch, torch is not imported yet and under 5 s
-    are left: the python engine runs instead, with its own plan (the torch plan would not fit its
-    primes), says why, and still proves the identity within the error bound."""
+    """randomized.py ``_run_randomized``: the engine choice says torch, torch is not imported yet
+    and under 5 s are left: the python engine runs instead, with its own plan (the torch plan would
+    not fit its primes), says why, and still proves the identity within the error bound."""
     from types import SimpleNamespace
 
     from cases import SQUARE_C

@@ -27,7 +27,7 @@ _SQ = Circuit(1, 2, (Gate.mul(0, 1),), (2, 2))
 
 
 def test_circuit_node_values_need_n_times_d_inputs() -> None:
-    """evaluate.py 45 and straightline.py 175: three inputs for a 1×2 circuit."""
+    """evaluate.py ``eval_circuit_nodes`` and straightline.py ``eval_mod``: three inputs for a 1×2 circuit."""
     with pytest.raises(ShapeError, match=r"circuit input: expected n·d = 2 values, found 3"):
         eval_circuit_nodes(_SQ, [1, 2, 3], FractionRing())
     with pytest.raises(ShapeError, match=r"circuit input: expected n·d = 2 values, found 1"):
@@ -37,14 +37,16 @@ def test_circuit_node_values_need_n_times_d_inputs() -> None:
 
 @pytest.mark.parametrize("u", ["ab", [1, 2], [[1, 2], "ab"]])
 def test_model_input_must_be_rows(u) -> None:
-    """evaluate.py 80: a string, a flat list, or a row that is a string is not an ``n×d`` state."""
+    """evaluate.py ``_check_input``: a string, a flat list, or a row that is a string is not an
+    ``n×d`` state."""
     m = Model(2, 2, 2, 2, (Layer.make(2, 2, W=Grid.identity(2), b2=Grid.full(2, 2, 1)),))
     with pytest.raises(ShapeError, match=r"input: expected shape 2×2, a nested list"):
         eval_model(m, u, FractionRing())
 
 
 def test_mod_ring_needs_a_value_for_every_symbol() -> None:
-    """rings.py 149: ``a·b`` mod 7 with only ``a`` given names ``b``; with both, it is ``a·b mod 7``."""
+    """rings.py ``ModRing._sym_frac``: ``a·b`` mod 7 with only ``a`` given names ``b``; with both,
+    it is ``a·b mod 7``."""
     with pytest.raises(IRError, match=r"uses the parameter 'b', but no value was given"):
         ModRing(7, {"a": 3}).coerce(sym("a") * sym("b"))
     assert ModRing(7, {"a": 3, "b": 5}).coerce(sym("a") * sym("b") + Fraction(1, 2)) == (15 + 4) % 7
@@ -57,8 +59,8 @@ def _cancelling_model() -> Model:
 
 
 def test_sparse_backend_skips_a_cancelled_convolution() -> None:
-    """sparse.py 211: the convolution value is 0 at rows 1 and 2, so no output cell is stored
-    there; the result equals the dense interpreter's, zeros included."""
+    """sparse.py ``SparseArithmetic.combine``: the convolution value is 0 at rows 1 and 2, so no
+    output cell is stored there; the result equals the dense interpreter's, zeros included."""
     m = _cancelling_model()
     state = [[Fraction(5, 2)], [Fraction(5, 2)], [Fraction(5, 2)]]
     got = eval_layers_sparse(m.layers, to_cells(state), FractionRing())
@@ -67,8 +69,9 @@ def test_sparse_backend_skips_a_cancelled_convolution() -> None:
 
 
 def test_sparse_backend_runs_a_whole_model() -> None:
-    """sparse.py 227 and 230 (``embed``, ``crop``): the sparse arithmetic through ``run_model`` on
-    a model whose inner state is larger than its input gives the dense interpreter's output."""
+    """sparse.py ``SparseArithmetic.embed`` and ``SparseArithmetic.crop``: the sparse arithmetic
+    through ``run_model`` on a model whose inner state is larger than its input gives the dense
+    interpreter's output."""
     inner = Layer.make(4, 2, W=Grid.from_rows([[1, 2], [0, 1]]), b1=Grid.full(4, 2, 1),
                        h=Grid.from_rows([[1, 0], [2, 1], [0, 0], [0, 0]]), b2=Grid.full(4, 2, Fraction(1, 3)))
     m = Model(2, 1, 4, 2, (inner, inner))
@@ -79,14 +82,14 @@ def test_sparse_backend_runs_a_whole_model() -> None:
 
 
 def test_to_rows_refuses_a_cell_outside_the_state() -> None:
-    """sparse.py 246."""
+    """sparse.py ``to_rows``."""
     with pytest.raises(ShapeError, match=r"sparse state: cell \(2, 0\) is outside the 2×1 state"):
         to_rows({(2, 0): 1}, 2, 1, 0)
 
 
 def test_lane_evaluator_polls_the_deadline_per_level() -> None:
-    """straightline.py 265: ``check`` runs before every level; one that raises stops the
-    evaluation, and a counting one sees every level and does not change the values."""
+    """straightline.py ``eval_mod_lanes``: ``check`` runs before every level; one that raises stops
+    the evaluation, and a counting one sees every level and does not change the values."""
     c = Circuit(1, 2, (Gate.mul(0, 1), Gate.mul(2, 2), Gate.mul(3, 0)), (4, 4))  # three levels
     prog = program(c)
     x = np.array([[3, 5], [4, 6]], dtype=np.int64)
@@ -108,7 +111,8 @@ def test_lane_evaluator_polls_the_deadline_per_level() -> None:
 
 
 def test_dependence_hash_and_repr() -> None:
-    """support.py 181 and 184: equal dependences hash alike (usable as keys) and print their labels."""
+    """support.py ``Dependence.__hash__`` and ``Dependence.__repr__``: equal dependences hash alike
+    (usable as keys) and print their labels."""
     a, b = Dependence(frozenset({2, 1})), Dependence(frozenset({1, 2}))
     assert a == b and hash(a) == hash(b) and len({a, b}) == 1
     assert repr(a) == "Dependence([1, 2])"
