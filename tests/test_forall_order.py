@@ -63,7 +63,9 @@ def test_key_order_keeps_the_permutations_of_non_decreasing_tags() -> None:
     permutations of its atoms with non-decreasing tags (the unit atom's tag is 0); reversing this
     order makes every mixed term unmatchable, and the mutation tests of tests/test_forall*.py
     are then proved instead of refuted."""
-    from symverify.kernel.provers.forall import _tags_sorted
+    from symverify.kernel.provers.forall import _sorted_perms
 
-    assert _tags_sorted([0, 2]) and _tags_sorted([1, 3]) and _tags_sorted([2, 2]) and _tags_sorted([])
-    assert not _tags_sorted([2, 0]) and not _tags_sorted([3, 1]) and not _tags_sorted([1, 3, 2])
+    assert list(_sorted_perms([0, 2])) == [(0, 1)] and list(_sorted_perms([2, 0])) == [(1, 0)]
+    assert list(_sorted_perms([2, 2])) == [(0, 1), (1, 0)] and list(_sorted_perms([])) == [()]
+    assert list(_sorted_perms([1, 3, 2])) == [(0, 2, 1)]  # the unit atom (tag 0) and equal tags
+    assert list(_sorted_perms([1, 0, 1])) == [(1, 0, 2), (1, 2, 0)]
