@@ -113,10 +113,14 @@ def _guarded(ts: list[Term], g: Cond) -> list[Term]:
     return [Term(_and(g, t.guard), t.coef, t.atoms) for t in ts]
 
 
-def value_terms(v: Value, read: Reader | None) -> list[Term]:
-    """The terms of a value expression; input cells are read through ``read`` (None: not allowed)."""
+def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[Term]:
+    """The terms of a value expression; input cells are read through ``read`` (None: not allowed).
+    With ``keep_zero`` the constant 0 is a term too (coefficient 0), so that every index expression
+    the value holds is in some term: what the definedness check reads (``where(c, 0)`` with ``c``
+    undefined, or ``inp(i - 1, q) * 0``, is undefined at ``i = 0`` as the concrete interpretation
+    evaluates it, though its value has no term)."""
     if isinstance(v, Num):
-        return [] if v.value == 0 else [Term(TRUE, Fraction(v.value), ())]
+        return [] if v.value == 0 and not keep_zero else [Term(TRUE, Fraction(v.value), ())]
     if isinstance(v, Fam):
         return [Term(TRUE, Fraction(1), (Atom(v.name, v.idx),))]
     if isinstance(v, Inp):
@@ -124,11 +128,11 @@ def value_terms(v: Value, read: Reader | None) -> list[Term]:
             raise ParametricError("a weight expression reads an input cell")
         return read(v.row, v.col)
     if isinstance(v, VSum):
-        return [t for x in v.items for t in value_terms(x, read)]
+        return [t for x in v.items for t in value_terms(x, read, keep_zero)]
     if isinstance(v, VProd):
-        return _mul(value_terms(v.a, read), value_terms(v.b, read))
+        return _mul(value_terms(v.a, read, keep_zero), value_terms(v.b, read, keep_zero))
     if isinstance(v, VIf):
-        return _guarded(value_terms(v.a, read), v.cond) + _guarded(value_terms(v.b, read), Not(v.cond))
+        return _guarded(value_terms(v.a, read, keep_zero), v.cond) + _guarded(value_terms(v.b, read, keep_zero), Not(v.cond))
     raise ParametricError(f"value expression: unknown node {type(v).__name__}")
 
 
@@ -175,9 +179,9 @@ def output_terms(g: Gadget) -> list[Term]:
     return terms
 
 
-def spec_terms(g: Gadget) -> list[Term]:
-    """The specification of cell ``(i, q)`` as terms over the input cells and families."""
-    return value_terms(g.spec, _reader(g))
+def spec_terms(g: Gadget, keep_zero: bool = False) -> list[Term]:
+    """The specification of cell ``(i, q)`` as terms over the input cells and families (``keep_zero``: :func:`value_terms`)."""
+    return value_terms(g.spec, _reader(g), keep_zero)
 
 
 def _atom_obligations(ts: list[Term], g: Gadget, where: str) -> list[Obligation]:

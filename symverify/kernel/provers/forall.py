@@ -50,7 +50,6 @@ refutation or an unknown).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import time
@@ -60,7 +59,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import BackendUnavailableError, ProverError
-from symverify.ir.bigint import int_to_str
+from symverify.ir.bigint import int_to_str, safe_repr, show_int
 from symverify.kernel.parametric.expr import (
     WIDTH,
     Bin,
@@ -402,10 +401,10 @@ def _layer_definedness(enc: _Enc, g: Gadget) -> list[tuple[Any, str]]:
             for n, t in enumerate(taps):
                 enc.tick("definedness of the layers")
                 c, okc = enc.cond(t.guard)
-                oks = [enc.ix(t.src)[1]] + [ok for ok, _ in _defined_terms(enc, value_terms(t.value, None))]
+                oks = [enc.ix(t.src)[1]] + [ok for ok, _ in _defined_terms(enc, value_terms(t.value, None, keep_zero=True))]
                 out.append((z3.And(okc, z3.Implies(c, z3.And(*oks))), f"layer {k} {name} tap {n} ({t.src} where {t.guard})"))
         for name in ("b1", "b2"):
-            out += [(ok, f"layer {k} {name}: {what}") for ok, what in _defined_terms(enc, value_terms(getattr(pl, name), None))]
+            out += [(ok, f"layer {k} {name}: {what}") for ok, what in _defined_terms(enc, value_terms(getattr(pl, name), None, keep_zero=True))]
     return out
 
 
@@ -465,15 +464,14 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
     from symverify.kernel.parametric.concrete import cell_value, entry_state, instance_model, sizes, spec_at
     from symverify.kernel.parametric.expr import predicates
 
-    env, nn, dd = sizes(g, params)
-
     # distinct atoms get distinct symbols: ``in[r][c]`` for the input, ``name[i][j]…`` for a family
     # member (names are identifiers and ``in`` is reserved, so no two atoms share a symbol)
     def state(r: int, c: int) -> Any:
         return sym(f"in[{r}][{c}]")
 
     fams = _Bracketed()
-    with predicates(preds or {}):
+    with predicates(preds or {}):  # the sizes and ``where`` may read predicates too
+        env, nn, dd = sizes(g, params)
         if preds and (nn * dd > RECHECK_CELLS or not all(g.assume.eval({**env, "i": r, "q": c}) for r in range(nn) for c in range(dd))):
             return None, "the witness's placement does not satisfy the assumptions at every cell"
         want = spec_at(g, params, i, q, state, fams)
@@ -541,10 +539,10 @@ def _repaired(g: Gadget, params: dict[str, int], preds: Mapping[str, Any]) -> di
     from symverify.kernel.parametric.concrete import sizes
     from symverify.kernel.parametric.expr import predicates
 
-    env, nn, dd = sizes(g, params)
-    if nn * dd > RECHECK_CELLS:
-        return None
     with predicates(dict(preds)):
+        env, nn, dd = sizes(g, params)
+        if nn * dd > RECHECK_CELLS:
+            return None
         bad = {(r, c) for r in range(nn) for c in range(dd) if not g.assume.eval({**env, "i": r, "q": c})}
     if not bad:
         return None
@@ -651,22 +649,6 @@ def _numeral(c: int) -> str:
     return int_to_str(c, "a coefficient of the ∀ identity")
 
 
-def _mentions_pred(x: object) -> bool:
-    """Whether a free predicate occurs in ``x`` (expression nodes, layers, taps and tuples of them),
-    found by walking the nodes with an explicit stack (a ``repr`` would fail on a constant of more
-    than 4300 digits, a recursive walk on a deeply nested expression)."""
-    stack = [x]
-    while stack:
-        y = stack.pop()
-        if isinstance(y, Pred):
-            return True
-        if isinstance(y, tuple):
-            stack.extend(y)
-        elif dataclasses.is_dataclass(y) and not isinstance(y, type):
-            stack.extend(getattr(y, f.name) for f in dataclasses.fields(y))
-    return False
-
-
 def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = None, timeout: float | None = None,
                  timeout_s: float | None = None) -> ForallResult:
     """Decide ``output(i, q) = spec(i, q)`` for every parameter value, cell, input and family value.
@@ -688,14 +670,20 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     deadline = t0 + timeout_s
     names = [p.name for p in g.params]
     bounds = {p.name: (p.lo, p.hi) for p in g.params}
-    for n, rng in dict(ranges or {}).items():
+    try:  # a mapping, or a list or tuple of (name, (lo, hi)) pairs
+        given = dict(ranges or {}) if ranges is None or isinstance(ranges, (Mapping, list, tuple)) else None
+    except (TypeError, ValueError):
+        given = None
+    if given is None:
+        raise ParametricError(f"prove_forall ranges: expected a mapping {{name: (lo, hi)}}, found {type(ranges).__name__} {safe_repr(ranges, 60)}")
+    for n, rng in given.items():
         if n not in bounds:
             raise ParametricError(f"prove_forall ranges: unknown parameter {n!r} (parameters: {names})")
         if not (isinstance(rng, tuple) and len(rng) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in rng)):
-            raise ParametricError(f"prove_forall ranges: {n} expected a pair (lo, hi) of ints, found {rng!r}")
+            raise ParametricError(f"prove_forall ranges: {n} expected a pair (lo, hi) of ints, found {safe_repr(rng, 60)}")
         lo, hi = rng
         if not (bounds[n][0] <= lo <= hi <= bounds[n][1]):
-            raise ParametricError(f"prove_forall ranges: {n} ∈ [{lo}, {hi}] is not inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
+            raise ParametricError(f"prove_forall ranges: {n} ∈ [{show_int(lo)}, {show_int(hi)}] is not inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
         bounds[n] = (lo, hi)
     shown = ", ".join(f"{n} ∈ [{_num(lo)}, {_num(hi)}]" for n, (lo, hi) in bounds.items())
     if str(g.where) != "true":
@@ -717,7 +705,7 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
     identity. Raises :class:`_EncodingTimeoutError` when the deadline passes while the z3 terms are built."""
 
     out, spec = output_terms(g), spec_terms(g)
-    has_preds = _mentions_pred((g.layers, g.spec, g.entry, g.care, g.assume))
+    has_preds = bool(g.predicate_names)  # anywhere: a predicate in ``where``, a size or a case is free too
     _check_arities(g, out + spec)
     # First with ``a mod b`` as a conditional subtraction (fast to decide), valid only if every
     # ``mod`` has a < 2b where it is evaluated; when that fails, with the full bit-vector remainder.
@@ -778,7 +766,7 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         care, ok_care = enc.cond(g.care)
         # ``entry`` at every cell (as ``care``), read or not: the re-check builds the whole input
         checks = [(enc.cond(g.entry)[1], f"entry {g.entry}"), *_layer_definedness(enc, g), *_defined_terms(enc, out)]
-        checks += [(z3.And(ok_care, z3.Implies(care, ok)), f"spec {what}") for ok, what in _defined_terms(enc, spec)]
+        checks += [(z3.And(ok_care, z3.Implies(care, ok)), f"spec {what}") for ok, what in _defined_terms(enc, spec_terms(g, keep_zero=True))]
         for o in obligations(g):
             enc.tick("the obligations")
             gz, okg = enc.cond(o.guard)
@@ -827,7 +815,8 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
     deg = max((len(t.atoms) for t in terms), default=0)
     arity = max((len(a.idx) for t in terms for a in t.atoms), default=0)
     scale = _scale(terms)
-    key = [[enc.fresh(f"key_{s_}_{k}") for k in range(arity + 1)] for s_ in range(deg)]
+    # the key's names are not identifiers, so no parameter (an identifier) can be the same z3 constant
+    key = [[enc.fresh(f"key!{s_}!{k}") for k in range(arity + 1)] for s_ in range(deg)]
 
     def atom_vec(a: Any) -> list[Any]:
         if a is None:
@@ -883,7 +872,7 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             return bool(z3.is_true(m.eval(fn(*[enc.const(x) for x in idx]), model_completion=True)))
 
         # the points the terms and ``care`` (the witness cell must stay a care cell) read
-        points = _pred_points([g.care, *[t.guard for t in terms]], at, holds)
+        points = _pred_points([g.where, g.care, *[t.guard for t in terms]], at, holds)
         preds = {name: _pred_fn(z3, m, enc, fn, points.get(name, set())) for name, fn in enc.preds.items()}
         differs, detail = _recheck(g, params, at["i"], at["q"], preds)
         if differs is None and (repaired := _repaired(g, params, preds)) is not None:

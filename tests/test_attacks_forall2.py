@@ -1,0 +1,111 @@
+"""More adversarial inputs to ``prove_forall``: each is
+refused with a :class:`ParametricError` saying what was expected and found, refuted, or decided as
+an exact argument allows — never a false "proved for all", never a bare Python exception
+(docs/forall.md §1, §3)."""
+
+from __future__ import annotations
+
+import pytest
+
+import symverify as sv
+from symverify.parametric import (
+    Gadget,
+    Param,
+    ParametricError,
+    PLayer,
+    fam,
+    inp,
+    instantiate,
+    ite,
+    lt,
+    pred,
+    tap,
+    var,
+    where,
+)
+
+i, q, N = var("i"), var("q"), var("N")
+HUGE = 10**5000  # more digits than Python's int-to-str limit (4300)
+_COPY = (PLayer(b1=1, h=(tap(0),), mode="cyclic"),)
+
+
+def _g(spec: object, params: tuple[Param, ...] = (Param("N", 1, 8),), layers: tuple[PLayer, ...] = _COPY, **kw: object) -> Gadget:
+    return Gadget("g", params, N, 1, layers, spec, **kw)  # type: ignore[arg-type]
+
+
+# ---- false proofs ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["key_0_0", "key_0_1", "K"])
+def test_a_parameter_named_like_the_provers_key_is_not_the_key(name: str) -> None:
+    """The key's slots were z3 constants named ``key_<slot>_<k>``: a parameter of that name was the
+    same constant, so ``key_0_0 ∈ [7, 7]`` pinned the key's first tag to 7 (no atom's tag) and the
+    wrong claim ``output = 2·input`` was "proved for all"."""
+    g = _g(inp(i, q) * 2, params=(Param("N", 1, 8), Param(name, 7, 7)))
+    r = sv.prove_forall(g, timeout=30)
+    assert r.verdict is sv.Verdict.REFUTED, r
+    assert sv.prove_forall(_g(inp(i, q), params=(Param("N", 1, 8), Param(name, 7, 7))), timeout=30).proved
+
+
+# ---- undefined expressions whose value is 0 ------------------------------------------------------------
+@pytest.mark.parametrize(
+    "g, cell_var",
+    [
+        (_g(inp(i, q) + where(lt(i - 1, 3), 0)), "i"),
+        (_g(inp(i, q) + inp(i - 1, q) * 0), "i"),
+        (_g(inp(i, q), layers=(PLayer(b1=1 + where(lt(i - 1, 3), 0), h=(tap(0),), mode="cyclic"),)), "i"),
+        (_g(inp(i, q), layers=(PLayer(b1=1, h=(tap(0),), b2=fam("B", i - 1) * 0, mode="cyclic"),)), "i"),
+        (_g(inp(i, q), layers=(PLayer(b1=1, h=(tap(0, value=1 + where(lt(q - 1, 3), 0)),), mode="cyclic"),)), "q"),
+    ],
+    ids=["spec-where", "spec-read-times-0", "b1-where", "b2-family-times-0", "tap-value-where"],
+)
+def test_an_undefined_expression_with_value_zero_is_refused(g: Gadget, cell_var: str) -> None:
+    """``where(lt(i − 1, 3), 0)`` (or a read of row ``i − 1`` times 0) is undefined at ``i = 0``: the
+    concrete interpretation raises there, but its value has no term, so the definedness check never
+    saw ``i − 1`` and the gadget was "proved for all" while ``instantiate`` (or ``spec_at``) refused
+    every size."""
+    with pytest.raises(ParametricError, match=rf"undefined or out of range at .*'{cell_var}': 0.*(\({cell_var} - 1\)|h tap 0)"):
+        sv.prove_forall(g, timeout=30)
+    if g.spec == inp(i, q):
+        with pytest.raises(ParametricError, match=r"subtraction below 0"):
+            instantiate(g, {"N": 3})
+
+
+def test_a_zero_constant_defined_everywhere_is_still_proved() -> None:
+    # keeping the zero terms for the definedness check changes nothing else
+    g = _g(inp(i, q) + where(lt(i, 3), 0) + inp(i, q) * 0, layers=(PLayer(b1=where(lt(N, 3), 0) + 1, h=(tap(0),), mode="cyclic"),))
+    assert sv.prove_forall(g, timeout=30).proved
+
+
+# ---- prove_forall options --------------------------------------------------------------------------------
+@pytest.mark.parametrize("rng", ["ab", 5, [1], [("N", 1, 2)], {1, 2}], ids=["str", "int", "list-of-int", "triples", "set"])
+def test_ranges_that_are_not_a_mapping_are_refused(rng: object) -> None:
+    # dict(rng) raised ValueError or TypeError
+    with pytest.raises(ParametricError, match=r"prove_forall ranges: expected a mapping \{name: \(lo, hi\)\}"):
+        sv.prove_forall(_g(inp(i, q)), ranges=rng)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: sv.prove_forall(_g(inp(i, q)), ranges=HUGE), r"ranges: expected a mapping \{name: \(lo, hi\)\}, found int <5001-digit"),
+        (lambda: sv.prove_forall(_g(inp(i, q)), ranges={"N": (1, HUGE)}), r"N ∈ \[1, <5001-digit integer ≡ 0 mod 10\^9>\] is not inside"),
+    ],
+)
+def test_a_huge_integer_in_the_ranges_is_named_in_the_message(make, match: str) -> None:  # type: ignore[no-untyped-def]
+    # the messages formatted it with repr or str: ValueError (the 4300-digit limit of int-to-str)
+    with pytest.raises(ParametricError, match=match):
+        make()
+
+
+# ---- predicates outside the layers ------------------------------------------------------------
+@pytest.mark.parametrize("field", ["where", "rows"])
+def test_a_predicate_in_the_condition_or_the_size_is_decided(field: str) -> None:
+    """A predicate only in ``where`` or in ``rows`` was not seen as one: the query went to the
+    bit-blasting tactic, which cannot take a free function, and every such gadget was unknown (and
+    the re-check evaluated the sizes without the predicates: 'predicate P has no value')."""
+    def make(spec: object) -> Gadget:
+        if field == "where":
+            return _g(spec, where=pred("P", N))
+        return Gadget("g", (Param("N", 1, 8),), ite(pred("P", N), N, N + 1), 1, _COPY, spec)  # type: ignore[arg-type]
+
+    assert sv.prove_forall(make(inp(i, q)), timeout=30).proved
+    assert sv.prove_forall(make(inp(i, q) * 2), timeout=30).verdict is sv.Verdict.REFUTED
