@@ -47,6 +47,7 @@ from symverify.kernel.parametric.expr import (
     VIf,
     VProd,
     VSum,
+    call_predicate,
 )
 
 if TYPE_CHECKING:
@@ -287,7 +288,7 @@ def _cond(c: Cond, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray,
         if isinstance(fn, AbstractSet):
             return _member(fn, args)
         cols = [a.tolist() for a in args]
-        return np.fromiter((bool(fn(*t)) for t in zip(*cols)), dtype=bool, count=n)
+        return np.fromiter((call_predicate(c.name, fn, t) for t in zip(*cols)), dtype=bool, count=n)
     raise ParametricError(f"condition: unknown node {type(c).__name__}")
 
 

@@ -25,11 +25,13 @@ from collections.abc import Set as AbstractSet
 from fractions import Fraction
 from typing import Any
 
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
 from symverify.kernel.ir.scalar import Scalar, Sym, is_zero, sym
 from symverify.kernel.parametric.bulk import Placement
 from symverify.kernel.parametric.expr import (
+    WIDTH,
     BoolOp,
     Cmp,
     Cond,
@@ -283,13 +285,13 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
                 raise ParametricError(f"gadget {g.name}: family {k!r}: expected a callable on its indices (e.g. lambda p: ...), found {type(fn).__name__}")
     if placement is not None and not isinstance(placement, Mapping):
         raise ParametricError(f"gadget {g.name}: placement: expected a mapping from predicate names to placements, found {type(placement).__name__}")
-    for what, given, known in (("families", families, lambda: set(g.families)), ("predicates", placement, lambda: g.predicate_names)):
+    for what, given, known in (("families", families, lambda: g.family_names), ("predicates", placement, lambda: g.predicate_names)):
         unknown = sorted(map(repr, set(given or ()) - known())) if given else ()
         if unknown:  # a misspelt name would be ignored while the one meant stays unset
             has = ", ".join(sorted(known())) or "none"
             raise ParametricError(f"gadget {g.name}: {'families' if what == 'families' else 'placement'}: "
                                   f"{', '.join(unknown)} not among its {what} ({has})")
-    preds = {k: CellSet(v) if isinstance(v, AbstractSet) and not isinstance(v, CellSet) else v for k, v in (placement or {}).items()}
+    preds = {k: _cells(g, k, v) if isinstance(v, AbstractSet) and not isinstance(v, CellSet) else v for k, v in (placement or {}).items()}
     with predicates({k: _as_callable(v) for k, v in preds.items()}):
         env, nn, dd = sizes(g, params)
         if placement is not None:
@@ -297,6 +299,20 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
             if bad is not None:
                 raise ParametricError(f"gadget {g.name}: the placement violates {g.assume} at cell {bad}")
         return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
+
+
+def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> AbstractSet[tuple[int, ...]]:
+    """The set placement of predicate ``name`` frozen, once each member is checked to be a point the
+    predicate can be read at: a tuple of as many ints in ``[0, 2^64)`` as it has arguments (any
+    other member would never match, silently)."""
+    from symverify.kernel.parametric.bulk import CellSet
+
+    n = g.predicate_arities[name]
+    for x in cells:
+        if not (type(x) is tuple and len(x) == n and all(type(k) is int and 0 <= k < 1 << WIDTH for k in x)):
+            raise ParametricError(f"gadget {g.name}: placement {name}: expected tuples of {n} ints in [0, 2^{WIDTH}) "
+                                  f"(the predicate's arguments), found {type(x).__name__} {safe_repr(x, 60)}")
+    return CellSet(cells)
 
 
 def _as_callable(p: Placement) -> Callable[..., bool]:

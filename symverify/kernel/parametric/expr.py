@@ -40,10 +40,11 @@ from types import MappingProxyType
 from typing import Union
 
 from symverify.errors import IRError
+from symverify.ir.bigint import safe_repr
 
 __all__ = [
     "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
-    "Pred", "pred", "predicates", "Value", "Num", "Inp", "Fam", "VSum", "VProd", "VIf",
+    "Pred", "pred", "predicates", "call_predicate", "Value", "Num", "Inp", "Fam", "VSum", "VProd", "VIf",
     "var", "lit", "as_iexpr", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
     "inp", "fam", "where", "as_value", "ZERO", "ONE", "MAX_NESTING", "nesting",
 ]
@@ -168,7 +169,7 @@ class Lit(IExpr):
 
     def __post_init__(self) -> None:
         if not isinstance(self.value, int) or isinstance(self.value, bool) or not 0 <= self.value < _TOP:
-            raise ParametricError(f"index literal: expected an int in [0, 2^{WIDTH}), found {self.value!r}")
+            raise ParametricError(f"index literal: expected an int in [0, 2^{WIDTH}), found {safe_repr(self.value)}")
 
     def __str__(self) -> str:
         return str(self.value)
@@ -180,7 +181,7 @@ class Var(IExpr):
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ParametricError(f"index variable: expected an identifier, found {self.name!r}")
+            raise ParametricError(f"index variable: expected an identifier, found {safe_repr(self.name)}")
 
     def __str__(self) -> str:
         return self.name
@@ -197,7 +198,7 @@ class Bin(IExpr):
 
     def __post_init__(self) -> None:
         if self.op not in _OPS:
-            raise ParametricError(f"index operation: expected one of {_OPS}, found {self.op!r}")
+            raise ParametricError(f"index operation: expected one of {_OPS}, found {safe_repr(self.op)}")
         for x in (self.a, self.b):
             if not isinstance(x, IExpr):
                 raise ParametricError(f"index operation {self.op}: expected index expressions, found {type(x).__name__}")
@@ -247,7 +248,7 @@ class Cmp(Cond):
 
     def __post_init__(self) -> None:
         if self.op not in _CMPS:
-            raise ParametricError(f"comparison: expected one of {_CMPS}, found {self.op!r}")
+            raise ParametricError(f"comparison: expected one of {_CMPS}, found {safe_repr(self.op)}")
 
     def __str__(self) -> str:
         return f"{self.a} {self.op} {self.b}"
@@ -260,10 +261,10 @@ class BoolOp(Cond):
 
     def __post_init__(self) -> None:
         if self.op not in ("and", "or"):
-            raise ParametricError(f"boolean operation: expected 'and' or 'or', found {self.op!r}")
+            raise ParametricError(f"boolean operation: expected 'and' or 'or', found {safe_repr(self.op)}")
         for c in self.items:
             if not isinstance(c, Cond):
-                raise ParametricError(f"boolean operation {self.op}: expected conditions (lt, eq, bit, ...), found {type(c).__name__} {c!r:.60}")
+                raise ParametricError(f"boolean operation {self.op}: expected conditions (lt, eq, bit, ...), found {type(c).__name__} {safe_repr(c, 60)}")
 
     def __str__(self) -> str:
         if not self.items:
@@ -290,7 +291,7 @@ class Pred(Cond):
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ParametricError(f"predicate: expected an identifier name, found {self.name!r}")
+            raise ParametricError(f"predicate: expected an identifier name, found {safe_repr(self.name)}")
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(map(str, self.idx))})"
@@ -344,6 +345,20 @@ def predicates(preds: Mapping[str, Callable[..., bool]]) -> Iterator[None]:
         _PREDICATES.reset(token)
 
 
+def call_predicate(name: str, fn: Callable[..., object], idx: tuple[int, ...]) -> bool:
+    """``fn(*idx)``: predicate ``name`` at the point ``idx``, as a placement's callable gives it. It
+    must return a bool (``numpy.bool_`` included): anything else, or an exception the callable
+    raises, is a :class:`ParametricError` naming the predicate and the point (never read as a truth
+    value: ``None`` or ``"no"`` would be silently false or true)."""
+    try:
+        r = fn(*idx)
+    except Exception as e:
+        raise ParametricError(f"placement {name} at {idx}: the callable raised {type(e).__name__}: {safe_repr(str(e), 120)}") from e
+    if type(r) is bool or (type(r).__module__ == "numpy" and type(r).__name__ in ("bool", "bool_")):
+        return bool(r)
+    raise ParametricError(f"placement {name} at {idx}: expected True or False, found {type(r).__name__} {safe_repr(r, 60)}")
+
+
 def pred(name: str, *idx: IntLike) -> Cond:
     return Pred(name, tuple(as_iexpr(x) for x in idx))
 
@@ -365,7 +380,7 @@ def as_iexpr(x: object) -> IExpr:
         return x
     if isinstance(x, int) and not isinstance(x, bool):
         return Lit(x)
-    raise ParametricError(f"index expression: expected an IExpr or a non-negative int, found {type(x).__name__} {x!r}")
+    raise ParametricError(f"index expression: expected an IExpr or a non-negative int, found {type(x).__name__} {safe_repr(x)}")
 
 
 def pow2(k: IntLike) -> IExpr:
@@ -380,7 +395,7 @@ def mod_pow2(a: IntLike, k: IntLike) -> IExpr:
 
 def ite(cond: Cond, a: IntLike, b: IntLike) -> IExpr:
     if not isinstance(cond, Cond):
-        raise ParametricError(f"ite: expected a Cond (lt, eq, bit, ...), found {type(cond).__name__} {cond!r:.60}")
+        raise ParametricError(f"ite: expected a Cond (lt, eq, bit, ...), found {type(cond).__name__} {safe_repr(cond, 60)}")
     return Ite(cond, as_iexpr(a), as_iexpr(b))
 
 
@@ -451,13 +466,13 @@ class Value:
         return VProd(as_value(o), self)
 
     def __truediv__(self, o: object) -> Value:
-        raise ParametricError(f"value / {o!r:.40}: values are polynomials; multiply by Fraction(1, k) instead")
+        raise ParametricError(f"value / {safe_repr(o, 40)}: values are polynomials; multiply by Fraction(1, k) instead")
 
     def __rtruediv__(self, o: object) -> Value:
-        raise ParametricError(f"{o!r:.40} / value: values are polynomials; there is no division by a value")
+        raise ParametricError(f"{safe_repr(o, 40)} / value: values are polynomials; there is no division by a value")
 
     def __pow__(self, o: object) -> Value:
-        raise ParametricError(f"value ** {o!r:.40}: write the product (v * v) instead")
+        raise ParametricError(f"value ** {safe_repr(o, 40)}: write the product (v * v) instead")
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,7 +481,10 @@ class Num(Value):
 
     def __post_init__(self) -> None:
         if isinstance(self.value, bool) or not isinstance(self.value, (int, Fraction)):
-            raise ParametricError(f"value constant: expected an int or Fraction, found {self.value!r}")
+            raise ParametricError(f"value constant: expected an int or Fraction, found {safe_repr(self.value)}")
+
+    def __repr__(self) -> str:  # a constant of more than 4300 digits has no repr of its own
+        return f"Num({safe_repr(self.value, 1 << 30)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,7 +504,7 @@ class Fam(Value):
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
-            raise ParametricError(f"weight family: expected an identifier name, found {self.name!r}")
+            raise ParametricError(f"weight family: expected an identifier name, found {safe_repr(self.name)}")
         if self.name == "in":
             raise ParametricError("weight family: the name 'in' is reserved for the input cells; choose another name")
 
@@ -525,7 +543,7 @@ def as_value(x: object) -> Value:
         return x
     if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
         return Num(x)
-    raise ParametricError(f"value expression: expected a Value, int or Fraction, found {type(x).__name__} {x!r}")
+    raise ParametricError(f"value expression: expected a Value, int or Fraction, found {type(x).__name__} {safe_repr(x)}")
 
 
 def inp(row: IntLike, col: IntLike) -> Value:
@@ -605,7 +623,7 @@ def _eval_c(c: Cond, env: Mapping[str, int]) -> bool:
         fn = _PREDICATES.get().get(c.name)
         if fn is None:
             raise ParametricError(f"predicate {c.name} has no value (pass it with predicates=...)")
-        return bool(fn(*(_eval_i(x, env) for x in c.idx)))
+        return call_predicate(c.name, fn, tuple(_eval_i(x, env) for x in c.idx))
     raise ParametricError(f"condition: unknown node {type(c).__name__}")
 
 

@@ -29,11 +29,13 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.parametric.expr import (
     MAX_NESTING,
     TRUE,
     WIDTH,
     Cond,
+    Fam,
     IExpr,
     Inp,
     ParametricError,
@@ -65,9 +67,9 @@ class Param:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier() or self.name in CELL_VARS:
-            raise ParametricError(f"parameter: expected an identifier other than i, q; found {self.name!r}")
+            raise ParametricError(f"parameter: expected an identifier other than i, q; found {safe_repr(self.name)}")
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (self.lo, self.hi)) or not 0 <= self.lo <= self.hi < 1 << WIDTH:
-            raise ParametricError(f"parameter {self.name}: expected ints 0 ≤ lo ≤ hi < 2^{WIDTH}, found lo={self.lo!r}, hi={self.hi!r}")
+            raise ParametricError(f"parameter {self.name}: expected ints 0 ≤ lo ≤ hi < 2^{WIDTH}, found lo={safe_repr(self.lo)}, hi={safe_repr(self.hi)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +85,7 @@ def _seq(xs: object, what: str, items: str) -> tuple[object, ...]:
     """``xs`` as a tuple: a list or tuple of ``items``; a single object (a Tap, a PLayer, a Param,
     a Cond, an IExpr) where a sequence of them belongs is refused with :class:`ParametricError`."""
     if not isinstance(xs, (list, tuple)):
-        raise ParametricError(f"{what}: expected a list or tuple of {items}, found {type(xs).__name__} {xs!r:.60}")
+        raise ParametricError(f"{what}: expected a list or tuple of {items}, found {type(xs).__name__} {safe_repr(xs, 60)}")
     return tuple(xs)
 
 
@@ -121,7 +123,7 @@ class PLayer:
         object.__setattr__(self, "b1", as_value(self.b1))
         object.__setattr__(self, "b2", as_value(self.b2))
         if self.mode not in ("causal", "cyclic"):
-            raise ParametricError(f"layer mode: expected 'causal' or 'cyclic', found {self.mode!r}")
+            raise ParametricError(f"layer mode: expected 'causal' or 'cyclic', found {safe_repr(self.mode)}")
         for name in ("W", "h"):
             for k, t in enumerate(getattr(self, name)):
                 if not isinstance(t, Tap):
@@ -158,7 +160,7 @@ class Gadget:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
-            raise ParametricError(f"gadget name: expected a str, found {type(self.name).__name__} {self.name!r:.60}")
+            raise ParametricError(f"gadget name: expected a str, found {type(self.name).__name__} {safe_repr(self.name, 60)}")
         if not isinstance(self.doc, str):
             raise ParametricError(f"gadget {self.name} doc: expected a str, found {type(self.doc).__name__}")
         object.__setattr__(self, "params", _seq(self.params, f"gadget {self.name} params", "Params"))
@@ -169,16 +171,16 @@ class Gadget:
         object.__setattr__(self, "spec", as_value(self.spec))
         for k, p in enumerate(self.params):
             if not isinstance(p, Param):
-                raise ParametricError(f"gadget {self.name} param {k}: expected a Param(name, lo, hi), found {type(p).__name__} {p!r:.60}")
+                raise ParametricError(f"gadget {self.name} param {k}: expected a Param(name, lo, hi), found {type(p).__name__} {safe_repr(p, 60)}")
         for what in ("where", "care", "entry", "assume"):
             c = getattr(self, what)
             if not isinstance(c, Cond):
-                raise ParametricError(f"gadget {self.name} {what}: expected a Cond (lt, eq, bit, ...), found {type(c).__name__} {c!r:.60}")
+                raise ParametricError(f"gadget {self.name} {what}: expected a Cond (lt, eq, bit, ...), found {type(c).__name__} {safe_repr(c, 60)}")
         if not isinstance(self.families, Mapping):
             raise ParametricError(f"gadget {self.name} families: expected a mapping from names to index sizes, found {type(self.families).__name__}")
         for fname, size in self.families.items():
             if not isinstance(fname, str) or not fname.isidentifier():
-                raise ParametricError(f"gadget {self.name} families: expected identifier names, found {fname!r:.60}")
+                raise ParametricError(f"gadget {self.name} families: expected identifier names, found {safe_repr(fname, 60)}")
             _seq(size, f"gadget {self.name} family {fname} size", "index expressions")
         object.__setattr__(self, "families", {k: tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()})
         for what in ("rows", "cols", "where", "care", "entry", "assume", "spec", "layers", "cases", "families"):
@@ -214,13 +216,39 @@ class Gadget:
                 raise ParametricError(f"gadget {self.name} {what}: unknown variables {sorted(vs - cell)}")
         if not self.layers:
             raise ParametricError(f"gadget {self.name}: expected at least one layer")
+        _ = self.predicate_arities  # one arity per predicate
+
+    def __hash__(self) -> int:  # ``families`` is a dict: hashed as the set of its items (== compares it so)
+        return hash((self.name, self.params, self.rows, self.cols, self.layers, self.spec, self.where, self.care,
+                     self.entry, self.assume, frozenset(self.families.items()), self.cases))
 
     @functools.cached_property
     def predicate_names(self) -> frozenset[str]:
         """The names of the free predicates (:class:`~symverify.kernel.parametric.expr.Pred`) that
         occur anywhere in the gadget: the names a placement may give."""
+        return frozenset(self.predicate_arities)
+
+    @functools.cached_property
+    def family_names(self) -> frozenset[str]:
+        """The weight families declared in ``families`` or read anywhere in the gadget (a family
+        need not be declared): the names ``instantiate(..., families=...)`` may give."""
+        return frozenset(self.families) | {x.name for x in self._nodes() if isinstance(x, Fam)}
+
+    @functools.cached_property
+    def predicate_arities(self) -> Mapping[str, int]:
+        """The number of arguments of each free predicate: one per name (a z3 function and a
+        placement have one arity), else :class:`ParametricError`."""
+        out: dict[str, int] = {}
+        for x in self._nodes():
+            if isinstance(x, Pred) and out.setdefault(x.name, len(x.idx)) != len(x.idx):
+                raise ParametricError(f"gadget {self.name}: predicate {x.name} is used with {len(x.idx)} arguments and with "
+                                      f"{out[x.name]}; expected one number of arguments per predicate")
+        return out
+
+    def _nodes(self) -> list[object]:
+        """Every expression node of the gadget (each shared node once), walked without recursion."""
         seen: set[int] = set()
-        out: set[str] = set()
+        out: list[object] = []
         todo: list[object] = [self.rows, self.cols, self.layers, self.spec, self.where, self.care, self.entry,
                               self.assume, self.cases, tuple(self.families.values())]
         while todo:
@@ -229,10 +257,9 @@ class Gadget:
                 todo.extend(x)
             elif dataclasses.is_dataclass(x) and id(x) not in seen:
                 seen.add(id(x))
-                if isinstance(x, Pred):
-                    out.add(x.name)
+                out.append(x)
                 todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
-        return frozenset(out)
+        return out
 
     def check_params(self, values: Mapping[str, int]) -> dict[str, int]:
         """``values`` restricted to the parameters, checked against their ranges and ``where``."""
@@ -242,9 +269,9 @@ class Gadget:
         for p in self.params:
             v = values.get(p.name)
             if not isinstance(v, int) or isinstance(v, bool):
-                raise ParametricError(f"gadget {self.name}: parameter {p.name} needs an int value, found {v!r}")
+                raise ParametricError(f"gadget {self.name}: parameter {p.name} needs an int value, found {safe_repr(v)}")
             if not p.lo <= v <= p.hi:
-                raise ParametricError(f"gadget {self.name}: parameter {p.name} = {v} outside its range [{p.lo}, {p.hi}]")
+                raise ParametricError(f"gadget {self.name}: parameter {p.name} = {safe_repr(v)} outside its range [{p.lo}, {p.hi}]")
             out[p.name] = v
         extra = set(values) - set(out)
         if extra:

@@ -1,0 +1,132 @@
+"""More adversarial inputs to the parametric language and ``instantiate``: each is refused with a
+:class:`ParametricError` saying what was expected and found, or read exactly as written — never a
+bare Python exception, never a value silently read as something else (docs/forall.md §1)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from symverify.kernel.parametric.expr import Num
+from symverify.parametric import (
+    Gadget,
+    Param,
+    ParametricError,
+    PLayer,
+    fam,
+    inp,
+    instantiate,
+    lit,
+    pred,
+    tap,
+    var,
+    where,
+)
+
+i, q, N = var("i"), var("q"), var("N")
+HUGE = 10**5000  # more digits than Python's int-to-str limit (4300)
+_COPY = (PLayer(b1=1, h=(tap(0),), mode="cyclic"),)
+
+
+def _g(spec: object, params: tuple[Param, ...] = (Param("N", 1, 8),), layers: tuple[PLayer, ...] = _COPY, **kw: object) -> Gadget:
+    return Gadget("g", params, N, 1, layers, spec, **kw)  # type: ignore[arg-type]
+
+
+# ---- predicates -------------------------------------------------------------------------------------
+def test_a_predicate_used_with_two_arities_is_refused_when_built() -> None:
+    # z3 raised Z3Exception('index out of bounds') from the second use
+    with pytest.raises(ParametricError, match=r"predicate V is used with [12] arguments and with [12]; expected one number of arguments"):
+        _g(where(pred("V", i) | pred("V", i, q), inp(i, q), inp(i, q)))
+
+
+_PG = _g(inp(i, q), params=(Param("N", 1, 64),), layers=(PLayer(b1=where(pred("V", i, q), 1, 2), h=(tap(0),)),))
+
+
+def _raise(r: int, c: int) -> bool:
+    raise ZeroDivisionError("boom")
+
+
+@pytest.mark.parametrize("n", [2, 40], ids=["cell-by-cell", "bulk"])
+@pytest.mark.parametrize(
+    "fn, match",
+    [
+        (_raise, r"placement V at \(0, 0\): the callable raised ZeroDivisionError: 'boom'"),
+        (lambda r, c: None, r"placement V at \(0, 0\): expected True or False, found NoneType None"),
+        (lambda r, c: "no", r"placement V at \(0, 0\): expected True or False, found str 'no'"),
+        (lambda r, c: 1, r"placement V at \(0, 0\): expected True or False, found int 1"),
+        (lambda r, c: np.array([1, 2]), r"placement V at \(0, 0\): expected True or False, found ndarray"),
+        (lambda r: True, r"placement V at \(0, 0\): the callable raised TypeError"),
+    ],
+    ids=["raises", "none", "str", "int", "array", "arity"],
+)
+def test_a_placement_callable_must_return_a_bool(n: int, fn, match: str) -> None:  # type: ignore[no-untyped-def]
+    """``None`` was read as False and ``"no"`` as True (silently); an exception, an array or a wrong
+    arity escaped as ZeroDivisionError, ValueError or TypeError."""
+    with pytest.raises(ParametricError, match=match):
+        instantiate(_PG, {"N": n}, placement={"V": fn})
+
+
+@pytest.mark.parametrize("n", [2, 40])
+def test_a_placement_callable_returning_bools_is_used(n: int) -> None:
+    a = instantiate(_PG, {"N": n}, placement={"V": lambda r, c: r == 1})[0].b1
+    b = instantiate(_PG, {"N": n}, placement={"V": lambda r, c: np.bool_(r == 1)})[0].b1
+    assert a == b and a.get(1, 0) == 1 and a.get(0, 0) == 2
+
+
+@pytest.mark.parametrize("n", [2, 40])
+@pytest.mark.parametrize(
+    "member",
+    [(1.0, 0), (1.5, 0), "ab", (1,), (1, 0, 0), (np.int64(1), 0), (True, 0), (-1, 0), (2**64, 0)],
+    ids=["float-equal", "float", "str", "short", "long", "numpy-int", "bool", "negative", "2^64"],
+)
+def test_a_placement_set_holds_tuples_of_ints(n: int, member: object) -> None:
+    """A member that no index tuple can equal (a string, a wrong length, a negative or 2^64 index)
+    was silently never matched, or raised TypeError / ValueError in the bulk membership test;
+    ``(1.0, 0)`` and ``(np.int64(1), 0)`` matched the cell ``(1, 0)`` by hash equality."""
+    with pytest.raises(ParametricError, match=r"placement V: expected tuples of 2 ints in \[0, 2\^64\)"):
+        instantiate(_PG, {"N": n}, placement={"V": {member, (0, 0)}})
+
+
+def test_a_family_read_but_not_declared_can_be_given_values() -> None:
+    # a family need not be declared, but instantiate(families=...) refused the one the gadget reads
+    g = _g(inp(i, q) * fam("B"), layers=(PLayer(b1=fam("B"), h=(tap(0),)),))
+    (layer,) = instantiate(g, {"N": 2}, families={"B": lambda: 3})
+    assert layer.b1.get(0, 0) == 3
+    with pytest.raises(ParametricError, match=r"families: 'C' not among its families \(B\)"):
+        instantiate(g, {"N": 2}, families={"C": lambda: 3})
+
+
+# ---- integers beyond the int-to-str limit in messages and repr ------------------------------------------
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: lit(HUGE), r"index literal: expected an int in \[0, 2\^64\), found <5001-digit integer"),
+        (lambda: var(HUGE), r"index variable: expected an identifier, found <5001-digit integer"),
+        (lambda: Param("N", 0, HUGE), r"parameter N: expected ints 0 ≤ lo ≤ hi < 2\^64, found lo=0, hi=<5001-digit integer"),
+        (lambda: instantiate(_g(inp(i, q)), {"N": HUGE}), r"parameter N = <5001-digit integer ≡ 0 mod 10\^9> outside its range \[1, 8\]"),
+        (lambda: inp(i, q) / HUGE, r"value / <5001-digit integer"),
+        (lambda: PLayer(mode=HUGE), r"layer mode: expected 'causal' or 'cyclic', found <5001-digit integer"),
+    ],
+)
+def test_a_huge_integer_is_named_in_the_message_not_a_value_error(make, match: str) -> None:  # type: ignore[no-untyped-def]
+    """Each message formatted the integer with ``repr``, which raised ValueError (Python's 4300-digit
+    limit for int-to-str) instead of the ParametricError."""
+    with pytest.raises(ParametricError, match=match):
+        make()
+
+
+def test_a_gadget_with_a_huge_constant_has_a_repr() -> None:
+    g = _g(inp(i, q) + HUGE + Fraction(1, HUGE))
+    text = repr(g)
+    assert "Num(<5001-digit integer ≡ 0 mod 10^9>)" in text and "Fraction(1, <5001-digit integer" in text
+    assert str(g) == text and repr(Num(3)) == "Num(3)" and repr(Num(Fraction(1, 2))) == "Num(Fraction(1, 2))"
+
+
+# ---- hashing ----------------------------------------------------------------------------------------
+def test_a_gadget_is_hashable_consistently_with_equality() -> None:
+    # a frozen dataclass with a dict field: hash(g) raised TypeError (unhashable type: 'dict')
+    a = _g(inp(i, q) * fam("B"), families={"B": (), "C": (N,)})
+    b = _g(inp(i, q) * fam("B"), families={"C": (N,), "B": ()})
+    assert a == b and hash(a) == hash(b) and len({a, b, _g(inp(i, q))}) == 2
