@@ -130,3 +130,41 @@ def test_a_gadget_is_hashable_consistently_with_equality() -> None:
     a = _g(inp(i, q) * fam("B"), families={"B": (), "C": (N,)})
     b = _g(inp(i, q) * fam("B"), families={"C": (N,), "B": ()})
     assert a == b and hash(a) == hash(b) and len({a, b, _g(inp(i, q))}) == 2
+
+
+# ---- family callables ---------------------------------------------------------------------------------
+def _boom() -> object:
+    raise ZeroDivisionError("boom")
+
+
+@pytest.mark.parametrize("n", [2, 40], ids=["cell-by-cell", "bulk"])
+@pytest.mark.parametrize("where_", ["b1", "tap"])
+@pytest.mark.parametrize(
+    "fn, match",
+    [
+        (_boom, r"family B at \(\): the callable raised ZeroDivisionError: 'boom'"),
+        (lambda a: 1, r"family B at \(\): the callable raised TypeError"),
+        (lambda: None, r"family B at \(\): expected an exact value .*found NoneType None"),
+        (lambda: [1], r"family B at \(\): expected an exact value .*found list \[1\]"),
+        (lambda: "x", r"family B at \(\): expected a rational .*a symbolic value is sym\('x'\)"),
+        (lambda: 0.5, r"family B at \(\): expected an exact value .*found the float 0.5"),
+    ],
+    ids=["raises", "arity", "none", "list", "str", "float"],
+)
+def test_a_family_callable_must_give_an_exact_scalar(n: int, where_: str, fn, match: str) -> None:  # type: ignore[no-untyped-def]
+    """An exception, a wrong arity or a non-number escaped as ZeroDivisionError or TypeError (from
+    adding it to the bias); a float was refused only by the grid, without naming the family."""
+    layer = PLayer(b1=fam("B"), h=(tap(0),)) if where_ == "b1" else PLayer(b1=1, h=(tap(0, value=fam("B")),))
+    g = _g(inp(i, q), params=(Param("N", 1, 64),), layers=(layer,))
+    with pytest.raises(ParametricError, match=match):
+        instantiate(g, {"N": n}, families={"B": fn})
+    (ok,) = instantiate(g, {"N": n}, families={"B": lambda: "3/6"})
+    assert (ok.b1 if where_ == "b1" else ok.h).get(0, 0) == Fraction(1, 2)
+
+
+def test_a_predicate_without_a_placement_names_the_argument_to_give() -> None:
+    # the message pointed at predicates=..., which instantiate does not take
+    g = _g(inp(i, q), where=pred("P", N))
+    with pytest.raises(ParametricError, match=r"predicate P has no value \(give it as instantiate\(\.\.\., placement=\{\.\.\.\}\)\)"):
+        instantiate(g, {"N": 2})
+    assert instantiate(g, {"N": 2}, placement={"P": lambda n: True})

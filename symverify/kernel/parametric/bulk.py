@@ -283,7 +283,7 @@ def _cond(c: Cond, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray,
     if isinstance(c, Pred):
         fn = preds.get(c.name, _PREDICATES.get().get(c.name))
         if fn is None:
-            raise ParametricError(f"predicate {c.name} has no value (pass it with predicates=...)")
+            raise ParametricError(f"predicate {c.name} has no value (give it as instantiate(..., placement={{...}}))")
         args = [index(x, env, rows_, chans, preds) for x in c.idx]
         if isinstance(fn, AbstractSet):
             return _member(fn, args)

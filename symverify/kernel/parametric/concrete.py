@@ -25,10 +25,11 @@ from collections.abc import Set as AbstractSet
 from fractions import Fraction
 from typing import Any
 
+from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
-from symverify.kernel.ir.scalar import Scalar, Sym, is_zero, sym
+from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, sym
 from symverify.kernel.parametric.bulk import Placement
 from symverify.kernel.parametric.expr import (
     WIDTH,
@@ -61,9 +62,22 @@ def family_symbol(name: str, *idx: int) -> Scalar:
 
 
 def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:
-    if fams is not None and name in fams:
-        return fams[name](*idx)
-    return family_symbol(name, *idx)
+    """Member ``idx`` of family ``name``: :func:`family_symbol` without a callable, else the exact
+    scalar the callable returns (an int, Fraction or ``Sym`` as it is, anything else through
+    :func:`as_scalar`); a value that is not one, or an exception the callable raises, is a
+    :class:`ParametricError` naming the family and the index."""
+    if fams is None or name not in fams:
+        return family_symbol(name, *idx)
+    try:
+        v = fams[name](*idx)
+    except Exception as e:
+        raise ParametricError(f"family {name} at {idx}: the callable raised {type(e).__name__}: {safe_repr(str(e), 120)}") from e
+    if type(v) in _EXACT:  # kept as given (a bias grid stores what it is given)
+        return v
+    try:
+        return as_scalar(v, f"family {name} at {idx}")
+    except IRError as e:
+        raise ParametricError(str(e)) from None
 
 
 def eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,

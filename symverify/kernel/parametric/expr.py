@@ -622,7 +622,7 @@ def _eval_c(c: Cond, env: Mapping[str, int]) -> bool:
     if isinstance(c, Pred):
         fn = _PREDICATES.get().get(c.name)
         if fn is None:
-            raise ParametricError(f"predicate {c.name} has no value (pass it with predicates=...)")
+            raise ParametricError(f"predicate {c.name} has no value (give it as instantiate(..., placement={{...}}))")
         return call_predicate(c.name, fn, tuple(_eval_i(x, env) for x in c.idx))
     raise ParametricError(f"condition: unknown node {type(c).__name__}")
 
