@@ -14,6 +14,7 @@ from symverify.parametric import (
     ParametricError,
     PLayer,
     fam,
+    ge,
     inp,
     instantiate,
     ite,
@@ -73,6 +74,23 @@ def test_a_zero_constant_defined_everywhere_is_still_proved() -> None:
     # keeping the zero terms for the definedness check changes nothing else
     g = _g(inp(i, q) + where(lt(i, 3), 0) + inp(i, q) * 0, layers=(PLayer(b1=where(lt(N, 3), 0) + 1, h=(tap(0),), mode="cyclic"),))
     assert sv.prove_forall(g, timeout=30).proved
+
+
+def test_a_read_outside_entry_is_still_evaluated_and_refused_where_undefined() -> None:
+    """The concrete interpretation evaluates an input cell's indices before it asks ``entry``: the
+    spec ``inp(i − 1, q)`` read at ``i = 0`` raises in ``spec_at``, but its term's guard (``entry``
+    at the cell read) was false there, so the gadget was proved."""
+    g = Gadget("g", (Param("N", 1, 8), Param("d", 1, 3)), N, var("d"), _COPY, inp(i - 1, q), entry=lt(q, 1), care=ge(q, 1))
+    with pytest.raises(ParametricError, match=r"undefined or out of range at .*'i': 0.*\(i - 1\)"):
+        sv.prove_forall(g, timeout=30)
+
+
+def test_a_product_reads_its_right_factor_only_where_the_left_is_not_zero() -> None:
+    # as the concrete interpretation evaluates it: where(0 < i, 1) * inp(i - 1, q) is defined at i = 0
+    g = _g(inp(i, q) + where(lt(0, i), 1) * inp(i - 1, q) - where(lt(0, i), inp(i - 1, q)))
+    assert sv.prove_forall(g, timeout=30).proved
+    with pytest.raises(ParametricError, match=r"undefined or out of range at .*'i': 0.*\(i - 1\)"):
+        sv.prove_forall(_g(inp(i, q) + inp(i - 1, q) * where(lt(0, i), 1) - where(lt(0, i), inp(i - 1, q))), timeout=30)
 
 
 # ---- prove_forall options --------------------------------------------------------------------------------

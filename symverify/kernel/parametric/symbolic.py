@@ -115,10 +115,13 @@ def _guarded(ts: list[Term], g: Cond) -> list[Term]:
 
 def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[Term]:
     """The terms of a value expression; input cells are read through ``read`` (None: not allowed).
-    With ``keep_zero`` the constant 0 is a term too (coefficient 0), so that every index expression
-    the value holds is in some term: what the definedness check reads (``where(c, 0)`` with ``c``
-    undefined, or ``inp(i - 1, q) * 0``, is undefined at ``i = 0`` as the concrete interpretation
-    evaluates it, though its value has no term)."""
+
+    With ``keep_zero``, instead, the terms whose index expressions the concrete interpretation
+    evaluates, for the definedness check only (not the value): the constant 0 is a term too, an
+    input cell's indices are evaluated whatever ``entry`` says there, and a product evaluates its
+    right factor only where its left one is not 0 (under the guard of one of the left factor's
+    nonzero terms). So ``where(lt(i − 1, 3), 0)`` and ``inp(i − 1, q) * 0`` are undefined at
+    ``i = 0``, though their value has no term, and ``where(lt(0, i), 1) * inp(i − 1, q)`` is defined."""
     if isinstance(v, Num):
         return [] if v.value == 0 and not keep_zero else [Term(TRUE, Fraction(v.value), ())]
     if isinstance(v, Fam):
@@ -126,11 +129,12 @@ def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[
     if isinstance(v, Inp):
         if read is None:
             raise ParametricError("a weight expression reads an input cell")
-        return read(v.row, v.col)
+        return read(v.row, v.col) + ([Term(TRUE, Fraction(0), (Atom("in", (v.row, v.col)),))] if keep_zero else [])
     if isinstance(v, VSum):
         return [t for x in v.items for t in value_terms(x, read, keep_zero)]
     if isinstance(v, VProd):
-        return _mul(value_terms(v.a, read, keep_zero), value_terms(v.b, read, keep_zero))
+        ta, tb = value_terms(v.a, read, keep_zero), value_terms(v.b, read, keep_zero)
+        return ta + _mul([t for t in ta if t.coef != 0], tb) if keep_zero else _mul(ta, tb)
     if isinstance(v, VIf):
         return _guarded(value_terms(v.a, read, keep_zero), v.cond) + _guarded(value_terms(v.b, read, keep_zero), Not(v.cond))
     raise ParametricError(f"value expression: unknown node {type(v).__name__}")
