@@ -13,6 +13,7 @@ from symverify.parametric import (
     Param,
     ParametricError,
     PLayer,
+    eq,
     fam,
     ge,
     inp,
@@ -127,3 +128,39 @@ def test_a_predicate_in_the_condition_or_the_size_is_decided(field: str) -> None
 
     assert sv.prove_forall(make(inp(i, q)), timeout=30).proved
     assert sv.prove_forall(make(inp(i, q) * 2), timeout=30).verdict is sv.Verdict.REFUTED
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Gadget("g", (Param("N", 2, 8),), N, 1, _COPY, inp(ite(pred("P", i), (i + 1) % N, i), q)),
+        lambda: Gadget("g", (Param("N", 2, 8),), ite(pred("P", N), N + 1, N), 1, _COPY, where(lt(i, N), inp(i, q), 0)),
+        lambda: Gadget("g", (Param("N", 2, 8),), N, 1, _COPY, inp(i, q) * 2, care=eq(ite(pred("P", i), 1, 0), 1)),
+    ],
+    ids=["in-a-spec-index", "in-the-rows", "in-care-through-ite"],
+)
+def test_a_predicate_inside_an_index_expression_is_read_by_the_recheck(make) -> None:  # type: ignore[no-untyped-def]
+    """The witness's placement held z3's values only at the predicates read by the conditions, so a
+    predicate inside an index expression read False in the re-check: a true counterexample raised
+    ProverError ('failed its exact re-check'), ParametricError ('cell (2, 0) outside the 2×1 state')
+    or came back unknown."""
+    r = sv.prove_forall(make(), timeout=30)
+    assert r.verdict is sv.Verdict.REFUTED, r
+
+
+# ---- edges that are decided correctly (pinned) ---------------------------------------------------------
+def test_a_single_size_at_the_top_of_the_width_is_proved_or_refuted_there() -> None:
+    # lo = hi = 2^64 − 1: no narrow width, no instance model (the re-check goes cell by cell)
+    top = (Param("N", 2**64 - 1, 2**64 - 1),)
+    assert sv.prove_forall(_g(inp(i, q), params=top), timeout=30).proved
+    r = sv.prove_forall(_g(inp(i, q) * 2, params=top), timeout=30)
+    assert r.verdict is sv.Verdict.REFUTED and r.params == {"N": 2**64 - 1}
+    with pytest.raises(ParametricError, match="undefined or 0"):
+        sv.prove_forall(Gadget("g", top, N + 1, 1, _COPY, inp(i, q)), timeout=30)
+
+
+@pytest.mark.parametrize("t", [1e300, 2**80])
+def test_a_huge_timeout_is_a_plain_bound(t: float) -> None:
+    # the milliseconds handed to z3 (far beyond its unsigned range) must not overflow or wrap to 0
+    assert sv.prove_forall(_g(inp(i, q)), timeout=t).proved
+    assert sv.prove_forall(_g(inp(i, q) * 2), timeout=t).verdict is sv.Verdict.REFUTED

@@ -112,16 +112,26 @@ def test_case_split_proves_and_refutes_as_without_it() -> None:
 
 def test_witness_placement_reads_predicates_as_the_concrete_interpretation() -> None:
     """A predicate behind a false conjunct (or after a true disjunct) is not read, so z3's value for it
-    (unconstrained by the hypotheses) does not enter the witness's placement."""
+    (unconstrained by the hypotheses) does not enter the witness's placement; a predicate in an
+    index expression, or in a term's atoms where its guard holds, is read."""
     from symverify.kernel.parametric.expr import ge, pred, var
     from symverify.kernel.provers.forall import _pred_points
 
     i, q = var("i"), var("q")
     conds = [ge(i, 5) & pred("P", i, q), pred("Q", i, q) | pred("P", i + 1, q), ~pred("Q", q, i)]
-    seen = _pred_points(conds, {"i": 2, "q": 1}, lambda name, idx: name == "Q")
+    seen = _pred_points(conds, [], [], {"i": 2, "q": 1}, ["P", "Q"], lambda name, idx: name == "Q")
     assert seen == {"Q": {(2, 1), (1, 2)}}
-    seen = _pred_points(conds, {"i": 7, "q": 1}, lambda name, idx: False)
+    seen = _pred_points(conds, [], [], {"i": 7, "q": 1}, ["P", "Q"], lambda name, idx: False)
     assert seen == {"P": {(7, 1), (8, 1)}, "Q": {(7, 1), (1, 7)}}
+    from fractions import Fraction
+
+    from symverify.kernel.parametric.expr import ite, lt
+    from symverify.kernel.parametric.symbolic import Atom, Term
+
+    atom = Atom("in", (ite(pred("R", i), i, q), q))
+    terms = [Term(pred("Q", q, q), Fraction(1), (atom,)), Term(lt(i, 0), Fraction(1), (Atom("in", (ite(pred("S", i), i, q), q)),))]
+    seen = _pred_points([], [ite(pred("P", q), i, q)], terms, {"i": 2, "q": 1}, ["P", "Q", "R", "S"], lambda name, idx: True)
+    assert seen == {"P": {(1,)}, "Q": {(1, 1)}, "R": {(2,)}}
 
 
 @settings(max_examples=150, deadline=None)

@@ -141,12 +141,12 @@ def test_repaired_placement_drops_exactly_the_bad_cells() -> None:
 
 def test_pred_points_skip_undefined_reads() -> None:
     """forall.py ``_pred_points``: a predicate whose index is undefined at the witness (``i − 5`` at
-    ``i = 0``) is not read, and an undefined comparison reads as False, so the conjunction behind it
-    stops and the disjunction goes on (the concrete short-circuit)."""
-    seen = forall._pred_points([pred("P", i - 5, q)], {"i": 0, "q": 0}, lambda name, idx: True)
+    ``i = 0``) is not read, and a condition undefined there is not evaluated further (the concrete
+    interpretation raises; the definedness check keeps witnesses away from such points)."""
+    seen = forall._pred_points([pred("P", i - 5, q)], [], [], {"i": 0, "q": 0}, ["P"], lambda name, idx: True)
     assert seen == {}
     undefined = lt(i - 5, 3)
-    seen = forall._pred_points([undefined & pred("P", i, q)], {"i": 0, "q": 0}, lambda name, idx: True)
+    seen = forall._pred_points([undefined & pred("P", i, q)], [], [], {"i": 0, "q": 0}, ["P"], lambda name, idx: True)
     assert seen == {}
-    seen = forall._pred_points([undefined | pred("P", i, q)], {"i": 0, "q": 0}, lambda name, idx: True)
+    seen = forall._pred_points([undefined | pred("P", i, q), pred("P", i, q)], [], [], {"i": 0, "q": 0}, ["P"], lambda name, idx: True)
     assert seen == {"P": {(0, 0)}}

@@ -73,6 +73,7 @@ from symverify.kernel.parametric.expr import (
     ParametricError,
     Pred,
     Var,
+    predicates,
     subst_c,
 )
 from symverify.kernel.parametric.gadget import Gadget
@@ -562,33 +563,39 @@ def _pred_fn(z3: Any, m: Any, enc: _Enc, fn: Any, points: set[tuple[int, ...]]) 
     return value
 
 
-def _pred_points(conds: list[Cond], env: dict[str, int], holds: Callable[[str, tuple[int, ...]], bool]) -> dict[str, set[tuple[int, ...]]]:
-    """The points at which the predicates occurring in ``conds`` are read at ``env``, as the concrete
-    interpretation reads them: ``&`` and ``|`` short-circuit (``holds`` gives a predicate's value
-    there), so a predicate behind a false conjunct is not read — z3 leaves it unconstrained."""
+def _pred_points(conds: list[Cond], exprs: list[IExpr], terms: list[Term], env: dict[str, int], names: list[str],
+                 holds: Callable[[str, tuple[int, ...]], bool]) -> dict[str, set[tuple[int, ...]]]:
+    """The points at which the predicates ``names`` are read at ``env`` by ``conds``, ``exprs`` and
+    each term (its guard, then its atoms' indices where the guard holds), found by evaluating them
+    with the concrete interpretation, each predicate answering ``holds`` and recording its point: so
+    exactly as it reads them — ``&``, ``|`` and ``ite`` short-circuit (a predicate behind a false
+    conjunct is not read: z3 leaves it unconstrained), a predicate inside an index expression is
+    read. What is undefined at ``env`` is skipped."""
     out: dict[str, set[tuple[int, ...]]] = {}
 
-    def walk(c: Cond) -> bool:
-        if isinstance(c, Pred):
-            try:
-                idx = tuple(x.eval(env) for x in c.idx)
-            except ParametricError:
-                return False
-            out.setdefault(c.name, set()).add(idx)
-            return holds(c.name, idx)
-        if isinstance(c, BoolOp):
-            if c.op == "and":
-                return all(walk(x) for x in c.items)
-            return any(walk(x) for x in c.items)
-        if isinstance(c, Not):
-            return not walk(c.c)
+    def reader(name: str) -> Callable[..., bool]:
+        def read(*idx: int) -> bool:
+            out.setdefault(name, set()).add(idx)
+            return holds(name, idx)
+
+        return read
+
+    def defined(x: Cond | IExpr) -> bool:
         try:
-            return bool(c.eval(env))
+            return x.eval(env) is not False
         except ParametricError:
             return False
 
-    for c in conds:
-        walk(c)
+    with predicates({name: reader(name) for name in names}):
+        for c in conds:
+            defined(c)
+        for e in exprs:
+            defined(e)
+        for t in terms:
+            if defined(t.guard):
+                for a in t.atoms:
+                    for y in a.idx:
+                        defined(y)
     return out
 
 
@@ -871,8 +878,8 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             fn = enc.preds[name]
             return bool(z3.is_true(m.eval(fn(*[enc.const(x) for x in idx]), model_completion=True)))
 
-        # the points the terms and ``care`` (the witness cell must stay a care cell) read
-        points = _pred_points([g.where, g.care, *[t.guard for t in terms]], at, holds)
+        # the points the sizes, ``where``, ``care`` (the witness cell must stay a care cell) and the terms read
+        points = _pred_points([g.where, g.care], [g.rows, g.cols], terms, at, list(enc.preds), holds)
         preds = {name: _pred_fn(z3, m, enc, fn, points.get(name, set())) for name, fn in enc.preds.items()}
         differs, detail = _recheck(g, params, at["i"], at["q"], preds)
         if differs is None and (repaired := _repaired(g, params, preds)) is not None:
