@@ -164,3 +164,13 @@ def test_a_huge_timeout_is_a_plain_bound(t: float) -> None:
     # the milliseconds handed to z3 (far beyond its unsigned range) must not overflow or wrap to 0
     assert sv.prove_forall(_g(inp(i, q)), timeout=t).proved
     assert sv.prove_forall(_g(inp(i, q) * 2), timeout=t).verdict is sv.Verdict.REFUTED
+
+
+def test_the_definedness_terms_of_a_long_product_stay_linear_in_its_length() -> None:
+    # reading a product's right factor under each nonzero term of its left one doubled them per factor
+    from symverify.kernel.parametric.symbolic import value_terms
+
+    product = fam("f", 0)
+    for k in range(1, 24):
+        product = product * fam("f", k)
+    assert len(value_terms(product, None, keep_zero=True)) <= 2 * 24

@@ -119,8 +119,8 @@ def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[
     With ``keep_zero``, instead, the terms whose index expressions the concrete interpretation
     evaluates, for the definedness check only (not the value): the constant 0 is a term too, an
     input cell's indices are evaluated whatever ``entry`` says there, and a product evaluates its
-    right factor only where its left one is not 0 (under the guard of one of the left factor's
-    nonzero terms). So ``where(lt(i − 1, 3), 0)`` and ``inp(i − 1, q) * 0`` are undefined at
+    right factor only where its left one is not 0 (under the guards of the left factor's nonzero
+    terms). So ``where(lt(i − 1, 3), 0)`` and ``inp(i − 1, q) * 0`` are undefined at
     ``i = 0``, though their value has no term, and ``where(lt(0, i), 1) * inp(i − 1, q)`` is defined."""
     if isinstance(v, Num):
         return [] if v.value == 0 and not keep_zero else [Term(TRUE, Fraction(v.value), ())]
@@ -134,7 +134,12 @@ def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[
         return [t for x in v.items for t in value_terms(x, read, keep_zero)]
     if isinstance(v, VProd):
         ta, tb = value_terms(v.a, read, keep_zero), value_terms(v.b, read, keep_zero)
-        return ta + _mul([t for t in ta if t.coef != 0], tb) if keep_zero else _mul(ta, tb)
+        if not keep_zero:
+            return _mul(ta, tb)
+        # ``b`` is evaluated where ``a ≠ 0``: where the guard of one of a's nonzero terms holds (one
+        # disjunction, not a product: the terms of a product chain stay linear in its length)
+        nz = tuple(dict.fromkeys(t.guard for t in ta if t.coef != 0))
+        return ta + (_guarded(tb, TRUE if TRUE in nz else BoolOp("or", nz)) if nz else [])
     if isinstance(v, VIf):
         return _guarded(value_terms(v.a, read, keep_zero), v.cond) + _guarded(value_terms(v.b, read, keep_zero), Not(v.cond))
     raise ParametricError(f"value expression: unknown node {type(v).__name__}")
