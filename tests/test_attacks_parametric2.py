@@ -19,6 +19,7 @@ from symverify.parametric import (
     inp,
     instantiate,
     lit,
+    lt,
     pred,
     tap,
     var,
@@ -168,3 +169,24 @@ def test_a_predicate_without_a_placement_names_the_argument_to_give() -> None:
     with pytest.raises(ParametricError, match=r"predicate P has no value \(give it as instantiate\(\.\.\., placement=\{\.\.\.\}\)\)"):
         instantiate(g, {"N": 2})
     assert instantiate(g, {"N": 2}, placement={"P": lambda n: True})
+
+
+# ---- conditions and Python's own operators ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: True & lt(i, 3), r"boolean operation and: expected conditions .*found bool True"),
+        (lambda: 1 | lt(i, 3), r"boolean operation or: expected conditions .*found int 1"),
+        (lambda: lt(i, 3) and lt(i, 5), r"i < 3: a condition has no Python truth value; combine conditions with & \| ~"),
+        (lambda: lt(i, 3) or lt(i, 5), r"i < 3: a condition has no Python truth value"),
+        (lambda: not lt(i, 3), r"i < 3: a condition has no Python truth value"),
+        (lambda: where(lt(i, 3) and lt(N, 5), 1), r"i < 3: a condition has no Python truth value"),
+    ],
+    ids=["true-and", "one-or", "and", "or", "not", "where-and"],
+)
+def test_python_boolean_operators_on_conditions_are_refused(make, match: str) -> None:  # type: ignore[no-untyped-def]
+    """``lt(i, 3) and lt(N, 5)`` was ``lt(N, 5)`` (a condition is truthy: the first one was silently
+    dropped), ``not c`` was False and ``if c:`` always taken; ``True & c`` raised TypeError."""
+    with pytest.raises(ParametricError, match=match):
+        make()
+    assert (lt(i, 3) & lt(i, 5)).eval({"i": 4}) is False and (~lt(i, 3) | lt(i, 5)).eval({"i": 4}) is True

@@ -230,8 +230,19 @@ class Cond:
     def __or__(self, o: Cond) -> Cond:
         return _flat("or", self, o)
 
+    def __rand__(self, o: Cond) -> Cond:  # ``True & c``: refused by BoolOp, as ``c & True`` is
+        return _flat("and", o, self)
+
+    def __ror__(self, o: Cond) -> Cond:
+        return _flat("or", o, self)
+
     def __invert__(self) -> Cond:
         return Not(self)
+
+    def __bool__(self) -> bool:
+        # ``c1 and c2`` would be c2 (c1 silently dropped), ``not c`` False, ``if c:`` always taken
+        raise ParametricError(f"{self}: a condition has no Python truth value; combine conditions with & | ~, "
+                              "evaluate one with .eval(env)")
 
     def eval(self, env: Mapping[str, int]) -> bool:
         return _eval_c(self, env)
