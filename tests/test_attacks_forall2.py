@@ -174,3 +174,14 @@ def test_the_definedness_terms_of_a_long_product_stay_linear_in_its_length() -> 
     for k in range(1, 24):
         product = product * fam("f", k)
     assert len(value_terms(product, None, keep_zero=True)) <= 2 * 24
+
+
+@pytest.mark.parametrize("k, verdict", [(1, "proved"), (2, "refuted")])
+def test_a_predicate_a_family_and_parameters_may_share_names(k: int, verdict: str) -> None:
+    # predicate V (the z3 function pred_V), family V (an atom tag) and parameters V and pred_V stay four things
+    params = (Param("N", 1, 8), Param("V", 0, 3), Param("pred_V", 0, 3))
+    g = Gadget("g", params, N, 1, (PLayer(b1=where(pred("V", i, q), fam("V"), 1), h=(tap(0),), mode="cyclic"),),
+               where(pred("V", i, q), fam("V"), k) * inp(i, q))
+    assert sv.prove_forall(g, timeout=30).verdict == verdict
+    (layer,) = instantiate(g, {"N": 2, "V": 1, "pred_V": 2}, families={"V": lambda: 7}, placement={"V": {(0, 0)}})
+    assert (layer.b1.get(0, 0), layer.b1.get(1, 0)) == (7, 1)
