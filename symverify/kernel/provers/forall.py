@@ -580,7 +580,9 @@ def _pred_points(conds: list[Cond], exprs: list[IExpr], terms: list[Term], env: 
 
         return read
 
-    def defined(x: Cond | IExpr) -> bool:
+    def visit(x: Cond | IExpr) -> bool:
+        """Evaluate ``x`` (recording the points read): whether it is a condition that holds, or an
+        index expression that is defined."""
         try:
             return x.eval(env) is not False
         except ParametricError:
@@ -588,14 +590,14 @@ def _pred_points(conds: list[Cond], exprs: list[IExpr], terms: list[Term], env: 
 
     with predicates({name: reader(name) for name in names}):
         for c in conds:
-            defined(c)
+            visit(c)
         for e in exprs:
-            defined(e)
+            visit(e)
         for t in terms:
-            if defined(t.guard):
+            if visit(t.guard):
                 for a in t.atoms:
                     for y in a.idx:
-                        defined(y)
+                        visit(y)
     return out
 
 
