@@ -190,3 +190,19 @@ def test_python_boolean_operators_on_conditions_are_refused(make, match: str) ->
     with pytest.raises(ParametricError, match=match):
         make()
     assert (lt(i, 3) & lt(i, 5)).eval({"i": 4}) is False and (~lt(i, 3) | lt(i, 5)).eval({"i": 4}) is True
+
+
+def test_default_family_symbols_are_injective() -> None:
+    """Without ``families=``, member ``name[i][j]`` is the symbol ``name[i][j]``: ``B[1][2]`` and
+    ``B_1[2]`` are two weights (``name_i_j`` made both ``B_1_2``, merging them in the instance)."""
+    from symverify.kernel.parametric.concrete import family_symbol, instance_model
+    from symverify.kernel.parametric.expr import fam, inp, var
+    from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
+
+    assert family_symbol("B", 1, 2) != family_symbol("B_1", 2)
+    assert str(family_symbol("B", 1, 2)) == "B[1][2]" and str(family_symbol("w")) == "w"
+    i, q = var("i"), var("q")
+    g = Gadget("g", (Param("N", 1, 4),), var("N"), 1, (PLayer(b1=fam("B", 1, 2) + fam("B_1", 2), h=(tap(0),), mode="cyclic"),),
+               inp(i, q), families={"B": (2, 3), "B_1": (3,)})
+    m = instance_model(g, {"N": 2})
+    assert {str(s) for s in m.params()} == {"B[1][2]", "B_1[2]"}

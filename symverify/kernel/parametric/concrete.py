@@ -10,7 +10,7 @@ rows costs one rectangle, not ``2^20`` cells. Past a few blocks the blocks are e
 (:mod:`symverify.kernel.parametric.bulk`: numpy over the row and channel index arrays, falling back to
 this cell-by-cell evaluation for any operation int64 cannot do exactly), and so is the check of a
 placement against ``assume``; a placement may be a set of cells. Family members become the values ``families[name]``
-returns, by default the free symbol ``name_idx…`` (:func:`family_symbol`).
+returns, by default the free symbol ``name[i][j]…`` (:func:`family_symbol`).
 
 :func:`spec_at` evaluates the specification of one output cell on a given input state, and
 :func:`cell_value` the gadget's own output cell, recursively through its layers, reading only the
@@ -57,8 +57,10 @@ Families = Mapping[str, Callable[..., Scalar]]
 
 
 def family_symbol(name: str, *idx: int) -> Scalar:
-    """The free symbol standing for ``name[idx…]``: ``name_i_j``."""
-    return sym("_".join([name, *map(str, idx)]))
+    """The free symbol standing for ``name[idx…]``: ``name[i][j]…``, an injective naming (family
+    names are identifiers, so no two members of two families share a symbol; ``name_i_j`` gave
+    ``B[1][2]`` and ``B_1[2]`` the one symbol ``B_1_2``, two weights merged into one)."""
+    return sym(name + "".join(f"[{x}]" for x in idx))
 
 
 def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:

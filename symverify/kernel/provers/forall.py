@@ -437,24 +437,6 @@ def _scale(ts: list[Term]) -> int:
     return den
 
 
-class _Bracketed(Mapping[str, Any]):
-    """Every family, its member ``name[idx…]`` the free symbol ``name[i][j]…`` (an injective naming)."""
-
-    def __getitem__(self, name: str) -> Any:
-        from symverify.kernel.ir.scalar import sym
-
-        return lambda *idx: sym(name + "".join(f"[{x}]" for x in idx))
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str)
-
-    def __iter__(self) -> Any:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
-
-
 def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
              preds: Mapping[str, Any] | None = None) -> tuple[bool | None, str]:
     """Instantiate at ``params`` and compare output cell ``(i, q)`` with the spec exactly, on
@@ -466,28 +448,27 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
     from symverify.kernel.parametric.expr import predicates
 
     # distinct atoms get distinct symbols: ``in[r][c]`` for the input, ``name[i][j]…`` for a family
-    # member (names are identifiers and ``in`` is reserved, so no two atoms share a symbol)
+    # member (``family_symbol``; names are identifiers and ``in`` is reserved: no two atoms share one)
     def state(r: int, c: int) -> Any:
         return sym(f"in[{r}][{c}]")
 
-    fams = _Bracketed()
     with predicates(preds or {}):  # the sizes and ``where`` may read predicates too
         env, nn, dd = sizes(g, params)
         if preds and (nn * dd > RECHECK_CELLS or not all(g.assume.eval({**env, "i": r, "q": c}) for r in range(nn) for c in range(dd))):
             return None, "the witness's placement does not satisfy the assumptions at every cell"
-        want = spec_at(g, params, i, q, state, fams)
+        want = spec_at(g, params, i, q, state)
         if want is None:  # care fails at the witness cell with this placement: nothing to confirm
             return None, "care does not hold at the witness's cell with its placement"
         if nn * dd <= RECHECK_CELLS:
             from symverify.kernel.semantics.evaluate import eval_model
             from symverify.kernel.semantics.rings import ScalarRing
 
-            model = instance_model(g, params, fams)
+            model = instance_model(g, params)
             u = entry_state(g, env, state)
             got = eval_model(model, [[u(r, c) for c in range(dd)] for r in range(nn)], ScalarRing())[i][q]
             how = "instance model, exact evaluation"
         else:
-            got = cell_value(g, params, i, q, state, fams)
+            got = cell_value(g, params, i, q, state)
             how = "cell-by-cell concrete interpretation"
     return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
 
