@@ -206,3 +206,17 @@ def test_default_family_symbols_are_injective() -> None:
                inp(i, q), families={"B": (2, 3), "B_1": (3,)})
     m = instance_model(g, {"N": 2})
     assert {str(s) for s in m.params()} == {"B[1][2]", "B_1[2]"}
+
+
+def test_assume_without_any_predicate_is_refused() -> None:
+    """``assume`` constrains the free predicates; in a gadget without any it constrained nothing
+    that was checked (a false ``assume`` made the statement vacuous, yet it was refuted, and
+    ``instantiate`` ignored it): refused when the gadget is built, naming the alternatives."""
+    from symverify.kernel.parametric.expr import inp, lt, pred, var
+    from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
+
+    i, q, N = var("i"), var("q"), var("N")
+    with pytest.raises(ParametricError, match=r"gadget vac assume: i < 0 constrains free predicates, and the gadget has none; .*where= .*care="):
+        Gadget("vac", (Param("N", 2, 8),), N, 1, (PLayer(b1=1, h=(tap(0),)),), inp(i, q) * 2, assume=lt(i, 0))
+    g = Gadget("ok", (Param("N", 2, 8),), N, 1, (PLayer(b1=1, h=(tap(0),)),), inp(i, q), assume=~pred("P", i, q) | lt(i, N))
+    assert g.predicate_names == {"P"}

@@ -217,6 +217,11 @@ class Gadget:
         if not self.layers:
             raise ParametricError(f"gadget {self.name}: expected at least one layer")
         _ = self.predicate_arities  # one arity per predicate
+        if self.assume != TRUE and not self.predicate_names:
+            # ``assume`` states what the free predicates satisfy; without any it would only make
+            # the statement vacuous where it fails (the prover and ``instantiate`` do not read it)
+            raise ParametricError(f"gadget {self.name} assume: {self.assume} constrains free predicates, and the gadget "
+                                  "has none; restrict the parameters with where= or the checked cells with care=")
 
     def __hash__(self) -> int:  # ``families`` is a dict: hashed as the set of its items (== compares it so)
         return hash((self.name, self.params, self.rows, self.cols, self.layers, self.spec, self.where, self.care,
