@@ -220,3 +220,17 @@ def test_assume_without_any_predicate_is_refused() -> None:
         Gadget("vac", (Param("N", 2, 8),), N, 1, (PLayer(b1=1, h=(tap(0),)),), inp(i, q) * 2, assume=lt(i, 0))
     g = Gadget("ok", (Param("N", 2, 8),), N, 1, (PLayer(b1=1, h=(tap(0),)),), inp(i, q), assume=~pred("P", i, q) | lt(i, N))
     assert g.predicate_names == {"P"}
+
+
+def test_index_expressions_and_values_have_no_truth_value() -> None:
+    """``N and M`` was M and ``v or 0`` was v, silently; like conditions, both now refuse."""
+    from symverify.kernel.parametric.expr import fam, var
+
+    N, M = var("N"), var("M")
+    with pytest.raises(ParametricError, match=r"N: an index expression has no Python truth value; compare it"):
+        _ = N and M
+    with pytest.raises(ParametricError, match=r"\(N \+ 1\): an index expression has no Python truth value"):
+        bool(N + 1)
+    with pytest.raises(ParametricError, match=r"a value expression has no Python truth value; use where"):
+        _ = fam("w") or 0
+    assert (N + 1).eval({"N": 2}) == 3  # evaluation stays the way to a number

@@ -69,6 +69,11 @@ class IExpr:
 
     __slots__ = ()
 
+    def __bool__(self) -> bool:
+        # ``N and M`` would be M, ``if N:`` always taken: an expression is not a number yet
+        raise ParametricError(f"{self}: an index expression has no Python truth value; compare it (lt, eq, ne, ...) "
+                              "or evaluate it with .eval(env)")
+
     def __add__(self, o: IntLike) -> IExpr:
         return Bin("+", self, as_iexpr(o))
 
@@ -454,6 +459,10 @@ class Value:
     """A polynomial value expression (module docstring); ``+``, ``−`` and ``*`` build sums and products."""
 
     __slots__ = ()
+
+    def __bool__(self) -> bool:
+        # ``v or 0`` would be v, ``if v:`` always taken: a value is a polynomial, not a number
+        raise ParametricError("a value expression has no Python truth value; use where(cond, a, b) for a choice")
 
     def __add__(self, o: object) -> Value:
         return _sum(self, as_value(o))
