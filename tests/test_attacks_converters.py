@@ -212,3 +212,13 @@ def test_float32_programs_refuse_inputs_that_overflow_the_cast():
         with pytest.raises(IRError, match=r"torch butterfly apply: entry \[0, 0\] \(1e\+300\) is beyond the range of torch\.float32"):
             (module if x.shape[-1] == 4 else odd)(x)
     assert module(torch.tensor([[1e30, 1, 2, 3]], dtype=torch.float64)).tolist() == [[1.0, pytest.approx(1e30), 3.0, 2.0]]
+
+
+@pytest.mark.parametrize("side", [0, 1])
+def test_modular_eval_refuses_meta_points(pair, side):
+    """The residue check raised RuntimeError ("Tensor.item() cannot be called on meta tensors")."""
+    from symverify.executors import modular_eval
+
+    with pytest.raises(IRError, match=r"points: expected residues, found a meta tensor of shape \(1, 2, 2\)"):
+        modular_eval(pair[side], torch.empty(1, 2, 2, dtype=torch.int64, device="meta"), 7)
+    assert modular_eval(pair[side], torch.tensor([[[2, 3], [5, 6]]]), 7).tolist() == [[[4, 6], [0, 0]]]
