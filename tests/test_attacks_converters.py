@@ -222,3 +222,36 @@ def test_modular_eval_refuses_meta_points(pair, side):
     with pytest.raises(IRError, match=r"points: expected residues, found a meta tensor of shape \(1, 2, 2\)"):
         modular_eval(pair[side], torch.empty(1, 2, 2, dtype=torch.int64, device="meta"), 7)
     assert modular_eval(pair[side], torch.tensor([[[2, 3], [5, 6]]]), 7).tolist() == [[[4, 6], [0, 0]]]
+
+
+# ---- from_matrix and from_sympy: rows, expressions and inputs read in order ------------------------
+@pytest.mark.parametrize("M, found", [([{0: 5, 1: 7}], "dict"), (["12"], "str"), ([{1, 2}], "set"), ([iter([1, 2])], "list_iterator")])
+def test_from_matrix_rows_must_be_ordered_sequences(M, found):
+    """The row ``{0: 5, 1: 7}`` became ``[0, 1]`` (its keys: the circuit output ``x1``, not
+    ``5·x0 + 7·x1``), ``"12"`` became ``[1, 2]``; an iterator raised TypeError."""
+    from symverify.ir.build import from_matrix
+
+    with pytest.raises(IRError, match=rf"from_matrix: matrix row 0: expected a sequence \(a list, tuple or array\), found {found}"):
+        from_matrix(M, 1, 2)
+    with pytest.raises(IRError, match=r"from_matrix: the matrix \(its rows\): expected a sequence .*found dict"):
+        from_matrix({0: [1, 2]}, 1, 2)
+    assert sv.evaluate(from_matrix(np.array([[5, 7]]), 1, 2), [[1, 10]]) == [[75, 0]]
+
+
+def test_from_sympy_reads_expressions_and_inputs_in_order():
+    """``{0: x*y}`` was read as its key (the constant 0); the inputs ``[x, 2]`` made every literal 2
+    the input ``y``, ``[x, x]`` left the second input unread and a set of inputs took any order."""
+    import sympy
+
+    from symverify.ir.build import from_sympy
+
+    x, y = sympy.symbols("x y")
+    with pytest.raises(IRError, match=r"from_sympy: the expressions: expected a sequence .*found dict"):
+        from_sympy({0: x * y}, [x, y], 1, 2)
+    with pytest.raises(IRError, match=r"from_sympy: the input symbols: expected a sequence .*found set"):
+        from_sympy([x * y], {x, y}, 1, 2)
+    with pytest.raises(IRError, match=r"from_sympy: input 1: expected a sympy Symbol, found 2"):
+        from_sympy([2 * x], [x, 2], 1, 2)
+    with pytest.raises(IRError, match=r"from_sympy: inputs 0 and 1 are both x; expected n·d distinct symbols"):
+        from_sympy([x * y], [x, x], 1, 2)
+    assert sv.evaluate(from_sympy([2 * x + y, x * y], ["x", "y"], 1, 2), [[3, 5]]) == [[11, 15]]
