@@ -255,3 +255,22 @@ def test_from_sympy_reads_expressions_and_inputs_in_order():
     with pytest.raises(IRError, match=r"from_sympy: inputs 0 and 1 are both x; expected n·d distinct symbols"):
         from_sympy([x * y], [x, x], 1, 2)
     assert sv.evaluate(from_sympy([2 * x + y, x * y], ["x", "y"], 1, 2), [[3, 5]]) == [[11, 15]]
+
+
+# ---- the IR constructors: node ids, coefficients and rows read in order ----------------------------
+@pytest.mark.parametrize("make, match", [
+    (lambda: sv.Circuit(1, 2, (sv.Gate.mul(0, 1),), {2: 0, 0: 1}), r"circuit outputs: expected a sequence, found dict"),
+    (lambda: sv.Circuit(1, 2, (sv.Gate.mul(0, 1),), {2, 0}), r"circuit outputs: expected a sequence, found set"),
+    (lambda: sv.Gate(sv.Op.LIN, (0, 1), {0: 5, 1: 7}), r"lin coefficients: expected a sequence, found dict"),
+    (lambda: sv.Gate(sv.Op.MUL, {1: 0, 0: 1}, ()), r"mul args: expected a sequence of node ids, found dict"),
+    (lambda: sv.Grid.from_rows([{0: 5, 1: 7}]), r"Grid\.from_rows: row 0: expected a sequence, found dict"),
+    (lambda: sv.Grid.from_rows(["57"]), r"Grid\.from_rows: row 0: expected a sequence, found str"),
+    (lambda: sv.Grid.from_rows({0: [1, 2]}), r"Grid\.from_rows: rows: expected a sequence, found dict"),
+])
+def test_ir_constructors_refuse_mappings_sets_and_strings(make, match):
+    """Each was read as its keys or characters: the coefficients ``{0: 5, 1: 7}`` became ``(0, 1)``,
+    the row ``"57"`` became ``[5, 7]``, outputs ``{2: 0, 0: 1}`` became ``(2, 0)``; the dict of rows
+    raised TypeError."""
+    with pytest.raises(IRError, match=match):
+        make()
+    assert sv.Gate(sv.Op.LIN, [0, 1], iter([5, 7])).coeffs == (5, 7)

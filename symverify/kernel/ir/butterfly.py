@@ -488,8 +488,8 @@ class Kaleidoscope:
 
 
 def _items(xs: object, what: str) -> tuple[object, ...]:
-    """``xs`` as a tuple; anything but a list, tuple or other iterable is refused (:class:`IRError`)."""
-    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+    """``xs`` as a tuple; anything but a list, tuple or other ordered iterable is refused (:class:`IRError`)."""
+    if isinstance(xs, (str, bytes, Mapping, AbstractSet)) or not hasattr(xs, "__iter__"):
         raise IRError(f"{what}: expected a sequence, found {type(xs).__name__}")
     return tuple(xs)  # type: ignore[call-overload]
 
