@@ -266,11 +266,13 @@ def test_from_sympy_reads_expressions_and_inputs_in_order():
     (lambda: sv.Grid.from_rows([{0: 5, 1: 7}]), r"Grid\.from_rows: row 0: expected a sequence, found dict"),
     (lambda: sv.Grid.from_rows(["57"]), r"Grid\.from_rows: row 0: expected a sequence, found str"),
     (lambda: sv.Grid.from_rows({0: [1, 2]}), r"Grid\.from_rows: rows: expected a sequence, found dict"),
+    (lambda: sv.Model(2, 1, 2, 1, {sv.Layer.make(2, 1, W=sv.Grid.identity(1))}), r"model layers: expected a sequence of layers in order, found set"),
+    (lambda: sv.Model(2, 1, 2, 1, None), r"model layers: expected a sequence of layers in order, found NoneType"),
 ])
 def test_ir_constructors_refuse_mappings_sets_and_strings(make, match):
     """Each was read as its keys or characters: the coefficients ``{0: 5, 1: 7}`` became ``(0, 1)``,
-    the row ``"57"`` became ``[5, 7]``, outputs ``{2: 0, 0: 1}`` became ``(2, 0)``; the dict of rows
-    raised TypeError."""
+    the row ``"57"`` became ``[5, 7]``, outputs ``{2: 0, 0: 1}`` became ``(2, 0)``, a set of layers
+    ran in its own order; the dict of rows and ``layers=None`` raised TypeError."""
     with pytest.raises(IRError, match=match):
         make()
     assert sv.Gate(sv.Op.LIN, [0, 1], iter([5, 7])).coeffs == (5, 7)
