@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from symverify.errors import IRError
+from symverify.ir import limits
 from symverify.ir.bigint import field_repr
 from symverify.ir.build import CircuitBuilder, Wire, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
@@ -148,6 +149,8 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
     Raises:
         IRError: sizes not positive ints, ``order < 2``, ``short_len > N``, a matrix or vector of
             the wrong shape, an entry that is not exact, or a ``prefix`` with every weight given.
+        LimitError: a state ``N·(order+1)·d`` over :data:`~symverify.ir.limits.MAX_CELLS` cells
+            (checked before the symbolic filters of ``N`` taps are made).
     """
     where = f"{kind}"
     if prefix and all(x is not None for x in (W_in, b_in, short, short_bias, long, long_skip, W_out, b_out)):
@@ -155,6 +158,7 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
     _pos(N, "N (sequence length)", where)
     _pos(d, "d", where)
     _pos(order, "order", where, 2)
+    limits.check(N * (order + 1) * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}, order={order}) state N·(order+1)·d")
     short_len = min(3, N) if short_len is None else short_len
     _pos(short_len, "short_len", where)
     if short_len > N:
@@ -220,6 +224,12 @@ def _gated_conv_layout(N: int, w: GatedConvWeights, name: str | None) -> tuple[C
     if any(len(f) > N for g in w.long for f in g):
         raise IRError(f"{w.kind}: a long filter has more than N = {N} taps")
     d, m, width = w.d, w.order, w.width
+    limits.check(N * width, "MAX_CELLS", lambda: f"{w.kind}(N={N}, d={d}, order={m}) state N·(order+1)·d")
+    # each nonzero tap k of a filter is one term of N − k outputs: a lower bound on the gates
+    terms = sum(N - k for c in range(width) for k, x in enumerate(w.short[c][:N]) if not is_zero(x))
+    terms += sum(N - k for i in range(m - 1) for q in range(d)
+                 for k, x in enumerate(w.long[i][q]) if not is_zero(x + w.long_skip[i][q] if k == 0 else x))  # type: ignore[operator]
+    limits.check(terms, "MAX_GATES", lambda: f"{w.kind}(N={N}, d={d}, order={m}) circuit (its convolutions alone)")
     b = CircuitBuilder(N, d)
     u = b.inputs()
 
@@ -302,6 +312,7 @@ def h3_weights(N: int, d: int, *, W_q: object = None, b_q: object = None, W_k: o
     where = "h3"
     _pos(N, "N (sequence length)", where)
     _pos(d, "d", where)
+    limits.check(N * 3 * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}) state N·3·d")
     own = (W_q, b_q, W_k, b_k, W_v, b_v, shift_kernel, shift_D)  # made here; the rest by gated_conv_weights
     rest = (ssm_kernel, D, W_out, b_out)
     if prefix and all(x is not None for x in own + rest):

@@ -3,6 +3,7 @@ type or range, degenerate and extreme circuits. Each ends in a model that verifi
 clear ``SymverifyError``, never a model that verify refutes nor a bare Python exception
 (tests/test_compile_dense.py and test_compile_kaleidoscope.py hold the ordinary option checks)."""
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -66,6 +67,35 @@ def test_dividing_by_a_wire_or_raising_to_one_is_refused():
         sv.Circuit.trace(lambda u: [2 ** u[0][0]], n=1, d=1)
     with pytest.raises(IRError, match=r"positive int exponent, found True"):
         sv.Circuit.trace(lambda u: [u[0][0] ** True], n=1, d=1)
+
+
+@pytest.mark.parametrize("fn, what", [
+    (lambda u: [u[0][0] * u[0][1] if u[0][0] else u[0][1]], "truth value"),
+    (lambda u: [u[0][1] if u[0][0] == 0 else 2 * u[0][0]], "=="),
+    (lambda u: [u[0][1] if u[0][0] != u[0][1] else u[0][0]], "!="),
+    (lambda u: [max(u[0])], ">"),
+    (lambda u: [u[0][0] if u[0][0] <= 1 else u[0][1]], "<="),
+    (lambda u: [abs(u[0][0])], "abs"),
+    (lambda u: [u[0][0] // 2], "//"),
+    (lambda u: [7 % u[0][0]], "%"),
+])
+def test_branches_and_comparisons_on_wires_are_refused(fn, what):
+    """``x * y if x else y`` traced as ``x * y`` (a wire was always true) and ``y if x == 0 else 2x``
+    as ``2x`` (``==`` was identity): circuits that differ from the function at ``x = 0``, with no
+    error; ``abs``, ``//``, ``%`` and ``<`` raised Python's TypeError."""
+    with pytest.raises(IRError, match=rf"{re.escape(what)} on Wire\(%\d\): a traced wire has no value"):
+        sv.Circuit.trace(fn, n=1, d=2)
+
+
+def test_wires_still_hash_and_compare_by_identity_in_containers():
+    seen = {}
+
+    def fn(u):
+        x = u[0][0]
+        seen[x] = 1
+        return [x * x, x] if x in [x] else []
+
+    assert sv.Circuit.trace(fn, n=1, d=2).outputs == (2, 0) and len(seen) == 1
 
 
 # ---- degenerate and extreme circuits: compiled and proved by both methods -----------------------

@@ -12,7 +12,7 @@ from torch import nn
 
 import symverify as sv
 from symverify.compiler.gated import gated_from_zoology, h3_direct, hyena_direct
-from symverify.errors import CompileError
+from symverify.errors import CompileError, LimitError
 from symverify.executors.zoology_gated import ZoologyH3, ZoologyHyena
 
 N = 6
@@ -104,3 +104,25 @@ def test_misspelt_weight_keyword_is_a_compile_error(build: Any) -> None:
 def test_float_weights_of_direct_models_are_refused(bad: float) -> None:
     with pytest.raises(CompileError, match="expected an exact value"):
         hyena_direct(4, 1, out_bias=[bad])
+
+
+@pytest.mark.parametrize("build", [hyena_direct, h3_direct, sv.library.hyena, sv.library.h3])
+def test_huge_sequence_lengths_are_a_limit_error_before_any_work(build: Any) -> None:
+    """``N = 10^30`` built N symbolic filter taps first (ran until killed); ``N = 10^4`` built a
+    circuit of 5·10^7 gates (minutes: the long convolutions grow as N²), with no stated limit."""
+    with pytest.raises(LimitError, match=r"state N·(\(order\+1\)|3)·d: 3000000000000000000000000000000 cells is more than symverify\.ir\.limits\.MAX_CELLS"):
+        build(10**30, 1)
+    with pytest.raises(LimitError, match=r"circuit \(its convolutions alone\): \d+ gates is more than symverify\.ir\.limits\.MAX_GATES"):
+        build(10**4, 1)
+
+
+def test_the_gate_limit_counts_only_the_taps_that_make_terms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound is ``Σ (N − k)`` over nonzero taps: zero long filters add no terms."""
+    from symverify.ir import limits
+
+    zero = {"filters": [[[0] * 40]], "filter_bias": [[0]]}
+    monkeypatch.setattr(limits, "MAX_GATES", 3 * (40 + 39 + 38))  # the three short filters' taps, no long ones
+    c = sv.library.hyena(40, 1, **zero)
+    assert sv.verify(c, hyena_direct(40, 1, **zero)).proved
+    with pytest.raises(LimitError, match=r"hyena\(N=40, d=1, order=2\) circuit"):
+        sv.library.hyena(40, 1)

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from symverify.compiler.result import Compiled
-from symverify.errors import CompileError, IRError
+from symverify.errors import CompileError, IRError, LimitError
 from symverify.ir import limits
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
@@ -124,6 +124,8 @@ def gated_conv_direct(N: int, weights: GatedConvWeights, *, method: str = "gated
     limits.check(N * weights.width, "MAX_CELLS", f"{method}(N={N}, d={weights.d}, order={weights.order}) state")
     try:
         circuit, nodes = gated_conv_layout(N, weights)
+    except LimitError:
+        raise
     except IRError as e:
         raise CompileError(f"{method}: {e}") from None
     dd = weights.width
@@ -166,10 +168,15 @@ def hyena_direct(N: int, d: int, order: int = 2, **weights: Any) -> Compiled:
 
     Raises:
         CompileError: bad sizes or weights.
+        LimitError: an ``N×d'`` state over :data:`~symverify.ir.limits.MAX_CELLS` cells, or
+            convolutions of more than :data:`~symverify.ir.limits.MAX_GATES` terms (both checked
+            before the weights are built).
     """
     _known_weights("hyena_direct", hyena_weights, weights)
     try:
         w = hyena_weights(N, d, order, **weights)
+    except LimitError:
+        raise
     except IRError as e:
         raise CompileError(f"hyena_direct: {e}") from None
     return gated_conv_direct(N, w, method="hyena-direct")
@@ -184,10 +191,15 @@ def h3_direct(N: int, d: int, **weights: Any) -> Compiled:
 
     Raises:
         CompileError: bad sizes or weights.
+        LimitError: an ``N×d'`` state over :data:`~symverify.ir.limits.MAX_CELLS` cells, or
+            convolutions of more than :data:`~symverify.ir.limits.MAX_GATES` terms (both checked
+            before the weights are built).
     """
     _known_weights("h3_direct", h3_weights, weights)
     try:
         w = h3_weights(N, d, **weights)
+    except LimitError:
+        raise
     except IRError as e:
         raise CompileError(f"h3_direct: {e}") from None
     return gated_conv_direct(N, w, method="h3-direct")

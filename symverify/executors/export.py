@@ -27,6 +27,7 @@ from typing import Any, cast
 import numpy as np
 
 from symverify.errors import CompileError, IRError, ShapeError
+from symverify.executors.inputs import exact_weights
 from symverify.executors.torch_float import FloatArithmetic, conv_fft
 from symverify.executors.zoology_native import native_layers, run_native
 from symverify.ir.bigint import safe_repr
@@ -203,6 +204,9 @@ class BaseConvStack(nn.Module):
                 f"input: expected a float64, float32 or bfloat16 tensor, found {found}; convert it first "
                 "(e.g. u.double()), or use execute(model, u) for exact results on integer data"
             )
+        if u.is_meta or any(p.is_meta for p in self.parameters()):  # the layers read values (shifts, nonzero taps)
+            what = "the input" if u.is_meta else "a weight"
+            raise IRError(f"input: {what} is a meta tensor, which has no values; the layers read the values to run")
         single = u.dim() == 2
         x = u[None] if single else u
         if tuple(x.shape[1:]) != (self.n, self.d):
@@ -271,7 +275,7 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
 
 def grid_from_tensor(t: Any, where: str) -> Grid:
     """The exact grid of a float tensor: rows of equal runs merged into rectangles (fill 0)."""
-    a = t.detach().to("cpu", torch.float64).numpy() if hasattr(t, "detach") else np.asarray(t, dtype=np.float64)
+    a = exact_weights(t, where).numpy()
     if a.ndim != 2:
         raise ShapeError(f"{where}: expected a 2-d tensor, found shape {a.shape}")
     bad = np.argwhere(~np.isfinite(a))
@@ -311,5 +315,7 @@ def from_torch(module: Any) -> Model:
     layers = []
     for i, ly in enumerate(module.layers):
         g = {name: grid_from_tensor(getattr(ly, name), f"layer {i} {name}") for name in ("W", "b1", "h", "b2")}
+        if ly.mode not in [m.value for m in Mode]:
+            raise CompileError(f"layer {i} mode: expected one of {', '.join(repr(m.value) for m in Mode)}, found {safe_repr(ly.mode, 40)}")
         layers.append(Layer(g["W"], g["b1"], g["h"], g["b2"], Mode(ly.mode)))
     return Model(module.n, module.d, module.inner_n, module.inner_d, tuple(layers))

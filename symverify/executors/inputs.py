@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from symverify.errors import IRError, ShapeError
+from symverify.errors import CompileError, IRError, ShapeError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.engines._torch import require_torch
 from symverify.kernel.ir.scalar import as_scalar
@@ -21,7 +21,7 @@ from symverify.kernel.semantics.rings import ModRing
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor"]
+__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor", "exact_weights"]
 
 
 def _is_tensor(u: Any) -> bool:
@@ -30,7 +30,10 @@ def _is_tensor(u: Any) -> bool:
 
 def _refuse_kind(u: Any, what: str) -> None:
     """Refuse complex and boolean arrays and tensors: casting a complex value to a float drops its
-    imaginary part, and a bool is not a number (as :func:`~symverify.kernel.ir.scalar.as_scalar` says)."""
+    imaginary part, and a bool is not a number (as :func:`~symverify.kernel.ir.scalar.as_scalar` says);
+    and meta tensors, which have a shape but no values."""
+    if _is_tensor(u) and getattr(u, "is_meta", False):
+        raise IRError(f"{what} input: expected values, found a meta tensor of shape {tuple(u.shape)} (it has no data)")
     if _is_tensor(u):
         kind = "complex" if u.is_complex() else "bool" if str(u.dtype) == "torch.bool" else ""
     elif isinstance(u, np.ndarray):
@@ -114,9 +117,40 @@ def residue_tensor(u: Any, n: int, d: int, p: int, device: torch.device, what: s
     torch = require_torch()
     _, single = batch_shape(u, n, d, what)
     _refuse_kind(u, what)
-    if _is_tensor(u) and not (u.is_floating_point() or u.is_complex()):
+    if _is_tensor(u) and not (u.is_floating_point() or u.is_complex()) and u.dtype != torch.uint64:  # uint64 would wrap in int64
         return (u.to(device=device, dtype=torch.int64) % p).reshape(-1, n, d), single
     arr, _ = exact_array(u, n, d, what)
     ring = ModRing(p)
     vals = [ring.coerce(x) if isinstance(x, (int, Fraction)) else ring.coerce(as_scalar(x)) for x in arr.ravel()]
     return torch.tensor(vals, dtype=torch.int64, device=device).reshape(-1, n, d), single
+
+
+def exact_weights(t: Any, where: str) -> torch.Tensor:
+    """A weight tensor (or numpy array) as a detached CPU float64 tensor holding exactly its values.
+
+    Every float widens exactly to float64; an integer tensor is read only when its entries lie within
+    ``±2^53`` (beyond, float64 would round them). Meta tensors (no values), complex tensors (reading
+    them as real drops the imaginary parts), bool tensors and anything that is not a real tensor are
+    refused with a :class:`~symverify.errors.CompileError` naming ``where``; NaN and infinities are
+    left to the caller, which names the cell.
+    """
+    torch = require_torch()
+    if isinstance(t, np.ndarray):
+        if t.dtype.kind not in "iuf":
+            raise CompileError(f"{where}: expected real numbers, found a {t.dtype} array")
+        t = torch.from_numpy(np.ascontiguousarray(t))
+    if not isinstance(t, torch.Tensor):
+        raise CompileError(f"{where}: expected a tensor, found {type(t).__name__}")
+    if t.is_meta:
+        raise CompileError(f"{where}: a meta tensor of shape {tuple(t.shape)} has no values; materialise the weights first "
+                           "(e.g. module.to_empty(device='cpu') and load_state_dict)")
+    if t.is_complex() or t.dtype == torch.bool:
+        raise CompileError(f"{where}: expected real numbers, found a {t.dtype} tensor"
+                           + (" (reading it as real would drop the imaginary parts)" if t.is_complex() else ""))
+    t = t.detach().to("cpu")
+    if not t.is_floating_point() and t.numel():
+        ints = t.numpy() if t.dtype == torch.uint64 else t.to(torch.int64)  # torch has no max of uint64
+        if int(ints.max()) > 2**53 or int(ints.min()) < -(2**53):
+            raise CompileError(f"{where}: a {t.dtype} entry beyond ±2^53 would be rounded in float64, where the "
+                               "weights are read; pass a float64 tensor of the values you mean")
+    return t.to(torch.float64)

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from symverify.errors import CompileError, ShapeError
+from symverify.executors.inputs import exact_weights
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.engines._torch import require_torch, resolve_device, resolve_dtype
@@ -288,13 +289,7 @@ def _weights(obj: Any, i: int) -> _Weights:
     w, c, k = (sd[key] for key in _KEYS)
     if not all(isinstance(t, torch.Tensor) for t in (w, c, k)):
         raise CompileError(f"from_zoology: element {i}: expected tensors under {', '.join(_KEYS)}")
-    w, c, k = (t.detach() for t in (w, c, k))
-    for key, t in zip(_KEYS, (w, c, k)):
-        if t.is_complex() or t.dtype == torch.bool:
-            raise CompileError(f"from_zoology: layer {i} {key}: expected real numbers, found a {t.dtype} tensor")
-        if not t.is_floating_point() and t.numel() and (int(t.max()) > 2**53 or int(t.min()) < -(2**53)):
-            raise CompileError(f"from_zoology: layer {i} {key}: a {t.dtype} entry beyond ±2^53 would be rounded in "
-                               "float64, where the weights are read; pass a float64 tensor of the values you mean")
+    w, c, k = (exact_weights(t, f"from_zoology: layer {i} {key}") for key, t in zip(_KEYS, (w, c, k)))
     d = w.shape[0] if w.dim() == 2 else -1
     if w.dim() != 2 or w.shape[1] != d:
         raise ShapeError(f"layer {i} projection.weight: expected a square (d, d) matrix, found shape {tuple(w.shape)}")

@@ -29,6 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import CompileError
+from symverify.executors.inputs import exact_weights
 from symverify.kernel.engines._torch import require_torch
 from symverify.library_gated import GatedConvWeights, gated_conv_weights
 
@@ -65,7 +66,7 @@ def _exact(t: Any, where: str) -> list[Any]:
     if t.is_complex():
         raise CompileError(f"from zoology: {where}: expected real weights, found dtype {t.dtype} (reading it as real "
                            "would drop the imaginary part)")
-    vals = t.detach().to("cpu").double().tolist()
+    vals = exact_weights(t, f"from zoology: {where}").tolist()  # no meta tensor, no int rounded in float64
 
     def conv(x: Any, path: str) -> Any:
         if isinstance(x, list):

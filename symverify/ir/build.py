@@ -7,11 +7,13 @@ that also assembles its circuit, for builders that place gates by hand.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from fractions import Fraction
 from typing import Any
 
 from symverify.errors import IRError
+from symverify.ir.bigint import safe_repr
 from symverify.ir.trace import Recorder, Wire, sum_tree
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import as_scalar, is_zero, sym
@@ -37,6 +39,14 @@ def trace(fn: Callable[[list[list[Wire]]], object], n: int, d: int, name: str = 
     return Circuit.trace(fn, n, d, name)
 
 
+def _ordered(x: Any, what: str) -> list[Any]:
+    """``x`` as a list, read in order: a mapping (iterating it gives its keys), a set (no order), a
+    str or bytes (characters) and anything without a length are refused."""
+    if isinstance(x, (Mapping, AbstractSet, str, bytes)) or not hasattr(x, "__len__") or not hasattr(x, "__iter__"):
+        raise IRError(f"{what}: expected a sequence (a list, tuple or array), found {type(x).__name__}")
+    return list(x)
+
+
 def from_matrix(M: Sequence[Sequence[object]], n: int, d: int, name: str = "") -> Circuit:
     """The linear circuit ``x ↦ M·x`` (``M`` is m×(n·d) with m ≤ n·d; exact entries), one balanced
     adder tree per row. Output k is row k; a row that is ``1·x_j`` outputs the input itself.
@@ -47,7 +57,8 @@ def from_matrix(M: Sequence[Sequence[object]], n: int, d: int, name: str = "") -
     b = CircuitBuilder(n, d)
     flat = [w for row in b.inputs() for w in row]
     outs = []
-    for i, row in enumerate(M):
+    for i, row in enumerate(_ordered(M, "from_matrix: the matrix (its rows)")):
+        row = _ordered(row, f"from_matrix: matrix row {i}")
         if len(row) != n * d:
             raise IRError(f"matrix row {i}: expected n·d = {n * d} entries, found {len(row)}")
         terms = [(as_scalar(v, f"matrix entry ({i}, {j})"), flat[j]) for j, v in enumerate(row)]
@@ -59,7 +70,9 @@ def from_sympy(exprs: Sequence[Any], inputs: Sequence[Any], n: int, d: int, name
     """A circuit computing sympy polynomial ``exprs`` in the n·d ``inputs`` symbols (row-major).
 
     Other free symbols become symbolic parameters (:class:`~symverify.kernel.ir.scalar.Sym`); rational
-    numbers become exact constants; floats and non-polynomial expressions are refused.
+    numbers become exact constants; floats and non-polynomial expressions are refused, and so are
+    ``exprs`` and ``inputs`` that are not ordered sequences (a dict, a set) and inputs that are not
+    n·d distinct symbols.
 
     >>> import sympy
     >>> x, y = sympy.symbols("x y")
@@ -68,8 +81,16 @@ def from_sympy(exprs: Sequence[Any], inputs: Sequence[Any], n: int, d: int, name
     """
     import sympy
 
+    exprs = _ordered(exprs, "from_sympy: the expressions")
+    inputs = [sympy.sympify(x) for x in _ordered(inputs, "from_sympy: the input symbols")]
     if len(inputs) != n * d:
         raise IRError(f"from_sympy: expected n·d = {n * d} input symbols, found {len(inputs)}")
+    first: dict[Any, int] = {}
+    for k, x in enumerate(inputs):
+        if not x.is_Symbol:  # a number there would stand for an input wherever the expressions hold it
+            raise IRError(f"from_sympy: input {k}: expected a sympy Symbol, found {safe_repr(x, 40)}")
+        if first.setdefault(x, k) != k:  # the later one would never be read
+            raise IRError(f"from_sympy: inputs {first[x]} and {k} are both {x}; expected n·d distinct symbols")
     b = CircuitBuilder(n, d)
     flat = [w for row in b.inputs() for w in row]
     env = {s: w for s, w in zip(inputs, flat)}

@@ -14,8 +14,10 @@ where; nothing is truncated or rounded instead.
   verified or compiled (``stats``/``symverify info`` do not need them and have no such limit).
 * :data:`MAX_GATES` (``2^24``): the gates of a circuit symverify generates
   (:func:`~symverify.library.random_circuit`, :func:`~symverify.library.wired_circuit`, the
-  ``w·Δ`` gates of each circuit of ``symverify sweep thm_h21``), so a size typed by mistake is
-  refused at once instead of running until the timeout.
+  ``w·Δ`` gates of each circuit of ``symverify sweep thm_h21``, the convolution terms of
+  :func:`~symverify.library_gated.hyena`, :func:`~symverify.library_gated.h3` and the direct
+  models built from them, whose sizes grow as ``N²``), so a size typed by mistake is refused at once
+  instead of running until the timeout.
 * :data:`MAX_PAINT` (``2^26``): the total area of a grid's rectangles that may be expanded cell
   by cell (``Grid.cells()``, ``Grid.nonzero()``; ``Grid.get`` scans the rectangles instead), and
   the block visits :meth:`Grid.nonzero_count` may spend resolving overlapping rectangles (counts

@@ -132,6 +132,51 @@ class Wire:
     def __repr__(self) -> str:
         return f"Wire(%{self.node})"
 
+    # A wire has no value while tracing: a branch on it (``if x``, ``x == 0``, ``x < y``) would
+    # silently record one branch for every input, so it is refused, as are operations that are
+    # not polynomials. Wires hash by identity.
+    __hash__ = object.__hash__
+
+    def _no_value(self, what: str) -> IRError:
+        return IRError(f"{what} on {self!r}: a traced wire has no value (a branch on it would record one branch for "
+                       "every input); a circuit has only +, −, × of wires and constants, with no data-dependent control flow")
+
+    def __bool__(self) -> bool:
+        raise self._no_value("truth value")
+
+    def __eq__(self, other: object) -> bool:  # type: ignore[override]
+        raise self._no_value("==")
+
+    def __ne__(self, other: object) -> bool:  # type: ignore[override]
+        raise self._no_value("!=")
+
+    def __lt__(self, other: object) -> bool:
+        raise self._no_value("<")
+
+    def __le__(self, other: object) -> bool:
+        raise self._no_value("<=")
+
+    def __gt__(self, other: object) -> bool:
+        raise self._no_value(">")
+
+    def __ge__(self, other: object) -> bool:
+        raise self._no_value(">=")
+
+    def __abs__(self) -> Wire:
+        raise self._no_value("abs")
+
+    def __floordiv__(self, other: object) -> Wire:
+        raise self._no_value("//")
+
+    def __rfloordiv__(self, other: object) -> Wire:
+        raise self._no_value("//")
+
+    def __mod__(self, other: object) -> Wire:
+        raise self._no_value("%")
+
+    def __rmod__(self, other: object) -> Wire:
+        raise self._no_value("%")
+
 
 def _flatten_outputs(out: Any) -> list[object]:
     """Flatten nested lists, tuples and arrays (anything with ``tolist``) of wires and scalars."""

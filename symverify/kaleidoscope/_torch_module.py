@@ -54,6 +54,18 @@ _GLOBAL_HOOKS = tuple(getattr(torch.nn.modules.module, name, {}) for name in (
 BLOCK_MAX_N = 1 << 14  # 3·N·√N float64 block entries: 48 MiB at N = 2^14
 
 
+def _refuse_overflow(src: torch.Tensor, cast: torch.Tensor) -> None:
+    """Refuse finite entries of ``src`` that became ±inf when cast to the module's narrower float
+    dtype: ``0·inf`` would make NaN of the other entry of every pair they meet (no rounding error)."""
+    if not (src.is_floating_point() and torch.finfo(cast.dtype).max < torch.finfo(src.dtype).max):
+        return
+    lost = torch.isinf(cast.detach()) & torch.isfinite(src.detach())
+    if bool(lost.any()):
+        idx = [int(i) for i in lost.nonzero()[0]]
+        raise IRError(f"torch butterfly apply: entry {idx} ({float(src.detach()[tuple(idx)])!r}) is beyond the range of "
+                      f"{cast.dtype}; scale the input or use float64")
+
+
 def use_blocks(N: int, B: int) -> bool:
     """Whether the fused block form runs a batch of ``B`` vectors of length ``N`` (module docstring)."""
     if N > BLOCK_MAX_N or N < 4:
@@ -242,6 +254,7 @@ class ButterflyProduct(torch.nn.Module):
         if n < N:
             y[:, n:].zero_()
             y[:, :n].copy_(z)
+        _refuse_overflow(z, y[:, :n] if n < N else y)
         kernel.run_unchecked(y)
         if n < N:
             y = y[:, :n]
@@ -289,7 +302,11 @@ class ButterflyProduct(torch.nn.Module):
                 return self._run_native(kernel, x, lead)
         if x.dtype in _NOT_REAL:
             raise self._bad_input(x)
-        z = x.reshape(-1, self.n).to(self._dtype_probe.dtype)
+        z = x.reshape(-1, self.n)
+        if z.dtype != self._dtype_probe.dtype:
+            src, z = z, z.to(self._dtype_probe.dtype)
+            if not tracing:  # a trace records no Python checks
+                _refuse_overflow(src, z)
         if self.n < N:
             z = functional.pad(z, (0, N - self.n))
         B = z.shape[0]

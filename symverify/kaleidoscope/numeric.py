@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from symverify.errors import BackendUnavailableError, IRError, ShapeError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.butterfly import ButterflyFactor
 from symverify.kernel.kaleidoscope.apply import Butterflies, corner, factors_of, params_of
 from symverify.kernel.primes import is_prime
@@ -140,7 +141,7 @@ class NumpyProgram:
                           "a float or a fraction has no residue here (map fractions through their inverse mod p first)")
         B, N = arr.shape[0], self.size
         cur = np.zeros((B, N), dtype=self.dtype)
-        cur[:, : self.n] = arr % self.p if self.p else arr
+        cur[:, : self.n] = arr % self.p if self.p else self._floats(arr)
         nxt, tmp = np.empty_like(cur), np.empty_like(cur)
         for s, t0, t1 in self.stages:
             shape = (B, N // (2 * s), 2, s)
@@ -153,6 +154,29 @@ class NumpyProgram:
             cur, nxt = nxt, cur
         out = cur[:, : self.n]
         return out[0] if single else out
+
+
+    def _floats(self, arr: Any) -> Any:
+        """``arr`` in the program's float dtype, refusing entries beyond its range (0·inf would turn
+        the other entries of their pairs into NaN: an overflow before the first stage is no rounding)."""
+        import numpy as np
+
+        src = arr
+        if arr.dtype == object:
+            src = np.empty(arr.shape, dtype=np.float64)
+            for idx, v in np.ndenumerate(arr):
+                try:
+                    src[idx] = float(v)
+                except OverflowError:
+                    raise IRError(f"numpy butterfly apply: entry {list(idx)} ({safe_repr(v, 40)}) is beyond the range of float64") from None
+        with np.errstate(over="ignore"):
+            out = src.astype(self.dtype)
+        lost = np.isinf(out) & ~np.isinf(src)
+        if lost.any():
+            at = [int(i) for i in np.argwhere(lost)[0]]
+            raise IRError(f"numpy butterfly apply: entry {at} ({safe_repr(src[tuple(at)], 40)}) is beyond the range of "
+                          f"{self.dtype}; scale the input or use float64")
+        return out
 
 
 def compile_numpy(

@@ -164,13 +164,17 @@ def _position(x: object) -> bool:
 
 def _check_stage(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] = ()) -> None:
     """Refuse (:class:`CompileError`) a stage that is not ``{(out position, in position): coeff}``
-    with non-negative int positions, or ``in_pos``/``out_pos`` that are not non-negative ints."""
+    with non-negative int positions, or ``in_pos``/``out_pos`` that are not sequences of non-negative
+    ints (a mapping would be read as its keys, a set in no given order, and an iterator would be
+    used up by this check)."""
     if not isinstance(ents, Mapping):
         raise CompileError(f"selection route: expected a mapping {{(out position, in position): coeff}}, found {type(ents).__name__}")
     for key in ents:
         if not (isinstance(key, tuple) and len(key) == 2 and _position(key[0]) and _position(key[1])):
             raise CompileError(f"selection route: expected keys (out position, in position) of non-negative ints, found {key!r:.80}")
     for what, ps in (("in_pos", in_pos), ("out_pos", out_pos)):
+        if isinstance(ps, (Mapping, AbstractSet, str, bytes)) or not hasattr(ps, "__len__") or not hasattr(ps, "__iter__"):
+            raise CompileError(f"selection route {what}: expected a sequence of positions in order, found {type(ps).__name__}")
         for p in ps:
             if not _position(p):
                 raise CompileError(f"selection route {what}: expected non-negative int positions, found {p!r:.80}")

@@ -64,6 +64,8 @@ def check_residues(x: torch.Tensor, p: int, where: str = "points") -> None:
     if not isinstance(x, torch.Tensor) or x.dtype != torch.int64:
         found = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
         raise IRError(f"{where}: expected an int64 tensor of residues mod {p}, found {found}")
+    if x.is_meta:
+        raise IRError(f"{where}: expected residues, found a meta tensor of shape {tuple(x.shape)} (it has no data)")
     if x.numel() and (bool((x < 0).any()) or bool((x >= p).any())):
         raise IRError(f"{where}: expected residues in [0, {p}), found values from {int(x.min())} to {int(x.max())}")
 

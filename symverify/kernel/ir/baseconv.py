@@ -12,7 +12,8 @@ reads out the top-left ``N×d`` block. There is no residual, nonlinearity or nor
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -110,6 +111,8 @@ class Model:
     name: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.layers, (str, bytes, Mapping, AbstractSet)) or not hasattr(self.layers, "__iter__"):
+            raise IRError(f"model layers: expected a sequence of layers in order, found {type(self.layers).__name__}")  # a set has none
         object.__setattr__(self, "layers", tuple(self.layers))
         for fname in ("n", "d", "inner_n", "inner_d"):
             v = getattr(self, fname)

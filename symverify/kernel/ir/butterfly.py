@@ -29,7 +29,8 @@ neighbouring factor (docs/kaleidoscope.md §1.2).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -110,6 +111,14 @@ def _add(a: Scalar, b: Scalar) -> Scalar:
 
 
 _ONLY_INT = frozenset({int}).issuperset
+
+
+def _diagonal(diag: object, name: str) -> tuple[object, ...]:
+    """A factor's diagonal as a tuple, read in order: a mapping (iterating it gives its keys), a set
+    (no order), a str or bytes (characters) or no iterable at all is refused."""
+    if isinstance(diag, (Mapping, AbstractSet, str, bytes)) or not hasattr(diag, "__iter__"):
+        raise IRError(f"butterfly factor {name}: expected a sequence of entries in order, found {type(diag).__name__}")
+    return tuple(diag)  # type: ignore[arg-type]
 """``_ONLY_INT(map(type, xs))``: every ``x`` is exactly an ``int`` (``all(type(x) is int ...)`` in C)."""
 
 
@@ -157,7 +166,9 @@ class ButterflyFactor:
             )
         half = self.size // 2
         for name in ("d1", "d2", "d3", "d4"):
-            diag = tuple(getattr(self, name))
+            diag = getattr(self, name)
+            if type(diag) is not tuple:
+                diag = _diagonal(diag, name)
             if len(diag) != half:
                 raise ShapeError(f"butterfly factor {name}: expected {half} entries (size/2), found {len(diag)}")
             if not _ONLY_INT(map(type, diag)):  # plain ints are already canonical scalars
@@ -477,8 +488,8 @@ class Kaleidoscope:
 
 
 def _items(xs: object, what: str) -> tuple[object, ...]:
-    """``xs`` as a tuple; anything but a list, tuple or other iterable is refused (:class:`IRError`)."""
-    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+    """``xs`` as a tuple; anything but a list, tuple or other ordered iterable is refused (:class:`IRError`)."""
+    if isinstance(xs, (str, bytes, Mapping, AbstractSet)) or not hasattr(xs, "__iter__"):
         raise IRError(f"{what}: expected a sequence, found {type(xs).__name__}")
     return tuple(xs)  # type: ignore[call-overload]
 

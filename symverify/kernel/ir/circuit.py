@@ -8,7 +8,8 @@ nodes. Three ops exist: ``CONST c``, ``LIN α·a + β·b`` and ``MUL a·b``. The
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -40,7 +41,7 @@ class Circuit:
     def __post_init__(self) -> None:
         for fname in ("gates", "outputs"):
             val = getattr(self, fname)
-            if isinstance(val, (str, bytes)) or not hasattr(val, "__iter__"):
+            if isinstance(val, (str, bytes, Mapping, AbstractSet)) or not hasattr(val, "__iter__"):  # a dict reads as its keys, a set in no order
                 raise IRError(f"circuit {fname}: expected a sequence, found {type(val).__name__} {safe_repr(val, 40)}")
             object.__setattr__(self, fname, tuple(val))
         _check(self)

@@ -22,6 +22,7 @@ arrays, so building, counting, reading a cell and converting to a tensor cost no
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -36,6 +37,12 @@ __all__ = ["Grid", "Rect"]
 
 Rect = tuple[int, int, int, int, Scalar]  # row_start, row_stop, col_start, col_stop, value
 _EXACT = (int, Fraction, Sym)
+
+
+def _sequence(xs: object, what: str) -> None:
+    """Refuse rows that are not ordered sequences: a dict reads as its keys, a set in no order, a str as characters."""
+    if isinstance(xs, (str, bytes, Mapping, AbstractSet)) or not hasattr(xs, "__len__"):
+        raise IRError(f"Grid.from_rows: {what}: expected a sequence, found {type(xs).__name__}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,12 +176,14 @@ class Grid:
         if kind == "f":
             raise IRError(f"Grid.from_rows: found a float array (dtype {values.dtype}), not exact values; "  # type: ignore[attr-defined]
                           "Grid.from_array reads each float as the dyadic rational it is")
+        _sequence(values, "rows")
         r = len(values) if rows is None else rows
         c = (len(values[0]) if len(values) > 0 else 0) if cols is None else cols
         if len(values) != r:
             raise ShapeError(f"expected {r} rows, found {len(values)}")
         cells: dict[tuple[int, int], object] = {}
         for i, row in enumerate(values):
+            _sequence(row, f"row {i}")
             if len(row) != c:
                 raise ShapeError(f"row {i}: expected {c} entries, found {len(row)}")
             for j, v in enumerate(row):

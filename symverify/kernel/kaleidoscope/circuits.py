@@ -18,7 +18,10 @@ from symverify.kernel.semantics.rings import AffineRing
 __all__ = ["check_linear", "circuit_matrix"]
 
 def check_linear(c: Circuit, what: str = "linear circuit") -> None:
-    """Raise :class:`CompileError` listing every gate that is not a ``lin`` gate."""
+    """Raise :class:`CompileError` listing every gate that is not a ``lin`` gate (or saying that
+    ``c`` is no :class:`Circuit`)."""
+    if not isinstance(c, Circuit):
+        raise CompileError(f"{what}: expected a Circuit, found {type(c).__name__}")
     bad = [f"gate {k} (node %{c.num_inputs + k}) is {g.op.value}" for k, g in enumerate(c.gates) if g.op is not Op.LIN]
     if bad:
         raise CompileError(f"{what} {c.name or '<unnamed>'}: expected only inputs and lin gates; " + "; ".join(bad))

@@ -19,11 +19,13 @@ Entry = tuple[int, int, Scalar]
 def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[int, ...]:
     """Validate that ``perm`` lists each of ``0 … n−1`` once; returns it as a tuple of ints.
 
-    A ``perm`` without a length (a generator, a set, a str) is refused, and so is a length above
+    A ``perm`` without a length (a generator, a set, a str) is refused, and so is a mapping (iterating
+    a dict gives its keys, so ``{0: 1, 1: 0}`` would read as the identity) and a length above
     :data:`symverify.ir.limits.MAX_CELLS` (:class:`~symverify.errors.LimitError`, before allocating).
     """
-    if isinstance(perm, (str, bytes)) or not hasattr(perm, "__len__") or not hasattr(perm, "__getitem__"):
-        raise IRError(f"{what}: expected a sequence of ints, found {type(perm).__name__}")
+    if isinstance(perm, (str, bytes, Mapping)) or not hasattr(perm, "__len__") or not hasattr(perm, "__getitem__"):
+        hint = "; pass [m[i] for i in range(len(m))] for a mapping m" if isinstance(perm, Mapping) else ""
+        raise IRError(f"{what}: expected a sequence of ints, found {type(perm).__name__}{hint}")
     n = len(perm)
     limits.check(n, "MAX_CELLS", f"{what} of length {n}")
     seen = [-1] * n
