@@ -6,6 +6,7 @@ an exact argument allows — never a false "proved for all", never a bare Python
 from __future__ import annotations
 
 import pytest
+from test_attacks_parametric2 import _COPY, HUGE, N, _g, i, q
 
 import symverify as sv
 from symverify.parametric import (
@@ -25,14 +26,6 @@ from symverify.parametric import (
     var,
     where,
 )
-
-i, q, N = var("i"), var("q"), var("N")
-HUGE = 10**5000  # more digits than Python's int-to-str limit (4300)
-_COPY = (PLayer(b1=1, h=(tap(0),), mode="cyclic"),)
-
-
-def _g(spec: object, params: tuple[Param, ...] = (Param("N", 1, 8),), layers: tuple[PLayer, ...] = _COPY, **kw: object) -> Gadget:
-    return Gadget("g", params, N, 1, layers, spec, **kw)  # type: ignore[arg-type]
 
 
 # ---- false proofs ------------------------------------------------------------------------------------
