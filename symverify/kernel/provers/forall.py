@@ -695,6 +695,7 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
     identity. Raises :class:`_EncodingTimeoutError` when the deadline passes while the z3 terms are built."""
 
     out, spec = output_terms(g), spec_terms(g)
+    spec_read = spec_terms(g, keep_zero=True)  # what evaluating the spec reads (its definedness)
     has_preds = bool(g.predicate_names)  # anywhere: a predicate in ``where``, a size or a case is free too
     _check_arities(g, out + spec)
     # First with ``a mod b`` as a conditional subtraction (fast to decide), valid only if every
@@ -756,7 +757,7 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         care, ok_care = enc.cond(g.care)
         # ``entry`` at every cell (as ``care``), read or not: the re-check builds the whole input
         checks = [(enc.cond(g.entry)[1], f"entry {g.entry}"), *_layer_definedness(enc, g), *_defined_terms(enc, out)]
-        checks += [(z3.And(ok_care, z3.Implies(care, ok)), f"spec {what}") for ok, what in _defined_terms(enc, spec_terms(g, keep_zero=True))]
+        checks += [(z3.And(ok_care, z3.Implies(care, ok)), f"spec {what}") for ok, what in _defined_terms(enc, spec_read)]
         for o in obligations(g):
             enc.tick("the obligations")
             gz, okg = enc.cond(o.guard)
