@@ -7,8 +7,7 @@ that also assembles its circuit, for builders that place gates by hand.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -16,7 +15,7 @@ from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr
 from symverify.ir.trace import Recorder, Wire, sum_tree
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import as_scalar, is_zero, sym
+from symverify.kernel.ir.scalar import as_scalar, is_zero, sym, unordered
 
 __all__ = ["Wire", "CircuitBuilder", "trace", "from_sympy", "from_matrix", "sum_tree"]
 
@@ -42,7 +41,7 @@ def trace(fn: Callable[[list[list[Wire]]], object], n: int, d: int, name: str = 
 def _ordered(x: Any, what: str) -> list[Any]:
     """``x`` as a list, read in order: a mapping (iterating it gives its keys), a set (no order), a
     str or bytes (characters) and anything without a length are refused."""
-    if isinstance(x, (Mapping, AbstractSet, str, bytes)) or not hasattr(x, "__len__") or not hasattr(x, "__iter__"):
+    if unordered(x, sized=True):
         raise IRError(f"{what}: expected a sequence (a list, tuple or array), found {type(x).__name__}")
     return list(x)
 

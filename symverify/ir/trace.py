@@ -134,48 +134,27 @@ class Wire:
 
     # A wire has no value while tracing: a branch on it (``if x``, ``x == 0``, ``x < y``) would
     # silently record one branch for every input, so it is refused, as are operations that are
-    # not polynomials. Wires hash by identity.
+    # not polynomials (below the class). Wires hash by identity.
     __hash__ = object.__hash__
 
     def _no_value(self, what: str) -> IRError:
         return IRError(f"{what} on {self!r}: a traced wire has no value (a branch on it would record one branch for "
                        "every input); a circuit has only +, −, × of wires and constants, with no data-dependent control flow")
 
-    def __bool__(self) -> bool:
-        raise self._no_value("truth value")
 
-    def __eq__(self, other: object) -> bool:  # type: ignore[override]
-        raise self._no_value("==")
+def _refuse(what: str) -> Callable[..., Any]:
+    def method(self: Wire, *_: object) -> Any:
+        raise self._no_value(what)
 
-    def __ne__(self, other: object) -> bool:  # type: ignore[override]
-        raise self._no_value("!=")
+    return method
 
-    def __lt__(self, other: object) -> bool:
-        raise self._no_value("<")
 
-    def __le__(self, other: object) -> bool:
-        raise self._no_value("<=")
-
-    def __gt__(self, other: object) -> bool:
-        raise self._no_value(">")
-
-    def __ge__(self, other: object) -> bool:
-        raise self._no_value(">=")
-
-    def __abs__(self) -> Wire:
-        raise self._no_value("abs")
-
-    def __floordiv__(self, other: object) -> Wire:
-        raise self._no_value("//")
-
-    def __rfloordiv__(self, other: object) -> Wire:
-        raise self._no_value("//")
-
-    def __mod__(self, other: object) -> Wire:
-        raise self._no_value("%")
-
-    def __rmod__(self, other: object) -> Wire:
-        raise self._no_value("%")
+# truth values, comparisons and the operations that are not polynomials (set on the class after it
+# is made, so that ``__eq__`` does not reset ``__hash__``)
+for _dunder, _what in (("__bool__", "truth value"), ("__eq__", "=="), ("__ne__", "!="), ("__lt__", "<"), ("__le__", "<="),
+                       ("__gt__", ">"), ("__ge__", ">="), ("__abs__", "abs"), ("__floordiv__", "//"),
+                       ("__rfloordiv__", "//"), ("__mod__", "%"), ("__rmod__", "%")):
+    setattr(Wire, _dunder, _refuse(_what))
 
 
 def _flatten_outputs(out: Any) -> list[object]:

@@ -107,7 +107,7 @@ from symverify.kernel.ir.butterfly import (
     next_power_of_two,
     pair_number,
 )
-from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, is_zero, unordered
 
 __all__ = [
     "SelectionRoute",
@@ -173,7 +173,7 @@ def _check_stage(ents: Ents, in_pos: Sequence[int] = (), out_pos: Sequence[int] 
         if not (isinstance(key, tuple) and len(key) == 2 and _position(key[0]) and _position(key[1])):
             raise CompileError(f"selection route: expected keys (out position, in position) of non-negative ints, found {key!r:.80}")
     for what, ps in (("in_pos", in_pos), ("out_pos", out_pos)):
-        if isinstance(ps, (Mapping, AbstractSet, str, bytes)) or not hasattr(ps, "__len__") or not hasattr(ps, "__iter__"):
+        if unordered(ps, sized=True):
             raise CompileError(f"selection route {what}: expected a sequence of positions in order, found {type(ps).__name__}")
         for p in ps:
             if not _position(p):

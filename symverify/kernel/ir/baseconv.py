@@ -12,8 +12,7 @@ reads out the top-left ``N×d`` block. There is no residual, nonlinearity or nor
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from collections.abc import Set as AbstractSet
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -21,6 +20,7 @@ from symverify.errors import IRError, ShapeError
 from symverify.ir.bigint import safe_repr, short_name
 from symverify.ir.bigint import show_int as _s
 from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import unordered
 
 __all__ = ["Mode", "Layer", "Model"]
 
@@ -111,7 +111,7 @@ class Model:
     name: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.layers, (str, bytes, Mapping, AbstractSet)) or not hasattr(self.layers, "__iter__"):
+        if unordered(self.layers):  # a dict reads as its keys, a set in no order
             raise IRError(f"model layers: expected a sequence of layers in order, found {type(self.layers).__name__}")  # a set has none
         object.__setattr__(self, "layers", tuple(self.layers))
         for fname in ("n", "d", "inner_n", "inner_d"):

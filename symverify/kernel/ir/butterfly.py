@@ -29,8 +29,7 @@ neighbouring factor (docs/kaleidoscope.md §1.2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -38,7 +37,7 @@ from typing import Literal
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, unordered
 
 __all__ = [
     "ButterflyFactor",
@@ -116,7 +115,7 @@ _ONLY_INT = frozenset({int}).issuperset
 def _diagonal(diag: object, name: str) -> tuple[object, ...]:
     """A factor's diagonal as a tuple, read in order: a mapping (iterating it gives its keys), a set
     (no order), a str or bytes (characters) or no iterable at all is refused."""
-    if isinstance(diag, (Mapping, AbstractSet, str, bytes)) or not hasattr(diag, "__iter__"):
+    if unordered(diag):
         raise IRError(f"butterfly factor {name}: expected a sequence of entries in order, found {type(diag).__name__}")
     return tuple(diag)  # type: ignore[arg-type]
 """``_ONLY_INT(map(type, xs))``: every ``x`` is exactly an ``int`` (``all(type(x) is int ...)`` in C)."""
@@ -489,9 +488,9 @@ class Kaleidoscope:
 
 def _items(xs: object, what: str) -> tuple[object, ...]:
     """``xs`` as a tuple; anything but a list, tuple or other ordered iterable is refused (:class:`IRError`)."""
-    if isinstance(xs, (str, bytes, Mapping, AbstractSet)) or not hasattr(xs, "__iter__"):
+    if unordered(xs):
         raise IRError(f"{what}: expected a sequence, found {type(xs).__name__}")
-    return tuple(xs)  # type: ignore[call-overload]
+    return tuple(xs)  # type: ignore[call-overload, arg-type]
 
 
 def product(*ks: Kaleidoscope) -> Kaleidoscope:

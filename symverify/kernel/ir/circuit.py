@@ -8,14 +8,14 @@ nodes. Three ops exist: ``CONST c``, ``LIN α·a + β·b`` and ``MUL a·b``. The
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from collections.abc import Set as AbstractSet
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr, short_name, show_int
 from symverify.kernel.ir.gate import _ARITY, Gate, Op
+from symverify.kernel.ir.scalar import unordered
 
 if TYPE_CHECKING:
     from symverify.ir.trace import Wire
@@ -41,7 +41,7 @@ class Circuit:
     def __post_init__(self) -> None:
         for fname in ("gates", "outputs"):
             val = getattr(self, fname)
-            if isinstance(val, (str, bytes, Mapping, AbstractSet)) or not hasattr(val, "__iter__"):  # a dict reads as its keys, a set in no order
+            if unordered(val):  # a dict reads as its keys, a set in no order
                 raise IRError(f"circuit {fname}: expected a sequence, found {type(val).__name__} {safe_repr(val, 40)}")
             object.__setattr__(self, fname, tuple(val))
         _check(self)

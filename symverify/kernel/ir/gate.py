@@ -6,15 +6,13 @@ A :class:`Gate` normalises its coefficients when it is made and is never changed
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
 
 from symverify.errors import IRError
 from symverify.ir.bigint import field_repr, show_int
-from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, show_scalar
+from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, show_scalar, unordered
 
 __all__ = ["Op", "Gate"]
 
@@ -51,9 +49,9 @@ class Gate:
             return  # already normal (an int, a Sym, a non-integral Fraction): as_scalar would keep each as it is
         names = _COEFF_NAMES.get(self.op, ()) if isinstance(self.op, Op) else ()
         label = self.op.value if isinstance(self.op, Op) else "gate"
-        if isinstance(self.args, (str, bytes, Mapping, AbstractSet)) or not hasattr(self.args, "__iter__"):  # a dict reads as its keys
+        if unordered(self.args):  # a dict reads as its keys
             raise IRError(f"{label} args: expected a sequence of node ids, found {type(self.args).__name__} {self.args!r:.40}")
-        if isinstance(self.coeffs, (str, bytes, Mapping, AbstractSet)) or not hasattr(self.coeffs, "__iter__"):
+        if unordered(self.coeffs):
             raise IRError(f"{label} coefficients: expected a sequence, found {type(self.coeffs).__name__} {self.coeffs!r:.40}")
         object.__setattr__(self, "args", tuple(self.args))
         object.__setattr__(self, "coeffs", tuple(

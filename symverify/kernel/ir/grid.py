@@ -22,7 +22,6 @@ arrays, so building, counting, reading a cell and converting to a tensor cost no
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -31,7 +30,7 @@ from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import field_repr, safe_repr, show_int
 from symverify.kernel.ir.cellarray import CellArray
-from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, param_names
+from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, param_names, unordered
 
 __all__ = ["Grid", "Rect"]
 
@@ -41,7 +40,7 @@ _EXACT = (int, Fraction, Sym)
 
 def _sequence(xs: object, what: str) -> None:
     """Refuse rows that are not ordered sequences: a dict reads as its keys, a set in no order, a str as characters."""
-    if isinstance(xs, (str, bytes, Mapping, AbstractSet)) or not hasattr(xs, "__len__"):
+    if unordered(xs, sized=True):
         raise IRError(f"Grid.from_rows: {what}: expected a sequence, found {type(xs).__name__}")
 
 

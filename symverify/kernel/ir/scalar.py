@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Integral
@@ -19,7 +21,7 @@ from typing import Any, Union
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -348,3 +350,13 @@ def power(base: Any, k: int) -> Any:
         if k:
             base = base * base
     return result
+
+
+def unordered(x: object, *, sized: bool = False) -> bool:
+    """Whether ``x`` cannot be read as an ordered sequence of entries: a mapping (iterating it gives
+    its keys: ``{0: 1, 1: 0}`` would read as ``[0, 1]``), a set (no order), a str or bytes (its
+    characters), or no iterable at all (with ``sized``, also no length: a generator, which a check
+    would use up). The one test behind every "expected a sequence" refusal of the IR and its builders."""
+    if isinstance(x, (Mapping, AbstractSet, str, bytes)) or not hasattr(x, "__iter__"):
+        return True
+    return sized and not hasattr(x, "__len__")
