@@ -153,7 +153,9 @@ def test_entries_that_are_not_exact_are_refused_and_odd_exact_ones_are_kept_exac
         ([0, 2], "maps to 2"),
         ([True, False], "maps to True"),
         ([0.0, 1.0], "maps to 0.0"),
-        (np.array([1, 0]), "maps to np.int64"),
+        (np.array([1.0, 0.0]), r"maps to np.float64\(1.0\) of type float64"),
+        (np.array([True, False]), r"maps to np.True_ of type bool_?,"),
+        (np.array([2, 0]), "maps to np.int64"),
         ((x for x in [1, 0]), "expected a sequence of ints, found generator"),
         ({0, 1}, "expected a sequence of ints, found set"),
         ("10", "expected a sequence of ints, found str"),
@@ -162,6 +164,16 @@ def test_entries_that_are_not_exact_are_refused_and_odd_exact_ones_are_kept_exac
 def test_permutations_that_are_not_permutations(perm, match):
     with pytest.raises(IRError, match=match):
         permutation_to_kaleidoscope(perm)
+
+
+def test_numpy_integer_permutations_are_read_as_ints():
+    """``np.argsort`` output is a permutation: its entries are read as Python ints (they were refused
+    as "maps to np.int64(1), expected an int in 0 … 3", though in range)."""
+    perm = np.argsort(np.array([3.0, 1.0, 4.0, 0.5]))
+    f = permutation_to_kaleidoscope(perm)
+    assert verify_permutation(f, perm).proved and verify_permutation(f, [int(v) for v in perm]).proved
+    assert route_permutation(perm) == route_permutation([int(v) for v in perm])
+    assert not verify_permutation(f, perm[::-1].copy()).proved
 
 
 def test_a_permutation_of_odd_length_is_padded_and_proved():

@@ -234,3 +234,44 @@ def test_index_expressions_and_values_have_no_truth_value() -> None:
     with pytest.raises(ParametricError, match=r"a value expression has no Python truth value; use where"):
         _ = fam("w") or 0
     assert (N + 1).eval({"N": 2}) == 3  # evaluation stays the way to a number
+
+
+def test_families_are_read_only_after_validation():
+    """A gadget's families were validated when it was built: changing them in place (which would
+    bypass that check) is refused; the gadget still pickles, copies, hashes and compares."""
+    import copy
+    import dataclasses
+    import pickle
+
+    from symverify.parametric.library import gate
+
+    g = gate()
+    for change in (lambda f: f.__setitem__("B", ("x",)), lambda f: f.update(C=(1,)), lambda f: f.pop("B"),
+                   lambda f: f.clear(), lambda f: f.setdefault("C", ()), lambda f: f.__delitem__("B"),
+                   lambda f: f.popitem()):
+        with pytest.raises(ParametricError, match="families are read-only once the gadget is built"):
+            change(g.families)
+    assert set(g.families) == {"B"}
+    for h in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)):
+        assert h == g and hash(h) == hash(g) and dict(h.families) == dict(g.families)
+    h = dataclasses.replace(g, families={"B": (g.rows, g.cols), "C": (3,)})
+    assert set(h.families) == {"B", "C"} and h != g
+    with pytest.raises(ParametricError, match="unknown variables"):
+        dataclasses.replace(g, families={"B": (var("zz"),)})
+
+
+@pytest.mark.parametrize("cell", [(1.0, 0), (1.5, 0), (True, 0), (0, "1"), (Fraction(1), 0)])
+def test_spec_and_cell_value_refuse_non_integer_cells(cell):
+    """A float cell read between cells (``(1.5, 0)`` gave 35.0 on a cyclic shift): refused by both
+    interpretations; numpy integers are ints."""
+    from symverify.kernel.parametric.concrete import cell_value, spec_at
+    from symverify.parametric.library import cyclic_shift
+
+    g, ps = cyclic_shift(), {"N": 4, "d": 2, "s": 2}
+    state = lambda r, c: 10 * r + c  # noqa: E731
+    for f in (spec_at, cell_value):
+        with pytest.raises(ParametricError, match=r"cell: expected int row and column"):
+            f(g, ps, *cell, state)
+        with pytest.raises(ParametricError, match=r"cell \(4, 0\) outside the 4×2 state"):
+            f(g, ps, 4, 0, state)
+        assert f(g, ps, np.int64(1), np.int32(0), state) == f(g, ps, 1, 0, state) == 30

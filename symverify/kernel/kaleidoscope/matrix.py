@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,8 @@ Entry = tuple[int, int, Scalar]
 
 
 def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[int, ...]:
-    """Validate that ``perm`` lists each of ``0 … n−1`` once; returns it as a tuple of ints.
+    """Validate that ``perm`` lists each of ``0 … n−1`` once; returns it as a tuple of Python ints
+    (numpy integers, as ``np.argsort`` gives, read as ints; bools and floats refused).
 
     A ``perm`` without a length (a generator, a set, a str) is refused, and so is a mapping (iterating
     a dict gives its keys, so ``{0: 1, 1: 0}`` would read as the identity) and a length above
@@ -29,13 +31,28 @@ def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[i
     n = len(perm)
     limits.check(n, "MAX_CELLS", f"{what} of length {n}")
     seen = [-1] * n
-    for i, v in enumerate(perm):
-        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < n:
-            raise IRError(f"{what}: position {i} maps to {v!r}, expected an int in 0 … {n - 1}")
+    out = []
+    for i, x in enumerate(perm):
+        v = _integer(x)
+        if v is None or not 0 <= v < n:
+            kind = "" if v is not None else f" of type {type(x).__name__}"
+            raise IRError(f"{what}: position {i} maps to {safe_repr(x, 40)}{kind}, expected an int in 0 … {n - 1}")
         if seen[v] >= 0:
             raise IRError(f"{what}: positions {seen[v]} and {i} both map to {v}; expected a bijection of 0 … {n - 1}")
         seen[v] = i
-    return tuple(perm)
+        out.append(v)
+    return tuple(out)
+
+
+def _integer(x: object) -> int | None:
+    """``x`` as a Python int when it is an integer (``int`` or a numpy integer, as ``np.argsort``
+    gives), None otherwise (bools and floats included: ``1.0`` is not an index)."""
+    if isinstance(x, bool) or type(x).__name__ in ("bool", "bool_"):  # numpy bools: np.bool (2.x), np.bool_
+        return None
+    try:
+        return operator.index(x)  # type: ignore[arg-type]
+    except TypeError:
+        return None
 
 
 def _index(x: object) -> bool:

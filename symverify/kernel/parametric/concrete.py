@@ -20,6 +20,7 @@ cells it needs (the per-cell re-check of a counterexample at sizes too large to 
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from fractions import Fraction
@@ -361,12 +362,26 @@ def instance_model(g: Gadget, params: Mapping[str, int], families: Families | No
     return Model(nn, dd, nn, dd, instantiate(g, env, families), name=f"{g.name}{env}")
 
 
+def _check_cell(g: Gadget, i: object, q: object, nn: int, dd: int) -> tuple[int, int]:
+    """The cell ``(i, q)`` as Python ints; refused unless both are integers (``int`` or numpy
+    integers, not bools: a float index would read between cells) inside the ``nn×dd`` state."""
+    try:
+        if isinstance(i, bool) or isinstance(q, bool):
+            raise TypeError
+        r, c = operator.index(i), operator.index(q)  # type: ignore[arg-type]
+    except TypeError:
+        raise ParametricError(f"gadget {g.name}: cell: expected int row and column, found "
+                              f"({safe_repr(i, 40)}, {safe_repr(q, 40)}) of types {type(i).__name__}, {type(q).__name__}") from None
+    if not (0 <= r < nn and 0 <= c < dd):
+        raise ParametricError(f"gadget {g.name}: cell ({r}, {c}) outside the {nn}×{dd} state")
+    return r, c
+
+
 def spec_at(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Callable[[int, int], Any],
             families: Families | None = None) -> Any:
     """The specified value of output cell ``(i, q)`` on the input ``state``; None where ``care`` fails."""
     env, nn, dd = sizes(g, params)
-    if not (0 <= i < nn and 0 <= q < dd):
-        raise ParametricError(f"gadget {g.name}: cell ({i}, {q}) outside the {nn}×{dd} state")
+    i, q = _check_cell(g, i, q, nn, dd)
     e = {**env, "i": i, "q": q}
     if not g.care.eval(e):
         return None
@@ -387,6 +402,7 @@ def cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Call
     """Output cell ``(i, q)`` of the gadget on ``state``, through the layer formula
     ``(u·W + b1) ⊙ (h ⊛ u + b2)`` cell by cell (only the cells it reads are computed)."""
     env, nn, dd = sizes(g, params)
+    i, q = _check_cell(g, i, q, nn, dd)
     memo: dict[tuple[int, int, int], Any] = {}
     inp = entry_state(g, env, state)
 

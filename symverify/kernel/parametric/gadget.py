@@ -28,6 +28,7 @@ import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.parametric.expr import (
@@ -137,6 +138,21 @@ class PLayer:
                 raise ParametricError(f"layer {name}: a weight cannot read input cells")
 
 
+class Families(dict[str, tuple[IExpr, ...]]):
+    """A gadget's validated ``families`` (name → index sizes): a dict that refuses every change
+    after the gadget has checked it (a change would bypass that check); it pickles and copies as
+    the dict it holds. Build a new gadget to change them (``dataclasses.replace(g, families=...)``)."""
+
+    def _read_only(self, *args: object, **kwargs: object) -> NoReturn:
+        raise ParametricError("gadget families are read-only once the gadget is built (they were validated then); "
+                              "build a new gadget, e.g. dataclasses.replace(g, families={...})")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _read_only
+
+    def __reduce__(self) -> tuple[type[Families], tuple[dict[str, tuple[IExpr, ...]]]]:
+        return (type(self), (dict(self),))
+
+
 @dataclass(frozen=True)
 class Gadget:
     """A parametric gadget (module docstring)."""
@@ -182,7 +198,7 @@ class Gadget:
             if not isinstance(fname, str) or not fname.isidentifier():
                 raise ParametricError(f"gadget {self.name} families: expected identifier names, found {safe_repr(fname, 60)}")
             _seq(size, f"gadget {self.name} family {fname} size", "index expressions")
-        object.__setattr__(self, "families", {k: tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()})
+        object.__setattr__(self, "families", Families({k: tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()}))
         for what in ("rows", "cols", "where", "care", "entry", "assume", "spec", "layers", "cases", "families"):
             x = getattr(self, what)
             depth = nesting(tuple(x.values()) if what == "families" else x)
