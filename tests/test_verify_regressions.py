@@ -79,11 +79,25 @@ def test_huge_degree_counterexample_is_unknown_not_a_hang():
     assert "too large to re-check" in report.notes[0]
 
 
-@pytest.mark.parametrize("bound", [0, 1, 2, -1])
+@pytest.mark.parametrize("bound", [0, 1, 2, -1, 0.0, 1.0, float("nan"), float("inf"), -0.5, True, False])
 def test_error_bound_outside_unit_interval_is_a_usage_error(bound):
     c = Circuit(1, 1, (), (0,))
     with pytest.raises(UsageError, match="error_bound: expected a number strictly between 0 and 1"):
         verify(c, c, method="randomized", error_bound=bound)
+
+
+def test_a_float_error_bound_is_read_at_its_exact_value():
+    """``error_bound=1e-9`` was refused ("expected an exact value ..., pass Fraction(0, 1)"): a
+    finite float is its exact binary value, and the proof's failure bound is at most that."""
+    import math
+
+    c = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+    ks = []
+    for eb in (0.25, 1e-9, 2.0 ** -200):
+        report = verify(c, c, method="randomized", error_bound=eb, backend="python")
+        assert report.proved and report.evidence["bound_log2"] <= math.log2(eb)
+        ks.append(report.evidence["k"])
+    assert ks[0] < ks[2]  # the tighter bound took more trials
 
 
 def test_timeout_must_be_positive():

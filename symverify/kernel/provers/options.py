@@ -8,6 +8,7 @@ behind the names are in :mod:`symverify.kernel.provers.registry`.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import time
@@ -17,6 +18,7 @@ from typing import Any, Literal, get_args
 
 from symverify.deadline import Deadline, DeadlineExceededError
 from symverify.errors import UsageError
+from symverify.ir.bigint import safe_repr
 
 __all__ = ["Options", "Method", "METHODS", "default_memory_limit", "DEFAULT_MAX_MONOMIALS", "DEFAULT_ERROR_BOUND",
            "Deadline", "DeadlineExceededError"]
@@ -112,8 +114,7 @@ class Options:
         for name, val, least in (("max_monomials", max_monomials, 0), ("memory_limit", memory_limit, 1)):
             if val is not None and (type(val) is not int or val < least):
                 raise UsageError(f"{name}: expected an int ≥ {least}, found {val!r}")
-        if error_bound is not None:
-            _check_error_bound(error_bound)
+        bound = DEFAULT_ERROR_BOUND if error_bound is None else _check_error_bound(error_bound)
         if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0):
             raise UsageError(f"timeout: expected a positive number of seconds, found {timeout!r}")
         if isinstance(timeout, int) and timeout.bit_length() > 1023:  # beyond a float: time.monotonic() + timeout overflows
@@ -141,7 +142,7 @@ class Options:
             backend=exact_engine,
             max_monomials=DEFAULT_MAX_MONOMIALS if max_monomials is None else max_monomials,
             memory_limit=memory_limit,
-            error_bound=DEFAULT_ERROR_BOUND if error_bound is None else Fraction(error_bound),
+            error_bound=bound,
             isolate=isolate,
             modular=modular_engine,
             timeout=timeout,
@@ -240,10 +241,21 @@ def numeric_dtype(numeric: object) -> str | None:
     return dtype
 
 
-def _check_error_bound(error_bound: object) -> None:
-    """``error_bound`` must be an exact number strictly between 0 and 1."""
+def _check_error_bound(error_bound: object) -> Fraction:
+    """``error_bound`` as an exact number strictly between 0 and 1: an int, ``Fraction``, a string
+    such as ``'1/1000'``, or a finite float, read as the exact binary value it holds (``1e-9`` is
+    ``Fraction(1e-9)``, within 2^-82 of 10^-9), so a float is taken at its value, not rounded."""
     from symverify.kernel.ir.scalar import Sym, as_scalar
 
-    eb = as_scalar(error_bound, "error_bound")
-    if isinstance(eb, Sym) or not 0 < eb < 1:
-        raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {error_bound!r}")
+    shown = safe_repr(error_bound, 60)
+    if isinstance(error_bound, float):
+        if not math.isfinite(error_bound):
+            raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}")
+        eb: object = Fraction(error_bound)
+    elif isinstance(error_bound, bool):
+        raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}")
+    else:
+        eb = as_scalar(error_bound, "error_bound")
+    if isinstance(eb, Sym) or not 0 < eb < 1:  # type: ignore[operator]
+        raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}")
+    return Fraction(eb)  # type: ignore[call-overload]
