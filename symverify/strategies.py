@@ -92,16 +92,30 @@ def _circuits(draw: Any, max_n: int, max_d: int, max_gates: int, linear: bool, a
             gates.append(Gate(Op.LIN, (a, b), (draw(coefficients(allow_sym)), draw(coefficients(allow_sym)))))
     total = nd + len(gates)
     m = draw(st.integers(min(min_outputs, nd), nd))
-    outs = tuple(draw(st.lists(st.integers(0, total - 1), min_size=m, max_size=m)))
+    # one draw per output, as per gate: a fixed-size list of thousands is refused by hypothesis
+    outs = tuple(draw(st.integers(0, total - 1)) for _ in range(m))
     return Circuit(n, d, tuple(gates), outs, "hypothesis")
 
 
+MAX_INPUT_CELLS = 1024
+"""The most entries :func:`rational_inputs` draws (32×32 passes hypothesis' health checks)."""
+
+
 def rational_inputs(n: int, d: int) -> st.SearchStrategy[list[list[Fraction]]]:
-    """An ``n×d`` array of small rationals."""
+    """An ``n×d`` array of small rationals; at most :data:`MAX_INPUT_CELLS` entries (hypothesis draws
+    each one from a buffer of a few kilobytes: larger arrays cannot be generated)."""
     _size(n, "rational_inputs(n)", 1)
     _size(d, "rational_inputs(d)", 1)
+    if n * d > MAX_INPUT_CELLS:
+        raise UsageError(f"rational_inputs: expected n·d ≤ MAX_INPUT_CELLS = {MAX_INPUT_CELLS} (hypothesis cannot draw "
+                         f"larger fixed-size arrays), found {n}×{d}; draw a smaller input, or build it with numpy from a drawn seed")
+    return _rational_inputs(n, d)
+
+
+@st.composite
+def _rational_inputs(draw: Any, n: int, d: int) -> list[list[Fraction]]:
     q = st.builds(Fraction, st.integers(-5, 5), st.integers(1, 3))
-    return st.lists(st.lists(q, min_size=d, max_size=d), min_size=n, max_size=n)
+    return [[draw(q) for _ in range(d)] for _ in range(n)]  # one draw per entry (no fixed-size lists)
 
 
 def models(max_n: int = 3, max_d: int = 2, max_layers: int = 2, *, pad: int = 1,

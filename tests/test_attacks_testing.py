@@ -113,6 +113,7 @@ def test_corrupt_golden_files_and_bad_keys_fail_naming_the_problem(pytester):
     (lambda: models(modes=("bogus",)), r"models\(modes\): expected modes among 'causal', 'cyclic'"),
     (lambda: rational_inputs(0, 2), r"rational_inputs\(n\): expected an int ≥ 1, found 0"),
     (lambda: coefficients("yes"), r"coefficients\(allow_sym\): expected True or False, found 'yes'"),
+    (lambda: rational_inputs(64, 32), r"rational_inputs: expected n·d ≤ MAX_INPUT_CELLS = 1024 .*found 64×32"),
 ])
 def test_strategies_refuse_bad_arguments_when_made(make, message):
     """These were hypothesis's InvalidArgument at draw time, in hypothesis's own terms
@@ -135,6 +136,26 @@ def test_strategies_still_draw_valid_objects():
 
     run()
     assert seen
+
+
+def test_large_circuits_and_inputs_can_be_drawn():
+    """``circuits(max_n=200, max_d=200)`` drew its outputs as one fixed-size list, which hypothesis
+    refuses beyond about 8000 entries (``InvalidArgument``: "can never generate a value") whenever
+    n·d was drawn large; outputs are drawn one by one now. ``rational_inputs`` at its limit draws."""
+    from hypothesis import HealthCheck, given, settings
+
+    seen = []
+
+    @settings(max_examples=15, database=None, derandomize=True, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example, HealthCheck.data_too_large])
+    @given(circuits(max_n=200, max_d=200, max_gates=3, min_outputs=20), rational_inputs(32, 32))
+    def run(c, u):
+        assert len(c.outputs) >= min(20, c.n * c.d) and all(0 <= o < c.num_nodes for o in c.outputs)
+        assert len(u) == 32 and all(len(r) == 32 for r in u)
+        seen.append(c.n * c.d)
+
+    run()
+    assert seen and max(seen) > 8192
 
 
 # ---- mutate -----------------------------------------------------------------------------------
