@@ -262,3 +262,31 @@ def test_structure_bounds_of_a_circuit_and_its_compiled_model(forced: str, c: Ci
     _check_paths(compiled.model)
     _check_pair(c, compiled.model, bd.structure_bounds(as_side(c), as_side(compiled)))
 
+
+# ---- regressions -------------------------------------------------------------------------------
+
+
+def _squarings(c: int, squarings: int) -> Circuit:
+    """``c^(2^squarings)``: a constant squared in a chain, eight constant gates beside every
+    squaring (wide enough for the numpy circuit pass)."""
+    gates = [Gate.const(c)]
+    last = 1
+    for _ in range(squarings):
+        gates.append(Gate.mul(last, last))
+        last = len(gates)
+        gates += [Gate.const(5)] * 8
+    return Circuit(1, 1, tuple(gates), (last,))
+
+
+def test_a_height_just_below_the_float_range_is_left_to_the_exact_pass() -> None:
+    """``(2^4096 − 2^4068)^(2^1012)``: its numpy height is finite, within ``2^-40`` of float64's
+    largest value, so rounding it up once more overflowed (``OverflowError`` from
+    :func:`structure_bounds`, and from ``verify``). The numpy pass now gives up on it."""
+    c = _squarings(2**4096 - 2**4068, 1012)
+    prog = program(c)
+    assert circuit_rows(prog, scalar_rows(prog.scalars), 1, 1) is None
+    for memo in (bd._CIRCUIT_BOUNDS, bd._PEAKS):
+        memo.clear()
+    b = bd.structure_bounds(as_side(c), as_side(c))
+    assert b.degree == 0 and b.height_bits > 4095 << 1012 and b.peak_height_bits >= b.height_bits
+
