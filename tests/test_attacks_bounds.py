@@ -26,7 +26,7 @@ from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import sym
 from symverify.kernel.provers import bounds as bd
 from symverify.kernel.provers import bounds_layers as bl
-from symverify.kernel.provers.bound_rules import scalar_rows, to_exact
+from symverify.kernel.provers.bound_rules import from_exact, scalar_rows, to_exact
 from symverify.kernel.provers.bounds_layers import read_rects
 from symverify.kernel.provers.bounds_vector import circuit_rows, total_count
 from symverify.kernel.provers.sides import as_side
@@ -290,3 +290,12 @@ def test_a_height_just_below_the_float_range_is_left_to_the_exact_pass() -> None
     b = bd.structure_bounds(as_side(c), as_side(c))
     assert b.degree == 0 and b.height_bits > 4095 << 1012 and b.peak_height_bits >= b.height_bits
 
+
+@pytest.mark.parametrize("m, e", [(3, 2**20), (2**61 + 1, 2**53 + 1), (2**61 + 1, 2**60 + 1), (2**62 - 1, 2**60 + 63),
+                                  (1, 2**1100), (5, 7), (1, 0)])
+def test_from_exact_rounds_the_height_up_at_every_exponent(m: int, e: int) -> None:
+    """``h ≥ log2(m·2^e)``; the exponent was converted and added rounding to nearest (below the
+    truth by up to 63 at ``e ≈ 2^60``), and one beyond float64 raised ``OverflowError``."""
+    h = from_exact((3, 0, m, e, 5))[2]
+    assert h == math.inf or Fraction(h) >= Fraction(math.log2(m)) + e
+    assert h < math.inf or e > 2**1023
