@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import symverify
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import sym
@@ -30,8 +31,8 @@ from symverify.kernel.provers.bound_rules import from_exact, scalar_rows, to_exa
 from symverify.kernel.provers.bounds_layers import read_rects
 from symverify.kernel.provers.bounds_vector import circuit_rows, total_count
 from symverify.kernel.provers.sides import as_side
-from symverify.kernel.semantics.evaluate import crop, embed
-from symverify.kernel.semantics.poly import polynomials, shared_ring
+from symverify.kernel.semantics.evaluate import crop, embed, eval_circuit_nodes, eval_layer
+from symverify.kernel.semantics.poly import PolyRing, polynomials, shared_ring
 from symverify.kernel.semantics.straightline import program
 
 Val = tuple[int, int, int, int, int]
@@ -103,6 +104,25 @@ def _check_pair(lhs: Circuit | Model, rhs: Circuit | Model, b: bd.Bounds) -> Non
             assert not b.height_below_m61 or top < (1 << 61) - 1
     assert total <= b.monomials
     assert b.degree <= b.peak_degree and b.height_bits <= b.peak_height_bits
+    for obj in (lhs, rhs):  # the peaks bound every intermediate value (what the size guards weigh)
+        for p in _intermediates(obj, ring):
+            coeffs = _coeffs(p)
+            if coeffs:
+                assert ring.degree(p) <= b.peak_degree
+                assert _min_height(coeffs, b.denominator) < 1 << b.peak_height_bits
+
+
+def _intermediates(obj: Circuit | Model, ring: Any) -> list[Any]:
+    """Every node of a circuit; every cell of every state of a model."""
+    u = ring.grid_input(obj.n, obj.d)
+    if isinstance(obj, Circuit):
+        return eval_circuit_nodes(obj, [x for row in u for x in row], ring)
+    state = embed(u, obj.inner_n, obj.inner_d, ring.zero)
+    out = [x for row in state for x in row]
+    for layer in obj.layers:
+        state = eval_layer(layer, state, ring)
+        out += [x for row in state for x in row]
+    return out
 
 
 # ---- every path, forced ------------------------------------------------------------------------
@@ -182,8 +202,8 @@ def forced(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
 
 
 @st.composite
-def circuits(draw: st.DrawFn, max_gates: int = 10) -> Circuit:
-    n, d = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+def circuits(draw: st.DrawFn, max_gates: int = 10, shape: tuple[int, int] | None = None) -> Circuit:
+    n, d = shape or (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
     nd = n * d
     gates: list[Gate] = []
     for _ in range(draw(st.integers(0, max_gates))):
@@ -216,8 +236,8 @@ def grids(draw: st.DrawFn, rows: int, cols: int) -> Grid:
 
 
 @st.composite
-def models(draw: st.DrawFn, max_layers: int = 3) -> Model:
-    n, d = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+def models(draw: st.DrawFn, max_layers: int = 3, shape: tuple[int, int] | None = None) -> Model:
+    n, d = shape or (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
     nn, dd = n + draw(st.integers(0, 2)), d + draw(st.integers(0, 1))
     layers = []
     for _ in range(draw(st.integers(1, max_layers))):
@@ -231,6 +251,20 @@ def models(draw: st.DrawFn, max_layers: int = 3) -> Model:
 
 _SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def kaleidoscopes(draw: st.DrawFn) -> Kaleidoscope:
+    """A ``(BB*)^w`` kaleidoscope of size 2 or 4 with the adversarial weights on its diagonals."""
+    size = draw(st.sampled_from([2, 4]))
+    half = size // 2
+
+    def factor(stride: int) -> ButterflyFactor:
+        diag = st.lists(weights, min_size=half, max_size=half).map(tuple)
+        return ButterflyFactor(size, stride, draw(diag), draw(diag), draw(diag), draw(diag))
+
+    groups = tuple(BBStar(size, tuple(factor(s) for s in bbstar_strides(size))) for _ in range(draw(st.integers(1, 2))))
+    return Kaleidoscope(draw(st.integers(1, size)), size, groups)
 
 
 @_SETTINGS
@@ -249,8 +283,8 @@ def test_every_model_path_covers_the_polynomials(m: Model) -> None:
 @given(st.data())
 def test_structure_bounds_of_a_pair_cover_the_difference(forced: str, data: st.DataObject) -> None:
     lhs = data.draw(st.one_of(circuits(), models()))
-    n, d = lhs.n, lhs.d
-    rhs = data.draw(st.one_of(circuits(), models()).filter(lambda o: (o.n, o.d) == (n, d)))
+    shape = (lhs.n, lhs.d)
+    rhs = data.draw(st.one_of(circuits(shape=shape), models(shape=shape)))
     _check_pair(lhs, rhs, bd.structure_bounds(as_side(lhs), as_side(rhs)))
 
 
@@ -299,3 +333,29 @@ def test_from_exact_rounds_the_height_up_at_every_exponent(m: int, e: int) -> No
     h = from_exact((3, 0, m, e, 5))[2]
     assert h == math.inf or Fraction(h) >= Fraction(math.log2(m)) + e
     assert h < math.inf or e > 2**1023
+
+
+@_SETTINGS
+@given(kaleidoscopes(), st.data())
+def test_structure_bounds_of_a_kaleidoscope_cover_the_difference(forced: str, k: Kaleidoscope, data: st.DataObject) -> None:
+    """A kaleidoscope (read as ``n×1``) against a circuit or a model of that shape: degree and
+    height of the difference (its intermediate values are not weighed here)."""
+    rhs = data.draw(st.one_of(circuits(shape=(k.n, 1)), models(shape=(k.n, 1))))
+    a, b = as_side(k), as_side(rhs)
+    bounds = bd.structure_bounds(a, b)
+    ring = PolyRing(k.n, tuple(sorted(a.params() | b.params())))
+    u = ring.grid_input(k.n, 1)
+    for x, y in zip(*([p for row in side.evaluate(u, ring) for p in row] for side in (a, b))):
+        assert ring.degree(x) <= bounds.degree and ring.degree(y) <= bounds.degree
+        coeffs = _coeffs(x - y)
+        if coeffs:
+            assert _min_height(coeffs, bounds.denominator) < 1 << bounds.height_bits
+
+
+def test_a_models_peaks_count_its_input_state(forced: str) -> None:
+    """A model whose one layer is zero: its output is zero, but its first state holds the inputs
+    (degree 1, ``ℓ1 = 1``, one bit). Its peaks were 0 bits (and, in the numpy pass, degree 0)."""
+    m = Model(1, 1, 2, 1, (Layer.make(2, 1),))
+    b = bd.structure_bounds(as_side(m), as_side(m))
+    assert (b.degree, b.height_bits) == (0, 0)
+    assert b.peak_degree >= 1 and b.peak_height_bits >= 1

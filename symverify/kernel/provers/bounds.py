@@ -324,7 +324,7 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
             fast = _model_vector(m, ring, check)
             if fast is not None:
                 return fast
-            sizes = [0, 1]
+            sizes = _sizes((v.v for row in u for v in row), [0, 1])  # the inputs are values too
             state, peak = layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring, check, sizes)
             _PEAKS.put(m, (sizes[0], sizes[1]), (ring.q, ring.variables))
             return crop(state, m.n, m.d), peak
