@@ -25,8 +25,10 @@ from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope,
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import sym
+from symverify.kernel.primes import is_prime, passes_screen, screen_decides
 from symverify.kernel.provers import bounds as bd
 from symverify.kernel.provers import bounds_layers as bl
+from symverify.kernel.provers import randomized as rz
 from symverify.kernel.provers.bound_rules import from_exact, scalar_rows, to_exact
 from symverify.kernel.provers.bounds_layers import read_rects
 from symverify.kernel.provers.bounds_vector import circuit_rows, total_count
@@ -359,3 +361,124 @@ def test_a_models_peaks_count_its_input_state(forced: str) -> None:
     b = bd.structure_bounds(as_side(m), as_side(m))
     assert (b.degree, b.height_bits) == (0, 0)
     assert b.peak_degree >= 1 and b.peak_height_bits >= 1
+
+
+# ---- the failure bound, the trial count and the primes -------------------------------------------
+
+M61 = (1 << 61) - 1
+TARGETS = st.sampled_from([Fraction(1, 2**100), Fraction(1, 2**20), Fraction(1, 3), Fraction(1, 2**1000)])
+
+
+@st.composite
+def bounds_values(draw: st.DrawFn) -> bd.Bounds:
+    """Bounds anywhere from trivial to past the largest prime size, near ``2^L`` for every ``L`` used."""
+    near = st.integers(0, 4100).flatmap(lambda b: st.integers(max(0, (1 << b) - 3), (1 << b) + 3))
+    degree = draw(st.one_of(st.integers(0, 70), near))
+    height = draw(st.one_of(st.integers(0, 200), near.filter(lambda h: h < 1 << 20)))
+    q = draw(st.sampled_from([1, 2, 6, M61, M61 * 3, 2**4000 + 1, (2**89 - 1) * (2**127 - 1)]))
+    return bd.Bounds(degree, height, height <= 60, 0, 0, 3, q)
+
+
+def _check_plan(b: bd.Bounds, plan: rz.TrialPlan, target: Fraction | None) -> None:
+    """``ε`` as stated: at least the Schwartz–Zippel term ``(D/p)^B`` for every prime ``p`` a trial
+    can draw, plus (unless no coefficient can have a prime factor ``≥ p``) the share of bad primes."""
+    if plan.fixed is not None:
+        assert plan.fixed == M61 and b.height_below_m61 and b.denominator % M61 and b.height_bits <= 61
+        low = M61
+    else:
+        low = 1 << plan.bits
+    assert plan.low == low and plan.point == Fraction(b.degree, low)
+    sz = min(Fraction(1), plan.point**plan.batch)
+    assert plan.per_trial >= sz
+    if plan.fixed is None and b.height_bits > plan.bits:  # a coefficient below 2^H has < H/L prime factors ≥ 2^L
+        free = rz.primes_in_range_lower(plan.bits) - (b.denominator.bit_length() + plan.bits - 1) // plan.bits
+        bad = Fraction(-(-b.height_bits // plan.bits), free) if free > 0 else Fraction(1)
+        assert plan.per_trial >= min(Fraction(1), bad + sz)
+    if target is not None and plan.per_trial < 1:
+        assert plan.bad or plan.point**plan.batch <= target
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(bounds_values(), TARGETS)
+def test_every_plan_states_at_least_the_failure_bound(b: bd.Bounds, target: Fraction) -> None:
+    """For each engine's plan: ``ε`` covers both failure modes, and ``k`` trials bring ``ε^k``
+    within the target and no fewer do; a degree bound at or past every prime size is no plan."""
+    plan = rz.plan_primes(b, target)
+    if plan is None:
+        assert all(rz.trial_plan(b, bits).per_trial > rz.USEFUL_PER_TRIAL for bits in (61, *range(64, 4097, 32)))
+    else:
+        _check_plan(b, plan, None)
+        assert plan.per_trial <= rz.USEFUL_PER_TRIAL and b.degree < plan.low
+        k = rz.trials_needed(plan.per_trial, target)
+        assert k is not None and plan.per_trial**k <= target
+        assert k == 1 or plan.per_trial ** (k - 1) > target
+    for symbolic in (False, True):
+        torch_plan = rz.engine_plan("torch", b, symbolic, target)
+        assert torch_plan is not None and torch_plan.bits == 30
+        _check_plan(b, torch_plan, None if symbolic else target)
+        assert not symbolic or torch_plan.batch == 1
+
+
+def test_the_prime_counts_are_lower_bounds() -> None:
+    """``N_L`` (``primes_in_range_lower``) against a sieve for ``L = 5 … 22``, against the known
+    count ``π(2^31) − π(2^30) = 105 097 565 − 54 400 028`` at ``L = 30``, and against the
+    Rosser–Schoenfeld bound ``(2^L/ln 2)·(2/(L+1) − 1.25506/L)`` at every size the python engine draws."""
+    import numpy as np
+
+    top = 1 << 23
+    sieve = np.ones(top, dtype=bool)
+    sieve[:2] = False
+    for p in range(2, int(top**0.5) + 1):
+        if sieve[p]:
+            sieve[p * p :: p] = False
+    counts = np.cumsum(sieve)
+    for L in range(5, 23):
+        actual = int(counts[(1 << (L + 1)) - 1] - counts[(1 << L) - 1])
+        assert rz.primes_in_range_lower(L) <= actual, L
+    assert rz.primes_in_range_lower(30) <= 105_097_565 - 54_400_028
+    ln2_up = Fraction(6932, 10000)
+    for L in (61, *range(64, 4097, 32)):
+        lower = Fraction(2**L) / ln2_up * (Fraction(2, L + 1) - Fraction(125506, 100000 * L))
+        assert rz.primes_in_range_lower(L) <= lower, L
+
+
+@pytest.mark.parametrize("n, prime", [
+    (3_317_044_064_679_887_385_961_981, False),  # a strong pseudoprime to the first 13 prime bases: past the screen
+    (318_665_857_834_031_151_167_461, False),  # to the first 12: the 13th base catches it
+    (3_825_123_056_546_413_051, False),  # to the first 9
+    (2**61 - 1, True), (2**89 - 1, True), (2**127 - 1, True), (2**107 - 1, True), (2**61 + 1, False),
+])
+def test_primality_is_decided_exactly(n: int, prime: bool) -> None:
+    assert is_prime(n) is prime
+    if not screen_decides(n):
+        assert passes_screen(n) or not prime
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(st.sampled_from([30, 61, 64, 96, 128]), st.integers(0, 2**32))
+def test_random_primes_are_primes_of_the_stated_size(bits: int, seed: int) -> None:
+    from symverify.kernel.provers.challenge import Transcript
+
+    low = 1 << bits
+    avoid = math.prod(range(low + 1, low + 400, 2))  # every odd number just above 2^bits divides it
+    p = rz.random_prime(Transcript("attack", seed).stream("prime"), avoid, low)
+    assert low <= p < 2 * low and is_prime(p) and avoid % p
+
+
+def _power_chain(squarings: int) -> Circuit:
+    gates = [Gate.mul(0, 0)] + [Gate.mul(k, k) for k in range(1, squarings)]
+    return Circuit(1, 1, tuple(gates), (squarings,))
+
+
+@pytest.mark.parametrize("squarings", [61, 4096, 4100])
+def test_a_degree_at_or_past_the_primes_is_not_proved(squarings: int) -> None:
+    """``x^(2^s)`` against ``x``: different polynomials, with a degree bound ``D = 2^s`` at least
+    every prime of the 61-bit plan (and, for ``s ≥ 4096``, of every plan): never ``proved``, and the
+    torch engine (31-bit primes) refuses the pair."""
+    lhs, rhs = _power_chain(squarings), Circuit(1, 1, (), (0,))
+    b = bd.structure_bounds(as_side(lhs), as_side(rhs))
+    assert b.degree == 1 << squarings
+    report = symverify.verify(lhs, rhs, method="randomized")
+    assert report.verdict != "proved"
+    with pytest.raises(symverify.errors.UsageError):
+        symverify.verify(lhs, rhs, method="randomized", backend="torch")
