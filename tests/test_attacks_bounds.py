@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import symverify
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
+from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import sym
@@ -225,9 +226,20 @@ def circuits(draw: st.DrawFn, max_gates: int = 10, shape: tuple[int, int] | None
     return Circuit(n, d, tuple(gates), outs, "attack")
 
 
+FLOATS = st.sampled_from([0.5, -3.0, 1e300, -2.0**-1074, 2.0**-1022 * 3, 0.1, 2.0**60 + 2.0**8])
+
+
 @st.composite
 def grids(draw: st.DrawFn, rows: int, cols: int) -> Grid:
-    """A sparse grid: a fill (mostly 0) and a few overlapping rectangles (later ones win)."""
+    """A sparse grid: a fill (mostly 0) and a few overlapping rectangles (later ones win), or a
+    cell array of floats (read as the dyadic rationals they are, subnormals included) with exact
+    cells over them."""
+    if draw(st.integers(0, 3)) == 0:
+        cells = draw(st.lists(st.tuples(st.integers(0, rows - 1), st.integers(0, cols - 1)), max_size=3, unique=True))
+        vals = [draw(FLOATS) for _ in cells]
+        extra = [(i, j, draw(weights)) for i, j in draw(st.lists(st.sampled_from(cells), unique=True))] if cells else []
+        arr = CellArray.from_parts([i for i, _ in cells], [j for _, j in cells], vals, extra)
+        return Grid(rows, cols, 0, arr)
     fill = draw(st.one_of(st.just(0), st.just(0), weights))
     rects = []
     for _ in range(draw(st.integers(0, 3))):
