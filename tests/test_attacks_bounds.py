@@ -107,12 +107,21 @@ def _check_pair(lhs: Circuit | Model, rhs: Circuit | Model, b: bd.Bounds) -> Non
             assert not b.height_below_m61 or top < (1 << 61) - 1
     assert total <= b.monomials
     assert b.degree <= b.peak_degree and b.height_bits <= b.peak_height_bits
+    alive = 0
     for obj in (lhs, rhs):  # the peaks bound every intermediate value (what the size guards weigh)
-        for p in _intermediates(obj, ring):
+        values = _intermediates(obj, ring)
+        for p in values:
             coeffs = _coeffs(p)
             if coeffs:
                 assert ring.degree(p) <= b.peak_degree
                 assert _min_height(coeffs, b.denominator) < 1 << b.peak_height_bits
+        if isinstance(obj, Circuit):  # every node stays alive
+            alive += sum(ring.nterms(p) for p in values)
+        else:  # two consecutive states at once
+            cells = obj.inner_n * obj.inner_d
+            sizes = [sum(ring.nterms(p) for p in values[k : k + cells]) for k in range(0, len(values), cells)]
+            alive += max(x + y for x, y in zip(sizes, sizes[1:])) if len(sizes) > 1 else sizes[0]
+    assert alive <= b.peak_monomials
 
 
 def _intermediates(obj: Circuit | Model, ring: Any) -> list[Any]:
