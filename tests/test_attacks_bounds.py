@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -120,7 +121,7 @@ def _check_pair(lhs: Circuit | Model, rhs: Circuit | Model, b: bd.Bounds) -> Non
         else:  # two consecutive states at once
             cells = obj.inner_n * obj.inner_d
             sizes = [sum(ring.nterms(p) for p in values[k : k + cells]) for k in range(0, len(values), cells)]
-            alive += max(x + y for x, y in zip(sizes, sizes[1:])) if len(sizes) > 1 else sizes[0]
+            alive += max(x + y for x, y in pairwise(sizes)) if len(sizes) > 1 else sizes[0]
     assert alive <= b.peak_monomials
 
 
@@ -503,3 +504,49 @@ def test_a_degree_at_or_past_the_primes_is_not_proved(squarings: int) -> None:
     assert report.verdict != "proved"
     with pytest.raises(symverify.errors.UsageError):
         symverify.verify(lhs, rhs, method="randomized", backend="torch")
+
+
+@pytest.mark.parametrize("squarings", [50, 51, 52, 53, 54, 60])
+def test_degree_chains_near_the_float_limit_keep_their_degree(forced: str, squarings: int) -> None:
+    """``(x/3 + 2^64)^(2^s)`` with eight constant gates beside every squaring: the numpy pass
+    answers (exactly) below ``2^51`` and gives up from there; every path states the degree ``2^s``
+    and a height of at least ``2^s·64`` bits."""
+    gates = [Gate.lin(0, Fraction(1, 3), 0, 0), Gate.const(2**64), Gate.add(1, 2)]
+    last = 3
+    for _ in range(squarings):
+        gates.append(Gate.mul(last, last))
+        last = len(gates)
+        gates += [Gate.const(7)] * 8
+    c = Circuit(1, 1, tuple(gates), (last,))
+    prog = program(c)
+    rows = circuit_rows(prog, scalar_rows(prog.scalars), 1, 3)
+    assert (rows is None) == (squarings >= 51)
+    if rows is not None:
+        assert to_exact(rows[0][0], 3)[0] == 1 << squarings
+    zero = Circuit(1, 1, (), ())
+    b = bd.structure_bounds(as_side(c), as_side(zero))
+    assert b.degree == 1 << squarings and b.height_bits >= (1 << squarings) * 64 and b.denominator == 3
+
+
+@settings(max_examples=30, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_randomized_proves_only_equal_pairs(forced: str, data: st.DataObject) -> None:
+    """End to end: ``proved`` by the randomized method only where the expanded sides are equal
+    (the second side is a random one, or the first compiled, or the first with one weight moved)."""
+    lhs = data.draw(circuits(max_gates=6))
+    how = data.draw(st.sampled_from(["other", "compiled", "moved"]))
+    if how == "other":
+        rhs: Any = data.draw(st.one_of(circuits(shape=(lhs.n, lhs.d)), models(shape=(lhs.n, lhs.d))))
+    elif how == "compiled":
+        rhs = symverify.compile(lhs, method="dense").model
+    else:
+        gates = list(lhs.gates)
+        if gates:
+            k = data.draw(st.integers(0, len(gates) - 1))
+            gates[k] = Gate.const(data.draw(weights))
+        rhs = Circuit(lhs.n, lhs.d, tuple(gates), lhs.outputs)
+    report = symverify.verify(lhs, rhs, method="randomized")
+    if report.verdict == "proved":
+        ring = shared_ring(lhs, rhs)
+        assert _truth(lhs, ring) == _truth(rhs, ring)
