@@ -363,17 +363,45 @@ def test_from_exact_rounds_the_height_up_at_every_exponent(m: int, e: int) -> No
 @given(kaleidoscopes(), st.data())
 def test_structure_bounds_of_a_kaleidoscope_cover_the_difference(forced: str, k: Kaleidoscope, data: st.DataObject) -> None:
     """A kaleidoscope (read as ``n×1``) against a circuit or a model of that shape: degree and
-    height of the difference (its intermediate values are not weighed here)."""
+    height of the difference, and the peaks over the kaleidoscope's stage values."""
     rhs = data.draw(st.one_of(circuits(shape=(k.n, 1)), models(shape=(k.n, 1))))
     a, b = as_side(k), as_side(rhs)
     bounds = bd.structure_bounds(a, b)
-    ring = PolyRing(k.n, tuple(sorted(a.params() | b.params())))
+    ring = _Recording(k.n, tuple(sorted(a.params() | b.params())))
     u = ring.grid_input(k.n, 1)
     for x, y in zip(*([p for row in side.evaluate(u, ring) for p in row] for side in (a, b))):
         assert ring.degree(x) <= bounds.degree and ring.degree(y) <= bounds.degree
         coeffs = _coeffs(x - y)
         if coeffs:
             assert _min_height(coeffs, bounds.denominator) < 1 << bounds.height_bits
+    for p in ring.seen + ring.inputs():
+        coeffs = _coeffs(p)
+        if coeffs:
+            assert ring.degree(p) <= bounds.peak_degree
+            assert _min_height(coeffs, bounds.denominator) < 1 << bounds.peak_height_bits
+
+
+class _Recording(PolyRing):
+    """The polynomial ring, keeping every value the butterfly kernel reduces (its stage values)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.seen: list[Any] = []
+
+    def reduce(self, x: Any) -> Any:
+        self.seen.append(x)
+        return x
+
+
+def test_a_kaleidoscopes_peaks_weigh_its_stage_values() -> None:
+    """``[[0, 0], [0, 0]]·[[H, 0], [0, H]]``, ``H = 10^400``: output zero, but a stage value
+    ``H·x0`` of 1329 bits; the peaks were those of the outputs (0 bits, degree 0)."""
+    H = 10**400
+    first = ButterflyFactor(2, 1, (H,), (0,), (0,), (H,))
+    k = Kaleidoscope(2, 2, (BBStar(2, (first, ButterflyFactor(2, 1, (0,), (0,), (0,), (0,)))),))
+    b = bd.structure_bounds(as_side(k), as_side(k))
+    assert (b.degree, b.height_bits) == (0, 0)
+    assert b.peak_degree >= 1 and b.peak_height_bits >= H.bit_length()
 
 
 def test_a_models_peaks_count_its_input_state(forced: str) -> None:

@@ -333,10 +333,25 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
             flat = outs + [ring.zero] * (c.num_inputs - len(c.outputs))
             return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)], peak
         case KaleidoscopeSide(obj=k):
-            out = side.evaluate(u, ring, check)
+            seen = _Seen(ring, _sizes((v.v for row in u for v in row), [0, 0]))
+            out = side.evaluate(u, seen, check)
+            _PEAKS.put(k, (seen.sizes[0], seen.sizes[1]), (ring.q, ring.variables))
             return out, min(2 * k.size * max(1, _total(out)), COUNT_CAP)
         case _:
             assert_never(side)
+
+
+class _Seen:
+    """``ring`` as the butterfly kernel uses it, with ``sizes`` (:func:`_sizes`) kept over every
+    value it reduces: every stage value a kaleidoscope computes (the others are passed through)."""
+
+    def __init__(self, ring: BoundRing, sizes: list[int]) -> None:
+        self.ring, self.sizes = ring, sizes
+        self.falsy_is_zero, self.zero, self.coerce = ring.falsy_is_zero, ring.zero, ring.coerce
+
+    def reduce(self, x: BoundValue) -> BoundValue:
+        self.sizes = _sizes((x.v,), self.sizes)
+        return x
 
 
 def _params(side: Side) -> frozenset[str]:
