@@ -22,11 +22,12 @@ from hypothesis import strategies as st
 
 import symverify
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
-from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, bbstar_strides
 from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import sym
+from symverify.kernel.kaleidoscope.apply import apply
 from symverify.kernel.primes import is_prime, passes_screen, screen_decides
 from symverify.kernel.provers import bounds as bd
 from symverify.kernel.provers import bounds_layers as bl
@@ -379,6 +380,16 @@ def test_structure_bounds_of_a_kaleidoscope_cover_the_difference(forced: str, k:
         if coeffs:
             assert ring.degree(p) <= bounds.peak_degree
             assert _min_height(coeffs, bounds.denominator) < 1 << bounds.peak_height_bits
+    assert _alive(k, ring) <= bounds.peak_monomials
+
+
+def _alive(k: Kaleidoscope, ring: PolyRing) -> int:
+    """The most monomials in two consecutive stage vectors of ``k`` on the inputs."""
+    x = ring.inputs() + [ring.zero] * (k.size - k.n)
+    factors = [f for g in k.groups for f in g.factors]
+    stages = [x] + [apply(FactorList(k.size, tuple(factors[:j])), x, ring, full=True) for j in range(1, len(factors) + 1)]
+    sizes = [sum(ring.nterms(p) for p in v) for v in stages]
+    return max(a + b for a, b in pairwise(sizes)) if len(sizes) > 1 else sizes[0]
 
 
 class _Recording(PolyRing):
@@ -402,6 +413,17 @@ def test_a_kaleidoscopes_peaks_weigh_its_stage_values() -> None:
     b = bd.structure_bounds(as_side(k), as_side(k))
     assert (b.degree, b.height_bits) == (0, 0)
     assert b.peak_degree >= 1 and b.peak_height_bits >= H.bit_length()
+
+
+def test_a_kaleidoscopes_peak_monomials_weigh_its_stage_vectors() -> None:
+    """All-ones blocks at strides 2 and 1, then a zero factor: the outputs are zero, but the
+    second stage holds ``x0 + x1 + x2 + x3`` in all four entries (24 monomials alive with the first
+    stage, 48 for the pair); the estimate was ``2·N`` per side (16)."""
+    ones = [ButterflyFactor(4, s, (1, 1), (1, 1), (1, 1), (1, 1)) for s in (2, 1)]
+    zero, ident = ButterflyFactor(4, 1, (0, 0), (0, 0), (0, 0), (0, 0)), ButterflyFactor.identity(4, 2)
+    k = Kaleidoscope(4, 4, (BBStar(4, (*ones, zero, ident)),))
+    b = bd.structure_bounds(as_side(k), as_side(k))
+    assert 2 * _alive(k, _Recording(4)) == 48 <= b.peak_monomials
 
 
 def test_a_models_peaks_count_its_input_state(forced: str) -> None:
