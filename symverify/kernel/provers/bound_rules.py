@@ -374,7 +374,7 @@ def _add_up(x: float, e: int) -> float:
 
 def from_exact(v: Val) -> tuple[float, float, float, float]:
     """An exact value as a row, ``h`` and ``c`` rounded up (``h`` bounds ``log2 ℓ1(Q^s·f) ≥ log2
-    ℓ1(f)``; ``inf``, which no pass uses, for an exponent ``e`` beyond float64)."""
+    ℓ1(f)``; ``inf``, on which a numpy pass reading it gives up, for an exponent ``e`` beyond float64)."""
     deg, s, m, e, cnt = v
     if deg < 0:
         return ZERO
