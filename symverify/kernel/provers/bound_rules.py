@@ -358,12 +358,26 @@ def _ub_of_log2(L: float) -> tuple[int, int]:
     return math.ceil(2.0 ** (60 + (L - whole)) * (1 + 2.0**-40)), whole - 60
 
 
+def _add_up(x: float, e: int) -> float:
+    """A float at least ``x + e`` (``e ≥ 0`` an integer of any size; ``inf`` beyond float64): the
+    conversion of ``e`` and the sum, each rounded to nearest, are moved up by one step each."""
+    if not e:
+        return x
+    try:
+        f = float(e)
+    except OverflowError:
+        return math.inf
+    if f < e:
+        f = math.nextafter(f, math.inf)
+    return math.nextafter(x + f, math.inf)
+
+
 def from_exact(v: Val) -> tuple[float, float, float, float]:
     """An exact value as a row, ``h`` and ``c`` rounded up (``h`` bounds ``log2 ℓ1(Q^s·f) ≥ log2
-    ℓ1(f)``)."""
+    ℓ1(f)``; ``inf``, on which a numpy pass reading it gives up, for an exponent ``e`` beyond float64)."""
     deg, s, m, e, cnt = v
     if deg < 0:
         return ZERO
-    h = (math.log2(m) * (1 + 2.0**-50) + 2.0**-40 + e) if m else NEG
+    h = _add_up(math.log2(m) * (1 + 2.0**-50) + 2.0**-40, e) if m else NEG
     c = math.log2(cnt) * (1 + 2.0**-50) + 2.0**-40 if cnt else NEG
     return (deg, s, h, c)

@@ -324,7 +324,7 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
             fast = _model_vector(m, ring, check)
             if fast is not None:
                 return fast
-            sizes = [0, 1]
+            sizes = _sizes((v.v for row in u for v in row), [0, 1])  # the inputs are values too
             state, peak = layers_peak(m.layers, embed(u, m.inner_n, m.inner_d, ring.zero), ring, check, sizes)
             _PEAKS.put(m, (sizes[0], sizes[1]), (ring.q, ring.variables))
             return crop(state, m.n, m.d), peak
@@ -333,10 +333,28 @@ def _run(side: Side, u: list[list[BoundValue]], ring: BoundRing, check: Check | 
             flat = outs + [ring.zero] * (c.num_inputs - len(c.outputs))
             return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)], peak
         case KaleidoscopeSide(obj=k):
-            out = side.evaluate(u, ring, check)
-            return out, min(2 * k.size * max(1, _total(out)), COUNT_CAP)
+            seen = _Seen(ring, _sizes((v.v for row in u for v in row), [0, 0]))
+            out = side.evaluate(u, seen, check)
+            _PEAKS.put(k, (seen.sizes[0], seen.sizes[1]), (ring.q, ring.variables))
+            return out, min(2 * k.size * max(1, _total(out), seen.most), COUNT_CAP)
         case _:
             assert_never(side)
+
+
+class _Seen:
+    """``ring`` as the butterfly kernel uses it, with ``sizes`` (:func:`_sizes`) and ``most``, the
+    largest monomial count, kept over the inputs and every value it reduces: every stage value a
+    kaleidoscope computes (the others are passed through). Two stage vectors of ``N`` entries are
+    alive at once, so ``2·N·most`` bounds the monomials alive."""
+
+    def __init__(self, ring: BoundRing, sizes: list[int]) -> None:
+        self.ring, self.sizes, self.most = ring, sizes, 1
+        self.falsy_is_zero, self.zero, self.coerce = ring.falsy_is_zero, ring.zero, ring.coerce
+
+    def reduce(self, x: BoundValue) -> BoundValue:
+        self.sizes = _sizes((x.v,), self.sizes)
+        self.most = max(self.most, x.v[4])
+        return x
 
 
 def _params(side: Side) -> frozenset[str]:

@@ -247,7 +247,8 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
     is free of negative heights and there is no separate rule for non-negative ones), and every stored value (and every value of a
     window's first state) is checked against ``B/4`` afterwards (so the branches, at most
     ``2·B/4`` plus logarithms, are within ``B``); each window is sized and checked on its own.
-    ``summary``, when given, receives :func:`~.bounds_vector.peak_of` over every layer's values.
+    ``summary``, when given, receives :func:`~.bounds_vector.peak_of` over the first state's and
+    every layer's values.
 
     ``start`` (``N'·d'`` rows, row-major) replaces that first state: the bounds of any state, such as
     a certificate boundary's cells on fresh variables (rounded up by the caller); the peak then
@@ -271,7 +272,7 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
     tab = table(rects.values)
     lq = math.log2(q) + 1.0
     caps = count_caps(variables)
-    peak, sizes = first, [0.0, 0.0]
+    peak, sizes = first, peak_of(X[:cells], lq)  # the first state's values are values too
     for a, b in windows:
         done = _window_rows(X, layers[a:b], _slice(rects, a, b), nn, dd, tab, lq, caps, check)
         if done is None:

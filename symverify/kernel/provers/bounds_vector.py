@@ -158,15 +158,21 @@ def peak_of(rows: Any, lq: float) -> list[float]:
     return [max(float((live[:, 2] + live[:, 1] * lq).max()), 0.0), max(float(live[:, 0].max()), 0.0)]
 
 
+LOG_LIMIT = 2.0**1000
+"""Heights and counts (``log2``) stay below this: rounding them up once more and adding ``s·log2 Q``
+(:func:`~.bound_rules.to_exact`, :func:`peak_of`) then stays far from float64's ``2^1024``."""
+
+
 def usable(rows: Any) -> bool:
     """Whether the float64 pass may answer for ``rows``: every degree and scalar count below
-    :data:`EXACT_LIMIT` and every height and count finite (or ``−∞``, zero). Written as
+    :data:`EXACT_LIMIT` and every height and count below :data:`LOG_LIMIT` (or ``−∞``, zero): a
+    finite height just below float64's largest overflows when it is rounded up again. Written as
     ``not (x < limit)`` tests, which are true for NaN: a height that overflowed to ``inf`` meets
     a zero branch's ``−∞`` as ``inf + (−∞) = NaN``, and NaN compares false with everything."""
     if not rows.size:
         return True
     top = rows.max(axis=0)  # NaN anywhere in a column makes its max NaN
-    return bool(top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT and top[2] < math.inf and top[3] < math.inf)
+    return bool(top[0] < EXACT_LIMIT and top[1] < EXACT_LIMIT and top[2] < LOG_LIMIT and top[3] < LOG_LIMIT)
 
 
 def magnitude(rows: Any, lq: float) -> float:
