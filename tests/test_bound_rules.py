@@ -230,3 +230,15 @@ def test_an_underestimating_numpy_rule_is_caught(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(br, "oplus", max_only)
     with pytest.raises(AssertionError):
         _check_numpy_covers(_numpy(t, br.count_caps(5))[0], v, 1)
+
+
+def test_the_count_cap_of_an_unbounded_degree_is_the_largest() -> None:
+    """Rows whose degree is infinite, NaN, negative or past the table take the table's last cap
+    (casting ``inf`` or NaN to an index was undefined: it could pick ``C(V, 0) = 1`` and cap a
+    monomial count to 0); a finite degree takes its own."""
+    caps = br.count_caps(3)
+    out = np.array([[d, 0.0, 0.0, 70.0] for d in (math.inf, math.nan, -math.inf, 1e300, 4097.0, 2.0)])
+    with np.errstate(invalid="ignore"):
+        br.cap_counts(out, caps)
+    assert list(out[:5, 3]) == [min(70.0, caps[-1])] * 5
+    assert out[5, 3] == caps[2] and caps[2] < caps[-1]

@@ -295,8 +295,13 @@ def count_caps(variables: int) -> Any:
 
 
 def cap_counts(out: Any, caps: Any) -> None:
-    """The count rule's cap on rows, in place: ``c ← min(c, log2 C(V+deg, deg))`` where ``c > log2 64``."""
-    cap = caps.take(out[:, 0].astype(np.intp), mode="clip")
+    """The count rule's cap on rows, in place: ``c ← min(c, log2 C(V+deg, deg))`` where ``c > log2 64``.
+    A degree beyond the table, infinite or NaN takes the table's last (largest) cap: never a cap
+    below the row's own (casting ``inf`` or NaN to an index is undefined)."""
+    deg = out[:, 0]
+    last = len(caps) - 1
+    idx = np.where(np.isfinite(deg), np.clip(deg, 0, last), last).astype(np.intp)
+    cap = caps[idx]
     np.minimum(out[:, 3], cap, out=out[:, 3], where=out[:, 3] > SIXTY_FOUR)
 
 
