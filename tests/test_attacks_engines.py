@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 
 import symverify as sv
 from symverify.errors import IRError
+from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
@@ -45,7 +46,7 @@ from symverify.kernel.provers.modular import BatchModRing, PythonEngine, TorchEn
 from symverify.kernel.provers.sides import as_side
 from symverify.kernel.semantics.evaluate import embed, eval_circuit, eval_layers, eval_model
 from symverify.kernel.semantics.poly import PolyRing
-from symverify.kernel.semantics.rings import FractionRing, ModRing
+from symverify.kernel.semantics.rings import AffineRing, FractionRing, ModRing
 from symverify.kernel.semantics.sparse import eval_layers_sparse, to_cells
 from symverify.kernel.semantics.support import model_supports, prune_layer, support_of_cells
 
@@ -289,6 +290,54 @@ def test_circuit_engines_agree_with_exact_fractions(data: st.DataObject) -> None
     if p < 2**31:
         agree_or_refuse(attempt(lambda: modular_eval(c, torch.tensor(pts, dtype=torch.int64), p, params=params).tolist()),
                         want, bad, p, "eval_mod_lanes")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_affine_forms_mod_p_match_residues(data: st.DataObject) -> None:
+    """A circuit run on the unit forms over :class:`ModRing` coefficients gives each node's affine
+    form mod p: in normal form (no zero coefficient, falsy exactly when zero) and, at a point, the
+    residue the circuit has there. A product with a form that is zero mod p is not a product of two
+    non-constant forms."""
+    p = data.draw(st.sampled_from([3, 7]))
+    n, d = 1, data.draw(st.integers(1, 2))  # few variables: chains of gates cancel often
+    small = st.sampled_from([1, -1, 2, 3, 4, p - 1, p, Fraction(1, 2)])
+    gates: list[Gate] = []
+    for _ in range(data.draw(st.integers(1, 8))):
+        nodes = st.integers(0, n * d + len(gates) - 1)
+        if data.draw(st.integers(0, 7)) == 0:  # rare: most products of forms are not affine
+            gates.append(Gate.mul(data.draw(nodes), data.draw(nodes)))
+        else:
+            gates.append(Gate(Op.LIN, (data.draw(nodes), data.draw(nodes)), (data.draw(small), data.draw(small))))
+    c = Circuit(n, d, tuple(gates), tuple(data.draw(st.lists(st.integers(0, n * d + len(gates) - 1), max_size=n * d))))
+    ring = AffineRing(ModRing(p))
+    forms = [[Affine.unit(i * c.d + j) for j in range(c.d)] for i in range(c.n)]
+    got = attempt(lambda: eval_circuit(c, forms, ring))
+    if isinstance(got, IRError):
+        assert _no_residue([co for g in c.gates for co in g.coeffs], p)
+        return
+    u = points(data.draw, c.n, c.d, p, 1)[0]
+    flat = [x for row in u for x in row]
+    want = attempt(lambda: eval_circuit(c, u, ModRing(p)))
+    if isinstance(got, ArithmeticError):  # genuinely not affine: some product of two forms nonzero mod p
+        return
+    for row, wrow in zip(got, want):
+        for f, w in zip(row, wrow):
+            f = f if isinstance(f, Affine) else Affine.constant(f)
+            assert all(v % p for v in f.terms.values()), f"a zero coefficient kept: {f!r}"
+            assert bool(f) == (f.terms != {} or f.const % p != 0)
+            assert (sum(v * flat[j] for j, v in f.terms.items()) + f.const) % p == w
+
+
+def test_affine_ring_drops_coefficients_that_vanish_mod_p() -> None:
+    """Over F_7, ``3·x + 4·x`` is the zero form: falsy, equal to zero, and its square is 0, not a
+    product of two non-constant forms."""
+    ring = AffineRing(ModRing(7))
+    assert ring.reduce(Affine({0: 7, 1: 3})) == Affine({1: 3})
+    zero = ring.reduce(Affine({0: 7}))
+    assert not zero and zero == ring.zero
+    c = Circuit(1, 1, (Gate(Op.LIN, (0, 0), (3, 4)), Gate.mul(1, 1), Gate(Op.LIN, (2, 0), (1, 2))), (3,))
+    assert eval_circuit(c, [[Affine.unit(0)]], ring) == [[Affine({0: 2})]]
 
 
 # ---- the sparse evaluator and the zero-support analysis -----------------------------------------
