@@ -190,7 +190,7 @@ def _check_model(m: Model, params: dict[str, int], pts: list[list[list[int]]], p
                         want, bad, p, "TorchEngine")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
 def test_model_engines_agree_with_exact_fractions(data: st.DataObject) -> None:
     p = data.draw(st.sampled_from(PRIMES))
@@ -200,7 +200,7 @@ def test_model_engines_agree_with_exact_fractions(data: st.DataObject) -> None:
     _check_model(m, params, points(data.draw, m.n, m.d, p, data.draw(st.integers(1, 3))), p)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
 def test_long_convolutions_agree_on_every_path(data: st.DataObject) -> None:
     """Dense kernels over ``N' > 64`` rows: the blocked Toeplitz path (a block size dividing N', or
@@ -273,7 +273,7 @@ def circuits(draw: Any, p: int, names: tuple[str, ...]) -> Circuit:
     return Circuit(n, d, tuple(gates), outs)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
 def test_circuit_engines_agree_with_exact_fractions(data: st.DataObject) -> None:
     p = data.draw(st.sampled_from(PRIMES))
@@ -343,7 +343,7 @@ def test_affine_ring_drops_coefficients_that_vanish_mod_p() -> None:
 # ---- the sparse evaluator and the zero-support analysis -----------------------------------------
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
 def test_sparse_evaluator_and_support_match_the_dense_interpreter(data: st.DataObject) -> None:
     """The sparse evaluator holds exactly the dense interpreter's nonzero cells (exact rationals and
@@ -409,7 +409,7 @@ METHODS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
 def test_perturbed_models_are_never_proved(data: st.DataObject) -> None:
     a = sym("a")
