@@ -63,7 +63,11 @@ class ScalarRing:
 @dataclass(frozen=True)
 class AffineRing:
     """Affine forms (:class:`~symverify.kernel.ir.affine.Affine`) over ``coeffs`` (default: exact IR
-    scalars). Weights and constants are coefficients; a form is falsy exactly when it is zero."""
+    scalars). Weights and constants are coefficients; a form is falsy exactly when it is zero.
+
+    :meth:`reduce` reduces every coefficient and drops the terms it makes zero (over
+    :class:`ModRing`, ``3·x + 4·x`` is ``7·x``, the zero form mod 7), so a reduced form is in the
+    normal form of :class:`~symverify.kernel.ir.affine.Affine`: ``==`` and truth are exact."""
 
     falsy_is_zero: ClassVar[bool] = True
     coeffs: Ring = field(default_factory=ScalarRing)
@@ -76,7 +80,12 @@ class AffineRing:
         red = self.coeffs.reduce
         if not isinstance(x, Affine):
             return Affine.constant(red(x))
-        return Affine({j: red(v) for j, v in x.terms.items()}, red(x.const))
+        terms = {}
+        for j, v in x.terms.items():
+            r = red(v)
+            if not (r == 0):  # a coefficient that reduces to 0 is no term (Affine keeps nonzero ones only)
+                terms[j] = r
+        return Affine(terms, red(x.const))
 
 
 def eval_sym(x: Sym, params: Mapping[str, Any], where: str = "a weight or coefficient") -> Any:
