@@ -352,3 +352,15 @@ def test_factor_models_refuse_what_is_no_factor_and_prove_symbolic_ones():
     f = ButterflyFactor(4, 1, (sv.sym("a"), 1), (0, 2), (1, 0), (1, sv.sym("b")))
     c, ch = factor_model(f, 2)
     assert sv.verify(ch.model, c, certificate=ch.certificate).proved
+
+
+@pytest.mark.parametrize("p", [8, 1, -7, 7.0, True, 2**31 + 11, 2**61 - 1])
+def test_twiddles_refuse_a_modulus_that_is_no_small_prime(p):
+    """``twiddles(obj, p=8)`` returned residues mod a composite (and ``p=7.0``, ``True`` or ``-7``
+    were taken as moduli); it now checks ``p`` as ``compile_numpy(kind='mod')`` does."""
+    from symverify.kaleidoscope.numeric import twiddles
+
+    f = permutation_to_kaleidoscope([1, 0, 3, 2])
+    with pytest.raises(IRError, match=r"twiddles: expected a prime 2 ≤ p < 2\*\*31, found p = "):
+        twiddles(f, p=p)
+    assert len(twiddles(f, p=7)) == len(twiddles(f))

@@ -79,6 +79,8 @@ def twiddles(obj: Butterflies, *, p: int | None = None, params: Mapping[str, Any
     """
     import numpy as np
 
+    if p is not None:
+        _check_prime(p, "twiddles")
     if params is not None and not isinstance(params, Mapping):
         raise IRError(f"params: expected a mapping from parameter names to exact values, found {type(params).__name__}")
     unknown = sorted(map(repr, set(params or ()) - set(params_of(obj))))
@@ -88,6 +90,13 @@ def twiddles(obj: Butterflies, *, p: int | None = None, params: Mapping[str, Any
     np_dtype = np.int64 if p else np.dtype(dtype)
     _, fs = factors_of(obj)
     return tuple(_stage(f, ring, p, np_dtype) for f in stages_of(fs))
+
+
+def _check_prime(p: object, where: str) -> None:
+    """Residues mod ``p`` are int64 and their products must fit: ``p`` a prime below ``2^31``
+    (a composite modulus has no inverses for some denominators; a float or bool is no modulus)."""
+    if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not is_prime(p):
+        raise IRError(f"{where}: expected a prime 2 ≤ p < 2**31, found p = {safe_repr(p, 40)}")
 
 
 def _float_dtype(dtype: object, where: str) -> FloatDType:
@@ -208,8 +217,7 @@ def compile_numpy(
     [3.0, 7.0]
     """
     if kind == "mod":
-        if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not is_prime(p):
-            raise IRError(f"compile_numpy(kind='mod'): expected a prime 2 ≤ p < 2**31, found p = {p!r}")
+        _check_prime(p, "compile_numpy(kind='mod')")
         np_dtype = "int64"
     elif kind == "float":
         if p is not None:
