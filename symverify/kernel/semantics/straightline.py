@@ -258,7 +258,7 @@ def eval_mod_lanes(prog: Program, inputs: Any, primes: Any, coeffs: Any, check: 
     X = np.asarray(inputs, dtype=np.int64)
     C = np.asarray(coeffs, dtype=np.int64).reshape(len(prog.scalars), P.shape[0])
     nd = prog.circuit.num_inputs
-    V = np.zeros((nd + len(prog.code), P.shape[0]), dtype=np.int64)
+    V = np.zeros((nd + prog.size, P.shape[0]), dtype=np.int64)
     V[:nd] = X % P
     for level in schedule(prog).steps:
         if check is not None:
