@@ -119,3 +119,17 @@ def test_dependence_hash_and_repr() -> None:
     zero, const = Dependence(frozenset(), nonzero=False), Dependence(frozenset())
     assert repr(zero) == "Dependence(zero)" and repr(const) == "Dependence([])"
     assert zero != const  # a constant may be nonzero; structural zero is not
+
+
+def test_lane_evaluator_refuses_unreduced_coefficients() -> None:
+    """straightline.py ``eval_mod_lanes``: a coefficient outside ``[0, p)`` of its lane (a product of
+    two such values could wrap in int64) is refused; reduced ones give :func:`eval_mod`'s values."""
+    c = Circuit(1, 1, (Gate.lin(0, 3, 0, 1),), (1,))  # 3·x + x
+    prog = program(c)
+    x = np.array([[2, 2]], dtype=np.int64)
+    primes = [7, 11]
+    ok = np.array([[3, 3], [1, 1]], dtype=np.int64)
+    assert [int(v) for v in eval_mod_lanes(prog, x, primes, ok)[1]] == [8 % 7, 8 % 11]
+    for bad in (np.array([[3, 3], [1, 11]]), np.array([[3, 3], [-1, 1]]), np.array([[2**40, 3], [1, 1]])):
+        with pytest.raises(ValueError, match="every coefficient must be a residue 0 ≤ c < p"):
+            eval_mod_lanes(prog, x, primes, bad)

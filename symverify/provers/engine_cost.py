@@ -148,7 +148,7 @@ def calibrate() -> dict[str, float]:
     c = random_circuit(8, 4, 4000, 20, seed=3)
     prog = program(c)
     gates = len(c.gates)
-    coeffs = [x if isinstance(x, int) else 1 for x in prog.scalars]
+    coeffs = [x % p0 if isinstance(x, int) else 1 for x in prog.scalars]  # residues, as the engines pass them
     py_gate = _best(lambda: eval_mod(prog, [1] * c.num_inputs, p0, coeffs)) / gates
     lanes = 64
     pv = np.full(lanes, p0, dtype=np.int64)

@@ -246,7 +246,7 @@ def eval_mod_lanes(prog: Program, inputs: Any, primes: Any, coeffs: Any, check: 
     the residues :func:`eval_mod` computes lane by lane.
 
     ``inputs``: ``(n·d, B)`` residues; ``primes``: ``(B,)``; ``coeffs``: ``(len(prog.scalars), B)``
-    (each scalar mapped into ``F_p`` lane by lane). Returns ``(nodes, B)``. Every product of two
+    (each scalar mapped into ``F_p`` lane by lane: residues ``0 ≤ c < p``, checked). Returns ``(nodes, B)``. Every product of two
     residues is below ``2^62``, every sum of two products below ``2^63``: int64 is exact. ``check``
     runs before every level.
     """
@@ -257,6 +257,8 @@ def eval_mod_lanes(prog: Program, inputs: Any, primes: Any, coeffs: Any, check: 
         raise ValueError("eval_mod_lanes: every prime must be below 2^31")
     X = np.asarray(inputs, dtype=np.int64)
     C = np.asarray(coeffs, dtype=np.int64).reshape(len(prog.scalars), P.shape[0])
+    if C.size and bool(((C < 0) | (C >= P)).any()):  # a product of unreduced values could wrap in int64
+        raise ValueError("eval_mod_lanes: every coefficient must be a residue 0 ≤ c < p of its lane's prime")
     nd = prog.circuit.num_inputs
     V = np.zeros((nd + prog.size, P.shape[0]), dtype=np.int64)
     V[:nd] = X % P
