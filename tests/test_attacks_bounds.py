@@ -351,7 +351,7 @@ def test_a_height_just_below_the_float_range_is_left_to_the_exact_pass() -> None
 
 
 @pytest.mark.parametrize("m, e", [(3, 2**20), (2**61 + 1, 2**53 + 1), (2**61 + 1, 2**60 + 1), (2**62 - 1, 2**60 + 63),
-                                  (1, 2**1100), (5, 7), (1, 0)])
+                                  (1, 2**1100), (5, 7), (1, 0), (5, 2**52)])
 def test_from_exact_rounds_the_height_up_at_every_exponent(m: int, e: int) -> None:
     """``h ≥ log2(m·2^e)``; the exponent was converted and added rounding to nearest (below the
     truth by up to 63 at ``e ≈ 2^60``), and one beyond float64 raised ``OverflowError``."""
@@ -413,6 +413,16 @@ def test_a_kaleidoscopes_peaks_weigh_its_stage_values() -> None:
     b = bd.structure_bounds(as_side(k), as_side(k))
     assert (b.degree, b.height_bits) == (0, 0)
     assert b.peak_degree >= 1 and b.peak_height_bits >= H.bit_length()
+
+
+def test_a_kaleidoscopes_peaks_count_its_inputs() -> None:
+    """A zero factor: no stage value is computed (each entry is the ring's zero) and the output is
+    zero, but the inputs (degree 1, one bit) are values of the evaluation, as a circuit's input nodes."""
+    zero = ButterflyFactor(2, 1, (0,), (0,), (0,), (0,))
+    k = Kaleidoscope(2, 2, (BBStar(2, (zero, ButterflyFactor.identity(2, 1))),))
+    b = bd.structure_bounds(as_side(k), as_side(k))
+    assert (b.degree, b.height_bits) == (0, 0)
+    assert b.peak_degree >= 1 and b.peak_height_bits >= 1
 
 
 def test_a_kaleidoscopes_peak_monomials_weigh_its_stage_vectors() -> None:

@@ -248,12 +248,14 @@ def test_families_are_read_only_after_validation():
     g = gate()
     for change in (lambda f: f.__setitem__("B", ("x",)), lambda f: f.update(C=(1,)), lambda f: f.pop("B"),
                    lambda f: f.clear(), lambda f: f.setdefault("C", ()), lambda f: f.__delitem__("B"),
-                   lambda f: f.popitem()):
+                   lambda f: f.popitem(), lambda f: f.__ior__({"C": ()})):
         with pytest.raises(ParametricError, match="families are read-only once the gadget is built"):
             change(g.families)
     assert set(g.families) == {"B"}
     for h in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)):
         assert h == g and hash(h) == hash(g) and dict(h.families) == dict(g.families)
+        with pytest.raises(ParametricError, match="families are read-only"):  # a copy's stay read-only
+            h.families["C"] = ()
     h = dataclasses.replace(g, families={"B": (g.rows, g.cols), "C": (3,)})
     assert set(h.families) == {"B", "C"} and h != g
     with pytest.raises(ParametricError, match="unknown variables"):

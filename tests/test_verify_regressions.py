@@ -1,5 +1,7 @@
 """Regressions found in review; each test's docstring says what went wrong."""
 
+from fractions import Fraction
+
 import pytest
 
 from symverify import Circuit, Gate, UsageError, sym
@@ -98,6 +100,23 @@ def test_a_float_error_bound_is_read_at_its_exact_value():
         assert report.proved and report.evidence["bound_log2"] <= math.log2(eb)
         ks.append(report.evidence["k"])
     assert ks[0] < ks[2]  # the tighter bound took more trials
+
+
+def test_a_numpy_float_error_bound_is_read_at_its_exact_value():
+    """A numpy float of any width is a float too: ``np.float32(0.25)`` was refused with the
+    "pass Fraction" hint while ``np.float64`` was accepted; numpy bools and NaN get the range error."""
+    import numpy as np
+
+    from symverify.kernel.provers.options import _check_error_bound
+
+    assert _check_error_bound(np.float32(0.1)) == Fraction(float(np.float32(0.1)))
+    assert _check_error_bound(np.float16(0.25)) == Fraction(1, 4)
+    assert _check_error_bound(np.longdouble(1) / 3) == Fraction(*(np.longdouble(1) / 3).as_integer_ratio())
+    c = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+    assert verify(c, c, method="randomized", error_bound=np.float32(0.25), backend="python").proved
+    for bad in (np.True_, np.float32("nan"), np.float32("inf"), np.float32(1.0)):
+        with pytest.raises(UsageError, match="error_bound: expected a number strictly between 0 and 1"):
+            verify(c, c, method="randomized", error_bound=bad)
 
 
 def test_timeout_must_be_positive():

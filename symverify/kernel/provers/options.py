@@ -8,7 +8,7 @@ behind the names are in :mod:`symverify.kernel.provers.registry`.
 
 from __future__ import annotations
 
-import math
+import numbers
 import os
 import secrets
 import time
@@ -243,16 +243,19 @@ def numeric_dtype(numeric: object) -> str | None:
 
 def _check_error_bound(error_bound: object) -> Fraction:
     """``error_bound`` as an exact number strictly between 0 and 1: an int, ``Fraction``, a string
-    such as ``'1/1000'``, or a finite float, read as the exact binary value it holds (``1e-9`` is
-    ``Fraction(1e-9)``, within 2^-82 of 10^-9), so a float is taken at its value, not rounded."""
+    such as ``'1/1000'``, or a finite float (numpy floats of any width included), read as the exact
+    binary value it holds (``1e-9`` is ``Fraction(1e-9)``, within 2^-82 of 10^-9), so a float is taken
+    at its value, not rounded; bools (numpy's too), NaN and infinities get the range ``UsageError``."""
     from symverify.kernel.ir.scalar import Sym, as_scalar
 
     shown = safe_repr(error_bound, 60)
-    if isinstance(error_bound, float):
-        if not math.isfinite(error_bound):
-            raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}")
-        eb: object = Fraction(error_bound)
-    elif isinstance(error_bound, bool):
+    if isinstance(error_bound, numbers.Real) and not isinstance(error_bound, numbers.Rational):
+        # a float, or a numpy float of any width (np.float32, np.longdouble: read exactly, not via float)
+        try:
+            eb: object = Fraction(*error_bound.as_integer_ratio())  # type: ignore[attr-defined]
+        except (AttributeError, TypeError, ValueError, OverflowError):  # NaN, infinities, a Real without the method
+            raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}") from None
+    elif isinstance(error_bound, bool) or type(error_bound).__name__ in ("bool", "bool_"):  # numpy bools too
         raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}")
     else:
         eb = as_scalar(error_bound, "error_bound")
