@@ -442,3 +442,26 @@ def test_the_exact_timeout_gives_unknown_within_the_timeout():
         rep = sv.verify(_sum_power(4, False), _sum_power(4, True), method="exact", backend=backend, timeout=1)
         assert rep.verdict.value in ("proved", "unknown")
         assert time.monotonic() - t < 8
+
+
+# ---------------------------------------------------------------------------------------------
+# Regressions
+
+
+@pytest.mark.parametrize("target", [
+    [{1: 7, 0: 3}, {0: 9, 1: 1}],  # rows as {col: value}: iterating gave the keys, read as the identity
+    ["10", "01"],  # rows as text: read as characters, the identity
+    [{1, 0}, {0, 1}],  # sets have no order
+    [iter([1, 0]), [0, 1]],
+    (row for row in [[1, 0], [0, 1]]),
+    [1, 0],
+])
+def test_a_dense_target_whose_rows_have_no_order_is_refused(target):
+    """``verify_matrix(I₂, [{1: 7, 0: 3}, {0: 9, 1: 1}])`` was proved: each dict row was read as
+    its keys ``[1, 0]`` and ``[0, 1]``."""
+    from symverify.errors import IRError
+
+    with pytest.raises(IRError):
+        verify_matrix(Kaleidoscope.identity(2), target)
+    assert verify_matrix(Kaleidoscope.identity(2), np.eye(2, dtype=np.int64)).proved
+    assert verify_matrix(Kaleidoscope.identity(2), ((1, 0), (0, 1))).proved
