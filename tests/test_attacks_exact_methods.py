@@ -465,3 +465,11 @@ def test_a_dense_target_whose_rows_have_no_order_is_refused(target):
         verify_matrix(Kaleidoscope.identity(2), target)
     assert verify_matrix(Kaleidoscope.identity(2), np.eye(2, dtype=np.int64)).proved
     assert verify_matrix(Kaleidoscope.identity(2), ((1, 0), (0, 1))).proved
+
+
+@pytest.mark.parametrize("blocks", [[("57", "91")], [(b"57", (9, 1))], ["ab"]])
+def test_a_butterfly_block_given_as_text_is_refused(blocks):
+    """``from_blocks(2, 1, [("57", "91")])`` built ``[[5, 7], [9, 1]]`` from the characters."""
+    with pytest.raises(ShapeError):
+        ButterflyFactor.from_blocks(2, 1, blocks)
+    assert to_matrix(ButterflyFactor.from_blocks(2, 1, [((5, 7), [9, 1])])) == [[5, 7], [9, 1]]
