@@ -473,3 +473,24 @@ def test_a_butterfly_block_given_as_text_is_refused(blocks):
     with pytest.raises(ShapeError):
         ButterflyFactor.from_blocks(2, 1, blocks)
     assert to_matrix(ButterflyFactor.from_blocks(2, 1, [((5, 7), [9, 1])])) == [[5, 7], [9, 1]]
+
+
+def test_polynomials_refuses_a_ring_that_does_not_fit():
+    """``polynomials(c, PolyRing(2))`` for a circuit with weight ``a`` raised a bare ``KeyError``,
+    ``backend='nope'`` silently used sympy and a backend passed as the ring an ``AttributeError``."""
+    from symverify.errors import IRError, UsageError
+    from symverify.kernel.semantics.poly import PolyRing, shared_ring
+
+    c = Circuit(1, 2, (Gate.lin(0, sym("a"), 1, 1),), (2,))
+    c2 = Circuit(2, 2, (Gate.lin(0, sym("b"), 3, 1),), (4,))
+    with pytest.raises(IRError, match="parameters a"):
+        sv.polynomials(c, PolyRing(2))
+    with pytest.raises(ShapeError):
+        sv.polynomials(c2, shared_ring(c, c2))
+    with pytest.raises(UsageError):
+        sv.polynomials(c, "sympy")
+    with pytest.raises(UsageError):
+        sv.polynomials(c, backend="nope")
+    want = [["x0*p_a + x1", "0"]]
+    assert [[str(p) for p in row] for row in sv.polynomials(c, PolyRing(2, ("a",), "sympy"))] == want
+    assert [[str(p) for p in row] for row in sv.polynomials(c, shared_ring(c2, c))] == want
