@@ -494,3 +494,20 @@ def test_polynomials_refuses_a_ring_that_does_not_fit():
     want = [["x0*p_a + x1", "0"]]
     assert [[str(p) for p in row] for row in sv.polynomials(c, PolyRing(2, ("a",), "sympy"))] == want
     assert [[str(p) for p in row] for row in sv.polynomials(c, shared_ring(c2, c))] == want
+
+
+def test_z3_builds_a_parameter_power_as_one_term():
+    """A gate weight ``a^(10^7)`` that no output reads (the degree guard sees degree 1) was built
+    as ``10^7`` z3 products: out of memory after ~45 s, or ``unknown`` at the timeout."""
+    a = sym("a")
+    lhs = Circuit(1, 1, (Gate.scale(0, a**10_000_000), Gate.lin(0, 1, 0, 1)), (2,))
+    rhs = Circuit(1, 1, (Gate.lin(0, 2, 0, 0),), (1,))
+    t = time.monotonic()
+    assert sv.verify(lhs, rhs, method="z3", timeout=20).verdict.value == "proved"
+    assert time.monotonic() - t < 15
+    # a power and a chain of products are the same z3 polynomial; a different one is refuted
+    sq = Circuit(1, 1, (Gate.scale(0, a**2),), (1,))
+    chain = Circuit(1, 1, (Gate.scale(0, a), Gate.scale(1, a)), (2,))
+    assert sv.verify(sq, chain, method="z3").verdict.value == "proved"
+    rep = sv.verify(Circuit(1, 1, (Gate.scale(0, a**3),), (1,)), chain, method="z3")
+    assert rep.verdict.value == "refuted"
