@@ -121,6 +121,11 @@ def _diagonal(diag: object, name: str) -> tuple[object, ...]:
 """``_ONLY_INT(map(type, xs))``: every ``x`` is exactly an ``int`` (``all(type(x) is int ...)`` in C)."""
 
 
+def _row(x: object) -> bool:
+    """``x`` is a sequence read in order: not a str or bytes (its characters)."""
+    return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
+
+
 def _check_size(size: int, what: str, at_least: int = 2) -> None:
     if not is_power_of_two(size) or size < at_least:
         raise ShapeError(f"{what}: expected a power of two ≥ {at_least}, found {size!r}")
@@ -189,13 +194,14 @@ class ButterflyFactor:
 
     @staticmethod
     def from_blocks(size: int, stride: int, blocks: Sequence[Block]) -> ButterflyFactor:
-        """The factor whose pair ``m`` carries ``blocks[m] = ((d1, d2), (d3, d4))``."""
+        """The factor whose pair ``m`` carries ``blocks[m] = ((d1, d2), (d3, d4))``; a block or a
+        block row that is a str or bytes (``("57", "91")`` would read as its characters) is refused."""
         _check_size(size, "butterfly factor size")
         if not hasattr(blocks, "__len__") or len(blocks) != size // 2:
             found = len(blocks) if hasattr(blocks, "__len__") else type(blocks).__name__
             raise ShapeError(f"butterfly factor blocks: expected {size // 2} 2×2 blocks (size/2), found {found}")
         for m, blk in enumerate(blocks):
-            if not (isinstance(blk, Sequence) and len(blk) == 2 and all(isinstance(r, Sequence) and len(r) == 2 for r in blk)):
+            if not (_row(blk) and len(blk) == 2 and all(_row(r) and len(r) == 2 for r in blk)):
                 raise ShapeError(f"butterfly factor block {m}: expected a 2×2 block ((d1, d2), (d3, d4)), found {blk!r:.80}")
         cols = list(zip(*[(a, b, c, d) for (a, b), (c, d) in blocks])) or [(), (), (), ()]
         return ButterflyFactor(size, stride, *cols)

@@ -47,7 +47,8 @@ def _z3() -> Any:
 
 
 class Z3Ring:
-    """z3 real terms; parameters are real constants named ``p_<name>``."""
+    """z3 real terms; parameters are real constants named ``p_<name>``; a parameter power
+    ``a^e`` in a coefficient is one z3 power term, of constant size whatever ``e``."""
 
     falsy_is_zero: ClassVar[bool] = False
 
@@ -66,9 +67,8 @@ class Z3Ring:
             total = None
             for mono, c in x.terms:
                 term = self._q(c)
-                for name, e in mono:
-                    for _ in range(e):
-                        term = term * self.params[name]
+                for name, e in mono:  # one power term: a chain of e products would be e terms long
+                    term = term * self.params[name] if e == 1 else term * self.params[name] ** e
                 total = term if total is None else total + term
             return total
         return self._q(x)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar, Literal
 
-from symverify.errors import BackendUnavailableError, IRError
+from symverify.errors import BackendUnavailableError, IRError, ShapeError, UsageError
 from symverify.kernel.ir.analysis import check_state, model_of
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
@@ -47,6 +47,8 @@ class PolyRing:
     zero: Any = None
 
     def __post_init__(self) -> None:
+        if self.backend not in ("flint", "sympy"):
+            raise UsageError(f"polynomial ring backend: expected 'flint' or 'sympy', found {self.backend!r}")
         names = [f"x{i}" for i in range(self.num_inputs)] + [f"p_{p}" for p in self.params]
         if not names:
             names = ["_unused"]
@@ -127,6 +129,11 @@ def _params_of(objs: Iterable[Circuit | Model]) -> tuple[str, ...]:
 def polynomials(obj: Circuit | Model, ring: PolyRing | None = None, backend: PolyBackend = "flint") -> State:
     """The ``n×d`` output polynomials of a circuit or model.
 
+    ``ring`` (default: a fresh one for ``obj``) must be a :class:`PolyRing` with at least ``n·d``
+    input generators and a generator for every parameter of ``obj`` (:func:`shared_ring` builds
+    one for several objects); anything else is refused (:class:`UsageError`, :class:`ShapeError`,
+    :class:`IRError`) before evaluation. ``backend`` is ``'flint'`` or ``'sympy'``.
+
     >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
     >>> [[str(p) for p in row] for row in polynomials(c)]
@@ -138,6 +145,15 @@ def polynomials(obj: Circuit | Model, ring: PolyRing | None = None, backend: Pol
     check_state(obj, "polynomials")
     if ring is None:
         ring = PolyRing(obj.n * obj.d, _params_of([obj]), backend)
+    elif not isinstance(ring, PolyRing):
+        raise UsageError(f"polynomials: ring: expected a PolyRing (shared_ring(...)), found {type(ring).__name__}; "
+                         "a backend is passed as backend=...")
+    elif ring.num_inputs < obj.n * obj.d:
+        raise ShapeError(f"polynomials: the ring has {ring.num_inputs} input generators, the object reads n·d = {obj.n * obj.d}")
+    else:
+        missing = sorted(set(obj.params()) - set(ring.params))
+        if missing:
+            raise IRError(f"polynomials: the ring has no generator for the parameters {', '.join(missing)} (build it with shared_ring)")
     u = ring.grid_input(obj.n, obj.d)
     if isinstance(obj, Circuit):
         return eval_circuit(obj, u, ring)
