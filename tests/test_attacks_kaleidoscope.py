@@ -201,8 +201,8 @@ def test_a_shorter_permutation_is_not_proved_for_a_larger_corner():
         (lambda: SparseMatrix(2, 2, (5,)), IRError, r"entry 0: expected \(row, col, value\), found 5"),
         (lambda: SparseMatrix(2, 2, None), IRError, r"entries: expected a sequence of \(row, col, value\), found NoneType"),
         (lambda: SparseMatrix(2, 2, ((0, 0, 1), (0, 0, 2))), IRError, r"position \(0, 0\) is given twice"),
-        (lambda: SparseMatrix.from_dict(2, 2, {(0,): 1}), IRError, r"expected keys \(row, col\), found \(0,\)"),
-        (lambda: SparseMatrix.from_dict(2, 2, {0: 1}), IRError, r"expected keys \(row, col\), found 0"),
+        (lambda: SparseMatrix.from_dict(2, 2, {(0,): 1}), IRError, r"expected keys \(row, col\) of ints, found \(0,\)"),
+        (lambda: SparseMatrix.from_dict(2, 2, {0: 1}), IRError, r"expected keys \(row, col\) of ints, found 0"),
         (lambda: SparseMatrix.from_dict(2, 2, [((0, 0), 1)]), IRError, r"expected a mapping"),
         (lambda: SparseMatrix.identity(2.0), ShapeError, r"sparse identity: expected a non-negative int n, found 2.0"),
         (lambda: SparseMatrix.from_dense([[1, 2], [3]]), ShapeError, r"row 1: expected 2 entries like row 0, found 1"),
@@ -364,3 +364,28 @@ def test_twiddles_refuse_a_modulus_that_is_no_small_prime(p):
     with pytest.raises(IRError, match=r"twiddles: expected a prime 2 ≤ p < 2\*\*31, found p = "):
         twiddles(f, p=p)
     assert len(twiddles(f, p=7)) == len(twiddles(f))
+
+
+@pytest.mark.parametrize("rows, match", [
+    ([{1: 7, 0: 3}, {0: 9, 1: 1}], r"dense matrix row 0: expected a sequence of entries in order, found dict"),
+    (["10", "01"], r"dense matrix row 0: expected a sequence of entries in order, found str"),
+    ([{0, 1}, {1, 0}], r"dense matrix row 0: expected a sequence of entries in order, found set"),
+    ((r for r in [[1, 0], [0, 1]]), r"dense matrix: expected a sequence of rows, found generator"),
+    ({0: [1, 0]}, r"dense matrix: expected a sequence of rows, found dict"),
+])
+def test_dense_matrices_refuse_rows_without_an_order(rows, match):
+    """``SparseMatrix.from_dense([{1: 7, 0: 3}, {0: 9, 1: 1}])`` was the identity (each dict row read
+    as its keys) and ``["10", "01"]`` too (characters): what ``sparse_to_kaleidoscope`` then built
+    and ``verify_matrix`` compared against. Rows without an order are refused where they are read."""
+    with pytest.raises(IRError, match=match):
+        SparseMatrix.from_dense(rows)
+    assert SparseMatrix.from_dense(np.array([[0, 2], [3, 0]])).entries == ((0, 1, 2), (1, 0, 3))
+
+
+def test_sparse_matrix_keys_are_integer_positions():
+    """``from_dict`` keys: numpy integers are positions (they were "outside 3×3" though inside);
+    floats, bools and keys of the wrong length are refused with the key shown."""
+    assert SparseMatrix.from_dict(3, 3, {(np.int64(2), np.int32(1)): 5}).entries == ((2, 1, 5),)
+    for key in ((0.0, 0), (True, 0), (0,), "ab"):
+        with pytest.raises(IRError, match=r"sparse matrix: expected keys \(row, col\) of ints, found"):
+            SparseMatrix.from_dict(3, 3, {key: 1})

@@ -10,7 +10,7 @@ from typing import Any
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, unordered
 
 __all__ = ["SparseMatrix", "check_permutation"]
 
@@ -101,12 +101,22 @@ class SparseMatrix:
         object.__setattr__(self, "entries", ents)
 
     @staticmethod
-    def from_dense(rows: Sequence[Sequence[object]]) -> SparseMatrix:
+    def from_dense(rows: Sequence[Sequence[object]], what: str = "dense matrix") -> SparseMatrix:
+        """The matrix of a sized sequence of rows, each a sized sequence of entries in order (lists,
+        tuples, numpy arrays). A row given as a mapping (iterating it gives its keys, so
+        ``{1: 7, 0: 3}`` would read as ``[1, 0]``), a set, a str or bytes (its characters) or a
+        generator is refused (:class:`IRError`), never read as some other row."""
+        if unordered(rows, sized=True):
+            raise IRError(f"{what}: expected a sequence of rows, found {type(rows).__name__}")
+        for i, row in enumerate(rows):
+            if unordered(row, sized=True):
+                raise IRError(f"{what} row {i}: expected a sequence of entries in order, found {type(row).__name__} "
+                              "(a mapping or set has no row order, a str is read as characters)")
         r = len(rows)
         c = len(rows[0]) if r else 0
         for i, row in enumerate(rows):
             if len(row) != c:
-                raise ShapeError(f"dense matrix row {i}: expected {c} entries like row 0, found {len(row)}")
+                raise ShapeError(f"{what} row {i}: expected {c} entries like row 0, found {len(row)}")
         ents: tuple[Any, ...] = tuple((i, j, v) for i, row in enumerate(rows) for j, v in enumerate(row))
         return SparseMatrix(r, c, ents)
 
@@ -114,11 +124,13 @@ class SparseMatrix:
     def from_dict(rows: int, cols: int, entries: Mapping[tuple[int, int], object]) -> SparseMatrix:
         if not isinstance(entries, Mapping):
             raise IRError(f"sparse matrix: expected a mapping {{(row, col): value}}, found {type(entries).__name__}")
-        for key in entries:
-            if not (isinstance(key, tuple) and len(key) == 2):
-                raise IRError(f"sparse matrix: expected keys (row, col), found {key!r:.80}")
-        ents: tuple[Any, ...] = tuple((i, j, v) for (i, j), v in entries.items())
-        return SparseMatrix(rows, cols, ents)
+        ents: list[Any] = []
+        for key, v in entries.items():
+            ij = tuple(map(_integer, key)) if isinstance(key, tuple) and len(key) == 2 else None
+            if ij is None or None in ij:  # numpy integers are ints; bools and floats are no positions
+                raise IRError(f"sparse matrix: expected keys (row, col) of ints, found {safe_repr(key, 80)}")
+            ents.append((*ij, v))
+        return SparseMatrix(rows, cols, tuple(ents))
 
     @staticmethod
     def identity(n: int) -> SparseMatrix:

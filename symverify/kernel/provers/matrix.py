@@ -21,10 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Union
 
-from symverify.errors import IRError, ShapeError
+from symverify.errors import ShapeError
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import Scalar, as_scalar, show_scalar, unordered
+from symverify.kernel.ir.scalar import Scalar, as_scalar, show_scalar
 from symverify.kernel.kaleidoscope.apply import materialize
 from symverify.kernel.kaleidoscope.circuits import circuit_matrix
 from symverify.kernel.kaleidoscope.factorization import Factorization
@@ -72,23 +72,15 @@ class KaleidoscopeCheck:
 
 
 def _target_dict(target: Target, n: int) -> dict[tuple[int, int], Scalar]:
-    """The target's nonzero entries. A dense target is a sized sequence of rows, each a sized
-    sequence of entries in order: a row given as a mapping (iterating it gives its keys, so
-    ``{1: 7, 0: 3}`` would read as ``[1, 0]``), a set, a str or bytes (its characters) or a
-    generator is refused (:class:`IRError`), never read as some other row."""
+    """The target's nonzero entries: a :class:`SparseMatrix`, a mapping ``{(row, col): value}``, or
+    dense rows read by :meth:`SparseMatrix.from_dense` (which refuses rows without an order: a
+    mapping would read as its keys, a str as its characters)."""
     if isinstance(target, SparseMatrix):
         m = target
     elif isinstance(target, Mapping):
         m = SparseMatrix.from_dict(n, n, target)
     else:
-        if unordered(target, sized=True):
-            raise IRError(f"kaleidoscope check: expected the target as a SparseMatrix, a mapping {{(row, col): value}} or a "
-                          f"sequence of rows, found {type(target).__name__}")
-        for i, row in enumerate(target):
-            if unordered(row, sized=True):
-                raise IRError(f"kaleidoscope check: target row {i}: expected a sequence of entries in order, found "
-                              f"{type(row).__name__} (a mapping or set has no row order, a str is read as characters)")
-        m = SparseMatrix.from_dense(target)
+        m = SparseMatrix.from_dense(target, "kaleidoscope check: target")  # refuses unordered rows
     if m.rows > n or m.cols > n:
         raise ShapeError(f"kaleidoscope check: the target is {m.rows}×{m.cols}, larger than the corner n×n = {n}×{n}")
     return m.as_dict()
