@@ -198,7 +198,9 @@ def apply(obj: Butterflies, x: Sequence[Any], ring: Ring | None = None, *, full:
 
 def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None = None, *, full: bool = False,
                 check: Any = None) -> list[list[Any]]:
-    """:func:`apply` on every vector of ``xs`` (coefficients are coerced once)."""
+    """:func:`apply` on every vector of ``xs`` (coefficients are coerced once). Entries are taken as
+    given: exact scalars give exact results, floats give the float products (a float reference for
+    the numeric programs); the provers pass exact values or ring elements."""
     ring = ScalarRing() if ring is None else ring
     size, fs = factors_of(obj)
     plans = [_plan(f, ring) for f in fs]
