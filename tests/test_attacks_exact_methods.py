@@ -511,3 +511,20 @@ def test_z3_builds_a_parameter_power_as_one_term():
     assert sv.verify(sq, chain, method="z3").verdict.value == "proved"
     rep = sv.verify(Circuit(1, 1, (Gate.scale(0, a**3),), (1,)), chain, method="z3")
     assert rep.verdict.value == "refuted"
+
+
+@pytest.mark.parametrize("u", [[{0: 1}, {0: 2}], ({1}, {2}), [[1], "2"], {1: [1], 0: [2]}])
+def test_exact_evaluation_refuses_rows_without_an_order(u):
+    """``evaluate(c, [{0: 1}, {0: 2}])`` read each dict row as its keys (the input ``[[0], [0]]``) and
+    returned that output; the kernel's circuit evaluation (what re-checks counterexamples) did the
+    same. Rows must be sequences in order (lists, tuples, numpy rows)."""
+    import symverify as sv
+    from symverify.errors import ShapeError
+    from symverify.kernel.semantics.evaluate import eval_circuit
+    from symverify.kernel.semantics.rings import FractionRing
+
+    c = sv.Circuit.trace(lambda v: [v[0][0] * v[1][0] + 3, v[1][0]], n=2, d=1)
+    for run in (lambda: sv.evaluate(c, u), lambda: sv.evaluate(sv.compile(c), u), lambda: eval_circuit(c, u, FractionRing({}))):
+        with pytest.raises(ShapeError, match=r"input: expected shape 2×1, a nested list \(rows of values\)"):
+            run()
+    assert sv.evaluate(c, ([1], (2,))) == sv.evaluate(c, np.array([[1], [2]])) == [[5], [2]]

@@ -9,7 +9,7 @@ from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.analysis import check_known, check_state, model_of
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import as_scalar
+from symverify.kernel.ir.scalar import as_scalar, unordered
 from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
 from symverify.kernel.semantics.rings import FractionRing
 
@@ -32,7 +32,7 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
         raise IRError(f"evaluate: expected a Circuit, Model or compiled object, found {type(obj).__name__}")
     check_state(obj, "evaluate")
     check_known(obj, params)
-    if not hasattr(u, "__len__") or any(not hasattr(row, "__len__") or isinstance(row, str) for row in u):
+    if unordered(u, sized=True) or any(unordered(row, sized=True) for row in u):  # a dict row would read as its keys
         raise ShapeError(f"input: expected shape {obj.n}×{obj.d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
     exact_u = [[as_scalar(x, f"input ({i}, {j})") for j, x in enumerate(row)] for i, row in enumerate(u)]
     ring = FractionRing({k: as_scalar(v, f"parameter {k}") for k, v in (params or {}).items()})

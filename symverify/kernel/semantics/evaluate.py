@@ -27,7 +27,7 @@ from symverify.errors import ShapeError
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, is_zero, unordered
 from symverify.kernel.semantics.layer import Shape, run_layer, run_layers, run_model
 from symverify.kernel.semantics.rings import Ring
 
@@ -76,7 +76,7 @@ def eval_circuit(c: Circuit, u: Sequence[Sequence[Any]], ring: Ring, check: Chec
 
 
 def _check_input(u: Sequence[Sequence[Any]], n: int, d: int, what: str) -> None:
-    if not hasattr(u, "__len__") or any(not hasattr(row, "__len__") or isinstance(row, str) for row in u):
+    if unordered(u, sized=True) or any(unordered(row, sized=True) for row in u):  # a dict row would read as its keys
         raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
     if len(u) != n or any(len(row) != d for row in u):
         found = f"{len(u)}×{len(u[0]) if len(u) else 0}" if all(len(r) == len(u[0]) for r in u) else "a ragged array"
