@@ -19,7 +19,7 @@ from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.kernel.ir.analysis import levels
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, sym
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, sym, unordered
 from symverify.library_gated import (
     GatedConvWeights,
     gated_conv,
@@ -219,8 +219,8 @@ def retnet_weights(d: int, gamma: object = None, W_A: Sequence[Sequence[object]]
     def matrix(name: str, Wm: Sequence[Sequence[object]] | None) -> tuple[tuple[Scalar, ...], ...]:
         if Wm is None:
             return tuple(tuple(sym(f"{prefix}{name}[{p}][{q}]") for q in range(d)) for p in range(d))
-        rows = list(Wm) if not isinstance(Wm, (str, bytes)) and hasattr(Wm, "__iter__") else None
-        if rows is None or len(rows) != d or any(isinstance(r, (str, bytes)) or not hasattr(r, "__len__") or len(r) != d for r in rows):
+        rows = None if unordered(Wm, sized=True) else list(Wm)  # type: ignore[arg-type]
+        if rows is None or len(rows) != d or any(unordered(r, sized=True) or len(r) != d for r in rows):  # a dict row: its keys
             raise IRError(f"retnet {name}: expected a {d}×{d} matrix")
         return tuple(tuple(as_scalar(v, f"retnet {name}[{p}][{q}]") for q, v in enumerate(r)) for p, r in enumerate(rows))
 

@@ -38,7 +38,7 @@ from symverify.ir.bigint import field_repr
 from symverify.ir.build import CircuitBuilder, Wire, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, sym
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, sym, unordered
 
 __all__ = ["GatedConvWeights", "GatedConvNodes", "gated_conv_weights", "gated_conv", "gated_conv_layout",
            "hyena", "hyena_weights", "h3", "h3_weights"]
@@ -109,7 +109,7 @@ def _pos(v: object, name: str, where: str, least: int = 1) -> int:
 
 
 def _seq(x: object) -> list[object] | None:
-    if isinstance(x, (str, bytes)) or not hasattr(x, "__iter__") or not hasattr(x, "__len__"):
+    if unordered(x, sized=True):  # a mapping would read as its keys, a set in hash order, a str as characters
         return None
     return list(x)  # type: ignore[call-overload]
 

@@ -126,3 +126,25 @@ def test_the_gate_limit_counts_only_the_taps_that_make_terms(monkeypatch: pytest
     assert sv.verify(c, hyena_direct(40, 1, **zero)).proved
     with pytest.raises(LimitError, match=r"hyena\(N=40, d=1, order=2\) circuit"):
         sv.library.hyena(40, 1)
+
+
+def test_weights_given_as_mappings_are_refused_not_read_as_their_keys():
+    """A weight vector or matrix row given as a dict was read as its keys (``b_in={0: 1, 1: 2, ...}``
+    became ``(0, 1, ...)``; RetNet's ``W_A=[{0: 5, 1: 7}, ...]`` the rows ``[0, 1]``); ``apply`` read
+    a dict vector the same way. Refused wherever a sequence is meant."""
+    from symverify.errors import IRError, ShapeError
+    from symverify.kaleidoscope import apply, permutation_to_kaleidoscope
+    from symverify.library import retnet_weights
+    from symverify.library_gated import gated_conv_weights
+
+    with pytest.raises(IRError, match=r"gated b_in: expected 6 entries, found dict"):
+        gated_conv_weights(4, 2, b_in={k: k + 1 for k in range(6)})
+    with pytest.raises(IRError, match=r"retnet W_A: expected a 2×2 matrix"):
+        retnet_weights(2, gamma=1, W_A=[{0: 5, 1: 7}, {0: 1, 1: 2}])
+    with pytest.raises(IRError, match=r"retnet W_A: expected a 2×2 matrix"):
+        retnet_weights(2, gamma=1, W_A={0: [1, 0], 1: [0, 1]})
+    assert retnet_weights(2, gamma=1, W_A=[[5, 7], (1, 2)]).W_A == ((5, 7), (1, 2))
+    f = permutation_to_kaleidoscope([1, 0])
+    with pytest.raises(ShapeError, match=r"applying a butterfly product: expected a vector .*found dict"):
+        apply(f, {0: 5, 1: 7})
+    assert apply(f, (5, 7)) == [7, 5]

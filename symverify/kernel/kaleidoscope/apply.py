@@ -27,7 +27,7 @@ from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, pair_index
-from symverify.kernel.ir.scalar import Scalar, is_zero, param_names
+from symverify.kernel.ir.scalar import Scalar, is_zero, param_names, unordered
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.semantics.rings import AffineRing, Ring, ScalarRing
 
@@ -206,7 +206,7 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
     plans = [_plan(f, ring) for f in fs]
     out = []
     for x in xs:
-        if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
+        if unordered(x, sized=True):  # a mapping would read as its keys
             raise ShapeError(f"applying a butterfly product: expected a vector (a sequence of values), found {type(x).__name__}")
         _, length = _io(obj, len(x), full)
         y = _run(plans, list(x) + [ring.zero] * (size - length), ring, check)
