@@ -254,7 +254,7 @@ def test_writer_checks():
         (lambda: Grid(True, 2), ShapeError, r"non-negative integer sizes; found rows = True"),
         (lambda: Grid(2, -1), ShapeError, r"found cols = -1"),
         (lambda: Grid(2.0, 1), ShapeError, r"found rows = 2.0"),
-        (lambda: Grid(1, 1, 0, 5), IRError, r"grid rectangles: expected a sequence of rectangles, found int"),
+        (lambda: Grid(1, 1, 0, 5), IRError, r"grid rectangles: expected a sequence of rectangles \(painted in order\), found int"),
         (lambda: Grid(1, 1, 0, ((0, 1, 0, True, 1),)), IRError, r"grid rectangle 0: expected int bounds"),
         (lambda: Grid(1, 1, 0, ((0, 1, 0, 1),)), IRError, r"grid rectangle 0: expected \(row_start"),
         (lambda: Grid(1, 1, True), IRError, r"grid fill: expected an exact number, found the bool True"),
@@ -458,3 +458,13 @@ def test_cli_internal_errors_are_one_line(monkeypatch, capsys, bad_files):
     monkeypatch.setenv("SYMVERIFY_TRACEBACK", "1")
     with pytest.raises(KeyError):
         main(["info", str(bad_files["good"])])
+
+
+def test_grid_rectangles_must_come_in_order():
+    """Rectangles are painted in order: a set of overlapping ones was painted in hash order
+    (``{(0, 2, 0, 2, 1), (0, 1, 0, 1, 5)}`` gave ``[[5, 1], [1, 1]]`` or the reverse), a dict read
+    as its keys. Both refused; a generator is an order."""
+    for rects in ({(0, 2, 0, 2, 1), (0, 1, 0, 1, 5)}, {(0, 2, 0, 2, 1): "x"}):
+        with pytest.raises(IRError, match=r"grid rectangles: expected a sequence of rectangles \(painted in order\)"):
+            Grid(2, 2, 0, rects)
+    assert Grid(2, 2, 0, (r for r in [(0, 2, 0, 2, 1), (0, 1, 0, 1, 5)])).to_rows() == [[5, 1], [1, 1]]

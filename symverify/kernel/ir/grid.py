@@ -77,8 +77,8 @@ class Grid:
                 raise IRError(f"a grid stored as a cell array needs fill 0, found {safe_repr(self.fill)}")
             rects.check_fits(self.rows, self.cols, "grid cell array")
             return
-        if isinstance(rects, (str, bytes)) or not hasattr(rects, "__iter__"):
-            raise IRError(f"grid rectangles: expected a sequence of rectangles, found {type(rects).__name__}")
+        if unordered(rects):  # rectangles are painted in order: a set has none, a dict would read as its keys
+            raise IRError(f"grid rectangles: expected a sequence of rectangles (painted in order), found {type(rects).__name__}")
         if type(rects) is not tuple:
             rects = tuple(rects)
             object.__setattr__(self, "rects", rects)
