@@ -31,17 +31,16 @@ def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[i
     n = len(perm)
     limits.check(n, "MAX_CELLS", f"{what} of length {n}")
     seen = [-1] * n
-    out = []
-    for i, x in enumerate(perm):
-        v = _integer(x)
+    out = tuple([x if type(x) is int else _integer(x) for x in perm])  # Python ints as they are (the common case)
+    for i, v in enumerate(out):
         if v is None or not 0 <= v < n:
+            x = perm[i]
             kind = "" if v is not None else f" of type {type(x).__name__}"
             raise IRError(f"{what}: position {i} maps to {safe_repr(x, 40)}{kind}, expected an int in 0 … {n - 1}")
         if seen[v] >= 0:
             raise IRError(f"{what}: positions {seen[v]} and {i} both map to {v}; expected a bijection of 0 … {n - 1}")
         seen[v] = i
-        out.append(v)
-    return tuple(out)
+    return out  # type: ignore[return-value]
 
 
 def _integer(x: object) -> int | None:
