@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from symverify.errors import IRError, ShapeError
+from symverify.errors import IRError
 from symverify.kernel.ir.analysis import check_known, check_state, model_of
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import as_scalar, unordered
-from symverify.kernel.semantics.evaluate import eval_circuit, eval_model
+from symverify.kernel.ir.scalar import as_scalar
+from symverify.kernel.semantics.evaluate import check_input, eval_circuit, eval_model
 from symverify.kernel.semantics.rings import FractionRing
 
 __all__ = ["evaluate"]
@@ -32,8 +32,7 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
         raise IRError(f"evaluate: expected a Circuit, Model or compiled object, found {type(obj).__name__}")
     check_state(obj, "evaluate")
     check_known(obj, params)
-    if unordered(u, sized=True) or any(unordered(row, sized=True) for row in u):  # a dict row would read as its keys
-        raise ShapeError(f"input: expected shape {obj.n}×{obj.d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
+    check_input(u, obj.n, obj.d, "circuit" if isinstance(obj, Circuit) else "model")  # before the entries are read
     exact_u = [[as_scalar(x, f"input ({i}, {j})") for j, x in enumerate(row)] for i, row in enumerate(u)]
     ring = FractionRing({k: as_scalar(v, f"parameter {k}") for k, v in (params or {}).items()})
     run = eval_circuit if isinstance(obj, Circuit) else eval_model

@@ -10,6 +10,7 @@ scalars is structural equality. Floats are rejected (see :func:`as_scalar`).
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
@@ -350,6 +351,25 @@ def power(base: Any, k: int) -> Any:
         if k:
             base = base * base
     return result
+
+
+def is_bool(x: object) -> bool:
+    """Whether ``x`` is a bool, Python's or numpy's (``np.bool`` in numpy 2, ``np.bool_``): a truth
+    value, never a number or an index here."""
+    return isinstance(x, bool) or (type(x).__module__ == "numpy" and type(x).__name__ in ("bool", "bool_"))
+
+
+def as_index(x: object) -> int | None:
+    """``x`` as a Python int when it is an integer (``int`` or a numpy integer, as ``np.argsort``
+    gives), None otherwise: bools and floats are no index (``1.0`` would read between positions)."""
+    if type(x) is int:
+        return x
+    if is_bool(x):
+        return None
+    try:
+        return operator.index(x)  # type: ignore[arg-type]
+    except TypeError:
+        return None
 
 
 def unordered(x: object, *, sized: bool = False) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, unordered
+from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_zero, unordered
 
 __all__ = ["SparseMatrix", "check_permutation"]
 
@@ -31,7 +30,7 @@ def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[i
     n = len(perm)
     limits.check(n, "MAX_CELLS", f"{what} of length {n}")
     seen = [-1] * n
-    out = tuple([x if type(x) is int else _integer(x) for x in perm])  # Python ints as they are (the common case)
+    out = tuple([x if type(x) is int else as_index(x) for x in perm])  # Python ints as they are (the common case)
     for i, v in enumerate(out):
         if v is None or not 0 <= v < n:
             x = perm[i]
@@ -42,16 +41,6 @@ def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[i
         seen[v] = i
     return out  # type: ignore[return-value]
 
-
-def _integer(x: object) -> int | None:
-    """``x`` as a Python int when it is an integer (``int`` or a numpy integer, as ``np.argsort``
-    gives), None otherwise (bools and floats included: ``1.0`` is not an index)."""
-    if isinstance(x, bool) or type(x).__name__ in ("bool", "bool_"):  # numpy bools: np.bool (2.x), np.bool_
-        return None
-    try:
-        return operator.index(x)  # type: ignore[arg-type]
-    except TypeError:
-        return None
 
 
 def _index(x: object) -> bool:
@@ -125,7 +114,7 @@ class SparseMatrix:
             raise IRError(f"sparse matrix: expected a mapping {{(row, col): value}}, found {type(entries).__name__}")
         ents: list[Any] = []
         for key, v in entries.items():
-            ij = tuple(map(_integer, key)) if isinstance(key, tuple) and len(key) == 2 else None
+            ij = tuple(map(as_index, key)) if isinstance(key, tuple) and len(key) == 2 else None
             if ij is None or None in ij:  # numpy integers are ints; bools and floats are no positions
                 raise IRError(f"sparse matrix: expected keys (row, col) of ints, found {safe_repr(key, 80)}")
             ents.append((*ij, v))

@@ -20,7 +20,6 @@ cells it needs (the per-cell re-check of a counterexample at sizes too large to 
 from __future__ import annotations
 
 import itertools
-import operator
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from fractions import Fraction
@@ -30,7 +29,7 @@ from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
-from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, sym
+from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_zero, sym
 from symverify.kernel.parametric.bulk import Placement
 from symverify.kernel.parametric.expr import (
     WIDTH,
@@ -365,13 +364,10 @@ def instance_model(g: Gadget, params: Mapping[str, int], families: Families | No
 def _check_cell(g: Gadget, i: object, q: object, nn: int, dd: int) -> tuple[int, int]:
     """The cell ``(i, q)`` as Python ints; refused unless both are integers (``int`` or numpy
     integers, not bools: a float index would read between cells) inside the ``nn×dd`` state."""
-    try:
-        if isinstance(i, bool) or isinstance(q, bool):
-            raise TypeError
-        r, c = operator.index(i), operator.index(q)  # type: ignore[arg-type]
-    except TypeError:
+    r, c = as_index(i), as_index(q)
+    if r is None or c is None:
         raise ParametricError(f"gadget {g.name}: cell: expected int row and column, found "
-                              f"({safe_repr(i, 40)}, {safe_repr(q, 40)}) of types {type(i).__name__}, {type(q).__name__}") from None
+                              f"({safe_repr(i, 40)}, {safe_repr(q, 40)}) of types {type(i).__name__}, {type(q).__name__}")
     if not (0 <= r < nn and 0 <= c < dd):
         raise ParametricError(f"gadget {g.name}: cell ({r}, {c}) outside the {nn}×{dd} state")
     return r, c

@@ -41,6 +41,7 @@ from typing import Union
 
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr
+from symverify.kernel.ir.scalar import is_bool
 
 __all__ = [
     "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
@@ -370,7 +371,7 @@ def call_predicate(name: str, fn: Callable[..., object], idx: tuple[int, ...]) -
         r = fn(*idx)
     except Exception as e:
         raise ParametricError(f"placement {name} at {idx}: the callable raised {type(e).__name__}: {safe_repr(str(e), 120)}") from e
-    if type(r) is bool or (type(r).__module__ == "numpy" and type(r).__name__ in ("bool", "bool_")):
+    if is_bool(r):
         return bool(r)
     raise ParametricError(f"placement {name} at {idx}: expected True or False, found {type(r).__name__} {safe_repr(r, 60)}")
 

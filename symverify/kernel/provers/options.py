@@ -246,7 +246,7 @@ def _check_error_bound(error_bound: object) -> Fraction:
     such as ``'1/1000'``, or a finite float (numpy floats of any width included), read as the exact
     binary value it holds (``1e-9`` is ``Fraction(1e-9)``, within 2^-82 of 10^-9), so a float is taken
     at its value, not rounded; bools (numpy's too), NaN and infinities get the range ``UsageError``."""
-    from symverify.kernel.ir.scalar import Sym, as_scalar
+    from symverify.kernel.ir.scalar import Sym, as_scalar, is_bool
 
     shown = safe_repr(error_bound, 60)
     if isinstance(error_bound, numbers.Real) and not isinstance(error_bound, numbers.Rational):
@@ -255,7 +255,7 @@ def _check_error_bound(error_bound: object) -> Fraction:
             eb: object = Fraction(*error_bound.as_integer_ratio())  # type: ignore[attr-defined]
         except (AttributeError, TypeError, ValueError, OverflowError):  # NaN, infinities, a Real without the method
             raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}") from None
-    elif isinstance(error_bound, bool) or type(error_bound).__name__ in ("bool", "bool_"):  # numpy bools too
+    elif is_bool(error_bound):  # numpy bools too
         raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}")
     else:
         eb = as_scalar(error_bound, "error_bound")

@@ -31,7 +31,7 @@ from symverify.kernel.ir.scalar import Scalar, is_zero, unordered
 from symverify.kernel.semantics.layer import Shape, run_layer, run_layers, run_model
 from symverify.kernel.semantics.rings import Ring
 
-__all__ = ["Ring", "RingArithmetic", "RingLayer", "eval_circuit_nodes", "eval_circuit", "eval_layer", "eval_layers", "eval_model",
+__all__ = ["Ring", "RingArithmetic", "RingLayer", "check_input", "eval_circuit_nodes", "eval_circuit", "eval_layer", "eval_layers", "eval_model",
            "embed", "crop"]
 
 T = TypeVar("T")
@@ -69,13 +69,15 @@ def eval_circuit_nodes(c: Circuit, inputs: Sequence[Any], ring: Ring, check: Che
 
 def eval_circuit(c: Circuit, u: Sequence[Sequence[Any]], ring: Ring, check: Check | None = None) -> State:
     """The circuit's ``n×d`` output: outputs row-major, the remaining entries zero."""
-    _check_input(u, c.n, c.d, "circuit")
+    check_input(u, c.n, c.d, "circuit")
     vals = eval_circuit_nodes(c, [x for row in u for x in row], ring, check)
     flat = [vals[o] for o in c.outputs] + [ring.zero] * (c.num_inputs - len(c.outputs))
     return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)]
 
 
-def _check_input(u: Sequence[Sequence[Any]], n: int, d: int, what: str) -> None:
+def check_input(u: Sequence[Sequence[Any]], n: int, d: int, what: str) -> None:
+    """``u`` is ``n`` rows of ``d`` values, each row a sequence in order (a dict row would read as its
+    keys, a str as its characters): else :class:`ShapeError`."""
     if unordered(u, sized=True) or any(unordered(row, sized=True) for row in u):  # a dict row would read as its keys
         raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
     if len(u) != n or any(len(row) != d for row in u):
@@ -288,5 +290,5 @@ def crop(state: State, n: int, d: int) -> State:
 def eval_model(m: Model, u: Sequence[Sequence[Any]], ring: Ring, check: Check | None = None) -> State:
     """The model's ``N×d`` output (embed, apply every layer, crop; docs/theory.md §1.2); ``check`` as in
     :func:`eval_layers`."""
-    _check_input(u, m.n, m.d, "model")
+    check_input(u, m.n, m.d, "model")
     return run_model(m, m.layers, u, RingArithmetic(ring, check), check)
