@@ -618,7 +618,7 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 
 _STATUS = {"ok": "[green]ok[/green]", "failed": "[red]FAILED[/red]", "crashed": "[red]CRASHED[/red]",
-           "interrupted": "[yellow]INTERRUPTED[/yellow]"}
+           "timeout": "[red]TIMED OUT[/red]", "interrupted": "[yellow]INTERRUPTED[/yellow]"}
 
 
 def _table(summary: Any, wide: bool = False) -> Any:
@@ -626,6 +626,8 @@ def _table(summary: Any, wide: bool = False) -> Any:
     closest to its bound or what is over, time); ``wide`` adds titles and the whole over-bound
     list."""
     from rich.table import Table
+
+    from symverify.scripts.runner import NO_RESULT
 
     where = summary.where or f"-j {summary.jobs}"
     t = Table(title=f"proof scripts{' (quick)' if summary.quick else ''}, {where}", title_justify="left")
@@ -640,7 +642,7 @@ def _table(summary: Any, wide: bool = False) -> Any:
         c = o.counts()
         over = o.over_bound()
         tight = o.tightest()
-        if o.status in ("crashed", "interrupted"):
+        if o.status in NO_RESULT:
             bounds = "-"
         elif over:
             over = o.over_bound_shown()
@@ -688,7 +690,7 @@ def _print_failures(out: Any, summary: Any) -> None:
     for o in summary.outcomes:
         if o.ok:
             continue
-        if o.status in ("crashed", "interrupted"):
+        if o.status in runner.NO_RESULT:
             out.print(f"[red]{_esc(o.name)} {o.status}[/red]: {_esc(o.error)}", markup=True, highlight=False)
             continue
         for inst in o.instances():

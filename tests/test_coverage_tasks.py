@@ -45,8 +45,8 @@ def test_a_stopped_pool_starts_nothing(tmp_path):
     procs = Processes()
     procs.stop()
     marker = tmp_path / "ran"
-    code, out, err = procs.run([sys.executable, "-c", f"open({str(marker)!r}, 'w')"], tmp_path, None)
-    assert (code, out, err) == (None, "", "interrupted")
+    ran = procs.run([sys.executable, "-c", f"open({str(marker)!r}, 'w')"], tmp_path, None)
+    assert ran == (None, "", "interrupted", False)
     assert not marker.exists()
 
 
@@ -56,11 +56,11 @@ def user_task(tmp_path, body, **kw):
     return Task("s", source=str(tmp_path), path=str(path), **kw)
 
 
-def test_a_timeout_is_a_crash_that_says_so(tmp_path):
-    """execute: a process killed at its timeout is 'crashed' with the timeout as error."""
+def test_a_timeout_is_its_own_status_that_says_so(tmp_path):
+    """execute: a process killed at its timeout is 'timeout' (not 'crashed') with the timeout as error."""
     t = user_task(tmp_path, "import time\ntime.sleep(60)\n", timeout=0.5)
     ans = execute(t)
-    assert ans["status"] == "crashed" and ans["result"] is None
+    assert ans["status"] == "timeout" and ans["result"] is None
     assert ans["error"] == "timed out after 0.5 s"
     assert ans["seconds"] < 30
 

@@ -291,3 +291,37 @@ def test_junit_counts_and_golden_show_each_claims_kind():
     assert cases["reading"].find("failure") is not None and cases["reading"].find("skipped") is None
     golden = json.loads(golden_text(RunSummary(True, (row,)).to_json()))
     assert [i["kind"] for i in golden[0]["instances"]] == ["computed", "argued", "argued"]
+
+
+SLEEPING = '''
+import time
+
+from symverify.scripts.protocol import script_main
+
+TITLE = "Never finishes"
+
+
+def run(quick=False):
+    time.sleep(60)
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))
+'''
+
+
+def test_cli_a_script_past_its_timeout_is_timed_out_not_crashed(tmp_path, capsys):
+    """``prove --timeout S``: a script killed at S is ``TIMED OUT`` in the table, ``"timeout"`` in the
+    JSON (its error says after how long), an error of type ``timeout`` in JUnit, and fails the run."""
+    d = tmp_path / "slow"
+    d.mkdir()
+    (d / "sleeping.py").write_text(SLEEPING, encoding="utf-8")
+    out_json, junit = tmp_path / "run.json", tmp_path / "run.xml"
+    code = main(["prove", "sleeping", "--dir", str(d), "--timeout", "1", "--json", str(out_json), "--junit", str(junit)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "TIMED OUT" in out and "CRASHED" not in out and "sleeping timeout: timed out after 1.0 s" in out
+    script = json.loads(out_json.read_text(encoding="utf-8"))["scripts"][0]
+    assert (script["status"], script["ok"], script["error"]) == ("timeout", False, "timed out after 1.0 s")
+    error = ET.parse(junit).getroot().find("testsuite/testcase/error")
+    assert error is not None and error.get("type") == "timeout" and error.text == "timed out after 1.0 s"

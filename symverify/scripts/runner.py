@@ -182,10 +182,16 @@ def sweep_script(scripts: dict[str, Script], family: str) -> str:
     raise UsageError(f"no sweep {family!r}; available: {listing}")
 
 
+NO_RESULT = ("crashed", "timeout", "interrupted")
+"""The statuses of a script row without a result: ``crashed``, ``timeout`` (killed at ``--timeout``;
+``error`` says after how long) and ``interrupted``."""
+
+
 @dataclass(frozen=True)
 class ScriptOutcome:
     """One script's row: ``status`` is ``ok``, ``failed`` (ran, not every instance ok),
-    ``crashed`` (no result) or ``interrupted`` (the run stopped before it finished)."""
+    ``crashed`` (no result), ``timeout`` (killed at its timeout) or ``interrupted`` (the run
+    stopped before it finished)."""
 
     name: str
     title: str
@@ -346,13 +352,13 @@ def _claim(inst: Any, k: int) -> dict[str, Any]:
 def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: str | None = None) -> ScriptOutcome:
     """One row from the results of a script's tasks (:func:`~symverify.scripts.tasks.execute`):
     the instances of every part in the order of a one-process run. A part that did not finish
-    makes the row ``crashed`` (or ``interrupted``); with ``local_version``, so does a part run by
-    another version of symverify."""
+    makes the row ``crashed`` (or ``timeout``, ``interrupted``); with ``local_version``, so does a
+    part run by another version of symverify."""
     secs = max((float(p.get("seconds", 0.0)) for p in parts), default=0.0)
     for p in parts:
         status = p.get("status")
-        if status == "interrupted":
-            return ScriptOutcome(script.name, script.title, "interrupted", secs, error=str(p.get("error", "")), source=script.source)
+        if status in ("timeout", "interrupted"):
+            return ScriptOutcome(script.name, script.title, status, secs, error=str(p.get("error", "")), source=script.source)
         if status != "done":
             return ScriptOutcome(script.name, script.title, "crashed", secs, error=str(p.get("error", "")), source=script.source)
         if local_version is not None and p.get("version") != local_version:
@@ -465,15 +471,15 @@ def rows(scripts: dict[str, Script], names: Sequence[str], done: Mapping[str, Sc
 def junit_xml(summary: RunSummary) -> str:
     """JUnit XML: one ``testsuite`` per script, one ``testcase`` per instance (a failure when it is
     not proved or over a bound; ``skipped`` when it is an argued claim, never decided by the tool),
-    with the instance's kind, verdict and basis as ``properties``; a crashed or interrupted script is
-    one ``testcase`` with an error."""
+    with the instance's kind, verdict and basis as ``properties``; a script without a result
+    (crashed, timed out, interrupted) is one ``testcase`` with an error of that type."""
     suites = ET.Element("testsuites", name="symverify prove", tests="0", failures="0", errors="0")
     total = fails = errors = 0
     for o in summary.outcomes:
         suite = ET.SubElement(suites, "testsuite", name=o.name)
         cases = o.instances()
         n_fail = n_err = n_skip = 0
-        if o.status in ("crashed", "interrupted") or not cases:
+        if o.status in NO_RESULT or not cases:
             case = ET.SubElement(suite, "testcase", classname=f"symverify.proofs.{o.name}", name=o.title or o.name)
             ET.SubElement(case, "error", message=o.status, type=o.status).text = o.error or "no instances checked"
             n_err, cases = 1, []

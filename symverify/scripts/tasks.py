@@ -3,10 +3,10 @@
 A :class:`Task` names a script, a tier and a part of it (the whole script, a shard ``k/K``, a set
 of case indices, or only counting the cases; see :mod:`symverify.scripts.protocol`).
 :func:`execute` runs it as ``python -m symverify.proofs.NAME --json OUT ...`` (or the user's file)
-and returns plain JSON, the same wherever it runs: ``status`` (``done``, ``crashed``, ``lost``:
-killed by a signal nobody here sent, or ``interrupted``), ``result`` (the script's JSON, or
-``{"cases": N}`` for a count), ``error``, ``seconds``, ``version`` (symverify's, on the machine that
-ran it) and ``host``. A crash, even a FLINT abort, ends one process, never the caller.
+and returns plain JSON, the same wherever it runs: ``status`` (``done``, ``crashed``, ``timeout``:
+killed at the task's timeout, ``lost``: killed by a signal nobody here sent, or ``interrupted``),
+``result`` (the script's JSON, or ``{"cases": N}`` for a count), ``error``, ``seconds``,
+``version`` (symverify's, on the machine that ran it) and ``host``. A crash, even a FLINT abort, ends one process, never the caller.
 
 A user's script (``--dir DIR``) runs from its file when ``path`` is set; a task for another
 machine carries the ``*.py`` files of its directory instead (``files``), written to a temporary
@@ -31,11 +31,11 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from symverify._version import __version__
 
-__all__ = ["BUILTIN", "Task", "Processes", "execute", "one_line", "ship"]
+__all__ = ["BUILTIN", "Task", "Processes", "Ran", "execute", "one_line", "ship"]
 
 BUILTIN = "builtin"
 
@@ -128,6 +128,17 @@ def crash_reason(stderr: str, script: str) -> str:
     return f"{Path(path).name}:{number}: {lines[-1].strip()}"
 
 
+class Ran(NamedTuple):
+    """How a child process ended (:meth:`Processes.run`): ``code`` is its exit status, None when it
+    was killed at its timeout (``timed_out``) or stopped; each output keeps its last
+    :data:`OUTPUT_TAIL` bytes."""
+
+    code: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+
+
 class Processes:
     """The running child processes, so an interrupt can stop them all."""
 
@@ -137,8 +148,8 @@ class Processes:
         self.stopping = False
 
     def run(self, cmd: list[str], cwd: Path, timeout: float | None, env: Mapping[str, str] | None = None,
-            should_stop: Callable[[], bool] | None = None, guard: bool = False) -> tuple[int | None, str, str]:
-        """``(returncode, stdout, stderr)``; returncode None when it timed out or was stopped.
+            should_stop: Callable[[], bool] | None = None, guard: bool = False) -> Ran:
+        """How ``cmd`` ended (:class:`Ran`): ``code`` None when it timed out or was stopped.
 
         ``should_stop`` is asked about once a second; when it says yes the process is killed.
         ``guard`` kills the process when this one dies (Linux; see ``_GUARD``).
@@ -151,7 +162,7 @@ class Processes:
         """
         with self._lock:
             if self.stopping:
-                return None, "", "interrupted"
+                return Ran(None, "", "interrupted")
             # UTF-8 output whatever the locale: _tail decodes it as UTF-8, and a script's table (≤, →) must
             # not crash the script where standard output is ASCII-only (LC_ALL=C with UTF-8 mode off).
             full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8", **(env or {})}
@@ -171,18 +182,18 @@ class Processes:
                 try:
                     proc.wait(timeout=wait)
                     _kill_group(proc)  # grandchildren left behind
-                    return (None if self.stopping else proc.returncode), _tail(out_f), _tail(err_f)
+                    return Ran(None if self.stopping else proc.returncode, _tail(out_f), _tail(err_f))
                 except subprocess.TimeoutExpired:
                     pass
                 if deadline is not None and time.monotonic() >= deadline:
                     _kill_group(proc)
                     proc.wait()
-                    return None, _tail(out_f), f"timed out after {timeout} s"
+                    return Ran(None, _tail(out_f), f"timed out after {timeout} s", timed_out=True)
                 if should_stop is not None and _asks_to_stop(should_stop):
                     self.stopping = True
                     _kill_group(proc)
                     proc.wait()
-                    return None, "", "interrupted"
+                    return Ran(None, "", "interrupted")
         finally:
             with self._lock:
                 self._running.discard(proc)
@@ -252,11 +263,12 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         work = root / "work"
         work.mkdir()
         out = work / "result.json"
-        code, stdout, stderr = procs.run(task.argv(out, root), work, task.timeout, dict(task.env), should_stop, guard)
+        code, stdout, stderr, timed_out = procs.run(task.argv(out, root), work, task.timeout, dict(task.env),
+                                                    should_stop, guard)
         if procs.stopping:
             return answer("interrupted", None, "the run was interrupted")
         if code is None:
-            return answer("crashed", None, stderr)
+            return answer("timeout" if timed_out else "crashed", None, stderr)
         data = None
         if out.exists():
             try:

@@ -43,7 +43,7 @@ table { border-collapse: collapse; font-size: 0.85em; margin: 0.4em 0; }
 th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.proved, .ok { color: #1a7f37; font-weight: 600; } .refuted, .failed, .crashed, .over { color: #cf222e; font-weight: 600; }
+.proved, .ok { color: #1a7f37; font-weight: 600; } .refuted, .failed, .crashed, .timeout, .over { color: #cf222e; font-weight: 600; }
 .unknown { color: #9a6700; font-weight: 600; }
 .res { font-family: ui-monospace, monospace; font-size: 0.95em; }
 .detail { color: #57606a; max-width: 40em; }
