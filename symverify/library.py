@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -22,6 +22,7 @@ from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, sym, unordered
 from symverify.library_gated import (
     GatedConvWeights,
+    _pos,
     gated_conv,
     gated_conv_weights,
     h3,
@@ -67,6 +68,17 @@ def _pow2(k: int, what: str) -> None:
         raise IRError(f"{what}: expected a power of two, found {k}")
 
 
+def _sizes(where: str, inputs: Callable[[], int], gates: Callable[[], int], **sizes: object) -> None:
+    """Check a builder's size arguments before it builds anything: each is an int ≥ 1
+    (:class:`IRError` naming it), the inputs are within ``MAX_INPUTS`` and ``gates()``, a lower bound
+    on the circuit's gate count, within ``MAX_GATES`` (:class:`~symverify.errors.LimitError`), so a
+    huge size is refused at once instead of filling the memory."""
+    for name, v in sizes.items():
+        _pos(v, name, where)
+    limits.check(inputs(), "MAX_INPUTS", lambda: f"{where}({', '.join(f'{k}={v}' for k, v in sizes.items())})")
+    limits.check(gates(), "MAX_GATES", lambda: f"{where}({', '.join(f'{k}={v}' for k, v in sizes.items())})")
+
+
 def walsh_hadamard(n: int, d: int = 1) -> Circuit:
     """``y = H_N·x`` for ``N = n·d`` (a power of two), unnormalised Sylvester order.
 
@@ -77,6 +89,7 @@ def walsh_hadamard(n: int, d: int = 1) -> Circuit:
     >>> stats(c).depth, stats(c).size
     (2, 8)
     """
+    _sizes("walsh_hadamard", lambda: n * d, lambda: n * d * ((n * d).bit_length() - 1), n=n, d=d)
     N = n * d
     _pow2(N, "walsh_hadamard size n·d")
     b = CircuitBuilder(n, d)
@@ -95,8 +108,7 @@ def poly_mult(m: int) -> Circuit:
     """Schoolbook product of two degree-(m−1) polynomials: row 0 of u holds a, row 1 holds b
     (n = 2, d = m); output k = ``Σ_{i+j=k} a_i·b_j`` for k = 0 … 2m−2. Depth ``1 + ⌈log2 m⌉``.
     """
-    if m < 1:
-        raise IRError(f"poly_mult: expected m ≥ 1, found {m}")
+    _sizes("poly_mult", lambda: 2 * m, lambda: m * m, m=m)
     b = CircuitBuilder(2, m)
     u = b.inputs()
     prods = [[u[0][i] * u[1][j] for j in range(m)] for i in range(m)]
@@ -106,6 +118,7 @@ def poly_mult(m: int) -> Circuit:
 
 def prefix_sums(N: int, d: int = 1) -> Circuit:
     """All prefix sums ``y_k = x_0 + … + x_k`` of ``N·d`` inputs (Hillis–Steele), depth ``⌈log2(N·d)⌉``."""
+    _sizes("prefix_sums", lambda: N * d, lambda: sum(N * d - (1 << t) for t in range((N * d - 1).bit_length())), N=N, d=d)
     b = CircuitBuilder(N, d)
     z: list[Wire] = [w for row in b.inputs() for w in row]
     h = 1
@@ -117,6 +130,7 @@ def prefix_sums(N: int, d: int = 1) -> Circuit:
 
 def product_tree(N: int, d: int = 1) -> Circuit:
     """``x_0·x_1 ⋯ x_{N·d−1}`` by a balanced tree, depth ``⌈log2(N·d)⌉``; one output."""
+    _sizes("product_tree", lambda: N * d, lambda: N * d - 1, N=N, d=d)
     b = CircuitBuilder(N, d)
     z: list[Wire] = [w for row in b.inputs() for w in row]
     while len(z) > 1:
@@ -132,6 +146,7 @@ def matvec(M: Sequence[Sequence[object]], n: int, d: int = 1) -> Circuit:
 def matvec_bilinear(m: int) -> Circuit:
     """``y = A·x`` with both ``A`` (rows 0 … m−1 of u) and ``x`` (row m) as inputs; n = m+1, d = m.
     Depth ``1 + ⌈log2 m⌉``."""
+    _sizes("matvec_bilinear", lambda: (m + 1) * m, lambda: m * m, m=m)
     b = CircuitBuilder(m + 1, m)
     u = b.inputs()
     outs = [sum_tree(b, [(1, u[i][j] * u[m][j]) for j in range(m)]) for i in range(m)]
@@ -142,12 +157,15 @@ def elementary_symmetric(N: int, k: int | None = None, d: int = 1) -> Circuit:
     """``e_1, …, e_k`` of the ``N·d`` inputs (default all, ``k = N·d``) by the recurrence
     ``e_j(x_0..x_i) = e_j(x_0..x_{i−1}) + x_i·e_{j−1}(x_0..x_{i−1})``; output j−1 is ``e_j``.
     The depth grows linearly in ``N·d`` (the recurrence is sequential)."""
+    _sizes("elementary_symmetric", lambda: N * d, lambda: 0, N=N, d=d)
+    total = N * d
+    k = total if k is None else k
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= total:
+        raise IRError(f"elementary_symmetric: expected an int 1 ≤ k ≤ {total}, found {k!r}")
+    # input i adds one product per e_j with 2 ≤ j ≤ min(i + 1, k): Σ_i (min(i + 1, k) − 1) of them
+    limits.check(k * (k - 1) // 2 + (total - k) * (k - 1), "MAX_GATES", lambda: f"elementary_symmetric(N={N}, k={k}, d={d})")
     b = CircuitBuilder(N, d)
     xs: list[Wire] = [w for row in b.inputs() for w in row]
-    total = len(xs)
-    k = total if k is None else k
-    if not 1 <= k <= total:
-        raise IRError(f"elementary_symmetric: expected 1 ≤ k ≤ {total}, found {k}")
     e: list[Wire | None] = [None] * (k + 1)  # e[j] over the prefix; None = 0
     for x in xs:
         for j in range(k, 0, -1):
@@ -160,8 +178,8 @@ def elementary_symmetric(N: int, k: int | None = None, d: int = 1) -> Circuit:
 
 def determinant(m: int) -> Circuit:
     """``det(u)`` of an ``m×m`` input (n = d = m) by Laplace expansion along row 0; one output."""
-    if not 1 <= m <= 5:
-        raise IRError(f"determinant: expected 1 ≤ m ≤ 5 (Laplace expansion is m! terms), found {m}")
+    if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= 5:
+        raise IRError(f"determinant: expected an int 1 ≤ m ≤ 5 (Laplace expansion is m! terms), found {m!r}")
     b = CircuitBuilder(m, m)
     u = b.inputs()
 
@@ -212,6 +230,7 @@ def retnet_weights(d: int, gamma: object = None, W_A: Sequence[Sequence[object]]
     """
     if not isinstance(d, int) or isinstance(d, bool) or d < 1:
         raise IRError(f"retnet: expected a positive int d, found {d!r}")
+    limits.check(d * d, "MAX_CELLS", lambda: f"retnet_weights(d={d}): each d×d projection")
     if prefix and all(x is not None for x in (gamma, W_A, W_C, W_V)):
         raise IRError(f"retnet: prefix={prefix!r} names the symbolic weights, but gamma, W_A, W_C and W_V are all given")
     g = sym(f"{prefix}gamma") if gamma is None else as_scalar(gamma, "retnet gamma")
@@ -300,6 +319,8 @@ def retnet_layout(N: int, d: int, layers: Sequence[RetNetWeights], name: str | N
             raise IRError(f"retnet layer {k}: expected RetNetWeights, found {type(w).__name__}")
         if w.d != d:
             raise IRError(f"retnet layer {k}: expected weights for d = {d}, found d = {w.d}")
+    # each layer multiplies A[t][p]·V[t][q] for every t, p, q: at least N·d² gates a layer
+    limits.check(N * d * d * len(layers), "MAX_GATES", lambda: f"retnet(N={N}, d={d}) with {len(layers)} layer(s)")
     if type(d) is not int or not (name is None or type(name) is str):
         return _retnet_layout(N, d, layers, name)
     return _RETNET_LAYOUTS(typed_key(N, d, tuple(layers), name), lambda: _retnet_layout(N, d, layers, name))
@@ -355,6 +376,8 @@ def retnet_stack_weights(d: int, layers: int | Sequence[RetNetWeights]) -> list[
     if isinstance(layers, int) and not isinstance(layers, bool):
         if layers < 1:
             raise IRError(f"retnet_stack: expected at least one layer, found {layers}")
+        limits.check(layers * d * d if isinstance(d, int) else 0, "MAX_GATES",
+                     lambda: f"retnet_stack(d={d}) of {layers} layers (each at least N·d² gates)")
         return [retnet_weights(d, prefix=f"L{k}.") for k in range(layers)]
     if isinstance(layers, (str, bytes, bool)) or not isinstance(layers, Sequence):
         raise IRError(f"retnet_stack: expected a layer count or a sequence of RetNetWeights, found {type(layers).__name__}")
@@ -368,6 +391,7 @@ _CONSTS: list[Scalar] = [1, 2, -1, Fraction(1, 3)]
 def symbolic_mixing(n: int) -> Circuit:
     """A linear circuit with symbolic coefficients (for "for all a, b" statements): level 1 is
     ``y_i = a·x_i + b·x_{i+1}``, level 2 ``z_i = y_i + a·b·y_{i+1}`` (indices mod n); n×1 input."""
+    _sizes("symbolic_mixing", lambda: n, lambda: 2 * n, n=n)
     a, b = sym("a"), sym("b")
     gates = [Gate.lin(i, a, (i + 1) % n, b) for i in range(n)]
     gates += [Gate.lin(n + i, 1, n + (i + 1) % n, a * b) for i in range(n)]
@@ -388,10 +412,15 @@ def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 
     constants appear. Outputs: the last level's gates first, then random nodes, ``num_outputs``
     in all (default ``min(n·d, 4)``).
     """
+    _sizes("random_circuit", lambda: n * d, lambda: 0, n=n, d=d)
+    for name, v in (("size", size), ("depth", depth)):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise IRError(f"random_circuit: expected an int {name}, found {v!r}")
     if depth < 0 or size < depth or (depth == 0 and size):
         raise IRError(f"random_circuit: expected size ≥ depth ≥ 0 (and size 0 when depth 0), found size={size}, depth={depth}")
+    if not isinstance(mul_fraction, (int, float, Fraction)) or isinstance(mul_fraction, bool) or not 0 <= mul_fraction <= 1:
+        raise IRError(f"random_circuit: expected 0 ≤ mul_fraction ≤ 1, found {mul_fraction!r}")
     limits.check(size, "MAX_GATES", "random_circuit")
-    limits.check(n * d, "MAX_INPUTS", "random_circuit")
     rng = random.Random(seed)
     nd = n * d
     gates: list[Gate] = []
@@ -399,11 +428,11 @@ def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 
     counts = [1] * depth
     for _ in range(size - depth):
         counts[rng.randrange(depth)] += 1
+    pool = list(by_level[0])  # every node of the levels below, level by level (the same list for a whole level)
     for ell in range(1, depth + 1):
         cur: list[int] = []
         for _ in range(counts[ell - 1]):
             a = rng.choice(by_level[ell - 1])
-            pool = [v for lv in by_level for v in lv]
             bnode = rng.choice(pool)
             if consts and rng.random() < 0.05:
                 gates.append(Gate(Op.CONST, (), (rng.choice(_CONSTS),)))
@@ -414,6 +443,7 @@ def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 
                 gates.append(Gate(Op.LIN, (a, bnode), (_coeff(rng), _coeff(rng))))
             cur.append(nd + len(gates) - 1)
         by_level.append(cur)
+        pool += cur
     m = min(nd, 4) if num_outputs is None else num_outputs
     if not 0 <= m <= nd:
         raise IRError(f"random_circuit: expected 0 ≤ num_outputs ≤ n·d = {nd}, found {m}")
@@ -455,7 +485,9 @@ def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fractio
     """
     if wiring not in WIRINGS:
         raise UsageError(f"wired_circuit: wiring: expected one of {', '.join(WIRINGS)}, found {wiring!r}")
-    if w < 1 or depth < 1 or not 0 <= mul_fraction <= 1:
+    if (not all(isinstance(v, int) and not isinstance(v, bool) for v in (w, depth))
+            or not isinstance(mul_fraction, (int, float, Fraction)) or isinstance(mul_fraction, bool)
+            or w < 1 or depth < 1 or not 0 <= mul_fraction <= 1):
         raise UsageError(f"wired_circuit: expected w ≥ 1, depth ≥ 1 and 0 ≤ mul_fraction ≤ 1, found w={w}, depth={depth}, "
                          f"mul_fraction={mul_fraction}")
     limits.check(w * depth, "MAX_GATES", f"wired_circuit of width {w} and depth {depth}")

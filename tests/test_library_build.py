@@ -22,7 +22,10 @@ from symverify.library import (
     random_circuit,
     random_linear_circuit,
     retnet,
+    retnet_stack,
+    retnet_weights,
     standard_library,
+    symbolic_mixing,
     walsh_hadamard,
 )
 from symverify.semantics.exact import evaluate
@@ -143,7 +146,7 @@ def test_library_validation():
         walsh_hadamard(3, 2)
     with pytest.raises(IRError, match="expected size ≥ depth"):
         random_circuit(1, 1, 2, 5)
-    with pytest.raises(IRError, match="expected 1 ≤ k ≤ 3"):
+    with pytest.raises(IRError, match="expected an int 1 ≤ k ≤ 3, found 4"):
         elementary_symmetric(3, 4)
     assert len(standard_library()) >= 8
 
@@ -171,3 +174,110 @@ def test_wired_circuit_rejects_bad_arguments():
         wired_circuit(0, 2, "hub")
     with pytest.raises(UsageError, match=r"mul_fraction=1\.5"):
         wired_circuit(4, 2, "hub", mul_fraction=1.5)
+
+
+# ---- sizes of the wrong type or too large are refused before anything is built ----
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: walsh_hadamard(4.0), r"walsh_hadamard: expected an int n ≥ 1, found 4\.0"),
+    (lambda: walsh_hadamard(4, True), r"walsh_hadamard: expected an int d ≥ 1, found True"),
+    (lambda: poly_mult(2.5), r"poly_mult: expected an int m ≥ 1, found 2\.5"),
+    (lambda: poly_mult(0), r"poly_mult: expected an int m ≥ 1, found 0"),
+    (lambda: prefix_sums(3, 0), r"prefix_sums: expected an int d ≥ 1, found 0"),
+    (lambda: product_tree("4"), r"product_tree: expected an int N ≥ 1, found '4'"),
+    (lambda: matvec_bilinear(0), r"matvec_bilinear: expected an int m ≥ 1, found 0"),
+    (lambda: elementary_symmetric(3, True), r"elementary_symmetric: expected an int 1 ≤ k ≤ 3, found True"),
+    (lambda: elementary_symmetric(3, 2.0), r"expected an int 1 ≤ k ≤ 3, found 2\.0"),
+    (lambda: determinant(2.5), r"determinant: expected an int 1 ≤ m ≤ 5 .* found 2\.5"),
+    (lambda: random_circuit(2, 1, 5, 3, mul_fraction=2), r"random_circuit: expected 0 ≤ mul_fraction ≤ 1, found 2"),
+    (lambda: random_circuit(2, 1, 5, 3, mul_fraction=float("nan")), r"expected 0 ≤ mul_fraction ≤ 1, found nan"),
+    (lambda: random_circuit(2, 1, 5.0, 3), r"random_circuit: expected an int size, found 5\.0"),
+    (lambda: random_circuit(2, 1.0, 5, 3), r"random_circuit: expected an int d ≥ 1, found 1\.0"),
+])
+def test_library_sizes_of_the_wrong_type_are_refused(call, match):
+    with pytest.raises(IRError, match=match):
+        call()
+
+
+def test_wired_circuit_sizes_of_the_wrong_type_are_refused():
+    from symverify.errors import UsageError
+    from symverify.library import wired_circuit
+
+    with pytest.raises(UsageError, match=r"found w=4\.0"):
+        wired_circuit(4.0, 2, "hub")
+    with pytest.raises(UsageError, match=r"found w=4, depth=True"):
+        wired_circuit(4, True, "hub")
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: walsh_hadamard(2 ** 40), r"walsh_hadamard\(n=1099511627776, d=1\): 1099511627776 inputs.*MAX_INPUTS"),
+    (lambda: walsh_hadamard(128, 2), r"walsh_hadamard\(n=128, d=2\): 2048 gates.*MAX_GATES"),
+    (lambda: poly_mult(40), r"poly_mult\(m=40\): 1600 gates.*MAX_GATES"),
+    (lambda: prefix_sums(100, 2), r"prefix_sums\(N=100, d=2\): 1345 gates.*MAX_GATES"),
+    (lambda: product_tree(10 ** 9), r"product_tree\(N=1000000000, d=1\): 1000000000 inputs.*MAX_INPUTS"),
+    (lambda: matvec_bilinear(40), r"matvec_bilinear\(m=40\): 1600 gates"),
+    (lambda: elementary_symmetric(100, 20), r"elementary_symmetric\(N=100, k=20, d=1\): 1710 gates"),
+    (lambda: retnet(20, 8), r"retnet\(N=20, d=8\) with 1 layer\(s\): 1280 gates"),
+    (lambda: retnet_stack(2, 8, 10 ** 6), r"retnet_stack\(d=8\) of 1000000 layers .*: 64000000 gates"),
+    (lambda: retnet_weights(3000), r"retnet_weights\(d=3000\): each d×d projection: 9000000 cells.*MAX_CELLS"),
+    (lambda: symbolic_mixing(600), r"symbolic_mixing\(n=600\): 1200 gates"),
+])
+def test_library_sizes_beyond_the_limits_are_refused_before_building(monkeypatch, call, name):
+    """The builders check their sizes against MAX_INPUTS and a lower bound of their gate count against
+    MAX_GATES first (the message names the builder and its arguments): with the limit lowered to
+    1000 gates, every size here is refused at once; without the check the recorder's own guard (which
+    names only 'a circuit on n×d inputs') or the machine's memory would stop it."""
+    from symverify.errors import LimitError
+    from symverify.ir import limits
+
+    monkeypatch.setattr(limits, "MAX_GATES", 1000)
+    with pytest.raises(LimitError, match=name):
+        call()
+
+
+def test_the_gate_lower_bounds_are_lower_bounds():
+    """Each builder's gate estimate never exceeds the gates it builds (so no buildable size is refused)."""
+    from symverify.ir import limits
+
+    for call in (lambda: walsh_hadamard(8, 2), lambda: poly_mult(5), lambda: prefix_sums(7, 3), lambda: product_tree(9),
+                 lambda: matvec_bilinear(4), lambda: elementary_symmetric(7, 3), lambda: elementary_symmetric(5),
+                 lambda: retnet(3, 2), lambda: symbolic_mixing(5)):
+        gates = len(call().gates)
+        saved = limits.MAX_GATES
+        try:
+            limits.MAX_GATES = gates  # exactly the built count: still accepted
+            call()
+        finally:
+            limits.MAX_GATES = saved
+
+
+def test_a_runaway_trace_stops_at_the_gate_limit(monkeypatch):
+    """The recorder refuses the gate past MAX_GATES (any trace, not only the library's)."""
+    from symverify.errors import LimitError
+    from symverify.ir import limits
+
+    monkeypatch.setattr(limits, "MAX_GATES", 50)
+
+    def runaway(u):
+        x = u[0][0]
+        for _ in range(100):
+            x = x * x + 1
+        return [x]
+
+    with pytest.raises(LimitError, match=r"a circuit on 1×1 inputs: 51 gates is more than symverify.ir.limits.MAX_GATES = 50"):
+        trace(runaway, 1, 1)
+    with pytest.raises(LimitError, match=r"a circuit on 4194305×1 inputs: 4194305 inputs.*MAX_INPUTS"):
+        trace(lambda u: [u[0][0]], limits.MAX_INPUTS + 1, 1)
+
+
+def test_seeded_random_circuits_are_stable():
+    """A seed names the same circuit in every version (users keep seeds in their regressions)."""
+    import hashlib
+
+    from symverify.kernel.provers.fingerprint import encode
+
+    h = hashlib.sha256()
+    for n, d, size, depth, seed in ((2, 2, 12, 4, 1), (3, 2, 200, 17, 5), (4, 4, 1000, 30, 9), (1, 1, 50, 50, 2)):
+        h.update(encode(random_circuit(n, d, size, depth, seed=seed)))
+        h.update(encode(random_linear_circuit(n, d, size, depth, seed=seed)))
+    assert h.hexdigest() == "d05d781f3a364a32c828b37398c69318a9b11a2efe1db817f69a5893c4e8f8b7"

@@ -43,7 +43,7 @@ def test_generated_circuits_are_limited_in_gates(monkeypatch):
 
     with pytest.raises(LimitError, match=r"random_circuit: 100000000000000000000 gates is more than symverify.ir.limits.MAX_GATES"):
         random_circuit(2, 2, 10**20, 3)
-    with pytest.raises(LimitError, match=r"random_circuit: 1000000000000 inputs is more than symverify.ir.limits.MAX_INPUTS"):
+    with pytest.raises(LimitError, match=r"random_circuit\(n=1000000, d=1000000\): 1000000000000 inputs is more than symverify.ir.limits.MAX_INPUTS"):
         random_circuit(10**6, 10**6, 10, 3)
     with pytest.raises(LimitError, match=r"wired_circuit of width 4 and depth 10000000: 40000000 gates"):
         wired_circuit(4, 10**7, "below")

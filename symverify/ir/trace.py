@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import IRError
+from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.gate import Gate, Op
 from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, power
@@ -22,11 +23,17 @@ __all__ = ["Recorder", "Wire", "record", "sum_tree"]
 
 
 class Recorder:
-    """Accumulates gates for a circuit on ``u ∈ F^{n×d}``; wires record into it."""
+    """Accumulates gates for a circuit on ``u ∈ F^{n×d}``; wires record into it.
+
+    At most :data:`~symverify.ir.limits.MAX_INPUTS` inputs ``n·d`` and
+    :data:`~symverify.ir.limits.MAX_GATES` gates (:class:`~symverify.errors.LimitError`, before the
+    inputs are allocated and at the gate past the limit): a runaway trace ends with a clear error,
+    not with the machine's memory."""
 
     def __init__(self, n: int, d: int) -> None:
-        if not (isinstance(n, int) and isinstance(d, int)) or n < 1 or d < 1:
+        if not (isinstance(n, int) and isinstance(d, int)) or isinstance(n, bool) or isinstance(d, bool) or n < 1 or d < 1:
             raise IRError(f"circuit size: expected positive ints n, d; found n={n!r}, d={d!r}")
+        limits.check(n * d, "MAX_INPUTS", lambda: f"a circuit on {n}×{d} inputs")
         self.n, self.d = n, d
         self.gates: list[Gate] = []
         self._consts: dict[tuple[type, Scalar], int] = {}
@@ -37,6 +44,8 @@ class Recorder:
         return InputArray(rows, self.n, self.d)
 
     def emit(self, gate: Gate) -> Wire:
+        if len(self.gates) >= limits.MAX_GATES:
+            limits.check(len(self.gates) + 1, "MAX_GATES", lambda: f"a circuit on {self.n}×{self.d} inputs")
         self.gates.append(gate)
         return Wire(self, self.n * self.d + len(self.gates) - 1)
 
