@@ -209,9 +209,17 @@ def torch_executable(side: Side) -> TypeGuard[TorchSide]:
             assert_never(side)
 
 
+_MISSING = object()
+
+
 def as_side(obj: Any, what: str = "argument") -> Side:
     """Read ``obj`` as a side; anything that is not a circuit, model, kaleidoscope or compiled
-    object raises :class:`IRError`."""
+    object raises :class:`IRError`.
+
+    ``.kaleidoscope``, ``.model`` and ``.certificate`` are each read once (properties may hand out
+    a new object on every access: the side is what was read). An object with both a Kaleidoscope in
+    ``.kaleidoscope`` and a Model in ``.model`` is ambiguous, and a ``.model`` that is not a
+    :class:`Model` (a circuit, None) is not read as anything else: both raise :class:`IRError`."""
     match obj:
         case Circuit():
             return CircuitSide(obj, obj.n, obj.d)
@@ -220,14 +228,20 @@ def as_side(obj: Any, what: str = "argument") -> Side:
         case Kaleidoscope():
             return KaleidoscopeSide(obj, obj.n, 1)
     k = getattr(obj, "kaleidoscope", None)  # a kaleidoscope Factorization
+    model = getattr(obj, "model", _MISSING)  # a compiled object; each attribute is read once
     if isinstance(k, Kaleidoscope):
+        if isinstance(model, Model):
+            raise IRError(f"{what}: {type(obj).__name__} has both a .kaleidoscope and a .model; expected one of them "
+                          "(a Factorization or a compiled object), pass the one to verify")
         return KaleidoscopeSide(k, k.n, 1)
-    model = getattr(obj, "model", None)
     if isinstance(model, Model):
         cert = getattr(obj, "certificate", None)
         if cert is not None and not isinstance(cert, Certificate):
             raise IRError(f"{what}: the compiled object's certificate must be a Certificate, found {type(cert).__name__}")
         return ModelSide(model, model.n, model.d, cert)
+    if model is not _MISSING:
+        raise IRError(f"{what}: a compiled object's .model must be a Model, found {type(model).__name__} in the .model of "
+                      f"{type(obj).__name__}")
     raise IRError(
         f"{what}: expected a Circuit, Model, Kaleidoscope (or Factorization) or compiled object (with .model and "
         ".certificate), "
