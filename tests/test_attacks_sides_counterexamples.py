@@ -385,6 +385,28 @@ def test_a_kaleidoscope_takes_the_other_sides_shape(n, d):
     assert all(want[r][s] == got[r][s] for r in range(n) for s in range(d) if r * d + s < i * d + j)
 
 
+@pytest.mark.parametrize("n, d", [(2, 2), (1, 4)])
+def test_a_kaleidoscope_takes_a_models_shape(n, d):
+    """Against a compiled model of shape ``n×d`` (``n·d = 4``): the model's own ``n×d`` reading, and
+    the counterexample is a difference of the kaleidoscope's ``y[PERM[i]] = x[i]`` and §1's model."""
+    from symverify import compile as compile_circuit
+
+    k = permutation_to_kaleidoscope(PERM)
+    assert verify(k, compile_circuit(perm_circuit(n, d)), method="exact").proved
+    wrong = compile_circuit(perm_circuit(n, d, (1, 0, 2, 3))).model
+    report = verify(wrong, k, method="auto")
+    cex = report.counterexample
+    assert report.refuted and cex is not None and (len(cex.inputs), len(cex.inputs[0])) == (n, d)
+    u = [list(r) for r in cex.inputs]
+    x = [v for row in u for v in row]
+    y = [Fraction(0)] * 4
+    for i, t in enumerate(PERM):
+        y[t] = Fraction(x[i])
+    got = ref_model(wrong, u, {})
+    i, j = cex.cell
+    assert (got[i][j], y[i * d + j]) == (cex.lhs_value, cex.rhs_value) and cex.lhs_value != cex.rhs_value
+
+
 @pytest.mark.parametrize("n, d", [(3, 1), (2, 3), (1, 5), (8, 1)])
 def test_a_kaleidoscope_of_another_size_is_a_shape_error(n, d):
     k = permutation_to_kaleidoscope(PERM)
