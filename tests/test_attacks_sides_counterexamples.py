@@ -385,6 +385,21 @@ def test_a_kaleidoscope_takes_the_other_sides_shape(n, d):
     assert all(want[r][s] == got[r][s] for r in range(n) for s in range(d) if r * d + s < i * d + j)
 
 
+@pytest.mark.parametrize("u", [[[1, 2, 3], [4]], [[1, 2, 3, 4]], [[1], [2], [3], [4]], {0: [1, 2], 1: [3, 4]},
+                               [[1, 2], "ab"], [[1, 2], {3: 0, 4: 0}]], ids=repr)
+def test_a_kaleidoscope_side_reads_only_its_own_shape(u):
+    """Read as 2×2, a kaleidoscope took any input with four entries in all (``[[1, 2, 3], [4]]``,
+    ``1×4``, ``4×1``), a str row as its characters and a dict as a bare TypeError; it is a
+    ShapeError now, as for circuits and models."""
+    k, c = pair_sides(permutation_to_kaleidoscope(PERM), Circuit(2, 2, (), ()))
+    assert k.shape == (2, 2)
+    with pytest.raises(ShapeError, match=r"kaleidoscope input: expected shape 2×2"):
+        k.evaluate(u, FractionRing())
+    with pytest.raises(ShapeError, match=r"circuit input: expected shape 2×2"):
+        c.evaluate(u, FractionRing())
+    assert k.evaluate([[1, 2], [3, 4]], FractionRing()) == [[2, 4], [1, 3]]
+
+
 @pytest.mark.parametrize("n, d", [(2, 2), (1, 4)])
 def test_a_kaleidoscope_takes_a_models_shape(n, d):
     """Against a compiled model of shape ``n×d`` (``n·d = 4``): the model's own ``n×d`` reading, and

@@ -30,7 +30,7 @@ from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import param_names
-from symverify.kernel.semantics.evaluate import State, eval_circuit, eval_model
+from symverify.kernel.semantics.evaluate import State, check_input, eval_circuit, eval_model
 from symverify.kernel.semantics.straightline import program
 
 if sys.version_info >= (3, 11):
@@ -163,9 +163,12 @@ class KaleidoscopeSide(_Shaped):
         return frozenset(params_of(self.obj))
 
     def evaluate(self, u: Sequence[Sequence[Any]], ring: Any, check: Check | None = None) -> State:
-        """``M·vec(u)``, reshaped to ``n×d``."""
+        """``M·vec(u)``, reshaped to ``n×d``; ``u`` must be ``n`` rows of ``d`` values (as for the
+        other kinds: :func:`~symverify.kernel.semantics.evaluate.check_input`, a :class:`ShapeError`
+        otherwise), never any array with ``n·d`` entries in all."""
         from symverify.kernel.kaleidoscope.apply import apply
 
+        check_input(u, self.n, self.d, "kaleidoscope")
         flat = apply(self.obj, [x for row in u for x in row], ring, check=check)
         return [flat[i * self.d : (i + 1) * self.d] for i in range(self.n)]
 
