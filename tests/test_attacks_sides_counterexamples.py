@@ -678,3 +678,14 @@ def test_a_reports_text_and_json_name_the_differing_cell(data):
     assert (parse_rational(j["lhs_value"]), parse_rational(j["rhs_value"])) == (a[first[0]][first[1]], b[first[0]][first[1]])
     text = report.text(timings=False)
     assert text.startswith("REFUTED by ") and f"entry {first}" in text
+
+
+@pytest.mark.parametrize("value", [sym("b"), sym("a") + 1], ids=["b", "a+1"])
+def test_the_public_evaluator_refuses_a_symbolic_parameter_value(value):
+    """``symverify.evaluate(c, u, params={"a": sym("b")})`` raised a bare TypeError from inside the
+    Fraction ring; a parameter's value must be an exact rational."""
+    import symverify as sv
+
+    with pytest.raises(IRError, match=r"parameter a: expected an exact rational .* found the symbolic value"):
+        sv.evaluate(A_SQUARED, [[1]], {"a": value})
+    assert sv.evaluate(A_SQUARED, [[1]], {"a": "2/3"}) == [[Fraction(4, 9)]]
