@@ -188,6 +188,9 @@ def test_programs_and_interpreter_match_the_definition_over_fractions_and_mod_pr
                 eval_circuit(c, u, ring)
             with pytest.raises(IRError, match=f"divisible by the prime {p}"):
                 PythonEngine().evaluate(CircuitSide(c, c.n, c.d), [[[x % p for x in r] for r in u]], p, ring.params)
+            if p < 1 << 31:
+                with pytest.raises(IRError, match=f"{p}"):
+                    torch_mod(c, u, p, params)
             continue
         coeffs = [ring.coerce(x) for x in prog.scalars]
         flat = [x for row in u for x in row]
@@ -200,6 +203,16 @@ def test_programs_and_interpreter_match_the_definition_over_fractions_and_mod_pr
             lanes = eval_mod_lanes(prog, np.array([[x % p, (x + 1) % p] for x in flat], dtype=np.int64).reshape(-1, 2),
                                    [p, p], np.array([[x, x] for x in coeffs], dtype=np.int64).reshape(-1, 2))
             assert lanes[:, 0].tolist() == nodes
+            assert torch_mod(c, u, p, params) == [[residue(v, p) for v in row] for row in want]
+
+
+def torch_mod(obj: Any, u: list[list[int]], p: int, params: dict[str, int]) -> list[list[int]]:
+    """The torch engine's entry point (circuits through ``eval_mod_lanes``) at one point."""
+    torch = pytest.importorskip("torch")
+    from symverify.kernel.engines.modular import modular_eval
+
+    x = torch.tensor([[[v % p for v in row] for row in u]], dtype=torch.int64)
+    return modular_eval(obj, x, p, params=params)[0].tolist()
 
 
 @FAST
@@ -266,9 +279,13 @@ def test_models_mod_primes_match_the_definition(data):
         if p == 3 and any(layer_has_third(layer) for layer in layers):
             with pytest.raises(IRError, match="divisible by the prime 3"):
                 PythonEngine().evaluate(ModelSide(m, n, d), [[[x % p for x in r] for r in u]], p, ps)
+            with pytest.raises(IRError, match="3"):
+                torch_mod(m, u, p, params)
             continue
         got = PythonEngine().evaluate(ModelSide(m, n, d), [[[x % p for x in r] for r in u]], p, ps)
         assert got == [[[residue(v, p) for v in row] for row in want]]
+        if p < 1 << 31:
+            assert [torch_mod(m, u, p, params)] == got
         ring = BatchModRing([p], [ps])
         assert eval_mod_batch(ModelSide(m, n, d), [u], ring, tensor=False) == got
 
