@@ -215,6 +215,59 @@ def torch_mod(obj: Any, u: list[list[int]], p: int, params: dict[str, int]) -> l
     return modular_eval(obj, x, p, params=params)[0].tolist()
 
 
+def scanned_code(c: Circuit) -> tuple[list[Any], list[tuple[int, int, int, int, int]]]:
+    """The program of ``c`` by a gate-by-gate scan of the module docstring's rules: distinct
+    coefficients by ``(type, value)`` in order of first use, one ``(kind, a, b, i, j)`` per gate."""
+    scalars: list[Any] = []
+    index: dict[Any, int] = {}
+    code = []
+    for g in c.gates:
+        idx = []
+        for x in g.coeffs:
+            if (type(x), x) not in index:
+                index[(type(x), x)] = len(scalars)
+                scalars.append(x)
+            idx.append(index[(type(x), x)])
+        if g.op is Op.MUL:
+            code.append((0, g.args[0], g.args[1], -1, -1))
+        elif g.op is Op.CONST:
+            code.append((4, -1, -1, idx[0], -1))
+        else:
+            (x, y), (al, be) = g.args, g.coeffs
+            if al == 0 and be == 0:
+                code.append((3, -1, -1, -1, -1))
+            elif be == 0:
+                code.append((2, x, x, idx[0], -1))
+            elif al == 0:
+                code.append((2, y, y, idx[1], -1))
+            else:
+                code.append((1, x, y, idx[0], idx[1]))
+    return scalars, code
+
+
+@FAST
+@given(circuits(max_gates=20))
+def test_program_code_is_the_gate_by_gate_scan(c):
+    scalars, code = scanned_code(c)
+    prog = program(c)
+    assert list(prog.scalars) == scalars and [type(x) for x in prog.scalars] == [type(x) for x in scalars]
+    assert prog.code == code
+
+
+def test_program_code_with_node_ids_beyond_int64():
+    """``n·d = 2^70``: the ids do not fit the int64 array and take the Python-int path."""
+    n, d = 2**40, 2**30
+    nd = n * d
+    c = Circuit(n, d, (Gate.mul(nd - 1, 0), Gate.lin(nd, Fraction(1, 3), nd - 2, 0), Gate.lin(nd + 1, 0, 5, 2),
+                       Gate.sub(nd + 2, nd), Gate.const(7), Gate.lin(3, 0, 4, 0), Gate.add(nd + 4, nd - 7)), (nd + 5, nd + 3))
+    prog = program(c)
+    assert prog.args is None
+    scalars, code = scanned_code(c)
+    assert list(prog.scalars) == scalars and prog.code == code
+    kinds, a, b, _, _ = prog.mod_code
+    assert kinds[3] == 6 and kinds[6] == 5 and (a[6], b[6]) == (nd + 4, nd - 7)  # 1·x − 1·y and 1·x + 1·y
+
+
 @FAST
 @given(st.data())
 def test_programs_at_rational_points_match_the_definition(data):
