@@ -561,6 +561,13 @@ def mutate_gate(c: Circuit, k: int, how: int) -> Circuit:
     return Circuit(c.n, c.d, (*c.gates[:k], new, *c.gates[k + 1 :]), c.outputs)
 
 
+def reads(c: Circuit, k: int) -> Circuit:
+    """``c`` with gate ``k`` among its outputs (at a random-looking place), so a change there shows."""
+    outs = list(c.outputs[: c.n * c.d - 1])
+    outs.insert(k % (len(outs) + 1), c.n * c.d + k)
+    return Circuit(c.n, c.d, c.gates, tuple(outs))
+
+
 def check_counterexample(lhs: Any, rhs: Any, cex: Counterexample) -> None:
     """``cex`` is a point where the two sides differ, by the independent evaluator: its cell is the
     first (row-major) differing entry, with exactly the claimed values; every symbol has a value."""
@@ -584,6 +591,7 @@ def test_every_refutation_of_a_changed_circuit_is_a_real_difference(data):
     if not c.gates:
         return
     k = data.draw(st.integers(0, len(c.gates) - 1))
+    c = reads(c, k)
     other = mutate_gate(c, k, data.draw(st.integers(0, 1)))
     method = data.draw(st.sampled_from(["auto", "randomized", "exact"]))
     report = verify(c, other, method=method, seed=data.draw(st.integers(0, 3)))
@@ -591,6 +599,34 @@ def test_every_refutation_of_a_changed_circuit_is_a_real_difference(data):
         check_counterexample(c, other, report.counterexample)
     else:
         assert report.counterexample is None
+
+
+def commuted(c: Circuit) -> Circuit:
+    """``c`` with the operands of every gate swapped (``a·b`` as ``b·a``, ``α·a + β·b`` as
+    ``β·b + α·a``) and a zero gate appended: the same map, another program."""
+    gates = []
+    for g in c.gates:
+        if g.op is Op.MUL:
+            gates.append(Gate.mul(g.args[1], g.args[0]))
+        elif g.op is Op.LIN:
+            gates.append(Gate.lin(g.args[1], g.coeffs[1], g.args[0], g.coeffs[0]))
+        else:
+            gates.append(g)
+    gates.append(Gate.lin(0, 0, 0, 0))
+    return Circuit(c.n, c.d, tuple(gates), c.outputs)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_rewritten_circuit_is_never_refuted(data):
+    """The same map in another program: ``proved`` by every method (never ``refuted``: a
+    counterexample there could not survive the evaluator below)."""
+    c = data.draw(circuits(max_gates=8))
+    method = data.draw(st.sampled_from(["auto", "randomized", "exact"]))
+    report = verify(c, commuted(c), method=method, seed=data.draw(st.integers(0, 3)))
+    assert report.proved, report
+    u, params = int_point(data.draw, c)
+    assert ref_circuit(c, u, params) == ref_circuit(commuted(c), u, params)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -731,7 +767,9 @@ def test_a_reports_text_and_json_name_the_differing_cell(data):
     c = data.draw(circuits(max_gates=6))
     if not c.gates:
         return
-    other = mutate_gate(c, data.draw(st.integers(0, len(c.gates) - 1)), data.draw(st.integers(0, 1)))
+    k = data.draw(st.integers(0, len(c.gates) - 1))
+    c = reads(c, k)
+    other = mutate_gate(c, k, data.draw(st.integers(0, 1)))
     report = verify(c, other, method="randomized")
     if not report.refuted:
         return
