@@ -797,3 +797,19 @@ def test_the_public_evaluator_refuses_a_symbolic_parameter_value(value):
     with pytest.raises(IRError, match=r"parameter a: expected an exact rational .* found the symbolic value"):
         sv.evaluate(A_SQUARED, [[1]], {"a": value})
     assert sv.evaluate(A_SQUARED, [[1]], {"a": "2/3"}) == [[Fraction(4, 9)]]
+
+
+@pytest.mark.parametrize("big", [HUGE, 2**70000 + 1, Fraction(-1, 3**9000)], ids=["10^400", "2^70000+1", "-1/3^9000"])
+def test_a_refutation_with_huge_values_is_exact_in_json(big):
+    """Text abbreviates huge values; the JSON holds them exactly (decimal or ``0x`` text) and they
+    are the evaluator's values at the reported cell."""
+    lhs = Circuit(1, 2, (Gate.const(big), Gate.lin(0, 1, 2, 1)), (1, 3))
+    rhs = Circuit(1, 2, (Gate.const(big), Gate.lin(0, 1, 2, -1)), (1, 3))
+    report = verify(lhs, rhs, method="exact")
+    assert report.refuted
+    j = json.loads(json.dumps(report.to_json()))["counterexample"]
+    u = [[parse_rational(x) for x in row] for row in j["inputs"]]
+    a, b = ref_circuit(lhs, u, {}), ref_circuit(rhs, u, {})
+    assert j["cell"] == [0, 1] and a[0][0] == b[0][0]
+    assert (parse_rational(j["lhs_value"]), parse_rational(j["rhs_value"])) == (a[0][1], b[0][1])
+    assert "entry (0, 1)" in report.text(timings=False) and len(report.text(timings=False)) < 2000
