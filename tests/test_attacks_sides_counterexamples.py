@@ -813,3 +813,29 @@ def test_a_refutation_with_huge_values_is_exact_in_json(big):
     assert j["cell"] == [0, 1] and a[0][0] == b[0][0]
     assert (parse_rational(j["lhs_value"]), parse_rational(j["rhs_value"])) == (a[0][1], b[0][1])
     assert "entry (0, 1)" in report.text(timings=False) and len(report.text(timings=False)) < 2000
+
+
+@pytest.mark.parametrize("value", [0.1, np.float64(0.5), True, "1/2", sym("b"), np.int64(3), None],
+                         ids=lambda v: f"{type(v).__name__}:{v!r}")
+def test_the_fraction_ring_takes_exact_parameter_values_only(value):
+    """The ring every exact re-check evaluates in: ``FractionRing({"a": 0.1})`` computed ``a²`` in
+    float arithmetic (and ``confirm`` then found ``a²`` ≠ ``a·a``); a Sym or a str raised a bare
+    TypeError inside a weight. Each is an IRError naming the parameter, before any evaluation."""
+    with pytest.raises(IRError, match=r"parameter 'a': expected an exact rational value \(int or Fraction\), found"):
+        FractionRing({"a": value})
+    with pytest.raises(IRError, match=r"parameter 'a': expected an exact rational value"):
+        confirm(as_side(A_SQUARED), as_side(A_TIMES_A), [[0]], {"a": value}, "test")
+    assert FractionRing({"a": Fraction(1, 10), "b": -(10**400)}).coerce(A * A) == Fraction(1, 100)
+
+
+@pytest.mark.parametrize("backend", ["exact", "torch", "modular"])
+def test_the_executors_refuse_a_symbolic_parameter_value(backend):
+    """``execute(c, u, params={"a": sym("b")})``: a bare TypeError (exact, torch) or a complaint that
+    ``b`` has no value (modular); an IRError saying that a value must be a rational."""
+    from symverify.executors import execute
+
+    if backend != "exact":
+        pytest.importorskip("torch")
+    kw: dict[str, Any] = {"p": 7} if backend == "modular" else {}
+    with pytest.raises(IRError, match=r"params\['a'\]: expected an exact rational .* found the symbolic value"):
+        execute(A_SQUARED, [[1]], backend=backend, params={"a": sym("b")}, **kw)
