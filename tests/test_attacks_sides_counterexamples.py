@@ -839,3 +839,38 @@ def test_the_executors_refuse_a_symbolic_parameter_value(backend):
     kw: dict[str, Any] = {"p": 7} if backend == "modular" else {}
     with pytest.raises(IRError, match=r"params\['a'\]: expected an exact rational .* found the symbolic value"):
         execute(A_SQUARED, [[1]], backend=backend, params={"a": sym("b")}, **kw)
+
+
+
+def symbolic_bbstar() -> Any:
+    from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor
+
+    f = ButterflyFactor(2, 1, (A,), (1,), (0,), (1,))
+    return BBStar(2, (f, ButterflyFactor(2, 1, (1,), (0,), (0,), (1,))))
+
+
+@pytest.mark.parametrize("value, p, want", [(Fraction(1, 2), 7, 4), ("1/2", 7, 4), (np.int64(3), 7, 3), (2, None, 2.0),
+                                            (Fraction(1, 2), None, 0.5), (np.int64(3), None, 3.0)])
+def test_twiddles_take_every_exact_parameter_value(value, p, want):
+    """``twiddles(k, p=7, params={"a": Fraction(1, 2)})`` raised a bare TypeError (``pow`` of a
+    Fraction mod p): a rational weight value is mapped into ``F_p`` like every weight."""
+    from symverify.kaleidoscope.numeric import twiddles
+
+    (_, t0, _), = twiddles(symbolic_bbstar(), p=p, params={"a": value})
+    assert t0.tolist() == [[[want], [0]]]
+
+
+@pytest.mark.parametrize("value, p, match", [(0.5, 7, "float"), (True, 7, "bool"), (sym("b"), 7, "symbolic value"),
+                                             (sym("b"), None, "symbolic value"), (Fraction(1, 7), 7, "divisible by the prime 7")])
+def test_twiddles_refuse_inexact_parameter_values(value, p, match):
+    from symverify.kaleidoscope.numeric import twiddles
+
+    with pytest.raises(IRError, match=rf"params\['a'\]: .*{match}"):
+        twiddles(symbolic_bbstar(), p=p, params={"a": value})
+
+
+@pytest.mark.parametrize("value", [Fraction(1, 2), 0.5, True, "3", np.int64(3)], ids=repr)
+def test_the_mod_ring_takes_int_parameter_values_only(value):
+    with pytest.raises(IRError, match=r"parameter 'a' mod 7: expected an int \(a residue\), found"):
+        ModRing(7, {"a": value})
+    assert ModRing(7, {"a": -4}).coerce(A * A) == 2

@@ -150,6 +150,17 @@ class ModRing:
     params: Mapping[str, int] = field(default_factory=dict)
     zero: Any = 0
 
+    def __post_init__(self) -> None:
+        """Every parameter value is an ``int`` (a residue, or an integer reduced here; not a bool):
+        a Fraction, a float or a str has no ``pow(·, e, p)``, so it is an :class:`IRError` naming
+        the parameter, never a bare TypeError inside a weight (map a rational with :meth:`coerce`)."""
+        for name, v in self.params.items():
+            if isinstance(v, bool) or not isinstance(v, int):
+                from symverify.ir.bigint import safe_repr
+
+                raise IRError(f"parameter {name!r} mod {self.p}: expected an int (a residue), found "
+                              f"{type(v).__name__} {safe_repr(v, 60)}")
+
     def coerce(self, x: Scalar) -> int:
         if isinstance(x, Sym):
             return self._sym_frac(x)
