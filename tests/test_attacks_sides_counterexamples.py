@@ -5,7 +5,11 @@ exact re-check (:mod:`symverify.kernel.provers.counterexample`).
 
 Everything is compared with an evaluator written here from docs/theory.md §1–§2 alone (Fractions,
 gate by gate; the layer ``(u·W + b1) ⊙ (h ⊛ u + b2)`` cell by cell), never with the package's own
-interpreter."""
+interpreter. Defects these tests found: ``recheck`` passed a forged counterexample whose float
+parameter was computed in float arithmetic (``a²`` ≠ ``a·a`` at ``a = 0.1``); ``FractionRing`` and
+``ModRing`` took inexact parameter values; an object with both ``.kaleidoscope`` and ``.model`` was
+read as the kaleidoscope; a kaleidoscope side read any input with ``n·d`` entries; ``evaluate``,
+``execute`` and ``twiddles`` raised bare TypeErrors on symbolic or rational parameter values."""
 
 from __future__ import annotations
 
@@ -874,3 +878,23 @@ def test_the_mod_ring_takes_int_parameter_values_only(value):
     with pytest.raises(IRError, match=r"parameter 'a' mod 7: expected an int \(a residue\), found"):
         ModRing(7, {"a": value})
     assert ModRing(7, {"a": -4}).coerce(A * A) == 2
+
+
+@pytest.mark.parametrize("method", ["exact", "randomized", "auto"])
+def test_a_symbol_shared_by_a_kaleidoscope_and_a_circuit(method):
+    """``a`` is a butterfly weight on the left and a circuit coefficient on the right: one value for
+    both. The kaleidoscope is ``y0 = a·x0 + x1, y1 = x1`` (``M = [[a, 1], [0, 1]]``)."""
+    from symverify.kernel.ir.butterfly import Kaleidoscope
+
+    k = Kaleidoscope(2, 2, (symbolic_bbstar(),))
+    same = Circuit(2, 1, (Gate.lin(0, A, 1, 1),), (2, 1))
+    assert verify(k, same, method=method).proved
+    other = Circuit(2, 1, (Gate.lin(0, A * A, 1, 1),), (2, 1))  # a² instead of a: equal at a ∈ {0, 1} only
+    report = verify(k, other, method=method)
+    cex = report.counterexample
+    assert report.refuted and cex is not None and set(cex.param_dict()) == {"a"}
+    (x0,), (x1,) = cex.inputs
+    a = Fraction(cex.param_dict()["a"])
+    want = [[a * x0 + x1], [Fraction(x1)]]
+    got = ref_circuit(other, [list(r) for r in cex.inputs], cex.param_dict())
+    assert cex.cell == (0, 0) and (want[0][0], got[0][0]) == (cex.lhs_value, cex.rhs_value) and a not in (0, 1)
