@@ -898,3 +898,30 @@ def test_a_symbol_shared_by_a_kaleidoscope_and_a_circuit(method):
     want = [[a * x0 + x1], [Fraction(x1)]]
     got = ref_circuit(other, [list(r) for r in cex.inputs], cex.param_dict())
     assert cex.cell == (0, 0) and (want[0][0], got[0][0]) == (cex.lhs_value, cex.rhs_value) and a not in (0, 1)
+
+
+class Fickle:
+    """``.model`` is a model on the first access and ``later`` after that."""
+
+    def __init__(self, first: Model, later: Any) -> None:
+        self.first, self.later, self.reads = first, later, 0
+
+    @property
+    def model(self) -> Any:
+        self.reads += 1
+        return self.first if self.reads == 1 else self.later
+
+
+@pytest.mark.parametrize("later", [None, SQUARE, square_model(3)], ids=["None", "circuit", "other model"])
+def test_evaluate_execute_and_polynomials_read_a_compiled_object_once(later):
+    """``model_of`` checked the first ``.model`` and returned a second read: ``evaluate`` ran the
+    later object (a circuit, another model) or failed on None."""
+    import symverify as sv
+    from symverify.executors import execute
+    from symverify.kernel.semantics.poly import polynomials
+
+    for run in (lambda o: sv.evaluate(o, [[5]]), lambda o: execute(o, [[5]]).tolist()):
+        obj = Fickle(square_model(1), later)
+        assert run(obj) == [[25]] and obj.reads == 1
+    obj = Fickle(square_model(1), later)
+    assert str(polynomials(obj)[0][0]) == str(polynomials(square_model(1))[0][0]) and obj.reads == 1
