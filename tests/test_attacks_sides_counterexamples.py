@@ -925,3 +925,26 @@ def test_evaluate_execute_and_polynomials_read_a_compiled_object_once(later):
         assert run(obj) == [[25]] and obj.reads == 1
     obj = Fickle(square_model(1), later)
     assert str(polynomials(obj)[0][0]) == str(polynomials(square_model(1))[0][0]) and obj.reads == 1
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_compositional_refutation_is_a_real_difference(data):
+    """A compiled circuit (its certificate checked stage by stage) against a changed circuit: the
+    counterexample, stage or not, is a difference of the circuit and §1's model."""
+    from symverify import compile as compile_circuit
+
+    c = data.draw(circuits(symbolic=False, max_gates=6))
+    if not c.gates:
+        return
+    k = data.draw(st.integers(0, len(c.gates) - 1))
+    c = reads(c, k)
+    compiled = compile_circuit(c)
+    other = mutate_gate(c, k, data.draw(st.integers(0, 1)))
+    report = verify(other, compiled, method="auto")
+    assert report.method.startswith("compositional")
+    if report.refuted:
+        check_counterexample(other, compiled.model, report.counterexample)
+    else:
+        u, _ = int_point(data.draw, c)
+        assert ref_circuit(other, u, {}) == ref_model(compiled.model, u, {})
