@@ -100,8 +100,8 @@ def test_recheck_refuses_a_counterexample_without_parameter_values() -> None:
 
 def test_recheck_refuses_a_malformed_input() -> None:
     """counterexample.py ``recheck``: an input of the wrong shape (one value for a 1×2 side) cannot
-    be evaluated: ProverError, not a confirmed refutation."""
+    be evaluated: ProverError (its form is checked before anything is evaluated), not a confirmed refutation."""
     lhs, rhs = _sym_pair()
     cex = Counterexample(((1,),), (("w", 2),), (0, 0), 2, 1, found_by="test")
-    with pytest.raises(ProverError, match="exact evaluation failed at the reported input"):
+    with pytest.raises(ProverError, match=r"reported inputs = \(\(1,\),\) .*expected a tuple of 1 rows, each a tuple of 2 values"):
         recheck(lhs, rhs, cex)

@@ -86,10 +86,31 @@ def twiddles(obj: Butterflies, *, p: int | None = None, params: Mapping[str, Any
     unknown = sorted(map(repr, set(params or ()) - set(params_of(obj))))
     if unknown:
         raise IRError(f"params: {', '.join(unknown)} not among the parameters of the kaleidoscope ({', '.join(params_of(obj)) or 'none'})")
-    ring: Ring = ModRing(p, dict(params or {})) if p else FractionRing(dict(params or {}))
+    values = {k: _param_value(k, v) for k, v in (params or {}).items()}
+    ring: Ring = ModRing(p, {k: _residue(k, v, p) for k, v in values.items()}) if p else FractionRing(values)
     np_dtype = np.int64 if p else np.dtype(dtype)
     _, fs = factors_of(obj)
     return tuple(_stage(f, ring, p, np_dtype) for f in stages_of(fs))
+
+
+def _param_value(name: str, v: object) -> int | Fraction:
+    """A parameter's exact value (:func:`~symverify.kernel.ir.scalar.as_scalar`: ints, Fractions,
+    numpy integers, ``"p/q"`` text); a float, a bool or a symbol is an :class:`IRError`."""
+    from symverify.kernel.ir.scalar import as_scalar
+
+    x = as_scalar(v, f"params[{name!r}]")
+    if not isinstance(x, (int, Fraction)):
+        raise IRError(f"params[{name!r}]: expected an exact rational (int, Fraction or a string like '1/2'), "
+                      f"found the symbolic value {safe_repr(x, 60)}")
+    return x
+
+
+def _residue(name: str, v: int | Fraction, p: int) -> int:
+    """``v`` mod ``p``; a denominator divisible by ``p`` is an :class:`IRError` naming the parameter."""
+    try:
+        return ModRing(p).coerce(v)
+    except IRError as e:
+        raise IRError(f"params[{name!r}]: {e}") from None
 
 
 def _check_prime(p: object, where: str) -> None:

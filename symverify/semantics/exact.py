@@ -9,7 +9,7 @@ from symverify.errors import IRError
 from symverify.kernel.ir.analysis import check_known, check_state, model_of
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import as_scalar
+from symverify.kernel.ir.scalar import as_scalar, show_scalar
 from symverify.kernel.semantics.evaluate import check_input, eval_circuit, eval_model
 from symverify.kernel.semantics.rings import FractionRing
 
@@ -19,7 +19,8 @@ __all__ = ["evaluate"]
 def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mapping[str, object] | None = None) -> list[list[int | Fraction]]:
     """The exact ``n×d`` output of a circuit or model on the rational input ``u``.
 
-    Symbolic weights or coefficients need a value in ``params``, and every name there must be one. Circuits of more than
+    Symbolic weights or coefficients need a value in ``params`` (an exact rational: a symbolic value is an
+    :class:`IRError`), and every name there must be one. Circuits of more than
     ``MAX_INPUTS`` inputs and models whose state has more than ``MAX_CELLS`` cells are refused
     (:mod:`symverify.ir.limits`).
 
@@ -34,6 +35,15 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
     check_known(obj, params)
     check_input(u, obj.n, obj.d, "circuit" if isinstance(obj, Circuit) else "model")  # before the entries are read
     exact_u = [[as_scalar(x, f"input ({i}, {j})") for j, x in enumerate(row)] for i, row in enumerate(u)]
-    ring = FractionRing({k: as_scalar(v, f"parameter {k}") for k, v in (params or {}).items()})
+    ring = FractionRing({k: _rational(v, f"parameter {k}") for k, v in (params or {}).items()})
     run = eval_circuit if isinstance(obj, Circuit) else eval_model
     return run(obj, exact_u, ring)  # type: ignore[arg-type]
+
+
+def _rational(x: object, where: str) -> int | Fraction:
+    """A parameter's value: an exact rational (:func:`as_scalar`); a ``Sym`` is refused with an
+    :class:`IRError` (the weights are evaluated in Fractions, where it has no value)."""
+    v = as_scalar(x, where)
+    if not isinstance(v, (int, Fraction)):
+        raise IRError(f"{where}: expected an exact rational (int, Fraction or a string like '1/2'), found the symbolic value {show_scalar(v)[:80]}")
+    return v

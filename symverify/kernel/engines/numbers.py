@@ -32,7 +32,11 @@ def _params_key(params: Mapping[str, object] | None) -> tuple[tuple[str, Scalar]
     if params is not None and (not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params)):
         raise IRError(f"params: expected a mapping from weight names (str) to exact values, found {safe_repr(params, 60)}")
     for name, v in sorted((params or {}).items()):
-        out.append((name, as_scalar(v, f"params[{name!r}]")))
+        x = as_scalar(v, f"params[{name!r}]")
+        if isinstance(x, Sym):  # a weight's value is a number: a symbol has no value in floats or mod p
+            raise IRError(f"params[{name!r}]: expected an exact rational (int, Fraction or a string like '1/2'), "
+                          f"found the symbolic value {safe_repr(x, 60)}")
+        out.append((name, x))
     return tuple(out)
 
 

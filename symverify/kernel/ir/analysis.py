@@ -31,10 +31,13 @@ __all__ = ["model_of", "levels", "depth", "live_sets", "cut_width", "degree_boun
 
 def model_of(obj: Any) -> Any:
     """A compiled object (its ``.model`` a :class:`Model`, as ``verify`` reads it) stands for its model
-    in ``evaluate``, ``polynomials`` and ``execute``; anything else is returned unchanged."""
-    if not isinstance(obj, (Circuit, Model)) and isinstance(getattr(obj, "model", None), Model):
-        return obj.model
-    return obj
+    in ``evaluate``, ``polynomials`` and ``execute``; anything else is returned unchanged. ``.model``
+    is read once: the model returned is the one checked (a property may hand out another object on
+    the next access)."""
+    if isinstance(obj, (Circuit, Model)):
+        return obj
+    model = getattr(obj, "model", None)
+    return model if isinstance(model, Model) else obj
 
 
 def _need_circuit(c: object, what: str) -> None:

@@ -78,13 +78,65 @@ def confirm(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], pa
     )
 
 
-def recheck(lhs: Side, rhs: Side, cex: Counterexample) -> Counterexample:
-    """Re-evaluate both sides exactly at ``cex``; raise :class:`ProverError` unless the claimed
-    entry and both values are reproduced."""
-    names = sorted(lhs.params() | rhs.params())
-    missing = [k for k in names if k not in cex.param_dict()]
+def _exact(x: object) -> bool:
+    """An exact rational as a counterexample holds it: an ``int`` or a ``Fraction`` (not a bool, a
+    float, a string or a numpy number, which exact evaluation would convert or compute with in float)."""
+    return type(x) is int or type(x) is Fraction
+
+
+def _check_form(lhs: Side, rhs: Side, cex: Counterexample) -> None:
+    """``cex`` has the form :func:`confirm` gives: inputs ``n`` tuples of ``d`` exact values, one
+    exact value for every parameter of either side and for no other name, a cell ``(i, j)`` of two
+    ints inside ``n×d``, exact values there; else :class:`ProverError` naming the field."""
+    from symverify.ir.bigint import safe_repr
+
+    def bad(field: str, expected: str, found: object) -> ProverError:
+        return ProverError(f"counterexample re-check: the prover ({cex.found_by}) reported {field} = {safe_repr(found, 60)} "
+                           f"({type(found).__name__}); expected {expected}")
+
+    n, d = lhs.n, lhs.d
+    rows = cex.inputs
+    if type(rows) is not tuple or len(rows) != n or any(type(r) is not tuple or len(r) != d for r in rows):
+        raise bad("inputs", f"a tuple of {n} rows, each a tuple of {d} values", rows)
+    for i, row in enumerate(rows):
+        for j, x in enumerate(row):
+            if not _exact(x):
+                raise bad(f"inputs[{i}][{j}]", "an exact rational (int or Fraction)", x)
+    pairs = cex.params
+    if type(pairs) is not tuple or any(type(kv) is not tuple or len(kv) != 2 or type(kv[0]) is not str for kv in pairs):
+        raise bad("params", "a tuple of (name, value) pairs", pairs)
+    names = [k for k, _ in pairs]
+    for k, v in pairs:
+        if not _exact(v):
+            raise bad(f"params[{k!r}]", "an exact rational (int or Fraction)", v)
+        if names.count(k) > 1:
+            raise bad("params", f"one value per name, {k!r} once", pairs)
+    own = lhs.params() | rhs.params()
+    missing = sorted(own - set(names))
     if missing:
         raise ProverError(f"counterexample re-check: the prover ({cex.found_by}) left the parameters {missing} without values")
+    extra = sorted(set(names) - own)
+    if extra:
+        raise bad("params", f"values for the parameters of the two sides only ({sorted(own)}), not {extra}", pairs)
+    cell = cex.cell
+    if (type(cell) is not tuple or len(cell) != 2 or any(type(k) is not int for k in cell)
+            or not (0 <= cell[0] < n and 0 <= cell[1] < d)):
+        raise bad("cell", f"a tuple (i, j) of two ints with 0 ≤ i < {n}, 0 ≤ j < {d}", cell)
+    for field, x in (("lhs_value", cex.lhs_value), ("rhs_value", cex.rhs_value)):
+        if not _exact(x):
+            raise bad(field, "an exact rational (int or Fraction)", x)
+
+
+def recheck(lhs: Side, rhs: Side, cex: Counterexample) -> Counterexample:
+    """Re-evaluate both sides exactly at ``cex``; raise :class:`ProverError` unless the claimed
+    entry and both values are reproduced.
+
+    The counterexample must first have the exact form :func:`confirm` gives (checked field by
+    field): ints and Fractions only, every parameter of either side valued once and no other, a
+    cell inside the output. A float would be computed with in float arithmetic (a float parameter
+    inside a symbolic weight: ``a²`` and ``a·a`` then differ at ``a = 0.1``), a string or a bool read
+    as a number: each is a :class:`ProverError`, never a re-check that passes."""
+    _check_form(lhs, rhs, cex)
     try:
         again = confirm(lhs, rhs, [list(r) for r in cex.inputs], cex.param_dict(), cex.found_by, cex.stage)
     except (IRError, ZeroDivisionError) as e:

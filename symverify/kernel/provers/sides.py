@@ -30,7 +30,7 @@ from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import param_names
-from symverify.kernel.semantics.evaluate import State, eval_circuit, eval_model
+from symverify.kernel.semantics.evaluate import State, check_input, eval_circuit, eval_model
 from symverify.kernel.semantics.straightline import program
 
 if sys.version_info >= (3, 11):
@@ -163,9 +163,12 @@ class KaleidoscopeSide(_Shaped):
         return frozenset(params_of(self.obj))
 
     def evaluate(self, u: Sequence[Sequence[Any]], ring: Any, check: Check | None = None) -> State:
-        """``M·vec(u)``, reshaped to ``n×d``."""
+        """``M·vec(u)``, reshaped to ``n×d``; ``u`` must be ``n`` rows of ``d`` values (as for the
+        other kinds: :func:`~symverify.kernel.semantics.evaluate.check_input`, a :class:`ShapeError`
+        otherwise), never any array with ``n·d`` entries in all."""
         from symverify.kernel.kaleidoscope.apply import apply
 
+        check_input(u, self.n, self.d, "kaleidoscope")
         flat = apply(self.obj, [x for row in u for x in row], ring, check=check)
         return [flat[i * self.d : (i + 1) * self.d] for i in range(self.n)]
 
@@ -209,9 +212,17 @@ def torch_executable(side: Side) -> TypeGuard[TorchSide]:
             assert_never(side)
 
 
+_MISSING = object()
+
+
 def as_side(obj: Any, what: str = "argument") -> Side:
     """Read ``obj`` as a side; anything that is not a circuit, model, kaleidoscope or compiled
-    object raises :class:`IRError`."""
+    object raises :class:`IRError`.
+
+    ``.kaleidoscope``, ``.model`` and ``.certificate`` are each read once (properties may hand out
+    a new object on every access: the side is what was read). An object with both a Kaleidoscope in
+    ``.kaleidoscope`` and a Model in ``.model`` is ambiguous, and a ``.model`` that is not a
+    :class:`Model` (a circuit, None) is not read as anything else: both raise :class:`IRError`."""
     match obj:
         case Circuit():
             return CircuitSide(obj, obj.n, obj.d)
@@ -220,14 +231,20 @@ def as_side(obj: Any, what: str = "argument") -> Side:
         case Kaleidoscope():
             return KaleidoscopeSide(obj, obj.n, 1)
     k = getattr(obj, "kaleidoscope", None)  # a kaleidoscope Factorization
+    model = getattr(obj, "model", _MISSING)  # a compiled object; each attribute is read once
     if isinstance(k, Kaleidoscope):
+        if isinstance(model, Model):
+            raise IRError(f"{what}: {type(obj).__name__} has both a .kaleidoscope and a .model; expected one of them "
+                          "(a Factorization or a compiled object), pass the one to verify")
         return KaleidoscopeSide(k, k.n, 1)
-    model = getattr(obj, "model", None)
     if isinstance(model, Model):
         cert = getattr(obj, "certificate", None)
         if cert is not None and not isinstance(cert, Certificate):
             raise IRError(f"{what}: the compiled object's certificate must be a Certificate, found {type(cert).__name__}")
         return ModelSide(model, model.n, model.d, cert)
+    if model is not _MISSING:
+        raise IRError(f"{what}: a compiled object's .model must be a Model, found {type(model).__name__} in the .model of "
+                      f"{type(obj).__name__}")
     raise IRError(
         f"{what}: expected a Circuit, Model, Kaleidoscope (or Factorization) or compiled object (with .model and "
         ".certificate), "

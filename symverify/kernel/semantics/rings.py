@@ -111,6 +111,18 @@ class FractionRing:
     params: Mapping[str, Any] = field(default_factory=dict)
     zero: Any = 0
 
+    def __post_init__(self) -> None:
+        """Every parameter value is an exact rational, an ``int`` (not a bool) or a ``Fraction``: a
+        float would be computed with in float arithmetic inside a symbolic weight (``a²`` and
+        ``a·a`` then differ at ``a = 0.1``), and a ``Sym`` or a string has no value here; anything
+        else is an :class:`IRError` naming the parameter."""
+        for name, v in self.params.items():
+            if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
+                from symverify.ir.bigint import safe_repr
+
+                raise IRError(f"parameter {name!r}: expected an exact rational value (int or Fraction), found "
+                              f"{type(v).__name__} {safe_repr(v, 60)}")
+
     def coerce(self, x: Scalar) -> Any:
         if isinstance(x, Sym):
             v = eval_sym(x, self.params)
@@ -137,6 +149,17 @@ class ModRing:
     p: int
     params: Mapping[str, int] = field(default_factory=dict)
     zero: Any = 0
+
+    def __post_init__(self) -> None:
+        """Every parameter value is an ``int`` (a residue, or an integer reduced here; not a bool):
+        a Fraction, a float or a str has no ``pow(·, e, p)``, so it is an :class:`IRError` naming
+        the parameter, never a bare TypeError inside a weight (map a rational with :meth:`coerce`)."""
+        for name, v in self.params.items():
+            if isinstance(v, bool) or not isinstance(v, int):
+                from symverify.ir.bigint import safe_repr
+
+                raise IRError(f"parameter {name!r} mod {self.p}: expected an int (a residue), found "
+                              f"{type(v).__name__} {safe_repr(v, 60)}")
 
     def coerce(self, x: Scalar) -> int:
         if isinstance(x, Sym):
