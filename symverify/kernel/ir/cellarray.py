@@ -147,6 +147,8 @@ class CellArray(Sequence[Rect]):
     cols: Any
     vals: Any
     extra: tuple[tuple[int, int, Scalar], ...]
+    _hash: int | None
+    _order: Any
 
     def __init__(self, rows: Any, cols: Any, vals: Any, extra: Sequence[tuple[int, int, object]] = (), *,
                  where: str = "cell array") -> None:
@@ -391,9 +393,11 @@ class CellArray(Sequence[Rect]):
 
     def __hash__(self) -> int:
         """The hash of the equal tuple of rectangles (computed once: one pass over every cell)."""
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash(tuple(self)))
-        return self._hash
+        h = self._hash
+        if h is None:
+            h = hash(tuple(self))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def __setattr__(self, name: str, value: object) -> None:
         raise IRError(f"CellArray.{name}: a cell array cannot be changed once built (it was validated then, and its "
