@@ -87,8 +87,18 @@ def _count(n: object, what: str, least: int = 0) -> int:
     return n
 
 
+_MARK = "stream"
+"""The part that ends a transcript's parts and starts a stream's label (no transcript part may equal it)."""
+_MARKED = _part(_MARK)
+
+
 class Transcript:
     """A SHA-256 state that has absorbed a domain tag and a sequence of tagged parts.
+
+    A stream's key hashes the parts, the marker ``"stream"`` and the label's parts in one sequence;
+    a transcript part equal to the marker is refused (:class:`ChallengeError`), so the first marker
+    is where the parts end and ``(parts, label)`` is read back from the sequence uniquely
+    (``Transcript(a, "stream", b).stream()`` would otherwise be ``Transcript(a).stream(b, "stream")``).
 
     >>> t = Transcript("example", 0)
     >>> t.stream("trial", 1).below(10) == Transcript("example", 0).stream("trial", 1).below(10)
@@ -98,12 +108,16 @@ class Transcript:
     def __init__(self, *parts: bytes | int | str) -> None:
         self._h = hashlib.sha256(_part(DOMAIN))
         for p in parts:
-            self._h.update(_part(p))
+            data = _part(p)
+            if data == _MARKED:
+                raise ChallengeError(f"transcript part: expected anything but {_MARK!r}, the marker that starts a "
+                                     f"stream's label, found {_MARK!r}")
+            self._h.update(data)
 
     def stream(self, *label: bytes | int | str) -> Stream:
         """An independent stream for the draw named by ``label`` (its purpose, trial, prime, …)."""
         h = self._h.copy()
-        h.update(_part("stream"))
+        h.update(_MARKED)
         for p in label:
             h.update(_part(p))
         return Stream(h.digest())
