@@ -630,6 +630,26 @@ def test_mangled_bytes_are_refused_or_canonical(x: Any, how: int, at: int, blob:
     assert encode(y) == data
 
 
+def test_a_second_spelling_of_a_side_is_refused() -> None:
+    """Bytes that the reader can parse but that ``encode`` would never write (a coefficient listed
+    twice, one listed but unused, the wide form of small values) name a side that already has its
+    own encoding: decode refuses them, so each side has exactly one byte string."""
+    from symverify.kernel.provers import fingerprint as fpm
+
+    c = Circuit(1, 1, (Gate.const(5), Gate.const(5)), (2,))
+
+    def spell(cidx: list[int], scalars: bytes, outputs: bytes | None = None) -> bytes:
+        return (b"C" + fpm._ints([1, 1, 2, 1]) + fpm._bytes(bytes([0, 0])) + fpm._ints([]) + fpm._ints(cidx) + scalars
+                + (outputs if outputs is not None else fpm._ints([2])))
+
+    assert spell([0, 0], fpm._scalars([5])) == encode(c) and decode(encode(c)) == c
+    for data in (spell([0, 1], fpm._scalars([5, 5])), spell([0, 0], fpm._scalars([5, 7])), spell([1, 1], fpm._scalars([7, 5])),
+                 spell([0, 0], b"V" + (1).to_bytes(8, "big") + fpm._int(5)),
+                 spell([0, 0], fpm._scalars([5]), b"W" + (1).to_bytes(8, "big") + fpm._int(2))):
+        with pytest.raises(EncodingError):
+            decode(data)
+
+
 @pytest.mark.parametrize("data", [b"", b"C", b"Z", b"M" + b"N" + (5).to_bytes(8, "big"), b"K" + b"N" + (2**64 - 1).to_bytes(8, "big"),
                                   b"C" + b"W" + (1).to_bytes(8, "big") + b"I" + (2**64 - 1).to_bytes(8, "big")])
 def test_hand_made_garbage_is_an_encoding_error(data: bytes) -> None:
