@@ -82,16 +82,22 @@ class Grid:
             object.__setattr__(self, "rects", rects)
         fixed: list[Rect] | None = None
         for k, rect in enumerate(rects):
+            plain = type(rect) is tuple
+            if not plain and isinstance(rect, tuple):
+                # a tuple subclass (a namedtuple) becomes the plain tuple of its stored items: one whose
+                # indexing or iteration is overridden would show the encoding (which indexes) one value
+                # and the interpreter (which iterates) another
+                rect = tuple(tuple.__iter__(rect))  # type: ignore[assignment]
             if not isinstance(rect, tuple) or len(rect) != 5:
                 raise IRError(f"grid rectangle {k}: expected (row_start, row_stop, col_start, col_stop, value), found {safe_repr(rect)}")
             r0, r1, c0, c1, v = rect
             if not all(type(x) is int for x in (r0, r1, c0, c1)):
                 raise IRError(f"grid rectangle {k}: expected int bounds, found {safe_repr(rect[:4])}")
-            if not is_canonical(v):
+            if not (plain and is_canonical(v)):
                 # normalise strings, numpy ints and integral Fractions (equal grids then hold equal
                 # value objects: they share cached cell maps); refuse floats (as_scalar says why)
                 fixed = list(rects[:k]) if fixed is None else fixed
-                rect = (r0, r1, c0, c1, as_scalar(v, f"grid rectangle {k} value"))
+                rect = (r0, r1, c0, c1, v if is_canonical(v) else as_scalar(v, f"grid rectangle {k} value"))
             if fixed is not None:
                 fixed.append(rect)
             if not (0 <= r0 < r1 <= self.rows and 0 <= c0 < c1 <= self.cols):
