@@ -511,6 +511,122 @@ def test_a_cell_array_refuses_every_change_and_still_copies_and_pickles() -> Non
     assert built.get(0, 1) == 2
 
 
+# ---- a side that shows the encoding one thing and the interpreter another -------------------------
+
+M61 = 2**61 - 1
+
+
+class _Indexed(tuple):  # type: ignore[type-arg]
+    """A rectangle whose value, read by index (as the encoding reads it), is 1, whatever it holds."""
+
+    def __getitem__(self, k: Any) -> Any:
+        return 1 if k == 4 else tuple.__getitem__(self, k)
+
+
+def _weight_model(W: Grid) -> Model:
+    return Model(1, 1, 1, 1, (Layer.make(1, 1, W=W, b2=Grid.full(1, 1, 1)),))
+
+
+def test_a_rectangle_that_indexes_otherwise_than_it_iterates_is_read_as_its_items() -> None:
+    """The attack: the honest model ``u ↦ 1·u`` and the identity fix the points; a rectangle
+    holding ``w = 1 + p₀·p₁`` (the two trial primes of that pair) but answering ``1`` to
+    ``rect[4]`` had the honest model's encoding, while the interpreter (which iterates) used
+    ``w ≡ 1`` mod both primes: ``u ↦ w·u`` was proved equal to ``u``. A tuple subclass is now
+    stored as the plain tuple of its items, so the encoding sees ``w``."""
+    from symverify.kernel.provers.randomized import random_prime
+
+    honest = _weight_model(Grid(1, 1, 0, ((0, 1, 0, 1, 1),)))
+    tr = transcript(as_side(honest), as_side(IDENTITY), 0)
+    p0, p1 = (random_prime(tr.stream("sz", "python", t, "prime"), 1, 1 << 61) for t in range(2))
+    w = 1 + p0 * p1
+    forged = _weight_model(Grid(1, 1, 0, (_Indexed((0, 1, 0, 1, w)),)))
+    assert not same_map(forged, IDENTITY)
+    assert not sv.verify(forged, IDENTITY, method="randomized").proved, "a false proof"
+    assert type(forged.layers[0].W.rects[0]) is tuple and forged.layers[0].W.rects[0][4] == w
+    assert fingerprint(forged) != fingerprint(honest)
+    assert sv.verify(forged, IDENTITY, method="randomized").refuted
+    from collections import namedtuple
+
+    Rect = namedtuple("Rect", "r0 r1 c0 c1 v")
+    named = Grid(2, 2, 0, (Rect(0, 1, 0, 2, 3), Rect(1, 2, 1, 2, Fraction(1, 2))))
+    assert all(type(r) is tuple for r in named.rects) and named == Grid(2, 2, 0, ((0, 1, 0, 2, 3), (1, 2, 1, 2, Fraction(1, 2))))
+
+
+class _ShownGrid(Grid):
+    """A grid whose cells, as the interpreter asks for them, are not its rectangles."""
+
+    def nonzero(self) -> dict[tuple[int, int], Any]:
+        return {(0, 0): 1 + M61}
+
+    def to_rows(self) -> list[list[Any]]:
+        return [[1 + M61]]
+
+
+class _Gate(Gate):
+    pass
+
+
+class _Layer(Layer):
+    pass
+
+
+class _Factor(ButterflyFactor):
+    pass
+
+
+class _Group(BBStar):
+    pass
+
+
+class _Cells(CellArray):
+    pass
+
+
+def test_a_grid_subclass_that_evaluates_otherwise_has_no_encoding() -> None:
+    """The attack: a ``Grid`` subclass whose rectangles say ``1`` and whose ``nonzero`` says
+    ``1 + (2^61 − 1)``: its fingerprint was the identity's, its bounds chose the fixed prime
+    ``2^61 − 1``, and ``u ↦ 2^61·u`` was proved equal to ``u``. A side holding an instance of a
+    subclass of an IR class now has no encoding (``EncodingError``); exact methods see through it."""
+    forged = _weight_model(_ShownGrid(1, 1, 0, ((0, 1, 0, 1, 1),)))
+    assert [[int(v) for v in row] for row in sv.evaluate(forged, [[2]])] == [[2 * (1 + M61)]]
+    with pytest.raises(EncodingError, match="a subclass may evaluate otherwise"):
+        sv.verify(forged, IDENTITY, method="randomized")
+    assert sv.verify(forged, IDENTITY, method="exact").refuted
+
+
+@pytest.mark.parametrize("build", [
+    lambda: Circuit(1, 2, (_Gate(Op.MUL, (0, 1)),), (2,)),
+    lambda: Model(1, 1, 1, 1, (_Layer(Grid.full(1, 1, 1), Grid(1, 1), Grid(1, 1), Grid.full(1, 1, 1)),)),
+    lambda: Model(1, 1, 1, 1, (Layer.make(1, 1, W=_ShownGrid(1, 1, 2)),)),
+    lambda: Model(1, 1, 1, 2, (Layer.make(1, 2, W=Grid(2, 2, 0, _Cells(np.array([0]), np.array([1]), np.array([0.5])))),)),
+    lambda: Kaleidoscope(2, 2, (_Group(2, (ButterflyFactor(2, 1, (1,), (0,), (0,), (1,)),) * 2),)),
+    lambda: Kaleidoscope(2, 2, (BBStar(2, (_Factor(2, 1, (1,), (0,), (0,), (1,)),) * 2),)),
+], ids=["gate", "layer", "grid", "cell array", "BB*", "factor"])
+def test_every_ir_subclass_is_refused_by_the_encoding(build: Any) -> None:
+    with pytest.raises(EncodingError, match="itself, found an instance of"):
+        encode(build())
+
+
+class _Name(str):
+    pass
+
+
+def _sym_terms(which: str) -> Any:
+    one = Fraction(1)
+    return {"term": (_Indexed(((("a", 1),), one)),), "monomial": ((_Indexed((("a", 1),)), one),),
+            "factor": (((_Indexed(("a", 1)),), one),), "name": ((((_Name("a"), 1),), one),),
+            "terms": _Indexed((((("a", 1),), one),))}[which]
+
+
+@pytest.mark.parametrize("which", ["term", "monomial", "factor", "name", "terms"])
+def test_a_sym_is_built_of_plain_tuples_and_strs(which: str) -> None:
+    """Every container of a ``Sym`` is read more than once (checked, encoded, evaluated): a
+    subclass could answer each reading differently, so only plain tuples and strs are taken."""
+    with pytest.raises(IRError, match=r"Sym terms|Sym term 0|parameter name"):
+        Sym(_sym_terms(which))
+    assert Sym((((("a", 1),), Fraction(1)),)) == sym("a")
+
+
 # ---- 2. hypothesis: decode ∘ encode, injectivity, malformed bytes ---------------------------------
 
 ints = st.one_of(st.integers(-3, 3), st.sampled_from(EDGES), st.integers(-(2**70), 2**70))

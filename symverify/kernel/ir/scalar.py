@@ -70,26 +70,26 @@ def _raw(items: tuple[tuple[Monomial, Fraction], ...]) -> Sym:
 
 def _check_terms(terms: object) -> None:
     """Refuse anything but canonical terms (see :class:`Sym`); the message names the term."""
-    if not isinstance(terms, tuple):
+    if type(terms) is not tuple:  # plain tuples throughout: a subclass could iterate otherwise than it was checked
         raise IRError(f"Sym terms: expected a tuple of (monomial, coefficient) pairs, found {type(terms).__name__}")
     if len(terms) == 0:
         raise IRError("Sym terms: expected at least one term (zero is the int 0, not an empty Sym)")
     prev: Monomial | None = None
     for k, term in enumerate(terms):
         where = f"Sym term {k}"
-        if not (isinstance(term, tuple) and len(term) == 2):
+        if not (type(term) is tuple and len(term) == 2):
             raise IRError(f"{where}: expected a (monomial, coefficient) pair, found {term!r:.80}")
         mono, c = term
         if type(c) is not Fraction or c == 0 or c.denominator < 1 or math.gcd(c.numerator, c.denominator) != 1:
             raise IRError(f"{where}: expected a nonzero Fraction coefficient in lowest terms, found {c!r:.80}")
-        if not isinstance(mono, tuple):
+        if type(mono) is not tuple:
             raise IRError(f"{where}: expected a monomial tuple of (name, exponent) pairs, found {mono!r:.80}")
         last = None
         for item in mono:
-            if not (isinstance(item, tuple) and len(item) == 2):
+            if not (type(item) is tuple and len(item) == 2):
                 raise IRError(f"{where}: expected (name, exponent) pairs in the monomial, found {item!r:.80}")
             name, e = item
-            if not isinstance(name, str) or not _NAME.match(name):
+            if type(name) is not str or not _NAME.match(name):
                 raise IRError(f"{where}: a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r:.80}")
             if type(e) is not int or e < 1:
                 raise IRError(f"{where}: the exponent of {name!r} must be a positive int, found {e!r:.80}")
