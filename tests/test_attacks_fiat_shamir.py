@@ -566,6 +566,15 @@ class _Gate(Gate):
     pass
 
 
+class _Lying(int):
+    """An int whose products are 1: as ``n`` it would make ``n·d`` lie about a circuit's inputs."""
+
+    def __mul__(self, other: Any) -> int:
+        return 1
+
+    __rmul__ = __mul__
+
+
 class _Layer(Layer):
     pass
 
@@ -601,9 +610,16 @@ def test_a_grid_subclass_that_evaluates_otherwise_has_no_encoding() -> None:
     lambda: Model(1, 1, 1, 2, (Layer.make(1, 2, W=Grid(2, 2, 0, _Cells(np.array([0]), np.array([1]), np.array([0.5])))),)),
     lambda: Kaleidoscope(2, 2, (_Group(2, (ButterflyFactor(2, 1, (1,), (0,), (0,), (1,)),) * 2),)),
     lambda: Kaleidoscope(2, 2, (BBStar(2, (_Factor(2, 1, (1,), (0,), (0,), (1,)),) * 2),)),
-], ids=["gate", "layer", "grid", "cell array", "BB*", "factor"])
+    lambda: Circuit(_Lying(2), 1, (Gate.mul(0, 0),), (1,)),  # n·d "is" 1: node 1 the gate, not an input
+    lambda: Circuit(1, 2, (Gate.mul(_Lying(0), 1),), (2,)),
+    lambda: Circuit(1, 2, (Gate.mul(0, 1),), (_Lying(2),)),
+    lambda: Model(_Lying(1), 1, 1, 1, ()),
+    lambda: Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid(_Lying(1), 1)),)),
+    lambda: Kaleidoscope(_Lying(1), 2, ()),
+], ids=["gate", "layer", "grid", "cell array", "BB*", "factor", "circuit n", "node id", "output", "model n", "grid rows",
+        "kaleidoscope n"])
 def test_every_ir_subclass_is_refused_by_the_encoding(build: Any) -> None:
-    with pytest.raises(EncodingError, match="itself, found an instance of"):
+    with pytest.raises(EncodingError, match="exactly, found an instance of"):
         encode(build())
 
 

@@ -38,8 +38,8 @@ Each object is encoded one way: the choice between the ``N``/``W`` and ``A``/``V
 function of the values, and the reader learns it from the tag. Fields that do not take part in
 equality (a circuit's or model's ``name``) are not encoded. Only the IR's own classes have an
 encoding: a side holding an instance of a subclass (of ``Gate``, ``Layer``, ``Grid``,
-``CellArray``, ``BBStar``, ``ButterflyFactor``) raises :class:`EncodingError`, since a subclass may
-evaluate otherwise than the fields encoded here say. :func:`fingerprint` is SHA-256 over a
+``CellArray``, ``BBStar``, ``ButterflyFactor``, or of ``int`` as a size or index) raises
+:class:`EncodingError`, since a subclass may evaluate otherwise than the fields encoded here say. :func:`fingerprint` is SHA-256 over a
 domain tag, the side's kind and this encoding; it is streamed into the hash in a few large updates
 (a model of 10^3 layers and 2·10^5 rectangles in a fraction of a second).
 """
@@ -49,8 +49,10 @@ from __future__ import annotations
 import hashlib
 import sys
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from itertools import chain
+from operator import attrgetter
 from typing import Any, Protocol
 
 from symverify.errors import IRError
@@ -127,6 +129,7 @@ def _scalar(x: Scalar) -> bytes:
 
 
 def _ints(values: Sequence[int]) -> bytes:
+    _exact(values, (int,), "size, index or count")
     try:
         return b"N" + _u64(len(values)) + _le64(array("q", values))
     except OverflowError:
@@ -161,19 +164,21 @@ def _bytes(data: bytes) -> bytes:
 # ---- sides -------------------------------------------------------------------------------------
 
 
-def _exact(items: Sequence[object], classes: tuple[type, ...], what: str) -> None:
+def _exact(items: Iterable[object], classes: tuple[type, ...], what: str) -> None:
     """Refuse a part of a side that is an instance of a subclass: the encoding describes the fields of
     the IR's own classes, and a subclass may evaluate otherwise than those fields say (a ``Grid``
-    whose ``nonzero`` is not its rectangles), so a side holding one has no encoding."""
+    whose ``nonzero`` is not its rectangles, an ``int`` whose ``*`` lies about ``n·d``), so a side
+    holding one has no encoding."""
     for kind in set(map(type, items)):
         if kind not in classes:
-            raise EncodingError(f"encoding: expected every {what} to be a {' or '.join(c.__name__ for c in classes)} "
-                                f"itself, found an instance of {kind.__module__}.{kind.__qualname__} (a subclass may "
+            raise EncodingError(f"encoding: expected every {what} of type {' or '.join(c.__name__ for c in classes)} "
+                                f"exactly, found an instance of {kind.__module__}.{kind.__qualname__} (a subclass may "
                                 "evaluate otherwise than its fields say)")
 
 
 def _circuit(sink: Sink, c: Circuit) -> None:
     _exact(c.gates, (Gate,), "gate")
+    _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id")
     prog = program(c)
     sink.update(b"C" + _ints([c.n, c.d, len(c.gates), len(c.outputs)]) + _bytes(prog.ops))
     if prog.args is not None:  # the program's int64 node ids are native-endian
