@@ -11,7 +11,7 @@ import pytest
 
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.provers import bound_rules as br
-from symverify.kernel.provers.challenge import Transcript, _part
+from symverify.kernel.provers.challenge import ChallengeError, Transcript, _part
 from symverify.kernel.provers.sides import as_side
 
 
@@ -23,7 +23,7 @@ def test_transcript_part_refuses_a_bool() -> None:
     """challenge.py ``_part``: ``True`` would otherwise be absorbed as the int 1, so two different
     purposes (a flag and a count) could share a stream."""
     assert _part(1) != _part("1")
-    with pytest.raises(TypeError, match="may not be a bool"):
+    with pytest.raises(ChallengeError, match="may not be a bool"):
         _part(True)
 
 
@@ -32,9 +32,9 @@ def test_stream_bounds_are_checked() -> None:
     ``array`` is int64 and accepts at most ``2^62``. Just inside the limits every value is in
     range."""
     s = _stream()
-    with pytest.raises(ValueError, match="expected a bound ≥ 1, found 0"):
+    with pytest.raises(ValueError, match="expected a bound ≥ 1, an int, found 0"):
         s.below(0)
-    with pytest.raises(ValueError, match=r"expected 1 ≤ bound ≤ 2\^62, found 0"):
+    with pytest.raises(ValueError, match=r"expected 1 ≤ bound ≤ 2\^62, an int, found 0"):
         s.array(0, 4)
     with pytest.raises(ValueError, match=r"expected 1 ≤ bound ≤ 2\^62"):
         s.array((1 << 62) + 1, 4)

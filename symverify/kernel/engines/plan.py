@@ -61,7 +61,7 @@ def grid_dense(g: Grid, conv: Callable[[Scalar], Any], dtype: torch.dtype) -> to
         bulk = getattr(conv, "floats", None)
         vals = bulk(cells_) if bulk is not None else None
         if vals is not None:
-            t[torch.from_numpy(cells_.rows), torch.from_numpy(cells_.cols)] = torch.from_numpy(vals).to(dtype)
+            t[torch.tensor(cells_.rows), torch.tensor(cells_.cols)] = torch.tensor(vals).to(dtype)  # copies: the arrays are read-only
             rects: Any = [(i, i + 1, j, j + 1, v) for i, j, v in cells_.extra]
         else:
             rects = g.rects

@@ -112,12 +112,26 @@ def _exact_float64(v: Any, r: Any, c: Any, where: str) -> Any:
     return w
 
 
+def _read_only(a: Any) -> Any:
+    """A read-only copy of the 1-d array ``a`` whose memory is a ``bytes`` object, so that its
+    write flag cannot be turned back on: ``cells.vals[0] = 2.0**61`` raises instead of changing a
+    weight behind the caches that hold the grid by identity (fingerprint, bounds, plans)."""
+    import numpy as np
+
+    return np.frombuffer(np.ascontiguousarray(a).tobytes(), dtype=a.dtype)
+
+
 class CellArray(Sequence[Rect]):
     """Distinct nonzero cells as arrays, read as 1×1 rectangles in row-major order.
 
     ``rows``, ``cols``: int64 index arrays; ``vals``: float64 values (finite, nonzero, each the
     exact dyadic rational it is); ``extra``: further cells ``(i, j, value)`` with exact scalars
     (distinct from the array cells, nonzero). Built with :meth:`from_dense` or :meth:`from_parts`.
+
+    Immutable, like the grid that holds it: the arrays are read-only copies (their memory is a
+    ``bytes`` object, so the write flag cannot be set again) and assigning an attribute raises
+    :class:`IRError`. A weight changed in place would otherwise be evaluated while the caches that
+    hold the grid by identity (its fingerprint, bounds and plans) still describe the old one.
 
     >>> import numpy as np
     >>> cells = CellArray.from_dense(np.array([[0.0, 0.5], [3.0, 0.0]]))
@@ -133,6 +147,8 @@ class CellArray(Sequence[Rect]):
     cols: Any
     vals: Any
     extra: tuple[tuple[int, int, Scalar], ...]
+    _hash: int | None
+    _order: Any
 
     def __init__(self, rows: Any, cols: Any, vals: Any, extra: Sequence[tuple[int, int, object]] = (), *,
                  where: str = "cell array") -> None:
@@ -185,9 +201,9 @@ class CellArray(Sequence[Rect]):
         for (i0, j0, _), (i1, j1, _) in itertools.pairwise(ex):
             if (i0, j0) == (i1, j1):
                 raise IRError(f"{where}: extra cell ({i0}, {j0}) is given twice")
-        self.rows, self.cols, self.vals, self.extra = r, c, v, tuple(ex)
-        self._hash: int | None = None
-        self._order: Any = None
+        for name, value in (("rows", _read_only(r)), ("cols", _read_only(c)), ("vals", _read_only(v)), ("extra", tuple(ex)),
+                            ("_hash", None), ("_order", None)):
+            object.__setattr__(self, name, value)
         if ex:
             pos = self._positions()
             hit = [(i, j) for (i, j, _), p in zip(ex, pos.tolist()) if p < len(r) and (int(r[p]), int(c[p])) == (i, j)]
@@ -309,7 +325,7 @@ class CellArray(Sequence[Rect]):
             yield from self._array_rects(start, stop)
             return
         if self._order is None:
-            self._order = self._positions().tolist()
+            object.__setattr__(self, "_order", self._positions().tolist())
         k = 0  # rectangles emitted so far (array cells before extra cell t: pos[t])
         a = 0
         for t, (i, j, x) in enumerate(self.extra):
@@ -377,9 +393,23 @@ class CellArray(Sequence[Rect]):
 
     def __hash__(self) -> int:
         """The hash of the equal tuple of rectangles (computed once: one pass over every cell)."""
-        if self._hash is None:
-            self._hash = hash(tuple(self))
-        return self._hash
+        h = self._hash
+        if h is None:
+            h = hash(tuple(self))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise IRError(f"CellArray.{name}: a cell array cannot be changed once built (it was validated then, and its "
+                      "grid's fingerprint, bounds and plans are kept by identity); build a new one, e.g. with "
+                      "CellArray.from_parts")
+
+    def __delattr__(self, name: str) -> None:
+        self.__setattr__(name, None)
+
+    def __reduce__(self) -> tuple[type[CellArray], tuple[Any, Any, Any, tuple[tuple[int, int, Scalar], ...]]]:
+        """Pickled and copied as its parts, rebuilt (and checked) by the constructor."""
+        return (type(self), (self.rows, self.cols, self.vals, self.extra))
 
     def __repr__(self) -> str:
         return f"CellArray({len(self.rows)} array cells, {len(self.extra)} exact cells)"

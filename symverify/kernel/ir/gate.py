@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from fractions import Fraction
 
 from symverify.errors import IRError
 from symverify.ir.bigint import field_repr, show_int
-from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, show_scalar, unordered
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, show_scalar, unordered
 
 __all__ = ["Op", "Gate"]
 
@@ -44,9 +43,8 @@ class Gate:
         """Normalise the coefficients (``"2/4"`` becomes ``Fraction(1, 2)``, ``Fraction(3)`` becomes 3)
         on this new gate; a value that is not exact raises :class:`IRError` naming the coefficient.
         Arity and node ids are checked by the :class:`Circuit` that holds the gate."""
-        if type(self.args) is tuple and type(self.coeffs) is tuple and all(
-                type(x) is int or type(x) is Sym or (type(x) is Fraction and x.denominator != 1) for x in self.coeffs):
-            return  # already normal (an int, a Sym, a non-integral Fraction): as_scalar would keep each as it is
+        if type(self.args) is tuple and type(self.coeffs) is tuple and all(map(is_canonical, self.coeffs)):
+            return  # already normal (an int, a Sym, a Fraction in lowest terms): as_scalar would keep each as it is
         names = _COEFF_NAMES.get(self.op, ()) if isinstance(self.op, Op) else ()
         label = self.op.value if isinstance(self.op, Op) else "gate"
         if unordered(self.args):  # a dict reads as its keys

@@ -23,19 +23,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 
 from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import field_repr, safe_repr, show_int
 from symverify.kernel.ir.cellarray import CellArray
-from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, param_names, unordered
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, is_zero, param_names, unordered
 
 __all__ = ["Grid", "Rect"]
 
 Rect = tuple[int, int, int, int, Scalar]  # row_start, row_stop, col_start, col_stop, value
-_EXACT = (int, Fraction, Sym)
 
 
 def _sequence(xs: object, what: str) -> None:
@@ -69,7 +67,7 @@ class Grid:
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ShapeError(f"a grid needs non-negative integer sizes; found {name} = {safe_repr(v)}")
         fill = self.fill
-        if type(fill) not in _EXACT or (type(fill) is Fraction and fill.denominator == 1):  # canonical: Fraction(3) is 3
+        if not is_canonical(fill):  # canonical: Fraction(3) is 3, Fraction(2, 4, _normalize=False) is 1/2
             object.__setattr__(self, "fill", as_scalar(fill, "grid fill"))
         rects = self.rects
         if isinstance(rects, CellArray):
@@ -84,16 +82,22 @@ class Grid:
             object.__setattr__(self, "rects", rects)
         fixed: list[Rect] | None = None
         for k, rect in enumerate(rects):
+            plain = type(rect) is tuple
+            if not plain and isinstance(rect, tuple):
+                # a tuple subclass (a namedtuple) becomes the plain tuple of its stored items: one whose
+                # indexing or iteration is overridden would show the encoding (which indexes) one value
+                # and the interpreter (which iterates) another
+                rect = tuple(tuple.__iter__(rect))  # type: ignore[assignment]
             if not isinstance(rect, tuple) or len(rect) != 5:
                 raise IRError(f"grid rectangle {k}: expected (row_start, row_stop, col_start, col_stop, value), found {safe_repr(rect)}")
             r0, r1, c0, c1, v = rect
             if not all(type(x) is int for x in (r0, r1, c0, c1)):
                 raise IRError(f"grid rectangle {k}: expected int bounds, found {safe_repr(rect[:4])}")
-            if type(v) not in _EXACT or (type(v) is Fraction and v.denominator == 1):
+            if not (plain and is_canonical(v)):
                 # normalise strings, numpy ints and integral Fractions (equal grids then hold equal
                 # value objects: they share cached cell maps); refuse floats (as_scalar says why)
                 fixed = list(rects[:k]) if fixed is None else fixed
-                rect = (r0, r1, c0, c1, as_scalar(v, f"grid rectangle {k} value"))
+                rect = (r0, r1, c0, c1, v if is_canonical(v) else as_scalar(v, f"grid rectangle {k} value"))
             if fixed is not None:
                 fixed.append(rect)
             if not (0 <= r0 < r1 <= self.rows and 0 <= c0 < c1 <= self.cols):

@@ -22,14 +22,32 @@ from typing import Any, Union
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
 
 
 def _norm_rational(q: Fraction) -> int | Fraction:
-    return int(q) if q.denominator == 1 else q
+    """``q`` as a canonical scalar: a ``Fraction`` in lowest terms with a denominator ≥ 2, or the
+    ``int`` it equals. A ``Fraction`` subclass or one not in lowest terms (Python 3.11 still builds
+    ``Fraction(2, 4, _normalize=False)`` and ``Fraction(1, -2, _normalize=False)``) is rebuilt: such
+    a value compared unequal to its normal form, and its encoding did not decode."""
+    if type(q) is not Fraction or q.denominator < 2 or math.gcd(q.numerator, q.denominator) != 1:
+        q = Fraction(int.__index__(q.numerator), int.__index__(q.denominator))
+        if q.denominator == 1:
+            return q.numerator
+    return q
+
+
+def is_canonical(x: object) -> bool:
+    """Whether ``x`` is an exact scalar in canonical form, as :func:`as_scalar` returns it: an ``int``
+    (not a subclass: an ``IntEnum`` member becomes its int), a :class:`Sym`, or a ``Fraction`` in
+    lowest terms with a denominator ≥ 2. The fast paths of gates and grids keep such values as they
+    are and send everything else through :func:`as_scalar`."""
+    t = type(x)
+    return t is int or t is Sym or (t is Fraction and x.denominator > 1  # type: ignore[attr-defined]
+                                    and math.gcd(x.numerator, x.denominator) == 1)  # type: ignore[attr-defined]
 
 
 def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
@@ -52,26 +70,26 @@ def _raw(items: tuple[tuple[Monomial, Fraction], ...]) -> Sym:
 
 def _check_terms(terms: object) -> None:
     """Refuse anything but canonical terms (see :class:`Sym`); the message names the term."""
-    if not isinstance(terms, tuple):
+    if type(terms) is not tuple:  # plain tuples throughout: a subclass could iterate otherwise than it was checked
         raise IRError(f"Sym terms: expected a tuple of (monomial, coefficient) pairs, found {type(terms).__name__}")
     if len(terms) == 0:
         raise IRError("Sym terms: expected at least one term (zero is the int 0, not an empty Sym)")
     prev: Monomial | None = None
     for k, term in enumerate(terms):
         where = f"Sym term {k}"
-        if not (isinstance(term, tuple) and len(term) == 2):
+        if not (type(term) is tuple and len(term) == 2):
             raise IRError(f"{where}: expected a (monomial, coefficient) pair, found {term!r:.80}")
         mono, c = term
-        if type(c) is not Fraction or c == 0:
-            raise IRError(f"{where}: expected a nonzero Fraction coefficient, found {c!r:.80}")
-        if not isinstance(mono, tuple):
+        if type(c) is not Fraction or c == 0 or c.denominator < 1 or math.gcd(c.numerator, c.denominator) != 1:
+            raise IRError(f"{where}: expected a nonzero Fraction coefficient in lowest terms, found {c!r:.80}")
+        if type(mono) is not tuple:
             raise IRError(f"{where}: expected a monomial tuple of (name, exponent) pairs, found {mono!r:.80}")
         last = None
         for item in mono:
-            if not (isinstance(item, tuple) and len(item) == 2):
+            if not (type(item) is tuple and len(item) == 2):
                 raise IRError(f"{where}: expected (name, exponent) pairs in the monomial, found {item!r:.80}")
             name, e = item
-            if not isinstance(name, str) or not _NAME.match(name):
+            if type(name) is not str or not _NAME.match(name):
                 raise IRError(f"{where}: a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r:.80}")
             if type(e) is not int or e < 1:
                 raise IRError(f"{where}: the exponent of {name!r} must be a positive int, found {e!r:.80}")
@@ -233,7 +251,7 @@ def as_scalar(x: object, where: str = "value") -> Scalar:
     if isinstance(x, bool):
         raise IRError(f"{where}: expected an exact number, found the bool {x!r}")
     if isinstance(x, int):
-        return x
+        return x if type(x) is int else int.__index__(x)  # the int value of a subclass (an IntEnum member)
     if isinstance(x, Fraction):
         return _norm_rational(x)
     if isinstance(x, Sym):

@@ -36,7 +36,10 @@ and one production per side kind (the sizes in the ``ints`` parts fix how many i
 
 Each object is encoded one way: the choice between the ``N``/``W`` and ``A``/``V`` forms is a
 function of the values, and the reader learns it from the tag. Fields that do not take part in
-equality (a circuit's or model's ``name``) are not encoded. :func:`fingerprint` is SHA-256 over a
+equality (a circuit's or model's ``name``) are not encoded. Only the IR's own classes have an
+encoding: a side holding an instance of a subclass (of ``Gate``, ``Layer``, ``Grid``,
+``CellArray``, ``BBStar``, ``ButterflyFactor``, or of ``int`` as a size or index) raises
+:class:`EncodingError`, since a subclass may evaluate otherwise than the fields encoded here say. :func:`fingerprint` is SHA-256 over a
 domain tag, the side's kind and this encoding; it is streamed into the hash in a few large updates
 (a model of 10^3 layers and 2·10^5 rectangles in a fraction of a second).
 """
@@ -46,13 +49,16 @@ from __future__ import annotations
 import hashlib
 import sys
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from itertools import chain
+from operator import attrgetter
 from typing import Any, Protocol
 
 from symverify.errors import IRError
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
+from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo
@@ -123,6 +129,7 @@ def _scalar(x: Scalar) -> bytes:
 
 
 def _ints(values: Sequence[int]) -> bytes:
+    _exact(values, (int,), "size, index or count")
     try:
         return b"N" + _u64(len(values)) + _le64(array("q", values))
     except OverflowError:
@@ -157,7 +164,21 @@ def _bytes(data: bytes) -> bytes:
 # ---- sides -------------------------------------------------------------------------------------
 
 
+def _exact(items: Iterable[object], classes: tuple[type, ...], what: str) -> None:
+    """Refuse a part of a side that is an instance of a subclass: the encoding describes the fields of
+    the IR's own classes, and a subclass may evaluate otherwise than those fields say (a ``Grid``
+    whose ``nonzero`` is not its rectangles, an ``int`` whose ``*`` lies about ``n·d``), so a side
+    holding one has no encoding."""
+    for kind in set(map(type, items)):
+        if kind not in classes:
+            raise EncodingError(f"encoding: expected every {what} of type {' or '.join(c.__name__ for c in classes)} "
+                                f"exactly, found an instance of {kind.__module__}.{kind.__qualname__} (a subclass may "
+                                "evaluate otherwise than its fields say)")
+
+
 def _circuit(sink: Sink, c: Circuit) -> None:
+    _exact(c.gates, (Gate,), "gate")
+    _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id")
     prog = program(c)
     sink.update(b"C" + _ints([c.n, c.d, len(c.gates), len(c.outputs)]) + _bytes(prog.ops))
     if prog.args is not None:  # the program's int64 node ids are native-endian
@@ -170,7 +191,10 @@ def _circuit(sink: Sink, c: Circuit) -> None:
 
 
 def _model(sink: Sink, m: Model) -> None:
+    _exact(m.layers, (Layer,), "layer")
     grids: list[Grid] = [g for layer in m.layers for g in (layer.W, layer.b1, layer.h, layer.b2)]
+    _exact(grids, (Grid,), "grid")
+    _exact([g.rects for g in grids], (tuple, CellArray), "grid's rectangles")  # a plain tuple holds plain tuples (Grid)
     rects = [r for g in grids for r in g.rects]
     sink.update(b"M" + _ints([m.n, m.d, m.inner_n, m.inner_d, len(m.layers)])
                 + _bytes(b"".join(_MODE_BYTE[layer.mode] for layer in m.layers)))
@@ -180,7 +204,9 @@ def _model(sink: Sink, m: Model) -> None:
 
 
 def _kaleidoscope(sink: Sink, k: Kaleidoscope) -> None:
+    _exact(k.groups, (BBStar,), "BB* group")
     factors = [f for g in k.groups for f in g.factors]
+    _exact(factors, (ButterflyFactor,), "butterfly factor")
     sink.update(b"K" + _ints([k.n, k.size, len(k.groups)] + [x for g in k.groups for x in (g.size, len(g.factors))]))
     sink.update(_ints([x for f in factors for x in (f.size, f.stride, len(f.d1), len(f.d2), len(f.d3), len(f.d4))]))
     sink.update(_scalars([x for f in factors for diag in (f.d1, f.d2, f.d3, f.d4) for x in diag]))
