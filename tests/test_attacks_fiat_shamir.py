@@ -610,17 +610,33 @@ def test_a_grid_subclass_that_evaluates_otherwise_has_no_encoding() -> None:
     lambda: Model(1, 1, 1, 2, (Layer.make(1, 2, W=Grid(2, 2, 0, _Cells(np.array([0]), np.array([1]), np.array([0.5])))),)),
     lambda: Kaleidoscope(2, 2, (_Group(2, (ButterflyFactor(2, 1, (1,), (0,), (0,), (1,)),) * 2),)),
     lambda: Kaleidoscope(2, 2, (BBStar(2, (_Factor(2, 1, (1,), (0,), (0,), (1,)),) * 2),)),
-    lambda: Circuit(_Lying(2), 1, (Gate.mul(0, 0),), (1,)),  # n·d "is" 1: node 1 the gate, not an input
-    lambda: Circuit(1, 2, (Gate.mul(_Lying(0), 1),), (2,)),
-    lambda: Circuit(1, 2, (Gate.mul(0, 1),), (_Lying(2),)),
-    lambda: Model(_Lying(1), 1, 1, 1, ()),
-    lambda: Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid(_Lying(1), 1)),)),
-    lambda: Kaleidoscope(_Lying(1), 2, ()),
-], ids=["gate", "layer", "grid", "cell array", "BB*", "factor", "circuit n", "node id", "output", "model n", "grid rows",
-        "kaleidoscope n"])
+], ids=["gate", "layer", "grid", "cell array", "BB*", "factor"])
 def test_every_ir_subclass_is_refused_by_the_encoding(build: Any) -> None:
     with pytest.raises(EncodingError, match="exactly, found an instance of"):
         encode(build())
+
+
+@pytest.mark.parametrize("build, plain, read", [
+    # n·d "is" 1 to the lying int: node 1 would be the gate, not an input
+    (lambda: Circuit(_Lying(2), 1, (Gate.mul(0, 0),), (2,)), lambda: Circuit(2, 1, (Gate.mul(0, 0),), (2,)), lambda o: o.n),
+    (lambda: Circuit(1, 2, (Gate.mul(_Lying(0), 1),), (2,)), lambda: Circuit(1, 2, (Gate.mul(0, 1),), (2,)),
+     lambda o: o.gates[0].args[0]),
+    (lambda: Circuit(1, 2, (Gate.mul(0, 1),), (_Lying(2),)), lambda: Circuit(1, 2, (Gate.mul(0, 1),), (2,)), lambda o: o.outputs[0]),
+    (lambda: Model(_Lying(1), 1, 1, 1, ()), lambda: Model(1, 1, 1, 1, ()), lambda o: o.n),
+    (lambda: Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid(_Lying(1), 1)),)), lambda: Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid(1, 1)),)),
+     lambda o: o.layers[0].W.rows),
+    (lambda: Kaleidoscope(_Lying(1), 2, ()), lambda: Kaleidoscope(1, 2, ()), lambda o: o.n),
+    (lambda: Kaleidoscope(2, 2, (BBStar(_Lying(2), (ButterflyFactor(_Lying(2), _Lying(1), (1,), (0,), (0,), (1,)),) * 2),)),
+     lambda: Kaleidoscope(2, 2, (BBStar(2, (ButterflyFactor(2, 1, (1,), (0,), (0,), (1,)),) * 2),)),
+     lambda o: o.groups[0].factors[0].stride),
+], ids=["circuit n", "node id", "output", "model n", "grid rows", "kaleidoscope n", "factor size and stride"])
+def test_int_subclasses_are_stored_as_plain_ints(build: Any, plain: Any, read: Any) -> None:
+    """Sizes, node ids and outputs given as an int subclass are stored as the plain int of their value
+    (read without calling the subclass's methods), before any check reads them: the checks, the
+    interpreter and the encoding then see one value, and the object equals (and encodes as) the plain one."""
+    obj = build()
+    assert type(read(obj)) is int
+    assert obj == plain() and encode(obj) == encode(plain())
 
 
 class _Name(str):

@@ -20,7 +20,7 @@ from symverify.errors import IRError, ShapeError
 from symverify.ir.bigint import safe_repr, short_name
 from symverify.ir.bigint import show_int as _s
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import unordered
+from symverify.kernel.ir.scalar import plain_fields, unordered
 
 __all__ = ["Mode", "Layer", "Model"]
 
@@ -114,6 +114,7 @@ class Model:
         if unordered(self.layers):  # a dict reads as its keys, a set in no order
             raise IRError(f"model layers: expected a sequence of layers in order, found {type(self.layers).__name__}")  # a set has none
         object.__setattr__(self, "layers", tuple(self.layers))
+        plain_fields(self, "n", "d", "inner_n", "inner_d")
         for fname in ("n", "d", "inner_n", "inner_d"):
             v = getattr(self, fname)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:

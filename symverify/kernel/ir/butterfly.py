@@ -37,7 +37,7 @@ from typing import Literal
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, unordered
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, plain_fields, unordered
 
 __all__ = [
     "ButterflyFactor",
@@ -163,6 +163,7 @@ class ButterflyFactor:
         return f"ButterflyFactor(size={self.size}, stride={self.stride}, {diags})"
 
     def __post_init__(self) -> None:
+        plain_fields(self, "size", "stride")
         _check_size(self.size, "butterfly factor size")
         if not is_power_of_two(self.stride) or self.stride > self.size // 2:
             raise ShapeError(
@@ -277,6 +278,7 @@ class BBStar:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "factors", _items(self.factors, "BB* factors"))
+        plain_fields(self, "size")
         _check_size(self.size, "BB* size")
         for i, f in enumerate(self.factors):
             if not isinstance(f, ButterflyFactor):
@@ -333,6 +335,7 @@ class FactorList:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "factors", _items(self.factors, "factor list factors"))
+        plain_fields(self, "size")
         _check_size(self.size, "factor list size")
         for i, f in enumerate(self.factors):
             if not isinstance(f, ButterflyFactor):
@@ -406,6 +409,7 @@ class Kaleidoscope:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "groups", _items(self.groups, "kaleidoscope groups"))
+        plain_fields(self, "n", "size")
         if not is_power_of_two(self.size):
             raise ShapeError(f"kaleidoscope size: expected a power of two, found {self.size!r}")
         if not isinstance(self.n, int) or isinstance(self.n, bool) or self.n < 1 or self.n > self.size:

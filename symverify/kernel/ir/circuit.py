@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr, short_name, show_int
 from symverify.kernel.ir.gate import _ARITY, Gate, Op
-from symverify.kernel.ir.scalar import unordered
+from symverify.kernel.ir.scalar import plain_fields, plain_int, unordered
 
 if TYPE_CHECKING:
     from symverify.ir.trace import Wire
@@ -39,11 +39,14 @@ class Circuit:
     name: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        plain_fields(self, "n", "d")
         for fname in ("gates", "outputs"):
             val = getattr(self, fname)
             if unordered(val):  # a dict reads as its keys, a set in no order
                 raise IRError(f"circuit {fname}: expected a sequence, found {type(val).__name__} {safe_repr(val, 40)}")
             object.__setattr__(self, fname, tuple(val))
+        if not all(type(o) is int for o in self.outputs):
+            object.__setattr__(self, "outputs", tuple(map(plain_int, self.outputs)))
         _check(self)
 
     def __repr__(self) -> str:

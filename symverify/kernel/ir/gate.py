@@ -11,7 +11,7 @@ from enum import Enum
 
 from symverify.errors import IRError
 from symverify.ir.bigint import field_repr, show_int
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, show_scalar, unordered
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, plain_int, show_scalar, unordered
 
 __all__ = ["Op", "Gate"]
 
@@ -26,6 +26,9 @@ class Op(str, Enum):
 
 _ARITY = {Op.CONST: (0, 1), Op.LIN: (2, 2), Op.MUL: (2, 0)}
 _COEFF_NAMES = {Op.CONST: ("value",), Op.LIN: ("alpha", "beta"), Op.MUL: ()}
+
+
+_INT = {int}
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +46,18 @@ class Gate:
         """Normalise the coefficients (``"2/4"`` becomes ``Fraction(1, 2)``, ``Fraction(3)`` becomes 3)
         on this new gate; a value that is not exact raises :class:`IRError` naming the coefficient.
         Arity and node ids are checked by the :class:`Circuit` that holds the gate."""
-        if type(self.args) is tuple and type(self.coeffs) is tuple and all(map(is_canonical, self.coeffs)):
-            return  # already normal (an int, a Sym, a Fraction in lowest terms): as_scalar would keep each as it is
+        a = self.args
+        if (type(a) is tuple and type(self.coeffs) is tuple
+                and ((len(a) == 2 and type(a[0]) is int and type(a[1]) is int) or {*map(type, a)} <= _INT)
+                and all(map(is_canonical, self.coeffs))):
+            return  # already normal (plain int node ids; an int, a Sym, a Fraction in lowest terms as coefficients)
         names = _COEFF_NAMES.get(self.op, ()) if isinstance(self.op, Op) else ()
         label = self.op.value if isinstance(self.op, Op) else "gate"
         if unordered(self.args):  # a dict reads as its keys
             raise IRError(f"{label} args: expected a sequence of node ids, found {type(self.args).__name__} {self.args!r:.40}")
         if unordered(self.coeffs):
             raise IRError(f"{label} coefficients: expected a sequence, found {type(self.coeffs).__name__} {self.coeffs!r:.40}")
-        object.__setattr__(self, "args", tuple(self.args))
+        object.__setattr__(self, "args", tuple(map(plain_int, self.args)))
         object.__setattr__(self, "coeffs", tuple(
             as_scalar(x, f"{label} coefficient {names[i] if i < len(names) else i}") for i, x in enumerate(self.coeffs)))
 

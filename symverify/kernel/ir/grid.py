@@ -29,7 +29,7 @@ from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import field_repr, safe_repr, show_int
 from symverify.kernel.ir.cellarray import CellArray
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, is_zero, param_names, unordered
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, is_zero, param_names, plain_fields, unordered
 
 __all__ = ["Grid", "Rect"]
 
@@ -62,6 +62,7 @@ class Grid:
         return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
 
     def __post_init__(self) -> None:
+        plain_fields(self, "rows", "cols")
         for name in ("rows", "cols"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:

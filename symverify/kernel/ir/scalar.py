@@ -377,6 +377,22 @@ def is_bool(x: object) -> bool:
     return isinstance(x, bool) or (type(x).__module__ == "numpy" and type(x).__name__ in ("bool", "bool_"))
 
 
+def plain_int(x: object) -> object:
+    """An ``int`` subclass (not a bool) as the plain ``int`` of its stored value, read without calling
+    any of its methods (:func:`operator.index` copies it); anything else as it is. The IR keeps its
+    sizes, node ids and positions as plain ints, so its checks, the interpreter and the encoding all
+    read one value (a subclass could answer ``*``, ``<`` or ``__index__`` differently to each)."""
+    return operator.index(x) if type(x) is not int and isinstance(x, int) and not isinstance(x, bool) else x
+
+
+def plain_fields(obj: object, *names: str) -> None:
+    """:func:`plain_int` on the named fields of a frozen IR object, before its checks read them."""
+    for name in names:
+        v = getattr(obj, name)
+        if type(v) is not int:
+            object.__setattr__(obj, name, plain_int(v))
+
+
 def as_index(x: object) -> int | None:
     """``x`` as a Python int when it is an integer (``int`` or a numpy integer, as ``np.argsort``
     gives), None otherwise: bools and floats are no index (``1.0`` would read between positions)."""
