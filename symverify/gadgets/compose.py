@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from symverify.errors import IRError, ShapeError
-from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, describe_cells
+from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, check_spec, describe_cells
 from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.ir.certificate import Cell
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
@@ -102,6 +102,7 @@ def pad(frag: Fragment, inner_n: int, inner_d: int) -> Fragment:
 
     def build() -> Spec:
         inner = frag.spec()
+        check_spec(frag, inner)  # its checkpoints name nodes it has, its outputs respect its interfaces
         b = SpecBuilder(inner_n, inner_d)
         node = _renumber(inner.circuit, nn, dd, {i * dd + j: b.cell(i, j) for i in range(nn) for j in range(dd)}, b)
         outs = {(k // dd, k % dd): node[o] for k, o in enumerate(inner.circuit.outputs)}
@@ -157,6 +158,7 @@ def compose(*frags: Fragment, name: str | None = None, check_interfaces: bool = 
         offset = 0
         for p in parts:
             spec = p.spec()
+            check_spec(p, spec)  # each part's own claim is well formed (its checkpoints name nodes it has)
             inputs = {i * dd + j: current[(i, j)] for i in range(nn) for j in range(dd)}
             node = _renumber(spec.circuit, nn, dd, inputs, b)
             for layer, cells in spec.checkpoints:

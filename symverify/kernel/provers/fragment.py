@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from symverify.errors import IRError, ProverError, UsageError
 from symverify.kernel.gadgets.fragment import Fragment, standalone
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
 
@@ -29,7 +30,8 @@ class FragmentProof:
     """The outcome of :func:`prove_fragment`; ``failure`` says what did not hold.
 
     ``compositional``: the certificate checked; ``exact``: the exact polynomials are equal (None
-    when not compared). :attr:`verdict` combines them.
+    when not compared); anything but a bool (or None for ``exact``) raises :class:`ProverError`.
+    :attr:`verdict` combines them. The hash leaves out ``resources`` and ``bounds`` (dicts).
     """
 
     name: str
@@ -37,9 +39,15 @@ class FragmentProof:
     exact: bool | None
     failure: str = ""
     seconds: float = 0.0
-    resources: dict[str, int] = field(default_factory=dict)
-    bounds: dict[str, int | Fraction] = field(default_factory=dict)
+    resources: dict[str, int] = field(default_factory=dict, hash=False)
+    bounds: dict[str, int | Fraction] = field(default_factory=dict, hash=False)
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
+
+    def __post_init__(self) -> None:
+        if type(self.compositional) is not bool or not (self.exact is None or type(self.exact) is bool):
+            raise ProverError(f"fragment proof {self.name!r}: expected compositional a bool and exact a bool or None, found "
+                              f"{type(self.compositional).__name__} {self.compositional!r:.40} and "
+                              f"{type(self.exact).__name__} {self.exact!r:.40}")
 
     @property
     def proved(self) -> bool:
@@ -71,6 +79,10 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
     from symverify.kernel.provers.compositional import check_certificate
     from symverify.kernel.semantics.poly import polynomials, shared_ring
 
+    if not isinstance(frag, Fragment):
+        raise IRError(f"prove_fragment: expected a Fragment, found {type(frag).__name__}")
+    if type(exact) is not bool:
+        raise UsageError(f"prove_fragment exact: expected True or False, found {type(exact).__name__} {exact!r:.40}")
     start = time.perf_counter()
     circuit, model, cert = standalone(frag)
     comp = check_certificate(circuit, model, cert, backend=backend)  # type: ignore[arg-type]
