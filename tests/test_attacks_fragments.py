@@ -694,6 +694,15 @@ BAD_FRAGMENTS: list[tuple[str, Callable[[], object], str]] = [
      r"names node %99"),
     ("compose a part whose spec leaves its exit", lambda: compose(_frag(exit=()), prim.identity(2, 1)).spec(),
      r"fragment 'f': cell \(0, 0\) is outside the exit interface but the spec gives it node"),
+    ("boundaries with tuples for cells", lambda: fragment_boundaries(prim.identity(2, 1), [(0, 0, 1)], 0),
+     r"boundaries: expected entry Cells, found tuple \(0, 0, 1\)"),
+    ("boundaries with a dict of cells", lambda: fragment_boundaries(prim.identity(2, 1), {Cell.node(0, 0, 0): 1}, 0),
+     r"expected a collection of entry Cells, found dict"),
+    ("boundaries with a cell twice", lambda: fragment_boundaries(prim.identity(2, 1), [Cell.node(0, 0, 0), Cell.node(0, 0, 1)], 0),
+     r"entry cell \(0, 0\) is listed twice"),
+    ("boundaries after layer True", lambda: fragment_boundaries(prim.identity(2, 1), [Cell.node(0, 0, 0)], True),
+     r"expected an int first_layer ≥ 0, found True"),
+    ("boundaries after layer -1", lambda: fragment_boundaries(prim.identity(2, 1), [Cell.node(0, 0, 0)], -1), r"found -1"),
     ("prove a model", lambda: prove_fragment(BASE.model()), r"prove_fragment: expected a Fragment, found Model"),  # type: ignore[arg-type]
     ("prove exact as int", lambda: prove_fragment(BASE, exact=0), r"prove_fragment exact: expected True or False, found int 0"),  # type: ignore[arg-type]
     ("prove exact as str", lambda: prove_fragment(BASE, exact="no"), r"found str 'no'"),  # type: ignore[arg-type]

@@ -381,18 +381,32 @@ def fragment_boundaries(frag: Fragment, entry: Iterable[Cell], first_layer: int)
     unlisted cell is 0. The result lists the state after
     each checkpoint and at the exit, in terms of the same circuit nodes, by evaluating the spec on
     affine forms; a spec value that is a product of two non-constant values has no such form and
-    raises :class:`IRError` (name a circuit node for it instead).
+    raises :class:`IRError` (name a circuit node for it instead). ``entry`` is a collection of
+    :class:`Cell` objects, each cell at most once; ``first_layer`` an int ≥ 0 (numpy integers
+    converted, never a bool); anything else raises :class:`IRError`.
     """
     from symverify.kernel.semantics.evaluate import eval_circuit_nodes
     from symverify.kernel.semantics.rings import AffineRing
 
+    start = as_index(first_layer)
+    if start is None or start < 0:
+        raise IRError(f"fragment {frag.name!r} boundaries: expected an int first_layer ≥ 0, found {safe_repr(first_layer, 40)}")
+    first_layer = start
+    if isinstance(entry, (Mapping, str, bytes)) or not hasattr(entry, "__iter__"):
+        raise IRError(f"fragment {frag.name!r} boundaries: expected a collection of entry Cells, found {type(entry).__name__}")
     spec = frag.spec()
     check_spec(frag, spec)
     nn, dd = frag.inner_n, frag.inner_d
     state = [Affine() for _ in range(nn * dd)]
+    seen: set[tuple[int, int]] = set()
     for c in entry:
+        if not isinstance(c, Cell):
+            raise IRError(f"fragment {frag.name!r} boundaries: expected entry Cells, found {type(c).__name__} {safe_repr(c, 40)}")
         if (c.row, c.col) not in frag.entry:
             raise IRError(f"fragment {frag.name!r}: entry cell ({c.row}, {c.col}) is outside its entry interface")
+        if (c.row, c.col) in seen:
+            raise IRError(f"fragment {frag.name!r} boundaries: entry cell ({c.row}, {c.col}) is listed twice")
+        seen.add((c.row, c.col))
         state[c.row * dd + c.col] = c.form()
     try:
         vals = eval_circuit_nodes(spec.circuit, state, AffineRing())
