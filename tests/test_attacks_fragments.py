@@ -807,8 +807,50 @@ def test_the_verdict_rule_and_its_one_door(monkeypatch: pytest.MonkeyPatch, chec
     assert p.ok is (verdict is Verdict.PROVED)
 
 
+def test_a_stopped_certificate_check_says_why() -> None:
+    layer = Layer.make(2, 2, W=Grid.full(2, 2, 1), b1=Grid.full(2, 2, 1), h=Grid.from_cells(2, 2, {(0, 0): 1}),
+                       b2=Grid.full(2, 2, 1))
+    spec = Spec(Circuit(2, 2, (Gate(Op.CONST, (), (0,)),), (4, 4, 4, 4)))
+    p = prove_fragment(Fragment("deep", 2, 2, (layer,) * 8, all_cells(2, 2), all_cells(2, 2), {}, lambda: spec), exact=False)
+    assert p.verdict is Verdict.UNKNOWN and p.failure.startswith("certificate: check stopped (budget): stage 0"), p.failure
+
+
 def test_prove_fragment_without_the_exact_check_rests_on_the_certificate() -> None:
     right = prove_fragment(prim.running_add(1, 2, 1), exact=False)
     assert right.exact is None and right.verdict is Verdict.PROVED and is_sealed(right)
     wrong = prove_fragment(_frag(build_spec=lambda: Spec(_masked_spec())), exact=False)
     assert wrong.exact is None and not wrong.compositional and wrong.verdict is Verdict.UNKNOWN
+
+
+DEEP = """
+import time
+from symverify.kernel.gadgets.fragment import Fragment, Spec, all_cells
+from symverify.kernel.ir.baseconv import Layer
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.fragment import prove_fragment
+
+# (u·1 + 1) ⊙ (h ⊛ u + 1) twelve times: degree 4096 in 4 variables, far beyond any budget
+layer = Layer.make(2, 2, W=Grid.full(2, 2, 1), b1=Grid.full(2, 2, 1), h=Grid.from_cells(2, 2, {(0, 0): 1, (0, 1): 1}),
+                   b2=Grid.full(2, 2, 1))
+spec = Spec(Circuit(2, 2, (Gate.const(0),), (4, 4, 4, 4)))
+p = prove_fragment(Fragment("deep", 2, 2, (layer,) * 12, all_cells(2, 2), all_cells(2, 2), {}, lambda: spec))
+print(p.verdict.value, p.exact, p.failure)
+"""
+
+
+def test_a_deep_fragment_is_not_expanded_beyond_the_budget() -> None:
+    """The exact comparison runs under the exact method's guard: a fragment whose polynomials have
+    billions of terms is not expanded (``exact`` None, ``unknown``) instead of exhausting memory,
+    which aborted the process (FLINT) or ran for minutes."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    done = subprocess.run([sys.executable, "-c", DEEP], capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    assert done.returncode == 0, done.stderr[-500:]
+    verdict, exact, failure = done.stdout.strip().split(" ", 2)
+    assert (verdict, exact) == ("unknown", "None") and "exact: not compared (refused" in failure, done.stdout
