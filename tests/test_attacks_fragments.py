@@ -43,7 +43,7 @@ from symverify.gadgets import primitives as prim
 from symverify.gadgets.compose import compose, pad
 from symverify.gadgets.layout import channels_to_rows, rows_to_channels
 from symverify.gadgets.remember import ChannelF, ConstF, remember_channels, remember_rows
-from symverify.kernel.gadgets.fragment import Fragment, Spec, all_cells, fragment_boundaries
+from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, all_cells, fragment_boundaries
 from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.ir.certificate import Cell
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
@@ -703,6 +703,11 @@ BAD_FRAGMENTS: list[tuple[str, Callable[[], object], str]] = [
     ("boundaries after layer True", lambda: fragment_boundaries(prim.identity(2, 1), [Cell.node(0, 0, 0)], True),
      r"expected an int first_layer ≥ 0, found True"),
     ("boundaries after layer -1", lambda: fragment_boundaries(prim.identity(2, 1), [Cell.node(0, 0, 0)], -1), r"found -1"),
+    ("spec builder cell past the row", lambda: SpecBuilder(2, 2).cell(0, 2), r"spec builder: cell \(0, 2\) is not a cell of the 2×2 state"),
+    ("spec builder cell past the state", lambda: SpecBuilder(2, 2).cell(2, 0), r"cell \(2, 0\) is not a cell"),
+    ("spec builder cell as bool", lambda: SpecBuilder(2, 2).cell(True, 0), r"cell \(True, 0\) is not a cell"),
+    ("spec builder exit key outside", lambda: SpecBuilder(2, 2).circuit({(5, 0): 0}, "s"), r"\(5, 0\) is not a cell of the 2×2 state"),
+    ("spec builder exit as pairs", lambda: SpecBuilder(2, 2).circuit([((0, 0), 0)], "s"), r"expected a mapping of cells to nodes, found list"),
     ("prove a model", lambda: prove_fragment(BASE.model()), r"prove_fragment: expected a Fragment, found Model"),  # type: ignore[arg-type]
     ("prove exact as int", lambda: prove_fragment(BASE, exact=0), r"prove_fragment exact: expected True or False, found int 0"),  # type: ignore[arg-type]
     ("prove exact as str", lambda: prove_fragment(BASE, exact="no"), r"found str 'no'"),  # type: ignore[arg-type]
@@ -729,6 +734,7 @@ def test_accepted_forms_mean_what_the_docstrings_say() -> None:
     listed = _frag(entry=[(0, 0), (0, 0), (1, 0)], exit=BASE.exit)
     numpy = _frag(entry={(np.int64(0), np.int32(0)), (1, np.uint8(0))})
     assert listed.entry == numpy.entry == BASE.entry
+    assert SpecBuilder(3, 2).cell(np.int64(2), np.int32(1)) == 5
     assert all(type(x) is int for c in numpy.entry for x in c)
     assert _frag(layers=(layer for layer in BASE.layers)).layers == BASE.layers
     spec = Spec(BASE_SPEC.circuit, [(np.int64(1), set(GOOD_CP))])

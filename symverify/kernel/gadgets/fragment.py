@@ -115,8 +115,14 @@ class SpecBuilder:
         self._consts: dict[tuple[type, Scalar], int] = {}
 
     def cell(self, i: int, j: int) -> int:
-        """The entry value of cell ``(i, j)``."""
-        return i * self.d + j
+        """The entry value of cell ``(i, j)``; a cell outside the state (which would name another
+        cell's node, or a gate's) or a coordinate that is not an int raises :class:`IRError`."""
+        if type(i) is int and type(j) is int and 0 <= i < self.n and 0 <= j < self.d:
+            return i * self.d + j
+        ii, jj = as_index(i), as_index(j)  # numpy integers
+        if ii is not None and jj is not None and 0 <= ii < self.n and 0 <= jj < self.d:
+            return ii * self.d + jj
+        raise IRError(f"spec builder: cell ({safe_repr(i, 20)}, {safe_repr(j, 20)}) is not a cell of the {self.n}×{self.d} state")
 
     def emit(self, gate: Gate) -> int:
         self.gates.append(gate)
@@ -152,7 +158,14 @@ class SpecBuilder:
         return acc
 
     def circuit(self, exit_nodes: Mapping[tuple[int, int], int], name: str) -> Circuit:
-        """The spec circuit: output ``i·d' + j`` is ``exit_nodes[(i, j)]`` (0 when absent)."""
+        """The spec circuit: output ``i·d' + j`` is ``exit_nodes[(i, j)]`` (0 when absent); a key
+        that is not a cell of the state raises :class:`IRError` (it would be dropped)."""
+        if not isinstance(exit_nodes, Mapping):
+            raise IRError(f"spec builder: expected a mapping of cells to nodes, found {type(exit_nodes).__name__}")
+        stray = [c for c in exit_nodes if not (isinstance(c, tuple) and len(c) == 2 and None not in map(as_index, c)
+                                               and 0 <= c[0] < self.n and 0 <= c[1] < self.d)]
+        if stray:
+            raise IRError(f"spec builder: {safe_repr(stray[0], 40)} is not a cell of the {self.n}×{self.d} state")
         zero = self.zero() if len(exit_nodes) < self.n * self.d else None
         outs = tuple(exit_nodes.get((i, j), zero) for i in range(self.n) for j in range(self.d))  # type: ignore[misc]
         return Circuit(self.n, self.d, tuple(self.gates), outs, name)  # type: ignore[arg-type]
