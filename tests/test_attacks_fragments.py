@@ -408,7 +408,7 @@ def perturb(rng: random.Random, m: Made, kind: str) -> tuple[Made, str]:
     if kind == "checkpoint" and m.checkpoints:
         t = rng.randrange(len(m.checkpoints))
         layer, cps = m.checkpoints[t]
-        how = rng.choice(["node", "drop", "add", "layer", "coeff"])
+        how = rng.choice(["node", "drop", "add", "layer", "coeff", "term"])
         cl = list(cps)
         if how == "node" and cl:
             s = rng.randrange(len(cl))
@@ -418,6 +418,10 @@ def perturb(rng: random.Random, m: Made, kind: str) -> tuple[Made, str]:
         elif how == "coeff" and cl:
             s = rng.randrange(len(cl))
             cl[s] = Cell(cl[s].row, cl[s].col, cl[s].terms, rng.choice(POOL))
+        elif how == "term" and cl:  # a second term: 0·node (declares the node), a number or a symbol times it
+            s = rng.randrange(len(cl))
+            extra = (rng.randrange(nd + len(m.gates)), rng.choice([0, 0, *POOL]))
+            cl[s] = Cell(cl[s].row, cl[s].col, (*cl[s].terms, extra), cl[s].const)
         elif how == "layer":
             layer = layer + rng.choice([-1, 1])
         else:
@@ -498,6 +502,18 @@ def test_random_compositions_are_judged_and_proved_alike(seed: int, check_interf
     clean = not (pad(fa, nn, dd).exit - pad(fb, nn, dd).entry)
     j = expect_outcome(stack, stack.spec(), f"{fa.name} ; {fb.name}", complete=clean)
     assert j.holds or not clean, j
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_both_polynomial_backends_give_the_same_verdict(seed: int) -> None:
+    rng = random.Random(1000 + seed)
+    m, what = perturb(rng, make(rng, layers=rng.choice([1, 2])), rng.choice(["none", "gate", "weight"]))
+    frag = m.fragment()
+    j = judge(frag, m.spec())
+    if j.malformed:
+        return
+    flint, sympy_ = prove_fragment(frag), prove_fragment(frag, backend="sympy")
+    assert flint.verdict is sympy_.verdict is (Verdict.PROVED if j.holds else Verdict.REFUTED), (what, flint, sympy_)
 
 
 def test_the_generator_makes_true_claims_and_the_oracle_sees_false_ones() -> None:
@@ -614,7 +630,7 @@ def test_shipped_gadget_is_proved_and_a_weight_that_matters_is_not(build: Callab
         expect_outcome(moved, spec, what)
 
 
-def test_the_gadget_oracle_sees_a_planted_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_gadget_oracle_sees_a_planted_bug() -> None:
     """A shift_down built with the printed proof's lag s + 1 is judged false, and not proved."""
     right = prim.shift_down(3, 1, 1)
     wrong_layer = prim.shift_down(3, 1, 2).layers[0]
@@ -811,6 +827,16 @@ def test_the_verdict_rule_and_its_one_door(monkeypatch: pytest.MonkeyPatch, chec
     assert p.verdict is verdict and calls
     assert p.proved is (verdict is Verdict.PROVED)
     assert p.ok is (verdict is Verdict.PROVED)
+
+
+def test_a_large_exact_comparison_runs_in_the_guarded_child_and_still_decides() -> None:
+    """Six squaring layers on 2×2: a certified estimate of millions of monomials sends the exact
+    comparison to the memory-limited child, which still finds the difference."""
+    layer = Layer.make(2, 2, W=Grid.full(2, 2, 1), b1=Grid.full(2, 2, 1), h=Grid.from_cells(2, 2, {(0, 0): 1, (0, 1): 1}),
+                       b2=Grid.full(2, 2, 1))
+    spec = Spec(Circuit(2, 2, (Gate(Op.CONST, (), (0,)),), (4, 4, 4, 4)))
+    p = prove_fragment(Fragment("six", 2, 2, (layer,) * 6, all_cells(2, 2), all_cells(2, 2), {}, lambda: spec))
+    assert p.verdict is Verdict.REFUTED and p.exact is False and "exact: cell (0, 0) differs" in p.failure, p
 
 
 def test_a_stopped_certificate_check_says_why() -> None:
