@@ -701,6 +701,8 @@ BAD_FRAGMENTS: list[tuple[str, Callable[[], object], str]] = [
     ("checkpoint node missing", lambda: prove_fragment(_with(((1, (Cell.node(1, 0, 99),)),))), r"names node %99, but the spec has 4 nodes"),
     ("checkpoint node missing (boundaries)", lambda: fragment_boundaries(_with(((1, (Cell.node(1, 0, 99),)),)), (), 0),
      r"names node %99"),
+    ("checkpoint names an unknown parameter", lambda: prove_fragment(_with(((1, (Cell(1, 0, ((2, 1),), sym("q")),)),))),
+     r"checkpoint 0 \(after layer 1\): uses the parameter\(s\) \['q'\], which neither the spec nor the layers have"),
     ("checkpoint reads outside entry", lambda: prove_fragment(_frag(entry={(0, 0)}, build_spec=lambda: Spec(
         _masked_spec(), ((0, (Cell.node(1, 0, 1),)),)))),
      r"checkpoint 0 \(after layer 0\): reads cells \(1, 0\) outside the entry interface"),

@@ -318,8 +318,8 @@ def _reads(c: Circuit, roots: Iterable[int]) -> set[int]:
 def check_spec(frag: Fragment, spec: Spec) -> None:
     """Structural agreement of a spec with its fragment (raises :class:`IRError`): shapes, inputs
     read (by the outputs and by every checkpoint: entry cells only), zero outside ``exit``, and
-    checkpoints after layers in ``[0, L]`` in order, naming cells inside the state once each and
-    nodes the spec has."""
+    checkpoints after layers in ``[0, L]`` in order, naming cells inside the state once each,
+    nodes the spec has and parameters of the spec or the layers only."""
     from symverify.kernel.ir.analysis import needed_nodes
 
     c, nn, dd = spec.circuit, frag.inner_n, frag.inner_d
@@ -359,6 +359,11 @@ def check_spec(frag: Fragment, spec: Spec) -> None:
         read = {(v // dd, v % dd) for v in _reads(c, roots) if v < nn * dd}
         if not read <= frag.entry:
             raise IRError(f"{where}: reads cells {describe_cells(read - frag.entry)} outside the entry interface")
+        named = frozenset().union(*(cell.params() for cell in cells))
+        if named:
+            extra = named - c.params() - frag.model().params()
+            if extra:
+                raise IRError(f"{where}: uses the parameter(s) {sorted(extra)}, which neither the spec nor the layers have")
 
 
 def standalone(frag: Fragment) -> tuple[Circuit, Model, Certificate]:
