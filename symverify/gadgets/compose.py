@@ -29,15 +29,15 @@ smaller N' it can fail, and :func:`pad` raises. The proof script proves padded g
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from symverify.errors import IRError, ShapeError
-from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, describe_cells
+from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, check_spec, describe_cells
 from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.ir.certificate import Cell
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import is_zero
+from symverify.kernel.ir.scalar import Scalar, is_zero
 
 __all__ = ["compose", "pad", "pad_layer", "interface_mismatch"]
 
@@ -93,6 +93,31 @@ def _renumber(c: Circuit, nn: int, dd: int, inputs: Mapping[int, int], builder: 
     return node
 
 
+def _checkpoint_cell(builder: SpecBuilder, row: int, col: int, terms: Iterable[tuple[int, Scalar]], const: Scalar) -> Cell | None:
+    """A checkpoint cell over ``builder``'s nodes, with every constant node folded into the cell's
+    constant (None when the cell is then 0: it is left unlisted). A constant node is shared by every
+    use of its value (:meth:`SpecBuilder.const`), and the certificate checker gives each node a
+    checkpoint names a fresh variable, so a listed constant node would stand for "any value" at
+    every later use (a cell that is 0, or 1, then fails to check)."""
+    nd = builder.n * builder.d
+    kept: list[tuple[int, Scalar]] = []
+    for v, x in terms:
+        g = builder.gates[v - nd] if v >= nd else None
+        if g is not None and g.op is Op.CONST:
+            const = const + x * g.coeffs[0]
+        else:
+            kept.append((v, x))
+    if not kept and is_zero(const):
+        return None
+    return Cell(row, col, tuple(kept), const)
+
+
+def _checkpoint(builder: SpecBuilder, layer: int, cells: Iterable[tuple[int, int, Iterable[tuple[int, Scalar]], Scalar]]) -> tuple[int, tuple[Cell, ...]]:
+    """A checkpoint after ``layer`` from ``(row, col, terms, const)`` (see :func:`_checkpoint_cell`)."""
+    out = (_checkpoint_cell(builder, r, c, terms, k) for r, c, terms, k in cells)
+    return (layer, tuple(c for c in out if c is not None))
+
+
 def pad(frag: Fragment, inner_n: int, inner_d: int) -> Fragment:
     """``frag`` embedded top-left in an ``N'×d'`` state (see the module docstring)."""
     nn, dd = frag.inner_n, frag.inner_d
@@ -102,10 +127,12 @@ def pad(frag: Fragment, inner_n: int, inner_d: int) -> Fragment:
 
     def build() -> Spec:
         inner = frag.spec()
+        check_spec(frag, inner)  # its checkpoints name nodes it has, its outputs respect its interfaces
         b = SpecBuilder(inner_n, inner_d)
         node = _renumber(inner.circuit, nn, dd, {i * dd + j: b.cell(i, j) for i in range(nn) for j in range(dd)}, b)
         outs = {(k // dd, k % dd): node[o] for k, o in enumerate(inner.circuit.outputs)}
-        cps = tuple((layer, tuple(Cell(c.row, c.col, tuple((node[v], x) for v, x in c.terms), c.const) for c in cells)) for layer, cells in inner.checkpoints)
+        cps = tuple(_checkpoint(b, layer, ((c.row, c.col, ((node[v], x) for v, x in c.terms), c.const) for c in cells))
+                    for layer, cells in inner.checkpoints)
         return Spec(b.circuit(outs, f"{frag.name} padded"), cps)
 
     return Fragment(f"{frag.name} padded to {inner_n}×{inner_d}", inner_n, inner_d, layers, frag.entry, frag.exit, frag.bounds, build)
@@ -157,15 +184,15 @@ def compose(*frags: Fragment, name: str | None = None, check_interfaces: bool = 
         offset = 0
         for p in parts:
             spec = p.spec()
+            check_spec(p, spec)  # each part's own claim is well formed (its checkpoints name nodes it has)
             inputs = {i * dd + j: current[(i, j)] for i in range(nn) for j in range(dd)}
             node = _renumber(spec.circuit, nn, dd, inputs, b)
             for layer, cells in spec.checkpoints:
-                cps.append((offset + layer, tuple(Cell(c.row, c.col, tuple((node[v], x) for v, x in c.terms), c.const) for c in cells)))
+                cps.append(_checkpoint(b, offset + layer, ((c.row, c.col, ((node[v], x) for v, x in c.terms), c.const) for c in cells)))
             current = {(k // dd, k % dd): node[o] for k, o in enumerate(spec.circuit.outputs)}
             offset += len(p.layers)
             if offset < len(layers):
-                zero = b.zero()
-                cps.append((offset, tuple(Cell.node(i, j, v) for (i, j), v in sorted(current.items()) if v != zero)))
+                cps.append(_checkpoint(b, offset, ((i, j, ((v, 1),), 0) for (i, j), v in sorted(current.items()))))
         return Spec(b.circuit(current, label), tuple(cps))
 
     return Fragment(label, nn, dd, layers, parts[0].entry, parts[-1].exit, bounds, build)

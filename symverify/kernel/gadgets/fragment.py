@@ -22,14 +22,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from symverify.errors import IRError, ShapeError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.affine import Affine, NotAffineError
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_bool, is_zero, unordered
 
 __all__ = [
     "CellSet",
@@ -70,12 +72,38 @@ def describe_cells(cells: Iterable[tuple[int, int]], limit: int = 6) -> str:
 class Spec:
     """A fragment's function as a circuit over the whole state (see the module docstring).
 
-    ``checkpoints`` are ``(layer, cells)`` pairs: after ``layer`` of the fragment's layers the
-    listed cells hold the given spec nodes and every other cell is 0.
+    ``checkpoints`` are ``(layer, cells)`` pairs, in order of ``layer``: after ``layer`` of the
+    fragment's layers the listed cells (:class:`Cell`, each holding an affine combination of spec
+    nodes) hold their values and every other cell is 0. Construction checks the types (a
+    :class:`Circuit`; a sequence of pairs, each an int layer ≥ 0, numpy integers converted, never a
+    bool or a float, and a collection of cells) and raises :class:`IRError`; :func:`check_spec`
+    checks them against the fragment.
     """
 
     circuit: Circuit
     checkpoints: tuple[tuple[int, tuple[Cell, ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.circuit, Circuit):
+            raise IRError(f"spec circuit: expected a Circuit, found {type(self.circuit).__name__}")
+        cps = self.checkpoints
+        if unordered(cps):  # a dict would read as its keys, a set in no order
+            raise IRError(f"spec checkpoints: expected a sequence of (layer, cells) pairs, found {type(cps).__name__}")
+        out = []
+        for k, cp in enumerate(cps):
+            if not isinstance(cp, (tuple, list)) or len(cp) != 2:
+                raise IRError(f"spec checkpoint {k}: expected a (layer, cells) pair, found {safe_repr(cp, 80)}")
+            layer, cells = as_index(cp[0]), cp[1]
+            if layer is None or layer < 0:
+                raise IRError(f"spec checkpoint {k}: expected an int layer ≥ 0, found {safe_repr(cp[0], 40)}")
+            if isinstance(cells, (Mapping, str, bytes)) or not hasattr(cells, "__iter__"):  # a set is fine: each cell names itself
+                raise IRError(f"spec checkpoint {k} (after layer {layer}): expected a collection of Cells, found {type(cells).__name__}")
+            cells = tuple(cells)
+            bad = next((c for c in cells if not isinstance(c, Cell)), None)
+            if bad is not None:
+                raise IRError(f"spec checkpoint {k} (after layer {layer}): expected Cell objects, found {type(bad).__name__} {safe_repr(bad, 40)}")
+            out.append((layer, cells))
+        object.__setattr__(self, "checkpoints", tuple(out))
 
 
 class SpecBuilder:
@@ -87,8 +115,14 @@ class SpecBuilder:
         self._consts: dict[tuple[type, Scalar], int] = {}
 
     def cell(self, i: int, j: int) -> int:
-        """The entry value of cell ``(i, j)``."""
-        return i * self.d + j
+        """The entry value of cell ``(i, j)``; a cell outside the state (which would name another
+        cell's node, or a gate's) or a coordinate that is not an int raises :class:`IRError`."""
+        if type(i) is int and type(j) is int and 0 <= i < self.n and 0 <= j < self.d:
+            return i * self.d + j
+        ii, jj = as_index(i), as_index(j)  # numpy integers
+        if ii is not None and jj is not None and 0 <= ii < self.n and 0 <= jj < self.d:
+            return ii * self.d + jj
+        raise IRError(f"spec builder: cell ({safe_repr(i, 20)}, {safe_repr(j, 20)}) is not a cell of the {self.n}×{self.d} state")
 
     def emit(self, gate: Gate) -> int:
         self.gates.append(gate)
@@ -124,7 +158,14 @@ class SpecBuilder:
         return acc
 
     def circuit(self, exit_nodes: Mapping[tuple[int, int], int], name: str) -> Circuit:
-        """The spec circuit: output ``i·d' + j`` is ``exit_nodes[(i, j)]`` (0 when absent)."""
+        """The spec circuit: output ``i·d' + j`` is ``exit_nodes[(i, j)]`` (0 when absent); a key
+        that is not a cell of the state raises :class:`IRError` (it would be dropped)."""
+        if not isinstance(exit_nodes, Mapping):
+            raise IRError(f"spec builder: expected a mapping of cells to nodes, found {type(exit_nodes).__name__}")
+        stray = [c for c in exit_nodes if not (isinstance(c, tuple) and len(c) == 2 and None not in map(as_index, c)
+                                               and 0 <= c[0] < self.n and 0 <= c[1] < self.d)]
+        if stray:
+            raise IRError(f"spec builder: {safe_repr(stray[0], 40)} is not a cell of the {self.n}×{self.d} state")
         zero = self.zero() if len(exit_nodes) < self.n * self.d else None
         outs = tuple(exit_nodes.get((i, j), zero) for i in range(self.n) for j in range(self.d))  # type: ignore[misc]
         return Circuit(self.n, self.d, tuple(self.gates), outs, name)  # type: ignore[arg-type]
@@ -136,6 +177,13 @@ class Fragment:
 
     ``bounds`` are the resource bounds the construction states (e.g. ``{"layers": 2}``); the proof
     scripts fail when :meth:`resources` exceeds them.
+
+    Equality compares the name, sizes, layers, interfaces and bounds, never the spec; the hash
+    leaves out the bounds (a dict). A fragment pickles (and copies) with its spec built: the copy's
+    ``build_spec`` returns that :class:`Spec`, so a spec built by a local function travels too.
+    Construction checks every field and raises :class:`IRError` (:class:`ShapeError` for sizes and
+    cells outside the state): ``entry`` and ``exit`` are collections of ``(row, col)`` int pairs
+    (numpy integers converted; a mapping, a bool or a float is refused), ``layers`` a sequence.
     """
 
     name: str
@@ -144,18 +192,19 @@ class Fragment:
     layers: tuple[Layer, ...]
     entry: CellSet
     exit: CellSet
-    bounds: Mapping[str, Number] = field(default_factory=dict)
+    bounds: Mapping[str, Number] = field(default_factory=dict, hash=False)
     build_spec: Callable[[], Spec] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "layers", tuple(self.layers))
-        object.__setattr__(self, "entry", frozenset(self.entry))
-        object.__setattr__(self, "exit", frozenset(self.exit))
-        object.__setattr__(self, "bounds", dict(self.bounds))
+        if not isinstance(self.name, str):
+            raise IRError(f"fragment name: expected a str, found {type(self.name).__name__} {safe_repr(self.name, 40)}")
         for fname in ("inner_n", "inner_d"):
             v = getattr(self, fname)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ShapeError(f"fragment {self.name!r} {fname}: expected a positive int, found {v!r}")
+        if unordered(self.layers):  # a dict reads as its keys, a set in no order
+            raise IRError(f"fragment {self.name!r} layers: expected a sequence of layers in order, found {type(self.layers).__name__}")
+        object.__setattr__(self, "layers", tuple(self.layers))
         for k, layer in enumerate(self.layers):
             if not isinstance(layer, Layer):
                 raise IRError(f"fragment {self.name!r} layer {k}: expected a Layer, found {type(layer).__name__}")
@@ -165,12 +214,23 @@ class Fragment:
                     f"found {layer.inner_n}×{layer.inner_d}"
                 )
         for what in ("entry", "exit"):
-            bad = [c for c in getattr(self, what) if not (0 <= c[0] < self.inner_n and 0 <= c[1] < self.inner_d)]
-            if bad:
-                raise ShapeError(
-                    f"fragment {self.name!r} {what} interface: cells {describe_cells(bad)} are outside the "
-                    f"{self.inner_n}×{self.inner_d} state"
-                )
+            object.__setattr__(self, what, _cell_set(getattr(self, what), f"fragment {self.name!r} {what} interface",
+                                                     self.inner_n, self.inner_d))
+        if not isinstance(self.bounds, Mapping):
+            raise IRError(f"fragment {self.name!r} bounds: expected a mapping of resource names to numbers, found "
+                          f"{type(self.bounds).__name__}")
+        for key, b in self.bounds.items():
+            if not isinstance(key, str) or is_bool(b) or not isinstance(b, (int, Fraction)):
+                raise IRError(f"fragment {self.name!r} bounds: expected resource name (str) → int or Fraction, found "
+                              f"{safe_repr(key, 40)} → {type(b).__name__} {safe_repr(b, 40)}")
+        object.__setattr__(self, "bounds", dict(self.bounds))
+        if self.build_spec is not None and not callable(self.build_spec):
+            raise IRError(f"fragment {self.name!r} build_spec: expected a function returning a Spec (or None), found "
+                          f"{type(self.build_spec).__name__}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        built = None if self.build_spec is None else _Built(self.spec())
+        return (Fragment, (self.name, self.inner_n, self.inner_d, self.layers, self.entry, self.exit, dict(self.bounds), built))
 
     @property
     def depth(self) -> int:
@@ -180,7 +240,10 @@ class Fragment:
         """Build the spec circuit (raises :class:`IRError` when the fragment has none)."""
         if self.build_spec is None:
             raise IRError(f"fragment {self.name!r} has no specification")
-        return self.build_spec()
+        spec = self.build_spec()
+        if not isinstance(spec, Spec):
+            raise IRError(f"fragment {self.name!r}: expected build_spec to return a Spec, found {type(spec).__name__}")
+        return spec
 
     def resources(self) -> dict[str, int]:
         """Layers, inner sizes, dense and nonzero parameter counts, cyclic layers."""
@@ -204,6 +267,35 @@ class Fragment:
         return Model(self.inner_n, self.inner_d, self.inner_n, self.inner_d, self.layers, self.name)
 
 
+@dataclass(frozen=True)
+class _Built:
+    """A built spec as a ``build_spec`` (what a pickled or copied :class:`Fragment` carries)."""
+
+    spec: Spec
+
+    def __call__(self) -> Spec:
+        return self.spec
+
+
+def _cell_set(cells: object, where: str, inner_n: int, inner_d: int) -> CellSet:
+    """``cells`` as a set of ``(row, col)`` int pairs inside the ``inner_n×inner_d`` state: any
+    collection of pairs (a set's order does not matter; duplicates mean the cell once), numpy
+    integers converted; a mapping (it would read as its keys), a string, a bool or a float
+    coordinate, or a cell outside the state raises :class:`IRError` (:class:`ShapeError`)."""
+    if isinstance(cells, (Mapping, str, bytes)) or not hasattr(cells, "__iter__"):
+        raise IRError(f"{where}: expected a collection of (row, col) cells, found {type(cells).__name__} {safe_repr(cells, 40)}")
+    out: set[tuple[int, int]] = set()
+    for c in cells:
+        i, j = (as_index(c[0]), as_index(c[1])) if isinstance(c, (tuple, list)) and len(c) == 2 else (None, None)
+        if i is None or j is None:
+            raise IRError(f"{where}: expected cells (row, col) of two ints, found {safe_repr(c, 40)}")
+        out.add((i, j))
+    bad = [c for c in out if not (0 <= c[0] < inner_n and 0 <= c[1] < inner_d)]
+    if bad:
+        raise ShapeError(f"{where}: cells {describe_cells(bad)} are outside the {inner_n}×{inner_d} state")
+    return frozenset(out)
+
+
 def _mask_layer(inner_n: int, inner_d: int, cells: CellSet) -> Layer:
     """The fixed gate ``B ⊙ u`` with ``B`` = indicator of ``cells`` (W = 0, b1 = B, h = e_0, b2 = 0)."""
     b1 = Grid.from_cells(inner_n, inner_d, {c: 1 for c in cells})
@@ -211,8 +303,23 @@ def _mask_layer(inner_n: int, inner_d: int, cells: CellSet) -> Layer:
     return Layer.make(inner_n, inner_d, b1=b1, h=h)
 
 
+def _reads(c: Circuit, roots: Iterable[int]) -> set[int]:
+    """The nodes ``roots`` depend on (themselves included)."""
+    need, stack, nd = set(), list(roots), c.num_inputs
+    while stack:
+        v = stack.pop()
+        if v not in need:
+            need.add(v)
+            if v >= nd:
+                stack.extend(a for a in c.gates[v - nd].args if a not in need)
+    return need
+
+
 def check_spec(frag: Fragment, spec: Spec) -> None:
-    """Structural agreement of a spec with its fragment: shapes, inputs read, zero outside ``exit``."""
+    """Structural agreement of a spec with its fragment (raises :class:`IRError`): shapes, inputs
+    read (by the outputs and by every checkpoint: entry cells only), zero outside ``exit``, and
+    checkpoints after layers in ``[0, L]`` in order, naming cells inside the state once each,
+    nodes the spec has and parameters of the spec or the layers only."""
     from symverify.kernel.ir.analysis import needed_nodes
 
     c, nn, dd = spec.circuit, frag.inner_n, frag.inner_d
@@ -229,9 +336,34 @@ def check_spec(frag: Fragment, spec: Spec) -> None:
         is_const_zero = g is not None and g.op is Op.CONST and is_zero(g.coeffs[0])
         if (k // dd, k % dd) not in frag.exit and not is_const_zero:
             raise IRError(f"fragment {frag.name!r}: cell ({k // dd}, {k % dd}) is outside the exit interface but the spec gives it node %{o}")
-    for layer, _cells in spec.checkpoints:
+    prev = 0
+    for k, (layer, cells) in enumerate(spec.checkpoints):
+        where = f"fragment {frag.name!r}: checkpoint {k} (after layer {layer})"
         if not 0 <= layer <= len(frag.layers):
             raise IRError(f"fragment {frag.name!r}: checkpoint after layer {layer} is outside [0, {len(frag.layers)}]")
+        if layer < prev:
+            raise IRError(f"{where}: checkpoints must come in order of layer; found it after a checkpoint after layer {prev}")
+        prev = layer
+        seen: set[tuple[int, int]] = set()
+        for cell in cells:
+            at = (cell.row, cell.col)
+            if not (cell.row < nn and cell.col < dd):
+                raise IRError(f"{where}: cell {at} is outside the {nn}×{dd} state")
+            if at in seen:
+                raise IRError(f"{where}: cell {at} is listed twice")
+            seen.add(at)
+            for v in cell.nodes():
+                if v >= c.num_nodes:
+                    raise IRError(f"{where}: cell {at} names node %{v}, but the spec has {c.num_nodes} nodes")
+        roots = [v for cell in cells for v in cell.nodes()]
+        read = {(v // dd, v % dd) for v in _reads(c, roots) if v < nn * dd}
+        if not read <= frag.entry:
+            raise IRError(f"{where}: reads cells {describe_cells(read - frag.entry)} outside the entry interface")
+        named = frozenset().union(*(cell.params() for cell in cells))
+        if named:
+            extra = named - c.params() - frag.model().params()
+            if extra:
+                raise IRError(f"{where}: uses the parameter(s) {sorted(extra)}, which neither the spec nor the layers have")
 
 
 def standalone(frag: Fragment) -> tuple[Circuit, Model, Certificate]:
@@ -267,18 +399,32 @@ def fragment_boundaries(frag: Fragment, entry: Iterable[Cell], first_layer: int)
     unlisted cell is 0. The result lists the state after
     each checkpoint and at the exit, in terms of the same circuit nodes, by evaluating the spec on
     affine forms; a spec value that is a product of two non-constant values has no such form and
-    raises :class:`IRError` (name a circuit node for it instead).
+    raises :class:`IRError` (name a circuit node for it instead). ``entry`` is a collection of
+    :class:`Cell` objects, each cell at most once; ``first_layer`` an int ≥ 0 (numpy integers
+    converted, never a bool); anything else raises :class:`IRError`.
     """
     from symverify.kernel.semantics.evaluate import eval_circuit_nodes
     from symverify.kernel.semantics.rings import AffineRing
 
+    start = as_index(first_layer)
+    if start is None or start < 0:
+        raise IRError(f"fragment {frag.name!r} boundaries: expected an int first_layer ≥ 0, found {safe_repr(first_layer, 40)}")
+    first_layer = start
+    if isinstance(entry, (Mapping, str, bytes)) or not hasattr(entry, "__iter__"):
+        raise IRError(f"fragment {frag.name!r} boundaries: expected a collection of entry Cells, found {type(entry).__name__}")
     spec = frag.spec()
     check_spec(frag, spec)
     nn, dd = frag.inner_n, frag.inner_d
     state = [Affine() for _ in range(nn * dd)]
+    seen: set[tuple[int, int]] = set()
     for c in entry:
+        if not isinstance(c, Cell):
+            raise IRError(f"fragment {frag.name!r} boundaries: expected entry Cells, found {type(c).__name__} {safe_repr(c, 40)}")
         if (c.row, c.col) not in frag.entry:
             raise IRError(f"fragment {frag.name!r}: entry cell ({c.row}, {c.col}) is outside its entry interface")
+        if (c.row, c.col) in seen:
+            raise IRError(f"fragment {frag.name!r} boundaries: entry cell ({c.row}, {c.col}) is listed twice")
+        seen.add((c.row, c.col))
         state[c.row * dd + c.col] = c.form()
     try:
         vals = eval_circuit_nodes(spec.circuit, state, AffineRing())

@@ -6,7 +6,10 @@
 * *compositional*: :func:`symverify.kernel.provers.compositional.check_certificate` proves every stage on
   fresh variables, including the clean entry/exit interfaces (all unlisted cells are 0);
 * *exact*: the model's and the spec circuit's output polynomials (in the whole state and every
-  weight symbol) are expanded in one ring and compared entry by entry.
+  weight symbol) are expanded in one ring and compared entry by entry, under the exact method's
+  guard (:mod:`symverify.kernel.provers.exact`): in this process when the certified size bounds
+  are small, in a memory-limited child process when they are large, not at all (``exact`` None,
+  the reason in ``failure``) beyond the budget, so that a deep fragment cannot exhaust memory.
 
 Both are exact; a fragment is proved when both hold (:attr:`FragmentProof.verdict`). The prover
 modules are imported inside the function, so importing :mod:`symverify.gadgets` does not load them.
@@ -18,7 +21,10 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from symverify.errors import IRError, ProverError, UsageError
 from symverify.kernel.gadgets.fragment import Fragment, standalone
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
 
 __all__ = ["FragmentProof", "prove_fragment"]
@@ -29,7 +35,8 @@ class FragmentProof:
     """The outcome of :func:`prove_fragment`; ``failure`` says what did not hold.
 
     ``compositional``: the certificate checked; ``exact``: the exact polynomials are equal (None
-    when not compared). :attr:`verdict` combines them.
+    when not compared); anything but a bool (or None for ``exact``) raises :class:`ProverError`.
+    :attr:`verdict` combines them. The hash leaves out ``resources`` and ``bounds`` (dicts).
     """
 
     name: str
@@ -37,9 +44,15 @@ class FragmentProof:
     exact: bool | None
     failure: str = ""
     seconds: float = 0.0
-    resources: dict[str, int] = field(default_factory=dict)
-    bounds: dict[str, int | Fraction] = field(default_factory=dict)
+    resources: dict[str, int] = field(default_factory=dict, hash=False)
+    bounds: dict[str, int | Fraction] = field(default_factory=dict, hash=False)
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
+
+    def __post_init__(self) -> None:
+        if type(self.compositional) is not bool or not (self.exact is None or type(self.exact) is bool):
+            raise ProverError(f"fragment proof {self.name!r}: expected compositional a bool and exact a bool or None, found "
+                              f"{type(self.compositional).__name__} {self.compositional!r:.40} and "
+                              f"{type(self.exact).__name__} {self.exact!r:.40}")
 
     @property
     def proved(self) -> bool:
@@ -69,19 +82,62 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
     True
     """
     from symverify.kernel.provers.compositional import check_certificate
-    from symverify.kernel.semantics.poly import polynomials, shared_ring
 
+    if not isinstance(frag, Fragment):
+        raise IRError(f"prove_fragment: expected a Fragment, found {type(frag).__name__}")
+    if type(exact) is not bool:
+        raise UsageError(f"prove_fragment exact: expected True or False, found {type(exact).__name__} {exact!r:.40}")
     start = time.perf_counter()
     circuit, model, cert = standalone(frag)
     comp = check_certificate(circuit, model, cert, backend=backend)  # type: ignore[arg-type]
-    failure = "" if comp.ok else f"certificate: {comp.failure}"
+    if comp.ok:
+        failure = ""
+    elif comp.failure is not None:
+        failure = f"certificate: {comp.failure}"
+    else:
+        failure = f"certificate: check stopped ({comp.stopped}): {'; '.join(comp.notes)}"
     same: bool | None = None
     if exact:
-        ring = shared_ring(circuit, model, backend=backend)  # type: ignore[arg-type]
-        got, want = polynomials(model, ring), polynomials(circuit, ring)
-        same = got == want
-        if not same:
-            cell = next((i, j) for i in range(len(got)) for j in range(len(got[0])) if got[i][j] != want[i][j])
-            failure = (failure + "; " if failure else "") + f"exact: cell {cell} differs: model {got[cell[0]][cell[1]]}, spec {want[cell[0]][cell[1]]}"
+        same, note = _compare_exactly(circuit, model, backend)
+        if note:
+            failure = (failure + "; " if failure else "") + note
     return seal_outcome(FragmentProof(frag.name, comp.ok, same, failure, time.perf_counter() - start, frag.resources(), dict(frag.bounds)))
 
+
+
+def _compare_exactly(circuit: Circuit, model: Model, backend: str) -> tuple[bool | None, str]:
+    """Whether the model's and the circuit's expanded polynomials are equal (None: not compared),
+    and a note: the first differing cell, or why the comparison did not run. The exact method's
+    guard decides where the expansion runs (see the module docstring)."""
+    from symverify.kernel.provers.bounds import structure_bounds
+    from symverify.kernel.provers.exact import (
+        IN_PROCESS_BITS,
+        IN_PROCESS_MONOMIALS,
+        _too_large,
+        bits_text,
+        expand_compare,
+    )
+    from symverify.kernel.provers.guard import run_limited
+    from symverify.kernel.provers.options import Options
+    from symverify.kernel.provers.sides import as_side
+
+    opts = Options(backend=backend)
+    lhs, rhs = as_side(model, "fragment model"), as_side(circuit, "fragment spec")
+    bounds = structure_bounds(lhs, rhs)
+    refused = _too_large(bounds, opts)
+    if refused is not None:
+        return None, f"exact: not compared ({refused})"
+    args = (lhs, rhs, backend, opts.max_monomials, None, 0)
+    if bounds.peak_monomials > IN_PROCESS_MONOMIALS or bounds.peak_height_bits > IN_PROCESS_BITS:
+        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None)
+        if lim.status != "ok":
+            return None, (f"exact: expansion stopped ({lim.status}) in a process limited to {opts.memory()} bytes "
+                          f"(certified estimate {bounds.peak_monomials} monomials, {bits_text(bounds.peak_height_bits)} bits): {lim.detail}")
+        out = lim.value
+    else:
+        out = expand_compare(*args)
+    if out.verdict is Verdict.UNKNOWN:
+        return None, f"exact: expansion stopped ({out.stopped}): {out.detail}"
+    if out.verdict is Verdict.PROVED:
+        return True, ""
+    return False, f"exact: cell {out.cell} differs (model − spec is {out.difference})"
