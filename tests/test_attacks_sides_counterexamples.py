@@ -572,6 +572,17 @@ def reads(c: Circuit, k: int) -> Circuit:
     return Circuit(c.n, c.d, c.gates, tuple(outs))
 
 
+def changed_pair(data: Any, max_gates: int) -> tuple[Circuit, Circuit] | None:
+    """A drawn circuit with a drawn gate among its outputs (:func:`reads`) and the same circuit with
+    that gate changed (:func:`mutate_gate`); None when the circuit has no gate."""
+    c = data.draw(circuits(max_gates=max_gates))
+    if not c.gates:
+        return None
+    k = data.draw(st.integers(0, len(c.gates) - 1))
+    c = reads(c, k)
+    return c, mutate_gate(c, k, data.draw(st.integers(0, 1)))
+
+
 def check_counterexample(lhs: Any, rhs: Any, cex: Counterexample) -> None:
     """``cex`` is a point where the two sides differ, by the independent evaluator: its cell is the
     first (row-major) differing entry, with exactly the claimed values; every symbol has a value."""
@@ -591,12 +602,10 @@ def check_counterexample(lhs: Any, rhs: Any, cex: Counterexample) -> None:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_every_refutation_of_a_changed_circuit_is_a_real_difference(data):
-    c = data.draw(circuits(max_gates=8))
-    if not c.gates:
+    pair = changed_pair(data, 8)
+    if pair is None:
         return
-    k = data.draw(st.integers(0, len(c.gates) - 1))
-    c = reads(c, k)
-    other = mutate_gate(c, k, data.draw(st.integers(0, 1)))
+    c, other = pair
     method = data.draw(st.sampled_from(["auto", "randomized", "exact"]))
     report = verify(c, other, method=method, seed=data.draw(st.integers(0, 3)))
     if report.refuted:
@@ -768,12 +777,10 @@ def test_confirm_and_search_agree_with_the_evaluator_at_huge_points():
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_a_reports_text_and_json_name_the_differing_cell(data):
-    c = data.draw(circuits(max_gates=6))
-    if not c.gates:
+    pair = changed_pair(data, 6)
+    if pair is None:
         return
-    k = data.draw(st.integers(0, len(c.gates) - 1))
-    c = reads(c, k)
-    other = mutate_gate(c, k, data.draw(st.integers(0, 1)))
+    c, other = pair
     report = verify(c, other, method="randomized")
     if not report.refuted:
         return
