@@ -96,11 +96,15 @@ of the ranges (:func:`_narrow_widths`). Narrower vectors are faster to decide: 4
 against ``WIDTH`` on the H.16 sequence axis, 41 bits a further 1.1–1.3×
 (``benchmarks/forall_split.py``). Where a value may reach ``2^w`` its definedness check fails at
 width ``w`` and the next width is tried, up to ``WIDTH`` bits, so the statement is the same."""
-BV_TACTIC = ("simplify", "propagate-values", "solve-eqs", "elim-uncnstr", "bit-blast", "sat")
-"""The z3 tactic pipeline for bit-vector queries without free predicates (uninterpreted functions
-do not bit-blast; those queries use z3's default solver, and so do all when this is empty). The
-budget is the tactic's ``TryFor``: a solver timeout set on a tactic's solver makes z3 fall back to
-its general strategy, which is what this avoids."""
+BV_TACTIC = ("simplify", "propagate-values", "solve-eqs", "elim-uncnstr", "ackermannize_bv", "bit-blast", "sat")
+"""The z3 tactic pipeline for bit-vector queries (all of them use z3's default solver when this is
+empty). Free predicates (uninterpreted functions over bit-vectors) do not bit-blast:
+``ackermannize_bv`` first replaces each application by a fresh constant with the functional
+consistency constraints (``a = b → P(a) = P(b)``), an equisatisfiable QF_BV problem whose model
+converter gives the predicates back for a witness (a pipeline without it leaves the queries with
+predicates to the default solver; ``benchmarks/forall_split.py`` compares the two). The budget is the tactic's ``TryFor``: a
+solver timeout set on a tactic's solver makes z3 fall back to its general strategy, which is what
+this avoids."""
 RECHECK_CELLS = 1 << 14  # 128 × 128
 
 
@@ -724,9 +728,9 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         def solver(base: list[Any] = base, kind: type[_Enc] = kind) -> Any:
             # one budget for all queries together: each gets the time left (at least 1 ms)
             ms = max(1, int((deadline - time.perf_counter()) * 1000))
-            if kind is _Enc and not has_preds and BV_TACTIC:
-                # pure bit-vectors: simplify, then bit-blast to SAT (faster than z3's default
-                # strategy on the H.16 sequence axis; benchmarks/forall_split.py measures it)
+            if kind is _Enc and BV_TACTIC and (not has_preds or "ackermannize_bv" in BV_TACTIC):
+                # bit-vectors (predicates ackermannized): simplify, then bit-blast to SAT (faster
+                # than z3's default strategy on the H.16 sequence axis; benchmarks/forall_split.py)
                 s = z3.TryFor(z3.Then(*BV_TACTIC), ms).solver()
             else:
                 s = z3.Solver() if kind is _Enc else z3.SolverFor("QF_UFLIA" if has_preds else "QF_LIA")
