@@ -108,6 +108,18 @@ def _pos(v: object, name: str, where: str, least: int = 1) -> int:
     return v
 
 
+def _symbolic_filters(N: object, d: object, order: object, per_gate: int, where: str) -> None:
+    """Refuse a circuit whose symbolic filters alone exceed ``MAX_GATES`` before any weight is made:
+    each of the ``per_gate·(order − 1)`` banks of ``d`` symbolic filters of ``N`` taps contributes
+    ``Σ_k (N − k) = N(N+1)/2`` terms per channel, part of the lower bound :func:`gated_conv_layout`
+    checks once the weights exist (building ``N·d`` symbols first took tens of seconds)."""
+    n, dd, m = _pos(N, "N (sequence length)", where), _pos(d, "d", where), _pos(order, "order", where, 2)
+    banks = per_gate * (m - 1)
+    if banks and n * (m + 1) * dd <= limits.MAX_CELLS:  # a state over MAX_CELLS: the weights' own check says so
+        limits.check(banks * dd * (n * (n + 1) // 2), "MAX_GATES",
+                     lambda: f"{where}(N={n}, d={dd}, order={m}) circuit: its {banks} bank(s) of symbolic N-tap filters alone")
+
+
 def _seq(x: object) -> list[object] | None:
     if unordered(x, sized=True):  # a mapping would read as its keys, a set in hash order, a str as characters
         return None
@@ -286,13 +298,17 @@ def hyena(N: int, d: int, order: int = 2, *, short_len: int | None = None, in_pr
     """zoology's ``Hyena`` (order 2; higher orders continue the chain) on ``u ∈ F^{N×d}``:
 
     ``[x1 | x2 | v] = short_filter ⊛ (u·W_in + b_in) + β``, ``y = ((h ⊛ (v ⊙ x1) + D·(v ⊙ x1)) ⊙ x2)·W_out
-    + b_out`` (module docstring). Arguments left None are symbolic (:func:`hyena_weights`).
+    + b_out`` (module docstring). Arguments left None are symbolic (:func:`hyena_weights`); symbolic
+    long filters whose terms alone exceed ``MAX_GATES`` are a :class:`~symverify.errors.LimitError`
+    before any weight is made.
 
     >>> from symverify.kernel.ir.analysis import stats
     >>> c = hyena(4, 1)
     >>> c.num_inputs, len(c.outputs), len(c.params())
     (4, 4, 25)
     """
+    if filters is None:
+        _symbolic_filters(N, d, order, 1, "hyena")
     return gated_conv(N, hyena_weights(N, d, order, short_len=short_len, in_proj=in_proj, in_bias=in_bias,
                                        short_filter=short_filter, short_bias=short_bias, filters=filters,
                                        filter_bias=filter_bias, out_proj=out_proj, out_bias=out_bias))
@@ -339,10 +355,12 @@ def h3_weights(N: int, d: int, *, W_q: object = None, b_q: object = None, W_k: o
 def h3(N: int, d: int, **weights: object) -> Circuit:
     """zoology's ``H3`` (``head_dim = 1``) on ``u ∈ F^{N×d}``: ``q, k, v = u·W_{q,k,v} + b``,
     ``k̃ = hs ⊛ k + Ds·k``, ``y = (q ⊙ (h1 ⊛ (k̃ ⊙ v) + D·(k̃ ⊙ v)))·W_out + b_out``. Keyword arguments
-    are :func:`h3_weights`'; those left out are symbolic.
+    are :func:`h3_weights`'; those left out are symbolic (symbolic kernels whose terms alone exceed
+    ``MAX_GATES``: a :class:`~symverify.errors.LimitError` before any weight is made).
 
     >>> c = h3(3, 1)
     >>> c.num_inputs, len(c.outputs)
     (3, 3)
     """
+    _symbolic_filters(N, d, 2, (weights.get("shift_kernel") is None) + (weights.get("ssm_kernel") is None), "h3")
     return gated_conv(N, h3_weights(N, d, **weights))  # type: ignore[arg-type]

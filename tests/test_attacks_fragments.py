@@ -38,7 +38,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symverify.kernel.provers.fragment as fragment_prover
-from symverify.errors import SymverifyError
+from symverify.errors import ProverError, SymverifyError
 from symverify.gadgets import primitives as prim
 from symverify.gadgets.compose import compose, pad
 from symverify.gadgets.layout import channels_to_rows, rows_to_channels
@@ -807,8 +807,19 @@ def test_fragment_proofs_pickle_copy_compare_hash_and_stay_sealed() -> None:
     assert forged.verdict is Verdict.PROVED and not is_sealed(forged)  # a hand-made proof carries no seal
 
 
-VERDICTS = [((True, True), Verdict.PROVED), ((True, None), Verdict.PROVED), ((True, False), Verdict.REFUTED),
+VERDICTS = [((True, True), Verdict.PROVED), ((True, None), Verdict.PROVED),
             ((False, True), Verdict.UNKNOWN), ((False, None), Verdict.UNKNOWN), ((False, False), Verdict.REFUTED)]
+
+
+def test_two_exact_checks_that_disagree_are_a_prover_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checked certificate with differing exact polynomials is a defect of one of the two exact
+    checks: a ``ProverError``, never a verdict (it was ``refuted`` with no re-checked counterexample),
+    by hand and from ``prove_fragment`` (its exact comparison made to disagree)."""
+    with pytest.raises(ProverError, match=r"fragment proof 'f': the certificate check held but the exact polynomials differ"):
+        FragmentProof("f", True, False, "cell (0, 0)")
+    monkeypatch.setattr(fragment_prover, "_compare_exactly", lambda *a: (False, "exact: cell (0, 0) differs"))
+    with pytest.raises(ProverError, match=r"two exact checks disagree.*expected them to agree"):
+        prove_fragment(prim.shift_down(3, 1, 1))
 
 
 @pytest.mark.parametrize("checks,verdict", VERDICTS, ids=[f"{c}-{e}" for (c, e), _ in VERDICTS])

@@ -112,8 +112,25 @@ def test_huge_sequence_lengths_are_a_limit_error_before_any_work(build: Any) -> 
     circuit of 5·10^7 gates (minutes: the long convolutions grow as N²), with no stated limit."""
     with pytest.raises(LimitError, match=r"state N·(\(order\+1\)|3)·d: 3000000000000000000000000000000 cells is more than symverify\.ir\.limits\.MAX_CELLS"):
         build(10**30, 1)
-    with pytest.raises(LimitError, match=r"circuit \(its convolutions alone\): \d+ gates is more than symverify\.ir\.limits\.MAX_GATES"):
+    early = build in (sv.library.hyena, sv.library.h3)  # circuits: refused by their symbolic filters first
+    what = r"its \d bank\(s\) of symbolic N-tap filters alone" if early else r"\(its convolutions alone\)"
+    with pytest.raises(LimitError, match=rf"circuit:? {what}: \d+ gates is more than symverify\.ir\.limits\.MAX_GATES"):
         build(10**4, 1)
+
+
+@pytest.mark.parametrize("build, banks", [(sv.library.hyena, 1), (sv.library.h3, 2)])
+def test_symbolic_filters_are_counted_before_the_weights_are_made(build: Any, banks: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``hyena(10^4, 64)`` made its 6.4·10^5 symbolic filter taps (tens of seconds) before the gate
+    check refused it: the symbolic banks alone (``d·N(N+1)/2`` terms each) are checked first. That
+    count is a lower bound on the gates built: at the limit it passes and the full check decides."""
+    from symverify.ir import limits
+
+    with pytest.raises(LimitError, match=rf"\(N=10000, d=64, order=2\) circuit: its {banks} bank\(s\) of symbolic"):
+        build(10**4, 64)
+    assert len(build(40, 1).gates) >= banks * 40 * 41 // 2
+    monkeypatch.setattr(limits, "MAX_GATES", banks * 41 * 42 // 2)  # N = 41: not a layout built (and kept) before
+    with pytest.raises(LimitError, match=r"\(N=41, d=1, order=2\) circuit \(its convolutions alone\)"):
+        build(41, 1)
 
 
 def test_the_gate_limit_counts_only_the_taps_that_make_terms(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -429,6 +429,34 @@ def test_an_object_with_both_a_model_and_a_kaleidoscope_is_ambiguous():
         verify(Holder(model=square_model(), certificate=None, kaleidoscope=k), SQUARE)
 
 
+class BrokenCertificate:
+    """A compiled object whose ``certificate`` property has a bug (reads a missing attribute)."""
+
+    def __init__(self) -> None:
+        self.model = square_model()
+
+    @property
+    def certificate(self) -> Any:
+        return self.not_there  # type: ignore[attr-defined]
+
+
+class ProxyCompiled:
+    """Attributes served by ``__getattr__`` only: an AttributeError there is absence."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "model":
+            return square_model()
+        raise AttributeError(name)
+
+
+def test_an_attribute_error_inside_a_property_is_not_absence():
+    """An AttributeError raised while reading ``.certificate`` (or ``.model``) that exists is an
+    IRError naming it, not a compiled object read without its certificate."""
+    with pytest.raises(IRError, match=r"rhs: reading \.certificate of BrokenCertificate raised AttributeError \(.*not_there"):
+        verify(SQUARE, BrokenCertificate(), method="exact")
+    assert verify(SQUARE, ProxyCompiled(), method="exact").proved
+
+
 PERM = (2, 0, 3, 1)  # y[PERM[i]] = x[i]
 
 

@@ -130,6 +130,10 @@ def test_lane_evaluator_refuses_unreduced_coefficients() -> None:
     primes = [7, 11]
     ok = np.array([[3, 3], [1, 1]], dtype=np.int64)
     assert [int(v) for v in eval_mod_lanes(prog, x, primes, ok)[1]] == [8 % 7, 8 % 11]
-    for bad in (np.array([[3, 3], [1, 11]]), np.array([[3, 3], [-1, 1]]), np.array([[2**40, 3], [1, 1]])):
-        with pytest.raises(ValueError, match="every coefficient must be a residue 0 ≤ c < p"):
+    for bad, where in ((np.array([[3, 3], [1, 11]]), "found 11 for scalar 1 in lane 1 \\(p = 11\\)"),
+                       (np.array([[3, 3], [-1, 1]]), "found -1 for scalar 1 in lane 0 \\(p = 7\\)"),
+                       (np.array([[2**40, 3], [1, 1]]), f"found {2**40} for scalar 0 in lane 0")):
+        with pytest.raises(IRError, match="expected every coefficient a residue 0 ≤ c < p of its lane's prime, " + where):
             eval_mod_lanes(prog, x, primes, bad)
+    with pytest.raises(IRError, match="expected every prime below 2\\^31, found 2147483648 in lane 1"):
+        eval_mod_lanes(prog, x, [7, 1 << 31], ok)

@@ -259,7 +259,6 @@ def test_fragment_proof_verdict():
     assert prove_fragment(shift_down(3, 1, 1)).verdict is Verdict.PROVED
     assert FragmentProof("f", True, None).verdict is Verdict.PROVED
     assert FragmentProof("f", False, True).verdict is Verdict.UNKNOWN
-    assert FragmentProof("f", True, False).verdict is Verdict.REFUTED
     assert FragmentProof("f", False, False).verdict is Verdict.REFUTED
 
 

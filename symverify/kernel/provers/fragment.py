@@ -35,7 +35,9 @@ class FragmentProof:
     """The outcome of :func:`prove_fragment`; ``failure`` says what did not hold.
 
     ``compositional``: the certificate checked; ``exact``: the exact polynomials are equal (None
-    when not compared); anything but a bool (or None for ``exact``) raises :class:`ProverError`.
+    when not compared); anything but a bool (or None for ``exact``) raises :class:`ProverError`, and
+    so do a checked certificate with differing polynomials (both checks are exact: their
+    disagreement is a defect, never a verdict).
     :attr:`verdict` combines them. The hash leaves out ``resources`` and ``bounds`` (dicts).
     """
 
@@ -53,6 +55,10 @@ class FragmentProof:
             raise ProverError(f"fragment proof {self.name!r}: expected compositional a bool and exact a bool or None, found "
                               f"{type(self.compositional).__name__} {self.compositional!r:.40} and "
                               f"{type(self.exact).__name__} {self.exact!r:.40}")
+        if self.compositional and self.exact is False:
+            raise ProverError(f"fragment proof {self.name!r}: the certificate check held but the exact polynomials differ "
+                              f"({self.failure or 'no detail'}); two exact checks disagree, which is a prover defect: "
+                              "expected them to agree")
 
     @property
     def proved(self) -> bool:
@@ -61,7 +67,8 @@ class FragmentProof:
     @property
     def verdict(self) -> Verdict:
         """``PROVED`` when both checks hold (the exact one when it ran); ``REFUTED`` when the exact
-        polynomials differ (a difference of canonical polynomials, not a re-checked counterexample);
+        polynomials differ (a difference of canonical polynomials, not a re-checked counterexample;
+        the certificate check then failed too);
         ``UNKNOWN`` when only the certificate check failed (a certificate may be wrong about a
         correct model)."""
         if self.proved:

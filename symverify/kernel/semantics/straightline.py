@@ -31,7 +31,7 @@ from operator import attrgetter
 from typing import Any
 
 from symverify.deadline import CHECK_EVERY, Check
-from symverify.errors import ShapeError
+from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, is_zero
@@ -254,11 +254,13 @@ def eval_mod_lanes(prog: Program, inputs: Any, primes: Any, coeffs: Any, check: 
 
     P = np.asarray(primes, dtype=np.int64)
     if P.size and int(P.max()) >= 1 << 31:
-        raise ValueError("eval_mod_lanes: every prime must be below 2^31")
+        raise IRError(f"eval_mod_lanes: expected every prime below 2^31, found {int(P.max())} in lane {int(P.argmax())}")
     X = np.asarray(inputs, dtype=np.int64)
     C = np.asarray(coeffs, dtype=np.int64).reshape(len(prog.scalars), P.shape[0])
-    if C.size and bool(((C < 0) | (C >= P)).any()):  # a product of unreduced values could wrap in int64
-        raise ValueError("eval_mod_lanes: every coefficient must be a residue 0 ≤ c < p of its lane's prime")
+    if C.size and bool((bad := (C < 0) | (C >= P)).any()):  # a product of unreduced values could wrap in int64
+        k, t = (int(x) for x in np.argwhere(bad)[0])
+        raise IRError(f"eval_mod_lanes: expected every coefficient a residue 0 ≤ c < p of its lane's prime, found "
+                      f"{int(C[k, t])} for scalar {k} in lane {t} (p = {int(P[t])})")
     nd = prog.circuit.num_inputs
     V = np.zeros((nd + prog.size, P.shape[0]), dtype=np.int64)
     V[:nd] = X % P
