@@ -28,6 +28,7 @@ import copy
 import dataclasses
 import pickle
 import random
+import time
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -899,3 +900,48 @@ def test_a_deep_fragment_is_not_expanded_beyond_the_budget() -> None:
     assert done.returncode == 0, done.stderr[-500:]
     verdict, exact, failure = done.stdout.strip().split(" ", 2)
     assert (verdict, exact) == ("unknown", "None") and "exact: not compared (refused" in failure, done.stdout
+
+
+@pytest.mark.parametrize("kw, msg", [
+    ({"timeout": 0}, r"timeout: expected a positive number of seconds, found 0"),
+    ({"timeout": True}, r"timeout: expected a positive number of seconds, found True"),
+    ({"timeout": "5"}, r"timeout: expected a positive number of seconds, found '5'"),
+    ({"max_monomials": -1}, r"max_monomials: expected an int ≥ 0, found -1"),
+    ({"max_monomials": 2.5}, r"max_monomials: expected an int ≥ 0, found 2.5"),
+    ({"memory_limit": 0}, r"memory_limit: expected an int ≥ 1, found 0"),
+    ({"backend": "numpy"}, r"backend"),
+])
+def test_prove_fragment_budget_arguments_are_checked_as_verify_checks_them(kw: dict[str, Any], msg: str) -> None:
+    from symverify.errors import UsageError
+
+    with pytest.raises(UsageError, match=msg):
+        prove_fragment(prim.shift_down(3, 1, 1), **kw)
+
+
+def test_a_budget_that_stops_both_checks_is_unknown_never_proved() -> None:
+    """A timeout that has passed before the first stage, and a monomial budget of 1: neither check
+    is decided, the verdict is ``unknown`` and ``failure`` says what stopped each."""
+    f = prim.shift_down(3, 2, 1)
+    assert prove_fragment(f).verdict is Verdict.PROVED
+    late = prove_fragment(f, timeout=1e-9)
+    assert late.verdict is Verdict.UNKNOWN and not late.compositional and late.exact is None
+    assert "certificate: check stopped (timeout)" in late.failure and "exact: not compared (the timeout passed)" in late.failure
+    g = prim.generic_layer(2, 2)  # symbolic weights: polynomials of 6 monomials per cell
+    assert prove_fragment(g).verdict is Verdict.PROVED
+    tiny = prove_fragment(g, max_monomials=3)
+    assert tiny.verdict is Verdict.UNKNOWN and not tiny.compositional and tiny.exact is None, tiny
+    assert "certificate: check stopped (budget)" in tiny.failure and "exact: expansion stopped (budget)" in tiny.failure
+
+
+def test_the_deadline_reaches_the_guarded_exact_comparison(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exact comparison expands under the call's deadline (``time.monotonic()`` + timeout)."""
+    seen: list[object] = []
+    real = fragment_prover._compare_exactly
+
+    def spy(circuit: Any, model: Any, opts: Any) -> Any:
+        seen.append(opts.deadline)
+        return real(circuit, model, opts)
+
+    monkeypatch.setattr(fragment_prover, "_compare_exactly", spy)
+    p = prove_fragment(prim.shift_down(3, 1, 1), timeout=3600)
+    assert p.verdict is Verdict.PROVED and isinstance(seen[0], float) and seen[0] > time.monotonic() + 3000

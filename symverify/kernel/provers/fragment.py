@@ -20,12 +20,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from symverify.errors import IRError, ProverError, UsageError
 from symverify.kernel.gadgets.fragment import Fragment, standalone
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
+
+if TYPE_CHECKING:
+    from symverify.kernel.provers.options import Options
 
 __all__ = ["FragmentProof", "prove_fragment"]
 
@@ -81,8 +85,17 @@ class FragmentProof:
         return self.proved and all(self.resources.get(k, b + 1) <= b for k, b in self.bounds.items())
 
 
-def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint") -> FragmentProof:
+def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint", timeout: float | None = None,
+                   max_monomials: int | None = None, memory_limit: int | None = None) -> FragmentProof:
     """Check ``frag``'s claim for all clean inputs (and all values of its weight symbols).
+
+    The budget is the exact method's (``verify(..., method="exact")``), for both checks together:
+    ``timeout`` seconds (default: none), ``max_monomials`` per polynomial (default
+    :data:`~symverify.kernel.provers.options.DEFAULT_MAX_MONOMIALS`) and ``memory_limit`` bytes for
+    a check run in a child process (default: a quarter of physical memory), each checked as
+    ``verify`` checks it (:class:`~symverify.errors.UsageError`). A check the budget stops is not
+    decided: the certificate check's ``compositional`` is False, the exact comparison's ``exact``
+    None, ``failure`` says which stopped and why, and the verdict is ``unknown``.
 
     >>> from symverify.gadgets.primitives import shift_down
     >>> prove_fragment(shift_down(3, 1, 1)).proved
@@ -94,9 +107,13 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
         raise IRError(f"prove_fragment: expected a Fragment, found {type(frag).__name__}")
     if type(exact) is not bool:
         raise UsageError(f"prove_fragment exact: expected True or False, found {type(exact).__name__} {exact!r:.40}")
+    from symverify.kernel.provers.options import Options
+
+    opts = Options.from_call("exact", backend=backend, timeout=timeout, max_monomials=max_monomials, memory_limit=memory_limit)
     start = time.perf_counter()
     circuit, model, cert = standalone(frag)
-    comp = check_certificate(circuit, model, cert, backend=backend)  # type: ignore[arg-type]
+    comp = check_certificate(circuit, model, cert, backend=opts.backend, deadline=opts.deadline,  # type: ignore[arg-type]
+                             max_monomials=opts.max_monomials, memory_limit=memory_limit)
     if comp.ok:
         failure = ""
     elif comp.failure is not None:
@@ -105,14 +122,14 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
         failure = f"certificate: check stopped ({comp.stopped}): {'; '.join(comp.notes)}"
     same: bool | None = None
     if exact:
-        same, note = _compare_exactly(circuit, model, backend)
+        same, note = (None, "exact: not compared (the timeout passed)") if opts.expired() else _compare_exactly(circuit, model, opts)
         if note:
             failure = (failure + "; " if failure else "") + note
     return seal_outcome(FragmentProof(frag.name, comp.ok, same, failure, time.perf_counter() - start, frag.resources(), dict(frag.bounds)))
 
 
 
-def _compare_exactly(circuit: Circuit, model: Model, backend: str) -> tuple[bool | None, str]:
+def _compare_exactly(circuit: Circuit, model: Model, opts: Options) -> tuple[bool | None, str]:
     """Whether the model's and the circuit's expanded polynomials are equal (None: not compared),
     and a note: the first differing cell, or why the comparison did not run. The exact method's
     guard decides where the expansion runs (see the module docstring)."""
@@ -125,18 +142,17 @@ def _compare_exactly(circuit: Circuit, model: Model, backend: str) -> tuple[bool
         expand_compare,
     )
     from symverify.kernel.provers.guard import run_limited
-    from symverify.kernel.provers.options import Options
     from symverify.kernel.provers.sides import as_side
 
-    opts = Options(backend=backend)
     lhs, rhs = as_side(model, "fragment model"), as_side(circuit, "fragment spec")
     bounds = structure_bounds(lhs, rhs)
     refused = _too_large(bounds, opts)
     if refused is not None:
         return None, f"exact: not compared ({refused})"
-    args = (lhs, rhs, backend, opts.max_monomials, None, 0)
+    args = (lhs, rhs, opts.backend, opts.max_monomials, opts.deadline, 0)
     if bounds.peak_monomials > IN_PROCESS_MONOMIALS or bounds.peak_height_bits > IN_PROCESS_BITS:
-        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None)
+        remaining = opts.remaining()
+        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0))
         if lim.status != "ok":
             return None, (f"exact: expansion stopped ({lim.status}) in a process limited to {opts.memory()} bytes "
                           f"(certified estimate {bounds.peak_monomials} monomials, {bits_text(bounds.peak_height_bits)} bits): {lim.detail}")
