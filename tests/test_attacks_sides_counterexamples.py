@@ -455,6 +455,15 @@ def test_an_attribute_error_inside_a_property_is_not_absence():
     with pytest.raises(IRError, match=r"rhs: reading \.certificate of BrokenCertificate raised AttributeError \(.*not_there"):
         verify(SQUARE, BrokenCertificate(), method="exact")
     assert verify(SQUARE, ProxyCompiled(), method="exact").proved
+    from symverify import evaluate
+
+    class BrokenModel:
+        @property
+        def model(self) -> Any:
+            return self.not_there  # type: ignore[attr-defined]
+
+    with pytest.raises(IRError, match=r"compiled object: reading \.model of BrokenModel raised AttributeError"):
+        evaluate(BrokenModel(), [[2]])
 
 
 PERM = (2, 0, 3, 1)  # y[PERM[i]] = x[i]

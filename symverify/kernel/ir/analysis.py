@@ -26,17 +26,35 @@ from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import is_zero
 
-__all__ = ["model_of", "levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats", "params_of", "check_known"]
+__all__ = ["model_of", "read_attribute", "levels", "depth", "live_sets", "cut_width", "degree_bounds", "needed_nodes", "CircuitStats", "stats", "params_of", "check_known"]
+
+
+def read_attribute(obj: Any, name: str, default: Any, what: str) -> Any:
+    """``obj.name``, or ``default`` when ``obj`` has no such attribute. An ``AttributeError`` raised
+    while reading an attribute that exists (inside a property) is an :class:`IRError`, not read as
+    its absence (a compiled object's certificate or model silently dropped). Attributes only
+    ``__getattr__`` knows cannot be told apart: there an ``AttributeError`` is absence."""
+    import inspect
+
+    try:
+        inspect.getattr_static(obj, name)
+    except AttributeError:
+        return getattr(obj, name, default)
+    try:
+        return getattr(obj, name)
+    except AttributeError as e:
+        raise IRError(f"{what}: reading .{name} of {type(obj).__name__} raised AttributeError ({e}); expected the "
+                      "attribute's value or no such attribute") from e
 
 
 def model_of(obj: Any) -> Any:
     """A compiled object (its ``.model`` a :class:`Model`, as ``verify`` reads it) stands for its model
     in ``evaluate``, ``polynomials`` and ``execute``; anything else is returned unchanged. ``.model``
-    is read once: the model returned is the one checked (a property may hand out another object on
-    the next access)."""
+    is read once (:func:`read_attribute`): the model returned is the one checked (a property may
+    hand out another object on the next access)."""
     if isinstance(obj, (Circuit, Model)):
         return obj
-    model = getattr(obj, "model", None)
+    model = read_attribute(obj, "model", None, "compiled object")
     return model if isinstance(model, Model) else obj
 
 

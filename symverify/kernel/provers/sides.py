@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal, NoReturn, TypeGuard
 
 from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
-from symverify.kernel.ir.analysis import check_state, params_of
+from symverify.kernel.ir.analysis import check_state, params_of, read_attribute
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.certificate import Certificate
@@ -215,24 +215,6 @@ def torch_executable(side: Side) -> TypeGuard[TorchSide]:
 _MISSING = object()
 
 
-def _read(obj: Any, name: str, default: Any, what: str) -> Any:
-    """``obj.name``, or ``default`` when ``obj`` has no such attribute. An ``AttributeError`` raised
-    while reading an attribute that exists (inside a property) is an :class:`IRError`, not read as
-    its absence (a compiled object's certificate silently dropped). Attributes only ``__getattr__``
-    knows cannot be told apart: there an ``AttributeError`` is absence."""
-    import inspect
-
-    try:
-        inspect.getattr_static(obj, name)
-    except AttributeError:
-        return getattr(obj, name, default)
-    try:
-        return getattr(obj, name)
-    except AttributeError as e:
-        raise IRError(f"{what}: reading .{name} of {type(obj).__name__} raised AttributeError ({e}); expected the "
-                      "attribute's value or no such attribute") from e
-
-
 def as_side(obj: Any, what: str = "argument") -> Side:
     """Read ``obj`` as a side; anything that is not a circuit, model, kaleidoscope or compiled
     object raises :class:`IRError`.
@@ -248,15 +230,15 @@ def as_side(obj: Any, what: str = "argument") -> Side:
             return ModelSide(obj, obj.n, obj.d)
         case Kaleidoscope():
             return KaleidoscopeSide(obj, obj.n, 1)
-    k = _read(obj, "kaleidoscope", None, what)  # a kaleidoscope Factorization
-    model = _read(obj, "model", _MISSING, what)  # a compiled object; each attribute is read once
+    k = read_attribute(obj, "kaleidoscope", None, what)  # a kaleidoscope Factorization
+    model = read_attribute(obj, "model", _MISSING, what)  # a compiled object; each attribute is read once
     if isinstance(k, Kaleidoscope):
         if isinstance(model, Model):
             raise IRError(f"{what}: {type(obj).__name__} has both a .kaleidoscope and a .model; expected one of them "
                           "(a Factorization or a compiled object), pass the one to verify")
         return KaleidoscopeSide(k, k.n, 1)
     if isinstance(model, Model):
-        cert = _read(obj, "certificate", None, what)
+        cert = read_attribute(obj, "certificate", None, what)
         if cert is not None and not isinstance(cert, Certificate):
             raise IRError(f"{what}: the compiled object's certificate must be a Certificate, found {type(cert).__name__}")
         return ModelSide(model, model.n, model.d, cert)
