@@ -70,3 +70,21 @@ def test_an_expansion_beyond_max_terms_is_unknown_not_a_crash() -> None:
     assert res.verdict == "unknown"
     assert f"more than MAX_TERMS = {MAX_TERMS} terms" in res.detail
     assert len(value_terms(_product(factors[:16]), None)) == 1 << 16  # below the limit: expanded
+
+
+def test_a_failed_tactic_on_a_query_with_predicates_falls_back_to_the_default_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Queries with free predicates are ackermannized and bit-blasted; where the pipeline fails
+    (here made to: z3's ``fail`` tactic) rather than runs out of time, the query goes to z3's
+    default solver, so the gadget is still proved. A pure bit-vector query has no such fallback."""
+    from symverify.kernel.provers import forall
+    from symverify.parametric import library
+
+    channel = library.factor_channel()  # bit-vector encoded (not linear), predicates SUP and LIVE
+    small = {"r": (0, 3), "j": (0, 3), "d": (1, 16), "e": (0, 3)}
+    assert channel.predicate_names and prove_forall(channel, ranges=small).stats["encoding"].startswith("bv")
+    monkeypatch.setattr(forall, "BV_TACTIC", ("simplify", "ackermannize_bv", "fail"))
+    assert prove_forall(channel, ranges=small).verdict == "proved"
+    pure = library.butterfly_channel()
+    assert not pure.predicate_names
+    res = prove_forall(pure, timeout_s=20)
+    assert res.verdict == "unknown" and "fail tactic" in res.detail, str(res)

@@ -102,7 +102,8 @@ empty). Free predicates (uninterpreted functions over bit-vectors) do not bit-bl
 ``ackermannize_bv`` first replaces each application by a fresh constant with the functional
 consistency constraints (``a = b → P(a) = P(b)``), an equisatisfiable QF_BV problem whose model
 converter gives the predicates back for a witness (a pipeline without it leaves the queries with
-predicates to the default solver; ``benchmarks/forall_split.py`` compares the two). The budget is the tactic's ``TryFor``: a
+predicates to the default solver; ``benchmarks/forall_split.py`` compares the two); where the
+pipeline fails on such a query, the default solver decides it (:class:`_Fallback`). The budget is the tactic's ``TryFor``: a
 solver timeout set on a tactic's solver makes z3 fall back to its general strategy, which is what
 this avoids."""
 RECHECK_CELLS = 1 << 14  # 128 × 128
@@ -689,6 +690,35 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=why, seconds=time.perf_counter() - t0))
 
 
+class _Fallback:
+    """A tactic solver for a query with predicates that hands the query to z3's default solver
+    (with the time left) when the tactic fails rather than runs out of time (``reason_unknown``
+    other than ``canceled`` or ``timeout``; e.g. a predicate the ackermannization cannot remove):
+    the pipeline is then never less complete than the default solver it replaced."""
+
+    def __init__(self, z3: Any, first: Any, default: Callable[[], Any]) -> None:
+        self.z3, self.s, self.default = z3, first, default
+        self.asserted: list[Any] = []
+
+    def add(self, *xs: Any) -> None:
+        self.asserted.extend(xs)
+        self.s.add(*xs)
+
+    def check(self) -> Any:
+        r = self.s.check()
+        if r == self.z3.unknown and self.s.reason_unknown() not in ("canceled", "timeout"):
+            self.s = self.default()  # z3's default solver, nothing asserted, the time left as its timeout
+            self.s.add(*self.asserted)
+            r = self.s.check()
+        return r
+
+    def model(self) -> Any:
+        return self.s.model()
+
+    def reason_unknown(self) -> str:
+        return str(self.s.reason_unknown())
+
+
 class _EncodingTimeoutError(Exception):
     """The budget ran out while the statement was being built (before or between z3 queries)."""
 
@@ -725,13 +755,16 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         base += [ok_w, where]
         cell = [enc.le(enc.const(0), v["i"]), enc.le(enc.const(0), v["q"]), enc.lt(v["i"], nn), enc.lt(v["q"], dd)]
 
-        def solver(base: list[Any] = base, kind: type[_Enc] = kind) -> Any:
+        def solver(base: list[Any] = base, kind: type[_Enc] = kind, tactic: bool = True) -> Any:
             # one budget for all queries together: each gets the time left (at least 1 ms)
             ms = max(1, int((deadline - time.perf_counter()) * 1000))
-            if kind is _Enc and BV_TACTIC and (not has_preds or "ackermannize_bv" in BV_TACTIC):
+            s: Any
+            if tactic and kind is _Enc and BV_TACTIC and (not has_preds or "ackermannize_bv" in BV_TACTIC):
                 # bit-vectors (predicates ackermannized): simplify, then bit-blast to SAT (faster
                 # than z3's default strategy on the H.16 sequence axis; benchmarks/forall_split.py)
                 s = z3.TryFor(z3.Then(*BV_TACTIC), ms).solver()
+                if has_preds:
+                    s = _Fallback(z3, s, lambda: solver([], kind, False))
             else:
                 s = z3.Solver() if kind is _Enc else z3.SolverFor("QF_UFLIA" if has_preds else "QF_LIA")
                 s.set("timeout", ms)
