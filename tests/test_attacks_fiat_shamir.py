@@ -509,6 +509,11 @@ def test_a_cell_array_refuses_every_change_and_still_copies_and_pickles() -> Non
     built = Grid.from_array(source)
     source[0, 1] = 4.0  # the caller's array is not the grid's
     assert built.get(0, 1) == 2
+    rows, cols, vals = np.array([0, 1], dtype=np.int64), np.array([1, 0], dtype=np.int64), np.array([0.5, -3.0])
+    direct = CellArray(rows, cols, vals)  # arrays already of the stored dtypes: still copied, once
+    rows[0], cols[0], vals[0] = 1, 5, 7.0
+    assert (direct.rows.tolist(), direct.cols.tolist(), direct.vals.tolist()) == ([0, 1], [1, 0], [0.5, -3.0])
+    assert not any(np.shares_memory(a, b) for a in (rows, cols, vals) for b in (direct.rows, direct.cols, direct.vals))
 
 
 # ---- a side that shows the encoding one thing and the interpreter another -------------------------

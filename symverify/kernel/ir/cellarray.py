@@ -101,7 +101,7 @@ def _exact_float64(v: Any, r: Any, c: Any, where: str) -> Any:
     """``v`` as float64, refusing a wider float (``longdouble``) that float64 would round."""
     import numpy as np
 
-    w = v.astype(np.float64)
+    w = v.astype(np.float64, copy=False)  # no copy yet: the constructor keeps a read-only copy (_read_only)
     if v.dtype.kind == "f" and v.dtype.itemsize > 8:
         with np.errstate(invalid="ignore"):
             lost = np.flatnonzero((w.astype(v.dtype) != v) & np.isfinite(v))
@@ -162,7 +162,7 @@ class CellArray(Sequence[Rect]):
             raise IRError(f"{where}: expected integer row and column indices, found {r.dtype} and {c.dtype}")
         if v.dtype.kind not in "fiu":
             raise IRError(f"{where}: expected float or integer values, found {v.dtype}")
-        r, c = r.astype(np.int64), c.astype(np.int64)
+        r, c = r.astype(np.int64, copy=False), c.astype(np.int64, copy=False)  # copied once, by _read_only
         if v.dtype.kind in "iu":
             big = np.flatnonzero(np.abs(v.astype(np.float64)) >= 2.0**53)
             if len(big):
