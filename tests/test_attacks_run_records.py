@@ -39,8 +39,16 @@ def _row(*instances: dict[str, Any]) -> ScriptOutcome:
 ])
 def test_a_script_cannot_hide_a_resource_over_its_bound(resources, bounds):
     row = _row(_inst(resources=resources, bounds=bounds))
-    assert row.status == "failed" and not row.ok
-    assert not row.instances()[0]["ok"]
+    assert row.status == "crashed" and not row.ok and "over_bound" in row.error
+    listed = _row(_inst(resources=resources, bounds=bounds, over_bound=["layers"], ok=True))
+    assert listed.status == "failed" and not listed.instances()[0]["ok"]
+
+
+def test_the_runs_the_runner_writes_are_read_back(tmp_path):
+    for row in (_row(_inst(resources={"layers": 5}, over_bound=["layers"])), _row(_inst(resources={"layers": 5}))):
+        path = tmp_path / "run.json"
+        path.write_text(json.dumps(RunSummary(True, (row,)).to_json()), encoding="utf-8")
+        assert load_run(path)["scripts"][0]["ok"] is False
 
 
 def test_a_bound_that_is_not_a_number_makes_the_row_crashed():

@@ -330,9 +330,9 @@ def _listed(result: Any) -> list[Any]:
 def _claim(inst: Any, k: int) -> dict[str, Any]:
     """An instance of a script's result JSON, its ``ok`` re-derived from its kind and verdict: a
     script's file is not trusted to say ``ok`` for a claim that is not proved by a prover or an
-    exact computation (an argued claim is ok only through its checks), nor its ``over_bound`` to
-    list every resource over its bound (:func:`_exceeded`). A missing or unknown kind or verdict, an
-    argued claim with a verdict, or a bound that is not an exact number makes the row ``crashed``
+    exact computation (an argued claim is ok only through its checks), and its ``over_bound`` must list
+    exactly the resources over their bounds (:func:`_exceeded`). A missing or unknown kind or verdict, an
+    argued claim with a verdict, a wrong ``over_bound``, or a bound that is not an exact number makes the row ``crashed``
     (``ValueError``)."""
     if not isinstance(inst, dict):
         raise ValueError(f"instance {k}: expected an object, found {type(inst).__name__}")
@@ -345,8 +345,11 @@ def _claim(inst: Any, k: int) -> dict[str, Any]:
     if kind == ClaimKind.ARGUED.value and verdict != "unknown":
         raise ValueError(f"instance {name!r}: an argued claim is not decided by the tool; its verdict must be unknown, "
                          f"found {verdict}")
-    over = inst.get("over_bound", [])
-    within = isinstance(over, list) and not over and not _exceeded(inst, name)
+    over, exceeded = inst.get("over_bound", []), _exceeded(inst, name)
+    if not isinstance(over, list) or sorted(map(str, over)) != sorted(exceeded):
+        raise ValueError(f"instance {name!r}: over_bound: expected the resources over their bounds {exceeded}, "
+                         f"found {over!r:.80}")
+    within = not exceeded
     derived = (inst.get("checks") is not False) if kind == ClaimKind.ARGUED.value else (
         ClaimKind(kind) in PROVED_KINDS and verdict == "proved")
     return {**inst, "ok": bool(inst.get("ok")) and within and derived}
