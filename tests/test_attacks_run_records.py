@@ -183,4 +183,12 @@ def test_update_golden_on_a_failing_run_writes_nothing(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+def test_a_golden_of_the_other_tier_differs():
+    quick = RunSummary(True, (_row(_inst()),)).to_json()
+    full = {**quick, "quick": False}
+    assert golden_diff(quick, quick) == ""
+    assert golden_diff(full, quick).startswith("run: quick: true → false\n")
+    assert golden_diff(quick, full).startswith("run: quick: false → true\n")
+
+
 _ = runner  # the module under attack

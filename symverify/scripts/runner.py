@@ -596,13 +596,18 @@ def load_run(path: str | Path) -> dict[str, Any]:
 
 def golden_diff(run: dict[str, Any], golden: dict[str, Any], scripts: Sequence[str] | None = None) -> str:
     """A unified diff of the golden views ('' when they agree); with ``scripts``, the stored run is
-    compared only on those scripts (a run of some scripts against a golden of all)."""
+    compared only on those scripts (a run of some scripts against a golden of all). A run of the
+    other tier (``quick`` true on one side, false on the other) differs, with the line ``run:
+    quick: golden → this run``, even where its instances happen to agree."""
     if scripts is not None:
         golden = {**golden, "scripts": [s for s in golden.get("scripts", []) if s.get("name") in set(scripts)]}
+    tier = ""
+    if isinstance(golden.get("quick"), bool) and isinstance(run.get("quick"), bool) and golden["quick"] != run["quick"]:
+        tier = f"run: quick: {json.dumps(golden['quick'])} → {json.dumps(run['quick'])}\n"
     a, b = golden_text(golden), golden_text(run)
     if a == b:
-        return ""
-    return "".join(_field_lines(_golden_view(golden), _golden_view(run))) + "".join(
+        return tier
+    return tier + "".join(_field_lines(_golden_view(golden), _golden_view(run))) + "".join(
         difflib.unified_diff(a.splitlines(True), b.splitlines(True), "golden", "this run", n=2))
 
 
