@@ -48,7 +48,7 @@ FORGED = {
     "bad_verdict": ([_inst(verdict="PROVED!")], "crashed"),
     # "ok" claimed for claims that are not proved / over their bound / argued with failing checks
     "unknown_ok": ([_inst(verdict="unknown")], "failed"),
-    "over_ok": ([_inst(over_bound=["layers"])], "failed"),
+    "over_ok": ([_inst(over_bound=["layers"])], "crashed"),  # over_bound names no bound
     "argued_failed_checks": ([_inst(kind="argued", verdict="unknown", checks=False)], "failed"),
     "empty_ok": ([], "failed"),
 }

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import difflib
 import json
+import re
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -329,8 +330,10 @@ def _listed(result: Any) -> list[Any]:
 def _claim(inst: Any, k: int) -> dict[str, Any]:
     """An instance of a script's result JSON, its ``ok`` re-derived from its kind and verdict: a
     script's file is not trusted to say ``ok`` for a claim that is not proved by a prover or an
-    exact computation (an argued claim is ok only through its checks). A missing or unknown kind or
-    verdict, or an argued claim with a verdict, makes the row ``crashed`` (``ValueError``)."""
+    exact computation (an argued claim is ok only through its checks), and its ``over_bound`` must list
+    exactly the resources over their bounds (:func:`_exceeded`). A missing or unknown kind or verdict, an
+    argued claim with a verdict, a wrong ``over_bound``, or a bound that is not an exact number makes the row ``crashed``
+    (``ValueError``)."""
     if not isinstance(inst, dict):
         raise ValueError(f"instance {k}: expected an object, found {type(inst).__name__}")
     kinds = [c.value for c in ClaimKind]
@@ -342,11 +345,33 @@ def _claim(inst: Any, k: int) -> dict[str, Any]:
     if kind == ClaimKind.ARGUED.value and verdict != "unknown":
         raise ValueError(f"instance {name!r}: an argued claim is not decided by the tool; its verdict must be unknown, "
                          f"found {verdict}")
-    over = inst.get("over_bound", [])
-    within = isinstance(over, list) and not over
+    over, exceeded = inst.get("over_bound", []), _exceeded(inst, name)
+    if not isinstance(over, list) or sorted(map(str, over)) != sorted(exceeded):
+        raise ValueError(f"instance {name!r}: over_bound: expected the resources over their bounds {exceeded}, "
+                         f"found {over!r:.80}")
+    within = not exceeded
     derived = (inst.get("checks") is not False) if kind == ClaimKind.ARGUED.value else (
         ClaimKind(kind) in PROVED_KINDS and verdict == "proved")
     return {**inst, "ok": bool(inst.get("ok")) and within and derived}
+
+
+def _exceeded(inst: Mapping[str, Any], name: Any) -> list[str]:
+    """The resources of a script's instance over their bounds, re-derived from its ``resources``
+    and ``bounds`` (a bound without a value counts, as in ``Instance.over_bound``): a script's
+    ``over_bound`` is not trusted to list them. A bound or bounded resource that is not an exact
+    number (:func:`~symverify.viz.resources.run_value`) is a ``ValueError``."""
+    from symverify.errors import SymverifyError
+    from symverify.viz.resources import run_value
+
+    res, bounds = inst.get("resources", {}), inst.get("bounds", {})
+    if not isinstance(res, Mapping) or not isinstance(bounds, Mapping):
+        raise ValueError(f"instance {name!r}: resources and bounds: expected objects")
+    try:
+        return [k for k, b in bounds.items()
+                if k not in res or run_value(res[k], f"instance {name!r}: resources.{k}")
+                > run_value(b, f"instance {name!r}: bounds.{k}")]
+    except SymverifyError as e:
+        raise ValueError(str(e)) from None
 
 
 def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: str | None = None) -> ScriptOutcome:
@@ -468,6 +493,17 @@ def rows(scripts: dict[str, Script], names: Sequence[str], done: Mapping[str, Sc
 # ---- JUnit XML and golden runs --------------------------------------------------------------------
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(v: Any) -> str:
+    """``str(v)`` with every character XML 1.0 cannot hold (control characters such as the ESC of
+    a coloured traceback, NUL, lone surrogates) written as ``\\xNN``/``\\uNNNN``: shown, never
+    dropped, and the document stays well-formed."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                        str(v))
+
+
 def junit_xml(summary: RunSummary) -> str:
     """JUnit XML: one ``testsuite`` per script, one ``testcase`` per instance (a failure when it is
     not proved or over a bound; ``skipped`` when it is an argued claim, never decided by the tool),
@@ -476,30 +512,33 @@ def junit_xml(summary: RunSummary) -> str:
     suites = ET.Element("testsuites", name="symverify prove", tests="0", failures="0", errors="0")
     total = fails = errors = 0
     for o in summary.outcomes:
-        suite = ET.SubElement(suites, "testsuite", name=o.name)
+        suite = ET.SubElement(suites, "testsuite", name=_xml_text(o.name))
         cases = o.instances()
         n_fail = n_err = n_skip = 0
         if o.status in NO_RESULT or not cases:
-            case = ET.SubElement(suite, "testcase", classname=f"symverify.proofs.{o.name}", name=o.title or o.name)
-            ET.SubElement(case, "error", message=o.status, type=o.status).text = o.error or "no instances checked"
+            case = ET.SubElement(suite, "testcase", classname=_xml_text(f"symverify.proofs.{o.name}"),
+                                 name=_xml_text(o.title or o.name))
+            ET.SubElement(case, "error", message=_xml_text(o.status), type=_xml_text(o.status)).text = _xml_text(
+                o.error or "no instances checked")
             n_err, cases = 1, []
         for inst in cases:
-            case = ET.SubElement(suite, "testcase", classname=f"symverify.proofs.{o.name}", name=str(inst.get("name")),
-                                 time=str(inst.get("seconds", 0)))
+            case = ET.SubElement(suite, "testcase", classname=_xml_text(f"symverify.proofs.{o.name}"),
+                                 name=_xml_text(inst.get("name")), time=_xml_text(inst.get("seconds", 0)))
             kind = str(inst.get("kind", "prover"))
             props = ET.SubElement(case, "properties")
-            ET.SubElement(props, "property", name="kind", value=kind)
-            ET.SubElement(props, "property", name="verdict", value=str(inst.get("verdict")))
+            ET.SubElement(props, "property", name="kind", value=_xml_text(kind))
+            ET.SubElement(props, "property", name="verdict", value=_xml_text(inst.get("verdict")))
             if inst.get("basis"):
-                ET.SubElement(props, "property", name="basis", value=str(inst.get("basis")))
+                ET.SubElement(props, "property", name="basis", value=_xml_text(inst.get("basis")))
             if inst.get("ok") and kind == "argued":  # not decided by the tool: shown, never counted as proved
-                ET.SubElement(case, "skipped", message=f"argued (not proved by the tool): {inst.get('basis', '')}")
+                ET.SubElement(case, "skipped", message=_xml_text(f"argued (not proved by the tool): {inst.get('basis', '')}"))
                 n_skip += 1
             if not inst.get("ok"):
                 n_fail += 1
                 why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved"
                        else "over bound: " + ", ".join(over_text(inst, k) for k in inst.get("over_bound", [])))
-                ET.SubElement(case, "failure", message=why, type=str(inst.get("verdict"))).text = str(inst.get("detail", ""))
+                ET.SubElement(case, "failure", message=_xml_text(why),
+                              type=_xml_text(inst.get("verdict"))).text = _xml_text(inst.get("detail", ""))
         suite.set("tests", str(max(len(cases), n_err)))
         suite.set("failures", str(n_fail))
         suite.set("errors", str(n_err))
@@ -557,13 +596,18 @@ def load_run(path: str | Path) -> dict[str, Any]:
 
 def golden_diff(run: dict[str, Any], golden: dict[str, Any], scripts: Sequence[str] | None = None) -> str:
     """A unified diff of the golden views ('' when they agree); with ``scripts``, the stored run is
-    compared only on those scripts (a run of some scripts against a golden of all)."""
+    compared only on those scripts (a run of some scripts against a golden of all). A run of the
+    other tier (``quick`` true on one side, false on the other) differs, with the line ``run:
+    quick: golden → this run``, even where its instances happen to agree."""
     if scripts is not None:
         golden = {**golden, "scripts": [s for s in golden.get("scripts", []) if s.get("name") in set(scripts)]}
+    tier = ""
+    if isinstance(golden.get("quick"), bool) and isinstance(run.get("quick"), bool) and golden["quick"] != run["quick"]:
+        tier = f"run: quick: {json.dumps(golden['quick'])} → {json.dumps(run['quick'])}\n"
     a, b = golden_text(golden), golden_text(run)
     if a == b:
-        return ""
-    return "".join(_field_lines(_golden_view(golden), _golden_view(run))) + "".join(
+        return tier
+    return tier + "".join(_field_lines(_golden_view(golden), _golden_view(run))) + "".join(
         difflib.unified_diff(a.splitlines(True), b.splitlines(True), "golden", "this run", n=2))
 
 

@@ -1,0 +1,194 @@
+"""Attacks on proof-run records: the runner's reading of a script's result file, the JUnit writer,
+and the readers of a written run (``load_run``, ``golden_diff``)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symverify.errors import SerializationError
+from symverify.scripts import runner
+from symverify.scripts.protocol import Instance, ProofResult
+from symverify.scripts.runner import RunSummary, Script, ScriptOutcome, golden_diff, junit_xml, load_run, merge
+
+SCRIPT = Script("s", Path("s.py"), "builtin", "T")
+
+
+def _inst(**kw: Any) -> dict[str, Any]:
+    base = {"name": "x", "verdict": "proved", "method": "exact", "resources": {"layers": 1}, "bounds": {"layers": 1},
+            "detail": "", "kind": "prover", "basis": "", "checks": None, "over_bound": [], "ok": True}
+    return {**base, **kw}
+
+
+def _row(*instances: dict[str, Any]) -> ScriptOutcome:
+    return merge(SCRIPT, [{"status": "done", "seconds": 0.1, "error": "",
+                           "result": {"name": "s", "title": "T", "ok": True, "instances": list(instances)}}])
+
+
+@pytest.mark.parametrize("resources, bounds", [
+    ({"layers": 5}, {"layers": 1}),          # over its bound, over_bound left empty
+    ({}, {"layers": 1}),                     # a bound without a value
+    ({"layers": "8/5"}, {"layers": "3/2"}),  # exact rationals
+    ({"layers": 1.5}, {"layers": 1}),
+])
+def test_a_script_cannot_hide_a_resource_over_its_bound(resources, bounds):
+    row = _row(_inst(resources=resources, bounds=bounds))
+    assert row.status == "crashed" and not row.ok and "over_bound" in row.error
+    listed = _row(_inst(resources=resources, bounds=bounds, over_bound=["layers"], ok=True))
+    assert listed.status == "failed" and not listed.instances()[0]["ok"]
+
+
+def test_the_runs_the_runner_writes_are_read_back(tmp_path):
+    for row in (_row(_inst(resources={"layers": 5}, over_bound=["layers"])), _row(_inst(resources={"layers": 5}))):
+        path = tmp_path / "run.json"
+        path.write_text(json.dumps(RunSummary(True, (row,)).to_json()), encoding="utf-8")
+        assert load_run(path)["scripts"][0]["ok"] is False
+
+
+def test_a_bound_that_is_not_a_number_makes_the_row_crashed():
+    row = _row(_inst(bounds={"layers": "0x10"}))
+    assert row.status == "crashed" and "bounds.layers" in row.error
+
+
+def test_within_bounds_stays_ok():
+    row = _row(_inst(resources={"layers": 1, "width": "3/2"}, bounds={"layers": 1, "width": 2}))
+    assert row.ok and row.instances()[0]["ok"]
+
+
+def test_the_cli_does_not_call_an_over_bound_script_ok(tmp_path, capsys):
+    from symverify.cli import main
+
+    d = tmp_path / "d"
+    d.mkdir()
+    inst = _inst(resources={"layers": 5})
+    (d / "liar.py").write_text(
+        'TITLE = "liar"\nimport json, sys\nout = sys.argv[sys.argv.index("--json") + 1]\n'
+        f'json.dump({{"name": "liar", "title": TITLE, "ok": True, "instances": [{inst!r}]}}, open(out, "w"))\n'
+        , encoding="utf-8")
+    assert main(["prove", "--dir", str(d), "liar", "-j", "1"]) == 1
+    capsys.readouterr()
+
+
+NASTY = ["a\x00b", "\x1b[31mred\x1b[0m", "]]>", "line\nbreak", "\ud800", "\x07\x0b\x0c", "x\ufffe", "é∀"]
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_junit_stays_well_formed_whatever_the_names(text):
+    inst = _inst(name=f"i {text}", detail=text, basis=text)
+    bad = _inst(name=text, verdict="refuted", ok=False, detail=text)
+    rows = (ScriptOutcome(f"s{text}", f"t{text}", "failed", 0.0, {"instances": [inst, bad]}),
+            ScriptOutcome("c", text, "crashed", 0.0, None, error=f"Traceback {text}"))
+    xml = junit_xml(RunSummary(True, rows))
+    root = ET.fromstring(xml.encode("utf-8", "surrogatepass"))
+    cases = root.findall(".//testcase")
+    assert len(cases) == 3 and root.get("failures") == "1" and root.get("errors") == "1"
+    if text == "é∀":  # characters XML can hold are kept as they are
+        assert cases[0].get("name") == "i é∀"
+    assert all("\x00" not in (c.get("name") or "") for c in cases)
+
+
+def test_junit_shows_control_characters_instead_of_dropping_them():
+    row = ScriptOutcome("c", "t", "crashed", 0.0, None, error="\x1b[31mboom\x00")
+    root = ET.fromstring(junit_xml(RunSummary(True, (row,))))
+    assert root.find(".//error").text == "\\x1b[31mboom\\x00"
+
+
+# ---- round trips: what the writers emit, the readers take ----------------------------------------
+
+_names = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
+_numbers = st.one_of(st.integers(-10**6, 10**6), st.fractions(max_denominator=50),
+                     st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False))
+
+
+@st.composite
+def _instances(draw: Any) -> Instance:
+    keys = draw(st.lists(st.sampled_from(["layers", "width", "params"]), unique=True, max_size=3))
+    res = {k: draw(_numbers) for k in keys}
+    bounds = {k: draw(_numbers) for k in draw(st.lists(st.sampled_from(keys or ["layers"]), unique=True, max_size=3))}
+    kind = draw(st.sampled_from(["computed", "argued"]))
+    name = draw(_names)
+    if kind == "computed":
+        return Instance.computed(name, draw(st.sampled_from([True, False, None])), "exact rank", "rank",
+                                 resources=res, bounds=bounds, detail=draw(_names))
+    return Instance.argued(name, "docs/theory.md § 1", checks=draw(st.sampled_from([True, False, None])),
+                           resources=res, bounds=bounds)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_instances(), max_size=4))
+def test_written_runs_are_read_back_and_match_themselves(tmp_path_factory, instances):
+    result = ProofResult("s", "T", list(instances)).to_json()
+    row = merge(SCRIPT, [{"status": "done", "seconds": 0.0, "error": "", "result": result}])
+    assert row.status in ("ok", "failed")
+    assert [i["ok"] for i in row.instances()] == [i.ok for i in instances]  # the runner re-derives what the script says
+    data = RunSummary(True, (row,)).to_json()
+    path = tmp_path_factory.mktemp("rt") / "run.json"
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    back = load_run(path)
+    assert back == data and golden_diff(back, back) == "" and golden_diff(data, back) == ""
+    ET.fromstring(junit_xml(RunSummary(True, (row,))))
+
+
+def test_a_forged_proved_record_in_a_golden_is_refused(tmp_path):
+    data = RunSummary(True, (_row(_inst()),)).to_json()
+    data["scripts"][0]["result"]["instances"][0].update(kind="argued")
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(SerializationError, match=r"instances\[0\].*argued"):
+        load_run(path)
+
+
+@pytest.mark.parametrize("content", [b"", b"{", b"\xef\xbb\xbf{}", b'{"format": "\xff"}', b"[" * 5000,
+                                     b'{"format": "symverify.proof-run", "format": 1, "scripts": []}',
+                                     b'{"format": "symverify.proof-run", "scripts": [], "x": ' + b"9" * 5000 + b"}"])
+def test_broken_golden_files_are_serialization_errors(tmp_path, content):
+    path = tmp_path / "g.json"
+    path.write_bytes(content)
+    with pytest.raises(SerializationError, match=r"g\.json"):
+        load_run(path)
+
+
+def test_golden_paths_that_are_not_files(tmp_path):
+    import os
+
+    loop = tmp_path / "loop"
+    os.symlink(loop, loop)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for p in (tmp_path, fifo, Path("/dev/zero"), loop, tmp_path / "missing.json"):
+        with pytest.raises(SerializationError):
+            load_run(p)
+
+
+def test_update_golden_on_a_failing_run_writes_nothing(tmp_path, capsys):
+    from symverify.cli import main
+
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "bad.py").write_text(
+        'TITLE = "bad"\nimport json, sys\nout = sys.argv[sys.argv.index("--json") + 1]\n'
+        'json.dump({"name": "bad", "title": TITLE, "ok": False, "instances": '
+        + json.dumps([_inst(verdict="refuted", ok=False)]).replace("null", "None") + '}, open(out, "w"))\n',
+        encoding="utf-8")
+    golden = tmp_path / "g.json"
+    assert main(["prove", "--dir", str(d), "bad", "-j", "1", "--golden", str(golden), "--update-golden"]) == 1
+    assert not golden.exists() and "not written" in capsys.readouterr().out
+    assert main(["prove", "--dir", str(d), "bad", "--golden", str(tmp_path / "no" / "g.json"), "--update-golden"]) != 0
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_golden_of_the_other_tier_differs():
+    quick = RunSummary(True, (_row(_inst()),)).to_json()
+    full = {**quick, "quick": False}
+    assert golden_diff(quick, quick) == ""
+    assert golden_diff(full, quick).startswith("run: quick: true → false\n")
+    assert golden_diff(quick, full).startswith("run: quick: false → true\n")
+
+
+_ = runner  # the module under attack
