@@ -191,4 +191,16 @@ def test_a_golden_of_the_other_tier_differs():
     assert golden_diff(quick, full).startswith("run: quick: false → true\n")
 
 
+def test_a_golden_compares_scripts_by_name_not_position():
+    """``prove b a --golden G`` with G written by ``prove a b``: each script is compared with its
+    own (by position, both differed); a real difference is still found and named."""
+    ab = RunSummary(False, (_row(_inst(name="x")), _row(_inst(name="y", verdict="unknown", ok=False)))).to_json()
+    ab["scripts"][0]["name"], ab["scripts"][1]["name"] = "a", "b"
+    ba = {**ab, "scripts": list(reversed(ab["scripts"]))}
+    assert golden_diff(ab, ba) == "" and golden_diff(ba, ab) == ""
+    changed = json.loads(json.dumps(ba))
+    changed["scripts"][1]["result"]["instances"][0]["verdict"] = "unknown"  # script a
+    assert golden_diff(ab, changed) != ""
+
+
 _ = runner  # the module under attack

@@ -555,13 +555,14 @@ def junit_xml(summary: RunSummary) -> str:
 
 def _golden_view(run: dict[str, Any]) -> list[dict[str, Any]]:
     """What a golden comparison looks at: per script its status and per instance its verdict,
-    method, resources, bounds (no times, no free-text details)."""
+    method, resources, bounds (no times, no free-text details); the scripts in the order of their
+    names (``prove b a`` against a golden of ``a b`` compares each script with its own)."""
     out = []
     for s in run.get("scripts", []):
         insts = [{k: i.get(k) for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok")}
                  for i in ((s.get("result") or {}).get("instances", []))]
         out.append({"name": s.get("name"), "status": s.get("status"), "instances": insts})
-    return out
+    return sorted(out, key=lambda v: str(v["name"]))  # stable: scripts of one name keep their order
 
 
 def golden_text(run: dict[str, Any]) -> str:
