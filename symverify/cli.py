@@ -315,7 +315,10 @@ def _write(path: str, text: str, what: str) -> None:
 
     p = Path(path)
     if p.exists() and not p.is_file():  # a device or a FIFO: no rename over it
-        p.write_text(text, encoding="utf-8")
+        try:
+            p.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
         return
     if p.is_symlink():  # replace the file it points to, not the link
         p = p.resolve()

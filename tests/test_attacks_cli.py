@@ -107,3 +107,16 @@ def test_sweep_depth_beyond_max_gates_is_a_usage_error(capsys):
     assert "depth 100000000" in err and "MAX_GATES = 16777216" in err
     err = one_line_error(capsys, "sweep", "thm_h21", "--widths", "8", "--depths", str(3 * 10**6))
     assert "width 8 and depth 3000000" in err and "24000000 gates" in err
+
+
+# ---- an output that is a device: a write that fails names the flag and the path ---------------------
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [("prove", "--quick", "primitives_handwritten", "--json"), ("compile", "{c}", "-o")])
+def test_a_device_that_refuses_the_write_is_named(files, capsys, command):
+    """``--json /dev/full`` printed ``symverify: error: : No space left on device`` (no flag, no path)."""
+    code, _, err = exit_code(capsys, *(a.format(**files) for a in command), "/dev/full")
+    last = err.strip().splitlines()[-1]
+    assert code == 3 and "Traceback" not in err, (code, err)
+    assert last.startswith("symverify: error: ") and "/dev/full" in last and "No space left on device" in last, err
+    if command[0] == "prove":
+        assert last == "symverify: error: --json /dev/full: cannot write there (No space left on device)", err
