@@ -356,20 +356,14 @@ def _claim(inst: Any, k: int) -> dict[str, Any]:
 
 
 def _exceeded(inst: Mapping[str, Any], name: Any) -> list[str]:
-    """The resources of a script's instance over their bounds, re-derived from its ``resources``
-    and ``bounds`` (a bound without a value counts, as in ``Instance.over_bound``): a script's
-    ``over_bound`` is not trusted to list them. A bound or bounded resource that is not an exact
-    number (:func:`~symverify.viz.resources.run_value`) is a ``ValueError``."""
+    """The resources of a script's instance over their bounds
+    (:func:`~symverify.viz.resources.exceeded_bounds`): a script's ``over_bound`` is not trusted to
+    list them. A bound or bounded resource that is not an exact number is a ``ValueError``."""
     from symverify.errors import SymverifyError
-    from symverify.viz.resources import run_value
+    from symverify.viz.resources import exceeded_bounds
 
-    res, bounds = inst.get("resources", {}), inst.get("bounds", {})
-    if not isinstance(res, Mapping) or not isinstance(bounds, Mapping):
-        raise ValueError(f"instance {name!r}: resources and bounds: expected objects")
     try:
-        return [k for k, b in bounds.items()
-                if k not in res or run_value(res[k], f"instance {name!r}: resources.{k}")
-                > run_value(b, f"instance {name!r}: bounds.{k}")]
+        return exceeded_bounds(inst, f"instance {name!r}")
     except SymverifyError as e:
         raise ValueError(str(e)) from None
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["Record", "resource_records", "load_run", "check_instance", "run_value", "numbers", "plot_resources", "PANELS", "x_layers"]
+__all__ = ["Record", "resource_records", "load_run", "check_instance", "exceeded_bounds", "run_value", "numbers", "plot_resources", "PANELS", "x_layers"]
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,24 @@ def run_value(v: Any, where: str) -> Fraction:
     raise SerializationError(f"{where}: expected an int, a float or an exact rational such as '-12/5', found {shown}")
 
 
+def exceeded_bounds(inst: Mapping[str, Any], where: str) -> list[str]:
+    """The resources of an instance record over their bounds, derived from its ``resources`` and
+    ``bounds`` (a bound without a value counts, as :meth:`~symverify.scripts.protocol.Instance.over_bound`
+    counts it), never read from its ``over_bound``. Every bound, and every resource held to one,
+    must be an exact number (:func:`run_value`; a resource without a bound is information only).
+
+    Raises:
+        SerializationError: ``resources`` or ``bounds`` not an object, or a value not an exact number.
+    """
+    raw_res, raw_bounds = inst.get("resources", {}), inst.get("bounds", {})
+    for part, got in (("resources", raw_res), ("bounds", raw_bounds)):
+        if not isinstance(got, Mapping):
+            raise SerializationError(f"{where}.{part}: expected an object, found {type(got).__name__}")
+    bounds = {str(k): run_value(v, f"{where}.bounds.{k}") for k, v in raw_bounds.items()}
+    res = {str(k): run_value(v, f"{where}.resources.{k}") for k, v in raw_res.items() if str(k) in bounds}
+    return [k for k, b in bounds.items() if k not in res or res[k] > b]
+
+
 def check_instance(inst: Any, where: str) -> None:
     """Refuse an instance record of a proof run that no run writes (docs/formats.md § Proof run):
     a verdict, kind, ``checks`` or ``ok`` of the wrong type or value, an argued claim with a
@@ -154,24 +172,17 @@ def check_instance(inst: Any, where: str) -> None:
         raise SerializationError(f"{where}: an argued claim is not decided by the tool; its verdict must be unknown, "
                                  f"found {verdict}")
     raw_res, raw_bounds = inst.get("resources", {}), inst.get("bounds", {})
-    for part, got in (("resources", raw_res), ("bounds", raw_bounds)):
-        if not isinstance(got, Mapping):
-            raise SerializationError(f"{where}.{part}: expected an object, found {type(got).__name__}")
-    # every bound, and every resource held to one, is an exact number (a resource without a bound is
-    # information only: :func:`numbers` drops what is not a number)
-    bounds = {str(k): run_value(v, f"{where}.bounds.{k}") for k, v in raw_bounds.items()}
-    res = {str(k): run_value(v, f"{where}.resources.{k}") for k, v in raw_res.items() if str(k) in bounds}
+    exceeded = exceeded_bounds(inst, where)
     over = inst.get("over_bound", [])
     if not isinstance(over, list) or not all(isinstance(k, str) for k in over):
         raise SerializationError(f"{where}.over_bound: expected a list of resource names")
     for k in over:
-        if k not in bounds:
+        if k not in raw_bounds:
             raise SerializationError(f"{where}: over_bound names {k!r}, which has no stated bound")
-    exceeded = [k for k, b in bounds.items() if k not in res or res[k] > b]  # as Instance.over_bound counts them
     if "over_bound" in inst:
         for k in exceeded:
             if k not in over:
-                shown = f"{k}={raw_res[k]}" if k in res else f"{k} (no value)"
+                shown = f"{k}={raw_res[k]}" if k in raw_res else f"{k} (no value)"
                 raise SerializationError(f"{where}: {shown} is over its bound {raw_bounds[k]} but not listed in over_bound")
         for k in over:
             if k not in exceeded:
@@ -187,7 +198,7 @@ def check_instance(inst: Any, where: str) -> None:
     if ok and (over or exceeded or (kind != "argued" and verdict != "proved") or checks is False):
         k = (over or exceeded or [""])[0]
         why = (f"over_bound lists {', '.join(over)}" if over else
-               f"{k}={raw_res[k]} is over its bound {raw_bounds[k]}" if k in res else
+               f"{k}={raw_res[k]} is over its bound {raw_bounds[k]}" if k in raw_res else
                f"{k} has a bound {raw_bounds[k]} and no value" if k else
                "the argued claim's checks failed" if checks is False else f"the verdict is {verdict}")
         raise SerializationError(f"{where}: 'ok' is true, but {why}")
