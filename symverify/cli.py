@@ -701,6 +701,10 @@ def _print_failures(out: Any, summary: Any) -> None:
                 why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved" else
                        f"over bound: {', '.join(runner.over_text(inst, k) for k in inst.get('over_bound', []))}")
                 out.print(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip(), highlight=False, markup=False)
+                if inst.get("counterexample") is not None:
+                    cex = json.dumps(inst["counterexample"], ensure_ascii=False)
+                    shown = cex if len(cex) <= 400 else f"{cex[:400]}… ({len(cex)} characters; all of it in --json)"
+                    out.print(f"  counterexample: {shown}", highlight=False, markup=False)
         if not o.instances():
             out.print(f"{o.name}: no instances checked", highlight=False, markup=False)
     n_ok = sum(o.ok for o in summary.outcomes)

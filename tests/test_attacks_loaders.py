@@ -12,7 +12,7 @@ from symverify.ir.serialize import loads, read_json_file, to_json
 from symverify.scripts.runner import load_run
 from symverify.viz.resources import load_run as load_run_for_plots
 
-RUN = {"format": "symverify.proof-run", "version": 2, "quick": True, "ok": True, "interrupted": False, "scripts": []}
+RUN = {"format": "symverify.proof-run", "version": 2, "quick": True, "ok": False, "interrupted": False, "scripts": []}
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ Python's ``json`` and none of symverify's readers. The tests
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import re
@@ -79,38 +80,121 @@ def _value(v: Any, where: str) -> Fraction:
     raise RefusedError(where)
 
 
+STATUSES = ("ok", "failed", "crashed", "timeout", "interrupted")
+COUNT_KEYS = {"proved", "refuted", "unknown", "argued"}
+
+
+def _seconds(v: Any) -> bool:
+    return type(v) in (int, float) and math.isfinite(v) and v >= 0
+
+
+# "the fields are those of the example, plus seconds, jobs and scheduler of a run, seconds of a
+# script, a result and an instance, and counterexample of a refuted instance", with their types
+TYPES: dict[str, dict[str, Any]] = {
+    "run": {"format": str, "version": lambda v: type(v) is int and v == 2, "quick": bool, "ok": bool,
+            "interrupted": bool, "scripts": list, "seconds": _seconds,
+            "jobs": lambda v: type(v) is int and v >= 1, "scheduler": str},
+    "script": {"name": str, "title": str, "source": str, "status": lambda v: isinstance(v, str) and v in STATUSES,
+               "ok": bool, "counts": "counts", "over_bound": "names", "error": str,
+               "result": lambda v: v is None or isinstance(v, dict), "seconds": _seconds},
+    "result": {"name": str, "title": str, "ok": bool, "counts": "counts", "seconds": _seconds, "instances": list},
+    "instance": {"name": str, "verdict": lambda v: isinstance(v, str) and v in VERDICTS, "method": str,
+                 "resources": dict, "bounds": dict, "seconds": _seconds, "detail": str,
+                 "kind": lambda v: isinstance(v, str) and v in KINDS, "basis": str,
+                 "checks": lambda v: v is None or type(v) is bool, "over_bound": "names", "ok": bool,
+                 "counterexample": lambda v: True},
+}
+
+
+def _fields(d: dict[str, Any], level: str, where: str) -> None:
+    for key, v in d.items():
+        if key not in TYPES[level]:
+            raise RefusedError(where)
+        t = TYPES[level][key]
+        good = (isinstance(v, list) and all(isinstance(k, str) for k in v) if t == "names" else
+                isinstance(v, dict) and set(v) in (COUNT_KEYS, COUNT_KEYS - {"argued"})
+                and all(type(n) is int and n >= 0 for n in v.values())
+                if t == "counts" else type(v) is t if isinstance(t, type) else t(v))
+        if not good:
+            raise RefusedError(f"{where}.{key}")
+
+
+def counted(instances: list[dict[str, Any]], keys: Any = COUNT_KEYS) -> dict[str, int]:
+    """"counts counts the instances by verdict, argued claims apart (argued)"; "a run of symverify
+    0.1.0 writes no argued" (``keys`` without it: there is then no argued claim to count)."""
+    out = dict.fromkeys(("proved", "refuted", "unknown", "argued"), 0)
+    for i in instances:
+        out["argued" if i.get("kind") == "argued" else i["verdict"]] += 1
+    if "argued" not in keys and out["argued"] == 0:
+        del out["argued"]
+    return out
+
+
 def check_instance(inst: Any, where: str) -> None:
     if not isinstance(inst, dict) or not isinstance(inst.get("name"), str):
         raise RefusedError(where)
-    verdict, kind = inst.get("verdict"), inst.get("kind", "prover")  # "kind left out is prover"
-    if verdict not in VERDICTS or not isinstance(verdict, str):
+    if "verdict" not in inst:
         raise RefusedError(f"{where}.verdict")
-    if kind not in KINDS or not isinstance(kind, str):
-        raise RefusedError(f"{where}.kind")
+    _fields(inst, "instance", where)
+    verdict, kind = inst["verdict"], inst.get("kind", "prover")  # "kind left out is prover"
     if kind == "argued" and verdict != "unknown":  # "an argued claim with a verdict"
         raise RefusedError(where)
+    if "counterexample" in inst and verdict != "refuted":
+        raise RefusedError(f"{where}.counterexample")
     res, bounds = inst.get("resources", {}), inst.get("bounds", {})
-    if not isinstance(res, dict):
-        raise RefusedError(f"{where}.resources")
-    if not isinstance(bounds, dict):
-        raise RefusedError(f"{where}.bounds")
     b = {k: _value(v, f"{where}.bounds.{k}") for k, v in bounds.items()}
-    r = {k: _value(v, f"{where}.resources.{k}") for k, v in res.items() if k in b}  # "a resource held to one"
+    r = {k: _value(v, f"{where}.resources.{k}") for k, v in res.items()}  # "a resource or bound"
     over = [k for k in b if k not in r or r[k] > b[k]]
-    if "over_bound" in inst:  # "an over_bound that does not list exactly the resources over their bounds"
-        listed = inst["over_bound"]
-        if not isinstance(listed, list) or not all(isinstance(k, str) for k in listed):
-            raise RefusedError(f"{where}.over_bound")
-        if set(listed) != set(over):
-            raise RefusedError(where)
-    checks = inst.get("checks")
-    if checks is not None and (type(checks) is not bool or kind != "argued"):
-        raise RefusedError(f"{where}.checks")
-    ok = inst.get("ok", False)  # "ok left out is false"
-    if type(ok) is not bool:
-        raise RefusedError(f"{where}.ok")
-    if ok and ((kind != "argued" and verdict != "proved") or checks is False or over):
+    if "over_bound" in inst and set(inst["over_bound"]) != set(over):  # "does not list exactly the resources ..."
         raise RefusedError(where)
+    checks = inst.get("checks")
+    if checks is not None and kind != "argued":
+        raise RefusedError(f"{where}.checks")
+    if inst.get("ok", False) and ((kind != "argued" and verdict != "proved") or checks is False or over):
+        raise RefusedError(where)
+
+
+def _all_ok(instances: list[dict[str, Any]], where: str) -> None:
+    if not instances or not all(i.get("ok") is True for i in instances):
+        raise RefusedError(where)
+
+
+def check_result(result: Any, where: str) -> list[dict[str, Any]]:
+    if not isinstance(result, dict) or not isinstance(result.get("instances"), list):
+        raise RefusedError(where)
+    _fields(result, "result", where)
+    for j, inst in enumerate(result["instances"]):
+        check_instance(inst, f"{where}.instances[{j}]")
+    if "counts" in result and result["counts"] != counted(result["instances"], set(result["counts"])):
+        raise RefusedError(f"{where}.counts")
+    if result.get("ok") is True:
+        _all_ok(result["instances"], where)
+    return result["instances"]
+
+
+def passes(s: dict[str, Any]) -> bool:
+    """"an ok script (by status, or by ok where status is left out)"."""
+    return s["status"] == "ok" if "status" in s else s.get("ok") is True
+
+
+def check_script(s: Any, where: str) -> None:
+    if not isinstance(s, dict) or not isinstance(s.get("name"), str):
+        raise RefusedError(where)
+    _fields(s, "script", where)
+    result = s.get("result")
+    insts = [] if result is None else check_result(result, f"{where}.result")
+    if s.get("status") in ("crashed", "timeout", "interrupted") and result is not None:
+        raise RefusedError(f"{where}.result")
+    if "status" in s and "ok" in s and s["ok"] != (s["status"] == "ok"):
+        raise RefusedError(f"{where}.ok")
+    if passes(s):
+        if result is None:
+            raise RefusedError(where)
+        _all_ok(insts, f"{where}.result")
+    if "counts" in s and s["counts"] != counted(insts, set(s["counts"])):
+        raise RefusedError(f"{where}.counts")
+    if "over_bound" in s and s["over_bound"] != [f"{i['name']}: {k}" for i in insts for k in i.get("over_bound", [])]:
+        raise RefusedError(f"{where}.over_bound")
 
 
 def oracle(text: str) -> dict[str, Any]:
@@ -123,17 +207,42 @@ def oracle(text: str) -> dict[str, Any]:
         raise RefusedError("format")
     if not isinstance(data.get("scripts"), list):
         raise RefusedError("scripts")
+    if "version" not in data:  # "a file says format symverify.proof-run and version 2"
+        raise RefusedError("version")
+    _fields(data, "run", "")
+    names = set()
     for k, s in enumerate(data["scripts"]):
-        if not isinstance(s, dict) or not isinstance(s.get("name"), str):
-            raise RefusedError(f"scripts[{k}]")
-        result = s.get("result")
-        if result is None:
-            continue
-        if not isinstance(result, dict) or not isinstance(result.get("instances"), list):
-            raise RefusedError(f"scripts[{k}].result")
-        for j, inst in enumerate(result["instances"]):
-            check_instance(inst, f"scripts[{k}].result.instances[{j}]")
+        check_script(s, f"scripts[{k}]")
+        if s["name"] in names:  # "no two of one name"
+            raise RefusedError(f"scripts[{k}].name")
+        names.add(s["name"])
+    ok = bool(data["scripts"]) and data.get("interrupted") is not True and all(map(passes, data["scripts"]))
+    if "ok" in data and data["ok"] != ok:
+        raise RefusedError("ok")
     return data
+
+
+def restate(doc: Any) -> Any:
+    """``doc`` with every summary (a result's and a script's ``ok``, ``counts``, a script's
+    ``status`` and ``over_bound``, the run's ``ok``) restated from its instances as a writer states
+    them, where the instances allow it; so that a mutated instance is judged by the instance rules."""
+    scripts = doc.get("scripts") if isinstance(doc, dict) else None
+    if not isinstance(scripts, list):
+        return doc
+    for s in scripts:
+        result = s.get("result") if isinstance(s, dict) else None
+        insts = result.get("instances") if isinstance(result, dict) else None
+        if not isinstance(insts, list) or not all(isinstance(i, dict) for i in insts):
+            continue
+        ok = bool(insts) and all(i.get("ok") is True for i in insts)
+        result["ok"] = ok
+        if all(i.get("verdict") in VERDICTS for i in insts):
+            result["counts"] = s["counts"] = counted(insts)
+        if all(isinstance(i.get("over_bound", []), list) for i in insts):
+            s["over_bound"] = [f"{i.get('name')}: {k}" for i in insts for k in i.get("over_bound", [])]
+        s["ok"], s["status"] = ok, "ok" if ok else "failed"
+    doc["ok"] = bool(scripts) and all(isinstance(s, dict) and s.get("ok") is True for s in scripts)
+    return doc
 
 
 def _exact(v: Any) -> Fraction:
@@ -220,7 +329,7 @@ def test_changed_claim_fields_fail_with_a_line_naming_instance_and_field(files, 
     expected.append(f"{SCRIPTS[1]}: {insts[-1]['name']}: ok: false → true")
     insts[-1]["ok"] = False
     path = tmp_path / "golden.json"
-    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    path.write_text(json.dumps(restate(data), indent=2), encoding="utf-8")  # its summaries as a writer states them
     oracle(path.read_text(encoding="utf-8"))  # still a run the doc allows
     capsys.readouterr()
     assert main([*PROVE, "--golden", str(path)]) == 1
@@ -274,31 +383,31 @@ def mutations(run: dict[str, Any]) -> list[tuple[str, Any]]:
         for key in keys:
             doc = _copy(run)
             del inst_of(doc, k, j)[key]
-            out.append((f"[{k}][{j}] drop {key}", doc))
+            out.append((f"[{k}][{j}] drop {key}", restate(doc)))
             doc = _copy(run)
             inst = inst_of(doc, k, j)
             doc["scripts"][k]["result"]["instances"][j] = {(f"{x}_" if x == key else x): v for x, v in inst.items()}
-            out.append((f"[{k}][{j}] rename {key}", doc))
+            out.append((f"[{k}][{j}] rename {key}", restate(doc)))
             doc = _copy(run)
             inst = inst_of(doc, k, j)
             doc["scripts"][k]["result"]["instances"][j] = {**inst, key: Raw(f"{dump(inst[key])}, {json.dumps(key)}: "
                                                                               f"{dump(inst[key])}")}
-            out.append((f"[{k}][{j}] repeat {key}", doc))
+            out.append((f"[{k}][{j}] repeat {key}", restate(doc)))
             for bad in BAD_TYPES:
                 doc = _copy(run)
                 inst_of(doc, k, j)[key] = bad
-                out.append((f"[{k}][{j}] {key}={bad!r}", doc))
+                out.append((f"[{k}][{j}] {key}={bad!r}", restate(doc)))
         for part in ("bounds", "resources") if (k, j) == picks[0] else ():
             for v in VALUES:
                 doc = _copy(run)
                 inst = inst_of(doc, k, j)
                 inst[part]["layers"] = v
-                out.append((f"[{k}][{j}] {part}.layers={dump(v)[:20]}", doc))
+                out.append((f"[{k}][{j}] {part}.layers={dump(v)[:20]}", restate(doc)))
                 doc = _copy(run)  # the same value, with ok and over_bound as a writer would state them
                 inst = inst_of(doc, k, j)
                 inst[part]["layers"] = v
                 inst["ok"], inst["over_bound"] = False, ["layers"]
-                out.append((f"[{k}][{j}] {part}.layers={dump(v)[:20]} not ok", doc))
+                out.append((f"[{k}][{j}] {part}.layers={dump(v)[:20]} not ok", restate(doc)))
     # forged claims
     k, j = picks[0]
     inst = inst_of(run, k, j)
@@ -337,7 +446,8 @@ def mutations(run: dict[str, Any]) -> list[tuple[str, Any]]:
                 del target[key]
             else:
                 target[key] = v
-        out.append((label, doc))
+        out.append((label, restate(copy.deepcopy(doc))))
+        out.append((f"{label} (summaries as written)", doc))
     # run and script level
     for key in list(run):
         doc = _copy(run)
@@ -364,6 +474,54 @@ def mutations(run: dict[str, Any]) -> list[tuple[str, Any]]:
     out.append(("a script not an object", doc))
     out.append(("no scripts", {**_copy(run), "scripts": []}))
     out.append(("repeated top key", {**_copy(run), "ok": Raw('true, "ok": true')}))
+    # summaries against their instances, unknown fields and types at every level
+    first = run["scripts"][0]
+    scripted: dict[str, Any] = {
+        "script status ok, an instance refuted": lambda d: d["scripts"][0]["result"]["instances"][0].update(
+            verdict="refuted", ok=False),
+        "script counts off by one": lambda d: d["scripts"][0]["counts"].update(proved=first["counts"]["proved"] + 1),
+        "result counts off by one": lambda d: d["scripts"][0]["result"]["counts"].update(proved=0),
+        "script over_bound forged": lambda d: d["scripts"][0].update(over_bound=["x: layers"]),
+        "script ok without status agreeing": lambda d: d["scripts"][0].update(ok=False),
+        "script status failed, ok true": lambda d: d["scripts"][0].update(status="failed"),
+        "script status failed, ok false": lambda d: (d["scripts"][0].update(status="failed", ok=False), d.update(ok=False)),
+        "crashed script with a result": lambda d: d["scripts"][0].update(status="crashed", ok=False),
+        "ok script without a result": lambda d: d["scripts"][0].update(result=None),
+        "ok script without instances": lambda d: d["scripts"][0]["result"].update(instances=[]),
+        "status left out, ok false": lambda d: (d["scripts"][0].pop("status"), d["scripts"][0].update(ok=False),
+                                                d.update(ok=False)),
+        "run ok false although every script is": lambda d: d.update(ok=False),
+        "run ok though interrupted": lambda d: d.update(interrupted=True),
+        "interrupted, not ok": lambda d: d.update(interrupted=True, ok=False),
+        "two scripts of one name": lambda d: d["scripts"].append(copy.deepcopy(d["scripts"][0])),
+        "version 1": lambda d: d.update(version=1),
+        "version 3": lambda d: d.update(version=3),
+        "version true": lambda d: d.update(version=True),
+        "unknown run field": lambda d: d.update(directory="/tmp"),
+        "unknown script field": lambda d: d["scripts"][0].update(note=""),
+        "unknown result field": lambda d: d["scripts"][0]["result"].update(note=""),
+        "timings": lambda d: (d.update(seconds=1.5, jobs=2, scheduler="dask local"),
+                              d["scripts"][0].update(seconds=0), d["scripts"][0]["result"].update(seconds=0.1),
+                              d["scripts"][0]["result"]["instances"][0].update(seconds=0.0)),
+        "negative seconds": lambda d: d.update(seconds=-5),
+        "seconds as text": lambda d: d["scripts"][0].update(seconds="1"),
+        "jobs 0": lambda d: d.update(jobs=0),
+        "jobs 1.0": lambda d: d.update(jobs=1.0),
+        "quick as text": lambda d: d.update(quick="yes"),
+        "method a number": lambda d: d["scripts"][0]["result"]["instances"][0].update(method=3),
+        "counts with a fifth key": lambda d: d["scripts"][0]["counts"].update(argued2=0),
+        "counts negative": lambda d: d["scripts"][0]["counts"].update(argued=-1),
+        "counterexample on a proved instance": lambda d: d["scripts"][0]["result"]["instances"][0].update(
+            counterexample={"cell": [0, 0]}),
+        "counterexample on a refuted instance": lambda d: d["scripts"][0]["result"]["instances"][0].update(
+            verdict="refuted", ok=False, counterexample={"cell": [0, 0]}),
+    }
+    for label, change in scripted.items():
+        doc = _copy(run)
+        change(doc)
+        out.append((label, doc))
+        if label in ("script status ok, an instance refuted", "counterexample on a refuted instance"):
+            out.append((f"{label}, restated", restate(copy.deepcopy(doc))))
     return out
 
 
@@ -388,10 +546,21 @@ def test_the_mutations_cover_both_answers(cases):
     assert len(cases) > 250 and 0.2 < len(refused) / len(cases) < 0.9
     labels = {label for label, _, where in cases if where is None}
     # written as the doc allows: every one of these is read
-    assert {"over its bound, not ok, listed", "argued unknown ok", "argued, checks failed", "refuted", "an extra field",
-            "drop version", "[0][0] drop kind", "[0][0] drop ok", "huge bound", "huge exact bound", "no scripts"} <= labels
+    assert {"over its bound, not ok, listed", "argued unknown ok", "argued, checks failed", "refuted",
+            "[0][0] drop kind", "[0][0] drop ok", "huge bound", "huge exact bound", "script status failed, ok false",
+            "interrupted, not ok", "timings", "counterexample on a refuted instance, restated",
+            "script status ok, an instance refuted, restated", "status left out, ok false"} <= labels
     assert not {"proved over its bound", "argued marked proved", "argued, checks failed, ok",
-                "checks on a prover claim", "drop format", "[0][0] bounds.layers=NaN"} & labels
+                "checks on a prover claim", "drop format", "[0][0] bounds.layers=NaN", "an extra field", "drop version",
+                "no scripts", "refuted (summaries as written)", "script status ok, an instance refuted",
+                "script counts off by one", "result counts off by one", "script over_bound forged",
+                "script ok without status agreeing", "script status failed, ok true", "crashed script with a result",
+                "ok script without a result", "ok script without instances", "run ok false although every script is",
+                "run ok though interrupted", "two scripts of one name", "version 1", "version 3", "version true",
+                "unknown run field", "unknown script field", "unknown result field", "negative seconds",
+                "seconds as text", "jobs 0", "jobs 1.0", "quick as text", "method a number", "counts with a fifth key",
+                "counts negative", "counterexample on a proved instance", "counterexample on a refuted instance",
+                "[0][0] resources.layers=true not ok"} & labels
 
 
 def test_golden_reader_takes_exactly_what_the_oracle_takes(cases, tmp_path):

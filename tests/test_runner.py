@@ -229,11 +229,12 @@ def test_builtin_script_runs_through_the_runner_from_any_directory(tmp_path, mon
     ("not json", "cannot read the golden run"),
     ("[" * 100000, "cannot read the golden run"),
     ('{"format": "symverify.proof-run", "scripts": 3}', r"scripts: expected a list of scripts, found int"),
-    ('{"format": "symverify.proof-run", "scripts": [7]}', r"scripts\[0\]: expected an object with a name"),
-    ('{"format": "symverify.proof-run", "scripts": [{"name": "good", "result": {"instances": 1}}]}',
-     r"scripts\[0\].result: expected an object with a list of instances"),
-    ('{"format": "symverify.proof-run", "scripts": [{"name": "good", "result": {"instances": ["x"]}}]}',
+    ('{"format": "symverify.proof-run", "version": 2, "scripts": [7]}', r"scripts\[0\]: expected an object, found int"),
+    ('{"format": "symverify.proof-run", "version": 2, "scripts": [{"name": "good", "result": {"instances": 1}}]}',
+     r"scripts\[0\].result: expected an object with a list 'instances'"),
+    ('{"format": "symverify.proof-run", "version": 2, "scripts": [{"name": "good", "result": {"instances": ["x"]}}]}',
      r"instances\[0\]: expected an object, found str"),
+    ('{"format": "symverify.proof-run", "scripts": []}', r"bad.json.version: expected 2, found nothing"),
     (b"\xff\xfe", "cannot read the golden run"),
 ])
 def test_malformed_golden_runs_are_refused_in_one_line(proof_dir, tmp_path, capsys, text, message):

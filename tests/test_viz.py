@@ -401,7 +401,7 @@ def test_report_page_lists_every_instance_and_embeds_the_plots(run, tmp_path):
 def test_report_page_shows_failures_and_counterexamples(tmp_path):
     cex = {"inputs": [["1", "2"]], "params": {}, "cell": [0, 0], "lhs_value": "2", "rhs_value": "3", "stage": None}
     run = {
-        "format": "symverify.proof-run", "version": 1, "quick": True, "ok": False, "seconds": 1.0,
+        "format": "symverify.proof-run", "version": 2, "quick": True, "ok": False, "seconds": 1.0,
         "scripts": [
             {"name": "good", "title": "fine", "status": "failed", "seconds": 0.1, "error": "", "result": {
                 "name": "good", "title": "fine", "instances": [
@@ -423,10 +423,13 @@ def test_report_page_shows_failures_and_counterexamples(tmp_path):
     assert '"rhs_value": "3"' in page.text.replace("&quot;", '"')
     assert "exit code 1: boom" in page.text and "over bound: layers" in page.text
     assert "<script>alert" not in page.text and page.tags["script"] == 0
-    run["ok"] = True  # a run that claims ok but lists failing instances is still shown as failed
+    run["ok"] = True  # a run that claims ok but lists failing instances is refused, never shown as a pass
+    with pytest.raises(SerializationError, match=r"proof run\.ok: expected false \(a script is not ok\), found true"):
+        write_report(run, tmp_path / "r2.html")
     run["scripts"][0]["status"] = "ok"
-    page2 = _Page(write_report(run, tmp_path / "r2.html").read_text(encoding="utf-8"))
-    assert "FAILED" in page2.text and "all ok" not in page2.text
+    with pytest.raises(SerializationError, match=r"scripts\[0\]\.result: 'ok' is true, but instance 'too deep' is not ok"):
+        write_report(run, tmp_path / "r2.html")
+    assert not (tmp_path / "r2.html").exists()
     assert len(page.rows) == 3
     assert "No resource plots" in page.text  # nothing reports depth, width or size with layers
 
@@ -539,8 +542,11 @@ def test_display_needs_no_matplotlib():
 
 def test_resource_records_read_exact_numbers():
     run = {"scripts": [{"name": "s", "result": {"instances": [
-        {"name": "i", "verdict": "proved", "ok": True, "resources": {"a": "8/5", "b": 10**400, "c": True, "d": "x"},
-         "bounds": {"a": 2}}]}}]}
+        {"name": "i", "verdict": "proved", "ok": True, "resources": {"a": "8/5", "b": 10**400}, "bounds": {"a": 2}}]}}]}
     (rec,) = resource_records(run)
     assert rec.resources == {"a": 1.6, "b": float("inf")} and rec.bounds == {"a": 2.0}
     assert (rec.script, rec.name, rec.verdict, rec.ok) == ("s", "i", "proved", True)
+    for bad in (True, "x"):  # a resource is a number even where no bound holds it (no run writes another)
+        run["scripts"][0]["result"]["instances"][0]["resources"]["c"] = bad
+        with pytest.raises(SerializationError, match=r"instances\[0\]\.resources\.c: expected an int, a float or an exact"):
+            resource_records(run)

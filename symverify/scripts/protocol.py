@@ -58,7 +58,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -67,6 +67,7 @@ from typing import Any, Protocol
 
 from symverify.errors import ProverError, UsageError
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
+from symverify.viz.run_format import count_claims
 
 __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
@@ -141,6 +142,16 @@ def _outcome_types() -> tuple[type, ...]:
     return (Report, CompositionalResult, FragmentProof, KaleidoscopeCheck, ForallResult)
 
 
+def _counterexample_json(outcome: Any) -> Any:
+    """The counterexample of a refuting outcome as JSON (its ``to_json`` where it has one), or ``None``."""
+    from symverify.kernel.provers.outcome import jsonable
+
+    cex = getattr(outcome, "counterexample", None)
+    if cex is None:
+        return None
+    return cex.to_json() if callable(getattr(cex, "to_json", None)) else jsonable(cex)
+
+
 @dataclass(frozen=True)
 class Instance:
     """One claim of a proof script, made by :meth:`from_report`, :meth:`computed` or
@@ -163,6 +174,9 @@ class Instance:
     kind: ClaimKind = field(kw_only=True)
     basis: str = field(default="", kw_only=True)
     checks: bool | None = field(default=None, kw_only=True)
+    counterexample: Any = field(default=None, kw_only=True)
+    """A refutation's counterexample as JSON (:meth:`from_report` takes the deciding outcome's,
+    re-checked by its prover); ``None`` elsewhere. The proof-run JSON writes it only when present."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, Verdict):
@@ -185,6 +199,9 @@ class Instance:
             for key, value in getattr(self, part).items():
                 if isinstance(value, float) and not math.isfinite(value):  # NaN is never over a bound
                     raise UsageError(f"instance {self.name!r}: {part}[{key!r}]: expected a finite number, found {value}")
+        if self.counterexample is not None and self.verdict is not Verdict.REFUTED:
+            raise UsageError(f"instance {self.name!r}: counterexample= belongs to a refuted claim, found it on a "
+                             f"{self.verdict.value} one")
         if self.kind is not ClaimKind.ARGUED and self.checks is not None:
             raise UsageError(f"instance {self.name!r}: checks= belongs to argued claims, found it on a {self.kind.value} claim")
         words = self.method.split("+") if isinstance(self.method, str) else [self.method]
@@ -219,7 +236,7 @@ class Instance:
                 raise UsageError(f"instance {name!r}: method: the outcomes do not all name their method; pass method=")
             method = "+".join(dict.fromkeys(m for m in methods if isinstance(m, str)))
         return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
-                   kind=ClaimKind.PROVER)
+                   kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None)
 
     @classmethod
     def computed(cls, name: str, holds: bool | None, computation: str, method: str, *,
@@ -289,16 +306,9 @@ class Instance:
         d["resources"], d["bounds"] = self.shown()
         d["over_bound"] = self.over_bound()
         d["ok"] = self.ok
+        if self.counterexample is None:
+            del d["counterexample"]  # "a refutation adds counterexample"
         return d
-
-
-def count_claims(instances: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """Instances (as JSON) by verdict, argued claims apart: ``{"proved", "refuted", "unknown", "argued"}``."""
-    out = {"proved": 0, "refuted": 0, "unknown": 0, "argued": 0}
-    for inst in instances:
-        key = "argued" if inst.get("kind") == ClaimKind.ARGUED.value else str(inst.get("verdict", "unknown"))
-        out[key] = out.get(key, 0) + 1
-    return out
 
 
 def stable_number(v: Number) -> int | float | str:

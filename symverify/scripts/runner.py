@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from symverify.errors import SerializationError, UsageError
-from symverify.scripts.protocol import PROVED_KINDS, ClaimKind, count_claims
+from symverify.scripts.protocol import PROVED_KINDS, ClaimKind
 from symverify.scripts.tasks import BUILTIN, Processes, Task, execute, ship
+from symverify.viz.run_format import FORMAT, NO_RESULT, VERSION, check_result, count_claims, script_over_bound
 
 __all__ = [
     "FORMAT",
@@ -61,8 +62,6 @@ __all__ = [
     "golden_diff",
     "over_text",
 ]
-
-FORMAT = "symverify.proof-run"
 
 
 @dataclass(frozen=True)
@@ -183,11 +182,6 @@ def sweep_script(scripts: dict[str, Script], family: str) -> str:
     raise UsageError(f"no sweep {family!r}; available: {listing}")
 
 
-NO_RESULT = ("crashed", "timeout", "interrupted")
-"""The statuses of a script row without a result: ``crashed``, ``timeout`` (killed at ``--timeout``;
-``error`` says after how long) and ``interrupted``."""
-
-
 @dataclass(frozen=True)
 class ScriptOutcome:
     """One script's row: ``status`` is ``ok``, ``failed`` (ran, not every instance ok),
@@ -214,7 +208,7 @@ class ScriptOutcome:
 
     def over_bound(self) -> list[str]:
         """``instance: resource`` for every resource over its stated bound."""
-        return [f"{i.get('name')}: {k}" for i in self.instances() for k in i.get("over_bound", [])]
+        return script_over_bound(self.instances())
 
     def over_bound_shown(self) -> list[str]:
         """``instance: resource=value > bound`` for every resource over its stated bound (for people;
@@ -296,7 +290,7 @@ class RunSummary:
     def to_json(self, timings: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
             "format": FORMAT,
-            "version": 2,
+            "version": VERSION,
             "quick": self.quick,
             "ok": self.ok,
             "interrupted": self.interrupted,
@@ -401,6 +395,10 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
                 "ok": bool(merged) and all(i.get("ok") for i in merged),
                 "seconds": round(sum(r.get("seconds", 0) for r in results), 1)}
     data = {**data, "instances": [_instance_json(i, True) for i in data.get("instances", [])]}
+    try:  # what the run file holds is what its readers take: no unknown or mistyped field of a script's own JSON
+        check_result(data, "result JSON")
+    except SerializationError as e:
+        return ScriptOutcome(script.name, script.title, "crashed", secs, error=str(e), source=script.source)
     errors = "; ".join(str(p.get("error")) for p in parts if p.get("error"))
     status = "ok" if data.get("ok") else "failed"
     return ScriptOutcome(script.name, data.get("title") or script.title, status, secs, data,
@@ -531,8 +529,9 @@ def junit_xml(summary: RunSummary) -> str:
                 n_fail += 1
                 why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved"
                        else "over bound: " + ", ".join(over_text(inst, k) for k in inst.get("over_bound", [])))
-                ET.SubElement(case, "failure", message=_xml_text(why),
-                              type=_xml_text(inst.get("verdict"))).text = _xml_text(inst.get("detail", ""))
+                cex = inst.get("counterexample")
+                text = str(inst.get("detail", "")) + ("" if cex is None else "\ncounterexample: " + json.dumps(cex, ensure_ascii=False))
+                ET.SubElement(case, "failure", message=_xml_text(why), type=_xml_text(inst.get("verdict"))).text = _xml_text(text)
         suite.set("tests", str(max(len(cases), n_err)))
         suite.set("failures", str(n_fail))
         suite.set("errors", str(n_err))
@@ -547,13 +546,17 @@ def junit_xml(summary: RunSummary) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
+_LEFT_OUT: dict[str, Any] = {"kind": "prover", "ok": False, "resources": {}, "bounds": {}}
+"""What an instance's field left out means (docs/formats.md § Proof run; a run of 0.1.0 has no ``kind``)."""
+
+
 def _golden_view(run: dict[str, Any]) -> list[dict[str, Any]]:
     """What a golden comparison looks at: per script its status and per instance its verdict,
     method, resources, bounds (no times, no free-text details); the scripts in the order of their
     names (``prove b a`` against a golden of ``a b`` compares each script with its own)."""
     out = []
     for s in run.get("scripts", []):
-        insts = [{k: i.get(k) for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok")}
+        insts = [{k: i.get(k, _LEFT_OUT.get(k)) for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok")}
                  for i in ((s.get("result") or {}).get("instances", []))]
         out.append({"name": s.get("name"), "status": s.get("status"), "instances": insts})
     return sorted(out, key=lambda v: str(v["name"]))  # stable: scripts of one name keep their order
@@ -565,28 +568,17 @@ def golden_text(run: dict[str, Any]) -> str:
 
 
 def load_run(path: str | Path) -> dict[str, Any]:
-    """A run written by ``symverify prove --json`` (a :class:`SerializationError` otherwise)."""
+    """A run written by ``symverify prove --json``, checked as docs/formats.md § Proof run says
+    (:func:`~symverify.viz.run_format.check_run`; a :class:`SerializationError` otherwise)."""
     from symverify.ir.serialize import read_json_file
-    from symverify.viz.resources import check_instance
+    from symverify.viz.run_format import check_run
 
     data = read_json_file(path, "the golden run")  # a regular file, strict JSON (no repeated keys, no NaN)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SerializationError(f"{path}: expected a run written by symverify prove --json (format {FORMAT!r})")
-    scripts = data.get("scripts")
-    if not isinstance(scripts, list):
-        raise SerializationError(f"{path}.scripts: expected a list of scripts, found {type(scripts).__name__}")
-    for k, sc in enumerate(scripts):
-        where = f"{path}.scripts[{k}]"
-        if not isinstance(sc, dict) or not isinstance(sc.get("name"), str):
-            raise SerializationError(f"{where}: expected an object with a name")
-        result = sc.get("result")
-        if result is None:
-            continue
-        if not isinstance(result, dict) or not isinstance(result.get("instances"), list):
-            raise SerializationError(f"{where}.result: expected an object with a list of instances")
-        for j, inst in enumerate(result["instances"]):
-            check_instance(inst, f"{where}.result.instances[{j}]")  # a forged or inconsistent record is refused
-    return data
+    if not isinstance(data.get("scripts"), list):
+        raise SerializationError(f"{path}.scripts: expected a list of scripts, found {type(data.get('scripts')).__name__}")
+    return check_run(data, str(path), from_file=True)  # a forged or inconsistent record is refused
 
 
 def golden_diff(run: dict[str, Any], golden: dict[str, Any], scripts: Sequence[str] | None = None) -> str:

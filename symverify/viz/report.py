@@ -171,7 +171,6 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         + (f", {html.escape(tier)}" if tier else "")
         + (f", {_e(data.get('seconds'))} s" if isinstance(data.get("seconds"), (int, float)) else "")
         + f". symverify {html.escape(__version__)}"
-        + (f"; scripts from <code>{_e(data['directory'])}</code>" if data.get("directory") else "")
         + ".</p>",
         "<h2>Resources against stated bounds</h2>",
         _plots(data),

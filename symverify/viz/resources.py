@@ -24,14 +24,14 @@ its bound.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from symverify.errors import SerializationError, UsageError
+from symverify.errors import UsageError
+from symverify.viz.run_format import check_instance, check_run, exceeded_bounds, run_value
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -85,10 +85,12 @@ def numbers(d: Any) -> dict[str, float]:
 
 def load_run(run: Any) -> dict[str, Any]:
     """A proof run as a dict in the ``symverify.proof-run`` form: ``run`` is that dict, one
-    script's result dict (wrapped as a run of one script), or the path of either as JSON.
+    script's result dict (wrapped as a run of one script), or the path of either as JSON; checked
+    as docs/formats.md § Proof run says (:func:`~symverify.viz.run_format.check_run`).
 
     Raises:
-        SerializationError: the file cannot be read or is not valid JSON, or the document is neither form.
+        SerializationError: the file cannot be read or is not valid JSON, or the document is neither
+            form, or a field of it is refused.
         UsageError: ``run`` is neither a dict nor a path.
     """
     if isinstance(run, (str, Path)):
@@ -96,147 +98,10 @@ def load_run(run: Any) -> dict[str, Any]:
 
         path = Path(run)
         data = read_json_file(path, "the proof run")  # a regular file, strict JSON (no repeated keys, no NaN)
-        return _as_run(data, str(path), from_file=True)
+        return check_run(data, str(path), from_file=True)
     if isinstance(run, Mapping):
-        return _as_run(run, "proof run")
+        return check_run(run, "proof run")
     raise UsageError(f"expected a proof run (a dict or the path of its JSON file), found {type(run).__name__}")
-
-
-_KINDS = ("prover", "computed", "argued")
-_EXACT = re.compile(r"-?[0-9]+(?:/[0-9]+)?\Z", re.ASCII)
-
-
-def run_value(v: Any, where: str) -> Fraction:
-    """A resource or bound of a proof run, exactly: a JSON int, a finite float, or the exact text
-    ``"-12/5"`` that ``stable_number`` writes (nothing else: not ``" 1"``, ``"0x10"``, ``"1e9"``)."""
-    from symverify.errors import SymverifyError
-    from symverify.ir.bigint import str_to_int
-
-    if isinstance(v, int) and not isinstance(v, bool):
-        return Fraction(v)
-    if isinstance(v, float) and math.isfinite(v):
-        return Fraction(v)
-    if isinstance(v, str) and _EXACT.match(v):
-        num, _, den = v.partition("/")
-        try:
-            q, d = str_to_int(num, where), str_to_int(den, where) if den else 1
-        except SymverifyError as e:
-            raise SerializationError(str(e)) from None
-        if d:
-            return Fraction(q, d)
-    shown = repr(v) if not isinstance(v, str) or len(v) <= 40 else repr(v[:40]) + "…"
-    raise SerializationError(f"{where}: expected an int, a float or an exact rational such as '-12/5', found {shown}")
-
-
-def exceeded_bounds(inst: Mapping[str, Any], where: str) -> list[str]:
-    """The resources of an instance record over their bounds, derived from its ``resources`` and
-    ``bounds`` (a bound without a value counts, as :meth:`~symverify.scripts.protocol.Instance.over_bound`
-    counts it), never read from its ``over_bound``. Every bound, and every resource held to one,
-    must be an exact number (:func:`run_value`; a resource without a bound is information only).
-
-    Raises:
-        SerializationError: ``resources`` or ``bounds`` not an object, or a value not an exact number.
-    """
-    raw_res, raw_bounds = inst.get("resources", {}), inst.get("bounds", {})
-    for part, got in (("resources", raw_res), ("bounds", raw_bounds)):
-        if not isinstance(got, Mapping):
-            raise SerializationError(f"{where}.{part}: expected an object, found {type(got).__name__}")
-    bounds = {str(k): run_value(v, f"{where}.bounds.{k}") for k, v in raw_bounds.items()}
-    res = {str(k): run_value(v, f"{where}.resources.{k}") for k, v in raw_res.items() if str(k) in bounds}
-    return [k for k, b in bounds.items() if k not in res or res[k] > b]
-
-
-def check_instance(inst: Any, where: str) -> None:
-    """Refuse an instance record of a proof run that no run writes (docs/formats.md § Proof run):
-    a verdict, kind, ``checks`` or ``ok`` of the wrong type or value, an argued claim with a
-    verdict, ``checks`` on a claim that is not argued, ``ok`` for an instance that is not proved
-    (or not argued), that is an argued claim whose checks failed, or that is over a bound (a
-    resource above its bound, or a bound without a value, whether or not ``over_bound`` is
-    written), an ``over_bound`` that does not list exactly the resources over their bounds, or a
-    bound (or a resource held to one) that is not an exact number (:func:`run_value`). A forged
-    file is an error, never a page or a golden run that shows a pass.
-
-    Raises:
-        SerializationError: naming the field and what was found.
-    """
-    if not isinstance(inst, Mapping):
-        raise SerializationError(f"{where}: expected an object, found {type(inst).__name__}")
-    if not isinstance(inst.get("name"), str):
-        raise SerializationError(f"{where}.name: expected a string, found {type(inst.get('name')).__name__}")
-    verdict, kind = inst.get("verdict"), inst.get("kind", "prover")
-    if not isinstance(verdict, str) or verdict not in ("proved", "refuted", "unknown"):
-        raise SerializationError(f"{where}.verdict: expected one of proved, refuted, unknown, found {verdict!r:.40}")
-    if not isinstance(kind, str) or kind not in _KINDS:
-        raise SerializationError(f"{where}.kind: expected one of {', '.join(_KINDS)}, found {kind!r:.40}")
-    if kind == "argued" and verdict != "unknown":
-        raise SerializationError(f"{where}: an argued claim is not decided by the tool; its verdict must be unknown, "
-                                 f"found {verdict}")
-    raw_res, raw_bounds = inst.get("resources", {}), inst.get("bounds", {})
-    exceeded = exceeded_bounds(inst, where)
-    over = inst.get("over_bound", [])
-    if not isinstance(over, list) or not all(isinstance(k, str) for k in over):
-        raise SerializationError(f"{where}.over_bound: expected a list of resource names")
-    for k in over:
-        if k not in raw_bounds:
-            raise SerializationError(f"{where}: over_bound names {k!r}, which has no stated bound")
-    if "over_bound" in inst:
-        for k in exceeded:
-            if k not in over:
-                shown = f"{k}={raw_res[k]}" if k in raw_res else f"{k} (no value)"
-                raise SerializationError(f"{where}: {shown} is over its bound {raw_bounds[k]} but not listed in over_bound")
-        for k in over:
-            if k not in exceeded:
-                raise SerializationError(f"{where}: over_bound names {k!r}, but {k}={raw_res[k]} is within its bound "
-                                         f"{raw_bounds[k]}")
-    checks = inst.get("checks")
-    if checks is not None and (not isinstance(checks, bool) or kind != "argued"):
-        raise SerializationError(f"{where}.checks: expected null, or true or false on an argued claim, found {checks!r:.40} "
-                                 f"on a {kind} claim")
-    ok = inst.get("ok", False)
-    if not isinstance(ok, bool):
-        raise SerializationError(f"{where}.ok: expected true or false, found {ok!r:.40}")
-    if ok and (over or exceeded or (kind != "argued" and verdict != "proved") or checks is False):
-        k = (over or exceeded or [""])[0]
-        why = (f"over_bound lists {', '.join(over)}" if over else
-               f"{k}={raw_res[k]} is over its bound {raw_bounds[k]}" if k in raw_res else
-               f"{k} has a bound {raw_bounds[k]} and no value" if k else
-               "the argued claim's checks failed" if checks is False else f"the verdict is {verdict}")
-        raise SerializationError(f"{where}: 'ok' is true, but {why}")
-
-
-def _as_run(data: Any, where: str, from_file: bool = False) -> dict[str, Any]:
-    """``data`` as a run, checked as docs/formats.md § Proof run says its readers check it (a file
-    in the run form must say its ``format``; a dict built in memory need not)."""
-    if not isinstance(data, Mapping):
-        raise SerializationError(f"{where}: expected a JSON object, found {type(data).__name__}")
-    if "scripts" in data and from_file and data.get("format") != "symverify.proof-run":
-        raise SerializationError(f"{where}.format: expected 'symverify.proof-run' (a run written by symverify prove "
-                                 f"--json), found {data.get('format')!r:.40}")
-    if isinstance(data.get("scripts"), list):
-        for k, s in enumerate(data["scripts"]):
-            if not isinstance(s, Mapping):
-                raise SerializationError(f"{where}: scripts[{k}]: expected an object, found {type(s).__name__}")
-            if not isinstance(s.get("name"), str):
-                raise SerializationError(f"{where}: scripts[{k}].name: expected a string, found {s.get('name')!r:.40}")
-            res = s.get("result")
-            if res is not None and not (isinstance(res, Mapping) and isinstance(res.get("instances"), list)):
-                raise SerializationError(f"{where}: scripts[{k}].result: expected an object with a list 'instances'")
-            for j, inst in enumerate((res or {}).get("instances", [])):
-                check_instance(inst, f"{where}: scripts[{k}].result.instances[{j}]")
-        return dict(data)
-    if isinstance(data.get("instances"), list):
-        for j, inst in enumerate(data["instances"]):
-            check_instance(inst, f"{where}: instances[{j}]")
-        name = str(data.get("name", "script"))
-        ok = bool(data.get("ok"))
-        script = {"name": name, "title": data.get("title", ""), "status": "ok" if ok else "failed", "ok": ok,
-                  "seconds": data.get("seconds", 0), "error": "", "result": dict(data)}
-        return {"format": "symverify.proof-run", "version": 1, "ok": ok, "seconds": data.get("seconds", 0),
-                "scripts": [script]}
-    raise SerializationError(
-        f"{where}: expected a proof run ({{'scripts': [...]}}, from `symverify prove --json`) or one script's "
-        f"result ({{'instances': [...]}}, from `python -m symverify.proofs.NAME --json`); found keys {sorted(map(str, data))[:8]}"
-    )
 
 
 def resource_records(run: Any) -> list[Record]:

@@ -1,0 +1,348 @@
+"""The proof-run format (docs/formats.md § Proof run): its fields, and the rules its readers check.
+
+A proof run is what ``symverify prove --json RUN.json`` writes; its readers are ``--golden``
+(:func:`symverify.scripts.runner.load_run`) and ``symverify report`` / :func:`plot_resources`
+(:func:`symverify.viz.resources.load_run`). Both read through :func:`check_run`, which refuses a
+document that no run writes, with a :class:`~symverify.errors.SerializationError` naming the field:
+
+* a field that is not one of the format's (:data:`RUN_FIELDS`, :data:`SCRIPT_FIELDS`,
+  :data:`RESULT_FIELDS`, :data:`INSTANCE_FIELDS`), or of the wrong type (``quick: "yes"``,
+  ``seconds: -5``, ``method: 3``); a ``version`` other than :data:`VERSION`;
+* an instance as :func:`check_instance` says (its verdict, kind, ``ok``, resources against bounds);
+* a summary that does not say what its instances say: a script's ``counts`` or ``over_bound``
+  other than those of its instances, ``ok`` other than ``status == "ok"``, a script ``ok`` without
+  a result, with no instance or with an instance that is not ok, a result of a script that did
+  not run (``crashed``, ``timeout``, ``interrupted``), a run's ``ok`` other than "some script, not
+  interrupted, every script ok"; two scripts of one name.
+
+Fields left out take the defaults the section states (an instance's ``kind`` is ``prover``, its
+``ok`` false; a summary left out states nothing), so that every run symverify has written is read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from symverify.errors import SerializationError
+from symverify.kernel.provers.outcome import Verdict
+
+__all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "RUN_FIELDS", "SCRIPT_FIELDS",
+           "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
+           "check_result", "check_script", "check_run", "script_over_bound"]
+
+FORMAT = "symverify.proof-run"
+VERSION = 2
+STATUSES = ("ok", "failed", "crashed", "timeout", "interrupted")
+NO_RESULT = ("crashed", "timeout", "interrupted")
+"""The statuses of a script row without a result: ``crashed``, ``timeout`` (killed at ``--timeout``;
+``error`` says after how long) and ``interrupted``."""
+KINDS = ("prover", "computed", "argued")
+VERDICTS = tuple(v.value for v in Verdict)
+
+# field -> its JSON type ("str", "bool", "seconds": a finite number ≥ 0, "jobs": an int ≥ 1,
+# "counts", "names": a list of strings, "object", "list", "any"); every other field is refused.
+RUN_FIELDS = {"format": "str", "version": "version", "quick": "bool", "ok": "bool", "interrupted": "bool",
+              "scripts": "list", "seconds": "seconds", "jobs": "jobs", "scheduler": "str"}
+SCRIPT_FIELDS = {"name": "str", "title": "str", "source": "str", "status": "status", "ok": "bool", "counts": "counts",
+                 "over_bound": "names", "error": "str", "result": "result", "seconds": "seconds"}
+RESULT_FIELDS = {"name": "str", "title": "str", "ok": "bool", "counts": "counts", "seconds": "seconds",
+                 "instances": "list"}
+INSTANCE_FIELDS = {"name": "str", "verdict": "verdict", "method": "str", "resources": "object", "bounds": "object",
+                   "seconds": "seconds", "detail": "str", "kind": "kind", "basis": "str", "checks": "checks",
+                   "over_bound": "names", "ok": "bool", "counterexample": "any"}
+_COUNT_KEYS = frozenset((*VERDICTS, "argued"))
+PART_FIELDS = {**INSTANCE_FIELDS, "case": "case", "before": "index"}
+"""An instance of one part of a script's result (``--shard K/N``, ``--cases``): tagged with its case."""
+
+
+def _counts_agree(written: Mapping[str, Any], instances: list[Mapping[str, Any]]) -> bool:
+    """Whether ``counts`` as written are its instances' (a run of 0.1.0 wrote no ``argued``: its claims had no kinds)."""
+    counts = count_claims(instances)
+    if "argued" not in written and counts["argued"] == 0:
+        del counts["argued"]
+    return dict(written) == counts
+
+
+def count_claims(instances: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """Instances (as JSON) by verdict, argued claims apart: ``{"proved", "refuted", "unknown", "argued"}``."""
+    out = {"proved": 0, "refuted": 0, "unknown": 0, "argued": 0}
+    for inst in instances:
+        key = "argued" if inst.get("kind") == "argued" else str(inst.get("verdict", "unknown"))
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def script_over_bound(instances: Iterable[Mapping[str, Any]]) -> list[str]:
+    """A script's ``over_bound``: ``instance: resource`` for every resource its instances list as over its bound."""
+    return [f"{i.get('name')}: {k}" for i in instances for k in i.get("over_bound", [])]
+
+
+def _shown(v: Any) -> str:
+    from symverify.ir.bigint import safe_repr
+
+    return safe_repr(v, 40)  # an int of 10^5000 is shown by its size (repr would raise)
+
+
+def _is_int(v: Any, least: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= least
+
+
+def _seconds(v: Any) -> bool:
+    return _is_int(v, 0) or (isinstance(v, float) and math.isfinite(v) and v >= 0)
+
+
+# a field's type: (what it must be, the test)
+_TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "str": ("a string", lambda v: isinstance(v, str)),
+    "bool": ("true or false", lambda v: isinstance(v, bool)),
+    "list": ("a list", lambda v: isinstance(v, list)),
+    "object": ("an object", lambda v: isinstance(v, Mapping)),
+    "seconds": ("a finite number of seconds ≥ 0", _seconds),
+    "jobs": ("a positive integer", lambda v: _is_int(v, 1)),
+    "index": ("an integer ≥ 0", lambda v: _is_int(v, 0)),
+    "case": ("null or a case index ≥ 0", lambda v: v is None or _is_int(v, 0)),
+    "names": ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(k, str) for k in v)),
+    "counts": ("an object of counts {proved, refuted, unknown, argued} (argued left out in runs of 0.1.0)",
+               lambda v: isinstance(v, Mapping) and set(v) in (_COUNT_KEYS, _COUNT_KEYS - {"argued"})
+               and all(_is_int(n, 0) for n in v.values())),
+    "version": (f"{VERSION}", lambda v: type(v) is int and v == VERSION),
+    "status": (f"one of {', '.join(STATUSES)}", lambda v: isinstance(v, str) and v in STATUSES),
+    "verdict": (f"one of {', '.join(VERDICTS)}", lambda v: isinstance(v, str) and v in VERDICTS),
+    "kind": (f"one of {', '.join(KINDS)}", lambda v: isinstance(v, str) and v in KINDS),
+    "checks": ("null, or true or false on an argued claim", lambda v: v is None or isinstance(v, bool)),
+    "result": ("null or an object", lambda v: v is None or isinstance(v, Mapping)),
+    "any": ("any JSON value", lambda v: True),
+}
+
+
+def _check_fields(d: Mapping[str, Any], fields: Mapping[str, str], where: str) -> None:
+    """Every key of ``d`` is one of ``fields`` and of its type."""
+    for key, value in d.items():
+        kind = fields.get(key) if isinstance(key, str) else None
+        if kind is None:
+            raise SerializationError(f"{where}: unknown field {_shown(key)}; expected only {', '.join(fields)}")
+        expected, test = _TYPES[kind]
+        if not test(value):
+            hint = " (a run of a newer symverify?)" if kind == "version" and type(value) is int and value > VERSION else ""
+            raise SerializationError(f"{where}.{key}: expected {expected}, found {_shown(value)}{hint}")
+
+
+_EXACT = re.compile(r"-?[0-9]+(?:/[0-9]+)?\Z", re.ASCII)
+
+
+def run_value(v: Any, where: str) -> Fraction:
+    """A resource or bound of a proof run, exactly: a JSON int, a finite float, or the exact text
+    ``"-12/5"`` that ``stable_number`` writes (nothing else: not ``" 1"``, ``"0x10"``, ``"1e9"``)."""
+    from symverify.errors import SymverifyError
+    from symverify.ir.bigint import str_to_int
+
+    if isinstance(v, int) and not isinstance(v, bool):
+        return Fraction(v)
+    if isinstance(v, float) and math.isfinite(v):
+        return Fraction(v)
+    if isinstance(v, str) and _EXACT.match(v):
+        num, _, den = v.partition("/")
+        try:
+            q, d = str_to_int(num, where), str_to_int(den, where) if den else 1
+        except SymverifyError as e:
+            raise SerializationError(str(e)) from None
+        if d:
+            return Fraction(q, d)
+    shown = repr(v) if not isinstance(v, str) or len(v) <= 40 else repr(v[:40]) + "…"
+    raise SerializationError(f"{where}: expected an int, a float or an exact rational such as '-12/5', found {shown}")
+
+
+def exceeded_bounds(inst: Mapping[str, Any], where: str) -> list[str]:
+    """The resources of an instance record over their bounds, derived from its ``resources`` and
+    ``bounds`` (a bound without a value counts, as :meth:`~symverify.scripts.protocol.Instance.over_bound`
+    counts it), never read from its ``over_bound``. Every resource and bound must be an exact
+    number (:func:`run_value`).
+
+    Raises:
+        SerializationError: ``resources`` or ``bounds`` not an object, or a value not an exact number.
+    """
+    raw_res, raw_bounds = inst.get("resources", {}), inst.get("bounds", {})
+    for part, got in (("resources", raw_res), ("bounds", raw_bounds)):
+        if not isinstance(got, Mapping):
+            raise SerializationError(f"{where}.{part}: expected an object, found {type(got).__name__}")
+    bounds = {str(k): run_value(v, f"{where}.bounds.{k}") for k, v in raw_bounds.items()}
+    res = {str(k): run_value(v, f"{where}.resources.{k}") for k, v in raw_res.items()}
+    return [k for k, b in bounds.items() if k not in res or res[k] > b]
+
+
+def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_FIELDS) -> None:
+    """Refuse an instance record of a proof run that no run writes (docs/formats.md § Proof run):
+    a field that is not the format's or of the wrong type, a verdict, kind, ``checks`` or ``ok``
+    of the wrong type or value, an argued claim with a verdict, ``checks`` on a claim that is not
+    argued, a ``counterexample`` on an instance that is not refuted, ``ok`` for an instance that is
+    not proved (or not argued), that is an argued claim whose checks failed, or that is over a
+    bound (a resource above its bound, or a bound without a value, whether or not ``over_bound``
+    is written), an ``over_bound`` that does not list exactly the resources over their bounds, or
+    a resource or bound that is not an exact number (:func:`run_value`). A forged file is an
+    error, never a page or a golden run that shows a pass.
+
+    Raises:
+        SerializationError: naming the field and what was found.
+    """
+    if not isinstance(inst, Mapping):
+        raise SerializationError(f"{where}: expected an object, found {type(inst).__name__}")
+    if not isinstance(inst.get("name"), str):
+        raise SerializationError(f"{where}.name: expected a string, found {type(inst.get('name')).__name__}")
+    if "verdict" not in inst:
+        raise SerializationError(f"{where}.verdict: expected one of {', '.join(VERDICTS)}, found nothing")
+    _check_fields(inst, fields, where)
+    verdict, kind = inst["verdict"], inst.get("kind", "prover")
+    if kind == "argued" and verdict != "unknown":
+        raise SerializationError(f"{where}: an argued claim is not decided by the tool; its verdict must be unknown, "
+                                 f"found {verdict}")
+    if "counterexample" in inst and verdict != "refuted":
+        raise SerializationError(f"{where}.counterexample: only a refuted instance has one; this one is {verdict}")
+    raw_res, raw_bounds = inst.get("resources", {}), inst.get("bounds", {})
+    exceeded = exceeded_bounds(inst, where)
+    over = inst.get("over_bound", [])
+    for k in over:
+        if k not in raw_bounds:
+            raise SerializationError(f"{where}: over_bound names {k!r}, which has no stated bound")
+    if "over_bound" in inst:
+        for k in exceeded:
+            if k not in over:
+                shown = f"{k}={_shown(raw_res[k])}" if k in raw_res else f"{k} (no value)"
+                raise SerializationError(f"{where}: {shown} is over its bound {_shown(raw_bounds[k])} but not listed in over_bound")
+        for k in over:
+            if k not in exceeded:
+                raise SerializationError(f"{where}: over_bound names {k!r}, but {k}={_shown(raw_res[k])} is within its bound "
+                                         f"{_shown(raw_bounds[k])}")
+    checks = inst.get("checks")
+    if checks is not None and kind != "argued":
+        raise SerializationError(f"{where}.checks: expected null, or true or false on an argued claim, found {checks!r:.40} "
+                                 f"on a {kind} claim")
+    if inst.get("ok", False) and (over or exceeded or (kind != "argued" and verdict != "proved") or checks is False):
+        k = (over or exceeded or [""])[0]
+        why = (f"over_bound lists {', '.join(over)}" if over else
+               f"{k}={_shown(raw_res[k])} is over its bound {_shown(raw_bounds[k])}" if k in raw_res else
+               f"{k} has a bound {_shown(raw_bounds[k])} and no value" if k else
+               "the argued claim's checks failed" if checks is False else f"the verdict is {verdict}")
+        raise SerializationError(f"{where}: 'ok' is true, but {why}")
+
+
+def check_result(result: Any, where: str, part: bool = False) -> list[Mapping[str, Any]]:
+    """Refuse a script's result (``{"name", "title", "ok", "counts", "seconds", "instances"}``) that
+    no script writes: a field not the format's or of the wrong type, an instance :func:`check_instance`
+    refuses, ``counts`` other than its instances', or ``ok`` true with no instance or one not ok
+    (with ``part``, the result of one part of a script: its instances may carry their case,
+    :data:`PART_FIELDS`). Returns its instances.
+
+    Raises:
+        SerializationError: naming the field and what was found.
+    """
+    if not isinstance(result, Mapping) or not isinstance(result.get("instances"), list):
+        raise SerializationError(f"{where}: expected an object with a list 'instances'")
+    _check_fields(result, RESULT_FIELDS, where)
+    instances = result["instances"]
+    for j, inst in enumerate(instances):
+        check_instance(inst, f"{where}.instances[{j}]", PART_FIELDS if part else INSTANCE_FIELDS)
+    if "counts" in result and not _counts_agree(result["counts"], instances):
+        raise SerializationError(f"{where}.counts: expected the counts of its instances {count_claims(instances)}, "
+                                 f"found {_shown(dict(result['counts']))}")
+    if result.get("ok") is True:
+        _all_ok(instances, where)
+    return instances
+
+
+def _all_ok(instances: list[Mapping[str, Any]], where: str) -> None:
+    if not instances:
+        raise SerializationError(f"{where}: 'ok' is true, but there is no instance")
+    bad = next((i for i in instances if i.get("ok") is not True), None)
+    if bad is not None:
+        raise SerializationError(f"{where}: 'ok' is true, but instance {str(bad.get('name'))!r:.60} is not ok")
+
+
+def _passes(script: Mapping[str, Any]) -> bool:
+    return script["status"] == "ok" if "status" in script else script.get("ok") is True
+
+
+def check_script(script: Any, where: str) -> None:
+    """Refuse a script row that no run writes: a field not the format's or of the wrong type, a
+    result :func:`check_result` refuses, a result on a script that did not run (``crashed``,
+    ``timeout``, ``interrupted``), ``ok`` other than ``status == "ok"``, an ok script without a
+    result, with no instance or with one not ok, ``counts`` or ``over_bound`` other than its
+    instances'.
+
+    Raises:
+        SerializationError: naming the field and what was found.
+    """
+    if not isinstance(script, Mapping):
+        raise SerializationError(f"{where}: expected an object, found {type(script).__name__}")
+    if not isinstance(script.get("name"), str):
+        raise SerializationError(f"{where}.name: expected a string, found {_shown(script.get('name'))}")
+    _check_fields(script, SCRIPT_FIELDS, where)
+    result, status = script.get("result"), script.get("status")
+    instances = [] if result is None else check_result(result, f"{where}.result")
+    if status in NO_RESULT and result is not None:
+        raise SerializationError(f"{where}.result: a {status} script has no result (null), found an object")
+    if "status" in script and "ok" in script and script["ok"] != (status == "ok"):
+        raise SerializationError(f"{where}.ok: expected {str(status == 'ok').lower()} for status {status!r}, "
+                                 f"found {str(script['ok']).lower()}")
+    if _passes(script):
+        if result is None:
+            raise SerializationError(f"{where}: an ok script has a result; found none")
+        _all_ok(instances, f"{where}.result")
+    if "counts" in script and not _counts_agree(script["counts"], instances):
+        raise SerializationError(f"{where}.counts: expected the counts of its instances {count_claims(instances)}, "
+                                 f"found {_shown(dict(script['counts']))}")
+    if "over_bound" in script and script["over_bound"] != script_over_bound(instances):
+        raise SerializationError(f"{where}.over_bound: expected {_shown(script_over_bound(instances))} (its "
+                                 f"instances' resources over their bounds), found {_shown(script['over_bound'])}")
+
+
+def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, Any]:
+    """``data`` as a run in the ``symverify.proof-run`` form, checked as docs/formats.md § Proof run
+    says its readers check it: a run (``{"scripts": [...]}``; a file must say its ``format`` and
+    ``version``, a dict built in memory need not), or one script's result (``{"instances": [...]}``,
+    from ``python -m symverify.proofs.NAME --json``) wrapped as a run of one script.
+
+    Raises:
+        SerializationError: the document is neither form, or a field is refused (:func:`check_script`).
+    """
+    if not isinstance(data, Mapping):
+        raise SerializationError(f"{where}: expected a JSON object, found {type(data).__name__}")
+    if "scripts" in data:
+        if from_file and data.get("format") != FORMAT:
+            raise SerializationError(f"{where}.format: expected {FORMAT!r} (a run written by symverify prove --json), "
+                                     f"found {data.get('format')!r:.40}")
+        if from_file and "version" not in data:
+            raise SerializationError(f"{where}.version: expected {VERSION}, found nothing")
+        _check_fields(data, RUN_FIELDS, where)
+        if data.get("format", FORMAT) != FORMAT:
+            raise SerializationError(f"{where}.format: expected {FORMAT!r}, found {data['format']!r:.40}")
+        scripts = data["scripts"]
+        seen: set[str] = set()
+        for k, s in enumerate(scripts):
+            check_script(s, f"{where}.scripts[{k}]")
+            if s["name"] in seen:
+                raise SerializationError(f"{where}.scripts[{k}].name: {s['name']!r:.60} is the name of an earlier script")
+            seen.add(s["name"])
+        if "ok" in data:
+            ok = bool(scripts) and data.get("interrupted") is not True and all(_passes(s) for s in scripts)
+            if data["ok"] != ok:
+                why = ("there is no script" if not scripts else "the run was interrupted"
+                       if data.get("interrupted") is True else "a script is not ok" if not ok else "every script is ok")
+                raise SerializationError(f"{where}.ok: expected {str(ok).lower()} ({why}), found {str(data['ok']).lower()}")
+        return dict(data)
+    if isinstance(data.get("instances"), list):
+        check_result(data, where, part=True)
+        ok = data.get("ok") is True
+        untagged = [{k: v for k, v in inst.items() if k not in ("case", "before")} for inst in data["instances"]]
+        script = {"name": str(data.get("name", "script")), "title": str(data.get("title", "")),
+                  "status": "ok" if ok else "failed", "ok": ok, "error": "", "result": {**data, "instances": untagged}}
+        if "seconds" in data:
+            script["seconds"] = data["seconds"]
+        return {"format": FORMAT, "version": VERSION, "ok": ok, "scripts": [script]}
+    raise SerializationError(
+        f"{where}: expected a proof run ({{'scripts': [...]}}, from `symverify prove --json`) or one script's "
+        f"result ({{'instances': [...]}}, from `python -m symverify.proofs.NAME --json`); found keys {sorted(map(str, data))[:8]}"
+    )

@@ -1,0 +1,281 @@
+"""The proof-run format held both ways: what ``symverify prove`` writes from a script's own result
+JSON is what the run readers take (docs/formats.md § Proof run), and a refutation carries its
+counterexample into the run file, the JUnit failure and the report page.
+
+A script's JSON (a script of ``--dir`` writes what it likes) with an unknown field, a mistyped one,
+a NaN, or a counterexample on a claim that is not refuted makes its row ``crashed``, naming the
+field; every other row is written so that ``load_run`` reads it back equal. The summaries a
+forged run file states (a script ``ok`` over a refuted instance, counts, a run's ``ok``) are
+refused by the readers."""
+
+from __future__ import annotations
+
+import json
+import math
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import symverify as sv
+from symverify.errors import SerializationError, UsageError
+from symverify.ir.serialize import loads
+from symverify.kernel.provers.outcome import Verdict
+from symverify.scripts.protocol import ClaimKind, Instance, ProofResult
+from symverify.scripts.runner import RunSummary, Script, ScriptOutcome, junit_xml, load_run, merge
+from symverify.viz.report import report_page
+from symverify.viz.resources import load_run as load_run_for_plots
+
+SCRIPT = Script("s", Path("s.py"), "builtin", "T")
+
+
+def _inst(**kw: Any) -> dict[str, Any]:
+    base = {"name": "x", "verdict": "proved", "method": "exact", "resources": {"layers": 1}, "bounds": {"layers": 1},
+            "detail": "", "kind": "prover", "basis": "", "checks": None, "over_bound": [], "ok": True}
+    return {**base, **kw}
+
+
+def _row(*instances: dict[str, Any], **result: Any) -> ScriptOutcome:
+    return merge(SCRIPT, [{"status": "done", "seconds": 0.1, "error": "",
+                           "result": {"name": "s", "title": "T", "ok": True, "instances": list(instances), **result}}])
+
+
+def _written(row: ScriptOutcome, tmp_path: Path, timings: bool = False) -> dict[str, Any]:
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(RunSummary(True, (row,)).to_json(timings), allow_nan=False), encoding="utf-8")
+    return load_run(path)
+
+
+@pytest.mark.parametrize("instance, result, field", [
+    (_inst(note="mine"), {}, "unknown field 'note'"),
+    (_inst(), {"extra": 1}, "unknown field 'extra'"),
+    (_inst(method=3), {}, "instances[0].method: expected a string, found 3"),
+    (_inst(detail=None), {}, "instances[0].detail: expected a string"),
+    (_inst(seconds=float("nan")), {}, "instances[0].seconds: expected a finite number of seconds ≥ 0, found nan"),
+    (_inst(seconds=-1), {}, "instances[0].seconds: expected a finite number"),
+    (_inst(resources={"layers": 1, "width": float("nan")}), {}, "resources.width: expected an int, a float or an exact"),
+    (_inst(resources={"layers": 1, "note": "n/a"}), {}, "resources.note: expected an int, a float or an exact"),
+    (_inst(counterexample={"cell": [0, 0]}), {}, "counterexample: only a refuted instance has one; this one is proved"),
+    (_inst(), {"title": 5}, "result JSON.title: expected a string, found 5"),
+    (_inst(), {"seconds": float("inf")}, "result JSON.seconds: expected a finite number"),
+])
+def test_a_scripts_json_with_a_field_no_run_holds_makes_its_row_crashed(instance, result, field):
+    row = _row(instance, **result)
+    assert row.status == "crashed" and not row.ok and row.result is None, row
+    assert field in row.error, row.error
+
+
+def test_a_refuted_instance_keeps_its_counterexample(tmp_path):
+    row = _row(_inst(verdict="refuted", ok=False, counterexample={"cell": [0, 1], "inputs": [["1", "2"]]}))
+    assert row.status == "failed"
+    back = _written(row, tmp_path)
+    inst = back["scripts"][0]["result"]["instances"][0]
+    assert inst["counterexample"] == {"cell": [0, 1], "inputs": [["1", "2"]]}
+    failure = ET.fromstring(junit_xml(RunSummary(True, (row,)))).find(".//failure")
+    assert failure is not None and 'counterexample: {"cell": [0, 1], "inputs": [["1", "2"]]}' in (failure.text or "")
+
+
+def _refuting_report() -> Any:
+    head = '{"format": "symverify.circuit", "version": 1, "n": 1, "d": 2, "gates": [["mul", [0, 1], []]'
+    x = loads(head + '], "outputs": [2]}')
+    y = loads(head + ', ["lin", [2, 2], [1, 1]]], "outputs": [3]}')  # 2·x0·x1
+    report = sv.verify(x, y, method="exact")
+    assert report.verdict is Verdict.REFUTED
+    return report, x
+
+
+def test_from_report_writes_the_reports_counterexample_through_to_the_page(tmp_path):
+    report, x = _refuting_report()
+    inst = Instance.from_report("doubles", report)
+    assert inst.counterexample == report.to_json()["counterexample"] and inst.counterexample is not None
+    assert "counterexample" not in Instance.from_report("same", sv.verify(x, x)).to_json()
+    result = ProofResult("s", "T", [inst])
+    row = merge(SCRIPT, [{"status": "done", "seconds": 0.1, "error": "", "result": json.loads(json.dumps(result.to_json()))}])
+    back = _written(row, tmp_path)
+    written = back["scripts"][0]["result"]["instances"][0]
+    assert written["counterexample"] == report.to_json()["counterexample"]
+    page = report_page(back)
+    assert f'"lhs_value": "{written["counterexample"]["lhs_value"]}"' in page.replace("&quot;", '"')
+
+
+def test_an_instance_holds_a_counterexample_only_when_refuted():
+    with pytest.raises(UsageError, match="counterexample= belongs to a refuted claim, found it on a proved one"):
+        Instance("x", Verdict.PROVED, "exact", counterexample={"cell": [0, 0]}, kind=ClaimKind.PROVER)
+
+
+# ---- every row merge writes is read back ------------------------------------------------------------
+_VALUES = st.one_of(st.integers(-3, 10), st.sampled_from(["8/5", "3", "x", "0x10"]), st.floats(allow_nan=True),
+                    st.booleans(), st.none())
+_FIELDS = st.fixed_dictionaries({}, optional={
+    "verdict": st.sampled_from(["proved", "refuted", "unknown", "Proved"]),
+    "kind": st.sampled_from(["prover", "computed", "argued", "hand"]),
+    "method": st.sampled_from(["exact", 3]),
+    "resources": st.dictionaries(st.sampled_from(["layers", "width"]), _VALUES, max_size=2),
+    "bounds": st.dictionaries(st.sampled_from(["layers", "width"]), _VALUES, max_size=2),
+    "over_bound": st.lists(st.sampled_from(["layers", "width"]), max_size=2, unique=True),
+    "ok": st.one_of(st.booleans(), st.just("yes")),
+    "checks": st.one_of(st.none(), st.booleans()),
+    "seconds": st.one_of(st.floats(allow_nan=True), st.integers(-1, 3)),
+    "counterexample": st.just({"cell": [0, 0]}),
+    "note": st.just("x"),
+})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_FIELDS, min_size=1, max_size=3), st.booleans())
+def test_what_merge_writes_the_readers_take(tmp_path, changes, timings):
+    row = merge(SCRIPT, [{"status": "done", "seconds": 0.1, "error": "", "result": {
+        "name": "s", "title": "T", "ok": True, "instances": [{**_inst(name=f"i{k}"), **c} for k, c in enumerate(changes)]}}])
+    assert row.status in ("ok", "failed", "crashed")
+    if row.status == "crashed":
+        assert row.result is None and row.error
+        return
+    text = json.dumps(RunSummary(True, (row,)).to_json(timings), allow_nan=False)  # no NaN reaches the file
+    path = tmp_path / "run.json"
+    path.write_text(text, encoding="utf-8")
+    back = load_run(path)
+    assert back == json.loads(text)
+    insts = back["scripts"][0]["result"]["instances"]
+    assert row.ok == all(i["ok"] for i in insts)
+    for i in insts:  # an ok instance is proved (or argued with checks holding) and within its bounds
+        assert not i["ok"] or (i["kind"] == "argued" and i["checks"] is not False) or i["verdict"] == "proved"
+        assert all(isinstance(v, (int, str)) or math.isfinite(v) for v in i["resources"].values())
+
+
+# ---- forged summaries in a run file ------------------------------------------------------------------
+def _run_file(tmp_path: Path, **change: Any) -> Path:
+    row = _row(_inst(), _inst(name="y", verdict="refuted", ok=False))
+    data = RunSummary(True, (row,)).to_json()
+    script = data["scripts"][0]
+    for key, value in change.items():
+        target, _, field = key.rpartition("__")
+        (data if not target else script if target == "script" else script["result"])[field] = value
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"script__status": "ok", "script__ok": True}, r"scripts\[0\]\.result: 'ok' is true, but instance 'y' is not ok"),
+    ({"script__status": "ok"}, r"scripts\[0\]\.ok: expected true for status 'ok', found false"),
+    ({"ok": True}, r"\.ok: expected false \(a script is not ok\), found true"),
+    ({"script__counts": {"proved": 2, "refuted": 0, "unknown": 0, "argued": 0}}, r"scripts\[0\]\.counts: expected the counts"),
+    ({"result__ok": True}, r"scripts\[0\]\.result: 'ok' is true, but instance 'y' is not ok"),
+    ({"script__status": "crashed"}, r"scripts\[0\]\.result: a crashed script has no result"),
+    ({"script__status": "passed"}, r"scripts\[0\]\.status: expected one of ok, failed, crashed, timeout, interrupted"),
+    ({"version": 3}, r"\.version: expected 2, found 3 \(a run of a newer symverify\?\)"),
+    ({"directory": "/x"}, r"unknown field 'directory'"),
+    ({"quick": "yes"}, r"\.quick: expected true or false, found 'yes'"),
+])
+def test_forged_summaries_are_refused(tmp_path, change, message):
+    path = _run_file(tmp_path, **change)
+    with pytest.raises(SerializationError, match=message):
+        load_run(path)
+    with pytest.raises(SerializationError, match=message):
+        report_page(str(path))
+
+
+def test_the_unforged_file_is_read(tmp_path):
+    path = _run_file(tmp_path)
+    assert load_run(path)["scripts"][0]["status"] == "failed"
+
+
+# ---- runs written by symverify 0.1.0 ------------------------------------------------------------------
+RUN_010 = Path(__file__).parent / "data" / "run-0.1.0.json"  # `prove --quick primitives lemma_h11_composition --json`
+
+
+def test_a_run_of_0_1_0_is_read_by_every_reader():
+    """0.1.0 wrote counts without ``argued`` and instances without ``kind``, ``basis``, ``checks``."""
+    run = load_run(RUN_010)
+    assert run == json.loads(RUN_010.read_text(encoding="utf-8"))
+    assert set(run["scripts"][0]["counts"]) == {"proved", "refuted", "unknown"}
+    assert "kind" not in run["scripts"][0]["result"]["instances"][0]
+    assert "all ok" in report_page(str(RUN_010))
+
+
+def test_a_kind_left_out_compares_as_prover_in_a_golden_run():
+    from symverify.scripts.runner import golden_diff
+
+    old = load_run(RUN_010)
+    now = json.loads(json.dumps(old))
+    for s in now["scripts"]:
+        s["counts"]["argued"] = 0
+        s["result"]["counts"]["argued"] = 0
+        for inst in s["result"]["instances"]:
+            inst.update(kind="prover", basis="", checks=None)
+    assert golden_diff(now, old) == ""
+    now["scripts"][0]["result"]["instances"][0]["kind"] = "computed"
+    assert ': kind: "prover" → "computed"' in golden_diff(now, old)
+
+
+@pytest.mark.parametrize("counts, message", [
+    ({"proved": 27, "refuted": 0, "unknown": 0, "argued": 1}, r"counts: expected the counts of its instances"),
+    ({"proved": 27, "refuted": 0}, r"counts: expected an object of counts"),
+    ({"proved": 26, "refuted": 0, "unknown": 0}, r"counts: expected the counts of its instances"),
+])
+def test_counts_of_a_0_1_0_run_are_still_its_instances(tmp_path, counts, message):
+    run = json.loads(RUN_010.read_text(encoding="utf-8"))
+    run["scripts"][0]["counts"] = counts
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(run), encoding="utf-8")
+    with pytest.raises(SerializationError, match=message):
+        load_run(path)
+
+
+USER_SCRIPT = '''
+import symverify as sv
+from symverify.ir.serialize import loads
+from symverify.scripts.protocol import Instance, ProofResult, script_main
+
+TITLE = "a square against its double"
+HEAD = '{"format": "symverify.circuit", "version": 1, "n": 1, "d": 2, "gates": [["mul", [0, 1], []]'
+
+
+def run(quick):
+    x = loads(HEAD + '], "outputs": [2]}')
+    y = loads(HEAD + ', ["lin", [2, 2], [1, 1]]], "outputs": [3]}')
+    return ProofResult("doubles", TITLE, [Instance.from_report("x0*x1 vs 2*x0*x1", sv.verify(x, y, method="exact"))])
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))
+'''
+
+
+def test_prove_prints_and_writes_a_refutations_counterexample(tmp_path, capsys):
+    from symverify.cli import main
+
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "doubles.py").write_text(USER_SCRIPT, encoding="utf-8")
+    out, junit = tmp_path / "run.json", tmp_path / "j.xml"
+    assert main(["prove", "--dir", str(d), "doubles", "-j", "1", "--json", str(out), "--junit", str(junit)]) == 1
+    shown = capsys.readouterr()
+    run = load_run(out)
+    cex = run["scripts"][0]["result"]["instances"][0]["counterexample"]
+    assert cex["cell"] == [0, 0] and cex["lhs_value"] != cex["rhs_value"]
+    assert f"counterexample: {json.dumps(cex, ensure_ascii=False)}" in shown.out + shown.err
+    failure = ET.parse(junit).getroot().find(".//failure")
+    assert failure is not None and json.dumps(cex, ensure_ascii=False) in (failure.text or "")
+
+
+def test_one_shards_result_file_is_read(tmp_path):
+    """``python -m symverify.proofs.NAME --shard K/N --json OUT`` tags its instances with their case."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "part.json"
+    subprocess.run([sys.executable, "-m", "symverify.proofs.primitives", "--quick", "--shard", "0/2", "--json", str(out)],
+                   check=True, capture_output=True)
+    part = json.loads(out.read_text(encoding="utf-8"))
+    assert any("case" in i for i in part["instances"])
+    run = load_run_for_plots(str(out))
+    assert run["scripts"][0]["result"]["instances"] and "all ok" in report_page(str(out))
+    assert not any("case" in i or "before" in i for i in run["scripts"][0]["result"]["instances"])
+    part["instances"][0]["case"] = -1
+    out.write_text(json.dumps(part), encoding="utf-8")
+    with pytest.raises(SerializationError, match=r"instances\[0\]\.case: expected null or a case index ≥ 0, found -1"):
+        load_run_for_plots(str(out))
