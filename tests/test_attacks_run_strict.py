@@ -279,3 +279,16 @@ def test_one_shards_result_file_is_read(tmp_path):
     out.write_text(json.dumps(part), encoding="utf-8")
     with pytest.raises(SerializationError, match=r"instances\[0\]\.case: expected null or a case index ≥ 0, found -1"):
         load_run_for_plots(str(out))
+
+
+@pytest.mark.parametrize("command", [["info"], ["verify", "--method", "exact"]])
+def test_a_run_or_a_verdict_given_as_a_circuit_says_what_it_is(tmp_path, capsys, command):
+    from symverify.cli import main
+
+    report = tmp_path / "verdict.json"
+    report.write_text(json.dumps({"format": "symverify.report", "verdict": "proved"}), encoding="utf-8")
+    for path, hint in ((RUN_010, "symverify report FILE` shows it"), (report, "not a side to verify")):
+        args = [*command, str(path)] + ([str(path)] if command[0] == "verify" else [])
+        assert main(args) == 3
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err and hint in err, err

@@ -162,8 +162,11 @@ def from_json(data: Any) -> Document:
     if fmt == "symverify.certificate":
         return Certificate.from_json(data)
     if fmt not in (CIRCUIT_FORMAT, MODEL_FORMAT):
+        hint = {"symverify.proof-run": " (a run of `symverify prove --json`: `symverify report FILE` shows it)",
+                "symverify.report": " (a verdict of `symverify verify --json`, not a side to verify)"}.get(fmt, "")
         raise SerializationError(
-            f"document.format: expected one of {CIRCUIT_FORMAT!r}, {MODEL_FORMAT!r}, 'symverify.certificate'; found {safe_repr(fmt)}"
+            f"document.format: expected one of {CIRCUIT_FORMAT!r}, {MODEL_FORMAT!r}, 'symverify.certificate'; found "
+            f"{safe_repr(fmt)}{hint}"
         )
     _version(data, "document")
     _obj(data, "document", _CIRCUIT_KEYS if fmt == CIRCUIT_FORMAT else _MODEL_KEYS, ("name",))
