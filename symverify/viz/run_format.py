@@ -119,6 +119,11 @@ _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
 }
 
 
+def _number_shown(v: Any) -> str:
+    """A resource or bound as written (``7/2``, ``4``), cut to 40 characters; a huge int by its size."""
+    return (v if len(v) <= 40 else v[:39] + "…") if isinstance(v, str) else _shown(v)
+
+
 def _check_fields(d: Mapping[str, Any], fields: Mapping[str, str], where: str) -> None:
     """Every key of ``d`` is one of ``fields`` and of its type."""
     for key, value in d.items():
@@ -210,12 +215,12 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
     if "over_bound" in inst:
         for k in exceeded:
             if k not in over:
-                shown = f"{k}={_shown(raw_res[k])}" if k in raw_res else f"{k} (no value)"
-                raise SerializationError(f"{where}: {shown} is over its bound {_shown(raw_bounds[k])} but not listed in over_bound")
+                shown = f"{k}={_number_shown(raw_res[k])}" if k in raw_res else f"{k} (no value)"
+                raise SerializationError(f"{where}: {shown} is over its bound {_number_shown(raw_bounds[k])} but not listed in over_bound")
         for k in over:
             if k not in exceeded:
-                raise SerializationError(f"{where}: over_bound names {k!r}, but {k}={_shown(raw_res[k])} is within its bound "
-                                         f"{_shown(raw_bounds[k])}")
+                raise SerializationError(f"{where}: over_bound names {k!r}, but {k}={_number_shown(raw_res[k])} is within its bound "
+                                         f"{_number_shown(raw_bounds[k])}")
     checks = inst.get("checks")
     if checks is not None and kind != "argued":
         raise SerializationError(f"{where}.checks: expected null, or true or false on an argued claim, found {checks!r:.40} "
@@ -223,8 +228,8 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
     if inst.get("ok", False) and (over or exceeded or (kind != "argued" and verdict != "proved") or checks is False):
         k = (over or exceeded or [""])[0]
         why = (f"over_bound lists {', '.join(over)}" if over else
-               f"{k}={_shown(raw_res[k])} is over its bound {_shown(raw_bounds[k])}" if k in raw_res else
-               f"{k} has a bound {_shown(raw_bounds[k])} and no value" if k else
+               f"{k}={_number_shown(raw_res[k])} is over its bound {_number_shown(raw_bounds[k])}" if k in raw_res else
+               f"{k} has a bound {_number_shown(raw_bounds[k])} and no value" if k else
                "the argued claim's checks failed" if checks is False else f"the verdict is {verdict}")
         raise SerializationError(f"{where}: 'ok' is true, but {why}")
 
