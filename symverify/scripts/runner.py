@@ -419,6 +419,8 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
 
     ``on_start(name)`` is called when a script's first process starts, ``on_done(row)`` as soon as
     all of a script's processes have finished. ``env`` is added to every process's environment.
+    A script split into shards whose shards met different numbers of cases is ``crashed`` (its
+    parts cannot be merged into the rows of one process).
     A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned into one by the CLI) stops every process and
     returns the partial run (``interrupted``).
     """
@@ -448,7 +450,7 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
             started.add(name)
         if first and on_start:
             on_start(name)
-        return name, _local(execute(task, procs))
+        return name, {**_local(execute(task, procs)), "part": task.part()}
 
     pool = ThreadPoolExecutor(max_workers=jobs)
     futures: set[Future[tuple[str, Any]]] = {pool.submit(run, n, t) for n, t in plan}
@@ -459,7 +461,10 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
                 name, part = fut.result()
                 parts[name].append(part)
                 if len(parts[name]) == expected[name]:
-                    done[name] = merge(scripts[name], parts[name])
+                    sc = scripts[name]
+                    split = _split_cases(parts[name])
+                    done[name] = (ScriptOutcome(name, sc.title, "crashed", max(float(p["seconds"]) for p in parts[name]),
+                                                error=split, source=sc.source) if split else merge(sc, parts[name]))
                     if on_done:
                         on_done(done[name])
     except KeyboardInterrupt:
@@ -470,6 +475,18 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return RunSummary(quick, tuple(rows(scripts, names, done)), time.perf_counter() - start, interrupted, jobs)
+
+
+def _split_cases(parts: Sequence[Mapping[str, Any]]) -> str:
+    """Why the finished shards of one script cannot be merged ('' when they can): they met
+    different numbers of cases (a script whose cases depend on the process), so some cases would
+    run twice and others never."""
+    met = sorted(((str(p.get("part")), p["cases"]) for p in parts if p.get("status") == "done" and "cases" in p),
+                 key=lambda m: (len(m[0]), m[0]))  # shard 2/12 before shard 10/12
+    if len({n for _, n in met}) <= 1:
+        return ""
+    return ("the shards met different numbers of cases (" + ", ".join(f"{part}: {n}" for part, n in met) + "): a "
+            "SHARDABLE script must meet the same cases, in the same order, in every process (no unseeded randomness)")
 
 
 def rows(scripts: dict[str, Script], names: Sequence[str], done: Mapping[str, ScriptOutcome]) -> list[ScriptOutcome]:

@@ -6,7 +6,9 @@ of case indices, or only counting the cases; see :mod:`symverify.scripts.protoco
 and returns plain JSON, the same wherever it runs: ``status`` (``done``, ``crashed``, ``timeout``:
 killed at the task's timeout, ``lost``: killed by a signal nobody here sent, or ``interrupted``),
 ``result`` (the script's JSON, or ``{"cases": N}`` for a count), ``error``, ``seconds``,
-``version`` (symverify's, on the machine that ran it) and ``host``. A crash, even a FLINT abort, ends one process, never the caller.
+``version`` (symverify's, on the machine that ran it) and ``host``; for a part of a script (a shard
+or some cases), ``cases``: how many cases the part met. A crash, even a FLINT abort, ends one process, never the caller.
+A result whose ``name`` is not the task's (a script writing another script's result) is ``crashed``.
 
 A user's script (``--dir DIR``) runs from its file when ``path`` is set; a task for another
 machine carries the ``*.py`` files of its directory instead (``files``), written to a temporary
@@ -18,6 +20,7 @@ of ``symverify prove`` and the Dask backend (:mod:`symverify.scripts.dask_backen
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -154,6 +157,10 @@ class Processes:
         ``should_stop`` is asked about once a second; when it says yes the process is killed.
         ``guard`` kills the process when this one dies (Linux; see ``_GUARD``).
 
+        The child runs with ``PYTHONHASHSEED=0`` (unless ``env`` says otherwise), so that every part of a
+        sharded script iterates sets in the same order. A process that cannot be started (an
+        environment over the system's limit) ends as ``code`` None with the reason as ``stderr``.
+
         The child runs in its own session (a new process group, POSIX) and writes to temporary
         files, not pipes: the run ends when the child exits, even if a grandchild it left behind
         still holds its stdout or stderr open. Then, or on a timeout or a stop, the whole process
@@ -165,12 +172,22 @@ class Processes:
                 return Ran(None, "", "interrupted")
             # UTF-8 output whatever the locale: _tail decodes it as UTF-8, and a script's table (≤, →) must
             # not crash the script where standard output is ASCII-only (LC_ALL=C with UTF-8 mode off).
-            full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8", **(env or {})}
+            # One hash seed for every process: the parts of a sharded script must meet the same cases in the
+            # same order, and a script that loops over a set of strings would otherwise see another order in each.
+            full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0",
+                        **(env or {})}
             if guard and sys.platform.startswith("linux"):
                 cmd = [sys.executable, "-S", "-c", _GUARD, str(os.getpid()), *cmd]
             out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-            proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f, env=full_env,
-                                    start_new_session=os.name == "posix")
+            try:
+                proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f,
+                                        env=full_env, start_new_session=os.name == "posix")
+            except OSError as e:  # E2BIG: a command line or environment (a sweep's grid) over the system's limit
+                out_f.close()
+                err_f.close()
+                why = (" (its command line or environment, such as a sweep's grid, is longer than the system allows)"
+                       if e.errno == errno.E2BIG else "")
+                return Ran(None, "", f"could not start the script's process: {e.strerror or e}{why}")
             self._running.add(proc)
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
@@ -282,10 +299,20 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
             why = one_line(stderr, 2)
             return answer("lost", None, f"killed by {_signal_name(code)}" + (f": {why}" if why else ""))
         if code == 0 and not stderr.strip():
-            return answer("crashed", None, "exit code 0 without a result: a proof script ends with "
-                                           "'if __name__ == \"__main__\": raise SystemExit(script_main(run))'")
+            return answer("crashed", None, "exit code 0 without a result: the script exited before script_main wrote "
+                                           "one (sys.exit or os._exit in run), or never calls it: a proof script ends "
+                                           "with 'if __name__ == \"__main__\": raise SystemExit(script_main(run))'")
         why = crash_reason(stderr, task.name) or one_line(stdout, 2) or "no output"
         return answer("crashed", None, f"exit code {code}: {why}")
-    if task.count and not (isinstance(data.get("cases"), int) and data["cases"] >= 0):
-        return answer("crashed", None, f"--count-cases: expected {{\"cases\": N}}, found {json.dumps(data)[:80]}")
-    return answer("done", data, one_line(stderr, 3) if code not in (0, 1) else "")
+    if task.count:
+        if not (isinstance(data.get("cases"), int) and data["cases"] >= 0):
+            return answer("crashed", None, f"--count-cases: expected {{\"cases\": N}}, found {json.dumps(data)[:80]}")
+        return answer("done", data, one_line(stderr, 3) if code not in (0, 1) else "")
+    if data.get("name") != task.name:
+        return answer("crashed", None, f"result JSON: name: expected {task.name!r} (the script's own name: "
+                                       f"ProofResult({task.name!r}, TITLE)), found {str(data.get('name'))[:80]!r}")
+    met = data.pop("cases", None)  # a part's count of the cases it met (protocol.script_main)
+    done = answer("done", data, one_line(stderr, 3) if code not in (0, 1) else "")
+    if isinstance(met, int) and not isinstance(met, bool):
+        done["cases"] = met
+    return done
