@@ -468,8 +468,13 @@ def timed() -> Iterator[list[float]]:
         box[0] = time.perf_counter() - start
 
 
+_INDEX_PART = re.compile(r"([0-9]+)[ \t]*(?:-[ \t]*([0-9]+))?", re.ASCII)
+
+
 def parse_indices(text: str, what: str = "indices") -> list[int]:
-    """``"0,3,5-9"`` as the sorted list of distinct non-negative integers it names.
+    """``"0,3,5-9"`` as the sorted list of distinct non-negative integers it names: ASCII
+    decimal digits only (``1_0``, ``+3``, ``٣`` or ``0x10`` are refused, never read as a number);
+    spaces around a number are allowed.
 
     >>> parse_indices("7,0-2,2")
     [0, 1, 2, 7]
@@ -477,12 +482,15 @@ def parse_indices(text: str, what: str = "indices") -> list[int]:
     out: set[int] = set()
     for part in str(text).split(","):
         part = part.strip()
-        lo, sep, hi = part.partition("-")
+        m = _INDEX_PART.fullmatch(part)
+        if m is None:
+            raise UsageError(f"{what}: expected non-negative integers and ranges like 0,3,5-9 (digits 0-9); "
+                             f"found {text!r}")
         try:
-            a = int(lo.strip(), 10)
-            b = int(hi.strip(), 10) if sep else a
-        except ValueError:
-            raise UsageError(f"{what}: expected non-negative integers and ranges like 0,3,5-9; found {text!r}") from None
+            a = int(m.group(1), 10)
+            b = int(m.group(2), 10) if m.group(2) is not None else a
+        except ValueError:  # more digits than int() reads
+            raise UsageError(f"{what}: a number of {max(map(len, m.groups(''))):,} digits in {part[:40]!r}…") from None
         if a < 0 or b < a:
             raise UsageError(f"{what}: expected non-negative integers and ranges A-B with A ≤ B; found {text!r}")
         if b - a >= 1_000_000:

@@ -149,9 +149,15 @@ def _portable(d: Path) -> str:
 
 
 def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
-    """The built-in scripts and those of ``extra_dirs``; a repeated name is a :class:`UsageError`."""
+    """The built-in scripts and those of ``extra_dirs`` (a directory given twice, under any
+    spelling, counts once); a repeated name is a :class:`UsageError`."""
     scripts = discover(builtin_dir(), BUILTIN)
+    seen: set[Path] = set()
     for d in extra_dirs:
+        real = Path(d).resolve()
+        if real in seen:
+            continue
+        seen.add(real)
         for name, s in discover(d).items():
             if name in scripts:
                 where = "a built-in script" if scripts[name].source == BUILTIN else f"a script in {scripts[name].source}"
