@@ -247,6 +247,45 @@ def test_a_process_that_cannot_start_is_a_crashed_row(tmp_path):
     assert answer["error"].startswith("could not start the script's process: Argument list too long (its command line")
 
 
+FORGE = """
+import os, sys
+TITLE = "writes its own result file"
+SHARDABLE = True
+out = sys.argv[sys.argv.index("--json") + 1]
+INSTANCE = ('{"name": "x", "verdict": "proved", "kind": "computed", "method": "exact", "basis": "b", '
+            '"resources": {}, "bounds": {}, "over_bound": [], "ok": true, "seconds": 0, "case": 0}')
+"""
+
+FORGED = {
+    "nan": ("open(out, 'w').write('{\"name\": \"nan\", \"title\": \"t\", \"instances\": ['"
+            " + INSTANCE.replace('\"resources\": {}', '\"resources\": {\"layers\": NaN}') + ']}')",
+            "unreadable result JSON: NaN is not a JSON number"),
+    "repeated": ("open(out, 'w').write('{\"name\": \"repeated\", \"title\": \"t\", \"instances\": ['"
+                 " + INSTANCE.replace('\"verdict\"', '\"verdict\": \"refuted\", \"verdict\"') + ']}')",
+                 "unreadable result JSON: the key 'verdict' is repeated in one object"),
+    "text_seconds": ("open(out, 'w').write('{\"name\": \"text_seconds\", \"title\": \"t\", \"seconds\": "
+                     "\"abc\", \"instances\": [' + INSTANCE + ']}')",
+                     'result JSON: seconds: expected a number, found "abc"'),
+    "list_title": ("open(out, 'w').write('{\"name\": \"list_title\", \"title\": [1], \"instances\": [' + INSTANCE"
+                   " + ']}')", "result JSON: title: expected text, found list"),
+    "fifo": ("os.mkfifo(out)", "result JSON: expected a regular file of at most 1073741824 bytes, found a special file"),
+    "zeros": ("os.symlink('/dev/zero', out)",
+              "result JSON: expected a regular file of at most 1073741824 bytes, found a symbolic link"),
+}
+
+
+def test_result_files_a_script_writes_itself_are_read_strictly(tmp_path):
+    """A script controls its result path: NaN (written to the run JSON, which --golden then refused
+    to read back), a repeated key (the last one counted), seconds as text (-j 2 ended in an
+    internal error summing them), a FIFO (the runner blocked forever, even on SIGTERM) and a link
+    to /dev/zero (read until memory ran out) are crashed rows."""
+    for name, (body, _) in FORGED.items():
+        (tmp_path / f"{name}.py").write_text(FORGE + body + "\n", encoding="utf-8")
+    rows = _rows(run_scripts(available([tmp_path]), list(FORGED), jobs=2, timeout=20))
+    for name, (_, error) in FORGED.items():
+        assert (rows[name].status, rows[name].error[:len(error)]) == ("crashed", error), name
+
+
 SHARDS = {
     "late": """
         TITLE = 'late'

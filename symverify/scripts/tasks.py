@@ -8,7 +8,9 @@ killed at the task's timeout, ``lost``: killed by a signal nobody here sent, or 
 ``result`` (the script's JSON, or ``{"cases": N}`` for a count), ``error``, ``seconds``,
 ``version`` (symverify's, on the machine that ran it) and ``host``; for a part of a script (a shard
 or some cases), ``cases``: how many cases the part met. A crash, even a FLINT abort, ends one process, never the caller.
-A result whose ``name`` is not the task's (a script writing another script's result) is ``crashed``.
+A result whose ``name`` is not the task's (a script writing another script's result) is ``crashed``,
+as is one that is not strict JSON (``NaN``, a repeated key), not a regular file of at most
+:data:`RESULT_MAX_BYTES` bytes (a FIFO, a link) or whose title, seconds or instances have the wrong type.
 
 A user's script (``--dir DIR``) runs from its file when ``path`` is set; a task for another
 machine carries the ``*.py`` files of its directory instead (``files``), written to a temporary
@@ -26,6 +28,7 @@ import os
 import re
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -263,6 +266,56 @@ def _signal_name(code: int) -> str:
         return f"signal {-code}"
 
 
+RESULT_MAX_BYTES = 1 << 30
+"""The largest result file read back from a script (as ``symverify.ir.limits.MAX_FILE_BYTES``)."""
+
+
+def _result_file(path: Path) -> str:
+    """What stands at a script's result path when it is not a regular file of at most
+    :data:`RESULT_MAX_BYTES` bytes ('' when it is): the script chose what to write there, and a
+    FIFO would block the read forever, a link to ``/dev/zero`` fill the memory."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISREG(st.st_mode):
+        return "a special file (FIFO, socket or device)" if not stat.S_ISDIR(st.st_mode) else "a directory"
+    if st.st_size > RESULT_MAX_BYTES:
+        return f"{st.st_size} bytes"
+    return ""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} is repeated in one object (which one counts is not defined)")
+        out[key] = value
+    return out
+
+
+def _strict_json(text: str) -> Any:
+    """A script's result as strict JSON: no ``NaN``/``Infinity`` (the run JSON written from it must
+    be read back, as a golden run), no key repeated in an object."""
+    return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique)
+
+
+def _result_shape(data: dict[str, Any]) -> str:
+    """What is wrong with the top level of a script's result (``ProofResult.to_json``): ``title``
+    text, ``seconds`` a number, ``instances`` a list ('' when nothing is)."""
+    if not isinstance(data.get("title", ""), str):
+        return f"title: expected text, found {type(data['title']).__name__}"
+    secs = data.get("seconds", 0)
+    if isinstance(secs, bool) or not isinstance(secs, (int, float)):
+        return f"seconds: expected a number, found {json.dumps(secs)[:40]}"
+    if not isinstance(data.get("instances"), list):
+        return f"instances: expected a list, found {json.dumps(data.get('instances'))[:40]}"
+    return ""
+
+
 def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable[[], bool] | None = None,
             guard: bool = False) -> dict[str, Any]:
     """Run ``task`` in a fresh interpreter and return its plain-JSON result (module docstring)."""
@@ -287,9 +340,13 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         if code is None:
             return answer("timeout" if timed_out else "crashed", None, stderr)
         data = None
-        if out.exists():
+        if os.path.lexists(out):
+            what = _result_file(out)
+            if what:
+                return answer("crashed", None, f"result JSON: expected a regular file of at most {RESULT_MAX_BYTES} "
+                                               f"bytes, found {what}")
             try:
-                data = json.loads(out.read_text(encoding="utf-8"))
+                data = _strict_json(out.read_text(encoding="utf-8"))
             except (OSError, ValueError, RecursionError) as e:  # ValueError: bad JSON, bad UTF-8, huge ints
                 return answer("crashed", None, f"unreadable result JSON: {e}")
             if not isinstance(data, dict):
@@ -308,6 +365,9 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         if not (isinstance(data.get("cases"), int) and data["cases"] >= 0):
             return answer("crashed", None, f"--count-cases: expected {{\"cases\": N}}, found {json.dumps(data)[:80]}")
         return answer("done", data, one_line(stderr, 3) if code not in (0, 1) else "")
+    shape = _result_shape(data)
+    if shape:
+        return answer("crashed", None, f"result JSON: {shape}")
     if data.get("name") != task.name:
         return answer("crashed", None, f"result JSON: name: expected {task.name!r} (the script's own name: "
                                        f"ProofResult({task.name!r}, TITLE)), found {str(data.get('name'))[:80]!r}")
