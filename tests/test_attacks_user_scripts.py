@@ -286,6 +286,29 @@ def test_result_files_a_script_writes_itself_are_read_strictly(tmp_path):
         assert (rows[name].status, rows[name].error[:len(error)]) == ("crashed", error), name
 
 
+def test_a_shipped_directory_keeps_every_byte_and_skips_what_is_no_file(tmp_path):
+    """Script.task(shipped=True) (Dask runs): a Latin-1 helper module made ship() raise
+    UnicodeDecodeError ('internal error' on the command line), a directory named x.py
+    IsADirectoryError; the helper now arrives byte for byte and the script imports it."""
+    (tmp_path / "_latin.py").write_bytes(b'# -*- coding: latin-1 -*-\nX = "\xe9"\n')
+    (tmp_path / "not_a_file.py").mkdir()
+    _script(tmp_path, "uses_latin", """
+        import sys
+        sys.path.insert(0, __import__('os').path.dirname(__file__))
+        from _latin import X
+        TITLE = 'imports a Latin-1 helper'
+        def run(quick=False):
+            r = ProofResult('uses_latin', TITLE)
+            r.instances.append(Instance.computed('helper read as written', X == '\\xe9', 'a comparison', 'exact'))
+            return r
+        """)
+    task = available([tmp_path])["uses_latin"].task(False, shipped=True)
+    assert [name for name, _ in task.files] == ["_latin.py", "uses_latin.py"]
+    answer = execute(task)
+    assert answer["status"] == "done", answer["error"]
+    assert answer["result"]["ok"] is True
+
+
 SHARDS = {
     "late": """
         TITLE = 'late'

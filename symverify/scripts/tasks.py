@@ -109,8 +109,16 @@ class Task:
 
 
 def ship(directory: str | Path) -> tuple[tuple[str, str], ...]:
-    """The ``*.py`` files of a user's proof directory as ``(file name, text)``, to send with a task."""
-    return tuple((p.name, p.read_text(encoding="utf-8")) for p in sorted(Path(directory).glob("*.py")))
+    """The ``*.py`` files of a user's proof directory as ``(file name, text)``, to send with a task:
+    regular files (or links to one) only, each byte kept as it is (a file that is not UTF-8 is
+    carried with :data:`SHIPPED_ERRORS` and written back byte for byte; Python reports its
+    encoding if the script imports it)."""
+    return tuple((p.name, p.read_text(encoding="utf-8", errors=SHIPPED_ERRORS))
+                 for p in sorted(Path(directory).glob("*.py")) if p.is_file())
+
+
+SHIPPED_ERRORS = "surrogateescape"
+"""How a shipped file's bytes that are not UTF-8 travel in its text (and are written back)."""
 
 
 def one_line(text: str, lines: int = 6) -> str:
@@ -329,7 +337,7 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
     with tempfile.TemporaryDirectory(prefix="symverify-prove-") as tmp:
         root = Path(tmp)
         for fname, text in task.files:
-            (root / Path(fname).name).write_text(text, encoding="utf-8")
+            (root / Path(fname).name).write_text(text, encoding="utf-8", errors=SHIPPED_ERRORS)
         work = root / "work"
         work.mkdir()
         out = work / "result.json"
