@@ -428,6 +428,13 @@ def test_a_name_of_a_builtin_is_refused(tmp_path, capsys):
     assert code == 3 and "proof script primitives in" in err and "has the name of a built-in script" in err
 
 
+def test_a_script_named_all_is_refused(tmp_path, capsys):
+    """all.py could never run alone: `prove --dir D all` ran every script, built-in ones included."""
+    _script(tmp_path, "all", GOOD)
+    code, _, err = _cli(capsys, "prove", "--dir", str(tmp_path), "all", "--list")
+    assert code == 3 and err.strip().endswith("'all' on the command line means every script; rename it")
+
+
 @pytest.fixture
 def no_run(monkeypatch):
     """symverify sweep never gets to run a script in these tests."""

@@ -150,7 +150,8 @@ def _portable(d: Path) -> str:
 
 def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
     """The built-in scripts and those of ``extra_dirs`` (a directory given twice, under any
-    spelling, counts once); a repeated name is a :class:`UsageError`."""
+    spelling, counts once); a repeated name, or a script named ``all`` (the word for every
+    script), is a :class:`UsageError`."""
     scripts = discover(builtin_dir(), BUILTIN)
     seen: set[Path] = set()
     for d in extra_dirs:
@@ -159,6 +160,8 @@ def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
             continue
         seen.add(real)
         for name, s in discover(d).items():
+            if name == "all":  # select() reads 'all' as every script: this one could never be chosen alone
+                raise UsageError(f"proof script all in {d}: 'all' on the command line means every script; rename it")
             if name in scripts:
                 where = "a built-in script" if scripts[name].source == BUILTIN else f"a script in {scripts[name].source}"
                 raise UsageError(f"proof script {name} in {d} has the name of {where}; rename it")
