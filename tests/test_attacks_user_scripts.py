@@ -107,6 +107,22 @@ def test_instances_out_of_the_order_of_their_cases_are_refused_in_every_run(argv
         _part(_reordered, *argv)
 
 
+def _nested(quick: bool = False) -> ProofResult:
+    r = ProofResult("nested", "each() in each()")
+    for a in each(range(3)):
+        for b in each(range(2)):
+            r.instances.append(Instance.computed(f"{a}.{b}", True, "a comparison", "exact"))
+    return r
+
+
+@pytest.mark.parametrize("argv", [(), ("--shard", "0/2")])
+def test_nested_loops_of_each_are_refused_in_every_run(argv):
+    """each() inside each(): shard 1 skipped outer case 0 and so never met its inner cases, the
+    shards numbered the cases differently (7 against 5), and -j 2 crashed where -j 1 was ok."""
+    with pytest.raises(UsageError, match=r"each\(\) inside the handling of case 0 of another each\(\)"):
+        _part(_nested, *argv)
+
+
 def test_a_part_says_how_many_cases_it_met():
     """script_main --shard: the part's JSON carries the number of cases it met, which the runner
     compares across shards; a whole run writes none (its JSON is unchanged)."""

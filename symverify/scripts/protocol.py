@@ -374,9 +374,16 @@ def each(cases: Any) -> Iterator[Any]:
     """The cases this process runs (all of them unless the runner asked for ``--shard k/K`` or
     ``--cases …``); every instance made while handling a case is tagged with the case's index.
 
-    Indices go on across loops: a second ``each`` numbers its cases after the first one's.
+    Indices go on across loops: a second ``each`` numbers its cases after the first one's. A loop
+    inside the handling of a case is a :class:`~symverify.errors.UsageError` in every run: a
+    shard that skips an outer case never meets its inner ones, so the shards would number the
+    cases differently (loop over the pairs, ``itertools.product``, in one ``each``).
     """
     state = _STATE
+    if state.current is not None:
+        raise UsageError(f"each() inside the handling of case {state.current} of another each(): expected one loop "
+                         "level (shards that skip an outer case never meet its inner ones); loop over the pairs "
+                         "(itertools.product) in one each()")
     try:
         for case in cases:
             index = state.seen
