@@ -509,3 +509,16 @@ def test_a_sweep_variable_left_in_the_shell_does_not_reach_prove(tmp_path, capsy
     code, out, err = _cli(capsys, "sweep", "tiny", "--dir", str(tmp_path), "-j", "1", "--seeds", "3", "--json", "-")
     assert code == 0 and [i["name"] for i in json.loads(out)["scripts"][0]["result"]["instances"]] == ["seed 3"]
 
+
+
+def test_a_real_sweep_gives_the_same_run_with_one_or_three_processes(tmp_path, capsys):
+    """thm_h21 on a tiny grid with repeated and unordered values: -j 3 writes the run JSON of -j 1,
+    one instance per distinct grid point, in grid order."""
+    argv = ["sweep", "thm_h21", "--widths", " 3,1,3", "--depths", "1", "--seeds", "0", "--compilers",
+            "dense, dense,kaleidoscope"]
+    assert _cli(capsys, *argv, "-j", "1", "--json", str(tmp_path / "one.json"))[0] == 0
+    assert _cli(capsys, *argv, "-j", "3", "--json", str(tmp_path / "three.json"))[0] == 0
+    one = (tmp_path / "one.json").read_text(encoding="utf-8")
+    assert one == (tmp_path / "three.json").read_text(encoding="utf-8")
+    assert [i["name"] for i in json.loads(one)["scripts"][0]["result"]["instances"]] == [
+        f"w={w} Δ=1 seed=0 {c}" for w in (1, 3) for c in ("dense", "kaleidoscope")]
