@@ -11,6 +11,7 @@ broken script; ``-j 2`` gives the rows of ``-j 1``. The in-process tests drive `
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import textwrap
 from pathlib import Path
@@ -509,6 +510,21 @@ def test_a_sweep_variable_left_in_the_shell_does_not_reach_prove(tmp_path, capsy
     code, out, err = _cli(capsys, "sweep", "tiny", "--dir", str(tmp_path), "-j", "1", "--seeds", "3", "--json", "-")
     assert code == 0 and [i["name"] for i in json.loads(out)["scripts"][0]["result"]["instances"]] == ["seed 3"]
 
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"seeds": [0], "seeds": [1]}', "the key(s) 'seeds' repeated in one object"),
+    ('{"seeds": [NaN]}', "NaN is not a JSON number"),
+    ("[" * 100_000 + "]" * 100_000, "maximum recursion depth exceeded"),
+])
+def test_a_sweep_grid_set_by_hand_is_strict_json(monkeypatch, text, message):
+    """sweep_grid read a repeated key as its last value, NaN as a float, and deep nesting ended in a
+    RecursionError traceback (a script run by hand with SYMVERIFY_SWEEP set)."""
+    from symverify.scripts.protocol import sweep_grid
+
+    monkeypatch.setenv(SWEEP_ENV, text)
+    with pytest.raises(UsageError, match=r"SYMVERIFY_SWEEP: expected a JSON object, found .*" + re.escape(message)):
+        sweep_grid({"seeds": [0]})
 
 
 def test_a_real_sweep_gives_the_same_run_with_one_or_three_processes(tmp_path, capsys):

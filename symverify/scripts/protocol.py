@@ -508,13 +508,26 @@ def parse_indices(text: str, what: str = "indices") -> list[int]:
 
 def sweep_grid(default: Mapping[str, Any]) -> dict[str, Any]:
     """The grid ``symverify sweep`` passed (:data:`SWEEP_ENV`), else ``default``; the keys are
-    ``default``'s (a grid without one of them keeps the default's value)."""
+    ``default``'s (a grid without one of them keeps the default's value). The grid is strict JSON:
+    a key repeated in an object, ``NaN`` or ``Infinity`` is a :class:`~symverify.errors.UsageError`
+    (never its last value, never a float)."""
     text = os.environ.get(SWEEP_ENV)
     if not text:
         return dict(default)
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in pairs]
+        repeated = sorted({k for k in keys if keys.count(k) > 1})
+        if repeated:
+            raise ValueError(f"the key(s) {', '.join(map(repr, repeated))} repeated in one object")
+        return dict(pairs)
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
     try:
-        grid = json.loads(text)
-    except ValueError as e:
+        grid = json.loads(text, object_pairs_hook=unique, parse_constant=constant)
+    except (ValueError, RecursionError) as e:
         raise UsageError(f"{SWEEP_ENV}: expected a JSON object, found {text[:60]!r} ({e})") from None
     if not isinstance(grid, dict):
         raise UsageError(f"{SWEEP_ENV}: expected a JSON object, found {type(grid).__name__}")
