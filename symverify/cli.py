@@ -408,6 +408,9 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         if given:
             raise UsageError(f"--list prints the scripts and runs none, so it writes no run: leave out {', '.join(given)}")
         return _list_scripts(scripts, runner.select(scripts, args.names, default))
+    if default == [] and not args.names:  # --dir without names runs the directories' scripts: there are none
+        raise UsageError(f"--dir {', '.join(args.dir)}: expected proof scripts NAME.py (names starting with '_' are "
+                         "helper modules), found none")
     return _run(args, scripts, runner.select(scripts, args.names, default), args.quick)
 
 

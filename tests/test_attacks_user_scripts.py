@@ -445,6 +445,14 @@ def test_a_name_of_a_builtin_is_refused(tmp_path, capsys):
     assert code == 3 and "proof script primitives in" in err and "has the name of a built-in script" in err
 
 
+def test_a_directory_without_scripts_is_a_usage_error(tmp_path, capsys):
+    """prove --dir D with only helper modules in D printed an empty table and exited 1."""
+    _script(tmp_path, "_helper", GOOD)
+    code, out, err = _cli(capsys, "prove", "--dir", str(tmp_path))
+    assert (code, out) == (3, "")
+    assert err.strip().endswith("expected proof scripts NAME.py (names starting with '_' are helper modules), found none")
+
+
 def test_a_script_named_all_is_refused(tmp_path, capsys):
     """all.py could never run alone: `prove --dir D all` ran every script, built-in ones included."""
     _script(tmp_path, "all", GOOD)
