@@ -163,6 +163,10 @@ def test_shards_merge_into_the_rows_of_one_process(plan, how, k):
     parts = merge(script, [_part(run, f"--shard={i}/{k}") for i in reversed(range(k))])
     assert _names(parts) == _names(whole)
     assert parts.status == whole.status
+    n = sum(len(arg) for step, arg in plan if step == "loop")  # the Dask backend: case groups by --cases
+    groups = [",".join(map(str, range(g, n, k))) for g in range(k) if range(g, n, k)]
+    if groups:
+        assert _names(merge(script, [_part(run, f"--cases={g}") for g in reversed(groups)])) == _names(whole)
 
 
 # ---- in process: the index lists of --cases and of sweep grids ------------------------------------------------
