@@ -410,14 +410,14 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         return _list_scripts(scripts, runner.select(scripts, args.names, default))
     if default == [] and not args.names:  # --dir without names runs the directories' scripts: there are none
         raise UsageError(f"--dir {', '.join(args.dir)}: expected proof scripts NAME.py (names starting with '_' are "
-                         "helper modules), found none")
+                         "support modules), found none")
     return _run(args, scripts, runner.select(scripts, args.names, default), args.quick)
 
 
 def _script_paths(args: argparse.Namespace) -> list[str]:
     """``prove DIR/NAME.py``: a name ending in ``.py`` is the path of the user's script, read as
     ``--dir DIR NAME`` (each directory added once; a symbolic link's own directory, not its
-    target's). A ``_NAME.py`` is a helper module, never a script."""
+    target's). A ``_NAME.py`` is a support module, never a script."""
     from symverify.errors import UsageError
 
     names: list[str] = []
@@ -430,7 +430,7 @@ def _script_paths(args: argparse.Namespace) -> list[str]:
         if not path.is_file():
             raise UsageError(f"{name}: no such proof script file")
         if path.stem.startswith("_"):
-            raise UsageError(f"{name}: expected a proof script NAME.py; a file whose name starts with '_' is a helper "
+            raise UsageError(f"{name}: expected a proof script NAME.py; a file whose name starts with '_' is a support "
                              "module of its directory, never run as a script (rename it)")
         where = path.absolute().parent.resolve()  # the link's directory: the script is found there by its name
         if where not in seen:

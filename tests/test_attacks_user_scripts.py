@@ -308,19 +308,19 @@ def test_result_files_a_script_writes_itself_are_read_strictly(tmp_path):
 
 
 def test_a_shipped_directory_keeps_every_byte_and_skips_what_is_no_file(tmp_path):
-    """Script.task(shipped=True) (Dask runs): a Latin-1 helper module made ship() raise
+    """Script.task(shipped=True) (Dask runs): a Latin-1 support module made ship() raise
     UnicodeDecodeError ('internal error' on the command line), a directory named x.py
-    IsADirectoryError; the helper now arrives byte for byte and the script imports it."""
+    IsADirectoryError; the module now arrives byte for byte and the script imports it."""
     (tmp_path / "_latin.py").write_bytes(b'# -*- coding: latin-1 -*-\nX = "\xe9"\n')
     (tmp_path / "not_a_file.py").mkdir()
     _script(tmp_path, "uses_latin", """
         import sys
         sys.path.insert(0, __import__('os').path.dirname(__file__))
         from _latin import X
-        TITLE = 'imports a Latin-1 helper'
+        TITLE = 'imports a Latin-1 module'
         def run(quick=False):
             r = ProofResult('uses_latin', TITLE)
-            r.instances.append(Instance.computed('helper read as written', X == '\\xe9', 'a comparison', 'exact'))
+            r.instances.append(Instance.computed('module read as written', X == '\\xe9', 'a comparison', 'exact'))
             return r
         """)
     task = available([tmp_path])["uses_latin"].task(False, shipped=True)
@@ -425,11 +425,11 @@ def test_odd_file_names_run_by_path(tmp_path, capsys, name):
     assert [s["name"] for s in json.loads(out)["scripts"]] == [name]
 
 
-def test_a_helper_module_path_is_not_a_script(tmp_path, capsys):
-    """prove D/_helper.py: discovery skips '_' files, so this said 'unknown proof script(s) _helper'."""
-    _script(tmp_path, "_helper", GOOD)
-    code, _, err = _cli(capsys, "prove", str(tmp_path / "_helper.py"))
-    assert code == 3 and err.strip().endswith("a file whose name starts with '_' is a helper module of its "
+def test_a_support_module_path_is_not_a_script(tmp_path, capsys):
+    """prove D/_support.py: discovery skips '_' files, so this said 'unknown proof script(s) _support'."""
+    _script(tmp_path, "_support", GOOD)
+    code, _, err = _cli(capsys, "prove", str(tmp_path / "_support.py"))
+    assert code == 3 and err.strip().endswith("a file whose name starts with '_' is a support module of its "
                                               "directory, never run as a script (rename it)")
     assert len(err.strip().splitlines()) == 1
 
@@ -450,11 +450,11 @@ def test_a_name_of_a_builtin_is_refused(tmp_path, capsys):
 
 
 def test_a_directory_without_scripts_is_a_usage_error(tmp_path, capsys):
-    """prove --dir D with only helper modules in D printed an empty table and exited 1."""
-    _script(tmp_path, "_helper", GOOD)
+    """prove --dir D with only support modules in D printed an empty table and exited 1."""
+    _script(tmp_path, "_support", GOOD)
     code, out, err = _cli(capsys, "prove", "--dir", str(tmp_path))
     assert (code, out) == (3, "")
-    assert err.strip().endswith("expected proof scripts NAME.py (names starting with '_' are helper modules), found none")
+    assert err.strip().endswith("expected proof scripts NAME.py (names starting with '_' are support modules), found none")
 
 
 def test_a_script_named_all_is_refused(tmp_path, capsys):
