@@ -30,6 +30,11 @@ from symverify.errors import SymverifyError
 __all__ = ["main", "EXIT_PROVED", "EXIT_REFUTED", "EXIT_UNKNOWN", "EXIT_ERROR"]
 
 EXIT_PROVED, EXIT_REFUTED, EXIT_UNKNOWN, EXIT_ERROR = 0, 1, 2, 3
+
+ENV_STRING_MAX = 131072
+"""The longest ``NAME=VALUE`` string of a process's environment Linux accepts (``MAX_ARG_STRLEN``, 32 pages):
+``symverify sweep`` refuses a grid whose JSON would not fit in :data:`~symverify.scripts.protocol.SWEEP_ENV`."""
+
 MAX_JOBS = 1024
 """The most processes (or local Dask workers) ``prove``/``sweep -j`` starts at once; a huge ``-j``
 built that many shards of a shardable script before running any."""
@@ -403,12 +408,16 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         if given:
             raise UsageError(f"--list prints the scripts and runs none, so it writes no run: leave out {', '.join(given)}")
         return _list_scripts(scripts, runner.select(scripts, args.names, default))
+    if default == [] and not args.names:  # --dir without names runs the directories' scripts: there are none
+        raise UsageError(f"--dir {', '.join(args.dir)}: expected proof scripts NAME.py (names starting with '_' are "
+                         "support modules), found none")
     return _run(args, scripts, runner.select(scripts, args.names, default), args.quick)
 
 
 def _script_paths(args: argparse.Namespace) -> list[str]:
     """``prove DIR/NAME.py``: a name ending in ``.py`` is the path of the user's script, read as
-    ``--dir DIR NAME`` (each directory added once)."""
+    ``--dir DIR NAME`` (each directory added once; a symbolic link's own directory, not its
+    target's). A ``_NAME.py`` is a support module, never a script."""
     from symverify.errors import UsageError
 
     names: list[str] = []
@@ -420,8 +429,12 @@ def _script_paths(args: argparse.Namespace) -> list[str]:
         path = Path(name)
         if not path.is_file():
             raise UsageError(f"{name}: no such proof script file")
-        if path.resolve().parent not in seen:
-            seen.add(path.resolve().parent)
+        if path.stem.startswith("_"):
+            raise UsageError(f"{name}: expected a proof script NAME.py; a file whose name starts with '_' is a support "
+                             "module of its directory, never run as a script (rename it)")
+        where = path.absolute().parent.resolve()  # the link's directory: the script is found there by its name
+        if where not in seen:
+            seen.add(where)
             args.dir.append(str(path.parent))
         names.append(path.stem)
     return names
@@ -467,9 +480,15 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         if bad or not names:
             raise UsageError(f"--compilers: expected kaleidoscope and/or dense, found {args.compilers!r}")
         grid["compilers"] = list(dict.fromkeys(names))
+    text = json.dumps(grid, sort_keys=True)
+    if len(SWEEP_ENV) + 1 + len(text.encode("utf-8")) >= ENV_STRING_MAX:  # one NAME=VALUE string of the environment
+        given = "/".join(f"--{k}" for k in grid)
+        raise UsageError(f"{given}: expected a grid that fits in the environment variable {SWEEP_ENV} (less than "
+                         f"{ENV_STRING_MAX} bytes), found {sum(map(len, grid.values()))} values ({len(text)} bytes); "
+                         "split the sweep into several runs")
     scripts = runner.available(args.dir)
     name = runner.sweep_script(scripts, args.family)
-    return _run(args, scripts, [name], False, {SWEEP_ENV: json.dumps(grid, sort_keys=True)} if grid else None)
+    return _run(args, scripts, [name], False, {SWEEP_ENV: text} if grid else None)
 
 
 def _check_run_options(args: argparse.Namespace) -> None:
@@ -525,7 +544,11 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     from rich.console import Console
 
     from symverify.scripts import runner
+    from symverify.scripts.protocol import SWEEP_ENV
 
+    # The grid of a sweep comes only from `symverify sweep`: a SYMVERIFY_SWEEP left in the shell does not reach
+    # the scripts of `symverify prove` (their default grids), nor replace the grid of a sweep.
+    env = {SWEEP_ENV: "", **(env or {})}
     golden = runner.load_run(args.golden) if args.golden and not args.update_golden else None
     jobs = args.jobs or os.cpu_count() or 1
     width = 160 if args.wide else 80

@@ -227,7 +227,8 @@ def test_a_script_that_does_not_run_gets_a_one_line_reason(tmp_path, capsys):
         (tmp_path / f"{name}.py").write_text(text, encoding="utf-8")
     assert main(["prove", "--dir", str(tmp_path), "--quick", "-j", "2"]) == 1
     out = capsys.readouterr().out
-    assert ("noguard crashed: exit code 0 without a result: a proof script ends with "
+    assert ("noguard crashed: exit code 0 without a result: the script exited before script_main wrote one "
+            "(sys.exit or os._exit in run), or never calls it: a proof script ends with "
             "'if __name__ == \"__main__\": raise SystemExit(script_main(run))'") in out
     assert "syntax crashed: exit code 1: syntax.py:4: SyntaxError: " in out
     assert "wrongret crashed: exit code 1: wrongret.py:11: symverify.errors.UsageError: run(quick) returned int; " in out

@@ -37,12 +37,18 @@ declare ``SHARDABLE = True`` and loop ``for case in each(cases):``. The cases of
 :func:`each` loop of a run are numbered ``0, 1, …`` in the order they are met (a second loop goes
 on from where the first stopped). ``script_main(--shard k/K)`` runs only the cases with index
 ``≡ k (mod K)``; ``--cases 0,3,5-9`` runs exactly those cases; ``--count-cases`` runs none and
-writes ``{"cases": N}``. With a selection every instance is tagged with its case index (an
-instance made outside :func:`each` with the number of cases met before it), and the runners
-(``symverify prove -j N`` and the Dask backend, one task per case) merge the parts into exactly
-the order of a one-process run. Instances made outside :func:`each` come only from the part that
-runs case 0 (shard 0), so they should be cheap; a script must also run correctly when a loop
-yields no case (``--count-cases``, or a shard without cases).
+writes ``{"cases": N}``. With a selection every instance is tagged with the index of the case it
+was *made* in (an instance made outside :func:`each` with the number of cases met before it),
+however it reaches the result (appended, or in a list given to or assigned to
+``ProofResult.instances``), and the part's JSON says how many cases it met (``"cases"``); the
+runners (``symverify prove -j N`` and the Dask backend, one task per case) merge the parts into
+exactly the order of a one-process run. So a result's instances must stand in the order of the
+cases that made them (:meth:`ProofResult.to_json` refuses another order in every run, sharded or
+not), and every process must meet the same cases in the same order (no unseeded randomness; the
+runners fix ``PYTHONHASHSEED`` so that set order agrees; ``symverify prove -j N`` makes a row whose
+shards met different numbers of cases ``crashed``). Instances made outside :func:`each` come only
+from the part that runs case 0 (shard 0), so they should be cheap; a script must also run
+correctly when a loop yields no case (``--count-cases``, or a shard without cases).
 
 **Sweeps.** A script that declares ``SWEEP = True`` takes its cases from a parameter grid that
 ``symverify sweep`` passes in the environment variable :data:`SWEEP_ENV` (JSON); it reads it with
@@ -209,6 +215,8 @@ class Instance:
         if unknown:
             raise UsageError(f"instance {self.name!r}: method {self.method!r}: expected words from "
                              f"{', '.join(sorted(METHOD_TOKENS))} joined by '+'; found {', '.join(map(repr, unknown))}")
+        # where it was made (the case of each() being handled, and the cases met before it): its tag in a part of a run
+        object.__setattr__(self, "_made", (_STATE.current, _STATE.seen))
 
     @classmethod
     def from_report(cls, name: str, report: Decided, *more: Decided, method: str | None = None,
@@ -327,20 +335,20 @@ def stable_number(v: Number) -> int | float | str:
 
 
 class _Instances(list):  # type: ignore[type-arg]
-    """A result's instance list that remembers which case (of :func:`each`) made each one."""
+    """A result's instance list. Each instance is tagged with where it was *made* (the case of
+    :func:`each` being handled, or the cases met before it; :func:`made_in`), wherever and
+    whenever it is added; one made outside :func:`each` is kept only by the part that runs case 0."""
 
     def __init__(self, items: Any = ()) -> None:
         super().__init__()
-        self.cases: list[tuple[int | None, int]] = []  # (case, cases met before it)
         for i in items:
             self.append(i)
 
     def append(self, item: Any) -> None:
-        state = _STATE
-        if state.current is None and not state.keeps_outside:
+        case, _ = made_in(item)
+        if case is None and not _STATE.keeps_outside:
             return  # made outside each(): the part that runs case 0 keeps it
         super().append(item)
-        self.cases.append((state.current, state.seen))
 
     def extend(self, items: Any) -> None:
         for item in items:
@@ -354,13 +362,38 @@ class _Instances(list):  # type: ignore[type-arg]
         raise TypeError("a result's instances are only appended (their order is the order of the cases)")
 
 
+def made_in(inst: Any) -> tuple[int | None, int]:
+    """``(case, cases met before it)``: the case of :func:`each` being handled when ``inst`` was
+    made (None outside every case), and the number of cases met by then."""
+    made = getattr(inst, "_made", None)
+    return made if isinstance(made, tuple) else (_STATE.current, _STATE.seen)
+
+
+def _where(made: tuple[int | None, int]) -> str:
+    return "outside each()" if made[0] is None else f"in case {made[0]}"
+
+
+def _place(made: tuple[int | None, int]) -> tuple[int, int]:
+    """Where an instance made at ``made`` stands in a one-process run: after the instances of its
+    case's predecessors; one made outside each() before the next case's (the runners' merge order)."""
+    case, before = made
+    return (case, 1) if case is not None else (before, 0)
+
+
 def each(cases: Any) -> Iterator[Any]:
     """The cases this process runs (all of them unless the runner asked for ``--shard k/K`` or
-    ``--cases …``); every instance added while handling a case is tagged with the case's index.
+    ``--cases …``); every instance made while handling a case is tagged with the case's index.
 
-    Indices go on across loops: a second ``each`` numbers its cases after the first one's.
+    Indices go on across loops: a second ``each`` numbers its cases after the first one's. A loop
+    inside the handling of a case is a :class:`~symverify.errors.UsageError` in every run: a
+    shard that skips an outer case never meets its inner ones, so the shards would number the
+    cases differently (loop over the pairs, ``itertools.product``, in one ``each``).
     """
     state = _STATE
+    if state.current is not None:
+        raise UsageError(f"each() inside the handling of case {state.current} of another each(): expected one loop "
+                         "level (shards that skip an outer case never meet its inner ones); loop over the pairs "
+                         "(itertools.product) in one each()")
     try:
         for case in cases:
             index = state.seen
@@ -384,8 +417,12 @@ class ProofResult:
     seconds: float = 0.0
 
     def __post_init__(self) -> None:
-        if not isinstance(self.instances, _Instances):
-            self.instances = _Instances(self.instances)
+        self.instances = self.instances  # as an _Instances (__setattr__)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key == "instances" and not isinstance(value, _Instances):
+            value = _Instances(value)  # a list assigned later is tagged and filtered as appends are
+        super().__setattr__(key, value)
 
     @property
     def ok(self) -> bool:
@@ -395,9 +432,19 @@ class ProofResult:
         return count_claims(i.to_json() for i in self.instances)
 
     def to_json(self) -> dict[str, Any]:
-        cases = getattr(self.instances, "cases", [(None, 0)] * len(self.instances))
+        """The result as JSON; in a part of a run (``--shard``, ``--cases``) each instance with its
+        ``case`` (and ``before``). Instances not in the order of the cases they were made in (made in
+        a case and added after a later case's, or a list reordered) cannot be merged back from parts
+        into the order of one process: a :class:`~symverify.errors.UsageError` in every run."""
+        made = [made_in(i) for i in self.instances]
+        for k in range(1, len(made)):
+            if _place(made[k]) < _place(made[k - 1]):
+                raise UsageError(f"instance {self.instances[k].name!r} (made {_where(made[k])}) is added after "
+                                 f"{self.instances[k - 1].name!r} (made {_where(made[k - 1])}): expected the instances "
+                                 "in the order of the cases of each() that made them (a case's instances are added "
+                                 "while it is handled), so that shards merge into the order of one process")
         instances = []
-        for inst, (case, before) in zip(self.instances, cases):
+        for inst, (case, before) in zip(self.instances, made):
             d = inst.to_json()
             if _STATE.tagged:
                 d["case"] = case
@@ -438,8 +485,13 @@ def timed() -> Iterator[list[float]]:
         box[0] = time.perf_counter() - start
 
 
+_INDEX_PART = re.compile(r"([0-9]+)[ \t]*(?:-[ \t]*([0-9]+))?", re.ASCII)
+
+
 def parse_indices(text: str, what: str = "indices") -> list[int]:
-    """``"0,3,5-9"`` as the sorted list of distinct non-negative integers it names.
+    """``"0,3,5-9"`` as the sorted list of distinct non-negative integers it names: ASCII
+    decimal digits only (``1_0``, ``+3``, ``٣`` or ``0x10`` are refused, never read as a number);
+    spaces around a number are allowed.
 
     >>> parse_indices("7,0-2,2")
     [0, 1, 2, 7]
@@ -447,12 +499,15 @@ def parse_indices(text: str, what: str = "indices") -> list[int]:
     out: set[int] = set()
     for part in str(text).split(","):
         part = part.strip()
-        lo, sep, hi = part.partition("-")
+        m = _INDEX_PART.fullmatch(part)
+        if m is None:
+            raise UsageError(f"{what}: expected non-negative integers and ranges like 0,3,5-9 (digits 0-9); "
+                             f"found {text!r}")
         try:
-            a = int(lo.strip(), 10)
-            b = int(hi.strip(), 10) if sep else a
-        except ValueError:
-            raise UsageError(f"{what}: expected non-negative integers and ranges like 0,3,5-9; found {text!r}") from None
+            a = int(m.group(1), 10)
+            b = int(m.group(2), 10) if m.group(2) is not None else a
+        except ValueError:  # more digits than int() reads
+            raise UsageError(f"{what}: a number of {max(map(len, m.groups(''))):,} digits in {part[:40]!r}…") from None
         if a < 0 or b < a:
             raise UsageError(f"{what}: expected non-negative integers and ranges A-B with A ≤ B; found {text!r}")
         if b - a >= 1_000_000:
@@ -463,13 +518,26 @@ def parse_indices(text: str, what: str = "indices") -> list[int]:
 
 def sweep_grid(default: Mapping[str, Any]) -> dict[str, Any]:
     """The grid ``symverify sweep`` passed (:data:`SWEEP_ENV`), else ``default``; the keys are
-    ``default``'s (a grid without one of them keeps the default's value)."""
+    ``default``'s (a grid without one of them keeps the default's value). The grid is strict JSON:
+    a key repeated in an object, ``NaN`` or ``Infinity`` is a :class:`~symverify.errors.UsageError`
+    (never its last value, never a float)."""
     text = os.environ.get(SWEEP_ENV)
     if not text:
         return dict(default)
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in pairs]
+        repeated = sorted({k for k in keys if keys.count(k) > 1})
+        if repeated:
+            raise ValueError(f"the key(s) {', '.join(map(repr, repeated))} repeated in one object")
+        return dict(pairs)
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
     try:
-        grid = json.loads(text)
-    except ValueError as e:
+        grid = json.loads(text, object_pairs_hook=unique, parse_constant=constant)
+    except (ValueError, RecursionError) as e:
         raise UsageError(f"{SWEEP_ENV}: expected a JSON object, found {text[:60]!r} ({e})") from None
     if not isinstance(grid, dict):
         raise UsageError(f"{SWEEP_ENV}: expected a JSON object, found {type(grid).__name__}")
@@ -529,6 +597,8 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         if missing:
             ap.error(f"--cases: the script has {state.seen} case(s) in this tier; no case {', '.join(map(str, missing))}")
         data: dict[str, Any] = {"cases": state.seen} if state.counting else result.to_json()
+        if state.tagged and not state.counting:
+            data["cases"] = state.seen  # every part of a run must meet the same cases (the runner compares them)
         print(f"{state.seen} case(s)" if state.counting else result.table())
     finally:
         _STATE = previous

@@ -148,10 +148,19 @@ def _portable(d: Path) -> str:
 
 
 def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
-    """The built-in scripts and those of ``extra_dirs``; a repeated name is a :class:`UsageError`."""
+    """The built-in scripts and those of ``extra_dirs`` (a directory given twice, under any
+    spelling, counts once); a repeated name, or a script named ``all`` (the word for every
+    script), is a :class:`UsageError`."""
     scripts = discover(builtin_dir(), BUILTIN)
+    seen: set[Path] = set()
     for d in extra_dirs:
+        real = Path(d).resolve()
+        if real in seen:
+            continue
+        seen.add(real)
         for name, s in discover(d).items():
+            if name == "all":  # select() reads 'all' as every script: this one could never be chosen alone
+                raise UsageError(f"proof script all in {d}: 'all' on the command line means every script; rename it")
             if name in scripts:
                 where = "a built-in script" if scripts[name].source == BUILTIN else f"a script in {scripts[name].source}"
                 raise UsageError(f"proof script {name} in {d} has the name of {where}; rename it")
@@ -417,6 +426,8 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
 
     ``on_start(name)`` is called when a script's first process starts, ``on_done(row)`` as soon as
     all of a script's processes have finished. ``env`` is added to every process's environment.
+    A script split into shards whose shards met different numbers of cases is ``crashed`` (its
+    parts cannot be merged into the rows of one process).
     A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned into one by the CLI) stops every process and
     returns the partial run (``interrupted``).
     """
@@ -446,7 +457,7 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
             started.add(name)
         if first and on_start:
             on_start(name)
-        return name, _local(execute(task, procs))
+        return name, {**_local(execute(task, procs)), "part": task.part()}
 
     pool = ThreadPoolExecutor(max_workers=jobs)
     futures: set[Future[tuple[str, Any]]] = {pool.submit(run, n, t) for n, t in plan}
@@ -457,7 +468,10 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
                 name, part = fut.result()
                 parts[name].append(part)
                 if len(parts[name]) == expected[name]:
-                    done[name] = merge(scripts[name], parts[name])
+                    sc = scripts[name]
+                    split = _split_cases(parts[name])
+                    done[name] = (ScriptOutcome(name, sc.title, "crashed", max(float(p["seconds"]) for p in parts[name]),
+                                                error=split, source=sc.source) if split else merge(sc, parts[name]))
                     if on_done:
                         on_done(done[name])
     except KeyboardInterrupt:
@@ -468,6 +482,18 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return RunSummary(quick, tuple(rows(scripts, names, done)), time.perf_counter() - start, interrupted, jobs)
+
+
+def _split_cases(parts: Sequence[Mapping[str, Any]]) -> str:
+    """Why the finished shards of one script cannot be merged ('' when they can): they met
+    different numbers of cases (a script whose cases depend on the process), so some cases would
+    run twice and others never."""
+    met = sorted(((str(p.get("part")), p["cases"]) for p in parts if p.get("status") == "done" and "cases" in p),
+                 key=lambda m: (len(m[0]), m[0]))  # shard 2/12 before shard 10/12
+    if len({n for _, n in met}) <= 1:
+        return ""
+    return ("the shards met different numbers of cases (" + ", ".join(f"{part}: {n}" for part, n in met) + "): a "
+            "SHARDABLE script must meet the same cases, in the same order, in every process (no unseeded randomness)")
 
 
 def rows(scripts: dict[str, Script], names: Sequence[str], done: Mapping[str, ScriptOutcome]) -> list[ScriptOutcome]:

@@ -6,7 +6,11 @@ of case indices, or only counting the cases; see :mod:`symverify.scripts.protoco
 and returns plain JSON, the same wherever it runs: ``status`` (``done``, ``crashed``, ``timeout``:
 killed at the task's timeout, ``lost``: killed by a signal nobody here sent, or ``interrupted``),
 ``result`` (the script's JSON, or ``{"cases": N}`` for a count), ``error``, ``seconds``,
-``version`` (symverify's, on the machine that ran it) and ``host``. A crash, even a FLINT abort, ends one process, never the caller.
+``version`` (symverify's, on the machine that ran it) and ``host``; for a part of a script (a shard
+or some cases), ``cases``: how many cases the part met. A crash, even a FLINT abort, ends one process, never the caller.
+A result whose ``name`` is not the task's (a script writing another script's result) is ``crashed``,
+as is one that is not strict JSON (``NaN``, a repeated key), not a regular file of at most
+:data:`RESULT_MAX_BYTES` bytes (a FIFO, a link) or whose title, seconds or instances have the wrong type.
 
 A user's script (``--dir DIR``) runs from its file when ``path`` is set; a task for another
 machine carries the ``*.py`` files of its directory instead (``files``), written to a temporary
@@ -18,11 +22,13 @@ of ``symverify prove`` and the Dask backend (:mod:`symverify.scripts.dask_backen
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -103,8 +109,16 @@ class Task:
 
 
 def ship(directory: str | Path) -> tuple[tuple[str, str], ...]:
-    """The ``*.py`` files of a user's proof directory as ``(file name, text)``, to send with a task."""
-    return tuple((p.name, p.read_text(encoding="utf-8")) for p in sorted(Path(directory).glob("*.py")))
+    """The ``*.py`` files of a user's proof directory as ``(file name, text)``, to send with a task:
+    regular files (or links to one) only, each byte kept as it is (a file that is not UTF-8 is
+    carried with :data:`SHIPPED_ERRORS` and written back byte for byte; Python reports its
+    encoding if the script imports it)."""
+    return tuple((p.name, p.read_text(encoding="utf-8", errors=SHIPPED_ERRORS))
+                 for p in sorted(Path(directory).glob("*.py")) if p.is_file())
+
+
+SHIPPED_ERRORS = "surrogateescape"
+"""How a shipped file's bytes that are not UTF-8 travel in its text (and are written back)."""
 
 
 def one_line(text: str, lines: int = 6) -> str:
@@ -154,6 +168,10 @@ class Processes:
         ``should_stop`` is asked about once a second; when it says yes the process is killed.
         ``guard`` kills the process when this one dies (Linux; see ``_GUARD``).
 
+        The child runs with ``PYTHONHASHSEED=0`` (unless ``env`` says otherwise), so that every part of a
+        sharded script iterates sets in the same order. A process that cannot be started (an
+        environment over the system's limit) ends as ``code`` None with the reason as ``stderr``.
+
         The child runs in its own session (a new process group, POSIX) and writes to temporary
         files, not pipes: the run ends when the child exits, even if a grandchild it left behind
         still holds its stdout or stderr open. Then, or on a timeout or a stop, the whole process
@@ -165,12 +183,22 @@ class Processes:
                 return Ran(None, "", "interrupted")
             # UTF-8 output whatever the locale: _tail decodes it as UTF-8, and a script's table (≤, →) must
             # not crash the script where standard output is ASCII-only (LC_ALL=C with UTF-8 mode off).
-            full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8", **(env or {})}
+            # One hash seed for every process: the parts of a sharded script must meet the same cases in the
+            # same order, and a script that loops over a set of strings would otherwise see another order in each.
+            full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0",
+                        **(env or {})}
             if guard and sys.platform.startswith("linux"):
                 cmd = [sys.executable, "-S", "-c", _GUARD, str(os.getpid()), *cmd]
             out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-            proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f, env=full_env,
-                                    start_new_session=os.name == "posix")
+            try:
+                proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f,
+                                        env=full_env, start_new_session=os.name == "posix")
+            except OSError as e:  # E2BIG: a command line or environment (a sweep's grid) over the system's limit
+                out_f.close()
+                err_f.close()
+                why = (" (its command line or environment, such as a sweep's grid, is longer than the system allows)"
+                       if e.errno == errno.E2BIG else "")
+                return Ran(None, "", f"could not start the script's process: {e.strerror or e}{why}")
             self._running.add(proc)
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
@@ -246,6 +274,56 @@ def _signal_name(code: int) -> str:
         return f"signal {-code}"
 
 
+RESULT_MAX_BYTES = 1 << 30
+"""The largest result file read back from a script (as ``symverify.ir.limits.MAX_FILE_BYTES``)."""
+
+
+def _result_file(path: Path) -> str:
+    """What stands at a script's result path when it is not a regular file of at most
+    :data:`RESULT_MAX_BYTES` bytes ('' when it is): the script chose what to write there, and a
+    FIFO would block the read forever, a link to ``/dev/zero`` fill the memory."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISREG(st.st_mode):
+        return "a special file (FIFO, socket or device)" if not stat.S_ISDIR(st.st_mode) else "a directory"
+    if st.st_size > RESULT_MAX_BYTES:
+        return f"{st.st_size} bytes"
+    return ""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} is repeated in one object (which one counts is not defined)")
+        out[key] = value
+    return out
+
+
+def _strict_json(text: str) -> Any:
+    """A script's result as strict JSON: no ``NaN``/``Infinity`` (the run JSON written from it must
+    be read back, as a golden run), no key repeated in an object."""
+    return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique)
+
+
+def _result_shape(data: dict[str, Any]) -> str:
+    """What is wrong with the top level of a script's result (``ProofResult.to_json``): ``title``
+    text, ``seconds`` a number, ``instances`` a list ('' when nothing is)."""
+    if not isinstance(data.get("title", ""), str):
+        return f"title: expected text, found {type(data['title']).__name__}"
+    secs = data.get("seconds", 0)
+    if isinstance(secs, bool) or not isinstance(secs, (int, float)):
+        return f"seconds: expected a number, found {json.dumps(secs)[:40]}"
+    if not isinstance(data.get("instances"), list):
+        return f"instances: expected a list, found {json.dumps(data.get('instances'))[:40]}"
+    return ""
+
+
 def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable[[], bool] | None = None,
             guard: bool = False) -> dict[str, Any]:
     """Run ``task`` in a fresh interpreter and return its plain-JSON result (module docstring)."""
@@ -259,7 +337,7 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
     with tempfile.TemporaryDirectory(prefix="symverify-prove-") as tmp:
         root = Path(tmp)
         for fname, text in task.files:
-            (root / Path(fname).name).write_text(text, encoding="utf-8")
+            (root / Path(fname).name).write_text(text, encoding="utf-8", errors=SHIPPED_ERRORS)
         work = root / "work"
         work.mkdir()
         out = work / "result.json"
@@ -270,9 +348,13 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         if code is None:
             return answer("timeout" if timed_out else "crashed", None, stderr)
         data = None
-        if out.exists():
+        if os.path.lexists(out):
+            what = _result_file(out)
+            if what:
+                return answer("crashed", None, f"result JSON: expected a regular file of at most {RESULT_MAX_BYTES} "
+                                               f"bytes, found {what}")
             try:
-                data = json.loads(out.read_text(encoding="utf-8"))
+                data = _strict_json(out.read_text(encoding="utf-8"))
             except (OSError, ValueError, RecursionError) as e:  # ValueError: bad JSON, bad UTF-8, huge ints
                 return answer("crashed", None, f"unreadable result JSON: {e}")
             if not isinstance(data, dict):
@@ -282,10 +364,23 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
             why = one_line(stderr, 2)
             return answer("lost", None, f"killed by {_signal_name(code)}" + (f": {why}" if why else ""))
         if code == 0 and not stderr.strip():
-            return answer("crashed", None, "exit code 0 without a result: a proof script ends with "
-                                           "'if __name__ == \"__main__\": raise SystemExit(script_main(run))'")
+            return answer("crashed", None, "exit code 0 without a result: the script exited before script_main wrote "
+                                           "one (sys.exit or os._exit in run), or never calls it: a proof script ends "
+                                           "with 'if __name__ == \"__main__\": raise SystemExit(script_main(run))'")
         why = crash_reason(stderr, task.name) or one_line(stdout, 2) or "no output"
         return answer("crashed", None, f"exit code {code}: {why}")
-    if task.count and not (isinstance(data.get("cases"), int) and data["cases"] >= 0):
-        return answer("crashed", None, f"--count-cases: expected {{\"cases\": N}}, found {json.dumps(data)[:80]}")
-    return answer("done", data, one_line(stderr, 3) if code not in (0, 1) else "")
+    if task.count:
+        if not (isinstance(data.get("cases"), int) and data["cases"] >= 0):
+            return answer("crashed", None, f"--count-cases: expected {{\"cases\": N}}, found {json.dumps(data)[:80]}")
+        return answer("done", data, one_line(stderr, 3) if code not in (0, 1) else "")
+    shape = _result_shape(data)
+    if shape:
+        return answer("crashed", None, f"result JSON: {shape}")
+    if data.get("name") != task.name:
+        return answer("crashed", None, f"result JSON: name: expected {task.name!r} (the script's own name: "
+                                       f"ProofResult({task.name!r}, TITLE)), found {str(data.get('name'))[:80]!r}")
+    met = data.pop("cases", None)  # a part's count of the cases it met (protocol.script_main)
+    done = answer("done", data, one_line(stderr, 3) if code not in (0, 1) else "")
+    if isinstance(met, int) and not isinstance(met, bool):
+        done["cases"] = met
+    return done
