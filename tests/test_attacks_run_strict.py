@@ -271,10 +271,11 @@ def test_one_shards_result_file_is_read(tmp_path):
     subprocess.run([sys.executable, "-m", "symverify.proofs.primitives", "--quick", "--shard", "0/2", "--json", str(out)],
                    check=True, capture_output=True)
     part = json.loads(out.read_text(encoding="utf-8"))
-    assert any("case" in i for i in part["instances"])
+    assert any("case" in i for i in part["instances"]) and isinstance(part["cases"], int)
     run = load_run_for_plots(str(out))
     assert run["scripts"][0]["result"]["instances"] and "all ok" in report_page(str(out))
     assert not any("case" in i or "before" in i for i in run["scripts"][0]["result"]["instances"])
+    assert "cases" not in run["scripts"][0]["result"]
     part["instances"][0]["case"] = -1
     out.write_text(json.dumps(part), encoding="utf-8")
     with pytest.raises(SerializationError, match=r"instances\[0\]\.case: expected null or a case index ≥ 0, found -1"):

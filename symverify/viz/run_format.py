@@ -31,7 +31,7 @@ from symverify.errors import SerializationError
 from symverify.kernel.provers.outcome import Verdict
 
 __all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "RUN_FIELDS", "SCRIPT_FIELDS",
-           "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
+           "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "PART_RESULT_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
            "check_result", "check_script", "check_run", "script_over_bound"]
 
 FORMAT = "symverify.proof-run"
@@ -57,6 +57,8 @@ INSTANCE_FIELDS = {"name": "str", "verdict": "verdict", "method": "str", "resour
 _COUNT_KEYS = frozenset((*VERDICTS, "argued"))
 PART_FIELDS = {**INSTANCE_FIELDS, "case": "case", "before": "index"}
 """An instance of one part of a script's result (``--shard K/N``, ``--cases``): tagged with its case."""
+PART_RESULT_FIELDS = {**RESULT_FIELDS, "cases": "index"}
+"""One part of a script's result: it also says how many cases it met."""
 
 
 def _counts_agree(written: Mapping[str, Any], instances: list[Mapping[str, Any]]) -> bool:
@@ -238,15 +240,15 @@ def check_result(result: Any, where: str, part: bool = False) -> list[Mapping[st
     """Refuse a script's result (``{"name", "title", "ok", "counts", "seconds", "instances"}``) that
     no script writes: a field not the format's or of the wrong type, an instance :func:`check_instance`
     refuses, ``counts`` other than its instances', or ``ok`` true with no instance or one not ok
-    (with ``part``, the result of one part of a script: its instances may carry their case,
-    :data:`PART_FIELDS`). Returns its instances.
+    (with ``part``, the result of one part of a script: it may say how many cases it met and its
+    instances their case, :data:`PART_RESULT_FIELDS`, :data:`PART_FIELDS`). Returns its instances.
 
     Raises:
         SerializationError: naming the field and what was found.
     """
     if not isinstance(result, Mapping) or not isinstance(result.get("instances"), list):
         raise SerializationError(f"{where}: expected an object with a list 'instances'")
-    _check_fields(result, RESULT_FIELDS, where)
+    _check_fields(result, PART_RESULT_FIELDS if part else RESULT_FIELDS, where)
     instances = result["instances"]
     for j, inst in enumerate(instances):
         check_instance(inst, f"{where}.instances[{j}]", PART_FIELDS if part else INSTANCE_FIELDS)
@@ -343,7 +345,8 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
         ok = data.get("ok") is True
         untagged = [{k: v for k, v in inst.items() if k not in ("case", "before")} for inst in data["instances"]]
         script = {"name": str(data.get("name", "script")), "title": str(data.get("title", "")),
-                  "status": "ok" if ok else "failed", "ok": ok, "error": "", "result": {**data, "instances": untagged}}
+                  "status": "ok" if ok else "failed", "ok": ok, "error": "",
+                  "result": {**{k: v for k, v in data.items() if k != "cases"}, "instances": untagged}}
         if "seconds" in data:
             script["seconds"] = data["seconds"]
         return {"format": FORMAT, "version": VERSION, "ok": ok, "scripts": [script]}
