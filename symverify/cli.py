@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -528,12 +529,23 @@ def _check_run_options(args: argparse.Namespace) -> None:
         check_address(args.scheduler)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _visible(text: str) -> str:
+    """``text`` with its control characters (the ESC of a terminal sequence, NUL, a carriage
+    return, C1 codes; not newlines and tabs) written as ``\\xNN``: a script's own text is shown,
+    never run by the terminal (a colour left on, a cleared screen, a line overwritten)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def _esc(text: str) -> str:
     """``text`` shown literally by rich: script names, titles, instance names and errors are the
-    scripts' own text, and ``[x]`` in them must neither vanish as a tag nor fail as one."""
+    scripts' own text, and ``[x]`` in them must neither vanish as a tag nor fail as one, nor a
+    control character reach the terminal (:func:`_visible`)."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(_visible(text))
 
 
 def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool, env: dict[str, str] | None = None) -> int:
@@ -621,7 +633,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         diff = runner.golden_diff(data, golden, chosen)
         if diff:
             out.print(f"[red]this run differs from the golden run {_esc(args.golden)}[/red] (--update-golden rewrites it):")
-            out.print(diff, markup=False)
+            out.print(_visible(diff), markup=False)
             code = 1
         else:
             out.print(f"matches the golden run {args.golden}", markup=False)
@@ -707,7 +719,7 @@ def _print_details(out: Any, summary: Any) -> None:
                       f"{_esc(str(inst.get('name')))}{_esc(basis)}{mark}",
                       highlight=False)
             if parts:
-                out.print("      " + ", ".join(parts), highlight=False, markup=False)
+                out.print(_visible("      " + ", ".join(parts)), highlight=False, markup=False)
 
 
 def _print_failures(out: Any, summary: Any) -> None:
@@ -723,13 +735,14 @@ def _print_failures(out: Any, summary: Any) -> None:
             if not inst.get("ok"):
                 why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved" else
                        f"over bound: {', '.join(runner.over_text(inst, k) for k in inst.get('over_bound', []))}")
-                out.print(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip(), highlight=False, markup=False)
+                out.print(_visible(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip()), highlight=False,
+                          markup=False)
                 if inst.get("counterexample") is not None:
                     cex = json.dumps(inst["counterexample"], ensure_ascii=False)
                     shown = cex if len(cex) <= 400 else f"{cex[:400]}… ({len(cex)} characters; all of it in --json)"
-                    out.print(f"  counterexample: {shown}", highlight=False, markup=False)
+                    out.print(_visible(f"  counterexample: {shown}"), highlight=False, markup=False)
         if not o.instances():
-            out.print(f"{o.name}: no instances checked", highlight=False, markup=False)
+            out.print(_visible(f"{o.name}: no instances checked"), highlight=False, markup=False)
     n_ok = sum(o.ok for o in summary.outcomes)
     out.print(f"{n_ok}/{len(summary.outcomes)} scripts ok in {summary.seconds:.1f} s", highlight=False)
 

@@ -378,6 +378,26 @@ def test_two_jobs_give_the_rows_of_one_or_say_why_not(tmp_path):
         "same cases")
 
 
+def test_parts_that_did_not_meet_the_counted_cases_are_not_merged():
+    """The Dask backend counts a script's cases in one task, then runs groups of them: a group
+    that met another number of cases (a process-dependent script) must not be merged silently."""
+    from symverify.scripts.runner import Script, merge
+
+    sc = Script("s", Path("s.py"), "builtin", "T")
+    inst = {"name": "x", "verdict": "proved", "method": "exact", "kind": "prover", "ok": True, "case": 0}
+
+    def part(label: str, met: int) -> dict[str, Any]:
+        return {"status": "done", "seconds": 0.1, "error": "", "part": label, "cases": met,
+                "result": {"name": "s", "title": "T", "ok": True, "instances": [inst]}}
+
+    same = [part("cases 0,2", 4), part("cases 1,3", 4)]
+    assert merge(sc, same, cases=4).status == "ok" and merge(sc, same).status == "ok"
+    row = merge(sc, same, cases=5)
+    assert row.status == "crashed" and row.error.startswith(
+        "the shards met different numbers of cases (the count: 5, cases 0,2: 4, cases 1,3: 4)"), row.error
+    assert merge(sc, [part("shard 0/2", 4), part("shard 1/2", 5)]).status == "crashed"
+
+
 # ---- the command line: directories, paths and sweep grids ---------------------------------------------------------
 
 
@@ -550,3 +570,26 @@ def test_a_real_sweep_gives_the_same_run_with_one_or_three_processes(tmp_path, c
     assert one == (tmp_path / "three.json").read_text(encoding="utf-8")
     assert [i["name"] for i in json.loads(one)["scripts"][0]["result"]["instances"]] == [
         f"w={w} Δ=1 seed=0 {c}" for w in (1, 3) for c in ("dense", "kaleidoscope")]
+
+
+def test_a_scripts_control_characters_never_reach_the_terminal(tmp_path, capsys):
+    """A script's error text, instance names and details are shown with their control characters
+    written as \\xNN (an ESC sequence clearing the screen or colouring the rest of the log used
+    to be printed raw)."""
+    _script(tmp_path, "loud", """
+        TITLE = 'loud\\x1b[2J'
+        def run(quick=False):
+            raise RuntimeError('boom\\x1b[2J\\x1b[31m')
+        """)
+    _script(tmp_path, "sly", """
+        TITLE = 'sly'
+        def run(quick=False):
+            r = ProofResult('sly', TITLE)
+            r.instances.append(Instance.computed('x\\x1b[8m', False, 'a comparison\\x07', 'exact', detail='d\\x9b1m'))
+            return r
+        """)
+    code, out, err = _cli(capsys, "prove", "--dir", str(tmp_path), "loud", "sly", "--details", "-j", "1")
+    assert code == 1
+    shown = out + err
+    assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown, repr(shown)
+    assert "boom\\x1b[2J" in shown and "x\\x1b[8m" in shown and "d\\x9b1m" in shown, shown

@@ -95,7 +95,7 @@ def _part(fut: Any, task: Task) -> dict[str, Any]:
     try:
         part = fut.result()
         if isinstance(part, dict):
-            return part
+            return {**part, "part": task.part()}  # named in messages (shards that met different cases)
         why = f"expected a task result, found {type(part).__name__}"
     except KilledWorker as e:
         tries = getattr(e, "allowed_failures", 1) + 1
@@ -148,6 +148,7 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
         parts: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
         counted: dict[str, float] = {}  # the counting task's own time
         expected: dict[str, int] = {}
+        n_cases: dict[str, int] = {}  # the cases each counting task met: every part must meet as many
         done: dict[str, ScriptOutcome] = {}
         futures = as_completed()
         serial = iter(range(1 << 62))
@@ -158,7 +159,7 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
             futures.add(fut)
 
         def finish(name: str, row_parts: list[dict[str, Any]]) -> None:
-            row = merge(scripts[name], row_parts, local_version=__version__)
+            row = merge(scripts[name], row_parts, local_version=__version__, cases=n_cases.get(name))
             done[name] = replace(row, seconds=counted.get(name, 0.0) + task_seconds(row_parts))
             if on_done:
                 on_done(done[name])
@@ -178,6 +179,7 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
                         finish(name, [part])
                         continue
                     s, n = scripts[name], part["result"]["cases"]
+                    n_cases[name] = n
                     counted[name] = task_seconds([part])
                     groups = auto_groups(n, threads) if cases_per_task is None else -(-n // cases_per_task)
                     todo = [s.task(quick, cases=range(g, n, groups), timeout=timeout, env=env, shipped=True)

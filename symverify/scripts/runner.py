@@ -371,11 +371,14 @@ def _exceeded(inst: Mapping[str, Any], name: Any) -> list[str]:
         raise ValueError(str(e)) from None
 
 
-def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: str | None = None) -> ScriptOutcome:
+def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: str | None = None,
+          cases: int | None = None) -> ScriptOutcome:
     """One row from the results of a script's tasks (:func:`~symverify.scripts.tasks.execute`):
     the instances of every part in the order of a one-process run. A part that did not finish
     makes the row ``crashed`` (or ``timeout``, ``interrupted``); with ``local_version``, so does a
-    part run by another version of symverify."""
+    part run by another version of symverify; and so do parts that met different numbers of cases
+    (with ``cases``, the count a ``--count-cases`` task gave: every part must have met that many),
+    since some cases would then have run twice and others never (:func:`_split_cases`)."""
     secs = max((float(p.get("seconds", 0.0)) for p in parts), default=0.0)
     for p in parts:
         status = p.get("status")
@@ -387,6 +390,9 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
             return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
                                  error=f"a worker ({p.get('host', '?')}) has symverify {p.get('version')}, this machine "
                                        f"{local_version}: install the same version everywhere")
+    split = _split_cases(parts, cases)
+    if split:
+        return ScriptOutcome(script.name, script.title, "crashed", secs, error=split, source=script.source)
     results = [p["result"] for p in parts if p.get("result") is not None]
     try:
         results = [{**r, "instances": [_claim(i, k) for k, i in enumerate(_listed(r))]} for r in results]
@@ -468,10 +474,7 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
                 name, part = fut.result()
                 parts[name].append(part)
                 if len(parts[name]) == expected[name]:
-                    sc = scripts[name]
-                    split = _split_cases(parts[name])
-                    done[name] = (ScriptOutcome(name, sc.title, "crashed", max(float(p["seconds"]) for p in parts[name]),
-                                                error=split, source=sc.source) if split else merge(sc, parts[name]))
+                    done[name] = merge(scripts[name], parts[name])
                     if on_done:
                         on_done(done[name])
     except KeyboardInterrupt:
@@ -484,12 +487,14 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
     return RunSummary(quick, tuple(rows(scripts, names, done)), time.perf_counter() - start, interrupted, jobs)
 
 
-def _split_cases(parts: Sequence[Mapping[str, Any]]) -> str:
+def _split_cases(parts: Sequence[Mapping[str, Any]], cases: int | None = None) -> str:
     """Why the finished shards of one script cannot be merged ('' when they can): they met
-    different numbers of cases (a script whose cases depend on the process), so some cases would
-    run twice and others never."""
+    different numbers of cases (a script whose cases depend on the process), or not the ``cases``
+    its count task met, so some cases would run twice and others never."""
     met = sorted(((str(p.get("part")), p["cases"]) for p in parts if p.get("status") == "done" and "cases" in p),
                  key=lambda m: (len(m[0]), m[0]))  # shard 2/12 before shard 10/12
+    if cases is not None and met:
+        met.insert(0, ("the count", cases))
     if len({n for _, n in met}) <= 1:
         return ""
     return ("the shards met different numbers of cases (" + ", ".join(f"{part}: {n}" for part, n in met) + "): a "
