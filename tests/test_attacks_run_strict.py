@@ -211,6 +211,19 @@ def test_a_kind_left_out_compares_as_prover_in_a_golden_run():
     assert ': kind: "prover" → "computed"' in golden_diff(now, old)
 
 
+def test_an_ok_left_out_compares_as_false_in_a_golden_run():
+    from symverify.scripts.runner import golden_diff
+
+    now = load_run(RUN_010)
+    inst = now["scripts"][0]["result"]["instances"][0]
+    inst["ok"] = False
+    old = json.loads(json.dumps(now))
+    del old["scripts"][0]["result"]["instances"][0]["ok"]
+    assert golden_diff(now, old) == ""
+    inst["ok"] = True
+    assert f"primitives: {inst['name']}: ok: false → true" in golden_diff(now, old)
+
+
 @pytest.mark.parametrize("counts, message", [
     ({"proved": 27, "refuted": 0, "unknown": 0, "argued": 1}, r"counts: expected the counts of its instances"),
     ({"proved": 27, "refuted": 0}, r"counts: expected an object of counts"),
@@ -279,3 +292,88 @@ def test_one_shards_result_file_is_read(tmp_path):
     out.write_text(json.dumps(part), encoding="utf-8")
     with pytest.raises(SerializationError, match=r"instances\[0\]\.case: expected null or a case index ≥ 0, found -1"):
         load_run_for_plots(str(out))
+
+
+# ---- what a page calls all ok: a summary left out is derived, never assumed ----------------------------
+def _one(inst: dict[str, Any], **script: Any) -> dict[str, Any]:
+    return {"scripts": [{"name": "s", **script, "result": {"instances": [inst]}}]}
+
+
+@pytest.mark.parametrize("run", [
+    _one({"name": "i", "verdict": "proved", "resources": {"layers": 5}, "bounds": {"layers": 1}}),  # over its bound
+    _one({"name": "i", "verdict": "proved", "bounds": {"layers": 1}}),  # a bound without a value
+    _one({"name": "i", "verdict": "proved"}),  # "ok left out is false"
+    {"interrupted": True, **_one(_inst(), status="ok")},  # the run's ok left out
+    _one(_inst()),  # the script's status and ok left out
+], ids=["over bound", "bound without value", "ok left out", "interrupted", "script summary left out"])
+def test_a_page_never_calls_all_ok_what_its_summaries_leave_out(run, tmp_path):
+    from symverify.viz.resources import resource_records
+
+    page = report_page(run)
+    assert 'Result: <span class="failed">FAILED' in page and "all ok" not in page
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"format": "symverify.proof-run", "version": 2, **run}), encoding="utf-8")
+    assert "all ok" not in report_page(str(path))
+    if "ok" not in run["scripts"][0]["result"]["instances"][0]:  # the plots mark it not ok
+        assert not any(r.ok for r in resource_records(run))
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("resources", {1: 5}, r"resources: expected an object with text keys, found the key 1"),
+    ("bounds", {("layers",): 5}, r"bounds: expected an object with text keys, found the key \('layers',\)"),
+    ("seconds", 10**5000, r"seconds: expected a finite number of seconds ≥ 0, found <5001-digit integer"),
+    ("seconds", 2**1024, r"seconds: expected a finite number of seconds ≥ 0"),
+    ("counterexample", {"v": 10**5000}, r"counterexample: expected a JSON value .*found an int of 5001 digits at \.v"),
+    ("counterexample", {1: 2}, r"counterexample: .*found the key 1 at the top"),
+    ("counterexample", {"a": [{1, 2}]}, r"counterexample: .*found a set at \.a\[0\]"),
+], ids=["int key", "tuple key", "10^5000 s", "2^1024 s", "huge int", "int key in cex", "set in cex"])
+def test_an_in_memory_run_no_file_holds_is_refused_by_name(field, value, message):
+    inst = _inst(verdict="refuted", ok=False, **{field: value})
+    with pytest.raises(SerializationError, match=message):
+        report_page(_one(inst, status="failed"))
+
+
+def _nested(depth: int) -> Any:
+    cex: Any = 1
+    for _ in range(depth):
+        cex = [cex]
+    return cex
+
+
+@pytest.mark.parametrize("cex, read", [(float("nan"), False), ({"a": [float("-inf")]}, False), (_nested(59), False),
+                                       (_nested(58), True), ({"v": [1.5, None, "x", True]}, True)],
+                         ids=["nan", "inf", "59 deep", "58 deep", "plain"])
+def test_a_counterexample_prove_writes_is_one_its_readers_take(tmp_path, cex, read):
+    """A script's counterexample with a NaN, or nested deeper than a run file may be, makes its row
+    crashed: ``prove`` writes no file that ``--golden`` or ``report`` refuses."""
+    row = _row(_inst(verdict="refuted", ok=False, counterexample=cex))
+    if not read:
+        assert row.status == "crashed" and "instances[0].counterexample: expected a JSON value" in row.error, row
+        return
+    assert row.status == "failed"
+    assert _written(row, tmp_path)["scripts"][0]["result"]["instances"][0]["counterexample"] == cex
+    assert "FAILED" in report_page(str(tmp_path / "run.json"))
+
+
+def test_matrix_and_forall_refutations_keep_their_counterexample():
+    from symverify.kaleidoscope.linear import linear_circuit_to_kaleidoscope
+    from symverify.kernel.ir.butterfly import Kaleidoscope
+    from symverify.kernel.provers.matrix import verify_circuit
+    from symverify.library import walsh_hadamard
+    from symverify.parametric import Gadget, Param, PLayer, fam, inp, pred, tap, var, where
+
+    c = walsh_hadamard(4)
+    k = linear_circuit_to_kaleidoscope(c).kaleidoscope
+    check = verify_circuit(Kaleidoscope(k.n, k.size, tuple(reversed(k.groups))), c, garbage_free=False)
+    assert check.verdict is Verdict.REFUTED and check.first_difference is not None
+    i, j, got, want = check.first_difference
+    assert Instance.from_report("matrix", check).counterexample == {"entry": [i, j], "found": got, "expected": want}
+    n, r, q = var("N"), var("i"), var("q")
+    g = Gadget("g", (Param("N", 1, 8), Param("V", 0, 3)), n, 1,
+               (PLayer(b1=where(pred("V", r, q), fam("V"), 1), h=(tap(0),), mode="cyclic"),),
+               where(pred("V", r, q), fam("V"), 2) * inp(r, q))
+    res = sv.prove_forall(g, timeout=30)
+    assert res.verdict is Verdict.REFUTED and res.cell is not None
+    cex = Instance.from_report("forall", res).counterexample
+    assert cex == {"params": dict(res.params), "cell": list(res.cell), "detail": res.detail}
+    json.dumps(cex, allow_nan=False)

@@ -143,9 +143,22 @@ def _outcome_types() -> tuple[type, ...]:
 
 
 def _counterexample_json(outcome: Any) -> Any:
-    """The counterexample of a refuting outcome as JSON (its ``to_json`` where it has one), or ``None``."""
+    """The counterexample of a refuting outcome as JSON, or ``None``: a ``Report``'s (its
+    ``to_json``), a ``KaleidoscopeCheck``'s first differing entry ``{"entry": [row, col],
+    "found": …, "expected": …}``, a ``ForallResult``'s ``{"params": {…}, "cell": [row, col],
+    "detail": …}``; a ``FragmentProof`` refutes by a difference of polynomials (its ``failure``),
+    with no counterexample."""
+    from symverify.kernel.provers.forall import ForallResult
+    from symverify.kernel.provers.matrix import KaleidoscopeCheck
     from symverify.kernel.provers.outcome import jsonable
 
+    if isinstance(outcome, KaleidoscopeCheck):
+        if outcome.first_difference is None:
+            return None
+        i, j, got, want = outcome.first_difference
+        return {"entry": [i, j], "found": jsonable(got), "expected": jsonable(want)}
+    if isinstance(outcome, ForallResult):
+        return {"params": jsonable(dict(outcome.params)), "cell": jsonable(outcome.cell), "detail": outcome.detail}
     cex = getattr(outcome, "counterexample", None)
     if cex is None:
         return None

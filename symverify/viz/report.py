@@ -31,6 +31,7 @@ from symverify._version import __version__
 from symverify.errors import BackendUnavailableError, UsageError
 from symverify.viz.html import value_text
 from symverify.viz.resources import load_run, numbers
+from symverify.viz.run_format import instance_ok, run_ok
 
 __all__ = ["write_report", "report_page"]
 
@@ -137,7 +138,7 @@ def _counts(instances: list[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def _inst_ok(inst: Mapping[str, Any]) -> bool:
-    return bool(inst.get("ok", inst.get("verdict") == "proved" and not inst.get("over_bound")))
+    return instance_ok(inst)  # "ok left out is false" (docs/formats.md § Proof run)
 
 
 def report_page(run: Any, *, title: str = "symverify proof run") -> str:
@@ -153,8 +154,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
     all_inst = [(s, i) for s in scripts for i in _instances(s)]
     counts = _counts([i for _, i in all_inst])
     failing = [i for _, i in all_inst if not _inst_ok(i)]
-    ok = (bool(data.get("ok", True)) and bool(scripts) and not failing
-          and all(s.get("status", "ok") == "ok" for s in scripts))
+    ok = run_ok(data) and not failing  # as check_run read the file: a summary left out is derived, never assumed
     status = "ok" if ok else "failed"
     tier = "quick tier" if data.get("quick") else "full tier" if "quick" in data else ""
     out = [
