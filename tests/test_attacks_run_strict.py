@@ -61,6 +61,8 @@ def _written(row: ScriptOutcome, tmp_path: Path, timings: bool = False) -> dict[
     (_inst(counterexample={"cell": [0, 0]}), {}, "counterexample: only a refuted instance has one; this one is proved"),
     (_inst(), {"title": 5}, "result JSON.title: expected a string, found 5"),
     (_inst(), {"seconds": float("inf")}, "result JSON.seconds: expected a finite number"),
+    (_inst(ok="yes"), {}, "instance 'x': ok: expected true or false, found 'yes'"),  # never read as true
+    (_inst(), {"ok": 1}, "result: ok: expected true or false, found 1"),
 ])
 def test_a_scripts_json_with_a_field_no_run_holds_makes_its_row_crashed(instance, result, field):
     row = _row(instance, **result)
@@ -377,3 +379,44 @@ def test_matrix_and_forall_refutations_keep_their_counterexample():
     cex = Instance.from_report("forall", res).counterexample
     assert cex == {"params": dict(res.params), "cell": list(res.cell), "detail": res.detail}
     json.dumps(cex, allow_nan=False)
+
+
+# ---- every Instance a script can make goes through to the readers ------------------------------------
+_NUMBERS = st.one_of(st.integers(-5, 10), st.integers(2**1590, 2**1600), st.fractions(max_denominator=7),
+                     st.floats(-1e6, 1e6, allow_nan=False), st.just(1.0000001))
+_JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+                               st.text(max_size=5)),
+                     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+                     max_leaves=8)
+_KEYS = st.sampled_from(["layers", "width", "params"])  # no panel of the page plots these alone
+
+
+@st.composite
+def _instances(draw: Any) -> Instance:
+    name = draw(st.text("ab ·<&\"", min_size=1, max_size=8))
+    res, bounds = draw(st.dictionaries(_KEYS, _NUMBERS, max_size=3)), draw(st.dictionaries(_KEYS, _NUMBERS, max_size=2))
+    how = draw(st.sampled_from(["prover", "computed", "argued"]))
+    if how == "argued":
+        return Instance.argued(name, "docs/theory.md § 5", checks=draw(st.sampled_from([None, True, False])),
+                               resources=res, bounds=bounds)
+    holds = draw(st.sampled_from([True, False, None]))
+    if how == "computed":
+        return Instance.computed(name, holds, "an exact sum", "exact", resources=res, bounds=bounds)
+    verdict = {True: Verdict.PROVED, False: Verdict.REFUTED, None: Verdict.UNKNOWN}[holds]
+    cex = draw(_JSON) if verdict is Verdict.REFUTED else None
+    return Instance(name, verdict, "exact", res, bounds, draw(st.floats(0, 100)), draw(st.text(max_size=5)),
+                    kind=ClaimKind.PROVER, counterexample=cex)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_instances(), max_size=4), st.booleans())
+def test_what_a_scripts_instances_write_every_reader_takes(tmp_path, instances, timings):
+    result = json.loads(json.dumps(ProofResult("s", "T", instances).to_json(), allow_nan=False))  # what script_main writes
+    row = merge(SCRIPT, [{"status": "done", "seconds": 0.1, "error": "", "result": result}])
+    assert row.status == ("ok" if instances and all(i.ok for i in instances) else "failed"), row.error
+    assert [i["ok"] for i in row.instances()] == [i.ok for i in instances]
+    text = json.dumps(RunSummary(True, (row,)).to_json(timings), allow_nan=False)
+    path = tmp_path / "run.json"
+    path.write_text(text, encoding="utf-8")
+    assert load_run(path) == json.loads(text) == load_run_for_plots(str(path))
+    assert ("all ok" in report_page(str(path))) == row.ok

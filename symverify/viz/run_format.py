@@ -249,7 +249,7 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
     if not isinstance(inst, Mapping):
         raise SerializationError(f"{where}: expected an object, found {type(inst).__name__}")
     if not isinstance(inst.get("name"), str):
-        raise SerializationError(f"{where}.name: expected a string, found {type(inst.get('name')).__name__}")
+        raise SerializationError(f"{where}.name: expected a string, found {_shown(inst['name']) if 'name' in inst else 'nothing'}")
     if "verdict" not in inst:
         raise SerializationError(f"{where}.verdict: expected one of {', '.join(VERDICTS)}, found nothing")
     _check_fields(inst, fields, where)
@@ -298,7 +298,9 @@ def check_result(result: Any, where: str, part: bool = False) -> list[Mapping[st
         SerializationError: naming the field and what was found.
     """
     if not isinstance(result, Mapping) or not isinstance(result.get("instances"), list):
-        raise SerializationError(f"{where}: expected an object with a list 'instances'")
+        found = (type(result).__name__ if not isinstance(result, Mapping) else
+                 f"instances {_shown(result['instances'])}" if "instances" in result else "no instances")
+        raise SerializationError(f"{where}: expected an object with a list 'instances', found {found}")
     _check_fields(result, RESULT_FIELDS, where)
     instances = result["instances"]
     for j, inst in enumerate(instances):
@@ -354,7 +356,7 @@ def check_script(script: Any, where: str) -> None:
     if not isinstance(script, Mapping):
         raise SerializationError(f"{where}: expected an object, found {type(script).__name__}")
     if not isinstance(script.get("name"), str):
-        raise SerializationError(f"{where}.name: expected a string, found {_shown(script.get('name'))}")
+        raise SerializationError(f"{where}.name: expected a string, found {_shown(script['name']) if 'name' in script else 'nothing'}")
     _check_fields(script, SCRIPT_FIELDS, where)
     result, status = script.get("result"), script.get("status")
     instances = [] if result is None else check_result(result, f"{where}.result")
