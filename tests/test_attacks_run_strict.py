@@ -313,6 +313,7 @@ def test_a_page_never_calls_all_ok_what_its_summaries_leave_out(run, tmp_path):
 
     page = report_page(run)
     assert 'Result: <span class="failed">FAILED' in page and "all ok" not in page
+    assert "Failures (0)" not in page and "None: every instance" not in page  # the page says why
     path = tmp_path / "run.json"
     path.write_text(json.dumps({"format": "symverify.proof-run", "version": 2, **run}), encoding="utf-8")
     assert "all ok" not in report_page(str(path))
