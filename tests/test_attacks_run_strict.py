@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import xml.etree.ElementTree as ET
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -421,3 +423,10 @@ def test_what_a_scripts_instances_write_every_reader_takes(tmp_path, instances, 
     path.write_text(text, encoding="utf-8")
     assert load_run(path) == json.loads(text) == load_run_for_plots(str(path))
     assert ("all ok" in report_page(str(path))) == row.ok
+
+
+@pytest.mark.parametrize("cex, found", [(float("nan"), "nan at the top"), ({"q": Fraction(1, 2)}, "a Fraction at .q"),
+                                        (_nested(59), "nesting deeper than 58")])
+def test_an_instance_holds_a_counterexample_a_run_file_can_hold(cex, found):
+    with pytest.raises(UsageError, match=f"counterexample=: expected a JSON value .*found {re.escape(found)}"):
+        Instance("x", Verdict.REFUTED, "exact", counterexample=cex, kind=ClaimKind.PROVER)

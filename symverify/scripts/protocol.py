@@ -67,7 +67,7 @@ from typing import Any, Protocol
 
 from symverify.errors import ProverError, UsageError
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
-from symverify.viz.run_format import count_claims
+from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, count_claims, json_problem
 
 __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
@@ -215,6 +215,10 @@ class Instance:
         if self.counterexample is not None and self.verdict is not Verdict.REFUTED:
             raise UsageError(f"instance {self.name!r}: counterexample= belongs to a refuted claim, found it on a "
                              f"{self.verdict.value} one")
+        problem = "" if self.counterexample is None else json_problem(self.counterexample)
+        if problem:  # what the script's JSON, and the run file, could not hold
+            raise UsageError(f"instance {self.name!r}: counterexample=: expected a JSON value (finite numbers, text keys, "
+                             f"nested at most {COUNTEREXAMPLE_DEPTH} deep), found {problem}")
         if self.kind is not ClaimKind.ARGUED and self.checks is not None:
             raise UsageError(f"instance {self.name!r}: checks= belongs to argued claims, found it on a {self.kind.value} claim")
         words = self.method.split("+") if isinstance(self.method, str) else [self.method]

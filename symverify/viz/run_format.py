@@ -34,7 +34,7 @@ from symverify.kernel.provers.outcome import Verdict
 __all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "RUN_FIELDS", "SCRIPT_FIELDS",
            "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
            "check_result", "check_script", "check_run", "script_over_bound", "instance_ok", "script_ok", "run_ok",
-           "COUNTEREXAMPLE_DEPTH"]
+           "COUNTEREXAMPLE_DEPTH", "json_problem"]
 
 FORMAT = "symverify.proof-run"
 VERSION = 2
@@ -114,7 +114,7 @@ COUNTEREXAMPLE_DEPTH = 58
 deeper than :data:`~symverify.ir.limits.MAX_JSON_DEPTH` = 64."""
 
 
-def _json_problem(v: Any) -> str:
+def json_problem(v: Any) -> str:
     """Why ``v`` is not a JSON value a run file can hold ('' when it is): null, true, false, a
     string, an int (that ``json`` can write), a finite float, a list, or an object with text keys,
     nested at most :data:`COUNTEREXAMPLE_DEPTH` deep."""
@@ -169,7 +169,7 @@ _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "checks": ("null, or true or false on an argued claim", lambda v: v is None or isinstance(v, bool)),
     "result": ("null or an object", lambda v: v is None or isinstance(v, Mapping)),
     "json": (f"a JSON value (finite numbers, text keys, nested at most {COUNTEREXAMPLE_DEPTH} deep)",
-             lambda v: not _json_problem(v)),
+             lambda v: not json_problem(v)),
 }
 
 
@@ -182,7 +182,7 @@ def _check_fields(d: Mapping[str, Any], fields: Mapping[str, str], where: str) -
         expected, test = _TYPES[kind]
         if not test(value):
             hint = " (a run of a newer symverify?)" if kind == "version" and type(value) is int and value > VERSION else ""
-            found = _json_problem(value) if kind == "json" else _shown(value)
+            found = json_problem(value) if kind == "json" else _shown(value)
             raise SerializationError(f"{where}.{key}: expected {expected}, found {found}{hint}")
 
 
