@@ -16,6 +16,7 @@ import re
 import xml.etree.ElementTree as ET
 from fractions import Fraction
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -331,7 +332,8 @@ def test_a_page_never_calls_all_ok_what_its_summaries_leave_out(run, tmp_path):
     ("counterexample", {"v": 10**5000}, r"counterexample: expected a JSON value .*found an int of 5001 digits at \.v"),
     ("counterexample", {1: 2}, r"counterexample: .*found the key 1 at the top"),
     ("counterexample", {"a": [{1, 2}]}, r"counterexample: .*found a set at \.a\[0\]"),
-], ids=["int key", "tuple key", "10^5000 s", "2^1024 s", "huge int", "int key in cex", "set in cex"])
+    ("counterexample", [MappingProxyType({"a": 1})], r"counterexample: .*found a mappingproxy at \[0\]"),
+], ids=["int key", "tuple key", "10^5000 s", "2^1024 s", "huge int", "int key in cex", "set in cex", "mapping in cex"])
 def test_an_in_memory_run_no_file_holds_is_refused_by_name(field, value, message):
     inst = _inst(verdict="refuted", ok=False, **{field: value})
     with pytest.raises(SerializationError, match=message):

@@ -116,8 +116,9 @@ deeper than :data:`~symverify.ir.limits.MAX_JSON_DEPTH` = 64."""
 
 def json_problem(v: Any) -> str:
     """Why ``v`` is not a JSON value a run file can hold ('' when it is): null, true, false, a
-    string, an int (that ``json`` can write), a finite float, a list, or an object with text keys,
-    nested at most :data:`COUNTEREXAMPLE_DEPTH` deep."""
+    string, an int (that ``json`` can write), a finite float, a list (or tuple), or a dict with
+    text keys, nested at most :data:`COUNTEREXAMPLE_DEPTH` deep (what ``json.dumps`` writes and
+    symverify's readers read back)."""
     from symverify.ir.bigint import digit_count
 
     limit = sys.get_int_max_str_digits() or math.inf
@@ -134,11 +135,11 @@ def json_problem(v: Any) -> str:
             if not math.isfinite(x):
                 return f"{x} at {at or 'the top'}"
             continue
-        if not isinstance(x, (list, Mapping)):
+        if not isinstance(x, (list, tuple, dict)):  # json.dumps cannot write another Mapping
             return f"a {type(x).__name__} at {at or 'the top'}"
         if depth == COUNTEREXAMPLE_DEPTH:
             return f"nesting deeper than {COUNTEREXAMPLE_DEPTH} at {at}"
-        if isinstance(x, list):
+        if not isinstance(x, dict):
             todo.extend((y, depth + 1, f"{at}[{k}]") for k, y in enumerate(x))
             continue
         for key, y in x.items():
