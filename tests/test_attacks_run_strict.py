@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import xml.etree.ElementTree as ET
+from fractions import Fraction
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -61,6 +64,8 @@ def _written(row: ScriptOutcome, tmp_path: Path, timings: bool = False) -> dict[
     (_inst(counterexample={"cell": [0, 0]}), {}, "counterexample: only a refuted instance has one; this one is proved"),
     (_inst(), {"title": 5}, "result JSON.title: expected a string, found 5"),
     (_inst(), {"seconds": float("inf")}, "result JSON.seconds: expected a finite number"),
+    (_inst(ok="yes"), {}, "instance 'x': ok: expected true or false, found 'yes'"),  # never read as true
+    (_inst(), {"ok": 1}, "result: ok: expected true or false, found 1"),
 ])
 def test_a_scripts_json_with_a_field_no_run_holds_makes_its_row_crashed(instance, result, field):
     row = _row(instance, **result)
@@ -211,6 +216,19 @@ def test_a_kind_left_out_compares_as_prover_in_a_golden_run():
     assert ': kind: "prover" → "computed"' in golden_diff(now, old)
 
 
+def test_an_ok_left_out_compares_as_false_in_a_golden_run():
+    from symverify.scripts.runner import golden_diff
+
+    now = load_run(RUN_010)
+    inst = now["scripts"][0]["result"]["instances"][0]
+    inst["ok"] = False
+    old = json.loads(json.dumps(now))
+    del old["scripts"][0]["result"]["instances"][0]["ok"]
+    assert golden_diff(now, old) == ""
+    inst["ok"] = True
+    assert f"primitives: {inst['name']}: ok: false → true" in golden_diff(now, old)
+
+
 @pytest.mark.parametrize("counts, message", [
     ({"proved": 27, "refuted": 0, "unknown": 0, "argued": 1}, r"counts: expected the counts of its instances"),
     ({"proved": 27, "refuted": 0}, r"counts: expected an object of counts"),
@@ -293,3 +311,138 @@ def test_a_run_or_a_verdict_given_as_a_circuit_says_what_it_is(tmp_path, capsys,
         assert main(args) == 3
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "Traceback" not in err and hint in err, err
+
+
+# ---- what a page calls all ok: a summary left out is derived, never assumed ----------------------------
+def _one(inst: dict[str, Any], **script: Any) -> dict[str, Any]:
+    return {"scripts": [{"name": "s", **script, "result": {"instances": [inst]}}]}
+
+
+@pytest.mark.parametrize("run", [
+    _one({"name": "i", "verdict": "proved", "resources": {"layers": 5}, "bounds": {"layers": 1}}),  # over its bound
+    _one({"name": "i", "verdict": "proved", "bounds": {"layers": 1}}),  # a bound without a value
+    _one({"name": "i", "verdict": "proved"}),  # "ok left out is false"
+    {"interrupted": True, **_one(_inst(), status="ok")},  # the run's ok left out
+    _one(_inst()),  # the script's status and ok left out
+], ids=["over bound", "bound without value", "ok left out", "interrupted", "script summary left out"])
+def test_a_page_never_calls_all_ok_what_its_summaries_leave_out(run, tmp_path):
+    from symverify.viz.resources import resource_records
+
+    page = report_page(run)
+    assert 'Result: <span class="failed">FAILED' in page and "all ok" not in page
+    assert "Failures (0)" not in page and "None: every instance" not in page  # the page says why
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"format": "symverify.proof-run", "version": 2, **run}), encoding="utf-8")
+    assert "all ok" not in report_page(str(path))
+    if "ok" not in run["scripts"][0]["result"]["instances"][0]:  # the plots mark it not ok
+        assert not any(r.ok for r in resource_records(run))
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("resources", {1: 5}, r"resources: expected an object with text keys, found the key 1"),
+    ("bounds", {("layers",): 5}, r"bounds: expected an object with text keys, found the key \('layers',\)"),
+    ("seconds", 10**5000, r"seconds: expected a finite number of seconds ≥ 0, found <5001-digit integer"),
+    ("seconds", 2**1024, r"seconds: expected a finite number of seconds ≥ 0"),
+    ("counterexample", {"v": 10**5000}, r"counterexample: expected a JSON value .*found an int of 5001 digits at \.v"),
+    ("counterexample", {1: 2}, r"counterexample: .*found the key 1 at the top"),
+    ("counterexample", {"a": [{1, 2}]}, r"counterexample: .*found a set at \.a\[0\]"),
+    ("counterexample", [MappingProxyType({"a": 1})], r"counterexample: .*found a mappingproxy at \[0\]"),
+], ids=["int key", "tuple key", "10^5000 s", "2^1024 s", "huge int", "int key in cex", "set in cex", "mapping in cex"])
+def test_an_in_memory_run_no_file_holds_is_refused_by_name(field, value, message):
+    inst = _inst(verdict="refuted", ok=False, **{field: value})
+    with pytest.raises(SerializationError, match=message):
+        report_page(_one(inst, status="failed"))
+
+
+def _nested(depth: int) -> Any:
+    cex: Any = 1
+    for _ in range(depth):
+        cex = [cex]
+    return cex
+
+
+@pytest.mark.parametrize("cex, read", [(float("nan"), False), ({"a": [float("-inf")]}, False), (_nested(59), False),
+                                       (_nested(58), True), ({"v": [1.5, None, "x", True]}, True)],
+                         ids=["nan", "inf", "59 deep", "58 deep", "plain"])
+def test_a_counterexample_prove_writes_is_one_its_readers_take(tmp_path, cex, read):
+    """A script's counterexample with a NaN, or nested deeper than a run file may be, makes its row
+    crashed: ``prove`` writes no file that ``--golden`` or ``report`` refuses."""
+    row = _row(_inst(verdict="refuted", ok=False, counterexample=cex))
+    if not read:
+        assert row.status == "crashed" and "instances[0].counterexample: expected a JSON value" in row.error, row
+        return
+    assert row.status == "failed"
+    assert _written(row, tmp_path)["scripts"][0]["result"]["instances"][0]["counterexample"] == cex
+    assert "FAILED" in report_page(str(tmp_path / "run.json"))
+
+
+def test_matrix_and_forall_refutations_keep_their_counterexample():
+    from symverify.kaleidoscope.linear import linear_circuit_to_kaleidoscope
+    from symverify.kernel.ir.butterfly import Kaleidoscope
+    from symverify.kernel.provers.matrix import verify_circuit
+    from symverify.library import walsh_hadamard
+    from symverify.parametric import Gadget, Param, PLayer, fam, inp, pred, tap, var, where
+
+    c = walsh_hadamard(4)
+    k = linear_circuit_to_kaleidoscope(c).kaleidoscope
+    check = verify_circuit(Kaleidoscope(k.n, k.size, tuple(reversed(k.groups))), c, garbage_free=False)
+    assert check.verdict is Verdict.REFUTED and check.first_difference is not None
+    i, j, got, want = check.first_difference
+    assert Instance.from_report("matrix", check).counterexample == {"entry": [i, j], "found": got, "expected": want}
+    n, r, q = var("N"), var("i"), var("q")
+    g = Gadget("g", (Param("N", 1, 8), Param("V", 0, 3)), n, 1,
+               (PLayer(b1=where(pred("V", r, q), fam("V"), 1), h=(tap(0),), mode="cyclic"),),
+               where(pred("V", r, q), fam("V"), 2) * inp(r, q))
+    res = sv.prove_forall(g, timeout=30)
+    assert res.verdict is Verdict.REFUTED and res.cell is not None
+    cex = Instance.from_report("forall", res).counterexample
+    assert cex == {"params": dict(res.params), "cell": list(res.cell), "detail": res.detail}
+    json.dumps(cex, allow_nan=False)
+
+
+# ---- every Instance a script can make goes through to the readers ------------------------------------
+_NUMBERS = st.one_of(st.integers(-5, 10), st.integers(2**1590, 2**1600), st.fractions(max_denominator=7),
+                     st.floats(-1e6, 1e6, allow_nan=False), st.just(1.0000001))
+_JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+                               st.text(max_size=5)),
+                     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+                     max_leaves=8)
+_KEYS = st.sampled_from(["layers", "width", "params"])  # no panel of the page plots these alone
+
+
+@st.composite
+def _instances(draw: Any) -> Instance:
+    name = draw(st.text("ab ·<&\"", min_size=1, max_size=8))
+    res, bounds = draw(st.dictionaries(_KEYS, _NUMBERS, max_size=3)), draw(st.dictionaries(_KEYS, _NUMBERS, max_size=2))
+    how = draw(st.sampled_from(["prover", "computed", "argued"]))
+    if how == "argued":
+        return Instance.argued(name, "docs/theory.md § 5", checks=draw(st.sampled_from([None, True, False])),
+                               resources=res, bounds=bounds)
+    holds = draw(st.sampled_from([True, False, None]))
+    if how == "computed":
+        return Instance.computed(name, holds, "an exact sum", "exact", resources=res, bounds=bounds)
+    verdict = {True: Verdict.PROVED, False: Verdict.REFUTED, None: Verdict.UNKNOWN}[holds]
+    cex = draw(_JSON) if verdict is Verdict.REFUTED else None
+    return Instance(name, verdict, "exact", res, bounds, draw(st.floats(0, 100)), draw(st.text(max_size=5)),
+                    kind=ClaimKind.PROVER, counterexample=cex)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_instances(), max_size=4), st.booleans())
+def test_what_a_scripts_instances_write_every_reader_takes(tmp_path, instances, timings):
+    result = json.loads(json.dumps(ProofResult("s", "T", instances).to_json(), allow_nan=False))  # what script_main writes
+    row = merge(SCRIPT, [{"status": "done", "seconds": 0.1, "error": "", "result": result}])
+    assert row.status == ("ok" if instances and all(i.ok for i in instances) else "failed"), row.error
+    assert [i["ok"] for i in row.instances()] == [i.ok for i in instances]
+    text = json.dumps(RunSummary(True, (row,)).to_json(timings), allow_nan=False)
+    path = tmp_path / "run.json"
+    path.write_text(text, encoding="utf-8")
+    assert load_run(path) == json.loads(text) == load_run_for_plots(str(path))
+    assert ("all ok" in report_page(str(path))) == row.ok
+
+
+@pytest.mark.parametrize("cex, found", [(float("nan"), "nan at the top"), ({"q": Fraction(1, 2)}, "a Fraction at .q"),
+                                        (_nested(59), "nesting deeper than 58")])
+def test_an_instance_holds_a_counterexample_a_run_file_can_hold(cex, found):
+    with pytest.raises(UsageError, match=f"counterexample=: expected a JSON value .*found {re.escape(found)}"):
+        Instance("x", Verdict.REFUTED, "exact", counterexample=cex, kind=ClaimKind.PROVER)

@@ -85,7 +85,17 @@ COUNT_KEYS = {"proved", "refuted", "unknown", "argued"}
 
 
 def _seconds(v: Any) -> bool:
-    return type(v) in (int, float) and math.isfinite(v) and v >= 0
+    """"a number ≥ 0 that is a finite float (below 2^1024)"."""
+    return type(v) in (int, float) and 0 <= v < 2**1024 and (type(v) is int or math.isfinite(v))
+
+
+def _cex(v: Any, depth: int = 0) -> bool:
+    """"a JSON value with finite numbers nested at most 58 deep" (a file holds no NaN or non-text key)."""
+    if isinstance(v, list):
+        return depth < 58 and all(_cex(x, depth + 1) for x in v)
+    if isinstance(v, dict):
+        return depth < 58 and all(_cex(x, depth + 1) for x in v.values())
+    return not (type(v) is float and not math.isfinite(v))
 
 
 # "the fields are those of the example, plus seconds, jobs and scheduler of a run, seconds of a
@@ -102,7 +112,7 @@ TYPES: dict[str, dict[str, Any]] = {
                  "resources": dict, "bounds": dict, "seconds": _seconds, "detail": str,
                  "kind": lambda v: isinstance(v, str) and v in KINDS, "basis": str,
                  "checks": lambda v: v is None or type(v) is bool, "over_bound": "names", "ok": bool,
-                 "counterexample": lambda v: True},
+                 "counterexample": _cex},
 }
 
 
@@ -220,6 +230,14 @@ def oracle(text: str) -> dict[str, Any]:
     if "ok" in data and data["ok"] != ok:
         raise RefusedError("ok")
     return data
+
+
+def all_ok(data: dict[str, Any]) -> bool:
+    """"a run is all ok only when it has a script, was not interrupted, and every script and
+    instance is ok" (a summary left out is derived: "ok left out is false")."""
+    insts = [i for s in data["scripts"] for i in ((s.get("result") or {}).get("instances", []))]
+    return (bool(data["scripts"]) and data.get("interrupted") is not True and all(map(passes, data["scripts"]))
+            and all(i.get("ok") is True for i in insts))
 
 
 def restate(doc: Any) -> Any:
@@ -493,6 +511,14 @@ def mutations(run: dict[str, Any]) -> list[tuple[str, Any]]:
         "run ok false although every script is": lambda d: d.update(ok=False),
         "run ok though interrupted": lambda d: d.update(interrupted=True),
         "interrupted, not ok": lambda d: d.update(interrupted=True, ok=False),
+        "interrupted, run ok left out": lambda d: (d.update(interrupted=True), d.pop("ok")),
+        "script status and ok left out": lambda d: (d["scripts"][0].pop("status"), d["scripts"][0].pop("ok"), d.pop("ok")),
+        "over its bound, every summary left out": lambda d: (
+            d.pop("ok"), [d["scripts"][0].pop(k) for k in ("status", "ok", "counts", "over_bound")],
+            [d["scripts"][0]["result"].pop(k) for k in ("ok", "counts")],
+            [d["scripts"][0]["result"]["instances"][0].pop(k) for k in ("ok", "over_bound")],
+            d["scripts"][0]["result"]["instances"][0]["resources"].update(
+                layers=d["scripts"][0]["result"]["instances"][0]["bounds"]["layers"] + 1)),
         "two scripts of one name": lambda d: d["scripts"].append(copy.deepcopy(d["scripts"][0])),
         "version 1": lambda d: d.update(version=1),
         "version 3": lambda d: d.update(version=3),
@@ -549,7 +575,8 @@ def test_the_mutations_cover_both_answers(cases):
     assert {"over its bound, not ok, listed", "argued unknown ok", "argued, checks failed", "refuted",
             "[0][0] drop kind", "[0][0] drop ok", "huge bound", "huge exact bound", "script status failed, ok false",
             "interrupted, not ok", "timings", "counterexample on a refuted instance, restated",
-            "script status ok, an instance refuted, restated", "status left out, ok false"} <= labels
+            "script status ok, an instance refuted, restated", "status left out, ok false",
+            "interrupted, run ok left out", "script status and ok left out", "over its bound, every summary left out"} <= labels
     assert not {"proved over its bound", "argued marked proved", "argued, checks failed, ok",
                 "checks on a prover claim", "drop format", "[0][0] bounds.layers=NaN", "an extra field", "drop version",
                 "no scripts", "refuted (summaries as written)", "script status ok, an instance refuted",
@@ -586,6 +613,8 @@ def test_report_takes_exactly_what_the_oracle_takes(cases, tmp_path, capsys):
         assert "Traceback" not in out + err, label
         if where is None:
             assert code == 0 and out.startswith("wrote "), (label, err)
+            summary = re.search(r'id="summary">Result: <span class="(ok|failed)">', page.read_text(encoding="utf-8"))
+            assert summary is not None and (summary.group(1) == "ok") == all_ok(json.loads(text)), label
             continue
         assert code == 3 and out == "", (label, code, err)
         assert err.startswith("symverify: error: ") and err.count("\n") == 1, (label, err)

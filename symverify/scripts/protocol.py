@@ -73,7 +73,7 @@ from typing import Any, Protocol
 
 from symverify.errors import ProverError, UsageError
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
-from symverify.viz.run_format import count_claims
+from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, count_claims, json_problem
 
 __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
@@ -149,9 +149,22 @@ def _outcome_types() -> tuple[type, ...]:
 
 
 def _counterexample_json(outcome: Any) -> Any:
-    """The counterexample of a refuting outcome as JSON (its ``to_json`` where it has one), or ``None``."""
+    """The counterexample of a refuting outcome as JSON, or ``None``: a ``Report``'s (its
+    ``to_json``), a ``KaleidoscopeCheck``'s first differing entry ``{"entry": [row, col],
+    "found": …, "expected": …}``, a ``ForallResult``'s ``{"params": {…}, "cell": [row, col],
+    "detail": …}``; a ``FragmentProof`` refutes by a difference of polynomials (its ``failure``),
+    with no counterexample."""
+    from symverify.kernel.provers.forall import ForallResult
+    from symverify.kernel.provers.matrix import KaleidoscopeCheck
     from symverify.kernel.provers.outcome import jsonable
 
+    if isinstance(outcome, KaleidoscopeCheck):
+        if outcome.first_difference is None:
+            return None
+        i, j, got, want = outcome.first_difference
+        return {"entry": [i, j], "found": jsonable(got), "expected": jsonable(want)}
+    if isinstance(outcome, ForallResult):
+        return {"params": jsonable(dict(outcome.params)), "cell": jsonable(outcome.cell), "detail": outcome.detail}
     cex = getattr(outcome, "counterexample", None)
     if cex is None:
         return None
@@ -208,6 +221,10 @@ class Instance:
         if self.counterexample is not None and self.verdict is not Verdict.REFUTED:
             raise UsageError(f"instance {self.name!r}: counterexample= belongs to a refuted claim, found it on a "
                              f"{self.verdict.value} one")
+        problem = "" if self.counterexample is None else json_problem(self.counterexample)
+        if problem:  # what the script's JSON, and the run file, could not hold
+            raise UsageError(f"instance {self.name!r}: counterexample=: expected a JSON value (finite numbers, text keys, "
+                             f"nested at most {COUNTEREXAMPLE_DEPTH} deep), found {problem}")
         if self.kind is not ClaimKind.ARGUED and self.checks is not None:
             raise UsageError(f"instance {self.name!r}: checks= belongs to argued claims, found it on a {self.kind.value} claim")
         words = self.method.split("+") if isinstance(self.method, str) else [self.method]

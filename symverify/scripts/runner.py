@@ -327,7 +327,16 @@ def _order(inst: dict[str, Any]) -> tuple[int, int]:
 def _listed(result: Any) -> list[Any]:
     if not isinstance(result, dict) or not isinstance(result.get("instances", []), list):
         raise ValueError("expected an object with a list of instances")
+    _boolean(result, "result")  # re-derived below: a mistyped one is refused, not coerced
     return list(result.get("instances", []))
+
+
+def _boolean(d: Mapping[str, Any], where: str) -> None:
+    """A script's ``ok``, where written, is ``true`` or ``false`` (``"yes"`` or ``1`` is refused, never read as true)."""
+    from symverify.ir.bigint import safe_repr
+
+    if "ok" in d and not isinstance(d["ok"], bool):
+        raise ValueError(f"{where}: ok: expected true or false, found {safe_repr(d['ok'], 40)}")
 
 
 def _claim(inst: Any, k: int) -> dict[str, Any]:
@@ -341,6 +350,7 @@ def _claim(inst: Any, k: int) -> dict[str, Any]:
         raise ValueError(f"instance {k}: expected an object, found {type(inst).__name__}")
     kinds = [c.value for c in ClaimKind]
     kind, verdict, name = inst.get("kind"), inst.get("verdict"), inst.get("name", k)
+    _boolean(inst, f"instance {name!r}")
     if kind not in kinds:
         raise ValueError(f"instance {name!r}: kind: expected one of {', '.join(kinds)}, found {kind!r}")
     if verdict not in ("proved", "refuted", "unknown"):

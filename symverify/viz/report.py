@@ -7,7 +7,7 @@
   ``data:`` URI (or a note saying why there is none: matplotlib missing, nothing to plot);
 * a table of every script (status, verdict counts, tightest resource against its bound, time,
   error of a crashed script);
-* *Failures*: every instance that is not ok and every script that failed or crashed, with the
+* *Failures*: an interrupted run, every instance that is not ok and every script that is not ok, with the
   over-bound resources, the detail text and the counterexample when the instance carries one
   (a ``counterexample`` field, as :meth:`Counterexample.to_json` writes it, or text);
 * one table per script listing every instance: verdict, method, resources against bounds, time,
@@ -31,6 +31,7 @@ from symverify._version import __version__
 from symverify.errors import BackendUnavailableError, UsageError
 from symverify.viz.html import value_text
 from symverify.viz.resources import load_run, numbers
+from symverify.viz.run_format import instance_ok, run_ok, script_ok
 
 __all__ = ["write_report", "report_page"]
 
@@ -137,7 +138,7 @@ def _counts(instances: list[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def _inst_ok(inst: Mapping[str, Any]) -> bool:
-    return bool(inst.get("ok", inst.get("verdict") == "proved" and not inst.get("over_bound")))
+    return instance_ok(inst)  # "ok left out is false" (docs/formats.md § Proof run)
 
 
 def report_page(run: Any, *, title: str = "symverify proof run") -> str:
@@ -153,8 +154,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
     all_inst = [(s, i) for s in scripts for i in _instances(s)]
     counts = _counts([i for _, i in all_inst])
     failing = [i for _, i in all_inst if not _inst_ok(i)]
-    ok = (bool(data.get("ok", True)) and bool(scripts) and not failing
-          and all(s.get("status", "ok") == "ok" for s in scripts))
+    ok = run_ok(data) and not failing  # as check_run read the file: a summary left out is derived, never assumed
     status = "ok" if ok else "failed"
     tier = "quick tier" if data.get("quick") else "full tier" if "quick" in data else ""
     out = [
@@ -196,12 +196,20 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         )
     out.append("</table>")
     failures = []
+    if data.get("interrupted") is True:
+        failures.append('<div class="failure"><b>the run was interrupted</b>: scripts that had not finished are '
+                        "<span class=\"interrupted\">interrupted</span></div>")
     for s in scripts:
         name = str(s.get("name", "?"))
         st = str(s.get("status", ""))
         if st == "crashed" or (st not in ("ok", "") and not _instances(s)):
             failures.append(f'<div class="failure" data-script="{html.escape(name)}"><b>{html.escape(name)}</b>: '
                             f'<span class="{_cls(st)}">{html.escape(st)}</span> — {_e(s.get("error", "") or "no result", 2000)}</div>')
+        elif not script_ok(s) and all(_inst_ok(i) for i in _instances(s)):  # the page says why it is not all ok
+            shown = st or ("not ok" if "ok" in s else "neither status nor ok")
+            failures.append(f'<div class="failure" data-script="{html.escape(name)}"><b>{html.escape(name)}</b>: '
+                            f'<span class="failed">{html.escape(shown)}</span> — '
+                            f'{_e(s.get("error", "") or "the script is not ok, though no instance listed fails", 2000)}</div>')
         for inst in _instances(s):
             if _inst_ok(inst):
                 continue

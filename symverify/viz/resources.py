@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from symverify.errors import UsageError
-from symverify.viz.run_format import check_instance, check_run, exceeded_bounds, run_value
+from symverify.viz.run_format import check_instance, check_run, exceeded_bounds, instance_ok, run_value
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -131,7 +131,7 @@ def resource_records(run: Any) -> list[Record]:
         title = str(s.get("title", ""))
         for inst in (s.get("result") or {}).get("instances", []):  # objects: load_run checked each one
             out.append(Record(name, title, str(inst.get("name", "")), str(inst.get("verdict", "unknown")),
-                              bool(inst.get("ok", inst.get("verdict") == "proved")), numbers(inst.get("resources")),
+                              instance_ok(inst), numbers(inst.get("resources")),
                               numbers(inst.get("bounds")), str(inst.get("detail", ""))))
     return out
 

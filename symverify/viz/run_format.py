@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -32,7 +33,8 @@ from symverify.kernel.provers.outcome import Verdict
 
 __all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "RUN_FIELDS", "SCRIPT_FIELDS",
            "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "PART_RESULT_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
-           "check_result", "check_script", "check_run", "script_over_bound"]
+           "check_result", "check_script", "check_run", "script_over_bound", "instance_ok", "script_ok", "run_ok",
+           "COUNTEREXAMPLE_DEPTH", "json_problem"]
 
 FORMAT = "symverify.proof-run"
 VERSION = 2
@@ -53,7 +55,7 @@ RESULT_FIELDS = {"name": "str", "title": "str", "ok": "bool", "counts": "counts"
                  "instances": "list"}
 INSTANCE_FIELDS = {"name": "str", "verdict": "verdict", "method": "str", "resources": "object", "bounds": "object",
                    "seconds": "seconds", "detail": "str", "kind": "kind", "basis": "str", "checks": "checks",
-                   "over_bound": "names", "ok": "bool", "counterexample": "any"}
+                   "over_bound": "names", "ok": "bool", "counterexample": "json"}
 _COUNT_KEYS = frozenset((*VERDICTS, "argued"))
 PART_FIELDS = {**INSTANCE_FIELDS, "case": "case", "before": "index"}
 """An instance of one part of a script's result (``--shard K/N``, ``--cases``): tagged with its case."""
@@ -89,12 +91,64 @@ def _shown(v: Any) -> str:
     return safe_repr(v, 40)  # an int of 10^5000 is shown by its size (repr would raise)
 
 
+def _number_shown(v: Any) -> str:
+    """A resource or bound as the file writes it: ``7/2``, not ``'7/2'`` (:func:`_shown` otherwise)."""
+    return (v if len(v) <= 40 else v[:39] + "…") if isinstance(v, str) else _shown(v)
+
+
 def _is_int(v: Any, least: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= least
 
 
 def _seconds(v: Any) -> bool:
-    return _is_int(v, 0) or (isinstance(v, float) and math.isfinite(v) and v >= 0)
+    """A number ≥ 0 that is a finite float (an int of 10^400 seconds is not: the page could not show it)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
+
+
+COUNTEREXAMPLE_DEPTH = 58
+"""How deep a ``counterexample`` may nest (``[1]`` is 1): a run file holds it 6 levels down (run,
+``scripts``, script, ``result``, ``instances``, instance), and no JSON file symverify reads nests
+deeper than :data:`~symverify.ir.limits.MAX_JSON_DEPTH` = 64."""
+
+
+def json_problem(v: Any) -> str:
+    """Why ``v`` is not a JSON value a run file can hold ('' when it is): null, true, false, a
+    string, an int (that ``json`` can write), a finite float, a list (or tuple), or a dict with
+    text keys, nested at most :data:`COUNTEREXAMPLE_DEPTH` deep (what ``json.dumps`` writes and
+    symverify's readers read back)."""
+    from symverify.ir.bigint import digit_count
+
+    limit = sys.get_int_max_str_digits() or math.inf
+    todo: list[tuple[Any, int, str]] = [(v, 0, "")]
+    while todo:
+        x, depth, at = todo.pop()
+        if x is None or isinstance(x, (bool, str)):
+            continue
+        if isinstance(x, int):
+            if digit_count(x) > limit:
+                return f"an int of {digit_count(x)} digits at {at or 'the top'} (JSON text holds at most {limit})"
+            continue
+        if isinstance(x, float):
+            if not math.isfinite(x):
+                return f"{x} at {at or 'the top'}"
+            continue
+        if not isinstance(x, (list, tuple, dict)):  # json.dumps cannot write another Mapping
+            return f"a {type(x).__name__} at {at or 'the top'}"
+        if depth == COUNTEREXAMPLE_DEPTH:
+            return f"nesting deeper than {COUNTEREXAMPLE_DEPTH} at {at}"
+        if not isinstance(x, dict):
+            todo.extend((y, depth + 1, f"{at}[{k}]") for k, y in enumerate(x))
+            continue
+        for key, y in x.items():
+            if not isinstance(key, str):
+                return f"the key {_shown(key)} at {at or 'the top'}"
+            todo.append((y, depth + 1, f"{at}.{key}"[:200]))
+    return ""
 
 
 # a field's type: (what it must be, the test)
@@ -117,13 +171,9 @@ _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "kind": (f"one of {', '.join(KINDS)}", lambda v: isinstance(v, str) and v in KINDS),
     "checks": ("null, or true or false on an argued claim", lambda v: v is None or isinstance(v, bool)),
     "result": ("null or an object", lambda v: v is None or isinstance(v, Mapping)),
-    "any": ("any JSON value", lambda v: True),
+    "json": (f"a JSON value (finite numbers, text keys, nested at most {COUNTEREXAMPLE_DEPTH} deep)",
+             lambda v: not json_problem(v)),
 }
-
-
-def _number_shown(v: Any) -> str:
-    """A resource or bound as written (``7/2``, ``4``), cut to 40 characters; a huge int by its size."""
-    return (v if len(v) <= 40 else v[:39] + "…") if isinstance(v, str) else _shown(v)
 
 
 def _check_fields(d: Mapping[str, Any], fields: Mapping[str, str], where: str) -> None:
@@ -135,7 +185,8 @@ def _check_fields(d: Mapping[str, Any], fields: Mapping[str, str], where: str) -
         expected, test = _TYPES[kind]
         if not test(value):
             hint = " (a run of a newer symverify?)" if kind == "version" and type(value) is int and value > VERSION else ""
-            raise SerializationError(f"{where}.{key}: expected {expected}, found {_shown(value)}{hint}")
+            found = json_problem(value) if kind == "json" else _shown(value)
+            raise SerializationError(f"{where}.{key}: expected {expected}, found {found}{hint}")
 
 
 _EXACT = re.compile(r"-?[0-9]+(?:/[0-9]+)?\Z", re.ASCII)
@@ -176,6 +227,9 @@ def exceeded_bounds(inst: Mapping[str, Any], where: str) -> list[str]:
     for part, got in (("resources", raw_res), ("bounds", raw_bounds)):
         if not isinstance(got, Mapping):
             raise SerializationError(f"{where}.{part}: expected an object, found {type(got).__name__}")
+        for key in got:
+            if not isinstance(key, str):  # a dict built in memory; "1" and 1 would name one resource
+                raise SerializationError(f"{where}.{part}: expected an object with text keys, found the key {_shown(key)}")
     bounds = {str(k): run_value(v, f"{where}.bounds.{k}") for k, v in raw_bounds.items()}
     res = {str(k): run_value(v, f"{where}.resources.{k}") for k, v in raw_res.items()}
     return [k for k, b in bounds.items() if k not in res or res[k] > b]
@@ -198,7 +252,7 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
     if not isinstance(inst, Mapping):
         raise SerializationError(f"{where}: expected an object, found {type(inst).__name__}")
     if not isinstance(inst.get("name"), str):
-        raise SerializationError(f"{where}.name: expected a string, found {type(inst.get('name')).__name__}")
+        raise SerializationError(f"{where}.name: expected a string, found {_shown(inst['name']) if 'name' in inst else 'nothing'}")
     if "verdict" not in inst:
         raise SerializationError(f"{where}.verdict: expected one of {', '.join(VERDICTS)}, found nothing")
     _check_fields(inst, fields, where)
@@ -247,7 +301,9 @@ def check_result(result: Any, where: str, part: bool = False) -> list[Mapping[st
         SerializationError: naming the field and what was found.
     """
     if not isinstance(result, Mapping) or not isinstance(result.get("instances"), list):
-        raise SerializationError(f"{where}: expected an object with a list 'instances'")
+        found = (type(result).__name__ if not isinstance(result, Mapping) else
+                 f"instances {_shown(result['instances'])}" if "instances" in result else "no instances")
+        raise SerializationError(f"{where}: expected an object with a list 'instances', found {found}")
     _check_fields(result, PART_RESULT_FIELDS if part else RESULT_FIELDS, where)
     instances = result["instances"]
     for j, inst in enumerate(instances):
@@ -268,8 +324,26 @@ def _all_ok(instances: list[Mapping[str, Any]], where: str) -> None:
         raise SerializationError(f"{where}: 'ok' is true, but instance {str(bad.get('name'))!r:.60} is not ok")
 
 
-def _passes(script: Mapping[str, Any]) -> bool:
+def instance_ok(inst: Mapping[str, Any]) -> bool:
+    """Whether an instance record (of a run :func:`check_run` took) is ok: its ``ok`` is true (left out, false)."""
+    return inst.get("ok") is True
+
+
+def script_ok(script: Mapping[str, Any]) -> bool:
+    """Whether a script row (of a run :func:`check_run` took) passes: by its ``status``, or by its
+    ``ok`` where ``status`` is left out (both left out: it does not)."""
     return script["status"] == "ok" if "status" in script else script.get("ok") is True
+
+
+_passes = script_ok
+
+
+def run_ok(run: Mapping[str, Any]) -> bool:
+    """Whether a run (that :func:`check_run` took) passes: it has a script, was not ``interrupted``,
+    and every script passes (:func:`script_ok`; a passing script's instances are all ok); its
+    ``ok``, where written, says the same."""
+    scripts = run.get("scripts", [])
+    return bool(scripts) and run.get("interrupted") is not True and all(script_ok(s) for s in scripts)
 
 
 def check_script(script: Any, where: str) -> None:
@@ -285,7 +359,7 @@ def check_script(script: Any, where: str) -> None:
     if not isinstance(script, Mapping):
         raise SerializationError(f"{where}: expected an object, found {type(script).__name__}")
     if not isinstance(script.get("name"), str):
-        raise SerializationError(f"{where}.name: expected a string, found {_shown(script.get('name'))}")
+        raise SerializationError(f"{where}.name: expected a string, found {_shown(script['name']) if 'name' in script else 'nothing'}")
     _check_fields(script, SCRIPT_FIELDS, where)
     result, status = script.get("result"), script.get("status")
     instances = [] if result is None else check_result(result, f"{where}.result")
@@ -334,7 +408,7 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
                 raise SerializationError(f"{where}.scripts[{k}].name: {s['name']!r:.60} is the name of an earlier script")
             seen.add(s["name"])
         if "ok" in data:
-            ok = bool(scripts) and data.get("interrupted") is not True and all(_passes(s) for s in scripts)
+            ok = run_ok(data)
             if data["ok"] != ok:
                 why = ("there is no script" if not scripts else "the run was interrupted"
                        if data.get("interrupted") is True else "a script is not ok" if not ok else "every script is ok")
