@@ -52,7 +52,7 @@ from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
 
-__all__ = ["to_json", "from_json", "dumps", "loads", "dump_file", "load_file", "read_json_file", "CIRCUIT_FORMAT", "MODEL_FORMAT"]
+__all__ = ["to_json", "from_json", "dumps", "loads", "dump_file", "load_file", "read_json_file", "json_value", "CIRCUIT_FORMAT", "MODEL_FORMAT"]
 
 CIRCUIT_FORMAT = "symverify.circuit"
 MODEL_FORMAT = "symverify.model"
@@ -325,12 +325,30 @@ def _refuse_constant(text: str) -> Any:
     raise SerializationError(f"{text} is not a JSON number (symverify writes non-finite numbers as strings)")
 
 
+def json_value(text: str) -> Any:
+    """The JSON value of ``text``, read as strictly as the documents above: no byte order mark,
+    nesting within ``MAX_JSON_DEPTH``, no repeated key in an object, no ``NaN``/``Infinity``.
+    Numbers are read as Python's ``json`` reads them (proof runs hold 6-digit floats); the caller
+    checks the fields. The one strict reader of JSON that is not a circuit, model or certificate:
+    run files (:func:`read_json_file`), a script's result file, a sweep grid.
+
+    Raises:
+        SerializationError: saying what was wrong and where.
+    """
+    _check_bom(text)
+    _check_depth(text)
+    try:
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as e:
+        raise SerializationError(f"not valid JSON (truncated?): {e.msg} (line {e.lineno}, column {e.colno})") from None
+    except (ValueError, RecursionError) as e:  # an integer literal beyond Python's int/str limit, deep nesting
+        raise SerializationError(f"not valid JSON: {safe_repr(str(e), 120)}") from None
+
+
 def read_json_file(path: str | Path, what: str) -> Any:
-    """The JSON value in the file ``path`` (``what`` names it in messages: ``"the golden run"``),
-    read as strictly as the documents above: a regular file of at most ``MAX_FILE_BYTES`` bytes
-    (:func:`symverify.ir.files.read_file`), UTF-8, nesting within ``MAX_JSON_DEPTH``, no repeated
-    key in an object, no ``NaN``/``Infinity``. Numbers are read as Python's ``json`` reads them
-    (proof runs hold 6-digit floats); the caller checks the fields.
+    """The JSON value in the file ``path`` (``what`` names it in messages: ``"the golden run"``):
+    a regular file of at most ``MAX_FILE_BYTES`` bytes (:func:`symverify.ir.files.read_file`),
+    UTF-8, read by :func:`json_value`.
 
     Raises:
         SerializationError: ``{path}: cannot read {what}: …``, saying what was wrong and where.
@@ -343,13 +361,6 @@ def read_json_file(path: str | Path, what: str) -> Any:
         raise SerializationError(f"{p}: cannot read {what}: not UTF-8 text: byte {raw[e.start]:#04x} at offset {e.start} "
                                  f"({e.reason})") from None
     try:
-        _check_bom(text)
-        _check_depth(text)
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant)
+        return json_value(text)
     except SerializationError as e:
         raise SerializationError(f"{p}: cannot read {what}: {e}") from None
-    except json.JSONDecodeError as e:
-        raise SerializationError(f"{p}: cannot read {what}: not valid JSON (truncated?): {e.msg} "
-                                 f"(line {e.lineno}, column {e.colno})") from None
-    except (ValueError, RecursionError) as e:  # an integer literal beyond Python's int/str limit, deep nesting
-        raise SerializationError(f"{p}: cannot read {what}: not valid JSON: {safe_repr(str(e), 120)}") from None

@@ -542,19 +542,12 @@ def sweep_grid(default: Mapping[str, Any]) -> dict[str, Any]:
     if not text:
         return dict(default)
 
-    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys = [k for k, _ in pairs]
-        repeated = sorted({k for k in keys if keys.count(k) > 1})
-        if repeated:
-            raise ValueError(f"the key(s) {', '.join(map(repr, repeated))} repeated in one object")
-        return dict(pairs)
-
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not a JSON number")
+    from symverify.errors import SerializationError
+    from symverify.ir.serialize import json_value
 
     try:
-        grid = json.loads(text, object_pairs_hook=unique, parse_constant=constant)
-    except (ValueError, RecursionError) as e:
+        grid = json_value(text)
+    except SerializationError as e:
         raise UsageError(f"{SWEEP_ENV}: expected a JSON object, found {text[:60]!r} ({e})") from None
     if not isinstance(grid, dict):
         raise UsageError(f"{SWEEP_ENV}: expected a JSON object, found {type(grid).__name__}")

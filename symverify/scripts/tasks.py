@@ -292,25 +292,6 @@ def _result_file(path: Path) -> str:
     return ""
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} is repeated in one object (which one counts is not defined)")
-        out[key] = value
-    return out
-
-
-def _strict_json(text: str) -> Any:
-    """A script's result as strict JSON: no ``NaN``/``Infinity`` (the run JSON written from it must
-    be read back, as a golden run), no key repeated in an object."""
-    return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique)
-
-
 def _result_shape(data: dict[str, Any]) -> str:
     """What is wrong with the top level of a script's result (``ProofResult.to_json``): ``title``
     text, ``seconds`` a number, ``instances`` a list ('' when nothing is)."""
@@ -353,9 +334,12 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
             if what:
                 return answer("crashed", None, f"result JSON: expected a regular file of at most {RESULT_MAX_BYTES} "
                                                f"bytes, found {what}")
-            try:
-                data = _strict_json(out.read_text(encoding="utf-8"))
-            except (OSError, ValueError, RecursionError) as e:  # ValueError: bad JSON, bad UTF-8, huge ints
+            from symverify.errors import SerializationError
+            from symverify.ir.serialize import json_value
+
+            try:  # strict: no NaN (the run JSON written from it must be read back), no repeated key
+                data = json_value(out.read_text(encoding="utf-8"))
+            except (OSError, ValueError, SerializationError) as e:  # ValueError: bad UTF-8
                 return answer("crashed", None, f"unreadable result JSON: {e}")
             if not isinstance(data, dict):
                 return answer("crashed", None, f"result JSON: expected an object, found {type(data).__name__}")
