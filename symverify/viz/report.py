@@ -31,7 +31,7 @@ from symverify._version import __version__
 from symverify.errors import BackendUnavailableError, UsageError
 from symverify.viz.html import value_text
 from symverify.viz.resources import load_run, numbers
-from symverify.viz.run_format import instance_ok, run_ok, script_ok
+from symverify.viz.run_format import count_claims, instance_ok, run_ok, script_ok
 
 __all__ = ["write_report", "report_page"]
 
@@ -129,14 +129,6 @@ def _instances(script: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [i for i in result.get("instances", []) if isinstance(i, Mapping)]
 
 
-def _counts(instances: list[Mapping[str, Any]]) -> dict[str, int]:
-    out = {"proved": 0, "refuted": 0, "unknown": 0, "argued": 0}
-    for i in instances:
-        v = "argued" if i.get("kind") == "argued" else str(i.get("verdict", "unknown"))
-        out[v] = out.get(v, 0) + 1
-    return out
-
-
 def _inst_ok(inst: Mapping[str, Any]) -> bool:
     return instance_ok(inst)  # "ok left out is false" (docs/formats.md § Proof run)
 
@@ -152,7 +144,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
     data = load_run(run)
     scripts = [s for s in data["scripts"] if isinstance(s, Mapping)]
     all_inst = [(s, i) for s in scripts for i in _instances(s)]
-    counts = _counts([i for _, i in all_inst])
+    counts = count_claims([i for _, i in all_inst])
     failing = [i for _, i in all_inst if not _inst_ok(i)]
     ok = run_ok(data) and not failing  # as check_run read the file: a summary left out is derived, never assumed
     status = "ok" if ok else "failed"
@@ -180,7 +172,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
     ]
     for s in scripts:
         insts = _instances(s)
-        c = _counts(insts)
+        c = count_claims(insts)
         st = str(s.get("status", "ok" if s.get("ok") else "failed"))
         if st == "ok" and not all(_inst_ok(i) for i in insts):
             st = "failed"  # the page never calls a script ok that lists a failing instance

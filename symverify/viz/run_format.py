@@ -235,6 +235,14 @@ def exceeded_bounds(inst: Mapping[str, Any], where: str) -> list[str]:
     return [k for k, b in bounds.items() if k not in res or res[k] > b]
 
 
+def _named_object(obj: Any, where: str) -> None:
+    """Refuse ``obj`` unless it is an object with a text ``name`` (a script or an instance)."""
+    if not isinstance(obj, Mapping):
+        raise SerializationError(f"{where}: expected an object, found {type(obj).__name__}")
+    if not isinstance(obj.get("name"), str):
+        raise SerializationError(f"{where}.name: expected a string, found {_shown(obj['name']) if 'name' in obj else 'nothing'}")
+
+
 def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_FIELDS) -> None:
     """Refuse an instance record of a proof run that no run writes (docs/formats.md § Proof run):
     a field that is not the format's or of the wrong type, a verdict, kind, ``checks`` or ``ok``
@@ -249,10 +257,7 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
     Raises:
         SerializationError: naming the field and what was found.
     """
-    if not isinstance(inst, Mapping):
-        raise SerializationError(f"{where}: expected an object, found {type(inst).__name__}")
-    if not isinstance(inst.get("name"), str):
-        raise SerializationError(f"{where}.name: expected a string, found {_shown(inst['name']) if 'name' in inst else 'nothing'}")
+    _named_object(inst, where)
     if "verdict" not in inst:
         raise SerializationError(f"{where}.verdict: expected one of {', '.join(VERDICTS)}, found nothing")
     _check_fields(inst, fields, where)
@@ -356,10 +361,7 @@ def check_script(script: Any, where: str) -> None:
     Raises:
         SerializationError: naming the field and what was found.
     """
-    if not isinstance(script, Mapping):
-        raise SerializationError(f"{where}: expected an object, found {type(script).__name__}")
-    if not isinstance(script.get("name"), str):
-        raise SerializationError(f"{where}.name: expected a string, found {_shown(script['name']) if 'name' in script else 'nothing'}")
+    _named_object(script, where)
     _check_fields(script, SCRIPT_FIELDS, where)
     result, status = script.get("result"), script.get("status")
     instances = [] if result is None else check_result(result, f"{where}.result")
