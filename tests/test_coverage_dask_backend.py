@@ -38,4 +38,4 @@ def test_a_future_without_a_result_is_a_crashed_part(fut, why):
 
 def test_a_future_with_a_result_is_passed_through():
     result = {"status": "done", "result": {"instances": []}}
-    assert dask_backend._part(Done(value=result), TASK) is result
+    assert dask_backend._part(Done(value=result), TASK) == {**result, "part": TASK.part()}  # named in messages
