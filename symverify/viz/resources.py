@@ -83,6 +83,23 @@ def numbers(d: Any) -> dict[str, float]:
     return out
 
 
+def _plain(v: Any, depth: int = 0) -> Any:
+    """A run given as Python objects with every mapping a plain ``dict`` of its items and every
+    list a plain ``list`` (the checks then read what a file would hold: a mapping whose ``get``
+    disagrees with its items is not taken at its word); the values are checked by the reader."""
+    from symverify.errors import SerializationError
+    from symverify.ir import limits
+
+    if depth > limits.MAX_JSON_DEPTH:
+        raise SerializationError(f"proof run: nested more than symverify.ir.limits.MAX_JSON_DEPTH = "
+                                 f"{limits.MAX_JSON_DEPTH} levels deep")
+    if isinstance(v, Mapping):
+        return {k: _plain(x, depth + 1) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x, depth + 1) for x in v]
+    return v
+
+
 def load_run(run: Any) -> dict[str, Any]:
     """A proof run as a dict in the ``symverify.proof-run`` form: ``run`` is that dict, one
     script's result dict (wrapped as a run of one script), or the path of either as JSON; checked
@@ -100,7 +117,7 @@ def load_run(run: Any) -> dict[str, Any]:
         data = read_json_file(path, "the proof run")  # a regular file, strict JSON (no repeated keys, no NaN)
         return check_run(data, str(path), from_file=True)
     if isinstance(run, Mapping):
-        return check_run(run, "proof run")
+        return check_run(_plain(run), "proof run")
     raise UsageError(f"expected a proof run (a dict or the path of its JSON file), found {type(run).__name__}")
 
 
