@@ -155,6 +155,8 @@ def check_instance(inst: Any, where: str) -> None:
     b = {k: _value(v, f"{where}.bounds.{k}") for k, v in bounds.items()}
     r = {k: _value(v, f"{where}.resources.{k}") for k, v in res.items()}  # "a resource or bound"
     over = [k for k in b if k not in r or r[k] > b[k]]
+    if "over_bound" in inst and len(set(inst["over_bound"])) < len(inst["over_bound"]):  # "lists ... twice"
+        raise RefusedError(f"{where}.over_bound")
     if "over_bound" in inst and set(inst["over_bound"]) != set(over):  # "does not list exactly the resources ..."
         raise RefusedError(where)
     checks = inst.get("checks")
@@ -454,6 +456,8 @@ def mutations(run: dict[str, Any]) -> list[tuple[str, Any]]:
         "refuted": {"verdict": "refuted", "ok": False},
         "unknown kind": {"kind": "hand"},
         "unknown verdict": {"verdict": "Proved"},
+        "over_bound listed twice": {"resources": {**inst["resources"], "layers": layers + 1},
+                                    "over_bound": ["layers", "layers"], "ok": False},
         "an extra field": {"seconds": 0.5, "note": [1, 2]},
     }
     for label, change in forged.items():
@@ -586,7 +590,7 @@ def test_the_mutations_cover_both_answers(cases):
                 "run ok though interrupted", "two scripts of one name", "version 1", "version 3", "version true",
                 "unknown run field", "unknown script field", "unknown result field", "negative seconds",
                 "seconds as text", "jobs 0", "jobs 1.0", "quick as text", "method a number", "counts with a fifth key",
-                "counts negative", "counterexample on a proved instance", "counterexample on a refuted instance",
+                "counts negative", "counterexample on a proved instance", "over_bound listed twice", "counterexample on a refuted instance",
                 "[0][0] resources.layers=true not ok"} & labels
 
 

@@ -270,6 +270,9 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
     raw_res, raw_bounds = inst.get("resources", {}), inst.get("bounds", {})
     exceeded = exceeded_bounds(inst, where)
     over = inst.get("over_bound", [])
+    twice = next((k for k in over if over.count(k) > 1), None)
+    if twice is not None:
+        raise SerializationError(f"{where}.over_bound: lists {_number_shown(twice)} twice")
     for k in over:
         if k not in raw_bounds:
             raise SerializationError(f"{where}: over_bound names {k!r}, which has no stated bound")
