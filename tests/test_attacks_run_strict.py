@@ -464,3 +464,31 @@ def test_what_a_scripts_instances_write_every_reader_takes(tmp_path, instances, 
 def test_an_instance_holds_a_counterexample_a_run_file_can_hold(cex, found):
     with pytest.raises(UsageError, match=f"counterexample=: expected a JSON value .*found {re.escape(found)}"):
         Instance("x", Verdict.REFUTED, "exact", counterexample=cex, kind=ClaimKind.PROVER)
+
+
+def test_a_counterexample_is_checked_in_linear_time_as_the_text_it_would_write():
+    """A list met at several places counts at each, as JSON text writes it: ``[x, x]`` nested 50
+    deep is 2^50 values (writing it would never end), refused at once; a row given twice is fine;
+    a cycle is refused, not followed."""
+    from symverify.viz.run_format import COUNTEREXAMPLE_VALUES, json_problem
+
+    doubled: Any = [1]
+    for _ in range(50):
+        doubled = [doubled, doubled]
+    assert json_problem(doubled).startswith(f"more than {COUNTEREXAMPLE_VALUES} values at ")
+    row = [0, 1]
+    assert json_problem({"inputs": [row, row], "cell": (0, 0), "again": (0, 0)}) == ""
+    cyclic: list[Any] = []
+    cyclic.append(cyclic)
+    assert json_problem(cyclic) == "a list holding itself at [0] (a cycle)"
+    deep = _nested(40)
+    assert json_problem([deep, deep]) == ""
+    assert json_problem([deep, _wrap(deep, 18)]).startswith("nesting deeper than 58 below ")  # met again, deeper
+    with pytest.raises(UsageError, match=r"counterexample=: expected a JSON value .*found more than 10000000 values"):
+        Instance("x", Verdict.REFUTED, "exact", counterexample=doubled, kind=ClaimKind.PROVER)
+
+
+def _wrap(x: Any, times: int) -> Any:
+    for _ in range(times):
+        x = [x]
+    return x

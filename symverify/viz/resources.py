@@ -83,21 +83,24 @@ def numbers(d: Any) -> dict[str, float]:
     return out
 
 
-def _plain(v: Any, depth: int = 0) -> Any:
+def _plain(v: Any, depth: int = 0, done: dict[int, Any] | None = None) -> Any:
     """A run given as Python objects with every mapping a plain ``dict`` of its items and every
     list a plain ``list`` (the checks then read what a file would hold: a mapping whose ``get``
-    disagrees with its items is not taken at its word); the values are checked by the reader."""
+    disagrees with its items is not taken at its word); the values are checked by the reader.
+    A container met twice (shared) is converted once."""
     from symverify.errors import SerializationError
     from symverify.ir import limits
 
+    done = {} if done is None else done
     if depth > limits.MAX_JSON_DEPTH:
         raise SerializationError(f"proof run: nested more than symverify.ir.limits.MAX_JSON_DEPTH = "
                                  f"{limits.MAX_JSON_DEPTH} levels deep")
-    if isinstance(v, Mapping):
-        return {k: _plain(x, depth + 1) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_plain(x, depth + 1) for x in v]
-    return v
+    if not isinstance(v, (Mapping, list)):
+        return v
+    if id(v) not in done:
+        done[id(v)] = ({k: _plain(x, depth + 1, done) for k, x in v.items()} if isinstance(v, Mapping)
+                       else [_plain(x, depth + 1, done) for x in v])
+    return done[id(v)]
 
 
 def load_run(run: Any) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from symverify.kernel.provers.outcome import Verdict
 __all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "RUN_FIELDS", "SCRIPT_FIELDS",
            "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "PART_RESULT_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
            "check_result", "check_script", "check_run", "script_over_bound", "instance_ok", "script_ok", "run_ok",
-           "COUNTEREXAMPLE_DEPTH", "json_problem"]
+           "COUNTEREXAMPLE_DEPTH", "COUNTEREXAMPLE_VALUES", "json_problem"]
 
 FORMAT = "symverify.proof-run"
 VERSION = 2
@@ -116,38 +116,73 @@ COUNTEREXAMPLE_DEPTH = 58
 deeper than :data:`~symverify.ir.limits.MAX_JSON_DEPTH` = 64."""
 
 
+COUNTEREXAMPLE_VALUES = 10**7
+"""The most JSON values a ``counterexample`` may hold, counting a list or dict met at several
+places (shared objects) once at each: what its JSON text would hold."""
+
+
+class _NotJsonError(Exception):
+    pass
+
+
 def json_problem(v: Any) -> str:
     """Why ``v`` is not a JSON value a run file can hold ('' when it is): null, true, false, a
     string, an int (that ``json`` can write), a finite float, a list (or tuple), or a dict with
     text keys, nested at most :data:`COUNTEREXAMPLE_DEPTH` deep (what ``json.dumps`` writes and
-    symverify's readers read back)."""
+    symverify's readers read back), with at most :data:`COUNTEREXAMPLE_VALUES` values as JSON text
+    would hold them (a list at several places counts at each: ``[x, x]`` nested 50 deep is 2^50
+    values) and no cycle. Linear in the number of distinct objects."""
     from symverify.ir.bigint import digit_count
 
     limit = sys.get_int_max_str_digits() or math.inf
-    todo: list[tuple[Any, int, str]] = [(v, 0, "")]
-    while todo:
-        x, depth, at = todo.pop()
+    done: dict[int, tuple[int, int]] = {}  # a container's (values as written, levels of nesting below it)
+    active: set[int] = set()
+
+    def walk(x: Any, at: str, depth: int) -> tuple[int, int]:
+        where = at or "the top"
         if x is None or isinstance(x, (bool, str)):
-            continue
+            return 1, 0
         if isinstance(x, int):
             if digit_count(x) > limit:
-                return f"an int of {digit_count(x)} digits at {at or 'the top'} (JSON text holds at most {limit})"
-            continue
+                raise _NotJsonError(f"an int of {digit_count(x)} digits at {where} (JSON text holds at most {limit})")
+            return 1, 0
         if isinstance(x, float):
             if not math.isfinite(x):
-                return f"{x} at {at or 'the top'}"
-            continue
+                raise _NotJsonError(f"{x} at {where}")
+            return 1, 0
         if not isinstance(x, (list, tuple, dict)):  # json.dumps cannot write another Mapping
-            return f"a {type(x).__name__} at {at or 'the top'}"
-        if depth == COUNTEREXAMPLE_DEPTH:
-            return f"nesting deeper than {COUNTEREXAMPLE_DEPTH} at {at}"
-        if not isinstance(x, dict):
-            todo.extend((y, depth + 1, f"{at}[{k}]") for k, y in enumerate(x))
-            continue
-        for key, y in x.items():
-            if not isinstance(key, str):
-                return f"the key {_shown(key)} at {at or 'the top'}"
-            todo.append((y, depth + 1, f"{at}.{key}"[:200]))
+            raise _NotJsonError(f"a {type(x).__name__} at {where}")
+        if id(x) in active:
+            raise _NotJsonError(f"a {type(x).__name__} holding itself at {where} (a cycle)")
+        if id(x) not in done:
+            if depth >= COUNTEREXAMPLE_DEPTH:
+                raise _NotJsonError(f"nesting deeper than {COUNTEREXAMPLE_DEPTH} at {at}")
+            active.add(id(x))
+            if isinstance(x, dict):
+                bad = next((k for k in x if not isinstance(k, str)), None)
+                if bad is not None:
+                    raise _NotJsonError(f"the key {_shown(bad)} at {where}")
+                items = [(y, f"{at}.{k}"[:200]) for k, y in x.items()]
+            else:
+                items = [(y, f"{at}[{k}]"[:200]) for k, y in enumerate(x)]
+            values, below = 1, 0
+            for y, there in items:
+                n, h = walk(y, there, depth + 1)
+                values, below = values + n, max(below, h + isinstance(y, (list, tuple, dict)))
+                if values > COUNTEREXAMPLE_VALUES:
+                    raise _NotJsonError(f"more than {COUNTEREXAMPLE_VALUES} values at {where} (as JSON text writes "
+                                   f"them, a list met at several places at each)")
+            active.discard(id(x))
+            done[id(x)] = values, below
+        values, below = done[id(x)]
+        if depth + below >= COUNTEREXAMPLE_DEPTH:
+            raise _NotJsonError(f"nesting deeper than {COUNTEREXAMPLE_DEPTH} below {where}")
+        return values, below
+
+    try:
+        walk(v, "", 0)
+    except _NotJsonError as e:
+        return str(e)
     return ""
 
 
