@@ -1,0 +1,342 @@
+"""Claims of the user documentation that tests/test_docs.py (blocks run), test_docs_refs.py (names, paths,
+sections, flags, signatures with defaults) and test_docs_numbers.py (measured figures) do not check: the module
+list of README's Layout table against the tree and the import contract, the choices a synopsis offers, the exit
+codes, the environment variables, the stated size limits and pins, the positional names of the signatures the docs
+write out, and what the docs promise about raising or lowering a limit.
+
+Each scan of the text has a planted wrong claim that it must catch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from symverify.cli import _parser
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# README, "Layout": every module named exists, and the rows are the import contract's layers, in its order
+
+def _is_module(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
+
+
+def _has(name: str) -> bool:
+    """A module, or an attribute of one (``kernel.verification``'s ``verify``)."""
+    if _is_module(name):
+        return True
+    parent, _, attr = name.rpartition(".")
+    return bool(parent) and _is_module(parent) and hasattr(importlib.import_module(parent), attr)
+
+
+def layout_rows(text: str) -> list[tuple[str, list[str], list[str]]]:
+    """``(layer, top-level modules, problems)`` per row of the Layout table: a backticked name is a module of
+    symverify; a name inside the parentheses after a module is that module's (or, failing that, an enclosing
+    one's: ``h21 (...; circuit_to_baseconv ...)`` is the compiler's); capitalised names are classes, not modules."""
+    table = text.split("\n## Layout\n", 1)[1].split("\n\n| layer |", 1)[1].split("\n\n", 1)[0]
+    rows = []
+    for line in table.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        layer, modules = cells[0], cells[1]
+        tops: list[str] = []
+        problems: list[str] = []
+        stack: list[str] = ["symverify"]
+        last = None
+        for tok in re.finditer(r"`([^`]+)`|(\()|(\))", modules):
+            name, opening, closing = tok.groups()
+            if opening:
+                stack.append(last or stack[-1])
+                continue
+            if closing:
+                stack.pop()
+                continue
+            assert name is not None
+            last = None
+            if name[0].isupper() or " " in name or "()" in name:
+                continue
+            if name.endswith("/"):  # the top-level `proofs/`, shipped as symverify.proofs
+                last = f"symverify.{name.rstrip('/')}"
+                continue
+            if name.startswith("symverify."):
+                last = name
+                if not _is_module(name):
+                    problems.append(name)
+                continue
+            found = next((f"{p}.{name}" for p in reversed(stack) if _has(f"{p}.{name}")), None)
+            if found is None:
+                problems.append(f"{stack[-1]}.{name}")
+                continue
+            last = found
+            if len(stack) == 1:
+                tops.append(name)
+        rows.append((layer, tops, problems))
+    return rows
+
+
+def _contract_layers() -> list[list[str]]:
+    """The public modules of each layer of pyproject.toml's "symverify layers" contract, top first."""
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contract = next(c for c in conf["tool"]["importlinter"]["contracts"] if c["name"] == "symverify layers")
+    return [[m.strip().removeprefix("symverify.") for m in re.split(r"[:|]", layer)
+             if not m.strip().startswith("symverify._")] for layer in contract["layers"]]
+
+
+def layout_problems(text: str) -> list[str]:
+    rows = layout_rows(text)
+    out = [f"{layer}: no module {p}" for layer, _, problems in rows for p in problems]
+    where = {name: k for k, (_, tops, _) in enumerate(rows) for name in tops}
+    contract = _contract_layers()
+    in_contract = {m for layer in contract for m in layer}
+    out += [f"{rows[k][0]}: `{name}` is no layer of the import contract" for name, k in where.items()
+            if name not in in_contract]
+    previous = -1
+    for layer in contract:
+        ks = {where.get(m) for m in layer}
+        if None in ks:
+            out.append(f"the contract's layer {' | '.join(layer)}: {[m for m in layer if m not in where]} not in the table")
+        elif len(ks) > 1:
+            out.append(f"the contract's layer {' | '.join(layer)} is split over rows {sorted(ks)}")  # type: ignore[type-var]
+        elif (k := ks.pop()) is not None:
+            if k <= previous:
+                out.append(f"the contract's layer {' | '.join(layer)} is row {k + 1}, not below row {previous + 1}")
+            previous = k
+    if len(rows) != len(contract):
+        out.append(f"{len(rows)} rows for the contract's {len(contract)} layers")
+    return out
+
+
+def test_the_layout_table_is_the_tree_and_the_import_contract():
+    assert layout_problems(README) == []
+
+
+def test_a_stale_layout_table_is_caught():
+    # a module moved away (the methods live in symverify.kernel.provers, not symverify.provers)
+    moved = README.replace("· `provers` (`engine_cost`,", "· `provers` (`registry`, `engine_cost`,")
+    assert layout_problems(moved) == ["constructions and provers: no module symverify.provers.registry"]
+    # a layer of the contract left out, and a row that is no layer
+    no_kernel = re.sub(r"\n\| trusted base \|[^\n]*", "", README)
+    assert any("['kernel'] not in the table" in p for p in layout_problems(no_kernel))
+    alias_row = README.replace("| pictures |", "| verification | `verification` | `verify()` |\n| pictures |")
+    assert "verification: `verification` is no layer of the import contract" in layout_problems(alias_row)
+    # two rows in the wrong order
+    lines = README.split("\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith("| semantics |"))
+    lines[k], lines[k + 1] = lines[k + 1], lines[k]
+    assert any("is row" in p for p in layout_problems("\n".join(lines)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# README, "Command line": the choices a synopsis offers are the parser's
+
+def _subparsers():
+    parser = _parser()
+    return next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices
+
+
+def choice_problems(synopsis: str) -> list[str]:
+    """``COMMAND --flag`` for every ``[--flag a|b|c]`` of the synopsis whose alternatives (lower-case words) differ
+    from the parser's choices (or that offers alternatives where the parser has none)."""
+    subs, out, command = _subparsers(), [], None
+    for line in synopsis.splitlines():
+        if m := re.match(r"\s*symverify (\w+)", line):
+            command = m.group(1)
+        if command not in subs:
+            continue
+        for flag, alts in re.findall(r"\[(--[\w-]+) ([\w-]+(?:\|[\w-]+)+)\]", line):
+            action = next((a for a in subs[command]._actions if flag in a.option_strings), None)
+            if action is None or any(not re.fullmatch(r"[a-z][\w-]*", a) for a in alts.split("|")):
+                continue  # an unknown flag (test_docs_refs.py's), or a metavariable among words: `S|fresh`, `OUT|-`
+            if action.choices is None or set(alts.split("|")) != set(action.choices):
+                out.append(f"{command} {flag}: {alts} (the parser: {sorted(action.choices or [])})")
+    return out
+
+
+def _synopsis() -> str:
+    return README.split("## Command line", 1)[1].split("\nExit codes", 1)[0]
+
+
+def test_the_synopsis_offers_the_parsers_choices():
+    synopsis = _synopsis()
+    assert len(re.findall(r"\[--[\w-]+ [\w-]+(?:\|[\w-]+)+\]", synopsis)) >= 4
+    assert choice_problems(synopsis) == []
+
+
+def test_a_stale_choice_is_caught():
+    synopsis = _synopsis().replace("[--plan auto|exact|greedy]", "[--plan auto|exact|greedy|fast]")
+    assert choice_problems(synopsis) == ["compile --plan: auto|exact|greedy|fast (the parser: ['auto', 'exact', 'greedy'])"]
+    synopsis = _synopsis().replace("flint|sympy|torch|python", "flint|sympy|python")
+    assert [p.split(":")[0] for p in choice_problems(synopsis)] == ["verify --backend"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# exit codes: README, docs/formats.md and every --help say the same
+
+def _help_codes() -> dict[int, str]:
+    epilog = _parser().epilog or ""
+    return {int(code): text for code, text in re.findall(r"^\s*(\d+)\s+(.+)$", epilog, re.M)}
+
+
+def test_the_exit_codes_agree():
+    codes = _help_codes()
+    assert set(codes) == {0, 1, 2, 3, 130}
+    formats = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8").split("## Exit codes", 1)[1]
+    table = {int(c): t for c, t in re.findall(r"^\| (\d+) \| (.+) \|$", formats, re.M)}
+    assert set(table) == set(codes)
+    for word, code in (("proved", 0), ("refuted", 1), ("unknown", 2), ("usage", 3), ("interrupted", 130)):
+        assert word in codes[code] and word in table[code], (word, code)
+    verify = README.split("Exit codes of `symverify verify`:", 1)[1].split("\n\n", 1)[0]
+    stated = dict((int(c), w) for c, w in re.findall(r"\*\*(\d+)\*\* (\w+)", verify))
+    assert stated == {0: "proved", 1: "refuted", 2: "unknown", 3: "usage"}
+    assert "130 when interrupted" in " ".join(verify.split())
+    for name, sub in _subparsers().items():  # "Every `--help` ends with these codes"
+        assert sub.epilog == _parser().epilog, name
+
+
+@pytest.mark.parametrize("argv, code", [
+    (["verify", "same"], 0), (["verify", "differ"], 1), (["verify", "missing"], 3), (["prove", "nosuch"], 3),
+    (["info", "same", "--compile", "nosuch"], 3),
+])
+def test_the_exit_codes_are_what_they_say(argv, code, tmp_path, capsys):
+    import symverify as sv
+    from symverify.cli import main
+
+    a = sv.Circuit.trace(lambda u: [(u[0][0] + u[0][1]) ** 2], n=1, d=2)
+    b = sv.Circuit.trace(lambda u: [u[0][0] ** 2 + 2 * u[0][0] * u[0][1] + u[0][1] ** 2], n=1, d=2)
+    c = sv.Circuit.trace(lambda u: [u[0][0] ** 2 + u[0][1] ** 2], n=1, d=2)
+    for name, obj in (("a", a), ("b", b), ("c", c)):
+        sv.dump_file(obj, str(tmp_path / f"{name}.json"))
+    files = {"same": ["a", "b"], "differ": ["a", "c"], "missing": ["a", "nosuch"]}
+    args = []
+    for w in argv:
+        args += [str(tmp_path / f"{f}.json") for f in files[w]][: 1 if argv[0] == "info" else 2] if w in files else [w]
+    try:
+        rc = main(args)
+    except SystemExit as e:
+        rc = e.code
+    assert rc == code
+    if code == 3:
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("symverify: error: "), err
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# environment variables, limits and pins the docs state
+
+ENV = re.compile(r"\b((?:SYMVERIFY|ZOOLOGY|BUTTERFLY|XDG|FORCE)_[A-Z_]+)\b")
+
+
+def env_problems(texts: dict[str, str], code: str) -> list[str]:
+    """Every environment variable the texts name that the code never reads."""
+    read = set(ENV.findall(code))
+    return sorted({f"{where}: {v}" for where, text in texts.items() for v in ENV.findall(text) if v not in read})
+
+
+def _code() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for d in ("symverify", "benchmarks", "tests")
+                     for p in sorted((ROOT / d).rglob("*.py")) if p.name != "test_docs_claims.py")
+
+
+def test_every_environment_variable_the_docs_name_is_read():
+    texts = {p.name: p.read_text(encoding="utf-8") for p in DOCS}
+    assert {"SYMVERIFY_PROGRESS", "SYMVERIFY_NATIVE", "SYMVERIFY_TRACEBACK"} <= set(ENV.findall(README + texts["formats.md"]))
+    code = _code()
+    assert env_problems(texts, code) == []
+    assert env_problems({"README.md": "set `SYMVERIFY_NATIV=0` to turn them off"}, code) == ["README.md: SYMVERIFY_NATIV"]
+
+
+def test_the_stated_limits_are_the_limits():
+    from symverify.ir import limits
+
+    text = " ".join(README.split())
+    stated = re.findall(r"`(MAX_[A-Z_]+)` \(2\^(\d+)\)", text.replace("`symverify.ir.limits.MAX_CELLS`", "`MAX_CELLS`"))
+    assert {name for name, _ in stated} == {"MAX_CELLS", "MAX_INPUTS", "MAX_GATES", "MAX_FILE_BYTES"}
+    for name, power in stated:
+        assert getattr(limits, name) == 1 << int(power), name
+    assert "(up to 100 000 digits per integer)" in text and limits.MAX_INT_DIGITS == 100_000
+
+
+def test_the_stated_torch_pin_is_the_pin():
+    text = " ".join(README.split())
+    pin = re.search(r"`constraints.txt` pins `torch==([\d.]+)`", text)
+    asked = re.search(r"`pyproject.toml` only asks for `torch>=([\d.]+)`", text)
+    assert pin and asked
+    assert f"torch=={pin.group(1)}" in (ROOT / "constraints.txt").read_text(encoding="utf-8").split()
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = conf["project"]["optional-dependencies"]
+    assert {k for k, deps in extras.items() if f"torch>={asked.group(1)}" in deps} == {"torch", "all", "dev"}
+    assert not any(d.startswith("torch") for d in conf["project"]["dependencies"])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# signatures written out with a `*`: their positional names are the function's
+
+def _functions() -> dict[str, object]:
+    import symverify as sv
+    from symverify import library, testing
+    from symverify.compiler import retnet
+    from symverify.executors import execute, modular_eval, numeric_check
+    from symverify.kaleidoscope import numeric
+
+    out: dict[str, object] = {name: getattr(sv, name) for name in sv.__all__ if callable(getattr(sv, name))}
+    out.update(retnet_stack_direct=retnet.retnet_stack_direct, retnet_stack=library.retnet_stack, execute=execute,
+               numeric_check=numeric_check, modular_eval=modular_eval, compile_numpy=numeric.compile_numpy,
+               compile_torch=numeric.compile_torch, assert_proved=testing.assert_proved,
+               assert_refuted=testing.assert_refuted)
+    return out
+
+
+STARRED = re.compile(r"`(?:sv\.)?([A-Za-z_]\w*)\(([^`()]*,\s*\*\s*,[^`()]*)\)`")
+
+
+def starred_problems(text: str, functions: dict[str, object]) -> list[str]:
+    """For every ``name(a, b, *, k=...)`` in backticks (a signature, by its ``*``) of a known function: the
+    positional names that are not the function's, and the keyword-only names it does not have."""
+    out = []
+    for m in STARRED.finditer(text):
+        fn = functions.get(m.group(1))
+        if fn is None:
+            continue
+        before, after = m.group(2).split("*", 1)
+        positional = [a.split("=")[0].strip() for a in before.split(",") if a.strip()]
+        keywords = [a.split("=")[0].strip() for a in after.split(",") if a.strip()]
+        params = inspect.signature(fn).parameters  # type: ignore[arg-type]
+        ordered = [p for p, v in params.items() if v.kind in (v.POSITIONAL_ONLY, v.POSITIONAL_OR_KEYWORD)]
+        if positional != ordered[:len(positional)]:
+            out.append(f"{m.group(1)}: positional {positional}, the function's {ordered}")
+        missing = [k for k in keywords if k not in params]
+        if missing:
+            out.append(f"{m.group(1)}: no keyword {missing}")
+    return out
+
+
+def test_every_starred_signature_names_the_functions_parameters():
+    functions, bad, seen = _functions(), [], 0
+    for path in DOCS:
+        text = path.read_text(encoding="utf-8")
+        seen += sum(1 for m in STARRED.finditer(text) if m.group(1) in functions)
+        bad += [f"{path.name}: {p}" for p in starred_problems(text, functions)]
+    assert seen >= 3
+    assert bad == []
+
+
+def test_a_planted_wrong_positional_name_is_caught():
+    functions = _functions()
+    assert starred_problems("`retnet_stack_direct(N, d, layers, *, group=None, fuse=False)`", functions) == []
+    assert starred_problems("`retnet_stack_direct(N, d, k, *, fuse=False)`", functions) == [
+        "retnet_stack_direct: positional ['N', 'd', 'k'], the function's ['N', 'd', 'layers']"]
+    assert starred_problems("`sv.retnet_direct(N, d, *, groups=None)`", functions) == [
+        "retnet_direct: no keyword ['groups']"]
