@@ -340,3 +340,29 @@ def test_a_planted_wrong_positional_name_is_caught():
         "retnet_stack_direct: positional ['N', 'd', 'k'], the function's ['N', 'd', 'layers']"]
     assert starred_problems("`sv.retnet_direct(N, d, *, groups=None)`", functions) == [
         "retnet_direct: no keyword ['groups']"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# "Every limit is ... read when it is checked" (README, "Timeouts, memory and limits"; symverify.ir.limits)
+
+def test_compile_reads_max_cells_when_it_is_called(monkeypatch):
+    """The kaleidoscope compiler's ``max_cells`` defaults to ``MAX_CELLS``: lowering the limit refuses a larger
+    state (it was bound when the module was imported, so a 36-cell state passed a limit of 35), and its message
+    names the limit in force."""
+    import symverify as sv
+    from symverify.compiler.kaleidoscope import compile_kaleidoscope
+    from symverify.errors import CompileError
+    from symverify.ir import limits
+
+    c = sv.library.walsh_hadamard(8)
+    assert sv.compile(c).model.inner_n * sv.compile(c).model.inner_d == 36
+    monkeypatch.setattr(limits, "MAX_CELLS", 35)
+    with pytest.raises(CompileError, match=r"36 cells \(N_k = 8\), more than max_cells = 35"):
+        sv.compile(c)
+    with pytest.raises(CompileError, match=r"more than max_cells = 35"):
+        compile_kaleidoscope(c)
+    monkeypatch.setattr(limits, "MAX_CELLS", 36)
+    assert sv.compile(c).model.inner_n == 36
+    assert sv.compile(c, max_cells=40).model.inner_n == 36  # an explicit bound is the caller's
+    for fn in (sv.compile, compile_kaleidoscope):
+        assert inspect.signature(fn).parameters["max_cells"].default is None
