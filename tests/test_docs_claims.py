@@ -366,3 +366,55 @@ def test_compile_reads_max_cells_when_it_is_called(monkeypatch):
     assert sv.compile(c, max_cells=40).model.inner_n == 36  # an explicit bound is the caller's
     for fn in (sv.compile, compile_kaleidoscope):
         assert inspect.signature(fn).parameters["max_cells"].default is None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the options the docs give a benchmark are the benchmark's
+
+def benchmark_flag_problems(text: str) -> list[str]:
+    """``NAME.py --flag`` for every ``--flag`` written after a mention of ``benchmarks/NAME.py`` (or ``NAME.py``,
+    a script of benchmarks/), up to the next script mentioned or the end of the paragraph, that the script's
+    source never names."""
+    out = []
+    mentions = [m for m in re.finditer(r"(?:benchmarks/)?(\w+)\.py\b", text) if (ROOT / "benchmarks" / f"{m.group(1)}.py").exists()]
+    for k, m in enumerate(mentions):
+        end = mentions[k + 1].start() if k + 1 < len(mentions) else len(text)
+        paragraph = text.find("\n\n", m.end())
+        span = text[m.end():min(end, paragraph if paragraph >= 0 else len(text))]
+        source = (ROOT / "benchmarks" / f"{m.group(1)}.py").read_text(encoding="utf-8")
+        out += [f"{m.group(1)}.py {f}" for f in sorted(set(re.findall(r"(?<![\w-])(--[a-z][\w-]*)", span)))
+                if f'"{f}"' not in source and f"'{f}'" not in source]
+    return out
+
+
+def test_every_benchmark_option_the_docs_give_exists():
+    bad = [f"{p.name}: {b}" for p in DOCS for b in benchmark_flag_problems(p.read_text(encoding="utf-8"))]
+    assert bad == []
+
+
+def test_a_planted_benchmark_option_is_caught():
+    text = "`benchmarks/h21_unseen.py --prove` and `compile_verify.py` (`--huge`, `--giant`)\n\n`--giant` alone"
+    assert benchmark_flag_problems(text) == ["compile_verify.py --giant"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# defaults the docs state in words
+
+def test_the_stated_defaults_are_the_defaults():
+    from fractions import Fraction
+
+    import symverify as sv
+    from symverify.compiler.h21.planner import EXACT_PLAN_WORK
+    from symverify.kernel.provers.options import DEFAULT_ERROR_BOUND
+
+    text = " ".join(README.split())
+    theory = " ".join((ROOT / "docs" / "theory.md").read_text(encoding="utf-8").split())
+    forall = " ".join((ROOT / "docs" / "forall.md").read_text(encoding="utf-8").split())
+    work = int(re.search(r"`\"auto\"` \(the default\) is exact when `N_k·\(Δ\+1\) ≤ (\d+)`", text).group(1))
+    assert work == EXACT_PLAN_WORK and f"`N_k·(Δ+1) ≤ {work}`" in theory
+    assert f"N_k·(depth+1) ≤ {work}" in " ".join((_subparsers()["compile"].format_help()).split())
+    assert "(default 2^-100)" in text and DEFAULT_ERROR_BOUND == Fraction(1, 2**100)
+    assert inspect.signature(sv.verify).parameters["seed"].default == 0
+    assert "`timeout` (seconds, default 60;" in forall
+    src = inspect.getsource(sv.prove_forall)
+    assert '60.0 if timeout is None else timeout' in src
