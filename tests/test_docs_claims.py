@@ -418,3 +418,34 @@ def test_the_stated_defaults_are_the_defaults():
     assert "`timeout` (seconds, default 60;" in forall
     src = inspect.getsource(sv.prove_forall)
     assert '60.0 if timeout is None else timeout' in src
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# "the library's builders [refuse more than MAX_GATES gates] before building anything" (README, "Timeouts, memory
+# and limits")
+
+def test_matvec_refuses_too_many_gates_before_building_any(monkeypatch):
+    """``matvec``/``from_matrix`` counted nothing up front: a matrix over ``MAX_GATES`` was refused only when its
+    adder trees had emitted ``MAX_GATES`` gates (about two minutes for a 4200×4200 matrix of ones)."""
+    import symverify as sv
+    import symverify.ir.build as build
+    from symverify.errors import LimitError
+    from symverify.ir import limits
+
+    M = [[1, 1, 0, 2], [0, 0, 0, 0], [1, 0, 0, 0], [0, "1/2", 0, 0]]  # 2 + 1 + 0 + 1 gates
+    assert len(sv.library.matvec(M, 4).gates) == 4
+    calls = []
+    real = build.sum_tree
+    monkeypatch.setattr(build, "sum_tree", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(limits, "MAX_GATES", 3)
+    with pytest.raises(LimitError, match=r"^from_matrix matvec: the adder trees of a 4×4 matrix: 4 gates is more than "
+                                         r"symverify\.ir\.limits\.MAX_GATES = 3"):
+        sv.library.matvec(M, 4)
+    monkeypatch.setattr(limits, "MAX_GATES", 1)
+    with pytest.raises(LimitError, match=r"^from_matrix: the adder trees of a 2×2 matrix: 2 gates"):
+        sv.from_matrix([[sv.sym("a"), 0], [1, 1]], 1, 2)  # a symbolic single term takes a gate too
+    assert calls == []
+    monkeypatch.setattr(limits, "MAX_GATES", 4)
+    assert len(sv.library.matvec(M, 4).gates) == 4  # exactly at the limit: built
+    monkeypatch.setattr(limits, "MAX_GATES", 2)
+    assert len(sv.from_matrix([[sv.sym("a"), 0], [1, 1]], 1, 2).gates) == 2
