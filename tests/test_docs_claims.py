@@ -449,3 +449,41 @@ def test_matvec_refuses_too_many_gates_before_building_any(monkeypatch):
     assert len(sv.library.matvec(M, 4).gates) == 4  # exactly at the limit: built
     monkeypatch.setattr(limits, "MAX_GATES", 2)
     assert len(sv.from_matrix([[sv.sym("a"), 0], [1, 1]], 1, 2).gates) == 2
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# README, "Proof scripts": the table is the built-in scripts, and the counts stated twice agree
+
+def script_table_problems(text: str) -> list[str]:
+    from symverify.scripts.runner import builtin_dir, discover
+
+    builtin = set(discover(builtin_dir()))
+    section = text.split("\n## Proof scripts\n", 1)[1].split("\n## ", 1)[0]
+    table = section.split("| script | result |", 1)[1].split("\n\n", 1)[0]
+    listed = [n for line in table.splitlines()[2:] for n in re.findall(r"`(\w+)`", line.split("|")[1])]
+    out = [f"not a built-in script: {n}" for n in listed if n not in builtin]
+    out += [f"not in the table: {n}" for n in sorted(builtin - set(listed))]
+    out += [f"listed twice: {n}" for n in sorted({n for n in listed if listed.count(n) > 1})]
+    flat = " ".join(text.split())
+    across = re.search(r"every one of the (\d+) instances across the (\d+) scripts", flat)
+    full = re.search(r"`symverify prove all -j 2`: (\d+) instances proved, (\d+) argued claims", flat)
+    argued = re.search(r"\((\d+) further claims are argued", flat)
+    if not (across and full and argued):
+        return [*out, "the stated counts are no longer found"]
+    if int(across.group(2)) != len(builtin):
+        out.append(f"{across.group(2)} scripts stated, {len(builtin)} built in")
+    if across.group(1) != full.group(1) or full.group(2) != argued.group(1):
+        out.append(f"instances {full.group(1)} and {across.group(1)}, argued {full.group(2)} and {argued.group(1)}")
+    return out
+
+
+def test_the_proof_script_table_is_the_built_in_scripts():
+    assert script_table_problems(README) == []
+
+
+def test_a_stale_proof_script_table_is_caught():
+    planted = README.replace("| `causal_limit` |", "| `causal_limits` |").replace("across the 18 scripts", "across the 17 scripts")
+    assert script_table_problems(planted) == [
+        "not a built-in script: causal_limits", "not in the table: causal_limit", "17 scripts stated, 18 built in"]
+    assert script_table_problems(README.replace("1633 instances proved", "1632 instances proved")) == [
+        "instances 1632 and 1633, argued 7 and 7"]
