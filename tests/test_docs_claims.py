@@ -487,3 +487,31 @@ def test_a_stale_proof_script_table_is_caught():
         "not a built-in script: causal_limits", "not in the table: causal_limit", "17 scripts stated, 18 built in"]
     assert script_table_problems(README.replace("1634 instances proved", "1632 instances proved")) == [
         "instances 1632 and 1634, argued 7 and 7"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# docs/formats.md: the example files are files symverify reads (the proof run's example is its readers' section's)
+
+def json_examples(text: str) -> list[str]:
+    return [b for b in re.findall(r"```json\n(.*?)\n```", text, re.S) if '"symverify.proof-run"' not in b]
+
+
+def test_the_format_examples_load_and_round_trip():
+    from symverify.ir.serialize import dumps, loads
+
+    examples = json_examples((ROOT / "docs" / "formats.md").read_text(encoding="utf-8"))
+    kinds = []
+    for text in examples:
+        obj = loads(text)
+        kinds.append(type(obj).__name__)
+        assert loads(dumps(obj)) == obj and dumps(loads(dumps(obj))) == dumps(obj)
+    assert kinds == ["Circuit", "Model", "Certificate"]
+
+
+def test_a_planted_wrong_format_example_is_caught():
+    from symverify.errors import SerializationError
+    from symverify.ir.serialize import loads
+
+    text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8").replace('"inner_d": 2,', '"inner_width": 2,', 1)
+    with pytest.raises(SerializationError, match="inner_d"):
+        loads(json_examples(text)[1])
