@@ -515,3 +515,36 @@ def test_a_planted_wrong_format_example_is_caught():
     text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8").replace('"inner_d": 2,', '"inner_width": 2,', 1)
     with pytest.raises(SerializationError, match="inner_d"):
         loads(json_examples(text)[1])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# exit code 3: "one line `symverify: error: ...`" that says where
+
+class _ClosedPipe:
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_closed_standard_output_is_named(tmp_path, monkeypatch, capsys):
+    """``symverify info f.json | head -1`` ended with ``symverify: error: : Broken pipe`` (no file name, so an empty
+    one); the message names standard output, and an error without a file names nothing."""
+    import sys
+
+    import symverify as sv
+    from symverify.cli import main
+
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0]], n=1, d=1), str(tmp_path / "c.json"))
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    assert main(["info", str(tmp_path / "c.json")]) == 3
+    assert capsys.readouterr().err == "symverify: error: standard output: Broken pipe\n"
+    monkeypatch.undo()
+
+    def full(*args: object, **kwargs: object) -> object:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("symverify.ir.serialize.load_file", full)
+    assert main(["info", str(tmp_path / "c.json")]) == 3
+    assert capsys.readouterr().err == "symverify: error: No space left on device\n"
