@@ -784,8 +784,9 @@ def _main(argv: Sequence[str] | None) -> int:
         return _cmd_prove(args)
     except SymverifyError as e:
         return _fail(" ".join(str(e).split("\n")[0].split()) or type(e).__name__)
-    except OSError as e:  # a file that vanished or could not be written after the checks
-        return _fail(f"{e.filename or ''}: {e.strerror or e}")
+    except OSError as e:  # a file that vanished or could not be written after the checks, or a closed pipe
+        where = e.filename if e.filename is not None else "standard output" if isinstance(e, BrokenPipeError) else None
+        return _fail(f"{where}: {e.strerror or e}" if where is not None else f"{e.strerror or e}")
     except KeyboardInterrupt:
         print("symverify: interrupted", file=sys.stderr)
         return 130

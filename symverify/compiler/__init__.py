@@ -20,7 +20,6 @@ from typing import Any
 
 from symverify.compiler.result import Compiled
 from symverify.errors import CompileError
-from symverify.ir.limits import MAX_CELLS
 from symverify.kernel.ir.analysis import check_state
 from symverify.kernel.ir.circuit import Circuit
 
@@ -31,7 +30,7 @@ _DENSE_OPTIONS = ("name",)
 
 
 def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", plan: str = "auto",
-            max_cells: int = MAX_CELLS, progress: bool | None = None, **unknown: Any) -> Compiled:
+            max_cells: int | None = None, progress: bool | None = None, **unknown: Any) -> Compiled:
     """Compile ``circuit`` into a BaseConv model by ``method``: ``"kaleidoscope"`` (the default,
     the paper's Theorem H.21 construction) or ``"dense"`` (the baseline).
 
@@ -41,7 +40,9 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
         name: the model's name (default: the circuit's name and the method).
         plan: kaleidoscope only: ``"auto"``, ``"exact"`` or ``"greedy"`` (how the positions of the
             states are chosen; :func:`~symverify.compiler.kaleidoscope.compile_kaleidoscope`).
-        max_cells: kaleidoscope only: refuse (``CompileError``) a model state ``N'·d'`` of more cells.
+        max_cells: kaleidoscope only: refuse (``CompileError``) a model state ``N'·d'`` of more cells
+            (``None``, the default: :data:`symverify.ir.limits.MAX_CELLS` as it is at the call, so that
+            raising or lowering the limit applies to the compiler too).
         progress: show a spinner with the elapsed time on standard error while compiling
             (:func:`symverify.progress.activity`; ``None``: when interactive, or ``SYMVERIFY_PROGRESS=1``).
         unknown: any other keyword is refused with a ``CompileError`` naming the accepted ones.
@@ -75,9 +76,9 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
         return _compile(circuit, method, name, plan, max_cells, unknown)
 
 
-def _compile(circuit: Circuit, method: str, name: str, plan: str, max_cells: int, unknown: dict[str, Any]) -> Compiled:
+def _compile(circuit: Circuit, method: str, name: str, plan: str, max_cells: int | None, unknown: dict[str, Any]) -> Compiled:
     if method == "dense":
-        bad = sorted(unknown) + [k for k, v, d in (("plan", plan, "auto"), ("max_cells", max_cells, MAX_CELLS))
+        bad = sorted(unknown) + [k for k, v, d in (("plan", plan, "auto"), ("max_cells", max_cells, None))
                                  if v is not d and v != d]
         if bad:
             raise CompileError(f"compile(method='dense'): unknown options {bad}; expected only {list(_DENSE_OPTIONS)}")
@@ -85,7 +86,7 @@ def _compile(circuit: Circuit, method: str, name: str, plan: str, max_cells: int
 
         return _pruned(compile_dense(circuit, name=name))
     if method == "kaleidoscope":
-        given = {k: v for k, v, d in (("name", name, ""), ("plan", plan, "auto"), ("max_cells", max_cells, MAX_CELLS))
+        given = {k: v for k, v, d in (("name", name, ""), ("plan", plan, "auto"), ("max_cells", max_cells, None))
                  if v is not d and v != d}  # the compiler's own defaults apply to the others
         return _pruned(_kaleidoscope()(circuit, **given, **unknown))
     raise CompileError(f"compile: unknown method {method!r}; expected one of {list(METHODS)}")

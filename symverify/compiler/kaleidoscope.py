@@ -69,7 +69,7 @@ __all__ = ["compile_kaleidoscope", "kaleidoscope_bounds", "C21", "C0", "MAX_CELL
 
 C21 = 24
 C0 = 27
-MAX_CELLS = limits.MAX_CELLS  # N'·d' cells; larger states cannot be checked in reasonable time anyway
+MAX_CELLS = limits.MAX_CELLS  # N'·d' cells at import; ``max_cells=None`` reads limits.MAX_CELLS at each call
 
 
 def kaleidoscope_bounds(depth: int, width: int, d: int, n_k: int, linear_stages: int, mul_stages: int) -> dict[str, Any]:
@@ -134,13 +134,14 @@ def _resources(c: Circuit, build: Build) -> dict[str, Any]:
     }
 
 
-def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: str = "", plan: str = "auto",
+def compile_kaleidoscope(circuit: Circuit, *, max_cells: int | None = None, name: str = "", plan: str = "auto",
                          **unknown: Any) -> Compiled:
     """Compile ``circuit`` by Theorem H.21 into a ``Compiled`` (model, certificate, resources, bounds).
 
     Args:
         circuit: any circuit (symbolic coefficients allowed).
-        max_cells: refuse (CompileError) when the inner state ``N'·d'`` would exceed this.
+        max_cells: refuse (CompileError) when the inner state ``N'·d'`` would exceed this (``None``, the
+            default: :data:`symverify.ir.limits.MAX_CELLS` as it is at the call).
         name: the model's name (default: the circuit's name + ``_kaleidoscope``).
         plan: how the positions of the states are chosen: ``"exact"`` (the fewest layers in all
             over the layouts offered, every route's layers counted from its shape; it may take a larger
@@ -171,9 +172,11 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int = MAX_CELLS, name: 
         problems.append(f"plan: expected one of {list(PLANS)}, found {plan!r}")
     if not isinstance(name, str):
         problems.append(f"name: expected a str, found {type(name).__name__} {safe_repr(name, 40)}")
-    if not isinstance(max_cells, int) or isinstance(max_cells, bool) or max_cells < 1:
+    if max_cells is None:
+        max_cells = limits.MAX_CELLS  # read now: a caller may have raised or lowered the limit
+    elif not isinstance(max_cells, int) or isinstance(max_cells, bool) or max_cells < 1:
         problems.append(f"max_cells: expected a positive int, found {safe_repr(max_cells, 40)}")
-        max_cells = MAX_CELLS  # sized anyway, so that every problem is listed
+        max_cells = limits.MAX_CELLS  # sized anyway, so that every problem is listed
     if not isinstance(circuit, Circuit):
         problems.append(f"expected a Circuit, found {type(circuit).__name__}")
         raise CompileError("compile (method 'kaleidoscope'): " + "; ".join(problems))

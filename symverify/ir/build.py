@@ -12,10 +12,11 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import IRError
+from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
 from symverify.ir.trace import Recorder, Wire, sum_tree
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import as_scalar, is_zero, sym, unordered
+from symverify.kernel.ir.scalar import Sym, as_scalar, is_zero, sym, unordered
 
 __all__ = ["Wire", "CircuitBuilder", "trace", "from_sympy", "from_matrix", "sum_tree"]
 
@@ -48,20 +49,33 @@ def _ordered(x: Any, what: str) -> list[Any]:
 
 def from_matrix(M: Sequence[Sequence[object]], n: int, d: int, name: str = "") -> Circuit:
     """The linear circuit ``x ↦ M·x`` (``M`` is m×(n·d) with m ≤ n·d; exact entries), one balanced
-    adder tree per row. Output k is row k; a row that is ``1·x_j`` outputs the input itself.
+    adder tree per row. Output k is row k; a row that is ``1·x_j`` outputs the input itself. A matrix whose
+    trees would exceed :data:`~symverify.ir.limits.MAX_GATES` gates is refused (``LimitError``) before any gate is
+    built, as the library's builders are (:func:`symverify.library.matvec` is this function).
 
     >>> from_matrix([[1, 1], [1, -1]], n=1, d=2).outputs
     (2, 3)
     """
     b = CircuitBuilder(n, d)
     flat = [w for row in b.inputs() for w in row]
-    outs = []
-    for i, row in enumerate(_ordered(M, "from_matrix: the matrix (its rows)")):
-        row = _ordered(row, f"from_matrix: matrix row {i}")
+    rows: list[list[Any]] = []
+
+    def terms(i: int, row: list[Any]) -> list[tuple[Any, int]]:
         if len(row) != n * d:
             raise IRError(f"matrix row {i}: expected n·d = {n * d} entries, found {len(row)}")
-        terms = [(as_scalar(v, f"matrix entry ({i}, {j})"), flat[j]) for j, v in enumerate(row)]
-        outs.append(sum_tree(b, [(c, w) for c, w in terms if not is_zero(c)]))
+        out = [(as_scalar(v, f"matrix entry ({i}, {j})"), j) for j, v in enumerate(row)]
+        return [(c, j) for c, j in out if not is_zero(c)]
+
+    # The gates sum_tree emits, counted (and refused beyond MAX_GATES) before any is built: one for a row of no
+    # term, none for a row 1·x_j, one to scale a single other term, k − 1 for k ≥ 2 terms.
+    gates = 0
+    for i, row in enumerate(_ordered(M, "from_matrix: the matrix (its rows)")):
+        rows.append(_ordered(row, f"from_matrix: matrix row {i}"))
+        t = terms(i, rows[-1])
+        gates += len(t) - 1 if len(t) >= 2 else int(not t or isinstance(t[0][0], Sym) or t[0][0] != 1)
+    where = f"from_matrix {name}" if name else "from_matrix"
+    limits.check(gates, "MAX_GATES", lambda: f"{where}: the adder trees of a {len(rows)}×{n * d} matrix")
+    outs = [sum_tree(b, [(c, flat[j]) for c, j in terms(i, row)]) for i, row in enumerate(rows)]
     return b.build(outs, name)
 
 
