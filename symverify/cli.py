@@ -766,7 +766,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     try:
-        args = _parser().parse_args(argv)
+        parser = _parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named by the subcommand's parser: "see symverify sweep --help", not "symverify --help"
+            subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+            subcommands.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     except KeyboardInterrupt:  # Ctrl-C while the command line is read (imports): no traceback either
         print("symverify: interrupted", file=sys.stderr)
         return 130

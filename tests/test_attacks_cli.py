@@ -120,3 +120,13 @@ def test_a_device_that_refuses_the_write_is_named(files, capsys, command):
     assert last.startswith("symverify: error: ") and "/dev/full" in last and "No space left on device" in last, err
     if command[0] == "prove":
         assert last == "symverify: error: --json /dev/full: cannot write there (No space left on device)", err
+
+
+# ---- an unknown option points to the subcommand's own --help -------------------------------------
+@pytest.mark.parametrize("argv, message", [
+    (("sweep", "thm_h21", "--quick"), "unrecognized arguments: --quick (see symverify sweep --help)"),
+    (("prove", "--bogus", "primitives"), "unrecognized arguments: --bogus (see symverify prove --help)"),
+    (("report", "run.json", "-x"), "unrecognized arguments: -x (see symverify report --help)"),
+])
+def test_an_unknown_option_names_the_subcommands_help(capsys, argv, message):
+    assert message in one_line_error(capsys, *argv)
