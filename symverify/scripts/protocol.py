@@ -435,7 +435,7 @@ class ProofResult:
 
     def __setattr__(self, key: str, value: Any) -> None:
         if key == "instances" and not isinstance(value, _Instances):
-            value = _Instances(value)  # a list assigned later is tagged and filtered as appends are
+            value = _Instances(value)  # a list assigned later refuses insert() as appends do
         super().__setattr__(key, value)
 
     @property

@@ -450,7 +450,7 @@ def _outside(parts: Sequence[Mapping[str, Any]], results: Sequence[Mapping[str, 
             names = lambda insts: ", ".join(str(i.get("name"))[:40] for i in insts[:4]) + (", …" if len(insts) > 4 else "")  # noqa: E731
             return (f"the parts made different instances outside each() ({first_label or 'one part'}: {names(first) or 'none'}; "
                     f"{label or 'another'}: {names(other) or 'none'}): an instance made outside each() must not depend on "
-                    "the cases a part runs (no summary of the cases, no instance per case after list(each(...))); make it "
+                    "the cases a part runs (no summary of the cases, no instance per case after list(each(...)) or by dataclasses.replace after the loop); make it "
                     "in its case")
     return first
 
