@@ -182,7 +182,7 @@ def test_an_instance_put_in_by_slice_assignment_is_merged_once():
 
 
 PLAN = st.lists(st.one_of(st.tuples(st.just("outside"), st.integers(0, 2)),
-                          st.tuples(st.sampled_from(["loop", "listed"]), st.lists(st.integers(0, 2), max_size=4)),
+                          st.tuples(st.sampled_from(["loop", "listed", "raising"]), st.lists(st.integers(0, 2), max_size=4)),
                           st.tuples(st.just("summary"), st.just(0))), max_size=4)
 
 
@@ -191,9 +191,10 @@ PLAN = st.lists(st.one_of(st.tuples(st.just("outside"), st.integers(0, 2)),
 def test_shards_merge_into_the_rows_of_one_process(plan, how, k):
     """Differential: any mix of loops and instances outside them, added one by one, handed to
     ProofResult, assigned as a list or by slice; the merged shards (and case groups) are the
-    one-process row. Instances that depend on the cases a part ran (made after ``list(each())``,
-    or a summary of the cases after a loop) may instead crash the row, never change it. A case
-    with 2 instances has its second refuted."""
+    one-process row. Instances that depend on the cases a part ran (made after ``list(each())``, a
+    summary of the cases after a loop, or one made where a case's exception is caught after its
+    loop) may instead crash the row, never change it. A case with 2 instances has its second
+    refuted (and raises in a ``raising`` loop)."""
     def run(quick: bool = False) -> ProofResult:
         made: list[Instance] = []
         bad: list[int] = []
@@ -202,6 +203,14 @@ def test_shards_merge_into_the_rows_of_one_process(plan, how, k):
                 made += [Instance.computed(f"out {at}.{j}", True, "c", "exact") for j in range(arg)]
             elif step == "summary":
                 made.append(Instance.computed(f"summary {at}", not bad, "c", "exact"))
+            elif step == "raising":
+                try:
+                    for case in each(range(len(arg))):
+                        if arg[case] == 2:
+                            raise ArithmeticError(case)
+                        made += [Instance.computed(f"in {at}.{case}.{j}", True, "c", "exact") for j in range(arg[case])]
+                except ArithmeticError:
+                    made.append(Instance.computed(f"raised {at}", False, "c", "exact"))
             else:
                 cases = each(range(len(arg))) if step == "loop" else iter(list(each(range(len(arg)))))
                 for case in cases:
@@ -222,19 +231,24 @@ def test_shards_merge_into_the_rows_of_one_process(plan, how, k):
 
     script = Script("s", Path("s.py"), "d", shardable=True)
     whole = merge(script, [_part(run)])
-    dependent = any(step in ("listed", "summary") for step, _ in plan)
+    dependent = any(step in ("listed", "summary", "raising") for step, _ in plan)
 
-    def same(row: Any) -> None:
+    def same(argvs: list[str]) -> None:
+        try:
+            row = merge(script, [_part(run, argv) for argv in argvs])
+        except SystemExit:  # --cases: a case the part never met (its loop raised first): exit 2, a crashed row
+            assert dependent
+            return
         if dependent and row.status == "crashed":
-            assert "made different instances outside each()" in row.error
+            assert "made different instances outside each()" in row.error or "met different numbers" in row.error
             return
         assert (_names(row), row.status) == (_names(whole), whole.status)
 
-    same(merge(script, [_part(run, f"--shard={i}/{k}") for i in reversed(range(k))]))
-    n = sum(len(arg) for step, arg in plan if step in ("loop", "listed"))  # the Dask backend: case groups by --cases
+    same([f"--shard={i}/{k}" for i in reversed(range(k))])
+    n = sum(len(arg) for step, arg in plan if step not in ("outside", "summary"))  # the Dask backend: case groups by --cases
     groups = [",".join(map(str, range(g, n, k))) for g in range(k) if range(g, n, k)]
     if groups:
-        same(merge(script, [_part(run, f"--cases={g}") for g in reversed(groups)]))
+        same([f"--cases={g}" for g in reversed(groups)])
 
 
 # ---- in process: the index lists of --cases and of sweep grids ------------------------------------------------
