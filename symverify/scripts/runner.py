@@ -388,7 +388,9 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
     makes the row ``crashed`` (or ``timeout``, ``interrupted``); with ``local_version``, so does a
     part run by another version of symverify; and so do parts that met different numbers of cases
     (with ``cases``, the count a ``--count-cases`` task gave: every part must have met that many),
-    since some cases would then have run twice and others never (:func:`_split_cases`)."""
+    since some cases would then have run twice and others never (:func:`_split_cases`), and parts
+    that made different instances outside each() (every part makes and keeps them; the row keeps
+    one copy: :func:`_outside`)."""
     secs = max((float(p.get("seconds", 0.0)) for p in parts), default=0.0)
     for p in parts:
         status = p.get("status")
