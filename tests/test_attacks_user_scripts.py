@@ -82,11 +82,13 @@ def _assigned(quick: bool = False) -> ProofResult:
     return r
 
 
-def test_a_list_assigned_to_the_instances_is_tagged_and_filtered():
+def test_a_list_assigned_to_the_instances_is_tagged():
     """r.instances = [...]: a plain list was written untagged (every instance 'outside each()'), so
-    shard 1 repeated the setup instance and the merge put case 1 before case 0."""
+    shard 1 repeated the setup instance and the merge put case 1 before case 0. Every part keeps
+    the instances made outside each(); the merge keeps one copy."""
     shard1 = _part(_assigned, "--shard", "1/2")
-    assert [(i["name"], i["case"]) for i in shard1["result"]["instances"]] == [("case 1", 1), ("case 3", 3)]
+    assert [(i["name"], i["case"]) for i in shard1["result"]["instances"]] == [("setup", None), ("case 1", 1),
+                                                                               ("case 3", 3)]
     two = merge(Script("assigned", Path("a.py"), "d"), [_part(_assigned, "--shard", "0/2"), shard1])
     assert _names(two) == _names(merge(Script("assigned", Path("a.py"), "d"), [_part(_assigned)]))
     assert _names(two) == ["setup"] + [f"case {k}" for k in range(4)]
@@ -131,28 +133,97 @@ def test_a_part_says_how_many_cases_it_met():
     assert "cases" not in _part(_late)
 
 
+def _listed(quick: bool = False) -> ProofResult:
+    """The cases taken as a list first: every instance is made outside each() (case 3 is false)."""
+    r = ProofResult("listed", "instances made after list(each())")
+    for k in list(each(range(4))):
+        r.instances.append(Instance.computed(f"case {k}", k != 3, "a comparison", "exact"))
+    return r
+
+
+def _summary(quick: bool = False) -> ProofResult:
+    """A summary of the cases made after the loop (case 3 is bad, though its own instance is proved)."""
+    r, bad = ProofResult("summary", "a summary instance"), []
+    for k in each(range(4)):
+        bad += [k] if k == 3 else []
+        r.instances.append(Instance.computed(f"case {k}", True, "a comparison", "exact"))
+    r.instances.append(Instance.computed("no bad case", not bad, "a comparison", "exact"))
+    return r
+
+
+def _sliced(quick: bool = False) -> ProofResult:
+    """An instance made outside each() put in by slice assignment (no append)."""
+    r = ProofResult("sliced", "slice assignment")
+    setup = Instance.computed("setup", True, "a comparison", "exact")
+    for k in each(range(4)):
+        r.instances.append(Instance.computed(f"case {k}", True, "a comparison", "exact"))
+    r.instances[:0] = [setup]
+    return r
+
+
+@pytest.mark.parametrize("run", [_listed, _summary])
+@pytest.mark.parametrize("argv", [("--shard", "{k}/2"), ("--cases", "{k},{k2}")])
+def test_instances_outside_each_that_depend_on_the_parts_cases_crash_the_row(run, argv):
+    """Instances made outside each() came only from the part running case 0: after list(each()) it
+    kept cases 0 and 2 (refuted case 3 dropped), a summary after the loop saw cases 0 and 2 only;
+    both rows were ok where -j 1 fails. Every part now keeps them and parts that disagree crash."""
+    script = Script(run.__name__, Path("x.py"), "d", shardable=True)
+    assert merge(script, [_part(run)]).status == "failed"
+    two = merge(script, [_part(run, argv[0], argv[1].format(k=k, k2=k + 2)) for k in (1, 0)])
+    assert two.status == "crashed"
+    assert "made different instances outside each()" in two.error and "must not depend on the cases" in two.error
+
+
+def test_an_instance_put_in_by_slice_assignment_is_merged_once():
+    """r.instances[:0] = [setup]: shard 1 did not filter it (no append), so -j 2 showed it twice."""
+    script = Script("sliced", Path("x.py"), "d", shardable=True)
+    two = merge(script, [_part(_sliced, "--shard", "1/2"), _part(_sliced, "--shard", "0/2")])
+    assert _names(two) == _names(merge(script, [_part(_sliced)])) == ["setup"] + [f"case {k}" for k in range(4)]
+
+
 PLAN = st.lists(st.one_of(st.tuples(st.just("outside"), st.integers(0, 2)),
-                          st.tuples(st.just("loop"), st.lists(st.integers(0, 2), max_size=4))), max_size=4)
+                          st.tuples(st.sampled_from(["loop", "listed", "raising"]), st.lists(st.integers(0, 2), max_size=4)),
+                          st.tuples(st.just("summary"), st.just(0))), max_size=4)
 
 
-@settings(max_examples=40, deadline=None)
-@given(plan=PLAN, how=st.sampled_from(["append", "given", "assigned"]), k=st.integers(2, 3))
+@settings(max_examples=60, deadline=None)
+@given(plan=PLAN, how=st.sampled_from(["append", "given", "assigned", "sliced"]), k=st.integers(2, 3))
 def test_shards_merge_into_the_rows_of_one_process(plan, how, k):
     """Differential: any mix of loops and instances outside them, added one by one, handed to
-    ProofResult, or assigned as a list; the merged shards are the one-process row."""
+    ProofResult, assigned as a list or by slice; the merged shards (and case groups) are the
+    one-process row. Instances that depend on the cases a part ran (made after ``list(each())``, a
+    summary of the cases after a loop, or one made where a case's exception is caught after its
+    loop) may instead crash the row, never change it. A case with 2 instances has its second
+    refuted (and raises in a ``raising`` loop)."""
     def run(quick: bool = False) -> ProofResult:
         made: list[Instance] = []
+        bad: list[int] = []
         for at, (step, arg) in enumerate(plan):
             if step == "outside":
                 made += [Instance.computed(f"out {at}.{j}", True, "c", "exact") for j in range(arg)]
+            elif step == "summary":
+                made.append(Instance.computed(f"summary {at}", not bad, "c", "exact"))
+            elif step == "raising":
+                try:
+                    for case in each(range(len(arg))):
+                        if arg[case] == 2:
+                            raise ArithmeticError(case)
+                        made += [Instance.computed(f"in {at}.{case}.{j}", True, "c", "exact") for j in range(arg[case])]
+                except ArithmeticError:
+                    made.append(Instance.computed(f"raised {at}", False, "c", "exact"))
             else:
-                for case in each(range(len(arg))):
-                    made += [Instance.computed(f"in {case}.{j}", True, "c", "exact") for j in range(arg[case])]
+                cases = each(range(len(arg))) if step == "loop" else iter(list(each(range(len(arg)))))
+                for case in cases:
+                    bad += [case] if arg[case] == 2 else []
+                    made += [Instance.computed(f"in {at}.{case}.{j}", arg[case] != 2 or j == 0, "c", "exact")
+                             for j in range(arg[case])]
         if how == "given":
             return ProofResult("s", "t", made)
         r = ProofResult("s", "t")
         if how == "assigned":
             r.instances = made
+        elif how == "sliced":
+            r.instances[:] = made
         else:
             for inst in made:
                 r.instances.append(inst)
@@ -160,13 +231,24 @@ def test_shards_merge_into_the_rows_of_one_process(plan, how, k):
 
     script = Script("s", Path("s.py"), "d", shardable=True)
     whole = merge(script, [_part(run)])
-    parts = merge(script, [_part(run, f"--shard={i}/{k}") for i in reversed(range(k))])
-    assert _names(parts) == _names(whole)
-    assert parts.status == whole.status
-    n = sum(len(arg) for step, arg in plan if step == "loop")  # the Dask backend: case groups by --cases
+    dependent = any(step in ("listed", "summary", "raising") for step, _ in plan)
+
+    def same(argvs: list[str]) -> None:
+        try:
+            row = merge(script, [_part(run, argv) for argv in argvs])
+        except SystemExit:  # --cases: a case the part never met (its loop raised first): exit 2, a crashed row
+            assert dependent
+            return
+        if dependent and row.status == "crashed":
+            assert "made different instances outside each()" in row.error or "met different numbers" in row.error
+            return
+        assert (_names(row), row.status) == (_names(whole), whole.status)
+
+    same([f"--shard={i}/{k}" for i in reversed(range(k))])
+    n = sum(len(arg) for step, arg in plan if step not in ("outside", "summary"))  # the Dask backend: case groups by --cases
     groups = [",".join(map(str, range(g, n, k))) for g in range(k) if range(g, n, k)]
     if groups:
-        assert _names(merge(script, [_part(run, f"--cases={g}") for g in reversed(groups)])) == _names(whole)
+        same([f"--cases={g}" for g in reversed(groups)])
 
 
 # ---- in process: the index lists of --cases and of sweep grids ------------------------------------------------

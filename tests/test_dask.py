@@ -157,8 +157,9 @@ def test_script_main_cases_count_and_bad_selections(tmp_path, capsys):
     assert json.loads(out.read_text(encoding="utf-8")) == {"cases": 7}
     assert script_main(mod.run, ["--cases", "4,6", "--json", str(out)]) == 0
     got = json.loads(out.read_text(encoding="utf-8"))["instances"]
-    assert [(i["name"], i["case"]) for i in got] == [("second a", 4), ("second c", 6)]
-    assert script_main(mod.run, ["--cases", "0", "--json", str(out)]) == 0  # the part with case 0 keeps the others
+    assert [(i["name"], i["case"]) for i in got] == [("setup", None), ("between", None), ("second a", 4),
+                                                     ("second c", 6), ("summary", None)]  # every part keeps the others
+    assert script_main(mod.run, ["--cases", "0", "--json", str(out)]) == 0
     assert [i["name"] for i in json.loads(out.read_text(encoding="utf-8"))["instances"]] == ["setup", "between", "summary"]
     for argv, message in ((["--cases", "2,9"], "the script has 7 case(s) in this tier; no case 9"),
                           (["--cases", "1-x"], "--cases: expected non-negative integers"),

@@ -46,9 +46,12 @@ exactly the order of a one-process run. So a result's instances must stand in th
 cases that made them (:meth:`ProofResult.to_json` refuses another order in every run, sharded or
 not), and every process must meet the same cases in the same order (no unseeded randomness; the
 runners fix ``PYTHONHASHSEED`` so that set order agrees; ``symverify prove -j N`` makes a row whose
-shards met different numbers of cases ``crashed``). Instances made outside :func:`each` come only
-from the part that runs case 0 (shard 0), so they should be cheap; a script must also run
-correctly when a loop yields no case (``--count-cases``, or a shard without cases).
+shards met different numbers of cases ``crashed``). Instances made outside :func:`each` are made
+and kept by every part, and must not depend on the cases a part runs (a summary of the cases, or
+an instance per case made after ``list(each(…))``, would see only the part's own): the runners
+merge them once and make a row whose parts made different ones ``crashed`` (compared by name,
+verdict, kind, method, basis, checks, resources and bounds); so they should be cheap. A script
+must also run correctly when a loop yields no case (``--count-cases``, or a shard without cases).
 
 **Sweeps.** A script that declares ``SWEEP = True`` takes its cases from a parameter grid that
 ``symverify sweep`` passes in the environment variable :data:`SWEEP_ENV` (JSON); it reads it with
@@ -99,7 +102,6 @@ class _Selection:
     """Which cases of :func:`each` this process runs, and where it is."""
 
     chosen: Callable[[int], bool] | None = None  # None: every case
-    keeps_outside: bool = True  # keeps the instances made outside each()
     counting: bool = False  # --count-cases: run no case
     tagged: bool = False  # write each instance's case in the JSON (a part of a run)
     seen: int = 0  # cases met so far, over every each() loop
@@ -354,18 +356,13 @@ def stable_number(v: Number) -> int | float | str:
 class _Instances(list):  # type: ignore[type-arg]
     """A result's instance list. Each instance is tagged with where it was *made* (the case of
     :func:`each` being handled, or the cases met before it; :func:`made_in`), wherever and
-    whenever it is added; one made outside :func:`each` is kept only by the part that runs case 0."""
+    whenever it is added; every part keeps those made outside :func:`each` (the runners compare
+    them across parts and keep one copy)."""
 
     def __init__(self, items: Any = ()) -> None:
         super().__init__()
         for i in items:
             self.append(i)
-
-    def append(self, item: Any) -> None:
-        case, _ = made_in(item)
-        if case is None and not _STATE.keeps_outside:
-            return  # made outside each(): the part that runs case 0 keeps it
-        super().append(item)
 
     def extend(self, items: Any) -> None:
         for item in items:
@@ -438,7 +435,7 @@ class ProofResult:
 
     def __setattr__(self, key: str, value: Any) -> None:
         if key == "instances" and not isinstance(value, _Instances):
-            value = _Instances(value)  # a list assigned later is tagged and filtered as appends are
+            value = _Instances(value)  # a list assigned later refuses insert() as appends do
         super().__setattr__(key, value)
 
     @property
@@ -585,16 +582,16 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
             ap.error(f"--shard: expected K/N with 0 ≤ K < N, found {args.shard!r}")
         if not 0 <= k < n:
             ap.error(f"--shard: expected K/N with 0 ≤ K < N, found {args.shard!r}")
-        state = _Selection(chosen=lambda i: i % n == k, keeps_outside=k == 0, tagged=n > 1)
+        state = _Selection(chosen=lambda i: i % n == k, tagged=n > 1)
     elif args.cases is not None:
         try:
             wanted = parse_indices(args.cases, "--cases")
         except UsageError as e:
             ap.error(str(e))
         chosen = frozenset(wanted)
-        state = _Selection(chosen=chosen.__contains__, keeps_outside=0 in chosen, tagged=True)
+        state = _Selection(chosen=chosen.__contains__, tagged=True)
     elif args.count_cases:
-        state = _Selection(counting=True, keeps_outside=False)
+        state = _Selection(counting=True)
     previous, _STATE = _STATE, state
     try:
         start = time.perf_counter()

@@ -388,7 +388,9 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
     makes the row ``crashed`` (or ``timeout``, ``interrupted``); with ``local_version``, so does a
     part run by another version of symverify; and so do parts that met different numbers of cases
     (with ``cases``, the count a ``--count-cases`` task gave: every part must have met that many),
-    since some cases would then have run twice and others never (:func:`_split_cases`)."""
+    since some cases would then have run twice and others never (:func:`_split_cases`), and parts
+    that made different instances outside each() (every part makes and keeps them; the row keeps
+    one copy: :func:`_outside`)."""
     secs = max((float(p.get("seconds", 0.0)) for p in parts), default=0.0)
     for p in parts:
         status = p.get("status")
@@ -413,8 +415,11 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
         data = {**data, "counts": count_claims(data["instances"]),
                 "ok": bool(data.get("ok")) and bool(data["instances"]) and all(i["ok"] for i in data["instances"])}
     else:
-        instances = [inst for r in results for inst in r.get("instances", [])]
-        merged = sorted(instances, key=_order)  # stable: a part's own order is kept
+        outside = _outside(parts, results)
+        if isinstance(outside, str):
+            return ScriptOutcome(script.name, script.title, "crashed", secs, error=outside, source=script.source)
+        instances = [inst for r in results for inst in r.get("instances", []) if isinstance(inst.get("case"), int)]
+        merged = sorted(instances + outside, key=_order)  # stable: a part's own order is kept
         counts = count_claims(merged)
         data = {**results[0], "instances": merged, "counts": counts,
                 "ok": bool(merged) and all(i.get("ok") for i in merged),
@@ -428,6 +433,28 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
     status = "ok" if data.get("ok") else "failed"
     return ScriptOutcome(script.name, data.get("title") or script.title, status, secs, data,
                          "" if status == "ok" else errors, script.source)
+
+
+_COMPARED = ("name", "verdict", "kind", "method", "basis", "checks", "resources", "bounds", "before")
+"""What the parts' instances made outside each() must agree on (not times, details or counterexamples)."""
+
+
+def _outside(parts: Sequence[Mapping[str, Any]], results: Sequence[Mapping[str, Any]]) -> list[Any] | str:
+    """The instances made outside each(), which every part makes and keeps: one part's (the first
+    by its label), or why not when the parts made different ones (they depend on the cases a part
+    ran: a summary of the cases, or instances made after ``list(each(...))``)."""
+    labelled = sorted(zip((str(p.get("part", "")) for p in parts if p.get("result") is not None), results),
+                      key=lambda m: (len(m[0]), m[0]))  # shard 2/12 before shard 10/12
+    views = [(label, [i for i in r.get("instances", []) if not isinstance(i.get("case"), int)]) for label, r in labelled]
+    first_label, first = views[0]
+    for label, other in views[1:]:
+        if [[i.get(k) for k in _COMPARED] for i in other] != [[i.get(k) for k in _COMPARED] for i in first]:
+            names = lambda insts: ", ".join(str(i.get("name"))[:40] for i in insts[:4]) + (", …" if len(insts) > 4 else "")  # noqa: E731
+            return (f"the parts made different instances outside each() ({first_label or 'one part'}: {names(first) or 'none'}; "
+                    f"{label or 'another'}: {names(other) or 'none'}): an instance made outside each() must not depend on "
+                    "the cases a part runs (no summary of the cases, no instance per case after list(each(...)) or by dataclasses.replace after the loop); make it "
+                    "in its case")
+    return first
 
 
 def _local(part: dict[str, Any]) -> dict[str, Any]:
