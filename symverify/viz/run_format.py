@@ -378,9 +378,6 @@ def script_ok(script: Mapping[str, Any]) -> bool:
     return script["status"] == "ok" if "status" in script else script.get("ok") is True
 
 
-_passes = script_ok
-
-
 def run_ok(run: Mapping[str, Any]) -> bool:
     """Whether a run (that :func:`check_run` took) passes: it has a script, was not ``interrupted``,
     and every script passes (:func:`script_ok`; a passing script's instances are all ok); its
@@ -408,7 +405,7 @@ def check_script(script: Any, where: str) -> None:
     if "status" in script and "ok" in script and script["ok"] != (status == "ok"):
         raise SerializationError(f"{where}.ok: expected {str(status == 'ok').lower()} for status {status!r}, "
                                  f"found {str(script['ok']).lower()}")
-    if _passes(script):
+    if script_ok(script):
         if result is None:
             raise SerializationError(f"{where}: an ok script has a result; found none")
         _all_ok(instances, f"{where}.result")
