@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from symverify._version import __version__
+from symverify.ir import limits
 
 __all__ = ["BUILTIN", "Task", "Processes", "Ran", "execute", "one_line", "ship"]
 
@@ -274,14 +275,15 @@ def _signal_name(code: int) -> str:
         return f"signal {-code}"
 
 
-RESULT_MAX_BYTES = 1 << 30
-"""The largest result file read back from a script (as ``symverify.ir.limits.MAX_FILE_BYTES``)."""
+RESULT_MAX_BYTES = limits.MAX_FILE_BYTES
+"""The largest result file read back from a script (``symverify.ir.limits.MAX_FILE_BYTES``, as every file)."""
 
 
 def _result_file(path: Path) -> str:
     """What stands at a script's result path when it is not a regular file of at most
     :data:`RESULT_MAX_BYTES` bytes ('' when it is): the script chose what to write there, and a
-    FIFO would block the read forever, a link to ``/dev/zero`` fill the memory."""
+    FIFO would block the read forever, a link to ``/dev/zero`` fill the memory. (The read itself,
+    :func:`~symverify.ir.serialize.read_json_file`, checks the file it opens again.)"""
     st = os.lstat(path)
     if stat.S_ISLNK(st.st_mode):
         return "a symbolic link"
@@ -335,12 +337,12 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
                 return answer("crashed", None, f"result JSON: expected a regular file of at most {RESULT_MAX_BYTES} "
                                                f"bytes, found {what}")
             from symverify.errors import SerializationError
-            from symverify.ir.serialize import json_value
+            from symverify.ir.serialize import read_json_file
 
             try:  # strict: no NaN (the run JSON written from it must be read back), no repeated key
-                data = json_value(out.read_text(encoding="utf-8"))
-            except (OSError, ValueError, SerializationError) as e:  # ValueError: bad UTF-8
-                return answer("crashed", None, f"unreadable result JSON: {e}")
+                data = read_json_file(out, "the result JSON")
+            except SerializationError as e:
+                return answer("crashed", None, f"unreadable result JSON: {str(e).removeprefix(f'{out}: cannot read the result JSON: ')}")
             if not isinstance(data, dict):
                 return answer("crashed", None, f"result JSON: expected an object, found {type(data).__name__}")
     if data is None:
