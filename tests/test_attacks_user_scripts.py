@@ -389,6 +389,19 @@ def test_result_files_a_script_writes_itself_are_read_strictly(tmp_path):
         assert (rows[name].status, rows[name].error[:len(error)]) == ("crashed", error), name
 
 
+def test_the_result_file_limit_is_read_at_each_run(tmp_path, monkeypatch):
+    """The size limit on a script's result file is ``limits.MAX_FILE_BYTES`` as it is when the
+    script ends (it was copied at import: lowering the limit left the first check at 2^30)."""
+    from symverify.ir import limits
+
+    (tmp_path / "wordy.py").write_text(FORGE + "open(out, 'w').write('{\"name\": \"wordy\", \"title\": \"t\", "
+                                       "\"instances\": [' + INSTANCE + ']}')\n", encoding="utf-8")
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 64)
+    answer = execute(available([tmp_path])["wordy"].task(False))
+    assert answer["status"] == "crashed"
+    assert re.fullmatch(r"result JSON: expected a regular file of at most 64 bytes, found \d{3} bytes", answer["error"])
+
+
 def test_a_shipped_directory_keeps_every_byte_and_skips_what_is_no_file(tmp_path):
     """Script.task(shipped=True) (Dask runs): a Latin-1 support module made ship() raise
     UnicodeDecodeError ('internal error' on the command line), a directory named x.py

@@ -16,6 +16,7 @@ from symverify.cli import main
 from symverify.errors import CompileError, IRError, LimitError
 from symverify.ir import limits
 from symverify.kernel.ir.analysis import cut_width, degree_bounds, depth, levels, live_sets, stats
+from symverify.kernel.ir.baseconv import Mode
 from symverify.kernel.ir.circuit import Op
 from symverify.kernel.ir.scalar import is_zero
 from symverify.kernel.provers.sides import as_side
@@ -234,6 +235,18 @@ def test_kaleidoscope_max_cells_defaults_to_the_stated_limit():
     assert MAX_CELLS == limits.MAX_CELLS
     with pytest.raises(CompileError, match=r"more than max_cells = 4"):
         sv.compile(sv.library.prefix_sums(8), max_cells=4)
+
+
+def test_the_python_engine_reads_the_cell_limit_at_each_call(monkeypatch):
+    """The randomized method's python engine makes each weight grid a dense array mod p; the limit
+    on such an array is ``limits.MAX_CELLS`` as it is at the call (it was read at import, so a
+    lowered limit still let an 8×8 ``W`` be materialised)."""
+    W = Grid.from_rows([[(i * 8 + j) % 5 - 2 for j in range(8)] for i in range(8)])
+    m = Model(1, 8, 1, 8, (Layer(W, Grid.from_rows([[1] * 8]), Grid.from_rows([[2] * 8]), Grid.from_rows([[1] * 8]), Mode.CAUSAL),))
+    assert sv.verify(m, m, method="randomized", backend="python").verdict.value == "proved"
+    monkeypatch.setattr(limits, "MAX_CELLS", 32)
+    with pytest.raises(LimitError, match=r"Grid.to_rows of a 8×8 grid: 64 cells is more than symverify.ir.limits.MAX_CELLS = 32"):
+        sv.verify(m, m, method="randomized", backend="python")
 
 
 # ---- the command line ---------------------------------------------------------------------------

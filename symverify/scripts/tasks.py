@@ -10,7 +10,7 @@ killed at the task's timeout, ``lost``: killed by a signal nobody here sent, or 
 or some cases), ``cases``: how many cases the part met. A crash, even a FLINT abort, ends one process, never the caller.
 A result whose ``name`` is not the task's (a script writing another script's result) is ``crashed``,
 as is one that is not strict JSON (``NaN``, a repeated key), not a regular file of at most
-:data:`RESULT_MAX_BYTES` bytes (a FIFO, a link) or whose title, seconds or instances have the wrong type.
+:data:`~symverify.ir.limits.MAX_FILE_BYTES` bytes, read at each run (a FIFO, a link) or whose title, seconds or instances have the wrong type.
 
 A user's script (``--dir DIR``) runs from its file when ``path`` is set; a task for another
 machine carries the ``*.py`` files of its directory instead (``files``), written to a temporary
@@ -275,13 +275,9 @@ def _signal_name(code: int) -> str:
         return f"signal {-code}"
 
 
-RESULT_MAX_BYTES = limits.MAX_FILE_BYTES
-"""The largest result file read back from a script (``symverify.ir.limits.MAX_FILE_BYTES``, as every file)."""
-
-
 def _result_file(path: Path) -> str:
     """What stands at a script's result path when it is not a regular file of at most
-    :data:`RESULT_MAX_BYTES` bytes ('' when it is): the script chose what to write there, and a
+    :data:`~symverify.ir.limits.MAX_FILE_BYTES` bytes as the limit is now ('' when it is): the script chose what to write there, and a
     FIFO would block the read forever, a link to ``/dev/zero`` fill the memory. (The read itself,
     :func:`~symverify.ir.serialize.read_json_file`, checks the file it opens again.)"""
     st = os.lstat(path)
@@ -289,7 +285,7 @@ def _result_file(path: Path) -> str:
         return "a symbolic link"
     if not stat.S_ISREG(st.st_mode):
         return "a special file (FIFO, socket or device)" if not stat.S_ISDIR(st.st_mode) else "a directory"
-    if st.st_size > RESULT_MAX_BYTES:
+    if st.st_size > limits.MAX_FILE_BYTES:
         return f"{st.st_size} bytes"
     return ""
 
@@ -334,7 +330,7 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         if os.path.lexists(out):
             what = _result_file(out)
             if what:
-                return answer("crashed", None, f"result JSON: expected a regular file of at most {RESULT_MAX_BYTES} "
+                return answer("crashed", None, f"result JSON: expected a regular file of at most {limits.MAX_FILE_BYTES} "
                                                f"bytes, found {what}")
             from symverify.errors import SerializationError
             from symverify.ir.serialize import read_json_file

@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Protocol, cast, runtime_checkable
 
 from symverify.deadline import Check
 from symverify.errors import UsageError
-from symverify.ir.limits import MAX_CELLS
+from symverify.ir import limits
 from symverify.kernel.ir.analysis import params_of
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid
@@ -83,7 +83,7 @@ class BatchModRing:
         np = self._np
         if len({int(q) for q in self.p}) == 1 and all(type(v) is int for v in grid.values()):
             p = int(self.p[0])
-            if grid.fill == 0 and grid.rows * grid.cols <= MAX_CELLS:
+            if grid.fill == 0 and grid.rows * grid.cols <= limits.MAX_CELLS:
                 # zeros, then the nonzero cells: the same array as the dense conversion (0 mod p is 0)
                 out = np.zeros((grid.rows, grid.cols), dtype=object)
                 for (i, j), v in grid.nonzero().items():
@@ -91,7 +91,7 @@ class BatchModRing:
                 return out
             rows = grid.to_rows()
             return np.array([[cast(int, v) % p for v in row] for row in rows], dtype=object).reshape(grid.rows, grid.cols)
-        if grid.fill == 0 and grid.rows * grid.cols <= MAX_CELLS:
+        if grid.fill == 0 and grid.rows * grid.cols <= limits.MAX_CELLS:
             # zeros (0 is 0 mod every prime), then each nonzero cell's values at every point at once
             # (:meth:`coerce`, per distinct value): the same array as the dense conversion
             out = np.zeros((len(self.rings), grid.rows, grid.cols), dtype=object)
