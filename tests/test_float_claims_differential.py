@@ -414,8 +414,8 @@ def test_a_cpu_flushing_subnormals_is_refused_not_reported_as_an_executor_bug(dt
 
 @pytest.mark.parametrize("precision", ["high", "medium"])
 def test_float32_matrix_products_below_highest_precision_are_refused(precision):
-    """Under ``torch.set_float32_matmul_precision("medium")`` float32 products run in bfloat16 (on
-    the CPU too), far outside the float32 bound ("high": TF32 on CUDA): ``numeric_check`` refuses to
+    """Under ``torch.set_float32_matmul_precision("medium")`` float32 products may run in bfloat16 (on
+    the CPU too), outside the float32 bound ("high": TF32 on CUDA): ``numeric_check`` refuses to
     state a bound it does not hold and says how to get one; at "highest" it checks."""
     rng = np.random.default_rng(0)
     n = d = 64
@@ -431,9 +431,11 @@ def test_float32_matrix_products_below_highest_precision_are_refused(precision):
             numeric_check(m, u, dtype="float32")
         numeric_check(m, u, dtype="float64")  # float64 products are not affected
         if precision == "medium":
-            # Where the CPU honours "medium" (bfloat16 products: CPUs with AVX512-BF16 or AMX), a
-            # float32 product breaks float32's γ_k bound, so the refusal is needed; elsewhere torch
-            # runs the float32 product unchanged and the refusal is only conservative.
+            # Where the CPU honours "medium" (CPUs with AVX512-BF16 or AMX), the product is no longer
+            # float32's: one bfloat16 pass breaks float32's γ_k bound, a split into several bfloat16
+            # passes changes the bits while staying near it; elsewhere torch runs the float32
+            # product unchanged. The refusal never depends on which: only "highest" is held to the
+            # bound below (a probe of what the CPU does, printed for the log).
             g = torch.Generator().manual_seed(0)
             a, b = torch.randn(256, 256, generator=g), torch.randn(256, 256, generator=g)
             medium = a @ b
@@ -442,7 +444,8 @@ def test_float32_matrix_products_below_highest_precision_are_refused(precision):
             err = (medium.double() - a.double() @ b.double()).abs()
             k, u32 = 256, 2.0**-24
             broken = bool((err > k * u32 / (1 - k * u32) * (a.double().abs() @ b.double().abs())).any())
-            assert broken or torch.equal(medium, highest)
+            print(f"float32 'medium' on this CPU: {'breaks the float32 bound' if broken else 'within the float32 bound'}, "
+                  f"{'the same bits as' if torch.equal(medium, highest) else 'other bits than'} 'highest'")
             assert not bool((highest.double() - a.double() @ b.double()).abs().gt(
                 k * u32 / (1 - k * u32) * (a.double().abs() @ b.double().abs())).any())
     finally:
