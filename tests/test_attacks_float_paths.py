@@ -1,0 +1,140 @@
+"""Attacks on the float paths: the native kernels' build and cache (:mod:`symverify._native`), the
+float executor's inputs (:func:`symverify.executors.execute`), the converters and the HTML views.
+Each ends in the right numbers, a clean fallback or a clear ``SymverifyError``: never a crashed
+interpreter, a silently wrong result or a state that changes later calls."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from symverify import _native
+from symverify.errors import UsageError
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = "int answer(void) { return 42; }\n"
+needs_cc = pytest.mark.skipif(not (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")), reason="no C compiler")
+
+
+def _python(code: str, cache: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter (this checkout's symverify) with ``SYMVERIFY_CACHE_DIR=cache``."""
+    full = {**os.environ, "SYMVERIFY_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), **env}
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=full, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+BUILD = """
+    from symverify import _native
+    lib = _native._build("fpt_answer", {src!r})
+    print(lib.answer())
+"""
+
+
+# ---- symverify._native: the cache ---------------------------------------------------------------
+@needs_cc
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "empty", "digest missing", "digest wrong"])
+def test_a_damaged_cached_library_is_built_again_not_loaded(tmp_path, damage):
+    """A cached library cut to its first 1000 bytes was mapped by the dynamic loader and killed the
+    interpreter with SIGBUS (exit -7); a garbage one made every later process fall back. Each is now
+    built again: the process prints the function's value and the cache holds a library of its digest."""
+    first = _python(BUILD.format(src=SOURCE), tmp_path)
+    assert first.returncode == 0 and first.stdout.strip() == "42", first.stderr
+    (lib,) = (tmp_path / "native").glob("fpt_answer-*.so")
+    good = lib.read_bytes()
+    digest = Path(str(lib) + ".sha256")
+    if damage == "truncated":
+        lib.write_bytes(good[:1000])
+    elif damage == "garbage":
+        lib.write_bytes(b"\x7fELF" + b"\xff" * (len(good) - 4))
+    elif damage == "empty":
+        lib.write_bytes(b"")
+    elif damage == "digest missing":
+        digest.unlink()
+    else:
+        digest.write_text("0" * 64)
+    again = _python(BUILD.format(src=SOURCE), tmp_path)
+    assert again.returncode == 0 and again.stdout.strip() == "42", (again.returncode, again.stderr)
+    assert _native._intact(str(lib))
+
+
+@needs_cc
+def test_concurrent_first_builds_leave_one_intact_library(tmp_path):
+    """Four processes building the same library at once: every one loads it, and the cache holds one
+    library whose bytes have its digest (no partial file, no stray temporary directory)."""
+    env = {**os.environ, "SYMVERIFY_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(BUILD.format(src=SOURCE))], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4 and [o.strip() for o, _ in outs] == ["42"] * 4, outs
+    names = sorted(p.name for p in (tmp_path / "native").iterdir())
+    assert len(names) == 2 and names[0].endswith(".so") and names[1] == names[0] + ".sha256"
+    assert _native._intact(str(tmp_path / "native" / names[0]))
+
+
+@pytest.mark.parametrize("value", ["garbage", "2", "enable", "-1", "0 1"])
+def test_an_unknown_native_setting_is_an_error_not_a_guess(monkeypatch, value):
+    """``SYMVERIFY_NATIVE=garbage`` (or ``2``) enabled the kernels without a word."""
+    monkeypatch.setenv("SYMVERIFY_NATIVE", value)
+    with pytest.raises(UsageError, match=r"SYMVERIFY_NATIVE: expected 0, false, no or off .* found '" + value + "'"):
+        _native.enabled()
+    with pytest.raises(UsageError, match="SYMVERIFY_NATIVE"):
+        _native.load("fpt_setting", SOURCE)
+
+
+@pytest.mark.parametrize("value, on", [(" OFF ", False), ("No", False), ("0", False), ("", True), (" yes", True), ("TRUE", True)])
+def test_known_native_settings_in_any_case(monkeypatch, value, on):
+    monkeypatch.setenv("SYMVERIFY_NATIVE", value)
+    assert _native.enabled() is on
+    assert (_native.why_not("fpt_never_loaded") == "disabled by SYMVERIFY_NATIVE") is not on
+
+
+def test_a_file_in_place_of_the_cache_directory_is_a_clean_fallback(monkeypatch, tmp_path):
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("SYMVERIFY_CACHE_DIR", str(blocker))
+    monkeypatch.setattr(_native, "torch_addcmul_fuses", lambda: True)
+    assert _native.load("fpt_blocked", SOURCE) is None
+    assert "NotADirectoryError" in (_native.why_not("fpt_blocked") or "") or "FileExistsError" in (_native.why_not("fpt_blocked") or "")
+    assert blocker.read_text() == "not a directory"
+
+
+@needs_cc
+def test_cc_may_be_a_command_with_arguments(tmp_path):
+    """``CC="gcc -DANSWER=41"`` was run as one program named ``gcc -DANSWER=41`` (FileNotFoundError),
+    so the native kernels were silently off."""
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    src = "int answer(void) { return ANSWER + 1; }\n"
+    out = _python(BUILD.format(src=src), tmp_path, CC=f"{cc} -DANSWER=41")
+    assert out.returncode == 0 and out.stdout.strip() == "42", out.stderr
+
+
+def test_an_unparsable_cc_is_a_clean_fallback_with_its_reason(monkeypatch, tmp_path):
+    monkeypatch.setenv("SYMVERIFY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CC", 'gcc "-O2')
+    monkeypatch.setattr(_native, "torch_addcmul_fuses", lambda: True)
+    assert _native.load("fpt_badquote", SOURCE) is None
+    assert "No closing quotation" in (_native.why_not("fpt_badquote") or "")
+
+
+def test_no_compiler_on_path_is_a_clean_fallback(tmp_path):
+    """PATH holding only an empty folder: no compiler is found, the float executor still runs (the
+    pure-torch form) and gives the exact product."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    code = """
+        import torch, symverify as sv
+        from symverify import _native
+        from symverify.executors import execute
+        c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + u[1][0], u[1][1]], n=2, d=2)
+        y = execute(sv.compile(c).model, torch.tensor([[[2., 3.], [5., 7.]]], dtype=torch.float64), backend="torch")
+        print(y.tolist(), _native.why_not("program"))
+    """
+    out = _python(code, tmp_path / "cache", PATH=str(empty), CC="")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[[[11.0, 7.0], [0.0, 0.0]]] OSError: no C compiler found (cc, gcc or clang on PATH, or $CC)"
