@@ -138,3 +138,82 @@ def test_no_compiler_on_path_is_a_clean_fallback(tmp_path):
     out = _python(code, tmp_path / "cache", PATH=str(empty), CC="")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[[[11.0, 7.0], [0.0, 0.0]]] OSError: no C compiler found (cc, gcc or clang on PATH, or $CC)"
+
+
+# ---- execute: the float executor's inputs -------------------------------------------------------
+torch = pytest.importorskip("torch")
+
+import symverify as sv  # noqa: E402
+from symverify.errors import IRError  # noqa: E402
+from symverify.executors import ZoologyBaseConv, execute, from_zoology, to_torch  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def sides():
+    """A circuit, its Theorem H.21 model, and a zoology stack in the pair form (the fused path)."""
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + u[1][0], u[1][1]], n=2, d=2)
+    gen = torch.Generator().manual_seed(0)
+    sd = {k: torch.randn(v.shape, generator=gen, dtype=v.dtype) for k, v in ZoologyBaseConv(2, 4).state_dict().items()}
+    return {"circuit": c, "model": sv.compile(c).model, "zoology": from_zoology(sd)}
+
+
+@pytest.mark.parametrize("side", ["model", "zoology"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_model_input_that_requires_grad_is_refused(sides, side, dtype):
+    """The compiled model gave the gradient [1, 0, 0, 0] of y00 = u00·u01 + u10 at (2, 3, 5, 7)
+    (the native program records no operations), and its cached state buffer kept the autograd
+    graph, so every later call on a plain tensor returned a tensor with a grad_fn; the zoology
+    stack raised torch's RuntimeError about out= arguments."""
+    m = sides[side]
+    u = torch.rand(2, m.n, m.d, dtype=getattr(torch, dtype), requires_grad=True)
+    with pytest.raises(IRError, match=r"model input: a tensor that requires grad; .* use to_torch\(model\)"):
+        execute(m, u, backend="torch", dtype=dtype)
+    plain = execute(m, u.detach(), backend="torch", dtype=dtype)
+    assert not plain.requires_grad and plain.grad_fn is None
+    with torch.no_grad():  # no graph is recorded there: the values, as for the detached input
+        assert torch.equal(execute(m, u, backend="torch", dtype=dtype), plain)
+    again = execute(m, u.detach().clone(), backend="torch", dtype=dtype)
+    assert not again.requires_grad and torch.equal(again, plain)
+
+
+def test_a_circuit_input_that_requires_grad_gets_the_true_gradient(sides):
+    """y00 = u00·u01 + u10: ∂y00/∂u = [[u01, u00], [1, 0]]; the same model refuses the input."""
+    u = torch.tensor([[[2.0, 3.0], [5.0, 7.0]]], dtype=torch.float64, requires_grad=True)
+    execute(sides["circuit"], u, backend="torch")[0, 0, 0].backward()
+    assert u.grad.tolist() == [[[3.0, 2.0], [1.0, 0.0]]]
+    u.grad = None
+    to_torch(sides["model"], requires_grad=True)(u)[0, 0, 0].backward()  # the differentiable module
+    assert u.grad.tolist() == [[[3.0, 2.0], [1.0, 0.0]]]
+
+
+@pytest.mark.parametrize("backend", ["exact", "torch", "modular"])
+@pytest.mark.parametrize("side", ["circuit", "model", "zoology"])
+def test_sparse_tensor_inputs_are_refused(sides, side, backend):
+    """A sparse COO input raised torch's RuntimeError (copy_ between dense and sparse, reshape)."""
+    obj = sides[side]
+    u = torch.ones(2, obj.n, obj.d, dtype=torch.float64 if backend == "torch" else torch.int64).to_sparse()
+    with pytest.raises(IRError, match=r"input: expected a dense tensor, found a torch\.sparse_coo tensor of shape \(2, \d, 2\)"):
+        execute(obj, u, backend=backend)
+
+
+@pytest.mark.parametrize("side", ["circuit", "model", "zoology"])
+def test_layouts_and_input_dtypes_give_the_contiguous_float64_result(sides, side):
+    """Transposed-back, expanded (stride 0), offset views, float16/int/uint8 tensors and numpy
+    float16 arrays: each gives the result of the contiguous float64 tensor of the same values."""
+    obj = sides[side]
+    n, d = obj.n, obj.d
+    base = torch.randint(-3, 4, (4, n, d)).to(torch.float64)
+    want = execute(obj, base[1:], backend="torch")
+    assert want.dtype == torch.float64 and want.shape == (3, n, d)
+    variants = {
+        "transposed": base[1:].transpose(1, 2).contiguous().transpose(1, 2),
+        "offset": base[1:],
+        "float16": base[1:].half(),
+        "int64": base[1:].long(),
+        "numpy float16": base[1:].numpy().astype("float16"),
+    }
+    for name, u in variants.items():
+        got = execute(obj, u, backend="torch")
+        assert got.dtype == torch.float64 and torch.equal(got, want), name
+    one = base[1:2].expand(3, n, d)
+    assert torch.equal(execute(obj, one, backend="torch"), want[:1].expand(3, n, d))

@@ -124,7 +124,7 @@ def _native_fast(model: Model, u: Any, dtype: object) -> Any:
                              torch.float64: torch.float64, torch.float32: torch.float32})
     dt = _FAST_DTYPES.get(dtype) if isinstance(dtype, (str, type(None), torch.dtype)) else None
     if (dt not in (torch.float64, torch.float32) or u.dtype is not dt or u.dim() != 3 or u.shape[1] != model.n
-            or u.shape[2] != model.d or u.device.type != "cpu" or not u.is_contiguous()):
+            or u.shape[2] != model.d or u.device.type != "cpu" or not u.is_contiguous() or u.requires_grad):
         return None
     layers = _NATIVE.get(model, dt)
     if layers is None:
@@ -144,6 +144,12 @@ def _native_fast(model: Model, u: Any, dtype: object) -> Any:
     from symverify.executors.zoology_native import run_native
 
     return run_native(layers, u)
+
+
+def _grad_enabled() -> bool:
+    import torch
+
+    return bool(torch.is_grad_enabled())
 
 
 def _empty(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None) -> Any:
@@ -193,6 +199,9 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
         device: torch backends: ``"cpu"`` (default) or ``"cuda"``; CUDA without CUDA is an error.
         p: modular backend: a prime below 2^31 (default 2^31 − 1).
         params: values of symbolic weights (exact numbers); a name that is none of them is an error.
+            The float backend returns values: a model's run records no gradients, so a model
+            input that requires grad (with grad mode on) is an IRError (``to_torch(model)`` is the
+            differentiable module); a circuit's run is recorded by autograd as usual.
         path: models on the torch backends: ``"auto"`` (per layer: shifts for a few lags,
             else FFT; zoology's pair form fused), ``"fft"``, ``"direct"`` or ``"sparse"`` for
             every layer with a kernel.
@@ -238,6 +247,10 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
         from symverify.executors.inputs import float_tensor
 
         x, single = float_tensor(u, obj.n, obj.d, resolve_dtype(dtype), dev, kind)
+        if isinstance(obj, Model) and x.requires_grad and _grad_enabled():
+            raise IRError("model input: a tensor that requires grad; the float executor runs a model with in-place "
+                          "and native operations that record no gradients, so its gradients would be wrong: pass "
+                          "u.detach() for values, or use to_torch(model) for a differentiable module")
         y = _run_float(obj, x, params, path) if x.shape[0] else _empty(obj, x, params)
     else:
         from symverify.executors.inputs import residue_tensor

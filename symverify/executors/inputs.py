@@ -31,9 +31,13 @@ def _is_tensor(u: Any) -> bool:
 def _refuse_kind(u: Any, what: str) -> None:
     """Refuse complex and boolean arrays and tensors: casting a complex value to a float drops its
     imaginary part, and a bool is not a number (as :func:`~symverify.kernel.ir.scalar.as_scalar` says);
-    and meta tensors, which have a shape but no values."""
+    meta tensors, which have a shape but no values; and sparse tensors (other layouts than strided),
+    which the executors' reshapes and copies do not read."""
     if _is_tensor(u) and getattr(u, "is_meta", False):
         raise IRError(f"{what} input: expected values, found a meta tensor of shape {tuple(u.shape)} (it has no data)")
+    if _is_tensor(u) and str(getattr(u, "layout", "torch.strided")) != "torch.strided":
+        raise IRError(f"{what} input: expected a dense tensor, found a {u.layout} tensor of shape {tuple(u.shape)}; "
+                      "convert it first (u.to_dense())")
     if _is_tensor(u):
         kind = "complex" if u.is_complex() else "bool" if str(u.dtype) == "torch.bool" else ""
     elif isinstance(u, np.ndarray):
