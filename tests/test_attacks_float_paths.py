@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,8 @@ torch = pytest.importorskip("torch")
 import symverify as sv  # noqa: E402
 from symverify.errors import IRError  # noqa: E402
 from symverify.executors import ZoologyBaseConv, execute, from_zoology, to_torch  # noqa: E402
+from symverify.kernel.ir.baseconv import Layer, Model  # noqa: E402
+from symverify.kernel.ir.grid import Grid  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -217,3 +220,32 @@ def test_layouts_and_input_dtypes_give_the_contiguous_float64_result(sides, side
         assert got.dtype == torch.float64 and torch.equal(got, want), name
     one = base[1:2].expand(3, n, d)
     assert torch.equal(execute(obj, one, backend="torch"), want[:1].expand(3, n, d))
+
+
+TINY = {"float64": Fraction(1, 2**1100), "float32": Fraction(1, 10**50), "bfloat16": Fraction(1, 10**50)}
+
+
+def _one_layer(where: str, v: Fraction) -> Model:
+    """Two equal layers on a 2×1 state whose weight ``where`` is ``v`` (others 1 or the identity)."""
+    kw = {
+        "W": {"W": Grid.from_rows([[v]]), "h": Grid.from_rows([[1], [0]])},
+        "b1": {"b1": Grid.from_rows([[v], [v]]), "h": Grid.from_rows([[1], [0]])},
+        "h": {"W": Grid.identity(1), "h": Grid.from_rows([[0], [v]])},
+        "b2": {"W": Grid.identity(1), "b2": Grid.from_rows([[v], [v]])},
+        "W and b1": {"W": Grid.from_rows([[v]]), "b1": Grid.from_rows([[v], [v]]), "b2": Grid.from_rows([[1], [1]])},
+    }[where]
+    return Model(2, 1, 2, 1, (Layer.make(2, 1, **kw),) * 2)
+
+
+@pytest.mark.parametrize("dtype", sorted(TINY))
+@pytest.mark.parametrize("where", ["W", "b1", "h", "b2", "W and b1"])
+def test_a_weight_that_rounds_to_zero_runs_on_every_path(dtype, where):
+    """A weight of 2^-1100 (0 in float64) made the compiled program read a missing bias: the
+    'auto' and 'sparse' paths raised AttributeError ('NoneType' object has no attribute 'shape')
+    where 'direct' and 'fft' returned the rounded result. Every path now gives that result."""
+    m = _one_layer(where, TINY[dtype])
+    u = torch.tensor([[[3.0], [-2.0]], [[1.5], [4.0]]], dtype=getattr(torch, dtype))
+    want = execute(m, u, backend="torch", dtype=dtype, path="direct")
+    for path in ("auto", "sparse", "fft"):
+        got = execute(m, u, backend="torch", dtype=dtype, path=path)
+        assert got.dtype == u.dtype and torch.equal(got, want), path  # equal up to the sign of zeros

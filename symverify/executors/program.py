@@ -313,7 +313,9 @@ class _Builder:
         has_conv = bool(lp.lags)
         has_proj = lp.w_kind != "zero"
         r0, r1 = _hull(sup.out.any(dim=1))
-        if r1 <= r0:
+        # a branch the plan holds as identically zero (a weight that rounds to 0 in this dtype, such
+        # as 10^-50 in float32, which the exact supports count as nonzero): the output is zero
+        if r1 <= r0 or (not has_conv and lp.b2.kind == "zero") or (not has_proj and lp.b1.kind == "zero"):
             self.zero_rows(y, 0, 0)
             return
         # a lag's term matters only where it may be nonzero and the projection branch may be too
