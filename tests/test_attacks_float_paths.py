@@ -145,8 +145,8 @@ def test_no_compiler_on_path_is_a_clean_fallback(tmp_path):
 torch = pytest.importorskip("torch")
 
 import symverify as sv  # noqa: E402
-from symverify.errors import IRError  # noqa: E402
-from symverify.executors import ZoologyBaseConv, execute, from_zoology, to_torch  # noqa: E402
+from symverify.errors import CompileError, IRError  # noqa: E402
+from symverify.executors import ZoologyBaseConv, execute, from_zoology, to_torch, to_zoology  # noqa: E402
 from symverify.kernel.ir.baseconv import Layer, Model  # noqa: E402
 from symverify.kernel.ir.grid import Grid  # noqa: E402
 
@@ -249,3 +249,62 @@ def test_a_weight_that_rounds_to_zero_runs_on_every_path(dtype, where):
     for path in ("auto", "sparse", "fft"):
         got = execute(m, u, backend="torch", dtype=dtype, path=path)
         assert got.dtype == u.dtype and torch.equal(got, want), path  # equal up to the sign of zeros
+
+
+# ---- weights beyond a float format's range --------------------------------------------------------
+def _gate(v: object) -> Model:
+    """``y = v·u ⊙ u``: one layer with ``W = [[v]]`` and ``h = e_0``."""
+    return Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.from_rows([[v]]), h=Grid.from_rows([[1], [0]])),))
+
+
+@pytest.mark.parametrize("exact", [True, False])
+@pytest.mark.parametrize("v, dtype, beyond", [
+    (2**200, "float32", "float32"), (2**200, "bfloat16", "bfloat16"), (10**400, "float64", "float64"),
+    (-(2**1024), "float64", "float64"), (10**400, "float32", "float64")])
+def test_to_zoology_refuses_a_weight_beyond_the_range(v, dtype, beyond, exact):
+    """``2^200`` in float32 raised OverflowError ("cannot convert Infinity to integer ratio") with
+    ``exact=True`` and became an infinite weight with ``exact=False``; ``10^400`` raised
+    OverflowError ("int too large to convert to float") in every dtype."""
+    with pytest.raises(CompileError, match=r"layer 0 projection\.weight\[0, 0\]: .* is beyond the range of (torch\.)?"
+                       + beyond + r" \(1 value\(s\) so\)"):
+        to_zoology(_gate(v), dtype=dtype, exact=exact)
+
+
+def test_to_zoology_still_rounds_and_keeps_exact_weights():
+    z = to_zoology(_gate(Fraction(1, 3)), dtype="float32", exact=False)
+    assert z[0].projection.weight.item() == float(torch.tensor(1 / 3, dtype=torch.float32))
+    big = to_zoology(_gate(2**127), dtype="float32")  # 2^127 is a float32
+    assert big[0].projection.weight.item() == 2.0**127
+    with pytest.raises(CompileError, match=r"1 value\(s\) are not exactly numbers of torch\.float32, e\.g\. 1/3"):
+        to_zoology(_gate(Fraction(1, 3)), dtype="float32")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_to_torch_refuses_a_weight_beyond_the_range(dtype):
+    """``to_torch(model, dtype='float32')`` with a weight ``2^200`` made it ``inf`` without a word."""
+    with pytest.raises(CompileError, match=r"layer 0 W\[0, 0\]: 1\.6069380442589903e\+60 is beyond the range of " + dtype):
+        to_torch(_gate(2**200), dtype=dtype)
+    assert to_torch(_gate(2**200)).layers[0].W.item() == 2.0**200  # float64 holds it
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("where", ["W", "b1", "h", "b2"])
+def test_execute_refuses_a_model_weight_beyond_the_range(dtype, where):
+    """A weight ``2^200`` ran as ``inf`` in float32: on the input ``[1, 2^-200]`` the output
+    ``[2^200, 2^-200]`` (a float32 overflow and a float32 number) came out ``[inf, inf]``."""
+    m = {"W": _gate(2**200),
+         "b1": Model(2, 1, 2, 1, (Layer.make(2, 1, b1=Grid.from_rows([[2**200], [2**200]]), h=Grid.from_rows([[1], [0]])),)),
+         "h": Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[0], [2**200]])),)),
+         "b2": Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), b2=Grid.from_rows([[2**200], [2**200]])),))}[where]
+    for u in ([[1], [Fraction(1, 2**200)]], torch.ones(3, 2, 1, dtype=getattr(torch, dtype))):  # the general path, the fast one
+        with pytest.raises(CompileError, match=rf"layer 0 {where}: a weight is beyond the range of {dtype}"):
+            execute(m, u, backend="torch", dtype=dtype)
+    assert execute(m, [[1], [Fraction(1, 2**200)]], backend="torch").dtype == torch.float64  # float64 runs it
+
+
+def test_execute_refuses_a_circuit_constant_beyond_the_range():
+    c = sv.Circuit.trace(lambda u: [u[0][0] * 2**200, u[0][0] + 2**200], n=1, d=2)
+    with pytest.raises(CompileError, match=r"circuit: a (constant|linear gate coefficient) is beyond the range of float32"):
+        execute(c, [[1, 1]], backend="torch", dtype="float32")
+    assert execute(c, [[1, 1]], backend="torch").tolist() == [[2.0**200, 2.0**200 + 1]]
+    assert execute(c, [[1, 1]], backend="modular", p=7).tolist() == [[(2**200) % 7, (2**200 + 1) % 7]]

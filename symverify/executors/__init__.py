@@ -128,7 +128,7 @@ def _native_fast(model: Model, u: Any, dtype: object) -> Any:
         return None
     layers = _NATIVE.get(model, dt)
     if layers is None:
-        from symverify.executors.zoology_native import native_layers
+        from symverify.executors.zoology_native import check_range, native_layers
         from symverify.kernel.engines.numbers import check_params, float_numbers
         from symverify.kernel.engines.plan import model_plan
 
@@ -138,7 +138,9 @@ def _native_fast(model: Model, u: Any, dtype: object) -> Any:
         except SymverifyError:
             return None
         plan = model_plan(model, nums)
-        layers = _NATIVE.put(model, native_layers(plan.on(u.device, dt), plan.model) or False, dt)
+        planned = plan.on(u.device, dt)
+        check_range(planned)
+        layers = _NATIVE.put(model, native_layers(planned, plan.model) or False, dt)
     if layers is False:
         return None
     from symverify.executors.zoology_native import run_native

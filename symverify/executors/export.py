@@ -232,7 +232,8 @@ class BaseConvStack(nn.Module):
 
 def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype: str | torch.dtype | None = None,
              device: str | torch.device | None = None, path: str = "auto", requires_grad: bool = False) -> BaseConvStack:
-    """The model as a :class:`BaseConvStack` (weights rounded to nearest in ``dtype``, default float64).
+    """The model as a :class:`BaseConvStack` (weights rounded to nearest in ``dtype``, default float64;
+    a weight beyond the range of ``dtype`` is a :class:`~symverify.errors.CompileError`, not an infinity).
 
     ``path`` (``'auto'``, ``'fft'`` or ``'direct'``, settable later as ``module.path``) picks the
     convolutions as :func:`~symverify.executors.execute` does: with ``'auto'`` the module takes
@@ -264,7 +265,14 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     check_params(model, nums)  # the layers' own plans are built from the module's tensors
 
     def dense(g: Grid, where: str) -> Any:  # a Converter reads cell arrays in bulk
-        return grid_dense(g, Converter(nums, where), torch.float64).to(device=dev, dtype=dt)
+        t64 = grid_dense(g, Converter(nums, where), torch.float64)
+        t = t64.to(device=dev, dtype=dt)
+        lost = torch.isinf(t).nonzero()  # float64 holds every weight (else the Converter raised): these overflowed in dt
+        if len(lost):
+            i, j = (int(v) for v in lost[0])
+            raise CompileError(f"{where}[{i}, {j}]: {float(t64[i, j])!r} is beyond the range of {dtype_name(dt)} "
+                               f"({len(lost)} weight(s) so); rounding would make it infinite: use float64 or scale the weights")
+        return t
 
     layers = []
     for i, ly in enumerate(model.layers):
