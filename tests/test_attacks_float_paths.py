@@ -308,3 +308,83 @@ def test_execute_refuses_a_circuit_constant_beyond_the_range():
         execute(c, [[1, 1]], backend="torch", dtype="float32")
     assert execute(c, [[1, 1]], backend="torch").tolist() == [[2.0**200, 2.0**200 + 1]]
     assert execute(c, [[1, 1]], backend="modular", p=7).tolist() == [[(2**200) % 7, (2**200 + 1) % 7]]
+
+
+# ---- pictures and HTML: names as data ---------------------------------------------------------------
+DOLLAR_NAMES = ["cost $x^$ y", "cost $\\undefinedmacro$", "cost $5 and $6"]
+
+
+@pytest.mark.parametrize("name", DOLLAR_NAMES)
+def test_names_with_dollar_signs_are_drawn_as_text(sides, name):
+    """A model, script or instance named ``cost $x^$ y`` made ``savefig`` raise matplotlib's
+    ValueError (its text was parsed as mathtext); ``cost $5 and $6`` was drawn as a formula."""
+    pytest.importorskip("matplotlib")
+    import dataclasses
+    import io
+
+    from matplotlib import cbook
+
+    from symverify.viz import plot_model, plot_resources, plot_weights
+
+    m = dataclasses.replace(sides["model"], name=name)
+    run = {"scripts": [{"name": name, "result": {"instances": [
+        {"name": name, "verdict": "proved", "resources": {"layers": 3, "depth": 4, "width": 2}, "bounds": {"layers": 4}}]}}]}
+    for fig in (plot_model(m), plot_weights(m, 0), plot_resources(run)):
+        fig.savefig(io.BytesIO(), format="png")
+        shown = [t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text") and "cost" in str(o.get_text()))]
+        assert shown and not any(cbook.is_math_text(t) for t in shown), shown
+        assert all(t.replace("\\$", "$").count(name) for t in shown)
+
+
+def _parse(page: str):
+    import html.parser
+    from collections import Counter
+
+    class Page(html.parser.HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ids: Counter[str] = Counter()
+            self.links: list[str] = []
+            self.tags: Counter[str] = Counter()
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            self.tags[tag] += 1
+            if "id" in a:
+                self.ids[a["id"]] += 1
+            if tag == "a" and "href" in a:
+                self.links.append(a["href"])
+
+    p = Page()
+    p.feed(page)
+    return p
+
+
+def test_report_anchors_are_unique_and_control_characters_visible(tmp_path):
+    """Scripts named ``a"b``, ``a<b``, ``ab``, … all had the section id ``script-ab``: the summary's
+    links of all but one led to the wrong script. NUL and ESC in names were written raw (a NUL is a
+    parse error in HTML)."""
+    pytest.importorskip("matplotlib")
+    from symverify.viz import write_report
+
+    names = ['a"b', "a'b", "a\x00b", "a\x1b[31mb", "a</pre>b", "ab", "a<b", "<script>alert(1)</script>"]
+    run = {"scripts": [{"name": nm, "title": nm, "status": "ok", "result": {"ok": True, "instances": [
+        {"name": nm, "verdict": "proved", "ok": True, "resources": {nm: 3}, "bounds": {}, "over_bound": [], "detail": nm}]}}
+        for nm in names]}
+    page = write_report(run, tmp_path / "r.html").read_text(encoding="utf-8")
+    p = _parse(page)
+    targets = [link[1:] for link in p.links if link.startswith("#script-")]
+    assert len(targets) == len(names) and len(set(targets)) == len(names)
+    assert all(p.ids[t] == 1 for t in targets)
+    assert not any(ord(c) < 32 and c not in "\n\t" for c in page)
+    assert "a\\x00b" in page and "a\\x1b[31mb" in page
+    assert p.tags["script"] == 0 and "<script>alert" not in page
+
+
+def test_notebook_views_escape_names(sides):
+    import dataclasses
+
+    m = dataclasses.replace(sides["model"], name='<img src=x onerror="alert(1)">\x00')
+    view = m._repr_html_()
+    assert "<img" not in view and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;\\x00" in view
+    assert _parse(view).tags["img"] == 0

@@ -17,7 +17,7 @@ from symverify.errors import BackendUnavailableError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["new_figure", "png_bytes", "wrap", "ROLE_COLORS"]
+__all__ = ["new_figure", "png_bytes", "wrap", "plain", "ROLE_COLORS"]
 
 # zero, track, remembered, workspace (see symverify.viz.model.Role)
 ROLE_COLORS = ("#ffffff", "#1f5fbf", "#8fc6e8", "#f28e2b")
@@ -54,6 +54,13 @@ def new_figure(width: float, height: float) -> Figure:
     fig: Figure = figure_class(figsize=(width, height), layout="constrained")
     canvas_class(fig)
     return fig
+
+
+def plain(text: str) -> str:
+    """``text`` as matplotlib shows it literally: every ``$`` escaped (``\\$``), so a name holding
+    dollar signs is never read as mathtext (``"cost $x^$"`` made ``savefig`` raise ValueError, and
+    ``"$5 and $6"`` was drawn as a formula)."""
+    return text.replace("$", r"\$")
 
 
 def wrap(title: str, fig: Figure, points: float = 10.0) -> str:

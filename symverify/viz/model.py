@@ -291,7 +291,7 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
     from matplotlib.patches import Patch
     from matplotlib.ticker import MaxNLocator
 
-    from symverify.viz._figure import ROLE_COLORS, new_figure, wrap
+    from symverify.viz._figure import ROLE_COLORS, new_figure, plain, wrap
 
     if order not in ("row", "channel"):
         raise UsageError(f"plot_model: order must be 'row' or 'channel', found {order!r}")
@@ -330,7 +330,7 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
     src = "stage certificate" if occ.source == "certificate" else "zero-support analysis"
-    fig.suptitle(wrap(title if title is not None else f"{occ.title}: live cells per layer ({src})", fig), fontsize=10)
+    fig.suptitle(wrap(title if title is not None else f"{plain(occ.title)}: live cells per layer ({src})", fig), fontsize=10)
     palette = _kind_palette(occ.kinds)
     names = list(palette)
     codes = np.array([[names.index(k) for k in occ.kinds]])
@@ -339,6 +339,6 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
     strip.set_yticks([])
     strip.set_xlabel("layers applied")
     strip.xaxis.set_major_locator(MaxNLocator(integer=True))  # layers are whole numbers
-    strip.legend(handles=[Patch(facecolor=palette[k], label=k) for k in names], loc="upper left",
+    strip.legend(handles=[Patch(facecolor=palette[k], label=plain(k)) for k in names], loc="upper left",
                  bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False, ncol=1 if len(names) <= 4 else 2)
     return fig
