@@ -388,3 +388,17 @@ def test_notebook_views_escape_names(sides):
     view = m._repr_html_()
     assert "<img" not in view and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;\\x00" in view
     assert _parse(view).tags["img"] == 0
+
+
+def test_non_finite_inputs_never_become_finite_where_they_are_read(sides):
+    """An infinite or NaN input is IEEE data (execute's docstring): every output the circuit reads it
+    for is NaN or infinite on every path, and the model never returns a finite number there."""
+    c, m = sides["circuit"], sides["model"]
+    reads = {0: [0], 1: [0], 2: [0], 3: [1]}  # y00 = u00·u01 + u10, y01 = u11
+    for val in (float("inf"), float("nan")):
+        for pos, outs in reads.items():
+            u = torch.ones(1, 2, 2, dtype=torch.float64)
+            u.view(-1)[pos] = val
+            for got in [execute(c, u, backend="torch")] + [execute(m, u, backend="torch", path=p) for p in ("auto", "sparse", "direct", "fft")]:
+                assert got.shape == (1, 2, 2)
+                assert not bool(torch.isfinite(got.view(-1)[outs]).any()), (val, pos, got)

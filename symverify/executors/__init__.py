@@ -194,7 +194,12 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
         obj: a :class:`~symverify.kernel.ir.baseconv.Model` or :class:`~symverify.kernel.ir.circuit.Circuit`.
         u: ``(B, N, d)`` inputs, or one ``(N, d)`` input (the result then has no batch axis): a
             tensor, a numpy array or nested lists. Exact and modular backends need exact values
-            (ints, Fractions); the float backend converts to ``dtype``.
+            (ints, Fractions); the float backend converts to ``dtype``. Non-finite float inputs
+            (NaN, ±inf) run in IEEE arithmetic, unchecked: a model multiplies every cell by its
+            weights, zeros included (``0·inf = NaN``), so one infinite or NaN entry can make NaN
+            outputs that the circuit's value does not depend on, and how far it spreads differs
+            between paths (the compiled program skips structural zeros; ``fft`` and ``direct`` do
+            not). Finite values near the dtype's range may overflow inside an FFT (NaN outputs).
         backend: ``"exact"`` (object array of ints/Fractions), ``"torch"`` (float tensor) or
             ``"modular"`` (int64 tensor of residues mod ``p``).
         dtype: float backend only: ``"float64"`` (default), ``"float32"``, ``"bfloat16"``.
