@@ -402,3 +402,40 @@ def test_non_finite_inputs_never_become_finite_where_they_are_read(sides):
             for got in [execute(c, u, backend="torch")] + [execute(m, u, backend="torch", path=p) for p in ("auto", "sparse", "direct", "fft")]:
                 assert got.shape == (1, 2, 2)
                 assert not bool(torch.isfinite(got.view(-1)[outs]).any()), (val, pos, got)
+
+
+# ---- the butterfly module -----------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_the_butterfly_module_refuses_meta_and_sparse_inputs(dtype):
+    """A meta input raised NotImplementedError ("Cannot copy out of meta tensor"), a sparse one
+    torch's RuntimeError about memory formats."""
+    from symverify.kaleidoscope import compile_torch, permutation_to_kaleidoscope
+
+    m = compile_torch(permutation_to_kaleidoscope([2, 0, 3, 1, 5, 7, 6, 4]), dtype=dtype)
+    with pytest.raises(IRError, match=r"torch butterfly apply: expected values, found a meta tensor of shape \(3, 8\)"):
+        m(torch.zeros(3, 8, device="meta"))
+    x = torch.arange(24, dtype=getattr(torch, dtype)).reshape(3, 8)
+    with pytest.raises(IRError, match=r"torch butterfly apply: expected a dense tensor, found a torch\.sparse_coo tensor"):
+        m(x.to_sparse())
+    want = x[:, [1, 3, 0, 2, 7, 4, 6, 5]]  # y_{π(i)} = x_i
+    assert torch.equal(m(x), want) and torch.equal(m(x.to_sparse().to_dense()), want)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_the_butterfly_module_on_other_layouts_and_dtypes(dtype):
+    """Expanded, transposed-back, 1-d, 3-d, integer, float16 and empty inputs: each is the result of
+    the contiguous input in the module's dtype (the native kernel and the torch forms agree)."""
+    from symverify.kaleidoscope import compile_torch, permutation_to_kaleidoscope
+
+    perm = [2, 0, 3, 1, 5, 7, 6, 4]
+    m = compile_torch(permutation_to_kaleidoscope(perm), dtype=dtype)
+    perm = sorted(range(8), key=perm.__getitem__)  # y_j = x_{perm[j]}: y_{π(i)} = x_i
+    dt = getattr(torch, dtype)
+    x = torch.arange(-12, 12).reshape(3, 8)
+    want = x[:, perm].to(dt)
+    for name, u in {"int64": x, "uint8": (x + 12).to(torch.uint8), "float16": x.half(), "expanded": x[:1].expand(3, 8),
+                    "transposed": x.T.contiguous().T.to(dt), "3-d": x.reshape(3, 1, 8).to(dt)}.items():
+        got = m(u)
+        ref = (u.reshape(-1, 8).to(torch.int64)[:, perm]).to(dt).reshape(u.shape)
+        assert got.dtype == dt and torch.equal(got, ref), name
+    assert torch.equal(m(x[0].to(dt)), want[0]) and tuple(m(torch.zeros(0, 8, dtype=dt)).shape) == (0, 8)
