@@ -439,3 +439,20 @@ def test_the_butterfly_module_on_other_layouts_and_dtypes(dtype):
         ref = (u.reshape(-1, 8).to(torch.int64)[:, perm]).to(dt).reshape(u.shape)
         assert got.dtype == dt and torch.equal(got, ref), name
     assert torch.equal(m(x[0].to(dt)), want[0]) and tuple(m(torch.zeros(0, 8, dtype=dt)).shape) == (0, 8)
+
+
+def test_the_torch_module_refuses_sparse_inputs_and_weights_beyond_the_inputs_dtype(sides):
+    """``to_torch(model)(sparse)`` raised torch's RuntimeError (copy_ between dense and sparse); a
+    float64 module with the weight ``2^200`` ran a float32 input with that weight as ``inf``."""
+    mod = to_torch(sides["model"])
+    u = torch.tensor([[[2.0, 3.0], [5.0, 7.0]]], dtype=torch.float64)
+    with pytest.raises(IRError, match=r"input: expected a dense tensor, found a torch\.sparse_coo tensor"):
+        mod(u.to_sparse())
+    assert mod(u).tolist() == [[[11.0, 7.0], [0.0, 0.0]]]
+    big = to_torch(_gate(2**200))
+    x = torch.tensor([[1.0], [2.0**-100]])
+    with pytest.raises(CompileError, match=r"W: a finite float64 weight is beyond the range of float32, where this input runs"):
+        big(x)
+    assert big(x.double()).tolist() == [[2.0**200], [1.0]]  # (2^200·u) ⊙ u
+    with torch.no_grad():
+        assert to_torch(_gate(2**100))(x).tolist() == [[2.0**100], [2.0**-100]]  # within float32's range: runs

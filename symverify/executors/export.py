@@ -128,6 +128,11 @@ class BaseConvLayer(nn.Module):
         if key not in self.plans:
             with torch.no_grad():
                 W, b1, h, b2 = (t.detach().to(device=device, dtype=dtype) for t in (self.W, self.b1, self.h, self.b2))
+                for name, src, t in (("W", self.W, W), ("b1", self.b1, b1), ("h", self.h, h), ("b2", self.b2, b2)):
+                    if src.dtype != dtype and bool((torch.isinf(t) & torch.isfinite(src.detach().to(device))).any()):
+                        raise CompileError(f"{name}: a finite {dtype_name(src.dtype)} weight is beyond the range of "
+                                           f"{dtype_name(dtype)}, where this input runs (it would be an infinity); "
+                                           "run a float64 input or scale the weights")
                 taps = h[list(self.lags)].contiguous()
                 stats = LayerStats(bool(all((t == t.round()).all() for t in (W, b1, h, b2))), True)  # floats are float64 numbers
                 self.plans[key] = plan_dense(0, self.mode == "cyclic", h.shape[0], W, b1, self.lags, taps, b2, stats)
@@ -204,6 +209,8 @@ class BaseConvStack(nn.Module):
                 f"input: expected a float64, float32 or bfloat16 tensor, found {found}; convert it first "
                 "(e.g. u.double()), or use execute(model, u) for exact results on integer data"
             )
+        if u.layout != torch.strided:
+            raise IRError(f"input: expected a dense tensor, found a {u.layout} tensor; convert it first (u.to_dense())")
         if u.is_meta or any(p.is_meta for p in self.parameters()):  # the layers read values (shifts, nonzero taps)
             what = "the input" if u.is_meta else "a weight"
             raise IRError(f"input: {what} is a meta tensor, which has no values; the layers read the values to run")
