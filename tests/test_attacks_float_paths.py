@@ -456,3 +456,43 @@ def test_the_torch_module_refuses_sparse_inputs_and_weights_beyond_the_inputs_dt
     assert big(x.double()).tolist() == [[2.0**200], [1.0]]  # (2^200·u) ⊙ u
     with torch.no_grad():
         assert to_torch(_gate(2**100))(x).tolist() == [[2.0**100], [2.0**-100]]  # within float32's range: runs
+
+
+def _bbstar_with(v: object) -> object:
+    """A BB* element of size 4 whose first factor has the entry ``v`` (the rest identities)."""
+    from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, bbstar_strides
+
+    st = bbstar_strides(4)
+    first = ButterflyFactor(4, st[0], (v, 1), (0, 0), (0, 0), (1, 1))
+    return BBStar(4, (first, *(ButterflyFactor(4, s, (1, 1), (0, 0), (0, 0), (1, 1)) for s in st[1:])))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("v", [10**400, -(2**1024), Fraction(10**400, 3)], ids=["10^400", "-2^1024", "10^400/3"])
+def test_butterfly_entries_beyond_float64_are_an_irerror(dtype, v):
+    """``compile_numpy``/``compile_torch`` raised OverflowError ("int too large to convert to float")."""
+    from symverify.kaleidoscope import compile_numpy, compile_torch
+
+    bb = _bbstar_with(v)
+    for make in (lambda: compile_numpy(bb, dtype=dtype), lambda: compile_torch(bb, dtype=dtype)):
+        with pytest.raises(IRError, match=r"butterfly entry .* is beyond the range of float64"):
+            make()
+    assert compile_numpy(bb, "mod", p=7).apply([[1, 2, 3, 4]]).tolist() == [[(v * 1) % 7 if isinstance(v, int) else
+                                                                            v.numerator * pow(v.denominator, -1, 7) % 7, 2, 3, 4]]
+
+
+@pytest.mark.parametrize("params", [None, {"a": 2**200}])
+def test_butterfly_entries_beyond_float32_are_an_irerror(params):
+    """``2^200`` (or a parameter of that value) in a float32 program or module became ``inf`` with
+    only numpy's RuntimeWarning; float64 holds it."""
+    from symverify.kaleidoscope import compile_numpy, compile_torch
+    from symverify.kernel.ir.scalar import sym
+
+    bb = _bbstar_with(2**200 if params is None else sym("a"))
+    with pytest.raises(IRError, match=r"butterfly stage of stride 2: entry \[0, 0, 0\] of its twiddles .* beyond the range of float32"):
+        compile_numpy(bb, dtype="float32", params=params)
+    with pytest.raises(IRError, match=r"entry \[0, 0, 0\] of its twiddles \(1\.6069380442589903e\+60\) is beyond the range of float32"):
+        compile_torch(bb, dtype="float32", params=params)
+    x = [[1.0, 2.0, 3.0, 4.0]]
+    assert compile_numpy(bb, params=params).apply(x).tolist() == [[2.0**200, 2.0, 3.0, 4.0]]
+    assert compile_torch(bb, params=params)(torch.tensor(x, dtype=torch.float64)).tolist() == [[2.0**200, 2.0, 3.0, 4.0]]
