@@ -496,3 +496,18 @@ def test_butterfly_entries_beyond_float32_are_an_irerror(params):
     x = [[1.0, 2.0, 3.0, 4.0]]
     assert compile_numpy(bb, params=params).apply(x).tolist() == [[2.0**200, 2.0, 3.0, 4.0]]
     assert compile_torch(bb, params=params)(torch.tensor(x, dtype=torch.float64)).tolist() == [[2.0**200, 2.0, 3.0, 4.0]]
+
+
+@pytest.mark.parametrize("value", ["ture", "2", "enabled"])
+def test_an_unknown_cuda_graphs_setting_is_an_error_not_off(monkeypatch, value):
+    """``SYMVERIFY_CUDA_GRAPHS=ture`` left CUDA graphs off without a word."""
+    from symverify.executors import cuda_graph
+
+    monkeypatch.setenv("SYMVERIFY_CUDA_GRAPHS", value)
+    with pytest.raises(UsageError, match=r"SYMVERIFY_CUDA_GRAPHS: expected 1, true, yes or on .* found '" + value + "'"):
+        cuda_graph.enabled()
+    for off in ("", " 0", "OFF", "no"):
+        monkeypatch.setenv("SYMVERIFY_CUDA_GRAPHS", off)
+        assert cuda_graph.enabled() is False
+    monkeypatch.setenv("SYMVERIFY_CUDA_GRAPHS", " Yes ")
+    assert cuda_graph.enabled() is True
