@@ -6,6 +6,7 @@ interpreter, a silently wrong result or a state that changes later calls."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -511,3 +512,31 @@ def test_an_unknown_cuda_graphs_setting_is_an_error_not_off(monkeypatch, value):
         assert cuda_graph.enabled() is False
     monkeypatch.setenv("SYMVERIFY_CUDA_GRAPHS", " Yes ")
     assert cuda_graph.enabled() is True
+
+
+@pytest.mark.parametrize("size, found", [(-1, "-1"), (0, "0"), (float("nan"), "nan"), (1e6, "1000000.0"), (True, "True"), ("8", "'8'")])
+def test_plot_model_sizes_must_be_positive_finite_inches(sides, size, found):
+    """``width=-1`` or NaN raised matplotlib's ValueError, ``1e6`` its ValueError only at ``savefig``
+    (2^23 pixels), and ``0`` was silently the default size."""
+    pytest.importorskip("matplotlib")
+    from symverify.viz import plot_model
+
+    for name in ("width", "height"):
+        with pytest.raises(UsageError, match=rf"plot_model: {name} must be None \(sized by the content\) or inches in \(0, 500\], found {re.escape(found)}"):
+            plot_model(sides["model"], **{name: size})
+    fig = plot_model(sides["model"], width=7, height=4.5)
+    assert tuple(fig.get_size_inches()) == (7.0, 4.5)
+
+
+def test_plot_titles_must_be_text(sides):
+    """``title=5`` raised AttributeError ('int' object has no attribute 'splitlines')."""
+    pytest.importorskip("matplotlib")
+    from symverify.kaleidoscope import permutation_to_kaleidoscope
+    from symverify.viz import plot_butterfly, plot_model, plot_weights
+
+    for make in (lambda t: plot_model(sides["model"], title=t), lambda t: plot_weights(sides["model"], 0, title=t),
+                 lambda t: plot_butterfly(permutation_to_kaleidoscope([1, 0]), title=t)):
+        with pytest.raises(UsageError, match=r"title: expected a str, found int 5"):
+            make(5)
+        fig = make("my title")
+        assert "my title" in [o.get_text() for o in fig.findobj(lambda o: hasattr(o, "get_text"))]

@@ -64,8 +64,14 @@ def plain(text: str) -> str:
 
 
 def wrap(title: str, fig: Figure, points: float = 10.0) -> str:
-    """``title`` broken into lines that fit the figure's width at a font of ``points``."""
+    """``title`` broken into lines that fit the figure's width at a font of ``points``; a title
+    that is not a str is a :class:`~symverify.errors.UsageError`."""
     import textwrap
+
+    if not isinstance(title, str):
+        from symverify.errors import UsageError
+
+        raise UsageError(f"title: expected a str, found {type(title).__name__} {title!r:.40}")
 
     chars = max(30, int(fig.get_figwidth() * 72 / (0.6 * points)))
     return "\n".join(textwrap.fill(line, chars) for line in title.splitlines())
