@@ -14,6 +14,7 @@ import textwrap
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from symverify import _native
@@ -540,3 +541,33 @@ def test_plot_titles_must_be_text(sides):
             make(5)
         fig = make("my title")
         assert "my title" in [o.get_text() for o in fig.findobj(lambda o: hasattr(o, "get_text"))]
+
+
+@pytest.mark.parametrize("backend", ["torch", "exact", "modular"])
+@pytest.mark.parametrize("u, message", [
+    (np.array([["2020-01-01"] * 2] * 2, dtype="datetime64[D]"), r"model input: expected real numbers, found a datetime64\[D\] array"),
+    (np.array([[1, 2], [3, 4]], dtype="timedelta64[s]"), r"model input: expected real numbers, found a timedelta64\[s\] array"),
+    (np.ma.masked_array([[1, 2], [3, 4]], mask=[[1, 0], [0, 0]]), r"model input: a masked array; .* fill them first"),
+], ids=["datetime64", "timedelta64", "masked"])
+def test_dates_and_masked_arrays_are_refused(sides, backend, u, message):
+    """The float backend read dates as days since 1970 (2020-01-01 as 18262), durations as seconds,
+    and a masked entry as the value under its mask, without a word."""
+    with pytest.raises(IRError, match=message):
+        execute(sides["model"], u, backend=backend)
+
+
+def test_text_and_symbols_in_float_inputs(sides):
+    """A numpy array of text ``'a'`` raised numpy's ValueError, and a symbol TypeError from
+    ``float()``; text that is a rational is read as the exact backends read it."""
+    from symverify.kernel.ir.scalar import sym
+
+    m = sides["model"]
+    with pytest.raises(IRError, match=r"model input entry \[0, 1\]: expected a rational such as '3' or '-1/2', found 'a'"):
+        execute(m, np.array([["2", "a"], ["3", "4"]]), backend="torch")
+    with pytest.raises(IRError, match=r"model input entry \[1, 0\]: the symbolic value Sym\('x'\) has no float value"):
+        execute(m, [[1, 2], [sym("x"), 4]], backend="torch")
+    with pytest.raises(IRError, match=r"model input entry \[0, 0\]: expected an exact value .* found bytes"):
+        execute(m, np.array([[b"1", b"2"], [b"3", b"4"]]), backend="torch")
+    want = execute(m, [[Fraction(1, 3), 2], [3, 4]], backend="torch")
+    assert torch.equal(execute(m, np.array([["1/3", "2"], ["3", "4"]]), backend="torch"), want)
+    assert want[0, 0].item() == 1 / 3 * 2 + 3
