@@ -571,3 +571,15 @@ def test_text_and_symbols_in_float_inputs(sides):
     want = execute(m, [[Fraction(1, 3), 2], [3, 4]], backend="torch")
     assert torch.equal(execute(m, np.array([["1/3", "2"], ["3", "4"]]), backend="torch"), want)
     assert want[0, 0].item() == 1 / 3 * 2 + 3
+
+
+@pytest.mark.parametrize("out", [5, None, "", b"r.html"])
+def test_write_report_needs_a_path(tmp_path, out):
+    """``write_report(run, 5)`` raised TypeError from pathlib; ``""`` tried to write the folder ``.``."""
+    pytest.importorskip("matplotlib")
+    from symverify.viz import write_report
+
+    run = {"scripts": [{"name": "s", "result": {"instances": [{"name": "i", "verdict": "proved", "resources": {"w": 1}}]}}]}
+    with pytest.raises(UsageError, match=r"write_report: out_path must be a file path \(a non-empty str or Path\), found"):
+        write_report(run, out)
+    assert write_report(run, tmp_path / "r.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

@@ -255,9 +255,11 @@ def write_report(run: Any, out_path: str | Path) -> Path:
 
     Raises:
         SerializationError: the run cannot be read (see :func:`report_page`).
-        UsageError: ``run`` is neither a dict nor a path, or the page cannot be written (the
-            message names the path).
+        UsageError: ``run`` is neither a dict nor a path, ``out_path`` is no path, or the page
+            cannot be written (the message names the path).
     """
+    if not isinstance(out_path, (str, Path)) or not str(out_path):
+        raise UsageError(f"write_report: out_path must be a file path (a non-empty str or Path), found {out_path!r:.60}")
     page = report_page(run)
     path = Path(out_path)
     try:
