@@ -15,7 +15,9 @@ Next to each library a ``.sha256`` file holds the SHA-256 of its bytes, written 
 is renamed into place; a cached library is loaded only when its bytes have that digest, else it is
 built again (a truncated or corrupt file in the cache would otherwise be mapped by the dynamic
 loader, which can kill the process with SIGBUS or run other code).
-``$CC`` may hold a command with arguments (``CC="ccache gcc"``), split as a shell would.
+``$CC`` may hold a command with arguments (``CC="ccache gcc"``), split as a shell would. The
+``native`` folder is made private to this user (mode ``0700``; a group- or world-writable one of
+this user is made so), and a folder of another user is not used.
 
 Kernels are compiled with ``-ffp-contract=off``: the compiler fuses nothing, every product and sum
 is rounded on its own, and a fused multiply-add happens only where the source asks for one
@@ -102,6 +104,21 @@ def _intact(path: str) -> bool:
     return len(want) == 64 and _digest(path) == want
 
 
+def _private(folder: str) -> None:
+    """OSError unless ``folder`` (the ``native`` folder of the cache) is a directory of this user
+    that no other user can write: a library loaded from it runs in this process, and another user
+    who could write it could replace a library and its digest together. A folder of this user that
+    is group- or world-writable (made under a permissive umask) is made private first."""
+    st = os.stat(folder)
+    if not hasattr(os, "getuid"):
+        return
+    if st.st_uid != os.getuid():
+        raise OSError(f"{folder} belongs to another user (uid {st.st_uid}); native libraries are loaded only from "
+                      "a folder of this user")
+    if st.st_mode & 0o022:
+        os.chmod(folder, st.st_mode & 0o755)
+
+
 def _build(name: str, source: str) -> ctypes.CDLL:
     cc_env = os.environ.get("CC", "").strip()
     cc = shlex.split(cc_env) if cc_env else [w for w in (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"),) if w]
@@ -110,8 +127,9 @@ def _build(name: str, source: str) -> ctypes.CDLL:
     key = hashlib.sha256("\0".join((source, *cc, *FLAGS, platform.machine(), sys.platform, _cpu_flags())).encode()).hexdigest()[:20]
     folder = _cache_dir()
     path = os.path.join(folder, f"{name}-{key}.so")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    _private(folder)
     if not _intact(path):
-        os.makedirs(folder, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
             src = os.path.join(tmp, f"{name}.c")
             with open(src, "w", encoding="utf-8") as fh:

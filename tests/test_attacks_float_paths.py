@@ -583,3 +583,21 @@ def test_write_report_needs_a_path(tmp_path, out):
     with pytest.raises(UsageError, match=r"write_report: out_path must be a file path \(a non-empty str or Path\), found"):
         write_report(run, out)
     assert write_report(run, tmp_path / "r.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX ownership")
+def test_the_native_folder_is_made_private_and_another_users_is_not_used(monkeypatch, tmp_path):
+    """A library is loaded from the cache and runs in the process: a group- or world-writable
+    ``native`` folder let another user replace a library (and its digest)."""
+    monkeypatch.setattr(_native, "torch_addcmul_fuses", lambda: True)
+    monkeypatch.setenv("SYMVERIFY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CC", "false")  # no build needed to check the folder
+    folder = tmp_path / "native"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    assert _native.load("fpt_open_folder", SOURCE) is None  # the compiler fails, after the folder check
+    assert folder.stat().st_mode & 0o777 == 0o755
+    if os.getuid() == 0:  # root can give the folder away: another user's folder is refused
+        os.chown(folder, 12345, -1)
+        assert _native.load("fpt_foreign_folder", SOURCE) is None
+        assert "belongs to another user (uid 12345)" in (_native.why_not("fpt_foreign_folder") or "")
