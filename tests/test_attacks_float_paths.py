@@ -601,3 +601,33 @@ def test_the_native_folder_is_made_private_and_another_users_is_not_used(monkeyp
         os.chown(folder, 12345, -1)
         assert _native.load("fpt_foreign_folder", SOURCE) is None
         assert "belongs to another user (uid 12345)" in (_native.why_not("fpt_foreign_folder") or "")
+
+
+def test_concurrent_calls_give_the_sequential_bits():
+    """A call that found the model's compiled program busy (another thread running it) ran the
+    generic layer loop, whose dense projections sum in another order: the same input gave
+    different last bits depending on the other threads (hundreds of 1200 calls here)."""
+    import random
+    import threading
+
+    rng = random.Random(0)
+    n, d = 8, 16
+    layers = tuple(Layer.make(n, d, W=Grid.from_rows([[Fraction(rng.randint(-50, 50), 37) for _ in range(d)] for _ in range(d)]),
+                              h=Grid.from_rows([[1] * d] + [[0] * d] * (n - 1))) for _ in range(4))
+    m = Model(n, d, n, d, layers)
+    u = torch.randn(3, n, d, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    ref = execute(m, u, backend="torch")
+    bad: list[float] = []
+
+    def work() -> None:
+        for _ in range(150):
+            y = execute(m, u, backend="torch")
+            if not torch.equal(y, ref):
+                bad.append(float((y - ref).abs().max()))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bad == []

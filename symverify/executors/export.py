@@ -170,10 +170,11 @@ class BaseConvStack(nn.Module):
     :class:`~symverify.errors.IRError`) and device. Without gradients the forward pass runs the
     executor (:mod:`symverify.executors.torch_float`) on per-layer plans built from the weights,
     one per (dtype, device) and rebuilt when a weight changes, so it equals ``execute`` bit for bit
-    (up to the weights' rounding to the dtype), except where ``execute`` runs a compiled model's
-    native program (:mod:`symverify.executors._native_program`): its dense projections sum with
-    fused multiply-adds where the module runs torch's ``mm``, which on some CPUs rounds small
-    products first (the last bits on non-integer data, within the error bound of
+    (up to the weights' rounding to the dtype), except the dense projections of a model ``execute``
+    runs as a compiled program (:mod:`symverify.executors.program`): there they are one ``mm`` on
+    the channels-first state (in the native program, :mod:`symverify.executors._native_program`,
+    sums of fused multiply-adds) where the module runs torch's ``matmul`` on the state, and the two
+    may sum in different orders (the last bits on non-integer data, within the error bound of
     :mod:`~symverify.executors.numeric`; exact on integers); like ``execute``, it runs the pair form of zoology's
     BaseConv as one fused operation per zoology layer (:mod:`symverify.executors.zoology_native`). With gradients, and under ``torch.compile``, it runs
     the same per-layer choices as out-of-place torch operations (no graph breaks; recompile after
