@@ -11,6 +11,13 @@ The library is cached under ``$SYMVERIFY_CACHE_DIR`` (default ``$XDG_CACHE_HOME/
 ``~/.cache/symverify``), named by a hash of the source, the compiler command and flags, the machine
 and the CPU's feature flags (the code is built with ``-march=native``), and written atomically
 (compiled to a temporary name, then renamed), so concurrent processes never load a partial file.
+Next to each library a ``.sha256`` file holds the SHA-256 of its bytes, written before the library
+is renamed into place; a cached library is loaded only when its bytes have that digest, else it is
+built again (a truncated or corrupt file in the cache would otherwise be mapped by the dynamic
+loader, which can kill the process with SIGBUS or run other code).
+``$CC`` may hold a command with arguments (``CC="ccache gcc"``), split as a shell would. The
+``native`` folder is made private to this user (mode ``0700``; a group- or world-writable one of
+this user is made so), and a folder of another user is not used.
 
 Kernels are compiled with ``-ffp-contract=off``: the compiler fuses nothing, every product and sum
 is rounded on its own, and a fused multiply-add happens only where the source asks for one
@@ -24,6 +31,7 @@ import ctypes
 import hashlib
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 import sys
@@ -39,9 +47,23 @@ _libs: dict[str, ctypes.CDLL | None] = {}
 _why: dict[str, str] = {}
 
 
+_OFF = ("0", "false", "no", "off")
+_ON = ("", "1", "true", "yes", "on")
+
+
 def enabled() -> bool:
-    """False when ``SYMVERIFY_NATIVE`` is set to ``0``, ``false``, ``no`` or ``off``."""
-    return os.environ.get("SYMVERIFY_NATIVE", "1").strip().lower() not in ("0", "false", "no", "off")
+    """False when ``SYMVERIFY_NATIVE`` is set to ``0``, ``false``, ``no`` or ``off``; True when it is
+    unset, empty, ``1``, ``true``, ``yes`` or ``on`` (any case, surrounding spaces ignored). Any other
+    value is a :class:`~symverify.errors.UsageError`: it is not guessed either way."""
+    value = os.environ.get("SYMVERIFY_NATIVE", "1").strip().lower()
+    if value in _OFF:
+        return False
+    if value not in _ON:
+        from symverify.errors import UsageError
+
+        raise UsageError(f"SYMVERIFY_NATIVE: expected 0, false, no or off (disable the native kernels) or 1, true, yes "
+                         f"or on (enable them), found {os.environ['SYMVERIFY_NATIVE'][:40]!r}")
+    return True
 
 
 def _cpu_flags() -> str:
@@ -63,23 +85,62 @@ def _cache_dir() -> str:
     return os.path.join(root, "native")
 
 
+def _digest(path: str) -> str | None:
+    """The SHA-256 of the file's bytes (hex), or None when it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _intact(path: str) -> bool:
+    """Does ``path`` hold the bytes its ``.sha256`` file names (both present and readable)?"""
+    try:
+        with open(path + ".sha256", encoding="ascii") as fh:
+            want = fh.read().strip()
+    except (OSError, ValueError):
+        return False
+    return len(want) == 64 and _digest(path) == want
+
+
+def _private(folder: str) -> None:
+    """OSError unless ``folder`` (the ``native`` folder of the cache) is a directory of this user
+    that no other user can write: a library loaded from it runs in this process, and another user
+    who could write it could replace a library and its digest together. A folder of this user that
+    is group- or world-writable (made under a permissive umask) is made private first."""
+    st = os.stat(folder)
+    if not hasattr(os, "getuid"):
+        return
+    if st.st_uid != os.getuid():
+        raise OSError(f"{folder} belongs to another user (uid {st.st_uid}); native libraries are loaded only from "
+                      "a folder of this user")
+    if st.st_mode & 0o022:
+        os.chmod(folder, st.st_mode & 0o755)
+
+
 def _build(name: str, source: str) -> ctypes.CDLL:
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    cc_env = os.environ.get("CC", "").strip()
+    cc = shlex.split(cc_env) if cc_env else [w for w in (shutil.which("cc") or shutil.which("gcc") or shutil.which("clang"),) if w]
     if not cc:
         raise OSError("no C compiler found (cc, gcc or clang on PATH, or $CC)")
-    key = hashlib.sha256("\0".join((source, cc, *FLAGS, platform.machine(), sys.platform, _cpu_flags())).encode()).hexdigest()[:20]
+    key = hashlib.sha256("\0".join((source, *cc, *FLAGS, platform.machine(), sys.platform, _cpu_flags())).encode()).hexdigest()[:20]
     folder = _cache_dir()
     path = os.path.join(folder, f"{name}-{key}.so")
-    if not os.path.exists(path):
-        os.makedirs(folder, exist_ok=True)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    _private(folder)
+    if not _intact(path):
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
             src = os.path.join(tmp, f"{name}.c")
             with open(src, "w", encoding="utf-8") as fh:
                 fh.write(source)
             out = os.path.join(tmp, f"{name}.so")
-            proc = subprocess.run([cc, *FLAGS, src, "-o", out], capture_output=True, text=True, timeout=120, check=False)
+            proc = subprocess.run([*cc, *FLAGS, src, "-o", out], capture_output=True, text=True, timeout=120, check=False)
             if proc.returncode != 0:
-                raise OSError(f"{cc} exited with {proc.returncode}: {proc.stderr.strip()[:300]}")
+                raise OSError(f"{shlex.join(cc)} exited with {proc.returncode}: {proc.stderr.strip()[:300]}")
+            with open(out + ".sha256", "w", encoding="ascii") as fh:
+                fh.write(_digest(out) or "")
+            os.replace(out + ".sha256", path + ".sha256")  # the digest first: a reader never trusts a partial library
             os.replace(out, path)
     return ctypes.CDLL(path)
 

@@ -124,11 +124,11 @@ def _native_fast(model: Model, u: Any, dtype: object) -> Any:
                              torch.float64: torch.float64, torch.float32: torch.float32})
     dt = _FAST_DTYPES.get(dtype) if isinstance(dtype, (str, type(None), torch.dtype)) else None
     if (dt not in (torch.float64, torch.float32) or u.dtype is not dt or u.dim() != 3 or u.shape[1] != model.n
-            or u.shape[2] != model.d or u.device.type != "cpu" or not u.is_contiguous()):
+            or u.shape[2] != model.d or u.device.type != "cpu" or not u.is_contiguous() or u.requires_grad):
         return None
     layers = _NATIVE.get(model, dt)
     if layers is None:
-        from symverify.executors.zoology_native import native_layers
+        from symverify.executors.zoology_native import check_range, native_layers
         from symverify.kernel.engines.numbers import check_params, float_numbers
         from symverify.kernel.engines.plan import model_plan
 
@@ -138,12 +138,20 @@ def _native_fast(model: Model, u: Any, dtype: object) -> Any:
         except SymverifyError:
             return None
         plan = model_plan(model, nums)
-        layers = _NATIVE.put(model, native_layers(plan.on(u.device, dt), plan.model) or False, dt)
+        planned = plan.on(u.device, dt)
+        check_range(planned)
+        layers = _NATIVE.put(model, native_layers(planned, plan.model) or False, dt)
     if layers is False:
         return None
     from symverify.executors.zoology_native import run_native
 
     return run_native(layers, u)
+
+
+def _grad_enabled() -> bool:
+    import torch
+
+    return bool(torch.is_grad_enabled())
 
 
 def _empty(obj: Model | Circuit, x: Any, params: Mapping[str, object] | None) -> Any:
@@ -186,13 +194,21 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
         obj: a :class:`~symverify.kernel.ir.baseconv.Model` or :class:`~symverify.kernel.ir.circuit.Circuit`.
         u: ``(B, N, d)`` inputs, or one ``(N, d)`` input (the result then has no batch axis): a
             tensor, a numpy array or nested lists. Exact and modular backends need exact values
-            (ints, Fractions); the float backend converts to ``dtype``.
+            (ints, Fractions); the float backend converts to ``dtype``. Non-finite float inputs
+            (NaN, ±inf) run in IEEE arithmetic, unchecked: a model multiplies every cell by its
+            weights, zeros included (``0·inf = NaN``), so one infinite or NaN entry can make NaN
+            outputs that the circuit's value does not depend on, and how far it spreads differs
+            between paths (the compiled program skips structural zeros; ``fft`` and ``direct`` do
+            not). Finite values near the dtype's range may overflow inside an FFT (NaN outputs).
         backend: ``"exact"`` (object array of ints/Fractions), ``"torch"`` (float tensor) or
             ``"modular"`` (int64 tensor of residues mod ``p``).
         dtype: float backend only: ``"float64"`` (default), ``"float32"``, ``"bfloat16"``.
         device: torch backends: ``"cpu"`` (default) or ``"cuda"``; CUDA without CUDA is an error.
         p: modular backend: a prime below 2^31 (default 2^31 − 1).
         params: values of symbolic weights (exact numbers); a name that is none of them is an error.
+            The float backend returns values: a model's run records no gradients, so a model
+            input that requires grad (with grad mode on) is an IRError (``to_torch(model)`` is the
+            differentiable module); a circuit's run is recorded by autograd as usual.
         path: models on the torch backends: ``"auto"`` (per layer: shifts for a few lags,
             else FFT; zoology's pair form fused), ``"fft"``, ``"direct"`` or ``"sparse"`` for
             every layer with a kernel.
@@ -238,6 +254,10 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
         from symverify.executors.inputs import float_tensor
 
         x, single = float_tensor(u, obj.n, obj.d, resolve_dtype(dtype), dev, kind)
+        if isinstance(obj, Model) and x.requires_grad and _grad_enabled():
+            raise IRError("model input: a tensor that requires grad; the float executor runs a model with in-place "
+                          "and native operations that record no gradients, so its gradients would be wrong: pass "
+                          "u.detach() for values, or use to_torch(model) for a differentiable module")
         y = _run_float(obj, x, params, path) if x.shape[0] else _empty(obj, x, params)
     else:
         from symverify.executors.inputs import residue_tensor

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from symverify.errors import IRError
+from symverify.errors import CompileError, IRError
 from symverify.kernel.engines._torch import require_torch
 from symverify.kernel.engines.numbers import Numbers, cached, check_params
 from symverify.kernel.ir.analysis import levels
@@ -49,6 +49,11 @@ class CircuitPlan:
                 )
                 for s in self.steps
             ]
+            for s in steps:  # rounding a coefficient is the error model; an infinite one is not
+                for what, t in (("linear gate coefficient", s.lin[3]), ("linear gate coefficient", s.lin[4]), ("constant", s.const[1])):
+                    if t.is_floating_point() and bool(t.isinf().any()):
+                        raise CompileError(f"circuit: a {what} is beyond the range of {str(t.dtype).removeprefix('torch.')} "
+                                           "(it would run as an infinity); use float64 or scale it")
             self.moved[key] = CircuitPlan(self.circuit, self.numbers, steps, self.outputs.to(device))
         return self.moved[key]
 

@@ -128,6 +128,11 @@ class BaseConvLayer(nn.Module):
         if key not in self.plans:
             with torch.no_grad():
                 W, b1, h, b2 = (t.detach().to(device=device, dtype=dtype) for t in (self.W, self.b1, self.h, self.b2))
+                for name, src, t in (("W", self.W, W), ("b1", self.b1, b1), ("h", self.h, h), ("b2", self.b2, b2)):
+                    if src.dtype != dtype and bool((torch.isinf(t) & torch.isfinite(src.detach().to(device))).any()):
+                        raise CompileError(f"{name}: a finite {dtype_name(src.dtype)} weight is beyond the range of "
+                                           f"{dtype_name(dtype)}, where this input runs (it would be an infinity); "
+                                           "run a float64 input or scale the weights")
                 taps = h[list(self.lags)].contiguous()
                 stats = LayerStats(bool(all((t == t.round()).all() for t in (W, b1, h, b2))), True)  # floats are float64 numbers
                 self.plans[key] = plan_dense(0, self.mode == "cyclic", h.shape[0], W, b1, self.lags, taps, b2, stats)
@@ -165,10 +170,11 @@ class BaseConvStack(nn.Module):
     :class:`~symverify.errors.IRError`) and device. Without gradients the forward pass runs the
     executor (:mod:`symverify.executors.torch_float`) on per-layer plans built from the weights,
     one per (dtype, device) and rebuilt when a weight changes, so it equals ``execute`` bit for bit
-    (up to the weights' rounding to the dtype), except where ``execute`` runs a compiled model's
-    native program (:mod:`symverify.executors._native_program`): its dense projections sum with
-    fused multiply-adds where the module runs torch's ``mm``, which on some CPUs rounds small
-    products first (the last bits on non-integer data, within the error bound of
+    (up to the weights' rounding to the dtype), except the dense projections of a model ``execute``
+    runs as a compiled program (:mod:`symverify.executors.program`): there they are one ``mm`` on
+    the channels-first state (in the native program, :mod:`symverify.executors._native_program`,
+    sums of fused multiply-adds) where the module runs torch's ``matmul`` on the state, and the two
+    may sum in different orders (the last bits on non-integer data, within the error bound of
     :mod:`~symverify.executors.numeric`; exact on integers); like ``execute``, it runs the pair form of zoology's
     BaseConv as one fused operation per zoology layer (:mod:`symverify.executors.zoology_native`). With gradients, and under ``torch.compile``, it runs
     the same per-layer choices as out-of-place torch operations (no graph breaks; recompile after
@@ -204,6 +210,8 @@ class BaseConvStack(nn.Module):
                 f"input: expected a float64, float32 or bfloat16 tensor, found {found}; convert it first "
                 "(e.g. u.double()), or use execute(model, u) for exact results on integer data"
             )
+        if u.layout != torch.strided:
+            raise IRError(f"input: expected a dense tensor, found a {u.layout} tensor; convert it first (u.to_dense())")
         if u.is_meta or any(p.is_meta for p in self.parameters()):  # the layers read values (shifts, nonzero taps)
             what = "the input" if u.is_meta else "a weight"
             raise IRError(f"input: {what} is a meta tensor, which has no values; the layers read the values to run")
@@ -232,7 +240,8 @@ class BaseConvStack(nn.Module):
 
 def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype: str | torch.dtype | None = None,
              device: str | torch.device | None = None, path: str = "auto", requires_grad: bool = False) -> BaseConvStack:
-    """The model as a :class:`BaseConvStack` (weights rounded to nearest in ``dtype``, default float64).
+    """The model as a :class:`BaseConvStack` (weights rounded to nearest in ``dtype``, default float64;
+    a weight beyond the range of ``dtype`` is a :class:`~symverify.errors.CompileError`, not an infinity).
 
     ``path`` (``'auto'``, ``'fft'`` or ``'direct'``, settable later as ``module.path``) picks the
     convolutions as :func:`~symverify.executors.execute` does: with ``'auto'`` the module takes
@@ -264,7 +273,14 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     check_params(model, nums)  # the layers' own plans are built from the module's tensors
 
     def dense(g: Grid, where: str) -> Any:  # a Converter reads cell arrays in bulk
-        return grid_dense(g, Converter(nums, where), torch.float64).to(device=dev, dtype=dt)
+        t64 = grid_dense(g, Converter(nums, where), torch.float64)
+        t = t64.to(device=dev, dtype=dt)
+        lost = torch.isinf(t).nonzero()  # float64 holds every weight (else the Converter raised): these overflowed in dt
+        if len(lost):
+            i, j = (int(v) for v in lost[0])
+            raise CompileError(f"{where}[{i}, {j}]: {float(t64[i, j])!r} is beyond the range of {dtype_name(dt)} "
+                               f"({len(lost)} weight(s) so); rounding would make it infinite: use float64 or scale the weights")
+        return t
 
     layers = []
     for i, ly in enumerate(model.layers):

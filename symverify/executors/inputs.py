@@ -31,9 +31,19 @@ def _is_tensor(u: Any) -> bool:
 def _refuse_kind(u: Any, what: str) -> None:
     """Refuse complex and boolean arrays and tensors: casting a complex value to a float drops its
     imaginary part, and a bool is not a number (as :func:`~symverify.kernel.ir.scalar.as_scalar` says);
-    and meta tensors, which have a shape but no values."""
+    datetime and timedelta arrays (numpy would read them as counts of days or seconds); masked arrays
+    (reading them drops the mask); meta tensors, which have a shape but no values; and sparse tensors (other layouts than strided),
+    which the executors' reshapes and copies do not read."""
     if _is_tensor(u) and getattr(u, "is_meta", False):
         raise IRError(f"{what} input: expected values, found a meta tensor of shape {tuple(u.shape)} (it has no data)")
+    if _is_tensor(u) and str(getattr(u, "layout", "torch.strided")) != "torch.strided":
+        raise IRError(f"{what} input: expected a dense tensor, found a {u.layout} tensor of shape {tuple(u.shape)}; "
+                      "convert it first (u.to_dense())")
+    if isinstance(u, np.ma.MaskedArray):
+        raise IRError(f"{what} input: a masked array; its masked entries would be read as the values under the mask: "
+                      "fill them first (u.filled(value))")
+    if isinstance(u, np.ndarray) and u.dtype.kind in "Mm":
+        raise IRError(f"{what} input: expected real numbers, found a {u.dtype} array (dates and durations are not numbers)")
     if _is_tensor(u):
         kind = "complex" if u.is_complex() else "bool" if str(u.dtype) == "torch.bool" else ""
     elif isinstance(u, np.ndarray):
@@ -76,12 +86,17 @@ def exact_array(u: Any, n: int, d: int, what: str) -> tuple[np.ndarray, bool]:
 
 def _to_float64(u: Any, what: str) -> np.ndarray:
     arr = np.asarray(u, dtype=object) if not isinstance(u, np.ndarray) else u
-    if arr.dtype != object:
+    if arr.dtype.kind in "iuf":
         return arr.astype(np.float64)
+    arr = arr.astype(object)  # text and anything else: entry by entry, as the exact backends read them
     out = np.empty(arr.shape, dtype=np.float64)
     for idx, x in np.ndenumerate(arr):
         try:
-            out[idx] = float(x) if isinstance(x, (float, np.floating)) else float(as_scalar(x, "input entry"))  # type: ignore[arg-type]
+            v = x if isinstance(x, (float, np.floating)) else as_scalar(x, f"{what} input entry {list(idx)}")
+            if not isinstance(v, (int, float, Fraction, np.floating)):
+                raise IRError(f"{what} input entry {list(idx)}: the symbolic value {safe_repr(v, 40)} has no float value; "
+                              "pass numbers (a model's symbolic weights take params=)")
+            out[idx] = float(v)
         except OverflowError:
             raise IRError(f"{what} input entry {list(idx)}: {safe_repr(x, 40)} is beyond the range of float64") from None
     return out

@@ -30,7 +30,9 @@ into one list of ``(operation, arguments)`` pairs, run by a tight loop, for one 
   (``s·fl(a + b) = fl(s·a + s·b)`` for ``s ∈ {0, ±1}``), and a first unit lag is added to the
   second in one call (``x0 + x1``, as copy-then-add). A term left out where the state is a
   structural zero adds an exact 0, so results equal the layer loop's bit for bit (up to the sign
-  of zeros).
+  of zeros), except a dense projection on non-integer data: the program's ``mm`` of ``Wᵀ`` with
+  the channels-first state and the loop's ``matmul`` of the state with ``W`` may sum in different
+  orders (the last bits, within the error model's ``γ_{k+1}``; exact on integers).
 
 **Native segments.** Where the optional native library builds (:mod:`symverify._native`), every
 maximal run of these operations is executed by one call of a small C interpreter
@@ -43,7 +45,9 @@ in the last bits on non-integer data, within the error model's ``γ_{k+1}`` (int
 Without the library the operations run one by one as torch calls.
 
 Only layers whose convolution runs as shifts (or that have no kernel) compile; a model with an
-FFT or blocked-direct layer runs in the generic loop. Programs are cached per plan and batch size.
+FFT or blocked-direct layer runs in the generic loop. Programs are cached per plan and batch size;
+a program runs one call at a time (:attr:`Program.lock`: a concurrent call waits for it rather than
+running the loop, so its result does not depend on what other threads do).
 """
 
 from __future__ import annotations
@@ -313,7 +317,9 @@ class _Builder:
         has_conv = bool(lp.lags)
         has_proj = lp.w_kind != "zero"
         r0, r1 = _hull(sup.out.any(dim=1))
-        if r1 <= r0:
+        # a branch the plan holds as identically zero (a weight that rounds to 0 in this dtype, such
+        # as 10^-50 in float32, which the exact supports count as nonzero): the output is zero
+        if r1 <= r0 or (not has_conv and lp.b2.kind == "zero") or (not has_proj and lp.b1.kind == "zero"):
             self.zero_rows(y, 0, 0)
             return
         # a lag's term matters only where it may be nonzero and the projection branch may be too

@@ -164,20 +164,18 @@ def run_layer(lp: LayerPlan, x: Any, path: str = "auto", pool: Pool | None = Non
 def run_model(plan: ModelPlan, x: Any, path: str = "auto", check: Check | None = None) -> Any:
     """The model on ``(B, N, d)`` inputs (already on the right device and dtype); ``check`` runs
     before every layer. Without ``check``, a model whose layers all convolve by shifts runs as a
-    compiled program on the CPU (:mod:`symverify.executors.program`: the same operations per row),
-    and on CUDA with ``SYMVERIFY_CUDA_GRAPHS=1`` as a replayed CUDA graph (:mod:`.cuda_graph`)."""
+    compiled program on the CPU (:mod:`symverify.executors.program`: the same operations per row;
+    concurrent calls on one model and batch size take turns on it), and on CUDA with ``SYMVERIFY_CUDA_GRAPHS=1`` as a replayed CUDA graph (:mod:`.cuda_graph`)."""
     layers = plan.on(x.device, x.dtype)
     if check is None:
         from symverify.executors.program import model_program
 
         m = plan.model
         prog = model_program(layers, m.layers, m.n, m.d, m.inner_n, m.inner_d, x, path)
-        if prog is not None and prog.lock.acquire(blocking=False):
-            try:
+        if prog is not None:  # one run at a time (its buffers): a concurrent call waits, never takes the loop,
+            with prog.lock:  # whose dense projections may round otherwise, so a result never depends on other threads
                 with one_thread_if_small(x.shape[0] * m.inner_n * m.inner_d, x.device):
                     return prog.run(x)
-            finally:
-                prog.lock.release()
         if layers and x.device.type == "cuda":
             from symverify.executors.cuda_graph import graphed_run
 

@@ -41,6 +41,7 @@ layer; otherwise every layer becomes two paper layers on inner width 2d: layer 1
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -217,6 +218,14 @@ def to_zoology(model: Model, *, params: Mapping[str, object] | None = None, dtyp
     return nn.Sequential(*mods)
 
 
+def _float_or_inf(v: Any) -> float:
+    """``float(v)``, or ±inf for an exact value beyond float64's range (which ``float`` refuses)."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
 def _zoology_layer(i: int, A: list[list[Any]], c: list[Any], k: list[list[Any]], dt: Any, dev: Any, exact: bool,
                    problems: list[str]) -> ZoologyBaseConv:
     d, n = len(c), len(k[0]) if k else 0
@@ -224,8 +233,17 @@ def _zoology_layer(i: int, A: list[list[Any]], c: list[Any], k: list[list[Any]],
     tensors = {"projection.weight": [[A[p][q] for p in range(d)] for q in range(d)], "projection.bias": c, "conv.filter": k}
     with torch.no_grad():
         for name, vals in tensors.items():
+            shape = tuple(mod.get_parameter(name).shape)
             flat = np.asarray(vals, dtype=object).ravel()
-            t = torch.tensor([float(v) for v in flat], dtype=torch.float64).to(dt)
+            t64 = torch.tensor([_float_or_inf(v) for v in flat], dtype=torch.float64)
+            t = t64.to(dt)
+            lost = torch.isinf(t).nonzero().flatten().tolist()
+            if lost:  # rounding is what exact=False allows; a weight beyond the format's range has no float
+                j = lost[0]
+                where = [int(a) for a in np.unravel_index(j, shape)]
+                problems.append(f"layer {i} {name}{where}: {safe_repr(flat[j], 40)} is beyond the range of "
+                                f"{'float64' if math.isinf(float(t64[j])) else dt} ({len(lost)} value(s) so)")
+                continue
             if exact:
                 bad = [(j, v) for j, (v, f) in enumerate(zip(flat, t.double().tolist())) if Fraction(f) != Fraction(v)]
                 if bad:

@@ -33,6 +33,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from symverify.deadline import Check
+from symverify.errors import CompileError
 from symverify.executors.program import same_plans
 from symverify.executors.torch_float import _mac, run_model
 from symverify.kernel.engines._torch import require_torch
@@ -40,12 +41,14 @@ from symverify.kernel.engines.kernels import conv_shifts
 from symverify.kernel.engines.numbers import float_numbers
 from symverify.kernel.engines.plan import LayerPlan, ModelPlan, model_plan
 from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.semantics.layer import Shape
 
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["NativeLayer", "native_layers", "run_native", "run_model_native", "run_float_model", "fft_size", "DIRECT_MAX_N"]
+__all__ = ["NativeLayer", "native_layers", "run_native", "run_model_native", "run_float_model", "check_range", "fft_size",
+           "DIRECT_MAX_N"]
 
 _NATIVE_DTYPES = ("torch.float64", "torch.float32")
 DIRECT_MAX_N = 32
@@ -237,9 +240,32 @@ def run_native(layers: Sequence[NativeLayer], x: torch.Tensor, check: Check | No
     return x
 
 
+_IN_RANGE: IdentityMemo[bool] = IdentityMemo(32)
+"""The planned layer lists :func:`check_range` found finite (by identity: :meth:`ModelPlan.on` caches them)."""
+
+
+def check_range(plans: Sequence[LayerPlan]) -> None:
+    """:class:`~symverify.errors.CompileError` when a planned weight is infinite: a weight that is a
+    float64 number (the plan refuses others) beyond the range of the plans' dtype, such as ``2^200``
+    in float32. Rounding a weight is the float executor's error model; an infinite one is not
+    (``2^200·2^-200`` would run as ``inf``). Checked once per list of plans."""
+    if not plans or _IN_RANGE.get(plans) is not None:
+        return
+    torch = require_torch()
+    for lp in plans:
+        for name, t in (("W", lp.w), ("W", lp.w_coef), ("h", lp.taps), ("b1", lp.b1.value()), ("b2", lp.b2.value())):
+            if t is not None and t.is_floating_point() and bool(torch.isinf(t).any()):
+                raise CompileError(f"layer {lp.index} {name}: a weight is beyond the range of {str(t.dtype).removeprefix('torch.')} "
+                                   "(it would run as an infinity); use float64 or scale the weights")
+    _IN_RANGE.put(plans, True)
+
+
 def run_float_model(model: Model, x: torch.Tensor, params: Mapping[str, object] | None, path: str = "auto") -> torch.Tensor:
-    """The float executor on a model: its (cached) plan run by :func:`run_model_native`."""
-    return run_model_native(model_plan(model, float_numbers(params)), x, path)
+    """The float executor on a model: its (cached) plan run by :func:`run_model_native`, after
+    :func:`check_range`."""
+    plan = model_plan(model, float_numbers(params))
+    check_range(plan.on(x.device, x.dtype))
+    return run_model_native(plan, x, path)
 
 
 def run_model_native(plan: ModelPlan, x: torch.Tensor, path: str = "auto", check: Check | None = None) -> torch.Tensor:

@@ -43,6 +43,7 @@ from torch.nn import functional
 from symverify.errors import IRError, ShapeError
 
 _TENSOR = torch.Tensor
+_STRIDED = torch.strided
 _NOT_REAL = frozenset((torch.bool, torch.complex32, torch.complex64, torch.complex128))
 
 __all__ = ["ButterflyProduct", "BLOCK_MAX_N", "use_blocks", "use_dense"]
@@ -272,19 +273,26 @@ class ButterflyProduct(torch.nn.Module):
 
     def _bad_input(self, x: Any) -> Exception:
         """Why ``x`` is no input: not a tensor, complex or boolean (casting would drop imaginary parts
-        or read bools as numbers), or a last axis of the wrong length."""
+        or read bools as numbers), a meta tensor (no values), a sparse one, or a last axis of the
+        wrong length."""
         if not isinstance(x, torch.Tensor):
             return IRError(f"torch butterfly apply: expected a torch tensor, found {type(x).__name__}; "
                            "convert it first (torch.as_tensor), or use compile_numpy for numpy arrays")
         if x.dtype in _NOT_REAL:
             return IRError(f"torch butterfly apply: expected real numbers, found a {x.dtype} tensor")
+        if x.is_meta:
+            return IRError(f"torch butterfly apply: expected values, found a meta tensor of shape {tuple(x.shape)} (it has no data)")
+        if x.layout is not _STRIDED:
+            return IRError(f"torch butterfly apply: expected a dense tensor, found a {x.layout} tensor of shape "
+                           f"{tuple(x.shape)}; convert it first (x.to_dense())")
         return ShapeError(f"torch butterfly apply: expected a last axis of length {self.n}, found shape {tuple(x.shape)}")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         tracing = torch.jit.is_tracing()
         if not tracing:  # a trace records no Python checks
             try:
-                bad = (type(x) is not _TENSOR and not isinstance(x, _TENSOR)) or x.shape[-1] != self.n
+                bad = ((type(x) is not _TENSOR and not isinstance(x, _TENSOR)) or x.shape[-1] != self.n
+                       or x.layout is not _STRIDED or x.is_meta)
             except IndexError:  # a 0-dimensional tensor
                 bad = True
             if bad:

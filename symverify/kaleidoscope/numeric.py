@@ -31,7 +31,7 @@ from symverify.kernel.kaleidoscope.apply import Butterflies, corner, factors_of,
 from symverify.kernel.primes import is_prime
 from symverify.kernel.semantics.rings import FractionRing, ModRing, Ring
 
-__all__ = ["NumpyProgram", "compile_numpy", "compile_torch", "stages_of", "twiddles"]
+__all__ = ["NumpyProgram", "compile_numpy", "compile_torch", "stages_of", "twiddles", "check_range"]
 
 FloatDType = Literal["float64", "float32"]
 Stage = tuple[int, Any, Any]  # (stride s, T0, T1), T0 and T1 of shape (N/(2s), 2, s)
@@ -42,7 +42,23 @@ def _values(diag: tuple[Any, ...], ring: Ring, p: int | None) -> list[Any]:
     if all(type(v) is int for v in diag):  # fast path: no per-entry coercion
         return [v % p for v in diag] if p else list(diag)
     vals = [ring.coerce(v) for v in diag]
-    return vals if p else [float(v) for v in vals]
+    if p:
+        return vals
+    out = []
+    for v in vals:
+        try:
+            out.append(float(v))
+        except OverflowError:
+            raise IRError(f"butterfly entry {safe_repr(v, 40)} is beyond the range of float64") from None
+    return out
+
+
+def _fits_float64(v: int) -> bool:
+    try:
+        float(v)
+    except OverflowError:
+        return False
+    return True
 
 
 def _stage(f: ButterflyFactor, ring: Ring, p: int | None, dtype: Any) -> Stage:
@@ -51,8 +67,32 @@ def _stage(f: ButterflyFactor, ring: Ring, p: int | None, dtype: Any) -> Stage:
     import numpy as np
 
     s, shape = f.stride, (f.size // (2 * f.stride), 1, f.stride)
-    d1, d2, d3, d4 = (np.asarray(_values(d, ring, p), dtype=dtype).reshape(shape) for d in (f.d1, f.d2, f.d3, f.d4))
-    return s, np.concatenate((d1, d3), axis=1), np.concatenate((d2, d4), axis=1)
+    with np.errstate(over="ignore"):  # an entry beyond float32's range: refused below, with its value
+        try:
+            d1, d2, d3, d4 = (np.asarray(_values(d, ring, p), dtype=dtype).reshape(shape) for d in (f.d1, f.d2, f.d3, f.d4))
+        except OverflowError:  # an int entry beyond float64's range (the fast path of _values keeps ints)
+            big = next(v for d in (f.d1, f.d2, f.d3, f.d4) for v in d if type(v) is int and not _fits_float64(v))
+            raise IRError(f"butterfly entry {safe_repr(big, 40)} is beyond the range of float64") from None
+    stage = s, np.concatenate((d1, d3), axis=1), np.concatenate((d2, d4), axis=1)
+    if not p:
+        check_range([stage], str(np.dtype(dtype)))
+    return stage
+
+
+def check_range(stages: Sequence[Stage], dtype: str) -> None:
+    """:class:`~symverify.errors.IRError` when a stage's entry is infinite in ``dtype``
+    (``'float64'`` or ``'float32'``): an exact entry beyond that format's range. Rounding an entry
+    is the float forms' error; an infinite one is not (``0·inf`` makes NaN of the other entry of its pair)."""
+    import numpy as np
+
+    with np.errstate(over="ignore"):
+        for s, t0, t1 in stages:
+            for t in (t0, t1):
+                cast = np.asarray(t, dtype=dtype)
+                if np.isinf(cast).any():
+                    at = [int(i) for i in np.argwhere(np.isinf(cast))[0]]
+                    raise IRError(f"the butterfly stage of stride {s}: entry {at} of its twiddles ({float(np.asarray(t)[tuple(at)])!r}) "
+                                  f"is beyond the range of {dtype}; use float64 or scale the factors")
 
 
 def stages_of(fs: Sequence[ButterflyFactor]) -> list[ButterflyFactor]:
@@ -276,6 +316,7 @@ def compile_torch(obj: Butterflies, *, dtype: FloatDType = "float64", device: An
     dt = _float_dtype(dtype, "compile_torch")
     size, n = corner(obj)
     stages = twiddles(obj, params=params)
+    check_range(stages, dt)  # the module rounds the float64 twiddles to dt
     try:
         from symverify.kaleidoscope._torch_module import ButterflyProduct
     except ImportError:

@@ -17,7 +17,7 @@ from symverify.errors import BackendUnavailableError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["new_figure", "png_bytes", "wrap", "ROLE_COLORS"]
+__all__ = ["new_figure", "png_bytes", "wrap", "plain", "ROLE_COLORS"]
 
 # zero, track, remembered, workspace (see symverify.viz.model.Role)
 ROLE_COLORS = ("#ffffff", "#1f5fbf", "#8fc6e8", "#f28e2b")
@@ -56,9 +56,22 @@ def new_figure(width: float, height: float) -> Figure:
     return fig
 
 
+def plain(text: str) -> str:
+    """``text`` as matplotlib shows it literally: every ``$`` escaped (``\\$``), so a name holding
+    dollar signs is never read as mathtext (``"cost $x^$"`` made ``savefig`` raise ValueError, and
+    ``"$5 and $6"`` was drawn as a formula)."""
+    return text.replace("$", r"\$")
+
+
 def wrap(title: str, fig: Figure, points: float = 10.0) -> str:
-    """``title`` broken into lines that fit the figure's width at a font of ``points``."""
+    """``title`` broken into lines that fit the figure's width at a font of ``points``; a title
+    that is not a str is a :class:`~symverify.errors.UsageError`."""
     import textwrap
+
+    if not isinstance(title, str):
+        from symverify.errors import UsageError
+
+        raise UsageError(f"title: expected a str, found {type(title).__name__} {title!r:.40}")
 
     chars = max(30, int(fig.get_figwidth() * 72 / (0.6 * points)))
     return "\n".join(textwrap.fill(line, chars) for line in title.splitlines())

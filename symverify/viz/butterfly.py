@@ -121,7 +121,7 @@ def plot_butterfly(obj: Any, *, labels: str = "auto", title: str | None = None,
     """
     from matplotlib.collections import LineCollection
 
-    from symverify.viz._figure import new_figure, wrap
+    from symverify.viz._figure import new_figure, plain, wrap
 
     if labels not in ("auto", "all", "none"):
         raise UsageError(f"plot_butterfly: labels must be 'auto', 'all' or 'none', found {labels!r}")
@@ -154,7 +154,7 @@ def plot_butterfly(obj: Any, *, labels: str = "auto", title: str | None = None,
                 if text is None:
                     continue
                 t = 0.5 if src == dst else 0.25
-                ax.text(k + t, src + t * (dst - src), text, ha="center", va="center", fontsize=6, zorder=3,
+                ax.text(k + t, src + t * (dst - src), plain(text), ha="center", va="center", fontsize=6, zorder=3,
                         bbox={"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
     for g, start in enumerate(wr.group_starts):
         if start:
@@ -176,7 +176,7 @@ def plot_butterfly(obj: Any, *, labels: str = "auto", title: str | None = None,
     ax.set_xlabel("factors applied")
     for spine in ("top", "right"):
         ax.spines[spine].set_visible(False)
-    ax.set_title(wrap(title if title is not None else wr.title, fig), fontsize=10)
+    ax.set_title(wrap(title if title is not None else plain(wr.title), fig), fontsize=10)
     return fig
 
 

@@ -9,13 +9,14 @@ the display methods that call it stay cheap.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
 from symverify.kernel.ir.scalar import show_scalar
 
-__all__ = ["model_html", "compiled_html", "report_html", "factorization_html", "value_text", "MAX_ROWS"]
+__all__ = ["model_html", "compiled_html", "report_html", "factorization_html", "value_text", "visible", "escape", "MAX_ROWS"]
 
 MAX_ROWS = 16
 """The most resource rows a view lists before "… k more"."""
@@ -38,19 +39,34 @@ def value_text(v: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character but tab and newline written as its escape (``\\x00``,
+    ``\\x1b``): HTML has no place for them (a NUL is a parse error, an ESC shows nothing), and a
+    name that holds one is shown as it is, not as what a terminal or a browser makes of it."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def escape(text: str) -> str:
+    """``text`` for HTML text and attribute values: :func:`visible`, then ``html.escape`` (quotes included)."""
+    return html.escape(visible(text))
+
+
 def _esc(v: Any, limit: int = 60) -> str:
-    return html.escape(value_text(v, limit))
+    return escape(value_text(v, limit))
 
 
 def _badge(word: str, color_key: str | None = None) -> str:
     color = _COLORS.get(color_key or word, "#57606a")
-    return f'<span style="color:{color};font-weight:600">{html.escape(word)}</span>'
+    return f'<span style="color:{color};font-weight:600">{escape(word)}</span>'
 
 
 def _table(title: str, rows: Iterable[tuple[str, str]], extra: str = "") -> str:
-    out = [_TABLE, "<tr>", _TH.format(span=2, text=html.escape(title)), "</tr>"]
+    out = [_TABLE, "<tr>", _TH.format(span=2, text=escape(title)), "</tr>"]
     for key, val in rows:
-        out.append(f"<tr>{_TD.format(align='left', text=html.escape(key))}{_TD.format(align='left', text=val)}</tr>")
+        out.append(f"<tr>{_TD.format(align='left', text=escape(key))}{_TD.format(align='left', text=val)}</tr>")
     out.append("</table>")
     return "".join(out) + extra
 
@@ -67,7 +83,7 @@ def _resources_table(resources: Mapping[str, Any], bounds: Mapping[str, Any], ke
             bound = "≤ " + _esc(bounds[key])
         else:
             status, bound = "", ""
-        cells = [_TD.format(align="left", text=html.escape(key)), _TD.format(align="right", text="—" if val is None else _esc(val)),
+        cells = [_TD.format(align="left", text=escape(key)), _TD.format(align="right", text="—" if val is None else _esc(val)),
                  _TD.format(align="left", text=bound), _TD.format(align="left", text=status)]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     more = len(order) - MAX_ROWS
@@ -79,7 +95,7 @@ def _resources_table(resources: Mapping[str, Any], bounds: Mapping[str, Any], ke
 
 def _signature(model: Any) -> str:
     n, L, d, nn, dd = model.signature
-    return html.escape(f"(N={value_text(n)}, L={L}, d={value_text(d)}, N'={value_text(nn)}, d'={value_text(dd)})")
+    return escape(f"(N={value_text(n)}, L={L}, d={value_text(d)}, N'={value_text(nn)}, d'={value_text(dd)})")
 
 
 def model_html(model: Any) -> str:
@@ -96,13 +112,13 @@ def model_html(model: Any) -> str:
     params = sorted(model.params())
     rows = [
         ("signature", _signature(model)),
-        ("layers", html.escape(", ".join(f"{v} {k}" for k, v in sorted(modes.items())) or "none")),
-        ("parameters", html.escape(f"{value_text(model.param_count())} dense, {nonzero} nonzero, "
+        ("layers", escape(", ".join(f"{v} {k}" for k, v in sorted(modes.items())) or "none")),
+        ("parameters", escape(f"{value_text(model.param_count())} dense, {nonzero} nonzero, "
                                    f"{sum(len(g.rects) for layer in model.layers for _, g in layer.grids())} stored rectangles")),
     ]
     if params:
         shown = ", ".join(params[:6]) + (f", … {len(params) - 6} more" if len(params) > 6 else "")
-        rows.append(("symbolic weights", html.escape(shown)))
+        rows.append(("symbolic weights", escape(shown)))
     return _table(f"BaseConv model {model.name or '<unnamed>'}", rows)
 
 
@@ -112,8 +128,8 @@ def compiled_html(compiled: Any) -> str:
     over = compiled.over_bound()
     cert = compiled.certificate
     rows = [
-        ("model", html.escape(compiled.model.name or "<unnamed>") + " " + _signature(compiled.model)),
-        ("certificate", "none" if cert is None else html.escape(f"{cert.num_stages} stages")),
+        ("model", escape(compiled.model.name or "<unnamed>") + " " + _signature(compiled.model)),
+        ("certificate", "none" if cert is None else escape(f"{cert.num_stages} stages")),
         ("bounds", _badge("over bound: " + ", ".join(over), "over") if over
          else _badge(f"within all {len(compiled.bounds)} stated bounds", "ok")),
     ]
@@ -127,9 +143,9 @@ def report_html(report: Any) -> str:
     ``str(report)`` and the counterexample, if any."""
     verdict = getattr(report.verdict, "value", str(report.verdict))
     total = report.timings.get("total") if isinstance(report.timings, Mapping) else None
-    head = f"{_badge(verdict.upper(), verdict)} by {html.escape(str(report.method))}"
+    head = f"{_badge(verdict.upper(), verdict)} by {escape(str(report.method))}"
     if isinstance(total, (int, float)):
-        head += html.escape(f" [{total:.3g} s]")
+        head += escape(f" [{total:.3g} s]")
     rows = [("verdict", head)]
     cex = getattr(report, "counterexample", None)
     lines = [ln.strip() for ln in str(report).splitlines()[1:] if ln.strip()]
@@ -142,7 +158,7 @@ def report_html(report: Any) -> str:
         else:
             rows.append(("evidence", _esc(ln, 300)))
     if len(lines) > 8:
-        rows.append(("", html.escape(f"… {len(lines) - 8} more lines (str(report))")))
+        rows.append(("", escape(f"… {len(lines) - 8} more lines (str(report))")))
     if cex is not None:
         rows.append(("counterexample", _esc(cex, 400)))
     for side in ("lhs", "rhs"):
@@ -158,7 +174,7 @@ def factorization_html(fact: Any) -> str:
     k = fact.kaleidoscope
     over = fact.over_bound()
     rows = [
-        ("kaleidoscope", html.escape(f"(BB*)^{k.width} of size N={k.size}, n={k.n}, "
+        ("kaleidoscope", escape(f"(BB*)^{k.width} of size N={k.size}, n={k.n}, "
                                      f"{sum(len(g.factors) for g in k.groups)} butterfly factors")),
         ("garbage-free", "yes" if fact.garbage_free else "no"),
         ("bounds", _badge("over bound: " + ", ".join(over), "over") if over

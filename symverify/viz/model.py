@@ -45,7 +45,7 @@ from symverify.kernel.semantics.support import Support, layer_support, support_o
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["Role", "Occupancy", "occupancy", "plot_model", "gadget_kind", "MAX_PIXELS"]
+__all__ = ["Role", "Occupancy", "occupancy", "plot_model", "gadget_kind", "MAX_PIXELS", "MAX_INCHES"]
 
 MAX_PIXELS = 1 << 26
 """The largest occupancy map (``(L + 1)·N'·d'`` entries) :func:`occupancy` builds."""
@@ -278,6 +278,11 @@ LABEL_EVERY_CELL = 48
 """States of at most this many cells get a label per cell (``row i, ch q``); larger ones one per band."""
 
 
+MAX_INCHES = 500
+"""The largest ``width`` or ``height`` :func:`plot_model` takes: 50 000 pixels at matplotlib's default
+100 dpi (it refuses images of 2^23 pixels or more in a direction, when saving)."""
+
+
 def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, order: str = "row",
                title: str | None = None, width: float | None = None, height: float | None = None) -> Figure:
     """The occupancy map of a ``Model`` or ``Compiled``: layers left to right, the ``N'·d'`` cells top
@@ -291,10 +296,14 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
     from matplotlib.patches import Patch
     from matplotlib.ticker import MaxNLocator
 
-    from symverify.viz._figure import ROLE_COLORS, new_figure, wrap
+    from symverify.viz._figure import ROLE_COLORS, new_figure, plain, wrap
 
     if order not in ("row", "channel"):
         raise UsageError(f"plot_model: order must be 'row' or 'channel', found {order!r}")
+    for name, v in (("width", width), ("height", height)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= MAX_INCHES):
+            raise UsageError(f"plot_model: {name} must be None (sized by the content) or inches in (0, {MAX_INCHES}], "
+                             f"found {v!r:.40}")
     occ = occupancy(obj, certificate=certificate)
     L, nn, dd = occ.layers, occ.inner_n, occ.inner_d
     grid = occ.roles.T  # cells × layers
@@ -302,8 +311,8 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
         grid = occ.roles.reshape(L + 1, nn, dd).transpose(2, 1, 0).reshape(dd * nn, L + 1)
     cells = nn * dd
     # sized by the content: about 0.12 in per layer (plus the legends) and 0.035 in per cell
-    w = width or min(16.0, max(6.0, 3.0 + 0.12 * (L + 1)))
-    h = height or min(10.0, max(3.5, 2.0 + 0.035 * cells))
+    w = width if width is not None else min(16.0, max(6.0, 3.0 + 0.12 * (L + 1)))
+    h = height if height is not None else min(10.0, max(3.5, 2.0 + 0.035 * cells))
     fig = new_figure(w, h)
     ax, strip = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [max(4, min(30, cells // 4)), 1]})
     ax.imshow(grid, cmap=ListedColormap(list(ROLE_COLORS)), vmin=0, vmax=len(Role) - 1, aspect="auto",
@@ -330,7 +339,7 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False)
     src = "stage certificate" if occ.source == "certificate" else "zero-support analysis"
-    fig.suptitle(wrap(title if title is not None else f"{occ.title}: live cells per layer ({src})", fig), fontsize=10)
+    fig.suptitle(wrap(title if title is not None else f"{plain(occ.title)}: live cells per layer ({src})", fig), fontsize=10)
     palette = _kind_palette(occ.kinds)
     names = list(palette)
     codes = np.array([[names.index(k) for k in occ.kinds]])
@@ -339,6 +348,6 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
     strip.set_yticks([])
     strip.set_xlabel("layers applied")
     strip.xaxis.set_major_locator(MaxNLocator(integer=True))  # layers are whole numbers
-    strip.legend(handles=[Patch(facecolor=palette[k], label=k) for k in names], loc="upper left",
+    strip.legend(handles=[Patch(facecolor=palette[k], label=plain(k)) for k in names], loc="upper left",
                  bbox_to_anchor=(1.0, 1.0), fontsize=7, frameon=False, ncol=1 if len(names) <= 4 else 2)
     return fig

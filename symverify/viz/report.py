@@ -14,13 +14,13 @@
   detail.
 
 Every instance row is ``<tr class="instance" data-script="NAME" data-instance="NAME">``, so the
-page can be checked by a parser. All text is escaped.
+page can be checked by a parser. All text is escaped, control characters written as their escapes
+(``\\x00``, :func:`symverify.viz.html.visible`); each script's section has an id unique on the page.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import json
 import math
 from collections.abc import Mapping
@@ -29,7 +29,7 @@ from typing import Any
 
 from symverify._version import __version__
 from symverify.errors import BackendUnavailableError, UsageError
-from symverify.viz.html import value_text
+from symverify.viz.html import escape, value_text
 from symverify.viz.resources import load_run, numbers
 from symverify.viz.run_format import count_claims, instance_ok, run_ok, script_ok
 
@@ -55,11 +55,17 @@ img { max-width: 100%; border: 1px solid #eaeef2; }
 
 
 def _e(v: Any, limit: int = 200) -> str:
-    return html.escape(value_text(v, limit))
+    return escape(value_text(v, limit))
 
 
 def _cls(word: str) -> str:
     return "".join(c for c in word if c.isalnum() or c in "-_") or "unknown"
+
+
+def _anchor(k: int, name: str) -> str:
+    """The id of the ``k``-th script's section: its position makes it unique (names that differ only
+    in characters an id leaves out, ``a<b`` and ``ab``, would share one), its name makes it readable."""
+    return f"script-{k}-{_cls(name)}"
 
 
 def _resources_cell(inst: Mapping[str, Any]) -> str:
@@ -72,7 +78,7 @@ def _resources_cell(inst: Mapping[str, Any]) -> str:
         text = f"{value_text(key, 40)}={value_text(val, 40)}"
         if key in bounds:
             text += f"≤{value_text(bounds[key], 40)}"
-        part = html.escape(text)
+        part = escape(text)
         parts.append(f'<span class="over">{part}</span>' if key in over else part)
     return ", ".join(parts)
 
@@ -90,7 +96,7 @@ def _counterexample(inst: Mapping[str, Any]) -> str:
             body = str(cex)
     if len(body) > 20000:
         body = body[:20000] + "\n… (cut)"
-    return f"<p>counterexample:</p><pre class=\"counterexample\">{html.escape(body)}</pre>"
+    return f"<p>counterexample:</p><pre class=\"counterexample\">{escape(body)}</pre>"
 
 
 def _tightest(instances: list[Mapping[str, Any]]) -> str:
@@ -113,9 +119,9 @@ def _plots(run: Mapping[str, Any]) -> str:
 
         fig = plot_resources(run)
     except BackendUnavailableError as e:
-        return f'<p class="note">No resource plots: {html.escape(str(e))}.</p>'
+        return f'<p class="note">No resource plots: {escape(str(e))}.</p>'
     except UsageError as e:
-        return f'<p class="note">No resource plots: {html.escape(str(e))}.</p>'
+        return f'<p class="note">No resource plots: {escape(str(e))}.</p>'
     data = base64.b64encode(png_bytes(fig, dpi=90)).decode("ascii")
     return (f'<img class="plot" alt="measured resources against stated bounds" src="data:image/png;base64,{data}">'
             "<p class=\"detail\">One point per instance that reports the resource; the dashed lines are the stated "
@@ -153,16 +159,16 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
+        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
         f'<p id="summary">Result: <span class="{status}">{"all ok" if ok else "FAILED"}</span> — '
         f"{len(scripts)} scripts, {len(all_inst)} instances "
         f"(<span class=\"proved\">{counts.get('proved', 0)} proved</span>, "
         f"<span class=\"refuted\">{counts.get('refuted', 0)} refuted</span>, "
         f"<span class=\"unknown\">{counts.get('unknown', 0)} unknown</span>, {counts.get('argued', 0)} argued)"
-        + (f", {html.escape(tier)}" if tier else "")
+        + (f", {escape(tier)}" if tier else "")
         + (f", {_e(data.get('seconds'))} s" if isinstance(data.get("seconds"), (int, float)) else "")
-        + f". symverify {html.escape(__version__)}"
+        + f". symverify {escape(__version__)}"
         + ".</p>",
         "<h2>Resources against stated bounds</h2>",
         _plots(data),
@@ -170,7 +176,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         '<table id="scripts"><tr><th>script</th><th>result</th><th>status</th><th>instances</th>'
         "<th>proved / refuted / unknown</th><th>tightest resource vs bound</th><th>time</th><th>error</th></tr>",
     ]
-    for s in scripts:
+    for k, s in enumerate(scripts):
         insts = _instances(s)
         c = count_claims(insts)
         st = str(s.get("status", "ok" if s.get("ok") else "failed"))
@@ -179,10 +185,10 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         name = str(s.get("name", "?"))
         secs = s.get("seconds")
         out.append(
-            f'<tr class="script" data-script="{html.escape(name)}"><td><a href="#script-{_cls(name)}">{html.escape(name)}</a></td>'
-            f"<td>{_e(s.get('title', ''), 120)}</td><td class=\"{_cls(st)}\">{html.escape(st)}</td>"
+            f'<tr class="script" data-script="{escape(name)}"><td><a href="#{_anchor(k, name)}">{escape(name)}</a></td>'
+            f"<td>{_e(s.get('title', ''), 120)}</td><td class=\"{_cls(st)}\">{escape(st)}</td>"
             f"<td class=\"num\">{len(insts)}</td><td class=\"num\">{c.get('proved', 0)} / {c.get('refuted', 0)} / "
-            f"{c.get('unknown', 0)}</td><td class=\"res\">{html.escape(_tightest(insts))}</td>"
+            f"{c.get('unknown', 0)}</td><td class=\"res\">{escape(_tightest(insts))}</td>"
             f"<td class=\"num\">{'' if not isinstance(secs, (int, float)) else f'{secs:.1f} s'}</td>"
             f"<td class=\"detail\">{_e(s.get('error', ''), 500)}</td></tr>"
         )
@@ -195,12 +201,12 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         name = str(s.get("name", "?"))
         st = str(s.get("status", ""))
         if st == "crashed" or (st not in ("ok", "") and not _instances(s)):
-            failures.append(f'<div class="failure" data-script="{html.escape(name)}"><b>{html.escape(name)}</b>: '
-                            f'<span class="{_cls(st)}">{html.escape(st)}</span> — {_e(s.get("error", "") or "no result", 2000)}</div>')
+            failures.append(f'<div class="failure" data-script="{escape(name)}"><b>{escape(name)}</b>: '
+                            f'<span class="{_cls(st)}">{escape(st)}</span> — {_e(s.get("error", "") or "no result", 2000)}</div>')
         elif not script_ok(s) and all(_inst_ok(i) for i in _instances(s)):  # the page says why it is not all ok
             shown = st or ("not ok" if "ok" in s else "neither status nor ok")
-            failures.append(f'<div class="failure" data-script="{html.escape(name)}"><b>{html.escape(name)}</b>: '
-                            f'<span class="failed">{html.escape(shown)}</span> — '
+            failures.append(f'<div class="failure" data-script="{escape(name)}"><b>{escape(name)}</b>: '
+                            f'<span class="failed">{escape(shown)}</span> — '
                             f'{_e(s.get("error", "") or "the script is not ok, though no instance listed fails", 2000)}</div>')
         for inst in _instances(s):
             if _inst_ok(inst):
@@ -208,8 +214,8 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
             verdict = str(inst.get("verdict", "unknown"))
             over = inst.get("over_bound") or []
             failures.append(
-                f'<div class="failure" data-script="{html.escape(name)}" data-instance="{html.escape(str(inst.get("name", "")))}">'
-                f"<b>{html.escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(verdict)}\">{html.escape(verdict)}</span>"
+                f'<div class="failure" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}">'
+                f"<b>{escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(verdict)}\">{escape(verdict)}</span>"
                 + (f' — <span class="over">over bound: {_e(", ".join(map(str, over)))}</span>' if over else "")
                 + f"<p class=\"res\">{_resources_cell(inst)}</p>"
                 + (f"<p class=\"detail\">{_e(inst.get('detail', ''), 4000)}</p>" if inst.get("detail") else "")
@@ -218,10 +224,10 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
     out.append(f'<h2 id="failures">Failures ({len(failures)})</h2>')
     out.append("".join(failures) if failures else "<p>None: every instance of every script is proved within its bounds.</p>")
     out.append("<h2>Instances</h2>")
-    for s in scripts:
+    for k, s in enumerate(scripts):
         name = str(s.get("name", "?"))
         insts = _instances(s)
-        out.append(f'<h3 id="script-{_cls(name)}">{html.escape(name)}: {_e(s.get("title", ""), 300)}</h3>')
+        out.append(f'<h3 id="{_anchor(k, name)}">{escape(name)}: {_e(s.get("title", ""), 300)}</h3>')
         if not insts:
             out.append(f"<p>No instances ({_e(s.get('error', '') or s.get('status', ''), 500)}).</p>")
             continue
@@ -232,9 +238,9 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
             secs = inst.get("seconds")
             mark = "" if _inst_ok(inst) else ' <span class="over">✗</span>'
             out.append(
-                f'<tr class="instance" data-script="{html.escape(name)}" data-instance="{html.escape(str(inst.get("name", "")))}" '
-                f'data-verdict="{html.escape(verdict)}"><td>{_e(inst.get("name", ""), 300)}</td>'
-                f'<td class="{_cls(verdict)}">{html.escape(verdict)}{mark}</td><td>{_e(inst.get("method", ""))}</td>'
+                f'<tr class="instance" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}" '
+                f'data-verdict="{escape(verdict)}"><td>{_e(inst.get("name", ""), 300)}</td>'
+                f'<td class="{_cls(verdict)}">{escape(verdict)}{mark}</td><td>{_e(inst.get("method", ""))}</td>'
                 f'<td class="res">{_resources_cell(inst)}</td>'
                 f"<td class=\"num\">{'' if not isinstance(secs, (int, float)) else f'{secs:.2f} s'}</td>"
                 f"<td class=\"detail\">{_e(inst.get('detail', ''), 400)}</td></tr>"
@@ -249,9 +255,11 @@ def write_report(run: Any, out_path: str | Path) -> Path:
 
     Raises:
         SerializationError: the run cannot be read (see :func:`report_page`).
-        UsageError: ``run`` is neither a dict nor a path, or the page cannot be written (the
-            message names the path).
+        UsageError: ``run`` is neither a dict nor a path, ``out_path`` is no path, or the page
+            cannot be written (the message names the path).
     """
+    if not isinstance(out_path, (str, Path)) or not str(out_path):
+        raise UsageError(f"write_report: out_path must be a file path (a non-empty str or Path), found {out_path!r:.60}")
     page = report_page(run)
     path = Path(out_path)
     try:

@@ -184,6 +184,8 @@ def _x_of(panel: str, r: Mapping[str, float]) -> float:
 
 def _panel(ax: Axes, panel: tuple[str, str, str, Any, str, str | None, tuple[str, ...]],
            records: Sequence[Record], colors: Mapping[str, str]) -> int:
+    from symverify.viz._figure import plain
+
     pid, title, xlabel, xkeys, ykey, hollow, bkeys = panel
     rows = [r for r in records if all(k in r.resources for k in (*xkeys, ykey))]
     ax.set_title(title, fontsize=9)
@@ -200,14 +202,14 @@ def _panel(ax: Axes, panel: tuple[str, str, str, Any, str, str | None, tuple[str
         xs = [_x_of(pid, r.resources) for r in mine]
         ys = [r.resources[ykey] for r in mine]
         ys_all += ys
-        ax.scatter(xs, ys, s=16, color=colors[script], label=script, gid=f"measured {pid} {script}", zorder=3,
+        ax.scatter(xs, ys, s=16, color=colors[script], label=plain(script), gid=f"measured {pid} {script}", zorder=3,
                    edgecolors=["black" if not r.ok else "none" for r in mine])
         if hollow:
             hx = [x for x, r in zip(xs, mine) if hollow in r.resources]
             hy = [r.resources[hollow] for r in mine if hollow in r.resources]
             if hx:
                 ax.scatter(hx, hy, s=16, facecolors="none", edgecolors=colors[script], gid=f"{hollow} {pid} {script}",
-                           zorder=3, label=f"{script}: {hollow} (hollow)")
+                           zorder=3, label=plain(f"{script}: {hollow} (hollow)"))
                 ys_all += hy
         for marker, key in zip(_BOUND_MARKERS, bkeys):
             # each instance's own stated bound, as a bar at its x: bounds of different instances are never
@@ -216,12 +218,12 @@ def _panel(ax: Axes, panel: tuple[str, str, str, Any, str, str | None, tuple[str
             if pairs:
                 ax.plot([x for x, _ in pairs], [b for _, b in pairs], linestyle="none", marker=marker, markersize=11,
                         markeredgewidth=1.4, color=colors[script], gid=f"bound {key} {script}",
-                        label=f"{script}: stated {key} (per instance)")
+                        label=plain(f"{script}: stated {key} (per instance)"))
                 ys_all += [b for _, b in pairs]
     if len(rows) <= ANNOTATE_AT_MOST:
         for r in rows:
             label = r.name if len(r.name) <= 28 else r.name[:27] + "…"
-            ax.annotate(label, (_x_of(pid, r.resources), r.resources[ykey]), xytext=(4, 3), textcoords="offset points",
+            ax.annotate(plain(label), (_x_of(pid, r.resources), r.resources[ykey]), xytext=(4, 3), textcoords="offset points",
                         fontsize=6, color="#444444", gid=f"name {pid} {r.script}")
     positive = [y for y in ys_all if y > 0 and math.isfinite(y)]
     if positive and max(positive) / min(positive) > 50:

@@ -96,7 +96,7 @@ def plot_weights(layer: Layer | Any, index: int | None = None, *, title: str | N
     from matplotlib.colors import ListedColormap, TwoSlopeNorm
     from matplotlib.ticker import MaxNLocator
 
-    from symverify.viz._figure import new_figure, wrap
+    from symverify.viz._figure import new_figure, plain, wrap
 
     lay, what = _layer_of(layer, index)
     arrays = {name: grid_arrays(g) for name, g in lay.grids()}
@@ -129,9 +129,9 @@ def plot_weights(layer: Layer | Any, index: int | None = None, *, title: str | N
             for (i, j), v in nz.items():
                 text = show_scalar(v)
                 dark = isinstance(v, Sym) or abs(values[i, j]) > 0.6 * vmax
-                ax.text(j, i, text if len(text) <= 6 else text[:5] + "…", ha="center", va="center", fontsize=6,
+                ax.text(j, i, plain(text if len(text) <= 6 else text[:5] + "…"), ha="center", va="center", fontsize=6,
                         color="white" if dark else "black")
     fig.colorbar(mappable, ax=list(axes), shrink=0.8, label="value (symbolic: purple)")
-    fig.suptitle(wrap(title if title is not None else f"{what} ({lay.mode.value}): (u·W + b1) ⊙ (h ⊛ u + b2)", fig),
+    fig.suptitle(wrap(title if title is not None else f"{plain(what)} ({lay.mode.value}): (u·W + b1) ⊙ (h ⊛ u + b2)", fig),
                  fontsize=10)
     return fig
