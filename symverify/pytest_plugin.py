@@ -10,7 +10,12 @@ A test that proves an identity and keeps its result as a regression is three lin
 report, a compile result, a proof instance or result, or a mapping) with the golden file stored
 beside the test: verdicts, methods, resources and bounds as stable, sorted JSON, never timings. A
 difference fails the test with a unified diff. ``pytest --symverify-update`` writes new and changed
-files instead; a missing file fails with a hint to run it.
+files instead; a missing file fails with a hint to run it. Only settled results are kept: a
+report whose verdict is unknown (that depends on the time the check had), or a proof instance or
+result that is not ok, fails the check in both modes. A golden file is read only when it is a
+regular file (a FIFO or a device in its place fails the test instead of blocking it); a leading
+UTF-8 byte order mark is dropped and CRLF line ends read as LF (as editors and git on Windows write
+them), and a file larger than any file of the record fails without being read whole.
 
 **File names** (:func:`golden_stem`): ``<test dir>/golden/<test module>/<name>-<hash>[-<suffix>].json``,
 where ``<name>`` is the test's id within its module (class, function and parameters) made
@@ -37,8 +42,11 @@ file is missing; ``--symverify-update`` then writes the new name and removes the
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -263,12 +271,16 @@ class GoldenFile:
         path, legacy_key = self._claim(key)
         session = self.session
         legacy = self._legacy(legacy_key)
-        source = path if path.exists() or legacy is None or not legacy.exists() else legacy
+        source = path if _exists(path) or legacy is None or not _exists(legacy) else legacy
         if session is not None:
             session.used.add(path)
             if source != path:
                 session.used.add(source)
-        stored, problem = _read(source, self.update)
+        unsettled = _unsettled(obj)
+        if unsettled:
+            pytest.fail(f"symverify_golden.check: {unsettled}; a golden file keeps settled results only "
+                        f"({path.name} is neither compared nor written)", pytrace=False)
+        stored, problem, size = _read(source, self.update, 2 * len(text.encode("utf-8")) + 3)
         if problem:
             if session is not None:
                 session.failed.append(source)
@@ -297,8 +309,14 @@ class GoldenFile:
         if stored != text:
             if session is not None:
                 session.failed.append(source)
+            if size and not stored:  # larger than any file of this record: not read
+                pytest.fail(f"golden mismatch for {source}: it holds {size} bytes, this run's record "
+                            f"{len(text.encode('utf-8'))}; if the change is intended, run pytest --symverify-update",
+                            pytrace=False)
             diff = "".join(difflib.unified_diff(stored.splitlines(True), text.splitlines(True),
                                                 f"{source} (stored)", "this run"))
+            if stored + "\n" == text:
+                diff += "(the stored file lacks the final newline)\n"
             pytest.fail(f"golden mismatch for {source}; if the change is intended, run pytest --symverify-update\n{diff}",
                         pytrace=False)
 
@@ -313,22 +331,82 @@ def symverify_golden(request: pytest.FixtureRequest) -> GoldenFile:
                       session=session if isinstance(session, GoldenSession) else None)
 
 
-def _read(path: Path, update: bool) -> tuple[str | None, str]:
-    """The text of a golden file (None when there is none) and why it cannot be used ('' when it
-    can): a file that is not UTF-8 text, or not a readable file. With ``--symverify-update`` an
-    undecodable file counts as changed, so it is rewritten."""
-    if not path.exists():
-        return None, ""
+def _unsettled(obj: Any) -> str:
+    """Why ``obj`` is no result to keep ('' when it is one): a report whose verdict is unknown (it
+    depends on the time and machine the check had, not on the claim alone), or a proof instance or
+    result that is not ok (``symverify prove --update-golden`` writes ok runs only)."""
+    from symverify.kernel.provers.outcome import Verdict
+    from symverify.kernel.verification import Report
+    from symverify.scripts.protocol import Instance, ProofResult
+
+    if isinstance(obj, Report) and obj.verdict is Verdict.UNKNOWN:
+        why = f": {obj.notes[0]}" if obj.notes else ""
+        return (f"verify's verdict is unknown (method {obj.method}{why}); give it more time, or check "
+                "assert_proved(...) or assert_refuted(...)")
+    if isinstance(obj, Instance) and not obj.ok:
+        over = f", over its bound on {', '.join(obj.over_bound())}" if obj.over_bound() else ""
+        return f"the instance {obj.name!r} is not ok (verdict {obj.verdict.value}{over})"
+    if isinstance(obj, ProofResult) and not obj.ok:
+        bad = [i.name for i in obj.instances if not i.ok]
+        return (f"the result {obj.name!r} is not ok ("
+                + (f"instances not ok: {', '.join(map(repr, bad))}" if bad else "no instances") + ")")
+    return ""
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _exists(path: Path) -> bool:
+    """Whether something is at ``path``: False only where nothing is (a path that cannot be looked
+    at, a name too long say, counts as there, so that reading it says why)."""
     try:
-        return path.read_text(encoding="utf-8"), ""
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _read(path: Path, update: bool, limit: int) -> tuple[str | None, str, int]:
+    """The text of a golden file (None when there is none), why it cannot be used ('' when it can)
+    and its size in bytes. A leading UTF-8 byte order mark is dropped and line ends read as ``\\n``
+    (as an editor or ``git config core.autocrlf`` may write them). Only regular files are read, and
+    never more than ``limit`` bytes: a FIFO would block, a device never end. A larger file cannot
+    hold the record (the caller's ``limit`` is what a file of the record may take), so its text is
+    ``""`` and its size tells why. With ``--symverify-update`` an undecodable file counts as
+    changed, so it is rewritten."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (FileNotFoundError, NotADirectoryError):
+        return None, "", 0
+    except OSError as e:
+        return None, f"cannot read the golden file {path}: {e.strerror or e}", 0
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+            reason = (f"{os.strerror(errno.EISDIR)} (a directory is in its place)" if stat.S_ISDIR(st.st_mode)
+                      else f"expected a regular file, found {kind}")
+            return None, f"cannot read the golden file {path}: {reason}", 0
+        if st.st_size > limit:
+            return "", "", st.st_size
+        data = os.read(fd, limit + 1)
+    except OSError as e:
+        return None, f"cannot read the golden file {path}: {e.strerror or e}", 0
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        return "", "", len(data)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         if update:
-            return "", ""
+            return "", "", len(data)
         return None, (f"golden file {path} is not UTF-8 text (byte {e.start}: {e.reason}), so it is no golden record; "
-                      "run pytest --symverify-update to rewrite it")
-    except OSError as e:
-        return None, (f"cannot read the golden file {path}: {e.strerror or e}"
-                      + (" (a directory is in its place)" if path.is_dir() else ""))
+                      "run pytest --symverify-update to rewrite it"), len(data)
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n"), "", len(data)
 
 
 def _safe_legacy(name: str) -> str:
