@@ -1,0 +1,220 @@
+"""Attacks on what users put in their own CI: the golden files of the pytest plugin (unsettled
+results, a FIFO, a huge file, a byte order mark or CRLF, a key too long for a file name, test ids
+that differ only in case or in characters the file names collapse), the hypothesis strategies'
+promises (sizes, ranges, flags) and mutation campaigns (fewer mutants than asked for, an operator
+not asked for, a zero cell from a precomputed list of nonzero ones).
+
+tests/test_attacks_testing.py holds the earlier attacks on the same modules.
+"""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+
+import symverify as sv
+from symverify import mutate
+from symverify.errors import UsageError
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Op
+from symverify.kernel.ir.scalar import is_zero
+from symverify.pytest_plugin import GoldenFile, golden_stem
+from symverify.scripts.protocol import Instance, ProofResult
+from symverify.strategies import circuits, models, rational_inputs
+from symverify.testing import assert_refuted, golden_text
+
+Failed = pytest.fail.Exception
+
+X = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+Y = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + 1], n=1, d=2)
+PAIR = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + u[1][0], u[1][1]], n=2, d=2)
+COMPILED = sv.compile(PAIR)
+
+
+# ---- golden files: only settled results are kept ------------------------------------------------
+def test_an_unknown_report_is_neither_written_nor_matched(tmp_path):
+    """An unknown verdict (z3 out of time) was written by --symverify-update and matched on every
+    later run, so the test passed although nothing was ever proved."""
+    unknown = sv.verify(X, X, method="z3", timeout=1e-9)
+    assert not unknown.proved and not unknown.refuted
+    with pytest.raises(Failed, match=r"symverify_golden.check: verify's verdict is unknown \(method z3: .*\); "
+                                     r"give it more time.*keeps settled results only \(t.json is neither compared nor written\)"):
+        GoldenFile(tmp_path, "t", True).check(unknown)
+    assert not (tmp_path / "t.json").exists()
+    (tmp_path / "t.json").write_text(golden_text(unknown), encoding="utf-8")  # a record of it left by an older version
+    with pytest.raises(Failed, match=r"verify's verdict is unknown"):
+        GoldenFile(tmp_path, "t", False).check(unknown)
+
+
+def test_a_refutation_is_still_kept_as_a_regression(tmp_path):
+    """A refuted report is settled (a re-checked counterexample): it is stored and compared."""
+    report = assert_refuted(X, Y)
+    GoldenFile(tmp_path, "t", True).check(report)
+    GoldenFile(tmp_path, "t", False).check(report)
+    assert '"counterexample": "re-checked"' in (tmp_path / "t.json").read_text(encoding="utf-8")
+
+
+def test_proof_instances_and_results_that_are_not_ok_are_refused(tmp_path):
+    """A refuted instance, one over its bound and a result holding one were stored and then matched."""
+    good = Instance.computed("good", True, "rank over Q", "exact", resources={"layers": 3}, bounds={"layers": 4})
+    refuted = Instance.computed("bad", False, "rank over Q", "exact")
+    over = Instance.computed("big", True, "rank over Q", "exact", resources={"layers": 5}, bounds={"layers": 4})
+    argued = Instance.argued("lemma", "docs/theory.md § 5", checks=True)
+    GoldenFile(tmp_path, "good", True).check(good)
+    GoldenFile(tmp_path, "argued", True).check(argued)  # an argued claim is ok with its verdict unknown
+    with pytest.raises(Failed, match=r"the instance 'bad' is not ok \(verdict refuted\)"):
+        GoldenFile(tmp_path, "bad", True).check(refuted)
+    with pytest.raises(Failed, match=r"the instance 'big' is not ok \(verdict proved, over its bound on layers\)"):
+        GoldenFile(tmp_path, "big", True).check(over)
+    result = ProofResult("p", "T")
+    result.instances += [good, refuted]
+    with pytest.raises(Failed, match=r"the result 'p' is not ok \(instances not ok: 'bad'\)"):
+        GoldenFile(tmp_path, "p", True).check(result)
+    with pytest.raises(Failed, match=r"the result 'empty' is not ok \(no instances\)"):
+        GoldenFile(tmp_path, "empty", True).check(ProofResult("empty", "T"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["argued.json", "good.json"]
+
+
+# ---- golden files: what stands in the file's place ----------------------------------------------
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("update", [False, True])
+def test_a_fifo_in_the_golden_files_place_fails_instead_of_blocking(tmp_path, update):
+    """read_text on a FIFO waited for a writer forever: the whole CI run hung."""
+    os.mkfifo(tmp_path / "t.json")
+    with pytest.raises(Failed, match=r"cannot read the golden file .*t\.json: expected a regular file, found a FIFO"):
+        GoldenFile(tmp_path, "t", update).check({"a": 1})
+
+
+def test_a_key_too_long_for_a_file_name_fails_naming_the_file(tmp_path):
+    """Path.exists raised OSError (File name too long) out of check, with a traceback into pathlib."""
+    with pytest.raises(Failed, match=r"cannot read the golden file .*t-kkkkkkkkkk.*\.json: "):
+        GoldenFile(tmp_path, "t", False).check({"a": 1}, "k" * 400)
+
+
+def test_a_huge_golden_file_is_a_mismatch_without_reading_it_whole(tmp_path):
+    """The whole file was read and diffed, whatever its size; a file larger than any file of the
+    record is a mismatch naming both sizes, and an update rewrites it."""
+    path = tmp_path / "t.json"
+    path.write_bytes(b" " * 100_000)
+    record = golden_text({"a": 1}).encode("utf-8")
+    with pytest.raises(Failed, match=rf"golden mismatch for .*t\.json: it holds 100000 bytes, this run's record {len(record)};"):
+        GoldenFile(tmp_path, "t", False).check({"a": 1})
+    GoldenFile(tmp_path, "t", True).check({"a": 1})
+    assert path.read_bytes() == record
+
+
+def test_a_byte_order_mark_and_crlf_read_as_the_record(tmp_path):
+    """An editor's byte order mark made a mismatch whose diff showed no visible difference; CRLF
+    (git's autocrlf) and the mark are read as LF text, while a real change still fails."""
+    path = tmp_path / "t.json"
+    text = golden_text({"a": 1})
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
+    GoldenFile(tmp_path, "t", False).check({"a": 1})
+    with pytest.raises(Failed, match=r"golden mismatch(.|\n)*-  \"a\": 1(.|\n)*\+  \"a\": 2"):
+        GoldenFile(tmp_path, "t", False).check({"a": 2})
+
+
+def test_a_missing_final_newline_is_named(tmp_path):
+    """The diff of a file without its final newline showed ``}+}``; the message says what differs."""
+    (tmp_path / "t.json").write_text(golden_text({"a": 1}).rstrip("\n"), encoding="utf-8")
+    with pytest.raises(Failed, match=r"\(the stored file lacks the final newline\)"):
+        GoldenFile(tmp_path, "t", False).check({"a": 1})
+
+
+def test_stems_of_ids_that_differ_in_case_or_collapsed_characters_differ():
+    """Ids that the file-safe name maps to one name (case on case-insensitive disks, NUL, '/',
+    '..', unicode, long parameters sharing 80 characters) get distinct, short, safe stems."""
+    long = "x" * 300
+    ids = ["t.py::test_p[A]", "t.py::test_p[a]", "t.py::test_p[\x00]", "t.py::test_p[/]", "t.py::test_p[..]",
+           "t.py::test_p[../..]", "t.py::test_p[é]", "t.py::test_p[e]", f"t.py::test_p[{long}a]", f"t.py::test_p[{long}b]"]
+    stems = [golden_stem(i) for i in ids]
+    assert len({s.lower() for s in stems}) == len(ids)
+    for s in stems:
+        assert s.isascii() and len(s) <= 89 and "/" not in s and "\x00" not in s and not s.startswith(".")
+
+
+# ---- hypothesis strategies: what the docstrings promise ------------------------------------------
+@settings(max_examples=40, database=None, derandomize=True, deadline=None)
+@given(circuits(max_n=3, max_d=2, max_gates=5, linear=True, min_outputs=2),
+       circuits(max_n=2, max_d=3, max_gates=4, allow_const=False),
+       models(max_n=2, max_d=3, max_layers=2, pad=2, modes=("cyclic",)),
+       rational_inputs(2, 3))
+def test_strategies_stay_within_their_arguments(lin, noconst, model, u):
+    """Sizes within their maxima, min(min_outputs, n·d) outputs at least, outputs naming nodes;
+    linear circuits without products or constants, allow_const=False without constants, symbolic
+    coefficients only with allow_sym; models' inner sizes at most pad larger, only the modes asked
+    for; inputs n×d small rationals (numerators in [−5, 5], denominators in [1, 3])."""
+    assert 1 <= lin.n <= 3 and 1 <= lin.d <= 2 and len(lin.gates) <= 5
+    assert min(2, lin.n * lin.d) <= len(lin.outputs) <= lin.n * lin.d
+    assert all(g.op is Op.LIN for g in lin.gates)
+    assert all(g.op is not Op.CONST for g in noconst.gates) and len(noconst.gates) <= 4
+    for c in (lin, noconst):
+        assert all(0 <= o < c.num_nodes for o in c.outputs)
+        assert all(isinstance(x, (int, Fraction)) for g in c.gates for x in g.coeffs)
+    assert 1 <= model.n <= 2 and 1 <= model.d <= 3 and len(model.layers) <= 2
+    assert model.n <= model.inner_n <= model.n + 2 and model.d <= model.inner_d <= model.d + 2
+    assert all(layer.mode.value == "cyclic" for layer in model.layers)
+    assert len(u) == 2 and all(len(row) == 3 for row in u)
+    assert all(isinstance(q, Fraction) and abs(q.numerator) <= 5 and q.denominator <= 3 for row in u for q in row)
+
+
+# ---- mutation campaigns --------------------------------------------------------------------------
+def test_a_campaign_with_fewer_mutants_than_asked_for_says_so():
+    """``mutants(make, 100)`` with most seeds refused returned 84 mutants without a word, so a
+    campaign reported on fewer mutants than it claimed."""
+    def sparse(s: int) -> mutate.Mutation:
+        if s % 5:
+            raise UsageError("refused")
+        return mutate.weight_mutant(COMPILED.model, s)
+
+    with pytest.raises(UsageError, match=r"mutants: seeds 0 to 415 gave 84 of the 100 mutants asked for; "
+                                         r"the last refusal said: refused"):
+        mutate.mutants(sparse, 100)
+    assert len(mutate.mutants(sparse, 10)) == 10
+
+
+def test_a_campaign_refuses_what_is_no_mutation():
+    """A maker returning the mutated model itself (mutate_weight instead of weight_mutant) was
+    collected as a mutant."""
+    site = mutate.weight_sites(COMPILED.model)[0]
+    with pytest.raises(UsageError, match=r"mutants: make\(0\): expected a Mutation .*, found Model"):
+        mutate.mutants(lambda s: mutate.mutate_weight(COMPILED.model, site, "inc"), 3)
+
+
+def test_certificate_mutants_use_only_the_operators_asked_for():
+    """``operators=("node", "coeff")`` gave 'const' mutants where the drawn cell had no terms or the
+    circuit one node; now every mutant's operator is among those asked for, the cell it changed
+    had terms, and 'node' with one node is refused rather than replaced."""
+    cert = Certificate((
+        Boundary(0, (Cell(0, 0, ((0, 1),)),)),
+        Boundary(1, (Cell(0, 0, (), 7), Cell(1, 0, ((0, 2),), 1), Cell(2, 0, (), 3))),
+        Boundary(2, (Cell(0, 0, ((0, 1),)),)),
+    ))
+    made = []
+    for ops in (("node",), ("coeff",), ("node", "coeff"), ("coeff", "drop")):
+        for seed in range(25):
+            m = mutate.certificate_mutant(cert, 4, seed, ops)
+            assert m.operator in ops, (ops, seed, m)
+            if m.operator != "drop":
+                assert "(1, 0)" in m.site
+            made.append(m.operator)
+    assert {"node", "coeff", "drop"} <= set(made)
+    with pytest.raises(UsageError, match=r"operator 'node' needs a circuit of at least 2 nodes, found num_nodes=1"):
+        mutate.certificate_mutant(cert, 1, 0, ("node",))
+    assert {mutate.certificate_mutant(cert, 1, s, ("coeff", "const")).operator for s in range(25)} == {"coeff", "const"}
+
+
+def test_a_precomputed_site_list_naming_a_zero_cell_is_refused():
+    """``weight_mutant(nonzero=...)`` drew its site from the list as given: 'inc' on a zero cell named
+    there made a mutant at a site the docstring says is never drawn."""
+    model = COMPILED.model
+    zeros = mutate.weight_sites(model, nonzero=False)[:3]
+    assert all(is_zero(mutate.get_weight(model, s)) for s in zeros)
+    with pytest.raises(UsageError, match=r"weight_mutant: nonzero: layer \d+ \w+\[\d+\]\[\d+\] holds 0 in this model"):
+        mutate.weight_mutant(model, 1, ("inc",), nonzero=zeros)
+    sites = mutate.weight_sites(model)
+    m = mutate.weight_mutant(model, 1, ("inc",), nonzero=sites)
+    assert m.obj != model and m.operator == "inc"
