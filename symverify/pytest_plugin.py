@@ -30,7 +30,8 @@ that would share a file (a key used twice, or a key that names an index) fail th
 **The session** (:class:`GoldenSession`): the terminal summary lists the golden files written,
 updated and failed, and the unused ones: files in the golden directory of a test module that no
 check of this run read although it should have (their test passed without checking them, or no
-test of the fully collected module claims them). ``--symverify-update`` removes the unused files;
+test of the fully collected module claims them; directories are none). ``--symverify-update`` removes the
+unused files (one it cannot remove is listed as not removed);
 files of tests that were deselected, skipped or failed are never touched. Under pytest-xdist each
 worker handles the files of its own tests and sends its lists to the controller, which shows one
 summary of all workers (each file once).
@@ -113,6 +114,7 @@ class GoldenSession:
     used: set[Path] = field(default_factory=set)
     unused: list[Path] = field(default_factory=list)
     removed: list[Path] = field(default_factory=list)
+    not_removed: list[Path] = field(default_factory=list)  # unused files that --symverify-update could not remove
     # golden dir → {file stem: the stem of the test owning it} (a test owns its stem and its legacy stem)
     collected: dict[Path, dict[str, str]] = field(default_factory=dict)
     deselected: dict[Path, dict[str, str]] = field(default_factory=dict)
@@ -164,7 +166,7 @@ class GoldenSession:
             owners = {**self.deselected.get(d, {}), **self.collected[d]}
             stems = sorted(owners, key=len, reverse=True)  # the most specific stem first
             for f in sorted(d.glob("*.json")):
-                if f in self.used:
+                if f in self.used or (f.is_dir() and not f.is_symlink()):  # a directory is no golden file
                     continue
                 owner = next((owners[st] for st in stems if f.name == f"{st}.json" or f.name.startswith(f"{st}-")), None)
                 if owner is None:
@@ -178,9 +180,12 @@ class GoldenSession:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         found = self.find_unused()  # added to what xdist workers sent (the controller runs no test)
         for f in found:
-            if self.update:
-                f.unlink(missing_ok=True)
             into = self.removed if self.update else self.unused
+            if self.update:
+                try:
+                    f.unlink(missing_ok=True)
+                except OSError:  # a read-only directory, say: the run goes on and the summary names it
+                    into = self.not_removed
             if f not in into:
                 into.append(f)
         out = getattr(self.config, "workeroutput", None)  # an xdist worker: send the lists to the controller
@@ -199,7 +204,7 @@ class GoldenSession:
 
     def _groups(self) -> list[tuple[str, list[Path]]]:
         return [("written", self.written), ("updated", self.updated), ("failed", self.failed),
-                ("removed", self.removed), ("unused", self.unused)]
+                ("removed", self.removed), ("unused", self.unused), ("not removed", self.not_removed)]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         groups = self._groups()

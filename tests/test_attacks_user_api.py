@@ -33,6 +33,11 @@ Y = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + 1], n=1, d=2)
 PAIR = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + u[1][0], u[1][1]], n=2, d=2)
 COMPILED = sv.compile(PAIR)
 
+pytest_plugins = ["pytester"]
+
+# The in-process pytester runs forget the modules they import; load the heavy ones here.
+golden_text(sv.verify(X, X, method="exact"))
+
 
 # ---- golden files: only settled results are kept ------------------------------------------------
 def test_an_unknown_report_is_neither_written_nor_matched(tmp_path):
@@ -218,3 +223,44 @@ def test_a_precomputed_site_list_naming_a_zero_cell_is_refused():
     sites = mutate.weight_sites(model)
     m = mutate.weight_mutant(model, 1, ("inc",), nonzero=sites)
     assert m.obj != model and m.operator == "inc"
+
+
+# ---- golden files: removing the unused ones -----------------------------------------------------
+def test_a_directory_named_like_a_golden_file_is_no_unused_file(pytester):
+    """``golden/test_user/notes.json/`` (a directory) was listed as unused, and --symverify-update
+    ended the run in an INTERNALERROR (IsADirectoryError from unlink) after every test had passed."""
+    pytester.makepyfile(test_user='''
+def test_a(symverify_golden):
+    symverify_golden.check({"a": 1})
+''')
+    pytester.runpytest("-p", "no:cacheprovider", "--symverify-update").assert_outcomes(passed=1)
+    (pytester.path / "golden" / "test_user" / "notes.json").mkdir()
+    (pytester.path / "golden" / "test_user" / "orphan.json").write_text("{}\n", encoding="utf-8")
+    res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update")
+    res.assert_outcomes(passed=1)
+    assert res.ret == 0 and "INTERNALERROR" not in res.stdout.str()
+    res.stdout.fnmatch_lines(["*1 removed*", "  removed: golden/test_user/orphan.json"])
+    assert "notes.json" not in res.stdout.str() and (pytester.path / "golden" / "test_user" / "notes.json").is_dir()
+
+
+class _Config:
+    def __init__(self, root, update):
+        self.rootpath, self._update, self.args = root, update, []
+
+    def getoption(self, name):
+        return self._update
+
+
+def test_an_unused_file_that_cannot_be_removed_is_listed_not_raised(tmp_path, monkeypatch):
+    """An unlink that fails (a read-only directory) raised out of pytest_sessionfinish; the file is
+    listed as not removed and the run goes on."""
+    from symverify.pytest_plugin import GoldenSession
+
+    stuck, gone = tmp_path / "stuck.json", tmp_path / "gone.json"
+    stuck.mkdir()  # unlink of a directory fails as a read-only directory's entries do
+    gone.write_text("{}\n", encoding="utf-8")
+    s = GoldenSession(_Config(tmp_path, True))  # type: ignore[arg-type]
+    monkeypatch.setattr(s, "find_unused", lambda: [stuck, gone])
+    s.pytest_sessionfinish(None)  # type: ignore[arg-type]
+    assert s.not_removed == [stuck] and s.removed == [gone] and not gone.exists()
+    assert ("not removed", [stuck]) in s._groups()
