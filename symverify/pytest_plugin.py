@@ -119,6 +119,7 @@ class GoldenSession:
     collected: dict[Path, dict[str, str]] = field(default_factory=dict)
     deselected: dict[Path, dict[str, str]] = field(default_factory=dict)
     passed: set[str] = field(default_factory=set)  # stems of tests whose call passed
+    ids: dict[Path, set[str]] = field(default_factory=dict)  # golden dir → in-module ids of the collected tests
 
     @property
     def update(self) -> bool:
@@ -138,6 +139,9 @@ class GoldenSession:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[Any]) -> None:
         self._note(items, self.collected)
+        for item in items:
+            if getattr(item, "path", None) is not None:
+                self.ids.setdefault(_golden_dir(Path(item.path)), set()).add(_in_module_id(item.nodeid))
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self._note(items, self.deselected)
@@ -148,12 +152,17 @@ class GoldenSession:
 
     def _narrowed(self) -> set[Path]:
         """Golden directories of modules that this run selected only a part of (``file.py::test``
-        arguments, or deselected tests)."""
+        arguments, or deselected tests). An argument ``…::test`` narrows the module its path names
+        and every module with a collected test it names (``--pyargs pkg.module::test`` names no
+        path)."""
         out = {d for d, hashes in self.deselected.items() if hashes}
         for arg in self.config.args:
             if "::" in str(arg):
-                p = Path(str(arg).split("::", 1)[0])
+                head, tail = str(arg).split("::", 1)
+                p = Path(head)
                 out.add(_golden_dir(p if p.is_absolute() else Path(self.config.invocation_params.dir) / p))
+                out.update(d for d, ids in self.ids.items()
+                           if any(i == tail or i.startswith((f"{tail}::", f"{tail}[")) for i in ids))
         return {d.resolve() for d in out}
 
     def find_unused(self) -> list[Path]:

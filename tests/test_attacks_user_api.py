@@ -264,3 +264,30 @@ def test_an_unused_file_that_cannot_be_removed_is_listed_not_raised(tmp_path, mo
     s.pytest_sessionfinish(None)  # type: ignore[arg-type]
     assert s.not_removed == [stuck] and s.removed == [gone] and not gone.exists()
     assert ("not removed", [stuck]) in s._groups()
+
+
+def test_a_test_named_through_pyargs_leaves_the_other_tests_files_alone(pytester):
+    """``pytest --pyargs pkg.test_user::test_a --symverify-update`` took the module as fully
+    collected (the argument names no path), so it removed test_b's golden file."""
+    pkg = pytester.mkpydir("pkg")
+    (pkg / "test_user.py").write_text('''
+def test_a(symverify_golden):
+    symverify_golden.check({"a": 1})
+
+
+def test_b(symverify_golden):
+    symverify_golden.check({"b": 1})
+''', encoding="utf-8")
+    pytester.syspathinsert()
+    pytester.runpytest("-p", "no:cacheprovider", "--symverify-update", "pkg").assert_outcomes(passed=2)
+    d = pkg / "golden" / "test_user"
+    files = sorted(p.name for p in d.iterdir())
+    assert len(files) == 2
+    (d / "orphan.json").write_text("{}\n", encoding="utf-8")
+    res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update", "--pyargs", "pkg.test_user::test_a")
+    res.assert_outcomes(passed=1)
+    assert sorted(p.name for p in d.iterdir()) == sorted([*files, "orphan.json"])
+    res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update", "--pyargs", "pkg.test_user")
+    res.assert_outcomes(passed=2)
+    res.stdout.fnmatch_lines(["  removed: pkg/golden/test_user/orphan.json"])
+    assert sorted(p.name for p in d.iterdir()) == files
