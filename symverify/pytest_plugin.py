@@ -136,12 +136,20 @@ class GoldenSession:
             owned[stem] = stem
             owned.setdefault(_safe_legacy(item.name), stem)
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[Any]) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection_modifyitems(self, items: list[Any]) -> Any:
+        """Note the tests this run keeps, after every plugin and conftest had its say; a test they
+        dropped counts as deselected (a conftest's ``items[:] = …`` calls no ``pytest_deselected``),
+        so its module is not fully collected and its files are kept."""
+        before = list(items)
+        result = yield
+        kept = {id(item) for item in items}
+        self._note([item for item in before if id(item) not in kept], self.deselected)
         self._note(items, self.collected)
         for item in items:
             if getattr(item, "path", None) is not None:
                 self.ids.setdefault(_golden_dir(Path(item.path)), set()).add(_in_module_id(item.nodeid))
+        return result
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self._note(items, self.deselected)

@@ -291,3 +291,27 @@ def test_b(symverify_golden):
     res.assert_outcomes(passed=2)
     res.stdout.fnmatch_lines(["  removed: pkg/golden/test_user/orphan.json"])
     assert sorted(p.name for p in d.iterdir()) == files
+
+
+def test_tests_a_conftest_drops_keep_their_files(pytester):
+    """A conftest that drops tests with ``items[:] = …`` (no pytest_deselected) left the module
+    looking fully collected, so --symverify-update removed the dropped tests' golden files."""
+    pytester.makepyfile(test_user='''
+def test_a(symverify_golden):
+    symverify_golden.check({"a": 1})
+
+
+def test_b(symverify_golden):
+    symverify_golden.check({"b": 1})
+''')
+    pytester.runpytest("-p", "no:cacheprovider", "--symverify-update").assert_outcomes(passed=2)
+    d = pytester.path / "golden" / "test_user"
+    files = sorted(p.name for p in d.iterdir())
+    assert len(files) == 2
+    pytester.makeconftest('''
+def pytest_collection_modifyitems(config, items):
+    items[:] = [i for i in items if "test_b" not in i.nodeid]
+''')
+    res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update")
+    res.assert_outcomes(passed=1)
+    assert "removed" not in res.stdout.str() and sorted(p.name for p in d.iterdir()) == files
