@@ -48,6 +48,7 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -372,6 +373,10 @@ def _unsettled(obj: Any) -> str:
         bad = [i.name for i in obj.instances if not i.ok]
         return (f"the result {obj.name!r} is not ok ("
                 + (f"instances not ok: {', '.join(map(repr, bad))}" if bad else "no instances") + ")")
+    if isinstance(obj, Mapping):  # the values of a mapping are recorded as the objects themselves are
+        return next((f"{k!r}: {why}" for k, v in obj.items() if (why := _unsettled(v))), "")
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return next((why for v in obj if (why := _unsettled(v))), "")
     return ""
 
 

@@ -228,12 +228,25 @@ def _stable(x: Any) -> Any:
         return out
     if isinstance(x, (list, tuple)):
         return [_stable(v) for v in x]
+    if isinstance(x, (set, frozenset)):  # in an order that does not depend on the hash seed
+        return sorted((_stable(v) for v in x), key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
+    if _recordable(x):  # a report, compile result or proof nested in a mapping: its record, not its text
+        return golden_record(x)
     if hasattr(x, "value") and isinstance(x.value, str):  # enums (Verdict, Mode)
         return x.value
     if type(x).__str__ is object.__str__ and type(x).__repr__ is object.__repr__:
         raise UsageError(f"golden_record: a {type(x).__name__} has no stable text (its repr names its address, "
                          "which differs from run to run); record its fields instead")
     return str(x)
+
+
+def _recordable(x: Any) -> bool:
+    """Whether ``x`` is one of the objects :func:`golden_record` has a record of (not a mapping)."""
+    from symverify.compiler.result import Compiled
+    from symverify.kernel.verification import Report
+    from symverify.scripts.protocol import Instance, ProofResult
+
+    return isinstance(x, (Report, Compiled, Instance, ProofResult))
 
 
 def golden_record(obj: Any) -> dict[str, Any]:
@@ -245,7 +258,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
     timeout (it depends on the time) and the counterexample's input and values (they depend on the seed:
     ``verify(seed=None)`` or another seed finds another one; :func:`assert_refuted` and
     ``Report.to_json()`` show it). So the record is a function of the claim alone: runs with
-    different seeds or timings give byte-identical records.
+    different seeds or timings give byte-identical records. In a mapping, reports, compile results
+    and proofs are recorded the same way, and sets as sorted lists.
     """
     from symverify.compiler.result import Compiled
     from symverify.kernel.verification import Report

@@ -24,7 +24,7 @@ from symverify.kernel.ir.scalar import is_zero
 from symverify.pytest_plugin import GoldenFile, golden_stem
 from symverify.scripts.protocol import Instance, ProofResult
 from symverify.strategies import circuits, models, rational_inputs
-from symverify.testing import assert_refuted, golden_text
+from symverify.testing import assert_refuted, golden_record, golden_text
 
 Failed = pytest.fail.Exception
 
@@ -81,6 +81,29 @@ def test_proof_instances_and_results_that_are_not_ok_are_refused(tmp_path):
     with pytest.raises(Failed, match=r"the result 'empty' is not ok \(no instances\)"):
         GoldenFile(tmp_path, "empty", True).check(ProofResult("empty", "T"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["argued.json", "good.json"]
+
+
+def test_reports_and_sets_inside_a_mapping_are_recorded_stably(tmp_path):
+    """``check({"r": report})`` stored the report's text, with its time ("[0.055 s]") and the
+    counterexample's seed-dependent input, and a set of strings in hash-seed order: the golden file
+    differed from run to run. A nested report is recorded as golden_record records it."""
+    runs = [sv.verify(X, Y, seed=None) for _ in range(3)]
+    texts = {golden_text({"cases": [r], "tags": {"b", "a", "c"}}) for r in runs}
+    assert len(texts) == 1
+    rec = golden_record({"cases": [runs[0]], "tags": frozenset({"b", "a"}), "c": COMPILED})
+    assert rec["cases"] == [golden_record(runs[0])] and rec["cases"][0]["counterexample"] == "re-checked"
+    assert rec["tags"] == ["a", "b"] and rec["c"] == golden_record(COMPILED)
+    assert " s]" not in texts.pop() and "u = " not in golden_text(rec)
+
+
+def test_an_unknown_report_inside_a_mapping_is_refused(tmp_path):
+    """The refusal of unsettled results held only for a bare report: ``check({"z3": unknown})`` stored it."""
+    unknown = sv.verify(X, X, method="z3", timeout=1e-9)
+    with pytest.raises(Failed, match=r"symverify_golden.check: 'z3': verify's verdict is unknown"):
+        GoldenFile(tmp_path, "t", True).check({"exact": sv.verify(X, X, method="exact"), "z3": unknown})
+    with pytest.raises(Failed, match=r"verify's verdict is unknown"):
+        GoldenFile(tmp_path, "u", True).check({"all": [unknown]})
+    assert not list(tmp_path.iterdir())
 
 
 # ---- golden files: what stands in the file's place ----------------------------------------------
