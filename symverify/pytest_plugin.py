@@ -406,8 +406,11 @@ def _read(path: Path, update: bool, limit: int) -> tuple[str | None, str, int]:
     changed, so it is rewritten."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except (FileNotFoundError, NotADirectoryError):
+    except FileNotFoundError:
         return None, "", 0
+    except NotADirectoryError:  # a file where the golden directory (or one above it) should be
+        blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), path.parent)
+        return None, f"cannot read the golden file {path}: {blocking} is a file, not a directory", 0
     except OSError as e:
         return None, f"cannot read the golden file {path}: {e.strerror or e}", 0
     try:

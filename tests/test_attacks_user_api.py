@@ -338,3 +338,12 @@ def pytest_collection_modifyitems(config, items):
     res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update")
     res.assert_outcomes(passed=1)
     assert "removed" not in res.stdout.str() and sorted(p.name for p in d.iterdir()) == files
+
+
+@pytest.mark.parametrize("update", [False, True])
+def test_a_file_in_the_golden_directorys_place_is_named(tmp_path, update):
+    """A file named ``golden`` made every check say "no golden file …; run pytest --symverify-update
+    to write it", and the update then failed to write: the check names the file in the way."""
+    (tmp_path / "golden").write_text("not a directory", encoding="utf-8")
+    with pytest.raises(Failed, match=r"cannot read the golden file .*golden/test_user/t\.json: .*/golden is a file, not a directory"):
+        GoldenFile(tmp_path / "golden" / "test_user", "t", update).check({"a": 1})
