@@ -11,8 +11,9 @@ report, a compile result, a proof instance or result, or a mapping) with the gol
 beside the test: verdicts, methods, resources and bounds as stable, sorted JSON, never timings. A
 difference fails the test with a unified diff. ``pytest --symverify-update`` writes new and changed
 files instead; a missing file fails with a hint to run it. Only settled results are kept: a
-report whose verdict is unknown (that depends on the time the check had), or a proof instance or
-result that is not ok, fails the check in both modes. A golden file is read only when it is a
+report whose verdict is unknown (that depends on the time the check had), a compile result over
+a bound it states, or a proof instance or result that is not ok fails the check in both modes
+(inside a mapping or a list too). A golden file is read only when it is a
 regular file (a FIFO or a device in its place fails the test instead of blocking it); a leading
 UTF-8 byte order mark is dropped and CRLF line ends read as LF (as editors and git on Windows write
 them), and a file larger than any file of the record fails without being read whole.
@@ -356,8 +357,10 @@ def symverify_golden(request: pytest.FixtureRequest) -> GoldenFile:
 
 def _unsettled(obj: Any) -> str:
     """Why ``obj`` is no result to keep ('' when it is one): a report whose verdict is unknown (it
-    depends on the time and machine the check had, not on the claim alone), or a proof instance or
-    result that is not ok (``symverify prove --update-golden`` writes ok runs only)."""
+    depends on the time and machine the check had, not on the claim alone), a compile result over
+    a bound it states, or a proof instance or result that is not ok (``symverify prove
+    --update-golden`` writes ok runs only); in a mapping or a sequence, the first such value."""
+    from symverify.compiler.result import Compiled
     from symverify.kernel.provers.outcome import Verdict
     from symverify.kernel.verification import Report
     from symverify.scripts.protocol import Instance, ProofResult
@@ -366,6 +369,10 @@ def _unsettled(obj: Any) -> str:
         why = f": {obj.notes[0]}" if obj.notes else ""
         return (f"verify's verdict is unknown (method {obj.method}{why}); give it more time, or check "
                 "assert_proved(...) or assert_refuted(...)")
+    if isinstance(obj, Compiled) and obj.over_bound():
+        over = [f"{k}={obj.resources[k]} > {obj.bounds[k]}" if k in obj.resources else f"{k} (no value)"
+                for k in obj.over_bound()]
+        return f"the compile result ({obj.method}) is over its stated bounds: {', '.join(over)}"
     if isinstance(obj, Instance) and not obj.ok:
         over = f", over its bound on {', '.join(obj.over_bound())}" if obj.over_bound() else ""
         return f"the instance {obj.name!r} is not ok (verdict {obj.verdict.value}{over})"

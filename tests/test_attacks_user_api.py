@@ -347,3 +347,19 @@ def test_a_file_in_the_golden_directorys_place_is_named(tmp_path, update):
     (tmp_path / "golden").write_text("not a directory", encoding="utf-8")
     with pytest.raises(Failed, match=r"cannot read the golden file .*golden/test_user/t\.json: .*/golden is a file, not a directory"):
         GoldenFile(tmp_path / "golden" / "test_user", "t", update).check({"a": 1})
+
+
+def test_a_compile_result_over_its_stated_bounds_is_refused(tmp_path):
+    """A compile result whose resources exceed the bounds it states (the construction missed its
+    theorem's bound) was stored and matched like any other."""
+    from dataclasses import replace
+
+    assert not COMPILED.over_bound()
+    GoldenFile(tmp_path, "ok", True).check(COMPILED)
+    over = replace(COMPILED, bounds={**COMPILED.bounds, "layers": COMPILED.resources["layers"] - 1})
+    with pytest.raises(Failed, match=rf"the compile result \({COMPILED.method}\) is over its stated bounds: "
+                                     rf"layers={COMPILED.resources['layers']} > {COMPILED.resources['layers'] - 1}"):
+        GoldenFile(tmp_path, "over", True).check(over)
+    with pytest.raises(Failed, match=r"'c': the compile result .* is over its stated bounds"):
+        GoldenFile(tmp_path, "nested", True).check({"c": over})
+    assert [p.name for p in tmp_path.iterdir()] == ["ok.json"]
