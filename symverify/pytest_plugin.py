@@ -370,9 +370,9 @@ def _unsettled(obj: Any) -> str:
         return (f"verify's verdict is unknown (method {obj.method}{why}); give it more time, or check "
                 "assert_proved(...) or assert_refuted(...)")
     if isinstance(obj, Compiled) and obj.over_bound():
-        over = [f"{k}={obj.resources[k]} > {obj.bounds[k]}" if k in obj.resources else f"{k} (no value)"
+        past = [f"{k}={obj.resources[k]} > {obj.bounds[k]}" if k in obj.resources else f"{k} (no value)"
                 for k in obj.over_bound()]
-        return f"the compile result ({obj.method}) is over its stated bounds: {', '.join(over)}"
+        return f"the compile result ({obj.method}) is over its stated bounds: {', '.join(past)}"
     if isinstance(obj, Instance) and not obj.ok:
         over = f", over its bound on {', '.join(obj.over_bound())}" if obj.over_bound() else ""
         return f"the instance {obj.name!r} is not ok (verdict {obj.verdict.value}{over})"
