@@ -26,7 +26,8 @@ classes, get different files; the names do not depend on the directory pytest ru
 
 **Several checks in one test** are numbered: the first unnamed check is ``<stem>.json``, the next
 ``<stem>-2.json``, ``<stem>-3.json``…; ``check(obj, key)`` stores ``<stem>-<key>.json``. Two checks
-that would share a file (a key used twice, or a key that names an index) fail the test.
+that would share a file (a key used twice, a key that names an index, keys that differ only in case:
+one file on macOS and Windows) fail the test.
 
 **The session** (:class:`GoldenSession`): the terminal summary lists the golden files written,
 updated and failed, and the unused ones: files in the golden directory of a test module that no
@@ -255,7 +256,7 @@ class GoldenFile:
         self.directory, self.stem, self.update = directory, stem, update
         self.legacy_stem, self.session = legacy_stem, session
         self._count = 0
-        self._claimed: dict[Path, str] = {}
+        self._claimed: dict[str, str] = {}  # file name, case folded (one file on macOS and Windows) → the check
 
     def path(self, key: str = "") -> Path:
         """Where the record named ``key`` is stored (``""``: the test's first unnamed record)."""
@@ -276,10 +277,11 @@ class GoldenFile:
             self._count += 1
             path = self.path("" if self._count == 1 else str(self._count))
             what, legacy_key = f"unnamed check {self._count}", "" if self._count == 1 else str(self._count)
-        if path in self._claimed:
-            pytest.fail(f"symverify_golden: {what} and {self._claimed[path]} of this test would share the golden file "
+        name = path.name.casefold()
+        if name in self._claimed:
+            pytest.fail(f"symverify_golden: {what} and {self._claimed[name]} of this test would share the golden file "
                         f"{path.name}; give each check its own key", pytrace=False)
-        self._claimed[path] = what
+        self._claimed[name] = what
         return path, legacy_key
 
     def check(self, obj: Any, key: str = "") -> None:

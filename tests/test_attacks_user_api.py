@@ -363,3 +363,14 @@ def test_a_compile_result_over_its_stated_bounds_is_refused(tmp_path):
     with pytest.raises(Failed, match=r"'c': the compile result .* is over its stated bounds"):
         GoldenFile(tmp_path, "nested", True).check({"c": over})
     assert [p.name for p in tmp_path.iterdir()] == ["ok.json"]
+
+
+def test_keys_that_differ_only_in_case_would_share_a_file(tmp_path):
+    """``check(a, "A")`` and ``check(b, "a")`` wrote two files on Linux that are one file on macOS
+    and Windows, where the second record overwrote the first and the next run failed for good."""
+    g = GoldenFile(tmp_path, "t", True)
+    g.check({"a": 1}, "Total")
+    with pytest.raises(Failed, match=r"key 'total' and key 'Total' of this test would share the golden file t-total\.json"):
+        g.check({"a": 2}, "total")
+    g.check({"a": 3}, "other")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t-Total.json", "t-other.json"]
