@@ -22,6 +22,7 @@ The hypothesis strategies (:func:`circuits`, :func:`models`, :func:`coefficients
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -207,20 +208,30 @@ def assert_refuted(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
 
 def _stable(x: Any) -> Any:
     """JSON with one type per field: numbers as the proof-run JSON writes them
-    (:func:`~symverify.scripts.protocol.stable_number`), mappings with sorted string keys."""
-    from symverify.ir.bigint import int_to_text, rational_to_text
+    (:func:`~symverify.scripts.protocol.stable_number`; numpy scalars and arrays as their Python values), mappings
+    with sorted string keys; a string that is no UTF-8 text (a lone surrogate) is a :class:`UsageError`."""
+    from symverify.ir.bigint import int_to_text, rational_to_text, safe_repr
     from symverify.scripts.protocol import stable_number
 
-    if isinstance(x, bool) or x is None or isinstance(x, str):
+    if isinstance(x, str):
+        try:
+            x.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise UsageError(f"golden_record: the string {safe_repr(x, 60)} is no UTF-8 text (character {e.start}: "
+                             f"{e.reason}), so no golden file can hold it") from None
         return x
-    if isinstance(x, int):  # exact at any size (a decimal or "0x…" string beyond 1590 bits)
-        return int_to_text(x)
+    if isinstance(x, bool) or x is None:
+        return x
+    if getattr(x, "dtype", None) is not None and callable(getattr(x, "tolist", None)):
+        return _stable(x.tolist())  # a numpy scalar or array: its Python value, whole (str() elides long arrays)
+    if isinstance(x, numbers.Integral):  # exact at any size (a decimal or "0x…" string beyond 1590 bits)
+        return int_to_text(int(x))
     if isinstance(x, Fraction):
         return rational_to_text(x)
     if isinstance(x, float):
         return stable_number(x)
     if isinstance(x, Mapping):
-        out = {str(k): _stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
+        out = {_stable(str(k)): _stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
         if len(out) != len(x):
             same = sorted({str(k) for k in x if sum(str(j) == str(k) for j in x) > 1})
             raise UsageError(f"golden_record: keys that read the same as text ({', '.join(map(repr, same))}) would "

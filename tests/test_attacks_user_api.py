@@ -106,6 +106,34 @@ def test_an_unknown_report_inside_a_mapping_is_refused(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+def test_a_long_array_is_recorded_whole():
+    """A numpy array was recorded by str(), which elides all but its ends ('[0 1 2 ... 1997 1998 1999]'):
+    a change in the middle left the golden file as it was, so the check passed on a changed result."""
+    np = pytest.importorskip("numpy")
+    a = np.arange(2000)
+    b = a.copy()
+    b[1000] = -1
+    assert golden_text({"v": a}) != golden_text({"v": b})
+    assert golden_record({"v": a})["v"] == list(range(2000))
+
+
+def test_numpy_scalars_are_recorded_as_numbers_and_bools():
+    """np.int64(3) was stored as the string "3", np.bool_(True) as "True": a golden file's field
+    changed type with the library that computed it."""
+    np = pytest.importorskip("numpy")
+    rec = golden_record({"i": np.int64(3), "u": np.uint8(7), "b": np.bool_(True), "f": np.float32(0.5)})
+    assert rec == {"i": 3, "u": 7, "b": True, "f": 0.5}
+    assert golden_text({"i": np.int64(3)}) == golden_text({"i": 3})
+
+
+@pytest.mark.parametrize("value", [{"a": "\udcff"}, {"\udcff": 1}])
+def test_a_string_no_golden_file_can_hold_is_refused(tmp_path, value):
+    """A lone surrogate (a file name decoded with surrogateescape) raised UnicodeEncodeError out of check."""
+    with pytest.raises(UsageError, match=r"golden_record: the string '\\udcff' is no UTF-8 text \(character 0: surrogates not allowed\)"):
+        GoldenFile(tmp_path, "t", True).check(value)
+    assert not list(tmp_path.iterdir())
+
+
 # ---- golden files: what stands in the file's place ----------------------------------------------
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 @pytest.mark.parametrize("update", [False, True])
