@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import numbers
+import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -245,10 +246,11 @@ def _stable(x: Any) -> Any:
         return golden_record(x)
     if hasattr(x, "value") and isinstance(x.value, str):  # enums (Verdict, Mode)
         return x.value
-    if type(x).__str__ is object.__str__ and type(x).__repr__ is object.__repr__:
+    text = str(x)
+    if (type(x).__str__ is object.__str__ and type(x).__repr__ is object.__repr__) or re.search(r" at 0x[0-9a-fA-F]+", text):
         raise UsageError(f"golden_record: a {type(x).__name__} has no stable text (its repr names its address, "
                          "which differs from run to run); record its fields instead")
-    return str(x)
+    return _stable(text)
 
 
 def _recordable(x: Any) -> bool:
