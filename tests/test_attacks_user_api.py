@@ -1,8 +1,10 @@
 """Attacks on what users put in their own CI: the golden files of the pytest plugin (unsettled
-results, a FIFO, a huge file, a byte order mark or CRLF, a key too long for a file name, test ids
-that differ only in case or in characters the file names collapse), the hypothesis strategies'
-promises (sizes, ranges, flags) and mutation campaigns (fewer mutants than asked for, an operator
-not asked for, a zero cell from a precomputed list of nonzero ones).
+results, alone or inside a mapping; a FIFO, a huge file, a byte order mark or CRLF, a key too long
+for a file name, keys that differ only in case, a file where the golden directory should be;
+reports, arrays, numpy scalars and addresses inside a record; unused files that are directories or
+cannot be removed, and tests named through ``--pyargs`` or dropped by a conftest), the hypothesis
+strategies' promises (sizes, ranges, flags) and mutation campaigns (fewer mutants than asked for,
+an operator not asked for, a zero cell from a precomputed list of nonzero ones).
 
 tests/test_attacks_testing.py holds the earlier attacks on the same modules.
 """
