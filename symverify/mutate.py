@@ -298,6 +298,9 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
         if site is None:
             continue
         before = get_weight(model, site)
+        if op != "one" and is_zero(before):  # only a precomputed list can name a zero cell
+            raise UsageError(f"weight_mutant: nonzero: {site} holds 0 in this model; pass weight_sites(model), "
+                             "the nonzero cells of this model")
         if op == "sym" and before == sym(symbol):
             continue
         new = mutate_weight(model, site, op, symbol=symbol)
@@ -491,7 +494,10 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
 
     With ``interior`` (the default) only boundaries strictly between the first and the last are
     touched, so the mutant still passes the structural rules and the checker has to find the lie
-    by running the layers; otherwise any boundary may be picked.
+    by running the layers; otherwise any boundary may be picked. Where ``node`` or ``coeff`` does
+    not apply to the drawn cell (no terms; ``node`` with one node) the mutant is ``const`` when
+    ``const`` is among ``operators``; otherwise only cells with terms are drawn, and ``node`` with
+    one node is a :class:`UsageError`.
     """
     _expect(cert, Certificate, "certificate_mutant")
     _flag(interior, "certificate_mutant: interior")
@@ -504,6 +510,13 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
     if not spots:
         raise UsageError("certificate_mutant: no boundary with cells to mutate" + (" (interior only)" if interior else ""))
     op = rng.choice(list(operators))
+    if op in ("node", "coeff") and "const" not in operators:  # no fallback to an operator not asked for
+        if op == "node" and num_nodes < 2:
+            raise UsageError("certificate_mutant: operator 'node' needs a circuit of at least 2 nodes, found num_nodes=1")
+        spots = [(k, t) for (k, t) in spots if cert.boundaries[k].cells[t].terms]
+        if not spots:
+            raise UsageError(f"certificate_mutant: operator {op!r} needs a cell with terms; no boundary lists one"
+                             + (" (interior only)" if interior else ""))
     k, t = rng.choice(spots)
     c = cert.boundaries[k].cells[t]
     where = f"boundary {k} (layer {cert.boundaries[k].layer}) cell ({c.row}, {c.col})"
@@ -526,7 +539,9 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
 def mutants(make: Callable[[int], Mutation], count: int, seed: int = 0) -> list[Mutation]:
     """``count`` mutants ``make(seed), make(seed + 1), …`` (for example
     ``mutants(lambda s: weight_mutant(model, s), 100)``); seeds that raise :class:`UsageError` are skipped,
-    but when no seed gives a mutant the last error is raised (an empty campaign would pass vacuously)."""
+    up to ``4·count + 16`` seeds in all. Fewer than ``count`` mutants (none at all included) raise
+    :class:`UsageError` with the last refusal: a campaign never runs on fewer mutants than it asked for
+    without saying so."""
     if not callable(make):
         raise UsageError(f"mutants: make: expected a function of the seed returning a Mutation, found {safe_repr(make, 60)}")
     if _int(count, "mutants: count") < 0:
@@ -536,10 +551,18 @@ def mutants(make: Callable[[int], Mutation], count: int, seed: int = 0) -> list[
     last: UsageError | None = None
     while len(out) < count and s < seed + 4 * count + 16:
         try:
-            out.append(make(s))
+            m = make(s)
         except UsageError as e:
             last = e
+        else:
+            if not isinstance(m, Mutation):
+                raise UsageError(f"mutants: make({s}): expected a Mutation (from weight_mutant, gate_mutant or "
+                                 f"certificate_mutant), found {type(m).__name__}")
+            out.append(m)
         s += 1
     if not out and last is not None:
         raise UsageError(f"mutants: no seed from {seed} to {s - 1} gave a mutant; the last said: {last}")
+    if len(out) < count:
+        raise UsageError(f"mutants: seeds {seed} to {s - 1} gave {len(out)} of the {count} mutants asked for; "
+                         f"the last refusal said: {last}")
     return out

@@ -10,7 +10,13 @@ A test that proves an identity and keeps its result as a regression is three lin
 report, a compile result, a proof instance or result, or a mapping) with the golden file stored
 beside the test: verdicts, methods, resources and bounds as stable, sorted JSON, never timings. A
 difference fails the test with a unified diff. ``pytest --symverify-update`` writes new and changed
-files instead; a missing file fails with a hint to run it.
+files instead; a missing file fails with a hint to run it. Only settled results are kept: a
+report whose verdict is unknown (that depends on the time the check had), a compile result over
+a bound it states, or a proof instance or result that is not ok fails the check in both modes
+(inside a mapping or a list too). A golden file is read only when it is a
+regular file (a FIFO or a device in its place fails the test instead of blocking it); a leading
+UTF-8 byte order mark is dropped and CRLF line ends read as LF (as editors and git on Windows write
+them), and a file larger than any file of the record fails without being read whole.
 
 **File names** (:func:`golden_stem`): ``<test dir>/golden/<test module>/<name>-<hash>[-<suffix>].json``,
 where ``<name>`` is the test's id within its module (class, function and parameters) made
@@ -20,12 +26,14 @@ classes, get different files; the names do not depend on the directory pytest ru
 
 **Several checks in one test** are numbered: the first unnamed check is ``<stem>.json``, the next
 ``<stem>-2.json``, ``<stem>-3.json``…; ``check(obj, key)`` stores ``<stem>-<key>.json``. Two checks
-that would share a file (a key used twice, or a key that names an index) fail the test.
+that would share a file (a key used twice, a key that names an index, keys that differ only in case:
+one file on macOS and Windows) fail the test.
 
 **The session** (:class:`GoldenSession`): the terminal summary lists the golden files written,
 updated and failed, and the unused ones: files in the golden directory of a test module that no
 check of this run read although it should have (their test passed without checking them, or no
-test of the fully collected module claims them). ``--symverify-update`` removes the unused files;
+test of the fully collected module claims them; directories are none). ``--symverify-update`` removes the
+unused files (one it cannot remove is listed as not removed);
 files of tests that were deselected, skipped or failed are never touched. Under pytest-xdist each
 worker handles the files of its own tests and sends its lists to the controller, which shows one
 summary of all workers (each file once).
@@ -37,8 +45,12 @@ file is missing; ``--symverify-update`` then writes the new name and removes the
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
+import os
 import re
+import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,10 +117,12 @@ class GoldenSession:
     used: set[Path] = field(default_factory=set)
     unused: list[Path] = field(default_factory=list)
     removed: list[Path] = field(default_factory=list)
+    not_removed: list[Path] = field(default_factory=list)  # unused files that --symverify-update could not remove
     # golden dir → {file stem: the stem of the test owning it} (a test owns its stem and its legacy stem)
     collected: dict[Path, dict[str, str]] = field(default_factory=dict)
     deselected: dict[Path, dict[str, str]] = field(default_factory=dict)
     passed: set[str] = field(default_factory=set)  # stems of tests whose call passed
+    ids: dict[Path, set[str]] = field(default_factory=dict)  # golden dir → in-module ids of the collected tests
 
     @property
     def update(self) -> bool:
@@ -125,9 +139,20 @@ class GoldenSession:
             owned[stem] = stem
             owned.setdefault(_safe_legacy(item.name), stem)
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[Any]) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection_modifyitems(self, items: list[Any]) -> Any:
+        """Note the tests this run keeps, after every plugin and conftest had its say; a test they
+        dropped counts as deselected (a conftest's ``items[:] = …`` calls no ``pytest_deselected``),
+        so its module is not fully collected and its files are kept."""
+        before = list(items)
+        result = yield
+        kept = {id(item) for item in items}
+        self._note([item for item in before if id(item) not in kept], self.deselected)
         self._note(items, self.collected)
+        for item in items:
+            if getattr(item, "path", None) is not None:
+                self.ids.setdefault(_golden_dir(Path(item.path)), set()).add(_in_module_id(item.nodeid))
+        return result
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self._note(items, self.deselected)
@@ -138,12 +163,17 @@ class GoldenSession:
 
     def _narrowed(self) -> set[Path]:
         """Golden directories of modules that this run selected only a part of (``file.py::test``
-        arguments, or deselected tests)."""
+        arguments, or deselected tests). An argument ``…::test`` narrows the module its path names
+        and every module with a collected test it names (``--pyargs pkg.module::test`` names no
+        path)."""
         out = {d for d, hashes in self.deselected.items() if hashes}
         for arg in self.config.args:
             if "::" in str(arg):
-                p = Path(str(arg).split("::", 1)[0])
+                head, tail = str(arg).split("::", 1)
+                p = Path(head)
                 out.add(_golden_dir(p if p.is_absolute() else Path(self.config.invocation_params.dir) / p))
+                out.update(d for d, ids in self.ids.items()
+                           if any(i == tail or i.startswith((f"{tail}::", f"{tail}[")) for i in ids))
         return {d.resolve() for d in out}
 
     def find_unused(self) -> list[Path]:
@@ -156,7 +186,7 @@ class GoldenSession:
             owners = {**self.deselected.get(d, {}), **self.collected[d]}
             stems = sorted(owners, key=len, reverse=True)  # the most specific stem first
             for f in sorted(d.glob("*.json")):
-                if f in self.used:
+                if f in self.used or (f.is_dir() and not f.is_symlink()):  # a directory is no golden file
                     continue
                 owner = next((owners[st] for st in stems if f.name == f"{st}.json" or f.name.startswith(f"{st}-")), None)
                 if owner is None:
@@ -170,9 +200,12 @@ class GoldenSession:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         found = self.find_unused()  # added to what xdist workers sent (the controller runs no test)
         for f in found:
-            if self.update:
-                f.unlink(missing_ok=True)
             into = self.removed if self.update else self.unused
+            if self.update:
+                try:
+                    f.unlink(missing_ok=True)
+                except OSError:  # a read-only directory, say: the run goes on and the summary names it
+                    into = self.not_removed
             if f not in into:
                 into.append(f)
         out = getattr(self.config, "workeroutput", None)  # an xdist worker: send the lists to the controller
@@ -191,7 +224,7 @@ class GoldenSession:
 
     def _groups(self) -> list[tuple[str, list[Path]]]:
         return [("written", self.written), ("updated", self.updated), ("failed", self.failed),
-                ("removed", self.removed), ("unused", self.unused)]
+                ("removed", self.removed), ("unused", self.unused), ("not removed", self.not_removed)]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         groups = self._groups()
@@ -223,7 +256,7 @@ class GoldenFile:
         self.directory, self.stem, self.update = directory, stem, update
         self.legacy_stem, self.session = legacy_stem, session
         self._count = 0
-        self._claimed: dict[Path, str] = {}
+        self._claimed: dict[str, str] = {}  # file name, case folded (one file on macOS and Windows) → the check
 
     def path(self, key: str = "") -> Path:
         """Where the record named ``key`` is stored (``""``: the test's first unnamed record)."""
@@ -244,10 +277,11 @@ class GoldenFile:
             self._count += 1
             path = self.path("" if self._count == 1 else str(self._count))
             what, legacy_key = f"unnamed check {self._count}", "" if self._count == 1 else str(self._count)
-        if path in self._claimed:
-            pytest.fail(f"symverify_golden: {what} and {self._claimed[path]} of this test would share the golden file "
+        name = path.name.casefold()
+        if name in self._claimed:
+            pytest.fail(f"symverify_golden: {what} and {self._claimed[name]} of this test would share the golden file "
                         f"{path.name}; give each check its own key", pytrace=False)
-        self._claimed[path] = what
+        self._claimed[name] = what
         return path, legacy_key
 
     def check(self, obj: Any, key: str = "") -> None:
@@ -263,12 +297,16 @@ class GoldenFile:
         path, legacy_key = self._claim(key)
         session = self.session
         legacy = self._legacy(legacy_key)
-        source = path if path.exists() or legacy is None or not legacy.exists() else legacy
+        source = path if _exists(path) or legacy is None or not _exists(legacy) else legacy
         if session is not None:
             session.used.add(path)
             if source != path:
                 session.used.add(source)
-        stored, problem = _read(source, self.update)
+        unsettled = _unsettled(obj)
+        if unsettled:
+            pytest.fail(f"symverify_golden.check: {unsettled}; a golden file keeps settled results only "
+                        f"({path.name} is neither compared nor written)", pytrace=False)
+        stored, problem, size = _read(source, self.update, 2 * len(text.encode("utf-8")) + 3)
         if problem:
             if session is not None:
                 session.failed.append(source)
@@ -297,8 +335,14 @@ class GoldenFile:
         if stored != text:
             if session is not None:
                 session.failed.append(source)
+            if size and not stored:  # larger than any file of this record: not read
+                pytest.fail(f"golden mismatch for {source}: it holds {size} bytes, this run's record "
+                            f"{len(text.encode('utf-8'))}; if the change is intended, run pytest --symverify-update",
+                            pytrace=False)
             diff = "".join(difflib.unified_diff(stored.splitlines(True), text.splitlines(True),
                                                 f"{source} (stored)", "this run"))
+            if stored + "\n" == text:
+                diff += "(the stored file lacks the final newline)\n"
             pytest.fail(f"golden mismatch for {source}; if the change is intended, run pytest --symverify-update\n{diff}",
                         pytrace=False)
 
@@ -313,22 +357,95 @@ def symverify_golden(request: pytest.FixtureRequest) -> GoldenFile:
                       session=session if isinstance(session, GoldenSession) else None)
 
 
-def _read(path: Path, update: bool) -> tuple[str | None, str]:
-    """The text of a golden file (None when there is none) and why it cannot be used ('' when it
-    can): a file that is not UTF-8 text, or not a readable file. With ``--symverify-update`` an
-    undecodable file counts as changed, so it is rewritten."""
-    if not path.exists():
-        return None, ""
+def _unsettled(obj: Any) -> str:
+    """Why ``obj`` is no result to keep ('' when it is one): a report whose verdict is unknown (it
+    depends on the time and machine the check had, not on the claim alone), a compile result over
+    a bound it states, or a proof instance or result that is not ok (``symverify prove
+    --update-golden`` writes ok runs only); in a mapping or a sequence, the first such value."""
+    from symverify.compiler.result import Compiled
+    from symverify.kernel.provers.outcome import Verdict
+    from symverify.kernel.verification import Report
+    from symverify.scripts.protocol import Instance, ProofResult
+
+    if isinstance(obj, Report) and obj.verdict is Verdict.UNKNOWN:
+        why = f": {obj.notes[0]}" if obj.notes else ""
+        return (f"verify's verdict is unknown (method {obj.method}{why}); give it more time, or check "
+                "assert_proved(...) or assert_refuted(...)")
+    if isinstance(obj, Compiled) and obj.over_bound():
+        past = [f"{k}={obj.resources[k]} > {obj.bounds[k]}" if k in obj.resources else f"{k} (no value)"
+                for k in obj.over_bound()]
+        return f"the compile result ({obj.method}) is over its stated bounds: {', '.join(past)}"
+    if isinstance(obj, Instance) and not obj.ok:
+        over = f", over its bound on {', '.join(obj.over_bound())}" if obj.over_bound() else ""
+        return f"the instance {obj.name!r} is not ok (verdict {obj.verdict.value}{over})"
+    if isinstance(obj, ProofResult) and not obj.ok:
+        bad = [i.name for i in obj.instances if not i.ok]
+        return (f"the result {obj.name!r} is not ok ("
+                + (f"instances not ok: {', '.join(map(repr, bad))}" if bad else "no instances") + ")")
+    if isinstance(obj, Mapping):  # the values of a mapping are recorded as the objects themselves are
+        return next((f"{k!r}: {why}" for k, v in obj.items() if (why := _unsettled(v))), "")
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return next((why for v in obj if (why := _unsettled(v))), "")
+    return ""
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _exists(path: Path) -> bool:
+    """Whether something is at ``path``: False only where nothing is (a path that cannot be looked
+    at, a name too long say, counts as there, so that reading it says why)."""
     try:
-        return path.read_text(encoding="utf-8"), ""
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _read(path: Path, update: bool, limit: int) -> tuple[str | None, str, int]:
+    """The text of a golden file (None when there is none), why it cannot be used ('' when it can)
+    and its size in bytes. A leading UTF-8 byte order mark is dropped and line ends read as ``\\n``
+    (as an editor or ``git config core.autocrlf`` may write them). Only regular files are read, and
+    never more than ``limit`` bytes: a FIFO would block, a device never end. A larger file cannot
+    hold the record (the caller's ``limit`` is what a file of the record may take), so its text is
+    ``""`` and its size tells why. With ``--symverify-update`` an undecodable file counts as
+    changed, so it is rewritten."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None, "", 0
+    except NotADirectoryError:  # a file where the golden directory (or one above it) should be
+        blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), path.parent)
+        return None, f"cannot read the golden file {path}: {blocking} is a file, not a directory", 0
+    except OSError as e:
+        return None, f"cannot read the golden file {path}: {e.strerror or e}", 0
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+            reason = (f"{os.strerror(errno.EISDIR)} (a directory is in its place)" if stat.S_ISDIR(st.st_mode)
+                      else f"expected a regular file, found {kind}")
+            return None, f"cannot read the golden file {path}: {reason}", 0
+        if st.st_size > limit:
+            return "", "", st.st_size
+        data = os.read(fd, limit + 1)
+    except OSError as e:
+        return None, f"cannot read the golden file {path}: {e.strerror or e}", 0
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        return "", "", len(data)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         if update:
-            return "", ""
+            return "", "", len(data)
         return None, (f"golden file {path} is not UTF-8 text (byte {e.start}: {e.reason}), so it is no golden record; "
-                      "run pytest --symverify-update to rewrite it")
-    except OSError as e:
-        return None, (f"cannot read the golden file {path}: {e.strerror or e}"
-                      + (" (a directory is in its place)" if path.is_dir() else ""))
+                      "run pytest --symverify-update to rewrite it"), len(data)
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n"), "", len(data)
 
 
 def _safe_legacy(name: str) -> str:

@@ -22,6 +22,8 @@ The hypothesis strategies (:func:`circuits`, :func:`models`, :func:`coefficients
 from __future__ import annotations
 
 import json
+import numbers
+import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -207,20 +209,30 @@ def assert_refuted(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
 
 def _stable(x: Any) -> Any:
     """JSON with one type per field: numbers as the proof-run JSON writes them
-    (:func:`~symverify.scripts.protocol.stable_number`), mappings with sorted string keys."""
-    from symverify.ir.bigint import int_to_text, rational_to_text
+    (:func:`~symverify.scripts.protocol.stable_number`; numpy scalars and arrays as their Python values), mappings
+    with sorted string keys; a string that is no UTF-8 text (a lone surrogate) is a :class:`UsageError`."""
+    from symverify.ir.bigint import int_to_text, rational_to_text, safe_repr
     from symverify.scripts.protocol import stable_number
 
-    if isinstance(x, bool) or x is None or isinstance(x, str):
+    if isinstance(x, str):
+        try:
+            x.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise UsageError(f"golden_record: the string {safe_repr(x, 60)} is no UTF-8 text (character {e.start}: "
+                             f"{e.reason}), so no golden file can hold it") from None
         return x
-    if isinstance(x, int):  # exact at any size (a decimal or "0x…" string beyond 1590 bits)
-        return int_to_text(x)
+    if isinstance(x, bool) or x is None:
+        return x
+    if getattr(x, "dtype", None) is not None and callable(getattr(x, "tolist", None)):
+        return _stable(x.tolist())  # a numpy scalar or array: its Python value, whole (str() elides long arrays)
+    if isinstance(x, numbers.Integral):  # exact at any size (a decimal or "0x…" string beyond 1590 bits)
+        return int_to_text(int(x))
     if isinstance(x, Fraction):
         return rational_to_text(x)
     if isinstance(x, float):
         return stable_number(x)
     if isinstance(x, Mapping):
-        out = {str(k): _stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
+        out = {_stable(str(k)): _stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
         if len(out) != len(x):
             same = sorted({str(k) for k in x if sum(str(j) == str(k) for j in x) > 1})
             raise UsageError(f"golden_record: keys that read the same as text ({', '.join(map(repr, same))}) would "
@@ -228,12 +240,26 @@ def _stable(x: Any) -> Any:
         return out
     if isinstance(x, (list, tuple)):
         return [_stable(v) for v in x]
+    if isinstance(x, (set, frozenset)):  # in an order that does not depend on the hash seed
+        return sorted((_stable(v) for v in x), key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
+    if _recordable(x):  # a report, compile result or proof nested in a mapping: its record, not its text
+        return golden_record(x)
     if hasattr(x, "value") and isinstance(x.value, str):  # enums (Verdict, Mode)
         return x.value
-    if type(x).__str__ is object.__str__ and type(x).__repr__ is object.__repr__:
+    text = str(x)
+    if (type(x).__str__ is object.__str__ and type(x).__repr__ is object.__repr__) or re.search(r" at 0x[0-9a-fA-F]+", text):
         raise UsageError(f"golden_record: a {type(x).__name__} has no stable text (its repr names its address, "
                          "which differs from run to run); record its fields instead")
-    return str(x)
+    return _stable(text)
+
+
+def _recordable(x: Any) -> bool:
+    """Whether ``x`` is one of the objects :func:`golden_record` has a record of (not a mapping)."""
+    from symverify.compiler.result import Compiled
+    from symverify.kernel.verification import Report
+    from symverify.scripts.protocol import Instance, ProofResult
+
+    return isinstance(x, (Report, Compiled, Instance, ProofResult))
 
 
 def golden_record(obj: Any) -> dict[str, Any]:
@@ -245,7 +271,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
     timeout (it depends on the time) and the counterexample's input and values (they depend on the seed:
     ``verify(seed=None)`` or another seed finds another one; :func:`assert_refuted` and
     ``Report.to_json()`` show it). So the record is a function of the claim alone: runs with
-    different seeds or timings give byte-identical records.
+    different seeds or timings give byte-identical records. In a mapping, reports, compile results
+    and proofs are recorded the same way, and sets as sorted lists.
     """
     from symverify.compiler.result import Compiled
     from symverify.kernel.verification import Report

@@ -137,15 +137,17 @@ def test_mutate_cell_refuses(args, kw, match):
         mutate.mutate_cell(cert(), *args, **kw)
 
 
-def test_certificate_mutant_falls_back_to_const():
+def test_certificate_mutant_falls_back_to_const_only_when_asked_for():
     """certificate_mutant: 'node'/'coeff' on a constant-only cell, and 'node' in a one-node circuit
-    (no other node to point at), both become 'const': the constant grows by 1 and nothing else
-    changes."""
+    (no other node to point at), become 'const' when 'const' is among the operators: the constant
+    grows by 1 and nothing else changes. Without 'const' only cells with terms are drawn, and 'node'
+    in a one-node circuit is refused (an operator not asked for is never used)."""
     c = cert()
     seen = set()
     for seed in range(40):
-        for ops, nodes in ((("node", "coeff"), 5), (("node",), 1)):
+        for ops, nodes in ((("node", "coeff", "const"), 5), (("node", "const"), 1), (("node", "coeff"), 5)):
             m = mutate.certificate_mutant(c, nodes, seed, ops)
+            assert m.operator in ops
             b_old, b_new = c.boundaries[1], m.obj.boundaries[1]
             changed = [t for t, (x, y) in enumerate(zip(b_old.cells, b_new.cells)) if x != y]
             assert len(changed) == 1
@@ -155,4 +157,7 @@ def test_certificate_mutant_falls_back_to_const():
                 seen.add((ops, changed[0]))
             else:
                 assert nodes == 5 and x.terms
-    assert ((("node", "coeff")), 0) in seen and (("node",), 1) in seen
+    assert (("node", "coeff", "const"), 0) in seen and (("node", "const"), 1) in seen
+    assert not any(ops == ("node", "coeff") for ops, _ in seen)
+    with pytest.raises(UsageError, match=r"operator 'node' needs a circuit of at least 2 nodes, found num_nodes=1"):
+        mutate.certificate_mutant(c, 1, 0, ("node",))

@@ -58,11 +58,16 @@ def test_legacy_file_is_read_then_moved_on_update(tmp_path):
     assert not old.exists() and (tmp_path / "test_x-1234abcd.json").read_text() == golden_text({"a": 1})
 
 
-def test_a_golden_file_that_cannot_be_written_fails_with_the_reason(tmp_path):
-    """GoldenFile.check: the golden directory's place is taken by a file, so the write fails: the
-    test fails naming the file, and no exception escapes."""
-    (tmp_path / "golden").write_text("not a directory")
-    with pytest.raises(Failed, match=r"cannot write the golden file .*golden/t.json: "):
+def test_a_golden_file_that_cannot_be_written_fails_with_the_reason(tmp_path, monkeypatch):
+    """GoldenFile.check: the write fails (a full disk): the test fails naming the file and the
+    reason, and no exception escapes."""
+    import errno
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(Failed, match=r"cannot write the golden file .*golden/t.json: No space left on device"):
         GoldenFile(tmp_path / "golden", "t", True).check({"a": 1})
 
 
