@@ -309,3 +309,18 @@ def test_walsh_hadamard_is_sylvester_for_every_split_of_n_times_d(n: int, d: int
 def test_retnet_depth_is_its_docstring_formula(N: int, d: int) -> None:
     lg = math.ceil(math.log2(d)) if d > 1 else 0
     assert stats(library.retnet(N, d)).depth == N + 1 + max(1, lg) + lg
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("part", ["resources", "bounds"])
+def test_a_compiled_result_refuses_non_finite_numbers(part: str, bad: float) -> None:
+    """``resources={"layers": nan}`` was never over its bound, so ``over_bound()`` was empty and the
+    result printed "within bounds"."""
+    from symverify.compiler.result import Compiled
+
+    out = sv.compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)))
+    numbers = {**getattr(out, part), "layers": bad}
+    kw = {"resources": out.resources, "bounds": out.bounds, part: numbers}
+    with pytest.raises(sv.errors.CompileError, match=rf"Compiled {part}\['layers'\]: expected a finite number, found {bad}"):
+        Compiled(out.model, out.certificate, kw["resources"], "kaleidoscope", kw["bounds"])
+    assert Compiled(out.model, out.certificate, {**out.resources, "layers": 1e9}, "kaleidoscope", out.bounds).over_bound() == ["layers"]
