@@ -324,3 +324,25 @@ def test_a_compiled_result_refuses_non_finite_numbers(part: str, bad: float) -> 
     with pytest.raises(sv.errors.CompileError, match=rf"Compiled {part}\['layers'\]: expected a finite number, found {bad}"):
         Compiled(out.model, out.certificate, kw["resources"], "kaleidoscope", kw["bounds"])
     assert Compiled(out.model, out.certificate, {**out.resources, "layers": 1e9}, "kaleidoscope", out.bounds).over_bound() == ["layers"]
+
+
+@pytest.mark.parametrize("method", ["dense", "kaleidoscope"])
+@pytest.mark.parametrize("option", ["plan", "max_cells", "name"])
+def test_options_given_as_arrays_are_refused_by_name(method: str, option: str) -> None:
+    """An option compared with its default by ``!=`` was an array, whose truth value raised
+    Python's ValueError ("ambiguous") instead of the option's error."""
+    np = pytest.importorskip("numpy")
+    c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
+    value = {"plan": np.array(["auto", "exact"]), "max_cells": np.array([5, 6]), "name": np.array(["a", "b"])}[option]
+    match = {"plan": r"plan: expected one of", "max_cells": r"max_cells: expected a positive int",
+             "name": r"name: expected a str, found ndarray"}[option]
+    if method == "dense" and option != "name":
+        match = rf"compile\(method='dense'\): unknown options \['{option}'\]"
+    with pytest.raises(sv.errors.CompileError, match=match):
+        sv.compile(c, method, **{option: value})
+
+
+def test_a_method_given_as_an_array_is_refused_by_name() -> None:
+    np = pytest.importorskip("numpy")
+    with pytest.raises(sv.errors.CompileError, match=r"compile: unknown method array\(\['dense', 'x'\]"):
+        sv.compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), np.array(["dense", "x"]))  # type: ignore[arg-type]
