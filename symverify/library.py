@@ -554,6 +554,8 @@ def _operands(wiring: str, j: int, below: Sequence[int], hubs: Sequence[int], pi
 
 def standard_library(quick: bool = True) -> list[Circuit]:
     """The sweep used by proof scripts: every library family at small (quick) or larger sizes."""
+    if type(quick) is not bool:
+        raise UsageError(f"standard_library: expected quick True or False, found {type(quick).__name__} {quick!r:.40}")
     s = 1 if quick else 2
     out = [
         walsh_hadamard(4 * s, 2),

@@ -346,3 +346,11 @@ def test_a_method_given_as_an_array_is_refused_by_name() -> None:
     np = pytest.importorskip("numpy")
     with pytest.raises(sv.errors.CompileError, match=r"compile: unknown method array\(\['dense', 'x'\]"):
         sv.compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), np.array(["dense", "x"]))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("quick", ["no", 0, None])
+def test_standard_library_quick_must_be_a_bool(quick: object) -> None:
+    """``standard_library("no")`` was the quick tier (any truthy value)."""
+    with pytest.raises(UsageError, match=r"standard_library: expected quick True or False, found "):
+        library.standard_library(quick)  # type: ignore[arg-type]
+    assert [c.name for c in library.standard_library(False)] != [c.name for c in library.standard_library(True)]
