@@ -354,3 +354,46 @@ def test_standard_library_quick_must_be_a_bool(quick: object) -> None:
     with pytest.raises(UsageError, match=r"standard_library: expected quick True or False, found "):
         library.standard_library(quick)  # type: ignore[arg-type]
     assert [c.name for c in library.standard_library(False)] != [c.name for c in library.standard_library(True)]
+
+
+# ---- gadgets: sizes and channel lists ------------------------------------------------------------
+def _remember_cases() -> list[tuple[Any, str]]:
+    from symverify.gadgets.compose import pad
+    from symverify.gadgets.primitives import shift_down
+    from symverify.gadgets.remember import ChannelF, ConstF, remember_channels, remember_rows
+
+    one, row = Grid.from_rows([[1]]), Grid.from_rows([[1, 1]])
+    return [
+        (lambda: remember_rows("4", 2, 1, 0, row, ConstF(row)), r"remember_rows: expected a positive int inner_n, found '4'"),
+        (lambda: remember_rows(4, 2.0, 1, 0, row, ConstF(row)), r"remember_rows: expected a positive int inner_d, found 2\.0"),
+        (lambda: remember_rows(4, 2, 1, 0, row, ConstF(row), cols={0: 1, 1: 1}),
+         r"remember_rows cols: expected a list of channels, found dict"),
+        (lambda: remember_channels("2", 2, 1, 1, one, ConstF(one)), r"remember_channels: expected a positive int inner_n, found '2'"),
+        (lambda: remember_channels(2, True, 1, 0, one, ConstF(one)), r"remember_channels: expected a positive int inner_d, found True"),
+        (lambda: ChannelF(2), r"ChannelF expected a list of channels, found int 2"),  # type: ignore[arg-type]
+        (lambda: ChannelF({2: 0}), r"ChannelF expected a list of channels, found dict"),  # type: ignore[arg-type]
+        (lambda: pad(shift_down(2, 1, 1), "3", 1), r"pad: expected a positive int inner_n, found '3'"),
+        (lambda: pad(shift_down(2, 1, 1), 2, True), r"pad: expected a positive int inner_d, found True"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_remember_cases())))
+def test_gadget_sizes_and_channel_lists_of_the_wrong_type_are_refused(case: int) -> None:
+    """A str size raised Python's TypeError from a comparison, ``ChannelF(2)`` "'int' object is not
+    iterable", a dict of channels was read as its keys and ``pad(frag, 2, True)`` took True for 1."""
+    call, match = _remember_cases()[case]
+    with pytest.raises(ShapeError, match=match):
+        call()
+
+
+def test_remember_and_pad_with_int_sizes_still_prove() -> None:
+    from symverify.gadgets.compose import pad
+    from symverify.gadgets.primitives import shift_down
+    from symverify.gadgets.remember import ChannelF, remember_channels, remember_rows
+    from symverify.kernel.provers.fragment import prove_fragment
+
+    assert ChannelF(range(2, 4)).cols == (2, 3)
+    for frag in (remember_rows(4, 2, 1, 1, Grid.from_rows([[1]]), ChannelF([1]), cols=[0]),
+                 remember_channels(2, 3, 1, 1, Grid.from_rows([[1]]), ChannelF((2,))),
+                 pad(shift_down(2, 1, 1), 3, 2)):
+        assert prove_fragment(frag).ok
