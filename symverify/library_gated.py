@@ -164,7 +164,10 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
         LimitError: a state ``N·(order+1)·d`` over :data:`~symverify.ir.limits.MAX_CELLS` cells
             (checked before the symbolic filters of ``N`` taps are made).
     """
-    where = f"{kind}"
+    for what, v in (("kind", kind), ("prefix", prefix)):
+        if type(v) is not str:
+            raise IRError(f"gated_conv_weights: expected a str {what}, found {type(v).__name__} {v!r:.40}")
+    where = kind
     if prefix and all(x is not None for x in (W_in, b_in, short, short_bias, long, long_skip, W_out, b_out)):
         raise IRError(f"{where}: prefix={prefix!r} names the symbolic weights, but every weight is given")
     _pos(N, "N (sequence length)", where)
@@ -326,6 +329,8 @@ def h3_weights(N: int, d: int, *, W_q: object = None, b_q: object = None, W_k: o
     ``h1[q][k]``, ``D1[q]``, …, after ``prefix``; a ``prefix`` with every weight given is an IRError).
     """
     where = "h3"
+    if type(prefix) is not str:
+        raise IRError(f"h3_weights: expected a str prefix, found {type(prefix).__name__} {prefix!r:.40}")
     _pos(N, "N (sequence length)", where)
     _pos(d, "d", where)
     limits.check(N * 3 * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}) state N·3·d")
@@ -352,6 +357,10 @@ def h3_weights(N: int, d: int, *, W_q: object = None, b_q: object = None, W_k: o
                               W_out=W_out, b_out=b_out, prefix=prefix if any(x is None for x in rest) else "", kind="h3")
 
 
+_H3_WEIGHTS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "shift_kernel", "shift_D", "ssm_kernel", "D", "W_out", "b_out", "prefix")
+"""The keyword arguments of :func:`h3_weights`, which :func:`h3` passes on."""
+
+
 def h3(N: int, d: int, **weights: object) -> Circuit:
     """zoology's ``H3`` (``head_dim = 1``) on ``u ∈ F^{N×d}``: ``q, k, v = u·W_{q,k,v} + b``,
     ``k̃ = hs ⊛ k + Ds·k``, ``y = (q ⊙ (h1 ⊛ (k̃ ⊙ v) + D·(k̃ ⊙ v)))·W_out + b_out``. Keyword arguments
@@ -362,5 +371,8 @@ def h3(N: int, d: int, **weights: object) -> Circuit:
     >>> c.num_inputs, len(c.outputs)
     (3, 3)
     """
+    unknown = sorted(set(weights) - set(_H3_WEIGHTS))
+    if unknown:
+        raise IRError(f"h3: unknown weights {unknown}; expected only {list(_H3_WEIGHTS)}")
     _symbolic_filters(N, d, 2, (weights.get("shift_kernel") is None) + (weights.get("ssm_kernel") is None), "h3")
     return gated_conv(N, h3_weights(N, d, **weights))  # type: ignore[arg-type]

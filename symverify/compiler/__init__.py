@@ -77,9 +77,10 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
 
 
 def _compile(circuit: Circuit, method: str, name: str, plan: str, max_cells: int | None, unknown: dict[str, Any]) -> Compiled:
+    if not isinstance(method, str):  # ``==`` on an array is an array, whose truth value raises
+        raise CompileError(f"compile: unknown method {method!r}; expected one of {list(METHODS)}")
     if method == "dense":
-        bad = sorted(unknown) + [k for k, v, d in (("plan", plan, "auto"), ("max_cells", max_cells, None))
-                                 if v is not d and v != d]
+        bad = sorted(unknown) + [k for k, v, d in (("plan", plan, "auto"), ("max_cells", max_cells, None)) if not _default(v, d)]
         if bad:
             raise CompileError(f"compile(method='dense'): unknown options {bad}; expected only {list(_DENSE_OPTIONS)}")
         from symverify.compiler.dense import compile_dense
@@ -87,9 +88,15 @@ def _compile(circuit: Circuit, method: str, name: str, plan: str, max_cells: int
         return _pruned(compile_dense(circuit, name=name))
     if method == "kaleidoscope":
         given = {k: v for k, v, d in (("name", name, ""), ("plan", plan, "auto"), ("max_cells", max_cells, None))
-                 if v is not d and v != d}  # the compiler's own defaults apply to the others
+                 if not _default(v, d)}  # the compiler's own defaults apply to the others
         return _pruned(_kaleidoscope()(circuit, **given, **unknown))
     raise CompileError(f"compile: unknown method {method!r}; expected one of {list(METHODS)}")
+
+
+def _default(value: object, default: str | None) -> bool:
+    """Whether an option holds its default: ``None`` itself, or a str equal to the default str
+    (compared only between strs: ``!=`` on an array is an array, whose truth value raises)."""
+    return value is default or (type(value) is str and type(default) is str and value == default)
 
 
 def _pruned(out: Compiled) -> Compiled:

@@ -184,8 +184,9 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int | None = None, name
     def cells_of(p: Prepared) -> int:
         return int(p.layout.rows * p.layout.width)
 
-    prepared = prepare(circuit, "auto" if bad_plan else plan, max_cells)  # sized anyway, so that every problem is listed
-    if cells_of(prepared) > max_cells and plan == "auto" and prepared.exact:  # the exact plan may trade size for layers
+    chosen = "auto" if bad_plan else plan
+    prepared = prepare(circuit, chosen, max_cells)  # sized anyway, so that every problem is listed
+    if cells_of(prepared) > max_cells and chosen == "auto" and prepared.exact:  # the exact plan may trade size for layers
         greedy = prepare(circuit, "greedy", max_cells)
         if cells_of(greedy) < cells_of(prepared):
             prepared = greedy

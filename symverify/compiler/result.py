@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -25,6 +26,8 @@ def _check_numbers(d: Mapping[str, Any], what: str) -> dict[str, Number]:
             raise CompileError(f"Compiled {what}: keys must be strings, found {k!r}")
         if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
             raise CompileError(f"Compiled {what}[{k!r}]: expected a number, found {type(v).__name__} {v!r}")
+        if isinstance(v, float) and not math.isfinite(v):  # NaN is never over a bound, nor under one
+            raise CompileError(f"Compiled {what}[{k!r}]: expected a finite number, found {v}")
         out[k] = v
     return out
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from symverify.errors import IRError, ShapeError
+from symverify.gadgets.primitives import _check_size
 from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, check_spec, describe_cells
 from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.ir.certificate import Cell
@@ -60,6 +61,7 @@ def _reads(h: Grid, i: int, j: int, rows: int, live: int) -> dict[int, object]:
 
 def pad_layer(layer: Layer, inner_n: int, inner_d: int) -> Layer:
     """``layer`` on a larger ``N'×d'`` state, exact on states that are 0 outside the old block."""
+    _check_size(inner_n, inner_d, "pad")
     nn, dd = layer.inner_n, layer.inner_d
     if inner_n < nn or inner_d < dd:
         raise ShapeError(f"pad: cannot shrink a {nn}×{dd} layer to {inner_n}×{inner_d}")
@@ -120,6 +122,7 @@ def _checkpoint(builder: SpecBuilder, layer: int, cells: Iterable[tuple[int, int
 
 def pad(frag: Fragment, inner_n: int, inner_d: int) -> Fragment:
     """``frag`` embedded top-left in an ``N'×d'`` state (see the module docstring)."""
+    _check_size(inner_n, inner_d, "pad")
     nn, dd = frag.inner_n, frag.inner_d
     if (inner_n, inner_d) == (nn, dd):
         return frag

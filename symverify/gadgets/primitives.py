@@ -17,6 +17,7 @@ relies on "the identity filter reverses the sequence", which is false).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 
 from symverify.errors import IRError, ShapeError
 from symverify.kernel.gadgets.fragment import CellSet, Fragment, Spec, SpecBuilder, all_cells, block
@@ -174,8 +175,10 @@ def affine_map(W: Grid, inner_n: int, bias: Grid | None = None, rows: Sequence[i
     _check_size(inner_n, dd, "affine_map")
     bias = Grid.zeros(inner_n, dd) if bias is None else bias
     _check_grid(bias, inner_n, dd, "affine_map bias")
-    if rows is not None and (isinstance(rows, str) or any(not isinstance(r, int) or isinstance(r, bool) for r in rows)):
-        raise ShapeError(f"affine_map rows: expected a list of ints, found {rows!r}")
+    if rows is not None and (isinstance(rows, (str, bytes)) or not isinstance(rows, (Sequence, AbstractSet))
+                             or any(not isinstance(r, int) or isinstance(r, bool) for r in rows)):
+        # an iterator would be used up by this check (every row dropped), a mapping read as its keys
+        raise ShapeError(f"affine_map rows: expected a list of ints, found {type(rows).__name__} {rows!r:.60}")
     rs = sorted(set(range(inner_n) if rows is None else rows))
     if any(not 0 <= r < inner_n for r in rs):
         raise ShapeError(f"affine_map rows: expected rows in [0, {inner_n}), found {rs}")

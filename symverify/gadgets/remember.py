@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from symverify.errors import IRError, ShapeError
-from symverify.gadgets.primitives import conv_terms
+from symverify.gadgets.primitives import _check_size, conv_terms
 from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, block
 from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.ir.certificate import Cell
@@ -52,6 +52,9 @@ class ChannelF:
     cols: tuple[int, ...]
 
     def __post_init__(self) -> None:
+        if isinstance(self.cols, (str, bytes)) or not isinstance(self.cols, (Sequence, range)):
+            # an int has no channels to list, a mapping would be read as its keys, a str as its characters
+            raise ShapeError(f"remember f: ChannelF expected a list of channels, found {type(self.cols).__name__} {self.cols!r:.40}")
         object.__setattr__(self, "cols", tuple(self.cols))
 
 
@@ -209,6 +212,9 @@ def remember_rows(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: ConstF
     are the ∀-proved definitions ``remember_rows`` / ``remember_rows_two`` instantiated; the other
     cases are written by hand (:func:`_rows_by_hand`).
     """
+    _check_size(inner_n, inner_d, "remember_rows")
+    if cols is not None and (isinstance(cols, (str, bytes)) or not isinstance(cols, Sequence)):
+        raise ShapeError(f"remember_rows cols: expected a list of channels, found {type(cols).__name__} {cols!r:.40}")
     cs = tuple(c for c in range(inner_d) if not (isinstance(f, ChannelF) and c in f.cols)) if cols is None else tuple(cols)
     if any(not isinstance(v, int) or isinstance(v, bool) for v in (a, b)) or a < 1 or b < 0 or a + b > inner_n:
         raise ShapeError(f"remember_rows: expected a ≥ 1, b ≥ 0 and a + b ≤ N' = {inner_n}, found a = {a!r}, b = {b!r}")
@@ -290,6 +296,7 @@ def remember_channels(inner_n: int, inner_d: int, a: int, b: int, h: Grid, f: Co
     the ∀-proved definition ``remember_channels`` instantiated; the other cases are written by hand
     (:func:`_channels_by_hand`).
     """
+    _check_size(inner_n, inner_d, "remember_channels")
     if any(not isinstance(v, int) or isinstance(v, bool) for v in (a, b)) or a < 1 or b < 0 or a + b > inner_d:
         raise ShapeError(f"remember_channels: expected a ≥ 1, b ≥ 0 and a + b ≤ d' = {inner_d}, found a = {a!r}, b = {b!r}")
     if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= inner_n:
