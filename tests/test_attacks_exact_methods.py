@@ -441,7 +441,9 @@ def test_the_exact_timeout_gives_unknown_within_the_timeout():
         t = time.monotonic()
         rep = sv.verify(_sum_power(4, False), _sum_power(4, True), method="exact", backend=backend, timeout=1)
         assert rep.verdict.value in ("proved", "unknown")
-        assert time.monotonic() - t < 8
+        # stopped near the timeout, not at the end of the expansion (minutes); the slack is wide
+        # because a loaded machine (xdist workers beside it) can delay the child's stop by seconds
+        assert time.monotonic() - t < 40
 
 
 # ---------------------------------------------------------------------------------------------
