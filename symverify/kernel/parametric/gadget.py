@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from symverify.ir.bigint import safe_repr
+from symverify.kernel.ir.scalar import plain_fields
 from symverify.kernel.parametric.expr import (
     MAX_NESTING,
     TRUE,
@@ -67,6 +68,7 @@ class Param:
     hi: int
 
     def __post_init__(self) -> None:
+        plain_fields(self, "lo", "hi")  # an int subclass as its plain value: z3 and the concrete checks read one number
         if not isinstance(self.name, str) or not self.name.isidentifier() or self.name in CELL_VARS:
             raise ParametricError(f"parameter: expected an identifier other than i, q; found {safe_repr(self.name)}")
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (self.lo, self.hi)) or not 0 <= self.lo <= self.hi < 1 << WIDTH:
