@@ -188,3 +188,74 @@ def test_recheck_refuses_a_fraction_holding_an_int_subclass():
         cex = Counterexample(inputs, (), (0, 0), Fraction(25, 9), value, found_by="forged")
         with pytest.raises(ProverError, match=r"(inputs\[0\]\[0\]|rhs_value) = .*expected an exact rational"):
             recheck(as_side(square), as_side(ident), cex)
+
+
+class Sly(int):
+    """An int equal to every int (and unequal to none): as a layer index it passes any check of
+    equality while slicing, which reads the stored value, sees its own number."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    __hash__ = int.__hash__
+
+
+def _doubling() -> tuple[Circuit, Model]:
+    """``u ↦ u`` and a model of two layers computing ``u ↦ 2u`` (its first layer alone is ``u ↦ u``)."""
+    one = Layer.make(1, 1, W=Grid.full(1, 1, 1), b2=Grid.full(1, 1, 1))
+    two = Layer.make(1, 1, W=Grid.full(1, 1, 2), b2=Grid.full(1, 1, 1))
+    return Circuit(1, 1, (), (0,)), Model(1, 1, 1, 1, (one, two))
+
+
+def test_a_certificate_whose_last_boundary_claims_to_be_every_layer_is_refused():
+    from symverify.kernel.ir.certificate import Boundary, Certificate
+
+    ident, m = _doubling()
+    assert sv.evaluate(m, [[3]]) == [[6]]
+    cert = Certificate((Boundary(0, (Cell.node(0, 0, 0),)), Boundary(Sly(1), (Cell.node(0, 0, 0),))))
+    assert type(cert.boundaries[1].layer) is int
+    with pytest.raises(IRError, match="boundaries must run from layer 0 to layer L = 2"):
+        sv.verify(ident, m, certificate=cert, method="compositional")
+    assert not sv.verify(ident, m, certificate=cert).proved
+
+
+def test_certificate_cells_store_plain_rows_columns_and_nodes():
+    for c in (Cell(Sly(0), Sly(0), ((Sly(0), 1),)), Cell(Liar(0), 0, ((Liar(0), Fraction(1, 2)),), 1)):
+        assert type(c.row) is int and type(c.col) is int and all(type(v) is int for v, _ in c.terms)
+
+
+class Wide(int):
+    """An int that says it lies within every range (``<=``, ``<``, ``>=``, ``>`` all true)."""
+
+    def __le__(self, other: object) -> bool:
+        return True
+
+    __lt__ = __ge__ = __gt__ = __le__
+
+
+def test_an_instance_is_built_only_at_sizes_in_the_proved_ranges():
+    from symverify.kernel.parametric.concrete import instantiate
+    from symverify.kernel.parametric.expr import ParametricError
+    from symverify.parametric.library import user_cyclic_shift
+
+    g = user_cyclic_shift()
+    hi = next(p.hi for p in g.params if p.name == "N")
+    with pytest.raises(ParametricError, match=r"parameter N = .* outside its range"):
+        instantiate(g, {"N": Wide(hi + 1), "d": 1, "s": 0})
+
+
+class Ratio(float):
+    """A float whose exact ratio is given as a Fraction of Liar ints (``1/2^80`` read as the numerator 1)."""
+
+    def as_integer_ratio(self) -> tuple[int, int]:
+        return Liar(1), 2**80
+
+
+def test_an_error_bound_whose_ratio_holds_int_subclasses_is_read_at_its_value():
+    eb = Options.from_call("randomized", error_bound=Ratio(0.5)).error_bound
+    assert eb == Fraction(1, 2**80) and type(eb.numerator) is int
+    rep = sv.verify(_scale(Fraction(5, 3)), _scale(Fraction(5, 3)), method="randomized", error_bound=Ratio(0.5))
+    assert rep.proved and rep.evidence["k"] >= 2

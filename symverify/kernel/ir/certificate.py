@@ -27,7 +27,7 @@ from typing import Any
 from symverify.errors import IRError, SerializationError
 from symverify.ir.bigint import field_repr, safe_repr, short_name
 from symverify.kernel.ir.affine import Affine
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, param_names
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, param_names, plain_fields, plain_int
 
 __all__ = ["Cell", "Boundary", "Certificate", "FORMAT", "VERSION"]
 
@@ -67,6 +67,9 @@ class Cell:
     def __post_init__(self) -> None:
         if _plain(self):
             return  # already in normal form: what the checks below would keep unchanged
+        # an int subclass as its plain value: the checker compares, hashes and indexes with these
+        # numbers, and a subclass could answer each differently (Boundary.layer likewise)
+        plain_fields(self, "row", "col")
         if not (_index(self.row) and _index(self.col)):
             raise IRError(
                 f"certificate cell: expected int row and column (non-negative), found ({safe_repr(self.row)}, {safe_repr(self.col)})"
@@ -78,7 +81,8 @@ class Cell:
         for t in self.terms:
             if not isinstance(t, (tuple, list)) or len(t) != 2:
                 raise IRError(f"{where}: expected (node, coefficient) pairs, found {safe_repr(t)}")
-            v, co = t
+            node, co = t
+            v = plain_int(node)
             if not _index(v):
                 raise IRError(f"{where}: expected int node ids (non-negative), found {safe_repr(v)}")
             norm.append((v, as_scalar(co, f"{where} coefficient")))
@@ -123,6 +127,7 @@ class Boundary:
     label: str = ""
 
     def __post_init__(self) -> None:
+        plain_fields(self, "layer")
         if not _index(self.layer):
             raise IRError(f"certificate boundary: expected an int layer index (non-negative), found {safe_repr(self.layer)}")
         if not _sequence(self.cells):

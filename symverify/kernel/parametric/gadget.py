@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import plain_fields
+from symverify.kernel.ir.scalar import plain_fields, plain_int
 from symverify.kernel.parametric.expr import (
     MAX_NESTING,
     TRUE,
@@ -290,7 +290,7 @@ class Gadget:
             raise ParametricError(f"gadget {self.name}: expected the parameter values as a mapping {{name: int}}, found {type(values).__name__}")
         out: dict[str, int] = {}
         for p in self.params:
-            v = values.get(p.name)
+            v = plain_int(values.get(p.name))  # an int subclass as its plain value (its own <=, + … could lie)
             if not isinstance(v, int) or isinstance(v, bool):
                 raise ParametricError(f"gadget {self.name}: parameter {p.name} needs an int value, found {safe_repr(v)}")
             if not p.lo <= v <= p.hi:
