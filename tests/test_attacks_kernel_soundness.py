@@ -259,3 +259,35 @@ def test_an_error_bound_whose_ratio_holds_int_subclasses_is_read_at_its_value():
     assert eb == Fraction(1, 2**80) and type(eb.numerator) is int
     rep = sv.verify(_scale(Fraction(5, 3)), _scale(Fraction(5, 3)), method="randomized", error_bound=Ratio(0.5))
     assert rep.proved and rep.evidence["k"] >= 2
+
+
+class Alias(str):
+    """The name ``'a'`` that compares and hashes as ``'b'``."""
+
+    def __eq__(self, other: object) -> bool:
+        return other == "b" or str.__eq__(self, other)
+
+    def __hash__(self) -> int:
+        return hash("b")
+
+
+def test_a_parameter_name_that_compares_as_another_is_its_own_parameter():
+    a, b = sym(Alias("a")), sym("b")
+    assert all(type(name) is str for mono, _ in a.terms for name, _ in mono)
+    lhs, rhs = Circuit(1, 1, (Gate.scale(0, a),), (1,)), Circuit(1, 1, (Gate.scale(0, b),), (1,))
+    assert lhs.params() == {"a"} and len(lhs.params() | rhs.params()) == 2
+    for method in ("exact", "randomized", "z3", "auto"):
+        assert sv.verify(lhs, rhs, method=method).refuted, method
+    assert sv.verify(lhs, Circuit(1, 1, (Gate.scale(0, sym("a")),), (1,)), method="exact").proved
+
+
+def test_parametric_names_are_plain_strs():
+    from symverify.kernel.parametric.expr import Fam, Pred, Var
+    from symverify.parametric import Gadget, Param, PLayer, fam, inp, tap, var
+
+    assert type(Var(Alias("N")).name) is str and type(Param(Alias("N"), 1, 4).name) is str
+    assert type(Fam(Alias("B"), (Lit(0),)).name) is str and type(Pred(Alias("V"), (Lit(0),)).name) is str
+    i, q, n = var("i"), var("q"), var("N")
+    g = Gadget("scale", (Param("N", 1, 8),), n, 1, (PLayer(W=(tap(0),), b2=fam("B", 0)),),
+               fam("B", 0) * inp(i, q), families={Alias("B"): (1,)})
+    assert all(type(k) is str for k in g.families) and sv.prove_forall(g).proved

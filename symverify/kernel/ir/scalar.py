@@ -17,12 +17,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Integral
-from typing import Any, Union
+from typing import Any, TypeVar, Union, cast
 
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -240,7 +240,7 @@ def sym(name: str) -> Sym:
     """The parameter called ``name`` (an identifier; dots and brackets allowed, e.g. ``D1[3]``)."""
     if not isinstance(name, str) or not _NAME.match(name):
         raise IRError(f"a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r}")
-    return _raw(((((name, 1),), Fraction(1)),))
+    return _raw(((((plain_str(name), 1),), Fraction(1)),))  # a plain str, as Sym terms require
 
 
 def as_scalar(x: object, where: str = "value") -> Scalar:
@@ -391,6 +391,16 @@ def plain_int(x: object) -> object:
     sizes, node ids and positions as plain ints, so its checks, the interpreter and the encoding all
     read one value (a subclass could answer ``*``, ``<`` or ``__index__`` differently to each)."""
     return operator.index(x) if type(x) is not int and isinstance(x, int) and not isinstance(x, bool) else x
+
+
+_T = TypeVar("_T")
+
+
+def plain_str(x: _T) -> _T:
+    """A ``str`` subclass as the plain ``str`` of its characters; anything else as it is. A name is
+    compared, hashed, sorted and encoded: a subclass could answer each otherwise than its characters
+    (``'a'`` hashing and comparing as ``'b'`` made the parameters ``a`` and ``b`` one variable)."""
+    return cast(_T, str.__str__(x)) if type(x) is not str and isinstance(x, str) else x
 
 
 def plain_fields(obj: object, *names: str) -> None:

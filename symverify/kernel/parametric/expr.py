@@ -41,7 +41,7 @@ from typing import Union
 
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import as_scalar, is_bool, is_canonical, plain_int
+from symverify.kernel.ir.scalar import as_scalar, is_bool, is_canonical, plain_int, plain_str
 
 __all__ = [
     "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
@@ -189,6 +189,7 @@ class Var(IExpr):
     name: str
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"index variable: expected an identifier, found {safe_repr(self.name)}")
 
@@ -310,6 +311,7 @@ class Pred(Cond):
     idx: tuple[IExpr, ...]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"predicate: expected an identifier name, found {safe_repr(self.name)}")
 
@@ -529,6 +531,7 @@ class Fam(Value):
     idx: tuple[IExpr, ...]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"weight family: expected an identifier name, found {safe_repr(self.name)}")
         if self.name == "in":

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import plain_fields, plain_int
+from symverify.kernel.ir.scalar import plain_fields, plain_int, plain_str
 from symverify.kernel.parametric.expr import (
     MAX_NESTING,
     TRUE,
@@ -69,6 +69,7 @@ class Param:
 
     def __post_init__(self) -> None:
         plain_fields(self, "lo", "hi")  # an int subclass as its plain value: z3 and the concrete checks read one number
+        object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         if not isinstance(self.name, str) or not self.name.isidentifier() or self.name in CELL_VARS:
             raise ParametricError(f"parameter: expected an identifier other than i, q; found {safe_repr(self.name)}")
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (self.lo, self.hi)) or not 0 <= self.lo <= self.hi < 1 << WIDTH:
@@ -200,7 +201,7 @@ class Gadget:
             if not isinstance(fname, str) or not fname.isidentifier():
                 raise ParametricError(f"gadget {self.name} families: expected identifier names, found {safe_repr(fname, 60)}")
             _seq(size, f"gadget {self.name} family {fname} size", "index expressions")
-        object.__setattr__(self, "families", Families({k: tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()}))
+        object.__setattr__(self, "families", Families({plain_str(k): tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()}))
         for what in ("rows", "cols", "where", "care", "entry", "assume", "spec", "layers", "cases", "families"):
             x = getattr(self, what)
             depth = nesting(tuple(x.values()) if what == "families" else x)
