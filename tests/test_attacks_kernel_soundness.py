@@ -291,3 +291,23 @@ def test_parametric_names_are_plain_strs():
     g = Gadget("scale", (Param("N", 1, 8),), n, 1, (PLayer(W=(tap(0),), b2=fam("B", 0)),),
                fam("B", 0) * inp(i, q), families={Alias("B"): (1,)})
     assert all(type(k) is str for k in g.families) and sv.prove_forall(g).proved
+
+
+@pytest.mark.parametrize("rows", [3, 20])  # biases of few blocks cell by cell, of many in bulk
+def test_family_values_of_an_instance_are_stored_canonical(rows):
+    from symverify.kernel.parametric.concrete import instantiate
+    from symverify.parametric import Gadget, Param, PLayer, fam, inp, tap, var
+
+    i, q, n = var("i"), var("q"), var("N")
+    g = Gadget("scale", (Param("N", 1, 64),), n, 1, (PLayer(W=(tap(0),), b2=fam("B", i)),),
+               fam("B", i) * inp(i, q), families={"B": (n,)})
+    odd = [_liar(), Fraction(6), Fraction(2, 4, _normalize=False), Fraction(5, Liar(3))]
+    layers = instantiate(g, {"N": rows}, families={"B": lambda k: odd[k % len(odd)]})
+    values = [r[4] for r in layers[0].b2.rects] + [layers[0].b2.fill]
+    assert all(is_canonical(v) for v in values), values
+    m = Model(rows, 1, rows, 1, tuple(layers))
+    want = [Fraction(5, 3), 6, Fraction(1, 2), Fraction(5, 3)]
+    u = [[k + 1] for k in range(rows)]
+    assert sv.evaluate(m, u) == [[want[k % 4] * (k + 1)] for k in range(rows)]
+    c = Circuit(rows, 1, tuple(Gate.scale(k, want[k % 4]) for k in range(rows)), tuple(range(rows, 2 * rows)))
+    assert sv.verify(m, c, method="randomized").proved and sv.verify(m, c, method="exact").proved
