@@ -311,3 +311,51 @@ def test_family_values_of_an_instance_are_stored_canonical(rows):
     assert sv.evaluate(m, u) == [[want[k % 4] * (k + 1)] for k in range(rows)]
     c = Circuit(rows, 1, tuple(Gate.scale(k, want[k % 4]) for k in range(rows)), tuple(range(rows, 2 * rows)))
     assert sv.verify(m, c, method="randomized").proved and sv.verify(m, c, method="exact").proved
+
+
+def test_a_boundary_that_validates_at_one_layer_and_is_cut_at_another_is_refused():
+    import sys
+
+    from symverify.kernel.ir.certificate import Boundary, Certificate
+
+    class Shifty(Boundary):
+        """At layer 2 (the last) when the rules read it, at layer 1 when the stages are cut."""
+
+        __slots__ = ()
+
+        @property  # type: ignore[override]
+        def layer(self) -> int:
+            return 2 if sys._getframe(1).f_code.co_name == "validate_certificate" else 1
+
+        @layer.setter
+        def layer(self, value: int) -> None:
+            pass
+
+    with pytest.raises(IRError, match="expected a Boundary \\(not a subclass\\), found Shifty"):
+        Certificate((Boundary(0, (Cell.node(0, 0, 0),)), Shifty(2, (Cell.node(0, 0, 0),))))
+
+    class Shown(Certificate):
+        """A certificate whose boundaries end at layer 2 when the rules read them, at layer 1 otherwise."""
+
+        __slots__ = ()
+
+        @property  # type: ignore[override]
+        def boundaries(self) -> tuple[Boundary, ...]:
+            end = 2 if sys._getframe(1).f_code.co_name == "validate_certificate" else 1
+            return (Boundary(0, (Cell.node(0, 0, 0),)), Boundary(end, (Cell.node(0, 0, 0),)))
+
+        @boundaries.setter
+        def boundaries(self, value: object) -> None:
+            pass
+
+    ident, m = _doubling()
+    cert = Shown((Boundary(0, (Cell.node(0, 0, 0),)), Boundary(2, (Cell.node(0, 0, 0),))))
+    with pytest.raises(IRError, match="expected a Certificate \\(not a subclass\\), found Shown"):
+        sv.verify(ident, m, certificate=cert, method="compositional")
+    assert not sv.verify(ident, m, certificate=cert).proved
+
+    class Late(Cell):
+        __slots__ = ()
+
+    with pytest.raises(IRError, match="expected Cell objects \\(not a subclass\\), found Late"):
+        Boundary(0, (Late(0, 0, ((0, 1),)),))

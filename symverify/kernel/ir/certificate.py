@@ -134,8 +134,8 @@ class Boundary:
             raise IRError(f"certificate boundary at layer {self.layer}: expected a sequence of Cells, found {type(self.cells).__name__}")
         object.__setattr__(self, "cells", tuple(self.cells))
         for c in self.cells:
-            if not isinstance(c, Cell):
-                raise IRError(f"certificate boundary at layer {self.layer}: expected Cell objects, found {type(c).__name__}")
+            if type(c) is not Cell:  # a subclass could answer the checker's reads otherwise than its validation's
+                raise IRError(f"certificate boundary at layer {self.layer}: expected Cell objects (not a subclass), found {type(c).__name__}")
         if not isinstance(self.label, str):
             raise IRError(f"certificate boundary at layer {self.layer}: expected a str label, found {type(self.label).__name__}")
 
@@ -156,8 +156,8 @@ class Certificate:
             raise IRError(f"certificate: expected a sequence of Boundary objects, found {type(self.boundaries).__name__}")
         object.__setattr__(self, "boundaries", tuple(self.boundaries))
         for k, b in enumerate(self.boundaries):
-            if not isinstance(b, Boundary):
-                raise IRError(f"certificate boundary {k}: expected a Boundary, found {type(b).__name__}")
+            if type(b) is not Boundary:  # a subclass could answer the checker's reads otherwise than its validation's
+                raise IRError(f"certificate boundary {k}: expected a Boundary (not a subclass), found {type(b).__name__}")
         meta = self.meta
         if isinstance(meta, Mapping):
             meta = tuple(meta.items())
