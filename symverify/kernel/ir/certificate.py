@@ -135,7 +135,8 @@ class Boundary:
         object.__setattr__(self, "cells", tuple(self.cells))
         for c in self.cells:
             if type(c) is not Cell:  # a subclass could answer the checker's reads otherwise than its validation's
-                raise IRError(f"certificate boundary at layer {self.layer}: expected Cell objects (not a subclass), found {type(c).__name__}")
+                sub = " (a subclass is not accepted)" if isinstance(c, Cell) else ""
+                raise IRError(f"certificate boundary at layer {self.layer}: expected Cell objects, found {type(c).__name__}{sub}")
         if not isinstance(self.label, str):
             raise IRError(f"certificate boundary at layer {self.layer}: expected a str label, found {type(self.label).__name__}")
 
@@ -157,7 +158,8 @@ class Certificate:
         object.__setattr__(self, "boundaries", tuple(self.boundaries))
         for k, b in enumerate(self.boundaries):
             if type(b) is not Boundary:  # a subclass could answer the checker's reads otherwise than its validation's
-                raise IRError(f"certificate boundary {k}: expected a Boundary (not a subclass), found {type(b).__name__}")
+                sub = " (a subclass is not accepted)" if isinstance(b, Boundary) else ""
+                raise IRError(f"certificate boundary {k}: expected a Boundary, found {type(b).__name__}{sub}")
         meta = self.meta
         if isinstance(meta, Mapping):
             meta = tuple(meta.items())

@@ -118,7 +118,8 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
     :class:`Certificate` itself, not a subclass: the rules and the stages read its boundaries
     separately, and a property could give each another list."""
     if type(cert) is not Certificate:
-        raise IRError(f"certificate: expected a Certificate (not a subclass), found {type(cert).__name__}")
+        sub = " (a subclass is not accepted)" if isinstance(cert, Certificate) else ""
+        raise IRError(f"certificate: expected a Certificate, found {type(cert).__name__}{sub}")
     if (model.n, model.d) != (circuit.n, circuit.d):
         raise IRError(
             f"certificate: the model reads {model.n}×{model.d} inputs but the circuit reads {circuit.n}×{circuit.d}"
