@@ -31,7 +31,7 @@ from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_bool, is_zero, unordered
+from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_bool, is_zero, plain_fields, unordered
 
 __all__ = [
     "CellSet",
@@ -198,6 +198,7 @@ class Fragment:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise IRError(f"fragment name: expected a str, found {type(self.name).__name__} {safe_repr(self.name, 40)}")
+        plain_fields(self, "inner_n", "inner_d")
         for fname in ("inner_n", "inner_d"):
             v = getattr(self, fname)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:

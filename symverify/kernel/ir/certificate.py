@@ -27,7 +27,7 @@ from typing import Any
 from symverify.errors import IRError, SerializationError
 from symverify.ir.bigint import field_repr, safe_repr, short_name
 from symverify.kernel.ir.affine import Affine
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, param_names
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, param_names, plain_fields, plain_int
 
 __all__ = ["Cell", "Boundary", "Certificate", "FORMAT", "VERSION"]
 
@@ -67,6 +67,9 @@ class Cell:
     def __post_init__(self) -> None:
         if _plain(self):
             return  # already in normal form: what the checks below would keep unchanged
+        # an int subclass as its plain value: the checker compares, hashes and indexes with these
+        # numbers, and a subclass could answer each differently (Boundary.layer likewise)
+        plain_fields(self, "row", "col")
         if not (_index(self.row) and _index(self.col)):
             raise IRError(
                 f"certificate cell: expected int row and column (non-negative), found ({safe_repr(self.row)}, {safe_repr(self.col)})"
@@ -78,7 +81,8 @@ class Cell:
         for t in self.terms:
             if not isinstance(t, (tuple, list)) or len(t) != 2:
                 raise IRError(f"{where}: expected (node, coefficient) pairs, found {safe_repr(t)}")
-            v, co = t
+            node, co = t
+            v = plain_int(node)
             if not _index(v):
                 raise IRError(f"{where}: expected int node ids (non-negative), found {safe_repr(v)}")
             norm.append((v, as_scalar(co, f"{where} coefficient")))
@@ -123,14 +127,16 @@ class Boundary:
     label: str = ""
 
     def __post_init__(self) -> None:
+        plain_fields(self, "layer")
         if not _index(self.layer):
             raise IRError(f"certificate boundary: expected an int layer index (non-negative), found {safe_repr(self.layer)}")
         if not _sequence(self.cells):
             raise IRError(f"certificate boundary at layer {self.layer}: expected a sequence of Cells, found {type(self.cells).__name__}")
         object.__setattr__(self, "cells", tuple(self.cells))
         for c in self.cells:
-            if not isinstance(c, Cell):
-                raise IRError(f"certificate boundary at layer {self.layer}: expected Cell objects, found {type(c).__name__}")
+            if type(c) is not Cell:  # a subclass could answer the checker's reads otherwise than its validation's
+                sub = " (a subclass is not accepted)" if isinstance(c, Cell) else ""
+                raise IRError(f"certificate boundary at layer {self.layer}: expected Cell objects, found {type(c).__name__}{sub}")
         if not isinstance(self.label, str):
             raise IRError(f"certificate boundary at layer {self.layer}: expected a str label, found {type(self.label).__name__}")
 
@@ -151,8 +157,9 @@ class Certificate:
             raise IRError(f"certificate: expected a sequence of Boundary objects, found {type(self.boundaries).__name__}")
         object.__setattr__(self, "boundaries", tuple(self.boundaries))
         for k, b in enumerate(self.boundaries):
-            if not isinstance(b, Boundary):
-                raise IRError(f"certificate boundary {k}: expected a Boundary, found {type(b).__name__}")
+            if type(b) is not Boundary:  # a subclass could answer the checker's reads otherwise than its validation's
+                sub = " (a subclass is not accepted)" if isinstance(b, Boundary) else ""
+                raise IRError(f"certificate boundary {k}: expected a Boundary, found {type(b).__name__}{sub}")
         meta = self.meta
         if isinstance(meta, Mapping):
             meta = tuple(meta.items())

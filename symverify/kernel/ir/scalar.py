@@ -17,12 +17,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Integral
-from typing import Any, Union
+from typing import Any, TypeVar, Union, cast
 
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -32,8 +32,13 @@ def _norm_rational(q: Fraction) -> int | Fraction:
     """``q`` as a canonical scalar: a ``Fraction`` in lowest terms with a denominator ≥ 2, or the
     ``int`` it equals. A ``Fraction`` subclass or one not in lowest terms (Python 3.11 still builds
     ``Fraction(2, 4, _normalize=False)`` and ``Fraction(1, -2, _normalize=False)``) is rebuilt: such
-    a value compared unequal to its normal form, and its encoding did not decode."""
-    if type(q) is not Fraction or q.denominator < 2 or math.gcd(q.numerator, q.denominator) != 1:
+    a value compared unequal to its normal form, and its encoding did not decode. So is a
+    ``Fraction`` whose numerator or denominator is an ``int`` subclass (``Fraction(IntSub(5), 3)``
+    keeps the subclass): its value ``a/b`` is the stored integers, which flint, sympy and the
+    encoding read, while Fraction arithmetic and residues mod ``p`` would call the subclass's
+    ``*`` and could compute another number."""
+    if (type(q) is not Fraction or type(q.numerator) is not int or type(q.denominator) is not int
+            or q.denominator < 2 or math.gcd(q.numerator, q.denominator) != 1):
         q = Fraction(int.__index__(q.numerator), int.__index__(q.denominator))
         if q.denominator == 1:
             return q.numerator
@@ -43,10 +48,11 @@ def _norm_rational(q: Fraction) -> int | Fraction:
 def is_canonical(x: object) -> bool:
     """Whether ``x`` is an exact scalar in canonical form, as :func:`as_scalar` returns it: an ``int``
     (not a subclass: an ``IntEnum`` member becomes its int), a :class:`Sym`, or a ``Fraction`` in
-    lowest terms with a denominator ≥ 2. The fast paths of gates and grids keep such values as they
-    are and send everything else through :func:`as_scalar`."""
+    lowest terms with a denominator ≥ 2, numerator and denominator plain ints. The fast paths of gates and grids keep
+    such values as they are and send everything else through :func:`as_scalar`."""
     t = type(x)
-    return t is int or t is Sym or (t is Fraction and x.denominator > 1  # type: ignore[attr-defined]
+    return t is int or t is Sym or (t is Fraction and type(x.numerator) is int  # type: ignore[attr-defined]
+                                    and type(x.denominator) is int and x.denominator > 1  # type: ignore[attr-defined]
                                     and math.gcd(x.numerator, x.denominator) == 1)  # type: ignore[attr-defined]
 
 
@@ -80,7 +86,8 @@ def _check_terms(terms: object) -> None:
         if not (type(term) is tuple and len(term) == 2):
             raise IRError(f"{where}: expected a (monomial, coefficient) pair, found {term!r:.80}")
         mono, c = term
-        if type(c) is not Fraction or c == 0 or c.denominator < 1 or math.gcd(c.numerator, c.denominator) != 1:
+        if (type(c) is not Fraction or type(c.numerator) is not int or type(c.denominator) is not int
+                or c == 0 or c.denominator < 1 or math.gcd(c.numerator, c.denominator) != 1):
             raise IRError(f"{where}: expected a nonzero Fraction coefficient in lowest terms, found {c!r:.80}")
         if type(mono) is not tuple:
             raise IRError(f"{where}: expected a monomial tuple of (name, exponent) pairs, found {mono!r:.80}")
@@ -224,7 +231,8 @@ def _lift(x: object) -> Sym | None:
     if isinstance(x, Sym):
         return x
     if isinstance(x, (int, Fraction)) and not isinstance(x, bool):
-        return _raw((((), Fraction(x)),) if x != 0 else ())
+        v = _norm_rational(x) if isinstance(x, Fraction) else int.__index__(x)  # plain ints inside (as_scalar)
+        return _raw((((), Fraction(v)),) if v != 0 else ())
     return None
 
 
@@ -232,7 +240,7 @@ def sym(name: str) -> Sym:
     """The parameter called ``name`` (an identifier; dots and brackets allowed, e.g. ``D1[3]``)."""
     if not isinstance(name, str) or not _NAME.match(name):
         raise IRError(f"a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r}")
-    return _raw(((((name, 1),), Fraction(1)),))
+    return _raw(((((plain_str(name), 1),), Fraction(1)),))  # a plain str, as Sym terms require
 
 
 def as_scalar(x: object, where: str = "value") -> Scalar:
@@ -383,6 +391,16 @@ def plain_int(x: object) -> object:
     sizes, node ids and positions as plain ints, so its checks, the interpreter and the encoding all
     read one value (a subclass could answer ``*``, ``<`` or ``__index__`` differently to each)."""
     return operator.index(x) if type(x) is not int and isinstance(x, int) and not isinstance(x, bool) else x
+
+
+_T = TypeVar("_T")
+
+
+def plain_str(x: _T) -> _T:
+    """A ``str`` subclass as the plain ``str`` of its characters; anything else as it is. A name is
+    compared, hashed, sorted and encoded: a subclass could answer each otherwise than its characters
+    (``'a'`` hashing and comparing as ``'b'`` made the parameters ``a`` and ``b`` one variable)."""
+    return cast(_T, str.__str__(x)) if type(x) is not str and isinstance(x, str) else x
 
 
 def plain_fields(obj: object, *names: str) -> None:

@@ -29,7 +29,7 @@ from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
-from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_zero, sym
+from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym
 from symverify.kernel.parametric.bulk import Placement
 from symverify.kernel.parametric.expr import (
     WIDTH,
@@ -212,9 +212,11 @@ _EXACT = (int, Fraction, Sym)
 def _block_grid(nn: int, dd: int, rects: tuple[Rect, ...]) -> Grid:
     """The ``nn × dd`` grid of the blocks :func:`_bias_bulk` gives. Their bounds are cut points
     clipped to ``[0, nn]`` / ``[0, dd]`` with ``start < stop`` (they fit by construction), so when
-    every value is already exact (``int``, ``Fraction``, ``Sym``) the grid is built without
-    ``Grid``'s per-rectangle checks; any other value goes through them (normalised or refused)."""
-    if not all(type(r[4]) in _EXACT for r in rects):
+    every value is already canonical (:func:`~symverify.kernel.ir.scalar.is_canonical`: an ``int``, a
+    ``Sym``, a ``Fraction`` of plain ints in lowest terms) the grid is built without ``Grid``'s
+    per-rectangle checks; any other value goes through them (normalised or refused: a family may
+    give ``Fraction(6)``, ``Fraction(2, 4, _normalize=False)`` or ``Fraction(IntSub(5), 3)``)."""
+    if not all(is_canonical(r[4]) for r in rects):
         return Grid(nn, dd, 0, rects)
     out = object.__new__(Grid)
     for name, value in (("rows", nn), ("cols", dd), ("fill", 0), ("rects", rects)):

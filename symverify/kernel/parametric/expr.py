@@ -41,7 +41,7 @@ from typing import Union
 
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import is_bool
+from symverify.kernel.ir.scalar import as_scalar, is_bool, is_canonical, plain_int, plain_str
 
 __all__ = [
     "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
@@ -174,6 +174,9 @@ class Lit(IExpr):
     value: int
 
     def __post_init__(self) -> None:
+        # an int subclass is stored as its plain value: z3 reads the stored integer, while the concrete
+        # interpretation's ``+``, ``*``, … would call the subclass's own operators
+        object.__setattr__(self, "value", plain_int(self.value))
         if not isinstance(self.value, int) or isinstance(self.value, bool) or not 0 <= self.value < _TOP:
             raise ParametricError(f"index literal: expected an int in [0, 2^{WIDTH}), found {safe_repr(self.value)}")
 
@@ -186,6 +189,7 @@ class Var(IExpr):
     name: str
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"index variable: expected an identifier, found {safe_repr(self.name)}")
 
@@ -307,6 +311,7 @@ class Pred(Cond):
     idx: tuple[IExpr, ...]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"predicate: expected an identifier name, found {safe_repr(self.name)}")
 
@@ -503,6 +508,8 @@ class Num(Value):
     def __post_init__(self) -> None:
         if isinstance(self.value, bool) or not isinstance(self.value, (int, Fraction)):
             raise ParametricError(f"value constant: expected an int or Fraction, found {safe_repr(self.value)}")
+        if not is_canonical(self.value):  # plain ints inside, as the IR stores scalars (an int subclass, a
+            object.__setattr__(self, "value", as_scalar(self.value, "value constant"))  # Fraction(IntSub(5), 3))
 
     def __repr__(self) -> str:  # a constant of more than 4300 digits has no repr of its own
         return f"Num({safe_repr(self.value, 1 << 30)})"
@@ -524,6 +531,7 @@ class Fam(Value):
     idx: tuple[IExpr, ...]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"weight family: expected an identifier name, found {safe_repr(self.name)}")
         if self.name == "in":

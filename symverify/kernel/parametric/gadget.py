@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from symverify.ir.bigint import safe_repr
+from symverify.kernel.ir.scalar import plain_fields, plain_int, plain_str
 from symverify.kernel.parametric.expr import (
     MAX_NESTING,
     TRUE,
@@ -67,6 +68,8 @@ class Param:
     hi: int
 
     def __post_init__(self) -> None:
+        plain_fields(self, "lo", "hi")  # an int subclass as its plain value: z3 and the concrete checks read one number
+        object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         if not isinstance(self.name, str) or not self.name.isidentifier() or self.name in CELL_VARS:
             raise ParametricError(f"parameter: expected an identifier other than i, q; found {safe_repr(self.name)}")
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in (self.lo, self.hi)) or not 0 <= self.lo <= self.hi < 1 << WIDTH:
@@ -198,7 +201,7 @@ class Gadget:
             if not isinstance(fname, str) or not fname.isidentifier():
                 raise ParametricError(f"gadget {self.name} families: expected identifier names, found {safe_repr(fname, 60)}")
             _seq(size, f"gadget {self.name} family {fname} size", "index expressions")
-        object.__setattr__(self, "families", Families({k: tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()}))
+        object.__setattr__(self, "families", Families({plain_str(k): tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()}))
         for what in ("rows", "cols", "where", "care", "entry", "assume", "spec", "layers", "cases", "families"):
             x = getattr(self, what)
             depth = nesting(tuple(x.values()) if what == "families" else x)
@@ -288,7 +291,7 @@ class Gadget:
             raise ParametricError(f"gadget {self.name}: expected the parameter values as a mapping {{name: int}}, found {type(values).__name__}")
         out: dict[str, int] = {}
         for p in self.params:
-            v = values.get(p.name)
+            v = plain_int(values.get(p.name))  # an int subclass as its plain value (its own <=, + … could lie)
             if not isinstance(v, int) or isinstance(v, bool):
                 raise ParametricError(f"gadget {self.name}: parameter {p.name} needs an int value, found {safe_repr(v)}")
             if not p.lo <= v <= p.hi:

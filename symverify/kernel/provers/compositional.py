@@ -114,7 +114,12 @@ class CompositionalResult:
 
 def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, check: Check | None = None) -> None:
     """Structural rules (raise :class:`IRError`): ends, order, ranges, duplicates, node ids;
-    ``check`` (a deadline checker) is polled before every boundary."""
+    ``check`` (a deadline checker) is polled before every boundary. The certificate must be a
+    :class:`Certificate` itself, not a subclass: the rules and the stages read its boundaries
+    separately, and a property could give each another list."""
+    if type(cert) is not Certificate:
+        sub = " (a subclass is not accepted)" if isinstance(cert, Certificate) else ""
+        raise IRError(f"certificate: expected a Certificate, found {type(cert).__name__}{sub}")
     if (model.n, model.d) != (circuit.n, circuit.d):
         raise IRError(
             f"certificate: the model reads {model.n}×{model.d} inputs but the circuit reads {circuit.n}×{circuit.d}"

@@ -79,9 +79,10 @@ def confirm(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], pa
 
 
 def _exact(x: object) -> bool:
-    """An exact rational as a counterexample holds it: an ``int`` or a ``Fraction`` (not a bool, a
-    float, a string or a numpy number, which exact evaluation would convert or compute with in float)."""
-    return type(x) is int or type(x) is Fraction
+    """An exact rational as a counterexample holds it: an ``int`` or a ``Fraction`` of two plain ints (not
+    a bool, a float, a string or a numpy number, which exact evaluation would convert or compute with in
+    float, nor a Fraction holding an ``int`` subclass, whose own ``*`` Fraction arithmetic would call)."""
+    return type(x) is int or (type(x) is Fraction and type(x.numerator) is int and type(x.denominator) is int)
 
 
 def _check_form(lhs: Side, rhs: Side, cex: Counterexample) -> None:

@@ -252,7 +252,8 @@ def _check_error_bound(error_bound: object) -> Fraction:
     if isinstance(error_bound, numbers.Real) and not isinstance(error_bound, numbers.Rational):
         # a float, or a numpy float of any width (np.float32, np.longdouble: read exactly, not via float)
         try:
-            eb: object = Fraction(*error_bound.as_integer_ratio())  # type: ignore[attr-defined]
+            # as_scalar: plain ints inside (a ratio of int subclasses would compute with their own operators)
+            eb: object = as_scalar(Fraction(*error_bound.as_integer_ratio()), "error_bound")  # type: ignore[attr-defined]
         except (AttributeError, TypeError, ValueError, OverflowError):  # NaN, infinities, a Real without the method
             raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}") from None
     elif is_bool(error_bound):  # numpy bools too
