@@ -164,21 +164,60 @@ def _bytes(data: bytes) -> bytes:
 # ---- sides -------------------------------------------------------------------------------------
 
 
-def _exact(items: Iterable[object], classes: tuple[type, ...], what: str) -> None:
+def _exact(items: Iterable[object], classes: tuple[type, ...], what: str, where: str = "encoding") -> None:
     """Refuse a part of a side that is an instance of a subclass: the encoding describes the fields of
     the IR's own classes, and a subclass may evaluate otherwise than those fields say (a ``Grid``
     whose ``nonzero`` is not its rectangles, an ``int`` whose ``*`` lies about ``n·d``), so a side
     holding one has no encoding."""
     for kind in set(map(type, items)):
         if kind not in classes:
-            raise EncodingError(f"encoding: expected every {what} of type {' or '.join(c.__name__ for c in classes)} "
+            raise EncodingError(f"{where}: expected every {what} of type {' or '.join(c.__name__ for c in classes)} "
                                 f"exactly, found an instance of {kind.__module__}.{kind.__qualname__} (a subclass may "
                                 "evaluate otherwise than its fields say)")
 
 
+def _circuit_parts(c: Circuit, where: str) -> None:
+    _exact(c.gates, (Gate,), "gate", where)
+    _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id", where)
+    _exact([c.n, c.d, *c.outputs], (int,), "size or output", where)
+
+
+def _model_parts(m: Model, where: str) -> list[Grid]:
+    _exact(m.layers, (Layer,), "layer", where)
+    grids: list[Grid] = [g for layer in m.layers for g in (layer.W, layer.b1, layer.h, layer.b2)]
+    _exact(grids, (Grid,), "grid", where)
+    _exact([g.rects for g in grids], (tuple, CellArray), "grid's rectangles", where)  # a plain tuple holds plain tuples (Grid)
+    _exact([m.n, m.d, m.inner_n, m.inner_d, *(x for g in grids for x in (g.rows, g.cols))], (int,), "size", where)
+    return grids
+
+
+def _kaleidoscope_parts(k: Kaleidoscope, where: str) -> list[ButterflyFactor]:
+    _exact(k.groups, (BBStar,), "BB* group", where)
+    factors = [f for g in k.groups for f in g.factors]
+    _exact(factors, (ButterflyFactor,), "butterfly factor", where)
+    return factors
+
+
+_PARTS: dict[type, Callable[[Any, str], object]] = {Circuit: _circuit_parts, Model: _model_parts,
+                                                    Kaleidoscope: _kaleidoscope_parts}
+
+
+def check_plain(obj: object, where: str) -> None:
+    """Refuse (:class:`EncodingError`, naming ``where``) a side that is, or holds as a gate, layer,
+    grid, rectangle list, BB* group, butterfly factor, size or node id, an instance of a subclass of
+    the IR's own classes: every method reads a side through those fields, and a subclass may answer
+    one reader otherwise than another (a property that says one thing to the certificate checker and
+    another to the stage evaluator), so no method takes one (the encoding refuses them too)."""
+    parts = _PARTS.get(type(obj))
+    if parts is None:
+        kind = type(obj)
+        raise EncodingError(f"{where}: expected a Circuit, Model or Kaleidoscope exactly, found an instance of "
+                            f"{kind.__module__}.{kind.__qualname__} (a subclass may evaluate otherwise than its fields say)")
+    parts(obj, where)
+
+
 def _circuit(sink: Sink, c: Circuit) -> None:
-    _exact(c.gates, (Gate,), "gate")
-    _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id")
+    _circuit_parts(c, "encoding")
     prog = program(c)
     sink.update(b"C" + _ints([c.n, c.d, len(c.gates), len(c.outputs)]) + _bytes(prog.ops))
     if prog.args is not None:  # the program's int64 node ids are native-endian
@@ -191,10 +230,7 @@ def _circuit(sink: Sink, c: Circuit) -> None:
 
 
 def _model(sink: Sink, m: Model) -> None:
-    _exact(m.layers, (Layer,), "layer")
-    grids: list[Grid] = [g for layer in m.layers for g in (layer.W, layer.b1, layer.h, layer.b2)]
-    _exact(grids, (Grid,), "grid")
-    _exact([g.rects for g in grids], (tuple, CellArray), "grid's rectangles")  # a plain tuple holds plain tuples (Grid)
+    grids = _model_parts(m, "encoding")
     rects = [r for g in grids for r in g.rects]
     sink.update(b"M" + _ints([m.n, m.d, m.inner_n, m.inner_d, len(m.layers)])
                 + _bytes(b"".join(_MODE_BYTE[layer.mode] for layer in m.layers)))
@@ -204,9 +240,7 @@ def _model(sink: Sink, m: Model) -> None:
 
 
 def _kaleidoscope(sink: Sink, k: Kaleidoscope) -> None:
-    _exact(k.groups, (BBStar,), "BB* group")
-    factors = [f for g in k.groups for f in g.factors]
-    _exact(factors, (ButterflyFactor,), "butterfly factor")
+    factors = _kaleidoscope_parts(k, "encoding")
     sink.update(b"K" + _ints([k.n, k.size, len(k.groups)] + [x for g in k.groups for x in (g.size, len(g.factors))]))
     sink.update(_ints([x for f in factors for x in (f.size, f.stride, len(f.d1), len(f.d2), len(f.d3), len(f.d4))]))
     sink.update(_scalars([x for f in factors for diag in (f.d1, f.d2, f.d3, f.d4) for x in diag]))

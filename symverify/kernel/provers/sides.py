@@ -30,6 +30,7 @@ from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import param_names
+from symverify.kernel.provers.fingerprint import check_plain
 from symverify.kernel.semantics.evaluate import State, check_input, eval_circuit, eval_model
 from symverify.kernel.semantics.straightline import program
 
@@ -217,7 +218,8 @@ _MISSING = object()
 
 def as_side(obj: Any, what: str = "argument") -> Side:
     """Read ``obj`` as a side; anything that is not a circuit, model, kaleidoscope or compiled
-    object raises :class:`IRError`.
+    object raises :class:`IRError`, and so does one that is or holds an instance of a subclass of
+    the IR's classes (:func:`~symverify.kernel.provers.fingerprint.check_plain`).
 
     ``.kaleidoscope``, ``.model`` and ``.certificate`` are each read once (properties may hand out
     a new object on every access: the side is what was read). An object with both a Kaleidoscope in
@@ -225,10 +227,13 @@ def as_side(obj: Any, what: str = "argument") -> Side:
     :class:`Model` (a circuit, None) is not read as anything else: both raise :class:`IRError`."""
     match obj:
         case Circuit():
+            check_plain(obj, what)
             return CircuitSide(obj, obj.n, obj.d)
         case Model():
+            check_plain(obj, what)
             return ModelSide(obj, obj.n, obj.d)
         case Kaleidoscope():
+            check_plain(obj, what)
             return KaleidoscopeSide(obj, obj.n, 1)
     k = read_attribute(obj, "kaleidoscope", None, what)  # a kaleidoscope Factorization
     model = read_attribute(obj, "model", _MISSING, what)  # a compiled object; each attribute is read once
@@ -236,8 +241,10 @@ def as_side(obj: Any, what: str = "argument") -> Side:
         if isinstance(model, Model):
             raise IRError(f"{what}: {type(obj).__name__} has both a .kaleidoscope and a .model; expected one of them "
                           "(a Factorization or a compiled object), pass the one to verify")
+        check_plain(k, f"{what}.kaleidoscope")
         return KaleidoscopeSide(k, k.n, 1)
     if isinstance(model, Model):
+        check_plain(model, f"{what}.model")
         cert = read_attribute(obj, "certificate", None, what)
         if cert is not None and not isinstance(cert, Certificate):
             raise IRError(f"{what}: the compiled object's certificate must be a Certificate, found {type(cert).__name__}")
