@@ -99,6 +99,10 @@ class Wire:
     def __neg__(self) -> Wire:
         return self._lin(-1, self, 0)
 
+    def __pos__(self) -> Wire:
+        """``+x`` is ``x`` (no gate)."""
+        return self
+
     def __mul__(self, other: object) -> Wire:
         if isinstance(other, Wire):
             if other.builder is not self.builder:
