@@ -142,7 +142,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int | None = None, name
         circuit: any circuit (symbolic coefficients allowed).
         max_cells: refuse (CompileError) when the inner state ``N'·d'`` would exceed this (``None``, the
             default: :data:`symverify.ir.limits.MAX_CELLS` as it is at the call).
-        name: the model's name (default: the circuit's name + ``_kaleidoscope``).
+        name: the model's name (default: the circuit's name + ``_kaleidoscope``; empty for an unnamed circuit).
         plan: how the positions of the states are chosen: ``"exact"`` (the fewest layers in all
             over the layouts offered, every route's layers counted from its shape; it may take a larger
             ``N_k``, within the stated size, to save layers), ``"greedy"`` (stage by stage by
