@@ -9,11 +9,13 @@ Two routes, each proved against the circuit (stage certificate; global exact exp
   ``d`` only: ``w_K ≤ 5·max(Δ,1)``, ``N_k ≤ 16w``, ``L ≤ 4·w'·(⌈log2 w⌉ + 4) + 1`` (``+ 4``
   gather/scatter layers when d is not a power of two; ``w' = w_K``, or ``w_K + 2`` then), which
   follows from Lemma H.18's ``L ≤ 4·w'·log2 N_k + 1`` and ``N_k ≤ 16w``, and, with ``w_K`` replaced
-  by its bound, ``L ≤ 4·(5·max(Δ,1) [+ 2])·(⌈log2 w⌉ + 4) + 1 [+ 4]``; and ``d' = d``;
+  by its bound, ``L ≤ 4·(5·max(Δ,1) [+ 2])·(⌈log2 w⌉ + 4) + 1 [+ 4]``; Lemma H.18's inner length
+  ``N' ≤ 4.5·N_k/tw ≤ 72·w/tw`` (``tw`` the largest power of two ``≤ d``); and ``d' = d``;
 * **compiler** (:func:`~symverify.compiler.kaleidoscope.compile_kaleidoscope`, the H.21 pipeline on a
   circuit without products): every layered stage is its own ``(BB*)^{≤5}`` and the certificate
   re-anchors on circuit nodes after every stage; its bounds are those of Theorem H.21
-  (``L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3``, ``N_k ≤ 4·2^⌈log2 w⌉``).
+  (``L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3``, ``L ≤ 24·max(Δ,1)·⌈log2 w⌉ + 27``, ``N_k ≤ 4·2^⌈log2 w⌉``, at most
+  ``Δ + 1`` linear and ``Δ`` multiplicative stages, ``N' ≤ 18·2^⌈log2 w⌉/tw``), every one checked.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from symverify.kernel.verification import verify
 from symverify.library import matvec, prefix_sums, random_linear_circuit, symbolic_mixing, walsh_hadamard
 from symverify.scripts.protocol import Decided, Instance, ProofResult, each, script_main
 
-TITLE = "Corollary H.20 (linear circuits → BaseConv via H.19 and H.18, proved exactly; checked: w_K ≤ 5·max(Δ,1), N_k ≤ 16w, L ≤ 4·w'·(⌈log2 w⌉+4)+1, d' = d; the H.21 compiler within its stated bounds)"
+TITLE = "Corollary H.20 (linear circuits → BaseConv via H.19 and H.18, proved exactly; checked: w_K ≤ 5·max(Δ,1), N_k ≤ 16w, L ≤ 4·w'·(⌈log2 w⌉+4)+1, N' ≤ 72w/tw, d' = d; the H.21 compiler within its stated bounds)"
 SHARDABLE = True  # one group of instances per case, independent of the others
 
 
@@ -70,13 +72,15 @@ def literal(c: Circuit, exact: bool) -> Instance:
     lay, _ = kaleidoscope_factors(K, c.n, c.d)
     checks, detail = _checks(c, chain.model, chain.certificate, exact)
     gathered = c.d & (c.d - 1) != 0  # d not a power of two: two Beneš permutations and 4 gather/scatter layers
+    tw = 1 << (c.d.bit_length() - 1)  # the track width: the largest power of two ≤ d
     wp = K.width + (2 if gathered else 0)
     extra = 4 if gathered else 0
     res = {"depth": st.depth, "width": st.width, "w_K": K.width, "N_k": lay.size, "layers": len(chain.model.layers),
            "layers_thm": len(chain.model.layers), "inner_n": chain.model.inner_n, "inner_d": chain.model.inner_d}
     bounds = {"w_K": 5 * max(st.depth, 1), "N_k": 16 * st.width, "layers": C18 * 5 * max(st.depth, 1) * (_log2_ceil(st.width) + 4) + 1 + extra
               + (2 * C18 * (_log2_ceil(st.width) + 4) if gathered else 0),
-              "layers_thm": C18 * wp * (_log2_ceil(st.width) + 4) + 1 + extra, "inner_d": c.d}
+              "layers_thm": C18 * wp * (_log2_ceil(st.width) + 4) + 1 + extra,
+              "inner_n": Fraction(72 * st.width, tw), "inner_d": c.d}
     return Instance.from_report(f"{c.name} {c.n}x{c.d} [H.19→H.18]", *checks, resources=res, bounds=bounds,
                                 seconds=time.perf_counter() - start, detail=detail)
 
@@ -86,8 +90,8 @@ def compiler(c: Circuit, exact: bool) -> Instance:
     out = compile_kaleidoscope(c)
     checks, detail = _checks(c, out.model, out.certificate, exact)
     keys = ("depth", "width", "layers", "layers_thm", "mul_stages", "N_k", "inner_n", "inner_d", "bbstar", "L_over_delta_log2_w")
-    res = {k: out.resources[k] for k in keys}
-    bounds = {k: v for k, v in out.bounds.items() if k in res}
+    res = {k: out.resources[k] for k in dict.fromkeys((*keys, *out.bounds))}  # every stated bound next to its resource
+    bounds = dict(out.bounds)
     return Instance.from_report(f"{c.name} {c.n}x{c.d} [compiler]", *checks, resources=res, bounds=bounds,
                                 seconds=time.perf_counter() - start, detail=detail)
 

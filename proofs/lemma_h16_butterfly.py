@@ -7,7 +7,8 @@ parameter each) is compiled by the gadget of :mod:`symverify.compiler.butterfly_
 for ``s < d``: coefficients into two row blocks, pair mix, closing sum). Each model is proved equal to the linear circuit
 ``out[p] = d1·x[p] + d2·x[p+s]``, ``out[p+s] = d3·x[p] + d4·x[p+s]`` **for all values of the
 parameters**: global exact expansion over ``Q[x, d]`` and the stage certificate (compositional).
-Stated constants: at most ``C16 = 3`` layers (2 sequence, 3 channel), ``d' = d`` and
+Stated constants (docs/theory.md §4, Lemma H.16): at most ``C16 = 3`` layers for a factor alone, held
+per axis to what the lemma states for it (2 sequence, 3 channel, 1 diagonal), ``d' = d`` and
 ``N' = 3·(R + R/2)`` (three row blocks, each followed by a gap of ``R/2`` rows).
 """
 
@@ -26,6 +27,7 @@ from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 
 TITLE = "Lemma H.16 (a butterfly factor with symbolic diagonals is ≤ 3 cyclic BaseConv layers)"
 SHARDABLE = True  # one group of instances per case, independent of the others
+AXIS_LAYERS = {"sequence": 2, "channel": C16, "diagonal": 1}  # one factor alone, per gadget (docs/theory.md §4)
 
 
 def symbolic_factor(size: int, stride: int) -> ButterflyFactor:
@@ -52,8 +54,9 @@ def _instance(rows: int, d: int, stride: int) -> Instance:
     detail = "" if ok else f"certificate: {cert.failure}; exact: {exact.verdict.value}"
     res = {"layers": len(model.layers), "inner_n": model.inner_n, "inner_d": model.inner_d,
            "symbols": len(model.params()), "stages_in_certificate": chain.certificate.num_stages}
-    bounds = {"layers": C16, "inner_n": 3 * (rows + rows // 2), "inner_d": d}
-    name = f"N={rows * d} (R={rows}, d={d}) stride {stride} [{axis_of(f, d)}]"
+    axis = axis_of(f, d)
+    bounds = {"layers": AXIS_LAYERS[axis], "inner_n": 3 * (rows + rows // 2), "inner_d": d}
+    name = f"N={rows * d} (R={rows}, d={d}) stride {stride} [{axis}]"
     return Instance.from_report(name, exact, cert, method="exact+compositional", resources=res, bounds=bounds,
                                 seconds=time.perf_counter() - start, detail=detail)
 
