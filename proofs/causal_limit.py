@@ -83,9 +83,9 @@ def _impossible(c: Circuit) -> list[Instance]:
     start = time.perf_counter()
     comp = compile(c, method="dense")
     cert = check_certificate(c, comp.model, comp.certificate)
-    res = {"layers": comp.model.depth, "cyclic_layers": _cyclic_layers(comp.model)}
+    res = {**{k: comp.resources[k] for k in comp.bounds}, "layers": comp.model.depth, "cyclic_layers": _cyclic_layers(comp.model)}
     out.append(Instance.from_report(f"{c.name}: the dense (cyclic) model computes it", cert, resources=res,
-                                    bounds={"layers": comp.bounds["layers"]}, seconds=time.perf_counter() - start))
+                                    bounds=dict(comp.bounds), seconds=time.perf_counter() - start))
     return out
 
 

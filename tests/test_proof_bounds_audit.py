@@ -262,3 +262,39 @@ def test_dense_script_instances(index: int) -> None:
     assert inst.bounds == {"layers": L, "inner_n": c.n, "inner_d": 2 * s.width,
                            "params": L * ((2 * s.width) ** 2 + 3 * c.n * 2 * s.width)}
     _compared(inst)
+
+
+# ---- Theorem H.21's route in the gated-convolution scripts, the causal limit's dense model ------------
+
+
+@pytest.mark.parametrize("method", ["dense", "kaleidoscope"])
+def test_gated_route_held_to_the_h21_bounds(method: str) -> None:
+    """h3_direct's quick-tier H.21 route is held to every bound its compiler states at the circuit's
+    Δ, w, d (not only to ``direct_layers ≤ layers``, a bound taken from the route's own count)."""
+    from symverify.scripts.gated_instances import route_instance
+
+    mod = _script("h3_direct")
+    circuit, _ = mod._build(2, 1, 2)
+    s = stats(circuit)
+    inst = route_instance("h3", mod._build, 2, 1, method)
+    if method == "dense":
+        L = 2 * s.depth + 5
+        want: dict[str, int] = {"layers": L, "inner_n": circuit.n, "inner_d": 2 * s.width,
+                                "params": L * ((2 * s.width) ** 2 + 3 * circuit.n * 2 * s.width)}
+    else:
+        want = _h21_stated(s.depth, s.width, circuit.d)
+    assert {k: inst.bounds.get(k) for k in want} == want
+    assert inst.bounds["direct_layers"] == inst.resources["layers"]
+    _compared(inst)
+
+
+def test_causal_limit_dense_model_held_to_the_dense_bounds() -> None:
+    """The causal limit's cyclic witness (the dense compiler's model) is held to every dense bound."""
+    mod = _script("causal_limit")
+    c = Circuit(2, 1, (), (1, 1), "every row := x_1")
+    inst = [i for i in mod._impossible(c) if "dense" in i.name][0]
+    s = stats(c)
+    L = 2 * s.depth + 5
+    assert inst.bounds == {"layers": L, "inner_n": 2, "inner_d": 2 * s.width,
+                           "params": L * ((2 * s.width) ** 2 + 3 * 2 * 2 * s.width)}
+    _compared(inst)
