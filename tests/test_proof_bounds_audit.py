@@ -292,7 +292,7 @@ def test_causal_limit_dense_model_held_to_the_dense_bounds() -> None:
     """The causal limit's cyclic witness (the dense compiler's model) is held to every dense bound."""
     mod = _script("causal_limit")
     c = Circuit(2, 1, (), (1, 1), "every row := x_1")
-    inst = [i for i in mod._impossible(c) if "dense" in i.name][0]
+    inst = next(i for i in mod._impossible(c) if "dense" in i.name)
     s = stats(c)
     L = 2 * s.depth + 5
     assert inst.bounds == {"layers": L, "inner_n": 2, "inner_d": 2 * s.width,
