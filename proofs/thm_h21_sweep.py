@@ -36,7 +36,7 @@ SHARDABLE = True  # one instance per grid point
 SWEEP = True  # symverify sweep thm_h21 --widths … --depths … --seeds …
 
 COMPILERS = ("kaleidoscope", "dense")
-QUICK: dict[str, Any] = {"widths": [8, 16], "depths": [2, 4], "seeds": [0, 1], "compilers": ["kaleidoscope"]}
+QUICK: dict[str, Any] = {"widths": [8, 16], "depths": [2, 4], "seeds": [0, 1], "compilers": list(COMPILERS)}
 FULL: dict[str, Any] = {"widths": [32, 64, 128], "depths": [4, 8], "seeds": [0, 1], "compilers": list(COMPILERS)}
 
 KEYS = {

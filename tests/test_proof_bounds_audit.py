@@ -298,3 +298,13 @@ def test_causal_limit_dense_model_held_to_the_dense_bounds() -> None:
     assert inst.bounds == {"layers": L, "inner_n": 2, "inner_d": 2 * s.width,
                            "params": L * ((2 * s.width) ** 2 + 3 * 2 * 2 * s.width)}
     _compared(inst)
+
+
+# ---- the quick tier checks the full tier's claims ----------------------------------------------
+
+
+def test_sweep_quick_tier_checks_both_compilers() -> None:
+    """thm_h21_sweep's quick grid runs every compiler the full grid runs (smaller sizes, same claims)."""
+    mod = _script("thm_h21_sweep")
+    assert sorted(mod.QUICK["compilers"]) == sorted(mod.FULL["compilers"]) == sorted(mod.COMPILERS)
+    assert {case[3] for case in mod.cases(True)} == set(mod.COMPILERS)
