@@ -308,3 +308,36 @@ def test_sweep_quick_tier_checks_both_compilers() -> None:
     mod = _script("thm_h21_sweep")
     assert sorted(mod.QUICK["compilers"]) == sorted(mod.FULL["compilers"]) == sorted(mod.COMPILERS)
     assert {case[3] for case in mod.cases(True)} == set(mod.COMPILERS)
+
+
+# ---- Proposition H.10, and a script's bound added to a fragment's own ------------------------------
+
+
+def test_fragment_instance_never_loosens_the_fragments_own_bound() -> None:
+    """A bound a script adds is met together with the fragment's own: the smaller one holds."""
+    from symverify.gadgets.remember import ChannelF, remember_rows
+    from symverify.kernel.ir.grid import Grid
+    from symverify.scripts.instances import fragment_instance
+
+    frag = remember_rows(3, 2, 1, 1, Grid.symbolic("h", 1, 1), ChannelF((1,)))  # h at lag 0 only: 1 layer
+    assert frag.bounds["layers"] == 1
+    inst = fragment_instance(frag, "lag 0", {"layers": 2, "inner_n": 3})
+    assert inst.bounds["layers"] == 1 and inst.bounds["inner_n"] == 3
+    assert fragment_instance(frag, "tighter", {"layers": 0}).over_bound() == ["layers"]
+
+
+def test_h10_rows_form_held_to_the_layer_count_the_proposition_states() -> None:
+    """docs/theory.md §4, Proposition H.10: the rows form takes 1 layer when h has taps at lag 0 only
+    or r is empty, else 2. With a = 1 every filter is at lag 0, so those instances are held to 1."""
+    import re
+
+    mod = _script("prop_h10_remember")
+    rows = [i for i in mod.run(True).instances if i.name.startswith("rows ")]
+    assert rows
+    for inst in rows:
+        m = re.match(r"rows a=(\d+) b=(\d+): (.*)", inst.name)
+        assert m is not None, inst.name
+        a, b, what = int(m[1]), int(m[2]), m[3]
+        lag0 = a == 1 or not what.startswith("all h")
+        assert inst.bounds["layers"] == (1 if lag0 or b == 0 else 2), inst.name
+        _compared(inst)

@@ -30,11 +30,15 @@ def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str,
 
     The verdict is the proof's (:attr:`~symverify.kernel.provers.fragment.FragmentProof.verdict`):
     ``proved`` when both checks hold, ``refuted`` when the exact polynomials differ, and
-    ``unknown`` when only the certificate check failed. ``bounds`` add to the fragment's own.
+    ``unknown`` when only the certificate check failed. ``bounds`` add to the fragment's own; where
+    both bound a resource the smaller holds, so a script's bound never loosens the fragment's.
     """
     p = prove_fragment(frag, exact=exact)
     method = "compositional+exact" if exact else "compositional"
-    return Instance.from_report(name or frag.name, p, method=method, resources=p.resources, bounds={**p.bounds, **(bounds or {})},
+    merged = dict(p.bounds)
+    for key, value in (bounds or {}).items():
+        merged[key] = min(merged[key], value) if key in merged else value
+    return Instance.from_report(name or frag.name, p, method=method, resources=p.resources, bounds=merged,
                                 seconds=p.seconds, detail=p.failure)
 
 
