@@ -1,0 +1,60 @@
+"""Library arguments given as numpy integers, numpy bools or ``IntEnum`` members are read by their
+values (the same circuit as the plain int or bool), while floats, strs and ints for flags stay refused."""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+import pytest
+
+from symverify.errors import IRError, UsageError
+from symverify.library import random_circuit, standard_library, wired_circuit
+
+
+class _Seed(enum.IntEnum):
+    THREE = 3
+
+
+@pytest.mark.parametrize("seed", [np.int64(3), np.int32(3), _Seed.THREE])
+def test_random_circuit_integer_seed_is_its_value(seed: object) -> None:
+    assert random_circuit(4, 2, 12, 3, seed=seed) == random_circuit(4, 2, 12, 3, seed=3)
+    assert random_circuit(4, 2, 12, 3, seed=seed).name.endswith("seed3")
+
+
+def test_random_circuit_numpy_num_outputs_and_consts() -> None:
+    c = random_circuit(4, 2, 12, 3, num_outputs=np.int64(5), consts=np.bool_(False))
+    assert c == random_circuit(4, 2, 12, 3, num_outputs=5, consts=False)
+    assert len(c.outputs) == 5
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"seed": np.float64(3.0)}, r"random_circuit: expected an int seed, found float64"),
+    ({"seed": np.bool_(True)}, r"random_circuit: expected an int seed, found bool"),
+    ({"num_outputs": np.float32(2)}, r"expected an int num_outputs \(or None\), found float32"),
+    ({"consts": np.int64(1)}, r"expected consts True or False, found int64 np\.int64\(1\)"),
+])
+def test_random_circuit_refuses_non_integers(kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(IRError, match=match):
+        random_circuit(4, 2, 12, 3, **kwargs)  # type: ignore[arg-type]
+
+
+def test_wired_circuit_numpy_seed_and_flag() -> None:
+    got = wired_circuit(8, 3, "random", seed=np.int64(5), shuffle_outputs=np.bool_(True))
+    assert got == wired_circuit(8, 3, "random", seed=5, shuffle_outputs=True)
+    assert got.name == wired_circuit(8, 3, "random", seed=5).name
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"seed": np.float64(5)}, r"wired_circuit: expected an int seed, found float64"),
+    ({"shuffle_outputs": np.int8(1)}, r"wired_circuit: expected shuffle_outputs True or False, found int8 np\.int8\(1\)"),
+])
+def test_wired_circuit_refuses_non_integers(kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(UsageError, match=match):
+        wired_circuit(8, 3, "random", **kwargs)  # type: ignore[arg-type]
+
+
+def test_standard_library_numpy_bool() -> None:
+    assert standard_library(np.bool_(True)) == standard_library(True)
+    with pytest.raises(UsageError, match=r"standard_library: expected quick True or False, found int64 np\.int64\(1\)"):
+        standard_library(np.int64(1))  # type: ignore[arg-type]
