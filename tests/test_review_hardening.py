@@ -58,3 +58,22 @@ def test_standard_library_numpy_bool() -> None:
     assert standard_library(np.bool_(True)) == standard_library(True)
     with pytest.raises(UsageError, match=r"standard_library: expected quick True or False, found int64 np\.int64\(1\)"):
         standard_library(np.int64(1))  # type: ignore[arg-type]
+
+
+def test_golden_check_keeps_a_refuted_report_inside_a_mapping(tmp_path) -> None:
+    """A refuted report is a settled result wherever it sits; an unknown one beside it fails the check."""
+    import symverify as sv
+    from symverify.pytest_plugin import GoldenFile
+    from symverify.testing import assert_refuted
+
+    x = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    y = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + 1], n=1, d=2)
+    refuted = assert_refuted(x, y)
+    GoldenFile(tmp_path, "t", True).check({"claim": (refuted,)})
+    GoldenFile(tmp_path, "t", False).check({"claim": (refuted,)})
+    assert '"verdict": "refuted"' in (tmp_path / "t.json").read_text(encoding="utf-8")
+    unknown = sv.verify(x, x, method="z3", timeout=1e-9)
+    assert not unknown.proved and not unknown.refuted
+    with pytest.raises(pytest.fail.Exception, match=r"'claim': verify's verdict is unknown"):
+        GoldenFile(tmp_path, "u", True).check({"claim": (refuted, unknown)})
+    assert not (tmp_path / "u.json").exists()
