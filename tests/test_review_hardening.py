@@ -77,3 +77,44 @@ def test_golden_check_keeps_a_refuted_report_inside_a_mapping(tmp_path) -> None:
     with pytest.raises(pytest.fail.Exception, match=r"'claim': verify's verdict is unknown"):
         GoldenFile(tmp_path, "u", True).check({"claim": (refuted, unknown)})
     assert not (tmp_path / "u.json").exists()
+
+
+def test_check_plain_walks_a_side_once_by_identity(monkeypatch) -> None:
+    """``verify`` reads a side (``as_side``) and the randomized method then encodes it: the parts of
+    that very object are walked once; an equal but distinct object is walked again."""
+    from symverify.kernel.ir.circuit import Circuit, Gate
+    from symverify.kernel.provers import fingerprint
+
+    walked: list[int] = []
+    real = fingerprint._circuit_parts
+
+    def counting(c: Circuit, where: str) -> None:
+        walked.append(id(c))
+        real(c, where)
+
+    monkeypatch.setattr(fingerprint, "_circuit_parts", counting)
+    monkeypatch.setitem(fingerprint._PARTS, Circuit, counting)
+    c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
+    fingerprint.check_plain(c, "lhs")
+    fingerprint.check_plain(c, "rhs")
+    enc = fingerprint.encode(c)
+    assert walked == [id(c)]
+    twin = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
+    assert fingerprint.encode(twin) == enc
+    assert walked == [id(c), id(twin)]
+
+
+def test_a_refused_side_is_refused_every_time() -> None:
+    """Only a side found plain is remembered: one holding a subclass is refused on every read."""
+    from symverify.kernel.ir.circuit import Circuit, Gate
+    from symverify.kernel.provers.fingerprint import EncodingError, check_plain, encode
+
+    class SubGate(Gate):
+        pass
+
+    bad = Circuit(1, 1, (SubGate(Gate.mul(0, 0).op, (0, 0)),), (1,))
+    for _ in range(2):
+        with pytest.raises(EncodingError, match=r"^rhs: expected every gate of type Gate exactly, found an instance of .*SubGate"):
+            check_plain(bad, "rhs")
+    with pytest.raises(EncodingError, match=r"^encoding: expected every gate of type Gate exactly"):
+        encode(bad)
