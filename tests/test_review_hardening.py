@@ -118,3 +118,17 @@ def test_a_refused_side_is_refused_every_time() -> None:
             check_plain(bad, "rhs")
     with pytest.raises(EncodingError, match=r"^encoding: expected every gate of type Gate exactly"):
         encode(bad)
+
+
+def test_plot_model_takes_numpy_sizes() -> None:
+    """Sizes as numpy numbers are inches like ints and floats; a numpy bool or NaN is still refused."""
+    pytest.importorskip("matplotlib")
+    import symverify as sv
+    from symverify.viz import plot_model
+
+    model = sv.compile(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)).model
+    fig = plot_model(model, width=np.int64(7), height=np.float32(4.5))
+    assert tuple(fig.get_size_inches()) == (7.0, 4.5)
+    for bad, found in ((np.bool_(True), "True"), (np.float32("nan"), "nan"), (np.int64(501), "501")):
+        with pytest.raises(UsageError, match=rf"plot_model: width must be None \(sized by the content\) or inches in \(0, 500\], found .*{found}"):
+            plot_model(model, width=bad)
