@@ -207,7 +207,8 @@ def check_plain(obj: object, where: str) -> None:
     grid, rectangle list, BB* group, butterfly factor, size or node id, an instance of a subclass of
     the IR's own classes: every method reads a side through those fields, and a subclass may answer
     one reader otherwise than another (a property that says one thing to the certificate checker and
-    another to the stage evaluator), so no method takes one (the encoding refuses them too)."""
+    another to the stage evaluator), so no method takes one (the encoding refuses them too). The
+    last few sides found plain are remembered by identity (:data:`_PLAIN`) and not walked again."""
     parts = _PARTS.get(type(obj))
     if parts is None:
         kind = type(obj)
