@@ -156,3 +156,25 @@ def test_ir_objects_and_results_survive_pickling() -> None:
     again = sv.verify(pickle.loads(pickle.dumps(c)), pickle.loads(pickle.dumps(compiled)), method="compositional")
     assert again.proved
     assert sv.verify(pickle.loads(pickle.dumps(c)), c, method="randomized").proved
+
+
+def test_golden_file_read_in_short_reads(tmp_path, monkeypatch) -> None:
+    """``os.read`` may return fewer bytes than asked before the end of a file: the golden file is
+    read to its end (a first short read was taken for the whole file, a false mismatch)."""
+    import os
+
+    import symverify as sv
+    from symverify import pytest_plugin
+    from symverify.pytest_plugin import GoldenFile
+
+    report = sv.verify(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2),
+                       sv.Circuit.trace(lambda u: [u[0][1] * u[0][0]], n=1, d=2), method="exact")
+    GoldenFile(tmp_path, "t", True).check(report)
+    real = os.read
+    monkeypatch.setattr(pytest_plugin.os, "read", lambda fd, n: real(fd, min(n, 7)))
+    GoldenFile(tmp_path, "t", False).check(report)
+    changed = (tmp_path / "t.json").read_text(encoding="utf-8").replace('"exact"', '"exakt"')
+    assert '"exakt"' in changed
+    (tmp_path / "t.json").write_text(changed, encoding="utf-8")
+    with pytest.raises(pytest.fail.Exception, match=r"golden mismatch"):
+        GoldenFile(tmp_path, "t", False).check(report)
