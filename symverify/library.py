@@ -7,6 +7,8 @@ polynomials computed and the depth. Inputs are ``vec(u)`` row-major (``x_{i·d+j
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,7 +21,7 @@ from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.kernel.ir.analysis import levels
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, sym, unordered
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_bool, is_zero, sym, unordered
 from symverify.library_gated import (
     GatedConvWeights,
     _pos,
@@ -398,12 +400,25 @@ def symbolic_mixing(n: int) -> Circuit:
     return Circuit(n, 1, tuple(gates), tuple(range(2 * n, 3 * n)), f"symbolic_mixing_{n}")
 
 
-def _seed(seed: object, where: str) -> None:
-    """Refuse a seed that is not an int: ``None`` would draw the operating system's randomness (a
-    circuit no one can rebuild), and a bool, float or str would make a circuit named after a seed
-    that is not one."""
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise IRError(f"{where}: expected an int seed, found {type(seed).__name__} {seed!r:.40}")
+def _seed(seed: object, where: str, error: type[IRError] | type[UsageError] = IRError) -> int:
+    """``seed`` as a plain ``int`` (an ``int`` subclass or a numpy integer by its value); refuse a
+    seed that is not an integer: ``None`` would draw the operating system's randomness (a circuit no
+    one can rebuild), and a bool, float or str would make a circuit named after a seed that is not one."""
+    return _integer(seed, "seed", where, error)
+
+
+def _integer(v: object, what: str, where: str, error: type[IRError] | type[UsageError] = IRError) -> int:
+    """``v`` as a plain ``int`` when it is an integer (``int``, ``IntEnum``, numpy integers; not a bool)."""
+    if isinstance(v, numbers.Integral) and not is_bool(v):
+        return operator.index(v)
+    raise error(f"{where}: expected an int {what}, found {type(v).__name__} {v!r:.40}")
+
+
+def _flag(v: object, what: str, where: str, error: type[IRError] | type[UsageError] = IRError) -> bool:
+    """``v`` as a ``bool`` when it is one (Python's or numpy's); anything else is refused."""
+    if is_bool(v):
+        return bool(v)
+    raise error(f"{where}: expected {what} True or False, found {type(v).__name__} {v!r:.40}")
 
 
 def _coeff(rng: random.Random) -> Scalar:
@@ -428,11 +443,10 @@ def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 
         raise IRError(f"random_circuit: expected size ≥ depth ≥ 0 (and size 0 when depth 0), found size={size}, depth={depth}")
     if not isinstance(mul_fraction, (int, float, Fraction)) or isinstance(mul_fraction, bool) or not 0 <= mul_fraction <= 1:
         raise IRError(f"random_circuit: expected 0 ≤ mul_fraction ≤ 1, found {mul_fraction!r}")
-    _seed(seed, "random_circuit")
-    if type(consts) is not bool:
-        raise IRError(f"random_circuit: expected consts True or False, found {type(consts).__name__} {consts!r:.40}")
-    if num_outputs is not None and (not isinstance(num_outputs, int) or isinstance(num_outputs, bool)):
-        raise IRError(f"random_circuit: expected an int num_outputs (or None), found {type(num_outputs).__name__} {num_outputs!r:.40}")
+    seed = _seed(seed, "random_circuit")
+    consts = _flag(consts, "consts", "random_circuit")
+    if num_outputs is not None:
+        num_outputs = _integer(num_outputs, "num_outputs (or None)", "random_circuit")
     limits.check(size, "MAX_GATES", "random_circuit")
     rng = random.Random(seed)
     nd = n * d
@@ -507,11 +521,8 @@ def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fractio
     limits.check(w, "MAX_INPUTS", "wired_circuit")
     if d is not None and (not isinstance(d, int) or isinstance(d, bool) or d < 1 or w % d):
         raise UsageError(f"wired_circuit: d: expected a positive divisor of w = {w}, found {d!r}")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise UsageError(f"wired_circuit: expected an int seed, found {type(seed).__name__} {seed!r:.40}")
-    if type(shuffle_outputs) is not bool:
-        raise UsageError(f"wired_circuit: expected shuffle_outputs True or False, found {type(shuffle_outputs).__name__} "
-                         f"{shuffle_outputs!r:.40}")
+    seed = _seed(seed, "wired_circuit", UsageError)
+    shuffle_outputs = _flag(shuffle_outputs, "shuffle_outputs", "wired_circuit", UsageError)
     rng = random.Random(f"wired {w} {depth} {wiring} {seed}")
     if d is None:
         d = next(k for k in (4, 2, 1) if w % k == 0)
@@ -554,8 +565,7 @@ def _operands(wiring: str, j: int, below: Sequence[int], hubs: Sequence[int], pi
 
 def standard_library(quick: bool = True) -> list[Circuit]:
     """The sweep used by proof scripts: every library family at small (quick) or larger sizes."""
-    if type(quick) is not bool:
-        raise UsageError(f"standard_library: expected quick True or False, found {type(quick).__name__} {quick!r:.40}")
+    quick = _flag(quick, "quick", "standard_library", UsageError)
     s = 1 if quick else 2
     out = [
         walsh_hadamard(4 * s, 2),

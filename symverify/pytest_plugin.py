@@ -431,7 +431,12 @@ def _read(path: Path, update: bool, limit: int) -> tuple[str | None, str, int]:
             return None, f"cannot read the golden file {path}: {reason}", 0
         if st.st_size > limit:
             return "", "", st.st_size
-        data = os.read(fd, limit + 1)
+        data = b""
+        while len(data) <= limit:  # read may return fewer bytes than asked before the end
+            chunk = os.read(fd, limit + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
     except OSError as e:
         return None, f"cannot read the golden file {path}: {e.strerror or e}", 0
     finally:

@@ -27,6 +27,7 @@ the kinds as a strip under it: the picture of Theorem H.21's construction.
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ from symverify.errors import LimitError, ShapeError, UsageError
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Certificate
-from symverify.kernel.ir.scalar import Scalar, Sym
+from symverify.kernel.ir.scalar import Scalar, Sym, is_bool
 from symverify.kernel.semantics.support import Support, layer_support, support_of_cells
 
 if TYPE_CHECKING:
@@ -301,9 +302,10 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
     if order not in ("row", "channel"):
         raise UsageError(f"plot_model: order must be 'row' or 'channel', found {order!r}")
     for name, v in (("width", width), ("height", height)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= MAX_INCHES):
+        if v is not None and (is_bool(v) or not isinstance(v, numbers.Real) or not 0 < v <= MAX_INCHES):  # numpy numbers too
             raise UsageError(f"plot_model: {name} must be None (sized by the content) or inches in (0, {MAX_INCHES}], "
                              f"found {v!r:.40}")
+    width, height = (None if v is None else float(v) for v in (width, height))
     occ = occupancy(obj, certificate=certificate)
     L, nn, dd = occ.layers, occ.inner_n, occ.inner_d
     grid = occ.roles.T  # cells × layers

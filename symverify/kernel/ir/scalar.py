@@ -37,9 +37,9 @@ def _norm_rational(q: Fraction) -> int | Fraction:
     keeps the subclass): its value ``a/b`` is the stored integers, which flint, sympy and the
     encoding read, while Fraction arithmetic and residues mod ``p`` would call the subclass's
     ``*`` and could compute another number."""
-    if (type(q) is not Fraction or type(q.numerator) is not int or type(q.denominator) is not int
-            or q.denominator < 2 or math.gcd(q.numerator, q.denominator) != 1):
-        q = Fraction(int.__index__(q.numerator), int.__index__(q.denominator))
+    num, den = q.numerator, q.denominator  # each read once (properties)
+    if type(q) is not Fraction or type(num) is not int or type(den) is not int or den < 2 or math.gcd(num, den) != 1:
+        q = Fraction(int.__index__(num), int.__index__(den))
         if q.denominator == 1:
             return q.numerator
     return q
@@ -51,9 +51,12 @@ def is_canonical(x: object) -> bool:
     lowest terms with a denominator ≥ 2, numerator and denominator plain ints. The fast paths of gates and grids keep
     such values as they are and send everything else through :func:`as_scalar`."""
     t = type(x)
-    return t is int or t is Sym or (t is Fraction and type(x.numerator) is int  # type: ignore[attr-defined]
-                                    and type(x.denominator) is int and x.denominator > 1  # type: ignore[attr-defined]
-                                    and math.gcd(x.numerator, x.denominator) == 1)  # type: ignore[attr-defined]
+    if t is int or t is Sym:
+        return True
+    if t is not Fraction:
+        return False
+    num, den = x.numerator, x.denominator  # type: ignore[attr-defined]  # each read once (properties)
+    return type(num) is int and type(den) is int and den > 1 and math.gcd(num, den) == 1
 
 
 def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
@@ -86,8 +89,8 @@ def _check_terms(terms: object) -> None:
         if not (type(term) is tuple and len(term) == 2):
             raise IRError(f"{where}: expected a (monomial, coefficient) pair, found {term!r:.80}")
         mono, c = term
-        if (type(c) is not Fraction or type(c.numerator) is not int or type(c.denominator) is not int
-                or c == 0 or c.denominator < 1 or math.gcd(c.numerator, c.denominator) != 1):
+        if (type(c) is not Fraction or type(num := c.numerator) is not int or type(den := c.denominator) is not int
+                or num == 0 or den < 1 or math.gcd(num, den) != 1):
             raise IRError(f"{where}: expected a nonzero Fraction coefficient in lowest terms, found {c!r:.80}")
         if type(mono) is not tuple:
             raise IRError(f"{where}: expected a monomial tuple of (name, exponent) pairs, found {mono!r:.80}")

@@ -207,17 +207,33 @@ def check_plain(obj: object, where: str) -> None:
     grid, rectangle list, BB* group, butterfly factor, size or node id, an instance of a subclass of
     the IR's own classes: every method reads a side through those fields, and a subclass may answer
     one reader otherwise than another (a property that says one thing to the certificate checker and
-    another to the stage evaluator), so no method takes one (the encoding refuses them too)."""
+    another to the stage evaluator), so no method takes one (the encoding refuses them too). The
+    last few sides found plain are remembered by identity (:data:`_PLAIN`) and not walked again."""
     parts = _PARTS.get(type(obj))
     if parts is None:
         kind = type(obj)
         raise EncodingError(f"{where}: expected a Circuit, Model or Kaleidoscope exactly, found an instance of "
                             f"{kind.__module__}.{kind.__qualname__} (a subclass may evaluate otherwise than its fields say)")
-    parts(obj, where)
+    if _PLAIN.get(obj) is None:
+        parts(obj, where)
+        _PLAIN.put(obj, True)
+
+
+_PLAIN: IdentityMemo[bool] = IdentityMemo(4)
+"""The last few sides whose parts :func:`check_plain` or the encoding found plain, by identity: the IR
+is immutable and holding the object keeps its ``id`` from being reused, so a hit is that very content,
+and a side that ``verify`` read and then encodes is walked once."""
+
+
+def _plain(obj: object, parts: Callable[[Any, str], object]) -> None:
+    """The encoding's check of ``obj``'s parts (:func:`check_plain`'s, naming ``encoding``)."""
+    if _PLAIN.get(obj) is None:
+        parts(obj, "encoding")
+        _PLAIN.put(obj, True)
 
 
 def _circuit(sink: Sink, c: Circuit) -> None:
-    _circuit_parts(c, "encoding")
+    _plain(c, _circuit_parts)
     prog = program(c)
     sink.update(b"C" + _ints([c.n, c.d, len(c.gates), len(c.outputs)]) + _bytes(prog.ops))
     if prog.args is not None:  # the program's int64 node ids are native-endian
@@ -230,7 +246,8 @@ def _circuit(sink: Sink, c: Circuit) -> None:
 
 
 def _model(sink: Sink, m: Model) -> None:
-    grids = _model_parts(m, "encoding")
+    _plain(m, _model_parts)
+    grids = [g for layer in m.layers for g in (layer.W, layer.b1, layer.h, layer.b2)]
     rects = [r for g in grids for r in g.rects]
     sink.update(b"M" + _ints([m.n, m.d, m.inner_n, m.inner_d, len(m.layers)])
                 + _bytes(b"".join(_MODE_BYTE[layer.mode] for layer in m.layers)))
@@ -240,7 +257,8 @@ def _model(sink: Sink, m: Model) -> None:
 
 
 def _kaleidoscope(sink: Sink, k: Kaleidoscope) -> None:
-    factors = _kaleidoscope_parts(k, "encoding")
+    _plain(k, _kaleidoscope_parts)
+    factors = [f for g in k.groups for f in g.factors]
     sink.update(b"K" + _ints([k.n, k.size, len(k.groups)] + [x for g in k.groups for x in (g.size, len(g.factors))]))
     sink.update(_ints([x for f in factors for x in (f.size, f.stride, len(f.d1), len(f.d2), len(f.d3), len(f.d4))]))
     sink.update(_scalars([x for f in factors for diag in (f.d1, f.d2, f.d3, f.d4) for x in diag]))
