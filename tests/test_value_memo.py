@@ -63,3 +63,49 @@ def test_bad_arguments_are_still_refused():
         retnet_layout(0, 2, [retnet_weights(2)])
     with pytest.raises(IRError, match="at least one layer"):
         retnet_layout(2, 2, [])
+
+
+def test_an_identity_memo_lookup_never_meets_an_eviction_half_done():
+    """``verify`` from several threads shares the kernel's memos (the plain-side check, the
+    fingerprints, the grids): a lookup that found its entry, then met another thread's eviction
+    before ``move_to_end``, raised ``KeyError``. Every read and write holds the memo's lock, so the
+    other thread's eviction waits until the lookup is done."""
+    import threading
+    from collections import OrderedDict
+
+    from symverify.kernel.ir.memo import IdentityMemo
+
+    memo: IdentityMemo[int] = IdentityMemo(1)
+    a, b = [1], [2]
+    memo(a, lambda: 10)
+    evictor = threading.Thread(target=lambda: memo.put(b, 20))
+
+    class Interleaved(OrderedDict):  # another thread evicts ``a`` right after the lookup found it
+        def get(self, k, default=None):
+            hit = super().get(k, default)
+            if not evictor.is_alive() and evictor.ident is None:
+                evictor.start()
+                evictor.join(0.5)  # returns at once without the lock; waits out 0.5 s with it
+            return hit
+
+    memo._entries = Interleaved(memo._entries)
+    assert memo.get(a) == 10
+    evictor.join()
+    assert memo.get(a) is None and memo.get(b) == 20
+
+
+def test_memos_pickle_empty():
+    """A memo travels (inside a plan sent to a Dask worker) as an empty memo of its size: its
+    entries are found by ``id``, which means nothing in another process."""
+    import pickle
+
+    from symverify.kernel.ir.memo import IdentityMemo
+
+    a = [1]
+    idm: IdentityMemo[int] = IdentityMemo(3)
+    idm(a, lambda: 5)
+    vm: ValueMemo[int] = ValueMemo(4)
+    vm("k", lambda: 6)
+    idm2, vm2 = pickle.loads(pickle.dumps(idm)), pickle.loads(pickle.dumps(vm))
+    assert (len(idm2), idm2.size, len(vm2), vm2.size) == (0, 3, 0, 4)
+    assert idm2(a, lambda: 7) == 7 and vm2("k", lambda: 8) == 8

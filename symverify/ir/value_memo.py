@@ -19,6 +19,7 @@ False
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
@@ -54,18 +55,29 @@ class ValueMemo(Generic[V]):
             raise ValueError(f"ValueMemo size: expected at least 1, found {size}")
         self.size = size
         self._entries: OrderedDict[Hashable, V] = OrderedDict()
+        self._lock = threading.Lock()  # threads may share a memo: a lookup never meets an eviction half done
 
     def __call__(self, key: Hashable, compute: Callable[[], V]) -> V:
         """The value stored for ``key``, or ``compute()`` stored and returned (nothing is stored
-        when it raises)."""
-        if key in self._entries:
-            self._entries.move_to_end(key)
-            return self._entries[key]
+        when it raises; ``compute`` runs outside the lock)."""
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
         value = compute()
-        self._entries[key] = value
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
         return value
+
+    def __getstate__(self) -> dict[str, int]:
+        """Pickled empty (a cache, rebuilt where it is used)."""
+        return {"size": self.size}
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        self.__init__(state["size"])  # type: ignore[misc]
 
     def __len__(self) -> int:
         return len(self._entries)

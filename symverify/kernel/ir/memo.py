@@ -5,7 +5,9 @@ Circuits, models, grids and kaleidoscopes are immutable, so anything computed fr
 while the object lives. :class:`IdentityMemo` finds an entry by the object's identity plus a
 hashable key (the other inputs of the function) and keeps the object itself alive in the entry,
 so its ``id`` cannot be reused by another object while the entry exists. The least recently used
-entry goes first.
+entry goes first. A memo may be shared by threads (``verify`` from several threads, Dask's
+threaded workers): every read and write holds its lock, so one thread's eviction never meets
+another's lookup half done.
 
 >>> memo: IdentityMemo[int] = IdentityMemo(2)
 >>> a, b, c = [1], [2], [3]
@@ -18,6 +20,7 @@ entry goes first.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
@@ -35,23 +38,26 @@ class IdentityMemo(Generic[V]):
             raise ValueError(f"IdentityMemo size: expected at least 1, found {size}")
         self.size = size
         self._entries: OrderedDict[tuple[int, Hashable], tuple[object, V]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, obj: object, key: Hashable = ()) -> V | None:
         """The value stored for ``obj`` (this very object) and ``key``, or None."""
         k = (id(obj), key)
-        hit = self._entries.get(k)
-        if hit is None or hit[0] is not obj:
-            return None
-        self._entries.move_to_end(k)
-        return hit[1]
+        with self._lock:
+            hit = self._entries.get(k)
+            if hit is None or hit[0] is not obj:
+                return None
+            self._entries.move_to_end(k)
+            return hit[1]
 
     def put(self, obj: object, value: V, key: Hashable = ()) -> V:
         """Store ``value`` for ``obj`` and ``key`` (evicting the least recently used entry)."""
         k = (id(obj), key)
-        self._entries[k] = (obj, value)
-        self._entries.move_to_end(k)
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[k] = (obj, value)
+            self._entries.move_to_end(k)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
         return value
 
     def __call__(self, obj: object, compute: Callable[[], V], key: Hashable = ()) -> V:
@@ -60,7 +66,15 @@ class IdentityMemo(Generic[V]):
         return self.put(obj, compute(), key) if hit is None else hit
 
     def clear(self) -> None:
-        self._entries.clear()
+        with self._lock:
+            self._entries.clear()
+
+    def __getstate__(self) -> dict[str, int]:
+        """Pickled empty: entries are found by ``id``, which means nothing in another process."""
+        return {"size": self.size}
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        self.__init__(state["size"])  # type: ignore[misc]
 
     def __len__(self) -> int:
         return len(self._entries)
