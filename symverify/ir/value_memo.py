@@ -65,11 +65,14 @@ class ValueMemo(Generic[V]):
                 self._entries.move_to_end(key)
                 return self._entries[key]
         value = compute()
+        dropped: list[object] = []  # released after the lock: a finalizer they run may use this memo
         with self._lock:
+            dropped.append(self._entries.get(key))
             self._entries[key] = value
             self._entries.move_to_end(key)
             while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+                dropped.append(self._entries.popitem(last=False))
+        del dropped
         return value
 
     def __getstate__(self) -> dict[str, int]:

@@ -51,13 +51,17 @@ class IdentityMemo(Generic[V]):
             return hit[1]
 
     def put(self, obj: object, value: V, key: Hashable = ()) -> V:
-        """Store ``value`` for ``obj`` and ``key`` (evicting the least recently used entry)."""
+        """Store ``value`` for ``obj`` and ``key`` (evicting the least recently used entry). The
+        entries it drops are released after the lock: a finalizer they run may use this memo."""
         k = (id(obj), key)
+        dropped: list[object] = []
         with self._lock:
+            dropped.append(self._entries.get(k))
             self._entries[k] = (obj, value)
             self._entries.move_to_end(k)
             while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+                dropped.append(self._entries.popitem(last=False))
+        del dropped
         return value
 
     def __call__(self, obj: object, compute: Callable[[], V], key: Hashable = ()) -> V:
@@ -67,7 +71,8 @@ class IdentityMemo(Generic[V]):
 
     def clear(self) -> None:
         with self._lock:
-            self._entries.clear()
+            entries, self._entries = self._entries, OrderedDict()
+        entries.clear()  # released after the lock, as in put
 
     def __getstate__(self) -> dict[str, int]:
         """Pickled empty: entries are found by ``id``, which means nothing in another process."""
