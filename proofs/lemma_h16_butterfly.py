@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 
 from symverify.compiler.butterfly_to_baseconv import C16, axis_of, factor_model
+from symverify.compiler.layout import track_width
 from symverify.kernel.ir.butterfly import ButterflyFactor
 from symverify.kernel.ir.scalar import sym
 from symverify.kernel.provers.compositional import check_certificate
@@ -54,7 +55,7 @@ def _instance(rows: int, d: int, stride: int) -> Instance:
     detail = "" if ok else f"certificate: {cert.failure}; exact: {exact.verdict.value}"
     res = {"layers": len(model.layers), "inner_n": model.inner_n, "inner_d": model.inner_d,
            "symbols": len(model.params()), "stages_in_certificate": chain.certificate.num_stages}
-    axis = axis_of(f, d)
+    axis = axis_of(f, track_width(d))  # the axis by the layout's track width (d itself for the powers of two swept)
     bounds = {"layers": AXIS_LAYERS[axis], "inner_n": 3 * (rows + rows // 2), "inner_d": d}
     name = f"N={rows * d} (R={rows}, d={d}) stride {stride} [{axis}]"
     return Instance.from_report(name, exact, cert, method="exact+compositional", resources=res, bounds=bounds,
