@@ -214,9 +214,7 @@ def check_plain(obj: object, where: str) -> None:
         kind = type(obj)
         raise EncodingError(f"{where}: expected a Circuit, Model or Kaleidoscope exactly, found an instance of "
                             f"{kind.__module__}.{kind.__qualname__} (a subclass may evaluate otherwise than its fields say)")
-    if _PLAIN.get(obj) is None:
-        parts(obj, where)
-        _PLAIN.put(obj, True)
+    _plain(obj, parts, where)
 
 
 _PLAIN: IdentityMemo[bool] = IdentityMemo(4)
@@ -225,10 +223,11 @@ is immutable and holding the object keeps its ``id`` from being reused, so a hit
 and a side that ``verify`` read and then encodes is walked once."""
 
 
-def _plain(obj: object, parts: Callable[[Any, str], object]) -> None:
-    """The encoding's check of ``obj``'s parts (:func:`check_plain`'s, naming ``encoding``)."""
+def _plain(obj: object, parts: Callable[[Any, str], object], where: str = "encoding") -> None:
+    """Walk ``obj``'s parts (naming ``where`` in a refusal) unless :data:`_PLAIN` holds it; remember it
+    once they pass (a refused side is never remembered)."""
     if _PLAIN.get(obj) is None:
-        parts(obj, "encoding")
+        parts(obj, where)
         _PLAIN.put(obj, True)
 
 
