@@ -5,6 +5,7 @@ from fractions import Fraction
 import pytest
 
 from symverify import Grid, IRError, Layer, Mode, Model, ShapeError, sym
+from symverify.errors import UsageError
 
 
 def test_grid_paint_overrides_and_counts():
@@ -100,7 +101,7 @@ def test_identity_memo_keys_by_identity_and_key_and_evicts_least_recent():
     memo.put(c, 4)
     assert memo.get(a) is None and memo.get(a, "q") == 3 and memo.get(c) == 4
     assert calls == [1, 2, 3]
-    with pytest.raises(ValueError, match="expected at least 1, found 0"):
+    with pytest.raises(UsageError, match="expected an int ≥ 1, found int 0"):
         IdentityMemo(0)
 
 

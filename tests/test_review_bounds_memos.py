@@ -4,10 +4,13 @@ identity are that object's under concurrent use; Lemma H.16's per-axis layer con
 
 from __future__ import annotations
 
+import re
 import threading
 
+import numpy as np
 import pytest
 
+from symverify.errors import UsageError
 from symverify.ir.value_memo import ValueMemo
 from symverify.kernel.ir.memo import IdentityMemo
 
@@ -88,12 +91,19 @@ def test_identity_memo_hits_are_the_objects_own_under_threads() -> None:
     assert len(memo) <= 3
 
 
-@pytest.mark.parametrize(("size", "error"), [(0, "at least 1")])
-def test_memos_still_refuse_a_size_below_one(size: int, error: str) -> None:
-    with pytest.raises(ValueError, match=error):
-        IdentityMemo(size)
-    with pytest.raises(ValueError, match=error):
-        ValueMemo(size)
+@pytest.mark.parametrize(("size", "found"), [(0, "int 0"), (-3, "int -3"), (True, "bool True"), (2.0, "float 2.0"),
+                                             (1.5, "float 1.5"), (np.int64(3), "int64 "), ("4", "str '4'"), (None, "NoneType None")])
+@pytest.mark.parametrize("memo", [IdentityMemo, ValueMemo])
+def test_memos_refuse_a_size_that_is_not_an_int_of_at_least_one(memo: type, size: object, found: str) -> None:
+    """A size below 1, a bool, a float or a numpy integer is a UsageError naming the class, what it
+    expected and what it found (a float 1.5 would keep one entry, True one, silently)."""
+    with pytest.raises(UsageError, match=rf"^{memo.__name__} size: expected an int ≥ 1, found {re.escape(found)}"):
+        memo(size)
+
+
+@pytest.mark.parametrize("memo", [IdentityMemo, ValueMemo])
+def test_memos_take_every_int_size_from_one(memo: type) -> None:
+    assert memo(1).size == 1 and memo(7).size == 7 and type(memo(7).size) is int
 
 
 def test_lemma_h16_axis_constants_are_the_theorys() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from symverify.compiler.gated import hyena_direct
 from symverify.compiler.retnet import retnet_direct
-from symverify.errors import IRError
+from symverify.errors import IRError, UsageError
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.library import retnet, retnet_layout, retnet_weights
 from symverify.library_gated import gated_conv_layout, hyena, hyena_weights
@@ -32,7 +32,7 @@ def test_value_memo_keeps_the_last_entries_and_nothing_that_raised():
     memo(typed_key(2), lambda: 20)
     memo(typed_key(3), lambda: 30)  # evicts 1, the least recently used
     assert memo(typed_key(1), lambda: 12) == 12
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(UsageError, match="expected an int ≥ 1, found int 0"):
         ValueMemo(0)
 
 

@@ -24,6 +24,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
+from symverify.errors import UsageError
+
 __all__ = ["ValueMemo", "typed_key"]
 
 V = TypeVar("V")
@@ -48,11 +50,15 @@ def typed_key(*parts: Any) -> Hashable:
 
 
 class ValueMemo(Generic[V]):
-    """The values computed for the last ``size`` keys (least recently used first out)."""
+    """The values computed for the last ``size`` keys (least recently used first out).
+
+    ``size`` is a plain ``int`` ≥ 1; anything else (0, a bool, a float, a numpy integer) raises
+    :class:`~symverify.errors.UsageError` naming what was found.
+    """
 
     def __init__(self, size: int = 8) -> None:
-        if size < 1:
-            raise ValueError(f"ValueMemo size: expected at least 1, found {size}")
+        if type(size) is not int or size < 1:  # a bool, float or numpy int is no size
+            raise UsageError(f"ValueMemo size: expected an int ≥ 1, found {type(size).__name__} {size!r:.40}")
         self.size = size
         self._entries: OrderedDict[Hashable, V] = OrderedDict()
         self._lock = threading.Lock()  # threads may share a memo: a lookup never meets an eviction half done

@@ -25,17 +25,23 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
+from symverify.errors import UsageError
+
 __all__ = ["IdentityMemo"]
 
 V = TypeVar("V")
 
 
 class IdentityMemo(Generic[V]):
-    """The values computed for the last ``size`` (object, key) pairs, found by identity."""
+    """The values computed for the last ``size`` (object, key) pairs, found by identity.
+
+    ``size`` is a plain ``int`` ≥ 1; anything else (0, a bool, a float, a numpy integer) raises
+    :class:`~symverify.errors.UsageError` naming what was found.
+    """
 
     def __init__(self, size: int = 16) -> None:
-        if size < 1:
-            raise ValueError(f"IdentityMemo size: expected at least 1, found {size}")
+        if type(size) is not int or size < 1:  # a bool, float or numpy int is no size
+            raise UsageError(f"IdentityMemo size: expected an int ≥ 1, found {type(size).__name__} {size!r:.40}")
         self.size = size
         self._entries: OrderedDict[tuple[int, Hashable], tuple[object, V]] = OrderedDict()
         self._lock = threading.Lock()
