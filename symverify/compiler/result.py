@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -12,12 +12,51 @@ from symverify.errors import CompileError
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.certificate import Certificate
 
-__all__ = ["Compiled", "Number"]
+__all__ = ["Compiled", "Number", "ReadOnlyMapping"]
 
 Number = int | Fraction | float
 
 
-def _check_numbers(d: Mapping[str, Any], what: str) -> dict[str, Number]:
+class ReadOnlyMapping(Mapping[str, Number]):
+    """A mapping that cannot be changed after it is made: no item assignment, deletion, ``update``
+    or attribute to swap (``__slots__``), so a :class:`Compiled`'s resources and bounds stay what
+    the compiler wrote and ``over_bound()`` what it was.
+
+    Unlike :class:`types.MappingProxyType` it pickles and deep-copies (as its items: Compiled
+    objects cross process boundaries, ``symverify prove -j N`` and Dask) and equals any mapping
+    with the same items (``collections.abc.Mapping.__eq__``), a plain ``dict`` included. It is
+    unhashable, as a dict is. ``dict(m)`` gives a mutable copy.
+    """
+
+    __slots__ = ("_items",)
+    _items: dict[str, Number]
+
+    def __init__(self, items: Mapping[str, Number]) -> None:
+        object.__setattr__(self, "_items", dict(items))
+
+    def __getitem__(self, key: str) -> Number:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ReadOnlyMapping: cannot set attribute {name!r}; the mapping is read-only (copy it with dict(...))")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"ReadOnlyMapping: cannot delete attribute {name!r}; the mapping is read-only")
+
+    def __reduce__(self) -> tuple[type[ReadOnlyMapping], tuple[dict[str, Number]]]:
+        return (ReadOnlyMapping, (dict(self._items),))
+
+    def __repr__(self) -> str:
+        return repr(self._items)
+
+
+def _check_numbers(d: Mapping[str, Any], what: str) -> ReadOnlyMapping:
     if not isinstance(d, Mapping):
         raise CompileError(f"Compiled {what}: expected a mapping of str to numbers, found {type(d).__name__}")
     out: dict[str, Number] = {}
@@ -29,7 +68,7 @@ def _check_numbers(d: Mapping[str, Any], what: str) -> dict[str, Number]:
         if isinstance(v, float) and not math.isfinite(v):  # NaN is never over a bound, nor under one
             raise CompileError(f"Compiled {what}[{k!r}]: expected a finite number, found {v}")
         out[k] = v
-    return out
+    return ReadOnlyMapping(out)
 
 
 @dataclass(frozen=True)
@@ -38,7 +77,10 @@ class Compiled:
 
     ``resources`` are what the construction used (``layers``, ``inner_n``, ``inner_d``, ``params``,
     ``nonzero_params``, …); ``bounds`` the bounds the construction *states* for some of them
-    (e.g. ``layers ≤ 2Δ + 5``), with the same keys. ``certificate`` is the stage certificate for
+    (e.g. ``layers ≤ 2Δ + 5``), with the same keys. Both are stored as :class:`ReadOnlyMapping`
+    copies of what was given (item assignment raises ``TypeError``), so a frozen result's resources,
+    bounds and ``over_bound()`` cannot change after it is made; ``dataclasses.replace`` (which
+    validates again) makes a changed copy. ``certificate`` is the stage certificate for
     :func:`symverify.kernel.provers.compositional.check_certificate` (untrusted: it can only make a check
     fail). ``method`` names the compiler.
     """
