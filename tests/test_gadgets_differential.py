@@ -536,7 +536,7 @@ ADVERSARIAL = [
     (lambda: prim.affine_map(I2, 2, rows=[0.5]), ShapeError, "affine_map rows: expected a list of ints"),
     (lambda: prim.affine_map(I2, 2, rows=[-1]), ShapeError, r"rows in \[0, 2\)"),
     (lambda: prim.affine_map(I2, 2, Grid.from_rows([[0, 0], [1, 0]]), rows=[0]), IRError, "outside the rows"),
-    (lambda: prim.convolution(Grid.zeros(0, 1)), ShapeError, "positive int inner_n"),
+    (lambda: prim.convolution(Grid.zeros(0, 1)), ShapeError, "positive int h.rows"),
     (lambda: prim.shift_down(3, 1, 3), IRError, "0 ≤ s < N' = 3"),
     (lambda: prim.shift_down(3, 1, -1), IRError, "0 ≤ s < N' = 3"),
     (lambda: prim.shift_down(3, 1, True), IRError, "expected a shift s"),

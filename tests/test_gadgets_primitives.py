@@ -202,7 +202,7 @@ def test_check_spec_rejects_specs_that_disagree_with_the_interface():
         (lambda: convolution(Grid.zeros(2, 1), "sideways"), IRError, "mode 'causal' or 'cyclic'"),
         (lambda: convolution("h"), IRError, "expected a Grid"),
         (lambda: fixed_gate(None), IRError, "expected a Grid"),
-        (lambda: constant(Grid.zeros(0, 1)), ShapeError, "positive int inner_n"),
+        (lambda: constant(Grid.zeros(0, 1)), ShapeError, "positive int R.rows"),
         (lambda: running_add(2, 3, 1), ShapeError, "2n ≤ N' = 3"),
         (lambda: move_rows(4, 1, 2, 3, 2), ShapeError, r"do not fit in N' = 4"),
         (lambda: move_rows(4, 1, 0, 1, 1, cols=[2]), ShapeError, "columns in"),

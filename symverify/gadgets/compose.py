@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from symverify.errors import IRError, ShapeError
-from symverify.gadgets.primitives import _check_size
+from symverify.gadgets.primitives import _check_size, _check_state
 from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, check_spec, describe_cells
 from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.ir.certificate import Cell
@@ -60,7 +60,8 @@ def _reads(h: Grid, i: int, j: int, rows: int, live: int) -> dict[int, object]:
 
 
 def pad_layer(layer: Layer, inner_n: int, inner_d: int) -> Layer:
-    """``layer`` on a larger ``N'×d'`` state, exact on states that are 0 outside the old block."""
+    """``layer`` on a larger ``N'×d'`` state, exact on states that are 0 outside the old block
+    (sizes checked as in :func:`pad`)."""
     _check_size(inner_n, inner_d, "pad")
     nn, dd = layer.inner_n, layer.inner_d
     if inner_n < nn or inner_d < dd:
@@ -121,7 +122,12 @@ def _checkpoint(builder: SpecBuilder, layer: int, cells: Iterable[tuple[int, int
 
 
 def pad(frag: Fragment, inner_n: int, inner_d: int) -> Fragment:
-    """``frag`` embedded top-left in an ``N'×d'`` state (see the module docstring)."""
+    """``frag`` embedded top-left in an ``N'×d'`` state (see the module docstring).
+
+    ``inner_n``, ``inner_d`` are positive ints (:class:`ShapeError`) whose product is at most
+    :data:`symverify.ir.limits.MAX_CELLS` (:class:`~symverify.errors.LimitError` naming both, at
+    once: a larger state could never be evaluated or verified), not below the fragment's own.
+    """
     _check_size(inner_n, inner_d, "pad")
     nn, dd = frag.inner_n, frag.inner_d
     if (inner_n, inner_d) == (nn, dd):
@@ -150,7 +156,8 @@ def compose(*frags: Fragment, name: str | None = None, check_interfaces: bool = 
     """Stack fragments in order (Lemma H.11), padding each to the largest inner size.
 
     Raises :class:`IRError` naming the cells when one fragment's exit is not inside the next
-    one's entry. The result's stated layer bound is the sum of the parts' bounds.
+    one's entry, :class:`~symverify.errors.LimitError` when the padded state (the largest ``N'``
+    by the largest ``d'``) has more than :data:`symverify.ir.limits.MAX_CELLS` cells. The result's stated layer bound is the sum of the parts' bounds.
     ``check_interfaces=False`` skips that check; it exists only to exhibit (and prove) that an
     unclean stack computes something other than ``g∘f``.
 
@@ -165,6 +172,7 @@ def compose(*frags: Fragment, name: str | None = None, check_interfaces: bool = 
             raise IRError(f"compose: argument {k} is a {type(f).__name__}, not a Fragment")
     nn = max(f.inner_n for f in frags)
     dd = max(f.inner_d for f in frags)
+    _check_state(nn, dd, "compose", ("max inner_n", "max inner_d"))  # each part fits, their common padding may not
     parts = [pad(f, nn, dd) for f in frags]
     for k in range(len(parts) - 1 if check_interfaces else 0):
         bad = interface_mismatch(parts[k], parts[k + 1])

@@ -15,7 +15,7 @@ Moving a row *up* needs the cyclic mode (see :mod:`symverify.gadgets.causal`); m
 from __future__ import annotations
 
 from symverify.errors import ShapeError
-from symverify.gadgets.primitives import _check_ints
+from symverify.gadgets.primitives import _check_ints, _check_state
 from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, block
 from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.ir.certificate import Cell
@@ -32,11 +32,13 @@ def rows_to_channels(n: int, d: int, inner_n: int, inner_d: int) -> Fragment:
     ``(r, r·d + j)`` holds ``u[r, j]``. Layer 2 (cyclic): column ``r·d + j`` gets the filter
     ``e_{(−r) mod N'}`` (a cyclic shift up by r) and ``b1[0, r·d + j] = 1``, ``W = 0``, ``b2 = 0``,
     so row 0 receives row r of that column and every other row is 0. With ``n = 1`` the input is
-    already in place and the fragment has no layers.
+    already in place and the fragment has no layers. A state ``N'·d'`` over
+    :data:`symverify.ir.limits.MAX_CELLS` cells is a :class:`~symverify.errors.LimitError`.
     """
     _check_ints("rows_to_channels", n=n, d=d, inner_n=inner_n, inner_d=inner_d)
     if n < 1 or d < 1 or inner_n < n or inner_d < n * d:
         raise ShapeError(f"rows_to_channels: needs N' ≥ n and d' ≥ n·d; found n={n}, d={d}, N'={inner_n}, d'={inner_d}")
+    _check_state(inner_n, inner_d, "rows_to_channels")
     nn, dd = inner_n, inner_d
     entry = block(range(n), range(d))
     exit_ = block([0], range(n * d))
@@ -65,11 +67,13 @@ def channels_to_rows(m: int, d: int, inner_n: int, inner_d: int) -> Fragment:
     ``b1[k // d, k] = 1``, ``W = 0``, ``b2 = 0``, so cell ``(k // d, k)`` holds the value. Layer 2
     (fold, row-local): ``W[k, k % d] = 1``, ``b1 = 0``, ``h = 0``, ``b2[k // d, k % d] = 1``: row i,
     column j sums the columns ``k ≡ j (mod d)``, of which only ``k = i·d + j`` is nonzero in row i.
-    With ``m ≤ d`` every value is already in place and the fragment has no layers.
+    With ``m ≤ d`` every value is already in place and the fragment has no layers. A state ``N'·d'``
+    over :data:`symverify.ir.limits.MAX_CELLS` cells is a :class:`~symverify.errors.LimitError`.
     """
     _check_ints("channels_to_rows", m=m, d=d, inner_n=inner_n, inner_d=inner_d)
     if m < 0 or d < 1 or inner_d < max(m, d) or inner_n < -(-m // d):
         raise ShapeError(f"channels_to_rows: needs d' ≥ max(m, d) and N' ≥ ⌈m/d⌉; found m={m}, d={d}, N'={inner_n}, d'={inner_d}")
+    _check_state(inner_n, inner_d, "channels_to_rows")
     nn, dd = inner_n, inner_d
     entry = block([0], range(m))
     exit_ = frozenset((k // d, k % d) for k in range(m))

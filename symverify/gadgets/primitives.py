@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
 from symverify.errors import IRError, ShapeError
+from symverify.ir import limits
+from symverify.ir.bigint import show_int
 from symverify.kernel.gadgets.fragment import CellSet, Fragment, Spec, SpecBuilder, all_cells, block
 from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.ir.certificate import Cell
@@ -79,10 +81,24 @@ def as_mode(mode: object, what: str) -> Mode:
         raise IRError(f"{what}: expected mode 'causal' or 'cyclic', found {mode!r}") from None
 
 
-def _check_size(inner_n: int, inner_d: int, what: str) -> None:
-    for name, v in (("inner_n", inner_n), ("inner_d", inner_d)):
+def _check_size(inner_n: int, inner_d: int, what: str, names: tuple[str, str] = ("inner_n", "inner_d")) -> None:
+    """Refuse a state size before anything is built: each of ``inner_n``, ``inner_d`` (called
+    ``names`` in the message, the gadget's own arguments) must be a positive int
+    (:class:`ShapeError`), and the ``N'·d'`` state at most :data:`symverify.ir.limits.MAX_CELLS`
+    cells (:class:`~symverify.errors.LimitError` naming both arguments, their product and the
+    limit): such a fragment could never be evaluated, verified or compiled, and building its
+    interfaces and spec walks every cell."""
+    for name, v in zip(names, (inner_n, inner_d)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise ShapeError(f"{what}: expected a positive int {name}, found {v!r}")
+    _check_state(inner_n, inner_d, what, names)
+
+
+def _check_state(inner_n: int, inner_d: int, what: str, names: tuple[str, str] = ("inner_n", "inner_d")) -> None:
+    """:class:`~symverify.errors.LimitError` when the ``inner_n × inner_d`` state has more than
+    :data:`symverify.ir.limits.MAX_CELLS` cells (``names`` are the arguments the sizes came from)."""
+    limits.check(inner_n * inner_d, "MAX_CELLS",
+                 lambda: f"{what}: the N'×d' state {names[0]}·{names[1]} = {show_int(inner_n)}·{show_int(inner_d)}")
 
 
 def _check_ints(what: str, **values: object) -> None:
@@ -144,7 +160,7 @@ def linear_map(W: Grid, inner_n: int) -> Fragment:
         raise IRError(f"linear_map W: expected a Grid, found {type(W).__name__}")
     _check_grid(W, W.rows, W.rows, "linear_map W")
     dd = W.rows
-    _check_size(inner_n, dd, "linear_map")
+    _check_size(inner_n, dd, "linear_map", ("inner_n", "W.rows"))
     layer = Layer(W, Grid.zeros(inner_n, dd), Grid.zeros(inner_n, dd), Grid.full(inner_n, dd, 1))
     cells = W.cells() if is_zero(W.fill) else {(p, q): W.get(p, q) for p in range(dd) for q in range(dd)}
 
@@ -172,7 +188,7 @@ def affine_map(W: Grid, inner_n: int, bias: Grid | None = None, rows: Sequence[i
     """
     _check_grid(W, W.rows, W.rows, "affine_map W")
     dd = W.rows
-    _check_size(inner_n, dd, "affine_map")
+    _check_size(inner_n, dd, "affine_map", ("inner_n", "W.rows"))
     bias = Grid.zeros(inner_n, dd) if bias is None else bias
     _check_grid(bias, inner_n, dd, "affine_map bias")
     if rows is not None and (isinstance(rows, (str, bytes)) or not isinstance(rows, (Sequence, AbstractSet))
@@ -207,7 +223,7 @@ def affine_map(W: Grid, inner_n: int, bias: Grid | None = None, rows: Sequence[i
 def convolution(h: Grid, mode: Mode | str = Mode.CAUSAL) -> Fragment:
     """``y = h ⊛ u`` in one layer: ``W = 0``, ``b1 = 1``, ``h``, ``b2 = 0`` (docs/appendix-h.md §2.3)."""
     _check_grid(h, getattr(h, "rows", 0), getattr(h, "cols", 0), "convolution h")
-    _check_size(h.rows, h.cols, "convolution")
+    _check_size(h.rows, h.cols, "convolution", ("h.rows", "h.cols"))
     m = as_mode(mode, "convolution")
     nn, dd = h.rows, h.cols
     layer = Layer.make(nn, dd, b1=Grid.full(nn, dd, 1), h=h, mode=m)
@@ -222,7 +238,7 @@ def convolution(h: Grid, mode: Mode | str = Mode.CAUSAL) -> Fragment:
 def fixed_gate(B: Grid) -> Fragment:
     """``y = B ⊙ u`` (masks, positional scaling): ``W = 0``, ``b1 = B``, ``h = e_0``, ``b2 = 0``."""
     _check_grid(B, getattr(B, "rows", 0), getattr(B, "cols", 0), "fixed_gate B")
-    _check_size(B.rows, B.cols, "fixed_gate")
+    _check_size(B.rows, B.cols, "fixed_gate", ("B.rows", "B.cols"))
     nn, dd = B.rows, B.cols
     layer = Layer.make(nn, dd, b1=B, h=impulse(nn, dd, 0))
     cells = B.nonzero()
@@ -236,7 +252,7 @@ def fixed_gate(B: Grid) -> Fragment:
 def constant(R: Grid) -> Fragment:
     """``y = R`` whatever the input: ``W = 0``, ``b1 = R``, ``h = 0``, ``b2 = 1`` (docs/appendix-h.md §2.3)."""
     _check_grid(R, getattr(R, "rows", 0), getattr(R, "cols", 0), "constant R")
-    _check_size(R.rows, R.cols, "constant")
+    _check_size(R.rows, R.cols, "constant", ("R.rows", "R.cols"))
     nn, dd = R.rows, R.cols
     layer = Layer.make(nn, dd, b1=R, b2=Grid.full(nn, dd, 1))
     cells = R.nonzero()

@@ -8,7 +8,9 @@ where; nothing is truncated or rounded instead.
 
 * :data:`MAX_CELLS` (``2^22``): cells of one dense array: a model's ``N'×d'`` state when it is
   evaluated, verified or compiled, ``Grid.to_rows()``, the nonzero cells of a grid with a nonzero
-  fill, ``Grid.identity``/``Grid.symbolic``. (The kaleidoscope compiler's ``max_cells`` defaults
+  fill, ``Grid.identity``/``Grid.symbolic``, the ``N'×d'`` state of a gadget built by
+  :mod:`symverify.gadgets` (``pad``, ``compose``, the primitives, ``remember_*``, the layout moves),
+  refused when the gadget is made. (The kaleidoscope compiler's ``max_cells`` defaults
   to it.)
 * :data:`MAX_INPUTS` (``2^22``): the ``n·d`` inputs of a circuit or model that is evaluated,
   verified or compiled (``stats``/``symverify info`` do not need them and have no such limit).
