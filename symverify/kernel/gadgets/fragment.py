@@ -179,7 +179,12 @@ class Fragment:
     scripts fail when :meth:`resources` exceeds them.
 
     Equality compares the name, sizes, layers, interfaces and bounds, never the spec; the hash
-    leaves out the bounds (a dict). A fragment pickles (and copies) with its spec built: the copy's
+    leaves out the bounds (a dict). So two fragments with the same layers but different claims
+    are equal; nothing is wrong by it, as no result is found by a fragment's value: ``prove_fragment``
+    builds the spec anew on every call and its memos key the circuit and model it builds by identity,
+    a pickled copy carries its own spec, and no value-keyed memo (``ValueMemo``) holds fragments. A
+    cache of anything that depends on the spec must not be keyed by fragment equality
+    (``tests/test_fragment_equality.py``). A fragment pickles (and copies) with its spec built: the copy's
     ``build_spec`` returns that :class:`Spec`, so a spec built by a local function travels too.
     Construction checks every field and raises :class:`IRError` (:class:`ShapeError` for sizes and
     cells outside the state): ``entry`` and ``exit`` are collections of ``(row, col)`` int pairs
