@@ -7,7 +7,7 @@ keep nothing live; ``Δ``, ``w`` and the bounds stay the circuit's) sits in its 
 cell is 0. The model is ``(n, L, d, N' = n, d')`` with ``d' = max(n·d, widest state)`` and is
 the composition (Lemma H.11, :func:`symverify.gadgets.compose.compose`) of proved gadgets:
 
-1. :func:`~symverify.gadgets.layout.rows_to_channels` (2 layers, cyclic; none when n = 1):
+1. :func:`~symverify.gadgets.layout.rows_to_channels` (2 layers, cyclic; left out when n = 1):
    input ``u[r, j]`` goes to channel ``r·d + j`` of row 0, so channel i holds input node i;
 2. per level ℓ = 1 … Δ of the layered form:
 
@@ -69,7 +69,19 @@ class _Plan:
     layers: int = 0
 
     def add_affine(self, frag: Fragment, entry: tuple[Cell, ...]) -> None:
-        """Append an affine fragment; its boundaries come from its spec (:func:`fragment_boundaries`)."""
+        """Append an affine fragment; its boundaries come from its spec (:func:`fragment_boundaries`).
+
+        A fragment without layers (the layout moves when ``n = 1`` or ``m ≤ d``) adds no boundary:
+        every one :func:`fragment_boundaries` would derive lies at the current layer, which the
+        certificate already has, so its spec is neither built nor evaluated (both cost a Python
+        object per state cell: most of the time of a wide gate-free circuit); the entry cells are
+        still checked against its entry interface."""
+        if frag.depth == 0:
+            outside = next(((c.row, c.col) for c in entry if (c.row, c.col) not in frag.entry), None)
+            if outside is not None:
+                raise CompileError(f"internal: entry cell {outside} is outside the entry interface of {frag.name}")
+            self.add(frag, [])
+            return
         bounds = [b for b in fragment_boundaries(frag, entry, self.layers) if b.layer > self.layers]
         self.add(frag, [(b.cells, f"layout: {b.label}") for b in bounds])
 
@@ -153,8 +165,14 @@ def compile_dense(circuit: Circuit, *, name: str = "") -> Compiled:
     limits.check(nn * dd, "MAX_CELLS", f"compile(method='dense') {circuit.name or '<unnamed>'}: the state N'·d' = {nn}·{dd}")
     plan = _Plan(nn, dd, [], [Boundary(0, tuple(Cell.node(i // d, i % d, i) for i in range(nd)), "input")])
 
-    f_in = rows_to_channels(n, d, nn, dd)
-    plan.add_affine(f_in, plan.bounds[0].cells)
+    # With n = 1 the input already sits in row 0, channel i holding input i: rows_to_channels has
+    # no layers, and its interfaces (every input cell) would only meet the first linear stage's
+    # entry, which is every cell; it is left out rather than built cell by cell.
+    in_layers = 0
+    if n > 1:
+        f_in = rows_to_channels(n, d, nn, dd)
+        plan.add_affine(f_in, plan.bounds[0].cells)
+        in_layers = f_in.depth
 
     cols = list(range(nd))
     for idx, st in enumerate(stages):
@@ -178,7 +196,7 @@ def compile_dense(circuit: Circuit, *, name: str = "") -> Compiled:
     model = Model(n, d, nn, dd, stacked.layers, name or f"dense({circuit.name or 'circuit'})")
     cert = Certificate(tuple(plan.bounds), (("method", METHOD), ("circuit", circuit.name)))
     st_ = stats(circuit)
-    layout = f_in.depth + f_out.depth
+    layout = in_layers + f_out.depth
     resources: dict[str, int] = {
         "layers": model.depth,
         "inner_n": nn,

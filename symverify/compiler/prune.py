@@ -45,10 +45,13 @@ def prune_structural_zeros(model: Model, certificate: Certificate | None = None)
     listed: dict[int, list[tuple[int, int]]] = {}
     for b in certificate.boundaries if certificate is not None else ():
         listed.setdefault(b.layer, []).extend((c.row, c.col) for c in b.cells)
-    sup = support_of_cells(((i, q) for i in range(model.n) for q in range(model.d)), model.inner_d)
+    rows = frozenset(range(model.n))  # the input block: rows [0, n) of channels [0, d), one shared set
+    sup = tuple(rows if q < model.d else frozenset() for q in range(model.inner_d))
     layers = []
     for li, layer in enumerate(model.layers):
-        extra = support_of_cells(listed.get(li, ()), model.inner_d)
-        new, sup = prune_layer(layer, tuple(a | b for a, b in zip(sup, extra)))
+        if li in listed:
+            extra = support_of_cells(listed[li], model.inner_d)
+            sup = tuple(a | b for a, b in zip(sup, extra))
+        new, sup = prune_layer(layer, sup)
         layers.append(new)
     return replace(model, layers=tuple(layers))

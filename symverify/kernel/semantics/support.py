@@ -67,27 +67,35 @@ def _shifted(rows: Iterable[int], k: int, nn: int, cyclic: bool) -> set[int]:
     return {src + k for src in rows if src + k < nn}
 
 
-def _by_column(cells: Iterable[tuple[int, int]], dd: int) -> list[list[int]]:
-    out: list[list[int]] = [[] for _ in range(dd)]
+def _by_column(cells: Iterable[tuple[int, int]]) -> dict[int, list[int]]:
+    """``{q: [a, …]}`` for the cells ``(a, q)``; only columns with a cell are keys."""
+    out: dict[int, list[int]] = {}
     for a, q in cells:
-        out[q].append(a)
+        out.setdefault(q, []).append(a)
     return out
+
+
+_EMPTY: frozenset[int] = frozenset()
 
 
 def _branches(W: Iterable[tuple[int, int]], h: Iterable[tuple[int, int]], b1: Iterable[tuple[int, int]],
               b2: Iterable[tuple[int, int]], sup: Support, nn: int, dd: int, cyclic: bool) -> tuple[Support, Support]:
-    w_by_col, taps = _by_column(W, dd), _by_column(h, dd)
-    b1_rows, b2_rows = _by_column(b1, dd), _by_column(b2, dd)
-    proj, conv = [], []
-    for q in range(dd):
-        pr = set(b1_rows[q])
-        for p in w_by_col[q]:
+    """The projection and convolution branches' supports, column by column (module docstring); a
+    column with no weight in a branch gets the empty set without a set being built for it."""
+    w_by_col, taps = _by_column(W), _by_column(h)
+    b1_rows, b2_rows = _by_column(b1), _by_column(b2)
+    proj: list[frozenset[int]] = [_EMPTY] * dd
+    conv: list[frozenset[int]] = [_EMPTY] * dd
+    for q in w_by_col.keys() | b1_rows.keys():
+        pr = set(b1_rows.get(q, ()))
+        for p in w_by_col.get(q, ()):
             pr |= sup[p]
-        cv = set(b2_rows[q])
-        for k in taps[q]:
+        proj[q] = frozenset(pr)
+    for q in taps.keys() | b2_rows.keys():
+        cv = set(b2_rows.get(q, ()))
+        for k in taps.get(q, ()):
             cv |= _shifted(sup[q], k, nn, cyclic)
-        proj.append(frozenset(pr))
-        conv.append(frozenset(cv))
+        conv[q] = frozenset(cv)
     return tuple(proj), tuple(conv)
 
 
