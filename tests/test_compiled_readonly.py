@@ -96,3 +96,28 @@ def test_any_numbers_round_trip_through_pickle(resources: dict, bounds: dict) ->
     assert back.over_bound() == out.over_bound() == [k for k, b in bounds.items() if k not in resources or resources[k] > b]
     assert all(type(back.resources[k]) is type(v) for k, v in resources.items())
     assert "no such key" not in back.resources and back.resources.get("no such key") is None
+
+
+def _kernel_results() -> list[tuple[str, object]]:
+    from symverify.gadgets.primitives import identity
+    from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+
+    return [("fragment", identity(3, 2)), ("factorization", permutation_to_kaleidoscope([2, 0, 1]))]
+
+
+@pytest.mark.parametrize(("what", "obj"), _kernel_results())
+def test_fragment_and_factorization_tables_are_read_only_and_pickle(what: str, obj: object) -> None:
+    """A fragment's stated bounds and a factorization's resources and bounds cannot be changed
+    after the fact (``over_bound()`` would change with them), and both results pickle (the
+    factorization's tables were ``mappingproxy`` objects, which do not)."""
+    tables = ["bounds"] + (["resources"] if what == "factorization" else [])
+    for part in tables:
+        m = getattr(obj, part)
+        assert type(m) is ReadOnlyMapping
+        with pytest.raises(TypeError, match="does not support item assignment"):
+            m["layers"] = 10**6
+    back = pickle.loads(pickle.dumps(obj))
+    assert back == obj if what == "fragment" else back.kaleidoscope == obj.kaleidoscope  # type: ignore[attr-defined]
+    for part in tables:
+        assert type(getattr(back, part)) is ReadOnlyMapping and getattr(back, part) == getattr(obj, part)
+    assert copy.deepcopy(obj) is not obj

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -11,52 +11,14 @@ from typing import Any
 from symverify.errors import CompileError
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.frozen import ReadOnlyMapping
 
 __all__ = ["Compiled", "Number", "ReadOnlyMapping"]
 
 Number = int | Fraction | float
 
 
-class ReadOnlyMapping(Mapping[str, Number]):
-    """A mapping that cannot be changed after it is made: no item assignment, deletion, ``update``
-    or attribute to swap (``__slots__``), so a :class:`Compiled`'s resources and bounds stay what
-    the compiler wrote and ``over_bound()`` what it was.
-
-    Unlike :class:`types.MappingProxyType` it pickles and deep-copies (as its items: Compiled
-    objects cross process boundaries, ``symverify prove -j N`` and Dask) and equals any mapping
-    with the same items (``collections.abc.Mapping.__eq__``), a plain ``dict`` included. It is
-    unhashable, as a dict is. ``dict(m)`` gives a mutable copy.
-    """
-
-    __slots__ = ("_items",)
-    _items: dict[str, Number]
-
-    def __init__(self, items: Mapping[str, Number]) -> None:
-        object.__setattr__(self, "_items", dict(items))
-
-    def __getitem__(self, key: str) -> Number:
-        return self._items[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"ReadOnlyMapping: cannot set attribute {name!r}; the mapping is read-only (copy it with dict(...))")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"ReadOnlyMapping: cannot delete attribute {name!r}; the mapping is read-only")
-
-    def __reduce__(self) -> tuple[type[ReadOnlyMapping], tuple[dict[str, Number]]]:
-        return (ReadOnlyMapping, (dict(self._items),))
-
-    def __repr__(self) -> str:
-        return repr(self._items)
-
-
-def _check_numbers(d: Mapping[str, Any], what: str) -> ReadOnlyMapping:
+def _check_numbers(d: Mapping[str, Any], what: str) -> ReadOnlyMapping[Number]:
     if not isinstance(d, Mapping):
         raise CompileError(f"Compiled {what}: expected a mapping of str to numbers, found {type(d).__name__}")
     out: dict[str, Number] = {}

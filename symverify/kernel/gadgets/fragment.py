@@ -30,6 +30,7 @@ from symverify.kernel.ir.affine import Affine, NotAffineError
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_bool, is_zero, plain_fields, unordered
 
@@ -179,7 +180,7 @@ class Fragment:
     scripts fail when :meth:`resources` exceeds them.
 
     Equality compares the name, sizes, layers, interfaces and bounds, never the spec; the hash
-    leaves out the bounds (a dict). So two fragments with the same layers but different claims
+    leaves out the bounds (a read-only mapping, unhashable as a dict is; ``frag.bounds[k] = …`` raises ``TypeError``). So two fragments with the same layers but different claims
     are equal; nothing is wrong by it, as no result is found by a fragment's value: ``prove_fragment``
     builds the spec anew on every call and its memos key the circuit and model it builds by identity,
     a pickled copy carries its own spec, and no value-keyed memo (``ValueMemo``) holds fragments. A
@@ -229,7 +230,7 @@ class Fragment:
             if not isinstance(key, str) or is_bool(b) or not isinstance(b, (int, Fraction)):
                 raise IRError(f"fragment {self.name!r} bounds: expected resource name (str) → int or Fraction, found "
                               f"{safe_repr(key, 40)} → {type(b).__name__} {safe_repr(b, 40)}")
-        object.__setattr__(self, "bounds", dict(self.bounds))
+        object.__setattr__(self, "bounds", ReadOnlyMapping(self.bounds))
         if self.build_spec is not None and not callable(self.build_spec):
             raise IRError(f"fragment {self.name!r} build_spec: expected a function returning a Spec (or None), found "
                           f"{type(self.build_spec).__name__}")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from types import MappingProxyType
 
 from symverify.errors import IRError
 from symverify.kernel.ir.butterfly import Kaleidoscope
+from symverify.kernel.ir.frozen import ReadOnlyMapping
 
 __all__ = ["Factorization", "Number"]
 
@@ -48,8 +48,8 @@ class Factorization:
         if not isinstance(self.garbage_free, bool):
             raise IRError(f"factorization garbage_free: expected a bool, found {self.garbage_free!r:.80}")
         res = {**dict(self.resources), "w": k.width, "N": k.size, "n": k.n, "e": k.expansion}
-        object.__setattr__(self, "resources", MappingProxyType(res))
-        object.__setattr__(self, "bounds", MappingProxyType(dict(self.bounds)))
+        object.__setattr__(self, "resources", ReadOnlyMapping(res))
+        object.__setattr__(self, "bounds", ReadOnlyMapping(self.bounds))
 
     @property
     def w(self) -> int:
