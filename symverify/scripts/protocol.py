@@ -28,7 +28,10 @@ show the kind. Running a script alone (``python -m symverify.proofs.NAME
 **Methods** come from a closed set: an instance's ``method`` is one of :data:`METHOD_TOKENS` or
 several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail``.
 
-**Stable JSON.** Resources and bounds keep one JSON type per value kind: ``int`` stays an integer,
+**Stable JSON.** Resources and bounds are named by text and are ints (not bools), ``Fraction`` values
+or finite floats (a numpy number, a string, NaN: :class:`~symverify.errors.UsageError` where the
+instance is made); an argued claim's ``checks`` is ``True``, ``False`` or ``None`` (a numpy bool
+is refused: ``np.False_ is not False``). They keep one JSON type per value kind: ``int`` stays an integer,
 a ``Fraction`` is always its exact string (``"4/5"``, ``"3"``), a ``float`` is rounded to 6
 significant digits; times are rounded to 0.1 s.
 
@@ -51,7 +54,10 @@ and kept by every part, and must not depend on the cases a part runs (a summary 
 an instance per case made after ``list(each(…))``, would see only the part's own): the runners
 merge them once and make a row whose parts made different ones ``crashed`` (compared by name,
 verdict, kind, method, basis, checks, resources and bounds); so they should be cheap. A script
-must also run correctly when a loop yields no case (``--count-cases``, or a shard without cases).
+must also run correctly when a loop yields no case (``--count-cases``, or a shard without cases),
+and must run every loop of :func:`each` to its end: leaving one in a case (``break``, ``return``,
+an exception caught outside the loop) is a :class:`~symverify.errors.UsageError` in every run, since
+a part that does not run that case would go on to the later ones (choose the cases before the loop).
 
 **Sweeps.** A script that declares ``SWEEP = True`` takes its cases from a parameter grid that
 ``symverify sweep`` passes in the environment variable :data:`SWEEP_ENV` (JSON); it reads it with
@@ -75,6 +81,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from symverify.errors import ProverError, UsageError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
 from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, count_claims, json_problem
 
@@ -106,6 +113,7 @@ class _Selection:
     tagged: bool = False  # write each instance's case in the JSON (a part of a run)
     seen: int = 0  # cases met so far, over every each() loop
     current: int | None = None  # the case being handled
+    left: int | None = None  # the first case in which a loop of each() was left (break, return, an exception)
 
 
 _STATE = _Selection()
@@ -211,15 +219,34 @@ class Instance:
         if self.kind is ClaimKind.ARGUED and self.verdict is not Verdict.UNKNOWN:
             raise UsageError(f"instance {self.name!r}: an argued claim is not decided by the tool; its verdict must be "
                              f"unknown, found {self.verdict.value}")
+        if not isinstance(self.basis, str):
+            raise UsageError(f"instance {self.name!r}: basis: expected text, found {type(self.basis).__name__}")
         if self.kind is ClaimKind.ARGUED and not _CITATION.fullmatch(self.basis):
             raise UsageError(f"instance {self.name!r}: an argued claim cites the docs section with its hand proof as "
                              f"'docs/FILE.md § SECTION', found {self.basis!r}")
         if self.kind is ClaimKind.COMPUTED and not self.basis.strip():
             raise UsageError(f"instance {self.name!r}: a computed claim names its exact computation; found none")
+        if not isinstance(self.name, str):
+            raise UsageError(f"instance {self.name!r}: name: expected text, found {type(self.name).__name__}")
+        if not isinstance(self.detail, str):
+            raise UsageError(f"instance {self.name!r}: detail: expected text, found {type(self.detail).__name__}")
+        secs = self.seconds
+        if isinstance(secs, bool) or not isinstance(secs, (int, float)) or not 0 <= secs < math.inf:  # NaN fails too
+            raise UsageError(f"instance {self.name!r}: seconds: expected a finite number ≥ 0, found "
+                             f"{type(secs).__name__} {safe_repr(secs, 40)}")
         for part in ("resources", "bounds"):
             for key, value in getattr(self, part).items():
-                if isinstance(value, float) and not math.isfinite(value):  # NaN is never over a bound
-                    raise UsageError(f"instance {self.name!r}: {part}[{key!r}]: expected a finite number, found {value}")
+                if not isinstance(key, str):  # json.dump would write 1 as "1", beside a key "1"
+                    raise UsageError(f"instance {self.name!r}: {part}: expected names that are text, found "
+                                     f"{type(key).__name__} {safe_repr(key, 40)}")
+                if not _is_number(value):  # NaN is never over a bound; a float32 NaN neither; "3" > 2 raises
+                    raise UsageError(f"instance {self.name!r}: {part}[{key!r}]: expected a finite number: an int, a "
+                                     f"Fraction or a finite float, found {type(value).__name__} {safe_repr(value, 40)}"
+                                     + (" (pass int(x) or float(x))" if type(value).__module__ == "numpy" else ""))
+        if self.checks is not None and not isinstance(self.checks, bool):  # np.False_ is not False: it counted as holding
+            raise UsageError(f"instance {self.name!r}: checks: expected True, False or None (the script's checks held, "
+                             f"failed, or were not run), found {type(self.checks).__name__} {safe_repr(self.checks, 40)}"
+                             + (" (pass bool(x))" if type(self.checks).__module__ == "numpy" else ""))
         if self.counterexample is not None and self.verdict is not Verdict.REFUTED:
             raise UsageError(f"instance {self.name!r}: counterexample= belongs to a refuted claim, found it on a "
                              f"{self.verdict.value} one")
@@ -338,6 +365,16 @@ class Instance:
         return d
 
 
+def _is_number(v: Any) -> bool:
+    """An int (not a bool), a Fraction or a finite float: the values a resource or bound may take
+    (they compare exactly, and the JSON writes each in one form)."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, float):
+        return math.isfinite(v)
+    return isinstance(v, (int, Fraction))
+
+
 def stable_number(v: Number) -> int | float | str:
     """One JSON type per kind of value: int (its exact decimal string beyond 1590 bits: below
     ``2^1590 < 10^479``, ``json.dumps`` and ``str`` work under any int/str digit limit Python
@@ -415,7 +452,12 @@ def each(cases: Any) -> Iterator[Any]:
             if state.counting or (state.chosen is not None and not state.chosen(index)):
                 continue
             state.current = index
-            yield case
+            try:
+                yield case
+            except GeneratorExit:  # the loop was left while handling this case: break, return, an exception
+                if state.left is None:
+                    state.left = index
+                raise
             state.current = None
     finally:
         state.current = None
@@ -599,6 +641,11 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         if not isinstance(result, ProofResult):
             raise UsageError(f"run(quick) returned {type(result).__name__}; a proof script's run returns the "
                              "ProofResult it filled (res = ProofResult(NAME, TITLE); res.instances.append(...); return res)")
+        if state.left is not None:
+            raise UsageError(f"the loop of each() was left in case {state.left} (break, return, or an exception caught "
+                             "outside the loop): expected every loop of each() to run to its end, since a part of a run "
+                             f"that does not run case {state.left} goes on to the later cases, and the parts would meet "
+                             "different cases; choose the cases before the loop (each(c for c in cases if ...))")
         result.seconds = time.perf_counter() - start
         missing = [i for i in wanted if i >= state.seen]
         if missing:

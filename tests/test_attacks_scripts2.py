@@ -1,0 +1,201 @@
+"""More attacks on proof scripts and ``symverify prove``: claims whose fields are not the types the
+protocol compares (a numpy ``False`` as an argued claim's checks, a float32 NaN as a resource), a
+script process that fails after its result is written, a grandchild that outlives its script, a
+loop of :func:`each` left early (ok with one process, crashed with two), and empty paths on the
+command line that were silently ignored (``--golden ''`` skipped the comparison).
+
+Each attack asserts the outcome the protocol promises: a :class:`UsageError` saying what was
+expected and found, a ``crashed`` row naming the cause, or one line ``symverify: error: …`` and
+exit 3.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symverify.errors import UsageError
+from symverify.scripts.protocol import Instance, ProofResult, each, script_main
+from symverify.scripts.runner import available, run_scripts
+
+HEAD = "from symverify.scripts.protocol import Instance, ProofResult, each, script_main\n"
+TAIL = '\nif __name__ == "__main__":\n    raise SystemExit(script_main(run))\n'
+CITE = "docs/theory.md § 1"
+
+
+def _script(d: Path, name: str, body: str, tail: str = TAIL) -> Path:
+    path = d / f"{name}.py"
+    path.write_text(HEAD + textwrap.dedent(body) + tail, encoding="utf-8")
+    return path
+
+
+def _one(name: str, holds: str = "True") -> str:
+    """The body of a script ``name`` with one computed claim."""
+    return f"""
+        TITLE = 'x'
+        def run(quick=False):
+            r = ProofResult({name!r}, TITLE)
+            r.instances.append(Instance.computed('x', {holds}, 'a comparison', 'exact'))
+            return r
+        """
+
+
+def _rows(summary: Any) -> dict[str, Any]:
+    return {o.name: o for o in summary.outcomes}
+
+
+# ---- an argued claim's checks: a numpy False (np.all(...) == ...) is not False, and counted as holding ----------
+@pytest.mark.parametrize("checks", [np.False_, np.True_, 0, 1, "no", "", [False]])
+def test_an_argued_claims_checks_are_true_false_or_none(checks):
+    """``checks=np.False_`` (what ``(a == b).all()`` returns) made the claim ok: ``checks is not
+    False`` held, so ``python NAME.py`` printed OK and exited 0 for a failed check."""
+    with pytest.raises(UsageError, match=r"instance 'x': checks: expected True, False or None .*found"):
+        Instance.argued("x", CITE, checks=checks)
+
+
+def test_an_argued_claim_with_failed_checks_is_not_ok_alone_or_in_a_script(tmp_path):
+    assert not Instance.argued("x", CITE, checks=False).ok
+    assert Instance.argued("x", CITE, checks=True).ok and Instance.argued("x", CITE).ok
+
+    def run(quick: bool = False) -> ProofResult:
+        return ProofResult("numpy_checks", "x", [Instance.argued("x", CITE, checks=np.array([1, 2]).sum() == 4)])
+
+    with pytest.raises(UsageError, match="checks: expected True, False or None"):
+        script_main(run, [])
+
+
+# ---- resources and bounds: exact numbers or finite floats, named by text --------------------------------------
+@pytest.mark.parametrize("part", ["resources", "bounds"])
+@pytest.mark.parametrize("value", [np.float32("nan"), np.float32("inf"), np.float32(1.5), np.int64(3), "3", True,
+                                   complex(1, 0), Decimal("1"), Decimal("NaN"), None],
+                         ids=lambda v: f"{type(v).__name__}({v!r})")
+def test_resources_and_bounds_are_ints_fractions_or_finite_floats(part, value):
+    """A float32 NaN resource was within every bound (NaN > b is false) and the claim ok; a string
+    or complex raised TypeError deep in to_json, a numpy int in json.dump; ``True`` was written as a
+    JSON ``true`` that the runner then refused."""
+    other = {"resources": "bounds", "bounds": "resources"}[part]
+    kw = {part: {"layers": value}, other: {"layers": 2}}
+    with pytest.raises(UsageError, match=rf"instance 'x': {part}\['layers'\]: expected a finite number: an int, a Fraction or a finite float"):
+        Instance.computed("x", True, "a comparison", "exact", **kw)
+
+
+@pytest.mark.parametrize("key", [1, None, ("a",), b"layers"])
+def test_resource_names_are_text(key):
+    """``{1: 3}`` was written as ``"1"``: ``{1: 3, "1": 4}`` gave a file with a repeated key."""
+    with pytest.raises(UsageError, match=r"instance 'x': resources: expected names that are text, found"):
+        Instance.computed("x", True, "a comparison", "exact", resources={key: 3})
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("seconds", float("nan"), "seconds: expected a finite number ≥ 0"),
+    ("seconds", float("inf"), "seconds: expected a finite number ≥ 0"),
+    ("seconds", -1.0, "seconds: expected a finite number ≥ 0"),
+    ("seconds", "1", "seconds: expected a finite number ≥ 0"),
+    ("seconds", True, "seconds: expected a finite number ≥ 0"),
+    ("detail", 5, "detail: expected text"),
+    ("name", 5, "name: expected text"),
+])
+def test_seconds_detail_and_name_are_checked_where_the_claim_is_made(field, value, message):
+    """NaN seconds were written as ``NaN`` (not JSON): the script's file was refused, far from the cause."""
+    kw: dict[str, Any] = {"name": "x", "holds": True, "computation": "a comparison", "method": "exact", field: value}
+    with pytest.raises(UsageError, match=message):
+        Instance.computed(**kw)
+
+
+_EXACT = st.one_of(st.integers(-10**30, 10**30), st.fractions(max_denominator=10**6),
+                   st.floats(allow_nan=False, allow_infinity=False, width=64))
+
+
+@settings(max_examples=200, deadline=None)
+@given(_EXACT, _EXACT)
+def test_a_claim_is_within_its_bound_exactly_when_the_numbers_say_so(resource, bound):
+    """Differential: ``ok`` against the exact comparison of the two numbers, and the JSON agrees."""
+    inst = Instance.computed("x", True, "a comparison", "exact", resources={"r": resource}, bounds={"r": bound})
+    within = Fraction(resource) <= Fraction(bound)
+    assert inst.ok is within and (inst.over_bound() == []) is within
+    d = inst.to_json()
+    assert d["ok"] is within and json.loads(json.dumps(d))["ok"] is within
+
+
+# ---- a loop of each() left early: ok with -j 1, crashed with -j 2 ----------------------------------------------
+LEFT = {
+    "breaker": """
+        for c in each(range(6)):
+            r.instances.append(Instance.computed(f'case {c}', True, 'a comparison', 'exact'))
+            if c == 2:
+                break
+        """,
+    "returner": """
+        for c in each(range(6)):
+            r.instances.append(Instance.computed(f'case {c}', True, 'a comparison', 'exact'))
+            if c == 2:
+                return r
+        """,
+    "catcher": """
+        try:
+            for c in each(range(6)):
+                if c == 2:
+                    raise ValueError
+                r.instances.append(Instance.computed(f'case {c}', True, 'a comparison', 'exact'))
+        except ValueError:
+            pass
+        """,
+}
+
+
+def _left_script(name: str, loop: str) -> str:
+    return (f"TITLE = 'x'\nSHARDABLE = True\ndef run(quick=False):\n    r = ProofResult({name!r}, TITLE)\n"
+            + textwrap.indent(textwrap.dedent(loop), "    ") + "    return r\n")
+
+
+@pytest.mark.parametrize("name", sorted(LEFT))
+@pytest.mark.parametrize("argv", [[], ["--shard", "0/2"], ["--cases", "2,3"]])
+def test_a_loop_of_each_left_in_a_case_is_refused_in_every_run(tmp_path, name, argv):
+    """A shard that does not run case 2 never leaves the loop, so it meets more cases than one
+    process does: ``-j 1`` said ok and ``-j 2`` crashed. Now every run that leaves the loop refuses
+    it, naming the case, and writes no result."""
+    ns: dict[str, Any] = {}
+    exec(compile(HEAD + _left_script(name, LEFT[name]), f"{name}.py", "exec"), ns)
+    out = tmp_path / "r.json"
+    with pytest.raises(UsageError, match=r"the loop of each\(\) was left in case 2 .*break, return"):
+        script_main(ns["run"], ["--json", str(out), *argv])
+    assert not out.exists()
+
+
+def test_every_job_count_gives_the_same_row_for_a_loop_left_early(tmp_path):
+    for name, loop in LEFT.items():
+        (tmp_path / f"{name}.py").write_text(HEAD + _left_script(name, loop) + TAIL, encoding="utf-8")
+    scripts = available([tmp_path])
+    for jobs in (1, 2):
+        rows = _rows(run_scripts(scripts, list(LEFT), jobs=jobs, timeout=60))
+        for name in LEFT:
+            assert rows[name].status == "crashed", (jobs, name, rows[name].status)
+            assert "each() was left in case 2" in rows[name].error or "different numbers of cases" in rows[name].error
+        if jobs == 1:
+            assert all("each() was left in case 2" in rows[n].error for n in LEFT), {n: rows[n].error for n in LEFT}
+
+
+def test_loops_that_run_to_their_end_are_not_flagged():
+    """Controls: a whole loop, an empty one, a second loop after the first, and a filter before each()."""
+    def run(quick: bool = False) -> ProofResult:
+        r = ProofResult("fine", "x")
+        for c in each(range(3)):
+            r.instances.append(Instance.computed(f"a {c}", True, "a comparison", "exact"))
+        for _ in each([]):
+            raise AssertionError("no case")
+        for c in each(c for c in range(5) if c < 2):
+            r.instances.append(Instance.computed(f"b {c}", True, "a comparison", "exact"))
+        return r
+
+    assert script_main(run, []) == 0
+    assert script_main(run, ["--shard", "1/2"]) == 0
+    assert script_main(run, ["--count-cases"]) == 0
