@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.errors import UsageError
+from symverify.scripts import runner as runner_module
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 from symverify.scripts.runner import available, run_scripts
 
@@ -124,6 +125,93 @@ def test_a_claim_is_within_its_bound_exactly_when_the_numbers_say_so(resource, b
     assert inst.ok is within and (inst.over_bound() == []) is within
     d = inst.to_json()
     assert d["ok"] is within and json.loads(json.dumps(d))["ok"] is within
+
+
+# ---- a script process that fails after its result is written -------------------------------------------------
+AFTER = {
+    # a check after script_main raised: exit 1, though the result said ok
+    "after_raise": ("code = script_main(run)\n    raise AssertionError('a later check failed')\n", "exit code 1"),
+    # an exit code script_main never returns
+    "after_exit3": ("script_main(run)\n    raise SystemExit(3)\n", "exit code 3"),
+    # killed by a signal (a FLINT abort at interpreter exit)
+    "after_abort": ("script_main(run)\n    import os\n    os.abort()\n", "SIGABRT"),
+}
+
+
+def test_a_process_that_fails_after_writing_its_result_is_crashed(tmp_path):
+    """The result file was taken as the row (ok) whatever the process did next: an exception after
+    script_main (exit 1), ``sys.exit(3)``, or an abort (SIGABRT) gave an ok row."""
+    for name, (after, _) in AFTER.items():
+        _script(tmp_path, name, _one(name), tail=f'\nif __name__ == "__main__":\n    {after}')
+    _script(tmp_path, "plain_fail", _one("plain_fail", "False"))  # exit 1 with a result that says not ok
+    summary = run_scripts(available([tmp_path]), [*AFTER, "plain_fail"], jobs=2, timeout=60)
+    rows = _rows(summary)
+    for name, (_, why) in AFTER.items():
+        assert rows[name].status == "crashed", (name, rows[name].status, rows[name].error)
+        assert why in rows[name].error and "\n" not in rows[name].error, (name, rows[name].error)
+    assert "after writing its result" in rows["after_exit3"].error
+    assert "a later check failed" in rows["after_raise"].error
+    assert rows["plain_fail"].status == "failed" and rows["plain_fail"].error == ""
+    assert not summary.ok
+
+
+# ---- a grandchild that leaves the script's session and writes into its working directory --------------------
+ESCAPER = """
+    import os, time
+    TITLE = 'x'
+    def run(quick=False):
+        r = ProofResult('escaper', TITLE)
+        r.instances.append(Instance.computed('x', True, 'a comparison', 'exact'))
+        return r
+    """
+ESCAPER_TAIL = """
+if __name__ == "__main__":
+    code = script_main(run)
+    if os.fork() == 0:
+        os.setsid()  # out of the process group the runner kills
+        end = time.monotonic() + 1.5
+        i = 0
+        while time.monotonic() < end:
+            try:
+                os.makedirs(f"d{i}", exist_ok=True)
+                open(f"d{i}/f", "w").close()
+            except OSError:
+                pass
+            i += 1
+        os._exit(0)
+    time.sleep(0.05)
+    raise SystemExit(code)
+"""
+
+
+def test_a_grandchild_writing_into_the_working_directory_does_not_end_the_run(tmp_path):
+    """Removing the script's temporary directory failed (``work: Directory not empty``) and the
+    OSError ended the whole run: exit 3, no table, no files."""
+    _script(tmp_path, "escaper", ESCAPER, tail=ESCAPER_TAIL)
+    _script(tmp_path, "fine", _one("fine"))
+    summary = run_scripts(available([tmp_path]), ["escaper", "fine"], jobs=2, timeout=60)
+    rows = _rows(summary)
+    assert rows["fine"].status == "ok" and rows["escaper"].status == "ok", rows["escaper"].error
+
+
+def test_a_task_that_raises_in_the_runner_is_one_crashed_row(tmp_path, monkeypatch):
+    """Any exception of one task (here: execute itself) ended the run with it; now it is that row's
+    ``crashed`` with the exception named, and the other rows stand."""
+    _script(tmp_path, "fine", _one("fine"))
+    _script(tmp_path, "broken", _one("broken"))
+    real = runner_module.execute
+
+    def execute(task: Any, procs: Any) -> Any:
+        if task.name == "broken":
+            raise OSError(39, "Directory not empty", "work")
+        return real(task, procs)
+
+    monkeypatch.setattr(runner_module, "execute", execute)
+    summary = run_scripts(available([tmp_path]), ["fine", "broken"], jobs=2)
+    rows = _rows(summary)
+    assert rows["fine"].status == "ok"
+    assert rows["broken"].status == "crashed" and "OSError" in rows["broken"].error
+    assert "Directory not empty" in rows["broken"].error and not summary.ok
 
 
 # ---- a loop of each() left early: ok with -j 1, crashed with -j 2 ----------------------------------------------

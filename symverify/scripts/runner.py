@@ -500,7 +500,13 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
             started.add(name)
         if first and on_start:
             on_start(name)
-        return name, {**_local(execute(task, procs)), "part": task.part()}
+        try:
+            part = _local(execute(task, procs))
+        except Exception as e:  # one task's failure here is its row's, never the run's
+            why = " ".join(str(e).split())[:300]
+            part = {"status": "crashed", "result": None, "seconds": 0.0,
+                    "error": f"the runner failed on this script's process: {type(e).__name__}: {why}"}
+        return name, {**part, "part": task.part()}
 
     pool = ThreadPoolExecutor(max_workers=jobs)
     futures: set[Future[tuple[str, Any]]] = {pool.submit(run, n, t) for n, t in plan}
