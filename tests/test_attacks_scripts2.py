@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from symverify.cli import main
 from symverify.errors import UsageError
 from symverify.scripts import runner as runner_module
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main
@@ -287,3 +288,28 @@ def test_loops_that_run_to_their_end_are_not_flagged():
     assert script_main(run, []) == 0
     assert script_main(run, ["--shard", "1/2"]) == 0
     assert script_main(run, ["--count-cases"]) == 0
+
+
+# ---- the command line: an empty path was skipped, not refused ------------------------------------------------
+def _exit(capsys: Any, *argv: str) -> tuple[Any, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as e:
+        code = e.code
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [("prove", "--quick", "primitives_handwritten"), ("sweep", "thm_h21")])
+@pytest.mark.parametrize("flag", ["--golden", "--scheduler", "--dir", "--json", "--junit"])
+def test_an_empty_path_is_a_usage_error(capsys, command, flag):
+    """``--golden ''`` (an unset ``$GOLDEN`` in CI) ran without comparing and exited 0;
+    ``--scheduler ''`` ran here; ``--dir ''`` read the scripts of the current directory (``setup.py``)."""
+    code, err = _exit(capsys, *command, f"{flag}=")
+    assert code == 3 and err.count("\n") == 1 and "Traceback" not in err, (code, err)
+    assert err.startswith(f"symverify: error: {flag}: expected ") and "found an empty string" in err, err
+
+
+def test_update_golden_with_an_empty_path_is_a_usage_error(capsys):
+    code, err = _exit(capsys, "prove", "--quick", "primitives_handwritten", "--golden=", "--update-golden")
+    assert code == 3 and "--golden: expected" in err and "found an empty string" in err, err
+
