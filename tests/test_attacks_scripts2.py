@@ -313,3 +313,37 @@ def test_update_golden_with_an_empty_path_is_a_usage_error(capsys):
     code, err = _exit(capsys, "prove", "--quick", "primitives_handwritten", "--golden=", "--update-golden")
     assert code == 3 and "--golden: expected" in err and "found an empty string" in err, err
 
+
+
+# ---- a script run alone: its --json path ---------------------------------------------------------------------
+def _ran(quick: bool = False) -> ProofResult:
+    ran.append(1)
+    return ProofResult("alone", "x", [Instance.computed("x", True, "a comparison", "exact")])
+
+
+ran: list[int] = []
+
+
+@pytest.mark.parametrize("where, message", [
+    ("", "expected a file path, found an empty string"),
+    ("{tmp}", "expected a file path, found a directory"),
+    ("{tmp}/missing/r.json", "the directory {tmp}/missing does not exist"),
+])
+def test_a_json_path_that_cannot_be_written_is_refused_before_the_run(tmp_path, capsys, where, message):
+    """``python NAME.py --json ''`` wrote nothing and exited 0; ``--json DIR/missing/r.json`` ran the whole
+    script, then ended in a FileNotFoundError traceback."""
+    ran.clear()
+    with pytest.raises(SystemExit) as e:
+        script_main(_ran, ["--json", where.format(tmp=tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert e.value.code == 2 and not ran, (e.value.code, ran)
+    assert err.endswith(message.format(tmp=tmp_path)) and "--json" in err and "Traceback" not in err, err
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_json_write_that_fails_after_the_run_is_one_line(capsys):
+    with pytest.raises(SystemExit) as e:
+        script_main(_ran, ["--json", "/dev/full"])
+    err = capsys.readouterr().err.strip()
+    assert e.value.code == 2 and err.endswith("--json '/dev/full': cannot write there (No space left on device)"), err
+    assert "Traceback" not in err and err.count("\n") == 0, err

@@ -596,9 +596,23 @@ def sweep_grid(default: Mapping[str, Any]) -> dict[str, Any]:
     return {k: grid.get(k, v) for k, v in default.items()}
 
 
+def _json_path_problem(path: str) -> str:
+    """Why ``--json PATH`` cannot be written ('' when it can, as far as can be told before the run)."""
+    if path == "":
+        return "expected a file path, found an empty string"
+    if os.path.isdir(path):
+        return "expected a file path, found a directory"
+    parent = os.path.dirname(path) or "."
+    if not os.path.isdir(parent):
+        return f"the directory {parent} does not exist"
+    return ""
+
+
 def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = None) -> int:
     """Entry point for ``python -m symverify.proofs.NAME [--quick] [--json OUT] [--shard K/N | --cases
-    SPEC | --count-cases]``; returns the exit code (0 ok, 1 not ok, 2 bad arguments)."""
+    SPEC | --count-cases]``; returns the exit code (0 ok, 1 not ok, 2 bad arguments: exits with it, one
+    line on stderr, an ``--json`` path that is empty, a directory or in a missing directory before the
+    run, one that cannot be written after it)."""
     from symverify.progress import tolerant_output
 
     with tolerant_output():
@@ -615,6 +629,10 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
     part.add_argument("--cases", metavar="SPEC", help="only these cases, e.g. 0,3,5-9 (for SHARDABLE scripts)")
     part.add_argument("--count-cases", action="store_true", help="run no case; print and write {\"cases\": N}")
     args = ap.parse_args(argv)
+    if args.json is not None:  # before the run: an empty path was ignored, a missing directory a traceback at the end
+        where = _json_path_problem(args.json)
+        if where:
+            ap.error(f"--json {args.json!r}: {where}")
     state = _Selection()
     wanted: list[int] = []
     if args.shard:
@@ -656,9 +674,12 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         print(f"{state.seen} case(s)" if state.counting else result.table())
     finally:
         _STATE = previous
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
+    if args.json is not None:
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, indent=2)
+        except OSError as e:  # the path was fine before the run: a full disk, a directory removed meanwhile
+            ap.exit(2, f"{ap.prog}: error: --json {args.json!r}: cannot write there ({e.strerror or e})\n")
     code = 0 if state.counting or result.ok else 1
     sys.stdout.flush()
     return code
