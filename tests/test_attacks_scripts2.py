@@ -347,3 +347,24 @@ def test_a_json_write_that_fails_after_the_run_is_one_line(capsys):
     err = capsys.readouterr().err.strip()
     assert e.value.code == 2 and err.endswith("--json '/dev/full': cannot write there (No space left on device)"), err
     assert "Traceback" not in err and err.count("\n") == 0, err
+
+
+# ---- a module of a user's directory named like one the script processes import ---------------------------------
+@pytest.mark.parametrize("name, what", [("symverify.py", "symverify"), ("json.py", "a module of the standard library"),
+                                        ("numpy.py", "a dependency of symverify"), ("_fractions.py", None),
+                                        ("fractions.py", "a module of the standard library"),
+                                        ("re/__init__.py", "a module of the standard library")])
+def test_a_module_named_like_one_the_scripts_import_is_refused(tmp_path, capsys, name, what):
+    """``symverify.py`` in ``--dir DIR`` made every script of DIR crash with "'symverify' is not a
+    package", ``json.py`` with a circular import; now one line names the file (a ``_NAME.py``
+    support module of another name stays allowed)."""
+    _script(tmp_path, "fine", _one("fine"))
+    (tmp_path / name).parent.mkdir(exist_ok=True)
+    (tmp_path / name).write_text("X = 1\n", encoding="utf-8")
+    code, err = _exit(capsys, "prove", "--dir", str(tmp_path))
+    if what is None:
+        assert code == 0, err
+        return
+    shown = tmp_path / name.removesuffix("/__init__.py")
+    assert code == 3 and err.count("\n") == 1 and "Traceback" not in err, (code, err)
+    assert err.startswith(f"symverify: error: {shown}: expected a module name of its own") and what in err, err

@@ -29,6 +29,7 @@ import ast
 import difflib
 import json
 import re
+import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -149,8 +150,9 @@ def _portable(d: Path) -> str:
 
 def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
     """The built-in scripts and those of ``extra_dirs`` (a directory given twice, under any
-    spelling, counts once); a repeated name, or a script named ``all`` (the word for every
-    script), is a :class:`UsageError`."""
+    spelling, counts once); a repeated name, a script named ``all`` (the word for every
+    script), or a module of a user's directory that would be imported in place of one the script
+    processes need (:func:`_shadowing`) is a :class:`UsageError`."""
     scripts = discover(builtin_dir(), BUILTIN)
     seen: set[Path] = set()
     for d in extra_dirs:
@@ -158,6 +160,7 @@ def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
         if real in seen:
             continue
         seen.add(real)
+        _shadowing(Path(d))
         for name, s in discover(d).items():
             if name == "all":  # select() reads 'all' as every script: this one could never be chosen alone
                 raise UsageError(f"proof script all in {d}: 'all' on the command line means every script; rename it")
@@ -166,6 +169,30 @@ def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
                 raise UsageError(f"proof script {name} in {d} has the name of {where}; rename it")
             scripts[name] = s
     return scripts
+
+
+SHADOWED = frozenset(sys.stdlib_module_names) | {"symverify", "numpy", "sympy", "mpmath", "flint", "z3", "torch",
+                                                  "dask", "distributed", "matplotlib"}
+"""Top-level modules a script process may import (the standard library, symverify and its
+dependencies): a user's script runs with its directory first on the import path, so a
+``json.py`` or ``symverify.py`` there would be imported in their place, by every script of that
+directory."""
+
+
+def _shadowing(d: Path) -> None:
+    """Refuse a module of the user's directory ``d`` (``NAME.py``, support modules too, or a
+    package ``NAME/__init__.py``) named like one of :data:`SHADOWED`: every script there crashed
+    with "'symverify' is not a package" or a circular import, far from the cause."""
+    if not d.is_dir():
+        return  # discover() says what is wrong with it
+    for p in sorted(d.iterdir()):
+        name = p.stem if p.suffix == ".py" else p.name if (p / "__init__.py").is_file() else None
+        if name in SHADOWED and name != "__main__":
+            what = ("symverify" if name == "symverify" else "a module of the standard library"
+                    if name in sys.stdlib_module_names else "a dependency of symverify")
+            raise UsageError(f"{p}: expected a module name of its own, found {name!r}, the name of {what}: a script's "
+                             "directory comes first on its import path, so every script there would import this "
+                             "file in its place; rename it")
 
 
 def select(scripts: dict[str, Script], names: Sequence[str], default: Iterable[str] | None = None) -> list[str]:
