@@ -175,7 +175,7 @@ SHADOWED = frozenset(sys.stdlib_module_names) | {"symverify", "numpy", "sympy", 
                                                   "dask", "distributed", "matplotlib"}
 """Top-level modules a script process may import (the standard library, symverify and its
 dependencies): a user's script runs with its directory first on the import path, so a
-``json.py`` or ``symverify.py`` there would be imported in their place, by every script of that
+``json.py`` there, or a ``.py`` file named symverify, would be imported in their place, by every script of that
 directory."""
 
 
