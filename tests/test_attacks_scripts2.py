@@ -11,6 +11,7 @@ exit 3.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import textwrap
 from decimal import Decimal
@@ -25,8 +26,9 @@ from hypothesis import strategies as st
 
 from symverify.cli import main
 from symverify.errors import UsageError
+from symverify.kernel.provers.outcome import Verdict
 from symverify.scripts import runner as runner_module
-from symverify.scripts.protocol import Instance, ProofResult, each, script_main
+from symverify.scripts.protocol import ClaimKind, Instance, ProofResult, each, script_main
 from symverify.scripts.runner import available, run_scripts
 
 HEAD = "from symverify.scripts.protocol import Instance, ProofResult, each, script_main\n"
@@ -368,3 +370,41 @@ def test_a_module_named_like_one_the_scripts_import_is_refused(tmp_path, capsys,
     shown = tmp_path / name.removesuffix("/__init__.py")
     assert code == 3 and err.count("\n") == 1 and "Traceback" not in err, (code, err)
     assert err.startswith(f"symverify: error: {shown}: expected a module name of its own") and what in err, err
+
+
+# ---- a prover's claim made without a prover -------------------------------------------------------------------
+def _refuted() -> Instance:
+    """A prover's refutation: ``u⊙u`` against ``u ↦ u⊙u⊙u⊙u`` by the exact method."""
+    from cases import QUARTIC_M, SQUARE_C
+
+    from symverify import verify
+
+    inst = Instance.from_report("squares", verify(SQUARE_C, QUARTIC_M, method="exact"))
+    assert inst.verdict is Verdict.REFUTED and not inst.ok
+    return inst
+
+
+@pytest.mark.parametrize("forge", ["constructor", "replace"])
+def test_a_provers_claim_is_made_only_from_a_provers_outcome(forge):
+    """``Instance("x", Verdict.PROVED, "exact", kind="prover")`` in a user's script was a prover's
+    proof that no prover gave (ok, counted as proved, exit 0), and ``dataclasses.replace`` turned a
+    prover's refutation into a proof; only the source scan of the project's own scripts stood in the way."""
+    with pytest.raises(UsageError, match=r"instance 'x': a prover's claim is made by Instance.from_report .*found one "
+                                         r"\(proved\) built directly"):
+        if forge == "constructor":
+            Instance("x", Verdict.PROVED, "exact", kind=ClaimKind.PROVER)
+        else:
+            dataclasses.replace(_refuted(), name="x", verdict=Verdict.PROVED, counterexample=None)
+
+
+def test_renamed_keeps_what_the_prover_said():
+    inst = _refuted()
+    again = inst.renamed("all squares", seconds=2.5, detail="worst of 3")
+    assert (again.name, again.seconds, again.detail) == ("all squares", 2.5, "worst of 3")
+    assert (again.verdict, again.kind, again.method, again.counterexample) == (inst.verdict, inst.kind, inst.method,
+                                                                               inst.counterexample)
+    assert inst.renamed().to_json() == inst.to_json() and not again.ok
+    with pytest.raises(UsageError, match="seconds: expected a finite number ≥ 0"):
+        inst.renamed(seconds=float("nan"))
+    # computed and argued claims are made by their constructors from the script's own values: replace stays open
+    assert dataclasses.replace(Instance.computed("c", True, "a comparison", "exact"), name="d").ok

@@ -10,7 +10,9 @@ prover or an exact computation and within every stated bound, or argued with its
 (:class:`ClaimKind`); a scan of the source tree (tests/test_one_door.py) fails on any other
 ``Instance(...)`` call:
 
-* :meth:`Instance.from_report` (kind ``prover``): the verdict of a prover: a ``Report`` of
+* :meth:`Instance.from_report` (kind ``prover``, made no other way: ``Instance(...)`` or
+  ``dataclasses.replace`` of a prover's claim is a :class:`~symverify.errors.UsageError` in a
+  user's script too; :meth:`Instance.renamed` changes a name, time or detail): the verdict of a prover: a ``Report`` of
   :func:`symverify.verify`, or a check of the matrix, fragment or certificate prover; with several,
   ``refuted`` if one is, else ``unknown`` if one is, else ``proved``;
 * :meth:`Instance.computed` (kind ``computed``): an exact computation in the script itself, named
@@ -75,7 +77,8 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 from typing import Any, Protocol
@@ -131,6 +134,10 @@ class ClaimKind(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+
+_FROM_REPORT: ContextVar[bool] = ContextVar("symverify_from_report", default=False)
+"""Set while :meth:`Instance.from_report` (or :meth:`Instance.renamed`) makes an instance: a prover's
+claim made any other way (``Instance(...)``, ``dataclasses.replace``) is refused."""
 
 PROVED_KINDS = frozenset({ClaimKind.PROVER, ClaimKind.COMPUTED})
 """The kinds whose ``proved`` counts as proved."""
@@ -261,6 +268,10 @@ class Instance:
         if unknown:
             raise UsageError(f"instance {self.name!r}: method {self.method!r}: expected words from "
                              f"{', '.join(sorted(METHOD_TOKENS))} joined by '+'; found {', '.join(map(repr, unknown))}")
+        if self.kind is ClaimKind.PROVER and not _FROM_REPORT.get():  # Instance(...) or dataclasses.replace in a script
+            raise UsageError(f"instance {self.name!r}: a prover's claim is made by Instance.from_report from a prover's "
+                             f"own outcome, found one ({self.verdict.value}) built directly (Instance(...) or "
+                             "dataclasses.replace); to change its name, seconds or detail use inst.renamed(...)")
         # where it was made (the case of each() being handled, and the cases met before it): its tag in a part of a run
         object.__setattr__(self, "_made", (_STATE.current, _STATE.seen))
 
@@ -289,8 +300,25 @@ class Instance:
             if not all(isinstance(m, str) for m in methods):
                 raise UsageError(f"instance {name!r}: method: the outcomes do not all name their method; pass method=")
             method = "+".join(dict.fromkeys(m for m in methods if isinstance(m, str)))
-        return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
-                   kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None)
+        token = _FROM_REPORT.set(True)
+        try:
+            return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
+                       kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None)
+        finally:
+            _FROM_REPORT.reset(token)
+
+    def renamed(self, name: str | None = None, *, seconds: float | None = None, detail: str | None = None) -> Instance:
+        """This claim under another ``name``, ``seconds`` or ``detail`` (what ``dataclasses.replace`` did,
+        which now refuses a prover's claim: it could change the verdict too); its verdict, kind, method,
+        resources, bounds and counterexample stay. It is tagged, like a new instance, with where it is
+        renamed (the case of :func:`each` being handled)."""
+        token = _FROM_REPORT.set(True)
+        try:
+            return replace(self, name=self.name if name is None else name,
+                           seconds=self.seconds if seconds is None else seconds,
+                           detail=self.detail if detail is None else detail)
+        finally:
+            _FROM_REPORT.reset(token)
 
     @classmethod
     def computed(cls, name: str, holds: bool | None, computation: str, method: str, *,
