@@ -408,3 +408,41 @@ def test_renamed_keeps_what_the_prover_said():
         inst.renamed(seconds=float("nan"))
     # computed and argued claims are made by their constructors from the script's own values: replace stays open
     assert dataclasses.replace(Instance.computed("c", True, "a comparison", "exact"), name="d").ok
+
+
+class _LooksOk:
+    """Answers like an ok claim, but is not one."""
+
+    ok = True
+    proved = True
+    name = "forged"
+
+
+@pytest.mark.parametrize("how", ["append", "given", "assigned", "sliced", "indexed", "extended"])
+@pytest.mark.parametrize("item", ["report", "look-alike"])
+def test_a_results_instances_are_instances(how, item):
+    """A ``Report`` appended as it is ended in ``AttributeError: 'Report' object has no attribute
+    'ok'``; any object with ``ok = True`` made the result ok (``python NAME.py`` exited 0)."""
+    from cases import SQUARE_C, SQUARE_M
+
+    from symverify import verify
+
+    thing = verify(SQUARE_C, SQUARE_M, method="exact") if item == "report" else _LooksOk()
+    real = Instance.computed("real", True, "a comparison", "exact")
+    message = (r"a result's instances: expected an Instance \(Instance.from_report, computed or argued\), found "
+               + ("Report; make a claim of it: Instance.from_report" if item == "report" else "_LooksOk$"))
+    with pytest.raises(UsageError, match=message):
+        if how == "given":
+            ProofResult("r", "t", [real, thing])
+            return
+        r = ProofResult("r", "t", [real])
+        if how == "append":
+            r.instances.append(thing)
+        elif how == "assigned":
+            r.instances = [thing]
+        elif how == "sliced":
+            r.instances[:] = [real, thing]
+        elif how == "indexed":
+            r.instances[0] = thing
+        else:
+            r.instances += [thing]

@@ -429,6 +429,12 @@ class _Instances(list):  # type: ignore[type-arg]
         for i in items:
             self.append(i)
 
+    def append(self, item: Any) -> None:
+        super().append(_claim(item))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        super().__setitem__(index, [_claim(v) for v in value] if isinstance(index, slice) else _claim(value))
+
     def extend(self, items: Any) -> None:
         for item in items:
             self.append(item)
@@ -439,6 +445,18 @@ class _Instances(list):  # type: ignore[type-arg]
 
     def insert(self, index: Any, item: Any) -> None:
         raise TypeError("a result's instances are only appended (their order is the order of the cases)")
+
+
+def _claim(item: Any) -> Instance:
+    """``item`` if it is an :class:`Instance` (not a subclass, which could answer ``ok`` as it likes),
+    else a :class:`~symverify.errors.UsageError`: a ``Report`` appended as it is had no ``ok`` (an
+    AttributeError), and any object with ``ok = True`` made the result ok."""
+    if type(item) is not Instance:
+        hint = (f"; make a claim of it: Instance.from_report(NAME, {type(item).__name__.lower()})"
+                if isinstance(item, _outcome_types()) else "")
+        raise UsageError(f"a result's instances: expected an Instance (Instance.from_report, computed or argued), "
+                         f"found {type(item).__name__}{hint}")
+    return item
 
 
 def made_in(inst: Any) -> tuple[int | None, int]:
