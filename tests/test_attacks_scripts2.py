@@ -446,3 +446,25 @@ def test_a_results_instances_are_instances(how, item):
             r.instances[0] = thing
         else:
             r.instances += [thing]
+
+
+# ---- a golden run: an argued claim whose checks are no longer run --------------------------------------------
+def test_a_golden_run_compares_an_argued_claims_checks():
+    """``checks: true`` in the golden run and ``null`` now (the script stopped checking): both ok,
+    and the golden comparison said the runs match."""
+    from symverify.scripts.runner import Script, golden_diff, merge
+
+    def run_of(checks: bool | None) -> dict[str, Any]:
+        inst = Instance.argued("lemma", CITE, checks=checks)
+        result = json.loads(json.dumps(ProofResult("s", "t", [inst]).to_json()))
+        row = merge(Script("s", Path("s.py"), "d"), [{"status": "done", "seconds": 0.0, "error": "", "result": result}])
+        assert row.ok
+        return runner_module.RunSummary(True, (row,)).to_json()
+
+    assert golden_diff(run_of(True), run_of(True)) == ""
+    diff = golden_diff(run_of(None), run_of(True))
+    assert "s: lemma: checks: true → null" in diff, diff
+    old = run_of(None)
+    for inst in old["scripts"][0]["result"]["instances"]:
+        del inst["checks"]  # a run of 0.1.0 writes none: compared as null
+    assert golden_diff(run_of(None), old) == ""

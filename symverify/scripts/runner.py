@@ -647,17 +647,20 @@ def junit_xml(summary: RunSummary) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-_LEFT_OUT: dict[str, Any] = {"kind": "prover", "ok": False, "resources": {}, "bounds": {}}
+_LEFT_OUT: dict[str, Any] = {"kind": "prover", "ok": False, "resources": {}, "bounds": {}, "checks": None}
 """What an instance's field left out means (docs/formats.md § Proof run; a run of 0.1.0 has no ``kind``)."""
 
 
 def _golden_view(run: dict[str, Any]) -> list[dict[str, Any]]:
     """What a golden comparison looks at: per script its status and per instance its verdict,
-    method, resources, bounds (no times, no free-text details); the scripts in the order of their
-    names (``prove b a`` against a golden of ``a b`` compares each script with its own)."""
+    kind, method, resources, bounds, ``ok`` and an argued claim's ``checks`` (an argued claim whose
+    checks held and are no longer run is still ok, but differs); no times, no free-text details;
+    the scripts in the order of their names (``prove b a`` against a golden of ``a b`` compares each
+    script with its own)."""
     out = []
     for s in run.get("scripts", []):
-        insts = [{k: i.get(k, _LEFT_OUT.get(k)) for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok")}
+        insts = [{k: i.get(k, _LEFT_OUT.get(k))
+                  for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok", "checks")}
                  for i in ((s.get("result") or {}).get("instances", []))]
         out.append({"name": s.get("name"), "status": s.get("status"), "instances": insts})
     return sorted(out, key=lambda v: str(v["name"]))  # stable: scripts of one name keep their order
