@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from dataclasses import replace
 
 from symverify.kaleidoscope import bit_reversal, permutation_to_kaleidoscope, reversal
 from symverify.kernel.provers.matrix import verify_permutation
@@ -41,7 +40,7 @@ def _exhaustive(n: int) -> Instance:
                 break
     assert worst is not None
     detail = f"{count} permutations" + ("" if worst.ok else f"; first failure {worst.name}: {worst.detail}")
-    return replace(worst, name=f"all permutations of length {n}", seconds=t[0], detail=detail)
+    return worst.renamed(f"all permutations of length {n}", seconds=t[0], detail=detail)
 
 
 def _structured(N: int) -> list[tuple[str, list[int]]]:

@@ -496,6 +496,14 @@ def _check_run_options(args: argparse.Namespace) -> None:
     """Refuse, before any work, options of ``prove``/``sweep`` that cannot work together."""
     from symverify.errors import UsageError
 
+    # An empty value (an unset $GOLDEN in a CI script) is refused, never read as the flag left out: --golden '' ran
+    # without comparing, --scheduler '' ran here, --dir '' read the current directory
+    for flag, value, expected in (("--json", args.json, "a file path, or '-' for standard output"),
+                                  ("--junit", args.junit, "a file path"), ("--golden", args.golden, "a file path"),
+                                  ("--scheduler", args.scheduler, "a scheduler's address or file, or 'local'"),
+                                  *(("--dir", d, "a directory of proof scripts") for d in args.dir)):
+        if value == "":
+            raise UsageError(f"{flag}: expected {expected}, found an empty string")
     _distinct(("--json", args.json), ("--junit", args.junit), ("--golden", args.golden))
     if args.json != "-":
         _writable(args.json, "--json")

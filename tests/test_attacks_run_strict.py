@@ -27,6 +27,7 @@ import symverify as sv
 from symverify.errors import SerializationError, UsageError
 from symverify.ir.serialize import loads
 from symverify.kernel.provers.outcome import Verdict
+from symverify.scripts import protocol
 from symverify.scripts.protocol import ClaimKind, Instance, ProofResult
 from symverify.scripts.runner import RunSummary, Script, ScriptOutcome, junit_xml, load_run, merge
 from symverify.viz.report import report_page
@@ -441,8 +442,12 @@ def _instances(draw: Any) -> Instance:
         return Instance.computed(name, holds, "an exact sum", "exact", resources=res, bounds=bounds)
     verdict = {True: Verdict.PROVED, False: Verdict.REFUTED, None: Verdict.UNKNOWN}[holds]
     cex = draw(_JSON) if verdict is Verdict.REFUTED else None
-    return Instance(name, verdict, "exact", res, bounds, draw(st.floats(0, 100)), draw(st.text(max_size=5)),
-                    kind=ClaimKind.PROVER, counterexample=cex)
+    token = protocol._FROM_REPORT.set(True)  # a prover's claim of any verdict, as from_report makes them
+    try:
+        return Instance(name, verdict, "exact", res, bounds, draw(st.floats(0, 100)), draw(st.text(max_size=5)),
+                        kind=ClaimKind.PROVER, counterexample=cex)
+    finally:
+        protocol._FROM_REPORT.reset(token)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -10,7 +10,9 @@ prover or an exact computation and within every stated bound, or argued with its
 (:class:`ClaimKind`); a scan of the source tree (tests/test_one_door.py) fails on any other
 ``Instance(...)`` call:
 
-* :meth:`Instance.from_report` (kind ``prover``): the verdict of a prover: a ``Report`` of
+* :meth:`Instance.from_report` (kind ``prover``, made no other way: ``Instance(...)`` or
+  ``dataclasses.replace`` of a prover's claim is a :class:`~symverify.errors.UsageError` in a
+  user's script too; :meth:`Instance.renamed` changes a name, time or detail): the verdict of a prover: a ``Report`` of
   :func:`symverify.verify`, or a check of the matrix, fragment or certificate prover; with several,
   ``refuted`` if one is, else ``unknown`` if one is, else ``proved``;
 * :meth:`Instance.computed` (kind ``computed``): an exact computation in the script itself, named
@@ -28,7 +30,10 @@ show the kind. Running a script alone (``python -m symverify.proofs.NAME
 **Methods** come from a closed set: an instance's ``method`` is one of :data:`METHOD_TOKENS` or
 several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail``.
 
-**Stable JSON.** Resources and bounds keep one JSON type per value kind: ``int`` stays an integer,
+**Stable JSON.** Resources and bounds are named by text and are ints (not bools), ``Fraction`` values
+or finite floats (a numpy number, a string, NaN: :class:`~symverify.errors.UsageError` where the
+instance is made); an argued claim's ``checks`` is ``True``, ``False`` or ``None`` (a numpy bool
+is refused: ``np.False_ is not False``). They keep one JSON type per value kind: ``int`` stays an integer,
 a ``Fraction`` is always its exact string (``"4/5"``, ``"3"``), a ``float`` is rounded to 6
 significant digits; times are rounded to 0.1 s.
 
@@ -51,7 +56,10 @@ and kept by every part, and must not depend on the cases a part runs (a summary 
 an instance per case made after ``list(each(…))``, would see only the part's own): the runners
 merge them once and make a row whose parts made different ones ``crashed`` (compared by name,
 verdict, kind, method, basis, checks, resources and bounds); so they should be cheap. A script
-must also run correctly when a loop yields no case (``--count-cases``, or a shard without cases).
+must also run correctly when a loop yields no case (``--count-cases``, or a shard without cases),
+and must run every loop of :func:`each` to its end: leaving one in a case (``break``, ``return``,
+an exception caught outside the loop) is a :class:`~symverify.errors.UsageError` in every run, since
+a part that does not run that case would go on to the later ones (choose the cases before the loop).
 
 **Sweeps.** A script that declares ``SWEEP = True`` takes its cases from a parameter grid that
 ``symverify sweep`` passes in the environment variable :data:`SWEEP_ENV` (JSON); it reads it with
@@ -69,12 +77,14 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 from typing import Any, Protocol
 
 from symverify.errors import ProverError, UsageError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
 from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, count_claims, json_problem
 
@@ -106,6 +116,7 @@ class _Selection:
     tagged: bool = False  # write each instance's case in the JSON (a part of a run)
     seen: int = 0  # cases met so far, over every each() loop
     current: int | None = None  # the case being handled
+    left: int | None = None  # the first case in which a loop of each() was left (break, return, an exception)
 
 
 _STATE = _Selection()
@@ -123,6 +134,10 @@ class ClaimKind(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+
+_FROM_REPORT: ContextVar[bool] = ContextVar("symverify_from_report", default=False)
+"""Set while :meth:`Instance.from_report` (or :meth:`Instance.renamed`) makes an instance: a prover's
+claim made any other way (``Instance(...)``, ``dataclasses.replace``) is refused."""
 
 PROVED_KINDS = frozenset({ClaimKind.PROVER, ClaimKind.COMPUTED})
 """The kinds whose ``proved`` counts as proved."""
@@ -211,15 +226,34 @@ class Instance:
         if self.kind is ClaimKind.ARGUED and self.verdict is not Verdict.UNKNOWN:
             raise UsageError(f"instance {self.name!r}: an argued claim is not decided by the tool; its verdict must be "
                              f"unknown, found {self.verdict.value}")
+        if not isinstance(self.basis, str):
+            raise UsageError(f"instance {self.name!r}: basis: expected text, found {type(self.basis).__name__}")
         if self.kind is ClaimKind.ARGUED and not _CITATION.fullmatch(self.basis):
             raise UsageError(f"instance {self.name!r}: an argued claim cites the docs section with its hand proof as "
                              f"'docs/FILE.md § SECTION', found {self.basis!r}")
         if self.kind is ClaimKind.COMPUTED and not self.basis.strip():
             raise UsageError(f"instance {self.name!r}: a computed claim names its exact computation; found none")
+        if not isinstance(self.name, str):
+            raise UsageError(f"instance {self.name!r}: name: expected text, found {type(self.name).__name__}")
+        if not isinstance(self.detail, str):
+            raise UsageError(f"instance {self.name!r}: detail: expected text, found {type(self.detail).__name__}")
+        secs = self.seconds
+        if isinstance(secs, bool) or not isinstance(secs, (int, float)) or not 0 <= secs < math.inf:  # NaN fails too
+            raise UsageError(f"instance {self.name!r}: seconds: expected a finite number ≥ 0, found "
+                             f"{type(secs).__name__} {safe_repr(secs, 40)}")
         for part in ("resources", "bounds"):
             for key, value in getattr(self, part).items():
-                if isinstance(value, float) and not math.isfinite(value):  # NaN is never over a bound
-                    raise UsageError(f"instance {self.name!r}: {part}[{key!r}]: expected a finite number, found {value}")
+                if not isinstance(key, str):  # json.dump would write 1 as "1", beside a key "1"
+                    raise UsageError(f"instance {self.name!r}: {part}: expected names that are text, found "
+                                     f"{type(key).__name__} {safe_repr(key, 40)}")
+                if not _is_number(value):  # NaN is never over a bound; a float32 NaN neither; "3" > 2 raises
+                    raise UsageError(f"instance {self.name!r}: {part}[{key!r}]: expected a finite number: an int, a "
+                                     f"Fraction or a finite float, found {type(value).__name__} {safe_repr(value, 40)}"
+                                     + (" (pass int(x) or float(x))" if type(value).__module__ == "numpy" else ""))
+        if self.checks is not None and not isinstance(self.checks, bool):  # np.False_ is not False: it counted as holding
+            raise UsageError(f"instance {self.name!r}: checks: expected True, False or None (the script's checks held, "
+                             f"failed, or were not run), found {type(self.checks).__name__} {safe_repr(self.checks, 40)}"
+                             + (" (pass bool(x))" if type(self.checks).__module__ == "numpy" else ""))
         if self.counterexample is not None and self.verdict is not Verdict.REFUTED:
             raise UsageError(f"instance {self.name!r}: counterexample= belongs to a refuted claim, found it on a "
                              f"{self.verdict.value} one")
@@ -234,6 +268,10 @@ class Instance:
         if unknown:
             raise UsageError(f"instance {self.name!r}: method {self.method!r}: expected words from "
                              f"{', '.join(sorted(METHOD_TOKENS))} joined by '+'; found {', '.join(map(repr, unknown))}")
+        if self.kind is ClaimKind.PROVER and not _FROM_REPORT.get():  # Instance(...) or dataclasses.replace in a script
+            raise UsageError(f"instance {self.name!r}: a prover's claim is made by Instance.from_report from a prover's "
+                             f"own outcome, found one ({self.verdict.value}) built directly (Instance(...) or "
+                             "dataclasses.replace); to change its name, seconds or detail use inst.renamed(...)")
         # where it was made (the case of each() being handled, and the cases met before it): its tag in a part of a run
         object.__setattr__(self, "_made", (_STATE.current, _STATE.seen))
 
@@ -262,8 +300,25 @@ class Instance:
             if not all(isinstance(m, str) for m in methods):
                 raise UsageError(f"instance {name!r}: method: the outcomes do not all name their method; pass method=")
             method = "+".join(dict.fromkeys(m for m in methods if isinstance(m, str)))
-        return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
-                   kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None)
+        token = _FROM_REPORT.set(True)
+        try:
+            return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
+                       kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None)
+        finally:
+            _FROM_REPORT.reset(token)
+
+    def renamed(self, name: str | None = None, *, seconds: float | None = None, detail: str | None = None) -> Instance:
+        """This claim under another ``name``, ``seconds`` or ``detail`` (what ``dataclasses.replace`` did,
+        which now refuses a prover's claim: it could change the verdict too); its verdict, kind, method,
+        resources, bounds and counterexample stay. It is tagged, like a new instance, with where it is
+        renamed (the case of :func:`each` being handled)."""
+        token = _FROM_REPORT.set(True)
+        try:
+            return replace(self, name=self.name if name is None else name,
+                           seconds=self.seconds if seconds is None else seconds,
+                           detail=self.detail if detail is None else detail)
+        finally:
+            _FROM_REPORT.reset(token)
 
     @classmethod
     def computed(cls, name: str, holds: bool | None, computation: str, method: str, *,
@@ -338,6 +393,16 @@ class Instance:
         return d
 
 
+def _is_number(v: Any) -> bool:
+    """An int (not a bool), a Fraction or a finite float: the values a resource or bound may take
+    (they compare exactly, and the JSON writes each in one form)."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, float):
+        return math.isfinite(v)
+    return isinstance(v, (int, Fraction))
+
+
 def stable_number(v: Number) -> int | float | str:
     """One JSON type per kind of value: int (its exact decimal string beyond 1590 bits: below
     ``2^1590 < 10^479``, ``json.dumps`` and ``str`` work under any int/str digit limit Python
@@ -364,6 +429,12 @@ class _Instances(list):  # type: ignore[type-arg]
         for i in items:
             self.append(i)
 
+    def append(self, item: Any) -> None:
+        super().append(_claim(item))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        super().__setitem__(index, [_claim(v) for v in value] if isinstance(index, slice) else _claim(value))
+
     def extend(self, items: Any) -> None:
         for item in items:
             self.append(item)
@@ -374,6 +445,18 @@ class _Instances(list):  # type: ignore[type-arg]
 
     def insert(self, index: Any, item: Any) -> None:
         raise TypeError("a result's instances are only appended (their order is the order of the cases)")
+
+
+def _claim(item: Any) -> Instance:
+    """``item`` if it is an :class:`Instance` (not a subclass, which could answer ``ok`` as it likes),
+    else a :class:`~symverify.errors.UsageError`: a ``Report`` appended as it is had no ``ok`` (an
+    AttributeError), and any object with ``ok = True`` made the result ok."""
+    if type(item) is not Instance:
+        hint = (f"; make a claim of it: Instance.from_report(NAME, {type(item).__name__.lower()})"
+                if isinstance(item, _outcome_types()) else "")
+        raise UsageError(f"a result's instances: expected an Instance (Instance.from_report, computed or argued), "
+                         f"found {type(item).__name__}{hint}")
+    return item
 
 
 def made_in(inst: Any) -> tuple[int | None, int]:
@@ -415,7 +498,12 @@ def each(cases: Any) -> Iterator[Any]:
             if state.counting or (state.chosen is not None and not state.chosen(index)):
                 continue
             state.current = index
-            yield case
+            try:
+                yield case
+            except GeneratorExit:  # the loop was left while handling this case: break, return, an exception
+                if state.left is None:
+                    state.left = index
+                raise
             state.current = None
     finally:
         state.current = None
@@ -554,9 +642,23 @@ def sweep_grid(default: Mapping[str, Any]) -> dict[str, Any]:
     return {k: grid.get(k, v) for k, v in default.items()}
 
 
+def _json_path_problem(path: str) -> str:
+    """Why ``--json PATH`` cannot be written ('' when it can, as far as can be told before the run)."""
+    if path == "":
+        return "expected a file path, found an empty string"
+    if os.path.isdir(path):
+        return "expected a file path, found a directory"
+    parent = os.path.dirname(path) or "."
+    if not os.path.isdir(parent):
+        return f"the directory {parent} does not exist"
+    return ""
+
+
 def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = None) -> int:
     """Entry point for ``python -m symverify.proofs.NAME [--quick] [--json OUT] [--shard K/N | --cases
-    SPEC | --count-cases]``; returns the exit code (0 ok, 1 not ok, 2 bad arguments)."""
+    SPEC | --count-cases]``; returns the exit code (0 ok, 1 not ok, 2 bad arguments: exits with it, one
+    line on stderr, an ``--json`` path that is empty, a directory or in a missing directory before the
+    run, one that cannot be written after it)."""
     from symverify.progress import tolerant_output
 
     with tolerant_output():
@@ -573,6 +675,10 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
     part.add_argument("--cases", metavar="SPEC", help="only these cases, e.g. 0,3,5-9 (for SHARDABLE scripts)")
     part.add_argument("--count-cases", action="store_true", help="run no case; print and write {\"cases\": N}")
     args = ap.parse_args(argv)
+    if args.json is not None:  # before the run: an empty path was ignored, a missing directory a traceback at the end
+        where = _json_path_problem(args.json)
+        if where:
+            ap.error(f"--json {args.json!r}: {where}")
     state = _Selection()
     wanted: list[int] = []
     if args.shard:
@@ -599,6 +705,11 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         if not isinstance(result, ProofResult):
             raise UsageError(f"run(quick) returned {type(result).__name__}; a proof script's run returns the "
                              "ProofResult it filled (res = ProofResult(NAME, TITLE); res.instances.append(...); return res)")
+        if state.left is not None:
+            raise UsageError(f"the loop of each() was left in case {state.left} (break, return, or an exception caught "
+                             "outside the loop): expected every loop of each() to run to its end, since a part of a run "
+                             f"that does not run case {state.left} goes on to the later cases, and the parts would meet "
+                             "different cases; choose the cases before the loop (each(c for c in cases if ...))")
         result.seconds = time.perf_counter() - start
         missing = [i for i in wanted if i >= state.seen]
         if missing:
@@ -609,9 +720,12 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         print(f"{state.seen} case(s)" if state.counting else result.table())
     finally:
         _STATE = previous
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
+    if args.json is not None:
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, indent=2)
+        except OSError as e:  # the path was fine before the run: a full disk, a directory removed meanwhile
+            ap.exit(2, f"{ap.prog}: error: --json {args.json!r}: cannot write there ({e.strerror or e})\n")
     code = 0 if state.counting or result.ok else 1
     sys.stdout.flush()
     return code

@@ -29,6 +29,7 @@ import ast
 import difflib
 import json
 import re
+import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -149,8 +150,9 @@ def _portable(d: Path) -> str:
 
 def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
     """The built-in scripts and those of ``extra_dirs`` (a directory given twice, under any
-    spelling, counts once); a repeated name, or a script named ``all`` (the word for every
-    script), is a :class:`UsageError`."""
+    spelling, counts once); a repeated name, a script named ``all`` (the word for every
+    script), or a module of a user's directory that would be imported in place of one the script
+    processes need (:func:`_shadowing`) is a :class:`UsageError`."""
     scripts = discover(builtin_dir(), BUILTIN)
     seen: set[Path] = set()
     for d in extra_dirs:
@@ -158,6 +160,7 @@ def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
         if real in seen:
             continue
         seen.add(real)
+        _shadowing(Path(d))
         for name, s in discover(d).items():
             if name == "all":  # select() reads 'all' as every script: this one could never be chosen alone
                 raise UsageError(f"proof script all in {d}: 'all' on the command line means every script; rename it")
@@ -166,6 +169,30 @@ def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
                 raise UsageError(f"proof script {name} in {d} has the name of {where}; rename it")
             scripts[name] = s
     return scripts
+
+
+SHADOWED = frozenset(sys.stdlib_module_names) | {"symverify", "numpy", "sympy", "mpmath", "flint", "z3", "torch",
+                                                  "dask", "distributed", "matplotlib"}
+"""Top-level modules a script process may import (the standard library, symverify and its
+dependencies): a user's script runs with its directory first on the import path, so a
+``json.py`` there, or a ``.py`` file named symverify, would be imported in their place, by every script of that
+directory."""
+
+
+def _shadowing(d: Path) -> None:
+    """Refuse a module of the user's directory ``d`` (``NAME.py``, support modules too, or a
+    package ``NAME/__init__.py``) named like one of :data:`SHADOWED`: every script there crashed
+    with "'symverify' is not a package" or a circular import, far from the cause."""
+    if not d.is_dir():
+        return  # discover() says what is wrong with it
+    for p in sorted(d.iterdir()):
+        name = p.stem if p.suffix == ".py" else p.name if (p / "__init__.py").is_file() else None
+        if name in SHADOWED and name != "__main__":
+            what = ("symverify" if name == "symverify" else "a module of the standard library"
+                    if name in sys.stdlib_module_names else "a dependency of symverify")
+            raise UsageError(f"{p}: expected a module name of its own, found {name!r}, the name of {what}: a script's "
+                             "directory comes first on its import path, so every script there would import this "
+                             "file in its place; rename it")
 
 
 def select(scripts: dict[str, Script], names: Sequence[str], default: Iterable[str] | None = None) -> list[str]:
@@ -500,7 +527,13 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
             started.add(name)
         if first and on_start:
             on_start(name)
-        return name, {**_local(execute(task, procs)), "part": task.part()}
+        try:
+            part = _local(execute(task, procs))
+        except Exception as e:  # one task's failure here is its row's, never the run's
+            why = " ".join(str(e).split())[:300]
+            part = {"status": "crashed", "result": None, "seconds": 0.0,
+                    "error": f"the runner failed on this script's process: {type(e).__name__}: {why}"}
+        return name, {**part, "part": task.part()}
 
     pool = ThreadPoolExecutor(max_workers=jobs)
     futures: set[Future[tuple[str, Any]]] = {pool.submit(run, n, t) for n, t in plan}
@@ -614,17 +647,20 @@ def junit_xml(summary: RunSummary) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-_LEFT_OUT: dict[str, Any] = {"kind": "prover", "ok": False, "resources": {}, "bounds": {}}
+_LEFT_OUT: dict[str, Any] = {"kind": "prover", "ok": False, "resources": {}, "bounds": {}, "checks": None}
 """What an instance's field left out means (docs/formats.md § Proof run; a run of 0.1.0 has no ``kind``)."""
 
 
 def _golden_view(run: dict[str, Any]) -> list[dict[str, Any]]:
     """What a golden comparison looks at: per script its status and per instance its verdict,
-    method, resources, bounds (no times, no free-text details); the scripts in the order of their
-    names (``prove b a`` against a golden of ``a b`` compares each script with its own)."""
+    kind, method, resources, bounds, ``ok`` and an argued claim's ``checks`` (an argued claim whose
+    checks held and are no longer run is still ok, but differs); no times, no free-text details;
+    the scripts in the order of their names (``prove b a`` against a golden of ``a b`` compares each
+    script with its own)."""
     out = []
     for s in run.get("scripts", []):
-        insts = [{k: i.get(k, _LEFT_OUT.get(k)) for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok")}
+        insts = [{k: i.get(k, _LEFT_OUT.get(k))
+                  for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok", "checks")}
                  for i in ((s.get("result") or {}).get("instances", []))]
         out.append({"name": s.get("name"), "status": s.get("status"), "instances": insts})
     return sorted(out, key=lambda v: str(v["name"]))  # stable: scripts of one name keep their order

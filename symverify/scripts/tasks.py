@@ -8,6 +8,9 @@ killed at the task's timeout, ``lost``: killed by a signal nobody here sent, or 
 ``result`` (the script's JSON, or ``{"cases": N}`` for a count), ``error``, ``seconds``,
 ``version`` (symverify's, on the machine that ran it) and ``host``; for a part of a script (a shard
 or some cases), ``cases``: how many cases the part met. A crash, even a FLINT abort, ends one process, never the caller.
+A process that ends otherwise than :func:`~symverify.scripts.protocol.script_main` ends it after
+writing its result (exit code 0, or 1 for a result that is not ok) failed after it: ``crashed``
+(``lost`` when killed by a signal), never its result's ``ok``.
 A result whose ``name`` is not the task's (a script writing another script's result) is ``crashed``,
 as is one that is not strict JSON (``NaN``, a repeated key), not a regular file of at most
 :data:`~symverify.ir.limits.MAX_FILE_BYTES` bytes, read at each run (a FIFO, a link) or whose title, seconds or instances have the wrong type.
@@ -313,7 +316,9 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         return {"status": status, "result": result, "error": error, "seconds": time.perf_counter() - start,
                 "version": __version__, "host": socket.gethostname()}
 
-    with tempfile.TemporaryDirectory(prefix="symverify-prove-") as tmp:
+    # ignore_cleanup_errors: a grandchild that left the script's session (setsid) may still be writing in the
+    # directory; failing to remove it must not fail the task, let alone the run
+    with tempfile.TemporaryDirectory(prefix="symverify-prove-", ignore_cleanup_errors=True) as tmp:
         root = Path(tmp)
         for fname, text in task.files:
             (root / Path(fname).name).write_text(text, encoding="utf-8", errors=SHIPPED_ERRORS)
@@ -351,10 +356,19 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
                                            "with 'if __name__ == \"__main__\": raise SystemExit(script_main(run))'")
         why = crash_reason(stderr, task.name) or one_line(stdout, 2) or "no output"
         return answer("crashed", None, f"exit code {code}: {why}")
+    if code < 0:  # killed by a signal after its result was written: as without one (Dask retries a lost task)
+        why = one_line(stderr, 2)
+        return answer("lost", None, f"killed by {_signal_name(code)} after writing its result" + (f": {why}" if why else ""))
+    # script_main ends the process with 0 (ok, or a count) or 1 (not ok): any other code, or 1 with a result that
+    # says ok, means the script failed after its result was written (an exception or sys.exit after script_main)
+    if code not in (0, 1) or (code == 1 and (task.count or data.get("ok") is True)):
+        why = crash_reason(stderr, task.name) or one_line(stdout, 2) or "no output"
+        return answer("crashed", None, f"exit code {code} after writing its result"
+                                       f"{' (which says ok)' if code == 1 and not task.count else ''}: {why}")
     if task.count:
         if not (isinstance(data.get("cases"), int) and data["cases"] >= 0):
             return answer("crashed", None, f"--count-cases: expected {{\"cases\": N}}, found {json.dumps(data)[:80]}")
-        return answer("done", data, one_line(stderr, 3) if code not in (0, 1) else "")
+        return answer("done", data, "")
     shape = _result_shape(data)
     if shape:
         return answer("crashed", None, f"result JSON: {shape}")
@@ -362,7 +376,7 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         return answer("crashed", None, f"result JSON: name: expected {task.name!r} (the script's own name: "
                                        f"ProofResult({task.name!r}, TITLE)), found {str(data.get('name'))[:80]!r}")
     met = data.pop("cases", None)  # a part's count of the cases it met (protocol.script_main)
-    done = answer("done", data, one_line(stderr, 3) if code not in (0, 1) else "")
+    done = answer("done", data, "")
     if isinstance(met, int) and not isinstance(met, bool):
         done["cases"] = met
     return done
