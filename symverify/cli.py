@@ -178,7 +178,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="with --scheduler: cases of a shardable script per task (default: automatic, about two "
                         "tasks per worker thread)")
     p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output)")
-    p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per instance) to FILE")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per instance) to FILE ('-': standard output)")
     p.add_argument("--golden", metavar="RUN.json", help="fail unless verdicts, methods, resources and bounds match a stored run")
     p.add_argument("--update-golden", action="store_true",
                    help="with --golden: write this run there instead of comparing (only when it is ok)")
@@ -499,15 +499,20 @@ def _check_run_options(args: argparse.Namespace) -> None:
     # An empty value (an unset $GOLDEN in a CI script) is refused, never read as the flag left out: --golden '' ran
     # without comparing, --scheduler '' ran here, --dir '' read the current directory
     for flag, value, expected in (("--json", args.json, "a file path, or '-' for standard output"),
-                                  ("--junit", args.junit, "a file path"), ("--golden", args.golden, "a file path"),
+                                  ("--junit", args.junit, "a file path, or '-' for standard output"),
+                                  ("--golden", args.golden, "a file path"),
                                   ("--scheduler", args.scheduler, "a scheduler's address or file, or 'local'"),
                                   *(("--dir", d, "a directory of proof scripts") for d in args.dir)):
         if value == "":
             raise UsageError(f"{flag}: expected {expected}, found an empty string")
+    if args.json == "-" and args.junit == "-":
+        raise UsageError("--json - and --junit -: expected at most one of them on standard output, found both")
+    if args.golden == "-":  # a golden run is read back and rewritten: it is a file
+        raise UsageError("--golden: expected a file path, found '-' (standard output cannot hold a golden run)")
     _distinct(("--json", args.json), ("--junit", args.junit), ("--golden", args.golden))
-    if args.json != "-":
-        _writable(args.json, "--json")
-    _writable(args.junit, "--junit")
+    for flag, value in (("--json", args.json), ("--junit", args.junit)):
+        if value != "-":
+            _writable(value, flag)
     if args.update_golden and not args.golden:
         raise UsageError("--update-golden needs --golden RUN.json (where to write the run)")
     if args.golden and args.update_golden:
@@ -576,7 +581,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     # (soft_wrap), so formulas and --details lines stay whole in logs and pipes.
     err = Console(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False, soft_wrap=True)
     out = Console(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
-                  file=sys.stderr if args.json == "-" else None, soft_wrap=True)
+                  file=sys.stderr if "-" in (args.json, args.junit) else None, soft_wrap=True)
     # A spinner only on a real terminal: FORCE_COLOR=1 (set by many CI services) makes rich treat a pipe as a
     # terminal, and an animated status there fills the log with redrawn lines. Colours are still honoured.
     progress = err.status("") if err.is_interactive and sys.stderr.isatty() else None
@@ -628,7 +633,11 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         sys.stdout.write(text if encodes(sys.stdout, text) else json.dumps(data, indent=2) + "\n")
     elif args.json:
         _write(args.json, text, "--json")
-    if args.junit:
+    if args.junit == "-":  # XML declares its encoding (UTF-8): written as such, whatever standard output's is
+        sys.stdout.flush()
+        sys.stdout.buffer.write(runner.junit_xml(summary).encode("utf-8"))
+        sys.stdout.buffer.flush()
+    elif args.junit:
         _write(args.junit, runner.junit_xml(summary), "--junit")
     code = 0 if summary.ok else 1
     if args.golden and args.update_golden:

@@ -697,3 +697,23 @@ def test_a_scripts_control_characters_never_reach_the_terminal(tmp_path, capsys)
     shown = out + err
     assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown, repr(shown)
     assert "boom\\x1b[2J" in shown and "x\\x1b[8m" in shown and "d\\x9b1m" in shown, shown
+
+
+def test_junit_dash_is_standard_output_and_golden_dash_is_refused(tmp_path, capsys, monkeypatch):
+    """--junit - wrote a file named '-' in the working directory (--json - is standard output); it is
+    standard output too (the table goes to stderr), one of the two at most; --golden - is refused."""
+    import xml.etree.ElementTree as ET
+
+    monkeypatch.chdir(tmp_path)
+    _script(tmp_path, "good", GOOD)
+    code, out, err = _cli(capsys, "prove", str(tmp_path / "good.py"), "--junit", "-")
+    assert code == 0, err
+    assert not (tmp_path / "-").exists()
+    root = ET.fromstring(out)
+    assert root.tag == "testsuites" and [s.get("name") for s in root] == ["good"]
+    assert "good" in err  # the table, on stderr
+    code, _, err = _cli(capsys, "prove", str(tmp_path / "good.py"), "--junit", "-", "--json", "-")
+    assert code == 3 and "found both" in err
+    code, _, err = _cli(capsys, "prove", str(tmp_path / "good.py"), "--golden", "-", "--update-golden")
+    assert code == 3 and "--golden: expected a file path, found '-'" in err
+    assert not (tmp_path / "-").exists()
