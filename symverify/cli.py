@@ -568,6 +568,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
 
     from rich.console import Console
 
+    from symverify.progress import stdout_to_devnull
     from symverify.scripts import runner
     from symverify.scripts.protocol import SWEEP_ENV
 
@@ -580,7 +581,12 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     # Tables fit `width` columns when the output is not a terminal; lines of text are never hard-wrapped
     # (soft_wrap), so formulas and --details lines stay whole in logs and pipes.
     err = Console(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False, soft_wrap=True)
-    out = Console(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
+    class _Out(Console):
+        def on_broken_pipe(self) -> None:  # rich's own exits 1, a failed run's code, before --json/--junit are written
+            self.quiet = True
+            stdout_to_devnull()
+
+    out = _Out(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
                   file=sys.stderr if "-" in (args.json, args.junit) else None, soft_wrap=True)
     # A spinner only on a real terminal: FORCE_COLOR=1 (set by many CI services) makes rich treat a pipe as a
     # terminal, and an animated status there fills the log with redrawn lines. Colours are still honoured.
@@ -627,17 +633,21 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     _print_failures(out, summary)
     data = summary.to_json(args.timings)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    if args.json == "-":  # the same JSON, \u-escaped where standard output is ASCII-only
-        from symverify.progress import encodes
+    try:  # a reader that has gone (| head) ends neither the run nor its other files
+        if args.json == "-":  # the same JSON, \u-escaped where standard output is ASCII-only
+            from symverify.progress import encodes
 
-        sys.stdout.write(text if encodes(sys.stdout, text) else json.dumps(data, indent=2) + "\n")
-    elif args.json:
+            sys.stdout.write(text if encodes(sys.stdout, text) else json.dumps(data, indent=2) + "\n")
+            sys.stdout.flush()
+        if args.junit == "-":  # XML declares its encoding (UTF-8): written as such, whatever standard output's is
+            sys.stdout.flush()
+            sys.stdout.buffer.write(runner.junit_xml(summary).encode("utf-8"))
+            sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        stdout_to_devnull()
+    if args.json and args.json != "-":
         _write(args.json, text, "--json")
-    if args.junit == "-":  # XML declares its encoding (UTF-8): written as such, whatever standard output's is
-        sys.stdout.flush()
-        sys.stdout.buffer.write(runner.junit_xml(summary).encode("utf-8"))
-        sys.stdout.buffer.flush()
-    elif args.junit:
+    if args.junit and args.junit != "-":
         _write(args.junit, runner.junit_xml(summary), "--junit")
     code = 0 if summary.ok else 1
     if args.golden and args.update_golden:

@@ -119,3 +119,18 @@ def tolerant_output() -> Iterator[None]:
         for stream, old in changed:
             with suppress(AttributeError, ValueError, OSError):
                 stream.reconfigure(errors=old)
+
+
+def stdout_to_devnull() -> None:
+    """Point standard output's file descriptor at the null device: the reader of a pipe has gone
+    (``| head``), so what is still to be printed (and Python's flush at exit) goes nowhere instead
+    of raising ``BrokenPipeError``; the run goes on to write its files and exit with its own code.
+    A stream without a file descriptor is left as it is (nothing flushes it at exit)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass

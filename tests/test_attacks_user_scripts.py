@@ -717,3 +717,30 @@ def test_junit_dash_is_standard_output_and_golden_dash_is_refused(tmp_path, caps
     code, _, err = _cli(capsys, "prove", str(tmp_path / "good.py"), "--golden", "-", "--update-golden")
     assert code == 3 and "--golden: expected a file path, found '-'" in err
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("how", ["script", "prove", "prove-json-dash"])
+def test_a_reader_gone_ends_neither_the_run_nor_its_files(tmp_path, how):
+    """``python NAME.py | head`` ended in a BrokenPipeError traceback (exit 1, a failed run's code);
+    ``symverify prove … | head`` exited 1 quietly (rich's default) before writing --json and --junit.
+    With the pipe's reader gone before anything is printed, the run writes its files and exits with
+    its verdict's code (0), no traceback."""
+    import subprocess
+    import sys
+
+    path = _script(tmp_path, "good", GOOD)
+    out = tmp_path / "out.json"
+    cli = [sys.executable, "-c", "import sys; from symverify.cli import main; sys.exit(main(sys.argv[1:]))"]
+    cmd = {"script": [sys.executable, str(path), "--json", str(out)],
+           "prove": [*cli, "prove", str(path), "--json", str(out), "--junit", str(tmp_path / "j.xml")],
+           "prove-json-dash": [*cli, "prove", str(path), "--json", "-", "--junit", str(tmp_path / "j.xml")]}[how]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader has gone before the first line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+    if how != "prove-json-dash":
+        assert json.loads(out.read_text())
+    if how != "script":
+        assert (tmp_path / "j.xml").read_text().startswith("<?xml")

@@ -73,7 +73,6 @@ import json
 import math
 import os
 import re
-import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -717,7 +716,7 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         data: dict[str, Any] = {"cases": state.seen} if state.counting else result.to_json()
         if state.tagged and not state.counting:
             data["cases"] = state.seen  # every part of a run must meet the same cases (the runner compares them)
-        print(f"{state.seen} case(s)" if state.counting else result.table())
+        _print_or_reader_gone(f"{state.seen} case(s)" if state.counting else result.table())
     finally:
         _STATE = previous
     if args.json is not None:
@@ -727,5 +726,17 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         except OSError as e:  # the path was fine before the run: a full disk, a directory removed meanwhile
             ap.exit(2, f"{ap.prog}: error: --json {args.json!r}: cannot write there ({e.strerror or e})\n")
     code = 0 if state.counting or result.ok else 1
-    sys.stdout.flush()
+    _print_or_reader_gone("", end="")  # flushes
     return code
+
+
+def _print_or_reader_gone(text: str, end: str = "\n") -> None:
+    """Print ``text`` and flush; when the reader has gone (``| head``: a broken pipe), the rest of
+    standard output goes to the null device, so the run still writes its ``--json`` and exits with
+    its verdict's code rather than a ``BrokenPipeError`` traceback."""
+    from symverify.progress import stdout_to_devnull
+
+    try:
+        print(text, end=end, flush=True)
+    except BrokenPipeError:
+        stdout_to_devnull()
