@@ -1,11 +1,16 @@
 """The float paths' defects fixed here, each pinned against exact evaluation:
 
 - ``numeric_check`` on a model whose weight rounds to 0 in float64 (``|w| < 2^-1075``): the
-  executor skips the branch that weight multiplies, and the bound was 0 where the error is not.
+  executor skips the branch that weight multiplies, and the bound was 0 where the error is not;
+- the gradient path of ``to_torch``'s module cast its weights to the input's dtype without the
+  range check the rest has (a weight 1e300 ran as an infinity on a float32 input);
+- ``to_torch(model)(u)`` and ``execute(model, u)``: equal bit for bit except the documented
+  cases, and always within ``numeric_check``'s bound of the exact value.
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -14,8 +19,13 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from symverify.executors import execute, numeric_check
-from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.errors import CompileError, IRError
+from symverify.executors import execute, numeric_check, to_torch
+from symverify.executors.export import BaseConvLayer
+from symverify.executors.program import compilable
+from symverify.kernel.engines.numbers import float_numbers
+from symverify.kernel.engines.plan import model_plan
+from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.gate import Gate
 from symverify.kernel.ir.grid import Grid
@@ -113,3 +123,112 @@ def test_circuit_coefficients_rounded_to_zero_are_within_the_bound(dtype):
         for x in (1, Fraction(1, 3), 2**30):
             chk = numeric_check(c, [[[x]]], dtype=dtype)
             assert chk.ok and 0 < chk.max_abs_err <= chk.tolerance, (c, x, chk)
+
+
+# --------------------------------------------------------------------------------------------
+# to_torch: the weights' range in every dtype path
+
+HUGE = _one(W=Grid.full(1, 1, 10**300), h=ONE)
+
+
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_to_torch_refuses_a_weight_beyond_the_inputs_dtype(grad, dtype):
+    """A float64 module with a weight 1e300 on a float32 or bfloat16 input: the gradient path
+    made an infinity (output inf) where the plain path refused; both refuse now."""
+    mod = to_torch(HUGE, requires_grad=grad)
+    x = torch.ones(2, 1, 1, dtype=dtype)
+    with pytest.raises(CompileError, match=r"W: a finite float64 weight is beyond the range of (float32|bfloat16)"):
+        mod(x)
+    with pytest.raises(CompileError, match=r"W: a finite float64 weight is beyond the range"):
+        mod(x.clone().requires_grad_(True))
+    with torch.no_grad():
+        with pytest.raises(CompileError, match=r"beyond the range"):
+            mod(x)
+    y = mod(x.double())  # float64 holds it: runs
+    assert torch.isfinite(y).all() and float(y.detach()[0, 0, 0]) == 1e300
+
+
+def test_to_torch_refuses_1e300_in_float32_and_float16():
+    with pytest.raises(CompileError, match=r"1e\+300 is beyond the range of float32"):
+        to_torch(HUGE, dtype="float32")
+    with pytest.raises(IRError, match=r"dtype: expected 'float64', 'float32' or 'bfloat16'.*found 'float16'"):
+        to_torch(HUGE, dtype="float16")
+    with pytest.raises(IRError, match=r"found torch.float16"):
+        to_torch(HUGE, dtype=torch.float16)
+    # a layer called on its own, on a float16 state, with gradients: refused, not inf
+    ly = BaseConvLayer(*(torch.tensor([[v]], dtype=torch.float64) for v in (1e300, 0.0, 1.0, 0.0)))
+    with pytest.raises(CompileError, match=r"W: a finite float64 weight is beyond the range of float16"):
+        ly(torch.ones(1, 1, 1, dtype=torch.float16))
+    ok = BaseConvLayer(*(torch.tensor([[v]], dtype=torch.float64) for v in (6e4, 0.0, 1.0, 0.0)))
+    assert float(ok(torch.ones(1, 1, 1, dtype=torch.float16)).detach()[0, 0, 0]) == 60000  # within float16: runs
+
+
+def test_the_range_check_follows_edited_weights():
+    """Editing a weight in place (training) re-reads the range: a weight set beyond float32 is
+    refused on the next float32 call, and one scaled back runs again."""
+    m = _one(W=ONE, h=ONE)
+    mod = to_torch(m, requires_grad=True)
+    x = torch.ones(1, 1, 1, dtype=torch.float32)
+    assert float(mod(x)[0, 0, 0]) == 1
+    with torch.no_grad():
+        mod.layers[0].h.fill_(1e300)
+    with pytest.raises(CompileError, match=r"h: a finite float64 weight is beyond the range of float32"):
+        mod(x)
+    with torch.no_grad():
+        mod.layers[0].h.fill_(2.0)
+    assert float(mod(x)[0, 0, 0]) == 2
+
+
+# --------------------------------------------------------------------------------------------
+# to_torch against execute
+
+WEIGHTS = st.sampled_from([0, 0, 1, -1, 2, Fraction(1, 3), Fraction(-2, 7), Fraction(5, 3)])
+
+
+@st.composite
+def models(draw: st.DrawFn) -> Model:
+    n, d = draw(st.integers(1, 5)), draw(st.integers(2, 24))
+    nn, dd = n + draw(st.integers(0, 2)), d + draw(st.integers(0, 1))
+    shifts = draw(st.booleans())
+
+    def grid(r: int, c: int) -> Grid:
+        return Grid.from_rows([[draw(WEIGHTS) for _ in range(c)] for _ in range(r)])
+
+    def kernel() -> Grid:
+        rows = 2 if shifts else nn
+        return Grid.from_rows([[draw(WEIGHTS) if i < rows else 0 for _ in range(dd)] for i in range(nn)])
+
+    layers = tuple(Layer(grid(dd, dd), grid(nn, dd), kernel(), grid(nn, dd), draw(st.sampled_from(list(Mode))))
+                   for _ in range(draw(st.integers(1, 3))))
+    return Model(n, d, nn, dd, layers)
+
+
+def _dense_w(m: Model) -> bool:
+    return any(any(sum(1 for i in range(ly.W.rows) if ly.W.get(i, j) != 0) >= 2 for j in range(ly.W.cols)) for ly in m.layers)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(m=models(), seed=st.integers(0, 2**16), bsz=st.sampled_from([1, 3, 17]))
+def test_to_torch_and_execute_are_within_the_bound_and_equal_but_where_documented(m, seed, bsz):
+    """Without gradients the module is ``execute`` bit for bit except a dense projection of a model
+    ``execute`` runs as a compiled program (all convolutions by shifts); with gradients the FFT
+    path is bit for bit; every output of both is within ``numeric_check``'s bound of the exact
+    value."""
+    g = torch.Generator().manual_seed(seed)
+    for dtype in ("float64", "float32"):
+        dt = getattr(torch, dtype)
+        x = (torch.randn(bsz, m.n, m.d, generator=g, dtype=torch.float64) * 3).to(dt)
+        u = [[[Fraction(v) for v in row] for row in pt] for pt in x.double().tolist()]
+        exact = execute(m, u)
+        for path in ("auto", "fft", "direct"):
+            want = execute(m, x, backend="torch", dtype=dtype, path=path)
+            plain = to_torch(m, dtype=dtype, path=path)(x)
+            grad = to_torch(m, dtype=dtype, path=path, requires_grad=True)(x).detach()
+            if not torch.equal(plain, want):
+                assert _dense_w(m) and compilable(model_plan(m, float_numbers(None)).layers, path), path
+            if path == "fft":
+                assert torch.equal(grad, want)
+            tol = Fraction(numeric_check(m, u, dtype=dtype, path=path).tolerance)
+            for y in (want, plain, grad):
+                assert not math.isnan(float(y.abs().max())) and _err(y, exact) <= tol, (dtype, path)

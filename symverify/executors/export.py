@@ -111,8 +111,26 @@ class BaseConvLayer(nn.Module):
                 else torch.zeros((0, dd), dtype=torch.long, device=W.device)
             self.register_buffer("w_idx", idx, persistent=False)
         self.plans: dict[Any, LayerPlan] = {}
+        self.beyond = self._beyond()
         self.versions = self._versions()
         self.plan(self.W.dtype, self.W.device)  # built now, so that tracing the module records only the run
+
+    def _beyond(self) -> dict[Any, str]:
+        """Per float dtype, the first of ``W, b1, h, b2`` with a finite weight that is beyond the
+        dtype's range (it would round to an infinity there); dtypes where every weight fits are
+        absent. Read from each tensor's largest finite magnitude: rounding is monotone, so a
+        weight overflows iff the largest does."""
+        out: dict[Any, str] = {}
+        with torch.no_grad():
+            for name, t in (("W", self.W), ("b1", self.b1), ("h", self.h), ("b2", self.b2)):
+                a = t.detach()
+                if not a.is_floating_point() or a.numel() == 0:
+                    continue
+                big = torch.where(torch.isfinite(a), a.abs(), 0).amax().double().cpu()
+                for dt in (torch.float64, torch.float32, torch.bfloat16, torch.float16):
+                    if dt not in out and bool(torch.isinf(big.to(dt))):
+                        out[dt] = name
+        return out
 
     def _versions(self) -> tuple[int, ...]:
         """Changes when a weight is edited in place or replaced (``.to``, ``load_state_dict``)."""
@@ -139,8 +157,16 @@ class BaseConvLayer(nn.Module):
         return self.plans[key]
 
     def forward(self, x: Any, path: str = "auto") -> Any:
+        """The layer on a ``(B, N', d')`` state in out-of-place torch operations, in the state's
+        dtype: a finite weight beyond that dtype's range is a :class:`~symverify.errors.CompileError`
+        (as in :meth:`plan`), never an infinity."""
         if not _compiling() and self._versions() != self.versions:
             self.refresh()
+        name = self.beyond.get(x.dtype)
+        if name is not None:
+            src = dtype_name(getattr(self, name).dtype)
+            raise CompileError(f"{name}: a finite {src} weight is beyond the range of {dtype_name(x.dtype)}, where this "
+                               "input runs (it would be an infinity); run a float64 input or scale the weights")
         cyclic = self.mode == "cyclic"
         W, b1, h, b2 = (t.to(device=x.device, dtype=x.dtype) for t in (self.W, self.b1, self.h, self.b2))
         if path == "auto" and self.shifts:
@@ -249,9 +275,13 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     Inputs of another float dtype than the weights run in the input's dtype. Without gradients
     (the default ``requires_grad=False``, or under ``torch.no_grad()``) the forward pass is the
     executor itself on plans built from the module's weights (rebuilt when a weight changes); with
-    gradients it is the same computation in out-of-place torch operations; their direct-path sums
-    may round otherwise than ``execute``'s (the last bits), within the error bound of
-    :mod:`~symverify.executors.numeric`, and exact where that bound is 0.
+    gradients it is the same computation in out-of-place torch operations, which may round
+    otherwise than ``execute`` (the last bits): a shift's multiply and add are two roundings where
+    ``execute`` fuses them (``addcmul``), and dense projections and direct-path sums may add in
+    another order; the FFT path gives the same bits. Every result is within the error bound of
+    :mod:`~symverify.executors.numeric`, and exact where that bound is 0. In every dtype path a
+    finite weight beyond the range of the dtype the module runs in is a
+    :class:`~symverify.errors.CompileError`, not an infinity.
 
     >>> from symverify.kernel.ir.grid import Grid
     >>> m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
