@@ -27,10 +27,11 @@ from typing import Any, cast
 import numpy as np
 
 from symverify.errors import CompileError, IRError, ShapeError
-from symverify.executors.inputs import exact_weights
+from symverify.executors.inputs import check_batch_memory, exact_weights
 from symverify.executors.torch_float import FloatArithmetic, conv_fft
 from symverify.executors.zoology_native import native_layers, run_native
 from symverify.ir.bigint import safe_repr
+from symverify.ir.limits import out_of_memory
 from symverify.kernel.engines._torch import dtype_name, require_torch, resolve_device, resolve_dtype
 from symverify.kernel.engines.kernels import Pool, conv_blocked
 from symverify.kernel.engines.numbers import Converter, check_params, float_numbers
@@ -93,14 +94,16 @@ class BaseConvLayer(nn.Module):
         for name, t in (("b1", b1), ("h", h), ("b2", b2)):
             if t.dim() != 2 or t.shape[1] != W.shape[0] or t.shape != b1.shape:
                 raise ShapeError(f"{name}: expected shape (N', {W.shape[0]}) like b1 {tuple(b1.shape)}, found {tuple(t.shape)}")
-        self.W, self.b1, self.h, self.b2 = (nn.Parameter(t) for t in (W, b1, h, b2))
+        with torch.inference_mode(False):  # weights built under inference mode: normal tensors (versions, autograd)
+            self.W, self.b1, self.h, self.b2 = (nn.Parameter(t.clone() if t.is_inference() else t) for t in (W, b1, h, b2))
         self.mode = Mode(mode).value
         self.refresh()
 
     def refresh(self) -> None:
         """Re-read the structure ``path='auto'`` relies on (nonzero lags of ``h``, sparsity of ``W``)
-        and drop the execution plans built from the weights (done by itself when a weight changed)."""
-        with torch.no_grad():
+        and drop the execution plans built from the weights (done by itself when a weight changed).
+        What it builds are normal tensors under ``torch.inference_mode()`` too (they outlive it)."""
+        with torch.no_grad(), torch.inference_mode(False):
             h, W = self.h.detach(), self.W.detach()
             self.lags: tuple[int, ...] = tuple(int(k) for k in torch.nonzero((h != 0).any(dim=1)).flatten().tolist())
             self.shifts = len(self.lags) <= sparse_tap_limit(h.shape[0])
@@ -144,7 +147,7 @@ class BaseConvLayer(nn.Module):
             dtype = torch.float64  # integer weights: the plan's float layout (the run uses the input's dtype)
         key = (dtype, device)
         if key not in self.plans:
-            with torch.no_grad():
+            with torch.no_grad(), torch.inference_mode(False):
                 W, b1, h, b2 = (t.detach().to(device=device, dtype=dtype) for t in (self.W, self.b1, self.h, self.b2))
                 for name, src, t in (("W", self.W, W), ("b1", self.b1, b1), ("h", self.h, h), ("b2", self.b2, b2)):
                     if src.dtype != dtype and bool((torch.isinf(t) & torch.isfinite(src.detach().to(device))).any()):
@@ -206,7 +209,9 @@ class BaseConvStack(nn.Module):
     the same per-layer choices as out-of-place torch operations (no graph breaks; recompile after
     editing weights). ``torch.jit.trace`` works (the trace fixes the plans); ``torch.jit.script``
     does not: the per-layer dispatch (lag tuples, path names, plans, error messages) is Python,
-    which TorchScript does not compile; trace the module instead.
+    which TorchScript does not compile; trace the module instead. A batch whose ``(B, N', d')``
+    state needs more bytes than the device has, or an allocation the device refuses, is a
+    :class:`~symverify.errors.LimitError` (outside ``torch.compile``).
     """
 
     def __init__(self, n: int, d: int, inner_n: int, inner_d: int, layers: Sequence[BaseConvLayer], path: str = "auto") -> None:
@@ -230,6 +235,17 @@ class BaseConvStack(nn.Module):
         self._recognise()
 
     def forward(self, u: Any) -> Any:
+        if _compiling():
+            return self._forward(u)
+        try:
+            return self._forward(u)
+        except (RuntimeError, MemoryError) as e:  # the allocator's failure: a LimitError (a batch too large for the device)
+            err = out_of_memory(e, "BaseConvStack")
+            if err is None:
+                raise
+            raise err from None
+
+    def _forward(self, u: Any) -> Any:
         if not (isinstance(u, torch.Tensor) and dtype_name(u.dtype) in _FLOATS):
             found = dtype_name(u.dtype) if isinstance(u, torch.Tensor) else type(u).__name__
             raise IRError(
@@ -245,6 +261,8 @@ class BaseConvStack(nn.Module):
         x = u[None] if single else u
         if tuple(x.shape[1:]) != (self.n, self.d):
             raise ShapeError(f"input: expected shape (B, {self.n}, {self.d}) or ({self.n}, {self.d}), found {tuple(u.shape)}")
+        if not _compiling():
+            check_batch_memory(x.shape[0], self.inner_n * self.inner_d, x.dtype, x.device, "module")
         if x.shape[0] == 0:  # an empty batch: nothing to run (torch's FFT refuses empty batches)
             y = x[:, : self.n, : self.d].clone()
         elif _compiling() or (torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))):
