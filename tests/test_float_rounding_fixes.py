@@ -75,6 +75,17 @@ def test_a_weight_rounded_to_zero_is_within_a_nonzero_bound(dtype, case):
         assert chk.tolerance < 2.0**-60  # η·(1 + Σ|x|)·|Ĉ|: an underflow term, not a vacuous bound
 
 
+def test_the_relative_error_of_outputs_below_float64s_range_is_finite():
+    """The exact output 10^-400 is not 0 although its float64 is: the relative error is measured
+    against the exact value (it read inf, as for an exact 0)."""
+    m = _one(W=Grid.full(1, 1, LOST), h=ONE)
+    chk = numeric_check(m, [[[1]]])
+    assert chk.max_abs_exact == 0.0 and chk.max_abs_err == 5e-324
+    assert chk.max_rel_err == float(Fraction(5e-324) / LOST) and math.isfinite(chk.max_rel_err)
+    zero = numeric_check(_one(h=ONE), [[[1]]])
+    assert zero.max_rel_err == 0.0 and zero.max_abs_exact == 0.0
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_a_weight_rounded_to_zero_before_a_second_layer(dtype):
     """The lost branch's bound propagates through a following layer (with a large weight)."""

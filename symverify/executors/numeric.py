@@ -114,9 +114,11 @@ _ABS_DIRECT_MAX_N = 1024
 class NumericCheck:
     """Measured float error against exact evaluation, and the running error bound.
 
-    ``max_abs_err`` and ``max_rel_err`` (= max_abs_err / max|exact|) are over all points and
-    entries; ``tolerance`` is the largest per-point bound; ``ok`` holds when every point's error is
-    within its own bound.
+    ``max_abs_err`` and ``max_rel_err`` (= max_abs_err / max|exact|, divided by the exact
+    max|exact|: an output below float64's range is not 0 there; inf only for a nonzero error of
+    outputs that are all exactly 0, or a ratio beyond float64) are over all points and entries;
+    ``max_abs_exact`` is max|exact| rounded to float64; ``tolerance`` is the largest per-point
+    bound; ``ok`` holds when every point's error is within its own bound.
     """
 
     backend: str
@@ -370,17 +372,30 @@ def _up(q: Fraction) -> float:
     return math.nextafter(f, math.inf) if Fraction(f) < q else f
 
 
-def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, float]:
+def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, Fraction]:
     """Per-point max |approx − exact|, computed exactly (a float is a dyadic rational) and rounded
-    up, and max|exact|."""
+    up, and max|exact| (exact: below float64's range it is no float)."""
     a = approx.detach().to("cpu").double().numpy()
     errs = np.zeros(exact.shape[0])
-    top = 0.0
+    top = Fraction(0)
     for idx, y in np.ndenumerate(exact):
         diff = _up(abs(Fraction(float(a[idx])) - Fraction(y))) if math.isfinite(a[idx]) else math.inf
         errs[idx[0]] = max(float(errs[idx[0]]), diff)
-        top = max(top, abs(float(y)))
+        top = max(top, abs(Fraction(y)))
     return errs, top
+
+
+def _relative(err: float, top: Fraction) -> float:
+    """``err / top`` (0 for 0/0, inf for a nonzero error of an exact 0 or beyond float64's range):
+    from the exact ``top``, so an exact output below float64's range is not read as 0."""
+    if top == 0:
+        return 0.0 if err == 0 else math.inf
+    if not math.isfinite(err):
+        return math.inf
+    try:
+        return float(Fraction(err) / top)
+    except OverflowError:
+        return math.inf
 
 
 def check_matmul_precision(dtype: torch.dtype) -> None:
@@ -454,7 +469,7 @@ def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: 
     integral = np.vectorize(lambda a: Fraction(a).denominator == 1, otypes=[bool])(arr)
     x = x.to(device)
 
-    def run() -> tuple[np.ndarray, float, np.ndarray]:
+    def run() -> tuple[np.ndarray, Fraction, np.ndarray]:
         if isinstance(obj, Model):
             y, bounds = tracked_model(model_plan(obj, numbers), x, e0, bool(integral.all()), path)
         else:
@@ -477,5 +492,5 @@ def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: 
     mx = float(errs.max()) if errs.size else 0.0
     return NumericCheck(
         "torch", dtype_name(dtype), str(device), path, int(errs.size), mx,
-        mx / top if top > 0 else (0.0 if mx == 0 else math.inf), float(b.max()) if b.size else 0.0, top, ok,
+        _relative(mx, top), float(b.max()) if b.size else 0.0, float(top), ok,
     )
