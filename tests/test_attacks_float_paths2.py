@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from symverify.errors import BackendUnavailableError, IRError, LimitError, ShapeError
+from symverify.errors import BackendUnavailableError, CompileError, IRError, LimitError, ShapeError
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.gate import Gate
@@ -371,3 +371,22 @@ def test_exact_inputs_across_the_range_are_within_the_bound_or_refused(dtype, pa
         return
     assert chk.ok and chk.max_abs_err <= chk.tolerance, chk
 
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_symbolic_weights_given_values_below_or_beyond_float64(dtype):
+    """``params`` that round to 0 in float64 (10^-400) are bounded like literal weights (the error
+    within a nonzero bound); values beyond float64 (10^400), floats, NaN and bools are refused."""
+    from symverify.kernel.ir.scalar import sym
+
+    m = Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid.full(1, 1, sym("a")), h=Grid.full(1, 1, 1)),))
+    chk = numeric_check(m, [[[3]], [[Fraction(-1, 3)]]], params={"a": Fraction(1, 10**400)}, dtype=dtype)
+    assert chk.ok and 0 < chk.max_abs_err <= chk.tolerance and math.isfinite(chk.max_rel_err), chk
+    with pytest.raises(CompileError, match=r"the weight <401-digit integer .*> does not fit in float64"):
+        numeric_check(m, [[[3]]], params={"a": 10**400}, dtype=dtype)
+    for bad, msg in ((0.1, r"found the float 0.1; pass Fraction\(1, 10\)"), (math.nan, r"found the float nan"),
+                     (True, r"expected an exact number, found the bool True")):
+        with pytest.raises(IRError, match=rf"params\['a'\]: .*{msg}"):
+            execute(m, [[[3.0]]], backend="torch", dtype=dtype, params={"a": bad})
+        with pytest.raises(IRError, match=rf"params\['a'\]: .*{msg}"):
+            to_torch(m, params={"a": bad})
