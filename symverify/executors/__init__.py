@@ -225,7 +225,25 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
     [[[9.0], [4.0]]]
     >>> execute(square, [[3], [-2]], backend="modular", p=7).tolist()
     [[2], [4]]
+
+    A batch whose state (``B·N'·d'`` values for a model, ``B·nodes`` for a circuit) needs more
+    bytes than the device has in all is a :class:`~symverify.errors.LimitError` before anything is
+    allocated, and so is an allocation the device refuses during the run.
     """
+    try:
+        return _execute(obj, u, backend, dtype, device, p, params, path)
+    except (RuntimeError, MemoryError) as e:
+        from symverify.ir.limits import out_of_memory
+
+        err = out_of_memory(e, "execute")
+        if err is None:
+            raise
+        raise err from None
+
+
+def _execute(obj: Model | Circuit, u: object, backend: str, dtype: str | torch.dtype | None,
+             device: str | torch.device | None, p: int | None, params: Mapping[str, object] | None,
+             path: str) -> np.ndarray | torch.Tensor:
     obj = model_of(obj)  # a compiled object: its model
     if backend == "torch" and type(obj) is Model and params is None and path == "auto" and device is None:
         y = _native_fast(obj, u, dtype)  # the fused zoology stack, with no per-call look-ups
@@ -247,13 +265,18 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
             raise IRError(f"device={device!r} applies to the torch backends only (backend is 'exact')")
         _, out, single = _exact(obj, u, params)
         return out[0] if single else out
-    from symverify.kernel.engines._torch import resolve_device, resolve_dtype
+    from symverify.executors.inputs import batch_shape, check_batch_memory
+    from symverify.kernel.engines._torch import require_torch, resolve_device, resolve_dtype
 
     dev = resolve_device(device)
+    bsz, _ = batch_shape(u, obj.n, obj.d, kind)
+    cells = obj.inner_n * obj.inner_d if isinstance(obj, Model) else obj.num_nodes
     if backend == "torch":
         from symverify.executors.inputs import float_tensor
 
-        x, single = float_tensor(u, obj.n, obj.d, resolve_dtype(dtype), dev, kind)
+        dt = resolve_dtype(dtype)
+        check_batch_memory(bsz, cells, dt, dev, kind)
+        x, single = float_tensor(u, obj.n, obj.d, dt, dev, kind)
         if isinstance(obj, Model) and x.requires_grad and _grad_enabled():
             raise IRError("model input: a tensor that requires grad; the float executor runs a model with in-place "
                           "and native operations that record no gradients, so its gradients would be wrong: pass "
@@ -264,6 +287,7 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
         from symverify.kernel.engines.torch_modular import check_prime
 
         q = check_prime(DEFAULT_PRIME if p is None else p)
+        check_batch_memory(bsz, cells, require_torch().int64, dev, kind)
         x, single = residue_tensor(u, obj.n, obj.d, q, dev, kind)
         y = _run_mod(obj, x, q, params, path) if x.shape[0] else _empty(obj, x, params)
     return y[0] if single else y

@@ -27,10 +27,11 @@ from typing import Any, cast
 import numpy as np
 
 from symverify.errors import CompileError, IRError, ShapeError
-from symverify.executors.inputs import exact_weights
+from symverify.executors.inputs import check_batch_memory, exact_weights
 from symverify.executors.torch_float import FloatArithmetic, conv_fft
 from symverify.executors.zoology_native import native_layers, run_native
 from symverify.ir.bigint import safe_repr
+from symverify.ir.limits import out_of_memory
 from symverify.kernel.engines._torch import dtype_name, require_torch, resolve_device, resolve_dtype
 from symverify.kernel.engines.kernels import Pool, conv_blocked
 from symverify.kernel.engines.numbers import Converter, check_params, float_numbers
@@ -93,14 +94,16 @@ class BaseConvLayer(nn.Module):
         for name, t in (("b1", b1), ("h", h), ("b2", b2)):
             if t.dim() != 2 or t.shape[1] != W.shape[0] or t.shape != b1.shape:
                 raise ShapeError(f"{name}: expected shape (N', {W.shape[0]}) like b1 {tuple(b1.shape)}, found {tuple(t.shape)}")
-        self.W, self.b1, self.h, self.b2 = (nn.Parameter(t) for t in (W, b1, h, b2))
+        with torch.inference_mode(False):  # weights built under inference mode: normal tensors (versions, autograd)
+            self.W, self.b1, self.h, self.b2 = (nn.Parameter(t.clone() if t.is_inference() else t) for t in (W, b1, h, b2))
         self.mode = Mode(mode).value
         self.refresh()
 
     def refresh(self) -> None:
         """Re-read the structure ``path='auto'`` relies on (nonzero lags of ``h``, sparsity of ``W``)
-        and drop the execution plans built from the weights (done by itself when a weight changed)."""
-        with torch.no_grad():
+        and drop the execution plans built from the weights (done by itself when a weight changed).
+        What it builds are normal tensors under ``torch.inference_mode()`` too (they outlive it)."""
+        with torch.no_grad(), torch.inference_mode(False):
             h, W = self.h.detach(), self.W.detach()
             self.lags: tuple[int, ...] = tuple(int(k) for k in torch.nonzero((h != 0).any(dim=1)).flatten().tolist())
             self.shifts = len(self.lags) <= sparse_tap_limit(h.shape[0])
@@ -111,8 +114,26 @@ class BaseConvLayer(nn.Module):
                 else torch.zeros((0, dd), dtype=torch.long, device=W.device)
             self.register_buffer("w_idx", idx, persistent=False)
         self.plans: dict[Any, LayerPlan] = {}
+        self.beyond = self._beyond()
         self.versions = self._versions()
         self.plan(self.W.dtype, self.W.device)  # built now, so that tracing the module records only the run
+
+    def _beyond(self) -> dict[Any, str]:
+        """Per float dtype, the first of ``W, b1, h, b2`` with a finite weight that is beyond the
+        dtype's range (it would round to an infinity there); dtypes where every weight fits are
+        absent. Read from each tensor's largest finite magnitude: rounding is monotone, so a
+        weight overflows iff the largest does."""
+        out: dict[Any, str] = {}
+        with torch.no_grad():
+            for name, t in (("W", self.W), ("b1", self.b1), ("h", self.h), ("b2", self.b2)):
+                a = t.detach()
+                if not a.is_floating_point() or a.numel() == 0:
+                    continue
+                big = torch.where(torch.isfinite(a), a.abs(), 0).amax().double().cpu()
+                for dt in (torch.float64, torch.float32, torch.bfloat16, torch.float16):
+                    if dt not in out and bool(torch.isinf(big.to(dt))):
+                        out[dt] = name
+        return out
 
     def _versions(self) -> tuple[int, ...]:
         """Changes when a weight is edited in place or replaced (``.to``, ``load_state_dict``)."""
@@ -126,7 +147,7 @@ class BaseConvLayer(nn.Module):
             dtype = torch.float64  # integer weights: the plan's float layout (the run uses the input's dtype)
         key = (dtype, device)
         if key not in self.plans:
-            with torch.no_grad():
+            with torch.no_grad(), torch.inference_mode(False):
                 W, b1, h, b2 = (t.detach().to(device=device, dtype=dtype) for t in (self.W, self.b1, self.h, self.b2))
                 for name, src, t in (("W", self.W, W), ("b1", self.b1, b1), ("h", self.h, h), ("b2", self.b2, b2)):
                     if src.dtype != dtype and bool((torch.isinf(t) & torch.isfinite(src.detach().to(device))).any()):
@@ -139,8 +160,16 @@ class BaseConvLayer(nn.Module):
         return self.plans[key]
 
     def forward(self, x: Any, path: str = "auto") -> Any:
+        """The layer on a ``(B, N', d')`` state in out-of-place torch operations, in the state's
+        dtype: a finite weight beyond that dtype's range is a :class:`~symverify.errors.CompileError`
+        (as in :meth:`plan`), never an infinity."""
         if not _compiling() and self._versions() != self.versions:
             self.refresh()
+        name = self.beyond.get(x.dtype)
+        if name is not None:
+            src = dtype_name(getattr(self, name).dtype)
+            raise CompileError(f"{name}: a finite {src} weight is beyond the range of {dtype_name(x.dtype)}, where this "
+                               "input runs (it would be an infinity); run a float64 input or scale the weights")
         cyclic = self.mode == "cyclic"
         W, b1, h, b2 = (t.to(device=x.device, dtype=x.dtype) for t in (self.W, self.b1, self.h, self.b2))
         if path == "auto" and self.shifts:
@@ -180,7 +209,9 @@ class BaseConvStack(nn.Module):
     the same per-layer choices as out-of-place torch operations (no graph breaks; recompile after
     editing weights). ``torch.jit.trace`` works (the trace fixes the plans); ``torch.jit.script``
     does not: the per-layer dispatch (lag tuples, path names, plans, error messages) is Python,
-    which TorchScript does not compile; trace the module instead.
+    which TorchScript does not compile; trace the module instead. A batch whose ``(B, N', d')``
+    state needs more bytes than the device has, or an allocation the device refuses, is a
+    :class:`~symverify.errors.LimitError` (outside ``torch.compile``).
     """
 
     def __init__(self, n: int, d: int, inner_n: int, inner_d: int, layers: Sequence[BaseConvLayer], path: str = "auto") -> None:
@@ -204,6 +235,17 @@ class BaseConvStack(nn.Module):
         self._recognise()
 
     def forward(self, u: Any) -> Any:
+        if _compiling():
+            return self._forward(u)
+        try:
+            return self._forward(u)
+        except (RuntimeError, MemoryError) as e:  # the allocator's failure: a LimitError (a batch too large for the device)
+            err = out_of_memory(e, "BaseConvStack")
+            if err is None:
+                raise
+            raise err from None
+
+    def _forward(self, u: Any) -> Any:
         if not (isinstance(u, torch.Tensor) and dtype_name(u.dtype) in _FLOATS):
             found = dtype_name(u.dtype) if isinstance(u, torch.Tensor) else type(u).__name__
             raise IRError(
@@ -219,6 +261,8 @@ class BaseConvStack(nn.Module):
         x = u[None] if single else u
         if tuple(x.shape[1:]) != (self.n, self.d):
             raise ShapeError(f"input: expected shape (B, {self.n}, {self.d}) or ({self.n}, {self.d}), found {tuple(u.shape)}")
+        if not _compiling():
+            check_batch_memory(x.shape[0], self.inner_n * self.inner_d, x.dtype, x.device, "module")
         if x.shape[0] == 0:  # an empty batch: nothing to run (torch's FFT refuses empty batches)
             y = x[:, : self.n, : self.d].clone()
         elif _compiling() or (torch.is_grad_enabled() and (x.requires_grad or any(p.requires_grad for p in self.parameters()))):
@@ -249,9 +293,13 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     Inputs of another float dtype than the weights run in the input's dtype. Without gradients
     (the default ``requires_grad=False``, or under ``torch.no_grad()``) the forward pass is the
     executor itself on plans built from the module's weights (rebuilt when a weight changes); with
-    gradients it is the same computation in out-of-place torch operations; their direct-path sums
-    may round otherwise than ``execute``'s (the last bits), within the error bound of
-    :mod:`~symverify.executors.numeric`, and exact where that bound is 0.
+    gradients it is the same computation in out-of-place torch operations, which may round
+    otherwise than ``execute`` (the last bits): a shift's multiply and add are two roundings where
+    ``execute`` fuses them (``addcmul``), and dense projections and direct-path sums may add in
+    another order; the FFT path gives the same bits. Every result is within the error bound of
+    :mod:`~symverify.executors.numeric`, and exact where that bound is 0. In every dtype path a
+    finite weight beyond the range of the dtype the module runs in is a
+    :class:`~symverify.errors.CompileError`, not an infinity.
 
     >>> from symverify.kernel.ir.grid import Grid
     >>> m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))

@@ -7,13 +7,16 @@ model). Modular inputs are exact values mapped to residues (a Fraction through i
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from symverify.errors import CompileError, IRError, ShapeError
+from symverify.errors import CompileError, IRError, LimitError, ShapeError
 from symverify.ir.bigint import safe_repr
+from symverify.ir.limits import device_memory, out_of_memory
 from symverify.kernel.engines._torch import require_torch
 from symverify.kernel.ir.scalar import as_scalar
 from symverify.kernel.semantics.rings import ModRing
@@ -21,7 +24,8 @@ from symverify.kernel.semantics.rings import ModRing
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor", "exact_weights"]
+__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor", "exact_weights", "check_batch_memory",
+           "allocation_limit"]
 
 
 def _is_tensor(u: Any) -> bool:
@@ -64,6 +68,33 @@ def batch_shape(u: Any, n: int, d: int, what: str) -> tuple[int, bool]:
     if len(shape) == 3 and shape[1:] == (n, d):
         return shape[0], False
     raise ShapeError(f"{what} input: expected shape (B, {n}, {d}) or ({n}, {d}), found {shape}")
+
+
+def check_batch_memory(bsz: int, cells: int, dtype: torch.dtype, device: torch.device, what: str) -> None:
+    """:class:`~symverify.errors.LimitError` before anything is allocated when one state of the
+    batch (``bsz`` points of ``cells`` values each, in ``dtype``) needs more bytes than ``device``
+    has in all (:func:`~symverify.ir.limits.device_memory`): such a run cannot succeed, and the allocator would fail
+    (or the system run out of memory) only after the input had been converted. A batch given as
+    an expanded view (stride 0) takes no memory of its own, but the executor's states do."""
+    torch = require_torch()
+    need = bsz * cells * (torch.finfo(dtype).bits if dtype.is_floating_point else torch.iinfo(dtype).bits) // 8
+    have = device_memory(device)  # the CPU's physical memory, or the CUDA device's
+    if have is not None and need > have:
+        raise LimitError(f"{what} input: a batch of {bsz} points needs states of {bsz}·{cells} {str(dtype).removeprefix('torch.')} "
+                         f"values ({need / 2**30:.3g} GiB each), more than the {have / 2**30:.3g} GiB of memory of {device}; "
+                         "run it in smaller batches")
+
+
+@contextmanager
+def allocation_limit(what: str) -> Iterator[None]:
+    """Run the block with :func:`out_of_memory`'s conversion of allocator failures."""
+    try:
+        yield
+    except (RuntimeError, MemoryError) as e:
+        err = out_of_memory(e, what)
+        if err is None:
+            raise
+        raise err from None
 
 
 def exact_array(u: Any, n: int, d: int, what: str) -> tuple[np.ndarray, bool]:

@@ -24,7 +24,14 @@ product, a shift or a Toeplitz term, and the gate, adds ``η``; an FFT adds ``U_
 result's rounding to the dtype),
 ``U_n = 8·(log2(n) + 1)·n·η_w·(1 + ‖x̂_q‖₁ + ‖h_q‖₁)`` (at most ``4η_w`` per butterfly product,
 ``log2(n)`` stages of norm ``√2``, the product with ``|H| ≤ ‖h‖₁`` and ``|X| ≤ ‖x‖₁``, with a factor 2 to
-spare); a weight that is not exact in the dtype adds ``η·(1 + Σ|x̂|)`` per branch. The bound itself is
+spare); a weight that is not exact in the dtype adds ``η·(1 + Σ(|x̂| + E))`` per branch (rounded to
+nearest, first to float64 and then to the dtype, a weight is off by at most ``u_64|w| + u|ŵ|``,
+covered by ``ω``, plus ``σ_64/2 + σ/2 ≤ η`` below the range, ``σ`` the smallest subnormal; the
+exact state is at most ``|x̂| + E``). A weight may round to 0 (``|w| < 2^-1075``, or below half
+the dtype's smallest subnormal): the executor then skips what it multiplies, and a branch whose
+weights all rounded to 0 is computed as identically 0; its bound is that of a branch that computed
+0, ``E_P`` or ``E_C`` (the weight term above), and ``E' = |P̂|·E_C + |Ĉ|·E_P + E_P·E_C``: only a
+layer whose exact weights are 0 gets ``E' = 0`` for an identically zero output. The bound itself is
 computed in float64, where a term below ``2^-1074`` is lost: ``F = (2·(k + m) + 16)·2^-1074`` covers
 the operations of one entry's bound. Above the range, a float computation whose output is infinite
 or NaN has no bound: :func:`assess` raises ``OverflowError`` (``numeric_check``: an ``IRError``).
@@ -54,7 +61,7 @@ is computed exactly, and gets no rounding term (sparse and direct paths; an FFT 
 Compiled models with integer weights on small integer inputs thus have bound 0 in float64.
 
 **Circuits**, gate by gate on computed values: linear ``E = |α|E_a + |β|E_b + (γ_2 + ω)(|α||â| +
-|β||b̂|) + 2η + F`` (plus ``η(|â| + |b̂|)`` for a coefficient not exact in the dtype), product
+|β||b̂|) + 2η + F`` (plus ``η(|â| + E_a + |b̂| + E_b)`` for a coefficient not exact in the dtype), product
 ``E = |â|E_b + |b̂|E_a + E_a E_b + u|â b̂| + η + F``, constant ``E = ω|c| + η`` (rounding and
 underflow terms only where a value is not exact, see *Exactness*; ``F = 8·2^-1074``).
 
@@ -107,9 +114,11 @@ _ABS_DIRECT_MAX_N = 1024
 class NumericCheck:
     """Measured float error against exact evaluation, and the running error bound.
 
-    ``max_abs_err`` and ``max_rel_err`` (= max_abs_err / max|exact|) are over all points and
-    entries; ``tolerance`` is the largest per-point bound; ``ok`` holds when every point's error is
-    within its own bound.
+    ``max_abs_err`` and ``max_rel_err`` (= max_abs_err / max|exact|, divided by the exact
+    max|exact|: an output below float64's range is not 0 there; inf only for a nonzero error of
+    outputs that are all exactly 0, or a ratio beyond float64) are over all points and entries;
+    ``max_abs_exact`` is max|exact| rounded to float64; ``tolerance`` is the largest per-point
+    bound; ``ok`` holds when every point's error is within its own bound.
     """
 
     backend: str
@@ -202,11 +211,19 @@ def _layer_bound(lp: LayerPlan, ap: LayerPlan, x: Any, E: Any, parts: tuple[Any,
     torch = require_torch()
     proj, conv = parts
     if proj is None or conv is None:
-        return torch.zeros_like(E)
+        if lp.stats.exact64:  # a branch whose float64 weights are all 0 is exactly 0: so is the output
+            return torch.zeros_like(E)
+        # a weight may have rounded to 0 (below float64's range): the float branch is identically
+        # zero, the exact one is not; bound it as a branch that computed 0 (the output is 0)
+        conv = torch.zeros_like(x) if conv is None else conv
+        if proj is None:  # not computed when the convolution branch is zero: the executor's own value
+            proj = FloatArithmetic(path).project(lp, x, conv)
+            proj = torch.zeros_like(x) if proj is None else proj.expand_as(x)
     u, big, eta = unit_roundoff(dtype), 2.0 ** significand_bits(dtype), _eta(dtype)
     omega = 0.0 if _representable(lp, dtype) else u
     xa = x.double().abs()
-    weight_uf = eta * (1 + xa.sum(dim=-1, keepdim=True) + xa.sum(dim=-2, keepdim=True)) if omega else 0.0
+    xe = xa + E  # bounds |x| for the exact state: a weight's absolute error multiplies it
+    weight_uf = eta * (1 + xe.sum(dim=-1, keepdim=True) + xe.sum(dim=-2, keepdim=True)) if omega else 0.0
     both = torch.cat([xa, E])
     bsz = x.shape[0]
     ex = exact[:, None, None]
@@ -327,7 +344,7 @@ def tracked_circuit(plan: CircuitPlan, x: Any, e0: Any, integral: Any) -> tuple[
             t = al_ * V[a] + be_ * V[b]
             clean = (E[a] == 0) & (E[b] == 0) & integ[a] & integ[b] & (ci & rep)[:, None] & (t < big)
             off = (~rep).to(torch.float64)  # float64: a Python scalar in torch.where would make float32, where η_64 is 0
-            rnd = ((g2 + u * off)[:, None] * t + (eta * off)[:, None] * (V[a] + V[b]) + (2 * eta + 8 * _FLUSH))
+            rnd = ((g2 + u * off)[:, None] * t + (eta * off)[:, None] * (V[a] + E[a] + V[b] + E[b]) + (2 * eta + 8 * _FLUSH))
             E[dst] = al_ * E[a] + be_ * E[b] + torch.where(clean, 0.0, rnd)
             integ[dst] = integ[a] & integ[b] & ci[:, None]
         dst, a, b = s.mul
@@ -355,17 +372,30 @@ def _up(q: Fraction) -> float:
     return math.nextafter(f, math.inf) if Fraction(f) < q else f
 
 
-def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, float]:
+def _errors(approx: Any, exact: np.ndarray) -> tuple[np.ndarray, Fraction]:
     """Per-point max |approx − exact|, computed exactly (a float is a dyadic rational) and rounded
-    up, and max|exact|."""
+    up, and max|exact| (exact: below float64's range it is no float)."""
     a = approx.detach().to("cpu").double().numpy()
     errs = np.zeros(exact.shape[0])
-    top = 0.0
+    top = Fraction(0)
     for idx, y in np.ndenumerate(exact):
         diff = _up(abs(Fraction(float(a[idx])) - Fraction(y))) if math.isfinite(a[idx]) else math.inf
         errs[idx[0]] = max(float(errs[idx[0]]), diff)
-        top = max(top, abs(float(y)))
+        top = max(top, abs(Fraction(y)))
     return errs, top
+
+
+def _relative(err: float, top: Fraction) -> float:
+    """``err / top`` (0 for 0/0, inf for a nonzero error of an exact 0 or beyond float64's range):
+    from the exact ``top``, so an exact output below float64's range is not read as 0."""
+    if top == 0:
+        return 0.0 if err == 0 else math.inf
+    if not math.isfinite(err):
+        return math.inf
+    try:
+        return float(Fraction(err) / top)
+    except OverflowError:
+        return math.inf
 
 
 def check_matmul_precision(dtype: torch.dtype) -> None:
@@ -422,13 +452,16 @@ def _without_onednn() -> Any:
 
 def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: np.ndarray, dtype: torch.dtype,
            device: torch.device, path: str) -> NumericCheck:
-    """Run ``obj`` in ``dtype`` on the exact inputs ``arr`` and compare with ``exact`` (its exact outputs)."""
+    """Run ``obj`` in ``dtype`` on the exact inputs ``arr`` and compare with ``exact`` (its exact outputs).
+    An empty batch runs nothing: 0 points, errors and bound 0, ``ok`` (on every path)."""
     from symverify.executors.circuit_plan import circuit_plan
     from symverify.kernel.engines.plan import model_plan
 
     torch = require_torch()
     check_matmul_precision(dtype)
     check_gradual_underflow(dtype, device)
+    if arr.shape[0] == 0:  # an empty batch: nothing to run (torch's FFT refuses empty batches), nothing to exceed
+        return NumericCheck("torch", dtype_name(dtype), str(device), path, 0, 0.0, 0.0, 0.0, 0.0, True)
     x = torch.from_numpy(np.vectorize(float, otypes=[np.float64])(arr)).to(dtype=dtype)
     xr = x.double().numpy()
     # the inputs' rounding errors, rounded up: below float64's range a nearest float may be 0
@@ -436,7 +469,7 @@ def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: 
     integral = np.vectorize(lambda a: Fraction(a).denominator == 1, otypes=[bool])(arr)
     x = x.to(device)
 
-    def run() -> tuple[np.ndarray, float, np.ndarray]:
+    def run() -> tuple[np.ndarray, Fraction, np.ndarray]:
         if isinstance(obj, Model):
             y, bounds = tracked_model(model_plan(obj, numbers), x, e0, bool(integral.all()), path)
         else:
@@ -459,5 +492,5 @@ def assess(obj: Model | Circuit, numbers: FloatNumbers, arr: np.ndarray, exact: 
     mx = float(errs.max()) if errs.size else 0.0
     return NumericCheck(
         "torch", dtype_name(dtype), str(device), path, int(errs.size), mx,
-        mx / top if top > 0 else (0.0 if mx == 0 else math.inf), float(b.max()) if b.size else 0.0, top, ok,
+        _relative(mx, top), float(b.max()) if b.size else 0.0, float(top), ok,
     )

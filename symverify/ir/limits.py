@@ -35,11 +35,19 @@ where; nothing is truncated or rounded instead.
 * :data:`MAX_FILE_BYTES` (``2^30``): bytes of one file that symverify reads (documents, golden
   runs); only regular files are read (:func:`symverify.ir.files.read_file`), so ``/dev/zero`` or
   a FIFO is refused instead of read forever.
+
+Memory is no constant but the device's own (:func:`device_memory`): the float and modular
+executors refuse a batch one of whose states needs more bytes than the device has, before
+allocating, and report an allocation the device refuses (:func:`out_of_memory`) as a
+:class:`~symverify.errors.LimitError` too, never the allocator's ``RuntimeError`` or ``MemoryError``.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
+from typing import Any
 
 from symverify.errors import LimitError
 
@@ -53,6 +61,8 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_FILE_BYTES",
     "check",
+    "device_memory",
+    "out_of_memory",
 ]
 
 MAX_CELLS = 1 << 22
@@ -94,3 +104,28 @@ def _count(x: int) -> str:
     """``x`` in decimal, or its order of magnitude when the text would be long (this module sits
     below the big-integer printer, :mod:`symverify.ir.bigint`)."""
     return str(x) if x.bit_length() <= 200 else f"about 2^{x.bit_length() - 1}"
+
+
+def device_memory(device: Any = None) -> int | None:
+    """Bytes of memory of ``device``: a CUDA device's total memory, else (the CPU, ``None``) the
+    machine's physical memory; None where the platform does not say. torch is not imported here:
+    a CUDA device exists only where it is loaded."""
+    if getattr(device, "type", None) == "cuda":
+        return int(sys.modules["torch"].cuda.get_device_properties(device).total_memory)
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows) or no such name
+        return None
+
+
+def out_of_memory(e: BaseException, what: str) -> LimitError | None:
+    """The :class:`LimitError` naming ``what`` for an allocator's failure (``MemoryError``; torch on
+    the CPU: ``RuntimeError`` ``can't allocate memory``; CUDA: ``torch.OutOfMemoryError``); None for
+    any other error."""
+    torch = sys.modules.get("torch")
+    oom = getattr(torch, "OutOfMemoryError", None) if torch is not None else None
+    if not (isinstance(e, MemoryError) or (oom is not None and isinstance(e, oom))
+            or (isinstance(e, RuntimeError) and "can't allocate memory" in str(e))):
+        return None
+    first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
+    return LimitError(f"{what}: the run needs more memory than the device has ({first}); run it in smaller batches")

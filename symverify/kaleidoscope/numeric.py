@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from symverify.errors import BackendUnavailableError, IRError, ShapeError
+from symverify.errors import BackendUnavailableError, IRError, LimitError, ShapeError
 from symverify.ir.bigint import safe_repr
+from symverify.ir.limits import device_memory
 from symverify.kernel.ir.butterfly import ButterflyFactor
 from symverify.kernel.kaleidoscope.apply import Butterflies, corner, factors_of, params_of
 from symverify.kernel.primes import is_prime
@@ -192,6 +193,8 @@ class NumpyProgram:
 
         Two ``(B, N)`` buffers alternate as stage input and output and a third holds one product,
         so a stage allocates nothing: ``Y = T0·X0``, ``tmp = T1·X1``, ``Y += tmp`` (``Y mod p``).
+        Buffers larger than the machine's memory, or refused by it, are a
+        :class:`~symverify.errors.LimitError` (a broadcast view as ``x`` takes no memory; they do).
         """
         import numpy as np
 
@@ -210,9 +213,17 @@ class NumpyProgram:
             raise IRError(f"numpy butterfly apply (mod {self.p}): expected integers (residues), found a {arr.dtype} array; "
                           "a float or a fraction has no residue here (map fractions through their inverse mod p first)")
         B, N = arr.shape[0], self.size
-        cur = np.zeros((B, N), dtype=self.dtype)
-        cur[:, : self.n] = arr % self.p if self.p else self._floats(arr)
-        nxt, tmp = np.empty_like(cur), np.empty_like(cur)
+        need, have = 3 * B * N * np.dtype(self.dtype).itemsize, device_memory()
+        try:
+            if have is not None and need > have:
+                raise MemoryError
+            cur = np.zeros((B, N), dtype=self.dtype)
+            cur[:, : self.n] = arr % self.p if self.p else self._floats(arr)
+            nxt, tmp = np.empty_like(cur), np.empty_like(cur)
+        except MemoryError:
+            raise LimitError(f"numpy butterfly apply: a batch of {B} rows needs three {B}×{N} {self.dtype} buffers "
+                             f"({need / 2**30:.3g} GiB), more than this machine's memory{'' if have is None else f' ({have / 2**30:.3g} GiB)'}"
+                             "; run it in smaller batches") from None
         for s, t0, t1 in self.stages:
             shape = (B, N // (2 * s), 2, s)
             v, y, t = cur.reshape(shape), nxt.reshape(shape), tmp.reshape(shape)
