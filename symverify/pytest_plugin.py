@@ -7,7 +7,8 @@ A test that proves an identity and keeps its result as a regression is three lin
         symverify_golden.check(report)
 
 ``symverify_golden.check(obj)`` compares :func:`symverify.testing.golden_record` of ``obj`` (a
-report, a compile result, a proof instance or result, or a mapping) with the golden file stored
+report, a compile result, a proof instance or result, a mapping, or a pandas DataFrame or Series;
+values of a type it has no exact record of are refused, never stored as their text) with the golden file stored
 beside the test: verdicts, methods, resources and bounds as stable, sorted JSON, never timings. A
 difference fails the test with a unified diff. ``pytest --symverify-update`` writes new and changed
 files instead; a missing file fails with a hint to run it. Only settled results are kept: a
