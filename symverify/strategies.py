@@ -35,9 +35,9 @@ __all__ = ["coefficients", "circuits", "models", "rational_inputs"]
 def _size(value: object, what: str, low: int) -> int:
     """``value`` if it is an int ≥ ``low`` (not a bool); else a :class:`UsageError` naming the argument,
     raised when the strategy is made rather than deep inside hypothesis when it is drawn."""
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+    if not isinstance(value, int) or isinstance(value, bool) or int.__index__(value) < low:
         raise UsageError(f"{what}: expected an int ≥ {low}, found {safe_repr(value, 40)}")
-    return value
+    return int.__index__(value)  # the plain value: an int subclass's own comparisons and products are not used
 
 
 def _flag(value: object, what: str) -> bool:
@@ -68,10 +68,10 @@ def circuits(max_n: int = 3, max_d: int = 2, max_gates: int = 12, *, linear: boo
     toward fewer gates, fewer outputs and smaller ``n``, ``d`` (a property that needs one
     multiplication reports a one-gate circuit). Gate counts are small on average (hypothesis' list
     sizes), whatever ``max_gates``."""
-    _size(max_n, "circuits(max_n)", 1)
-    _size(max_d, "circuits(max_d)", 1)
-    _size(max_gates, "circuits(max_gates)", 0)
-    _size(min_outputs, "circuits(min_outputs)", 0)
+    max_n = _size(max_n, "circuits(max_n)", 1)
+    max_d = _size(max_d, "circuits(max_d)", 1)
+    max_gates = _size(max_gates, "circuits(max_gates)", 0)
+    min_outputs = _size(min_outputs, "circuits(min_outputs)", 0)
     for flag in ("linear", "allow_const", "allow_sym"):
         _flag(locals()[flag], f"circuits({flag})")
     limits.check(max_n * max_d, "MAX_INPUTS", f"circuits(max_n={max_n}, max_d={max_d})")
@@ -132,8 +132,8 @@ def rational_inputs(n: int, d: int) -> st.SearchStrategy[list[list[Fraction]]]:
     """An ``n×d`` array of small rationals; at most :data:`MAX_INPUT_CELLS` entries (hypothesis draws
     each one from a buffer of a few kilobytes: larger arrays cannot be generated) and at most
     :data:`symverify.ir.limits.MAX_INPUTS` (:class:`LimitError`, should a user lower it)."""
-    _size(n, "rational_inputs(n)", 1)
-    _size(d, "rational_inputs(d)", 1)
+    n = _size(n, "rational_inputs(n)", 1)
+    d = _size(d, "rational_inputs(d)", 1)
     limits.check(n * d, "MAX_INPUTS", f"rational_inputs({n}, {d})")
     if n * d > MAX_INPUT_CELLS:
         raise UsageError(f"rational_inputs: expected n·d ≤ MAX_INPUT_CELLS = {MAX_INPUT_CELLS} (hypothesis cannot draw "
@@ -158,10 +158,10 @@ def models(max_n: int = 3, max_d: int = 2, max_layers: int = 2, *, pad: int = 1,
     Layers and each grid's nonzero weights are drawn as lists (a weight as its cell and value), so
     large sizes draw as cheaply as small ones and a failing example shrinks toward fewer layers,
     fewer nonzero weights and smaller sizes."""
-    _size(max_n, "models(max_n)", 1)
-    _size(max_d, "models(max_d)", 1)
-    _size(max_layers, "models(max_layers)", 0)
-    _size(pad, "models(pad)", 0)
+    max_n = _size(max_n, "models(max_n)", 1)
+    max_d = _size(max_d, "models(max_d)", 1)
+    max_layers = _size(max_layers, "models(max_layers)", 0)
+    pad = _size(pad, "models(pad)", 0)
     if isinstance(modes, str) or not isinstance(modes, (tuple, list)) or not modes:
         raise UsageError(f"models(modes): expected a non-empty tuple of modes ('causal', 'cyclic'), found {safe_repr(modes, 40)}")
     try:

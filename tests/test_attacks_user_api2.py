@@ -234,3 +234,61 @@ def test_x(symverify_golden):
         res.assert_outcomes(failed=1)
         res.stdout.fnmatch_lines(["*UsageError: golden_record: expected values of the supported types*found a Shown*"])
     assert not list((pytester.path / "golden").rglob("*.json"))
+
+
+def test_a_write_that_fails_midway_leaves_the_old_golden_file_whole(tmp_path, monkeypatch):
+    """``--symverify-update`` wrote with ``Path.write_text``, which truncates the file first: a write
+    failing midway (a full disk) left half a file, and a second run reading it while another wrote saw
+    half a record. The file is written beside and renamed over: the old one stays whole, no
+    temporary file is left, and the test fails naming the reason."""
+    import errno
+
+    from _pytest.outcomes import Failed
+
+    from symverify import pytest_plugin
+    from symverify.pytest_plugin import GoldenFile
+
+    GoldenFile(tmp_path, "t", True).check({"a": 1})
+    before = (tmp_path / "t.json").read_bytes()
+
+    def half_then_full(fd, data):
+        if len(data) > 4:
+            import os
+
+            return os.write(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pytest_plugin, "_write_chunk", half_then_full)
+    with pytest.raises(Failed, match=r"cannot write the golden file .*t.json: No space left on device"):
+        GoldenFile(tmp_path, "t", True).check({"a": 2, "b": "x" * 100})
+    assert (tmp_path / "t.json").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
+    monkeypatch.undo()
+    GoldenFile(tmp_path, "t", True).check({"a": 2})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"] and b'"a": 2' in (tmp_path / "t.json").read_bytes()
+
+
+class _Lying(int):
+    """An int whose products and comparisons lie (1 and False)."""
+
+    def __mul__(self, other):
+        return 1
+
+    __rmul__ = __mul__
+
+    def __lt__(self, other):
+        return False
+
+    def __gt__(self, other):
+        return False
+
+
+def test_int_subclass_sizes_are_read_as_their_plain_values():
+    """``circuits(max_n=_Lying(2**30))``: the limit check multiplied with the subclass's ``*`` (1) and
+    let a size of 2^31 inputs through; sizes are read as plain ints."""
+    with pytest.raises(LimitError, match=r"circuits\(max_n=1073741824, max_d=2\): 2147483648 inputs is more than"):
+        circuits(max_n=_Lying(2**30))
+    with pytest.raises(LimitError, match=r"models\(max_n=1073741824, max_d=2, pad=1\)|models\(max_n=1073741824, max_d=2\)"):
+        models(max_n=_Lying(2**30))
+    with pytest.raises(UsageError, match=r"circuits\(max_gates\): expected an int ≥ 0, found -1"):
+        circuits(max_gates=_Lying(-1))
