@@ -7,7 +7,8 @@ A test that proves an identity and keeps its result as a regression is three lin
         symverify_golden.check(report)
 
 ``symverify_golden.check(obj)`` compares :func:`symverify.testing.golden_record` of ``obj`` (a
-report, a compile result, a proof instance or result, or a mapping) with the golden file stored
+report, a compile result, a proof instance or result, a mapping, or a pandas DataFrame or Series;
+values of a type it has no exact record of are refused, never stored as their text) with the golden file stored
 beside the test: verdicts, methods, resources and bounds as stable, sorted JSON, never timings. A
 difference fails the test with a unified diff. ``pytest --symverify-update`` writes new and changed
 files instead; a missing file fails with a hint to run it. Only settled results are kept: a
@@ -315,7 +316,7 @@ class GoldenFile:
             if stored != text or source != path:
                 try:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(text, encoding="utf-8")
+                    _write(path, text)
                     problem = ""
                 except OSError as e:
                     problem = f"cannot write the golden file {path}: {e.strerror or e}"
@@ -451,6 +452,35 @@ def _read(path: Path, update: bool, limit: int) -> tuple[str | None, str, int]:
         return None, (f"golden file {path} is not UTF-8 text (byte {e.start}: {e.reason}), so it is no golden record; "
                       "run pytest --symverify-update to rewrite it"), len(data)
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n"), "", len(data)
+
+
+def _write_chunk(fd: int, data: memoryview) -> int:
+    """``os.write``: the bytes of ``data`` written to ``fd`` (a seam for tests of failing writes)."""
+    return os.write(fd, data)
+
+
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: into a temporary file beside it (a name no
+    ``*.json`` glob matches), then renamed over it, so a run reading the file at the same time (two
+    pytest runs on one tree, tox environments in parallel) or a write that fails midway (a full disk)
+    never leaves a half-written golden file; on failure the temporary file is removed."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    data = text.encode("utf-8")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[_write_chunk(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise
 
 
 def _safe_legacy(name: str) -> str:

@@ -21,9 +21,9 @@ The hypothesis strategies (:func:`circuits`, :func:`models`, :func:`coefficients
 
 from __future__ import annotations
 
+import enum
 import json
 import numbers
-import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -207,13 +207,60 @@ def assert_refuted(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
     return report
 
 
-def _stable(x: Any) -> Any:
+SUPPORTED = ("str, int, Fraction, float, bool, None, decimal.Decimal, complex, datetime/date/time/timedelta, "
+             "uuid.UUID, paths, enums, symverify's Sym, lists, tuples, sets, mappings, numpy arrays and scalars, "
+             "torch tensors, pandas DataFrame/Series/Index, Report, Compiled, Instance, ProofResult")
+"""What :func:`golden_record` records (docs/formats.md, "Golden files")."""
+
+
+def _text_types() -> tuple[type, ...]:
+    """Types whose ``str`` is exact and the same on every run and machine, recorded as that text."""
+    import datetime
+    import decimal
+    import pathlib
+    import uuid
+
+    from symverify.kernel.ir.scalar import Sym
+
+    return (decimal.Decimal, complex, datetime.date, datetime.time, datetime.timedelta, uuid.UUID, pathlib.PurePath, Sym)
+
+
+def _pandas(x: Any, depth: int = 0) -> Any:
+    """The record of a pandas DataFrame or Series (every value, the index and the column names or
+    name, exactly), or None when ``x`` is neither (pandas is never imported here: a pandas object
+    exists only once its user imported pandas)."""
+    import sys
+
+    pd = sys.modules.get("pandas")
+    if pd is None:
+        return None
+    if isinstance(x, pd.DataFrame):
+        return {"type": "pandas.DataFrame", "columns": _stable(x.columns, depth + 1), "index": _stable(x.index, depth + 1),
+                "values": _stable([list(row) for row in x.itertuples(index=False, name=None)], depth + 1)}
+    if isinstance(x, pd.Series):
+        return {"type": "pandas.Series", "name": _stable(x.name, depth + 1), "index": _stable(x.index, depth + 1),
+                "values": _stable(list(x), depth + 1)}
+    if x is pd.NA or x is pd.NaT:
+        return str(x)
+    return None
+
+
+def _stable(x: Any, depth: int = 0) -> Any:
     """JSON with one type per field: numbers as the proof-run JSON writes them
-    (:func:`~symverify.scripts.protocol.stable_number`; numpy scalars and arrays as their Python values), mappings
-    with sorted string keys; a string that is no UTF-8 text (a lone surrogate) is a :class:`UsageError`."""
+    (:func:`~symverify.scripts.protocol.stable_number`; numpy scalars and arrays and torch tensors as
+    their Python values, whole), mappings with sorted string keys, pandas DataFrames and Series as
+    their values, index and column names, types of :func:`_text_types` as their exact text.
+    Anything else (a type whose text may elide values, like a model's or a user class's repr, or
+    name its address) is a :class:`UsageError` listing :data:`SUPPORTED`; so is a string that is no
+    UTF-8 text (a lone surrogate)."""
+    from symverify.ir import limits
     from symverify.ir.bigint import int_to_text, rational_to_text, safe_repr
     from symverify.scripts.protocol import stable_number
 
+    if depth > limits.MAX_JSON_DEPTH:  # a list or mapping that holds itself recursed until RecursionError
+        raise UsageError(f"golden_record: values nested more than symverify.ir.limits.MAX_JSON_DEPTH = {limits.MAX_JSON_DEPTH} "
+                         "levels deep (a list or mapping that holds itself?), found a "
+                         f"{type(x).__name__} at depth {depth}; no golden file holds it")
     if isinstance(x, str):
         try:
             x.encode("utf-8")
@@ -223,8 +270,11 @@ def _stable(x: Any) -> Any:
         return x
     if isinstance(x, bool) or x is None:
         return x
+    frame = _pandas(x, depth)
+    if frame is not None:
+        return frame
     if getattr(x, "dtype", None) is not None and callable(getattr(x, "tolist", None)):
-        return _stable(x.tolist())  # a numpy scalar or array: its Python value, whole (str() elides long arrays)
+        return _stable(x.tolist(), depth)  # a numpy scalar or array: its Python value, whole (str() elides long arrays)
     if isinstance(x, numbers.Integral):  # exact at any size (a decimal or "0x…" string beyond 1590 bits)
         return int_to_text(int(x))
     if isinstance(x, Fraction):
@@ -232,25 +282,28 @@ def _stable(x: Any) -> Any:
     if isinstance(x, float):
         return stable_number(x)
     if isinstance(x, Mapping):
-        out = {_stable(str(k)): _stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
+        out = {_stable(str(k), depth + 1): _stable(v, depth + 1) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
         if len(out) != len(x):
             same = sorted({str(k) for k in x if sum(str(j) == str(k) for j in x) > 1})
             raise UsageError(f"golden_record: keys that read the same as text ({', '.join(map(repr, same))}) would "
                              "overwrite each other; give them distinct names")
         return out
     if isinstance(x, (list, tuple)):
-        return [_stable(v) for v in x]
+        return [_stable(v, depth + 1) for v in x]
     if isinstance(x, (set, frozenset)):  # in an order that does not depend on the hash seed
-        return sorted((_stable(v) for v in x), key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
+        return sorted((_stable(v, depth + 1) for v in x), key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
     if _recordable(x):  # a report, compile result or proof nested in a mapping: its record, not its text
         return golden_record(x)
-    if hasattr(x, "value") and isinstance(x.value, str):  # enums (Verdict, Mode)
-        return x.value
-    text = str(x)
-    if (type(x).__str__ is object.__str__ and type(x).__repr__ is object.__repr__) or re.search(r" at 0x[0-9a-fA-F]+", text):
-        raise UsageError(f"golden_record: a {type(x).__name__} has no stable text (its repr names its address, "
-                         "which differs from run to run); record its fields instead")
-    return _stable(text)
+    if isinstance(x, enum.Enum):  # Verdict, Mode: the value of a str enum, else Class.NAME
+        return _stable(x.value if isinstance(x.value, str) else str(x), depth)
+    if isinstance(x, _text_types()):
+        return _stable(str(x), depth)
+    kind = type(x).__name__
+    hint = (f" (keep what verify or compile says about the {kind.lower()}: its Report or Compiled)"
+            if kind in ("Circuit", "Model") else "")
+    raise UsageError(f"golden_record: expected values of the supported types ({SUPPORTED}), found a {kind}{hint}; "
+                     "its text may elide values or name its address, so a changed value could match the stored one: "
+                     "record its fields instead (a mapping)")
 
 
 def _recordable(x: Any) -> bool:
@@ -263,7 +316,8 @@ def _recordable(x: Any) -> bool:
 
 
 def golden_record(obj: Any) -> dict[str, Any]:
-    """The stable record of a report, a compile result, a proof instance or result, or a mapping.
+    """The stable record of a report, a compile result, a proof instance or result, a mapping, or a
+    pandas DataFrame or Series (its values, index and column names or name, whole).
 
     Kept: verdicts, methods, the sides' statistics, resources, bounds, the failure bound of a proof
     and, for a refutation, ``"counterexample": "re-checked"``. Left out: timings, engine choices,
@@ -272,7 +326,9 @@ def golden_record(obj: Any) -> dict[str, Any]:
     ``verify(seed=None)`` or another seed finds another one; :func:`assert_refuted` and
     ``Report.to_json()`` show it). So the record is a function of the claim alone: runs with
     different seeds or timings give byte-identical records. In a mapping, reports, compile results
-    and proofs are recorded the same way, and sets as sorted lists.
+    and proofs are recorded the same way, and sets as sorted lists. Values of types without an exact
+    record (:data:`SUPPORTED` lists those with one) are refused: their text may elide values or name
+    an address, so a changed value could match the stored record.
     """
     from symverify.compiler.result import Compiled
     from symverify.kernel.verification import Report
@@ -295,11 +351,13 @@ def golden_record(obj: Any) -> dict[str, Any]:
                "instances": [golden_record(i) for i in obj.instances]}
     elif isinstance(obj, Mapping):
         rec = dict(obj)
+    elif (frame := _pandas(obj)) is not None and isinstance(frame, dict):
+        return dict(frame)
     else:
         hint = (f"; keep what verify or compile says about the {type(obj).__name__.lower()} "
                 "(symverify_golden.check(assert_proved(a, b)) or check(sv.compile(c)))"
                 if type(obj).__name__ in ("Circuit", "Model") else "")
-        raise UsageError(f"golden_record: expected a Report, Compiled, Instance, ProofResult or mapping, found {type(obj).__name__}{hint}")
+        raise UsageError(f"golden_record: expected a Report, Compiled, Instance, ProofResult, mapping or pandas DataFrame or Series, found {type(obj).__name__}{hint}")
     return _stable(rec)
 
 

@@ -63,10 +63,10 @@ def test_a_golden_file_that_cannot_be_written_fails_with_the_reason(tmp_path, mo
     reason, and no exception escapes."""
     import errno
 
-    def full(self, *args, **kwargs):
+    def full(fd, data):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_text", full)
+    monkeypatch.setattr(pytest_plugin, "_write_chunk", full)
     with pytest.raises(Failed, match=r"cannot write the golden file .*golden/t.json: No space left on device"):
         GoldenFile(tmp_path / "golden", "t", True).check({"a": 1})
 

@@ -12,6 +12,7 @@ import pytest
 
 import symverify as sv
 from symverify import testing
+from symverify.errors import UsageError
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.library import determinant
 from symverify.mutate import weight_mutant
@@ -119,9 +120,11 @@ class Shown:
 
 
 def test_golden_record_of_enums_and_printable_values():
-    """_stable: a plain enum is recorded by its value, an object with its own __str__ by that
-    text."""
-    assert golden_record({"c": Color.RED, "s": Shown()}) == {"c": "red", "s": "shown"}
+    """_stable: a plain enum is recorded by its value; an object of a type golden records do not
+    know is refused, even with its own __str__ (its text may elide values)."""
+    assert golden_record({"c": Color.RED}) == {"c": "red"}
+    with pytest.raises(UsageError, match=r"expected values of the supported types .*found a Shown"):
+        golden_record({"s": Shown()})
 
 
 def test_golden_record_of_an_instance_and_a_proof_result():

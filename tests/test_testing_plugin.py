@@ -54,7 +54,7 @@ def test_golden_record_writes_rationals_as_exact_strings():
 
 
 def test_golden_record_refuses_other_objects():
-    with pytest.raises(UsageError, match=r"expected a Report, Compiled, Instance, ProofResult or mapping, found int$"):
+    with pytest.raises(UsageError, match=r"expected a Report, Compiled, Instance, ProofResult, mapping or pandas DataFrame or Series, found int$"):
         golden_record(3)
     c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
     with pytest.raises(UsageError, match=r"found Circuit; keep what verify or compile says about the circuit"):
