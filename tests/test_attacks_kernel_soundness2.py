@@ -11,6 +11,12 @@ said ``proved`` (bound ``2^-118``) for ``u·a^p·u`` against ``u·a·u``. A zero
 whose degree is ``−∞``; a weight the numpy rows cannot hold now sends the whole model to the exact
 pass, whose degree ``2^61 + 1`` leaves every method ``unknown``.
 
+**A certificate cell of huge degree.** A stage whose coarse size estimate is large is re-estimated
+cell by cell with the numpy rows; :func:`~symverify.kernel.provers.bound_rules.from_exact` wrote a
+cell's exact degree into a float row as is, so a cell coefficient ``a^(2^1100)`` raised
+``OverflowError`` (no :class:`~symverify.errors.SymverifyError`) out of ``verify``. Such a degree is
+``+∞`` in a row, as in ``scalar_rows``.
+
 Further attacks kept as regression tests (each already answered correctly): the same exponents
 in circuits (exact and numpy circuit passes), rationals whose denominator is the fixed prime
 ``2^61 − 1`` in every grid position and in a symbolic coefficient, and multiples of that prime.
@@ -26,11 +32,12 @@ from hypothesis import strategies as st
 
 import symverify as sv
 from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Scalar, sym
-from symverify.kernel.provers.bound_rules import EXACT_LIMIT, scalar_rows
-from symverify.kernel.provers.bounds import structure_bounds
+from symverify.kernel.provers.bound_rules import EXACT_LIMIT, from_exact, scalar_rows
+from symverify.kernel.provers.bounds import BoundRing, BoundValue, bound_rows, structure_bounds
 from symverify.kernel.provers.bounds_layers import model_rows, read_rects
 from symverify.kernel.provers.sides import pair_sides
 
@@ -153,3 +160,32 @@ def test_the_fixed_prime_in_a_weight_is_refuted(where: str, pair: str) -> None:
     for method in ("randomized", "auto", "exact"):
         report = sv.verify(lhs, rhs, method=method, timeout=60)
         assert report.verdict is sv.Verdict.REFUTED, (method, report)
+
+
+# ---- a certificate cell of huge degree: the stage size estimate -------------------------------------
+
+
+@pytest.mark.parametrize("degree", [2**51, 2**53 + 1, 2**1100])
+def test_from_exact_gives_a_degree_it_cannot_hold_as_infinity(degree: int) -> None:
+    """``from_exact`` wrote the degree as given: a float rounds ``2^53 + 1`` down and ``2^1100``
+    raised ``OverflowError`` in :func:`bound_rows`; from ``2^51`` on the row's degree is ``+∞``, on
+    which a numpy pass gives up, as in :func:`scalar_rows`."""
+    row = from_exact((degree, 0, 1, 0, 1))
+    assert row[0] == float("inf")
+    assert bound_rows([[BoundValue((degree, 0, 1, 0, 1), BoundRing(1))]])[0, 0] == float("inf")
+    assert from_exact((int(EXACT_LIMIT) - 1, 0, 1, 0, 1))[0] == EXACT_LIMIT - 1  # exact below the limit
+
+
+def test_a_certificate_cell_of_huge_degree_is_checked_not_crashed() -> None:
+    """A boundary at layer 0 whose cell claims ``a^E·u + u + Σ(u − u) − a^E·u`` (that is ``u``, with
+    ``E = 2^1100`` and 250 000 terms, so the stage's coarse size estimate asks for the refined one):
+    the refined estimate converted the cell's degree to a float and raised ``OverflowError`` out
+    of ``verify``. The certificate is right, so the pair is proved."""
+    circuit = Circuit(1, 1, (Gate.const(A), Gate.mul(0, 1)), (2,))
+    compiled = sv.compile(circuit)
+    cert = compiled.certificate
+    huge = A ** (2**1100)
+    terms = ((0, huge), (0, 1)) + ((0, 1), (0, -1)) * 125_000 + ((0, -huge),)
+    forged = Certificate((cert.boundaries[0], Boundary(0, (Cell(0, 0, terms, 0),), "huge"), *cert.boundaries[1:]))
+    report = sv.verify(circuit, compiled.model, certificate=forged, method="compositional", timeout=120)
+    assert report.verdict is sv.Verdict.PROVED, report
