@@ -19,7 +19,10 @@ cell's exact degree into a float row as is, so a cell coefficient ``a^(2^1100)``
 
 Further attacks kept as regression tests (each already answered correctly): the same exponents
 in circuits (exact and numpy circuit passes), rationals whose denominator is the fixed prime
-``2^61 − 1`` in every grid position and in a symbolic coefficient, and multiples of that prime.
+``2^61 − 1`` in every grid position and in a symbolic coefficient, and multiples of that prime;
+random models and circuits of ``tests/test_attacks_bounds.py`` (adversarial weights, both layer
+modes, cell arrays) with one grid or every coefficient times ``a^(p − 1)``, under the exact and the
+numpy bound passes, never proved unless the pair is equal.
 """
 
 from __future__ import annotations
@@ -27,15 +30,18 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_attacks_bounds import circuits, models
 
 import symverify as sv
 from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
-from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Scalar, sym
+from symverify.kernel.provers import bounds as bd
 from symverify.kernel.provers.bound_rules import EXACT_LIMIT, from_exact, scalar_rows
 from symverify.kernel.provers.bounds import BoundRing, BoundValue, bound_rows, structure_bounds
 from symverify.kernel.provers.bounds_layers import model_rows, read_rects
@@ -189,3 +195,79 @@ def test_a_certificate_cell_of_huge_degree_is_checked_not_crashed() -> None:
     forged = Certificate((cert.boundaries[0], Boundary(0, (Cell(0, 0, terms, 0),), "huge"), *cert.boundaries[1:]))
     report = sv.verify(circuit, compiled.model, certificate=forged, method="compositional", timeout=120)
     assert report.verdict is sv.Verdict.PROVED, report
+
+
+# ---- random models and circuits with a Fermat factor ------------------------------------------------
+
+Z = sym("z")
+FERMAT = A ** (M61 - 1)  # a^(p−1) ≡ 1 mod p = 2^61 − 1 wherever a ≢ 0
+
+
+def _times(w: Scalar, f: Scalar) -> Scalar:
+    return w * f if not (type(w) is int and w == 0) else w
+
+
+def _scaled_grid(g: Grid, f: Scalar) -> Grid:
+    """``g`` with its fill and every rectangle's value times ``f`` (a cell array: its exact cells)."""
+    if isinstance(g.rects, CellArray):
+        arr = g.rects
+        extra = [(i, j, _times(v, f)) for i, j, v in arr.extra]
+        return Grid(g.rows, g.cols, 0, CellArray.from_parts(arr.rows.tolist(), arr.cols.tolist(), arr.vals.tolist(), extra))
+    return Grid(g.rows, g.cols, _times(g.fill, f), tuple((r0, r1, c0, c1, _times(v, f)) for r0, r1, c0, c1, v in g.rects))
+
+
+def _scaled_model(m: Model, f: Scalar, at: int) -> Model:
+    """``m`` with the grid number ``at`` (layer-major, in the order W, b1, h, b2) scaled by ``f``."""
+    layers = list(m.layers)
+    k, which = divmod(at % (4 * len(layers)), 4)
+    grids = [layers[k].W, layers[k].b1, layers[k].h, layers[k].b2]
+    grids[which] = _scaled_grid(grids[which], f)
+    layers[k] = Layer(*grids, layers[k].mode)
+    return Model(m.n, m.d, m.inner_n, m.inner_d, tuple(layers), m.name)
+
+
+def _scaled_circuit(c: Circuit, f: Scalar) -> Circuit:
+    """``c`` with every coefficient times ``f``."""
+    gates = tuple(g if g.op is Op.MUL else Gate(g.op, g.args, tuple(_times(x, f) for x in g.coeffs)) for g in c.gates)
+    return Circuit(c.n, c.d, gates, c.outputs, c.name)
+
+
+def _never_proved_unless_equal(lhs: Circuit | Model, rhs: Circuit | Model, symbolic: Circuit | Model) -> None:
+    """``lhs`` is ``symbolic`` at ``z = a^(p−1)``: the randomized method may prove ``lhs ≡ rhs`` only
+    when ``symbolic ≡ rhs`` (``symbolic − rhs`` has a-degree below ``p − 1``, so distinct powers of
+    ``z`` stay apart after the substitution: the difference vanishes only where it is 0)."""
+    report = sv.verify(lhs, rhs, method="randomized", timeout=60)
+    if report.verdict is sv.Verdict.PROVED:
+        assert sv.verify(symbolic, rhs, method="exact", timeout=60).verdict is sv.Verdict.PROVED, report
+
+
+@pytest.fixture(params=["exact", "numpy"])
+def forced(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The bounds with their exact passes only, or the numpy passes at every size (as in
+    ``tests/test_attacks_bounds.py``)."""
+    if request.param == "exact":
+        monkeypatch.setattr(bd, "_model_vector", lambda m, ring, check: None)
+        monkeypatch.setattr(bd, "VECTOR_GATES", 1 << 60)
+    else:
+        monkeypatch.setattr(bd, "VECTOR_GATES", 0)
+        real = bd.circuit_rows
+        monkeypatch.setattr(bd, "circuit_rows", lambda *a, **k: real(*a, **{**k, "width": 0}))
+    for memo in (bd._CIRCUIT_BOUNDS, bd._MODEL_BOUNDS, bd._PEAKS):
+        memo.clear()
+    return str(request.param)
+
+
+_SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
+                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+@_SETTINGS
+@given(models(), st.integers(0, 11))
+def test_random_models_with_a_fermat_factor_are_never_proved(forced: str, m: Model, at: int) -> None:
+    _never_proved_unless_equal(_scaled_model(m, FERMAT, at), m, _scaled_model(m, Z, at))
+
+
+@_SETTINGS
+@given(circuits())
+def test_random_circuits_with_a_fermat_factor_are_never_proved(forced: str, c: Circuit) -> None:
+    _never_proved_unless_equal(_scaled_circuit(c, FERMAT), c, _scaled_circuit(c, Z))
