@@ -379,10 +379,12 @@ def _add_up(x: float, e: int) -> float:
 
 def from_exact(v: Val) -> tuple[float, float, float, float]:
     """An exact value as a row, ``h`` and ``c`` rounded up (``h`` bounds ``log2 ℓ1(Q^s·f) ≥ log2
-    ℓ1(f)``; ``inf``, on which a numpy pass reading it gives up, for an exponent ``e`` beyond float64)."""
+    ℓ1(f)``; ``inf``, on which a numpy pass reading it gives up, for an exponent ``e`` beyond float64);
+    a degree or scalar count from :data:`EXACT_LIMIT` on is ``inf`` as in :func:`scalar_rows` (a float
+    would round it, or overflow beyond ``2^1024``)."""
     deg, s, m, e, cnt = v
     if deg < 0:
         return ZERO
     h = _add_up(math.log2(m) * (1 + 2.0**-50) + 2.0**-40, e) if m else NEG
     c = math.log2(cnt) * (1 + 2.0**-50) + 2.0**-40 if cnt else NEG
-    return (deg, s, h, c)
+    return (float(deg) if deg < EXACT_LIMIT else math.inf, float(s) if s < EXACT_LIMIT else math.inf, h, c)

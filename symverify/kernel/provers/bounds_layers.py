@@ -181,7 +181,7 @@ def _plan(layers: Sequence[Layer], rects: Rects, nn: int, dd: int, tab: Any, che
     painted = _painted(rects, nn, dd)
     if check is not None:
         check()
-    nonzero = np.isfinite(tab[:, 0])
+    nonzero = tab[:, 0] > NEG  # zero's degree is −∞; a degree from 2^51 on is +∞ and nonzero (model_rows gives up)
     W, h, b1, b2 = _entries(*painted, nonzero, nn, dd)
     w_rows, w_ids, w_width = _padded(W, count, dd)
     h_rows, h_ids, h_width = _padded(h, count, dd)
@@ -270,6 +270,8 @@ def model_rows(layers: Sequence[Layer], rects: Rects, n: int, d: int, nn: int, d
     if windows is None:
         return None
     tab = table(rects.values)
+    if not usable(tab):  # a weight of degree 2^51 or more (its row's degree is +∞): the exact pass answers
+        return None
     lq = math.log2(q) + 1.0
     caps = count_caps(variables)
     peak, sizes = first, peak_of(X[:cells], lq)  # the first state's values are values too
