@@ -271,3 +271,39 @@ def test_random_models_with_a_fermat_factor_are_never_proved(forced: str, m: Mod
 @given(circuits())
 def test_random_circuits_with_a_fermat_factor_are_never_proved(forced: str, c: Circuit) -> None:
     _never_proved_unless_equal(_scaled_circuit(c, FERMAT), c, _scaled_circuit(c, Z))
+
+
+@pytest.mark.parametrize("flags", [[], ["-O"]])
+def test_the_engine_prime_limit_and_trial_count_checks_survive_python_O(tmp_path, flags):
+    """The randomized prover checked that the plan's primes fit the engine (a torch trial with a
+    prime ≥ 2^31 overflows int64 products) and that a trial count exists with ``assert``, which
+    ``python -O`` (and ``PYTHONOPTIMIZE``, passed on to script processes) removes. A plan beyond the
+    torch engine's limit is a ProverError with and without -O, never trials run under it."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import dataclasses
+        import symverify as sv
+        from symverify.errors import ProverError
+        from symverify.kernel.provers import randomized as R
+        from symverify.kernel.ir.circuit import Circuit, Gate
+        c = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+        m = sv.compile(c, method="dense").model
+        real = R.choose_engine
+        def beyond(*a, **k):
+            name, why, plan = real(*a, **k)
+            return "torch", why, dataclasses.replace(plan, bits=40, fixed=None)
+        R.choose_engine = beyond
+        try:
+            r = sv.verify(c, m, method="randomized", backend="torch")
+        except ProverError as e:
+            print("refused" if "beyond the torch engine" in str(e) else f"other: {e}")
+        else:
+            print("ran", r.verdict)
+    """)
+    (tmp_path / "attack.py").write_text(code, encoding="utf-8")
+    out = subprocess.run([sys.executable, *flags, str(tmp_path / "attack.py")], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "refused", (out.stdout, out.stderr[-2000:])

@@ -496,11 +496,14 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
             f"no prime of at most {MAX_PRIME_BITS} bits gives a useful bound for the degree bound D = "
             f"{bounds.degree if bounds.degree.bit_length() <= 64 else f'2^{bounds.degree.bit_length() - 1}+'} "
             f"and coefficient height < 2^{bounds.height_bits}",))
-    assert engine.prime_limit is None or 2 * plan.low <= engine.prime_limit, "the plan's primes are beyond the engine"
+    if engine.prime_limit is not None and 2 * plan.low > engine.prime_limit:  # not an assert: kept under python -O
+        raise ProverError(f"{method}: internal: the plan's primes (from {plan.low}) are beyond the {engine.name} "
+                          f"engine's limit {engine.prime_limit}")
     ev.update(_plan_fields(engine, plan))
     eps = plan.per_trial
     k = _trial_count(eps, opts)
-    assert k is not None  # every plan in use has ε ≤ 2^-10 (plan_primes, _torch_blocker)
+    if k is None:  # every plan in use has ε ≤ 2^-10 (plan_primes, _torch_blocker); not an assert: kept under -O
+        raise ProverError(f"{method}: internal: no trial count reaches the error bound at ε = {eps} per trial")
     run = k if max_trials is None else min(k, max_trials)
     tr = _transcript(lhs, rhs, opts.seed, spent)
     ev["points_from"] = POINTS_FROM
