@@ -390,3 +390,27 @@ def test_symbolic_weights_given_values_below_or_beyond_float64(dtype):
             execute(m, [[[3.0]]], backend="torch", dtype=dtype, params={"a": bad})
         with pytest.raises(IRError, match=rf"params\['a'\]: .*{msg}"):
             to_torch(m, params={"a": bad})
+
+
+def test_modular_eval_turns_an_allocation_failure_into_a_limit_error(monkeypatch):
+    """The kernel's ``modular_eval`` (the randomized prover's torch engine) raised the allocator's
+    RuntimeError for a batch its device could not hold; it is a LimitError as ``execute``'s, and any
+    other error passes unchanged."""
+    import torch
+
+    from symverify.kernel.engines import modular as kmod
+
+    def oom(*a: object, **k: object) -> None:
+        raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 8 bytes")
+
+    monkeypatch.setattr(kmod, "run_mod", oom)
+    pts = torch.zeros((1, M.n, M.d), dtype=torch.int64)
+    with pytest.raises(LimitError, match=r"^modular_eval: the run needs more memory than the device has"):
+        kmod.modular_eval(M, pts, 7)
+
+    def other(*a: object, **k: object) -> None:
+        raise RuntimeError("something else")
+
+    monkeypatch.setattr(kmod, "run_mod", other)
+    with pytest.raises(RuntimeError, match="something else"):
+        kmod.modular_eval(M, pts, 7)

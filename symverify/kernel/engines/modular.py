@@ -75,6 +75,9 @@ def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: 
     Returns:
         int64 tensor ``(B, N, d)`` of residues on ``points.device``: the outputs mod p.
 
+    An allocation the device refuses (a batch too large for its memory) is a
+    :class:`~symverify.errors.LimitError`, never the allocator's ``RuntimeError`` or ``MemoryError``.
+
     >>> import torch
     >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> c = Circuit(1, 2, (Gate.mul(0, 1),), (2, 0))
@@ -90,4 +93,12 @@ def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: 
     check_residues(points, q)
     if points.dim() != 3 or tuple(points.shape[1:]) != (obj.n, obj.d):
         raise ShapeError(f"points: expected shape (B, {obj.n}, {obj.d}), found {tuple(points.shape)}")
-    return run_mod(obj, points, q, params, path, check)
+    try:
+        return run_mod(obj, points, q, params, path, check)
+    except (RuntimeError, MemoryError) as e:  # an allocation the device refuses: a LimitError, as execute's
+        from symverify.ir.limits import out_of_memory
+
+        err = out_of_memory(e, "modular_eval")
+        if err is None:
+            raise
+        raise err from None
