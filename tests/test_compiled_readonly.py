@@ -27,8 +27,13 @@ def test_a_compiled_mapping_refuses_every_change(part: str) -> None:
         del m["layers"]  # type: ignore[attr-defined]
     with pytest.raises(TypeError, match="does not support item assignment"):
         m["extra"] = 0  # type: ignore[index]
-    for name in ("update", "pop", "clear", "setdefault", "popitem"):
-        assert not hasattr(m, name), name
+    for name, args in (("update", ({"layers": 0},)), ("pop", ("layers",)), ("clear", ()), ("setdefault", ("x", 0)),
+                       ("popitem", ())):
+        with pytest.raises(TypeError, match="read-only"):
+            getattr(m, name)(*args)
+    with pytest.raises(TypeError, match="read-only"):
+        m |= {"layers": 0}  # type: ignore[misc]
+    m.__init__({"layers": 0})  # type: ignore[misc]  # the items were set once, by __new__: this changes nothing
     with pytest.raises(AttributeError, match="read-only"):
         m._items = {}  # type: ignore[attr-defined]
     with pytest.raises(AttributeError, match="read-only"):
@@ -46,6 +51,18 @@ def test_lowering_layers_or_adding_a_bound_after_the_fact_is_impossible() -> Non
     with pytest.raises(TypeError):
         OUT.bounds["nonzero_params"] = 0  # type: ignore[index]
     assert over.over_bound() == ["layers"] and OUT.over_bound() == []
+
+
+def test_a_table_is_a_dict_for_json_and_copies() -> None:
+    """Being a dict, a table goes through ``json.dumps`` and the dict idioms as before; copies are
+    plain, mutable dicts."""
+    import json
+
+    assert isinstance(OUT.resources, dict)
+    assert json.loads(json.dumps(OUT.resources)) == dict(OUT.resources)
+    for twin in (OUT.resources.copy(), OUT.resources | {"x": 1}, {**OUT.resources}, dict(OUT.resources)):
+        assert type(twin) is dict
+        twin["layers"] = 0
 
 
 def test_the_caller_s_dict_is_copied() -> None:

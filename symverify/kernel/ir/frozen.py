@@ -9,38 +9,52 @@ made. :class:`ReadOnlyMapping` is what :class:`~symverify.kernel.gadgets.fragmen
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Generic, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn, TypeVar
 
 __all__ = ["ReadOnlyMapping"]
 
 V = TypeVar("V")
 
 
-class ReadOnlyMapping(Mapping[str, V], Generic[V]):
-    """A mapping that cannot be changed after it is made: no item assignment, deletion, ``update``
-    or attribute to swap (``__slots__``).
+class ReadOnlyMapping(dict[str, V]):
+    """A ``dict`` that cannot be changed after it is made: item assignment and deletion, ``update``,
+    ``pop``, ``popitem``, ``clear``, ``setdefault`` and ``|=`` raise ``TypeError``, and calling
+    ``__init__`` again changes nothing (the items are set once, by ``__new__``).
 
-    Unlike :class:`types.MappingProxyType` it pickles and deep-copies (as its items: results
-    cross process boundaries, ``symverify prove -j N`` and Dask) and equals any mapping with the
-    same items (``collections.abc.Mapping.__eq__``), a plain ``dict`` included. It is unhashable,
-    as a dict is. ``dict(m)`` gives a mutable copy.
+    Being a ``dict``, it is what callers already handle: ``json.dumps``, ``{**m}``, ``m | {...}``
+    (a plain dict), ``m.copy()`` and ``dict(m)`` (mutable copies), equality with any dict; it pickles
+    and copies as itself (results cross process boundaries: ``symverify prove -j N``, Dask). It is
+    unhashable, as a dict is. Only ``dict``'s own methods called on it by name
+    (``dict.__setitem__(m, …)``) get around it, as ``object.__setattr__`` does around a frozen
+    dataclass: it guards against mistakes, not against code set on forging.
     """
 
-    __slots__ = ("_items",)
-    _items: dict[str, V]
+    __slots__ = ()
 
-    def __init__(self, items: Mapping[str, V]) -> None:
-        object.__setattr__(self, "_items", dict(items))
+    def __new__(cls, items: Mapping[str, V] | Iterable[tuple[str, V]] = (), /) -> ReadOnlyMapping[V]:
+        self = super().__new__(cls)
+        dict.update(self, items)
+        return self
 
-    def __getitem__(self, key: str) -> V:
-        return self._items[key]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # the items were set by __new__, once
+        pass
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("'ReadOnlyMapping' object does not support item assignment: the table is read-only "
+                        "(copy it with dict(...))")
 
-    def __len__(self) -> int:
-        return len(self._items)
+    def __setitem__(self, key: str, value: V) -> NoReturn:
+        raise TypeError("'ReadOnlyMapping' object does not support item assignment: the table is read-only "
+                        "(copy it with dict(...))")
+
+    def __delitem__(self, key: str) -> NoReturn:
+        raise TypeError("'ReadOnlyMapping' object does not support item deletion: the table is read-only")
+
+    update = pop = popitem = clear = setdefault = _refuse  # type: ignore[assignment]
+
+    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[misc,override]
+        self._refuse()
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"ReadOnlyMapping: cannot set attribute {name!r}; the mapping is read-only (copy it with dict(...))")
@@ -49,7 +63,4 @@ class ReadOnlyMapping(Mapping[str, V], Generic[V]):
         raise AttributeError(f"ReadOnlyMapping: cannot delete attribute {name!r}; the mapping is read-only")
 
     def __reduce__(self) -> tuple[type[ReadOnlyMapping[V]], tuple[dict[str, V]]]:
-        return (ReadOnlyMapping, (dict(self._items),))
-
-    def __repr__(self) -> str:
-        return repr(self._items)
+        return (ReadOnlyMapping, (dict(self),))
