@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 import textwrap
 from decimal import Decimal
 from fractions import Fraction
@@ -370,6 +371,31 @@ def test_a_module_named_like_one_the_scripts_import_is_refused(tmp_path, capsys,
     shown = tmp_path / name.removesuffix("/__init__.py")
     assert code == 3 and err.count("\n") == 1 and "Traceback" not in err, (code, err)
     assert err.startswith(f"symverify: error: {shown}: expected a module name of its own") and what in err, err
+
+
+@pytest.mark.parametrize("name", ["test.py", "test/__init__.py", "this.py", "idlelib.py",
+                                  *(["time.py"] if "time" in sys.builtin_module_names else [])])
+def test_a_module_named_like_one_no_script_imports_is_allowed(tmp_path, capsys, name):
+    """A ``this.py`` or ``idlelib.py`` (standard-library programs no library imports) or a module
+    built into the interpreter (found before any directory) was refused like ``json.py``, though no
+    script process would import it; the scripts run, with the file beside them, and the run is ok
+    (``test``, CPython's test suite, is pinned as allowed too)."""
+    _script(tmp_path, "fine", _one("fine"))
+    if name.endswith("/__init__.py"):  # a package: every script process that imported it would stop here
+        (tmp_path / name).parent.mkdir()
+        (tmp_path / name).write_text("raise SystemExit('imported in place of the standard one')\n", encoding="utf-8")
+    else:  # a script of that name
+        _script(tmp_path, name.removesuffix(".py"), _one(name.removesuffix(".py")))
+    code, err = _exit(capsys, "prove", "--dir", str(tmp_path))
+    assert code == 0 and "expected a module name of its own" not in err, (code, err)
+
+
+def test_a_module_named_like_one_importing_torch_imports_is_refused(tmp_path, capsys):
+    """``typing_extensions.py`` broke every script that imports torch (which imports it at once)."""
+    _script(tmp_path, "fine", _one("fine"))
+    (tmp_path / "typing_extensions.py").write_text("X = 1\n", encoding="utf-8")
+    code, err = _exit(capsys, "prove", "--dir", str(tmp_path))
+    assert code == 3 and "'typing_extensions', the name of a dependency of symverify" in err, (code, err)
 
 
 # ---- a prover's claim made without a prover -------------------------------------------------------------------

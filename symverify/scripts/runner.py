@@ -171,12 +171,20 @@ def available(extra_dirs: Sequence[str | Path] = ()) -> dict[str, Script]:
     return scripts
 
 
-SHADOWED = frozenset(sys.stdlib_module_names) | {"symverify", "numpy", "sympy", "mpmath", "flint", "z3", "torch",
-                                                  "dask", "distributed", "matplotlib"}
+HARMLESS_STDLIB = frozenset({"idlelib", "turtledemo", "this", "antigravity", "ensurepip", "venv", "lib2to3", "pydoc_data"})
+"""Modules of the standard library that are programs or demos: no library imports them, so a
+``this.py`` of a user's directory is imported by no script process and is allowed (CPython's test
+suite, ``test``, is no name of :data:`sys.stdlib_module_names` at all)."""
+
+SHADOWED = (frozenset(sys.stdlib_module_names) - HARMLESS_STDLIB - frozenset(sys.builtin_module_names)) | {
+    "symverify", "numpy", "sympy", "mpmath", "flint", "z3", "torch", "dask", "distributed", "matplotlib",
+    "typing_extensions"}
 """Top-level modules a script process may import (the standard library, symverify and its
-dependencies): a user's script runs with its directory first on the import path, so a
-``json.py`` there, or a ``.py`` file named symverify, would be imported in their place, by every script of that
-directory."""
+dependencies, and ``typing_extensions``, which importing torch imports): a user's script runs with
+its directory first on the import path, so a ``json.py`` there, or a ``.py`` file named symverify,
+would be imported in their place, by every script of that directory. Left out: the modules built
+into the interpreter (``time``, ``sys``, ``gc`` on Linux: the import system finds them before any
+directory, so a ``time.py`` is never imported in their place) and :data:`HARMLESS_STDLIB`."""
 
 
 def _shadowing(d: Path) -> None:
