@@ -1,0 +1,138 @@
+"""Attacks on what reads a user's files and addresses, beyond tests/test_attacks_loaders.py and
+test_loader_robustness.py: paths and names holding line breaks or terminal control sequences,
+two paths of one file (a hard link), scheduler addresses and scheduler files that are not what
+``dask scheduler`` writes, and the number forms ``int()`` accepts but docs/formats.md does not."""
+
+import json
+import os
+from fractions import Fraction
+
+import pytest
+from cases import SQUARE_C
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import symverify as sv
+from symverify.cli import main
+from symverify.errors import SerializationError
+from symverify.ir.serialize import dump_file, dumps, loads, to_json
+
+
+def run_cli(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as e:
+        code = e.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def one_line_error(capsys, *argv):
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 3, (code, err)
+    assert err.startswith("symverify: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+# ---- a path with a line break: the message was cut at it, leaving "symverify: error: DIR/a" ------
+def test_an_error_about_a_path_with_a_line_break_keeps_the_whole_message(tmp_path, capsys):
+    bad = tmp_path / "a\nb.json"
+    bad.write_text('{"format": 1}', encoding="utf-8")
+    good = tmp_path / "good\nc.json"
+    dump_file(SQUARE_C, good)
+    for argv in (("info", str(bad)), ("verify", str(good), str(bad)), ("report", str(bad))):
+        err = one_line_error(capsys, *argv)
+        assert "a\\nb.json" in err, err  # the path, escaped, and then what was wrong with the file
+        assert ("document.format: expected str, found int" in err) or ("expected a proof run" in err), err
+    err = one_line_error(capsys, "info", str(tmp_path / "missing\nx.json"))
+    assert "missing\\nx.json" in err and "No such file" in err, err
+
+
+def test_an_error_about_a_path_with_a_terminal_sequence_shows_it_escaped(tmp_path, capsys):
+    bad = tmp_path / "a\x1b[2Kb.json"
+    bad.write_text("[]", encoding="utf-8")
+    err = one_line_error(capsys, "info", str(bad))
+    assert "\x1b" not in err and "a\\x1b[2Kb.json" in err and "expected a JSON object" in err, err
+
+
+# ---- names are the file's text: shown, never run by the terminal ---------------------------------
+def test_info_shows_control_characters_of_a_name_instead_of_sending_them(tmp_path, capsys):
+    doc = to_json(SQUARE_C)
+    doc["name"] = "evil\r\x1b[2KREFUTED\nsecond line"
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert loads(json.dumps(doc)).name == doc["name"]  # a valid file: its name is kept exactly
+    code, out, err = run_cli(capsys, "info", str(path))
+    assert code == 0, err
+    assert "\x1b" not in out and "\r" not in out
+    assert "  name: evil\\x0d\\x1b[2KREFUTED\\nsecond line\n" in out, out
+
+
+def test_compile_shows_control_characters_of_a_name_instead_of_sending_them(tmp_path, capsys):
+    circuit = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2, name="x\x1b[31m\ny")
+    path = tmp_path / "c.json"
+    dump_file(circuit, path)
+    code, out, err = run_cli(capsys, "compile", str(path), "-o", str(tmp_path / "m.json"))
+    assert code == 0, err
+    assert "\x1b" not in out + err and "x\\x1b[31m\\ny" in out and out.count("\n") == 1, out
+    assert sv.load_file(tmp_path / "m.json").name.startswith("x\x1b[31m\ny")  # the file keeps it exactly
+
+
+# ---- two paths of one file -----------------------------------------------------------------------
+def test_compile_refuses_an_output_that_is_a_hard_link_to_its_input(tmp_path, capsys):
+    circuit, link = tmp_path / "c.json", tmp_path / "link.json"
+    dump_file(SQUARE_C, circuit)
+    os.link(circuit, link)
+    before = circuit.read_bytes()
+    err = one_line_error(capsys, "compile", str(circuit), "-o", str(link))
+    assert "CIRCUIT.json and -o name the same file" in err, err
+    assert circuit.read_bytes() == before  # the circuit was overwritten by its own model
+
+
+def test_compile_refuses_a_model_and_certificate_that_are_one_file(tmp_path, capsys):
+    circuit, out, link = tmp_path / "c.json", tmp_path / "m.json", tmp_path / "cert.json"
+    dump_file(SQUARE_C, circuit)
+    out.write_text("", encoding="utf-8")
+    os.link(out, link)
+    err = one_line_error(capsys, "compile", str(circuit), "-o", str(out), "--certificate", str(link))
+    assert "-o and --certificate name the same file" in err, err
+    assert out.read_text(encoding="utf-8") == ""  # the model was replaced by the certificate
+
+
+# ---- number forms: what Python's int() reads, docs/formats.md does not ---------------------------
+def _with_coeff(coeff):
+    doc = json.loads(dumps(sv.Circuit.trace(lambda u: [u[0][0] * 3], n=1, d=1)))
+    gate = next(g for g in doc["gates"] if g[0] == "lin")
+    gate[2][0] = coeff
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize("text", ["1_000", "٣", "١/٢", "３", "1 000", "3\u00a0", "\u20073", "0X10", "0x1F", "0o7",
+                                  "0b1", "1e3", "1.0", "inf", "nan", "1/0x", "0x-1", "--1", "+-1", "1/+2", "\x003", ""])
+def test_rationals_int_would_read_are_refused(text):
+    with pytest.raises(SerializationError, match="expected a rational"):
+        loads(_with_coeff(text))
+
+
+@pytest.mark.parametrize("literal", ["1.0", "1e999999", "-1e999999", "1E400", "0.1", "1" + "0" * 5000, "NaN", "-Infinity"])
+def test_json_number_literals_that_are_not_exact_small_ints_are_refused(literal):
+    doc = _with_coeff("X").replace('"X"', literal)
+    with pytest.raises(SerializationError, match="expected an integer, a rational string"):
+        loads(doc)
+
+
+@pytest.mark.parametrize("text, value", [("-0/1", 0), ("+3", 3), (" 3", 3), ("\t3\n", 3), ("0x10", 16), ("00", 0),
+                                         ("6 / 4", Fraction(3, 2)), ("-0x0/0x1", 0)])
+def test_rationals_the_format_states_read_as_written(text, value):
+    circuit = loads(_with_coeff(text))
+    gate = next(g for g in circuit.gates if g.op.value == "lin")
+    assert gate.coeffs[0] == value and type(gate.coeffs[0]) is type(value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.fractions(), st.text(st.characters(codec="utf-8"), min_size=1, max_size=12))
+def test_a_valid_circuit_round_trips_exactly(q, name):
+    circuit = sv.Circuit.trace(lambda u: [u[0][0] * q], n=1, d=1, name=name)
+    text = dumps(circuit)
+    again = loads(text)
+    assert again.name == name and again.gates == circuit.gates and dumps(again) == text
