@@ -8,14 +8,15 @@ import os
 from fractions import Fraction
 
 import pytest
-from cases import SQUARE_C
+from cases import SQUARE_C, SQUARE_M
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symverify as sv
 from symverify.cli import main
-from symverify.errors import SerializationError
+from symverify.errors import SerializationError, UsageError
 from symverify.ir.serialize import dump_file, dumps, loads, to_json
+from symverify.provers.dask_address import check_address
 
 
 def run_cli(capsys, *argv):
@@ -97,6 +98,64 @@ def test_compile_refuses_a_model_and_certificate_that_are_one_file(tmp_path, cap
     err = one_line_error(capsys, "compile", str(circuit), "-o", str(out), "--certificate", str(link))
     assert "-o and --certificate name the same file" in err, err
     assert out.read_text(encoding="utf-8") == ""  # the model was replaced by the certificate
+
+
+# ---- scheduler addresses and files ---------------------------------------------------------------
+@pytest.mark.parametrize("address", ["local\n", "tcp://127.0.0.1:8786\n", "host\n", "tcp://h:1\nx"])
+def test_an_address_with_a_line_break_is_refused(address):
+    with pytest.raises(UsageError, match="expected 'local', an address such as tcp://HOST:8786"):
+        check_address(address, "--scheduler")
+
+
+@pytest.mark.parametrize("address", ["local", "tcp://127.0.0.1:8786", "127.0.0.1:8786", "tls://h.example:1/"])
+def test_addresses_stay_accepted(address):
+    check_address(address, "--scheduler")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("not json", "cannot read the scheduler file: not valid JSON"),
+    ('{"address": 5}', "found address 5"),
+    ("[]", "found a JSON list"),
+    ('{"type": "Scheduler"}', "found no 'address'"),
+    ('{"address": "tcp://h:1\\n"}', r"found address 'tcp://h:1\\n'"),
+    ('{"address": "tcp://a:1", "address": "tcp://b:1"}', "duplicate key 'address'"),
+    ("\ufeff{}", "byte order mark"),
+])
+def test_a_scheduler_file_that_dask_does_not_write_is_refused_by_name(tmp_path, text, message):
+    path = tmp_path / "sched.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(UsageError, match=message) as info:
+        check_address(str(path), "--scheduler")
+    assert "sched.json" in str(info.value)
+
+
+def test_a_scheduler_file_that_is_not_a_regular_file_says_so(tmp_path):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError, match=r"fifo\.json: expected a regular file, found a FIFO"):
+        check_address(str(fifo), "--scheduler")
+    (tmp_path / "dir.json").mkdir()
+    with pytest.raises(UsageError, match=r"dir\.json: expected a regular file, found a directory"):
+        check_address(str(tmp_path / "dir.json"), "--scheduler")
+    with pytest.raises(UsageError, match="no such scheduler file"):
+        check_address(str(tmp_path / "missing.json"), "--scheduler")
+
+
+def test_a_scheduler_file_as_dask_writes_it_is_accepted(tmp_path):
+    path = tmp_path / "sched.json"
+    path.write_text(json.dumps({"type": "Scheduler", "id": "Scheduler-1", "address": "tcp://127.0.0.1:41234",
+                                "services": {}, "started": 1.5, "workers": {}}), encoding="utf-8")
+    check_address(str(path), "--scheduler")
+
+
+def test_the_cli_names_a_bad_scheduler_file_on_one_line(tmp_path, capsys):
+    path = tmp_path / "sched.json"
+    path.write_text("[]", encoding="utf-8")
+    c, m = tmp_path / "c.json", tmp_path / "m.json"
+    dump_file(SQUARE_C, c)
+    dump_file(SQUARE_M, m)
+    err = one_line_error(capsys, "verify", str(c), str(m), "--scheduler", str(path))
+    assert "sched.json: expected a scheduler file" in err, err
 
 
 # ---- number forms: what Python's int() reads, docs/formats.md does not ---------------------------

@@ -16,7 +16,7 @@ from symverify.errors import UsageError
 
 __all__ = ["check_address", "is_client", "open_client"]
 
-_ADDRESS = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+(:\d+)?/?$", re.IGNORECASE)
+_ADDRESS = re.compile(r"([a-z][a-z0-9+.-]*://)?[^\s/:]+(:\d+)?/?", re.IGNORECASE)  # whole: fullmatch, not $
 
 
 def check_address(scheduler: object, what: str = "scheduler", *, clients: bool = True) -> None:
@@ -28,13 +28,36 @@ def check_address(scheduler: object, what: str = "scheduler", *, clients: bool =
     if not isinstance(scheduler, str):
         raise UsageError(f"{what}: expected 'local', an address such as tcp://HOST:8786, a scheduler file or a "
                          f"distributed.Client; found {type(scheduler).__name__} {scheduler!r}")
-    if scheduler == "local" or (scheduler.endswith(".json") and Path(scheduler).is_file()):
+    if scheduler == "local":
         return
     if scheduler.endswith(".json"):
-        raise UsageError(f"{what} {scheduler}: no such scheduler file")
-    if not _ADDRESS.match(scheduler):
+        _check_scheduler_file(scheduler, what)
+        return
+    if not _ADDRESS.fullmatch(scheduler):
         raise UsageError(f"{what} {scheduler!r}: expected 'local', an address such as tcp://HOST:8786 "
                          "or a scheduler file (dask scheduler --scheduler-file FILE.json)")
+
+
+def _check_scheduler_file(path: str, what: str) -> None:
+    """Refuse a scheduler file that is missing, not a regular file, or not what ``dask scheduler
+    --scheduler-file`` writes: strict JSON (:func:`symverify.ir.serialize.read_json_file`), an
+    object whose ``address`` is an address as above."""
+    from symverify.errors import SerializationError
+    from symverify.ir.bigint import safe_repr
+    from symverify.ir.serialize import read_json_file
+
+    if not Path(path).exists():
+        raise UsageError(f"{what} {path}: no such scheduler file")
+    try:
+        data = read_json_file(path, "the scheduler file")
+    except SerializationError as e:
+        raise UsageError(f"{what}: {e}") from None
+    address = data.get("address") if isinstance(data, dict) else None
+    if not isinstance(address, str) or not _ADDRESS.fullmatch(address):
+        found = (f"a JSON {type(data).__name__}" if not isinstance(data, dict) else "no 'address'" if "address" not in data
+                 else f"address {safe_repr(address, 60)}")
+        raise UsageError(f"{what} {path}: expected a scheduler file (dask scheduler --scheduler-file FILE.json: a JSON "
+                         f"object with an 'address' such as tcp://HOST:8786), found {found}")
 
 
 def is_client(x: object) -> bool:
