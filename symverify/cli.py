@@ -238,6 +238,8 @@ def _check_verify_flags(args: argparse.Namespace) -> None:
     from symverify.errors import UsageError
     from symverify.kernel.provers.options import CERTIFICATE_METHODS, EXACT_ENGINE_METHODS, READ_BY
 
+    if args.certificate == "":  # an unset variable in CI: it was read as no certificate at all
+        raise UsageError("--certificate: expected a certificate file, found an empty string")
     if args.certificate is not None and args.method not in CERTIFICATE_METHODS:
         raise UsageError(f"--certificate {args.certificate}: only methods {' and '.join(CERTIFICATE_METHODS)} check a "
                          f"stage certificate; found --method {args.method}")
@@ -360,8 +362,12 @@ def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | N
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
+    from symverify.errors import UsageError
     from symverify.ir.serialize import dump_file, dumps
 
+    for flag, value in (("-o", args.output), ("--certificate", args.certificate)):
+        if value == "":  # an unset variable: not the current directory
+            raise UsageError(f"{flag}: expected a file path, found an empty string")
     _distinct(("CIRCUIT.json", args.circuit), ("-o", args.output), ("--certificate", args.certificate))
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import symverify as sv
 from symverify.cli import main
 from symverify.errors import SerializationError, UsageError
-from symverify.ir.serialize import dump_file, dumps, loads, to_json
+from symverify.ir.serialize import dump_file, dumps, loads, read_json_file, to_json
 from symverify.provers.dask_address import check_address
 
 
@@ -98,6 +98,35 @@ def test_compile_refuses_a_model_and_certificate_that_are_one_file(tmp_path, cap
     err = one_line_error(capsys, "compile", str(circuit), "-o", str(out), "--certificate", str(link))
     assert "-o and --certificate name the same file" in err, err
     assert out.read_text(encoding="utf-8") == ""  # the model was replaced by the certificate
+
+
+# ---- an empty path (an unset variable in CI): Path("") is the current directory ------------------
+def test_an_empty_certificate_is_refused_not_read_as_no_certificate(tmp_path, capsys):
+    c, m = tmp_path / "c.json", tmp_path / "m.json"
+    dump_file(SQUARE_C, c)
+    dump_file(SQUARE_M, m)
+    err = one_line_error(capsys, "verify", str(c), str(m), "--certificate", "")
+    assert "--certificate: expected a certificate file, found an empty string" in err, err
+
+
+@pytest.mark.parametrize("flag", ["-o", "--certificate"])
+def test_compile_refuses_an_empty_output_path(tmp_path, capsys, flag):
+    c = tmp_path / "c.json"
+    dump_file(SQUARE_C, c)
+    other = ["--certificate", str(tmp_path / "cert.json")] if flag == "-o" else ["-o", str(tmp_path / "m.json")]
+    err = one_line_error(capsys, "compile", str(c), flag, "", *other)
+    assert f"{flag}: expected a file path, found an empty string" in err, err
+
+
+@pytest.mark.parametrize("argv", [("info", ""), ("verify", "", "{m}"), ("report", "")])
+def test_an_empty_input_path_is_named_as_such(tmp_path, capsys, argv):
+    m = tmp_path / "m.json"
+    dump_file(SQUARE_M, m)
+    err = one_line_error(capsys, *(a.format(m=m) for a in argv))
+    assert "cannot read '': expected a file path, found an empty string" in err, err  # was "cannot read ."
+    for load in (sv.load_file, lambda p: read_json_file(p, "a run")):
+        with pytest.raises(SerializationError, match="found an empty string"):
+            load("")
 
 
 # ---- scheduler addresses and files ---------------------------------------------------------------

@@ -314,7 +314,7 @@ def load_file(path: str | Path) -> Document:
     """Load a circuit, model or certificate from a UTF-8 JSON file (a regular file of at most
     ``symverify.ir.limits.MAX_FILE_BYTES`` bytes: :func:`symverify.ir.files.read_file`)."""
     p = Path(path)
-    raw = read_file(p)  # regular files of at most limits.MAX_FILE_BYTES only
+    raw = read_file(path)  # regular files of at most limits.MAX_FILE_BYTES only (not "": Path reads it as ".")
     try:
         return loads(raw)
     except SerializationError as e:
@@ -354,7 +354,7 @@ def read_json_file(path: str | Path, what: str) -> Any:
         SerializationError: ``{path}: cannot read {what}: …``, saying what was wrong and where.
     """
     p = Path(path)
-    raw = read_file(p)
+    raw = read_file(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
