@@ -790,7 +790,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     _distinct(("RUN.json", args.run), ("-o", args.output))
     path = write_report(args.run, args.output)
-    print(f"wrote {path}")
+    print(f"wrote {_line(str(path))}")
     return 0
 
 

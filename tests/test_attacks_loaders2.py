@@ -79,6 +79,54 @@ def test_compile_shows_control_characters_of_a_name_instead_of_sending_them(tmp_
     assert sv.load_file(tmp_path / "m.json").name.startswith("x\x1b[31m\ny")  # the file keeps it exactly
 
 
+def test_report_names_the_page_it_wrote_on_one_line(tmp_path, capsys):
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"format": "symverify.proof-run", "version": 2, "scripts": []}), encoding="utf-8")
+    page = tmp_path / "p\x1b[2Kq\n.html"
+    code, out, err = run_cli(capsys, "report", str(run), "-o", str(page))
+    assert code == 0, err
+    assert out == f"wrote {tmp_path}/p\\x1b[2Kq\\n.html\n" and page.is_file(), out
+
+
+# ---- lone surrogates: valid JSON escapes, but no text; a run file holding one crashed its readers -
+def _run_with_name(name):
+    instance = {"name": name, "verdict": "proved", "method": "exact", "ok": True}
+    script = {"name": "s", "status": "ok", "ok": True, "result": {"name": "s", "ok": True, "instances": [instance]}}
+    return {"format": "symverify.proof-run", "version": 2, "quick": True, "ok": True, "scripts": [script]}
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udcff", "a\\udbff", "\\ude00\\ud83d"])
+def test_a_run_file_with_a_lone_surrogate_is_refused_by_its_readers(tmp_path, capsys, escape):
+    from symverify.viz.resources import load_run
+
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(_run_with_name("X")).replace('"X"', f'"{escape}"'), encoding="utf-8")
+    with pytest.raises(SerializationError, match=r"lone surrogate \\ud[89a-f][0-9a-f]{2} at scripts\[0\]\.result\.instances\[0\]\.name"):
+        load_run(run)
+    err = one_line_error(capsys, "report", str(run), "-o", str(tmp_path / "page.html"))  # was an internal error
+    assert "lone surrogate" in err, err
+    err = one_line_error(capsys, "prove", "primitives_handwritten", "--quick", "--golden", str(run))
+    assert "cannot read the golden run: not valid Unicode text" in err, err
+    with pytest.raises(SerializationError, match="lone surrogate"):
+        load_run(json.loads(run.read_text(encoding="utf-8")))  # the same run as a dict
+    with pytest.raises(SerializationError, match=r"lone surrogate \\ud800 at a\\ud800 \(the key\)"):
+        read_json_file(_write(tmp_path / "k.json", '{"a\\ud800": 1}'), "a file")
+
+
+def test_paired_surrogates_and_text_stay_accepted(tmp_path):
+    from symverify.viz.resources import load_run
+
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(_run_with_name("X")).replace('"X"', '"\\ud83d\\ude00 \\u00e9 \\\\ud800"'), encoding="utf-8")
+    name = load_run(run)["scripts"][0]["result"]["instances"][0]["name"]
+    assert name == "\U0001f600 \u00e9 \\ud800"  # an emoji, é, and the six characters \ud800
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 # ---- two paths of one file -----------------------------------------------------------------------
 def test_compile_refuses_an_output_that_is_a_hard_link_to_its_input(tmp_path, capsys):
     circuit, link = tmp_path / "c.json", tmp_path / "link.json"

@@ -325,9 +325,36 @@ def _refuse_constant(text: str) -> Any:
     raise SerializationError(f"{text} is not a JSON number (symverify writes non-finite numbers as strings)")
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(v: Any, at: str) -> tuple[str, str] | None:
+    """Where in the JSON value ``v`` a string or key holds a lone surrogate, and which (None: nowhere)."""
+    if isinstance(v, str):
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError as e:
+            return at or "the top", f"\\u{ord(v[e.start]):04x}"
+        return None
+    if isinstance(v, dict):
+        for k, y in v.items():
+            there = (f"{at}." if at else "") + safe_repr(k, 40)[1:-1]
+            found = _lone_surrogate(k, f"{there} (the key)") or _lone_surrogate(y, there)
+            if found:
+                return found
+    elif isinstance(v, list):
+        for j, y in enumerate(v):
+            found = _lone_surrogate(y, f"{at}[{j}]")
+            if found:
+                return found
+    return None
+
+
 def json_value(text: str) -> Any:
     """The JSON value of ``text``, read as strictly as the documents above: no byte order mark,
-    nesting within ``MAX_JSON_DEPTH``, no repeated key in an object, no ``NaN``/``Infinity``.
+    nesting within ``MAX_JSON_DEPTH``, no repeated key in an object, no ``NaN``/``Infinity``, no
+    string or key holding a lone surrogate (``"\\ud800"``: valid JSON, but no text that can be
+    printed or written as UTF-8).
     Numbers are read as Python's ``json`` reads them (proof runs hold 6-digit floats); the caller
     checks the fields. The one strict reader of JSON that is not a circuit, model or certificate:
     run files (:func:`read_json_file`), a script's result file, a sweep grid.
@@ -338,11 +365,15 @@ def json_value(text: str) -> Any:
     _check_bom(text)
     _check_depth(text)
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant)
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant)
     except json.JSONDecodeError as e:
         raise SerializationError(f"not valid JSON (truncated?): {e.msg} (line {e.lineno}, column {e.colno})") from None
     except (ValueError, RecursionError) as e:  # an integer literal beyond Python's int/str limit, deep nesting
         raise SerializationError(f"not valid JSON: {safe_repr(str(e), 120)}") from None
+    lone = _lone_surrogate(value, "") if _SURROGATE_ESCAPE.search(text) or not text.isascii() else None
+    if lone is not None:
+        raise SerializationError(f"not valid Unicode text: a lone surrogate {lone[1]} at {lone[0]}")
+    return value
 
 
 def read_json_file(path: str | Path, what: str) -> Any:
