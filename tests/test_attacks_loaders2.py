@@ -184,7 +184,8 @@ def test_an_address_with_a_line_break_is_refused(address):
         check_address(address, "--scheduler")
 
 
-@pytest.mark.parametrize("address", ["local", "tcp://127.0.0.1:8786", "127.0.0.1:8786", "tls://h.example:1/"])
+@pytest.mark.parametrize("address", ["local", "tcp://127.0.0.1:8786", "127.0.0.1:8786", "tls://h.example:1/",
+                                     "tcp://[::1]:8786", "[fe80::1]:1"])
 def test_addresses_stay_accepted(address):
     check_address(address, "--scheduler")
 
@@ -218,9 +219,10 @@ def test_a_scheduler_file_that_is_not_a_regular_file_says_so(tmp_path):
         check_address(str(tmp_path / "missing.json"), "--scheduler")
 
 
-def test_a_scheduler_file_as_dask_writes_it_is_accepted(tmp_path):
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:41234", "tcp://[::1]:41234"])
+def test_a_scheduler_file_as_dask_writes_it_is_accepted(tmp_path, address):
     path = tmp_path / "sched.json"
-    path.write_text(json.dumps({"type": "Scheduler", "id": "Scheduler-1", "address": "tcp://127.0.0.1:41234",
+    path.write_text(json.dumps({"type": "Scheduler", "id": "Scheduler-1", "address": address,
                                 "services": {}, "started": 1.5, "workers": {}}), encoding="utf-8")
     check_address(str(path), "--scheduler")
 

@@ -16,7 +16,9 @@ from symverify.errors import UsageError
 
 __all__ = ["check_address", "is_client", "open_client"]
 
-_ADDRESS = re.compile(r"([a-z][a-z0-9+.-]*://)?[^\s/:]+(:\d+)?/?", re.IGNORECASE)  # whole: fullmatch, not $
+# scheme://host:port, the host a name, an IPv4 address or a bracketed IPv6 one ([::1]); matched whole
+# (fullmatch: "$" would also take a line break at the end)
+_ADDRESS = re.compile(r"([a-z][a-z0-9+.-]*://)?(\[[0-9a-f:.]+\]|[^\s/:\[\]]+)(:\d+)?/?", re.IGNORECASE)
 
 
 def check_address(scheduler: object, what: str = "scheduler", *, clients: bool = True) -> None:
