@@ -122,6 +122,26 @@ def test_paired_surrogates_and_text_stay_accepted(tmp_path):
     assert name == "\U0001f600 \u00e9 \\ud800"  # an emoji, é, and the six characters \ud800
 
 
+def test_a_run_dict_nesting_deeply_or_holding_itself_is_refused_not_walked_forever():
+    from symverify.viz.run_format import check_run
+
+    deep: list = []
+    cur = deep
+    for _ in range(50_000):
+        cur.append([])
+        cur = cur[0]
+    cycle: dict = {}
+    cycle["self"] = cycle
+    for value, message in ((deep, "nesting deeper than 58"), (cycle, "holding itself")):
+        inst = {"name": "i", "verdict": "refuted", "counterexample": value}
+        run = {"scripts": [{"name": "s", "status": "failed", "result": {"instances": [inst]}}]}
+        with pytest.raises(SerializationError, match=message):
+            check_run(run, "run")
+    cur.append("\ud800")
+    with pytest.raises(SerializationError, match=r"lone surrogate \\ud800 at scripts\[0\]"):
+        check_run({"scripts": [{"name": "s", "status": "failed", "result": {"instances": [inst | {"counterexample": deep}]}}]}, "run")
+
+
 def _write(path, text):
     path.write_text(text, encoding="utf-8")
     return path

@@ -329,24 +329,26 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _lone_surrogate(v: Any, at: str) -> tuple[str, str] | None:
-    """Where in the JSON value ``v`` a string or key holds a lone surrogate, and which (None: nowhere)."""
-    if isinstance(v, str):
-        try:
-            v.encode("utf-8")
-        except UnicodeEncodeError as e:
-            return at or "the top", f"\\u{ord(v[e.start]):04x}"
-        return None
-    if isinstance(v, dict):
-        for k, y in v.items():
-            there = (f"{at}." if at else "") + safe_repr(k, 40)[1:-1]
-            found = _lone_surrogate(k, f"{there} (the key)") or _lone_surrogate(y, there)
-            if found:
-                return found
-    elif isinstance(v, list):
-        for j, y in enumerate(v):
-            found = _lone_surrogate(y, f"{at}[{j}]")
-            if found:
-                return found
+    """Where in the JSON value ``v`` a string or key holds a lone surrogate, and which (None:
+    nowhere). Iterative, each list or dict visited once: a value built in memory may nest deeper
+    than any file or hold itself."""
+    seen: set[int] = set()
+    todo: list[tuple[Any, str]] = [(v, at)]
+    while todo:
+        x, where = todo.pop()
+        if isinstance(x, str):
+            try:
+                x.encode("utf-8")
+            except UnicodeEncodeError as e:
+                return where or "the top", f"\\u{ord(x[e.start]):04x}"
+        elif isinstance(x, (dict, list)) and id(x) not in seen:
+            seen.add(id(x))
+            if isinstance(x, dict):
+                for k, y in reversed(list(x.items())):
+                    there = ((f"{where}." if where else "") + safe_repr(k, 40).strip("'\""))[:200]
+                    todo += [(y, there), (k, f"{there} (the key)")]
+            else:
+                todo += [(y, f"{where}[{j}]"[:200]) for j, y in reversed(list(enumerate(x)))]
     return None
 
 
