@@ -198,8 +198,9 @@ def test_an_empty_input_path_is_named_as_such(tmp_path, capsys, argv):
 
 
 # ---- scheduler addresses and files ---------------------------------------------------------------
-@pytest.mark.parametrize("address", ["local\n", "tcp://127.0.0.1:8786\n", "host\n", "tcp://h:1\nx"])
-def test_an_address_with_a_line_break_is_refused(address):
+@pytest.mark.parametrize("address", ["local\n", "tcp://127.0.0.1:8786\n", "host\n", "tcp://h:1\nx", "tcp://h\x1b:1",
+                                     "tcp://h\ud800:1", "tcp://h\u200b:1"])
+def test_an_address_with_a_line_break_or_control_character_is_refused(address):
     with pytest.raises(UsageError, match="expected 'local', an address such as tcp://HOST:8786"):
         check_address(address, "--scheduler")
 
@@ -230,10 +231,10 @@ def test_a_scheduler_file_that_dask_does_not_write_is_refused_by_name(tmp_path, 
 def test_a_scheduler_file_that_is_not_a_regular_file_says_so(tmp_path):
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
-    with pytest.raises(UsageError, match=r"fifo\.json: expected a regular file, found a FIFO"):
+    with pytest.raises(UsageError, match=r"fifo\.json: expected a regular file \(a scheduler file\), found a FIFO"):
         check_address(str(fifo), "--scheduler")
     (tmp_path / "dir.json").mkdir()
-    with pytest.raises(UsageError, match=r"dir\.json: expected a regular file, found a directory"):
+    with pytest.raises(UsageError, match=r"dir\.json: expected a regular file \(a scheduler file\), found a directory"):
         check_address(str(tmp_path / "dir.json"), "--scheduler")
     with pytest.raises(UsageError, match="no such scheduler file"):
         check_address(str(tmp_path / "missing.json"), "--scheduler")

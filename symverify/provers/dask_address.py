@@ -5,11 +5,13 @@ options are made, before anything imports ``distributed``; :func:`open_client` c
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
-from pathlib import Path
 from typing import Any
 
 from symverify.errors import UsageError
@@ -35,31 +37,81 @@ def check_address(scheduler: object, what: str = "scheduler", *, clients: bool =
     if scheduler.endswith(".json"):
         _check_scheduler_file(scheduler, what)
         return
-    if not _ADDRESS.fullmatch(scheduler):
+    if not _is_address(scheduler):
         raise UsageError(f"{what} {scheduler!r}: expected 'local', an address such as tcp://HOST:8786 "
                          "or a scheduler file (dask scheduler --scheduler-file FILE.json)")
 
 
-def _check_scheduler_file(path: str, what: str) -> None:
-    """Refuse a scheduler file that is missing, not a regular file, or not what ``dask scheduler
-    --scheduler-file`` writes: strict JSON (:func:`symverify.ir.serialize.read_json_file`), an
-    object whose ``address`` is an address as above."""
-    from symverify.errors import SerializationError
-    from symverify.ir.bigint import safe_repr
-    from symverify.ir.serialize import read_json_file
+_SCHEDULER_FILE_BYTES = 1 << 20
+"""The most bytes of a scheduler file read (Dask writes a few hundred)."""
 
-    if not Path(path).exists():
-        raise UsageError(f"{what} {path}: no such scheduler file")
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError(f"duplicate key {next(k for k in out if sum(k == j for j, _ in pairs) > 1)!r:.60}")
+    return out
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not a JSON number")
+
+
+def _check_scheduler_file(path: str, what: str) -> None:
+    """Refuse a scheduler file that is missing, not a regular file (a FIFO would block), or not what
+    ``dask scheduler --scheduler-file`` writes: UTF-8 JSON of at most 1 MiB without a byte order
+    mark, a repeated key or ``NaN``, an object whose ``address`` is an address as above. (Only the
+    standard library here: this module is a leaf of the trusted kernel, docs/trusted-base.md.)"""
+    def refuse(why: str) -> UsageError:
+        return UsageError(f"{what} {path}: {why}")
+
     try:
-        data = read_json_file(path, "the scheduler file")
-    except SerializationError as e:
-        raise UsageError(f"{what}: {e}") from None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise refuse("no such scheduler file") from None
+    except OSError as e:
+        raise refuse(f"cannot read the scheduler file: {e.strerror or e}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise refuse(f"expected a regular file (a scheduler file), found "
+                         f"{next((name for test, name in _KINDS if test(mode)), 'not a regular file')}")
+        raw = b""
+        while len(raw) <= _SCHEDULER_FILE_BYTES:
+            chunk = os.read(fd, _SCHEDULER_FILE_BYTES + 1 - len(raw))
+            if not chunk:
+                break
+            raw += chunk
+    except OSError as e:
+        raise refuse(f"cannot read the scheduler file: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > _SCHEDULER_FILE_BYTES:
+        raise refuse(f"more than {_SCHEDULER_FILE_BYTES} bytes: no scheduler file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise refuse(f"cannot read the scheduler file: not UTF-8 text (byte {e.start}: {e.reason})") from None
+    if text.startswith("\ufeff"):
+        raise refuse("cannot read the scheduler file: found a byte order mark (U+FEFF) at offset 0")
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:
+        raise refuse(f"cannot read the scheduler file: not valid JSON: {' '.join(str(e).split())[:120]}") from None
     address = data.get("address") if isinstance(data, dict) else None
-    if not isinstance(address, str) or not _ADDRESS.fullmatch(address):
+    if not isinstance(address, str) or not _is_address(address):
         found = (f"a JSON {type(data).__name__}" if not isinstance(data, dict) else "no 'address'" if "address" not in data
-                 else f"address {safe_repr(address, 60)}")
-        raise UsageError(f"{what} {path}: expected a scheduler file (dask scheduler --scheduler-file FILE.json: a JSON "
-                         f"object with an 'address' such as tcp://HOST:8786), found {found}")
+                 else f"address {address!r:.60}")
+        raise refuse(f"expected a scheduler file (dask scheduler --scheduler-file FILE.json: a JSON object with an "
+                     f"'address' such as tcp://HOST:8786), found {found}")
+
+
+def _is_address(text: str) -> bool:
+    """Whether ``text`` is an address as :data:`_ADDRESS` says, all of it printable text."""
+    return text.isprintable() and _ADDRESS.fullmatch(text) is not None
 
 
 def is_client(x: object) -> bool:
@@ -75,7 +127,6 @@ def open_client(scheduler: str, workers: int | None, timeout: float, *, what: st
     running scheduler at that address or scheduler file; closed on exit with its cluster. Waits up to
     ``timeout`` seconds for ``wait_for`` workers (default: every local worker, or one), then raises
     :class:`UsageError` naming ``what``."""
-    import os
 
     try:
         from distributed import Client, LocalCluster
