@@ -238,6 +238,8 @@ def _check_verify_flags(args: argparse.Namespace) -> None:
     from symverify.errors import UsageError
     from symverify.kernel.provers.options import CERTIFICATE_METHODS, EXACT_ENGINE_METHODS, READ_BY
 
+    if args.certificate == "":  # an unset variable in CI: it was read as no certificate at all
+        raise UsageError("--certificate: expected a certificate file, found an empty string")
     if args.certificate is not None and args.method not in CERTIFICATE_METHODS:
         raise UsageError(f"--certificate {args.certificate}: only methods {' and '.join(CERTIFICATE_METHODS)} check a "
                          f"stage certificate; found --method {args.method}")
@@ -300,17 +302,22 @@ def _writable(path: str | None, what: str) -> None:
 
 
 def _distinct(*outputs: tuple[str, str | None]) -> None:
-    """Refuse two output flags naming the same file (the second write would replace the first)."""
+    """Refuse two flags naming the same file (the second write would replace the first): the same
+    path after symbolic links, or two paths of one existing file (a hard link: same device and inode)."""
     from symverify.errors import UsageError
 
-    seen: dict[str, str] = {}
+    seen: dict[object, str] = {}
     for what, path in outputs:
         if path is None or path == "-":
             continue
-        key = os.path.realpath(path)
-        if key in seen:
-            raise UsageError(f"{seen[key]} and {what} name the same file {path}: expected two different paths")
-        seen[key] = what
+        keys: list[object] = [os.path.realpath(path)]
+        with contextlib.suppress(OSError):
+            st = os.stat(path)
+            keys.append((st.st_dev, st.st_ino))
+        for key in keys:
+            if key in seen:
+                raise UsageError(f"{seen[key]} and {what} name the same file {path}: expected two different paths")
+        seen.update(dict.fromkeys(keys, what))
 
 
 def _write(path: str, text: str, what: str) -> None:
@@ -355,8 +362,12 @@ def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | N
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
+    from symverify.errors import UsageError
     from symverify.ir.serialize import dump_file, dumps
 
+    for flag, value in (("-o", args.output), ("--certificate", args.certificate)):
+        if value == "":  # an unset variable: not the current directory
+            raise UsageError(f"{flag}: expected a file path, found an empty string")
     _distinct(("CIRCUIT.json", args.circuit), ("-o", args.output), ("--certificate", args.certificate))
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
@@ -367,7 +378,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         dump_file(compiled.model, args.output)
     if args.certificate and compiled.certificate is not None:
         dump_file(compiled.certificate, args.certificate)
-    print(json.dumps(compiled.to_json(), indent=2) if args.json else str(compiled),
+    print(json.dumps(compiled.to_json(), indent=2) if args.json else _line(str(compiled)),
           file=sys.stdout if args.output is not None else sys.stderr)
     return 0
 
@@ -380,9 +391,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
             data["compiled"] = compiled.to_json()
         print(json.dumps(data, indent=2, default=str))
         return 0
-    print(f"{args.file}: {data.pop('kind')}")
-    for k, v in data.items():
-        print(f"  {k}: {v}")
+    print(f"{_line(args.file)}: {data.pop('kind')}")
+    for k, v in data.items():  # a name is the file's text: shown, never run by the terminal
+        print(f"  {k}: {_line(str(v))}")
     if compiled is not None:
         print(f"  compiled ({compiled.method}): signature (N, L, d, N', d') = {compiled.model.signature}")
         for k, v in compiled.resources.items():
@@ -779,7 +790,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     _distinct(("RUN.json", args.run), ("-o", args.output))
     path = write_report(args.run, args.output)
-    print(f"wrote {path}")
+    print(f"wrote {_line(str(path))}")
     return 0
 
 
@@ -814,10 +825,10 @@ def _main(argv: Sequence[str] | None) -> int:
             return _cmd_sweep(args)
         return _cmd_prove(args)
     except SymverifyError as e:
-        return _fail(" ".join(str(e).split("\n")[0].split()) or type(e).__name__)
+        return _fail(" ".join(_args_shown(str(e), argv).split("\n")[0].split()) or type(e).__name__)
     except OSError as e:  # a file that vanished or could not be written after the checks, or a closed pipe
         where = e.filename if e.filename is not None else "standard output" if isinstance(e, BrokenPipeError) else None
-        return _fail(f"{where}: {e.strerror or e}" if where is not None else f"{e.strerror or e}")
+        return _fail(f"{_line(str(where))}: {e.strerror or e}" if where is not None else f"{e.strerror or e}")
     except KeyboardInterrupt:
         print("symverify: interrupted", file=sys.stderr)
         return 130
@@ -835,8 +846,22 @@ def _main(argv: Sequence[str] | None) -> int:
         return _fail(f"internal error (please report it; SYMVERIFY_TRACEBACK=1 shows where): {type(e).__name__}: {detail}")
 
 
+def _args_shown(message: str, argv: Sequence[str] | None) -> str:
+    """``message`` with each command-line argument that holds a line break or another control
+    character (a path ``a\\nb.json``) written with escapes (:func:`_line`): a message is cut at its
+    first line break, which must not fall inside a path and take the rest of the message along."""
+    for a in sorted({a for a in (sys.argv[1:] if argv is None else argv) if _line(a) != a}, key=len, reverse=True):
+        message = message.replace(a, _line(a))
+    return message
+
+
+def _line(text: str) -> str:
+    """``text`` on one line: line breaks and other control characters as ``\\n``, ``\\xNN``."""
+    return _visible(text.replace("\n", "\\n").replace("\t", "\\t"))
+
+
 def _fail(message: str) -> int:
-    print(f"symverify: error: {message}", file=sys.stderr)
+    print(f"symverify: error: {_visible(message)}", file=sys.stderr)
     return EXIT_ERROR
 
 

@@ -34,9 +34,12 @@ def read_file(path: str | Path) -> bytes:
     """The bytes of the regular file ``path``, at most ``limits.MAX_FILE_BYTES`` of them.
 
     Raises:
-        SerializationError: the path cannot be opened, is not a regular file, or holds more than
+        SerializationError: the path is empty (``""``, which ``Path`` reads as the current directory),
+            cannot be opened, is not a regular file, or holds more than
             ``symverify.ir.limits.MAX_FILE_BYTES`` bytes.
     """
+    if isinstance(path, str) and not path:  # Path("") is the current directory
+        raise SerializationError("cannot read '': expected a file path, found an empty string")
     p = Path(path)
     limit = limits.MAX_FILE_BYTES
     try:

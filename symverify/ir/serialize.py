@@ -314,7 +314,7 @@ def load_file(path: str | Path) -> Document:
     """Load a circuit, model or certificate from a UTF-8 JSON file (a regular file of at most
     ``symverify.ir.limits.MAX_FILE_BYTES`` bytes: :func:`symverify.ir.files.read_file`)."""
     p = Path(path)
-    raw = read_file(p)  # regular files of at most limits.MAX_FILE_BYTES only
+    raw = read_file(path)  # regular files of at most limits.MAX_FILE_BYTES only (not "": Path reads it as ".")
     try:
         return loads(raw)
     except SerializationError as e:
@@ -325,9 +325,38 @@ def _refuse_constant(text: str) -> Any:
     raise SerializationError(f"{text} is not a JSON number (symverify writes non-finite numbers as strings)")
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(v: Any, at: str) -> tuple[str, str] | None:
+    """Where in the JSON value ``v`` a string or key holds a lone surrogate, and which (None:
+    nowhere). Iterative, each list or dict visited once: a value built in memory may nest deeper
+    than any file or hold itself."""
+    seen: set[int] = set()
+    todo: list[tuple[Any, str]] = [(v, at)]
+    while todo:
+        x, where = todo.pop()
+        if isinstance(x, str):
+            try:
+                x.encode("utf-8")
+            except UnicodeEncodeError as e:
+                return where or "the top", f"\\u{ord(x[e.start]):04x}"
+        elif isinstance(x, (dict, list)) and id(x) not in seen:
+            seen.add(id(x))
+            if isinstance(x, dict):
+                for k, y in reversed(list(x.items())):
+                    there = ((f"{where}." if where else "") + safe_repr(k, 40).strip("'\""))[:200]
+                    todo += [(y, there), (k, f"{there} (the key)")]
+            else:
+                todo += [(y, f"{where}[{j}]"[:200]) for j, y in reversed(list(enumerate(x)))]
+    return None
+
+
 def json_value(text: str) -> Any:
     """The JSON value of ``text``, read as strictly as the documents above: no byte order mark,
-    nesting within ``MAX_JSON_DEPTH``, no repeated key in an object, no ``NaN``/``Infinity``.
+    nesting within ``MAX_JSON_DEPTH``, no repeated key in an object, no ``NaN``/``Infinity``, no
+    string or key holding a lone surrogate (``"\\ud800"``: valid JSON, but no text that can be
+    printed or written as UTF-8).
     Numbers are read as Python's ``json`` reads them (proof runs hold 6-digit floats); the caller
     checks the fields. The one strict reader of JSON that is not a circuit, model or certificate:
     run files (:func:`read_json_file`), a script's result file, a sweep grid.
@@ -338,11 +367,15 @@ def json_value(text: str) -> Any:
     _check_bom(text)
     _check_depth(text)
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant)
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant)
     except json.JSONDecodeError as e:
         raise SerializationError(f"not valid JSON (truncated?): {e.msg} (line {e.lineno}, column {e.colno})") from None
     except (ValueError, RecursionError) as e:  # an integer literal beyond Python's int/str limit, deep nesting
         raise SerializationError(f"not valid JSON: {safe_repr(str(e), 120)}") from None
+    lone = _lone_surrogate(value, "") if _SURROGATE_ESCAPE.search(text) or not text.isascii() else None
+    if lone is not None:
+        raise SerializationError(f"not valid Unicode text: a lone surrogate {lone[1]} at {lone[0]}")
+    return value
 
 
 def read_json_file(path: str | Path, what: str) -> Any:
@@ -354,7 +387,7 @@ def read_json_file(path: str | Path, what: str) -> Any:
         SerializationError: ``{path}: cannot read {what}: …``, saying what was wrong and where.
     """
     p = Path(path)
-    raw = read_file(p)
+    raw = read_file(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -5,18 +5,22 @@ options are made, before anything imports ``distributed``; :func:`open_client` c
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
-from pathlib import Path
 from typing import Any
 
 from symverify.errors import UsageError
 
 __all__ = ["check_address", "is_client", "open_client"]
 
-_ADDRESS = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+(:\d+)?/?$", re.IGNORECASE)
+# scheme://host:port, the host a name, an IPv4 address or a bracketed IPv6 one ([::1]); matched whole
+# (fullmatch: "$" would also take a line break at the end)
+_ADDRESS = re.compile(r"([a-z][a-z0-9+.-]*://)?(\[[0-9a-f:.]+\]|[^\s/:\[\]]+)(:\d+)?/?", re.IGNORECASE)
 
 
 def check_address(scheduler: object, what: str = "scheduler", *, clients: bool = True) -> None:
@@ -28,13 +32,86 @@ def check_address(scheduler: object, what: str = "scheduler", *, clients: bool =
     if not isinstance(scheduler, str):
         raise UsageError(f"{what}: expected 'local', an address such as tcp://HOST:8786, a scheduler file or a "
                          f"distributed.Client; found {type(scheduler).__name__} {scheduler!r}")
-    if scheduler == "local" or (scheduler.endswith(".json") and Path(scheduler).is_file()):
+    if scheduler == "local":
         return
     if scheduler.endswith(".json"):
-        raise UsageError(f"{what} {scheduler}: no such scheduler file")
-    if not _ADDRESS.match(scheduler):
+        _check_scheduler_file(scheduler, what)
+        return
+    if not _is_address(scheduler):
         raise UsageError(f"{what} {scheduler!r}: expected 'local', an address such as tcp://HOST:8786 "
                          "or a scheduler file (dask scheduler --scheduler-file FILE.json)")
+
+
+_SCHEDULER_FILE_BYTES = 1 << 20
+"""The most bytes of a scheduler file read (Dask writes a few hundred)."""
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError(f"duplicate key {next(k for k in out if sum(k == j for j, _ in pairs) > 1)!r:.60}")
+    return out
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not a JSON number")
+
+
+def _check_scheduler_file(path: str, what: str) -> None:
+    """Refuse a scheduler file that is missing, not a regular file (a FIFO would block), or not what
+    ``dask scheduler --scheduler-file`` writes: UTF-8 JSON of at most 1 MiB without a byte order
+    mark, a repeated key or ``NaN``, an object whose ``address`` is an address as above. (Only the
+    standard library here: this module is a leaf of the trusted kernel, docs/trusted-base.md.)"""
+    def refuse(why: str) -> UsageError:
+        return UsageError(f"{what} {path}: {why}")
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise refuse("no such scheduler file") from None
+    except OSError as e:
+        raise refuse(f"cannot read the scheduler file: {e.strerror or e}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise refuse(f"expected a regular file (a scheduler file), found "
+                         f"{next((name for test, name in _KINDS if test(mode)), 'not a regular file')}")
+        raw = b""
+        while len(raw) <= _SCHEDULER_FILE_BYTES:
+            chunk = os.read(fd, _SCHEDULER_FILE_BYTES + 1 - len(raw))
+            if not chunk:
+                break
+            raw += chunk
+    except OSError as e:
+        raise refuse(f"cannot read the scheduler file: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > _SCHEDULER_FILE_BYTES:
+        raise refuse(f"more than {_SCHEDULER_FILE_BYTES} bytes: no scheduler file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise refuse(f"cannot read the scheduler file: not UTF-8 text (byte {e.start}: {e.reason})") from None
+    if text.startswith("\ufeff"):
+        raise refuse("cannot read the scheduler file: found a byte order mark (U+FEFF) at offset 0")
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:
+        raise refuse(f"cannot read the scheduler file: not valid JSON: {' '.join(str(e).split())[:120]}") from None
+    address = data.get("address") if isinstance(data, dict) else None
+    if not isinstance(address, str) or not _is_address(address):
+        found = (f"a JSON {type(data).__name__}" if not isinstance(data, dict) else "no 'address'" if "address" not in data
+                 else f"address {address!r:.60}")
+        raise refuse(f"expected a scheduler file (dask scheduler --scheduler-file FILE.json: a JSON object with an "
+                     f"'address' such as tcp://HOST:8786), found {found}")
+
+
+def _is_address(text: str) -> bool:
+    """Whether ``text`` is an address as :data:`_ADDRESS` says, all of it printable text."""
+    return text.isprintable() and _ADDRESS.fullmatch(text) is not None
 
 
 def is_client(x: object) -> bool:
@@ -50,7 +127,6 @@ def open_client(scheduler: str, workers: int | None, timeout: float, *, what: st
     running scheduler at that address or scheduler file; closed on exit with its cluster. Waits up to
     ``timeout`` seconds for ``wait_for`` workers (default: every local worker, or one), then raises
     :class:`UsageError` naming ``what``."""
-    import os
 
     try:
         from distributed import Client, LocalCluster

@@ -117,7 +117,7 @@ def load_run(run: Any) -> dict[str, Any]:
         from symverify.ir.serialize import read_json_file
 
         path = Path(run)
-        data = read_json_file(path, "the proof run")  # a regular file, strict JSON (no repeated keys, no NaN)
+        data = read_json_file(run, "the proof run")  # a regular file, strict JSON (no repeated keys, no NaN)
         return check_run(data, str(path), from_file=True)
     if isinstance(run, Mapping):
         return check_run(_plain(run), "proof run")

@@ -428,6 +428,12 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
     """
     if not isinstance(data, Mapping):
         raise SerializationError(f"{where}: expected a JSON object, found {type(data).__name__}")
+    if not from_file:  # a file's text was checked as it was read (json_value)
+        from symverify.ir.serialize import _lone_surrogate
+
+        lone = _lone_surrogate(dict(data), "")
+        if lone is not None:
+            raise SerializationError(f"{where}: not valid Unicode text: a lone surrogate {lone[1]} at {lone[0]}")
     if "scripts" in data:
         if from_file and data.get("format") != FORMAT:
             raise SerializationError(f"{where}.format: expected {FORMAT!r} (a run written by symverify prove --json), "

@@ -1,0 +1,297 @@
+"""Attacks on what reads a user's files and addresses, beyond tests/test_attacks_loaders.py and
+test_loader_robustness.py: paths and names holding line breaks or terminal control sequences,
+two paths of one file (a hard link), scheduler addresses and scheduler files that are not what
+``dask scheduler`` writes, and the number forms ``int()`` accepts but docs/formats.md does not."""
+
+import json
+import os
+from fractions import Fraction
+
+import pytest
+from cases import SQUARE_C, SQUARE_M
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import symverify as sv
+from symverify.cli import main
+from symverify.errors import SerializationError, UsageError
+from symverify.ir.serialize import dump_file, dumps, loads, read_json_file, to_json
+from symverify.provers.dask_address import check_address
+
+
+def run_cli(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as e:
+        code = e.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def one_line_error(capsys, *argv):
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 3, (code, err)
+    assert err.startswith("symverify: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+# ---- a path with a line break: the message was cut at it, leaving "symverify: error: DIR/a" ------
+def test_an_error_about_a_path_with_a_line_break_keeps_the_whole_message(tmp_path, capsys):
+    bad = tmp_path / "a\nb.json"
+    bad.write_text('{"format": 1}', encoding="utf-8")
+    good = tmp_path / "good\nc.json"
+    dump_file(SQUARE_C, good)
+    for argv in (("info", str(bad)), ("verify", str(good), str(bad)), ("report", str(bad))):
+        err = one_line_error(capsys, *argv)
+        assert "a\\nb.json" in err, err  # the path, escaped, and then what was wrong with the file
+        assert ("document.format: expected str, found int" in err) or ("expected a proof run" in err), err
+    err = one_line_error(capsys, "info", str(tmp_path / "missing\nx.json"))
+    assert "missing\\nx.json" in err and "No such file" in err, err
+
+
+def test_an_error_about_a_path_with_a_terminal_sequence_shows_it_escaped(tmp_path, capsys):
+    bad = tmp_path / "a\x1b[2Kb.json"
+    bad.write_text("[]", encoding="utf-8")
+    err = one_line_error(capsys, "info", str(bad))
+    assert "\x1b" not in err and "a\\x1b[2Kb.json" in err and "expected a JSON object" in err, err
+
+
+# ---- names are the file's text: shown, never run by the terminal ---------------------------------
+def test_info_shows_control_characters_of_a_name_instead_of_sending_them(tmp_path, capsys):
+    doc = to_json(SQUARE_C)
+    doc["name"] = "evil\r\x1b[2KREFUTED\nsecond line"
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert loads(json.dumps(doc)).name == doc["name"]  # a valid file: its name is kept exactly
+    code, out, err = run_cli(capsys, "info", str(path))
+    assert code == 0, err
+    assert "\x1b" not in out and "\r" not in out
+    assert "  name: evil\\x0d\\x1b[2KREFUTED\\nsecond line\n" in out, out
+
+
+def test_compile_shows_control_characters_of_a_name_instead_of_sending_them(tmp_path, capsys):
+    circuit = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2, name="x\x1b[31m\ny")
+    path = tmp_path / "c.json"
+    dump_file(circuit, path)
+    code, out, err = run_cli(capsys, "compile", str(path), "-o", str(tmp_path / "m.json"))
+    assert code == 0, err
+    assert "\x1b" not in out + err and "x\\x1b[31m\\ny" in out and out.count("\n") == 1, out
+    assert sv.load_file(tmp_path / "m.json").name.startswith("x\x1b[31m\ny")  # the file keeps it exactly
+
+
+def test_report_names_the_page_it_wrote_on_one_line(tmp_path, capsys):
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"format": "symverify.proof-run", "version": 2, "scripts": []}), encoding="utf-8")
+    page = tmp_path / "p\x1b[2Kq\n.html"
+    code, out, err = run_cli(capsys, "report", str(run), "-o", str(page))
+    assert code == 0, err
+    assert out == f"wrote {tmp_path}/p\\x1b[2Kq\\n.html\n" and page.is_file(), out
+
+
+# ---- lone surrogates: valid JSON escapes, but no text; a run file holding one crashed its readers -
+def _run_with_name(name):
+    instance = {"name": name, "verdict": "proved", "method": "exact", "ok": True}
+    script = {"name": "s", "status": "ok", "ok": True, "result": {"name": "s", "ok": True, "instances": [instance]}}
+    return {"format": "symverify.proof-run", "version": 2, "quick": True, "ok": True, "scripts": [script]}
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udcff", "a\\udbff", "\\ude00\\ud83d"])
+def test_a_run_file_with_a_lone_surrogate_is_refused_by_its_readers(tmp_path, capsys, escape):
+    from symverify.viz.resources import load_run
+
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(_run_with_name("X")).replace('"X"', f'"{escape}"'), encoding="utf-8")
+    with pytest.raises(SerializationError, match=r"lone surrogate \\ud[89a-f][0-9a-f]{2} at scripts\[0\]\.result\.instances\[0\]\.name"):
+        load_run(run)
+    err = one_line_error(capsys, "report", str(run), "-o", str(tmp_path / "page.html"))  # was an internal error
+    assert "lone surrogate" in err, err
+    err = one_line_error(capsys, "prove", "primitives_handwritten", "--quick", "--golden", str(run))
+    assert "cannot read the golden run: not valid Unicode text" in err, err
+    with pytest.raises(SerializationError, match="lone surrogate"):
+        load_run(json.loads(run.read_text(encoding="utf-8")))  # the same run as a dict
+    with pytest.raises(SerializationError, match=r"lone surrogate \\ud800 at a\\ud800 \(the key\)"):
+        read_json_file(_write(tmp_path / "k.json", '{"a\\ud800": 1}'), "a file")
+
+
+def test_paired_surrogates_and_text_stay_accepted(tmp_path):
+    from symverify.viz.resources import load_run
+
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(_run_with_name("X")).replace('"X"', '"\\ud83d\\ude00 \\u00e9 \\\\ud800"'), encoding="utf-8")
+    name = load_run(run)["scripts"][0]["result"]["instances"][0]["name"]
+    assert name == "\U0001f600 \u00e9 \\ud800"  # an emoji, é, and the six characters \ud800
+
+
+def test_a_run_dict_nesting_deeply_or_holding_itself_is_refused_not_walked_forever():
+    from symverify.viz.run_format import check_run
+
+    deep: list = []
+    cur = deep
+    for _ in range(50_000):
+        cur.append([])
+        cur = cur[0]
+    cycle: dict = {}
+    cycle["self"] = cycle
+    for value, message in ((deep, "nesting deeper than 58"), (cycle, "holding itself")):
+        inst = {"name": "i", "verdict": "refuted", "counterexample": value}
+        run = {"scripts": [{"name": "s", "status": "failed", "result": {"instances": [inst]}}]}
+        with pytest.raises(SerializationError, match=message):
+            check_run(run, "run")
+    cur.append("\ud800")
+    with pytest.raises(SerializationError, match=r"lone surrogate \\ud800 at scripts\[0\]"):
+        check_run({"scripts": [{"name": "s", "status": "failed", "result": {"instances": [inst | {"counterexample": deep}]}}]}, "run")
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# ---- two paths of one file -----------------------------------------------------------------------
+def test_compile_refuses_an_output_that_is_a_hard_link_to_its_input(tmp_path, capsys):
+    circuit, link = tmp_path / "c.json", tmp_path / "link.json"
+    dump_file(SQUARE_C, circuit)
+    os.link(circuit, link)
+    before = circuit.read_bytes()
+    err = one_line_error(capsys, "compile", str(circuit), "-o", str(link))
+    assert "CIRCUIT.json and -o name the same file" in err, err
+    assert circuit.read_bytes() == before  # the circuit was overwritten by its own model
+
+
+def test_compile_refuses_a_model_and_certificate_that_are_one_file(tmp_path, capsys):
+    circuit, out, link = tmp_path / "c.json", tmp_path / "m.json", tmp_path / "cert.json"
+    dump_file(SQUARE_C, circuit)
+    out.write_text("", encoding="utf-8")
+    os.link(out, link)
+    err = one_line_error(capsys, "compile", str(circuit), "-o", str(out), "--certificate", str(link))
+    assert "-o and --certificate name the same file" in err, err
+    assert out.read_text(encoding="utf-8") == ""  # the model was replaced by the certificate
+
+
+# ---- an empty path (an unset variable in CI): Path("") is the current directory ------------------
+def test_an_empty_certificate_is_refused_not_read_as_no_certificate(tmp_path, capsys):
+    c, m = tmp_path / "c.json", tmp_path / "m.json"
+    dump_file(SQUARE_C, c)
+    dump_file(SQUARE_M, m)
+    err = one_line_error(capsys, "verify", str(c), str(m), "--certificate", "")
+    assert "--certificate: expected a certificate file, found an empty string" in err, err
+
+
+@pytest.mark.parametrize("flag", ["-o", "--certificate"])
+def test_compile_refuses_an_empty_output_path(tmp_path, capsys, flag):
+    c = tmp_path / "c.json"
+    dump_file(SQUARE_C, c)
+    other = ["--certificate", str(tmp_path / "cert.json")] if flag == "-o" else ["-o", str(tmp_path / "m.json")]
+    err = one_line_error(capsys, "compile", str(c), flag, "", *other)
+    assert f"{flag}: expected a file path, found an empty string" in err, err
+
+
+@pytest.mark.parametrize("argv", [("info", ""), ("verify", "", "{m}"), ("report", "")])
+def test_an_empty_input_path_is_named_as_such(tmp_path, capsys, argv):
+    m = tmp_path / "m.json"
+    dump_file(SQUARE_M, m)
+    err = one_line_error(capsys, *(a.format(m=m) for a in argv))
+    assert "cannot read '': expected a file path, found an empty string" in err, err  # was "cannot read ."
+    for load in (sv.load_file, lambda p: read_json_file(p, "a run")):
+        with pytest.raises(SerializationError, match="found an empty string"):
+            load("")
+
+
+# ---- scheduler addresses and files ---------------------------------------------------------------
+@pytest.mark.parametrize("address", ["local\n", "tcp://127.0.0.1:8786\n", "host\n", "tcp://h:1\nx", "tcp://h\x1b:1",
+                                     "tcp://h\ud800:1", "tcp://h\u200b:1"])
+def test_an_address_with_a_line_break_or_control_character_is_refused(address):
+    with pytest.raises(UsageError, match="expected 'local', an address such as tcp://HOST:8786"):
+        check_address(address, "--scheduler")
+
+
+@pytest.mark.parametrize("address", ["local", "tcp://127.0.0.1:8786", "127.0.0.1:8786", "tls://h.example:1/",
+                                     "tcp://[::1]:8786", "[fe80::1]:1"])
+def test_addresses_stay_accepted(address):
+    check_address(address, "--scheduler")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("not json", "cannot read the scheduler file: not valid JSON"),
+    ('{"address": 5}', "found address 5"),
+    ("[]", "found a JSON list"),
+    ('{"type": "Scheduler"}', "found no 'address'"),
+    ('{"address": "tcp://h:1\\n"}', r"found address 'tcp://h:1\\n'"),
+    ('{"address": "tcp://a:1", "address": "tcp://b:1"}', "duplicate key 'address'"),
+    ("\ufeff{}", "byte order mark"),
+])
+def test_a_scheduler_file_that_dask_does_not_write_is_refused_by_name(tmp_path, text, message):
+    path = tmp_path / "sched.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(UsageError, match=message) as info:
+        check_address(str(path), "--scheduler")
+    assert "sched.json" in str(info.value)
+
+
+def test_a_scheduler_file_that_is_not_a_regular_file_says_so(tmp_path):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError, match=r"fifo\.json: expected a regular file \(a scheduler file\), found a FIFO"):
+        check_address(str(fifo), "--scheduler")
+    (tmp_path / "dir.json").mkdir()
+    with pytest.raises(UsageError, match=r"dir\.json: expected a regular file \(a scheduler file\), found a directory"):
+        check_address(str(tmp_path / "dir.json"), "--scheduler")
+    with pytest.raises(UsageError, match="no such scheduler file"):
+        check_address(str(tmp_path / "missing.json"), "--scheduler")
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:41234", "tcp://[::1]:41234"])
+def test_a_scheduler_file_as_dask_writes_it_is_accepted(tmp_path, address):
+    path = tmp_path / "sched.json"
+    path.write_text(json.dumps({"type": "Scheduler", "id": "Scheduler-1", "address": address,
+                                "services": {}, "started": 1.5, "workers": {}}), encoding="utf-8")
+    check_address(str(path), "--scheduler")
+
+
+def test_the_cli_names_a_bad_scheduler_file_on_one_line(tmp_path, capsys):
+    path = tmp_path / "sched.json"
+    path.write_text("[]", encoding="utf-8")
+    c, m = tmp_path / "c.json", tmp_path / "m.json"
+    dump_file(SQUARE_C, c)
+    dump_file(SQUARE_M, m)
+    err = one_line_error(capsys, "verify", str(c), str(m), "--scheduler", str(path))
+    assert "sched.json: expected a scheduler file" in err, err
+
+
+# ---- number forms: what Python's int() reads, docs/formats.md does not ---------------------------
+def _with_coeff(coeff):
+    doc = json.loads(dumps(sv.Circuit.trace(lambda u: [u[0][0] * 3], n=1, d=1)))
+    gate = next(g for g in doc["gates"] if g[0] == "lin")
+    gate[2][0] = coeff
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize("text", ["1_000", "٣", "١/٢", "３", "1 000", "3\u00a0", "\u20073", "0X10", "0x1F", "0o7",
+                                  "0b1", "1e3", "1.0", "inf", "nan", "1/0x", "0x-1", "--1", "+-1", "1/+2", "\x003", ""])
+def test_rationals_int_would_read_are_refused(text):
+    with pytest.raises(SerializationError, match="expected a rational"):
+        loads(_with_coeff(text))
+
+
+@pytest.mark.parametrize("literal", ["1.0", "1e999999", "-1e999999", "1E400", "0.1", "1" + "0" * 5000, "NaN", "-Infinity"])
+def test_json_number_literals_that_are_not_exact_small_ints_are_refused(literal):
+    doc = _with_coeff("X").replace('"X"', literal)
+    with pytest.raises(SerializationError, match="expected an integer, a rational string"):
+        loads(doc)
+
+
+@pytest.mark.parametrize("text, value", [("-0/1", 0), ("+3", 3), (" 3", 3), ("\t3\n", 3), ("0x10", 16), ("00", 0),
+                                         ("6 / 4", Fraction(3, 2)), ("-0x0/0x1", 0)])
+def test_rationals_the_format_states_read_as_written(text, value):
+    circuit = loads(_with_coeff(text))
+    gate = next(g for g in circuit.gates if g.op.value == "lin")
+    assert gate.coeffs[0] == value and type(gate.coeffs[0]) is type(value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.fractions(), st.text(st.characters(codec="utf-8"), min_size=1, max_size=12))
+def test_a_valid_circuit_round_trips_exactly(q, name):
+    circuit = sv.Circuit.trace(lambda u: [u[0][0] * q], n=1, d=1, name=name)
+    text = dumps(circuit)
+    again = loads(text)
+    assert again.name == name and again.gates == circuit.gates and dumps(again) == text
