@@ -497,3 +497,22 @@ def _wrap(x: Any, times: int) -> Any:
     for _ in range(times):
         x = [x]
     return x
+
+
+def test_a_result_saying_not_ok_over_ok_instances_is_refused(tmp_path):
+    """A script's ``result.ok`` false while every instance is ok (and the row ok) was taken: the
+    result's own summary disagreed with the instances it holds (as ``ok`` true over a failed
+    instance, refused above)."""
+    row = _row(_inst(), _inst(name="y"))
+    data = RunSummary(True, (row,)).to_json()
+    assert data["scripts"][0]["status"] == "ok" and data["scripts"][0]["result"]["ok"] is True
+    load_run(_write_json(tmp_path, data))
+    data["scripts"][0]["result"]["ok"] = False
+    with pytest.raises(SerializationError, match=r"scripts\[0\]\.result\.ok: expected true \(every one of its 2 instance\(s\) is ok\), found false"):
+        load_run(_write_json(tmp_path, data))
+
+
+def _write_json(tmp_path: Path, data: Any) -> Path:
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path

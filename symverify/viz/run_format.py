@@ -336,8 +336,8 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
 def check_result(result: Any, where: str, part: bool = False) -> list[Mapping[str, Any]]:
     """Refuse a script's result (``{"name", "title", "ok", "counts", "seconds", "instances"}``) that
     no script writes: a field not the format's or of the wrong type, an instance :func:`check_instance`
-    refuses, ``counts`` other than its instances', or ``ok`` true with no instance or one not ok
-    (with ``part``, the result of one part of a script: it may say how many cases it met and its
+    refuses, ``counts`` other than its instances', ``ok`` true with no instance or one not ok, or
+    ``ok`` false with every instance ok (with ``part``, the result of one part of a script: it may say how many cases it met and its
     instances their case, :data:`PART_RESULT_FIELDS`, :data:`PART_FIELDS`). Returns its instances.
 
     Raises:
@@ -356,6 +356,8 @@ def check_result(result: Any, where: str, part: bool = False) -> list[Mapping[st
                                  f"found {_shown(dict(result['counts']))}")
     if result.get("ok") is True:
         _all_ok(instances, where)
+    elif result.get("ok") is False and instances and all(instance_ok(i) for i in instances):
+        raise SerializationError(f"{where}.ok: expected true (every one of its {len(instances)} instance(s) is ok), found false")
     return instances
 
 
