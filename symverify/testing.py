@@ -246,7 +246,7 @@ def _pandas(x: Any, depth: int = 0) -> Any:
 
 
 def _stable(x: Any, depth: int = 0) -> Any:
-    """JSON with one type per field: numbers as the proof-run JSON writes them
+    """JSON with one type per field: numbers as the proof-run JSON writes them (floats to 6 digits)
     (:func:`~symverify.scripts.protocol.stable_number`; numpy scalars and arrays and torch tensors as
     their Python values, whole), mappings with sorted string keys, pandas DataFrames and Series as
     their values, index and column names, types of :func:`_text_types` as their exact text.
