@@ -269,3 +269,92 @@ def test_zoology_variants_outside_the_forms_are_refused(kind: str, kw: dict[str,
     if kind == "hyena":
         with pytest.raises(CompileError, match=r"sequence length 9 exceeds Hyena\.l_max = 8"):
             sv.gated_from_zoology(Hyena(d_model=2, l_max=8).eval(), 9)
+
+
+# ---- modules of other shapes: a CompileError naming the attribute, never another exception ------
+
+
+def _local(kind: str) -> Any:
+    import torch
+
+    from symverify.executors.zoology_gated import ZoologyH3, ZoologyHyena
+
+    torch.manual_seed(0)
+    return (ZoologyHyena(2, 6) if kind == "hyena" else ZoologyH3(2, 4, 6)).double().eval()
+
+
+def _set(path: str, value: Any) -> Any:
+    def go(m: Any) -> None:
+        *head, last = path.split(".")
+        for h in head:
+            m = getattr(m, h)
+        setattr(m, last, value.make() if isinstance(value, _Param) else value)
+    return go
+
+
+@dataclasses.dataclass
+class _Param:
+    shape: tuple[int, ...]
+
+    def make(self) -> Any:
+        import torch
+        from torch import nn
+
+        return nn.Parameter(torch.randn(*self.shape, dtype=torch.float64) if self.shape else torch.tensor(1.0, dtype=torch.float64))
+
+
+def _param(*shape: int) -> _Param:
+    return _Param(shape)
+
+
+def _raises(*args: Any, **kwargs: Any) -> Any:
+    raise ZeroDivisionError("division by zero")
+
+
+@pytest.mark.parametrize(("kind", "path", "value", "match"), [
+    ("hyena", "short_filter", None, r"Hyena\.short_filter: expected an attribute 'weight'"),
+    ("hyena", "short_filter.weight", _param(), r"short_filter\.weight: expected a tensor of shape \(6, 1, K\), found \(\)"),
+    ("hyena", "short_filter.bias", _param(7), r"short_filter\.bias: expected shape \(6,\), found \(7,\)"),
+    ("hyena", "filter_fn.filter", _raises, r"filter_fn\.filter\(6\) raised ZeroDivisionError"),
+    ("hyena", "filter_fn.filter", lambda L, *a, **k: [[1.0]], r"filter_fn\.filter\(6\): expected shape .* found list"),
+    ("hyena", "filter_fn.bias", _param(3), r"filter_fn\.bias: expected shape \(2,\), found \(3,\)"),
+    ("hyena", "out_proj.bias", _param(3), r"out_proj\.bias: expected shape \(2,\), found \(3,\)"),
+    ("hyena", "l_max", None, r"Hyena\.l_max: expected a positive int, found None"),
+    ("hyena", "l_max", "8", r"Hyena\.l_max: expected a positive int, found '8'"),
+    ("h3", "L", 0, r"H3\.L \(l_max\): expected a positive int or None, found 0"),
+    ("h3", "L", 4.0, r"H3\.L \(l_max\): expected a positive int or None, found 4\.0"),
+    ("h3", "ssm_k_D", _param(2, 1), r"ssm_k_D: expected shape \(2,\), found \(2, 1\)"),
+    ("h3", "D", _param(3), r"from zoology: D: expected shape \(2,\), found \(3,\)"),
+    ("h3", "kernel.forward", _raises, r"kernel\(L=6\) raised ZeroDivisionError"),
+])
+def test_modules_of_other_shapes_are_compile_errors(kind: str, path: str, value: Any, match: str) -> None:
+    """These raised AttributeError, TypeError, IndexError or the filter's own exception (H3's ``L = 0``
+    was read as kernels of no taps; a 2-D ``ssm_k_D`` was an IRError about ``shift_D[0]``)."""
+    m = _local(kind)
+    _set(path, value)(m)
+    with pytest.raises(CompileError, match=match):
+        sv.gated_from_zoology(m, 6)
+
+
+def test_an_int_padding_equal_to_k_minus_1_is_read() -> None:
+    m = _local("hyena")
+    c = sv.gated_from_zoology(m, 6)[0]
+    m.short_filter.padding = 2  # a duck-typed conv may keep an int
+    c2, out2 = sv.gated_from_zoology(m, 6)
+    assert c2.gates == c.gates and sv.verify(c2, out2).proved
+    m.short_filter.padding = 3
+    with pytest.raises(CompileError, match=r"short_filter\.padding: expected 2 \(causal after truncation\), found 3"):
+        sv.gated_from_zoology(m, 6)
+
+
+@pytest.mark.parametrize("kind", ["hyena", "h3"])
+def test_a_huge_sequence_is_refused_before_any_filter_is_materialised(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    m = _local(kind)
+    if kind == "hyena":
+        m.l_max = 10**7
+        monkeypatch.setattr(m.filter_fn, "filter", _no_weights)
+    else:
+        monkeypatch.setattr(m.kernel, "forward", _no_weights)
+        monkeypatch.setattr(m.ssm_k_kernel, "forward", _no_weights)
+    with pytest.raises(LimitError, match=rf"from zoology: {kind}\(N=10000000, d=2\) state N·3·d: 60000000 cells"):
+        sv.gated_from_zoology(m, 10**7)
