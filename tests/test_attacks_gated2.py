@@ -358,3 +358,18 @@ def test_a_huge_sequence_is_refused_before_any_filter_is_materialised(kind: str,
         monkeypatch.setattr(m.ssm_k_kernel, "forward", _no_weights)
     with pytest.raises(LimitError, match=rf"from zoology: {kind}\(N=10000000, d=2\) state N·3·d: 60000000 cells"):
         sv.gated_from_zoology(m, 10**7)
+
+
+@pytest.mark.parametrize("cls", ["Dropout1d", "AlphaDropout", "FeatureAlphaDropout"])
+def test_every_kind_of_active_dropout_is_refused(cls: str) -> None:
+    """Only ``nn.Dropout`` (and its subclasses) counted: a Hyena-shaped module in training mode with an
+    ``nn.Dropout1d(0.5)`` (random, not a function of the input) was read as if it were inactive."""
+    from torch import nn
+
+    m = _local("hyena")
+    m.dropout = getattr(nn, cls)(0.5)
+    m.train()
+    with pytest.raises(CompileError, match=r"has active dropout \(training mode, p > 0\)"):
+        sv.gated_from_zoology(m, 6)
+    m.eval()
+    assert sv.verify(*sv.gated_from_zoology(m, 6)).proved

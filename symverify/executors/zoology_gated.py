@@ -147,8 +147,12 @@ def gated_kind(module: Any) -> str:
                        f"module (q_proj, k_proj, v_proj, ssm_k_kernel, kernel, output_linear), found {type(module).__name__}")
 
 
+_DROPOUTS = (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout, nn.FeatureAlphaDropout)
+"""Every torch dropout (``Dropout1d`` and the alpha dropouts are not subclasses of ``nn.Dropout``)."""
+
+
 def _dropout_active(module: Any) -> bool:
-    return any(isinstance(m, nn.Dropout) and m.p > 0 and m.training for m in module.modules())
+    return any(isinstance(m, _DROPOUTS) and m.p > 0 and m.training for m in module.modules())
 
 
 def _linear(lin: Any, d_in: int, d_out: int, where: str) -> tuple[list[list[Any]], list[Any]]:
