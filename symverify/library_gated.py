@@ -202,8 +202,8 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
     Raises:
         IRError: sizes not positive ints, ``order < 2``, ``short_len > N``, a matrix or vector of
             the wrong shape, an entry that is not exact, or a ``prefix`` with every weight given.
-        LimitError: a state ``N·(order+1)·d`` over :data:`~symverify.ir.limits.MAX_CELLS` cells
-            (checked before the symbolic filters of ``N`` taps are made).
+        LimitError: a state ``N·(order+1)·d`` or an in-projection of ``d·(order+1)·d`` entries over
+            :data:`~symverify.ir.limits.MAX_CELLS` cells (checked before any weight is made).
     """
     for what, v in (("kind", kind), ("prefix", prefix)):
         if type(v) is not str:
@@ -215,6 +215,7 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
     _pos(d, "d", where)
     _pos(order, "order", where, 2)
     limits.check(N * (order + 1) * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}, order={order}) state N·(order+1)·d")
+    limits.check(d * (order + 1) * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}, order={order}) in-projection W_in: d·(order+1)·d")
     short_len = min(3, N) if short_len is None else short_len
     _pos(short_len, "short_len", where)
     if short_len > N:
@@ -375,6 +376,7 @@ def h3_weights(N: int, d: int, *, W_q: object = None, b_q: object = None, W_k: o
     _pos(N, "N (sequence length)", where)
     _pos(d, "d", where)
     limits.check(N * 3 * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}) state N·3·d")
+    limits.check(3 * d * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}) projections W_q, W_k, W_v: 3·d·d")
     own = (W_q, b_q, W_k, b_k, W_v, b_v, shift_kernel, shift_D)  # made here; the rest by gated_conv_weights
     rest = (ssm_kernel, D, W_out, b_out)
     if prefix and all(x is not None for x in own + rest):

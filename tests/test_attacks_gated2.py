@@ -373,3 +373,16 @@ def test_every_kind_of_active_dropout_is_refused(cls: str) -> None:
         sv.gated_from_zoology(m, 6)
     m.eval()
     assert sv.verify(*sv.gated_from_zoology(m, 6)).proved
+
+
+@pytest.mark.parametrize("build", [hyena, h3, hyena_direct, h3_direct])
+def test_a_wide_model_is_refused_before_its_projection_is_made(build: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``hyena(1, 3000)`` passed the state limit (9000 cells) and made its 3000×9000 symbolic
+    in-projection (still running after a minute); the projections' entries are bounded by ``MAX_CELLS``
+    before any weight is made."""
+    import symverify.library_gated as lg
+
+    monkeypatch.setattr(lg, "sym", _no_weights)
+    with pytest.raises(LimitError, match=r"\(N=1, d=3000(, order=2)?\) (in-projection W_in: d·\(order\+1\)·d|projections W_q, W_k, W_v: 3·d·d): "
+                                         r"27000000 cells is more than symverify\.ir\.limits\.MAX_CELLS"):
+        build(1, 3000)
