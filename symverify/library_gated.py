@@ -38,7 +38,7 @@ from symverify.ir.bigint import field_repr
 from symverify.ir.build import CircuitBuilder, Wire, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, sym, unordered
+from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, sym, unordered
 
 __all__ = ["GatedConvWeights", "GatedConvNodes", "gated_conv_weights", "gated_conv", "gated_conv_layout",
            "hyena", "hyena_weights", "h3", "h3_weights"]
@@ -68,6 +68,47 @@ class GatedConvWeights:
     W_out: Mat
     b_out: Vec
     kind: str = "gated"
+
+    def __post_init__(self) -> None:
+        """Validate the shapes against ``d`` and ``order`` and make every entry an exact scalar: a
+        weight built directly (or by ``dataclasses.replace``) with another order or d, or a ragged
+        matrix, gave an IndexError deep in the construction, or had its extra entries silently ignored.
+
+        Raises:
+            IRError: ``d`` not an int ≥ 1, ``order`` not an int ≥ 2, ``kind`` not a str, a field of
+                the wrong shape (naming it), or an entry that is not exact.
+        """
+        where = self.kind if type(self.kind) is str else "GatedConvWeights"
+        if type(self.kind) is not str:
+            raise IRError(f"GatedConvWeights: expected a str kind, found {type(self.kind).__name__} {self.kind!r:.40}")
+        d, m = _pos(self.d, "d", where), _pos(self.order, "order", where, 2)
+        width = (m + 1) * d
+
+        def vec(name: str, x: object, n: int | None) -> Vec:
+            xs = _seq(x)
+            if xs is None or (n is not None and len(xs) != n):
+                found = f"length {len(xs)}" if xs is not None else type(x).__name__
+                raise IRError(f"{where} {name}: expected {n if n is not None else 'a sequence of'} entries, found {found}")
+            return tuple(v if type(v) is int or type(v) is Sym else as_scalar(v, f"{where} {name}[{i}]") for i, v in enumerate(xs))
+
+        def rows(name: str, x: object, n: int, inner: int | None) -> tuple[Vec, ...]:
+            xs = _seq(x)
+            if xs is None or len(xs) != n:
+                found = f"{len(xs)} rows" if xs is not None else type(x).__name__
+                raise IRError(f"{where} {name}: expected {n} rows, found {found}")
+            return tuple(vec(f"{name}[{r}]", row, inner) for r, row in enumerate(xs))
+
+        banks = _seq(self.long)
+        if banks is None or len(banks) != m - 1:
+            raise IRError(f"{where} long: expected {m - 1} filter banks (one per gate after the first), found "
+                          f"{len(banks) if banks is not None else type(self.long).__name__}")
+        fixed = {"W_in": rows("W_in", self.W_in, d, width), "b_in": vec("b_in", self.b_in, width),
+                 "short": rows("short", self.short, width, None), "short_bias": vec("short_bias", self.short_bias, width),
+                 "long": tuple(rows(f"long[{i}]", b, d, None) for i, b in enumerate(banks)),
+                 "long_skip": rows("long_skip", self.long_skip, m - 1, d),
+                 "W_out": rows("W_out", self.W_out, d, d), "b_out": vec("b_out", self.b_out, d)}
+        for name, value in fixed.items():
+            object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
         return field_repr(self)  # the generated repr, with huge integers abbreviated (never fails)
@@ -161,8 +202,8 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
     Raises:
         IRError: sizes not positive ints, ``order < 2``, ``short_len > N``, a matrix or vector of
             the wrong shape, an entry that is not exact, or a ``prefix`` with every weight given.
-        LimitError: a state ``N·(order+1)·d`` over :data:`~symverify.ir.limits.MAX_CELLS` cells
-            (checked before the symbolic filters of ``N`` taps are made).
+        LimitError: a state ``N·(order+1)·d`` or an in-projection of ``d·(order+1)·d`` entries over
+            :data:`~symverify.ir.limits.MAX_CELLS` cells (checked before any weight is made).
     """
     for what, v in (("kind", kind), ("prefix", prefix)):
         if type(v) is not str:
@@ -174,6 +215,7 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
     _pos(d, "d", where)
     _pos(order, "order", where, 2)
     limits.check(N * (order + 1) * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}, order={order}) state N·(order+1)·d")
+    limits.check(d * (order + 1) * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}, order={order}) in-projection W_in: d·(order+1)·d")
     short_len = min(3, N) if short_len is None else short_len
     _pos(short_len, "short_len", where)
     if short_len > N:
@@ -334,6 +376,7 @@ def h3_weights(N: int, d: int, *, W_q: object = None, b_q: object = None, W_k: o
     _pos(N, "N (sequence length)", where)
     _pos(d, "d", where)
     limits.check(N * 3 * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}) state N·3·d")
+    limits.check(3 * d * d, "MAX_CELLS", lambda: f"{where}(N={N}, d={d}) projections W_q, W_k, W_v: 3·d·d")
     own = (W_q, b_q, W_k, b_k, W_v, b_v, shift_kernel, shift_D)  # made here; the rest by gated_conv_weights
     rest = (ssm_kernel, D, W_out, b_out)
     if prefix and all(x is not None for x in own + rest):

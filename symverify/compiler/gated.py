@@ -35,18 +35,21 @@ from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Scalar, is_zero
-from symverify.library_gated import GatedConvNodes, GatedConvWeights, gated_conv_layout, h3_weights, hyena_weights
+from symverify.library_gated import (
+    GatedConvNodes,
+    GatedConvWeights,
+    _symbolic_filters,
+    gated_conv_layout,
+    h3_weights,
+    hyena_weights,
+)
 
 __all__ = ["gated_conv_direct", "hyena_direct", "h3_direct", "gated_from_zoology"]
 
 
 def _cols(nn: int, dd: int, values: Mapping[int, Scalar]) -> Grid:
     """An ``nn × dd`` grid whose column c is ``values[c]`` on every row (0 elsewhere)."""
-    g = Grid.zeros(nn, dd)
-    for c, v in values.items():
-        if not is_zero(v):
-            g = g.paint(0, nn, c, c + 1, v)
-    return g
+    return Grid(nn, dd, 0, tuple((0, nn, c, c + 1, v) for c, v in sorted(values.items()) if not is_zero(v)))
 
 
 def _layer(nn: int, dd: int, W: Mapping[tuple[int, int], Scalar], b1: Mapping[int, Scalar],
@@ -107,6 +110,15 @@ def _boundaries(N: int, w: GatedConvWeights, nodes: GatedConvNodes) -> list[Boun
     return out
 
 
+def _certificate_cells(N: int, d: int, order: int, where: str) -> None:
+    """Refuse a direct model whose certificate would name more than ``MAX_CELLS`` cells: its
+    ``order + 4`` boundaries hold up to ``N·(order+1)·d`` cells each, so building it (and the layers'
+    grids) takes work ``Θ((order+3)·N·(order+1)·d)``, quadratic in the order (``hyena_direct(2, 1,
+    10**6)`` ran until killed, within every other limit)."""
+    limits.check((order + 3) * N * (order + 1) * d, "MAX_CELLS",
+                 lambda: f"{where}(N={N}, d={d}, order={order}) certificate: (order+3)·N·(order+1)·d cells")
+
+
 def gated_conv_direct(N: int, weights: GatedConvWeights, *, method: str = "gated-direct") -> Compiled:
     """The direct causal BaseConv for the gated convolution ``weights`` on sequence length N.
 
@@ -115,13 +127,15 @@ def gated_conv_direct(N: int, weights: GatedConvWeights, *, method: str = "gated
 
     Raises:
         CompileError: N not a positive int, or weights that are not :class:`GatedConvWeights` for N.
-        LimitError: an ``N×d'`` state over :data:`~symverify.ir.limits.MAX_CELLS` cells.
+        LimitError: an ``N×d'`` state, or a certificate of ``(order+3)·N·d'`` cells, over
+            :data:`~symverify.ir.limits.MAX_CELLS` cells.
     """
     if not isinstance(N, int) or isinstance(N, bool) or N < 1:
         raise CompileError(f"{method}: N must be a positive int (the sequence length), found {N!r}")
     if not isinstance(weights, GatedConvWeights):
         raise CompileError(f"{method}: expected GatedConvWeights, found {type(weights).__name__}")
     limits.check(N * weights.width, "MAX_CELLS", f"{method}(N={N}, d={weights.d}, order={weights.order}) state")
+    _certificate_cells(N, weights.d, weights.order, method)
     try:
         circuit, nodes = gated_conv_layout(N, weights)
     except LimitError:
@@ -157,6 +171,16 @@ def _known_weights(where: str, fn: Any, weights: dict[str, Any]) -> None:
         raise CompileError(f"{where}: unknown weight arguments {bad}; expected some of {known}")
 
 
+def _before_weights(kind: str, N: int, d: int, order: int, banks: int) -> None:
+    """The limits that sizes alone decide, checked before any weight is made (``N·d`` symbolic taps
+    per bank took tens of seconds to build before the gate limit refused them): the state, the
+    symbolic filter banks' terms (:func:`~symverify.library_gated._symbolic_filters`) and the
+    certificate's cells (:func:`_certificate_cells`)."""
+    _symbolic_filters(N, d, order, banks, kind)  # IRError for sizes that are not positive ints (order ≥ 2)
+    limits.check(N * (order + 1) * d, "MAX_CELLS", lambda: f"{kind}(N={N}, d={d}, order={order}) state N·(order+1)·d")
+    _certificate_cells(N, d, order, f"{kind}-direct")
+
+
 def hyena_direct(N: int, d: int, order: int = 2, **weights: Any) -> Compiled:
     """zoology's ``Hyena`` (:func:`symverify.library_gated.hyena`, same keyword arguments; those left
     out are symbolic) as a causal BaseConv: ``order + 3`` layers (5 for order 2), ``N' = N``,
@@ -168,12 +192,14 @@ def hyena_direct(N: int, d: int, order: int = 2, **weights: Any) -> Compiled:
 
     Raises:
         CompileError: bad sizes or weights.
-        LimitError: an ``N×d'`` state over :data:`~symverify.ir.limits.MAX_CELLS` cells, or
-            convolutions of more than :data:`~symverify.ir.limits.MAX_GATES` terms (both checked
-            before the weights are built).
+        LimitError: an ``N×d'`` state or a certificate of ``(order+3)·N·d'`` cells over
+            :data:`~symverify.ir.limits.MAX_CELLS`, or convolutions of more than
+            :data:`~symverify.ir.limits.MAX_GATES` terms (symbolic filters and sizes checked before
+            the weights are built).
     """
     _known_weights("hyena_direct", hyena_weights, weights)
     try:
+        _before_weights("hyena", N, d, order, weights.get("filters") is None)
         w = hyena_weights(N, d, order, **weights)
     except LimitError:
         raise
@@ -191,12 +217,14 @@ def h3_direct(N: int, d: int, **weights: Any) -> Compiled:
 
     Raises:
         CompileError: bad sizes or weights.
-        LimitError: an ``N×d'`` state over :data:`~symverify.ir.limits.MAX_CELLS` cells, or
-            convolutions of more than :data:`~symverify.ir.limits.MAX_GATES` terms (both checked
-            before the weights are built).
+        LimitError: an ``N×d'`` state or a certificate of ``(order+3)·N·d'`` cells over
+            :data:`~symverify.ir.limits.MAX_CELLS`, or convolutions of more than
+            :data:`~symverify.ir.limits.MAX_GATES` terms (symbolic filters and sizes checked before
+            the weights are built).
     """
     _known_weights("h3_direct", h3_weights, weights)
     try:
+        _before_weights("h3", N, d, 2, (weights.get("shift_kernel") is None) + (weights.get("ssm_kernel") is None))
         w = h3_weights(N, d, **weights)
     except LimitError:
         raise

@@ -30,6 +30,7 @@ from typing import Any
 
 from symverify.errors import CompileError
 from symverify.executors.inputs import exact_weights
+from symverify.ir import limits
 from symverify.kernel.engines._torch import require_torch
 from symverify.library_gated import GatedConvWeights, gated_conv_weights
 
@@ -78,6 +79,44 @@ def _exact(t: Any, where: str) -> list[Any]:
     return conv(vals, where)  # type: ignore[no-any-return]
 
 
+def _vector(t: Any, n: int, where: str) -> list[Any]:
+    """A 1-D tensor of n entries, exactly (a bias or skip of another shape named as itself, not as the
+    gated-convolution field it becomes)."""
+    if isinstance(t, torch.Tensor) and tuple(t.shape) != (n,):
+        raise CompileError(f"from zoology: {where}: expected shape ({n},), found {tuple(t.shape)}")
+    return _exact(t, where)
+
+
+def _get(obj: Any, path: str, where: str) -> Any:
+    """``obj.a.b`` for ``path = "a.b"``, a missing attribute being a CompileError naming it."""
+    for name in path.split("."):
+        if not hasattr(obj, name):
+            raise CompileError(f"from zoology: {where}: expected an attribute {path!r} (the form followed), "
+                               f"found none on {type(obj).__name__}")
+        obj = getattr(obj, name)
+    return obj
+
+
+def _materialise(where: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call a module's filter or kernel under ``torch.no_grad()``; whatever it raises (a module of
+    another shape: no such method, other arguments) is a CompileError naming the call."""
+    try:
+        with torch.no_grad():
+            return fn(*args, **kwargs)
+    except MemoryError:
+        raise
+    except Exception as e:  # any failure of foreign code is reported, with its type
+        raise CompileError(f"from zoology: {where} raised {type(e).__name__}: {e}") from e
+
+
+def _length(v: Any, what: str, none_ok: bool) -> int | None:
+    if v is None and none_ok:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+        raise CompileError(f"from zoology: {what}: expected a positive int{' or None' if none_ok else ''}, found {v!r}")
+    return v
+
+
 def _refuse_nonpolynomial(module: Any, skip: tuple[str, ...]) -> None:
     """Raise naming the first non-polynomial submodule outside ``skip`` (the materialised filters)."""
     for name, sub in module.named_modules():
@@ -108,19 +147,23 @@ def gated_kind(module: Any) -> str:
                        f"module (q_proj, k_proj, v_proj, ssm_k_kernel, kernel, output_linear), found {type(module).__name__}")
 
 
+_DROPOUTS = (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout, nn.FeatureAlphaDropout)
+"""Every torch dropout (``Dropout1d`` and the alpha dropouts are not subclasses of ``nn.Dropout``)."""
+
+
 def _dropout_active(module: Any) -> bool:
-    return any(isinstance(m, nn.Dropout) and m.p > 0 and m.training for m in module.modules())
+    return any(isinstance(m, _DROPOUTS) and m.p > 0 and m.training for m in module.modules())
 
 
 def _linear(lin: Any, d_in: int, d_out: int, where: str) -> tuple[list[list[Any]], list[Any]]:
     """``u·W + b`` of an ``nn.Linear`` (``W = weight.T``), exactly; a missing bias is 0."""
     w = getattr(lin, "weight", None)
-    if w is None or tuple(w.shape) != (d_out, d_in):
+    if not isinstance(w, torch.Tensor) or tuple(w.shape) != (d_out, d_in):
         raise CompileError(f"from zoology: {where}.weight: expected shape ({d_out}, {d_in}), found "
-                           f"{None if w is None else tuple(w.shape)}")
+                           f"{tuple(w.shape) if isinstance(w, torch.Tensor) else None if w is None else type(w).__name__}")
     W = _exact(w, f"{where}.weight")
     bias = getattr(lin, "bias", None)
-    b = _exact(bias, f"{where}.bias") if bias is not None else [0] * d_out
+    b = _vector(bias, d_out, f"{where}.bias") if bias is not None else [0] * d_out
     return [[W[c][r] for c in range(d_out)] for r in range(d_in)], b
 
 
@@ -139,16 +182,22 @@ def _hyena(module: Any, N: int) -> GatedConvWeights:
             raise CompileError(f"from zoology: {where}.{attr}: expected {want} (the form followed), found {getattr(module, attr)}")
     if getattr(module, "bidirectional", False):
         raise CompileError(f"from zoology: {where}.bidirectional: expected False (a bidirectional filter is not causal)")
-    l_max = getattr(module, "l_max", N)
+    l_max = _length(getattr(module, "l_max", N), f"{where}.l_max", False)
+    assert l_max is not None
     if N > l_max:
         raise CompileError(f"from zoology: sequence length {N} exceeds {where}.l_max = {l_max}")
     W_in, b_in = _linear(module.in_proj, d, 3 * d, "in_proj")
-    conv = module.short_filter
-    K = int(conv.weight.shape[-1])
+    conv = _get(module, "short_filter", where)
+    cw = _get(conv, "weight", where + ".short_filter")
+    if not isinstance(cw, torch.Tensor) or cw.dim() != 3:
+        raise CompileError(f"from zoology: short_filter.weight: expected a tensor of shape ({3 * d}, 1, K), found "
+                           f"{tuple(cw.shape) if isinstance(cw, torch.Tensor) else type(cw).__name__}")
+    K = int(cw.shape[-1])
     if tuple(conv.weight.shape) != (3 * d, 1, K) or getattr(conv, "groups", 3 * d) != 3 * d:
         raise CompileError(f"from zoology: short_filter: expected a depthwise Conv1d of weight shape ({3 * d}, 1, K), "
                            f"found {tuple(conv.weight.shape)} with groups={getattr(conv, 'groups', None)}")
-    if tuple(getattr(conv, "padding", (K - 1,))) != (K - 1,):
+    pad = getattr(conv, "padding", (K - 1,))
+    if (tuple(pad) if isinstance(pad, (tuple, list)) else (pad,)) != (K - 1,):
         raise CompileError(f"from zoology: short_filter.padding: expected {K - 1} (causal after truncation), found {conv.padding}")
     plain: tuple[tuple[str, object], ...] = (("stride", (1,)), ("dilation", (1,)), ("padding_mode", "zeros"))
     for name, expect in plain:
@@ -157,25 +206,27 @@ def _hyena(module: Any, N: int) -> GatedConvWeights:
             raise CompileError(f"from zoology: short_filter.{name}: expected {expect!r} (the form followed), found {got!r}")
     sw = _exact(conv.weight, "short_filter.weight")
     short = [[sw[c][0][K - 1 - k] for k in range(min(K, N))] for c in range(3 * d)]
-    sb = _exact(conv.bias, "short_filter.bias") if conv.bias is not None else [0] * (3 * d)
-    with torch.no_grad():
-        k = module.filter_fn.filter(N)
+    cb = getattr(conv, "bias", None)
+    sb = _vector(cb, 3 * d, "short_filter.bias") if cb is not None else [0] * (3 * d)
+    filter_fn = _get(module, "filter_fn", where)
+    k = _materialise(f"filter_fn.filter({N})", _get(filter_fn, "filter", where + ".filter_fn"), N)
     k = k[0] if isinstance(k, tuple) else k
-    if tuple(k.shape) != (1, N, d):
-        raise CompileError(f"from zoology: filter_fn.filter({N}): expected shape (1, {N}, {d}), found {tuple(k.shape)}")
+    if not isinstance(k, torch.Tensor) or tuple(k.shape) != (1, N, d):
+        raise CompileError(f"from zoology: filter_fn.filter({N}): expected shape (1, {N}, {d}), found "
+                           f"{tuple(k.shape) if isinstance(k, torch.Tensor) else type(k).__name__}")
     taps = _exact(k[0].transpose(0, 1), "filter_fn.filter")
-    D = _exact(module.filter_fn.bias, "filter_fn.bias") if getattr(module.filter_fn, "use_bias", True) else [0] * d
+    D = _vector(_get(filter_fn, "bias", where + ".filter_fn"), d, "filter_fn.bias") if getattr(filter_fn, "use_bias", True) else [0] * d
     W_out, b_out = _linear(module.out_proj, d, d, "out_proj")
     return gated_conv_weights(N, d, 2, short_len=min(K, N), W_in=W_in, b_in=b_in, short=short, short_bias=sb,
                               long=[taps], long_skip=[D], W_out=W_out, b_out=b_out, kind="hyena")
 
 
 def _kernel(mod: Any, L: int, H: int, where: str) -> list[list[Any]]:
-    with torch.no_grad():
-        out = mod(L=L, state=None, rate=1.0)
+    out = _materialise(f"{where}(L={L})", mod, L=L, state=None, rate=1.0)
     k = out[0] if isinstance(out, tuple) else out
-    if tuple(k.shape) != (1, H, L):
-        raise CompileError(f"from zoology: {where}(L={L}): expected a kernel of shape (1, {H}, {L}), found {tuple(k.shape)}")
+    if not isinstance(k, torch.Tensor) or tuple(k.shape) != (1, H, L):
+        raise CompileError(f"from zoology: {where}(L={L}): expected a kernel of shape (1, {H}, {L}), found "
+                           f"{tuple(k.shape) if isinstance(k, torch.Tensor) else type(k).__name__}")
     return _exact(k[0], where)  # type: ignore[no-any-return]
 
 
@@ -186,15 +237,15 @@ def _h3(module: Any, N: int) -> GatedConvWeights:
     where = type(module).__name__
     if getattr(module, "head_dim", 1) != 1:
         raise CompileError(f"from zoology: {where}.head_dim: expected 1 (the form followed), found {module.head_dim}")
-    l_max = getattr(module, "L", None)
+    l_max = _length(getattr(module, "L", None), f"{where}.L (l_max)", True)
     Lk = N if l_max is None else min(N, l_max)
     Wq, bq = _linear(module.q_proj, d, d, "q_proj")
     Wk, bk = _linear(module.k_proj, d, d, "k_proj")
     Wv, bv = _linear(module.v_proj, d, d, "v_proj")
-    hs = _kernel(module.ssm_k_kernel, Lk, d, "ssm_k_kernel")
-    h1 = _kernel(module.kernel, Lk, d, "kernel")
-    Ds = _exact(module.ssm_k_D, "ssm_k_D")
-    D = _exact(module.D, "D")
+    hs = _kernel(_get(module, "ssm_k_kernel", where), Lk, d, "ssm_k_kernel")
+    h1 = _kernel(_get(module, "kernel", where), Lk, d, "kernel")
+    Ds = _vector(_get(module, "ssm_k_D", where), d, "ssm_k_D")
+    D = _vector(_get(module, "D", where), d, "D")
     W_out, b_out = _linear(module.output_linear, d, d, "output_linear")
     return h3_weights(N, d, W_q=Wq, b_q=bq, W_k=Wk, b_k=bk, W_v=Wv, b_v=bv, shift_kernel=hs, shift_D=Ds, ssm_kernel=h1,
                       D=D, W_out=W_out, b_out=b_out)
@@ -206,12 +257,18 @@ def gated_weights_from_zoology(module: Any, seq_len: int) -> GatedConvWeights:
 
     Raises:
         CompileError: not a Hyena/H3 shape (naming the non-polynomial operation of a known mixer),
-            a variant outside the forms followed, active dropout, a non-finite weight, or
-            ``seq_len`` not a positive int (or beyond Hyena's ``l_max``).
+            a variant outside the forms followed, active dropout, a non-finite weight, a missing
+            attribute or a weight of another shape (naming it), a filter or kernel call that raises
+            or returns something else than a tensor of the shape expected, ``l_max`` not a positive
+            int (H3: or None), or ``seq_len`` not a positive int (or beyond Hyena's ``l_max``).
+        LimitError: a state ``seq_len·3·d`` over :data:`~symverify.ir.limits.MAX_CELLS`, before any
+            filter is materialised.
     """
     if not isinstance(seq_len, int) or isinstance(seq_len, bool) or seq_len < 1:
         raise CompileError(f"from zoology: seq_len must be a positive int, found {seq_len!r}")
     kind = gated_kind(module)
+    d = _d_model(module)
+    limits.check(seq_len * 3 * d, "MAX_CELLS", lambda: f"from zoology: {kind}(N={seq_len}, d={d}) state N·3·d")  # before any filter is materialised
     _refuse_nonpolynomial(module, ("filter_fn", "ssm_k_kernel", "kernel"))
     if _dropout_active(module):
         raise CompileError(f"from zoology: {type(module).__name__} has active dropout (training mode, p > 0): random, "
