@@ -6,8 +6,12 @@ size it cannot evaluate with a ``LimitError`` instead of allocating it (docs/for
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import symverify as sv
+from symverify.errors import LimitError
+from symverify.ir import limits
 from symverify.kernel.parametric.concrete import spec_at
 from symverify.kernel.parametric.expr import VSum
 from symverify.parametric import (
@@ -19,7 +23,9 @@ from symverify.parametric import (
     fam,
     ge,
     inp,
+    instantiate,
     lt,
+    pred,
     tap,
     var,
     where,
@@ -93,6 +99,58 @@ def test_a_sum_beyond_max_terms_is_unknown(monkeypatch: pytest.MonkeyPatch) -> N
     r = sv.prove_forall(g, timeout=30)
     assert r.verdict is sv.Verdict.UNKNOWN
     assert "collects 12 terms, more than MAX_TERMS = 10" in r.detail, r
+
+
+# ---- instantiate at sizes it cannot evaluate ------------------------------------------------------
+_ROWS = Gadget("rows", (Param("N", 1, 2**40), Param("d", 1, 2**40)), N, d,
+               (PLayer(b1=where(eq(i & 1, 1), 1), h=(tap(0),), mode="causal"),), where(eq(i & 1, 1), inp(i, q)))
+
+
+def test_a_bias_varying_per_row_at_a_huge_size_is_a_limit_error() -> None:
+    """The bias was evaluated in bulk over ``N'`` rows: at ``N' = 2^40`` numpy raised MemoryError
+    (8 TiB), and below numpy's own limit the cell-by-cell fallback ran for hours."""
+    with pytest.raises(LimitError, match=r"gadget rows layer 0 b1 at \{'N': 1099511627776, 'd': 1\}: a 1099511627776×1 bias "
+                                         r"evaluated block by block: .* more than symverify\.ir\.limits\.MAX_PAINT"):
+        instantiate(_ROWS, {"N": 2**40, "d": 1})
+
+
+def test_taps_over_a_huge_number_of_channels_are_a_limit_error() -> None:
+    """The taps are evaluated channel by channel: ``d' = 2^40`` channels ran for days."""
+    with pytest.raises(LimitError, match=r"gadget rows layer 0 at .*: the taps of 1099511627776 channels evaluated one by one"):
+        instantiate(_ROWS, {"N": 2, "d": 2**40})
+
+
+def test_a_placement_check_over_a_huge_state_is_a_limit_error() -> None:
+    g = Gadget("placed", (Param("N", 1, 2**40),), N, 1, (PLayer(b1=where(pred("V", i, q), 1), h=(tap(0),)),),
+               where(pred("V", i, q), inp(i, q)), assume=pred("V", i, q) | ~pred("V", i, q))
+    with pytest.raises(LimitError, match=r"the placement checked against assume at every cell of the 1099511627776×1 state: .*MAX_PAINT"):
+        instantiate(g, {"N": 2**40}, placement={"V": {(0, 0)}})
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 64), st.integers(1, 8))
+def test_the_limit_is_the_blocks_evaluated_not_the_state(cells: int, dd: int) -> None:
+    """The rule: at most ``MAX_PAINT`` blocks of a bias, channels of taps and cells of a placement
+    check are evaluated one by one; a huge state of few blocks (a shift, a mask) is built as before
+    (the compiler's ``max_cells`` may be above ``MAX_CELLS``), exactly as at a small size."""
+    old = limits.MAX_PAINT
+    try:
+        limits.MAX_PAINT = cells
+        # the per-row bias is one block per row (it does not depend on the channel): ``cells`` rows fit
+        (layer,) = instantiate(_ROWS, {"N": cells, "d": min(dd, cells)})
+        assert [layer.b1.get(r, 0) for r in range(cells)] == [r & 1 for r in range(cells)]
+        with pytest.raises(LimitError, match=r"bias evaluated block by block: .*MAX_PAINT"):
+            instantiate(_ROWS, {"N": cells + 1, "d": 1})
+        with pytest.raises(LimitError, match=r"the taps of \d+ channels evaluated one by one: .*MAX_PAINT"):
+            instantiate(_ROWS, {"N": 1, "d": cells + 1})
+    finally:
+        limits.MAX_PAINT = old
+    # a mask over 2^40 rows is one block per channel: built, and it is the mask
+    mask = Gadget("mask", (Param("N", 1, 2**40), Param("d", 1, 8)), N, d, (PLayer(b1=where(lt(i, 5), 1), h=(tap(0),)),),
+                  where(lt(i, 5), inp(i, q)))
+    (layer,) = instantiate(mask, {"N": 2**40, "d": dd})
+    assert (layer.b1.rows, layer.b1.cols) == (2**40, dd)
+    assert [layer.b1.get(r, 0) for r in (0, 4, 5, 2**40 - 1)] == [1, 1, 0, 0]
 
 
 # ---- attacks that found nothing, kept as regressions ---------------------------------------------
