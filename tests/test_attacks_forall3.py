@@ -225,3 +225,21 @@ def test_an_undecided_state_size_check_is_unknown_not_passed(monkeypatch: pytest
     monkeypatch.undo()
     with pytest.raises(ParametricError, match=r"state size \(N - 3\)×1 is undefined or 0"):
         sv.prove_forall(g, timeout=30)
+
+
+# ---- shared subexpressions ------------------------------------------------------------------------
+def _doubled(k: int) -> Gadget:
+    e = N
+    for _ in range(k):
+        e = e & e  # 2 nodes more in memory, twice the nodes to every walk
+    layers = (PLayer(b1=where(eq(e, N), 1), h=(tap(0),), mode="causal"),)
+    return Gadget("dag", (Param("N", 1, 4), Param("d", 1, 1)), N, d, layers, inp(i, q))
+
+
+def test_a_shared_subexpression_used_exponentially_often_is_refused_when_built() -> None:
+    """``e = e & e`` forty times is 81 nodes in memory and ``2^41`` to every walk over it: building
+    the gadget (its nesting walk) ran for days, and ``prove_forall(timeout=1)`` took 5 s at 20
+    doublings, 4 times more per 2 more (hashing and walking before the budget is looked at)."""
+    with pytest.raises(ParametricError, match=r"gadget dag: more than MAX_NODES = 1000000 expression nodes, a shared subexpression counted once per use"):
+        _doubled(40)
+    assert sv.prove_forall(_doubled(12), timeout=30).proved  # 8 193 nodes to each walk: decided as before
