@@ -73,6 +73,25 @@ def test_a_range_given_as_an_int_subclass_is_decided_at_its_value() -> None:
     assert sv.prove_forall(g, ranges={"N": (_Shown(4), _Shown(10))}, timeout=30).proved
 
 
+class _Alias(str):
+    """A parameter name whose ``==`` and hash are those of another name."""
+
+    def __eq__(self, o: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return hash("d")
+
+
+def test_a_range_named_by_a_str_subclass_narrows_the_parameter_it_spells() -> None:
+    """``ranges={"N": ...}`` with a name whose ``==`` and hash were those of ``d`` narrowed ``d``:
+    the claim, false only at ``N = 3, d = 2``, was "proved" with ``d ∈ [3, 3]`` for a request
+    about ``N``. The name is read as its characters."""
+    g = Gadget("n3d2", (Param("N", 1, 10), Param("d", 1, 4)), N, d, _COPY, where(~(eq(N, 3) & eq(d, 2)), inp(i, q)))
+    r = sv.prove_forall(g, ranges={_Alias("N"): (3, 3)}, timeout=30)
+    assert r.verdict is sv.Verdict.REFUTED and (r.params["N"], r.params["d"]) == (3, 2), r
+
+
 # ---- the budget ------------------------------------------------------------------------------------
 def test_the_timeout_bounds_the_expansion_of_the_terms() -> None:
     """Building the terms was outside the budget: a second layer reading a first of 99 856 terms

@@ -60,7 +60,7 @@ from typing import Any, cast
 
 from symverify.errors import BackendUnavailableError, ProverError
 from symverify.ir.bigint import int_to_str, safe_repr, show_int
-from symverify.kernel.ir.scalar import plain_int
+from symverify.kernel.ir.scalar import plain_int, plain_str
 from symverify.kernel.parametric.expr import (
     WIDTH,
     Bin,
@@ -674,6 +674,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     if given is None:
         raise ParametricError(f"prove_forall ranges: expected a mapping {{name: (lo, hi)}}, found {type(ranges).__name__} {safe_repr(ranges, 60)}")
     for n, rng in given.items():
+        n = plain_str(n)  # a str subclass as its characters: its own == and hash could name another parameter
         if n not in bounds:
             raise ParametricError(f"prove_forall ranges: unknown parameter {n!r} (parameters: {names})")
         if not (isinstance(rng, tuple) and len(rng) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in rng)):
