@@ -26,7 +26,8 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import IRError
-from symverify.ir.bigint import safe_repr
+from symverify.ir import limits
+from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
 from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym
@@ -190,9 +191,13 @@ def _intervals(cuts: set[int] | None, size: int) -> list[tuple[int, int]]:
 
 
 def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None,
-          preds: Mapping[str, Placement] | None = None) -> Grid:
+          preds: Mapping[str, Placement] | None = None, where: str = "a bias") -> Grid:
     rcuts, ccuts = _cuts_v(v, "i", env), _cuts_v(v, "q", env)
-    if (nn if rcuts is None else len(rcuts) + 1) * (dd if ccuts is None else len(ccuts) + 1) > _BULK_FROM:
+    blocks = (nn if rcuts is None else len(rcuts) + 1) * (dd if ccuts is None else len(ccuts) + 1)
+    # each block is evaluated on its own (a bias varying per row at N' = 2^40 is 2^40 of them): at
+    # most MAX_PAINT, the cells symverify expands one by one, refused before anything is allocated
+    limits.check(blocks, "MAX_PAINT", lambda: f"{where} at {env}: a {show_int(nn)}×{show_int(dd)} bias evaluated block by block")
+    if blocks > _BULK_FROM:
         bulk_rects = _bias_bulk(v, env, (rcuts, nn), (ccuts, dd), fams, preds or {})
         if bulk_rects is not None:
             return _block_grid(nn, dd, bulk_rects)
@@ -278,13 +283,15 @@ def _layer(pl: PLayer, env: dict[str, int], nn: int, dd: int, fams: Families | N
            preds: Mapping[str, Placement] | None = None) -> Layer:
     W: dict[tuple[int, int], Scalar] = {}
     h: dict[tuple[int, int], Scalar] = {}
+    if pl.W or pl.h:  # the taps are evaluated channel by channel
+        limits.check(dd, "MAX_PAINT", lambda: f"{where} at {env}: the taps of {show_int(dd)} channels evaluated one by one")
     for q in range(dd) if pl.W or pl.h else ():
         for p, val in _taps(pl.W, env, q, dd, f"{where} W", fams).items():
             W[(p, q)] = val
         for k, val in _taps(pl.h, env, q, nn, f"{where} h", fams).items():
             h[(k, q)] = val
-    return Layer(Grid.from_cells(dd, dd, W), _bias(pl.b1, env, nn, dd, fams, preds), Grid.from_cells(nn, dd, h),
-                 _bias(pl.b2, env, nn, dd, fams, preds), Mode(pl.mode))
+    return Layer(Grid.from_cells(dd, dd, W), _bias(pl.b1, env, nn, dd, fams, preds, f"{where} b1"), Grid.from_cells(nn, dd, h),
+                 _bias(pl.b2, env, nn, dd, fams, preds, f"{where} b2"), Mode(pl.mode))
 
 
 def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None = None,
@@ -342,8 +349,11 @@ def _as_callable(p: Placement) -> Callable[..., bool]:
 
 
 def _violation(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mapping[str, Placement]) -> tuple[int, int] | None:
-    """The first cell (row-major) where the placement violates ``assume``, or None."""
+    """The first cell (row-major) where the placement violates ``assume``, or None (every cell is
+    checked: at most ``MAX_PAINT`` of them)."""
     import numpy as np
+
+    limits.check(nn * dd, "MAX_PAINT", lambda: f"gadget {g.name} at {env}: the placement checked against assume at every cell of the {show_int(nn)}×{show_int(dd)} state")
 
     from symverify.kernel.parametric import bulk
 

@@ -47,7 +47,7 @@ __all__ = [
     "WIDTH", "ParametricError", "IExpr", "Lit", "Var", "Bin", "Ite", "Cond", "Cmp", "BoolOp", "Not", "TRUE", "FALSE",
     "Pred", "pred", "predicates", "call_predicate", "Value", "Num", "Inp", "Fam", "VSum", "VProd", "VIf",
     "var", "lit", "as_iexpr", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
-    "inp", "fam", "where", "as_value", "ZERO", "ONE", "MAX_NESTING", "nesting",
+    "inp", "fam", "where", "as_value", "ZERO", "ONE", "MAX_NESTING", "nesting", "MAX_NODES", "node_count",
 ]
 
 WIDTH = 64
@@ -334,6 +334,29 @@ MAX_NESTING = 128
 hold (:func:`nesting`): every walk over expressions (evaluation, substitution, the z3 encoding,
 printing) recurses on their depth, a few Python frames per level. Sums and ``&``/``|`` chains
 built operator by operator stay flat and do not count against it."""
+
+
+MAX_NODES = 1_000_000
+"""The most expression nodes a gadget may hold, a subexpression counted once per use
+(:func:`node_count`): every walk over expressions (evaluation, substitution, hashing, the z3
+encoding) visits a shared subexpression once per use, so ``e = e & e`` repeated 40 times, 41
+nodes in memory, is ``2^40`` nodes to each walk. The library's gadgets hold at most about 750."""
+
+
+def node_count(x: object, limit: int) -> int:
+    """The expression nodes in ``x`` (as :func:`nesting` walks it: a subexpression once per use),
+    counted up to ``limit + 1`` (the walk stops there, so it costs at most that many steps)."""
+    n = 0
+    stack: list[object] = [x]
+    while stack and n <= limit:
+        y = stack.pop()
+        if isinstance(y, (tuple, list)):
+            stack.extend(y)
+        elif dataclasses.is_dataclass(y) and not isinstance(y, type):
+            if isinstance(y, (IExpr, Cond, Value)):
+                n += 1
+            stack.extend(getattr(y, f.name) for f in dataclasses.fields(y))
+    return n
 
 
 def nesting(x: object) -> int:

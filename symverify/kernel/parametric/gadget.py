@@ -34,6 +34,7 @@ from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.scalar import plain_fields, plain_int, plain_str
 from symverify.kernel.parametric.expr import (
     MAX_NESTING,
+    MAX_NODES,
     TRUE,
     WIDTH,
     Cond,
@@ -49,6 +50,7 @@ from symverify.kernel.parametric.expr import (
     as_iexpr,
     as_value,
     nesting,
+    node_count,
     vars_c,
     vars_i,
     vars_v,
@@ -202,7 +204,13 @@ class Gadget:
                 raise ParametricError(f"gadget {self.name} families: expected identifier names, found {safe_repr(fname, 60)}")
             _seq(size, f"gadget {self.name} family {fname} size", "index expressions")
         object.__setattr__(self, "families", Families({plain_str(k): tuple(as_iexpr(x) for x in v) for k, v in dict(self.families).items()}))
-        for what in ("rows", "cols", "where", "care", "entry", "assume", "spec", "layers", "cases", "families"):
+        fields = ("rows", "cols", "where", "care", "entry", "assume", "spec", "layers", "cases", "families")
+        # before any walk over them (the nesting's included): a shared subexpression is walked once per use
+        count = node_count(tuple(tuple(self.families.values()) if what == "families" else getattr(self, what) for what in fields), MAX_NODES)
+        if count > MAX_NODES:
+            raise ParametricError(f"gadget {self.name}: more than MAX_NODES = {MAX_NODES} expression nodes, a shared "
+                                  "subexpression counted once per use (every walk over them visits it once per use)")
+        for what in fields:
             x = getattr(self, what)
             depth = nesting(tuple(x.values()) if what == "families" else x)
             if depth > MAX_NESTING:

@@ -27,7 +27,9 @@ is checked by the prover's encoding of each expression under the guard it is eva
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -54,7 +56,8 @@ from symverify.kernel.parametric.expr import (
 )
 from symverify.kernel.parametric.gadget import Gadget, PLayer
 
-__all__ = ["Atom", "Term", "Obligation", "output_terms", "spec_terms", "value_terms", "obligations", "eval_terms", "MAX_TERMS", "ExpansionLimitError"]
+__all__ = ["Atom", "Term", "Obligation", "output_terms", "spec_terms", "value_terms", "obligations", "eval_terms", "MAX_TERMS", "ExpansionLimitError",
+           "expansion_budget"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,19 +97,55 @@ def _and(a: Cond, b: Cond) -> Cond:
 
 
 MAX_TERMS = 100_000
-"""The most terms a product may expand to (:class:`ExpansionLimitError` beyond): products of sums
-expand multiplicatively (20 factors ``(a_k + b_k)`` are ``2^20`` terms), and an identity of that
-many terms is beyond what the ∀-prover decides in useful time anyway."""
+"""The most terms a product may expand to, or a sum collect (:class:`ExpansionLimitError` beyond):
+products of sums expand multiplicatively (20 factors ``(a_k + b_k)`` are ``2^20`` terms), a layer
+reading a large previous layer through many taps adds a copy of its terms per tap, and an identity
+of that many terms is beyond what the ∀-prover decides in useful time anyway."""
 
 
 class ExpansionLimitError(ParametricError):
-    """A product would expand to more than :data:`MAX_TERMS` terms."""
+    """A product or a sum would expand to more than :data:`MAX_TERMS` terms, or the expansion ran
+    past the budget of :func:`expansion_budget`."""
+
+
+_EXPIRED: contextvars.ContextVar[Callable[[], bool]] = contextvars.ContextVar("expansion_expired", default=lambda: False)
+
+
+@contextlib.contextmanager
+def expansion_budget(expired: Callable[[], bool]) -> Iterator[None]:
+    """Inside the ``with`` block, the expansion raises :class:`ExpansionLimitError` once
+    ``expired()`` is true (asked every :data:`_TICK` terms built): the ∀-prover's time budget
+    bounds the building of its statement too."""
+    token = _EXPIRED.set(expired)
+    try:
+        yield
+    finally:
+        _EXPIRED.reset(token)
+
+
+_TICK = 4096
+
+
+def _tick(n: int) -> None:
+    if n % _TICK == 0 and _EXPIRED.get()():
+        raise ExpansionLimitError("the time budget ran out while expanding the terms of the statement (timeout)")
+
+
+def _capped(ts: list[Term], what: str) -> list[Term]:
+    if len(ts) > MAX_TERMS:
+        raise ExpansionLimitError(f"{what} collects {len(ts)} terms, more than MAX_TERMS = {MAX_TERMS}")
+    return ts
 
 
 def _mul(xs: list[Term], ys: list[Term]) -> list[Term]:
     if len(xs) * len(ys) > MAX_TERMS:
         raise ExpansionLimitError(f"a product of {len(xs)} by {len(ys)} terms expands to more than MAX_TERMS = {MAX_TERMS} terms")
-    return [Term(_and(x.guard, y.guard), x.coef * y.coef, x.atoms + y.atoms) for x in xs for y in ys]
+    out: list[Term] = []
+    for x in xs:
+        for y in ys:
+            _tick(len(out))
+            out.append(Term(_and(x.guard, y.guard), x.coef * y.coef, x.atoms + y.atoms))
+    return out
 
 
 def _guarded(ts: list[Term], g: Cond) -> list[Term]:
@@ -131,7 +170,11 @@ def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[
             raise ParametricError("a weight expression reads an input cell")
         return read(v.row, v.col) + ([Term(TRUE, Fraction(0), (Atom("in", (v.row, v.col)),))] if keep_zero else [])
     if isinstance(v, VSum):
-        return [t for x in v.items for t in value_terms(x, read, keep_zero)]
+        out: list[Term] = []
+        for x in v.items:
+            out += value_terms(x, read, keep_zero)
+            _capped(out, "a sum")
+        return out
     if isinstance(v, VProd):
         ta, tb = value_terms(v.a, read, keep_zero), value_terms(v.b, read, keep_zero)
         if not keep_zero:
@@ -147,8 +190,11 @@ def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[
 
 def _subst_terms(ts: list[Term], r: IExpr, c: IExpr) -> list[Term]:
     sub = {"i": r, "q": c}
-    return [Term(subst_c(t.guard, sub), t.coef,
-                 tuple(Atom(a.kind, tuple(subst_i(x, sub) for x in a.idx)) for a in t.atoms)) for t in ts]
+    out: list[Term] = []
+    for t in ts:
+        _tick(len(out))
+        out.append(Term(subst_c(t.guard, sub), t.coef, tuple(Atom(a.kind, tuple(subst_i(x, sub) for x in a.idx)) for a in t.atoms)))
+    return out
 
 
 def _layer_terms(pl: PLayer, rows: IExpr, read: Reader) -> list[Term]:
@@ -156,6 +202,7 @@ def _layer_terms(pl: PLayer, rows: IExpr, read: Reader) -> list[Term]:
     proj = value_terms(pl.b1, None)
     for t in pl.W:
         proj += _guarded(_mul(value_terms(t.value, None), read(i, t.src)), t.guard)
+        _capped(proj, "a layer's u·W + b1")
     conv = value_terms(pl.b2, None)
     for t in pl.h:
         if pl.mode == "causal":
@@ -163,6 +210,7 @@ def _layer_terms(pl: PLayer, rows: IExpr, read: Reader) -> list[Term]:
         else:
             src, g = Ite(ge(i, t.src), i - t.src, i + rows - t.src), t.guard
         conv += _guarded(_mul(value_terms(t.value, None), read(src, q)), g)
+        _capped(conv, "a layer's h ⊛ u + b2")
     return _mul(proj, conv)
 
 

@@ -56,10 +56,11 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from symverify.errors import BackendUnavailableError, ProverError
 from symverify.ir.bigint import int_to_str, safe_repr, show_int
+from symverify.kernel.ir.scalar import plain_int, plain_str
 from symverify.kernel.parametric.expr import (
     WIDTH,
     Bin,
@@ -80,6 +81,7 @@ from symverify.kernel.parametric.gadget import Gadget
 from symverify.kernel.parametric.symbolic import (
     ExpansionLimitError,
     Term,
+    expansion_budget,
     obligations,
     output_terms,
     spec_terms,
@@ -672,11 +674,13 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     if given is None:
         raise ParametricError(f"prove_forall ranges: expected a mapping {{name: (lo, hi)}}, found {type(ranges).__name__} {safe_repr(ranges, 60)}")
     for n, rng in given.items():
+        n = plain_str(n)  # a str subclass as its characters: its own == and hash could name another parameter
         if n not in bounds:
             raise ParametricError(f"prove_forall ranges: unknown parameter {n!r} (parameters: {names})")
         if not (isinstance(rng, tuple) and len(rng) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in rng)):
             raise ParametricError(f"prove_forall ranges: {n} expected a pair (lo, hi) of ints, found {safe_repr(rng, 60)}")
-        lo, hi = rng
+        # an int subclass as its plain value: z3 reads a numeral's str(), which a subclass may answer otherwise
+        lo, hi = (cast(int, plain_int(x)) for x in rng)
         if not (bounds[n][0] <= lo <= hi <= bounds[n][1]):
             raise ParametricError(f"prove_forall ranges: {n} ∈ [{show_int(lo)}, {show_int(hi)}] is not inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
         bounds[n] = (lo, hi)
@@ -684,7 +688,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     if str(g.where) != "true":
         shown += f", {g.where}"
     try:
-        return _decide(g, z3, names, bounds, shown, t0, deadline)
+        with expansion_budget(lambda: time.perf_counter() > deadline):  # the building of the terms is inside the budget too
+            return _decide(g, z3, names, bounds, shown, t0, deadline)
     except (_EncodingTimeoutError, ExpansionLimitError) as e:
         why = f"timeout while encoding the statement for z3 ({e})" if isinstance(e, _EncodingTimeoutError) else str(e)
         return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=why, seconds=time.perf_counter() - t0))
@@ -786,14 +791,20 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
                                 seconds=time.perf_counter() - t0))
         s = solver()
         s.add(z3.Or(z3.Not(ok_n), z3.Not(ok_d), nn == 0, dd == 0))
-        if s.check() == z3.sat:
+        r = s.check()
+        if r != z3.unsat:  # z3's unknown is no answer: the cells below would range over a wrapped size
             if not last:
                 continue
-            raise ParametricError(f"gadget {g.name}: its state size {g.rows}×{g.cols} is undefined or 0 at "
-                                  f"{_assignment(z3, s.model(), enc, names)}")
+            if r == z3.sat:
+                raise ParametricError(f"gadget {g.name}: its state size {g.rows}×{g.cols} is undefined or 0 at "
+                                      f"{_assignment(z3, s.model(), enc, names)}")
+            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"definedness of the state size: z3 {r} ({s.reason_unknown()})",
+                                seconds=time.perf_counter() - t0))
         care, ok_care = enc.cond(g.care)
         # ``entry`` at every cell (as ``care``), read or not: the re-check builds the whole input
-        checks = [(enc.cond(g.entry)[1], f"entry {g.entry}"), *_layer_definedness(enc, g), *_defined_terms(enc, out)]
+        # ``care`` at every cell on its own too: the spec terms below carry it only where the spec has terms
+        checks = [(enc.cond(g.entry)[1], f"entry {g.entry}"), (ok_care, f"care {g.care}"), *_layer_definedness(enc, g),
+                  *_defined_terms(enc, out)]
         checks += [(z3.And(ok_care, z3.Implies(care, ok)), f"spec {what}") for ok, what in _defined_terms(enc, spec_read)]
         for o in obligations(g):
             enc.tick("the obligations")
