@@ -34,7 +34,7 @@ from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import sym
+from symverify.kernel.ir.scalar import as_scalar, sym
 from symverify.kernel.provers import stages_dask
 from symverify.kernel.provers.compositional import StageOutcome, check_certificate, combine
 from symverify.kernel.provers.counterexample import recheck
@@ -291,6 +291,15 @@ def test_names_that_normalise_to_an_identifier_are_refused(name: str) -> None:
     with pytest.raises(IRError, match="parameter name must be an identifier"):
         Gate.scale(0, sv.Sym(((((name, 1),), Fraction(1)),)))
 
+
+
+@pytest.mark.parametrize("text", ["\uff41", "2*\uff41", "a+\u212a", "\u0663", "1/\u0663", "\uff11", "\u00bd", "\u00b2"])
+def test_weights_written_with_characters_that_normalise_to_ascii_are_refused(text: str) -> None:
+    # NFKC reads "\uff11" as "1" and "\u0663" (Arabic-Indic three) as "3"; Fraction(text) would accept the latter
+    with pytest.raises(IRError, match="expected a rational such as"):
+        as_scalar(text)
+    with pytest.raises(IRError, match="expected a rational such as"):
+        Gate.scale(0, text)
 
 BIG = [2**200 + 1, 2**200 + 3, 2**61 - 1, 2**61 + 1, 3**500, 2**4000 + 1]
 
