@@ -170,7 +170,7 @@ def _substitute(v: Any, subst: Mapping[str, Any]) -> Any:
 
 # small boxes: each parameter from its lo to lo + 3 (clipped to hi) unless narrowed here, so that N'·d' stays small
 BOX: dict[str, dict[str, tuple[int, int]]] = {
-    "butterfly_sequence": {"r": (1, 2), "j": (0, 1), "e": (0, 1)},
+    "butterfly_sequence": {"r": (1, 2), "tw": (1, 2), "e": (0, 1)},
     "butterfly_channel": {"r": (1, 2), "j": (0, 2), "e": (0, 1)},
     "factor_sequence": {"r": (1, 2), "tw": (1, 2), "d": (1, 3), "e": (0, 1)},
     "factor_channel": {"r": (0, 2), "j": (0, 2), "d": (1, 5), "e": (0, 1)},
@@ -378,3 +378,122 @@ def test_primitive_fragments_are_the_definitions(name: str) -> None:
         else:
             frag = getattr(primitives, name)(env["N"], env["d"], env["s"])
         assert [_key(x) for x in frag.layers] == [_key(x) for x in concrete.instantiate(g, env)], (name, env)
+
+
+# ---- instantiate at the ends of the ranges ---------------------------------------------------------
+
+MN, MD = lib.MAX_N, lib.MAX_D
+TOP: list[tuple[str, dict[str, int]]] = [
+    *[(name, env) for name in ("shift_down", "shift_up", "cyclic_shift", "user_cyclic_shift")
+      for env in ({"N": MN, "d": 2, "s": MN - 1}, {"N": MN, "d": 1, "s": MN - 2}, {"N": MN, "d": 1, "s": 0},
+                  {"N": MN - 1, "d": 1, "s": MN - 2}, {"N": 1, "d": MD, "s": 0})],
+    ("running_add", {"N": MN, "d": 1, "n": MN // 2}), ("running_add", {"N": MN, "d": 2, "n": MN // 2 - 1}),
+    ("running_add", {"N": MN - 1, "d": 1, "n": MN // 2 - 1}),
+    ("mask", {"N": MN, "d": 3, "r0": 0, "r1": MN, "c0": 0, "c1": 3}), ("mask", {"N": MN, "d": 3, "r0": MN - 1, "r1": MN, "c0": 2, "c1": 3}),
+    ("mask", {"N": MN, "d": 2, "r0": MN, "r1": MN, "c0": 0, "c1": 2}),
+    ("move_rows", {"N": MN, "d": 1, "src": 0, "dst": MN - 1, "c": 1}), ("move_rows", {"N": MN, "d": 2, "src": MN - 1, "dst": 0, "c": 1}),
+    ("move_rows", {"N": MN, "d": 1, "src": 0, "dst": 0, "c": MN}), ("move_rows", {"N": MN, "d": 1, "src": 1, "dst": 0, "c": MN - 1}),
+    ("move_cols", {"N": MN, "d": 3, "src": 0, "dst": 2, "c": 1}), ("move_cols", {"N": 2, "d": 4, "src": 1, "dst": 0, "c": 3}),
+    ("product_pair", {"N": MN, "d": 2, "a": 0, "off": MN // 2, "k": MN // 2}),
+    ("product_pair", {"N": MN, "d": 1, "a": MN - 2, "off": 1, "k": 1}),
+    ("remember_rows", {"N": MN, "d": 1, "a": MN - 1, "b": 1}),  # F varies per cell: refused, LimitError
+]
+
+
+def _boundary_cells(env: Mapping[str, int], nn: int, dd: int) -> list[tuple[int, int]]:
+    vals = {0, 1, nn - 2, nn - 1} | {v + k for v in env.values() for k in (-1, 0, 1)}
+    rows = sorted(r for r in vals if 0 <= r < nn)
+    cols = sorted(c for c in vals | {dd - 2, dd - 1} if 0 <= c < dd)
+    return [(r, c) for r in rows for c in cols[:6]]
+
+
+@pytest.mark.parametrize(("name", "env"), TOP, ids=[f"{n}-{i}" for i, (n, _) in enumerate(TOP)])
+def test_instantiate_at_the_top_of_the_ranges(name: str, env: dict[str, int]) -> None:
+    """At ``hi`` and ``hi − 1`` (``N' = 2^40``, ``s = N − 1``, …) the layers ``instantiate`` builds hold,
+    at the cells next to every cut point, the values of the definition's expressions evaluated there,
+    and the layer formula there (cell by cell) gives the spec."""
+    from symverify.errors import LimitError
+
+    g = getattr(lib, name)()
+    _, nn, dd = concrete.sizes(g, env)
+    try:
+        layers = concrete.instantiate(g, env)
+    except LimitError:
+        assert name == "remember_rows"  # a bias varying per row at 2^40 rows: refused, never truncated
+        return
+    assert name != "remember_rows"
+    cells = _boundary_cells(env, nn, dd)
+    for pl, layer in zip(g.layers, layers):
+        for field, grid_ in (("b1", layer.b1), ("b2", layer.b2)):
+            for r, c in cells:
+                want = concrete.eval_value(getattr(pl, field), {**env, "i": r, "q": c})
+                assert grid_.get(r, c) == want, (name, env, field, r, c)
+        for c in sorted({c for _, c in cells}):
+            for taps, grid_, bound in ((pl.h, layer.h, nn), (pl.W, layer.W, dd)):
+                want_taps = concrete._taps(taps, dict(env), c, bound, "tap", None)
+                got = {k: v for (k, cc), v in grid_.nonzero().items() if cc == c}
+                assert got == want_taps, (name, env, c)
+    for r, c in cells:
+        assert concrete.cell_value(g, env, r, c, _symbolic_state) == concrete.spec_at(g, env, r, c, _symbolic_state), (name, env, r, c)
+
+
+WHERE_EDGE: list[tuple[str, dict[str, int], str, int]] = [
+    # (definition, a valid point on the edge of its where, the parameter, the value one step over it)
+    ("shift_down", {"N": 5, "d": 1, "s": 4}, "s", 5), ("shift_up", {"N": 5, "d": 1, "s": 4}, "s", 5),
+    ("cyclic_shift", {"N": 5, "d": 1, "s": 4}, "s", 5), ("running_add", {"N": 6, "d": 1, "n": 3}, "N", 5),
+    ("mask", {"N": 3, "d": 2, "r0": 0, "r1": 3, "c0": 0, "c1": 2}, "r1", 4),
+    ("mask", {"N": 3, "d": 2, "r0": 0, "r1": 3, "c0": 0, "c1": 2}, "c1", 3),
+    ("move_rows", {"N": 5, "d": 1, "src": 2, "dst": 0, "c": 3}, "src", 3),
+    ("move_cols", {"N": 1, "d": 4, "src": 0, "dst": 1, "c": 3}, "dst", 2),
+    ("remember_rows", {"N": 4, "d": 1, "a": 2, "b": 2}, "N", 3),
+    ("remember_rows_two", {"N": 6, "d": 1, "a": 2, "b": 1, "l1": 1, "l2": 0}, "l1", 2),
+    ("remember_rows_two", {"N": 6, "d": 1, "a": 2, "b": 1, "l1": 1, "l2": 0}, "N", 5),
+    ("remember_channels", {"N": 2, "d": 5, "a": 2, "b": 1, "m": 2, "fo": 3, "l1": 1, "l2": 0}, "fo", 2),
+    ("remember_channels", {"N": 2, "d": 5, "a": 2, "b": 1, "m": 2, "fo": 3, "l1": 1, "l2": 0}, "d", 4),
+    ("remember_channels", {"N": 2, "d": 5, "a": 2, "b": 1, "m": 2, "fo": 3, "l1": 1, "l2": 0}, "l1", 2),
+    ("product_pair", {"N": 5, "d": 1, "a": 1, "off": 2, "k": 2}, "off", 1),
+    ("product_pair", {"N": 5, "d": 1, "a": 1, "off": 2, "k": 2}, "N", 4),
+    ("mul_stage", {"R": 4, "tw": 2, "d": 3, "k": 2, "pend": 0}, "k", 3),
+    ("mul_stage", {"R": 4, "tw": 2, "d": 3, "k": 2, "pend": 0}, "d", 4),
+    ("gather", {"N": 4, "d": 2, "n": 2, "tw": 2}, "tw", 3), ("gather", {"N": 4, "d": 3, "n": 2, "tw": 2}, "d", 4),
+    ("scatter", {"N": 4, "d": 3, "n": 2, "tw": 2}, "N", 3),
+    ("block_scale", {"R": 2, "tw": 2, "d": 2, "pend": 1}, "d", 1),
+    ("factor_channel", {"r": 1, "j": 2, "d": 4, "e": 1, "pend": 0, "x1": 1, "x2": 0}, "e", 2),
+    ("factor_channel", {"r": 1, "j": 2, "d": 4, "e": 1, "pend": 0, "x1": 1, "x2": 0}, "x2", 1),
+    ("factor_sequence", {"r": 2, "tw": 1, "d": 1, "e": 1, "pend": 0, "x1": 1, "x2": 1}, "e", 2),
+    ("butterfly_sequence", {"r": 2, "tw": 1, "e": 1}, "e", 2),
+    ("butterfly_channel", {"r": 1, "j": 2, "e": 1}, "e", 2),
+]
+
+
+@pytest.mark.parametrize(("name", "env", "p", "over"), WHERE_EDGE, ids=[f"{n}-{p}" for n, _, p, _ in WHERE_EDGE])
+def test_where_boundary(name: str, env: dict[str, int], p: str, over: int) -> None:
+    """On the edge of ``where`` the instance is built and proved exactly against the spec; one step
+    over it ``instantiate`` refuses it, naming the condition (never built outside the theorem)."""
+    g = getattr(lib, name)()
+    rng = random.Random(name + p)
+    exact_instance(g, env, placement=placement_for(g, env, rng))
+    with pytest.raises(ParametricError, match="violate its condition"):
+        with predicates({k: (lambda *idx: False) for k in g.predicate_names}):
+            concrete.instantiate(g, {**env, p: over}, placement={k: set() for k in g.predicate_names} or None)
+
+
+@pytest.mark.parametrize("make", [*lib.ALL, lib.user_cyclic_shift], ids=lambda f: f.__name__)
+def test_ranges_refused_one_step_outside(make: Callable[[], Gadget]) -> None:
+    """Every parameter one below ``lo`` or one above ``hi`` is refused by ``instantiate`` before any
+    layer is built, naming the parameter and its range; ``lo`` and ``hi`` themselves pass the range check."""
+    g = make()
+    base = box_points(g, make.__name__)[0]
+    place = {k: set() for k in g.predicate_names} or None
+    for p in g.params:
+        for bad in (p.lo - 1, p.hi + 1):
+            if bad < 0:
+                continue
+            with pytest.raises(ParametricError, match=rf"parameter {p.name} = {bad} outside its range \[{p.lo}, {p.hi}\]"):
+                concrete.instantiate(g, {**base, p.name: bad}, placement=place)
+        for ok in (p.lo, p.hi - 1, p.hi):
+            try:
+                with predicates({k: (lambda *idx: False) for k in g.predicate_names}):
+                    g.check_params({**base, p.name: ok})
+            except ParametricError as e:
+                assert "violate its condition" in str(e), str(e)
