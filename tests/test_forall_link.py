@@ -21,10 +21,13 @@ import ast
 import itertools
 import random
 from collections.abc import Callable, Iterator, Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import symverify
 from symverify.kernel.ir.baseconv import Layer, Model
@@ -497,3 +500,39 @@ def test_ranges_refused_one_step_outside(make: Callable[[], Gadget]) -> None:
                     g.check_params({**base, p.name: ok})
             except ParametricError as e:
                 assert "violate its condition" in str(e), str(e)
+
+
+# ---- family values: exact scalars of every kind ------------------------------------------------------
+
+WITH_FAMILIES = [f for f in lib.ALL if f().families]
+_SCALARS = st.one_of(st.integers(-3, 3), st.fractions(min_value=-2, max_value=2, max_denominator=4),
+                     st.builds(lambda k, c: sym("w") * k + c, st.integers(-2, 2), st.fractions(max_denominator=3, min_value=-1, max_value=1)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_family_values_of_every_kind(data: st.DataObject) -> None:
+    """Families given as callables returning ints, Fractions and ``Sym`` polynomials (0 included): the
+    instance is proved exactly against the spec evaluated with the same values."""
+    make = data.draw(st.sampled_from(WITH_FAMILIES), label="definition")
+    g = make()
+    env = data.draw(st.sampled_from(box_points(g, make.__name__)), label="params")
+    table: dict[tuple[str, tuple[int, ...]], Any] = {}
+
+    def family(name: str) -> Callable[..., Any]:
+        def member(*idx: int) -> Any:
+            if (name, idx) not in table:
+                table[(name, idx)] = data.draw(_SCALARS, label=f"{name}{list(idx)}")
+            return table[(name, idx)]
+        return member
+
+    fams = {name: family(name) for name in g.families}
+    exact_instance(g, env, fams, placement_for(g, env, random.Random(repr(env))))
+
+
+@pytest.mark.parametrize("bad", [0.5, float("nan"), None, "x+"], ids=repr)
+def test_family_values_not_exact_are_refused(bad: object) -> None:
+    g = lib.gate()
+    with pytest.raises(ParametricError, match=r"family B at \(0, 0\)"):
+        concrete.instantiate(g, {"N": 1, "d": 1}, {"B": lambda i, q: bad})
+    assert Fraction(1, 2) == concrete.instantiate(g, {"N": 1, "d": 1}, {"B": lambda i, q: Fraction(1, 2)})[0].b1.get(0, 0)
