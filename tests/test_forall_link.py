@@ -536,3 +536,25 @@ def test_family_values_not_exact_are_refused(bad: object) -> None:
     with pytest.raises(ParametricError, match=r"family B at \(0, 0\)"):
         concrete.instantiate(g, {"N": 1, "d": 1}, {"B": lambda i, q: bad})
     assert Fraction(1, 2) == concrete.instantiate(g, {"N": 1, "d": 1}, {"B": lambda i, q: Fraction(1, 2)})[0].b1.get(0, 0)
+
+
+def test_hand_written_primitives_against_the_definitions() -> None:
+    """``fixed_gate``, ``constant`` and ``move_cols`` of symverify/gadgets/primitives.py are written by hand
+    and have the definitions' layers; ``move_rows`` has the same weights, causal when moving down (the
+    definition is cyclic; the two agree there, as no tap wraps onto a destination row)."""
+    from symverify.gadgets import primitives
+
+    for env in box_points(lib.move_cols(), "move_cols"):
+        frag = primitives.move_cols(env["N"], env["d"], env["src"], env["dst"], env["c"])
+        assert [_key(x) for x in frag.layers] == [_key(x) for x in concrete.instantiate(lib.move_cols(), env)]
+    for env in box_points(lib.move_rows(), "move_rows"):
+        frag = primitives.move_rows(env["N"], env["d"], env["src"], env["dst"], env["c"])
+        (mine,), (theirs,) = frag.layers, concrete.instantiate(lib.move_rows(), env)
+        assert _key(mine)[1:] == _key(theirs)[1:]
+        assert mine.mode.value == ("causal" if env["dst"] >= env["src"] else "cyclic") and theirs.mode.value == "cyclic"
+        if mine.mode != theirs.mode:
+            exact_instance(lib.move_rows(), env, layers=(mine,))
+    for N, d in ((1, 1), (3, 2)):
+        B, R = Grid.symbolic("B", N, d), Grid.symbolic("R", N, d)
+        assert [_key(x) for x in primitives.fixed_gate(B).layers] == [_key(x) for x in concrete.instantiate(lib.gate(), {"N": N, "d": d})]
+        assert [_key(x) for x in primitives.constant(R).layers] == [_key(x) for x in concrete.instantiate(lib.constant(), {"N": N, "d": d})]
