@@ -74,7 +74,11 @@ def run(quick: bool = False) -> ProofResult:
     for n, d, nn, dd in layouts:
         res.instances.append(fragment_instance(rows_to_channels(n, d, nn, dd), f"layout rows→channels {n}x{d} in {nn}x{dd}"))
         res.instances.append(fragment_instance(channels_to_rows(n * d, d, nn, dd), f"layout channels→rows m={n * d}, d={d} in {nn}x{dd}"))
-    for make in forall_library.PRIMITIVES:  # the same constructions, for every size (symverify.prove_forall)
+    # the definitions, for every size (symverify.prove_forall): the shifts and the running sum above are
+    # instantiated from them; fixed_gate, constant and move_cols (all rows) have the same layers; move_rows
+    # (all channels) the same weights, but causal when moving down where the definition is cyclic
+    # (tests/test_forall_link.py); the row and channel subsets are proved per instance only
+    for make in forall_library.PRIMITIVES:
         res.instances.append(forall_instance(make()))
     return res
 

@@ -64,9 +64,10 @@ def shift_down() -> Gadget:
 
 def shift_up() -> Gadget:
     """``y[i] = u[i + s]`` for ``i + s < N'``, else 0 (cyclic): ``W = 0``, ``h = e_{(N' − s) mod N'}``,
-    ``b1 = 1`` on the rows ``i + s < N'``, ``b2 = 0``."""
+    ``b1 = 1`` on the rows ``i < N' − s``, ``b2 = 0`` (the mask compares ``i`` itself with a bound, so it
+    is built as two row blocks at any ``N'``)."""
     s = var("s")
-    layer = PLayer(b1=where(lt(i + s, N), 1), h=(tap(ite(eq(s, 0), 0, N - s)),), mode="cyclic")
+    layer = PLayer(b1=where(lt(i, N - s), 1), h=(tap(ite(eq(s, 0), 0, N - s)),), mode="cyclic")
     return Gadget("shift_up", _sizes(Param("s", 0, MAX_N - 1)), N, D, (layer,),
                   where(lt(i + s, N), inp(i + s, q)), where=lt(s, N))
 
