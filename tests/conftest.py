@@ -48,3 +48,21 @@ def local_dask_client(n_workers: int) -> Iterator[Any]:
                                   silence_logs=logging.CRITICAL, protocol="tcp") as cluster, \
             distributed.Client(cluster) as client:
         yield client
+
+
+@pytest.fixture(params=["exact", "numpy"])
+def forced(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """:func:`~symverify.kernel.provers.bounds.structure_bounds` with its exact passes only, or its
+    numpy passes at every size (the bounds attacks run under both)."""
+    from symverify.kernel.provers import bounds as bd
+
+    if request.param == "exact":
+        monkeypatch.setattr(bd, "_model_vector", lambda m, ring, check: None)
+        monkeypatch.setattr(bd, "VECTOR_GATES", 1 << 60)
+    else:
+        monkeypatch.setattr(bd, "VECTOR_GATES", 0)
+        real = bd.circuit_rows
+        monkeypatch.setattr(bd, "circuit_rows", lambda *a, **k: real(*a, **{**k, "width": 0}))
+    for memo in (bd._CIRCUIT_BOUNDS, bd._MODEL_BOUNDS, bd._PEAKS):
+        memo.clear()
+    return str(request.param)

@@ -197,21 +197,6 @@ def _check_paths(obj: Circuit | Model) -> None:
             _covers(pr, p, v, ring.q)
 
 
-@pytest.fixture(params=["exact", "numpy"])
-def forced(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """:func:`structure_bounds` with its exact passes only, or numpy passes at every size."""
-    if request.param == "exact":
-        monkeypatch.setattr(bd, "_model_vector", lambda m, ring, check: None)
-        monkeypatch.setattr(bd, "VECTOR_GATES", 1 << 60)
-    else:
-        monkeypatch.setattr(bd, "VECTOR_GATES", 0)
-        real = bd.circuit_rows
-        monkeypatch.setattr(bd, "circuit_rows", lambda *a, **k: real(*a, **{**k, "width": 0}))
-    for memo in (bd._CIRCUIT_BOUNDS, bd._MODEL_BOUNDS, bd._PEAKS):
-        memo.clear()
-    return str(request.param)
-
-
 # ---- generators --------------------------------------------------------------------------------
 
 

@@ -41,7 +41,6 @@ from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Scalar, sym
-from symverify.kernel.provers import bounds as bd
 from symverify.kernel.provers.bound_rules import EXACT_LIMIT, from_exact, scalar_rows
 from symverify.kernel.provers.bounds import BoundRing, BoundValue, bound_rows, structure_bounds
 from symverify.kernel.provers.bounds_layers import model_rows, read_rects
@@ -239,22 +238,6 @@ def _never_proved_unless_equal(lhs: Circuit | Model, rhs: Circuit | Model, symbo
     report = sv.verify(lhs, rhs, method="randomized", timeout=60)
     if report.verdict is sv.Verdict.PROVED:
         assert sv.verify(symbolic, rhs, method="exact", timeout=60).verdict is sv.Verdict.PROVED, report
-
-
-@pytest.fixture(params=["exact", "numpy"])
-def forced(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The bounds with their exact passes only, or the numpy passes at every size (as in
-    ``tests/test_attacks_bounds.py``)."""
-    if request.param == "exact":
-        monkeypatch.setattr(bd, "_model_vector", lambda m, ring, check: None)
-        monkeypatch.setattr(bd, "VECTOR_GATES", 1 << 60)
-    else:
-        monkeypatch.setattr(bd, "VECTOR_GATES", 0)
-        real = bd.circuit_rows
-        monkeypatch.setattr(bd, "circuit_rows", lambda *a, **k: real(*a, **{**k, "width": 0}))
-    for memo in (bd._CIRCUIT_BOUNDS, bd._MODEL_BOUNDS, bd._PEAKS):
-        memo.clear()
-    return str(request.param)
 
 
 _SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,

@@ -11,28 +11,13 @@ import pytest
 from cases import SQUARE_C, SQUARE_M
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_attacks_cli import exit_code as run_cli
+from test_attacks_cli import one_line_error
 
 import symverify as sv
-from symverify.cli import main
 from symverify.errors import SerializationError, UsageError
 from symverify.ir.serialize import dump_file, dumps, loads, read_json_file, to_json
 from symverify.provers.dask_address import check_address
-
-
-def run_cli(capsys, *argv):
-    try:
-        code = main(list(argv))
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def one_line_error(capsys, *argv):
-    code, _, err = run_cli(capsys, *argv)
-    assert code == 3, (code, err)
-    assert err.startswith("symverify: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
-    return err
 
 
 # ---- a path with a line break: the message was cut at it, leaving "symverify: error: DIR/a" ------
