@@ -76,7 +76,7 @@ class GatedConvWeights:
 
         Raises:
             IRError: ``d`` not an int ≥ 1, ``order`` not an int ≥ 2, ``kind`` not a str, a field of
-                the wrong shape (naming it), or an entry that is not exact.
+                the wrong shape (naming it), a filter of no tap, or an entry that is not exact.
         """
         where = self.kind if type(self.kind) is str else "GatedConvWeights"
         if type(self.kind) is not str:
@@ -107,6 +107,10 @@ class GatedConvWeights:
                  "long": tuple(rows(f"long[{i}]", b, d, None) for i, b in enumerate(banks)),
                  "long_skip": rows("long_skip", self.long_skip, m - 1, d),
                  "W_out": rows("W_out", self.W_out, d, d), "b_out": vec("b_out", self.b_out, d)}
+        for name, bank in (("short", fixed["short"]), *((f"long[{i}]", b) for i, b in enumerate(fixed["long"]))):
+            for c, taps in enumerate(bank):  # gated_conv_weights pads every filter to its length (≥ 1)
+                if not taps:
+                    raise IRError(f"{where} {name}[{c}]: expected a filter of at least 1 tap, found none")
         for name, value in fixed.items():
             object.__setattr__(self, name, value)
 
@@ -268,6 +272,10 @@ def gated_conv_layout(N: int, w: GatedConvWeights, name: str | None = None) -> t
     Depth ``O(log d + log K + order·log N)``; size ``O(N·(m+1)·d·(d + K) + m·N²·d)``. The last
     few results are kept (:class:`~symverify.ir.value_memo.ValueMemo`, keyed by the arguments'
     values and types): the same immutable circuit is returned for equal arguments.
+
+    Raises:
+        IRError: N not a positive int, or a long or short filter of more than N taps (never read).
+        LimitError: a state over ``MAX_CELLS`` cells or convolutions over ``MAX_GATES`` terms.
     """
     if not isinstance(w, GatedConvWeights):
         raise IRError(f"gated_conv: expected GatedConvWeights, found {type(w).__name__}")
@@ -280,6 +288,8 @@ def _gated_conv_layout(N: int, w: GatedConvWeights, name: str | None) -> tuple[C
     _pos(N, "N (sequence length)", w.kind)
     if any(len(f) > N for g in w.long for f in g):
         raise IRError(f"{w.kind}: a long filter has more than N = {N} taps")
+    if any(len(f) > N for f in w.short):  # as gated_conv_weights' short_len ≤ N: taps beyond the sequence are never read
+        raise IRError(f"{w.kind}: a short filter has more than N = {N} taps")
     d, m, width = w.d, w.order, w.width
     limits.check(N * width, "MAX_CELLS", lambda: f"{w.kind}(N={N}, d={d}, order={m}) state N·(order+1)·d")
     # each nonzero tap k of a filter is one term of N − k outputs: a lower bound on the gates
