@@ -102,15 +102,16 @@ class GatedConvWeights:
         if banks is None or len(banks) != m - 1:
             raise IRError(f"{where} long: expected {m - 1} filter banks (one per gate after the first), found "
                           f"{len(banks) if banks is not None else type(self.long).__name__}")
-        fixed = {"W_in": rows("W_in", self.W_in, d, width), "b_in": vec("b_in", self.b_in, width),
-                 "short": rows("short", self.short, width, None), "short_bias": vec("short_bias", self.short_bias, width),
-                 "long": tuple(rows(f"long[{i}]", b, d, None) for i, b in enumerate(banks)),
-                 "long_skip": rows("long_skip", self.long_skip, m - 1, d),
-                 "W_out": rows("W_out", self.W_out, d, d), "b_out": vec("b_out", self.b_out, d)}
-        for name, bank in (("short", fixed["short"]), *((f"long[{i}]", b) for i, b in enumerate(fixed["long"]))):
+        W_in, b_in = rows("W_in", self.W_in, d, width), vec("b_in", self.b_in, width)
+        short, short_bias = rows("short", self.short, width, None), vec("short_bias", self.short_bias, width)
+        long = tuple(rows(f"long[{i}]", b, d, None) for i, b in enumerate(banks))
+        for name, bank in (("short", short), *((f"long[{i}]", b) for i, b in enumerate(long))):
             for c, taps in enumerate(bank):  # gated_conv_weights pads every filter to its length (≥ 1)
                 if not taps:
                     raise IRError(f"{where} {name}[{c}]: expected a filter of at least 1 tap, found none")
+        fixed = {"W_in": W_in, "b_in": b_in, "short": short, "short_bias": short_bias, "long": long,
+                 "long_skip": rows("long_skip", self.long_skip, m - 1, d),
+                 "W_out": rows("W_out", self.W_out, d, d), "b_out": vec("b_out", self.b_out, d)}
         for name, value in fixed.items():
             object.__setattr__(self, name, value)
 
