@@ -256,7 +256,7 @@ def _doubled(k: int) -> Gadget:
 
 
 def test_a_shared_subexpression_used_exponentially_often_is_refused_when_built() -> None:
-    """``e = e & e`` forty times is 81 nodes in memory and ``2^41`` to every walk over it: building
+    """``e = e & e`` forty times is 41 nodes in memory and ``2^41`` to every walk over it: building
     the gadget (its nesting walk) ran for days, and ``prove_forall(timeout=1)`` took 5 s at 20
     doublings, 4 times more per 2 more (hashing and walking before the budget is looked at)."""
     with pytest.raises(ParametricError, match=r"layer b1: more than MAX_NODES = 1000000 expression nodes, a shared subexpression counted once per use"):
