@@ -76,7 +76,7 @@ class GatedConvWeights:
 
         Raises:
             IRError: ``d`` not an int ≥ 1, ``order`` not an int ≥ 2, ``kind`` not a str, a field of
-                the wrong shape (naming it), or an entry that is not exact.
+                the wrong shape (naming it), a filter of no tap, or an entry that is not exact.
         """
         where = self.kind if type(self.kind) is str else "GatedConvWeights"
         if type(self.kind) is not str:
@@ -102,9 +102,14 @@ class GatedConvWeights:
         if banks is None or len(banks) != m - 1:
             raise IRError(f"{where} long: expected {m - 1} filter banks (one per gate after the first), found "
                           f"{len(banks) if banks is not None else type(self.long).__name__}")
-        fixed = {"W_in": rows("W_in", self.W_in, d, width), "b_in": vec("b_in", self.b_in, width),
-                 "short": rows("short", self.short, width, None), "short_bias": vec("short_bias", self.short_bias, width),
-                 "long": tuple(rows(f"long[{i}]", b, d, None) for i, b in enumerate(banks)),
+        W_in, b_in = rows("W_in", self.W_in, d, width), vec("b_in", self.b_in, width)
+        short, short_bias = rows("short", self.short, width, None), vec("short_bias", self.short_bias, width)
+        long = tuple(rows(f"long[{i}]", b, d, None) for i, b in enumerate(banks))
+        for name, bank in (("short", short), *((f"long[{i}]", b) for i, b in enumerate(long))):
+            for c, taps in enumerate(bank):  # gated_conv_weights pads every filter to its length (≥ 1)
+                if not taps:
+                    raise IRError(f"{where} {name}[{c}]: expected a filter of at least 1 tap, found none")
+        fixed = {"W_in": W_in, "b_in": b_in, "short": short, "short_bias": short_bias, "long": long,
                  "long_skip": rows("long_skip", self.long_skip, m - 1, d),
                  "W_out": rows("W_out", self.W_out, d, d), "b_out": vec("b_out", self.b_out, d)}
         for name, value in fixed.items():
@@ -268,6 +273,10 @@ def gated_conv_layout(N: int, w: GatedConvWeights, name: str | None = None) -> t
     Depth ``O(log d + log K + order·log N)``; size ``O(N·(m+1)·d·(d + K) + m·N²·d)``. The last
     few results are kept (:class:`~symverify.ir.value_memo.ValueMemo`, keyed by the arguments'
     values and types): the same immutable circuit is returned for equal arguments.
+
+    Raises:
+        IRError: N not a positive int, or a long or short filter of more than N taps (never read).
+        LimitError: a state over ``MAX_CELLS`` cells or convolutions over ``MAX_GATES`` terms.
     """
     if not isinstance(w, GatedConvWeights):
         raise IRError(f"gated_conv: expected GatedConvWeights, found {type(w).__name__}")
@@ -280,6 +289,8 @@ def _gated_conv_layout(N: int, w: GatedConvWeights, name: str | None) -> tuple[C
     _pos(N, "N (sequence length)", w.kind)
     if any(len(f) > N for g in w.long for f in g):
         raise IRError(f"{w.kind}: a long filter has more than N = {N} taps")
+    if any(len(f) > N for f in w.short):  # as gated_conv_weights' short_len ≤ N: taps beyond the sequence are never read
+        raise IRError(f"{w.kind}: a short filter has more than N = {N} taps")
     d, m, width = w.d, w.order, w.width
     limits.check(N * width, "MAX_CELLS", lambda: f"{w.kind}(N={N}, d={d}, order={m}) state N·(order+1)·d")
     # each nonzero tap k of a filter is one term of N − k outputs: a lower bound on the gates

@@ -13,7 +13,7 @@ import symverify as sv
 from symverify.errors import LimitError
 from symverify.ir import limits
 from symverify.kernel.parametric.concrete import spec_at
-from symverify.kernel.parametric.expr import VSum
+from symverify.kernel.parametric.expr import VProd, VSum
 from symverify.parametric import (
     Gadget,
     Param,
@@ -256,9 +256,46 @@ def _doubled(k: int) -> Gadget:
 
 
 def test_a_shared_subexpression_used_exponentially_often_is_refused_when_built() -> None:
-    """``e = e & e`` forty times is 81 nodes in memory and ``2^41`` to every walk over it: building
+    """``e = e & e`` forty times is 41 nodes in memory and ``2^41`` to every walk over it: building
     the gadget (its nesting walk) ran for days, and ``prove_forall(timeout=1)`` took 5 s at 20
     doublings, 4 times more per 2 more (hashing and walking before the budget is looked at)."""
+    with pytest.raises(ParametricError, match=r"layer b1: more than MAX_NODES = 1000000 expression nodes, a shared subexpression counted once per use"):
+        _doubled(40)  # the layer holding it refuses it first
+    e = N
+    for _ in range(40):
+        e = e & e
     with pytest.raises(ParametricError, match=r"gadget dag: more than MAX_NODES = 1000000 expression nodes, a shared subexpression counted once per use"):
-        _doubled(40)
+        Gadget("dag", (Param("N", 1, 4), Param("d", 1, 1)), N, d, _COPY, inp(i, q), where=eq(e, N))
     assert sv.prove_forall(_doubled(12), timeout=30).proved  # 8 193 nodes to each walk: decided as before
+
+
+def _squared(k: int) -> object:
+    v = fam("a", 0)
+    for _ in range(k):
+        v = VProd(v, v)  # one node more in memory, twice the nodes to every walk
+    return v
+
+
+@pytest.mark.parametrize("field", ["b1", "b2", "W", "h"])
+def test_a_layer_is_held_to_the_gadgets_limits_when_it_is_built(field: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A layer walks its weights (``_has_inp``, recursively) when it is built, before any gadget
+    counts their nodes: ``VProd(v, v)`` forty times as a bias ran for days there, and a product
+    chain 2 000 deep raised RecursionError. Both are refused by the layer, naming the field
+    (``MAX_NODES`` lowered to 10 000 here, so that the count stops early)."""
+    from symverify.kernel.parametric import gadget
+
+    monkeypatch.setattr(gadget, "MAX_NODES", 10_000)
+
+    def layer(value: object) -> PLayer:
+        if field in ("W", "h"):
+            return PLayer(**{field: (tap(0, value),)})  # type: ignore[arg-type]
+        return PLayer(**{field: value, "h": (tap(0),)})  # type: ignore[arg-type]
+
+    with pytest.raises(ParametricError, match=rf"layer {field}: more than MAX_NODES = 10000 expression nodes"):
+        layer(_squared(40))
+    deep = fam("a", 0)
+    for _ in range(2000):  # 4 001 nodes, within the limit; deeper than Python's recursion limit
+        deep = VProd(deep, fam("a", 0))
+    with pytest.raises(ParametricError, match=rf"layer {field}: expressions nested 2002 deep, more than MAX_NESTING = 128"):
+        layer(deep)
+    layer(_squared(10))  # 3 071 nodes to each walk: built as before

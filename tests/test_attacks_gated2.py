@@ -95,6 +95,30 @@ def test_hand_built_weights_are_validated(change: dict[str, object], match: str)
         dataclasses.replace(w, **change)
 
 
+@pytest.mark.parametrize(("change", "match"), [
+    ({"long": (((),),)}, r"hyena long\[0\]\[0\]: expected a filter of at least 1 tap, found none"),
+    ({"short": ((1,), (), (1,))}, r"hyena short\[1\]: expected a filter of at least 1 tap, found none"),
+])
+def test_hand_built_filters_of_no_tap_are_refused(change: dict[str, object], match: str) -> None:
+    """An empty long filter (``gated_conv_weights`` pads every filter to its length) raised
+    IndexError inside ``gated_conv`` and ``gated_conv_direct``."""
+    w = hyena_weights(4, 1, filters=[[[1, 2, 3, 4]]], short_filter=[[1, 0, 0]] * 3)
+    with pytest.raises(IRError, match=match):
+        dataclasses.replace(w, **change)
+
+
+@pytest.mark.parametrize("build", [gated_conv, gated_conv_direct])
+def test_a_hand_built_short_filter_longer_than_n_is_refused(build: Any) -> None:
+    """``gated_conv_weights`` refuses ``short_len > N``, and a long filter of more than N taps is
+    refused; a hand-built short filter of 6 taps at N = 4 had its last two silently dropped."""
+    w = hyena_weights(4, 1, filters=[[[1, 2, 3, 4]]], short_filter=[[1, 0, 0]] * 3)
+    v = dataclasses.replace(w, short=((1, 0, 0, 0, 0, 7),) * 3)
+    with pytest.raises((IRError, CompileError), match=r"hyena: a short filter has more than N = 4 taps"):
+        build(4, v)
+    ragged = dataclasses.replace(w, short=((1,), (1, 2), (1, 2, 3, 4)))  # at most N taps each: read as given
+    assert sv.verify(gated_conv(4, ragged), gated_conv_direct(4, ragged)).proved
+
+
 def test_hand_built_weights_are_normalised() -> None:
     w = hyena_weights(2, 1, filters=[[[1, 2]]], filter_bias=[[0]], in_proj=[[1, 2, 3]], in_bias=[0, 0, 0], short_filter=[[1]] * 3,
                       short_bias=[0, 0, 0], out_proj=[[1]], out_bias=[0])

@@ -191,9 +191,27 @@ def test_an_address_with_a_line_break_or_control_character_is_refused(address):
 
 
 @pytest.mark.parametrize("address", ["local", "tcp://127.0.0.1:8786", "127.0.0.1:8786", "tls://h.example:1/",
-                                     "tcp://[::1]:8786", "[fe80::1]:1"])
+                                     "tcp://[::1]:8786", "[fe80::1]:1", "tls://sched-01.cluster-a.example:8786",
+                                     "ucx://10.0.0.1:13337", "ws://h:8786", "tcp://[fe80::1%eth0]:8786",
+                                     "inproc://10.0.0.5/4242/1"])
 def test_addresses_stay_accepted(address):
     check_address(address, "--scheduler")
+
+
+def test_an_in_process_scheduler_address_as_distributed_makes_it_is_accepted():
+    """``LocalCluster(processes=False).scheduler_address`` is ``inproc://HOST/PID/N``, which
+    ``verify(..., scheduler=...)`` in the same process can reach; it was refused as no address."""
+    inproc = pytest.importorskip("distributed.comm.inproc")
+    address = inproc.new_address()
+    assert address.startswith("inproc://") and address.count("/") == 4, address
+    check_address(address, "scheduler")
+
+
+@pytest.mark.parametrize("address", ["inproc://h/1", "inproc://h/1/2/3", "inproc://h/x/1", "tcp://[::1%]:1",
+                                     "tcp://[fe80::1%eth 0]:1", "tcp://h:1/2"])
+def test_addresses_of_no_form_stay_refused(address):
+    with pytest.raises(UsageError, match="expected 'local', an address such as tcp://HOST:8786"):
+        check_address(address, "--scheduler")
 
 
 @pytest.mark.parametrize("text, message", [

@@ -18,9 +18,12 @@ from symverify.errors import UsageError
 
 __all__ = ["check_address", "is_client", "open_client"]
 
-# scheme://host:port, the host a name, an IPv4 address or a bracketed IPv6 one ([::1]); matched whole
-# (fullmatch: "$" would also take a line break at the end)
-_ADDRESS = re.compile(r"([a-z][a-z0-9+.-]*://)?(\[[0-9a-f:.]+\]|[^\s/:\[\]]+)(:\d+)?/?", re.IGNORECASE)
+# scheme://host:port, the host a name, an IPv4 address or a bracketed IPv6 one ([::1], with a zone:
+# [fe80::1%eth0]); or distributed's in-process address inproc://HOST/PID/N (a scheduler of
+# LocalCluster(processes=False), reachable from the same process); matched whole (fullmatch: "$"
+# would also take a line break at the end)
+_ADDRESS = re.compile(r"inproc://[^\s/:\[\]]+/\d+/\d+|"
+                      r"([a-z][a-z0-9+.-]*://)?(\[[0-9a-f:.]+(%[a-z0-9_.-]+)?\]|[^\s/:\[\]]+)(:\d+)?/?", re.IGNORECASE)
 
 
 def check_address(scheduler: object, what: str = "scheduler", *, clients: bool = True) -> None:

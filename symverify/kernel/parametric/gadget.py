@@ -130,6 +130,15 @@ class PLayer:
         object.__setattr__(self, "b2", as_value(self.b2))
         if self.mode not in ("causal", "cyclic"):
             raise ParametricError(f"layer mode: expected 'causal' or 'cyclic', found {safe_repr(self.mode)}")
+        for name in ("W", "h", "b1", "b2"):  # the gadget's limits, before the recursive walks below
+            x = getattr(self, name)
+            if node_count(x, MAX_NODES) > MAX_NODES:
+                raise ParametricError(f"layer {name}: more than MAX_NODES = {MAX_NODES} expression nodes, a shared "
+                                      "subexpression counted once per use (every walk over them visits it once per use)")
+            depth = nesting(x)
+            if depth > MAX_NESTING:
+                raise ParametricError(f"layer {name}: expressions nested {depth} deep, more than MAX_NESTING = "
+                                      f"{MAX_NESTING} (every walk over them recurses; sums and &/| chains stay flat)")
         for name in ("W", "h"):
             for k, t in enumerate(getattr(self, name)):
                 if not isinstance(t, Tap):
