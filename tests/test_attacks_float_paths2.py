@@ -26,8 +26,7 @@ torch = pytest.importorskip("torch")
 
 from symverify import executors  # noqa: E402
 from symverify.executors import execute, numeric_check, to_torch  # noqa: E402
-from symverify.executors.inputs import allocation_limit  # noqa: E402
-from symverify.ir.limits import out_of_memory  # noqa: E402
+from symverify.ir.limits import allocation_limit, out_of_memory  # noqa: E402
 
 NO_CUDA = pytest.mark.skipif(torch.cuda.is_available(), reason="checks the error without CUDA")
 DTYPES = ("float64", "float32", "bfloat16")

@@ -230,15 +230,10 @@ def execute(obj: Model | Circuit, u: object, *, backend: str = "exact", dtype: s
     bytes than the device has in all is a :class:`~symverify.errors.LimitError` before anything is
     allocated, and so is an allocation the device refuses during the run.
     """
-    try:
-        return _execute(obj, u, backend, dtype, device, p, params, path)
-    except (RuntimeError, MemoryError) as e:
-        from symverify.ir.limits import out_of_memory
+    from symverify.ir.limits import allocation_limit
 
-        err = out_of_memory(e, "execute")
-        if err is None:
-            raise
-        raise err from None
+    with allocation_limit("execute"):
+        return _execute(obj, u, backend, dtype, device, p, params, path)
 
 
 def _execute(obj: Model | Circuit, u: object, backend: str, dtype: str | torch.dtype | None,

@@ -31,7 +31,7 @@ from symverify.executors.inputs import check_batch_memory, exact_weights
 from symverify.executors.torch_float import FloatArithmetic, conv_fft
 from symverify.executors.zoology_native import native_layers, run_native
 from symverify.ir.bigint import safe_repr
-from symverify.ir.limits import out_of_memory
+from symverify.ir.limits import allocation_limit
 from symverify.kernel.engines._torch import dtype_name, require_torch, resolve_device, resolve_dtype
 from symverify.kernel.engines.kernels import Pool, conv_blocked
 from symverify.kernel.engines.numbers import Converter, check_params, float_numbers
@@ -237,13 +237,8 @@ class BaseConvStack(nn.Module):
     def forward(self, u: Any) -> Any:
         if _compiling():
             return self._forward(u)
-        try:
+        with allocation_limit("BaseConvStack"):  # the allocator's failure: a LimitError (a batch too large for the device)
             return self._forward(u)
-        except (RuntimeError, MemoryError) as e:  # the allocator's failure: a LimitError (a batch too large for the device)
-            err = out_of_memory(e, "BaseConvStack")
-            if err is None:
-                raise
-            raise err from None
 
     def _forward(self, u: Any) -> Any:
         if not (isinstance(u, torch.Tensor) and dtype_name(u.dtype) in _FLOATS):

@@ -7,8 +7,6 @@ model). Modular inputs are exact values mapped to residues (a Fraction through i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +14,7 @@ import numpy as np
 
 from symverify.errors import CompileError, IRError, LimitError, ShapeError
 from symverify.ir.bigint import safe_repr
-from symverify.ir.limits import device_memory, out_of_memory
+from symverify.ir.limits import device_memory
 from symverify.kernel.engines._torch import require_torch
 from symverify.kernel.ir.scalar import as_scalar
 from symverify.kernel.semantics.rings import ModRing
@@ -24,8 +22,7 @@ from symverify.kernel.semantics.rings import ModRing
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor", "exact_weights", "check_batch_memory",
-           "allocation_limit"]
+__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor", "exact_weights", "check_batch_memory"]
 
 
 def _is_tensor(u: Any) -> bool:
@@ -83,18 +80,6 @@ def check_batch_memory(bsz: int, cells: int, dtype: torch.dtype, device: torch.d
         raise LimitError(f"{what} input: a batch of {bsz} points needs states of {bsz}·{cells} {str(dtype).removeprefix('torch.')} "
                          f"values ({need / 2**30:.3g} GiB each), more than the {have / 2**30:.3g} GiB of memory of {device}; "
                          "run it in smaller batches")
-
-
-@contextmanager
-def allocation_limit(what: str) -> Iterator[None]:
-    """Run the block with :func:`out_of_memory`'s conversion of allocator failures."""
-    try:
-        yield
-    except (RuntimeError, MemoryError) as e:
-        err = out_of_memory(e, what)
-        if err is None:
-            raise
-        raise err from None
 
 
 def exact_array(u: Any, n: int, d: int, what: str) -> tuple[np.ndarray, bool]:

@@ -46,7 +46,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from symverify.errors import LimitError
@@ -63,6 +64,7 @@ __all__ = [
     "check",
     "device_memory",
     "out_of_memory",
+    "allocation_limit",
 ]
 
 MAX_CELLS = 1 << 22
@@ -129,3 +131,16 @@ def out_of_memory(e: BaseException, what: str) -> LimitError | None:
         return None
     first = str(e).strip().splitlines()[0][:200] if str(e).strip() else type(e).__name__
     return LimitError(f"{what}: the run needs more memory than the device has ({first}); run it in smaller batches")
+
+
+@contextmanager
+def allocation_limit(what: str) -> Iterator[None]:
+    """Run the block with :func:`out_of_memory`'s conversion: an allocation the device refuses is a
+    :class:`LimitError` naming ``what``; any other error passes unchanged."""
+    try:
+        yield
+    except (RuntimeError, MemoryError) as e:
+        err = out_of_memory(e, what)
+        if err is None:
+            raise
+        raise err from None

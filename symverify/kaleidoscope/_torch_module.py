@@ -41,7 +41,7 @@ import torch
 from torch.nn import functional
 
 from symverify.errors import IRError, ShapeError
-from symverify.ir.limits import out_of_memory
+from symverify.ir.limits import allocation_limit
 
 _TENSOR = torch.Tensor
 _STRIDED = torch.strided
@@ -268,17 +268,12 @@ class ButterflyProduct(torch.nn.Module):
         globally), no trace runs and the module is not compiled; otherwise ``nn.Module.__call__``.
         An allocation the device refuses (a batch too large for it) is a
         :class:`~symverify.errors.LimitError`."""
-        try:
+        with allocation_limit("torch butterfly apply"):  # the allocator's failure (a batch too large for the device)
             if (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks
                     or _GLOBAL_HOOKS[0] or _GLOBAL_HOOKS[1] or _GLOBAL_HOOKS[2] or _GLOBAL_HOOKS[3]
                     or getattr(self, "_compiled_call_impl", None) is not None or torch._C._get_tracing_state()):
                 return super().__call__(*args, **kwargs)
             return self.forward(*args, **kwargs)
-        except (RuntimeError, MemoryError) as e:  # the allocator's failure (a batch too large for the device): a LimitError
-            err = out_of_memory(e, "torch butterfly apply")
-            if err is None:
-                raise
-            raise err from None
 
     def _bad_input(self, x: Any) -> Exception:
         """Why ``x`` is no input: not a tensor, complex or boolean (casting would drop imaginary parts

@@ -93,12 +93,7 @@ def modular_eval(obj: Model | Circuit, points: torch.Tensor, p: int, *, params: 
     check_residues(points, q)
     if points.dim() != 3 or tuple(points.shape[1:]) != (obj.n, obj.d):
         raise ShapeError(f"points: expected shape (B, {obj.n}, {obj.d}), found {tuple(points.shape)}")
-    try:
-        return run_mod(obj, points, q, params, path, check)
-    except (RuntimeError, MemoryError) as e:  # an allocation the device refuses: a LimitError, as execute's
-        from symverify.ir.limits import out_of_memory
+    from symverify.ir.limits import allocation_limit
 
-        err = out_of_memory(e, "modular_eval")
-        if err is None:
-            raise
-        raise err from None
+    with allocation_limit("modular_eval"):  # an allocation the device refuses: a LimitError, as execute's
+        return run_mod(obj, points, q, params, path, check)
