@@ -234,10 +234,10 @@ def test_a_scheduler_file_that_dask_does_not_write_is_refused_by_name(tmp_path, 
 def test_a_scheduler_file_that_is_not_a_regular_file_says_so(tmp_path):
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
-    with pytest.raises(UsageError, match=r"fifo\.json: expected a regular file \(a scheduler file\), found a FIFO"):
+    with pytest.raises(UsageError, match=r"fifo\.json: cannot read the scheduler file: expected a regular file, found a FIFO"):
         check_address(str(fifo), "--scheduler")
     (tmp_path / "dir.json").mkdir()
-    with pytest.raises(UsageError, match=r"dir\.json: expected a regular file \(a scheduler file\), found a directory"):
+    with pytest.raises(UsageError, match=r"dir\.json: cannot read the scheduler file: expected a regular file, found a directory"):
         check_address(str(tmp_path / "dir.json"), "--scheduler")
     with pytest.raises(UsageError, match="no such scheduler file"):
         check_address(str(tmp_path / "missing.json"), "--scheduler")

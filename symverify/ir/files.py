@@ -30,8 +30,9 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_file(path: str | Path) -> bytes:
-    """The bytes of the regular file ``path``, at most ``limits.MAX_FILE_BYTES`` of them.
+def read_file(path: str | Path, limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them (default
+    ``limits.MAX_FILE_BYTES``, read at the call).
 
     Raises:
         SerializationError: the path is empty (``""``, which ``Path`` reads as the current directory),
@@ -41,7 +42,8 @@ def read_file(path: str | Path) -> bytes:
     if isinstance(path, str) and not path:  # Path("") is the current directory
         raise SerializationError("cannot read '': expected a file path, found an empty string")
     p = Path(path)
-    limit = limits.MAX_FILE_BYTES
+    named = "symverify.ir.limits.MAX_FILE_BYTES = " if limit is None else "the limit of "
+    limit = limits.MAX_FILE_BYTES if limit is None else limit
     try:
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
@@ -52,7 +54,7 @@ def read_file(path: str | Path) -> bytes:
             raise SerializationError(f"cannot read {p}: expected a regular file, found {_kind(st.st_mode)}")
         if st.st_size > limit:
             raise SerializationError(f"cannot read {p}: {st.st_size} bytes is more than "
-                                     f"symverify.ir.limits.MAX_FILE_BYTES = {limit} bytes")
+                                     f"{named}{limit} bytes")
         chunks: list[bytes] = []
         total = 0
         while total <= limit:
@@ -62,8 +64,8 @@ def read_file(path: str | Path) -> bytes:
             chunks.append(chunk)
             total += len(chunk)
         if total > limit:
-            raise SerializationError(f"cannot read {p}: more than symverify.ir.limits.MAX_FILE_BYTES = {limit} "
-                                     "bytes (the file grew while it was read)")
+            raise SerializationError(f"cannot read {p}: more than {named}{limit} bytes (the file grew while "
+                                     "it was read)")
         return b"".join(chunks)
     except OSError as e:
         raise SerializationError(f"cannot read {p}: {e.strerror or e}") from None

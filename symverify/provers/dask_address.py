@@ -9,12 +9,13 @@ import json
 import logging
 import os
 import re
-import stat
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any
 
-from symverify.errors import UsageError
+from symverify.errors import SerializationError, UsageError
+from symverify.ir.files import read_file
 
 __all__ = ["check_address", "is_client", "open_client"]
 
@@ -48,9 +49,6 @@ def check_address(scheduler: object, what: str = "scheduler", *, clients: bool =
 _SCHEDULER_FILE_BYTES = 1 << 20
 """The most bytes of a scheduler file read (Dask writes a few hundred)."""
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
-
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
@@ -67,33 +65,19 @@ def _check_scheduler_file(path: str, what: str) -> None:
     """Refuse a scheduler file that is missing, not a regular file (a FIFO would block), or not what
     ``dask scheduler --scheduler-file`` writes: UTF-8 JSON of at most 1 MiB without a byte order
     mark, a repeated key or ``NaN``, an object whose ``address`` is an address as above. (Only the
-    standard library here: this module is a leaf of the trusted kernel, docs/trusted-base.md.)"""
+    standard library and :func:`symverify.ir.files.read_file` here: this module and that one are leaves of the
+    trusted kernel, docs/trusted-base.md.)"""
     def refuse(why: str) -> UsageError:
         return UsageError(f"{what} {path}: {why}")
 
+    if not os.path.lexists(path):
+        raise refuse("no such scheduler file")
+    prefix = f"cannot read {Path(path)}: "  # read_file names the path as a Path
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise refuse("no such scheduler file") from None
-    except OSError as e:
-        raise refuse(f"cannot read the scheduler file: {e.strerror or e}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise refuse(f"expected a regular file (a scheduler file), found "
-                         f"{next((name for test, name in _KINDS if test(mode)), 'not a regular file')}")
-        raw = b""
-        while len(raw) <= _SCHEDULER_FILE_BYTES:
-            chunk = os.read(fd, _SCHEDULER_FILE_BYTES + 1 - len(raw))
-            if not chunk:
-                break
-            raw += chunk
-    except OSError as e:
-        raise refuse(f"cannot read the scheduler file: {e.strerror or e}") from None
-    finally:
-        os.close(fd)
-    if len(raw) > _SCHEDULER_FILE_BYTES:
-        raise refuse(f"more than {_SCHEDULER_FILE_BYTES} bytes: no scheduler file")
+        raw = read_file(path, _SCHEDULER_FILE_BYTES)  # a regular file (a FIFO would block), at most 1 MiB
+    except SerializationError as e:
+        why = str(e)
+        raise refuse(f"cannot read the scheduler file: {why[len(prefix):] if why.startswith(prefix) else why}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
