@@ -44,9 +44,7 @@ class ReadOnlyMapping(dict[str, V]):
         raise TypeError("'ReadOnlyMapping' object does not support item assignment: the table is read-only "
                         "(copy it with dict(...))")
 
-    def __setitem__(self, key: str, value: V) -> NoReturn:
-        raise TypeError("'ReadOnlyMapping' object does not support item assignment: the table is read-only "
-                        "(copy it with dict(...))")
+    __setitem__ = _refuse  # type: ignore[assignment]
 
     def __delitem__(self, key: str) -> NoReturn:
         raise TypeError("'ReadOnlyMapping' object does not support item deletion: the table is read-only")
