@@ -251,6 +251,47 @@ def test_a_scheduler_file_as_dask_writes_it_is_accepted(tmp_path, address):
     check_address(str(path), "--scheduler")
 
 
+def test_a_scheduler_file_of_any_name_is_read_as_one(tmp_path, monkeypatch):
+    """``dask scheduler --scheduler-file sched`` (no ``.json``) was read as the host name ``sched``:
+    no check of the file, then a connection timeout. Any path that exists is a scheduler file."""
+    bad = tmp_path / "sched"
+    bad.write_text("[]", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"sched: expected a scheduler file .*found a JSON list"):
+        check_address(str(bad), "--scheduler")
+    (tmp_path / "adir").mkdir()
+    with pytest.raises(UsageError, match=r"adir: cannot read the scheduler file: expected a regular file, found a directory"):
+        check_address(str(tmp_path / "adir"), "--scheduler")
+    good = tmp_path / "sched.txt"
+    good.write_text(json.dumps({"address": "tcp://127.0.0.1:41234"}), encoding="utf-8")
+    check_address(str(good), "--scheduler")
+    # and open_client hands it to Dask as a scheduler file, not as an address
+    distributed = pytest.importorskip("distributed")
+    from symverify.provers.dask_address import open_client
+
+    seen = []
+
+    class FakeClient:
+        def __init__(self, *args, **kwargs):
+            seen.append((args, kwargs))
+
+        def wait_for_workers(self, n, timeout):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(distributed, "Client", FakeClient)
+    with open_client(str(good), 1, 5.0):
+        pass
+    assert seen == [((), {"scheduler_file": str(good), "timeout": 5.0})], seen
+    # a name that exists here but is spelled as an address stays an address
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tcp:").mkdir()
+    check_address("tcp://sched:1", "--scheduler")
+    # a host name with no file of that name stays a host name
+    check_address("sched-host", "--scheduler")
+
+
 def test_the_cli_names_a_bad_scheduler_file_on_one_line(tmp_path, capsys):
     path = tmp_path / "sched.json"
     path.write_text("[]", encoding="utf-8")

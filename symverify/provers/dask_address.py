@@ -29,8 +29,9 @@ _ADDRESS = re.compile(r"inproc://[^\s/:\[\]]+/\d+/\d+|"
 
 def check_address(scheduler: object, what: str = "scheduler", *, clients: bool = True) -> None:
     """Refuse a ``scheduler`` that is neither ``"local"``, an address (``tcp://host:8786``,
-    ``host:8786``), an existing scheduler file (``*.json``) nor (with ``clients``) a
-    ``distributed.Client``; ``what`` names the argument in the message."""
+    ``host:8786``), a scheduler file nor (with ``clients``) a ``distributed.Client``; ``what``
+    names the argument in the message. A scheduler file is a name ending in ``.json`` or any other
+    path that exists (``dask scheduler --scheduler-file`` takes any name), see :func:`_is_file`."""
     if clients and is_client(scheduler):
         return
     if not isinstance(scheduler, str):
@@ -38,7 +39,7 @@ def check_address(scheduler: object, what: str = "scheduler", *, clients: bool =
                          f"distributed.Client; found {type(scheduler).__name__} {scheduler!r}")
     if scheduler == "local":
         return
-    if scheduler.endswith(".json"):
+    if _is_file(scheduler):
         _check_scheduler_file(scheduler, what)
         return
     if not _is_address(scheduler):
@@ -96,6 +97,14 @@ def _check_scheduler_file(path: str, what: str) -> None:
                      f"'address' such as tcp://HOST:8786), found {found}")
 
 
+def _is_file(scheduler: str) -> bool:
+    """Whether ``scheduler`` names a scheduler file: it ends in ``.json`` (whether or not it exists:
+    a missing one is refused as such), or it is a path that exists and has no ``://`` (``sched``,
+    ``/shared/sched.txt``). A host name that is also the name of a file here is read as the file:
+    give ``tcp://HOST`` to mean the host."""
+    return scheduler.endswith(".json") or ("://" not in scheduler and os.path.lexists(scheduler))
+
+
 def _is_address(text: str) -> bool:
     """Whether ``text`` is an address as :data:`_ADDRESS` says, all of it printable text."""
     return text.isprintable() and _ADDRESS.fullmatch(text) is not None
@@ -125,7 +134,7 @@ def open_client(scheduler: str, workers: int | None, timeout: float, *, what: st
             cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
                                    dashboard_address=":0", silence_logs=logging.CRITICAL, **dict(cluster_options or {}))
             client = Client(cluster, timeout=timeout)
-        elif scheduler.endswith(".json"):
+        elif _is_file(scheduler):
             client = Client(scheduler_file=scheduler, timeout=timeout)
         else:
             client = Client(scheduler, timeout=timeout)
