@@ -837,7 +837,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except RecursionError:
         return _fail("internal error (please report it): recursion too deep")
     except Exception as e:  # the command line never shows a traceback unless asked
-        if os.environ.get("SYMVERIFY_TRACEBACK"):
+        if os.environ.get("SYMVERIFY_TRACEBACK", "").strip().lower() not in ("", "0", "false", "no", "off"):
             raise
         try:
             detail = " ".join(str(e).split())[:200]
