@@ -77,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
                         "one-trial randomized pre-check, then exact on small sides, else randomized; "
                         f"one of {', '.join(METHODS)}")
     v.add_argument("--certificate", metavar="CERT.json",
-                   help="a stage certificate for the model side (checked by methods auto and compositional)")
+                   help="a stage certificate for the model side of a circuit and a model (checked by methods auto and compositional)")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.add_argument("--seed", type=_seed, default=0, metavar="S|fresh",
                    help="seed of the randomized points (default 0: reproducible Fiat–Shamir points derived from both "
@@ -215,6 +215,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         if not any(isinstance(obj, Model) for obj in (lhs, rhs)):
             raise UsageError(f"--certificate {args.certificate}: a stage certificate belongs to a model, but neither "
                              f"{args.lhs} ({type(lhs).__name__}) nor {args.rhs} ({type(rhs).__name__}) is a model")
+        if isinstance(lhs, Model) and isinstance(rhs, Model):  # auto would compare them without reading it
+            raise UsageError(f"--certificate {args.certificate}: a stage certificate places a circuit's values in a model, "
+                             f"so one side must be the circuit; found two models, {args.lhs} and {args.rhs}")
     if args.method == "compositional" and cert is None:
         raise UsageError("--method compositional checks a stage certificate: pass --certificate CERT.json "
                          "(symverify compile CIRCUIT.json -o MODEL.json --certificate CERT.json writes one)")
