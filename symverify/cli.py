@@ -7,7 +7,7 @@ model's resources against its stated bounds); ``symverify compile CIRCUIT.json [
 [--certificate CERT.json]`` writes a compiled model (to standard output without ``-o``) and its certificate; ``symverify prove [NAME ...|all]``
 (``--list``: the scripts and their titles) runs proof scripts (:mod:`symverify.scripts.runner`; on a Dask cluster with ``--scheduler``,
 :mod:`symverify.scripts.dask_backend`) and exits 0 only when every instance is proved within
-its stated bounds; ``symverify sweep thm_h21 --widths … --depths … --seeds …`` runs a sweep
+its stated bounds (argued claims aside: they must only not have failed their checks); ``symverify sweep thm_h21 --widths … --depths … --seeds …`` runs a sweep
 script on that grid and writes the same run JSON. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
 ``symverify: error: ...``, with exit code 3 and no traceback. So is anything else that goes
 wrong (an exhausted memory, a bug: ``symverify: error: internal error ...``); set the environment
