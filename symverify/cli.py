@@ -186,7 +186,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dir", metavar="DIR", action="append", default=[], help="add the scripts DIR/NAME.py (repeatable)")
     p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS", help="time limit per script process")
     p.add_argument("--details", action="store_true", help="also print every instance with its resources / bounds")
-    p.add_argument("--wide", action="store_true", help="a wider table (titles and resources vs bounds)")
+    p.add_argument("--wide", action="store_true", help="a wider table: titles, and every resource over its bound instead of the first")
 
 
 def _load(path: str) -> Any:
