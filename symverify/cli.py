@@ -7,7 +7,7 @@ model's resources against its stated bounds); ``symverify compile CIRCUIT.json [
 [--certificate CERT.json]`` writes a compiled model (to standard output without ``-o``) and its certificate; ``symverify prove [NAME ...|all]``
 (``--list``: the scripts and their titles) runs proof scripts (:mod:`symverify.scripts.runner`; on a Dask cluster with ``--scheduler``,
 :mod:`symverify.scripts.dask_backend`) and exits 0 only when every instance is proved within
-its stated bounds; ``symverify sweep thm_h21 --widths … --depths … --seeds …`` runs a sweep
+its stated bounds (argued claims aside: they must only not have failed their checks); ``symverify sweep thm_h21 --widths … --depths … --seeds …`` runs a sweep
 script on that grid and writes the same run JSON. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
 ``symverify: error: ...``, with exit code 3 and no traceback. So is anything else that goes
 wrong (an exhausted memory, a bug: ``symverify: error: internal error ...``); set the environment
@@ -77,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
                         "one-trial randomized pre-check, then exact on small sides, else randomized; "
                         f"one of {', '.join(METHODS)}")
     v.add_argument("--certificate", metavar="CERT.json",
-                   help="a stage certificate for the model side (checked by methods auto and compositional)")
+                   help="a stage certificate for the model side of a circuit and a model (checked by methods auto and compositional)")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.add_argument("--seed", type=_seed, default=0, metavar="S|fresh",
                    help="seed of the randomized points (default 0: reproducible Fiat–Shamir points derived from both "
@@ -186,7 +186,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dir", metavar="DIR", action="append", default=[], help="add the scripts DIR/NAME.py (repeatable)")
     p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS", help="time limit per script process")
     p.add_argument("--details", action="store_true", help="also print every instance with its resources / bounds")
-    p.add_argument("--wide", action="store_true", help="a wider table (titles and resources vs bounds)")
+    p.add_argument("--wide", action="store_true", help="a wider table: titles, and every resource over its bound instead of the first")
 
 
 def _load(path: str) -> Any:
@@ -215,6 +215,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         if not any(isinstance(obj, Model) for obj in (lhs, rhs)):
             raise UsageError(f"--certificate {args.certificate}: a stage certificate belongs to a model, but neither "
                              f"{args.lhs} ({type(lhs).__name__}) nor {args.rhs} ({type(rhs).__name__}) is a model")
+        if isinstance(lhs, Model) and isinstance(rhs, Model):  # auto would compare them without reading it
+            raise UsageError(f"--certificate {args.certificate}: a stage certificate places a circuit's values in a model, "
+                             f"so one side must be the circuit; found two models, {args.lhs} and {args.rhs}")
     if args.method == "compositional" and cert is None:
         raise UsageError("--method compositional checks a stage certificate: pass --certificate CERT.json "
                          "(symverify compile CIRCUIT.json -o MODEL.json --certificate CERT.json writes one)")
@@ -837,7 +840,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except RecursionError:
         return _fail("internal error (please report it): recursion too deep")
     except Exception as e:  # the command line never shows a traceback unless asked
-        if os.environ.get("SYMVERIFY_TRACEBACK"):
+        if os.environ.get("SYMVERIFY_TRACEBACK", "").strip().lower() not in ("", "0", "false", "no", "off"):
             raise
         try:
             detail = " ".join(str(e).split())[:200]

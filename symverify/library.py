@@ -179,7 +179,10 @@ def elementary_symmetric(N: int, k: int | None = None, d: int = 1) -> Circuit:
 
 
 def determinant(m: int) -> Circuit:
-    """``det(u)`` of an ``m×m`` input (n = d = m) by Laplace expansion along row 0; one output."""
+    """``det(u)`` of an ``m×m`` input (n = d = m) by Laplace expansion along row 0; one output.
+
+    ``1 ≤ m ≤ 5``: the expansion has ``m!`` terms; another ``m`` is an :class:`~symverify.errors.IRError`.
+    """
     if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= 5:
         raise IRError(f"determinant: expected an int 1 ≤ m ≤ 5 (Laplace expansion is m! terms), found {m!r}")
     b = CircuitBuilder(m, m)

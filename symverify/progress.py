@@ -3,8 +3,10 @@
 :func:`activity` shows a spinner, a label and the elapsed time on standard error while a block runs
 (rich, transient: the line disappears when the block ends). It is on when the display is
 interactive (standard error is a terminal, or a Jupyter kernel) and off otherwise, so logs and
-pipes stay clean; ``enabled=True`` or the environment variable ``SYMVERIFY_PROGRESS=1`` asks for
-it anyway, ``enabled=False`` or ``SYMVERIFY_PROGRESS=0`` turns it off. A terminal without cursor
+pipes stay clean; ``enabled=True`` or the environment variable ``SYMVERIFY_PROGRESS=1`` (or
+``true``, ``yes``, ``on``) asks for it anyway, ``enabled=False`` or ``SYMVERIFY_PROGRESS=0`` (or ``false``,
+``no``, ``off``) turns it off; unset or empty leaves the choice to the display, and any other value
+is a :class:`~symverify.errors.UsageError` rather than a guess. A terminal without cursor
 control (``TERM=dumb`` or ``unknown``) gets two plain lines instead: the label, then the label
 with the elapsed time. Nothing is computed differently: only the display changes. rich is imported
 only when the display is on.
@@ -43,18 +45,38 @@ def _interactive(stream: Any) -> bool:
     return "ipykernel" in sys.modules and type(stream).__module__.startswith("ipykernel")
 
 
+_ON = ("1", "true", "yes", "on")
+_OFF = ("0", "false", "no", "off")
+
+
+def _from_env() -> bool | None:
+    """``SYMVERIFY_PROGRESS``: True for ``1``, ``true``, ``yes``, ``on``; False for ``0``, ``false``, ``no``,
+    ``off`` (any case, surrounding spaces ignored); None when unset or empty. Any other value is a
+    :class:`~symverify.errors.UsageError`: a misspelt setting is never taken as "automatic"."""
+    raw = os.environ.get(ENV, "")
+    value = raw.strip().lower()
+    if value == "":
+        return None
+    if value in _ON or value in _OFF:
+        return value in _ON
+    from symverify.errors import UsageError
+
+    raise UsageError(f"{ENV}: expected 1, true, yes or on (show progress), 0, false, no or off (hide it), or empty "
+                     f"(show it when interactive), found {raw[:40]!r}")
+
+
 def wanted(enabled: bool | None = None, stream: Any = None) -> bool:
-    """Whether to show progress: ``enabled`` when given, else ``SYMVERIFY_PROGRESS`` (``1``/``0``),
-    else whether ``stream`` (default standard error) is interactive."""
+    """Whether to show progress: ``enabled`` when given, else ``SYMVERIFY_PROGRESS`` (``1``/``0`` and
+    their word forms, :func:`_from_env`), else whether ``stream`` (default standard error) is interactive."""
     if enabled is not None:
         if not isinstance(enabled, bool):
             from symverify.errors import UsageError
 
             raise UsageError(f"progress: expected True, False or None (automatic), found {enabled!r}")
         return enabled
-    env = os.environ.get(ENV, "").strip()
-    if env in ("0", "1"):
-        return env == "1"
+    env = _from_env()
+    if env is not None:
+        return env
     return _interactive(sys.stderr if stream is None else stream)
 
 
@@ -67,7 +89,7 @@ def activity(label: str, enabled: bool | None = None, *, stream: Any = None) -> 
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    asked = enabled is True or os.environ.get(ENV, "").strip() == "1"
+    asked = enabled is True or (enabled is None and _from_env() is True)
     console = Console(file=sys.stderr if stream is None else stream, force_terminal=True if asked else None)
     if console.is_dumb_terminal:  # TERM=dumb or unknown: rich draws no live line there, so two plain lines
         start = time.monotonic()

@@ -61,6 +61,9 @@ def test_certificate_option(files, capsys):
         (("verify", "{cert}", "{square_m}"), "is a certificate; pass it with --certificate"),
         (("verify", "{square_c}", "{square_m}", "--certificate", "{square_c}"), "expected a certificate file"),
         (("verify", "{square_c}", "{square_m}", "--method", "compositional"), "--method compositional checks a stage certificate: pass --certificate CERT.json"),
+        (("verify", "{quartic_m}", "{quartic_m}", "--certificate", "{cert}"),  # was proved by exact, the certificate unread
+         "a stage certificate places a circuit's values in a model, so one side must be the circuit; found two models"),
+        (("verify", "{square_c}", "{square_c}", "--certificate", "{cert}"), "a stage certificate belongs to a model, but neither"),
         (("info", "{missing}"), "cannot read"),
         (("prove", "nope", "--dir", "{dir}"), "unknown proof script(s) nope; available: "),
     ],

@@ -159,6 +159,25 @@ def test_main_turns_every_escaping_exception_into_one_line(tmp_path, capsys, mon
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("value, shown", [("0", False), (" off ", False), ("False", False), ("no", False), ("", False),
+                                          ("1", True), ("yes", True)])
+def test_traceback_setting_off_keeps_the_one_line(tmp_path, capsys, monkeypatch, value, shown):
+    """``SYMVERIFY_TRACEBACK=0`` (or ``off``, ``false``, ``no``) showed the traceback, as any non-empty value did."""
+    monkeypatch.setenv("SYMVERIFY_TRACEBACK", value)
+
+    def boom(args):
+        raise ValueError("bad")
+
+    monkeypatch.setattr(cli, "_cmd_info", boom)
+    if shown:
+        with pytest.raises(ValueError, match="bad"):
+            run(capsys, "info", str(tmp_path / "x.json"))
+    else:
+        got, _, err = run(capsys, "info", str(tmp_path / "x.json"))
+        assert got == 3 and err.strip() == ("symverify: error: internal error (please report it; SYMVERIFY_TRACEBACK=1 "
+                                            "shows where): ValueError: bad")
+
+
 def test_prove_on_a_terminal_shows_a_live_status(scripts, capsys, monkeypatch):
     """_run (and its inner start): with stderr a terminal the run sits inside a rich status line
     that names the scripts left; the per-script lines and the exit code are the same as in a

@@ -493,7 +493,8 @@ def test_a_stale_proof_script_table_is_caught():
 # docs/formats.md: the example files are files symverify reads (the proof run's example is its readers' section's)
 
 def json_examples(text: str) -> list[str]:
-    return [b for b in re.findall(r"```json\n(.*?)\n```", text, re.S) if '"symverify.proof-run"' not in b]
+    return [b for b in re.findall(r"```json\n(.*?)\n```", text, re.S)
+            if '"symverify.proof-run"' not in b and '"symverify.report"' not in b]
 
 
 def test_the_format_examples_load_and_round_trip():
@@ -515,6 +516,91 @@ def test_a_planted_wrong_format_example_is_caught():
     text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8").replace('"inner_d": 2,', '"inner_width": 2,', 1)
     with pytest.raises(SerializationError, match="inner_d"):
         loads(json_examples(text)[1])
+
+
+def _run_example() -> dict:
+    import json
+
+    text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```json\n(.*?)\n```", text, re.S) if '"symverify.proof-run"' in b]
+    return json.loads(block)
+
+
+def run_example_problems(example: dict, run: dict) -> list[str]:
+    """Where the proof-run example differs from ``run`` (a real run of the same script), titles and
+    the instances after the first aside; and whether a reader takes it with the run's instances."""
+    from symverify.errors import SerializationError
+    from symverify.viz.run_format import check_run
+
+    problems = [f"run.{k}: {example.get(k)!r} vs {run.get(k)!r}" for k in run if k != "scripts" and example.get(k) != run.get(k)]
+    (ex,), (real,) = example["scripts"], run["scripts"]
+    for k in real:
+        if k not in ("title", "result") and ex.get(k) != real.get(k):
+            problems.append(f"script.{k}: {ex.get(k)!r} vs {real.get(k)!r}")
+    for k in real["result"]:
+        if k not in ("title", "instances") and ex["result"].get(k) != real["result"].get(k):
+            problems.append(f"result.{k}: {ex['result'].get(k)!r} vs {real['result'].get(k)!r}")
+    if ex["result"]["instances"] != real["result"]["instances"][:1]:
+        problems.append(f"instance: {ex['result']['instances']!r} vs {real['result']['instances'][:1]!r}")
+    ex["result"]["instances"] = real["result"]["instances"]
+    try:
+        check_run(example, "example")
+    except SerializationError as e:
+        problems.append(f"reader: {e}")
+    return problems
+
+
+def test_the_proof_run_example_is_a_run_of_its_script(tmp_path, capsys):
+    """docs/formats.md's proof-run example is what ``symverify prove --quick primitives --json`` writes
+    (its counts, its first instance), and with the instances left out it is a file the readers take."""
+    import json
+
+    from symverify.cli import main
+
+    assert main(["prove", "--quick", "-j", "1", "primitives", "--json", str(tmp_path / "run.json")]) == 0
+    capsys.readouterr()
+    run = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    assert run_example_problems(_run_example(), run) == []
+    stale = _run_example()
+    stale["scripts"][0]["counts"]["proved"] = 27
+    first, reader = run_example_problems(stale, run)
+    assert first == "script.counts: {'proved': 27, 'refuted': 0, 'unknown': 0, 'argued': 0} vs {'proved': 36, 'refuted': 0, 'unknown': 0, 'argued': 0}"
+    assert reader.startswith("reader: example.scripts[0].counts: expected the counts of its instances")
+
+
+def report_example_problems(text: str, report: dict) -> list[str]:
+    """Where docs/formats.md's verify-report example and its field list differ from ``report``, a real
+    ``Report.to_json()`` of a refutation with the numeric cross-check: the example's fields (top level and
+    counterexample) and every field the text names in backticks."""
+    import json
+
+    section = text.split("## Verify report:", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```json\n(.*?)\n```", section, re.S)
+    example = json.loads(block)
+    problems = [f"example field {k}" for k in sorted(set(example) ^ set(report))]
+    problems += [f"example counterexample field {k}"
+                 for k in sorted(set(example["counterexample"]) ^ set(report["counterexample"]))]
+    prose = section.split("```", 2)[2]
+    named = set(re.findall(r"`([a-z_]+)`", prose))
+    for k in (*report, *report["counterexample"], *report["numeric"]):
+        if k not in named:
+            problems.append(f"not described: {k}")
+    return problems
+
+
+def test_the_verify_report_format_is_what_verify_writes():
+    import symverify as sv
+    from symverify import Grid, Layer, Model
+
+    square = sv.Circuit.trace(lambda u: [x * x for row in u for x in row], n=2, d=2)
+    h = Grid.zeros(2, 2).paint(0, 1, 0, 2, 1)
+    broken = Model(2, 2, 2, 2, [Layer.make(2, 2, W=Grid.identity(2).paint(1, 2, 1, 2, 2), h=h)])
+    report = sv.verify(square, broken, numeric=True).to_json()
+    assert report["verdict"] == "refuted" and report["numeric"] is not None
+    text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    assert report_example_problems(text, report) == []
+    planted = dict(report, trials_run=3)
+    assert report_example_problems(text, planted) == ["example field trials_run", "not described: trials_run"]
 
 
 # ---------------------------------------------------------------------------------------------------------------

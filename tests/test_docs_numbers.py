@@ -100,3 +100,21 @@ def test_docs_state_the_measured_unseen_maxima():
     assert worst_one["max"] <= 9  # the target of the worst widths
     assert (f"at most {worst_more:.1f} for Δ ≥ 2 and {worst_one['max']:.2f} for Δ = 1 (at `{worst_one['at']}`"
             in readme)
+
+
+def test_readme_states_the_measured_plan_comparison():
+    """README, "Compiling": the exact plan against the greedy one on ``thm_h21_sweep``'s quick grid,
+    as ``benchmarks/docs_numbers.py`` measured it (never more layers, per circuit)."""
+    m = MEASURED["h21_plan_quick_grid"]
+    rows = m["circuits"]
+    assert len(rows) == 8 and all(r["exact"] <= r["greedy"] for r in rows)
+    assert m["greedy_layers"] == sum(r["greedy"] for r in rows) and m["exact_layers"] == sum(r["exact"] for r in rows)
+    first = next(r for r in rows if (r["w"], r["depth"], r["seed"]) == (8, 2, 0))
+    text = _flat("README.md")
+    assert (f"{m['fewer_percent']} % fewer in all, {m['exact_layers']} layers instead of {m['greedy_layers']}, "
+            f"e.g. {first['exact']} instead of {first['greedy']} for its w = 8, Δ = 2, seed 0 circuit") in text
+
+
+def test_plan_comparison_entry_re_measured():
+    got = _bench().plan_entry(8, 2, 0)
+    assert got in MEASURED["h21_plan_quick_grid"]["circuits"]

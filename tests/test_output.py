@@ -73,6 +73,36 @@ def test_progress_is_off_when_not_interactive_and_on_when_asked(monkeypatch):
         wanted("yes")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("value, shown", [("true", True), (" Yes ", True), ("ON", True), ("false", False),
+                                          ("no", False), ("Off", False), ("", False)])
+def test_progress_setting_takes_the_word_forms(monkeypatch, value, shown):
+    """``SYMVERIFY_PROGRESS=true`` was not ``1``, so it was dropped for the automatic choice (no progress in a
+    pipe) without a word; the word forms of ``SYMVERIFY_NATIVE`` are read as on and off, empty as unset."""
+    monkeypatch.setenv("SYMVERIFY_PROGRESS", value)
+    assert wanted(None, io.StringIO()) is shown
+
+
+@pytest.mark.parametrize("value", ["2", "y", "enable", "1 0"])
+def test_a_progress_setting_that_is_neither_on_nor_off_is_refused(monkeypatch, value):
+    monkeypatch.setenv("SYMVERIFY_PROGRESS", value)
+    with pytest.raises(UsageError, match=rf"SYMVERIFY_PROGRESS: expected 1, true, yes or on .*found '{value}'"):
+        wanted(None, io.StringIO())
+    assert wanted(False) is False  # an explicit choice does not read the variable
+
+
+def test_the_command_line_names_a_bad_progress_setting(monkeypatch, tmp_path, capsys):
+    import symverify as sv
+    from symverify.cli import main
+
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    sv.dump_file(c, str(tmp_path / "c.json"))
+    monkeypatch.setenv("SYMVERIFY_PROGRESS", "yes please")
+    assert main(["verify", str(tmp_path / "c.json"), str(tmp_path / "c.json")]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("symverify: error: SYMVERIFY_PROGRESS: expected"), err
+    assert main(["verify", str(tmp_path / "c.json"), str(tmp_path / "c.json"), "--no-progress"]) == 0
+
+
 @pytest.mark.parametrize("term", ["dumb", "unknown"])
 def test_activity_on_a_terminal_without_cursor_control_prints_two_plain_lines(monkeypatch, term):
     """rich draws no live line where TERM is dumb or unknown (Emacs shells, some CI logs): asked-for

@@ -56,7 +56,10 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
         CompileError: ``circuit`` is not a :class:`Circuit`, ``method`` is unknown, an option the
             method does not take (``plan`` and ``max_cells`` are the kaleidoscope compiler's), or
             every reason the circuit cannot be compiled (never a partial model).
-        LimitError: the circuit's input ``n·d`` exceeds ``MAX_INPUTS`` (:mod:`symverify.ir.limits`).
+        LimitError: the circuit's input ``n·d`` exceeds ``MAX_INPUTS`` (:mod:`symverify.ir.limits`), or a
+            linear stage's route (``2·N_k`` cells for a selection route) exceeds ``MAX_CELLS``: only with
+            the limit lowered below the model's own state, since routes are planned before the state is
+            held to ``max_cells``.
         UsageError: ``progress`` is not ``True``, ``False`` or ``None``.
 
     >>> from symverify.kernel.ir.circuit import Circuit, Gate

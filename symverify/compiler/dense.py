@@ -7,7 +7,7 @@ keep nothing live; ``Δ``, ``w`` and the bounds stay the circuit's) sits in its 
 cell is 0. The model is ``(n, L, d, N' = n, d')`` with ``d' = max(n·d, widest state)`` and is
 the composition (Lemma H.11, :func:`symverify.gadgets.compose.compose`) of proved gadgets:
 
-1. :func:`~symverify.gadgets.layout.rows_to_channels` (2 layers, cyclic; left out when n = 1):
+1. :func:`~symverify.gadgets.layout.rows_to_channels` (2 layers: a row-local one, then a cyclic one; none when n = 1):
    input ``u[r, j]`` goes to channel ``r·d + j`` of row 0, so channel i holds input node i;
 2. per level ℓ = 1 … Δ of the layered form:
 
