@@ -35,6 +35,7 @@ from symverify.scripts.protocol import Instance, ProofResult, script_main
 CAUSAL_LEMMA = "docs/theory.md § Choice (causality)"
 
 TITLE = "Causal limit: a causal stack's output row 0 never depends on input row 1 (Theorem H.21 needs cyclic mode)"
+COST = 0.6  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 def _cyclic_layers(model: Model) -> int:

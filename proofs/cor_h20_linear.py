@@ -35,6 +35,7 @@ from symverify.scripts.protocol import Decided, Instance, ProofResult, each, scr
 
 TITLE = "Corollary H.20 (linear circuits → BaseConv via H.19 and H.18, proved exactly; checked: w_K ≤ 5·max(Δ,1), N_k ≤ 16w, L ≤ 4·w'·(⌈log2 w⌉+4)+1, N' ≤ 72w/tw, d' = d; the H.21 compiler within its stated bounds)"
 SHARDABLE = True  # one group of instances per case, independent of the others
+COST = 6.4  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 

@@ -63,6 +63,7 @@ from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
 READINGS = "docs/retnet.md § The readings and their verdicts"
 
 TITLE = "Corollary H.22 (RetNet): readings decided; H.21 route and direct causal constructions"
+COST = 15.9  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 class Row(NamedTuple):

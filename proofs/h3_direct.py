@@ -21,6 +21,7 @@ from symverify.scripts.gated_instances import direct_instance, module_instance, 
 from symverify.scripts.protocol import ProofResult, script_main
 
 TITLE = "H3 as a direct causal BaseConv (5 layers, d' = 3d), proved for all weights"
+COST = 8.5  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 def _build(N: int, d: int, order: int):  # type: ignore[no-untyped-def]

@@ -28,6 +28,7 @@ from symverify.scripts.gated_instances import (
 from symverify.scripts.protocol import ProofResult, script_main
 
 TITLE = "Hyena as a direct causal BaseConv (order + 3 layers, d' = (order+1)·d), proved for all weights"
+COST = 10  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 def _build(N: int, d: int, order: int):  # type: ignore[no-untyped-def]

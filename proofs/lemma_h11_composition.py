@@ -35,6 +35,7 @@ from symverify.scripts.protocol import Instance, ProofResult, script_main
 REFUSAL = "the construction run, and its IRError's message read"
 
 TITLE = "Lemma H.11 (composition with clean interfaces; padding to a larger inner size)"
+COST = 0.7  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 

@@ -28,6 +28,7 @@ from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 
 TITLE = "Lemma H.16 (a butterfly factor with symbolic diagonals is ≤ 3 cyclic BaseConv layers)"
 SHARDABLE = True  # one group of instances per case, independent of the others
+COST = 28  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 AXIS_LAYERS = {"sequence": 2, "channel": C16, "diagonal": 1}  # one factor alone, per gadget (docs/theory.md §4)
 
 

@@ -36,6 +36,7 @@ from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 
 TITLE = "Lemma H.18 ((BB*)^w_e on vec(u) is a cyclic BaseConv, proved exactly; checked: L ≤ 4·w'·log2 N_k + 1 (+4), N' ≤ 4.5·N_k/tw, d' = d)"
 SHARDABLE = True  # one group of instances per case, independent of the others
+COST = 3.9  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 def random_bbstar(rng: random.Random, size: int, symbolic: str = "") -> BBStar:

@@ -31,6 +31,7 @@ from symverify.scripts.instances import forall_instance, fragment_instance
 from symverify.scripts.protocol import ProofResult, script_main
 
 TITLE = "BaseConv primitives (docs/appendix-h.md §2.3: lmm:primitives, prim-shift, prim-add)"
+COST = 0.8  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 

@@ -17,6 +17,7 @@ from symverify.scripts.instances import forall_instance, fragment_instance
 from symverify.scripts.protocol import ProofResult, script_main
 
 TITLE = "Proposition H.10 (remember): f ⊙ (h ⊛ x) on one block, r kept, in ≤ 2 layers"
+COST = 0.7  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 

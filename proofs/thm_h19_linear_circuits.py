@@ -26,6 +26,7 @@ from symverify.scripts.protocol import Instance, ProofResult, each, script_main,
 
 TITLE = "Zoology Theorem H.19 / Dao et al. 2020, Theorem 1 (linear circuits are in (BB*)^{O(Δ)}_{O(w/n)})"
 SHARDABLE = True  # one group of instances per case, independent of the others
+COST = 6.2  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 def long_range(n: int) -> Circuit:

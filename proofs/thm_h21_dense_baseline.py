@@ -25,6 +25,7 @@ from symverify.scripts.protocol import Decided, Instance, ProofResult, each, scr
 
 TITLE = "Theorem H.21 via the dense baseline compiler (2 layers per level + layout; L ≤ 2Δ + 5, d' ≤ 2w)"
 SHARDABLE = True  # one group of instances per case, independent of the others
+COST = 1.2  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 def edge_cases() -> list[Circuit]:

@@ -31,6 +31,7 @@ from symverify.scripts.protocol import Decided, Instance, ProofResult, each, scr
 
 TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3, N' = O(w/d), d' = d)"
 SHARDABLE = True  # one group of instances per case, independent of the others
+COST = 12  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 KEYS = ("depth", "width", "size", "layers", "inner_n", "inner_d", "N_k", "params", "nonzero_params", "L_over_delta_log2_w",
         "inner_n_over_w", "layers_thm", "layers_c21", "linear_stages", "mul_stages")

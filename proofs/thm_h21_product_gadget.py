@@ -65,6 +65,7 @@ from symverify.scripts.protocol import ProofResult, each, script_main
 
 TITLE = "Theorem H.21 product gadget (M1, M2): v1 ↦ (v1 + c)·(v2 + c), v3 ↦ v3 + c for all inputs and constants, in 2 layers"
 SHARDABLE = True  # one instance per shape, independent of the others
+COST = 10  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 PRODUCT_LAYERS = 2
 """The stated constant: a multiplicative stage is 2 layers (``M1``, ``M2``)."""

@@ -34,6 +34,7 @@ from symverify.scripts.protocol import Instance, ProofResult, each, script_main,
 TITLE = "Theorem H.21 on a grid (layered circuits of cut width w and depth Δ, compiled and proved by certificate)"
 SHARDABLE = True  # one instance per grid point
 SWEEP = True  # symverify sweep thm_h21 --widths … --depths … --seeds …
+COST = 14  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 COMPILERS = ("kaleidoscope", "dense")
 QUICK: dict[str, Any] = {"widths": [8, 16], "depths": [2, 4], "seeds": [0, 1], "compilers": list(COMPILERS)}

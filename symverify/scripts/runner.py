@@ -7,9 +7,10 @@ not repeat a built-in one). Each script runs in its own Python process (``python
 symverify.proofs.NAME --json TMP``, or ``python DIR/NAME.py ...``), so a crash, even a FLINT abort,
 fails one row and the run goes on.
 
-``jobs > 1`` runs up to that many processes at once: scripts side by side, and a script that
-declares ``SHARDABLE = True`` split into ``jobs`` shards (``--shard k/jobs``) whose instances are
-merged back into exactly the order of a one-process run, so the results do not depend on ``jobs``.
+``jobs > 1`` runs up to that many processes at once: scripts side by side, the costliest first,
+and a script that declares ``SHARDABLE = True`` split into shards (``--shard k/K``) when it alone
+would take more than its share of the run (:func:`plan`); the shards' instances are merged back
+into exactly the order of a one-process run, so the results do not depend on ``jobs``.
 Each process is a :class:`~symverify.scripts.tasks.Task`; the Dask backend
 (:mod:`symverify.scripts.dask_backend`) runs the same tasks, one per case, on a cluster, and
 merges them with :func:`merge`.
@@ -28,6 +29,7 @@ from __future__ import annotations
 import ast
 import difflib
 import json
+import math
 import re
 import sys
 import threading
@@ -55,6 +57,7 @@ __all__ = [
     "available",
     "script_title",
     "select",
+    "plan",
     "sweep_script",
     "merge",
     "run_scripts",
@@ -70,7 +73,8 @@ class Script:
     """A proof script: its name, file, where it comes from (``builtin``, or the user's directory:
     as given when relative, else its last component), its ``TITLE``, whether it may be split
     into shards or cases, and whether it is a sweep (``SWEEP = True``: its cases come from the grid
-    of ``symverify sweep``)."""
+    of ``symverify sweep``), and its ``COST``: the CPU seconds of its full tier as measured, which
+    orders and splits the work of a parallel run (:func:`plan`) and changes nothing else."""
 
     name: str
     path: Path
@@ -78,6 +82,7 @@ class Script:
     title: str = ""
     shardable: bool = False
     sweep: bool = False
+    cost: float | None = None
 
     def task(self, quick: bool, *, shard: tuple[int, int] | None = None, cases: Sequence[int] | None = None,
              count: bool = False, timeout: float | None = None, env: Mapping[str, str] | None = None,
@@ -102,18 +107,25 @@ def builtin_dir() -> Path:
 
 
 def _constants(path: Path) -> dict[str, object]:
-    """``TITLE``, ``SHARDABLE`` and ``SWEEP`` read without importing the script ({} when unreadable)."""
+    """``TITLE``, ``SHARDABLE``, ``SWEEP`` and ``COST`` read without importing the script ({} when unreadable)."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
         return {}
     out: dict[str, object] = {}
     for node in tree.body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
-                if isinstance(t, ast.Name) and t.id in ("TITLE", "SHARDABLE", "SWEEP"):
+                if not isinstance(t, ast.Name):
+                    continue
+                if t.id in ("TITLE", "SHARDABLE", "SWEEP") and isinstance(node.value, ast.Constant):
                     out[t.id] = node.value.value
+                elif t.id == "COST":  # a literal (-1.5 is an expression to ast); anything else is its text
+                    try:
+                        out[t.id] = ast.literal_eval(node.value)
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        out[t.id] = ast.unparse(node.value)[:40]
     return out
 
 
@@ -138,8 +150,52 @@ def discover(directory: str | Path, source: str | None = None) -> dict[str, Scri
         consts = _constants(p)
         title = consts.get("TITLE", "")
         out[p.stem] = Script(p.stem, p, source or _portable(d), title if isinstance(title, str) else "",
-                             consts.get("SHARDABLE") is True, consts.get("SWEEP") is True)
+                             consts.get("SHARDABLE") is True, consts.get("SWEEP") is True, _cost(p, consts.get("COST")))
     return out
+
+
+def _cost(path: Path, value: object) -> float | None:
+    """A script's ``COST`` (None when it declares none): a positive, finite number of seconds, else a
+    :class:`UsageError` naming the script (a typo would otherwise change nothing but the schedule)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise UsageError(f"{path}: COST: expected a positive number of CPU seconds (the full tier's, as measured, "
+                         f"written as a literal), found {value!r:.40}")
+    return float(value)
+
+
+def plan(scripts: Mapping[str, Script], names: Sequence[str], jobs: int) -> list[tuple[str, int]]:
+    """How a run of ``names`` on ``jobs`` processes is cut: ``(name, parts)`` in the order to start
+    them. Each process costs a start-up and its own cold caches, so a script is split only when it
+    alone would take more than its share of the run: a shardable script of cost ``c`` gets
+    ``min(jobs, ⌈c·jobs / Σ costs⌉)`` shards, every other script one process, and the processes
+    start costliest first (each part costs ``c / parts``; ties in the order of ``names``), so that
+    the longest ones do not start last (longest processing time first). One job runs ``names`` in
+    their order, one process each. A script without ``COST``
+    counts the mean of those that state one (1 when none does): ``jobs`` scripts of one directory,
+    or more, run one process each; fewer are split among the processes.
+
+    >>> s = {n: Script(n, Path(n), BUILTIN, shardable=True, cost=c) for n, c in (("a", 4), ("b", 5), ("c", 1))}
+    >>> plan(s, ["a", "b", "c"], 2)
+    [('b', 1), ('a', 1), ('c', 1)]
+    >>> plan(s, ["a", "b", "c"], 4), plan(s, ["c"], 3)
+    ([('b', 2), ('a', 2), ('c', 1)], [('c', 3)])
+    """
+    if jobs <= 1:
+        return [(n, 1) for n in names]
+    known = [c for c in (scripts[n].cost for n in names) if c is not None]
+    default = sum(known) / len(known) if known else 1.0
+    cost = {n: scripts[n].cost or default for n in names}
+    total = sum(cost.values())
+    cut = []
+    for n in names:
+        k = 1
+        if scripts[n].shardable:
+            k = max(1, min(jobs, math.ceil(cost[n] * jobs / total - 1e-9)))
+        cut.append((n, k))
+    order = sorted(range(len(cut)), key=lambda i: (-cost[cut[i][0]] / cut[i][1], i))
+    return [cut[i] for i in order]
 
 
 def _portable(d: Path) -> str:
@@ -517,13 +573,12 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
                          f"limit), found {timeout!r}")
     start = time.perf_counter()
     procs = Processes()
-    plan: list[tuple[str, Task]] = []
-    for name in names:
-        k = jobs if jobs > 1 and scripts[name].shardable else 1
-        plan.extend((name, scripts[name].task(quick, shard=(i, k) if k > 1 else None, timeout=timeout, env=env))
-                    for i in range(k))
+    tasks: list[tuple[str, Task]] = []
+    for name, k in plan(scripts, names, jobs):
+        tasks.extend((name, scripts[name].task(quick, shard=(i, k) if k > 1 else None, timeout=timeout, env=env))
+                     for i in range(k))
     parts: dict[str, list[Any]] = {name: [] for name in names}
-    expected = {name: sum(1 for n, _ in plan if n == name) for name in names}
+    expected = {name: sum(1 for n, _ in tasks if n == name) for name in names}
     started: set[str] = set()
     lock = threading.Lock()
     done: dict[str, ScriptOutcome] = {}
@@ -544,7 +599,7 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, quick: bool
         return name, {**part, "part": task.part()}
 
     pool = ThreadPoolExecutor(max_workers=jobs)
-    futures: set[Future[tuple[str, Any]]] = {pool.submit(run, n, t) for n, t in plan}
+    futures: set[Future[tuple[str, Any]]] = {pool.submit(run, n, t) for n, t in tasks}  # started in this order
     try:
         while futures:
             finished, futures = wait(futures, return_when=FIRST_COMPLETED)
