@@ -288,3 +288,31 @@ def test_a_smaller_target_is_padded_with_zeros_and_so_refuted() -> None:
     """The 2×2 swap is the 3×3 target with a zero row and column: the corner's (2, 2) = 1 differs."""
     check = verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[0, 1], [1, 0]])
     assert check.verdict is Verdict.REFUTED and check.first_difference == (2, 2, 1, 0)
+
+
+# ---- the defect: crashes on a 0-d array or a non-circuit -----------------------------------------
+
+
+@pytest.mark.parametrize("call, err, match", [
+    (lambda: verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), np.array(3)), IRError, r"target: expected a sequence of rows, found ndarray"),
+    (lambda: verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [np.array(1)] * 3), IRError, r"target row 0: expected a sequence of entries"),
+    (lambda: verify_permutation(permutation_to_kaleidoscope([1, 0, 2]), np.array(0)), IRError, r"permutation: expected a sequence of ints, found ndarray"),
+    (lambda: SparseMatrix.permutation(np.array(1)), IRError, r"permutation: expected a sequence of ints, found ndarray"),
+    (lambda: Circuit(1, 1, (), np.array(0)), IRError, r"circuit outputs: expected a sequence, found ndarray"),
+    (lambda: Circuit(1, 1, np.array(0), (0,)), IRError, r"circuit gates: expected a sequence, found ndarray"),
+    (lambda: Grid.from_rows(np.array(3)), IRError, r"rows: expected a sequence, found ndarray"),
+    (lambda: verify_circuit(permutation_to_kaleidoscope([1, 0, 2]), "x"), IRError, r"expected a linear Circuit to compare with, found str"),
+    (lambda: verify_circuit(permutation_to_kaleidoscope([1, 0, 2]), Model(3, 1, 3, 1, ())), IRError,
+     r"expected a linear Circuit to compare with, found Model"),
+])
+def test_a_zero_dimensional_array_or_a_non_circuit_is_refused_not_crashed(call: Any, err: type[Exception], match: str) -> None:
+    """A 0-d numpy array has ``__iter__`` and ``__len__`` (both raise ``TypeError``): it passed the
+    "is a sequence" test and crashed the reader; ``verify_circuit`` read ``num_inputs`` of anything."""
+    with pytest.raises(err, match=match):
+        call()
+
+
+def test_arrays_of_one_or_more_dimensions_are_still_read() -> None:
+    k = permutation_to_kaleidoscope([1, 0, 2])
+    assert verify_matrix(k, np.array(SWAP)).proved and verify_permutation(k, np.array([1, 0, 2])).proved
+    assert SparseMatrix.from_dense(np.zeros((0,))).rows == 0

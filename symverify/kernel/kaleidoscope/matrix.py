@@ -24,7 +24,7 @@ def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[i
     a dict gives its keys, so ``{0: 1, 1: 0}`` would read as the identity) and a length above
     :data:`symverify.ir.limits.MAX_CELLS` (:class:`~symverify.errors.LimitError`, before allocating).
     """
-    if isinstance(perm, (str, bytes, Mapping)) or not hasattr(perm, "__len__") or not hasattr(perm, "__getitem__"):
+    if unordered(perm, sized=True) or not hasattr(perm, "__getitem__"):
         hint = "; pass [m[i] for i in range(len(m))] for a mapping m" if isinstance(perm, Mapping) else ""
         raise IRError(f"{what}: expected a sequence of ints, found {type(perm).__name__}{hint}")
     n = len(perm)
