@@ -316,3 +316,30 @@ def test_arrays_of_one_or_more_dimensions_are_still_read() -> None:
     k = permutation_to_kaleidoscope([1, 0, 2])
     assert verify_matrix(k, np.array(SWAP)).proved and verify_permutation(k, np.array([1, 0, 2])).proved
     assert SparseMatrix.from_dense(np.zeros((0,))).rows == 0
+
+
+# ---- the defect: a modulus given as an int subclass ----------------------------------------------
+
+
+class _ModZero(int):
+    """An int whose ``x % self`` is 0: Python asks a subclass on the right first."""
+
+    def __rmod__(self, other: object) -> int:
+        return 0
+
+
+def test_the_torch_engine_reads_a_modulus_at_its_value() -> None:
+    """``modular_eval(c, x, p)`` with ``p`` an int subclass reduced the constant 12 to 0 mod "7"
+    (and ``execute(..., backend='modular')`` a whole model to zeros): every ``x % p`` of the plans
+    asked the subclass. The modulus is checked and used as the plain int of its value."""
+    torch = pytest.importorskip("torch")
+    from symverify.executors import execute
+    from symverify.kernel.engines.modular import modular_eval
+    from symverify.kernel.engines.torch_modular import check_prime
+
+    c = Circuit(1, 2, (Gate.mul(0, 1), Gate.const(12)), (2, 3))
+    x = torch.tensor([[[5, 6]]])
+    assert modular_eval(c, x, _ModZero(7)).tolist() == modular_eval(c, x, 7).tolist() == [[[2, 5]]]
+    m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.full(1, 1, 10), h=Grid.zeros(2, 1).paint(0, 1, 0, 1, 1), b2=Grid.full(2, 1, 11)),))
+    assert execute(m, [[5], [6]], backend="modular", p=_ModZero(7)).tolist() == [[2], [5]]
+    assert type(check_prime(_ModZero(7))) is int
