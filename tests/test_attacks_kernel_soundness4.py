@@ -19,6 +19,13 @@ garbage-free check (``bool("no")`` is True) and answered ``refuted`` for a corre
 kaleidoscope writes outside it; ``garbage_free=0`` skipped the check a factorization claims. It
 takes True, False or None now (else :class:`~symverify.errors.UsageError`), as ``Factorization``.
 
+**Crashes and misread arguments.** A 0-d numpy array passed the IR's "is a sequence" test
+(:func:`~symverify.kernel.ir.scalar.unordered`), so ``verify_matrix``, ``verify_permutation``,
+``Circuit`` and ``Grid.from_rows`` raised ``TypeError``; ``verify_circuit`` read ``num_inputs`` of
+anything (``AttributeError``); ``modular_eval`` and ``execute(..., backend="modular")`` used a
+modulus given as an ``int`` subclass as that object, whose ``__rmod__`` answered every ``x % p``
+(wrong residues, no error). Each is now an :class:`~symverify.errors.IRError`, or the plain value.
+
 Further attacks kept as regression tests (each already answered correctly): weights whose
 denominator is a prime either engine may draw (``2^31 − 1``, a random-range 31-bit prime,
 ``2^61 − 1``) in every grid position and in a circuit; weights congruent to another modulo those
@@ -26,7 +33,8 @@ primes (``p + 1`` against 1, ``−p + 1``); symbolic weights whose degree in the
 the degree in the inputs, against the exact degree of the difference and the stated bound; a
 degree beyond the torch engine's range; cyclic against causal convolutions with and without
 padding; every kind of ``error_bound`` (vacuous, tiny, a float, a string, NaN, 0, 1, negative,
-above 1) and ``trials``; and malformed ``verify_matrix`` targets.
+above 1) and ``trials``; malformed ``verify_matrix`` targets; and fragments whose layers read
+cells outside the entry interface or write cells outside the exit interface.
 """
 
 from __future__ import annotations
@@ -343,3 +351,37 @@ def test_the_torch_engine_reads_a_modulus_at_its_value() -> None:
     m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.full(1, 1, 10), h=Grid.zeros(2, 1).paint(0, 1, 0, 1, 1), b2=Grid.full(2, 1, 11)),))
     assert execute(m, [[5], [6]], backend="modular", p=_ModZero(7)).tolist() == [[2], [5]]
     assert type(check_prime(_ModZero(7))) is int
+
+
+# ---- regression: fragments whose interfaces do not cover what the layers read or write -----------
+
+
+def _fragment(entry: set[tuple[int, int]], exit: set[tuple[int, int]], outputs: Any, name: str) -> Any:
+    """One causal layer on a 2×1 state, ``y = u ⊙ (lag-1 shift of u)``: ``y[0] = 0``, ``y[1] = u0·u1``;
+    the spec's exit cells are ``outputs(builder)``."""
+    from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder
+
+    layer = Layer.make(2, 1, W=Grid.identity(1), h=Grid.zeros(2, 1).paint(1, 2, 0, 1, 1))
+
+    def build() -> Spec:
+        sb = SpecBuilder(2, 1)
+        return Spec(sb.circuit(outputs(sb), name))
+
+    return Fragment(name, 2, 1, (layer,), frozenset(entry), frozenset(exit), {}, build)
+
+
+def test_fragments_are_proved_only_for_what_their_layers_do_on_clean_inputs() -> None:
+    from symverify.kernel.provers.fragment import prove_fragment
+
+    both = {(0, 0), (1, 0)}
+    honest = prove_fragment(_fragment(both, {(1, 0)}, lambda sb: {(1, 0): sb.mul(sb.cell(0, 0), sb.cell(1, 0))}, "honest"))
+    assert honest.verdict is Verdict.PROVED and honest.exact is True
+    # the layer reads (0, 0), outside the entry: it is 0 on clean inputs, so the output is 0
+    assert prove_fragment(_fragment({(1, 0)}, {(1, 0)}, lambda sb: {}, "masked")).verdict is Verdict.PROVED
+    false = prove_fragment(_fragment({(1, 0)}, {(1, 0)}, lambda sb: {(1, 0): sb.mul(sb.cell(1, 0), sb.cell(1, 0))}, "false"))
+    assert false.verdict is Verdict.REFUTED and not false.compositional
+    # the layer writes (1, 0), outside the exit: the claim "0 there" is false
+    outside = prove_fragment(_fragment(both, {(0, 0)}, lambda sb: {}, "writes outside"))
+    assert outside.verdict is Verdict.REFUTED and "cell (1, 0) differs" in outside.failure
+    with pytest.raises(IRError, match=r"the spec reads cells \(0, 0\) outside the entry interface"):
+        prove_fragment(_fragment({(1, 0)}, {(1, 0)}, lambda sb: {(1, 0): sb.mul(sb.cell(0, 0), sb.cell(1, 0))}, "reads"))
