@@ -33,6 +33,7 @@ from symverify.kernel.engines.plan import LayerPlan, ModelPlan
 from symverify.kernel.engines.states import TorchStates
 from symverify.kernel.engines.states import gather as _gather
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import plain_int
 from symverify.kernel.primes import is_prime
 from symverify.kernel.semantics import layer as loop
 from symverify.kernel.semantics.straightline import eval_mod_lanes, program
@@ -47,7 +48,10 @@ MAX_CONTRACTION = 2**20  # K above which limb partial sums could reach 2^53
 
 
 def check_prime(p: object) -> int:
-    """Validate the modulus: a prime with ``p < 2^31`` (so products of residues fit in int64)."""
+    """Validate the modulus: a prime with ``p < 2^31`` (so products of residues fit in int64),
+    returned as a plain ``int`` (an ``int`` subclass is read as the int of its value: its ``__rmod__``
+    would answer every ``x % p`` of the plans and the rings)."""
+    p = plain_int(p)
     if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not _is_prime(p):
         raise IRError(f"modulus p: expected a prime 2 ≤ p < 2^31 (e.g. 2147483647 = 2^31 − 1), found {p!r}")
     return p

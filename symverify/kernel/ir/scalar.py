@@ -431,7 +431,8 @@ def unordered(x: object, *, sized: bool = False) -> bool:
     """Whether ``x`` cannot be read as an ordered sequence of entries: a mapping (iterating it gives
     its keys: ``{0: 1, 1: 0}`` would read as ``[0, 1]``), a set (no order), a str or bytes (its
     characters), or no iterable at all (with ``sized``, also no length: a generator, which a check
-    would use up). The one test behind every "expected a sequence" refusal of the IR and its builders."""
-    if isinstance(x, (Mapping, AbstractSet, str, bytes)) or not hasattr(x, "__iter__"):
+    would use up), and a 0-d array (numpy's has ``__iter__`` and ``__len__``, both raising
+    ``TypeError``). The one test behind every "expected a sequence" refusal of the IR and its builders."""
+    if isinstance(x, (Mapping, AbstractSet, str, bytes)) or not hasattr(x, "__iter__") or getattr(x, "ndim", None) == 0:
         return True
     return sized and not hasattr(x, "__len__")

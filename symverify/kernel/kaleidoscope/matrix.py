@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_zero, unordered
+from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_zero, plain_fields, plain_int, unordered
 
 __all__ = ["SparseMatrix", "check_permutation"]
 
@@ -24,7 +24,7 @@ def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[i
     a dict gives its keys, so ``{0: 1, 1: 0}`` would read as the identity) and a length above
     :data:`symverify.ir.limits.MAX_CELLS` (:class:`~symverify.errors.LimitError`, before allocating).
     """
-    if isinstance(perm, (str, bytes, Mapping)) or not hasattr(perm, "__len__") or not hasattr(perm, "__getitem__"):
+    if unordered(perm, sized=True) or not hasattr(perm, "__getitem__"):
         hint = "; pass [m[i] for i in range(len(m))] for a mapping m" if isinstance(perm, Mapping) else ""
         raise IRError(f"{what}: expected a sequence of ints, found {type(perm).__name__}{hint}")
     n = len(perm)
@@ -43,7 +43,7 @@ def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[i
 
 
 
-def _index(x: object) -> bool:
+def _index(x: object) -> TypeGuard[int]:
     """``x`` is an ``int`` (not a ``bool``) ``≥ 0``."""
     return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
@@ -52,7 +52,9 @@ def _index(x: object) -> bool:
 class SparseMatrix:
     """A ``rows × cols`` matrix given by its nonzero entries ``(i, j, value)``, sorted by ``(i, j)``.
 
-    Zero values are dropped on construction; a repeated position is an error.
+    Zero values are dropped on construction; a repeated position is an error. Sizes and positions
+    given as an ``int`` subclass are stored as the plain ``int`` of their value (:func:`plain_int`), so
+    the bounds checks, the comparison and the hash all read that value.
 
     >>> m = SparseMatrix.from_dense([[0, 2], [1, 0]])
     >>> m.entries, m.nnz
@@ -69,6 +71,7 @@ class SparseMatrix:
         return f"SparseMatrix({self.rows}×{self.cols}, nnz={len(self.entries)}, entries={safe_repr(self.entries, 160)})"
 
     def __post_init__(self) -> None:
+        plain_fields(self, "rows", "cols")  # an int subclass could answer the bounds checks otherwise than its value
         for name in ("rows", "cols"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
@@ -79,7 +82,7 @@ class SparseMatrix:
         for k, e in enumerate(self.entries):
             if not isinstance(e, (tuple, list)) or len(e) != 3:
                 raise IRError(f"sparse matrix entry {k}: expected (row, col, value), found {e!r:.80}")
-            i, j, v = e
+            i, j, v = plain_int(e[0]), plain_int(e[1]), e[2]  # positions stored, compared and hashed by their value
             if not (_index(i) and _index(j) and 0 <= i < self.rows and 0 <= j < self.cols):
                 raise ShapeError(f"sparse matrix entry {k}: position ({i!r}, {j!r}) is outside {self.rows}×{self.cols}")
             if (i, j) in clean:

@@ -21,14 +21,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Union
 
-from symverify.errors import ShapeError
+from symverify.errors import IRError, ShapeError, UsageError
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import Scalar, as_scalar, show_scalar
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_bool, show_scalar
 from symverify.kernel.kaleidoscope.apply import materialize
 from symverify.kernel.kaleidoscope.circuits import circuit_matrix
 from symverify.kernel.kaleidoscope.factorization import Factorization
-from symverify.kernel.kaleidoscope.matrix import SparseMatrix
+from symverify.kernel.kaleidoscope.matrix import SparseMatrix, check_permutation
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.counterexample import confirm, search
 from symverify.kernel.provers.options import Options
@@ -116,7 +116,8 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     each a sequence of entries in order (a row that is a mapping, a set, a str or a generator is an
     :class:`IRError`: it has no row order to read).
 
-    ``garbage_free`` (default: the factorization's claim, else False) also requires
+    ``garbage_free`` (True, False or None: the factorization's claim, else False; anything else is
+    a :class:`~symverify.errors.UsageError`, never read by its truth value) also requires
     ``E·(x, 0) = (target·x, 0)``, the property that lets pieces be chained without projectors
     (:func:`~symverify.kaleidoscope.linear.chain`).
 
@@ -126,6 +127,9 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
     'refuted (exact-matrix): n=3 N=4 w=1; entry (0, 0) is 0, expected 1'
     """
+    if garbage_free is not None and not is_bool(garbage_free):  # bool('no') is True, bool(0) False: no guessing
+        raise UsageError(f"kaleidoscope check garbage_free: expected True, False or None (the factorization's claim), "
+                         f"found {type(garbage_free).__name__} {garbage_free!r:.40}")
     if isinstance(obj, Factorization):
         garbage_free = obj.garbage_free if garbage_free is None else garbage_free
     k = _kaleidoscope(obj)
@@ -148,6 +152,8 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
 def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
     """Decide that the kaleidoscope computes the linear circuit ``c`` (its exact matrix)."""
     k = _kaleidoscope(obj)
+    if not isinstance(c, Circuit):
+        raise IRError(f"kaleidoscope check: expected a linear Circuit to compare with, found {type(c).__name__}")
     if k.n != c.num_inputs:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the circuit has n·d = {c.num_inputs} inputs")
     return verify_matrix(obj, circuit_matrix(c), garbage_free=garbage_free)
@@ -157,7 +163,8 @@ def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *
     """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``; ``perm`` must have length
     ``n`` (a shorter one padded with zero rows would not be a permutation of ``0 … n−1``)."""
     k = _kaleidoscope(obj)
-    if hasattr(perm, "__len__") and len(perm) != k.n:
+    perm = check_permutation(perm)  # a sequence of ints first (a 0-d array has a len() that raises)
+    if len(perm) != k.n:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the permutation has length {len(perm)}")
     return verify_matrix(obj, SparseMatrix.permutation(perm), garbage_free=garbage_free)
 
