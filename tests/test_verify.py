@@ -267,6 +267,10 @@ def test_bad_arguments():
         verify(SQUARE_C, [[1, 2]])
     with pytest.raises(IRError, match="neither side is a model"):
         verify(SQUARE_C, SQUARE_C, certificate=QUARTIC_CERT)
+    # two models: auto compared them by another method and never read the certificate, without a word
+    for method in ("auto", "compositional"):
+        with pytest.raises(IRError, match="one side must be the circuit; found two models"):
+            verify(SQUARE_M, SQUARE_M, certificate=QUARTIC_CERT, method=method)
 
 
 def test_report_text_and_json():

@@ -314,8 +314,8 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
             ``randomized`` only (another method refuses it, like ``max_monomials`` and ``isolate``
             outside ``auto``, ``exact``, ``exact-sympy`` and ``compositional``).
         timeout: seconds; when it runs out the verdict is ``unknown``.
-        certificate: a stage certificate for the model side (methods ``compositional`` and
-            ``auto``; another method refuses it: it would not be read).
+        certificate: a stage certificate for the model side of a circuit and a model (methods
+            ``compositional`` and ``auto``; another method, or two models, refuse it: it would not be read).
         backend: ``'flint'`` (default when installed) or ``'sympy'`` for exact expansion; for
             method ``randomized`` also ``'torch'`` (int64 mod fresh primes in ``[2^30, 2^31)``,
             batches of points) or ``'python'`` (Python ints mod primes ``≥ 2^61``) to force its
@@ -342,7 +342,8 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
 
     Raises:
         ShapeError: the sides have different shapes (both are named).
-        IRError: an argument is not a verifiable object, or a certificate is malformed.
+        IRError: an argument is not a verifiable object, or a certificate is malformed or has no
+            circuit and model to go with.
         LimitError: a side has more inputs than ``MAX_INPUTS`` or a model state of more cells than
             ``MAX_CELLS`` (:mod:`symverify.ir.limits`).
         UsageError: an unknown method, backend or ``numeric`` value, a budget the method never

@@ -269,8 +269,12 @@ def _reshape(side: Side, other: Side) -> Side:
 
 
 def _attach(a: Side, b: Side, certificate: Certificate) -> tuple[Side, Side]:
-    """Attach ``certificate`` to the model side (the right one when both are models)."""
+    """Attach ``certificate`` to the model side. Two models are refused: a certificate places a
+    circuit's node values in a model's cells, so with no circuit side no method would read it."""
     match a, b:
+        case (ModelSide(), ModelSide()):
+            raise IRError("verify certificate=: a stage certificate places a circuit's values in a model, so one side "
+                          "must be the circuit; found two models (no method would read it)")
         case (_, ModelSide() as m):
             return a, replace(m, certificate=certificate)
         case (ModelSide() as m, _):
