@@ -583,3 +583,31 @@ def test_forged_certificates_through_dask_are_not_proved():
                 assert rep.verdict is not PROVED, f"FALSE PROOF (dask): {what}, {how}"
                 if rep.verdict is REFUTED:
                     _recheck(c, bad, rep)
+
+
+def test_boundaries_whose_layers_decrease_are_refused_where_made_and_where_read(tmp_path):
+    """A certificate file whose boundary layers went back (0, 4, 2, 4) was read without a word, and
+    ``symverify info`` showed it as fine; only verify refused it (as it still refuses such an object
+    made in memory: test_malformed_forgeries_raise_a_clear_error)."""
+    import json
+
+    from symverify.ir.serialize import dumps, load_file
+    from symverify.kernel.ir.certificate import Boundary, Certificate
+
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][0]], n=1, d=1)
+    cert = sv.compile(c).certificate
+    layers = [b.layer for b in cert.boundaries]
+    assert layers == sorted(layers) and len(set(layers)) > 2, layers
+    data = json.loads(dumps(cert))
+    k = next(i for i in range(1, len(layers)) if layers[i] > layers[i - 1])
+    data["boundaries"][k]["layer"] = layers[k - 1] - 1 if layers[k - 1] else 0
+    data["boundaries"][k - 1]["layer"] = layers[k]
+    path = tmp_path / "cert.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(SerializationError, match=rf"certificate boundaries\[{k}\]\.layer: expected a layer ≥ {layers[k]} "
+                                                 r"\(that of boundaries\[\d+\]: layers never decrease\), found"):
+        load_file(path)
+    data["boundaries"][k]["layer"] = data["boundaries"][k - 1]["layer"]  # equal layers stay allowed
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert [b.layer for b in load_file(path).boundaries][k - 1:k + 1] == [layers[k]] * 2
+    assert "label 'input'" in repr(Certificate((Boundary(0, (), "input"), Boundary(2, ()))))

@@ -15,7 +15,9 @@ Rules: the first boundary is at layer 0 and lists exactly the embedded input (no
 Construction checks the types (rows, columns, node ids and layers are non-negative ints, never
 bools; coefficients are exact scalars; ``meta`` is text → text with distinct keys) and raises
 :class:`~symverify.errors.IRError`; :meth:`Certificate.from_json` checks every field of the JSON
-form and raises :class:`~symverify.errors.SerializationError` naming it.
+form (layers in non-decreasing order too: a file that breaks that rule is refused when read, while
+an object made in memory reaches the checker, which refuses it) and raises
+:class:`~symverify.errors.SerializationError` naming it.
 """
 
 from __future__ import annotations
@@ -183,7 +185,8 @@ class Certificate:
         """A short summary (stages, cells, first and last labels); the full form is ``to_json``."""
         cells = sum(len(b.cells) for b in self.boundaries)
         labels = [b.label for b in self.boundaries if b.label]
-        span = f", labels {short_name(labels[0])} … {short_name(labels[-1])}" if labels else ""
+        span = ("" if not labels else f", label {short_name(labels[0])}" if len(labels) == 1
+                else f", labels {short_name(labels[0])} … {short_name(labels[-1])}")
         return f"Certificate({self.num_stages} stages, {len(self.boundaries)} boundaries, {cells} cells{span})"
 
     def _repr_html_(self) -> str:
@@ -264,6 +267,9 @@ class Certificate:
                 raise SerializationError(f"{where}: expected {{'layer': int, 'cells': [...]}}, found {_kind(b)} {safe_repr(b)}")
             _obj(b, where, ("layer", "cells"), ("label",))
             layer = _int(b["layer"], f"{where}.layer")
+            if out and layer < out[-1].layer:
+                raise SerializationError(f"{where}.layer: expected a layer ≥ {out[-1].layer} (that of boundaries[{k - 1}]: "
+                                         f"layers never decrease), found {layer}")
             label = _text(b["label"], f"{where}.label") if "label" in b else ""
             cells = []
             for j, c in enumerate(_list(b["cells"], f"{where}.cells")):
