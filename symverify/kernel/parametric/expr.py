@@ -165,7 +165,9 @@ class IExpr:
         raise ParametricError(f"-{self}: index expressions are unsigned; write a subtraction a - b")
 
     def eval(self, env: Mapping[str, int]) -> int:
-        """The value at the variable assignment ``env``; :class:`ParametricError` where undefined."""
+        """The value at the variable assignment ``env``; :class:`ParametricError` where undefined.
+        Each node is evaluated once (by identity), so the cost is linear in the nodes held in
+        memory however often a subexpression is shared."""
         return _eval_i(self, env)
 
 
@@ -255,6 +257,7 @@ class Cond:
                               "evaluate one with .eval(env)")
 
     def eval(self, env: Mapping[str, int]) -> bool:
+        """The truth value at ``env`` (short-circuit), each node evaluated once (:meth:`IExpr.eval`)."""
         return _eval_c(self, env)
 
 
@@ -616,7 +619,10 @@ def where(cond: Cond, a: object, b: object = 0) -> Value:
 # ---- concrete evaluation -------------------------------------------------------------------------
 
 
-def _eval_i(e: IExpr, env: Mapping[str, int]) -> int:
+def _eval_i(e: IExpr, env: Mapping[str, int], memo: dict[int, object] | None = None) -> int:
+    """``e`` at ``env``; ``memo`` holds the value of every node already evaluated in this walk, by
+    identity, so a subexpression shared ``k`` times is evaluated once: the walk is linear in the
+    nodes held in memory (``e = e & e`` forty times is 41 of them), not in their uses (``2^40``)."""
     if isinstance(e, Lit):
         return e.value
     if isinstance(e, Var):
@@ -624,11 +630,18 @@ def _eval_i(e: IExpr, env: Mapping[str, int]) -> int:
             return env[e.name]
         except KeyError:
             raise ParametricError(f"index variable {e.name!r} has no value (known: {sorted(env)})") from None
+    if memo is None:
+        memo = {}
+    hit = memo.get(id(e))
+    if hit is not None:
+        return hit  # type: ignore[return-value]
     if isinstance(e, Ite):
-        return _eval_i(e.a, env) if _eval_c(e.cond, env) else _eval_i(e.b, env)
+        r = _eval_i(e.a, env, memo) if _eval_c(e.cond, env, memo) else _eval_i(e.b, env, memo)
+        memo[id(e)] = r
+        return r
     if not isinstance(e, Bin):
         raise ParametricError(f"index expression: unknown node {type(e).__name__}")
-    a, b = _eval_i(e.a, env), _eval_i(e.b, env)
+    a, b = _eval_i(e.a, env, memo), _eval_i(e.b, env, memo)
     op = e.op
 
     def bad(why: str) -> ParametricError:
@@ -658,25 +671,36 @@ def _eval_i(e: IExpr, env: Mapping[str, int]) -> int:
         r = a // b if op == "//" else a % b
     if r >= _TOP:
         raise bad(f"overflow of the {WIDTH}-bit width ({r})")
+    memo[id(e)] = r
     return r
 
 
-def _eval_c(c: Cond, env: Mapping[str, int]) -> bool:
+def _eval_c(c: Cond, env: Mapping[str, int], memo: dict[int, object] | None = None) -> bool:
+    """``c`` at ``env`` (short-circuit ``and``/``or``), each node evaluated once per walk (:func:`_eval_i`)."""
+    if memo is None:
+        memo = {}
+    hit = memo.get(id(c))
+    if hit is not None:
+        return hit  # type: ignore[return-value]
     if isinstance(c, Cmp):
-        a, b = _eval_i(c.a, env), _eval_i(c.b, env)
-        return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b}[c.op]
-    if isinstance(c, BoolOp):
+        a, b = _eval_i(c.a, env, memo), _eval_i(c.b, env, memo)
+        r = {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b}[c.op]
+    elif isinstance(c, BoolOp):
         if c.op == "and":
-            return all(_eval_c(x, env) for x in c.items)
-        return any(_eval_c(x, env) for x in c.items)
-    if isinstance(c, Not):
-        return not _eval_c(c.c, env)
-    if isinstance(c, Pred):
+            r = all(_eval_c(x, env, memo) for x in c.items)
+        else:
+            r = any(_eval_c(x, env, memo) for x in c.items)
+    elif isinstance(c, Not):
+        r = not _eval_c(c.c, env, memo)
+    elif isinstance(c, Pred):
         fn = _PREDICATES.get().get(c.name)
         if fn is None:
             raise ParametricError(f"predicate {c.name} has no value (give it as instantiate(..., placement={{...}}))")
-        return call_predicate(c.name, fn, tuple(_eval_i(x, env) for x in c.idx))
-    raise ParametricError(f"condition: unknown node {type(c).__name__}")
+        r = call_predicate(c.name, fn, tuple(_eval_i(x, env, memo) for x in c.idx))
+    else:
+        raise ParametricError(f"condition: unknown node {type(c).__name__}")
+    memo[id(c)] = r
+    return r
 
 
 # ---- substitution and variables ----------------------------------------------------------------

@@ -691,7 +691,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         with expansion_budget(lambda: time.perf_counter() > deadline):  # the building of the terms is inside the budget too
             return _decide(g, z3, names, bounds, shown, t0, deadline)
     except (_EncodingTimeoutError, ExpansionLimitError) as e:
-        why = f"timeout while encoding the statement for z3 ({e})" if isinstance(e, _EncodingTimeoutError) else str(e)
+        why = (f"timeout: {e}" if isinstance(e, _DeadlineError) else f"timeout while encoding the statement for z3 ({e})"
+               if isinstance(e, _EncodingTimeoutError) else str(e))
         return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=why, seconds=time.perf_counter() - t0))
 
 
@@ -728,6 +729,10 @@ class _EncodingTimeoutError(Exception):
     """The budget ran out while the statement was being built (before or between z3 queries)."""
 
 
+class _DeadlineError(_EncodingTimeoutError):
+    """The budget ran out before a z3 query was started: none is (the verdict is unknown)."""
+
+
 def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int, int]], shown: str, t0: float,
             deadline: float) -> ForallResult:
     """:func:`prove_forall` once its arguments are checked: the definedness checks, then the
@@ -761,8 +766,12 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         cell = [enc.le(enc.const(0), v["i"]), enc.le(enc.const(0), v["q"]), enc.lt(v["i"], nn), enc.lt(v["q"], dd)]
 
         def solver(base: list[Any] = base, kind: type[_Enc] = kind, tactic: bool = True) -> Any:
-            # one budget for all queries together: each gets the time left (at least 1 ms)
-            ms = max(1, int((deadline - time.perf_counter()) * 1000))
+            # one budget for all queries together: each gets the time left; none is started once the
+            # deadline has passed (the verdict is then unknown, never a query cut to nothing)
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise _DeadlineError("the time budget ran out before the next z3 query")
+            ms = max(1, int(left * 1000))
             s: Any
             if tactic and kind is _Enc and BV_TACTIC and (not has_preds or "ackermannize_bv" in BV_TACTIC):
                 # bit-vectors (predicates ackermannized): simplify, then bit-blast to SAT (faster
@@ -813,6 +822,8 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             checks.append((z3.And(okg, z3.Implies(gz, z3.And(okc, cz))), o.what))
         hyp, ok_assume = _assumptions(enc, g, out + spec, nn, dd) if has_preds else ([], z3.BoolVal(True))
         checks.append((ok_assume, f"assume {g.assume}"))
+        if enc.unfit and not last:  # a literal does not fit this width: its queries would read it as 0
+            continue
         if has_preds:
             s = solver()
             s.add(*cell, *hyp)
@@ -938,6 +949,8 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         if r == z3.unsat:
             continue
         for n_q, (rows, cols) in enumerate(((16, 4), (128, 128))):
+            if time.perf_counter() >= deadline:  # no query after the deadline: the witness in hand, if any
+                break
             s_small, r_small = query(within(rows, cols), f"identity{n_q + 1}")
             if r_small == z3.sat:
                 return refuted(s_small.model())
