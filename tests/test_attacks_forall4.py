@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symverify as sv
-from symverify.kernel.parametric.expr import predicates
+from symverify.kernel.parametric.concrete import spec_at
+from symverify.kernel.parametric.expr import VIf, VSum, predicates
 from symverify.parametric import (
     Gadget,
     Param,
@@ -33,6 +34,46 @@ from symverify.parametric import (
 
 i, q, N, d, s, k = (var(x) for x in "iqNdsk")
 _COPY = (PLayer(b1=1, h=(tap(0),), mode="causal"),)
+
+
+# ---- false proofs ------------------------------------------------------------------------------------
+_EMPTY = VSum(())  # the empty sum: the constant 0 (no public builder makes one; the kernel's classes do)
+
+
+@pytest.mark.parametrize("field", ["spec", "b1", "tap"])
+def test_a_condition_over_two_empty_sums_is_checked_for_definedness(field: str) -> None:
+    """``VIf(c, VSum(()), VSum(()))`` had no term at all for the definedness check (the empty sum has
+    none), so ``c`` was never encoded: with ``c = (i − 1 < N)``, undefined at row 0, the gadget was
+    "proved for all N" while ``instantiate`` and ``spec_at`` raise at row 0 (the concrete
+    interpretation evaluates ``c`` at every cell)."""
+    bad = VIf(lt(i - 1, N), _EMPTY, _EMPTY)
+    spec: object = bad if field == "spec" else inp(i, q)
+    b1: object = bad if field == "b1" else 1
+    # a tap reads the channel only: its condition is undefined at channel 0
+    h = (tap(0), tap(0, VIf(lt(q - 1, N), _EMPTY, _EMPTY))) if field == "tap" else (tap(0),)
+    g = Gadget("g", (Param("N", 1, 10),), N, 1, (PLayer(b1=b1, h=h, mode="causal"),), spec)
+    with pytest.raises(ParametricError, match=r"undefined or out of range at .*'i': 0|undefined or out of range at .*'q': 0"):
+        sv.prove_forall(g)
+    with pytest.raises(ParametricError, match="subtraction below 0"):
+        if field == "spec":
+            spec_at(g, {"N": 3}, 0, 0, lambda r, c: 1)
+        else:
+            instantiate(g, {"N": 3})
+
+
+def test_an_empty_sum_defined_everywhere_is_still_proved() -> None:
+    g = Gadget("g", (Param("N", 1, 10),), N, 1, _COPY, inp(i, q) + VIf(lt(i, N), _EMPTY, _EMPTY))
+    assert sv.prove_forall(g).proved
+
+
+def test_a_care_that_excludes_whole_sizes_is_printed_with_the_verdict() -> None:
+    """``care = N < 5`` claims nothing at ``N ≥ 5`` (every cell there is free), yet the verdict read
+    "proved for all N ∈ [1, 2^40]" — of a gadget whose output is twice its spec at every size from 5 up.
+    The cells claimed are now part of the printed statement, as ``where`` is."""
+    g = Gadget("g", (Param("N", 1, 2**40),), N, 1, _COPY, where(lt(N, 5), inp(i, q), 2 * inp(i, q)), care=lt(N, 5))
+    r = sv.prove_forall(g)
+    assert r.proved and r.ranges.endswith("at the cells where N < 5") and "at the cells where N < 5" in str(r), r
+    assert sv.prove_forall(Gadget("g", (Param("N", 1, 2**40),), N, 1, _COPY, inp(i, q))).ranges == "N ∈ [1, 2^40]"
 
 
 # ---- the deadline --------------------------------------------------------------------------------------

@@ -687,6 +687,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     shown = ", ".join(f"{n} ∈ [{_num(lo)}, {_num(hi)}]" for n, (lo, hi) in bounds.items())
     if str(g.where) != "true":
         shown += f", {g.where}"
+    if str(g.care) != "true":  # the claim is about these cells only: a care false at a whole size claims nothing there
+        shown += f", at the cells where {g.care}"
     try:
         with expansion_budget(lambda: time.perf_counter() > deadline):  # the building of the terms is inside the budget too
             return _decide(g, z3, names, bounds, shown, t0, deadline)
