@@ -21,6 +21,7 @@ from symverify.parametric import (
     ParametricError,
     PLayer,
     eq,
+    fam,
     ge,
     inp,
     instantiate,
@@ -74,6 +75,23 @@ def test_a_care_that_excludes_whole_sizes_is_printed_with_the_verdict() -> None:
     r = sv.prove_forall(g)
     assert r.proved and r.ranges.endswith("at the cells where N < 5") and "at the cells where N < 5" in str(r), r
     assert sv.prove_forall(Gadget("g", (Param("N", 1, 2**40),), N, 1, _COPY, inp(i, q))).ranges == "N ∈ [1, 2^40]"
+
+
+# ---- crashes -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", ["xor", "and", "shift"])
+def test_a_family_size_outside_the_linear_fragment_is_decided(size: str) -> None:
+    """The choice of the integer (linear) encoding looked at every index expression but the families'
+    declared sizes, which the range obligations read: ``families={"B": (N ^ 0,)}`` escaped as the
+    prover's internal ``_NotLinearError`` (no verdict, no ``SymverifyError``)."""
+    n = {"xor": N ^ 0, "and": N & 15, "shift": N << s}[size]
+    ps = (Param("N", 1, 10), Param("s", 0, 3))
+    layers = (PLayer(b1=fam("B", i), h=(tap(0),), mode="causal"),)
+    assert sv.prove_forall(Gadget("g", ps, N, 1, layers, fam("B", i) * inp(i, q), families={"B": (n,)})).proved
+    wrong = Gadget("g", ps, N, 1, layers, fam("B", i) * inp(i, q) * 2, families={"B": (n,)})
+    assert sv.prove_forall(wrong).verdict is sv.Verdict.REFUTED
+    short = Gadget("g", ps, N, 1, layers, fam("B", i) * inp(i, q), families={"B": (n >> 1 if size != "shift" else N >> 1,)})
+    with pytest.raises(ParametricError, match=r"family index B\[i\] below its size"):
+        sv.prove_forall(short)
 
 
 # ---- the deadline --------------------------------------------------------------------------------------

@@ -373,9 +373,9 @@ def _linear_c(c: Cond) -> bool:
 
 
 def _is_linear(g: Gadget, terms: list[Term]) -> bool:
-    """Every index expression of ``g`` (and of its terms, and of its case split) is in
-    :class:`_IntEnc`'s fragment."""
-    es: list[IExpr] = [g.rows, g.cols]
+    """Every index expression of ``g`` (and of its terms, its case split and its families' sizes,
+    which the range obligations read) is in :class:`_IntEnc`'s fragment."""
+    es: list[IExpr] = [g.rows, g.cols, *(x for size in g.families.values() for x in size)]
     cs: list[Cond] = [g.where, g.care, g.entry, g.assume, *g.cases]
     for pl in g.layers:
         for tp in pl.W + pl.h:
