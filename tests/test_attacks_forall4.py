@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import symverify as sv
 from symverify.kernel.parametric.concrete import spec_at
-from symverify.kernel.parametric.expr import VIf, VSum, predicates
+from symverify.kernel.parametric.expr import Var, VIf, VSum, predicates
 from symverify.parametric import (
     Gadget,
     Param,
@@ -65,6 +65,94 @@ def test_a_condition_over_two_empty_sums_is_checked_for_definedness(field: str) 
 def test_an_empty_sum_defined_everywhere_is_still_proved() -> None:
     g = Gadget("g", (Param("N", 1, 10),), N, 1, _COPY, inp(i, q) + VIf(lt(i, N), _EMPTY, _EMPTY))
     assert sv.prove_forall(g).proved
+
+
+class _BothModes(str):
+    """A mode equal to both modes, hashing as ``cyclic``: ``==`` says causal first, a dict lookup cyclic."""
+
+    def __eq__(self, o: object) -> bool:
+        return o in ("causal", "cyclic")
+
+    def __hash__(self) -> int:
+        return hash("cyclic")
+
+
+def _shift(mode: object) -> Gadget:
+    layers = (PLayer(b1=1, h=(tap(s),), mode=mode),)  # type: ignore[arg-type]
+    return Gadget("g", (Param("N", 1, 10), Param("s", 0, 9)), N, 1, layers, where(ge(i, s), inp(i - s, q)), where=lt(s, N))
+
+
+def test_a_layer_mode_given_as_a_str_subclass_is_the_mode_it_spells() -> None:
+    """The symbolic interpretation read ``mode == "causal"``, the instance ``Mode(mode)`` (a dict
+    lookup): a str subclass answering each otherwise was proved causal (``y[0] = 0``) and built
+    cyclic (``y[0] = u[N − 1]``). The mode is now read as its characters, once."""
+    from symverify.kernel.parametric.concrete import instance_model
+    from symverify.kernel.semantics.evaluate import eval_model
+    from symverify.kernel.semantics.rings import ScalarRing
+
+    g = _shift(_BothModes("causal"))
+    assert sv.prove_forall(g).proved
+    out = eval_model(instance_model(g, {"N": 4, "s": 1}), [[1], [2], [3], [4]], ScalarRing())
+    assert out == [[0], [1], [2], [3]]  # the causal shift that was proved
+    assert type(g.layers[0].mode) is str
+
+
+class _Alias(str):
+    """An operator spelling ``==`` whose hash is ``<``'s and which equals ``<`` and ``==``: the z3 and
+    cell-by-cell interpretations looked it up in a dict (``==``), the bulk one compared in order (``<``)."""
+
+    def __eq__(self, o: object) -> bool:
+        return o in ("<", "==")
+
+    def __hash__(self) -> int:
+        return hash("==")
+
+
+def test_an_operator_given_as_a_str_subclass_is_the_operator_it_spells() -> None:
+    from symverify.kernel.parametric.expr import Bin, BoolOp, Cmp
+
+    c = Cmp(_Alias("=="), i, N)
+    assert type(c.op) is str and c.op == "==" and type(Bin(_Alias("+"), i, N).op) is str
+    assert type(BoolOp(_Alias("and"), [lt(i, N)]).items) is tuple
+    # a mask on row N − 2 only: proved as ==, and built as == (the bulk evaluation, which ``i + 0`` and
+    # more than 16 rows select, read it as <: a mask on the rows below N − 2)
+    g = Gadget("g", (Param("N", 20, 40),), N, 1, (PLayer(b1=where(Cmp(_Alias("=="), i + 0, N - 2), 1), h=(tap(0),), mode="causal"),),
+               where(eq(i, N - 2), inp(i, q)))
+    assert sv.prove_forall(g).proved
+    (layer,) = instantiate(g, {"N": 30})
+    assert layer.b1.rects == ((28, 29, 0, 1, 1),)
+
+
+class _Evil(Var):  # type: ignore[misc]
+    """A variable ``t`` equal to, and hashing as, the variable ``s``."""
+
+    __slots__ = ()
+
+    def __eq__(self, o: object) -> bool:
+        return isinstance(o, Var) and o.name in ("s", self.name)
+
+    def __hash__(self) -> int:
+        return hash(Var("s"))
+
+
+def test_a_node_subclass_is_refused_when_the_gadget_is_built() -> None:
+    """The z3 encoding caches index expressions by ``==`` and hash: a ``Var`` subclass named ``t``
+    equal to ``s`` was encoded as ``s``, and a shift by ``s`` was "proved" to be a shift by the
+    independent ``t`` (the concrete interpretation reads ``t``). A gadget is made of the language's
+    own classes only; ``prove_forall`` takes a ``Gadget``, not a subclass."""
+    t = _Evil("t")
+    ps = (Param("N", 1, 10), Param("s", 0, 9), Param("t", 0, 9))
+    with pytest.raises(ParametricError, match=r"own node classes, found _Evil \(a subclass of Var\)"):
+        Gadget("g", ps, N, 1, (PLayer(b1=1, h=(tap(s),), mode="causal"),), where(ge(i, t), inp(i - t, q)),
+               where=lt(s, N) & lt(t, N))
+
+    class Sub(Gadget):
+        pass
+
+    g = _shift("causal")
+    sub = Sub(g.name, g.params, g.rows, g.cols, g.layers, g.spec, where=g.where)
+    with pytest.raises(ParametricError, match=r"found Sub \(a subclass of Gadget"):
+        sv.prove_forall(sub)
 
 
 def test_a_care_that_excludes_whole_sizes_is_printed_with_the_verdict() -> None:

@@ -202,6 +202,16 @@ class Var(IExpr):
 _OPS = ("+", "-", "*", "<<", ">>", "&", "|", "^", "//", "%")
 
 
+def _plain_tuple(xs: object, what: str) -> tuple[object, ...]:
+    """``xs`` as a plain tuple, read once: a tuple subclass could iterate differently for each walk
+    (the z3 encoding, the concrete and the bulk evaluation each iterate the children)."""
+    if type(xs) is tuple:
+        return xs
+    if not isinstance(xs, (tuple, list)):
+        raise ParametricError(f"{what}: expected a tuple, found {type(xs).__name__} {safe_repr(xs, 60)}")
+    return tuple(xs)
+
+
 @dataclass(frozen=True, slots=True)
 class Bin(IExpr):
     op: str
@@ -209,6 +219,8 @@ class Bin(IExpr):
     b: IExpr
 
     def __post_init__(self) -> None:
+        # a str subclass as its characters: each interpretation compares ``op`` its own way (==, a dict)
+        object.__setattr__(self, "op", plain_str(self.op))
         if self.op not in _OPS:
             raise ParametricError(f"index operation: expected one of {_OPS}, found {safe_repr(self.op)}")
         for x in (self.a, self.b):
@@ -271,6 +283,7 @@ class Cmp(Cond):
     b: IExpr
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "op", plain_str(self.op))  # a str subclass as its characters (as Bin's)
         if self.op not in _CMPS:
             raise ParametricError(f"comparison: expected one of {_CMPS}, found {safe_repr(self.op)}")
 
@@ -284,6 +297,8 @@ class BoolOp(Cond):
     items: tuple[Cond, ...]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "op", plain_str(self.op))  # a str subclass as its characters (as Bin's)
+        object.__setattr__(self, "items", _plain_tuple(self.items, "boolean operation items"))
         if self.op not in ("and", "or"):
             raise ParametricError(f"boolean operation: expected 'and' or 'or', found {safe_repr(self.op)}")
         for c in self.items:
@@ -314,6 +329,7 @@ class Pred(Cond):
     idx: tuple[IExpr, ...]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "idx", _plain_tuple(self.idx, f"predicate {safe_repr(self.name)} arguments"))
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"predicate: expected an identifier name, found {safe_repr(self.name)}")
@@ -558,6 +574,7 @@ class Fam(Value):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
+        object.__setattr__(self, "idx", _plain_tuple(self.idx, f"weight family {safe_repr(self.name)} indices"))
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"weight family: expected an identifier name, found {safe_repr(self.name)}")
         if self.name == "in":
@@ -567,6 +584,9 @@ class Fam(Value):
 @dataclass(frozen=True, slots=True)
 class VSum(Value):
     items: tuple[Value, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "items", _plain_tuple(self.items, "sum items"))
 
 
 def _sum(a: Value, b: Value) -> VSum:

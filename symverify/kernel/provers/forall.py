@@ -655,8 +655,9 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     queries of the call together. The gadget is refused with :class:`ParametricError` where its
     definition is undefined or reads outside its ranges (module docstring).
     """
-    if not isinstance(g, Gadget):
-        raise ParametricError(f"prove_forall: expected a parametric Gadget, found {type(g).__name__}")
+    if type(g) is not Gadget:  # a subclass could skip the checks its __post_init__ makes, or answer its fields otherwise
+        sub = " (a subclass of Gadget: not the gadget its checks were made on)" if isinstance(g, Gadget) else ""
+        raise ParametricError(f"prove_forall: expected a parametric Gadget, found {type(g).__name__}{sub}")
     if timeout is not None and timeout_s is not None:
         raise ParametricError(f"prove_forall: give timeout or timeout_s (the same bound), not both; found {timeout!r} and {timeout_s!r}")
     named, timeout_s = ("timeout_s", timeout_s) if timeout_s is not None else ("timeout", 60.0 if timeout is None else timeout)
