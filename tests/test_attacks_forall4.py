@@ -26,6 +26,7 @@ from symverify.parametric import (
     inp,
     instantiate,
     ite,
+    le,
     lt,
     pred,
     tap,
@@ -330,3 +331,80 @@ def test_shared_and_unshared_expressions_evaluate_alike(a: int, b: int, depth: i
     assert outs[0] == outs[1]
 
 
+
+
+# ---- attacks that found no false proof (regressions) ---------------------------------------------------
+_NS = (Param("N", 1, 2**40), Param("s", 0, 2**40))
+
+
+@pytest.mark.parametrize("idx", ["div", "mod", "mod_one_off"])
+def test_division_or_modulo_by_a_parameter_reaching_zero_is_refused(idx: str) -> None:
+    # s = 0 is the bottom of its range: the read is undefined there, never a wrapped or dropped cell
+    e = {"div": i // s, "mod": (i + s) % s, "mod_one_off": i % (s + 1 - 1)}[idx]
+    g = Gadget("g", _NS, N, 1, _COPY, where(lt(e, N), inp(e, q)), where=lt(s, N))
+    with pytest.raises(ParametricError, match=r"undefined or out of range at .*'s': 0"):
+        sv.prove_forall(g)
+
+
+@pytest.mark.parametrize("hi, verdict", [(63, sv.Verdict.PROVED), (64, None)])
+def test_a_power_of_two_of_a_parameter_at_both_ends_of_its_range(hi: int, verdict: sv.Verdict | None) -> None:
+    # 2^k at k = 0 and k = 63 is defined (2^63 < 2^64); k = 64 is not: refused, not wrapped to 1 or 0
+    from symverify.parametric import pow2
+
+    g = Gadget("g", (Param("N", 1, 2**40), Param("k", 0, hi)), N, 1, _COPY,
+               where(lt(i, pow2(k)) | eq(i, 0), inp(i, q), inp(i, q)))
+    if verdict is None:
+        with pytest.raises(ParametricError, match=r"undefined or out of range at .*'k': 64"):
+            sv.prove_forall(g)
+    else:
+        assert sv.prove_forall(g).verdict is verdict
+        wrong = Gadget("g", g.params, N, 1, _COPY, where(lt(i, pow2(k)), inp(i, q)))  # 0 at rows ≥ 2^k: k = 0
+        r = sv.prove_forall(wrong)
+        assert r.verdict is sv.Verdict.REFUTED and r.params["k"] < 40 and r.cell is not None and r.cell[0] >= 2 ** r.params["k"]
+
+
+def test_empty_ranges_are_refused_never_vacuously_proved() -> None:
+    with pytest.raises(ParametricError, match="lo ≤ hi"):
+        Param("N", 5, 4)
+    g = Gadget("g", _NS, N, 1, _COPY, 2 * inp(i, q), where=lt(s, N))
+    with pytest.raises(ParametricError, match="not inside the declared"):
+        sv.prove_forall(g, ranges={"N": (10, 9)})
+    with pytest.raises(ParametricError, match="vacuous"):  # a where no value of the narrowed ranges satisfies
+        sv.prove_forall(g, ranges={"N": (1, 5), "s": (5, 9)})
+
+
+@pytest.mark.parametrize("other", ["n", "ℕ", "Ｎ", "N_"])
+def test_names_differing_by_case_or_unicode_normalisation_are_different_parameters(other: str) -> None:
+    # NFKC("ℕ") == NFKC("Ｎ") == "N", but these are two parameters in every interpretation: a spec
+    # reading row `other` - 1 where the output reads N - 1 is wrong where they differ
+    m = var(other)
+    ps = (Param("N", 1, 100), Param(other, 1, 100))
+    g = Gadget("g", ps, N, 1, (PLayer(b1=1, h=(tap(N - 1),), mode="cyclic"),), inp((i + 1) % m, q), where=eq(N ^ 0, N) & le(m, N))
+    r = sv.prove_forall(g)
+    assert r.verdict is sv.Verdict.REFUTED and r.params["N"] != r.params[other], r
+    g = Gadget("g", ps, N, 1, (PLayer(b1=1, h=(tap(N - 1),), mode="cyclic"),), inp((i + 1) % N, q), where=eq(N ^ 0, N) & le(m, N))
+    assert sv.prove_forall(g).proved
+
+
+def test_a_spec_reading_outside_the_state_at_some_sizes_is_refused() -> None:
+    # row i + s is inside the state only while i + s < N: at the top rows the read falls outside
+    g = Gadget("g", _NS, N, 1, _COPY, where(lt(s, 1), inp(i + s, q), inp(i, q)), where=lt(s, N))
+    assert sv.prove_forall(g).proved  # read only at s = 0: row i, inside
+    g = Gadget("g", _NS, N, 1, _COPY, where(lt(s, 2), inp(i + s, q)), where=lt(s, N))
+    with pytest.raises(ParametricError, match=r"input cell \(\(i \+ s\), q\) inside the N×1 state"):
+        sv.prove_forall(g)
+
+
+@pytest.mark.parametrize("mode", ["causal", "cyclic"])
+def test_a_shift_by_the_length_or_more_is_refused(mode: str) -> None:
+    # a lag of N' is no row of the filter: not read as 0 (causal) nor as a shift by 0 (cyclic)
+    g = Gadget("g", _NS, N, 1, (PLayer(b1=1, h=(tap(s),), mode=mode),), where(ge(i, s), inp(i - s, q)), where=le(s, N))
+    with pytest.raises(ParametricError, match=r"h tap lag s inside \[0, N\)"):
+        sv.prove_forall(g)
+
+
+def test_a_cyclic_claim_that_holds_only_modulo_a_wrap_is_refuted_at_the_wrap() -> None:
+    # a cyclic shift claimed causal: equal except on the rows that wrap around
+    g = Gadget("g", _NS, N, 1, (PLayer(b1=1, h=(tap(s),), mode="cyclic"),), where(ge(i, s), inp(i - s, q)), where=lt(s, N))
+    r = sv.prove_forall(g)
+    assert r.verdict is sv.Verdict.REFUTED and r.cell is not None and r.cell[0] < r.params["s"], r
