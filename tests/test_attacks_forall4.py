@@ -28,6 +28,7 @@ from symverify.parametric import (
     ite,
     le,
     lt,
+    ne,
     pred,
     tap,
     var,
@@ -66,6 +67,65 @@ def test_a_condition_over_two_empty_sums_is_checked_for_definedness(field: str) 
 def test_an_empty_sum_defined_everywhere_is_still_proved() -> None:
     g = Gadget("g", (Param("N", 1, 10),), N, 1, _COPY, inp(i, q) + VIf(lt(i, N), _EMPTY, _EMPTY))
     assert sv.prove_forall(g).proved
+
+
+def _placed(spec: object, assume: object) -> Gadget:
+    p = pred("P", i, q)
+    return Gadget("g", (Param("N", 1, 2**40),), N, 1, _COPY, spec, assume=assume, care=p | ~p)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("case", ["no cell", "from N = 6 on"])
+def test_assumptions_no_placement_satisfies_at_a_cell_are_refused_as_vacuous(case: str) -> None:
+    """``assume`` false at row 0 whatever the predicates (``i ≠ 0 ∧ (P ∨ ¬P)``): no placement exists
+    at any size — ``instantiate`` refuses every one — yet a spec wrong at row 0 was "proved for all N"
+    (the prover's instances of ``assume`` are at the cells it reads, and row 0 was left out as a cell
+    where ``assume`` fails). ``assume`` is now required to hold for some values of its predicates at
+    every cell; at ``i < 5 ∨ (P ∧ ¬P)`` no placement exists from ``N = 6`` on."""
+    p = pred("P", i, q)
+    if case == "no cell":
+        g = _placed(where(eq(i, 0), 2 * inp(i, q), inp(i, q)), ne(i, 0) & (p | ~p))
+        at = r"cell \(0, 0\)"
+    else:
+        g = _placed(where(lt(i, 5), inp(i, q), 2 * inp(i, q)), lt(i, 5) | p & ~p)
+        at = r"cell \(5, 0\) at \{'N': 6\}"
+    with pytest.raises(ParametricError, match=f"vacuous statement: its assumptions .* hold for no placement at {at}"):
+        sv.prove_forall(g)
+    with pytest.raises(ParametricError, match="the placement violates"):
+        instantiate(g, {"N": 6}, placement={"P": set()})
+
+
+def test_assumptions_that_need_a_predicate_true_somewhere_are_decided() -> None:
+    # every cell holds P or Q: the placement "all false" is no placement, "P everywhere" is one
+    p, pq = pred("P", i, q), pred("P", i, q) | pred("Q", i, q)
+    assert sv.prove_forall(_placed(inp(i, q), pq)).proved
+    r = sv.prove_forall(_placed(where(p, inp(i, q), 2 * inp(i, q)), pq))
+    # z3's witness leaves P and Q false off the cells it reads, a placement assume forbids: the
+    # re-check cannot confirm it (unknown); never proved
+    assert r.verdict is not sv.Verdict.PROVED, r
+
+
+def test_an_undecided_vacuity_check_of_the_assumptions_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    import symverify.kernel.provers.forall as fa
+
+    z3 = fa._z3()
+
+    class Spy:
+        def __init__(self, s: object) -> None:
+            self.s, self.quantified = s, False
+
+        def add(self, *xs: object) -> None:
+            self.quantified |= any(z3.is_quantifier(x) for x in xs)
+            self.s.add(*xs)  # type: ignore[attr-defined]
+
+        def check(self) -> object:
+            return z3.unknown if self.quantified else self.s.check()  # type: ignore[attr-defined]
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.s, name)
+
+    monkeypatch.setattr(fa, "_z3", lambda: types.SimpleNamespace(**{**vars(z3), "Solver": lambda: Spy(z3.Solver())}))
+    r = sv.prove_forall(_placed(inp(i, q), pred("P", i, q) | pred("Q", i, q)))
+    assert r.verdict is sv.Verdict.UNKNOWN and "vacuity check of the assumptions: z3 unknown" in r.detail, r
 
 
 class _BothModes(str):

@@ -480,6 +480,68 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
     return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
 
 
+def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[Any], solver: Callable[[], Any],
+                    deadline: float) -> dict[str, int] | str | None:
+    """A parameter value and a cell at which ``assume`` holds for no value of the predicates it reads
+    (a dict: no placement satisfies ``assume`` at every cell at that size, and a statement "for every
+    placement" is about nothing there), None when there is none, or z3's answer when undecided.
+    First the placement with every predicate false (valid at every cell for the library's gadgets:
+    one query without quantifiers); where that fails, each application of a predicate in ``assume``
+    is made a Boolean of its own — more valuations than placements give, so a cell found here has
+    none — and z3 decides ``∃ P, i, q: ∀ b: ¬assume`` (an ``unknown`` is the verdict unknown)."""
+    a0 = enc.cond(g.assume)[0]
+    apps: list[Any] = []
+    seen: set[int] = set()
+    for x in _conds_in(g.assume):
+        if isinstance(x, Pred):
+            t = enc.cond(x)[0]
+            if t.get_id() not in seen:  # z3 terms are hash-consed: one id per distinct application
+                seen.add(t.get_id())
+                apps.append(t)
+    s = solver()
+    s.add(*cell, z3.Not(z3.substitute(a0, *[(x, z3.BoolVal(False)) for x in apps]) if apps else a0))
+    r = s.check()
+    if r == z3.unsat:
+        return None
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        raise _DeadlineError("the time budget ran out before the next z3 query")
+    bs = [z3.Bool(f"assume!{k}") for k in range(len(apps))]  # not identifiers: no predicate or parameter has these names
+    body = z3.Not(z3.substitute(a0, *zip(apps, bs))) if apps else z3.Not(a0)
+    s = z3.Solver()
+    s.set("timeout", max(1, int(left * 1000)))
+    s.add(*base, *cell, z3.ForAll(bs, body) if bs else body)
+    r = s.check()
+    if r == z3.unsat:
+        return None
+    if r == z3.sat:
+        return _assignment(z3, s.model(), enc, [*enc.vars])
+    return f"{r} ({s.reason_unknown()})"
+
+
+def _conds_in(c: Cond) -> list[Cond]:
+    """Every condition node in ``c`` (index expressions included: a predicate inside an ``ite``)."""
+    out: list[Cond] = []
+    todo: list[object] = [c]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Cond):
+            out.append(x)
+        if isinstance(x, BoolOp):
+            todo.extend(x.items)
+        elif isinstance(x, Not):
+            todo.append(x.c)
+        elif isinstance(x, Cmp):
+            todo += [x.a, x.b]
+        elif isinstance(x, Pred):
+            todo.extend(x.idx)
+        elif isinstance(x, Bin):
+            todo += [x.a, x.b]
+        elif isinstance(x, Ite):
+            todo += [x.cond, x.a, x.b]
+    return out
+
+
 def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any]:
     """Instances of ``assume`` at the cell ``(i, q)``, at every input cell the terms read (under
     the term's guard, inside the state) and at every cell a predicate in the terms' guards or in
@@ -849,6 +911,15 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
                             seconds=time.perf_counter() - t0))
 
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
+    if has_preds:  # ``assume`` must hold for some placement at every cell (else none exists at that size)
+        bad = _assume_nowhere(z3, enc, g, base, cell, solver, deadline)
+        if isinstance(bad, dict):
+            raise ParametricError(f"gadget {g.name}: vacuous statement: its assumptions {g.assume} hold for no placement "
+                                  f"at cell ({bad['i']}, {bad['q']}) at {dict((n, bad[n]) for n in names)}, so no placement "
+                                  "exists at those sizes (restrict them with where=)")
+        if bad is not None:
+            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check of the assumptions: z3 {bad}",
+                                seconds=time.perf_counter() - t0))
     # a statement about no parameter value or no cell is vacuous: refused, never "proved for all"
     s = solver()
     s.add(*cell, *hyp, care)  # with the instances of assume: no placement it allows may make care hold
