@@ -912,13 +912,13 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
 
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
     if has_preds:  # ``assume`` must hold for some placement at every cell (else none exists at that size)
-        bad = _assume_nowhere(z3, enc, g, base, cell, solver, deadline)
-        if isinstance(bad, dict):
+        nowhere = _assume_nowhere(z3, enc, g, base, cell, solver, deadline)
+        if isinstance(nowhere, dict):
             raise ParametricError(f"gadget {g.name}: vacuous statement: its assumptions {g.assume} hold for no placement "
-                                  f"at cell ({bad['i']}, {bad['q']}) at {dict((n, bad[n]) for n in names)}, so no placement "
+                                  f"at cell ({nowhere['i']}, {nowhere['q']}) at {dict((n, nowhere[n]) for n in names)}, so no placement "
                                   "exists at those sizes (restrict them with where=)")
-        if bad is not None:
-            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check of the assumptions: z3 {bad}",
+        if nowhere is not None:
+            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check of the assumptions: z3 {nowhere}",
                                 seconds=time.perf_counter() - t0))
     # a statement about no parameter value or no cell is vacuous: refused, never "proved for all"
     s = solver()
