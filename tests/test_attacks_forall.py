@@ -167,7 +167,8 @@ def test_a_tiny_timeout_bounds_every_query_and_answers_unknown() -> None:
     from symverify.parametric import library
 
     r = sv.prove_forall(library.butterfly_sequence(), timeout_s=0.05)
-    assert r.verdict is sv.Verdict.UNKNOWN and "z3" in r.detail
+    # under load the budget may run out while the terms are expanded, before any z3 term is built
+    assert r.verdict is sv.Verdict.UNKNOWN and ("z3" in r.detail or "(timeout)" in r.detail), r
 
 
 def test_a_short_circuit_condition_defined_everywhere_is_accepted() -> None:

@@ -33,6 +33,7 @@ from symverify.kernel.ir.grid import Grid, Rect
 from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym
 from symverify.kernel.parametric.bulk import Placement
 from symverify.kernel.parametric.expr import (
+    TRUE,
     WIDTH,
     BoolOp,
     Cmp,
@@ -323,7 +324,22 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
             bad = _violation(g, env, nn, dd, preds)
             if bad is not None:
                 raise ParametricError(f"gadget {g.name}: the placement violates {g.assume} at cell {bad}")
+        _check_entry(g, env, nn, dd, preds)
         return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
+
+
+def _check_entry(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mapping[str, Placement]) -> None:
+    """``entry`` (which input cells may be nonzero: the hypothesis of every ∀ theorem about ``g``)
+    evaluated at every cell of the ``nn × dd`` state, block by block as a bias (at most ``MAX_PAINT``
+    blocks): a :class:`ParametricError` naming the gadget, the sizes and the cell where it is
+    undefined (the ∀-prover refuses such a gadget; its instances are refused the same way)."""
+    if g.entry == TRUE:
+        return
+    try:
+        _bias(VIf(g.entry, Num(1), Num(0)), env, nn, dd, None, preds, f"gadget {g.name} entry")
+    except ParametricError as e:
+        raise ParametricError(f"gadget {g.name}: its entry {g.entry} must be defined at every cell of the "
+                              f"{show_int(nn)}×{show_int(dd)} state at {env}, found: {e}") from None
 
 
 def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> AbstractSet[tuple[int, ...]]:

@@ -165,7 +165,9 @@ class IExpr:
         raise ParametricError(f"-{self}: index expressions are unsigned; write a subtraction a - b")
 
     def eval(self, env: Mapping[str, int]) -> int:
-        """The value at the variable assignment ``env``; :class:`ParametricError` where undefined."""
+        """The value at the variable assignment ``env``; :class:`ParametricError` where undefined.
+        Each node is evaluated once (by identity), so the cost is linear in the nodes held in
+        memory however often a subexpression is shared."""
         return _eval_i(self, env)
 
 
@@ -200,6 +202,16 @@ class Var(IExpr):
 _OPS = ("+", "-", "*", "<<", ">>", "&", "|", "^", "//", "%")
 
 
+def _plain_tuple(xs: object, what: str) -> tuple[object, ...]:
+    """``xs`` as a plain tuple, read once: a tuple subclass could iterate differently for each walk
+    (the z3 encoding, the concrete and the bulk evaluation each iterate the children)."""
+    if type(xs) is tuple:
+        return xs
+    if not isinstance(xs, (tuple, list)):
+        raise ParametricError(f"{what}: expected a tuple, found {type(xs).__name__} {safe_repr(xs, 60)}")
+    return tuple(xs)
+
+
 @dataclass(frozen=True, slots=True)
 class Bin(IExpr):
     op: str
@@ -207,6 +219,8 @@ class Bin(IExpr):
     b: IExpr
 
     def __post_init__(self) -> None:
+        # a str subclass as its characters: each interpretation compares ``op`` its own way (==, a dict)
+        object.__setattr__(self, "op", plain_str(self.op))
         if self.op not in _OPS:
             raise ParametricError(f"index operation: expected one of {_OPS}, found {safe_repr(self.op)}")
         for x in (self.a, self.b):
@@ -255,6 +269,7 @@ class Cond:
                               "evaluate one with .eval(env)")
 
     def eval(self, env: Mapping[str, int]) -> bool:
+        """The truth value at ``env`` (short-circuit), each node evaluated once (:meth:`IExpr.eval`)."""
         return _eval_c(self, env)
 
 
@@ -268,6 +283,7 @@ class Cmp(Cond):
     b: IExpr
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "op", plain_str(self.op))  # a str subclass as its characters (as Bin's)
         if self.op not in _CMPS:
             raise ParametricError(f"comparison: expected one of {_CMPS}, found {safe_repr(self.op)}")
 
@@ -281,6 +297,8 @@ class BoolOp(Cond):
     items: tuple[Cond, ...]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "op", plain_str(self.op))  # a str subclass as its characters (as Bin's)
+        object.__setattr__(self, "items", _plain_tuple(self.items, "boolean operation items"))
         if self.op not in ("and", "or"):
             raise ParametricError(f"boolean operation: expected 'and' or 'or', found {safe_repr(self.op)}")
         for c in self.items:
@@ -311,6 +329,7 @@ class Pred(Cond):
     idx: tuple[IExpr, ...]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "idx", _plain_tuple(self.idx, f"predicate {safe_repr(self.name)} arguments"))
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"predicate: expected an identifier name, found {safe_repr(self.name)}")
@@ -555,6 +574,7 @@ class Fam(Value):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", plain_str(self.name))  # a str subclass as its characters
+        object.__setattr__(self, "idx", _plain_tuple(self.idx, f"weight family {safe_repr(self.name)} indices"))
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ParametricError(f"weight family: expected an identifier name, found {safe_repr(self.name)}")
         if self.name == "in":
@@ -564,6 +584,9 @@ class Fam(Value):
 @dataclass(frozen=True, slots=True)
 class VSum(Value):
     items: tuple[Value, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "items", _plain_tuple(self.items, "sum items"))
 
 
 def _sum(a: Value, b: Value) -> VSum:
@@ -616,7 +639,10 @@ def where(cond: Cond, a: object, b: object = 0) -> Value:
 # ---- concrete evaluation -------------------------------------------------------------------------
 
 
-def _eval_i(e: IExpr, env: Mapping[str, int]) -> int:
+def _eval_i(e: IExpr, env: Mapping[str, int], memo: dict[int, object] | None = None) -> int:
+    """``e`` at ``env``; ``memo`` holds the value of every node already evaluated in this walk, by
+    identity, so a subexpression shared ``k`` times is evaluated once: the walk is linear in the
+    nodes held in memory (``e = e & e`` forty times is 41 of them), not in their uses (``2^40``)."""
     if isinstance(e, Lit):
         return e.value
     if isinstance(e, Var):
@@ -624,11 +650,18 @@ def _eval_i(e: IExpr, env: Mapping[str, int]) -> int:
             return env[e.name]
         except KeyError:
             raise ParametricError(f"index variable {e.name!r} has no value (known: {sorted(env)})") from None
+    if memo is None:
+        memo = {}
+    hit = memo.get(id(e))
+    if hit is not None:
+        return hit  # type: ignore[return-value]
     if isinstance(e, Ite):
-        return _eval_i(e.a, env) if _eval_c(e.cond, env) else _eval_i(e.b, env)
+        r = _eval_i(e.a, env, memo) if _eval_c(e.cond, env, memo) else _eval_i(e.b, env, memo)
+        memo[id(e)] = r
+        return r
     if not isinstance(e, Bin):
         raise ParametricError(f"index expression: unknown node {type(e).__name__}")
-    a, b = _eval_i(e.a, env), _eval_i(e.b, env)
+    a, b = _eval_i(e.a, env, memo), _eval_i(e.b, env, memo)
     op = e.op
 
     def bad(why: str) -> ParametricError:
@@ -658,25 +691,36 @@ def _eval_i(e: IExpr, env: Mapping[str, int]) -> int:
         r = a // b if op == "//" else a % b
     if r >= _TOP:
         raise bad(f"overflow of the {WIDTH}-bit width ({r})")
+    memo[id(e)] = r
     return r
 
 
-def _eval_c(c: Cond, env: Mapping[str, int]) -> bool:
+def _eval_c(c: Cond, env: Mapping[str, int], memo: dict[int, object] | None = None) -> bool:
+    """``c`` at ``env`` (short-circuit ``and``/``or``), each node evaluated once per walk (:func:`_eval_i`)."""
+    if memo is None:
+        memo = {}
+    hit = memo.get(id(c))
+    if hit is not None:
+        return hit  # type: ignore[return-value]
     if isinstance(c, Cmp):
-        a, b = _eval_i(c.a, env), _eval_i(c.b, env)
-        return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b}[c.op]
-    if isinstance(c, BoolOp):
+        a, b = _eval_i(c.a, env, memo), _eval_i(c.b, env, memo)
+        r = {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b}[c.op]
+    elif isinstance(c, BoolOp):
         if c.op == "and":
-            return all(_eval_c(x, env) for x in c.items)
-        return any(_eval_c(x, env) for x in c.items)
-    if isinstance(c, Not):
-        return not _eval_c(c.c, env)
-    if isinstance(c, Pred):
+            r = all(_eval_c(x, env, memo) for x in c.items)
+        else:
+            r = any(_eval_c(x, env, memo) for x in c.items)
+    elif isinstance(c, Not):
+        r = not _eval_c(c.c, env, memo)
+    elif isinstance(c, Pred):
         fn = _PREDICATES.get().get(c.name)
         if fn is None:
             raise ParametricError(f"predicate {c.name} has no value (give it as instantiate(..., placement={{...}}))")
-        return call_predicate(c.name, fn, tuple(_eval_i(x, env) for x in c.idx))
-    raise ParametricError(f"condition: unknown node {type(c).__name__}")
+        r = call_predicate(c.name, fn, tuple(_eval_i(x, env, memo) for x in c.idx))
+    else:
+        raise ParametricError(f"condition: unknown node {type(c).__name__}")
+    memo[id(c)] = r
+    return r
 
 
 # ---- substitution and variables ----------------------------------------------------------------

@@ -37,13 +37,21 @@ from symverify.kernel.parametric.expr import (
     MAX_NODES,
     TRUE,
     WIDTH,
+    Bin,
+    BoolOp,
+    Cmp,
     Cond,
     Fam,
     IExpr,
     Inp,
+    Ite,
+    Lit,
+    Not,
+    Num,
     ParametricError,
     Pred,
     Value,
+    Var,
     VIf,
     VProd,
     VSum,
@@ -128,6 +136,10 @@ class PLayer:
         object.__setattr__(self, "h", _seq(self.h, "layer h", "taps"))
         object.__setattr__(self, "b1", as_value(self.b1))
         object.__setattr__(self, "b2", as_value(self.b2))
+        # a str subclass as its characters: the symbolic interpretation compares ``mode`` with ==, the
+        # instance reads it through Mode(...) (a dict): a subclass answering each otherwise was proved
+        # causal and built cyclic
+        object.__setattr__(self, "mode", plain_str(self.mode))
         if self.mode not in ("causal", "cyclic"):
             raise ParametricError(f"layer mode: expected 'causal' or 'cyclic', found {safe_repr(self.mode)}")
         for name in ("W", "h", "b1", "b2"):  # the gadget's limits, before the recursive walks below
@@ -150,6 +162,10 @@ class PLayer:
         for name in ("b1", "b2"):
             if _has_inp(getattr(self, name)):
                 raise ParametricError(f"layer {name}: a weight cannot read input cells")
+
+
+_NODE_TYPES = frozenset({Lit, Var, Bin, Ite, Cmp, BoolOp, Not, Pred, Num, Inp, Fam, VSum, VProd, VIf, Tap, PLayer})
+"""The classes a gadget's expressions and layers are made of (:meth:`Gadget._nodes`); no subclass."""
 
 
 class Families(dict[str, tuple[IExpr, ...]]):
@@ -200,7 +216,7 @@ class Gadget:
         object.__setattr__(self, "cols", as_iexpr(self.cols))
         object.__setattr__(self, "spec", as_value(self.spec))
         for k, p in enumerate(self.params):
-            if not isinstance(p, Param):
+            if type(p) is not Param:
                 raise ParametricError(f"gadget {self.name} param {k}: expected a Param(name, lo, hi), found {type(p).__name__} {safe_repr(p, 60)}")
         for what in ("where", "care", "entry", "assume"):
             c = getattr(self, what)
@@ -225,6 +241,12 @@ class Gadget:
             if depth > MAX_NESTING:
                 raise ParametricError(f"gadget {self.name} {what}: expressions nested {depth} deep, more than MAX_NESTING = "
                                       f"{MAX_NESTING} (every walk over them recurses; sums and &/| chains stay flat)")
+        for x in self._nodes():
+            if type(x) not in _NODE_TYPES:
+                # each interpretation reads the nodes its own way (the z3 encoding caches them by ==
+                # and hash): a subclass of Var equal to another variable was encoded as that one
+                raise ParametricError(f"gadget {self.name}: expected the parametric language's own node classes, found "
+                                      f"{type(x).__name__} (a subclass of {type(x).__mro__[1].__name__}) in {safe_repr(x, 60)}")
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
             raise ParametricError(f"gadget {self.name}: parameter names repeat: {names}")

@@ -160,7 +160,9 @@ def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[
     input cell's indices are evaluated whatever ``entry`` says there, and a product evaluates its
     right factor only where its left one is not 0 (under the guards of the left factor's nonzero
     terms). So ``where(lt(i − 1, 3), 0)`` and ``inp(i − 1, q) * 0`` are undefined at
-    ``i = 0``, though their value has no term, and ``where(lt(0, i), 1) * inp(i − 1, q)`` is defined."""
+    ``i = 0``, though their value has no term, and ``where(lt(0, i), 1) * inp(i − 1, q)`` is defined.
+    Every value has at least one such term (the empty sum too), so the condition of every ``where``
+    it is under is evaluated where the concrete interpretation evaluates it."""
     if isinstance(v, Num):
         return [] if v.value == 0 and not keep_zero else [Term(TRUE, Fraction(v.value), ())]
     if isinstance(v, Fam):
@@ -170,6 +172,8 @@ def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[
             raise ParametricError("a weight expression reads an input cell")
         return read(v.row, v.col) + ([Term(TRUE, Fraction(0), (Atom("in", (v.row, v.col)),))] if keep_zero else [])
     if isinstance(v, VSum):
+        if not v.items and keep_zero:  # the empty sum is the constant 0: a term, as Num(0) is
+            return [Term(TRUE, Fraction(0), ())]
         out: list[Term] = []
         for x in v.items:
             out += value_terms(x, read, keep_zero)

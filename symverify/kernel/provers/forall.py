@@ -373,9 +373,9 @@ def _linear_c(c: Cond) -> bool:
 
 
 def _is_linear(g: Gadget, terms: list[Term]) -> bool:
-    """Every index expression of ``g`` (and of its terms, and of its case split) is in
-    :class:`_IntEnc`'s fragment."""
-    es: list[IExpr] = [g.rows, g.cols]
+    """Every index expression of ``g`` (and of its terms, its case split and its families' sizes,
+    which the range obligations read) is in :class:`_IntEnc`'s fragment."""
+    es: list[IExpr] = [g.rows, g.cols, *(x for size in g.families.values() for x in size)]
     cs: list[Cond] = [g.where, g.care, g.entry, g.assume, *g.cases]
     for pl in g.layers:
         for tp in pl.W + pl.h:
@@ -478,6 +478,68 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
             got = cell_value(g, params, i, q, state)
             how = "cell-by-cell concrete interpretation"
     return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
+
+
+def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[Any], solver: Callable[[], Any],
+                    deadline: float) -> dict[str, int] | str | None:
+    """A parameter value and a cell at which ``assume`` holds for no value of the predicates it reads
+    (a dict: no placement satisfies ``assume`` at every cell at that size, and a statement "for every
+    placement" is about nothing there), None when there is none, or z3's answer when undecided.
+    First the placement with every predicate false (valid at every cell for the library's gadgets:
+    one query without quantifiers); where that fails, each application of a predicate in ``assume``
+    is made a Boolean of its own — more valuations than placements give, so a cell found here has
+    none — and z3 decides ``∃ P, i, q: ∀ b: ¬assume`` (an ``unknown`` is the verdict unknown)."""
+    a0 = enc.cond(g.assume)[0]
+    apps: list[Any] = []
+    seen: set[int] = set()
+    for x in _conds_in(g.assume):
+        if isinstance(x, Pred):
+            t = enc.cond(x)[0]
+            if t.get_id() not in seen:  # z3 terms are hash-consed: one id per distinct application
+                seen.add(t.get_id())
+                apps.append(t)
+    s = solver()
+    s.add(*cell, z3.Not(z3.substitute(a0, *[(x, z3.BoolVal(False)) for x in apps]) if apps else a0))
+    r = s.check()
+    if r == z3.unsat:
+        return None
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        raise _DeadlineError("the time budget ran out before the next z3 query")
+    bs = [z3.Bool(f"assume!{k}") for k in range(len(apps))]  # not identifiers: no predicate or parameter has these names
+    body = z3.Not(z3.substitute(a0, *zip(apps, bs))) if apps else z3.Not(a0)
+    s = z3.Solver()
+    s.set("timeout", max(1, int(left * 1000)))
+    s.add(*base, *cell, z3.ForAll(bs, body) if bs else body)
+    r = s.check()
+    if r == z3.unsat:
+        return None
+    if r == z3.sat:
+        return _assignment(z3, s.model(), enc, [*enc.vars])
+    return f"{r} ({s.reason_unknown()})"
+
+
+def _conds_in(c: Cond) -> list[Cond]:
+    """Every condition node in ``c`` (index expressions included: a predicate inside an ``ite``)."""
+    out: list[Cond] = []
+    todo: list[object] = [c]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Cond):
+            out.append(x)
+        if isinstance(x, BoolOp):
+            todo.extend(x.items)
+        elif isinstance(x, Not):
+            todo.append(x.c)
+        elif isinstance(x, Cmp):
+            todo += [x.a, x.b]
+        elif isinstance(x, Pred):
+            todo.extend(x.idx)
+        elif isinstance(x, Bin):
+            todo += [x.a, x.b]
+        elif isinstance(x, Ite):
+            todo += [x.cond, x.a, x.b]
+    return out
 
 
 def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any]:
@@ -655,8 +717,9 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     queries of the call together. The gadget is refused with :class:`ParametricError` where its
     definition is undefined or reads outside its ranges (module docstring).
     """
-    if not isinstance(g, Gadget):
-        raise ParametricError(f"prove_forall: expected a parametric Gadget, found {type(g).__name__}")
+    if type(g) is not Gadget:  # a subclass could skip the checks its __post_init__ makes, or answer its fields otherwise
+        sub = " (a subclass of Gadget: not the gadget its checks were made on)" if isinstance(g, Gadget) else ""
+        raise ParametricError(f"prove_forall: expected a parametric Gadget, found {type(g).__name__}{sub}")
     if timeout is not None and timeout_s is not None:
         raise ParametricError(f"prove_forall: give timeout or timeout_s (the same bound), not both; found {timeout!r} and {timeout_s!r}")
     named, timeout_s = ("timeout_s", timeout_s) if timeout_s is not None else ("timeout", 60.0 if timeout is None else timeout)
@@ -687,11 +750,14 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     shown = ", ".join(f"{n} ∈ [{_num(lo)}, {_num(hi)}]" for n, (lo, hi) in bounds.items())
     if str(g.where) != "true":
         shown += f", {g.where}"
+    if str(g.care) != "true":  # the claim is about these cells only: a care false at a whole size claims nothing there
+        shown += f", at the cells where {g.care}"
     try:
         with expansion_budget(lambda: time.perf_counter() > deadline):  # the building of the terms is inside the budget too
             return _decide(g, z3, names, bounds, shown, t0, deadline)
     except (_EncodingTimeoutError, ExpansionLimitError) as e:
-        why = f"timeout while encoding the statement for z3 ({e})" if isinstance(e, _EncodingTimeoutError) else str(e)
+        why = (f"timeout: {e}" if isinstance(e, _DeadlineError) else f"timeout while encoding the statement for z3 ({e})"
+               if isinstance(e, _EncodingTimeoutError) else str(e))
         return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=why, seconds=time.perf_counter() - t0))
 
 
@@ -728,6 +794,10 @@ class _EncodingTimeoutError(Exception):
     """The budget ran out while the statement was being built (before or between z3 queries)."""
 
 
+class _DeadlineError(_EncodingTimeoutError):
+    """The budget ran out before a z3 query was started: none is (the verdict is unknown)."""
+
+
 def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int, int]], shown: str, t0: float,
             deadline: float) -> ForallResult:
     """:func:`prove_forall` once its arguments are checked: the definedness checks, then the
@@ -761,8 +831,12 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         cell = [enc.le(enc.const(0), v["i"]), enc.le(enc.const(0), v["q"]), enc.lt(v["i"], nn), enc.lt(v["q"], dd)]
 
         def solver(base: list[Any] = base, kind: type[_Enc] = kind, tactic: bool = True) -> Any:
-            # one budget for all queries together: each gets the time left (at least 1 ms)
-            ms = max(1, int((deadline - time.perf_counter()) * 1000))
+            # one budget for all queries together: each gets the time left; none is started once the
+            # deadline has passed (the verdict is then unknown, never a query cut to nothing)
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise _DeadlineError("the time budget ran out before the next z3 query")
+            ms = max(1, int(left * 1000))
             s: Any
             if tactic and kind is _Enc and BV_TACTIC and (not has_preds or "ackermannize_bv" in BV_TACTIC):
                 # bit-vectors (predicates ackermannized): simplify, then bit-blast to SAT (faster
@@ -813,6 +887,8 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             checks.append((z3.And(okg, z3.Implies(gz, z3.And(okc, cz))), o.what))
         hyp, ok_assume = _assumptions(enc, g, out + spec, nn, dd) if has_preds else ([], z3.BoolVal(True))
         checks.append((ok_assume, f"assume {g.assume}"))
+        if enc.unfit and not last:  # a literal does not fit this width: its queries would read it as 0
+            continue
         if has_preds:
             s = solver()
             s.add(*cell, *hyp)
@@ -835,6 +911,15 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
                             seconds=time.perf_counter() - t0))
 
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
+    if has_preds:  # ``assume`` must hold for some placement at every cell (else none exists at that size)
+        nowhere = _assume_nowhere(z3, enc, g, base, cell, solver, deadline)
+        if isinstance(nowhere, dict):
+            raise ParametricError(f"gadget {g.name}: vacuous statement: its assumptions {g.assume} hold for no placement "
+                                  f"at cell ({nowhere['i']}, {nowhere['q']}) at {dict((n, nowhere[n]) for n in names)}, so no placement "
+                                  "exists at those sizes (restrict them with where=)")
+        if nowhere is not None:
+            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check of the assumptions: z3 {nowhere}",
+                                seconds=time.perf_counter() - t0))
     # a statement about no parameter value or no cell is vacuous: refused, never "proved for all"
     s = solver()
     s.add(*cell, *hyp, care)  # with the instances of assume: no placement it allows may make care hold
@@ -938,7 +1023,10 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         if r == z3.unsat:
             continue
         for n_q, (rows, cols) in enumerate(((16, 4), (128, 128))):
-            s_small, r_small = query(within(rows, cols), f"identity{n_q + 1}")
+            try:  # no query after the deadline: the witness in hand, if any, is re-checked
+                s_small, r_small = query(within(rows, cols), f"identity{n_q + 1}")
+            except _DeadlineError:
+                break
             if r_small == z3.sat:
                 return refuted(s_small.model())
         if r == z3.sat:
