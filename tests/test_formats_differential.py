@@ -258,6 +258,8 @@ def _certificate(doc: dict[str, Any]) -> dict[str, Any]:
                 cells.append((_index(c[0]), _index(c[1]), terms, value(c[3])))
             else:
                 raise RefusedError("a cell")
+        if boundaries and _index(b["layer"]) < boundaries[-1][0]:
+            raise RefusedError("boundary layers never decrease")
         boundaries.append((_index(b["layer"]), _text(b.get("label", "")), cells))
     return {"meta": [(_text(k), _text(v)) for k, v in meta.items()], "boundaries": boundaries}
 
@@ -698,7 +700,8 @@ def test_the_examples_of_docs_formats_md_read_alike():
     from pathlib import Path
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "formats.md").read_text(encoding="utf-8")
-    blocks = [b for b in re.findall(r"```json\n(.*?)```", text, re.S) if '"symverify.proof-run"' not in b]
+    blocks = [b for b in re.findall(r"```json\n(.*?)```", text, re.S)
+              if '"symverify.proof-run"' not in b and '"symverify.report"' not in b]  # runs and reports: no IR files
     assert len(blocks) == 3
     for block in blocks:
         assert_matches(oracle(block.encode()), loads(block))
