@@ -175,3 +175,18 @@ def test_compile_refuses_unwritable_outputs_before_work(files, capsys, tmp_path,
 def test_prove_refuses_unwritable_json_before_running(capsys, tmp_path):
     code, _, err = run(capsys, "prove", "primitives", "--quick", "--json", str(tmp_path / "nope" / "p.json"))
     assert code == 3 and "does not exist" in err
+
+
+def test_python_dash_m_symverify_is_the_command(tmp_path):
+    """``python -m symverify`` ran nothing ("No module named symverify.__main__"); it is the CLI, with
+    its output and exit codes."""
+    run = [sys.executable, "-m", "symverify"]
+    ok = subprocess.run([*run, "--version"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and __version__ in ok.stdout, (ok.stdout, ok.stderr)
+    c, m = tmp_path / "c.json", tmp_path / "m.json"
+    dump_file(SQUARE_C, c)
+    dump_file(SQUARE_M, m)
+    proved = subprocess.run([*run, "verify", str(c), str(m)], capture_output=True, text=True, timeout=120)
+    assert proved.returncode == 0 and "PROVED" in proved.stdout, (proved.stdout, proved.stderr)
+    bad = subprocess.run([*run, "verify", str(tmp_path / "missing.json"), str(m)], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 3 and bad.stderr.startswith("symverify: error: ") and "Traceback" not in bad.stderr

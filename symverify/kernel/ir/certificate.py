@@ -260,7 +260,7 @@ class Certificate:
         if not isinstance(bounds, list):
             raise SerializationError(f"certificate field 'boundaries': expected a list, found {_kind(bounds)}")
         shape = "expected [row, col, node] or [row, col, [[node, coeff], ...], const]"
-        out = []
+        out: list[Boundary] = []
         for k, b in enumerate(bounds):
             where = f"certificate boundaries[{k}]"
             if not isinstance(b, dict):
