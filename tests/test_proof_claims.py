@@ -1,0 +1,140 @@
+"""What the proof scripts' titles and instance names claim is what they check.
+
+Each test pins one claim of a built-in script (proofs/*.py) against the check behind it: an
+"equals the circuit" proof compares with a reference the construction did not build, a title's
+formula is the bound held, an instance named by a form (``(BB*)^w_4``) is held to that form's
+bounds. The scripts are loaded from this checkout's ``proofs/`` directory by path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import random
+import sys
+from fractions import Fraction
+from pathlib import Path
+from types import ModuleType
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symverify.compiler.kaleidoscope import kaleidoscope_bounds
+from symverify.kaleidoscope import sparse_to_kaleidoscope_thm3, to_matrix
+from symverify.kernel.ir.butterfly import ButterflyFactor
+from symverify.kernel.provers.outcome import Verdict
+from symverify.semantics.exact import evaluate
+
+PROOFS = Path(__file__).resolve().parents[1] / "proofs"
+
+
+def _script(name: str) -> ModuleType:
+    key = f"_proof_claims_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, PROOFS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[key] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ---- Lemma H.16: the exact proof is against the factor's matrix, not the construction's circuit --------------
+
+
+def test_h16_a_construction_consistent_with_its_own_wrong_circuit_is_refuted(monkeypatch) -> None:
+    """A construction that builds the transposed factor, with a certificate against its own (equally
+    transposed) circuit, passes the certificate; the exact check against the factor's matrix refutes it."""
+    mod = _script("lemma_h16_butterfly")
+    real = mod.factor_model
+
+    def transposed(f: ButterflyFactor, d: int):  # type: ignore[no-untyped-def]
+        return real(ButterflyFactor(f.size, f.stride, f.d1, f.d3, f.d2, f.d4), d)
+
+    assert mod._instance(2, 2, 2).verdict is Verdict.PROVED
+    monkeypatch.setattr(mod, "factor_model", transposed)
+    for rows, d, stride in ((2, 1, 1), (2, 2, 1), (4, 2, 4)):
+        inst = mod._instance(rows, d, stride)
+        assert inst.verdict is Verdict.REFUTED and not inst.ok, inst
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([(2, 1), (4, 1), (2, 2), (4, 2), (8, 4)]), st.data())
+def test_h16_reference_circuit_is_the_factor_matrix(shape: tuple[int, int], data: st.DataObject) -> None:
+    """``matrix_circuit(f, d)`` computes ``vec(u) ↦ B·vec(u)`` for the exact matrix B of f."""
+    mod = _script("lemma_h16_butterfly")
+    rows, d = shape
+    size = rows * d
+    stride = 1 << data.draw(st.integers(0, size.bit_length() - 2))
+    val = st.integers(-3, 3)
+    diags = [tuple(data.draw(val) for _ in range(size // 2)) for _ in range(4)]
+    f = ButterflyFactor(size, stride, *diags)
+    x = [data.draw(val) for _ in range(size)]
+    got = [v for row in evaluate(mod.matrix_circuit(f, d), [x[i * d:(i + 1) * d] for i in range(rows)]) for v in row]
+    want = [sum(b * xi for b, xi in zip(row, x, strict=True)) for row in to_matrix(f)]
+    assert got == want
+
+
+# ---- Dao et al. Theorem 3: (BB*)^w_4 named only where e ≤ 4 is held ------------------------------------------
+
+
+def test_dao_thm3_names_the_e4_form_only_for_n_a_power_of_two() -> None:
+    mod = _script("dao_thm3_sparse")
+    rng = random.Random(5)
+    for n in (1, 2, 4, 8, 16, 3, 5, 13):
+        S = mod._random(rng, n, n)
+        _, thm = mod._one(f"n={n}", S)
+        if n & (n - 1) == 0:
+            assert thm.name.endswith("(BB*)^{4⌈s/n⌉}_4")
+            assert thm.bounds["e"] == 4 and thm.resources["e"] <= 4
+        else:
+            assert "_4" not in thm.name and "N ≤ 4·2^⌈log2 n⌉" in thm.name
+            assert thm.bounds["e"] > 4  # e ≤ 4 is not what is held there
+    # why: at n = 13 the construction's e = N/n is 64/13 > 4, so "(BB*)^{4⌈s/n⌉}_4" would be false
+    f = sparse_to_kaleidoscope_thm3(mod._random(random.Random(1), 13, 13))
+    assert f.resources["e"] == Fraction(64, 13)
+    assert "for n a power of two" in mod.TITLE and "N ≤ 4·2^⌈log2 n⌉" in mod.TITLE
+
+
+def test_dao_thm3_quick_tier_never_claims_e4_beyond_a_power_of_two() -> None:
+    mod = _script("dao_thm3_sparse")
+    for inst in mod.run(True).instances:
+        n = int(inst.name.split()[0].removeprefix("n="))
+        assert ("_4" in inst.name) == (inst.name.endswith("(BB*)^{4⌈s/n⌉}_4") and n & (n - 1) == 0), inst.name
+
+
+# ---- Theorem H.21: the title's formula is the bound held ---------------------------------------------------
+
+
+def test_h21_title_formula_is_the_layers_thm_bound_at_every_width() -> None:
+    """``layers_thm`` is ``8·(Δ+1)·(⌈log2 max(w, 2)⌉ + 2) + 3``; at w = 1 that is not ``⌈log2 w⌉ + 2``."""
+    mod = _script("thm_h21_general")
+    assert "⌈log2 max(w, 2)⌉" in mod.TITLE
+    for depth, width in itertools.product(range(4), (1, 2, 3, 5, 16, 17)):
+        a = (max(width, 2) - 1).bit_length()
+        assert kaleidoscope_bounds(depth, width, 1, 4, depth + 1, depth)["layers_thm"] == 8 * (depth + 1) * (a + 2) + 3
+    assert kaleidoscope_bounds(0, 1, 1, 4, 1, 0)["layers_thm"] != 8 * (0 + 2) + 3  # the unqualified ⌈log2 w⌉ = 0
+
+
+# ---- hand-written primitives: one layer each, except add ------------------------------------------------
+
+
+def test_handwritten_primitives_title_states_the_layer_counts_held() -> None:
+    mod = _script("primitives_handwritten")
+    counts = {model.name: layers for (model, _c), layers in mod._suite(3, 2)}
+    assert {k for k, v in counts.items() if v != 1} == {"add (running sum)"} and counts["add (running sum)"] == 2
+    assert "one-layer BaseConv primitives" not in mod.TITLE and "two for add" in mod.TITLE
+
+
+# ---- Dao et al. Theorem 2: the exhaustive instance's resources are every permutation's --------------------
+
+
+def test_dao_thm2_exhaustive_resources_are_those_of_every_permutation() -> None:
+    mod = _script("dao_thm2_permutations")
+    for n in (1, 2, 3, 4):
+        inst = mod._exhaustive(n)
+        assert inst.ok and inst.detail.startswith(f"{len(list(itertools.permutations(range(n))))} permutations")
+        for perm in itertools.permutations(range(n)):
+            one = mod._one("p", perm)
+            assert (one.resources, one.bounds) == (inst.resources, inst.bounds)
