@@ -138,3 +138,43 @@ def test_dao_thm2_exhaustive_resources_are_those_of_every_permutation() -> None:
         for perm in itertools.permutations(range(n)):
             one = mod._one("p", perm)
             assert (one.resources, one.bounds) == (inst.resources, inst.bounds)
+
+
+# ---- argued claims cite a docs section that holds their argument -------------------------------------------
+
+DOCS = PROOFS.parent / "docs"
+
+
+def _section(basis: str) -> str:
+    """The text of the section ``docs/FILE.md § TITLE`` cites: from the heading ``#… TITLE`` (or the
+    bold paragraph ``**TITLE.**``) to the next heading; empty when there is none."""
+    import re
+
+    path, title = basis.split(" § ", 1)
+    text = (PROOFS.parent / path).read_text(encoding="utf-8")
+    m = re.search(rf"^(#+) {re.escape(title)}\s*$", text, re.M) or re.search(rf"\*\*{re.escape(title)}\.?\*\*", text)
+    if m is None:
+        return ""
+    end = re.compile(r"^#+ ", re.M).search(text, m.end())
+    return text[m.start():end.start() if end else len(text)]
+
+
+def test_every_argued_claim_cites_a_section_holding_its_argument() -> None:
+    argued = [i for name in ("causal_limit", "cor_h22_retnet") for i in _script(name).run(True).instances
+              if i.kind.value == "argued"]
+    assert len(argued) == 7
+    for inst in argued:
+        body = _section(inst.basis)
+        assert body, f"{inst.name}: cites {inst.basis}, which is not a section"
+        if inst.name.startswith("reading C"):
+            # the lower bound it rests on: the theorem and its proof, not the table that points to it
+            assert inst.basis == "docs/retnet.md § Lower bounds" and "*Proof.*" in body and "d(d+1)/2" in body
+        elif inst.name.startswith("reading"):
+            assert inst.name.split(":")[0].split()[-1] in {"A", "B", "D"} and "| **" + inst.name[8] + ".**" in body
+        else:
+            assert "induction" in body and "depends only on input rows `≤ i`" in body, inst.name
+
+
+def test_the_section_reader_finds_nothing_for_a_missing_section() -> None:
+    assert _section("docs/retnet.md § No such section") == ""
+    assert "*Proof.*" not in _section("docs/retnet.md § The readings and their verdicts")
