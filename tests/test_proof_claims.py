@@ -178,3 +178,25 @@ def test_every_argued_claim_cites_a_section_holding_its_argument() -> None:
 def test_the_section_reader_finds_nothing_for_a_missing_section() -> None:
     assert _section("docs/retnet.md § No such section") == ""
     assert "*Proof.*" not in _section("docs/retnet.md § The readings and their verdicts")
+
+
+# ---- titles: argued readings are not "decided"; each mode of H.19 is named with its own bound ---------------
+
+
+def test_cor_h22_title_calls_the_readings_argued() -> None:
+    mod = _script("cor_h22_retnet")
+    readings = [i for i in mod._readings([], {}) if i.name.startswith("reading")]
+    assert len(readings) == 4 and all(i.kind.value == "argued" and not i.proved for i in readings)
+    assert "decided" not in mod.TITLE and "readings argued" in mod.TITLE
+
+
+def test_h19_size_mode_is_held_to_dao_theorem_1_not_to_the_live_bound() -> None:
+    from symverify.library import prefix_sums
+
+    mod = _script("thm_h19_linear_circuits")
+    c = prefix_sums(8)  # depth Δ = 3, 8 inputs
+    live, size = mod._one(c, "live"), mod._one(c, "size")
+    depth = live.resources["depth"]
+    assert live.bounds["w"] == 5 * max(depth, 1) and size.bounds["w"] == 5 * (depth + 1)
+    assert size.bounds["e"] == Fraction(8 * c.num_nodes, c.num_inputs)
+    assert "O(s/n)} (size mode)" in mod.TITLE and "O(w/n)} (live mode)" in mod.TITLE
