@@ -200,3 +200,23 @@ def test_h19_size_mode_is_held_to_dao_theorem_1_not_to_the_live_bound() -> None:
     assert live.bounds["w"] == 5 * max(depth, 1) and size.bounds["w"] == 5 * (depth + 1)
     assert size.bounds["e"] == Fraction(8 * c.num_nodes, c.num_inputs)
     assert "O(s/n)} (size mode)" in mod.TITLE and "O(w/n)} (live mode)" in mod.TITLE
+
+
+# ---- the quick tier (CI) is the full tier's claims at its smaller sizes ------------------------------------
+
+
+def test_quick_cases_are_among_the_full_tiers_where_the_script_lists_them() -> None:
+    """Where a script lists its cases by tier, the quick tier's cases are full-tier cases (the same
+    claims; the full tier adds larger sizes), so CI never proves something the full run leaves out."""
+    h16 = _script("lemma_h16_butterfly")
+    assert set(h16.sweep(True)) < set(h16.sweep(False))
+    h18 = _script("lemma_h18_kaleidoscope")
+    assert {c[0] for c in h18.cases(True)} < {c[0] for c in h18.cases(False)}
+    for name in ("thm_h19_linear_circuits", "cor_h20_linear"):
+        mod = _script(name)
+        key = [(c.name, c.n, c.d) for c in mod.circuits(True)]
+        assert set(key) < {(c.name, c.n, c.d) for c in mod.circuits(False)}, name
+    gadget = _script("thm_h21_product_gadget")
+    assert set(gadget.shapes(True)) < set(gadget.shapes(False))
+    h11 = _script("lemma_h11_composition")
+    assert {n for n, _ in h11._clean_stacks(True)} < {n for n, _ in h11._clean_stacks(False)}
