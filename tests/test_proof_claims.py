@@ -220,3 +220,20 @@ def test_quick_cases_are_among_the_full_tiers_where_the_script_lists_them() -> N
     assert set(gadget.shapes(True)) < set(gadget.shapes(False))
     h11 = _script("lemma_h11_composition")
     assert {n for n, _ in h11._clean_stacks(True)} < {n for n, _ in h11._clean_stacks(False)}
+
+
+# ---- "for all weights": the direct constructions are proved with every weight a symbol ---------------------
+
+
+def test_direct_constructions_are_proved_with_symbolic_weights() -> None:
+    """The circuits h3_direct, hyena_direct and cor_h22_retnet prove against have symbolic weights, and
+    the models hold exactly those symbols, so one proof covers every value of every weight."""
+    from symverify.compiler.retnet import retnet_direct
+    from symverify.library import retnet
+
+    built = [_script("h3_direct")._build(3, 2, 2), _script("hyena_direct")._build(3, 2, 2), (retnet(3, 2), retnet_direct(3, 2))]
+    for circuit, compiled in built:
+        names = {str(p) for p in circuit.params()}
+        assert names and names == {str(p) for p in compiled.model.params()}
+    # RetNet at d = 2: γ and every entry of W_A, W_C, W_V
+    assert len(built[2][0].params()) == 3 * 2 * 2 + 1
