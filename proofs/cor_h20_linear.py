@@ -14,8 +14,8 @@ Two routes, each proved against the circuit (stage certificate; global exact exp
 * **compiler** (:func:`~symverify.compiler.kaleidoscope.compile_kaleidoscope`, the H.21 pipeline on a
   circuit without products): every layered stage is its own ``(BB*)^{≤5}`` and the certificate
   re-anchors on circuit nodes after every stage; its bounds are those of Theorem H.21
-  (``L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3``, ``L ≤ 24·max(Δ,1)·⌈log2 w⌉ + 27``, ``N_k ≤ 4·2^⌈log2 w⌉``, at most
-  ``Δ + 1`` linear and ``Δ`` multiplicative stages, ``N' ≤ 18·2^⌈log2 w⌉/tw``), every one checked.
+  (``L ≤ 8·(Δ+1)·(a + 2) + 3``, ``L ≤ 24·max(Δ,1)·a + 27``, ``N_k ≤ 4·2^a`` with ``a = ⌈log2 max(w, 2)⌉``, at most
+  ``Δ + 1`` linear and ``Δ`` multiplicative stages, ``N' ≤ 18·2^a/tw``), every one checked.
 """
 
 from __future__ import annotations

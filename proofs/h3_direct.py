@@ -8,8 +8,8 @@ bias, kernel tap and skip is a symbol, so each proof holds for all of their valu
 parameters only produce the kernels).
 
 Instances: the direct model proved up to N = 64 (quick: up to N = 16); Theorem H.21's route on the
-same circuit, proved, with both routes' layer and parameter counts; every single-weight mutation
-refuted; an H3-shaped module (:class:`~symverify.executors.zoology_gated.ZoologyH3`) read exactly,
+same circuit, proved, with both routes' layer and parameter counts; every mutation of one nonzero
+weight (+1) refuted; an H3-shaped module (:class:`~symverify.executors.zoology_gated.ZoologyH3`) read exactly,
 proved, and its float forward matched (also with a kernel shorter than the sequence).
 """
 

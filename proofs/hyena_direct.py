@@ -9,7 +9,7 @@ their values (the implicit filter's MLP only produces the taps).
 
 Instances: the direct model proved up to N = 64 (quick: up to N = 16) for orders 2 and 3 (full: 4);
 Theorem H.21's route (``sv.compile``, dense and kaleidoscope) on the same circuit, proved, with the
-layer and parameter counts of both routes; every single-weight mutation refuted; a zoology-shaped
+layer and parameter counts of both routes; every mutation of one nonzero weight (+1) refuted; a zoology-shaped
 module (:class:`~symverify.executors.zoology_gated.ZoologyHyena`) read exactly, proved, and its float
 forward matched; non-polynomial modules refused.
 """

@@ -24,7 +24,7 @@ from symverify.kernel.ir.scalar import sym
 from symverify.kernel.verification import verify
 from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
 
-TITLE = "docs/appendix-h.md §2.3: the one-layer BaseConv primitives (hand-written), for all weights"
+TITLE = "docs/appendix-h.md §2.3: the BaseConv primitives (hand-written; one layer each, two for add), for all weights"
 COST = 0.5  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 Built = tuple[Model, Circuit]

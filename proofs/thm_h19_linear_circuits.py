@@ -24,7 +24,7 @@ from symverify.library import matvec, prefix_sums, random_linear_circuit, symbol
 from symverify.scripts.instances import kaleidoscope_instance
 from symverify.scripts.protocol import Instance, ProofResult, each, script_main, timed
 
-TITLE = "Zoology Theorem H.19 / Dao et al. 2020, Theorem 1 (linear circuits are in (BB*)^{O(Δ)}_{O(w/n)})"
+TITLE = "Zoology Theorem H.19 / Dao et al. 2020, Theorem 1 (linear circuits are in (BB*)^{O(Δ)}_{O(w/n)} (live mode) and (BB*)^{O(Δ)}_{O(s/n)} (size mode))"
 SHARDABLE = True  # one group of instances per case, independent of the others
 COST = 6.2  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 

@@ -29,7 +29,7 @@ from symverify.kernel.verification import verify
 from symverify.library import determinant, elementary_symmetric, random_circuit, standard_library, walsh_hadamard
 from symverify.scripts.protocol import Decided, Instance, ProofResult, each, script_main
 
-TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3, N' = O(w/d), d' = d)"
+TITLE = "Theorem H.21 (any circuit → cyclic BaseConv, L ≤ 8·(Δ+1)·(⌈log2 max(w, 2)⌉ + 2) + 3, N' = O(w/d), d' = d)"
 SHARDABLE = True  # one group of instances per case, independent of the others
 COST = 12  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 

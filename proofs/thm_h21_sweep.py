@@ -8,7 +8,7 @@ with small rational coefficients), so its cut width is exactly ``w``, its depth 
 size ``w·Δ``. It is compiled by the paper's construction (``kaleidoscope``, Theorem H.21) or
 the dense baseline (``dense``) and proved equal by its stage certificate (compositional, Lemma
 H.11: every stage checked exactly); the instance fails when a resource exceeds the bound the
-compiler states (for H.21: ``L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3``, ``N_k ≤ 4·2^⌈log2 w⌉``, …; see
+compiler states (for H.21: ``L ≤ 8·(Δ+1)·(⌈log2 max(w, 2)⌉ + 2) + 3``, ``N_k ≤ 4·2^⌈log2 max(w, 2)⌉``, …; see
 ``thm_h21_general``).
 
 The grid comes from ``symverify sweep thm_h21 --widths … --depths … --seeds … [--compilers …]``
