@@ -237,3 +237,16 @@ def test_direct_constructions_are_proved_with_symbolic_weights() -> None:
         assert names and names == {str(p) for p in compiled.model.params()}
     # RetNet at d = 2: γ and every entry of W_A, W_C, W_V
     assert len(built[2][0].params()) == 3 * 2 * 2 + 1
+
+
+# ---- Lemma H.18: one name, one matrix, in both tiers ----------------------------------------------
+def test_h18_cases_of_one_name_are_one_matrix_in_both_tiers():
+    """The random cases were drawn from one generator across cases, so the quick tier's
+    "symbolic BB* N=4 on 2x2" was another matrix than the full tier's under the same name."""
+    m = _script("lemma_h18_kaleidoscope")
+    quick = {name: K for name, K, *_ in m.cases(True)}
+    full = {name: K for name, K, *_ in m.cases(False)}
+    assert set(quick) < set(full) and len(quick) >= 8
+    for name, K in quick.items():
+        assert to_matrix(K) == to_matrix(full[name]), name
+    assert len({str(to_matrix(K)) for K in full.values()}) == len(full)  # and the cases differ from each other
