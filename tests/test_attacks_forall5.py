@@ -6,6 +6,8 @@ no false proof are kept as regression tests at the end."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,6 +27,7 @@ from symverify.parametric import (
     instantiate,
     ite,
     lt,
+    ne,
     pred,
     tap,
     var,
@@ -42,6 +45,67 @@ def P(r: object, c: object = q) -> object:
 _ANY = P(i) | ~P(i)  # a care true at every cell, reading P (so the gadget has a predicate)
 _NEXT = (i + 1) % N
 _ALTERNATE = (P(i) & ~P(_NEXT)) | (~P(i) & P(_NEXT))  # type: ignore[operator]  # P(i) ≠ P(i + 1 mod N)
+
+
+# ---- vacuous proofs: assume contradictory across cells ------------------------------------------------
+def test_an_assume_contradictory_only_across_cells_is_refused_as_vacuous() -> None:
+    """``P(i) ≠ P(i + 1 mod N)`` at every cell has no placement at odd ``N`` (an odd cycle), but at
+    each cell on its own it holds for some values of its two applications: the vacuity check, which
+    read ``assume`` at one cell, passed. A spec wrong only at ``N = 3`` reading rows ``i + 1`` and
+    ``i + 2`` put the instances of ``assume`` at three cells closing the cycle into the identity
+    query, which was then unsat there: "proved for all N ∈ [1, 10]". The instances the statement
+    reads are now required to hold together for some predicate, with two applications at one point
+    one value (functional consistency)."""
+    spec = inp(i, q) + where(eq(N, 3), inp((i + 1) % N, q) + inp((i + 2) % N, q))
+    g = Gadget("g", (Param("N", 1, 10),), N, 1, _COPY, spec, assume=_ALTERNATE, care=_ANY)
+    with pytest.raises(ParametricError, match=r"vacuous statement: its assumptions .* hold for no placement at cell \(\d+, 0\) at \{'N': [13]\}"):
+        sv.prove_forall(g)
+    for cells in itertools.product((False, True), repeat=3):  # indeed no placement at N = 3
+        with pytest.raises(ParametricError, match="the placement violates"):
+            instantiate(g, {"N": 3}, placement={"P": {(r, 0) for r in range(3) if cells[r]}})
+
+
+@pytest.mark.parametrize("same", ["i + 0", "i * 1", "i + N - N", "(i + N) % N"])
+def test_one_point_written_twice_in_assume_is_refused_as_vacuous(same: str) -> None:
+    """``i ≠ 0 ∨ (P(i, q) ∧ ¬P(i + 0, q))`` holds for no placement at row 0 (the two applications are
+    one point), but the vacuity check took each application as a Boolean of its own: a spec wrong
+    only at row 0 was "proved for all N"."""
+    other = {"i + 0": i + 0, "i * 1": i * 1, "i + N - N": i + N - N, "(i + N) % N": (i + N) % N}[same]
+    g = Gadget("g", (Param("N", 1, 2**40),), N, 1, _COPY, where(eq(i, 0), 2 * inp(i, q), inp(i, q)),
+               assume=ne(i, 0) | (P(i) & ~P(other)), care=_ANY)  # type: ignore[operator]
+    with pytest.raises(ParametricError, match=r"vacuous statement: its assumptions .* hold for no placement at cell \(0, 0\)"):
+        sv.prove_forall(g)
+
+
+def test_a_where_reading_a_predicate_that_assume_forbids_is_refused_as_vacuous() -> None:
+    """``where = P(0, 0)`` with ``assume = ¬P(i, q)``: no placement satisfies both, at any size. The
+    identity query read ``where`` and the instance of ``assume`` at the cell ``(0, 0)`` together, so
+    that cell dropped out of it and a spec wrong only there was "proved for all N"; the vacuity
+    check read ``assume`` alone (every predicate false satisfies it). It now reads the conditions on
+    the predicates together."""
+    g = Gadget("g", (Param("N", 1, 10),), N, 1, _COPY, where(eq(i, 0) & eq(q, 0), 2 * inp(i, q), inp(i, q)),
+               where=P(0, 0), assume=~P(i))  # type: ignore[arg-type, operator]
+    with pytest.raises(ParametricError, match=r"hold for no placement at cell \(0, 0\) .* with its condition P\(0, 0\)"):
+        sv.prove_forall(g)
+    with pytest.raises(ParametricError, match="the placement violates"):
+        instantiate(g, {"N": 3}, placement={"P": {(0, 0)}})
+    # where P(0, 0) and assume ¬P(i, q) off row 0: a placement exists, and the wrong spec is refuted
+    fine = Gadget("g", g.params, N, 1, _COPY, g.spec, where=P(0, 0), assume=eq(i, 0) | ~P(i))  # type: ignore[arg-type, operator]
+    assert sv.prove_forall(fine).verdict is sv.Verdict.REFUTED
+
+
+def test_a_narrowed_range_decides_the_vacuity_of_its_own_sizes() -> None:
+    # no placement at N = 1 only (the point written twice): refused over [1, 10] and over [1, 1],
+    # decided over [2, 10], where placements exist
+    assume = ne(N, 1) | (P(i) & ~P(i + 0))  # type: ignore[operator]
+    g = Gadget("g", (Param("N", 1, 10),), N, 1, _COPY, inp(i, q), assume=assume, care=_ANY)
+    with pytest.raises(ParametricError, match=r"hold for no placement at cell \(0, 0\) at \{'N': 1\}"):
+        sv.prove_forall(g)
+    with pytest.raises(ParametricError, match="hold for no placement"):  # at every size left: found at once
+        sv.prove_forall(g, ranges={"N": (1, 1)})
+    assert sv.prove_forall(g, ranges={"N": (2, 10)}).proved
+    wrong = Gadget("g", g.params, N, 1, _COPY, where(eq(i, 0), 2 * inp(i, q), inp(i, q)), assume=assume, care=_ANY)
+    assert sv.prove_forall(wrong, ranges={"N": (2, 10)}).verdict is sv.Verdict.REFUTED
 
 
 # ---- obligations and evaluation agree on a product with 0 -----------------------------------------------
