@@ -65,6 +65,17 @@ def test_an_assume_contradictory_only_across_cells_is_refused_as_vacuous() -> No
             instantiate(g, {"N": 3}, placement={"P": {(r, 0) for r in range(3) if cells[r]}})
 
 
+def test_an_assume_across_cells_is_decided_where_placements_exist() -> None:
+    # at even N the alternating placement exists: a true claim is proved, a false one refuted, with a
+    # placement completed over every cell (the witness fixes P only at the cells the terms read)
+    ps = (Param("N", 2, 10),)
+    even = eq(N % 2, 0)
+    assert sv.prove_forall(Gadget("g", ps, N, 1, _COPY, inp(i, q), assume=_ALTERNATE, care=_ANY, where=even)).proved
+    wrong = Gadget("g", ps, N, 1, _COPY, where(P(i), inp(i, q), 2 * inp(i, q)), assume=_ALTERNATE, care=_ANY, where=even)
+    r = sv.prove_forall(wrong)
+    assert r.verdict is sv.Verdict.REFUTED and r.params["N"] % 2 == 0, r
+
+
 @pytest.mark.parametrize("same", ["i + 0", "i * 1", "i + N - N", "(i + N) % N"])
 def test_one_point_written_twice_in_assume_is_refused_as_vacuous(same: str) -> None:
     """``i ≠ 0 ∨ (P(i, q) ∧ ¬P(i + 0, q))`` holds for no placement at row 0 (the two applications are
@@ -183,6 +194,33 @@ def test_a_read_is_checked_exactly_where_evaluation_makes_it(k: int, zero_left: 
         grid = [[10 + r] for r in range(n)]
         for r in range(n):
             assert spec_at(g, {"N": n}, r, 0, lambda a, b, grid=grid: grid[a][b]) == 10 + r
+
+
+# ---- a refutation needing predicates true at cells no term reads -----------------------------------
+def test_a_refutation_needing_a_predicate_true_at_every_cell_is_confirmed() -> None:
+    """``assume = P ∨ Q`` at every cell: z3's witness fixes ``P`` and ``Q`` only at the cells the
+    terms read, and the placement "false elsewhere" violates ``assume``, so a false claim ended
+    ``unknown``. The witness is now completed over the instance's cells by one SAT query and the
+    completion re-checked exactly."""
+    pq = P(i) | pred("Q", i, q)  # type: ignore[operator]
+    g = Gadget("g", (Param("N", 1, 2**40),), N, 1, _COPY, where(P(i), inp(i, q), 2 * inp(i, q)), assume=pq, care=_ANY)
+    r = sv.prove_forall(g)
+    assert r.verdict is sv.Verdict.REFUTED and r.cell is not None, r
+    # the refutation is real: with Q everywhere and P nowhere, the claim fails at every cell
+    n = r.params["N"]
+    with predicates({"P": lambda *a: False, "Q": lambda *a: True}):
+        assert spec_at(g, r.params, r.cell[0], 0, lambda a, b: 1) == 2
+    (layer,) = instantiate(g, {"N": n}, placement={"P": set(), "Q": {(x, 0) for x in range(n)}})
+    assert layer.h.to_rows()[0] == [1]
+
+
+def test_a_completion_never_changes_what_the_witness_read() -> None:
+    # P must be true at exactly one row in every pair (i, i + 1 mod N), at odd N too where no placement
+    # exists: the claim wrong only at odd N has no placement to complete: never refuted, never proved
+    spec = where(eq(N % 2, 1), 2 * inp(i, q), inp(i, q))
+    g = Gadget("g", (Param("N", 2, 9),), N, 1, _COPY, spec, assume=_ALTERNATE, care=_ANY)
+    r = sv.prove_forall(g)
+    assert r.verdict is sv.Verdict.UNKNOWN and "could not be confirmed" in r.detail, r
 
 
 # ---- attacks that found no false proof (regressions) ---------------------------------------------------

@@ -613,6 +613,87 @@ def _repaired(g: Gadget, params: dict[str, int], preds: Mapping[str, Any]) -> di
     return {name: drop(fn) for name, fn in preds.items()}
 
 
+def _completed(z3: Any, g: Gadget, params: dict[str, int], preds: Mapping[str, Any], points: Mapping[str, set[tuple[int, ...]]],
+               deadline: float) -> dict[str, Any] | None:
+    """A placement that agrees with ``preds`` (z3's witness) at ``points`` (every point its sizes,
+    ``where``, ``care`` and terms read) and satisfies ``assume`` at every cell of the instance at
+    ``params``, found by one SAT query: each point a predicate is read at is a Boolean, ``assume``
+    at each cell a formula over them (the concrete interpretation of its index expressions, with
+    its short-circuits: an operand is evaluated, and must be defined, only where those before it
+    did not decide). None where no such placement exists, the instance has more than
+    :data:`RECHECK_CELLS` cells, a predicate is read inside an index expression of ``assume``, or
+    the budget is spent (no query is started after the deadline). Whatever it returns is only a
+    candidate: :func:`_recheck` checks ``assume`` at every cell and the difference exactly."""
+    from symverify.kernel.parametric.concrete import sizes
+    from symverify.kernel.parametric.expr import predicates
+
+    if any(isinstance(x, Ite) and _has_pred(x.cond) for x in _nodes(g.assume)):
+        return None
+    try:
+        with predicates(dict(preds)):
+            env, nn, dd = sizes(g, params)
+    except ParametricError:
+        return None
+    if nn * dd > RECHECK_CELLS:
+        return None
+    atoms: dict[tuple[str, tuple[int, ...]], Any] = {}
+
+    def atom(name: str, idx: tuple[int, ...]) -> Any:
+        if (name, idx) not in atoms:
+            atoms[name, idx] = z3.Bool(f"place!{len(atoms)}")  # not identifiers: no other z3 constant has these names
+        return atoms[name, idx]
+
+    def enc(c: Cond, e: dict[str, int]) -> tuple[Any, Any]:
+        """``c`` at ``e`` as (value, defined), over the predicate Booleans."""
+        if isinstance(c, Cmp):
+            try:
+                return z3.BoolVal(c.eval(e)), z3.BoolVal(True)
+            except ParametricError:
+                return z3.BoolVal(False), z3.BoolVal(False)
+        if isinstance(c, Pred):
+            try:
+                idx = tuple(x.eval(e) for x in c.idx)
+            except ParametricError:
+                return z3.BoolVal(False), z3.BoolVal(False)
+            return atom(c.name, idx), z3.BoolVal(True)
+        if isinstance(c, Not):
+            v, ok = enc(c.c, e)
+            return z3.Not(v), ok
+        if isinstance(c, BoolOp):
+            vals: list[Any] = []
+            oks: list[Any] = []
+            for x in c.items:
+                v, ok = enc(x, e)
+                decided = (z3.Not(z3.And(*vals)) if c.op == "and" else z3.Or(*vals)) if vals else z3.BoolVal(False)
+                oks.append(z3.Or(decided, ok))
+                vals.append(v)
+            return (z3.And(*vals) if c.op == "and" else z3.Or(*vals)), z3.And(*oks)
+        raise ParametricError(f"condition: unknown node {type(c).__name__}")
+
+    s = z3.Solver()
+    for name, pts in points.items():
+        for idx in pts:
+            s.add(atom(name, idx) == z3.BoolVal(bool(preds[name](*idx))))
+    for r in range(nn):
+        for c in range(dd):
+            v, ok = enc(g.assume, {**env, "i": r, "q": c})
+            s.add(ok, v)
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        return None
+    s.set("timeout", max(1, int(left * 1000)))
+    if s.check() != z3.sat:
+        return None
+    m = s.model()
+    chosen = {key for key, b in atoms.items() if z3.is_true(m.eval(b, model_completion=True))}
+    return {name: _member(chosen, name) for name in preds}
+
+
+def _member(chosen: set[tuple[str, tuple[int, ...]]], name: str) -> Callable[..., bool]:
+    """Predicate ``name`` holding exactly at the points ``chosen`` lists for it."""
+    return lambda *idx: (name, idx) in chosen
+
+
 def _nodes(c: Cond) -> Iterator[object]:
     """Every expression node under ``c`` (each use once), without recursion."""
     todo: list[object] = [c]
@@ -1029,6 +1110,13 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             # z3 left the predicates free at cells no query constrained; the placement with those
             # cells removed is tried once, and only a confirmed difference is taken
             again, why = _recheck(g, params, at["i"], at["q"], repaired)
+            if again:
+                differs, detail = again, why
+        if differs is None and (completed := _completed(z3, g, params, preds, points, deadline)) is not None:
+            # an ``assume`` that needs predicates true at cells no term reads (``P ∨ Q`` at every
+            # cell): the witness's values at the points read, completed by one SAT query over the
+            # instance's cells; again only a confirmed difference is taken
+            again, why = _recheck(g, params, at["i"], at["q"], completed)
             if again:
                 differs, detail = again, why
         if differs is None:
