@@ -274,3 +274,43 @@ def test_distinct_nodes_equal_in_value_never_share_a_memo_entry(a: int, b: int, 
             vy = vx if same_node else (a if b in truth else b)
             assert (x + y).eval({"a": a, "b": b}) == vx + vy
             assert c.eval({"a": a, "b": b}) is (vx + vy == a + b)
+
+
+def _offset(k: int) -> object:
+    return [i, (i + 1) % N, i + 0, (i + N - 1) % N, i * 1][k]
+
+
+_ATOM = st.builds(lambda name, k, neg: ~pred(name, _offset(k), q) if neg else pred(name, _offset(k), q),
+                  st.sampled_from("PQ"), st.integers(0, 4), st.booleans())
+_LEAF = _ATOM | st.builds(lambda k: ne(i, k), st.integers(0, 3)) | st.builds(lambda k: lt(i, k), st.integers(0, 4))
+_FORMULA = st.recursive(_LEAF, lambda f: st.builds(lambda a, b, conj: a & b if conj else a | b, f, f, st.booleans()), max_leaves=6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_FORMULA, _FORMULA, st.integers(1, 4))
+def test_verdicts_with_placements_agree_with_every_placement_of_small_sizes(assume: object, guard: object, wrong_at: int) -> None:
+    """Random ``assume`` over two predicates read at shifted rows (one point written several ways), a
+    spec wrong at one size under a random guard: every placement of every size ``N ≤ 4`` decides the
+    claim. Proved: no placement satisfying ``assume`` everywhere has a difference; refuted: one has;
+    refused as vacuous: some size has no placement at all."""
+    bad = guard & eq(N, wrong_at)  # type: ignore[operator]
+    g = Gadget("g", (Param("N", 1, 4),), N, 1, _COPY, where(bad, 2 * inp(i, q), inp(i, q)), assume=assume,  # type: ignore[arg-type]
+               care=P(i) | ~P(i) | pred("Q", i, q))  # type: ignore[operator]
+    differs, empty = False, False
+    for n in range(1, 5):
+        placed = False
+        for bits in itertools.product((False, True), repeat=2 * n):
+            sets = {"P": {(r, 0) for r in range(n) if bits[r]}, "Q": {(r, 0) for r in range(n) if bits[n + r]}}
+            with predicates({k: (lambda *a, c=c: a in c) for k, c in sets.items()}):
+                if not all(assume.eval({"N": n, "i": r, "q": 0}) for r in range(n)):  # type: ignore[attr-defined]
+                    continue
+                placed = True
+                differs |= any(bad.eval({"N": n, "i": r, "q": 0}) for r in range(n))
+        empty |= not placed
+    try:
+        r = sv.prove_forall(g, timeout=30)
+    except ParametricError as e:
+        assert "no placement" in str(e) and empty, e
+        return
+    assert r.verdict is not sv.Verdict.PROVED or not differs, r
+    assert r.verdict is not sv.Verdict.REFUTED or differs, r
