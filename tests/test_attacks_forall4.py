@@ -99,9 +99,9 @@ def test_assumptions_that_need_a_predicate_true_somewhere_are_decided() -> None:
     p, pq = pred("P", i, q), pred("P", i, q) | pred("Q", i, q)
     assert sv.prove_forall(_placed(inp(i, q), pq)).proved
     r = sv.prove_forall(_placed(where(p, inp(i, q), 2 * inp(i, q)), pq))
-    # z3's witness leaves P and Q false off the cells it reads, a placement assume forbids: the
-    # re-check cannot confirm it (unknown); never proved
-    assert r.verdict is not sv.Verdict.PROVED, r
+    # z3's witness leaves P and Q free off the cells it reads: it is completed over the instance's
+    # cells (tests/test_attacks_forall5.py) and refutes; never proved
+    assert r.verdict is sv.Verdict.REFUTED, r
 
 
 def test_an_undecided_vacuity_check_of_the_assumptions_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,7 +20,9 @@ expand term by term (guards conjoined, coefficients multiplied, atoms concatenat
 
 :func:`obligations` lists what must hold for every cell and parameter value for the definition
 to be meaningful: every tap's source channel in ``[0, d')`` and lag in ``[0, N')``, every input
-cell the spec reads inside the state, every family index inside the family's declared size.
+cell the spec reads inside the state, every family index inside the family's declared size —
+wherever the concrete interpretation reads the atom, a factor of a product with 0 included
+(``inp(r, c) * 0`` reads the cell: :func:`value_terms` with ``keep_zero``).
 Definedness of the arithmetic itself (no subtraction below 0, no overflow, no division by zero)
 is checked by the prover's encoding of each expression under the guard it is evaluated under.
 """
@@ -246,10 +248,16 @@ def spec_terms(g: Gadget, keep_zero: bool = False) -> list[Term]:
 
 
 def _atom_obligations(ts: list[Term], g: Gadget, where: str) -> list[Obligation]:
+    """The range obligations of the atoms of ``ts``: the terms of :func:`value_terms` with
+    ``keep_zero``, i.e. every atom the concrete interpretation reads, a factor of a product with 0
+    included. An input cell's zero-coefficient term only says its indices are evaluated: the state
+    itself is read where ``entry`` holds there, which its term with coefficient 1 carries."""
     out = []
     for t in ts:
         for a in t.atoms:
             if a.kind == "in":
+                if t.coef == 0:
+                    continue
                 r, c = a.idx
                 out.append(Obligation(t.guard, _and(lt(r, g.rows), lt(c, g.cols)), f"{where}: input cell ({r}, {c}) inside the {g.rows}×{g.cols} state"))
                 continue
@@ -271,11 +279,12 @@ def obligations(g: Gadget) -> list[Obligation]:
             out.append(Obligation(t.guard, lt(t.src, g.cols), f"layer {k} W tap source {t.src} inside [0, {g.cols})"))
         for t in pl.h:
             out.append(Obligation(t.guard, lt(t.src, g.rows), f"layer {k} h tap lag {t.src} inside [0, {g.rows})"))
-        for t in pl.W + pl.h:
-            out += _atom_obligations(value_terms(t.value, None), g, f"layer {k} tap value")
+        for t in pl.W + pl.h:  # a tap's value is evaluated where its guard holds
+            out += _atom_obligations(_guarded(value_terms(t.value, None, keep_zero=True), t.guard), g, f"layer {k} tap value")
         for name in ("b1", "b2"):
-            out += _atom_obligations(value_terms(getattr(pl, name), None), g, f"layer {k} {name}")
-    out += [Obligation(_and(g.care, o.guard), o.ok, o.what) for o in _atom_obligations(spec_terms(g), g, "spec")]
+            out += _atom_obligations(value_terms(getattr(pl, name), None, keep_zero=True), g, f"layer {k} {name}")
+    spec = _atom_obligations(spec_terms(g, keep_zero=True), g, "spec")
+    out += [Obligation(_and(g.care, o.guard), o.ok, o.what) for o in spec]
     return out
 
 

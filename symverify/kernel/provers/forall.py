@@ -50,6 +50,7 @@ refutation or an unknown).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import time
@@ -480,26 +481,34 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
     return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
 
 
-def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[Any], solver: Callable[[], Any],
-                    deadline: float) -> dict[str, int] | str | None:
-    """A parameter value and a cell at which ``assume`` holds for no value of the predicates it reads
-    (a dict: no placement satisfies ``assume`` at every cell at that size, and a statement "for every
-    placement" is about nothing there), None when there is none, or z3's answer when undecided.
+def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[Any], hyp: list[Any],
+                    solver: Callable[[], Any], deadline: float) -> dict[str, int] | str | None:
+    """A parameter value and a cell at which the instances of ``assume`` the statement reads
+    (``hyp``: at the cell ``(i, q)`` and at every cell its terms read, :func:`_assumptions`) hold for
+    no predicate that also satisfies ``where`` and the cell's bounds there (``base``, ``cell``: a
+    predicate may be read by them too) — a dict: no placement satisfies ``where`` and ``assume`` at
+    every cell at that size, and a statement "for every placement" is about nothing there (an
+    identity query could be unsat only because ``hyp`` is); None when there is none, or z3's answer
+    when undecided.
+
     First the placement with every predicate false (valid at every cell for the library's gadgets:
-    one query without quantifiers); where that fails, each application of a predicate in ``assume``
-    is made a Boolean of its own — more valuations than placements give, so a cell found here has
-    none — and z3 decides ``∃ P, i, q: ∀ b: ¬assume`` (an ``unknown`` is the verdict unknown)."""
-    a0 = enc.cond(g.assume)[0]
-    apps: list[Any] = []
-    seen: set[int] = set()
-    for x in _conds_in(g.assume):
-        if isinstance(x, Pred):
-            t = enc.cond(x)[0]
-            if t.get_id() not in seen:  # z3 terms are hash-consed: one id per distinct application
-                seen.add(t.get_id())
-                apps.append(t)
+    one query without quantifiers). Where that fails, each application of a predicate in those
+    conditions is made a Boolean ``b_k`` of its own, tied to the others by functional consistency
+    — ``args_k = args_l → b_k = b_l`` for two applications of one predicate (Ackermann's reduction:
+    the valuations consistent so are exactly those some predicate gives) — and z3 decides
+    ``∃ params, i, q: base ∧ cell ∧ ∀ b: ¬(consistent(b) ∧ (base ∧ cell ∧ hyp)[b])`` (outside the
+    quantifier the predicates are free: some predicate satisfies ``where`` there, so the size is one
+    the statement is about; an ``unknown`` is the verdict unknown). So ``P(i, q) ∧ ¬P(i + 0, q)``
+    (one point written twice), instances closing an odd cycle ``P(r) ≠ P(r + 1 mod N)`` over the
+    cells read, and ``where = P(0, 0)`` against ``assume = ¬P(i, q)`` are found. A placement is not
+    shown to exist at every size (``assume`` at cells no term reads is not asked): what is shown is
+    that no proof rests on a contradiction among the conditions it reads."""
+    preds = {fn.get_id() for fn in enc.preds.values()}
+    whole = z3.And(*base, *cell, *hyp)
+    # every application of a predicate (z3 terms are hash-consed: one per distinct application)
+    apps = [x for x in _subterms(z3, whole) if z3.is_app(x) and x.decl().get_id() in preds]
     s = solver()
-    s.add(*cell, z3.Not(z3.substitute(a0, *[(x, z3.BoolVal(False)) for x in apps]) if apps else a0))
+    s.add(*cell, z3.Not(z3.substitute(whole, *[(x, z3.BoolVal(False)) for x in apps]) if apps else whole))
     r = s.check()
     if r == z3.unsat:
         return None
@@ -507,10 +516,19 @@ def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[A
     if left <= 0:
         raise _DeadlineError("the time budget ran out before the next z3 query")
     bs = [z3.Bool(f"assume!{k}") for k in range(len(apps))]  # not identifiers: no predicate or parameter has these names
-    body = z3.Not(z3.substitute(a0, *zip(apps, bs))) if apps else z3.Not(a0)
+    sub = list(zip(apps, bs))
+    body = z3.substitute(whole, *sub) if sub else whole
+    args = [[z3.substitute(a, *sub) if sub else a for a in x.children()] for x in apps]
+    same: list[Any] = []
+    for k1, k2 in itertools.combinations(range(len(apps)), 2):
+        if apps[k1].decl().get_id() == apps[k2].decl().get_id():
+            same.append(z3.Implies(z3.And(*[a == b for a, b in zip(args[k1], args[k2])]), bs[k1] == bs[k2]))
+    if any(z3.is_app(x) and x.decl().get_id() in preds for x in _subterms(z3, body)):
+        raise ProverError(f"∀-prover: an application of a predicate of {g.name} was left in its assumptions' vacuity check")
     s = z3.Solver()
     s.set("timeout", max(1, int(left * 1000)))
-    s.add(*base, *cell, z3.ForAll(bs, body) if bs else body)
+    inner = z3.Not(z3.And(*same, body))
+    s.add(*base, *cell, z3.ForAll(bs, inner) if bs else inner)
     r = s.check()
     if r == z3.unsat:
         return None
@@ -519,27 +537,18 @@ def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[A
     return f"{r} ({s.reason_unknown()})"
 
 
-def _conds_in(c: Cond) -> list[Cond]:
-    """Every condition node in ``c`` (index expressions included: a predicate inside an ``ite``)."""
-    out: list[Cond] = []
-    todo: list[object] = [c]
+def _subterms(z3: Any, e: Any) -> Iterator[Any]:
+    """Every subterm of the z3 term ``e``, each once."""
+    seen: set[int] = set()
+    todo = [e]
     while todo:
         x = todo.pop()
-        if isinstance(x, Cond):
-            out.append(x)
-        if isinstance(x, BoolOp):
-            todo.extend(x.items)
-        elif isinstance(x, Not):
-            todo.append(x.c)
-        elif isinstance(x, Cmp):
-            todo += [x.a, x.b]
-        elif isinstance(x, Pred):
-            todo.extend(x.idx)
-        elif isinstance(x, Bin):
-            todo += [x.a, x.b]
-        elif isinstance(x, Ite):
-            todo += [x.cond, x.a, x.b]
-    return out
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        yield x
+        if z3.is_app(x):
+            todo.extend(x.children())
 
 
 def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any]:
@@ -602,6 +611,103 @@ def _repaired(g: Gadget, params: dict[str, int], preds: Mapping[str, Any]) -> di
         return lambda *idx: idx not in bad and bool(fn(*idx))
 
     return {name: drop(fn) for name, fn in preds.items()}
+
+
+def _completed(z3: Any, g: Gadget, params: dict[str, int], preds: Mapping[str, Any], points: Mapping[str, set[tuple[int, ...]]],
+               deadline: float) -> dict[str, Any] | None:
+    """A placement that agrees with ``preds`` (z3's witness) at ``points`` (every point its sizes,
+    ``where``, ``care`` and terms read) and satisfies ``assume`` at every cell of the instance at
+    ``params``, found by one SAT query: each point a predicate is read at is a Boolean, ``assume``
+    at each cell a formula over them (the concrete interpretation of its index expressions, with
+    its short-circuits: an operand is evaluated, and must be defined, only where those before it
+    did not decide). None where no such placement exists, the instance has more than
+    :data:`RECHECK_CELLS` cells, a predicate is read inside an index expression of ``assume``, or
+    the budget is spent (no query is started after the deadline). Whatever it returns is only a
+    candidate: :func:`_recheck` checks ``assume`` at every cell and the difference exactly."""
+    from symverify.kernel.parametric.concrete import sizes
+    from symverify.kernel.parametric.expr import predicates
+
+    if any(isinstance(x, Ite) and _has_pred(x.cond) for x in _nodes(g.assume)):
+        return None
+    try:
+        with predicates(dict(preds)):
+            env, nn, dd = sizes(g, params)
+    except ParametricError:
+        return None
+    if nn * dd > RECHECK_CELLS:
+        return None
+    atoms: dict[tuple[str, tuple[int, ...]], Any] = {}
+
+    def atom(name: str, idx: tuple[int, ...]) -> Any:
+        if (name, idx) not in atoms:
+            atoms[name, idx] = z3.Bool(f"place!{len(atoms)}")  # not identifiers: no other z3 constant has these names
+        return atoms[name, idx]
+
+    def enc(c: Cond, e: dict[str, int]) -> tuple[Any, Any]:
+        """``c`` at ``e`` as (value, defined), over the predicate Booleans."""
+        if isinstance(c, Cmp):
+            try:
+                return z3.BoolVal(c.eval(e)), z3.BoolVal(True)
+            except ParametricError:
+                return z3.BoolVal(False), z3.BoolVal(False)
+        if isinstance(c, Pred):
+            try:
+                idx = tuple(x.eval(e) for x in c.idx)
+            except ParametricError:
+                return z3.BoolVal(False), z3.BoolVal(False)
+            return atom(c.name, idx), z3.BoolVal(True)
+        if isinstance(c, Not):
+            v, ok = enc(c.c, e)
+            return z3.Not(v), ok
+        if isinstance(c, BoolOp):
+            vals: list[Any] = []
+            oks: list[Any] = []
+            for x in c.items:
+                v, ok = enc(x, e)
+                decided = (z3.Not(z3.And(*vals)) if c.op == "and" else z3.Or(*vals)) if vals else z3.BoolVal(False)
+                oks.append(z3.Or(decided, ok))
+                vals.append(v)
+            return (z3.And(*vals) if c.op == "and" else z3.Or(*vals)), z3.And(*oks)
+        raise ParametricError(f"condition: unknown node {type(c).__name__}")
+
+    s = z3.Solver()
+    for name, pts in points.items():
+        for idx in pts:
+            s.add(atom(name, idx) == z3.BoolVal(bool(preds[name](*idx))))
+    for r in range(nn):
+        for c in range(dd):
+            v, ok = enc(g.assume, {**env, "i": r, "q": c})
+            s.add(ok, v)
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        return None
+    s.set("timeout", max(1, int(left * 1000)))
+    if s.check() != z3.sat:
+        return None
+    m = s.model()
+    chosen = {key for key, b in atoms.items() if z3.is_true(m.eval(b, model_completion=True))}
+    return {name: _member(chosen, name) for name in preds}
+
+
+def _member(chosen: set[tuple[str, tuple[int, ...]]], name: str) -> Callable[..., bool]:
+    """Predicate ``name`` holding exactly at the points ``chosen`` lists for it."""
+    return lambda *idx: (name, idx) in chosen
+
+
+def _nodes(c: Cond) -> Iterator[object]:
+    """Every expression node under ``c`` (each use once), without recursion."""
+    todo: list[object] = [c]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (tuple, list)):
+            todo.extend(x)
+        elif isinstance(x, (IExpr, Cond)):
+            yield x
+            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))  # type: ignore[arg-type]
+
+
+def _has_pred(c: Cond) -> bool:
+    return any(isinstance(x, Pred) for x in _nodes(c))
 
 
 def _pred_fn(z3: Any, m: Any, enc: _Enc, fn: Any, points: set[tuple[int, ...]]) -> Any:
@@ -912,11 +1018,12 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
 
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
     if has_preds:  # ``assume`` must hold for some placement at every cell (else none exists at that size)
-        nowhere = _assume_nowhere(z3, enc, g, base, cell, solver, deadline)
+        nowhere = _assume_nowhere(z3, enc, g, base, cell, hyp, solver, deadline)
         if isinstance(nowhere, dict):
             raise ParametricError(f"gadget {g.name}: vacuous statement: its assumptions {g.assume} hold for no placement "
-                                  f"at cell ({nowhere['i']}, {nowhere['q']}) at {dict((n, nowhere[n]) for n in names)}, so no placement "
-                                  "exists at those sizes (restrict them with where=)")
+                                  f"at cell ({nowhere['i']}, {nowhere['q']}) at {dict((n, nowhere[n]) for n in names)} (there and at the cells the "
+                                  f"statement reads from it{f', with its condition {g.where}' if _has_pred(g.where) else ''}), "
+                                  "so no placement exists at those sizes (restrict them with where=)")
         if nowhere is not None:
             return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check of the assumptions: z3 {nowhere}",
                                 seconds=time.perf_counter() - t0))
@@ -1003,6 +1110,13 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             # z3 left the predicates free at cells no query constrained; the placement with those
             # cells removed is tried once, and only a confirmed difference is taken
             again, why = _recheck(g, params, at["i"], at["q"], repaired)
+            if again:
+                differs, detail = again, why
+        if differs is None and (completed := _completed(z3, g, params, preds, points, deadline)) is not None:
+            # an ``assume`` that needs predicates true at cells no term reads (``P ∨ Q`` at every
+            # cell): the witness's values at the points read, completed by one SAT query over the
+            # instance's cells; again only a confirmed difference is taken
+            again, why = _recheck(g, params, at["i"], at["q"], completed)
             if again:
                 differs, detail = again, why
         if differs is None:
