@@ -732,7 +732,7 @@ def _table(summary: Any, wide: bool = False) -> Any:
         row = [_esc(o.name)] + ([_esc(o.title)] if wide else []) + [_STATUS[o.status], f"{c['proved']}/{c['refuted']}/{c['unknown']}/{c.get('argued', 0)}",
                                                                          _esc(bounds), _time_cell(o.seconds)]
         t.add_row(*row)
-    t.caption = "p/r/u/a: instances proved/refuted/unknown, and argued claims (never counted as proved)"
+    t.caption = "p/r/u/a: instances proved/refuted/unknown; argued claims (never proved)"  # ≤ 80 columns
     t.caption_justify = "left"
     return t
 

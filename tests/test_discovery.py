@@ -175,10 +175,21 @@ def test_prove_shows_the_legend_and_overshoot_values(tmp_path, capsys):
     (d / "big.py").write_text(textwrap.dedent(SCRIPT), encoding="utf-8")
     code, out, _ = run(capsys, "prove", "--dir", str(d), "-j", "1", "--wide")
     assert code == 1
-    assert "p/r/u/a: instances proved/refuted/unknown, and argued claims" in out
+    assert "p/r/u/a: instances proved/refuted/unknown; argued claims (never proved)" in out
     assert "layers=34 > 31" in out and "big: big instance: over bound: layers=34 > 31" in out
 
 
 def test_golden_without_a_file_says_how_to_write_one(tmp_path, capsys):
     code, _, err = run(capsys, "prove", "primitives", "--golden", str(tmp_path / "gold.json"))
     assert code == 3 and "no such file" in err and "--update-golden" in err
+
+
+def test_the_table_and_its_legend_fit_80_columns(tmp_path, capsys, monkeypatch):
+    """README: the table fits 80 columns; its legend line was 86 characters."""
+    monkeypatch.setenv("COLUMNS", "80")
+    d = tmp_path / "scripts"
+    d.mkdir()
+    (d / "big.py").write_text(textwrap.dedent(SCRIPT), encoding="utf-8")
+    code, out, _ = run(capsys, "prove", "--dir", str(d), "-j", "1")
+    assert code == 1 and "p/r/u/a:" in out
+    assert all(len(line) <= 80 for line in out.splitlines()), max(out.splitlines(), key=len)
