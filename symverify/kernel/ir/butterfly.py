@@ -37,7 +37,7 @@ from typing import Literal
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, plain_fields, unordered
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, plain_fields, plain_items, unordered
 
 __all__ = [
     "ButterflyFactor",
@@ -117,7 +117,7 @@ def _diagonal(diag: object, name: str) -> tuple[object, ...]:
     (no order), a str or bytes (characters) or no iterable at all is refused."""
     if unordered(diag):
         raise IRError(f"butterfly factor {name}: expected a sequence of entries in order, found {type(diag).__name__}")
-    return tuple(diag)  # type: ignore[arg-type]
+    return tuple(plain_items(diag))  # type: ignore[arg-type]  # a subclass as the items it stores
 """``_ONLY_INT(map(type, xs))``: every ``x`` is exactly an ``int`` (``all(type(x) is int ...)`` in C)."""
 
 
@@ -500,7 +500,7 @@ def _items(xs: object, what: str) -> tuple[object, ...]:
     """``xs`` as a tuple; anything but a list, tuple or other ordered iterable is refused (:class:`IRError`)."""
     if unordered(xs):
         raise IRError(f"{what}: expected a sequence, found {type(xs).__name__}")
-    return tuple(xs)  # type: ignore[call-overload, arg-type]
+    return tuple(plain_items(xs))  # type: ignore[call-overload, arg-type]  # a subclass as the items it stores
 
 
 def product(*ks: Kaleidoscope) -> Kaleidoscope:

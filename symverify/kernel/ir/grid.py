@@ -29,7 +29,18 @@ from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import field_repr, safe_repr, show_int
 from symverify.kernel.ir.cellarray import CellArray
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, is_zero, param_names, plain_fields, unordered
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    as_scalar,
+    is_canonical,
+    is_zero,
+    param_names,
+    plain_fields,
+    plain_int,
+    plain_items,
+    plain_str,
+    unordered,
+)
 
 __all__ = ["Grid", "Rect"]
 
@@ -79,7 +90,7 @@ class Grid:
         if unordered(rects):  # rectangles are painted in order: a set has none, a dict would read as its keys
             raise IRError(f"grid rectangles: expected a sequence of rectangles (painted in order), found {type(rects).__name__}")
         if type(rects) is not tuple:
-            rects = tuple(rects)
+            rects = tuple(plain_items(rects))  # a tuple or list subclass as the items it stores
             object.__setattr__(self, "rects", rects)
         fixed: list[Rect] | None = None
         for k, rect in enumerate(rects):
@@ -142,7 +153,8 @@ class Grid:
         """
         from symverify.kernel.ir.scalar import sym
 
-        Grid(rows, cols)  # ShapeError unless both sizes are non-negative ints (a float gave TypeError)
+        g = Grid(rows, cols)  # ShapeError unless both sizes are non-negative ints (a float gave TypeError)
+        name, rows, cols = plain_str(name), g.rows, g.cols  # plain values: the sizes' and the name's own methods are not read
         limits.check(rows * cols, "MAX_CELLS", f"Grid.symbolic({name!r}, {show_int(rows)}, {show_int(cols)})")
         return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
 
@@ -181,6 +193,7 @@ class Grid:
             raise IRError(f"Grid.from_rows: found a float array (dtype {values.dtype}), not exact values; "  # type: ignore[attr-defined]
                           "Grid.from_array reads each float as the dyadic rational it is")
         _sequence(values, "rows")
+        values = plain_items(values)  # a list or tuple subclass as the rows it stores: read for its length, then its items
         r = len(values) if rows is None else rows
         c = (len(values[0]) if len(values) > 0 else 0) if cols is None else cols
         if len(values) != r:
@@ -188,6 +201,7 @@ class Grid:
         cells: dict[tuple[int, int], object] = {}
         for i, row in enumerate(values):
             _sequence(row, f"row {i}")
+            row = plain_items(row)
             if len(row) != c:
                 raise ShapeError(f"row {i}: expected {c} entries, found {len(row)}")
             for j, v in enumerate(row):
@@ -198,6 +212,8 @@ class Grid:
 
     def paint(self, r0: int, r1: int, c0: int, c1: int, value: object) -> Grid:
         """A copy with rows ``[r0, r1)`` × cols ``[c0, c1)`` set to ``value`` (empty ranges are no-ops)."""
+        # an int subclass as its value: its own comparisons could call the range empty (the paint then dropped)
+        r0, r1, c0, c1 = plain_int(r0), plain_int(r1), plain_int(c0), plain_int(c1)  # type: ignore[assignment]
         if r0 >= r1 or c0 >= c1:
             return self
         return Grid(self.rows, self.cols, self.fill, (*self.rects, (r0, r1, c0, c1, as_scalar(value, "grid value"))))
