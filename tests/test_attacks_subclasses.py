@@ -28,7 +28,11 @@ Defects this round found (each now read as its plain value):
 - ``tuple``/``list``/``dict`` subclasses whose length, iteration, indexing or ``items`` disagree
   with what they store were read through those methods (certificate cells, sparse-matrix entries,
   dense rows, grid rows, permutations, circuit gates and outputs, model layers, butterfly diagonals);
-- circuit and model names given as ``str`` subclasses were stored as such.
+- circuit and model names given as ``str`` subclasses were stored as such;
+- ``Grid.from_cells`` read a ``dict`` subclass by its own ``items()`` and crashed (``ValueError``) on a
+  key that is not a pair, ``Grid.paint_cells`` likewise on a cell that is not a triple;
+  ``Kaleidoscope.lift`` compared the new size by its own ``==``; ``evaluate`` checked an input's
+  shape through its ``len`` and read it through its iteration (a crash, ``TypeError``).
 """
 
 from __future__ import annotations
@@ -282,6 +286,16 @@ POSITIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "SparseMatrix.from_dict key": (lambda v: SparseMatrix.from_dict(3, 3, {v: 1}), (2, 1)),
     "SparseMatrix.permutation": (lambda v: SparseMatrix.permutation(v), [1, 0, 2]),
     "check_permutation": (lambda v: check_permutation(v), (2, 0, 1)),
+    "Grid.from_cells cells": (lambda v: Grid.from_cells(2, 2, v), {(0, 1): 3, (1, 1): 4}),
+    "Grid.from_cells key": (lambda v: Grid.from_cells(3, 3, {v: 3}), (2, 1)),
+    "Grid.paint_cells cells": (lambda v: Grid.zeros(3, 3).paint_cells(v), [(0, 1, 3), (2, 2, 5)]),
+    "Grid.paint_cells cell": (lambda v: Grid.zeros(3, 3).paint_cells([v]), (2, 1, 3)),
+    "Kaleidoscope.lift size": (lambda v: Kaleidoscope.identity(4).lift(v), 8),
+    # evaluation inputs
+    "evaluate circuit input": (lambda v: sv.evaluate(Circuit(2, 1, (Gate.mul(0, 1),), (2,)), v), [[3], [4]]),
+    "evaluate circuit row": (lambda v: sv.evaluate(Circuit(2, 1, (Gate.mul(0, 1),), (2,)), [v, [4]]), [3]),
+    "evaluate model input": (lambda v: sv.evaluate(Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.full(1, 1, 2), b2=Grid.full(2, 1, 1)),)), v),
+                             [[3], [4]]),
     # symbols
     "sym name": (lambda v: sym(v), "a"),
 }
@@ -543,3 +557,19 @@ def test_a_fragment_stores_its_name_layers_and_bounds_as_plain_values() -> None:
                  bounds, f.build_spec)
     assert plain_form((g.name, g.layers, tuple(g.bounds.items()))) == plain_form((f.name, f.layers, tuple(f.bounds.items())))
     assert prove_fragment(g).proved
+
+
+def test_grid_cells_are_pairs_and_triples_of_ints_each_named_once() -> None:
+    """``Grid.from_cells`` and ``Grid.paint_cells`` crashed (``ValueError``) on a key that is not a pair
+    or a cell that is not a triple; two keys naming one cell (one an int subclass hashing as another
+    number) were both painted, the later winning by the subclass's ordering."""
+    with pytest.raises(sv.IRError, match=r"Grid.from_cells: expected a cell \(i, j\) of two ints, found \(1,\)"):
+        Grid.from_cells(2, 2, {(1,): 3})
+    with pytest.raises(sv.IRError, match=r"Grid.from_cells: expected a cell \(i, j\) of two ints, found \(1, 0.5\)"):
+        Grid.from_cells(2, 2, {(1, 0.5): 3})
+    with pytest.raises(sv.IRError, match=r"Grid.paint_cells: expected \(i, j, value\) triples, found \(1, 1\)"):
+        Grid.zeros(2, 2).paint_cells([(1, 1)])
+    other = lying(1, frozenset({"__hash__", "__eq__"}))
+    with pytest.raises(sv.IRError, match="two keys name the same cell"):
+        Grid.from_cells(2, 2, {(other, 0): 3, (1, 0): 4})
+    assert Grid.from_cells(2, 2, {(1, 1): 2, (0, 1): 3}).rects == ((0, 1, 1, 2, 3), (1, 2, 1, 2, 2))

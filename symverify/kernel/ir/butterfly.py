@@ -37,7 +37,7 @@ from typing import Literal
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, plain_fields, plain_items, unordered
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, plain_fields, plain_int, plain_items, unordered
 
 __all__ = [
     "ButterflyFactor",
@@ -361,6 +361,7 @@ class FactorList:
         return FactorList(size, self.lift(size).factors + other.lift(size).factors)
 
     def lift(self, size: int) -> FactorList:
+        size = plain_int(size)  # type: ignore[assignment]
         return FactorList(size, tuple(f.lift(size) for f in self.factors)) if size != self.size else self
 
     def to_bbstars(self, *, strict: bool = False, merge: bool = False) -> tuple[BBStar, ...]:
@@ -453,6 +454,7 @@ class Kaleidoscope:
 
     def lift(self, size: int) -> Kaleidoscope:
         """The same ``n×n`` corner at a larger size: every group becomes ``diag(E, I)`` (docs/kaleidoscope.md §1.6)."""
+        size = plain_int(size)  # type: ignore[assignment]  # its value: an int subclass's == could call any size this one
         if size == self.size:
             return self
         _check_size(size, f"lifting a kaleidoscope of size {self.size}", self.size)

@@ -31,6 +31,7 @@ from symverify.ir.bigint import field_repr, safe_repr, show_int
 from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.scalar import (
     Scalar,
+    as_index,
     as_scalar,
     is_canonical,
     is_zero,
@@ -138,10 +139,20 @@ class Grid:
 
     @staticmethod
     def from_cells(rows: int, cols: int, cells: Mapping[tuple[int, int], object], fill: object = 0) -> Grid:
-        """A grid with the given cells set (exact values) over ``fill``."""
+        """A grid with the given cells set (exact values) over ``fill``; a key that is not an
+        ``(i, j)`` pair is an :class:`IRError`. A ``dict`` subclass is read as the items it stores,
+        a key as the plain ints it holds (its own ``items()``, iteration or ``<`` could say otherwise);
+        two keys naming one cell (an int subclass hashing otherwise than its value) are an :class:`IRError`."""
         rects: list[Rect] = []
-        for (i, j), v in sorted(cells.items()):
+        odd = False
+        for key, v in plain_items(cells).items():
+            if not (type(key) is tuple and len(key) == 2 and type(key[0]) is int and type(key[1]) is int):
+                key, odd = _cell_key(key, "Grid.from_cells"), True
+            i, j = key
             rects.append((i, i + 1, j, j + 1, as_scalar(v, f"grid cell ({i}, {j})")))
+        if odd and len({r[:4] for r in rects}) != len(rects):
+            raise IRError("Grid.from_cells: two keys name the same cell")
+        rects.sort(key=_position)  # row-major; the positions are distinct plain ints
         return Grid(rows, cols, as_scalar(fill, "grid fill"), tuple(rects))
 
     @staticmethod
@@ -219,7 +230,17 @@ class Grid:
         return Grid(self.rows, self.cols, self.fill, (*self.rects, (r0, r1, c0, c1, as_scalar(value, "grid value"))))
 
     def paint_cells(self, cells: Iterable[tuple[int, int, object]]) -> Grid:
-        extra = tuple((i, i + 1, j, j + 1, as_scalar(v, f"grid cell ({i}, {j})")) for i, j, v in cells)
+        """A copy with each ``(i, j, value)`` of ``cells`` painted in order; anything but such a triple is an
+        :class:`IRError` (subclasses of tuple, list and int are read as what they store)."""
+        if unordered(cells):
+            raise IRError(f"Grid.paint_cells: expected a sequence of (i, j, value), found {type(cells).__name__}")
+        triples = []
+        for c in plain_items(cells):
+            c = plain_items(c)
+            if not isinstance(c, (tuple, list)) or len(c) != 3:
+                raise IRError(f"Grid.paint_cells: expected (i, j, value) triples, found {safe_repr(c, 60)}")
+            triples.append((*_cell_key(c[:2], "Grid.paint_cells"), c[2]))
+        extra = tuple((i, i + 1, j, j + 1, as_scalar(v, f"grid cell ({i}, {j})")) for i, j, v in triples)
         return Grid(self.rows, self.cols, self.fill, self.rects + extra)
 
     # ---- access -----------------------------------------------------------------------
@@ -300,6 +321,22 @@ class Grid:
     def storage_size(self) -> int:
         """Number of stored rectangles (the memory footprint, not the matrix size)."""
         return len(self.rects)
+
+
+def _position(rect: Rect) -> tuple[int, int]:
+    return rect[0], rect[2]
+
+
+def _cell_key(key: object, where: str) -> tuple[int, int]:
+    """``key`` as a cell ``(i, j)`` of plain ints: a tuple or list (``plain_items``) of two integers
+    (numpy's too, read by :func:`as_index`: an int subclass by its value; a bool or float is no index)."""
+    if type(key) is tuple and len(key) == 2 and type(key[0]) is int and type(key[1]) is int:
+        return key  # type: ignore[return-value]  # the common case, already plain
+    key = plain_items(key)
+    ij = tuple(map(as_index, key)) if isinstance(key, (tuple, list)) and len(key) == 2 else (None,)
+    if None in ij:
+        raise IRError(f"{where}: expected a cell (i, j) of two ints, found {safe_repr(key, 60)}")
+    return ij  # type: ignore[return-value]
 
 
 def _array_cells(g: Grid) -> dict[tuple[int, int], Scalar]:
