@@ -573,3 +573,16 @@ def test_grid_cells_are_pairs_and_triples_of_ints_each_named_once() -> None:
     with pytest.raises(sv.IRError, match="two keys name the same cell"):
         Grid.from_cells(2, 2, {(other, 0): 3, (1, 0): 4})
     assert Grid.from_cells(2, 2, {(1, 1): 2, (0, 1): 3}).rects == ((0, 1, 1, 2, 3), (1, 2, 1, 2, 2))
+
+
+@pytest.mark.parametrize("build", [
+    lambda n: Grid.identity(n), lambda n: SparseMatrix.identity(n), lambda n: Grid.symbolic("W", n, 1), lambda n: Grid(n, 1).to_rows(),
+], ids=["Grid.identity", "SparseMatrix.identity", "Grid.symbolic", "to_rows"])
+def test_a_size_limit_is_checked_against_the_plain_value(build: Callable[[Any], Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``limits.check`` compared an int-subclass count by its own ``>``: a size "not above" the limit
+    was expanded cell by cell (out of memory instead of a ``LimitError``)."""
+    from symverify.ir import limits
+
+    monkeypatch.setattr(limits, "MAX_CELLS", 8)
+    with pytest.raises(sv.LimitError, match=r"9 cells is more than symverify.ir.limits.MAX_CELLS = 8"):
+        build(lying(9, frozenset({"__gt__", "__lt__", "__ge__", "__le__"})))
