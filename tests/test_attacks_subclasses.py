@@ -586,3 +586,19 @@ def test_a_size_limit_is_checked_against_the_plain_value(build: Callable[[Any], 
     monkeypatch.setattr(limits, "MAX_CELLS", 8)
     with pytest.raises(sv.LimitError, match=r"9 cells is more than symverify.ir.limits.MAX_CELLS = 8"):
         build(lying(9, frozenset({"__gt__", "__lt__", "__ge__", "__le__"})))
+
+
+def test_an_absorbed_diagonal_goes_on_the_side_it_spells() -> None:
+    """``absorb_diagonal(d, side)`` with a ``str`` subclass spelling ``'after'`` but equal to ``'before'``
+    absorbed ``D`` on the wrong side (``E·D`` for ``D·E``); a diagonal given as a mapping was read as its keys."""
+    from symverify.kernel.ir.butterfly import BBStar
+
+    f = ButterflyFactor(4, 2, (1, 2), (3, 4), (5, 6), (7, 8))
+    k = Kaleidoscope(4, 4, (BBStar(4, (f, *BBStar.identity(4).factors[1:])),))
+    both = type("Both", (str,), {"__eq__": lambda s, o: o in ("before", "after"), "__hash__": lambda s: hash("before")})
+    diag = (2, 3, 5, 7)
+    assert plain_form(k.absorb_diagonal(diag, both("after"))) == plain_form(k.absorb_diagonal(diag, "after"))
+    assert plain_form(k.absorb_diagonal(diag, "after")) != plain_form(k.absorb_diagonal(diag, "before"))
+    assert plain_form(f.absorb(lying(list(diag), frozenset({"__iter__"})), "before")) == plain_form(f.absorb(diag, "before"))
+    with pytest.raises(sv.ShapeError, match="expected a diagonal as a sequence of 4 entries, found dict"):
+        f.absorb({0: 2, 1: 3, 2: 5, 3: 7}, "before")

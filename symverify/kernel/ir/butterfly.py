@@ -37,7 +37,16 @@ from typing import Literal
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, plain_fields, plain_int, plain_items, unordered
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    as_scalar,
+    is_zero,
+    plain_fields,
+    plain_int,
+    plain_items,
+    plain_str,
+    unordered,
+)
 
 __all__ = [
     "ButterflyFactor",
@@ -132,14 +141,21 @@ def _check_size(size: int, what: str, at_least: int = 2) -> None:
     check_size_limit(size, what)
 
 
-def _check_side(side: str) -> None:
-    if side not in ("before", "after"):
+def _check_side(side: str) -> Side:
+    """``side`` as the plain ``'before'`` or ``'after'`` it spells (a ``str`` subclass by its characters:
+    its own ``==`` could answer both); anything else is an :class:`IRError`."""
+    side = plain_str(side)
+    if type(side) is not str or side not in ("before", "after"):
         raise IRError(f"absorbing a diagonal: side must be 'before' (applied first) or 'after', found {side!r}")
+    return side  # type: ignore[return-value]
 
 
 def _check_diag(diag: Sequence[object], size: int, what: str) -> tuple[Scalar, ...]:
-    if not hasattr(diag, "__len__"):
+    """The ``size`` entries of a diagonal, in order; a mapping (its keys), a set, a str or anything
+    without a length is a :class:`ShapeError`; a list or tuple subclass is read as the items it stores."""
+    if unordered(diag, sized=True):
         raise ShapeError(f"{what}: expected a diagonal as a sequence of {size} entries, found {type(diag).__name__}")
+    diag = plain_items(diag)
     if len(diag) != size:
         raise ShapeError(f"{what}: expected a diagonal of {size} entries, found {len(diag)}")
     return tuple(as_scalar(v, f"{what} diagonal[{i}]") for i, v in enumerate(diag))
@@ -248,7 +264,7 @@ class ButterflyFactor:
         >>> f.block(0)
         ((5, 0), (0, 7))
         """
-        _check_side(side)
+        side = _check_side(side)
         dg = _check_diag(diag, self.size, f"butterfly factor (stride {self.stride})")
         s, half = self.stride, self.size // 2
         lo = [dg[pair_index(self.size, s, m)] for m in range(half)]
@@ -469,7 +485,7 @@ class Kaleidoscope:
 
         The width stays ``w``; with no groups there is no stage to absorb into (IRError).
         """
-        _check_side(side)
+        side = _check_side(side)
         if not self.groups:
             raise IRError("absorbing a diagonal: the kaleidoscope has no BB* group (w = 0) to absorb it into")
         gi, fi = (0, 0) if side == "before" else (len(self.groups) - 1, -1)
