@@ -6,6 +6,7 @@ polynomials computed and the depth. Inputs are ``vec(u)`` row-major (``x_{i·d+j
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import operator
@@ -13,6 +14,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import ParamSpec, TypeVar
 
 from symverify.errors import IRError, UsageError
 from symverify.ir import limits
@@ -21,7 +23,17 @@ from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.kernel.ir.analysis import levels
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_bool, is_zero, sym, unordered
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    as_scalar,
+    is_bool,
+    is_zero,
+    plain_int,
+    plain_items,
+    plain_str,
+    sym,
+    unordered,
+)
 from symverify.library_gated import (
     GatedConvWeights,
     _pos,
@@ -65,6 +77,30 @@ __all__ = [
 ]
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _plain_value(v: object) -> object:
+    """``v`` as the plain value it stores when it is an instance of a subclass of ``int``, ``float``,
+    ``str``, ``tuple``, ``list`` or ``dict``; anything else (numpy's numbers too) as it is."""
+    if type(v) is not float and isinstance(v, float) and type(v).__module__ != "numpy":
+        return float.__float__(v)
+    return plain_items(plain_str(plain_int(v)))
+
+
+def _plain_args(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``fn`` reading each argument as the plain value it stores (:func:`_plain_value`): a builder
+    computes with its sizes (``n·d``, ``range(m)``, comparisons), and a subclass of ``int`` could
+    answer each of those otherwise than its value, so the circuit built would not be the one named."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return fn(*map(_plain_value, args), **{k: _plain_value(v) for k, v in kwargs.items()})  # type: ignore[arg-type]
+
+    return wrapper
+
+
 def _pow2(k: int, what: str) -> None:
     if k < 1 or k & (k - 1):
         raise IRError(f"{what}: expected a power of two, found {k}")
@@ -81,6 +117,7 @@ def _sizes(where: str, inputs: Callable[[], int], gates: Callable[[], int], **si
     limits.check(gates(), "MAX_GATES", lambda: f"{where}({', '.join(f'{k}={v}' for k, v in sizes.items())})")
 
 
+@_plain_args
 def walsh_hadamard(n: int, d: int = 1) -> Circuit:
     """``y = H_N·x`` for ``N = n·d`` (a power of two), unnormalised Sylvester order.
 
@@ -106,6 +143,7 @@ def walsh_hadamard(n: int, d: int = 1) -> Circuit:
     return b.build(z, f"walsh_hadamard_{N}")
 
 
+@_plain_args
 def poly_mult(m: int) -> Circuit:
     """Schoolbook product of two degree-(m−1) polynomials: row 0 of u holds a, row 1 holds b
     (n = 2, d = m); output k = ``Σ_{i+j=k} a_i·b_j`` for k = 0 … 2m−2. Depth ``1 + ⌈log2 m⌉``.
@@ -118,6 +156,7 @@ def poly_mult(m: int) -> Circuit:
     return b.build(outs, f"poly_mult_{m}")
 
 
+@_plain_args
 def prefix_sums(N: int, d: int = 1) -> Circuit:
     """All prefix sums ``y_k = x_0 + … + x_k`` of ``N·d`` inputs (Hillis–Steele), depth ``⌈log2(N·d)⌉``."""
     _sizes("prefix_sums", lambda: N * d, lambda: sum(N * d - (1 << t) for t in range((N * d - 1).bit_length())), N=N, d=d)
@@ -130,6 +169,7 @@ def prefix_sums(N: int, d: int = 1) -> Circuit:
     return b.build(z, f"prefix_sums_{N * d}")
 
 
+@_plain_args
 def product_tree(N: int, d: int = 1) -> Circuit:
     """``x_0·x_1 ⋯ x_{N·d−1}`` by a balanced tree, depth ``⌈log2(N·d)⌉``; one output."""
     _sizes("product_tree", lambda: N * d, lambda: N * d - 1, N=N, d=d)
@@ -140,11 +180,13 @@ def product_tree(N: int, d: int = 1) -> Circuit:
     return b.build(z, f"product_tree_{N * d}")
 
 
+@_plain_args
 def matvec(M: Sequence[Sequence[object]], n: int, d: int = 1) -> Circuit:
     """The linear circuit ``y = M·x`` for a fixed exact matrix ``M`` (m × n·d, m ≤ n·d)."""
     return from_matrix(M, n, d, "matvec")
 
 
+@_plain_args
 def matvec_bilinear(m: int) -> Circuit:
     """``y = A·x`` with both ``A`` (rows 0 … m−1 of u) and ``x`` (row m) as inputs; n = m+1, d = m.
     Depth ``1 + ⌈log2 m⌉``."""
@@ -155,6 +197,7 @@ def matvec_bilinear(m: int) -> Circuit:
     return b.build(outs, f"matvec_bilinear_{m}")
 
 
+@_plain_args
 def elementary_symmetric(N: int, k: int | None = None, d: int = 1) -> Circuit:
     """``e_1, …, e_k`` of the ``N·d`` inputs (default all, ``k = N·d``) by the recurrence
     ``e_j(x_0..x_i) = e_j(x_0..x_{i−1}) + x_i·e_{j−1}(x_0..x_{i−1})``; output j−1 is ``e_j``.
@@ -178,6 +221,7 @@ def elementary_symmetric(N: int, k: int | None = None, d: int = 1) -> Circuit:
     return b.build([e[j] for j in range(1, k + 1)], f"elementary_symmetric_{total}_{k}")
 
 
+@_plain_args
 def determinant(m: int) -> Circuit:
     """``det(u)`` of an ``m×m`` input (n = d = m) by Laplace expansion along row 0; one output.
 
@@ -218,6 +262,7 @@ class RetNetWeights:
         return len(self.W_A)
 
 
+@_plain_args
 def retnet_weights(d: int, gamma: object = None, W_A: Sequence[Sequence[object]] | None = None,
                    W_C: Sequence[Sequence[object]] | None = None, W_V: Sequence[Sequence[object]] | None = None,
                    *, prefix: str = "") -> RetNetWeights:
@@ -307,6 +352,7 @@ def _retnet_layer(b: CircuitBuilder, u: list[list[Wire]], w: RetNetWeights) -> t
     return y, RetNetNodes(ids1(u), ids1(A), ids1(C), ids1(V), ids2(outer), ids2(z), ids2(read), ids1(y))
 
 
+@_plain_args
 def retnet_layout(N: int, d: int, layers: Sequence[RetNetWeights], name: str | None = None) -> tuple[Circuit, tuple[RetNetNodes, ...]]:
     """A stack of RetNet layers (layer k reads layer k−1's output) and where each layer's values sit.
 
@@ -347,6 +393,7 @@ def _retnet_layout(N: int, d: int, layers: Sequence[RetNetWeights], name: str | 
     return b.build([x for row in u for x in row], label), tuple(nodes)
 
 
+@_plain_args
 def retnet(N: int, d: int, gamma: object = None, W_A: Sequence[Sequence[object]] | None = None,
            W_C: Sequence[Sequence[object]] | None = None, W_V: Sequence[Sequence[object]] | None = None) -> Circuit:
     """RetNet (Algorithm 6, Corollary H.22) on ``u ∈ F^{N×d}`` (N the sequence length):
@@ -367,6 +414,7 @@ def retnet(N: int, d: int, gamma: object = None, W_A: Sequence[Sequence[object]]
     return retnet_layout(N, d, [retnet_weights(d, gamma, W_A, W_C, W_V)])[0]
 
 
+@_plain_args
 def retnet_stack(N: int, d: int, layers: int | Sequence[RetNetWeights]) -> Circuit:
     """``layers`` RetNet layers applied in turn (layer k reads layer k−1's ``N×d`` output).
 
@@ -376,6 +424,7 @@ def retnet_stack(N: int, d: int, layers: int | Sequence[RetNetWeights]) -> Circu
     return retnet_layout(N, d, retnet_stack_weights(d, layers))[0]
 
 
+@_plain_args
 def retnet_stack_weights(d: int, layers: int | Sequence[RetNetWeights]) -> list[RetNetWeights]:
     """The weights of a stack: a count gives symbolic layers (``prefix=f"L{k}."``), a sequence is kept."""
     if isinstance(layers, int) and not isinstance(layers, bool):
@@ -393,6 +442,7 @@ _COEFFS: list[Scalar] = [1, 1, -1, 2, -2, 3, Fraction(1, 2), Fraction(-2, 3)]
 _CONSTS: list[Scalar] = [1, 2, -1, Fraction(1, 3)]
 
 
+@_plain_args
 def symbolic_mixing(n: int) -> Circuit:
     """A linear circuit with symbolic coefficients (for "for all a, b" statements): level 1 is
     ``y_i = a·x_i + b·x_{i+1}``, level 2 ``z_i = y_i + a·b·y_{i+1}`` (indices mod n); n×1 input."""
@@ -428,6 +478,7 @@ def _coeff(rng: random.Random) -> Scalar:
     return rng.choice(_COEFFS)
 
 
+@_plain_args
 def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 0.3, *, seed: int = 0,
                    num_outputs: int | None = None, consts: bool = True) -> Circuit:
     """A seeded random circuit with exactly ``depth`` levels and ``size`` gates (size ≥ depth).
@@ -486,6 +537,7 @@ def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 
     return c
 
 
+@_plain_args
 def random_linear_circuit(n: int, d: int, size: int, depth: int, *, seed: int = 0, num_outputs: int | None = None) -> Circuit:
     """:func:`random_circuit` with only linear gates and no constants (a linear circuit)."""
     return random_circuit(n, d, size, depth, 0.0, seed=seed, num_outputs=num_outputs, consts=False)
@@ -494,6 +546,7 @@ def random_linear_circuit(n: int, d: int, size: int, depth: int, *, seed: int = 
 WIRINGS = ("below", "hub", "hubs", "random", "reversal", "few", "permutation")
 
 
+@_plain_args
 def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fraction: float = 0.5,
                   shuffle_outputs: bool = False, d: int | None = None) -> Circuit:
     """A seeded circuit of ``depth`` levels of ``w`` gates each (cut width ``w``, inputs

@@ -248,16 +248,18 @@ def test_an_instance_is_built_only_at_sizes_in_the_proved_ranges():
 
 
 class Ratio(float):
-    """A float whose exact ratio is given as a Fraction of Liar ints (``1/2^80`` read as the numerator 1)."""
+    """A float whose own ``as_integer_ratio`` says ``1/2``, as a ratio of Liar ints, whatever it holds."""
 
     def as_integer_ratio(self) -> tuple[int, int]:
-        return Liar(1), 2**80
+        return Liar(1), 2
 
 
 def test_an_error_bound_whose_ratio_holds_int_subclasses_is_read_at_its_value():
-    eb = Options.from_call("randomized", error_bound=Ratio(0.5)).error_bound
-    assert eb == Fraction(1, 2**80) and type(eb.numerator) is int
-    rep = sv.verify(_scale(Fraction(5, 3)), _scale(Fraction(5, 3)), method="randomized", error_bound=Ratio(0.5))
+    """A float subclass is read at the double it stores (``float.as_integer_ratio``), never through its
+    own ``as_integer_ratio`` (which could name a bound other than the one given)."""
+    eb = Options.from_call("randomized", error_bound=Ratio(2.0**-80)).error_bound
+    assert eb == Fraction(1, 2**80) and type(eb) is Fraction and type(eb.numerator) is int
+    rep = sv.verify(_scale(Fraction(5, 3)), _scale(Fraction(5, 3)), method="randomized", error_bound=Ratio(2.0**-80))
     assert rep.proved and rep.evidence["k"] >= 2
 
 

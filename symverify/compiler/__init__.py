@@ -22,6 +22,7 @@ from symverify.compiler.result import Compiled
 from symverify.errors import CompileError
 from symverify.kernel.ir.analysis import check_state
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import plain_int, plain_str
 
 __all__ = ["compile", "Compiled", "METHODS"]
 
@@ -74,6 +75,8 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
     from symverify.progress import activity, wanted
 
     wanted(progress)  # a bad value is refused before any work
+    # plain values: a str subclass could compare equal to another method or plan than it spells
+    method, name, plan, max_cells = plain_str(method), plain_str(name), plain_str(plan), plain_int(max_cells)  # type: ignore[assignment]
     label = f"compiling {circuit.name or 'a circuit'} ({len(circuit.gates)} gates, method {method})"
     with activity(label, progress):
         return _compile(circuit, method, name, plan, max_cells, unknown)

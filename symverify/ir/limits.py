@@ -95,6 +95,8 @@ def check(count: int, limit: str, where: str | Callable[[], str]) -> None:
     symverify.errors.LimitError: Grid.to_rows of a 4194305×1 grid: 4194305 cells is more than symverify.ir.limits.MAX_CELLS = 4194304 (the largest dense state or grid symverify materialises)
     """
     value = globals()[limit]
+    if type(count) is not int and isinstance(count, int):  # an int subclass by its value: its own > could pass any count
+        count = int.__index__(count)
     if count > value:
         unit = {"MAX_INPUTS": "inputs", "MAX_GATES": "gates"}.get(limit, "cells")
         raise LimitError(

@@ -37,6 +37,7 @@ from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import plain_str
 from symverify.kernel.provers.counterexample import recheck
 from symverify.kernel.provers.exact import bits_text
 from symverify.kernel.provers.options import CERTIFICATE_METHODS, METHODS, Method, Options
@@ -355,6 +356,7 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
             failure bound above ``error_bound`` (a prover bug).
     """
     t0 = time.perf_counter()
+    method = plain_str(method)  # its characters: the prover is found by ==, the options compare it too
     prover = prover_for(method)
     if certificate is not None and method not in CERTIFICATE_METHODS:  # it would be ignored
         raise UsageError(f"certificate: only methods {' and '.join(map(repr, CERTIFICATE_METHODS))} check a stage "

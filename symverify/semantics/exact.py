@@ -33,7 +33,7 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
         raise IRError(f"evaluate: expected a Circuit, Model or compiled object, found {type(obj).__name__}")
     check_state(obj, "evaluate")
     check_known(obj, params)
-    check_input(u, obj.n, obj.d, "circuit" if isinstance(obj, Circuit) else "model")  # before the entries are read
+    u = check_input(u, obj.n, obj.d, "circuit" if isinstance(obj, Circuit) else "model")  # before the entries are read
     exact_u = [[as_scalar(x, f"input ({i}, {j})") for j, x in enumerate(row)] for i, row in enumerate(u)]
     ring = FractionRing({k: _rational(v, f"parameter {k}") for k, v in (params or {}).items()})
     run = eval_circuit if isinstance(obj, Circuit) else eval_model

@@ -32,7 +32,17 @@ from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_bool, is_zero, plain_fields, unordered
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    as_index,
+    as_scalar,
+    is_bool,
+    is_zero,
+    plain_fields,
+    plain_items,
+    plain_str,
+    unordered,
+)
 
 __all__ = [
     "CellSet",
@@ -204,6 +214,7 @@ class Fragment:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
             raise IRError(f"fragment name: expected a str, found {type(self.name).__name__} {safe_repr(self.name, 40)}")
+        object.__setattr__(self, "name", plain_str(self.name))  # its characters (a subclass could print otherwise)
         plain_fields(self, "inner_n", "inner_d")
         for fname in ("inner_n", "inner_d"):
             v = getattr(self, fname)
@@ -211,7 +222,7 @@ class Fragment:
                 raise ShapeError(f"fragment {self.name!r} {fname}: expected a positive int, found {v!r}")
         if unordered(self.layers):  # a dict reads as its keys, a set in no order
             raise IRError(f"fragment {self.name!r} layers: expected a sequence of layers in order, found {type(self.layers).__name__}")
-        object.__setattr__(self, "layers", tuple(self.layers))
+        object.__setattr__(self, "layers", tuple(plain_items(self.layers)))  # a subclass as the items it stores
         for k, layer in enumerate(self.layers):
             if not isinstance(layer, Layer):
                 raise IRError(f"fragment {self.name!r} layer {k}: expected a Layer, found {type(layer).__name__}")
@@ -226,11 +237,14 @@ class Fragment:
         if not isinstance(self.bounds, Mapping):
             raise IRError(f"fragment {self.name!r} bounds: expected a mapping of resource names to numbers, found "
                           f"{type(self.bounds).__name__}")
-        for key, b in self.bounds.items():
+        plain: dict[str, int | Fraction] = {}
+        for key, b in plain_items(self.bounds).items():
             if not isinstance(key, str) or is_bool(b) or not isinstance(b, (int, Fraction)):
                 raise IRError(f"fragment {self.name!r} bounds: expected resource name (str) → int or Fraction, found "
                               f"{safe_repr(key, 40)} → {type(b).__name__} {safe_repr(b, 40)}")
-        object.__setattr__(self, "bounds", ReadOnlyMapping(self.bounds))
+            # plain values: a bound is compared with the resources (over_bound), by the bound's own < if a subclass
+            plain[plain_str(key)] = b if type(b) is int or type(b) is Fraction else as_scalar(b, "fragment bound")  # type: ignore[assignment]
+        object.__setattr__(self, "bounds", ReadOnlyMapping(plain))
         if self.build_spec is not None and not callable(self.build_spec):
             raise IRError(f"fragment {self.name!r} build_spec: expected a function returning a Spec (or None), found "
                           f"{type(self.build_spec).__name__}")

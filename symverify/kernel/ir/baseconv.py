@@ -20,7 +20,7 @@ from symverify.errors import IRError, ShapeError
 from symverify.ir.bigint import safe_repr, short_name
 from symverify.ir.bigint import show_int as _s
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import plain_fields, unordered
+from symverify.kernel.ir.scalar import plain_fields, plain_items, plain_str, unordered
 
 __all__ = ["Mode", "Layer", "Model"]
 
@@ -48,7 +48,7 @@ class Layer:
                 raise IRError(f"layer field {name}: expected a Grid, found {type(getattr(self, name)).__name__}")
         if isinstance(self.mode, str) and not isinstance(self.mode, Mode):
             try:
-                object.__setattr__(self, "mode", Mode(self.mode))
+                object.__setattr__(self, "mode", Mode(plain_str(self.mode)))  # its characters, not its hash or ==
             except ValueError:
                 raise IRError(f"layer mode: expected 'causal' or 'cyclic', found {safe_repr(self.mode)}") from None
         if not isinstance(self.mode, Mode):
@@ -113,7 +113,9 @@ class Model:
     def __post_init__(self) -> None:
         if unordered(self.layers):  # a dict reads as its keys, a set in no order
             raise IRError(f"model layers: expected a sequence of layers in order, found {type(self.layers).__name__}")  # a set has none
-        object.__setattr__(self, "layers", tuple(self.layers))
+        object.__setattr__(self, "layers", tuple(plain_items(self.layers)))  # a subclass as the items it stores
+        if type(self.name) is not str:
+            object.__setattr__(self, "name", plain_str(self.name))
         plain_fields(self, "n", "d", "inner_n", "inner_d")
         for fname in ("n", "d", "inner_n", "inner_d"):
             v = getattr(self, fname)

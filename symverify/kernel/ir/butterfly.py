@@ -37,7 +37,16 @@ from typing import Literal
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, plain_fields, unordered
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    as_scalar,
+    is_zero,
+    plain_fields,
+    plain_int,
+    plain_items,
+    plain_str,
+    unordered,
+)
 
 __all__ = [
     "ButterflyFactor",
@@ -117,7 +126,7 @@ def _diagonal(diag: object, name: str) -> tuple[object, ...]:
     (no order), a str or bytes (characters) or no iterable at all is refused."""
     if unordered(diag):
         raise IRError(f"butterfly factor {name}: expected a sequence of entries in order, found {type(diag).__name__}")
-    return tuple(diag)  # type: ignore[arg-type]
+    return tuple(plain_items(diag))  # type: ignore[arg-type]  # a subclass as the items it stores
 """``_ONLY_INT(map(type, xs))``: every ``x`` is exactly an ``int`` (``all(type(x) is int ...)`` in C)."""
 
 
@@ -132,14 +141,21 @@ def _check_size(size: int, what: str, at_least: int = 2) -> None:
     check_size_limit(size, what)
 
 
-def _check_side(side: str) -> None:
-    if side not in ("before", "after"):
+def _check_side(side: str) -> Side:
+    """``side`` as the plain ``'before'`` or ``'after'`` it spells (a ``str`` subclass by its characters:
+    its own ``==`` could answer both); anything else is an :class:`IRError`."""
+    side = plain_str(side)
+    if type(side) is not str or side not in ("before", "after"):
         raise IRError(f"absorbing a diagonal: side must be 'before' (applied first) or 'after', found {side!r}")
+    return side  # type: ignore[return-value]
 
 
 def _check_diag(diag: Sequence[object], size: int, what: str) -> tuple[Scalar, ...]:
-    if not hasattr(diag, "__len__"):
+    """The ``size`` entries of a diagonal, in order; a mapping (its keys), a set, a str or anything
+    without a length is a :class:`ShapeError`; a list or tuple subclass is read as the items it stores."""
+    if unordered(diag, sized=True):
         raise ShapeError(f"{what}: expected a diagonal as a sequence of {size} entries, found {type(diag).__name__}")
+    diag = plain_items(diag)
     if len(diag) != size:
         raise ShapeError(f"{what}: expected a diagonal of {size} entries, found {len(diag)}")
     return tuple(as_scalar(v, f"{what} diagonal[{i}]") for i, v in enumerate(diag))
@@ -248,7 +264,7 @@ class ButterflyFactor:
         >>> f.block(0)
         ((5, 0), (0, 7))
         """
-        _check_side(side)
+        side = _check_side(side)
         dg = _check_diag(diag, self.size, f"butterfly factor (stride {self.stride})")
         s, half = self.stride, self.size // 2
         lo = [dg[pair_index(self.size, s, m)] for m in range(half)]
@@ -361,6 +377,7 @@ class FactorList:
         return FactorList(size, self.lift(size).factors + other.lift(size).factors)
 
     def lift(self, size: int) -> FactorList:
+        size = plain_int(size)  # type: ignore[assignment]
         return FactorList(size, tuple(f.lift(size) for f in self.factors)) if size != self.size else self
 
     def to_bbstars(self, *, strict: bool = False, merge: bool = False) -> tuple[BBStar, ...]:
@@ -453,6 +470,7 @@ class Kaleidoscope:
 
     def lift(self, size: int) -> Kaleidoscope:
         """The same ``n×n`` corner at a larger size: every group becomes ``diag(E, I)`` (docs/kaleidoscope.md §1.6)."""
+        size = plain_int(size)  # type: ignore[assignment]  # its value: an int subclass's == could call any size this one
         if size == self.size:
             return self
         _check_size(size, f"lifting a kaleidoscope of size {self.size}", self.size)
@@ -467,7 +485,7 @@ class Kaleidoscope:
 
         The width stays ``w``; with no groups there is no stage to absorb into (IRError).
         """
-        _check_side(side)
+        side = _check_side(side)
         if not self.groups:
             raise IRError("absorbing a diagonal: the kaleidoscope has no BB* group (w = 0) to absorb it into")
         gi, fi = (0, 0) if side == "before" else (len(self.groups) - 1, -1)
@@ -500,7 +518,7 @@ def _items(xs: object, what: str) -> tuple[object, ...]:
     """``xs`` as a tuple; anything but a list, tuple or other ordered iterable is refused (:class:`IRError`)."""
     if unordered(xs):
         raise IRError(f"{what}: expected a sequence, found {type(xs).__name__}")
-    return tuple(xs)  # type: ignore[call-overload, arg-type]
+    return tuple(plain_items(xs))  # type: ignore[call-overload, arg-type]  # a subclass as the items it stores
 
 
 def product(*ks: Kaleidoscope) -> Kaleidoscope:

@@ -29,7 +29,16 @@ from typing import Any
 from symverify.errors import IRError, SerializationError
 from symverify.ir.bigint import field_repr, safe_repr, short_name
 from symverify.kernel.ir.affine import Affine
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_zero, param_names, plain_fields, plain_int
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    as_scalar,
+    is_zero,
+    param_names,
+    plain_fields,
+    plain_int,
+    plain_items,
+    plain_str,
+)
 
 __all__ = ["Cell", "Boundary", "Certificate", "FORMAT", "VERSION"]
 
@@ -80,7 +89,8 @@ class Cell:
         if not _sequence(self.terms):
             raise IRError(f"{where}: expected a sequence of (node, coefficient) pairs, found {type(self.terms).__name__}")
         norm = []
-        for t in self.terms:
+        for t in plain_items(self.terms):  # a subclass as the items it stores (plain_items), each term too
+            t = plain_items(t)
             if not isinstance(t, (tuple, list)) or len(t) != 2:
                 raise IRError(f"{where}: expected (node, coefficient) pairs, found {safe_repr(t)}")
             node, co = t
@@ -134,13 +144,15 @@ class Boundary:
             raise IRError(f"certificate boundary: expected an int layer index (non-negative), found {safe_repr(self.layer)}")
         if not _sequence(self.cells):
             raise IRError(f"certificate boundary at layer {self.layer}: expected a sequence of Cells, found {type(self.cells).__name__}")
-        object.__setattr__(self, "cells", tuple(self.cells))
+        object.__setattr__(self, "cells", tuple(plain_items(self.cells)))
         for c in self.cells:
             if type(c) is not Cell:  # a subclass could answer the checker's reads otherwise than its validation's
                 sub = " (a subclass is not accepted)" if isinstance(c, Cell) else ""
                 raise IRError(f"certificate boundary at layer {self.layer}: expected Cell objects, found {type(c).__name__}{sub}")
         if not isinstance(self.label, str):
             raise IRError(f"certificate boundary at layer {self.layer}: expected a str label, found {type(self.label).__name__}")
+        if type(self.label) is not str:
+            object.__setattr__(self, "label", plain_str(self.label))
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,17 +169,17 @@ class Certificate:
     def __post_init__(self) -> None:
         if not _sequence(self.boundaries):
             raise IRError(f"certificate: expected a sequence of Boundary objects, found {type(self.boundaries).__name__}")
-        object.__setattr__(self, "boundaries", tuple(self.boundaries))
+        object.__setattr__(self, "boundaries", tuple(plain_items(self.boundaries)))
         for k, b in enumerate(self.boundaries):
             if type(b) is not Boundary:  # a subclass could answer the checker's reads otherwise than its validation's
                 sub = " (a subclass is not accepted)" if isinstance(b, Boundary) else ""
                 raise IRError(f"certificate boundary {k}: expected a Boundary, found {type(b).__name__}{sub}")
-        meta = self.meta
+        meta = plain_items(self.meta)  # a dict, tuple or list subclass as the items it stores
         if isinstance(meta, Mapping):
             meta = tuple(meta.items())
         if not _sequence(meta):
             raise IRError(f"certificate meta: expected (key, value) string pairs, found {type(meta).__name__}")
-        pairs = tuple(meta)
+        pairs = tuple(tuple(map(plain_str, p)) if isinstance(p, tuple) else p for p in map(plain_items, meta))
         seen: set[str] = set()
         for p in pairs:
             if not (isinstance(p, tuple) and len(p) == 2 and all(isinstance(x, str) for x in p)):

@@ -11,7 +11,7 @@ from enum import Enum
 
 from symverify.errors import IRError
 from symverify.ir.bigint import field_repr, show_int
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, plain_int, show_scalar, unordered
+from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, plain_int, plain_items, show_scalar, unordered
 
 __all__ = ["Op", "Gate"]
 
@@ -57,9 +57,10 @@ class Gate:
             raise IRError(f"{label} args: expected a sequence of node ids, found {type(self.args).__name__} {self.args!r:.40}")
         if unordered(self.coeffs):
             raise IRError(f"{label} coefficients: expected a sequence, found {type(self.coeffs).__name__} {self.coeffs!r:.40}")
-        object.__setattr__(self, "args", tuple(map(plain_int, self.args)))
+        # a tuple or list subclass as the items it stores, an int subclass as its value (plain_items, plain_int)
+        object.__setattr__(self, "args", tuple(map(plain_int, plain_items(self.args))))
         object.__setattr__(self, "coeffs", tuple(
-            as_scalar(x, f"{label} coefficient {names[i] if i < len(names) else i}") for i, x in enumerate(self.coeffs)))
+            as_scalar(x, f"{label} coefficient {names[i] if i < len(names) else i}") for i, x in enumerate(plain_items(self.coeffs))))
 
     @staticmethod
     def const(value: object) -> Gate:

@@ -29,7 +29,19 @@ from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import field_repr, safe_repr, show_int
 from symverify.kernel.ir.cellarray import CellArray
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, is_zero, param_names, plain_fields, unordered
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    as_index,
+    as_scalar,
+    is_canonical,
+    is_zero,
+    param_names,
+    plain_fields,
+    plain_int,
+    plain_items,
+    plain_str,
+    unordered,
+)
 
 __all__ = ["Grid", "Rect"]
 
@@ -79,7 +91,7 @@ class Grid:
         if unordered(rects):  # rectangles are painted in order: a set has none, a dict would read as its keys
             raise IRError(f"grid rectangles: expected a sequence of rectangles (painted in order), found {type(rects).__name__}")
         if type(rects) is not tuple:
-            rects = tuple(rects)
+            rects = tuple(plain_items(rects))  # a tuple or list subclass as the items it stores
             object.__setattr__(self, "rects", rects)
         fixed: list[Rect] | None = None
         for k, rect in enumerate(rects):
@@ -127,10 +139,20 @@ class Grid:
 
     @staticmethod
     def from_cells(rows: int, cols: int, cells: Mapping[tuple[int, int], object], fill: object = 0) -> Grid:
-        """A grid with the given cells set (exact values) over ``fill``."""
+        """A grid with the given cells set (exact values) over ``fill``; a key that is not an
+        ``(i, j)`` pair is an :class:`IRError`. A ``dict`` subclass is read as the items it stores,
+        a key as the plain ints it holds (its own ``items()``, iteration or ``<`` could say otherwise);
+        two keys naming one cell (an int subclass hashing otherwise than its value) are an :class:`IRError`."""
         rects: list[Rect] = []
-        for (i, j), v in sorted(cells.items()):
+        odd = False
+        for key, v in plain_items(cells).items():
+            if not (type(key) is tuple and len(key) == 2 and type(key[0]) is int and type(key[1]) is int):
+                key, odd = _cell_key(key, "Grid.from_cells"), True
+            i, j = key
             rects.append((i, i + 1, j, j + 1, as_scalar(v, f"grid cell ({i}, {j})")))
+        if odd and len({r[:4] for r in rects}) != len(rects):
+            raise IRError("Grid.from_cells: two keys name the same cell")
+        rects.sort(key=_position)  # row-major; the positions are distinct plain ints
         return Grid(rows, cols, as_scalar(fill, "grid fill"), tuple(rects))
 
     @staticmethod
@@ -142,7 +164,8 @@ class Grid:
         """
         from symverify.kernel.ir.scalar import sym
 
-        Grid(rows, cols)  # ShapeError unless both sizes are non-negative ints (a float gave TypeError)
+        g = Grid(rows, cols)  # ShapeError unless both sizes are non-negative ints (a float gave TypeError)
+        name, rows, cols = plain_str(name), g.rows, g.cols  # plain values: the sizes' and the name's own methods are not read
         limits.check(rows * cols, "MAX_CELLS", f"Grid.symbolic({name!r}, {show_int(rows)}, {show_int(cols)})")
         return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
 
@@ -181,6 +204,7 @@ class Grid:
             raise IRError(f"Grid.from_rows: found a float array (dtype {values.dtype}), not exact values; "  # type: ignore[attr-defined]
                           "Grid.from_array reads each float as the dyadic rational it is")
         _sequence(values, "rows")
+        values = plain_items(values)  # a list or tuple subclass as the rows it stores: read for its length, then its items
         r = len(values) if rows is None else rows
         c = (len(values[0]) if len(values) > 0 else 0) if cols is None else cols
         if len(values) != r:
@@ -188,6 +212,7 @@ class Grid:
         cells: dict[tuple[int, int], object] = {}
         for i, row in enumerate(values):
             _sequence(row, f"row {i}")
+            row = plain_items(row)
             if len(row) != c:
                 raise ShapeError(f"row {i}: expected {c} entries, found {len(row)}")
             for j, v in enumerate(row):
@@ -198,12 +223,24 @@ class Grid:
 
     def paint(self, r0: int, r1: int, c0: int, c1: int, value: object) -> Grid:
         """A copy with rows ``[r0, r1)`` × cols ``[c0, c1)`` set to ``value`` (empty ranges are no-ops)."""
+        # an int subclass as its value: its own comparisons could call the range empty (the paint then dropped)
+        r0, r1, c0, c1 = plain_int(r0), plain_int(r1), plain_int(c0), plain_int(c1)  # type: ignore[assignment]
         if r0 >= r1 or c0 >= c1:
             return self
         return Grid(self.rows, self.cols, self.fill, (*self.rects, (r0, r1, c0, c1, as_scalar(value, "grid value"))))
 
     def paint_cells(self, cells: Iterable[tuple[int, int, object]]) -> Grid:
-        extra = tuple((i, i + 1, j, j + 1, as_scalar(v, f"grid cell ({i}, {j})")) for i, j, v in cells)
+        """A copy with each ``(i, j, value)`` of ``cells`` painted in order; anything but such a triple is an
+        :class:`IRError` (subclasses of tuple, list and int are read as what they store)."""
+        if unordered(cells):
+            raise IRError(f"Grid.paint_cells: expected a sequence of (i, j, value), found {type(cells).__name__}")
+        triples = []
+        for c in plain_items(cells):
+            c = plain_items(c)
+            if not isinstance(c, (tuple, list)) or len(c) != 3:
+                raise IRError(f"Grid.paint_cells: expected (i, j, value) triples, found {safe_repr(c, 60)}")
+            triples.append((*_cell_key(c[:2], "Grid.paint_cells"), c[2]))
+        extra = tuple((i, i + 1, j, j + 1, as_scalar(v, f"grid cell ({i}, {j})")) for i, j, v in triples)
         return Grid(self.rows, self.cols, self.fill, self.rects + extra)
 
     # ---- access -----------------------------------------------------------------------
@@ -284,6 +321,22 @@ class Grid:
     def storage_size(self) -> int:
         """Number of stored rectangles (the memory footprint, not the matrix size)."""
         return len(self.rects)
+
+
+def _position(rect: Rect) -> tuple[int, int]:
+    return rect[0], rect[2]
+
+
+def _cell_key(key: object, where: str) -> tuple[int, int]:
+    """``key`` as a cell ``(i, j)`` of plain ints: a tuple or list (``plain_items``) of two integers
+    (numpy's too, read by :func:`as_index`: an int subclass by its value; a bool or float is no index)."""
+    if type(key) is tuple and len(key) == 2 and type(key[0]) is int and type(key[1]) is int:
+        return key  # type: ignore[return-value]  # the common case, already plain
+    key = plain_items(key)
+    ij = tuple(map(as_index, key)) if isinstance(key, (tuple, list)) and len(key) == 2 else (None,)
+    if None in ij:
+        raise IRError(f"{where}: expected a cell (i, j) of two ints, found {safe_repr(key, 60)}")
+    return ij  # type: ignore[return-value]
 
 
 def _array_cells(g: Grid) -> dict[tuple[int, int], Scalar]:

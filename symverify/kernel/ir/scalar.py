@@ -22,10 +22,14 @@ from typing import Any, TypeVar, Union, cast
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
+
+
+_FRACTION_NUM, _FRACTION_DEN = Fraction.__dict__["_numerator"], Fraction.__dict__["_denominator"]
+"""The slots that hold a ``Fraction``'s numerator and denominator, read past any property of a subclass."""
 
 
 def _norm_rational(q: Fraction) -> int | Fraction:
@@ -36,8 +40,12 @@ def _norm_rational(q: Fraction) -> int | Fraction:
     ``Fraction`` whose numerator or denominator is an ``int`` subclass (``Fraction(IntSub(5), 3)``
     keeps the subclass): its value ``a/b`` is the stored integers, which flint, sympy and the
     encoding read, while Fraction arithmetic and residues mod ``p`` would call the subclass's
-    ``*`` and could compute another number."""
-    num, den = q.numerator, q.denominator  # each read once (properties)
+    ``*`` and could compute another number. A subclass's integers are read from the slots, not
+    through its ``numerator``/``denominator``, which it may redefine."""
+    if type(q) is not Fraction:  # the stored integers: a subclass's numerator and denominator properties may lie
+        num, den = _FRACTION_NUM.__get__(q), _FRACTION_DEN.__get__(q)
+    else:
+        num, den = q.numerator, q.denominator  # each read once (properties)
     if type(q) is not Fraction or type(num) is not int or type(den) is not int or den < 2 or math.gcd(num, den) != 1:
         q = Fraction(int.__index__(num), int.__index__(den))
         if q.denominator == 1:
@@ -265,8 +273,8 @@ def as_scalar(x: object, where: str = "value") -> Scalar:
         return x if type(x) is int else int.__index__(x)  # the int value of a subclass (an IntEnum member)
     if isinstance(x, Fraction):
         return _norm_rational(x)
-    if isinstance(x, Sym):
-        return x
+    if isinstance(x, Sym):  # a subclass as the plain Sym of its stored terms (its methods may answer otherwise)
+        return x if type(x) is Sym else Sym(_SYM_TERMS.__get__(x))
     if isinstance(x, Integral):
         return int(x)
     if isinstance(x, str):
@@ -288,6 +296,10 @@ def as_scalar(x: object, where: str = "value") -> Scalar:
     if mod.startswith("sympy"):
         return _from_sympy_number(x, where)
     raise IRError(f"{where}: expected an exact value (int, Fraction, Sym or a string like '1/2'), found {type(x).__name__} {x!r}")
+
+
+_SYM_TERMS = Sym.__dict__["terms"]
+"""The slot of a :class:`Sym`'s terms, read past any property of a subclass."""
 
 
 def _from_sympy_number(x: object, where: str) -> Scalar:
@@ -404,6 +416,24 @@ def plain_str(x: _T) -> _T:
     compared, hashed, sorted and encoded: a subclass could answer each otherwise than its characters
     (``'a'`` hashing and comparing as ``'b'`` made the parameters ``a`` and ``b`` one variable)."""
     return cast(_T, str.__str__(x)) if type(x) is not str and isinstance(x, str) else x
+
+
+def plain_items(x: _T) -> _T:
+    """A ``tuple``, ``list`` or ``dict`` subclass as the plain ``tuple``, ``list`` or ``dict`` of the items
+    it stores, read without calling any of its methods; anything else as it is. The IR reads a
+    sequence more than once (its length, then its items; by iteration here and by index there): a
+    subclass could answer each otherwise (``len`` 3 and two items, ``items()`` empty), so only what
+    it stores is read."""
+    t = type(x)
+    if t is tuple or t is list or t is dict:
+        return x
+    if isinstance(x, tuple):
+        return cast(_T, tuple(tuple.__iter__(x)))
+    if isinstance(x, list):
+        return cast(_T, list(list.__iter__(x)))
+    if isinstance(x, dict):
+        return cast(_T, dict(dict.items(x)))
+    return x
 
 
 def plain_fields(obj: object, *names: str) -> None:

@@ -9,7 +9,16 @@ from typing import Any, TypeGuard
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
-from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_zero, plain_fields, plain_int, unordered
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    as_index,
+    as_scalar,
+    is_zero,
+    plain_fields,
+    plain_int,
+    plain_items,
+    unordered,
+)
 
 __all__ = ["SparseMatrix", "check_permutation"]
 
@@ -27,6 +36,7 @@ def check_permutation(perm: Sequence[int], what: str = "permutation") -> tuple[i
     if unordered(perm, sized=True) or not hasattr(perm, "__getitem__"):
         hint = "; pass [m[i] for i in range(len(m))] for a mapping m" if isinstance(perm, Mapping) else ""
         raise IRError(f"{what}: expected a sequence of ints, found {type(perm).__name__}{hint}")
+    perm = plain_items(perm)  # a list or tuple subclass as the items it stores: its length and items are read apart
     n = len(perm)
     limits.check(n, "MAX_CELLS", f"{what} of length {n}")
     seen = [-1] * n
@@ -79,7 +89,8 @@ class SparseMatrix:
         clean: dict[tuple[int, int], Scalar] = {}
         if isinstance(self.entries, (str, bytes)) or not hasattr(self.entries, "__iter__"):
             raise IRError(f"sparse matrix entries: expected a sequence of (row, col, value), found {type(self.entries).__name__}")
-        for k, e in enumerate(self.entries):
+        for k, e in enumerate(plain_items(self.entries)):  # a subclass as the items it stores, each entry too
+            e = plain_items(e)
             if not isinstance(e, (tuple, list)) or len(e) != 3:
                 raise IRError(f"sparse matrix entry {k}: expected (row, col, value), found {e!r:.80}")
             i, j, v = plain_int(e[0]), plain_int(e[1]), e[2]  # positions stored, compared and hashed by their value
@@ -99,6 +110,7 @@ class SparseMatrix:
         generator is refused (:class:`IRError`), never read as some other row."""
         if unordered(rows, sized=True):
             raise IRError(f"{what}: expected a sequence of rows, found {type(rows).__name__}")
+        rows = [plain_items(row) for row in plain_items(rows)]  # subclasses as the items they store: read twice below
         for i, row in enumerate(rows):
             if unordered(row, sized=True):
                 raise IRError(f"{what} row {i}: expected a sequence of entries in order, found {type(row).__name__} "
@@ -116,7 +128,8 @@ class SparseMatrix:
         if not isinstance(entries, Mapping):
             raise IRError(f"sparse matrix: expected a mapping {{(row, col): value}}, found {type(entries).__name__}")
         ents: list[Any] = []
-        for key, v in entries.items():
+        for key, v in plain_items(entries).items():  # a dict subclass as the items it stores
+            key = plain_items(key)
             ij = tuple(map(as_index, key)) if isinstance(key, tuple) and len(key) == 2 else None
             if ij is None or None in ij:  # numpy integers are ints; bools and floats are no positions
                 raise IRError(f"sparse matrix: expected keys (row, col) of ints, found {safe_repr(key, 80)}")

@@ -102,6 +102,12 @@ class Options:
                 then a ``scheduler`` outside ``compositional`` and ``auto`` (checked in that order).
             BackendUnavailableError: ``numeric`` without torch installed.
         """
+        from symverify.kernel.ir.scalar import plain_int, plain_str
+
+        # plain values: a subclass of str, int or float could answer the checks below by its own
+        # ==, hash, > or + otherwise than the value it stores (a timeout of -1.0 "greater than 0")
+        method, backend, numeric = plain_str(method), plain_str(backend), plain_str(numeric)
+        timeout = float.__float__(timeout) if type(timeout) is not float and isinstance(timeout, float) else plain_int(timeout)  # type: ignore[assignment]
         exact_engine, modular_engine = _engines(method, backend)
         numeric_format = numeric_dtype(numeric)
         if seed is None:
@@ -253,7 +259,9 @@ def _check_error_bound(error_bound: object) -> Fraction:
         # a float, or a numpy float of any width (np.float32, np.longdouble: read exactly, not via float)
         try:
             # as_scalar: plain ints inside (a ratio of int subclasses would compute with their own operators)
-            eb: object = as_scalar(Fraction(*error_bound.as_integer_ratio()), "error_bound")  # type: ignore[attr-defined]
+            # a float subclass by the double it stores (its own as_integer_ratio could name another number)
+            ratio = float.as_integer_ratio(error_bound) if isinstance(error_bound, float) else error_bound.as_integer_ratio()  # type: ignore[attr-defined]
+            eb: object = as_scalar(Fraction(*ratio), "error_bound")
         except (AttributeError, TypeError, ValueError, OverflowError):  # NaN, infinities, a Real without the method
             raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}") from None
     elif is_bool(error_bound):  # numpy bools too

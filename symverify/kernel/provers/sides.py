@@ -169,7 +169,7 @@ class KaleidoscopeSide(_Shaped):
         otherwise), never any array with ``n·d`` entries in all."""
         from symverify.kernel.kaleidoscope.apply import apply
 
-        check_input(u, self.n, self.d, "kaleidoscope")
+        u = check_input(u, self.n, self.d, "kaleidoscope")
         flat = apply(self.obj, [x for row in u for x in row], ring, check=check)
         return [flat[i * self.d : (i + 1) * self.d] for i in range(self.n)]
 

@@ -27,7 +27,7 @@ from symverify.errors import ShapeError
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, is_zero, unordered
+from symverify.kernel.ir.scalar import Scalar, is_zero, plain_items, unordered
 from symverify.kernel.semantics.layer import Shape, run_layer, run_layers, run_model
 from symverify.kernel.semantics.rings import Ring
 
@@ -69,20 +69,26 @@ def eval_circuit_nodes(c: Circuit, inputs: Sequence[Any], ring: Ring, check: Che
 
 def eval_circuit(c: Circuit, u: Sequence[Sequence[Any]], ring: Ring, check: Check | None = None) -> State:
     """The circuit's ``n×d`` output: outputs row-major, the remaining entries zero."""
-    check_input(u, c.n, c.d, "circuit")
+    u = check_input(u, c.n, c.d, "circuit")
     vals = eval_circuit_nodes(c, [x for row in u for x in row], ring, check)
     flat = [vals[o] for o in c.outputs] + [ring.zero] * (c.num_inputs - len(c.outputs))
     return [flat[i * c.d : (i + 1) * c.d] for i in range(c.n)]
 
 
-def check_input(u: Sequence[Sequence[Any]], n: int, d: int, what: str) -> None:
+def check_input(u: Sequence[Sequence[Any]], n: int, d: int, what: str) -> Sequence[Sequence[Any]]:
     """``u`` is ``n`` rows of ``d`` values, each row a sequence in order (a dict row would read as its
-    keys, a str as its characters): else :class:`ShapeError`."""
-    if unordered(u, sized=True) or any(unordered(row, sized=True) for row in u):  # a dict row would read as its keys
+    keys, a str as its characters): else :class:`ShapeError`. Returns ``u`` as the caller must read
+    it: a ``list`` or ``tuple`` subclass (``u`` or a row) as the items it stores (``plain_items``),
+    since its length, iteration and indexing could disagree between this check and the evaluation."""
+    if unordered(u, sized=True):
+        raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
+    u = [plain_items(row) for row in plain_items(u)]
+    if any(unordered(row, sized=True) for row in u):  # a dict row would read as its keys
         raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
     if len(u) != n or any(len(row) != d for row in u):
         found = f"{len(u)}×{len(u[0]) if len(u) else 0}" if all(len(r) == len(u[0]) for r in u) else "a ragged array"
         raise ShapeError(f"{what} input: expected shape {n}×{d} (n rows of d values), found {found}")
+    return u
 
 
 def _columns(g: Grid, co: Callable[[Scalar], Any], dd: int) -> list[dict[int, Any]]:
@@ -290,5 +296,5 @@ def crop(state: State, n: int, d: int) -> State:
 def eval_model(m: Model, u: Sequence[Sequence[Any]], ring: Ring, check: Check | None = None) -> State:
     """The model's ``N×d`` output (embed, apply every layer, crop; docs/theory.md §1.2); ``check`` as in
     :func:`eval_layers`."""
-    check_input(u, m.n, m.d, "model")
+    u = check_input(u, m.n, m.d, "model")
     return run_model(m, m.layers, u, RingArithmetic(ring, check), check)
