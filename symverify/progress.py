@@ -62,7 +62,8 @@ def _from_env() -> bool | None:
     from symverify.errors import UsageError
 
     raise UsageError(f"{ENV}: expected 1, true, yes or on (show progress), 0, false, no or off (hide it), or empty "
-                     f"(show it when interactive), found {raw[:40]!r}")
+                     f"(show it when interactive), found {raw[:40]!r} in the environment (progress=True or False, "
+                     f"or --progress / --no-progress, decides without reading it)")
 
 
 def wanted(enabled: bool | None = None, stream: Any = None) -> bool:

@@ -292,6 +292,19 @@ def test_a_scheduler_file_of_any_name_is_read_as_one(tmp_path, monkeypatch):
     check_address("sched-host", "--scheduler")
 
 
+def test_a_host_name_that_is_a_directory_here_is_refused_with_the_way_to_mean_the_host(tmp_path, monkeypatch):
+    """``--scheduler sched`` with a folder ``sched`` in the working directory was refused as "found a
+    directory" with no word of the host: the refusal now says to write ``tcp://sched:PORT``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sched").mkdir()
+    with pytest.raises(UsageError, match=r"sched: cannot read the scheduler file: expected a regular file, found a "
+                                         r"directory \(read as a scheduler file: .*write tcp://sched:PORT\)"):
+        check_address("sched", "--scheduler")
+    check_address("tcp://sched:8786", "--scheduler")
+    with pytest.raises(UsageError, match=r"sched\.json: no such scheduler file$"):  # a .json name is a file: no hint
+        check_address("sched.json", "--scheduler")
+
+
 def test_the_cli_names_a_bad_scheduler_file_on_one_line(tmp_path, capsys):
     path = tmp_path / "sched.json"
     path.write_text("[]", encoding="utf-8")

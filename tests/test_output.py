@@ -90,6 +90,19 @@ def test_a_progress_setting_that_is_neither_on_nor_off_is_refused(monkeypatch, v
     assert wanted(False) is False  # an explicit choice does not read the variable
 
 
+def test_a_bad_progress_setting_refused_by_a_library_call_says_how_to_decide_without_it(monkeypatch):
+    """compile() and verify() in a user's process refuse a bad ``SYMVERIFY_PROGRESS`` before any work; the
+    message said what the variable holds but not that it is the environment's, nor how a call can do without it."""
+    import symverify as sv
+
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    monkeypatch.setenv("SYMVERIFY_PROGRESS", "maybe")
+    with pytest.raises(UsageError, match=r"SYMVERIFY_PROGRESS: .*found 'maybe' in the environment "
+                                         r"\(progress=True or False, or --progress / --no-progress, decides without"):
+        sv.verify(c, c)
+    assert sv.verify(c, c, progress=False).proved
+
+
 def test_the_command_line_names_a_bad_progress_setting(monkeypatch, tmp_path, capsys):
     import symverify as sv
     from symverify.cli import main

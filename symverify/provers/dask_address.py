@@ -65,11 +65,16 @@ def _no_constant(text: str) -> Any:
 def _check_scheduler_file(path: str, what: str) -> None:
     """Refuse a scheduler file that is missing, not a regular file (a FIFO would block), or not what
     ``dask scheduler --scheduler-file`` writes: UTF-8 JSON of at most 1 MiB without a byte order
-    mark, a repeated key or ``NaN``, an object whose ``address`` is an address as above. (Only the
+    mark, a repeated key or ``NaN``, an object whose ``address`` is an address as above. A path not
+    ending in ``.json`` is a file only because it exists here, so its refusal says how to mean the
+    host of that name instead (``tcp://NAME:PORT``). (Only the
     standard library and :func:`symverify.ir.files.read_file` here: this module and that one are leaves of the
     trusted kernel, docs/trusted-base.md.)"""
+    hint = "" if path.endswith(".json") else (f" (read as a scheduler file: a path of that name exists here; "
+                                               f"for a host of that name write tcp://{path[:60]}:PORT)")
+
     def refuse(why: str) -> UsageError:
-        return UsageError(f"{what} {path}: {why}")
+        return UsageError(f"{what} {path}: {why}{hint}")
 
     if not os.path.lexists(path):
         raise refuse("no such scheduler file")
