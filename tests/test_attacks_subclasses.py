@@ -573,6 +573,8 @@ def test_grid_cells_are_pairs_and_triples_of_ints_each_named_once() -> None:
     with pytest.raises(sv.IRError, match="two keys name the same cell"):
         Grid.from_cells(2, 2, {(other, 0): 3, (1, 0): 4})
     assert Grid.from_cells(2, 2, {(1, 1): 2, (0, 1): 3}).rects == ((0, 1, 1, 2, 3), (1, 2, 1, 2, 2))
+    with pytest.raises(sv.IRError, match=r"Grid.from_cells: expected a mapping \{\(i, j\): value\}, found list"):
+        Grid.from_cells(2, 2, [((0, 1), 4)])  # a list of pairs: it has no items() (an AttributeError before)
 
 
 @pytest.mark.parametrize("build", [

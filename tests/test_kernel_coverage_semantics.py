@@ -44,6 +44,14 @@ def test_model_input_must_be_rows(u) -> None:
         eval_model(m, u, FractionRing())
 
 
+def test_a_bad_row_is_reported_with_the_type_of_the_input_passed() -> None:
+    """A tuple of rows with a dict row is refused naming the tuple passed, not the list the check
+    reads the rows into."""
+    m = Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid.identity(1)),))
+    with pytest.raises(ShapeError, match=r"a nested list \(rows of values\), found tuple \(\{0: 1\},\)"):
+        eval_model(m, ({0: 1},), FractionRing())
+
+
 def test_mod_ring_needs_a_value_for_every_symbol() -> None:
     """rings.py ``ModRing._sym_frac``: ``a·b`` mod 7 with only ``a`` given names ``b``; with both,
     it is ``a·b mod 7``."""

@@ -142,7 +142,10 @@ class Grid:
         """A grid with the given cells set (exact values) over ``fill``; a key that is not an
         ``(i, j)`` pair is an :class:`IRError`. A ``dict`` subclass is read as the items it stores,
         a key as the plain ints it holds (its own ``items()``, iteration or ``<`` could say otherwise);
-        two keys naming one cell (an int subclass hashing otherwise than its value) are an :class:`IRError`."""
+        two keys naming one cell (an int subclass hashing otherwise than its value) are an :class:`IRError`,
+        and so is ``cells`` not being a mapping (a list of pairs)."""
+        if not isinstance(cells, Mapping):
+            raise IRError(f"Grid.from_cells: expected a mapping {{(i, j): value}}, found {type(cells).__name__} {safe_repr(cells, 40)}")
         rects: list[Rect] = []
         odd = False
         for key, v in plain_items(cells).items():

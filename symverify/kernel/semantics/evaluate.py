@@ -82,9 +82,10 @@ def check_input(u: Sequence[Sequence[Any]], n: int, d: int, what: str) -> Sequen
     since its length, iteration and indexing could disagree between this check and the evaluation."""
     if unordered(u, sized=True):
         raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
+    given = u  # the error below names what was passed, not the list read from it
     u = [plain_items(row) for row in plain_items(u)]
     if any(unordered(row, sized=True) for row in u):  # a dict row would read as its keys
-        raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
+        raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(given).__name__} {str(given)[:40]}")
     if len(u) != n or any(len(row) != d for row in u):
         found = f"{len(u)}×{len(u[0]) if len(u) else 0}" if all(len(r) == len(u[0]) for r in u) else "a ragged array"
         raise ShapeError(f"{what} input: expected shape {n}×{d} (n rows of d values), found {found}")
