@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
@@ -155,7 +156,7 @@ class Grid:
             rects.append((i, i + 1, j, j + 1, as_scalar(v, f"grid cell ({i}, {j})")))
         if odd and len({r[:4] for r in rects}) != len(rects):
             raise IRError("Grid.from_cells: two keys name the same cell")
-        rects.sort(key=_position)  # row-major; the positions are distinct plain ints
+        rects.sort(key=_POSITION)  # row-major; the positions are distinct plain ints
         return Grid(rows, cols, as_scalar(fill, "grid fill"), tuple(rects))
 
     @staticmethod
@@ -326,8 +327,8 @@ class Grid:
         return len(self.rects)
 
 
-def _position(rect: Rect) -> tuple[int, int]:
-    return rect[0], rect[2]
+_POSITION = itemgetter(0, 2)
+"""A rectangle's top-left cell ``(row_start, col_start)``: the order of :meth:`Grid.from_cells`."""
 
 
 def _cell_key(key: object, where: str) -> tuple[int, int]:
