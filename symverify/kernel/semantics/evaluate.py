@@ -40,10 +40,14 @@ State = list[list[Any]]
 
 def eval_circuit_nodes(c: Circuit, inputs: Sequence[Any], ring: Ring, check: Check | None = None) -> list[Any]:
     """Values of every node (inputs first, then one per gate); ``check`` runs every
-    :data:`~symverify.deadline.CHECK_EVERY` gates."""
-    if len(inputs) != c.num_inputs:
-        raise ShapeError(f"circuit input: expected n·d = {c.num_inputs} values, found {len(inputs)}")
-    vals = list(inputs)
+    :data:`~symverify.deadline.CHECK_EVERY` gates. A list or tuple subclass is read as the values it
+    stores (its own length and iteration could disagree); a mapping, set, str or unsized iterable is a
+    :class:`ShapeError`."""
+    if type(inputs) is not list and unordered(inputs, sized=True):
+        raise ShapeError(f"circuit input: expected a sequence of n·d = {c.num_inputs} values, found {type(inputs).__name__}")
+    vals = list(plain_items(inputs))
+    if len(vals) != c.num_inputs:
+        raise ShapeError(f"circuit input: expected n·d = {c.num_inputs} values, found {len(vals)}")
     co, red = ring.coerce, ring.reduce
     gates = c.gates
     step = CHECK_EVERY if check is not None else max(len(gates), 1)
