@@ -38,7 +38,6 @@ from symverify.kernel.ir.scalar import (
     is_zero,
     param_names,
     plain_fields,
-    plain_int,
     plain_items,
     plain_str,
     unordered,
@@ -226,9 +225,16 @@ class Grid:
         return Grid.from_cells(r, c, cells)
 
     def paint(self, r0: int, r1: int, c0: int, c1: int, value: object) -> Grid:
-        """A copy with rows ``[r0, r1)`` × cols ``[c0, c1)`` set to ``value`` (empty ranges are no-ops)."""
-        # an int subclass as its value: its own comparisons could call the range empty (the paint then dropped)
-        r0, r1, c0, c1 = plain_int(r0), plain_int(r1), plain_int(c0), plain_int(c1)  # type: ignore[assignment]
+        """A copy with rows ``[r0, r1)`` × cols ``[c0, c1)`` set to ``value`` (empty ranges are no-ops).
+        A bound is an integer (an int subclass or numpy integer read by its value, as :meth:`paint_cells`
+        and :meth:`from_cells` read a cell); a bool, a float or anything else is an :class:`IRError`,
+        an empty range included."""
+        if not (type(r0) is int and type(r1) is int and type(c0) is int and type(c1) is int):
+            # an int subclass as its value: its own comparisons could call the range empty (the paint then dropped)
+            bounds = tuple(map(as_index, (r0, r1, c0, c1)))
+            if None in bounds:
+                raise IRError(f"Grid.paint: expected int bounds, found {safe_repr((r0, r1, c0, c1))}")
+            r0, r1, c0, c1 = bounds  # type: ignore[assignment]
         if r0 >= r1 or c0 >= c1:
             return self
         return Grid(self.rows, self.cols, self.fill, (*self.rects, (r0, r1, c0, c1, as_scalar(value, "grid value"))))
