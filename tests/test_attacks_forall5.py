@@ -60,6 +60,9 @@ def test_an_assume_contradictory_only_across_cells_is_refused_as_vacuous() -> No
     g = Gadget("g", (Param("N", 1, 10),), N, 1, _COPY, spec, assume=_ALTERNATE, care=_ANY)
     with pytest.raises(ParametricError, match=r"vacuous statement: its assumptions .* hold for no placement at cell \(\d+, 0\) at \{'N': [13]\}"):
         sv.prove_forall(g)
+    # without N = 1 (where i + 1 mod N is i: one point written twice) only the cycle over three cells is left
+    with pytest.raises(ParametricError, match=r"vacuous statement: its assumptions .* hold for no placement at cell \(\d+, 0\) at \{'N': 3\}"):
+        sv.prove_forall(g, ranges={"N": (2, 10)})
     for cells in itertools.product((False, True), repeat=3):  # indeed no placement at N = 3
         with pytest.raises(ParametricError, match="the placement violates"):
             instantiate(g, {"N": 3}, placement={"P": {(r, 0) for r in range(3) if cells[r]}})

@@ -573,6 +573,8 @@ def test_grid_cells_are_pairs_and_triples_of_ints_each_named_once() -> None:
     with pytest.raises(sv.IRError, match="two keys name the same cell"):
         Grid.from_cells(2, 2, {(other, 0): 3, (1, 0): 4})
     assert Grid.from_cells(2, 2, {(1, 1): 2, (0, 1): 3}).rects == ((0, 1, 1, 2, 3), (1, 2, 1, 2, 2))
+    with pytest.raises(sv.IRError, match=r"Grid.from_cells: expected a mapping \{\(i, j\): value\}, found list"):
+        Grid.from_cells(2, 2, [((0, 1), 4)])  # a list of pairs: it has no items() (an AttributeError before)
 
 
 @pytest.mark.parametrize("build", [
@@ -602,3 +604,20 @@ def test_an_absorbed_diagonal_goes_on_the_side_it_spells() -> None:
     assert plain_form(f.absorb(lying(list(diag), frozenset({"__iter__"})), "before")) == plain_form(f.absorb(diag, "before"))
     with pytest.raises(sv.ShapeError, match="expected a diagonal as a sequence of 4 entries, found dict"):
         f.absorb({0: 2, 1: 3, 2: 5, 3: 7}, "before")
+
+
+class _Reversed(list):  # type: ignore[type-arg]
+    """A list whose iteration yields its items in reverse (what it stores is read by ``list.__iter__``)."""
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(list(list.__iter__(self))[::-1])
+
+
+def test_a_matrix_row_subclass_is_read_as_the_entries_it_stores() -> None:
+    """``matvec`` and ``from_matrix`` read a row inside a plain matrix by its own iteration, so a row
+    storing ``[1, 2]`` that iterates as ``[2, 1]`` built the circuit of another matrix than the one named."""
+    from symverify.ir.build import from_matrix
+
+    want = plain_form(sv.library.matvec([[1, 2], [0, 1]], 1, 2))
+    assert plain_form(sv.library.matvec([_Reversed([1, 2]), [0, 1]], 1, 2)) == want
+    assert plain_form(from_matrix(_Reversed([[1, 2], [0, 1]]), 1, 2, "matvec")) == want

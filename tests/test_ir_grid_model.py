@@ -135,3 +135,16 @@ def test_grid_get_outside_the_grid_is_refused():
         for i, j in ((-1, 0), (0, -1), (2, 0), (0, 2), (True, 0), (0, 1.0)):
             with pytest.raises(ShapeError, match=r"Grid.get: expected a cell of the 2×2 grid"):
                 g.get(i, j)
+
+
+def test_paint_reads_integer_bounds_by_value_and_refuses_others():
+    """``paint`` took a numpy integer bound to the grid constructor, which refused it, while
+    ``paint_cells`` and ``from_cells`` read numpy indices by value; and an empty range of float
+    bounds (``paint(1.0, 1.0, ...)``) was returned unchanged rather than refused."""
+    import numpy as np
+
+    g = Grid.zeros(3, 2).paint(np.int64(0), np.int64(2), 0, 1, 3)
+    assert g.to_rows() == [[3, 0], [3, 0], [0, 0]] and all(type(x) is int for x in g.rects[0][:4])
+    for bad in [(1.0, 1.0, 0, 1), (0, 2.0, 0, 1), (False, True, 0, 1)]:
+        with pytest.raises(IRError, match=r"Grid.paint: expected int bounds, found \("):
+            Grid.zeros(3, 2).paint(*bad, 1)

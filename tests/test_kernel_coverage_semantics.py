@@ -44,6 +44,14 @@ def test_model_input_must_be_rows(u) -> None:
         eval_model(m, u, FractionRing())
 
 
+def test_a_bad_row_is_reported_with_the_type_of_the_input_passed() -> None:
+    """A tuple of rows with a dict row is refused naming the tuple passed, not the list the check
+    reads the rows into."""
+    m = Model(1, 1, 1, 1, (Layer.make(1, 1, W=Grid.identity(1)),))
+    with pytest.raises(ShapeError, match=r"a nested list \(rows of values\), found tuple \(\{0: 1\},\)"):
+        eval_model(m, ({0: 1},), FractionRing())
+
+
 def test_mod_ring_needs_a_value_for_every_symbol() -> None:
     """rings.py ``ModRing._sym_frac``: ``a·b`` mod 7 with only ``a`` given names ``b``; with both,
     it is ``a·b mod 7``."""
@@ -137,3 +145,22 @@ def test_lane_evaluator_refuses_unreduced_coefficients() -> None:
             eval_mod_lanes(prog, x, primes, bad)
     with pytest.raises(IRError, match="expected every prime below 2\\^31, found 2147483648 in lane 1"):
         eval_mod_lanes(prog, x, [7, 1 << 31], ok)
+
+
+class _Short(list):  # type: ignore[type-arg]
+    """A list whose length says one more value than it stores."""
+
+    def __len__(self) -> int:
+        return list.__len__(self) + 1
+
+
+def test_circuit_node_values_read_the_inputs_stored() -> None:
+    """``eval_circuit_nodes`` checked the input count by the sequence's own ``len`` and read it by
+    iteration: a list storing one value but claiming two passed the check, then a gate read past it
+    (``IndexError``). The values stored are counted; a mapping is no sequence of values."""
+    c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
+    with pytest.raises(ShapeError, match=r"circuit input: expected n·d = 2 values, found 1"):
+        eval_circuit_nodes(c, _Short([3]), FractionRing())
+    with pytest.raises(ShapeError, match=r"circuit input: expected a sequence of n·d = 2 values, found dict"):
+        eval_circuit_nodes(c, {0: 3, 1: 4}, FractionRing())
+    assert eval_circuit_nodes(c, _Short([3, 4]), FractionRing())[-1] == 12  # its len says 3

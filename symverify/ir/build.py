@@ -16,7 +16,7 @@ from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
 from symverify.ir.trace import Recorder, Wire, sum_tree
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import Sym, as_scalar, is_zero, sym, unordered
+from symverify.kernel.ir.scalar import Sym, as_scalar, is_zero, plain_items, sym, unordered
 
 __all__ = ["Wire", "CircuitBuilder", "trace", "from_sympy", "from_matrix", "sum_tree"]
 
@@ -41,10 +41,11 @@ def trace(fn: Callable[[list[list[Wire]]], object], n: int, d: int, name: str = 
 
 def _ordered(x: Any, what: str) -> list[Any]:
     """``x`` as a list, read in order: a mapping (iterating it gives its keys), a set (no order), a
-    str or bytes (characters) and anything without a length are refused."""
+    str or bytes (characters) and anything without a length are refused. A list or tuple subclass is
+    read as the items it stores (:func:`plain_items`), not through its own iteration."""
     if unordered(x, sized=True):
         raise IRError(f"{what}: expected a sequence (a list, tuple or array), found {type(x).__name__}")
-    return list(x)
+    return list(plain_items(x))
 
 
 def from_matrix(M: Sequence[Sequence[object]], n: int, d: int, name: str = "") -> Circuit:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
@@ -37,7 +38,6 @@ from symverify.kernel.ir.scalar import (
     is_zero,
     param_names,
     plain_fields,
-    plain_int,
     plain_items,
     plain_str,
     unordered,
@@ -142,7 +142,10 @@ class Grid:
         """A grid with the given cells set (exact values) over ``fill``; a key that is not an
         ``(i, j)`` pair is an :class:`IRError`. A ``dict`` subclass is read as the items it stores,
         a key as the plain ints it holds (its own ``items()``, iteration or ``<`` could say otherwise);
-        two keys naming one cell (an int subclass hashing otherwise than its value) are an :class:`IRError`."""
+        two keys naming one cell (an int subclass hashing otherwise than its value) are an :class:`IRError`,
+        and so is ``cells`` not being a mapping (a list of pairs)."""
+        if not isinstance(cells, Mapping):
+            raise IRError(f"Grid.from_cells: expected a mapping {{(i, j): value}}, found {type(cells).__name__} {safe_repr(cells, 40)}")
         rects: list[Rect] = []
         odd = False
         for key, v in plain_items(cells).items():
@@ -152,7 +155,7 @@ class Grid:
             rects.append((i, i + 1, j, j + 1, as_scalar(v, f"grid cell ({i}, {j})")))
         if odd and len({r[:4] for r in rects}) != len(rects):
             raise IRError("Grid.from_cells: two keys name the same cell")
-        rects.sort(key=_position)  # row-major; the positions are distinct plain ints
+        rects.sort(key=_POSITION)  # row-major; the positions are distinct plain ints
         return Grid(rows, cols, as_scalar(fill, "grid fill"), tuple(rects))
 
     @staticmethod
@@ -222,9 +225,16 @@ class Grid:
         return Grid.from_cells(r, c, cells)
 
     def paint(self, r0: int, r1: int, c0: int, c1: int, value: object) -> Grid:
-        """A copy with rows ``[r0, r1)`` × cols ``[c0, c1)`` set to ``value`` (empty ranges are no-ops)."""
-        # an int subclass as its value: its own comparisons could call the range empty (the paint then dropped)
-        r0, r1, c0, c1 = plain_int(r0), plain_int(r1), plain_int(c0), plain_int(c1)  # type: ignore[assignment]
+        """A copy with rows ``[r0, r1)`` × cols ``[c0, c1)`` set to ``value`` (empty ranges are no-ops).
+        A bound is an integer (an int subclass or numpy integer read by its value, as :meth:`paint_cells`
+        and :meth:`from_cells` read a cell); a bool, a float or anything else is an :class:`IRError`,
+        an empty range included."""
+        if not (type(r0) is int and type(r1) is int and type(c0) is int and type(c1) is int):
+            # an int subclass as its value: its own comparisons could call the range empty (the paint then dropped)
+            bounds = tuple(map(as_index, (r0, r1, c0, c1)))
+            if None in bounds:
+                raise IRError(f"Grid.paint: expected int bounds, found {safe_repr((r0, r1, c0, c1))}")
+            r0, r1, c0, c1 = bounds  # type: ignore[assignment]
         if r0 >= r1 or c0 >= c1:
             return self
         return Grid(self.rows, self.cols, self.fill, (*self.rects, (r0, r1, c0, c1, as_scalar(value, "grid value"))))
@@ -323,8 +333,8 @@ class Grid:
         return len(self.rects)
 
 
-def _position(rect: Rect) -> tuple[int, int]:
-    return rect[0], rect[2]
+_POSITION = itemgetter(0, 2)
+"""A rectangle's top-left cell ``(row_start, col_start)``: the order of :meth:`Grid.from_cells`."""
 
 
 def _cell_key(key: object, where: str) -> tuple[int, int]:

@@ -40,10 +40,14 @@ State = list[list[Any]]
 
 def eval_circuit_nodes(c: Circuit, inputs: Sequence[Any], ring: Ring, check: Check | None = None) -> list[Any]:
     """Values of every node (inputs first, then one per gate); ``check`` runs every
-    :data:`~symverify.deadline.CHECK_EVERY` gates."""
-    if len(inputs) != c.num_inputs:
-        raise ShapeError(f"circuit input: expected n·d = {c.num_inputs} values, found {len(inputs)}")
-    vals = list(inputs)
+    :data:`~symverify.deadline.CHECK_EVERY` gates. A list or tuple subclass is read as the values it
+    stores (its own length and iteration could disagree); a mapping, set, str or unsized iterable is a
+    :class:`ShapeError`."""
+    if type(inputs) is not list and unordered(inputs, sized=True):
+        raise ShapeError(f"circuit input: expected a sequence of n·d = {c.num_inputs} values, found {type(inputs).__name__}")
+    vals = list(plain_items(inputs))
+    if len(vals) != c.num_inputs:
+        raise ShapeError(f"circuit input: expected n·d = {c.num_inputs} values, found {len(vals)}")
     co, red = ring.coerce, ring.reduce
     gates = c.gates
     step = CHECK_EVERY if check is not None else max(len(gates), 1)
@@ -82,9 +86,10 @@ def check_input(u: Sequence[Sequence[Any]], n: int, d: int, what: str) -> Sequen
     since its length, iteration and indexing could disagree between this check and the evaluation."""
     if unordered(u, sized=True):
         raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
+    given = u  # the error below names what was passed, not the list read from it
     u = [plain_items(row) for row in plain_items(u)]
     if any(unordered(row, sized=True) for row in u):  # a dict row would read as its keys
-        raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(u).__name__} {str(u)[:40]}")
+        raise ShapeError(f"{what} input: expected shape {n}×{d}, a nested list (rows of values), found {type(given).__name__} {str(given)[:40]}")
     if len(u) != n or any(len(row) != d for row in u):
         found = f"{len(u)}×{len(u[0]) if len(u) else 0}" if all(len(r) == len(u[0]) for r in u) else "a ragged array"
         raise ShapeError(f"{what} input: expected shape {n}×{d} (n rows of d values), found {found}")
