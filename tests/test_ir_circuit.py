@@ -38,7 +38,7 @@ def test_symbolic_coefficients_are_params():
         ((Gate(Op.MUL, (0, -1), ()),), (2,), 1, 2, r"argument -1 is not a node id"),
         ((Gate("pow", (0, 1), ()),), (2,), 1, 2, r"unknown op 'pow'"),
         ((), (0, 1, 0), 1, 2, r"at most n·d = 2 outputs fit in y, found 3"),
-        ((), (5,), 1, 2, r"output 0: expected a node id in \[0, 2\), found 5"),
+        ((), (5,), 1, 2, r"output 0: expected an int node id in \[0, 2\), found 5"),
         ((), (), 0, 2, r"circuit n: expected a positive int, found 0"),
         (("mul",), (), 1, 2, r"expected a Gate, found str"),
     ],
@@ -117,3 +117,15 @@ def test_helpful_errors_for_common_mistakes():
     assert evaluate(halves, [[3, 0]])[0][0] == Fraction(3, 2)
     square = Circuit.trace(lambda u: np.array(u) @ np.array(u), n=2, d=2)  # arrays of wires are flattened
     assert evaluate(square, [[1, 2], [3, 4]]) == [[7, 10], [15, 22]]
+
+
+def test_a_numpy_output_id_is_named_as_the_type_it_is():
+    """``outputs=np.array([1])`` said "expected a node id in [0, 2), found np.int64(1)", though 1 is in range."""
+    import numpy as np
+
+    from symverify.errors import IRError
+    from symverify.kernel.ir.circuit import Circuit
+    from symverify.kernel.ir.gate import Gate
+
+    with pytest.raises(IRError, match=r"output 0: expected an int node id in \[0, 2\), found np\.int64\(1\) \(a int64, not an int\)"):
+        Circuit(1, 1, (Gate.mul(0, 0),), np.array([1]))
