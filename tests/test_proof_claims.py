@@ -8,10 +8,8 @@ bounds. The scripts are loaded from this checkout's ``proofs/`` directory by pat
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import random
-import sys
 from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
@@ -29,15 +27,10 @@ PROOFS = Path(__file__).resolve().parents[1] / "proofs"
 
 
 def _script(name: str) -> ModuleType:
-    key = f"_proof_claims_{name}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, PROOFS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[key] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """The proof script ``proofs/NAME.py`` of this checkout (one loader: test_proof_bounds_audit's)."""
+    from test_proof_bounds_audit import _script as load
+
+    return load(name)
 
 
 # ---- Lemma H.16: the exact proof is against the factor's matrix, not the construction's circuit --------------
