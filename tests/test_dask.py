@@ -215,10 +215,12 @@ def test_local_cluster_gives_the_serial_run():
     serial = run_scripts(scripts, names, quick=True, jobs=1)
     assert serial.ok and len(serial.outcomes[1].instances()) >= 6
     pool = run_scripts(scripts, names, quick=True, jobs=2)
-    seen = []
-    dask = dask_backend.run_scripts(scripts, names, scheduler="local", quick=True, workers=2, on_done=seen.append)
+    seen, started = [], []
+    dask = dask_backend.run_scripts(scripts, names, scheduler="local", quick=True, workers=2, on_done=seen.append,
+                                    on_start=started.append)
     assert dask.where == "dask local (2 workers)" and dask.jobs == 2
     assert sorted(o.name for o in seen) == sorted(names)
+    assert started == ["cor_h20_linear", "primitives_handwritten"]  # submitted costliest first (COST)
     assert pool.to_json() == serial.to_json()
     assert dask.to_json() == serial.to_json()  # verdicts, methods, resources, bounds, details, order
     assert golden_diff(dask.to_json(), serial.to_json()) == ""

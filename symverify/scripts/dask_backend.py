@@ -40,7 +40,7 @@ from symverify._version import __version__
 from symverify.errors import UsageError
 from symverify.provers.dask_address import check_address as _check
 from symverify.provers.dask_address import open_client
-from symverify.scripts.runner import RunSummary, Script, ScriptOutcome, merge, rows
+from symverify.scripts.runner import RunSummary, Script, ScriptOutcome, costs, merge, rows
 from symverify.scripts.tasks import Task, execute
 
 __all__ = ["TaskLostError", "run_task", "connect", "run_scripts"]
@@ -134,7 +134,8 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
     ``workers`` processes); the same rows, in the same order, as
     :func:`symverify.scripts.runner.run_scripts`. ``timeout`` limits each task's process;
     ``cases_per_task=None`` chooses the split by :func:`auto_groups`. A row's time is the sum of its
-    tasks' run times (:func:`task_seconds`)."""
+    tasks' run times (:func:`task_seconds`). The scripts are submitted costliest first (their ``COST``,
+    :func:`symverify.scripts.runner.costs`), so the longest do not start last."""
     for what, value in (("workers", workers), ("cases_per_task", cases_per_task)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise UsageError(f"{what}: expected a positive int, found {value!r}")
@@ -166,7 +167,8 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
 
         interrupted = False
         try:
-            for name in names:
+            cost = costs(scripts, names)
+            for name in sorted(names, key=lambda n: -cost[n]):  # costliest first (stable): rows keep the order of names
                 s = scripts[name]
                 if on_start:
                     on_start(name)

@@ -58,6 +58,7 @@ __all__ = [
     "script_title",
     "select",
     "plan",
+    "costs",
     "sweep_script",
     "merge",
     "run_scripts",
@@ -184,9 +185,7 @@ def plan(scripts: Mapping[str, Script], names: Sequence[str], jobs: int) -> list
     """
     if jobs <= 1:
         return [(n, 1) for n in names]
-    known = [c for c in (scripts[n].cost for n in names) if c is not None]
-    default = sum(known) / len(known) if known else 1.0
-    cost = {n: scripts[n].cost or default for n in names}
+    cost = costs(scripts, names)
     total = sum(cost.values())
     cut = []
     for n in names:
@@ -196,6 +195,13 @@ def plan(scripts: Mapping[str, Script], names: Sequence[str], jobs: int) -> list
         cut.append((n, k))
     order = sorted(range(len(cut)), key=lambda i: (-cost[cut[i][0]] / cut[i][1], i))
     return [cut[i] for i in order]
+
+
+def costs(scripts: Mapping[str, Script], names: Sequence[str]) -> dict[str, float]:
+    """Each script's ``COST``, or the mean of those of ``names`` that state one (1 when none does)."""
+    known = [c for c in (scripts[n].cost for n in names) if c is not None]
+    default = sum(known) / len(known) if known else 1.0
+    return {n: scripts[n].cost or default for n in names}
 
 
 def _portable(d: Path) -> str:
