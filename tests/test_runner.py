@@ -364,6 +364,15 @@ def test_scripts_without_a_cost_count_the_mean_of_those_with_one(tmp_path):
     assert plan(none, ["x", "y"], 4) == [("x", 2), ("y", 2)]
 
 
+def test_huge_and_tiny_costs_plan_without_overflow(tmp_path):
+    """Two scripts of COST 1e308 summed to inf, and ⌈inf/inf⌉ raised ValueError (a crash of the run)."""
+    from symverify.scripts.runner import Script, plan
+
+    s = {n: Script(n, tmp_path / f"{n}.py", "d", shardable=True, cost=c) for n, c in (("a", 1e308), ("b", 1e308), ("c", 5e-324))}
+    assert plan(s, ["a", "b", "c"], 2) == [("a", 1), ("b", 1), ("c", 1)]
+    assert plan(s, ["a", "c"], 4) == [("a", 4), ("c", 1)]
+
+
 def test_the_costliest_script_starts_first(tmp_path):
     for name, cost in (("a", 1), ("b", 1), ("c", 5)):
         _costed(tmp_path, name, cost)

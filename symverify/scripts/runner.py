@@ -185,7 +185,9 @@ def plan(scripts: Mapping[str, Script], names: Sequence[str], jobs: int) -> list
     """
     if jobs <= 1:
         return [(n, 1) for n in names]
-    cost = costs(scripts, names)
+    raw = costs(scripts, names)
+    top = max(raw.values(), default=1.0)
+    cost = {n: c / top for n, c in raw.items()}  # in units of the largest: a sum of COSTs near 1e308 stays finite
     total = sum(cost.values())
     cut = []
     for n in names:
