@@ -156,12 +156,13 @@ def discover(directory: str | Path, source: str | None = None) -> dict[str, Scri
 
 
 def _cost(path: Path, value: object) -> float | None:
-    """A script's ``COST`` (None when it declares none): a positive, finite number of seconds, else a
-    :class:`UsageError` naming the script (a typo would otherwise change nothing but the schedule)."""
+    """A script's ``COST`` (None when it declares none): a positive number of seconds below 10^300 (a
+    float, finite), else a :class:`UsageError` naming the script (a typo would otherwise change
+    nothing but the schedule)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-        raise UsageError(f"{path}: COST: expected a positive number of CPU seconds (the full tier's, as measured, "
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e300:  # 1e300: a float, finite
+        raise UsageError(f"{path}: COST: expected a positive number of CPU seconds below 10^300 (the full tier's, as measured, "
                          f"written as a literal), found {value!r:.40}")
     return float(value)
 
