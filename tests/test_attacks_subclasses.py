@@ -301,11 +301,25 @@ POSITIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
 }
 
 
-@pytest.mark.parametrize("position", sorted(POSITIONS))
+LIBRARY: dict[str, tuple[Callable[[Any], Any], Any]] = {
+    "walsh_hadamard": (lambda v: sv.library.walsh_hadamard(v), 4),
+    "prefix_sums": (lambda v: sv.library.prefix_sums(v), 3),
+    "product_tree": (lambda v: sv.library.product_tree(v), 4),
+    "poly_mult": (lambda v: sv.library.poly_mult(v), 2),
+    "elementary_symmetric": (lambda v: sv.library.elementary_symmetric(3, v), 2),
+    "determinant": (lambda v: sv.library.determinant(v), 2),
+    "matvec_bilinear": (lambda v: sv.library.matvec_bilinear(v), 2),
+    "random_circuit seed": (lambda v: sv.library.random_circuit(2, 1, 4, 2, seed=v), 3),
+    "random_circuit size": (lambda v: sv.library.random_circuit(2, 1, v, 2, seed=1), 4),
+}
+
+
+@pytest.mark.parametrize("position", sorted(POSITIONS) + sorted(LIBRARY))
 @HYP
 @given(data=st.data())
-def test_a_lying_value_in_a_constructor_is_read_as_its_plain_value_or_refused(position: str, data: st.DataObject) -> None:
-    build, value = POSITIONS[position]
+def test_a_lying_value_in_a_constructor_or_library_size_is_read_as_its_plain_value_or_refused(
+        position: str, data: st.DataObject) -> None:
+    build, value = POSITIONS[position] if position in POSITIONS else LIBRARY[position]
     check_position(build, value, data.draw(lies_for(value)))
 
 
@@ -493,27 +507,6 @@ def test_a_lying_permutation_is_read_as_what_it_stores(perm: list[int]) -> None:
         except SymverifyError:
             continue
         assert got.verdict == verify_permutation(k, perm).verdict, lies
-
-
-LIBRARY: dict[str, tuple[Callable[[Any], Any], Any]] = {
-    "walsh_hadamard": (lambda v: sv.library.walsh_hadamard(v), 4),
-    "prefix_sums": (lambda v: sv.library.prefix_sums(v), 3),
-    "product_tree": (lambda v: sv.library.product_tree(v), 4),
-    "poly_mult": (lambda v: sv.library.poly_mult(v), 2),
-    "elementary_symmetric": (lambda v: sv.library.elementary_symmetric(3, v), 2),
-    "determinant": (lambda v: sv.library.determinant(v), 2),
-    "matvec_bilinear": (lambda v: sv.library.matvec_bilinear(v), 2),
-    "random_circuit seed": (lambda v: sv.library.random_circuit(2, 1, 4, 2, seed=v), 3),
-    "random_circuit size": (lambda v: sv.library.random_circuit(2, 1, v, 2, seed=1), 4),
-}
-
-
-@pytest.mark.parametrize("position", sorted(LIBRARY))
-@HYP
-@given(data=st.data())
-def test_a_lying_size_in_a_library_circuit_is_read_as_its_plain_value_or_refused(position: str, data: st.DataObject) -> None:
-    build, value = LIBRARY[position]
-    check_position(build, value, data.draw(lies_for(value)))
 
 
 def _builder(n: Any) -> Circuit:
