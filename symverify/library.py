@@ -28,6 +28,7 @@ from symverify.kernel.ir.scalar import (
     as_scalar,
     is_bool,
     is_zero,
+    plain_float,
     plain_int,
     plain_items,
     plain_str,
@@ -84,9 +85,9 @@ _R = TypeVar("_R")
 def _plain_value(v: object) -> object:
     """``v`` as the plain value it stores when it is an instance of a subclass of ``int``, ``float``,
     ``str``, ``tuple``, ``list`` or ``dict``; anything else (numpy's numbers too) as it is."""
-    if type(v) is not float and isinstance(v, float) and type(v).__module__ != "numpy":
-        return float.__float__(v)
-    return plain_items(plain_str(plain_int(v)))
+    if isinstance(v, float) and type(v).__module__ == "numpy":  # numpy's floats keep their own messages
+        return v
+    return plain_items(plain_str(plain_int(plain_float(v))))
 
 
 def _plain_args(fn: Callable[_P, _R]) -> Callable[_P, _R]:

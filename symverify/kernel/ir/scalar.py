@@ -22,7 +22,7 @@ from typing import Any, TypeVar, Union, cast
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -406,6 +406,12 @@ def plain_int(x: object) -> object:
     sizes, node ids and positions as plain ints, so its checks, the interpreter and the encoding all
     read one value (a subclass could answer ``*``, ``<`` or ``__index__`` differently to each)."""
     return operator.index(x) if type(x) is not int and isinstance(x, int) and not isinstance(x, bool) else x
+
+
+def plain_float(x: object) -> object:
+    """A ``float`` subclass as the plain ``float`` it stores (``float.__float__`` reads the double,
+    not the subclass's ``>``, ``+`` or ``as_integer_ratio``); anything else as it is."""
+    return float.__float__(x) if type(x) is not float and isinstance(x, float) else x
 
 
 _T = TypeVar("_T")

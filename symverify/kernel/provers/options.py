@@ -102,12 +102,12 @@ class Options:
                 then a ``scheduler`` outside ``compositional`` and ``auto`` (checked in that order).
             BackendUnavailableError: ``numeric`` without torch installed.
         """
-        from symverify.kernel.ir.scalar import plain_int, plain_str
+        from symverify.kernel.ir.scalar import plain_float, plain_int, plain_str
 
         # plain values: a subclass of str, int or float could answer the checks below by its own
         # ==, hash, > or + otherwise than the value it stores (a timeout of -1.0 "greater than 0")
         method, backend, numeric = plain_str(method), plain_str(backend), plain_str(numeric)
-        timeout = float.__float__(timeout) if type(timeout) is not float and isinstance(timeout, float) else plain_int(timeout)  # type: ignore[assignment]
+        timeout = plain_float(plain_int(timeout))  # type: ignore[assignment]
         exact_engine, modular_engine = _engines(method, backend)
         numeric_format = numeric_dtype(numeric)
         if seed is None:
