@@ -299,7 +299,8 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
                 placement: Mapping[str, Placement] | None = None) -> tuple[Layer, ...]:
     """The gadget's layers at the parameter values ``params`` (module docstring); ``placement``
     gives the free predicates — each a callable on cells or a set of cells (tuples of ints; the
-    predicate holds exactly on its members) — which must satisfy ``assume`` at every cell."""
+    predicate holds exactly on its members) — which must satisfy ``assume`` at every cell (so must
+    predicates a ``with predicates(...)`` block gives: the ∀ theorem holds only for those)."""
     from symverify.kernel.parametric.bulk import CellSet
 
     # a set of cells is frozen once (its packed keys are then computed once for every read)
@@ -320,7 +321,8 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
     preds = {k: _cells(g, k, v) if isinstance(v, AbstractSet) and not isinstance(v, CellSet) else v for k, v in (placement or {}).items()}
     with predicates({k: _as_callable(v) for k, v in preds.items()}):
         env, nn, dd = sizes(g, params)
-        if placement is not None:
+        # a placement from a caller's ``with predicates(...)`` block is held to ``assume`` too
+        if placement is not None or (g.predicate_names and g.assume != TRUE):
             bad = _violation(g, env, nn, dd, preds)
             if bad is not None:
                 raise ParametricError(f"gadget {g.name}: the placement violates {g.assume} at cell {bad}")

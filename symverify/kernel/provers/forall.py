@@ -63,6 +63,7 @@ from symverify.errors import BackendUnavailableError, ProverError
 from symverify.ir.bigint import int_to_str, safe_repr, show_int
 from symverify.kernel.ir.scalar import plain_int, plain_str
 from symverify.kernel.parametric.expr import (
+    _PREDICATES,
     WIDTH,
     Bin,
     BoolOp,
@@ -858,6 +859,9 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         shown += f", {g.where}"
     if str(g.care) != "true":  # the claim is about these cells only: a care false at a whole size claims nothing there
         shown += f", at the cells where {g.care}"
+    # the statement is the gadget's: no predicate of a caller's ``with predicates(...)`` block is read
+    # (one made ``i << ite(P(0, 0), 0, 1)`` a constant shift to the choice of the integer encoding)
+    token = _PREDICATES.set({})
     try:
         with expansion_budget(lambda: time.perf_counter() > deadline):  # the building of the terms is inside the budget too
             return _decide(g, z3, names, bounds, shown, t0, deadline)
@@ -865,6 +869,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         why = (f"timeout: {e}" if isinstance(e, _DeadlineError) else f"timeout while encoding the statement for z3 ({e})"
                if isinstance(e, _EncodingTimeoutError) else str(e))
         return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=why, seconds=time.perf_counter() - t0))
+    finally:
+        _PREDICATES.reset(token)
 
 
 class _Fallback:
