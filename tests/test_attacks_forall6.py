@@ -1,5 +1,6 @@
 """Adversarial inputs to the all-sizes machinery, sixth round: ``prove_forall`` and ``instantiate`` inside a
-``predicates(...)`` block (docs/forall.md §1, §3). The strongest attacks that found no false proof
+``predicates(...)`` block, expressions read only beside a zero (``where(c, 0)``, ``x * 0``) choosing
+the encoding or hiding a family's second arity (docs/forall.md §1, §3). The strongest attacks that found no false proof
 are kept as regression tests at the end."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from symverify.parametric import (
     ParametricError,
     PLayer,
     eq,
+    fam,
     inp,
     instantiate,
     ite,
@@ -46,6 +48,17 @@ def test_a_predicate_of_the_callers_context_does_not_decide_the_statement() -> N
         assert spec_at(g, {"N": 2}, 1, 0, lambda r, c: 1) == 2
 
 
+def test_a_division_by_a_predicate_reaching_zero_is_refused_inside_a_predicates_block() -> None:
+    """``i // ite(P(0, 0), 1, 0)`` divides by 0 where ``P(0, 0)`` is false: refused outside a
+    ``predicates`` block, but inside one giving ``P`` true the divisor was taken for the constant 1
+    and the integer encoding asked no ``divisor ≠ 0``: "proved for all N"."""
+    g = Gadget("g", (Param("N", 1, 8),), N, 1, _COPY, inp(i, q) + where(eq(i // ite(pred("P", 0, 0), 1, 0), 0), 0))
+    with pytest.raises(ParametricError, match=r"undefined or out of range at .*\(i // \(1 if P\(0, 0\) else 0\)\)"):
+        sv.prove_forall(g)
+    with predicates({"P": lambda *a: True}), pytest.raises(ParametricError, match=r"undefined or out of range at .*\(i // "):
+        sv.prove_forall(g)
+
+
 def test_an_instance_under_a_predicates_block_is_held_to_assume() -> None:
     """The ∀ theorem holds for the placements satisfying ``assume``; ``instantiate`` checked a
     ``placement=`` against it, but predicates given by a ``with predicates(...)`` block were taken
@@ -59,3 +72,50 @@ def test_an_instance_under_a_predicates_block_is_held_to_assume() -> None:
     with predicates({"P": lambda *a: True}):
         (layer,) = instantiate(g, {"N": 2})
     assert layer.b1.to_rows() == [[1], [1]]
+
+
+# ---- the encoding is chosen from every expression the checks read --------------------------------------
+@pytest.mark.parametrize("field", ["b1", "b2", "tap", "spec"])
+@pytest.mark.parametrize("op", ["//", "&"])
+def test_a_nonlinear_index_read_only_beside_a_zero_is_decided(field: str, op: str) -> None:
+    """``where(eq(i // (s + 1), 0), 0)`` has no term of its own (its value is 0), so the choice of
+    the integer (linear) encoding, which looked at the terms, did not see its ``//`` by a variable
+    (or a bit operation ``&``); the definedness check, which reads the condition, then met it inside
+    the integer encoding and raised the prover's internal ``_NotLinearError`` out of
+    ``prove_forall``. The choice now reads every expression the checks read: decided with
+    bit-vectors, proved, and refused where the condition is undefined (division by ``s`` reaching 0)."""
+    s = var("s")
+
+    def zero(div: object) -> object:
+        return where(eq(i // div if op == "//" else i & div, 0), 0)
+
+    def gadget(div: object) -> Gadget:
+        extra = zero(div)
+        b1 = 1 + extra if field == "b1" else 1
+        b2 = extra if field == "b2" else 0
+        # a tap's value depends on the channel only
+        h = (tap(0, 1 + where(eq(q // div if op == "//" else q & div, 0), 0)),) if field == "tap" else (tap(0),)
+        spec = inp(i, q) + (extra if field == "spec" else 0)
+        return Gadget("g", (Param("N", 1, 8), Param("s", 0, 3)), N, 1, (PLayer(b1=b1, h=h, b2=b2, mode="causal"),), spec)
+
+    r = sv.prove_forall(gadget(s + 1))
+    assert r.verdict is sv.Verdict.PROVED and r.stats["encoding"].startswith("bv"), r
+    if op == "//":
+        with pytest.raises(ParametricError, match=r"undefined or out of range at \{'N': \d, 's': 0"):
+            sv.prove_forall(gadget(s))
+
+
+@pytest.mark.parametrize("field", ["b1", "spec"])
+def test_a_family_used_with_another_arity_beside_a_zero_is_refused(field: str) -> None:
+    """``fam("B", i) + fam("B", i, q) * 0``: the second use has no term of its value, so the check
+    that a family has one number of indices did not see it and the gadget was proved, while
+    ``instantiate`` calls ``B``'s callable with two indices as well as with one."""
+    extra = fam("B", i) + fam("B", i, q) * 0
+    b1 = extra if field == "b1" else fam("B", i)
+    spec = (extra if field == "spec" else fam("B", i)) * inp(i, q)
+    g = Gadget("g", (Param("N", 1, 8),), N, 1, (PLayer(b1=b1, h=(tap(0),), mode="causal"),), spec)
+    with pytest.raises(ParametricError, match=r"family B is used with 2 indices and with 1"):
+        sv.prove_forall(g)
+    if field == "b1":
+        with pytest.raises(ParametricError, match=r"family B at \(0, 0\): the callable raised TypeError"):
+            instantiate(g, {"N": 2}, families={"B": lambda r: r + 1})

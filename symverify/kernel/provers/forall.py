@@ -376,15 +376,17 @@ def _linear_c(c: Cond) -> bool:
 
 def _is_linear(g: Gadget, terms: list[Term]) -> bool:
     """Every index expression of ``g`` (and of its terms, its case split and its families' sizes,
-    which the range obligations read) is in :class:`_IntEnc`'s fragment."""
+    which the range obligations read) is in :class:`_IntEnc`'s fragment. ``terms`` must hold the
+    spec's terms with ``keep_zero`` and the layers' are read so (:func:`value_terms`): the
+    definedness checks read those, and ``where(c, 0)`` has no term of its value but its ``c``."""
     es: list[IExpr] = [g.rows, g.cols, *(x for size in g.families.values() for x in size)]
     cs: list[Cond] = [g.where, g.care, g.entry, g.assume, *g.cases]
     for pl in g.layers:
         for tp in pl.W + pl.h:
             es.append(tp.src)
             cs.append(tp.guard)
-            terms = terms + value_terms(tp.value, None)
-        terms = terms + value_terms(pl.b1, None) + value_terms(pl.b2, None)
+            terms = terms + value_terms(tp.value, None, keep_zero=True)
+        terms = terms + value_terms(pl.b1, None, keep_zero=True) + value_terms(pl.b2, None, keep_zero=True)
     for t in terms:
         cs.append(t.guard)
         es += [x for a in t.atoms for x in a.idx]
@@ -423,10 +425,10 @@ def _check_arities(g: Gadget, ts: list[Term]) -> None:
     the key encoding pads shorter index tuples with zeros, so ``B[x]`` and ``B[x, 0]`` must not
     both occur — they are different symbols in the instances."""
     seen: dict[str, int] = {k: len(v) for k, v in g.families.items()}
-    for pl in g.layers:
+    for pl in g.layers:  # with ``keep_zero``: ``fam("B", i, q) * 0`` reads its member too
         for tp in pl.W + pl.h:
-            ts = ts + value_terms(tp.value, None)
-        ts = ts + value_terms(pl.b1, None) + value_terms(pl.b2, None)
+            ts = ts + value_terms(tp.value, None, keep_zero=True)
+        ts = ts + value_terms(pl.b1, None, keep_zero=True) + value_terms(pl.b2, None, keep_zero=True)
     for t in ts:
         for a in t.atoms:
             n = seen.setdefault(a.kind, len(a.idx))
@@ -918,12 +920,12 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
     out, spec = output_terms(g), spec_terms(g)
     spec_read = spec_terms(g, keep_zero=True)  # what evaluating the spec reads (its definedness)
     has_preds = bool(g.predicate_names)  # anywhere: a predicate in ``where``, a size or a case is free too
-    _check_arities(g, out + spec)
+    _check_arities(g, out + spec + spec_read)
     # First with ``a mod b`` as a conditional subtraction (fast to decide), valid only if every
     # ``mod`` has a < 2b where it is evaluated; when that fails, with the full bit-vector remainder.
     # Bit-vectors first NARROW_WIDTH bits wide where every bound fits (faster to bit-blast), then
     # WIDTH bits wide when a value (or a literal) does not fit there.
-    linear = _is_linear(g, out + spec)
+    linear = _is_linear(g, out + spec + spec_read)
     # the identity encodes every atom kind as a tag 1 … kinds (below): a narrow width holds those too
     tag_bits = (1 + len({a.kind for t in out + spec for a in t.atoms} - {"in"})).bit_length()
     narrow = sorted({max(w, tag_bits) for w in _narrow_widths(g, bounds)})
