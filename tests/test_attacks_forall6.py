@@ -1,15 +1,19 @@
 """Adversarial inputs to the all-sizes machinery, sixth round: ``prove_forall`` and ``instantiate`` inside a
 ``predicates(...)`` block, expressions read only beside a zero (``where(c, 0)``, ``x * 0``) choosing
-the encoding or hiding a family's second arity (docs/forall.md §1, §3). The strongest attacks that found no false proof
+the encoding or hiding a family's second arity, and long chains of conditions or of predicate
+applications that ran far past the budget (docs/forall.md §1, §3). The strongest attacks that found no false proof
 are kept as regression tests at the end."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
 import symverify as sv
 from symverify.kernel.parametric.concrete import spec_at
-from symverify.kernel.parametric.expr import predicates
+from symverify.kernel.parametric.expr import BoolOp, predicates
+from symverify.kernel.provers.forall import _failing_cells, _recheck
 from symverify.parametric import (
     Gadget,
     Param,
@@ -17,9 +21,12 @@ from symverify.parametric import (
     PLayer,
     eq,
     fam,
+    ge,
     inp,
     instantiate,
     ite,
+    lt,
+    ne,
     pred,
     tap,
     var,
@@ -119,3 +126,52 @@ def test_a_family_used_with_another_arity_beside_a_zero_is_refused(field: str) -
     if field == "b1":
         with pytest.raises(ParametricError, match=r"family B at \(0, 0\): the callable raised TypeError"):
             instantiate(g, {"N": 2}, families={"B": lambda r: r + 1})
+
+
+# ---- long chains of conditions stay inside the budget ---------------------------------------------------
+def _chain(k: int, last: object) -> BoolOp:
+    """``i = N ∨ i = N + 1 ∨ … ∨ last``: ``k`` conditions false at every cell, then ``last``."""
+    return BoolOp("or", (*(eq(i, N + x) for x in range(k)), last))  # type: ignore[arg-type]
+
+
+def test_a_long_chain_of_conditions_is_encoded_within_the_budget() -> None:
+    """A flat ``|`` chain is one condition however long (docs/forall.md §1), but its short-circuit
+    definedness was encoded with one prefix per item, ``O(k²)`` z3 nodes built outside any deadline
+    check: a ``care`` of 2000 items took two minutes before the first query, so ``timeout=60`` ended
+    ``unknown`` (a budget of 5 s, after minutes). It is now ``O(k log k)`` and inside the budget."""
+    care = _chain(2000, lt(i, N))
+    wrong = Gadget("g", (Param("N", 1, 64),), N, 1, _COPY, where(ge(N, 5), 2 * inp(i, q), inp(i, q)), care=care)
+    r = sv.prove_forall(wrong, timeout=60)
+    assert r.verdict is sv.Verdict.REFUTED and r.params["N"] >= 5, r
+    assert sv.prove_forall(Gadget("g", (Param("N", 1, 64),), N, 1, _COPY, inp(i, q), care=care), timeout=60).proved
+
+
+def test_the_vacuity_check_of_many_predicate_applications_keeps_the_budget() -> None:
+    """``assume = P(N, q) ∨ P(N + 1, q) ∨ …`` (1500 applications): the vacuity check's functional
+    consistency pairs (quadratic in the applications) and a substitution of every application into
+    every argument were built with no deadline check: ``timeout=5`` answered after four minutes. The
+    building is inside the budget (and substitutes only arguments holding an application)."""
+    g = Gadget("g", (Param("N", 1, 4096),), N, 1, _COPY, inp(i, q),
+               assume=BoolOp("or", tuple(pred("P", N + x, q) for x in range(1500))))
+    t0 = time.perf_counter()
+    r = sv.prove_forall(g, timeout=5)
+    assert r.verdict is sv.Verdict.UNKNOWN and "time budget" in r.detail, r
+    assert time.perf_counter() - t0 < 60
+
+
+def test_assume_is_checked_at_every_cell_of_a_witness_in_bulk() -> None:
+    """The re-check of a witness with placements evaluated ``assume`` cell by cell (and again to
+    repair the placement): a chain of 6000 conditions at 8000 cells took minutes after the verdict
+    was found. It is evaluated for all cells at once, and finds exactly the cells where it fails."""
+    p = pred("P", i, q)
+    g = Gadget("g", (Param("N", 1, 16384),), N, 1, _COPY, where(ge(N, 8000), 2 * inp(i, q), inp(i, q)),
+               assume=_chain(6000, p | ~p))
+    t0 = time.perf_counter()
+    differs, why = _recheck(g, {"N": 8000}, 0, 0, {"P": lambda *a: True})
+    assert differs is True and "2*in[0][0]" in why, why
+    assert time.perf_counter() - t0 < 30
+    # and the cells where assume fails are found exactly: P required on the even rows
+    even = Gadget("g", (Param("N", 1, 64),), N, 1, _COPY, inp(i, q), assume=_chain(40, ne(i % 2, 0) | p))
+    with predicates({"P": lambda r, c: r < 3}):
+        assert _failing_cells(even, {"N": 9}, 9, 1) == [(4, 0), (6, 0), (8, 0)]
+    assert _recheck(even, {"N": 9}, 0, 0, {"P": lambda r, c: r < 3})[0] is None

@@ -111,6 +111,10 @@ pipeline fails on such a query, the default solver decides it (:class:`_Fallback
 solver timeout set on a tactic's solver makes z3 fall back to its general strategy, which is what
 this avoids."""
 RECHECK_CELLS = 1 << 14  # 128 × 128
+FLAT_CHAIN = 32
+"""The longest ``&``/``|`` chain whose definedness is encoded flat (:func:`_chain_ok`); longer ones
+are split in halves (the flat form has one prefix per item: quadratic in the length). Every chain
+of the library's gadgets is shorter (``mul_stage``'s terms: 26), so their statements are unchanged."""
 
 
 @dataclass(frozen=True)
@@ -244,16 +248,9 @@ class _Enc:
                 self.preds[c.name] = fn
             r = (fn(*[a for a, _ in args]), z3.And(*[ok for _, ok in args]))
         elif isinstance(c, BoolOp):
-            # short-circuit: item k is evaluated only where the items before it did not decide
             parts = [self.cond(x) for x in c.items]
-            oks: list[Any] = []
-            seen: list[Any] = []
-            for t0, ok0 in parts:
-                pre = z3.And(*seen) if c.op == "and" else z3.Not(z3.Or(*seen)) if seen else z3.BoolVal(True)
-                oks.append(z3.Implies(pre, ok0) if seen else ok0)
-                seen.append(t0)
-            t = z3.And(*seen) if c.op == "and" else z3.Or(*seen)
-            r = (t, z3.And(*oks))
+            ts = [t0 for t0, _ in parts]
+            r = (z3.And(*ts) if c.op == "and" else z3.Or(*ts), _chain_ok(z3, c.op, parts, lambda: self.tick("a chain of conditions")))
         else:
             raise ParametricError(f"condition: unknown node {type(c).__name__}")
         self._c[c] = r
@@ -287,6 +284,33 @@ class _Enc:
             # the definedness condition (checked wherever the expression is evaluated)
             return z3.If(z3.ULT(a, b), a, a - b), [b != 0, z3.Or(z3.ULT(a, b), z3.ULT(a - b, b))]
         return z3.URem(a, b), [b != 0]
+
+
+def _chain_ok(z3: Any, op: str, parts: list[tuple[Any, Any]], tick: Callable[[], None]) -> Any:
+    """Definedness of the short-circuit chain ``x_0 op … op x_(k−1)`` (``parts``: each item's value
+    and definedness as z3 Booleans): item ``j`` is evaluated, so must be defined, where the items
+    before it did not decide (all true for ``and``, all false for ``or``). Up to :data:`FLAT_CHAIN`
+    items it is ``∧_j (undecided(x_<j) → ok_j)``; a longer chain is split in halves, ``ok(L ++ R) =
+    ok(L) ∧ (undecided(L) → ok(R))``: the same condition in ``O(k log k)`` nodes instead of
+    ``O(k²)`` (a flat chain of 2000 items took two minutes to encode, past any budget). ``tick`` is
+    called once per part (it raises when the budget has run out)."""
+
+    def undecided(ts: list[Any]) -> Any:
+        return z3.And(*ts) if op == "and" else z3.Not(z3.Or(*ts))
+
+    def ok(lo: int, hi: int) -> Any:
+        tick()
+        if hi - lo > FLAT_CHAIN:
+            mid = (lo + hi) // 2
+            return z3.And(ok(lo, mid), z3.Implies(undecided([t0 for t0, _ in parts[lo:mid]]), ok(mid, hi)))
+        oks: list[Any] = []
+        seen: list[Any] = []
+        for t0, ok0 in parts[lo:hi]:
+            oks.append(z3.Implies(undecided(seen), ok0) if seen else ok0)
+            seen.append(t0)
+        return z3.And(*oks)
+
+    return ok(0, len(parts))
 
 
 class _IntEnc(_Enc):
@@ -465,7 +489,7 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
 
     with predicates(preds or {}):  # the sizes and ``where`` may read predicates too
         env, nn, dd = sizes(g, params)
-        if preds and (nn * dd > RECHECK_CELLS or not all(g.assume.eval({**env, "i": r, "q": c}) for r in range(nn) for c in range(dd))):
+        if preds and (nn * dd > RECHECK_CELLS or _failing_cells(g, env, nn, dd, first=True)):
             return None, "the witness's placement does not satisfy the assumptions at every cell"
         want = spec_at(g, params, i, q, state)
         if want is None:  # care fails at the witness cell with this placement: nothing to confirm
@@ -482,6 +506,32 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
             got = cell_value(g, params, i, q, state)
             how = "cell-by-cell concrete interpretation"
     return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
+
+
+def _failing_cells(g: Gadget, env: Mapping[str, int], nn: int, dd: int, first: bool = False) -> list[tuple[int, int]]:
+    """The cells of the ``nn × dd`` state where ``assume`` fails (the predicates of the ``predicates``
+    block around the call), evaluated for all cells at once (:mod:`~symverify.kernel.parametric.bulk`,
+    each node once; cell by cell where int64 cannot hold a value, then up to the first failing
+    cell only if ``first``, as a scan that stops there would): ``assume`` evaluated cell by cell
+    took minutes for a chain of 2000 conditions at 8000 cells."""
+    import numpy as np
+
+    from symverify.kernel.parametric import bulk
+
+    rows_ = np.repeat(np.arange(nn, dtype=np.int64), dd)
+    chans = np.tile(np.arange(dd, dtype=np.int64), nn)
+    try:
+        ok = bulk.cond(g.assume, env, rows_, chans, {})
+    except bulk.FallbackError:
+        out = []
+        for r, c in itertools.product(range(nn), range(dd)):
+            if not g.assume.eval({**env, "i": r, "q": c}):
+                out.append((r, c))
+                if first:
+                    break
+        return out
+    bad = np.flatnonzero(~ok)
+    return list(zip(rows_[bad].tolist(), chans[bad].tolist()))
 
 
 def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[Any], hyp: list[Any],
@@ -515,19 +565,28 @@ def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[A
     r = s.check()
     if r == z3.unsat:
         return None
-    left = deadline - time.perf_counter()
-    if left <= 0:
-        raise _DeadlineError("the time budget ran out before the next z3 query")
+    def tick(n: int) -> None:  # the building below is quadratic in the applications: inside the budget
+        if n % 1024 == 0 and time.perf_counter() > deadline:
+            raise _DeadlineError("the time budget ran out while building the vacuity check of the assumptions")
+
     bs = [z3.Bool(f"assume!{k}") for k in range(len(apps))]  # not identifiers: no predicate or parameter has these names
     sub = list(zip(apps, bs))
     body = z3.substitute(whole, *sub) if sub else whole
-    args = [[z3.substitute(a, *sub) if sub else a for a in x.children()] for x in apps]
+    ids = {x.get_id() for x in apps}
+    args: list[list[Any]] = []
+    for n_app, x in enumerate(apps):  # an argument is rewritten only where an application is nested in it
+        tick(n_app)
+        args.append([z3.substitute(a, *sub) if any(y.get_id() in ids for y in _subterms(z3, a)) else a for a in x.children()])
     same: list[Any] = []
-    for k1, k2 in itertools.combinations(range(len(apps)), 2):
+    for n_pair, (k1, k2) in enumerate(itertools.combinations(range(len(apps)), 2)):
+        tick(n_pair)
         if apps[k1].decl().get_id() == apps[k2].decl().get_id():
             same.append(z3.Implies(z3.And(*[a == b for a, b in zip(args[k1], args[k2])]), bs[k1] == bs[k2]))
     if any(z3.is_app(x) and x.decl().get_id() in preds for x in _subterms(z3, body)):
         raise ProverError(f"∀-prover: an application of a predicate of {g.name} was left in its assumptions' vacuity check")
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        raise _DeadlineError("the time budget ran out before the next z3 query")
     s = z3.Solver()
     s.set("timeout", max(1, int(left * 1000)))
     inner = z3.Not(z3.And(*same, body))
@@ -567,6 +626,7 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
         if (r, c) in seen:
             return
         seen.add((r, c))
+        enc.tick("the instances of assume")  # one copy of assume per cell read
         at, ok = enc.cond(subst_c(g.assume, {"i": r, "q": c}))
         (rz, okr), (cz, okc) = enc.ix(r), enc.ix(c)
         out.append(z3.Implies(z3.And(gz, okr, okc, enc.lt(rz, nn), enc.lt(cz, dd), ok), at))
@@ -606,7 +666,7 @@ def _repaired(g: Gadget, params: dict[str, int], preds: Mapping[str, Any]) -> di
         env, nn, dd = sizes(g, params)
         if nn * dd > RECHECK_CELLS:
             return None
-        bad = {(r, c) for r in range(nn) for c in range(dd) if not g.assume.eval({**env, "i": r, "q": c})}
+        bad = set(_failing_cells(g, env, nn, dd))
     if not bad:
         return None
 
@@ -641,6 +701,10 @@ def _completed(z3: Any, g: Gadget, params: dict[str, int], preds: Mapping[str, A
         return None
     atoms: dict[tuple[str, tuple[int, ...]], Any] = {}
 
+    def tick() -> None:  # the building is inside the budget too: cells × the size of assume
+        if time.perf_counter() > deadline:
+            raise _DeadlineError("the time budget ran out while completing the witness's placement")
+
     def atom(name: str, idx: tuple[int, ...]) -> Any:
         if (name, idx) not in atoms:
             atoms[name, idx] = z3.Bool(f"place!{len(atoms)}")  # not identifiers: no other z3 constant has these names
@@ -663,24 +727,23 @@ def _completed(z3: Any, g: Gadget, params: dict[str, int], preds: Mapping[str, A
             v, ok = enc(c.c, e)
             return z3.Not(v), ok
         if isinstance(c, BoolOp):
-            vals: list[Any] = []
-            oks: list[Any] = []
-            for x in c.items:
-                v, ok = enc(x, e)
-                decided = (z3.Not(z3.And(*vals)) if c.op == "and" else z3.Or(*vals)) if vals else z3.BoolVal(False)
-                oks.append(z3.Or(decided, ok))
-                vals.append(v)
-            return (z3.And(*vals) if c.op == "and" else z3.Or(*vals)), z3.And(*oks)
+            parts = [enc(x, e) for x in c.items]
+            vals = [v for v, _ in parts]
+            return (z3.And(*vals) if c.op == "and" else z3.Or(*vals)), _chain_ok(z3, c.op, parts, tick)
         raise ParametricError(f"condition: unknown node {type(c).__name__}")
 
     s = z3.Solver()
     for name, pts in points.items():
         for idx in pts:
             s.add(atom(name, idx) == z3.BoolVal(bool(preds[name](*idx))))
-    for r in range(nn):
-        for c in range(dd):
-            v, ok = enc(g.assume, {**env, "i": r, "q": c})
-            s.add(ok, v)
+    try:
+        for r in range(nn):
+            for c in range(dd):
+                tick()
+                v, ok = enc(g.assume, {**env, "i": r, "q": c})
+                s.add(ok, v)
+    except _DeadlineError:
+        return None
     left = deadline - time.perf_counter()
     if left <= 0:
         return None
