@@ -175,3 +175,30 @@ def test_assume_is_checked_at_every_cell_of_a_witness_in_bulk() -> None:
     with predicates({"P": lambda r, c: r < 3}):
         assert _failing_cells(even, {"N": 9}, 9, 1) == [(4, 0), (6, 0), (8, 0)]
     assert _recheck(even, {"N": 9}, 0, 0, {"P": lambda r, c: r < 3})[0] is None
+
+
+# ---- an instance agrees with the theorem at every size --------------------------------------------------
+@pytest.mark.parametrize("placement", [set(), {()}, "false", "true"])
+def test_a_predicate_without_arguments_is_read_at_every_cell_in_bulk(placement: object) -> None:
+    """``pred("P")`` has no arguments (a placement holds ``()`` or not). A bias of more than 16 blocks
+    is evaluated for all cells at once, and a predicate there was read over its argument columns:
+    with none, the set placement gave an empty array, which ``where`` took for "true at every cell"
+    (``P = ∅`` built ``b1 = 2``, the value for ``P``, so the instance at ``N = 40`` disagreed with the
+    proved ``where(P, 2·in, in)``), and a callable raised numpy's ValueError. The predicate is read once
+    for all cells; so is ``assume``, which ``P = ∅`` violates."""
+    p0 = pred("P")
+    holds = placement in ({()}, "true")
+    given = placement if isinstance(placement, set) else {"false": lambda: False, "true": lambda: True}[placement]  # type: ignore[index]
+    layers = (PLayer(b1=where(p0, 2, 1), h=(tap(0),), mode="causal"),)
+    g = Gadget("g", (Param("N", 1, 64),), N, 1, layers, where(p0, 2 * inp(i, q), inp(i, q)))
+    assert sv.prove_forall(g).proved
+    for n in (3, 40):  # cell by cell, then in bulk
+        (layer,) = instantiate(g, {"N": n}, placement={"P": given})
+        assert layer.b1.to_rows() == [[2 if holds else 1]] * n
+    required = Gadget("g", g.params, N, 1, layers, 2 * inp(i, q), assume=p0)
+    assert sv.prove_forall(required).proved
+    if holds:
+        instantiate(required, {"N": 40}, placement={"P": given})
+    else:
+        with pytest.raises(ParametricError, match=r"the placement violates P\(\) at cell \(0, 0\)"):
+            instantiate(required, {"N": 40}, placement={"P": given})

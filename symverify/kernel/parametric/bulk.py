@@ -284,6 +284,10 @@ def _cond(c: Cond, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray,
         fn = preds.get(c.name, _PREDICATES.get().get(c.name))
         if fn is None:
             raise ParametricError(f"predicate {c.name} has no value (give it as instantiate(..., placement={{...}}))")
+        if not c.idx:  # no arguments: one value every cell shares (zip over no columns would give no cell)
+            if not n:
+                return np.zeros(0, dtype=bool)
+            return (() in fn) if isinstance(fn, AbstractSet) else call_predicate(c.name, fn, ())
         args = [index(x, env, rows_, chans, preds) for x in c.idx]
         if isinstance(fn, AbstractSet):
             return _member(fn, args)
