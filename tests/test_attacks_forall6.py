@@ -202,3 +202,32 @@ def test_a_predicate_without_arguments_is_read_at_every_cell_in_bulk(placement: 
     else:
         with pytest.raises(ParametricError, match=r"the placement violates P\(\) at cell \(0, 0\)"):
             instantiate(required, {"N": 40}, placement={"P": given})
+
+
+class _Lying(float):
+    """A float whose comparisons all say yes: NaN, infinity and -1 pass ``0 < t < inf``."""
+
+    def __lt__(self, other: object) -> bool:
+        return True
+
+    def __gt__(self, other: object) -> bool:
+        return True
+
+
+class _LyingInt(int):
+    def __lt__(self, other: object) -> bool:
+        return True
+
+    def __gt__(self, other: object) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("t", [_Lying("nan"), _Lying("inf"), _Lying(-1.0), _LyingInt(-5), _LyingInt(0)])
+def test_a_timeout_given_as_a_lying_number_is_read_as_its_value(t: float) -> None:
+    """The timeout's range check used the number's own comparisons: a float subclass holding NaN or
+    infinity passed it and ``prove_forall`` crashed with ValueError or OverflowError (``int(nan·1000)``)
+    when it set z3's timeout; -1 passed too. The timeout is read as the value it stores."""
+    g = Gadget("g", (Param("N", 1, 8),), N, 1, _COPY, inp(i, q))
+    with pytest.raises(ParametricError, match=r"prove_forall timeout: expected a positive number of seconds, found (nan|inf|-1\.0|-5|0)$"):
+        sv.prove_forall(g, timeout=t)
+    assert sv.prove_forall(g, timeout=_Lying(30.0)).proved

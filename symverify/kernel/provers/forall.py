@@ -61,7 +61,7 @@ from typing import Any, cast
 
 from symverify.errors import BackendUnavailableError, ProverError
 from symverify.ir.bigint import int_to_str, safe_repr, show_int
-from symverify.kernel.ir.scalar import plain_int, plain_str
+from symverify.kernel.ir.scalar import plain_float, plain_int, plain_str
 from symverify.kernel.parametric.expr import (
     _PREDICATES,
     WIDTH,
@@ -895,6 +895,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     if timeout is not None and timeout_s is not None:
         raise ParametricError(f"prove_forall: give timeout or timeout_s (the same bound), not both; found {timeout!r} and {timeout_s!r}")
     named, timeout_s = ("timeout_s", timeout_s) if timeout_s is not None else ("timeout", 60.0 if timeout is None else timeout)
+    # an int or float subclass as its stored value: its own <, > and + (NaN read as positive) decided the budget
+    timeout_s = cast(float, plain_float(plain_int(timeout_s)))
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < math.inf:
         raise ParametricError(f"prove_forall {named}: expected a positive number of seconds, found {timeout_s!r}")
     z3 = _z3()
