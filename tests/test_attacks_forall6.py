@@ -231,3 +231,19 @@ def test_a_timeout_given_as_a_lying_number_is_read_as_its_value(t: float) -> Non
     with pytest.raises(ParametricError, match=r"prove_forall timeout: expected a positive number of seconds, found (nan|inf|-1\.0|-5|0)$"):
         sv.prove_forall(g, timeout=t)
     assert sv.prove_forall(g, timeout=_Lying(30.0)).proved
+
+
+def test_a_witness_whose_repair_breaks_where_is_completed_not_a_crash() -> None:
+    """``where = P(0, 0)``, ``assume = ¬P(i, q) ∨ Q(i, q)`` and a spec wrong at row 1: z3's witness
+    fixes ``P(0, 0)`` (``where`` reads it) but not ``Q(0, 0)`` (no term reads it), so ``assume``
+    fails at ``(0, 0)``; the repair made the predicates false there, ``where`` with them, and the
+    re-check raised "parameters {'N': 2} violate its condition P(0, 0)" out of ``prove_forall``. A
+    repair that leaves no instance is no witness: the completion (``Q(0, 0)`` true) confirms it."""
+    g = Gadget("g", (Param("N", 2, 4),), N, 1, _COPY, where(eq(i, 1), 2 * inp(i, q), inp(i, q)), where=pred("P", 0, 0),
+               assume=~pred("P", i, q) | pred("Q", i, q))  # type: ignore[operator]
+    r = sv.prove_forall(g)
+    assert r.verdict is sv.Verdict.REFUTED and r.cell == (1, 0), r
+    (layer,) = instantiate(g, r.params, placement={"P": {(0, 0)}, "Q": {(0, 0)}})  # the refutation is real
+    assert layer.h.to_rows()[0] == [1]
+    with predicates({"P": lambda *a: a == (0, 0), "Q": lambda *a: a == (0, 0)}):
+        assert spec_at(g, r.params, 1, 0, lambda a, b: 1) == 2

@@ -1181,8 +1181,12 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         differs, detail = _recheck(g, params, at["i"], at["q"], preds)
         if differs is None and (repaired := _repaired(g, params, preds)) is not None:
             # z3 left the predicates free at cells no query constrained; the placement with those
-            # cells removed is tried once, and only a confirmed difference is taken
-            again, why = _recheck(g, params, at["i"], at["q"], repaired)
+            # cells removed is tried once, and only a confirmed difference is taken (a removed cell
+            # may be one ``where`` or the sizes read: that placement is then no instance at all)
+            try:
+                again, why = _recheck(g, params, at["i"], at["q"], repaired)
+            except ParametricError:
+                again = None
             if again:
                 differs, detail = again, why
         if differs is None and (completed := _completed(z3, g, params, preds, points, deadline)) is not None:
