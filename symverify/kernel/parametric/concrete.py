@@ -19,6 +19,7 @@ cells it needs (the per-cell re-check of a counterexample at sizes too large to 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
@@ -33,6 +34,7 @@ from symverify.kernel.ir.grid import Grid, Rect
 from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym
 from symverify.kernel.parametric.bulk import Placement
 from symverify.kernel.parametric.expr import (
+    _PREDICATES,
     TRUE,
     WIDTH,
     BoolOp,
@@ -43,6 +45,7 @@ from symverify.kernel.parametric.expr import (
     Not,
     Num,
     ParametricError,
+    Pred,
     Value,
     Var,
     VIf,
@@ -321,13 +324,29 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
     preds = {k: _cells(g, k, v) if isinstance(v, AbstractSet) and not isinstance(v, CellSet) else v for k, v in (placement or {}).items()}
     with predicates({k: _as_callable(v) for k, v in preds.items()}):
         env, nn, dd = sizes(g, params)
-        # a placement from a caller's ``with predicates(...)`` block is held to ``assume`` too
-        if placement is not None or (g.predicate_names and g.assume != TRUE):
+        # a placement from a caller's ``with predicates(...)`` block is held to ``assume`` too, where it
+        # gives a predicate ``assume`` reads (none given: the layers cannot read them either)
+        if placement is not None or _pred_names(g.assume) & set(_PREDICATES.get()):
             bad = _violation(g, env, nn, dd, preds)
             if bad is not None:
                 raise ParametricError(f"gadget {g.name}: the placement violates {g.assume} at cell {bad}")
         _check_entry(g, env, nn, dd, preds)
         return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
+
+
+def _pred_names(c: Cond) -> set[str]:
+    """The names of the predicates ``c`` reads (in index expressions too), walked without recursion."""
+    out: set[str] = set()
+    todo: list[object] = [c]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, tuple):
+            todo.extend(x)
+        elif dataclasses.is_dataclass(x):
+            if isinstance(x, Pred):
+                out.add(x.name)
+            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
+    return out
 
 
 def _check_entry(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mapping[str, Placement]) -> None:
