@@ -1,7 +1,8 @@
 """Adversarial inputs to the all-sizes machinery, sixth round: ``prove_forall`` and ``instantiate`` inside a
 ``predicates(...)`` block, expressions read only beside a zero (``where(c, 0)``, ``x * 0``) choosing
 the encoding or hiding a family's second arity, and long chains of conditions or of predicate
-applications that ran far past the budget (docs/forall.md §1, §3). The strongest attacks that found no false proof
+applications that ran far past the budget, a predicate without arguments read in bulk, a lying
+timeout and a witness whose repaired placement broke ``where`` (docs/forall.md §1, §3). The strongest attacks that found no false proof
 are kept as regression tests at the end."""
 
 from __future__ import annotations
@@ -247,3 +248,27 @@ def test_a_witness_whose_repair_breaks_where_is_completed_not_a_crash() -> None:
     assert layer.h.to_rows()[0] == [1]
     with predicates({"P": lambda *a: a == (0, 0), "Q": lambda *a: a == (0, 0)}):
         assert spec_at(g, r.params, 1, 0, lambda a, b: 1) == 2
+
+
+# ---- attacks that found no false proof (regressions) ---------------------------------------------------
+@pytest.mark.parametrize("other", ["i * (N // N)", "(i * N) // N", "(i ^ N) ^ N", "(i << 3) >> 3"])
+def test_one_point_written_twice_through_bit_vector_arithmetic_is_refused_as_vacuous(other: str) -> None:
+    # the vacuity check's functional consistency under the bit-vector encodings (products of
+    # indices, XOR, shifts): P(i, q) ∧ ¬P(x, q) with x = i is no placement at row 0
+    x = {"i * (N // N)": i * (N // N), "(i * N) // N": (i * N) // N, "(i ^ N) ^ N": (i ^ N) ^ N, "(i << 3) >> 3": (i << 3) >> 3}[other]
+    p = pred("P", i, q)
+    g = Gadget("g", (Param("N", 1, 2**40),), N, 1, _COPY, where(eq(i, 0), 2 * inp(i, q), inp(i, q)),
+               assume=ne(i, 0) | (p & ~pred("P", x, q)), care=p | ~p)  # type: ignore[operator]
+    with pytest.raises(ParametricError, match=r"vacuous statement: its assumptions .* hold for no placement at cell \(0, 0\)"):
+        sv.prove_forall(g)
+
+
+def test_an_odd_cycle_across_cells_is_refused_under_the_bit_vector_encoding() -> None:
+    # P(i) ≠ P(i + 1 mod N) read at three cells, with N ^ 0 forcing bit-vectors: refused at N = 3
+    nx = N ^ 0
+    nxt = (i + 1) % nx
+    alternate = (pred("P", i, q) & ~pred("P", nxt, q)) | (~pred("P", i, q) & pred("P", nxt, q))  # type: ignore[operator]
+    spec = inp(i, q) + where(eq(N, 3), inp((i + 1) % nx, q) + inp((i + 2) % nx, q))
+    g = Gadget("g", (Param("N", 2, 10),), N, 1, _COPY, spec, assume=alternate, care=pred("P", i, q) | ~pred("P", i, q))
+    with pytest.raises(ParametricError, match=r"hold for no placement at cell \(\d, 0\) at \{'N': 3\}"):
+        sv.prove_forall(g)
