@@ -1,9 +1,9 @@
-"""Adversarial inputs to the all-sizes machinery, sixth round: ``prove_forall`` and ``instantiate`` inside a
-``predicates(...)`` block, expressions read only beside a zero (``where(c, 0)``, ``x * 0``) choosing
-the encoding or hiding a family's second arity, and long chains of conditions or of predicate
-applications that ran far past the budget, a predicate without arguments read in bulk, a lying
-timeout and a witness whose repaired placement broke ``where`` (docs/forall.md §1, §3). The strongest attacks that found no false proof
-are kept as regression tests at the end."""
+"""Adversarial inputs to the all-sizes machinery, sixth round: ``prove_forall`` and ``instantiate``
+inside a ``predicates(...)`` block, expressions read only beside a zero (``where(c, 0)``,
+``x * 0``) choosing the encoding or hiding a family's second arity, long chains of conditions or of
+predicate applications that ran far past the budget, a predicate without arguments read in bulk, a
+lying timeout and a witness whose repaired placement broke ``where`` (docs/forall.md §1, §3). The
+strongest attacks that found no false proof are kept as regression tests at the end."""
 
 from __future__ import annotations
 
