@@ -16,7 +16,7 @@ from test_attacks_cli import one_line_error
 
 import symverify as sv
 from symverify.errors import SerializationError, UsageError
-from symverify.ir.serialize import dump_file, dumps, loads, read_json_file, to_json
+from symverify.ir.serialize import dump_file, dumps, json_value, loads, read_json_file, to_json
 from symverify.provers.dask_address import check_address
 
 
@@ -352,3 +352,30 @@ def test_a_valid_circuit_round_trips_exactly(q, name):
     text = dumps(circuit)
     again = loads(text)
     assert again.name == name and again.gates == circuit.gates and dumps(again) == text
+
+
+# ---- the nesting check scanned the text once per quote of an unterminated string ----------------
+@pytest.mark.parametrize("reader", [loads, json_value])
+def test_an_unterminated_string_of_escaped_quotes_is_refused_in_linear_time(reader):
+    """``[`` 65 times, then ``\\"`` repeated: every quote began a string match that ran to the end
+    of the text and failed, so the depth check cost the square of the length (60 kB: seconds,
+    1 MB: hours)."""
+    import time
+
+    text = "[" * 65 + '\\"' * 30_000
+    start = time.perf_counter()
+    with pytest.raises(SerializationError, match="nested 65 levels deep"):
+        reader(text)
+    assert time.perf_counter() - start < 2.0
+    with pytest.raises(SerializationError, match=r"not valid JSON \(truncated\?\): Unterminated string"):
+        reader('["' + "[" * 70 + '\\"' * 10)  # the brackets are inside an unterminated string: its own error
+
+
+def test_a_file_of_escaped_quotes_is_refused_by_the_cli_at_once(tmp_path, capsys):
+    import time
+
+    path = tmp_path / "q.json"
+    path.write_text("{" * 65 + '"\\"' * 40_000, encoding="utf-8")
+    start = time.perf_counter()
+    err = one_line_error(capsys, "info", str(path))
+    assert "nested 65 levels deep" in err and time.perf_counter() - start < 2.0, err

@@ -251,7 +251,10 @@ def dumps(obj: Document) -> str:
     return json.dumps(to_json(obj), separators=(",", ":"), allow_nan=False)
 
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+# a string, or an unterminated one up to the end of the text: every match attempt succeeds, so the
+# scan is linear (a failed attempt from every quote of an unterminated run of escaped quotes cost
+# the square of its length)
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)', re.S)
 _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
