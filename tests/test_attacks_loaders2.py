@@ -379,3 +379,47 @@ def test_a_file_of_escaped_quotes_is_refused_by_the_cli_at_once(tmp_path, capsys
     start = time.perf_counter()
     err = one_line_error(capsys, "info", str(path))
     assert "nested 65 levels deep" in err and time.perf_counter() - start < 2.0, err
+
+
+# ---- Dask: a stage planned into a memory-limited process, on a worker that is a daemonic process --
+def _power_of_a_sum():
+    """``(Σ u)^16`` over 8 inputs with a one-stage certificate: 245 157 monomials, a stage whose
+    certified size sends it to the memory-limited child process (not in-process, not refused)."""
+
+    def f(u):
+        s = u[0][0]
+        for x in u[0][1:] + u[1]:
+            s = s + x
+        for _ in range(4):
+            s = s * s
+        return [s]
+
+    c = sv.Circuit.trace(f, n=2, d=4)
+    comp = sv.compile(c)
+    bs = comp.certificate.boundaries
+    return c, comp.model, sv.Certificate((bs[0], bs[-1]))
+
+
+def test_an_isolated_stage_on_dask_worker_processes_gives_the_local_report():
+    """A worker of ``LocalCluster(processes=True)`` (``--scheduler local``, ``dask worker``) is a
+    daemonic process, which ``multiprocessing`` forbids to start children: the stage's task raised
+    twice and the verdict was unknown ("crashed") where the local run proved it, and a wrong model
+    was unknown where the local run refuted it at stage 0."""
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    from symverify.mutate import weight_mutant
+
+    c, model, cert = _power_of_a_sum()
+    bad = weight_mutant(model, 0, ("inc",)).obj
+    local = [sv.verify(c, m, method="compositional", certificate=cert) for m in (model, bad)]
+    assert local[0].proved and local[0].evidence["stages_isolated"] == 1
+    assert local[1].verdict is sv.Verdict.REFUTED and local[1].evidence["failed_stage"] == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=logging.CRITICAL) as cluster, distributed.Client(cluster) as client:
+        remote = [sv.verify(c, m, method="compositional", certificate=cert, scheduler=client) for m in (model, bad)]
+    for a, b in zip(local, remote):
+        ja, jb = a.to_json(), b.to_json()
+        ja.pop("timings")
+        jb.pop("timings")
+        assert ja == jb
