@@ -423,3 +423,27 @@ def test_an_isolated_stage_on_dask_worker_processes_gives_the_local_report():
         ja.pop("timings")
         jb.pop("timings")
         assert ja == jb
+
+
+def test_a_deadline_that_passes_while_the_certificate_is_validated_is_the_local_timeout():
+    """``check_certificate`` answers a deadline passed during the certificate's validation with a
+    ``timeout`` result; the Dask variant raised ``DeadlineExceededError`` instead (its docstring
+    promises the local result)."""
+    import time
+    from dataclasses import replace
+
+    pytest.importorskip("distributed")
+    from conftest import local_dask_client
+
+    from symverify.kernel.provers.compositional import check_certificate
+    from symverify.kernel.provers.stages_dask import check_certificate_dask
+    from symverify.library import random_circuit
+
+    c = random_circuit(2, 2, 8, 3, seed=1)
+    comp = sv.compile(c)
+    past = time.monotonic() - 1.0
+    local = check_certificate(c, comp.model, comp.certificate, deadline=past)
+    assert local.stopped == "timeout" and local.stages_checked == 0
+    with local_dask_client(1) as client:
+        remote = check_certificate_dask(c, comp.model, comp.certificate, scheduler=client, deadline=past)
+    assert replace(remote, seconds=0.0) == replace(local, seconds=0.0)
