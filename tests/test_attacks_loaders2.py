@@ -447,3 +447,26 @@ def test_a_deadline_that_passes_while_the_certificate_is_validated_is_the_local_
     with local_dask_client(1) as client:
         remote = check_certificate_dask(c, comp.model, comp.certificate, scheduler=client, deadline=past)
     assert replace(remote, seconds=0.0) == replace(local, seconds=0.0)
+
+
+# ---- a path no file can have: a NUL character, or no path at all ---------------------------------
+@pytest.mark.parametrize("read", [sv.load_file, lambda p: read_json_file(p, "the golden run")])
+def test_reading_a_path_with_a_nul_or_of_another_type_is_a_serialization_error(tmp_path, read):
+    """``os.open`` raises ``ValueError`` on an embedded NUL and ``Path`` a ``TypeError`` on
+    ``None``, bytes or a number: both escaped the loaders as Python's own errors."""
+    with pytest.raises(SerializationError, match=r"cannot read '.*c\.json\\x00x': expected a file path, found one "
+                                                 r"holding a NUL character"):
+        read(str(tmp_path / "c.json") + "\x00x")
+    for bad, kind in ((None, "NoneType"), (b"c.json", "bytes"), (3, "int")):
+        with pytest.raises(SerializationError, match=rf"cannot read: expected a file path \(str or os\.PathLike\), "
+                                                     rf"found {kind}"):
+            read(bad)
+
+
+def test_writing_a_path_with_a_nul_or_of_another_type_is_a_serialization_error(tmp_path):
+    with pytest.raises(SerializationError, match=r"cannot write '.*m\.json\\x00': expected a file path, found one "
+                                                 r"holding a NUL character"):
+        dump_file(SQUARE_M, str(tmp_path / "m.json") + "\x00")
+    with pytest.raises(SerializationError, match=r"cannot write: expected a file path \(str or os\.PathLike\), found NoneType"):
+        dump_file(SQUARE_M, None)
+    assert list(tmp_path.iterdir()) == []
