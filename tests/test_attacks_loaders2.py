@@ -470,3 +470,23 @@ def test_writing_a_path_with_a_nul_or_of_another_type_is_a_serialization_error(t
     with pytest.raises(SerializationError, match=r"cannot write: expected a file path \(str or os\.PathLike\), found NoneType"):
         dump_file(SQUARE_M, None)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- symverify info of a valid circuit whose degree bound has more digits than str() writes -----
+def test_info_shows_a_degree_bound_beyond_pythons_int_str_limit(tmp_path, capsys):
+    """15 001 squarings: degree 2^15001 (4516 digits). ``str()`` and ``json.dumps`` refuse an int
+    beyond 4300 digits, so ``info`` of this valid file was an internal error; the text shows the
+    bound abbreviated, the JSON exactly (as a verify report writes integers)."""
+    squarings = 15_001
+    gates = [["mul", [k, k], []] for k in range(squarings)]
+    path = tmp_path / "deg.json"
+    path.write_text(json.dumps({"format": "symverify.circuit", "version": 1, "n": 1, "d": 1, "gates": gates,
+                                "outputs": [squarings]}), encoding="utf-8")
+    code, out, err = run_cli(capsys, "info", str(path))
+    assert code == 0 and err == "", err
+    assert "  degree_bound: <4516-digit integer ≡ " in out, out
+    code, out, err = run_cli(capsys, "info", "--json", str(path))
+    assert code == 0 and err == "", err
+    from symverify.ir.bigint import parse_rational
+
+    assert parse_rational(json.loads(out)["degree_bound"]) == 2**squarings
