@@ -490,3 +490,22 @@ def test_info_shows_a_degree_bound_beyond_pythons_int_str_limit(tmp_path, capsys
     from symverify.ir.bigint import parse_rational
 
     assert parse_rational(json.loads(out)["degree_bound"]) == 2**squarings
+
+
+# ---- a hexadecimal integer past MAX_INT_DIGITS decimal digits ------------------------------------
+def test_a_hexadecimal_coefficient_beyond_max_int_digits_is_refused_when_read():
+    """The hexadecimal reader bounded the bits by ``MAX_INT_DIGITS · 3.33`` (log2 10 is 3.3219…),
+    so up to about 245 decimal digits more than the limit were read, and the circuit could not be
+    written back (``dumps`` refuses beyond the limit)."""
+    from symverify.ir import limits
+
+    over = "0x" + "f" * 83_100  # 2^332400 − 1: 100 063 decimal digits
+    with pytest.raises(SerializationError, match=r"gates\[0\]\.coeffs: an integer of 100063 digits is more than "
+                                                 r"symverify\.ir\.limits\.MAX_INT_DIGITS = 100000"):
+        loads(_with_coeff(over))
+    top = 10**limits.MAX_INT_DIGITS - 1  # the largest integer within the limit, written in hexadecimal
+    circuit = loads(_with_coeff(f"0x{top:x}"))
+    gate = next(g for g in circuit.gates if g.op.value == "lin")
+    assert gate.coeffs[0] == top and loads(dumps(circuit)).gates == circuit.gates
+    with pytest.raises(SerializationError, match="an integer of 100001 digits"):
+        loads(_with_coeff(f"0x{top + 1:x}"))
