@@ -509,3 +509,25 @@ def test_a_hexadecimal_coefficient_beyond_max_int_digits_is_refused_when_read():
     assert gate.coeffs[0] == top and loads(dumps(circuit)).gates == circuit.gates
     with pytest.raises(SerializationError, match="an integer of 100001 digits"):
         loads(_with_coeff(f"0x{top + 1:x}"))
+
+
+# ---- repeated monomials of a symbolic value add up: the sum stays within MAX_INT_DIGITS ----------
+def test_repeated_monomials_whose_sum_passes_max_int_digits_are_refused_when_read():
+    """Each coefficient within the limit, their sum past it: ``2·(10^100000 − 1)`` was read (and could
+    not be written back), and unit fractions of distinct 20 000-digit denominators made a
+    denominator growing with every term, each addition slower than the last (800 kB: a minute)."""
+    nines = "9" * 100_000
+    for terms in ([[nines, {"a": 1}], [nines, {"a": 1}]], [[nines, {}], [nines, {}]]):
+        with pytest.raises(SerializationError, match=r"gates\[0\]\.coeffs\.sym\[1\]: an integer of 100001 digits is "
+                                                     r"more than symverify\.ir\.limits\.MAX_INT_DIGITS = 100000"):
+            loads(_with_coeff({"sym": terms}))
+    import time
+
+    denominators = ["1" + "0" * 19_990 + f"{2 * k + 1:09d}" for k in range(40)]  # 20 000 digits, nearly coprime
+    start = time.perf_counter()
+    with pytest.raises(SerializationError, match=r"sym\[5\]: an integer of 1[0-9]{5} digits is more than"):
+        loads(_with_coeff({"sym": [[f"1/{q}", {}] for q in denominators]}))
+    assert time.perf_counter() - start < 10.0
+    kept = loads(_with_coeff({"sym": [["1/2", {"a": 1}], ["1/3", {"a": 1}], [nines, {}], ["-" + nines, {}]]}))
+    gate = next(g for g in kept.gates if g.op.value == "lin")
+    assert gate.coeffs[0] == sv.sym("a") * Fraction(5, 6)  # within the limit, repeated monomials still add up
