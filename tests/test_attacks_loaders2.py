@@ -382,9 +382,10 @@ def test_a_file_of_escaped_quotes_is_refused_by_the_cli_at_once(tmp_path, capsys
 
 
 # ---- Dask: a stage planned into a memory-limited process, on a worker that is a daemonic process --
-def _power_of_a_sum():
+def _power_of_a_sum(constant_squarings: int = 0):
     """``(Σ u)^16`` over 8 inputs with a one-stage certificate: 245 157 monomials, a stage whose
-    certified size sends it to the memory-limited child process (not in-process, not refused)."""
+    certified size sends it to the memory-limited child process (not in-process, not refused);
+    with ``constant_squarings``, a second output ``3^(2^squarings)``."""
 
     def f(u):
         s = u[0][0]
@@ -392,7 +393,10 @@ def _power_of_a_sum():
             s = s + x
         for _ in range(4):
             s = s * s
-        return [s]
+        k = u[0][0] * 0 + 3
+        for _ in range(constant_squarings):
+            k = k * k
+        return [s, k] if constant_squarings else [s]
 
     c = sv.Circuit.trace(f, n=2, d=4)
     comp = sv.compile(c)
@@ -400,11 +404,23 @@ def _power_of_a_sum():
     return c, comp.model, sv.Certificate((bs[0], bs[-1]))
 
 
+def _same_reports(local, remote):
+    for a, b in zip(local, remote, strict=True):
+        ja, jb = a.to_json(), b.to_json()
+        ja.pop("timings")
+        jb.pop("timings")
+        assert ja == jb
+
+
 def test_an_isolated_stage_on_dask_worker_processes_gives_the_local_report():
     """A worker of ``LocalCluster(processes=True)`` (``--scheduler local``, ``dask worker``) is a
     daemonic process, which ``multiprocessing`` forbids to start children: the stage's task raised
     twice and the verdict was unknown ("crashed") where the local run proved it, and a wrong model
-    was unknown where the local run refuted it at stage 0."""
+    was unknown where the local run refuted it at stage 0.
+
+    With a coefficient of more than 2^20 bits (3^(2^21)) the local run checks the whole certificate
+    in a memory-limited child, where stages were never isolated (a daemonic child had no children
+    either): ``stages_isolated`` was 0 there and 1 on Dask, for the same stage."""
     import logging
 
     distributed = pytest.importorskip("distributed")
@@ -412,17 +428,17 @@ def test_an_isolated_stage_on_dask_worker_processes_gives_the_local_report():
 
     c, model, cert = _power_of_a_sum()
     bad = weight_mutant(model, 0, ("inc",)).obj
+    big_c, big_model, big_cert = _power_of_a_sum(21)
     local = [sv.verify(c, m, method="compositional", certificate=cert) for m in (model, bad)]
-    assert local[0].proved and local[0].evidence["stages_isolated"] == 1
-    assert local[1].verdict is sv.Verdict.REFUTED and local[1].evidence["failed_stage"] == 0
+    local.append(sv.verify(big_c, big_model, method="compositional", certificate=big_cert))
+    assert [r.verdict.value for r in local] == ["proved", "refuted", "proved"]
+    assert local[1].evidence["failed_stage"] == 0
+    assert local[0].evidence["stages_isolated"] == local[2].evidence["stages_isolated"] == 1
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   silence_logs=logging.CRITICAL) as cluster, distributed.Client(cluster) as client:
         remote = [sv.verify(c, m, method="compositional", certificate=cert, scheduler=client) for m in (model, bad)]
-    for a, b in zip(local, remote):
-        ja, jb = a.to_json(), b.to_json()
-        ja.pop("timings")
-        jb.pop("timings")
-        assert ja == jb
+        remote.append(sv.verify(big_c, big_model, method="compositional", certificate=big_cert, scheduler=client))
+    _same_reports(local, remote)
 
 
 def test_a_deadline_that_passes_while_the_certificate_is_validated_is_the_local_timeout():
@@ -531,3 +547,19 @@ def test_repeated_monomials_whose_sum_passes_max_int_digits_are_refused_when_rea
     kept = loads(_with_coeff({"sym": [["1/2", {"a": 1}], ["1/3", {"a": 1}], [nines, {}], ["-" + nines, {}]]}))
     gate = next(g for g in kept.gates if g.op.value == "lin")
     assert gate.coeffs[0] == sv.sym("a") * Fraction(5, 6)  # within the limit, repeated monomials still add up
+
+
+def _square_in_a_child(x):
+    from symverify.kernel.provers.guard import run_limited
+
+    return run_limited(pow, (x, 2), memory=1 << 30, timeout=20).value
+
+
+def test_a_memory_limited_child_starts_its_own_limited_child():
+    """``run_limited`` inside ``run_limited`` (a certificate checked whole in a child, whose stage
+    runs in a child of its own): the inner start must neither be refused (the child is daemonic) nor
+    wait for the lock its parent held when it forked."""
+    from symverify.kernel.provers.guard import run_limited
+
+    out = run_limited(_square_in_a_child, (7,), memory=1 << 30, timeout=30)
+    assert (out.status, out.value) == ("ok", 49), out

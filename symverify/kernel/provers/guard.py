@@ -44,6 +44,8 @@ def _vm_size() -> int:
 
 
 def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    global _STARTING
+    _STARTING = threading.Lock()  # a forked child inherits the lock held by its parent's _start: a fresh one
     try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
         import faulthandler
 
