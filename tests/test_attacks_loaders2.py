@@ -1,7 +1,11 @@
 """Attacks on what reads a user's files and addresses, beyond tests/test_attacks_loaders.py and
 test_loader_robustness.py: paths and names holding line breaks or terminal control sequences,
 two paths of one file (a hard link), scheduler addresses and scheduler files that are not what
-``dask scheduler`` writes, and the number forms ``int()`` accepts but docs/formats.md does not."""
+``dask scheduler`` writes, and the number forms ``int()`` accepts but docs/formats.md does not;
+text that made the nesting check quadratic, paths no file can have, integers past Python's
+4300-digit ``str`` limit in ``info``, hexadecimal values and sums of repeated monomials past
+``MAX_INT_DIGITS``, and Dask runs whose report differed from the local one (a stage isolated on a
+daemonic worker, a deadline passed during validation, a certificate checked whole in a child)."""
 
 import json
 import os
