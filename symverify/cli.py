@@ -387,16 +387,20 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
+    from symverify.ir.bigint import show_int
+    from symverify.kernel.provers.outcome import jsonable
+
     data = info_dict(_load(args.file))
     compiled = _compile_file(args.file, args.compile) if args.compile else None
-    if args.json:
+    if args.json:  # integers as a verify report writes them: a degree bound of 10^5000 is an exact string
         if compiled is not None:
             data["compiled"] = compiled.to_json()
-        print(json.dumps(data, indent=2, default=str))
+        print(json.dumps(jsonable(data), indent=2, default=str))
         return 0
     print(f"{_line(args.file)}: {data.pop('kind')}")
     for k, v in data.items():  # a name is the file's text: shown, never run by the terminal
-        print(f"  {k}: {_line(str(v))}")
+        shown = show_int(v) if isinstance(v, int) and not isinstance(v, bool) else str(v)  # str() stops at 4300 digits
+        print(f"  {k}: {_line(shown)}")
     if compiled is not None:
         print(f"  compiled ({compiled.method}): signature (N, L, d, N', d') = {compiled.model.signature}")
         for k, v in compiled.resources.items():

@@ -1,7 +1,11 @@
 """Attacks on what reads a user's files and addresses, beyond tests/test_attacks_loaders.py and
 test_loader_robustness.py: paths and names holding line breaks or terminal control sequences,
 two paths of one file (a hard link), scheduler addresses and scheduler files that are not what
-``dask scheduler`` writes, and the number forms ``int()`` accepts but docs/formats.md does not."""
+``dask scheduler`` writes, and the number forms ``int()`` accepts but docs/formats.md does not;
+text that made the nesting check quadratic, paths no file can have, integers past Python's
+4300-digit ``str`` limit in ``info``, hexadecimal values and sums of repeated monomials past
+``MAX_INT_DIGITS``, and Dask runs whose report differed from the local one (a stage isolated on a
+daemonic worker, a deadline passed during validation, a certificate checked whole in a child)."""
 
 import json
 import os
@@ -16,7 +20,7 @@ from test_attacks_cli import one_line_error
 
 import symverify as sv
 from symverify.errors import SerializationError, UsageError
-from symverify.ir.serialize import dump_file, dumps, loads, read_json_file, to_json
+from symverify.ir.serialize import dump_file, dumps, json_value, loads, read_json_file, to_json
 from symverify.provers.dask_address import check_address
 
 
@@ -352,3 +356,214 @@ def test_a_valid_circuit_round_trips_exactly(q, name):
     text = dumps(circuit)
     again = loads(text)
     assert again.name == name and again.gates == circuit.gates and dumps(again) == text
+
+
+# ---- the nesting check scanned the text once per quote of an unterminated string ----------------
+@pytest.mark.parametrize("reader", [loads, json_value])
+def test_an_unterminated_string_of_escaped_quotes_is_refused_in_linear_time(reader):
+    """``[`` 65 times, then ``\\"`` repeated: every quote began a string match that ran to the end
+    of the text and failed, so the depth check cost the square of the length (60 kB: seconds,
+    1 MB: hours)."""
+    import time
+
+    text = "[" * 65 + '\\"' * 30_000
+    start = time.perf_counter()
+    with pytest.raises(SerializationError, match="nested 65 levels deep"):
+        reader(text)
+    assert time.perf_counter() - start < 2.0
+    with pytest.raises(SerializationError, match=r"not valid JSON \(truncated\?\): Unterminated string"):
+        reader('["' + "[" * 70 + '\\"' * 10)  # the brackets are inside an unterminated string: its own error
+
+
+def test_a_file_of_escaped_quotes_is_refused_by_the_cli_at_once(tmp_path, capsys):
+    import time
+
+    path = tmp_path / "q.json"
+    path.write_text("{" * 65 + '"\\"' * 40_000, encoding="utf-8")
+    start = time.perf_counter()
+    err = one_line_error(capsys, "info", str(path))
+    assert "nested 65 levels deep" in err and time.perf_counter() - start < 2.0, err
+
+
+# ---- Dask: a stage planned into a memory-limited process, on a worker that is a daemonic process --
+def _power_of_a_sum(constant_squarings: int = 0):
+    """``(Σ u)^16`` over 8 inputs with a one-stage certificate: 245 157 monomials, a stage whose
+    certified size sends it to the memory-limited child process (not in-process, not refused);
+    with ``constant_squarings``, a second output ``3^(2^squarings)``."""
+
+    def f(u):
+        s = u[0][0]
+        for x in u[0][1:] + u[1]:
+            s = s + x
+        for _ in range(4):
+            s = s * s
+        k = u[0][0] * 0 + 3
+        for _ in range(constant_squarings):
+            k = k * k
+        return [s, k] if constant_squarings else [s]
+
+    c = sv.Circuit.trace(f, n=2, d=4)
+    comp = sv.compile(c)
+    bs = comp.certificate.boundaries
+    return c, comp.model, sv.Certificate((bs[0], bs[-1]))
+
+
+def _same_reports(local, remote):
+    for a, b in zip(local, remote, strict=True):
+        ja, jb = a.to_json(), b.to_json()
+        ja.pop("timings")
+        jb.pop("timings")
+        assert ja == jb
+
+
+def test_an_isolated_stage_on_dask_worker_processes_gives_the_local_report():
+    """A worker of ``LocalCluster(processes=True)`` (``--scheduler local``, ``dask worker``) is a
+    daemonic process, which ``multiprocessing`` forbids to start children: the stage's task raised
+    twice and the verdict was unknown ("crashed") where the local run proved it, and a wrong model
+    was unknown where the local run refuted it at stage 0.
+
+    With a coefficient of more than 2^20 bits (3^(2^21)) the local run checks the whole certificate
+    in a memory-limited child, where stages were never isolated (a daemonic child had no children
+    either): ``stages_isolated`` was 0 there and 1 on Dask, for the same stage."""
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    from symverify.mutate import weight_mutant
+
+    c, model, cert = _power_of_a_sum()
+    bad = weight_mutant(model, 0, ("inc",)).obj
+    big_c, big_model, big_cert = _power_of_a_sum(21)
+    local = [sv.verify(c, m, method="compositional", certificate=cert) for m in (model, bad)]
+    local.append(sv.verify(big_c, big_model, method="compositional", certificate=big_cert))
+    assert [r.verdict.value for r in local] == ["proved", "refuted", "proved"]
+    assert local[1].evidence["failed_stage"] == 0
+    assert local[0].evidence["stages_isolated"] == local[2].evidence["stages_isolated"] == 1
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=logging.CRITICAL) as cluster, distributed.Client(cluster) as client:
+        remote = [sv.verify(c, m, method="compositional", certificate=cert, scheduler=client) for m in (model, bad)]
+        remote.append(sv.verify(big_c, big_model, method="compositional", certificate=big_cert, scheduler=client))
+    _same_reports(local, remote)
+
+
+def test_a_deadline_that_passes_while_the_certificate_is_validated_is_the_local_timeout():
+    """``check_certificate`` answers a deadline passed during the certificate's validation with a
+    ``timeout`` result; the Dask variant raised ``DeadlineExceededError`` instead (its docstring
+    promises the local result)."""
+    import time
+    from dataclasses import replace
+
+    pytest.importorskip("distributed")
+    from conftest import local_dask_client
+
+    from symverify.kernel.provers.compositional import check_certificate
+    from symverify.kernel.provers.stages_dask import check_certificate_dask
+    from symverify.library import random_circuit
+
+    c = random_circuit(2, 2, 8, 3, seed=1)
+    comp = sv.compile(c)
+    past = time.monotonic() - 1.0
+    local = check_certificate(c, comp.model, comp.certificate, deadline=past)
+    assert local.stopped == "timeout" and local.stages_checked == 0
+    with local_dask_client(1) as client:
+        remote = check_certificate_dask(c, comp.model, comp.certificate, scheduler=client, deadline=past)
+    assert replace(remote, seconds=0.0) == replace(local, seconds=0.0)
+
+
+# ---- a path no file can have: a NUL character, or no path at all ---------------------------------
+@pytest.mark.parametrize("read", [sv.load_file, lambda p: read_json_file(p, "the golden run")])
+def test_reading_a_path_with_a_nul_or_of_another_type_is_a_serialization_error(tmp_path, read):
+    """``os.open`` raises ``ValueError`` on an embedded NUL and ``Path`` a ``TypeError`` on
+    ``None``, bytes or a number: both escaped the loaders as Python's own errors."""
+    with pytest.raises(SerializationError, match=r"cannot read '.*c\.json\\x00x': expected a file path, found one "
+                                                 r"holding a NUL character"):
+        read(str(tmp_path / "c.json") + "\x00x")
+    for bad, kind in ((None, "NoneType"), (b"c.json", "bytes"), (3, "int")):
+        with pytest.raises(SerializationError, match=rf"cannot read: expected a file path \(str or os\.PathLike\), "
+                                                     rf"found {kind}"):
+            read(bad)
+
+
+def test_writing_a_path_with_a_nul_or_of_another_type_is_a_serialization_error(tmp_path):
+    with pytest.raises(SerializationError, match=r"cannot write '.*m\.json\\x00': expected a file path, found one "
+                                                 r"holding a NUL character"):
+        dump_file(SQUARE_M, str(tmp_path / "m.json") + "\x00")
+    with pytest.raises(SerializationError, match=r"cannot write: expected a file path \(str or os\.PathLike\), found NoneType"):
+        dump_file(SQUARE_M, None)
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- symverify info of a valid circuit whose degree bound has more digits than str() writes -----
+def test_info_shows_a_degree_bound_beyond_pythons_int_str_limit(tmp_path, capsys):
+    """15 001 squarings: degree 2^15001 (4516 digits). ``str()`` and ``json.dumps`` refuse an int
+    beyond 4300 digits, so ``info`` of this valid file was an internal error; the text shows the
+    bound abbreviated, the JSON exactly (as a verify report writes integers)."""
+    squarings = 15_001
+    gates = [["mul", [k, k], []] for k in range(squarings)]
+    path = tmp_path / "deg.json"
+    path.write_text(json.dumps({"format": "symverify.circuit", "version": 1, "n": 1, "d": 1, "gates": gates,
+                                "outputs": [squarings]}), encoding="utf-8")
+    code, out, err = run_cli(capsys, "info", str(path))
+    assert code == 0 and err == "", err
+    assert "  degree_bound: <4516-digit integer ≡ " in out, out
+    code, out, err = run_cli(capsys, "info", "--json", str(path))
+    assert code == 0 and err == "", err
+    from symverify.ir.bigint import parse_rational
+
+    assert parse_rational(json.loads(out)["degree_bound"]) == 2**squarings
+
+
+# ---- a hexadecimal integer past MAX_INT_DIGITS decimal digits ------------------------------------
+def test_a_hexadecimal_coefficient_beyond_max_int_digits_is_refused_when_read():
+    """The hexadecimal reader bounded the bits by ``MAX_INT_DIGITS · 3.33`` (log2 10 is 3.3219…),
+    so up to about 245 decimal digits more than the limit were read, and the circuit could not be
+    written back (``dumps`` refuses beyond the limit)."""
+    from symverify.ir import limits
+
+    over = "0x" + "f" * 83_100  # 2^332400 − 1: 100 063 decimal digits
+    with pytest.raises(SerializationError, match=r"gates\[0\]\.coeffs: an integer of 100063 digits is more than "
+                                                 r"symverify\.ir\.limits\.MAX_INT_DIGITS = 100000"):
+        loads(_with_coeff(over))
+    top = 10**limits.MAX_INT_DIGITS - 1  # the largest integer within the limit, written in hexadecimal
+    circuit = loads(_with_coeff(f"0x{top:x}"))
+    gate = next(g for g in circuit.gates if g.op.value == "lin")
+    assert gate.coeffs[0] == top and loads(dumps(circuit)).gates == circuit.gates
+    with pytest.raises(SerializationError, match="an integer of 100001 digits"):
+        loads(_with_coeff(f"0x{top + 1:x}"))
+
+
+# ---- repeated monomials of a symbolic value add up: the sum stays within MAX_INT_DIGITS ----------
+def test_repeated_monomials_whose_sum_passes_max_int_digits_are_refused_when_read():
+    """Each coefficient within the limit, their sum past it: ``2·(10^100000 − 1)`` was read (and could
+    not be written back), and unit fractions of distinct 20 000-digit denominators made a
+    denominator growing with every term, each addition slower than the last (800 kB: a minute)."""
+    nines = "9" * 100_000
+    for terms in ([[nines, {"a": 1}], [nines, {"a": 1}]], [[nines, {}], [nines, {}]]):
+        with pytest.raises(SerializationError, match=r"gates\[0\]\.coeffs\.sym\[1\]: an integer of 100001 digits is "
+                                                     r"more than symverify\.ir\.limits\.MAX_INT_DIGITS = 100000"):
+            loads(_with_coeff({"sym": terms}))
+    import time
+
+    denominators = ["1" + "0" * 19_990 + f"{2 * k + 1:09d}" for k in range(40)]  # 20 000 digits, nearly coprime
+    start = time.perf_counter()
+    with pytest.raises(SerializationError, match=r"sym\[5\]: an integer of 1[0-9]{5} digits is more than"):
+        loads(_with_coeff({"sym": [[f"1/{q}", {}] for q in denominators]}))
+    assert time.perf_counter() - start < 10.0
+    kept = loads(_with_coeff({"sym": [["1/2", {"a": 1}], ["1/3", {"a": 1}], [nines, {}], ["-" + nines, {}]]}))
+    gate = next(g for g in kept.gates if g.op.value == "lin")
+    assert gate.coeffs[0] == sv.sym("a") * Fraction(5, 6)  # within the limit, repeated monomials still add up
+
+
+def _square_in_a_child(x):
+    from symverify.kernel.provers.guard import run_limited
+
+    return run_limited(pow, (x, 2), memory=1 << 30, timeout=20).value
+
+
+def test_a_memory_limited_child_starts_its_own_limited_child():
+    """``run_limited`` inside ``run_limited`` (a certificate checked whole in a child, whose stage
+    runs in a child of its own): the inner start must neither be refused (the child is daemonic) nor
+    wait for the lock its parent held when it forked."""
+    from symverify.kernel.provers.guard import run_limited
+
+    out = run_limited(_square_in_a_child, (7,), memory=1 << 30, timeout=30)
+    assert (out.status, out.value) == ("ok", 49), out

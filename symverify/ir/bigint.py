@@ -203,7 +203,8 @@ _RATIONAL = re.compile(rf"\s*([+-]?)({_NUMBER})(?:\s*/\s*({_NUMBER}))?\s*\Z", re
 
 def _parse_part(text: str, where: str) -> int:
     """Decimal digits, or ``0x`` and lowercase hexadecimal digits (report text, :func:`int_to_text`);
-    hexadecimal is read in linear time and refused beyond ``MAX_INT_DIGITS · log2(10)`` bits."""
+    hexadecimal is read in linear time and refused beyond ``MAX_INT_DIGITS`` decimal digits of value
+    (a text of more than ``MAX_INT_DIGITS · 3.33 / 4`` hexadecimal digits before it is read)."""
     if not text.startswith("0x"):
         return str_to_int(text, where)
     from symverify.ir import limits
@@ -211,7 +212,9 @@ def _parse_part(text: str, where: str) -> int:
     if (len(text) - 2) * 4 > limits.MAX_INT_DIGITS * 3.33 + 8:
         raise LimitError(f"{where}: a hexadecimal integer of {len(text) - 2} digits is more than "
                          f"symverify.ir.limits.MAX_INT_DIGITS = {limits.MAX_INT_DIGITS} decimal digits")
-    return int(text, 16)
+    value = int(text, 16)
+    _check_digits(value, where)  # 3.33 bits a digit is above log2(10): up to ~245 digits more got through
+    return value
 
 
 def parse_rational(text: str, where: str = "value") -> int | Fraction:

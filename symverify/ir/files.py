@@ -17,7 +17,7 @@ from pathlib import Path
 from symverify.errors import SerializationError
 from symverify.ir import limits
 
-__all__ = ["read_file"]
+__all__ = ["read_file", "file_path"]
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
@@ -28,6 +28,16 @@ def _kind(mode: int) -> str:
         if test(mode):
             return name
     return "not a regular file"
+
+
+def file_path(path: object, verb: str) -> Path:
+    """``Path(path)`` for a ``str`` or ``os.PathLike`` of text; anything else (None, bytes, a
+    number) raises :class:`SerializationError` ``cannot {verb}: expected a file path …``."""
+    try:
+        return Path(path)  # type: ignore[arg-type]
+    except TypeError:
+        raise SerializationError(f"cannot {verb}: expected a file path (str or os.PathLike), found "
+                                 f"{type(path).__name__}") from None
 
 
 def read_file(path: str | Path, limit: int | None = None) -> bytes:
@@ -41,13 +51,15 @@ def read_file(path: str | Path, limit: int | None = None) -> bytes:
     """
     if isinstance(path, str) and not path:  # Path("") is the current directory
         raise SerializationError("cannot read '': expected a file path, found an empty string")
-    p = Path(path)
+    p = file_path(path, "read")
     named = "symverify.ir.limits.MAX_FILE_BYTES = " if limit is None else "the limit of "
     limit = limits.MAX_FILE_BYTES if limit is None else limit
     try:
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
         raise SerializationError(f"cannot read {p}: {e.strerror or e}") from None
+    except ValueError:  # an embedded NUL (os.open's own error): no file has such a name
+        raise SerializationError(f"cannot read {str(p)!r}: expected a file path, found one holding a NUL character") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

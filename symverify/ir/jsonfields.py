@@ -14,7 +14,7 @@ from typing import Any
 
 from symverify.errors import IRError, SerializationError
 from symverify.ir import limits
-from symverify.ir.bigint import parse_rational, rational_to_str, safe_repr, show_int
+from symverify.ir.bigint import _check_digits, parse_rational, rational_to_str, safe_repr, show_int
 from symverify.kernel.ir.scalar import Scalar, Sym, sym
 
 
@@ -169,8 +169,8 @@ def _json_integer(v: Any, where: str) -> Fraction:
 def scalar_from_json(v: Any, where: str) -> Scalar:
     """A rational string (ASCII digits, any size up to ``MAX_INT_DIGITS`` digits, nonzero
     denominator), a JSON integer within ``±(2^63 − 1)`` (``1`` is the rational 1), or
-    ``{"sym": [[coeff, {name: exponent ≥ 1}], ...]}`` (repeated monomials add up; ``coeff`` a
-    rational string or such an integer). Floats are refused: they are not exact rationals."""
+    ``{"sym": [[coeff, {name: exponent ≥ 1}], ...]}`` (repeated monomials add up, their sum within
+    ``MAX_INT_DIGITS`` digits too; ``coeff`` a rational string or such an integer). Floats are refused: they are not exact rationals."""
     try:
         if type(v) is int:
             return _json_integer(v, where)
@@ -200,7 +200,12 @@ def scalar_from_json(v: Any, where: str) -> Scalar:
                         raise SerializationError(f"{at}[1]: {err}") from None
                     _int(e, f"{at}[1].{name}", 1)
                 key = tuple(sorted(mono.items()))
-                acc[key] = acc.get(key, 0) + coeff
+                total = acc[key] = acc.get(key, 0) + coeff
+                if type(total) is Fraction:  # a sum of coefficients stays within MAX_INT_DIGITS as each one does
+                    _check_digits(total.numerator, at)
+                    _check_digits(total.denominator, at)
+                else:
+                    _check_digits(total, at)
             return Sym._make({m: Fraction(c) for m, c in acc.items()})
     except IRError as e:
         raise SerializationError(str(e)) from None

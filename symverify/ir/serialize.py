@@ -30,7 +30,7 @@ from typing import Any, Union
 from symverify.errors import IRError, SerializationError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr, show_int
-from symverify.ir.files import read_file
+from symverify.ir.files import file_path, read_file
 from symverify.ir.jsonfields import (
     _check_size,
     _field,
@@ -251,7 +251,10 @@ def dumps(obj: Document) -> str:
     return json.dumps(to_json(obj), separators=(",", ":"), allow_nan=False)
 
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+# a string, or an unterminated one up to the end of the text: every match attempt succeeds, so the
+# scan is linear (a failed attempt from every quote of an unterminated run of escaped quotes cost
+# the square of its length)
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)', re.S)
 _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
@@ -302,23 +305,24 @@ def loads(text: str | bytes) -> Document:
 
 def dump_file(obj: Document, path: str | Path) -> None:
     """Write ``obj`` as JSON to ``path`` (:class:`SerializationError` if it cannot be written)."""
+    p = file_path(path, "write")
     text = dumps(obj)
-    p = Path(path)
     try:
         p.write_text(text, encoding="utf-8")
     except OSError as e:
         raise SerializationError(f"cannot write {p}: {e.strerror or e}") from None
+    except ValueError:  # an embedded NUL (open's own error): no file has such a name
+        raise SerializationError(f"cannot write {str(p)!r}: expected a file path, found one holding a NUL character") from None
 
 
 def load_file(path: str | Path) -> Document:
     """Load a circuit, model or certificate from a UTF-8 JSON file (a regular file of at most
     ``symverify.ir.limits.MAX_FILE_BYTES`` bytes: :func:`symverify.ir.files.read_file`)."""
-    p = Path(path)
     raw = read_file(path)  # regular files of at most limits.MAX_FILE_BYTES only (not "": Path reads it as ".")
     try:
         return loads(raw)
     except SerializationError as e:
-        raise SerializationError(f"{p}: {e}") from None
+        raise SerializationError(f"{Path(path)}: {e}") from None
 
 
 def _refuse_constant(text: str) -> Any:
@@ -386,8 +390,8 @@ def read_json_file(path: str | Path, what: str) -> Any:
     Raises:
         SerializationError: ``{path}: cannot read {what}: …``, saying what was wrong and where.
     """
-    p = Path(path)
     raw = read_file(path)
+    p = Path(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

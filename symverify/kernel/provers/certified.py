@@ -82,7 +82,8 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     :data:`~symverify.kernel.provers.exact.IN_PROCESS_BITS` bits, the whole certificate check runs in the
     memory-limited child process (:func:`~symverify.kernel.provers.guard.run_limited`; unless
     ``isolate=False``), since stages are sized by monomial counts, which do not see coefficient
-    size (a coarse certificate over a constant squared 64 times would abort this process).
+    size (a coarse certificate over a constant squared 64 times would abort this process); a stage
+    planned into its own memory-limited process runs in one there too.
 
     Raises:
         UsageError: the pair is not (circuit, model with a certificate).
@@ -111,8 +112,9 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
         res = check_certificate_dask(*args, scheduler=opts.scheduler, **kwargs)  # type: ignore[arg-type]
     elif peak_height_bits is not None and peak_height_bits > IN_PROCESS_BITS and opts.isolate is not False:
         remaining = opts.remaining()
-        inner = {**kwargs, "isolate": False}  # already in the limited child (a daemon process has no children)
-        lim = run_limited(_check_all, (args, inner), memory=opts.memory(),
+        # the stages the plan isolates get their own child there too (run_limited starts one from a
+        # daemonic process): the same stages isolated, and the same outcome, as with a scheduler
+        lim = run_limited(_check_all, (args, kwargs), memory=opts.memory(),
                           timeout=None if remaining is None else max(remaining, 0.0))
         if lim.status != "ok":
             return outcome.unknown("compositional", {"peak_height_bits": bits_text(peak_height_bits), "ran": "subprocess"},

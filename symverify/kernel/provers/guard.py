@@ -14,6 +14,7 @@ import multiprocessing as mp
 import os
 import signal
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ def _vm_size() -> int:
 
 
 def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    global _STARTING
+    _STARTING = threading.Lock()  # a forked child inherits the lock held by its parent's _start: a fresh one
     try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
         import faulthandler
 
@@ -112,6 +115,26 @@ def _ready(conn: Any, timeout: float | None) -> bool:
             return False
 
 
+_STARTING = threading.Lock()
+
+
+def _start(proc: Any) -> None:
+    """``proc.start()``, also from a daemonic process (a Dask worker: ``multiprocessing`` refuses
+    it children, and a stage planned into a limited process was lost there). The flag is lifted
+    only while the child starts, under a lock; the child is daemonic itself, so the parent's exit
+    ends it as before (``multiprocessing``'s exit handler)."""
+    me = mp.current_process()
+    with _STARTING:
+        daemonic = me.daemon
+        if daemonic:
+            me.daemon = False
+        try:
+            proc.start()
+        finally:
+            if daemonic:
+                me.daemon = True
+
+
 def _context() -> Any:
     methods = mp.get_all_start_methods()
     return mp.get_context("fork" if "fork" in methods else "spawn")
@@ -128,7 +151,7 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     fd, errfile = tempfile.mkstemp(prefix="symverify-guard-", suffix=".log")
     os.close(fd)
     proc = ctx.Process(target=_child, args=(child, memory, errfile, fn, args), daemon=True)
-    proc.start()
+    _start(proc)
     child.close()
     try:
         ready = _ready(parent, timeout)

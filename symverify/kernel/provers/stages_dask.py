@@ -44,7 +44,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
-from symverify.deadline import Deadline
+from symverify.deadline import Deadline, DeadlineExceededError
 from symverify.errors import UsageError
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
@@ -216,7 +216,10 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
             raise UsageError(f"{what}: expected a positive int, found {value!r}")
     start = time.perf_counter()
     check = Deadline.at(deadline)
-    validate_certificate(circuit, model, cert, check)
+    try:
+        validate_certificate(circuit, model, cert, check)
+    except DeadlineExceededError:  # check_certificate's answer: a timeout before stage 0, not an exception
+        return combine([StageOutcome(0, stopped="timeout", note="timeout")], cert.num_stages, time.perf_counter() - start)
     run = StageRun.of(circuit, model, backend=backend, deadline=None, max_monomials=max_monomials,
                       memory_limit=memory_limit, isolate=isolate)
     bs = cert.boundaries
