@@ -63,3 +63,20 @@ def test_stats_are_kept_per_circuit_object() -> None:
     assert stats(c) is s and (s.size, s.depth, s.degree_bound) == (2, 2, 2)
     other = Circuit(1, 2, (Gate.mul(0, 1), Gate.mul(2, 0)), (3,))  # equal shape, another circuit
     assert stats(other).degree_bound == 3 and stats(c).degree_bound == 2
+
+
+def test_factor_layers_read_a_support_of_any_integers_alike() -> None:
+    """The supported cells are read off the support; a support of numpy integers selects the same
+    positions as the plain ints (it is tested position by position)."""
+    import numpy as np
+
+    from symverify.compiler.butterfly_to_baseconv import factor_layers
+    from symverify.compiler.layout import Layout
+    from symverify.kernel.ir.butterfly import ButterflyFactor
+
+    lay = Layout(1, 2, 16)
+    for stride in (1, 4):
+        f = ButterflyFactor(16, stride, (1,) * 8, (2,) * 8, (3,) * 8, (4,) * 8)
+        plain = factor_layers(lay, f, support={0, 1, 5, 9, 99})
+        assert factor_layers(lay, f, support={np.int64(p) for p in (0, 1, 5, 9, 99)}) == plain
+        assert plain != factor_layers(lay, f, support=None)
