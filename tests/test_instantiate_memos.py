@@ -80,3 +80,22 @@ def test_factor_layers_read_a_support_of_any_integers_alike() -> None:
         plain = factor_layers(lay, f, support={0, 1, 5, 9, 99})
         assert factor_layers(lay, f, support={np.int64(p) for p in (0, 1, 5, 9, 99)}) == plain
         assert plain != factor_layers(lay, f, support=None)
+
+
+def test_shared_switch_factors_route_every_permutation() -> None:
+    """Switch factors are shared between the networks of small permutations: each network still
+    moves ``x[i]`` to ``perm[i]``, with the factors it would build alone."""
+    import itertools
+    import random
+
+    from symverify.kaleidoscope.permutation import _switch, benes_swaps, route_permutation
+    from symverify.kernel.kaleidoscope.apply import apply
+
+    perms = [list(p) for p in itertools.permutations(range(4))]
+    rng = random.Random(7)
+    perms += [rng.sample(range(n), n) for n in (8, 8, 64, 128) for _ in range(3)]
+    for perm in perms:
+        bb = route_permutation(perm)
+        assert list(bb.factors) == [_switch(len(perm), h, mask) for h, mask in benes_swaps(perm)]
+        out = apply(bb, list(range(len(perm))))
+        assert all(out[perm[i]] == i for i in range(len(perm)))
