@@ -94,6 +94,20 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> bool:
     return same_all
 
 
+def _warn_other_checkout() -> None:
+    """A warning when the scripts measured are not this checkout's: ``python -m symverify.proofs.NAME``
+    runs the package the import system finds, which an editable install of another checkout (a git
+    worktree with a shared virtual environment) maps to that checkout's ``proofs/``."""
+    import symverify
+    from symverify.scripts.runner import builtin_dir
+
+    here = Path(symverify.__file__).resolve().parents[1] / "proofs"
+    found = builtin_dir().resolve()
+    if here.is_dir() and found != here:
+        print(f"warning: symverify.proofs is {found}, not this checkout's {here}: the scripts measured are that "
+              "checkout's (run each script by path to measure these)", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*")
@@ -101,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write the measurements (and every instance's claim) here")
     ap.add_argument("--compare", help="an earlier --json of this benchmark to print side by side")
     a = ap.parse_args(argv)
+    _warn_other_checkout()
     scripts = available()
     names = select(scripts, a.names)
     run = measure(names, a.quick)

@@ -14,11 +14,12 @@ import random
 
 from symverify.kaleidoscope import bit_reversal, permutation_to_kaleidoscope, reversal
 from symverify.kernel.provers.matrix import verify_permutation
+from symverify.kernel.provers.outcome import Verdict, is_sealed
 from symverify.scripts.instances import kaleidoscope_instance
 from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
 
 TITLE = "Dao et al. 2020, Theorem 2 (every permutation is in BB*)"
-COST = 8.3  # CPU seconds of the full tier, measured (orders and splits a parallel run)
+COST = 5.3  # CPU seconds of the full tier, measured (orders and splits a parallel run)
 
 
 def _one(name: str, perm: list[int] | tuple[int, ...]) -> Instance:
@@ -31,12 +32,25 @@ def _one(name: str, perm: list[int] | tuple[int, ...]) -> Instance:
 def _exhaustive(n: int) -> Instance:
     """All n! permutations of length n as one instance: proved when every one is proved within its
     bounds, with the resources of the first (every permutation of length n has the same size, so the
-    same resources and bounds), or those of the first that fails."""
+    same resources and bounds), or those of the first that fails.
+
+    Every permutation is routed and checked (:func:`verify_permutation`); its instance row is built
+    only when its claim could differ from the first's: a sealed ``proved`` check by the same method
+    with the same resources and bounds as the first (ok) row is ok too (``Instance.ok`` reads only
+    the verdict, the resources and the bounds), so for such a permutation only the count grows."""
     with timed() as t:
         count, worst = 0, None
         for perm in itertools.permutations(range(n)):
-            inst = _one(f"perm {perm}", perm)
             count += 1
+            if worst is not None:
+                f = permutation_to_kaleidoscope(perm)
+                check = verify_permutation(f, perm)
+                if (check.verdict is Verdict.PROVED and is_sealed(check) and check.method == worst.method
+                        and dict(f.resources) == worst.resources and dict(f.bounds) == worst.bounds):
+                    continue
+                inst = kaleidoscope_instance(f"perm {perm}", f, check)
+            else:
+                inst = _one(f"perm {perm}", perm)
             if worst is None or not inst.ok:
                 worst = inst
             if not inst.ok:

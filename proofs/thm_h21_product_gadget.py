@@ -61,7 +61,7 @@ from symverify.kernel.ir.certificate import Cell
 from symverify.kernel.ir.scalar import Scalar, sym
 from symverify.parametric import library as forall_library
 from symverify.scripts.instances import forall_instance, fragment_instance
-from symverify.scripts.protocol import ProofResult, each, script_main
+from symverify.scripts.protocol import Instance, ProofResult, each, script_main
 
 TITLE = "Theorem H.21 product gadget (M1, M2): v1 ↦ (v1 + c)·(v2 + c), v3 ↦ v3 + c for all inputs and constants, in 2 layers"
 SHARDABLE = True  # one instance per shape, independent of the others
@@ -181,13 +181,23 @@ def shapes(quick: bool) -> list[Shape]:
 
 def run(quick: bool = False) -> ProofResult:
     res = ProofResult("thm_h21_product_gadget", TITLE)
+    # Two kinds of placement may give the same positions (the compact layout of contiguous
+    # values, ...): the fragment, its spec and its bounds are then the same, determined by the
+    # layout, v1, k_rows, v3 and pending, so it is proved once and its proof is the row of each.
+    proved: dict[tuple[object, ...], Instance] = {}
     for s in each(shapes(quick)):
         lay, v1, kr, v3 = s.build()
-        frag = product_fragment(lay, v1, kr, v3, s.pending)
         name = (f"d={s.d} N_k={lay.size} k={s.k} n3={s.n3} {s.kind} k_rows={kr}"
                 f"{' pending' if s.pending else ''}: all inputs, all c")
+        key = (lay, v1, kr, v3, s.pending)
+        if key in proved:
+            first = proved[key]
+            res.instances.append(first.renamed(name, detail=f"the same fragment as {first.name!r} (its proof){'; ' + first.detail if first.detail else ''}"))
+            continue
+        frag = product_fragment(lay, v1, kr, v3, s.pending)
         bounds: dict[str, int | Fraction] = {"layers": PRODUCT_LAYERS, "inner_n": 3 * (lay.track_rows + lay.track_rows // 2), "inner_d": s.d}
-        res.instances.append(fragment_instance(frag, name, bounds))
+        proved[key] = fragment_instance(frag, name, bounds)
+        res.instances.append(proved[key])
     res.instances.append(forall_instance(forall_library.product_pair()))  # (v2 + c1)·(v1 + c2), every k, block placement
     res.instances.append(forall_instance(forall_library.mul_stage()))  # M1, M2 as compiled: every placement, k_rows, pending
     return res

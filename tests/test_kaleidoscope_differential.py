@@ -26,6 +26,7 @@ Examples per property are few by default (the file runs in seconds); set
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 from fractions import Fraction
@@ -830,6 +831,9 @@ def _plant_routing(mp):  # the first switch of every factor flipped
 
     orig = pp._switch_factor
     mp.setattr(pp, "_switch_factor", lambda size, stride, swaps: orig(size, stride, [1 - swaps[0], *swaps[1:]]))
+    # small networks share their switch factors (a cache): an empty one while the bug is planted,
+    # so the planted factors are built, and none of them outlives the plant
+    mp.setattr(pp, "_shared_switch", functools.lru_cache(maxsize=None)(pp._switch))
 
 
 def _plant_sparse(mp):  # the sparse construction routes a wrong permutation

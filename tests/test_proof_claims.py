@@ -133,6 +133,33 @@ def test_dao_thm2_exhaustive_resources_are_those_of_every_permutation() -> None:
             assert (one.resources, one.bounds) == (inst.resources, inst.bounds)
 
 
+def test_dao_thm2_exhaustive_fails_at_a_permutation_routed_wrongly(monkeypatch) -> None:
+    """Only the first row is built for permutations whose sealed check is proved with the first's
+    resources: a later permutation routed as the identity is refuted and named."""
+    mod = _script("dao_thm2_permutations")
+    real = mod.permutation_to_kaleidoscope
+    bad = (2, 0, 1)
+    monkeypatch.setattr(mod, "permutation_to_kaleidoscope", lambda p: real((0, 1, 2) if tuple(p) == bad else p))
+    inst = mod._exhaustive(3)
+    assert not inst.ok and inst.verdict is Verdict.REFUTED
+    assert inst.detail.startswith("5 permutations; first failure perm (2, 0, 1)")  # the fifth in order
+
+
+def test_product_gadget_rows_of_one_fragment_share_its_proof(monkeypatch) -> None:
+    """Two shapes with the same layout and positions are one fragment: proved once, and the second
+    row carries that proof (same verdict, resources and bounds), naming the first row."""
+    mod = _script("thm_h21_product_gadget")
+    twice = mod.Shape(1, 1, 1, "contiguous", False)
+    monkeypatch.setattr(mod, "shapes", lambda quick: [twice, twice])
+    proved = []
+    real = mod.fragment_instance
+    monkeypatch.setattr(mod, "fragment_instance", lambda *a, **k: proved.append(a[1]) or real(*a, **k))
+    rows = mod.run(True).instances[:2]
+    assert len(proved) == 1 and rows[0].ok and rows[1].ok
+    assert (rows[1].verdict, rows[1].resources, rows[1].bounds) == (rows[0].verdict, rows[0].resources, rows[0].bounds)
+    assert rows[1].detail.startswith(f"the same fragment as {rows[0].name!r}")
+
+
 # ---- argued claims cite a docs section that holds their argument -------------------------------------------
 
 DOCS = PROOFS.parent / "docs"

@@ -215,9 +215,18 @@ def _diagonal(lay: Layout, f: ButterflyFactor, pending: bool, support: AbstractS
     diag: dict[int, Scalar] = {}
     for m, (p, q) in enumerate(f.pairs()):
         diag[p], diag[q] = f.d1[m], f.d4[m]
-    keep = {lay.cell(p) for p in range(lay.size) if support is None or p in support}
+    keep = _track_cells(lay) if support is None else _support_cells(lay, support)
     fams: dict[str, Callable[[int, int], Scalar]] = {"g": lambda row, ch: diag[row * tw + ch], "C": lambda row, ch: 0}
     return _block_scale(lay, pending, fams, keep)
+
+
+def _support_cells(lay: Layout, support: AbstractSet[int]) -> set[tuple[int, int]]:
+    """The cells of the positions ``p`` in ``[0, N_k)`` with ``p in support``: read off the support
+    when it holds plain ints only, else by testing every position (a member equal to a position,
+    such as a numpy integer, selects that position)."""
+    if set(map(type, support)) <= {int}:
+        return {lay.cell(p) for p in support if 0 <= p < lay.size}
+    return {lay.cell(p) for p in range(lay.size) if p in support}
 
 
 def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis, pending: bool = False, support: AbstractSet[int] | None = None,
@@ -242,7 +251,9 @@ def _from_definition(lay: Layout, f: ButterflyFactor, axis: Axis, pending: bool 
         return support is None or p in support
 
     fams = {name: family(col) for name, col in blocks.items()}
-    sup = {lay.cell(p) for p in range(lay.size) if on(p)}
+    # the cells of the supported positions (every track cell without a support), read off the
+    # support itself rather than by testing every position of the layout
+    sup = _track_cells(lay) if support is None else _support_cells(lay, support)
     r = lay.track_rows.bit_length() - 1
     written: AbstractSet[tuple[int, int]]
     if axis == "sequence":

@@ -16,6 +16,7 @@ Time ``O(N log² N)`` element operations, in numpy (:func:`benes_swaps`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -52,14 +53,28 @@ def route_permutation(perm: Sequence[int]) -> BBStar:
     size = len(perm)
     if not is_power_of_two(size) or size < 2:
         raise IRError(f"route_permutation: expected a length that is a power of two ≥ 2, found {size}; pad with fixed points")
-    factors = []
-    for h, mask in benes_swaps(perm):
-        swaps = [0] * (size // 2)
-        for pos, bit in enumerate(reversed(bin(mask))):  # the set bits, lowest first (no shift of a big mask per bit)
-            if bit == "1":
-                swaps[pair_number(h, pos)] = 1
-        factors.append(_switch_factor(size, h, swaps))
-    return BBStar(size, tuple(factors))
+    switch = _shared_switch if size <= _SHARED_UP_TO else _switch
+    return BBStar(size, tuple(switch(size, h, mask) for h, mask in benes_swaps(perm)))
+
+
+def _switch(size: int, h: int, mask: int) -> ButterflyFactor:
+    """The switch factor of stride ``h`` swapping the pairs whose lower position is a set bit of ``mask``."""
+    swaps = [0] * (size // 2)
+    for pos, bit in enumerate(reversed(bin(mask))):  # the set bits, lowest first (no shift of a big mask per bit)
+        if bit == "1":
+            swaps[pair_number(h, pos)] = 1
+    return _switch_factor(size, h, swaps)
+
+
+_SHARED_UP_TO = 64
+"""Sizes whose switch factors are shared (:func:`_shared_switch`): at ``N ≤ 64`` a stride has at most
+``2^32`` masks but a sweep over small permutations meets few of them again and again (all ``8!``
+permutations of length 8 use 3·16 factors); factors are immutable, so one object serves every network."""
+
+
+@lru_cache(maxsize=4096)
+def _shared_switch(size: int, h: int, mask: int) -> ButterflyFactor:
+    return _switch(size, h, mask)
 
 
 _NUMPY_FROM = 64  # the size from which the numpy colouring is the faster one (measured per call, N = 8 … 1024)

@@ -234,8 +234,18 @@ def stats(c: Circuit) -> CircuitStats:
     >>> s = stats(Circuit(1, 2, (Gate.mul(0, 1), Gate.add(2, 0)), (3,)))
     >>> (s.size, s.depth, s.width, s.gate_width, s.degree_bound)
     (2, 2, 2, 1, 2)
+
+    Kept for the last few circuits (a circuit is immutable, so its measures are too): ``verify``
+    describes its circuit side in every report, once per call on the same circuit.
     """
     _need_circuit(c, "stats")
+    return _STATS(c, lambda: _stats(c))
+
+
+_STATS: IdentityMemo[CircuitStats] = IdentityMemo(8)
+
+
+def _stats(c: Circuit) -> CircuitStats:
     nd = c.num_inputs
     gl = _gate_levels(c)
     ops = Counter(g.op for g in c.gates)

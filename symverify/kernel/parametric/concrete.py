@@ -31,6 +31,7 @@ from symverify.ir import limits
 from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
+from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym
 from symverify.kernel.parametric.bulk import Placement
 from symverify.kernel.parametric.expr import (
@@ -187,16 +188,30 @@ def _cuts_v(x: Value, v: str, env: Mapping[str, int]) -> set[int] | None:
     return None
 
 
-def _intervals(cuts: set[int] | None, size: int) -> list[tuple[int, int]]:
+def _intervals(cuts: AbstractSet[int] | None, size: int) -> list[tuple[int, int]]:
     if cuts is None:
         return [(k, k + 1) for k in range(size)]
     pts = sorted({0, size} | {c for c in cuts if 0 < c < size})
     return list(itertools.pairwise(pts))
 
 
+_CUTS: IdentityMemo[tuple[frozenset[int] | None]] = IdentityMemo(512)
+
+
+def _cut_points(v: Value, var: str, env: Mapping[str, int]) -> frozenset[int] | None:
+    """:func:`_cuts_v`, kept for the last few (expression, variable, parameter values): it is a pure
+    function of them (expressions are immutable), and a compiler instantiates the same few shared
+    definitions at the same sizes once per gadget it emits."""
+    def compute() -> tuple[frozenset[int] | None]:
+        cuts = _cuts_v(v, var, env)
+        return (None if cuts is None else frozenset(cuts),)
+
+    return _CUTS(v, compute, key=(var, tuple(sorted(env.items()))))[0]
+
+
 def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None,
           preds: Mapping[str, Placement] | None = None, where: str = "a bias") -> Grid:
-    rcuts, ccuts = _cuts_v(v, "i", env), _cuts_v(v, "q", env)
+    rcuts, ccuts = _cut_points(v, "i", env), _cut_points(v, "q", env)
     blocks = (nn if rcuts is None else len(rcuts) + 1) * (dd if ccuts is None else len(ccuts) + 1)
     # each block is evaluated on its own (a bias varying per row at N' = 2^40 is 2^40 of them): at
     # most MAX_PAINT, the cells symverify expands one by one, refused before anything is allocated
@@ -233,7 +248,7 @@ def _block_grid(nn: int, dd: int, rects: tuple[Rect, ...]) -> Grid:
     return out
 
 
-def _bounds(cuts: set[int] | None, size: int) -> tuple[Any, Any]:
+def _bounds(cuts: AbstractSet[int] | None, size: int) -> tuple[Any, Any]:
     """The starts and ends of :func:`_intervals` as int64 arrays."""
     import numpy as np
 
@@ -244,7 +259,7 @@ def _bounds(cuts: set[int] | None, size: int) -> tuple[Any, Any]:
     return pts[:-1], pts[1:]
 
 
-def _bias_bulk(v: Value, env: dict[str, int], rows: tuple[set[int] | None, int], cols: tuple[set[int] | None, int],
+def _bias_bulk(v: Value, env: dict[str, int], rows: tuple[AbstractSet[int] | None, int], cols: tuple[AbstractSet[int] | None, int],
                fams: Families | None, preds: Mapping[str, Placement]) -> tuple[Rect, ...] | None:
     """The blocks of :func:`_bias` evaluated together (:mod:`symverify.kernel.parametric.bulk`, one block per
     representative cell, the block's first); None when an operation needs the exact cell-by-cell
@@ -349,6 +364,9 @@ def _pred_names(c: Cond) -> set[str]:
     return out
 
 
+_ENTRY: IdentityMemo[VIf] = IdentityMemo(64)
+
+
 def _check_entry(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mapping[str, Placement]) -> None:
     """``entry`` (which input cells may be nonzero: the hypothesis of every ∀ theorem about ``g``)
     evaluated at every cell of the ``nn × dd`` state, block by block as a bias (at most ``MAX_PAINT``
@@ -356,8 +374,8 @@ def _check_entry(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mappin
     undefined (the ∀-prover refuses such a gadget; its instances are refused the same way)."""
     if g.entry == TRUE:
         return
-    try:
-        _bias(VIf(g.entry, Num(1), Num(0)), env, nn, dd, None, preds, f"gadget {g.name} entry")
+    try:  # one indicator value per gadget (its cut points are then found once per size)
+        _bias(_ENTRY(g, lambda: VIf(g.entry, Num(1), Num(0))), env, nn, dd, None, preds, f"gadget {g.name} entry")
     except ParametricError as e:
         raise ParametricError(f"gadget {g.name}: its entry {g.entry} must be defined at every cell of the "
                               f"{show_int(nn)}×{show_int(dd)} state at {env}, found: {e}") from None
@@ -370,11 +388,19 @@ def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> AbstractSet[tuple[i
     from symverify.kernel.parametric.bulk import CellSet
 
     n = g.predicate_arities[name]
-    for x in cells:
+    members = list(cells)  # read once: the members checked are the members frozen
+    # the test of the loop below by C-level passes (a compiled layer's placement has thousands of
+    # cells): every member exactly a tuple of n members, each exactly an int (a bool or an int
+    # subclass fails, as below), all in [0, 2^WIDTH); the loop then only finds the first bad member
+    if set(map(type, members)) <= {tuple} and set(map(len, members)) <= {n}:
+        flat = list(itertools.chain.from_iterable(members))
+        if set(map(type, flat)) <= {int} and (not flat or (min(flat) >= 0 and max(flat) < 1 << WIDTH)):
+            return CellSet(members)
+    for x in members:
         if not (type(x) is tuple and len(x) == n and all(type(k) is int and 0 <= k < 1 << WIDTH for k in x)):
             raise ParametricError(f"gadget {g.name}: placement {name}: expected tuples of {n} ints in [0, 2^{WIDTH}) "
                                   f"(the predicate's arguments), found {type(x).__name__} {safe_repr(x, 60)}")
-    return CellSet(cells)
+    return CellSet(members)
 
 
 def _as_callable(p: Placement) -> Callable[..., bool]:

@@ -1,0 +1,101 @@
+"""The per-process reuse inside ``instantiate`` and ``stats``: a set placement checked by C-level
+passes refuses exactly what the member-by-member check refuses, cut points kept per (expression,
+parameter values) never leak from one size to another, and a circuit's measures are kept per
+circuit object."""
+
+from __future__ import annotations
+
+import pytest
+
+from symverify.kernel.ir.analysis import _STATS, stats
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.parametric import concrete
+from symverify.parametric import Gadget, Param, ParametricError, PLayer, inp, instantiate, lt, pred, tap, var, where
+
+i, q, N = var("i"), var("q"), var("N")
+# b1 is 1 on the placement's cells and on the rows below N − 2 (a cut point that moves with N), else 2
+_PG = Gadget("g", (Param("N", 2, 64),), N, 2, (PLayer(b1=where(pred("V", i, q) | lt(i, N - 2), 1, 2), h=(tap(0),)),),
+             inp(i, q))
+
+
+class _Int(int):
+    pass
+
+
+class _Pair(tuple):  # type: ignore[type-arg]
+    pass
+
+
+@pytest.mark.parametrize("member", [(_Int(1), 0), _Pair((1, 0)), (1, True), (0, 2**64), (1,)],
+                         ids=["int-subclass", "tuple-subclass", "bool", "2^64", "short"])
+def test_a_set_placement_refuses_what_the_member_check_refuses(member: object) -> None:
+    cells = {(0, 0), (2, 1), member}
+    with pytest.raises(ParametricError, match=r"placement V: expected tuples of 2 ints in \[0, 2\^64\).*found"):
+        instantiate(_PG, {"N": 4}, placement={"V": cells})
+
+
+def test_a_set_placement_at_the_largest_index_is_read() -> None:
+    (layer,) = instantiate(_PG, {"N": 4}, placement={"V": {(3, 1), (2**64 - 1, 0)}})
+    assert [layer.b1.get(r, 1) for r in range(4)] == [1, 1, 2, 1]  # rows 0, 1 below N − 2; row 3 placed
+
+
+# b1 is 1 on the rows below N − 2, else 2: its cut points {N − 2, N − 1} move with N
+_CG = Gadget("c", (Param("N", 2, 64),), N, 2, (PLayer(b1=where(lt(i, N - 2), 1, 2), h=(tap(0),)),), inp(i, q))
+
+
+def test_cut_points_are_kept_per_size() -> None:
+    """The same definition at alternating sizes gives the layers of a fresh evaluation at each
+    (a cut point of one size read at another paints a whole block with one row's value)."""
+    fresh = {}
+    for n in (4, 40, 6):
+        concrete._CUTS.clear()
+        fresh[n] = instantiate(_CG, {"N": n})
+    for n in (4, 40, 6, 40, 4):
+        got = instantiate(_CG, {"N": n})
+        assert got == fresh[n]
+        assert [got[0].b1.get(r, c) for r in range(n) for c in range(2)] == [1 if r < n - 2 else 2 for r in range(n) for _ in range(2)]
+
+
+def test_stats_are_kept_per_circuit_object() -> None:
+    c = Circuit(1, 2, (Gate.mul(0, 1), Gate.add(2, 0)), (3,))
+    _STATS.clear()
+    s = stats(c)
+    assert stats(c) is s and (s.size, s.depth, s.degree_bound) == (2, 2, 2)
+    other = Circuit(1, 2, (Gate.mul(0, 1), Gate.mul(2, 0)), (3,))  # equal shape, another circuit
+    assert stats(other).degree_bound == 3 and stats(c).degree_bound == 2
+
+
+def test_factor_layers_read_a_support_of_any_integers_alike() -> None:
+    """The supported cells are read off the support; a support of numpy integers selects the same
+    positions as the plain ints (it is tested position by position)."""
+    import numpy as np
+
+    from symverify.compiler.butterfly_to_baseconv import factor_layers
+    from symverify.compiler.layout import Layout
+    from symverify.kernel.ir.butterfly import ButterflyFactor
+
+    lay = Layout(1, 2, 16)
+    for stride in (1, 4):
+        f = ButterflyFactor(16, stride, (1,) * 8, (2,) * 8, (3,) * 8, (4,) * 8)
+        plain = factor_layers(lay, f, support={0, 1, 5, 9, 99})
+        assert factor_layers(lay, f, support={np.int64(p) for p in (0, 1, 5, 9, 99)}) == plain
+        assert plain != factor_layers(lay, f, support=None)
+
+
+def test_shared_switch_factors_route_every_permutation() -> None:
+    """Switch factors are shared between the networks of small permutations: each network still
+    moves ``x[i]`` to ``perm[i]``, with the factors it would build alone."""
+    import itertools
+    import random
+
+    from symverify.kaleidoscope.permutation import _switch, benes_swaps, route_permutation
+    from symverify.kernel.kaleidoscope.apply import apply
+
+    perms = [list(p) for p in itertools.permutations(range(4))]
+    rng = random.Random(7)
+    perms += [rng.sample(range(n), n) for n in (8, 8, 64, 128) for _ in range(3)]
+    for perm in perms:
+        bb = route_permutation(perm)
+        assert list(bb.factors) == [_switch(len(perm), h, mask) for h, mask in benes_swaps(perm)]
+        out = apply(bb, list(range(len(perm))))
+        assert all(out[perm[i]] == i for i in range(len(perm)))
