@@ -99,3 +99,18 @@ def test_shared_switch_factors_route_every_permutation() -> None:
         assert list(bb.factors) == [_switch(len(perm), h, mask) for h, mask in benes_swaps(perm)]
         out = apply(bb, list(range(len(perm))))
         assert all(out[perm[i]] == i for i in range(len(perm)))
+
+
+def test_a_cut_point_that_reads_a_predicate_follows_the_placement() -> None:
+    """``where(i = ite(P(0, 0), 1, 2), 5, 0)`` is 5 at row 1 or at row 2, as ``P(0, 0)`` decides: its
+    cut points depend on the placement, so they are not kept from one instance to the next (kept, the
+    second instance painted 5 on rows 2 and 3, the block of the first instance's cuts)."""
+    from symverify.parametric import eq, ite
+
+    g = Gadget("g", (Param("N", 4, 4),), N, 1, (PLayer(b1=where(eq(i, ite(pred("P", 0, 0), 1, 2)), 5, 0), h=(tap(0),)),),
+               inp(i, q))
+    for _ in range(2):
+        (on,) = instantiate(g, {"N": 4}, placement={"P": {(0, 0)}})
+        (off,) = instantiate(g, {"N": 4}, placement={"P": set()})
+        assert [on.b1.get(r, 0) for r in range(4)] == [0, 5, 0, 0]
+        assert [off.b1.get(r, 0) for r in range(4)] == [0, 0, 5, 0]

@@ -199,14 +199,20 @@ _CUTS: IdentityMemo[tuple[frozenset[int] | None]] = IdentityMemo(512)
 
 
 def _cut_points(v: Value, var: str, env: Mapping[str, int]) -> frozenset[int] | None:
-    """:func:`_cuts_v`, kept for the last few (expression, variable, parameter values): it is a pure
-    function of them (expressions are immutable), and a compiler instantiates the same few shared
+    """:func:`_cuts_v`, kept for the last few (expression, variable, parameter values) when the
+    expression reads no predicate: it is then a pure function of them (expressions are immutable;
+    one reading a predicate depends on the placement too, and is computed each time), and a compiler instantiates the same few shared
     definitions at the same sizes once per gadget it emits."""
     def compute() -> tuple[frozenset[int] | None]:
         cuts = _cuts_v(v, var, env)
         return (None if cuts is None else frozenset(cuts),)
 
-    return _CUTS(v, compute, key=(var, tuple(sorted(env.items()))))[0]
+    if _PRED_FREE(v, lambda: not _pred_names(v)):
+        return _CUTS(v, compute, key=(var, tuple(sorted(env.items()))))[0]
+    return compute()[0]  # a cut point may read a predicate (``eq(i, ite(P(0, 0), 1, 2))``): the placement decides it
+
+
+_PRED_FREE: IdentityMemo[bool] = IdentityMemo(512)
 
 
 def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None,
@@ -349,8 +355,8 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
         return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
 
 
-def _pred_names(c: Cond) -> set[str]:
-    """The names of the predicates ``c`` reads (in index expressions too), walked without recursion."""
+def _pred_names(c: object) -> set[str]:
+    """The names of the predicates ``c`` (a condition or value) reads (in index expressions too), walked without recursion."""
     out: set[str] = set()
     todo: list[object] = [c]
     while todo:
