@@ -1,0 +1,34 @@
+"""Numpy scalars, bools and other near-ints at the public constructors of the IR and the library:
+each is read as the plain value it stands for, or refused with an error naming what was expected."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symverify.errors import IRError
+from symverify.kernel.ir.circuit import Circuit, Gate
+
+
+@pytest.mark.parametrize("make", [
+    lambda i: Gate.mul(i, 1),
+    lambda i: Gate.lin(i, 2, 1, 3),
+    lambda i: Gate.add(1, i),
+    lambda i: Gate.sub(i, 1),
+    lambda i: Gate.scale(i, 5),
+    lambda i: Gate(Gate.mul(0, 1).op, np.array([i, 1])),
+])
+def test_a_numpy_integer_node_id_is_stored_as_a_plain_int(make):
+    """``Gate.mul(np.int64(0), 1)`` kept the numpy integer, which ``Circuit`` then refused; a node id is read
+    by its value, as a grid position or a permutation entry is (``as_index``)."""
+    g = make(np.int64(0))
+    assert all(type(a) is int for a in g.args), g.args
+    assert g == make(0)
+    assert Circuit(1, 2, (g,), (2,)).gates == (make(0),)
+
+
+@pytest.mark.parametrize("bad, shown", [(True, "True"), (np.True_, r"np\.True_"), (1.0, r"1\.0")])
+def test_a_bool_or_float_node_id_is_still_refused(bad, shown):
+    """A truth value or a float is no node id (``True`` is an int to Python, not here)."""
+    with pytest.raises(IRError, match=rf"gate 0 \(node %2\): argument {shown} is not a node id"):
+        Circuit(1, 2, (Gate.mul(bad, 1),), (2,))
