@@ -32,3 +32,28 @@ def test_a_bool_or_float_node_id_is_still_refused(bad, shown):
     """A truth value or a float is no node id (``True`` is an int to Python, not here)."""
     with pytest.raises(IRError, match=rf"gate 0 \(node %2\): argument {shown} is not a node id"):
         Circuit(1, 2, (Gate.mul(bad, 1),), (2,))
+
+
+def test_grid_paint_cells_reads_an_integer_array_as_one_triple_a_row():
+    """``paint_cells(np.array([[0, 1, 5], [2, 2, 7]]))`` was refused as "expected (i, j, value) triples, found
+    array([0, 1, 5])"; ``from_rows`` and ``from_cells`` read numpy integers by value, so each row is a triple."""
+    from symverify.kernel.ir.grid import Grid
+
+    for dtype in (np.int64, np.uint8, object):
+        g = Grid.zeros(3, 3).paint_cells(np.array([[0, 1, 5], [2, 2, 7]], dtype=dtype))
+        assert g == Grid.zeros(3, 3).paint_cells([(0, 1, 5), (2, 2, 7)])
+        assert all(type(x) is int for rect in g.rects for x in rect), g.rects
+    assert Grid.zeros(2, 2).paint_cells(np.zeros((0, 3), dtype=np.int64)) == Grid.zeros(2, 2)
+
+
+@pytest.mark.parametrize("bad, found", [
+    (np.array([[0, 1, 0.5]]), r"shape \(1, 3\) and dtype float64"),
+    (np.array([0, 1, 5]), r"shape \(3,\) and dtype int64"),
+    (np.array([[0, 1], [1, 0]]), r"shape \(2, 2\) and dtype int64"),
+])
+def test_grid_paint_cells_refuses_a_float_or_misshapen_array_saying_what_it_expects(bad, found):
+    from symverify.kernel.ir.grid import Grid
+
+    with pytest.raises(IRError, match=r"Grid.paint_cells: expected \(i, j, value\) triples or an integer array of shape "
+                                      rf"\(k, 3\), found an array of {found}"):
+        Grid.zeros(3, 3).paint_cells(bad)

@@ -241,9 +241,17 @@ class Grid:
 
     def paint_cells(self, cells: Iterable[tuple[int, int, object]]) -> Grid:
         """A copy with each ``(i, j, value)`` of ``cells`` painted in order; anything but such a triple is an
-        :class:`IRError` (subclasses of tuple, list and int are read as what they store)."""
+        :class:`IRError` (subclasses of tuple, list and int are read as what they store). A 2-d integer
+        array (numpy's) of shape ``(k, 3)`` is ``k`` triples, one a row, as :meth:`from_rows` reads an
+        integer array; a float array is refused (its values are not exact, :meth:`from_array` reads floats)."""
         if unordered(cells):
             raise IRError(f"Grid.paint_cells: expected a sequence of (i, j, value), found {type(cells).__name__}")
+        shape, kind = getattr(cells, "shape", None), getattr(getattr(cells, "dtype", None), "kind", "")
+        if kind:  # a numpy array: its rows are arrays, read as the Python values they hold
+            if kind == "f" or len(shape) != 2 or shape[1] != 3:  # type: ignore[arg-type, index]
+                raise IRError(f"Grid.paint_cells: expected (i, j, value) triples or an integer array of shape (k, 3), "
+                              f"found an array of shape {tuple(shape)} and dtype {cells.dtype}")  # type: ignore[arg-type, attr-defined]
+            cells = cells.tolist()  # type: ignore[attr-defined]
         triples = []
         for c in plain_items(cells):
             c = plain_items(c)
