@@ -57,3 +57,18 @@ def test_grid_paint_cells_refuses_a_float_or_misshapen_array_saying_what_it_expe
     with pytest.raises(IRError, match=r"Grid.paint_cells: expected \(i, j, value\) triples or an integer array of shape "
                                       rf"\(k, 3\), found an array of {found}"):
         Grid.zeros(3, 3).paint_cells(bad)
+
+
+def test_from_zoology_reads_a_numpy_integer_seq_len_by_its_value_and_refuses_a_bool():
+    """``from_zoology(z, seq_len=np.int64(3))`` was refused ("expected a positive int") though library sizes
+    and grid positions read numpy integers by value; ``True`` stays refused (a truth value is no length)."""
+    pytest.importorskip("torch")
+    from symverify.errors import ShapeError
+    from symverify.executors.zoology import ZoologyBaseConv, from_zoology
+
+    z = ZoologyBaseConv(2, 4)
+    m = from_zoology(z, seq_len=np.int64(3))
+    assert m == from_zoology(z, seq_len=3) and type(m.n) is int and m.n == 3
+    for bad, shown in ((True, "True"), (np.True_, r"np\.True_"), (3.0, r"3\.0"), (0, "0")):
+        with pytest.raises(ShapeError, match=rf"seq_len: expected a positive int, found {shown}"):
+            from_zoology(z, seq_len=bad)
