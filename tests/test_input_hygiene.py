@@ -72,3 +72,26 @@ def test_from_zoology_reads_a_numpy_integer_seq_len_by_its_value_and_refuses_a_b
     for bad, shown in ((True, "True"), (np.True_, r"np\.True_"), (3.0, r"3\.0"), (0, "0")):
         with pytest.raises(ShapeError, match=rf"seq_len: expected a positive int, found {shown}"):
             from_zoology(z, seq_len=bad)
+
+
+@pytest.mark.parametrize("name", ["SYMVERIFY_PROGRESS", "SYMVERIFY_TRACEBACK"])
+def test_both_switches_take_exactly_the_on_and_off_words(monkeypatch, name):
+    """One parser (``env_switch``) for both settings: the on and off words in any case and spacing, empty or
+    unset as None, and anything else (``maybe`` counted as on for the traceback) refused, naming the variable,
+    the value and the accepted words. ``wanted`` raises it; the command line warns and hides the traceback."""
+    from symverify.errors import UsageError
+    from symverify.progress import env_switch
+
+    def read():
+        return env_switch(name, "on", "off", "default")
+
+    monkeypatch.delenv(name, raising=False)
+    assert read() is None
+    for value, want in (("1", True), (" Yes", True), ("ON ", True), ("true", True), ("0", False), ("No", False),
+                        (" off", False), ("FALSE", False), ("", None), ("  ", None)):
+        monkeypatch.setenv(name, value)
+        assert read() is want, value
+    monkeypatch.setenv(name, "maybe")
+    with pytest.raises(UsageError, match=rf"^{name}: expected 1, true, yes or on \(on\), 0, false, no or off \(off\), "
+                                         r"or empty \(default\), found 'maybe' in the environment$"):
+        read()
