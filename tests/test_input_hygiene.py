@@ -95,3 +95,62 @@ def test_both_switches_take_exactly_the_on_and_off_words(monkeypatch, name):
     with pytest.raises(UsageError, match=rf"^{name}: expected 1, true, yes or on \(on\), 0, false, no or off \(off\), "
                                          r"or empty \(default\), found 'maybe' in the environment$"):
         read()
+
+
+def test_a_randomized_verify_does_not_import_flint():
+    """Choosing the exact engine imported python-flint (0.12 s) on every first ``verify``, even for
+    ``method='randomized'``, which never uses it; ``flint_available`` now asks the import system only."""
+    import subprocess
+    import sys
+
+    code = ("import sys, symverify as sv\n"
+            "c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)\n"
+            "assert sv.verify(c, c, method='randomized').proved\n"
+            "print('flint' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "False", out
+
+
+def test_a_broken_flint_install_is_found_then_refused_where_it_is_used(monkeypatch):
+    """flint found by ``find_spec`` but failing to import: the exact engine is flint, and the polynomial
+    ring that uses it raises ``BackendUnavailableError`` saying how to install it or to pass backend='sympy'."""
+    import importlib.util
+    import sys
+
+    import symverify as sv
+    from symverify.errors import BackendUnavailableError
+    from symverify.kernel.semantics.poly import PolyRing, flint_available
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "flint" else real(name, *a))
+    monkeypatch.setitem(sys.modules, "flint", None)  # ``import flint`` raises ImportError
+    flint_available.cache_clear()
+    try:
+        assert flint_available()
+        with pytest.raises(BackendUnavailableError, match=r"the exact flint backend needs python-flint: pip install "
+                                                          r"python-flint \(or pass backend='sympy'\)"):
+            PolyRing(2)
+        c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+        with pytest.raises(BackendUnavailableError, match=r"pip install python-flint \(or pass backend='sympy'\)"):
+            sv.verify(c, c, method="exact", isolate=False)
+        assert sv.verify(c, c, method="exact", backend="sympy", isolate=False).proved
+    finally:
+        flint_available.cache_clear()
+
+
+def test_flint_not_found_chooses_the_sympy_engine(monkeypatch):
+    import importlib.util
+
+    import symverify as sv
+    from symverify.kernel.semantics.poly import flint_available
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "flint" else real(name, *a))
+    flint_available.cache_clear()
+    try:
+        assert not flint_available()
+        c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+        r = sv.verify(c, c, method="exact", isolate=False)
+        assert r.proved and r.method == "exact-sympy"
+    finally:
+        flint_available.cache_clear()
