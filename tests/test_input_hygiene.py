@@ -154,3 +154,16 @@ def test_flint_not_found_chooses_the_sympy_engine(monkeypatch):
         assert r.proved and r.method == "exact-sympy"
     finally:
         flint_available.cache_clear()
+
+
+def test_a_grid_rectangle_reads_numpy_integer_bounds_as_paint_does():
+    """``Grid(4, 4, 0, ((0, np.int64(3), 0, 1, 1),))`` was refused ("expected int bounds") though
+    ``paint(0, np.int64(3), 0, 1, 1)`` builds that grid; both read an integer bound by its value."""
+    from symverify.kernel.ir.grid import Grid
+
+    g = Grid(4, 4, 0, ((0, np.int64(3), np.uint8(0), 1, 1),))
+    assert g == Grid.zeros(4, 4).paint(0, np.int64(3), 0, 1, 1) == Grid(4, 4, 0, ((0, 3, 0, 1, 1),))
+    assert all(type(x) is int for x in g.rects[0])
+    for bad in (True, np.True_, 3.0):
+        with pytest.raises(IRError, match=r"grid rectangle 0: expected int bounds, found \(0, "):
+            Grid(4, 4, 0, ((0, bad, 0, 1, 1),))

@@ -104,8 +104,12 @@ class Grid:
             if not isinstance(rect, tuple) or len(rect) != 5:
                 raise IRError(f"grid rectangle {k}: expected (row_start, row_stop, col_start, col_stop, value), found {safe_repr(rect)}")
             r0, r1, c0, c1, v = rect
-            if not all(type(x) is int for x in (r0, r1, c0, c1)):
-                raise IRError(f"grid rectangle {k}: expected int bounds, found {safe_repr(rect[:4])}")
+            if not (type(r0) is int and type(r1) is int and type(c0) is int and type(c1) is int):
+                # an int subclass or numpy integer as its value, as paint reads a bound; a bool or float is refused
+                if None in (bounds := tuple(map(as_index, (r0, r1, c0, c1)))):
+                    raise IRError(f"grid rectangle {k}: expected int bounds, found {safe_repr(rect[:4])}")
+                r0, r1, c0, c1 = bounds  # type: ignore[assignment]
+                plain = False
             if not (plain and is_canonical(v)):
                 # normalise strings, numpy ints and integral Fractions (equal grids then hold equal
                 # value objects: they share cached cell maps); refuse floats (as_scalar says why)
