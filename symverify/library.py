@@ -84,9 +84,10 @@ _R = TypeVar("_R")
 
 def _plain_value(v: object) -> object:
     """``v`` as the plain value it stores when it is an instance of a subclass of ``int``, ``float``,
-    ``str``, ``tuple``, ``list`` or ``dict``; anything else (numpy's numbers too) as it is."""
-    if isinstance(v, float) and type(v).__module__ == "numpy":  # numpy's floats keep their own messages
-        return v
+    ``str``, ``tuple``, ``list`` or ``dict``, or a numpy integer (a size, count or seed read by its value,
+    as :func:`_seed` reads a seed); anything else (numpy's floats, bools and arrays too) as it is."""
+    if type(v).__module__ == "numpy":  # numpy's floats and bools keep their own messages
+        return operator.index(v) if isinstance(v, numbers.Integral) and not is_bool(v) else v  # type: ignore[arg-type]
     return plain_items(plain_str(plain_int(plain_float(v))))
 
 

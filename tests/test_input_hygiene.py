@@ -167,3 +167,21 @@ def test_a_grid_rectangle_reads_numpy_integer_bounds_as_paint_does():
     for bad in (True, np.True_, 3.0):
         with pytest.raises(IRError, match=r"grid rectangle 0: expected int bounds, found \(0, "):
             Grid(4, 4, 0, ((0, bad, 0, 1, 1),))
+
+
+@pytest.mark.parametrize("build, size", [
+    (lambda v: __import__("symverify").library.walsh_hadamard(v), 4),
+    (lambda v: __import__("symverify").library.prefix_sums(v, d=v), 2),
+    (lambda v: __import__("symverify").library.determinant(v), 2),
+    (lambda v: __import__("symverify").library.elementary_symmetric(3, v), 2),
+    (lambda v: __import__("symverify").library.random_circuit(2, 1, v, 2, seed=1), 4),
+    (lambda v: __import__("symverify").library.retnet_stack(2, 1, v), 2),
+    (lambda v: __import__("symverify").library.symbolic_mixing(v), 3),
+])
+def test_a_library_size_given_as_a_numpy_integer_is_read_by_its_value(build, size):
+    """``walsh_hadamard(np.int64(4))`` and ``random_circuit(2, 1, np.int64(4), 2)`` were refused ("expected an
+    int n") though the same builders read a numpy integer ``seed`` or ``num_outputs`` by its value."""
+    c = build(np.int64(size))
+    assert c == build(size) and type(c.n) is int and type(c.d) is int
+    with pytest.raises(IRError, match=r"expected an int .*found np\.True_|expected a layer count .*found bool"):
+        build(np.True_)
