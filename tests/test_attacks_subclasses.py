@@ -35,7 +35,8 @@ Defects this round found (each now read as its plain value):
   shape through its ``len`` and read it through its iteration (a crash, ``TypeError``);
 - ``from_zoology``'s ``form`` was compared by its own ``!=`` (``'auto'`` built the pair form) and
   ``seq_len`` by its own ``<``; a :class:`Factorization` kept its theorem, resource and bound keys and
-  values as given, so ``over_bound`` compared by a subclass's ``>`` and ``items()``.
+  values as given, so ``over_bound`` compared by a subclass's ``>`` and ``items()``; the gated builders
+  (``hyena``, ``h3``, ``gated_conv``) computed with a size's own ``*``, ``+`` and ``str``.
 """
 
 from __future__ import annotations
@@ -335,6 +336,14 @@ LIBRARY: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "matvec_bilinear": (lambda v: sv.library.matvec_bilinear(v), 2),
     "random_circuit seed": (lambda v: sv.library.random_circuit(2, 1, 4, 2, seed=v), 3),
     "random_circuit size": (lambda v: sv.library.random_circuit(2, 1, v, 2, seed=1), 4),
+    "hyena N": (lambda v: sv.library.hyena(v, 1), 2),
+    "hyena d": (lambda v: sv.library.hyena(2, v), 1),
+    "hyena order": (lambda v: sv.library.hyena(2, 1, v), 2),
+    "hyena short_len": (lambda v: sv.library.hyena(3, 1, short_len=v), 2),
+    "h3 N": (lambda v: sv.library.h3(v, 1), 2),
+    "h3 d": (lambda v: sv.library.h3(2, v), 1),
+    "gated_conv N": (lambda v: sv.library.gated_conv(v, sv.library.gated_conv_weights(2, 1)), 2),
+    "gated_conv_weights order": (lambda v: sv.library.gated_conv(2, sv.library.gated_conv_weights(2, 1, v)), 3),
 }
 
 
