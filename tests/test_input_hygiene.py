@@ -185,3 +185,17 @@ def test_a_library_size_given_as_a_numpy_integer_is_read_by_its_value(build, siz
     assert c == build(size) and type(c.n) is int and type(c.d) is int
     with pytest.raises(IRError, match=r"expected an int .*found np\.True_|expected a layer count .*found bool"):
         build(np.True_)
+
+
+def test_a_sparse_matrix_entry_reads_a_numpy_integer_position_by_its_value():
+    """``SparseMatrix(3, 3, ((np.int64(0), 1, 1),))`` said "position (np.int64(0), 1) is outside 3×3" though
+    ``from_dict`` reads the same key by its value; a bool or float position is refused, its type named."""
+    from symverify.errors import ShapeError
+    from symverify.kernel.kaleidoscope.matrix import SparseMatrix
+
+    m = SparseMatrix(3, 3, ((np.int64(0), np.uint8(1), 1),))
+    assert m == SparseMatrix.from_dict(3, 3, {(np.int64(0), 1): 1}) and all(type(x) is int for x in m.entries[0])
+    with pytest.raises(ShapeError, match=r"position \(True, 1\) is outside 3×3 \(True is a bool, not an int\)"):
+        SparseMatrix(3, 3, ((True, 1, 1),))
+    with pytest.raises(ShapeError, match=r"position \(0, 1\.0\) is outside 3×3 \(1\.0 is a float, not an int\)"):
+        SparseMatrix(3, 3, ((0, 1.0, 1),))
