@@ -199,3 +199,16 @@ def test_a_sparse_matrix_entry_reads_a_numpy_integer_position_by_its_value():
         SparseMatrix(3, 3, ((True, 1, 1),))
     with pytest.raises(ShapeError, match=r"position \(0, 1\.0\) is outside 3×3 \(1\.0 is a float, not an int\)"):
         SparseMatrix(3, 3, ((0, 1.0, 1),))
+
+
+def test_grid_get_reads_a_numpy_integer_index_by_its_value():
+    """``g.get(np.int64(0), 1)`` was refused ("expected a cell of the 2×2 grid") though ``paint`` and
+    ``paint_cells`` take that cell; a bool or float index is still refused."""
+    from symverify.errors import ShapeError
+    from symverify.kernel.ir.grid import Grid
+
+    g = Grid.zeros(2, 2).paint(0, 1, 1, 2, 5)
+    assert g.get(np.int64(0), np.uint8(1)) == 5 and g.get(np.int64(1), 1) == 0
+    for bad in ((True, 1), (0, 1.0), (np.True_, 0)):
+        with pytest.raises(ShapeError, match=r"Grid.get: expected a cell of the 2×2 grid"):
+            g.get(*bad)

@@ -278,7 +278,10 @@ class Grid:
 
     def get(self, i: int, j: int) -> Scalar:
         """The value of cell ``(i, j)`` (``fill`` outside every rectangle); a cell outside the
-        ``rows × cols`` grid (negative indices included) is a :class:`ShapeError`."""
+        ``rows × cols`` grid (negative indices included) is a :class:`ShapeError`. An integer index
+        (an int subclass, a numpy integer) is read by its value, as :meth:`paint_cells` reads a cell."""
+        if not (type(i) is int and type(j) is int):
+            i, j = (i if (x := as_index(i)) is None else x), (j if (y := as_index(j)) is None else y)
         if not (type(i) is int and type(j) is int and 0 <= i < self.rows and 0 <= j < self.cols):
             raise ShapeError(f"Grid.get: expected a cell of the {show_int(self.rows)}×{show_int(self.cols)} grid "
                              f"(0 ≤ i < rows, 0 ≤ j < cols), found ({safe_repr(i, 40)}, {safe_repr(j, 40)})")
