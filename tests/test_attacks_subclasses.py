@@ -36,7 +36,8 @@ Defects this round found (each now read as its plain value):
 - ``from_zoology``'s ``form`` was compared by its own ``!=`` (``'auto'`` built the pair form) and
   ``seq_len`` by its own ``<``; a :class:`Factorization` kept its theorem, resource and bound keys and
   values as given, so ``over_bound`` compared by a subclass's ``>`` and ``items()``; the gated builders
-  (``hyena``, ``h3``, ``gated_conv``) computed with a size's own ``*``, ``+`` and ``str``.
+  (``hyena``, ``h3``, ``gated_conv``) computed with a size's own ``*``, ``+`` and ``str``; a compile
+  result (``Compiled``) kept its method, notes and resource and bound tables as given.
 """
 
 from __future__ import annotations
@@ -219,6 +220,15 @@ def _fact(theorem: Any = "t", resources: Any = None, bounds: Any = None) -> Any:
                       {"s": 1} if bounds is None else bounds)
     return f, tuple(f.over_bound())
 
+
+def _compiled(method: Any = "m", resources: Any = None, bounds: Any = None, notes: Any = ()) -> Any:
+    """A compile result with the given fields, and what ``over_bound`` says of it."""
+    from symverify.compiler.result import Compiled
+
+    c = Compiled(Model(1, 1, 1, 1, (), "m"), None, {"layers": 2} if resources is None else resources, method,
+                 {"layers": 1} if bounds is None else bounds, notes)
+    return c.method, c.resources, c.bounds, c.notes, tuple(c.over_bound())
+
 G0 = (Gate.mul(0, 1),)
 
 POSITIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
@@ -316,6 +326,15 @@ POSITIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "Factorization bound Fraction": (lambda v: _fact(bounds={"s": v}), Fraction(3, 2)),
     "Factorization bound float": (lambda v: _fact(bounds={"s": v}), 2.25),
     "Factorization bound key": (lambda v: _fact(bounds={v: 1}), "s"),
+    "Compiled method": (lambda v: _compiled(method=v), "kaleidoscope"),
+    "Compiled resources": (lambda v: _compiled(resources=v), {"layers": 2, "params": 3}),
+    "Compiled bounds": (lambda v: _compiled(bounds=v), {"layers": 1}),
+    "Compiled resource int": (lambda v: _compiled(resources={"layers": v}), 2),
+    "Compiled bound int": (lambda v: _compiled(bounds={"layers": v}), 1),
+    "Compiled bound Fraction": (lambda v: _compiled(bounds={"layers": v}), Fraction(3, 2)),
+    "Compiled bound float": (lambda v: _compiled(bounds={"layers": v}), 1.5),
+    "Compiled bound key": (lambda v: _compiled(bounds={v: 1}), "layers"),
+    "Compiled notes": (lambda v: _compiled(notes=v), ("a", "b")),
     # evaluation inputs
     "evaluate circuit input": (lambda v: sv.evaluate(Circuit(2, 1, (Gate.mul(0, 1),), (2,)), v), [[3], [4]]),
     "evaluate circuit row": (lambda v: sv.evaluate(Circuit(2, 1, (Gate.mul(0, 1),), (2,)), [v, [4]]), [3]),

@@ -22,7 +22,7 @@ from typing import Any, TypeVar, Union, cast
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -412,6 +412,16 @@ def plain_float(x: object) -> object:
     """A ``float`` subclass as the plain ``float`` it stores (``float.__float__`` reads the double,
     not the subclass's ``>``, ``+`` or ``as_integer_ratio``); anything else as it is."""
     return float.__float__(x) if type(x) is not float and isinstance(x, float) else x
+
+
+def plain_number(x: object) -> object:
+    """An ``int``, ``float`` or ``Fraction`` subclass (or a ``Fraction`` holding an ``int`` subclass, or
+    not in lowest terms) as the plain number it stores (:func:`plain_int`, :func:`plain_float`, a
+    ``Fraction``'s slots as :func:`as_scalar` reads them); anything else, a bool included, as it is. A
+    table of resources and bounds is compared by ``>``, which a subclass could answer otherwise."""
+    if isinstance(x, Fraction):
+        return x if is_canonical(x) else _norm_rational(x)
+    return plain_float(plain_int(x))
 
 
 _T = TypeVar("_T")

@@ -11,7 +11,7 @@ from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.frozen import ReadOnlyMapping
-from symverify.kernel.ir.scalar import as_scalar, plain_float, plain_items, plain_str
+from symverify.kernel.ir.scalar import plain_items, plain_number, plain_str
 
 __all__ = ["Factorization", "Number"]
 
@@ -75,20 +75,20 @@ class Factorization:
 
 
 def _numbers(table: object, what: str) -> dict[str, Number | float]:
-    """``table`` as a plain ``dict`` of plain ``str`` keys and plain numbers: an ``int`` or ``Fraction``
-    (a subclass read by its stored value, :func:`~symverify.kernel.ir.scalar.as_scalar`) or a finite
-    ``float`` (:func:`~symverify.kernel.ir.scalar.plain_float`). A subclass could answer ``items()``,
-    ``==``, ``hash`` or ``>`` otherwise than what it stores, and :meth:`Factorization.over_bound`
-    compares with ``>``; a bool, NaN or anything else is an :class:`IRError` naming the key."""
+    """``table`` as a plain ``dict`` of plain ``str`` keys and plain numbers (an ``int``, a ``Fraction``
+    or a finite ``float``; a subclass read by its stored value, :func:`~symverify.kernel.ir.scalar.plain_number`).
+    A subclass could answer ``items()``, ``==``, ``hash`` or ``>`` otherwise than what it stores, and
+    :meth:`Factorization.over_bound` compares with ``>``; a bool, NaN or anything else is an
+    :class:`IRError` naming the key."""
     if not isinstance(table, Mapping):
         raise IRError(f"factorization {what}: expected a mapping of str to numbers, found {type(table).__name__}")
     out: dict[str, Number | float] = {}
     for key, v in (plain_items(table) if isinstance(table, dict) else dict(table)).items():
         if not isinstance(key, str):
             raise IRError(f"factorization {what}: expected str keys, found {type(key).__name__} {key!r:.40}")
-        v = plain_float(v)
+        v = plain_number(v)
         if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)) or (isinstance(v, float) and not math.isfinite(v)):
             raise IRError(f"factorization {what}[{plain_str(key)!r}]: expected an int, Fraction or finite float, "
                           f"found {type(v).__name__} {safe_repr(v, 40)}")
-        out[plain_str(key)] = v if isinstance(v, float) else as_scalar(v)  # type: ignore[assignment]
+        out[plain_str(key)] = v
     return out
