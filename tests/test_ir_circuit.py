@@ -135,5 +135,5 @@ def test_a_numpy_output_id_is_read_as_its_value_and_a_float_one_is_named_as_the_
         Circuit(1, 1, (Gate.mul(0, 0),), (1.0,))
     with pytest.raises(IRError, match=r"output 0: expected an int node id in \[0, 2\), found np\.True_ \(a bool, not an int\)"):
         Circuit(1, 1, (Gate.mul(0, 0),), (np.True_,))
-    with pytest.raises(IRError, match=r"output 0: expected an int node id in \[0, 2\), found True"):
+    with pytest.raises(IRError, match=r"output 0: expected an int node id in \[0, 2\), found True \(a bool, not an int\)"):
         Circuit(1, 1, (Gate.mul(0, 0),), (True,))

@@ -178,5 +178,5 @@ def _check(c: Circuit) -> None:
         raise IRError(f"circuit outputs: at most n·d = {show_int(nd)} outputs fit in y, found {len(c.outputs)}")
     for k, o in enumerate(c.outputs):
         if not isinstance(o, int) or isinstance(o, bool) or not 0 <= o < c.num_nodes:
-            kind = "" if isinstance(o, int) else f" (a {type(o).__name__}, not an int)"
+            kind = "" if isinstance(o, int) and not isinstance(o, bool) else f" (a {type(o).__name__}, not an int)"
             raise IRError(f"output {k}: expected an int node id in [0, {show_int(c.num_nodes)}), found {safe_repr(o)}{kind}")
