@@ -212,3 +212,24 @@ def test_grid_get_reads_a_numpy_integer_index_by_its_value():
     for bad in ((True, 1), (0, 1.0), (np.True_, 0)):
         with pytest.raises(ShapeError, match=r"Grid.get: expected a cell of the 2×2 grid"):
             g.get(*bad)
+
+
+def test_a_fraction_of_numpy_integers_is_read_by_their_values():
+    """``Fraction(np.int64(1), 3)`` keeps the numpy integer as its numerator; ``Gate.const`` and the other
+    readers of exact values crashed on it (``TypeError`` from ``int.__index__``) instead of reading 1/3."""
+    from fractions import Fraction
+
+    from symverify.kernel.ir.grid import Grid
+    from symverify.kernel.ir.scalar import as_scalar, sym
+
+    third = Fraction(np.int64(1), 3)
+    assert type(third.numerator) is not int  # what the reader is given
+    g = Gate.const(third)
+    assert g == Gate.const(Fraction(1, 3)) and type(g.coeffs[0].numerator) is int
+    assert Grid.full(1, 1, Fraction(np.int64(2), np.int64(4))).fill == Fraction(1, 2)
+    assert as_scalar(Fraction(np.int64(6))) == 6 and type(as_scalar(Fraction(np.int64(6)))) is int
+    assert sym("a") + third == sym("a") + Fraction(1, 3)
+    odd = Fraction.__new__(Fraction)
+    odd._numerator, odd._denominator = 1.5, 2  # only reachable by writing the slots
+    with pytest.raises(IRError, match=r"gate 0 alpha: expected a Fraction of integers, found one of float / int"):
+        as_scalar(odd, "gate 0 alpha")
