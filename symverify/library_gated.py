@@ -31,8 +31,10 @@ row-major; outputs ``y[t][q]`` row-major.
 from __future__ import annotations
 
 import functools
+import inspect
 import numbers
 import operator
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
@@ -169,23 +171,30 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-def _plain_value(v: object) -> object:
+def _plain_value(v: object, integer: bool = False) -> object:
     """``v`` as the plain value it stores when it is an instance of a subclass of ``int``, ``float``,
-    ``str``, ``tuple``, ``list`` or ``dict``, or a numpy integer (a size, count or seed read by its value,
-    as :func:`symverify.library._seed` reads a seed); anything else (numpy's floats, bools and arrays too) as it is."""
-    if type(v).__module__ == "numpy":  # numpy's floats and bools keep their own messages
-        return operator.index(v) if isinstance(v, numbers.Integral) and not is_bool(v) else v  # type: ignore[arg-type]
+    ``str``, ``tuple``, ``list`` or ``dict``; with ``integer`` (a parameter annotated ``int``: a size,
+    count or seed), a numpy integer as its int too, as :func:`symverify.library._seed` reads a seed.
+    Anything else (numpy's floats, bools and arrays; a numpy integer given for a flag) as it is, so
+    the builder's own check refuses it naming its type."""
+    if type(v).__module__ == "numpy":
+        return operator.index(v) if integer and isinstance(v, numbers.Integral) and not is_bool(v) else v  # type: ignore[arg-type]
     return plain_items(plain_str(plain_int(plain_float(v))))
 
 
 def _plain_args(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """``fn`` reading each argument as the plain value it stores (:func:`_plain_value`): a builder
     computes with its sizes (``n·d``, ``range(m)``, comparisons), and a subclass of ``int`` could
-    answer each of those otherwise than its value, so the circuit built would not be the one named."""
+    answer each of those otherwise than its value, so the circuit built would not be the one named.
+    A numpy integer is read as its int where the parameter's annotation names ``int``."""
+    params = list(inspect.signature(fn).parameters.values())
+    ints = frozenset(p.name for p in params if re.search(r"\bint\b", str(p.annotation)))
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
     @functools.wraps(fn)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return fn(*map(_plain_value, args), **{k: _plain_value(v) for k, v in kwargs.items()})  # type: ignore[arg-type]
+        return fn(*(_plain_value(v, k < len(names) and names[k] in ints) for k, v in enumerate(args)),  # type: ignore[arg-type]
+                  **{k: _plain_value(v, k in ints) for k, v in kwargs.items()})  # type: ignore[arg-type]
 
     return wrapper
 

@@ -233,3 +233,12 @@ def test_a_fraction_of_numpy_integers_is_read_by_their_values():
     odd._numerator, odd._denominator = 1.5, 2  # only reachable by writing the slots
     with pytest.raises(IRError, match=r"gate 0 alpha: expected a Fraction of integers, found one of float / int"):
         as_scalar(odd, "gate 0 alpha")
+
+
+def test_a_numpy_integer_flag_is_still_refused_by_a_builder_naming_its_type():
+    """A builder reads a numpy integer by its value only where the parameter is an int (a size, a count, a
+    seed); given for a flag it is refused as what it is."""
+    import symverify as sv
+
+    with pytest.raises(IRError, match=r"expected consts True or False, found int64 np\.int64\(1\)"):
+        sv.library.random_circuit(2, 1, 4, 2, consts=np.int64(1))
