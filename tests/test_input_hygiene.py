@@ -235,6 +235,19 @@ def test_a_fraction_of_numpy_integers_is_read_by_their_values():
         as_scalar(odd, "gate 0 alpha")
 
 
+def test_a_compile_result_keeps_an_integral_fraction_a_fraction():
+    """Reading a resource table as plain numbers must not change a value's kind: ``Fraction(8)`` is written
+    ``"8"`` by the golden records and ``8`` as an int, so collapsing it changed every stored compile result."""
+    from fractions import Fraction
+
+    from symverify.compiler.result import Compiled
+    from symverify.kernel.ir.baseconv import Model
+
+    c = Compiled(Model(1, 1, 1, 1, ()), None, {"e": Fraction(72, 9), "n": 3}, "m", {"e": Fraction(np.int64(9), 1)})
+    assert type(c.resources["e"]) is Fraction and c.resources["e"] == 8 and type(c.resources["n"]) is int
+    assert type(c.bounds["e"]) is Fraction and type(c.bounds["e"].numerator) is int and c.over_bound() == []
+
+
 def test_a_numpy_integer_flag_is_still_refused_by_a_builder_naming_its_type():
     """A builder reads a numpy integer by its value only where the parameter is an int (a size, a count, a
     seed); given for a flag it is refused as what it is."""

@@ -420,12 +420,15 @@ def plain_float(x: object) -> object:
 
 
 def plain_number(x: object) -> object:
-    """An ``int``, ``float`` or ``Fraction`` subclass (or a ``Fraction`` holding an ``int`` subclass, or
-    not in lowest terms) as the plain number it stores (:func:`plain_int`, :func:`plain_float`, a
-    ``Fraction``'s slots as :func:`as_scalar` reads them); anything else, a bool included, as it is. A
-    table of resources and bounds is compared by ``>``, which a subclass could answer otherwise."""
+    """An ``int``, ``float`` or ``Fraction`` subclass (or a ``Fraction`` holding an ``int`` subclass or a
+    numpy integer) as the plain number it stores, of the same kind (:func:`plain_int`, :func:`plain_float`,
+    a ``Fraction``'s slots as :func:`as_scalar` reads them; ``Fraction(8)`` stays a ``Fraction``);
+    anything else, a bool included, as it is. A table of resources and bounds is compared by ``>``,
+    which a subclass could answer otherwise."""
     if isinstance(x, Fraction):
-        return x if is_canonical(x) else _norm_rational(x)
+        if type(x) is Fraction and type(x.numerator) is int and type(x.denominator) is int:
+            return x
+        return Fraction(_norm_rational(x))
     return plain_float(plain_int(x))
 
 
