@@ -96,7 +96,7 @@ class SparseMatrix:
             # int (as_index, as from_dict reads a key); a bool or float is no position, its type named
             i, j, v = as_index(e[0]), as_index(e[1]), e[2]
             if not (_index(i) and _index(j) and 0 <= i < self.rows and 0 <= j < self.cols):
-                bad = next((f" ({x!r} is a {type(x).__name__}, not an int)" for x in e[:2] if as_index(x) is None), "")
+                bad = next((f" ({safe_repr(x, 40)} is a {type(x).__name__}, not an int)" for x in e[:2] if as_index(x) is None), "")
                 raise ShapeError(f"sparse matrix entry {k}: position ({safe_repr(e[0] if i is None else i, 40)}, "
                                  f"{safe_repr(e[1] if j is None else j, 40)}) is outside {self.rows}×{self.cols}{bad}")
             if (i, j) in clean:
