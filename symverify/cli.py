@@ -844,7 +844,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except RecursionError:
         return _fail("internal error (please report it): recursion too deep")
     except Exception as e:  # the command line never shows a traceback unless asked
-        if os.environ.get("SYMVERIFY_TRACEBACK", "").strip().lower() not in ("", "0", "false", "no", "off"):
+        if _traceback_asked():
             raise
         try:
             detail = " ".join(str(e).split())[:200]
@@ -865,6 +865,20 @@ def _args_shown(message: str, argv: Sequence[str] | None) -> str:
 def _line(text: str) -> str:
     """``text`` on one line: line breaks and other control characters as ``\\n``, ``\\xNN``."""
     return _visible(text.replace("\n", "\\n").replace("\t", "\\t"))
+
+
+def _traceback_asked() -> bool:
+    """Whether ``SYMVERIFY_TRACEBACK`` asks for the traceback of an internal error (:func:`symverify.progress.env_switch`:
+    the on and off words, empty or unset is off). It is read while an error is already being reported, so any
+    other value is not a second error: a warning on stderr names it and the traceback stays hidden."""
+    from symverify.errors import UsageError
+    from symverify.progress import env_switch
+
+    try:
+        return env_switch("SYMVERIFY_TRACEBACK", "show the traceback of an internal error", "hide it", "hide it") is True
+    except UsageError as e:
+        print(f"symverify: warning: {_visible(str(e))}; the traceback is not shown", file=sys.stderr)
+        return False
 
 
 def _fail(message: str) -> int:

@@ -6,7 +6,6 @@ polynomials computed and the depth. Inputs are ``vec(u)`` row-major (``x_{i·d+j
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 import operator
@@ -14,7 +13,6 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ParamSpec, TypeVar
 
 from symverify.errors import IRError, UsageError
 from symverify.ir import limits
@@ -28,15 +26,12 @@ from symverify.kernel.ir.scalar import (
     as_scalar,
     is_bool,
     is_zero,
-    plain_float,
-    plain_int,
-    plain_items,
-    plain_str,
     sym,
     unordered,
 )
 from symverify.library_gated import (
     GatedConvWeights,
+    _plain_args,
     _pos,
     gated_conv,
     gated_conv_weights,
@@ -76,30 +71,6 @@ __all__ = [
     "symbolic_mixing",
     "standard_library",
 ]
-
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _plain_value(v: object) -> object:
-    """``v`` as the plain value it stores when it is an instance of a subclass of ``int``, ``float``,
-    ``str``, ``tuple``, ``list`` or ``dict``; anything else (numpy's numbers too) as it is."""
-    if isinstance(v, float) and type(v).__module__ == "numpy":  # numpy's floats keep their own messages
-        return v
-    return plain_items(plain_str(plain_int(plain_float(v))))
-
-
-def _plain_args(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``fn`` reading each argument as the plain value it stores (:func:`_plain_value`): a builder
-    computes with its sizes (``n·d``, ``range(m)``, comparisons), and a subclass of ``int`` could
-    answer each of those otherwise than its value, so the circuit built would not be the one named."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return fn(*map(_plain_value, args), **{k: _plain_value(v) for k, v in kwargs.items()})  # type: ignore[arg-type]
-
-    return wrapper
 
 
 def _pow2(k: int, what: str) -> None:

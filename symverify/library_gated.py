@@ -30,7 +30,14 @@ row-major; outputs ``y[t][q]`` row-major.
 
 from __future__ import annotations
 
+import functools
+import inspect
+import numbers
+import operator
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
 
 from symverify.errors import IRError
 from symverify.ir import limits
@@ -38,7 +45,19 @@ from symverify.ir.bigint import field_repr
 from symverify.ir.build import CircuitBuilder, Wire, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, sym, unordered
+from symverify.kernel.ir.scalar import (
+    Scalar,
+    Sym,
+    as_scalar,
+    is_bool,
+    is_zero,
+    plain_float,
+    plain_int,
+    plain_items,
+    plain_str,
+    sym,
+    unordered,
+)
 
 __all__ = ["GatedConvWeights", "GatedConvNodes", "gated_conv_weights", "gated_conv", "gated_conv_layout",
            "hyena", "hyena_weights", "h3", "h3_weights"]
@@ -148,6 +167,38 @@ class GatedConvNodes:
     y: tuple[tuple[int, ...], ...]
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _plain_value(v: object, integer: bool = False) -> object:
+    """``v`` as the plain value it stores when it is an instance of a subclass of ``int``, ``float``,
+    ``str``, ``tuple``, ``list`` or ``dict``; with ``integer`` (a parameter annotated ``int``: a size,
+    count or seed), a numpy integer as its int too, as :func:`symverify.library._seed` reads a seed.
+    Anything else (numpy's floats, bools and arrays; a numpy integer given for a flag) as it is, so
+    the builder's own check refuses it naming its type."""
+    if type(v).__module__ == "numpy":
+        return operator.index(v) if integer and isinstance(v, numbers.Integral) and not is_bool(v) else v  # type: ignore[arg-type]
+    return plain_items(plain_str(plain_int(plain_float(v))))
+
+
+def _plain_args(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``fn`` reading each argument as the plain value it stores (:func:`_plain_value`): a builder
+    computes with its sizes (``n·d``, ``range(m)``, comparisons), and a subclass of ``int`` could
+    answer each of those otherwise than its value, so the circuit built would not be the one named.
+    A numpy integer is read as its int where the parameter's annotation names ``int``."""
+    params = list(inspect.signature(fn).parameters.values())
+    ints = frozenset(p.name for p in params if re.search(r"\bint\b", str(p.annotation)))
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+    @functools.wraps(fn)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return fn(*(_plain_value(v, k < len(names) and names[k] in ints) for k, v in enumerate(args)),  # type: ignore[arg-type]
+                  **{k: _plain_value(v, k in ints) for k, v in kwargs.items()})  # type: ignore[arg-type]
+
+    return wrapper
+
+
 def _pos(v: object, name: str, where: str, least: int = 1) -> int:
     if not isinstance(v, int) or isinstance(v, bool) or v < least:
         raise IRError(f"{where}: expected an int {name} ≥ {least}, found {v!r}")
@@ -194,6 +245,7 @@ def _matrix(where: str, name: str, x: object, rows: int, cols: int, default: str
     return tuple(_vector(where, f"{name}[{r}]", row, cols, None) for r, row in enumerate(xs))
 
 
+@_plain_args
 def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None = None, W_in: object = None, b_in: object = None,
                        short: object = None, short_bias: object = None, long: object = None, long_skip: object = None,
                        W_out: object = None, b_out: object = None, prefix: str = "", kind: str = "gated") -> GatedConvWeights:
@@ -267,6 +319,7 @@ _LAYOUTS: ValueMemo[tuple[Circuit, GatedConvNodes]] = ValueMemo(8)
 """The last layouts built: ``hyena(N, d)`` and ``hyena_direct(N, d)`` build the same circuit."""
 
 
+@_plain_args
 def gated_conv_layout(N: int, w: GatedConvWeights, name: str | None = None) -> tuple[Circuit, GatedConvNodes]:
     """The circuit of the gated convolution ``w`` on ``u ∈ F^{N×d}`` and where its values sit.
 
@@ -332,11 +385,13 @@ def _gated_conv_layout(N: int, w: GatedConvWeights, name: str | None) -> tuple[C
     return circuit, GatedConvNodes(ids(P), ids(Pf), tuple(ids(x) for x in ws), ids(y))
 
 
+@_plain_args
 def gated_conv(N: int, w: GatedConvWeights) -> Circuit:
     """The circuit of :func:`gated_conv_layout` alone."""
     return gated_conv_layout(N, w)[0]
 
 
+@_plain_args
 def hyena_weights(N: int, d: int, order: int = 2, *, short_len: int | None = None, in_proj: object = None, in_bias: object = None,
                   short_filter: object = None, short_bias: object = None, filters: object = None, filter_bias: object = None,
                   out_proj: object = None, out_bias: object = None, prefix: str = "") -> GatedConvWeights:
@@ -348,6 +403,7 @@ def hyena_weights(N: int, d: int, order: int = 2, *, short_len: int | None = Non
                               prefix=prefix, kind="hyena")
 
 
+@_plain_args
 def hyena(N: int, d: int, order: int = 2, *, short_len: int | None = None, in_proj: object = None, in_bias: object = None,
           short_filter: object = None, short_bias: object = None, filters: object = None, filter_bias: object = None,
           out_proj: object = None, out_bias: object = None) -> Circuit:
@@ -370,6 +426,7 @@ def hyena(N: int, d: int, order: int = 2, *, short_len: int | None = None, in_pr
                                        filter_bias=filter_bias, out_proj=out_proj, out_bias=out_bias))
 
 
+@_plain_args
 def h3_weights(N: int, d: int, *, W_q: object = None, b_q: object = None, W_k: object = None, b_k: object = None,
                W_v: object = None, b_v: object = None, shift_kernel: object = None, shift_D: object = None,
                ssm_kernel: object = None, D: object = None, W_out: object = None, b_out: object = None,
@@ -415,6 +472,7 @@ _H3_WEIGHTS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "shift_kernel", "shift_
 """The keyword arguments of :func:`h3_weights`, which :func:`h3` passes on."""
 
 
+@_plain_args
 def h3(N: int, d: int, **weights: object) -> Circuit:
     """zoology's ``H3`` (``head_dim = 1``) on ``u ∈ F^{N×d}``: ``q, k, v = u·W_{q,k,v} + b``,
     ``k̃ = hs ⊛ k + Ds·k``, ``y = (q ⊙ (h1 ⊛ (k̃ ⊙ v) + D·(k̃ ⊙ v)))·W_out + b_out``. Keyword arguments

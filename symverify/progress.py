@@ -31,7 +31,7 @@ from contextlib import contextmanager, suppress
 from datetime import timedelta
 from typing import Any
 
-__all__ = ["activity", "wanted", "ENV", "encodes", "tolerant_output"]
+__all__ = ["activity", "wanted", "ENV", "encodes", "tolerant_output", "env_switch"]
 
 ENV = "SYMVERIFY_PROGRESS"
 
@@ -49,11 +49,13 @@ _ON = ("1", "true", "yes", "on")
 _OFF = ("0", "false", "no", "off")
 
 
-def _from_env() -> bool | None:
-    """``SYMVERIFY_PROGRESS``: True for ``1``, ``true``, ``yes``, ``on``; False for ``0``, ``false``, ``no``,
-    ``off`` (any case, surrounding spaces ignored); None when unset or empty. Any other value is a
-    :class:`~symverify.errors.UsageError`: a misspelt setting is never taken as "automatic"."""
-    raw = os.environ.get(ENV, "")
+def env_switch(name: str, on: str, off: str, unset: str, hint: str = "") -> bool | None:
+    """The on/off setting held by the environment variable ``name``: True for ``1``, ``true``, ``yes``,
+    ``on``; False for ``0``, ``false``, ``no``, ``off`` (any case, surrounding spaces ignored); None when
+    unset or empty. Any other value is a :class:`~symverify.errors.UsageError` naming the variable, the
+    value and the accepted words (``on``, ``off`` and ``unset`` say what each choice does, ``hint`` is
+    added at the end): a misspelt setting is never guessed to be on, off or the default."""
+    raw = os.environ.get(name, "")
     value = raw.strip().lower()
     if value == "":
         return None
@@ -61,9 +63,15 @@ def _from_env() -> bool | None:
         return value in _ON
     from symverify.errors import UsageError
 
-    raise UsageError(f"{ENV}: expected 1, true, yes or on (show progress), 0, false, no or off (hide it), or empty "
-                     f"(show it when interactive), found {raw[:40]!r} in the environment (progress=True or False, "
-                     f"or --progress / --no-progress, decides without reading it)")
+    raise UsageError(f"{name}: expected 1, true, yes or on ({on}), 0, false, no or off ({off}), or empty "
+                     f"({unset}), found {raw[:40]!r} in the environment{hint}")
+
+
+def _from_env() -> bool | None:
+    """``SYMVERIFY_PROGRESS`` read by :func:`env_switch`: a value other than the on and off words or
+    empty is a :class:`~symverify.errors.UsageError`, never taken as "automatic"."""
+    return env_switch(ENV, "show progress", "hide it", "show it when interactive",
+                      " (progress=True or False, or --progress / --no-progress, decides without reading it)")
 
 
 def wanted(enabled: bool | None = None, stream: Any = None) -> bool:

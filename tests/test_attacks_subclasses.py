@@ -32,7 +32,12 @@ Defects this round found (each now read as its plain value):
 - ``Grid.from_cells`` read a ``dict`` subclass by its own ``items()`` and crashed (``ValueError``) on a
   key that is not a pair, ``Grid.paint_cells`` likewise on a cell that is not a triple;
   ``Kaleidoscope.lift`` compared the new size by its own ``==``; ``evaluate`` checked an input's
-  shape through its ``len`` and read it through its iteration (a crash, ``TypeError``).
+  shape through its ``len`` and read it through its iteration (a crash, ``TypeError``);
+- ``from_zoology``'s ``form`` was compared by its own ``!=`` (``'auto'`` built the pair form) and
+  ``seq_len`` by its own ``<``; a :class:`Factorization` kept its theorem, resource and bound keys and
+  values as given, so ``over_bound`` compared by a subclass's ``>`` and ``items()``; the gated builders
+  (``hyena``, ``h3``, ``gated_conv``) computed with a size's own ``*``, ``+`` and ``str``; a compile
+  result (``Compiled``) kept its method, notes and resource and bound tables as given.
 """
 
 from __future__ import annotations
@@ -53,8 +58,10 @@ from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.butterfly import ButterflyFactor, Kaleidoscope
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Sym, sym
+from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.kaleidoscope.matrix import SparseMatrix, check_permutation
 from symverify.kernel.provers.options import Options
 
@@ -173,8 +180,8 @@ def plain_form(x: Any) -> Any:
         return ("Sym", plain_form(Sym.__dict__["terms"].__get__(x)))
     if t is tuple or t is list:
         return (t.__name__, tuple(plain_form(v) for v in t.__iter__(x)))
-    if t is dict:
-        return ("dict", tuple((plain_form(k), plain_form(v)) for k, v in dict.items(x)))
+    if t is dict or t is ReadOnlyMapping:
+        return (t.__name__, tuple((plain_form(k), plain_form(v)) for k, v in dict.items(x)))
     if dataclasses.is_dataclass(x) and t.__module__.startswith("symverify") and not any(
             b.__module__ == t.__module__ and b.__qualname__ == t.__qualname__ for b in t.__mro__[1:]):
         # an IR object of a subclass defined in a test is marked by its type (it is not in the package)
@@ -205,6 +212,23 @@ HYP = settings(max_examples=25, deadline=None, suppress_health_check=[HealthChec
 # ---- constructors: every position, every lie ------------------------------------------------------
 
 A, B = sym("a"), sym("b")
+
+
+def _fact(theorem: Any = "t", resources: Any = None, bounds: Any = None) -> Any:
+    """A factorization of the identity with the given fields, and what ``over_bound`` says of it."""
+    f = Factorization(Kaleidoscope.identity(2), theorem, True, {"s": 2} if resources is None else resources,
+                      {"s": 1} if bounds is None else bounds)
+    return f, tuple(f.over_bound())
+
+
+def _compiled(method: Any = "m", resources: Any = None, bounds: Any = None, notes: Any = ()) -> Any:
+    """A compile result with the given fields, and what ``over_bound`` says of it."""
+    from symverify.compiler.result import Compiled
+
+    c = Compiled(Model(1, 1, 1, 1, (), "m"), None, {"layers": 2} if resources is None else resources, method,
+                 {"layers": 1} if bounds is None else bounds, notes)
+    return c.method, c.resources, c.bounds, c.notes, tuple(c.over_bound())
+
 G0 = (Gate.mul(0, 1),)
 
 POSITIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
@@ -291,6 +315,26 @@ POSITIONS: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "Grid.paint_cells cells": (lambda v: Grid.zeros(3, 3).paint_cells(v), [(0, 1, 3), (2, 2, 5)]),
     "Grid.paint_cells cell": (lambda v: Grid.zeros(3, 3).paint_cells([v]), (2, 1, 3)),
     "Kaleidoscope.lift size": (lambda v: Kaleidoscope.identity(4).lift(v), 8),
+    # factorizations (over_bound compares each resource with its bound)
+    "Factorization theorem": (lambda v: _fact(theorem=v), "Theorem 2"),
+    "Factorization resources": (lambda v: _fact(resources=v), {"s": 2, "t": Fraction(1, 2)}),
+    "Factorization bounds": (lambda v: _fact(bounds=v), {"s": 1, "w": 0}),
+    "Factorization resource int": (lambda v: _fact(resources={"s": v}), 3),
+    "Factorization resource Fraction": (lambda v: _fact(resources={"s": v}), Fraction(5, 2)),
+    "Factorization resource float": (lambda v: _fact(resources={"s": v}), 2.5),
+    "Factorization bound int": (lambda v: _fact(bounds={"s": v}), 2),
+    "Factorization bound Fraction": (lambda v: _fact(bounds={"s": v}), Fraction(3, 2)),
+    "Factorization bound float": (lambda v: _fact(bounds={"s": v}), 2.25),
+    "Factorization bound key": (lambda v: _fact(bounds={v: 1}), "s"),
+    "Compiled method": (lambda v: _compiled(method=v), "kaleidoscope"),
+    "Compiled resources": (lambda v: _compiled(resources=v), {"layers": 2, "params": 3}),
+    "Compiled bounds": (lambda v: _compiled(bounds=v), {"layers": 1}),
+    "Compiled resource int": (lambda v: _compiled(resources={"layers": v}), 2),
+    "Compiled bound int": (lambda v: _compiled(bounds={"layers": v}), 1),
+    "Compiled bound Fraction": (lambda v: _compiled(bounds={"layers": v}), Fraction(3, 2)),
+    "Compiled bound float": (lambda v: _compiled(bounds={"layers": v}), 1.5),
+    "Compiled bound key": (lambda v: _compiled(bounds={v: 1}), "layers"),
+    "Compiled notes": (lambda v: _compiled(notes=v), ("a", "b")),
     # evaluation inputs
     "evaluate circuit input": (lambda v: sv.evaluate(Circuit(2, 1, (Gate.mul(0, 1),), (2,)), v), [[3], [4]]),
     "evaluate circuit row": (lambda v: sv.evaluate(Circuit(2, 1, (Gate.mul(0, 1),), (2,)), [v, [4]]), [3]),
@@ -311,6 +355,14 @@ LIBRARY: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "matvec_bilinear": (lambda v: sv.library.matvec_bilinear(v), 2),
     "random_circuit seed": (lambda v: sv.library.random_circuit(2, 1, 4, 2, seed=v), 3),
     "random_circuit size": (lambda v: sv.library.random_circuit(2, 1, v, 2, seed=1), 4),
+    "hyena N": (lambda v: sv.library.hyena(v, 1), 2),
+    "hyena d": (lambda v: sv.library.hyena(2, v), 1),
+    "hyena order": (lambda v: sv.library.hyena(2, 1, v), 2),
+    "hyena short_len": (lambda v: sv.library.hyena(3, 1, short_len=v), 2),
+    "h3 N": (lambda v: sv.library.h3(v, 1), 2),
+    "h3 d": (lambda v: sv.library.h3(2, v), 1),
+    "gated_conv N": (lambda v: sv.library.gated_conv(v, sv.library.gated_conv_weights(2, 1)), 2),
+    "gated_conv_weights order": (lambda v: sv.library.gated_conv(2, sv.library.gated_conv_weights(2, 1, v)), 3),
 }
 
 
@@ -535,6 +587,38 @@ BUILDERS: dict[str, tuple[Callable[[Any], Any], Any]] = {
 def test_a_lying_argument_of_a_builder_or_the_compiler_is_read_as_its_plain_value_or_refused(position: str, data: st.DataObject) -> None:
     build, value = BUILDERS[position]
     check_position(build, value, data.draw(lies_for(value)))
+
+
+def _zoology(seq_len: Any = None, form: Any = "auto") -> Any:
+    """``from_zoology`` of one fixed layer with a zero filter, so it is one paper layer and ``auto`` (one
+    layer) and ``pair`` (two) differ: a lying ``form != 'pair'`` built the pair form for ``'auto'``."""
+    torch = pytest.importorskip("torch")
+    from symverify.executors.zoology import ZoologyBaseConv, from_zoology
+
+    z = ZoologyBaseConv(2, 4)
+    with torch.no_grad():
+        for name, p in z.named_parameters():
+            p.fill_(0.0 if "filter" in name else 0.5)
+    return from_zoology(z, seq_len=seq_len, form=form)
+
+
+ZOOLOGY: dict[str, tuple[Callable[[Any], Any], Any]] = {
+    "from_zoology seq_len": (lambda v: _zoology(seq_len=v), 3),
+    "from_zoology form auto": (lambda v: _zoology(form=v), "auto"),
+    "from_zoology form single": (lambda v: _zoology(form=v), "single"),
+    "from_zoology form pair": (lambda v: _zoology(form=v), "pair"),
+}
+
+
+@pytest.mark.parametrize("position", sorted(ZOOLOGY))
+def test_a_lying_seq_len_or_form_of_from_zoology_is_read_as_its_plain_value_or_refused(position: str) -> None:
+    """``from_zoology(..., form=s)`` compared a ``str`` subclass by its own ``==`` and ``!=`` (``'auto'`` with
+    ``!=`` always false built the two-layer pair form), ``seq_len`` by its own ``<`` and ``*``. Each lie
+    alone, then all at once (a lying ``==`` alone turned the pair form into an error, hiding ``!=``)."""
+    build, value = ZOOLOGY[position]
+    for lie in sorted(LIES[type(value)]):
+        check_position(build, value, frozenset({lie}))
+    check_position(build, value, frozenset(LIES[type(value)]))
 
 
 def test_a_fragment_stores_its_name_layers_and_bounds_as_plain_values() -> None:

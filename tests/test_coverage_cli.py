@@ -178,6 +178,38 @@ def test_traceback_setting_off_keeps_the_one_line(tmp_path, capsys, monkeypatch,
                                             "shows where): ValueError: bad")
 
 
+@pytest.mark.parametrize("value", ["maybe", "2", "ture", "1 0"])
+def test_an_unrecognised_traceback_setting_is_a_warning_and_the_traceback_stays_hidden(tmp_path, capsys, monkeypatch, value):
+    """``SYMVERIFY_TRACEBACK=maybe`` (any value but the off words and empty) counted as on and showed the
+    traceback; it is read by the parser of ``SYMVERIFY_PROGRESS`` (``env_switch``), and since it is read
+    while an error is being reported, a value it does not know is a warning naming it, then off."""
+    monkeypatch.setenv("SYMVERIFY_TRACEBACK", value)
+
+    def boom(args):
+        raise ValueError("bad")
+
+    monkeypatch.setattr(cli, "_cmd_info", boom)
+    got, out, err = run(capsys, "info", str(tmp_path / "x.json"))
+    assert got == 3 and out == "" and "Traceback" not in err
+    assert err.splitlines() == [
+        f"symverify: warning: SYMVERIFY_TRACEBACK: expected 1, true, yes or on (show the traceback of an internal error), "
+        f"0, false, no or off (hide it), or empty (hide it), found {value!r} in the environment; the traceback is not shown",
+        "symverify: error: internal error (please report it; SYMVERIFY_TRACEBACK=1 shows where): ValueError: bad"]
+
+
+@pytest.mark.parametrize("value", [" ON ", "True", "YES"])
+def test_the_traceback_setting_takes_the_word_forms_of_the_progress_setting(tmp_path, capsys, monkeypatch, value):
+    monkeypatch.setenv("SYMVERIFY_TRACEBACK", value)
+
+    def boom(args):
+        raise ValueError("bad")
+
+    monkeypatch.setattr(cli, "_cmd_info", boom)
+    with pytest.raises(ValueError, match="bad"):
+        run(capsys, "info", str(tmp_path / "x.json"))
+    assert capsys.readouterr().err == ""
+
+
 def test_prove_on_a_terminal_shows_a_live_status(scripts, capsys, monkeypatch):
     """_run (and its inner start): with stderr a terminal the run sits inside a rich status line
     that names the scripts left; the per-script lines and the exit code are the same as in a

@@ -119,13 +119,21 @@ def test_helpful_errors_for_common_mistakes():
     assert evaluate(square, [[1, 2], [3, 4]]) == [[7, 10], [15, 22]]
 
 
-def test_a_numpy_output_id_is_named_as_the_type_it_is():
-    """``outputs=np.array([1])`` said "expected a node id in [0, 2), found np.int64(1)", though 1 is in range."""
+def test_a_numpy_output_id_is_read_as_its_value_and_a_float_one_is_named_as_the_type_it_is():
+    """``outputs=np.array([1])`` said "expected a node id in [0, 2), found np.int64(1)", though 1 is in range;
+    a node id given as a numpy integer is read by its value (as a gate's arguments are); a float or bool
+    is still refused, its type named."""
     import numpy as np
 
     from symverify.errors import IRError
     from symverify.kernel.ir.circuit import Circuit
     from symverify.kernel.ir.gate import Gate
 
-    with pytest.raises(IRError, match=r"output 0: expected an int node id in \[0, 2\), found np\.int64\(1\) \(a int64, not an int\)"):
-        Circuit(1, 1, (Gate.mul(0, 0),), np.array([1]))
+    c = Circuit(1, 1, (Gate.mul(0, 0),), np.array([1]))
+    assert c.outputs == (1,) and type(c.outputs[0]) is int
+    with pytest.raises(IRError, match=r"output 0: expected an int node id in \[0, 2\), found 1\.0 \(a float, not an int\)"):
+        Circuit(1, 1, (Gate.mul(0, 0),), (1.0,))
+    with pytest.raises(IRError, match=r"output 0: expected an int node id in \[0, 2\), found np\.True_ \(a bool, not an int\)"):
+        Circuit(1, 1, (Gate.mul(0, 0),), (np.True_,))
+    with pytest.raises(IRError, match=r"output 0: expected an int node id in \[0, 2\), found True \(a bool, not an int\)"):
+        Circuit(1, 1, (Gate.mul(0, 0),), (True,))

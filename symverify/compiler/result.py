@@ -12,6 +12,7 @@ from symverify.errors import CompileError
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.frozen import ReadOnlyMapping
+from symverify.kernel.ir.scalar import plain_items, plain_number, plain_str
 
 __all__ = ["Compiled", "Number", "ReadOnlyMapping"]
 
@@ -19,12 +20,16 @@ Number = int | Fraction | float
 
 
 def _check_numbers(d: Mapping[str, Any], what: str) -> ReadOnlyMapping[Number]:
+    """``d`` as a read-only table of plain ``str`` keys and plain numbers: a ``dict`` subclass as the
+    items it stores, a ``str``, ``int``, ``float`` or ``Fraction`` subclass as its plain value
+    (:func:`~symverify.kernel.ir.scalar.plain_number`), since ``over_bound`` compares with ``>``."""
     if not isinstance(d, Mapping):
         raise CompileError(f"Compiled {what}: expected a mapping of str to numbers, found {type(d).__name__}")
     out: dict[str, Number] = {}
-    for k, v in d.items():
+    for k, v in (plain_items(d) if isinstance(d, dict) else d).items():
         if not isinstance(k, str):
             raise CompileError(f"Compiled {what}: keys must be strings, found {k!r}")
+        k, v = plain_str(k), plain_number(v)
         if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
             raise CompileError(f"Compiled {what}[{k!r}]: expected a number, found {type(v).__name__} {v!r}")
         if isinstance(v, float) and not math.isfinite(v):  # NaN is never over a bound, nor under one
@@ -59,11 +64,12 @@ class Compiled:
             raise CompileError(f"Compiled model: expected a Model, found {type(self.model).__name__}")
         if self.certificate is not None and not isinstance(self.certificate, Certificate):
             raise CompileError(f"Compiled certificate: expected a Certificate or None, found {type(self.certificate).__name__}")
-        if not isinstance(self.method, str) or not self.method:
+        if not isinstance(self.method, str) or not str.__len__(self.method):
             raise CompileError(f"Compiled method: expected a non-empty name, found {self.method!r}")
+        object.__setattr__(self, "method", plain_str(self.method))  # a str subclass as its characters
         object.__setattr__(self, "resources", _check_numbers(self.resources, "resources"))
         object.__setattr__(self, "bounds", _check_numbers(self.bounds, "bounds"))
-        object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "notes", tuple(plain_items(self.notes)))
 
     def over_bound(self) -> list[str]:
         """Keys whose resource exceeds (or lacks a value for) its stated bound."""

@@ -59,7 +59,7 @@ from symverify.kernel.ir.analysis import check_known
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.cellarray import CellArray, dyadic_parts
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, as_index, is_zero, plain_str
 
 try:
     import torch
@@ -466,11 +466,15 @@ def from_zoology(modules: Any, *, seq_len: int | None = None, form: str = "auto"
     """
     mods = _layers_of(modules)
     d = mods[0].d_model
-    n = mods[0].l_max if seq_len is None else seq_len
+    # plain values: a str or int subclass could answer the checks below by its own ==, < or * otherwise
+    # than the value it stores; an integer (an int subclass, a numpy integer) is read by its value
+    form = plain_str(form)
+    given = mods[0].l_max if seq_len is None else seq_len
     if form not in ("auto", "single", "pair"):
         raise CompileError(f"form: expected 'auto', 'single' or 'pair', found {form!r}")
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ShapeError(f"seq_len: expected a positive int, found {safe_repr(n, 40)}")
+    n = as_index(given)  # type: ignore[assignment]
+    if n is None or n < 1:
+        raise ShapeError(f"seq_len: expected a positive int, found {safe_repr(given, 40)}")
     limits.check(n * d, "MAX_CELLS", lambda: f"from_zoology: the state N·d = {n}·{d}")  # before the filters are read
     read = []
     for i, m in enumerate(mods):

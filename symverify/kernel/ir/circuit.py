@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr, short_name, show_int
 from symverify.kernel.ir.gate import _ARITY, Gate, Op
-from symverify.kernel.ir.scalar import plain_fields, plain_int, plain_items, plain_str, unordered
+from symverify.kernel.ir.scalar import as_index, plain_fields, plain_int, plain_items, plain_str, unordered
 
 if TYPE_CHECKING:
     from symverify.ir.trace import Wire
@@ -45,8 +45,8 @@ class Circuit:
             if unordered(val):  # a dict reads as its keys, a set in no order
                 raise IRError(f"circuit {fname}: expected a sequence, found {type(val).__name__} {safe_repr(val, 40)}")
             object.__setattr__(self, fname, tuple(plain_items(val)))  # a subclass as the items it stores
-        if not all(type(o) is int for o in self.outputs):
-            object.__setattr__(self, "outputs", tuple(map(plain_int, self.outputs)))
+        if not all(type(o) is int for o in self.outputs):  # an int subclass or numpy integer as its value, as gate args
+            object.__setattr__(self, "outputs", tuple(o if (i := as_index(o)) is None else i for o in self.outputs))
         if type(self.name) is not str:  # a str subclass as its characters (reports and labels print it)
             object.__setattr__(self, "name", plain_str(self.name))
         _check(self)
@@ -178,5 +178,5 @@ def _check(c: Circuit) -> None:
         raise IRError(f"circuit outputs: at most n·d = {show_int(nd)} outputs fit in y, found {len(c.outputs)}")
     for k, o in enumerate(c.outputs):
         if not isinstance(o, int) or isinstance(o, bool) or not 0 <= o < c.num_nodes:
-            kind = "" if isinstance(o, int) else f" (a {type(o).__name__}, not an int)"
+            kind = "" if isinstance(o, int) and not isinstance(o, bool) else f" (a {type(o).__name__}, not an int)"
             raise IRError(f"output {k}: expected an int node id in [0, {show_int(c.num_nodes)}), found {safe_repr(o)}{kind}")

@@ -11,7 +11,7 @@ from enum import Enum
 
 from symverify.errors import IRError
 from symverify.ir.bigint import field_repr, show_int
-from symverify.kernel.ir.scalar import Scalar, as_scalar, is_canonical, plain_int, plain_items, show_scalar, unordered
+from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_canonical, plain_items, show_scalar, unordered
 
 __all__ = ["Op", "Gate"]
 
@@ -45,7 +45,8 @@ class Gate:
     def __post_init__(self) -> None:
         """Normalise the coefficients (``"2/4"`` becomes ``Fraction(1, 2)``, ``Fraction(3)`` becomes 3)
         on this new gate; a value that is not exact raises :class:`IRError` naming the coefficient.
-        Arity and node ids are checked by the :class:`Circuit` that holds the gate."""
+        A node id given as an integer (an int subclass, a numpy integer) is stored as the plain int of
+        its value. Arity and node ids are checked by the :class:`Circuit` that holds the gate."""
         a = self.args
         if (type(a) is tuple and type(self.coeffs) is tuple
                 and ((len(a) == 2 and type(a[0]) is int and type(a[1]) is int) or {*map(type, a)} <= _INT)
@@ -57,8 +58,9 @@ class Gate:
             raise IRError(f"{label} args: expected a sequence of node ids, found {type(self.args).__name__} {self.args!r:.40}")
         if unordered(self.coeffs):
             raise IRError(f"{label} coefficients: expected a sequence, found {type(self.coeffs).__name__} {self.coeffs!r:.40}")
-        # a tuple or list subclass as the items it stores, an int subclass as its value (plain_items, plain_int)
-        object.__setattr__(self, "args", tuple(map(plain_int, plain_items(self.args))))
+        # a tuple or list subclass as the items it stores, an int subclass or numpy integer as its value
+        # (plain_items, as_index); anything else (a bool, a float) is kept for the Circuit to refuse
+        object.__setattr__(self, "args", tuple(a if (i := as_index(a)) is None else i for a in plain_items(self.args)))
         object.__setattr__(self, "coeffs", tuple(
             as_scalar(x, f"{label} coefficient {names[i] if i < len(names) else i}") for i, x in enumerate(plain_items(self.coeffs))))
 

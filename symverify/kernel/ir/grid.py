@@ -104,8 +104,12 @@ class Grid:
             if not isinstance(rect, tuple) or len(rect) != 5:
                 raise IRError(f"grid rectangle {k}: expected (row_start, row_stop, col_start, col_stop, value), found {safe_repr(rect)}")
             r0, r1, c0, c1, v = rect
-            if not all(type(x) is int for x in (r0, r1, c0, c1)):
-                raise IRError(f"grid rectangle {k}: expected int bounds, found {safe_repr(rect[:4])}")
+            if not (type(r0) is int and type(r1) is int and type(c0) is int and type(c1) is int):
+                # an int subclass or numpy integer as its value, as paint reads a bound; a bool or float is refused
+                if None in (bounds := tuple(map(as_index, (r0, r1, c0, c1)))):
+                    raise IRError(f"grid rectangle {k}: expected int bounds, found {safe_repr(rect[:4])}")
+                r0, r1, c0, c1 = bounds  # type: ignore[assignment]
+                plain = False
             if not (plain and is_canonical(v)):
                 # normalise strings, numpy ints and integral Fractions (equal grids then hold equal
                 # value objects: they share cached cell maps); refuse floats (as_scalar says why)
@@ -241,9 +245,17 @@ class Grid:
 
     def paint_cells(self, cells: Iterable[tuple[int, int, object]]) -> Grid:
         """A copy with each ``(i, j, value)`` of ``cells`` painted in order; anything but such a triple is an
-        :class:`IRError` (subclasses of tuple, list and int are read as what they store)."""
+        :class:`IRError` (subclasses of tuple, list and int are read as what they store). A 2-d integer
+        array (numpy's) of shape ``(k, 3)`` is ``k`` triples, one a row, as :meth:`from_rows` reads an
+        integer array; a float array is refused (its values are not exact, :meth:`from_array` reads floats)."""
         if unordered(cells):
             raise IRError(f"Grid.paint_cells: expected a sequence of (i, j, value), found {type(cells).__name__}")
+        shape, kind = getattr(cells, "shape", None), getattr(getattr(cells, "dtype", None), "kind", "")
+        if kind:  # a numpy array: its rows are arrays, read as the Python values they hold
+            if kind == "f" or len(shape) != 2 or shape[1] != 3:  # type: ignore[arg-type, index]
+                raise IRError(f"Grid.paint_cells: expected (i, j, value) triples or an integer array of shape (k, 3), "
+                              f"found an array of shape {tuple(shape)} and dtype {cells.dtype}")  # type: ignore[arg-type, attr-defined]
+            cells = cells.tolist()  # type: ignore[attr-defined]
         triples = []
         for c in plain_items(cells):
             c = plain_items(c)
@@ -266,7 +278,10 @@ class Grid:
 
     def get(self, i: int, j: int) -> Scalar:
         """The value of cell ``(i, j)`` (``fill`` outside every rectangle); a cell outside the
-        ``rows × cols`` grid (negative indices included) is a :class:`ShapeError`."""
+        ``rows × cols`` grid (negative indices included) is a :class:`ShapeError`. An integer index
+        (an int subclass, a numpy integer) is read by its value, as :meth:`paint_cells` reads a cell."""
+        if not (type(i) is int and type(j) is int):
+            i, j = (i if (x := as_index(i)) is None else x), (j if (y := as_index(j)) is None else y)
         if not (type(i) is int and type(j) is int and 0 <= i < self.rows and 0 <= j < self.cols):
             raise ShapeError(f"Grid.get: expected a cell of the {show_int(self.rows)}×{show_int(self.cols)} grid "
                              f"(0 ≤ i < rows, 0 ≤ j < cols), found ({safe_repr(i, 40)}, {safe_repr(j, 40)})")

@@ -22,7 +22,7 @@ from typing import Any, TypeVar, Union, cast
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, show_rational
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -32,7 +32,7 @@ _FRACTION_NUM, _FRACTION_DEN = Fraction.__dict__["_numerator"], Fraction.__dict_
 """The slots that hold a ``Fraction``'s numerator and denominator, read past any property of a subclass."""
 
 
-def _norm_rational(q: Fraction) -> int | Fraction:
+def _norm_rational(q: Fraction, where: str = "value") -> int | Fraction:
     """``q`` as a canonical scalar: a ``Fraction`` in lowest terms with a denominator ≥ 2, or the
     ``int`` it equals. A ``Fraction`` subclass or one not in lowest terms (Python 3.11 still builds
     ``Fraction(2, 4, _normalize=False)`` and ``Fraction(1, -2, _normalize=False)``) is rebuilt: such
@@ -41,13 +41,18 @@ def _norm_rational(q: Fraction) -> int | Fraction:
     keeps the subclass): its value ``a/b`` is the stored integers, which flint, sympy and the
     encoding read, while Fraction arithmetic and residues mod ``p`` would call the subclass's
     ``*`` and could compute another number. A subclass's integers are read from the slots, not
-    through its ``numerator``/``denominator``, which it may redefine."""
+    through its ``numerator``/``denominator``, which it may redefine. A ``Fraction`` of numpy integers
+    (``Fraction(np.int64(1), 3)`` keeps them) is read by their values (:func:`as_index`); one holding
+    anything but integers is an :class:`IRError` naming ``where``."""
     if type(q) is not Fraction:  # the stored integers: a subclass's numerator and denominator properties may lie
         num, den = _FRACTION_NUM.__get__(q), _FRACTION_DEN.__get__(q)
     else:
         num, den = q.numerator, q.denominator  # each read once (properties)
     if type(q) is not Fraction or type(num) is not int or type(den) is not int or den < 2 or math.gcd(num, den) != 1:
-        q = Fraction(int.__index__(num), int.__index__(den))
+        a, b = as_index(num), as_index(den)  # an int subclass by its stored value, a numpy integer by its value
+        if a is None or b is None:
+            raise IRError(f"{where}: expected a Fraction of integers, found one of {type(num).__name__} / {type(den).__name__}")
+        q = Fraction(a, b)
         if q.denominator == 1:
             return q.numerator
     return q
@@ -272,7 +277,7 @@ def as_scalar(x: object, where: str = "value") -> Scalar:
     if isinstance(x, int):
         return x if type(x) is int else int.__index__(x)  # the int value of a subclass (an IntEnum member)
     if isinstance(x, Fraction):
-        return _norm_rational(x)
+        return _norm_rational(x, where)
     if isinstance(x, Sym):  # a subclass as the plain Sym of its stored terms (its methods may answer otherwise)
         return x if type(x) is Sym else Sym(_SYM_TERMS.__get__(x))
     if isinstance(x, Integral):
@@ -412,6 +417,19 @@ def plain_float(x: object) -> object:
     """A ``float`` subclass as the plain ``float`` it stores (``float.__float__`` reads the double,
     not the subclass's ``>``, ``+`` or ``as_integer_ratio``); anything else as it is."""
     return float.__float__(x) if type(x) is not float and isinstance(x, float) else x
+
+
+def plain_number(x: object) -> object:
+    """An ``int``, ``float`` or ``Fraction`` subclass (or a ``Fraction`` holding an ``int`` subclass or a
+    numpy integer) as the plain number it stores, of the same kind (:func:`plain_int`, :func:`plain_float`,
+    a ``Fraction``'s slots as :func:`as_scalar` reads them; ``Fraction(8)`` stays a ``Fraction``);
+    anything else, a bool included, as it is. A table of resources and bounds is compared by ``>``,
+    which a subclass could answer otherwise."""
+    if isinstance(x, Fraction):
+        if type(x) is Fraction and type(x.numerator) is int and type(x.denominator) is int:
+            return x
+        return Fraction(_norm_rational(x))
+    return plain_float(plain_int(x))
 
 
 _T = TypeVar("_T")

@@ -15,7 +15,6 @@ from symverify.kernel.ir.scalar import (
     as_scalar,
     is_zero,
     plain_fields,
-    plain_int,
     plain_items,
     unordered,
 )
@@ -63,8 +62,8 @@ class SparseMatrix:
     """A ``rows × cols`` matrix given by its nonzero entries ``(i, j, value)``, sorted by ``(i, j)``.
 
     Zero values are dropped on construction; a repeated position is an error. Sizes and positions
-    given as an ``int`` subclass are stored as the plain ``int`` of their value (:func:`plain_int`), so
-    the bounds checks, the comparison and the hash all read that value.
+    given as an ``int`` subclass (positions also as a numpy integer) are stored as the plain ``int``
+    of their value, so the bounds checks, the comparison and the hash all read that value.
 
     >>> m = SparseMatrix.from_dense([[0, 2], [1, 0]])
     >>> m.entries, m.nnz
@@ -93,9 +92,13 @@ class SparseMatrix:
             e = plain_items(e)
             if not isinstance(e, (tuple, list)) or len(e) != 3:
                 raise IRError(f"sparse matrix entry {k}: expected (row, col, value), found {e!r:.80}")
-            i, j, v = plain_int(e[0]), plain_int(e[1]), e[2]  # positions stored, compared and hashed by their value
+            # positions stored, compared and hashed by their value: an int subclass or numpy integer as its
+            # int (as_index, as from_dict reads a key); a bool or float is no position, its type named
+            i, j, v = as_index(e[0]), as_index(e[1]), e[2]
             if not (_index(i) and _index(j) and 0 <= i < self.rows and 0 <= j < self.cols):
-                raise ShapeError(f"sparse matrix entry {k}: position ({i!r}, {j!r}) is outside {self.rows}×{self.cols}")
+                bad = next((f" ({safe_repr(x, 40)} is a {type(x).__name__}, not an int)" for x in e[:2] if as_index(x) is None), "")
+                raise ShapeError(f"sparse matrix entry {k}: position ({safe_repr(e[0] if i is None else i, 40)}, "
+                                 f"{safe_repr(e[1] if j is None else j, 40)}) is outside {self.rows}×{self.cols}{bad}")
             if (i, j) in clean:
                 raise IRError(f"sparse matrix entry {k}: position ({i}, {j}) is given twice")
             clean[(i, j)] = as_scalar(v, f"sparse matrix entry ({i}, {j})")

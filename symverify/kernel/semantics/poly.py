@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
 from typing import Any, ClassVar, Literal
 
 from symverify.errors import BackendUnavailableError, IRError, ShapeError, UsageError
@@ -25,12 +26,19 @@ __all__ = ["PolyRing", "polynomials", "flint_available"]
 PolyBackend = Literal["flint", "sympy"]
 
 
+@cache
 def flint_available() -> bool:
+    """Whether python-flint is installed: found by the import system (``importlib.util.find_spec``),
+    not imported, so choosing the exact engine costs nothing where flint is never used (the
+    randomized method). An installation found but not importable is found here; the
+    :class:`PolyRing` that then uses it raises :class:`BackendUnavailableError` saying how to
+    install it or pass ``backend='sympy'``."""
+    from importlib.util import find_spec
+
     try:
-        import flint  # noqa: F401
-    except ImportError:
+        return find_spec("flint") is not None
+    except (ImportError, ValueError):  # a broken parent or a module without a spec in sys.modules
         return False
-    return True
 
 
 @dataclass

@@ -1,0 +1,257 @@
+"""Numpy scalars, bools and other near-ints at the public constructors of the IR and the library:
+each is read as the plain value it stands for, or refused with an error naming what was expected."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symverify.errors import IRError
+from symverify.kernel.ir.circuit import Circuit, Gate
+
+
+@pytest.mark.parametrize("make", [
+    lambda i: Gate.mul(i, 1),
+    lambda i: Gate.lin(i, 2, 1, 3),
+    lambda i: Gate.add(1, i),
+    lambda i: Gate.sub(i, 1),
+    lambda i: Gate.scale(i, 5),
+    lambda i: Gate(Gate.mul(0, 1).op, np.array([i, 1])),
+])
+def test_a_numpy_integer_node_id_is_stored_as_a_plain_int(make):
+    """``Gate.mul(np.int64(0), 1)`` kept the numpy integer, which ``Circuit`` then refused; a node id is read
+    by its value, as a grid position or a permutation entry is (``as_index``)."""
+    g = make(np.int64(0))
+    assert all(type(a) is int for a in g.args), g.args
+    assert g == make(0)
+    assert Circuit(1, 2, (g,), (2,)).gates == (make(0),)
+
+
+@pytest.mark.parametrize("bad, shown", [(True, "True"), (np.True_, r"np\.True_"), (1.0, r"1\.0")])
+def test_a_bool_or_float_node_id_is_still_refused(bad, shown):
+    """A truth value or a float is no node id (``True`` is an int to Python, not here)."""
+    with pytest.raises(IRError, match=rf"gate 0 \(node %2\): argument {shown} is not a node id"):
+        Circuit(1, 2, (Gate.mul(bad, 1),), (2,))
+
+
+def test_grid_paint_cells_reads_an_integer_array_as_one_triple_a_row():
+    """``paint_cells(np.array([[0, 1, 5], [2, 2, 7]]))`` was refused as "expected (i, j, value) triples, found
+    array([0, 1, 5])"; ``from_rows`` and ``from_cells`` read numpy integers by value, so each row is a triple."""
+    from symverify.kernel.ir.grid import Grid
+
+    for dtype in (np.int64, np.uint8, object):
+        g = Grid.zeros(3, 3).paint_cells(np.array([[0, 1, 5], [2, 2, 7]], dtype=dtype))
+        assert g == Grid.zeros(3, 3).paint_cells([(0, 1, 5), (2, 2, 7)])
+        assert all(type(x) is int for rect in g.rects for x in rect), g.rects
+    assert Grid.zeros(2, 2).paint_cells(np.zeros((0, 3), dtype=np.int64)) == Grid.zeros(2, 2)
+
+
+@pytest.mark.parametrize("bad, found", [
+    (np.array([[0, 1, 0.5]]), r"shape \(1, 3\) and dtype float64"),
+    (np.array([0, 1, 5]), r"shape \(3,\) and dtype int64"),
+    (np.array([[0, 1], [1, 0]]), r"shape \(2, 2\) and dtype int64"),
+])
+def test_grid_paint_cells_refuses_a_float_or_misshapen_array_saying_what_it_expects(bad, found):
+    from symverify.kernel.ir.grid import Grid
+
+    with pytest.raises(IRError, match=r"Grid.paint_cells: expected \(i, j, value\) triples or an integer array of shape "
+                                      rf"\(k, 3\), found an array of {found}"):
+        Grid.zeros(3, 3).paint_cells(bad)
+
+
+def test_from_zoology_reads_a_numpy_integer_seq_len_by_its_value_and_refuses_a_bool():
+    """``from_zoology(z, seq_len=np.int64(3))`` was refused ("expected a positive int") though library sizes
+    and grid positions read numpy integers by value; ``True`` stays refused (a truth value is no length)."""
+    pytest.importorskip("torch")
+    from symverify.errors import ShapeError
+    from symverify.executors.zoology import ZoologyBaseConv, from_zoology
+
+    z = ZoologyBaseConv(2, 4)
+    m = from_zoology(z, seq_len=np.int64(3))
+    assert m == from_zoology(z, seq_len=3) and type(m.n) is int and m.n == 3
+    for bad, shown in ((True, "True"), (np.True_, r"np\.True_"), (3.0, r"3\.0"), (0, "0")):
+        with pytest.raises(ShapeError, match=rf"seq_len: expected a positive int, found {shown}"):
+            from_zoology(z, seq_len=bad)
+
+
+@pytest.mark.parametrize("name", ["SYMVERIFY_PROGRESS", "SYMVERIFY_TRACEBACK"])
+def test_both_switches_take_exactly_the_on_and_off_words(monkeypatch, name):
+    """One parser (``env_switch``) for both settings: the on and off words in any case and spacing, empty or
+    unset as None, and anything else (``maybe`` counted as on for the traceback) refused, naming the variable,
+    the value and the accepted words. ``wanted`` raises it; the command line warns and hides the traceback."""
+    from symverify.errors import UsageError
+    from symverify.progress import env_switch
+
+    def read():
+        return env_switch(name, "on", "off", "default")
+
+    monkeypatch.delenv(name, raising=False)
+    assert read() is None
+    for value, want in (("1", True), (" Yes", True), ("ON ", True), ("true", True), ("0", False), ("No", False),
+                        (" off", False), ("FALSE", False), ("", None), ("  ", None)):
+        monkeypatch.setenv(name, value)
+        assert read() is want, value
+    monkeypatch.setenv(name, "maybe")
+    with pytest.raises(UsageError, match=rf"^{name}: expected 1, true, yes or on \(on\), 0, false, no or off \(off\), "
+                                         r"or empty \(default\), found 'maybe' in the environment$"):
+        read()
+
+
+def test_a_randomized_verify_does_not_import_flint():
+    """Choosing the exact engine imported python-flint (0.12 s) on every first ``verify``, even for
+    ``method='randomized'``, which never uses it; ``flint_available`` now asks the import system only."""
+    import subprocess
+    import sys
+
+    code = ("import sys, symverify as sv\n"
+            "c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)\n"
+            "assert sv.verify(c, c, method='randomized').proved\n"
+            "print('flint' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "False", out
+
+
+def test_a_broken_flint_install_is_found_then_refused_where_it_is_used(monkeypatch):
+    """flint found by ``find_spec`` but failing to import: the exact engine is flint, and the polynomial
+    ring that uses it raises ``BackendUnavailableError`` saying how to install it or to pass backend='sympy'."""
+    import importlib.util
+    import sys
+
+    import symverify as sv
+    from symverify.errors import BackendUnavailableError
+    from symverify.kernel.semantics.poly import PolyRing, flint_available
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "flint" else real(name, *a))
+    monkeypatch.setitem(sys.modules, "flint", None)  # ``import flint`` raises ImportError
+    flint_available.cache_clear()
+    try:
+        assert flint_available()
+        with pytest.raises(BackendUnavailableError, match=r"the exact flint backend needs python-flint: pip install "
+                                                          r"python-flint \(or pass backend='sympy'\)"):
+            PolyRing(2)
+        c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+        with pytest.raises(BackendUnavailableError, match=r"pip install python-flint \(or pass backend='sympy'\)"):
+            sv.verify(c, c, method="exact", isolate=False)
+        assert sv.verify(c, c, method="exact", backend="sympy", isolate=False).proved
+    finally:
+        flint_available.cache_clear()
+
+
+def test_flint_not_found_chooses_the_sympy_engine(monkeypatch):
+    import importlib.util
+
+    import symverify as sv
+    from symverify.kernel.semantics.poly import flint_available
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "flint" else real(name, *a))
+    flint_available.cache_clear()
+    try:
+        assert not flint_available()
+        c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+        r = sv.verify(c, c, method="exact", isolate=False)
+        assert r.proved and r.method == "exact-sympy"
+    finally:
+        flint_available.cache_clear()
+
+
+def test_a_grid_rectangle_reads_numpy_integer_bounds_as_paint_does():
+    """``Grid(4, 4, 0, ((0, np.int64(3), 0, 1, 1),))`` was refused ("expected int bounds") though
+    ``paint(0, np.int64(3), 0, 1, 1)`` builds that grid; both read an integer bound by its value."""
+    from symverify.kernel.ir.grid import Grid
+
+    g = Grid(4, 4, 0, ((0, np.int64(3), np.uint8(0), 1, 1),))
+    assert g == Grid.zeros(4, 4).paint(0, np.int64(3), 0, 1, 1) == Grid(4, 4, 0, ((0, 3, 0, 1, 1),))
+    assert all(type(x) is int for x in g.rects[0])
+    for bad in (True, np.True_, 3.0):
+        with pytest.raises(IRError, match=r"grid rectangle 0: expected int bounds, found \(0, "):
+            Grid(4, 4, 0, ((0, bad, 0, 1, 1),))
+
+
+@pytest.mark.parametrize("build, size", [
+    (lambda v: __import__("symverify").library.walsh_hadamard(v), 4),
+    (lambda v: __import__("symverify").library.prefix_sums(v, d=v), 2),
+    (lambda v: __import__("symverify").library.determinant(v), 2),
+    (lambda v: __import__("symverify").library.elementary_symmetric(3, v), 2),
+    (lambda v: __import__("symverify").library.random_circuit(2, 1, v, 2, seed=1), 4),
+    (lambda v: __import__("symverify").library.retnet_stack(2, 1, v), 2),
+    (lambda v: __import__("symverify").library.symbolic_mixing(v), 3),
+])
+def test_a_library_size_given_as_a_numpy_integer_is_read_by_its_value(build, size):
+    """``walsh_hadamard(np.int64(4))`` and ``random_circuit(2, 1, np.int64(4), 2)`` were refused ("expected an
+    int n") though the same builders read a numpy integer ``seed`` or ``num_outputs`` by its value."""
+    c = build(np.int64(size))
+    assert c == build(size) and type(c.n) is int and type(c.d) is int
+    with pytest.raises(IRError, match=r"expected an int .*found np\.True_|expected a layer count .*found bool"):
+        build(np.True_)
+
+
+def test_a_sparse_matrix_entry_reads_a_numpy_integer_position_by_its_value():
+    """``SparseMatrix(3, 3, ((np.int64(0), 1, 1),))`` said "position (np.int64(0), 1) is outside 3×3" though
+    ``from_dict`` reads the same key by its value; a bool or float position is refused, its type named."""
+    from symverify.errors import ShapeError
+    from symverify.kernel.kaleidoscope.matrix import SparseMatrix
+
+    m = SparseMatrix(3, 3, ((np.int64(0), np.uint8(1), 1),))
+    assert m == SparseMatrix.from_dict(3, 3, {(np.int64(0), 1): 1}) and all(type(x) is int for x in m.entries[0])
+    with pytest.raises(ShapeError, match=r"position \(True, 1\) is outside 3×3 \(True is a bool, not an int\)"):
+        SparseMatrix(3, 3, ((True, 1, 1),))
+    with pytest.raises(ShapeError, match=r"position \(0, 1\.0\) is outside 3×3 \(1\.0 is a float, not an int\)"):
+        SparseMatrix(3, 3, ((0, 1.0, 1),))
+
+
+def test_grid_get_reads_a_numpy_integer_index_by_its_value():
+    """``g.get(np.int64(0), 1)`` was refused ("expected a cell of the 2×2 grid") though ``paint`` and
+    ``paint_cells`` take that cell; a bool or float index is still refused."""
+    from symverify.errors import ShapeError
+    from symverify.kernel.ir.grid import Grid
+
+    g = Grid.zeros(2, 2).paint(0, 1, 1, 2, 5)
+    assert g.get(np.int64(0), np.uint8(1)) == 5 and g.get(np.int64(1), 1) == 0
+    for bad in ((True, 1), (0, 1.0), (np.True_, 0)):
+        with pytest.raises(ShapeError, match=r"Grid.get: expected a cell of the 2×2 grid"):
+            g.get(*bad)
+
+
+def test_a_fraction_of_numpy_integers_is_read_by_their_values():
+    """``Fraction(np.int64(1), 3)`` keeps the numpy integer as its numerator; ``Gate.const`` and the other
+    readers of exact values crashed on it (``TypeError`` from ``int.__index__``) instead of reading 1/3."""
+    from fractions import Fraction
+
+    from symverify.kernel.ir.grid import Grid
+    from symverify.kernel.ir.scalar import as_scalar, sym
+
+    third = Fraction(np.int64(1), 3)
+    assert type(third.numerator) is not int  # what the reader is given
+    g = Gate.const(third)
+    assert g == Gate.const(Fraction(1, 3)) and type(g.coeffs[0].numerator) is int
+    assert Grid.full(1, 1, Fraction(np.int64(2), np.int64(4))).fill == Fraction(1, 2)
+    assert as_scalar(Fraction(np.int64(6))) == 6 and type(as_scalar(Fraction(np.int64(6)))) is int
+    assert sym("a") + third == sym("a") + Fraction(1, 3)
+    odd = Fraction.__new__(Fraction)
+    odd._numerator, odd._denominator = 1.5, 2  # only reachable by writing the slots
+    with pytest.raises(IRError, match=r"gate 0 alpha: expected a Fraction of integers, found one of float / int"):
+        as_scalar(odd, "gate 0 alpha")
+
+
+def test_a_compile_result_keeps_an_integral_fraction_a_fraction():
+    """Reading a resource table as plain numbers must not change a value's kind: ``Fraction(8)`` is written
+    ``"8"`` by the golden records and ``8`` as an int, so collapsing it changed every stored compile result."""
+    from fractions import Fraction
+
+    from symverify.compiler.result import Compiled
+    from symverify.kernel.ir.baseconv import Model
+
+    c = Compiled(Model(1, 1, 1, 1, ()), None, {"e": Fraction(72, 9), "n": 3}, "m", {"e": Fraction(np.int64(9), 1)})
+    assert type(c.resources["e"]) is Fraction and c.resources["e"] == 8 and type(c.resources["n"]) is int
+    assert type(c.bounds["e"]) is Fraction and type(c.bounds["e"].numerator) is int and c.over_bound() == []
+
+
+def test_a_numpy_integer_flag_is_still_refused_by_a_builder_naming_its_type():
+    """A builder reads a numpy integer by its value only where the parameter is an int (a size, a count, a
+    seed); given for a flag it is refused as what it is."""
+    import symverify as sv
+
+    with pytest.raises(IRError, match=r"expected consts True or False, found int64 np\.int64\(1\)"):
+        sv.library.random_circuit(2, 1, 4, 2, consts=np.int64(1))
