@@ -567,3 +567,33 @@ def test_a_memory_limited_child_starts_its_own_limited_child():
 
     out = run_limited(_square_in_a_child, (7,), memory=1 << 30, timeout=30)
     assert (out.status, out.value) == ("ok", 49), out
+
+
+def _start_a_limited_child(out):
+    from symverify.kernel.provers.guard import run_limited
+
+    out.put(run_limited(pow, (6, 2), memory=1 << 30, timeout=20).value)
+
+
+def test_a_process_forked_elsewhere_while_a_limited_child_starts_can_start_its_own():
+    """Another thread's fork (a process pool, a scheduler's worker) during ``_start`` copies the start
+    lock held: the copy was never released there, so every ``run_limited`` of that process waited
+    for ever. Each forked process starts with a fresh lock, whoever forked it."""
+    import multiprocessing as mp
+
+    from symverify.kernel.provers import guard
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork start method")
+    ctx = mp.get_context("fork")
+    out = ctx.Queue()
+    with guard._STARTING:  # as while another thread is inside _start
+        proc = ctx.Process(target=_start_a_limited_child, args=(out,), daemon=True)
+        proc.start()
+    try:
+        assert out.get(timeout=15) == 36
+    finally:
+        proc.join(5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(5)

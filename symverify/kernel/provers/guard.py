@@ -44,8 +44,6 @@ def _vm_size() -> int:
 
 
 def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    global _STARTING
-    _STARTING = threading.Lock()  # a forked child inherits the lock held by its parent's _start: a fresh one
     try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
         import faulthandler
 
@@ -116,6 +114,16 @@ def _ready(conn: Any, timeout: float | None) -> bool:
 
 
 _STARTING = threading.Lock()
+
+
+def _fresh_lock() -> None:
+    """A forked process copies :data:`_STARTING` as it was, held if a thread was inside :func:`_start`
+    (its own child, or a fork by any other thread): it starts with a fresh one, never released otherwise."""
+    global _STARTING
+    _STARTING = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock)
 
 
 def _start(proc: Any) -> None:
