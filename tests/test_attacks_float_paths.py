@@ -84,7 +84,7 @@ def test_concurrent_first_builds_leave_one_intact_library(tmp_path):
 def test_an_unknown_native_setting_is_an_error_not_a_guess(monkeypatch, value):
     """``SYMVERIFY_NATIVE=garbage`` (or ``2``) enabled the kernels without a word."""
     monkeypatch.setenv("SYMVERIFY_NATIVE", value)
-    with pytest.raises(UsageError, match=r"SYMVERIFY_NATIVE: expected 0, false, no or off .* found '" + value + "'"):
+    with pytest.raises(UsageError, match=r"SYMVERIFY_NATIVE: expected 1, true, yes or on .* 0, false, no or off .* found '" + value + "'"):
         _native.enabled()
     with pytest.raises(UsageError, match="SYMVERIFY_NATIVE"):
         _native.load("fpt_setting", SOURCE)

@@ -97,6 +97,26 @@ def test_both_switches_take_exactly_the_on_and_off_words(monkeypatch, name):
         read()
 
 
+@pytest.mark.parametrize("name, read, default", [
+    ("SYMVERIFY_NATIVE", lambda: __import__("symverify._native", fromlist=["x"]).enabled(), True),
+    ("SYMVERIFY_CUDA_GRAPHS", lambda: __import__("symverify.executors.cuda_graph", fromlist=["x"]).enabled(), False),
+])
+def test_the_native_and_cuda_graph_switches_are_read_by_the_one_parser(monkeypatch, name, read, default):
+    """``SYMVERIFY_NATIVE`` and ``SYMVERIFY_CUDA_GRAPHS`` kept parsers of their own beside ``env_switch``:
+    they are read by it too, so the words, the default and the refusal (its wording included) are one rule."""
+    from symverify.errors import UsageError
+
+    monkeypatch.delenv(name, raising=False)
+    assert read() is default
+    for value, want in ((" Yes", True), ("OFF ", False), ("", default), ("  ", default)):
+        monkeypatch.setenv(name, value)
+        assert read() is want, value
+    monkeypatch.setenv(name, "maybe")
+    with pytest.raises(UsageError, match=rf"^{name}: expected 1, true, yes or on \(.+\), 0, false, no or off \(.+\), "
+                                         r"or empty \(.+\), found 'maybe' in the environment$"):
+        read()
+
+
 def test_a_randomized_verify_does_not_import_flint():
     """Choosing the exact engine imported python-flint (0.12 s) on every first ``verify``, even for
     ``method='randomized'``, which never uses it; ``flint_available`` now asks the import system only."""
