@@ -275,3 +275,33 @@ def test_a_numpy_integer_flag_is_still_refused_by_a_builder_naming_its_type():
 
     with pytest.raises(IRError, match=r"expected consts True or False, found int64 np\.int64\(1\)"):
         sv.library.random_circuit(2, 1, 4, 2, consts=np.int64(1))
+
+
+@pytest.mark.parametrize("table", [{10**5000: 1}, {"layers": [10**5000]}, {"layers": float("nan")}, {"layers": True}])
+@pytest.mark.parametrize("owner", ["Compiled", "factorization"])
+def test_a_resource_table_is_read_by_one_rule_whose_refusal_never_fails(owner, table):
+    """``Compiled`` and ``Factorization`` each kept a copy of the table reader, and each printed a refused
+    key with its own ``repr``: a key of 10^5000 raised Python's ValueError (4300-digit limit) in place of
+    the refusal. One reader; a refusal names the table, the key and what it found, shortened."""
+    from symverify.errors import CompileError
+    from symverify.kernel.kaleidoscope.factorization import Factorization
+
+    def build_compiled(resources):
+        from symverify.compiler.result import Compiled
+        from symverify.kernel.ir.baseconv import Model
+
+        return Compiled(Model(1, 1, 1, 1, ()), None, resources, "m", {})
+
+    def build_factorization(resources):
+        from symverify.kernel.ir.butterfly import Kaleidoscope
+
+        return Factorization(Kaleidoscope.identity(2), "t", True, resources, {})
+
+    build, error = (build_compiled, CompileError) if owner == "Compiled" else (build_factorization, IRError)
+    key = next(iter(table))
+    found = (r"keys must be strings, found int <5001-digit integer" if key != "layers" else
+             r"\['layers'\]: expected a finite number, found nan" if type(table["layers"]) is float else
+             r"\['layers'\]: expected a number, found "
+             + {list: r"list \[<5001-digit integer", bool: "bool True"}[type(table["layers"])])
+    with pytest.raises(error, match=rf"^{owner} resources(: |){found}"):
+        build(table)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from symverify.errors import CompileError
+from symverify.errors import CompileError, IRError
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.frozen import ReadOnlyMapping
-from symverify.kernel.ir.scalar import plain_items, plain_number, plain_str
+from symverify.kernel.ir.scalar import number_table, plain_items, plain_str
 
 __all__ = ["Compiled", "Number", "ReadOnlyMapping"]
 
@@ -20,22 +19,13 @@ Number = int | Fraction | float
 
 
 def _check_numbers(d: Mapping[str, Any], what: str) -> ReadOnlyMapping[Number]:
-    """``d`` as a read-only table of plain ``str`` keys and plain numbers: a ``dict`` subclass as the
-    items it stores, a ``str``, ``int``, ``float`` or ``Fraction`` subclass as its plain value
-    (:func:`~symverify.kernel.ir.scalar.plain_number`), since ``over_bound`` compares with ``>``."""
-    if not isinstance(d, Mapping):
-        raise CompileError(f"Compiled {what}: expected a mapping of str to numbers, found {type(d).__name__}")
-    out: dict[str, Number] = {}
-    for k, v in (plain_items(d) if isinstance(d, dict) else d).items():
-        if not isinstance(k, str):
-            raise CompileError(f"Compiled {what}: keys must be strings, found {k!r}")
-        k, v = plain_str(k), plain_number(v)
-        if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
-            raise CompileError(f"Compiled {what}[{k!r}]: expected a number, found {type(v).__name__} {v!r}")
-        if isinstance(v, float) and not math.isfinite(v):  # NaN is never over a bound, nor under one
-            raise CompileError(f"Compiled {what}[{k!r}]: expected a finite number, found {v}")
-        out[k] = v
-    return ReadOnlyMapping(out)
+    """``d`` as a read-only table of plain ``str`` keys and plain numbers
+    (:func:`~symverify.kernel.ir.scalar.number_table`, the one reader of resources and bounds), since
+    ``over_bound`` compares with ``>``; a refusal is a :class:`CompileError`."""
+    try:
+        return ReadOnlyMapping(number_table(d, f"Compiled {what}"))
+    except IRError as e:
+        raise CompileError(str(e)) from None
 
 
 @dataclass(frozen=True)

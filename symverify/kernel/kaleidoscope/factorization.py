@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from symverify.errors import IRError
-from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.frozen import ReadOnlyMapping
-from symverify.kernel.ir.scalar import plain_items, plain_number, plain_str
+from symverify.kernel.ir.scalar import number_table, plain_str
 
 __all__ = ["Factorization", "Number"]
 
@@ -53,9 +51,9 @@ class Factorization:
         if not isinstance(self.theorem, str):
             raise IRError(f"factorization theorem: expected a str, found {type(self.theorem).__name__}")
         object.__setattr__(self, "theorem", plain_str(self.theorem))
-        res = {**_numbers(self.resources, "resources"), "w": k.width, "N": k.size, "n": k.n, "e": k.expansion}
+        res = {**number_table(self.resources, "factorization resources"), "w": k.width, "N": k.size, "n": k.n, "e": k.expansion}
         object.__setattr__(self, "resources", ReadOnlyMapping(res))
-        object.__setattr__(self, "bounds", ReadOnlyMapping(_numbers(self.bounds, "bounds")))
+        object.__setattr__(self, "bounds", ReadOnlyMapping(number_table(self.bounds, "factorization bounds")))
 
     @property
     def w(self) -> int:
@@ -72,23 +70,3 @@ class Factorization:
     def over_bound(self) -> list[str]:
         """Resources above their stated bound (empty when the construction kept its promise)."""
         return [key for key, b in self.bounds.items() if key not in self.resources or self.resources[key] > b]
-
-
-def _numbers(table: object, what: str) -> dict[str, Number | float]:
-    """``table`` as a plain ``dict`` of plain ``str`` keys and plain numbers (an ``int``, a ``Fraction``
-    or a finite ``float``; a subclass read by its stored value, :func:`~symverify.kernel.ir.scalar.plain_number`).
-    A subclass could answer ``items()``, ``==``, ``hash`` or ``>`` otherwise than what it stores, and
-    :meth:`Factorization.over_bound` compares with ``>``; a bool, NaN or anything else is an
-    :class:`IRError` naming the key."""
-    if not isinstance(table, Mapping):
-        raise IRError(f"factorization {what}: expected a mapping of str to numbers, found {type(table).__name__}")
-    out: dict[str, Number | float] = {}
-    for key, v in (plain_items(table) if isinstance(table, dict) else dict(table)).items():
-        if not isinstance(key, str):
-            raise IRError(f"factorization {what}: expected str keys, found {type(key).__name__} {key!r:.40}")
-        v = plain_number(v)
-        if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)) or (isinstance(v, float) and not math.isfinite(v)):
-            raise IRError(f"factorization {what}[{plain_str(key)!r}]: expected an int, Fraction or finite float, "
-                          f"found {type(v).__name__} {safe_repr(v, 40)}")
-        out[plain_str(key)] = v
-    return out
