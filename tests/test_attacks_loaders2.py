@@ -597,3 +597,49 @@ def test_a_process_forked_elsewhere_while_a_limited_child_starts_can_start_its_o
         if proc.is_alive():
             proc.kill()
             proc.join(5)
+
+
+def _sleep_after_writing_pid(path):
+    import time
+
+    with open(path, "w") as fh:
+        fh.write(str(os.getpid()))
+    time.sleep(60)
+
+
+def _limited_sleeper(path):
+    from symverify.kernel.provers.guard import run_limited
+
+    return run_limited(_sleep_after_writing_pid, (path,), memory=1 << 30, timeout=120)
+
+
+def _running(pid):
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in fh)
+    except OSError:
+        return False
+
+
+def test_a_limited_child_killed_at_its_timeout_takes_its_own_limited_child_with_it(tmp_path):
+    """A certificate checked whole in a limited child isolates its stages in children of that child: when
+    the deadline passes the child is killed (SIGKILL, no exit handler runs), and its own child went on
+    computing, an orphan with no deadline. A limited child dies with the process that started it."""
+    import time
+
+    from symverify.kernel.provers.guard import run_limited
+
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("no /proc to see the process")
+    path = tmp_path / "pid"
+    out = run_limited(_limited_sleeper, (str(path),), memory=1 << 30, timeout=3)
+    assert out.status == "timeout"
+    pid = int(path.read_text())
+    end = time.monotonic() + 5
+    while _running(pid) and time.monotonic() < end:
+        time.sleep(0.1)
+    try:
+        assert not _running(pid), "the inner child outlived the child that started it"
+    finally:
+        if _running(pid):
+            os.kill(pid, 9)

@@ -43,7 +43,23 @@ def _vm_size() -> int:
     return 0
 
 
-def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+def _die_with(parent: int) -> None:
+    """Ask Linux to kill this child when the thread that started it ends (``PR_SET_PDEATHSIG``; that
+    thread waits in :func:`run_limited` while the child lives): a parent killed at its own timeout (a
+    certificate checked whole in a limited child, whose stages run in children of it) runs no exit
+    handler, and its child went on, an orphan with no deadline. Elsewhere nothing is asked."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # no prctl (not Linux)
+        return
+    if os.getppid() != parent:  # the parent ended before the request was made
+        os._exit(1)
+
+
+def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...], parent: int) -> None:
+    _die_with(parent)
     try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
         import faulthandler
 
@@ -158,7 +174,7 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     parent, child = ctx.Pipe(duplex=False)
     fd, errfile = tempfile.mkstemp(prefix="symverify-guard-", suffix=".log")
     os.close(fd)
-    proc = ctx.Process(target=_child, args=(child, memory, errfile, fn, args), daemon=True)
+    proc = ctx.Process(target=_child, args=(child, memory, errfile, fn, args, os.getpid()), daemon=True)
     _start(proc)
     child.close()
     try:
