@@ -12,9 +12,9 @@ import time
 import pytest
 
 import symverify as sv
-from symverify.kernel.parametric.concrete import spec_at
+from symverify.kernel.parametric.concrete import failing_cells, spec_at
 from symverify.kernel.parametric.expr import BoolOp, predicates
-from symverify.kernel.provers.forall import _failing_cells, _recheck
+from symverify.kernel.provers.forall import _recheck
 from symverify.parametric import (
     Gadget,
     Param,
@@ -156,7 +156,8 @@ def test_the_vacuity_check_of_many_predicate_applications_keeps_the_budget() -> 
                assume=BoolOp("or", tuple(pred("P", N + x, q) for x in range(1500))))
     t0 = time.perf_counter()
     r = sv.prove_forall(g, timeout=5)
-    assert r.verdict is sv.Verdict.UNKNOWN and "time budget" in r.detail, r
+    # the budget may run out in the vacuity check or, on a loaded machine, while encoding before it
+    assert r.verdict is sv.Verdict.UNKNOWN and r.detail.startswith("timeout"), r
     assert time.perf_counter() - t0 < 60
 
 
@@ -174,7 +175,7 @@ def test_assume_is_checked_at_every_cell_of_a_witness_in_bulk() -> None:
     # and the cells where assume fails are found exactly: P required on the even rows
     even = Gadget("g", (Param("N", 1, 64),), N, 1, _COPY, inp(i, q), assume=_chain(40, ne(i % 2, 0) | p))
     with predicates({"P": lambda r, c: r < 3}):
-        assert _failing_cells(even, {"N": 9}, 9, 1) == [(4, 0), (6, 0), (8, 0)]
+        assert failing_cells(even, {"N": 9}, 9, 1) == [(4, 0), (6, 0), (8, 0)]
     assert _recheck(even, {"N": 9}, 0, 0, {"P": lambda r, c: r < 3})[0] is None
 
 

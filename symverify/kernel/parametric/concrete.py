@@ -57,7 +57,7 @@ from symverify.kernel.parametric.expr import (
 )
 from symverify.kernel.parametric.gadget import Gadget, PLayer, Tap
 
-__all__ = ["Families", "family_symbol", "instantiate", "instance_model", "eval_value", "spec_at", "cell_value", "sizes", "entry_state"]
+__all__ = ["Families", "family_symbol", "instantiate", "instance_model", "failing_cells", "eval_value", "spec_at", "cell_value", "sizes", "entry_state"]
 
 Families = Mapping[str, Callable[..., Scalar]]
 
@@ -418,8 +418,18 @@ def _as_callable(p: Placement) -> Callable[..., bool]:
 
 
 def _violation(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mapping[str, Placement]) -> tuple[int, int] | None:
-    """The first cell (row-major) where the placement violates ``assume``, or None (every cell is
-    checked: at most ``MAX_PAINT`` of them)."""
+    """The first cell (row-major) where the placement violates ``assume``, or None."""
+    bad = failing_cells(g, env, nn, dd, preds, first=True)
+    return bad[0] if bad else None
+
+
+def failing_cells(g: Gadget, env: Mapping[str, int], nn: int, dd: int, preds: Mapping[str, Placement] | None = None,
+                  first: bool = False) -> list[tuple[int, int]]:
+    """The cells (row-major) of the ``nn × dd`` state where ``assume`` fails (predicates from ``preds``,
+    else from the ``predicates`` block around the call; with ``first``, at most the first one), every
+    cell checked (at most ``MAX_PAINT`` of them) for all cells at once (:mod:`~symverify.kernel.parametric.bulk`,
+    each node once; cell by cell where int64 cannot hold a value). The one check of a placement against
+    ``assume``: an instance's (:func:`instantiate`) and a ∀-witness's (its re-check and repair)."""
     import numpy as np
 
     limits.check(nn * dd, "MAX_PAINT", lambda: f"gadget {g.name} at {env}: the placement checked against assume at every cell of the {show_int(nn)}×{show_int(dd)} state")
@@ -429,11 +439,17 @@ def _violation(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mapping[
     rows_ = np.repeat(np.arange(nn, dtype=np.int64), dd)
     chans = np.tile(np.arange(dd, dtype=np.int64), nn)
     try:
-        ok = bulk.cond(g.assume, env, rows_, chans, preds)
+        ok = bulk.cond(g.assume, env, rows_, chans, preds or {})
     except bulk.FallbackError:
-        return next(((r, c) for r in range(nn) for c in range(dd) if not g.assume.eval({**env, "i": r, "q": c})), None)
-    bad = np.flatnonzero(~ok)
-    return (int(rows_[bad[0]]), int(chans[bad[0]])) if len(bad) else None
+        out = []
+        for r, c in itertools.product(range(nn), range(dd)):
+            if not g.assume.eval({**env, "i": r, "q": c}):
+                out.append((r, c))
+                if first:
+                    break
+        return out
+    bad = np.flatnonzero(~ok)[:1 if first else None]
+    return list(zip(rows_[bad].tolist(), chans[bad].tolist()))
 
 
 def instance_model(g: Gadget, params: Mapping[str, int], families: Families | None = None) -> Model:

@@ -479,7 +479,14 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
     With free predicates (``preds``: callables read off z3's model) the instance must satisfy
     ``assume`` at every cell, else the witness cannot be confirmed (None)."""
     from symverify.kernel.ir.scalar import is_zero, sym
-    from symverify.kernel.parametric.concrete import cell_value, entry_state, instance_model, sizes, spec_at
+    from symverify.kernel.parametric.concrete import (
+        cell_value,
+        entry_state,
+        failing_cells,
+        instance_model,
+        sizes,
+        spec_at,
+    )
     from symverify.kernel.parametric.expr import predicates
 
     # distinct atoms get distinct symbols: ``in[r][c]`` for the input, ``name[i][j]…`` for a family
@@ -489,7 +496,7 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
 
     with predicates(preds or {}):  # the sizes and ``where`` may read predicates too
         env, nn, dd = sizes(g, params)
-        if preds and (nn * dd > RECHECK_CELLS or _failing_cells(g, env, nn, dd, first=True)):
+        if preds and (nn * dd > RECHECK_CELLS or failing_cells(g, env, nn, dd, first=True)):
             return None, "the witness's placement does not satisfy the assumptions at every cell"
         want = spec_at(g, params, i, q, state)
         if want is None:  # care fails at the witness cell with this placement: nothing to confirm
@@ -506,32 +513,6 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
             got = cell_value(g, params, i, q, state)
             how = "cell-by-cell concrete interpretation"
     return not is_zero(got - want), f"output {got} ≠ spec {want} ({how})"
-
-
-def _failing_cells(g: Gadget, env: Mapping[str, int], nn: int, dd: int, first: bool = False) -> list[tuple[int, int]]:
-    """The cells of the ``nn × dd`` state where ``assume`` fails (the predicates of the ``predicates``
-    block around the call), evaluated for all cells at once (:mod:`~symverify.kernel.parametric.bulk`,
-    each node once; cell by cell where int64 cannot hold a value, then up to the first failing
-    cell only if ``first``, as a scan that stops there would): ``assume`` evaluated cell by cell
-    took minutes for a chain of 2000 conditions at 8000 cells."""
-    import numpy as np
-
-    from symverify.kernel.parametric import bulk
-
-    rows_ = np.repeat(np.arange(nn, dtype=np.int64), dd)
-    chans = np.tile(np.arange(dd, dtype=np.int64), nn)
-    try:
-        ok = bulk.cond(g.assume, env, rows_, chans, {})
-    except bulk.FallbackError:
-        out = []
-        for r, c in itertools.product(range(nn), range(dd)):
-            if not g.assume.eval({**env, "i": r, "q": c}):
-                out.append((r, c))
-                if first:
-                    break
-        return out
-    bad = np.flatnonzero(~ok)
-    return list(zip(rows_[bad].tolist(), chans[bad].tolist()))
 
 
 def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[Any], hyp: list[Any],
@@ -659,14 +640,14 @@ def _repaired(g: Gadget, params: dict[str, int], preds: Mapping[str, Any]) -> di
     with them, or None when there is no such cell or the instance is too large to scan. Every
     ``assume`` of the library only forbids cells, so the repaired placement usually satisfies it;
     :func:`_recheck` decides that again, and a refutation is reported only when it confirms."""
-    from symverify.kernel.parametric.concrete import sizes
+    from symverify.kernel.parametric.concrete import failing_cells, sizes
     from symverify.kernel.parametric.expr import predicates
 
     with predicates(dict(preds)):
         env, nn, dd = sizes(g, params)
         if nn * dd > RECHECK_CELLS:
             return None
-        bad = set(_failing_cells(g, env, nn, dd))
+        bad = set(failing_cells(g, env, nn, dd))
     if not bad:
         return None
 
