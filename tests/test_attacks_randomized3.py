@@ -1,0 +1,88 @@
+"""Attacks on the randomized and modular provers and their engines, third round.
+
+Each test builds a pair and tries to get ``proved`` for one that does not hold, a stated failure
+bound below the documented one, a ``refuted`` whose difference is not real, or an error where a
+verdict is due.
+
+**A sparse ``W`` larger than a dense grid may be.** The python engine's tensor form of a model
+(:func:`~symverify.kernel.provers.modular.model_mod_batch`) converted every ``W`` to a dense
+``d'×d'`` array before reading it, even for the few column updates of a sparse ``W``. A model whose
+state ``N'·d'`` is within ``MAX_CELLS`` but whose ``d'²`` is not (``N' = 1``, ``d' = 4096``,
+``W = I``) made ``verify`` with the default method, and ``method="randomized"`` on the python
+engine, raise :class:`~symverify.errors.LimitError` (``Grid.to_rows``) for a pair that ``exact``
+proves in a fraction of a second. A sparse ``W`` is now read by its nonzero cells only, and a
+dense-looking one too large to materialise runs as column updates as well.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+import symverify as sv
+from symverify.ir import limits
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.modular import BatchModRing, eval_mod_batch
+from symverify.kernel.provers.sides import as_side
+from symverify.kernel.semantics.evaluate import eval_model
+from symverify.kernel.semantics.rings import FractionRing
+
+M61 = 2**61 - 1
+
+
+# ---- the defect: a sparse W beyond MAX_CELLS ------------------------------------------------------
+
+
+def _wide(d: int, W: Grid) -> Model:
+    """``N' = 1``, ``d'`` = ``d``: one layer ``(u·W) ⊙ u`` (the impulse ``h = e_0`` in every column)."""
+    return Model(1, d, 1, d, (Layer.make(1, d, W=W, h=Grid.zeros(1, d).paint(0, 1, 0, d, 1)),))
+
+
+def _squares(d: int, first: Any = 1) -> Circuit:
+    """``y_0 = first·u_0²`` and ``y_j = u_j²`` for ``j ≥ 1``."""
+    gates = [Gate.mul(j, j) for j in range(d)] + [Gate.scale(d, first)] + [Gate.scale(d + j, 1) for j in range(1, d)]
+    return Circuit(1, d, tuple(gates), tuple(range(2 * d, 3 * d)))
+
+
+def _residue(x: Any) -> int:
+    x = Fraction(x)
+    return x.numerator * pow(x.denominator, -1, M61) % M61
+
+
+@pytest.fixture
+def small_cells(monkeypatch: pytest.MonkeyPatch) -> int:
+    """``MAX_CELLS = 1024``: a ``64×64`` W (4096 cells) is over it, a ``1×64`` state is not."""
+    monkeypatch.setattr(limits, "MAX_CELLS", 1024)
+    return 64
+
+
+@pytest.mark.parametrize("method", ["auto", "randomized"])
+def test_a_sparse_w_beyond_max_cells_is_decided_not_refused(small_cells: int, method: str) -> None:
+    d = small_cells
+    m = _wide(d, Grid.identity(d).paint(0, 1, 0, 1, Fraction(3, 7)))
+    kw = {"backend": "python"} if method == "randomized" else {}
+    proved = sv.verify(m, _squares(d, Fraction(3, 7)), method=method, timeout=120, **kw)
+    assert proved.verdict is sv.Verdict.PROVED, proved
+    wrong = sv.verify(m, _squares(d), method=method, timeout=120, **kw)  # entry 0 is 3/7·u_0², not u_0²
+    assert wrong.verdict is sv.Verdict.REFUTED, wrong
+    assert wrong.counterexample is not None and wrong.counterexample.cell == (0, 0)
+
+
+def test_a_dense_w_beyond_max_cells_runs_as_column_updates(small_cells: int) -> None:
+    """More than ``2·d'`` nonzeros (the matmul form) in a ``W`` over ``MAX_CELLS``: the residues are
+    those of exact evaluation, cell by cell."""
+    d = small_cells
+    W = Grid.zeros(d, d)
+    for j in range(d):  # three nonzeros per column: 3·d' > 2·d'
+        W = W.paint(j, j + 1, j, j + 1, j + 2).paint((j + 1) % d, (j + 1) % d + 1, j, j + 1, -1)
+        W = W.paint((j + 5) % d, (j + 5) % d + 1, j, j + 1, Fraction(1, j + 3))
+    m = _wide(d, W)
+    u = [[(7 * j + 3) % 101 - 50 for j in range(d)]]
+    side = as_side(m)
+    got = eval_mod_batch(side, [u], BatchModRing([M61], [{}]))[0]
+    exact = eval_model(m, u, FractionRing({}))
+    assert got == [[_residue(x) for x in row] for row in exact]
