@@ -12,6 +12,15 @@ state ``N'·d'`` is within ``MAX_CELLS`` but whose ``d'²`` is not (``N' = 1``, 
 engine, raise :class:`~symverify.errors.LimitError` (``Grid.to_rows``) for a pair that ``exact``
 proves in a fraction of a second. A sparse ``W`` is now read by its nonzero cells only, and a
 dense-looking one too large to materialise runs as column updates as well.
+
+**The torch engine made every ``W`` dense.** Its plans (:mod:`symverify.kernel.engines.plan`) hold
+each ``W`` as a dense ``d'×d'`` int64 tensor, whatever its sparsity and with no limit: with
+``N' = 16``, ``d' = 2^15`` and ``W = I`` (a state of ``2^19`` cells) the default method chose torch
+by its cost model and asked for 8 GiB (a :class:`~symverify.errors.LimitError` telling to run
+"in smaller batches", or the machine's memory); at ``d' = 2^16``, 32 GiB. The torch engine now
+does not run a model whose ``d'²`` exceeds ``MAX_CELLS`` (the largest dense grid symverify
+materialises): ``auto`` takes the python engine and says why, ``backend="torch"`` is a
+:class:`~symverify.errors.UsageError`.
 """
 
 from __future__ import annotations
@@ -22,10 +31,13 @@ from typing import Any
 import pytest
 
 import symverify as sv
+from symverify.errors import UsageError
 from symverify.ir import limits
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers import randomized as rz
+from symverify.kernel.provers.bounds import structure_bounds
 from symverify.kernel.provers.modular import BatchModRing, eval_mod_batch
 from symverify.kernel.provers.sides import as_side
 from symverify.kernel.semantics.evaluate import eval_model
@@ -86,3 +98,20 @@ def test_a_dense_w_beyond_max_cells_runs_as_column_updates(small_cells: int) -> 
     got = eval_mod_batch(side, [u], BatchModRing([M61], [{}]))[0]
     exact = eval_model(m, u, FractionRing({}))
     assert got == [[_residue(x) for x in row] for row in exact]
+
+
+def test_the_torch_engine_does_not_make_a_w_dense_beyond_max_cells(small_cells: int,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("torch")
+    d = small_cells
+    m = _wide(d, Grid.identity(d))
+    with pytest.raises(UsageError, match=r"backend='torch' .*: 64×64 = 4096 cells for the model \(1×64\), more than MAX_CELLS = 1024"):
+        sv.verify(m, _squares(d), method="randomized", backend="torch", timeout=120)
+    monkeypatch.setattr(rz, "TORCH_MIN_COST", 0)  # auto would otherwise pick python for its size alone
+    a, b = as_side(m), as_side(_squares(d))
+    name, why, _ = rz.choose_engine(a, b, structure_bounds(a, b), "auto", Fraction(1, 2**100))
+    assert name == "python" and "64×64 = 4096 cells" in why, why
+    report = sv.verify(m, _squares(d), method="randomized", timeout=120)
+    assert report.verdict is sv.Verdict.PROVED and report.evidence["backend"].startswith("python"), report
+    monkeypatch.setattr(limits, "MAX_CELLS", 1 << 22)  # within the limit the torch engine runs it
+    assert sv.verify(m, _squares(d), method="randomized", backend="torch", timeout=120).verdict is sv.Verdict.PROVED
