@@ -29,6 +29,8 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import symverify as sv
 from symverify.errors import UsageError
@@ -36,6 +38,7 @@ from symverify.ir import limits
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.scalar import sym
 from symverify.kernel.provers import randomized as rz
 from symverify.kernel.provers.bounds import structure_bounds
 from symverify.kernel.provers.modular import BatchModRing, eval_mod_batch
@@ -115,3 +118,34 @@ def test_the_torch_engine_does_not_make_a_w_dense_beyond_max_cells(small_cells: 
     assert report.verdict is sv.Verdict.PROVED and report.evidence["backend"].startswith("python"), report
     monkeypatch.setattr(limits, "MAX_CELLS", 1 << 22)  # within the limit the torch engine runs it
     assert sv.verify(m, _squares(d), method="randomized", backend="torch", timeout=120).verdict is sv.Verdict.PROVED
+
+
+_WEIGHTS = st.one_of(st.integers(-3, 3), st.sampled_from([2**70 + 1, -(2**61 - 1), Fraction(5, 2**61 - 1), Fraction(-7, 3),
+                                                          sym("a"), sym("a") * sym("b") - Fraction(1, 3)]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), cells=st.sampled_from([1024, 1 << 22]), mode=st.sampled_from(["causal", "cyclic"]))
+def test_both_projection_forms_give_the_exact_residues(monkeypatch: pytest.MonkeyPatch, data: st.DataObject, cells: int,
+                                                       mode: str) -> None:
+    """Random ``W`` (sparse or with more than ``2·d'`` nonzeros: the matmul form within
+    ``MAX_CELLS``, column updates beyond it) with symbolic and rational weights, at several points
+    each with its own prime and parameters: every residue is the exact value's."""
+    monkeypatch.setattr(limits, "MAX_CELLS", cells)
+    d = 40  # d'² = 1600: over a MAX_CELLS of 1024, within 2^22
+    W = Grid.zeros(d, d)
+    for _ in range(data.draw(st.integers(0, 3 * d), label="nonzeros")):
+        i, j = data.draw(st.integers(0, d - 1)), data.draw(st.integers(0, d - 1))
+        W = W.paint(i, i + 1, j, j + 1, data.draw(_WEIGHTS))
+    h = Grid.zeros(2, d).paint(0, 1, 0, d, 1).paint(1, 2, 0, d // 2, data.draw(_WEIGHTS))
+    m = Model(1, d, 2, d, (Layer.make(2, d, W=W, h=h, b1=Grid.zeros(2, d).paint(0, 1, 3, 4, data.draw(_WEIGHTS)),
+                                      mode=mode),))
+    primes = [2**89 - 1, 2**31 - 1, 1_000_000_007]  # none divides a denominator of _WEIGHTS
+    params = [{"a": data.draw(st.integers(-5, 5)), "b": data.draw(st.integers(-5, 5))} for _ in primes]
+    points = [[[data.draw(st.integers(-9, 9)) for _ in range(d)]] for _ in primes]
+    names = {k: v for k, v in params[0].items() if k in m.params()}
+    got = eval_mod_batch(as_side(m), points, BatchModRing(primes, [{k: v % p for k, v in ps.items() if k in names}
+                                                                   for p, ps in zip(primes, params)]))
+    for t, (p, ps, u) in enumerate(zip(primes, params, points)):
+        exact = eval_model(m, u, FractionRing({k: v for k, v in ps.items() if k in names}))
+        assert got[t] == [[Fraction(x).numerator * pow(Fraction(x).denominator, -1, p) % p for x in row] for row in exact]
