@@ -238,15 +238,22 @@ def test_kaleidoscope_max_cells_defaults_to_the_stated_limit():
 
 
 def test_the_python_engine_reads_the_cell_limit_at_each_call(monkeypatch):
-    """The randomized method's python engine makes each weight grid a dense array mod p; the limit
-    on such an array is ``limits.MAX_CELLS`` as it is at the call (it was read at import, so a
-    lowered limit still let an 8×8 ``W`` be materialised)."""
+    """The randomized method's python engine makes a weight grid a dense array mod p only within
+    ``limits.MAX_CELLS`` as it is at the call (it was read at import); beyond it, ``W`` is read by
+    its nonzero cells (column updates), so a lowered limit changes how, never whether, it runs."""
     W = Grid.from_rows([[(i * 8 + j) % 5 - 2 for j in range(8)] for i in range(8)])
     m = Model(1, 8, 1, 8, (Layer(W, Grid.from_rows([[1] * 8]), Grid.from_rows([[2] * 8]), Grid.from_rows([[1] * 8]), Mode.CAUSAL),))
+    from symverify.kernel.provers.modular import BatchModRing
+
+    dense: list[tuple[int, int]] = []
+    made = BatchModRing._grid
+    monkeypatch.setattr(BatchModRing, "_grid", lambda ring, g: dense.append((g.rows, g.cols)) or made(ring, g))
     assert sv.verify(m, m, method="randomized", backend="python").verdict.value == "proved"
+    assert (8, 8) in dense
+    dense.clear()
     monkeypatch.setattr(limits, "MAX_CELLS", 32)
-    with pytest.raises(LimitError, match=r"Grid.to_rows of a 8×8 grid: 64 cells is more than symverify.ir.limits.MAX_CELLS = 32"):
-        sv.verify(m, m, method="randomized", backend="python")
+    assert sv.verify(m, m, method="randomized", backend="python").verdict.value == "proved"
+    assert (8, 8) not in dense, dense
 
 
 # ---- the command line ---------------------------------------------------------------------------

@@ -320,8 +320,8 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
         backend: ``'flint'`` (default when installed) or ``'sympy'`` for exact expansion; for
             method ``randomized`` also ``'torch'`` (int64 mod fresh primes in ``[2^30, 2^31)``,
             batches of points) or ``'python'`` (Python ints mod primes ``≥ 2^61``) to force its
-            engine. Unset, randomized uses torch when it is installed, both sides are models or
-            circuits, the certified degree ``D`` gives ``D/2^30 ≤ 2^-10``, one evaluation costs
+            engine. Unset, randomized uses torch when it is installed, both sides are circuits or
+            models whose dense ``W`` (``d'²``) is within ``MAX_CELLS``, the certified degree ``D`` gives ``D/2^30 ≤ 2^-10``, one evaluation costs
             at least ``TORCH_MIN_COST`` operations and its estimated time is the lower
             (:func:`symverify.kernel.provers.randomized.choose_engine`, :mod:`symverify.provers.engine_cost`).
         max_monomials: the exact method's cap on any one expanded polynomial; a certified estimate

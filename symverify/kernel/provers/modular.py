@@ -146,21 +146,20 @@ class _BatchArithmetic:
         return conv + self.ring.grid(layer.b2) if b2 else conv
 
     def project(self, layer: Layer, state: Any, conv: Any) -> Any:
-        """``x·W + b1``: a matmul, or one column update per entry when ``W`` has at most 2·d'."""
+        """``x·W + b1``: a matmul, or one column update per nonzero ``W[a, b]`` (its values read
+        alone, never a dense ``W``) when ``W`` has at most 2·d' or a dense ``d'×d'`` would exceed
+        ``MAX_CELLS`` (the state's ``N'·d'`` may be within it while ``d'²`` is not)."""
         nzW, b1 = layer.W.nonzero(), not layer.b1.is_zero()
         if not nzW and not b1:
             return None
-        if len(nzW) > 2 * state.shape[2]:
+        if len(nzW) > 2 * state.shape[2] and layer.W.rows * layer.W.cols <= limits.MAX_CELLS:
             self._tick()
             proj = self.ring._np.matmul(state, self.ring.grid(layer.W))
         else:
             proj = self._zeros(state)
-            if nzW:
-                W = self.ring.grid(layer.W)
-                for (a, b) in nzW:
-                    self._tick()
-                    w = W[a, b] if W.ndim == 2 else W[:, a, b].reshape(-1, 1)
-                    proj[:, :, b] += state[:, :, a] * w
+            for (a, b), v in nzW.items():
+                self._tick()
+                proj[:, :, b] += state[:, :, a] * self.ring.coerce(v).reshape(-1, 1)
         return proj + self.ring.grid(layer.b1) if b1 else proj
 
     def combine(self, layer: Layer, state: Any, proj: Any, conv: Any) -> Any:

@@ -37,8 +37,8 @@ when no size gives a useful bound, the verdict is ``unknown``. The *torch* engin
 ``L = 30`` and ``B`` points per trial, ``B`` the least with ``(D/2^30)^B ≤ β`` (``≤ error_bound``
 when ``β = 0``); sides with symbolic weights use ``B = 1`` (the executor takes one parameter
 assignment per call, so the point, inputs and weights, stays uniform). It runs only when
-``D/2^30 ≤ 2^-10`` and ``ε ≤ 2^-10``, both sides are models or circuits and torch is installed
-(:func:`choose_engine`). Every prime is proved prime (:mod:`symverify.kernel.primes`).
+``D/2^30 ≤ 2^-10`` and ``ε ≤ 2^-10``, both sides are models or circuits (no model's dense ``W``,
+``d'²``, over ``MAX_CELLS``) and torch is installed (:func:`choose_engine`). Every prime is proved prime (:mod:`symverify.kernel.primes`).
 
 **One trial loop.** :func:`run_randomized` computes ``ε`` and ``k`` once, then per trial draws the
 prime and, through the engine, the points from the Fiat–Shamir streams of
@@ -64,7 +64,9 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import ProverError
+from symverify.ir import limits
 from symverify.ir.bigint import show_int
+from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.primes import MAX_PRIME_BITS, is_prime, passes_screen, screen_decides
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.bounds import M61, Bounds, structure_bounds
@@ -330,6 +332,11 @@ def _torch_blocker(lhs: Side, rhs: Side, bounds: Bounds, plan: TrialPlan) -> str
         return f"the torch executor takes models and circuits, not {kal[0]}"
     if importlib.util.find_spec("torch") is None:
         return "torch is not installed"
+    for s in (lhs, rhs):  # its plans hold every W as a dense d'×d' tensor, whatever its sparsity
+        dd = s.obj.inner_d if isinstance(s.obj, Model) else 0
+        if dd * dd > limits.MAX_CELLS:
+            return (f"the torch engine holds every W as a dense d'×d' array: {show_int(dd)}×{show_int(dd)} = "
+                    f"{show_int(dd * dd)} cells for the {s.label()}, more than MAX_CELLS = {limits.MAX_CELLS}")
     if plan.point > TORCH_USEFUL:
         return f"the degree bound D = {show_int(bounds.degree)} exceeds 2^20, so D/p > 2^-10 for a 31-bit prime"
     if plan.per_trial > TORCH_USEFUL:
