@@ -27,11 +27,29 @@ def test_a_numpy_integer_node_id_is_stored_as_a_plain_int(make):
     assert Circuit(1, 2, (g,), (2,)).gates == (make(0),)
 
 
-@pytest.mark.parametrize("bad, shown", [(True, "True"), (np.True_, r"np\.True_"), (1.0, r"1\.0")])
-def test_a_bool_or_float_node_id_is_still_refused(bad, shown):
-    """A truth value or a float is no node id (``True`` is an int to Python, not here)."""
-    with pytest.raises(IRError, match=rf"gate 0 \(node %2\): argument {shown} is not a node id"):
-        Circuit(1, 2, (Gate.mul(bad, 1),), (2,))
+@pytest.mark.parametrize("make", [
+    lambda i: Gate.mul(0, i),
+    lambda i: Gate.lin(i, 2, 1, 3),
+    lambda i: Gate.add(1, i),
+    lambda i: Gate.scale(i, 5),
+    lambda i: Gate(Gate.mul(0, 1).op, [0, i]),
+])
+@pytest.mark.parametrize("bad, shown, kind", [(True, "True", "bool"), (np.True_, r"np\.True_", "bool"),
+                                              (1.0, r"1\.0", "float"), (np.float64(1.0), r"np\.float64\(1\.0\)", "float64")])
+def test_a_bool_or_float_node_id_is_refused_by_the_gate_naming_its_type(make, bad, shown, kind):
+    """``Gate.mul(0, True)`` equalled (and hashed as) ``Gate.mul(0, 1)`` until a ``Circuit`` refused it, so a set
+    or dict of gates took one for the other; the gate refuses a truth value or a float as a node id itself
+    (``True`` is an int to Python, not here)."""
+    with pytest.raises(IRError, match=rf"args: argument {shown} is not a node id \(a {kind}, not an int\)$"):
+        make(bad)
+
+
+def test_a_gate_holding_a_bool_node_id_is_still_refused_by_the_circuit():
+    """The circuit's own check stays: a gate whose fields were written past its constructor is refused there."""
+    g = Gate.mul(0, 1)
+    object.__setattr__(g, "args", (True, 1))
+    with pytest.raises(IRError, match=r"gate 0 \(node %2\): argument True is not a node id"):
+        Circuit(1, 2, (g,), (2,))
 
 
 def test_grid_paint_cells_reads_an_integer_array_as_one_triple_a_row():
