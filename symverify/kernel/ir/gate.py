@@ -64,9 +64,9 @@ class Gate:
         # so Gate.mul(0, True) would equal (and hash as) Gate.mul(0, 1) until a Circuit refused it
         args = tuple(plain_items(self.args))
         ids = tuple(map(as_index, args))
-        for a, i in zip(args, ids):
-            if i is None:
-                raise IRError(f"{label} args: argument {safe_repr(a, 40)} is not a node id (a {type(a).__name__}, not an int)")
+        for arg, node in zip(args, ids):
+            if node is None:
+                raise IRError(f"{label} args: argument {safe_repr(arg, 40)} is not a node id (a {type(arg).__name__}, not an int)")
         object.__setattr__(self, "args", ids)
         object.__setattr__(self, "coeffs", tuple(
             as_scalar(x, f"{label} coefficient {names[i] if i < len(names) else i}") for i, x in enumerate(plain_items(self.coeffs))))
