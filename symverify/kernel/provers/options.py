@@ -102,12 +102,15 @@ class Options:
                 then a ``scheduler`` outside ``compositional`` and ``auto`` (checked in that order).
             BackendUnavailableError: ``numeric`` without torch installed.
         """
-        from symverify.kernel.ir.scalar import plain_float, plain_int, plain_str
+        from symverify.kernel.ir.scalar import plain_float, plain_index, plain_str
 
         # plain values: a subclass of str, int or float could answer the checks below by its own
-        # ==, hash, > or + otherwise than the value it stores (a timeout of -1.0 "greater than 0")
+        # ==, hash, > or + otherwise than the value it stores (a timeout of -1.0 "greater than 0");
+        # a numpy integer is read by its value (plain_index, as the IR reads a size), a bool is not
         method, backend, numeric = plain_str(method), plain_str(backend), plain_str(numeric)
-        timeout = plain_float(plain_int(timeout))  # type: ignore[assignment]
+        timeout = plain_float(plain_index(timeout))  # type: ignore[assignment]
+        seed, trials = plain_index(seed), plain_index(trials)  # type: ignore[assignment]
+        max_monomials, memory_limit = plain_index(max_monomials), plain_index(memory_limit)  # type: ignore[assignment]
         exact_engine, modular_engine = _engines(method, backend)
         numeric_format = numeric_dtype(numeric)
         if seed is None:
