@@ -47,23 +47,14 @@ _libs: dict[str, ctypes.CDLL | None] = {}
 _why: dict[str, str] = {}
 
 
-_OFF = ("0", "false", "no", "off")
-_ON = ("", "1", "true", "yes", "on")
-
-
 def enabled() -> bool:
     """False when ``SYMVERIFY_NATIVE`` is set to ``0``, ``false``, ``no`` or ``off``; True when it is
-    unset, empty, ``1``, ``true``, ``yes`` or ``on`` (any case, surrounding spaces ignored). Any other
-    value is a :class:`~symverify.errors.UsageError`: it is not guessed either way."""
-    value = os.environ.get("SYMVERIFY_NATIVE", "1").strip().lower()
-    if value in _OFF:
-        return False
-    if value not in _ON:
-        from symverify.errors import UsageError
+    unset, empty, ``1``, ``true``, ``yes`` or ``on`` (any case, surrounding spaces ignored), read by
+    :func:`symverify.progress.env_switch`, the one parser of on/off settings. Any other value is a
+    :class:`~symverify.errors.UsageError`: it is not guessed either way."""
+    from symverify.progress import env_switch
 
-        raise UsageError(f"SYMVERIFY_NATIVE: expected 0, false, no or off (disable the native kernels) or 1, true, yes "
-                         f"or on (enable them), found {os.environ['SYMVERIFY_NATIVE'][:40]!r}")
-    return True
+    return env_switch("SYMVERIFY_NATIVE", "use the native kernels", "disable them", "use them") is not False
 
 
 def _cpu_flags() -> str:

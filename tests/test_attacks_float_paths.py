@@ -84,7 +84,8 @@ def test_concurrent_first_builds_leave_one_intact_library(tmp_path):
 def test_an_unknown_native_setting_is_an_error_not_a_guess(monkeypatch, value):
     """``SYMVERIFY_NATIVE=garbage`` (or ``2``) enabled the kernels without a word."""
     monkeypatch.setenv("SYMVERIFY_NATIVE", value)
-    with pytest.raises(UsageError, match=r"SYMVERIFY_NATIVE: expected 0, false, no or off .* found '" + value + "'"):
+    with pytest.raises(UsageError, match=r"SYMVERIFY_NATIVE: expected 1, true, yes or on \(use the native kernels\), 0, false, "
+                                         r"no or off \(disable them\), or empty \(use them\), found '" + value + "'"):
         _native.enabled()
     with pytest.raises(UsageError, match="SYMVERIFY_NATIVE"):
         _native.load("fpt_setting", SOURCE)
@@ -501,7 +502,8 @@ def test_an_unknown_cuda_graphs_setting_is_an_error_not_off(monkeypatch, value):
     from symverify.executors import cuda_graph
 
     monkeypatch.setenv("SYMVERIFY_CUDA_GRAPHS", value)
-    with pytest.raises(UsageError, match=r"SYMVERIFY_CUDA_GRAPHS: expected 1, true, yes or on .* found '" + value + "'"):
+    with pytest.raises(UsageError, match=r"SYMVERIFY_CUDA_GRAPHS: expected 1, true, yes or on \(replay CUDA graphs\), 0, false, "
+                                         r"no or off \(run eagerly\), or empty \(run eagerly\), found '" + value + "'"):
         cuda_graph.enabled()
     for off in ("", " 0", "OFF", "no"):
         monkeypatch.setenv("SYMVERIFY_CUDA_GRAPHS", off)

@@ -115,6 +115,31 @@ def test_both_switches_take_exactly_the_on_and_off_words(monkeypatch, name):
         read()
 
 
+@pytest.mark.parametrize("name, unset, on, off", [
+    ("SYMVERIFY_NATIVE", True, "use the native kernels", "disable them"),
+    ("SYMVERIFY_CUDA_GRAPHS", False, "replay CUDA graphs", "run eagerly"),
+])
+def test_the_native_and_cuda_graph_switches_are_read_by_the_one_parser(monkeypatch, name, unset, on, off):
+    """``SYMVERIFY_NATIVE`` and ``SYMVERIFY_CUDA_GRAPHS`` had their own copies of the on/off parser, each with
+    its own message (neither said the value came from the environment); both are read by ``env_switch`` now,
+    each keeping its meaning (unset or empty: native kernels on, CUDA graphs off)."""
+    from symverify import _native
+    from symverify.errors import UsageError
+    from symverify.executors import cuda_graph
+
+    enabled = _native.enabled if name == "SYMVERIFY_NATIVE" else cuda_graph.enabled
+    monkeypatch.delenv(name, raising=False)
+    assert enabled() is unset
+    for value, want in (("", unset), ("  ", unset), (" Yes", True), ("ON ", True), ("1", True), ("0", False),
+                        ("No", False), ("FALSE", False), (" off", False)):
+        monkeypatch.setenv(name, value)
+        assert enabled() is want, value
+    monkeypatch.setenv(name, "maybe")
+    with pytest.raises(UsageError, match=rf"^{name}: expected 1, true, yes or on \({on}\), 0, false, no or off \({off}\), "
+                                         rf"or empty \({'use them' if unset else 'run eagerly'}\), found 'maybe' in the environment$"):
+        enabled()
+
+
 def test_a_randomized_verify_does_not_import_flint():
     """Choosing the exact engine imported python-flint (0.12 s) on every first ``verify``, even for
     ``method='randomized'``, which never uses it; ``flint_available`` now asks the import system only."""

@@ -16,30 +16,23 @@ that finds the graph busy (another thread replaying it) runs eagerly.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from symverify.kernel.engines._torch import require_torch
+from symverify.progress import env_switch
 
 __all__ = ["enabled", "graphed_run"]
 
 
 def enabled() -> bool:
     """True when ``SYMVERIFY_CUDA_GRAPHS`` is ``1``, ``true``, ``yes`` or ``on``; False when it is
-    unset, empty, ``0``, ``false``, ``no`` or ``off`` (any case, surrounding spaces ignored). Any other
-    value (a typo such as ``ture``) is a :class:`~symverify.errors.UsageError`, not silently off."""
-    value = os.environ.get("SYMVERIFY_CUDA_GRAPHS", "").strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value not in ("", "0", "false", "no", "off"):
-        from symverify.errors import UsageError
-
-        raise UsageError(f"SYMVERIFY_CUDA_GRAPHS: expected 1, true, yes or on (replay CUDA graphs) or 0, false, no, off "
-                         f"or empty (run eagerly), found {os.environ['SYMVERIFY_CUDA_GRAPHS'][:40]!r}")
-    return False
+    unset, empty, ``0``, ``false``, ``no`` or ``off`` (any case, surrounding spaces ignored), read by
+    :func:`symverify.progress.env_switch`, the one parser of on/off settings. Any other value (a typo
+    such as ``ture``) is a :class:`~symverify.errors.UsageError`, not silently off."""
+    return env_switch("SYMVERIFY_CUDA_GRAPHS", "replay CUDA graphs", "run eagerly", "run eagerly") is True
 
 
 @dataclass
