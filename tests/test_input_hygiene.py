@@ -402,3 +402,42 @@ def test_verify_options_still_refuse_a_bool_or_float_and_a_seed_past_its_range(n
 
     with pytest.raises(UsageError, match=message):
         Options.from_call("exact" if name == "max_monomials" else "randomized", **{name: bad})
+
+
+def test_a_trials_count_above_max_trials_is_refused_at_once_naming_the_limit(monkeypatch):
+    """``verify(..., trials=10**400)`` with no timeout ran forever (each trial is done before the count is
+    compared); a caller's trials only add to those ``error_bound`` needs, at most 108 for any float bound, so
+    a count above ``MAX_TRIALS`` is a ``UsageError`` naming the limit. The limit is read at the call."""
+    import symverify as sv
+    from symverify.errors import UsageError
+    from symverify.ir import limits
+    from symverify.kernel.provers.options import Options
+
+    assert limits.MAX_TRIALS == 1 << 16
+    assert Options.from_call("randomized", trials=limits.MAX_TRIALS).trials == limits.MAX_TRIALS
+    c = Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    for big, shown in ((10**400, r"<401-digit integer ≡ 0 mod 10\^9>"), (np.uint64(2**64 - 1), "18446744073709551615"),
+                       (limits.MAX_TRIALS + 1, "65537")):
+        with pytest.raises(UsageError, match=r"^trials: expected at most symverify\.ir\.limits\.MAX_TRIALS = 65536 randomized "
+                                             rf"trials \(error_bound sets how many a proof needs\), found {shown}$"):
+            sv.verify(c, c, method="randomized", trials=big)
+    monkeypatch.setattr(limits, "MAX_TRIALS", 3)
+    with pytest.raises(UsageError, match=r"MAX_TRIALS = 3 randomized trials .*found 4$"):
+        sv.verify(c, c, method="auto", trials=4)
+    assert sv.verify(c, c, method="randomized", trials=3).proved
+
+
+def test_the_command_line_refuses_a_trials_count_above_max_trials(tmp_path, capsys):
+    """``symverify verify A B --trials 99999999999999999999`` ran without end; it is one line and exit 3."""
+    from cases import SQUARE_C, SQUARE_M
+
+    from symverify.cli import main
+    from symverify.ir.serialize import dump_file
+
+    dump_file(SQUARE_C, str(tmp_path / "c.json"))
+    dump_file(SQUARE_M, str(tmp_path / "m.json"))
+    code = main(["verify", str(tmp_path / "c.json"), str(tmp_path / "m.json"), "--trials", "99999999999999999999"])
+    err = capsys.readouterr().err
+    assert code == 3 and err.count("\n") == 1, err
+    assert err.startswith("symverify: error: trials: expected at most symverify.ir.limits.MAX_TRIALS = 65536 "), err
+    assert err.rstrip().endswith("found 99999999999999999999"), err

@@ -18,7 +18,8 @@ from typing import Any, Literal, get_args
 
 from symverify.deadline import Deadline, DeadlineExceededError
 from symverify.errors import UsageError
-from symverify.ir.bigint import safe_repr
+from symverify.ir import limits
+from symverify.ir.bigint import safe_repr, show_int
 
 __all__ = ["Options", "Method", "METHODS", "default_memory_limit", "DEFAULT_MAX_MONOMIALS", "DEFAULT_ERROR_BOUND",
            "Deadline", "DeadlineExceededError"]
@@ -133,6 +134,9 @@ class Options:
             raise UsageError(f"isolate: expected True, False or None (automatic), found {isolate!r}")
         if trials is not None and (type(trials) is not int or trials < 1):
             raise UsageError(f"trials: expected a positive int, found {trials!r}")
+        if trials is not None and trials > limits.MAX_TRIALS:  # read at the call: a caller may raise it
+            raise UsageError(f"trials: expected at most symverify.ir.limits.MAX_TRIALS = {limits.MAX_TRIALS} randomized "
+                             f"trials (error_bound sets how many a proof needs), found {show_int(trials)}")
         for name, val in (("trials", trials), ("max_monomials", max_monomials), ("isolate", isolate)):
             if val is not None and method not in READ_BY[name]:  # it would be ignored
                 raise UsageError(f"{name}={val!r}: only methods {', '.join(map(repr, READ_BY[name]))} read it; "
