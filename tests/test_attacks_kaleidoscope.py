@@ -43,11 +43,11 @@ HUGE = 2**40
 
 
 # ---- sizes ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("size", [2.0, np.int64(4), True, "4"])
+@pytest.mark.parametrize("size", [2.0, np.float64(4.0), True, np.True_, "4"])
 def test_identity_constructors_refuse_sizes_that_are_not_ints(size):
-    """``BBStar.identity(2.0)`` and ``Kaleidoscope.identity(np.int64(4))`` raised AttributeError
-    (``bit_length``), ``ButterflyFactor.identity(2.0, 1)`` a TypeError; ``bit_reversal(True)`` was
-    ``(0,)`` and a stride of ``True`` was kept as the bool."""
+    """``BBStar.identity(2.0)`` raised AttributeError (``bit_length``), ``ButterflyFactor.identity(2.0, 1)`` a
+    TypeError; ``bit_reversal(True)`` was ``(0,)`` and a stride of ``True`` was kept as the bool. (A numpy
+    integer is read by its value: ``test_identity_constructors_read_a_numpy_integer_size_by_its_value``.)"""
     with pytest.raises(ShapeError, match=r"expected a power of two ≥ 2, found"):
         ButterflyFactor.identity(size, 1)
     with pytest.raises(ShapeError, match=r"BB\* size: expected a power of two ≥ 2, found"):
@@ -58,6 +58,17 @@ def test_identity_constructors_refuse_sizes_that_are_not_ints(size):
         bit_reversal(size)
     with pytest.raises(ShapeError, match=r"stride: expected a power of two ≤ size/2 = 2, found True"):
         ButterflyFactor(4, True, (1, 1), (0, 0), (0, 0), (1, 1))
+
+
+def test_identity_constructors_read_a_numpy_integer_size_by_its_value():
+    """``Kaleidoscope.identity(np.int64(4))`` raised AttributeError (``bit_length``), then was refused, though
+    ``Kaleidoscope(np.int64(3), 4, ())`` reads its sizes by value; every size reader takes it as the plain int."""
+    size = np.int64(4)
+    assert ButterflyFactor.identity(size, np.int64(1)) == ButterflyFactor.identity(4, 1)
+    assert BBStar.identity(size) == BBStar.identity(4) and type(BBStar.identity(size).size) is int
+    assert Kaleidoscope.identity(np.int64(3)) == Kaleidoscope.identity(3)
+    assert Kaleidoscope.identity(3).lift(np.uint8(8)) == Kaleidoscope.identity(3).lift(8)
+    assert bit_reversal(size) == bit_reversal(4) and reversal(np.int64(3)) == (2, 1, 0)
 
 
 def test_a_bool_corner_or_reversal_length_is_refused():

@@ -27,11 +27,29 @@ def test_a_numpy_integer_node_id_is_stored_as_a_plain_int(make):
     assert Circuit(1, 2, (g,), (2,)).gates == (make(0),)
 
 
-@pytest.mark.parametrize("bad, shown", [(True, "True"), (np.True_, r"np\.True_"), (1.0, r"1\.0")])
-def test_a_bool_or_float_node_id_is_still_refused(bad, shown):
-    """A truth value or a float is no node id (``True`` is an int to Python, not here)."""
-    with pytest.raises(IRError, match=rf"gate 0 \(node %2\): argument {shown} is not a node id"):
-        Circuit(1, 2, (Gate.mul(bad, 1),), (2,))
+@pytest.mark.parametrize("make", [
+    lambda i: Gate.mul(0, i),
+    lambda i: Gate.lin(i, 2, 1, 3),
+    lambda i: Gate.add(1, i),
+    lambda i: Gate.scale(i, 5),
+    lambda i: Gate(Gate.mul(0, 1).op, [0, i]),
+])
+@pytest.mark.parametrize("bad, shown, kind", [(True, "True", "bool"), (np.True_, r"np\.True_", "bool"),
+                                              (1.0, r"1\.0", "float"), (np.float64(1.0), r"np\.float64\(1\.0\)", "float64")])
+def test_a_bool_or_float_node_id_is_refused_by_the_gate_naming_its_type(make, bad, shown, kind):
+    """``Gate.mul(0, True)`` equalled (and hashed as) ``Gate.mul(0, 1)`` until a ``Circuit`` refused it, so a set
+    or dict of gates took one for the other; the gate refuses a truth value or a float as a node id itself
+    (``True`` is an int to Python, not here)."""
+    with pytest.raises(IRError, match=rf"args: argument {shown} is not a node id \(a {kind}, not an int\)$"):
+        make(bad)
+
+
+def test_a_gate_holding_a_bool_node_id_is_still_refused_by_the_circuit():
+    """The circuit's own check stays: a gate whose fields were written past its constructor is refused there."""
+    g = Gate.mul(0, 1)
+    object.__setattr__(g, "args", (True, 1))
+    with pytest.raises(IRError, match=r"gate 0 \(node %2\): argument True is not a node id"):
+        Circuit(1, 2, (g,), (2,))
 
 
 def test_grid_paint_cells_reads_an_integer_array_as_one_triple_a_row():
@@ -305,3 +323,146 @@ def test_a_resource_table_is_read_by_one_rule_whose_refusal_never_fails(owner, t
              + {list: r"list \[<5001-digit integer", bool: "bool True"}[type(table["layers"])])
     with pytest.raises(error, match=rf"^{owner} resources(: |){found}"):
         build(table)
+
+
+def _ir_sizes():
+    """Each IR constructor reading a size or an index, as ``build(v)`` with ``v`` in that place, and the
+    message with which it refuses a bool or a float there."""
+    from symverify.kernel.ir.baseconv import Model
+    from symverify.kernel.ir.butterfly import Kaleidoscope
+    from symverify.kernel.ir.certificate import Boundary, Cell
+    from symverify.kernel.ir.grid import Grid
+    from symverify.kernel.kaleidoscope.matrix import SparseMatrix
+
+    return [
+        (lambda v: Circuit(v, 2, (Gate.mul(0, 1),), (2,)), 1, r"circuit n: expected a positive int, found"),
+        (lambda v: Circuit(1, v, (Gate.mul(0, 1),), (2,)), 2, r"circuit d: expected a positive int, found"),
+        (lambda v: Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=v), 2,
+         r"circuit size: expected positive ints n, d; found n=1, d="),
+        (lambda v: Grid(v, 3), 2, r"a grid needs non-negative integer sizes; found rows = "),
+        (lambda v: Grid.zeros(2, v), 3, r"a grid needs non-negative integer sizes; found cols = "),
+        (lambda v: Grid.symbolic("W", v, 2), 2, r"a grid needs non-negative integer sizes; found rows = "),
+        (lambda v: Model(v, 1, 2, 1, ()), 2, r"model n: expected a positive int, found"),
+        (lambda v: Model(2, 1, 2, v, ()), 1, r"model inner_d: expected a positive int, found"),
+        (lambda v: Kaleidoscope(3, v, ()), 4, r"kaleidoscope size: expected a power of two, found"),
+        (lambda v: Kaleidoscope(v, 4, ()), 3, r"kaleidoscope: expected 1 ≤ n ≤ size = 4, found n = "),
+        (lambda v: Kaleidoscope.identity(v), 3, r"kaleidoscope identity: expected an int n ≥ 1, found n = "),
+        (lambda v: SparseMatrix(v, 3, ((0, 1, 2),)), 2, r"sparse matrix rows: expected a non-negative int, found"),
+        (lambda v: SparseMatrix(2, v, ((0, 1, 2),)), 3, r"sparse matrix cols: expected a non-negative int, found"),
+        (lambda v: Cell(v, 0, ((1, 2),), 0), 1, r"certificate cell: expected int row and column \(non-negative\)"),
+        (lambda v: Cell(0, 1, ((v, 2),), 0), 3, r"certificate cell \(0, 1\): expected int node ids \(non-negative\)"),
+        (lambda v: Boundary(v, ()), 2, r"certificate boundary: expected an int layer index \(non-negative\)"),
+    ]
+
+
+@pytest.mark.parametrize("k", range(16))
+def test_an_ir_size_or_index_reads_a_numpy_integer_by_its_value(k):
+    """``Circuit(np.int64(1), 2, ...)``, ``Grid(np.int64(2), 3)``, ``Model``, ``Kaleidoscope``, ``SparseMatrix`` sizes
+    and certificate indices refused a numpy integer ("expected a positive int") though gate node ids, outputs,
+    grid positions and library sizes read it by its value (``as_index``); all read it so now, as a plain int,
+    while a bool or a float is refused with the message it had."""
+    from symverify.errors import ShapeError
+
+    build, size, message = _ir_sizes()[k]
+    want = build(size)
+    for v in (np.int64(size), np.uint8(size), np.uint64(size)):
+        got = build(v)
+        assert got == want and repr(got) == repr(want)
+        assert all(type(getattr(got, f, 0)) is int for f in ("n", "d", "rows", "cols", "size", "inner_d", "row", "layer"))
+    for bad in (True, np.True_, float(size)):
+        with pytest.raises((IRError, ShapeError), match=message):
+            build(bad)
+
+
+def test_an_ir_size_read_from_a_numpy_integer_is_exact_and_still_held_to_the_limits():
+    """``np.uint64`` beyond 2^63 is read as the exact Python int (not wrapped to a negative int64), and the
+    limits the plain int meets apply to it (``Grid.symbolic``'s ``MAX_CELLS``, a kaleidoscope's size)."""
+    from symverify.errors import LimitError, ShapeError
+    from symverify.kernel.ir.butterfly import Kaleidoscope
+    from symverify.kernel.ir.grid import Grid
+
+    big = np.uint64(2**64 - 1)
+    g = Grid(big, 1)
+    assert g.rows == 2**64 - 1 and type(g.rows) is int
+    with pytest.raises(LimitError, match=r"Grid.symbolic\('W', 18446744073709551615, 1\): .* more than symverify.ir.limits.MAX_CELLS"):
+        Grid.symbolic("W", big, 1)
+    with pytest.raises(LimitError, match=r"kaleidoscope of size 9223372036854775808: 9223372036854775808 cells is more than symverify\.ir\.limits\.MAX_CELLS"):
+        Kaleidoscope(3, np.uint64(2**63), ())
+    with pytest.raises(ShapeError, match=r"kaleidoscope size: expected a power of two, found 18446744073709551615"):
+        Kaleidoscope(3, big, ())
+    with pytest.raises(IRError, match=r"circuit n: expected a positive int, found 0"):
+        Circuit(np.uint64(0), 2, (), ())
+
+
+@pytest.mark.parametrize("name, value, read", [
+    ("seed", np.int64(7), 7), ("seed", np.uint64(2**63 - 1), 2**63 - 1), ("trials", np.int64(3), 3),
+    ("trials", np.uint8(40), 40), ("max_monomials", np.int64(1000), 1000), ("memory_limit", np.int64(1 << 30), 1 << 30),
+])
+def test_verify_options_read_a_numpy_integer_by_its_value(name, value, read):
+    """``verify(..., seed=np.int64(7))`` (or ``trials``, ``max_monomials``) was refused ("expected an int") though
+    the IR reads a numpy integer by its value; the option holds the plain int."""
+    from symverify.kernel.provers.options import Options
+
+    method = "exact" if name == "max_monomials" else "randomized"
+    opts = Options.from_call(method, **{name: value})
+    assert getattr(opts, name) == read and type(getattr(opts, name)) is int
+
+
+@pytest.mark.parametrize("name, bad, message", [
+    ("seed", True, r"seed: expected an int \(or None for fresh randomness\), found True"),
+    ("seed", np.True_, r"seed: expected an int \(or None for fresh randomness\), found np\.True_"),
+    ("seed", 7.0, r"seed: expected an int \(or None for fresh randomness\), found 7\.0"),
+    ("seed", np.uint64(2**64 - 1), r"seed: expected an int within ±\(2\^63 − 1\) .*found one of 64 bits"),
+    ("trials", np.True_, r"trials: expected a positive int, found np\.True_"),
+    ("trials", 3.0, r"trials: expected a positive int, found 3\.0"),
+    ("trials", np.int64(0), r"trials: expected a positive int, found 0"),
+    ("max_monomials", np.False_, r"max_monomials: expected an int ≥ 0, found np\.False_"),
+    ("max_monomials", np.float64(5.0), r"max_monomials: expected an int ≥ 0, found np\.float64\(5\.0\)"),
+])
+def test_verify_options_still_refuse_a_bool_or_float_and_a_seed_past_its_range(name, bad, message):
+    """A numpy bool or float stays refused with its message; ``np.uint64(2**64 - 1)`` is read exactly, so it is
+    past the seed's range (an int64 reading would have wrapped it to -1, a valid seed)."""
+    from symverify.errors import UsageError
+    from symverify.kernel.provers.options import Options
+
+    with pytest.raises(UsageError, match=message):
+        Options.from_call("exact" if name == "max_monomials" else "randomized", **{name: bad})
+
+
+def test_a_trials_count_above_max_trials_is_refused_at_once_naming_the_limit(monkeypatch):
+    """``verify(..., trials=10**400)`` with no timeout ran forever (each trial is done before the count is
+    compared); a caller's trials only add to those ``error_bound`` needs, at most 108 for any float bound, so
+    a count above ``MAX_TRIALS`` is a ``UsageError`` naming the limit. The limit is read at the call."""
+    import symverify as sv
+    from symverify.errors import UsageError
+    from symverify.ir import limits
+    from symverify.kernel.provers.options import Options
+
+    assert limits.MAX_TRIALS == 1 << 16
+    assert Options.from_call("randomized", trials=limits.MAX_TRIALS).trials == limits.MAX_TRIALS
+    c = Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    for big, shown in ((10**400, r"<401-digit integer ≡ 0 mod 10\^9>"), (np.uint64(2**64 - 1), "18446744073709551615"),
+                       (limits.MAX_TRIALS + 1, "65537")):
+        with pytest.raises(UsageError, match=r"^trials: expected at most symverify\.ir\.limits\.MAX_TRIALS = 65536 randomized "
+                                             rf"trials \(error_bound sets how many a proof needs\), found {shown}$"):
+            sv.verify(c, c, method="randomized", trials=big)
+    monkeypatch.setattr(limits, "MAX_TRIALS", 3)
+    with pytest.raises(UsageError, match=r"MAX_TRIALS = 3 randomized trials .*found 4$"):
+        sv.verify(c, c, method="auto", trials=4)
+    assert sv.verify(c, c, method="randomized", trials=3).proved
+
+
+def test_the_command_line_refuses_a_trials_count_above_max_trials(tmp_path, capsys):
+    """``symverify verify A B --trials 99999999999999999999`` ran without end; it is one line and exit 3."""
+    from cases import SQUARE_C, SQUARE_M
+
+    from symverify.cli import main
+    from symverify.ir.serialize import dump_file
+
+    dump_file(SQUARE_C, str(tmp_path / "c.json"))
+    dump_file(SQUARE_M, str(tmp_path / "m.json"))
+    code = main(["verify", str(tmp_path / "c.json"), str(tmp_path / "m.json"), "--trials", "99999999999999999999"])
+    err = capsys.readouterr().err
+    assert code == 3 and err.count("\n") == 1, err
+    assert err.startswith("symverify: error: trials: expected at most symverify.ir.limits.MAX_TRIALS = 65536 "), err
+    assert err.rstrip().endswith("found 99999999999999999999"), err

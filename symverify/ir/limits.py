@@ -20,6 +20,12 @@ where; nothing is truncated or rounded instead.
   :func:`~symverify.library_gated.hyena`, :func:`~symverify.library_gated.h3` and the direct
   models built from them, whose sizes grow as ``N²``), so a size typed by mistake is refused at once
   instead of running until the timeout.
+* :data:`MAX_TRIALS` (``2^16``): the randomized trials a caller may ask for (``verify(trials=...)``,
+  ``symverify verify --trials``; a :class:`~symverify.errors.UsageError` above it), so a count typed
+  by mistake is refused at once instead of running until the timeout (without one, forever). A
+  caller's trials only add to the ``k`` that ``error_bound`` needs, which the method computes itself;
+  each trial fails with probability at most ``2^-10`` (the most either engine runs with), so ``2^16``
+  trials state ``2^-655360``, and the least positive float error bound, ``2^-1074``, needs at most 108.
 * :data:`MAX_PAINT` (``2^26``): the total area of a grid's rectangles that may be expanded cell
   by cell (``Grid.cells()``, ``Grid.nonzero()``; ``Grid.get`` scans the rectangles instead), and
   the block visits :meth:`Grid.nonzero_count` may spend resolving overlapping rectangles (counts
@@ -56,6 +62,7 @@ __all__ = [
     "MAX_CELLS",
     "MAX_INPUTS",
     "MAX_GATES",
+    "MAX_TRIALS",
     "MAX_PAINT",
     "MAX_INT_DIGITS",
     "MAX_JSON_INT",
@@ -70,6 +77,7 @@ __all__ = [
 MAX_CELLS = 1 << 22
 MAX_INPUTS = 1 << 22
 MAX_GATES = 1 << 24
+MAX_TRIALS = 1 << 16
 MAX_PAINT = 1 << 26
 MAX_INT_DIGITS = 100_000
 MAX_JSON_INT = (1 << 63) - 1

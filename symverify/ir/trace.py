@@ -17,7 +17,7 @@ from symverify.errors import IRError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.gate import Gate, Op
-from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, plain_int, power
+from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, plain_index, power
 
 __all__ = ["Recorder", "Wire", "record", "sum_tree"]
 
@@ -31,7 +31,7 @@ class Recorder:
     not with the machine's memory."""
 
     def __init__(self, n: int, d: int) -> None:
-        n, d = plain_int(n), plain_int(d)  # type: ignore[assignment]  # the inputs are n·d: an int subclass's * could say otherwise
+        n, d = plain_index(n), plain_index(d)  # type: ignore[assignment]  # the inputs are n·d: an int subclass's * could say otherwise
         if not (isinstance(n, int) and isinstance(d, int)) or isinstance(n, bool) or isinstance(d, bool) or n < 1 or d < 1:
             raise IRError(f"circuit size: expected positive ints n, d; found n={n!r}, d={d!r}")
         limits.check(n * d, "MAX_INPUTS", lambda: f"a circuit on {n}×{d} inputs")

@@ -30,6 +30,7 @@ from symverify.kernel.ir.butterfly import (
     next_power_of_two,
     pair_number,
 )
+from symverify.kernel.ir.scalar import plain_index
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.kaleidoscope.matrix import check_permutation
 
@@ -199,6 +200,7 @@ def bit_reversal(n: int) -> tuple[int, ...]:
     >>> bit_reversal(8)
     (0, 4, 2, 6, 1, 5, 3, 7)
     """
+    n = plain_index(n)  # type: ignore[assignment]  # a numpy integer by its value, as the IR reads a size
     if not is_power_of_two(n):
         raise IRError(f"bit_reversal: expected a power of two, found {n!r}")
     check_size_limit(n, f"bit_reversal({n})")
@@ -208,6 +210,7 @@ def bit_reversal(n: int) -> tuple[int, ...]:
 
 def reversal(n: int) -> tuple[int, ...]:
     """``i ↦ n − 1 − i``."""
+    n = plain_index(n)  # type: ignore[assignment]
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
         raise IRError(f"reversal: expected a non-negative int, found {n!r}")
     check_size_limit(n, f"reversal({n})")

@@ -311,7 +311,8 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
             ``None`` draws a fresh seed from the operating system (recorded in the report), so the
             randomized bound is over points nobody chose in advance.
         trials: at least this many randomized trials; the method always runs enough for
-            ``error_bound`` (a smaller ``trials`` never weakens the bound). Methods ``auto`` and
+            ``error_bound`` (a smaller ``trials`` never weakens the bound); at most
+            :data:`symverify.ir.limits.MAX_TRIALS` (``2^16``, a ``UsageError`` above it). Methods ``auto`` and
             ``randomized`` only (another method refuses it, like ``max_monomials`` and ``isolate``
             outside ``auto``, ``exact``, ``exact-sympy`` and ``compositional``).
         timeout: seconds; when it runs out the verdict is ``unknown``.

@@ -42,7 +42,7 @@ from symverify.kernel.ir.scalar import (
     as_scalar,
     is_zero,
     plain_fields,
-    plain_int,
+    plain_index,
     plain_items,
     plain_str,
     unordered,
@@ -198,6 +198,7 @@ class ButterflyFactor:
 
     @staticmethod
     def identity(size: int, stride: int) -> ButterflyFactor:
+        size = plain_index(size)  # type: ignore[assignment]  # a numpy integer by its value, as the constructor reads it
         _check_size(size, "butterfly factor size")
         half = size // 2
         return ButterflyFactor(size, stride, (1,) * half, (0,) * half, (0,) * half, (1,) * half)
@@ -213,6 +214,7 @@ class ButterflyFactor:
     def from_blocks(size: int, stride: int, blocks: Sequence[Block]) -> ButterflyFactor:
         """The factor whose pair ``m`` carries ``blocks[m] = ((d1, d2), (d3, d4))``; a block or a
         block row that is a str or bytes (``("57", "91")`` would read as its characters) is refused."""
+        size = plain_index(size)  # type: ignore[assignment]
         _check_size(size, "butterfly factor size")
         if not hasattr(blocks, "__len__") or len(blocks) != size // 2:
             found = len(blocks) if hasattr(blocks, "__len__") else type(blocks).__name__
@@ -279,6 +281,7 @@ class ButterflyFactor:
 
     def lift(self, size: int) -> ButterflyFactor:
         """``diag(F, I)`` at a larger power-of-two ``size`` (same stride; docs/kaleidoscope.md §1.6)."""
+        size = plain_index(size)  # type: ignore[assignment]
         _check_size(size, f"lifting a butterfly factor of size {self.size}", self.size)
         extra = (size - self.size) // 2
         one, zero = (1,) * extra, (0,) * extra
@@ -311,6 +314,7 @@ class BBStar:
 
     @staticmethod
     def identity(size: int) -> BBStar:
+        size = plain_index(size)  # type: ignore[assignment]
         _check_size(size, "BB* size")
         return BBStar(size, tuple(ButterflyFactor.identity(size, s) for s in bbstar_strides(size)))
 
@@ -320,6 +324,7 @@ class BBStar:
 
     def lift(self, size: int) -> BBStar:
         """``diag(E, I)`` at a larger power-of-two size: old stages lifted, strides ≥ old size identity."""
+        size = plain_index(size)  # type: ignore[assignment]
         _check_size(size, f"lifting a BB* of size {self.size}", self.size)
         k = len(self.factors) // 2
         down = {f.stride: f.lift(size) for f in self.factors[:k]}
@@ -377,7 +382,7 @@ class FactorList:
         return FactorList(size, self.lift(size).factors + other.lift(size).factors)
 
     def lift(self, size: int) -> FactorList:
-        size = plain_int(size)  # type: ignore[assignment]
+        size = plain_index(size)  # type: ignore[assignment]
         return FactorList(size, tuple(f.lift(size) for f in self.factors)) if size != self.size else self
 
     def to_bbstars(self, *, strict: bool = False, merge: bool = False) -> tuple[BBStar, ...]:
@@ -461,6 +466,7 @@ class Kaleidoscope:
     @staticmethod
     def identity(n: int, size: int | None = None) -> Kaleidoscope:
         """The ``n×n`` identity as the empty product (w = 0) at ``size`` (default: ``n`` padded)."""
+        n = plain_index(n)  # type: ignore[assignment]  # a numpy integer by its value, as the constructor reads it
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise ShapeError(f"kaleidoscope identity: expected an int n ≥ 1, found n = {n!r}")
         return Kaleidoscope(n, size if size is not None else max(2, next_power_of_two(n)), ())
@@ -470,7 +476,7 @@ class Kaleidoscope:
 
     def lift(self, size: int) -> Kaleidoscope:
         """The same ``n×n`` corner at a larger size: every group becomes ``diag(E, I)`` (docs/kaleidoscope.md §1.6)."""
-        size = plain_int(size)  # type: ignore[assignment]  # its value: an int subclass's == could call any size this one
+        size = plain_index(size)  # type: ignore[assignment]  # its value: an int subclass's == could call any size this one
         if size == self.size:
             return self
         _check_size(size, f"lifting a kaleidoscope of size {self.size}", self.size)

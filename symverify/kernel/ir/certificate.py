@@ -35,7 +35,7 @@ from symverify.kernel.ir.scalar import (
     is_zero,
     param_names,
     plain_fields,
-    plain_int,
+    plain_index,
     plain_items,
     plain_str,
 )
@@ -94,7 +94,7 @@ class Cell:
             if not isinstance(t, (tuple, list)) or len(t) != 2:
                 raise IRError(f"{where}: expected (node, coefficient) pairs, found {safe_repr(t)}")
             node, co = t
-            v = plain_int(node)
+            v = plain_index(node)
             if not _index(v):
                 raise IRError(f"{where}: expected int node ids (non-negative), found {safe_repr(v)}")
             norm.append((v, as_scalar(co, f"{where} coefficient")))

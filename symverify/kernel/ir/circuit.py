@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from symverify.errors import IRError
 from symverify.ir.bigint import safe_repr, short_name, show_int
 from symverify.kernel.ir.gate import _ARITY, Gate, Op
-from symverify.kernel.ir.scalar import as_index, plain_fields, plain_int, plain_items, plain_str, unordered
+from symverify.kernel.ir.scalar import as_index, plain_fields, plain_index, plain_items, plain_str, unordered
 
 if TYPE_CHECKING:
     from symverify.ir.trace import Wire
@@ -106,7 +106,7 @@ class Circuit:
         """
         from symverify.ir.trace import record  # the tracer builds gates; the circuit is validated here
 
-        n, d = plain_int(n), plain_int(d)  # type: ignore[assignment]  # the recorder computes with them (n·d inputs)
+        n, d = plain_index(n), plain_index(d)  # type: ignore[assignment]  # the recorder computes with them (n·d inputs)
         gates, outputs = record(fn, n, d)
         return Circuit(n, d, gates, outputs, name or getattr(fn, "__name__", ""))
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from symverify.errors import IRError
-from symverify.ir.bigint import field_repr, show_int
+from symverify.ir.bigint import field_repr, safe_repr, show_int
 from symverify.kernel.ir.scalar import Scalar, as_index, as_scalar, is_canonical, plain_items, show_scalar, unordered
 
 __all__ = ["Op", "Gate"]
@@ -46,7 +46,8 @@ class Gate:
         """Normalise the coefficients (``"2/4"`` becomes ``Fraction(1, 2)``, ``Fraction(3)`` becomes 3)
         on this new gate; a value that is not exact raises :class:`IRError` naming the coefficient.
         A node id given as an integer (an int subclass, a numpy integer) is stored as the plain int of
-        its value. Arity and node ids are checked by the :class:`Circuit` that holds the gate."""
+        its value; any other node id (a bool, a float) is an :class:`IRError` naming its type. Arity
+        and the range of node ids are checked by the :class:`Circuit` that holds the gate."""
         a = self.args
         if (type(a) is tuple and type(self.coeffs) is tuple
                 and ((len(a) == 2 and type(a[0]) is int and type(a[1]) is int) or {*map(type, a)} <= _INT)
@@ -59,8 +60,14 @@ class Gate:
         if unordered(self.coeffs):
             raise IRError(f"{label} coefficients: expected a sequence, found {type(self.coeffs).__name__} {self.coeffs!r:.40}")
         # a tuple or list subclass as the items it stores, an int subclass or numpy integer as its value
-        # (plain_items, as_index); anything else (a bool, a float) is kept for the Circuit to refuse
-        object.__setattr__(self, "args", tuple(a if (i := as_index(a)) is None else i for a in plain_items(self.args)))
+        # (plain_items, as_index); a bool, a float or any other non-integer is refused here: True == 1.0 == 1,
+        # so Gate.mul(0, True) would equal (and hash as) Gate.mul(0, 1) until a Circuit refused it
+        args = tuple(plain_items(self.args))
+        ids = tuple(map(as_index, args))
+        for arg, node in zip(args, ids):
+            if node is None:
+                raise IRError(f"{label} args: argument {safe_repr(arg, 40)} is not a node id (a {type(arg).__name__}, not an int)")
+        object.__setattr__(self, "args", ids)
         object.__setattr__(self, "coeffs", tuple(
             as_scalar(x, f"{label} coefficient {names[i] if i < len(names) else i}") for i, x in enumerate(plain_items(self.coeffs))))
 

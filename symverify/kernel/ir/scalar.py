@@ -22,7 +22,7 @@ from typing import Any, TypeVar, Union, cast
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, safe_repr, show_rational
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "number_table"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "number_table", "plain_index"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -482,11 +482,19 @@ def plain_items(x: _T) -> _T:
 
 
 def plain_fields(obj: object, *names: str) -> None:
-    """:func:`plain_int` on the named fields of a frozen IR object, before its checks read them."""
+    """:func:`plain_index` on the named fields (sizes, indices) of a frozen IR object, before its checks read them."""
     for name in names:
         v = getattr(obj, name)
         if type(v) is not int:
-            object.__setattr__(obj, name, plain_int(v))
+            object.__setattr__(obj, name, plain_index(v))
+
+
+def plain_index(x: object) -> object:
+    """``x`` as the plain ``int`` :func:`as_index` reads (an ``int`` subclass or a numpy integer by its
+    value, ``np.uint64(2**64 - 1)`` exactly), or ``x`` as it is when it is no integer (a bool, a float:
+    left for the caller's check to refuse with its own message)."""
+    i = as_index(x)
+    return x if i is None else i
 
 
 def as_index(x: object) -> int | None:

@@ -62,8 +62,9 @@ class SparseMatrix:
     """A ``rows × cols`` matrix given by its nonzero entries ``(i, j, value)``, sorted by ``(i, j)``.
 
     Zero values are dropped on construction; a repeated position is an error. Sizes and positions
-    given as an ``int`` subclass (positions also as a numpy integer) are stored as the plain ``int``
-    of their value, so the bounds checks, the comparison and the hash all read that value.
+    given as an ``int`` subclass or a numpy integer are stored as the plain ``int`` of their value
+    (:func:`~symverify.kernel.ir.scalar.as_index`), so the bounds checks, the comparison and the hash
+    all read that value.
 
     >>> m = SparseMatrix.from_dense([[0, 2], [1, 0]])
     >>> m.entries, m.nnz

@@ -18,7 +18,8 @@ from typing import Any, Literal, get_args
 
 from symverify.deadline import Deadline, DeadlineExceededError
 from symverify.errors import UsageError
-from symverify.ir.bigint import safe_repr
+from symverify.ir import limits
+from symverify.ir.bigint import safe_repr, show_int
 
 __all__ = ["Options", "Method", "METHODS", "default_memory_limit", "DEFAULT_MAX_MONOMIALS", "DEFAULT_ERROR_BOUND",
            "Deadline", "DeadlineExceededError"]
@@ -102,12 +103,15 @@ class Options:
                 then a ``scheduler`` outside ``compositional`` and ``auto`` (checked in that order).
             BackendUnavailableError: ``numeric`` without torch installed.
         """
-        from symverify.kernel.ir.scalar import plain_float, plain_int, plain_str
+        from symverify.kernel.ir.scalar import plain_float, plain_index, plain_str
 
         # plain values: a subclass of str, int or float could answer the checks below by its own
-        # ==, hash, > or + otherwise than the value it stores (a timeout of -1.0 "greater than 0")
+        # ==, hash, > or + otherwise than the value it stores (a timeout of -1.0 "greater than 0");
+        # a numpy integer is read by its value (plain_index, as the IR reads a size), a bool is not
         method, backend, numeric = plain_str(method), plain_str(backend), plain_str(numeric)
-        timeout = plain_float(plain_int(timeout))  # type: ignore[assignment]
+        timeout = plain_float(plain_index(timeout))  # type: ignore[assignment]
+        seed, trials = plain_index(seed), plain_index(trials)  # type: ignore[assignment]
+        max_monomials, memory_limit = plain_index(max_monomials), plain_index(memory_limit)  # type: ignore[assignment]
         exact_engine, modular_engine = _engines(method, backend)
         numeric_format = numeric_dtype(numeric)
         if seed is None:
@@ -130,6 +134,9 @@ class Options:
             raise UsageError(f"isolate: expected True, False or None (automatic), found {isolate!r}")
         if trials is not None and (type(trials) is not int or trials < 1):
             raise UsageError(f"trials: expected a positive int, found {trials!r}")
+        if trials is not None and trials > limits.MAX_TRIALS:  # read at the call: a caller may raise it
+            raise UsageError(f"trials: expected at most symverify.ir.limits.MAX_TRIALS = {limits.MAX_TRIALS} randomized "
+                             f"trials (error_bound sets how many a proof needs), found {show_int(trials)}")
         for name, val in (("trials", trials), ("max_monomials", max_monomials), ("isolate", isolate)):
             if val is not None and method not in READ_BY[name]:  # it would be ignored
                 raise UsageError(f"{name}={val!r}: only methods {', '.join(map(repr, READ_BY[name]))} read it; "
