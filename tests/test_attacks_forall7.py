@@ -12,7 +12,7 @@ import pytest
 import symverify as sv
 from symverify.errors import ProverError
 from symverify.kernel.provers.outcome import is_sealed
-from symverify.parametric import Gadget, Param, ParametricError, PLayer, inp, lt, pred, instantiate, tap, var, where
+from symverify.parametric import Gadget, Param, ParametricError, PLayer, inp, instantiate, lt, pred, tap, var, where
 from symverify.scripts.instances import forall_instance
 from symverify.scripts.protocol import Instance
 
