@@ -1,7 +1,10 @@
 """Adversarial inputs to the all-sizes machinery, seventh round: hypotheses (``entry``, ``assume``)
 that restrict a proof without showing in its verdict, an ``entry`` true at no cell (a statement about
-the zero input only), a sealed verdict relabelled after it was made, and an ``assume`` whose own
-definedness was checked with itself as a premise (docs/forall.md §1, §3)."""
+the zero input only), a sealed verdict relabelled after it was made, an ``assume`` whose own
+definedness was checked with itself as a premise, and a set placement of the bulk evaluator's own
+type taken unchecked (docs/forall.md §1, §3). The differential attack on ``instantiate`` (one gadget
+at several sizes and placements in a row, against cell-by-cell evaluation) found nothing and is kept
+as a regression test."""
 
 from __future__ import annotations
 
@@ -242,3 +245,19 @@ def test_one_gadget_instantiated_at_several_sizes_and_placements_matches_cell_by
             assert cells is not None, (g, env, place)
             for (r, c), w in cells.items():
                 assert grid.get(r, c) == w, (g.layers[0], env, place, (r, c), grid.get(r, c), w)
+
+
+# ---- placements given as the bulk evaluator's own set type ----------------------------------------------
+@pytest.mark.parametrize("member", [(True, 0), (-1, 0), ("a", 0)])
+def test_a_cellset_placement_is_checked_like_any_set(member: tuple[object, int]) -> None:
+    """``instantiate`` checks every member of a set placement (tuples of ints in ``[0, 2^64)``) and
+    freezes it as the bulk evaluator's ``CellSet``; a ``CellSet`` given directly skipped the check:
+    ``(True, 0)`` was read as the cell ``(1, 0)`` (a bool, refused in any other set), ``(-1, 0)`` was
+    silently never matched and ``("a", 0)`` raised a bare TypeError."""
+    from symverify.kernel.parametric.bulk import CellSet
+
+    g = Gadget("g", (Param("N", 1, 40),), N, 1, (PLayer(b1=where(pred("P", i, q), 1), h=(tap(0),)),), inp(i, q))
+    with pytest.raises(ParametricError, match=r"placement P: expected tuples of 2 ints in \[0, 2\^64\) \(the predicate's arguments\), found tuple"):
+        instantiate(g, {"N": 20}, placement={"P": CellSet({member})})
+    layers = instantiate(g, {"N": 20}, placement={"P": CellSet({(1, 0)})})
+    assert [layers[0].b1.get(r, 0) for r in range(3)] == [0, 1, 0]
