@@ -31,8 +31,9 @@ interpretation evaluates). Then (:func:`judge`):
   statements: ``unknown`` is allowed only with its reason — z3 gave up, or a witness whose
   placement could not be completed);
 * refused (``ParametricError``) ⇒ the eager oracle finds an undefined or out-of-range
-  evaluation ("vacuous": no ``care`` cell in any instance; "no placement": none satisfies
-  ``assume``); accepted ⇒ the lazy oracle finds none.
+  evaluation ("vacuous": no ``care`` cell in any instance, or for its ``entry`` no cell where
+  ``entry`` holds; "no placement": none satisfies ``assume``); accepted ⇒ the lazy oracle finds
+  none, and some ``care`` cell and some ``entry`` cell.
 
 The default run draws *light* gadgets (each ``mod`` with an argument below twice the modulus, so
 they are decided at the narrow width or over the integers, a fraction of a second each);
@@ -235,6 +236,7 @@ class Instance:
     error: str = ""
     cares: int = 0
     wrong: dict[tuple[int, int], tuple[Poly, Poly]] | None = None
+    entries: int = 0  # the cells where ``entry`` holds (input cells that may be nonzero)
 
 
 def run_instance(g: Gadget, env: Env, eager: bool) -> Instance:
@@ -255,6 +257,7 @@ def _run(g: Gadget, env: Env, eager: bool) -> Instance:
         return p_var(f"in[{r}][{c}]") if cond(g.entry, {**env, "i": r, "q": c}) else {}
 
     state = [[entry_read(r, c) for c in range(dd)] for r in range(nn)]
+    entries = sum(1 for row in state for x in row if x)
     for pl in g.layers:
         w_taps: list[dict[int, Poly]] = []
         h_taps: list[dict[int, Poly]] = []
@@ -286,7 +289,7 @@ def _run(g: Gadget, env: Env, eager: bool) -> Instance:
                 row.append(p_mul(proj, conv))
             new.append(row)
         state = new
-    inst = Instance(env, wrong={})
+    inst = Instance(env, wrong={}, entries=entries)
     for r in range(nn):
         for c in range(dd):
             e = {**env, "i": r, "q": c}
@@ -316,6 +319,7 @@ class Oracle:
     wrong: list[Instance]
     cares: int
     instances: dict[tuple[tuple[str, int], ...], list[Instance]]  # by parameter value: one per placement
+    entries: int = 0  # the cells where ``entry`` holds, over every instance
 
 
 def placements(g: Gadget, env: Env) -> list[Env]:
@@ -336,7 +340,7 @@ def placements(g: Gadget, env: Env) -> list[Env]:
 
 def oracle(g: Gadget, envs: list[Env] | None = None) -> Oracle:
     """Every parameter value in range (or ``envs``) and every placement satisfying ``assume``."""
-    undefined, lazy_undefined, wrong, cares, by_env = [], [], [], 0, {}
+    undefined, lazy_undefined, wrong, cares, entries, by_env = [], [], [], 0, 0, {}
     for env in param_values(g) if envs is None else envs:
         try:
             if not cond(g.where, env):
@@ -356,9 +360,10 @@ def oracle(g: Gadget, envs: list[Env] | None = None) -> Oracle:
                 continue
             by_env.setdefault(tuple(sorted(env.items())), []).append(lazy)
             cares += lazy.cares
+            entries += lazy.entries
             if lazy.wrong:
                 wrong.append(lazy)
-    return Oracle(undefined, lazy_undefined, wrong, cares, by_env)
+    return Oracle(undefined, lazy_undefined, wrong, cares, by_env, entries)
 
 
 def _sym_poly(x: Any) -> Poly:
@@ -401,15 +406,20 @@ def judge(g: Gadget, prove: Callable[[Gadget], Any] | None = None) -> str:
     try:
         res = (prove or (lambda h: prove_forall(h, timeout_s=TIMEOUT_S)))(g)
     except ParametricError as e:
-        if "vacuous" in str(e):
+        if "vacuous" in str(e) and "its entry" in str(e):  # no input cell may be nonzero in any instance
+            assert not o.lazy_undefined and o.entries == 0, (str(e), o.lazy_undefined[:1], o.entries)
+        elif "vacuous" in str(e):
             assert not o.lazy_undefined and o.cares == 0, (str(e), o.lazy_undefined[:1], o.cares)
         elif "hold for no placement" in str(e):
             assert not o.instances, f"refused, but a placement satisfies the assumptions at {next(iter(o.instances))}"
         else:
             assert o.undefined, f"refused, but every instance is defined: {e}"
         return "refused"
+    if res.verdict == "unknown" and (res.detail.startswith("timeout") or "(timeout)" in res.detail or "(canceled)" in res.detail):
+        return "unknown"  # the budget ran out (under load, at EXAMPLES' heavy gadgets): no claim, whatever the oracle says
     assert not o.lazy_undefined, f"{res.verdict} for a gadget undefined at {o.lazy_undefined[0].env}: {o.lazy_undefined[0].error}"
     assert o.cares > 0, f"{res.verdict} for a vacuous statement"
+    assert o.entries > 0, f"{res.verdict} for a statement about the zero input only (entry holds at no cell)"
     if res.verdict == "proved":
         assert not o.wrong, f"FALSE PROOF: proved, but at {o.wrong[0].env} cells {o.wrong[0].wrong}"
     elif res.verdict == "refuted":

@@ -46,9 +46,11 @@ def fragment_instance(frag: Fragment, name: str | None = None, bounds: dict[str,
 def forall_instance(gadget: Gadget, timeout_s: float = 60.0) -> Instance:
     """The ∀ row of a proof script: :func:`~symverify.kernel.provers.forall.prove_forall` on a parametric
     gadget (within ``timeout_s``), named with the ranges it holds for (method ``z3``; a refutation is
-    re-checked by instantiating the gadget)."""
+    re-checked by instantiating the gadget). The detail of a proof states its hypotheses (the gadget's
+    ``entry`` and ``assume`` where not true), which the name leaves out."""
     from symverify.kernel.provers.forall import prove_forall
 
     r = prove_forall(gadget, timeout_s=timeout_s)
+    detail = (f"given {r.hypotheses}" if r.hypotheses else "") if r.proved else str(r)
     return Instance.from_report(f"∀ {gadget.name}: {r.ranges}", r, method="z3", resources={"layers": len(gadget.layers)},
-                                seconds=r.seconds, detail="" if r.proved else str(r))
+                                seconds=r.seconds, detail=detail)

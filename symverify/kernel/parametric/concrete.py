@@ -325,9 +325,8 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
     gives the free predicates — each a callable on cells or a set of cells (tuples of ints; the
     predicate holds exactly on its members) — which must satisfy ``assume`` at every cell (so must
     predicates a ``with predicates(...)`` block gives: the ∀ theorem holds only for those)."""
-    from symverify.kernel.parametric.bulk import CellSet
-
-    # a set of cells is frozen once (its packed keys are then computed once for every read)
+    # a set of cells is frozen once (its packed keys are then computed once for every read); a
+    # ``CellSet`` given is checked too (it is only a frozenset: its members were never checked)
     if families is not None:
         if not isinstance(families, Mapping):
             raise ParametricError(f"gadget {g.name}: families: expected a mapping from names to callables on indices, found {type(families).__name__}")
@@ -342,7 +341,7 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
             has = ", ".join(sorted(known())) or "none"
             raise ParametricError(f"gadget {g.name}: {'families' if what == 'families' else 'placement'}: "
                                   f"{', '.join(unknown)} not among its {what} ({has})")
-    preds = {k: _cells(g, k, v) if isinstance(v, AbstractSet) and not isinstance(v, CellSet) else v for k, v in (placement or {}).items()}
+    preds = {k: _cells(g, k, v) if isinstance(v, AbstractSet) else v for k, v in (placement or {}).items()}
     with predicates({k: _as_callable(v) for k, v in preds.items()}):
         env, nn, dd = sizes(g, params)
         # a placement from a caller's ``with predicates(...)`` block is held to ``assume`` too, where it

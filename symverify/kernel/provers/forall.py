@@ -133,7 +133,13 @@ class ForallResult:
     seconds: float = 0.0
     stats: Mapping[str, Any] = field(default_factory=dict)
     method: str = "z3"
+    hypotheses: str = ""
+    """The gadget's ``entry`` and ``assume`` where not true (:func:`_hypotheses`): a proof is about the
+    inputs nonzero only where ``entry`` holds and the placements satisfying ``assume`` at every cell."""
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
+    SEALED = ("gadget", "ranges", "hypotheses", "params", "cell", "detail")
+    """The fields bound into the seal besides the verdict and method (the statement and a refutation's
+    counterexample): one of them changed after the prover made the result unseals it."""
 
     @property
     def proved(self) -> bool:
@@ -142,7 +148,8 @@ class ForallResult:
 
     def __str__(self) -> str:
         if self.verdict is Verdict.PROVED:
-            return f"{self.gadget}: proved for all {self.ranges} ({self.seconds:.2f} s)"
+            given = f", given {self.hypotheses}" if self.hypotheses else ""
+            return f"{self.gadget}: proved for all {self.ranges}{given} ({self.seconds:.2f} s)"
         if self.verdict is Verdict.REFUTED:
             return f"{self.gadget}: refuted at {dict(self.params)}, cell {self.cell}: {self.detail}"
         return f"{self.gadget}: unknown ({self.detail})"
@@ -912,13 +919,25 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     token = _PREDICATES.set({})
     try:
         with expansion_budget(lambda: time.perf_counter() > deadline):  # the building of the terms is inside the budget too
-            return _decide(g, z3, names, bounds, shown, t0, deadline)
+            r = _decide(g, z3, names, bounds, shown, t0, deadline)
     except (_EncodingTimeoutError, ExpansionLimitError) as e:
         why = (f"timeout: {e}" if isinstance(e, _DeadlineError) else f"timeout while encoding the statement for z3 ({e})"
                if isinstance(e, _EncodingTimeoutError) else str(e))
-        return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=why, seconds=time.perf_counter() - t0))
+        r = ForallResult(g.name, exact_comparison(None), shown, detail=why, seconds=time.perf_counter() - t0)
     finally:
         _PREDICATES.reset(token)
+    # the hypotheses are part of what is stated: sealed with it (dataclasses.replace leaves the copy unsealed)
+    return seal_outcome(dataclasses.replace(r, hypotheses=_hypotheses(g)))
+
+
+def _hypotheses(g: Gadget) -> str:
+    """What a verdict about ``g`` assumes besides its ranges, ``where`` and ``care`` (printed with them):
+    the inputs are nonzero only where ``entry`` holds, the placements satisfy ``assume`` at every cell;
+    "" when both are true."""
+    parts = [f"input nonzero only where {g.entry}"] if str(g.entry) != "true" else []
+    if str(g.assume) != "true":
+        parts.append(f"a placement with {g.assume} at every cell")
+    return " and ".join(parts)
 
 
 class _Fallback:
@@ -1055,7 +1074,10 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             if s.check() == z3.unsat:
                 raise ParametricError(f"gadget {g.name}: its assumptions {g.assume} hold for no placement")
         s = solver()
-        s.add(*cell, *hyp)
+        # ``assume`` at the cell is a premise only where it is defined: its own definedness is checked
+        # for every placement (``instantiate`` evaluates it at every cell; the integer encoding read an
+        # undefined ``i − 1 < …`` as a value, which made the premise hide the check)
+        s.add(*cell, *([z3.Implies(ok_assume, hyp[0]), *hyp[1:]] if hyp else []))
         s.add(z3.Or(*[z3.Not(ok) for ok, _ in checks]))
         r = s.check()
         if r == z3.unsat and not enc.unfit:
@@ -1091,6 +1113,17 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
     if r != z3.sat:
         return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check: z3 {r} ({s.reason_unknown()})",
                             seconds=time.perf_counter() - t0))
+    if str(g.entry) != "true":  # an entry true at no cell of any size: a statement about the zero input only
+        entry = enc.cond(g.entry)[0]
+        s = solver()
+        s.add(*cell, *hyp, entry)
+        r = s.check()
+        if r == z3.unsat:
+            raise ParametricError(f"gadget {g.name}: vacuous statement: its entry {g.entry} holds at no cell at any parameter value "
+                                  f"in {shown} (no input cell may be nonzero: a statement about the zero input only)")
+        if r != z3.sat:
+            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check of the entry: z3 {r} ({s.reason_unknown()})",
+                                seconds=time.perf_counter() - t0))
     # the identity
     terms = out + [Term(t.guard, -t.coef, t.atoms) for t in spec]
     tags = {"in": 1}

@@ -44,15 +44,26 @@ __all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericS
 _KEY = b"symverify outcome seal"
 
 
-def seal(kind: str, verdict: Verdict, method: str, failure_bound: Fraction, has_counterexample: bool) -> str:
+def seal(kind: str, verdict: Verdict, method: str, failure_bound: Fraction, has_counterexample: bool,
+         statement: str = "") -> str:
     """The seal of a ``kind`` (``MethodResult`` or ``Report``) with these deciding fields: a keyed
     BLAKE2b digest that only the one door (this module's constructors, and ``verify`` for its
     ``Report``) computes; a result whose seal does not match its fields was not made by them. The
     bound enters in hexadecimal, which has no size limit (a bound of 2^-100000 has a denominator
-    beyond Python's 4300-digit ``str(int)`` limit)."""
+    beyond Python's 4300-digit ``str(int)`` limit). ``statement`` is what an outcome class binds
+    besides (:func:`_statement`)."""
     fb = Fraction(failure_bound)
     text = f"{kind}|{verdict.value}|{method}|{fb.numerator:x}/{fb.denominator:x}|{int(has_counterexample)}"
+    if statement:
+        text += f"|{len(statement)}|{statement}"
     return hashlib.blake2b(text.encode(), key=_KEY, digest_size=16).hexdigest()
+
+
+def _statement(obj: Any) -> str:
+    """The fields an outcome class lists in its ``SEALED`` (a ``ForallResult``: its gadget, ranges,
+    hypotheses and counterexample), as the text its seal binds: one of them changed after sealing
+    (a verdict relabelled as one about another statement) unseals it. "" for a class listing none."""
+    return "|".join(repr(getattr(obj, name, None)) for name in getattr(type(obj), "SEALED", ()))
 
 
 _Outcome = TypeVar("_Outcome")
@@ -62,10 +73,11 @@ def seal_outcome(obj: _Outcome) -> _Outcome:
     """Seal a prover's outcome object (a ``CompositionalResult``, ``FragmentProof``,
     ``KaleidoscopeCheck`` or ``ForallResult``) where its prover makes it: its ``_seal`` (a field
     with ``init=False``, so neither a hand-built object nor a ``dataclasses.replace`` copy has it)
-    binds its class, verdict and method. :func:`is_sealed` is what ``Instance.from_report`` asks."""
+    binds its class, verdict and method, and the fields its class lists in ``SEALED`` (:func:`_statement`).
+    :func:`is_sealed` is what ``Instance.from_report`` asks."""
     made: Any = obj
     object.__setattr__(obj, "_seal", seal(type(obj).__name__, made.verdict, str(getattr(obj, "method", "")),
-                                          Fraction(0), False))
+                                          Fraction(0), False, _statement(obj)))
     return obj
 
 
@@ -78,7 +90,7 @@ def is_sealed(obj: Any) -> bool:
     fb = getattr(obj, "failure_bound", Fraction(0))
     cex = getattr(obj, "counterexample", None) is not None
     return bool(getattr(obj, "_seal", "")) and obj._seal == seal(type(obj).__name__, verdict, str(getattr(obj, "method", "")),
-                                                                  fb, cex)
+                                                                  fb, cex, _statement(obj))
 
 
 def check_seal(obj: Any, kind: str, verdict: Verdict, method: str, failure_bound: Fraction,
