@@ -1104,26 +1104,27 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check of the assumptions: z3 {nowhere}",
                                 seconds=time.perf_counter() - t0))
     # a statement about no parameter value or no cell is vacuous: refused, never "proved for all"
-    s = solver()
-    s.add(*cell, *hyp, care)  # with the instances of assume: no placement it allows may make care hold
-    r = s.check()
-    if r == z3.unsat:
-        raise ParametricError(f"gadget {g.name}: vacuous statement: no parameter value in {shown} and no cell with "
-                              f"care {g.care} exist (empty ranges, a condition never true, or care only where assume forbids)")
-    if r != z3.sat:
-        return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check: z3 {r} ({s.reason_unknown()})",
-                            seconds=time.perf_counter() - t0))
-    if str(g.entry) != "true":  # an entry true at no cell of any size: a statement about the zero input only
-        entry = enc.cond(g.entry)[0]
+    def vacuous(extra: Any, check: str, refusal: str) -> ForallResult | None:
+        """Refuse the statement (``refusal``) when no cell with ``extra`` exists under the instances of
+        ``assume``; an unknown verdict when z3 cannot tell; None when one exists."""
         s = solver()
-        s.add(*cell, *hyp, entry)
+        s.add(*cell, *hyp, extra)
         r = s.check()
         if r == z3.unsat:
-            raise ParametricError(f"gadget {g.name}: vacuous statement: its entry {g.entry} holds at no cell at any parameter value "
-                                  f"in {shown} (no input cell may be nonzero: a statement about the zero input only)")
+            raise ParametricError(f"gadget {g.name}: vacuous statement: {refusal}")
         if r != z3.sat:
-            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check of the entry: z3 {r} ({s.reason_unknown()})",
+            return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"{check}: z3 {r} ({s.reason_unknown()})",
                                 seconds=time.perf_counter() - t0))
+        return None
+
+    # with the instances of assume: no placement it allows may make care hold
+    empty = vacuous(care, "vacuity check", f"no parameter value in {shown} and no cell with care {g.care} exist "
+                    "(empty ranges, a condition never true, or care only where assume forbids)")
+    if empty is None and str(g.entry) != "true":  # an entry true at no cell of any size: a statement about the zero input only
+        empty = vacuous(enc.cond(g.entry)[0], "vacuity check of the entry", f"its entry {g.entry} holds at no cell at any "
+                        f"parameter value in {shown} (no input cell may be nonzero: a statement about the zero input only)")
+    if empty is not None:
+        return empty
     # the identity
     terms = out + [Term(t.guard, -t.coef, t.atoms) for t in spec]
     tags = {"in": 1}
