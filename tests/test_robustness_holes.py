@@ -221,7 +221,7 @@ def huge_report():
     x = (3 << 16_800_000) + 123_456_789  # 16.8 million bits, 5 million digits
     cex = Counterexample(inputs=((2,) + (0,) * 3326 + (-1,),), params=(), cell=(0, 0), lhs_value=x, rhs_value=1 - x,
                          found_by="exact")
-    sealed = seal("Report", Verdict.REFUTED, "exact", Fraction(0), True)  # as verify seals it
+    sealed = seal("Report", Verdict.REFUTED, "exact", Fraction(0), cex)  # as verify seals it
     return x, Report(Verdict.REFUTED, "exact", {"value": x}, cex, _seal=sealed)
 
 

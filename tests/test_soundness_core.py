@@ -94,7 +94,7 @@ def test_verify_refuses_a_proof_whose_bound_exceeds_the_request(monkeypatch):
     from symverify.kernel.provers.outcome import MethodResult, Verdict, seal
 
     def lying(*args, **kwargs):  # a buggy prover that bypasses outcome.proved's rule (but not the seal)
-        forged = seal("MethodResult", Verdict.PROVED, "randomized", Fraction(1, 2), False)
+        forged = seal("MethodResult", Verdict.PROVED, "randomized", Fraction(1, 2), None)
         return MethodResult(Verdict.PROVED, "randomized", {}, failure_bound=Fraction(1, 2), _seal=forged)
 
     monkeypatch.setattr(registry, "run_randomized", lying)

@@ -96,7 +96,7 @@ class Report:
         """Only :func:`verify` makes a ``Report`` (its seal binds the verdict, the method and the
         counterexample; :mod:`symverify.kernel.provers.outcome`): one built by hand, or one whose
         verdict was replaced, raises :class:`~symverify.errors.ProverError`."""
-        check_seal(self, "Report", self.verdict, self.method, Fraction(0), self.counterexample is not None, "verify")
+        check_seal(self, "Report", self.verdict, self.method, Fraction(0), self.counterexample, "verify")
 
     @property
     def proved(self) -> bool:
@@ -378,4 +378,4 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0
     return Report(res.verdict, res.method, res.evidence, cex, stats[0], stats[1], timings, notes, opts.seed, summary,
-                  seal("Report", res.verdict, res.method, Fraction(0), cex is not None))
+                  seal("Report", res.verdict, res.method, Fraction(0), cex))

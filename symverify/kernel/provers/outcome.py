@@ -16,8 +16,8 @@ calls ``MethodResult(...)``, makes a verdict from a string, or writes a verdict 
 string ``"proved"`` anywhere but in a comparison.
 
 **Seals.** The door is also shut at run time: a :class:`MethodResult` carries a seal that only
-this module's constructors compute, binding its verdict, method, failure bound and whether it has
-a counterexample (:func:`seal`); ``MethodResult(...)`` by hand, or ``dataclasses.replace`` that
+this module's constructors compute, binding its verdict, method, failure bound and counterexample
+(every field of it, :func:`seal`); ``MethodResult(...)`` by hand, or ``dataclasses.replace`` that
 changes one of those fields, raises :class:`ProverError`. ``verify``'s ``Report`` is sealed the
 same way. This stops results forged by mistake (a hand-built ``proved`` handed to
 ``Instance.from_report``); Python code that imports the private key can still forge one, as it
@@ -44,19 +44,43 @@ __all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericS
 _KEY = b"symverify outcome seal"
 
 
-def seal(kind: str, verdict: Verdict, method: str, failure_bound: Fraction, has_counterexample: bool,
+def seal(kind: str, verdict: Verdict, method: str, failure_bound: Fraction, counterexample: object,
          statement: str = "") -> str:
     """The seal of a ``kind`` (``MethodResult`` or ``Report``) with these deciding fields: a keyed
     BLAKE2b digest that only the one door (this module's constructors, and ``verify`` for its
     ``Report``) computes; a result whose seal does not match its fields was not made by them. The
     bound enters in hexadecimal, which has no size limit (a bound of 2^-100000 has a denominator
-    beyond Python's 4300-digit ``str(int)`` limit). ``statement`` is what an outcome class binds
-    besides (:func:`_statement`)."""
+    beyond Python's 4300-digit ``str(int)`` limit), and so does the ``counterexample`` (None for
+    none), every field of it (:func:`_counterexample_text`): one swapped for another after the
+    result was made unseals it. ``statement`` is what an outcome class binds besides (:func:`_statement`)."""
     fb = Fraction(failure_bound)
-    text = f"{kind}|{verdict.value}|{method}|{fb.numerator:x}/{fb.denominator:x}|{int(has_counterexample)}"
+    text = f"{kind}|{verdict.value}|{method}|{fb.numerator:x}/{fb.denominator:x}|{_counterexample_text(counterexample)}"
     if statement:
         text += f"|{len(statement)}|{statement}"
-    return hashlib.blake2b(text.encode(), key=_KEY, digest_size=16).hexdigest()
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), key=_KEY, digest_size=16).hexdigest()
+
+
+def _counterexample_text(cex: object) -> str:
+    """What a seal binds of a counterexample: ``"-"`` for none; else each field of the
+    :class:`Counterexample` length-prefixed, numbers as exact hexadecimal ratios (any size, linear
+    time). Anything else (no door makes it) gets a text no counterexample has."""
+    if cex is None:
+        return "-"
+    try:
+        if type(cex) is not Counterexample:
+            raise TypeError
+
+        def q(x: Any) -> str:
+            f = Fraction(x)
+            return f"{f.numerator:x}/{f.denominator:x}"
+
+        parts = (";".join(",".join(q(x) for x in row) for row in cex.inputs),
+                 ",".join(f"{len(k)}:{k}={q(v)}" for k, v in cex.params),
+                 ",".join(q(i) for i in cex.cell), q(cex.lhs_value), q(cex.rhs_value),
+                 "" if cex.stage is None else f"+{cex.stage}", cex.found_by)
+        return "".join(f"{len(p)}:{p}" for p in parts)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return f"!{type(cex).__module__}.{type(cex).__qualname__}"
 
 
 def _statement(obj: Any) -> str:
@@ -77,7 +101,7 @@ def seal_outcome(obj: _Outcome) -> _Outcome:
     :func:`is_sealed` is what ``Instance.from_report`` asks."""
     made: Any = obj
     object.__setattr__(obj, "_seal", seal(type(obj).__name__, made.verdict, str(getattr(obj, "method", "")),
-                                          Fraction(0), False, _statement(obj)))
+                                          Fraction(0), None, _statement(obj)))
     return obj
 
 
@@ -88,17 +112,17 @@ def is_sealed(obj: Any) -> bool:
     if not isinstance(verdict, Verdict):
         return False
     fb = getattr(obj, "failure_bound", Fraction(0))
-    cex = getattr(obj, "counterexample", None) is not None
+    cex = getattr(obj, "counterexample", None)
     return bool(getattr(obj, "_seal", "")) and obj._seal == seal(type(obj).__name__, verdict, str(getattr(obj, "method", "")),
                                                                   fb, cex, _statement(obj))
 
 
 def check_seal(obj: Any, kind: str, verdict: Verdict, method: str, failure_bound: Fraction,
-               has_counterexample: bool, door: str) -> None:
+               counterexample: object, door: str) -> None:
     """Raise :class:`ProverError` unless ``obj._seal`` matches its deciding fields."""
     if not isinstance(verdict, Verdict):
         raise ProverError(f"a {kind}'s verdict must be a Verdict, found {type(verdict).__name__}")
-    if getattr(obj, "_seal", "") != seal(kind, verdict, method, failure_bound, has_counterexample):
+    if getattr(obj, "_seal", "") != seal(kind, verdict, method, failure_bound, counterexample):
         raise ProverError(f"a {verdict.value} {kind} is made only by {door} (this one was built by hand or "
                           f"had its verdict, method, failure bound or counterexample replaced)")
 
@@ -229,14 +253,14 @@ class MethodResult:
 
     def __post_init__(self) -> None:
         check_seal(self, "MethodResult", self.verdict, self.method, self.failure_bound,
-                   self.counterexample is not None, "outcome.proved/refuted/unknown")
+                   self.counterexample, "outcome.proved/refuted/unknown")
 
 
 def _result(verdict: Verdict, method: str, evidence: Mapping[str, Any] | None, counterexample: Counterexample | None,
             notes: tuple[str, ...], timings: Mapping[str, float] | None, bound: Fraction = Fraction(0)) -> MethodResult:
     """The sealed ``MethodResult`` the three constructors below return once their rules hold."""
     return MethodResult(verdict, method, _dict(evidence), counterexample, tuple(notes), _dict(timings), bound,
-                        seal("MethodResult", verdict, method, bound, counterexample is not None))
+                        seal("MethodResult", verdict, method, bound, counterexample))
 
 
 def _dict(m: Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -1,0 +1,104 @@
+"""Attacks on what a verdict carries after it is made: seals, counterexamples and the records built from them.
+
+A ``refuted`` outcome is sealed where its prover makes it (:mod:`symverify.kernel.provers.outcome`);
+``Instance.from_report`` writes its counterexample into a proof run. Each attack below changes an
+outcome after the fact, the way a script could by mistake (``dataclasses.replace``, copying), and
+checks that the changed outcome is refused rather than recorded.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+import symverify as sv
+from symverify.errors import ProverError
+from symverify.kernel.ir.certificate import Boundary, Certificate
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.provers import outcome
+from symverify.kernel.provers.outcome import Counterexample, is_sealed
+from symverify.scripts.protocol import Instance
+
+SQUARE = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+IDENTITY = Circuit(1, 1, (), (0,))
+SWAPPED = "had its verdict, method, failure bound or counterexample replaced"
+
+
+def _refutation() -> sv.Report:
+    rep = sv.verify(SQUARE, IDENTITY, method="exact")
+    assert rep.verdict is sv.Verdict.REFUTED and rep.counterexample is not None
+    return rep
+
+
+def _forgeries(cex: Counterexample) -> dict[str, Counterexample]:
+    """Counterexamples that differ from ``cex`` in one field each; the first is a point where the
+    two sides agree (``1² = 1``), so nothing about it re-checks."""
+    return {
+        "a point where the sides agree": replace(cex, inputs=((1,),), lhs_value=5, rhs_value=7),
+        "the input": replace(cex, inputs=((3,),)),
+        "the lhs value": replace(cex, lhs_value=cex.lhs_value + 1),
+        "the rhs value": replace(cex, rhs_value=Fraction(1, 3)),
+        "a huge value": replace(cex, lhs_value=(1 << 20_000) + 1),
+        "the stage": replace(cex, stage="stage 0"),
+        "the finder": replace(cex, found_by="compositional"),
+        "a parameter": replace(cex, params=(("a", 1),)),
+    }
+
+
+@pytest.mark.parametrize("what", sorted(_forgeries(Counterexample(((2,),), (), (0, 0), 4, 2))))
+def test_a_refutations_counterexample_swapped_by_replace_is_refused(what: str) -> None:
+    """``dataclasses.replace(report, counterexample=other)`` kept the seal (it bound only that a
+    counterexample was there), so ``Instance.from_report`` wrote one that does not re-check."""
+    rep = _refutation()
+    fake = _forgeries(rep.counterexample)[what]
+    with pytest.raises(ProverError, match=SWAPPED):
+        replace(rep, counterexample=fake)
+    res = outcome.refuted("exact", {}, rep.counterexample)
+    with pytest.raises(ProverError, match=SWAPPED):
+        replace(res, counterexample=fake)
+
+
+def test_a_counterexample_set_in_place_unseals_the_report() -> None:
+    rep = _refutation()
+    forged = copy.copy(rep)
+    object.__setattr__(forged, "counterexample", _forgeries(rep.counterexample)["a point where the sides agree"])
+    assert is_sealed(rep) and not is_sealed(forged)
+    with pytest.raises(ProverError, match="was not made by its prover"):
+        Instance.from_report("x² = x", forged)
+    inst = Instance.from_report("x² = x", rep)  # the report itself still counts, with its own counterexample
+    assert inst.verdict is sv.Verdict.REFUTED and inst.counterexample == rep.counterexample.to_json()
+
+
+def test_an_equal_counterexample_copied_or_pickled_keeps_the_seal() -> None:
+    rep = _refutation()
+    for same in (copy.deepcopy(rep), pickle.loads(pickle.dumps(rep)),
+                 replace(rep, counterexample=copy.deepcopy(rep.counterexample)), replace(rep, notes=("a note",))):
+        assert is_sealed(same) and same.counterexample == rep.counterexample
+        assert Instance.from_report("x² = x", same).verdict is sv.Verdict.REFUTED
+    proof = sv.verify(SQUARE, SQUARE, method="exact")
+    with pytest.raises(ProverError, match=SWAPPED):  # a proof given a counterexample is no proof
+        replace(proof, counterexample=rep.counterexample)
+
+
+def test_a_counterexample_that_is_no_counterexample_is_refused() -> None:
+    res = outcome.refuted("exact", {}, _refutation().counterexample)
+    for junk in ("u = 2", Counterexample(((object(),),), (), (0, 0), 4, 2)):
+        with pytest.raises(ProverError, match=SWAPPED):
+            replace(res, counterexample=junk)
+
+
+def test_a_stage_label_that_is_no_valid_utf8_still_gives_a_sealed_refutation() -> None:
+    """The failing stage's text (a certificate label, untrusted) is part of the sealed
+    counterexample: a lone surrogate in it is sealed, not a ``UnicodeEncodeError``."""
+    double = Circuit(1, 1, (Gate.add(0, 0),), (1,))  # u ↦ 2u
+    comp = sv.compile(double)
+    bs = comp.certificate.boundaries
+    cert = Certificate((*bs[:-1], Boundary(bs[-1].layer, bs[-1].cells, "exit \ud800")))
+    triple = Circuit(1, 1, (Gate.scale(0, 3),), (1,))  # u ↦ 3u, its node %1 where the certificate puts 2u
+    rep = sv.verify(triple, comp.model, certificate=cert, method="compositional")
+    assert rep.verdict is sv.Verdict.REFUTED and "\ud800" in (rep.counterexample.stage or "")
+    assert is_sealed(rep)
