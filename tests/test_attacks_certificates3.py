@@ -102,3 +102,36 @@ def test_a_stage_label_that_is_no_valid_utf8_still_gives_a_sealed_refutation() -
     rep = sv.verify(triple, comp.model, certificate=cert, method="compositional")
     assert rep.verdict is sv.Verdict.REFUTED and "\ud800" in (rep.counterexample.stage or "")
     assert is_sealed(rep)
+
+
+def _matrix_refutation(target: list[list[int]]) -> object:
+    from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    from symverify.kernel.provers.matrix import verify_matrix
+
+    check = verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), target)
+    assert check.verdict is sv.Verdict.REFUTED and is_sealed(check)
+    return check
+
+
+@pytest.mark.parametrize("field, value", [("first_difference", (0, 0, 5, 5)), ("first_difference", (2, 2, 1, 0)),
+                                          ("width", 0), ("size", 3), ("n", 2), ("garbage_free_checked", False)])
+def test_a_matrix_checks_difference_or_sizes_set_in_place_unseal_it(field: str, value: object) -> None:
+    """A ``KaleidoscopeCheck``'s seal bound only its class, verdict and method: a first difference
+    set in place (one where both values agree) was written by ``Instance.from_report``."""
+    check = _matrix_refutation([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    assert Instance.from_report("swap = id", check).counterexample == {"entry": [0, 0], "found": 0, "expected": 1}
+    object.__setattr__(check, field, value)
+    assert not is_sealed(check)
+    with pytest.raises(ProverError, match="was not made by its prover"):
+        Instance.from_report("swap = id", check)
+
+
+def test_a_matrix_check_with_an_entry_beyond_repr_is_sealed() -> None:
+    """The sealed first difference is written in hexadecimal: an entry of more than 4300 digits
+    (which ``repr`` refuses) is sealed, and a change of its last bit unseals it."""
+    big = (1 << 20_000) + 1
+    check = _matrix_refutation([[big, 1, 0], [1, 0, 0], [0, 0, 1]])
+    i, j, got, want = check.first_difference
+    assert (i, j, got, want) == (0, 0, 0, big)
+    object.__setattr__(check, "first_difference", (i, j, got, want - 1))
+    assert not is_sealed(check)

@@ -58,6 +58,9 @@ class KaleidoscopeCheck:
     garbage_free_checked: bool
     first_difference: Difference | None = None
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
+    SEALED = ("n", "size", "width", "garbage_free_checked", "first_difference")
+    """The fields bound into the seal besides the verdict and method (the sizes and a refutation's
+    first differing entry, which ``Instance.from_report`` records): one changed after the check unseals it."""
 
     @property
     def proved(self) -> bool:

@@ -85,9 +85,24 @@ def _counterexample_text(cex: object) -> str:
 
 def _statement(obj: Any) -> str:
     """The fields an outcome class lists in its ``SEALED`` (a ``ForallResult``: its gadget, ranges,
-    hypotheses and counterexample), as the text its seal binds: one of them changed after sealing
-    (a verdict relabelled as one about another statement) unseals it. "" for a class listing none."""
-    return "|".join(repr(getattr(obj, name, None)) for name in getattr(type(obj), "SEALED", ()))
+    hypotheses and counterexample; a ``KaleidoscopeCheck``: its sizes and first differing entry), as
+    the text its seal binds (:func:`_field_text`): one of them changed after sealing (a verdict
+    relabelled as one about another statement) unseals it. "" for a class listing none."""
+    return "|".join(_field_text(getattr(obj, name, None)) for name in getattr(type(obj), "SEALED", ()))
+
+
+def _field_text(x: Any) -> str:
+    """A sealed field as text: ints and Fractions in exact hexadecimal (``repr`` refuses an int of
+    more than 4300 digits), text length-prefixed, tuples item by item, anything else its ``repr``."""
+    if type(x) is int:
+        return f"{x:#x}"
+    if type(x) is Fraction:
+        return f"{x.numerator:#x}/{x.denominator:#x}"
+    if type(x) is str:
+        return f"{len(x)}:{x}"
+    if type(x) is tuple:
+        return "(" + ",".join(map(_field_text, x)) + ")"
+    return repr(x)
 
 
 _Outcome = TypeVar("_Outcome")
