@@ -135,3 +135,24 @@ def test_a_matrix_check_with_an_entry_beyond_repr_is_sealed() -> None:
     assert (i, j, got, want) == (0, 0, 0, big)
     object.__setattr__(check, "first_difference", (i, j, got, want - 1))
     assert not is_sealed(check)
+
+
+def test_a_fragment_subclass_stating_fewer_resources_is_refused() -> None:
+    """A ``Fragment`` subclass answering ``resources()`` with 0 layers made a 1-layer fragment held
+    to ``layers ≤ 0`` a proved, ok row of ``fragment_instance``; only ``Fragment`` itself is proved."""
+    from symverify.gadgets.primitives import shift_down
+    from symverify.kernel.gadgets.fragment import Fragment
+    from symverify.kernel.provers.fragment import prove_fragment
+    from symverify.scripts.instances import fragment_instance
+
+    class Lying(Fragment):
+        def resources(self) -> dict[str, int]:
+            return {**super().resources(), "layers": 0}
+
+    f = shift_down(3, 1, 1)
+    args = (f.name, f.inner_n, f.inner_d, f.layers, f.entry, f.exit, {"layers": 0}, f.build_spec)
+    honest = fragment_instance(Fragment(*args))
+    assert honest.verdict is sv.Verdict.PROVED and not honest.ok and honest.over_bound() == ["layers"]
+    for run in (prove_fragment, fragment_instance):
+        with pytest.raises(sv.IRError, match=r"expected a Fragment, found Lying \(a subclass is not accepted\)"):
+            run(Lying(*args))

@@ -89,6 +89,9 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
                    max_monomials: int | None = None, memory_limit: int | None = None) -> FragmentProof:
     """Check ``frag``'s claim for all clean inputs (and all values of its weight symbols).
 
+    ``frag`` must be a :class:`Fragment` itself (else :class:`IRError`): a subclass could answer
+    :meth:`~Fragment.resources` or :meth:`~Fragment.spec` otherwise than the layers proved.
+
     The budget is the exact method's (``verify(..., method="exact")``), for both checks together:
     ``timeout`` seconds (default: none), ``max_monomials`` per polynomial (default
     :data:`~symverify.kernel.provers.options.DEFAULT_MAX_MONOMIALS`) and ``memory_limit`` bytes for
@@ -103,8 +106,9 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
     """
     from symverify.kernel.provers.compositional import check_certificate
 
-    if not isinstance(frag, Fragment):
-        raise IRError(f"prove_fragment: expected a Fragment, found {type(frag).__name__}")
+    if type(frag) is not Fragment:  # a subclass could state other resources, or another spec, than it is proved on
+        sub = " (a subclass is not accepted)" if isinstance(frag, Fragment) else ""
+        raise IRError(f"prove_fragment: expected a Fragment, found {type(frag).__name__}{sub}")
     if type(exact) is not bool:
         raise UsageError(f"prove_fragment exact: expected True or False, found {type(exact).__name__} {exact!r:.40}")
     from symverify.kernel.provers.options import Options
