@@ -156,3 +156,37 @@ def test_a_fragment_subclass_stating_fewer_resources_is_refused() -> None:
     for run in (prove_fragment, fragment_instance):
         with pytest.raises(sv.IRError, match=r"expected a Fragment, found Lying \(a subclass is not accepted\)"):
             run(Lying(*args))
+
+
+def test_a_grid_subclass_is_refused_by_the_certificate_check_and_prove_fragment() -> None:
+    """``verify`` refuses a side holding a subclass of the IR's classes, but ``check_certificate``
+    and ``prove_fragment`` (whose outcomes ``Instance.from_report`` takes) read it: a grid whose
+    ``nonzero()`` hides its bias 1 was proved to make ``u ↦ u`` the zero map."""
+    from symverify.kernel.gadgets.fragment import Fragment, Spec, all_cells
+    from symverify.kernel.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.certificate import Cell
+    from symverify.kernel.ir.grid import Grid
+    from symverify.kernel.provers.compositional import check_certificate
+    from symverify.kernel.provers.fragment import prove_fragment
+
+    class Hiding(Grid):
+        __slots__ = ()
+
+        def nonzero(self) -> dict:
+            return {}
+
+    def model(b2: Grid) -> Model:  # y = (u·1) ⊙ b2: u when b2 = 1
+        return Model(1, 1, 1, 1, (Layer(Grid(1, 1, 1, ()), Grid(1, 1, 0, ()), Grid(1, 1, 0, ()), b2),))
+
+    zero = Circuit(1, 1, (Gate.const(0),), (1,))
+    cert = Certificate((Boundary(0, (Cell.node(0, 0, 0),)), Boundary(1, (Cell.node(0, 0, 1),))))
+    plain = model(Grid(1, 1, 1, ()))
+    assert sv.verify(zero, plain, method="exact").verdict is sv.Verdict.REFUTED  # the fields say u ↦ u
+    assert not check_certificate(zero, plain, cert).ok
+    lying = model(Hiding(1, 1, 1, ()))
+    with pytest.raises(sv.IRError, match="certificate check: the model: expected every grid of type Grid exactly"):
+        check_certificate(zero, lying, cert)
+    frag = Fragment("hiding", 1, 1, lying.layers, all_cells(1, 1), all_cells(1, 1), {}, lambda: Spec(zero))
+    for exact in (False, True):
+        with pytest.raises(sv.IRError, match="expected every grid of type Grid exactly"):
+            prove_fragment(frag, exact=exact)

@@ -44,6 +44,7 @@ from symverify.kernel.ir.scalar import Scalar, Sym, is_zero
 from symverify.kernel.provers.bound_rules import COUNT_CAP, VAR, VAR_VAL, capped, scalar_parts, scalar_rows
 from symverify.kernel.provers.bounds import BoundRing, bound_rows, eval_code, layers_peak
 from symverify.kernel.provers.bounds_layers import model_rows, read_rects
+from symverify.kernel.provers.fingerprint import check_plain
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
@@ -116,10 +117,15 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
     """Structural rules (raise :class:`IRError`): ends, order, ranges, duplicates, node ids;
     ``check`` (a deadline checker) is polled before every boundary. The certificate must be a
     :class:`Certificate` itself, not a subclass: the rules and the stages read its boundaries
-    separately, and a property could give each another list."""
+    separately, and a property could give each another list. The circuit and the model must hold
+    no instance of a subclass of the IR's classes either
+    (:func:`~symverify.kernel.provers.fingerprint.check_plain`, as for ``verify``'s sides: a grid
+    whose ``nonzero()`` is not its rectangles would be proved for what the stages read)."""
     if type(cert) is not Certificate:
         sub = " (a subclass is not accepted)" if isinstance(cert, Certificate) else ""
         raise IRError(f"certificate: expected a Certificate, found {type(cert).__name__}{sub}")
+    check_plain(circuit, "certificate check: the circuit")  # as verify's sides: no subclass of the IR's classes,
+    check_plain(model, "certificate check: the model")  # which could answer the stages otherwise than its fields
     if (model.n, model.d) != (circuit.n, circuit.d):
         raise IRError(
             f"certificate: the model reads {model.n}×{model.d} inputs but the circuit reads {circuit.n}×{circuit.d}"
