@@ -190,3 +190,27 @@ def test_a_grid_subclass_is_refused_by_the_certificate_check_and_prove_fragment(
     for exact in (False, True):
         with pytest.raises(sv.IRError, match="expected every grid of type Grid exactly"):
             prove_fragment(frag, exact=exact)
+
+
+def test_a_kaleidoscope_subclass_stating_another_width_is_refused() -> None:
+    """``verify_matrix`` took a ``Kaleidoscope`` subclass, so one answering ``width`` with 0 gave a
+    sealed proof of ``w = 0`` for a kaleidoscope of one BB* group; it is refused as ``verify`` refuses it."""
+    import dataclasses
+
+    from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    from symverify.kernel.ir.butterfly import Kaleidoscope
+    from symverify.kernel.provers.matrix import verify_matrix, verify_permutation
+
+    class Narrow(Kaleidoscope):
+        @property
+        def width(self) -> int:
+            return 0
+
+    k = permutation_to_kaleidoscope([1, 0, 2]).kaleidoscope
+    swap = [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    assert verify_matrix(k, swap).width == k.width == 1
+    lie = Narrow(**{f.name: getattr(k, f.name) for f in dataclasses.fields(k)})
+    with pytest.raises(sv.IRError, match="kaleidoscope check: expected a Circuit, Model or Kaleidoscope exactly"):
+        verify_matrix(lie, swap)
+    with pytest.raises(sv.IRError, match="kaleidoscope check: expected"):
+        verify_permutation(lie, [1, 0, 2])

@@ -31,6 +31,7 @@ from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.kaleidoscope.matrix import SparseMatrix, check_permutation
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.counterexample import confirm, search
+from symverify.kernel.provers.fingerprint import check_plain
 from symverify.kernel.provers.options import Options
 from symverify.kernel.provers.outcome import MethodResult, Verdict, seal_outcome
 from symverify.kernel.provers.sides import CircuitSide, KaleidoscopeSide, Side
@@ -105,10 +106,13 @@ def _first_difference(rows: list[dict[int, Scalar]], want: dict[tuple[int, int],
 
 
 def _kaleidoscope(obj: object) -> Kaleidoscope:
-    """The kaleidoscope checked: ``obj`` itself or a factorization's (else :class:`ShapeError`)."""
+    """The kaleidoscope checked: ``obj`` itself or a factorization's (else :class:`ShapeError`); one
+    that is or holds an instance of a subclass of the IR's classes is an :class:`IRError`
+    (:func:`~symverify.kernel.provers.fingerprint.check_plain`, as for ``verify``'s sides)."""
     k = obj.kaleidoscope if isinstance(obj, Factorization) else obj
     if not isinstance(k, Kaleidoscope):
         raise ShapeError(f"kaleidoscope check: expected a Kaleidoscope or Factorization, found {type(obj).__name__}")
+    check_plain(k, "kaleidoscope check")  # a subclass could state another width, or matrix, than its factors'
     return k
 
 
