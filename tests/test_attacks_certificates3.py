@@ -214,3 +214,18 @@ def test_a_kaleidoscope_subclass_stating_another_width_is_refused() -> None:
         verify_matrix(lie, swap)
     with pytest.raises(sv.IRError, match="kaleidoscope check: expected"):
         verify_permutation(lie, [1, 0, 2])
+
+
+def test_a_symbolic_difference_is_sealed_by_its_exact_terms() -> None:
+    """A ``Sym``'s repr abbreviates a huge coefficient (digit count and residue mod 10^9): two
+    entries that print alike are still sealed apart."""
+    from symverify.kernel.ir.scalar import sym
+    from symverify.kernel.provers.matrix import KaleidoscopeCheck
+    from symverify.kernel.provers.outcome import seal_outcome
+
+    a, b = sym("w") * (10**5000 + 7), sym("w") * (2 * 10**5000 + 7)
+    assert repr(a) == repr(b) and a != b
+    check = seal_outcome(KaleidoscopeCheck(sv.Verdict.REFUTED, "exact-matrix", 2, 2, 1, False, (0, 0, a, 1)))
+    assert is_sealed(check)
+    object.__setattr__(check, "first_difference", (0, 0, b, 1))
+    assert not is_sealed(check)

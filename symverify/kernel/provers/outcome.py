@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 
 from symverify.errors import ProverError, UsageError
 from symverify.ir.bigint import field_repr
+from symverify.kernel.ir.scalar import Sym
 
 __all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericSummary", "UsageError", "jsonable",
            "proved", "refuted", "unknown", "exact_comparison", "seal", "seal_outcome", "is_sealed"]
@@ -93,7 +94,8 @@ def _statement(obj: Any) -> str:
 
 def _field_text(x: Any) -> str:
     """A sealed field as text: ints and Fractions in exact hexadecimal (``repr`` refuses an int of
-    more than 4300 digits), text length-prefixed, tuples item by item, anything else its ``repr``."""
+    more than 4300 digits), text length-prefixed, tuples and a ``Sym``'s terms item by item,
+    anything else its ``repr``."""
     if type(x) is int:
         return f"{x:#x}"
     if type(x) is Fraction:
@@ -102,6 +104,8 @@ def _field_text(x: Any) -> str:
         return f"{len(x)}:{x}"
     if type(x) is tuple:
         return "(" + ",".join(map(_field_text, x)) + ")"
+    if type(x) is Sym:  # its repr abbreviates huge coefficients
+        return "Sym" + _field_text(x.terms)
     return repr(x)
 
 
