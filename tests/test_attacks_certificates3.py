@@ -229,3 +229,28 @@ def test_a_symbolic_difference_is_sealed_by_its_exact_terms() -> None:
     assert is_sealed(check)
     object.__setattr__(check, "first_difference", (0, 0, b, 1))
     assert not is_sealed(check)
+
+
+def test_the_last_boundary_claims_only_the_read_out_block_and_the_docs_say_so() -> None:
+    """A cell outside the ``N×d`` read-out block is never read out: the last boundary may leave out
+    a nonzero one (a copy of ``u`` in channel 1 here) and the proof holds; the format and the
+    certificate's docstrings say so (they said every unlisted cell claims 0)."""
+    from pathlib import Path
+
+    from symverify.kernel.ir import certificate as cert_module
+    from symverify.kernel.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.certificate import Cell
+    from symverify.kernel.ir.grid import Grid
+    from symverify.kernel.provers.compositional import check_certificate
+
+    copy_layer = Layer(Grid.from_cells(2, 2, {(0, 0): 1, (0, 1): 1}), Grid(1, 2, 0, ()), Grid(1, 2, 0, ()), Grid(1, 2, 1, ()))
+    model = Model(1, 1, 1, 2, (copy_layer,))  # state after the layer: [u, u]; read-out: u
+    assert sv.evaluate(model, [[5]]) == [[5]]
+    ident = Circuit(1, 1, (), (0,))
+    cert = Certificate((Boundary(0, (Cell.node(0, 0, 0),)), Boundary(1, (Cell.node(0, 0, 0),))))
+    assert check_certificate(ident, model, cert).ok
+    middle = Certificate((*cert.boundaries[:1], Boundary(1, (Cell.node(0, 0, 0),)), cert.boundaries[1]))
+    assert check_certificate(ident, model, middle).failure is not None  # not at an inner boundary
+    formats = Path(__file__).resolve().parents[1].joinpath("docs", "formats.md").read_text(encoding="utf-8")
+    assert "except at the last boundary, where only the `N×d` read-out block is claimed" in formats
+    assert "except at the last boundary" in (cert_module.__doc__ or "")

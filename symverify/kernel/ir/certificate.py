@@ -4,7 +4,8 @@ A :class:`Certificate` is untrusted data attached to a compiled model. It cuts t
 into stages by a list of :class:`Boundary` objects; boundary ``k`` sits after ``layer`` layers and
 lists the nonzero cells of the state there. Each listed cell claims to hold an affine combination
 of circuit nodes ``Σ coeff·node + const`` (usually one node with coefficient 1); every cell not
-listed claims to be 0 (the clean-interface condition of Lemma H.11). The checker in
+listed claims to be 0 (the clean-interface condition of Lemma H.11), except at the last boundary,
+which claims only the ``N×d`` read-out block (the cells outside it are never read out). The checker in
 :mod:`symverify.kernel.provers.compositional` derives each stage's function from the circuit's gates and
 proves every claim on fresh variables, so a wrong certificate can only fail, never pass.
 
@@ -132,7 +133,8 @@ class Cell:
 
 @dataclass(frozen=True, slots=True)
 class Boundary:
-    """The state after ``layer`` layers: the listed cells; all other cells are 0."""
+    """The state after ``layer`` layers: the listed cells; all other cells are 0 (for the last
+    boundary of a certificate: all other cells of the ``N×d`` read-out block)."""
 
     layer: int
     cells: tuple[Cell, ...]
