@@ -254,3 +254,20 @@ def test_the_last_boundary_claims_only_the_read_out_block_and_the_docs_say_so() 
     formats = Path(__file__).resolve().parents[1].joinpath("docs", "formats.md").read_text(encoding="utf-8")
     assert "except at the last boundary, where only the `N×d` read-out block is claimed" in formats
     assert "except at the last boundary" in (cert_module.__doc__ or "")
+
+
+def test_check_certificate_names_a_swapped_or_wrong_argument() -> None:
+    """``check_certificate(model, circuit, cert)`` raised ``AttributeError`` (``'Circuit' object has
+    no attribute 'layers'``); each argument of the wrong kind is an ``IRError`` naming it."""
+    from symverify.kernel.provers.compositional import check_certificate
+
+    double = Circuit(1, 1, (Gate.add(0, 0),), (1,))
+    comp = sv.compile(double)
+    assert check_certificate(double, comp.model, comp.certificate).ok
+    cases = [((comp.model, double, comp.certificate), "expected a Circuit as the circuit, found Model"),
+             ((double, comp, comp.certificate), "expected a Model as the model, found Compiled"),
+             (("x", comp.model, comp.certificate), "expected a Circuit as the circuit, found str"),
+             ((double, comp.model, None), "expected a Certificate, found NoneType")]
+    for args, message in cases:
+        with pytest.raises(sv.IRError, match=message):
+            check_certificate(*args)

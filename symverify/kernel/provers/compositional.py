@@ -124,8 +124,10 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
     if type(cert) is not Certificate:
         sub = " (a subclass is not accepted)" if isinstance(cert, Certificate) else ""
         raise IRError(f"certificate: expected a Certificate, found {type(cert).__name__}{sub}")
-    check_plain(circuit, "certificate check: the circuit")  # as verify's sides: no subclass of the IR's classes,
-    check_plain(model, "certificate check: the model")  # which could answer the stages otherwise than its fields
+    for what, obj, kind in (("circuit", circuit, Circuit), ("model", model, Model)):
+        if not isinstance(obj, kind):  # a compiled object is not its model: pass its .model and .certificate
+            raise IRError(f"certificate check: expected a {kind.__name__} as the {what}, found {type(obj).__name__}")
+        check_plain(obj, f"certificate check: the {what}")  # as verify's sides: no subclass of the IR's classes
     if (model.n, model.d) != (circuit.n, circuit.d):
         raise IRError(
             f"certificate: the model reads {model.n}×{model.d} inputs but the circuit reads {circuit.n}×{circuit.d}"
