@@ -4,7 +4,9 @@ FLINT (and symengine) abort the whole process on memory exhaustion (SIGABRT, "Un
 allocate memory"); this cannot be caught as ``MemoryError``. Exact expansion
 therefore runs here when its size estimate is large: the child sets ``RLIMIT_AS`` to its current
 address space plus the budget, so an over-budget expansion kills only the child, and the caller
-turns that into an ``unknown`` verdict, never a crash.
+turns that into an ``unknown`` verdict, never a crash. The limit is never raised above one the
+process already has: a limited child started inside another gets at most what is left of its
+parent's budget (the pair stays within one ``memory``), and a ``ulimit -v`` is kept.
 """
 
 from __future__ import annotations
@@ -58,6 +60,11 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
+_MAX_RLIMIT = (1 << 63) - 1
+"""Linux reads an ``rlim_t`` (64 bits unsigned; ``RLIM_INFINITY`` is all ones); Python's ``setrlimit``
+a C long: a limit from here up is none (not an ``OverflowError`` that ended the child)."""
+
+
 def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...], parent: int) -> None:
     _die_with(parent)
     try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
@@ -73,11 +80,13 @@ def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: t
     try:
         import resource
 
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = _vm_size() + memory
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        for cap in (soft, hard):  # never above a limit this process already has: a limited child's child
+            if cap != resource.RLIM_INFINITY:  # gets what is left of that child's budget, not a whole budget again
+                limit = min(limit, cap)
+        if limit < _MAX_RLIMIT:  # a larger limit (memory_limit=2**200) is no limit
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     except (ImportError, ValueError, OSError):
         pass
     try:
