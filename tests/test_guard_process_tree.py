@@ -1,7 +1,12 @@
 """The memory-limited child (``symverify.kernel.provers.guard.run_limited``): its budget when it is
-started from another limited child, and a limit too large to set."""
+started from another limited child, a limit too large to set, and the processes started below it."""
 
 from __future__ import annotations
+
+import os
+import time
+
+import pytest
 
 from symverify.kernel.provers.guard import run_limited
 
@@ -37,3 +42,54 @@ def test_a_memory_limit_beyond_what_the_system_can_set_is_no_limit():
     verdict naming a crash); a limit that large is none."""
     out = run_limited(_alloc, (MIB,), memory=2**200, timeout=60)
     assert (out.status, out.value) == ("ok", MIB), out
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in fh)
+    except OSError:
+        return False
+
+
+def _daemon_then_sleep(path: str, seconds: float) -> int:
+    """Start a process that leaves the session and double-forks (a daemon), then sleep."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                with open(path + ".tmp", "w") as fh:
+                    fh.write(str(os.getpid()))
+                os.rename(path + ".tmp", path)
+                time.sleep(120)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    end = time.monotonic() + 30
+    while not os.path.exists(path) and time.monotonic() < end:
+        time.sleep(0.05)
+    time.sleep(seconds)
+    return 1
+
+
+@pytest.mark.parametrize("seconds, timeout, status", [(60.0, 4.0, "timeout"), (0.0, 60.0, "ok")])
+def test_a_daemon_started_in_a_limited_child_ends_with_it(tmp_path, seconds, timeout, status):
+    """A process started below the limited child that left its session and double-forked was missed:
+    the child was killed at its timeout (or ended with its result) and the daemon went on, an orphan
+    with no deadline and no memory limit. The child reaps its orphans, and every process below it is
+    killed when it ends (Linux: read from /proc)."""
+    if not os.path.exists(f"/proc/{os.getpid()}/stat"):
+        pytest.skip("no /proc to see the processes")
+    path = str(tmp_path / "pid")
+    out = run_limited(_daemon_then_sleep, (path, seconds), memory=1 << 30, timeout=timeout)
+    assert out.status == status, out
+    pid = int(open(path).read())
+    end = time.monotonic() + 10
+    while _running(pid) and time.monotonic() < end:
+        time.sleep(0.1)
+    try:
+        assert not _running(pid), "the daemon outlived the limited child"
+    finally:
+        if _running(pid):
+            os.kill(pid, 9)
