@@ -148,10 +148,12 @@ def recheck(lhs: Side, rhs: Side, cex: Counterexample) -> Counterexample:
             f"gives equal outputs on both sides at that input"
         )
     if (again.cell, again.lhs_value, again.rhs_value) != (cex.cell, cex.lhs_value, cex.rhs_value):
+        from symverify.ir.bigint import show_rational as show  # a value of 200 kbit has no str()
+
         raise ProverError(
             f"counterexample re-check failed: the prover ({cex.found_by}) claimed entry {cex.cell} = "
-            f"{cex.lhs_value} vs {cex.rhs_value}, exact evaluation gives entry {again.cell} = "
-            f"{again.lhs_value} vs {again.rhs_value}"
+            f"{show(cex.lhs_value)} vs {show(cex.rhs_value)}, exact evaluation gives entry {again.cell} = "
+            f"{show(again.lhs_value)} vs {show(again.rhs_value)}"
         )
     return again
 
