@@ -24,6 +24,7 @@ change the verdict.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Mapping
@@ -38,7 +39,8 @@ from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import plain_str
-from symverify.kernel.provers.counterexample import recheck
+from symverify.kernel.provers import outcome
+from symverify.kernel.provers.counterexample import recheck, value_bits
 from symverify.kernel.provers.exact import bits_text
 from symverify.kernel.provers.options import CERTIFICATE_METHODS, METHODS, Method, Options
 from symverify.kernel.provers.outcome import (
@@ -201,15 +203,31 @@ def _settle(res: MethodResult, opts: Options) -> MethodResult:
     return res
 
 
-def _rechecked(a: Side, b: Side, res: MethodResult, timings: dict[str, float]) -> Counterexample | None:
+def _rechecked(a: Side, b: Side, res: MethodResult, opts: Options,
+               timings: dict[str, float]) -> tuple[MethodResult, Counterexample | None]:
     """A ``refuted`` result's counterexample, re-evaluated with exact Fractions
-    (:func:`~symverify.kernel.provers.counterexample.recheck` raises :class:`ProverError` if it does not hold)."""
+    (:func:`~symverify.kernel.provers.counterexample.recheck` raises :class:`ProverError` if it does not hold),
+    within the timeout: values beyond ``GUARD_BITS`` bits by the size bounds are re-evaluated in a child
+    limited to the time left, and once that has run out the result is ``unknown``, never ``refuted``."""
     if res.verdict is not Verdict.REFUTED or res.counterexample is None:
-        return res.counterexample
+        return res, res.counterexample
+    from symverify.kernel.provers.bounds import structure_bounds
+
     t = time.perf_counter()
-    cex = recheck(a, b, res.counterexample)
-    timings["recheck"] = time.perf_counter() - t
-    return cex
+    bits, left = 0, opts.remaining()
+    if left is not None:  # sized within the time left, at least 1 s; unsized, it is re-checked here as before
+        with contextlib.suppress(DeadlineExceededError):
+            bounds = structure_bounds(a, b, deadline=time.monotonic() + max(left, 1.0))
+            bits = value_bits(res.counterexample.inputs, res.counterexample.param_dict(),
+                              max(bounds.degree, bounds.peak_degree), bounds.peak_height_bits)
+    try:
+        return res, recheck(a, b, res.counterexample, opts, bits)
+    except DeadlineExceededError as e:
+        why = "" if e.detail == DeadlineExceededError().detail else f" ({e.detail})"
+        note = f"timeout: {opts.timeout} s ran out while the counterexample was re-checked by exact evaluation{why}"
+        return outcome.unknown(res.method, res.evidence, notes=(*res.notes, note), timings=res.timings), None
+    finally:
+        timings["recheck"] = time.perf_counter() - t
 
 
 def _cross_check(a: Side, b: Side, opts: Options, timings: dict[str, float],
@@ -373,7 +391,7 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
     stats = (_describe(a), _describe(b))
     with activity(f"verifying {a.label()} against {b.label()} (method {method})", progress):
         res = _settle(run_prover(method, prover, a, b, opts, timings), opts)
-        cex = _rechecked(a, b, res, timings)
+        res, cex = _rechecked(a, b, res, opts, timings)
         summary, notes = _cross_check(a, b, opts, timings, res.notes)
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0
