@@ -211,8 +211,16 @@ os.register_at_fork(after_in_child=_fresh_lock)
 def _start(proc: Any) -> None:
     """``proc.start()``, also from a daemonic process (a Dask worker: ``multiprocessing`` refuses
     it children, and a stage planned into a limited process was lost there). The flag is lifted
-    only while the child starts, under a lock; the child is daemonic itself, so the parent's exit
-    ends it as before (``multiprocessing``'s exit handler)."""
+    only while the child starts (the fork), under a lock; the child is daemonic itself, so the
+    parent's exit ends it as before (``multiprocessing``'s exit handler).
+
+    It cannot be scoped to this thread: ``Process.start`` reads the flag of the process, not of the
+    thread, and a start without it would copy ``multiprocessing``'s private start-up. So during
+    that window another thread of a daemonic process sees ``current_process().daemon`` False, may
+    start a process ``multiprocessing`` would refuse, and a ``Process`` it creates without
+    ``daemon=`` is not daemonic. None of this touches a limited child: each is created with
+    ``daemon=True`` and started under the lock (one at a time), and outside a daemonic process
+    (everywhere but a Dask worker) nothing is lifted."""
     me = mp.current_process()
     with _STARTING:
         daemonic = me.daemon
