@@ -1,5 +1,6 @@
 """The memory-limited child (``symverify.kernel.provers.guard.run_limited``): its budget when it is
-started from another limited child, a limit too large to set, and the processes started below it."""
+started from another limited child, a limit too large to set, a library that does not fit in it, and
+the processes started below it."""
 
 from __future__ import annotations
 
@@ -93,3 +94,40 @@ def test_a_daemon_started_in_a_limited_child_ends_with_it(tmp_path, seconds, tim
     finally:
         if _running(pid):
             os.kill(pid, 9)
+
+
+def _unmapped_extension() -> str | None:
+    """An extension module whose shared object this process has not loaded (a fork shares what is)."""
+    import importlib.util
+    import sys
+
+    with open("/proc/self/maps") as fh:
+        maps = fh.read()
+    for name in ("_lzma", "_bz2", "_sqlite3", "_curses", "readline", "_dbm", "_gdbm", "_tkinter", "_ctypes_test",
+                 "_testcapi", "_xxtestfuzz", "xxlimited"):
+        spec = importlib.util.find_spec(name) if name not in sys.modules else None
+        if spec is not None and spec.origin and spec.origin.endswith(".so") and spec.origin not in maps:
+            return name
+    return None
+
+
+def _load(name: str) -> str:
+    import importlib
+
+    importlib.import_module(name)
+    return name
+
+
+def test_a_library_that_does_not_fit_in_the_limit_is_a_memory_stop():
+    """A module the child must load (python-flint, where the parent had not imported it) fails for want
+    of address space under a small ``memory_limit``: the ImportError reached the caller as
+    BackendUnavailableError ("pip install python-flint") though it is installed. It is a memory stop."""
+    if not os.path.exists("/proc/self/maps"):
+        pytest.skip("no /proc/self/maps to find an extension module not loaded yet")
+    name = _unmapped_extension()
+    if name is None:
+        pytest.skip("every candidate extension module is loaded already")
+    out = run_limited(_load, (name,), memory=1, timeout=60)
+    assert out.status == "memory", out
+    assert out.detail.startswith("a library could not be loaded within the memory limit"), out
+    assert run_limited(_load, (name,), memory=1 << 30, timeout=60).value == name

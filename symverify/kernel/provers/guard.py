@@ -120,6 +120,18 @@ def _kill_below(pid: int) -> None:
             os.kill(p, signal.SIGKILL)
 
 
+def _unloadable(e: BaseException | None) -> str:
+    """The loader's message when ``e`` (or an exception it was raised from) is an ImportError for want
+    of address space (glibc's "failed to map segment", ENOMEM): a library the parent had not loaded
+    does not fit in the limit. ``BackendUnavailableError`` ("pip install python-flint") said a module
+    was missing that is installed."""
+    while e is not None:
+        if isinstance(e, ImportError) and any(m in str(e).lower() for m in ("failed to map segment", "cannot allocate memory")):
+            return str(e)[:200]
+        e = e.__cause__ or e.__context__
+    return ""
+
+
 def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...], parent: int) -> None:
     _die_with(parent)
     try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
@@ -150,6 +162,9 @@ def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: t
     except MemoryError:
         conn.send(("memory", None, "MemoryError in the expansion process"))
     except BaseException as e:
+        if _unloadable(e):
+            conn.send(("memory", None, f"a library could not be loaded within the memory limit ({_unloadable(e)})"))
+            return
         try:
             conn.send(("error", e, repr(e)))
         except Exception:
