@@ -28,9 +28,11 @@ def _squares(k: int, extra: int) -> sv.Circuit:
 
 
 def _planted(monkeypatch, cex: Counterexample, sleep: float = 0.0) -> None:
-    """The method 'finds' ``cex`` (after ``sleep`` seconds): only the re-check decides."""
+    """The method 'finds' ``cex`` (after ``sleep`` seconds, having computed the pair's size bounds, as
+    the randomized and exact methods do): only the re-check decides."""
 
-    def run_prover(method, prover, a, b, opts, timings):
+    def run_prover(method, prover, a, b, opts, timings, bounds):
+        bounds()
         time.sleep(sleep)
         return outcome.refuted(method, {}, cex)
 

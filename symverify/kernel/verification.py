@@ -24,7 +24,6 @@ change the verdict.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import time
 from collections.abc import Mapping
@@ -53,7 +52,7 @@ from symverify.kernel.provers.outcome import (
     jsonable,
     seal,
 )
-from symverify.kernel.provers.registry import AUTO_EXACT_MONOMIALS, prover_for, run_prover
+from symverify.kernel.provers.registry import AUTO_EXACT_MONOMIALS, LazyBounds, prover_for, run_prover
 from symverify.kernel.provers.sides import CircuitSide, Side, pair_sides
 from symverify.kernel.semantics.straightline import program
 
@@ -203,25 +202,24 @@ def _settle(res: MethodResult, opts: Options) -> MethodResult:
     return res
 
 
-def _rechecked(a: Side, b: Side, res: MethodResult, opts: Options,
-               timings: dict[str, float]) -> tuple[MethodResult, Counterexample | None]:
+def _rechecked(a: Side, b: Side, res: MethodResult, opts: Options, timings: dict[str, float],
+               bounds: LazyBounds) -> tuple[MethodResult, Counterexample | None]:
     """A ``refuted`` result's counterexample, re-evaluated with exact Fractions
     (:func:`~symverify.kernel.provers.counterexample.recheck` raises :class:`ProverError` if it does not hold),
-    within the timeout: values beyond ``GUARD_BITS`` bits by the size bounds are re-evaluated in a child
-    limited to the time left, and once that has run out the result is ``unknown``, never ``refuted``."""
-    if res.verdict is not Verdict.REFUTED or res.counterexample is None:
-        return res, res.counterexample
-    from symverify.kernel.provers.bounds import structure_bounds
-
+    within the timeout: one whose values may exceed ``GUARD_BITS`` bits (its claimed values, or by the size
+    bounds where the method computed them) is re-evaluated in a child limited to the time left, and
+    once that has run out the result is ``unknown``, never ``refuted``."""
+    cex = res.counterexample
+    if res.verdict is not Verdict.REFUTED or cex is None:
+        return res, cex
     t = time.perf_counter()
-    bits, left = 0, opts.remaining()
-    if left is not None:  # sized within the time left, at least 1 s; unsized, it is re-checked here as before
-        with contextlib.suppress(DeadlineExceededError):
-            bounds = structure_bounds(a, b, deadline=time.monotonic() + max(left, 1.0))
-            bits = value_bits(res.counterexample.inputs, res.counterexample.param_dict(),
-                              max(bounds.degree, bounds.peak_degree), bounds.peak_height_bits)
+    bits = max(Fraction(x).numerator.bit_length() + Fraction(x).denominator.bit_length()
+               for x in (cex.lhs_value, cex.rhs_value))
+    if bounds.value is not None:
+        sz = bounds.value
+        bits = max(bits, value_bits(cex.inputs, cex.param_dict(), max(sz.degree, sz.peak_degree), sz.peak_height_bits))
     try:
-        return res, recheck(a, b, res.counterexample, opts, bits)
+        return res, recheck(a, b, cex, opts, bits)
     except DeadlineExceededError as e:
         why = "" if e.detail == DeadlineExceededError().detail else f" ({e.detail})"
         note = f"timeout: {opts.timeout} s ran out while the counterexample was re-checked by exact evaluation{why}"
@@ -390,8 +388,9 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
     timings: dict[str, float] = {}
     stats = (_describe(a), _describe(b))
     with activity(f"verifying {a.label()} against {b.label()} (method {method})", progress):
-        res = _settle(run_prover(method, prover, a, b, opts, timings), opts)
-        res, cex = _rechecked(a, b, res, opts, timings)
+        bounds = LazyBounds(a, b, timings, opts.deadline)
+        res = _settle(run_prover(method, prover, a, b, opts, timings, bounds), opts)
+        res, cex = _rechecked(a, b, res, opts, timings, bounds)
         summary, notes = _cross_check(a, b, opts, timings, res.notes)
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0

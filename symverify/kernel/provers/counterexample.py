@@ -152,10 +152,10 @@ def _check_form(lhs: Side, rhs: Side, cex: Counterexample) -> None:
 
 def recheck(lhs: Side, rhs: Side, cex: Counterexample, opts: Options | None = None, bits: int = 0) -> Counterexample:
     """Re-evaluate both sides exactly at ``cex``; raise :class:`ProverError` unless the claimed
-    entry and both values are reproduced. With ``opts`` and ``bits`` (the :func:`value_bits` of the
-    point) beyond :data:`GUARD_BITS`, in a child limited to the time left: past the deadline,
-    :class:`DeadlineExceededError` (the verdict is then ``unknown``); smaller values are re-checked
-    here whatever the time.
+    entry and both values are reproduced. With ``opts`` and ``bits`` (about how many bits its values
+    may take: :func:`value_bits` of the point, or the claimed values' size) beyond :data:`GUARD_BITS`,
+    in a child limited to the time left: past the deadline, :class:`DeadlineExceededError` (the
+    verdict is then ``unknown``); smaller values are re-checked here whatever the time.
 
     The counterexample must first have the exact form :func:`confirm` gives (checked field by
     field): ints and Fractions only, every parameter of either side valued once and no other, a
