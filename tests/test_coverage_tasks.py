@@ -114,6 +114,9 @@ def test_killing_a_process_that_is_already_gone_is_quiet():
         pid = done.pid
         killed = False
 
+        def poll(self):
+            return 0
+
         def kill(self):
             Gone.killed = True
             raise ProcessLookupError

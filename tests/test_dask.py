@@ -77,7 +77,7 @@ if __name__ == "__main__":
 
 # Kills its worker (KILLER) or itself (SUICIDE) on every attempt, counting attempts in MARK.
 LOSER = '''
-import os, pathlib, signal, time
+import os, pathlib, signal, sys, time
 from symverify.scripts.protocol import ProofResult, script_main
 
 TITLE = "Lost every time"
@@ -273,7 +273,10 @@ def _gone(pid: int, wait: float = 10.0) -> bool:
 def test_lost_tasks_are_retried_once_then_failed_rows(tmp_path):
     d = tmp_path / "p"
     good = tmp_path / "good.done"  # the losers wait for it: a worker killed while "good" runs there would lose it too
-    _write(d, "killer", LOSER.format(mark=str(tmp_path / "killer"), target="os.getppid()", wait=str(good)))
+    # the worker: the script's parent, or on Linux its grandparent (the reaper in front of the script between)
+    worker = ("(int(open(f'/proc/{os.getppid()}/stat').read().rsplit(')', 1)[1].split()[1]) "
+              "if sys.platform.startswith('linux') else os.getppid())")
+    _write(d, "killer", LOSER.format(mark=str(tmp_path / "killer"), target=worker, wait=str(good)))
     _write(d, "suicide", LOSER.format(mark=str(tmp_path / "suicide"), target="os.getpid()", wait=str(good)))
     _write(d, "good", SIMPLE.format(name="good", title="Fine", body=f"pathlib.Path({str(good)!r}).write_text('done')"))
     scripts = available([d])

@@ -38,7 +38,8 @@ from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import plain_str
-from symverify.kernel.provers.counterexample import recheck
+from symverify.kernel.provers import outcome
+from symverify.kernel.provers.counterexample import recheck, value_bits
 from symverify.kernel.provers.exact import bits_text
 from symverify.kernel.provers.options import CERTIFICATE_METHODS, METHODS, Method, Options
 from symverify.kernel.provers.outcome import (
@@ -51,7 +52,7 @@ from symverify.kernel.provers.outcome import (
     jsonable,
     seal,
 )
-from symverify.kernel.provers.registry import AUTO_EXACT_MONOMIALS, prover_for, run_prover
+from symverify.kernel.provers.registry import AUTO_EXACT_MONOMIALS, LazyBounds, prover_for, run_prover
 from symverify.kernel.provers.sides import CircuitSide, Side, pair_sides
 from symverify.kernel.semantics.straightline import program
 
@@ -201,15 +202,30 @@ def _settle(res: MethodResult, opts: Options) -> MethodResult:
     return res
 
 
-def _rechecked(a: Side, b: Side, res: MethodResult, timings: dict[str, float]) -> Counterexample | None:
+def _rechecked(a: Side, b: Side, res: MethodResult, opts: Options, timings: dict[str, float],
+               bounds: LazyBounds) -> tuple[MethodResult, Counterexample | None]:
     """A ``refuted`` result's counterexample, re-evaluated with exact Fractions
-    (:func:`~symverify.kernel.provers.counterexample.recheck` raises :class:`ProverError` if it does not hold)."""
-    if res.verdict is not Verdict.REFUTED or res.counterexample is None:
-        return res.counterexample
+    (:func:`~symverify.kernel.provers.counterexample.recheck` raises :class:`ProverError` if it does not hold),
+    within the timeout: one whose values may exceed ``GUARD_BITS`` bits (its claimed values, or by the size
+    bounds where the method computed them) is re-evaluated in a child limited to the time left, and
+    once that has run out the result is ``unknown``, never ``refuted``."""
+    cex = res.counterexample
+    if res.verdict is not Verdict.REFUTED or cex is None:
+        return res, cex
     t = time.perf_counter()
-    cex = recheck(a, b, res.counterexample)
-    timings["recheck"] = time.perf_counter() - t
-    return cex
+    bits = max(Fraction(x).numerator.bit_length() + Fraction(x).denominator.bit_length()
+               for x in (cex.lhs_value, cex.rhs_value))
+    if bounds.value is not None:
+        sz = bounds.value
+        bits = max(bits, value_bits(cex.inputs, cex.param_dict(), max(sz.degree, sz.peak_degree), sz.peak_height_bits))
+    try:
+        return res, recheck(a, b, cex, opts, bits)
+    except DeadlineExceededError as e:
+        why = "" if e.detail == DeadlineExceededError().detail else f" ({e.detail})"
+        note = f"timeout: {opts.timeout} s ran out while the counterexample was re-checked by exact evaluation{why}"
+        return outcome.unknown(res.method, res.evidence, notes=(*res.notes, note), timings=res.timings), None
+    finally:
+        timings["recheck"] = time.perf_counter() - t
 
 
 def _cross_check(a: Side, b: Side, opts: Options, timings: dict[str, float],
@@ -372,8 +388,9 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
     timings: dict[str, float] = {}
     stats = (_describe(a), _describe(b))
     with activity(f"verifying {a.label()} against {b.label()} (method {method})", progress):
-        res = _settle(run_prover(method, prover, a, b, opts, timings), opts)
-        cex = _rechecked(a, b, res, timings)
+        bounds = LazyBounds(a, b, timings, opts.deadline)
+        res = _settle(run_prover(method, prover, a, b, opts, timings, bounds), opts)
+        res, cex = _rechecked(a, b, res, opts, timings, bounds)
         summary, notes = _cross_check(a, b, opts, timings, res.notes)
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0

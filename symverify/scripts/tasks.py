@@ -49,14 +49,76 @@ __all__ = ["BUILTIN", "Task", "Processes", "Ran", "execute", "one_line", "ship"]
 
 BUILTIN = "builtin"
 
-# Run in front of a script's process when its parent may die without cleaning up (a Dask worker
-# killed mid-task): on Linux the child asks for SIGKILL when its parent dies, checks that the
-# parent is still the one that started it, then becomes the script's interpreter.
-_GUARD = ("import ctypes, os, signal, sys\n"
-          "ctypes.CDLL(None).prctl(1, signal.SIGKILL)\n"
-          "if os.getppid() != int(sys.argv[1]):\n"
-          "    os._exit(137)\n"
-          "os.execv(sys.argv[2], sys.argv[2:])\n")
+# Run in front of a script's process on Linux (``python -S -c _REAPER PARENT CMD...``). With PARENT
+# (not "0": a Dask worker, which may be killed mid-task) it asks for SIGKILL when its parent dies and
+# checks that the parent is still the one that started it. It makes itself the reaper of orphans
+# (PR_SET_CHILD_SUBREAPER), so a grandchild that leaves the session or double-forks stays below it,
+# and runs the script as its child (which dies with it). When the script ends, or on SIGTERM (the
+# runner's timeout or stop), it stops and kills every process below it (read from /proc), then ends
+# as the script did: its exit code, or the same signal.
+_REAPER = """import ctypes, os, signal, sys
+libc = ctypes.CDLL(None)
+if sys.argv[1] != "0":
+    libc.prctl(1, signal.SIGKILL)
+    if os.getppid() != int(sys.argv[1]):
+        os._exit(137)
+libc.prctl(36, 1)
+def below():
+    kids = {}
+    for n in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{n}/stat") as fh:
+                kids.setdefault(int(fh.read().rsplit(")", 1)[1].split()[1]), []).append(int(n))
+        except (OSError, ValueError, IndexError):
+            pass
+    out, todo = [], [os.getpid()]
+    while todo:
+        more = kids.get(todo.pop(), [])
+        out += more
+        todo += more
+    return out
+def end():
+    stopped = set()
+    while True:
+        new = [p for p in below() if p not in stopped]
+        if not new:
+            break
+        for p in new:
+            try:
+                os.kill(p, signal.SIGSTOP)
+            except OSError:
+                pass
+        stopped.update(new)
+    for p in stopped:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+def term(*_):
+    end()
+    os._exit(137)
+signal.signal(signal.SIGTERM, term)
+me = os.getpid()
+pid = os.fork()
+if pid == 0:
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        libc.prctl(1, signal.SIGKILL)
+        if os.getppid() == me:
+            os.execv(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+status = os.waitpid(pid, 0)[1]
+end()
+code = os.waitstatus_to_exitcode(status)
+if code < 0:
+    try:
+        signal.signal(-code, signal.SIG_DFL)
+    except (OSError, ValueError):
+        pass
+    os.kill(os.getpid(), -code)
+os._exit(code & 255)
+"""
 
 
 @dataclass(frozen=True)
@@ -170,7 +232,7 @@ class Processes:
         """How ``cmd`` ended (:class:`Ran`): ``code`` None when it timed out or was stopped.
 
         ``should_stop`` is asked about once a second; when it says yes the process is killed.
-        ``guard`` kills the process when this one dies (Linux; see ``_GUARD``).
+        ``guard`` kills the process when this one dies (Linux; see ``_REAPER``).
 
         The child runs with ``PYTHONHASHSEED=0`` (unless ``env`` says otherwise), so that every part of a
         sharded script iterates sets in the same order. A process that cannot be started (an
@@ -179,8 +241,9 @@ class Processes:
         The child runs in its own session (a new process group, POSIX) and writes to temporary
         files, not pipes: the run ends when the child exits, even if a grandchild it left behind
         still holds its stdout or stderr open. Then, or on a timeout or a stop, the whole process
-        group is killed, so no grandchild outlives the run. Each output keeps its last
-        :data:`OUTPUT_TAIL` bytes.
+        group is killed, and on Linux first every process below the child, also one that left its
+        session or double-forked (``_REAPER``), so no grandchild outlives the run. Each output keeps
+        its last :data:`OUTPUT_TAIL` bytes.
         """
         with self._lock:
             if self.stopping:
@@ -191,8 +254,8 @@ class Processes:
             # same order, and a script that loops over a set of strings would otherwise see another order in each.
             full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0",
                         **(env or {})}
-            if guard and sys.platform.startswith("linux"):
-                cmd = [sys.executable, "-S", "-c", _GUARD, str(os.getpid()), *cmd]
+            if sys.platform.startswith("linux"):
+                cmd = [sys.executable, "-S", "-c", _REAPER, str(os.getpid()) if guard else "0", *cmd]
             out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
             try:
                 proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f,
@@ -239,6 +302,9 @@ class Processes:
                 _kill_group(p)
 
 
+REAP_SECONDS = 5.0
+"""How long the process in front of a script may take to kill the processes below it."""
+
 OUTPUT_TAIL = 1 << 20
 """Bytes kept of a child's stdout and of its stderr (the end, where errors are)."""
 
@@ -251,7 +317,15 @@ def _tail(f: Any) -> str:
 
 
 def _kill_group(proc: subprocess.Popen[Any]) -> None:
-    """Kill ``proc``'s process group (its own session, POSIX), else ``proc`` alone."""
+    """Kill ``proc``'s process group (its own session, POSIX), else ``proc`` alone; on Linux, first
+    ask ``proc`` (the ``_REAPER`` in front of the script) to kill every process below it, also those
+    that left the group, and give it up to :data:`REAP_SECONDS` to do so."""
+    if sys.platform.startswith("linux") and proc.poll() is None:
+        try:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(REAP_SECONDS)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
     if os.name == "posix":
         try:
             os.killpg(proc.pid, signal.SIGKILL)

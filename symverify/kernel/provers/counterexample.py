@@ -9,7 +9,12 @@ difference, the prover is wrong and :class:`ProverError` is raised (docs/theory.
 
 :func:`search` honours ``opts.deadline`` inside every evaluation (screening and exact
 confirmation poll ``opts.checker()``): past the deadline it returns None within milliseconds.
-:func:`recheck` has no deadline: it is the soundness check of a reported counterexample.
+:func:`recheck`, the soundness check of a reported counterexample, is held to the deadline when
+given the options and its values may exceed :data:`GUARD_BITS` bits (a product of Fractions of a few
+million bits takes Python's gcd seconds to a minute, and no deadline check interrupts it): it then
+runs in a child limited to the time left (:func:`~symverify.kernel.provers.guard.run_limited`), and
+past the deadline raises :class:`~symverify.deadline.DeadlineExceededError` (the verdict is then
+``unknown``), never a verdict from an unfinished evaluation.
 """
 
 from __future__ import annotations
@@ -28,10 +33,12 @@ from symverify.kernel.provers.outcome import Counterexample
 from symverify.kernel.provers.sides import Side
 from symverify.kernel.semantics.rings import FractionRing
 
-__all__ = ["search", "confirm", "recheck", "exact_outputs", "first_difference", "affordable", "M61", "MAX_CONFIRM_BITS"]
+__all__ = ["search", "confirm", "recheck", "exact_outputs", "first_difference", "affordable",
+           "value_bits", "M61", "MAX_CONFIRM_BITS", "GUARD_BITS"]
 
 M61 = (1 << 61) - 1
 MAX_CONFIRM_BITS = 1 << 22  # exact re-checks whose values may exceed ~4 Mbit are skipped
+GUARD_BITS = 1 << 16  # under a deadline, re-checks whose values may exceed 64 kbit run in a timed child
 Point = tuple[list[list[int]], dict[str, int]]
 
 
@@ -76,6 +83,21 @@ def confirm(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], pa
         stage=stage,
         found_by=found_by,
     )
+
+
+def _in_child(opts: Options, fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in a child limited to the time left and ``opts.memory()``
+    (:func:`~symverify.kernel.provers.guard.run_limited`; its exceptions are raised here); no time left,
+    the timeout, or the child running out of memory: :class:`DeadlineExceededError` saying which."""
+    from symverify.kernel.provers.guard import run_limited
+
+    left = opts.remaining()
+    if left is None or left <= 0:
+        raise DeadlineExceededError()
+    lim = run_limited(fn, args, memory=opts.memory(), timeout=left)
+    if lim.status != "ok":
+        raise DeadlineExceededError(f"the exact evaluation of a counterexample stopped ({lim.status}: {lim.detail})")
+    return lim.value
 
 
 def _exact(x: object) -> bool:
@@ -128,9 +150,12 @@ def _check_form(lhs: Side, rhs: Side, cex: Counterexample) -> None:
             raise bad(field, "an exact rational (int or Fraction)", x)
 
 
-def recheck(lhs: Side, rhs: Side, cex: Counterexample) -> Counterexample:
+def recheck(lhs: Side, rhs: Side, cex: Counterexample, opts: Options | None = None, bits: int = 0) -> Counterexample:
     """Re-evaluate both sides exactly at ``cex``; raise :class:`ProverError` unless the claimed
-    entry and both values are reproduced.
+    entry and both values are reproduced. With ``opts`` and ``bits`` (about how many bits its values
+    may take: :func:`value_bits` of the point, or the claimed values' size) beyond :data:`GUARD_BITS`,
+    in a child limited to the time left: past the deadline, :class:`DeadlineExceededError` (the
+    verdict is then ``unknown``); smaller values are re-checked here whatever the time.
 
     The counterexample must first have the exact form :func:`confirm` gives (checked field by
     field): ints and Fractions only, every parameter of either side valued once and no other, a
@@ -138,6 +163,15 @@ def recheck(lhs: Side, rhs: Side, cex: Counterexample) -> Counterexample:
     inside a symbolic weight: ``a²`` and ``a·a`` then differ at ``a = 0.1``), a string or a bool read
     as a number: each is a :class:`ProverError`, never a re-check that passes."""
     _check_form(lhs, rhs, cex)
+    if opts is not None and opts.deadline is not None and bits > GUARD_BITS:
+        _in_child(opts, _reproduce, lhs, rhs, cex, False)  # raises unless reproduced; no values sent back
+        return cex
+    return _reproduce(lhs, rhs, cex, True)  # type: ignore[return-value]
+
+
+def _reproduce(lhs: Side, rhs: Side, cex: Counterexample, value: bool) -> Counterexample | None:
+    """:func:`recheck` after the form check: the counterexample exact evaluation gives (None unless
+    ``value``: a child sends back only whether it is reproduced, not values of millions of bits)."""
     try:
         again = confirm(lhs, rhs, [list(r) for r in cex.inputs], cex.param_dict(), cex.found_by, cex.stage)
     except (IRError, ZeroDivisionError) as e:
@@ -148,12 +182,14 @@ def recheck(lhs: Side, rhs: Side, cex: Counterexample) -> Counterexample:
             f"gives equal outputs on both sides at that input"
         )
     if (again.cell, again.lhs_value, again.rhs_value) != (cex.cell, cex.lhs_value, cex.rhs_value):
+        from symverify.ir.bigint import show_rational as show  # a value of 200 kbit has no str()
+
         raise ProverError(
             f"counterexample re-check failed: the prover ({cex.found_by}) claimed entry {cex.cell} = "
-            f"{cex.lhs_value} vs {cex.rhs_value}, exact evaluation gives entry {again.cell} = "
-            f"{again.lhs_value} vs {again.rhs_value}"
+            f"{show(cex.lhs_value)} vs {show(cex.rhs_value)}, exact evaluation gives entry {again.cell} = "
+            f"{show(again.lhs_value)} vs {show(again.rhs_value)}"
         )
-    return again
+    return again if value else None
 
 
 def affordable(inputs: Sequence[Sequence[Any]], params: Mapping[str, Any], degree: int, height: int = 0) -> bool:
@@ -164,11 +200,16 @@ def affordable(inputs: Sequence[Sequence[Any]], params: Mapping[str, Any], degre
     (:attr:`~symverify.kernel.provers.bounds.Bounds.peak_height_bits`, ``peak_degree``): a constant
     squared 64 times costs ``2^64`` bits at every point. Integer arithmetic only: ``D`` may be far
     beyond float range (``2^1030``)."""
+    return value_bits(inputs, params, degree, height) <= MAX_CONFIRM_BITS
+
+
+def value_bits(inputs: Sequence[Sequence[Any]], params: Mapping[str, Any], degree: int, height: int = 0) -> int:
+    """``H + D·b``: about how many bits exact evaluation at this point may need (:func:`affordable`)."""
     bits = 0
     for x in [x for row in inputs for x in row] + list(params.values()):
         f = Fraction(x)
         bits = max(bits, abs(f.numerator).bit_length() - 1, f.denominator.bit_length() - 1)
-    return degree * bits + height <= MAX_CONFIRM_BITS
+    return degree * bits + height
 
 
 def _candidates(lhs: Side, names: Sequence[str], seed: int, degree: int, count: int) -> Iterator[Point]:

@@ -4,7 +4,16 @@ FLINT (and symengine) abort the whole process on memory exhaustion (SIGABRT, "Un
 allocate memory"); this cannot be caught as ``MemoryError``. Exact expansion
 therefore runs here when its size estimate is large: the child sets ``RLIMIT_AS`` to its current
 address space plus the budget, so an over-budget expansion kills only the child, and the caller
-turns that into an ``unknown`` verdict, never a crash.
+turns that into an ``unknown`` verdict, never a crash. The limit is never raised above one the
+process already has: a limited child started inside another gets at most what is left of its
+parent's budget (the pair stays within one ``memory``), and a ``ulimit -v`` is kept.
+
+No process started below the child outlives it (Linux): the child dies with the thread that started
+it (``PR_SET_PDEATHSIG``), reaps its orphans (``PR_SET_CHILD_SUBREAPER``, so a process that left its
+session or double-forked stays below it), and when it ends, by its result, its timeout or a crash,
+every process below it is stopped and killed (read from ``/proc``). One gap is left: when the
+process that called :func:`run_limited` is itself killed, the child dies, but orphans of the child
+pass to init. Elsewhere only the child itself is killed.
 """
 
 from __future__ import annotations
@@ -43,19 +52,84 @@ def _vm_size() -> int:
     return 0
 
 
+def _prctl(option: int, arg: int) -> bool:
+    import ctypes
+
+    try:
+        return int(ctypes.CDLL(None, use_errno=True).prctl(option, arg, 0, 0, 0)) == 0
+    except (OSError, AttributeError):  # no prctl (not Linux)
+        return False
+
+
 def _die_with(parent: int) -> None:
     """Ask Linux to kill this child when the thread that started it ends (``PR_SET_PDEATHSIG``; that
     thread waits in :func:`run_limited` while the child lives): a parent killed at its own timeout (a
     certificate checked whole in a limited child, whose stages run in children of it) runs no exit
     handler, and its child went on, an orphan with no deadline. Elsewhere nothing is asked."""
-    import ctypes
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG = 1
-    except (OSError, AttributeError):  # no prctl (not Linux)
+    if not _prctl(1, signal.SIGKILL):  # PR_SET_PDEATHSIG = 1
         return
     if os.getppid() != parent:  # the parent ended before the request was made
         os._exit(1)
+
+
+_MAX_RLIMIT = (1 << 63) - 1
+"""Linux reads an ``rlim_t`` (64 bits unsigned; ``RLIM_INFINITY`` is all ones); Python's ``setrlimit``
+a C long: a limit from here up is none (not an ``OverflowError`` that ended the child)."""
+
+
+def _reap_orphans() -> None:
+    """Make this child the reaper of its orphans (Linux ``PR_SET_CHILD_SUBREAPER`` = 36): a process
+    started below it that leaves its session or double-forks (``setsid``, a daemon) stays below it
+    instead of passing to init, so :func:`_kill_below` finds it. Elsewhere nothing is asked."""
+    _prctl(36, 1)
+
+
+def _below(pid: int) -> list[int]:
+    """The processes below ``pid``, read from every ``/proc/PID/stat``'s parent (Linux); none without /proc."""
+    kids: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{name}/stat") as fh:  # "pid (comm) state ppid ...": comm may hold anything
+                    kids.setdefault(int(fh.read().rsplit(")", 1)[1].split()[1]), []).append(int(name))
+            except (OSError, ValueError, IndexError):
+                continue
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        more = kids.get(todo.pop(), [])
+        found += more
+        todo += more
+    return found
+
+
+def _kill_below(pid: int) -> None:
+    """SIGKILL every process below ``pid``: each is stopped first (SIGSTOP) and the tree read again
+    until nothing new appears, so none forks a process the kill misses; ``pid`` itself is left."""
+    stopped: set[int] = set()
+    while True:
+        new = [p for p in _below(pid) if p not in stopped]
+        if not new:
+            break
+        for p in new:
+            with contextlib.suppress(OSError):
+                os.kill(p, signal.SIGSTOP)
+        stopped.update(new)
+    for p in stopped:
+        with contextlib.suppress(OSError):
+            os.kill(p, signal.SIGKILL)
+
+
+def _unloadable(e: BaseException | None) -> str:
+    """The loader's message when ``e`` (or an exception it was raised from) is an ImportError for want
+    of address space (glibc's "failed to map segment", ENOMEM): a library the parent had not loaded
+    does not fit in the limit. ``BackendUnavailableError`` ("pip install python-flint") said a module
+    was missing that is installed."""
+    while e is not None:
+        if isinstance(e, ImportError) and any(m in str(e).lower() for m in ("failed to map segment", "cannot allocate memory")):
+            return str(e)[:200]
+        e = e.__cause__ or e.__context__
+    return ""
 
 
 def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...], parent: int) -> None:
@@ -70,14 +144,17 @@ def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: t
         os.close(fd)
     except OSError:
         pass
+    _reap_orphans()
     try:
         import resource
 
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = _vm_size() + memory
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        for cap in (soft, hard):  # never above a limit this process already has: a limited child's child
+            if cap != resource.RLIM_INFINITY:  # gets what is left of that child's budget, not a whole budget again
+                limit = min(limit, cap)
+        if limit < _MAX_RLIMIT:  # a larger limit (memory_limit=2**200) is no limit
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     except (ImportError, ValueError, OSError):
         pass
     try:
@@ -85,12 +162,16 @@ def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: t
     except MemoryError:
         conn.send(("memory", None, "MemoryError in the expansion process"))
     except BaseException as e:
+        if _unloadable(e):
+            conn.send(("memory", None, f"a library could not be loaded within the memory limit ({_unloadable(e)})"))
+            return
         try:
             conn.send(("error", e, repr(e)))
         except Exception:
             conn.send(("error", None, repr(e)))
     finally:
         conn.close()
+        _kill_below(os.getpid())  # what fn started goes with it, even a process that left its session
 
 
 def _tail(path: str) -> str:
@@ -145,8 +226,16 @@ os.register_at_fork(after_in_child=_fresh_lock)
 def _start(proc: Any) -> None:
     """``proc.start()``, also from a daemonic process (a Dask worker: ``multiprocessing`` refuses
     it children, and a stage planned into a limited process was lost there). The flag is lifted
-    only while the child starts, under a lock; the child is daemonic itself, so the parent's exit
-    ends it as before (``multiprocessing``'s exit handler)."""
+    only while the child starts (the fork), under a lock; the child is daemonic itself, so the
+    parent's exit ends it as before (``multiprocessing``'s exit handler).
+
+    It cannot be scoped to this thread: ``Process.start`` reads the flag of the process, not of the
+    thread, and a start without it would copy ``multiprocessing``'s private start-up. So during
+    that window another thread of a daemonic process sees ``current_process().daemon`` False, may
+    start a process ``multiprocessing`` would refuse, and a ``Process`` it creates without
+    ``daemon=`` is not daemonic. None of this touches a limited child: each is created with
+    ``daemon=True`` and started under the lock (one at a time), and outside a daemonic process
+    (everywhere but a Dask worker) nothing is lifted."""
     me = mp.current_process()
     with _STARTING:
         daemonic = me.daemon
@@ -188,6 +277,9 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
             return Limited("crashed", detail=_death(proc.exitcode, memory) + _tail(errfile))
     finally:
         if proc.is_alive():
+            with contextlib.suppress(OSError):
+                os.kill(proc.pid, signal.SIGSTOP)  # it starts nothing more while its tree is killed
+            _kill_below(proc.pid)
             proc.kill()
         proc.join(5)
         parent.close()

@@ -233,8 +233,10 @@ def prover_for(method: str) -> Prover:
     raise UsageError(f"method: expected one of {', '.join(METHODS)}; found {method!r}")
 
 
-def run_prover(method: str, prover: Prover, a: Side, b: Side, opts: Options, timings: dict[str, float]) -> MethodResult:
-    """Run ``prover`` (named ``method``) under ``opts``'s deadline.
+def run_prover(method: str, prover: Prover, a: Side, b: Side, opts: Options, timings: dict[str, float],
+               bounds: LazyBounds | None = None) -> MethodResult:
+    """Run ``prover`` (named ``method``) under ``opts``'s deadline (``bounds``: the pair's, when the
+    caller wants to read them after; else made here).
 
     A deadline already past, or one that passes inside the prover
     (:class:`~symverify.deadline.DeadlineExceededError`), gives ``unknown`` with a note naming the
@@ -243,7 +245,7 @@ def run_prover(method: str, prover: Prover, a: Side, b: Side, opts: Options, tim
     """
     if opts.expired():
         return outcome.unknown(method, notes=(f"timeout: {opts.timeout} s ran out before any method started",))
-    bounds = LazyBounds(a, b, timings, opts.deadline)
+    bounds = bounds or LazyBounds(a, b, timings, opts.deadline)
     t = time.perf_counter()
     try:
         res = prover.prove(a, b, opts, bounds)

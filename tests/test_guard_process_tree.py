@@ -1,0 +1,133 @@
+"""The memory-limited child (``symverify.kernel.provers.guard.run_limited``): its budget when it is
+started from another limited child, a limit too large to set, a library that does not fit in it, and
+the processes started below it."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from symverify.kernel.provers.guard import run_limited
+
+MIB = 1 << 20
+
+
+def _alloc(n: int) -> int:
+    return len(bytes(n))  # calloc'd: address space, no pages touched
+
+
+def _alloc_then_nested(held: int, more: int, memory: int) -> str:
+    block = bytes(held)
+    inner = run_limited(_alloc, (more,), memory=memory, timeout=60)
+    del block
+    return inner.status
+
+
+def test_a_nested_limited_child_gets_what_is_left_of_the_outer_budget():
+    """A limited child that starts a limited child of its own (a certificate checked whole in a child,
+    its stages in children of it): the inner one got the whole budget again, so the pair used up to
+    twice ``memory_limit``; it now gets at most what is left of its parent's."""
+    budget = 512 * MIB
+    alone = run_limited(_alloc, (384 * MIB,), memory=budget, timeout=60)
+    assert (alone.status, alone.value) == ("ok", 384 * MIB), alone
+    out = run_limited(_alloc_then_nested, (384 * MIB, 384 * MIB, budget), memory=budget, timeout=60)
+    assert (out.status, out.value) == ("ok", "memory"), out
+    out = run_limited(_alloc_then_nested, (64 * MIB, 64 * MIB, budget), memory=budget, timeout=60)
+    assert (out.status, out.value) == ("ok", "ok"), out
+
+
+def test_a_memory_limit_beyond_what_the_system_can_set_is_no_limit():
+    """``memory_limit=2**200`` ended the child with an ``OverflowError`` before it ran (an ``unknown``
+    verdict naming a crash); a limit that large is none."""
+    out = run_limited(_alloc, (MIB,), memory=2**200, timeout=60)
+    assert (out.status, out.value) == ("ok", MIB), out
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in fh)
+    except OSError:
+        return False
+
+
+def _daemon_then_sleep(path: str, seconds: float) -> int:
+    """Start a process that leaves the session and double-forks (a daemon), then sleep."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                with open(path + ".tmp", "w") as fh:
+                    fh.write(str(os.getpid()))
+                os.rename(path + ".tmp", path)
+                time.sleep(120)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    end = time.monotonic() + 30
+    while not os.path.exists(path) and time.monotonic() < end:
+        time.sleep(0.05)
+    time.sleep(seconds)
+    return 1
+
+
+@pytest.mark.parametrize("seconds, timeout, status", [(60.0, 4.0, "timeout"), (0.0, 60.0, "ok")])
+def test_a_daemon_started_in_a_limited_child_ends_with_it(tmp_path, seconds, timeout, status):
+    """A process started below the limited child that left its session and double-forked was missed:
+    the child was killed at its timeout (or ended with its result) and the daemon went on, an orphan
+    with no deadline and no memory limit. The child reaps its orphans, and every process below it is
+    killed when it ends (Linux: read from /proc)."""
+    if not os.path.exists(f"/proc/{os.getpid()}/stat"):
+        pytest.skip("no /proc to see the processes")
+    path = str(tmp_path / "pid")
+    out = run_limited(_daemon_then_sleep, (path, seconds), memory=1 << 30, timeout=timeout)
+    assert out.status == status, out
+    pid = int(open(path).read())
+    end = time.monotonic() + 10
+    while _running(pid) and time.monotonic() < end:
+        time.sleep(0.1)
+    try:
+        assert not _running(pid), "the daemon outlived the limited child"
+    finally:
+        if _running(pid):
+            os.kill(pid, 9)
+
+
+def _unmapped_extension() -> str | None:
+    """An extension module whose shared object this process has not loaded (a fork shares what is)."""
+    import importlib.util
+    import sys
+
+    with open("/proc/self/maps") as fh:
+        maps = fh.read()
+    for name in ("_lzma", "_bz2", "_sqlite3", "_curses", "readline", "_dbm", "_gdbm", "_tkinter", "_ctypes_test",
+                 "_testcapi", "_xxtestfuzz", "xxlimited"):
+        spec = importlib.util.find_spec(name) if name not in sys.modules else None
+        if spec is not None and spec.origin and spec.origin.endswith(".so") and spec.origin not in maps:
+            return name
+    return None
+
+
+def _load(name: str) -> str:
+    import importlib
+
+    importlib.import_module(name)
+    return name
+
+
+def test_a_library_that_does_not_fit_in_the_limit_is_a_memory_stop():
+    """A module the child must load (python-flint, where the parent had not imported it) fails for want
+    of address space under a small ``memory_limit``: the ImportError reached the caller as
+    BackendUnavailableError ("pip install python-flint") though it is installed. It is a memory stop."""
+    if not os.path.exists("/proc/self/maps"):
+        pytest.skip("no /proc/self/maps to find an extension module not loaded yet")
+    name = _unmapped_extension()
+    if name is None:
+        pytest.skip("every candidate extension module is loaded already")
+    out = run_limited(_load, (name,), memory=1, timeout=60)
+    assert out.status == "memory", out
+    assert out.detail.startswith("a library could not be loaded within the memory limit"), out
+    assert run_limited(_load, (name,), memory=1 << 30, timeout=60).value == name

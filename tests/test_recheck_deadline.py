@@ -1,0 +1,85 @@
+"""The exact re-check of a counterexample (``verify`` → ``counterexample.recheck``), also under the
+timeout: values of millions of bits are re-checked in a child limited to the time left, and once that
+has run out the verdict is ``unknown``, never ``refuted`` from an unfinished re-check; small ones are
+re-checked in process as before."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+
+import pytest
+
+import symverify as sv
+from symverify.errors import ProverError
+from symverify.kernel import verification
+from symverify.kernel.provers import outcome
+from symverify.kernel.provers.outcome import Counterexample
+
+
+def _squares(k: int, extra: int) -> sv.Circuit:
+    def f(u):
+        x = u[0][0]
+        for _ in range(k):
+            x = x * x
+        return [x + extra * u[0][0]]
+
+    return sv.Circuit.trace(f, n=1, d=1)
+
+
+def _planted(monkeypatch, cex: Counterexample, sleep: float = 0.0) -> None:
+    """The method 'finds' ``cex`` (after ``sleep`` seconds, having computed the pair's size bounds, as
+    the randomized and exact methods do): only the re-check decides."""
+
+    def run_prover(method, prover, a, b, opts, timings, bounds):
+        bounds()
+        time.sleep(sleep)
+        return outcome.refuted(method, {}, cex)
+
+    monkeypatch.setattr(verification, "run_prover", run_prover)
+
+
+def test_a_wrong_counterexample_with_huge_values_is_a_prover_error(monkeypatch):
+    """A claimed value of 200 kbit that exact evaluation does not reproduce: the ProverError's message
+    printed the values by ``str``, which Python refuses past 4300 digits (a ValueError instead of the
+    error naming the prover); they are now abbreviated."""
+    wrong = Counterexample(((3,),), (), (0, 0), 3 ** (2**17), 3 ** (2**17) + 4, found_by="planted")
+    _planted(monkeypatch, wrong)
+    with pytest.raises(ProverError, match=r"claimed entry \(0, 0\) = <[0-9]+-bit integer.* exact evaluation gives"):
+        sv.verify(_squares(17, 0), _squares(17, 1), method="randomized")
+
+
+def test_a_huge_recheck_past_the_timeout_is_unknown(monkeypatch):
+    """``(2/3)^(2^21)`` on both sides: a re-check of many seconds (Python's gcd of millions of bits,
+    one product no deadline check interrupts) ran whatever the timeout, then answered. It is now
+    stopped at the timeout, and the verdict is ``unknown`` with a note; the claimed values here are
+    wrong, so a re-check that ran to its end would raise ProverError instead."""
+    cex = Counterexample(((Fraction(2, 3),),), (), (0, 0), 0, 1, found_by="planted")
+    _planted(monkeypatch, cex)
+    report = sv.verify(_squares(21, 0), _squares(21, 1), method="randomized", timeout=1)
+    assert str(report.verdict) == "unknown", report
+    assert report.counterexample is None
+    assert any("ran out while the counterexample was re-checked" in n for n in report.notes), report.notes
+
+
+def test_a_large_recheck_in_the_child_still_decides(monkeypatch):
+    """``3^(2^17)`` (about 200 kbit, above ``GUARD_BITS``) within the time: re-checked in the child, a
+    right counterexample is ``refuted`` and a wrong one a ProverError, as in process."""
+    lhs, rhs = _squares(17, 0), _squares(17, 1)
+    right = Counterexample(((3,),), (), (0, 0), 3 ** (2**17), 3 ** (2**17) + 3, found_by="planted")
+    _planted(monkeypatch, right)
+    report = sv.verify(lhs, rhs, method="randomized", timeout=120)
+    assert str(report.verdict) == "refuted" and report.counterexample == right, report
+    wrong = Counterexample(((3,),), (), (0, 0), 3 ** (2**17), 3 ** (2**17) + 4, found_by="planted")
+    _planted(monkeypatch, wrong)
+    with pytest.raises(ProverError, match=r"counterexample re-check failed: the prover \(planted\) claimed entry"):
+        sv.verify(lhs, rhs, method="randomized", timeout=120)
+
+
+def test_a_small_recheck_runs_after_the_timeout(monkeypatch):
+    """A counterexample of a few bits found just past the timeout is re-checked in process as before
+    (it costs what the method's own confirmation did): ``refuted``, not ``unknown``."""
+    cex = Counterexample(((2,),), (), (0, 0), 16, 18, found_by="planted")
+    _planted(monkeypatch, cex, sleep=0.3)
+    report = sv.verify(_squares(2, 0), _squares(2, 1), method="randomized", timeout=0.1)
+    assert str(report.verdict) == "refuted" and report.counterexample == cex, report
