@@ -36,3 +36,15 @@ def test_a_script_gone_from_a_run_of_every_script_differs_from_the_golden_run(tm
     assert "differs from the golden run" in out and 'beta: script: "beta" → (none)' in out
     # named scripts are still compared with their part of the golden run
     assert main(["prove", "--dir", str(d), "alpha", "-j", "1", "--golden", golden]) == 0
+
+
+def test_a_golden_record_of_an_argued_claim_keeps_whether_its_checks_ran():
+    from symverify.scripts.protocol import Instance, ProofResult
+    from symverify.testing import golden_record
+
+    held = Instance.argued("it holds", "docs/theory.md § 1", checks=True)
+    not_run = Instance.argued("it holds", "docs/theory.md § 1")  # still ok: nothing failed, nothing was checked
+    assert held.ok and not_run.ok
+    assert golden_record(held)["checks"] is True and "checks" not in golden_record(not_run)
+    assert golden_record(ProofResult("p", "t", [held])) != golden_record(ProofResult("p", "t", [not_run]))
+    assert golden_record({"claim": held}) != golden_record({"claim": not_run})
