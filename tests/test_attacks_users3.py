@@ -5,7 +5,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+import torch
+
+import symverify as sv
 from symverify.cli import main
+from symverify.errors import CompileError
 
 ARGUED = '''
 TITLE = "A hand proof {name}"
@@ -48,3 +53,67 @@ def test_a_golden_record_of_an_argued_claim_keeps_whether_its_checks_ran():
     assert golden_record(held)["checks"] is True and "checks" not in golden_record(not_run)
     assert golden_record(ProofResult("p", "t", [held])) != golden_record(ProofResult("p", "t", [not_run]))
     assert golden_record({"claim": held}) != golden_record({"claim": not_run})
+
+
+def _hyena_and_h3():
+    from symverify.executors.zoology_gated import ZoologyH3, ZoologyHyena
+
+    torch.manual_seed(0)
+    return ZoologyHyena(2, l_max=4).eval(), ZoologyH3(2).eval()
+
+
+def test_a_torch_stack_with_a_forward_hook_is_not_read_as_its_weights():
+    from symverify.executors.export import from_torch, to_torch
+    from symverify.kernel.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.grid import Grid
+
+    m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
+    mod = to_torch(m)
+    handle = mod.register_forward_hook(lambda module, args, out: 2 * out)  # mod(u) is now 2·m(u)
+    u = torch.tensor([[3.0], [-2.0]], dtype=torch.float64)
+    assert mod(u).tolist() == [[18.0], [8.0]]
+    with pytest.raises(CompileError, match=r"from_torch: the module \(BaseConvStack\) has a forward hook"):
+        from_torch(mod)  # it was read as m and proved equal to it
+    handle.remove()
+    assert sv.verify(from_torch(mod), m).proved
+
+
+@pytest.mark.parametrize("hook", ["forward", "forward_pre", "state_dict_pre", "state_dict_post"])
+def test_zoology_modules_with_hooks_are_refused(hook):
+    from symverify.compiler.gated import gated_from_zoology
+    from symverify.executors.zoology import ZoologyBaseConv, from_zoology
+
+    z = ZoologyBaseConv(2, 3)
+    fns = {"forward": lambda mod, args, out: out + 1, "forward_pre": lambda mod, args: None,
+           "state_dict_pre": lambda mod, prefix, keep_vars: None, "state_dict_post": lambda mod, sd, prefix, local: None}
+    handle = getattr(z.projection, f"register_{hook}_hook")(fns[hook])
+    with pytest.raises(CompileError, match=r"from_zoology: submodule 'projection' \(Linear\) has a"):
+        from_zoology(z)
+    with pytest.raises(CompileError, match=r"from_zoology: submodule '1.projection' \(Linear\) has a"):
+        from_zoology(torch.nn.Sequential(ZoologyBaseConv(2, 3), z))
+    with pytest.raises(CompileError, match=r"from_zoology: element 1: submodule 'projection' \(Linear\) has a"):
+        from_zoology([ZoologyBaseConv(2, 3), z])
+    handle.remove()
+    from_zoology(z)
+    for module in _hyena_and_h3():
+        handle = getattr(module, f"register_{hook}_hook")(fns[hook])
+        with pytest.raises(CompileError, match=r"from zoology: the module \(Zoology(Hyena|H3)\) has a"):
+            gated_from_zoology(module, 3)
+        handle.remove()
+
+
+def test_a_container_or_global_forward_hook_is_refused():
+    from symverify.executors.zoology import ZoologyBaseConv, from_zoology
+
+    seq = torch.nn.Sequential(ZoologyBaseConv(2, 3))
+    handle = seq.register_forward_hook(lambda mod, args, out: 3 * out)
+    with pytest.raises(CompileError, match=r"from_zoology: the module \(Sequential\) has a forward hook"):
+        from_zoology(seq)
+    handle.remove()
+    handle = torch.nn.modules.module.register_module_forward_hook(lambda mod, args, out: out)
+    try:
+        with pytest.raises(CompileError, match="a global forward hook is registered"):
+            from_zoology(seq)
+    finally:
+        handle.remove()
+    assert from_zoology(seq).signature[0] == 3

@@ -27,7 +27,7 @@ from typing import Any, cast
 import numpy as np
 
 from symverify.errors import CompileError, IRError, ShapeError
-from symverify.executors.inputs import check_batch_memory, exact_weights
+from symverify.executors.inputs import check_batch_memory, exact_weights, refuse_hooks
 from symverify.executors.torch_float import FloatArithmetic, conv_fft
 from symverify.executors.zoology_native import native_layers, run_native
 from symverify.ir.bigint import safe_repr
@@ -365,12 +365,15 @@ def grid_from_tensor(t: Any, where: str) -> Grid:
 
 
 def from_torch(module: Any) -> Model:
-    """The exact model of a :class:`BaseConvStack` (every float weight read as the rational it is)."""
+    """The exact model of a :class:`BaseConvStack` (every float weight read as the rational it is).
+    A module with forward or state-dict hooks (on it, a submodule, or global) is refused
+    (:class:`~symverify.errors.CompileError`): they may change what it computes."""
     if not isinstance(module, BaseConvStack):
         raise CompileError(
             f"from_torch: expected a BaseConvStack (as made by to_torch), found {type(module).__name__}; "
             "for the zoology BaseConv variant use from_zoology"
         )
+    refuse_hooks(module, "from_torch")  # a hook's change to the forward pass is in no weight
     layers = []
     for i, ly in enumerate(module.layers):
         g = {name: grid_from_tensor(getattr(ly, name), f"layer {i} {name}") for name in ("W", "b1", "h", "b2")}
