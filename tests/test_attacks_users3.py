@@ -117,3 +117,19 @@ def test_a_container_or_global_forward_hook_is_refused():
     finally:
         handle.remove()
     assert from_zoology(seq).signature[0] == 3
+
+
+def test_from_torch_leaves_the_module_running_the_weights_it_read():
+    from symverify.executors import execute
+    from symverify.executors.export import from_torch, to_torch
+    from symverify.kernel.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.grid import Grid
+
+    m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
+    mod = to_torch(m)
+    u = torch.tensor([[3.0], [-2.0]], dtype=torch.float64)
+    assert mod(u).tolist() == [[9.0], [4.0]]
+    mod.layers[0].W.data[0, 0] = 5.0  # `.data` changes no version: the module kept running W = 1
+    read = from_torch(mod)
+    assert read.layers[0].W.to_rows() == [[5]]
+    assert mod(u).tolist() == [[45.0], [20.0]] == execute(read, [[3], [-2]]).tolist()

@@ -367,7 +367,9 @@ def grid_from_tensor(t: Any, where: str) -> Grid:
 def from_torch(module: Any) -> Model:
     """The exact model of a :class:`BaseConvStack` (every float weight read as the rational it is).
     A module with forward or state-dict hooks (on it, a submodule, or global) is refused
-    (:class:`~symverify.errors.CompileError`): they may change what it computes."""
+    (:class:`~symverify.errors.CompileError`): they may change what it computes. The module is
+    refreshed (:meth:`BaseConvStack.refresh`), so it runs the weights read even where they were
+    edited without changing their version (through ``.data``), which it did not notice before."""
     if not isinstance(module, BaseConvStack):
         raise CompileError(
             f"from_torch: expected a BaseConvStack (as made by to_torch), found {type(module).__name__}; "
@@ -380,4 +382,8 @@ def from_torch(module: Any) -> Model:
         if ly.mode not in [m.value for m in Mode]:
             raise CompileError(f"layer {i} mode: expected one of {', '.join(repr(m.value) for m in Mode)}, found {safe_repr(ly.mode, 40)}")
         layers.append(Layer(g["W"], g["b1"], g["h"], g["b2"], Mode(ly.mode)))
-    return Model(module.n, module.d, module.inner_n, module.inner_d, tuple(layers))
+    model = Model(module.n, module.d, module.inner_n, module.inner_d, tuple(layers))
+    # The module runs plans built from its weights, rebuilt when a weight's version changes; an edit through
+    # `.data` changes no version, so it ran the old weights while the new ones were read: it runs those read now.
+    module.refresh()
+    return model
