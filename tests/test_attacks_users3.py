@@ -133,3 +133,34 @@ def test_from_torch_leaves_the_module_running_the_weights_it_read():
     read = from_torch(mod)
     assert read.layers[0].W.to_rows() == [[5]]
     assert mod(u).tolist() == [[45.0], [20.0]] == execute(read, [[3], [-2]]).tolist()
+
+
+def _zoology_with(**extra):
+    from symverify.executors.zoology import ZoologyBaseConv
+
+    class WithExtras(ZoologyBaseConv):  # a user's variant: the same state-dict keys, more in its forward
+        def __init__(self) -> None:
+            super().__init__(2, 3)
+            for name, sub in extra.items():
+                setattr(self, name, sub)
+
+        def forward(self, u):
+            y = self.conv(u) * self.projection(u)
+            for name in extra:
+                y = getattr(self, name)(y)
+            return y + u
+
+    return WithExtras()
+
+
+def test_zoology_layers_with_an_activation_or_active_dropout_are_refused():
+    from symverify.executors.zoology import from_zoology
+
+    z = _zoology_with(act=torch.nn.SiLU())
+    assert sorted(z.state_dict()) == ["conv.filter", "projection.bias", "projection.weight"]
+    with pytest.raises(CompileError, match=r"from_zoology: element 0: submodule 'act' \(SiLU\) applies SiLU"):
+        from_zoology(z)  # it was read as the polynomial layer without the SiLU
+    z = _zoology_with(drop=torch.nn.Dropout(0.25))
+    with pytest.raises(CompileError, match=r"from_zoology: element 1 \(WithExtras\) has active dropout"):
+        from_zoology([_zoology_with(), z])
+    assert from_zoology(z.eval()).signature == from_zoology(_zoology_with()).signature

@@ -295,6 +295,15 @@ def _weights(obj: Any, i: int) -> _Weights:
                 "polynomials, so no BaseConv model computes it"
             )
         refuse_hooks(obj, f"from_zoology: element {i}")  # a hook's change to the forward pass is in no weight
+        from symverify.executors.zoology_gated import _dropout_active, _refuse_nonpolynomial
+
+        try:  # an activation or a norm has no weight either: the keys do not show it
+            _refuse_nonpolynomial(obj, ())
+        except CompileError as e:
+            raise CompileError(f"from_zoology: element {i}: {str(e).removeprefix('from zoology: ')}") from None
+        if _dropout_active(obj):
+            raise CompileError(f"from_zoology: element {i} ({type(obj).__name__}) has active dropout (training mode, "
+                               "p > 0): random, not a function of the input; call .eval() first")
         sd, what = obj.state_dict(), f"a {type(obj).__name__}"
     else:
         raise CompileError(f"from_zoology: element {i} is a {type(obj).__name__}, expected a zoology BaseConv module or its state dict")
@@ -457,8 +466,9 @@ def from_zoology(modules: Any, *, seq_len: int | None = None, form: str = "auto"
     implicit_long_conv=False, use_act=False``), any other module, or a state dict, whose state-dict
     keys are exactly ``projection.weight``, ``projection.bias``, ``conv.filter`` (duck-typed);
     anything else is a :class:`~symverify.errors.CompileError` saying which keys it has. A module
-    with forward or state-dict hooks (on it, a submodule, or global) is refused: they may change
-    what it computes, or the weights it hands out, and only the weights are read.
+    with forward or state-dict hooks (on it, a submodule, or global), a non-polynomial submodule
+    (an activation or a norm, named as ``gated_from_zoology`` names them) or active dropout is
+    refused: none of them shows in the weights, which are all that is read.
 
     ``form``: ``"single"`` (one paper layer per zoology layer, else CompileError), ``"pair"`` (two
     layers per zoology layer on inner width 2d, always possible) or ``"auto"`` (single if possible).
