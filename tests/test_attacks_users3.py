@@ -164,3 +164,34 @@ def test_zoology_layers_with_an_activation_or_active_dropout_are_refused():
     with pytest.raises(CompileError, match=r"from_zoology: element 1 \(WithExtras\) has active dropout"):
         from_zoology([_zoology_with(), z])
     assert from_zoology(z.eval()).signature == from_zoology(_zoology_with()).signature
+
+
+def test_from_torch_refuses_subclasses_with_their_own_forward_pass():
+    from symverify.executors.export import BaseConvLayer, BaseConvStack, from_torch, to_torch
+    from symverify.kernel.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.grid import Grid
+
+    m = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
+
+    class Residual(BaseConvStack):  # u + the stack: not the model its weights describe
+        def forward(self, u):
+            return super().forward(u) + u
+
+    mod = to_torch(m)
+    mod.__class__ = Residual
+    assert mod(torch.tensor([[3.0], [-2.0]], dtype=torch.float64)).tolist() == [[12.0], [2.0]]
+    with pytest.raises(CompileError, match=r"the module \(Residual\) overrides BaseConvStack.forward"):
+        from_torch(mod)
+
+    class OwnPlan(BaseConvLayer):
+        def plan(self, dtype, device):
+            return super().plan(dtype, device)
+
+    mod = to_torch(m)
+    mod.layers[0].__class__ = OwnPlan
+    with pytest.raises(CompileError, match=r"layer 0 \(OwnPlan\) overrides BaseConvLayer.plan"):
+        from_torch(mod)
+    mod = to_torch(m)
+    mod.layers = torch.nn.ModuleList([torch.nn.Identity()])
+    with pytest.raises(CompileError, match="layer 0: expected a BaseConvLayer, found Identity"):
+        from_torch(mod)

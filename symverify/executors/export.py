@@ -364,10 +364,19 @@ def grid_from_tensor(t: Any, where: str) -> Grid:
     return Grid(a.shape[0], a.shape[1], 0, tuple(rects))
 
 
+def _refuse_overrides(obj: Any, base: type, names: tuple[str, ...], what: str) -> None:
+    """Refuse a subclass of ``base`` that computes by its own methods ``names``: only the weights are read."""
+    changed = [n for n in names if getattr(type(obj), n, None) is not getattr(base, n, None)]
+    if changed:
+        raise CompileError(f"from_torch: {what} ({type(obj).__name__}) overrides {base.__name__}.{changed[0]}, so it may "
+                           "compute otherwise than its weights say, and only the weights are read")
+
+
 def from_torch(module: Any) -> Model:
     """The exact model of a :class:`BaseConvStack` (every float weight read as the rational it is).
     A module with forward or state-dict hooks (on it, a submodule, or global) is refused
-    (:class:`~symverify.errors.CompileError`): they may change what it computes. The module is
+    (:class:`~symverify.errors.CompileError`): they may change what it computes; so is a subclass
+    of :class:`BaseConvStack` or :class:`BaseConvLayer` with its own forward pass. The module is
     refreshed (:meth:`BaseConvStack.refresh`), so it runs the weights read even where they were
     edited without changing their version (through ``.data``), which it did not notice before."""
     if not isinstance(module, BaseConvStack):
@@ -376,6 +385,11 @@ def from_torch(module: Any) -> Model:
             "for the zoology BaseConv variant use from_zoology"
         )
     refuse_hooks(module, "from_torch")  # a hook's change to the forward pass is in no weight
+    _refuse_overrides(module, BaseConvStack, ("__call__", "forward", "_forward"), "the module")
+    for i, ly in enumerate(module.layers):
+        if not isinstance(ly, BaseConvLayer):
+            raise CompileError(f"from_torch: layer {i}: expected a BaseConvLayer, found {type(ly).__name__}")
+        _refuse_overrides(ly, BaseConvLayer, ("__call__", "forward", "plan"), f"layer {i}")
     layers = []
     for i, ly in enumerate(module.layers):
         g = {name: grid_from_tensor(getattr(ly, name), f"layer {i} {name}") for name in ("W", "b1", "h", "b2")}
