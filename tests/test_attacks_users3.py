@@ -195,3 +195,21 @@ def test_from_torch_refuses_subclasses_with_their_own_forward_pass():
     mod.layers = torch.nn.ModuleList([torch.nn.Identity()])
     with pytest.raises(CompileError, match="layer 0: expected a BaseConvLayer, found Identity"):
         from_torch(mod)
+
+
+def test_an_unknown_report_in_a_numpy_object_array_is_refused(tmp_path):
+    import numpy as np
+
+    from symverify.pytest_plugin import GoldenFile, _unsettled
+
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    unknown = sv.verify(c, c, timeout=1e-9)
+    assert unknown.verdict.value == "unknown"
+    value = {"reports": np.array([[unknown]], dtype=object)}
+    assert "verdict is unknown" in _unsettled(value)
+    assert _unsettled({"reports": np.array([sv.verify(c, c)], dtype=object), "n": np.arange(3)}) == ""
+    for update in (True, False):
+        golden = GoldenFile(tmp_path, "t", update)
+        with pytest.raises(pytest.fail.Exception, match="verdict is unknown"):
+            golden.check(value)  # it was stored, and then matched on every run
+    assert not list(tmp_path.iterdir())
