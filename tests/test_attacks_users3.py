@@ -213,3 +213,24 @@ def test_an_unknown_report_in_a_numpy_object_array_is_refused(tmp_path):
         with pytest.raises(pytest.fail.Exception, match="verdict is unknown"):
             golden.check(value)  # it was stored, and then matched on every run
     assert not list(tmp_path.iterdir())
+
+
+def test_mutation_options_an_operator_does_not_read_are_refused():
+    from symverify import mutate
+    from symverify.errors import UsageError
+    from symverify.kernel.ir.circuit import Circuit, Gate
+
+    c = Circuit(1, 3, (Gate.mul(0, 1), Gate.lin(3, 1, 2, 1)), (4,))
+    with pytest.raises(UsageError, match="symbol='x' is the parameter of operator 'coeff_sym' only; found operator 'coeff'"):
+        mutate.mutate_gate(c, 1, "coeff", which=1, symbol="x")  # the coefficient became 2, not x
+    with pytest.raises(UsageError, match=r"which=1 picks the coefficient or operand .* found operator 'op'"):
+        mutate.mutate_gate(c, 0, "op", which=1)
+    assert mutate.mutate_gate(c, 1, "coeff_sym", which=1, symbol="x").gates[1].coeffs == (1, sv.sym("x"))
+    model = sv.compile(c).model
+    site = mutate.weight_sites(model)[0]
+    with pytest.raises(UsageError, match="symbol='q' is the parameter of operator 'sym' only; found operator 'inc'"):
+        mutate.mutate_weight(model, site, "inc", symbol="q")
+    assert mutate.get_weight(mutate.mutate_weight(model, site, "sym", symbol="q"), site) == sv.sym("q")
+    for seed in range(6):  # the campaigns pass symbol to the operators that read it only
+        mutate.weight_mutant(model, seed, ("inc", "sym"), symbol="q")
+        mutate.gate_mutant(c, seed, ("op", "coeff", "coeff_sym"), symbol="q")
