@@ -234,3 +234,17 @@ def test_mutation_options_an_operator_does_not_read_are_refused():
     for seed in range(6):  # the campaigns pass symbol to the operators that read it only
         mutate.weight_mutant(model, seed, ("inc", "sym"), symbol="q")
         mutate.gate_mutant(c, seed, ("op", "coeff", "coeff_sym"), symbol="q")
+
+
+@pytest.mark.parametrize("act", ["ReLU", "LeakyReLU", "Tanh", "Sigmoid", "Softplus", "Hardswish", "Mish", "SELU"])
+def test_common_activations_are_named_as_not_polynomial(act):
+    from symverify.compiler.gated import gated_from_zoology
+    from symverify.executors.zoology import from_zoology
+
+    z = _zoology_with(act=getattr(torch.nn, act)())
+    with pytest.raises(CompileError, match=rf"from_zoology: element 0: submodule 'act' \({act}\) applies .* not polynomial"):
+        from_zoology(z)  # read as the polynomial layer without the activation
+    hyena, _ = _hyena_and_h3()
+    hyena.act = getattr(torch.nn, act)()
+    with pytest.raises(CompileError, match=rf"submodule 'act' \({act}\) applies .* not polynomial"):
+        gated_from_zoology(hyena, 3)

@@ -57,6 +57,16 @@ NON_POLYNOMIAL: tuple[tuple[str, str], ...] = (
     ("softmax", "softmax"),
     ("gelu", "GELU"),
     ("silu", "SiLU"),
+    ("relu", "ReLU"),  # ReLU, LeakyReLU, PReLU, RReLU, ReLU6
+    ("tanh", "tanh"),  # Tanh, Hardtanh, Tanhshrink
+    ("sigmoid", "a sigmoid"),  # Sigmoid, Hardsigmoid, LogSigmoid
+    ("softplus", "softplus"),
+    ("softsign", "softsign"),
+    ("hardswish", "hard swish"),
+    ("mish", "Mish"),
+    ("selu", "SELU"),
+    ("celu", "CELU"),
+    ("threshold", "a threshold"),
 )
 
 
