@@ -430,7 +430,11 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     if default == [] and not args.names:  # --dir without names runs the directories' scripts: there are none
         raise UsageError(f"--dir {', '.join(args.dir)}: expected proof scripts NAME.py (names starting with '_' are "
                          "support modules), found none")
-    return _run(args, scripts, runner.select(scripts, args.names, default), args.quick)
+    chosen = runner.select(scripts, args.names, default)
+    # Named scripts are compared with their part of a golden run; a run of every script (no names, or
+    # 'all') with all of it, so a script of the golden run that is gone (deleted, renamed) is a difference.
+    named = bool(args.names) and "all" not in args.names
+    return _run(args, scripts, chosen, args.quick, golden_scripts=chosen if named else None)
 
 
 def _script_paths(args: argparse.Namespace) -> list[str]:
@@ -507,7 +511,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                          "split the sweep into several runs")
     scripts = runner.available(args.dir)
     name = runner.sweep_script(scripts, args.family)
-    return _run(args, scripts, [name], False, {SWEEP_ENV: text} if grid else None)
+    return _run(args, scripts, [name], False, {SWEEP_ENV: text} if grid else None, golden_scripts=[name])
 
 
 def _check_run_options(args: argparse.Namespace) -> None:
@@ -579,9 +583,11 @@ def _esc(text: str) -> str:
     return escape(_visible(text))
 
 
-def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool, env: dict[str, str] | None = None) -> int:
+def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool, env: dict[str, str] | None = None,
+         *, golden_scripts: list[str] | None = None) -> int:
     """Run ``chosen`` (on the process pool, or on Dask with ``--scheduler``), print the table and
-    write the files; the exit code of ``prove``."""
+    write the files; the exit code of ``prove``. ``--golden`` compares the run with the stored run's
+    scripts ``golden_scripts`` (None: with every script it holds)."""
     import signal
 
     from rich.console import Console
@@ -675,7 +681,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         else:
             out.print("golden run not written: this run is not ok")
     elif golden is not None:
-        diff = runner.golden_diff(data, golden, chosen)
+        diff = runner.golden_diff(data, golden, golden_scripts)
         if diff:
             out.print(f"[red]this run differs from the golden run {_esc(args.golden)}[/red] (--update-golden rewrites it):")
             out.print(_visible(diff), markup=False)

@@ -237,16 +237,20 @@ def set_weight(model: Model, site: WeightSite, value: object) -> Model:
     return Model(model.n, model.d, model.inner_n, model.inner_d, layers, model.name)
 
 
-def mutate_weight(model: Model, site: WeightSite, op: str, *, symbol: str = "m") -> Model:
+def mutate_weight(model: Model, site: WeightSite, op: str, *, symbol: str | None = None) -> Model:
     """Apply weight operator ``op`` (a key of :data:`WEIGHT_OPERATORS` other than ``mode``) at ``site``.
 
     ``inc`` adds 1; ``neg`` negates a nonzero cell; ``zero`` clears a nonzero cell; ``one`` sets a
     zero cell to 1; ``sym`` replaces the value by the parameter ``sym(symbol)``; ``add_p`` adds
     ``2^61 − 1`` and ``frac_p`` adds ``1/(2^61 − 1)`` (adversarial: invisible to, or undefined in,
     arithmetic mod that prime). Raises :class:`UsageError` where the operator does not apply
-    (``neg``/``zero`` on a zero cell, ``one`` on a nonzero one).
+    (``neg``/``zero`` on a zero cell, ``one`` on a nonzero one), and where ``symbol`` (default
+    ``"m"``) is given to an operator other than ``sym``, which alone reads it.
     """
-    return set_weight(model, site, _new_value(op, get_weight(model, site), symbol))
+    if symbol is not None and op != "sym":
+        raise UsageError(f"mutate_weight: symbol={safe_repr(symbol, 40)} is the parameter of operator 'sym' only; "
+                         f"found operator {safe_repr(op, 40)}")
+    return set_weight(model, site, _new_value(op, get_weight(model, site), "m" if symbol is None else symbol))
 
 
 def flip_mode(model: Model, layer: int) -> Model:
@@ -303,7 +307,7 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
                              "the nonzero cells of this model")
         if op == "sym" and before == sym(symbol):
             continue
-        new = mutate_weight(model, site, op, symbol=symbol)
+        new = mutate_weight(model, site, op, symbol=symbol if op == "sym" else None)
         return Mutation(new, op, f"{site}: {show_scalar(before)} → {show_scalar(get_weight(new, site))}")
     raise UsageError(f"weight_mutant: none of the operators {list(operators)} applies to this model")
 
@@ -327,7 +331,8 @@ def _replace_gate(c: Circuit, k: int, gate: Gate) -> Circuit:
     return Circuit(c.n, c.d, gates, c.outputs, c.name)
 
 
-def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int = 0, to: int | None = None, symbol: str = "m") -> Circuit:
+def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int | None = None, to: int | None = None,
+                symbol: str | None = None) -> Circuit:
     """Apply gate operator ``op`` (a key of :data:`GATE_OPERATORS` other than ``outputs``) to gate ``k``.
 
     ``op`` turns a MUL into ``LIN 1·a + 1·b`` and a LIN into ``MUL a·b`` (same operands);
@@ -335,10 +340,18 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int = 0, to: int | 
     ``c + 1``, ``sym(symbol)`` or ``c + 2^61 − 1``; ``rewire`` points operand ``which`` at node ``to``
     (which must be an earlier node other than the current one). Raises :class:`UsageError` where the
     operator does not apply (``op`` or ``rewire`` on a CONST, ``coeff`` on a MUL), or ``to`` is
-    given to an operator other than ``rewire``.
+    given to an operator other than ``rewire``, ``which`` (default 0) to ``op``, or ``symbol``
+    (default ``"m"``) to an operator other than ``coeff_sym``: each is read by those operators only.
     """
     _expect(circuit, Circuit, "mutate_gate")
-    _int(which, "mutate_gate: which")
+    if which is not None and op == "op":
+        raise UsageError(f"mutate_gate: which={safe_repr(which, 40)} picks the coefficient or operand of the other "
+                         "operators; found operator 'op', which changes the whole gate")
+    if symbol is not None and op != "coeff_sym":
+        raise UsageError(f"mutate_gate: symbol={safe_repr(symbol, 40)} is the parameter of operator 'coeff_sym' only; "
+                         f"found operator {safe_repr(op, 40)}")
+    which = _int(0 if which is None else which, "mutate_gate: which")
+    symbol = "m" if symbol is None else symbol
     if not 0 <= _int(k, "mutate_gate: gate k") < len(circuit.gates):
         raise UsageError(f"mutate_gate: the circuit has {len(circuit.gates)} gates, found gate {k}")
     g = circuit.gates[k]
@@ -428,7 +441,7 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
             return Mutation(mutate_gate(circuit, k, op), op, f"{where} → {mutate_gate(circuit, k, op).gates[k]}")
         choices = [t for t, x in enumerate(g.coeffs) if op != "coeff_sym" or x != sym(symbol)]
         which = rng.choice(choices)
-        new = mutate_gate(circuit, k, op, which=which, symbol=symbol)
+        new = mutate_gate(circuit, k, op, which=which, symbol=symbol if op == "coeff_sym" else None)
         return Mutation(new, op, f"{where} → {new.gates[k]}")
     raise UsageError(f"gate_mutant: none of the operators {list(operators)} applies to this circuit")
 

@@ -51,6 +51,7 @@ import hashlib
 import os
 import re
 import stat
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -362,7 +363,8 @@ def _unsettled(obj: Any) -> str:
     """Why ``obj`` is no result to keep ('' when it is one): a report whose verdict is unknown (it
     depends on the time and machine the check had, not on the claim alone), a compile result over
     a bound it states, or a proof instance or result that is not ok (``symverify prove
-    --update-golden`` writes ok runs only); in a mapping or a sequence, the first such value."""
+    --update-golden`` writes ok runs only); in a mapping, a sequence, a numpy object array or a
+    pandas DataFrame or Series, the first such value."""
     from symverify.compiler.result import Compiled
     from symverify.kernel.provers.outcome import Verdict
     from symverify.kernel.verification import Report
@@ -387,6 +389,11 @@ def _unsettled(obj: Any) -> str:
         return next((f"{k!r}: {why}" for k, v in obj.items() if (why := _unsettled(v))), "")
     if isinstance(obj, (list, tuple, set, frozenset)):
         return next((why for v in obj if (why := _unsettled(v))), "")
+    pd = sys.modules.get("pandas")  # recorded by their values, as a list is (never imported here)
+    if pd is not None and isinstance(obj, pd.DataFrame):
+        return _unsettled([list(row) for row in obj.itertuples(index=False, name=None)])
+    if getattr(getattr(obj, "dtype", None), "kind", None) == "O" and callable(getattr(obj, "tolist", None)):
+        return _unsettled(obj.tolist())  # a numpy object array or a pandas Series of objects
     return ""
 
 

@@ -319,8 +319,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
     """The stable record of a report, a compile result, a proof instance or result, a mapping, or a
     pandas DataFrame or Series (its values, index and column names or name, whole).
 
-    Kept: verdicts, methods, the sides' statistics, resources, bounds, the failure bound of a proof
-    and, for a refutation, ``"counterexample": "re-checked"``. Left out: timings, engine choices,
+    Kept: verdicts, methods, the sides' statistics, resources, bounds, the failure bound of a proof,
+    an argued claim's ``checks`` (when not None) and, for a refutation, ``"counterexample": "re-checked"``. Left out: timings, engine choices,
     paths (they differ between machines), the bound of the trials an ``unknown`` ran before its
     timeout (it depends on the time) and the counterexample's input and values (they depend on the seed:
     ``verify(seed=None)`` or another seed finds another one; :func:`assert_refuted` and
@@ -346,6 +346,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
     elif isinstance(obj, Instance):
         rec = {"kind": "instance", "name": obj.name, "verdict": obj.verdict, "claim": obj.kind.value, "basis": obj.basis,
                "method": obj.method, "resources": obj.resources, "bounds": obj.bounds, "ok": obj.ok}
+        if obj.checks is not None:  # an argued claim's checks held: a run where they are no longer run differs
+            rec["checks"] = obj.checks
     elif isinstance(obj, ProofResult):
         rec = {"kind": "proof", "name": obj.name, "title": obj.title, "ok": obj.ok,
                "instances": [golden_record(i) for i in obj.instances]}

@@ -27,7 +27,7 @@ from typing import Any, cast
 import numpy as np
 
 from symverify.errors import CompileError, IRError, ShapeError
-from symverify.executors.inputs import check_batch_memory, exact_weights
+from symverify.executors.inputs import check_batch_memory, exact_weights, refuse_hooks
 from symverify.executors.torch_float import FloatArithmetic, conv_fft
 from symverify.executors.zoology_native import native_layers, run_native
 from symverify.ir.bigint import safe_repr
@@ -364,17 +364,40 @@ def grid_from_tensor(t: Any, where: str) -> Grid:
     return Grid(a.shape[0], a.shape[1], 0, tuple(rects))
 
 
+def _refuse_overrides(obj: Any, base: type, names: tuple[str, ...], what: str) -> None:
+    """Refuse a subclass of ``base`` that computes by its own methods ``names``: only the weights are read."""
+    changed = [n for n in names if getattr(type(obj), n, None) is not getattr(base, n, None)]
+    if changed:
+        raise CompileError(f"from_torch: {what} ({type(obj).__name__}) overrides {base.__name__}.{changed[0]}, so it may "
+                           "compute otherwise than its weights say, and only the weights are read")
+
+
 def from_torch(module: Any) -> Model:
-    """The exact model of a :class:`BaseConvStack` (every float weight read as the rational it is)."""
+    """The exact model of a :class:`BaseConvStack` (every float weight read as the rational it is).
+    A module with forward or state-dict hooks (on it, a submodule, or global) is refused
+    (:class:`~symverify.errors.CompileError`): they may change what it computes; so is a subclass
+    of :class:`BaseConvStack` or :class:`BaseConvLayer` with its own forward pass. The module is
+    refreshed (:meth:`BaseConvStack.refresh`), so it runs the weights read even where they were
+    edited without changing their version (through ``.data``), which it did not notice before."""
     if not isinstance(module, BaseConvStack):
         raise CompileError(
             f"from_torch: expected a BaseConvStack (as made by to_torch), found {type(module).__name__}; "
             "for the zoology BaseConv variant use from_zoology"
         )
+    refuse_hooks(module, "from_torch")  # a hook's change to the forward pass is in no weight
+    _refuse_overrides(module, BaseConvStack, ("__call__", "forward", "_forward"), "the module")
+    for i, ly in enumerate(module.layers):
+        if not isinstance(ly, BaseConvLayer):
+            raise CompileError(f"from_torch: layer {i}: expected a BaseConvLayer, found {type(ly).__name__}")
+        _refuse_overrides(ly, BaseConvLayer, ("__call__", "forward", "plan"), f"layer {i}")
     layers = []
     for i, ly in enumerate(module.layers):
         g = {name: grid_from_tensor(getattr(ly, name), f"layer {i} {name}") for name in ("W", "b1", "h", "b2")}
         if ly.mode not in [m.value for m in Mode]:
             raise CompileError(f"layer {i} mode: expected one of {', '.join(repr(m.value) for m in Mode)}, found {safe_repr(ly.mode, 40)}")
         layers.append(Layer(g["W"], g["b1"], g["h"], g["b2"], Mode(ly.mode)))
-    return Model(module.n, module.d, module.inner_n, module.inner_d, tuple(layers))
+    model = Model(module.n, module.d, module.inner_n, module.inner_d, tuple(layers))
+    # The module runs plans built from its weights, rebuilt when a weight's version changes; an edit through
+    # `.data` changes no version, so it ran the old weights while the new ones were read: it runs those read now.
+    module.refresh()
+    return model

@@ -22,7 +22,8 @@ from symverify.kernel.semantics.rings import ModRing
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor", "exact_weights", "check_batch_memory"]
+__all__ = ["batch_shape", "exact_array", "float_tensor", "residue_tensor", "exact_weights", "check_batch_memory",
+           "refuse_hooks"]
 
 
 def _is_tensor(u: Any) -> bool:
@@ -185,3 +186,33 @@ def exact_weights(t: Any, where: str) -> torch.Tensor:
             raise CompileError(f"{where}: a {t.dtype} entry beyond ±2^53 would be rounded in float64, where the "
                                "weights are read; pass a float64 tensor of the values you mean")
     return t.to(torch.float64)
+
+
+_HOOKS = (("_forward_hooks", "a forward hook"), ("_forward_pre_hooks", "a forward pre-hook"),
+          ("_state_dict_hooks", "a state-dict hook"), ("_state_dict_pre_hooks", "a state-dict pre-hook"))
+
+
+def refuse_hooks(module: Any, where: str) -> None:
+    """Refuse a torch module whose forward pass or state dict other code may change: a forward or
+    forward pre-hook on it or on a submodule, or registered globally for every module, can change
+    what it computes (``lambda m, args, out: 2 * out``) and a state-dict hook the weights it hands
+    out, while a converter reads the weights alone; so the model read would not be the module's
+    function. A :class:`~symverify.errors.CompileError` names the submodule; objects that are no
+    torch module have none."""
+    torch = require_torch()
+    if not isinstance(module, torch.nn.Module):
+        return
+    from torch.nn.modules import module as torch_module
+
+    for attr, what in (("_global_forward_hooks", "forward hook"), ("_global_forward_pre_hooks", "forward pre-hook")):
+        if getattr(torch_module, attr, None):
+            raise CompileError(f"{where}: a global {what} is registered (torch.nn.modules.module.register_module_"
+                               f"{what.replace(' ', '_').replace('-', '_')}): it runs in every module's forward pass and "
+                               "may change what the module computes, which the weights read do not show; remove it first")
+    for name, sub in module.named_modules():
+        for attr, what in _HOOKS:
+            if getattr(sub, attr, None):
+                whose = f"submodule {name!r} ({type(sub).__name__})" if name else f"the module ({type(sub).__name__})"
+                raise CompileError(f"{where}: {whose} has {what}, which may change what the module computes or the "
+                                   "weights it hands out, while only its weights are read; remove it first "
+                                   "(the handle register_*_hook returned: handle.remove())")

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from symverify.errors import CompileError, ShapeError
-from symverify.executors.inputs import exact_weights
+from symverify.executors.inputs import exact_weights, refuse_hooks
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.engines._torch import require_torch, resolve_device, resolve_dtype
@@ -294,6 +294,16 @@ def _weights(obj: Any, i: int) -> _Weights:
                 f"from_zoology: element {i} ({type(obj).__name__}) has use_act=True: its SiLU activations are not "
                 "polynomials, so no BaseConv model computes it"
             )
+        refuse_hooks(obj, f"from_zoology: element {i}")  # a hook's change to the forward pass is in no weight
+        from symverify.executors.zoology_gated import _dropout_active, _refuse_nonpolynomial
+
+        try:  # an activation or a norm has no weight either: the keys do not show it
+            _refuse_nonpolynomial(obj, ())
+        except CompileError as e:
+            raise CompileError(f"from_zoology: element {i}: {str(e).removeprefix('from zoology: ')}") from None
+        if _dropout_active(obj):
+            raise CompileError(f"from_zoology: element {i} ({type(obj).__name__}) has active dropout (training mode, "
+                               "p > 0): random, not a function of the input; call .eval() first")
         sd, what = obj.state_dict(), f"a {type(obj).__name__}"
     else:
         raise CompileError(f"from_zoology: element {i} is a {type(obj).__name__}, expected a zoology BaseConv module or its state dict")
@@ -319,6 +329,7 @@ def _weights(obj: Any, i: int) -> _Weights:
 
 
 def _layers_of(modules: Any) -> list[_Weights]:
+    refuse_hooks(modules, "from_zoology")  # a container's own hooks (nn.Sequential)
     if isinstance(modules, Mapping) or (isinstance(modules, nn.Module) and not isinstance(modules, Iterable)):
         items = [modules]
     else:
@@ -454,7 +465,10 @@ def from_zoology(modules: Any, *, seq_len: int | None = None, form: str = "auto"
     :class:`ZoologyBaseConv`, the zoology repository's own ``BaseConv`` (``kernel_size=-1,
     implicit_long_conv=False, use_act=False``), any other module, or a state dict, whose state-dict
     keys are exactly ``projection.weight``, ``projection.bias``, ``conv.filter`` (duck-typed);
-    anything else is a :class:`~symverify.errors.CompileError` saying which keys it has.
+    anything else is a :class:`~symverify.errors.CompileError` saying which keys it has. A module
+    with forward or state-dict hooks (on it, a submodule, or global), a non-polynomial submodule
+    (an activation or a norm, named as ``gated_from_zoology`` names them) or active dropout is
+    refused: none of them shows in the weights, which are all that is read.
 
     ``form``: ``"single"`` (one paper layer per zoology layer, else CompileError), ``"pair"`` (two
     layers per zoology layer on inner width 2d, always possible) or ``"auto"`` (single if possible).

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import CompileError
-from symverify.executors.inputs import exact_weights
+from symverify.executors.inputs import exact_weights, refuse_hooks
 from symverify.ir import limits
 from symverify.kernel.engines._torch import require_torch
 from symverify.library_gated import GatedConvWeights, gated_conv_weights
@@ -57,6 +57,16 @@ NON_POLYNOMIAL: tuple[tuple[str, str], ...] = (
     ("softmax", "softmax"),
     ("gelu", "GELU"),
     ("silu", "SiLU"),
+    ("relu", "ReLU"),  # ReLU, LeakyReLU, PReLU, RReLU, ReLU6
+    ("tanh", "tanh"),  # Tanh, Hardtanh, Tanhshrink
+    ("sigmoid", "a sigmoid"),  # Sigmoid, Hardsigmoid, LogSigmoid
+    ("softplus", "softplus"),
+    ("softsign", "softsign"),
+    ("hardswish", "hard swish"),
+    ("mish", "Mish"),
+    ("selu", "SELU"),
+    ("celu", "CELU"),
+    ("threshold", "a threshold"),
 )
 
 
@@ -257,7 +267,8 @@ def gated_weights_from_zoology(module: Any, seq_len: int) -> GatedConvWeights:
 
     Raises:
         CompileError: not a Hyena/H3 shape (naming the non-polynomial operation of a known mixer),
-            a variant outside the forms followed, active dropout, a non-finite weight, a missing
+            a variant outside the forms followed, active dropout, forward or state-dict hooks (they
+            may change what the module computes), a non-finite weight, a missing
             attribute or a weight of another shape (naming it), a filter or kernel call that raises
             or returns something else than a tensor of the shape expected, ``l_max`` not a positive
             int (H3: or None), or ``seq_len`` not a positive int (or beyond Hyena's ``l_max``).
@@ -270,6 +281,7 @@ def gated_weights_from_zoology(module: Any, seq_len: int) -> GatedConvWeights:
     d = _d_model(module)
     limits.check(seq_len * 3 * d, "MAX_CELLS", lambda: f"from zoology: {kind}(N={seq_len}, d={d}) state N·3·d")  # before any filter is materialised
     _refuse_nonpolynomial(module, ("filter_fn", "ssm_k_kernel", "kernel"))
+    refuse_hooks(module, "from zoology")  # a hook's change to the forward pass is in no weight
     if _dropout_active(module):
         raise CompileError(f"from zoology: {type(module).__name__} has active dropout (training mode, p > 0): random, "
                            "not a function of the input; call .eval() first")
