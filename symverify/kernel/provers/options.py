@@ -258,7 +258,8 @@ def _check_error_bound(error_bound: object) -> Fraction:
     """``error_bound`` as an exact number strictly between 0 and 1: an int, ``Fraction``, a string
     such as ``'1/1000'``, or a finite float (numpy floats of any width included), read as the exact
     binary value it holds (``1e-9`` is ``Fraction(1e-9)``, within 2^-82 of 10^-9), so a float is taken
-    at its value, not rounded; bools (numpy's too), NaN and infinities get the range ``UsageError``."""
+    at its value, not rounded; bools (numpy's too), NaN and infinities get the range ``UsageError``, and
+    so does a bound below ``2^-MAX_ERROR_BITS`` (:data:`symverify.ir.limits.MAX_ERROR_BITS`)."""
     from symverify.kernel.ir.scalar import Sym, as_scalar, is_bool
 
     shown = safe_repr(error_bound, 60)
@@ -277,4 +278,9 @@ def _check_error_bound(error_bound: object) -> Fraction:
         eb = as_scalar(error_bound, "error_bound")
     if isinstance(eb, Sym) or not 0 < eb < 1:  # type: ignore[operator]
         raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}")
-    return Fraction(eb)  # type: ignore[call-overload]
+    q = Fraction(eb)  # type: ignore[call-overload]
+    if q.numerator << limits.MAX_ERROR_BITS < q.denominator:  # read at the call: a caller may raise it
+        raise UsageError(f"error_bound: expected at least 2^-{limits.MAX_ERROR_BITS} (symverify.ir.limits.MAX_ERROR_BITS; "
+                         f"a smaller bound needs exact arithmetic on numbers of as many bits and up to a tenth as many "
+                         f"trials), found about 2^-{show_int(q.denominator.bit_length() - q.numerator.bit_length())}")
+    return q
