@@ -421,15 +421,16 @@ def plain_float(x: object) -> object:
 
 def plain_number(x: object) -> object:
     """An ``int``, ``float`` or ``Fraction`` subclass (or a ``Fraction`` holding an ``int`` subclass or a
-    numpy integer) as the plain number it stores, of the same kind (:func:`plain_int`, :func:`plain_float`,
-    a ``Fraction``'s slots as :func:`as_scalar` reads them; ``Fraction(8)`` stays a ``Fraction``);
-    anything else, a bool included, as it is. A table of resources and bounds is compared by ``>``,
-    which a subclass could answer otherwise."""
+    numpy integer) as the plain number it stores, of the same kind (:func:`plain_index`, :func:`plain_float`,
+    a ``Fraction``'s slots as :func:`as_scalar` reads them; ``Fraction(8)`` stays a ``Fraction``), a numpy
+    integer as the plain ``int`` of its value (as a size is read); anything else, a bool (numpy's too) or
+    a numpy float other than ``float64`` included, as it is. A table of resources and bounds is compared
+    by ``>``, which a subclass could answer otherwise."""
     if isinstance(x, Fraction):
         if type(x) is Fraction and type(x.numerator) is int and type(x.denominator) is int:
             return x
         return Fraction(_norm_rational(x))
-    return plain_float(plain_int(x))
+    return plain_float(plain_index(x))
 
 
 def number_table(table: object, what: str) -> dict[str, int | Fraction | float]:
