@@ -258,3 +258,23 @@ def test_a_script_result_file_with_an_inexact_float_makes_the_row_crashed(tmp_pa
     out = capsys.readouterr()
     text = " ".join((out.out + out.err).split())
     assert "crashed" in text and "expected a float written as the double it reads as" in text
+
+
+def test_a_run_given_as_a_dict_reads_its_numbers_by_the_one_rule():
+    """A run handed over as a dict (``report_page``) read a resource by its own rule (an int or a float): a
+    ``Fraction`` or a numpy integer was refused, a float32 refused as 'a float'. It is read by the rule of every
+    table of resources (``plain_resource``): exact numbers by value, a float32 or a bool still refused."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    from symverify.viz.resources import load_run as report_run
+    from symverify.viz.run_format import run_value
+
+    assert run_value(Fraction(3, 2), "r") == Fraction(3, 2) and run_value(np.int64(3), "r") == 3
+    run = {"scripts": [{"name": "s", "result": {"instances": [
+        _inst(resources={"layers": np.int64(3)}, bounds={"layers": Fraction(5, 2)}, over_bound=["layers"], ok=False)]}}]}
+    assert report_run(run)["scripts"][0]["result"]["instances"][0]["over_bound"] == ["layers"]
+    for bad in (np.float32(1.5), np.True_, True, float("nan")):
+        with pytest.raises(SerializationError, match=r"^r: expected an int, a float or an exact rational such as '-12/5', found"):
+            run_value(bad, "r")
