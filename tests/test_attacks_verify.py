@@ -4,6 +4,7 @@ honest verdict, never a false ``proved`` (tests/test_verify_regressions.py and
 test_soundness_attacks.py hold the older ones)."""
 
 import math
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -47,6 +48,17 @@ def test_an_error_bound_below_max_error_bits_is_refused_at_once(pair, bound):
     found = bound.denominator.bit_length() - bound.numerator.bit_length()
     with pytest.raises(UsageError, match=rf"^error_bound: expected at least 2\^-65536 \(symverify\.ir\.limits\.MAX_ERROR_BITS; "
                                          rf".*found about 2\^-{found}$"):
+        sv.verify(c, compiled, method="randomized", error_bound=bound)
+
+
+@pytest.mark.parametrize("bound", [Decimal("0.001"), "0.001", complex(0.5), "x", [1]], ids=repr)
+def test_an_error_bound_of_another_type_is_a_usage_error_saying_what_it_takes(pair, bound):
+    """``error_bound=Decimal('0.001')`` was an ``IRError`` "expected an exact value (int, Fraction, Sym or a string
+    like '1/2')": a weight's wording, which leaves out the floats ``error_bound`` takes and names ``Sym``, which it
+    refuses."""
+    c, compiled = pair
+    with pytest.raises(UsageError, match=r"^error_bound: expected a number strictly between 0 and 1: an int, a Fraction, "
+                                         rf"a string such as '1/1000' or a finite float, found {type(bound).__name__} "):
         sv.verify(c, compiled, method="randomized", error_bound=bound)
 
 
