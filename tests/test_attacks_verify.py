@@ -106,6 +106,8 @@ def test_a_degree_just_below_2_to_the_30_does_not_hang_the_plan():
     assert trials_needed(Fraction(10**5000 - 1, 10**5000), Fraction(1, 2), cap=10**6) is None  # log2 cancels to 0
     assert trials_needed(Fraction(1, 2**40), Fraction(1, 2**2000), cap=50) == 50
     assert trials_needed(Fraction(1, 2**40), Fraction(1, 2**2000), cap=49) is None
+    # within 2^-1074 of 1 the float estimate is infinite (it divided by zero): the exact search starts at 1
+    assert trials_needed(Fraction(2**2000 - 1, 2**2000), Fraction(2**1999 - 1, 2**1999)) == 3
 
 
 # ---- seeds ----------------------------------------------------------------------------------------

@@ -296,7 +296,7 @@ def trials_needed(eps: Fraction, target: Fraction, *, cap: int | None = None) ->
     est = math.inf if le == 0 else lt / le  # le == 0: eps within 2^-1074 of 1
     if cap is not None and est > cap * (1 + 2.0**-20) + 2:  # the float error is far below the margin
         return None
-    k = max(1, math.floor(est) - 1)
+    k = max(1, math.floor(est) - 1) if math.isfinite(est) else 1
     while k > 1 and eps ** (k - 1) <= target:
         k -= 1
     while eps**k > target:
