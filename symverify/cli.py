@@ -62,7 +62,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     from symverify._version import __version__
-    from symverify.kernel.provers.options import METHODS
+    from symverify.ir import limits
+    from symverify.kernel.provers.options import DEFAULT_ERROR_BOUND, METHODS
 
     ap = _Parser(prog="symverify", description="Prove BaseConv models equal to arithmetic circuits.", epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -84,7 +85,10 @@ def _parser() -> argparse.ArgumentParser:
                         "sides); 'fresh' draws operating-system randomness, recorded in the report")
     v.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                    help="give up after this many seconds (verdict unknown, exit 2; default: no limit)")
-    v.add_argument("--trials", type=int, default=None, help="randomized trials (default: error bound 2^-100)")
+    v.add_argument("--trials", type=int, default=None, metavar="K",
+                   help=f"run at least K randomized trials (default: as many as the error bound "
+                        f"2^-{DEFAULT_ERROR_BOUND.denominator.bit_length() - 1} needs; K only adds to those); "
+                        f"at most symverify.ir.limits.MAX_TRIALS = {limits.MAX_TRIALS}")
     v.add_argument("--backend", choices=("flint", "sympy", "torch", "python"), default=None,
                    help="exact engine (flint, sympy) or randomized engine (torch, python)")
     v.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

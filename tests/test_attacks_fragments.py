@@ -39,7 +39,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symverify.kernel.provers.fragment as fragment_prover
-from symverify.errors import ProverError, SymverifyError
+from symverify.errors import IRError, ProverError, SymverifyError
 from symverify.gadgets import primitives as prim
 from symverify.gadgets.compose import compose, pad
 from symverify.gadgets.layout import channels_to_rows, rows_to_channels
@@ -945,3 +945,13 @@ def test_the_deadline_reaches_the_guarded_exact_comparison(monkeypatch: pytest.M
     monkeypatch.setattr(fragment_prover, "_compare_exactly", spy)
     p = prove_fragment(prim.shift_down(3, 1, 1), timeout=3600)
     assert p.verdict is Verdict.PROVED and isinstance(seen[0], float) and seen[0] > time.monotonic() + 3000
+
+
+def test_a_fragment_bound_reads_a_numpy_integer_by_its_value():
+    """``Fragment(bounds={"layers": np.int64(2)})`` was refused (found int64), where ``Compiled``, ``Factorization``
+    and the IR read a numpy integer by its value; a numpy bool is still refused."""
+    frag = _frag(bounds={"layers": np.int64(0), "inner_n": np.uint64(2**64 - 1)})
+    assert dict(frag.bounds) == {"layers": 0, "inner_n": 2**64 - 1} and type(frag.bounds["layers"]) is int
+    assert frag.over_bound() == ["layers"]  # BASE has a layer; inner_n = 2 is within
+    with pytest.raises(IRError, match=r"found 'layers' → bool"):
+        _frag(bounds={"layers": np.True_})

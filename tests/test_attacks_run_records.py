@@ -204,3 +204,77 @@ def test_a_golden_compares_scripts_by_name_not_position():
 
 
 _ = runner  # the module under attack
+
+
+# ---- a float literal is the double it reads as -------------------------------------------------------------
+def _forged_run(resource: str) -> str:
+    """A run file whose one instance is proved, ok and within its bound 1, with ``resource`` as the literal
+    text of its resource ``layers``."""
+    row = _row(_inst())
+    text = json.dumps(RunSummary(True, (row,)).to_json())
+    assert text.count('"resources": {"layers": 1}') == 1
+    return text.replace('"resources": {"layers": 1}', f'"resources": {{"layers": {resource}}}')
+
+
+@pytest.mark.parametrize("literal, reads", [("1.00000000000000001", "1.0"), ("1.0000000000000000000000001e0", "1.0"),
+                                            ("1e400", "inf"), ("-1e400", "-inf"), ("1e-400", "0.0")])
+def test_a_float_literal_that_is_not_its_double_is_refused_naming_the_field(tmp_path, literal, reads):
+    """A forged run with the resource ``1.00000000000000001`` over the bound 1 was read by Python's float as
+    1.0, within the bound: ``--golden`` and ``symverify report`` took it as a pass. A float literal must be
+    the double it reads as (its shortest decimal, up to trailing zeros and exponent form)."""
+    from symverify.viz.resources import load_run as report_run
+
+    path = tmp_path / "run.json"
+    path.write_text(_forged_run(literal), encoding="utf-8")
+    where = r"scripts\[0\]\.result\.instances\[0\]\.resources\.layers"
+    for read in (load_run, report_run):
+        with pytest.raises(SerializationError, match=rf"run\.json: cannot read the (golden|proof) run: {where}: expected a float "
+                                                     rf"written as the double it reads as, found {literal} \(it reads as {reads}\)"):
+            read(path)
+
+
+@pytest.mark.parametrize("literal", ["1.0", "1.000", "1e0", "10E-1", "0.5", "1e-05", "1.5e-300", "-0.0", "0.123457"])
+def test_a_float_literal_of_its_double_is_read(tmp_path, literal):
+    path = tmp_path / "run.json"
+    path.write_text(_forged_run(literal), encoding="utf-8")
+    inst = load_run(path)["scripts"][0]["result"]["instances"][0]
+    assert inst["resources"]["layers"] == float(literal)
+
+
+def test_a_script_result_file_with_an_inexact_float_makes_the_row_crashed(tmp_path, capsys):
+    """The same forged resource in a script's own result file gave an ok row (``layers=1.0≤1``)."""
+    from symverify.cli import main
+
+    d = tmp_path / "d"
+    d.mkdir()
+    payload = tmp_path / "payload.json"
+    result = {"name": "liar", "title": "liar", "ok": True, "instances": [_inst()]}
+    payload.write_text(json.dumps(result).replace('"resources": {"layers": 1}', '"resources": {"layers": 1.00000000000000001}'),
+                       encoding="utf-8")
+    (d / "liar.py").write_text(
+        'TITLE = "liar"\nimport shutil, sys\n'
+        f'shutil.copy({str(payload)!r}, sys.argv[sys.argv.index("--json") + 1])\n', encoding="utf-8")
+    assert main(["prove", "--dir", str(d), "liar", "-j", "1"]) == 1
+    out = capsys.readouterr()
+    text = " ".join((out.out + out.err).split())
+    assert "crashed" in text and "expected a float written as the double it reads as" in text
+
+
+def test_a_run_given_as_a_dict_reads_its_numbers_by_the_one_rule():
+    """A run handed over as a dict (``report_page``) read a resource by its own rule (an int or a float): a
+    ``Fraction`` or a numpy integer was refused, a float32 refused as 'a float'. It is read by the rule of every
+    table of resources (``plain_resource``): exact numbers by value, a float32 or a bool still refused."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    from symverify.viz.resources import load_run as report_run
+    from symverify.viz.run_format import run_value
+
+    assert run_value(Fraction(3, 2), "r") == Fraction(3, 2) and run_value(np.int64(3), "r") == 3
+    run = {"scripts": [{"name": "s", "result": {"instances": [
+        _inst(resources={"layers": np.int64(3)}, bounds={"layers": Fraction(5, 2)}, over_bound=["layers"], ok=False)]}}]}
+    assert report_run(run)["scripts"][0]["result"]["instances"][0]["over_bound"] == ["layers"]
+    for bad in (np.float32(1.5), np.True_, True, float("nan")):
+        with pytest.raises(SerializationError, match=r"^r: expected an int, a float or an exact rational such as '-12/5', found"):
+            run_value(bad, "r")

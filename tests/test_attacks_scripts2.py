@@ -80,17 +80,46 @@ def test_an_argued_claim_with_failed_checks_is_not_ok_alone_or_in_a_script(tmp_p
 
 # ---- resources and bounds: exact numbers or finite floats, named by text --------------------------------------
 @pytest.mark.parametrize("part", ["resources", "bounds"])
-@pytest.mark.parametrize("value", [np.float32("nan"), np.float32("inf"), np.float32(1.5), np.int64(3), "3", True,
-                                   complex(1, 0), Decimal("1"), Decimal("NaN"), None],
+@pytest.mark.parametrize("value", [np.float32("nan"), np.float32("inf"), np.float32(1.5), "3", True, np.True_,
+                                   complex(1, 0), Decimal("1"), Decimal("NaN"), None, float("nan")],
                          ids=lambda v: f"{type(v).__name__}({v!r})")
 def test_resources_and_bounds_are_ints_fractions_or_finite_floats(part, value):
     """A float32 NaN resource was within every bound (NaN > b is false) and the claim ok; a string
-    or complex raised TypeError deep in to_json, a numpy int in json.dump; ``True`` was written as a
-    JSON ``true`` that the runner then refused."""
+    or complex raised TypeError deep in to_json; ``True`` was written as a JSON ``true`` that the
+    runner then refused. (A numpy integer is read by its value: the next test.)"""
     other = {"resources": "bounds", "bounds": "resources"}[part]
     kw = {part: {"layers": value}, other: {"layers": 2}}
-    with pytest.raises(UsageError, match=rf"instance 'x': {part}\['layers'\]: expected a finite number: an int, a Fraction or a finite float"):
+    found = "finite number, found nan" if value != value and type(value) is float else (
+        rf"number, found {type(value).__name__} .*\(an int, a Fraction or a finite float\)")
+    with pytest.raises(UsageError, match=rf"^instance 'x': {part}\['layers'\]: expected a {found}$"):
         Instance.computed("x", True, "a comparison", "exact", **kw)
+
+
+class _Liar(int):
+    def __gt__(self, other):
+        return False
+
+
+@pytest.mark.parametrize("value, plain", [(np.int64(3), 3), (np.uint64(2**64 - 1), 2**64 - 1), (_Liar(3), 3),
+                                          (np.float64(2.5), 2.5), (Fraction(np.int64(3), np.int64(2)), Fraction(3, 2))],
+                         ids=["int64", "uint64", "int-subclass", "float64", "Fraction-of-int64"])
+def test_an_instance_reads_resources_and_bounds_by_their_plain_values(value, plain):
+    """``Instance`` kept its own copy of the rule: a numpy integer was refused where ``Compiled`` and the IR
+    read it by value, and an ``int`` subclass was kept and compared by its own ``>`` (a resource of 3 over a
+    bound of 1 was within it, the claim ok). Instances read both tables by the one rule, as plain values."""
+    inst = Instance.computed("x", True, "a comparison", "exact", resources={"layers": value}, bounds={"layers": 1})
+    assert inst.resources == {"layers": plain} and type(inst.resources["layers"]) is type(plain)
+    assert inst.over_bound() == ["layers"] and not inst.ok
+    within = Instance.computed("x", True, "a comparison", "exact", resources={"layers": 1}, bounds={"layers": value})
+    assert type(within.bounds["layers"]) is type(plain) and within.ok
+
+
+@pytest.mark.parametrize("table", [[("layers", 1)], 3, None])
+def test_a_resource_table_that_is_no_mapping_is_refused(table):
+    from symverify.kernel.provers.outcome import Verdict
+
+    with pytest.raises(UsageError, match=r"^instance 'x': resources: expected a mapping of names to numbers, found"):
+        Instance("x", Verdict.PROVED, "exact", table, kind="computed", basis="a comparison")
 
 
 @pytest.mark.parametrize("key", [1, None, ("a",), b"layers"])

@@ -4,6 +4,7 @@ honest verdict, never a false ``proved`` (tests/test_verify_regressions.py and
 test_soundness_attacks.py hold the older ones)."""
 
 import math
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -36,6 +37,77 @@ def test_a_tiny_error_bound_still_refutes(pair, wrong):
     _, compiled = pair
     report = sv.verify(wrong, compiled, method="randomized", error_bound=Fraction(1, 2**20000))
     assert report.refuted and report.counterexample is not None
+
+
+@pytest.mark.parametrize("bound", [Fraction(1, 2**65537), Fraction(1, 2**10**7), Fraction(3, 2**10**7 + 7)],
+                         ids=["2^-65537", "2^-10^7", "3/2^(10^7+7)"])
+def test_an_error_bound_below_max_error_bits_is_refused_at_once(pair, bound):
+    """``error_bound = 2^-10^9`` computed ``k`` and ``eps^k`` exactly on numbers of 10^9 bits (minutes and
+    gigabytes, no timeout checked); a bound below ``2^-MAX_ERROR_BITS`` is a ``UsageError`` naming the limit."""
+    c, compiled = pair
+    found = bound.denominator.bit_length() - bound.numerator.bit_length()
+    with pytest.raises(UsageError, match=rf"^error_bound: expected at least 2\^-65536 \(symverify\.ir\.limits\.MAX_ERROR_BITS; "
+                                         rf".*found about 2\^-{found}$"):
+        sv.verify(c, compiled, method="randomized", error_bound=bound)
+
+
+@pytest.mark.parametrize("bound", [Decimal("0.001"), "0.001", complex(0.5), "x", [1]], ids=repr)
+def test_an_error_bound_of_another_type_is_a_usage_error_saying_what_it_takes(pair, bound):
+    """``error_bound=Decimal('0.001')`` was an ``IRError`` "expected an exact value (int, Fraction, Sym or a string
+    like '1/2')": a weight's wording, which leaves out the floats ``error_bound`` takes and names ``Sym``, which it
+    refuses."""
+    c, compiled = pair
+    with pytest.raises(UsageError, match=r"^error_bound: expected a number strictly between 0 and 1: an int, a Fraction, "
+                                         rf"a string such as '1/1000' or a finite float, found {type(bound).__name__} "):
+        sv.verify(c, compiled, method="randomized", error_bound=bound)
+
+
+def test_max_error_bits_is_read_at_the_call(pair, monkeypatch):
+    from symverify.ir import limits
+
+    c, compiled = pair
+    assert sv.verify(c, compiled, method="randomized", error_bound=Fraction(1, 2**65536)).proved  # the limit itself
+    monkeypatch.setattr(limits, "MAX_ERROR_BITS", 100)
+    with pytest.raises(UsageError, match=r"expected at least 2\^-100 .*found about 2\^-101$"):
+        sv.verify(c, compiled, method="auto", error_bound=Fraction(1, 2**101))
+
+
+@pytest.mark.parametrize(("bound", "k"), [(Fraction(1, 10**5000), 277), (Fraction(10**5000 - 1, 10**5000), 1),
+                                          (Fraction(2**5000 + 1, 2**5100), 2)], ids=["10^-5000", "1-10^-5000", "2^-100+"])
+def test_an_error_bound_with_huge_numerator_and_denominator_is_met_exactly(pair, bound, k):
+    """(``verify`` itself holds a ``proved`` to ``failure bound ≤ error_bound`` exactly.)"""
+    c, compiled = pair
+    report = sv.verify(c, compiled, method="randomized", backend="python", error_bound=bound)
+    assert report.proved and report.evidence["k"] == k
+
+
+def test_a_degree_just_below_2_to_the_30_does_not_hang_the_plan():
+    """A circuit of degree 2^30 − 1 hung ``verify(method='randomized')`` at the default bound: the torch plan
+    (computed before it is ruled out) sought the least ``B`` with ``((2^30 − 1)/2^30)^B ≤ 2^-100``, about
+    7·10^10, by exact powers. A count beyond ``MAX_ERROR_BITS`` is no longer computed (that plan is ruled out
+    anyway: its D/2^30 is above 2^-10), and the python engine proves it."""
+    from symverify.kernel.provers.bounds import Bounds
+    from symverify.kernel.provers.randomized import trial_plan, trials_needed
+
+    e = 2**30 - 1
+
+    def power(u):
+        x, r = u[0][0], u[0][0]
+        for _ in range(29):
+            x = x * x
+            r = r * x
+        return [r]
+
+    c = sv.Circuit.trace(power, n=1, d=1)
+    report = sv.verify(c, c, method="randomized")
+    assert report.proved and report.evidence["degree_bound"] == e
+    assert trial_plan(Bounds(e, 0, True, 1, 1, 1, 1), 30, target=Fraction(1, 2**100)).batch == 1
+    assert trials_needed(Fraction(e, 2**30), Fraction(1, 2**100), cap=10**6) is None
+    assert trials_needed(Fraction(10**5000 - 1, 10**5000), Fraction(1, 2), cap=10**6) is None  # log2 cancels to 0
+    assert trials_needed(Fraction(1, 2**40), Fraction(1, 2**2000), cap=50) == 50
+    assert trials_needed(Fraction(1, 2**40), Fraction(1, 2**2000), cap=49) is None
+    # within 2^-1074 of 1 the float estimate is infinite (it divided by zero): the exact search starts at 1
+    assert trials_needed(Fraction(2**2000 - 1, 2**2000), Fraction(2**1999 - 1, 2**1999)) == 3
 
 
 # ---- seeds ----------------------------------------------------------------------------------------

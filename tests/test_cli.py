@@ -190,3 +190,23 @@ def test_python_dash_m_symverify_is_the_command(tmp_path):
     assert proved.returncode == 0 and "PROVED" in proved.stdout, (proved.stdout, proved.stderr)
     bad = subprocess.run([*run, "verify", str(tmp_path / "missing.json"), str(m)], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 3 and bad.stderr.startswith("symverify: error: ") and "Traceback" not in bad.stderr
+
+
+def test_the_trials_help_states_the_default_and_the_limit_read_from_the_constants(monkeypatch):
+    """``--trials`` said only "(default: error bound 2^-100)": not that the count only adds to those the bound
+    needs, nor its limit. Its help names both, read from the constants."""
+    from fractions import Fraction
+
+    from symverify.cli import _parser
+    from symverify.ir import limits
+    from symverify.kernel.provers.options import DEFAULT_ERROR_BOUND
+
+    def trials_help() -> str:
+        verify = _parser()._subparsers._group_actions[0].choices["verify"]  # type: ignore[union-attr]
+        return " ".join(next(a.help for a in verify._actions if "--trials" in a.option_strings).split())
+
+    assert DEFAULT_ERROR_BOUND == Fraction(1, 2**100)
+    assert trials_help() == ("run at least K randomized trials (default: as many as the error bound 2^-100 needs; "
+                             "K only adds to those); at most symverify.ir.limits.MAX_TRIALS = 65536")
+    monkeypatch.setattr(limits, "MAX_TRIALS", 7)
+    assert trials_help().endswith("MAX_TRIALS = 7")

@@ -466,3 +466,31 @@ def test_the_command_line_refuses_a_trials_count_above_max_trials(tmp_path, caps
     assert code == 3 and err.count("\n") == 1, err
     assert err.startswith("symverify: error: trials: expected at most symverify.ir.limits.MAX_TRIALS = 65536 "), err
     assert err.rstrip().endswith("found 99999999999999999999"), err
+
+
+@pytest.mark.parametrize("owner", ["Compiled", "factorization"])
+def test_a_resource_table_reads_a_numpy_integer_by_its_value_and_refuses_numpy_bools_and_float32(owner):
+    """``Compiled`` and ``Factorization`` refused ``np.int64(3)`` (found int64), where the IR reads a numpy
+    integer by its value; they read it as the plain int, and still refuse a numpy bool or a float32 naming its type."""
+    from symverify.errors import CompileError
+    from symverify.kernel.kaleidoscope.factorization import Factorization
+
+    def build(resources, bounds):
+        if owner == "Compiled":
+            from symverify.compiler.result import Compiled
+            from symverify.kernel.ir.baseconv import Model
+
+            return Compiled(Model(1, 1, 1, 1, ()), None, resources, "m", bounds)
+        from symverify.kernel.ir.butterfly import Kaleidoscope
+
+        return Factorization(Kaleidoscope.identity(2), "t", True, resources, bounds)
+
+    made = build({"layers": np.int64(3), "big": np.uint64(2**64 - 1)}, {"layers": np.int8(2)})
+    assert made.resources["layers"] == 3 and type(made.resources["layers"]) is int
+    assert made.resources["big"] == 2**64 - 1 and type(made.resources["big"]) is int
+    assert type(made.bounds["layers"]) is int and made.over_bound() == ["layers"]
+    error = CompileError if owner == "Compiled" else IRError
+    for bad, shown in ((np.True_, r"bool np\.True_"), (np.float32(1.5), r"float32 np\.float32\(1\.5\)")):
+        with pytest.raises(error, match=rf"^{owner} resources\['layers'\]: expected a number, found {shown} "
+                                        r"\(an int, a Fraction or a finite float\)$"):
+            build({"layers": bad}, {})

@@ -26,6 +26,11 @@ where; nothing is truncated or rounded instead.
   caller's trials only add to the ``k`` that ``error_bound`` needs, which the method computes itself;
   each trial fails with probability at most ``2^-10`` (the most either engine runs with), so ``2^16``
   trials state ``2^-655360``, and the least positive float error bound, ``2^-1074``, needs at most 108.
+* :data:`MAX_ERROR_BITS` (``2^16``): how small a randomized ``error_bound`` may be: at least
+  ``2^-65536`` (about ``10^-19728``; a :class:`~symverify.errors.UsageError` below it). Meeting a
+  bound ``2^-b`` takes exact arithmetic on numbers of about ``b`` bits and up to ``b/10`` trials, so a
+  bound typed by mistake (``Fraction(1, 2**10**9)``) is refused at once instead of computing for
+  minutes in gigabytes.
 * :data:`MAX_PAINT` (``2^26``): the total area of a grid's rectangles that may be expanded cell
   by cell (``Grid.cells()``, ``Grid.nonzero()``; ``Grid.get`` scans the rectangles instead), and
   the block visits :meth:`Grid.nonzero_count` may spend resolving overlapping rectangles (counts
@@ -63,6 +68,7 @@ __all__ = [
     "MAX_INPUTS",
     "MAX_GATES",
     "MAX_TRIALS",
+    "MAX_ERROR_BITS",
     "MAX_PAINT",
     "MAX_INT_DIGITS",
     "MAX_JSON_INT",
@@ -78,6 +84,7 @@ MAX_CELLS = 1 << 22
 MAX_INPUTS = 1 << 22
 MAX_GATES = 1 << 24
 MAX_TRIALS = 1 << 16
+MAX_ERROR_BITS = 1 << 16
 MAX_PAINT = 1 << 26
 MAX_INT_DIGITS = 100_000
 MAX_JSON_INT = (1 << 63) - 1

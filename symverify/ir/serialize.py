@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from decimal import Decimal
 from itertools import accumulate
 from pathlib import Path
 from typing import Any, Union
@@ -332,20 +334,15 @@ def _refuse_constant(text: str) -> Any:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-def _lone_surrogate(v: Any, at: str) -> tuple[str, str] | None:
-    """Where in the JSON value ``v`` a string or key holds a lone surrogate, and which (None:
-    nowhere). Iterative, each list or dict visited once: a value built in memory may nest deeper
-    than any file or hold itself."""
+def _nodes(v: Any, at: str) -> Iterator[tuple[Any, str]]:
+    """Every value in the JSON value ``v``, keys included, with where it is. Iterative, each list or
+    dict visited once: a value built in memory may nest deeper than any file or hold itself."""
     seen: set[int] = set()
     todo: list[tuple[Any, str]] = [(v, at)]
     while todo:
         x, where = todo.pop()
-        if isinstance(x, str):
-            try:
-                x.encode("utf-8")
-            except UnicodeEncodeError as e:
-                return where or "the top", f"\\u{ord(x[e.start]):04x}"
-        elif isinstance(x, (dict, list)) and id(x) not in seen:
+        yield x, where
+        if isinstance(x, (dict, list)) and id(x) not in seen:
             seen.add(id(x))
             if isinstance(x, dict):
                 for k, y in reversed(list(x.items())):
@@ -353,7 +350,39 @@ def _lone_surrogate(v: Any, at: str) -> tuple[str, str] | None:
                     todo += [(y, there), (k, f"{there} (the key)")]
             else:
                 todo += [(y, f"{where}[{j}]"[:200]) for j, y in reversed(list(enumerate(x)))]
+
+
+def _lone_surrogate(v: Any, at: str) -> tuple[str, str] | None:
+    """Where in the JSON value ``v`` a string or key holds a lone surrogate, and which (None:
+    nowhere)."""
+    for x, where in _nodes(v, at):
+        if isinstance(x, str):
+            try:
+                x.encode("utf-8")
+            except UnicodeEncodeError as e:
+                return where or "the top", f"\\u{ord(x[e.start]):04x}"
     return None
+
+
+class _Inexact:
+    """A float literal that is not the double it reads as (:func:`json_value` refuses it, saying where)."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self, text: str, value: float) -> None:
+        self.text, self.value = text, value
+
+
+def _parse_float(text: str) -> float | _Inexact:
+    """A JSON float literal as the double it names: one whose decimal value is not that double's
+    shortest decimal (``repr``) is marked: ``1.00000000000000001`` (1.0), ``1e400`` (inf), ``1e-400`` (0.0)."""
+    value = float(text)
+    try:
+        if Decimal(text) == Decimal(repr(value)):
+            return value
+    except ArithmeticError:  # an exponent beyond the decimal module's range: no double's text
+        pass
+    return _Inexact(text, value)
 
 
 def json_value(text: str) -> Any:
@@ -361,8 +390,11 @@ def json_value(text: str) -> Any:
     nesting within ``MAX_JSON_DEPTH``, no repeated key in an object, no ``NaN``/``Infinity``, no
     string or key holding a lone surrogate (``"\\ud800"``: valid JSON, but no text that can be
     printed or written as UTF-8).
-    Numbers are read as Python's ``json`` reads them (proof runs hold 6-digit floats); the caller
-    checks the fields. The one strict reader of JSON that is not a circuit, model or certificate:
+    Numbers are read as Python's ``json`` reads them (proof runs hold 6-digit floats), except that a
+    float literal must be the double it reads as, up to trailing zeros and exponent form (``1.5``,
+    ``1.50``, ``15e-1``; what ``json.dumps`` writes always is): ``1.00000000000000001``, which would read
+    as ``1.0`` within a bound of 1, ``1e400`` or ``1e-400`` are refused, naming where. The caller checks
+    the fields. The one strict reader of JSON that is not a circuit, model or certificate:
     run files (:func:`read_json_file`), a script's result file, a sweep grid.
 
     Raises:
@@ -370,8 +402,16 @@ def json_value(text: str) -> Any:
     """
     _check_bom(text)
     _check_depth(text)
+    inexact: list[_Inexact] = []
+
+    def parse_float(literal: str) -> Any:
+        value = _parse_float(literal)
+        if isinstance(value, _Inexact):
+            inexact.append(value)
+        return value
+
     try:
-        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant)
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant, parse_float=parse_float)
     except json.JSONDecodeError as e:
         raise SerializationError(f"not valid JSON (truncated?): {e.msg} (line {e.lineno}, column {e.colno})") from None
     except (ValueError, RecursionError) as e:  # an integer literal beyond Python's int/str limit, deep nesting
@@ -379,6 +419,11 @@ def json_value(text: str) -> Any:
     lone = _lone_surrogate(value, "") if _SURROGATE_ESCAPE.search(text) or not text.isascii() else None
     if lone is not None:
         raise SerializationError(f"not valid Unicode text: a lone surrogate {lone[1]} at {lone[0]}")
+    if inexact:
+        where, x = next((w, x) for x, w in _nodes(value, "") if isinstance(x, _Inexact))
+        shown = x.text if len(x.text) <= 40 else x.text[:39] + "…"
+        raise SerializationError(f"{where or 'the top'}: expected a float written as the double it reads as, found {shown} "
+                                 f"(it reads as {x.value!r}); nothing is rounded on reading")
     return value
 
 

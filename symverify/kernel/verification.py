@@ -344,7 +344,8 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
         max_monomials: the exact method's cap on any one expanded polynomial; a certified estimate
             of more than 64× this many live monomials is refused without expanding.
         memory_limit: bytes of address space for the isolated exact expansion (default: ¼ of RAM).
-        error_bound: the randomized target bound (default ``2^-100``).
+        error_bound: the randomized target bound (default ``2^-100``), strictly between 0 and 1 and at least
+            ``2^-65536`` (:data:`~symverify.ir.limits.MAX_ERROR_BITS`; a ``UsageError`` otherwise).
         isolate: force (True) or forbid (False) the memory-limited subprocess for ``exact``.
         numeric: after deciding, run the float executor (``True``: float64; or ``'float64'``,
             ``'float32'``, ``'bfloat16'``) on both sides at seeded small-rational inputs and compare

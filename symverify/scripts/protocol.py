@@ -31,8 +31,9 @@ show the kind. Running a script alone (``python -m symverify.proofs.NAME
 several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail``.
 
 **Stable JSON.** Resources and bounds are named by text and are ints (not bools), ``Fraction`` values
-or finite floats (a numpy number, a string, NaN: :class:`~symverify.errors.UsageError` where the
-instance is made); an argued claim's ``checks`` is ``True``, ``False`` or ``None`` (a numpy bool
+or finite floats, stored as plain values (a numpy integer by its value; another numpy number, a
+string, NaN: :class:`~symverify.errors.UsageError` where the instance is made;
+:func:`~symverify.kernel.ir.scalar.plain_resource`, the rule of every table of resources); an argued claim's ``checks`` is ``True``, ``False`` or ``None`` (a numpy bool
 is refused: ``np.False_ is not False``). They keep one JSON type per value kind: ``int`` stays an integer,
 a ``Fraction`` is always its exact string (``"4/5"``, ``"3"``), a ``float`` is rounded to 6
 significant digits; times are rounded to 0.1 s.
@@ -82,8 +83,9 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any, Protocol
 
-from symverify.errors import ProverError, UsageError
+from symverify.errors import IRError, ProverError, UsageError
 from symverify.ir.bigint import safe_repr
+from symverify.kernel.ir.scalar import number_table
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
 from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, count_claims, json_problem
 
@@ -241,14 +243,18 @@ class Instance:
             raise UsageError(f"instance {self.name!r}: seconds: expected a finite number ≥ 0, found "
                              f"{type(secs).__name__} {safe_repr(secs, 40)}")
         for part in ("resources", "bounds"):
-            for key, value in getattr(self, part).items():
+            table = getattr(self, part)
+            if not isinstance(table, Mapping):
+                raise UsageError(f"instance {self.name!r}: {part}: expected a mapping of names to numbers, found "
+                                 f"{type(table).__name__}")
+            for key in table:
                 if not isinstance(key, str):  # json.dump would write 1 as "1", beside a key "1"
                     raise UsageError(f"instance {self.name!r}: {part}: expected names that are text, found "
                                      f"{type(key).__name__} {safe_repr(key, 40)}")
-                if not _is_number(value):  # NaN is never over a bound; a float32 NaN neither; "3" > 2 raises
-                    raise UsageError(f"instance {self.name!r}: {part}[{key!r}]: expected a finite number: an int, a "
-                                     f"Fraction or a finite float, found {type(value).__name__} {safe_repr(value, 40)}"
-                                     + (" (pass int(x) or float(x))" if type(value).__module__ == "numpy" else ""))
+            try:  # the one rule (NaN is never over a bound; a float32 NaN neither; "3" > 2 raises): plain values
+                object.__setattr__(self, part, number_table(table, f"instance {self.name!r}: {part}"))
+            except IRError as e:
+                raise UsageError(str(e)) from None
         if self.checks is not None and not isinstance(self.checks, bool):  # np.False_ is not False: it counted as holding
             raise UsageError(f"instance {self.name!r}: checks: expected True, False or None (the script's checks held, "
                              f"failed, or were not run), found {type(self.checks).__name__} {safe_repr(self.checks, 40)}"
@@ -390,16 +396,6 @@ class Instance:
         if self.counterexample is None:
             del d["counterexample"]  # "a refutation adds counterexample"
         return d
-
-
-def _is_number(v: Any) -> bool:
-    """An int (not a bool), a Fraction or a finite float: the values a resource or bound may take
-    (they compare exactly, and the JSON writes each in one form)."""
-    if isinstance(v, bool):
-        return False
-    if isinstance(v, float):
-        return math.isfinite(v)
-    return isinstance(v, (int, Fraction))
 
 
 def stable_number(v: Number) -> int | float | str:

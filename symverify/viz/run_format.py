@@ -228,16 +228,20 @@ _EXACT = re.compile(r"-?[0-9]+(?:/[0-9]+)?\Z", re.ASCII)
 
 
 def run_value(v: Any, where: str) -> Fraction:
-    """A resource or bound of a proof run, exactly: a JSON int, a finite float, or the exact text
-    ``"-12/5"`` that ``stable_number`` writes (nothing else: not ``" 1"``, ``"0x10"``, ``"1e9"``)."""
-    from symverify.errors import SymverifyError
+    """A resource or bound of a proof run, exactly: a number by the one rule for resources
+    (:func:`~symverify.kernel.ir.scalar.plain_resource`: a JSON int, a finite float; in a run given as a
+    dict also a ``Fraction`` or a numpy integer), or the exact text ``"-12/5"`` that ``stable_number``
+    writes (nothing else: not ``" 1"``, ``"0x10"``, ``"1e9"``, ``true``)."""
+    from symverify.errors import IRError, SymverifyError
     from symverify.ir.bigint import str_to_int
+    from symverify.kernel.ir.scalar import plain_resource
 
-    if isinstance(v, int) and not isinstance(v, bool):
-        return Fraction(v)
-    if isinstance(v, float) and math.isfinite(v):
-        return Fraction(v)
-    if isinstance(v, str) and _EXACT.match(v):
+    if not isinstance(v, str):
+        try:
+            return Fraction(plain_resource(v, where))
+        except IRError:
+            pass  # the message below says what a run may hold
+    elif _EXACT.match(v):
         num, _, den = v.partition("/")
         try:
             q, d = str_to_int(num, where), str_to_int(den, where) if den else 1

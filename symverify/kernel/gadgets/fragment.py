@@ -39,6 +39,7 @@ from symverify.kernel.ir.scalar import (
     is_bool,
     is_zero,
     plain_fields,
+    plain_index,
     plain_items,
     plain_str,
     unordered,
@@ -238,7 +239,8 @@ class Fragment:
             raise IRError(f"fragment {self.name!r} bounds: expected a mapping of resource names to numbers, found "
                           f"{type(self.bounds).__name__}")
         plain: dict[str, int | Fraction] = {}
-        for key, b in plain_items(self.bounds).items():
+        for key, given in plain_items(self.bounds).items():
+            b: object = plain_index(given)  # a numpy integer by its value, as every table of resources reads one
             if not isinstance(key, str) or is_bool(b) or not isinstance(b, (int, Fraction)):
                 raise IRError(f"fragment {self.name!r} bounds: expected resource name (str) → int or Fraction, found "
                               f"{safe_repr(key, 40)} → {type(b).__name__} {safe_repr(b, 40)}")

@@ -22,7 +22,7 @@ from typing import Any, TypeVar, Union, cast
 from symverify.errors import IRError
 from symverify.ir.bigint import parse_rational, rational_to_str, safe_repr, show_rational
 
-__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "number_table", "plain_index"]
+__all__ = ["power", "Sym", "MAX_SYM_TERMS", "Scalar", "sym", "as_scalar", "is_canonical", "is_zero", "show_scalar", "scalar_text", "parse_scalar", "param_names", "unordered", "plain_str", "plain_items", "plain_float", "plain_number", "plain_resource", "number_table", "plain_index"]
 
 Monomial = tuple[tuple[str, int], ...]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]]*\Z")
@@ -421,21 +421,35 @@ def plain_float(x: object) -> object:
 
 def plain_number(x: object) -> object:
     """An ``int``, ``float`` or ``Fraction`` subclass (or a ``Fraction`` holding an ``int`` subclass or a
-    numpy integer) as the plain number it stores, of the same kind (:func:`plain_int`, :func:`plain_float`,
-    a ``Fraction``'s slots as :func:`as_scalar` reads them; ``Fraction(8)`` stays a ``Fraction``);
-    anything else, a bool included, as it is. A table of resources and bounds is compared by ``>``,
-    which a subclass could answer otherwise."""
+    numpy integer) as the plain number it stores, of the same kind (:func:`plain_index`, :func:`plain_float`,
+    a ``Fraction``'s slots as :func:`as_scalar` reads them; ``Fraction(8)`` stays a ``Fraction``), a numpy
+    integer as the plain ``int`` of its value (as a size is read); anything else, a bool (numpy's too) or
+    a numpy float other than ``float64`` included, as it is. A table of resources and bounds is compared
+    by ``>``, which a subclass could answer otherwise."""
     if isinstance(x, Fraction):
         if type(x) is Fraction and type(x.numerator) is int and type(x.denominator) is int:
             return x
         return Fraction(_norm_rational(x))
-    return plain_float(plain_int(x))
+    return plain_float(plain_index(x))
+
+
+def plain_resource(v: object, where: str) -> int | Fraction | float:
+    """A resource or bound (compared by ``>``) as a plain number (:func:`plain_number`): an ``int``, a
+    ``Fraction`` or a finite ``float`` (NaN is never over a bound, nor under one). Anything else is an
+    :class:`IRError` ``{where}: …`` saying what was found, shortened (:func:`safe_repr`). The one rule
+    for resources and bounds: :func:`number_table`, proof-script instances and proof-run records."""
+    v = plain_number(v)
+    if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
+        raise IRError(f"{where}: expected a number, found {type(v).__name__} {safe_repr(v, 40)} "
+                      "(an int, a Fraction or a finite float)")
+    if isinstance(v, float) and not math.isfinite(v):
+        raise IRError(f"{where}: expected a finite number, found {v}")
+    return v
 
 
 def number_table(table: object, what: str) -> dict[str, int | Fraction | float]:
     """``table`` (resources or bounds, compared by ``>``) as a plain ``dict`` of plain ``str`` keys and
-    plain numbers (:func:`plain_number`): an ``int``, a ``Fraction`` or a finite ``float`` (NaN is never
-    over a bound, nor under one); a ``dict`` subclass as the items it stores. Anything else is an
+    plain numbers (:func:`plain_resource`); a ``dict`` subclass as the items it stores. Anything else is an
     :class:`IRError` ``{what}…`` naming the key and what was found, shortened (:func:`safe_repr`)."""
     if not isinstance(table, Mapping):
         raise IRError(f"{what}: expected a mapping of str to numbers, found {type(table).__name__}")
@@ -443,13 +457,8 @@ def number_table(table: object, what: str) -> dict[str, int | Fraction | float]:
     for k, v in (plain_items(table) if isinstance(table, dict) else dict(table)).items():
         if not isinstance(k, str):
             raise IRError(f"{what}: keys must be strings, found {type(k).__name__} {safe_repr(k, 40)}")
-        k, v = plain_str(k), plain_number(v)
-        if isinstance(v, bool) or not isinstance(v, (int, Fraction, float)):
-            raise IRError(f"{what}[{safe_repr(k, 60)}]: expected a number, found {type(v).__name__} {safe_repr(v, 40)} "
-                          "(an int, a Fraction or a finite float)")
-        if isinstance(v, float) and not math.isfinite(v):
-            raise IRError(f"{what}[{safe_repr(k, 60)}]: expected a finite number, found {v}")
-        out[k] = v
+        k = plain_str(k)
+        out[k] = plain_resource(v, f"{what}[{safe_repr(k, 60)}]")
     return out
 
 

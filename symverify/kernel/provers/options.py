@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any, Literal, get_args
 
 from symverify.deadline import Deadline, DeadlineExceededError
-from symverify.errors import UsageError
+from symverify.errors import IRError, UsageError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr, show_int
 
@@ -258,7 +258,9 @@ def _check_error_bound(error_bound: object) -> Fraction:
     """``error_bound`` as an exact number strictly between 0 and 1: an int, ``Fraction``, a string
     such as ``'1/1000'``, or a finite float (numpy floats of any width included), read as the exact
     binary value it holds (``1e-9`` is ``Fraction(1e-9)``, within 2^-82 of 10^-9), so a float is taken
-    at its value, not rounded; bools (numpy's too), NaN and infinities get the range ``UsageError``."""
+    at its value, not rounded; bools (numpy's too), NaN and infinities get the range ``UsageError``, and
+    so does a bound below ``2^-MAX_ERROR_BITS`` (:data:`symverify.ir.limits.MAX_ERROR_BITS`) and any
+    other value (a ``Decimal``, ``'0.001'``)."""
     from symverify.kernel.ir.scalar import Sym, as_scalar, is_bool
 
     shown = safe_repr(error_bound, 60)
@@ -274,7 +276,16 @@ def _check_error_bound(error_bound: object) -> Fraction:
     elif is_bool(error_bound):  # numpy bools too
         raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}")
     else:
-        eb = as_scalar(error_bound, "error_bound")
+        try:
+            eb = as_scalar(error_bound, "error_bound")
+        except IRError:  # a Decimal, '0.001', a complex: said as what error_bound takes, not as what a weight does
+            raise UsageError(f"error_bound: expected a number strictly between 0 and 1: an int, a Fraction, a string such "
+                             f"as '1/1000' or a finite float, found {type(error_bound).__name__} {shown}") from None
     if isinstance(eb, Sym) or not 0 < eb < 1:  # type: ignore[operator]
         raise UsageError(f"error_bound: expected a number strictly between 0 and 1, found {shown}")
-    return Fraction(eb)  # type: ignore[call-overload]
+    q = Fraction(eb)  # type: ignore[call-overload]
+    if q.numerator << limits.MAX_ERROR_BITS < q.denominator:  # read at the call: a caller may raise it
+        raise UsageError(f"error_bound: expected at least 2^-{limits.MAX_ERROR_BITS} (symverify.ir.limits.MAX_ERROR_BITS; "
+                         f"a smaller bound needs exact arithmetic on numbers of as many bits and up to a tenth as many "
+                         f"trials), found about 2^-{show_int(q.denominator.bit_length() - q.numerator.bit_length())}")
+    return q

@@ -183,7 +183,9 @@ def trial_plan(bounds: Bounds, bits: int, *, fixed: int | None = None, target: F
     if fixed is None and bounds.height_bits > bits:
         avail = primes_in_range_lower(bits) - _ceil_div(bounds.denominator.bit_length(), bits)
         bad = Fraction(_ceil_div(bounds.height_bits, bits), avail) if avail > 0 else Fraction(1)
-    batch = 1 if target is None else trials_needed(point, bad or target) or 1
+    # torch runs only at D/2^30 ≤ 2^-10, where B ≤ MAX_ERROR_BITS/10 for any target verify accepts; near 1
+    # (a blocked plan) the count would be astronomical, so B = 1 there
+    batch = 1 if target is None else trials_needed(point, bad or target, cap=limits.MAX_ERROR_BITS) or 1
     return TrialPlan(bits, fixed, bad, point, batch, min(Fraction(1), bad + point**batch))
 
 
@@ -270,29 +272,46 @@ def transcript(lhs: Side, rhs: Side, seed: int) -> Transcript:
     return Transcript("randomized", seed, fingerprint(lhs.obj), fingerprint(rhs.obj))
 
 
-def trials_needed(eps: Fraction, target: Fraction) -> int | None:
+def trials_needed(eps: Fraction, target: Fraction, *, cap: int | None = None) -> int | None:
     """Least ``k ≥ 1`` with ``eps^k ≤ target`` (None when ``eps ≥ 1``); exact at any size.
+
+    With ``cap``, None also when more than ``cap`` are needed, decided before any power is computed
+    when a float estimate of ``log target / log eps`` exceeds ``cap`` by a wide margin (so ``eps``
+    near 1 costs no power beyond ``eps^(cap + 2)``); a returned ``k`` is always checked exactly.
 
     >>> trials_needed(Fraction(4, 2**61 - 1), Fraction(1, 2**100))  # degree 4: two points suffice
     2
     >>> trials_needed(Fraction(1, 2**40), Fraction(1, 2**2000))
     50
+    >>> trials_needed(Fraction(2**30 - 1, 2**30), Fraction(1, 2**100), cap=1000) is None  # about 7·10^10
+    True
     """
     if eps <= 0:
         return 1
     if eps >= 1:
         return None
-    k = max(1, math.floor(_log2(target) / _log2(eps)) - 1)
+    if target >= 1:
+        return 1
+    le, lt = _log2(eps), _log2(target)
+    est = math.inf if le == 0 else lt / le  # le == 0: eps within 2^-1074 of 1
+    if cap is not None and est > cap * (1 + 2.0**-20) + 2:  # the float error is far below the margin
+        return None
+    k = max(1, math.floor(est) - 1) if math.isfinite(est) else 1
     while k > 1 and eps ** (k - 1) <= target:
         k -= 1
     while eps**k > target:
         k += 1
-    return k
+    return None if cap is not None and k > cap else k
 
 
 def _log2(q: Fraction) -> float:
-    """``log2 q`` as a float, for rationals of any size (no float overflow or underflow)."""
-    return -math.inf if q == 0 else math.log2(q.numerator) - math.log2(q.denominator)
+    """``log2 q`` as a float, for rationals of any size (no float overflow or underflow; accurate
+    near 1, where the difference of the logarithms of numerator and denominator would cancel)."""
+    if q == 0:
+        return -math.inf
+    if Fraction(1, 2) <= q <= 2:
+        return math.log1p((q.numerator - q.denominator) / q.denominator) / math.log(2)
+    return math.log2(q.numerator) - math.log2(q.denominator)
 
 
 def _ceil_log2(a: int, b: int) -> int:
