@@ -1,0 +1,104 @@
+"""Attacks on the ∀-prover, round 8 (docs/forall.md §3): concurrency and the edges of the ranges."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+pytest.importorskip("z3")
+
+from symverify.kernel.parametric.expr import ParametricError, inp, lt, var
+from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
+from symverify.kernel.provers import forall
+from symverify.kernel.provers.forall import prove_forall
+
+i, q, N, d, s = (var(x) for x in "iqNds")
+RANGES = (Param("N", 1, 2**40), Param("d", 1, 2**20), Param("s", 0, 2**40 - 1))
+
+
+def _shift(lag: object) -> Gadget:
+    return Gadget("shift", RANGES, N, d, (PLayer(b1=1, h=(tap(lag),), mode="cyclic"),), inp((i + N - s) % N, q),
+                  where=lt(s, N))
+
+
+_THREADS = textwrap.dedent("""
+    import threading
+    from symverify.kernel.parametric.expr import ParametricError, inp, lt, var
+    from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
+    from symverify.kernel.provers.forall import prove_forall
+
+    i, q, N, d, s = (var(x) for x in "iqNds")
+    R = (Param("N", 1, 2**40), Param("d", 1, 2**20), Param("s", 0, 2**40 - 1))
+
+    def shift(lag, spec_row):
+        return Gadget("shift", R, N, d, (PLayer(b1=1, h=(tap(lag),), mode="cyclic"),), inp(spec_row, q), where=lt(s, N))
+
+    cases = [(shift(s, (i + N - s) % N), "proved"), (shift((s + 1) % N, (i + N - s) % N), "refuted"),
+             (shift(s, i - s), "refused")]  # i - s is below 0 at i < s: refused, an exception in its thread
+    bad = []
+    for g, want in cases[:2]:  # z3 set up in the main thread first (else the first calls happened not to overlap)
+        assert str(prove_forall(g).verdict) == want
+
+    def work(g, want):
+        for _ in range(6):
+            try:
+                got = str(prove_forall(g, timeout=60).verdict)
+            except ParametricError:
+                got = "refused"
+            if got != want:
+                bad.append((want, got))
+
+    ts = [threading.Thread(target=work, args=c) for c in cases]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    print("BAD", bad)
+""")
+
+
+def test_threads_proving_at_once_neither_crash_nor_hang() -> None:
+    """z3's Python API shares one context, which is not thread-safe: three threads calling
+    ``prove_forall`` at once (a proof, a refutation, a refusal) crashed the process with a segmentation
+    fault or hung it past every timeout. The calls are decided one at a time; run in a child process so
+    that a crash is a failed assertion here."""
+    try:
+        r = subprocess.run([sys.executable, "-c", _THREADS], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("three threads calling prove_forall at once hung")
+    assert r.returncode == 0, f"crashed (rc {r.returncode}): {r.stderr[-2000:]}"
+    assert "BAD []" in r.stdout, r.stdout[-2000:]
+
+
+def test_a_call_waiting_for_another_threads_proof_is_unknown_at_its_deadline() -> None:
+    """A call that cannot start before its budget runs out (another thread holds z3) is unknown, saying
+    why; it is never decided beside the other one."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with forall._Z3_LOCK:
+            held.set()
+            release.wait(30)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    try:
+        assert held.wait(30)
+        r = prove_forall(_shift(s), timeout=0.2)
+    finally:
+        release.set()
+        t.join()
+    assert r.verdict == "unknown" and "another prove_forall" in r.detail, str(r)
+    assert prove_forall(_shift(s)).verdict == "proved"
+
+
+def test_a_refusal_keeps_its_message_and_lines() -> None:
+    """The frames of a refusal are cleared of their z3 terms before the lock is released: the message
+    and the traceback's lines stay."""
+    with pytest.raises(ParametricError, match=r"undefined or out of range") as err:
+        prove_forall(Gadget("sub", RANGES, N, d, (PLayer(b1=1, h=(tap(s),), mode="cyclic"),), inp(i - s, q), where=lt(s, N)))
+    assert any(fr.name == "_decide" for fr in __import__("traceback").extract_tb(err.value.__traceback__))
