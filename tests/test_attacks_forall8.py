@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable
 
 import pytest
 
 pytest.importorskip("z3")
 
-from symverify.kernel.parametric.expr import ParametricError, inp, lt, var
+from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.parametric.concrete import instantiate
+from symverify.kernel.parametric.expr import ParametricError, inp, lt, pred, predicates, var, where
 from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
 from symverify.kernel.provers import forall
 from symverify.kernel.provers.forall import prove_forall
+from symverify.kernel.semantics.evaluate import eval_model
+from symverify.kernel.semantics.rings import ScalarRing
 
 i, q, N, d, s = (var(x) for x in "iqNds")
 RANGES = (Param("N", 1, 2**40), Param("d", 1, 2**20), Param("s", 0, 2**40 - 1))
@@ -102,3 +109,41 @@ def test_a_refusal_keeps_its_message_and_lines() -> None:
     with pytest.raises(ParametricError, match=r"undefined or out of range") as err:
         prove_forall(Gadget("sub", RANGES, N, d, (PLayer(b1=1, h=(tap(s),), mode="cyclic"),), inp(i - s, q), where=lt(s, N)))
     assert any(fr.name == "_decide" for fr in __import__("traceback").extract_tb(err.value.__traceback__))
+
+
+def _keep() -> Gadget:
+    """Proved: the output is the input wherever the placement keeps ``P`` false (``assume``), and twice it
+    where ``P`` holds."""
+    return Gadget("keep", (Param("N", 1, 2**20),), N, 1, (PLayer(b1=where(pred("P", i, q), 2, 1), h=(tap(0),), mode="cyclic"),),
+                  inp(i, q), assume=~pred("P", i, q))
+
+
+def _flaky() -> Callable[[int, int], bool]:
+    """False at its first 4 reads (the check of ``assume`` at the 4 cells of a 4×1 state), true after."""
+    calls = itertools.count()
+    return lambda r, c: next(calls) >= 4
+
+
+@pytest.mark.parametrize("how", ["placement", "block"])
+def test_a_placement_is_built_from_the_answers_checked_against_assume(how: str) -> None:
+    """A placement callable answering a point otherwise at a second read passed ``instantiate``'s check
+    against ``assume`` (``P`` false at every cell) and built the layers from ``P`` true: output ``2·u``
+    against the proved ``u``, an instance outside the ∀ theorem. Each point is now read once."""
+    g = _keep()
+    assert prove_forall(g).verdict == "proved"
+    if how == "placement":
+        layers = instantiate(g, {"N": 4}, placement={"P": _flaky()})
+    else:
+        with predicates({"P": _flaky()}):
+            layers = instantiate(g, {"N": 4})
+    model = Model(4, 1, 4, 1, layers)
+    u = [[sym(f"u{r}")] for r in range(4)]
+    assert eval_model(model, u, ScalarRing()) == u
+
+
+def test_a_placement_read_once_still_refuses_a_violation_and_bad_answers() -> None:
+    g = _keep()
+    with pytest.raises(ParametricError, match=r"violates not P\(i, q\) at cell \(2, 0\)"):
+        instantiate(g, {"N": 4}, placement={"P": lambda r, c: r == 2})
+    with pytest.raises(ParametricError, match=r"placement P at \(0, 0\): expected True or False, found NoneType"):
+        instantiate(g, {"N": 4}, placement={"P": lambda r, c: None})

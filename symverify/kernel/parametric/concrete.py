@@ -341,8 +341,11 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
             has = ", ".join(sorted(known())) or "none"
             raise ParametricError(f"gadget {g.name}: {'families' if what == 'families' else 'placement'}: "
                                   f"{', '.join(unknown)} not among its {what} ({has})")
-    preds = {k: _cells(g, k, v) if isinstance(v, AbstractSet) else v for k, v in (placement or {}).items()}
-    with predicates({k: _as_callable(v) for k, v in preds.items()}):
+    preds = {k: _cells(g, k, v) if isinstance(v, AbstractSet) else _read_once(_as_callable(v)) for k, v in (placement or {}).items()}
+    # a callable is read once per point, the placement given and a ``with predicates(...)`` block's
+    # alike: the answers checked against ``assume`` are the ones the layers are built from
+    block = {k: _read_once(fn) for k, fn in _PREDICATES.get().items() if k in g.predicate_names and k not in preds}
+    with predicates({**block, **{k: _as_callable(v) for k, v in preds.items()}}):
         env, nn, dd = sizes(g, params)
         # a placement from a caller's ``with predicates(...)`` block is held to ``assume`` too, where it
         # gives a predicate ``assume`` reads (none given: the layers cannot read them either)
@@ -406,6 +409,20 @@ def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> AbstractSet[tuple[i
             raise ParametricError(f"gadget {g.name}: placement {name}: expected tuples of {n} ints in [0, 2^{WIDTH}) "
                                   f"(the predicate's arguments), found {type(x).__name__} {safe_repr(x, 60)}")
     return CellSet(members)
+
+
+def _read_once(fn: Callable[..., bool]) -> Callable[..., bool]:
+    """``fn`` answering each point with its first answer (kept; an exception is not): a callable that
+    answered otherwise at a second read (random, or counting its calls) passed the check against
+    ``assume`` with one placement and built the layers from another, outside the ∀ theorem."""
+    seen: dict[tuple[int, ...], bool] = {}
+
+    def read(*idx: int) -> bool:
+        if idx not in seen:
+            seen[idx] = fn(*idx)
+        return seen[idx]
+
+    return read
 
 
 def _as_callable(p: Placement) -> Callable[..., bool]:
