@@ -147,3 +147,23 @@ def test_a_placement_read_once_still_refuses_a_violation_and_bad_answers() -> No
         instantiate(g, {"N": 4}, placement={"P": lambda r, c: r == 2})
     with pytest.raises(ParametricError, match=r"placement P at \(0, 0\): expected True or False, found NoneType"):
         instantiate(g, {"N": 4}, placement={"P": lambda r, c: None})
+
+
+class _Name(str):
+    """A name spelling ``N``, a key of its own in a dict beside ``"N"``."""
+
+    def __hash__(self) -> int:
+        return 7
+
+    def __eq__(self, other: object) -> bool:
+        return other is self
+
+
+@pytest.mark.parametrize("ranges", [[("N", (1, 5)), ("N", (3, 4))], {"N": (1, 5), _Name("N"): (3, 4)}],
+                         ids=["list", "mapping"])
+def test_a_range_given_twice_is_refused(ranges: object) -> None:
+    """``prove_forall(g, ranges=[("N", (1, 5)), ("N", (3, 4))])`` kept the last range silently (and a
+    ``str`` subclass spelling ``N`` beside ``"N"`` did the same in a mapping)."""
+    with pytest.raises(ParametricError, match=r"ranges: parameter 'N' given twice; expected one range per parameter"):
+        prove_forall(_shift(s), ranges=ranges)  # type: ignore[arg-type]
+    assert prove_forall(_shift(s), ranges=[("N", (3, 4))]).ranges.startswith("N ∈ [3, 4]")

@@ -900,16 +900,21 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     deadline = t0 + timeout_s
     names = [p.name for p in g.params]
     bounds = {p.name: (p.lo, p.hi) for p in g.params}
-    try:  # a mapping, or a list or tuple of (name, (lo, hi)) pairs
-        given = dict(ranges or {}) if ranges is None or isinstance(ranges, (Mapping, list, tuple)) else None
+    try:  # a mapping, or a list or tuple of (name, (lo, hi)) pairs, read pair by pair (dict() kept the last of two)
+        pairs = ([] if ranges is None else list(ranges.items()) if isinstance(ranges, Mapping)
+                 else [tuple(x) for x in ranges] if isinstance(ranges, (list, tuple)) else None)
     except (TypeError, ValueError):
-        given = None
-    if given is None:
+        pairs = None
+    if pairs is None or any(len(x) != 2 for x in pairs):
         raise ParametricError(f"prove_forall ranges: expected a mapping {{name: (lo, hi)}}, found {type(ranges).__name__} {safe_repr(ranges, 60)}")
-    for n, rng in given.items():
+    given: set[str] = set()
+    for n, rng in pairs:
         n = plain_str(n)  # a str subclass as its characters: its own == and hash could name another parameter
         if n not in bounds:
             raise ParametricError(f"prove_forall ranges: unknown parameter {n!r} (parameters: {names})")
+        if n in given:  # one of the two would be dropped silently
+            raise ParametricError(f"prove_forall ranges: parameter {n!r} given twice; expected one range per parameter")
+        given.add(n)
         if not (isinstance(rng, tuple) and len(rng) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in rng)):
             raise ParametricError(f"prove_forall ranges: {n} expected a pair (lo, hi) of ints, found {safe_repr(rng, 60)}")
         # an int subclass as its plain value: z3 reads a numeral's str(), which a subclass may answer otherwise
