@@ -16,7 +16,7 @@ pytest.importorskip("z3")
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.scalar import sym
 from symverify.kernel.parametric.concrete import instantiate
-from symverify.kernel.parametric.expr import ParametricError, inp, lt, pred, predicates, var, where
+from symverify.kernel.parametric.expr import ParametricError, fam, inp, lt, pred, predicates, var, where
 from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
 from symverify.kernel.provers import forall
 from symverify.kernel.provers.forall import prove_forall
@@ -167,3 +167,14 @@ def test_a_range_given_twice_is_refused(ranges: object) -> None:
     with pytest.raises(ParametricError, match=r"ranges: parameter 'N' given twice; expected one range per parameter"):
         prove_forall(_shift(s), ranges=ranges)  # type: ignore[arg-type]
     assert prove_forall(_shift(s), ranges=[("N", (3, 4))]).ranges.startswith("N ∈ [3, 4]")
+
+
+def test_a_family_member_has_one_value_in_an_instance() -> None:
+    """``B[0]`` read on every channel (a tap's value): a callable drawing a new value at each read gave
+    the member several values in one instance, which no value of the family ∀-proved about makes."""
+    g = Gadget("bcast", (Param("d", 1, 8),), 1, d, (PLayer(W=(tap(q, fam("B", 0)),), h=(tap(0),), mode="cyclic"),),
+               fam("B", 0) * inp(i, q) * inp(i, q), families={"B": (1,)})
+    assert prove_forall(g).verdict == "proved"
+    draws = itertools.count(1)
+    (layer,) = instantiate(g, {"d": 3}, families={"B": lambda p: next(draws)})
+    assert layer.W.nonzero() == {(c, c): 1 for c in range(3)}

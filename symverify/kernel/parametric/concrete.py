@@ -24,7 +24,7 @@ import itertools
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from symverify.errors import IRError
 from symverify.ir import limits
@@ -60,6 +60,7 @@ from symverify.kernel.parametric.gadget import Gadget, PLayer, Tap
 __all__ = ["Families", "family_symbol", "instantiate", "instance_model", "failing_cells", "eval_value", "spec_at", "cell_value", "sizes", "entry_state"]
 
 Families = Mapping[str, Callable[..., Scalar]]
+T = TypeVar("T")
 
 
 def family_symbol(name: str, *idx: int) -> Scalar:
@@ -354,7 +355,10 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
             if bad is not None:
                 raise ParametricError(f"gadget {g.name}: the placement violates {g.assume} at cell {bad}")
         _check_entry(g, env, nn, dd, preds)
-        return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
+        # each member read once: the ∀ theorem is about one value per member (a callable drawing random
+        # weights gave ``B[0]`` two values in one instance)
+        once = None if families is None else {k: _read_once(fn) for k, fn in families.items()}
+        return tuple(_layer(pl, env, nn, dd, once, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
 
 
 def _pred_names(c: object) -> set[str]:
@@ -411,13 +415,14 @@ def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> AbstractSet[tuple[i
     return CellSet(members)
 
 
-def _read_once(fn: Callable[..., bool]) -> Callable[..., bool]:
-    """``fn`` answering each point with its first answer (kept; an exception is not): a callable that
-    answered otherwise at a second read (random, or counting its calls) passed the check against
-    ``assume`` with one placement and built the layers from another, outside the ∀ theorem."""
-    seen: dict[tuple[int, ...], bool] = {}
+def _read_once(fn: Callable[..., T]) -> Callable[..., T]:
+    """``fn`` answering each point with its first answer (kept; an exception is not): a placement
+    callable that answered otherwise at a second read (random, or counting its calls) passed the
+    check against ``assume`` with one placement and built the layers from another, and a family's
+    member had several values in one instance, outside the ∀ theorem."""
+    seen: dict[tuple[int, ...], T] = {}
 
-    def read(*idx: int) -> bool:
+    def read(*idx: int) -> T:
         if idx not in seen:
             seen[idx] = fn(*idx)
         return seen[idx]
