@@ -20,6 +20,7 @@ cells it needs (the per-cell re-check of a counterexample at sizes too large to 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
@@ -419,15 +420,9 @@ def _read_once(fn: Callable[..., T]) -> Callable[..., T]:
     """``fn`` answering each point with its first answer (kept; an exception is not): a placement
     callable that answered otherwise at a second read (random, or counting its calls) passed the
     check against ``assume`` with one placement and built the layers from another, and a family's
-    member had several values in one instance, outside the ∀ theorem."""
-    seen: dict[tuple[int, ...], T] = {}
-
-    def read(*idx: int) -> T:
-        if idx not in seen:
-            seen[idx] = fn(*idx)
-        return seen[idx]
-
-    return read
+    member had several values in one instance, outside the ∀ theorem. ``functools.cache``: its C
+    lookup costs the bulk evaluation, which reads a callable once per cell, little."""
+    return functools.cache(fn)
 
 
 def _as_callable(p: Placement) -> Callable[..., bool]:
