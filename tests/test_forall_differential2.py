@@ -30,18 +30,18 @@ import pytest
 pytest.importorskip("z3")
 
 import test_forall_differential as base
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from symverify.kernel.ir.scalar import sym
 from symverify.kernel.parametric.concrete import entry_state, instance_model, spec_at
-from symverify.kernel.parametric.expr import Cond, IExpr, Lit, any_of, ite, lt, pred, predicates
+from symverify.kernel.parametric.expr import Cond, IExpr, Inp, Lit, Num, Value, VIf, any_of, ite, lt, pred, predicates
 from symverify.kernel.parametric.gadget import Gadget, Param
 from symverify.kernel.provers.forall import prove_forall
 from symverify.kernel.semantics.evaluate import eval_model
 from symverify.kernel.semantics.rings import ScalarRing
 
-_iexprs, _conds = base.iexprs, base.conds
+_iexprs, _conds, _mutate = base.iexprs, base.conds, base.mutate
 
 
 def iexprs(draw: base.Draw, names: tuple[str, ...], depth: int) -> IExpr:
@@ -98,15 +98,23 @@ def package_cell(g: Gadget, env: base.Env, cell: tuple[int, int]) -> tuple[base.
     return base._sym_poly(out[cell[0]][cell[1]]), base._sym_poly(want)
 
 
+def mutate(draw: base.Draw, v: Value, setup: base.Setup) -> Value:
+    """:func:`base.mutate`; a spec with nothing it can change (no input read, constant or ``where``
+    left by the drawing above) is no example."""
+    if not any(isinstance(x, (Inp, Num, VIf)) for x in base._nodes_v(v)):
+        assume(False)
+    return _mutate(draw, v, setup)
+
+
 @contextlib.contextmanager
 def drawn_here() -> Iterator[None]:
     """The base module's generator and oracle with the additions above (its module globals, restored after)."""
-    saved = base.iexprs, base.conds, base.placements, base.package_cell
-    base.iexprs, base.conds, base.placements, base.package_cell = iexprs, conds, placements, package_cell
+    saved = base.iexprs, base.conds, base.mutate, base.placements, base.package_cell
+    base.iexprs, base.conds, base.mutate, base.placements, base.package_cell = iexprs, conds, mutate, placements, package_cell
     try:
         yield
     finally:
-        base.iexprs, base.conds, base.placements, base.package_cell = saved
+        base.iexprs, base.conds, base.mutate, base.placements, base.package_cell = saved
 
 
 def _draw(wrong: bool, placed: bool) -> Any:
