@@ -950,8 +950,10 @@ def _locked_decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tu
                    deadline: float) -> ForallResult:
     """:func:`_decide` holding :data:`_Z3_LOCK` (waited for until the deadline: then
     :class:`_DeadlineError`). Every z3 reference of the call is dropped before the lock is released:
-    the locals of the frames an exception carries are cleared and the call's reference cycles are
-    collected, so no other thread's garbage collection frees a z3 term while a proof runs."""
+    the locals of the frames an exception carries are cleared and, while other threads run, the
+    call's reference cycles are collected (a full collection: skipped in a single-threaded process,
+    where it would only cost time), so no other thread's garbage collection frees a z3 term while a
+    proof runs."""
     if not _Z3_LOCK.acquire(timeout=min(max(0.0, deadline - time.perf_counter()), threading.TIMEOUT_MAX)):
         raise _DeadlineError("the time budget ran out while another prove_forall call was using z3 "
                              "(z3 is not thread-safe: calls from several threads are decided one at a time)")
@@ -961,7 +963,8 @@ def _locked_decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tu
         traceback.clear_frames(e.__traceback__)  # the message and the lines stay, the z3 locals go
         raise
     finally:
-        gc.collect()
+        if threading.active_count() > 1:
+            gc.collect()
         _Z3_LOCK.release()
 
 
