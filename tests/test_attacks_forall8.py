@@ -16,7 +16,7 @@ pytest.importorskip("z3")
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.scalar import sym
 from symverify.kernel.parametric.concrete import instantiate
-from symverify.kernel.parametric.expr import Cond, ParametricError, fam, inp, ite, lt, pred, predicates, var, where
+from symverify.kernel.parametric.expr import ParametricError, fam, inp, lt, pred, predicates, var, where
 from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
 from symverify.kernel.provers import forall
 from symverify.kernel.provers.forall import prove_forall
@@ -34,7 +34,7 @@ def _shift(lag: object) -> Gadget:
 
 _THREADS = textwrap.dedent("""
     import threading
-    from symverify.kernel.parametric.expr import Cond, ParametricError, inp, lt, var
+    from symverify.kernel.parametric.expr import ParametricError, inp, lt, var
     from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
     from symverify.kernel.provers.forall import prove_forall
 
@@ -178,30 +178,3 @@ def test_a_family_member_has_one_value_in_an_instance() -> None:
     draws = itertools.count(1)
     (layer,) = instantiate(g, {"d": 3}, families={"B": lambda p: next(draws)})
     assert layer.W.nonzero() == {(c, c): 1 for c in range(3)}
-
-
-def _size_by_z(lag: int, assume: Cond) -> Gadget:
-    """A cyclic shift by one on a state of ``N`` rows where ``Z()`` holds, ``N + 1`` where not; the
-    spec a shift by ``lag`` of ``N`` rows."""
-    rows = ite(pred("Z"), N, N + 1)
-    return Gadget("zrows", (Param("N", 2, 2**20), Param("d", 1, 4)), rows, d, (PLayer(b1=1, h=(tap(1),), mode="cyclic"),),
-                  inp((i + N - lag) % N, q), assume=assume)
-
-
-def test_a_cell_only_some_placements_have_is_no_vacuity() -> None:
-    """``assume = Z()`` with the state ``N`` rows tall where ``Z`` holds and ``N + 1`` where not: the row
-    ``N`` exists only for placements ``assume`` forbids, yet the vacuity check read "no placement at cell
-    (N, 0)" and refused a true statement that holds (``Z`` true); a wrong spec there is refuted."""
-    res = prove_forall(_size_by_z(1, pred("Z")))
-    assert res.verdict == "proved", str(res)
-    for params in ({"N": 2, "d": 1}, {"N": 5, "d": 3}):  # the instances: Z true
-        with predicates({"Z": lambda: True}):
-            model = Model(params["N"], params["d"], params["N"], params["d"], instantiate(_size_by_z(1, pred("Z")), params))
-        u = [[sym(f"u{r}_{c}") for c in range(params["d"])] for r in range(params["N"])]
-        out = eval_model(model, u, ScalarRing())
-        assert out == [[u[(r - 1) % params["N"]][c] for c in range(params["d"])] for r in range(params["N"])]
-    bad = prove_forall(_size_by_z(2, pred("Z")))  # a shift by two: false
-    assert bad.verdict == "refuted", str(bad)
-    # where every placement has the row and assume fails there, no placement exists: still refused
-    with pytest.raises(ParametricError, match=r"vacuous statement: its assumptions .* hold for no placement"):
-        prove_forall(_size_by_z(1, pred("Z") & lt(i, N - 1)))

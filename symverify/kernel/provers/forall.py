@@ -545,7 +545,7 @@ def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[A
     conditions is made a Boolean ``b_k`` of its own, tied to the others by functional consistency
     — ``args_k = args_l → b_k = b_l`` for two applications of one predicate (Ackermann's reduction:
     the valuations consistent so are exactly those some predicate gives) — and z3 decides
-    ``∃ params, i, q: base ∧ cell ∧ ∀ b: ¬(consistent(b) ∧ (base ∧ (cell → hyp))[b])`` (outside the
+    ``∃ params, i, q: base ∧ cell ∧ ∀ b: ¬(consistent(b) ∧ (base ∧ cell ∧ hyp)[b])`` (outside the
     quantifier the predicates are free: some predicate satisfies ``where`` there, so the size is one
     the statement is about; an ``unknown`` is the verdict unknown). So ``P(i, q) ∧ ¬P(i + 0, q)``
     (one point written twice), instances closing an odd cycle ``P(r) ≠ P(r + 1 mod N)`` over the
@@ -553,10 +553,7 @@ def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[A
     shown to exist at every size (``assume`` at cells no term reads is not asked): what is shown is
     that no proof rests on a contradiction among the conditions it reads."""
     preds = {fn.get_id() for fn in enc.preds.values()}
-    # ``cell → hyp``: a cell only the placements of some predicate values have (a size reading a
-    # predicate) constrains those placements only (``cell ∧ hyp`` refused ``assume = Z()`` for the
-    # row a state of ``ite(Z, N, N + 1)`` rows has only where ``Z`` is false)
-    whole = z3.And(*base, z3.Implies(z3.And(*cell), z3.And(*hyp)))
+    whole = z3.And(*base, *cell, *hyp)
     # every application of a predicate (z3 terms are hash-consed: one per distinct application)
     apps = [x for x in _subterms(z3, whole) if z3.is_app(x) and x.decl().get_id() in preds]
     s = solver()
