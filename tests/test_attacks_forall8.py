@@ -16,7 +16,7 @@ pytest.importorskip("z3")
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.scalar import sym
 from symverify.kernel.parametric.concrete import instantiate
-from symverify.kernel.parametric.expr import ParametricError, fam, inp, lt, pred, predicates, var, where
+from symverify.kernel.parametric.expr import Cond, ParametricError, fam, inp, ite, lt, pred, predicates, var, where
 from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
 from symverify.kernel.provers import forall
 from symverify.kernel.provers.forall import prove_forall
@@ -178,3 +178,20 @@ def test_a_family_member_has_one_value_in_an_instance() -> None:
     draws = itertools.count(1)
     (layer,) = instantiate(g, {"d": 3}, families={"B": lambda p: next(draws)})
     assert layer.W.nonzero() == {(c, c): 1 for c in range(3)}
+
+
+def test_a_placement_failing_at_a_row_only_it_has_is_no_placement() -> None:
+    """The state has ``ite(Z, N, N + 1)`` rows and ``assume = ¬Z ∧ i < N``: ``Z`` true fails ``¬Z`` at every
+    cell and ``Z`` false fails ``i < N`` at the row only it has, so no placement exists at any size. The
+    vacuity check counts a cell a placement lacks against it: so this is refused, and a true claim under
+    ``assume = Z()`` on that state is refused too (a check cell by cell cannot tell the two apart)."""
+    rows = ite(pred("Z"), N, N + 1)
+
+    def g(assume: Cond) -> Gadget:
+        return Gadget("zrows", (Param("N", 2, 2**20), Param("d", 1, 4)), rows, d, (PLayer(b1=1, h=(tap(0),), mode="cyclic"),),
+                      inp(i, q), assume=assume)
+
+    with pytest.raises(ParametricError, match=r"vacuous statement: its assumptions \(not Z\(\) and i < N\) hold for no placement"):
+        prove_forall(g(~pred("Z") & lt(i, N)))
+    with pytest.raises(ParametricError, match=r"vacuous statement: its assumptions Z\(\) hold for no placement"):
+        prove_forall(g(pred("Z")))
