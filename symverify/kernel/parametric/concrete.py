@@ -20,11 +20,12 @@ cells it needs (the per-cell re-check of a counterexample at sizes too large to 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from symverify.errors import IRError
 from symverify.ir import limits
@@ -60,6 +61,7 @@ from symverify.kernel.parametric.gadget import Gadget, PLayer, Tap
 __all__ = ["Families", "family_symbol", "instantiate", "instance_model", "failing_cells", "eval_value", "spec_at", "cell_value", "sizes", "entry_state"]
 
 Families = Mapping[str, Callable[..., Scalar]]
+T = TypeVar("T")
 
 
 def family_symbol(name: str, *idx: int) -> Scalar:
@@ -341,8 +343,11 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
             has = ", ".join(sorted(known())) or "none"
             raise ParametricError(f"gadget {g.name}: {'families' if what == 'families' else 'placement'}: "
                                   f"{', '.join(unknown)} not among its {what} ({has})")
-    preds = {k: _cells(g, k, v) if isinstance(v, AbstractSet) else v for k, v in (placement or {}).items()}
-    with predicates({k: _as_callable(v) for k, v in preds.items()}):
+    preds = {k: _cells(g, k, v) if isinstance(v, AbstractSet) else _read_once(_as_callable(v)) for k, v in (placement or {}).items()}
+    # a callable is read once per point, the placement given and a ``with predicates(...)`` block's
+    # alike: the answers checked against ``assume`` are the ones the layers are built from
+    block = {k: _read_once(fn) for k, fn in _PREDICATES.get().items() if k in g.predicate_names and k not in preds}
+    with predicates({**block, **{k: _as_callable(v) for k, v in preds.items()}}):
         env, nn, dd = sizes(g, params)
         # a placement from a caller's ``with predicates(...)`` block is held to ``assume`` too, where it
         # gives a predicate ``assume`` reads (none given: the layers cannot read them either)
@@ -351,7 +356,10 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
             if bad is not None:
                 raise ParametricError(f"gadget {g.name}: the placement violates {g.assume} at cell {bad}")
         _check_entry(g, env, nn, dd, preds)
-        return tuple(_layer(pl, env, nn, dd, families, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
+        # each member read once: the ∀ theorem is about one value per member (a callable drawing random
+        # weights gave ``B[0]`` two values in one instance)
+        once = None if families is None else {k: _read_once(fn) for k, fn in families.items()}
+        return tuple(_layer(pl, env, nn, dd, once, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
 
 
 def _pred_names(c: object) -> set[str]:
@@ -406,6 +414,15 @@ def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> AbstractSet[tuple[i
             raise ParametricError(f"gadget {g.name}: placement {name}: expected tuples of {n} ints in [0, 2^{WIDTH}) "
                                   f"(the predicate's arguments), found {type(x).__name__} {safe_repr(x, 60)}")
     return CellSet(members)
+
+
+def _read_once(fn: Callable[..., T]) -> Callable[..., T]:
+    """``fn`` answering each point with its first answer (kept; an exception is not): a placement
+    callable that answered otherwise at a second read (random, or counting its calls) passed the
+    check against ``assume`` with one placement and built the layers from another, and a family's
+    member had several values in one instance, outside the ∀ theorem. ``functools.cache``: its C
+    lookup costs the bulk evaluation, which reads a callable once per cell, little."""
+    return functools.cache(fn)
 
 
 def _as_callable(p: Placement) -> Callable[..., bool]:

@@ -51,9 +51,12 @@ refutation or an unknown).
 from __future__ import annotations
 
 import dataclasses
+import gc
 import itertools
 import math
+import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -111,6 +114,11 @@ pipeline fails on such a query, the default solver decides it (:class:`_Fallback
 solver timeout set on a tactic's solver makes z3 fall back to its general strategy, which is what
 this avoids."""
 RECHECK_CELLS = 1 << 14  # 128 × 128
+_Z3_LOCK = threading.RLock()
+"""Held by :func:`prove_forall` while it uses z3: z3's Python API shares one context, which is not
+thread-safe (two threads proving at once crashed the process with a segmentation fault, or hung it past
+both timeouts). Calls from several threads are decided one at a time; each waits for it within its own
+budget."""
 FLAT_CHAIN = 32
 """The longest ``&``/``|`` chain whose definedness is encoded flat (:func:`_chain_ok`); longer ones
 are split in halves (the flat form has one prefix per item: quadratic in the length). Every chain
@@ -892,16 +900,21 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     deadline = t0 + timeout_s
     names = [p.name for p in g.params]
     bounds = {p.name: (p.lo, p.hi) for p in g.params}
-    try:  # a mapping, or a list or tuple of (name, (lo, hi)) pairs
-        given = dict(ranges or {}) if ranges is None or isinstance(ranges, (Mapping, list, tuple)) else None
+    try:  # a mapping, or a list or tuple of (name, (lo, hi)) pairs, read pair by pair (dict() kept the last of two)
+        pairs = ([] if ranges is None else list(ranges.items()) if isinstance(ranges, Mapping)
+                 else [tuple(x) for x in ranges] if isinstance(ranges, (list, tuple)) else None)
     except (TypeError, ValueError):
-        given = None
-    if given is None:
+        pairs = None
+    if pairs is None or any(len(x) != 2 for x in pairs):
         raise ParametricError(f"prove_forall ranges: expected a mapping {{name: (lo, hi)}}, found {type(ranges).__name__} {safe_repr(ranges, 60)}")
-    for n, rng in given.items():
+    given: set[str] = set()
+    for n, rng in pairs:
         n = plain_str(n)  # a str subclass as its characters: its own == and hash could name another parameter
         if n not in bounds:
             raise ParametricError(f"prove_forall ranges: unknown parameter {n!r} (parameters: {names})")
+        if n in given:  # one of the two would be dropped silently
+            raise ParametricError(f"prove_forall ranges: parameter {n!r} given twice; expected one range per parameter")
+        given.add(n)
         if not (isinstance(rng, tuple) and len(rng) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in rng)):
             raise ParametricError(f"prove_forall ranges: {n} expected a pair (lo, hi) of ints, found {safe_repr(rng, 60)}")
         # an int subclass as its plain value: z3 reads a numeral's str(), which a subclass may answer otherwise
@@ -919,7 +932,7 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     token = _PREDICATES.set({})
     try:
         with expansion_budget(lambda: time.perf_counter() > deadline):  # the building of the terms is inside the budget too
-            r = _decide(g, z3, names, bounds, shown, t0, deadline)
+            r = _locked_decide(g, z3, names, bounds, shown, t0, deadline)
     except (_EncodingTimeoutError, ExpansionLimitError) as e:
         why = (f"timeout: {e}" if isinstance(e, _DeadlineError) else f"timeout while encoding the statement for z3 ({e})"
                if isinstance(e, _EncodingTimeoutError) else str(e))
@@ -928,6 +941,28 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         _PREDICATES.reset(token)
     # the hypotheses are part of what is stated: sealed with it (dataclasses.replace leaves the copy unsealed)
     return seal_outcome(dataclasses.replace(r, hypotheses=_hypotheses(g)))
+
+
+def _locked_decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int, int]], shown: str, t0: float,
+                   deadline: float) -> ForallResult:
+    """:func:`_decide` holding :data:`_Z3_LOCK` (waited for until the deadline: then
+    :class:`_DeadlineError`). Every z3 reference of the call is dropped before the lock is released:
+    the locals of the frames an exception carries are cleared and, while other threads run, the
+    call's reference cycles are collected (a full collection: skipped in a single-threaded process,
+    where it would only cost time), so no other thread's garbage collection frees a z3 term while a
+    proof runs."""
+    if not _Z3_LOCK.acquire(timeout=min(max(0.0, deadline - time.perf_counter()), threading.TIMEOUT_MAX)):
+        raise _DeadlineError("the time budget ran out while another prove_forall call was using z3 "
+                             "(z3 is not thread-safe: calls from several threads are decided one at a time)")
+    try:
+        return _decide(g, z3, names, bounds, shown, t0, deadline)
+    except BaseException as e:
+        traceback.clear_frames(e.__traceback__)  # the message and the lines stay, the z3 locals go
+        raise
+    finally:
+        if threading.active_count() > 1:
+            gc.collect()
+        _Z3_LOCK.release()
 
 
 def _hypotheses(g: Gadget) -> str:
