@@ -270,3 +270,28 @@ def test_h18_cases_of_one_name_are_one_matrix_in_both_tiers():
     for name, K in quick.items():
         assert to_matrix(K) == to_matrix(full[name]), name
     assert len({str(to_matrix(K)) for K in full.values()}) == len(full)  # and the cases differ from each other
+
+
+# ---- Lemma H.18: the README's constant is the bound held, also when d is not a power of two ----------------
+
+
+def _readme_row(result: str) -> str:
+    """The row of README's table of stated constants whose first cell is ``result``."""
+    text = (PROOFS.parent / "README.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith(f"| {result} |")]
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
+def test_h18_readme_constant_counts_the_two_benes_permutations_when_d_is_not_a_power_of_two() -> None:
+    """At d = 3 the model needs ``w' = w + 2`` BB* (two Beneš permutations move the gathered cells):
+    ``L ≤ 4·w·log2 N_k + 5`` is not met, ``L ≤ 4·(w + 2)·log2 N_k + 5`` is held, and README states the latter."""
+    mod = _script("lemma_h18_kaleidoscope")
+    name, K, n, d = next(c for c in mod.cases(True) if c[0] == "random (BB*)^1 N=8 on 2x3")
+    inst = mod._instance(name, K, n, d)
+    w, lg = inst.resources["w"], inst.resources["N_k"].bit_length() - 1
+    assert inst.ok and d & (d - 1)
+    assert inst.resources["layers"] > 4 * w * lg + 1 + 4
+    assert inst.bounds["layers"] == 4 * (w + 2) * lg + 1 + 4
+    row = _readme_row("Lemma H.18")
+    assert "L ≤ 4·w'·log2 N_k + 1" in row and "w' = w + 2" in row and "4·w·log2" not in row
