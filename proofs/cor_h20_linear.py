@@ -2,7 +2,7 @@
 
 Two routes, each proved against the circuit (stage certificate; global exact expansion when small):
 
-* **literal** (H.19 then H.18): the circuit's matrix as one kaleidoscope ``(BB*)^{5Δ}``
+* **literal** (H.19 then H.18): the circuit's matrix as one kaleidoscope ``(BB*)^{5·max(Δ,1)}``
   (:func:`~symverify.kaleidoscope.linear_circuit_to_kaleidoscope`, live-width form, ``N < 8(w+nd)``)
   compiled by :func:`~symverify.compiler.butterfly_to_baseconv.kaleidoscope_model`. The
   certificate's cells are linear forms over the *inputs*. Stated and checked, from ``Δ``, ``w`` and

@@ -3,7 +3,8 @@
 For every linear circuit the matrix ``M`` (``vec(y) = M·vec(u)``, n = n_rows·d inputs) is built
 in both modes and compared exactly with the circuit's own matrix (from its linear forms):
 
-* live mode (docs/kaleidoscope.md §2.4): ``(BB*)^{5Δ}`` with ``e < 8(w + n)/n``, w the cut width (docs/theory.md §2);
+* live mode (docs/kaleidoscope.md §2.4): ``(BB*)^{5·max(Δ,1)}`` (a depth-0 circuit still needs its output
+  selection) with ``e < 8(w + n)/n``, w the cut width (docs/theory.md §2);
   the instance also records the largest live state W ≤ w;
 * size mode (docs/kaleidoscope.md §2.3): ``(BB*)^{5(Δ+1)}`` with ``e < 8s/n``, s the nodes with inputs.
 

@@ -295,3 +295,20 @@ def test_h18_readme_constant_counts_the_two_benes_permutations_when_d_is_not_a_p
     assert inst.bounds["layers"] == 4 * (w + 2) * lg + 1 + 4
     row = _readme_row("Lemma H.18")
     assert "L ≤ 4·w'·log2 N_k + 1" in row and "w' = w + 2" in row and "4·w·log2" not in row
+
+
+# ---- Theorem H.19's live mode: 5·max(Δ, 1) BB*, also where its statement is repeated -----------------------
+
+
+def test_h19_live_mode_is_stated_with_the_factor_count_held_at_depth_0() -> None:
+    """A depth-0 circuit still needs its output selection: the live mode takes 5 BB*, not 5Δ = 0, and is
+    held to ``5·max(Δ, 1)``; the scripts and the docs that repeat the live form state that count."""
+    h19 = _script("thm_h19_linear_circuits")
+    inst = h19._one(h19.selection(5), "live")
+    assert inst.ok and inst.resources["depth"] == 0 and inst.resources["w"] == inst.bounds["w"] == 5
+    texts = {"thm_h19_linear_circuits": h19.__doc__ or "", "cor_h20_linear": _script("cor_h20_linear").__doc__ or ""}
+    texts |= {p: (PROOFS.parent / p).read_text(encoding="utf-8") for p in ("README.md", "docs/theory.md")}
+    for where, text in texts.items():
+        assert "(BB*)^{5Δ}" not in text and "(BB*)^{5·max(Δ,1)}" in text, where
+    kal = (PROOFS.parent / "docs/kaleidoscope.md").read_text(encoding="utf-8")
+    assert "**proves H.19 as stated**: `M ∈ (𝓑𝓑*)^{5·max(Δ,1)}_e`" in kal
