@@ -12,7 +12,8 @@ the construction), and the stage certificate (compositional) against the constru
 (:func:`~symverify.compiler.butterfly_to_baseconv.factor_circuit`).
 Stated constants (docs/theory.md §4, Lemma H.16): at most ``C16 = 3`` layers for a factor alone, held
 per axis to what the lemma states for it (2 sequence, 3 channel, 1 diagonal), ``d' = d`` and
-``N' = 3·(R + R/2)`` (three row blocks, each followed by a gap of ``R/2`` rows).
+``N' = 3·(R + ⌊R/2⌋)`` (three row blocks, each followed by a gap of ``⌊R/2⌋`` rows: none at ``R = 1``,
+where ``N' = 3``).
 """
 
 from __future__ import annotations

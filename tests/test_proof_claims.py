@@ -312,3 +312,14 @@ def test_h19_live_mode_is_stated_with_the_factor_count_held_at_depth_0() -> None
         assert "(BB*)^{5Δ}" not in text and "(BB*)^{5·max(Δ,1)}" in text, where
     kal = (PROOFS.parent / "docs/kaleidoscope.md").read_text(encoding="utf-8")
     assert "**proves H.19 as stated**: `M ∈ (𝓑𝓑*)^{5·max(Δ,1)}_e`" in kal
+
+
+# ---- Lemma H.16: the inner length stated is the one held, ⌊R/2⌋ gaps (none at R = 1) ----------------------
+
+
+def test_h16_docstring_states_the_inner_length_held_at_r_1() -> None:
+    h16 = _script("lemma_h16_butterfly")
+    assert (1, 2, 1) in h16.sweep(True)  # R = 1: one track row, d = 2, stride 1
+    inst = h16._instance(1, 2, 1)
+    assert inst.ok and inst.bounds["inner_n"] == inst.resources["inner_n"] == 3
+    assert "``N' = 3·(R + ⌊R/2⌋)``" in (h16.__doc__ or "") and "R/2)``" not in (h16.__doc__ or "").replace("⌊R/2⌋", "")
