@@ -87,9 +87,9 @@ def run(quick: bool = False) -> ProofResult:
     result = ProofResult("lemma_h16_butterfly", TITLE)
     for rows, d, stride in each(sweep(quick)):
         result.instances.append(_instance(rows, d, stride))
-    # layers A+C (channel axis) and A+B (sequence axis) for every R = 2^r ≤ 2^38, tw = 2^j ≤ 2^20, every stride;
-    # the diagonal factor and the closing sum (block_scale); in the full tier every compiled form of the
-    # two-layer gadgets too (pending input, pruned by SUP/LIVE, off-track channels)
+    # layers A+C (channel axis) for every R = 2^r ≤ 2^38, tw = 2^j ≤ 2^20, every stride; the diagonal factor
+    # and the closing sum (block_scale); in the full tier also layers A+B (sequence axis) and every compiled
+    # form of the two-layer gadgets (pending input, pruned by SUP/LIVE, off-track channels)
     result.instances.append(forall_instance(forall_library.butterfly_channel()))
     result.instances.append(forall_instance(forall_library.block_scale()))
     if not quick:
