@@ -323,3 +323,17 @@ def test_h16_docstring_states_the_inner_length_held_at_r_1() -> None:
     inst = h16._instance(1, 2, 1)
     assert inst.ok and inst.bounds["inner_n"] == inst.resources["inner_n"] == 3
     assert "``N' = 3·(R + ⌊R/2⌋)``" in (h16.__doc__ or "") and "R/2)``" not in (h16.__doc__ or "").replace("⌊R/2⌋", "")
+
+
+# ---- docs/kaleidoscope.md §2.5: the expansions stated are those of the constructions, n = 1 included --------
+
+
+def test_kaleidoscope_constants_table_states_the_expansion_at_n_1() -> None:
+    from symverify.kaleidoscope import SparseMatrix, permutation_to_kaleidoscope, sparse_to_kaleidoscope
+
+    assert permutation_to_kaleidoscope([0]).resources["e"] == 2  # N = 2 at n = 1
+    assert sparse_to_kaleidoscope(SparseMatrix(1, 1, ())).resources["e"] == 2  # N = 2^⌈log2 max(1, 0, 2)⌉
+    table = _section("docs/kaleidoscope.md § 2.5 (d) Constants summary")
+    perm = next(line for line in table.splitlines() if line.startswith("| permutation |"))
+    sparse = next(line for line in table.splitlines() if line.startswith("| s-sparse n×n |"))
+    assert "e = 2 at n = 1" in perm and "max(n, 2s, 2)" in sparse
