@@ -18,7 +18,7 @@ Instances:
   compiler (Theorem H.21), proved; cyclic, ``Θ(N·log)`` layers.
 * **direct** (:func:`symverify.compiler.retnet.retnet_direct`): the decay sum as one causal long
   convolution with kernel ``γ^k``; ``group = d``: 4 layers, ``N' = N``, ``d' = d + d²``;
-  ``group = 1``: ``3d + 1`` layers, ``d' = 3d``; all causal; proved up to N = 64, d = 4.
+  ``group = 1``: ``3d + 1`` layers, ``d' = 3d`` (for ``d ≥ 2``: at ``d = 1``, ``group = 1`` is ``group = d``); all causal; proved up to N = 64, d = 4.
 * **stacks** of RetNet layers composed by Lemma H.11 (``retnet_stack_direct``), proved.
 * **premises** of the two lower bounds (*computed*: exact, from the circuit's own polynomials at
   fixed rational weights): the Jacobian of ``u_{<n} ↦ ∂y[n]/∂u[n]|_{u[n]=0}`` has rank ``d(d+1)/2``

@@ -2,7 +2,7 @@
 
 Layout: :mod:`symverify.compiler.layout`: ``d' = d``; ``z[p]`` at local row ``p // tw``, channel
 ``p % tw`` of row block ``B0``; ``B1``, ``B2`` are row blocks ``S`` and ``2S`` rows further (each
-block of ``R = N_k/tw`` rows followed by a gap of ``R/2`` zero rows), cyclic mode. A factor of
+block of ``R = N_k/tw`` rows followed by a gap of ``⌊R/2⌋`` zero rows), cyclic mode. A factor of
 stride ``s`` maps, on every pair ``(p, q = p+s)`` with block ``[[d1, d2], [d3, d4]]``
 (``ir/butterfly.py``)::
 
@@ -22,7 +22,7 @@ destination cell.
   ``N' − S − t``, ``S + t``), ones on ``B0``. A row ``p`` reads ``B1[q] = d2·x[q]`` and
   ``B2[p − t]``, a ``q`` row of the previous pair block where ``B2`` is 0; a row ``q`` reads
   ``B2[p] = d3·x[p]`` and ``B1[q + t]``, a ``p`` row of the next block where ``B1`` is 0; a read
-  past the end of a block meets its gap (``t ≤ R/2``). Clean result in ``B0``: 2 layers.
+  past the end of a block meets its gap (``t ≤ ⌊R/2⌋``). Clean result in ``B0``: 2 layers.
 * **channel axis** (``s < tw``: ``q = p XOR s`` in the same row). ``A``: ``B0`` holds
   ``d1·x[p], d2·x[q]`` at ``p, q``, ``B1`` holds ``d3·x[p], d4·x[q]``. ``C``:
   ``u·(I + P_s)`` gives every cell ``u[p] + u[q]``, masked to ``B0`` at
@@ -49,7 +49,7 @@ function).
 
 **Lemma H.18**: ``M ∈ (BB*)^w_e`` acting on ``vec(u)`` (``n·d = M.n``) is the chain of all its
 factors: ``L ≤ 2·w·2·log2(N_k) + 1 = 4·w·log2(N_k) + 1`` (**c18 = 4**) with ``N_k = e·n·d`` when
-``d`` is a power of two, inner length ``N' = 3·(R + R/2)``, ``R = N_k/d``, and width ``d' = d``.
+``d`` is a power of two, inner length ``N' = 3·(R + ⌊R/2⌋)``, ``R = N_k/d``, and width ``d' = d``.
 For other ``d`` two Beneš permutations (Theorem 2) move the gathered track positions to ``vec``
 positions and back, so ``w`` becomes ``w + 2``, and the gather and scatter add 4 layers.
 """

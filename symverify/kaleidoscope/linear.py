@@ -8,8 +8,8 @@ pieces are garbage-free, so they are lifted to one size ``N`` (``diag(E, I)``) a
 * ``mode='live'`` (Theorem H.19, docs/kaleidoscope.md §2.4): the stages of :func:`~symverify.kernel.ir.layered.layered_form`
   map the live state after level ℓ−1 to the live state after level ℓ, the last one to the output
   list. A stage has at most ``W`` rows of ≤ 2 entries (``W`` = the largest state, ``W ≤ w``, the
-  cut width), so ``N_ℓ ≤ 2^⌈log2 4W⌉ < 8W``. Result: ``(BB*)^{5Δ}`` with ``e < 8(w+n)/n``
-  (``5·max(Δ, 1)``: a depth-0 circuit still needs its output selection).
+  cut width), so ``N_ℓ ≤ 2^⌈log2 4W⌉ < 8W``. Result: ``(BB*)^{5·max(Δ, 1)}`` with ``e < 8(w+n)/n``
+  (a depth-0 circuit still needs its output selection).
 * ``mode='size'`` (Kaleidoscope's proof, docs/kaleidoscope.md §2.3): slot ``v`` holds node ``v`` (``s`` = nodes,
   inputs included); level ℓ's matrix copies every node of level < ℓ and computes level ℓ; a final
   0/1 matrix puts the outputs in order. Result: ``(BB*)^{5(Δ+1)}`` with ``e < 8s/n``.
