@@ -8,6 +8,11 @@ import pathlib
 import sys
 
 from symverify import library
+from symverify.pytest_plugin import golden_stem
+from symverify.testing import golden_text
+
+pytest_plugins = ["pytester"]
+golden_text({"loaded": 1})  # the in-process pytest runs below forget the modules they import: load them here
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -34,3 +39,49 @@ def test_a_verify_call_that_crashes_on_a_mutant_fails_the_campaign(monkeypatch, 
     out = capsys.readouterr().out
     assert "RuntimeError: boom" in out and "1 verify calls that crashed" in out
 
+
+TWO_CLASSES = """
+class TestA:
+    def test_x(self, symverify_golden):
+        symverify_golden.check({"a": 1})
+
+class TestB:
+    def test_x(self, symverify_golden):
+        symverify_golden.check({"a": 1})
+"""
+
+
+def test_an_old_golden_file_named_by_the_test_name_only_is_not_read_by_a_test_of_another_class(pytester):
+    """TestA::test_x's file from an earlier version is ``test_x.json``: a new TestB::test_x (no file of
+    its own) compared against it and passed; on update it wrote its file and removed TestA's."""
+    pytester.makepyfile(test_user=TWO_CLASSES)
+    d = pytester.path / "golden" / "test_user"
+    d.mkdir(parents=True)
+    (d / "test_x.json").write_text('{\n  "a": 1\n}\n', encoding="utf-8")
+    res = pytester.runpytest("-p", "no:cacheprovider", "-k", "TestB")
+    res.assert_outcomes(failed=1, deselected=1)
+    new_a, new_b = golden_stem("test_user.py::TestA::test_x"), golden_stem("test_user.py::TestB::test_x")
+    res.stdout.fnmatch_lines([f"*may belong to any of 2 tests of this module (TestA::test_x → {new_a}.json; "
+                              f"TestB::test_x → {new_b}.json)*rename it*"])
+    res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update")
+    res.assert_outcomes(failed=2)
+    assert sorted(p.name for p in d.iterdir()) == ["test_x.json"]  # nothing guessed, nothing removed
+    (d / "test_x.json").rename(d / f"{new_a}.json")  # what the message asks for
+    pytester.runpytest("-p", "no:cacheprovider", "-k", "TestA").assert_outcomes(passed=1, deselected=1)
+
+
+def test_an_old_golden_file_of_a_test_in_a_class_is_still_read_when_its_name_is_unique(pytester):
+    pytester.makepyfile(test_user="""
+class TestA:
+    def test_x(self, symverify_golden):
+        symverify_golden.check({"a": 1})
+
+def test_y(symverify_golden):
+    symverify_golden.check({"b": 1})
+""")
+    d = pytester.path / "golden" / "test_user"
+    d.mkdir(parents=True)
+    (d / "test_x.json").write_text('{\n  "a": 2\n}\n', encoding="utf-8")
+    res = pytester.runpytest("-p", "no:cacheprovider", "-k", "test_x")
+    res.assert_outcomes(failed=1, deselected=1)
+    res.stdout.fnmatch_lines(["*golden mismatch for*test_x.json*"])
