@@ -7,6 +7,8 @@ import importlib.util
 import pathlib
 import sys
 
+import pytest
+
 from symverify import library
 from symverify.pytest_plugin import golden_stem
 from symverify.testing import golden_text
@@ -85,3 +87,23 @@ def test_y(symverify_golden):
     res = pytester.runpytest("-p", "no:cacheprovider", "-k", "test_x")
     res.assert_outcomes(failed=1, deselected=1)
     res.stdout.fnmatch_lines(["*golden mismatch for*test_x.json*"])
+
+
+def test_seed_is_read_by_the_exact_method_and_its_help_says_so(tmp_path, capsys):
+    """``verify --method exact --seed 5`` is no ignored option: the seed picks the counterexample
+    candidates (the sides below agree on every structured candidate), so it is not refused."""
+    import symverify as sv
+    from symverify.cli import main
+    from symverify.ir.serialize import dump_file
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] * u[0][0]], n=1, d=2), a)
+    dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] * u[0][1]], n=1, d=2), b)
+    found = []
+    for seed in ("0", "5"):
+        assert main(["verify", str(a), str(b), "--method", "exact", "--seed", seed]) == 1
+        found.append(next(line for line in capsys.readouterr().out.splitlines() if "counterexample" in line))
+    assert found[0] != found[1]
+    with pytest.raises(SystemExit):
+        main(["verify", "--help"])
+    assert "read by every method" in " ".join(capsys.readouterr().out.split())
