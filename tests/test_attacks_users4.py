@@ -107,3 +107,18 @@ def test_seed_is_read_by_the_exact_method_and_its_help_says_so(tmp_path, capsys)
     with pytest.raises(SystemExit):
         main(["verify", "--help"])
     assert "read by every method" in " ".join(capsys.readouterr().out.split())
+
+
+def test_random_circuit_size_counts_the_gates_as_circuit_size_does_constants_not_included():
+    """``random_circuit(..., size=30)`` has 30 MUL/LIN gates (``c.size``) plus its CONST gates; the
+    docstring said "exactly size gates", which read as ``len(c.gates)``."""
+    from symverify.kernel.ir.analysis import stats
+    from symverify.kernel.ir.circuit import Op
+
+    c = library.random_circuit(2, 2, 30, 5, seed=0)
+    consts = sum(g.op is Op.CONST for g in c.gates)
+    assert consts > 0 and c.size == 30 and len(c.gates) == 30 + consts
+    assert stats(c).size == 30
+    assert len(library.random_circuit(2, 2, 30, 5, seed=0, consts=False).gates) == 30
+    doc = " ".join(library.random_circuit.__doc__.split())
+    assert "constants not included" in doc and "len(c.gates)`` may exceed ``size``" in doc
