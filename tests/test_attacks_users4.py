@@ -122,3 +122,32 @@ def test_random_circuit_size_counts_the_gates_as_circuit_size_does_constants_not
     assert len(library.random_circuit(2, 2, 30, 5, seed=0, consts=False).gates) == 30
     doc = " ".join(library.random_circuit.__doc__.split())
     assert "constants not included" in doc and "len(c.gates)`` may exceed ``size``" in doc
+
+
+@pytest.mark.parametrize("path", ["auto", "fft"])
+def test_a_weight_edited_through_data_is_run_only_after_refresh_as_documented(path):
+    """An edit through ``.data`` changes no version: the module keeps its plans (checking every
+    weight on every call would slow the forward pass), so the docs say to call ``refresh()``; an
+    edit under ``torch.no_grad()`` is seen at once."""
+    import torch
+
+    from symverify.executors import export
+    from symverify.kernel.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.grid import Grid
+
+    model = Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),))
+    mod = export.to_torch(model, path=path)
+    u = torch.tensor([[3.0], [4.0]], dtype=torch.float64)
+    before = mod(u)
+    mod.layers[0].W.data[0, 0] = 5.0
+    assert torch.equal(mod(u), before)  # the old plan: the documented limit
+    mod.refresh()
+    assert torch.equal(mod(u), 5 * before)
+    with torch.no_grad():
+        mod.layers[0].W[0, 0] = 7.0  # changes the version: seen without refresh
+    assert torch.equal(mod(u), 7 * before)
+    for doc in (export.to_torch.__doc__, export.BaseConvStack.__doc__, export.BaseConvLayer.__doc__):
+        text = " ".join(doc.split())
+        assert ".data" in text and "refresh" in text
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "W.data[0, 0] = 5" in readme and "module.refresh()" in readme
