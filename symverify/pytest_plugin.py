@@ -41,10 +41,10 @@ summary of all workers (each file once).
 
 Golden files written by earlier versions (``<test name>[-<key>].json``) are still read when the new
 file is missing; ``--symverify-update`` then writes the new name and removes the old one. That old
-name has no class in it: when several tests of the module share the test name (``TestA::test_x``
-and ``TestB::test_x``, collected or deselected), the old file could be any one's, so it is read by
-none of them: their checks fail, naming the tests and their new file names (rename the old file to
-the new name of the test it belongs to).
+name has no class in it: when several tests of the module that use ``symverify_golden`` share
+the test name (``TestA::test_x`` and ``TestB::test_x``, collected or deselected), the old file could
+be any one's, so it is read by none of them: their checks fail, naming the tests and their new file
+names (rename the old file to the new name of the test it belongs to).
 """
 
 from __future__ import annotations
@@ -129,7 +129,8 @@ class GoldenSession:
     deselected: dict[Path, dict[str, str]] = field(default_factory=dict)
     passed: set[str] = field(default_factory=set)  # stems of tests whose call passed
     ids: dict[Path, set[str]] = field(default_factory=dict)  # golden dir → in-module ids of the collected tests
-    # golden dir → {legacy stem: in-module ids of the tests (collected or deselected) with that legacy stem}
+    # golden dir → {legacy stem: in-module ids of the tests (collected or deselected) that request symverify_golden
+    # as an argument or a usefixtures mark, with that legacy stem}
     legacy_ids: dict[Path, dict[str, set[str]]] = field(default_factory=dict)
 
     @property
@@ -146,7 +147,8 @@ class GoldenSession:
             owned = into.setdefault(d, {})
             owned[stem] = stem
             owned.setdefault(_safe_legacy(item.name), stem)
-            self.legacy_ids.setdefault(d, {}).setdefault(_safe_legacy(item.name), set()).add(_in_module_id(item.nodeid))
+            if "symverify_golden" in getattr(item, "fixturenames", ("symverify_golden",)):  # tests that read golden files
+                self.legacy_ids.setdefault(d, {}).setdefault(_safe_legacy(item.name), set()).add(_in_module_id(item.nodeid))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection_modifyitems(self, items: list[Any]) -> Any:
