@@ -42,7 +42,7 @@ summary of all workers (each file once).
 Golden files written by earlier versions (``<test name>[-<key>].json``) are still read when the new
 file is missing; ``--symverify-update`` then writes the new name and removes the old one. That old
 name has no class in it: when several tests of the module that use ``symverify_golden`` share
-the test name (``TestA::test_x`` and ``TestB::test_x``, collected or deselected), the old file could
+the test name (``TestA::test_x`` and ``TestB::test_x``, collected by this run or not), the old file could
 be any one's, so it is read by none of them: their checks fail, naming the tests and their new file
 names (rename the old file to the new name of the test it belongs to).
 """
@@ -52,6 +52,7 @@ from __future__ import annotations
 import difflib
 import errno
 import hashlib
+import inspect
 import os
 import re
 import stat
@@ -378,9 +379,39 @@ def symverify_golden(request: pytest.FixtureRequest) -> GoldenFile:
     owners: set[str] = {_in_module_id(request.node.nodeid)}
     if isinstance(session, GoldenSession):
         owners |= session.legacy_ids.get(_golden_dir(test_path), {}).get(legacy, set())
+    owners |= _namesakes(request)
     return GoldenFile(_golden_dir(test_path), golden_stem(request.node.nodeid),
                       bool(request.config.getoption("--symverify-update")), legacy_stem=legacy,
                       session=session if isinstance(session, GoldenSession) else None, legacy_owners=tuple(sorted(owners)))
+
+
+def _namesakes(request: pytest.FixtureRequest) -> set[str]:
+    """In-module ids of the tests of this test's module, read from the module itself (so also those
+    this run did not collect, as with ``pytest file.py::TestB``), that have this test's name in
+    another class or at module level and use ``symverify_golden``: they share its legacy file name."""
+    fn, module, own = getattr(request, "function", None), getattr(request, "module", None), getattr(request, "cls", None)
+    if fn is None or module is None:
+        return set()
+    name, out = fn.__name__, set()
+
+    def uses_golden(*objs: Any) -> bool:
+        for obj in objs:
+            if any(getattr(m, "name", "") == "usefixtures" and "symverify_golden" in getattr(m, "args", ())
+                   for m in getattr(obj, "pytestmark", None) or ()):
+                return True
+        try:
+            return "symverify_golden" in inspect.signature(objs[-1]).parameters
+        except (TypeError, ValueError):
+            return True  # cannot tell: counted
+
+    for attr, obj in list(vars(module).items()):
+        if isinstance(obj, type) and obj is not own:
+            method = inspect.getattr_static(obj, name, None)
+            if callable(method) and uses_golden(obj, method):
+                out.add(f"{attr}::{request.node.name}")
+        elif attr == name and own is not None and callable(obj) and uses_golden(obj):
+            out.add(request.node.name)
+    return out
 
 
 def _unsettled(obj: Any) -> str:

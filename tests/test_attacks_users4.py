@@ -65,6 +65,10 @@ def test_an_old_golden_file_named_by_the_test_name_only_is_not_read_by_a_test_of
     new_a, new_b = golden_stem("test_user.py::TestA::test_x"), golden_stem("test_user.py::TestB::test_x")
     res.stdout.fnmatch_lines([f"*may belong to any of 2 tests of this module (TestA::test_x → {new_a}.json; "
                               f"TestB::test_x → {new_b}.json)*rename it*"])
+    for only_b in ("test_user.py::TestB", "test_user.py::TestB::test_x"):  # TestA not collected at all
+        res = pytester.runpytest("-p", "no:cacheprovider", only_b, "--symverify-update")
+        res.assert_outcomes(failed=1)
+        res.stdout.fnmatch_lines(["*may belong to any of 2 tests of this module*"])
     res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update")
     res.assert_outcomes(failed=2)
     assert sorted(p.name for p in d.iterdir()) == ["test_x.json"]  # nothing guessed, nothing removed
