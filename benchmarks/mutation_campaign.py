@@ -21,9 +21,11 @@ file's own reference interpreter (docs/theory.md §1–§2 written out again, in
   interpreter in Fraction arithmetic (the stated entry differs and both values are as claimed);
 * ``proved (invisible)``: the mutant computes the same polynomials, so ``proved`` is right;
 * ``unknown (differs)`` / ``unknown (invisible)``; ``rejected``: ``IRError``/``UsageError`` (e.g. a
-  certificate that no longer names the circuit's outputs); ``error``: any other exception;
+  certificate that no longer names the circuit's outputs); ``error``: any other exception (a crash
+  of ``verify``);
 * ``FALSE PROOF``: proved although the polynomials differ; ``BAD CEX``: a refutation whose
-  counterexample does not re-check. Either makes the exit status 1.
+  counterexample does not re-check. Either, or any ``error``, makes the exit status 1
+  (:attr:`Summary.ok` is false) and is listed after the tables.
 
 It prints a table per method (rows: mutant families), the totals and the run's time. ``--quick`` is
 the CI tier (a few seconds; ``tests/test_soundness_properties.py`` runs it through
@@ -383,7 +385,8 @@ class Summary:
 
     @property
     def ok(self) -> bool:
-        return not self.false_proofs and not self.bad_counterexamples
+        """No false proof, no counterexample that fails to re-check and no crash (``error``) of ``verify``."""
+        return not self.false_proofs and not self.bad_counterexamples and not self.errors
 
     def invisible(self) -> int:
         """Pairs whose two sides compute the same polynomials (semantically invisible mutants)."""
@@ -489,8 +492,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"mutation campaign ({'quick' if args.quick else 'full'} tier)")
     print(summary.report())
     if not summary.ok:
-        print(f"SOUNDNESS FAILURE: {len(summary.false_proofs)} false proofs, "
-              f"{len(summary.bad_counterexamples)} counterexamples that do not re-check")
+        print(f"CAMPAIGN FAILURE: {len(summary.false_proofs)} false proofs, "
+              f"{len(summary.bad_counterexamples)} counterexamples that do not re-check, "
+              f"{len(summary.errors)} verify calls that crashed (listed above)")
         return 1
     return 0
 

@@ -81,8 +81,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="a stage certificate for the model side of a circuit and a model (checked by methods auto and compositional)")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
     v.add_argument("--seed", type=_seed, default=0, metavar="S|fresh",
-                   help="seed of the randomized points (default 0: reproducible Fiat–Shamir points derived from both "
-                        "sides); 'fresh' draws operating-system randomness, recorded in the report")
+                   help="seed of every random choice, read by every method: the randomized points and the "
+                        "counterexample candidates a refutation is searched among (default 0: reproducible Fiat–Shamir "
+                        "points derived from both sides); 'fresh' draws operating-system randomness, recorded in the report")
     v.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                    help="give up after this many seconds (verdict unknown, exit 2; default: no limit)")
     v.add_argument("--trials", type=int, default=None, metavar="K",
@@ -241,7 +242,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def _check_verify_flags(args: argparse.Namespace) -> None:
     """Refuse a flag that the chosen ``--method`` never reads (it was ignored): ``--certificate``
     (checked by compositional and auto only), ``--trials`` (the randomized trials), ``--backend
-    flint|sympy`` (the exact engine)."""
+    flint|sympy`` (the exact engine); ``verify`` refuses ``--backend torch|python`` and
+    ``--scheduler`` outside their methods. ``--seed``, ``--timeout`` and ``--numeric`` are read by
+    every method (the seed picks the counterexample candidates of a refutation too)."""
     from symverify.errors import UsageError
     from symverify.kernel.provers.options import CERTIFICATE_METHODS, EXACT_ENGINE_METHODS, READ_BY
 

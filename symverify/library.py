@@ -453,12 +453,15 @@ def _coeff(rng: random.Random) -> Scalar:
 @_plain_args
 def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 0.3, *, seed: int = 0,
                    num_outputs: int | None = None, consts: bool = True) -> Circuit:
-    """A seeded random circuit with exactly ``depth`` levels and ``size`` gates (size ≥ depth).
+    """A seeded random circuit with exactly ``depth`` levels and ``size`` gates (size ≥ depth),
+    counted as :attr:`Circuit.size <symverify.kernel.ir.circuit.Circuit.size>` counts them: ``MUL`` and
+    ``LIN`` gates, constants not included.
 
     Every level gets at least one gate; each gate reads one node of the previous level (so its
     level is exact) and one node of any earlier level. A fraction ``mul_fraction`` of the gates
     multiply; the rest are linear with small rational coefficients; with ``consts`` a few
-    constants appear. Outputs: the last level's gates first, then random nodes, ``num_outputs``
+    ``CONST`` gates appear on top of the ``size`` (so ``len(c.gates)`` may exceed ``size``;
+    ``consts=False`` gives exactly ``size`` entries in ``c.gates``). Outputs: the last level's gates first, then random nodes, ``num_outputs``
     in all (default ``min(n·d, 4)``).
     """
     _sizes("random_circuit", lambda: n * d, lambda: 0, n=n, d=d)

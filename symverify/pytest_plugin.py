@@ -40,7 +40,11 @@ worker handles the files of its own tests and sends its lists to the controller,
 summary of all workers (each file once).
 
 Golden files written by earlier versions (``<test name>[-<key>].json``) are still read when the new
-file is missing; ``--symverify-update`` then writes the new name and removes the old one.
+file is missing; ``--symverify-update`` then writes the new name and removes the old one. That old
+name has no class in it: when several tests of the module that use ``symverify_golden`` share
+the test name (``TestA::test_x`` and ``TestB::test_x``, collected by this run or not), the old file could
+be any one's, so it is read by none of them: their checks fail, naming the tests and their new file
+names (rename the old file to the new name of the test it belongs to).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from __future__ import annotations
 import difflib
 import errno
 import hashlib
+import inspect
 import os
 import re
 import stat
@@ -125,6 +130,9 @@ class GoldenSession:
     deselected: dict[Path, dict[str, str]] = field(default_factory=dict)
     passed: set[str] = field(default_factory=set)  # stems of tests whose call passed
     ids: dict[Path, set[str]] = field(default_factory=dict)  # golden dir → in-module ids of the collected tests
+    # golden dir → {legacy stem: in-module ids of the tests (collected or deselected) that request symverify_golden
+    # as an argument or a usefixtures mark, with that legacy stem}
+    legacy_ids: dict[Path, dict[str, set[str]]] = field(default_factory=dict)
 
     @property
     def update(self) -> bool:
@@ -140,6 +148,8 @@ class GoldenSession:
             owned = into.setdefault(d, {})
             owned[stem] = stem
             owned.setdefault(_safe_legacy(item.name), stem)
+            if "symverify_golden" in getattr(item, "fixturenames", ("symverify_golden",)):  # tests that read golden files
+                self.legacy_ids.setdefault(d, {}).setdefault(_safe_legacy(item.name), set()).add(_in_module_id(item.nodeid))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection_modifyitems(self, items: list[Any]) -> Any:
@@ -254,9 +264,11 @@ class GoldenFile:
     """The golden files of one test (see the module docstring)."""
 
     def __init__(self, directory: Path, stem: str, update: bool, *, legacy_stem: str = "",
-                 session: GoldenSession | None = None) -> None:
+                 session: GoldenSession | None = None, legacy_owners: tuple[str, ...] = ()) -> None:
+        """``legacy_owners``: the in-module ids of the module's tests whose legacy stem is
+        ``legacy_stem``; with more than one, the legacy file is ambiguous and never read."""
         self.directory, self.stem, self.update = directory, stem, update
-        self.legacy_stem, self.session = legacy_stem, session
+        self.legacy_stem, self.session, self.legacy_owners = legacy_stem, session, legacy_owners
         self._count = 0
         self._claimed: dict[str, str] = {}  # file name, case folded (one file on macOS and Windows) → the check
 
@@ -300,6 +312,15 @@ class GoldenFile:
         session = self.session
         legacy = self._legacy(legacy_key)
         source = path if _exists(path) or legacy is None or not _exists(legacy) else legacy
+        if source != path and len(self.legacy_owners) > 1:
+            if session is not None:
+                session.failed.append(path)
+            suffix = f"-{_safe(legacy_key)}" if legacy_key else ""
+            owners = "; ".join(f"{i} → {golden_stem('::' + i)}{suffix}.json" for i in self.legacy_owners)
+            pytest.fail(f"symverify_golden: no golden file {path.name}, and the file {source} of an earlier version, "
+                        f"named by the test name only, may belong to any of {len(self.legacy_owners)} tests of this "
+                        f"module ({owners}), so it is not read; rename it to the new name of the test it belongs to",
+                        pytrace=False)
         if session is not None:
             session.used.add(path)
             if source != path:
@@ -354,9 +375,43 @@ def symverify_golden(request: pytest.FixtureRequest) -> GoldenFile:
     """Golden files of proof results for this test (see :mod:`symverify.pytest_plugin`)."""
     test_path = Path(str(request.node.path))
     session = request.config.pluginmanager.get_plugin(_SESSION)
+    legacy = _safe_legacy(request.node.name)
+    owners: set[str] = {_in_module_id(request.node.nodeid)}
+    if isinstance(session, GoldenSession):
+        owners |= session.legacy_ids.get(_golden_dir(test_path), {}).get(legacy, set())
+    owners |= _namesakes(request)
     return GoldenFile(_golden_dir(test_path), golden_stem(request.node.nodeid),
-                      bool(request.config.getoption("--symverify-update")), legacy_stem=_safe_legacy(request.node.name),
-                      session=session if isinstance(session, GoldenSession) else None)
+                      bool(request.config.getoption("--symverify-update")), legacy_stem=legacy,
+                      session=session if isinstance(session, GoldenSession) else None, legacy_owners=tuple(sorted(owners)))
+
+
+def _namesakes(request: pytest.FixtureRequest) -> set[str]:
+    """In-module ids of the tests of this test's module, read from the module itself (so also those
+    this run did not collect, as with ``pytest file.py::TestB``), that have this test's name in
+    another class or at module level and use ``symverify_golden``: they share its legacy file name."""
+    fn, module, own = getattr(request, "function", None), getattr(request, "module", None), getattr(request, "cls", None)
+    if fn is None or module is None:
+        return set()
+    name, out = fn.__name__, set()
+
+    def uses_golden(*objs: Any) -> bool:
+        for obj in objs:
+            if any(getattr(m, "name", "") == "usefixtures" and "symverify_golden" in getattr(m, "args", ())
+                   for m in getattr(obj, "pytestmark", None) or ()):
+                return True
+        try:
+            return "symverify_golden" in inspect.signature(objs[-1]).parameters
+        except (TypeError, ValueError):
+            return True  # cannot tell: counted
+
+    for attr, obj in list(vars(module).items()):
+        if isinstance(obj, type) and obj is not own:
+            method = inspect.getattr_static(obj, name, None)
+            if callable(method) and uses_golden(obj, method):
+                out.add(f"{attr}::{request.node.name}")
+        elif attr == name and own is not None and callable(obj) and uses_golden(obj):
+            out.add(request.node.name)
+    return out
 
 
 def _unsettled(obj: Any) -> str:

@@ -83,8 +83,14 @@ class BaseConvLayer(nn.Module):
     ``path='auto'`` runs like ``execute``: a kernel with at most
     :func:`~symverify.kernel.engines.plan.sparse_tap_limit` nonzero lags as shifts (exact on integer
     data), others by FFT, and a ``W`` with few nonzeros per column as gathers. That structure is
-    read from the weights when the layer is built; call :meth:`refresh` after editing them (or use
-    ``path='fft'``/``'direct'``, which read every weight on every call, e.g. for training).
+    read from the weights when the layer is built and rebuilt when a weight's version or storage
+    changes (an in-place edit under ``torch.no_grad()``, an optimizer step, ``load_state_dict``, a
+    new tensor). An edit that changes neither, through ``W.data[...] = …`` or a numpy view of a
+    weight, is not seen: the layer keeps running its old plans until :meth:`refresh` is called
+    (detecting it would mean reading every weight on every call), whatever the ``path``: a
+    :class:`BaseConvStack` without gradients runs the plans for ``'fft'`` and ``'direct'`` too. Only
+    this layer's own forward pass with ``path='fft'``/``'direct'`` (the stack's with gradients,
+    e.g. for training) reads every weight on every call.
     """
 
     def __init__(self, W: Any, b1: Any, h: Any, b2: Any, mode: str = "causal") -> None:
@@ -101,7 +107,8 @@ class BaseConvLayer(nn.Module):
 
     def refresh(self) -> None:
         """Re-read the structure ``path='auto'`` relies on (nonzero lags of ``h``, sparsity of ``W``)
-        and drop the execution plans built from the weights (done by itself when a weight changed).
+        and drop the execution plans built from the weights (done by itself when a weight's version or
+        storage changed; call it after an edit through ``.data`` or a numpy view, which changes neither).
         What it builds are normal tensors under ``torch.inference_mode()`` too (they outlive it)."""
         with torch.no_grad(), torch.inference_mode(False):
             h, W = self.h.detach(), self.W.detach()
@@ -198,7 +205,8 @@ class BaseConvStack(nn.Module):
     The output has the input's dtype (float64, float32 or bfloat16; anything else is refused with
     :class:`~symverify.errors.IRError`) and device. Without gradients the forward pass runs the
     executor (:mod:`symverify.executors.torch_float`) on per-layer plans built from the weights,
-    one per (dtype, device) and rebuilt when a weight changes, so it equals ``execute`` bit for bit
+    one per (dtype, device) and rebuilt when a weight's version or storage changes (**not** after an
+    edit through ``.data`` or a numpy view: call :meth:`refresh` then), so it equals ``execute`` bit for bit
     (up to the weights' rounding to the dtype), except the dense projections of a model ``execute``
     runs as a compiled program (:mod:`symverify.executors.program`): there they are one ``mm`` on
     the channels-first state (in the native program, :mod:`symverify.executors._native_program`,
@@ -287,7 +295,9 @@ def to_torch(model: Model, *, params: Mapping[str, object] | None = None, dtype:
     the executor's per-layer choices, so on integer data it is exact wherever ``execute`` is.
     Inputs of another float dtype than the weights run in the input's dtype. Without gradients
     (the default ``requires_grad=False``, or under ``torch.no_grad()``) the forward pass is the
-    executor itself on plans built from the module's weights (rebuilt when a weight changes); with
+    executor itself on plans built from the module's weights (rebuilt when a weight's version or
+    storage changes: after an edit through ``.data`` or a numpy view, which changes neither, call
+    ``module.refresh()``, or the module keeps running the old weights); with
     gradients it is the same computation in out-of-place torch operations, which may round
     otherwise than ``execute`` (the last bits): a shift's multiply and add are two roundings where
     ``execute`` fuses them (``addcmul``), and dense projections and direct-path sums may add in
