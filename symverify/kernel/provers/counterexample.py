@@ -14,7 +14,8 @@ given the options and its values may exceed :data:`GUARD_BITS` bits (a product o
 million bits takes Python's gcd seconds to a minute, and no deadline check interrupts it): it then
 runs in a child limited to the time left (:func:`~symverify.kernel.provers.guard.run_limited`), and
 past the deadline raises :class:`~symverify.deadline.DeadlineExceededError` (the verdict is then
-``unknown``), never a verdict from an unfinished evaluation.
+``unknown``), never a verdict from an unfinished evaluation. The methods' own confirmation of a point
+the search did not give (:func:`confirm_in_time`) is held to the deadline the same way.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from symverify.kernel.provers.outcome import Counterexample
 from symverify.kernel.provers.sides import Side
 from symverify.kernel.semantics.rings import FractionRing
 
-__all__ = ["search", "confirm", "recheck", "exact_outputs", "first_difference", "affordable",
+__all__ = ["search", "confirm", "confirm_in_time", "stopped_note", "recheck", "exact_outputs", "first_difference", "affordable",
            "value_bits", "M61", "MAX_CONFIRM_BITS", "GUARD_BITS"]
 
 M61 = (1 << 61) - 1
@@ -85,10 +86,34 @@ def confirm(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], pa
     )
 
 
+def confirm_in_time(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], params: Mapping[str, Fraction | int],
+                    found_by: str, opts: Options, bits: int) -> Counterexample | None:
+    """:func:`confirm` held to ``opts.deadline`` as :func:`recheck` is: with ``bits`` (:func:`value_bits`
+    of the point) beyond :data:`GUARD_BITS` under a deadline, in a child limited to the time left, and
+    past the deadline :class:`DeadlineExceededError` (the method answers ``unknown``,
+    :func:`stopped_note`); smaller values are confirmed here whatever the time."""
+    if opts.deadline is not None and bits > GUARD_BITS:
+        return _in_child(opts, confirm, lhs, rhs, inputs, params, found_by)  # type: ignore[no-any-return]
+    return confirm(lhs, rhs, inputs, params, found_by)
+
+
+def stopped_note(opts: Options, e: DeadlineExceededError, what: str) -> str:
+    """The note of an evaluation stopped by :class:`DeadlineExceededError` while doing ``what``: the
+    timeout ran out, or the child (:func:`_in_child`) reached its memory limit or crashed; each is
+    named as what it is."""
+    kind, _, detail = e.detail.partition(": ")
+    if kind == "memory":
+        return f"memory limit: the child process reached its limit of {opts.memory()} bytes {what} ({detail})"
+    if kind == "crashed":
+        return f"crash: the child process died {what} ({detail})"
+    return f"timeout: {opts.timeout} s ran out {what}" + (f" ({detail})" if kind == "timeout" else "")
+
+
 def _in_child(opts: Options, fn: Any, *args: Any) -> Any:
     """``fn(*args)`` in a child limited to the time left and ``opts.memory()``
     (:func:`~symverify.kernel.provers.guard.run_limited`; its exceptions are raised here); no time left,
-    the timeout, or the child running out of memory: :class:`DeadlineExceededError` saying which."""
+    the timeout, or the child running out of memory or crashing: :class:`DeadlineExceededError` whose
+    detail starts with the child's status (``timeout: …``, ``memory: …``, ``crashed: …``)."""
     from symverify.kernel.provers.guard import run_limited
 
     left = opts.remaining()
@@ -96,7 +121,7 @@ def _in_child(opts: Options, fn: Any, *args: Any) -> Any:
         raise DeadlineExceededError()
     lim = run_limited(fn, args, memory=opts.memory(), timeout=left)
     if lim.status != "ok":
-        raise DeadlineExceededError(f"the exact evaluation of a counterexample stopped ({lim.status}: {lim.detail})")
+        raise DeadlineExceededError(f"{lim.status}: {lim.detail}")
     return lim.value
 
 
