@@ -109,8 +109,10 @@ def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW, opts: Opt
     With ``opts`` carrying a deadline, it is polled before every candidate, and a primality proof
     that the Miller–Rabin screen cannot replace (a modulus above ``3.3·10^24``: seconds at 1000
     bits, not interruptible) runs in a child process limited to the time left
-    (:func:`~symverify.kernel.provers.guard.run_limited`); past the deadline
-    :class:`~symverify.deadline.DeadlineExceededError` is raised."""
+    (:func:`~symverify.kernel.provers.guard.run_limited`); past the deadline, or when that child
+    reaches its memory limit or crashes, :class:`~symverify.deadline.DeadlineExceededError` is raised,
+    its detail starting with the child's status (``memory: …``; read by
+    :func:`~symverify.kernel.provers.counterexample.stopped_note`)."""
     check = None if opts is None else opts.checker()
     while True:
         if check is not None:
@@ -125,7 +127,7 @@ def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW, opts: Opt
         assert opts is not None
         lim = run_limited(is_prime, (c,), memory=opts.memory(), timeout=max(opts.remaining() or 0.0, 0.0))
         if lim.status != "ok":
-            raise DeadlineExceededError(f"proving a {c.bit_length()}-bit modulus prime: {lim.detail}")
+            raise DeadlineExceededError(f"{lim.status}: proving a {c.bit_length()}-bit modulus prime: {lim.detail}")
         if lim.value:
             return c
 
@@ -541,8 +543,8 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
             p = plan.fixed or random_prime(tr.stream(tag, engine.name, t, "prime"), bounds.denominator, plan.low, opts)
             points, ps = engine.points(tr.stream(tag, engine.name, t, "point", p), p, lhs, names, plan.batch)
             hit = engine.first_mismatch(lhs, rhs, points, p, ps, opts.checker())
-        except DeadlineExceededError:
-            return stop(t, f"timeout during trial {t + 1} of {k}")
+        except DeadlineExceededError as e:  # the timeout, or a prime's proof child out of memory (named as such)
+            return stop(t, stopped_note(opts, e, f"during trial {t + 1} of {k}"))
         primes.append(p)
         if hit is not None:
             i, cell = hit
