@@ -114,9 +114,11 @@ def test_the_method_s_own_confirmation_is_held_to_the_timeout(monkeypatch, metho
     assert any(f"timeout: 0.5 s {what}" in n for n in report.notes), report.notes
 
 
-@pytest.mark.parametrize("method, pair", [("randomized", lambda: (_squares(21, 0), _squares(21, 1))),
-                                          ("exact", lambda: (_scaled_squares(22, 0), _scaled_squares(22, 1)))])
-def test_a_search_stopped_by_the_timeout_says_so(monkeypatch, method, pair):
+@pytest.mark.parametrize("method, pair, timeout", [
+    ("randomized", lambda: (_squares(21, 0), _squares(21, 1)), 0.3),
+    ("exact", lambda: (_scaled_squares(22, 0), _scaled_squares(22, 1)), 1.5),  # its expansion takes ~0.3 s
+])
+def test_a_search_stopped_by_the_timeout_says_so(monkeypatch, method, pair, timeout):
     """The counterexample search returns nothing once the deadline has passed; with a point too large to
     confirm, the randomized method's note said every counterexample was "too large to re-check" (and the
     exact method's that none small enough was found) instead of naming the timeout."""
@@ -128,9 +130,9 @@ def test_a_search_stopped_by_the_timeout_says_so(monkeypatch, method, pair):
 
     monkeypatch.setattr(randomized, "search", stopped)
     monkeypatch.setattr(exact, "search", stopped)
-    report = sv.verify(*pair(), method=method, timeout=0.3)
+    report = sv.verify(*pair(), method=method, timeout=timeout)
     assert str(report.verdict) == "unknown", report
-    assert any("timeout: 0.3 s ran out" in n for n in report.notes), report.notes
+    assert any(f"timeout: {timeout} s ran out" in n for n in report.notes), report.notes
     assert not any("too large" in n for n in report.notes), report.notes
 
 
@@ -148,3 +150,32 @@ def test_a_recheck_child_stopped_by_its_memory_limit_is_not_a_timeout(monkeypatc
     assert note.startswith("memory limit: the child process reached its limit of 1073741824 bytes while the "
                            "counterexample was re-checked"), note
     assert "timeout" not in note, note
+
+
+@pytest.mark.parametrize("method", ["exact", "randomized"])
+def test_the_search_s_confirmation_is_held_to_the_timeout(monkeypatch, method):
+    """The search's first separating point, ``u = 2`` for ``((2/3)·u)^(2^20)``, has values of about
+    2.7 Mbit, under ``MAX_CONFIRM_BITS``: its exact confirmation ran in process (a Fraction product no
+    deadline poll interrupts) seconds past ``timeout=0.5`` before the search gave up. It runs in a child
+    limited to the time left (``run_limited`` with at most the timeout), and the verdict is unknown."""
+    from symverify.kernel.provers import guard
+
+    limited: list[tuple[str, float | None]] = []
+    real = guard.run_limited
+
+    def spy(fn, args, *, memory, timeout):
+        limited.append((fn.__name__, timeout))
+        return real(fn, args, memory=memory, timeout=timeout)
+
+    monkeypatch.setattr(guard, "run_limited", spy)
+    report = sv.verify(_scaled_squares(20, 0), _scaled_squares(20, 1), method=method, timeout=0.5)
+    assert str(report.verdict) == "unknown" and report.counterexample is None, report
+    assert any("timeout: 0.5 s ran out" in n for n in report.notes), report.notes
+    assert limited and limited[0][0] == "confirm" and limited[0][1] <= 0.5, limited
+
+
+def test_a_large_confirmation_in_the_child_still_refutes():
+    """Within the time, the search's confirmation in the child (about 200 kbit, above ``GUARD_BITS``)
+    gives the counterexample as in process."""
+    report = sv.verify(_scaled_squares(16, 0), _scaled_squares(16, 1), method="exact", timeout=120)
+    assert str(report.verdict) == "refuted" and report.counterexample.inputs == ((2,),), report

@@ -8,7 +8,8 @@ every counterexample before it is reported: if exact evaluation does not reprodu
 difference, the prover is wrong and :class:`ProverError` is raised (docs/theory.md §5).
 
 :func:`search` honours ``opts.deadline`` inside every evaluation (screening and exact
-confirmation poll ``opts.checker()``): past the deadline it returns None within milliseconds.
+confirmation poll ``opts.checker()``, and a confirmation whose values may exceed :data:`GUARD_BITS`
+bits runs in a child limited to the time left): past the deadline it returns None within milliseconds.
 :func:`recheck`, the soundness check of a reported counterexample, is held to the deadline when
 given the options and its values may exceed :data:`GUARD_BITS` bits (a product of Fractions of a few
 million bits takes Python's gcd seconds to a minute, and no deadline check interrupts it): it then
@@ -87,14 +88,15 @@ def confirm(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], pa
 
 
 def confirm_in_time(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], params: Mapping[str, Fraction | int],
-                    found_by: str, opts: Options, bits: int) -> Counterexample | None:
+                    found_by: str, opts: Options, bits: int, stage: str | None = None,
+                    check: Check | None = None) -> Counterexample | None:
     """:func:`confirm` held to ``opts.deadline`` as :func:`recheck` is: with ``bits`` (:func:`value_bits`
     of the point) beyond :data:`GUARD_BITS` under a deadline, in a child limited to the time left, and
     past the deadline :class:`DeadlineExceededError` (the method answers ``unknown``,
-    :func:`stopped_note`); smaller values are confirmed here whatever the time."""
+    :func:`stopped_note`); smaller values are confirmed here, polling ``check`` if given."""
     if opts.deadline is not None and bits > GUARD_BITS:
-        return _in_child(opts, confirm, lhs, rhs, inputs, params, found_by)  # type: ignore[no-any-return]
-    return confirm(lhs, rhs, inputs, params, found_by)
+        return _in_child(opts, confirm, lhs, rhs, inputs, params, found_by, stage)  # type: ignore[no-any-return]
+    return confirm(lhs, rhs, inputs, params, found_by, stage, check)
 
 
 def stopped_note(opts: Options, e: DeadlineExceededError, what: str) -> str:
@@ -262,7 +264,8 @@ def search(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 
     Candidates are screened mod ``2^61 − 1`` in batches; the first separating one is confirmed
     exactly, when :func:`affordable` with ``sizes`` (``(peak height bits, peak degree)`` of
     :class:`~symverify.kernel.provers.bounds.Bounds`; computed here, once, when not given) says it is cheap. Every evaluation polls ``opts.deadline``: once it has passed the search returns None
-    (within milliseconds, one ring operation excepted).
+    (within milliseconds, one ring operation excepted; a confirmation past :data:`GUARD_BITS` bits runs
+    in a child limited to the time left, :func:`confirm_in_time`).
     """
     try:
         return _search(lhs, rhs, opts, found_by, degree, stage, count, batch, sizes)
@@ -290,9 +293,10 @@ def _search(lhs: Side, rhs: Side, opts: Options, found_by: str, degree: int, sta
 
                 b = structure_bounds(lhs, rhs, deadline=check)
                 sizes = (b.peak_height_bits, b.peak_degree)
-            if not affordable(u, ps, max(degree, sizes[1]), sizes[0]):
+            bits = value_bits(u, ps, max(degree, sizes[1]), sizes[0])
+            if bits > MAX_CONFIRM_BITS:  # not affordable
                 continue
-            cex = confirm(lhs, rhs, u, ps, found_by, stage, check)
+            cex = confirm_in_time(lhs, rhs, u, ps, found_by, opts, bits, stage, check)  # big values: a timed child
             if cex is not None:
                 return cex
             if modular:
