@@ -48,8 +48,49 @@ def test_tail_of_a_missing_file_is_empty(tmp_path) -> None:
     """guard.py ``_tail``: the child's log may be gone; the detail then has no tail (no crash)."""
     assert guard._tail(str(tmp_path / "absent.log")) == ""
     log = tmp_path / "x.log"
-    log.write_text("\n  Unable   to allocate\n\nsecond line\nthird line\n")
-    assert guard._tail(str(log)) == ": Unable to allocate second line"
+    log.write_text("\n  first line\n\nsecond line\n  Unable   to allocate\n\n")
+    assert guard._tail(str(log)) == ": second line Unable to allocate"
+    log.write_text("a" * 300 + "z\n")
+    assert guard._tail(str(log)) == ": …" + "a" * 198 + "z"  # the end kept, the cut marked
+
+
+def test_tail_reads_only_the_end_of_a_large_log(tmp_path, monkeypatch) -> None:
+    """guard.py ``_tail``: the whole log was read into memory (a child may print gigabytes), and its
+    first lines were reported; only its last bytes are read now, and its last lines reported, where
+    FLINT's abort message is."""
+    import builtins
+
+    log = tmp_path / "big.log"
+    with open(log, "w", encoding="utf-8") as fh:
+        fh.write("é" * 3 + "noise " * 50 + "\n")
+        fh.write(("x" * 99 + "\n") * 40_000)
+        fh.write("Exception (FLINT memory_manager). Unable to allocate memory (1234 bytes).\n")
+    reads: list[int] = []
+    real_open = builtins.open
+
+    class Counted:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
+        def read(self, *a):
+            data = self.fh.read(*a)
+            reads.append(len(data))
+            return data
+
+    monkeypatch.setattr(builtins, "open", lambda *a, **k: Counted(real_open(*a, **k)))
+    tail = guard._tail(str(log))
+    monkeypatch.undo()
+    assert tail == ": " + "x" * 99 + " Exception (FLINT memory_manager). Unable to allocate memory (1234 bytes).", tail
+    assert sum(reads) <= guard._TAIL_BYTES, reads
 
 
 def test_death_messages_name_the_cause() -> None:

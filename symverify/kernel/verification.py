@@ -39,7 +39,7 @@ from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import plain_str
 from symverify.kernel.provers import outcome
-from symverify.kernel.provers.counterexample import recheck, value_bits
+from symverify.kernel.provers.counterexample import recheck, stopped_note, value_bits
 from symverify.kernel.provers.exact import bits_text
 from symverify.kernel.provers.options import CERTIFICATE_METHODS, METHODS, Method, Options
 from symverify.kernel.provers.outcome import (
@@ -221,8 +221,7 @@ def _rechecked(a: Side, b: Side, res: MethodResult, opts: Options, timings: dict
     try:
         return res, recheck(a, b, cex, opts, bits)
     except DeadlineExceededError as e:
-        why = "" if e.detail == DeadlineExceededError().detail else f" ({e.detail})"
-        note = f"timeout: {opts.timeout} s ran out while the counterexample was re-checked by exact evaluation{why}"
+        note = stopped_note(opts, e, "while the counterexample was re-checked by exact evaluation")
         return outcome.unknown(res.method, res.evidence, notes=(*res.notes, note), timings=res.timings), None
     finally:
         timings["recheck"] = time.perf_counter() - t

@@ -50,8 +50,9 @@ __all__ = ["BUILTIN", "Task", "Processes", "Ran", "execute", "one_line", "ship"]
 BUILTIN = "builtin"
 
 # Run in front of a script's process on Linux (``python -S -c _REAPER PARENT CMD...``). With PARENT
-# (not "0": a Dask worker, which may be killed mid-task) it asks for SIGKILL when its parent dies and
-# checks that the parent is still the one that started it. It makes itself the reaper of orphans
+# (not "0": ``symverify prove`` or a Dask worker, either of which may be killed mid-task, SIGKILL
+# included) it asks for SIGTERM when its parent dies, so it kills the script's tree as on a timeout,
+# and checks that the parent is still the one that started it. It makes itself the reaper of orphans
 # (PR_SET_CHILD_SUBREAPER), so a grandchild that leaves the session or double-forks stays below it,
 # and runs the script as its child (which dies with it). When the script ends, or on SIGTERM (the
 # runner's timeout or stop), it stops and kills every process below it (read from /proc), then ends
@@ -59,7 +60,7 @@ BUILTIN = "builtin"
 _REAPER = """import ctypes, os, signal, sys
 libc = ctypes.CDLL(None)
 if sys.argv[1] != "0":
-    libc.prctl(1, signal.SIGKILL)
+    libc.prctl(1, signal.SIGTERM)
     if os.getppid() != int(sys.argv[1]):
         os._exit(137)
 libc.prctl(36, 1)
@@ -228,11 +229,12 @@ class Processes:
         self.stopping = False
 
     def run(self, cmd: list[str], cwd: Path, timeout: float | None, env: Mapping[str, str] | None = None,
-            should_stop: Callable[[], bool] | None = None, guard: bool = False) -> Ran:
+            should_stop: Callable[[], bool] | None = None, guard: bool = True) -> Ran:
         """How ``cmd`` ended (:class:`Ran`): ``code`` None when it timed out or was stopped.
 
         ``should_stop`` is asked about once a second; when it says yes the process is killed.
-        ``guard`` kills the process when this one dies (Linux; see ``_REAPER``).
+        ``guard`` (the default) ends the process and every process below it when this one dies,
+        even by SIGKILL (Linux; see ``_REAPER``); ``guard=False`` leaves them running then.
 
         The child runs with ``PYTHONHASHSEED=0`` (unless ``env`` says otherwise), so that every part of a
         sharded script iterates sets in the same order. A process that cannot be started (an
@@ -381,8 +383,9 @@ def _result_shape(data: dict[str, Any]) -> str:
 
 
 def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable[[], bool] | None = None,
-            guard: bool = False) -> dict[str, Any]:
-    """Run ``task`` in a fresh interpreter and return its plain-JSON result (module docstring)."""
+            guard: bool = True) -> dict[str, Any]:
+    """Run ``task`` in a fresh interpreter and return its plain-JSON result (module docstring).
+    ``guard``: see :meth:`Processes.run`."""
     procs = procs or Processes()
     start = time.perf_counter()
 

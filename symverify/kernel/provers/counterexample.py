@@ -8,13 +8,15 @@ every counterexample before it is reported: if exact evaluation does not reprodu
 difference, the prover is wrong and :class:`ProverError` is raised (docs/theory.md §5).
 
 :func:`search` honours ``opts.deadline`` inside every evaluation (screening and exact
-confirmation poll ``opts.checker()``): past the deadline it returns None within milliseconds.
+confirmation poll ``opts.checker()``, and a confirmation whose values may exceed :data:`GUARD_BITS`
+bits runs in a child limited to the time left): past the deadline it returns None within milliseconds.
 :func:`recheck`, the soundness check of a reported counterexample, is held to the deadline when
 given the options and its values may exceed :data:`GUARD_BITS` bits (a product of Fractions of a few
 million bits takes Python's gcd seconds to a minute, and no deadline check interrupts it): it then
 runs in a child limited to the time left (:func:`~symverify.kernel.provers.guard.run_limited`), and
 past the deadline raises :class:`~symverify.deadline.DeadlineExceededError` (the verdict is then
-``unknown``), never a verdict from an unfinished evaluation.
+``unknown``), never a verdict from an unfinished evaluation. The methods' own confirmation of a point
+the search did not give (:func:`confirm_in_time`) is held to the deadline the same way.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from symverify.kernel.provers.outcome import Counterexample
 from symverify.kernel.provers.sides import Side
 from symverify.kernel.semantics.rings import FractionRing
 
-__all__ = ["search", "confirm", "recheck", "exact_outputs", "first_difference", "affordable",
+__all__ = ["search", "confirm", "confirm_in_time", "stopped_note", "recheck", "exact_outputs", "first_difference", "affordable",
            "value_bits", "M61", "MAX_CONFIRM_BITS", "GUARD_BITS"]
 
 M61 = (1 << 61) - 1
@@ -85,10 +87,35 @@ def confirm(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], pa
     )
 
 
+def confirm_in_time(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | int]], params: Mapping[str, Fraction | int],
+                    found_by: str, opts: Options, bits: int, stage: str | None = None,
+                    check: Check | None = None) -> Counterexample | None:
+    """:func:`confirm` held to ``opts.deadline`` as :func:`recheck` is: with ``bits`` (:func:`value_bits`
+    of the point) beyond :data:`GUARD_BITS` under a deadline, in a child limited to the time left, and
+    past the deadline :class:`DeadlineExceededError` (the method answers ``unknown``,
+    :func:`stopped_note`); smaller values are confirmed here, polling ``check`` if given."""
+    if opts.deadline is not None and bits > GUARD_BITS:
+        return _in_child(opts, confirm, lhs, rhs, inputs, params, found_by, stage)  # type: ignore[no-any-return]
+    return confirm(lhs, rhs, inputs, params, found_by, stage, check)
+
+
+def stopped_note(opts: Options, e: DeadlineExceededError, what: str) -> str:
+    """The note of an evaluation stopped by :class:`DeadlineExceededError` while doing ``what``: the
+    timeout ran out, or the child (:func:`_in_child`) reached its memory limit or crashed; each is
+    named as what it is."""
+    kind, _, detail = e.detail.partition(": ")
+    if kind == "memory":
+        return f"memory limit: the child process reached its limit of {opts.memory()} bytes {what} ({detail})"
+    if kind == "crashed":
+        return f"crash: the child process died {what} ({detail})"
+    return f"timeout: {opts.timeout} s ran out {what}" + (f" ({detail})" if kind == "timeout" else "")
+
+
 def _in_child(opts: Options, fn: Any, *args: Any) -> Any:
     """``fn(*args)`` in a child limited to the time left and ``opts.memory()``
     (:func:`~symverify.kernel.provers.guard.run_limited`; its exceptions are raised here); no time left,
-    the timeout, or the child running out of memory: :class:`DeadlineExceededError` saying which."""
+    the timeout, or the child running out of memory or crashing: :class:`DeadlineExceededError` whose
+    detail starts with the child's status (``timeout: …``, ``memory: …``, ``crashed: …``)."""
     from symverify.kernel.provers.guard import run_limited
 
     left = opts.remaining()
@@ -96,7 +123,7 @@ def _in_child(opts: Options, fn: Any, *args: Any) -> Any:
         raise DeadlineExceededError()
     lim = run_limited(fn, args, memory=opts.memory(), timeout=left)
     if lim.status != "ok":
-        raise DeadlineExceededError(f"the exact evaluation of a counterexample stopped ({lim.status}: {lim.detail})")
+        raise DeadlineExceededError(f"{lim.status}: {lim.detail}")
     return lim.value
 
 
@@ -237,7 +264,8 @@ def search(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 
     Candidates are screened mod ``2^61 − 1`` in batches; the first separating one is confirmed
     exactly, when :func:`affordable` with ``sizes`` (``(peak height bits, peak degree)`` of
     :class:`~symverify.kernel.provers.bounds.Bounds`; computed here, once, when not given) says it is cheap. Every evaluation polls ``opts.deadline``: once it has passed the search returns None
-    (within milliseconds, one ring operation excepted).
+    (within milliseconds, one ring operation excepted; a confirmation past :data:`GUARD_BITS` bits runs
+    in a child limited to the time left, :func:`confirm_in_time`).
     """
     try:
         return _search(lhs, rhs, opts, found_by, degree, stage, count, batch, sizes)
@@ -265,9 +293,10 @@ def _search(lhs: Side, rhs: Side, opts: Options, found_by: str, degree: int, sta
 
                 b = structure_bounds(lhs, rhs, deadline=check)
                 sizes = (b.peak_height_bits, b.peak_degree)
-            if not affordable(u, ps, max(degree, sizes[1]), sizes[0]):
+            bits = value_bits(u, ps, max(degree, sizes[1]), sizes[0])
+            if bits > MAX_CONFIRM_BITS:  # not affordable
                 continue
-            cex = confirm(lhs, rhs, u, ps, found_by, stage, check)
+            cex = confirm_in_time(lhs, rhs, u, ps, found_by, opts, bits, stage, check)  # big values: a timed child
             if cex is not None:
                 return cex
             if modular:

@@ -21,9 +21,9 @@ from typing import Any, ClassVar
 from symverify.ir.bigint import show_int
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.bounds import Bounds, structure_bounds
-from symverify.kernel.provers.counterexample import affordable, confirm, search
+from symverify.kernel.provers.counterexample import affordable, confirm_in_time, search, stopped_note, value_bits
 from symverify.kernel.provers.guard import run_limited
-from symverify.kernel.provers.options import Options
+from symverify.kernel.provers.options import DeadlineExceededError, Options
 from symverify.kernel.provers.outcome import MethodResult, Verdict
 from symverify.kernel.provers.sides import Side
 from symverify.kernel.semantics.poly import PolyRing
@@ -232,12 +232,21 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
     ev["first_difference"] = list(out.cell or ())
     ev["difference"] = out.difference
     cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree, sizes=sizes(bounds))
+    note = "the polynomials differ, but no counterexample small enough to re-check by exact evaluation was found"
+    if cex is None and opts.expired():  # the search may have stopped at the deadline
+        note = (f"the polynomials differ, but timeout: {opts.timeout} s ran out while searching for a counterexample "
+                "small enough to re-check by exact evaluation")
     if cex is None and out.point is not None:  # a point where the differing entry is certainly nonzero
         u, ps = out.point
         pdict = {k: Fraction(v) for k, v in ps}
-        if affordable(u, pdict, max(bounds.degree, bounds.peak_degree), bounds.peak_height_bits):
-            cex = confirm(lhs, rhs, [list(r) for r in u], pdict, found_by=method)
+        degree = max(bounds.degree, bounds.peak_degree)
+        if affordable(u, pdict, degree, bounds.peak_height_bits):
+            try:  # held to the deadline as verify's re-check is: values past GUARD_BITS in a timed child
+                cex = confirm_in_time(lhs, rhs, [list(r) for r in u], pdict, method, opts,
+                                      value_bits(u, pdict, degree, bounds.peak_height_bits))
+            except DeadlineExceededError as e:
+                note = "the polynomials differ, but " + stopped_note(
+                    opts, e, "while a counterexample at the expansion's point was confirmed by exact evaluation")
     if cex is None:
-        note = "the polynomials differ, but no counterexample small enough to re-check by exact evaluation was found"
         return outcome.unknown(method, ev, notes=(note,), timings={"expand": out.seconds})
     return outcome.refuted(method, ev, cex, timings={"expand": out.seconds})

@@ -174,13 +174,25 @@ def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: t
         _kill_below(os.getpid())  # what fn started goes with it, even a process that left its session
 
 
+_TAIL_BYTES = 1 << 16
+"""How much of the end of a child's log :func:`_tail` reads (the log may hold gigabytes of output)."""
+
+
 def _tail(path: str) -> str:
+    """The last two non-empty lines of the child's log (its stdout and stderr, where FLINT's abort
+    message comes last), read from its last :data:`_TAIL_BYTES` bytes only, their last 200 characters."""
     try:
-        with open(path, errors="replace") as fh:
-            lines = [" ".join(line.split()) for line in fh.read().splitlines() if line.strip()]
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - _TAIL_BYTES))
+            text = fh.read().decode("utf-8", errors="replace")
     except OSError:
         return ""
-    return f": {' '.join(lines[:2])[:200]}" if lines else ""
+    if size > _TAIL_BYTES:
+        text = text.partition("\n")[2]  # the first line read may be cut
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    last = " ".join(lines[-2:])
+    return f": {last if len(last) <= 200 else '…' + last[-199:]}" if lines else ""
 
 
 def _death(code: int | None, memory: int) -> str:

@@ -71,7 +71,7 @@ from symverify.kernel.primes import MAX_PRIME_BITS, is_prime, passes_screen, scr
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.bounds import M61, Bounds, structure_bounds
 from symverify.kernel.provers.challenge import CONSTRUCTION, Stream, Transcript
-from symverify.kernel.provers.counterexample import affordable, confirm, search
+from symverify.kernel.provers.counterexample import affordable, confirm_in_time, search, stopped_note, value_bits
 from symverify.kernel.provers.fingerprint import fingerprint
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.modular import Engine, PythonEngine, TorchEngine
@@ -109,8 +109,10 @@ def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW, opts: Opt
     With ``opts`` carrying a deadline, it is polled before every candidate, and a primality proof
     that the Miller–Rabin screen cannot replace (a modulus above ``3.3·10^24``: seconds at 1000
     bits, not interruptible) runs in a child process limited to the time left
-    (:func:`~symverify.kernel.provers.guard.run_limited`); past the deadline
-    :class:`~symverify.deadline.DeadlineExceededError` is raised."""
+    (:func:`~symverify.kernel.provers.guard.run_limited`); past the deadline, or when that child
+    reaches its memory limit or crashes, :class:`~symverify.deadline.DeadlineExceededError` is raised,
+    its detail starting with the child's status (``memory: …``; read by
+    :func:`~symverify.kernel.provers.counterexample.stopped_note`)."""
     check = None if opts is None else opts.checker()
     while True:
         if check is not None:
@@ -125,7 +127,7 @@ def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW, opts: Opt
         assert opts is not None
         lim = run_limited(is_prime, (c,), memory=opts.memory(), timeout=max(opts.remaining() or 0.0, 0.0))
         if lim.status != "ok":
-            raise DeadlineExceededError(f"proving a {c.bit_length()}-bit modulus prime: {lim.detail}")
+            raise DeadlineExceededError(f"{lim.status}: proving a {c.bit_length()}-bit modulus prime: {lim.detail}")
         if lim.value:
             return c
 
@@ -434,26 +436,34 @@ def _proved(method: str, ev: dict[str, Any], eps: Fraction, k: int, opts: Option
 def _refute(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, method: str, u: list[list[int]], ps: dict[str, int],
             where: str) -> Any:
     """A counterexample for a trial point that differs mod ``p``: a small one if the search finds it,
-    else the lifted trial point itself (it differs exactly); ProverError if neither separates."""
+    else the lifted trial point itself (it differs exactly); ProverError if neither separates.
+    :class:`DeadlineExceededError` when the deadline stopped the search before a counterexample small
+    enough to re-check was found, or the lifted point's confirmation (held to the deadline as verify's
+    re-check is: :func:`~symverify.kernel.provers.counterexample.confirm_in_time`)."""
     cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree, sizes=(bounds.peak_height_bits, bounds.peak_degree))
-    if cex is None and not affordable(u, ps, max(bounds.degree, bounds.peak_degree), bounds.peak_height_bits):
+    degree = max(bounds.degree, bounds.peak_degree)
+    if cex is None and not affordable(u, ps, degree, bounds.peak_height_bits):
+        if opts.expired():  # the search may have stopped at the deadline, not run out of candidates
+            raise DeadlineExceededError()
         return None  # the caller reports unknown: no counterexample small enough to re-check exactly
     if cex is None:  # the residues differ, so the lifted integer point differs exactly
-        cex = confirm(lhs, rhs, u, ps, found_by=f"{method} (lifted trial point)")
+        cex = confirm_in_time(lhs, rhs, u, ps, f"{method} (lifted trial point)", opts,
+                              value_bits(u, ps, degree, bounds.peak_height_bits))
     if cex is None:
         raise ProverError(f"{method}: the sides differ {where}, but agree under exact evaluation at that point; "
                           "the modular evaluator is wrong")
     return cex
 
 
-def _refuted_or_unknown(method: str, ev: dict[str, Any], cex: Any, seconds: float) -> MethodResult:
+def _refuted_or_unknown(method: str, ev: dict[str, Any], cex: Any, seconds: float, stopped: str = "") -> MethodResult:
     """Refuted with the re-checkable counterexample; unknown, with the mismatch kept as evidence, when
-    none is small enough to re-check."""
+    none is small enough to re-check, or when ``stopped`` says what stopped the search or confirmation."""
     if cex is None:
         ev["sides_differ_mod_p"] = True
+        why = stopped or ("every counterexample found is too large to re-check by exact evaluation (degree × bits "
+                          "of the point plus coefficient bits over the budget)")
         note = ("the sides differ: their outputs differ modulo a trial prime (see the evidence), which equal "
-                "polynomials cannot; but every counterexample found is too large to re-check by exact "
-                "evaluation (degree × bits of the point plus coefficient bits over the budget), and 'refuted' needs a re-checked one")
+                f"polynomials cannot; but {why}, and 'refuted' needs a re-checked counterexample")
         return outcome.unknown(method, ev, notes=(note,), timings={"trials": seconds})
     return outcome.refuted(method, ev, cex, timings={"trials": seconds})
 
@@ -552,15 +562,19 @@ def _run_randomized(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None, 
             p = plan.fixed or random_prime(tr.stream(tag, engine.name, t, "prime"), bounds.denominator, plan.low, opts)
             points, ps = engine.points(tr.stream(tag, engine.name, t, "point", p), p, lhs, names, plan.batch)
             hit = engine.first_mismatch(lhs, rhs, points, p, ps, opts.checker())
-        except DeadlineExceededError:
-            return stop(t, f"timeout during trial {t + 1} of {k}")
+        except DeadlineExceededError as e:  # the timeout, or a prime's proof child out of memory (named as such)
+            return stop(t, stopped_note(opts, e, f"during trial {t + 1} of {k}"))
         primes.append(p)
         if hit is not None:
             i, cell = hit
             where = {"points": t * plan.batch + i + 1, "mismatch_point": i} if engine.batched else {"mismatch_entry": cell}
             ev.update(k=t + 1, mismatch_trial=t, mismatch_prime=str(p), primes=[str(q) for q in primes], **where)
             u = [[int(x) for x in row] for row in points[i]]
-            cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}, point {i} ({engine.backend})")
+            try:
+                cex = _refute(lhs, rhs, opts, bounds, method, u, ps, f"mod p = {p} at trial {t}, point {i} ({engine.backend})")
+            except DeadlineExceededError as e:
+                return _refuted_or_unknown(method, ev, None, time.perf_counter() - start, stopped_note(
+                    opts, e, "before a counterexample small enough to re-check by exact evaluation was found and confirmed"))
             return _refuted_or_unknown(method, ev, cex, time.perf_counter() - start)
     if run < k:
         return stop(run, f"stopped after {run} of the {k} trials the bound needs")
