@@ -103,6 +103,8 @@ class CompositionalResult:
     stages_isolated: int = 0
     largest_estimate: int = 0
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
+    SEALED = ("ok", "stages_checked", "stages_total", "failure", "max_stage_layers", "monomials", "notes", "stopped",
+              "stages_isolated", "largest_estimate")  # all but the time: a seal copied onto another result unseals it
 
     method: ClassVar[str] = "compositional"
 
