@@ -346,6 +346,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
     elif isinstance(obj, Instance):
         rec = {"kind": "instance", "name": obj.name, "verdict": obj.verdict, "claim": obj.kind.value, "basis": obj.basis,
                "method": obj.method, "resources": obj.resources, "bounds": obj.bounds, "ok": obj.ok}
+        if "failure_bound" in (shown := obj.to_json()):  # a randomized proof's error bound, exact
+            rec["failure_bound"] = shown["failure_bound"]
     elif isinstance(obj, ProofResult):
         rec = {"kind": "proof", "name": obj.name, "title": obj.title, "ok": obj.ok,
                "instances": [golden_record(i) for i in obj.instances]}
