@@ -101,3 +101,31 @@ def test_a_forall_counterexample_with_a_huge_parameter_is_sealed_exactly() -> No
     assert is_sealed(res)
     object.__setattr__(res, "params", {"N": huge + 1})
     assert not is_sealed(res)
+
+
+def test_one_huge_certificate_cell_is_polled_for_the_deadline() -> None:
+    """``validate_certificate`` polled the deadline only between boundaries: one cell of millions of
+    terms ran past the timeout. It polls every ``CHECK_EVERY`` cells and terms too (the timeout
+    then stops the check: ``check_certificate`` says unknown, ``stopped="timeout"``)."""
+    from symverify.deadline import DeadlineExceededError
+    from symverify.kernel.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+    from symverify.kernel.ir.grid import Grid
+    from symverify.kernel.provers.compositional import validate_certificate
+
+    many = 20_000
+    circuit = Circuit(1, 1, tuple(Gate.add(0, 0) for _ in range(many)), (0,))
+    copy_layer = Layer(Grid.from_cells(2, 2, {(0, 0): 1, (0, 1): 1}), Grid(1, 2, 0, ()), Grid(1, 2, 0, ()), Grid(1, 2, 1, ()))
+    model = Model(1, 1, 1, 2, (copy_layer,))
+    huge = Cell(0, 1, tuple((v, 1) for v in range(many)))
+    cert = Certificate((Boundary(0, (Cell.node(0, 0, 0),)), Boundary(1, (Cell.node(0, 0, 0), huge))))  # (0, 1): not read out
+    polls = []
+
+    def check() -> None:  # the deadline passes after a poll per boundary and one before the huge cell
+        polls.append(1)
+        if len(polls) > len(cert.boundaries) + 1:
+            raise DeadlineExceededError("the deadline passed")
+
+    with pytest.raises(DeadlineExceededError, match="the deadline passed"):
+        validate_certificate(circuit, model, cert, check)
+    validate_certificate(circuit, model, cert)  # without a deadline the certificate is well formed
