@@ -113,3 +113,13 @@ def test_a_version_2_run_without_bounds_is_still_read() -> None:
     run["version"] = 2
     del run["scripts"][0]["result"]["instances"][0]["failure_bound"]  # type: ignore[index]
     assert check_run(run, "run", from_file=True)["version"] == 2
+
+
+def test_the_html_report_and_the_report_json_state_the_bound() -> None:
+    from symverify.viz.report import report_page
+
+    page = report_page(_run(Instance.from_report("x²", _sealed_report(Fraction(1, 2)))))
+    assert "proved (ε ≤ 2^-1.0)" in page
+    rand = _randomized()
+    assert Fraction(rand.to_json()["failure_bound"]) == rand.failure_bound
+    assert sv.verify(SQUARE, SQUARE, method="exact").to_json()["failure_bound"] == "0"

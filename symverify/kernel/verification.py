@@ -182,6 +182,7 @@ class Report:
             "notes": list(self.notes),
             "seed": self.seed,
             "numeric": None if self.numeric is None else self.numeric.to_json(),
+            "failure_bound": jsonable(self.failure_bound),
         }
 
 
