@@ -89,7 +89,7 @@ def _instance(c: Circuit) -> Instance:
         notes.append(f"dense cross-check: certificate {dres.ok}, models {cross.verdict.value}")
     bound = cross.evidence.get("bound")
     notes.append(f"vs dense: {cross.method}" + (f" error ≤ {bound}" if bound is not None else ""))
-    method += "+dense"
+    method += "+dense" + ("+randomized" if cross.method == "randomized" else "")  # its error bound is the claim's
     resources = {k: out.resources[k] for k in KEYS}
     bounds = {k: v for k, v in out.bounds.items() if k in resources}
     name = f"{c.name} {c.n}x{c.d}"

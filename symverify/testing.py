@@ -348,6 +348,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
                "method": obj.method, "resources": obj.resources, "bounds": obj.bounds, "ok": obj.ok}
         if obj.checks is not None:  # an argued claim's checks held: a run where they are no longer run differs
             rec["checks"] = obj.checks
+        if "failure_bound" in (shown := obj.to_json()):  # a randomized proof's error bound, exact
+            rec["failure_bound"] = shown["failure_bound"]
     elif isinstance(obj, ProofResult):
         rec = {"kind": "proof", "name": obj.name, "title": obj.title, "ok": obj.ok,
                "instances": [golden_record(i) for i in obj.instances]}

@@ -76,9 +76,11 @@ def test_a_counterexample_set_in_place_unseals_the_report() -> None:
 def test_an_equal_counterexample_copied_or_pickled_keeps_the_seal() -> None:
     rep = _refutation()
     for same in (copy.deepcopy(rep), pickle.loads(pickle.dumps(rep)),
-                 replace(rep, counterexample=copy.deepcopy(rep.counterexample)), replace(rep, notes=("a note",))):
+                 replace(rep, counterexample=copy.deepcopy(rep.counterexample))):
         assert is_sealed(same) and same.counterexample == rep.counterexample
         assert Instance.from_report("x² = x", same).verdict is sv.Verdict.REFUTED
+    with pytest.raises(ProverError, match="sealed fields"):  # the notes are shown: sealed too
+        replace(rep, notes=("a note",))
     proof = sv.verify(SQUARE, SQUARE, method="exact")
     with pytest.raises(ProverError, match=SWAPPED):  # a proof given a counterexample is no proof
         replace(proof, counterexample=rep.counterexample)

@@ -172,7 +172,7 @@ def _run_file(tmp_path: Path, **change: Any) -> Path:
     ({"result__ok": True}, r"scripts\[0\]\.result: 'ok' is true, but instance 'y' is not ok"),
     ({"script__status": "crashed"}, r"scripts\[0\]\.result: a crashed script has no result"),
     ({"script__status": "passed"}, r"scripts\[0\]\.status: expected one of ok, failed, crashed, timeout, interrupted"),
-    ({"version": 3}, r"\.version: expected 2, found 3 \(a run of a newer symverify\?\)"),
+    ({"version": 4}, r"\.version: expected 2 or 3, found 4 \(a run of a newer symverify\?\)"),
     ({"directory": "/x"}, r"unknown field 'directory'"),
     ({"quick": "yes"}, r"\.quick: expected true or false, found 'yes'"),
 ])

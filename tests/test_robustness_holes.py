@@ -215,13 +215,14 @@ def test_numeric_cross_check_is_skipped_after_the_timeout():
 
 @functools.lru_cache(maxsize=1)
 def huge_report():
-    from symverify.kernel.provers.outcome import Counterexample, Verdict, seal
+    from symverify.kernel.provers.outcome import Counterexample, Verdict, fields_text, seal
     from symverify.kernel.verification import Report
 
     x = (3 << 16_800_000) + 123_456_789  # 16.8 million bits, 5 million digits
     cex = Counterexample(inputs=((2,) + (0,) * 3326 + (-1,),), params=(), cell=(0, 0), lhs_value=x, rhs_value=1 - x,
                          found_by="exact")
-    sealed = seal("Report", Verdict.REFUTED, "exact", Fraction(0), cex)  # as verify seals it
+    sealed = seal("Report", Verdict.REFUTED, "exact", Fraction(0), cex,  # as verify seals it (Report.SEALED)
+                  fields_text(({"value": x}, {}, {}, (), 0, None)))
     return x, Report(Verdict.REFUTED, "exact", {"value": x}, cex, _seal=sealed)
 
 

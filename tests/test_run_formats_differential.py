@@ -101,7 +101,7 @@ def _cex(v: Any, depth: int = 0) -> bool:
 # "the fields are those of the example, plus seconds, jobs and scheduler of a run, seconds of a
 # script, a result and an instance, and counterexample of a refuted instance", with their types
 TYPES: dict[str, dict[str, Any]] = {
-    "run": {"format": str, "version": lambda v: type(v) is int and v == 2, "quick": bool, "ok": bool,
+    "run": {"format": str, "version": lambda v: type(v) is int and v in (2, 3), "quick": bool, "ok": bool,
             "interrupted": bool, "scripts": list, "seconds": _seconds,
             "jobs": lambda v: type(v) is int and v >= 1, "scheduler": str},
     "script": {"name": str, "title": str, "source": str, "status": lambda v: isinstance(v, str) and v in STATUSES,
@@ -112,7 +112,7 @@ TYPES: dict[str, dict[str, Any]] = {
                  "resources": dict, "bounds": dict, "seconds": _seconds, "detail": str,
                  "kind": lambda v: isinstance(v, str) and v in KINDS, "basis": str,
                  "checks": lambda v: v is None or type(v) is bool, "over_bound": "names", "ok": bool,
-                 "counterexample": _cex},
+                 "counterexample": _cex, "failure_bound": lambda v: isinstance(v, str) and _EXACT.fullmatch(v) is not None},
 }
 
 
@@ -151,6 +151,11 @@ def check_instance(inst: Any, where: str) -> None:
         raise RefusedError(where)
     if "counterexample" in inst and verdict != "refuted":
         raise RefusedError(f"{where}.counterexample")
+    # "a failure_bound that is not an exact rational string in [0, 1), or on an instance that is not a
+    # prover's proved claim with the word randomized in its method"
+    if "failure_bound" in inst and not (0 <= _value(inst["failure_bound"], f"{where}.failure_bound") < 1
+                                        and verdict == "proved" and kind == "prover" and _randomized(inst)):
+        raise RefusedError(f"{where}.failure_bound")
     res, bounds = inst.get("resources", {}), inst.get("bounds", {})
     b = {k: _value(v, f"{where}.bounds.{k}") for k, v in bounds.items()}
     r = {k: _value(v, f"{where}.resources.{k}") for k, v in res.items()}  # "a resource or bound"
@@ -164,6 +169,10 @@ def check_instance(inst: Any, where: str) -> None:
         raise RefusedError(f"{where}.checks")
     if inst.get("ok", False) and ((kind != "argued" and verdict != "proved") or checks is False or over):
         raise RefusedError(where)
+
+
+def _randomized(inst: dict[str, Any]) -> bool:
+    return "randomized" in str(inst.get("method", "")).split("+")
 
 
 def _all_ok(instances: list[dict[str, Any]], where: str) -> None:
@@ -225,6 +234,10 @@ def oracle(text: str) -> dict[str, Any]:
     names = set()
     for k, s in enumerate(data["scripts"]):
         check_script(s, f"scripts[{k}]")
+        for j, i in enumerate((s.get("result") or {}).get("instances", [])):  # "(in a run of version 3) such a
+            if (data["version"] == 3 and "failure_bound" not in i and i["verdict"] == "proved"  # claim without it"
+                    and i.get("kind", "prover") == "prover" and _randomized(i)):
+                raise RefusedError(f"scripts[{k}].result.instances[{j}].failure_bound")
         if s["name"] in names:  # "no two of one name"
             raise RefusedError(f"scripts[{k}].name")
         names.add(s["name"])
@@ -284,7 +297,7 @@ def test_every_field_of_a_written_run_is_as_documented(files):
     text = files[0].read_text(encoding="utf-8")
     data = oracle(text)
     assert list(data) == ["format", "version", "quick", "ok", "interrupted", "scripts"]  # no times without --timings
-    assert (data["version"], data["quick"], data["ok"], data["interrupted"]) == (2, True, True, False)
+    assert (data["version"], data["quick"], data["ok"], data["interrupted"]) == (3, True, True, False)
     assert [s["name"] for s in data["scripts"]] == list(SCRIPTS)  # "in the order asked for"
     for s in data["scripts"]:
         assert set(s) == {"name", "title", "source", "status", "ok", "counts", "over_bound", "error", "result"}
@@ -293,8 +306,9 @@ def test_every_field_of_a_written_run_is_as_documented(files):
         assert insts and s["result"]["name"] == s["name"] and s["result"]["title"] == s["title"]
         counts = {"proved": 0, "refuted": 0, "unknown": 0, "argued": 0}
         for inst in insts:
-            assert set(inst) == {"name", "verdict", "method", "resources", "bounds", "detail", "kind", "basis",
-                                 "checks", "over_bound", "ok"}, inst["name"]
+            assert set(inst) - {"failure_bound"} == {"name", "verdict", "method", "resources", "bounds", "detail",
+                                                     "kind", "basis", "checks", "over_bound", "ok"}, inst["name"]
+            assert ("failure_bound" in inst) == (inst["verdict"] == "proved" and _randomized(inst)), inst["name"]
             assert inst["kind"] in KINDS and inst["verdict"] in VERDICTS
             assert all(isinstance(inst[k], str) for k in ("name", "method", "detail", "basis"))
             assert inst["checks"] is None if inst["kind"] != "argued" else inst["checks"] in (None, True, False)
@@ -459,6 +473,11 @@ def mutations(run: dict[str, Any]) -> list[tuple[str, Any]]:
         "over_bound listed twice": {"resources": {**inst["resources"], "layers": layers + 1},
                                     "over_bound": ["layers", "layers"], "ok": False},
         "an extra field": {"seconds": 0.5, "note": [1, 2]},
+        "randomized with its bound": {"method": "randomized", "failure_bound": "1/1024"},
+        "randomized without its bound": {"method": "randomized"},
+        "randomized with a bound of 1": {"method": "randomized", "failure_bound": "1"},
+        "randomized with a float bound": {"method": "randomized", "failure_bound": 0.5},
+        "a bound on an exact claim": {"failure_bound": "1/1024"},
     }
     for label, change in forged.items():
         doc = _copy(run)
@@ -525,7 +544,7 @@ def mutations(run: dict[str, Any]) -> list[tuple[str, Any]]:
                 layers=d["scripts"][0]["result"]["instances"][0]["bounds"]["layers"] + 1)),
         "two scripts of one name": lambda d: d["scripts"].append(copy.deepcopy(d["scripts"][0])),
         "version 1": lambda d: d.update(version=1),
-        "version 3": lambda d: d.update(version=3),
+        "version 4": lambda d: d.update(version=4),
         "version true": lambda d: d.update(version=True),
         "unknown run field": lambda d: d.update(directory="/tmp"),
         "unknown script field": lambda d: d["scripts"][0].update(note=""),
@@ -580,18 +599,20 @@ def test_the_mutations_cover_both_answers(cases):
             "[0][0] drop kind", "[0][0] drop ok", "huge bound", "huge exact bound", "script status failed, ok false",
             "interrupted, not ok", "timings", "counterexample on a refuted instance, restated",
             "script status ok, an instance refuted, restated", "status left out, ok false",
-            "interrupted, run ok left out", "script status and ok left out", "over its bound, every summary left out"} <= labels
+            "interrupted, run ok left out", "script status and ok left out", "over its bound, every summary left out",
+            "randomized with its bound"} <= labels
     assert not {"proved over its bound", "argued marked proved", "argued, checks failed, ok",
                 "checks on a prover claim", "drop format", "[0][0] bounds.layers=NaN", "an extra field", "drop version",
                 "no scripts", "refuted (summaries as written)", "script status ok, an instance refuted",
                 "script counts off by one", "result counts off by one", "script over_bound forged",
                 "script ok without status agreeing", "script status failed, ok true", "crashed script with a result",
                 "ok script without a result", "ok script without instances", "run ok false although every script is",
-                "run ok though interrupted", "two scripts of one name", "version 1", "version 3", "version true",
+                "run ok though interrupted", "two scripts of one name", "version 1", "version 4", "version true",
                 "unknown run field", "unknown script field", "unknown result field", "negative seconds",
                 "seconds as text", "jobs 0", "jobs 1.0", "quick as text", "method a number", "counts with a fifth key",
                 "counts negative", "counterexample on a proved instance", "over_bound listed twice", "counterexample on a refuted instance",
-                "[0][0] resources.layers=true not ok"} & labels
+                "[0][0] resources.layers=true not ok", "randomized without its bound", "randomized with a bound of 1",
+                "randomized with a float bound", "a bound on an exact claim"} & labels
 
 
 def test_golden_reader_takes_exactly_what_the_oracle_takes(cases, tmp_path):

@@ -29,7 +29,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from symverify.deadline import DeadlineExceededError
 from symverify.errors import ProverError
@@ -49,6 +49,7 @@ from symverify.kernel.provers.outcome import (
     UsageError,
     Verdict,
     check_seal,
+    fields_text,
     jsonable,
     seal,
 )
@@ -91,13 +92,19 @@ class Report:
     notes: tuple[str, ...] = ()
     seed: int = 0
     numeric: NumericSummary | None = None
+    failure_bound: Fraction = Fraction(0)
+    """The exact probability that a ``proved`` is wrong: 0 for an exact argument, the stated bound
+    ``ε`` of the randomized method (``evidence["bound"]`` shows it rounded up to ``2^x``)."""
     _seal: str = field(default="", repr=False, compare=False)
+    SEALED: ClassVar[tuple[str, ...]] = ("evidence", "lhs", "rhs", "notes", "seed", "numeric")
 
     def __post_init__(self) -> None:
-        """Only :func:`verify` makes a ``Report`` (its seal binds the verdict, the method and the
-        counterexample; :mod:`symverify.kernel.provers.outcome`): one built by hand, or one whose
-        verdict was replaced, raises :class:`~symverify.errors.ProverError`."""
-        check_seal(self, "Report", self.verdict, self.method, Fraction(0), self.counterexample, "verify")
+        """Only :func:`verify` makes a ``Report`` (its seal binds the verdict, the method, the
+        failure bound, the counterexample and every other field it shows or records but its timings:
+        the evidence, the sides' statistics, the notes, the seed and the numeric cross-check;
+        :mod:`symverify.kernel.provers.outcome`): one built by hand, or one with one of them replaced
+        (``dataclasses.replace``) or changed in place, raises :class:`~symverify.errors.ProverError`."""
+        check_seal(self, "Report", self.verdict, self.method, self.failure_bound, self.counterexample, "verify")
 
     @property
     def proved(self) -> bool:
@@ -176,6 +183,7 @@ class Report:
             "notes": list(self.notes),
             "seed": self.seed,
             "numeric": None if self.numeric is None else self.numeric.to_json(),
+            "failure_bound": jsonable(self.failure_bound),
         }
 
 
@@ -394,5 +402,6 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
         summary, notes = _cross_check(a, b, opts, timings, res.notes)
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0
-    return Report(res.verdict, res.method, res.evidence, cex, stats[0], stats[1], timings, notes, opts.seed, summary,
-                  seal("Report", res.verdict, res.method, Fraction(0), cex))
+    sealed = fields_text((res.evidence, stats[0], stats[1], tuple(notes), opts.seed, summary))  # Report.SEALED
+    return Report(res.verdict, res.method, res.evidence, cex, stats[0], stats[1], timings, tuple(notes), opts.seed, summary,
+                  res.failure_bound, seal("Report", res.verdict, res.method, res.failure_bound, cex, sealed))

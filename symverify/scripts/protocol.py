@@ -84,7 +84,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from symverify.errors import IRError, ProverError, UsageError
-from symverify.ir.bigint import safe_repr
+from symverify.ir.bigint import safe_repr, show_rational
 from symverify.kernel.ir.scalar import number_table
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
 from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, count_claims, json_problem
@@ -214,6 +214,12 @@ class Instance:
     counterexample: Any = field(default=None, kw_only=True)
     """A refutation's counterexample as JSON (:meth:`from_report` takes the deciding outcome's,
     re-checked by its prover); ``None`` elsewhere. The proof-run JSON writes it only when present."""
+    failure_bound: Fraction = field(default=Fraction(0), kw_only=True)
+    """A randomized proof's error bound ``ε``, exact: the probability that its ``proved`` is wrong
+    (:meth:`from_report` takes the reports' ``failure_bound``, summed over several: a union bound);
+    0 for an exact argument and for a claim that is not proved. The table shows it
+    (``proved (ε ≤ 2^-100.0)``), the proof-run JSON, JUnit and golden records write it as
+    ``failure_bound`` when it is not 0."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, Verdict):
@@ -266,6 +272,15 @@ class Instance:
         if problem:  # what the script's JSON, and the run file, could not hold
             raise UsageError(f"instance {self.name!r}: counterexample=: expected a JSON value (finite numbers, text keys, "
                              f"nested at most {COUNTEREXAMPLE_DEPTH} deep), found {problem}")
+        fb = self.failure_bound
+        if type(fb) is not Fraction or not 0 <= fb < 1 or (fb and not (self.verdict is Verdict.PROVED
+                                                                    and self.kind is ClaimKind.PROVER)):
+            raise UsageError(f"instance {self.name!r}: failure_bound: expected a Fraction in [0, 1), nonzero only on "
+                             f"a prover's proved claim, found {type(fb).__name__} {safe_repr(fb, 40)} on a "
+                             f"{self.verdict.value} {self.kind.value} claim")
+        if fb and "randomized" not in str(self.method).split("+"):
+            raise UsageError(f"instance {self.name!r}: method {self.method!r}: a claim proved by a randomized test "
+                             f"(error bound {show_rational(fb)}) names it: add '+randomized'")
         if self.kind is not ClaimKind.ARGUED and self.checks is not None:
             raise UsageError(f"instance {self.name!r}: checks= belongs to argued claims, found it on a {self.kind.value} claim")
         words = self.method.split("+") if isinstance(self.method, str) else [self.method]
@@ -286,7 +301,10 @@ class Instance:
                     seconds: float = 0.0, detail: str = "") -> Instance:
         """A prover's claim: the verdict of ``report`` (with ``more``: ``refuted`` if one of them is,
         else ``unknown`` if one is, else ``proved``). ``method`` defaults to the reports' methods
-        joined by ``+``."""
+        joined by ``+``. A ``proved`` claim carries the reports' error bound ``failure_bound``: the
+        sum of their randomized bounds (a union bound; 0 when every one is an exact argument); a sum
+        of 1 or more states nothing, a :class:`~symverify.errors.UsageError` (ask each report for a
+        smaller ``error_bound``)."""
         decided = (report, *more)
         outcomes = _outcome_types()
         for r in decided:
@@ -305,10 +323,17 @@ class Instance:
             if not all(isinstance(m, str) for m in methods):
                 raise UsageError(f"instance {name!r}: method: the outcomes do not all name their method; pass method=")
             method = "+".join(dict.fromkeys(m for m in methods if isinstance(m, str)))
+        bound = Fraction(0)
+        if deciding.verdict is Verdict.PROVED:  # the union bound over the reports' randomized arguments
+            bound = sum((getattr(r, "failure_bound", Fraction(0)) for r in decided), Fraction(0))
+            if bound >= 1:
+                raise UsageError(f"instance {name!r}: the error bounds of its {len(decided)} reports sum to "
+                                 f"{show_rational(bound)} ≥ 1, which bounds nothing; verify each with a smaller error_bound")
         token = _FROM_REPORT.set(True)
         try:
             return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
-                       kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None)
+                       kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None,
+                       failure_bound=bound)
         finally:
             _FROM_REPORT.reset(token)
 
@@ -395,7 +420,22 @@ class Instance:
         d["ok"] = self.ok
         if self.counterexample is None:
             del d["counterexample"]  # "a refutation adds counterexample"
+        if self.failure_bound or (self.proved and self.kind is ClaimKind.PROVER and "randomized" in self.method.split("+")):
+            d["failure_bound"] = stable_number(self.failure_bound)  # "a randomized proof adds failure_bound", exact
+        else:
+            del d["failure_bound"]
         return d
+
+    def verdict_text(self) -> str:
+        """The verdict as the table shows it: ``argued``, or the verdict with a randomized proof's
+        error bound (``proved (ε ≤ 2^-100.0)``, rounded up, never understated)."""
+        if self.kind is ClaimKind.ARGUED:
+            return "argued"
+        if self.failure_bound:
+            from symverify.kernel.provers.randomized import pow2_text
+
+            return f"{self.verdict.value} (ε ≤ {pow2_text(self.failure_bound)})"
+        return self.verdict.value
 
 
 def stable_number(v: Number) -> int | float | str:
@@ -565,7 +605,7 @@ class ProofResult:
             res = ", ".join(f"{k}={v}" + (f"≤{bs[k]}" if k in bs else "") for k, v in rs.items())
             over = [f"{k}={rs[k]} > {bs[k]}" if k in rs else f"{k} (no value)" for k in i.over_bound()]
             flag = "" if i.ok else ("  <-- over bound: " + ", ".join(over) if i.proved else "  <--")
-            shown = "argued" if i.kind is ClaimKind.ARGUED else i.verdict.value
+            shown = i.verdict_text()
             basis = f" ({i.basis})" if i.basis else ""
             lines.append(f"  {shown:8s} {i.kind.value:8s} {i.method:14s} {i.name:40s} {res}{basis} [{i.seconds:.2f}s]{flag}")
         return "\n".join(lines)

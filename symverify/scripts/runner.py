@@ -672,7 +672,7 @@ def _xml_text(v: Any) -> str:
 def junit_xml(summary: RunSummary) -> str:
     """JUnit XML: one ``testsuite`` per script, one ``testcase`` per instance (a failure when it is
     not proved or over a bound; ``skipped`` when it is an argued claim, never decided by the tool),
-    with the instance's kind, verdict and basis as ``properties``; a script without a result
+    with the instance's kind, verdict, basis and a randomized proof's ``failure_bound`` as ``properties``; a script without a result
     (crashed, timed out, interrupted) is one ``testcase`` with an error of that type."""
     suites = ET.Element("testsuites", name="symverify prove", tests="0", failures="0", errors="0")
     total = fails = errors = 0
@@ -693,6 +693,8 @@ def junit_xml(summary: RunSummary) -> str:
             props = ET.SubElement(case, "properties")
             ET.SubElement(props, "property", name="kind", value=_xml_text(kind))
             ET.SubElement(props, "property", name="verdict", value=_xml_text(inst.get("verdict")))
+            if "failure_bound" in inst:  # a randomized proof's error bound, exact
+                ET.SubElement(props, "property", name="failure_bound", value=_xml_text(inst["failure_bound"]))
             if inst.get("basis"):
                 ET.SubElement(props, "property", name="basis", value=_xml_text(inst.get("basis")))
             if inst.get("ok") and kind == "argued":  # not decided by the tool: shown, never counted as proved
@@ -719,20 +721,21 @@ def junit_xml(summary: RunSummary) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-_LEFT_OUT: dict[str, Any] = {"kind": "prover", "ok": False, "resources": {}, "bounds": {}, "checks": None}
+_LEFT_OUT: dict[str, Any] = {"kind": "prover", "ok": False, "resources": {}, "bounds": {}, "checks": None,
+                              "failure_bound": None}
 """What an instance's field left out means (docs/formats.md § Proof run; a run of 0.1.0 has no ``kind``)."""
 
 
 def _golden_view(run: dict[str, Any]) -> list[dict[str, Any]]:
     """What a golden comparison looks at: per script its status and per instance its verdict,
-    kind, method, resources, bounds, ``ok`` and an argued claim's ``checks`` (an argued claim whose
+    kind, method, resources, bounds, ``ok``, a randomized proof's ``failure_bound`` and an argued claim's ``checks`` (an argued claim whose
     checks held and are no longer run is still ok, but differs); no times, no free-text details;
     the scripts in the order of their names (``prove b a`` against a golden of ``a b`` compares each
     script with its own)."""
     out = []
     for s in run.get("scripts", []):
         insts = [{k: i.get(k, _LEFT_OUT.get(k))
-                  for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok", "checks")}
+                  for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok", "checks", "failure_bound")}
                  for i in ((s.get("result") or {}).get("instances", []))]
         out.append({"name": s.get("name"), "status": s.get("status"), "instances": insts})
     return sorted(out, key=lambda v: str(v["name"]))  # stable: scripts of one name keep their order

@@ -10,7 +10,7 @@
 * *Failures*: an interrupted run, every instance that is not ok and every script that is not ok, with the
   over-bound resources, the detail text and the counterexample when the instance carries one
   (a ``counterexample`` field, as :meth:`Counterexample.to_json` writes it, or text);
-* one table per script listing every instance: verdict, method, resources against bounds, time,
+* one table per script listing every instance: verdict (with a randomized proof's error bound), method, resources against bounds, time,
   detail.
 
 Every instance row is ``<tr class="instance" data-script="NAME" data-instance="NAME">``, so the
@@ -135,6 +135,18 @@ def _instances(script: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [i for i in result.get("instances", []) if isinstance(i, Mapping)]
 
 
+def _error_bound(inst: Mapping[str, Any]) -> str:
+    """A randomized proof's error bound as the table shows it (`` (ε ≤ 2^-100.0)``, rounded up,
+    never understated), or ''."""
+    if "failure_bound" not in inst:
+        return ""
+    from symverify.kernel.provers.randomized import pow2_text
+    from symverify.viz.run_format import run_value
+
+    bound = run_value(inst["failure_bound"], "failure_bound")  # the run was checked: an exact rational
+    return f" (ε ≤ {pow2_text(bound)})" if bound else ""
+
+
 def _inst_ok(inst: Mapping[str, Any]) -> bool:
     return instance_ok(inst)  # "ok left out is false" (docs/formats.md § Proof run)
 
@@ -240,7 +252,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
             out.append(
                 f'<tr class="instance" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}" '
                 f'data-verdict="{escape(verdict)}"><td>{_e(inst.get("name", ""), 300)}</td>'
-                f'<td class="{_cls(verdict)}">{escape(verdict)}{mark}</td><td>{_e(inst.get("method", ""))}</td>'
+                f'<td class="{_cls(verdict)}">{escape(verdict + _error_bound(inst))}{mark}</td><td>{_e(inst.get("method", ""))}</td>'
                 f'<td class="res">{_resources_cell(inst)}</td>'
                 f"<td class=\"num\">{'' if not isinstance(secs, (int, float)) else f'{secs:.2f} s'}</td>"
                 f"<td class=\"detail\">{_e(inst.get('detail', ''), 400)}</td></tr>"

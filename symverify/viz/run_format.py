@@ -7,7 +7,7 @@ document that no run writes, with a :class:`~symverify.errors.SerializationError
 
 * a field that is not one of the format's (:data:`RUN_FIELDS`, :data:`SCRIPT_FIELDS`,
   :data:`RESULT_FIELDS`, :data:`INSTANCE_FIELDS`), or of the wrong type (``quick: "yes"``,
-  ``seconds: -5``, ``method: 3``); a ``version`` other than :data:`VERSION`;
+  ``seconds: -5``, ``method: 3``); a ``version`` not in :data:`READ_VERSIONS`;
 * an instance as :func:`check_instance` says (its verdict, kind, ``ok``, resources against bounds);
 * a summary that does not say what its instances say: a script's ``counts`` or ``over_bound``
   other than those of its instances, ``ok`` other than ``status == "ok"``, a script ``ok`` without
@@ -34,10 +34,12 @@ from symverify.kernel.provers.outcome import Verdict
 __all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "RUN_FIELDS", "SCRIPT_FIELDS",
            "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "PART_RESULT_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
            "check_result", "check_script", "check_run", "script_over_bound", "instance_ok", "script_ok", "run_ok",
-           "COUNTEREXAMPLE_DEPTH", "COUNTEREXAMPLE_VALUES", "json_problem"]
+           "COUNTEREXAMPLE_DEPTH", "READ_VERSIONS", "COUNTEREXAMPLE_VALUES", "json_problem"]
 
 FORMAT = "symverify.proof-run"
-VERSION = 2
+VERSION = 3
+READ_VERSIONS = (2, 3)
+"""The versions the readers take: 2 is 3 without ``failure_bound`` (a randomized proof's error bound)."""
 STATUSES = ("ok", "failed", "crashed", "timeout", "interrupted")
 NO_RESULT = ("crashed", "timeout", "interrupted")
 """The statuses of a script row without a result: ``crashed``, ``timeout`` (killed at ``--timeout``;
@@ -55,7 +57,7 @@ RESULT_FIELDS = {"name": "str", "title": "str", "ok": "bool", "counts": "counts"
                  "instances": "list"}
 INSTANCE_FIELDS = {"name": "str", "verdict": "verdict", "method": "str", "resources": "object", "bounds": "object",
                    "seconds": "seconds", "detail": "str", "kind": "kind", "basis": "str", "checks": "checks",
-                   "over_bound": "names", "ok": "bool", "counterexample": "json"}
+                   "over_bound": "names", "ok": "bool", "counterexample": "json", "failure_bound": "bound"}
 _COUNT_KEYS = frozenset((*VERDICTS, "argued"))
 PART_FIELDS = {**INSTANCE_FIELDS, "case": "case", "before": "index"}
 """An instance of one part of a script's result (``--shard K/N``, ``--cases``): tagged with its case."""
@@ -186,6 +188,9 @@ def json_problem(v: Any) -> str:
     return ""
 
 
+_EXACT_TEXT = re.compile(r"-?[0-9]+(?:/[0-9]+)?\Z", re.ASCII)
+"""The exact text of a number in a run (``"-12/5"``): what :func:`run_value` reads."""
+
 # a field's type: (what it must be, the test)
 _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "str": ("a string", lambda v: isinstance(v, str)),
@@ -200,12 +205,14 @@ _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "counts": ("an object of counts {proved, refuted, unknown, argued} (argued left out in runs of 0.1.0)",
                lambda v: isinstance(v, Mapping) and set(v) in (_COUNT_KEYS, _COUNT_KEYS - {"argued"})
                and all(_is_int(n, 0) for n in v.values())),
-    "version": (f"{VERSION}", lambda v: type(v) is int and v == VERSION),
+    "version": (" or ".join(map(str, READ_VERSIONS)), lambda v: type(v) is int and v in READ_VERSIONS),
     "status": (f"one of {', '.join(STATUSES)}", lambda v: isinstance(v, str) and v in STATUSES),
     "verdict": (f"one of {', '.join(VERDICTS)}", lambda v: isinstance(v, str) and v in VERDICTS),
     "kind": (f"one of {', '.join(KINDS)}", lambda v: isinstance(v, str) and v in KINDS),
     "checks": ("null, or true or false on an argued claim", lambda v: v is None or isinstance(v, bool)),
     "result": ("null or an object", lambda v: v is None or isinstance(v, Mapping)),
+    "bound": ("a randomized proof's error bound: an exact rational in [0, 1) such as '1/1267650600228229401496703205376'",
+              lambda v: isinstance(v, str) and _EXACT_TEXT.match(v) is not None),
     "json": (f"a JSON value (finite numbers, text keys, nested at most {COUNTEREXAMPLE_DEPTH} deep)",
              lambda v: not json_problem(v)),
 }
@@ -224,9 +231,6 @@ def _check_fields(d: Mapping[str, Any], fields: Mapping[str, str], where: str) -
             raise SerializationError(f"{where}.{key}: expected {expected}, found {found}{hint}")
 
 
-_EXACT = re.compile(r"-?[0-9]+(?:/[0-9]+)?\Z", re.ASCII)
-
-
 def run_value(v: Any, where: str) -> Fraction:
     """A resource or bound of a proof run, exactly: a number by the one rule for resources
     (:func:`~symverify.kernel.ir.scalar.plain_resource`: a JSON int, a finite float; in a run given as a
@@ -241,7 +245,7 @@ def run_value(v: Any, where: str) -> Fraction:
             return Fraction(plain_resource(v, where))
         except IRError:
             pass  # the message below says what a run may hold
-    elif _EXACT.match(v):
+    elif _EXACT_TEXT.match(v):
         num, _, den = v.partition("/")
         try:
             q, d = str_to_int(num, where), str_to_int(den, where) if den else 1
@@ -306,6 +310,7 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
                                  f"found {verdict}")
     if "counterexample" in inst and verdict != "refuted":
         raise SerializationError(f"{where}.counterexample: only a refuted instance has one; this one is {verdict}")
+    _check_failure_bound(inst, where)
     raw_res, raw_bounds = inst.get("resources", {}), inst.get("bounds", {})
     exceeded = exceeded_bounds(inst, where)
     over = inst.get("over_bound", [])
@@ -335,6 +340,34 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
                f"{k} has a bound {_number_shown(raw_bounds[k])} and no value" if k else
                "the argued claim's checks failed" if checks is False else f"the verdict is {verdict}")
         raise SerializationError(f"{where}: 'ok' is true, but {why}")
+
+
+def _check_failure_bound(inst: Mapping[str, Any], where: str) -> None:
+    """Refuse an error bound that no run writes: ``failure_bound`` not in (0, 1), or on an instance
+    that is not a prover's ``proved`` claim by a method with the ``randomized`` word; and a prover's
+    ``proved`` claim by such a method without one (its ``proved`` would read as an exact argument)."""
+    randomized = "randomized" in str(inst.get("method", "")).split("+")
+    proved = inst.get("verdict") == "proved" and inst.get("kind", "prover") == "prover"
+    if "failure_bound" in inst:
+        value = run_value(inst["failure_bound"], f"{where}.failure_bound")
+        if not 0 <= value < 1:
+            raise SerializationError(f"{where}.failure_bound: expected a randomized proof's error bound in [0, 1), "
+                                     f"found {_number_shown(inst['failure_bound'])}")
+        if not (proved and randomized):
+            raise SerializationError(f"{where}.failure_bound: only a prover's proved claim by the randomized method has "
+                                     f"an error bound; this one is a {inst.get('verdict')} {inst.get('kind', 'prover')} "
+                                     f"claim by {str(inst.get('method'))!r:.60}")
+
+
+def _check_bounds_stated(instances: Iterable[Mapping[str, Any]], where: str) -> None:
+    """Refuse (in a run of version 3 on) a prover's ``proved`` claim by a method with the
+    ``randomized`` word without its ``failure_bound``: it would read as an exact argument."""
+    for j, inst in enumerate(instances):
+        if ("failure_bound" not in inst and inst.get("verdict") == "proved" and inst.get("kind", "prover") == "prover"
+                and "randomized" in str(inst.get("method", "")).split("+")):
+            raise SerializationError(f"{where}.instances[{j}].failure_bound: a proved claim by "
+                                     f"{str(inst.get('method'))!r:.60} states its randomized error bound; found none "
+                                     "(it would read as an exact argument)")
 
 
 def check_result(result: Any, where: str, part: bool = False) -> list[Mapping[str, Any]]:
@@ -453,6 +486,8 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
         seen: set[str] = set()
         for k, s in enumerate(scripts):
             check_script(s, f"{where}.scripts[{k}]")
+            if data.get("version", VERSION) >= 3:
+                _check_bounds_stated((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
             if s["name"] in seen:
                 raise SerializationError(f"{where}.scripts[{k}].name: {s['name']!r:.60} is the name of an earlier script")
             seen.add(s["name"])
@@ -465,6 +500,7 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
         return dict(data)
     if isinstance(data.get("instances"), list):
         check_result(data, where, part=True)
+        _check_bounds_stated(data["instances"], where)
         ok = data.get("ok") is True
         untagged = [{k: v for k, v in inst.items() if k not in ("case", "before")} for inst in data["instances"]]
         script = {"name": str(data.get("name", "script")), "title": str(data.get("title", "")),

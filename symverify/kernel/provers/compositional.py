@@ -103,6 +103,8 @@ class CompositionalResult:
     stages_isolated: int = 0
     largest_estimate: int = 0
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
+    SEALED = ("ok", "stages_checked", "stages_total", "failure", "max_stage_layers", "monomials", "notes", "stopped",
+              "stages_isolated", "largest_estimate")  # all but the time: a seal copied onto another result unseals it
 
     method: ClassVar[str] = "compositional"
 
@@ -115,7 +117,9 @@ class CompositionalResult:
 
 def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, check: Check | None = None) -> None:
     """Structural rules (raise :class:`IRError`): ends, order, ranges, duplicates, node ids;
-    ``check`` (a deadline checker) is polled before every boundary. The certificate must be a
+    ``check`` (a deadline checker) is polled before every boundary and every
+    :data:`~symverify.deadline.CHECK_EVERY` cells and terms within one (a cell of millions of terms
+    cannot overrun the timeout: :func:`check_certificate` then says ``unknown``, stopped by the timeout). The certificate must be a
     :class:`Certificate` itself, not a subclass: the rules and the stages read its boundaries
     separately, and a property could give each another list. The circuit and the model must hold
     no instance of a subclass of the IR's classes either
@@ -142,6 +146,7 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             f"found {bs[0].layer} … {bs[-1].layer} (a certificate for another model?)"
         )
     nn, dd, num_nodes = model.inner_n, model.inner_d, circuit.num_nodes
+    work = 0  # cells and terms read since the deadline was last polled
     for k, b in enumerate(bs):
         if check is not None:
             check()
@@ -149,6 +154,11 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             raise IRError(f"certificate boundary {k}: layer {b.layer} comes before boundary {k - 1}'s layer {bs[k - 1].layer}")
         seen: set[tuple[int, int]] = set()
         for c in b.cells:
+            if check is not None:  # a boundary of millions of cells, or a cell of millions of terms, is polled too
+                work += 1 + len(c.terms)
+                if work >= CHECK_EVERY:
+                    work = 0
+                    check()
             where = (c.row, c.col)
             if not (0 <= where[0] < nn and 0 <= where[1] < dd):
                 raise IRError(f"certificate boundary {k}: cell {where} is outside the {nn}×{dd} state")
@@ -164,9 +174,13 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
                     f"certificate boundary {k}: cell {where} uses the parameter(s) {sorted(extra)}, "
                     "which neither the circuit nor the model has"
                 )
-            for v, _ in c.terms:
-                if not 0 <= v < num_nodes:
-                    raise IRError(f"certificate boundary {k}: cell {where} names node %{v}, which the circuit lacks")
+            terms = c.terms
+            for j in range(0, len(terms), CHECK_EVERY):
+                if j and check is not None:
+                    check()
+                for v, _ in terms[j:j + CHECK_EVERY]:
+                    if not 0 <= v < num_nodes:
+                        raise IRError(f"certificate boundary {k}: cell {where} names node %{v}, which the circuit lacks")
     d = circuit.d
     want0 = {(i // d, i % d): i for i in range(circuit.num_inputs)}
     got0 = {(c.row, c.col): c.single_node() for c in bs[0].cells}

@@ -53,6 +53,7 @@ class FragmentProof:
     resources: dict[str, int] = field(default_factory=dict, hash=False)
     bounds: dict[str, int | Fraction] = field(default_factory=dict, hash=False)
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
+    SEALED = ("name", "compositional", "exact", "failure", "resources", "bounds")  # all but the time
 
     def __post_init__(self) -> None:
         if type(self.compositional) is not bool or not (self.exact is None or type(self.exact) is bool):

@@ -19,7 +19,9 @@ string ``"proved"`` anywhere but in a comparison.
 this module's constructors compute, binding its verdict, method, failure bound and counterexample
 (every field of it, :func:`seal`); ``MethodResult(...)`` by hand, or ``dataclasses.replace`` that
 changes one of those fields, raises :class:`ProverError`. ``verify``'s ``Report`` is sealed the
-same way. This stops results forged by mistake (a hand-built ``proved`` handed to
+same way, and its seal binds besides every other field it shows or records but its timings (the
+exact failure bound, the evidence with the randomized bound's text, the sides' statistics, the
+notes, the seed, the numeric cross-check; its ``SEALED``). This stops results forged by mistake (a hand-built ``proved`` handed to
 ``Instance.from_report``); Python code that imports the private key can still forge one, as it
 can patch any module.
 :class:`NumericSummary` is the optional float cross-check (docs/theory.md §5 *numeric*): a check of the
@@ -29,8 +31,8 @@ executor, never evidence for the verdict.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -89,13 +91,20 @@ def _statement(obj: Any) -> str:
     hypotheses and counterexample; a ``KaleidoscopeCheck``: its sizes and first differing entry), as
     the text its seal binds (:func:`_field_text`): one of them changed after sealing (a verdict
     relabelled as one about another statement) unseals it. "" for a class listing none."""
-    return "|".join(_field_text(getattr(obj, name, None)) for name in getattr(type(obj), "SEALED", ()))
+    return fields_text(getattr(obj, name, None) for name in getattr(type(obj), "SEALED", ()))
+
+
+def fields_text(values: Iterable[Any]) -> str:
+    """The text a seal binds of these field values (:func:`_field_text`, joined)."""
+    return "|".join(map(_field_text, values))
 
 
 def _field_text(x: Any) -> str:
     """A sealed field as text: ints and Fractions in exact hexadecimal (``repr`` refuses an int of
-    more than 4300 digits), text length-prefixed, tuples and a ``Sym``'s terms item by item,
-    anything else its ``repr``."""
+    more than 4300 digits), text length-prefixed, tuples, lists, a mapping's items and a
+    dataclass's fields (a report's evidence and statistics, a stage failure) and a ``Sym``'s terms
+    item by item, each in this form, in linear time; anything else its ``repr`` (an exotic object
+    whose ``repr`` fails: its type)."""
     if type(x) is int:
         return f"{x:#x}"
     if type(x) is Fraction:
@@ -104,9 +113,20 @@ def _field_text(x: Any) -> str:
         return f"{len(x)}:{x}"
     if type(x) is tuple:
         return "(" + ",".join(map(_field_text, x)) + ")"
+    if type(x) is list:
+        return "[" + ",".join(map(_field_text, x)) + "]"
+    if isinstance(x, Mapping):
+        return "{" + ",".join(f"{_field_text(k)}:{_field_text(v)}" for k, v in x.items()) + "}"
     if type(x) is Sym:  # its repr abbreviates huge coefficients
         return "Sym" + _field_text(x.terms)
-    return repr(x)
+    if isinstance(x, Enum):
+        return f"{type(x).__name__}.{_field_text(x.value)}"
+    if is_dataclass(x) and not isinstance(x, type):
+        return type(x).__qualname__ + _field_text(tuple(getattr(x, f.name) for f in fields(x) if f.name != "_seal"))
+    try:
+        return repr(x)
+    except ValueError:  # an int beyond the int/str digit limit inside it
+        return f"!{type(x).__module__}.{type(x).__qualname__}"
 
 
 _Outcome = TypeVar("_Outcome")
@@ -138,12 +158,16 @@ def is_sealed(obj: Any) -> bool:
 
 def check_seal(obj: Any, kind: str, verdict: Verdict, method: str, failure_bound: Fraction,
                counterexample: object, door: str) -> None:
-    """Raise :class:`ProverError` unless ``obj._seal`` matches its deciding fields."""
+    """Raise :class:`ProverError` unless ``obj._seal`` matches its deciding fields and the fields its
+    class lists in ``SEALED`` (:func:`_statement`; a ``Report``: its evidence, side statistics,
+    notes, seed and numeric cross-check)."""
     if not isinstance(verdict, Verdict):
         raise ProverError(f"a {kind}'s verdict must be a Verdict, found {type(verdict).__name__}")
-    if getattr(obj, "_seal", "") != seal(kind, verdict, method, failure_bound, counterexample):
+    if getattr(obj, "_seal", "") != seal(kind, verdict, method, failure_bound, counterexample, _statement(obj)):
+        what = ", ".join(getattr(type(obj), "SEALED", ()))
+        also = f", or had one of its sealed fields ({what}) replaced or changed" if what else ""
         raise ProverError(f"a {verdict.value} {kind} is made only by {door} (this one was built by hand or "
-                          f"had its verdict, method, failure bound or counterexample replaced)")
+                          f"had its verdict, method, failure bound or counterexample replaced{also})")
 
 
 class Verdict(str, Enum):

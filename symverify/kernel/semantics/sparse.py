@@ -3,7 +3,8 @@
 A state is a dict ``{(i, q): value}`` holding exactly the cells whose value is not the ring's
 zero; every other cell of the ``N'×d'`` state is 0. One layer ``(u·W + b1) ⊙ (h ⊛ u + b2)``
 (docs/theory.md §1.1) can be nonzero at ``(i, q)`` only where its convolution branch can, and
-(:mod:`symverify.kernel.semantics.support`) that is at a row of ``b2[:, q]`` or at ``i = src + k`` (mod
+(the rule of :mod:`symverify.kernel.semantics.support`, applied here to the state itself: this
+module does not import that one) that is at a row of ``b2[:, q]`` or at ``i = src + k`` (mod
 ``N'`` when cyclic, dropped past ``N'`` when causal) for a tap ``h[k, q] ≠ 0`` and a nonzero
 source ``u[src, q]``. :class:`SparseArithmetic` visits exactly those cells, column by column,
 and at each one computes
