@@ -241,8 +241,8 @@ def test_check_certificate_stops_inside_one_large_stage(compiled_mid):
     """A coarse certificate makes one stage of the whole model: the deadline still applies inside it."""
     c, comp = compiled_mid
     t = time.perf_counter()
-    res = check_certificate(c, comp.model, coarse(comp.certificate), deadline=time.monotonic() + 0.5)
-    assert time.perf_counter() - t < within(0.5)
+    res = check_certificate(c, comp.model, coarse(comp.certificate), deadline=time.monotonic() + 0.2)
+    assert time.perf_counter() - t < within(0.2)  # the stage alone takes about 0.5 s on a fast idle machine
     assert not res.ok and res.stopped == "timeout" and res.stages_checked == 0
 
 
