@@ -8,6 +8,7 @@ import os
 import time
 
 import pytest
+from processes import assert_gone
 
 from symverify.kernel.provers.guard import run_limited
 
@@ -45,12 +46,6 @@ def test_a_memory_limit_beyond_what_the_system_can_set_is_no_limit():
     assert (out.status, out.value) == ("ok", MIB), out
 
 
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in fh)
-    except OSError:
-        return False
 
 
 def _daemon_then_sleep(path: str, seconds: float) -> int:
@@ -85,15 +80,7 @@ def test_a_daemon_started_in_a_limited_child_ends_with_it(tmp_path, seconds, tim
     path = str(tmp_path / "pid")
     out = run_limited(_daemon_then_sleep, (path, seconds), memory=1 << 30, timeout=timeout)
     assert out.status == status, out
-    pid = int(open(path).read())
-    end = time.monotonic() + 10
-    while _running(pid) and time.monotonic() < end:
-        time.sleep(0.1)
-    try:
-        assert not _running(pid), "the daemon outlived the limited child"
-    finally:
-        if _running(pid):
-            os.kill(pid, 9)
+    assert_gone(int(open(path).read()), "the daemon outlived the limited child")
 
 
 def _unmapped_extension() -> str | None:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import assert_gone
 
 from symverify.scripts.tasks import Processes
 
@@ -35,24 +36,10 @@ sys.exit(int(sys.argv[2]))
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: the reaper in front of a script")
 
 
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in fh)
-    except OSError:
-        return False
 
 
 def _gone(path: Path) -> None:
-    pid = int(path.read_text())
-    end = time.monotonic() + 10
-    while _running(pid) and time.monotonic() < end:
-        time.sleep(0.1)
-    try:
-        assert not _running(pid), f"{path.stem} outlived the run"
-    finally:
-        if _running(pid):
-            os.kill(pid, signal.SIGKILL)
+    assert_gone(int(path.read_text()), f"{path.stem} outlived the run")
 
 
 @pytest.mark.parametrize("seconds, timeout, code", [(0.0, 60.0, 3), (60.0, 4.0, None)])
