@@ -45,6 +45,11 @@ name has no class in it: when several tests of the module that use ``symverify_g
 the test name (``TestA::test_x`` and ``TestB::test_x``, collected by this run or not), the old file could
 be any one's, so it is read by none of them: their checks fail, naming the tests and their new file
 names (rename the old file to the new name of the test it belongs to).
+
+A report's record holds each side's ``digest`` (:func:`symverify.testing.golden_record`); a file
+written before it did, equal to this run's record but for the digests, fails with a message that
+says so (it cannot tell the claim from another about sides of the same statistics):
+``--symverify-update`` adds them.
 """
 
 from __future__ import annotations
@@ -366,6 +371,12 @@ class GoldenFile:
                                                 f"{source} (stored)", "this run"))
             if stored + "\n" == text:
                 diff += "(the stored file lacks the final newline)\n"
+            if _predates_digests(stored, text):
+                pytest.fail(f"golden file {source} was written before golden records of a report held each side's "
+                            "digest (the SHA-256 of its exact content), so it cannot tell this claim from another about "
+                            "sides of the same statistics; the rest of it matches this run. Check that the test "
+                            "compares the sides it should, then run pytest --symverify-update to add the digests\n"
+                            f"{diff}", pytrace=False)
             pytest.fail(f"golden mismatch for {source}; if the change is intended, run pytest --symverify-update\n{diff}",
                         pytrace=False)
 
@@ -450,6 +461,33 @@ def _unsettled(obj: Any) -> str:
     if getattr(getattr(obj, "dtype", None), "kind", None) == "O" and callable(getattr(obj, "tolist", None)):
         return _unsettled(obj.tolist())  # a numpy object array or a pandas Series of objects
     return ""
+
+
+def _without_digests(x: Any) -> Any:
+    """A golden record as JSON with the sides' ``digest`` removed from every report record in it
+    (the form earlier versions wrote)."""
+    if isinstance(x, list):
+        return [_without_digests(v) for v in x]
+    if not isinstance(x, dict):
+        return x
+    out = {k: _without_digests(v) for k, v in x.items()}
+    if out.get("kind") == "report":
+        for side in ("lhs", "rhs"):
+            if isinstance(out.get(side), dict):
+                out[side] = {k: v for k, v in out[side].items() if k != "digest"}
+    return out
+
+
+def _predates_digests(stored: str, text: str) -> bool:
+    """Whether ``stored`` is this run's record ``text`` as an earlier version wrote it: the same but
+    for the sides' digests, which its report records lack."""
+    import json
+
+    try:
+        old, new = json.loads(stored), json.loads(text)
+    except (ValueError, RecursionError):  # a file edited by hand: no record of an earlier version
+        return False
+    return old != new and old == _without_digests(new)
 
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),

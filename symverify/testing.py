@@ -319,7 +319,9 @@ def golden_record(obj: Any) -> dict[str, Any]:
     """The stable record of a report, a compile result, a proof instance or result, a mapping, or a
     pandas DataFrame or Series (its values, index and column names or name, whole).
 
-    Kept: verdicts, methods, the sides' statistics, resources, bounds, the failure bound of a proof,
+    Kept: verdicts, methods, the sides' statistics with each side's ``digest`` (the SHA-256 of its
+    exact content, :func:`~symverify.kernel.verification.side_digest`: two claims about different
+    sides of equal statistics get different records), resources, bounds, the failure bound of a proof,
     an argued claim's ``checks`` (when not None) and, for a refutation, ``"counterexample": "re-checked"``. Left out: timings, engine choices,
     paths (they differ between machines), the bound of the trials an ``unknown`` ran before its
     timeout (it depends on the time) and the counterexample's input and values (they depend on the seed:

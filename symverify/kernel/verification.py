@@ -41,6 +41,7 @@ from symverify.kernel.ir.scalar import plain_str
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.counterexample import recheck, stopped_note, value_bits
 from symverify.kernel.provers.exact import bits_text
+from symverify.kernel.provers.fingerprint import fingerprint
 from symverify.kernel.provers.options import CERTIFICATE_METHODS, METHODS, Method, Options
 from symverify.kernel.provers.outcome import (
     Counterexample,
@@ -76,7 +77,8 @@ class Report:
     stages checked; for randomized the engine ``backend``, the primes ``p``, ``k``, ``D`` and the
     bound); ``counterexample`` the exactly re-checked :class:`Counterexample` of a ``refuted``
     verdict (else ``None``); ``lhs``/``rhs`` the side statistics (circuit stats, model signature
-    and parameter counts); ``timings`` seconds per phase; ``notes`` what the methods reported on the
+    and parameter counts) and each side's ``digest``, the SHA-256 of its exact content
+    (:func:`side_digest`); ``timings`` seconds per phase; ``notes`` what the methods reported on the
     way (a fallback, where a timeout struck); ``seed`` the seed the random choices used (the drawn
     one for ``verify(seed=None)``); ``numeric`` the float cross-check when ``verify(numeric=...)``
     asked for one (never part of the verdict). ``str()`` and :meth:`to_json` give everything.
@@ -187,16 +189,26 @@ class Report:
         }
 
 
+def side_digest(side: Side) -> str:
+    """``"sha256:<hex>"``, the SHA-256 fingerprint of the side's exact content
+    (:func:`~symverify.kernel.provers.fingerprint.fingerprint`: an injective encoding of every gate,
+    coefficient, weight and size; not its name, nor its certificate, nor any address or float). Equal
+    digests mean equal sides; the digest is the same on every machine, run and seed."""
+    return "sha256:" + fingerprint(side.obj).hex()
+
+
 def _describe(side: Side) -> dict[str, Any]:
-    """The side's statistics for the report; a circuit of more than 50 000 gates gets its sizes
-    only (its full measures cost more than they tell)."""
+    """The side's statistics for the report, with its :func:`side_digest` (``"digest"``: so two
+    claims about different sides of equal statistics are told apart); a circuit of more than
+    50 000 gates gets its sizes only (its full measures cost more than they tell)."""
     match side:
         case CircuitSide(obj=c) if len(c.gates) > 50_000:
             ops = program(c).ops  # one byte per gate, 0 for a constant: the size without a pass over the gates
-            return {"kind": "circuit", "name": c.name, "n": c.n, "d": c.d, "size": len(ops) - ops.count(0), "outputs": len(c.outputs),
-                    "symbols": sorted(side.params())}
+            stats = {"kind": "circuit", "name": c.name, "n": c.n, "d": c.d, "size": len(ops) - ops.count(0),
+                     "outputs": len(c.outputs), "symbols": sorted(side.params())}
         case _:
-            return side.describe()
+            stats = side.describe()
+    return {**stats, "digest": side_digest(side)}
 
 
 def _settle(res: MethodResult, opts: Options) -> MethodResult:
