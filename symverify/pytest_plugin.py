@@ -41,8 +41,10 @@ summary of all workers (each file once).
 
 Golden files written by earlier versions (``<test name>[-<key>].json``) are still read when the new
 file is missing; ``--symverify-update`` then writes the new name and removes the old one. That old
-name has no class in it: when several tests of the module that use ``symverify_golden`` share
-the test name (``TestA::test_x`` and ``TestB::test_x``, collected by this run or not), the old file could
+name has no class in it: when several tests of the module that may use ``symverify_golden`` (as an
+argument, a ``usefixtures`` mark, or through ``request.getfixturevalue`` in the test or a fixture
+of its own: :func:`_may_request`) share the test name (``TestA::test_x``, ``TestB::test_x`` and
+``TestC::TestInner::test_x``, collected by this run or not), the old file could
 be any one's, so it is read by none of them: their checks fail, naming the tests and their new file
 names (rename the old file to the new name of the test it belongs to).
 
@@ -153,7 +155,7 @@ class GoldenSession:
             owned = into.setdefault(d, {})
             owned[stem] = stem
             owned.setdefault(_safe_legacy(item.name), stem)
-            if "symverify_golden" in getattr(item, "fixturenames", ("symverify_golden",)):  # tests that read golden files
+            if _item_may_request(item):  # tests that may read golden files
                 self.legacy_ids.setdefault(d, {}).setdefault(_safe_legacy(item.name), set()).add(_in_module_id(item.nodeid))
 
     @pytest.hookimpl(wrapper=True)
@@ -396,32 +398,102 @@ def symverify_golden(request: pytest.FixtureRequest) -> GoldenFile:
                       session=session if isinstance(session, GoldenSession) else None, legacy_owners=tuple(sorted(owners)))
 
 
+def _may_request(info: Any) -> bool:
+    """Whether a test with this fixture information (pytest's ``FuncFixtureInfo``) may use
+    ``symverify_golden``, so that it may share a legacy file name: the fixture is in its closure,
+    or ``request`` is an argument of the test or of a fixture of its closure that is not pytest's
+    own (``request.getfixturevalue("symverify_golden")`` there). pytest's own fixtures that take
+    ``request`` (``tmp_path``, ``capsys``…) request no golden file. Without that information
+    (pytest's fixture internals changed), any ``request`` in the closure counts."""
+    names = set(getattr(info, "names_closure", ()))
+    if "symverify_golden" in names:
+        return True
+    if "request" not in names:
+        return False
+    try:
+        if "request" in info.argnames:
+            return True
+        for defs in info.name2fixturedefs.values():
+            for fixturedef in defs:
+                module = getattr(getattr(fixturedef, "func", None), "__module__", "") or ""
+                if "request" in fixturedef.argnames and module.split(".")[0] not in ("_pytest", "pytest"):
+                    return True
+    except (AttributeError, TypeError):
+        return True  # cannot tell: counted
+    return False
+
+
+def _parametrized(*objs: Any) -> set[str]:
+    """The argument names that ``parametrize`` marks on ``objs`` give values (no fixtures)."""
+    out: set[str] = set()
+    for obj in objs:
+        for m in getattr(obj, "pytestmark", None) or ():
+            if getattr(m, "name", "") == "parametrize" and getattr(m, "args", ()):
+                names = m.args[0]
+                out.update(n.strip() for n in names.split(",")) if isinstance(names, str) else out.update(map(str, names))
+    return out
+
+
+def _item_may_request(item: Any) -> bool:
+    """:func:`_may_request` for a collected item (one without fixture information: counted)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return "symverify_golden" in getattr(item, "fixturenames", ("symverify_golden",)) or \
+            "request" in getattr(item, "fixturenames", ())
+    return _may_request(info)
+
+
+MAX_CLASS_DEPTH = 16
+"""Test classes nested deeper than this are not looked into for namesakes (a class that holds
+itself, through an attribute, would be walked for ever)."""
+
+
 def _namesakes(request: pytest.FixtureRequest) -> set[str]:
     """In-module ids of the tests of this test's module, read from the module itself (so also those
     this run did not collect, as with ``pytest file.py::TestB``), that have this test's name in
-    another class or at module level and use ``symverify_golden``: they share its legacy file name."""
+    another class (nested classes included, ``TestOuter::TestInner::test_x``) or at module level and
+    may use ``symverify_golden`` (:func:`_may_request`, with the fixture closure pytest would give
+    them): they share its legacy file name."""
     fn, module, own = getattr(request, "function", None), getattr(request, "module", None), getattr(request, "cls", None)
     if fn is None or module is None:
         return set()
     name, out = fn.__name__, set()
 
-    def uses_golden(*objs: Any) -> bool:
-        for obj in objs:
+    def uses_golden(cls: type | None, func: Any) -> bool:
+        for obj in (cls, func):
             if any(getattr(m, "name", "") == "usefixtures" and "symverify_golden" in getattr(m, "args", ())
                    for m in getattr(obj, "pytestmark", None) or ()):
                 return True
         try:
-            return "symverify_golden" in inspect.signature(objs[-1]).parameters
-        except (TypeError, ValueError):
-            return True  # cannot tell: counted
+            info = request._fixturemanager.getfixtureinfo(node=request.node, func=func, cls=cls)
+        except Exception:  # pytest's fixture manager is no public interface: read the signature instead
+            try:
+                params = list(inspect.signature(func).parameters)
+            except (TypeError, ValueError):
+                return True  # cannot tell: counted
+            return any(p not in ("self", "cls") for p in params)  # any fixture may request it
+        if _may_request(info):
+            return True
+        # a fixture seen from this test's node resolves; one defined in the other class does not (its
+        # class is not collected): it may request symverify_golden, so it counts
+        unresolved = set(getattr(info, "names_closure", ())) - set(getattr(info, "name2fixturedefs", {})) - {"request"}
+        return bool(unresolved - _parametrized(cls, func))
 
-    for attr, obj in list(vars(module).items()):
-        if isinstance(obj, type) and obj is not own:
-            method = inspect.getattr_static(obj, name, None)
-            if callable(method) and uses_golden(obj, method):
-                out.add(f"{attr}::{request.node.name}")
-        elif attr == name and own is not None and callable(obj) and uses_golden(obj):
-            out.add(request.node.name)
+    def walk(prefix: str, namespace: dict[str, Any], depth: int, seen: set[int]) -> None:
+        for attr, obj in list(namespace.items()):
+            if not isinstance(obj, type) or id(obj) in seen or depth > MAX_CLASS_DEPTH:
+                continue
+            seen.add(id(obj))
+            if obj is not own:
+                method = inspect.getattr_static(obj, name, None)
+                if callable(method) and uses_golden(obj, method):
+                    out.add(f"{prefix}{attr}::{request.node.name}")
+            walk(f"{prefix}{attr}::", dict(vars(obj)), depth + 1, seen)
+
+    walk("", dict(vars(module)), 0, set())
+    top = vars(module).get(name)
+    if own is not None and callable(top) and uses_golden(None, top):
+        out.add(request.node.name)
     return out
 
 
