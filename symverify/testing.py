@@ -226,20 +226,35 @@ def _text_types() -> tuple[type, ...]:
 
 
 def _pandas(x: Any, depth: int = 0) -> Any:
-    """The record of a pandas DataFrame or Series (every value, the index and the column names or
-    name, exactly), or None when ``x`` is neither (pandas is never imported here: a pandas object
-    exists only once its user imported pandas)."""
+    """The record of a pandas DataFrame or Series (every value, the index and the column labels or
+    name, exactly, and the names of the index's and columns' levels where one has a name:
+    ``index_names``, ``columns_names``) or of a named Index (``{"type": "pandas.Index", "names",
+    "values"}``; an unnamed one is the list of its values), or None when ``x`` is none of these
+    (pandas is never imported here: a pandas object exists only once its user imported pandas)."""
     import sys
 
     pd = sys.modules.get("pandas")
     if pd is None:
         return None
+    def names(index: Any) -> Any:  # the names of an index's levels, when one has a name (else left out)
+        return _stable(list(index.names), depth + 1) if any(n is not None for n in index.names) else None
+
     if isinstance(x, pd.DataFrame):
-        return {"type": "pandas.DataFrame", "columns": _stable(x.columns, depth + 1), "index": _stable(x.index, depth + 1),
-                "values": _stable([list(row) for row in x.itertuples(index=False, name=None)], depth + 1)}
+        rec = {"type": "pandas.DataFrame", "columns": _stable(x.columns.tolist(), depth + 1),
+               "index": _stable(x.index.tolist(), depth + 1),
+               "values": _stable([list(row) for row in x.itertuples(index=False, name=None)], depth + 1)}
+        for key, index in (("columns_names", x.columns), ("index_names", x.index)):
+            if (level_names := names(index)) is not None:
+                rec[key] = level_names
+        return rec
     if isinstance(x, pd.Series):
-        return {"type": "pandas.Series", "name": _stable(x.name, depth + 1), "index": _stable(x.index, depth + 1),
-                "values": _stable(list(x), depth + 1)}
+        rec = {"type": "pandas.Series", "name": _stable(x.name, depth + 1), "index": _stable(x.index.tolist(), depth + 1),
+               "values": _stable(list(x), depth + 1)}
+        if (level_names := names(x.index)) is not None:
+            rec["index_names"] = level_names
+        return rec
+    if isinstance(x, pd.Index) and (level_names := names(x)) is not None:
+        return {"type": "pandas.Index", "names": level_names, "values": _stable(x.tolist(), depth + 1)}
     if x is pd.NA or x is pd.NaT:
         return str(x)
     return None
@@ -248,7 +263,8 @@ def _pandas(x: Any, depth: int = 0) -> Any:
 def _stable(x: Any, depth: int = 0) -> Any:
     """JSON with one type per field: numbers as the proof-run JSON writes them (floats to 6 digits)
     (:func:`~symverify.scripts.protocol.stable_number`; numpy scalars and arrays and torch tensors as
-    their Python values, whole), mappings with sorted string keys, pandas DataFrames and Series as
+    their Python values, whole; a ``np.longdouble`` as a float, :func:`_wide_float`), mappings with
+    sorted keys as their exact text (:func:`_key`), pandas DataFrames and Series as
     their values, index and column names, types of :func:`_text_types` as their exact text.
     Anything else (a type whose text may elide values, like a model's or a user class's repr, or
     name its address) is a :class:`UsageError` listing :data:`SUPPORTED`; so is a string that is no
@@ -274,7 +290,10 @@ def _stable(x: Any, depth: int = 0) -> Any:
     if frame is not None:
         return frame
     if getattr(x, "dtype", None) is not None and callable(getattr(x, "tolist", None)):
-        return _stable(x.tolist(), depth)  # a numpy scalar or array: its Python value, whole (str() elides long arrays)
+        value = x.tolist()  # a numpy scalar or array: its Python value, whole (str() elides long arrays)
+        if type(value) is type(x):  # np.longdouble, np.clongdouble: no Python value of their own
+            value = _wide_float(x)
+        return _stable(value, depth)
     if isinstance(x, numbers.Integral):  # exact at any size (a decimal or "0x…" string beyond 1590 bits)
         return int_to_text(int(x))
     if isinstance(x, Fraction):
@@ -282,9 +301,11 @@ def _stable(x: Any, depth: int = 0) -> Any:
     if isinstance(x, float):
         return stable_number(x)
     if isinstance(x, Mapping):
-        out = {_stable(str(k), depth + 1): _stable(v, depth + 1) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
+        keys = {id(k): _key(k) for k in x}
+        out = {_stable(keys[id(k)], depth + 1): _stable(v, depth + 1) for k, v in sorted(x.items(), key=lambda kv: keys[id(kv[0])])}
         if len(out) != len(x):
-            same = sorted({str(k) for k in x if sum(str(j) == str(k) for j in x) > 1})
+            texts = list(keys.values())
+            same = sorted({t for t in texts if texts.count(t) > 1})
             raise UsageError(f"golden_record: keys that read the same as text ({', '.join(map(repr, same))}) would "
                              "overwrite each other; give them distinct names")
         return out
@@ -304,6 +325,65 @@ def _stable(x: Any, depth: int = 0) -> Any:
     raise UsageError(f"golden_record: expected values of the supported types ({SUPPORTED}), found a {kind}{hint}; "
                      "its text may elide values or name its address, so a changed value could match the stored one: "
                      "record its fields instead (a mapping)")
+
+
+def _wide_float(x: Any) -> float | complex:
+    """The Python float (complex) of a numpy value wider than one (``np.longdouble``,
+    ``np.clongdouble``), recorded to 6 digits as floats are; a finite value that a float cannot hold
+    (beyond ``±1.8e308``, or nonzero below its smallest value) is a :class:`UsageError`, never
+    recorded as ``inf`` or ``0``. Any other value with no Python value is a :class:`UsageError` too."""
+    import math
+
+    import numpy as np  # x is a numpy value: numpy is imported
+
+    kind = f"numpy {getattr(x, 'dtype', type(x).__name__)}"
+    try:
+        parts = [x.real, x.imag] if getattr(getattr(x, "dtype", None), "kind", "") == "c" else [x]
+        with np.errstate(all="ignore"):
+            narrow = [float(p) for p in parts]
+            finite = [bool(np.isfinite(p)) for p in parts]
+            nonzero = [bool(p != 0) for p in parts]
+    except (AttributeError, TypeError, ValueError, OverflowError):
+        raise UsageError(f"golden_record: expected values of the supported types ({SUPPORTED}), found a {kind} value "
+                         "that has no Python value; record float(x), Fraction(...) or str(x)") from None
+    for f, fin, nz in zip(narrow, finite, nonzero):
+        if fin and (math.isinf(f) or (f == 0 and nz)):
+            raise UsageError(f"golden_record: the {kind} value {x!r} is {'beyond' if math.isinf(f) else 'below'} the range "
+                             f"of a float, so its record would read {f}; record it exactly as a Fraction "
+                             "(Fraction(*x.as_integer_ratio())) or as text")
+    return complex(narrow[0], narrow[1]) if len(narrow) == 2 else narrow[0]
+
+
+KEY_TYPES = "str, int, Fraction, float, bool, None, enums, numpy scalars, Decimal, dates and times, UUIDs, paths, Sym and tuples of these"
+"""The mapping keys :func:`golden_record` records (as their text)."""
+
+
+def _key(k: Any) -> str:
+    """A mapping key's text, exact: a string itself, an int or Fraction of any size exactly
+    (:func:`~symverify.ir.bigint.rational_to_text`), other numbers, enums and :func:`_text_types` by
+    ``str``, a tuple of these as a tuple. A key of another type (a user's class, whose text may name
+    its address or elide values; a frozenset, whose text depends on the hash seed) is a :class:`UsageError`."""
+    from symverify.ir.bigint import rational_to_text
+
+    if isinstance(k, str):
+        return str(k)
+    if isinstance(k, bool) or k is None or isinstance(k, enum.Enum) or isinstance(k, _text_types()):
+        return str(k)
+    if isinstance(k, (numbers.Integral, Fraction)) and not getattr(k, "shape", ()):
+        return rational_to_text(Fraction(k))
+    if (isinstance(k, numbers.Number) and getattr(k, "dtype", None) is not None) or isinstance(k, float):
+        return str(k)
+    if isinstance(k, tuple):
+        texts = [_key(i) for i in k]  # each item checked
+        if all(isinstance(i, (str, int, float, Fraction, tuple)) or i is None for i in k):
+            try:
+                return str(k)  # the text earlier versions recorded
+            except ValueError:  # an int beyond Python's int/str digit limit
+                pass
+        return "(" + ", ".join(repr(i) if isinstance(i, str) else t for i, t in zip(k, texts)) + ("," if len(k) == 1 else "") + ")"
+    raise UsageError(f"golden_record: mapping keys are recorded as their text: expected keys of the types {KEY_TYPES}, "
+                     f"found a {type(k).__name__} key; its text may name its address, elide values or change from run "
+                     "to run: key the mapping by a name")
 
 
 def _recordable(x: Any) -> bool:

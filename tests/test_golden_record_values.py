@@ -1,0 +1,104 @@
+"""Golden records of awkward values: numpy values wider than a float, mapping keys that have no exact
+text, pandas index names (docs/formats.md, "Golden files")."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from symverify.errors import UsageError
+from symverify.testing import golden_record, golden_text
+
+WIDE = np.finfo(np.longdouble).max > np.finfo(np.float64).max  # x86-64: 80-bit long double
+needs_wide = pytest.mark.skipif(not WIDE, reason="np.longdouble is a float64 on this platform")
+
+
+def test_a_numpy_longdouble_is_recorded_as_floats_are():
+    """``np.longdouble(x).tolist()`` is the longdouble itself, so the record recursed until
+    RecursionError; it is the float, to 6 digits, as float64 values are."""
+    assert golden_record({"v": np.longdouble("1.1"), "a": np.array([np.longdouble("0.5")] * 3)}) == {"v": 1.1, "a": [0.5] * 3}
+    assert golden_record({"c": np.clongdouble(1 + 2j)}) == {"c": "(1+2j)"}
+    rec = golden_record({"n": np.longdouble("nan"), "i": np.longdouble("-inf")})
+    assert math.isnan(rec["n"]) and rec["i"] == -math.inf
+    assert golden_text({"v": np.longdouble("0.25")}) == golden_text({"v": 0.25})
+
+
+@needs_wide
+@pytest.mark.parametrize("text, where", [("1e4000", "beyond"), ("-1e-4000", "below")])
+def test_a_numpy_longdouble_a_float_cannot_hold_is_refused(text, where):
+    """Recorded as ``inf`` or ``-0.0`` it would match any other value out of the float's range."""
+    with pytest.raises(UsageError, match=rf"golden_record: the numpy float\d+ value np.longdouble\('{text[:2]}.*'\) is "
+                                         rf"{where} the range of a float, so its record would read .*; record it exactly "
+                                         r"as a Fraction"):
+        golden_record({"v": np.longdouble(text)})
+    with pytest.raises(UsageError, match=rf"numpy complex\d+ value .* is {where} the range"):
+        golden_record({"v": np.clongdouble(np.longdouble(text) * 1j)})
+
+
+class _Key:
+    """A user's class: its text names its address."""
+
+
+@pytest.mark.parametrize("key, kind", [(_Key(), "_Key"), (frozenset({"a", "b"}), "frozenset"), ((1, _Key()), "_Key")])
+def test_a_mapping_key_without_exact_text_is_refused(key, kind):
+    """Keys were recorded as ``str(key)`` whatever their type: an address (another record on every
+    run), a frozenset's order (another on every hash seed), or a text that elides values (a changed
+    key matched), where a value of that type is refused."""
+    with pytest.raises(UsageError, match=rf"golden_record: mapping keys are recorded as their text: expected keys of the "
+                                         rf"types str, int, .*found a {kind} key; .*key the mapping by a name"):
+        golden_record({"m": {key: 1}})
+
+
+def test_keys_are_recorded_as_before_and_huge_integer_keys_exactly():
+    """Keys of the supported types keep the text earlier versions wrote; an int key beyond Python's
+    int/str digit limit raised ValueError, it is recorded exactly."""
+    import enum
+
+    class Color(enum.Enum):
+        RED = "red"
+
+    rec = golden_record({1: "a", 0.5: "b", None: "c", "t": "d", Fraction(1, 3): "e", (1, "x", None): "f",
+                         Color.RED: "g", np.int64(7): "h", (Fraction(1, 2),): "i"})
+    assert rec == {"1": "a", "0.5": "b", "None": "c", "t": "d", "1/3": "e", "(1, 'x', None)": "f", "Color.RED": "g",
+                   "7": "h", "(Fraction(1, 2),)": "i"}
+    huge = 10**5000
+    rec = golden_record({huge: 1, huge + 1: 2, (huge,): 3})
+    assert sorted(rec.values()) == [1, 2, 3] and all(("1" + "0" * 49) in k for k in rec)
+    with pytest.raises(UsageError, match=r"keys that read the same as text \('1'\)"):
+        golden_record({1: "a", "1": "b"})
+
+
+@given(st.dictionaries(st.one_of(st.text(), st.integers(), st.fractions()), st.integers(), max_size=6))
+def test_key_order_never_changes_the_record(d):
+    reordered = dict(reversed(list(d.items())))
+    try:
+        text = golden_text(d)
+    except UsageError:  # two keys of one text
+        with pytest.raises(UsageError, match="read the same as text"):
+            golden_text(reordered)
+        return
+    assert golden_text(reordered) == text
+
+
+def test_pandas_index_names_are_recorded():
+    """A DataFrame's or Series' index name, and its columns' name, were dropped (and a named Index
+    was the list of its values): renaming them matched the golden file. A name is recorded where one
+    is set, so records of unnamed ones are as before."""
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"a": [1, 2]})
+    before = {"type": "pandas.DataFrame", "columns": ["a"], "index": [0, 1], "values": [[1], [2]]}
+    assert golden_record(df) == before
+    named = df.rename_axis("row").rename_axis("col", axis=1)
+    assert golden_record(named) == {**before, "index_names": ["row"], "columns_names": ["col"]}
+    assert golden_record(df.rename_axis("other")) != golden_record(df.rename_axis("row"))
+    s = pd.Series([1], index=pd.Index(["x"], name="k"), name="s")
+    assert golden_record(s)["index_names"] == ["k"] and "index_names" not in golden_record(s.rename_axis(None))
+    multi = pd.DataFrame({"a": [1]}, index=pd.MultiIndex.from_tuples([(0, 1)], names=["p", None]))
+    assert golden_record(multi)["index_names"] == ["p", None] and golden_record(multi)["index"] == [[0, 1]]
+    assert golden_record({"i": pd.Index([1, 2], name="n")}) == {"i": {"type": "pandas.Index", "names": ["n"], "values": [1, 2]}}
+    assert golden_record({"i": pd.Index([1, 2])}) == {"i": [1, 2]}
