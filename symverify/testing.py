@@ -225,6 +225,15 @@ def _text_types() -> tuple[type, ...]:
     return (decimal.Decimal, complex, datetime.date, datetime.time, datetime.timedelta, uuid.UUID, pathlib.PurePath, Sym)
 
 
+def _exact_text(x: Any) -> str:
+    """The exact text of a value of :func:`_text_types`: its ``str``, but a ``Sym`` by
+    :func:`~symverify.kernel.ir.scalar.scalar_text` (its ``str`` abbreviates integers of more than
+    ``SHOW_DIGITS`` digits, so two coefficients that differ in the middle read the same)."""
+    from symverify.kernel.ir.scalar import Sym, scalar_text
+
+    return scalar_text(x) if isinstance(x, Sym) else str(x)
+
+
 def _pandas(x: Any, depth: int = 0) -> Any:
     """The record of a pandas DataFrame or Series (every value, the index and the column labels or
     name, exactly, and the names of the index's and columns' levels where one has a name:
@@ -318,7 +327,7 @@ def _stable(x: Any, depth: int = 0) -> Any:
     if isinstance(x, enum.Enum):  # Verdict, Mode: the value of a str enum, else Class.NAME
         return _stable(x.value if isinstance(x.value, str) else str(x), depth)
     if isinstance(x, _text_types()):
-        return _stable(str(x), depth)
+        return _stable(_exact_text(x), depth)
     kind = type(x).__name__
     hint = (f" (keep what verify or compile says about the {kind.lower()}: its Report or Compiled)"
             if kind in ("Circuit", "Model") else "")
@@ -367,8 +376,10 @@ def _key(k: Any) -> str:
 
     if isinstance(k, str):
         return str(k)
-    if isinstance(k, bool) or k is None or isinstance(k, enum.Enum) or isinstance(k, _text_types()):
+    if isinstance(k, bool) or k is None or isinstance(k, enum.Enum):
         return str(k)
+    if isinstance(k, _text_types()):
+        return _exact_text(k)
     if isinstance(k, (numbers.Integral, Fraction)) and not getattr(k, "shape", ()):
         return rational_to_text(Fraction(k))
     if (isinstance(k, numbers.Number) and getattr(k, "dtype", None) is not None) or isinstance(k, float):
