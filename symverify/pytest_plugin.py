@@ -502,7 +502,7 @@ def _unsettled(obj: Any) -> str:
     depends on the time and machine the check had, not on the claim alone), a compile result over
     a bound it states, or a proof instance or result that is not ok (``symverify prove
     --update-golden`` writes ok runs only); in a mapping, a sequence, a numpy object array or a
-    pandas DataFrame or Series, the first such value."""
+    pandas DataFrame or Series (their index and columns included), the first such value."""
     from symverify.compiler.result import Compiled
     from symverify.kernel.provers.outcome import Verdict
     from symverify.kernel.verification import Report
@@ -527,9 +527,12 @@ def _unsettled(obj: Any) -> str:
         return next((f"{k!r}: {why}" for k, v in obj.items() if (why := _unsettled(v))), "")
     if isinstance(obj, (list, tuple, set, frozenset)):
         return next((why for v in obj if (why := _unsettled(v))), "")
-    pd = sys.modules.get("pandas")  # recorded by their values, as a list is (never imported here)
+    pd = sys.modules.get("pandas")  # recorded by their values, index and columns, as lists are (never imported here)
     if pd is not None and isinstance(obj, pd.DataFrame):
-        return _unsettled([list(row) for row in obj.itertuples(index=False, name=None)])
+        return _unsettled([_objects(obj.columns), _objects(obj.index),
+                           [list(row) for row in obj.itertuples(index=False, name=None)]])
+    if pd is not None and isinstance(obj, pd.Series):
+        return _unsettled([_objects(obj.index), _objects(obj)])
     if getattr(getattr(obj, "dtype", None), "kind", None) == "O" and callable(getattr(obj, "tolist", None)):
         return _unsettled(obj.tolist())  # a numpy object array or a pandas Series of objects
     return ""
@@ -560,6 +563,12 @@ def _predates_digests(stored: str, text: str) -> bool:
     except (ValueError, RecursionError):  # a file edited by hand: no record of an earlier version
         return False
     return old != new and old == _without_digests(new)
+
+
+def _objects(values: Any) -> list[Any]:
+    """The values of a pandas Index or Series that holds Python objects (``dtype`` kind ``O``; a
+    MultiIndex's tuples), the ones a result may hide in; [] for numbers, strings and dates."""
+    return values.tolist() if getattr(getattr(values, "dtype", None), "kind", None) == "O" else []
 
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),

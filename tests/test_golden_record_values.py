@@ -1,5 +1,5 @@
 """Golden records of awkward values: numpy values wider than a float, mapping keys that have no exact
-text, pandas index names (docs/formats.md, "Golden files")."""
+text, pandas index names, symbolic weights with huge coefficients (docs/formats.md, "Golden files")."""
 
 from __future__ import annotations
 
@@ -114,3 +114,25 @@ def test_a_sym_with_huge_coefficients_is_recorded_exactly():
     assert golden_record({a: 1}) != golden_record({b: 1})
     assert golden_record({"s": a})["s"].endswith("1*a") and "digit integer" not in golden_record({"s": a})["s"]
     assert golden_record({"s": sym("a") * 2 - 1}) == {"s": str(sym("a") * 2 - 1)}  # small ones: as before
+
+
+def test_an_unknown_report_in_a_pandas_index_or_columns_is_not_kept(tmp_path):
+    """Only settled results are kept: an unknown report in a DataFrame's values failed the check, but
+    one in its index or columns (or a Series' index), which the record holds too, was written and
+    matched on every later unknown run."""
+    pd = pytest.importorskip("pandas")
+    import symverify as sv
+    from symverify.pytest_plugin import GoldenFile
+
+    x = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    unknown = sv.verify(x, sv.compile(x).model, method="z3", timeout=1e-9)
+    assert unknown.verdict is sv.Verdict.UNKNOWN
+    hidden = pd.Index([unknown], dtype=object)
+    for obj in (pd.DataFrame({"a": [1]}, index=hidden), pd.DataFrame([[1]], columns=hidden),
+                pd.Series([1], index=hidden), {"df": pd.DataFrame({"a": [1]}, index=hidden)}):
+        for update in (True, False):
+            with pytest.raises(pytest.fail.Exception, match=r"symverify_golden.check: .*verify's verdict is unknown.*"
+                                                            r"a golden file keeps settled results only"):
+                GoldenFile(tmp_path, "t", update).check(obj)
+    assert not list(tmp_path.iterdir())
+    GoldenFile(tmp_path, "t", True).check(pd.DataFrame({"a": [1]}, index=pd.Index(["r"], name="n")))
