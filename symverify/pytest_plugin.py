@@ -35,7 +35,7 @@ updated and failed, and the unused ones: files in the golden directory of a test
 check of this run read although it should have (their test passed without checking them, or no
 test of the fully collected module claims them; directories are none). ``--symverify-update`` removes the
 unused files (one it cannot remove is listed as not removed);
-files of tests that were deselected, skipped or failed are never touched. Under pytest-xdist each
+files of tests that were deselected, skipped or failed (a subtest or the teardown included) are never touched. Under pytest-xdist each
 worker handles the files of its own tests and sends its lists to the controller, which shows one
 summary of all workers (each file once).
 
@@ -136,6 +136,8 @@ class GoldenSession:
     collected: dict[Path, dict[str, str]] = field(default_factory=dict)
     deselected: dict[Path, dict[str, str]] = field(default_factory=dict)
     passed: set[str] = field(default_factory=set)  # stems of tests whose call passed
+    # stems of tests with a failed report: a phase, or a subtest (whose passing reports say "call" passed too)
+    failed_tests: set[str] = field(default_factory=set)
     ids: dict[Path, set[str]] = field(default_factory=dict)  # golden dir → in-module ids of the collected tests
     # golden dir → {legacy stem: in-module ids of the tests (collected or deselected) that request symverify_golden
     # as an argument or a usefixtures mark, with that legacy stem}
@@ -177,8 +179,12 @@ class GoldenSession:
         self._note(items, self.deselected)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Note the tests whose call passed, and those with any failed report: a test with a failed
+        subtest or teardown failed, though a passing subtest reported its call as passed."""
         if report.when == "call" and report.passed:
             self.passed.add(golden_stem(report.nodeid))
+        if report.failed:
+            self.failed_tests.add(golden_stem(report.nodeid))
 
     def _narrowed(self) -> set[Path]:
         """Golden directories of modules that this run selected only a part of (``file.py::test``
@@ -211,7 +217,7 @@ class GoldenSession:
                 if owner is None:
                     if full:
                         out.append(f)  # no test of the fully collected module claims it
-                elif owner in self.passed:
+                elif owner in self.passed and owner not in self.failed_tests:
                     out.append(f)  # its test passed without reading it
                 # else: its test was deselected, skipped or failed: leave it
         return out

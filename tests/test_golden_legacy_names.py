@@ -141,3 +141,4 @@ def test_y(symverify_golden):
         res = pytester.runpytest("-p", "no:cacheprovider", *args)
         res.assert_outcomes(failed=1 if args else 2, passed=1 if args else 2)
         res.stdout.fnmatch_lines(["*may belong to any of 2 tests of this module (TestA::test_x → *; TestB::test_x → *"])
+
