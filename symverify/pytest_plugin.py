@@ -44,7 +44,8 @@ file is missing; ``--symverify-update`` then writes the new name and removes the
 name has no class in it: when several tests of the module that may use ``symverify_golden`` (as an
 argument, a ``usefixtures`` mark, or through ``request.getfixturevalue`` in the test or a fixture
 of its own: :func:`_may_request`) share the test name (``TestA::test_x``, ``TestB::test_x`` and
-``TestC::TestInner::test_x``, collected by this run or not), the old file could
+``TestC::TestInner::test_x``, collected by this run or not; names that differ in case only, one
+file on macOS and Windows, count as one), the old file could
 be any one's, so it is read by none of them: their checks fail, naming the tests and their new file
 names (rename the old file to the new name of the test it belongs to).
 
@@ -139,8 +140,8 @@ class GoldenSession:
     # stems of tests with a failed report: a phase, or a subtest (whose passing reports say "call" passed too)
     failed_tests: set[str] = field(default_factory=set)
     ids: dict[Path, set[str]] = field(default_factory=dict)  # golden dir → in-module ids of the collected tests
-    # golden dir → {legacy stem: in-module ids of the tests (collected or deselected) that request symverify_golden
-    # as an argument or a usefixtures mark, with that legacy stem}
+    # golden dir → {legacy stem, case folded (one file on macOS and Windows): in-module ids of the tests (collected
+    # or deselected) that may request symverify_golden (_may_request), with that legacy stem}
     legacy_ids: dict[Path, dict[str, set[str]]] = field(default_factory=dict)
 
     @property
@@ -158,7 +159,8 @@ class GoldenSession:
             owned[stem] = stem
             owned.setdefault(_safe_legacy(item.name), stem)
             if _item_may_request(item):  # tests that may read golden files
-                self.legacy_ids.setdefault(d, {}).setdefault(_safe_legacy(item.name), set()).add(_in_module_id(item.nodeid))
+                self.legacy_ids.setdefault(d, {}).setdefault(_safe_legacy(item.name).casefold(), set()).add(
+                    _in_module_id(item.nodeid))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection_modifyitems(self, items: list[Any]) -> Any:
@@ -397,7 +399,7 @@ def symverify_golden(request: pytest.FixtureRequest) -> GoldenFile:
     legacy = _safe_legacy(request.node.name)
     owners: set[str] = {_in_module_id(request.node.nodeid)}
     if isinstance(session, GoldenSession):
-        owners |= session.legacy_ids.get(_golden_dir(test_path), {}).get(legacy, set())
+        owners |= session.legacy_ids.get(_golden_dir(test_path), {}).get(legacy.casefold(), set())
     owners |= _namesakes(request)
     return GoldenFile(_golden_dir(test_path), golden_stem(request.node.nodeid),
                       bool(request.config.getoption("--symverify-update")), legacy_stem=legacy,
@@ -457,7 +459,8 @@ itself, through an attribute, would be walked for ever)."""
 def _namesakes(request: pytest.FixtureRequest) -> set[str]:
     """In-module ids of the tests of this test's module, read from the module itself (so also those
     this run did not collect, as with ``pytest file.py::TestB``), that have this test's name in
-    another class (nested classes included, ``TestOuter::TestInner::test_x``) or at module level and
+    another class (nested classes included, ``TestOuter::TestInner::test_x``) or at module level, or
+    a name that differs from it in case only (the legacy files share a name on macOS and Windows), and
     may use ``symverify_golden`` (:func:`_may_request`, with the fixture closure pytest would give
     them): they share its legacy file name."""
     fn, module, own = getattr(request, "function", None), getattr(request, "module", None), getattr(request, "cls", None)
@@ -485,21 +488,24 @@ def _namesakes(request: pytest.FixtureRequest) -> set[str]:
         unresolved = set(getattr(info, "names_closure", ())) - set(getattr(info, "name2fixturedefs", {})) - {"request"}
         return bool(unresolved - _parametrized(cls, func))
 
+    folded, params = name.casefold(), request.node.name[len(name):]  # "[…]" of a parametrized test
+
     def walk(prefix: str, namespace: dict[str, Any], depth: int, seen: set[int]) -> None:
         for attr, obj in list(namespace.items()):
             if not isinstance(obj, type) or id(obj) in seen or depth > MAX_CLASS_DEPTH:
                 continue
             seen.add(id(obj))
-            if obj is not own:
-                method = inspect.getattr_static(obj, name, None)
+            for other in (a for a in dir(obj) if a.casefold() == folded and (obj is not own or a != name)):
+                method = inspect.getattr_static(obj, other, None)
                 if callable(method) and uses_golden(obj, method):
-                    out.add(f"{prefix}{attr}::{request.node.name}")
+                    out.add(f"{prefix}{attr}::{other}{params}")
             walk(f"{prefix}{attr}::", dict(vars(obj)), depth + 1, seen)
 
     walk("", dict(vars(module)), 0, set())
-    top = vars(module).get(name)
-    if own is not None and callable(top) and uses_golden(None, top):
-        out.add(request.node.name)
+    for attr, top in list(vars(module).items()):  # module-level namesakes (in case only, for a module-level test)
+        if attr.casefold() == folded and (own is not None or attr != name) and callable(top) \
+                and not isinstance(top, type) and uses_golden(None, top):
+            out.add(f"{attr}{params}")
     return out
 
 

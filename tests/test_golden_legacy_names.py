@@ -142,3 +142,20 @@ def test_y(symverify_golden):
         res.assert_outcomes(failed=1 if args else 2, passed=1 if args else 2)
         res.stdout.fnmatch_lines(["*may belong to any of 2 tests of this module (TestA::test_x → *; TestB::test_x → *"])
 
+
+
+@pytest.mark.parametrize("args", [(), ("test_user.py::test_Case",)])
+def test_names_that_differ_in_case_only_share_the_legacy_name(pytester, args):
+    """``test_case.json`` and ``test_Case.json`` are one file on macOS and Windows: each test read
+    the other's old file there."""
+    pytester.makepyfile(test_user="""
+def test_case(symverify_golden):
+    symverify_golden.check({"a": 1})
+
+def test_Case(symverify_golden):
+    symverify_golden.check({"a": 1})
+""")
+    _legacy(pytester, "test_Case")
+    res = pytester.runpytest("-p", "no:cacheprovider", *args)
+    res.assert_outcomes(failed=1 if args else 2)
+    res.stdout.fnmatch_lines(["*test_Case.json of an earlier version*may belong to any of 2 tests of this module*"])
