@@ -418,7 +418,10 @@ def golden_record(obj: Any) -> dict[str, Any]:
     timeout (it depends on the time) and the counterexample's input and values (they depend on the seed:
     ``verify(seed=None)`` or another seed finds another one; :func:`assert_refuted` and
     ``Report.to_json()`` show it). So the record is a function of the claim alone: runs with
-    different seeds or timings give byte-identical records. In a mapping, reports, compile results
+    different seeds or timings give byte-identical records. One exception: a randomized proof's
+    failure bound depends on the engine that method ``auto`` or ``randomized`` chose (torch where it
+    is installed and cheaper, else Python ints); ``verify(..., method="randomized", backend="python")``
+    states the same bound on every machine. In a mapping, reports, compile results
     and proofs are recorded the same way, and sets as sorted lists. Values of types without an exact
     record (:data:`SUPPORTED` lists those with one) are refused: their text may elide values or name
     an address, so a changed value could match the stored record.

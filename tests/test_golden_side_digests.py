@@ -132,3 +132,32 @@ def test_a_golden_file_edited_into_no_record_is_a_plain_mismatch(tmp_path, text)
     (tmp_path / "t.json").write_text(text, encoding="utf-8")
     with pytest.raises(Failed, match=r"golden mismatch for"):
         GoldenFile(tmp_path, "t", False).check({"r": report, "pad": "x" * 60_000})
+
+
+def test_a_mismatch_in_the_failure_bound_alone_names_the_engine(tmp_path):
+    """A randomized proof's bound depends on the engine ``auto`` chose (torch where installed and
+    cheaper): a golden file written on another machine differs in it alone, and the failure says so
+    and how to state one bound everywhere."""
+    report = sv.verify(SUM_A, PROD_A, method="randomized", backend="python")
+    bound = golden_record(report)["failure_bound"]
+    (tmp_path / "t.json").write_text(golden_text(report).replace(bound, "2^-108.0"), encoding="utf-8")
+    with pytest.raises(Failed, match=r"(?s)golden mismatch for.*only a randomized proof's failure bound differs: it "
+                                     r"depends on the engine.*method='randomized', backend='python'"):
+        GoldenFile(tmp_path, "t", False).check(report)
+    other = golden_text(report).replace(bound, "2^-108.0").replace('"method": "randomized"', '"method": "exact"')
+    (tmp_path / "t.json").write_text(other, encoding="utf-8")
+    with pytest.raises(Failed, match="golden mismatch") as info:
+        GoldenFile(tmp_path, "t", False).check(report)
+    assert "only a randomized proof's failure bound" not in str(info.value)
+
+
+def test_a_record_before_the_digests_is_told_apart_from_one_whose_numbers_changed_type(tmp_path):
+    """``1`` and ``1.0`` (or ``true``) are equal in Python: the old record with a value of another
+    type is no record of this run, and the failure does not say that the rest matches."""
+    report = sv.verify(SUM_A, PROD_A, method="exact")
+    rec = json.loads(_legacy_text(report))
+    rec["lhs"]["muls"] = float(rec["lhs"]["muls"])
+    (tmp_path / "t.json").write_text(json.dumps(rec, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    with pytest.raises(Failed, match="golden mismatch") as info:
+        GoldenFile(tmp_path, "t", False).check(report)
+    assert "written before" not in str(info.value)
