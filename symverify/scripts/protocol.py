@@ -33,7 +33,9 @@ several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail`
 **Stable JSON.** Resources and bounds are named by text and are ints (not bools), ``Fraction`` values
 or finite floats, stored as plain values (a numpy integer by its value; another numpy number, a
 string, NaN: :class:`~symverify.errors.UsageError` where the instance is made;
-:func:`~symverify.kernel.ir.scalar.plain_resource`, the rule of every table of resources); an argued claim's ``checks`` is ``True``, ``False`` or ``None`` (a numpy bool
+:func:`~symverify.kernel.ir.scalar.plain_resource`, the rule of every table of resources), in read-only
+tables of the instance's own (an edit after it was made, ``inst.bounds["layers"] = 10**9``, is a
+``TypeError``: ``ok`` and the JSON say what was checked); an argued claim's ``checks`` is ``True``, ``False`` or ``None`` (a numpy bool
 is refused: ``np.False_ is not False``). They keep one JSON type per value kind: ``int`` stays an integer,
 a ``Fraction`` is always its exact string (``"4/5"``, ``"3"``), a ``float`` is rounded to 6
 significant digits; times are rounded to 0.1 s.
@@ -85,6 +87,7 @@ from typing import Any, Protocol
 
 from symverify.errors import IRError, ProverError, UsageError
 from symverify.ir.bigint import safe_repr, show_rational
+from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
 from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, count_claims, json_problem
@@ -204,8 +207,11 @@ class Instance:
     name: str
     verdict: Verdict
     method: str
-    resources: dict[str, Number] = field(default_factory=dict)
-    bounds: dict[str, Number] = field(default_factory=dict)
+    resources: Mapping[str, Number] = field(default_factory=dict)
+    """What the construction used, by name: read-only once the instance is made (a
+    :class:`~symverify.kernel.ir.frozen.ReadOnlyMapping`), so ``ok`` and the JSON say what was checked."""
+    bounds: Mapping[str, Number] = field(default_factory=dict)
+    """The bounds the claim states for its resources: read-only as ``resources``."""
     seconds: float = 0.0
     detail: str = ""
     kind: ClaimKind = field(kw_only=True)
@@ -257,8 +263,10 @@ class Instance:
                 if not isinstance(key, str):  # json.dump would write 1 as "1", beside a key "1"
                     raise UsageError(f"instance {self.name!r}: {part}: expected names that are text, found "
                                      f"{type(key).__name__} {safe_repr(key, 40)}")
-            try:  # the one rule (NaN is never over a bound; a float32 NaN neither; "3" > 2 raises): plain values
-                object.__setattr__(self, part, number_table(table, f"instance {self.name!r}: {part}"))
+            try:  # the one rule (NaN is never over a bound; a float32 NaN neither; "3" > 2 raises): plain values,
+                # in a table of their own that cannot be changed: inst.resources["layers"] = 1 after the check
+                # (or on the caller's dict) would change what ok, the table and the JSON say
+                object.__setattr__(self, part, ReadOnlyMapping(number_table(table, f"instance {self.name!r}: {part}")))
             except IRError as e:
                 raise UsageError(str(e)) from None
         if self.checks is not None and not isinstance(self.checks, bool):  # np.False_ is not False: it counted as holding
