@@ -65,14 +65,18 @@ def test_a_timeout_is_its_own_status_that_says_so(tmp_path):
     assert ans["seconds"] < 30
 
 
-@pytest.mark.parametrize("answer", ['{"cases": -1}', '{"cases": "3"}', '{"n": 3}'])
+HEAD = '{"format": "symverify.proof-result", "version": 1, '
+"""What every result file a script's process writes starts with (protocol.script_main)."""
+
+
+@pytest.mark.parametrize("answer", ['{"cases": -1}', '{"cases": "3"}', '{"n": 3}', '{"cases": true}', '{"cases": 2, "n": 3}'])
 def test_count_cases_needs_a_count(tmp_path, answer):
     """execute: a ``--count-cases`` answer without a non-negative int ``cases`` is a crash that
     quotes what came back."""
     body = f"""
         import sys
         out = sys.argv[sys.argv.index("--json") + 1]
-        open(out, "w").write({answer!r})
+        open(out, "w").write({HEAD + answer[1:]!r})
         """
     ans = execute(user_task(tmp_path, body, count=True))
     assert ans["status"] == "crashed"
@@ -83,7 +87,7 @@ def test_count_cases_accepts_zero(tmp_path):
     """The same check lets a count of 0 through (a script with no cases)."""
     body = """
         import sys
-        open(sys.argv[sys.argv.index("--json") + 1], "w").write('{"cases": 0}')
+        open(sys.argv[sys.argv.index("--json") + 1], "w").write('{"format": "symverify.proof-result", "version": 1, "cases": 0}')
         """
     ans = execute(user_task(tmp_path, body, count=True))
     assert ans["status"] == "done" and ans["result"] == {"cases": 0}

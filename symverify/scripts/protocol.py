@@ -25,7 +25,9 @@ prover or an exact computation and within every stated bound, or argued with its
 
 Only the ``prover`` and ``computed`` kinds count as proved. Tables, JSON, JUnit and golden runs
 show the kind. Running a script alone (``python -m symverify.proofs.NAME
-[--quick] [--json OUT]``) goes through :func:`script_main`.
+[--quick] [--json OUT]``) goes through :func:`script_main`, whose ``--json`` file says its
+``"format": "symverify.proof-result"`` and ``"version": 1`` (the runners refuse a result file
+without them, or of another version).
 
 **Methods** come from a closed set: an instance's ``method`` is one of :data:`METHOD_TOKENS` or
 several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail``.
@@ -90,7 +92,7 @@ from symverify.ir.bigint import safe_repr, show_rational
 from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
-from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, count_claims, json_problem
+from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, RESULT_FORMAT, RESULT_VERSION, count_claims, json_problem
 
 __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
@@ -757,7 +759,8 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         missing = [i for i in wanted if i >= state.seen]
         if missing:
             ap.error(f"--cases: the script has {state.seen} case(s) in this tier; no case {', '.join(map(str, missing))}")
-        data: dict[str, Any] = {"cases": state.seen} if state.counting else result.to_json()
+        data: dict[str, Any] = {"format": RESULT_FORMAT, "version": RESULT_VERSION}  # the runner reads only these
+        data.update({"cases": state.seen} if state.counting else result.to_json())
         if state.tagged and not state.counting:
             data["cases"] = state.seen  # every part of a run must meet the same cases (the runner compares them)
         _print_or_reader_gone(f"{state.seen} case(s)" if state.counting else result.table())

@@ -34,12 +34,19 @@ from symverify.kernel.provers.outcome import Verdict
 __all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "RUN_FIELDS", "SCRIPT_FIELDS",
            "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "PART_RESULT_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
            "check_result", "check_script", "check_run", "script_over_bound", "instance_ok", "script_ok", "run_ok",
-           "COUNTEREXAMPLE_DEPTH", "READ_VERSIONS", "COUNTEREXAMPLE_VALUES", "json_problem"]
+           "COUNTEREXAMPLE_DEPTH", "READ_VERSIONS", "COUNTEREXAMPLE_VALUES", "json_problem",
+           "RESULT_FORMAT", "RESULT_VERSION", "RESULT_READ_VERSIONS", "result_version_problem"]
 
 FORMAT = "symverify.proof-run"
 VERSION = 3
 READ_VERSIONS = (2, 3)
 """The versions the readers take: 2 is 3 without ``failure_bound`` (a randomized proof's error bound)."""
+RESULT_FORMAT = "symverify.proof-result"
+"""The ``format`` of the file a proof script's process writes (``script_main --json OUT``): one
+script's result (or part of it, or its count of cases), which the runner reads back."""
+RESULT_VERSION = 1
+RESULT_READ_VERSIONS = (1,)
+"""The versions of a script's result file the runner and ``symverify report`` read."""
 STATUSES = ("ok", "failed", "crashed", "timeout", "interrupted")
 NO_RESULT = ("crashed", "timeout", "interrupted")
 """The statuses of a script row without a result: ``crashed``, ``timeout`` (killed at ``--timeout``;
@@ -61,8 +68,9 @@ INSTANCE_FIELDS = {"name": "str", "verdict": "verdict", "method": "str", "resour
 _COUNT_KEYS = frozenset((*VERDICTS, "argued"))
 PART_FIELDS = {**INSTANCE_FIELDS, "case": "case", "before": "index"}
 """An instance of one part of a script's result (``--shard K/N``, ``--cases``): tagged with its case."""
-PART_RESULT_FIELDS = {**RESULT_FIELDS, "cases": "index"}
-"""One part of a script's result: it also says how many cases it met."""
+PART_RESULT_FIELDS = {"format": "str", "version": "result_version", **RESULT_FIELDS, "cases": "index"}
+"""A script's result file (:data:`RESULT_FORMAT`): a result that says its ``format`` and
+``version`` and, as one part of a script, how many cases it met."""
 
 
 def _counts_agree(written: Mapping[str, Any], instances: list[Mapping[str, Any]]) -> bool:
@@ -206,6 +214,7 @@ _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
                lambda v: isinstance(v, Mapping) and set(v) in (_COUNT_KEYS, _COUNT_KEYS - {"argued"})
                and all(_is_int(n, 0) for n in v.values())),
     "version": (" or ".join(map(str, READ_VERSIONS)), lambda v: type(v) is int and v in READ_VERSIONS),
+    "result_version": (" or ".join(map(str, RESULT_READ_VERSIONS)), lambda v: type(v) is int and v in RESULT_READ_VERSIONS),
     "status": (f"one of {', '.join(STATUSES)}", lambda v: isinstance(v, str) and v in STATUSES),
     "verdict": (f"one of {', '.join(VERDICTS)}", lambda v: isinstance(v, str) and v in VERDICTS),
     "kind": (f"one of {', '.join(KINDS)}", lambda v: isinstance(v, str) and v in KINDS),
@@ -226,7 +235,9 @@ def _check_fields(d: Mapping[str, Any], fields: Mapping[str, str], where: str) -
             raise SerializationError(f"{where}: unknown field {_shown(key)}; expected only {', '.join(fields)}")
         expected, test = _TYPES[kind]
         if not test(value):
-            hint = " (a run of a newer symverify?)" if kind == "version" and type(value) is int and value > VERSION else ""
+            newest = {"version": (VERSION, "run"), "result_version": (RESULT_VERSION, "result")}.get(kind)
+            hint = (f" (a {newest[1]} of a newer symverify?)" if newest is not None and type(value) is int
+                    and value > newest[0] else "")
             found = json_problem(value) if kind == "json" else _shown(value)
             raise SerializationError(f"{where}.{key}: expected {expected}, found {found}{hint}")
 
@@ -456,11 +467,34 @@ def check_script(script: Any, where: str) -> None:
                                  f"instances' resources over their bounds), found {_shown(script['over_bound'])}")
 
 
+def result_version_problem(data: Mapping[str, Any], *, required: bool) -> str:
+    """Why a script's result file (``{"format": RESULT_FORMAT, "version": 1, ...}``) does not say
+    a format and version this symverify reads ('' when it does): ``format`` other than
+    :data:`RESULT_FORMAT`, ``version`` not one of :data:`RESULT_READ_VERSIONS` (a bool is no
+    version), or one of the two without the other. With ``required`` (the runner, which reads what
+    its own ``script_main`` wrote) both must be there; without (``symverify report``), a file with
+    neither is one written before the field (read as version 1)."""
+    has_format, has_version = "format" in data, "version" in data
+    if not (has_format or has_version or required):
+        return ""
+    if data.get("format") != RESULT_FORMAT:
+        found = "nothing" if not has_format else _shown(data["format"])
+        return (f"format: expected {RESULT_FORMAT!r} (a result written by script_main of this symverify), found {found}")
+    version = data.get("version")
+    if type(version) is not int or version not in RESULT_READ_VERSIONS:
+        found = "nothing" if not has_version else _shown(version)
+        newer = " (a result of a newer symverify?)" if type(version) is int and version > RESULT_VERSION else ""
+        return f"version: expected {' or '.join(map(str, RESULT_READ_VERSIONS))}, found {found}{newer}"
+    return ""
+
+
 def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, Any]:
     """``data`` as a run in the ``symverify.proof-run`` form, checked as docs/formats.md § Proof run
     says its readers check it: a run (``{"scripts": [...]}``; a file must say its ``format`` and
     ``version``, a dict built in memory need not), or one script's result (``{"instances": [...]}``,
-    from ``python -m symverify.proofs.NAME --json``) wrapped as a run of one script.
+    from ``python -m symverify.proofs.NAME --json``) wrapped as a run of one script; its ``format``
+    and ``version``, where written, are :data:`RESULT_FORMAT` and one of :data:`RESULT_READ_VERSIONS`
+    (:func:`result_version_problem`; a file with neither was written before them).
 
     Raises:
         SerializationError: the document is neither form, or a field is refused (:func:`check_script`).
@@ -499,13 +533,17 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
                 raise SerializationError(f"{where}.ok: expected {str(ok).lower()} ({why}), found {str(data['ok']).lower()}")
         return dict(data)
     if isinstance(data.get("instances"), list):
+        problem = result_version_problem(data, required=False)
+        if problem:
+            raise SerializationError(f"{where}.{problem}")
         check_result(data, where, part=True)
         _check_bounds_stated(data["instances"], where)
         ok = data.get("ok") is True
         untagged = [{k: v for k, v in inst.items() if k not in ("case", "before")} for inst in data["instances"]]
         script = {"name": str(data.get("name", "script")), "title": str(data.get("title", "")),
                   "status": "ok" if ok else "failed", "ok": ok, "error": "",
-                  "result": {**{k: v for k, v in data.items() if k != "cases"}, "instances": untagged}}
+                  "result": {**{k: v for k, v in data.items() if k not in ("cases", "format", "version")},
+                             "instances": untagged}}
         if "seconds" in data:
             script["seconds"] = data["seconds"]
         return {"format": FORMAT, "version": VERSION, "ok": ok, "scripts": [script]}
