@@ -59,8 +59,9 @@ runners fix ``PYTHONHASHSEED`` so that set order agrees; ``symverify prove -j N`
 shards met different numbers of cases ``crashed``). Instances made outside :func:`each` are made
 and kept by every part, and must not depend on the cases a part runs (a summary of the cases, or
 an instance per case made after ``list(each(…))``, would see only the part's own): the runners
-merge them once and make a row whose parts made different ones ``crashed`` (compared by name,
-verdict, kind, method, basis, checks, resources and bounds); so they should be cheap. A script
+merge them once and make a row whose parts made different ones ``crashed`` (compared field by
+field: every field the run file shows but times, ``detail``, ``counterexample`` and
+``failure_bound`` included; the error names the instance and the field); so they should be cheap. A script
 must also run correctly when a loop yields no case (``--count-cases``, or a shard without cases),
 and must run every loop of :func:`each` to its end: leaving one in a case (``break``, ``return``,
 an exception caught outside the loop) is a :class:`~symverify.errors.UsageError` in every run, since

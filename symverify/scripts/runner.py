@@ -489,8 +489,8 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
     part run by another version of symverify; and so do parts that met different numbers of cases
     (with ``cases``, the count a ``--count-cases`` task gave: every part must have met that many),
     since some cases would then have run twice and others never (:func:`_split_cases`), and parts
-    that made different instances outside each() (every part makes and keeps them; the row keeps
-    one copy: :func:`_outside`)."""
+    that made different instances outside each(), or the same ones with a field that differs
+    (every part makes and keeps them; the row keeps one copy: :func:`_outside`)."""
     secs = max((float(p.get("seconds", 0.0)) for p in parts), default=0.0)
     for p in parts:
         status = p.get("status")
@@ -535,26 +535,58 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
                          "" if status == "ok" else errors, script.source)
 
 
-_COMPARED = ("name", "verdict", "kind", "method", "basis", "checks", "resources", "bounds", "before")
-"""What the parts' instances made outside each() must agree on (not times, details or counterexamples)."""
+_NOT_COMPARED = frozenset({"seconds", "case"})
+"""What the parts' instances made outside each() may differ in: their times (a run shows them only
+with ``--timings``, and they differ from process to process) and the ``case`` tag (null on each).
+Every other field, each one the run file shows of the one copy the row keeps (``detail``,
+``counterexample``, ``failure_bound``, ``over_bound``, ``ok`` as much as the verdict) and ``before``
+(where it stands), must be the same in every part."""
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two JSON values are the same as the run file writes them: same types (``1`` is not
+    ``1.0``, nor ``true``), same keys in the same order, same items."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
 
 
 def _outside(parts: Sequence[Mapping[str, Any]], results: Sequence[Mapping[str, Any]]) -> list[Any] | str:
     """The instances made outside each(), which every part makes and keeps: one part's (the first
     by its label), or why not when the parts made different ones (they depend on the cases a part
-    ran: a summary of the cases, or instances made after ``list(each(...))``)."""
+    ran: a summary of the cases, or instances made after ``list(each(...))``): other names, or an
+    instance of the same name and place that differs in a field (every field but
+    :data:`_NOT_COMPARED`), named with the field and both values."""
+    from symverify.ir.bigint import safe_repr
+
     labelled = sorted(zip((str(p.get("part", "")) for p in parts if p.get("result") is not None), results),
                       key=lambda m: (len(m[0]), m[0]))  # shard 2/12 before shard 10/12
     views = [(label, [i for i in r.get("instances", []) if not isinstance(i.get("case"), int)]) for label, r in labelled]
     first_label, first = views[0]
+    advice = ("an instance made outside each() must not depend on the cases a part runs (no summary of the cases, no "
+              "instance per case after list(each(...)) or by dataclasses.replace after the loop); make it in its case")
     for label, other in views[1:]:
-        if [[i.get(k) for k in _COMPARED] for i in other] != [[i.get(k) for k in _COMPARED] for i in first]:
+        if [i.get("name") for i in other] != [i.get("name") for i in first]:
             names = lambda insts: ", ".join(str(i.get("name"))[:40] for i in insts[:4]) + (", …" if len(insts) > 4 else "")  # noqa: E731
             return (f"the parts made different instances outside each() ({first_label or 'one part'}: {names(first) or 'none'}; "
-                    f"{label or 'another'}: {names(other) or 'none'}): an instance made outside each() must not depend on "
-                    "the cases a part runs (no summary of the cases, no instance per case after list(each(...)) or by dataclasses.replace after the loop); make it "
-                    "in its case")
+                    f"{label or 'another'}: {names(other) or 'none'}): {advice}")
+        for a, b in zip(first, other):
+            for key in dict.fromkeys([*a, *b]):
+                if key in _NOT_COMPARED or _same(a.get(key, _ABSENT), b.get(key, _ABSENT)):
+                    continue
+                shown = lambda v: "nothing" if v is _ABSENT else safe_repr(v, 60)  # noqa: E731
+                return (f"the parts made different instances outside each() (instance {str(a.get('name'))[:80]!r}: its "
+                        f"{key} is {shown(a.get(key, _ABSENT))} in {first_label or 'one part'} and "
+                        f"{shown(b.get(key, _ABSENT))} in {label or 'another'}): {advice}")
     return first
+
+
+_ABSENT = object()
+"""A field an instance of one part leaves out (compared as such: never equal to a written value)."""
 
 
 def _local(part: dict[str, Any]) -> dict[str, Any]:
