@@ -381,6 +381,16 @@ def _check_bounds_stated(instances: Iterable[Mapping[str, Any]], where: str) -> 
                                      "(it would read as an exact argument)")
 
 
+def _check_no_bounds(instances: Iterable[Mapping[str, Any]], where: str) -> None:
+    """Refuse ``failure_bound`` in a run of version 2: the field came with version 3, so a file
+    that says 2 and has one was not written by any symverify (a version 2 run states no error
+    bound; its randomized claims read as written then)."""
+    for j, inst in enumerate(instances):
+        if "failure_bound" in inst:
+            raise SerializationError(f"{where}.instances[{j}].failure_bound: a field of version 3, found in a run of "
+                                     "version 2 (which has no error bounds); expected version 3")
+
+
 def check_result(result: Any, where: str, part: bool = False) -> list[Mapping[str, Any]]:
     """Refuse a script's result (``{"name", "title", "ok", "counts", "seconds", "instances"}``) that
     no script writes: a field not the format's or of the wrong type, an instance :func:`check_instance`
@@ -522,6 +532,8 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
             check_script(s, f"{where}.scripts[{k}]")
             if data.get("version", VERSION) >= 3:
                 _check_bounds_stated((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
+            else:
+                _check_no_bounds((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
             if s["name"] in seen:
                 raise SerializationError(f"{where}.scripts[{k}].name: {s['name']!r:.60} is the name of an earlier script")
             seen.add(s["name"])
