@@ -83,6 +83,20 @@ def test_count_cases_needs_a_count(tmp_path, answer):
     assert ans["error"] == "--count-cases: expected {\"cases\": N}, found " + answer
 
 
+def test_a_count_beyond_max_cases_is_a_crash(tmp_path):
+    """execute: a count of 10^12 cases made the Dask backend build tasks listing every case (memory
+    without end); more than MAX_CASES is a crash naming the limit, MAX_CASES itself is read."""
+    for n, status in ((10**12, "crashed"), (tasks.MAX_CASES + 1, "crashed"), (tasks.MAX_CASES, "done")):
+        body = f"""
+            import sys
+            open(sys.argv[sys.argv.index("--json") + 1], "w").write({HEAD + f'"cases": {n}}}'!r})
+            """
+        ans = execute(user_task(tmp_path, body, count=True))
+        assert ans["status"] == status, ans
+        if status == "crashed":
+            assert ans["error"] == f"--count-cases: expected at most 1000000 cases (MAX_CASES), found {n}"
+
+
 def test_count_cases_accepts_zero(tmp_path):
     """The same check lets a count of 0 through (a script with no cases)."""
     body = """

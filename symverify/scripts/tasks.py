@@ -16,7 +16,7 @@ as is one that is not strict JSON (``NaN``, a repeated key), not a regular file 
 :data:`~symverify.ir.limits.MAX_FILE_BYTES` bytes, read at each run (a FIFO, a link) or whose title, seconds or instances have the wrong type,
 one that does not say ``"format": "symverify.proof-result"`` and a ``version`` this symverify reads
 (:func:`~symverify.viz.run_format.result_version_problem`: what ``script_main`` writes), and a part
-that does not say how many ``cases`` it met.
+that does not say how many ``cases`` it met, or a count of more than :data:`MAX_CASES` cases.
 
 A user's script (``--dir DIR``) runs from its file when ``path`` is set; a task for another
 machine carries the ``*.py`` files of its directory instead (``files``), written to a temporary
@@ -48,9 +48,14 @@ from typing import Any, NamedTuple
 from symverify._version import __version__
 from symverify.ir import limits
 
-__all__ = ["BUILTIN", "Task", "Processes", "Ran", "execute", "one_line", "ship"]
+__all__ = ["BUILTIN", "MAX_CASES", "Task", "Processes", "Ran", "execute", "one_line", "ship"]
 
 BUILTIN = "builtin"
+
+MAX_CASES = 10**6
+"""The most cases a ``--count-cases`` task may report: the Dask backend splits a script into tasks
+that each list their cases (``--cases …``), so a count is held to what can be listed (the same
+10^6 as a range of ``--cases``, :func:`~symverify.scripts.protocol.parse_indices`)."""
 
 # Run in front of a script's process on Linux (``python -S -c _REAPER PARENT CMD...``). With PARENT
 # (not "0": ``symverify prove`` or a Dask worker, either of which may be killed mid-task, SIGKILL
@@ -455,6 +460,8 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         n = data.get("cases")
         if set(data) != {"cases"} or isinstance(n, bool) or not (isinstance(n, int) and n >= 0):
             return answer("crashed", None, f"--count-cases: expected {{\"cases\": N}}, found {json.dumps(data)[:80]}")
+        if n > MAX_CASES:  # the Dask backend lists every case in its tasks: 10^12 of them would fill the memory
+            return answer("crashed", None, f"--count-cases: expected at most {MAX_CASES} cases (MAX_CASES), found {n}")
         return answer("done", data, "")
     shape = _result_shape(data)
     if shape:
