@@ -45,7 +45,15 @@ from typing import Any
 from symverify.errors import SerializationError, UsageError
 from symverify.scripts.protocol import PROVED_KINDS, ClaimKind
 from symverify.scripts.tasks import BUILTIN, Processes, Task, execute, ship
-from symverify.viz.run_format import FORMAT, NO_RESULT, VERSION, check_result, count_claims, script_over_bound
+from symverify.viz.run_format import (
+    FORMAT,
+    NO_RESULT,
+    VERSION,
+    check_bounds_stated,
+    check_result,
+    count_claims,
+    script_over_bound,
+)
 
 __all__ = [
     "FORMAT",
@@ -512,8 +520,9 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
         return ScriptOutcome(script.name, script.title, "crashed", secs, error=f"result JSON: {e}", source=script.source)
     if len(results) == 1:
         data = results[0]
+        # derived again from the instances; a result that leaves "ok" out states nothing (as in a run file)
         data = {**data, "counts": count_claims(data["instances"]),
-                "ok": bool(data.get("ok")) and bool(data["instances"]) and all(i["ok"] for i in data["instances"])}
+                "ok": data.get("ok", True) is True and bool(data["instances"]) and all(i["ok"] for i in data["instances"])}
     else:
         outside = _outside(parts, results)
         if isinstance(outside, str):
@@ -525,8 +534,9 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
                 "ok": bool(merged) and all(i.get("ok") for i in merged),
                 "seconds": round(sum(r.get("seconds", 0) for r in results), 1)}
     data = {**data, "instances": [_instance_json(i, True) for i in data.get("instances", [])]}
-    try:  # what the run file holds is what its readers take: no unknown or mistyped field of a script's own JSON
-        check_result(data, "result JSON")
+    try:  # what the run file holds is what its readers take: no unknown or mistyped field of a script's own JSON,
+        # and no randomized proof without its error bound (it would read as an exact argument)
+        check_bounds_stated(check_result(data, "result JSON"), "result JSON")
     except SerializationError as e:
         return ScriptOutcome(script.name, script.title, "crashed", secs, error=str(e), source=script.source)
     errors = "; ".join(str(p.get("error")) for p in parts if p.get("error"))

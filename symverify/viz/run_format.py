@@ -35,7 +35,7 @@ __all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "R
            "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "PART_RESULT_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
            "check_result", "check_script", "check_run", "script_over_bound", "instance_ok", "script_ok", "run_ok",
            "COUNTEREXAMPLE_DEPTH", "READ_VERSIONS", "COUNTEREXAMPLE_VALUES", "json_problem",
-           "RESULT_FORMAT", "RESULT_VERSION", "RESULT_READ_VERSIONS", "result_version_problem"]
+           "RESULT_FORMAT", "RESULT_VERSION", "RESULT_READ_VERSIONS", "result_version_problem", "check_bounds_stated"]
 
 FORMAT = "symverify.proof-run"
 VERSION = 3
@@ -370,7 +370,7 @@ def _check_failure_bound(inst: Mapping[str, Any], where: str) -> None:
                                      f"claim by {str(inst.get('method'))!r:.60}")
 
 
-def _check_bounds_stated(instances: Iterable[Mapping[str, Any]], where: str) -> None:
+def check_bounds_stated(instances: Iterable[Mapping[str, Any]], where: str) -> None:
     """Refuse (in a run of version 3 on) a prover's ``proved`` claim by a method with the
     ``randomized`` word without its ``failure_bound``: it would read as an exact argument."""
     for j, inst in enumerate(instances):
@@ -531,7 +531,7 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
         for k, s in enumerate(scripts):
             check_script(s, f"{where}.scripts[{k}]")
             if data.get("version", VERSION) >= 3:
-                _check_bounds_stated((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
+                check_bounds_stated((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
             else:
                 _check_no_bounds((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
             if s["name"] in seen:
@@ -549,7 +549,7 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
         if problem:
             raise SerializationError(f"{where}.{problem}")
         check_result(data, where, part=True)
-        _check_bounds_stated(data["instances"], where)
+        check_bounds_stated(data["instances"], where)
         ok = data.get("ok") is True
         untagged = [{k: v for k, v in inst.items() if k not in ("case", "before")} for inst in data["instances"]]
         script = {"name": str(data.get("name", "script")), "title": str(data.get("title", "")),
