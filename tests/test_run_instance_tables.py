@@ -90,3 +90,52 @@ def test_no_edit_changes_ok_or_the_json(resources: dict[str, int], bounds: dict[
     with pytest.raises(TypeError, match="read-only"):
         getattr(inst, part)[key] = value
     assert _seen(inst) == before
+
+
+def _refutation() -> Instance:
+    from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
+    from symverify.kernel.provers.matrix import verify_matrix
+
+    check = verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    return Instance.from_report("swap = id", check)
+
+
+@pytest.mark.parametrize(("what", "edit"), [
+    ("set a key", lambda c: c.__setitem__("found", 1)),
+    ("delete a key", lambda c: c.__delitem__("expected")),
+    ("update", lambda c: c.update({"found": 1})),
+    ("set an entry", lambda c: c["entry"].__setitem__(0, 2)),
+    ("append", lambda c: c["entry"].append(2)),
+    ("extend", lambda c: c["entry"].extend([2])),
+    ("+=", lambda c: c["entry"].__iadd__([2])),
+    ("*=", lambda c: c["entry"].__imul__(2)),
+    ("sort", lambda c: c["entry"].sort()),
+    ("pop", lambda c: c["entry"].pop()),
+    ("clear", lambda c: c["entry"].clear()),
+])
+def test_a_counterexample_is_read_only_too(what: str, edit: Callable[[Any], Any]) -> None:
+    """A refutation's counterexample, as the run JSON and JUnit show it, cannot be changed after the
+    claim was made (``counterexample["found"] = 1`` would show the two values agreeing)."""
+    inst = _refutation()
+    assert inst.counterexample == {"entry": [0, 0], "found": 0, "expected": 1}
+    before = _seen(inst)
+    with pytest.raises(TypeError, match="read-only"):
+        edit(inst.counterexample)
+    assert _seen(inst) == before and inst.counterexample == {"entry": [0, 0], "found": 0, "expected": 1}
+    for other in (pickle.loads(pickle.dumps(inst)), copy.deepcopy(inst), inst.renamed("again")):
+        assert other.counterexample == inst.counterexample
+        with pytest.raises(TypeError, match="read-only"):
+            edit(other.counterexample)
+
+
+def test_a_counterexample_is_a_copy_of_its_own() -> None:
+    """What the script passed, changed later, changes nothing; a list met at several places is
+    copied once (a counterexample may share lists: their size counts as written, not as held)."""
+    from symverify.scripts.protocol import ReadOnlyList, _frozen_json
+
+    shared: list[Any] = [1, [2]]
+    frozen = _frozen_json({"a": shared, "b": shared, "t": (3, 4)}, {})
+    shared.append(5)
+    shared[1].append(6)
+    assert frozen == {"a": [1, [2]], "b": [1, [2]], "t": [3, 4]} and frozen["a"] is frozen["b"]
+    assert isinstance(frozen["t"], ReadOnlyList) and json.dumps(frozen) == '{"a": [1, [2]], "b": [1, [2]], "t": [3, 4]}'

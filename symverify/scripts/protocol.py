@@ -222,7 +222,9 @@ class Instance:
     checks: bool | None = field(default=None, kw_only=True)
     counterexample: Any = field(default=None, kw_only=True)
     """A refutation's counterexample as JSON (:meth:`from_report` takes the deciding outcome's,
-    re-checked by its prover); ``None`` elsewhere. The proof-run JSON writes it only when present."""
+    re-checked by its prover); ``None`` elsewhere. Held as a read-only copy (objects as
+    ``ReadOnlyMapping``, lists as :class:`ReadOnlyList`), so what the JSON shows is what was made.
+    The proof-run JSON writes it only when present."""
     failure_bound: Fraction = field(default=Fraction(0), kw_only=True)
     """A randomized proof's error bound ``ε``, exact: the probability that its ``proved`` is wrong
     (:meth:`from_report` takes the reports' ``failure_bound``, summed over several: a union bound);
@@ -283,6 +285,8 @@ class Instance:
         if problem:  # what the script's JSON, and the run file, could not hold
             raise UsageError(f"instance {self.name!r}: counterexample=: expected a JSON value (finite numbers, text keys, "
                              f"nested at most {COUNTEREXAMPLE_DEPTH} deep), found {problem}")
+        if self.counterexample is not None:  # a copy of its own that cannot be changed, as resources and bounds
+            object.__setattr__(self, "counterexample", _frozen_json(self.counterexample, {}))
         fb = self.failure_bound
         if type(fb) is not Fraction or not 0 <= fb < 1 or (fb and not (self.verdict is Verdict.PROVED
                                                                     and self.kind is ClaimKind.PROVER)):
@@ -447,6 +451,47 @@ class Instance:
 
             return f"{self.verdict.value} (ε ≤ {pow2_text(self.failure_bound)})"
         return self.verdict.value
+
+
+class ReadOnlyList(list):  # type: ignore[type-arg]
+    """A ``list`` that cannot be changed after it is made (the lists of a claim's counterexample):
+    item assignment and deletion, ``append``, ``extend``, ``insert``, ``pop``, ``remove``,
+    ``clear``, ``sort``, ``reverse``, ``+=`` and ``*=`` raise ``TypeError``. Being a list, it
+    compares equal to a list, goes through ``json.dumps``, and pickles and copies as itself; as
+    :class:`~symverify.kernel.ir.frozen.ReadOnlyMapping`, it guards against mistakes, not against
+    ``list.append(x, …)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, items: Any = (), /) -> ReadOnlyList:
+        self = super().__new__(cls)
+        list.extend(self, items)
+        return self
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # the items were set by __new__, once
+        pass
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("'ReadOnlyList' object does not support item assignment: the list is read-only "
+                        "(copy it with list(...))")
+
+    __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type[ReadOnlyList], tuple[list[Any]]]:
+        return (ReadOnlyList, (list(self),))
+
+
+def _frozen_json(v: Any, done: dict[int, Any]) -> Any:
+    """A JSON value (checked by :func:`~symverify.viz.run_format.json_problem`: no cycle, bounded
+    depth) as read-only containers of its own: objects as ``ReadOnlyMapping``, lists and tuples as
+    :class:`ReadOnlyList`; a container met at several places is copied once (``done``)."""
+    if not isinstance(v, (dict, list, tuple)):
+        return v
+    if id(v) not in done:
+        done[id(v)] = (ReadOnlyMapping((k, _frozen_json(x, done)) for k, x in v.items()) if isinstance(v, dict)
+                       else ReadOnlyList(_frozen_json(x, done) for x in v))
+    return done[id(v)]
 
 
 def stable_number(v: Number) -> int | float | str:
