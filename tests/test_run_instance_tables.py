@@ -139,3 +139,26 @@ def test_a_counterexample_is_a_copy_of_its_own() -> None:
     shared[1].append(6)
     assert frozen == {"a": [1, [2]], "b": [1, [2]], "t": [3, 4]} and frozen["a"] is frozen["b"]
     assert isinstance(frozen["t"], ReadOnlyList) and json.dumps(frozen) == '{"a": [1, [2]], "b": [1, [2]], "t": [3, 4]}'
+
+
+@pytest.mark.parametrize("part", ["name", "detail", "basis"])
+def test_a_lone_surrogate_in_an_instances_text_is_refused_where_it_is_made(part: str) -> None:
+    """UTF-8 cannot hold it: the script's table crashed on print with a UnicodeEncodeError (and the
+    JSON was refused on reading back), far from the instance."""
+    from symverify.errors import UsageError
+
+    kw = {"name": "x", "detail": "", "basis": "an exact comparison", part: "bad \ud800 text"}
+    with pytest.raises(UsageError, match=rf"instance .*: {part}: expected Unicode text, found a lone surrogate \\ud800 "
+                                         r"at position 4"):
+        Instance.computed(kw["name"], True, kw["basis"], "exact", detail=kw["detail"])
+
+
+def test_a_script_with_such_a_name_is_a_crashed_row_naming_it(tmp_path: Any) -> None:
+    from symverify.scripts.runner import available, run_scripts
+
+    (tmp_path / "sur.py").write_text(
+        "from symverify.scripts.protocol import Instance, ProofResult, script_main\nTITLE = 's'\n"
+        "def run(quick=False):\n    return ProofResult('sur', TITLE, [Instance.computed('bad \\ud800', True, 'c', 'exact')])\n"
+        "if __name__ == '__main__':\n    raise SystemExit(script_main(run))\n", encoding="utf-8")
+    row = run_scripts(available([tmp_path]), ["sur"]).outcomes[0]
+    assert row.status == "crashed" and "name: expected Unicode text, found a lone surrogate \\ud800" in row.error, row.error

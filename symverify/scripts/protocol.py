@@ -150,6 +150,7 @@ PROVED_KINDS = frozenset({ClaimKind.PROVER, ClaimKind.COMPUTED})
 """The kinds whose ``proved`` counts as proved."""
 
 _CITATION = re.compile(r"docs/[\w./-]+\.md § \S.*")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Decided(Protocol):
@@ -255,6 +256,12 @@ class Instance:
             raise UsageError(f"instance {self.name!r}: name: expected text, found {type(self.name).__name__}")
         if not isinstance(self.detail, str):
             raise UsageError(f"instance {self.name!r}: detail: expected text, found {type(self.detail).__name__}")
+        for part in ("name", "detail", "basis", "method"):
+            text = getattr(self, part)
+            lone = _LONE_SURROGATE.search(text) if isinstance(text, str) else None
+            if lone is not None:  # UTF-8 cannot hold it: the table's print and the JSON read back failed far from here
+                raise UsageError(f"instance {self.name!r}: {part}: expected Unicode text, found a lone surrogate "
+                                 f"\\u{ord(lone.group()):04x} at position {lone.start()}")
         secs = self.seconds
         if isinstance(secs, bool) or not isinstance(secs, (int, float)) or not 0 <= secs < math.inf:  # NaN fails too
             raise UsageError(f"instance {self.name!r}: seconds: expected a finite number ≥ 0, found "
