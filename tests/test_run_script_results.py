@@ -57,3 +57,21 @@ def test_a_result_that_leaves_ok_out_states_nothing() -> None:
     assert _one([PROVED], ok=False).status == "crashed"  # written, and false while every instance is ok
     lying = _one([{**PROVED, "verdict": "unknown"}], ok=True)  # ok re-derived: never an ok row
     assert lying.status == "failed"
+
+
+@pytest.mark.parametrize(("tag", "value", "found"), [("case", True, "true"), ("case", "1", '"1"'), ("case", -1, "-1"),
+                                                     ("case", 1.0, "1.0"), ("before", "2", '"2"'), ("before", None, "null"),
+                                                     ("before", False, "false")])
+def test_a_mistyped_case_tag_of_a_part_is_a_crashed_row(tag: str, value: Any, found: str) -> None:
+    """``case: true`` was merged as case 1 and ``case: "1"`` as an instance made outside each();
+    a ``before`` that is no index stood first."""
+    inst = {**PROVED, tag: value}
+    if tag == "before":
+        inst["case"] = None
+    row = merge(SCRIPT, [{"status": "done", "seconds": 0.0, "error": "", "cases": 2, "part": "shard 0/2",
+                          "result": {"name": "s", "title": "t", "ok": True, "instances": [{**PROVED, "case": 0}, inst]}},
+                         {"status": "done", "seconds": 0.0, "error": "", "cases": 2, "part": "shard 1/2",
+                          "result": {"name": "s", "title": "t", "ok": True, "instances": [{**PROVED, "case": 1}]}}])
+    assert row.status == "crashed" and row.result is None
+    assert row.error.startswith(f"result JSON: instance 'i': {tag}: expected "), row.error
+    assert row.error.endswith(f", found {found}")

@@ -459,6 +459,10 @@ def _claim(inst: Any, k: int) -> dict[str, Any]:
     kinds = [c.value for c in ClaimKind]
     kind, verdict, name = inst.get("kind"), inst.get("verdict"), inst.get("name", k)
     _boolean(inst, f"instance {name!r}")
+    for tag, test, expected in (("case", lambda v: v is None or _index(v), "null or a case index ≥ 0"),
+                                ("before", _index, "the number of cases met before it, an int ≥ 0")):
+        if tag in inst and not test(inst[tag]):  # true read as case 1, "3" as made outside each()
+            raise ValueError(f"instance {name!r}: {tag}: expected {expected}, found {json.dumps(inst[tag])[:40]}")
     if kind not in kinds:
         raise ValueError(f"instance {name!r}: kind: expected one of {', '.join(kinds)}, found {kind!r}")
     if verdict not in ("proved", "refuted", "unknown"):
@@ -474,6 +478,10 @@ def _claim(inst: Any, k: int) -> dict[str, Any]:
     derived = (inst.get("checks") is not False) if kind == ClaimKind.ARGUED.value else (
         ClaimKind(kind) in PROVED_KINDS and verdict == "proved")
     return {**inst, "ok": bool(inst.get("ok")) and within and derived}
+
+
+def _index(v: Any) -> bool:
+    return type(v) is int and v >= 0
 
 
 def _exceeded(inst: Mapping[str, Any], name: Any) -> list[str]:
