@@ -120,3 +120,16 @@ def test_an_ok_instance_is_read_only_within_its_bound(value: Any, bound: int) ->
         else:
             with pytest.raises(SerializationError):
                 report_run(data)
+
+
+@pytest.mark.parametrize("reader", READERS, ids=["golden", "report"])
+def test_a_script_row_holding_another_scripts_result_is_refused(tmp_path: Path, reader: Callable[[Any], Any]) -> None:
+    """A row ``a`` whose result is named ``b`` (no run writes one: each row's result is its own
+    script's) was read, and compared by ``--golden`` as ``a``'s."""
+    data = json.loads(GOOD)
+    data["scripts"][0]["result"]["name"] = "another"
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(SerializationError, match=r"scripts\[0\]\.result\.name: expected the script's own name 's', "
+                                                 r"found 'another'"):
+        reader(path)

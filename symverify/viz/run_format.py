@@ -449,7 +449,8 @@ def run_ok(run: Mapping[str, Any]) -> bool:
 def check_script(script: Any, where: str) -> None:
     """Refuse a script row that no run writes: a field not the format's or of the wrong type, a
     result :func:`check_result` refuses, a result on a script that did not run (``crashed``,
-    ``timeout``, ``interrupted``), ``ok`` other than ``status == "ok"``, an ok script without a
+    ``timeout``, ``interrupted``), a result named after another script, ``ok`` other than
+    ``status == "ok"``, an ok script without a
     result, with no instance or with one not ok, ``counts`` or ``over_bound`` other than its
     instances'.
 
@@ -462,6 +463,9 @@ def check_script(script: Any, where: str) -> None:
     instances = [] if result is None else check_result(result, f"{where}.result")
     if status in NO_RESULT and result is not None:
         raise SerializationError(f"{where}.result: a {status} script has no result (null), found an object")
+    if result is not None and "name" in result and result["name"] != script["name"]:  # another script's result
+        raise SerializationError(f"{where}.result.name: expected the script's own name {script['name']!r:.60}, found "
+                                 f"{result['name']!r:.60}")
     if "status" in script and "ok" in script and script["ok"] != (status == "ok"):
         raise SerializationError(f"{where}.ok: expected {str(status == 'ok').lower()} for status {status!r}, "
                                  f"found {str(script['ok']).lower()}")
