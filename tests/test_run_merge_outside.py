@@ -50,7 +50,7 @@ CHANGES = [
     (REFUTED, "counterexample", {"cell": [0, 0], "values": [1, 2]}, "in shard 0/2 and {'cell': [0, 0], 'values': [1, 2]}"),
     (REFUTED, "detail", "another", "'' in shard 0/2 and 'another' in shard 1/2"),
     (ARGUED, "checks", None, "True in shard 0/2 and None in shard 1/2"),
-    (ARGUED, "basis", "docs/theory.md § 6", "'docs/theory.md § 5' in shard 0/2 and 'docs/theory.md § 6' in shard 1/2"),
+    (ARGUED, "basis", "docs/theory.md § Choice (causality)", "'docs/theory.md § 5' in shard 0/2 and 'docs/theory.md § Choice (causality)' in shard 1/2"),
     (PROVED, "before", 3, "2 in shard 0/2 and 3 in shard 1/2"),
 ]
 
