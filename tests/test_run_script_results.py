@@ -75,3 +75,17 @@ def test_a_mistyped_case_tag_of_a_part_is_a_crashed_row(tag: str, value: Any, fo
     assert row.status == "crashed" and row.result is None
     assert row.error.startswith(f"result JSON: instance 'i': {tag}: expected "), row.error
     assert row.error.endswith(f", found {found}")
+
+
+@pytest.mark.parametrize(("parts", "error"), [
+    ([], "no part of the script ran"),
+    ([{"status": "done", "result": None}], "a finished part (all) without a result: expected an object, found NoneType"),
+    ([{"status": "done"}], "a finished part (all) without a result: expected an object, found NoneType"),
+    ([{"status": "done", "part": "shard 0/2", "cases": 1, "result": {"name": "s", "title": "t", "instances": []}},
+      {"status": "done", "part": "shard 1/2", "cases": 1, "result": [1]}],
+     "a finished part (shard 1/2) without a result: expected an object, found list"),
+])
+def test_parts_without_a_result_are_a_crashed_row(parts: list[dict[str, Any]], error: str) -> None:
+    """merge raised IndexError (out of the whole run) for finished parts that hold no result."""
+    row = merge(SCRIPT, parts)
+    assert (row.status, row.error, row.result) == ("crashed", error, None)

@@ -518,10 +518,15 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
             return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
                                  error=f"a worker ({p.get('host', '?')}) has symverify {p.get('version')}, this machine "
                                        f"{local_version}: install the same version everywhere")
+    missing = next((p for p in parts if not isinstance(p.get("result"), dict)), None)
+    if missing is not None or not parts:  # execute gives every finished part its result: an IndexError below otherwise
+        why = (f"a finished part ({missing.get('part', 'all')}) without a result: expected an object, found "
+               f"{type(missing.get('result')).__name__}" if missing is not None else "no part of the script ran")
+        return ScriptOutcome(script.name, script.title, "crashed", secs, error=why, source=script.source)
     split = _split_cases(parts, cases)
     if split:
         return ScriptOutcome(script.name, script.title, "crashed", secs, error=split, source=script.source)
-    results = [p["result"] for p in parts if p.get("result") is not None]
+    results = [p["result"] for p in parts]
     try:
         results = [{**r, "instances": [_claim(i, k) for k, i in enumerate(_listed(r))]} for r in results]
     except ValueError as e:
