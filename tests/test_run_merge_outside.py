@@ -121,3 +121,13 @@ def test_a_detail_that_depends_on_the_parts_cases_crashes_a_parallel_run(tmp_pat
     two = run_scripts(scripts, ["summed"], jobs=2).outcomes[0]
     assert two.status == "crashed"
     assert "made different instances outside each() (instance 'summary': its detail is 'cases [0, 2]'" in two.error
+
+
+def test_parts_with_different_titles_crash_the_row() -> None:
+    """The row showed the first part's title as the script's."""
+    parts = _parts([PROVED], [PROVED])
+    parts[1]["result"]["title"] = "S for cases 1 and 3"
+    row = merge(SCRIPT, parts)
+    assert (row.status, row.result) == ("crashed", None)
+    assert row.error == ("the parts' results have different titles (shard 0/2: 'S'; shard 1/2: 'S for cases 1 and 3'): "
+                         "expected one title, the same in every part")

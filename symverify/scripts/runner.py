@@ -537,6 +537,13 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
         data = {**data, "counts": count_claims(data["instances"]),
                 "ok": data.get("ok", True) is True and bool(data["instances"]) and all(i["ok"] for i in data["instances"])}
     else:
+        titles = [(str(p.get("part", "")), r.get("title", "")) for p, r in zip(parts, results)]
+        other = next(((label, t) for label, t in titles if t != titles[0][1]), None)
+        if other is not None:  # the row shows one part's title as the script's
+            return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
+                                 error=f"the parts' results have different titles ({titles[0][0] or 'one part'}: "
+                                       f"{str(titles[0][1])[:60]!r}; {other[0] or 'another'}: {str(other[1])[:60]!r}): "
+                                       "expected one title, the same in every part")
         outside = _outside(parts, results)
         if isinstance(outside, str):
             return ScriptOutcome(script.name, script.title, "crashed", secs, error=outside, source=script.source)
