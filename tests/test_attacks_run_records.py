@@ -69,7 +69,7 @@ def test_the_cli_does_not_call_an_over_bound_script_ok(tmp_path, capsys):
     inst = _inst(resources={"layers": 5})
     (d / "liar.py").write_text(
         'TITLE = "liar"\nimport json, sys\nout = sys.argv[sys.argv.index("--json") + 1]\n'
-        f'json.dump({{"name": "liar", "title": TITLE, "ok": True, "instances": [{inst!r}]}}, open(out, "w"))\n'
+        f'json.dump({{"format": "symverify.proof-result", "version": 1, "name": "liar", "title": TITLE, "ok": True, "instances": [{inst!r}]}}, open(out, "w"))\n'
         , encoding="utf-8")
     assert main(["prove", "--dir", str(d), "liar", "-j", "1"]) == 1
     capsys.readouterr()
@@ -173,7 +173,7 @@ def test_update_golden_on_a_failing_run_writes_nothing(tmp_path, capsys):
     d.mkdir()
     (d / "bad.py").write_text(
         'TITLE = "bad"\nimport json, sys\nout = sys.argv[sys.argv.index("--json") + 1]\n'
-        'json.dump({"name": "bad", "title": TITLE, "ok": False, "instances": '
+        'json.dump({"format": "symverify.proof-result", "version": 1, "name": "bad", "title": TITLE, "ok": False, "instances": '
         + json.dumps([_inst(verdict="refuted", ok=False)]).replace("null", "None") + '}, open(out, "w"))\n',
         encoding="utf-8")
     golden = tmp_path / "g.json"
@@ -248,7 +248,8 @@ def test_a_script_result_file_with_an_inexact_float_makes_the_row_crashed(tmp_pa
     d = tmp_path / "d"
     d.mkdir()
     payload = tmp_path / "payload.json"
-    result = {"name": "liar", "title": "liar", "ok": True, "instances": [_inst()]}
+    result = {"format": "symverify.proof-result", "version": 1, "name": "liar", "title": "liar", "ok": True,
+              "instances": [_inst()]}
     payload.write_text(json.dumps(result).replace('"resources": {"layers": 1}', '"resources": {"layers": 1.00000000000000001}'),
                        encoding="utf-8")
     (d / "liar.py").write_text(

@@ -57,7 +57,7 @@ SCRIPT = '''
 TITLE = "A result file written by hand"
 import json, sys
 out = sys.argv[sys.argv.index("--json") + 1]
-json.dump({{"name": "{name}", "title": TITLE, "ok": True, "counts": {{}}, "seconds": 0, "instances": {instances}}}, open(out, "w"))
+json.dump({{"format": "symverify.proof-result", "version": 1, "name": "{name}", "title": TITLE, "ok": True, "counts": {{}}, "seconds": 0, "instances": {instances}}}, open(out, "w"))
 '''
 
 

@@ -55,6 +55,7 @@ def _part(run: Any, *argv: str) -> dict[str, Any]:
         code = script_main(run, ["--json", str(out), *argv])
         data = json.loads(out.read_text(encoding="utf-8"))
     assert code in (0, 1)
+    assert (data.pop("format"), data.pop("version")) == ("symverify.proof-result", 1)  # as execute reads them
     met = data.pop("cases", None)
     return {"status": "done", "result": data, "error": "", "seconds": 0.0, **({"cases": met} if met is not None else {})}
 
@@ -369,16 +370,16 @@ INSTANCE = ('{"name": "x", "verdict": "proved", "kind": "computed", "method": "e
 """
 
 FORGED = {
-    "nan": ("open(out, 'w').write('{\"name\": \"nan\", \"title\": \"t\", \"instances\": ['"
+    "nan": ("open(out, 'w').write('{\"format\": \"symverify.proof-result\", \"version\": 1, \"name\": \"nan\", \"title\": \"t\", \"instances\": ['"
             " + INSTANCE.replace('\"resources\": {}', '\"resources\": {\"layers\": NaN}') + ']}')",
             "unreadable result JSON: NaN is not a JSON number"),
-    "repeated": ("open(out, 'w').write('{\"name\": \"repeated\", \"title\": \"t\", \"instances\": ['"
+    "repeated": ("open(out, 'w').write('{\"format\": \"symverify.proof-result\", \"version\": 1, \"name\": \"repeated\", \"title\": \"t\", \"instances\": ['"
                  " + INSTANCE.replace('\"verdict\"', '\"verdict\": \"refuted\", \"verdict\"') + ']}')",
                  "unreadable result JSON: duplicate key 'verdict'"),
-    "text_seconds": ("open(out, 'w').write('{\"name\": \"text_seconds\", \"title\": \"t\", \"seconds\": "
+    "text_seconds": ("open(out, 'w').write('{\"format\": \"symverify.proof-result\", \"version\": 1, \"name\": \"text_seconds\", \"title\": \"t\", \"seconds\": "
                      "\"abc\", \"instances\": [' + INSTANCE + ']}')",
                      'result JSON: seconds: expected a number, found "abc"'),
-    "list_title": ("open(out, 'w').write('{\"name\": \"list_title\", \"title\": [1], \"instances\": [' + INSTANCE"
+    "list_title": ("open(out, 'w').write('{\"format\": \"symverify.proof-result\", \"version\": 1, \"name\": \"list_title\", \"title\": [1], \"instances\": [' + INSTANCE"
                    " + ']}')", "result JSON: title: expected text, found list"),
     "fifo": ("os.mkfifo(out)", "result JSON: expected a regular file of at most 1073741824 bytes, found a special file"),
     "zeros": ("os.symlink('/dev/zero', out)",
@@ -403,7 +404,7 @@ def test_the_result_file_limit_is_read_at_each_run(tmp_path, monkeypatch):
     script ends (it was copied at import: lowering the limit left the first check at 2^30)."""
     from symverify.ir import limits
 
-    (tmp_path / "wordy.py").write_text(FORGE + "open(out, 'w').write('{\"name\": \"wordy\", \"title\": \"t\", "
+    (tmp_path / "wordy.py").write_text(FORGE + "open(out, 'w').write('{\"format\": \"symverify.proof-result\", \"version\": 1, \"name\": \"wordy\", \"title\": \"t\", "
                                        "\"instances\": [' + INSTANCE + ']}')\n", encoding="utf-8")
     monkeypatch.setattr(limits, "MAX_FILE_BYTES", 64)
     answer = execute(available([tmp_path])["wordy"].task(False))

@@ -65,25 +65,43 @@ def test_a_timeout_is_its_own_status_that_says_so(tmp_path):
     assert ans["seconds"] < 30
 
 
-@pytest.mark.parametrize("answer", ['{"cases": -1}', '{"cases": "3"}', '{"n": 3}'])
+HEAD = '{"format": "symverify.proof-result", "version": 1, '
+"""What every result file a script's process writes starts with (protocol.script_main)."""
+
+
+@pytest.mark.parametrize("answer", ['{"cases": -1}', '{"cases": "3"}', '{"n": 3}', '{"cases": true}', '{"cases": 2, "n": 3}'])
 def test_count_cases_needs_a_count(tmp_path, answer):
     """execute: a ``--count-cases`` answer without a non-negative int ``cases`` is a crash that
     quotes what came back."""
     body = f"""
         import sys
         out = sys.argv[sys.argv.index("--json") + 1]
-        open(out, "w").write({answer!r})
+        open(out, "w").write({HEAD + answer[1:]!r})
         """
     ans = execute(user_task(tmp_path, body, count=True))
     assert ans["status"] == "crashed"
     assert ans["error"] == "--count-cases: expected {\"cases\": N}, found " + answer
 
 
+def test_a_count_beyond_max_cases_is_a_crash(tmp_path):
+    """execute: a count of 10^12 cases made the Dask backend build tasks listing every case (memory
+    without end); more than MAX_CASES is a crash naming the limit, MAX_CASES itself is read."""
+    for n, status in ((10**12, "crashed"), (tasks.MAX_CASES + 1, "crashed"), (tasks.MAX_CASES, "done")):
+        body = f"""
+            import sys
+            open(sys.argv[sys.argv.index("--json") + 1], "w").write({HEAD + f'"cases": {n}}}'!r})
+            """
+        ans = execute(user_task(tmp_path, body, count=True))
+        assert ans["status"] == status, ans
+        if status == "crashed":
+            assert ans["error"] == f"--count-cases: expected at most 1000000 cases (MAX_CASES), found {n}"
+
+
 def test_count_cases_accepts_zero(tmp_path):
     """The same check lets a count of 0 through (a script with no cases)."""
     body = """
         import sys
-        open(sys.argv[sys.argv.index("--json") + 1], "w").write('{"cases": 0}')
+        open(sys.argv[sys.argv.index("--json") + 1], "w").write('{"format": "symverify.proof-result", "version": 1, "cases": 0}')
         """
     ans = execute(user_task(tmp_path, body, count=True))
     assert ans["status"] == "done" and ans["result"] == {"cases": 0}

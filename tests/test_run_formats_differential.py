@@ -206,6 +206,8 @@ def check_script(s: Any, where: str) -> None:
     insts = [] if result is None else check_result(result, f"{where}.result")
     if s.get("status") in ("crashed", "timeout", "interrupted") and result is not None:
         raise RefusedError(f"{where}.result")
+    if result is not None and "name" in result and result["name"] != s["name"]:  # "a result named after another script"
+        raise RefusedError(f"{where}.result.name")
     if "status" in s and "ok" in s and s["ok"] != (s["status"] == "ok"):
         raise RefusedError(f"{where}.ok")
     if passes(s):
@@ -238,6 +240,8 @@ def oracle(text: str) -> dict[str, Any]:
             if (data["version"] == 3 and "failure_bound" not in i and i["verdict"] == "proved"  # claim without it"
                     and i.get("kind", "prover") == "prover" and _randomized(i)):
                 raise RefusedError(f"scripts[{k}].result.instances[{j}].failure_bound")
+            if data["version"] == 2 and "failure_bound" in i:  # "written before failure_bound, which a version 2 file
+                raise RefusedError(f"scripts[{k}].result.instances[{j}].failure_bound")  # therefore may not hold"
         if s["name"] in names:  # "no two of one name"
             raise RefusedError(f"scripts[{k}].name")
         names.add(s["name"])

@@ -25,7 +25,9 @@ prover or an exact computation and within every stated bound, or argued with its
 
 Only the ``prover`` and ``computed`` kinds count as proved. Tables, JSON, JUnit and golden runs
 show the kind. Running a script alone (``python -m symverify.proofs.NAME
-[--quick] [--json OUT]``) goes through :func:`script_main`.
+[--quick] [--json OUT]``) goes through :func:`script_main`, whose ``--json`` file says its
+``"format": "symverify.proof-result"`` and ``"version": 1`` (the runners refuse a result file
+without them, or of another version).
 
 **Methods** come from a closed set: an instance's ``method`` is one of :data:`METHOD_TOKENS` or
 several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail``.
@@ -33,7 +35,9 @@ several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail`
 **Stable JSON.** Resources and bounds are named by text and are ints (not bools), ``Fraction`` values
 or finite floats, stored as plain values (a numpy integer by its value; another numpy number, a
 string, NaN: :class:`~symverify.errors.UsageError` where the instance is made;
-:func:`~symverify.kernel.ir.scalar.plain_resource`, the rule of every table of resources); an argued claim's ``checks`` is ``True``, ``False`` or ``None`` (a numpy bool
+:func:`~symverify.kernel.ir.scalar.plain_resource`, the rule of every table of resources), in read-only
+tables of the instance's own (an edit after it was made, ``inst.bounds["layers"] = 10**9``, is a
+``TypeError``: ``ok`` and the JSON say what was checked); an argued claim's ``checks`` is ``True``, ``False`` or ``None`` (a numpy bool
 is refused: ``np.False_ is not False``). They keep one JSON type per value kind: ``int`` stays an integer,
 a ``Fraction`` is always its exact string (``"4/5"``, ``"3"``), a ``float`` is rounded to 6
 significant digits; times are rounded to 0.1 s.
@@ -55,8 +59,9 @@ runners fix ``PYTHONHASHSEED`` so that set order agrees; ``symverify prove -j N`
 shards met different numbers of cases ``crashed``). Instances made outside :func:`each` are made
 and kept by every part, and must not depend on the cases a part runs (a summary of the cases, or
 an instance per case made after ``list(each(…))``, would see only the part's own): the runners
-merge them once and make a row whose parts made different ones ``crashed`` (compared by name,
-verdict, kind, method, basis, checks, resources and bounds); so they should be cheap. A script
+merge them once and make a row whose parts made different ones ``crashed`` (compared field by
+field: every field the run file shows but times, ``detail``, ``counterexample`` and
+``failure_bound`` included; the error names the instance and the field); so they should be cheap. A script
 must also run correctly when a loop yields no case (``--count-cases``, or a shard without cases),
 and must run every loop of :func:`each` to its end: leaving one in a case (``break``, ``return``,
 an exception caught outside the loop) is a :class:`~symverify.errors.UsageError` in every run, since
@@ -85,9 +90,10 @@ from typing import Any, Protocol
 
 from symverify.errors import IRError, ProverError, UsageError
 from symverify.ir.bigint import safe_repr, show_rational
+from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
-from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, count_claims, json_problem
+from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, RESULT_FORMAT, RESULT_VERSION, count_claims, json_problem
 
 __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
@@ -144,6 +150,7 @@ PROVED_KINDS = frozenset({ClaimKind.PROVER, ClaimKind.COMPUTED})
 """The kinds whose ``proved`` counts as proved."""
 
 _CITATION = re.compile(r"docs/[\w./-]+\.md § \S.*")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Decided(Protocol):
@@ -204,8 +211,11 @@ class Instance:
     name: str
     verdict: Verdict
     method: str
-    resources: dict[str, Number] = field(default_factory=dict)
-    bounds: dict[str, Number] = field(default_factory=dict)
+    resources: Mapping[str, Number] = field(default_factory=dict)
+    """What the construction used, by name: read-only once the instance is made (a
+    :class:`~symverify.kernel.ir.frozen.ReadOnlyMapping`), so ``ok`` and the JSON say what was checked."""
+    bounds: Mapping[str, Number] = field(default_factory=dict)
+    """The bounds the claim states for its resources: read-only as ``resources``."""
     seconds: float = 0.0
     detail: str = ""
     kind: ClaimKind = field(kw_only=True)
@@ -213,7 +223,9 @@ class Instance:
     checks: bool | None = field(default=None, kw_only=True)
     counterexample: Any = field(default=None, kw_only=True)
     """A refutation's counterexample as JSON (:meth:`from_report` takes the deciding outcome's,
-    re-checked by its prover); ``None`` elsewhere. The proof-run JSON writes it only when present."""
+    re-checked by its prover); ``None`` elsewhere. Held as a read-only copy (objects as
+    ``ReadOnlyMapping``, lists as :class:`ReadOnlyList`), so what the JSON shows is what was made.
+    The proof-run JSON writes it only when present."""
     failure_bound: Fraction = field(default=Fraction(0), kw_only=True)
     """A randomized proof's error bound ``ε``, exact: the probability that its ``proved`` is wrong
     (:meth:`from_report` takes the reports' ``failure_bound``, summed over several: a union bound);
@@ -244,6 +256,12 @@ class Instance:
             raise UsageError(f"instance {self.name!r}: name: expected text, found {type(self.name).__name__}")
         if not isinstance(self.detail, str):
             raise UsageError(f"instance {self.name!r}: detail: expected text, found {type(self.detail).__name__}")
+        for part in ("name", "detail", "basis", "method"):
+            text = getattr(self, part)
+            lone = _LONE_SURROGATE.search(text) if isinstance(text, str) else None
+            if lone is not None:  # UTF-8 cannot hold it: the table's print and the JSON read back failed far from here
+                raise UsageError(f"instance {self.name!r}: {part}: expected Unicode text, found a lone surrogate "
+                                 f"\\u{ord(lone.group()):04x} at position {lone.start()}")
         secs = self.seconds
         if isinstance(secs, bool) or not isinstance(secs, (int, float)) or not 0 <= secs < math.inf:  # NaN fails too
             raise UsageError(f"instance {self.name!r}: seconds: expected a finite number ≥ 0, found "
@@ -257,8 +275,10 @@ class Instance:
                 if not isinstance(key, str):  # json.dump would write 1 as "1", beside a key "1"
                     raise UsageError(f"instance {self.name!r}: {part}: expected names that are text, found "
                                      f"{type(key).__name__} {safe_repr(key, 40)}")
-            try:  # the one rule (NaN is never over a bound; a float32 NaN neither; "3" > 2 raises): plain values
-                object.__setattr__(self, part, number_table(table, f"instance {self.name!r}: {part}"))
+            try:  # the one rule (NaN is never over a bound; a float32 NaN neither; "3" > 2 raises): plain values,
+                # in a table of their own that cannot be changed: inst.resources["layers"] = 1 after the check
+                # (or on the caller's dict) would change what ok, the table and the JSON say
+                object.__setattr__(self, part, ReadOnlyMapping(number_table(table, f"instance {self.name!r}: {part}")))
             except IRError as e:
                 raise UsageError(str(e)) from None
         if self.checks is not None and not isinstance(self.checks, bool):  # np.False_ is not False: it counted as holding
@@ -272,6 +292,8 @@ class Instance:
         if problem:  # what the script's JSON, and the run file, could not hold
             raise UsageError(f"instance {self.name!r}: counterexample=: expected a JSON value (finite numbers, text keys, "
                              f"nested at most {COUNTEREXAMPLE_DEPTH} deep), found {problem}")
+        if self.counterexample is not None:  # a copy of its own that cannot be changed, as resources and bounds
+            object.__setattr__(self, "counterexample", _frozen_json(self.counterexample, {}))
         fb = self.failure_bound
         if type(fb) is not Fraction or not 0 <= fb < 1 or (fb and not (self.verdict is Verdict.PROVED
                                                                     and self.kind is ClaimKind.PROVER)):
@@ -436,6 +458,47 @@ class Instance:
 
             return f"{self.verdict.value} (ε ≤ {pow2_text(self.failure_bound)})"
         return self.verdict.value
+
+
+class ReadOnlyList(list):  # type: ignore[type-arg]
+    """A ``list`` that cannot be changed after it is made (the lists of a claim's counterexample):
+    item assignment and deletion, ``append``, ``extend``, ``insert``, ``pop``, ``remove``,
+    ``clear``, ``sort``, ``reverse``, ``+=`` and ``*=`` raise ``TypeError``. Being a list, it
+    compares equal to a list, goes through ``json.dumps``, and pickles and copies as itself; as
+    :class:`~symverify.kernel.ir.frozen.ReadOnlyMapping`, it guards against mistakes, not against
+    ``list.append(x, …)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, items: Any = (), /) -> ReadOnlyList:
+        self = super().__new__(cls)
+        list.extend(self, items)
+        return self
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # the items were set by __new__, once
+        pass
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("'ReadOnlyList' object does not support item assignment: the list is read-only "
+                        "(copy it with list(...))")
+
+    __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[type[ReadOnlyList], tuple[list[Any]]]:
+        return (ReadOnlyList, (list(self),))
+
+
+def _frozen_json(v: Any, done: dict[int, Any]) -> Any:
+    """A JSON value (checked by :func:`~symverify.viz.run_format.json_problem`: no cycle, bounded
+    depth) as read-only containers of its own: objects as ``ReadOnlyMapping``, lists and tuples as
+    :class:`ReadOnlyList`; a container met at several places is copied once (``done``)."""
+    if not isinstance(v, (dict, list, tuple)):
+        return v
+    if id(v) not in done:
+        done[id(v)] = (ReadOnlyMapping((k, _frozen_json(x, done)) for k, x in v.items()) if isinstance(v, dict)
+                       else ReadOnlyList(_frozen_json(x, done) for x in v))
+    return done[id(v)]
 
 
 def stable_number(v: Number) -> int | float | str:
@@ -749,7 +812,8 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         missing = [i for i in wanted if i >= state.seen]
         if missing:
             ap.error(f"--cases: the script has {state.seen} case(s) in this tier; no case {', '.join(map(str, missing))}")
-        data: dict[str, Any] = {"cases": state.seen} if state.counting else result.to_json()
+        data: dict[str, Any] = {"format": RESULT_FORMAT, "version": RESULT_VERSION}  # the runner reads only these
+        data.update({"cases": state.seen} if state.counting else result.to_json())
         if state.tagged and not state.counting:
             data["cases"] = state.seen  # every part of a run must meet the same cases (the runner compares them)
         _print_or_reader_gone(f"{state.seen} case(s)" if state.counting else result.table())

@@ -45,7 +45,15 @@ from typing import Any
 from symverify.errors import SerializationError, UsageError
 from symverify.scripts.protocol import PROVED_KINDS, ClaimKind
 from symverify.scripts.tasks import BUILTIN, Processes, Task, execute, ship
-from symverify.viz.run_format import FORMAT, NO_RESULT, VERSION, check_result, count_claims, script_over_bound
+from symverify.viz.run_format import (
+    FORMAT,
+    NO_RESULT,
+    VERSION,
+    check_bounds_stated,
+    check_result,
+    count_claims,
+    script_over_bound,
+)
 
 __all__ = [
     "FORMAT",
@@ -451,6 +459,10 @@ def _claim(inst: Any, k: int) -> dict[str, Any]:
     kinds = [c.value for c in ClaimKind]
     kind, verdict, name = inst.get("kind"), inst.get("verdict"), inst.get("name", k)
     _boolean(inst, f"instance {name!r}")
+    for tag, test, expected in (("case", lambda v: v is None or _index(v), "null or a case index ≥ 0"),
+                                ("before", _index, "the number of cases met before it, an int ≥ 0")):
+        if tag in inst and not test(inst[tag]):  # true read as case 1, "3" as made outside each()
+            raise ValueError(f"instance {name!r}: {tag}: expected {expected}, found {json.dumps(inst[tag])[:40]}")
     if kind not in kinds:
         raise ValueError(f"instance {name!r}: kind: expected one of {', '.join(kinds)}, found {kind!r}")
     if verdict not in ("proved", "refuted", "unknown"):
@@ -466,6 +478,10 @@ def _claim(inst: Any, k: int) -> dict[str, Any]:
     derived = (inst.get("checks") is not False) if kind == ClaimKind.ARGUED.value else (
         ClaimKind(kind) in PROVED_KINDS and verdict == "proved")
     return {**inst, "ok": bool(inst.get("ok")) and within and derived}
+
+
+def _index(v: Any) -> bool:
+    return type(v) is int and v >= 0
 
 
 def _exceeded(inst: Mapping[str, Any], name: Any) -> list[str]:
@@ -489,8 +505,8 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
     part run by another version of symverify; and so do parts that met different numbers of cases
     (with ``cases``, the count a ``--count-cases`` task gave: every part must have met that many),
     since some cases would then have run twice and others never (:func:`_split_cases`), and parts
-    that made different instances outside each() (every part makes and keeps them; the row keeps
-    one copy: :func:`_outside`)."""
+    that made different instances outside each(), or the same ones with a field that differs
+    (every part makes and keeps them; the row keeps one copy: :func:`_outside`)."""
     secs = max((float(p.get("seconds", 0.0)) for p in parts), default=0.0)
     for p in parts:
         status = p.get("status")
@@ -502,19 +518,32 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
             return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
                                  error=f"a worker ({p.get('host', '?')}) has symverify {p.get('version')}, this machine "
                                        f"{local_version}: install the same version everywhere")
+    missing = next((p for p in parts if not isinstance(p.get("result"), dict)), None)
+    if missing is not None or not parts:  # execute gives every finished part its result: an IndexError below otherwise
+        why = (f"a finished part ({missing.get('part', 'all')}) without a result: expected an object, found "
+               f"{type(missing.get('result')).__name__}" if missing is not None else "no part of the script ran")
+        return ScriptOutcome(script.name, script.title, "crashed", secs, error=why, source=script.source)
     split = _split_cases(parts, cases)
     if split:
         return ScriptOutcome(script.name, script.title, "crashed", secs, error=split, source=script.source)
-    results = [p["result"] for p in parts if p.get("result") is not None]
+    results = [p["result"] for p in parts]
     try:
         results = [{**r, "instances": [_claim(i, k) for k, i in enumerate(_listed(r))]} for r in results]
     except ValueError as e:
         return ScriptOutcome(script.name, script.title, "crashed", secs, error=f"result JSON: {e}", source=script.source)
     if len(results) == 1:
         data = results[0]
+        # derived again from the instances; a result that leaves "ok" out states nothing (as in a run file)
         data = {**data, "counts": count_claims(data["instances"]),
-                "ok": bool(data.get("ok")) and bool(data["instances"]) and all(i["ok"] for i in data["instances"])}
+                "ok": data.get("ok", True) is True and bool(data["instances"]) and all(i["ok"] for i in data["instances"])}
     else:
+        titles = [(str(p.get("part", "")), r.get("title", "")) for p, r in zip(parts, results)]
+        other = next(((label, t) for label, t in titles if t != titles[0][1]), None)
+        if other is not None:  # the row shows one part's title as the script's
+            return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
+                                 error=f"the parts' results have different titles ({titles[0][0] or 'one part'}: "
+                                       f"{str(titles[0][1])[:60]!r}; {other[0] or 'another'}: {str(other[1])[:60]!r}): "
+                                       "expected one title, the same in every part")
         outside = _outside(parts, results)
         if isinstance(outside, str):
             return ScriptOutcome(script.name, script.title, "crashed", secs, error=outside, source=script.source)
@@ -525,8 +554,9 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
                 "ok": bool(merged) and all(i.get("ok") for i in merged),
                 "seconds": round(sum(r.get("seconds", 0) for r in results), 1)}
     data = {**data, "instances": [_instance_json(i, True) for i in data.get("instances", [])]}
-    try:  # what the run file holds is what its readers take: no unknown or mistyped field of a script's own JSON
-        check_result(data, "result JSON")
+    try:  # what the run file holds is what its readers take: no unknown or mistyped field of a script's own JSON,
+        # and no randomized proof without its error bound (it would read as an exact argument)
+        check_bounds_stated(check_result(data, "result JSON"), "result JSON")
     except SerializationError as e:
         return ScriptOutcome(script.name, script.title, "crashed", secs, error=str(e), source=script.source)
     errors = "; ".join(str(p.get("error")) for p in parts if p.get("error"))
@@ -535,26 +565,58 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
                          "" if status == "ok" else errors, script.source)
 
 
-_COMPARED = ("name", "verdict", "kind", "method", "basis", "checks", "resources", "bounds", "before")
-"""What the parts' instances made outside each() must agree on (not times, details or counterexamples)."""
+_NOT_COMPARED = frozenset({"seconds", "case"})
+"""What the parts' instances made outside each() may differ in: their times (a run shows them only
+with ``--timings``, and they differ from process to process) and the ``case`` tag (null on each).
+Every other field, each one the run file shows of the one copy the row keeps (``detail``,
+``counterexample``, ``failure_bound``, ``over_bound``, ``ok`` as much as the verdict) and ``before``
+(where it stands), must be the same in every part."""
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two JSON values are the same as the run file writes them: same types (``1`` is not
+    ``1.0``, nor ``true``), same keys in the same order, same items."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
 
 
 def _outside(parts: Sequence[Mapping[str, Any]], results: Sequence[Mapping[str, Any]]) -> list[Any] | str:
     """The instances made outside each(), which every part makes and keeps: one part's (the first
     by its label), or why not when the parts made different ones (they depend on the cases a part
-    ran: a summary of the cases, or instances made after ``list(each(...))``)."""
+    ran: a summary of the cases, or instances made after ``list(each(...))``): other names, or an
+    instance of the same name and place that differs in a field (every field but
+    :data:`_NOT_COMPARED`), named with the field and both values."""
+    from symverify.ir.bigint import safe_repr
+
     labelled = sorted(zip((str(p.get("part", "")) for p in parts if p.get("result") is not None), results),
                       key=lambda m: (len(m[0]), m[0]))  # shard 2/12 before shard 10/12
     views = [(label, [i for i in r.get("instances", []) if not isinstance(i.get("case"), int)]) for label, r in labelled]
     first_label, first = views[0]
+    advice = ("an instance made outside each() must not depend on the cases a part runs (no summary of the cases, no "
+              "instance per case after list(each(...)) or by dataclasses.replace after the loop); make it in its case")
     for label, other in views[1:]:
-        if [[i.get(k) for k in _COMPARED] for i in other] != [[i.get(k) for k in _COMPARED] for i in first]:
+        if [i.get("name") for i in other] != [i.get("name") for i in first]:
             names = lambda insts: ", ".join(str(i.get("name"))[:40] for i in insts[:4]) + (", …" if len(insts) > 4 else "")  # noqa: E731
             return (f"the parts made different instances outside each() ({first_label or 'one part'}: {names(first) or 'none'}; "
-                    f"{label or 'another'}: {names(other) or 'none'}): an instance made outside each() must not depend on "
-                    "the cases a part runs (no summary of the cases, no instance per case after list(each(...)) or by dataclasses.replace after the loop); make it "
-                    "in its case")
+                    f"{label or 'another'}: {names(other) or 'none'}): {advice}")
+        for a, b in zip(first, other):
+            for key in dict.fromkeys([*a, *b]):
+                if key in _NOT_COMPARED or _same(a.get(key, _ABSENT), b.get(key, _ABSENT)):
+                    continue
+                shown = lambda v: "nothing" if v is _ABSENT else safe_repr(v, 60)  # noqa: E731
+                return (f"the parts made different instances outside each() (instance {str(a.get('name'))[:80]!r}: its "
+                        f"{key} is {shown(a.get(key, _ABSENT))} in {first_label or 'one part'} and "
+                        f"{shown(b.get(key, _ABSENT))} in {label or 'another'}): {advice}")
     return first
+
+
+_ABSENT = object()
+"""A field an instance of one part leaves out (compared as such: never equal to a written value)."""
 
 
 def _local(part: dict[str, Any]) -> dict[str, Any]:

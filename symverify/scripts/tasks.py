@@ -13,7 +13,10 @@ writing its result (exit code 0, or 1 for a result that is not ok) failed after 
 (``lost`` when killed by a signal), never its result's ``ok``.
 A result whose ``name`` is not the task's (a script writing another script's result) is ``crashed``,
 as is one that is not strict JSON (``NaN``, a repeated key), not a regular file of at most
-:data:`~symverify.ir.limits.MAX_FILE_BYTES` bytes, read at each run (a FIFO, a link) or whose title, seconds or instances have the wrong type.
+:data:`~symverify.ir.limits.MAX_FILE_BYTES` bytes, read at each run (a FIFO, a link) or whose title, seconds or instances have the wrong type,
+one that does not say ``"format": "symverify.proof-result"`` and a ``version`` this symverify reads
+(:func:`~symverify.viz.run_format.result_version_problem`: what ``script_main`` writes), and a part
+that does not say how many ``cases`` it met, or a count of more than :data:`MAX_CASES` cases.
 
 A user's script (``--dir DIR``) runs from its file when ``path`` is set; a task for another
 machine carries the ``*.py`` files of its directory instead (``files``), written to a temporary
@@ -45,9 +48,14 @@ from typing import Any, NamedTuple
 from symverify._version import __version__
 from symverify.ir import limits
 
-__all__ = ["BUILTIN", "Task", "Processes", "Ran", "execute", "one_line", "ship"]
+__all__ = ["BUILTIN", "MAX_CASES", "Task", "Processes", "Ran", "execute", "one_line", "ship"]
 
 BUILTIN = "builtin"
+
+MAX_CASES = 10**6
+"""The most cases a ``--count-cases`` task may report: the Dask backend splits a script into tasks
+that each list their cases (``--cases …``), so a count is held to what can be listed (the same
+10^6 as a range of ``--cases``, :func:`~symverify.scripts.protocol.parse_indices`)."""
 
 # Run in front of a script's process on Linux (``python -S -c _REAPER PARENT CMD...``). With PARENT
 # (not "0": ``symverify prove`` or a Dask worker, either of which may be killed mid-task, SIGKILL
@@ -423,6 +431,12 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
                 return answer("crashed", None, f"unreadable result JSON: {str(e).removeprefix(f'{out}: cannot read the result JSON: ')}")
             if not isinstance(data, dict):
                 return answer("crashed", None, f"result JSON: expected an object, found {type(data).__name__}")
+            from symverify.viz.run_format import result_version_problem
+
+            problem = result_version_problem(data, required=True)
+            if problem:  # written by another script_main than this symverify's (or by hand): not read as one
+                return answer("crashed", None, f"result JSON: {problem}")
+            del data["format"], data["version"]
     if data is None:
         if code < 0:
             why = one_line(stderr, 2)
@@ -443,8 +457,11 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         return answer("crashed", None, f"exit code {code} after writing its result"
                                        f"{' (which says ok)' if code == 1 and not task.count else ''}: {why}")
     if task.count:
-        if not (isinstance(data.get("cases"), int) and data["cases"] >= 0):
+        n = data.get("cases")
+        if set(data) != {"cases"} or isinstance(n, bool) or not (isinstance(n, int) and n >= 0):
             return answer("crashed", None, f"--count-cases: expected {{\"cases\": N}}, found {json.dumps(data)[:80]}")
+        if n > MAX_CASES:  # the Dask backend lists every case in its tasks: 10^12 of them would fill the memory
+            return answer("crashed", None, f"--count-cases: expected at most {MAX_CASES} cases (MAX_CASES), found {n}")
         return answer("done", data, "")
     shape = _result_shape(data)
     if shape:
@@ -453,7 +470,13 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         return answer("crashed", None, f"result JSON: name: expected {task.name!r} (the script's own name: "
                                        f"ProofResult({task.name!r}, TITLE)), found {str(data.get('name'))[:80]!r}")
     met = data.pop("cases", None)  # a part's count of the cases it met (protocol.script_main)
+    part = task.cases is not None or (task.shard is not None and task.shard[1] > 1)
+    if (met is not None or part) and (isinstance(met, bool) or not (isinstance(met, int) and met >= 0)):
+        # every part must say how many cases it met (the runner compares them): a missing or mistyped count
+        # would skip that comparison
+        return answer("crashed", None, f"result JSON: cases: expected the number of cases this part met (an int ≥ 0), "
+                                       f"found {'nothing' if met is None else json.dumps(met)[:40]}")
     done = answer("done", data, "")
-    if isinstance(met, int) and not isinstance(met, bool):
+    if met is not None:
         done["cases"] = met
     return done

@@ -34,12 +34,19 @@ from symverify.kernel.provers.outcome import Verdict
 __all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "RUN_FIELDS", "SCRIPT_FIELDS",
            "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "PART_RESULT_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
            "check_result", "check_script", "check_run", "script_over_bound", "instance_ok", "script_ok", "run_ok",
-           "COUNTEREXAMPLE_DEPTH", "READ_VERSIONS", "COUNTEREXAMPLE_VALUES", "json_problem"]
+           "COUNTEREXAMPLE_DEPTH", "READ_VERSIONS", "COUNTEREXAMPLE_VALUES", "json_problem",
+           "RESULT_FORMAT", "RESULT_VERSION", "RESULT_READ_VERSIONS", "result_version_problem", "check_bounds_stated"]
 
 FORMAT = "symverify.proof-run"
 VERSION = 3
 READ_VERSIONS = (2, 3)
 """The versions the readers take: 2 is 3 without ``failure_bound`` (a randomized proof's error bound)."""
+RESULT_FORMAT = "symverify.proof-result"
+"""The ``format`` of the file a proof script's process writes (``script_main --json OUT``): one
+script's result (or part of it, or its count of cases), which the runner reads back."""
+RESULT_VERSION = 1
+RESULT_READ_VERSIONS = (1,)
+"""The versions of a script's result file the runner and ``symverify report`` read."""
 STATUSES = ("ok", "failed", "crashed", "timeout", "interrupted")
 NO_RESULT = ("crashed", "timeout", "interrupted")
 """The statuses of a script row without a result: ``crashed``, ``timeout`` (killed at ``--timeout``;
@@ -61,8 +68,9 @@ INSTANCE_FIELDS = {"name": "str", "verdict": "verdict", "method": "str", "resour
 _COUNT_KEYS = frozenset((*VERDICTS, "argued"))
 PART_FIELDS = {**INSTANCE_FIELDS, "case": "case", "before": "index"}
 """An instance of one part of a script's result (``--shard K/N``, ``--cases``): tagged with its case."""
-PART_RESULT_FIELDS = {**RESULT_FIELDS, "cases": "index"}
-"""One part of a script's result: it also says how many cases it met."""
+PART_RESULT_FIELDS = {"format": "str", "version": "result_version", **RESULT_FIELDS, "cases": "index"}
+"""A script's result file (:data:`RESULT_FORMAT`): a result that says its ``format`` and
+``version`` and, as one part of a script, how many cases it met."""
 
 
 def _counts_agree(written: Mapping[str, Any], instances: list[Mapping[str, Any]]) -> bool:
@@ -206,6 +214,7 @@ _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
                lambda v: isinstance(v, Mapping) and set(v) in (_COUNT_KEYS, _COUNT_KEYS - {"argued"})
                and all(_is_int(n, 0) for n in v.values())),
     "version": (" or ".join(map(str, READ_VERSIONS)), lambda v: type(v) is int and v in READ_VERSIONS),
+    "result_version": (" or ".join(map(str, RESULT_READ_VERSIONS)), lambda v: type(v) is int and v in RESULT_READ_VERSIONS),
     "status": (f"one of {', '.join(STATUSES)}", lambda v: isinstance(v, str) and v in STATUSES),
     "verdict": (f"one of {', '.join(VERDICTS)}", lambda v: isinstance(v, str) and v in VERDICTS),
     "kind": (f"one of {', '.join(KINDS)}", lambda v: isinstance(v, str) and v in KINDS),
@@ -226,7 +235,9 @@ def _check_fields(d: Mapping[str, Any], fields: Mapping[str, str], where: str) -
             raise SerializationError(f"{where}: unknown field {_shown(key)}; expected only {', '.join(fields)}")
         expected, test = _TYPES[kind]
         if not test(value):
-            hint = " (a run of a newer symverify?)" if kind == "version" and type(value) is int and value > VERSION else ""
+            newest = {"version": (VERSION, "run"), "result_version": (RESULT_VERSION, "result")}.get(kind)
+            hint = (f" (a {newest[1]} of a newer symverify?)" if newest is not None and type(value) is int
+                    and value > newest[0] else "")
             found = json_problem(value) if kind == "json" else _shown(value)
             raise SerializationError(f"{where}.{key}: expected {expected}, found {found}{hint}")
 
@@ -359,7 +370,7 @@ def _check_failure_bound(inst: Mapping[str, Any], where: str) -> None:
                                      f"claim by {str(inst.get('method'))!r:.60}")
 
 
-def _check_bounds_stated(instances: Iterable[Mapping[str, Any]], where: str) -> None:
+def check_bounds_stated(instances: Iterable[Mapping[str, Any]], where: str) -> None:
     """Refuse (in a run of version 3 on) a prover's ``proved`` claim by a method with the
     ``randomized`` word without its ``failure_bound``: it would read as an exact argument."""
     for j, inst in enumerate(instances):
@@ -368,6 +379,16 @@ def _check_bounds_stated(instances: Iterable[Mapping[str, Any]], where: str) -> 
             raise SerializationError(f"{where}.instances[{j}].failure_bound: a proved claim by "
                                      f"{str(inst.get('method'))!r:.60} states its randomized error bound; found none "
                                      "(it would read as an exact argument)")
+
+
+def _check_no_bounds(instances: Iterable[Mapping[str, Any]], where: str) -> None:
+    """Refuse ``failure_bound`` in a run of version 2: the field came with version 3, so a file
+    that says 2 and has one was not written by any symverify (a version 2 run states no error
+    bound; its randomized claims read as written then)."""
+    for j, inst in enumerate(instances):
+        if "failure_bound" in inst:
+            raise SerializationError(f"{where}.instances[{j}].failure_bound: a field of version 3, found in a run of "
+                                     "version 2 (which has no error bounds); expected version 3")
 
 
 def check_result(result: Any, where: str, part: bool = False) -> list[Mapping[str, Any]]:
@@ -428,7 +449,8 @@ def run_ok(run: Mapping[str, Any]) -> bool:
 def check_script(script: Any, where: str) -> None:
     """Refuse a script row that no run writes: a field not the format's or of the wrong type, a
     result :func:`check_result` refuses, a result on a script that did not run (``crashed``,
-    ``timeout``, ``interrupted``), ``ok`` other than ``status == "ok"``, an ok script without a
+    ``timeout``, ``interrupted``), a result named after another script, ``ok`` other than
+    ``status == "ok"``, an ok script without a
     result, with no instance or with one not ok, ``counts`` or ``over_bound`` other than its
     instances'.
 
@@ -441,6 +463,9 @@ def check_script(script: Any, where: str) -> None:
     instances = [] if result is None else check_result(result, f"{where}.result")
     if status in NO_RESULT and result is not None:
         raise SerializationError(f"{where}.result: a {status} script has no result (null), found an object")
+    if result is not None and "name" in result and result["name"] != script["name"]:  # another script's result
+        raise SerializationError(f"{where}.result.name: expected the script's own name {script['name']!r:.60}, found "
+                                 f"{result['name']!r:.60}")
     if "status" in script and "ok" in script and script["ok"] != (status == "ok"):
         raise SerializationError(f"{where}.ok: expected {str(status == 'ok').lower()} for status {status!r}, "
                                  f"found {str(script['ok']).lower()}")
@@ -456,11 +481,34 @@ def check_script(script: Any, where: str) -> None:
                                  f"instances' resources over their bounds), found {_shown(script['over_bound'])}")
 
 
+def result_version_problem(data: Mapping[str, Any], *, required: bool) -> str:
+    """Why a script's result file (``{"format": RESULT_FORMAT, "version": 1, ...}``) does not say
+    a format and version this symverify reads ('' when it does): ``format`` other than
+    :data:`RESULT_FORMAT`, ``version`` not one of :data:`RESULT_READ_VERSIONS` (a bool is no
+    version), or one of the two without the other. With ``required`` (the runner, which reads what
+    its own ``script_main`` wrote) both must be there; without (``symverify report``), a file with
+    neither is one written before the field (read as version 1)."""
+    has_format, has_version = "format" in data, "version" in data
+    if not (has_format or has_version or required):
+        return ""
+    if data.get("format") != RESULT_FORMAT:
+        found = "nothing" if not has_format else _shown(data["format"])
+        return (f"format: expected {RESULT_FORMAT!r} (a result written by script_main of this symverify), found {found}")
+    version = data.get("version")
+    if type(version) is not int or version not in RESULT_READ_VERSIONS:
+        found = "nothing" if not has_version else _shown(version)
+        newer = " (a result of a newer symverify?)" if type(version) is int and version > RESULT_VERSION else ""
+        return f"version: expected {' or '.join(map(str, RESULT_READ_VERSIONS))}, found {found}{newer}"
+    return ""
+
+
 def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, Any]:
     """``data`` as a run in the ``symverify.proof-run`` form, checked as docs/formats.md § Proof run
     says its readers check it: a run (``{"scripts": [...]}``; a file must say its ``format`` and
     ``version``, a dict built in memory need not), or one script's result (``{"instances": [...]}``,
-    from ``python -m symverify.proofs.NAME --json``) wrapped as a run of one script.
+    from ``python -m symverify.proofs.NAME --json``) wrapped as a run of one script; its ``format``
+    and ``version``, where written, are :data:`RESULT_FORMAT` and one of :data:`RESULT_READ_VERSIONS`
+    (:func:`result_version_problem`; a file with neither was written before them).
 
     Raises:
         SerializationError: the document is neither form, or a field is refused (:func:`check_script`).
@@ -487,7 +535,9 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
         for k, s in enumerate(scripts):
             check_script(s, f"{where}.scripts[{k}]")
             if data.get("version", VERSION) >= 3:
-                _check_bounds_stated((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
+                check_bounds_stated((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
+            else:
+                _check_no_bounds((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
             if s["name"] in seen:
                 raise SerializationError(f"{where}.scripts[{k}].name: {s['name']!r:.60} is the name of an earlier script")
             seen.add(s["name"])
@@ -499,13 +549,17 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
                 raise SerializationError(f"{where}.ok: expected {str(ok).lower()} ({why}), found {str(data['ok']).lower()}")
         return dict(data)
     if isinstance(data.get("instances"), list):
+        problem = result_version_problem(data, required=False)
+        if problem:
+            raise SerializationError(f"{where}.{problem}")
         check_result(data, where, part=True)
-        _check_bounds_stated(data["instances"], where)
+        check_bounds_stated(data["instances"], where)
         ok = data.get("ok") is True
         untagged = [{k: v for k, v in inst.items() if k not in ("case", "before")} for inst in data["instances"]]
         script = {"name": str(data.get("name", "script")), "title": str(data.get("title", "")),
                   "status": "ok" if ok else "failed", "ok": ok, "error": "",
-                  "result": {**{k: v for k, v in data.items() if k != "cases"}, "instances": untagged}}
+                  "result": {**{k: v for k, v in data.items() if k not in ("cases", "format", "version")},
+                             "instances": untagged}}
         if "seconds" in data:
             script["seconds"] = data["seconds"]
         return {"format": FORMAT, "version": VERSION, "ok": ok, "scripts": [script]}
