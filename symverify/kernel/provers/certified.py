@@ -115,7 +115,7 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
         # the stages the plan isolates get their own child there too (run_limited starts one from a
         # daemonic process): the same stages isolated, and the same outcome, as with a scheduler
         lim = run_limited(_check_all, (args, kwargs), memory=opts.memory(),
-                          timeout=None if remaining is None else max(remaining, 0.0))
+                          timeout=None if remaining is None else max(remaining, 0.0), what="the certificate check")
         if lim.status != "ok":
             return outcome.unknown("compositional", {"peak_height_bits": bits_text(peak_height_bits), "ran": "subprocess"},
                                    notes=(f"certificate check stopped ({lim.status}): {lim.detail}",),

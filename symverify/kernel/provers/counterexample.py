@@ -95,7 +95,8 @@ def confirm_in_time(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | i
     past the deadline :class:`DeadlineExceededError` (the method answers ``unknown``,
     :func:`stopped_note`); smaller values are confirmed here, polling ``check`` if given."""
     if opts.deadline is not None and bits > GUARD_BITS:
-        return _in_child(opts, confirm, lhs, rhs, inputs, params, found_by, stage)  # type: ignore[no-any-return]
+        return _in_child(opts, "the exact confirmation of a counterexample", confirm,  # type: ignore[no-any-return]
+                         lhs, rhs, inputs, params, found_by, stage)
     return confirm(lhs, rhs, inputs, params, found_by, stage, check)
 
 
@@ -111,8 +112,8 @@ def stopped_note(opts: Options, e: DeadlineExceededError, what: str) -> str:
     return f"timeout: {opts.timeout} s ran out {what}" + (f" ({detail})" if kind == "timeout" else "")
 
 
-def _in_child(opts: Options, fn: Any, *args: Any) -> Any:
-    """``fn(*args)`` in a child limited to the time left and ``opts.memory()``
+def _in_child(opts: Options, what: str, fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` (doing ``what``, named in the child's messages) in a child limited to the time left and ``opts.memory()``
     (:func:`~symverify.kernel.provers.guard.run_limited`; its exceptions are raised here); no time left,
     the timeout, or the child running out of memory or crashing: :class:`DeadlineExceededError` whose
     detail starts with the child's status (``timeout: …``, ``memory: …``, ``crashed: …``)."""
@@ -121,7 +122,7 @@ def _in_child(opts: Options, fn: Any, *args: Any) -> Any:
     left = opts.remaining()
     if left is None or left <= 0:
         raise DeadlineExceededError()
-    lim = run_limited(fn, args, memory=opts.memory(), timeout=left)
+    lim = run_limited(fn, args, memory=opts.memory(), timeout=left, what=what)
     if lim.status != "ok":
         raise DeadlineExceededError(f"{lim.status}: {lim.detail}")
     return lim.value
@@ -191,7 +192,7 @@ def recheck(lhs: Side, rhs: Side, cex: Counterexample, opts: Options | None = No
     as a number: each is a :class:`ProverError`, never a re-check that passes."""
     _check_form(lhs, rhs, cex)
     if opts is not None and opts.deadline is not None and bits > GUARD_BITS:
-        _in_child(opts, _reproduce, lhs, rhs, cex, False)  # raises unless reproduced; no values sent back
+        _in_child(opts, "the exact re-check of a counterexample", _reproduce, lhs, rhs, cex, False)  # raises unless reproduced
         return cex
     return _reproduce(lhs, rhs, cex, True)  # type: ignore[return-value]
 

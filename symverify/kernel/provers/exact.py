@@ -214,7 +214,8 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
     args = (lhs, rhs, opts.backend, opts.max_monomials, opts.deadline, opts.seed)
     if isolate:
         remaining = opts.remaining()
-        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0))
+        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0),
+                          what="the expansion")
         if lim.status != "ok":
             return outcome.unknown(method, {"peak_monomials_estimate": est, "memory_limit": opts.memory(), "ran": "subprocess"},
                                 notes=(f"expansion stopped ({lim.status}): {lim.detail}",))

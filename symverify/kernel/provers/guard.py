@@ -132,7 +132,8 @@ def _unloadable(e: BaseException | None) -> str:
     return ""
 
 
-def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...], parent: int) -> None:
+def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...], parent: int,
+           what: str) -> None:
     _die_with(parent)
     try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
         import faulthandler
@@ -160,7 +161,7 @@ def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: t
     try:
         conn.send(("ok", fn(*args), ""))
     except MemoryError:
-        conn.send(("memory", None, "MemoryError in the expansion process"))
+        conn.send(("memory", None, f"MemoryError in the process running {what}"))
     except BaseException as e:
         if _unloadable(e):
             conn.send(("memory", None, f"a library could not be loaded within the memory limit ({_unloadable(e)})"))
@@ -195,12 +196,15 @@ def _tail(path: str) -> str:
     return f": {last if len(last) <= 200 else '…' + last[-199:]}" if lines else ""
 
 
-def _death(code: int | None, memory: int) -> str:
+def _death(code: int | None, memory: int, what: str) -> str:
+    """Why the child running ``what`` (a noun phrase: "the expansion", "the z3 query", ...) ended
+    without a result: ``code`` is its exit status (``-N``: killed by signal ``N``)."""
+    who = f"the process running {what}"
     if code == -signal.SIGABRT:
-        return f"the expansion process aborted (SIGABRT; FLINT aborts when it cannot allocate within the limit of {memory} bytes)"
+        return f"{who} aborted (SIGABRT; FLINT aborts when it cannot allocate within the limit of {memory} bytes)"
     if code is not None and code < 0:
-        return f"the expansion process was killed by signal {-code} (memory limit {memory} bytes)"
-    return f"the expansion process exited with code {code} before sending a result (memory limit {memory} bytes)"
+        return f"{who} was killed by signal {-code} (memory limit {memory} bytes)"
+    return f"{who} exited with code {code} before sending a result (memory limit {memory} bytes)"
 
 
 _SLICE = 86_400.0
@@ -265,8 +269,12 @@ def _context() -> Any:
     return mp.get_context("fork" if "fork" in methods else "spawn")
 
 
-def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, timeout: float | None) -> Limited:
+def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, timeout: float | None,
+                what: str = "the computation") -> Limited:
     """``fn(*args)`` in a child limited to ``memory`` extra bytes of address space and ``timeout`` s.
+
+    ``what`` names what the child does ("the expansion", "the exact re-check of a counterexample",
+    ...): the messages of a child that dies or fails say "the process running <what>".
 
     An exception raised by ``fn`` in the child is re-raised here (so malformed input still
     raises); running out of memory, being killed or aborting, and the timeout are reported.
@@ -275,7 +283,8 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     parent, child = ctx.Pipe(duplex=False)
     fd, errfile = tempfile.mkstemp(prefix="symverify-guard-", suffix=".log")
     os.close(fd)
-    proc = ctx.Process(target=_child, args=(child, memory, errfile, fn, args, os.getpid()), daemon=True)
+    proc = ctx.Process(target=_child, args=(child, memory, errfile, fn, args, os.getpid(), what),
+                       daemon=True)
     _start(proc)
     child.close()
     try:
@@ -286,7 +295,7 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
             status, value, detail = parent.recv()
         except (EOFError, OSError):
             proc.join(5)
-            return Limited("crashed", detail=_death(proc.exitcode, memory) + _tail(errfile))
+            return Limited("crashed", detail=_death(proc.exitcode, memory, what) + _tail(errfile))
     finally:
         if proc.is_alive():
             with contextlib.suppress(OSError):
@@ -300,5 +309,5 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     if status == "error":
         if isinstance(value, BaseException):
             raise value
-        raise RuntimeError(f"the expansion process failed: {detail}")
+        raise RuntimeError(f"the process running {what} failed: {detail}")
     return Limited(status, value, detail)

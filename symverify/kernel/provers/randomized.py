@@ -125,7 +125,8 @@ def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW, opts: Opt
                 return c
             continue
         assert opts is not None
-        lim = run_limited(is_prime, (c,), memory=opts.memory(), timeout=max(opts.remaining() or 0.0, 0.0))
+        lim = run_limited(is_prime, (c,), memory=opts.memory(), timeout=max(opts.remaining() or 0.0, 0.0),
+                          what="the primality proof of a modulus")
         if lim.status != "ok":
             raise DeadlineExceededError(f"{lim.status}: proving a {c.bit_length()}-bit modulus prime: {lim.detail}")
         if lim.value:

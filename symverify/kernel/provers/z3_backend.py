@@ -99,7 +99,7 @@ def run_z3(lhs: Side, rhs: Side, opts: Options, *, degree: int = 1) -> MethodRes
 
     remaining = opts.remaining()
     lim = run_limited(_solve, (lhs, rhs, opts, degree), memory=opts.memory(),
-                      timeout=None if remaining is None else max(remaining, 0.0) + _GRACE)
+                      timeout=None if remaining is None else max(remaining, 0.0) + _GRACE, what="the z3 query")
     if lim.status != "ok":
         return outcome.unknown("z3", {"ran": "subprocess", "memory_limit": opts.memory()},
                             notes=(f"z3 stopped ({lim.status}): {lim.detail}",))
