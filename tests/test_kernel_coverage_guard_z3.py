@@ -261,7 +261,7 @@ def test_sat_without_a_counterexample_is_unknown(monkeypatch: pytest.MonkeyPatch
     re-checked counterexample: ``unknown``, never ``refuted`` on z3's word alone."""
     a, b = _differing()
     monkeypatch.setattr(zb, "_rational", lambda z3, v: None)
-    monkeypatch.setattr(zb, "search", lambda *args, **kw: None)
+    monkeypatch.setattr(zb, "search_or_stop", lambda *args, **kw: None)
     res = zb._solve(*pair_sides(a, b), Options(), 2)
     assert res.verdict is Verdict.UNKNOWN and res.evidence["result"] == "sat"
 
