@@ -12,13 +12,20 @@ No process started below the child outlives it (Linux): the child dies with the 
 it (``PR_SET_PDEATHSIG``), reaps its orphans (``PR_SET_CHILD_SUBREAPER``, so a process that left its
 session or double-forked stays below it), and when it ends, by its result, its timeout or a crash,
 every process below it is stopped and killed (read from ``/proc``). One gap is left: when the
-process that called :func:`run_limited` is itself killed, the child dies, but orphans of the child
-pass to init. Elsewhere only the child itself is killed.
+process that called :func:`run_limited` is itself killed, or the child is killed by a signal, the
+child dies, but its orphans pass to init (or to the limited child above it, which kills them when it
+ends). Elsewhere only the child itself is killed.
+
+The caller learns of the child's end from the child itself (a pidfd on Linux), not from EOF on the
+pipe, which a process the child forked may hold open: a killed child is a crash at once, never a
+wait for the whole timeout. Only the child answers: a copy of it that ``fn`` forked and that returns
+from ``fn`` exits without sending anything.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing as mp
 import os
 import signal
@@ -28,6 +35,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from symverify.errors import UsageError
 
 __all__ = ["Limited", "run_limited"]
 
@@ -148,31 +157,54 @@ def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: t
     _reap_orphans()
     try:
         import resource
-
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        limit = _vm_size() + memory
-        for cap in (soft, hard):  # never above a limit this process already has: a limited child's child
-            if cap != resource.RLIM_INFINITY:  # gets what is left of that child's budget, not a whole budget again
-                limit = min(limit, cap)
-        if limit < _MAX_RLIMIT:  # a larger limit (memory_limit=2**200) is no limit
-            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (ImportError, ValueError, OSError):
-        pass
+    except ImportError:  # no address-space limits here (not Unix): run unlimited, as documented
+        resource = None  # type: ignore[assignment]
+    if resource is not None:
+        try:
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            limit = _vm_size() + memory
+            for cap in (soft, hard):  # never above a limit this process already has: a limited child's child
+                if cap != resource.RLIM_INFINITY:  # gets what is left of that child's budget, not a whole budget again
+                    limit = min(limit, cap)
+            if limit < _MAX_RLIMIT:  # a larger limit (memory_limit=2**200) is no limit
+                resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        except (ValueError, OSError) as e:  # it ran without the limit, unnoticed
+            conn.send(("crashed", None, f"the memory limit of {memory} bytes could not be set for the process running "
+                                        f"{what} ({type(e).__name__}: {e})"))
+            conn.close()
+            return
+    me = os.getpid()
     try:
-        conn.send(("ok", fn(*args), ""))
+        value = fn(*args)
+        if os.getpid() != me:  # a process fn forked (os.fork) returned from it: only the child answers
+            os._exit(0)
+        conn.send(("ok", value, ""))
     except MemoryError:
+        if os.getpid() != me:
+            os._exit(1)
         conn.send(("memory", None, f"MemoryError in the process running {what}"))
     except BaseException as e:
+        if os.getpid() != me:
+            os._exit(1)
         if _unloadable(e):
             conn.send(("memory", None, f"a library could not be loaded within the memory limit ({_unloadable(e)})"))
             return
-        try:
-            conn.send(("error", e, repr(e)))
-        except Exception:
-            conn.send(("error", None, repr(e)))
+        conn.send(("error", e if _transferable(e) else None, repr(e)))
     finally:
         conn.close()
         _kill_below(os.getpid())  # what fn started goes with it, even a process that left its session
+
+
+def _transferable(e: BaseException) -> bool:
+    """Whether ``e`` can be pickled here and unpickled in the parent (an exception whose ``__init__``
+    takes other arguments than its ``args`` pickles, then raises TypeError in the parent's ``recv``)."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(e))
+    except Exception:
+        return False
+    return True
 
 
 _TAIL_BYTES = 1 << 16
@@ -211,19 +243,66 @@ _SLICE = 86_400.0
 """The longest single wait (one day): ``poll(2)`` takes at most ``2^31 − 1`` ms, about 24.8 days."""
 
 
-def _ready(conn: Any, timeout: float | None) -> bool:
-    """Whether ``conn`` has a result (or hit EOF) within ``timeout`` seconds (None: no limit),
-    waiting in slices of at most :data:`_SLICE` so that any finite timeout, even ``1e300`` s, can be
-    waited for (one ``poll`` of more than ~24.8 days raises ``OverflowError``)."""
+_LIVENESS = 1.0
+"""Where Linux's ``pidfd_open`` is missing, how often (seconds) :func:`_ready` asks whether the child still lives."""
+
+
+def _ready(conn: Any, proc: Any, timeout: float | None) -> bool:
+    """Whether ``conn`` has a result (or hit EOF), or the child ``proc`` ended, within ``timeout``
+    seconds (None: no limit), waiting in slices of at most :data:`_SLICE` so that any finite timeout,
+    even ``1e300`` s, can be waited for (one ``poll`` of more than ~24.8 days raises ``OverflowError``).
+
+    The child's end counts because EOF may never come: a process the child forked holds the pipe's
+    write end (and ``proc.sentinel``'s) as long as it lives, so a child killed by a signal left the
+    caller waiting for its whole timeout, or for ever. The end is read from a pidfd (Linux ≥ 5.3),
+    else asked every :data:`_LIVENESS` seconds."""
+    from multiprocessing.connection import wait
+
+    try:
+        pidfd: int | None = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    step = _SLICE if pidfd is not None else _LIVENESS
+    end = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+    try:
+        while True:
+            left = step if end is None else end - time.monotonic()
+            if wait([conn] if pidfd is None else [conn, pidfd], min(max(left, 0.0), step)):
+                return True
+            if not proc.is_alive():
+                return True
+            if end is not None and left <= step:
+                return False
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _exit_code(proc: Any) -> int | None:
+    """The ended child's exit status (``exitcode`` reaps it; ``join`` would wait on its sentinel, which
+    a process it forked may hold open), waiting up to 5 s when it has not ended yet."""
+    code = proc.exitcode
+    if code is None:
+        proc.join(5)
+        code = proc.exitcode
+    return code  # type: ignore[no-any-return]
+
+
+def _seconds(timeout: object) -> float | None:
+    """``timeout`` as seconds to wait: None (no limit), a float (``inf`` for an int beyond a float's
+    range, which no wait reaches either); NaN, a bool or anything but a number is a :class:`UsageError`."""
     if timeout is None:
-        return bool(conn.poll(None))
-    end = time.monotonic() + max(timeout, 0.0)
-    while True:
-        left = end - time.monotonic()
-        if conn.poll(min(max(left, 0.0), _SLICE)):
-            return True
-        if left <= _SLICE:
-            return False
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise UsageError(f"limited child timeout: expected None or a number of seconds, found {type(timeout).__name__} "
+                         f"{timeout!r:.40}")
+    try:
+        t = float(timeout)
+    except OverflowError:
+        return math.inf
+    if math.isnan(t):
+        raise UsageError("limited child timeout: expected None or a number of seconds, found nan")
+    return t
 
 
 _STARTING = threading.Lock()
@@ -277,32 +356,49 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     ...): the messages of a child that dies or fails say "the process running <what>".
 
     An exception raised by ``fn`` in the child is re-raised here (so malformed input still
-    raises); running out of memory, being killed or aborting, and the timeout are reported.
+    raises; one that would not unpickle here is a RuntimeError quoting its repr); running out of
+    memory, being killed or aborting, a limit that could not be set, and the timeout are reported.
+
+    ``memory`` is an int ≥ 0 (a limit beyond 2^63 bytes is none); ``timeout`` None (no limit) or a
+    number of seconds: ``inf``, or an int beyond a float's range, is no limit, ``≤ 0`` is a
+    ``timeout`` at once without a child started; NaN, a bool, another type, or a memory that is no
+    such int, is a :class:`~symverify.errors.UsageError`.
     """
+    seconds = _seconds(timeout)
+    if type(memory) is not int or memory < 0:
+        raise UsageError(f"limited child memory: expected an int ≥ 0 (bytes of address space), found "
+                         f"{type(memory).__name__} {memory!r:.40}")
+    if seconds is not None and seconds <= 0:  # no time left: no child to start
+        return Limited("timeout", detail=f"no time left (a timeout of {seconds:.3g} s)")
     ctx = _context()
     parent, child = ctx.Pipe(duplex=False)
     fd, errfile = tempfile.mkstemp(prefix="symverify-guard-", suffix=".log")
     os.close(fd)
     proc = ctx.Process(target=_child, args=(child, memory, errfile, fn, args, os.getpid(), what),
                        daemon=True)
-    _start(proc)
-    child.close()
     try:
-        ready = _ready(parent, timeout)
-        if not ready:
-            return Limited("timeout", detail=f"no result within {timeout:.3g} s" if timeout is not None else "no result")
+        _start(proc)
+        child.close()
+        if not _ready(parent, proc, seconds):
+            return Limited("timeout", detail=f"no result within {seconds:.3g} s")
+        if not parent.poll(0):  # the child ended, nothing in the pipe (and no EOF: a process it forked holds it)
+            return Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(errfile))
         try:
             status, value, detail = parent.recv()
         except (EOFError, OSError):
-            proc.join(5)
-            return Limited("crashed", detail=_death(proc.exitcode, memory, what) + _tail(errfile))
+            return Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(errfile))
+        except Exception as e:  # a value that does not unpickle here
+            return Limited("crashed", detail=f"the result of the process running {what} could not be read back "
+                                             f"({type(e).__name__}: {e})")
     finally:
-        if proc.is_alive():
-            with contextlib.suppress(OSError):
-                os.kill(proc.pid, signal.SIGSTOP)  # it starts nothing more while its tree is killed
-            _kill_below(proc.pid)
-            proc.kill()
-        proc.join(5)
+        if proc.pid is not None:  # started (a KeyboardInterrupt may come before)
+            if proc.is_alive():
+                with contextlib.suppress(OSError):
+                    os.kill(proc.pid, signal.SIGSTOP)  # it starts nothing more while its tree is killed
+                _kill_below(proc.pid)
+                proc.kill()
+            proc.join(5)
+        child.close()
         parent.close()
         with contextlib.suppress(OSError):
             os.unlink(errfile)
