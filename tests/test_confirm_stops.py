@@ -89,3 +89,19 @@ def test_z3_confirms_its_model_within_the_limits(out_of_memory):
     (note,) = res.notes
     assert note.startswith(f"z3 found the sides different (sat), but {MEMORY} while z3's model was confirmed"), note
     assert f"; {MEMORY} while a counterexample was searched for" in note, note
+
+
+def test_a_compositional_search_stopped_by_memory_is_noted_as_such(out_of_memory):
+    """The certificate of ``(BIG + 1)·u`` does not check against ``BIG·u``; the search after the failed
+    stage stopped at its confirmation child's memory limit, noted "no counterexample was found"."""
+    from symverify.kernel.ir.circuit import Circuit, Gate
+
+    lhs = Circuit(1, 1, (Gate.const(BIG), Gate.mul(0, 1)), (2,))
+    compiled = sv.compile(Circuit(1, 1, (Gate.const(BIG + 1), Gate.mul(0, 1)), (2,)))
+    rep = sv.verify(lhs, compiled.model, certificate=compiled.certificate, method="compositional", timeout=60,
+                    memory_limit=1 << 30)
+    assert str(rep.verdict) == "unknown", rep
+    (note,) = rep.notes
+    assert note.startswith("the certificate does not check (stage 1"), note
+    assert note.endswith(f") and {MEMORY} while a counterexample was searched for (MemoryError in the process running "
+                         "the exact confirmation of a counterexample)"), note

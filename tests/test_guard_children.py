@@ -9,6 +9,7 @@ import math
 import os
 import pathlib
 import signal
+import sys
 import threading
 import time
 
@@ -199,3 +200,34 @@ def test_an_interrupt_in_the_caller_ends_the_child(tmp_path):
     finally:
         signal.signal(signal.SIGINT, old)
     assert_gone(int(open(path).read()), "the child outlived the interrupted caller")
+
+
+def _exit_3() -> None:
+    sys.exit(3)
+
+
+def _interrupted() -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("fn, ended", [(_exit_3, "SystemExit (3)"), (_interrupted, "KeyboardInterrupt")])
+def test_a_child_s_exit_or_interrupt_ends_the_child_not_the_caller(fn, ended):
+    """``sys.exit(3)`` in the child was sent back and raised in the caller, which exited."""
+    out = run_limited(fn, (), memory=1 << 30, timeout=60, what="the expansion")
+    assert out == guard.Limited("crashed", detail=f"the process running the expansion ended by {ended}"), out
+
+
+def _print_megabytes_then_abort() -> None:
+    """Output at the C level (fds 1 and 2, as FLINT writes), which the child sends to its log."""
+    for i in range(64):
+        os.write(1, f"line {i} ".encode() + b"x" * (1 << 17) + b"\n")
+    os.write(2, b"the last words\n")
+    os.abort()
+
+
+def test_a_child_printing_megabytes_is_quoted_by_its_last_line():
+    """8 MiB on stdout, then a line on stderr and SIGABRT: the detail quotes the end (read from the last 64 KiB)."""
+    out = run_limited(_print_megabytes_then_abort, (), memory=1 << 30, timeout=60, what="the expansion")
+    assert out.status == "crashed", out
+    assert out.detail.startswith("the process running the expansion aborted (SIGABRT;"), out
+    assert out.detail.endswith(" bytes): the last words"), out  # the cut line before it is left out

@@ -189,6 +189,10 @@ def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: t
         if _unloadable(e):
             conn.send(("memory", None, f"a library could not be loaded within the memory limit ({_unloadable(e)})"))
             return
+        if isinstance(e, (SystemExit, KeyboardInterrupt)):  # the child's end, not an error to raise in the caller
+            conn.send(("crashed", None, f"the process running {what} ended by {type(e).__name__}"
+                                        + (f" ({e})" if str(e) else "")))
+            return
         conn.send(("error", e if _transferable(e) else None, repr(e)))
     finally:
         conn.close()
@@ -356,7 +360,8 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     ...): the messages of a child that dies or fails say "the process running <what>".
 
     An exception raised by ``fn`` in the child is re-raised here (so malformed input still
-    raises; one that would not unpickle here is a RuntimeError quoting its repr); running out of
+    raises; one that would not unpickle here is a RuntimeError quoting its repr; ``SystemExit`` and
+    ``KeyboardInterrupt`` in the child end it, a crash, not the caller); running out of
     memory, being killed or aborting, a limit that could not be set, and the timeout are reported.
 
     ``memory`` is an int ≥ 0 (a limit beyond 2^63 bytes is none); ``timeout`` None (no limit) or a
