@@ -231,3 +231,11 @@ def test_a_child_printing_megabytes_is_quoted_by_its_last_line():
     assert out.status == "crashed", out
     assert out.detail.startswith("the process running the expansion aborted (SIGABRT;"), out
     assert out.detail.endswith(" bytes): the last words"), out  # the cut line before it is left out
+
+
+def test_limits_as_numpy_numbers_or_fractions_are_read_by_their_value():
+    np = pytest.importorskip("numpy")
+    from fractions import Fraction
+
+    assert run_limited(_one, (), memory=np.int64(1 << 30), timeout=np.float32(60)) == guard.Limited("ok", 1)
+    assert run_limited(_one, (), memory=1 << 30, timeout=Fraction(120, 2)) == guard.Limited("ok", 1)

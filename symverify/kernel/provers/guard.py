@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import math
 import multiprocessing as mp
+import numbers
 import os
 import signal
 import tempfile
@@ -292,12 +293,28 @@ def _exit_code(proc: Any) -> int | None:
     return code  # type: ignore[no-any-return]
 
 
+def _bytes(memory: object) -> int:
+    """``memory`` as a plain int ≥ 0 (a numpy integer is read by its value); a bool, a float, a
+    negative or anything else is a :class:`UsageError` (``setrlimit`` refused it in the child, or a
+    limit a little below 0 left the child almost no address space)."""
+    import operator
+
+    try:
+        value = None if isinstance(memory, bool) else operator.index(memory)  # type: ignore[arg-type]
+    except TypeError:
+        value = None
+    if value is None or value < 0:
+        raise UsageError(f"limited child memory: expected an int ≥ 0 (bytes of address space), found "
+                         f"{type(memory).__name__} {memory!r:.40}")
+    return int(value)
+
+
 def _seconds(timeout: object) -> float | None:
     """``timeout`` as seconds to wait: None (no limit), a float (``inf`` for an int beyond a float's
     range, which no wait reaches either); NaN, a bool or anything but a number is a :class:`UsageError`."""
     if timeout is None:
         return None
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):  # int, float, Fraction, numpy
         raise UsageError(f"limited child timeout: expected None or a number of seconds, found {type(timeout).__name__} "
                          f"{timeout!r:.40}")
     try:
@@ -370,9 +387,7 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     such int, is a :class:`~symverify.errors.UsageError`.
     """
     seconds = _seconds(timeout)
-    if type(memory) is not int or memory < 0:
-        raise UsageError(f"limited child memory: expected an int ≥ 0 (bytes of address space), found "
-                         f"{type(memory).__name__} {memory!r:.40}")
+    memory = _bytes(memory)
     if seconds is not None and seconds <= 0:  # no time left: no child to start
         return Limited("timeout", detail=f"no time left (a timeout of {seconds:.3g} s)")
     ctx = _context()
