@@ -144,31 +144,40 @@ def _fork_then_die(path: str) -> None:
 
 def test_a_child_killed_while_a_process_it_forked_lives_is_a_crash(tmp_path):
     """The caller waited for EOF on the pipe, which the forked process held open: a child killed by a
-    signal was reported as a timeout after the whole timeout (with ``timeout=None``, never)."""
+    signal was reported as a timeout after the whole timeout (with ``timeout=None``, never). The
+    forked process, an orphan now, went on; it is killed with the child's process group."""
     path = str(tmp_path / "pid")
     try:
         out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=30, what="the search")
         assert out.status == "crashed", out
         assert out.detail.startswith("the process running the search was killed by signal 9 "), out
+        assert_gone(int(open(path).read()), "the orphan of the killed child went on")
     finally:
         with contextlib.suppress(OSError, ValueError):
             os.kill(int(open(path).read()), signal.SIGKILL)
 
 
-class _TwoArgsError(Exception):
-    def __init__(self, a: int, b: int) -> None:
-        super().__init__(f"{a}-{b}")
+def _rebuild(message: str) -> Exception:
+    raise TypeError(f"cannot rebuild {message!r}")
 
 
-def _raise_two_args() -> None:
-    raise _TwoArgsError(1, 2)
+class _UnloadableError(Exception):
+    """Pickles, and fails to unpickle (as an exception whose ``__init__`` takes other arguments than its
+    ``args`` does, where no library registers a reducer for it: tblib, which distributed installs)."""
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (_rebuild, (str(self),))
+
+
+def _raise_unloadable() -> None:
+    raise _UnloadableError("1-2")
 
 
 def test_an_exception_that_does_not_unpickle_is_reported_by_its_repr():
-    """It pickled in the child and raised TypeError ("missing 1 required positional argument") in the
+    """It pickled in the child and raised TypeError (here "cannot rebuild") in the
     caller's ``recv``: a crash of the caller naming neither the child nor its error."""
-    with pytest.raises(RuntimeError, match=r"^the process running the z3 query failed: _TwoArgsError\('1-2'\)$"):
-        run_limited(_raise_two_args, (), memory=1 << 30, timeout=60, what="the z3 query")
+    with pytest.raises(RuntimeError, match=r"^the process running the z3 query failed: _UnloadableError\('1-2'\)$"):
+        run_limited(_raise_unloadable, (), memory=1 << 30, timeout=60, what="the z3 query")
 
 
 def _write_pid_and_sleep(path: str) -> None:

@@ -11,10 +11,11 @@ parent's budget (the pair stays within one ``memory``), and a ``ulimit -v`` is k
 No process started below the child outlives it (Linux): the child dies with the thread that started
 it (``PR_SET_PDEATHSIG``), reaps its orphans (``PR_SET_CHILD_SUBREAPER``, so a process that left its
 session or double-forked stays below it), and when it ends, by its result, its timeout or a crash,
-every process below it is stopped and killed (read from ``/proc``). One gap is left: when the
-process that called :func:`run_limited` is itself killed, or the child is killed by a signal, the
-child dies, but its orphans pass to init (or to the limited child above it, which kills them when it
-ends). Elsewhere only the child itself is killed.
+every process below it is stopped and killed (read from ``/proc``); when the child is killed by a
+signal, what is left of its process group (its own) is killed. One gap is left: when the process that
+called :func:`run_limited` is itself killed, the child dies, but its orphans pass to init, as do those
+of a child killed by a signal that left its process group (``setsid``). Elsewhere only the child
+itself is killed.
 
 The caller learns of the child's end from the child itself (a pidfd on Linux), not from EOF on the
 pipe, which a process the child forked may hold open: a killed child is a crash at once, never a
@@ -145,6 +146,8 @@ def _unloadable(e: BaseException | None) -> str:
 def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...], parent: int,
            what: str) -> None:
     _die_with(parent)
+    with contextlib.suppress(OSError, AttributeError):  # a group of its own, for :func:`_kill_group`
+        os.setpgid(0, 0)
     try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
         import faulthandler
 
@@ -283,6 +286,20 @@ def _ready(conn: Any, proc: Any, timeout: float | None) -> bool:
             os.close(pidfd)
 
 
+def _kill_group(pid: int) -> None:
+    """SIGKILL what is left of the ended child ``pid``'s process group (its own, set in :func:`_child`):
+    a child killed by a signal kills nothing below it, and the processes it forked, orphans now, are in
+    that group unless they left it. Only while ``pid`` is an unreaped zombie (``waitid`` with
+    ``WNOWAIT``): once reaped, its number may belong to another process's group."""
+    try:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            return  # still running: not a crash to clean up after
+    except (AttributeError, OSError):  # reaped already (ChildProcessError), or no waitid here
+        return
+    with contextlib.suppress(OSError):
+        os.killpg(pid, signal.SIGKILL)
+
+
 def _exit_code(proc: Any) -> int | None:
     """The ended child's exit status (``exitcode`` reaps it; ``join`` would wait on its sentinel, which
     a process it forked may hold open), waiting up to 5 s when it has not ended yet."""
@@ -402,10 +419,12 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
         if not _ready(parent, proc, seconds):
             return Limited("timeout", detail=f"no result within {seconds:.3g} s")
         if not parent.poll(0):  # the child ended, nothing in the pipe (and no EOF: a process it forked holds it)
+            _kill_group(proc.pid)
             return Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(errfile))
         try:
             status, value, detail = parent.recv()
         except (EOFError, OSError):
+            _kill_group(proc.pid)
             return Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(errfile))
         except Exception as e:  # a value that does not unpickle here
             return Limited("crashed", detail=f"the result of the process running {what} could not be read back "
