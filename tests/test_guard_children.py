@@ -14,6 +14,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from processes import assert_gone
 
 import symverify as sv
@@ -81,7 +83,7 @@ def test_a_timeout_beyond_any_wait_is_no_limit(timeout):
     assert run_limited(_one, (), memory=1 << 30, timeout=timeout) == guard.Limited("ok", 1)
 
 
-@pytest.mark.parametrize("timeout", [0, 0.0, -1, -math.inf])
+@pytest.mark.parametrize("timeout", [0, 0.0, -1, -math.inf, pytest.param(-(10**400), id="-10**400")])
 def test_no_time_left_starts_no_child(monkeypatch, timeout):
     monkeypatch.setattr(guard, "_start", lambda proc: pytest.fail("a child was started"))
     out = run_limited(_one, (), memory=1 << 30, timeout=timeout)
@@ -248,3 +250,23 @@ def test_limits_as_numpy_numbers_or_fractions_are_read_by_their_value():
 
     assert run_limited(_one, (), memory=np.int64(1 << 30), timeout=np.float32(60)) == guard.Limited("ok", 1)
     assert run_limited(_one, (), memory=1 << 30, timeout=Fraction(120, 2)) == guard.Limited("ok", 1)
+
+
+@given(st.one_of(st.floats(allow_nan=False), st.integers(min_value=-(10**500), max_value=10**500)))
+def test_every_number_of_seconds_but_nan_is_a_timeout(timeout):
+    """The timeout, as :func:`run_limited` reads it: a float, ``inf`` for an int beyond a float."""
+    seconds = guard._seconds(timeout)
+    try:
+        expected = float(timeout)
+    except OverflowError:  # -10**400 s is no time, not no limit
+        expected = math.inf if timeout > 0 else -math.inf
+    assert isinstance(seconds, float) and seconds == expected
+
+
+@given(st.integers(min_value=-(10**30), max_value=10**30))
+def test_a_memory_limit_is_an_int_of_at_least_zero(memory):
+    if memory >= 0:
+        assert guard._bytes(memory) == memory
+    else:
+        with pytest.raises(UsageError, match=r"^limited child memory: expected an int ≥ 0 \(bytes of address space\), found int -"):
+            guard._bytes(memory)

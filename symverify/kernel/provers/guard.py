@@ -327,7 +327,7 @@ def _bytes(memory: object) -> int:
 
 
 def _seconds(timeout: object) -> float | None:
-    """``timeout`` as seconds to wait: None (no limit), a float (``inf`` for an int beyond a float's
+    """``timeout`` as seconds to wait: None (no limit), a float (``±inf`` for an int beyond a float's
     range, which no wait reaches either); NaN, a bool or anything but a number is a :class:`UsageError`."""
     if timeout is None:
         return None
@@ -336,8 +336,8 @@ def _seconds(timeout: object) -> float | None:
                          f"{timeout!r:.40}")
     try:
         t = float(timeout)
-    except OverflowError:
-        return math.inf
+    except OverflowError:  # an int beyond a float: no limit, or (below 0) no time
+        return math.inf if timeout > 0 else -math.inf  # type: ignore[operator]
     if math.isnan(t):
         raise UsageError("limited child timeout: expected None or a number of seconds, found nan")
     return t
