@@ -95,10 +95,10 @@ def test_tail_reads_only_the_end_of_a_large_log(tmp_path, monkeypatch) -> None:
 
 def test_death_messages_name_the_cause() -> None:
     """guard.py ``_death``: a child killed by another signal than SIGABRT, and one that exited with a code."""
-    assert "killed by signal 9 " in guard._death(-signal.SIGKILL, 100)
-    assert "SIGABRT" in guard._death(-signal.SIGABRT, 100)
-    msg = guard._death(3, 100)
-    assert "exited with code 3" in msg and "100 bytes" in msg
+    assert "killed by signal 9 " in guard._death(-signal.SIGKILL, 100, "the expansion")
+    assert "SIGABRT" in guard._death(-signal.SIGABRT, 100, "the expansion")
+    msg = guard._death(3, 100, "the z3 query")
+    assert msg.startswith("the process running the z3 query exited with code 3") and "100 bytes" in msg
 
 
 def _raise_unpicklable() -> None:
@@ -108,7 +108,7 @@ def _raise_unpicklable() -> None:
 def test_unpicklable_child_error_is_reported() -> None:
     """guard.py ``run_limited``: the child's exception cannot be sent back, so its repr is: the
     caller still gets an error (never a result)."""
-    with pytest.raises(RuntimeError, match=r"the expansion process failed: ValueError\(<function"):
+    with pytest.raises(RuntimeError, match=r"the process running the computation failed: ValueError\(<function"):
         guard.run_limited(_raise_unpicklable, (), memory=1 << 30, timeout=60)
 
 
@@ -261,7 +261,7 @@ def test_sat_without_a_counterexample_is_unknown(monkeypatch: pytest.MonkeyPatch
     re-checked counterexample: ``unknown``, never ``refuted`` on z3's word alone."""
     a, b = _differing()
     monkeypatch.setattr(zb, "_rational", lambda z3, v: None)
-    monkeypatch.setattr(zb, "search", lambda *args, **kw: None)
+    monkeypatch.setattr(zb, "search_or_stop", lambda *args, **kw: None)
     res = zb._solve(*pair_sides(a, b), Options(), 2)
     assert res.verdict is Verdict.UNKNOWN and res.evidence["result"] == "sat"
 

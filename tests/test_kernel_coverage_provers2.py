@@ -252,7 +252,7 @@ def test_exact_difference_with_an_unaffordable_point_is_unknown(monkeypatch) -> 
     the point affordable, the same difference is ``refuted`` at the expansion's point."""
     from symverify.kernel.provers import exact
 
-    monkeypatch.setattr(exact, "search", lambda *a, **k: None)
+    monkeypatch.setattr(exact, "search_or_stop", lambda *a, **k: None)
     assert sv.verify(QUARTIC_C, SQUARE_M, method="exact").verdict is sv.Verdict.REFUTED
     monkeypatch.setattr(exact, "affordable", lambda *a, **k: False)
     rep = sv.verify(QUARTIC_C, SQUARE_M, method="exact")

@@ -108,8 +108,8 @@ def test_the_method_s_own_confirmation_is_held_to_the_timeout(monkeypatch, metho
     now runs in a child limited to the time left, and the note names it."""
     from symverify.kernel.provers import exact, randomized
 
-    monkeypatch.setattr(randomized, "search", lambda *a, **k: None)
-    monkeypatch.setattr(exact, "search", lambda *a, **k: None)
+    monkeypatch.setattr(randomized, "search_or_stop", lambda *a, **k: None)
+    monkeypatch.setattr(exact, "search_or_stop", lambda *a, **k: None)
     report = sv.verify(_scaled_squares(k, 0), _scaled_squares(k, 1), method=method, timeout=timeout)
     assert str(report.verdict) == "unknown" and report.counterexample is None, report
     assert any(f"timeout: {timeout} s {what}" in n for n in report.notes), report.notes
@@ -129,8 +129,8 @@ def test_a_search_stopped_by_the_timeout_says_so(monkeypatch, method, pair, time
         time.sleep(max(opts.remaining() or 0.0, 0.0) + 0.05)
         return None
 
-    monkeypatch.setattr(randomized, "search", stopped)
-    monkeypatch.setattr(exact, "search", stopped)
+    monkeypatch.setattr(randomized, "search_or_stop", stopped)
+    monkeypatch.setattr(exact, "search_or_stop", stopped)
     report = sv.verify(*pair(), method=method, timeout=timeout)
     assert str(report.verdict) == "unknown", report
     assert any(f"timeout: {timeout} s ran out" in n for n in report.notes), report.notes
@@ -164,9 +164,9 @@ def test_the_search_s_confirmation_is_held_to_the_timeout(monkeypatch, method):
     limited: list[tuple[str, float | None]] = []
     real = guard.run_limited
 
-    def spy(fn, args, *, memory, timeout):
+    def spy(fn, args, *, memory, timeout, what):
         limited.append((fn.__name__, timeout))
-        return real(fn, args, memory=memory, timeout=timeout)
+        return real(fn, args, memory=memory, timeout=timeout, what=what)
 
     monkeypatch.setattr(guard, "run_limited", spy)
     report = sv.verify(_scaled_squares(20, 0), _scaled_squares(20, 1), method=method, timeout=0.5)

@@ -236,11 +236,11 @@ def test_fabricated_counterexample_raises_prover_error(monkeypatch):
     from symverify.kernel.provers.outcome import Counterexample
 
     fake = Counterexample(((1, 0), (0, 0), (0, 0)), (), (0, 0), 1, 2, None, "broken prover")
-    monkeypatch.setattr(ex, "search", lambda *a, **k: fake)
+    monkeypatch.setattr(ex, "search_or_stop", lambda *a, **k: fake)
     with pytest.raises(ProverError, match="re-check failed"):
         verify(SQUARE_C, QUARTIC_M, method="exact")
     wrong_values = replace(fake, inputs=((2, 0), (0, 0), (0, 0)), lhs_value=4, rhs_value=17)
-    monkeypatch.setattr(ex, "search", lambda *a, **k: wrong_values)
+    monkeypatch.setattr(ex, "search_or_stop", lambda *a, **k: wrong_values)
     with pytest.raises(ProverError, match="claimed entry"):
         verify(SQUARE_C, QUARTIC_M, method="exact")
 

@@ -232,7 +232,7 @@ def test_exact_expansion_returns_a_point_where_the_difference_is_nonzero(backend
     u, ps = out.point
     assert abs(u[0][0]) >= 2  # x0² − x0⁴ vanishes on {−1, 0, 1}
     assert confirm(a, b, [list(r) for r in u], dict(ps), "test") is not None
-    monkeypatch.setattr(exact, "search", lambda *args, **kw: None)  # the point alone must do
+    monkeypatch.setattr(exact, "search_or_stop", lambda *args, **kw: None)  # the point alone must do
     report = verify(SQUARE_C, QUARTIC_M, method="exact", backend=backend)
     assert report.refuted and report.counterexample.found_by.startswith("exact")
 

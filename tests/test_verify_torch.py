@@ -157,7 +157,7 @@ def test_mutants_are_refuted_on_torch_with_separating_counterexamples(mutation):
 
 
 def test_lifted_torch_point_is_the_counterexample_when_the_search_finds_none(monkeypatch):
-    monkeypatch.setattr(rz, "search", lambda *a, **k: None)
+    monkeypatch.setattr(rz, "search_or_stop", lambda *a, **k: None)
     _, _, a, b = MUTATIONS[1]
     rep = verify(a, b, method="randomized", backend="torch")
     cex = rep.counterexample

@@ -25,7 +25,7 @@ from symverify.deadline import DeadlineExceededError
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.compositional import check_certificate
-from symverify.kernel.provers.counterexample import search
+from symverify.kernel.provers.counterexample import search_or_stop, stopped_note
 from symverify.kernel.provers.exact import IN_PROCESS_BITS, bits_text
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.options import Options
@@ -115,7 +115,7 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
         # the stages the plan isolates get their own child there too (run_limited starts one from a
         # daemonic process): the same stages isolated, and the same outcome, as with a scheduler
         lim = run_limited(_check_all, (args, kwargs), memory=opts.memory(),
-                          timeout=None if remaining is None else max(remaining, 0.0))
+                          timeout=None if remaining is None else max(remaining, 0.0), what="the certificate check")
         if lim.status != "ok":
             return outcome.unknown("compositional", {"peak_height_bits": bits_text(peak_height_bits), "ran": "subprocess"},
                                    notes=(f"certificate check stopped ({lim.status}): {lim.detail}",),
@@ -156,7 +156,10 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
         deg = degree() if callable(degree) else degree
     except DeadlineExceededError:
         return unknown(late)
-    cex = search(lhs, rhs, opts, found_by="compositional (search after a failed stage)", degree=deg, stage=failure)
+    try:
+        cex = search_or_stop(lhs, rhs, opts, found_by="compositional (search after a failed stage)", degree=deg, stage=failure)
+    except DeadlineExceededError as e:  # the timeout, or a confirmation child's memory limit or crash
+        return unknown(stopped_note(opts, e, "while a counterexample was searched for"))
     if cex is not None:
         return outcome.refuted("compositional", ev, cex, timings={"stages": secs})
     return unknown(late if opts.expired() else "no counterexample was found")

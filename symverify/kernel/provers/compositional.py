@@ -738,7 +738,8 @@ class StageRun:
                 PolyRing(0, (), self.backend)  # import the engine here: a missing one raises here, not in the child
                 remaining = None if check is None else max(check.remaining(), 0.0)
                 lim = run_limited(_stage_in_child, (circuit, model, k, b0, b1, last, self.backend, params, deadline,
-                                                    max_monomials), memory=self.memory, timeout=remaining)
+                                                    max_monomials), memory=self.memory, timeout=remaining,
+                                  what=f"the check of stage {k}")
                 if lim.status == "timeout":
                     return StageOutcome(k, width, estimate, True, stopped="timeout", note="timeout")
                 if lim.status != "ok":

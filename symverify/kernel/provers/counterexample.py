@@ -9,7 +9,10 @@ difference, the prover is wrong and :class:`ProverError` is raised (docs/theory.
 
 :func:`search` honours ``opts.deadline`` inside every evaluation (screening and exact
 confirmation poll ``opts.checker()``, and a confirmation whose values may exceed :data:`GUARD_BITS`
-bits runs in a child limited to the time left): past the deadline it returns None within milliseconds.
+bits runs in a child limited to the time left): past the deadline it returns None within milliseconds;
+:func:`search_or_stop`, which the methods call, raises :class:`DeadlineExceededError` instead, so a
+stop (the timeout, a confirmation child's memory limit or crash) is named in their notes
+(:func:`stopped_note`), never taken for a search that found nothing.
 :func:`recheck`, the soundness check of a reported counterexample, is held to the deadline when
 given the options and its values may exceed :data:`GUARD_BITS` bits (a product of Fractions of a few
 million bits takes Python's gcd seconds to a minute, and no deadline check interrupts it): it then
@@ -35,7 +38,7 @@ from symverify.kernel.provers.outcome import Counterexample
 from symverify.kernel.provers.sides import Side
 from symverify.kernel.semantics.rings import FractionRing
 
-__all__ = ["search", "confirm", "confirm_in_time", "stopped_note", "recheck", "exact_outputs", "first_difference", "affordable",
+__all__ = ["search", "search_or_stop", "confirm", "confirm_in_time", "stopped_note", "recheck", "exact_outputs", "first_difference", "affordable",
            "value_bits", "M61", "MAX_CONFIRM_BITS", "GUARD_BITS"]
 
 M61 = (1 << 61) - 1
@@ -95,7 +98,8 @@ def confirm_in_time(lhs: Side, rhs: Side, inputs: Sequence[Sequence[Fraction | i
     past the deadline :class:`DeadlineExceededError` (the method answers ``unknown``,
     :func:`stopped_note`); smaller values are confirmed here, polling ``check`` if given."""
     if opts.deadline is not None and bits > GUARD_BITS:
-        return _in_child(opts, confirm, lhs, rhs, inputs, params, found_by, stage)  # type: ignore[no-any-return]
+        return _in_child(opts, "the exact confirmation of a counterexample", confirm,  # type: ignore[no-any-return]
+                         lhs, rhs, inputs, params, found_by, stage)
     return confirm(lhs, rhs, inputs, params, found_by, stage, check)
 
 
@@ -111,8 +115,8 @@ def stopped_note(opts: Options, e: DeadlineExceededError, what: str) -> str:
     return f"timeout: {opts.timeout} s ran out {what}" + (f" ({detail})" if kind == "timeout" else "")
 
 
-def _in_child(opts: Options, fn: Any, *args: Any) -> Any:
-    """``fn(*args)`` in a child limited to the time left and ``opts.memory()``
+def _in_child(opts: Options, what: str, fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` (doing ``what``, named in the child's messages) in a child limited to the time left and ``opts.memory()``
     (:func:`~symverify.kernel.provers.guard.run_limited`; its exceptions are raised here); no time left,
     the timeout, or the child running out of memory or crashing: :class:`DeadlineExceededError` whose
     detail starts with the child's status (``timeout: …``, ``memory: …``, ``crashed: …``)."""
@@ -121,7 +125,7 @@ def _in_child(opts: Options, fn: Any, *args: Any) -> Any:
     left = opts.remaining()
     if left is None or left <= 0:
         raise DeadlineExceededError()
-    lim = run_limited(fn, args, memory=opts.memory(), timeout=left)
+    lim = run_limited(fn, args, memory=opts.memory(), timeout=left, what=what)
     if lim.status != "ok":
         raise DeadlineExceededError(f"{lim.status}: {lim.detail}")
     return lim.value
@@ -191,7 +195,7 @@ def recheck(lhs: Side, rhs: Side, cex: Counterexample, opts: Options | None = No
     as a number: each is a :class:`ProverError`, never a re-check that passes."""
     _check_form(lhs, rhs, cex)
     if opts is not None and opts.deadline is not None and bits > GUARD_BITS:
-        _in_child(opts, _reproduce, lhs, rhs, cex, False)  # raises unless reproduced; no values sent back
+        _in_child(opts, "the exact re-check of a counterexample", _reproduce, lhs, rhs, cex, False)  # raises unless reproduced
         return cex
     return _reproduce(lhs, rhs, cex, True)  # type: ignore[return-value]
 
@@ -265,12 +269,24 @@ def search(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 
     exactly, when :func:`affordable` with ``sizes`` (``(peak height bits, peak degree)`` of
     :class:`~symverify.kernel.provers.bounds.Bounds`; computed here, once, when not given) says it is cheap. Every evaluation polls ``opts.deadline``: once it has passed the search returns None
     (within milliseconds, one ring operation excepted; a confirmation past :data:`GUARD_BITS` bits runs
-    in a child limited to the time left, :func:`confirm_in_time`).
+    in a child limited to the time left, :func:`confirm_in_time`). A method reports why a search
+    stopped: it calls :func:`search_or_stop`.
     """
     try:
-        return _search(lhs, rhs, opts, found_by, degree, stage, count, batch, sizes)
+        return search_or_stop(lhs, rhs, opts, found_by=found_by, degree=degree, stage=stage, count=count,
+                              batch=batch, sizes=sizes)
     except DeadlineExceededError:
         return None
+
+
+def search_or_stop(lhs: Side, rhs: Side, opts: Options, *, found_by: str, degree: int = 1, stage: str | None = None,
+                   count: int = 60, batch: int = 16, sizes: tuple[int, int] | None = None) -> Counterexample | None:
+    """:func:`search`, telling a stop from "nothing found": None only when every candidate was
+    screened (or too large to confirm) and none separates the sides; when the deadline passed, or a
+    confirmation child (:func:`confirm_in_time`) reached its memory limit or crashed,
+    :class:`DeadlineExceededError` whose detail says which, for :func:`stopped_note` to name in the
+    method's notes (a memory stop was reported as a search that found nothing)."""
+    return _search(lhs, rhs, opts, found_by, degree, stage, count, batch, sizes)
 
 
 def _search(lhs: Side, rhs: Side, opts: Options, found_by: str, degree: int, stage: str | None, count: int,
@@ -280,7 +296,7 @@ def _search(lhs: Side, rhs: Side, opts: Options, found_by: str, degree: int, sta
     pts = _candidates(lhs, names, opts.seed, degree, count)
     for start in itertools.count(0, batch):
         if start and opts.expired():
-            return None
+            raise DeadlineExceededError()
         chunk = list(itertools.islice(pts, batch))
         if not chunk:
             break

@@ -21,7 +21,13 @@ from typing import Any, ClassVar
 from symverify.ir.bigint import show_int
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.bounds import Bounds, structure_bounds
-from symverify.kernel.provers.counterexample import affordable, confirm_in_time, search, stopped_note, value_bits
+from symverify.kernel.provers.counterexample import (
+    affordable,
+    confirm_in_time,
+    search_or_stop,
+    stopped_note,
+    value_bits,
+)
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.options import DeadlineExceededError, Options
 from symverify.kernel.provers.outcome import MethodResult, Verdict
@@ -214,7 +220,8 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
     args = (lhs, rhs, opts.backend, opts.max_monomials, opts.deadline, opts.seed)
     if isolate:
         remaining = opts.remaining()
-        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0))
+        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0),
+                          what="the expansion")
         if lim.status != "ok":
             return outcome.unknown(method, {"peak_monomials_estimate": est, "memory_limit": opts.memory(), "ran": "subprocess"},
                                 notes=(f"expansion stopped ({lim.status}): {lim.detail}",))
@@ -231,11 +238,17 @@ def run_exact(lhs: Side, rhs: Side, opts: Options, bounds: Bounds | None = None)
                             timings={"expand": out.seconds})
     ev["first_difference"] = list(out.cell or ())
     ev["difference"] = out.difference
-    cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree, sizes=sizes(bounds))
     note = "the polynomials differ, but no counterexample small enough to re-check by exact evaluation was found"
-    if cex is None and opts.expired():  # the search may have stopped at the deadline
-        note = (f"the polynomials differ, but timeout: {opts.timeout} s ran out while searching for a counterexample "
-                "small enough to re-check by exact evaluation")
+    stop: DeadlineExceededError | None = None
+    try:
+        cex = search_or_stop(lhs, rhs, opts, found_by=method, degree=bounds.degree, sizes=sizes(bounds))
+    except DeadlineExceededError as e:  # the timeout, or a confirmation child's memory limit or crash
+        cex, stop = None, e
+    if cex is None and stop is None and opts.expired():  # a search that returned at the deadline
+        stop = DeadlineExceededError()
+    if stop is not None:
+        note = "the polynomials differ, but " + stopped_note(
+            opts, stop, "while searching for a counterexample small enough to re-check by exact evaluation")
     if cex is None and out.point is not None:  # a point where the differing entry is certainly nonzero
         u, ps = out.point
         pdict = {k: Fraction(v) for k, v in ps}

@@ -157,7 +157,8 @@ def _compare_exactly(circuit: Circuit, model: Model, opts: Options) -> tuple[boo
     args = (lhs, rhs, opts.backend, opts.max_monomials, opts.deadline, 0)
     if bounds.peak_monomials > IN_PROCESS_MONOMIALS or bounds.peak_height_bits > IN_PROCESS_BITS:
         remaining = opts.remaining()
-        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0))
+        lim = run_limited(expand_compare, args, memory=opts.memory(), timeout=None if remaining is None else max(remaining, 0.0),
+                          what="the expansion of the fragment")
         if lim.status != "ok":
             return None, (f"exact: expansion stopped ({lim.status}) in a process limited to {opts.memory()} bytes "
                           f"(certified estimate {bounds.peak_monomials} monomials, {bits_text(bounds.peak_height_bits)} bits): {lim.detail}")

@@ -11,15 +11,24 @@ parent's budget (the pair stays within one ``memory``), and a ``ulimit -v`` is k
 No process started below the child outlives it (Linux): the child dies with the thread that started
 it (``PR_SET_PDEATHSIG``), reaps its orphans (``PR_SET_CHILD_SUBREAPER``, so a process that left its
 session or double-forked stays below it), and when it ends, by its result, its timeout or a crash,
-every process below it is stopped and killed (read from ``/proc``). One gap is left: when the
-process that called :func:`run_limited` is itself killed, the child dies, but orphans of the child
-pass to init. Elsewhere only the child itself is killed.
+every process below it is stopped and killed (read from ``/proc``); when the child is killed by a
+signal, what is left of its process group (its own) is killed. One gap is left: when the process that
+called :func:`run_limited` is itself killed, the child dies, but its orphans pass to init, as do those
+of a child killed by a signal that left its process group (``setsid``). Elsewhere only the child
+itself is killed.
+
+The caller learns of the child's end from the child itself (a pidfd on Linux), not from EOF on the
+pipe, which a process the child forked may hold open: a killed child is a crash at once, never a
+wait for the whole timeout. Only the child answers: a copy of it that ``fn`` forked and that returns
+from ``fn`` exits without sending anything.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing as mp
+import numbers
 import os
 import signal
 import tempfile
@@ -28,6 +37,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from symverify.errors import UsageError
 
 __all__ = ["Limited", "run_limited"]
 
@@ -132,8 +143,11 @@ def _unloadable(e: BaseException | None) -> str:
     return ""
 
 
-def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...], parent: int) -> None:
+def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...], parent: int,
+           what: str) -> None:
     _die_with(parent)
+    with contextlib.suppress(OSError, AttributeError):  # a group of its own, for :func:`_kill_group`
+        os.setpgid(0, 0)
     try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
         import faulthandler
 
@@ -147,31 +161,58 @@ def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: t
     _reap_orphans()
     try:
         import resource
-
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        limit = _vm_size() + memory
-        for cap in (soft, hard):  # never above a limit this process already has: a limited child's child
-            if cap != resource.RLIM_INFINITY:  # gets what is left of that child's budget, not a whole budget again
-                limit = min(limit, cap)
-        if limit < _MAX_RLIMIT:  # a larger limit (memory_limit=2**200) is no limit
-            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (ImportError, ValueError, OSError):
-        pass
+    except ImportError:  # no address-space limits here (not Unix): run unlimited, as documented
+        resource = None  # type: ignore[assignment]
+    if resource is not None:
+        try:
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            limit = _vm_size() + memory
+            for cap in (soft, hard):  # never above a limit this process already has: a limited child's child
+                if cap != resource.RLIM_INFINITY:  # gets what is left of that child's budget, not a whole budget again
+                    limit = min(limit, cap)
+            if limit < _MAX_RLIMIT:  # a larger limit (memory_limit=2**200) is no limit
+                resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        except (ValueError, OSError) as e:  # it ran without the limit, unnoticed
+            conn.send(("crashed", None, f"the memory limit of {memory} bytes could not be set for the process running "
+                                        f"{what} ({type(e).__name__}: {e})"))
+            conn.close()
+            return
+    me = os.getpid()
     try:
-        conn.send(("ok", fn(*args), ""))
+        value = fn(*args)
+        if os.getpid() != me:  # a process fn forked (os.fork) returned from it: only the child answers
+            os._exit(0)
+        conn.send(("ok", value, ""))
     except MemoryError:
-        conn.send(("memory", None, "MemoryError in the expansion process"))
+        if os.getpid() != me:
+            os._exit(1)
+        conn.send(("memory", None, f"MemoryError in the process running {what}"))
     except BaseException as e:
+        if os.getpid() != me:
+            os._exit(1)
         if _unloadable(e):
             conn.send(("memory", None, f"a library could not be loaded within the memory limit ({_unloadable(e)})"))
             return
-        try:
-            conn.send(("error", e, repr(e)))
-        except Exception:
-            conn.send(("error", None, repr(e)))
+        if isinstance(e, (SystemExit, KeyboardInterrupt)):  # the child's end, not an error to raise in the caller
+            conn.send(("crashed", None, f"the process running {what} ended by {type(e).__name__}"
+                                        + (f" ({e})" if str(e) else "")))
+            return
+        conn.send(("error", e if _transferable(e) else None, repr(e)))
     finally:
         conn.close()
         _kill_below(os.getpid())  # what fn started goes with it, even a process that left its session
+
+
+def _transferable(e: BaseException) -> bool:
+    """Whether ``e`` can be pickled here and unpickled in the parent (an exception whose ``__init__``
+    takes other arguments than its ``args`` pickles, then raises TypeError in the parent's ``recv``)."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(e))
+    except Exception:
+        return False
+    return True
 
 
 _TAIL_BYTES = 1 << 16
@@ -195,31 +236,111 @@ def _tail(path: str) -> str:
     return f": {last if len(last) <= 200 else '…' + last[-199:]}" if lines else ""
 
 
-def _death(code: int | None, memory: int) -> str:
+def _death(code: int | None, memory: int, what: str) -> str:
+    """Why the child running ``what`` (a noun phrase: "the expansion", "the z3 query", ...) ended
+    without a result: ``code`` is its exit status (``-N``: killed by signal ``N``)."""
+    who = f"the process running {what}"
     if code == -signal.SIGABRT:
-        return f"the expansion process aborted (SIGABRT; FLINT aborts when it cannot allocate within the limit of {memory} bytes)"
+        return f"{who} aborted (SIGABRT; FLINT aborts when it cannot allocate within the limit of {memory} bytes)"
     if code is not None and code < 0:
-        return f"the expansion process was killed by signal {-code} (memory limit {memory} bytes)"
-    return f"the expansion process exited with code {code} before sending a result (memory limit {memory} bytes)"
+        return f"{who} was killed by signal {-code} (memory limit {memory} bytes)"
+    return f"{who} exited with code {code} before sending a result (memory limit {memory} bytes)"
 
 
 _SLICE = 86_400.0
 """The longest single wait (one day): ``poll(2)`` takes at most ``2^31 − 1`` ms, about 24.8 days."""
 
 
-def _ready(conn: Any, timeout: float | None) -> bool:
-    """Whether ``conn`` has a result (or hit EOF) within ``timeout`` seconds (None: no limit),
-    waiting in slices of at most :data:`_SLICE` so that any finite timeout, even ``1e300`` s, can be
-    waited for (one ``poll`` of more than ~24.8 days raises ``OverflowError``)."""
+_LIVENESS = 1.0
+"""Where Linux's ``pidfd_open`` is missing, how often (seconds) :func:`_ready` asks whether the child still lives."""
+
+
+def _ready(conn: Any, proc: Any, timeout: float | None) -> bool:
+    """Whether ``conn`` has a result (or hit EOF), or the child ``proc`` ended, within ``timeout``
+    seconds (None: no limit), waiting in slices of at most :data:`_SLICE` so that any finite timeout,
+    even ``1e300`` s, can be waited for (one ``poll`` of more than ~24.8 days raises ``OverflowError``).
+
+    The child's end counts because EOF may never come: a process the child forked holds the pipe's
+    write end (and ``proc.sentinel``'s) as long as it lives, so a child killed by a signal left the
+    caller waiting for its whole timeout, or for ever. The end is read from a pidfd (Linux ≥ 5.3),
+    else asked every :data:`_LIVENESS` seconds."""
+    from multiprocessing.connection import wait
+
+    try:
+        pidfd: int | None = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    step = _SLICE if pidfd is not None else _LIVENESS
+    end = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+    try:
+        while True:
+            left = step if end is None else end - time.monotonic()
+            if wait([conn] if pidfd is None else [conn, pidfd], min(max(left, 0.0), step)):
+                return True
+            if not proc.is_alive():
+                return True
+            if end is not None and left <= step:
+                return False
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL what is left of the ended child ``pid``'s process group (its own, set in :func:`_child`):
+    a child killed by a signal kills nothing below it, and the processes it forked, orphans now, are in
+    that group unless they left it. Only while ``pid`` is an unreaped zombie (``waitid`` with
+    ``WNOWAIT``): once reaped, its number may belong to another process's group."""
+    try:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            return  # still running: not a crash to clean up after
+    except (AttributeError, OSError):  # reaped already (ChildProcessError), or no waitid here
+        return
+    with contextlib.suppress(OSError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _exit_code(proc: Any) -> int | None:
+    """The ended child's exit status (``exitcode`` reaps it; ``join`` would wait on its sentinel, which
+    a process it forked may hold open), waiting up to 5 s when it has not ended yet."""
+    code = proc.exitcode
+    if code is None:
+        proc.join(5)
+        code = proc.exitcode
+    return code  # type: ignore[no-any-return]
+
+
+def _bytes(memory: object) -> int:
+    """``memory`` as a plain int ≥ 0 (a numpy integer is read by its value); a bool, a float, a
+    negative or anything else is a :class:`UsageError` (``setrlimit`` refused it in the child, or a
+    limit a little below 0 left the child almost no address space)."""
+    import operator
+
+    try:
+        value = None if isinstance(memory, bool) else operator.index(memory)  # type: ignore[arg-type]
+    except TypeError:
+        value = None
+    if value is None or value < 0:
+        raise UsageError(f"limited child memory: expected an int ≥ 0 (bytes of address space), found "
+                         f"{type(memory).__name__} {memory!r:.40}")
+    return int(value)
+
+
+def _seconds(timeout: object) -> float | None:
+    """``timeout`` as seconds to wait: None (no limit), a float (``±inf`` for an int beyond a float's
+    range, which no wait reaches either); NaN, a bool or anything but a number is a :class:`UsageError`."""
     if timeout is None:
-        return bool(conn.poll(None))
-    end = time.monotonic() + max(timeout, 0.0)
-    while True:
-        left = end - time.monotonic()
-        if conn.poll(min(max(left, 0.0), _SLICE)):
-            return True
-        if left <= _SLICE:
-            return False
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):  # int, float, Fraction, numpy
+        raise UsageError(f"limited child timeout: expected None or a number of seconds, found {type(timeout).__name__} "
+                         f"{timeout!r:.40}")
+    try:
+        t = float(timeout)
+    except OverflowError:  # an int beyond a float: no limit, or (below 0) no time
+        return math.inf if timeout > 0 else -math.inf  # type: ignore[operator]
+    if math.isnan(t):
+        raise UsageError("limited child timeout: expected None or a number of seconds, found nan")
+    return t
 
 
 _STARTING = threading.Lock()
@@ -265,40 +386,63 @@ def _context() -> Any:
     return mp.get_context("fork" if "fork" in methods else "spawn")
 
 
-def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, timeout: float | None) -> Limited:
+def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, timeout: float | None,
+                what: str = "the computation") -> Limited:
     """``fn(*args)`` in a child limited to ``memory`` extra bytes of address space and ``timeout`` s.
 
+    ``what`` names what the child does ("the expansion", "the exact re-check of a counterexample",
+    ...): the messages of a child that dies or fails say "the process running <what>".
+
     An exception raised by ``fn`` in the child is re-raised here (so malformed input still
-    raises); running out of memory, being killed or aborting, and the timeout are reported.
+    raises; one that would not unpickle here is a RuntimeError quoting its repr; ``SystemExit`` and
+    ``KeyboardInterrupt`` in the child end it, a crash, not the caller); running out of
+    memory, being killed or aborting, a limit that could not be set, and the timeout are reported.
+
+    ``memory`` is an int ≥ 0 (a limit beyond 2^63 bytes is none); ``timeout`` None (no limit) or a
+    number of seconds: ``inf``, or an int beyond a float's range, is no limit, ``≤ 0`` is a
+    ``timeout`` at once without a child started; NaN, a bool, another type, or a memory that is no
+    such int, is a :class:`~symverify.errors.UsageError`.
     """
+    seconds = _seconds(timeout)
+    memory = _bytes(memory)
+    if seconds is not None and seconds <= 0:  # no time left: no child to start
+        return Limited("timeout", detail=f"no time left (a timeout of {seconds:.3g} s)")
     ctx = _context()
     parent, child = ctx.Pipe(duplex=False)
     fd, errfile = tempfile.mkstemp(prefix="symverify-guard-", suffix=".log")
     os.close(fd)
-    proc = ctx.Process(target=_child, args=(child, memory, errfile, fn, args, os.getpid()), daemon=True)
-    _start(proc)
-    child.close()
+    proc = ctx.Process(target=_child, args=(child, memory, errfile, fn, args, os.getpid(), what),
+                       daemon=True)
     try:
-        ready = _ready(parent, timeout)
-        if not ready:
-            return Limited("timeout", detail=f"no result within {timeout:.3g} s" if timeout is not None else "no result")
+        _start(proc)
+        child.close()
+        if not _ready(parent, proc, seconds):
+            return Limited("timeout", detail=f"no result within {seconds:.3g} s")
+        if not parent.poll(0):  # the child ended, nothing in the pipe (and no EOF: a process it forked holds it)
+            _kill_group(proc.pid)
+            return Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(errfile))
         try:
             status, value, detail = parent.recv()
         except (EOFError, OSError):
-            proc.join(5)
-            return Limited("crashed", detail=_death(proc.exitcode, memory) + _tail(errfile))
+            _kill_group(proc.pid)
+            return Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(errfile))
+        except Exception as e:  # a value that does not unpickle here
+            return Limited("crashed", detail=f"the result of the process running {what} could not be read back "
+                                             f"({type(e).__name__}: {e})")
     finally:
-        if proc.is_alive():
-            with contextlib.suppress(OSError):
-                os.kill(proc.pid, signal.SIGSTOP)  # it starts nothing more while its tree is killed
-            _kill_below(proc.pid)
-            proc.kill()
-        proc.join(5)
+        if proc.pid is not None:  # started (a KeyboardInterrupt may come before)
+            if proc.is_alive():
+                with contextlib.suppress(OSError):
+                    os.kill(proc.pid, signal.SIGSTOP)  # it starts nothing more while its tree is killed
+                _kill_below(proc.pid)
+                proc.kill()
+            proc.join(5)
+        child.close()
         parent.close()
         with contextlib.suppress(OSError):
             os.unlink(errfile)
     if status == "error":
         if isinstance(value, BaseException):
             raise value
-        raise RuntimeError(f"the expansion process failed: {detail}")
+        raise RuntimeError(f"the process running {what} failed: {detail}")
     return Limited(status, value, detail)

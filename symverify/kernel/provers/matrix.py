@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Union
 
+from symverify.deadline import DeadlineExceededError
 from symverify.errors import IRError, ShapeError, UsageError
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.circuit import Circuit
@@ -30,10 +32,16 @@ from symverify.kernel.kaleidoscope.circuits import circuit_matrix
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.kaleidoscope.matrix import SparseMatrix, check_permutation
 from symverify.kernel.provers import outcome
-from symverify.kernel.provers.counterexample import confirm, search
+from symverify.kernel.provers.counterexample import (
+    MAX_CONFIRM_BITS,
+    confirm_in_time,
+    search_or_stop,
+    stopped_note,
+    value_bits,
+)
 from symverify.kernel.provers.fingerprint import check_plain
 from symverify.kernel.provers.options import Options
-from symverify.kernel.provers.outcome import MethodResult, Verdict, seal_outcome
+from symverify.kernel.provers.outcome import Counterexample, MethodResult, Verdict, seal_outcome
 from symverify.kernel.provers.sides import CircuitSide, KaleidoscopeSide, Side
 
 __all__ = ["KaleidoscopeCheck", "verify_matrix", "verify_circuit", "verify_permutation", "prove_kaleidoscope_circuit"]
@@ -181,7 +189,15 @@ def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult 
     (:func:`verify_circuit`). ``proved`` when they are equal; ``refuted`` with a counterexample
     re-checked by exact evaluation; None when the pair is not a kaleidoscope and a linear circuit,
     or when the matrices differ but no counterexample was found (the entries differ as
-    polynomials in the weights: the generic methods look for a point)."""
+    polynomials in the weights: the generic methods look for a point).
+
+    The counterexample is searched for and confirmed as every method's is: values past
+    :data:`~symverify.kernel.provers.counterexample.GUARD_BITS` bits under a timeout in a child
+    limited to the time left and ``opts.memory()``
+    (:func:`~symverify.kernel.provers.counterexample.confirm_in_time`), a point whose values may
+    exceed :data:`~symverify.kernel.provers.counterexample.MAX_CONFIRM_BITS` bits not at all. When
+    the timeout, or that child's memory limit or crash, stopped them: ``unknown``, with a note
+    naming the stop."""
     match a, b:
         case (KaleidoscopeSide() as k, CircuitSide() as c) | (CircuitSide() as c, KaleidoscopeSide() as k):
             if not c.obj.is_linear():
@@ -192,11 +208,44 @@ def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult 
     ev = {"n": check.n, "size": check.size, "width": check.width, "compared": "exact n×n matrices"}
     if check.proved:
         return outcome.proved("exact-matrix", ev)
-    cex = search(a, b, opts, found_by="exact-matrix")
-    if cex is None and check.first_difference is not None:  # column j differs: the unit input e_j may separate
-        j = check.first_difference[1]
-        u = [[1 if i * a.d + col == j else 0 for col in range(a.d)] for i in range(a.n)]
-        cex = confirm(a, b, u, {name: 0 for name in a.params() | b.params()}, found_by="exact-matrix")
+    if check.first_difference is not None:  # str() of an int of 70 000 bits raises ValueError
+        i, j, got, want = check.first_difference
+        ev["first_difference"] = f"({i}, {j}, {show_scalar(got)}, {show_scalar(want)})"
+    try:
+        cex = _counterexample(a, b, opts, check.first_difference)
+    except DeadlineExceededError as e:  # the timeout, or a confirmation child's memory limit or crash
+        return outcome.unknown("exact-matrix", ev, notes=(
+            "the exact matrices differ, but " + stopped_note(opts, e, "before a counterexample was found and confirmed by "
+                                                              "exact evaluation"),))
     if cex is None:
         return None
-    return outcome.refuted("exact-matrix", {**ev, "first_difference": str(check.first_difference)}, cex)
+    return outcome.refuted("exact-matrix", ev, cex)
+
+
+def _counterexample(a: Side, b: Side, opts: Options, diff: Difference | None) -> Counterexample | None:
+    """A counterexample for sides whose exact matrices differ (first in ``diff``): the small-integer
+    search, else the unit input ``e_j`` of the first differing column ``j`` (parameters 0), confirmed
+    by :func:`~symverify.kernel.provers.counterexample.confirm_in_time` when its values stay within
+    ``MAX_CONFIRM_BITS``; :class:`DeadlineExceededError` when a stop (the timeout, a confirmation
+    child's memory limit or crash) ended both before one was found."""
+    from symverify.kernel.provers.bounds import structure_bounds
+
+    check = opts.checker()
+    bounds = structure_bounds(a, b, deadline=check)
+    degree = max(1, bounds.peak_degree)
+    stop: DeadlineExceededError | None = None
+    try:
+        cex = search_or_stop(a, b, opts, found_by="exact-matrix",
+                             sizes=(bounds.peak_height_bits, bounds.peak_degree))
+    except DeadlineExceededError as e:
+        cex, stop = None, e
+    if cex is None and diff is not None:  # column j differs: the unit input e_j may separate
+        j = diff[1]
+        u = [[1 if i * a.d + col == j else 0 for col in range(a.d)] for i in range(a.n)]
+        ps: dict[str, Fraction | int] = {name: 0 for name in a.params() | b.params()}
+        bits = value_bits(u, ps, degree, bounds.peak_height_bits)
+        if bits <= MAX_CONFIRM_BITS:
+            cex = confirm_in_time(a, b, u, ps, "exact-matrix", opts, bits, check=check)
+    if cex is None and stop is not None:
+        raise stop
+    return cex

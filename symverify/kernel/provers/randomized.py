@@ -71,7 +71,13 @@ from symverify.kernel.primes import MAX_PRIME_BITS, is_prime, passes_screen, scr
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.bounds import M61, Bounds, structure_bounds
 from symverify.kernel.provers.challenge import CONSTRUCTION, Stream, Transcript
-from symverify.kernel.provers.counterexample import affordable, confirm_in_time, search, stopped_note, value_bits
+from symverify.kernel.provers.counterexample import (
+    affordable,
+    confirm_in_time,
+    search_or_stop,
+    stopped_note,
+    value_bits,
+)
 from symverify.kernel.provers.fingerprint import fingerprint
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.modular import Engine, PythonEngine, TorchEngine
@@ -125,7 +131,8 @@ def random_prime(stream: Stream, avoid: int = 1, low: int = PRIME_LOW, opts: Opt
                 return c
             continue
         assert opts is not None
-        lim = run_limited(is_prime, (c,), memory=opts.memory(), timeout=max(opts.remaining() or 0.0, 0.0))
+        lim = run_limited(is_prime, (c,), memory=opts.memory(), timeout=max(opts.remaining() or 0.0, 0.0),
+                          what="the primality proof of a modulus")
         if lim.status != "ok":
             raise DeadlineExceededError(f"{lim.status}: proving a {c.bit_length()}-bit modulus prime: {lim.detail}")
         if lim.value:
@@ -440,11 +447,18 @@ def _refute(lhs: Side, rhs: Side, opts: Options, bounds: Bounds, method: str, u:
     :class:`DeadlineExceededError` when the deadline stopped the search before a counterexample small
     enough to re-check was found, or the lifted point's confirmation (held to the deadline as verify's
     re-check is: :func:`~symverify.kernel.provers.counterexample.confirm_in_time`)."""
-    cex = search(lhs, rhs, opts, found_by=method, degree=bounds.degree, sizes=(bounds.peak_height_bits, bounds.peak_degree))
+    stop: DeadlineExceededError | None = None
+    try:
+        cex = search_or_stop(lhs, rhs, opts, found_by=method, degree=bounds.degree,
+                             sizes=(bounds.peak_height_bits, bounds.peak_degree))
+    except DeadlineExceededError as e:  # the timeout, or a confirmation child's memory limit or crash
+        cex, stop = None, e
+    if cex is None and stop is None and opts.expired():  # a search that returned at the deadline
+        stop = DeadlineExceededError()
     degree = max(bounds.degree, bounds.peak_degree)
     if cex is None and not affordable(u, ps, degree, bounds.peak_height_bits):
-        if opts.expired():  # the search may have stopped at the deadline, not run out of candidates
-            raise DeadlineExceededError()
+        if stop is not None:  # the search stopped, it did not run out of candidates: say what stopped it
+            raise stop
         return None  # the caller reports unknown: no counterexample small enough to re-check exactly
     if cex is None:  # the residues differ, so the lifted integer point differs exactly
         cex = confirm_in_time(lhs, rhs, u, ps, f"{method} (lifted trial point)", opts,

@@ -4,7 +4,11 @@ Both sides are built as z3 real terms through the one interpreter (inputs and we
 are real variables). ``unsat`` means the two polynomial maps agree on all of ``R^V``, hence are
 equal as polynomials: ``proved``. ``sat`` gives a model; when its values are rational it is
 re-checked exactly and reported, otherwise the small-integer search runs (the maps differ, so a
-rational counterexample exists). ``unknown`` or a timeout is ``unknown``. Meant for small
+rational counterexample exists). The model's confirmation is held to the limits as every
+method's is (:func:`~symverify.kernel.provers.counterexample.confirm_in_time`: values past
+``GUARD_BITS`` under a timeout in a child limited to the time left and the memory limit, none past
+``MAX_CONFIRM_BITS``); a stop there or in the search is ``unknown``, with the ``sat`` and the stop
+in its note. ``unknown`` or a timeout is ``unknown``. Meant for small
 instances and cross-checks: large sides are refused by a size guard (the z3
 solver is fast only when both sides share structure).
 
@@ -26,7 +30,13 @@ from symverify.errors import BackendUnavailableError
 from symverify.ir.bigint import show_int
 from symverify.kernel.ir.scalar import Scalar, Sym
 from symverify.kernel.provers import outcome
-from symverify.kernel.provers.counterexample import confirm, search
+from symverify.kernel.provers.counterexample import (
+    MAX_CONFIRM_BITS,
+    confirm_in_time,
+    search_or_stop,
+    stopped_note,
+    value_bits,
+)
 from symverify.kernel.provers.options import DeadlineExceededError, Options
 from symverify.kernel.provers.outcome import MethodResult
 from symverify.kernel.provers.sides import Side
@@ -99,7 +109,7 @@ def run_z3(lhs: Side, rhs: Side, opts: Options, *, degree: int = 1) -> MethodRes
 
     remaining = opts.remaining()
     lim = run_limited(_solve, (lhs, rhs, opts, degree), memory=opts.memory(),
-                      timeout=None if remaining is None else max(remaining, 0.0) + _GRACE)
+                      timeout=None if remaining is None else max(remaining, 0.0) + _GRACE, what="the z3 query")
     if lim.status != "ok":
         return outcome.unknown("z3", {"ran": "subprocess", "memory_limit": opts.memory()},
                             notes=(f"z3 stopped ({lim.status}): {lim.detail}",))
@@ -147,13 +157,26 @@ def _decide(z3: Any, lhs: Side, rhs: Side, opts: Options, degree: int) -> Method
     model = solver.model()
     u = [[_rational(z3, model.eval(x, model_completion=True)) for x in row] for row in xs]
     ps = {k: _rational(z3, model.eval(v, model_completion=True)) for k, v in params.items()}
-    cex = None
-    if all(x is not None for row in u for x in row) and all(v is not None for v in ps.values()):
-        cex = confirm(lhs, rhs, u, ps, found_by="z3 model")  # type: ignore[arg-type]
+    cex, stops, sizes = None, [], None
+    try:
+        from symverify.kernel.provers.bounds import structure_bounds
+
+        bounds = structure_bounds(lhs, rhs, deadline=opts.checker())
+        sizes = (bounds.peak_height_bits, bounds.peak_degree)  # the search's too
+        if all(x is not None for row in u for x in row) and all(v is not None for v in ps.values()):
+            bits = value_bits(u, ps, max(degree, bounds.peak_degree), bounds.peak_height_bits)
+            if bits <= MAX_CONFIRM_BITS:  # held to the deadline and the memory limit as every confirmation
+                cex = confirm_in_time(lhs, rhs, u, ps, "z3 model", opts, bits, check=opts.checker())  # type: ignore[arg-type]
+    except DeadlineExceededError as e:  # the timeout, or the confirmation child's memory limit or crash
+        stops.append(stopped_note(opts, e, "while z3's model was confirmed by exact evaluation"))
     if cex is None:
-        cex = search(lhs, rhs, opts, found_by="z3 (search after an irrational model)", degree=degree)
+        try:
+            cex = search_or_stop(lhs, rhs, opts, found_by="z3 (search after an irrational model)", degree=degree,
+                                 sizes=sizes)
+        except DeadlineExceededError as e:
+            stops.append(stopped_note(opts, e, "while a counterexample was searched for"))
     if cex is None:
-        return outcome.unknown("z3", {**ev, "result": "sat"}, notes=(
-            "z3 found the sides different (sat), but no counterexample small enough to re-check exactly was found",),
-            timings={"solve": secs})
+        why = "; ".join(stops) or "no counterexample small enough to re-check exactly was found"
+        return outcome.unknown("z3", {**ev, "result": "sat"}, notes=(f"z3 found the sides different (sat), but {why}",),
+                               timings={"solve": secs})
     return outcome.refuted("z3", {**ev, "result": "sat"}, cex, timings={"solve": secs})
