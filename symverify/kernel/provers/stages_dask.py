@@ -27,7 +27,8 @@ the local cluster's too): a killed worker is survived. A run lost after that cou
 that ``stopped`` (``"crashed"``, with the reason): the verdict is ``unknown``, never ``proved``.
 **Deadline.** The deadline is sent as wall-clock time and turned back into the worker's own
 monotonic clock (so clocks that disagree shift it by their difference); the wait here stops at
-the deadline too.
+the deadline too, waiting at most :data:`WAIT_SLICE` seconds at a time (a deadline beyond what one
+wait can take, ``math.inf`` included, is waited for, never read as a lost task).
 
 Only this module imports ``distributed`` (``pip install 'symverify[dask]'``), and only when a
 scheduler is given.
@@ -250,9 +251,8 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
 
     outcomes: list[StageOutcome] = []
     for fut, (a, b) in zip(futures, runs):
-        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
         try:
-            part = fut.result(timeout=left)
+            part = _result(fut, deadline)
         except (DaskTimeout, TimeoutError):
             outcomes.append(StageOutcome(a, stopped="timeout", note="timeout"))
             break
@@ -266,3 +266,24 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
         if not part or not part[-1].ok:
             break
     return outcomes
+
+
+WAIT_SLICE = 3600.0
+"""The longest single wait for a task's result, in seconds: a deadline further away (``math.inf``,
+a ``timeout`` of 10^10 s) is waited for in slices of this length, since one wait that long is
+refused by Dask and the threading clock (``threading.TIMEOUT_MAX``, about 292 years)."""
+
+
+def _result(fut: Any, deadline: float | None) -> Any:
+    """The result of the future ``fut``, waited for until the ``time.monotonic()`` ``deadline``
+    (None: no limit) in waits of at most :data:`WAIT_SLICE` seconds; raises ``TimeoutError`` once
+    the deadline has passed with the task unfinished, or what the task raised."""
+    from distributed import TimeoutError as DaskTimeout
+
+    while True:
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        try:
+            return fut.result(timeout=None if left is None else min(left, WAIT_SLICE))
+        except (DaskTimeout, TimeoutError):
+            if left is None or left <= WAIT_SLICE or fut.done():  # the deadline, or the task's own error
+                raise
