@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import re
 import sys
@@ -86,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
                         "points derived from both sides); 'fresh' draws operating-system randomness, recorded in the report")
     v.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                    help="give up after this many seconds (verdict unknown, exit 2; default: no limit)")
-    v.add_argument("--trials", type=int, default=None, metavar="K",
+    v.add_argument("--trials", type=_integer, default=None, metavar="K",
                    help=f"run at least K randomized trials (default: as many as the error bound "
                         f"2^-{DEFAULT_ERROR_BOUND.denominator.bit_length() - 1} needs; K only adds to those); "
                         f"at most symverify.ir.limits.MAX_TRIALS = {limits.MAX_TRIALS}")
@@ -149,37 +150,63 @@ def _with_epilog(add_parser: Any) -> Any:
     return add
 
 
-def _seed(text: str) -> int | None:
-    """``--seed``: an integer, or ``fresh`` for operating-system randomness (``verify(seed=None)``)."""
-    if text == "fresh":
-        return None
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _shown(text: str) -> str:
+    """An option's value for a message: as written, or by its length when long."""
+    return repr(text) if len(text) <= 40 else f"{text[:20]!r}… ({len(text)} characters)"
+
+
+def _integer(text: str, alternative: str = "") -> int:
+    """An integer option (``--trials``, ``--seed``, ``-j``, ``--cases-per-task``): ASCII digits
+    0-9 with an optional sign. ``int()`` also reads ``1_0`` as 10, ``١٢`` (Arabic-Indic digits) as
+    12 and `` 5 `` as 5; such a value is refused, never read as another number. ``alternative``
+    names what else the option takes (``" or 'fresh'"``)."""
+    if not _INTEGER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected an integer (digits 0-9, an optional sign){alternative}, "
+                                         f"found {_shown(text)}")
     try:
         return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer or 'fresh', found {text!r}") from None
+    except ValueError:  # beyond sys.get_int_max_str_digits()
+        raise argparse.ArgumentTypeError(f"expected an integer (digits 0-9) of at most {sys.get_int_max_str_digits()} "
+                                         f"digits, found one of {len(text.lstrip('+-'))} digits") from None
+
+
+def _seed(text: str) -> int | None:
+    """``--seed``: an integer (:func:`_integer`), or ``fresh`` for operating-system randomness (``verify(seed=None)``)."""
+    if text == "fresh":
+        return None
+    return _integer(text, " or 'fresh'")
 
 
 def _seconds(text: str) -> float:
-    """``--timeout``: a positive, finite number of seconds (NaN, ``inf``, 0 and negatives are refused)."""
+    """``--timeout``: a positive, finite number of seconds written with ASCII digits (``30``,
+    ``2.5``, ``1e3``; ``float()`` also reads ``1_0``, ``١`` and padded text, which are refused);
+    NaN, ``inf``, 0, negatives and values that round to 0 or overflow (``1e-400``, ``1e400``) are refused."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, found {text!r}") from None
+        value = None
+    if value is None or (math.isfinite(value) and not _DECIMAL.fullmatch(text)):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds such as 30, 2.5 or 1e3 (digits 0-9), "
+                                         f"found {_shown(text)}")
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds (leave --timeout out for no "
-                                         f"limit), found {text!r}")
+                                         f"limit), found {_shown(text)}")
     return value
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
     """The options that ``prove`` and ``sweep`` share: where to run, and what to write."""
-    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+    p.add_argument("-j", "--jobs", type=_integer, default=None, metavar="N",
                    help="processes at once, or local Dask workers with --scheduler local (default: the machine's cores); "
                         "results do not depend on it")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster: a scheduler's address (tcp://HOST:8786) or file (FILE.json), or 'local' "
                         "for a local cluster of -j workers (needs symverify[dask])")
-    p.add_argument("--cases-per-task", type=int, default=None, metavar="C",
+    p.add_argument("--cases-per-task", type=_integer, default=None, metavar="C",
                    help="with --scheduler: cases of a shardable script per task (default: automatic, about two "
                         "tasks per worker thread)")
     p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output)")
