@@ -3,11 +3,16 @@ the files they refuse: a number ``int()``/``float()`` reads but the options' tex
 (``1_0``, an Arabic-Indic digit, a padded value) is refused, one line and exit 3, never read as
 another number."""
 
+import re
+
 import pytest
 from cases import SQUARE_C, SQUARE_M
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_attacks_cli import exit_code, one_line_error
 
-from symverify.ir.serialize import dump_file
+from symverify.errors import SerializationError
+from symverify.ir.serialize import dump_file, loads
 
 
 @pytest.fixture
@@ -62,3 +67,56 @@ def test_a_very_long_integer_is_named_by_its_length(files, capsys):
 def test_plain_numbers_are_still_read(files, capsys, argv, shown):
     code, out, err = exit_code(capsys, "verify", files["c"], files["m"], "--json", *argv)
     assert code == 0 and shown in out, (code, err)
+
+
+# ---- what the loaders say they found: the literal as written ---------------------------------------
+CIRCUIT = ('{"format": "symverify.circuit", "version": 1, "n": 1, "d": 2, '
+           '"gates": [["mul", [0, 1], []], ["lin", [2, 0], ["1", "-1/2"]]], "outputs": [3]}')
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('"n": 1', '"n": 1e0', r"document.n: expected int, found float 1e0$"),  # was "float 1.0"
+    ('"version": 1', '"version": 1.0', r"document.version: expected 1, found float 1.0 "),
+    ('"-1/2"', "1e99999999", r"gates\[1\].coeffs: expected an integer, .* found float 1e99999999$"),  # was "float inf"
+    ('"-1/2"', "-1E-99999", r"gates\[1\].coeffs: .* found float -1E-99999$"),  # was "float -0.0"
+    ('"-1/2"', "1." + "0" * 100, r"gates\[1\].coeffs: .* found a float literal of 102 characters$"),
+    ('"n": 1', '"n": null', r"document.n: expected int, found null$"),  # was "NoneType"
+    ('"outputs": [3]', '"outputs": null', r"document.outputs: expected a list, found null$"),
+])
+def test_a_refused_literal_is_shown_as_written(tmp_path, capsys, old, new, message):
+    path = tmp_path / "c.json"
+    path.write_text(CIRCUIT.replace(old, new, 1), encoding="utf-8")
+    err = one_line_error(capsys, "info", str(path))
+    assert re.search(message, err.rstrip("\n")), err
+
+
+# ---- -0: JSON's negative zero integer was read as 0 (a node id, a size, a coefficient, a cell) ------
+@pytest.mark.parametrize("old, new, where", [
+    ('"outputs": [3]', '"outputs": [-0]', "document.outputs"),
+    ('[0, 1], []', '[-0, 1], []', r"gates\[0\].args\[0\]"),
+    ('"n": 1', '"n": -0', "document.n"),
+    ('"-1/2"', "-0", r"gates\[1\].coeffs"),
+    ('"version": 1', '"version": -0', "document.version"),
+])
+def test_a_negative_zero_integer_is_refused(tmp_path, capsys, old, new, where):
+    path = tmp_path / "c.json"
+    path.write_text(CIRCUIT.replace(old, new, 1), encoding="utf-8")
+    err = one_line_error(capsys, "info", str(path))
+    assert re.search(where + r".*found -0 \(a negative zero; write 0\)", err), err
+
+
+def test_a_negative_zero_in_a_certificate_is_refused(tmp_path):
+    text = ('{"format": "symverify.certificate", "version": 1, "boundaries": '
+            '[{"layer": 0, "cells": [[0, 0, 0]]}, {"layer": -0, "cells": [[0, 0, [[0, "1"]], "0"]]}]}')
+    assert loads(text.replace("-0", "0")).boundaries[1].layer == 0
+    with pytest.raises(SerializationError, match=r"boundaries\[1\].layer: expected int, found -0 \(a negative zero"):
+        loads(text)
+    with pytest.raises(SerializationError, match=r"cells\[0\]\[2\]\[0\]\[0\] \(node\): expected int, found -0"):
+        loads(text.replace('"layer": -0', '"layer": 1').replace('[[0, "1"]]', '[[-0, "1"]]'))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-(2**63) + 1, 2**63 - 1))
+def test_every_other_integer_literal_reads_as_itself(k):
+    doc = loads(CIRCUIT.replace('"-1/2"', str(k)))
+    assert doc.gates[1].coeffs[1] == k
