@@ -229,6 +229,7 @@ def _load(path: str) -> Any:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from symverify.errors import IRError
     from symverify.kernel.ir.baseconv import Model
     from symverify.kernel.ir.certificate import Certificate
     from symverify.kernel.provers.outcome import UsageError, Verdict
@@ -256,9 +257,14 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from symverify.progress import activity
 
     with activity(f"verifying {args.lhs} against {args.rhs} (method {args.method})", args.progress):
-        report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
-                        certificate=cert, backend=args.backend, numeric=args.numeric or False,
-                        scheduler=args.scheduler, progress=False)
+        try:
+            report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
+                            certificate=cert, backend=args.backend, numeric=args.numeric or False,
+                            scheduler=args.scheduler, progress=False)
+        except IRError as e:  # a certificate that does not fit the pair (method compositional): name its file
+            if cert is not None and str(e).startswith("certificate"):
+                raise IRError(f"{args.certificate}: {e}") from None
+            raise
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

@@ -3,6 +3,7 @@ the files they refuse: a number ``int()``/``float()`` reads but the options' tex
 (``1_0``, an Arabic-Indic digit, a padded value) is refused, one line and exit 3, never read as
 another number."""
 
+import json
 import re
 
 import pytest
@@ -11,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_attacks_cli import exit_code, one_line_error
 
+import symverify as sv
 from symverify.errors import SerializationError
-from symverify.ir.serialize import dump_file, loads
+from symverify.ir.serialize import dump_file, dumps, loads
 
 
 @pytest.fixture
@@ -120,3 +122,24 @@ def test_a_negative_zero_in_a_certificate_is_refused(tmp_path):
 def test_every_other_integer_literal_reads_as_itself(k):
     doc = loads(CIRCUIT.replace('"-1/2"', str(k)))
     assert doc.gates[1].coeffs[1] == k
+
+
+# ---- a certificate that does not fit the pair: the error named no file -----------------------------
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d["boundaries"].pop(), "certificate: boundaries must run from layer 0 to layer L"),
+    (lambda d: d["boundaries"][-1].update(cells=[[0, 0, 99]]), "certificate boundary .*: cell \\(0, 0\\) names node %99"),
+    (lambda d: d["boundaries"][-1]["cells"].append([7, 7, 0]), "certificate boundary .*: cell \\(7, 7\\) is outside"),
+])
+def test_a_certificate_that_does_not_fit_is_named(tmp_path, capsys, edit, message):
+    circuit = SQUARE_C
+    comp = sv.compile(circuit, method="dense")
+    paths = {k: str(tmp_path / f"{k}.json") for k in ("c", "m", "cert")}
+    dump_file(circuit, paths["c"])
+    dump_file(comp.model, paths["m"])
+    doc = json.loads(dumps(comp.certificate))
+    edit(doc)
+    (tmp_path / "cert.json").write_text(json.dumps(doc), encoding="utf-8")
+    err = one_line_error(capsys, "verify", paths["c"], paths["m"], "--certificate", paths["cert"], "--method", "compositional")
+    assert re.search(re.escape(f"symverify: error: {paths['cert']}: ") + message, err), err
+    code, out, _ = exit_code(capsys, "verify", paths["c"], paths["m"], "--certificate", paths["cert"])  # auto: a note
+    assert code == 0 and "the certificate does not fit" in out
