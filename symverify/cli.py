@@ -266,9 +266,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                 raise IRError(f"{args.certificate}: {e}") from None
             raise
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        _out(json.dumps(report.to_json(), indent=2))
     else:
-        print(report)
+        _out(str(report))
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
 
 
@@ -416,13 +416,13 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     _writable(args.certificate, "--certificate")
     compiled = _compile_file(args.circuit, args.method, args.plan, args.progress)
     if args.output is None:  # the model on stdout (pipe it on), the summary on stderr
-        sys.stdout.write(dumps(compiled.model) + "\n")
+        _out(dumps(compiled.model))
     else:
         dump_file(compiled.model, args.output)
     if args.certificate and compiled.certificate is not None:
         dump_file(compiled.certificate, args.certificate)
-    print(json.dumps(compiled.to_json(), indent=2) if args.json else _line(str(compiled)),
-          file=sys.stdout if args.output is not None else sys.stderr)
+    _out(json.dumps(compiled.to_json(), indent=2) if args.json else _line(str(compiled)),
+         sys.stdout if args.output is not None else sys.stderr)
     return 0
 
 
@@ -435,21 +435,21 @@ def _cmd_info(args: argparse.Namespace) -> int:
     if args.json:  # integers as a verify report writes them: a degree bound of 10^5000 is an exact string
         if compiled is not None:
             data["compiled"] = compiled.to_json()
-        print(json.dumps(jsonable(data), indent=2, default=str))
+        _out(json.dumps(jsonable(data), indent=2, default=str))
         return 0
-    print(f"{_line(args.file)}: {data.pop('kind')}")
+    _out(f"{_line(args.file)}: {data.pop('kind')}")
     for k, v in data.items():  # a name is the file's text: shown, never run by the terminal
         shown = show_int(v) if isinstance(v, int) and not isinstance(v, bool) else str(v)  # str() stops at 4300 digits
-        print(f"  {k}: {_line(shown)}")
+        _out(f"  {k}: {_line(shown)}")
     if compiled is not None:
-        print(f"  compiled ({compiled.method}): signature (N, L, d, N', d') = {compiled.model.signature}")
+        _out(f"  compiled ({compiled.method}): signature (N, L, d, N', d') = {compiled.model.signature}")
         for k, v in compiled.resources.items():
             bound = f"  (stated bound {compiled.bounds[k]})" if k in compiled.bounds else ""
-            print(f"    {k}: {v}{bound}")
+            _out(f"    {k}: {v}{bound}")
         if compiled.over_bound():
             over = [f"{k}={compiled.resources[k]} > {compiled.bounds[k]}" if k in compiled.resources and k in compiled.bounds
                     else k for k in compiled.over_bound()]
-            print(f"    OVER BOUND: {', '.join(over)}")
+            _out(f"    OVER BOUND: {', '.join(over)}")
     return 0
 
 
@@ -509,7 +509,7 @@ def _list_scripts(scripts: Any, names: list[str]) -> int:
     for name in names:
         sc = scripts[name]
         flags = "".join(f" [{f}]" for f, on in (("sweep", sc.sweep), ("shardable", sc.shardable)) if on)
-        print(f"{name:<{width}}  {sc.source}{flags}  {sc.title}".rstrip())
+        _out(f"{name:<{width}}  {sc.source}{flags}  {sc.title}".rstrip())
     return 0
 
 
@@ -843,7 +843,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     _distinct(("RUN.json", args.run), ("-o", args.output))
     path = write_report(args.run, args.output)
-    print(f"wrote {_line(str(path))}")
+    _out(f"wrote {_line(str(path))}")
     return 0
 
 
@@ -863,7 +863,7 @@ def _main(argv: Sequence[str] | None) -> int:
             subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
             subcommands.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     except KeyboardInterrupt:  # Ctrl-C while the command line is read (imports): no traceback either
-        print("symverify: interrupted", file=sys.stderr)
+        _say("symverify: interrupted")
         return 130
     try:
         if args.command == "verify":
@@ -883,7 +883,7 @@ def _main(argv: Sequence[str] | None) -> int:
         where = e.filename if e.filename is not None else "standard output" if isinstance(e, BrokenPipeError) else None
         return _fail(f"{_line(str(where))}: {e.strerror or e}" if where is not None else f"{e.strerror or e}")
     except KeyboardInterrupt:
-        print("symverify: interrupted", file=sys.stderr)
+        _say("symverify: interrupted")
         return 130
     except MemoryError:
         return _fail("out of memory (the input is too large for this machine; see symverify.ir.limits)")
@@ -923,13 +923,55 @@ def _traceback_asked() -> bool:
     try:
         return env_switch("SYMVERIFY_TRACEBACK", "show the traceback of an internal error", "hide it", "hide it") is True
     except UsageError as e:
-        print(f"symverify: warning: {_visible(str(e))}; the traceback is not shown", file=sys.stderr)
+        _say(f"symverify: warning: {_visible(str(e))}; the traceback is not shown")
         return False
 
 
 def _fail(message: str) -> int:
-    print(f"symverify: error: {_visible(message)}", file=sys.stderr)
+    """``symverify: error: MESSAGE`` on standard error (:func:`_say`), and the exit code 3."""
+    _say(f"symverify: error: {_visible(message)}")
     return EXIT_ERROR
+
+
+def _say(line: str) -> None:
+    """``line`` on standard error, never raising: a standard error that is closed (``2>&-``; Python
+    then has none, and ``print`` would write to standard output) or cannot take it (a full disk) is
+    left silent and pointed at the null device, so the exit code alone says what happened. An error
+    raised here was Python's exit code 1, which ``verify`` uses for *refuted*."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        print(line, file=stream, flush=True)
+    except (OSError, ValueError):
+        _to_devnull(stream)
+
+
+def _to_devnull(stream: Any) -> None:
+    """Point ``stream``'s file descriptor at the null device, so what is left in it (Python's flush at exit) goes nowhere."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+
+
+def _out(text: str, stream: Any = None) -> None:
+    """``text`` and a line break on standard output (or ``stream``), flushed: a write that fails
+    (a full disk, ``> /dev/full``) is an ``OSError`` naming the stream, reported as
+    ``symverify: error: standard output: No space left on device``; a closed one (``>&-``) takes nothing."""
+    stream = sys.stdout if stream is None else stream
+    if stream is None:
+        return
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        name = "standard error" if stream is sys.stderr else "standard output"
+        _to_devnull(stream)
+        raise OSError(e.errno, e.strerror or str(e), name) from None
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@ the files they refuse: a number ``int()``/``float()`` reads but the options' tex
 another number."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from cases import SQUARE_C, SQUARE_M
@@ -143,3 +146,35 @@ def test_a_certificate_that_does_not_fit_is_named(tmp_path, capsys, edit, messag
     assert re.search(re.escape(f"symverify: error: {paths['cert']}: ") + message, err), err
     code, out, _ = exit_code(capsys, "verify", paths["c"], paths["m"], "--certificate", paths["cert"])  # auto: a note
     assert code == 0 and "the certificate does not fit" in out
+
+
+# ---- standard output or error that cannot be written -----------------------------------------------
+needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+
+
+def _cli(*argv, shell_redirect):
+    """``python -m symverify ARGV`` in a shell with ``shell_redirect`` (``2>/dev/full``) applied."""
+    return subprocess.run(["bash", "-c", f'exec "$@" {shell_redirect}', "_", sys.executable, "-m", "symverify", *argv],
+                          capture_output=True, text=True, timeout=120)
+
+
+@needs_dev_full
+@pytest.mark.parametrize("redirect", ["2>/dev/full", "2>&-", "2>&- >/dev/full"])
+def test_an_error_that_cannot_be_printed_still_exits_3_never_1(files, redirect):
+    """Writing the error line to a full standard error raised out of the error handler: Python's
+    own exit code 1, which ``verify`` uses for *refuted*; with standard error closed the line went
+    to standard output."""
+    for argv in (("verify", files["c"] + ".missing", files["m"]), ("verify", files["c"], files["m"], "--seed", "x")):
+        res = _cli(*argv, shell_redirect=redirect)
+        assert res.returncode == 3, (res.returncode, res.stdout, res.stderr)
+        assert "error" not in res.stdout
+
+
+@needs_dev_full
+@pytest.mark.parametrize("argv", [("verify", "{c}", "{m}"), ("verify", "{c}", "{m}", "--json"), ("info", "{c}"),
+                                  ("compile", "{c}")])
+def test_a_full_standard_output_is_named(files, argv):
+    """``symverify verify A B > /dev/full`` said only ``symverify: error: No space left on device``."""
+    res = _cli(*(a.format(**files) for a in argv), shell_redirect=">/dev/full")
+    assert res.returncode == 3, (res.returncode, res.stderr)
+    assert res.stderr == "symverify: error: standard output: No space left on device\n", res.stderr
