@@ -8,7 +8,8 @@ model's resources against its stated bounds); ``symverify compile CIRCUIT.json [
 (``--list``: the scripts and their titles) runs proof scripts (:mod:`symverify.scripts.runner`; on a Dask cluster with ``--scheduler``,
 :mod:`symverify.scripts.dask_backend`) and exits 0 only when every instance is proved within
 its stated bounds (argued claims aside: they must only not have failed their checks); ``symverify sweep thm_h21 --widths … --depths … --seeds …`` runs a sweep
-script on that grid and writes the same run JSON. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
+script on that grid and writes the same run JSON. An option is given at most once (``--dir`` may repeat):
+a second value is refused, never silently kept over the first. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
 ``symverify: error: ...``, with exit code 3 and no traceback. So is anything else that goes
 wrong (an exhausted memory, a bug: ``symverify: error: internal error ...``); set the environment
 variable ``SYMVERIFY_TRACEBACK=1`` to see the traceback of an internal error instead.
@@ -55,7 +56,41 @@ file formats (circuit, model and certificate JSON, the proof-run JSON of --json,
 """
 
 
+class _Once(argparse.Action):
+    """An option that may be given once: argparse keeps the last of two values without a word
+    (``--method exact --method randomized`` ran randomized), so a second one is a usage error
+    naming both. Repeatable options (``--dir``) append and are not of this kind."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given: dict[str, str] = namespace.__dict__.setdefault("_given", {})
+        shown = repr(values) if self.nargs != 0 else str(option_string)
+        if self.dest in given:
+            parser.error(f"argument {'/'.join(self.option_strings)}: given twice ({given[self.dest]}, then {shown}); "
+                         "give it once")
+        given[self.dest] = shown
+        super().__call__(parser, namespace, values, option_string)  # type: ignore[misc]
+
+
+class _OnceStore(_Once, argparse._StoreAction):
+    pass
+
+
+class _OnceStoreTrue(_Once, argparse._StoreTrueAction):
+    pass
+
+
+class _OnceBoolean(_Once, argparse.BooleanOptionalAction):
+    pass
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _OnceStore)  # every option given once (_Once)
+        self.register("action", "store", _OnceStore)
+        self.register("action", "store_true", _OnceStoreTrue)
+
     def error(self, message: str) -> NoReturn:
         """A bad flag or argument: one line on stderr (the exit-code table's promise), pointing at ``--help``."""
         self.exit(EXIT_ERROR, f"symverify: error: {' '.join(message.split())} (see {self.prog} --help)\n")
@@ -93,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
                         f"at most symverify.ir.limits.MAX_TRIALS = {limits.MAX_TRIALS}")
     v.add_argument("--backend", choices=("flint", "sympy", "torch", "python"), default=None,
                    help="exact engine (flint, sympy) or randomized engine (torch, python)")
-    v.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+    v.add_argument("--progress", action=_OnceBoolean, default=None,
                    help="show a spinner with the elapsed time on stderr (default: when stderr is a terminal)")
     v.add_argument("--numeric", nargs="?", const="float64", default=None, metavar="DTYPE", choices=("float64", "float32", "bfloat16"),
                    help="also cross-check the float executor (float64, float32, bfloat16); never changes the verdict")
@@ -113,7 +148,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="where to write the model (default: standard output, with the summary on standard error)")
     c.add_argument("--certificate", metavar="CERT.json", help="where to write the stage certificate")
     c.add_argument("--json", action="store_true", help="print the resources as JSON")
-    c.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+    c.add_argument("--progress", action=_OnceBoolean, default=None,
                    help="show a spinner with the elapsed time on stderr (default: when stderr is a terminal)")
     c.add_argument("--plan", choices=("auto", "exact", "greedy"), default="auto",
                    help="kaleidoscope: choose the state layouts for the fewest layers in all among those offered "

@@ -178,3 +178,27 @@ def test_a_full_standard_output_is_named(files, argv):
     res = _cli(*(a.format(**files) for a in argv), shell_redirect=">/dev/full")
     assert res.returncode == 3, (res.returncode, res.stderr)
     assert res.stderr == "symverify: error: standard output: No space left on device\n", res.stderr
+
+
+# ---- an option given twice: the first value was dropped without a word ------------------------------
+@pytest.mark.parametrize("argv, message", [
+    (("verify", "{c}", "{m}", "--method", "exact", "--method", "randomized"),
+     "argument --method: given twice ('exact', then 'randomized'); give it once"),
+    (("verify", "{c}", "{m}", "--timeout", "5", "--timeout=60"), "argument --timeout: given twice (5.0, then 60.0)"),
+    (("verify", "{c}", "{m}", "--progress", "--no-progress"), "argument --progress/--no-progress: given twice"),
+    (("verify", "{c}", "{m}", "--json", "--json"), "argument --json: given twice"),
+    (("verify", "{c}", "{m}", "--meth", "exact", "--method", "exact"), "argument --method: given twice"),  # a prefix
+    (("compile", "{c}", "-o", "{c}.a", "--output", "{c}.b"), "argument -o/--output: given twice"),
+    (("prove", "--quick", "primitives", "-j", "1", "--jobs", "2"), "argument -j/--jobs: given twice"),
+])
+def test_an_option_given_twice_is_refused(files, capsys, argv, message):
+    err = one_line_error(capsys, *(a.format(**files) for a in argv))
+    assert message in err, err
+
+
+def test_repeatable_options_are_still_repeatable(tmp_path, capsys):
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / f"s_{d}.py").write_text('"""Nothing."""\n', encoding="utf-8")
+    code, out, err = exit_code(capsys, "prove", "--list", "--dir", str(tmp_path / "a"), "--dir", str(tmp_path / "b"))
+    assert code == 0 and "s_a" in out and "s_b" in out, err
