@@ -874,8 +874,11 @@ def _print_failures(out: Any, summary: Any) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from symverify.errors import UsageError
     from symverify.viz.report import write_report
 
+    if args.output == "":  # an unset variable: not the current directory
+        raise UsageError("-o: expected a file path, found an empty string")
     _distinct(("RUN.json", args.run), ("-o", args.output))
     path = write_report(args.run, args.output)
     _out(f"wrote {_line(str(path))}")

@@ -202,3 +202,12 @@ def test_repeatable_options_are_still_repeatable(tmp_path, capsys):
         (tmp_path / d / f"s_{d}.py").write_text('"""Nothing."""\n', encoding="utf-8")
     code, out, err = exit_code(capsys, "prove", "--list", "--dir", str(tmp_path / "a"), "--dir", str(tmp_path / "b"))
     assert code == 0 and "s_a" in out and "s_b" in out, err
+
+
+def test_report_with_an_empty_output_path_names_the_flag(tmp_path, capsys):
+    """``symverify report RUN.json -o ''`` (an unset variable) answered in the API's words
+    (``write_report: out_path must be …``), not the flag's."""
+    run = tmp_path / "run.json"
+    run.write_text('{"format": "symverify.proof-run", "version": 3, "scripts": []}', encoding="utf-8")
+    err = one_line_error(capsys, "report", str(run), "-o", "")
+    assert err == "symverify: error: -o: expected a file path, found an empty string\n", err
