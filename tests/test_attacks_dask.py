@@ -163,3 +163,17 @@ def test_a_far_deadline_is_waited_for_in_slices(monkeypatch):
         stages_dask._result(_SlowFuture(10**9), time.monotonic() + 0.05)
     with pytest.raises(TimeoutError):  # a task that raised TimeoutError itself is not waited for again
         stages_dask._result(type("F", (_SlowFuture,), {"done": lambda self: True})(5), float("inf"))
+
+
+def test_a_scheduler_not_reached_before_the_deadline_is_a_timeout(pair):
+    """With a ``timeout``, an unreachable scheduler was waited for the whole ``connect_timeout``
+    (10 s by default) past the deadline and then a usage error (exit 3); the wait stops at the
+    deadline, and the check is ``unknown`` with ``timeout``, as the local check at its deadline."""
+    import time
+
+    c, comp = pair
+    res = check_certificate_dask(c, comp.model, comp.certificate, scheduler="tcp://127.0.0.1:9",
+                                 deadline=time.monotonic() + 0.5, connect_timeout=30)
+    assert not res.ok and res.failure is None and res.stopped == "timeout" and res.stages_checked == 0
+    report = sv.verify(c, comp, method="compositional", scheduler="tcp://127.0.0.1:9", timeout=0.5)
+    assert report.verdict == sv.Verdict.UNKNOWN and "timeout" in " ".join(report.notes)

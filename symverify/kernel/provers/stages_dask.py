@@ -28,7 +28,9 @@ that ``stopped`` (``"crashed"``, with the reason): the verdict is ``unknown``, n
 **Deadline.** The deadline is sent as wall-clock time and turned back into the worker's own
 monotonic clock (so clocks that disagree shift it by their difference); the wait here stops at
 the deadline too, waiting at most :data:`WAIT_SLICE` seconds at a time (a deadline beyond what one
-wait can take, ``math.inf`` included, is waited for, never read as a lost task).
+wait can take, ``math.inf`` included, is waited for, never read as a lost task). A scheduler not
+reached (connected, with a worker) by the deadline stops the check there with ``"timeout"``, as the
+local check at its deadline; without a deadline, or before it, that is a ``UsageError``.
 
 Only this module imports ``distributed`` (``pip install 'symverify[dask]'``), and only when a
 scheduler is given.
@@ -41,7 +43,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -209,7 +211,8 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     Raises:
         IRError: the certificate is structurally malformed (checked here, before any task).
         UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task``; no connection or no
-            worker within ``connect_timeout`` seconds; ``distributed`` not installed.
+            worker within ``connect_timeout`` seconds (with a ``deadline`` before that, the wait
+            stops there and the result is stopped by ``"timeout"``); ``distributed`` not installed.
     """
     check_address(scheduler)
     for what, value in (("workers", workers), ("stages_per_task", stages_per_task)):
@@ -226,7 +229,14 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     bs = cert.boundaries
     total = len(bs) - 1
     wall = None if deadline is None else time.time() + (deadline - time.monotonic())
-    with _client(scheduler, workers, connect_timeout) as client:
+    with ExitStack() as stack:
+        wait = connect_timeout if check is None else min(connect_timeout, max(check.remaining(), 0.001))
+        try:
+            client = stack.enter_context(_client(scheduler, workers, wait))
+        except UsageError:  # not connected by the deadline: the check stopped there, as the local one would
+            if check is not None and check.expired():
+                return combine([StageOutcome(0, stopped="timeout", note="timeout")], total, time.perf_counter() - start)
+            raise
         threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values()) or 1
         runs = stage_runs(bs, TASKS_PER_THREAD * threads, stages_per_task)
         (fc,) = client.scatter([circuit], broadcast=True, hash=False)
