@@ -352,6 +352,17 @@ def info_dict(obj: Any) -> dict[str, Any]:
     return out
 
 
+def _not_dash(flag: str, path: str | None, instead: str | None = None) -> None:
+    """Refuse ``-`` for an output that is a file: ``prove --json -`` means standard output, and
+    here it was written as a file named ``-``. ``instead`` says how to get standard output."""
+    from symverify.errors import UsageError
+
+    if path == "-":
+        how = f"{instead}; " if instead else ""
+        raise UsageError(f"{flag} -: expected a file path, found '-', which is not standard output here ({how}./- names "
+                         "a file of that name)")
+
+
 def _writable(path: str | None, what: str) -> None:
     """Refuse, before any work, an output path that cannot be written: a directory, a path in a
     missing directory, or one the system refuses (no permission, a read-only or virtual file
@@ -446,6 +457,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     for flag, value in (("-o", args.output), ("--certificate", args.certificate)):
         if value == "":  # an unset variable: not the current directory
             raise UsageError(f"{flag}: expected a file path, found an empty string")
+        _not_dash(flag, value, "leave -o out for standard output" if flag == "-o" else None)
     _distinct(("CIRCUIT.json", args.circuit), ("-o", args.output), ("--certificate", args.certificate))
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
@@ -879,6 +891,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     if args.output == "":  # an unset variable: not the current directory
         raise UsageError("-o: expected a file path, found an empty string")
+    _not_dash("-o", args.output)
     _distinct(("RUN.json", args.run), ("-o", args.output))
     path = write_report(args.run, args.output)
     _out(f"wrote {_line(str(path))}")

@@ -211,3 +211,18 @@ def test_report_with_an_empty_output_path_names_the_flag(tmp_path, capsys):
     run.write_text('{"format": "symverify.proof-run", "version": 3, "scripts": []}', encoding="utf-8")
     err = one_line_error(capsys, "report", str(run), "-o", "")
     assert err == "symverify: error: -o: expected a file path, found an empty string\n", err
+
+
+# ---- '-': standard output for prove's --json/--junit; compile and report wrote a file named '-' -------
+@pytest.mark.parametrize("argv, flag, hint", [
+    (("compile", "{c}", "-o", "-"), "-o", "leave -o out for standard output"),
+    (("compile", "{c}", "-o", "{c}.m", "--certificate", "-"), "--certificate", "./-"),
+    (("report", "{run}", "-o", "-"), "-o", "./-"),
+])
+def test_a_dash_output_is_refused_not_written_as_a_file_named_dash(files, tmp_path, capsys, monkeypatch, argv, flag, hint):
+    run = tmp_path / "run.json"
+    run.write_text('{"format": "symverify.proof-run", "version": 3, "scripts": []}', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    err = one_line_error(capsys, *(a.format(run=run, **files) for a in argv))
+    assert f"{flag} -: expected a file path" in err and hint in err, err
+    assert not (tmp_path / "-").exists()
