@@ -226,3 +226,28 @@ def test_a_dash_output_is_refused_not_written_as_a_file_named_dash(files, tmp_pa
     err = one_line_error(capsys, *(a.format(run=run, **files) for a in argv))
     assert f"{flag} -: expected a file path" in err and hint in err, err
     assert not (tmp_path / "-").exists()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("0123456789+-_ .eE\t\n١٣３²x"), min_size=1, max_size=12))
+def test_number_options_read_exactly_the_plain_ascii_forms(text):
+    """``_integer`` takes what ``int()`` takes only when it is an optional sign and ASCII digits,
+    and then the same value; ``_seconds`` takes what ``float()`` takes only in plain decimal form."""
+    import argparse
+
+    from symverify.cli import _integer, _seconds
+
+    plain_int = re.fullmatch(r"[+-]?[0-9]+", text) is not None
+    try:
+        got = _integer(text)
+    except argparse.ArgumentTypeError:
+        assert not plain_int
+    else:
+        assert plain_int and got == int(text)
+    plain_float = re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text) is not None
+    try:
+        secs = _seconds(text)
+    except argparse.ArgumentTypeError:
+        assert not plain_float or not 0 < float(text) < float("inf")
+    else:
+        assert plain_float and secs == float(text) and 0 < secs < float("inf")
