@@ -296,9 +296,13 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
                             certificate=cert, backend=args.backend, numeric=args.numeric or False,
                             scheduler=args.scheduler, progress=False)
-        except IRError as e:  # a certificate that does not fit the pair (method compositional): name its file
-            if cert is not None and str(e).startswith("certificate"):
-                raise IRError(f"{args.certificate}: {e}") from None
+        except SymverifyError as e:  # name the file the error is about
+            message = str(e)
+            if isinstance(e, IRError) and cert is not None and message.startswith("certificate"):
+                raise IRError(f"{args.certificate}: {e}") from None  # a certificate that does not fit the pair
+            for side, path in (("lhs", args.lhs), ("rhs", args.rhs)):
+                if message.startswith(f"verify {side}:"):  # a side over a size limit
+                    e.args = (f"{path}: {message}",)
             raise
     if args.json:
         _out(json.dumps(report.to_json(), indent=2))

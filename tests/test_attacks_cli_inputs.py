@@ -251,3 +251,13 @@ def test_number_options_read_exactly_the_plain_ascii_forms(text):
         assert not plain_float or not 0 < float(text) < float("inf")
     else:
         assert plain_float and secs == float(text) and 0 < secs < float("inf")
+
+
+# ---- a side over a size limit: the error said "verify lhs", not which file -------------------------
+@pytest.mark.parametrize("side", ["lhs", "rhs"])
+def test_a_side_over_a_limit_names_its_file(files, tmp_path, capsys, side):
+    huge = tmp_path / "huge.json"
+    huge.write_text(CIRCUIT.replace('"n": 1', '"n": 1000000000', 1), encoding="utf-8")
+    argv = ("verify", str(huge), files["c"]) if side == "lhs" else ("verify", files["c"], str(huge))
+    err = one_line_error(capsys, *argv)
+    assert err.startswith(f"symverify: error: {huge}: verify {side}: circuit ") and "MAX_INPUTS" in err, err
