@@ -303,6 +303,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             for side, path in (("lhs", args.lhs), ("rhs", args.rhs)):
                 if message.startswith(f"verify {side}:"):  # a side over a size limit
                     e.args = (f"{path}: {message}",)
+            if message.startswith("verify: the two sides have different shapes"):
+                e.args = (f"{args.lhs} (lhs) and {args.rhs} (rhs): {message}",)
             raise
     if args.json:
         _out(json.dumps(report.to_json(), indent=2))

@@ -261,3 +261,11 @@ def test_a_side_over_a_limit_names_its_file(files, tmp_path, capsys, side):
     argv = ("verify", str(huge), files["c"]) if side == "lhs" else ("verify", files["c"], str(huge))
     err = one_line_error(capsys, *argv)
     assert err.startswith(f"symverify: error: {huge}: verify {side}: circuit ") and "MAX_INPUTS" in err, err
+
+
+def test_sides_of_different_shapes_name_both_files(files, tmp_path, capsys):
+    wide = tmp_path / "wide.json"
+    wide.write_text(CIRCUIT.replace('"d": 2', '"d": 3', 1), encoding="utf-8")
+    err = one_line_error(capsys, "verify", str(wide), files["c"])
+    assert err.startswith(f"symverify: error: {wide} (lhs) and {files['c']} (rhs): verify: the two sides have "
+                          "different shapes: lhs circuit"), err
