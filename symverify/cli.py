@@ -8,7 +8,8 @@ model's resources against its stated bounds); ``symverify compile CIRCUIT.json [
 (``--list``: the scripts and their titles) runs proof scripts (:mod:`symverify.scripts.runner`; on a Dask cluster with ``--scheduler``,
 :mod:`symverify.scripts.dask_backend`) and exits 0 only when every instance is proved within
 its stated bounds (argued claims aside: they must only not have failed their checks); ``symverify sweep thm_h21 --widths … --depths … --seeds …`` runs a sweep
-script on that grid and writes the same run JSON. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
+script on that grid and writes the same run JSON. An option is given at most once (``--dir`` may repeat):
+a second value is refused, never silently kept over the first. Every :class:`~symverify.errors.SymverifyError` is one line on stderr,
 ``symverify: error: ...``, with exit code 3 and no traceback. So is anything else that goes
 wrong (an exhausted memory, a bug: ``symverify: error: internal error ...``); set the environment
 variable ``SYMVERIFY_TRACEBACK=1`` to see the traceback of an internal error instead.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import re
 import sys
@@ -54,7 +56,41 @@ file formats (circuit, model and certificate JSON, the proof-run JSON of --json,
 """
 
 
+class _Once(argparse.Action):
+    """An option that may be given once: argparse keeps the last of two values without a word
+    (``--method exact --method randomized`` ran randomized), so a second one is a usage error
+    naming both. Repeatable options (``--dir``) append and are not of this kind."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given: dict[str, str] = namespace.__dict__.setdefault("_given", {})
+        shown = repr(values) if self.nargs != 0 else str(option_string)
+        if self.dest in given:
+            parser.error(f"argument {'/'.join(self.option_strings)}: given twice ({given[self.dest]}, then {shown}); "
+                         "give it once")
+        given[self.dest] = shown
+        super().__call__(parser, namespace, values, option_string)  # type: ignore[misc]
+
+
+class _OnceStore(_Once, argparse._StoreAction):
+    pass
+
+
+class _OnceStoreTrue(_Once, argparse._StoreTrueAction):
+    pass
+
+
+class _OnceBoolean(_Once, argparse.BooleanOptionalAction):
+    pass
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _OnceStore)  # every option given once (_Once)
+        self.register("action", "store", _OnceStore)
+        self.register("action", "store_true", _OnceStoreTrue)
+
     def error(self, message: str) -> NoReturn:
         """A bad flag or argument: one line on stderr (the exit-code table's promise), pointing at ``--help``."""
         self.exit(EXIT_ERROR, f"symverify: error: {' '.join(message.split())} (see {self.prog} --help)\n")
@@ -86,13 +122,13 @@ def _parser() -> argparse.ArgumentParser:
                         "points derived from both sides); 'fresh' draws operating-system randomness, recorded in the report")
     v.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                    help="give up after this many seconds (verdict unknown, exit 2; default: no limit)")
-    v.add_argument("--trials", type=int, default=None, metavar="K",
+    v.add_argument("--trials", type=_integer, default=None, metavar="K",
                    help=f"run at least K randomized trials (default: as many as the error bound "
                         f"2^-{DEFAULT_ERROR_BOUND.denominator.bit_length() - 1} needs; K only adds to those); "
                         f"at most symverify.ir.limits.MAX_TRIALS = {limits.MAX_TRIALS}")
     v.add_argument("--backend", choices=("flint", "sympy", "torch", "python"), default=None,
                    help="exact engine (flint, sympy) or randomized engine (torch, python)")
-    v.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+    v.add_argument("--progress", action=_OnceBoolean, default=None,
                    help="show a spinner with the elapsed time on stderr (default: when stderr is a terminal)")
     v.add_argument("--numeric", nargs="?", const="float64", default=None, metavar="DTYPE", choices=("float64", "float32", "bfloat16"),
                    help="also cross-check the float executor (float64, float32, bfloat16); never changes the verdict")
@@ -112,7 +148,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="where to write the model (default: standard output, with the summary on standard error)")
     c.add_argument("--certificate", metavar="CERT.json", help="where to write the stage certificate")
     c.add_argument("--json", action="store_true", help="print the resources as JSON")
-    c.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+    c.add_argument("--progress", action=_OnceBoolean, default=None,
                    help="show a spinner with the elapsed time on stderr (default: when stderr is a terminal)")
     c.add_argument("--plan", choices=("auto", "exact", "greedy"), default="auto",
                    help="kaleidoscope: choose the state layouts for the fewest layers in all among those offered "
@@ -149,37 +185,63 @@ def _with_epilog(add_parser: Any) -> Any:
     return add
 
 
-def _seed(text: str) -> int | None:
-    """``--seed``: an integer, or ``fresh`` for operating-system randomness (``verify(seed=None)``)."""
-    if text == "fresh":
-        return None
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _shown(text: str) -> str:
+    """An option's value for a message: as written, or by its length when long."""
+    return repr(text) if len(text) <= 40 else f"{text[:20]!r}… ({len(text)} characters)"
+
+
+def _integer(text: str, alternative: str = "") -> int:
+    """An integer option (``--trials``, ``--seed``, ``-j``, ``--cases-per-task``): ASCII digits
+    0-9 with an optional sign. ``int()`` also reads ``1_0`` as 10, ``١٢`` (Arabic-Indic digits) as
+    12 and `` 5 `` as 5; such a value is refused, never read as another number. ``alternative``
+    names what else the option takes (``" or 'fresh'"``)."""
+    if not _INTEGER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected an integer (digits 0-9, an optional sign){alternative}, "
+                                         f"found {_shown(text)}")
     try:
         return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer or 'fresh', found {text!r}") from None
+    except ValueError:  # beyond sys.get_int_max_str_digits()
+        raise argparse.ArgumentTypeError(f"expected an integer (digits 0-9) of at most {sys.get_int_max_str_digits()} "
+                                         f"digits, found one of {len(text.lstrip('+-'))} digits") from None
+
+
+def _seed(text: str) -> int | None:
+    """``--seed``: an integer (:func:`_integer`), or ``fresh`` for operating-system randomness (``verify(seed=None)``)."""
+    if text == "fresh":
+        return None
+    return _integer(text, " or 'fresh'")
 
 
 def _seconds(text: str) -> float:
-    """``--timeout``: a positive, finite number of seconds (NaN, ``inf``, 0 and negatives are refused)."""
+    """``--timeout``: a positive, finite number of seconds written with ASCII digits (``30``,
+    ``2.5``, ``1e3``; ``float()`` also reads ``1_0``, ``١`` and padded text, which are refused);
+    NaN, ``inf``, 0, negatives and values that round to 0 or overflow (``1e-400``, ``1e400``) are refused."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, found {text!r}") from None
+        value = None
+    if value is None or (math.isfinite(value) and not _DECIMAL.fullmatch(text)):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds such as 30, 2.5 or 1e3 (digits 0-9), "
+                                         f"found {_shown(text)}")
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds (leave --timeout out for no "
-                                         f"limit), found {text!r}")
+                                         f"limit), found {_shown(text)}")
     return value
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
     """The options that ``prove`` and ``sweep`` share: where to run, and what to write."""
-    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+    p.add_argument("-j", "--jobs", type=_integer, default=None, metavar="N",
                    help="processes at once, or local Dask workers with --scheduler local (default: the machine's cores); "
                         "results do not depend on it")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster: a scheduler's address (tcp://HOST:8786) or file (FILE.json), or 'local' "
                         "for a local cluster of -j workers (needs symverify[dask])")
-    p.add_argument("--cases-per-task", type=int, default=None, metavar="C",
+    p.add_argument("--cases-per-task", type=_integer, default=None, metavar="C",
                    help="with --scheduler: cases of a shardable script per task (default: automatic, about two "
                         "tasks per worker thread)")
     p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output)")
@@ -202,6 +264,7 @@ def _load(path: str) -> Any:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from symverify.errors import IRError
     from symverify.kernel.ir.baseconv import Model
     from symverify.kernel.ir.certificate import Certificate
     from symverify.kernel.provers.outcome import UsageError, Verdict
@@ -229,13 +292,24 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from symverify.progress import activity
 
     with activity(f"verifying {args.lhs} against {args.rhs} (method {args.method})", args.progress):
-        report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
-                        certificate=cert, backend=args.backend, numeric=args.numeric or False,
-                        scheduler=args.scheduler, progress=False)
+        try:
+            report = verify(lhs, rhs, method=args.method, seed=args.seed, timeout=args.timeout, trials=args.trials,
+                            certificate=cert, backend=args.backend, numeric=args.numeric or False,
+                            scheduler=args.scheduler, progress=False)
+        except SymverifyError as e:  # name the file the error is about
+            message = str(e)
+            if isinstance(e, IRError) and cert is not None and message.startswith("certificate"):
+                raise IRError(f"{args.certificate}: {e}") from None  # a certificate that does not fit the pair
+            for side, path in (("lhs", args.lhs), ("rhs", args.rhs)):
+                if message.startswith(f"verify {side}:"):  # a side over a size limit
+                    e.args = (f"{path}: {message}",)
+            if message.startswith("verify: the two sides have different shapes"):
+                e.args = (f"{args.lhs} (lhs) and {args.rhs} (rhs): {message}",)
+            raise
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        _out(json.dumps(report.to_json(), indent=2))
     else:
-        print(report)
+        _out(str(report))
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
 
 
@@ -282,6 +356,17 @@ def info_dict(obj: Any) -> dict[str, Any]:
         case ModelSide(obj=m):
             out["storage_rects"] = sum(g.storage_size() for layer in m.layers for _, g in layer.grids())
     return out
+
+
+def _not_dash(flag: str, path: str | None, instead: str | None = None) -> None:
+    """Refuse ``-`` for an output that is a file: ``prove --json -`` means standard output, and
+    here it was written as a file named ``-``. ``instead`` says how to get standard output."""
+    from symverify.errors import UsageError
+
+    if path == "-":
+        how = f"{instead}; " if instead else ""
+        raise UsageError(f"{flag} -: expected a file path, found '-', which is not standard output here ({how}./- names "
+                         "a file of that name)")
 
 
 def _writable(path: str | None, what: str) -> None:
@@ -378,18 +463,19 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     for flag, value in (("-o", args.output), ("--certificate", args.certificate)):
         if value == "":  # an unset variable: not the current directory
             raise UsageError(f"{flag}: expected a file path, found an empty string")
+        _not_dash(flag, value, "leave -o out for standard output" if flag == "-o" else None)
     _distinct(("CIRCUIT.json", args.circuit), ("-o", args.output), ("--certificate", args.certificate))
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
     compiled = _compile_file(args.circuit, args.method, args.plan, args.progress)
     if args.output is None:  # the model on stdout (pipe it on), the summary on stderr
-        sys.stdout.write(dumps(compiled.model) + "\n")
+        _out(dumps(compiled.model))
     else:
         dump_file(compiled.model, args.output)
     if args.certificate and compiled.certificate is not None:
         dump_file(compiled.certificate, args.certificate)
-    print(json.dumps(compiled.to_json(), indent=2) if args.json else _line(str(compiled)),
-          file=sys.stdout if args.output is not None else sys.stderr)
+    _out(json.dumps(compiled.to_json(), indent=2) if args.json else _line(str(compiled)),
+         sys.stdout if args.output is not None else sys.stderr)
     return 0
 
 
@@ -402,21 +488,21 @@ def _cmd_info(args: argparse.Namespace) -> int:
     if args.json:  # integers as a verify report writes them: a degree bound of 10^5000 is an exact string
         if compiled is not None:
             data["compiled"] = compiled.to_json()
-        print(json.dumps(jsonable(data), indent=2, default=str))
+        _out(json.dumps(jsonable(data), indent=2, default=str))
         return 0
-    print(f"{_line(args.file)}: {data.pop('kind')}")
+    _out(f"{_line(args.file)}: {data.pop('kind')}")
     for k, v in data.items():  # a name is the file's text: shown, never run by the terminal
         shown = show_int(v) if isinstance(v, int) and not isinstance(v, bool) else str(v)  # str() stops at 4300 digits
-        print(f"  {k}: {_line(shown)}")
+        _out(f"  {k}: {_line(shown)}")
     if compiled is not None:
-        print(f"  compiled ({compiled.method}): signature (N, L, d, N', d') = {compiled.model.signature}")
+        _out(f"  compiled ({compiled.method}): signature (N, L, d, N', d') = {compiled.model.signature}")
         for k, v in compiled.resources.items():
             bound = f"  (stated bound {compiled.bounds[k]})" if k in compiled.bounds else ""
-            print(f"    {k}: {v}{bound}")
+            _out(f"    {k}: {v}{bound}")
         if compiled.over_bound():
             over = [f"{k}={compiled.resources[k]} > {compiled.bounds[k]}" if k in compiled.resources and k in compiled.bounds
                     else k for k in compiled.over_bound()]
-            print(f"    OVER BOUND: {', '.join(over)}")
+            _out(f"    OVER BOUND: {', '.join(over)}")
     return 0
 
 
@@ -476,7 +562,7 @@ def _list_scripts(scripts: Any, names: list[str]) -> int:
     for name in names:
         sc = scripts[name]
         flags = "".join(f" [{f}]" for f, on in (("sweep", sc.sweep), ("shardable", sc.shardable)) if on)
-        print(f"{name:<{width}}  {sc.source}{flags}  {sc.title}".rstrip())
+        _out(f"{name:<{width}}  {sc.source}{flags}  {sc.title}".rstrip())
     return 0
 
 
@@ -806,11 +892,15 @@ def _print_failures(out: Any, summary: Any) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from symverify.errors import UsageError
     from symverify.viz.report import write_report
 
+    if args.output == "":  # an unset variable: not the current directory
+        raise UsageError("-o: expected a file path, found an empty string")
+    _not_dash("-o", args.output)
     _distinct(("RUN.json", args.run), ("-o", args.output))
     path = write_report(args.run, args.output)
-    print(f"wrote {_line(str(path))}")
+    _out(f"wrote {_line(str(path))}")
     return 0
 
 
@@ -830,7 +920,7 @@ def _main(argv: Sequence[str] | None) -> int:
             subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
             subcommands.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     except KeyboardInterrupt:  # Ctrl-C while the command line is read (imports): no traceback either
-        print("symverify: interrupted", file=sys.stderr)
+        _say("symverify: interrupted")
         return 130
     try:
         if args.command == "verify":
@@ -850,7 +940,7 @@ def _main(argv: Sequence[str] | None) -> int:
         where = e.filename if e.filename is not None else "standard output" if isinstance(e, BrokenPipeError) else None
         return _fail(f"{_line(str(where))}: {e.strerror or e}" if where is not None else f"{e.strerror or e}")
     except KeyboardInterrupt:
-        print("symverify: interrupted", file=sys.stderr)
+        _say("symverify: interrupted")
         return 130
     except MemoryError:
         return _fail("out of memory (the input is too large for this machine; see symverify.ir.limits)")
@@ -890,13 +980,55 @@ def _traceback_asked() -> bool:
     try:
         return env_switch("SYMVERIFY_TRACEBACK", "show the traceback of an internal error", "hide it", "hide it") is True
     except UsageError as e:
-        print(f"symverify: warning: {_visible(str(e))}; the traceback is not shown", file=sys.stderr)
+        _say(f"symverify: warning: {_visible(str(e))}; the traceback is not shown")
         return False
 
 
 def _fail(message: str) -> int:
-    print(f"symverify: error: {_visible(message)}", file=sys.stderr)
+    """``symverify: error: MESSAGE`` on standard error (:func:`_say`), and the exit code 3."""
+    _say(f"symverify: error: {_visible(message)}")
     return EXIT_ERROR
+
+
+def _say(line: str) -> None:
+    """``line`` on standard error, never raising: a standard error that is closed (``2>&-``; Python
+    then has none, and ``print`` would write to standard output) or cannot take it (a full disk) is
+    left silent and pointed at the null device, so the exit code alone says what happened. An error
+    raised here was Python's exit code 1, which ``verify`` uses for *refuted*."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        print(line, file=stream, flush=True)
+    except (OSError, ValueError):
+        _to_devnull(stream)
+
+
+def _to_devnull(stream: Any) -> None:
+    """Point ``stream``'s file descriptor at the null device, so what is left in it (Python's flush at exit) goes nowhere."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+
+
+def _out(text: str, stream: Any = None) -> None:
+    """``text`` and a line break on standard output (or ``stream``), flushed: a write that fails
+    (a full disk, ``> /dev/full``) is an ``OSError`` naming the stream, reported as
+    ``symverify: error: standard output: No space left on device``; a closed one (``>&-``) takes nothing."""
+    stream = sys.stdout if stream is None else stream
+    if stream is None:
+        return
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        name = "standard error" if stream is sys.stderr else "standard output"
+        _to_devnull(stream)
+        raise OSError(e.errno, e.strerror or str(e), name) from None
 
 
 if __name__ == "__main__":

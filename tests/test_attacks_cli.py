@@ -37,9 +37,9 @@ def one_line_error(capsys, *argv):
 
 # ---- argparse's own errors: one line, not the usage text and then the error ----------------------
 @pytest.mark.parametrize("argv, message", [
-    (("verify", "{c}", "{m}", "--trials", "1.5"), "argument --trials: invalid int value: '1.5'"),
+    (("verify", "{c}", "{m}", "--trials", "1.5"), "argument --trials: expected an integer (digits 0-9, an optional sign), found '1.5'"),
     (("verify", "{c}", "{m}", "--method", "magic"), "argument --method: invalid choice: 'magic'"),
-    (("verify", "{c}", "{m}", "--seed", "1.5"), "expected an integer or 'fresh'"),
+    (("verify", "{c}", "{m}", "--seed", "1.5"), "expected an integer (digits 0-9, an optional sign) or 'fresh', found '1.5'"),
     (("compile", "{c}", "--plan", "bogus"), "argument --plan: invalid choice"),
     (("frobnicate",), "invalid choice: 'frobnicate'"),
 ])

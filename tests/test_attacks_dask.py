@@ -115,3 +115,65 @@ def test_a_client_that_does_not_close_in_time_does_not_replace_the_result(monkey
     assert result and closed == [True]
     with pytest.raises(KeyError, match="the run's own error"), open_client("tcp://127.0.0.1:8786", None, 1.0):
         raise KeyError("the run's own error")
+
+
+# ---- a deadline beyond what a wait can take: inf ("no limit") and 1e10 s were a lost task ---------
+@pytest.mark.parametrize("timeout", [float("inf"), 1e10, 1e308])
+def test_a_far_deadline_is_the_local_result_not_a_lost_task(client, pair, timeout):
+    """The wait for each task was given the whole time left: beyond ``threading.TIMEOUT_MAX``
+    (about 292 years) it raised ``OverflowError`` (``KeyError`` for ``inf``), read as a lost task:
+    ``unknown`` where the local run proves."""
+    c, comp = pair
+    local = sv.verify(c, comp, method="compositional", timeout=timeout)
+    remote = sv.verify(c, comp, method="compositional", timeout=timeout, scheduler=client)
+    assert local.proved and remote.proved, remote.notes
+    a, b = local.to_json(), remote.to_json()
+    a.pop("timings"), b.pop("timings")
+    assert a == b
+
+
+class _SlowFuture:
+    """A future whose waits time out ``slices`` times before its result is there."""
+
+    def __init__(self, slices: int) -> None:
+        self.slices, self.waits = slices, []
+
+    def result(self, timeout=None):
+        self.waits.append(timeout)
+        if len(self.waits) <= self.slices:
+            raise TimeoutError
+        return ["done"]
+
+    def done(self) -> bool:
+        return len(self.waits) > self.slices
+
+
+def test_a_far_deadline_is_waited_for_in_slices(monkeypatch):
+    import time
+
+    from symverify.kernel.provers import stages_dask
+
+    monkeypatch.setattr(stages_dask, "WAIT_SLICE", 0.001)
+    fut = _SlowFuture(3)
+    assert stages_dask._result(fut, float("inf")) == ["done"]
+    assert fut.waits == [0.001] * 4
+    fut = _SlowFuture(3)
+    assert stages_dask._result(fut, time.monotonic() + 3600) == ["done"] and max(fut.waits) == 0.001
+    with pytest.raises(TimeoutError):  # the deadline itself still stops the wait
+        stages_dask._result(_SlowFuture(10**9), time.monotonic() + 0.05)
+    with pytest.raises(TimeoutError):  # a task that raised TimeoutError itself is not waited for again
+        stages_dask._result(type("F", (_SlowFuture,), {"done": lambda self: True})(5), float("inf"))
+
+
+def test_a_scheduler_not_reached_before_the_deadline_is_a_timeout(pair):
+    """With a ``timeout``, an unreachable scheduler was waited for the whole ``connect_timeout``
+    (10 s by default) past the deadline and then a usage error (exit 3); the wait stops at the
+    deadline, and the check is ``unknown`` with ``timeout``, as the local check at its deadline."""
+    import time
+
+    c, comp = pair
+    res = check_certificate_dask(c, comp.model, comp.certificate, scheduler="tcp://127.0.0.1:9",
+                                 deadline=time.monotonic() + 0.5, connect_timeout=30)
+    assert not res.ok and res.failure is None and res.stopped == "timeout" and res.stages_checked == 0
+    report = sv.verify(c, comp, method="compositional", scheduler="tcp://127.0.0.1:9", timeout=0.5)
+    assert report.verdict == sv.Verdict.UNKNOWN and "timeout" in " ".join(report.notes)

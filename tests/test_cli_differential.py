@@ -454,7 +454,7 @@ BAD = [
     (("compile", "{c}", "--method", "exact"), r"argument --method: invalid choice: 'exact'"),
     (("verify", "{c}", "{m}", "--backend", "gpu"), r"argument --backend: invalid choice: 'gpu'"),
     (("verify", "{c}", "{m}", "--numeric", "float16"), r"argument --numeric: invalid choice: 'float16'"),
-    (("verify", "{c}", "{m}", "--seed", "nan"), r"expected an integer or 'fresh', found 'nan'"),
+    (("verify", "{c}", "{m}", "--seed", "nan"), r"expected an integer \(digits 0-9, an optional sign\) or 'fresh', found 'nan'"),
     (("report",), r"the following arguments are required: RUN.json"),
     (("prove", "--quick", "nope"), r"unknown proof script\(s\) nope; available: "),
     (("sweep", "nope"), r"no sweep 'nope'; available: thm_h21"),
@@ -462,7 +462,7 @@ BAD = [
     # budgets out of range
     (("verify", "{c}", "{m}", "--trials", "0"), r"trials: expected a positive int, found 0"),
     (("verify", "{c}", "{m}", "--method", "randomized", "--trials", "-4"), r"trials: expected a positive int, found -4"),
-    (("verify", "{c}", "{m}", "--trials", "nan"), r"argument --trials: invalid int value: 'nan'"),
+    (("verify", "{c}", "{m}", "--trials", "nan"), r"argument --trials: expected an integer \(digits 0-9, an optional sign\), found 'nan'"),
     (("prove", "--quick", "primitives", "-j", "0"), r"-j: expected a positive number of processes, found 0"),
     (("prove", "--quick", "cor_h20_linear", "-j", "99999999999"),  # built 10^11 shards before running any (hung)
      r"-j: expected at most 1024 processes at once .*found 99999999999"),

@@ -357,7 +357,7 @@ def test_the_cli_takes_a_fresh_seed_and_refuses_a_bad_one(tmp_path, capsys) -> N
     assert json.loads(capsys.readouterr().out)["seed"] >= 0
     with pytest.raises(SystemExit) as e:
         main(["verify", str(path), str(path), "--seed", "one"])
-    assert e.value.code == 3 and "expected an integer or 'fresh', found 'one'" in capsys.readouterr().err
+    assert e.value.code == 3 and "expected an integer (digits 0-9, an optional sign) or 'fresh', found 'one'" in capsys.readouterr().err
 
 
 # ---- the attack pairs of the old, terminated integer encoding, kept: never proved by any method ----

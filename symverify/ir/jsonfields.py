@@ -20,29 +20,43 @@ from symverify.kernel.ir.scalar import Scalar, Sym, sym
 
 # ---- what the parser hands back for values that cannot be what any field expects ---------------
 class _Literal:
-    """A JSON literal symverify never accepts (an integer beyond MAX_JSON_INT, NaN, Infinity); kept
-    as a marker so the field that holds it can be named in the error."""
+    """A JSON literal symverify never accepts in a circuit, model or certificate (an integer beyond
+    MAX_JSON_INT, the integer ``-0``, a float, NaN, Infinity); kept as written, so the field that
+    holds it is named in the error with the literal as the file has it (``1e0``, not ``1.0``;
+    ``1e400``, not ``inf``)."""
 
     __slots__ = ("text",)
 
     def __init__(self, text: str) -> None:
         self.text = text
 
+    def _float(self) -> bool:
+        return any(c in self.text for c in ".eE")
+
     def __repr__(self) -> str:
         """The literal as written (a long one by its length), so messages show it, never an address."""
-        return self.text if len(self.text) <= 24 else f"<integer literal of {len(self.text.lstrip('-'))} digits>"
+        if len(self.text) <= 24:
+            return self.text
+        return (f"<float literal of {len(self.text)} characters>" if self._float()
+                else f"<integer literal of {len(self.text.lstrip('-'))} digits>")
 
     def describe(self) -> str:
         if self.text in ("NaN", "Infinity", "-Infinity"):
             return f"{self.text} (not a JSON number)"
+        if self._float():
+            return f"float {self.text}" if len(self.text) <= 40 else f"a float literal of {len(self.text)} characters"
+        if self.text == "-0":
+            return "-0 (a negative zero; write 0)"
         digits = len(self.text.lstrip("-"))
         return f"an integer literal of {digits} digits (beyond ±(2^63 − 1); exact values are strings such as '-1/2')"
 
 
 def _kind(v: Any) -> str:
-    """What a JSON value is, for 'found ...' in messages."""
+    """What a JSON value is, for 'found ...' in messages (``null`` for None)."""
     if isinstance(v, _Literal):
         return v.describe()
+    if v is None:
+        return "null"
     if isinstance(v, float):
         return f"float {safe_repr(v)}"
     if isinstance(v, bool):
@@ -58,6 +72,10 @@ def _found(v: Any, limit: int = 60) -> str:
 
 
 def _parse_int(text: str) -> Any:
+    """A JSON integer literal: an int within ``MAX_JSON_INT``, else (beyond it, or ``-0``, which
+    is no non-negative size or node id and never written for the coefficient 0) a :class:`_Literal`."""
+    if text == "-0":
+        return _Literal(text)
     digits = len(text) - (text[0] == "-")
     if digits <= 18:
         return int(text)
@@ -68,6 +86,12 @@ def _parse_int(text: str) -> Any:
 
 
 def _parse_constant(text: str) -> Any:
+    return _Literal(text)
+
+
+def _float_literal(text: str) -> Any:
+    """A JSON float literal: no field of a circuit, model or certificate takes one, so it is kept
+    as written (:class:`_Literal`), never read as the double it rounds to."""
     return _Literal(text)
 
 

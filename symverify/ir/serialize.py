@@ -12,8 +12,8 @@ file holds the same text on every Python; small values look as they always did. 
 **Validation.** Loading never trusts the file: every field is checked for its JSON type and range
 (a bool is not an int, a float is not a size, sizes are non-negative, node ids and layer indices
 too), unknown and duplicate fields are refused, JSON integer literals are bounded by
-:data:`~symverify.ir.limits.MAX_JSON_INT` (exact values are strings), ``NaN``/``Infinity`` are
-refused, nesting is bounded by :data:`~symverify.ir.limits.MAX_JSON_DEPTH`, and files must be
+:data:`~symverify.ir.limits.MAX_JSON_INT` (exact values are strings), ``-0``, float literals and
+``NaN``/``Infinity`` are refused (and shown as written), nesting is bounded by :data:`~symverify.ir.limits.MAX_JSON_DEPTH`, and files must be
 UTF-8. Every problem raises :class:`~symverify.errors.SerializationError` naming the field
 (``layers[3].W.rects[0]``), what was expected and what was found; nothing is truncated, rounded
 or ignored.
@@ -36,6 +36,7 @@ from symverify.ir.files import file_path, read_file
 from symverify.ir.jsonfields import (
     _check_size,
     _field,
+    _float_literal,
     _found,
     _int,
     _int_field,
@@ -295,7 +296,8 @@ def loads(text: str | bytes) -> Document:
     _check_bom(text)
     _check_depth(text)
     try:
-        data = json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant, object_pairs_hook=_pairs)
+        data = json.loads(text, parse_int=_parse_int, parse_float=_float_literal, parse_constant=_parse_constant,
+                          object_pairs_hook=_pairs)
     except json.JSONDecodeError as e:
         raise SerializationError(f"not valid JSON (truncated?): {e.msg} (line {e.lineno}, column {e.colno})") from None
     except RecursionError:

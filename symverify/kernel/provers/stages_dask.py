@@ -27,7 +27,10 @@ the local cluster's too): a killed worker is survived. A run lost after that cou
 that ``stopped`` (``"crashed"``, with the reason): the verdict is ``unknown``, never ``proved``.
 **Deadline.** The deadline is sent as wall-clock time and turned back into the worker's own
 monotonic clock (so clocks that disagree shift it by their difference); the wait here stops at
-the deadline too.
+the deadline too, waiting at most :data:`WAIT_SLICE` seconds at a time (a deadline beyond what one
+wait can take, ``math.inf`` included, is waited for, never read as a lost task). A scheduler not
+reached (connected, with a worker) by the deadline stops the check there with ``"timeout"``, as the
+local check at its deadline; without a deadline, or before it, that is a ``UsageError``.
 
 Only this module imports ``distributed`` (``pip install 'symverify[dask]'``), and only when a
 scheduler is given.
@@ -40,7 +43,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -208,7 +211,8 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     Raises:
         IRError: the certificate is structurally malformed (checked here, before any task).
         UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task``; no connection or no
-            worker within ``connect_timeout`` seconds; ``distributed`` not installed.
+            worker within ``connect_timeout`` seconds (with a ``deadline`` before that, the wait
+            stops there and the result is stopped by ``"timeout"``); ``distributed`` not installed.
     """
     check_address(scheduler)
     for what, value in (("workers", workers), ("stages_per_task", stages_per_task)):
@@ -225,7 +229,14 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     bs = cert.boundaries
     total = len(bs) - 1
     wall = None if deadline is None else time.time() + (deadline - time.monotonic())
-    with _client(scheduler, workers, connect_timeout) as client:
+    with ExitStack() as stack:
+        wait = connect_timeout if check is None else min(connect_timeout, max(check.remaining(), 0.001))
+        try:
+            client = stack.enter_context(_client(scheduler, workers, wait))
+        except UsageError:  # not connected by the deadline: the check stopped there, as the local one would
+            if check is not None and check.expired():
+                return combine([StageOutcome(0, stopped="timeout", note="timeout")], total, time.perf_counter() - start)
+            raise
         threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values()) or 1
         runs = stage_runs(bs, TASKS_PER_THREAD * threads, stages_per_task)
         (fc,) = client.scatter([circuit], broadcast=True, hash=False)
@@ -250,9 +261,8 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
 
     outcomes: list[StageOutcome] = []
     for fut, (a, b) in zip(futures, runs):
-        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
         try:
-            part = fut.result(timeout=left)
+            part = _result(fut, deadline)
         except (DaskTimeout, TimeoutError):
             outcomes.append(StageOutcome(a, stopped="timeout", note="timeout"))
             break
@@ -266,3 +276,24 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
         if not part or not part[-1].ok:
             break
     return outcomes
+
+
+WAIT_SLICE = 3600.0
+"""The longest single wait for a task's result, in seconds: a deadline further away (``math.inf``,
+a ``timeout`` of 10^10 s) is waited for in slices of this length, since one wait that long is
+refused by Dask and the threading clock (``threading.TIMEOUT_MAX``, about 292 years)."""
+
+
+def _result(fut: Any, deadline: float | None) -> Any:
+    """The result of the future ``fut``, waited for until the ``time.monotonic()`` ``deadline``
+    (None: no limit) in waits of at most :data:`WAIT_SLICE` seconds; raises ``TimeoutError`` once
+    the deadline has passed with the task unfinished, or what the task raised."""
+    from distributed import TimeoutError as DaskTimeout
+
+    while True:
+        left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+        try:
+            return fut.result(timeout=None if left is None else min(left, WAIT_SLICE))
+        except (DaskTimeout, TimeoutError):
+            if left is None or left <= WAIT_SLICE or fut.done():  # the deadline, or the task's own error
+                raise
