@@ -68,3 +68,17 @@ def test_every_compiler_states_the_model_s_own_values(c: Circuit, how: str) -> N
     stated = {k: out.resources[k] for k in MODEL_RESOURCES if k in out.resources}
     assert {"layers", "inner_n", "inner_d", "params", "nonzero_params"} <= stated.keys()
     assert stated == {k: _model_value(out.model, k) for k in stated}
+
+
+@pytest.mark.parametrize(("W_A", "found"), [
+    ("ab", r"found str 'ab'"),
+    ([[1, 0]], r"found 1 rows \(2 entries\)"),
+    ([[1], [0, 1]], r"found 2 rows \(1 entries, 2 entries\)"),
+    ([{0: 1, 1: 0}, [0, 1]], r"found 2 rows \(a dict, 2 entries\)"),
+])
+def test_retnet_direct_says_what_matrix_it_found(W_A: object, found: str) -> None:
+    """The refusal said only "expected a 2×2 matrix", not what was given."""
+    from symverify.compiler.retnet import retnet_direct
+
+    with pytest.raises(CompileError, match=r"retnet W_A: expected a 2×2 matrix \(a list of 2 rows of 2 entries\), " + found):
+        retnet_direct(3, 2, W_A=W_A)
