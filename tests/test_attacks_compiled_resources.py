@@ -82,3 +82,21 @@ def test_retnet_direct_says_what_matrix_it_found(W_A: object, found: str) -> Non
 
     with pytest.raises(CompileError, match=r"retnet W_A: expected a 2×2 matrix \(a list of 2 rows of 2 entries\), " + found):
         retnet_direct(3, 2, W_A=W_A)
+
+
+def test_a_model_subclass_cannot_answer_its_own_counts() -> None:
+    """The model's values are the IR's own counts, not what a subclass's methods say."""
+    out = compile(SQUARE, method="dense")
+
+    class Small(Model):
+        def param_count(self) -> int:
+            return 0
+
+        def nonzero_param_count(self) -> int:
+            return 0
+
+    m = out.model
+    small = Small(m.n, m.d, m.inner_n, m.inner_d, m.layers, m.name)
+    for key in ("params", "nonzero_params"):
+        with pytest.raises(CompileError, match=rf"resources\['{key}'\]: expected at least the model's [1-9]"):
+            Compiled(small, None, {key: 0}, "dense")

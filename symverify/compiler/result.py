@@ -51,9 +51,9 @@ def _model_value(model: Model, key: str) -> int:
     if key == "inner_d":
         return model.inner_d
     if key == "params":
-        return model.param_count()
+        return Model.param_count(model)  # the IR's own counts, whatever a subclass answers
     if key == "nonzero_params":
-        return model.nonzero_param_count()
+        return Model.nonzero_param_count(model)
     return sum(1 for layer in model.layers if layer.mode is Mode.CYCLIC)
 
 
