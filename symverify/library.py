@@ -13,10 +13,11 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from symverify.errors import IRError, UsageError
 from symverify.ir import limits
-from symverify.ir.bigint import field_repr
+from symverify.ir.bigint import field_repr, safe_repr
 from symverify.ir.build import CircuitBuilder, Wire, from_matrix, sum_tree
 from symverify.ir.value_memo import ValueMemo, typed_key
 from symverify.kernel.ir.analysis import levels
@@ -262,10 +263,19 @@ def retnet_weights(d: int, gamma: object = None, W_A: Sequence[Sequence[object]]
             return tuple(tuple(sym(f"{prefix}{name}[{p}][{q}]") for q in range(d)) for p in range(d))
         rows = None if unordered(Wm, sized=True) else list(Wm)  # type: ignore[arg-type]
         if rows is None or len(rows) != d or any(unordered(r, sized=True) or len(r) != d for r in rows):  # a dict row: its keys
-            raise IRError(f"retnet {name}: expected a {d}×{d} matrix")
+            raise IRError(f"retnet {name}: expected a {d}×{d} matrix (a list of {d} rows of {d} entries), found "
+                          + _matrix_shape(Wm, rows))
         return tuple(tuple(as_scalar(v, f"retnet {name}[{p}][{q}]") for q, v in enumerate(r)) for p, r in enumerate(rows))
 
     return RetNetWeights(g, matrix("W_A", W_A), matrix("W_C", W_C), matrix("W_V", W_V))
+
+
+def _matrix_shape(given: object, rows: list[Any] | None) -> str:
+    """What a refused matrix argument is, for the error: its type, or its row count and row lengths."""
+    if rows is None:
+        return f"{type(given).__name__} {safe_repr(given, 40)}"
+    lengths = [f"a {type(r).__name__}" if unordered(r, sized=True) else f"{len(r)} entries" for r in rows[:8]]
+    return f"{len(rows)} rows ({', '.join(lengths)}{', …' if len(rows) > 8 else ''})"
 
 
 @dataclass(frozen=True)

@@ -167,6 +167,8 @@ def _new_value(op: str, v: Scalar, symbol: str) -> Scalar:
         return v + M61
     if op == "frac_p":
         return v + Fraction(1, M61)
+    if op == "mode":
+        raise UsageError("weight operator 'mode' changes a layer's convolution mode, not a cell: use flip_mode(model, layer)")
     raise UsageError(f"weight operator: expected one of {', '.join(WEIGHT_OPERATORS)}, found {op!r}")
 
 
@@ -383,10 +385,15 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int | None = None, 
 
 
 def swap_outputs(circuit: Circuit, i: int, j: int) -> Circuit:
-    """A copy of ``circuit`` with outputs ``i`` and ``j`` exchanged."""
+    """A copy of ``circuit`` with outputs ``i`` and ``j`` exchanged. Positions naming the same node
+    (``i == j`` included) are a :class:`UsageError`: the exchange would change nothing, and a mutant
+    is one change."""
     _expect(circuit, Circuit, "swap_outputs")
     outs = list(circuit.outputs)
     i, j = (_index(x, len(outs), f"swap_outputs: output position {x!r}") for x in (i, j))
+    if outs[i] == outs[j]:
+        raise UsageError(f"swap_outputs: expected two output positions naming different nodes, found positions {i} and {j}, "
+                         f"both %{outs[i]} (the exchange would change nothing)")
     outs[i], outs[j] = outs[j], outs[i]
     return Circuit(circuit.n, circuit.d, circuit.gates, tuple(outs), circuit.name)
 

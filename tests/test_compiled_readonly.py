@@ -66,11 +66,11 @@ def test_a_table_is_a_dict_for_json_and_copies() -> None:
 
 
 def test_the_caller_s_dict_is_copied() -> None:
-    res, bounds = {"layers": 3}, {"layers": 5}
+    res, bounds = {"layers": len(OUT.model.layers)}, {"layers": 5}
     out = Compiled(OUT.model, None, res, "dense", bounds)
     res["layers"], bounds["layers"] = 99, 1
     bounds["x"] = 0
-    assert dict(out.resources) == {"layers": 3} and dict(out.bounds) == {"layers": 5} and out.over_bound() == []
+    assert dict(out.resources) == {"layers": len(OUT.model.layers)} and dict(out.bounds) == {"layers": 5} and out.over_bound() == []
 
 
 def test_pickle_copy_equality_and_json_are_as_before() -> None:

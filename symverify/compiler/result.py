@@ -8,12 +8,12 @@ from fractions import Fraction
 from typing import Any
 
 from symverify.errors import CompileError, IRError
-from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.baseconv import Mode, Model
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table, plain_items, plain_str
 
-__all__ = ["Compiled", "Number", "ReadOnlyMapping"]
+__all__ = ["Compiled", "MODEL_RESOURCES", "Number", "ReadOnlyMapping"]
 
 Number = int | Fraction | float
 
@@ -28,13 +28,59 @@ def _check_numbers(d: Mapping[str, Any], what: str) -> ReadOnlyMapping[Number]:
         raise CompileError(str(e)) from None
 
 
+MODEL_RESOURCES: dict[str, str] = {
+    "layers": "layers",
+    "layers_thm": "layers",
+    "layers_c21": "layers",
+    "inner_n": "rows N'",
+    "inner_d": "channels d'",
+    "params": "dense parameters",
+    "nonzero_params": "nonzero parameters",
+    "cyclic_layers": "cyclic layers",
+}
+"""Resources that are functions of the model alone (key → what the model's own count is), which
+:class:`Compiled` holds to at least the model's value."""
+
+
+def _model_value(model: Model, key: str) -> int:
+    """The model's own value of the resource ``key`` (a key of :data:`MODEL_RESOURCES`)."""
+    if key in ("layers", "layers_thm", "layers_c21"):
+        return len(model.layers)
+    if key == "inner_n":
+        return model.inner_n
+    if key == "inner_d":
+        return model.inner_d
+    if key == "params":
+        return Model.param_count(model)  # the IR's own counts, whatever a subclass answers
+    if key == "nonzero_params":
+        return Model.nonzero_param_count(model)
+    return sum(1 for layer in model.layers if layer.mode is Mode.CYCLIC)
+
+
+def _check_model_resources(model: Model, resources: Mapping[str, Number]) -> None:
+    """Refuse a resource of :data:`MODEL_RESOURCES` stated below the model's own value: a bound is
+    met by what the model has, so ``layers = 3`` for a model of 5 layers would make ``over_bound()``
+    miss a bound the model exceeds. Stating more is conservative and allowed (it can only put a
+    result over a bound)."""
+    for key, what in MODEL_RESOURCES.items():
+        if key in resources:
+            actual = _model_value(model, key)
+            if resources[key] < actual:
+                raise CompileError(f"Compiled resources[{key!r}]: expected at least the model's {actual} {what}, "
+                                   f"found {resources[key]} (a resource may not be stated below what the model has: state the "
+                                   "model's own values, or verify the bare model)")
+
+
 @dataclass(frozen=True)
 class Compiled:
     """A compiled model with the evidence to prove it.
 
     ``resources`` are what the construction used (``layers``, ``inner_n``, ``inner_d``, ``params``,
     ``nonzero_params``, …); ``bounds`` the bounds the construction *states* for some of them
-    (e.g. ``layers ≤ 2Δ + 5``), with the same keys. Both are stored as :class:`ReadOnlyMapping`
+    (e.g. ``layers ≤ 2Δ + 5``), with the same keys. A resource that is a function of the model alone
+    (:data:`MODEL_RESOURCES`: ``layers``, ``inner_n``, ``inner_d``, ``params``, ``nonzero_params``,
+    ``cyclic_layers``, and ``layers_thm``, ``layers_c21``) may not be stated below the model's own
+    value (:class:`CompileError`), so ``over_bound()`` never misses a bound the model exceeds. Both are stored as :class:`ReadOnlyMapping`
     copies of what was given (item assignment raises ``TypeError``), so a frozen result's resources,
     bounds and ``over_bound()`` cannot change after it is made; ``dataclasses.replace`` (which
     validates again) makes a changed copy. ``certificate`` is the stage certificate for
@@ -58,6 +104,7 @@ class Compiled:
             raise CompileError(f"Compiled method: expected a non-empty name, found {self.method!r}")
         object.__setattr__(self, "method", plain_str(self.method))  # a str subclass as its characters
         object.__setattr__(self, "resources", _check_numbers(self.resources, "resources"))
+        _check_model_resources(self.model, self.resources)
         object.__setattr__(self, "bounds", _check_numbers(self.bounds, "bounds"))
         object.__setattr__(self, "notes", tuple(plain_items(self.notes)))
 

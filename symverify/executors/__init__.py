@@ -290,7 +290,8 @@ def _execute(obj: Model | Circuit, u: object, backend: str, dtype: str | torch.d
 
 def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype = "float64", device: str | torch.device | None = None,
                   params: Mapping[str, object] | None = None, path: str = "auto") -> NumericCheck:
-    """Run the float executor on exact inputs ``u`` and compare with exact evaluation.
+    """Run the float executor on exact inputs ``u`` and compare with exact evaluation. ``obj`` is a
+    model, a circuit or a compiled object (its model), as for :func:`execute`.
 
     Returns a :class:`~symverify.executors.numeric.NumericCheck` with the measured max absolute and
     relative errors and the error model's bound (see :mod:`symverify.executors.numeric`). It is a
@@ -308,6 +309,9 @@ def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype =
     from symverify.kernel.engines._torch import dtype_name, resolve_device, resolve_dtype
     from symverify.kernel.engines.numbers import float_numbers
 
+    obj = model_of(obj)  # a compiled object: its model, as execute reads it
+    if not isinstance(obj, (Model, Circuit)):
+        raise IRError(f"numeric_check: expected a Model, a Circuit or a compiled object, found {type(obj).__name__}")
     kind = _kind(obj)
     check_known(obj, params)
     _check_path(path, kind)  # a circuit has no paths

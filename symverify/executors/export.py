@@ -374,6 +374,13 @@ def grid_from_tensor(t: Any, where: str) -> Grid:
     return Grid(a.shape[0], a.shape[1], 0, tuple(rects))
 
 
+_CALL = ("__call__", "_call_impl", "_wrapped_call_impl")
+_STACK_METHODS = (*_CALL, "forward", "_forward", "refresh", "_recognise")
+"""What a :class:`BaseConvStack` runs (its forward pass) and how it re-reads its weights after an edit."""
+_LAYER_METHODS = (*_CALL, "forward", "plan", "refresh", "_versions", "_beyond")
+"""What a :class:`BaseConvLayer` runs, the plans it runs, and how it notices an edited weight."""
+
+
 def _refuse_overrides(obj: Any, base: type, names: tuple[str, ...], what: str) -> None:
     """Refuse a subclass of ``base`` that computes by its own methods ``names``: only the weights are read."""
     changed = [n for n in names if getattr(type(obj), n, None) is not getattr(base, n, None)]
@@ -386,7 +393,9 @@ def from_torch(module: Any) -> Model:
     """The exact model of a :class:`BaseConvStack` (every float weight read as the rational it is).
     A module with forward or state-dict hooks (on it, a submodule, or global) is refused
     (:class:`~symverify.errors.CompileError`): they may change what it computes; so is a subclass
-    of :class:`BaseConvStack` or :class:`BaseConvLayer` with its own forward pass. The module is
+    of :class:`BaseConvStack` or :class:`BaseConvLayer` with its own forward pass, plans or refresh
+    (:data:`_STACK_METHODS`, :data:`_LAYER_METHODS`), and a method replaced on an instance
+    (``module.forward = …``; :func:`~symverify.executors.inputs.refuse_hooks`). The module is
     refreshed (:meth:`BaseConvStack.refresh`), so it runs the weights read even where they were
     edited without changing their version (through ``.data``), which it did not notice before."""
     if not isinstance(module, BaseConvStack):
@@ -395,11 +404,11 @@ def from_torch(module: Any) -> Model:
             "for the zoology BaseConv variant use from_zoology"
         )
     refuse_hooks(module, "from_torch")  # a hook's change to the forward pass is in no weight
-    _refuse_overrides(module, BaseConvStack, ("__call__", "forward", "_forward"), "the module")
+    _refuse_overrides(module, BaseConvStack, _STACK_METHODS, "the module")
     for i, ly in enumerate(module.layers):
         if not isinstance(ly, BaseConvLayer):
             raise CompileError(f"from_torch: layer {i}: expected a BaseConvLayer, found {type(ly).__name__}")
-        _refuse_overrides(ly, BaseConvLayer, ("__call__", "forward", "plan"), f"layer {i}")
+        _refuse_overrides(ly, BaseConvLayer, _LAYER_METHODS, f"layer {i}")
     layers = []
     for i, ly in enumerate(module.layers):
         g = {name: grid_from_tensor(getattr(ly, name), f"layer {i} {name}") for name in ("W", "b1", "h", "b2")}

@@ -192,13 +192,19 @@ _HOOKS = (("_forward_hooks", "a forward hook"), ("_forward_pre_hooks", "a forwar
           ("_state_dict_hooks", "a state-dict hook"), ("_state_dict_pre_hooks", "a state-dict pre-hook"))
 
 
-def refuse_hooks(module: Any, where: str) -> None:
+def refuse_hooks(module: Any, where: str, called: tuple[str, ...] = ()) -> None:
     """Refuse a torch module whose forward pass or state dict other code may change: a forward or
     forward pre-hook on it or on a submodule, or registered globally for every module, can change
     what it computes (``lambda m, args, out: 2 * out``) and a state-dict hook the weights it hands
     out, while a converter reads the weights alone; so the model read would not be the module's
-    function. A :class:`~symverify.errors.CompileError` names the submodule; objects that are no
-    torch module have none."""
+    function. So is a method replaced on the instance (``module.forward = lambda u: 2 * u``, or
+    ``state_dict``, ``_call_impl``, …: an instance attribute shadowing a method of its class), on it
+    or on a submodule. Submodules are found through each module's own ``_modules`` table (a
+    ``named_modules`` replaced on the instance could hide them). ``called`` names submodules the
+    converter runs itself (the filter generators of a gated module): a method replaced on them, or
+    under them, runs for the module and the converter alike, so it is not refused. A
+    :class:`~symverify.errors.CompileError` names the submodule; objects that are no torch module
+    have none."""
     torch = require_torch()
     if not isinstance(module, torch.nn.Module):
         return
@@ -209,10 +215,36 @@ def refuse_hooks(module: Any, where: str) -> None:
             raise CompileError(f"{where}: a global {what} is registered (torch.nn.modules.module.register_module_"
                                f"{what.replace(' ', '_').replace('-', '_')}): it runs in every module's forward pass and "
                                "may change what the module computes, which the weights read do not show; remove it first")
-    for name, sub in module.named_modules():
+    for name, sub in _submodules(module):
+        whose = f"submodule {name!r} ({type(sub).__name__})" if name else f"the module ({type(sub).__name__})"
+        own = vars(sub)
+        runs = any(name == c or name.startswith(c + ".") for c in called)
+        shadowed = [] if runs else sorted(k for k in own if callable(getattr(type(sub), k, None)))
+        if shadowed:
+            raise CompileError(f"{where}: {whose} has its method {type(sub).__name__}.{shadowed[0]} replaced on the "
+                               f"instance (by a {type(own[shadowed[0]]).__name__}), which may change what the module computes "
+                               f"or the weights it hands out, while only its weights are read; remove it first "
+                               f"(del module.{shadowed[0]})")
         for attr, what in _HOOKS:
             if getattr(sub, attr, None):
-                whose = f"submodule {name!r} ({type(sub).__name__})" if name else f"the module ({type(sub).__name__})"
                 raise CompileError(f"{where}: {whose} has {what}, which may change what the module computes or the "
                                    "weights it hands out, while only its weights are read; remove it first "
                                    "(the handle register_*_hook returned: handle.remove())")
+
+
+def _submodules(module: Any) -> list[tuple[str, Any]]:
+    """``module`` and every module under it (each once), with dotted names, read from each module's
+    own ``_modules`` table (not through ``named_modules``, which an instance may replace)."""
+    out: list[tuple[str, Any]] = []
+    seen: set[int] = set()
+    todo = [("", module)]
+    while todo:
+        name, sub = todo.pop()
+        if id(sub) in seen:
+            continue
+        seen.add(id(sub))
+        out.append((name, sub))
+        children = vars(sub).get("_modules") or {}
+        todo.extend((f"{name}.{k}" if name else str(k), child) for k, child in reversed(list(children.items()))
+                    if child is not None)
+    return out

@@ -281,7 +281,7 @@ def gated_weights_from_zoology(module: Any, seq_len: int) -> GatedConvWeights:
     d = _d_model(module)
     limits.check(seq_len * 3 * d, "MAX_CELLS", lambda: f"from zoology: {kind}(N={seq_len}, d={d}) state N·3·d")  # before any filter is materialised
     _refuse_nonpolynomial(module, ("filter_fn", "ssm_k_kernel", "kernel"))
-    refuse_hooks(module, "from zoology")  # a hook's change to the forward pass is in no weight
+    refuse_hooks(module, "from zoology", ("filter_fn", "ssm_k_kernel", "kernel"))  # a hook's change to the forward pass is in no weight
     if _dropout_active(module):
         raise CompileError(f"from zoology: {type(module).__name__} has active dropout (training mode, p > 0): random, "
                            "not a function of the input; call .eval() first")
