@@ -1,0 +1,35 @@
+"""``shared_ring`` refuses what is no set of same-shaped circuits or models (a list passed as one
+argument raised AttributeError; objects of different shapes got a ring too small for one of them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from symverify.errors import UsageError
+from symverify.ir.build import trace
+from symverify.kernel.semantics.poly import polynomials, shared_ring
+
+
+def _square(n: int, d: int):
+    return trace(lambda u: [u[0][0] * u[0][0]] * (n * d), n, d, "square")
+
+
+def test_shared_ring_of_two_circuits_reads_both() -> None:
+    a, c = _square(1, 2), _square(1, 2)
+    ring = shared_ring(a, c)
+    assert polynomials(a, ring) == polynomials(c, ring)
+
+
+def test_shared_ring_refuses_a_list_as_one_argument() -> None:
+    with pytest.raises(UsageError, match=r"argument 0: expected a Circuit or Model, found list .*shared_ring\(\*objs\)"):
+        shared_ring([_square(1, 2), _square(1, 2)])  # type: ignore[arg-type]
+
+
+def test_shared_ring_refuses_no_object() -> None:
+    with pytest.raises(UsageError, match="expected one or more circuits or models, found none"):
+        shared_ring()
+
+
+def test_shared_ring_refuses_objects_of_different_shapes() -> None:
+    with pytest.raises(UsageError, match=r"one n×d shape, found \[\(1, 2\), \(2, 1\)\]"):
+        shared_ring(_square(1, 2), _square(2, 1))
