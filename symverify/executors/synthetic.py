@@ -47,7 +47,7 @@ def impulse_model(inner_n: int, inner_d: int, layers: int, *, n: int | None = No
             b1 = Grid.zeros(inner_n, inner_d)
         vacated = () if mode is Mode.CYCLIC or s == 0 else ((0, s, 0, inner_d, 1),)
         out.append(Layer(W, b1, h, Grid(inner_n, inner_d, 0, vacated), mode))
-    return Model(n or inner_n, d or inner_d, inner_n, inner_d, tuple(out), f"impulse_{inner_n}x{inner_d}_L{layers}")
+    return Model(inner_n if n is None else n, inner_d if d is None else d, inner_n, inner_d, tuple(out), f"impulse_{inner_n}x{inner_d}_L{layers}")
 
 
 def _dense(rng: random.Random, rows: int, cols: int, scale: int) -> Grid:
@@ -73,4 +73,4 @@ def dense_model(inner_n: int, inner_d: int, layers: int, *, n: int | None = None
         else:
             b1, h, b2 = _dense(rng, inner_n, inner_d, 1), _dense(rng, inner_n, inner_d, inner_n), _dense(rng, inner_n, inner_d, 1)
         out.append(Layer(_dense(rng, inner_d, inner_d, inner_d), b1, h, b2, mode))
-    return Model(n or inner_n, d or inner_d, inner_n, inner_d, tuple(out), f"dense_{inner_n}x{inner_d}_L{layers}")
+    return Model(inner_n if n is None else n, inner_d if d is None else d, inner_n, inner_d, tuple(out), f"dense_{inner_n}x{inner_d}_L{layers}")
