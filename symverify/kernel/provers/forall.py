@@ -492,13 +492,17 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
     """Instantiate at ``params`` and compare output cell ``(i, q)`` with the spec exactly, on
     symbolic inputs and family members, each atom its own free symbol (``in[r][c]``, ``name[i]…``).
     With free predicates (``preds``: callables read off z3's model) the instance must satisfy
-    ``assume`` at every cell, else the witness cannot be confirmed (None)."""
+    ``assume`` at every cell, else the witness cannot be confirmed (None). Every read of the
+    instance (its sizes, the check of ``assume``, the spec, the layers) goes through one view of
+    ``preds`` and of the input read once per point (``concrete.read_once``): all of them read the
+    one placement and the one input that the comparison is about."""
     from symverify.kernel.ir.scalar import is_zero, sym
     from symverify.kernel.parametric.concrete import (
         cell_value,
         entry_state,
         failing_cells,
         instance_model,
+        read_once,
         sizes,
         spec_at,
     )
@@ -506,10 +510,11 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
 
     # distinct atoms get distinct symbols: ``in[r][c]`` for the input, ``name[i][j]…`` for a family
     # member (``family_symbol``; names are identifiers and ``in`` is reserved: no two atoms share one)
-    def state(r: int, c: int) -> Any:
+    def atoms(r: int, c: int) -> Any:
         return sym(f"in[{r}][{c}]")
 
-    with predicates(preds or {}):  # the sizes and ``where`` may read predicates too
+    state = read_once({"in": atoms})["in"]  # type: ignore[index]
+    with predicates(read_once(preds) or {}):  # the sizes and ``where`` may read predicates too
         env, nn, dd = sizes(g, params)
         if preds and (nn * dd > RECHECK_CELLS or failing_cells(g, env, nn, dd, first=True)):
             return None, "the witness's placement does not satisfy the assumptions at every cell"
