@@ -114,6 +114,16 @@ pipeline fails on such a query, the default solver decides it (:class:`_Fallback
 solver timeout set on a tactic's solver makes z3 fall back to its general strategy, which is what
 this avoids."""
 RECHECK_CELLS = 1 << 14  # 128 × 128
+Z3_MAX_MS = (1 << 32) - 1
+"""z3's longest timeout in milliseconds (about 49.7 days): z3 reads its ``timeout`` parameter (and a
+``TryFor``'s) as an unsigned 32-bit number, so ``2^32 + 2`` ms was a 2 ms timeout (:func:`_ms`)."""
+
+
+def _ms(left: float) -> int:
+    """The z3 timeout, in milliseconds, of a query with ``left`` seconds of the budget left: at least
+    1 and at most :data:`Z3_MAX_MS` (more wrapped modulo ``2^32`` in z3, and a budget of ``1e308`` s
+    overflowed ``int``); a query that exhausts ``Z3_MAX_MS`` is ``unknown``, as at any timeout."""
+    return max(1, int(min(left * 1000, Z3_MAX_MS)))
 _Z3_LOCK = threading.RLock()
 """Held by :func:`prove_forall` while it uses z3: z3's Python API shares one context, which is not
 thread-safe (two threads proving at once crashed the process with a segmentation fault, or hung it past
@@ -589,7 +599,7 @@ def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[A
     if left <= 0:
         raise _DeadlineError("the time budget ran out before the next z3 query")
     s = z3.Solver()
-    s.set("timeout", max(1, int(left * 1000)))
+    s.set("timeout", _ms(left))
     inner = z3.Not(z3.And(*same, body))
     s.add(*base, *cell, z3.ForAll(bs, inner) if bs else inner)
     r = s.check()
@@ -748,7 +758,7 @@ def _completed(z3: Any, g: Gadget, params: dict[str, int], preds: Mapping[str, A
     left = deadline - time.perf_counter()
     if left <= 0:
         return None
-    s.set("timeout", max(1, int(left * 1000)))
+    s.set("timeout", _ms(left))
     if s.check() != z3.sat:
         return None
     m = s.model()
@@ -899,7 +909,12 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     # an int or float subclass as its stored value: its own <, > and + (NaN read as positive) decided the budget
     timeout_s = cast(float, plain_float(plain_int(timeout_s)))
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < math.inf:
-        raise ParametricError(f"prove_forall {named}: expected a positive number of seconds, found {timeout_s!r}")
+        raise ParametricError(f"prove_forall {named}: expected a positive number of seconds, found {safe_repr(timeout_s, 60)}")
+    try:  # the deadline is a float: an int past the largest float (10**400) overflowed in the sum below
+        timeout_s = float(timeout_s)
+    except OverflowError:
+        raise ParametricError(f"prove_forall {named}: expected a positive number of seconds below 2^1024 (a float), "
+                              f"found {show_int(cast(int, timeout_s))}") from None
     z3 = _z3()
     t0 = time.perf_counter()
     deadline = t0 + timeout_s
@@ -1055,7 +1070,7 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             left = deadline - time.perf_counter()
             if left <= 0:
                 raise _DeadlineError("the time budget ran out before the next z3 query")
-            ms = max(1, int(left * 1000))
+            ms = _ms(left)
             s: Any
             if tactic and kind is _Enc and BV_TACTIC and (not has_preds or "ackermannize_bv" in BV_TACTIC):
                 # bit-vectors (predicates ackermannized): simplify, then bit-blast to SAT (faster

@@ -1,0 +1,64 @@
+"""Attacks on the ∀-prover, round 9 (docs/forall.md §3): budgets at the edges of what z3 and a float hold,
+and claims cross-checked against their instances at the edges of the ranges."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+z3 = pytest.importorskip("z3")
+
+from symverify.kernel.parametric.expr import ParametricError, inp, lt, var  # noqa: E402
+from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap  # noqa: E402
+from symverify.kernel.provers.forall import prove_forall  # noqa: E402
+
+i, q, N, d, s = (var(x) for x in "iqNds")
+
+
+def _shift(lag: object) -> Gadget:
+    return Gadget("shift", (Param("N", 1, 8), Param("d", 1, 3), Param("s", 0, 7)), N, d,
+                  (PLayer(b1=1, h=(tap(lag),), mode="cyclic"),), inp((i + N - s) % N, q), where=lt(s, N))
+
+
+def test_a_budget_past_z3s_32_bit_timeout_is_not_wrapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """z3 reads a timeout as an unsigned 32-bit number of milliseconds: a budget of ``(2^32 + 2)`` ms
+    (about 49.7 days) gave each query 2 ms. Every timeout handed to z3 is now at most ``2^32 − 1`` ms."""
+    seen: list[int] = []
+    set_, try_for = z3.Solver.set, z3.TryFor
+
+    def spy_set(self: Any, *args: Any, **kw: Any) -> Any:
+        if args and args[0] == "timeout":
+            seen.append(args[1])
+        return set_(self, *args, **kw)
+
+    def spy_try_for(t: Any, ms: int, ctx: Any = None) -> Any:
+        seen.append(ms)
+        return try_for(t, ms, ctx)
+
+    monkeypatch.setattr(z3.Solver, "set", spy_set)
+    monkeypatch.setattr(z3, "TryFor", spy_try_for)
+    r = prove_forall(_shift(s), timeout=(2**32 + 10**6) / 1000)
+    assert r.verdict == "proved", str(r)
+    assert seen and max(seen) <= 2**32 - 1 and min(seen) >= 1, seen
+
+
+@pytest.mark.parametrize("timeout", [1e308, 1e9, 2.0**1000])
+def test_a_large_finite_budget_is_a_budget(timeout: float) -> None:
+    """``timeout=1e308`` raised ``OverflowError`` (its milliseconds are no ``int``)."""
+    assert prove_forall(_shift(s), timeout=timeout).verdict == "proved"
+    assert prove_forall(_shift((s + 1) % N), timeout=timeout).verdict == "refuted"
+
+
+@pytest.mark.parametrize("timeout", [10**400, 2**1024])
+def test_a_budget_past_the_largest_float_is_refused(timeout: int) -> None:
+    """An int past the largest float raised ``OverflowError`` from the deadline's sum."""
+    with pytest.raises(ParametricError, match=r"prove_forall timeout: expected a positive number of seconds below 2\^1024 \(a float\), found <\d+-digit integer"):
+        prove_forall(_shift(s), timeout=timeout)
+    with pytest.raises(ParametricError, match=r"prove_forall timeout_s: expected a positive number of seconds below 2\^1024"):
+        prove_forall(_shift(s), timeout_s=timeout)
+
+
+def test_a_tiny_budget_is_unknown() -> None:
+    r = prove_forall(_shift((s + 1) % N), timeout=1e-9)
+    assert r.verdict == "unknown" and "time budget ran out" in r.detail, str(r)
