@@ -62,3 +62,32 @@ def test_a_budget_past_the_largest_float_is_refused(timeout: int) -> None:
 def test_a_tiny_budget_is_unknown() -> None:
     r = prove_forall(_shift((s + 1) % N), timeout=1e-9)
     assert r.verdict == "unknown" and "time budget ran out" in r.detail, str(r)
+
+
+TOP = 2**64
+
+
+def test_a_cyclic_lag_near_the_top_of_the_range_is_decided() -> None:
+    """A cyclic tap at lag ``s`` read row ``(i + N') − s`` in the symbolic interpretation where
+    ``i < s``: past ``2^64`` for ``N'`` near it, so a true gadget was refused as undefined although
+    every row the instance reads is inside the state. It is written ``i + (N' − s)`` (below ``N'``):
+    proved, and the concrete interpretation agrees at the top of the range; a spec wrong only at the
+    last row is refuted there."""
+    from symverify.kernel.ir.scalar import sym
+    from symverify.kernel.parametric.concrete import cell_value, spec_at
+    from symverify.kernel.parametric.expr import eq, ite, where
+
+    ranges = (Param("N", 1, TOP - 1), Param("s", 0, TOP - 2))
+    layer = PLayer(b1=1, h=(tap(s),), mode="cyclic")
+
+    def g(spec: object) -> Gadget:
+        return Gadget("top", ranges, N, 1, (layer,), spec, where=lt(s, N))
+
+    right = inp(ite(lt(i, s), i + (N - s), i - s), q)
+    assert prove_forall(g(right)).verdict == "proved"
+    u = lambda r, c: sym(f"u{r}")  # noqa: E731
+    for env, row in (({"N": TOP - 1, "s": TOP - 2}, TOP - 3), ({"N": TOP - 1, "s": TOP - 2}, 0), ({"N": TOP - 1, "s": 1}, 0)):
+        want = sym(f"u{(row - env['s']) % env['N']}")
+        assert cell_value(g(right), env, row, 0, u) == want == spec_at(g(right), env, row, 0, u)
+    r = prove_forall(g(where(eq(i, TOP - 2), 0, right)))
+    assert r.verdict == "refuted" and r.cell == (TOP - 2, 0) and r.params["N"] == TOP - 1, str(r)

@@ -13,8 +13,9 @@ with the sums over the taps of channel ``q`` (a tap contributes exactly where it
 channels it does not name have ``W = 0``, lags it does not name ``h = 0``): a ``W`` tap
 ``(g, p(q), w(q))`` gives ``[g]·w·u[i, p(q)]``; an ``h`` tap ``(g, k(q), v(q))`` gives
 ``[g ∧ i ≥ k]·v·u[i − k, q]`` (causal; the row ``i − k < 0`` reads the zero padding) or
-``[g]·v·u[(i + N' − k) mod N', q]`` (cyclic; written ``i − k`` if ``i ≥ k`` else ``i + N' − k``,
-the same number since ``i, k < N'``). The next layer reads the previous one's cells by
+``[g]·v·u[(i + N' − k) mod N', q]`` (cyclic; written ``i − k`` if ``i ≥ k`` else ``i + (N' − k)``,
+the same number since ``i, k < N'``, and below ``N'``: ``(i + N') − k`` passed ``2^64`` for ``N'`` near
+it, where the concrete interpretation reads a row inside the state, and such a gadget was refused). The next layer reads the previous one's cells by
 substituting the row and channel it reads for ``i`` and ``q`` in the previous terms. Products
 expand term by term (guards conjoined, coefficients multiplied, atoms concatenated).
 
@@ -214,7 +215,7 @@ def _layer_terms(pl: PLayer, rows: IExpr, read: Reader) -> list[Term]:
         if pl.mode == "causal":
             src, g = i - t.src, _and(t.guard, ge(i, t.src))
         else:
-            src, g = Ite(ge(i, t.src), i - t.src, i + rows - t.src), t.guard
+            src, g = Ite(ge(i, t.src), i - t.src, i + (rows - t.src)), t.guard
         conv += _guarded(_mul(value_terms(t.value, None), read(src, q)), g)
         _capped(conv, "a layer's h ⊛ u + b2")
     return _mul(proj, conv)
