@@ -939,6 +939,9 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             raise ParametricError(f"prove_forall ranges: {n} expected a pair (lo, hi) of ints, found {safe_repr(rng, 60)}")
         # an int subclass as its plain value: z3 reads a numeral's str(), which a subclass may answer otherwise
         lo, hi = (cast(int, plain_int(x)) for x in rng)
+        if lo > hi:  # not "outside the declared range": a statement about no value of n
+            raise ParametricError(f"prove_forall ranges: {n} ∈ [{show_int(lo)}, {show_int(hi)}] is empty; expected lo ≤ hi "
+                                  f"inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
         if not (bounds[n][0] <= lo <= hi <= bounds[n][1]):
             raise ParametricError(f"prove_forall ranges: {n} ∈ [{show_int(lo)}, {show_int(hi)}] is not inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
         bounds[n] = (lo, hi)
