@@ -1,7 +1,8 @@
 """One value per point: every consumer of a parametric gadget's concrete interpretation (``instantiate``,
 ``failing_cells``, ``spec_at``, ``cell_value``, ``eval_value``, the ∀-prover's re-check of a witness) reads
 each family member, predicate point and input cell once, and one ``read_once`` view passed to several
-calls makes them all read one value per point (docs/forall.md §1)."""
+calls makes them all read one value per point; and each reads a declared family only inside its
+declared size (docs/forall.md §1)."""
 
 from __future__ import annotations
 
@@ -169,3 +170,37 @@ def test_spec_at_and_cell_value_check_their_families() -> None:
         read_once([lambda: 1])  # type: ignore[arg-type]
     with pytest.raises(ParametricError, match=r"read_once: 'B': expected a callable on points, found int 3"):
         read_once({"B": 3})  # type: ignore[dict-item]
+
+
+def _sized_family() -> Gadget:
+    """``b1 = B[i]`` with ``B`` declared of size ``N − 1``: the last row reads ``B[N − 1]``, outside it
+    (``prove_forall`` refuses the gadget)."""
+    return Gadget("famr", (Param("N", 1, 40), Param("d", 1, 2)), N, d, (PLayer(b1=fam("B", i), h=(tap(0),), mode="cyclic"),),
+                  fam("B", i) * inp(i, q), families={"B": (N - 1,)})
+
+
+@pytest.mark.parametrize("n", [3, 30], ids=["cell-by-cell", "bulk"])
+def test_a_member_outside_its_declared_size_is_refused(n: int) -> None:
+    """``B[N − 1]`` of a family declared of size ``N − 1`` was read silently (its free symbol, or what
+    the callable answered), by the instance, the spec and the cell-by-cell value alike."""
+    g = _sized_family()
+    msg = rf"gadget famr: family B read at \({n - 1},\), outside its declared size \({n - 1},\) at \{{'N': {n}, 'd': 1\}}"
+    with pytest.raises(ParametricError, match=msg):
+        instantiate(g, {"N": n, "d": 1})
+    with pytest.raises(ParametricError, match=msg):
+        instantiate(g, {"N": n, "d": 1}, {"B": lambda p: p + 1})
+    with pytest.raises(ParametricError, match=msg):
+        spec_at(g, {"N": n, "d": 1}, n - 1, 0, _state)
+    with pytest.raises(ParametricError, match=msg):
+        cell_value(g, {"N": n, "d": 1}, n - 1, 0, _state)
+    assert spec_at(g, {"N": n, "d": 1}, n - 2, 0, _state) == sym(f"B[{n - 2}]") * sym(f"u{n - 2}_0")
+    assert cell_value(g, {"N": n, "d": 1}, n - 2, 0, _state, {"B": lambda p: 3}) == 3 * sym(f"u{n - 2}_0")
+
+
+def test_a_family_size_is_evaluated_where_a_member_is_read() -> None:
+    """A declared size undefined at ``N = 1`` refuses a read there, and nothing where the family is not read."""
+    g = Gadget("undef", (Param("N", 1, 4),), N, 1, (PLayer(b1=fam("B", 0), h=(tap(0),), mode="cyclic"),), fam("B", 0) * inp(i, q),
+               families={"B": (N - 2,), "C": (N - 2,)})
+    with pytest.raises(ParametricError, match=r"gadget undef: family B: its declared size \(N - 2\) is undefined at \{'N': 1\}"):
+        instantiate(g, {"N": 1})
+    assert len(instantiate(g, {"N": 3})) == 1

@@ -94,6 +94,8 @@ def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:
         return family_symbol(name, *idx)
     try:
         v = fams[name](*idx)
+    except _OutsideSizeError:
+        raise
     except Exception as e:
         raise ParametricError(f"family {name} at {idx}: the callable raised {type(e).__name__}: {safe_repr(str(e), 120)}") from e
     if type(v) in _EXACT:  # kept as given (a bias grid stores what it is given)
@@ -102,6 +104,44 @@ def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:
         return as_scalar(v, f"family {name} at {idx}")
     except IRError as e:
         raise ParametricError(str(e)) from None
+
+
+class _OutsideSizeError(ParametricError):
+    """A family member read outside its family's declared size (:func:`_sized`), passed on as it is."""
+
+
+def _sized(g: Gadget, env: Mapping[str, int], fams: Families | None) -> Families | None:
+    """``fams`` with each member of a family the gadget declares checked against its declared size at
+    the parameters ``env`` (evaluated at the family's first read): the ∀ theorem is about the members
+    inside it, and the prover refuses a gadget that reads one outside, so an instance reading one is
+    refused too, naming the member and the size (``B[2]`` of a family of size 2 was read silently, as
+    its free symbol or as whatever the callable answered)."""
+    if not g.families:
+        return fams
+    out = dict(fams or {})
+    for name, size in g.families.items():
+        out[name] = _checked(g, name, size, env, out.get(name))
+    return out
+
+
+def _checked(g: Gadget, name: str, size: tuple[Any, ...], env: Mapping[str, int],
+             fn: Callable[..., Scalar] | None) -> Callable[..., Scalar]:
+    dims: list[tuple[int, ...]] = []
+
+    def read(*idx: int) -> Scalar:
+        if not dims:
+            try:
+                dims.append(tuple(x.eval(env) for x in size))
+            except ParametricError as e:
+                raise _OutsideSizeError(f"gadget {g.name}: family {name}: its declared size "
+                                        f"{', '.join(map(str, size))} is undefined at {env}: {e}") from None
+        n = dims[0]
+        if len(idx) != len(n) or not all(0 <= k < m for k, m in zip(idx, n)):
+            raise _OutsideSizeError(f"gadget {g.name}: family {name} read at {idx}, outside its declared size {n} at {env} "
+                                    f"(expected {len(n)} indices, each below its size)")
+        return family_symbol(name, *idx) if fn is None else fn(*idx)
+
+    return read
 
 
 def eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
@@ -367,7 +407,8 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
         _check_entry(g, env, nn, dd, preds)
         # each member read once: the ∀ theorem is about one value per member (a callable drawing random
         # weights gave ``B[0]`` two values in one instance)
-        return tuple(_layer(pl, env, nn, dd, once, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
+        sized = _sized(g, env, once)
+        return tuple(_layer(pl, env, nn, dd, sized, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
 
 
 def _pred_names(c: object) -> set[str]:
@@ -590,7 +631,7 @@ def spec_at(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Callabl
         e = {**env, "i": i, "q": q}
         if not g.care.eval(e):
             return None
-        return _eval_value(g.spec, e, fams, entry_state(g, env, state))
+        return _eval_value(g.spec, e, _sized(g, env, fams), entry_state(g, env, state))
 
 
 def entry_state(g: Gadget, env: Mapping[str, int], state: Callable[[int, int], Any]) -> Callable[[int, int], Any]:
@@ -619,6 +660,7 @@ def _cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Cal
     """:func:`cell_value` with the families read once, inside a block read once."""
     env, nn, dd = sizes(g, params)
     i, q = _check_cell(g, i, q, nn, dd)
+    families = _sized(g, env, families)
     memo: dict[tuple[int, int, int], Any] = {}
     inp = entry_state(g, env, state)
 
