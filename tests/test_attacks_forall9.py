@@ -91,3 +91,47 @@ def test_a_cyclic_lag_near_the_top_of_the_range_is_decided() -> None:
         assert cell_value(g(right), env, row, 0, u) == want == spec_at(g(right), env, row, 0, u)
     r = prove_forall(g(where(eq(i, TOP - 2), 0, right)))
     assert r.verdict == "refuted" and r.cell == (TOP - 2, 0) and r.params["N"] == TOP - 1, str(r)
+
+
+def _cyclic_layers(n: int) -> Gadget:
+    """``n`` cyclic shifts by one: the row layer ``n`` reads is a tree of about ``3^n`` nodes."""
+    return Gadget("many", (Param("N", 2, 5),), N, 1, (PLayer(b1=1, h=(tap(1),), mode="cyclic"),) * n,
+                  inp((i + N * n - n) % N, q))
+
+
+def test_the_expansion_asks_the_budget_inside_a_term(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The budget was asked once per 4096 terms only: one term whose rows are substituted through 14
+    cyclic layers is millions of nodes, built whole (seconds) after the deadline had passed. With a
+    budget that runs out after 20 000 index nodes are built, the expansion now stops within a few
+    thousand more (counted, not timed)."""
+    from symverify.kernel.parametric import expr
+    from symverify.kernel.parametric.symbolic import ExpansionLimitError, expansion_budget, output_terms
+
+    built = 0
+    init = expr.Bin.__post_init__
+
+    def counting(self: Any) -> None:
+        nonlocal built
+        built += 1
+        init(self)
+
+    monkeypatch.setattr(expr.Bin, "__post_init__", counting)
+    g = _cyclic_layers(14)
+    with expansion_budget(lambda: built > 20_000), pytest.raises(ExpansionLimitError, match=r"time budget ran out while expanding"):
+        output_terms(g)
+    assert built < 30_000, built
+
+
+def test_the_encoding_asks_the_budget_inside_an_expression() -> None:
+    """The encoding asked the budget once per term: a term's index expression of many nodes was
+    encoded whole after the deadline. It is asked every 1024 nodes."""
+    from symverify.kernel.provers import forall
+
+    parts: list[Any] = [i + k for k in range(2048)]  # a balanced sum of 4095 distinct nodes (no two equal)
+    while len(parts) > 1:
+        parts = [a + b for a, b in zip(parts[::2], parts[1::2])]
+    row = parts[0]
+    enc = forall._Enc(z3, ["N", "i", "q"])
+    enc.deadline = -1.0  # passed
+    with pytest.raises(forall._EncodingTimeoutError, match="the index expressions"):
+        enc.ix(row)

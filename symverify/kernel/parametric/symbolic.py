@@ -195,12 +195,30 @@ def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[
     raise ParametricError(f"value expression: unknown node {type(v).__name__}")
 
 
+def _visitor() -> Callable[[], None]:
+    """A node counter that asks the budget every :data:`_TICK` nodes (raising as :func:`_tick`): a
+    substitution builds a tree, and the row a layer reads through ``k`` cyclic layers before it is
+    ``3^k`` nodes (each ``ite(i ≥ lag, i − lag, i + (N' − lag))`` uses the previous row three times),
+    so one term of one layer could run the budget over several times before the next term's check."""
+    n = 0
+    expired = _EXPIRED.get()
+
+    def visit() -> None:
+        nonlocal n
+        n += 1
+        if n % _TICK == 0 and expired():
+            raise ExpansionLimitError("the time budget ran out while expanding the terms of the statement (timeout)")
+
+    return visit
+
+
 def _subst_terms(ts: list[Term], r: IExpr, c: IExpr) -> list[Term]:
     sub = {"i": r, "q": c}
+    visit = _visitor()
     out: list[Term] = []
     for t in ts:
         _tick(len(out))
-        out.append(Term(subst_c(t.guard, sub), t.coef, tuple(Atom(a.kind, tuple(subst_i(x, sub) for x in a.idx)) for a in t.atoms)))
+        out.append(Term(subst_c(t.guard, sub, visit), t.coef, tuple(Atom(a.kind, tuple(subst_i(x, sub, visit) for x in a.idx)) for a in t.atoms)))
     return out
 
 

@@ -198,6 +198,7 @@ class _Enc:
         self._ix: dict[IExpr, tuple[Any, Any]] = {}
         self._c: dict[Cond, tuple[Any, Any]] = {}
         self.preds: dict[str, Any] = {}
+        self._built = 0  # nodes encoded: the budget is asked every 1024 (:meth:`_node`)
 
     def fresh(self, name: str) -> Any:
         return self.z3.BitVec(name, self.width)
@@ -207,6 +208,14 @@ class _Enc:
         a large gadget takes time before any query runs)."""
         if time.perf_counter() > self.deadline:
             raise _EncodingTimeoutError(what)
+
+    def _node(self) -> None:
+        """Count one node encoded and ask the budget every 1024: a term's index expressions may be
+        trees of millions of nodes (a row read through many cyclic layers), whose encoding ran the
+        budget over several times between two terms' checks."""
+        self._built += 1
+        if self._built % 1024 == 0:
+            self.tick("the index expressions")
 
     def const(self, v: int) -> Any:
         if not 0 <= v < 1 << self.width:
@@ -233,6 +242,7 @@ class _Enc:
         hit = self._ix.get(e)
         if hit is not None:
             return hit
+        self._node()
         z3 = self.z3
         if isinstance(e, Lit):
             r = (self.const(e.value), z3.BoolVal(True))
@@ -257,6 +267,7 @@ class _Enc:
         hit = self._c.get(c)
         if hit is not None:
             return hit
+        self._node()
         z3 = self.z3
         if isinstance(c, Cmp):
             (a, oka), (b, okb) = self.ix(c.a), self.ix(c.b)
