@@ -135,3 +135,13 @@ def test_the_encoding_asks_the_budget_inside_an_expression() -> None:
     enc.deadline = -1.0  # passed
     with pytest.raises(forall._EncodingTimeoutError, match="the index expressions"):
         enc.ix(row)
+
+
+def test_a_gadget_without_parameters_states_its_ranges_plainly() -> None:
+    """``ranges`` began with ", " (``"proved for all , at the cells where i < 2"``) or was empty."""
+    layers = (PLayer(b1=1, h=(tap(1),), mode="cyclic"),)
+    r = prove_forall(Gadget("fixed", (), 3, 2, layers, inp((i + 2) % 3, q), care=lt(i, 2)))
+    assert r.ranges == "cells of the one instance (no parameters), at the cells where i < 2", r.ranges
+    assert str(r).startswith("fixed: proved for all cells of the one instance (no parameters), at the cells where i < 2 (")
+    assert prove_forall(Gadget("fixed", (), 3, 2, layers, inp((i + 2) % 3, q))).ranges == "cells of the one instance (no parameters)"
+    assert prove_forall(_shift(s)).ranges == "N ∈ [1, 8], d ∈ [1, 3], s ∈ [0, 7], s < N"

@@ -956,11 +956,13 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         if not (bounds[n][0] <= lo <= hi <= bounds[n][1]):
             raise ParametricError(f"prove_forall ranges: {n} ∈ [{show_int(lo)}, {show_int(hi)}] is not inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
         bounds[n] = (lo, hi)
-    shown = ", ".join(f"{n} ∈ [{_num(lo)}, {_num(hi)}]" for n, (lo, hi) in bounds.items())
+    # the parts joined: a gadget without parameters showed ", at the cells where …" (and nothing at all)
+    parts = [f"{n} ∈ [{_num(lo)}, {_num(hi)}]" for n, (lo, hi) in bounds.items()] or ["cells of the one instance (no parameters)"]
     if str(g.where) != "true":
-        shown += f", {g.where}"
+        parts.append(str(g.where))
     if str(g.care) != "true":  # the claim is about these cells only: a care false at a whole size claims nothing there
-        shown += f", at the cells where {g.care}"
+        parts.append(f"at the cells where {g.care}")
+    shown = ", ".join(parts)
     # the statement is the gadget's: no predicate of a caller's ``with predicates(...)`` block is read
     # (one made ``i << ite(P(0, 0), 0, 1)`` a constant shift to the choice of the integer encoding)
     token = _PREDICATES.set({})
