@@ -204,3 +204,15 @@ def test_a_family_size_is_evaluated_where_a_member_is_read() -> None:
     with pytest.raises(ParametricError, match=r"gadget undef: family B: its declared size \(N - 2\) is undefined at \{'N': 1\}"):
         instantiate(g, {"N": 1})
     assert len(instantiate(g, {"N": 3})) == 1
+
+
+@pytest.mark.parametrize("idx, size, ok", [((), (), True), ((1, 2, 3), (2, 3, 4), True), ((1, 3, 3), (2, 3, 4), False), ((0, 1), (1, 1), False)])
+def test_the_declared_size_holds_for_any_number_of_indices(idx: tuple[int, ...], size: tuple[int, ...], ok: bool) -> None:
+    g = Gadget("k", (Param("N", 1, 4),), N, 1, (PLayer(b1=fam("B", *idx), h=(tap(0),), mode="cyclic"),), fam("B", *idx) * inp(i, q),
+               families={"B": size})
+    if ok:
+        (layer,) = instantiate(g, {"N": 2})
+        assert layer.b1.nonzero()[(0, 0)] == sym("B" + "".join(f"[{x}]" for x in idx))
+    else:
+        with pytest.raises(ParametricError, match=rf"family B read at \({', '.join(map(str, idx))}\), outside its declared size"):
+            instantiate(g, {"N": 2})

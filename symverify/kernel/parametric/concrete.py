@@ -127,6 +127,7 @@ def _sized(g: Gadget, env: Mapping[str, int], fams: Families | None) -> Families
 def _checked(g: Gadget, name: str, size: tuple[Any, ...], env: Mapping[str, int],
              fn: Callable[..., Scalar] | None) -> Callable[..., Scalar]:
     dims: list[tuple[int, ...]] = []
+    get: Callable[..., Scalar] = fn if fn is not None else functools.partial(family_symbol, name)
 
     def read(*idx: int) -> Scalar:
         if not dims:
@@ -136,10 +137,14 @@ def _checked(g: Gadget, name: str, size: tuple[Any, ...], env: Mapping[str, int]
                 raise _OutsideSizeError(f"gadget {g.name}: family {name}: its declared size "
                                         f"{', '.join(map(str, size))} is undefined at {env}: {e}") from None
         n = dims[0]
-        if len(idx) != len(n) or not all(0 <= k < m for k, m in zip(idx, n)):
+        # indices are values of index expressions, never negative; one and two indices compared
+        # directly (a family of a large layer is read once per cell: the generic test cost 4× the read)
+        k = len(idx)
+        if k != len(n) or not (idx[0] < n[0] if k == 1 else idx[0] < n[0] and idx[1] < n[1] if k == 2
+                               else all(0 <= x < m for x, m in zip(idx, n))):
             raise _OutsideSizeError(f"gadget {g.name}: family {name} read at {idx}, outside its declared size {n} at {env} "
                                     f"(expected {len(n)} indices, each below its size)")
-        return family_symbol(name, *idx) if fn is None else fn(*idx)
+        return get(*idx)
 
     return read
 
