@@ -145,3 +145,19 @@ def test_a_gadget_without_parameters_states_its_ranges_plainly() -> None:
     assert str(r).startswith("fixed: proved for all cells of the one instance (no parameters), at the cells where i < 2 (")
     assert prove_forall(Gadget("fixed", (), 3, 2, layers, inp((i + 2) % 3, q))).ranges == "cells of the one instance (no parameters)"
     assert prove_forall(_shift(s)).ranges == "N ∈ [1, 8], d ∈ [1, 3], s ∈ [0, 7], s < N"
+
+
+def test_a_substitution_past_max_nodes_is_unknown_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The row read through ``k`` cyclic layers is a tree of about ``3^k`` nodes, which every later walk
+    (hashing, the encoding, messages) visits whole: past ``MAX_NODES`` nodes in one layer's substitution
+    the statement is unknown at once, as past ``MAX_TERMS`` terms (the limit lowered here to keep the
+    test small; the library's largest substitution is about 10 000 nodes)."""
+    from symverify.kernel.parametric import symbolic
+    from symverify.kernel.parametric.symbolic import ExpansionLimitError, output_terms
+
+    monkeypatch.setattr(symbolic, "MAX_NODES", 50_000)
+    with pytest.raises(ExpansionLimitError, match=r"index expressions of more than MAX_NODES = 50000 nodes"):
+        output_terms(_cyclic_layers(12))
+    assert len(output_terms(_cyclic_layers(6))) > 0
+    r = prove_forall(_cyclic_layers(12))
+    assert r.verdict == "unknown" and "more than MAX_NODES = 50000 nodes" in r.detail, str(r)

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from symverify.kernel.parametric.expr import (
+    MAX_NODES,
     TRUE,
     BoolOp,
     Cond,
@@ -206,8 +207,13 @@ def _visitor() -> Callable[[], None]:
     def visit() -> None:
         nonlocal n
         n += 1
-        if n % _TICK == 0 and expired():
-            raise ExpansionLimitError("the time budget ran out while expanding the terms of the statement (timeout)")
+        if n % _TICK == 0:
+            if expired():
+                raise ExpansionLimitError("the time budget ran out while expanding the terms of the statement (timeout)")
+            if n > MAX_NODES:  # every later walk (hashing, encoding, messages) is over these trees
+                raise ExpansionLimitError(f"a layer reads the previous one through index expressions of more than MAX_NODES = "
+                                          f"{MAX_NODES} nodes (a row used k times is copied k times: through k cyclic layers "
+                                          "about 3^k nodes)")
 
     return visit
 
