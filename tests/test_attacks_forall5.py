@@ -144,7 +144,8 @@ def test_a_spec_cell_read_in_a_product_with_zero_must_be_inside_the_state() -> N
 @pytest.mark.parametrize("where_", ["b1", "b2", "tap", "spec"])
 def test_a_family_member_read_in_a_product_with_zero_must_be_inside_its_size(where_: str) -> None:
     """``fam("B", N) * 0`` with ``B`` declared of size ``N``: no obligation, "proved", while
-    ``instantiate`` calls the family's callable at ``N`` (a list-backed one raises)."""
+    ``instantiate`` calls the family's callable at ``N`` (a list-backed one raised): it now refuses the
+    member outside the declared size before any call."""
     extra = fam("B", N) * 0
     b1 = 1 + extra if where_ == "b1" else 1
     b2 = extra if where_ == "b2" else 0
@@ -154,7 +155,7 @@ def test_a_family_member_read_in_a_product_with_zero_must_be_inside_its_size(whe
     with pytest.raises(ParametricError, match=r"family index B\[N\] below its size N"):
         sv.prove_forall(g)
     if where_ != "spec":
-        with pytest.raises(ParametricError, match=r"family B at \(4,\): the callable raised IndexError"):
+        with pytest.raises(ParametricError, match=r"family B read at \(4,\), outside its declared size \(4,\)"):
             instantiate(g, {"N": 4}, families={"B": lambda p: [1, 2, 3, 4][p]})
 
 

@@ -188,8 +188,10 @@ def test_a_declared_family_size_list_is_accepted_and_proved():
 def test_prove_forall_ranges_given_as_pairs_and_narrowed_are_proved():
     r = sv.prove_forall(_g(), ranges=[("N", (1, 2))])  # type: ignore[arg-type]
     assert r.proved and "N ∈ [1, 2]" in r.ranges
-    with pytest.raises(ParametricError, match=r"N ∈ \[5, 2\] is not inside the declared \[1, 64\]"):
+    with pytest.raises(ParametricError, match=r"N ∈ \[5, 2\] is empty; expected lo ≤ hi inside the declared \[1, 64\]"):
         sv.prove_forall(_g(), ranges={"N": (5, 2)})
+    with pytest.raises(ParametricError, match=r"N ∈ \[0, 2\] is not inside the declared \[1, 64\]"):
+        sv.prove_forall(_g(), ranges={"N": (0, 2)})
 
 
 @pytest.mark.parametrize(

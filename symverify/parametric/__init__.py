@@ -7,7 +7,7 @@ sizes), :mod:`~symverify.parametric.library` (the appendix's building blocks). T
 :func:`symverify.kernel.provers.forall.prove_forall` (``symverify.prove_forall``).
 """
 
-from symverify.kernel.parametric.concrete import instance_model, instantiate
+from symverify.kernel.parametric.concrete import instance_model, instantiate, read_once
 from symverify.kernel.parametric.expr import (
     ParametricError,
     all_of,
@@ -32,7 +32,7 @@ from symverify.kernel.parametric.expr import (
 from symverify.kernel.parametric.gadget import Gadget, Param, PLayer, tap
 
 __all__ = [
-    "Gadget", "Param", "PLayer", "tap", "instantiate", "instance_model", "ParametricError",
+    "Gadget", "Param", "PLayer", "tap", "instantiate", "instance_model", "read_once", "ParametricError",
     "var", "lit", "pow2", "mod_pow2", "ite", "bit", "lt", "le", "gt", "ge", "eq", "ne", "all_of", "any_of",
     "inp", "fam", "where", "pred",
 ]

@@ -192,9 +192,14 @@ def _bin_int(op: str, a: int, b: int) -> int:
 
 class CellSet(frozenset):  # type: ignore[type-arg]
     """A placement's set of cells, frozen, with its packed int64 keys computed once (a placement is
-    read at every predicate node of every layer)."""
+    read at every predicate node of every layer). Calling it at a point says whether the point is a
+    member, so it is also the callable a ``predicates(...)`` block holds (the cell-by-cell evaluation
+    calls the predicates it reads; this evaluation tests membership)."""
 
     _keys: Any = None
+
+    def __call__(self, *idx: int) -> bool:
+        return idx in self
 
     def keys(self) -> np.ndarray:
         import numpy as np

@@ -15,17 +15,30 @@ returns, by default the free symbol ``name[i][j]…`` (:func:`family_symbol`).
 :func:`spec_at` evaluates the specification of one output cell on a given input state, and
 :func:`cell_value` the gadget's own output cell, recursively through its layers, reading only the
 cells it needs (the per-cell re-check of a counterexample at sizes too large to build).
+
+**One value per point.** The ∀ theorem is about one value per family member, one truth value per
+predicate point and one value per input cell. Every consumer here (:func:`instantiate`,
+:func:`failing_cells`, :func:`spec_at`, :func:`cell_value`, :func:`eval_value`) reads each callable
+it is given — a family, a placement, a ``with predicates(...)`` block's predicate, the input
+``state`` — once per point (:func:`read_once`: its first answer is kept), so a callable answering
+otherwise at a second read (random, or counting its calls) cannot make two reads of one point
+disagree. The view is idempotent: a view of :func:`read_once` passed to several calls (or held in a
+``predicates`` block around them) is read through, not wrapped again, so all those calls read one
+value per point — what the ∀-prover's re-check of a counterexample does, and what a caller comparing
+:func:`spec_at` with :func:`cell_value` on random families does.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import itertools
-from collections.abc import Callable, Mapping
+import weakref
+from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from symverify.errors import IRError
 from symverify.ir import limits
@@ -34,7 +47,7 @@ from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.grid import Grid, Rect
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, Sym, as_index, as_scalar, is_canonical, is_zero, sym
-from symverify.kernel.parametric.bulk import Placement
+from symverify.kernel.parametric.bulk import CellSet, Placement
 from symverify.kernel.parametric.expr import (
     _PREDICATES,
     TRUE,
@@ -58,7 +71,8 @@ from symverify.kernel.parametric.expr import (
 )
 from symverify.kernel.parametric.gadget import Gadget, PLayer, Tap
 
-__all__ = ["Families", "family_symbol", "instantiate", "instance_model", "failing_cells", "eval_value", "spec_at", "cell_value", "sizes", "entry_state"]
+__all__ = ["Families", "family_symbol", "instantiate", "instance_model", "failing_cells", "eval_value", "spec_at", "cell_value", "sizes",
+           "entry_state", "read_once"]
 
 Families = Mapping[str, Callable[..., Scalar]]
 T = TypeVar("T")
@@ -80,6 +94,8 @@ def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:
         return family_symbol(name, *idx)
     try:
         v = fams[name](*idx)
+    except _OutsideSizeError:
+        raise
     except Exception as e:
         raise ParametricError(f"family {name} at {idx}: the callable raised {type(e).__name__}: {safe_repr(str(e), 120)}") from e
     if type(v) in _EXACT:  # kept as given (a bias grid stores what it is given)
@@ -90,9 +106,60 @@ def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:
         raise ParametricError(str(e)) from None
 
 
+class _OutsideSizeError(ParametricError):
+    """A family member read outside its family's declared size (:func:`_sized`), passed on as it is."""
+
+
+def _sized(g: Gadget, env: Mapping[str, int], fams: Families | None) -> Families | None:
+    """``fams`` with each member of a family the gadget declares checked against its declared size at
+    the parameters ``env`` (evaluated at the family's first read): the ∀ theorem is about the members
+    inside it, and the prover refuses a gadget that reads one outside, so an instance reading one is
+    refused too, naming the member and the size (``B[2]`` of a family of size 2 was read silently, as
+    its free symbol or as whatever the callable answered)."""
+    if not g.families:
+        return fams
+    out = dict(fams or {})
+    for name, size in g.families.items():
+        out[name] = _checked(g, name, size, env, out.get(name))
+    return out
+
+
+def _checked(g: Gadget, name: str, size: tuple[Any, ...], env: Mapping[str, int],
+             fn: Callable[..., Scalar] | None) -> Callable[..., Scalar]:
+    dims: list[tuple[int, ...]] = []
+    get: Callable[..., Scalar] = fn if fn is not None else functools.partial(family_symbol, name)
+
+    def read(*idx: int) -> Scalar:
+        if not dims:
+            try:
+                dims.append(tuple(x.eval(env) for x in size))
+            except ParametricError as e:
+                raise _OutsideSizeError(f"gadget {g.name}: family {name}: its declared size "
+                                        f"{', '.join(map(str, size))} is undefined at {env}: {e}") from None
+        n = dims[0]
+        # indices are values of index expressions, never negative; one and two indices compared
+        # directly (a family of a large layer is read once per cell: the generic test cost 4× the read)
+        k = len(idx)
+        if k != len(n) or not (idx[0] < n[0] if k == 1 else idx[0] < n[0] and idx[1] < n[1] if k == 2
+                               else all(0 <= x < m for x, m in zip(idx, n))):
+            raise _OutsideSizeError(f"gadget {g.name}: family {name} read at {idx}, outside its declared size {n} at {env} "
+                                    f"(expected {len(n)} indices, each below its size)")
+        return get(*idx)
+
+    return read
+
+
 def eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
                state: Callable[[int, int], Any] | None = None) -> Any:
-    """``v`` at ``env``; input cells read ``state(r, c)`` (an error when ``state`` is None)."""
+    """``v`` at ``env``; input cells read ``state(r, c)`` (an error when ``state`` is None). Each
+    family member, predicate point and input cell is read once (module docstring)."""
+    with _block_once(None):
+        return _eval_value(v, env, read_once(fams), None if state is None else _read_once(state))
+
+
+def _eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
+                state: Callable[[int, int], Any] | None = None) -> Any:
+    """:func:`eval_value` on views already read once."""
     if isinstance(v, Num):
         return v.value
     if isinstance(v, Fam):
@@ -104,13 +171,13 @@ def eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
     if isinstance(v, VSum):
         total: Any = 0
         for x in v.items:
-            total = total + eval_value(x, env, fams, state)
+            total = total + _eval_value(x, env, fams, state)
         return total
     if isinstance(v, VProd):
-        a = eval_value(v.a, env, fams, state)
-        return 0 if is_zero(a) else a * eval_value(v.b, env, fams, state)
+        a = _eval_value(v.a, env, fams, state)
+        return 0 if is_zero(a) else a * _eval_value(v.b, env, fams, state)
     if isinstance(v, VIf):
-        return eval_value(v.a if v.cond.eval(env) else v.b, env, fams, state)
+        return _eval_value(v.a if v.cond.eval(env) else v.b, env, fams, state)
     raise ParametricError(f"value expression: unknown node {type(v).__name__}")
 
 
@@ -134,7 +201,7 @@ def _taps(taps: tuple[Tap, ...], env: dict[str, int], q: int, bound: int, what: 
         s = t.src.eval(e)
         if s >= bound:
             raise ParametricError(f"{what} tap {k} ({t.src}) = {s} at {e}: outside [0, {bound})")
-        out[s] = out.get(s, 0) + eval_value(t.value, e, fams)
+        out[s] = out.get(s, 0) + _eval_value(t.value, e, fams)
     return {s: v for s, v in out.items() if not is_zero(v)}
 
 
@@ -231,7 +298,7 @@ def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None
     rects = []
     for r0, r1 in _intervals(rcuts, nn):
         for c0, c1 in _intervals(ccuts, dd):
-            val = eval_value(v, {**env, "i": r0, "q": c0}, fams)
+            val = _eval_value(v, {**env, "i": r0, "q": c0}, fams)
             if not is_zero(val):
                 rects.append((r0, r1, c0, c1, val))
     return Grid(nn, dd, 0, tuple(rects))
@@ -327,27 +394,14 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
     gives the free predicates — each a callable on cells or a set of cells (tuples of ints; the
     predicate holds exactly on its members) — which must satisfy ``assume`` at every cell (so must
     predicates a ``with predicates(...)`` block gives: the ∀ theorem holds only for those)."""
-    # a set of cells is frozen once (its packed keys are then computed once for every read); a
-    # ``CellSet`` given is checked too (it is only a frozenset: its members were never checked)
-    if families is not None:
-        if not isinstance(families, Mapping):
-            raise ParametricError(f"gadget {g.name}: families: expected a mapping from names to callables on indices, found {type(families).__name__}")
-        for k, fn in families.items():
-            if not callable(fn):
-                raise ParametricError(f"gadget {g.name}: family {k!r}: expected a callable on its indices (e.g. lambda p: ...), found {type(fn).__name__}")
+    once = _families_once(g, families)
     if placement is not None and not isinstance(placement, Mapping):
         raise ParametricError(f"gadget {g.name}: placement: expected a mapping from predicate names to placements, found {type(placement).__name__}")
-    for what, given, known in (("families", families, lambda: g.family_names), ("predicates", placement, lambda: g.predicate_names)):
-        unknown = sorted(map(repr, set(given or ()) - known())) if given else ()
-        if unknown:  # a misspelt name would be ignored while the one meant stays unset
-            has = ", ".join(sorted(known())) or "none"
-            raise ParametricError(f"gadget {g.name}: {'families' if what == 'families' else 'placement'}: "
-                                  f"{', '.join(unknown)} not among its {what} ({has})")
-    preds = {k: _cells(g, k, v) if isinstance(v, AbstractSet) else _read_once(_as_callable(v)) for k, v in (placement or {}).items()}
+    _known_names(g, placement, "placement", "predicates", g.predicate_names)
     # a callable is read once per point, the placement given and a ``with predicates(...)`` block's
     # alike: the answers checked against ``assume`` are the ones the layers are built from
-    block = {k: _read_once(fn) for k, fn in _PREDICATES.get().items() if k in g.predicate_names and k not in preds}
-    with predicates({**block, **{k: _as_callable(v) for k, v in preds.items()}}):
+    preds = _placement_once(g, placement or {})
+    with predicates({**_block_view(g, preds.keys()), **preds}):
         env, nn, dd = sizes(g, params)
         # a placement from a caller's ``with predicates(...)`` block is held to ``assume`` too, where it
         # gives a predicate ``assume`` reads (none given: the layers cannot read them either)
@@ -358,8 +412,8 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
         _check_entry(g, env, nn, dd, preds)
         # each member read once: the ∀ theorem is about one value per member (a callable drawing random
         # weights gave ``B[0]`` two values in one instance)
-        once = None if families is None else {k: _read_once(fn) for k, fn in families.items()}
-        return tuple(_layer(pl, env, nn, dd, once, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
+        sized = _sized(g, env, once)
+        return tuple(_layer(pl, env, nn, dd, sized, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
 
 
 def _pred_names(c: object) -> set[str]:
@@ -394,12 +448,10 @@ def _check_entry(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mappin
                               f"{show_int(nn)}×{show_int(dd)} state at {env}, found: {e}") from None
 
 
-def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> AbstractSet[tuple[int, ...]]:
+def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> CellSet:
     """The set placement of predicate ``name`` frozen, once each member is checked to be a point the
     predicate can be read at: a tuple of as many ints in ``[0, 2^64)`` as it has arguments (any
     other member would never match, silently)."""
-    from symverify.kernel.parametric.bulk import CellSet
-
     n = g.predicate_arities[name]
     members = list(cells)  # read once: the members checked are the members frozen
     # the test of the loop below by C-level passes (a compiled layer's placement has thousands of
@@ -416,16 +468,94 @@ def _cells(g: Gadget, name: str, cells: AbstractSet[Any]) -> AbstractSet[tuple[i
     return CellSet(members)
 
 
+_CACHED = type(functools.cache(abs))
+_ONCE: weakref.WeakSet[Callable[..., Any]] = weakref.WeakSet()
+"""The views :func:`_read_once` made (weakly held: a view lives as long as its caller keeps it)."""
+
+
 def _read_once(fn: Callable[..., T]) -> Callable[..., T]:
     """``fn`` answering each point with its first answer (kept; an exception is not): a placement
     callable that answered otherwise at a second read (random, or counting its calls) passed the
     check against ``assume`` with one placement and built the layers from another, and a family's
     member had several values in one instance, outside the ∀ theorem. ``functools.cache``: its C
-    lookup costs the bulk evaluation, which reads a callable once per cell, little."""
-    return functools.cache(fn)
+    lookup costs the bulk evaluation, which reads a callable once per cell, little. A view this made
+    is returned as it is (so several calls given one view share its answers), a :class:`CellSet`
+    too (frozen: each point has one answer already)."""
+    if type(fn) is CellSet or (type(fn) is _CACHED and fn in _ONCE):
+        return cast(Callable[..., T], fn)
+    view = functools.cache(fn)
+    _ONCE.add(view)
+    return view
+
+
+def read_once(callables: Mapping[str, Callable[..., T]] | None) -> dict[str, Callable[..., T]] | None:
+    """The view of ``callables`` (families or placement callables, by name) that reads each point
+    once: each callable answering every point with its first answer (None for None). Pass one view
+    to every call about one instance (:func:`instantiate`, :func:`spec_at`, :func:`cell_value`, or a
+    ``with predicates(view)`` block around them) and they all read one value per point; each of
+    them reads its arguments through such a view anyway (module docstring). Anything but a mapping
+    of callables is a :class:`ParametricError`."""
+    if callables is None:
+        return None
+    if not isinstance(callables, Mapping):
+        raise ParametricError(f"read_once: expected a mapping from names to callables, found {type(callables).__name__}")
+    out: dict[str, Callable[..., T]] = {}
+    for k, fn in callables.items():
+        if not callable(fn):
+            raise ParametricError(f"read_once: {safe_repr(k, 60)}: expected a callable on points, found {type(fn).__name__} {safe_repr(fn, 60)}")
+        out[k] = _read_once(fn)
+    return out
+
+
+def _known_names(g: Gadget, given: Mapping[str, Any] | None, what: str, kind: str, known: AbstractSet[str]) -> None:
+    """Every name ``given`` is one of the gadget's ``known`` (a misspelt name would be ignored while
+    the one meant stays unset)."""
+    unknown = sorted(map(repr, set(given or ()) - known)) if given else ()
+    if unknown:
+        has = ", ".join(sorted(known)) or "none"
+        raise ParametricError(f"gadget {g.name}: {what}: {', '.join(unknown)} not among its {kind} ({has})")
+
+
+def _families_once(g: Gadget, families: Families | None) -> dict[str, Callable[..., Scalar]] | None:
+    """``families`` checked (a mapping from the gadget's family names to callables) and read once."""
+    if families is None:
+        return None
+    if not isinstance(families, Mapping):
+        raise ParametricError(f"gadget {g.name}: families: expected a mapping from names to callables on indices, found {type(families).__name__}")
+    for k, fn in families.items():
+        if not callable(fn):
+            raise ParametricError(f"gadget {g.name}: family {k!r}: expected a callable on its indices (e.g. lambda p: ...), found {type(fn).__name__}")
+    _known_names(g, families, "families", "families", g.family_names)
+    return read_once(families)
+
+
+def _placement_once(g: Gadget, placement: Mapping[str, Placement]) -> dict[str, Callable[..., bool]]:
+    """Each predicate's placement as read: a set of cells checked and frozen (:func:`_cells`; its packed
+    keys are then computed once for every read; a ``CellSet`` given is checked too: it is only a
+    frozenset, its members never checked), a callable read once (:func:`_read_once`)."""
+    return {k: _cells(g, k, v) if isinstance(v, AbstractSet) else _read_once(_as_callable(v)) for k, v in placement.items()}
+
+
+def _block_view(g: Gadget | None, given: AbstractSet[str] = frozenset()) -> dict[str, Callable[..., bool]]:
+    """The predicates of the ``with predicates(...)`` block around the call that ``g`` reads (every one
+    without a gadget), but those ``given``, as :func:`_placement_once` reads them (a set of cells in
+    the block is a placement too: it was refused by the read-once wrapper)."""
+    block = _PREDICATES.get()
+    if g is None:  # no arity to check a set against: frozen as it is (a member that is no point never matches)
+        return {k: CellSet(v) if isinstance(v, AbstractSet) else _read_once(v) if callable(v) else v for k, v in block.items()}
+    return _placement_once(g, {k: v for k, v in block.items() if k in g.predicate_names and k not in given})
+
+
+@contextlib.contextmanager
+def _block_once(g: Gadget | None) -> Iterator[None]:
+    """The block around the call replaced by its view read once (:func:`_block_view`) inside."""
+    with predicates(_block_view(g)):
+        yield
 
 
 def _as_callable(p: Placement) -> Callable[..., bool]:
+    if isinstance(p, CellSet):
+        return p
     if isinstance(p, AbstractSet):
         return lambda *idx: idx in p
     if not callable(p):
@@ -435,7 +565,7 @@ def _as_callable(p: Placement) -> Callable[..., bool]:
 
 def _violation(g: Gadget, env: dict[str, int], nn: int, dd: int, preds: Mapping[str, Placement]) -> tuple[int, int] | None:
     """The first cell (row-major) where the placement violates ``assume``, or None."""
-    bad = failing_cells(g, env, nn, dd, preds, first=True)
+    bad = _failing(g, env, nn, dd, preds, first=True)
     return bad[0] if bad else None
 
 
@@ -445,7 +575,15 @@ def failing_cells(g: Gadget, env: Mapping[str, int], nn: int, dd: int, preds: Ma
     else from the ``predicates`` block around the call; with ``first``, at most the first one), every
     cell checked (at most ``MAX_PAINT`` of them) for all cells at once (:mod:`~symverify.kernel.parametric.bulk`,
     each node once; cell by cell where int64 cannot hold a value). The one check of a placement against
-    ``assume``: an instance's (:func:`instantiate`) and a ∀-witness's (its re-check and repair)."""
+    ``assume``: an instance's (:func:`instantiate`) and a ∀-witness's (its re-check and repair). Each
+    predicate point is read once (module docstring)."""
+    view = _placement_once(g, preds or {})
+    with predicates({**_block_view(g, view.keys()), **view}):
+        return _failing(g, env, nn, dd, view, first)
+
+
+def _failing(g: Gadget, env: Mapping[str, int], nn: int, dd: int, preds: Mapping[str, Placement], first: bool) -> list[tuple[int, int]]:
+    """:func:`failing_cells` with the placement read once, inside a ``predicates`` block holding it."""
     import numpy as np
 
     limits.check(nn * dd, "MAX_PAINT", lambda: f"gadget {g.name} at {env}: the placement checked against assume at every cell of the {show_int(nn)}×{show_int(dd)} state")
@@ -455,7 +593,7 @@ def failing_cells(g: Gadget, env: Mapping[str, int], nn: int, dd: int, preds: Ma
     rows_ = np.repeat(np.arange(nn, dtype=np.int64), dd)
     chans = np.tile(np.arange(dd, dtype=np.int64), nn)
     try:
-        ok = bulk.cond(g.assume, env, rows_, chans, preds or {})
+        ok = bulk.cond(g.assume, env, rows_, chans, preds)
     except bulk.FallbackError:
         out = []
         for r, c in itertools.product(range(nn), range(dd)):
@@ -488,30 +626,46 @@ def _check_cell(g: Gadget, i: object, q: object, nn: int, dd: int) -> tuple[int,
 
 def spec_at(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Callable[[int, int], Any],
             families: Families | None = None) -> Any:
-    """The specified value of output cell ``(i, q)`` on the input ``state``; None where ``care`` fails."""
-    env, nn, dd = sizes(g, params)
-    i, q = _check_cell(g, i, q, nn, dd)
-    e = {**env, "i": i, "q": q}
-    if not g.care.eval(e):
-        return None
-    return eval_value(g.spec, e, families, entry_state(g, env, state))
+    """The specified value of output cell ``(i, q)`` on the input ``state``; None where ``care`` fails.
+    Each family member, predicate point (``families``; a ``with predicates(...)`` block) and input cell
+    is read once (module docstring)."""
+    fams = _families_once(g, families)
+    with _block_once(g):
+        env, nn, dd = sizes(g, params)
+        i, q = _check_cell(g, i, q, nn, dd)
+        e = {**env, "i": i, "q": q}
+        if not g.care.eval(e):
+            return None
+        return _eval_value(g.spec, e, _sized(g, env, fams), entry_state(g, env, state))
 
 
 def entry_state(g: Gadget, env: Mapping[str, int], state: Callable[[int, int], Any]) -> Callable[[int, int], Any]:
-    """``state`` on the cells where the gadget's ``entry`` holds, 0 elsewhere."""
+    """``state`` on the cells where the gadget's ``entry`` holds, 0 elsewhere; each cell read once
+    (``state`` and ``entry`` alike: its first answer is kept)."""
+    state = _read_once(state)
 
     def read(r: int, c: int) -> Any:
         return state(r, c) if g.entry.eval({**env, "i": r, "q": c}) else 0
 
-    return read
+    return _read_once(read)
 
 
 def cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Callable[[int, int], Any],
                families: Families | None = None) -> Any:
     """Output cell ``(i, q)`` of the gadget on ``state``, through the layer formula
-    ``(u·W + b1) ⊙ (h ⊛ u + b2)`` cell by cell (only the cells it reads are computed)."""
+    ``(u·W + b1) ⊙ (h ⊛ u + b2)`` cell by cell (only the cells it reads are computed). Each family
+    member, predicate point and input cell is read once (module docstring)."""
+    fams = _families_once(g, families)
+    with _block_once(g):
+        return _cell_value(g, params, i, q, state, fams)
+
+
+def _cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Callable[[int, int], Any],
+                families: Families | None) -> Any:
+    """:func:`cell_value` with the families read once, inside a block read once."""
     env, nn, dd = sizes(g, params)
     i, q = _check_cell(g, i, q, nn, dd)
+    families = _sized(g, env, families)
     memo: dict[tuple[int, int, int], Any] = {}
     inp = entry_state(g, env, state)
 
@@ -524,7 +678,7 @@ def cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Call
         pl = g.layers[level - 1]
         where = f"gadget {g.name} layer {level - 1}"
         e = {**env, "i": r, "q": c}
-        conv: Any = eval_value(pl.b2, e, families)
+        conv: Any = _eval_value(pl.b2, e, families)
         for k, hv in _taps(pl.h, env, c, nn, f"{where} h", families).items():
             src = r - k
             if src < 0:
@@ -534,7 +688,7 @@ def cell_value(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Call
             conv = conv + hv * at(level - 1, src, c)
         out: Any = 0
         if not is_zero(conv):
-            proj: Any = eval_value(pl.b1, e, families)
+            proj: Any = _eval_value(pl.b1, e, families)
             for p, wv in _taps(pl.W, env, c, dd, f"{where} W", families).items():
                 proj = proj + wv * at(level - 1, r, p)
             out = proj * conv

@@ -726,25 +726,33 @@ def _eval_c(c: Cond, env: Mapping[str, int], memo: dict[int, object] | None = No
 # ---- substitution and variables ----------------------------------------------------------------
 
 
-def subst_i(e: IExpr, sub: Mapping[str, IExpr]) -> IExpr:
+def subst_i(e: IExpr, sub: Mapping[str, IExpr], visit: Callable[[], None] | None = None) -> IExpr:
+    """``e`` with each variable named in ``sub`` replaced by its expression; ``visit`` (if given) is
+    called at every node walked, so a caller can bound the walk (the result is a tree: a variable
+    used ``k`` times is replaced ``k`` times, and a composition of substitutions grows geometrically)."""
+    if visit is not None:
+        visit()
     if isinstance(e, Var):
         return sub.get(e.name, e)
     if isinstance(e, Bin):
-        return Bin(e.op, subst_i(e.a, sub), subst_i(e.b, sub))
+        return Bin(e.op, subst_i(e.a, sub, visit), subst_i(e.b, sub, visit))
     if isinstance(e, Ite):
-        return Ite(subst_c(e.cond, sub), subst_i(e.a, sub), subst_i(e.b, sub))
+        return Ite(subst_c(e.cond, sub, visit), subst_i(e.a, sub, visit), subst_i(e.b, sub, visit))
     return e
 
 
-def subst_c(c: Cond, sub: Mapping[str, IExpr]) -> Cond:
+def subst_c(c: Cond, sub: Mapping[str, IExpr], visit: Callable[[], None] | None = None) -> Cond:
+    """:func:`subst_i` for a condition."""
+    if visit is not None:
+        visit()
     if isinstance(c, Cmp):
-        return Cmp(c.op, subst_i(c.a, sub), subst_i(c.b, sub))
+        return Cmp(c.op, subst_i(c.a, sub, visit), subst_i(c.b, sub, visit))
     if isinstance(c, BoolOp):
-        return BoolOp(c.op, tuple(subst_c(x, sub) for x in c.items))
+        return BoolOp(c.op, tuple(subst_c(x, sub, visit) for x in c.items))
     if isinstance(c, Not):
-        return Not(subst_c(c.c, sub))
+        return Not(subst_c(c.c, sub, visit))
     if isinstance(c, Pred):
-        return Pred(c.name, tuple(subst_i(x, sub) for x in c.idx))
+        return Pred(c.name, tuple(subst_i(x, sub, visit) for x in c.idx))
     raise ParametricError(f"condition: unknown node {type(c).__name__}")
 
 

@@ -13,8 +13,9 @@ with the sums over the taps of channel ``q`` (a tap contributes exactly where it
 channels it does not name have ``W = 0``, lags it does not name ``h = 0``): a ``W`` tap
 ``(g, p(q), w(q))`` gives ``[g]·w·u[i, p(q)]``; an ``h`` tap ``(g, k(q), v(q))`` gives
 ``[g ∧ i ≥ k]·v·u[i − k, q]`` (causal; the row ``i − k < 0`` reads the zero padding) or
-``[g]·v·u[(i + N' − k) mod N', q]`` (cyclic; written ``i − k`` if ``i ≥ k`` else ``i + N' − k``,
-the same number since ``i, k < N'``). The next layer reads the previous one's cells by
+``[g]·v·u[(i + N' − k) mod N', q]`` (cyclic; written ``i − k`` if ``i ≥ k`` else ``i + (N' − k)``,
+the same number since ``i, k < N'``, and below ``N'``: ``(i + N') − k`` passed ``2^64`` for ``N'`` near
+it, where the concrete interpretation reads a row inside the state, and such a gadget was refused). The next layer reads the previous one's cells by
 substituting the row and channel it reads for ``i`` and ``q`` in the previous terms. Products
 expand term by term (guards conjoined, coefficients multiplied, atoms concatenated).
 
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from symverify.kernel.parametric.expr import (
+    MAX_NODES,
     TRUE,
     BoolOp,
     Cond,
@@ -194,12 +196,35 @@ def value_terms(v: Value, read: Reader | None, keep_zero: bool = False) -> list[
     raise ParametricError(f"value expression: unknown node {type(v).__name__}")
 
 
+def _visitor() -> Callable[[], None]:
+    """A node counter that asks the budget every :data:`_TICK` nodes (raising as :func:`_tick`): a
+    substitution builds a tree, and the row a layer reads through ``k`` cyclic layers before it is
+    ``3^k`` nodes (each ``ite(i ≥ lag, i − lag, i + (N' − lag))`` uses the previous row three times),
+    so one term of one layer could run the budget over several times before the next term's check."""
+    n = 0
+    expired = _EXPIRED.get()
+
+    def visit() -> None:
+        nonlocal n
+        n += 1
+        if n % _TICK == 0:
+            if expired():
+                raise ExpansionLimitError("the time budget ran out while expanding the terms of the statement (timeout)")
+            if n > MAX_NODES:  # every later walk (hashing, encoding, messages) is over these trees
+                raise ExpansionLimitError(f"a layer reads the previous one through index expressions of more than MAX_NODES = "
+                                          f"{MAX_NODES} nodes (a row used k times is copied k times: through k cyclic layers "
+                                          "about 3^k nodes)")
+
+    return visit
+
+
 def _subst_terms(ts: list[Term], r: IExpr, c: IExpr) -> list[Term]:
     sub = {"i": r, "q": c}
+    visit = _visitor()
     out: list[Term] = []
     for t in ts:
         _tick(len(out))
-        out.append(Term(subst_c(t.guard, sub), t.coef, tuple(Atom(a.kind, tuple(subst_i(x, sub) for x in a.idx)) for a in t.atoms)))
+        out.append(Term(subst_c(t.guard, sub, visit), t.coef, tuple(Atom(a.kind, tuple(subst_i(x, sub, visit) for x in a.idx)) for a in t.atoms)))
     return out
 
 
@@ -214,7 +239,7 @@ def _layer_terms(pl: PLayer, rows: IExpr, read: Reader) -> list[Term]:
         if pl.mode == "causal":
             src, g = i - t.src, _and(t.guard, ge(i, t.src))
         else:
-            src, g = Ite(ge(i, t.src), i - t.src, i + rows - t.src), t.guard
+            src, g = Ite(ge(i, t.src), i - t.src, i + (rows - t.src)), t.guard
         conv += _guarded(_mul(value_terms(t.value, None), read(src, q)), g)
         _capped(conv, "a layer's h ⊛ u + b2")
     return _mul(proj, conv)

@@ -114,6 +114,16 @@ pipeline fails on such a query, the default solver decides it (:class:`_Fallback
 solver timeout set on a tactic's solver makes z3 fall back to its general strategy, which is what
 this avoids."""
 RECHECK_CELLS = 1 << 14  # 128 × 128
+Z3_MAX_MS = (1 << 32) - 1
+"""z3's longest timeout in milliseconds (about 49.7 days): z3 reads its ``timeout`` parameter (and a
+``TryFor``'s) as an unsigned 32-bit number, so ``2^32 + 2`` ms was a 2 ms timeout (:func:`_ms`)."""
+
+
+def _ms(left: float) -> int:
+    """The z3 timeout, in milliseconds, of a query with ``left`` seconds of the budget left: at least
+    1 and at most :data:`Z3_MAX_MS` (more wrapped modulo ``2^32`` in z3, and a budget of ``1e308`` s
+    overflowed ``int``); a query that exhausts ``Z3_MAX_MS`` is ``unknown``, as at any timeout."""
+    return max(1, int(min(left * 1000, Z3_MAX_MS)))
 _Z3_LOCK = threading.RLock()
 """Held by :func:`prove_forall` while it uses z3: z3's Python API shares one context, which is not
 thread-safe (two threads proving at once crashed the process with a segmentation fault, or hung it past
@@ -188,6 +198,7 @@ class _Enc:
         self._ix: dict[IExpr, tuple[Any, Any]] = {}
         self._c: dict[Cond, tuple[Any, Any]] = {}
         self.preds: dict[str, Any] = {}
+        self._built = 0  # nodes encoded: the budget is asked every 1024 (:meth:`_node`)
 
     def fresh(self, name: str) -> Any:
         return self.z3.BitVec(name, self.width)
@@ -197,6 +208,14 @@ class _Enc:
         a large gadget takes time before any query runs)."""
         if time.perf_counter() > self.deadline:
             raise _EncodingTimeoutError(what)
+
+    def _node(self) -> None:
+        """Count one node encoded and ask the budget every 1024: a term's index expressions may be
+        trees of millions of nodes (a row read through many cyclic layers), whose encoding ran the
+        budget over several times between two terms' checks."""
+        self._built += 1
+        if self._built % 1024 == 0:
+            self.tick("the index expressions")
 
     def const(self, v: int) -> Any:
         if not 0 <= v < 1 << self.width:
@@ -223,6 +242,7 @@ class _Enc:
         hit = self._ix.get(e)
         if hit is not None:
             return hit
+        self._node()
         z3 = self.z3
         if isinstance(e, Lit):
             r = (self.const(e.value), z3.BoolVal(True))
@@ -247,6 +267,7 @@ class _Enc:
         hit = self._c.get(c)
         if hit is not None:
             return hit
+        self._node()
         z3 = self.z3
         if isinstance(c, Cmp):
             (a, oka), (b, okb) = self.ix(c.a), self.ix(c.b)
@@ -492,13 +513,17 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
     """Instantiate at ``params`` and compare output cell ``(i, q)`` with the spec exactly, on
     symbolic inputs and family members, each atom its own free symbol (``in[r][c]``, ``name[i]…``).
     With free predicates (``preds``: callables read off z3's model) the instance must satisfy
-    ``assume`` at every cell, else the witness cannot be confirmed (None)."""
+    ``assume`` at every cell, else the witness cannot be confirmed (None). Every read of the
+    instance (its sizes, the check of ``assume``, the spec, the layers) goes through one view of
+    ``preds`` and of the input read once per point (``concrete.read_once``): all of them read the
+    one placement and the one input that the comparison is about."""
     from symverify.kernel.ir.scalar import is_zero, sym
     from symverify.kernel.parametric.concrete import (
         cell_value,
         entry_state,
         failing_cells,
         instance_model,
+        read_once,
         sizes,
         spec_at,
     )
@@ -506,10 +531,11 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
 
     # distinct atoms get distinct symbols: ``in[r][c]`` for the input, ``name[i][j]…`` for a family
     # member (``family_symbol``; names are identifiers and ``in`` is reserved: no two atoms share one)
-    def state(r: int, c: int) -> Any:
+    def atoms(r: int, c: int) -> Any:
         return sym(f"in[{r}][{c}]")
 
-    with predicates(preds or {}):  # the sizes and ``where`` may read predicates too
+    state = read_once({"in": atoms})["in"]  # type: ignore[index]
+    with predicates(read_once(preds) or {}):  # the sizes and ``where`` may read predicates too
         env, nn, dd = sizes(g, params)
         if preds and (nn * dd > RECHECK_CELLS or failing_cells(g, env, nn, dd, first=True)):
             return None, "the witness's placement does not satisfy the assumptions at every cell"
@@ -584,7 +610,7 @@ def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[A
     if left <= 0:
         raise _DeadlineError("the time budget ran out before the next z3 query")
     s = z3.Solver()
-    s.set("timeout", max(1, int(left * 1000)))
+    s.set("timeout", _ms(left))
     inner = z3.Not(z3.And(*same, body))
     s.add(*base, *cell, z3.ForAll(bs, inner) if bs else inner)
     r = s.check()
@@ -743,7 +769,7 @@ def _completed(z3: Any, g: Gadget, params: dict[str, int], preds: Mapping[str, A
     left = deadline - time.perf_counter()
     if left <= 0:
         return None
-    s.set("timeout", max(1, int(left * 1000)))
+    s.set("timeout", _ms(left))
     if s.check() != z3.sat:
         return None
     m = s.model()
@@ -894,7 +920,12 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     # an int or float subclass as its stored value: its own <, > and + (NaN read as positive) decided the budget
     timeout_s = cast(float, plain_float(plain_int(timeout_s)))
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < math.inf:
-        raise ParametricError(f"prove_forall {named}: expected a positive number of seconds, found {timeout_s!r}")
+        raise ParametricError(f"prove_forall {named}: expected a positive number of seconds, found {safe_repr(timeout_s, 60)}")
+    try:  # the deadline is a float: an int past the largest float (10**400) overflowed in the sum below
+        timeout_s = float(timeout_s)
+    except OverflowError:
+        raise ParametricError(f"prove_forall {named}: expected a positive number of seconds below 2^1024 (a float), "
+                              f"found {show_int(cast(int, timeout_s))}") from None
     z3 = _z3()
     t0 = time.perf_counter()
     deadline = t0 + timeout_s
@@ -919,14 +950,19 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
             raise ParametricError(f"prove_forall ranges: {n} expected a pair (lo, hi) of ints, found {safe_repr(rng, 60)}")
         # an int subclass as its plain value: z3 reads a numeral's str(), which a subclass may answer otherwise
         lo, hi = (cast(int, plain_int(x)) for x in rng)
+        if lo > hi:  # not "outside the declared range": a statement about no value of n
+            raise ParametricError(f"prove_forall ranges: {n} ∈ [{show_int(lo)}, {show_int(hi)}] is empty; expected lo ≤ hi "
+                                  f"inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
         if not (bounds[n][0] <= lo <= hi <= bounds[n][1]):
             raise ParametricError(f"prove_forall ranges: {n} ∈ [{show_int(lo)}, {show_int(hi)}] is not inside the declared [{bounds[n][0]}, {bounds[n][1]}]")
         bounds[n] = (lo, hi)
-    shown = ", ".join(f"{n} ∈ [{_num(lo)}, {_num(hi)}]" for n, (lo, hi) in bounds.items())
+    # the parts joined: a gadget without parameters showed ", at the cells where …" (and nothing at all)
+    parts = [f"{n} ∈ [{_num(lo)}, {_num(hi)}]" for n, (lo, hi) in bounds.items()] or ["cells of the one instance (no parameters)"]
     if str(g.where) != "true":
-        shown += f", {g.where}"
+        parts.append(str(g.where))
     if str(g.care) != "true":  # the claim is about these cells only: a care false at a whole size claims nothing there
-        shown += f", at the cells where {g.care}"
+        parts.append(f"at the cells where {g.care}")
+    shown = ", ".join(parts)
     # the statement is the gadget's: no predicate of a caller's ``with predicates(...)`` block is read
     # (one made ``i << ite(P(0, 0), 0, 1)`` a constant shift to the choice of the integer encoding)
     token = _PREDICATES.set({})
@@ -1050,7 +1086,7 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             left = deadline - time.perf_counter()
             if left <= 0:
                 raise _DeadlineError("the time budget ran out before the next z3 query")
-            ms = max(1, int(left * 1000))
+            ms = _ms(left)
             s: Any
             if tactic and kind is _Enc and BV_TACTIC and (not has_preds or "ackermannize_bv" in BV_TACTIC):
                 # bit-vectors (predicates ackermannized): simplify, then bit-blast to SAT (faster
