@@ -488,7 +488,9 @@ def test_polynomials_refuses_a_ring_that_does_not_fit():
     with pytest.raises(IRError, match="parameters a"):
         sv.polynomials(c, PolyRing(2))
     with pytest.raises(ShapeError):
-        sv.polynomials(c2, shared_ring(c, c2))
+        sv.polynomials(c2, PolyRing(2, ("b",)))
+    # the larger object's inputs are in a ring shared with a smaller one given first
+    assert [[str(p) for p in row] for row in sv.polynomials(c2, shared_ring(c, c2))] == [["x0*p_b + x3", "0"], ["0", "0"]]
     with pytest.raises(UsageError):
         sv.polynomials(c, "sympy")
     with pytest.raises(UsageError):

@@ -29,7 +29,7 @@ from symverify.kernel.provers.options import Options
 from symverify.kernel.provers.sides import CircuitSide
 from symverify.kernel.provers.stages_dask import stage_runs
 from symverify.kernel.semantics.poly import PolyRing
-from symverify.kernel.verification import _describe
+from symverify.kernel.verification import _describe, side_digest
 
 
 # ---- compositional.py ------------------------------------------------------------------------
@@ -170,7 +170,9 @@ def test_a_circuit_of_more_than_50000_gates_is_described_by_its_sizes() -> None:
     c = Circuit(1, 1, gates, (len(gates),), name="chain")
     side = CircuitSide(c, 1, 1)
     got = _describe(side)
+    digest = got.pop("digest")
     assert got == {"kind": "circuit", "name": "chain", "n": 1, "d": 1, "size": 50_001, "outputs": 1, "symbols": []}
+    assert digest == side_digest(side) and digest.startswith("sha256:")  # the side is named by its content too
     assert side.describe()["size"] == 50_001
 
 

@@ -1,5 +1,6 @@
-"""``shared_ring`` refuses what is no set of same-shaped circuits or models (a list passed as one
-argument raised AttributeError; objects of different shapes got a ring too small for one of them)."""
+"""``shared_ring`` refuses what is no circuit or model (a list passed as one argument raised
+AttributeError) and holds every object's inputs (objects of different shapes got the first one's
+ring, too small for a larger one after it)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ def test_shared_ring_refuses_no_object() -> None:
         shared_ring()
 
 
-def test_shared_ring_refuses_objects_of_different_shapes() -> None:
-    with pytest.raises(UsageError, match=r"one n×d shape, found \[\(1, 2\), \(2, 1\)\]"):
-        shared_ring(_square(1, 2), _square(2, 1))
+def test_shared_ring_of_objects_of_different_shapes_holds_the_largest() -> None:
+    """Ordered smaller first, the ring had the first object's 2 inputs only, and the larger object's
+    polynomials were refused (ShapeError) in a ring meant for both."""
+    small, large = _square(1, 2), _square(2, 2)
+    ring = shared_ring(small, large)
+    assert ring.num_inputs == 4
+    assert polynomials(large, ring) == polynomials(large, shared_ring(large))

@@ -169,16 +169,14 @@ def polynomials(obj: Circuit | Model, ring: PolyRing | None = None, backend: Pol
 
 
 def shared_ring(*objs: Circuit | Model, backend: PolyBackend = "flint") -> PolyRing:
-    """One ring for several objects of the same ``n×d`` shape: ``n·d`` input generators and one
-    generator per parameter of any of them. No object, an object that is no circuit or model (a list
-    of them passed as one argument), or objects of different shapes is a :class:`UsageError`."""
+    """One ring for several circuits or models: as many input generators as the largest of them
+    reads (``max n·d``: each object's inputs are its first ``n·d`` generators) and one generator per
+    parameter of any of them. No object, or an object that is no circuit or model (a list of them
+    passed as one argument), is a :class:`UsageError`."""
     if not objs:
         raise UsageError("shared_ring: expected one or more circuits or models, found none")
     for k, o in enumerate(objs):
         if not isinstance(o, (Circuit, Model)):
             hint = " (pass the objects as separate arguments: shared_ring(*objs))" if isinstance(o, (list, tuple)) else ""
             raise UsageError(f"shared_ring: argument {k}: expected a Circuit or Model, found {type(o).__name__}{hint}")
-    shapes = {(o.n, o.d) for o in objs}
-    if len(shapes) > 1:
-        raise UsageError(f"shared_ring: expected objects of one n×d shape, found {sorted(shapes)}")
-    return PolyRing(objs[0].n * objs[0].d, _params_of(objs), backend)
+    return PolyRing(max(o.n * o.d for o in objs), _params_of(objs), backend)
