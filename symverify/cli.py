@@ -537,6 +537,11 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     _check_run_options(args)
     args.names = _script_paths(args)
     scripts = runner.available(args.dir)
+    for name in args.names:  # --dir DIR NAME where DIR/NAME.py is no regular file: say what it is
+        for d in args.dir if name not in scripts else ():
+            what = runner.not_a_script(Path(d) / f"{name}.py")
+            if what is not None:
+                raise UsageError(f"proof script {name}: {Path(d) / f'{name}.py'} is {what}, not a proof script file")
     default = [n for n, sc in scripts.items() if sc.source != runner.BUILTIN] if args.dir else None
     if args.list:
         given = [flag for flag, value in (("--json", args.json), ("--junit", args.junit), ("--golden", args.golden),
@@ -559,6 +564,7 @@ def _script_paths(args: argparse.Namespace) -> list[str]:
     ``--dir DIR NAME`` (each directory added once; a symbolic link's own directory, not its
     target's). A ``_NAME.py`` is a support module, never a script."""
     from symverify.errors import UsageError
+    from symverify.scripts import runner
 
     names: list[str] = []
     seen = {Path(d).resolve() for d in args.dir}
@@ -567,6 +573,9 @@ def _script_paths(args: argparse.Namespace) -> list[str]:
             names.append(name)
             continue
         path = Path(name)
+        what = runner.not_a_script(path)
+        if what is not None:
+            raise UsageError(f"{name}: expected a proof script file NAME.py, found {what}")
         if not path.is_file():
             raise UsageError(f"{name}: no such proof script file")
         if path.stem.startswith("_"):
