@@ -130,7 +130,7 @@ DOC_CASES = [
     (_set(CIRCUIT, ["gates", 1, 2, 1], {"sym": {}}), r"gates\[1\].coeffs.sym: expected a list, found dict"),
     (_set(CIRCUIT, ["gates", 1, 2, 1], {"sym": [], "x": 1}), r"gates\[1\].coeffs: unknown field 'x'"),
     (_set(CIRCUIT, ["gates", 1, 2, 1], {"sym": [["1"]]}), r"gates\[1\].coeffs.sym\[0\]: expected \[coeff, \{name: exponent\}\]"),
-    (_set(CIRCUIT, ["gates", 1, 2, 1], {"sym": [[1.5, {"a": 1}]]}), r"gates\[1\].coeffs.sym\[0\]\[0\]: expected str, found float"),
+    (_set(CIRCUIT, ["gates", 1, 2, 1], {"sym": [[1.5, {"a": 1}]]}), r"gates\[1\].coeffs.sym\[0\]\[0\]: expected an integer or a rational string such as '-1/2', found float 1.5$"),
     (_set(CIRCUIT, ["gates", 1, 2, 1], {"sym": [["1/0", {"a": 1}]]}), r"the denominator of '1/0' is 0"),
     (_set(CIRCUIT, ["gates", 1, 2, 1], {"sym": [["1", ["a"]]]}), r"sym\[0\]\[1\]: a symbolic term needs \{name: positive int exponent\}, found list"),
     (_set(CIRCUIT, ["gates", 1, 2, 1], {"sym": [["1", {"a": 0}]]}), r"sym\[0\]\[1\].a: expected a positive int, found 0"),
