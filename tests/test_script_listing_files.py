@@ -67,3 +67,15 @@ def test_a_fifo_is_never_opened(scripts_dir, capsys):
     assert runner.not_a_script(scripts_dir / "pipe.py") == "a special file (a FIFO, a socket or a device)"
     err = _usage_error(capsys, ["prove", "--dir", str(scripts_dir), "pipe"])
     assert "pipe.py is a special file (a FIFO, a socket or a device), not a proof script file" in err
+
+
+def test_a_directory_named_like_a_module_shadows_nothing(scripts_dir, capsys):
+    """Only a file ``json.py`` would be imported in place of the standard library's ``json``; a
+    directory of that name is neither a module nor the package ``json``."""
+    (scripts_dir / "json.py").mkdir()
+    assert main(["prove", "--list", "--dir", str(scripts_dir)]) == 0
+    assert "json" not in {line.split()[0] for line in capsys.readouterr().out.splitlines()}
+    (scripts_dir / "json.py").rmdir()
+    (scripts_dir / "json.py").write_text("")
+    assert "json.py: expected a module name of its own, found 'json'" in _usage_error(
+        capsys, ["prove", "--list", "--dir", str(scripts_dir)])

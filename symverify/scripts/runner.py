@@ -283,7 +283,8 @@ def _shadowing(d: Path) -> None:
     if not d.is_dir():
         return  # discover() says what is wrong with it
     for p in sorted(d.iterdir()):
-        name = p.stem if p.suffix == ".py" else p.name if (p / "__init__.py").is_file() else None
+        # a directory named NAME.py is no module (nor a package of that name): only a file NAME.py shadows NAME
+        name = (p.stem if p.is_file() else None) if p.suffix == ".py" else p.name if (p / "__init__.py").is_file() else None
         if name in SHADOWED and name != "__main__":
             what = ("symverify" if name == "symverify" else "a module of the standard library"
                     if name in sys.stdlib_module_names else "a dependency of symverify")
