@@ -38,12 +38,13 @@ def broken_stage_check(monkeypatch):
     monkeypatch.setattr(compositional, "_check_stage", boom)
 
 
-def test_an_error_in_a_stage_check_is_raised_on_dask_as_locally(client, pair, broken_stage_check):
+@pytest.mark.parametrize("method", ["compositional", "auto"])
+def test_an_error_in_a_stage_check_is_raised_on_dask_as_locally(client, pair, broken_stage_check, method):
     c, comp = pair
     with pytest.raises(ValueError, match="a bug in the stage check"):
-        sv.verify(c, comp, method="compositional")
+        sv.verify(c, comp, method=method)
     with pytest.raises(ValueError, match="a bug in the stage check"):
-        sv.verify(c, comp, method="compositional", scheduler=client)
+        sv.verify(c, comp, method=method, scheduler=client)
 
 
 def test_the_command_line_exits_3_on_dask_as_locally(client, pair, broken_stage_check, tmp_path, capsys):
