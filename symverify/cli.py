@@ -84,6 +84,29 @@ class _OnceBoolean(_Once, argparse.BooleanOptionalAction):
     pass
 
 
+class _Version(argparse.Action):
+    """``--version``: prints the version and exits 0, and takes no other argument: argparse's own
+    action exited at ``--version`` and ignored the rest (``symverify --version extra`` printed the
+    version), so anything else on the command line is a usage error naming it. The command line
+    is the one :func:`_main` parses (``parser.argv``)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, version: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+        self.version = version
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        rest = list(getattr(parser, "argv", ()))
+        # the token that named it: argparse hands over the full option string for an abbreviation (--vers)
+        at = next((i for i, a in enumerate(rest) if len(a) > 2 and "--version".startswith(a)), None)
+        if at is not None:
+            del rest[at]
+        if rest:
+            parser.error(f"argument --version: expected no other arguments, found {' '.join(map(_line, rest))}")
+        parser._print_message(f"{self.version}\n", sys.stdout)  # on stdout, as argparse's own action
+        parser.exit(0)
+
+
 class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -103,8 +126,9 @@ def _parser() -> argparse.ArgumentParser:
 
     ap = _Parser(prog="symverify", description="Prove BaseConv models equal to arithmetic circuits.", epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--version", action="version", version=f"symverify {__version__}")
-    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    ap.add_argument("--version", action=_Version, version=f"symverify {__version__}",
+                    help="print the version and exit (no other argument)")
+    sub = ap.add_subparsers(dest="command", parser_class=_Parser)  # a missing command: _main says what it found
     sub.add_parser = _with_epilog(sub.add_parser)  # type: ignore[method-assign]
     v = sub.add_parser("verify", help="decide whether two circuits/models compute the same polynomials")
     v.add_argument("lhs", metavar="A.json", help="a circuit or model file (JSON; docs/formats.md)")
@@ -513,6 +537,11 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     _check_run_options(args)
     args.names = _script_paths(args)
     scripts = runner.available(args.dir)
+    for name in args.names:  # --dir DIR NAME where DIR/NAME.py is no regular file: say what it is
+        for d in args.dir if name not in scripts else ():
+            what = runner.not_a_script(Path(d) / f"{name}.py")
+            if what is not None:
+                raise UsageError(f"proof script {name}: {Path(d) / f'{name}.py'} is {what}, not a proof script file")
     default = [n for n, sc in scripts.items() if sc.source != runner.BUILTIN] if args.dir else None
     if args.list:
         given = [flag for flag, value in (("--json", args.json), ("--junit", args.junit), ("--golden", args.golden),
@@ -535,6 +564,7 @@ def _script_paths(args: argparse.Namespace) -> list[str]:
     ``--dir DIR NAME`` (each directory added once; a symbolic link's own directory, not its
     target's). A ``_NAME.py`` is a support module, never a script."""
     from symverify.errors import UsageError
+    from symverify.scripts import runner
 
     names: list[str] = []
     seen = {Path(d).resolve() for d in args.dir}
@@ -543,6 +573,9 @@ def _script_paths(args: argparse.Namespace) -> list[str]:
             names.append(name)
             continue
         path = Path(name)
+        what = runner.not_a_script(path)
+        if what is not None:
+            raise UsageError(f"{name}: expected a proof script file NAME.py, found {what}")
         if not path.is_file():
             raise UsageError(f"{name}: no such proof script file")
         if path.stem.startswith("_"):
@@ -915,7 +948,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     try:
         parser = _parser()
+        parser.argv = list(sys.argv[1:] if argv is None else argv)  # type: ignore[attr-defined]  # for --version
         args, extra = parser.parse_known_args(argv)
+        if args.command is None:  # an unknown option before any command (``--bogus``) is named, not just "required"
+            commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+            parser.error(f"expected a command ({', '.join(commands)}), found {' '.join(map(_line, extra))}" if extra
+                         else f"the following arguments are required: command (one of {', '.join(commands)})")
         if extra:  # named by the subcommand's parser: "see symverify sweep --help", not "symverify --help"
             subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
             subcommands.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")

@@ -82,9 +82,9 @@ CIRCUIT = ('{"format": "symverify.circuit", "version": 1, "n": 1, "d": 2, '
 @pytest.mark.parametrize("old, new, message", [
     ('"n": 1', '"n": 1e0', r"document.n: expected int, found float 1e0$"),  # was "float 1.0"
     ('"version": 1', '"version": 1.0', r"document.version: expected 1, found float 1.0 "),
-    ('"-1/2"', "1e99999999", r"gates\[1\].coeffs: expected an integer, .* found float 1e99999999$"),  # was "float inf"
-    ('"-1/2"', "-1E-99999", r"gates\[1\].coeffs: .* found float -1E-99999$"),  # was "float -0.0"
-    ('"-1/2"', "1." + "0" * 100, r"gates\[1\].coeffs: .* found a float literal of 102 characters$"),
+    ('"-1/2"', "1e99999999", r"gates\[1\].coeffs\[1\]: expected an integer, .* found float 1e99999999$"),  # was "float inf"
+    ('"-1/2"', "-1E-99999", r"gates\[1\].coeffs\[1\]: .* found float -1E-99999$"),  # was "float -0.0"
+    ('"-1/2"', "1." + "0" * 100, r"gates\[1\].coeffs\[1\]: .* found a float literal of 102 characters$"),
     ('"n": 1', '"n": null', r"document.n: expected int, found null$"),  # was "NoneType"
     ('"outputs": [3]', '"outputs": null', r"document.outputs: expected a list, found null$"),
 ])

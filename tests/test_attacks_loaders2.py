@@ -520,7 +520,7 @@ def test_a_hexadecimal_coefficient_beyond_max_int_digits_is_refused_when_read():
     from symverify.ir import limits
 
     over = "0x" + "f" * 83_100  # 2^332400 − 1: 100 063 decimal digits
-    with pytest.raises(SerializationError, match=r"gates\[0\]\.coeffs: an integer of 100063 digits is more than "
+    with pytest.raises(SerializationError, match=r"gates\[0\]\.coeffs\[0\]: an integer of 100063 digits is more than "
                                                  r"symverify\.ir\.limits\.MAX_INT_DIGITS = 100000"):
         loads(_with_coeff(over))
     top = 10**limits.MAX_INT_DIGITS - 1  # the largest integer within the limit, written in hexadecimal
@@ -538,7 +538,7 @@ def test_repeated_monomials_whose_sum_passes_max_int_digits_are_refused_when_rea
     denominator growing with every term, each addition slower than the last (800 kB: a minute)."""
     nines = "9" * 100_000
     for terms in ([[nines, {"a": 1}], [nines, {"a": 1}]], [[nines, {}], [nines, {}]]):
-        with pytest.raises(SerializationError, match=r"gates\[0\]\.coeffs\.sym\[1\]: an integer of 100001 digits is "
+        with pytest.raises(SerializationError, match=r"gates\[0\]\.coeffs\[0\]\.sym\[1\]: an integer of 100001 digits is "
                                                      r"more than symverify\.ir\.limits\.MAX_INT_DIGITS = 100000"):
             loads(_with_coeff({"sym": terms}))
     import time

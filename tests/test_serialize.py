@@ -56,7 +56,7 @@ def _bad(**changes):
         (_bad(n="1"), r"document.n: expected int, found str"),
         (json.dumps({k: v for k, v in GOOD.items() if k != "gates"}), r"document: missing field 'gates'"),
         (_bad(gates=[["pow", [0, 1], []]]), r"gates\[0\]: unknown op 'pow'"),
-        (_bad(gates=[["lin", [0, 1], ["0.5", "1"]]]), r"gates\[0\].coeffs: expected a rational such as '3' or '-1/2', found '0.5'"),
+        (_bad(gates=[["lin", [0, 1], ["0.5", "1"]]]), r"gates\[0\].coeffs\[0\]: expected a rational such as '3' or '-1/2', found '0.5'"),
         (_bad(gates=[["mul", [0, 5], []]]), r"gates\[0\].args\[1\]: expected a node id below n·d \+ 0 = 2 \(an input or an earlier gate\), found 5"),
         (_bad(gates=[["mul", [0, 1]]]), r"gates\[0\]: expected \[op, \[args\], \[coeffs\]\]"),
         (_bad(outputs=["2"]), r"document.outputs: expected a list of node ids"),

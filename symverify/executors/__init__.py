@@ -318,7 +318,7 @@ def numeric_check(obj: Model | Circuit, u: object, *, dtype: str | torch.dtype =
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     arr, exact, _ = _exact(obj, u, params)
     try:
-        return assess(obj, float_numbers(params), arr, exact, dt, dev, path)
+        return assess(obj, float_numbers(params, dtype_name(dt)), arr, exact, dt, dev, path)
     except OverflowError as e:  # an exact input or output beyond float64's range: no float to compare
         raise IRError(f"numeric_check: a value beyond the range of {dtype_name(dt)} ({e})") from None
 

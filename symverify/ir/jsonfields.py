@@ -65,8 +65,8 @@ def _kind(v: Any) -> str:
 
 
 def _found(v: Any, limit: int = 60) -> str:
-    """What a JSON value is and its text, for 'found ...' (a float, bool or literal once: ``float 0.5``)."""
-    if isinstance(v, (_Literal, float, bool)):
+    """What a JSON value is and its text, for 'found ...' (a float, bool, null or literal once: ``float 0.5``, ``null``)."""
+    if v is None or isinstance(v, (_Literal, float, bool)):
         return _kind(v)
     return f"{_kind(v)} {safe_repr(v, limit)}"
 
@@ -192,7 +192,9 @@ def _json_integer(v: Any, where: str) -> Fraction:
 
 def scalar_from_json(v: Any, where: str) -> Scalar:
     """A rational string (ASCII digits, any size up to ``MAX_INT_DIGITS`` digits, nonzero
-    denominator), a JSON integer within ``±(2^63 − 1)`` (``1`` is the rational 1), or
+    denominator; not necessarily canonical: ``"6/4"``, ``"+3"`` and ``"-0"``, the rational 0, are
+    their exact values; docs/formats.md), a JSON integer within ``±(2^63 − 1)`` other than ``-0``
+    (a float negative zero to many JSON readers; ``1`` is the rational 1), or
     ``{"sym": [[coeff, {name: exponent ≥ 1}], ...]}`` (repeated monomials add up, their sum within
     ``MAX_INT_DIGITS`` digits too; ``coeff`` a rational string or such an integer). Floats are refused: they are not exact rationals."""
     try:
@@ -212,6 +214,9 @@ def scalar_from_json(v: Any, where: str) -> Scalar:
                 at = f"{where}.sym[{k}]"
                 if not isinstance(term, list) or len(term) != 2:
                     raise SerializationError(f"{at}: expected [coeff, {{name: exponent}}], found {_found(term)}")
+                if type(term[0]) is not int and not isinstance(term[0], str):  # "expected str" would hide the integers
+                    raise SerializationError(f"{at}[0]: expected an integer or a rational string such as '-1/2', "
+                                             f"found {_found(term[0])}")
                 coeff = (_json_integer(term[0], f"{at}[0]") if type(term[0]) is int
                          else parse_rational(_text(term[0], f"{at}[0]"), f"{at}[0]"))
                 mono = term[1]

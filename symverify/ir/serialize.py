@@ -230,7 +230,7 @@ def _gate(g: Any, k: int, inputs: int) -> Gate:
         if a >= inputs + k:
             raise SerializationError(f"{where}.args[{j}]: expected a node id below n·d + {k} = {show_int(inputs + k)} "
                                      f"(an input or an earlier gate), found {show_int(a)}")
-    return Gate(Op(g[0]), tuple(g[1]), tuple(scalar_from_json(c, f"{where}.coeffs") for c in g[2]))
+    return Gate(Op(g[0]), tuple(g[1]), tuple(scalar_from_json(c, f"{where}.coeffs[{i}]") for i, c in enumerate(g[2])))
 
 
 def _outputs(data: Any, inputs: int, nodes: int) -> list[int]:

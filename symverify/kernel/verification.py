@@ -275,7 +275,7 @@ def _cross_check(a: Side, b: Side, opts: Options, timings: dict[str, float],
         return None, (*notes, "numeric cross-check stopped: the timeout ran out")
     summary = NumericSummary.of(opts.numeric, NUMERIC_POINTS, runs)
     timings["numeric"] = time.perf_counter() - t
-    if not summary.passed:
+    if summary.passed is False:  # None: nothing was compared, no executor error seen
         notes = (*notes, "numeric cross-check: the float executor exceeded its own error bound (an executor bug; "
                  "the verdict does not rest on it)")
     return summary, notes
@@ -369,7 +369,9 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
         numeric: after deciding, run the float executor (``True``: float64; or ``'float64'``,
             ``'float32'``, ``'bfloat16'``) on both sides at seeded small-rational inputs and compare
             with exact evaluation (``report.numeric``). A cross-check of the executor, never a
-            proof: it never changes the verdict (an executor error above its bound adds a note).
+            proof: it never changes the verdict (an executor error above its bound adds a note);
+            ``report.numeric.status`` is ``"passed"``, ``"failed"`` or ``"not run"`` (every side
+            skipped: nothing compared, ``passed`` is then None).
         scheduler: run the compositional stage checks (methods ``compositional`` and ``auto``) as
             Dask tasks: ``"local"`` (a local cluster of one process per core), a scheduler's
             address (``tcp://HOST:8786``) or file, or a ``distributed.Client``; the same verdict,

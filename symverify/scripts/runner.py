@@ -145,7 +145,9 @@ def script_title(path: Path) -> str:
 
 
 def discover(directory: str | Path, source: str | None = None) -> dict[str, Script]:
-    """``{NAME: Script}`` for every ``NAME.py`` in ``directory`` (names starting with ``_`` skipped)."""
+    """``{NAME: Script}`` for every ``NAME.py`` in ``directory`` that is a regular file (or a link to
+    one; names starting with ``_`` skipped): a directory, a FIFO or a broken link named ``NAME.py``
+    is no script (:func:`not_a_script` says what it is when it is asked for by name)."""
     d = Path(directory)
     if not d.is_dir():
         if d.exists():
@@ -154,13 +156,27 @@ def discover(directory: str | Path, source: str | None = None) -> dict[str, Scri
         raise UsageError(f"proof directory {d} does not exist (pass --dir DIR)")
     out = {}
     for p in sorted(d.glob("*.py")):
-        if p.stem.startswith("_"):
+        if p.stem.startswith("_") or not p.is_file():
             continue
         consts = _constants(p)
         title = consts.get("TITLE", "")
         out[p.stem] = Script(p.stem, p, source or _portable(d), title if isinstance(title, str) else "",
                              consts.get("SHARDABLE") is True, consts.get("SWEEP") is True, _cost(p, consts.get("COST")))
     return out
+
+
+def not_a_script(path: str | Path) -> str | None:
+    """What ``path`` is when it exists but is no regular file (so no proof script): ``"a
+    directory"``, ``"a broken symbolic link"`` or ``"a special file (…)"`` (a FIFO, a socket, a
+    device); None for a regular file, or a link to one, and for a path that does not exist."""
+    p = Path(path)
+    if p.is_file():
+        return None
+    if p.is_dir():
+        return "a directory"
+    if p.is_symlink():
+        return "a broken symbolic link"
+    return "a special file (a FIFO, a socket or a device)" if p.exists() else None
 
 
 def _cost(path: Path, value: object) -> float | None:
@@ -267,7 +283,8 @@ def _shadowing(d: Path) -> None:
     if not d.is_dir():
         return  # discover() says what is wrong with it
     for p in sorted(d.iterdir()):
-        name = p.stem if p.suffix == ".py" else p.name if (p / "__init__.py").is_file() else None
+        # a directory named NAME.py is no module (nor a package of that name): only a file NAME.py shadows NAME
+        name = (p.stem if p.is_file() else None) if p.suffix == ".py" else p.name if (p / "__init__.py").is_file() else None
         if name in SHADOWED and name != "__main__":
             what = ("symverify" if name == "symverify" else "a module of the standard library"
                     if name in sys.stdlib_module_names else "a dependency of symverify")

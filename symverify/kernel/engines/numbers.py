@@ -8,7 +8,7 @@ value, parameters substituted, rounded to nearest float64) or to a residue mod p
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, TypeVar
 
@@ -42,10 +42,15 @@ def _params_key(params: Mapping[str, object] | None) -> tuple[tuple[str, Scalar]
 
 @dataclass(frozen=True)
 class FloatNumbers:
-    """Weights as floats: the exact value (parameters substituted) rounded to nearest float64."""
+    """Weights as floats: the exact value (parameters substituted) rounded to nearest float64.
+
+    ``dtype`` names the format the weights are meant for (they reach float32 or bfloat16 through
+    float64): a weight beyond float64's range is beyond that format's too, and the error names it.
+    It is a label only: not part of the cache key, the conversion is the same."""
 
     params: tuple[tuple[str, Scalar], ...] = ()
     kind: str = "float"
+    dtype: str = field(default="float64", compare=False)
 
     def exact(self, x: Scalar) -> int | Fraction:
         if isinstance(x, Sym):
@@ -59,7 +64,8 @@ class FloatNumbers:
         except OverflowError:
             from symverify.ir.bigint import show_rational
 
-            raise CompileError(f"the weight {show_rational(v)} does not fit in float64") from None
+            raise CompileError(f"the weight {show_rational(v)} does not fit in {self.dtype}"
+                               + ("" if self.dtype == "float64" else " (nor in float64, through which weights reach it)")) from None
 
     @property
     def torch_dtype(self) -> Any:
@@ -161,8 +167,9 @@ def check_params(obj: Model | Circuit, numbers: Numbers) -> None:
         )
 
 
-def float_numbers(params: Mapping[str, object] | None) -> FloatNumbers:
-    return FloatNumbers(_params_key(params))
+def float_numbers(params: Mapping[str, object] | None, dtype: str = "float64") -> FloatNumbers:
+    """Float numbers for ``params``; ``dtype`` names the target format in errors (:class:`FloatNumbers`)."""
+    return FloatNumbers(_params_key(params), dtype=dtype)
 
 
 def mod_numbers(p: int, params: Mapping[str, object] | None) -> ModNumbers:

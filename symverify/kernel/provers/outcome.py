@@ -402,10 +402,13 @@ class NumericSummary:
     """The float executor on both sides at ``points`` seeded small-rational inputs, each compared
     with exact Fraction evaluation of the same side (docs/theory.md §5 *numeric*).
 
-    A cross-check of the executor, never a proof: it does not change the verdict. ``passed`` fails
-    only when the float executor exceeds its own error bound (an executor bug). ``skipped`` names
-    each side that was not run, and why (a kaleidoscope has no float executor; a weight may not
-    fit in the float format).
+    A cross-check of the executor, never a proof: it does not change the verdict. ``skipped``
+    names each side that was not run, and why (a kaleidoscope has no float executor; a weight may
+    not fit in the float format). ``status`` is ``"failed"`` when a compared side's float error
+    exceeds its own bound (an executor bug), ``"passed"`` when at least one side was compared and
+    every compared side is within its bound, and ``"not run"`` when no side was compared (every side
+    skipped): a check that compared nothing passed nothing. ``passed`` is ``True``, ``False`` or
+    ``None`` accordingly, and ``max_abs_err`` and ``bound`` are ``None`` when nothing was compared.
     """
 
     dtype: str
@@ -423,28 +426,51 @@ class NumericSummary:
         return cls(dtype, points, sides, skipped)
 
     @property
-    def max_abs_err(self) -> float:
-        return max((s.max_abs_err for s in self.sides), default=0.0)
+    def ran(self) -> bool:
+        """Whether some side was compared with exact evaluation."""
+        return bool(self.sides)
 
     @property
-    def bound(self) -> float:
-        """The largest bound over the sides (each side is held to its own)."""
-        return max((s.bound for s in self.sides), default=0.0)
+    def max_abs_err(self) -> float | None:
+        """The largest measured error over the compared sides; None when none was compared."""
+        return max(s.max_abs_err for s in self.sides) if self.sides else None
 
     @property
-    def passed(self) -> bool:
-        return all(s.passed for s in self.sides)
+    def bound(self) -> float | None:
+        """The largest bound over the compared sides (each side is held to its own); None when none was compared."""
+        return max(s.bound for s in self.sides) if self.sides else None
+
+    @property
+    def status(self) -> str:
+        """``"failed"``, ``"passed"`` or ``"not run"`` (see the class docstring)."""
+        if not self.sides:
+            return "not run"
+        return "passed" if all(s.passed for s in self.sides) else "failed"
+
+    @property
+    def passed(self) -> bool | None:
+        """True when every compared side is within its bound, False when one exceeds it, None when
+        no side was compared (never True for a check that compared nothing)."""
+        return None if not self.sides else all(s.passed for s in self.sides)
 
     def __str__(self) -> str:
         parts = [f"{s.side} {s.kind} max abs error {s.max_abs_err:.3g} {'≤' if s.passed else 'EXCEEDS'} bound {s.bound:.3g}"
                  for s in self.sides]
         parts += [f"{entry} (skipped)" for entry in self.skipped]
-        verdict = "passed" if self.passed else "FAILED (executor error above its bound)"
-        return f"numeric cross-check ({self.dtype}, {self.points} points; not a proof): {'; '.join(parts)}: {verdict}"
+        status = self.status
+        if status == "not run":
+            verdict = "not run (every side skipped, nothing compared)"
+        elif status == "failed":
+            verdict = "FAILED (executor error above its bound)"
+        else:
+            verdict = "passed" + (f" on {', '.join(s.side for s in self.sides)} only" if self.skipped else "")
+        detail = f": {'; '.join(parts)}" if parts else ""
+        return f"numeric cross-check ({self.dtype}, {self.points} points; not a proof): {verdict}{detail}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"dtype": self.dtype, "points": self.points, "max_abs_err": self.max_abs_err, "bound": self.bound,
-                "passed": self.passed, "sides": [s.to_json() for s in self.sides], "skipped": list(self.skipped),
+        return {"dtype": self.dtype, "points": self.points, "status": self.status, "max_abs_err": self.max_abs_err,
+                "bound": self.bound, "passed": self.passed, "sides": [s.to_json() for s in self.sides],
+                "skipped": list(self.skipped),
                 "note": "a cross-check of the float executor against exact evaluation, never a proof"}
 
 

@@ -25,6 +25,8 @@ only the seconds differ. **Failures.** A task is retried once when it raises, an
 moves a task whose worker died to another one (its ``allowed-failures``; Dask's default is 3, and
 the local cluster's too): a killed worker is survived. A run lost after that counts as a stage
 that ``stopped`` (``"crashed"``, with the reason): the verdict is ``unknown``, never ``proved``.
+An exception a task raised itself (twice: it is retried once) is raised to the caller, as the
+local loop raises it (an internal error, exit 3 on the command line), never read as ``unknown``.
 **Deadline.** The deadline is sent as wall-clock time and turned back into the worker's own
 monotonic clock (so clocks that disagree shift it by their difference); the wait here stops at
 the deadline too, waiting at most :data:`WAIT_SLICE` seconds at a time (a deadline beyond what one
@@ -249,14 +251,20 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
             futures = [client.submit(check_stages, fc, LayerWindow.of(model, bs[a].layer, bs[b].layer), a,
                                      pack(bs[a:b + 1]), total - 1, run, wall, pure=False, retries=1,
                                      key=f"symverify-stages-{token}-{a}-{b}") for a, b in runs]
-        outcomes = _collect(futures, runs, deadline)
-        client.cancel(futures)
+        try:
+            outcomes = _collect(futures, runs, deadline)
+        finally:  # an error a task raised is raised here too: the other runs are not waited for
+            client.cancel(futures)
     return combine(outcomes, total, time.perf_counter() - start)
 
 
 def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | None) -> list[StageOutcome]:
     """The runs' outcomes in stage order, up to the first stage that did not prove: a run lost for
-    good, or still running at the deadline, stops there (``crashed`` / ``timeout``)."""
+    good (its workers died, ``KilledWorker``; the future cancelled or its connection lost), or still
+    running at the deadline, stops there (``crashed`` / ``timeout``). An exception the task itself
+    raised (on its retry too) is raised here, as the local loop raises it: an error in a stage
+    check is an error wherever it runs, never hidden as ``unknown``."""
+    from distributed import KilledWorker
     from distributed import TimeoutError as DaskTimeout
 
     outcomes: list[StageOutcome] = []
@@ -266,7 +274,9 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
         except (DaskTimeout, TimeoutError):
             outcomes.append(StageOutcome(a, stopped="timeout", note="timeout"))
             break
-        except Exception as e:  # a lost worker (after the scheduler's retries) or a task that raised twice
+        except Exception as e:  # a lost worker (after the scheduler's retries), or a task that raised twice
+            if getattr(fut, "status", None) == "error" and not isinstance(e, KilledWorker):
+                raise  # the task's own exception (the future erred with it): the local check raises it too
             why = " ".join(str(e).split())[:300] or "no detail"
             outcomes.append(StageOutcome(a, stopped="crashed", note=(
                 f"stages [{a}, {b}) ran as a Dask task that was lost ({type(e).__name__}: {why}); "
