@@ -263,7 +263,8 @@ def check_range(plans: Sequence[LayerPlan]) -> None:
 def run_float_model(model: Model, x: torch.Tensor, params: Mapping[str, object] | None, path: str = "auto") -> torch.Tensor:
     """The float executor on a model: its (cached) plan run by :func:`run_model_native`, after
     :func:`check_range`."""
-    plan = model_plan(model, float_numbers(params))
+    # the format named in a weight's overflow error is the one it runs in (the conversion is the same)
+    plan = model_plan(model, float_numbers(params, str(x.dtype).removeprefix("torch.")))
     check_range(plan.on(x.device, x.dtype))
     return run_model_native(plan, x, path)
 
