@@ -424,7 +424,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
     sides of equal statistics get different records), a compile result's ``model_digest`` and, when it
     knows the circuit compiled (``symverify.compile`` sets ``source``), ``source_digest`` (the same
     digests ``verify`` gives those sides: a compiler change that makes another model of the same shape
-    and resources differs), resources, bounds, the failure bound of a proof,
+    and resources differs), a proof instance's ``digests`` (those of the sides of the reports it
+    was made from, when it was), resources, bounds, the failure bound of a proof,
     an argued claim's ``checks`` (when not None) and, for a refutation, ``"counterexample": "re-checked"``. Left out: timings, engine choices,
     paths (they differ between machines), the bound of the trials an ``unknown`` ran before its
     timeout (it depends on the time) and the counterexample's input and values (they depend on the seed:
@@ -460,6 +461,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
             rec["checks"] = obj.checks
         if "failure_bound" in (shown := obj.to_json()):  # a randomized proof's error bound, exact
             rec["failure_bound"] = shown["failure_bound"]
+        if "digests" in shown:  # what a claim made from verify's reports is about
+            rec["digests"] = shown["digests"]
     elif isinstance(obj, ProofResult):
         rec = {"kind": "proof", "name": obj.name, "title": obj.title, "ok": obj.ok,
                "instances": [golden_record(i) for i in obj.instances]}
