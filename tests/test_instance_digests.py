@@ -214,3 +214,54 @@ def test_prove_golden_compares_digests_and_says_when_the_stored_run_has_none(tmp
     out = capsys.readouterr().out
     assert "matches the golden run" in out
     assert "note: the golden run holds no side digests for 1 instance" in " ".join(out.split())
+
+
+# ---- fragment proofs: the spec circuit and model they checked -----------------------------------------
+
+
+def _fragment_proofs():
+    from symverify.gadgets.primitives import shift_down
+    from symverify.kernel.provers.fragment import prove_fragment
+
+    return prove_fragment(shift_down(3, 1, 1)), prove_fragment(shift_down(3, 1, 2))
+
+
+def test_a_fragment_proof_names_its_spec_circuit_and_model():
+    from symverify.gadgets.primitives import shift_down
+    from symverify.kernel.gadgets.fragment import standalone
+    from symverify.kernel.provers.fingerprint import content_digest
+    from symverify.kernel.provers.sides import as_side
+    from symverify.kernel.verification import side_digest
+
+    one, two = _fragment_proofs()
+    circuit, model, _ = standalone(shift_down(3, 1, 1))
+    assert one.digests == (content_digest(circuit), content_digest(model))
+    assert one.digests == (side_digest(as_side(circuit)), side_digest(as_side(model)))  # one fingerprint, one name
+    a, b = Instance.from_report("shift", one, method="compositional"), Instance.from_report("shift", two, method="compositional")
+    assert a.digests == (one.digests,) and a.to_json()["digests"] == [{"lhs": one.digests[0], "rhs": one.digests[1]}]
+    assert a.digests != b.digests and golden_text(a) != golden_text(b)
+    report = sv.verify(SUM_A, PROD_A, method="exact")
+    both = Instance.from_report("both", one, report, method="compositional+exact")
+    assert both.digests == (one.digests, (report.lhs["digest"], report.rhs["digest"]))
+
+
+def test_a_fragment_proof_s_digests_are_sealed():
+    """Digests changed after the proof was made (naming another fragment) unseal it: the claim is
+    refused, never recorded as being about the other fragment."""
+    from symverify.kernel.provers.outcome import is_sealed
+
+    one, two = _fragment_proofs()
+    assert is_sealed(one)
+    object.__setattr__(one, "digests", two.digests)
+    assert not is_sealed(one)
+    with pytest.raises(sv.ProverError, match=r"instance 'shift': this FragmentProof \(proved\) was not made by its prover"):
+        Instance.from_report("shift", one, method="compositional")
+
+
+def test_a_fragment_proof_refuses_digests_of_another_form():
+    from symverify.kernel.provers.fragment import FragmentProof
+
+    with pytest.raises(sv.ProverError, match=r"fragment proof 'f': digests: expected None or \(circuit, model\) digests "
+                                             r"'sha256:<64 hex digits>', found \('sha256:00'"):
+        FragmentProof("f", True, True, digests=("sha256:00", "sha256:" + "1" * 64))
+    assert FragmentProof("f", True, True).digests is None

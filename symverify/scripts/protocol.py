@@ -175,6 +175,20 @@ def _outcome_types() -> tuple[type, ...]:
     return (Report, CompositionalResult, FragmentProof, KaleidoscopeCheck, ForallResult)
 
 
+def _sides(outcome: Any) -> tuple[str, str] | None:
+    """The (lhs, rhs) digests of what a prover's outcome is about: a ``Report``'s sides, a
+    ``FragmentProof``'s spec circuit and model; None for outcomes that hold no sides (matrix,
+    certificate and ∀ checks)."""
+    from symverify.kernel.provers.fragment import FragmentProof
+    from symverify.kernel.verification import Report
+
+    if isinstance(outcome, Report):
+        return outcome.lhs["digest"], outcome.rhs["digest"]
+    if isinstance(outcome, FragmentProof):
+        return outcome.digests
+    return None
+
+
 def _counterexample_json(outcome: Any) -> Any:
     """The counterexample of a refuting outcome as JSON, or ``None``: a ``Report``'s (its
     ``to_json``), a ``KaleidoscopeCheck``'s first differing entry ``{"entry": [row, col],
@@ -237,8 +251,9 @@ class Instance:
     digests: tuple[tuple[str, str], ...] = field(default=(), kw_only=True)
     """What a prover's claim is about: ``(lhs, rhs)``, the side digests
     (:func:`~symverify.kernel.verification.side_digest`, ``"sha256:…"`` of each side's exact content)
-    of every ``Report`` it was made from, in the order given (:meth:`from_report`); ``()`` for the
-    other provers' outcomes, which hold no sides, and for computed and argued claims. Two claims
+    of every ``Report`` it was made from, and the spec circuit's and model's of every ``FragmentProof``,
+    in the order given (:meth:`from_report`); ``()`` for the other provers' outcomes, which hold no
+    sides, and for computed and argued claims. Two claims
     about different identities with equal names, resources and bounds differ in it; the same claim
     has the same digests on every run, seed and machine. The proof-run JSON writes it, as
     ``"digests": [{"lhs": …, "rhs": …}, …]``, only when there are some; golden runs and records compare it."""
@@ -347,10 +362,8 @@ class Instance:
         joined by ``+``. A ``proved`` claim carries the reports' error bound ``failure_bound``: the
         sum of their randomized bounds (a union bound; 0 when every one is an exact argument); a sum
         of 1 or more states nothing, a :class:`~symverify.errors.UsageError` (ask each report for a
-        smaller ``error_bound``). The claim keeps the side digests of every ``Report`` among the
-        outcomes (``digests``: what it is about)."""
-        from symverify.kernel.verification import Report
-
+        smaller ``error_bound``). The claim keeps the side digests of every ``Report`` and
+        ``FragmentProof`` among the outcomes (``digests``: what it is about)."""
         decided = (report, *more)
         outcomes = _outcome_types()
         for r in decided:
@@ -380,7 +393,7 @@ class Instance:
             return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
                        kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None,
                        failure_bound=bound,
-                       digests=tuple((r.lhs["digest"], r.rhs["digest"]) for r in decided if isinstance(r, Report)))
+                       digests=tuple(p for r in decided if (p := _sides(r)) is not None))
         finally:
             _FROM_REPORT.reset(token)
 
