@@ -265,3 +265,30 @@ def test_a_fragment_proof_refuses_digests_of_another_form():
                                              r"'sha256:<64 hex digits>', found \('sha256:00'"):
         FragmentProof("f", True, True, digests=("sha256:00", "sha256:" + "1" * 64))
     assert FragmentProof("f", True, True).digests is None
+
+
+_DIGESTS_OF_FRAGMENTS = """
+import json
+from symverify.gadgets.layout import rows_to_channels
+from symverify.gadgets.primitives import linear_map, shift_down
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.fragment import prove_fragment
+from symverify.scripts.protocol import Instance
+frags = [shift_down(3, 1, 1), shift_down(4, 2, 1), linear_map(Grid.symbolic("W", 2, 2), 3), rows_to_channels(2, 2, 2, 4)]
+print(json.dumps([Instance.from_report("f", prove_fragment(f), method="compositional").to_json()["digests"] for f in frags]))
+"""
+
+
+def test_fragment_digests_are_the_same_in_processes_of_different_hash_seeds():
+    """What a claim is about does not depend on the order of a set (PYTHONHASHSEED): a user's
+    golden record, made in a process of any hash seed, matches the runner's (hash seed 0)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    outs = {subprocess.run([sys.executable, "-c", _DIGESTS_OF_FRAGMENTS], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}).stdout
+            for seed in ("0", "1", "2")}
+    assert len(outs) == 1, outs
+    assert len({json.dumps(d) for d in json.loads(outs.pop())}) == 4  # four fragments, four names
