@@ -814,6 +814,9 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
             code = 1
         else:
             out.print(f"matches the golden run {args.golden}", markup=False)
+        note = runner.golden_note(data, golden, golden_scripts)
+        if note:
+            out.print(f"note: {note}", markup=False)
     if summary.interrupted:
         err.print("symverify: interrupted; the table and files above hold the scripts that finished")
         return 130

@@ -49,10 +49,11 @@ file on macOS and Windows, count as one), the old file could
 be any one's, so it is read by none of them: their checks fail, naming the tests and their new file
 names (rename the old file to the new name of the test it belongs to).
 
-A report's record holds each side's ``digest`` (:func:`symverify.testing.golden_record`); a file
-written before it did, equal to this run's record but for the digests, fails with a message that
-says so (it cannot tell the claim from another about sides of the same statistics):
-``--symverify-update`` adds them.
+A report's record holds each side's ``digest``, a compile result's its model's and source circuit's
+(``model_digest``, ``source_digest``), a proof instance's its reports' side ``digests``
+(:func:`symverify.testing.golden_record`); a file written before they did, equal to this run's
+record but for the digests, fails with a message that says so (it cannot tell the result from
+another of the same statistics): ``--symverify-update`` adds them.
 """
 
 from __future__ import annotations
@@ -387,11 +388,11 @@ class GoldenFile:
                          "may differ between machines; verify(..., method='randomized', backend='python') states the "
                          "same bound on every machine)\n")
             if _same_but(stored, text, _no_digests):
-                pytest.fail(f"golden file {source} was written before golden records of a report held each side's "
-                            "digest (the SHA-256 of its exact content), so it cannot tell this claim from another about "
-                            "sides of the same statistics; the rest of it matches this run. Check that the test "
-                            "compares the sides it should, then run pytest --symverify-update to add the digests\n"
-                            f"{diff}", pytrace=False)
+                before = " and of ".join(_DIGESTS[k] for k in _DIGESTS if k in _undigested(stored, text))
+                pytest.fail(f"golden file {source} was written before golden records of {before} (the SHA-256 of "
+                            "the exact content), so it cannot tell this result from another of the same statistics; "
+                            "the rest of it matches this run. Check that the test compares the sides it should, then "
+                            f"run pytest --symverify-update to add the digests\n{diff}", pytrace=False)
             pytest.fail(f"golden mismatch for {source}; if the change is intended, run pytest --symverify-update\n{diff}",
                         pytrace=False)
 
@@ -556,19 +557,53 @@ def _unsettled(obj: Any) -> str:
 
 
 def _without(x: Any, drop: Any) -> Any:
-    """A golden record as JSON with ``drop(record)`` applied to every report or instance record in it."""
+    """A golden record as JSON with ``drop(record)`` applied to every report, compile result or
+    instance record in it."""
     if isinstance(x, list):
         return [_without(v, drop) for v in x]
     if not isinstance(x, dict):
         return x
     out = {k: _without(v, drop) for k, v in x.items()}
-    return drop(out) if out.get("kind") in ("report", "instance") else out
+    return drop(out) if out.get("kind") in _DIGESTS else out
+
+
+_DIGESTS = {"report": "a report held each side's digest",
+            "compiled": "a compile result held its model's and source circuit's digests",
+            "instance": "a proof instance held its reports' side digests"}
+"""The records that name what they are about by digests, and what an earlier version's lacked."""
 
 
 def _no_digests(rec: dict[str, Any]) -> dict[str, Any]:
-    """A report record without its sides' ``digest`` (the form earlier versions wrote)."""
+    """A record without its digests (the form earlier versions wrote): a report's sides without
+    their ``digest``, a compile result without ``model_digest`` and ``source_digest``, an instance
+    without ``digests``."""
+    if rec.get("kind") == "compiled":
+        return {k: v for k, v in rec.items() if k not in ("model_digest", "source_digest")}
+    if rec.get("kind") == "instance":
+        return {k: v for k, v in rec.items() if k != "digests"}
     return {k: {n: v for n, v in side.items() if n != "digest"} if k in ("lhs", "rhs") and isinstance(side, dict) else side
             for k, side in rec.items()}
+
+
+def _undigested(stored: str, text: str) -> set[str]:
+    """The kinds of the records (``report``, ``compiled``, ``instance``) that differ between the
+    stored file and this run's record, which :func:`_same_but` found equal but for the digests."""
+    import json
+
+    kinds: set[str] = set()
+
+    def walk(old: Any, new: Any) -> None:
+        if isinstance(old, list) and isinstance(new, list):
+            for a, b in zip(old, new):
+                walk(a, b)
+        elif isinstance(old, dict) and isinstance(new, dict):
+            if new.get("kind") in _DIGESTS and old != new:
+                kinds.add(new["kind"])
+            for k in old.keys() & new.keys():
+                walk(old[k], new[k])
+
+    walk(json.loads(stored), json.loads(text))
+    return kinds
 
 
 def _no_bound(rec: dict[str, Any]) -> dict[str, Any]:

@@ -406,13 +406,26 @@ def _recordable(x: Any) -> bool:
     return isinstance(x, (Report, Compiled, Instance, ProofResult))
 
 
+def _digest(side: Any, what: str) -> str:
+    """``"sha256:<hex>"`` of a circuit's or model's exact content: the digest ``verify`` gives the
+    side in its report (:func:`~symverify.kernel.verification.side_digest`, one fingerprint)."""
+    from symverify.kernel.provers.sides import as_side
+    from symverify.kernel.verification import side_digest
+
+    return side_digest(as_side(side, what))
+
+
 def golden_record(obj: Any) -> dict[str, Any]:
     """The stable record of a report, a compile result, a proof instance or result, a mapping, or a
     pandas DataFrame or Series (its values, index and column names or name, whole).
 
     Kept: verdicts, methods, the sides' statistics with each side's ``digest`` (the SHA-256 of its
     exact content, :func:`~symverify.kernel.verification.side_digest`: two claims about different
-    sides of equal statistics get different records), resources, bounds, the failure bound of a proof,
+    sides of equal statistics get different records), a compile result's ``model_digest`` and, when it
+    knows the circuit compiled (``symverify.compile`` sets ``source``), ``source_digest`` (the same
+    digests ``verify`` gives those sides: a compiler change that makes another model of the same shape
+    and resources differs), a proof instance's ``digests`` (those of the sides of the reports it
+    was made from, when it was), resources, bounds, the failure bound of a proof,
     an argued claim's ``checks`` (when not None) and, for a refutation, ``"counterexample": "re-checked"``. Left out: timings, engine choices,
     paths (they differ between machines), the bound of the trials an ``unknown`` ran before its
     timeout (it depends on the time) and the counterexample's input and values (they depend on the seed:
@@ -438,7 +451,9 @@ def golden_record(obj: Any) -> dict[str, Any]:
             rec["counterexample"] = "re-checked"
     elif isinstance(obj, Compiled):
         rec = {"kind": "compiled", "method": obj.method, "signature": obj.model.signature,
-               "resources": obj.resources, "bounds": obj.bounds}
+               "resources": obj.resources, "bounds": obj.bounds, "model_digest": _digest(obj.model, "golden_record: the compile result's model")}
+        if obj.source is not None:  # symverify.compile sets it; a compiler module called directly does not
+            rec["source_digest"] = _digest(obj.source, "golden_record: the compile result's source")
     elif isinstance(obj, Instance):
         rec = {"kind": "instance", "name": obj.name, "verdict": obj.verdict, "claim": obj.kind.value, "basis": obj.basis,
                "method": obj.method, "resources": obj.resources, "bounds": obj.bounds, "ok": obj.ok}
@@ -446,6 +461,8 @@ def golden_record(obj: Any) -> dict[str, Any]:
             rec["checks"] = obj.checks
         if "failure_bound" in (shown := obj.to_json()):  # a randomized proof's error bound, exact
             rec["failure_bound"] = shown["failure_bound"]
+        if "digests" in shown:  # what a claim made from verify's reports is about
+            rec["digests"] = shown["digests"]
     elif isinstance(obj, ProofResult):
         rec = {"kind": "proof", "name": obj.name, "title": obj.title, "ok": obj.ok,
                "instances": [golden_record(i) for i in obj.instances]}

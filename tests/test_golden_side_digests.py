@@ -161,3 +161,112 @@ def test_a_record_before_the_digests_is_told_apart_from_one_whose_numbers_change
     with pytest.raises(Failed, match="golden mismatch") as info:
         GoldenFile(tmp_path, "t", False).check(report)
     assert "written before" not in str(info.value)
+
+
+# ---- compile results: the model and the circuit compiled, by their digests --------------------------
+
+
+def _no_compile_digests(rec):
+    return {k: v for k, v in rec.items() if k not in ("model_digest", "source_digest")}
+
+
+def test_two_compile_results_of_equal_shape_and_resources_have_different_golden_records():
+    """Two circuits of one shape compile densely into models of equal signature, resources and
+    bounds: their records were byte-identical, so a compiler change that made another model of the
+    same shape still matched the stored file."""
+    a, b = golden_record(sv.compile(SUM_A, method="dense")), golden_record(sv.compile(SUM_B, method="dense"))
+    assert _no_compile_digests(a) == _no_compile_digests(b)  # the premise: same method, signature, resources, bounds
+    assert a["model_digest"] != b["model_digest"] and a["source_digest"] != b["source_digest"]
+
+
+def test_a_changed_model_of_the_same_resources_changes_the_record():
+    """One weight of the compiled model changed (same signature, resources and bounds): another record."""
+    import dataclasses
+
+    from symverify import mutate
+
+    comp = sv.compile(SUM_A, method="dense")
+    other = dataclasses.replace(comp, model=mutate.weight_mutant(comp.model, 0, ("inc",)).obj)
+    assert other.model != comp.model and other.resources == comp.resources
+    assert golden_text(other) != golden_text(comp)
+    assert golden_record(other)["source_digest"] == golden_record(comp)["source_digest"]
+
+
+def test_a_compile_result_is_named_by_the_digests_verify_gives_its_sides():
+    comp = sv.compile(SUM_A)
+    rec, report = golden_record(comp), golden_record(sv.verify(SUM_A, comp, method="compositional"))
+    assert rec["model_digest"] == report["rhs"]["digest"]
+    assert rec["source_digest"] == report["lhs"]["digest"]
+    assert comp.source is SUM_A
+
+
+@settings(max_examples=10, deadline=None)
+@given(method=st.sampled_from(["dense", "kaleidoscope"]))
+def test_the_same_compilation_gives_the_same_record(method):
+    assert golden_text(sv.compile(SUM_A, method=method)) == golden_text(sv.compile(SUM_A, method=method))
+
+
+def test_a_compile_result_without_its_source_records_the_model_only():
+    """A compiler module called directly does not know the source: its record says nothing about
+    one (never a digest of something else)."""
+    from symverify.compiler.dense import compile_dense
+
+    comp = compile_dense(SUM_A)
+    assert comp.source is None
+    rec = golden_record(comp)
+    assert "source_digest" not in rec and rec["model_digest"] == golden_record(sv.compile(SUM_A, method="dense"))["model_digest"]
+
+
+def test_a_compile_result_refuses_a_source_that_is_no_circuit_of_its_shape():
+    import dataclasses
+
+    comp = sv.compile(SUM_A, method="dense")
+    with pytest.raises(sv.CompileError, match=r"Compiled source: expected the Circuit that was compiled, or None, found Model"):
+        dataclasses.replace(comp, source=comp.model)
+    wide = sv.Circuit.trace(lambda u: [u[0][0] * u[1][1]], n=2, d=2)
+    with pytest.raises(sv.CompileError, match=r"Compiled source: expected a circuit of the model's shape n=1, d=2, found n=2, d=2"):
+        dataclasses.replace(comp, source=wide)
+
+
+def test_a_compile_record_written_before_the_digests_fails_saying_how_to_update(tmp_path):
+    comp = sv.compile(SUM_A, method="dense")
+    legacy = json.dumps(_no_compile_digests(golden_record(comp)), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    (tmp_path / "t.json").write_text(legacy, encoding="utf-8")
+    with pytest.raises(Failed, match=r"written before golden records of a compile result held its model's and source "
+                                     r"circuit's digests.*the rest of it matches this run.*--symverify-update to add"):
+        GoldenFile(tmp_path, "t", False).check(comp)
+    with pytest.raises(Failed, match="written before golden records of a compile result"):  # the other model matches it too
+        GoldenFile(tmp_path, "t", False).check(sv.compile(SUM_B, method="dense"))
+    GoldenFile(tmp_path, "t", True).check(comp)
+    GoldenFile(tmp_path, "t", False).check(comp)
+    with pytest.raises(Failed, match=r"golden mismatch for .*t\.json; if the change is intended") as info:
+        GoldenFile(tmp_path, "t", False).check(sv.compile(SUM_B, method="dense"))
+    assert "written before" not in str(info.value)
+
+
+def test_a_record_of_a_report_and_a_compile_result_before_the_digests_names_both(tmp_path):
+    comp = sv.compile(SUM_A, method="dense")
+    report = sv.verify(SUM_A, PROD_A, method="exact")
+    rec = golden_record({"c": comp, "r": report})
+    rec["c"] = _no_compile_digests(rec["c"])
+    for side in ("lhs", "rhs"):
+        del rec["r"][side]["digest"]
+    (tmp_path / "t.json").write_text(json.dumps(rec, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    with pytest.raises(Failed, match=r"written before golden records of a report held each side's digest and of a "
+                                     r"compile result held its model's and source circuit's digests"):
+        GoldenFile(tmp_path, "t", False).check({"c": comp, "r": report})
+
+
+def test_a_compile_result_of_a_circuit_subclass_has_no_record():
+    """A subclass may evaluate otherwise than its fields say: it has no digest, and the error names
+    where it was found."""
+    from symverify.errors import SymverifyError
+    from symverify.kernel.ir.circuit import Circuit
+
+    class Sub(Circuit):
+        pass
+
+    comp = sv.compile(Sub(SUM_A.n, SUM_A.d, SUM_A.gates, SUM_A.outputs), method="dense")
+    with pytest.raises(SymverifyError, match=r"golden_record: the compile result's source: expected a Circuit, Model or "
+                                             r"Kaleidoscope exactly, found an instance of .*Sub"):
+        golden_record(comp)

@@ -112,8 +112,25 @@ TYPES: dict[str, dict[str, Any]] = {
                  "resources": dict, "bounds": dict, "seconds": _seconds, "detail": str,
                  "kind": lambda v: isinstance(v, str) and v in KINDS, "basis": str,
                  "checks": lambda v: v is None or type(v) is bool, "over_bound": "names", "ok": bool,
-                 "counterexample": _cex, "failure_bound": lambda v: isinstance(v, str) and _EXACT.fullmatch(v) is not None},
+                 "counterexample": _cex, "failure_bound": lambda v: isinstance(v, str) and _EXACT.fullmatch(v) is not None,
+                 "digests": lambda v: isinstance(v, list) and len(v) > 0},
 }
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _digests(inst: dict[str, Any], where: str) -> None:
+    """"digests other than a non-empty list of {"lhs", "rhs"} objects of "sha256:" and 64 lowercase
+    hex digits (the item and key named), or on a claim that is not a prover's" are refused."""
+    if "digests" not in inst:
+        return
+    if inst.get("kind", "prover") != "prover":
+        raise RefusedError(f"{where}.digests")
+    for j, pair in enumerate(inst["digests"]):
+        if not isinstance(pair, dict) or set(pair) != {"lhs", "rhs"}:
+            raise RefusedError(f"{where}.digests[{j}]")
+        for side in ("lhs", "rhs"):
+            if not (isinstance(pair[side], str) and _DIGEST.fullmatch(pair[side])):
+                raise RefusedError(f"{where}.digests[{j}].{side}")
 
 
 def _fields(d: dict[str, Any], level: str, where: str) -> None:
@@ -151,6 +168,7 @@ def check_instance(inst: Any, where: str) -> None:
         raise RefusedError(where)
     if "counterexample" in inst and verdict != "refuted":
         raise RefusedError(f"{where}.counterexample")
+    _digests(inst, where)
     # "a failure_bound that is not an exact rational string in [0, 1), or on an instance that is not a
     # prover's proved claim with the word randomized in its method"
     if "failure_bound" in inst and not (0 <= _value(inst["failure_bound"], f"{where}.failure_bound") < 1
@@ -310,7 +328,7 @@ def test_every_field_of_a_written_run_is_as_documented(files):
         assert insts and s["result"]["name"] == s["name"] and s["result"]["title"] == s["title"]
         counts = {"proved": 0, "refuted": 0, "unknown": 0, "argued": 0}
         for inst in insts:
-            assert set(inst) - {"failure_bound"} == {"name", "verdict", "method", "resources", "bounds", "detail",
+            assert set(inst) - {"failure_bound", "digests"} == {"name", "verdict", "method", "resources", "bounds", "detail",
                                                      "kind", "basis", "checks", "over_bound", "ok"}, inst["name"]
             assert ("failure_bound" in inst) == (inst["verdict"] == "proved" and _randomized(inst)), inst["name"]
             assert inst["kind"] in KINDS and inst["verdict"] in VERDICTS
@@ -464,11 +482,11 @@ def mutations(run: dict[str, Any]) -> list[tuple[str, Any]]:
         "over_bound names an unbounded key": {"over_bound": ["params"]},
         "huge bound": {"bounds": {"layers": Raw("9" * 600)}},
         "huge exact bound": {"bounds": {"layers": "9" * 5000}},
-        "argued marked proved": {"kind": "argued"},
-        "argued unknown ok": {"kind": "argued", "verdict": "unknown", "checks": True},
-        "argued unknown, checks left null": {"kind": "argued", "verdict": "unknown"},
-        "argued, checks failed, ok": {"kind": "argued", "verdict": "unknown", "checks": False},
-        "argued, checks failed": {"kind": "argued", "verdict": "unknown", "checks": False, "ok": False},
+        "argued marked proved": {"kind": "argued", "digests": Raw("DROP")},
+        "argued unknown ok": {"kind": "argued", "verdict": "unknown", "checks": True, "digests": Raw("DROP")},
+        "argued unknown, checks left null": {"kind": "argued", "verdict": "unknown", "digests": Raw("DROP")},
+        "argued, checks failed, ok": {"kind": "argued", "verdict": "unknown", "checks": False, "digests": Raw("DROP")},
+        "argued, checks failed": {"kind": "argued", "verdict": "unknown", "checks": False, "ok": False, "digests": Raw("DROP")},
         "checks on a prover claim": {"checks": True},
         "refuted ok": {"verdict": "refuted"},
         "refuted": {"verdict": "refuted", "ok": False},
@@ -482,6 +500,14 @@ def mutations(run: dict[str, Any]) -> list[tuple[str, Any]]:
         "randomized with a bound of 1": {"method": "randomized", "failure_bound": "1"},
         "randomized with a float bound": {"method": "randomized", "failure_bound": 0.5},
         "a bound on an exact claim": {"failure_bound": "1/1024"},
+        "digests of another identity": {"digests": [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "f" * 64}]},
+        "digests of two reports": {"digests": [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "1" * 64}] * 2},
+        "digests empty": {"digests": []},
+        "digests in upper case": {"digests": [{"lhs": "sha256:" + "A" * 64, "rhs": "sha256:" + "1" * 64}]},
+        "digests as a pair": {"digests": [["sha256:" + "0" * 64, "sha256:" + "1" * 64]]},
+        "digests without rhs": {"digests": [{"lhs": "sha256:" + "0" * 64}]},
+        "digests on an argued claim": {"kind": "argued", "verdict": "unknown", "checks": True,
+                                       "digests": [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "1" * 64}]},
     }
     for label, change in forged.items():
         doc = _copy(run)
@@ -604,7 +630,7 @@ def test_the_mutations_cover_both_answers(cases):
             "interrupted, not ok", "timings", "counterexample on a refuted instance, restated",
             "script status ok, an instance refuted, restated", "status left out, ok false",
             "interrupted, run ok left out", "script status and ok left out", "over its bound, every summary left out",
-            "randomized with its bound"} <= labels
+            "randomized with its bound", "digests of another identity", "digests of two reports"} <= labels
     assert not {"proved over its bound", "argued marked proved", "argued, checks failed, ok",
                 "checks on a prover claim", "drop format", "[0][0] bounds.layers=NaN", "an extra field", "drop version",
                 "no scripts", "refuted (summaries as written)", "script status ok, an instance refuted",
@@ -616,7 +642,8 @@ def test_the_mutations_cover_both_answers(cases):
                 "seconds as text", "jobs 0", "jobs 1.0", "quick as text", "method a number", "counts with a fifth key",
                 "counts negative", "counterexample on a proved instance", "over_bound listed twice", "counterexample on a refuted instance",
                 "[0][0] resources.layers=true not ok", "randomized without its bound", "randomized with a bound of 1",
-                "randomized with a float bound", "a bound on an exact claim"} & labels
+                "randomized with a float bound", "a bound on an exact claim", "digests empty", "digests in upper case",
+                "digests as a pair", "digests without rhs", "digests on an argued claim"} & labels
 
 
 def test_golden_reader_takes_exactly_what_the_oracle_takes(cases, tmp_path):

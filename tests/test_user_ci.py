@@ -323,7 +323,9 @@ def test_golden_record_changes_when_the_claim_changes():
     assert golden_record(COMPILED) == _plain({"kind": "compiled", "method": COMPILED.method,
                                               "signature": list(COMPILED.model.signature),
                                               "resources": golden_record(dict(COMPILED.resources)),
-                                              "bounds": golden_record(dict(COMPILED.bounds))})
+                                              "bounds": golden_record(dict(COMPILED.bounds)),
+                                              "model_digest": golden_record(base)["rhs"]["digest"],
+                                              "source_digest": golden_record(base)["lhs"]["digest"]})
     key = next(iter(COMPILED.resources))
     changed = dataclasses.replace(COMPILED, resources={**COMPILED.resources, key: 10**9})
     assert golden_text(changed) != comp

@@ -51,7 +51,8 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
     Returns:
         a :class:`~symverify.compiler.result.Compiled`: ``model``, ``certificate`` (the stage
         certificate ``verify`` checks), ``resources``, the construction's stated ``bounds`` and
-        ``over_bound()`` (the resources over their bounds), ``method``.
+        ``over_bound()`` (the resources over their bounds), ``method``, and ``source``, the
+        ``circuit`` compiled.
 
     Raises:
         CompileError: ``circuit`` is not a :class:`Circuit`, ``method`` is unknown, an option the
@@ -79,7 +80,10 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
     method, name, plan, max_cells = plain_str(method), plain_str(name), plain_str(plan), plain_int(max_cells)  # type: ignore[assignment]
     label = f"compiling {circuit.name or 'a circuit'} ({len(circuit.gates)} gates, method {method})"
     with activity(label, progress):
-        return _compile(circuit, method, name, plan, max_cells, unknown)
+        out = _compile(circuit, method, name, plan, max_cells, unknown)
+    from dataclasses import replace
+
+    return replace(out, source=circuit)  # what was compiled: its golden record names it by its digest
 
 
 def _compile(circuit: Circuit, method: str, name: str, plan: str, max_cells: int | None, unknown: dict[str, Any]) -> Compiled:

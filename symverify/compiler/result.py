@@ -10,6 +10,7 @@ from typing import Any
 from symverify.errors import CompileError, IRError
 from symverify.kernel.ir.baseconv import Mode, Model
 from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table, plain_items, plain_str
 
@@ -85,7 +86,10 @@ class Compiled:
     bounds and ``over_bound()`` cannot change after it is made; ``dataclasses.replace`` (which
     validates again) makes a changed copy. ``certificate`` is the stage certificate for
     :func:`symverify.kernel.provers.compositional.check_certificate` (untrusted: it can only make a check
-    fail). ``method`` names the compiler.
+    fail). ``method`` names the compiler. ``source`` is the circuit that was compiled, when known:
+    :func:`symverify.compile` sets it (a compiler module called directly leaves it ``None``); the
+    golden record of a compile result names the model and its source by their digests
+    (:func:`symverify.testing.golden_record`).
     """
 
     model: Model
@@ -94,10 +98,17 @@ class Compiled:
     method: str
     bounds: Mapping[str, Number] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    source: Circuit | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, Model):
             raise CompileError(f"Compiled model: expected a Model, found {type(self.model).__name__}")
+        if self.source is not None and not isinstance(self.source, Circuit):
+            raise CompileError(f"Compiled source: expected the Circuit that was compiled, or None, found "
+                               f"{type(self.source).__name__}")
+        if self.source is not None and (self.source.n, self.source.d) != (self.model.n, self.model.d):
+            raise CompileError(f"Compiled source: expected a circuit of the model's shape n={self.model.n}, "
+                               f"d={self.model.d}, found n={self.source.n}, d={self.source.d}")
         if self.certificate is not None and not isinstance(self.certificate, Certificate):
             raise CompileError(f"Compiled certificate: expected a Certificate or None, found {type(self.certificate).__name__}")
         if not isinstance(self.method, str) or not str.__len__(self.method):

@@ -41,7 +41,7 @@ from symverify.kernel.ir.scalar import plain_str
 from symverify.kernel.provers import outcome
 from symverify.kernel.provers.counterexample import recheck, stopped_note, value_bits
 from symverify.kernel.provers.exact import bits_text
-from symverify.kernel.provers.fingerprint import fingerprint
+from symverify.kernel.provers.fingerprint import content_digest
 from symverify.kernel.provers.options import CERTIFICATE_METHODS, METHODS, Method, Options
 from symverify.kernel.provers.outcome import (
     Counterexample,
@@ -194,7 +194,7 @@ def side_digest(side: Side) -> str:
     (:func:`~symverify.kernel.provers.fingerprint.fingerprint`: an injective encoding of every gate,
     coefficient, weight and size; not its name, nor its certificate, nor any address or float). Equal
     digests mean equal sides; the digest is the same on every machine, run and seed."""
-    return "sha256:" + fingerprint(side.obj).hex()
+    return content_digest(side.obj)
 
 
 def _describe(side: Side) -> dict[str, Any]:

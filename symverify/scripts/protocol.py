@@ -151,6 +151,8 @@ PROVED_KINDS = frozenset({ClaimKind.PROVER, ClaimKind.COMPUTED})
 
 _CITATION = re.compile(r"docs/[\w./-]+\.md § \S.*")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+"""A side's digest as ``verify`` gives it (:func:`~symverify.kernel.verification.side_digest`)."""
 
 
 class Decided(Protocol):
@@ -171,6 +173,20 @@ def _outcome_types() -> tuple[type, ...]:
     from symverify.kernel.verification import Report
 
     return (Report, CompositionalResult, FragmentProof, KaleidoscopeCheck, ForallResult)
+
+
+def _sides(outcome: Any) -> tuple[str, str] | None:
+    """The (lhs, rhs) digests of what a prover's outcome is about: a ``Report``'s sides, a
+    ``FragmentProof``'s spec circuit and model; None for outcomes that hold no sides (matrix,
+    certificate and ∀ checks)."""
+    from symverify.kernel.provers.fragment import FragmentProof
+    from symverify.kernel.verification import Report
+
+    if isinstance(outcome, Report):
+        return outcome.lhs["digest"], outcome.rhs["digest"]
+    if isinstance(outcome, FragmentProof):
+        return outcome.digests
+    return None
 
 
 def _counterexample_json(outcome: Any) -> Any:
@@ -232,6 +248,15 @@ class Instance:
     0 for an exact argument and for a claim that is not proved. The table shows it
     (``proved (ε ≤ 2^-100.0)``), the proof-run JSON, JUnit and golden records write it as
     ``failure_bound`` when it is not 0."""
+    digests: tuple[tuple[str, str], ...] = field(default=(), kw_only=True)
+    """What a prover's claim is about: ``(lhs, rhs)``, the side digests
+    (:func:`~symverify.kernel.verification.side_digest`, ``"sha256:…"`` of each side's exact content)
+    of every ``Report`` it was made from, and the spec circuit's and model's of every ``FragmentProof``,
+    in the order given (:meth:`from_report`); ``()`` for the other provers' outcomes, which hold no
+    sides, and for computed and argued claims. Two claims
+    about different identities with equal names, resources and bounds differ in it; the same claim
+    has the same digests on every run, seed and machine. The proof-run JSON writes it, as
+    ``"digests": [{"lhs": …, "rhs": …}, …]``, only when there are some; golden runs and records compare it."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, Verdict):
@@ -303,6 +328,17 @@ class Instance:
         if fb and "randomized" not in str(self.method).split("+"):
             raise UsageError(f"instance {self.name!r}: method {self.method!r}: a claim proved by a randomized test "
                              f"(error bound {show_rational(fb)}) names it: add '+randomized'")
+        digests = self.digests
+        if not isinstance(digests, tuple) or not all(
+                isinstance(p, tuple) and len(p) == 2 and all(isinstance(h, str) and _DIGEST.fullmatch(h) for h in p)
+                for p in digests):
+            raise UsageError(f"instance {self.name!r}: digests: expected a tuple of (lhs, rhs) pairs of side digests "
+                             f"'sha256:<64 hex digits>' (Instance.from_report takes them from its reports), found "
+                             f"{safe_repr(digests, 80)}")
+        if digests and self.kind is not ClaimKind.PROVER:
+            raise UsageError(f"instance {self.name!r}: digests name the sides of a prover's reports; found them on a "
+                             f"{self.kind.value} claim")
+        object.__setattr__(self, "digests", tuple((str.__str__(a), str.__str__(b)) for a, b in digests))
         if self.kind is not ClaimKind.ARGUED and self.checks is not None:
             raise UsageError(f"instance {self.name!r}: checks= belongs to argued claims, found it on a {self.kind.value} claim")
         words = self.method.split("+") if isinstance(self.method, str) else [self.method]
@@ -326,7 +362,8 @@ class Instance:
         joined by ``+``. A ``proved`` claim carries the reports' error bound ``failure_bound``: the
         sum of their randomized bounds (a union bound; 0 when every one is an exact argument); a sum
         of 1 or more states nothing, a :class:`~symverify.errors.UsageError` (ask each report for a
-        smaller ``error_bound``)."""
+        smaller ``error_bound``). The claim keeps the side digests of every ``Report`` and
+        ``FragmentProof`` among the outcomes (``digests``: what it is about)."""
         decided = (report, *more)
         outcomes = _outcome_types()
         for r in decided:
@@ -355,14 +392,15 @@ class Instance:
         try:
             return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
                        kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None,
-                       failure_bound=bound)
+                       failure_bound=bound,
+                       digests=tuple(p for r in decided if (p := _sides(r)) is not None))
         finally:
             _FROM_REPORT.reset(token)
 
     def renamed(self, name: str | None = None, *, seconds: float | None = None, detail: str | None = None) -> Instance:
         """This claim under another ``name``, ``seconds`` or ``detail`` (what ``dataclasses.replace`` did,
         which now refuses a prover's claim: it could change the verdict too); its verdict, kind, method,
-        resources, bounds and counterexample stay. It is tagged, like a new instance, with where it is
+        resources, bounds, counterexample and digests stay. It is tagged, like a new instance, with where it is
         renamed (the case of :func:`each` being handled)."""
         token = _FROM_REPORT.set(True)
         try:
@@ -446,6 +484,10 @@ class Instance:
             d["failure_bound"] = stable_number(self.failure_bound)  # "a randomized proof adds failure_bound", exact
         else:
             del d["failure_bound"]
+        if self.digests:  # "a claim made from verify's reports adds digests"
+            d["digests"] = [{"lhs": lhs, "rhs": rhs} for lhs, rhs in self.digests]
+        else:
+            del d["digests"]
         return d
 
     def verdict_text(self) -> str:

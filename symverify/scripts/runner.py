@@ -20,8 +20,8 @@ marks the others ``interrupted``.
 
 :meth:`RunSummary.to_json` is stable: no absolute paths, times only when asked for (rounded to
 0.1 s), one JSON type per field (see the protocol). :func:`junit_xml` writes one testcase per
-instance; :func:`golden_diff` compares a run with a stored one (verdicts, kinds, methods, resources and
-bounds; never times).
+instance; :func:`golden_diff` compares a run with a stored one (verdicts, kinds, methods, resources,
+bounds and the side digests of the claims' reports; never times).
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ __all__ = [
     "junit_xml",
     "golden_text",
     "golden_diff",
+    "golden_note",
     "over_text",
 ]
 
@@ -807,22 +808,69 @@ _LEFT_OUT: dict[str, Any] = {"kind": "prover", "ok": False, "resources": {}, "bo
 
 def _golden_view(run: dict[str, Any]) -> list[dict[str, Any]]:
     """What a golden comparison looks at: per script its status and per instance its verdict,
-    kind, method, resources, bounds, ``ok``, a randomized proof's ``failure_bound`` and an argued claim's ``checks`` (an argued claim whose
-    checks held and are no longer run is still ok, but differs); no times, no free-text details;
+    kind, method, resources, bounds, ``ok``, a randomized proof's ``failure_bound``, an argued claim's ``checks`` (an argued claim whose
+    checks held and are no longer run is still ok, but differs) and, where written, the side
+    ``digests`` of the reports a claim was made from; no times, no free-text details;
     the scripts in the order of their names (``prove b a`` against a golden of ``a b`` compares each
     script with its own)."""
     out = []
     for s in run.get("scripts", []):
-        insts = [{k: i.get(k, _LEFT_OUT.get(k))
-                  for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok", "checks", "failure_bound")}
+        insts = [{**{k: i.get(k, _LEFT_OUT.get(k))
+                     for k in ("name", "verdict", "kind", "method", "resources", "bounds", "ok", "checks", "failure_bound")},
+                  **({"digests": i["digests"]} if "digests" in i else {})}
                  for i in ((s.get("result") or {}).get("instances", []))]
         out.append({"name": s.get("name"), "status": s.get("status"), "instances": insts})
     return sorted(out, key=lambda v: str(v["name"]))  # stable: scripts of one name keep their order
 
 
+def _view_text(view: list[dict[str, Any]]) -> str:
+    return json.dumps(view, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
 def golden_text(run: dict[str, Any]) -> str:
     """The golden view of a run as sorted, indented JSON."""
-    return json.dumps(_golden_view(run), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    return _view_text(_golden_view(run))
+
+
+def _undigested(golden: list[dict[str, Any]], run: list[dict[str, Any]]) -> int:
+    """Drop, from the instances of the view ``run``, the ``digests`` that their counterparts in the
+    view ``golden`` (the same script by name, the same instance by position and name) do not hold:
+    a golden run written before runs held them is compared without them. Returns how many were
+    dropped. Digests the golden run holds and this run does not stay: the claim no longer names
+    the sides of a report, a difference."""
+    stored = {str(v["name"]): v for v in golden}
+    dropped = 0
+    for script in run:
+        g = stored.get(str(script["name"]))
+        if g is None:
+            continue
+        for a, b in zip(g["instances"], script["instances"]):
+            if "digests" in b and "digests" not in a and a.get("name") == b.get("name"):
+                del b["digests"]
+                dropped += 1
+    return dropped
+
+
+def _golden_views(run: dict[str, Any], golden: dict[str, Any],
+                  scripts: Sequence[str] | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """The views golden_diff compares (the stored run's restricted to ``scripts``), and how many
+    of this run's instances' digests the stored run does not hold (:func:`_undigested`)."""
+    if scripts is not None:
+        golden = {**golden, "scripts": [s for s in golden.get("scripts", []) if s.get("name") in set(scripts)]}
+    g, r = _golden_view(golden), _golden_view(run)
+    return g, r, _undigested(g, r)
+
+
+def golden_note(run: dict[str, Any], golden: dict[str, Any], scripts: Sequence[str] | None = None) -> str:
+    """What a golden comparison did not compare, '' when nothing: the instances whose side
+    ``digests`` this run holds and the stored run (written before runs held them) does not; they
+    are compared without them, and ``--update-golden`` adds them."""
+    n = _golden_views(run, golden, scripts)[2]
+    if not n:
+        return ""
+    return (f"the golden run holds no side digests for {n} instance{'s' if n != 1 else ''} that this run names by them "
+            "(it was written before runs held them), so which identities they prove was not compared; "
+            "--update-golden adds them")
 
 
 def load_run(path: str | Path) -> dict[str, Any]:
@@ -841,18 +889,18 @@ def load_run(path: str | Path) -> dict[str, Any]:
 
 def golden_diff(run: dict[str, Any], golden: dict[str, Any], scripts: Sequence[str] | None = None) -> str:
     """A unified diff of the golden views ('' when they agree); with ``scripts``, the stored run is
-    compared only on those scripts (a run of some scripts against a golden of all). A run of the
+    compared only on those scripts (a run of some scripts against a golden of all). Side ``digests``
+    are compared where the stored run holds them (:func:`golden_note` says where it does not). A run of the
     other tier (``quick`` true on one side, false on the other) differs, with the line ``run:
     quick: golden → this run``, even where its instances happen to agree."""
-    if scripts is not None:
-        golden = {**golden, "scripts": [s for s in golden.get("scripts", []) if s.get("name") in set(scripts)]}
     tier = ""
     if isinstance(golden.get("quick"), bool) and isinstance(run.get("quick"), bool) and golden["quick"] != run["quick"]:
         tier = f"run: quick: {json.dumps(golden['quick'])} → {json.dumps(run['quick'])}\n"
-    a, b = golden_text(golden), golden_text(run)
+    g, r, _ = _golden_views(run, golden, scripts)
+    a, b = _view_text(g), _view_text(r)
     if a == b:
         return tier
-    return tier + "".join(_field_lines(_golden_view(golden), _golden_view(run))) + "".join(
+    return tier + "".join(_field_lines(g, r)) + "".join(
         difflib.unified_diff(a.splitlines(True), b.splitlines(True), "golden", "this run", n=2))
 
 

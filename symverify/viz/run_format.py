@@ -64,7 +64,8 @@ RESULT_FIELDS = {"name": "str", "title": "str", "ok": "bool", "counts": "counts"
                  "instances": "list"}
 INSTANCE_FIELDS = {"name": "str", "verdict": "verdict", "method": "str", "resources": "object", "bounds": "object",
                    "seconds": "seconds", "detail": "str", "kind": "kind", "basis": "str", "checks": "checks",
-                   "over_bound": "names", "ok": "bool", "counterexample": "json", "failure_bound": "bound"}
+                   "over_bound": "names", "ok": "bool", "counterexample": "json", "failure_bound": "bound",
+                   "digests": "digests"}
 _COUNT_KEYS = frozenset((*VERDICTS, "argued"))
 PART_FIELDS = {**INSTANCE_FIELDS, "case": "case", "before": "index"}
 """An instance of one part of a script's result (``--shard K/N``, ``--cases``): tagged with its case."""
@@ -199,6 +200,32 @@ def json_problem(v: Any) -> str:
 _EXACT_TEXT = re.compile(r"-?[0-9]+(?:/[0-9]+)?\Z", re.ASCII)
 """The exact text of a number in a run (``"-12/5"``): what :func:`run_value` reads."""
 
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_DIGESTS_SHAPE = "a non-empty list of objects {\"lhs\": DIGEST, \"rhs\": DIGEST}, each DIGEST 'sha256:' and 64 lowercase hex digits"
+
+
+def _check_digests(inst: Mapping[str, Any], where: str) -> None:
+    """Refuse ``digests`` that no run writes: an item that is not ``{"lhs": DIGEST, "rhs": DIGEST}``
+    (one report's side digests, :func:`~symverify.kernel.verification.side_digest`), named by its
+    index and key; ``digests`` on a claim that is not a prover's."""
+    if "digests" not in inst:
+        return
+    kind = inst.get("kind", "prover")
+    if kind != "prover":
+        raise SerializationError(f"{where}.digests: only a prover's claim names the sides of its reports; this one is "
+                                 f"a {kind} claim")
+    for j, pair in enumerate(inst["digests"]):
+        if not isinstance(pair, Mapping) or set(pair) != {"lhs", "rhs"}:
+            found = (f"the keys {', '.join(sorted(map(_shown, pair))) or '(none)'}" if isinstance(pair, Mapping)
+                     else _shown(pair))
+            raise SerializationError(f"{where}.digests[{j}]: expected an object {{\"lhs\": DIGEST, \"rhs\": DIGEST}}, "
+                                     f"found {found}")
+        for side in ("lhs", "rhs"):
+            if not isinstance(pair[side], str) or _DIGEST.fullmatch(pair[side]) is None:
+                raise SerializationError(f"{where}.digests[{j}].{side}: expected 'sha256:' and 64 lowercase hex digits, "
+                                         f"found {_shown(pair[side])}")
+
+
 # a field's type: (what it must be, the test)
 _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "str": ("a string", lambda v: isinstance(v, str)),
@@ -222,6 +249,7 @@ _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "result": ("null or an object", lambda v: v is None or isinstance(v, Mapping)),
     "bound": ("a randomized proof's error bound: an exact rational in [0, 1) such as '1/1267650600228229401496703205376'",
               lambda v: isinstance(v, str) and _EXACT_TEXT.match(v) is not None),
+    "digests": (_DIGESTS_SHAPE, lambda v: isinstance(v, list) and bool(v)),  # each item: _check_digests
     "json": (f"a JSON value (finite numbers, text keys, nested at most {COUNTEREXAMPLE_DEPTH} deep)",
              lambda v: not json_problem(v)),
 }
@@ -340,6 +368,7 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
             if k not in exceeded:
                 raise SerializationError(f"{where}: over_bound names {k!r}, but {k}={_number_shown(raw_res[k])} is within its bound "
                                          f"{_number_shown(raw_bounds[k])}")
+    _check_digests(inst, where)
     checks = inst.get("checks")
     if checks is not None and kind != "argued":
         raise SerializationError(f"{where}.checks: expected null, or true or false on an argued claim, found {checks!r:.40} "

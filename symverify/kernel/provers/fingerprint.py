@@ -314,6 +314,13 @@ def fingerprint(obj: Side) -> bytes:
     return _RECENT.put(obj, h.digest())
 
 
+def content_digest(obj: Side) -> str:
+    """``"sha256:<hex>"`` of :func:`fingerprint`: the name of a side's exact content in reports,
+    proof runs and golden records (equal digests mean equal sides; the same on every machine, run
+    and seed)."""
+    return "sha256:" + fingerprint(obj).hex()
+
+
 # ---- decoding ----------------------------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ modules are imported inside the function, so importing :mod:`symverify.gadgets` 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,12 +27,15 @@ from symverify.errors import IRError, ProverError, UsageError
 from symverify.kernel.gadgets.fragment import Fragment, standalone
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.provers.fingerprint import content_digest
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
 
 if TYPE_CHECKING:
     from symverify.kernel.provers.options import Options
 
 __all__ = ["FragmentProof", "prove_fragment"]
+
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,10 @@ class FragmentProof:
     so do a checked certificate with differing polynomials (both checks are exact: their
     disagreement is a defect, never a verdict).
     :attr:`verdict` combines them. The hash leaves out ``resources`` and ``bounds`` (dicts).
+    ``digests`` names what was proved: the digests of the fragment's spec circuit and model as the
+    provers check them (:func:`~symverify.kernel.provers.fingerprint.content_digest` of
+    :func:`~symverify.kernel.gadgets.fragment.standalone`'s circuit and model), set by
+    :func:`prove_fragment` and sealed with the rest (None: an outcome made otherwise states none).
     """
 
     name: str
@@ -52,10 +60,16 @@ class FragmentProof:
     seconds: float = 0.0
     resources: dict[str, int] = field(default_factory=dict, hash=False)
     bounds: dict[str, int | Fraction] = field(default_factory=dict, hash=False)
+    digests: tuple[str, str] | None = field(default=None, kw_only=True)
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
-    SEALED = ("name", "compositional", "exact", "failure", "resources", "bounds")  # all but the time
+    SEALED = ("name", "compositional", "exact", "failure", "resources", "bounds", "digests")  # all but the time
 
     def __post_init__(self) -> None:
+        d = self.digests
+        if d is not None and not (type(d) is tuple and len(d) == 2
+                                  and all(type(h) is str and _DIGEST.fullmatch(h) for h in d)):
+            raise ProverError(f"fragment proof {self.name!r}: digests: expected None or (circuit, model) digests "
+                              f"'sha256:<64 hex digits>', found {d!r:.100}")
         if type(self.compositional) is not bool or not (self.exact is None or type(self.exact) is bool):
             raise ProverError(f"fragment proof {self.name!r}: expected compositional a bool and exact a bool or None, found "
                               f"{type(self.compositional).__name__} {self.compositional!r:.40} and "
@@ -130,7 +144,9 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
         same, note = (None, "exact: not compared (the timeout passed)") if opts.expired() else _compare_exactly(circuit, model, opts)
         if note:
             failure = (failure + "; " if failure else "") + note
-    return seal_outcome(FragmentProof(frag.name, comp.ok, same, failure, time.perf_counter() - start, frag.resources(), dict(frag.bounds)))
+    digests = (content_digest(circuit), content_digest(model))
+    return seal_outcome(FragmentProof(frag.name, comp.ok, same, failure, time.perf_counter() - start, frag.resources(),
+                                      dict(frag.bounds), digests=digests))
 
 
 
