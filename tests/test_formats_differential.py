@@ -668,7 +668,7 @@ def test_mutated_files_load_as_the_docs_read_them_or_fail_located(k):
      r"cells\[0\]: expected \[row, col, node\] .*found list \[0, 0, 1, <integer literal of 30 digits>\]$"),
     # a bad parameter name did not say where it was
     ('{"format": "symverify.circuit", "version": 1, "n": 1, "d": 1, "gates": [["const", [], [{"sym": [[1, {"a b": 1}]]}]]], '
-     '"outputs": []}', r"^gates\[0\]\.coeffs\.sym\[0\]\[1\]: a parameter name must be an identifier .*found 'a b'$"),
+     '"outputs": []}', r"^gates\[0\]\.coeffs\[0\]\.sym\[0\]\[1\]: a parameter name must be an identifier .*found 'a b'$"),
     # a gate reading a later node, a wrong arity, an output out of range: no key path, several lines
     ('{"format": "symverify.circuit", "version": 1, "n": 1, "d": 2, "gates": [["mul", [0, 2], []]], "outputs": []}',
      r"^gates\[0\]\.args\[1\]: expected a node id below n·d \+ 0 = 2 \(an input or an earlier gate\), found 2$"),

@@ -178,12 +178,13 @@ def _outcome_types() -> tuple[type, ...]:
 def _sides(outcome: Any) -> tuple[str, str] | None:
     """The (lhs, rhs) digests of what a prover's outcome is about: a ``Report``'s sides, a
     ``FragmentProof``'s spec circuit and model; None for outcomes that hold no sides (matrix,
-    certificate and ∀ checks)."""
+    certificate and ∀ checks, a report sealed without digests)."""
     from symverify.kernel.provers.fragment import FragmentProof
     from symverify.kernel.verification import Report
 
-    if isinstance(outcome, Report):
-        return outcome.lhs["digest"], outcome.rhs["digest"]
+    if isinstance(outcome, Report):  # one sealed without its sides' digests (made by hand, not by verify) names none
+        lhs, rhs = outcome.lhs.get("digest"), outcome.rhs.get("digest")
+        return (lhs, rhs) if isinstance(lhs, str) and isinstance(rhs, str) else None
     if isinstance(outcome, FragmentProof):
         return outcome.digests
     return None
