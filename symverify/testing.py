@@ -386,7 +386,7 @@ def _key(k: Any) -> str:
         return str(k)
     if isinstance(k, tuple):
         texts = [_key(i) for i in k]  # each item checked
-        if all(isinstance(i, (str, int, float, Fraction, tuple)) or i is None for i in k):
+        if _plain_tuple(k):
             try:
                 return str(k)  # the text earlier versions recorded
             except ValueError:  # an int beyond Python's int/str digit limit
@@ -395,6 +395,15 @@ def _key(k: Any) -> str:
     raise UsageError(f"golden_record: mapping keys are recorded as their text: expected keys of the types {KEY_TYPES}, "
                      f"found a {type(k).__name__} key; its text may name its address, elide values or change from run "
                      "to run: key the mapping by a name")
+
+
+def _plain_tuple(k: tuple[Any, ...]) -> bool:
+    """Whether ``str(k)`` is exact text for the tuple key ``k``: every item, at every depth, is a
+    str, int, float, Fraction, None or such a tuple (their ``repr`` is exact). A nested tuple holding
+    another type (a ``Sym``, whose ``repr`` abbreviates integers of more than ``SHOW_DIGITS`` digits)
+    is written item by item (:func:`_key`), so two keys that differ only inside it are told apart."""
+    return all(_plain_tuple(i) if isinstance(i, tuple) else isinstance(i, (str, int, float, Fraction)) or i is None
+               for i in k)
 
 
 def _recordable(x: Any) -> bool:

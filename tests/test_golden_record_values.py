@@ -116,6 +116,21 @@ def test_a_sym_with_huge_coefficients_is_recorded_exactly():
     assert golden_record({"s": sym("a") * 2 - 1}) == {"s": str(sym("a") * 2 - 1)}  # small ones: as before
 
 
+@pytest.mark.parametrize("wrap", [lambda x: ((x,),), lambda x: (1, ("k", x)), lambda x: ((("deep", x),),)],
+                         ids=["tuple-in-tuple", "beside-plain-items", "three-deep"])
+def test_a_sym_nested_in_a_tuple_key_is_recorded_exactly(wrap):
+    """A tuple key whose items are tuples was written by ``str(key)``, the ``repr`` of each item at
+    every depth: a ``Sym`` inside a nested tuple was abbreviated (size and residue mod 10^9), so two
+    keys differing in the middle of a coefficient had one record."""
+    from symverify.kernel.ir.scalar import scalar_text, sym
+
+    a, b = sym("a") * (10**150 + 1), sym("a") * (10**150 + 10**100 + 1)  # one size, one residue mod 10^9
+    ra, rb = golden_record({wrap(a): 1}), golden_record({wrap(b): 1})
+    assert ra != rb
+    assert scalar_text(a) in next(iter(ra)) and "digit integer" not in next(iter(ra))
+    assert golden_record({((1, "x"), None): 1}) == {"((1, 'x'), None)": 1}  # plain nested tuples: as before
+
+
 def test_an_unknown_report_in_a_pandas_index_or_columns_is_not_kept(tmp_path):
     """Only settled results are kept: an unknown report in a DataFrame's values failed the check, but
     one in its index or columns (or a Series' index), which the record holds too, was written and
