@@ -21,6 +21,7 @@ The hypothesis strategies (:func:`circuits`, :func:`models`, :func:`coefficients
 
 from __future__ import annotations
 
+import collections
 import enum
 import json
 import numbers
@@ -310,11 +311,13 @@ def _stable(x: Any, depth: int = 0) -> Any:
     if isinstance(x, float):
         return stable_number(x)
     if isinstance(x, Mapping):
-        keys = {id(k): _key(k) for k in x}
-        out = {_stable(keys[id(k)], depth + 1): _stable(v, depth + 1) for k, v in sorted(x.items(), key=lambda kv: keys[id(kv[0])])}
-        if len(out) != len(x):
-            texts = list(keys.values())
-            same = sorted({t for t in texts if texts.count(t) > 1})
+        # each item read once, its key's text taken from the key object read (a mapping may make its keys
+        # as it iterates: keyed by id(), a key freed and another made at its address took its text)
+        items = sorted(((_key(k), v) for k, v in x.items()), key=lambda kv: kv[0])
+        out = {_stable(t, depth + 1): _stable(v, depth + 1) for t, v in items}
+        if len(out) != len(items):
+            counts = collections.Counter(t for t, _ in items)
+            same = sorted(t for t, n in counts.items() if n > 1)
             raise UsageError(f"golden_record: keys that read the same as text ({', '.join(map(repr, same))}) would "
                              "overwrite each other; give them distinct names")
         return out

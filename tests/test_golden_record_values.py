@@ -4,6 +4,7 @@ text, pandas index names, symbolic weights with huge coefficients (docs/formats.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 
 import numpy as np
@@ -71,6 +72,36 @@ def test_keys_are_recorded_as_before_and_huge_integer_keys_exactly():
     assert sorted(rec.values()) == [1, 2, 3] and all(("1" + "0" * 49) in k for k in rec)
     with pytest.raises(UsageError, match=r"keys that read the same as text \('1'\)"):
         golden_record({1: "a", "1": "b"})
+
+
+class _MadeKeys(Mapping):  # type: ignore[type-arg]
+    """A mapping that makes its keys as it iterates (big ints, new objects at every read): a key is
+    freed once read and the next one may be made at its address."""
+
+    def __init__(self, n: int, base: int = 10**20) -> None:
+        self.n, self.base = n, base
+
+    def __getitem__(self, k: object) -> int:
+        if isinstance(k, int) and 0 <= k - self.base < self.n:
+            return (k - self.base) ** 2
+        raise KeyError(k)
+
+    def __iter__(self) -> Iterator[int]:
+        return (self.base + j for j in range(self.n))
+
+    def __len__(self) -> int:
+        return self.n
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 40])
+def test_a_mapping_that_makes_its_keys_as_it_iterates_is_recorded_by_its_items(n):
+    """The keys' texts were looked up by ``id()`` of the keys of one iteration while the items of
+    another were sorted: a mapping making new key objects at every read raised ``KeyError`` (or, with
+    an address reused, gave a key another's text)."""
+    base = 10**20
+    expected = {str(base + j): j * j for j in range(n)}
+    assert golden_record({"m": _MadeKeys(n, base)}) == {"m": expected}
+    assert golden_record({"m": _MadeKeys(n, base)}) == golden_record({"m": {base + j: j * j for j in range(n)}})
 
 
 @given(st.dictionaries(st.one_of(st.text(), st.integers(), st.fractions()), st.integers(), max_size=6))
