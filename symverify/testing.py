@@ -21,6 +21,7 @@ The hypothesis strategies (:func:`circuits`, :func:`models`, :func:`coefficients
 
 from __future__ import annotations
 
+import collections
 import enum
 import json
 import numbers
@@ -310,11 +311,13 @@ def _stable(x: Any, depth: int = 0) -> Any:
     if isinstance(x, float):
         return stable_number(x)
     if isinstance(x, Mapping):
-        keys = {id(k): _key(k) for k in x}
-        out = {_stable(keys[id(k)], depth + 1): _stable(v, depth + 1) for k, v in sorted(x.items(), key=lambda kv: keys[id(kv[0])])}
-        if len(out) != len(x):
-            texts = list(keys.values())
-            same = sorted({t for t in texts if texts.count(t) > 1})
+        # each item read once, its key's text taken from the key object read (a mapping may make its keys
+        # as it iterates: keyed by id(), a key freed and another made at its address took its text)
+        items = sorted(((_key(k), v) for k, v in x.items()), key=lambda kv: kv[0])
+        out = {_stable(t, depth + 1): _stable(v, depth + 1) for t, v in items}
+        if len(out) != len(items):
+            counts = collections.Counter(t for t, _ in items)
+            same = sorted(t for t, n in counts.items() if n > 1)
             raise UsageError(f"golden_record: keys that read the same as text ({', '.join(map(repr, same))}) would "
                              "overwrite each other; give them distinct names")
         return out
@@ -386,7 +389,7 @@ def _key(k: Any) -> str:
         return str(k)
     if isinstance(k, tuple):
         texts = [_key(i) for i in k]  # each item checked
-        if all(isinstance(i, (str, int, float, Fraction, tuple)) or i is None for i in k):
+        if _plain_tuple(k):
             try:
                 return str(k)  # the text earlier versions recorded
             except ValueError:  # an int beyond Python's int/str digit limit
@@ -395,6 +398,15 @@ def _key(k: Any) -> str:
     raise UsageError(f"golden_record: mapping keys are recorded as their text: expected keys of the types {KEY_TYPES}, "
                      f"found a {type(k).__name__} key; its text may name its address, elide values or change from run "
                      "to run: key the mapping by a name")
+
+
+def _plain_tuple(k: tuple[Any, ...]) -> bool:
+    """Whether ``str(k)`` is exact text for the tuple key ``k``: every item, at every depth, is a
+    str, int, float, Fraction, None or such a tuple (their ``repr`` is exact). A nested tuple holding
+    another type (a ``Sym``, whose ``repr`` abbreviates integers of more than ``SHOW_DIGITS`` digits)
+    is written item by item (:func:`_key`), so two keys that differ only inside it are told apart."""
+    return all(_plain_tuple(i) if isinstance(i, tuple) else isinstance(i, (str, int, float, Fraction)) or i is None
+               for i in k)
 
 
 def _recordable(x: Any) -> bool:

@@ -4,6 +4,7 @@ text, pandas index names, symbolic weights with huge coefficients (docs/formats.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 
 import numpy as np
@@ -73,6 +74,36 @@ def test_keys_are_recorded_as_before_and_huge_integer_keys_exactly():
         golden_record({1: "a", "1": "b"})
 
 
+class _MadeKeys(Mapping):  # type: ignore[type-arg]
+    """A mapping that makes its keys as it iterates (big ints, new objects at every read): a key is
+    freed once read and the next one may be made at its address."""
+
+    def __init__(self, n: int, base: int = 10**20) -> None:
+        self.n, self.base = n, base
+
+    def __getitem__(self, k: object) -> int:
+        if isinstance(k, int) and 0 <= k - self.base < self.n:
+            return (k - self.base) ** 2
+        raise KeyError(k)
+
+    def __iter__(self) -> Iterator[int]:
+        return (self.base + j for j in range(self.n))
+
+    def __len__(self) -> int:
+        return self.n
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 40])
+def test_a_mapping_that_makes_its_keys_as_it_iterates_is_recorded_by_its_items(n):
+    """The keys' texts were looked up by ``id()`` of the keys of one iteration while the items of
+    another were sorted: a mapping making new key objects at every read raised ``KeyError`` (or, with
+    an address reused, gave a key another's text)."""
+    base = 10**20
+    expected = {str(base + j): j * j for j in range(n)}
+    assert golden_record({"m": _MadeKeys(n, base)}) == {"m": expected}
+    assert golden_record({"m": _MadeKeys(n, base)}) == golden_record({"m": {base + j: j * j for j in range(n)}})
+
+
 @given(st.dictionaries(st.one_of(st.text(), st.integers(), st.fractions()), st.integers(), max_size=6))
 def test_key_order_never_changes_the_record(d):
     reordered = dict(reversed(list(d.items())))
@@ -114,6 +145,21 @@ def test_a_sym_with_huge_coefficients_is_recorded_exactly():
     assert golden_record({a: 1}) != golden_record({b: 1})
     assert golden_record({"s": a})["s"].endswith("1*a") and "digit integer" not in golden_record({"s": a})["s"]
     assert golden_record({"s": sym("a") * 2 - 1}) == {"s": str(sym("a") * 2 - 1)}  # small ones: as before
+
+
+@pytest.mark.parametrize("wrap", [lambda x: ((x,),), lambda x: (1, ("k", x)), lambda x: ((("deep", x),),)],
+                         ids=["tuple-in-tuple", "beside-plain-items", "three-deep"])
+def test_a_sym_nested_in_a_tuple_key_is_recorded_exactly(wrap):
+    """A tuple key whose items are tuples was written by ``str(key)``, the ``repr`` of each item at
+    every depth: a ``Sym`` inside a nested tuple was abbreviated (size and residue mod 10^9), so two
+    keys differing in the middle of a coefficient had one record."""
+    from symverify.kernel.ir.scalar import scalar_text, sym
+
+    a, b = sym("a") * (10**150 + 1), sym("a") * (10**150 + 10**100 + 1)  # one size, one residue mod 10^9
+    ra, rb = golden_record({wrap(a): 1}), golden_record({wrap(b): 1})
+    assert ra != rb
+    assert scalar_text(a) in next(iter(ra)) and "digit integer" not in next(iter(ra))
+    assert golden_record({((1, "x"), None): 1}) == {"((1, 'x'), None)": 1}  # plain nested tuples: as before
 
 
 def test_an_unknown_report_in_a_pandas_index_or_columns_is_not_kept(tmp_path):

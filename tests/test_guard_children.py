@@ -270,3 +270,26 @@ def test_a_memory_limit_is_an_int_of_at_least_zero(memory):
     else:
         with pytest.raises(UsageError, match=r"^limited child memory: expected an int ≥ 0 \(bytes of address space\), found int -"):
             guard._bytes(memory)
+
+
+@pytest.mark.parametrize("missing", ["no pidfd_open", "ENOSYS"])
+def test_without_a_pidfd_the_orphans_of_a_killed_child_are_killed_too(tmp_path, monkeypatch, missing):
+    """Without a pidfd (``os.pidfd_open`` missing, or Linux before 5.3: ENOSYS) the caller asks every
+    second whether the child lives; ``proc.is_alive()`` reaped it, so its process group was never
+    killed and the process it forked went on, an orphan with no deadline. The child is asked
+    without being reaped, and its group is killed as with a pidfd."""
+    if missing == "ENOSYS":
+        def enosys(pid: int, flags: int = 0) -> int:
+            raise OSError(38, "Function not implemented")
+        monkeypatch.setattr(os, "pidfd_open", enosys, raising=False)
+    else:
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+    path = str(tmp_path / "pid")
+    try:
+        out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=60, what="the search")
+        assert out.status == "crashed", out
+        assert out.detail.startswith("the process running the search was killed by signal 9 "), out
+        assert_gone(int(open(path).read()), "the orphan of the killed child went on")
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(open(path).read()), signal.SIGKILL)

@@ -277,13 +277,26 @@ def _ready(conn: Any, proc: Any, timeout: float | None) -> bool:
             left = step if end is None else end - time.monotonic()
             if wait([conn] if pidfd is None else [conn, pidfd], min(max(left, 0.0), step)):
                 return True
-            if not proc.is_alive():
+            if _ended(proc):
                 return True
             if end is not None and left <= step:
                 return False
     finally:
         if pidfd is not None:
             os.close(pidfd)
+
+
+def _ended(proc: Any) -> bool:
+    """Whether the child ``proc`` has ended, asked without reaping it (``waitid`` with ``WNOWAIT``):
+    :func:`_kill_group` kills its group only while it is an unreaped zombie, and ``proc.is_alive()``
+    reaps it (so without a pidfd the orphans of a child killed by a signal went on). Where
+    ``waitid`` is missing, ``proc.is_alive()``."""
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # reaped already: ended
+        return True
+    except (AttributeError, OSError):
+        return not proc.is_alive()
 
 
 def _kill_group(pid: int) -> None:
