@@ -38,3 +38,13 @@ def test_shared_ring_of_objects_of_different_shapes_holds_the_largest() -> None:
     ring = shared_ring(small, large)
     assert ring.num_inputs == 4
     assert polynomials(large, ring) == polynomials(large, shared_ring(large))
+
+
+def test_shared_ring_reads_a_compiled_object_as_its_model() -> None:
+    """``polynomials`` takes a compiled object for its model; ``shared_ring`` refused one."""
+    import symverify as sv
+
+    c = _square(1, 1)
+    out = sv.compile(c)
+    ring = shared_ring(c, out)
+    assert [[str(p) for p in row] for row in polynomials(out, ring)] == [[str(p) for p in row] for row in polynomials(c, ring)]

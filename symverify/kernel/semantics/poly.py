@@ -171,10 +171,11 @@ def polynomials(obj: Circuit | Model, ring: PolyRing | None = None, backend: Pol
 def shared_ring(*objs: Circuit | Model, backend: PolyBackend = "flint") -> PolyRing:
     """One ring for several circuits or models: as many input generators as the largest of them
     reads (``max n·d``: each object's inputs are its first ``n·d`` generators) and one generator per
-    parameter of any of them. No object, or an object that is no circuit or model (a list of them
-    passed as one argument), is a :class:`UsageError`."""
+    parameter of any of them (a compiled object stands for its model). No object, or an object that
+    is no circuit or model (a list of them passed as one argument), is a :class:`UsageError`."""
     if not objs:
         raise UsageError("shared_ring: expected one or more circuits or models, found none")
+    objs = tuple(model_of(o) for o in objs)  # a compiled object stands for its model, as in polynomials
     for k, o in enumerate(objs):
         if not isinstance(o, (Circuit, Model)):
             hint = " (pass the objects as separate arguments: shared_ring(*objs))" if isinstance(o, (list, tuple)) else ""
