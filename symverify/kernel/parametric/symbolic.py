@@ -211,9 +211,9 @@ def _visitor() -> Callable[[], None]:
             if expired():
                 raise ExpansionLimitError("the time budget ran out while expanding the terms of the statement (timeout)")
             if n > MAX_NODES:  # every later walk (hashing, encoding, messages) is over these trees
-                raise ExpansionLimitError(f"a layer reads the previous one through index expressions of more than MAX_NODES = "
-                                          f"{MAX_NODES} nodes (a row used k times is copied k times: through k cyclic layers "
-                                          "about 3^k nodes)")
+                raise ExpansionLimitError(f"the terms of a layer read the previous one through index expressions of more than "
+                                          f"MAX_NODES = {MAX_NODES} nodes in all (a row used k times is copied k times: through "
+                                          "k cyclic layers about 3^k nodes per term)")
 
     return visit
 
