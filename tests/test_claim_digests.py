@@ -136,6 +136,17 @@ def test_a_matrix_digest_reads_the_exact_entries():
                 matrix_digest(2, 2, {(0, 0): Fraction(1, 2)})}) == 4
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda n: st.permutations(range(n))))
+def test_a_permutation_s_digest_is_its_matrix_s(perm):
+    from symverify.kernel.provers.fingerprint import permutation_digest
+
+    n = len(perm)
+    assert permutation_digest(perm) == matrix_digest(n, n, {(t, i): 1 for i, t in enumerate(perm)})
+    f = permutation_to_kaleidoscope(perm)
+    assert verify_permutation(f, perm).digests == verify_matrix(f, {(t, i): 1 for i, t in enumerate(perm)}).digests
+
+
 # ---- ∀ proofs --------------------------------------------------------------------------------------
 
 

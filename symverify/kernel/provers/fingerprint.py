@@ -65,10 +65,10 @@ from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo
-from symverify.kernel.ir.scalar import Scalar, Sym, is_zero
+from symverify.kernel.ir.scalar import Scalar, Sym
 from symverify.kernel.semantics.straightline import program
 
-__all__ = ["encode", "decode", "fingerprint", "content_digest", "matrix_digest", "tree_digest", "EncodingError", "DOMAIN",
+__all__ = ["encode", "decode", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
            "CLAIM_DOMAIN", "DIGEST", "check_digests", "Side"]
 
 DOMAIN = b"symverify/side-encoding/v2"
@@ -140,8 +140,17 @@ def _ints(values: Sequence[int]) -> bytes:
         return b"W" + _u64(len(values)) + b"".join(_int(v) for v in values)
 
 
+_INT_ONLY = frozenset({int})
+
+
 def _int64_rationals(values: Sequence[Scalar]) -> tuple[array, array] | None:
-    """Numerators and denominators as int64 arrays, or None when a value is a symbol or does not fit."""
+    """Numerators and denominators as int64 arrays, or None when a value is a symbol or does not fit.
+    Values that are all plain ``int`` (most weights and diagonals) are their own numerators, over 1."""
+    if set(map(type, values)) <= _INT_ONLY:
+        try:
+            return array("q", values), array("q", [1]) * len(values)
+        except OverflowError:
+            return None
     nums, dens = [], []
     for v in values:
         if isinstance(v, Sym):
@@ -356,13 +365,24 @@ def check_digests(digests: object, what: str, names: str) -> None:
 
 def matrix_digest(rows: int, cols: int, entries: Mapping[tuple[int, int], Scalar]) -> str:
     """``"sha256:<hex>"`` of an exact ``rows × cols`` matrix given by its nonzero ``entries``: SHA-256
-    of :data:`CLAIM_DOMAIN`, the kind ``"matrix"``, ``ints[rows, cols, #entries]``, the entries'
-    ``(row, col)`` in row-major order and their values (``scalars``). Entries equal to 0 are left
-    out first, so a matrix has one digest however its zeros were listed; equal digests mean equal
+    of :data:`CLAIM_DOMAIN`, the kind ``"matrix"``, ``ints[rows, cols, #entries, (row, col) of every
+    entry in row-major order]`` and their values (``scalars``). Entries equal to 0 are left out
+    first, so a matrix has one digest however its zeros were listed; equal digests mean equal
     matrices (the same on every machine, run and seed)."""
-    items = sorted(((k, v) for k, v in entries.items() if not is_zero(v)), key=lambda kv: kv[0])
-    return _claim_digest("matrix", (_ints([rows, cols, len(items)]), _ints([x for k, _ in items for x in k]),
+    items = [(k, v) for k, v in sorted(entries.items()) if not (v == 0 and type(v) is not Sym)]  # keys unique: sorted by key
+    return _claim_digest("matrix", (_ints([rows, cols, len(items), *(x for k, _ in items for x in k)]),
                                     _scalars([v for _, v in items])))
+
+
+def permutation_digest(perm: Sequence[int]) -> str:
+    """:func:`matrix_digest` of the permutation matrix ``P[perm[i], i] = 1`` of a bijection ``perm``
+    of ``0 … n−1`` (validated by the caller), without building and sorting its entries: row ``r``
+    holds its one 1 in column ``perm⁻¹[r]``, so the row-major entries are ``(r, perm⁻¹[r])``."""
+    n = len(perm)
+    inv = [0] * n
+    for i, t in enumerate(perm):
+        inv[t] = i
+    return _claim_digest("matrix", (_ints([n, n, n, *(x for r in range(n) for x in (r, inv[r]))]), _scalars([1] * n)))
 
 
 def tree_digest(kind: str, root: object, nodes: Collection[type]) -> str:

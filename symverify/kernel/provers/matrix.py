@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Union
+from typing import Union, cast
 
 from symverify.deadline import DeadlineExceededError
 from symverify.errors import IRError, ShapeError, UsageError
@@ -39,7 +39,13 @@ from symverify.kernel.provers.counterexample import (
     stopped_note,
     value_bits,
 )
-from symverify.kernel.provers.fingerprint import check_digests, check_plain, content_digest, matrix_digest
+from symverify.kernel.provers.fingerprint import (
+    check_digests,
+    check_plain,
+    content_digest,
+    matrix_digest,
+    permutation_digest,
+)
 from symverify.kernel.provers.options import Options
 from symverify.kernel.provers.outcome import Counterexample, MethodResult, Verdict, seal_outcome
 from symverify.kernel.provers.sides import CircuitSide, KaleidoscopeSide, Side
@@ -156,10 +162,12 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     return _verify(obj, target, garbage_free, None)
 
 
-def _verify(obj: Kaleidoscope | Factorization, target: Target, garbage_free: bool | None,
-            about: str | None) -> KaleidoscopeCheck:
-    """:func:`verify_matrix`, the target named by ``about`` (a circuit's content digest) or, with
-    None, by the digest of the exact target matrix compared."""
+def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, int], Scalar], garbage_free: bool | None,
+            about: str | None, exact: bool = False) -> KaleidoscopeCheck:
+    """:func:`verify_matrix`, the target named by ``about`` (a circuit's content digest, a
+    permutation matrix's :func:`~symverify.kernel.provers.fingerprint.permutation_digest`) or, with
+    None, by the digest of the exact target matrix compared. With ``exact``, ``target`` is already
+    the dict of exact entries inside the ``n×n`` corner (:func:`verify_permutation` builds it)."""
     if garbage_free is not None and not is_bool(garbage_free):  # bool('no') is True, bool(0) False: no guessing
         raise UsageError(f"kaleidoscope check garbage_free: expected True, False or None (the factorization's claim), "
                          f"found {type(garbage_free).__name__} {garbage_free!r:.40}")
@@ -167,7 +175,10 @@ def _verify(obj: Kaleidoscope | Factorization, target: Target, garbage_free: boo
         garbage_free = obj.garbage_free if garbage_free is None else garbage_free
     k = _kaleidoscope(obj)
     garbage_free = bool(garbage_free)
-    want = {key: as_scalar(v, f"target entry {key}") for key, v in _target_dict(target, k.n).items()}
+    if exact:
+        want = cast(dict[tuple[int, int], Scalar], target)
+    else:
+        want = {key: as_scalar(v, f"target entry {key}") for key, v in _target_dict(cast(Target, target), k.n).items()}
     rows = [r.terms for r in materialize(k)]
     digests = (content_digest(k), about if about is not None else matrix_digest(k.n, k.n, want))
 
@@ -201,7 +212,9 @@ def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *
     perm = check_permutation(perm)  # a sequence of ints first (a 0-d array has a len() that raises)
     if len(perm) != k.n:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the permutation has length {len(perm)}")
-    return verify_matrix(obj, SparseMatrix.permutation(perm), garbage_free=garbage_free)
+    # P[perm[i], i] = 1 (SparseMatrix.permutation's entries), built directly: check_permutation made
+    # perm a bijection of 0 … n−1 in plain ints, so every entry is inside the corner and listed once
+    return _verify(obj, {(t, i): 1 for i, t in enumerate(perm)}, garbage_free, permutation_digest(perm), exact=True)
 
 
 def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult | None:
