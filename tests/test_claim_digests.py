@@ -129,6 +129,19 @@ def test_a_circuit_check_names_the_circuit_as_verify_does():
     assert one.digests != two.digests
 
 
+def test_a_circuit_check_refuses_a_circuit_subclass_as_verify_does():
+    from symverify.kernel.provers.fingerprint import EncodingError
+
+    class Other(Circuit):
+        pass
+
+    c = Other(1, 2, (Gate.lin(1, 1, 0, 1), Gate.lin(0, 1, 1, -1)), (2, 3))
+    k = linear_circuit_to_kaleidoscope(Circuit(1, 2, c.gates, c.outputs))
+    with pytest.raises(EncodingError, match=r"kaleidoscope check: the circuit: expected a Circuit, Model or Kaleidoscope "
+                                            r"exactly, found an instance of .*Other"):
+        verify_circuit(k, c)
+
+
 def test_a_matrix_digest_reads_the_exact_entries():
     assert matrix_digest(2, 2, {(0, 0): 1, (1, 1): 0}) == matrix_digest(2, 2, {(0, 0): 1})  # zeros listed or not
     base = matrix_digest(2, 2, {(0, 0): 1})
