@@ -86,22 +86,25 @@ def test_the_same_claim_has_the_same_digests_whatever_the_seed(seed, method):
     assert golden_diff(_run(other), _run(base)) == ""
 
 
-def test_a_claim_of_outcomes_without_sides_writes_no_digests():
-    """A matrix check holds no sides: the claim states no digests (never some of other sides)."""
+def test_a_claim_of_a_matrix_check_writes_its_digests_and_computed_or_argued_claims_none():
+    """A matrix check names its kaleidoscope and target (tests/test_claim_digests.py); computed and
+    argued claims rest on no prover's outcome and state no digests."""
     from symverify.kernel.ir.butterfly import Kaleidoscope
     from symverify.kernel.provers.matrix import verify_permutation
 
     check = verify_permutation(Kaleidoscope.identity(2), [0, 1])
-    assert check.proved
+    assert check.proved and check.digests is not None
     matrix = Instance.from_report("a permutation", check)
-    assert matrix.digests == () and "digests" not in matrix.to_json() and "digests" not in golden_record(matrix)
+    assert matrix.digests == (check.digests,)
+    assert matrix.to_json()["digests"] == golden_record(matrix)["digests"] == [{"lhs": check.digests[0],
+                                                                                 "rhs": check.digests[1]}]
     report = sv.verify(SUM_A, PROD_A, method="exact")
     argued = Instance.argued("a lemma", "docs/theory.md § 1", checks=True)
     computed = Instance.computed("a rank", True, "exact rank over Q", "rank")
     for inst in (argued, computed):
         assert inst.digests == () and "digests" not in inst.to_json() and "digests" not in golden_record(inst)
     assert len(Instance.from_report("one", report).digests) == 1
-    assert Instance.from_report("both", check, report).digests == ((report.lhs["digest"], report.rhs["digest"]),)
+    assert Instance.from_report("both", check, report).digests == (check.digests, (report.lhs["digest"], report.rhs["digest"]))
 
 
 def test_digests_are_refused_where_no_report_gave_them():
@@ -110,7 +113,7 @@ def test_digests_are_refused_where_no_report_gave_them():
         Instance("a rank", sv.Verdict.PROVED, "rank", kind="computed", basis="exact rank",
                  digests=(("sha256:" + "0" * 64, "sha256:" + "1" * 64),))
     for bad in (["sha256:" + "0" * 64], (("sha256:" + "0" * 63, "sha256:" + "1" * 64),), (("sha256:X", "y", "z"),)):
-        with pytest.raises(UsageError, match=r"instance 'c': digests: expected a tuple of \(lhs, rhs\) pairs of side "
+        with pytest.raises(UsageError, match=r"instance 'c': digests: expected a tuple of \(lhs, rhs\) pairs of "
                                              r"digests 'sha256:<64 hex digits>'"):
             Instance("c", sv.Verdict.PROVED, "rank", kind="computed", basis="exact rank", digests=bad)
 

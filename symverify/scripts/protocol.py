@@ -176,18 +176,18 @@ def _outcome_types() -> tuple[type, ...]:
 
 
 def _sides(outcome: Any) -> tuple[str, str] | None:
-    """The (lhs, rhs) digests of what a prover's outcome is about: a ``Report``'s sides, a
-    ``FragmentProof``'s spec circuit and model; None for outcomes that hold no sides (matrix,
-    certificate and ∀ checks, a report sealed without digests)."""
-    from symverify.kernel.provers.fragment import FragmentProof
+    """The (lhs, rhs) digests of what a prover's outcome is about: a ``Report``'s sides; a
+    ``FragmentProof``'s and a ``CompositionalResult``'s circuit and model; a ``KaleidoscopeCheck``'s
+    kaleidoscope and target; a ``ForallResult``'s statement and construction (each sealed with its
+    outcome). None for an outcome that names none (a report sealed without its sides' digests, made
+    by hand, not by ``verify``)."""
     from symverify.kernel.verification import Report
 
-    if isinstance(outcome, Report):  # one sealed without its sides' digests (made by hand, not by verify) names none
+    if isinstance(outcome, Report):
         lhs, rhs = outcome.lhs.get("digest"), outcome.rhs.get("digest")
         return (lhs, rhs) if isinstance(lhs, str) and isinstance(rhs, str) else None
-    if isinstance(outcome, FragmentProof):
-        return outcome.digests
-    return None
+    digests: tuple[str, str] | None = outcome.digests  # every other outcome class holds them, sealed
+    return digests
 
 
 def _counterexample_json(outcome: Any) -> Any:
@@ -250,11 +250,13 @@ class Instance:
     (``proved (ε ≤ 2^-100.0)``), the proof-run JSON, JUnit and golden records write it as
     ``failure_bound`` when it is not 0."""
     digests: tuple[tuple[str, str], ...] = field(default=(), kw_only=True)
-    """What a prover's claim is about: ``(lhs, rhs)``, the side digests
-    (:func:`~symverify.kernel.verification.side_digest`, ``"sha256:…"`` of each side's exact content)
-    of every ``Report`` it was made from, and the spec circuit's and model's of every ``FragmentProof``,
-    in the order given (:meth:`from_report`); ``()`` for the other provers' outcomes, which hold no
-    sides, and for computed and argued claims. Two claims
+    """What a prover's claim is about: one ``(lhs, rhs)`` pair per outcome it was made from, in the
+    order given (:meth:`from_report`): a ``Report``'s side digests
+    (:func:`~symverify.kernel.verification.side_digest`, ``"sha256:…"`` of each side's exact content);
+    a ``FragmentProof``'s and a ``CompositionalResult``'s circuit and model (the same digests);
+    a ``KaleidoscopeCheck``'s kaleidoscope and target (a circuit's content digest, else the exact
+    target matrix's); a ``ForallResult``'s gadget statement (with the ranges decided) and
+    construction. ``()`` for computed and argued claims. Two claims
     about different identities with equal names, resources and bounds differ in it; the same claim
     has the same digests on every run, seed and machine. The proof-run JSON writes it, as
     ``"digests": [{"lhs": …, "rhs": …}, …]``, only when there are some; golden runs and records compare it."""
@@ -333,7 +335,7 @@ class Instance:
         if not isinstance(digests, tuple) or not all(
                 isinstance(p, tuple) and len(p) == 2 and all(isinstance(h, str) and _DIGEST.fullmatch(h) for h in p)
                 for p in digests):
-            raise UsageError(f"instance {self.name!r}: digests: expected a tuple of (lhs, rhs) pairs of side digests "
+            raise UsageError(f"instance {self.name!r}: digests: expected a tuple of (lhs, rhs) pairs of digests "
                              f"'sha256:<64 hex digits>' (Instance.from_report takes them from its reports), found "
                              f"{safe_repr(digests, 80)}")
         if digests and self.kind is not ClaimKind.PROVER:
@@ -363,8 +365,9 @@ class Instance:
         joined by ``+``. A ``proved`` claim carries the reports' error bound ``failure_bound``: the
         sum of their randomized bounds (a union bound; 0 when every one is an exact argument); a sum
         of 1 or more states nothing, a :class:`~symverify.errors.UsageError` (ask each report for a
-        smaller ``error_bound``). The claim keeps the side digests of every ``Report`` and
-        ``FragmentProof`` among the outcomes (``digests``: what it is about)."""
+        smaller ``error_bound``). The claim keeps the digests every outcome names, sealed with it
+        (``digests``: what it is about); an outcome whose digests were changed after it was made is
+        unsealed, refused as a forged one."""
         decided = (report, *more)
         outcomes = _outcome_types()
         for r in decided:

@@ -64,7 +64,7 @@ from symverify.kernel.parametric.expr import (
     vars_v,
 )
 
-__all__ = ["Param", "Tap", "PLayer", "Gadget", "tap", "CELL_VARS"]
+__all__ = ["Param", "Tap", "PLayer", "Gadget", "tap", "CELL_VARS", "NODE_TYPES"]
 
 CELL_VARS = frozenset({"i", "q"})
 
@@ -166,6 +166,8 @@ class PLayer:
 
 _NODE_TYPES = frozenset({Lit, Var, Bin, Ite, Cmp, BoolOp, Not, Pred, Num, Inp, Fam, VSum, VProd, VIf, Tap, PLayer})
 """The classes a gadget's expressions and layers are made of (:meth:`Gadget._nodes`); no subclass."""
+NODE_TYPES = _NODE_TYPES
+"""The same classes, for the digest of a gadget's definition (:func:`~symverify.kernel.provers.forall.claim_digests`)."""
 
 
 class Families(dict[str, tuple[IExpr, ...]]):

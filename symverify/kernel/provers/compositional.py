@@ -44,7 +44,7 @@ from symverify.kernel.ir.scalar import Scalar, Sym, is_zero
 from symverify.kernel.provers.bound_rules import COUNT_CAP, VAR, VAR_VAL, capped, scalar_parts, scalar_rows
 from symverify.kernel.provers.bounds import BoundRing, bound_rows, eval_code, layers_peak
 from symverify.kernel.provers.bounds_layers import model_rows, read_rects
-from symverify.kernel.provers.fingerprint import check_plain
+from symverify.kernel.provers.fingerprint import check_digests, check_plain, content_digest
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
@@ -54,6 +54,7 @@ from symverify.kernel.semantics.sparse import eval_layers_sparse
 from symverify.kernel.semantics.straightline import program
 
 __all__ = ["StageFailure", "CompositionalResult", "StagePlan", "StageOutcome", "StageRun", "combine", "check_certificate",
+           "claim_digests",
            "validate_certificate", "plan_stage",
            "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
 
@@ -89,7 +90,12 @@ class CompositionalResult:
     (``failure=None``) ``stopped`` says why the check stopped before deciding: ``"timeout"``,
     ``"budget"`` (a stage too large to expand), ``"memory"`` or ``"crashed"`` (its memory-limited
     process). ``stages_isolated`` counts the stages run in such a process; ``largest_estimate`` is
-    the largest certified stage size (live monomials) seen."""
+    the largest certified stage size (live monomials) seen. ``digests`` names what was checked:
+    ``(circuit, model)``, their content digests
+    (:func:`~symverify.kernel.provers.fingerprint.content_digest`, the ``side_digest`` a ``verify``
+    report gives the same sides; the certificate is evidence, not part of the claim), set by
+    :func:`check_certificate` (and its Dask form) and sealed with the rest (None: an outcome made
+    otherwise states none)."""
 
     ok: bool
     stages_checked: int
@@ -102,9 +108,13 @@ class CompositionalResult:
     stopped: str | None = None
     stages_isolated: int = 0
     largest_estimate: int = 0
+    digests: tuple[str, str] | None = field(default=None, kw_only=True)
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
     SEALED = ("ok", "stages_checked", "stages_total", "failure", "max_stage_layers", "monomials", "notes", "stopped",
-              "stages_isolated", "largest_estimate")  # all but the time: a seal copied onto another result unseals it
+              "stages_isolated", "largest_estimate", "digests")  # all but the time: a seal copied onto another result unseals it
+
+    def __post_init__(self) -> None:
+        check_digests(self.digests, "certificate check", "(circuit, model)")
 
     method: ClassVar[str] = "compositional"
 
@@ -637,7 +647,8 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
     try:
         validate_certificate(circuit, model, cert, check)
     except DeadlineExceededError:
-        return seal_outcome(CompositionalResult(False, 0, cert.num_stages, None, 0, time.perf_counter() - start, 0, ("timeout",), "timeout"))
+        return combine([StageOutcome(0, stopped="timeout", note="timeout")], cert.num_stages, time.perf_counter() - start,
+                       digests=claim_digests(circuit, model))
     run = StageRun.of(circuit, model, backend=backend, deadline=deadline, max_monomials=max_monomials,
                       memory_limit=memory_limit, isolate=isolate)
     bs = cert.boundaries
@@ -648,7 +659,14 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
         outcomes.append(outcome)
         if not outcome.ok:
             break
-    return combine(outcomes, len(bs) - 1, time.perf_counter() - start)
+    return combine(outcomes, len(bs) - 1, time.perf_counter() - start, digests=claim_digests(circuit, model))
+
+
+def claim_digests(circuit: Circuit, model: Model) -> tuple[str, str]:
+    """What a certificate check is about: the content digests of the circuit and the model
+    (:func:`~symverify.kernel.provers.fingerprint.content_digest`, the sides' ``side_digest``),
+    computed after :func:`validate_certificate` accepted them (plain IR classes only)."""
+    return content_digest(circuit), content_digest(model)
 
 
 @dataclass(frozen=True)
@@ -673,10 +691,12 @@ class StageOutcome:
         return self.failure is None and self.stopped is None
 
 
-def combine(outcomes: list[StageOutcome], total: int, seconds: float) -> CompositionalResult:
+def combine(outcomes: list[StageOutcome], total: int, seconds: float, *,
+            digests: tuple[str, str] | None = None) -> CompositionalResult:
     """The :class:`CompositionalResult` of stage outcomes listed in stage order from stage 0
     (every stage up to the first that did not prove, or all ``total``): what the stage-by-stage
-    loop of :func:`check_certificate` reports, wherever the stages ran."""
+    loop of :func:`check_certificate` reports, wherever the stages ran; ``digests`` the circuit's
+    and model's (:func:`claim_digests`), sealed with it."""
     mono = widest = isolated = largest = 0
     for k, o in enumerate(outcomes):
         if o.stage != k:
@@ -686,13 +706,15 @@ def combine(outcomes: list[StageOutcome], total: int, seconds: float) -> Composi
         isolated += o.isolated
         mono += o.monomials
         if o.failure is not None:
-            return seal_outcome(CompositionalResult(False, k, total, o.failure, widest, seconds, mono, (), None, isolated, largest))
+            return seal_outcome(CompositionalResult(False, k, total, o.failure, widest, seconds, mono, (), None, isolated, largest,
+                                                    digests=digests))
         if o.stopped is not None:
             return seal_outcome(CompositionalResult(False, k, total, None, widest, seconds, mono, (o.note,), o.stopped, isolated,
-                                       largest))
+                                                    largest, digests=digests))
     if len(outcomes) != total:
         raise ProverError(f"stage outcomes: expected {total} stages, found {len(outcomes)}")
-    return seal_outcome(CompositionalResult(True, total, total, None, widest, seconds, mono, (), None, isolated, largest))
+    return seal_outcome(CompositionalResult(True, total, total, None, widest, seconds, mono, (), None, isolated, largest,
+                                            digests=digests))
 
 
 @dataclass(frozen=True)

@@ -46,16 +46,19 @@ domain tag, the side's kind and this encoding; it is streamed into the hash in a
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import re
 import sys
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from fractions import Fraction
 from itertools import chain
 from operator import attrgetter
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from symverify.errors import IRError
+from symverify.errors import IRError, ProverError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
 from symverify.kernel.ir.cellarray import CellArray
@@ -65,7 +68,8 @@ from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, Sym
 from symverify.kernel.semantics.straightline import program
 
-__all__ = ["encode", "decode", "fingerprint", "EncodingError", "DOMAIN", "Side"]
+__all__ = ["encode", "decode", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
+           "CLAIM_DOMAIN", "DIGEST", "check_digests", "Side"]
 
 DOMAIN = b"symverify/side-encoding/v2"
 """The domain tag hashed in front of every fingerprint (a new format gets a new tag)."""
@@ -136,8 +140,17 @@ def _ints(values: Sequence[int]) -> bytes:
         return b"W" + _u64(len(values)) + b"".join(_int(v) for v in values)
 
 
+_INT_ONLY = frozenset({int})
+
+
 def _int64_rationals(values: Sequence[Scalar]) -> tuple[array, array] | None:
-    """Numerators and denominators as int64 arrays, or None when a value is a symbol or does not fit."""
+    """Numerators and denominators as int64 arrays, or None when a value is a symbol or does not fit.
+    Values that are all plain ``int`` (most weights and diagonals) are their own numerators, over 1."""
+    if set(map(type, values)) <= _INT_ONLY:
+        try:
+            return array("q", values), array("q", [1]) * len(values)
+        except OverflowError:
+            return None
     nums, dens = [], []
     for v in values:
         if isinstance(v, Sym):
@@ -319,6 +332,96 @@ def content_digest(obj: Side) -> str:
     proof runs and golden records (equal digests mean equal sides; the same on every machine, run
     and seed)."""
     return "sha256:" + fingerprint(obj).hex()
+
+
+# ---- the objects other claims are about --------------------------------------------------------
+
+CLAIM_DOMAIN = b"symverify/claim-object/v1"
+"""The domain tag of :func:`matrix_digest` and :func:`tree_digest` (never a side's :data:`DOMAIN`,
+so no matrix or tree has a side's digest)."""
+
+
+def _claim_digest(kind: str, data: Iterable[bytes]) -> str:
+    h = hashlib.sha256(CLAIM_DOMAIN)
+    h.update(_str(kind))
+    for part in data:
+        h.update(part)
+    return "sha256:" + h.hexdigest()
+
+
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+"""The form of every digest a claim names (:func:`content_digest`, :func:`matrix_digest`, :func:`tree_digest`)."""
+
+
+def check_digests(digests: object, what: str, names: str) -> None:
+    """Refuse a prover outcome's ``digests`` that is neither None nor a pair of plain ``str``
+    digests of the form :data:`DIGEST` (:class:`ProverError`, naming the outcome ``what`` and the
+    pair's parts ``names``)."""
+    d = digests
+    if d is not None and not (type(d) is tuple and len(d) == 2 and all(type(h) is str and DIGEST.fullmatch(h) for h in d)):
+        raise ProverError(f"{what}: digests: expected None or {names} digests 'sha256:<64 hex digits>', "
+                          f"found {safe_repr(d, 100)}")
+
+
+def matrix_digest(rows: int, cols: int, entries: Mapping[tuple[int, int], Scalar]) -> str:
+    """``"sha256:<hex>"`` of an exact ``rows × cols`` matrix given by its nonzero ``entries``: SHA-256
+    of :data:`CLAIM_DOMAIN`, the kind ``"matrix"``, ``ints[rows, cols, #entries, (row, col) of every
+    entry in row-major order]`` and their values (``scalars``). Entries equal to 0 are left out
+    first, so a matrix has one digest however its zeros were listed; equal digests mean equal
+    matrices (the same on every machine, run and seed)."""
+    items = [(k, v) for k, v in sorted(entries.items()) if not (v == 0 and type(v) is not Sym)]  # keys unique: sorted by key
+    return _claim_digest("matrix", (_ints([rows, cols, len(items), *(x for k, _ in items for x in k)]),
+                                    _scalars([v for _, v in items])))
+
+
+def permutation_digest(perm: Sequence[int]) -> str:
+    """:func:`matrix_digest` of the permutation matrix ``P[perm[i], i] = 1`` of a bijection ``perm``
+    of ``0 … n−1`` (validated by the caller), without building and sorting its entries: row ``r``
+    holds its one 1 in column ``perm⁻¹[r]``, so the row-major entries are ``(r, perm⁻¹[r])``."""
+    n = len(perm)
+    inv = [0] * n
+    for i, t in enumerate(perm):
+        inv[t] = i
+    return _claim_digest("matrix", (_ints([n, n, n, *(x for r in range(n) for x in (r, inv[r]))]), _scalars([1] * n)))
+
+
+def tree_digest(kind: str, root: object, nodes: Collection[type]) -> str:
+    """``"sha256:<hex>"`` of a tree of frozen dataclasses (a parametric gadget's expressions and
+    layers): SHA-256 of :data:`CLAIM_DOMAIN`, ``kind`` and the pre-order encoding of ``root``, where
+    an instance of a class in ``nodes`` (exactly: no subclass) is ``D`` + its class name + its
+    field count + its fields in declaration order, a tuple ``L`` + its length + its items, a mapping
+    ``M`` + its length + its items sorted by key (key, value), a ``str``, ``int`` or ``Fraction``
+    its production above (``bool`` ``?`` + one byte). Every part is tagged and length-prefixed, so
+    the encoding is prefix-free: equal digests mean equal trees. Shared subtrees are encoded at
+    every use; the walk is iterative (no recursion limit). Anything else is an
+    :class:`EncodingError` naming its type."""
+    out: list[bytes] = []
+    todo: list[object] = [root]
+    while todo:
+        x = todo.pop()
+        t = type(x)
+        if t is str:
+            out.append(_str(cast(str, x)))
+        elif t is bool:
+            out.append(b"?1" if x else b"?0")
+        elif t is int or t is Fraction:
+            out.append(_scalar(cast(Scalar, x)))
+        elif t is tuple:
+            items = cast(tuple[object, ...], x)
+            out.append(b"L" + _u64(len(items)))
+            todo.extend(reversed(items))
+        elif isinstance(x, Mapping):
+            pairs = sorted(x.items(), key=lambda kv: kv[0])
+            out.append(b"M" + _u64(len(pairs)))
+            todo.extend(reversed([y for kv in pairs for y in kv]))
+        elif t in nodes:
+            names = [f.name for f in dataclasses.fields(cast(Any, x))]
+            out.append(b"D" + _str(t.__qualname__) + _u64(len(names)))
+            todo.extend(reversed([getattr(x, n) for n in names]))
+        else:
+            raise EncodingError(f"{kind} digest: expected {', '.join(sorted(c.__name__ for c in nodes))}, tuples, "
+                                f"mappings, str, int or Fraction, found {t.__module__}.{t.__qualname__}")
+    return _claim_digest(kind, out)
 
 
 # ---- decoding ----------------------------------------------------------------------------------

@@ -82,7 +82,7 @@ from symverify.kernel.parametric.expr import (
     predicates,
     subst_c,
 )
-from symverify.kernel.parametric.gadget import Gadget
+from symverify.kernel.parametric.gadget import NODE_TYPES, Gadget, Param
 from symverify.kernel.parametric.symbolic import (
     ExpansionLimitError,
     Term,
@@ -92,9 +92,10 @@ from symverify.kernel.parametric.symbolic import (
     spec_terms,
     value_terms,
 )
+from symverify.kernel.provers.fingerprint import check_digests, tree_digest
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
 
-__all__ = ["ForallResult", "prove_forall", "RECHECK_CELLS"]
+__all__ = ["ForallResult", "prove_forall", "claim_digests", "RECHECK_CELLS"]
 
 NARROW_WIDTH = 48
 """The widest narrow bit-vector encoding (:class:`_Enc`), used when every parameter bound is below
@@ -154,10 +155,19 @@ class ForallResult:
     hypotheses: str = ""
     """The gadget's ``entry`` and ``assume`` where not true (:func:`_hypotheses`): a proof is about the
     inputs nonzero only where ``entry`` holds and the placements satisfying ``assume`` at every cell."""
+    digests: tuple[str, str] | None = field(default=None, kw_only=True)
+    """What the claim is about, ``(statement, construction)`` (:func:`claim_digests`): the digest of
+    the gadget's ``spec``, ``where``, ``care``, ``entry`` and ``assume`` with the parameter ranges
+    decided, and that of its ``params``, ``rows``, ``cols``, ``layers`` and ``families``, each its
+    exact definition (:func:`~symverify.kernel.provers.fingerprint.tree_digest`, never ``str()``).
+    Set by :func:`prove_forall` and sealed with the rest (None: an outcome made otherwise states none)."""
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
-    SEALED = ("gadget", "ranges", "hypotheses", "params", "cell", "detail")
-    """The fields bound into the seal besides the verdict and method (the statement and a refutation's
-    counterexample): one of them changed after the prover made the result unseals it."""
+    SEALED = ("gadget", "ranges", "hypotheses", "params", "cell", "detail", "digests")
+    """The fields bound into the seal besides the verdict and method (the statement, its digests and a
+    refutation's counterexample): one of them changed after the prover made the result unseals it."""
+
+    def __post_init__(self) -> None:
+        check_digests(self.digests, f"∀ result {safe_repr(self.gadget, 60)}", "(statement, construction)")
 
     @property
     def proved(self) -> bool:
@@ -975,8 +985,24 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         r = ForallResult(g.name, exact_comparison(None), shown, detail=why, seconds=time.perf_counter() - t0)
     finally:
         _PREDICATES.reset(token)
-    # the hypotheses are part of what is stated: sealed with it (dataclasses.replace leaves the copy unsealed)
-    return seal_outcome(dataclasses.replace(r, hypotheses=_hypotheses(g)))
+    # the hypotheses are part of what is stated: sealed with it (dataclasses.replace leaves the copy unsealed),
+    # and so are the digests of the statement and construction decided
+    return seal_outcome(dataclasses.replace(r, hypotheses=_hypotheses(g), digests=claim_digests(g, bounds)))
+
+
+def claim_digests(g: Gadget, ranges: Mapping[str, tuple[int, int]]) -> tuple[str, str]:
+    """``(statement, construction)``: what a ∀ claim about ``g`` for the parameter ``ranges``
+    (``{name: (lo, hi)}`` for every parameter, in the gadget's order) is about, each a
+    :func:`~symverify.kernel.provers.fingerprint.tree_digest` of the exact expression trees. The
+    statement is ``spec``, ``where``, ``care``, ``entry``, ``assume`` and the ranges; the
+    construction ``params`` (names and declared ranges), ``rows``, ``cols``, ``layers`` and
+    ``families``. Left out: the gadget's ``name`` and ``doc`` (a side's digest has no name either)
+    and its ``cases``, a hint to the prover that changes how the claim is decided, not what it says.
+    Equal digests mean equal definitions, the same on every machine, run and seed."""
+    nodes = NODE_TYPES | {Param}
+    statement = (g.spec, g.where, g.care, g.entry, g.assume, tuple((n, lo, hi) for n, (lo, hi) in ranges.items()))
+    return (tree_digest("gadget statement", statement, nodes),
+            tree_digest("gadget construction", (g.params, g.rows, g.cols, g.layers, g.families), nodes))
 
 
 def _locked_decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int, int]], shown: str, t0: float,

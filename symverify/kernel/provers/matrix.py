@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Union
+from typing import Union, cast
 
 from symverify.deadline import DeadlineExceededError
 from symverify.errors import IRError, ShapeError, UsageError
@@ -39,7 +39,13 @@ from symverify.kernel.provers.counterexample import (
     stopped_note,
     value_bits,
 )
-from symverify.kernel.provers.fingerprint import check_plain
+from symverify.kernel.provers.fingerprint import (
+    check_digests,
+    check_plain,
+    content_digest,
+    matrix_digest,
+    permutation_digest,
+)
 from symverify.kernel.provers.options import Options
 from symverify.kernel.provers.outcome import Counterexample, MethodResult, Verdict, seal_outcome
 from symverify.kernel.provers.sides import CircuitSide, KaleidoscopeSide, Side
@@ -57,6 +63,13 @@ class KaleidoscopeCheck:
 
     ``first_difference`` is ``(row, col, kaleidoscope value, target value)`` when refuted; for a
     failed garbage-free check the row is ``≥ n`` and the target value is 0.
+
+    ``digests`` names what was compared: ``(kaleidoscope, target)``, the kaleidoscope's content
+    digest (:func:`~symverify.kernel.provers.fingerprint.content_digest`, its ``side_digest``) and
+    the target's: :func:`verify_circuit`'s circuit's content digest (the ``side_digest`` of that
+    circuit), else the exact ``n×n`` target matrix's
+    (:func:`~symverify.kernel.provers.fingerprint.matrix_digest`, a permutation's as its matrix).
+    Set by the checks and sealed with the rest (None: an outcome made otherwise states none).
     """
 
     verdict: Verdict
@@ -66,10 +79,14 @@ class KaleidoscopeCheck:
     width: int
     garbage_free_checked: bool
     first_difference: Difference | None = None
+    digests: tuple[str, str] | None = field(default=None, kw_only=True)
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
-    SEALED = ("n", "size", "width", "garbage_free_checked", "first_difference")
-    """The fields bound into the seal besides the verdict and method (the sizes and a refutation's
-    first differing entry, which ``Instance.from_report`` records): one changed after the check unseals it."""
+    SEALED = ("n", "size", "width", "garbage_free_checked", "first_difference", "digests")
+    """The fields bound into the seal besides the verdict and method (the sizes, a refutation's
+    first differing entry and the digests, which ``Instance.from_report`` records): one changed after the check unseals it."""
+
+    def __post_init__(self) -> None:
+        check_digests(self.digests, "kaleidoscope check", "(kaleidoscope, target)")
 
     @property
     def proved(self) -> bool:
@@ -142,6 +159,15 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
     'refuted (exact-matrix): n=3 N=4 w=1; entry (0, 0) is 0, expected 1'
     """
+    return _verify(obj, target, garbage_free, None)
+
+
+def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, int], Scalar], garbage_free: bool | None,
+            about: str | None, exact: bool = False) -> KaleidoscopeCheck:
+    """:func:`verify_matrix`, the target named by ``about`` (a circuit's content digest, a
+    permutation matrix's :func:`~symverify.kernel.provers.fingerprint.permutation_digest`) or, with
+    None, by the digest of the exact target matrix compared. With ``exact``, ``target`` is already
+    the dict of exact entries inside the ``n×n`` corner (:func:`verify_permutation` builds it)."""
     if garbage_free is not None and not is_bool(garbage_free):  # bool('no') is True, bool(0) False: no guessing
         raise UsageError(f"kaleidoscope check garbage_free: expected True, False or None (the factorization's claim), "
                          f"found {type(garbage_free).__name__} {garbage_free!r:.40}")
@@ -149,12 +175,16 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
         garbage_free = obj.garbage_free if garbage_free is None else garbage_free
     k = _kaleidoscope(obj)
     garbage_free = bool(garbage_free)
-    want = {key: as_scalar(v, f"target entry {key}") for key, v in _target_dict(target, k.n).items()}
+    if exact:
+        want = cast(dict[tuple[int, int], Scalar], target)
+    else:
+        want = {key: as_scalar(v, f"target entry {key}") for key, v in _target_dict(cast(Target, target), k.n).items()}
     rows = [r.terms for r in materialize(k)]
+    digests = (content_digest(k), about if about is not None else matrix_digest(k.n, k.n, want))
 
     def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
         verdict = outcome.exact_comparison(diff is None)
-        return seal_outcome(KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff))
+        return seal_outcome(KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff, digests=digests))
 
     if garbage_free:
         for i in range(k.n, k.size):
@@ -171,7 +201,8 @@ def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_fre
         raise IRError(f"kaleidoscope check: expected a linear Circuit to compare with, found {type(c).__name__}")
     if k.n != c.num_inputs:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the circuit has n·d = {c.num_inputs} inputs")
-    return verify_matrix(obj, circuit_matrix(c), garbage_free=garbage_free)
+    check_plain(c, "kaleidoscope check: the circuit")  # as verify's sides: the digest names exactly what is compared
+    return _verify(obj, circuit_matrix(c), garbage_free, content_digest(c))
 
 
 def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
@@ -181,7 +212,9 @@ def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *
     perm = check_permutation(perm)  # a sequence of ints first (a 0-d array has a len() that raises)
     if len(perm) != k.n:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the permutation has length {len(perm)}")
-    return verify_matrix(obj, SparseMatrix.permutation(perm), garbage_free=garbage_free)
+    # P[perm[i], i] = 1 (SparseMatrix.permutation's entries), built directly: check_permutation made
+    # perm a bijection of 0 … n−1 in plain ints, so every entry is inside the corner and listed once
+    return _verify(obj, {(t, i): 1 for i, t in enumerate(perm)}, garbage_free, permutation_digest(perm), exact=True)
 
 
 def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult | None:

@@ -20,7 +20,8 @@ loop of :func:`~symverify.kernel.provers.compositional.check_certificate`:
    :func:`~symverify.kernel.provers.compositional.combine`, the function the local loop uses, up to the first
    stage that did not prove; the runs after it are cancelled.
 
-So the result (verdict, stages checked, first failing stage and cell, notes) is the local run's;
+So the result (verdict, stages checked, first failing stage and cell, notes, and the ``digests`` of
+the circuit and model, computed here from the objects given, never by a worker) is the local run's;
 only the seconds differ. **Failures.** A task is retried once when it raises, and the scheduler
 moves a task whose worker died to another one (its ``allowed-failures``; Dask's default is 3, and
 the local cluster's too): a killed worker is survived. A run lost after that counts as a stage
@@ -58,6 +59,7 @@ from symverify.kernel.provers.compositional import (
     CompositionalResult,
     StageOutcome,
     StageRun,
+    claim_digests,
     combine,
     validate_certificate,
 )
@@ -225,7 +227,9 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     try:
         validate_certificate(circuit, model, cert, check)
     except DeadlineExceededError:  # check_certificate's answer: a timeout before stage 0, not an exception
-        return combine([StageOutcome(0, stopped="timeout", note="timeout")], cert.num_stages, time.perf_counter() - start)
+        return combine([StageOutcome(0, stopped="timeout", note="timeout")], cert.num_stages, time.perf_counter() - start,
+                       digests=claim_digests(circuit, model))
+    digests = claim_digests(circuit, model)  # what the check is about: the local check's digests, computed here once
     run = StageRun.of(circuit, model, backend=backend, deadline=None, max_monomials=max_monomials,
                       memory_limit=memory_limit, isolate=isolate)
     bs = cert.boundaries
@@ -237,7 +241,8 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
             client = stack.enter_context(_client(scheduler, workers, wait))
         except UsageError:  # not connected by the deadline: the check stopped there, as the local one would
             if check is not None and check.expired():
-                return combine([StageOutcome(0, stopped="timeout", note="timeout")], total, time.perf_counter() - start)
+                return combine([StageOutcome(0, stopped="timeout", note="timeout")], total, time.perf_counter() - start,
+                               digests=digests)
             raise
         threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values()) or 1
         runs = stage_runs(bs, TASKS_PER_THREAD * threads, stages_per_task)
@@ -255,7 +260,7 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
             outcomes = _collect(futures, runs, deadline)
         finally:  # an error a task raised is raised here too: the other runs are not waited for
             client.cancel(futures)
-    return combine(outcomes, total, time.perf_counter() - start)
+    return combine(outcomes, total, time.perf_counter() - start, digests=digests)
 
 
 def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | None) -> list[StageOutcome]:
