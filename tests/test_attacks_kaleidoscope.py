@@ -36,8 +36,9 @@ from symverify.kaleidoscope.selection import (
 )
 from symverify.kaleidoscope.simplify import simplify_factors
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope
+from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.kaleidoscope.factorization import Factorization
-from symverify.kernel.provers.matrix import verify_matrix, verify_permutation
+from symverify.kernel.provers.matrix import verify_circuit, verify_matrix, verify_permutation
 
 HUGE = 2**40
 
@@ -202,6 +203,45 @@ def test_a_shorter_permutation_is_not_proved_for_a_larger_corner():
     with pytest.raises(ShapeError, match=r"the corner is 3×3, the permutation has length 2"):
         verify_permutation(f, [1, 0])
     assert not verify_permutation(f, [1, 0, 2]).proved
+
+
+def test_a_sparse_matrix_subclass_target_is_refused():
+    """``verify_matrix`` read a ``SparseMatrix`` target through its own ``as_dict``, so a subclass
+    whose entries are the swap but whose ``as_dict`` says the identity had the identity *proved*
+    equal to the swap; such a target is refused, as a ``Kaleidoscope`` subclass is."""
+
+    class Liar(SparseMatrix):
+        __slots__ = ()
+
+        def as_dict(self):
+            return {(0, 0): 1, (1, 1): 1}
+
+    swap = Liar(2, 2, ((0, 1, 1), (1, 0, 1)))
+    assert swap.to_dense() == [[0, 1], [1, 0]]
+    with pytest.raises(IRError, match=r"target: expected a SparseMatrix exactly, found an instance of .*Liar"):
+        verify_matrix(Kaleidoscope.identity(2), swap)
+    plain = SparseMatrix(2, 2, swap.entries)
+    assert not verify_matrix(Kaleidoscope.identity(2), plain).proved
+    assert verify_matrix(permutation_to_kaleidoscope([1, 0]), plain).proved
+
+
+def test_a_circuit_subclass_is_refused_by_verify_circuit():
+    """``verify_circuit`` read a ``Circuit`` subclass that ``verify`` refuses: one whose
+    ``num_inputs`` said 2 for a 1×1 circuit had a 2×2 corner *proved* to compute it."""
+
+    class Sneaky(Circuit):
+        @property
+        def num_inputs(self):
+            return 2
+
+    c = Sneaky(1, 1, (), (0,))
+    K = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 0], [0, 0]]))
+    with pytest.raises(IRError, match=r"kaleidoscope check circuit: expected a Circuit, Model or Kaleidoscope exactly"):
+        verify_circuit(K, c)
+    with pytest.raises(IRError, match="expected a Circuit, Model or Kaleidoscope exactly"):
+        sv.verify(K, c)
+    with pytest.raises(ShapeError, match=r"the corner is 2×2, the circuit has n·d = 1 inputs"):
+        verify_circuit(K, Circuit(1, 1, (), (0,)))
 
 
 # ---- sparse matrices --------------------------------------------------------------------------------

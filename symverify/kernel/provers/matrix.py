@@ -84,10 +84,15 @@ class KaleidoscopeCheck:
 
 
 def _target_dict(target: Target, n: int) -> dict[tuple[int, int], Scalar]:
-    """The target's nonzero entries: a :class:`SparseMatrix`, a mapping ``{(row, col): value}``, or
-    dense rows read by :meth:`SparseMatrix.from_dense` (which refuses rows without an order: a
-    mapping would read as its keys, a str as its characters)."""
+    """The target's nonzero entries: a :class:`SparseMatrix` (exactly that class: a subclass is an
+    :class:`IRError`), a mapping ``{(row, col): value}``, or dense rows read by
+    :meth:`SparseMatrix.from_dense` (which refuses rows without an order: a mapping would read as
+    its keys, a str as its characters)."""
     if isinstance(target, SparseMatrix):
+        if type(target) is not SparseMatrix:  # its as_dict() could answer otherwise than its entries say
+            kind = type(target)
+            raise IRError(f"kaleidoscope check: target: expected a SparseMatrix exactly, found an instance of "
+                          f"{kind.__module__}.{kind.__qualname__} (a subclass may read otherwise than its entries say)")
         m = target
     elif isinstance(target, Mapping):
         m = SparseMatrix.from_dict(n, n, target)
@@ -165,10 +170,14 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
 
 
 def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
-    """Decide that the kaleidoscope computes the linear circuit ``c`` (its exact matrix)."""
+    """Decide that the kaleidoscope computes the linear circuit ``c`` (its exact matrix).
+
+    ``c`` must be a :class:`Circuit` exactly, holding the IR's own classes (as ``verify`` reads a
+    side: :func:`~symverify.kernel.provers.fingerprint.check_plain`); a subclass is an :class:`IRError`."""
     k = _kaleidoscope(obj)
     if not isinstance(c, Circuit):
         raise IRError(f"kaleidoscope check: expected a linear Circuit to compare with, found {type(c).__name__}")
+    check_plain(c, "kaleidoscope check circuit")  # a subclass could state another num_inputs, or gates, than its fields'
     if k.n != c.num_inputs:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the circuit has n·d = {c.num_inputs} inputs")
     return verify_matrix(obj, circuit_matrix(c), garbage_free=garbage_free)
