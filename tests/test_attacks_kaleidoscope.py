@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 import symverify as sv
-from symverify.compiler.butterfly_to_baseconv import factor_model, kaleidoscope_model
+from symverify.compiler.butterfly_to_baseconv import (
+    factor_circuit,
+    factor_model,
+    kaleidoscope_factors,
+    kaleidoscope_model,
+)
 from symverify.errors import CompileError, IRError, LimitError, ShapeError
 from symverify.ir.build import from_matrix
 from symverify.kaleidoscope import (
@@ -389,12 +394,44 @@ def test_kaleidoscope_models_take_a_factorization_and_refuse_other_objects():
         kaleidoscope_model(f, 3, 1, [[1]])  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("d", [2.0, True, 0, -1, 3])
-def test_factor_models_refuse_d_that_is_no_power_of_two(d):
+@pytest.mark.parametrize("d, match", [
+    (2.0, r"expected d to be a positive int, found 2.0 of type float"),
+    (True, r"expected d to be a positive int, found True of type bool"),
+    (0, r"expected d to be a positive int, found 0 of type int"),
+    (-1, r"expected d to be a positive int, found -1 of type int"),
+    (3, r"expected d to be a power of two .*, found d = 3"),
+])
+def test_factor_models_refuse_d_that_is_no_power_of_two(d, match):
     """``d=2.0`` raised AttributeError; ``d=True`` reached the circuit check ('circuit d')."""
     f = ButterflyFactor(4, 2, (1, 2), (3, 0), (0, 5), (1, 1))
-    with pytest.raises(CompileError, match=r"expected d to be a power of two"):
+    with pytest.raises(CompileError, match=r"Lemma H.16 factor model: " + match):
         factor_model(f, d)
+
+
+def test_factor_models_read_a_numpy_integer_d_by_its_value():
+    """``d=np.int64(2)`` was refused as 'expected d to be a power of two, found d = 2'."""
+    f = ButterflyFactor(4, 2, (1, 2), (3, 0), (0, 5), (1, 1))
+    c, ch = factor_model(f, np.int64(2))
+    assert (c.n, c.d) == (2, 2) and factor_circuit(f, np.int64(2)) == c
+    assert sv.verify(ch.model, c, certificate=ch.certificate).proved
+
+
+@pytest.mark.parametrize("n, d, match", [
+    (3.0, 1, r"expected n to be a positive int, found 3.0 of type float"),
+    (3, 0, r"expected d to be a positive int, found 0 of type int"),
+    (3, None, r"expected d to be a positive int, found None of type NoneType"),
+    (True, 3, r"expected n to be a positive int, found True of type bool"),
+])
+def test_kaleidoscope_models_refuse_sizes_that_are_no_positive_ints(n, d, match):
+    """``n=3.0`` raised TypeError from the layout; ``d=0`` was named as 'must read 3×0 inputs'."""
+    f = permutation_to_kaleidoscope([1, 0, 2])
+    c = from_matrix(to_matrix(f), 3, 1)
+    with pytest.raises(CompileError, match="Lemma H.18: " + match):
+        kaleidoscope_model(f, n, d, c)
+    with pytest.raises(CompileError, match="Lemma H.18: " + match):
+        kaleidoscope_factors(f.kaleidoscope, n, d)
+    ch = kaleidoscope_model(f, np.int64(3), np.int64(1), c)
+    assert sv.verify(ch.model, c, certificate=ch.certificate).proved
 
 
 def test_factor_models_refuse_what_is_no_factor_and_prove_symbolic_ones():
