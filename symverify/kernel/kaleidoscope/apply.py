@@ -27,7 +27,7 @@ from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, pair_index
-from symverify.kernel.ir.scalar import Scalar, is_zero, param_names, unordered
+from symverify.kernel.ir.scalar import Scalar, as_index, is_zero, param_names, unordered
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.semantics.rings import AffineRing, Ring, ScalarRing
 
@@ -200,8 +200,11 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
                 check: Any = None) -> list[list[Any]]:
     """:func:`apply` on every vector of ``xs`` (coefficients are coerced once). Entries are taken as
     given: exact scalars give exact results, floats give the float products (a float reference for
-    the numeric programs); the provers pass exact values or ring elements."""
+    the numeric programs); the provers pass exact values or ring elements. Over :class:`ScalarRing`
+    an integer that is no ``int`` (a numpy integer, whose products wrap at 64 bits or raise) is read
+    as the ``int`` of its value."""
     ring = ScalarRing() if ring is None else ring
+    exact = isinstance(ring, ScalarRing)
     size, fs = factors_of(obj)
     plans = [_plan(f, ring) for f in fs]
     out = []
@@ -209,7 +212,10 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
         if unordered(x, sized=True):  # a mapping would read as its keys
             raise ShapeError(f"applying a butterfly product: expected a vector (a sequence of values), found {type(x).__name__}")
         _, length = _io(obj, len(x), full)
-        y = _run(plans, list(x) + [ring.zero] * (size - length), ring, check)
+        vals = list(x)
+        if exact and not _ONLY_INT(map(type, vals)):
+            vals = [v if type(v) is int or (i := as_index(v)) is None else i for v in vals]
+        y = _run(plans, vals + [ring.zero] * (size - length), ring, check)
         out.append(y[:length])
     return out
 
