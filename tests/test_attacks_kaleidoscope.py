@@ -454,6 +454,20 @@ def test_twiddles_refuse_a_modulus_that_is_no_small_prime(p):
     assert len(twiddles(f, p=7)) == len(twiddles(f))
 
 
+def test_a_numpy_integer_modulus_is_read_by_its_value():
+    """``compile_numpy(kind='mod', p=np.int64(7))`` was refused as 'expected a prime 2 ≤ p < 2**31,
+    found p = np.int64(7)'; the program keeps the plain int."""
+    from symverify.kaleidoscope.numeric import twiddles
+
+    f = permutation_to_kaleidoscope([1, 0, 3, 2])
+    prog = compile_numpy(f, "mod", np.int64(7))
+    assert type(prog.p) is int and prog.p == 7
+    assert prog.apply([1, 2, 3, 9]).tolist() == [2, 1, 2, 3]
+    assert len(twiddles(f, p=np.uint32(7))) == len(twiddles(f, p=7))
+    with pytest.raises(IRError, match=r"expected a prime 2 ≤ p < 2\*\*31, found p = np.int64\(8\)"):
+        compile_numpy(f, "mod", np.int64(8))
+
+
 @pytest.mark.parametrize("rows, match", [
     ([{1: 7, 0: 3}, {0: 9, 1: 1}], r"dense matrix row 0: expected a sequence of entries in order, found dict"),
     (["10", "01"], r"dense matrix row 0: expected a sequence of entries in order, found str"),
