@@ -294,9 +294,19 @@ def test_apply_and_materialize_refuse_what_is_no_vector_or_column():
     K = permutation_to_kaleidoscope([1, 0, 2])
     with pytest.raises(ShapeError, match=r"expected a vector \(a sequence of values\), found int"):
         apply(K, 5)
-    for col in (0.5, True, 4):
-        with pytest.raises(ShapeError, match=r"materialize: column .* is outside 0 … 3"):
+    for col, kind in ((0.5, "float"), (True, "bool"), ("1", "str"), (None, "NoneType")):
+        with pytest.raises(ShapeError, match=rf"materialize: expected every column as an int in 0 … 3, found .* of type {kind}"):
             materialize(K, [col])
+    for col in (4, -1, np.int64(4)):
+        with pytest.raises(ShapeError, match=r"materialize: column (4|-1) is outside 0 … 3"):
+            materialize(K, [col])
+
+
+def test_materialize_reads_numpy_integer_columns_by_their_value():
+    """``materialize(K, np.arange(2))`` was refused as 'column np.int64(0) is outside 0 … 3'."""
+    K = permutation_to_kaleidoscope([1, 0, 2])
+    assert materialize(K, np.arange(2)) == materialize(K, [0, 1])
+    assert materialize(K, [np.uint8(2)]) == materialize(K, [2])
     with pytest.raises(ShapeError, match=r"expected a Kaleidoscope or Factorization, found int"):
         verify_matrix(3, [[1]])
 

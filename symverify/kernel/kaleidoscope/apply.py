@@ -223,7 +223,8 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
 def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: Any = None) -> list[Affine]:
     """The rows of the full ``N×N`` product restricted to ``columns``, as sparse linear forms.
 
-    Row ``i`` maps column ``j`` to entry ``(i, j)``. The default columns are ``0 … n−1`` for a
+    Row ``i`` maps column ``j`` to entry ``(i, j)``; ``columns`` are ints (numpy integers read by
+    value) in ``0 … N−1``, anything else a :class:`ShapeError`. The default columns are ``0 … n−1`` for a
     kaleidoscope (the only columns the corner reads) and all ``N`` otherwise. Entries are exact
     (``coeffs`` defaults to :class:`ScalarRing`, so symbolic entries are canonical polynomials).
     """
@@ -232,9 +233,12 @@ def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: 
         columns = range(corner(obj)[1])
     ring = AffineRing(ScalarRing() if coeffs is None else coeffs)
     x = [ring.zero] * size
-    for j in columns:
-        if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < size:
-            raise ShapeError(f"materialize: column {j!r} is outside 0 … {size - 1} (expected an int)")
+    for c in columns:
+        j = as_index(c)  # a numpy integer by its value; a bool or a float is no column
+        if j is None:
+            raise ShapeError(f"materialize: expected every column as an int in 0 … {size - 1}, found {c!r:.40} of type {type(c).__name__}")
+        if not 0 <= j < size:
+            raise ShapeError(f"materialize: column {j} is outside 0 … {size - 1} (expected an int)")
         x[j] = Affine.unit(j)
     return _run([_plan(f, ring) for f in fs], x, ring)
 
