@@ -249,6 +249,31 @@ def test_a_circuit_subclass_is_refused_by_verify_circuit():
         verify_circuit(K, Circuit(1, 1, (), (0,)))
 
 
+def test_a_refutation_is_rechecked_by_applying_the_kaleidoscope(monkeypatch):
+    """``verify_matrix`` reported its first differing entry as ``materialize`` read it, with no
+    other evaluation: a wrong entry there was a sealed refutation naming a value the kaleidoscope
+    does not have. The entry is re-checked on ``E·e_j``; a disagreement is a ``ProverError``."""
+    import symverify.kernel.provers.matrix as matrix_prover
+    from symverify.errors import ProverError
+
+    k = permutation_to_kaleidoscope([1, 0, 2]).kaleidoscope
+    swap = [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    a = sv.sym("a")
+    assert verify_matrix(k, [[0, a, 0], [1, 0, 0], [0, 0, 1]]).first_difference == (0, 1, 1, a)
+    assert verify_matrix(k, swap).proved
+    real = matrix_prover.materialize
+
+    def corrupted(obj):
+        rows = real(obj)
+        rows[0] = type(rows[0])({**rows[0].terms, 1: 5})  # entry (0, 1) read as 5 instead of 1
+        return rows
+
+    monkeypatch.setattr(matrix_prover, "materialize", corrupted)
+    with pytest.raises(ProverError, match=r"first differing entry \(0, 1\) did not re-check: E·e_1 has 1 there, "
+                                          r"the comparison read 5 against 1"):
+        verify_matrix(k, swap)
+
+
 # ---- sparse matrices --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "make, err, match",

@@ -6,7 +6,8 @@ the stage kernel over sparse linear forms, :func:`~symverify.kernel.kaleidoscope
 checks the garbage-free claim (rows ``≥ n`` of those columns are 0) when it is made, and compares
 the ``n×n`` corner entry by entry. Entries are exact scalars; symbolic ones are canonical
 polynomials in the parameters, so ``==`` is polynomial identity. A mismatch is a verdict
-(``refuted``, with the first differing entry in row-major order), never an exception.
+(``refuted``, with the first differing entry in row-major order), never an exception; that entry
+is re-checked first by applying ``E`` to the unit vector of its column (:func:`_recheck`).
 
 :func:`prove_kaleidoscope_circuit` is the same check as a verification method (``exact-matrix``)
 for a kaleidoscope side against a linear circuit side: ``exact`` and ``auto`` try it first. A
@@ -23,11 +24,11 @@ from fractions import Fraction
 from typing import Union
 
 from symverify.deadline import DeadlineExceededError
-from symverify.errors import IRError, ShapeError, UsageError
+from symverify.errors import IRError, ProverError, ShapeError, UsageError
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_bool, show_scalar
-from symverify.kernel.kaleidoscope.apply import materialize
+from symverify.kernel.kaleidoscope.apply import apply, materialize
 from symverify.kernel.kaleidoscope.circuits import circuit_matrix
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.kaleidoscope.matrix import SparseMatrix, check_permutation
@@ -158,6 +159,8 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     rows = [r.terms for r in materialize(k)]
 
     def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
+        if diff is not None:
+            _recheck(k, diff)
         verdict = outcome.exact_comparison(diff is None)
         return seal_outcome(KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff))
 
@@ -167,6 +170,18 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
                 j = min(rows[i])
                 return result("garbage-free", (i, j, rows[i][j], 0))
     return result("exact-matrix", _first_difference(rows[: k.n], want))
+
+
+def _recheck(k: Kaleidoscope, diff: Difference) -> None:
+    """Re-evaluate a refutation's differing entry ``(i, j, got, want)`` on its own: entry ``i`` of
+    ``E·e_j`` (the unit vector of column ``j``, :func:`~symverify.kernel.kaleidoscope.apply.apply` over
+    exact scalars: values, not the linear forms :func:`materialize` carries) must be ``got``, and
+    ``got ≠ want``; otherwise :class:`ProverError` (no refutation is reported unconfirmed)."""
+    i, j, got, want = diff
+    col = apply(k, [1 if r == j else 0 for r in range(k.size)], full=True)
+    if col[i] != got or got == want:
+        raise ProverError(f"kaleidoscope check: the first differing entry ({i}, {j}) did not re-check: E·e_{j} has "
+                          f"{show_scalar(col[i])} there, the comparison read {show_scalar(got)} against {show_scalar(want)}")
 
 
 def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
