@@ -443,6 +443,28 @@ def test_factor_models_refuse_d_that_is_no_power_of_two(d, match):
         factor_model(f, d)
 
 
+@pytest.mark.parametrize("perm, n, d", [([1, 0], 2, 1), ([1, 0, 3, 2, 5, 4], 2, 3), ([0, 1, 2], 1, 3), ([2, 0, 1, 4, 3], 1, 5)])
+def test_a_lemma_h18_model_keeps_the_rows_past_the_circuit_outputs(perm, n, d):
+    """For ``d`` no power of two, ``kaleidoscope_model`` scattered only the circuit's outputs, so a
+    permutation compiled against a circuit reading out its first row alone dropped the other rows
+    and was *proved* to compute that circuit: the model was no longer ``M·vec(u)``. Every row is
+    read out now, and the rows past the outputs must be 0 (as for ``d`` a power of two)."""
+    from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
+    from symverify.library import random_linear_circuit
+
+    K = permutation_to_kaleidoscope(perm)
+    first = Circuit(n, d, (), (perm.index(0),))  # output 0 = row 0 of M, the other rows left out
+    ch = kaleidoscope_model(K, n, d, first)
+    assert sv.verify(first, ch.model, certificate=ch.certificate).verdict is sv.Verdict.REFUTED
+    assert sv.verify(first, ch.model, method="exact").verdict is sv.Verdict.REFUTED
+    full = from_matrix(to_matrix(K), n, d)
+    assert sv.verify(full, kaleidoscope_model(K, n, d, full).model, method="exact").proved
+    c = random_linear_circuit(n, d, 6, 2, seed=len(perm), num_outputs=1)  # its matrix is 0 past row 0
+    ch = kaleidoscope_model(linear_circuit_to_kaleidoscope(c), n, d, c)
+    assert sv.verify(c, ch.model, certificate=ch.certificate).proved
+    assert sv.verify(c, ch.model, method="exact").proved
+
+
 def test_factor_models_read_a_numpy_integer_d_by_its_value():
     """``d=np.int64(2)`` was refused as 'expected d to be a power of two, found d = 2'."""
     f = ButterflyFactor(4, 2, (1, 2), (3, 0), (0, 5), (1, 1))

@@ -497,7 +497,7 @@ def _run_chain(lay: Layout, n: int, d: int, factors: Sequence[ButterflyFactor], 
     for j, f in enumerate(simplify_factors(factors)):
         em.factor(f, f"factor {j}")
     em.close({}, "sum", boundary=lay.gathered)
-    em.scatter(len(outputs))
+    em.scatter(n * d)  # every row of the product, not only the circuit's outputs: the rest must read 0
     bounds = [first, *em.boundaries]
     if len(bounds) > 1 and bounds[-1].layer == len(em.layers):
         bounds.pop()  # the output placement replaces the state listing at the last layer
@@ -598,7 +598,8 @@ def kaleidoscope_model(K: Kaleidoscope | Factorization, n: int, d: int, circuit:
     ``K`` may be the :class:`Factorization` a construction returns (its kaleidoscope is compiled).
     ``circuit`` names the output nodes for the certificate: any circuit computing ``M·x`` (e.g.
     ``from_matrix(to_matrix(K), n, d)``); rows of ``M`` past its outputs must be 0, which the
-    certificate's read-out check enforces. ``L ≤ 4·w·log2(N_k) + 1`` (``w + 2`` BB* when ``d``
+    certificate's read-out check enforces (every row of ``M`` is read out, for every ``d``: the
+    scatter layers move all ``n·d`` of them, not only the circuit's outputs). ``L ≤ 4·w·log2(N_k) + 1`` (``w + 2`` BB* when ``d``
     is not a power of two). ``n`` and ``d`` are positive ints (a numpy integer by its value; a
     bool, a float or anything else is a :class:`CompileError`).
     """
