@@ -274,6 +274,25 @@ def test_a_refutation_is_rechecked_by_applying_the_kaleidoscope(monkeypatch):
         verify_matrix(k, swap)
 
 
+def test_a_kaleidoscope_instance_refuses_a_check_of_another_kaleidoscope():
+    """``kaleidoscope_instance(name, f, check)`` recorded ``f``'s resources next to the verdict of a
+    ``check`` made on another kaleidoscope: a (BB*)^5 proof became an ok row stating ``w = 1``."""
+    from symverify.errors import UsageError
+    from symverify.scripts.instances import kaleidoscope_instance
+
+    swap = [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    f = permutation_to_kaleidoscope([1, 0, 2])
+    g = sparse_to_kaleidoscope(SparseMatrix.from_dense(swap))
+    other = verify_matrix(g, swap)
+    assert other.proved and g.w == 5 and f.w == 1
+    with pytest.raises(UsageError, match=r"the check is of a kaleidoscope with n=3, N=\d+, w=5; the factorization has n=3, N=4, w=1"):
+        kaleidoscope_instance("swap", f, other)
+    with pytest.raises(UsageError, match=r"expected a Factorization, found Kaleidoscope"):
+        kaleidoscope_instance("swap", f.kaleidoscope, verify_matrix(f, swap))
+    inst = kaleidoscope_instance("swap", f, verify_matrix(f, swap))
+    assert inst.ok and inst.resources["w"] == 1
+
+
 # ---- sparse matrices --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "make, err, match",
