@@ -263,8 +263,8 @@ def test_a_refutation_is_rechecked_by_applying_the_kaleidoscope(monkeypatch):
     assert verify_matrix(k, swap).proved
     real = matrix_prover.materialize
 
-    def corrupted(obj):
-        rows = real(obj)
+    def corrupted(obj, **kw):
+        rows = real(obj, **kw)
         rows[0] = type(rows[0])({**rows[0].terms, 1: 5})  # entry (0, 1) read as 5 instead of 1
         return rows
 
@@ -291,6 +291,35 @@ def test_a_kaleidoscope_instance_refuses_a_check_of_another_kaleidoscope():
         kaleidoscope_instance("swap", f.kaleidoscope, verify_matrix(f, swap))
     inst = kaleidoscope_instance("swap", f, verify_matrix(f, swap))
     assert inst.ok and inst.resources["w"] == 1
+
+
+def test_the_exact_matrix_check_stops_at_its_deadline():
+    """``exact-matrix`` built and compared the matrices with no deadline: ``verify(K, c, timeout=3)``
+    on a (BB*)^2 of size 1024 ran 10 s, and a passed deadline still gave ``proved``. The deadline
+    checker now runs before every factor (and between blocks of the circuit's gates): the method
+    says ``unknown``, naming the timeout, and ``verify_matrix(check=…)`` stops."""
+    import time
+
+    from symverify.deadline import DeadlineExceededError
+    from symverify.kernel.provers.matrix import prove_kaleidoscope_circuit
+    from symverify.kernel.provers.options import Options
+    from symverify.kernel.provers.sides import pair_sides
+
+    def stop():
+        raise DeadlineExceededError()
+
+    f = permutation_to_kaleidoscope([1, 0, 3, 2])
+    c = Circuit(4, 1, (), (1, 0, 3, 2))
+    assert verify_circuit(f, c).proved
+    for run in (lambda: verify_matrix(f, SparseMatrix.permutation([1, 0, 3, 2]), check=stop),
+                lambda: verify_circuit(f, c, check=stop), lambda: verify_permutation(f, [1, 0, 3, 2], check=stop)):
+        with pytest.raises(DeadlineExceededError):
+            run()
+    opts = Options.from_call("exact", timeout=1e-9)
+    time.sleep(0.001)  # the deadline has passed
+    r = prove_kaleidoscope_circuit(*pair_sides(f.kaleidoscope, c), opts)
+    assert r is not None and r.verdict is sv.Verdict.UNKNOWN
+    assert r.notes == ("timeout: 1e-09 s ran out before the exact matrices were compared",)
 
 
 # ---- sparse matrices --------------------------------------------------------------------------------

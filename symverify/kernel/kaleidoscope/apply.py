@@ -220,13 +220,15 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
     return out
 
 
-def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: Any = None) -> list[Affine]:
+def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: Any = None, *,
+                check: Check | None = None) -> list[Affine]:
     """The rows of the full ``N×N`` product restricted to ``columns``, as sparse linear forms.
 
     Row ``i`` maps column ``j`` to entry ``(i, j)``; ``columns`` are ints (numpy integers read by
     value) in ``0 … N−1``, anything else a :class:`ShapeError`. The default columns are ``0 … n−1`` for a
     kaleidoscope (the only columns the corner reads) and all ``N`` otherwise. Entries are exact
     (``coeffs`` defaults to :class:`ScalarRing`, so symbolic entries are canonical polynomials).
+    ``check`` (a deadline checker, :mod:`symverify.deadline`) runs before every factor.
     """
     size, fs = factors_of(obj)
     if columns is None:
@@ -240,7 +242,7 @@ def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: 
         if not 0 <= j < size:
             raise ShapeError(f"materialize: column {j} is outside 0 … {size - 1} (expected an int)")
         x[j] = Affine.unit(j)
-    return _run([_plan(f, ring) for f in fs], x, ring)
+    return _run([_plan(f, ring) for f in fs], x, ring, check)
 
 
 def to_matrix(obj: Butterflies, coeffs: Any = None) -> list[list[Any]]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union
 
-from symverify.deadline import DeadlineExceededError
+from symverify.deadline import Check, DeadlineExceededError
 from symverify.errors import IRError, ProverError, ShapeError, UsageError
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.circuit import Circuit
@@ -130,7 +130,8 @@ def _kaleidoscope(obj: object) -> Kaleidoscope:
     return k
 
 
-def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_free: bool | None = None,
+                  check: Check | None = None) -> KaleidoscopeCheck:
     """Decide ``S·E·Sᵀ = target`` exactly (target padded with zeros to ``n×n``).
 
     ``target`` is a :class:`SparseMatrix`, a mapping ``{(row, col): value}`` or a sequence of rows,
@@ -141,6 +142,9 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     a :class:`~symverify.errors.UsageError`, never read by its truth value) also requires
     ``E·(x, 0) = (target·x, 0)``, the property that lets pieces be chained without projectors
     (:func:`~symverify.kaleidoscope.linear.chain`).
+
+    ``check`` (a deadline checker, :mod:`symverify.deadline`) runs before every factor applied; the
+    :class:`~symverify.deadline.DeadlineExceededError` it raises stops the check (no verdict).
 
     >>> from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
     >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[0, 1, 0], [1, 0, 0], [0, 0, 1]]))
@@ -156,11 +160,11 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     k = _kaleidoscope(obj)
     garbage_free = bool(garbage_free)
     want = {key: as_scalar(v, f"target entry {key}") for key, v in _target_dict(target, k.n).items()}
-    rows = [r.terms for r in materialize(k)]
+    rows = [r.terms for r in materialize(k, check=check)]
 
     def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
         if diff is not None:
-            _recheck(k, diff)
+            _recheck(k, diff, check)
         verdict = outcome.exact_comparison(diff is None)
         return seal_outcome(KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff))
 
@@ -172,19 +176,20 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     return result("exact-matrix", _first_difference(rows[: k.n], want))
 
 
-def _recheck(k: Kaleidoscope, diff: Difference) -> None:
+def _recheck(k: Kaleidoscope, diff: Difference, check: Check | None) -> None:
     """Re-evaluate a refutation's differing entry ``(i, j, got, want)`` on its own: entry ``i`` of
     ``E·e_j`` (the unit vector of column ``j``, :func:`~symverify.kernel.kaleidoscope.apply.apply` over
     exact scalars: values, not the linear forms :func:`materialize` carries) must be ``got``, and
     ``got ≠ want``; otherwise :class:`ProverError` (no refutation is reported unconfirmed)."""
     i, j, got, want = diff
-    col = apply(k, [1 if r == j else 0 for r in range(k.size)], full=True)
+    col = apply(k, [1 if r == j else 0 for r in range(k.size)], full=True, check=check)
     if col[i] != got or got == want:
         raise ProverError(f"kaleidoscope check: the first differing entry ({i}, {j}) did not re-check: E·e_{j} has "
                           f"{show_scalar(col[i])} there, the comparison read {show_scalar(got)} against {show_scalar(want)}")
 
 
-def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_free: bool | None = None,
+                   check: Check | None = None) -> KaleidoscopeCheck:
     """Decide that the kaleidoscope computes the linear circuit ``c`` (its exact matrix).
 
     ``c`` must be a :class:`Circuit` exactly, holding the IR's own classes (as ``verify`` reads a
@@ -195,17 +200,18 @@ def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_fre
     check_plain(c, "kaleidoscope check circuit")  # a subclass could state another num_inputs, or gates, than its fields'
     if k.n != c.num_inputs:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the circuit has n·d = {c.num_inputs} inputs")
-    return verify_matrix(obj, circuit_matrix(c), garbage_free=garbage_free)
+    return verify_matrix(obj, circuit_matrix(c, check), garbage_free=garbage_free, check=check)
 
 
-def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *, garbage_free: bool | None = None,
+                       check: Check | None = None) -> KaleidoscopeCheck:
     """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``; ``perm`` must have length
     ``n`` (a shorter one padded with zero rows would not be a permutation of ``0 … n−1``)."""
     k = _kaleidoscope(obj)
     perm = check_permutation(perm)  # a sequence of ints first (a 0-d array has a len() that raises)
     if len(perm) != k.n:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the permutation has length {len(perm)}")
-    return verify_matrix(obj, SparseMatrix.permutation(perm), garbage_free=garbage_free)
+    return verify_matrix(obj, SparseMatrix.permutation(perm), garbage_free=garbage_free, check=check)
 
 
 def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult | None:
@@ -221,14 +227,19 @@ def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult 
     (:func:`~symverify.kernel.provers.counterexample.confirm_in_time`), a point whose values may
     exceed :data:`~symverify.kernel.provers.counterexample.MAX_CONFIRM_BITS` bits not at all. When
     the timeout, or that child's memory limit or crash, stopped them: ``unknown``, with a note
-    naming the stop."""
+    naming the stop; so too when the timeout ends the comparison of the matrices itself (the deadline
+    checker runs before every factor and between blocks of the circuit's gates)."""
     match a, b:
         case (KaleidoscopeSide() as k, CircuitSide() as c) | (CircuitSide() as c, KaleidoscopeSide() as k):
             if not c.obj.is_linear():
                 return None
         case _:
             return None
-    check = verify_circuit(k.obj, c.obj)
+    try:
+        check = verify_circuit(k.obj, c.obj, check=opts.checker())
+    except DeadlineExceededError as e:  # the timeout, while the matrices were built or compared
+        ev0 = {"n": k.obj.n, "size": k.obj.size, "width": k.obj.width, "compared": "exact n×n matrices"}
+        return outcome.unknown("exact-matrix", ev0, notes=(stopped_note(opts, e, "before the exact matrices were compared"),))
     ev = {"n": check.n, "size": check.size, "width": check.width, "compared": "exact n×n matrices"}
     if check.proved:
         return outcome.proved("exact-matrix", ev)
