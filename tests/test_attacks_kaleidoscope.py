@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 import symverify as sv
-from symverify.compiler.butterfly_to_baseconv import factor_model, kaleidoscope_model
+from symverify.compiler.butterfly_to_baseconv import (
+    factor_circuit,
+    factor_model,
+    kaleidoscope_factors,
+    kaleidoscope_model,
+)
 from symverify.errors import CompileError, IRError, LimitError, ShapeError
 from symverify.ir.build import from_matrix
 from symverify.kaleidoscope import (
@@ -36,8 +41,9 @@ from symverify.kaleidoscope.selection import (
 )
 from symverify.kaleidoscope.simplify import simplify_factors
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope
+from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.kaleidoscope.factorization import Factorization
-from symverify.kernel.provers.matrix import verify_matrix, verify_permutation
+from symverify.kernel.provers.matrix import verify_circuit, verify_matrix, verify_permutation
 
 HUGE = 2**40
 
@@ -204,6 +210,118 @@ def test_a_shorter_permutation_is_not_proved_for_a_larger_corner():
     assert not verify_permutation(f, [1, 0, 2]).proved
 
 
+def test_a_sparse_matrix_subclass_target_is_refused():
+    """``verify_matrix`` read a ``SparseMatrix`` target through its own ``as_dict``, so a subclass
+    whose entries are the swap but whose ``as_dict`` says the identity had the identity *proved*
+    equal to the swap; such a target is refused, as a ``Kaleidoscope`` subclass is."""
+
+    class Liar(SparseMatrix):
+        __slots__ = ()
+
+        def as_dict(self):
+            return {(0, 0): 1, (1, 1): 1}
+
+    swap = Liar(2, 2, ((0, 1, 1), (1, 0, 1)))
+    assert swap.to_dense() == [[0, 1], [1, 0]]
+    with pytest.raises(IRError, match=r"target: expected a SparseMatrix exactly, found an instance of .*Liar"):
+        verify_matrix(Kaleidoscope.identity(2), swap)
+    plain = SparseMatrix(2, 2, swap.entries)
+    assert not verify_matrix(Kaleidoscope.identity(2), plain).proved
+    assert verify_matrix(permutation_to_kaleidoscope([1, 0]), plain).proved
+
+
+def test_a_circuit_subclass_is_refused_by_verify_circuit():
+    """``verify_circuit`` read a ``Circuit`` subclass that ``verify`` refuses: one whose
+    ``num_inputs`` said 2 for a 1×1 circuit had a 2×2 corner *proved* to compute it."""
+
+    class Sneaky(Circuit):
+        @property
+        def num_inputs(self):
+            return 2
+
+    c = Sneaky(1, 1, (), (0,))
+    K = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 0], [0, 0]]))
+    with pytest.raises(IRError, match=r"kaleidoscope check: the circuit: expected a Circuit, Model or Kaleidoscope exactly"):
+        verify_circuit(K, c)
+    with pytest.raises(IRError, match="expected a Circuit, Model or Kaleidoscope exactly"):
+        sv.verify(K, c)
+    with pytest.raises(ShapeError, match=r"the corner is 2×2, the circuit has n·d = 1 inputs"):
+        verify_circuit(K, Circuit(1, 1, (), (0,)))
+
+
+def test_a_refutation_is_rechecked_by_applying_the_kaleidoscope(monkeypatch):
+    """``verify_matrix`` reported its first differing entry as ``materialize`` read it, with no
+    other evaluation: a wrong entry there was a sealed refutation naming a value the kaleidoscope
+    does not have. The entry is re-checked on ``E·e_j``; a disagreement is a ``ProverError``."""
+    import symverify.kernel.provers.matrix as matrix_prover
+    from symverify.errors import ProverError
+
+    k = permutation_to_kaleidoscope([1, 0, 2]).kaleidoscope
+    swap = [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    a = sv.sym("a")
+    assert verify_matrix(k, [[0, a, 0], [1, 0, 0], [0, 0, 1]]).first_difference == (0, 1, 1, a)
+    assert verify_matrix(k, swap).proved
+    real = matrix_prover.materialize
+
+    def corrupted(obj, **kw):
+        rows = real(obj, **kw)
+        rows[0] = type(rows[0])({**rows[0].terms, 1: 5})  # entry (0, 1) read as 5 instead of 1
+        return rows
+
+    monkeypatch.setattr(matrix_prover, "materialize", corrupted)
+    with pytest.raises(ProverError, match=r"first differing entry \(0, 1\) did not re-check: E·e_1 has 1 there, "
+                                          r"the comparison read 5 against 1"):
+        verify_matrix(k, swap)
+
+
+def test_a_kaleidoscope_instance_refuses_a_check_of_another_kaleidoscope():
+    """``kaleidoscope_instance(name, f, check)`` recorded ``f``'s resources next to the verdict of a
+    ``check`` made on another kaleidoscope: a (BB*)^5 proof became an ok row stating ``w = 1``."""
+    from symverify.errors import UsageError
+    from symverify.scripts.instances import kaleidoscope_instance
+
+    swap = [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    f = permutation_to_kaleidoscope([1, 0, 2])
+    g = sparse_to_kaleidoscope(SparseMatrix.from_dense(swap))
+    other = verify_matrix(g, swap)
+    assert other.proved and g.w == 5 and f.w == 1
+    with pytest.raises(UsageError, match=r"the check is of a kaleidoscope with n=3, N=\d+, w=5; the factorization has n=3, N=4, w=1"):
+        kaleidoscope_instance("swap", f, other)
+    with pytest.raises(UsageError, match=r"expected a Factorization, found Kaleidoscope"):
+        kaleidoscope_instance("swap", f.kaleidoscope, verify_matrix(f, swap))
+    inst = kaleidoscope_instance("swap", f, verify_matrix(f, swap))
+    assert inst.ok and inst.resources["w"] == 1
+
+
+def test_the_exact_matrix_check_stops_at_its_deadline():
+    """``exact-matrix`` built and compared the matrices with no deadline: ``verify(K, c, timeout=3)``
+    on a (BB*)^2 of size 1024 ran 10 s, and a passed deadline still gave ``proved``. The deadline
+    checker now runs before every factor (and between blocks of the circuit's gates): the method
+    says ``unknown``, naming the timeout, and ``verify_matrix(check=…)`` stops."""
+    import time
+
+    from symverify.deadline import DeadlineExceededError
+    from symverify.kernel.provers.matrix import prove_kaleidoscope_circuit
+    from symverify.kernel.provers.options import Options
+    from symverify.kernel.provers.sides import pair_sides
+
+    def stop():
+        raise DeadlineExceededError()
+
+    f = permutation_to_kaleidoscope([1, 0, 3, 2])
+    c = Circuit(4, 1, (), (1, 0, 3, 2))
+    assert verify_circuit(f, c).proved
+    for run in (lambda: verify_matrix(f, SparseMatrix.permutation([1, 0, 3, 2]), check=stop),
+                lambda: verify_circuit(f, c, check=stop), lambda: verify_permutation(f, [1, 0, 3, 2], check=stop)):
+        with pytest.raises(DeadlineExceededError):
+            run()
+    opts = Options.from_call("exact", timeout=1e-9)
+    time.sleep(0.001)  # the deadline has passed
+    r = prove_kaleidoscope_circuit(*pair_sides(f.kaleidoscope, c), opts)
+    assert r is not None and r.verdict is sv.Verdict.UNKNOWN
+    assert r.notes == ("timeout: 1e-09 s ran out before the exact matrices were compared",)
+
+
 # ---- sparse matrices --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "make, err, match",
@@ -249,9 +367,19 @@ def test_apply_and_materialize_refuse_what_is_no_vector_or_column():
     K = permutation_to_kaleidoscope([1, 0, 2])
     with pytest.raises(ShapeError, match=r"expected a vector \(a sequence of values\), found int"):
         apply(K, 5)
-    for col in (0.5, True, 4):
-        with pytest.raises(ShapeError, match=r"materialize: column .* is outside 0 … 3"):
+    for col, kind in ((0.5, "float"), (True, "bool"), ("1", "str"), (None, "NoneType")):
+        with pytest.raises(ShapeError, match=rf"materialize: expected every column as an int in 0 … 3, found .* of type {kind}"):
             materialize(K, [col])
+    for col in (4, -1, np.int64(4)):
+        with pytest.raises(ShapeError, match=r"materialize: column (4|-1) is outside 0 … 3"):
+            materialize(K, [col])
+
+
+def test_materialize_reads_numpy_integer_columns_by_their_value():
+    """``materialize(K, np.arange(2))`` was refused as 'column np.int64(0) is outside 0 … 3'."""
+    K = permutation_to_kaleidoscope([1, 0, 2])
+    assert materialize(K, np.arange(2)) == materialize(K, [0, 1])
+    assert materialize(K, [np.uint8(2)]) == materialize(K, [2])
     with pytest.raises(ShapeError, match=r"expected a Kaleidoscope or Factorization, found int"):
         verify_matrix(3, [[1]])
 
@@ -349,12 +477,66 @@ def test_kaleidoscope_models_take_a_factorization_and_refuse_other_objects():
         kaleidoscope_model(f, 3, 1, [[1]])  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("d", [2.0, True, 0, -1, 3])
-def test_factor_models_refuse_d_that_is_no_power_of_two(d):
+@pytest.mark.parametrize("d, match", [
+    (2.0, r"expected d to be a positive int, found 2.0 of type float"),
+    (True, r"expected d to be a positive int, found True of type bool"),
+    (0, r"expected d to be a positive int, found 0 of type int"),
+    (-1, r"expected d to be a positive int, found -1 of type int"),
+    (3, r"expected d to be a power of two .*, found d = 3"),
+])
+def test_factor_models_refuse_d_that_is_no_power_of_two(d, match):
     """``d=2.0`` raised AttributeError; ``d=True`` reached the circuit check ('circuit d')."""
     f = ButterflyFactor(4, 2, (1, 2), (3, 0), (0, 5), (1, 1))
-    with pytest.raises(CompileError, match=r"expected d to be a power of two"):
+    with pytest.raises(CompileError, match=r"Lemma H.16 factor model: " + match):
         factor_model(f, d)
+
+
+@pytest.mark.parametrize("perm, n, d", [([1, 0], 2, 1), ([1, 0, 3, 2, 5, 4], 2, 3), ([0, 1, 2], 1, 3), ([2, 0, 1, 4, 3], 1, 5)])
+def test_a_lemma_h18_model_keeps_the_rows_past_the_circuit_outputs(perm, n, d):
+    """For ``d`` no power of two, ``kaleidoscope_model`` scattered only the circuit's outputs, so a
+    permutation compiled against a circuit reading out its first row alone dropped the other rows
+    and was *proved* to compute that circuit: the model was no longer ``M·vec(u)``. Every row is
+    read out now, and the rows past the outputs must be 0 (as for ``d`` a power of two)."""
+    from symverify.kaleidoscope import linear_circuit_to_kaleidoscope
+    from symverify.library import random_linear_circuit
+
+    K = permutation_to_kaleidoscope(perm)
+    first = Circuit(n, d, (), (perm.index(0),))  # output 0 = row 0 of M, the other rows left out
+    ch = kaleidoscope_model(K, n, d, first)
+    assert sv.verify(first, ch.model, certificate=ch.certificate).verdict is sv.Verdict.REFUTED
+    assert sv.verify(first, ch.model, method="exact").verdict is sv.Verdict.REFUTED
+    full = from_matrix(to_matrix(K), n, d)
+    assert sv.verify(full, kaleidoscope_model(K, n, d, full).model, method="exact").proved
+    c = random_linear_circuit(n, d, 6, 2, seed=len(perm), num_outputs=1)  # its matrix is 0 past row 0
+    ch = kaleidoscope_model(linear_circuit_to_kaleidoscope(c), n, d, c)
+    assert sv.verify(c, ch.model, certificate=ch.certificate).proved
+    assert sv.verify(c, ch.model, method="exact").proved
+
+
+def test_factor_models_read_a_numpy_integer_d_by_its_value():
+    """``d=np.int64(2)`` was refused as 'expected d to be a power of two, found d = 2'."""
+    f = ButterflyFactor(4, 2, (1, 2), (3, 0), (0, 5), (1, 1))
+    c, ch = factor_model(f, np.int64(2))
+    assert (c.n, c.d) == (2, 2) and factor_circuit(f, np.int64(2)) == c
+    assert sv.verify(ch.model, c, certificate=ch.certificate).proved
+
+
+@pytest.mark.parametrize("n, d, match", [
+    (3.0, 1, r"expected n to be a positive int, found 3.0 of type float"),
+    (3, 0, r"expected d to be a positive int, found 0 of type int"),
+    (3, None, r"expected d to be a positive int, found None of type NoneType"),
+    (True, 3, r"expected n to be a positive int, found True of type bool"),
+])
+def test_kaleidoscope_models_refuse_sizes_that_are_no_positive_ints(n, d, match):
+    """``n=3.0`` raised TypeError from the layout; ``d=0`` was named as 'must read 3×0 inputs'."""
+    f = permutation_to_kaleidoscope([1, 0, 2])
+    c = from_matrix(to_matrix(f), 3, 1)
+    with pytest.raises(CompileError, match="Lemma H.18: " + match):
+        kaleidoscope_model(f, n, d, c)
+    with pytest.raises(CompileError, match="Lemma H.18: " + match):
+        kaleidoscope_factors(f.kaleidoscope, n, d)
+    ch = kaleidoscope_model(f, np.int64(3), np.int64(1), c)
+    assert sv.verify(ch.model, c, certificate=ch.certificate).proved
 
 
 def test_factor_models_refuse_what_is_no_factor_and_prove_symbolic_ones():
@@ -375,6 +557,20 @@ def test_twiddles_refuse_a_modulus_that_is_no_small_prime(p):
     with pytest.raises(IRError, match=r"twiddles: expected a prime 2 ≤ p < 2\*\*31, found p = "):
         twiddles(f, p=p)
     assert len(twiddles(f, p=7)) == len(twiddles(f))
+
+
+def test_a_numpy_integer_modulus_is_read_by_its_value():
+    """``compile_numpy(kind='mod', p=np.int64(7))`` was refused as 'expected a prime 2 ≤ p < 2**31,
+    found p = np.int64(7)'; the program keeps the plain int."""
+    from symverify.kaleidoscope.numeric import twiddles
+
+    f = permutation_to_kaleidoscope([1, 0, 3, 2])
+    prog = compile_numpy(f, "mod", np.int64(7))
+    assert type(prog.p) is int and prog.p == 7
+    assert prog.apply([1, 2, 3, 9]).tolist() == [2, 1, 2, 3]
+    assert len(twiddles(f, p=np.uint32(7))) == len(twiddles(f, p=7))
+    with pytest.raises(IRError, match=r"expected a prime 2 ≤ p < 2\*\*31, found p = np.int64\(8\)"):
+        compile_numpy(f, "mod", np.int64(8))
 
 
 @pytest.mark.parametrize("rows, match", [

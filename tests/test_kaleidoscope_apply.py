@@ -135,3 +135,19 @@ def test_linear_forms_match_basis_vector_evaluation():
 def test_apply_errors(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(-(2**62), 2**62), st.integers(-(2**62), 2**62), st.sampled_from([np.int64, np.int32, np.uint64]))
+def test_numpy_integer_entries_are_applied_exactly(a, b, kind):
+    """``apply`` multiplied numpy integer entries in their own dtype: ``3·10⁹ · np.int64(4·10⁹)``
+    wrapped to a negative number (with only a RuntimeWarning), ``np.int32`` raised OverflowError;
+    they are read as the ints of their values, as exact as a list of ints."""
+    info = np.iinfo(kind)
+    a, b = min(max(a, info.min), info.max), min(max(b, info.min), info.max)
+    f = ButterflyFactor(2, 1, (3 * 10**9,), (2**40,), (-7,), (Fraction(1, 3),))
+    want = apply(f, [a, b])
+    got = apply(f, np.array([a, b], dtype=kind))
+    assert got == want and all(type(v) in (int, Fraction) for v in got)
+    assert apply(f, [kind(a), kind(b)]) == want
+    assert apply_batch(f, [np.array([a, b], dtype=kind)] * 2) == [want, want]

@@ -818,7 +818,8 @@ def _plant_prover_skips_garbage(mp):  # rows ≥ n reported empty
     import symverify.kernel.provers.matrix as pm
 
     orig = pm.materialize
-    mp.setattr(pm, "materialize", lambda k: [r if i < k.n else types.SimpleNamespace(terms={}) for i, r in enumerate(orig(k))])
+    mp.setattr(pm, "materialize", lambda k, **kw: [r if i < k.n else types.SimpleNamespace(terms={})
+                                                   for i, r in enumerate(orig(k, **kw))])
 
 
 def _plant_short_permutation(mp):  # verify_permutation before the fix: a short permutation padded with zero rows

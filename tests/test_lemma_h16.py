@@ -8,7 +8,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.compiler.butterfly_to_baseconv import (
@@ -183,3 +183,27 @@ def test_errors_name_the_problem():
         Layout(4, 4, 8)
     with pytest.raises(CompileError, match=r"size ≥ 8 .*found n = 2, d = 3, size = 4"):
         Layout(2, 3, 4)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 3), st.sampled_from([1, 2, 3, 4, 5, 6]), st.integers(0, 2), st.integers(0, 2))
+def test_lemma_h18_models_meet_the_bounds_stated_before_building(seed, n, d, extra, w):
+    """Random ``(BB*)^w_e`` (rational entries, ``e`` up to 4, any ``d``): the model is proved equal to
+    the circuit of its exact matrix, within the bounds proofs/lemma_h18_kaleidoscope.py states from
+    ``N = e·n·d``, ``n`` and ``d`` alone: ``N_k``, ``L ≤ 4·w'·log2 N_k + 1 (+4)``, ``N' ≤ 3·(R + ⌊R/2⌋)``,
+    ``d' = d``."""
+    rng = random.Random(seed)
+    size = max(2, 1 << (n * d - 1).bit_length()) << extra
+    K = Kaleidoscope(n * d, size, tuple(_rand_bb(rng, size) for _ in range(w)))
+    circ = from_matrix(to_matrix(K), n, d)
+    ch = kaleidoscope_model(K, n, d, circ)
+    tw = 1 << (d.bit_length() - 1)
+    gathered = tw != d
+    n_k = max(size, 1 << (2 * n * tw - 1).bit_length()) if gathered else size
+    R = n_k // tw
+    m = ch.model
+    assert ch.layout.size <= n_k
+    assert len(m.layers) <= C18 * (w + 2 * gathered) * (n_k.bit_length() - 1) + 1 + 4 * gathered
+    assert m.inner_n <= 3 * (R + R // 2) and m.inner_d == d
+    assert check_certificate(circ, m, ch.certificate).ok
+    assert proved_exactly(circ, m)

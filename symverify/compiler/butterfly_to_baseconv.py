@@ -76,6 +76,7 @@ from symverify.compiler.layout import (
     track_sum,
 )
 from symverify.errors import CompileError
+from symverify.ir.bigint import safe_repr
 from symverify.kaleidoscope.permutation import complete_permutation
 from symverify.kaleidoscope.simplify import diagonal_factor, simplify_factors
 from symverify.kernel.ir.affine import Affine
@@ -84,7 +85,7 @@ from symverify.kernel.ir.butterfly import ButterflyFactor, Kaleidoscope, next_po
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, as_index, is_zero
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.parametric.bulk import CellSet
 from symverify.kernel.semantics.support import prune_layer, support_of_cells
@@ -496,7 +497,7 @@ def _run_chain(lay: Layout, n: int, d: int, factors: Sequence[ButterflyFactor], 
     for j, f in enumerate(simplify_factors(factors)):
         em.factor(f, f"factor {j}")
     em.close({}, "sum", boundary=lay.gathered)
-    em.scatter(len(outputs))
+    em.scatter(n * d)  # every row of the product, not only the circuit's outputs: the rest must read 0
     bounds = [first, *em.boundaries]
     if len(bounds) > 1 and bounds[-1].layer == len(em.layers):
         bounds.pop()  # the output placement replaces the state listing at the last layer
@@ -524,8 +525,9 @@ def factor_circuit(f: ButterflyFactor, d: int) -> Circuit:
 
     if not isinstance(f, ButterflyFactor):
         raise CompileError(f"factor_circuit: expected a ButterflyFactor, found {type(f).__name__}")
-    if not isinstance(d, int) or isinstance(d, bool) or d < 1 or f.size % d:
-        raise CompileError(f"factor_circuit: d = {d!r} is not a positive int dividing the factor size {f.size}")
+    d = _dim(d, "d", "factor_circuit")
+    if f.size % d:
+        raise CompileError(f"factor_circuit: expected d to divide the factor size {f.size}, found d = {d}")
     gates, out = [], [0] * f.size
     for m, (p, q) in enumerate(f.pairs()):
         gates.append(Gate.lin(p, f.d1[m], q, f.d2[m]))
@@ -535,9 +537,21 @@ def factor_circuit(f: ButterflyFactor, d: int) -> Circuit:
     return Circuit(f.size // d, d, tuple(gates), tuple(out), f"butterfly_factor_N{f.size}_s{f.stride}")
 
 
-def _check_pow2_d(d: int, what: str) -> None:
-    if not isinstance(d, int) or isinstance(d, bool) or d != next_power_of_two(d):
-        raise CompileError(f"{what}: expected d to be a power of two (the factor acts on vec of the inner state), found d = {d}")
+def _dim(x: object, name: str, what: str) -> int:
+    """``x`` as a positive ``int`` (a numpy integer by its value); a bool, a float, anything else or a
+    value ``< 1`` is a :class:`CompileError` naming ``name``, what was found and its type."""
+    i = as_index(x)
+    if i is None or i < 1:
+        raise CompileError(f"{what}: expected {name} to be a positive int, found {safe_repr(x, 40)} of type {type(x).__name__}")
+    return i
+
+
+def _check_pow2_d(d: object, what: str) -> int:
+    """``d`` as a positive ``int`` (:func:`_dim`) that is a power of two, else :class:`CompileError`."""
+    i = _dim(d, "d", what)
+    if i != next_power_of_two(i):
+        raise CompileError(f"{what}: expected d to be a power of two (the factor acts on vec of the inner state), found d = {i}")
+    return i
 
 
 def factor_model(f: ButterflyFactor, d: int) -> tuple[Circuit, Chain]:
@@ -548,7 +562,7 @@ def factor_model(f: ButterflyFactor, d: int) -> tuple[Circuit, Chain]:
     >>> ch.model.signature, dict(ch.counts)["sequence"]
     ((4, 2, 1, 18, 1), 1)
     """
-    _check_pow2_d(d, "Lemma H.16 factor model")
+    d = _check_pow2_d(d, "Lemma H.16 factor model")
     circ = factor_circuit(f, d)
     lay = Layout(f.size // d, d, f.size)
     return circ, _run_chain(lay, lay.n, d, [f], circ.outputs, f"lemma_h16_N{f.size}_s{f.stride}", circ)
@@ -565,6 +579,7 @@ def kaleidoscope_factors(K: Kaleidoscope, n: int, d: int) -> tuple[Layout, list[
 
     if not isinstance(K, Kaleidoscope):
         raise CompileError(f"Lemma H.18: expected a Kaleidoscope (or the Factorization a construction returns), found {type(K).__name__}")
+    n, d = _dim(n, "n", "Lemma H.18"), _dim(d, "d", "Lemma H.18")
     if K.n != n * d:
         raise CompileError(f"Lemma H.18: the kaleidoscope corner is {K.n}×{K.n}, expected n·d = {n * d}")
     lay = Layout.choose(n, d, K.size)
@@ -583,11 +598,14 @@ def kaleidoscope_model(K: Kaleidoscope | Factorization, n: int, d: int, circuit:
     ``K`` may be the :class:`Factorization` a construction returns (its kaleidoscope is compiled).
     ``circuit`` names the output nodes for the certificate: any circuit computing ``M·x`` (e.g.
     ``from_matrix(to_matrix(K), n, d)``); rows of ``M`` past its outputs must be 0, which the
-    certificate's read-out check enforces. ``L ≤ 4·w·log2(N_k) + 1`` (``w + 2`` BB* when ``d``
-    is not a power of two).
+    certificate's read-out check enforces (every row of ``M`` is read out, for every ``d``: the
+    scatter layers move all ``n·d`` of them, not only the circuit's outputs). ``L ≤ 4·w·log2(N_k) + 1`` (``w + 2`` BB* when ``d``
+    is not a power of two). ``n`` and ``d`` are positive ints (a numpy integer by its value; a
+    bool, a float or anything else is a :class:`CompileError`).
     """
     if isinstance(K, Factorization):
         K = K.kaleidoscope
+    n, d = _dim(n, "n", "Lemma H.18"), _dim(d, "d", "Lemma H.18")
     if not isinstance(circuit, Circuit):
         raise CompileError(f"Lemma H.18: the reference circuit: expected a Circuit, found {type(circuit).__name__}")
     if (circuit.n, circuit.d) != (n, d):

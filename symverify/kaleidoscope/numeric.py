@@ -28,6 +28,7 @@ from symverify.errors import BackendUnavailableError, IRError, LimitError, Shape
 from symverify.ir.bigint import safe_repr
 from symverify.ir.limits import device_memory
 from symverify.kernel.ir.butterfly import ButterflyFactor
+from symverify.kernel.ir.scalar import as_index
 from symverify.kernel.kaleidoscope.apply import Butterflies, corner, factors_of, params_of
 from symverify.kernel.primes import is_prime
 from symverify.kernel.semantics.rings import FractionRing, ModRing, Ring
@@ -121,7 +122,7 @@ def twiddles(obj: Butterflies, *, p: int | None = None, params: Mapping[str, Any
     import numpy as np
 
     if p is not None:
-        _check_prime(p, "twiddles")
+        p = _check_prime(p, "twiddles")
     if params is not None and not isinstance(params, Mapping):
         raise IRError(f"params: expected a mapping from parameter names to exact values, found {type(params).__name__}")
     unknown = sorted(map(repr, set(params or ()) - set(params_of(obj))))
@@ -154,11 +155,14 @@ def _residue(name: str, v: int | Fraction, p: int) -> int:
         raise IRError(f"params[{name!r}]: {e}") from None
 
 
-def _check_prime(p: object, where: str) -> None:
-    """Residues mod ``p`` are int64 and their products must fit: ``p`` a prime below ``2^31``
-    (a composite modulus has no inverses for some denominators; a float or bool is no modulus)."""
-    if not isinstance(p, int) or isinstance(p, bool) or not 2 <= p < 2**31 or not is_prime(p):
+def _check_prime(p: object, where: str) -> int:
+    """``p`` as the ``int`` of its value (a numpy integer read by value): residues mod ``p`` are int64
+    and their products must fit, so ``p`` is a prime below ``2^31`` (a composite modulus has no
+    inverses for some denominators; a float or bool is no modulus)."""
+    q = as_index(p)
+    if q is None or not 2 <= q < 2**31 or not is_prime(q):
         raise IRError(f"{where}: expected a prime 2 ≤ p < 2**31, found p = {safe_repr(p, 40)}")
+    return q
 
 
 def _float_dtype(dtype: object, where: str) -> FloatDType:
@@ -289,7 +293,7 @@ def compile_numpy(
     [3.0, 7.0]
     """
     if kind == "mod":
-        _check_prime(p, "compile_numpy(kind='mod')")
+        p = _check_prime(p, "compile_numpy(kind='mod')")
         np_dtype = "int64"
     elif kind == "float":
         if p is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from symverify.errors import UsageError
 from symverify.kernel.gadgets.fragment import Fragment
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.parametric.gadget import Gadget
@@ -20,7 +21,19 @@ __all__ = ["kaleidoscope_instance", "fragment_instance", "forall_instance"]
 
 def kaleidoscope_instance(name: str, f: Factorization, check: KaleidoscopeCheck, seconds: float = 0.0) -> Instance:
     """The matrix prover's ``check`` of ``f`` as an instance: its verdict, the factorization's
-    resources and the bounds its theorem states."""
+    resources and the bounds its theorem states.
+
+    Raises:
+        UsageError: ``f`` is no :class:`Factorization`, or ``check`` was made on a kaleidoscope of
+            other sizes (``n``, ``N`` or ``w`` differ from ``f``'s): its verdict is not about ``f``,
+            whose resources the instance would record.
+    """
+    if not isinstance(f, Factorization):
+        raise UsageError(f"kaleidoscope instance {name!r}: expected a Factorization, found {type(f).__name__}")
+    if isinstance(check, KaleidoscopeCheck) and (check.n, check.size, check.width) != (f.kaleidoscope.n, f.N, f.w):
+        raise UsageError(f"kaleidoscope instance {name!r}: the check is of a kaleidoscope with n={check.n}, N={check.size}, "
+                         f"w={check.width}; the factorization has n={f.kaleidoscope.n}, N={f.N}, w={f.w} "
+                         "(a check of another kaleidoscope, with these resources recorded)")
     return Instance.from_report(name, check, resources=f.resources, bounds=f.bounds, seconds=seconds, detail=str(check))
 
 

@@ -27,7 +27,7 @@ from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, pair_index
-from symverify.kernel.ir.scalar import Scalar, is_zero, param_names, unordered
+from symverify.kernel.ir.scalar import Scalar, as_index, is_zero, param_names, unordered
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.semantics.rings import AffineRing, Ring, ScalarRing
 
@@ -200,8 +200,11 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
                 check: Any = None) -> list[list[Any]]:
     """:func:`apply` on every vector of ``xs`` (coefficients are coerced once). Entries are taken as
     given: exact scalars give exact results, floats give the float products (a float reference for
-    the numeric programs); the provers pass exact values or ring elements."""
+    the numeric programs); the provers pass exact values or ring elements. Over :class:`ScalarRing`
+    an integer that is no ``int`` (a numpy integer, whose products wrap at 64 bits or raise) is read
+    as the ``int`` of its value."""
     ring = ScalarRing() if ring is None else ring
+    exact = isinstance(ring, ScalarRing)
     size, fs = factors_of(obj)
     plans = [_plan(f, ring) for f in fs]
     out = []
@@ -209,28 +212,37 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
         if unordered(x, sized=True):  # a mapping would read as its keys
             raise ShapeError(f"applying a butterfly product: expected a vector (a sequence of values), found {type(x).__name__}")
         _, length = _io(obj, len(x), full)
-        y = _run(plans, list(x) + [ring.zero] * (size - length), ring, check)
+        vals = list(x)
+        if exact and not _ONLY_INT(map(type, vals)):
+            vals = [v if type(v) is int or (i := as_index(v)) is None else i for v in vals]
+        y = _run(plans, vals + [ring.zero] * (size - length), ring, check)
         out.append(y[:length])
     return out
 
 
-def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: Any = None) -> list[Affine]:
+def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: Any = None, *,
+                check: Check | None = None) -> list[Affine]:
     """The rows of the full ``N×N`` product restricted to ``columns``, as sparse linear forms.
 
-    Row ``i`` maps column ``j`` to entry ``(i, j)``. The default columns are ``0 … n−1`` for a
+    Row ``i`` maps column ``j`` to entry ``(i, j)``; ``columns`` are ints (numpy integers read by
+    value) in ``0 … N−1``, anything else a :class:`ShapeError`. The default columns are ``0 … n−1`` for a
     kaleidoscope (the only columns the corner reads) and all ``N`` otherwise. Entries are exact
     (``coeffs`` defaults to :class:`ScalarRing`, so symbolic entries are canonical polynomials).
+    ``check`` (a deadline checker, :mod:`symverify.deadline`) runs before every factor.
     """
     size, fs = factors_of(obj)
     if columns is None:
         columns = range(corner(obj)[1])
     ring = AffineRing(ScalarRing() if coeffs is None else coeffs)
     x = [ring.zero] * size
-    for j in columns:
-        if not isinstance(j, int) or isinstance(j, bool) or not 0 <= j < size:
-            raise ShapeError(f"materialize: column {j!r} is outside 0 … {size - 1} (expected an int)")
+    for c in columns:
+        j = as_index(c)  # a numpy integer by its value; a bool or a float is no column
+        if j is None:
+            raise ShapeError(f"materialize: expected every column as an int in 0 … {size - 1}, found {c!r:.40} of type {type(c).__name__}")
+        if not 0 <= j < size:
+            raise ShapeError(f"materialize: column {j} is outside 0 … {size - 1} (expected an int)")
         x[j] = Affine.unit(j)
-    return _run([_plan(f, ring) for f in fs], x, ring)
+    return _run([_plan(f, ring) for f in fs], x, ring, check)
 
 
 def to_matrix(obj: Butterflies, coeffs: Any = None) -> list[list[Any]]:

@@ -9,6 +9,7 @@ circuit interpreter. Compiling the circuit into a kaleidoscope (Theorem H.19) is
 
 from __future__ import annotations
 
+from symverify.deadline import Check
 from symverify.errors import CompileError
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.circuit import Circuit, Op
@@ -27,8 +28,9 @@ def check_linear(c: Circuit, what: str = "linear circuit") -> None:
         raise CompileError(f"{what} {c.name or '<unnamed>'}: expected only inputs and lin gates; " + "; ".join(bad))
 
 
-def circuit_matrix(c: Circuit) -> SparseMatrix:
-    """The exact ``n×n`` matrix of a linear circuit (``n = n_rows·d``), from its linear forms.
+def circuit_matrix(c: Circuit, check: Check | None = None) -> SparseMatrix:
+    """The exact ``n×n`` matrix of a linear circuit (``n = n_rows·d``), from its linear forms;
+    ``check`` (a deadline checker, :mod:`symverify.deadline`) runs between blocks of gates.
 
     >>> from symverify.kernel.ir.circuit import Gate
     >>> circuit_matrix(Circuit(2, 1, (Gate.add(0, 1), Gate.sub(0, 1)), (2, 3))).to_dense()
@@ -39,5 +41,5 @@ def circuit_matrix(c: Circuit) -> SparseMatrix:
     check_linear(c)
     nd = c.num_inputs
     ring = AffineRing()
-    vals = eval_circuit_nodes(c, [Affine.unit(j) for j in range(nd)], ring)
+    vals = eval_circuit_nodes(c, [Affine.unit(j) for j in range(nd)], ring, check)
     return SparseMatrix(nd, nd, tuple((i, j, v) for i, o in enumerate(c.outputs) for j, v in vals[o]))

@@ -6,7 +6,8 @@ the stage kernel over sparse linear forms, :func:`~symverify.kernel.kaleidoscope
 checks the garbage-free claim (rows ``≥ n`` of those columns are 0) when it is made, and compares
 the ``n×n`` corner entry by entry. Entries are exact scalars; symbolic ones are canonical
 polynomials in the parameters, so ``==`` is polynomial identity. A mismatch is a verdict
-(``refuted``, with the first differing entry in row-major order), never an exception.
+(``refuted``, with the first differing entry in row-major order), never an exception; that entry
+is re-checked first by applying ``E`` to the unit vector of its column (:func:`_recheck`).
 
 :func:`prove_kaleidoscope_circuit` is the same check as a verification method (``exact-matrix``)
 for a kaleidoscope side against a linear circuit side: ``exact`` and ``auto`` try it first. A
@@ -22,12 +23,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Union, cast
 
-from symverify.deadline import DeadlineExceededError
-from symverify.errors import IRError, ShapeError, UsageError
+from symverify.deadline import Check, DeadlineExceededError
+from symverify.errors import IRError, ProverError, ShapeError, UsageError
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import Scalar, as_scalar, is_bool, show_scalar
-from symverify.kernel.kaleidoscope.apply import materialize
+from symverify.kernel.kaleidoscope.apply import apply, materialize
 from symverify.kernel.kaleidoscope.circuits import circuit_matrix
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.kaleidoscope.matrix import SparseMatrix, check_permutation
@@ -101,10 +102,15 @@ class KaleidoscopeCheck:
 
 
 def _target_dict(target: Target, n: int) -> dict[tuple[int, int], Scalar]:
-    """The target's nonzero entries: a :class:`SparseMatrix`, a mapping ``{(row, col): value}``, or
-    dense rows read by :meth:`SparseMatrix.from_dense` (which refuses rows without an order: a
-    mapping would read as its keys, a str as its characters)."""
+    """The target's nonzero entries: a :class:`SparseMatrix` (exactly that class: a subclass is an
+    :class:`IRError`), a mapping ``{(row, col): value}``, or dense rows read by
+    :meth:`SparseMatrix.from_dense` (which refuses rows without an order: a mapping would read as
+    its keys, a str as its characters)."""
     if isinstance(target, SparseMatrix):
+        if type(target) is not SparseMatrix:  # its as_dict() could answer otherwise than its entries say
+            kind = type(target)
+            raise IRError(f"kaleidoscope check: target: expected a SparseMatrix exactly, found an instance of "
+                          f"{kind.__module__}.{kind.__qualname__} (a subclass may read otherwise than its entries say)")
         m = target
     elif isinstance(target, Mapping):
         m = SparseMatrix.from_dict(n, n, target)
@@ -141,7 +147,8 @@ def _kaleidoscope(obj: object) -> Kaleidoscope:
     return k
 
 
-def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_free: bool | None = None,
+                  check: Check | None = None) -> KaleidoscopeCheck:
     """Decide ``S·E·Sᵀ = target`` exactly (target padded with zeros to ``n×n``).
 
     ``target`` is a :class:`SparseMatrix`, a mapping ``{(row, col): value}`` or a sequence of rows,
@@ -153,17 +160,20 @@ def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_
     ``E·(x, 0) = (target·x, 0)``, the property that lets pieces be chained without projectors
     (:func:`~symverify.kaleidoscope.linear.chain`).
 
+    ``check`` (a deadline checker, :mod:`symverify.deadline`) runs before every factor applied; the
+    :class:`~symverify.deadline.DeadlineExceededError` it raises stops the check (no verdict).
+
     >>> from symverify.kaleidoscope.permutation import permutation_to_kaleidoscope
     >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[0, 1, 0], [1, 0, 0], [0, 0, 1]]))
     'proved (exact-matrix): n=3 N=4 w=1, garbage-free'
     >>> str(verify_matrix(permutation_to_kaleidoscope([1, 0, 2]), [[1, 0, 0], [0, 1, 0], [0, 0, 1]]))
     'refuted (exact-matrix): n=3 N=4 w=1; entry (0, 0) is 0, expected 1'
     """
-    return _verify(obj, target, garbage_free, None)
+    return _verify(obj, target, garbage_free, None, check=check)
 
 
 def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, int], Scalar], garbage_free: bool | None,
-            about: str | None, exact: bool = False) -> KaleidoscopeCheck:
+            about: str | None, exact: bool = False, check: Check | None = None) -> KaleidoscopeCheck:
     """:func:`verify_matrix`, the target named by ``about`` (a circuit's content digest, a
     permutation matrix's :func:`~symverify.kernel.provers.fingerprint.permutation_digest`) or, with
     None, by the digest of the exact target matrix compared. With ``exact``, ``target`` is already
@@ -179,10 +189,12 @@ def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, 
         want = cast(dict[tuple[int, int], Scalar], target)
     else:
         want = {key: as_scalar(v, f"target entry {key}") for key, v in _target_dict(cast(Target, target), k.n).items()}
-    rows = [r.terms for r in materialize(k)]
+    rows = [r.terms for r in materialize(k, check=check)]
     digests = (content_digest(k), about if about is not None else matrix_digest(k.n, k.n, want))
 
     def result(method: str, diff: Difference | None) -> KaleidoscopeCheck:
+        if diff is not None:
+            _recheck(k, diff, check)
         verdict = outcome.exact_comparison(diff is None)
         return seal_outcome(KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff, digests=digests))
 
@@ -194,18 +206,35 @@ def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, 
     return result("exact-matrix", _first_difference(rows[: k.n], want))
 
 
-def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
-    """Decide that the kaleidoscope computes the linear circuit ``c`` (its exact matrix)."""
+def _recheck(k: Kaleidoscope, diff: Difference, check: Check | None) -> None:
+    """Re-evaluate a refutation's differing entry ``(i, j, got, want)`` on its own: entry ``i`` of
+    ``E·e_j`` (the unit vector of column ``j``, :func:`~symverify.kernel.kaleidoscope.apply.apply` over
+    exact scalars: values, not the linear forms :func:`materialize` carries) must be ``got``, and
+    ``got ≠ want``; otherwise :class:`ProverError` (no refutation is reported unconfirmed)."""
+    i, j, got, want = diff
+    col = apply(k, [1 if r == j else 0 for r in range(k.size)], full=True, check=check)
+    if col[i] != got or got == want:
+        raise ProverError(f"kaleidoscope check: the first differing entry ({i}, {j}) did not re-check: E·e_{j} has "
+                          f"{show_scalar(col[i])} there, the comparison read {show_scalar(got)} against {show_scalar(want)}")
+
+
+def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_free: bool | None = None,
+                   check: Check | None = None) -> KaleidoscopeCheck:
+    """Decide that the kaleidoscope computes the linear circuit ``c`` (its exact matrix).
+
+    ``c`` must be a :class:`Circuit` exactly, holding the IR's own classes (as ``verify`` reads a
+    side: :func:`~symverify.kernel.provers.fingerprint.check_plain`); a subclass is an :class:`IRError`."""
     k = _kaleidoscope(obj)
     if not isinstance(c, Circuit):
         raise IRError(f"kaleidoscope check: expected a linear Circuit to compare with, found {type(c).__name__}")
+    check_plain(c, "kaleidoscope check: the circuit")  # a subclass could state another num_inputs or gates; the digest names exactly what is compared
     if k.n != c.num_inputs:
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the circuit has n·d = {c.num_inputs} inputs")
-    check_plain(c, "kaleidoscope check: the circuit")  # as verify's sides: the digest names exactly what is compared
-    return _verify(obj, circuit_matrix(c), garbage_free, content_digest(c))
+    return _verify(obj, circuit_matrix(c, check), garbage_free, content_digest(c), check=check)
 
 
-def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *, garbage_free: bool | None = None) -> KaleidoscopeCheck:
+def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *, garbage_free: bool | None = None,
+                       check: Check | None = None) -> KaleidoscopeCheck:
     """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``; ``perm`` must have length
     ``n`` (a shorter one padded with zero rows would not be a permutation of ``0 … n−1``)."""
     k = _kaleidoscope(obj)
@@ -214,7 +243,7 @@ def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *
         raise ShapeError(f"kaleidoscope check: the corner is {k.n}×{k.n}, the permutation has length {len(perm)}")
     # P[perm[i], i] = 1 (SparseMatrix.permutation's entries), built directly: check_permutation made
     # perm a bijection of 0 … n−1 in plain ints, so every entry is inside the corner and listed once
-    return _verify(obj, {(t, i): 1 for i, t in enumerate(perm)}, garbage_free, permutation_digest(perm), exact=True)
+    return _verify(obj, {(t, i): 1 for i, t in enumerate(perm)}, garbage_free, permutation_digest(perm), exact=True, check=check)
 
 
 def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult | None:
@@ -230,14 +259,19 @@ def prove_kaleidoscope_circuit(a: Side, b: Side, opts: Options) -> MethodResult 
     (:func:`~symverify.kernel.provers.counterexample.confirm_in_time`), a point whose values may
     exceed :data:`~symverify.kernel.provers.counterexample.MAX_CONFIRM_BITS` bits not at all. When
     the timeout, or that child's memory limit or crash, stopped them: ``unknown``, with a note
-    naming the stop."""
+    naming the stop; so too when the timeout ends the comparison of the matrices itself (the deadline
+    checker runs before every factor and between blocks of the circuit's gates)."""
     match a, b:
         case (KaleidoscopeSide() as k, CircuitSide() as c) | (CircuitSide() as c, KaleidoscopeSide() as k):
             if not c.obj.is_linear():
                 return None
         case _:
             return None
-    check = verify_circuit(k.obj, c.obj)
+    try:
+        check = verify_circuit(k.obj, c.obj, check=opts.checker())
+    except DeadlineExceededError as e:  # the timeout, while the matrices were built or compared
+        ev0 = {"n": k.obj.n, "size": k.obj.size, "width": k.obj.width, "compared": "exact n×n matrices"}
+        return outcome.unknown("exact-matrix", ev0, notes=(stopped_note(opts, e, "before the exact matrices were compared"),))
     ev = {"n": check.n, "size": check.size, "width": check.width, "compared": "exact n×n matrices"}
     if check.proved:
         return outcome.proved("exact-matrix", ev)
