@@ -596,3 +596,36 @@ def test_sparse_matrix_keys_are_integer_positions():
     for key in ((0.0, 0), (True, 0), (0,), "ab"):
         with pytest.raises(IRError, match=r"sparse matrix: expected keys \(row, col\) of ints, found"):
             SparseMatrix.from_dict(3, 3, {key: 1})
+
+
+def test_a_kaleidoscope_instance_refuses_a_check_of_another_kaleidoscope_of_the_same_sizes():
+    """Sizes alone let a check of another kaleidoscope of equal ``n``, ``N`` and ``w`` through (the
+    identity's proof recorded under the swap's factorization); the check's sealed digest of what it
+    checked must be ``f.kaleidoscope``'s."""
+    from symverify.errors import UsageError
+    from symverify.scripts.instances import kaleidoscope_instance
+
+    f, g = permutation_to_kaleidoscope([1, 0, 2]), permutation_to_kaleidoscope([0, 1, 2])
+    assert (f.kaleidoscope.n, f.N, f.w) == (g.kaleidoscope.n, g.N, g.w)
+    identity = verify_matrix(g, [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    assert identity.proved
+    with pytest.raises(UsageError, match=r"the check is of another kaleidoscope of the same sizes \(digest sha256:"):
+        kaleidoscope_instance("identity", f, identity)
+    assert kaleidoscope_instance("identity", g, identity).ok
+
+
+def test_a_kaleidoscope_instance_refuses_a_factorization_subclass():
+    """A ``Factorization`` subclass could state resources that are not its kaleidoscope's."""
+    from symverify.errors import UsageError
+    from symverify.kernel.kaleidoscope.factorization import Factorization
+    from symverify.scripts.instances import kaleidoscope_instance
+
+    class Stated(Factorization):
+        pass
+
+    f = permutation_to_kaleidoscope([1, 0, 2])
+    sub = object.__new__(Stated)
+    for name, value in vars(f).items():
+        object.__setattr__(sub, name, value)
+    with pytest.raises(UsageError, match=r"expected a Factorization, found Stated \(a subclass of Factorization"):
+        kaleidoscope_instance("swap", sub, verify_matrix(f, [[0, 1, 0], [1, 0, 0], [0, 0, 1]]))

@@ -12,6 +12,7 @@ from symverify.errors import UsageError
 from symverify.kernel.gadgets.fragment import Fragment
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.parametric.gadget import Gadget
+from symverify.kernel.provers.fingerprint import content_digest
 from symverify.kernel.provers.fragment import prove_fragment
 from symverify.kernel.provers.matrix import KaleidoscopeCheck
 from symverify.scripts.protocol import Instance
@@ -24,16 +25,22 @@ def kaleidoscope_instance(name: str, f: Factorization, check: KaleidoscopeCheck,
     resources and the bounds its theorem states.
 
     Raises:
-        UsageError: ``f`` is no :class:`Factorization`, or ``check`` was made on a kaleidoscope of
-            other sizes (``n``, ``N`` or ``w`` differ from ``f``'s): its verdict is not about ``f``,
-            whose resources the instance would record.
+        UsageError: ``f`` is no :class:`Factorization` (exactly: a subclass could answer its
+            resources and its kaleidoscope otherwise), or ``check`` was made on another kaleidoscope
+            than ``f``'s (other sizes ``n``, ``N`` or ``w``, or other content: the check's sealed
+            digest of what it checked differs from ``f.kaleidoscope``'s): its verdict is not about
+            ``f``, whose resources the instance would record.
     """
-    if not isinstance(f, Factorization):
-        raise UsageError(f"kaleidoscope instance {name!r}: expected a Factorization, found {type(f).__name__}")
+    if type(f) is not Factorization:
+        sub = " (a subclass of Factorization: its resources may not be its kaleidoscope's)" if isinstance(f, Factorization) else ""
+        raise UsageError(f"kaleidoscope instance {name!r}: expected a Factorization, found {type(f).__name__}{sub}")
     if isinstance(check, KaleidoscopeCheck) and (check.n, check.size, check.width) != (f.kaleidoscope.n, f.N, f.w):
         raise UsageError(f"kaleidoscope instance {name!r}: the check is of a kaleidoscope with n={check.n}, N={check.size}, "
                          f"w={check.width}; the factorization has n={f.kaleidoscope.n}, N={f.N}, w={f.w} "
                          "(a check of another kaleidoscope, with these resources recorded)")
+    if isinstance(check, KaleidoscopeCheck) and check.digests is not None and check.digests[0] != content_digest(f.kaleidoscope):
+        raise UsageError(f"kaleidoscope instance {name!r}: the check is of another kaleidoscope of the same sizes "
+                         f"(digest {check.digests[0]}, the factorization's {content_digest(f.kaleidoscope)})")
     return Instance.from_report(name, check, resources=f.resources, bounds=f.bounds, seconds=seconds, detail=str(check))
 
 
