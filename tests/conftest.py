@@ -50,6 +50,24 @@ def local_dask_client(n_workers: int) -> Iterator[Any]:
         yield client
 
 
+@pytest.fixture(scope="module")
+def dask_client() -> Iterator[Any]:
+    """A client of a one-worker in-process cluster for a test module (skipped without distributed)."""
+    pytest.importorskip("distributed")
+    with local_dask_client(1) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def dask_pair() -> tuple[Any, Any]:
+    """A small random circuit and its compiled model (the Dask stage tests' pair)."""
+    import symverify as sv
+    from symverify.library import random_circuit
+
+    c = random_circuit(3, 2, 10, 4, seed=3, num_outputs=3)
+    return c, sv.compile(c)
+
+
 @pytest.fixture(params=["exact", "numpy"])
 def forced(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """:func:`~symverify.kernel.provers.bounds.structure_bounds` with its exact passes only, or its

@@ -14,19 +14,16 @@ from symverify.kernel.provers.stages_dask import check_certificate_dask
 from symverify.library import random_circuit
 
 distributed = pytest.importorskip("distributed")
-from conftest import local_dask_client  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def client():
-    with local_dask_client(1) as c:
-        yield c
+def client(dask_client):
+    return dask_client
 
 
 @pytest.fixture(scope="module")
-def pair():
-    c = random_circuit(3, 2, 10, 4, seed=3, num_outputs=3)
-    return c, sv.compile(c)
+def pair(dask_pair):
+    return dask_pair
 
 
 @pytest.fixture(scope="module")

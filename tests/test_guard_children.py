@@ -143,20 +143,26 @@ def _fork_then_die(path: str) -> None:
         time.sleep(0.01)
     os.kill(os.getpid(), signal.SIGKILL)
 
-
-def test_a_child_killed_while_a_process_it_forked_lives_is_a_crash(tmp_path):
-    """The caller waited for EOF on the pipe, which the forked process held open: a child killed by a
-    signal was reported as a timeout after the whole timeout (with ``timeout=None``, never). The
-    forked process, an orphan now, went on; it is killed with the child's process group."""
+def _assert_killed_with_its_orphan(tmp_path, timeout: float) -> None:
+    """``_fork_then_die`` in a limited child: a crash at once (killed by signal 9), the process it
+    forked gone with it."""
     path = str(tmp_path / "pid")
     try:
-        out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=30, what="the search")
+        out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=timeout, what="the search")
         assert out.status == "crashed", out
         assert out.detail.startswith("the process running the search was killed by signal 9 "), out
         assert_gone(int(open(path).read()), "the orphan of the killed child went on")
     finally:
         with contextlib.suppress(OSError, ValueError):
             os.kill(int(open(path).read()), signal.SIGKILL)
+
+
+
+def test_a_child_killed_while_a_process_it_forked_lives_is_a_crash(tmp_path):
+    """The caller waited for EOF on the pipe, which the forked process held open: a child killed by a
+    signal was reported as a timeout after the whole timeout (with ``timeout=None``, never). The
+    forked process, an orphan now, went on; it is killed with the child's process group."""
+    _assert_killed_with_its_orphan(tmp_path, timeout=30)
 
 
 def _rebuild(message: str) -> Exception:
@@ -284,12 +290,4 @@ def test_without_a_pidfd_the_orphans_of_a_killed_child_are_killed_too(tmp_path, 
         monkeypatch.setattr(os, "pidfd_open", enosys, raising=False)
     else:
         monkeypatch.delattr(os, "pidfd_open", raising=False)
-    path = str(tmp_path / "pid")
-    try:
-        out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=60, what="the search")
-        assert out.status == "crashed", out
-        assert out.detail.startswith("the process running the search was killed by signal 9 "), out
-        assert_gone(int(open(path).read()), "the orphan of the killed child went on")
-    finally:
-        with contextlib.suppress(OSError, ValueError):
-            os.kill(int(open(path).read()), signal.SIGKILL)
+    _assert_killed_with_its_orphan(tmp_path, timeout=60)
