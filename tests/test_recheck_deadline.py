@@ -106,10 +106,17 @@ def test_the_method_s_own_confirmation_is_held_to_the_timeout(monkeypatch, metho
     the expansion's nonzero point) exactly: values of 1 to 4 Mbit, under ``MAX_CONFIRM_BITS``, were
     evaluated in process past the timeout (then verify's re-check found no time left). That confirmation
     now runs in a child limited to the time left, and the note names it."""
-    from symverify.kernel.provers import exact, randomized
+    from symverify.kernel.provers import counterexample, exact, randomized
 
     monkeypatch.setattr(randomized, "search_or_stop", lambda *a, **k: None)
     monkeypatch.setattr(exact, "search_or_stop", lambda *a, **k: None)
+    real = counterexample.confirm
+
+    def slow(*args, **kwargs):  # the confirmation outlasts the budget on any machine (it runs in the forked child)
+        time.sleep(timeout + 1.0)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(counterexample, "confirm", slow)
     report = sv.verify(_scaled_squares(k, 0), _scaled_squares(k, 1), method=method, timeout=timeout)
     assert str(report.verdict) == "unknown" and report.counterexample is None, report
     assert any(f"timeout: {timeout} s {what}" in n for n in report.notes), report.notes
