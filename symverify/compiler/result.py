@@ -124,17 +124,28 @@ class Compiled:
         return [k for k, b in self.bounds.items() if k not in self.resources or self.resources[k] > b]
 
     def to_json(self) -> dict[str, Any]:
+        """The result as JSON (``symverify compile --json``): method, signature, resources, bounds,
+        keys over bound, notes, and ``model_digest`` (with ``source_digest`` when the source circuit
+        is known): the ``"sha256:<hex>"`` digests ``verify`` reports for those sides, naming exactly
+        which model (and circuit) the figures are about."""
         def num(v: Number) -> Any:
             return str(v) if isinstance(v, Fraction) and v.denominator != 1 else (int(v) if isinstance(v, Fraction) else v)
 
-        return {
+        from symverify.kernel.provers.sides import as_side  # the digests verify gives these sides
+        from symverify.kernel.verification import side_digest
+
+        out = {
             "method": self.method,
             "signature": list(self.model.signature),
             "resources": {k: num(v) for k, v in self.resources.items()},
             "bounds": {k: num(v) for k, v in self.bounds.items()},
             "over_bound": self.over_bound(),
             "notes": list(self.notes),
+            "model_digest": side_digest(as_side(self.model, "the compile result's model")),
         }
+        if self.source is not None:  # symverify.compile sets it; a compiler module called directly does not
+            out["source_digest"] = side_digest(as_side(self.source, "the compile result's source"))
+        return out
 
     def __repr__(self) -> str:
         """A short summary; ``str()`` lists every resource against its bound."""
