@@ -418,15 +418,6 @@ def _recordable(x: Any) -> bool:
     return isinstance(x, (Report, Compiled, Instance, ProofResult))
 
 
-def _digest(side: Any, what: str) -> str:
-    """``"sha256:<hex>"`` of a circuit's or model's exact content: the digest ``verify`` gives the
-    side in its report (:func:`~symverify.kernel.verification.side_digest`, one fingerprint)."""
-    from symverify.kernel.provers.sides import as_side
-    from symverify.kernel.verification import side_digest
-
-    return side_digest(as_side(side, what))
-
-
 def golden_record(obj: Any) -> dict[str, Any]:
     """The stable record of a report, a compile result, a proof instance or result, a mapping, or a
     pandas DataFrame or Series (its values, index and column names or name, whole).
@@ -463,9 +454,7 @@ def golden_record(obj: Any) -> dict[str, Any]:
             rec["counterexample"] = "re-checked"
     elif isinstance(obj, Compiled):
         rec = {"kind": "compiled", "method": obj.method, "signature": obj.model.signature,
-               "resources": obj.resources, "bounds": obj.bounds, "model_digest": _digest(obj.model, "golden_record: the compile result's model")}
-        if obj.source is not None:  # symverify.compile sets it; a compiler module called directly does not
-            rec["source_digest"] = _digest(obj.source, "golden_record: the compile result's source")
+               "resources": obj.resources, "bounds": obj.bounds, **obj.digests("golden_record: ")}
     elif isinstance(obj, Instance):
         rec = {"kind": "instance", "name": obj.name, "verdict": obj.verdict, "claim": obj.kind.value, "basis": obj.basis,
                "method": obj.method, "resources": obj.resources, "bounds": obj.bounds, "ok": obj.ok}

@@ -131,20 +131,27 @@ class Compiled:
         def num(v: Number) -> Any:
             return str(v) if isinstance(v, Fraction) and v.denominator != 1 else (int(v) if isinstance(v, Fraction) else v)
 
-        from symverify.kernel.provers.sides import as_side  # the digests verify gives these sides
-        from symverify.kernel.verification import side_digest
-
-        out = {
+        return {
             "method": self.method,
             "signature": list(self.model.signature),
             "resources": {k: num(v) for k, v in self.resources.items()},
             "bounds": {k: num(v) for k, v in self.bounds.items()},
             "over_bound": self.over_bound(),
             "notes": list(self.notes),
-            "model_digest": side_digest(as_side(self.model, "the compile result's model")),
+            **self.digests(),
         }
-        if self.source is not None:  # symverify.compile sets it; a compiler module called directly does not
-            out["source_digest"] = side_digest(as_side(self.source, "the compile result's source"))
+
+    def digests(self, where: str = "") -> dict[str, str]:
+        """``{"model_digest": …}``, with ``"source_digest"`` when the source circuit is known
+        (:func:`symverify.compile` sets it; a compiler module called directly does not): the
+        ``"sha256:<hex>"`` digests ``verify`` reports for those sides (``where`` prefixes the error
+        naming a part that has none)."""
+        from symverify.kernel.provers.sides import as_side
+        from symverify.kernel.verification import side_digest
+
+        out = {"model_digest": side_digest(as_side(self.model, f"{where}the compile result's model"))}
+        if self.source is not None:
+            out["source_digest"] = side_digest(as_side(self.source, f"{where}the compile result's source"))
         return out
 
     def __repr__(self) -> str:
