@@ -265,8 +265,8 @@ def _pandas(x: Any, depth: int = 0) -> Any:
         return rec
     if isinstance(x, pd.Index) and (level_names := names(x)) is not None:
         return {"type": "pandas.Index", "names": level_names, "values": _stable(x.tolist(), depth + 1)}
-    if x is pd.NA or x is pd.NaT:
-        return str(x)
+    if x is pd.NA or x is pd.NaT:  # tagged: their text ("<NA>", "NaT") is also a string's record
+        return {"type": _MISSING[x is pd.NaT]}
     return None
 
 
@@ -275,7 +275,9 @@ def _stable(x: Any, depth: int = 0) -> Any:
     (:func:`~symverify.scripts.protocol.stable_number`; numpy scalars and arrays and torch tensors as
     their Python values, whole; a ``np.longdouble`` as a float, :func:`_wide_float`), mappings with
     sorted keys as their exact text (:func:`_key`), pandas DataFrames and Series as
-    their values, index and column names, types of :func:`_text_types` as their exact text.
+    their values, index and column names, ``pandas.NA``, ``pandas.NaT`` and numpy's NaT tagged
+    (``{"type": "pandas.NA"}``: :data:`_MISSING`, :func:`_dates`), never as a string's or None's
+    record, types of :func:`_text_types` as their exact text.
     Anything else (a type whose text may elide values, like a model's or a user class's repr, or
     name its address) is a :class:`UsageError` listing :data:`SUPPORTED`; so is a string that is no
     UTF-8 text (a lone surrogate)."""
@@ -300,6 +302,8 @@ def _stable(x: Any, depth: int = 0) -> Any:
     if frame is not None:
         return frame
     if getattr(x, "dtype", None) is not None and callable(getattr(x, "tolist", None)):
+        if getattr(x.dtype, "kind", None) in ("m", "M"):  # datetime64, timedelta64: NaT's Python value is None
+            return _dates(x, depth)
         value = x.tolist()  # a numpy scalar or array: its Python value, whole (str() elides long arrays)
         if type(value) is type(x):  # np.longdouble, np.clongdouble: no Python value of their own
             value = _wide_float(x)
@@ -337,6 +341,26 @@ def _stable(x: Any, depth: int = 0) -> Any:
     raise UsageError(f"golden_record: expected values of the supported types ({SUPPORTED}), found a {kind}{hint}; "
                      "its text may elide values or name its address, so a changed value could match the stored one: "
                      "record its fields instead (a mapping)")
+
+
+_MISSING = ("pandas.NA", "pandas.NaT")
+"""The tags of the records of ``pandas.NA`` and ``pandas.NaT``: ``{"type": "pandas.NA"}`` and
+``{"type": "pandas.NaT"}``. Their text would be the record of the strings ``"<NA>"`` and ``"NaT"``."""
+
+
+def _dates(x: Any, depth: int) -> Any:
+    """The record of a numpy ``datetime64`` or ``timedelta64`` scalar or array: each value as its
+    Python value is recorded (``tolist``: a ``datetime``, ``date`` or ``timedelta`` as its text, an
+    int of its unit where no such Python value holds it), and NaT tagged as
+    ``{"type": "numpy.datetime64", "value": "NaT"}`` (``numpy.timedelta64``): its Python value is
+    None, the record of None."""
+    import numpy as np  # x is a numpy value: numpy is imported
+
+    if getattr(x, "ndim", 0):
+        return [_dates(v, depth + 1) for v in x]
+    if np.isnat(x):
+        return {"type": f"numpy.{'datetime64' if x.dtype.kind == 'M' else 'timedelta64'}", "value": "NaT"}
+    return _stable(x.tolist(), depth)
 
 
 def _wide_float(x: Any) -> float | complex:
