@@ -32,10 +32,13 @@ one file on macOS and Windows) fail the test.
 
 **The session** (:class:`GoldenSession`): the terminal summary lists the golden files written,
 updated and failed, and the unused ones: files in the golden directory of a test module that no
-check of this run read although it should have (their test passed without checking them, or no
-test of the fully collected module claims them; directories are none). ``--symverify-update`` removes the
+check of this run read although it should have (their test was collected and passed without checking
+them; directories are none). ``--symverify-update`` removes the
 unused files (one it cannot remove is listed as not removed);
-files of tests that were deselected, skipped or failed (a subtest or the teardown included) are never touched. Under pytest-xdist each
+files of tests that were deselected, skipped or failed (a subtest or the teardown included) are never touched.
+A file that no test collected in this run claims is never removed either: its test may be defined, or
+parametrized, only on another platform or in another configuration, so nothing shows it is an orphan.
+In a fully collected module such files are listed as kept; remove one by hand once its test is gone. Under pytest-xdist each
 worker handles the files of its own tests and sends its lists to the controller, which shows one
 summary of all workers (each file once).
 
@@ -134,6 +137,8 @@ class GoldenSession:
     unused: list[Path] = field(default_factory=list)
     removed: list[Path] = field(default_factory=list)
     not_removed: list[Path] = field(default_factory=list)  # unused files that --symverify-update could not remove
+    # files that no test collected in this run claims (a test of another platform, or gone): never removed
+    unclaimed: list[Path] = field(default_factory=list)
     # golden dir → {file stem: the stem of the test owning it} (a test owns its stem and its legacy stem)
     collected: dict[Path, dict[str, str]] = field(default_factory=dict)
     deselected: dict[Path, dict[str, str]] = field(default_factory=dict)
@@ -205,6 +210,12 @@ class GoldenSession:
         return {d.resolve() for d in out}
 
     def find_unused(self) -> list[Path]:
+        """The unused golden files: those whose test was collected in this run, passed, and neither
+        read nor wrote them (its check is gone, or it checks fewer records). A file that no test
+        collected in this run claims is no proof of an orphan (its test may be defined or
+        parametrized only on another platform, or under another option or environment): it is
+        added to :attr:`unclaimed` instead (in a fully collected module: elsewhere the test of a
+        file may simply not be selected) and never removed."""
         narrowed = self._narrowed()
         out = []
         for d in sorted(self.collected):
@@ -218,8 +229,8 @@ class GoldenSession:
                     continue
                 owner = next((owners[st] for st in stems if f.name == f"{st}.json" or f.name.startswith(f"{st}-")), None)
                 if owner is None:
-                    if full:
-                        out.append(f)  # no test of the fully collected module claims it
+                    if full and f not in self.unclaimed:
+                        self.unclaimed.append(f)  # no test of this run claims it: kept, never removed
                 elif owner in self.passed and owner not in self.failed_tests:
                     out.append(f)  # its test passed without reading it
                 # else: its test was deselected, skipped or failed: leave it
@@ -252,7 +263,8 @@ class GoldenSession:
 
     def _groups(self) -> list[tuple[str, list[Path]]]:
         return [("written", self.written), ("updated", self.updated), ("failed", self.failed),
-                ("removed", self.removed), ("unused", self.unused), ("not removed", self.not_removed)]
+                ("removed", self.removed), ("unused", self.unused), ("not removed", self.not_removed),
+                ("kept", self.unclaimed)]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         groups = self._groups()
@@ -274,6 +286,10 @@ class GoldenSession:
                 terminalreporter.write_line(f"  {what}: {show(p)}")
         if self.unused and not self.update:
             terminalreporter.write_line("  (pytest --symverify-update removes the unused files)")
+        if self.unclaimed:
+            terminalreporter.write_line("  (kept: no test collected in this run claims these files; their test may run "
+                                        "only on another platform or configuration, or be gone: then remove them by "
+                                        "hand)")
 
 
 class GoldenFile:

@@ -103,26 +103,28 @@ def test_a(symverify_golden):
 
 def test_b(symverify_golden):
     symverify_golden.check({"b": 1})
+    symverify_golden.check({"extra": 1}, "extra")
 ''')
     res = _run(pytester, "--symverify-update")
-    res.stdout.fnmatch_lines(["*symverify golden files*", "2 written", "  written: golden/test_user/test_a-*.json",
-                              "  written: golden/test_user/test_b-*.json"])
+    res.stdout.fnmatch_lines(["*symverify golden files*", "3 written", "  written: golden/test_user/test_a-*.json",
+                              "  written: golden/test_user/test_b-*.json", "  written: golden/test_user/test_b-*-extra.json"])
     # a second run writes nothing and reports nothing
     res = _run(pytester, "--symverify-update")
     assert "symverify golden files" not in res.stdout.str()
-    # test_b now checks something else (fails) and test_a is gone (its file is unused)
+    # test_b now checks something else (fails) and no longer its extra record; test_a is gone: no
+    # collected test claims its file, which is kept (its test may be defined on another platform only)
     pytester.makepyfile(test_user=HEADER + '''
 def test_b(symverify_golden):
     symverify_golden.check({"b": 2})
 ''')
     res = _run(pytester)
     res.assert_outcomes(failed=1)
-    res.stdout.fnmatch_lines(["*1 failed, 1 unused*", "  failed: golden/test_user/test_b-*.json",
-                              "  unused: golden/test_user/test_a-*.json", "*--symverify-update removes the unused files*"])
-    assert len(_files(pytester)) == 2
-    res = _run(pytester, "--symverify-update")
-    res.stdout.fnmatch_lines(["*1 updated, 1 removed*"])
-    assert _files(pytester) == [f"{golden_stem('test_user.py::test_b')}.json"]
+    res.stdout.fnmatch_lines(["*1 failed, 1 kept*", "  failed: golden/test_user/test_b-*.json",
+                              "  kept: golden/test_user/test_a-*.json"])
+    assert len(_files(pytester)) == 3
+    res = _run(pytester, "--symverify-update")  # the extra record of test_b, which passed, is unused now
+    res.stdout.fnmatch_lines(["*1 updated, 1 removed, 1 kept*", "  removed: golden/test_user/test_b-*-extra.json"])
+    assert _files(pytester) == sorted([f"{golden_stem('test_user.py::test_a')}.json", f"{golden_stem('test_user.py::test_b')}.json"])
     _run(pytester).assert_outcomes(passed=1)
 
 

@@ -49,3 +49,54 @@ def test_files_of_a_test_with_a_failed_subtest_or_teardown_are_kept(pytester, mo
         res = pytester.runpytest("-p", "no:cacheprovider", *args)
         assert "unused" not in res.stdout.str() and "removed" not in res.stdout.str()
         assert sorted(p.name for p in d.iterdir()) == files
+
+
+PLATFORM_TESTS = """
+import os
+import pytest
+
+HERE = os.environ.get("PLATFORM", "linux")
+
+if HERE == "win":
+    def test_win_only(symverify_golden):
+        symverify_golden.check({"w": 1})
+
+@pytest.mark.parametrize("backend", ["py"] + (["win"] if HERE == "win" else []))
+def test_backend(backend, symverify_golden):
+    symverify_golden.check({"b": backend})
+
+@pytest.mark.skipif(HERE != "win", reason="Windows only")
+def test_skipped(symverify_golden):
+    symverify_golden.check({"s": 1})
+
+def test_fewer(symverify_golden):
+    symverify_golden.check({"a": 1})
+    if HERE == "win":
+        symverify_golden.check({"a": 2}, "more")
+"""
+
+
+def test_files_no_collected_test_claims_are_kept(pytester, monkeypatch):
+    """``--symverify-update`` removed every file of a fully collected module that no collected test
+    claimed: those of a test defined, or a parameter generated, only on another platform. Only a file
+    of a collected test that passed without writing it is removed; the others are listed as kept."""
+    pytester.makepyfile(test_user=PLATFORM_TESTS)
+    monkeypatch.setenv("PLATFORM", "win")
+    pytester.runpytest("-p", "no:cacheprovider", "--symverify-update").assert_outcomes(passed=5)
+    d = pytester.path / "golden" / "test_user"
+    files = sorted(p.name for p in d.iterdir())
+    assert len(files) == 6
+    monkeypatch.setenv("PLATFORM", "linux")
+    res = pytester.runpytest("-p", "no:cacheprovider")
+    res.assert_outcomes(passed=2, skipped=1)
+    res.stdout.fnmatch_lines(["1 unused, 2 kept", "  unused: golden/test_user/test_fewer-*-more.json",
+                              "  kept: golden/test_user/test_backend_win-*.json",
+                              "  kept: golden/test_user/test_win_only-*.json", "*--symverify-update removes the unused*",
+                              "*kept: no test collected in this run claims these files*"])
+    res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update")
+    res.stdout.fnmatch_lines(["1 removed, 2 kept", "  removed: golden/test_user/test_fewer-*-more.json"])
+    assert sorted(p.name for p in d.iterdir()) == [f for f in files if not f.endswith("-more.json")]
+    for args in (("-k", "test_fewer"), ("test_user.py::test_backend",)):  # a run of a part lists nothing as kept
+        res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update", *args)
+        assert "symverify golden files" not in res.stdout.str()
+    assert len(list(d.iterdir())) == 5
