@@ -243,11 +243,16 @@ def _print_megabytes_then_abort() -> None:
 
 
 def test_a_child_printing_megabytes_is_quoted_by_its_last_line():
-    """8 MiB on stdout, then a line on stderr and SIGABRT: the detail quotes the end (read from the last 64 KiB)."""
+    """8 MiB on stdout, then a line on stderr and SIGABRT: the detail quotes the end (of the last 32 KiB
+    kept) and says how much of the output was cut."""
     out = run_limited(_print_megabytes_then_abort, (), memory=1 << 30, timeout=60, what="the expansion")
     assert out.status == "crashed", out
     assert out.detail.startswith("the process running the expansion aborted (SIGABRT;"), out
-    assert out.detail.endswith(" bytes): the last words"), out  # the cut line before it is left out
+    total = sum(len(f"line {i} ") + (1 << 17) + 1 for i in range(64)) + len("the last words\n")
+    cut = total - guard.OUTPUT_BYTES
+    assert out.detail.endswith(f" bytes): the last words; its output was cut: {cut} bytes of {total} left out "
+                               f"(the first 32768 and last 32768 kept)"), out  # the cut line before it is left out
+    assert out.output_cut == cut and out.output.startswith("line 0 xxx") and out.output.endswith("x\nthe last words\n")
 
 
 def test_limits_as_numpy_numbers_or_fractions_are_read_by_their_value():
@@ -291,3 +296,44 @@ def test_without_a_pidfd_the_orphans_of_a_killed_child_are_killed_too(tmp_path, 
     else:
         monkeypatch.delattr(os, "pidfd_open", raising=False)
     _assert_killed_with_its_orphan(tmp_path, timeout=60)
+
+
+def _print_without_end(mib: int) -> str:
+    """Writes ``mib`` MiB to stdout and stderr in turn (as a runaway computation's log would), then
+    says where its output went."""
+    import stat
+
+    block = b"y" * (1 << 20)
+    os.write(1, b"BEGIN\n")
+    for i in range(mib):
+        os.write(1 + i % 2, block)
+    os.write(2, b"\nEND\n")
+    return "a file" if stat.S_ISREG(os.fstat(1).st_mode) else "no file"
+
+
+@pytest.mark.parametrize("keep", [0, 1, 4096, 1 << 16])
+def test_a_child_printing_far_more_than_the_cap_keeps_its_head_and_tail_only(keep):
+    """The child's output went to a temporary file with no size limit: a child printing without end
+    filled the disk before its timeout. It goes to a pipe the caller reads, keeping the first and last
+    ``output_bytes // 2`` bytes, and the result says how much was cut."""
+    mib = 48
+    out = run_limited(_print_without_end, (mib,), memory=1 << 30, timeout=120, output_bytes=keep)
+    assert (out.status, out.value) == ("ok", "no file"), out
+    total = len(b"BEGIN\n") + mib * (1 << 20) + len(b"\nEND\n")
+    assert out.output_cut == total - keep
+    head, tail = keep // 2, keep - keep // 2
+    expected = ("BEGIN\n" + "y" * (1 << 20))[:head] + ("y" * (1 << 20) + "\nEND\n")[len("y" * (1 << 20) + "\nEND\n") - tail:]
+    assert out.output == expected
+
+
+def test_a_short_output_is_kept_whole():
+    out = run_limited(_print_without_end, (0,), memory=1 << 30, timeout=60)
+    assert (out.output, out.output_cut) == ("BEGIN\n\nEND\n", 0)
+    assert "BEGIN" not in repr(out)  # kept out of the repr (it may be 64 KiB)
+
+
+@pytest.mark.parametrize("keep, found", [(-1, "int -1"), (1.5, "float 1.5"), (True, "bool True"), ("64", "str '64'")])
+def test_an_output_cap_that_is_no_byte_count_is_refused(keep, found):
+    with pytest.raises(UsageError, match=rf"^limited child output_bytes: expected an int ≥ 0 \(bytes of output to keep\), "
+                                         rf"found {found}"):
+        run_limited(_one, (), memory=1 << 30, timeout=60, output_bytes=keep)

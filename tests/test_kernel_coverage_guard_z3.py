@@ -44,53 +44,45 @@ def test_vm_size_reads_proc_status() -> None:
     assert guard._vm_size() > 1 << 20  # a Python process maps more than a MiB
 
 
-def test_tail_of_a_missing_file_is_empty(tmp_path) -> None:
-    """guard.py ``_tail``: the child's log may be gone; the detail then has no tail (no crash)."""
-    assert guard._tail(str(tmp_path / "absent.log")) == ""
-    log = tmp_path / "x.log"
-    log.write_text("\n  first line\n\nsecond line\n  Unable   to allocate\n\n")
-    assert guard._tail(str(log)) == ": second line Unable to allocate"
-    log.write_text("a" * 300 + "z\n")
-    assert guard._tail(str(log)) == ": …" + "a" * 198 + "z"  # the end kept, the cut marked
+def _output(data: bytes, keep: int = guard.OUTPUT_BYTES) -> guard._Output:
+    """``data`` read as a child's output is, through a pipe, into an :class:`guard._Output`."""
+    import os
+    import threading
+
+    r, w = os.pipe()
+    out = guard._Output(r, keep)
+
+    def write() -> None:
+        os.write(w, data)
+        os.close(w)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    while not out.ended:
+        out.read()
+    writer.join()
+    os.close(r)
+    return out
 
 
-def test_tail_reads_only_the_end_of_a_large_log(tmp_path, monkeypatch) -> None:
-    """guard.py ``_tail``: the whole log was read into memory (a child may print gigabytes), and its
-    first lines were reported; only its last bytes are read now, and its last lines reported, where
-    FLINT's abort message is."""
-    import builtins
+def test_tail_quotes_the_last_two_lines() -> None:
+    """guard.py ``_tail``: no output, no tail; else its last two non-empty lines, their last 200 characters."""
+    assert guard._tail(_output(b"")) == ""
+    assert guard._tail(_output(b"\n  first line\n\nsecond line\n  Unable   to allocate\n\n")) == ": second line Unable to allocate"
+    assert guard._tail(_output(b"a" * 300 + b"z\n")) == ": …" + "a" * 198 + "z"  # the end kept, the cut marked
 
-    log = tmp_path / "big.log"
-    with open(log, "w", encoding="utf-8") as fh:
-        fh.write("é" * 3 + "noise " * 50 + "\n")
-        fh.write(("x" * 99 + "\n") * 40_000)
-        fh.write("Exception (FLINT memory_manager). Unable to allocate memory (1234 bytes).\n")
-    reads: list[int] = []
-    real_open = builtins.open
 
-    class Counted:
-        def __init__(self, fh):
-            self.fh = fh
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.fh.close()
-
-        def __getattr__(self, name):
-            return getattr(self.fh, name)
-
-        def read(self, *a):
-            data = self.fh.read(*a)
-            reads.append(len(data))
-            return data
-
-    monkeypatch.setattr(builtins, "open", lambda *a, **k: Counted(real_open(*a, **k)))
-    tail = guard._tail(str(log))
-    monkeypatch.undo()
-    assert tail == ": " + "x" * 99 + " Exception (FLINT memory_manager). Unable to allocate memory (1234 bytes).", tail
-    assert sum(reads) <= guard._TAIL_BYTES, reads
+def test_tail_of_a_large_output_reads_its_end_and_says_what_was_cut() -> None:
+    """guard.py ``_Output``, ``_tail``: of 4 MB, the first and last 32 KiB are kept, the line cut at
+    the start of the end left out of the quote, FLINT's message quoted, the rest counted."""
+    data = "é".encode() * 3 + b"noise " * 50 + b"\n" + (b"x" * 99 + b"\n") * 40_000 + \
+        b"Exception (FLINT memory_manager). Unable to allocate memory (1234 bytes).\n"
+    out = _output(data)
+    assert len(out.head) + len(out.tail) == guard.OUTPUT_BYTES and out.cut == len(data) - guard.OUTPUT_BYTES
+    assert guard._tail(out) == (": " + "x" * 99 + " Exception (FLINT memory_manager). Unable to allocate memory (1234 bytes)."
+                                f"; its output was cut: {out.cut} bytes of {len(data)} left out (the first 32768 and last "
+                                "32768 kept)")
+    assert out.text().startswith("ééénoise") and out.text().endswith("(1234 bytes).\n")
 
 
 def test_death_messages_name_the_cause() -> None:

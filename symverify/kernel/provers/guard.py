@@ -17,6 +17,13 @@ called :func:`run_limited` is itself killed, the child dies, but its orphans pas
 of a child killed by a signal that left its process group (``setsid``). Elsewhere only the child
 itself is killed.
 
+The child's output (its stdout and stderr, fds 1 and 2, where FLINT writes its abort message, and
+those of the processes it starts) goes to a pipe the caller reads while it waits, never to a file:
+a child that prints without end cannot fill the disk. Of it, the first and last :data:`OUTPUT_BYTES`
+/ 2 bytes are kept (``output_bytes=``), in :attr:`Limited.output`, and :attr:`Limited.output_cut`
+counts the bytes left out between them; a crash's detail quotes the last lines and says when and how
+much was cut. A child that writes faster than the caller reads waits for it (a full pipe).
+
 The caller learns of the child's end from the child itself (a pidfd on Linux), not from EOF on the
 pipe, which a process the child forked may hold open: a killed child is a crash at once, never a
 wait for the whole timeout. Only the child answers: a copy of it that ``fn`` forked and that returns
@@ -31,11 +38,10 @@ import multiprocessing as mp
 import numbers
 import os
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from symverify.errors import UsageError
@@ -45,11 +51,73 @@ __all__ = ["Limited", "run_limited"]
 
 @dataclass(frozen=True)
 class Limited:
-    """How the child ended: ``ok`` (``value`` holds its result), ``memory``, ``timeout`` or ``crashed``."""
+    """How the child ended: ``ok`` (``value`` holds its result), ``memory``, ``timeout`` or ``crashed``.
+
+    ``output``: the start and end of what the child (and the processes it started) wrote to its
+    stdout and stderr, at most ``output_bytes`` of it, decoded as UTF-8 (an undecodable byte as
+    U+FFFD), with ``output_cut`` bytes left out between them (0: the whole output)."""
 
     status: str
     value: Any = None
     detail: str = ""
+    output: str = field(default="", repr=False)
+    output_cut: int = 0
+
+
+OUTPUT_BYTES = 1 << 16
+"""How much of a child's output :func:`run_limited` keeps by default: its first and its last
+``OUTPUT_BYTES // 2`` bytes (the last ones hold FLINT's abort message); what lies between is counted
+(:attr:`Limited.output_cut`), not kept."""
+
+
+class _Output:
+    """The kept start and end of a child's output, read from the pipe ``fd`` (its read end), and
+    the count of the bytes between them that were left out: at most ``keep // 2`` bytes of start
+    and ``keep - keep // 2`` of end are held at any time."""
+
+    def __init__(self, fd: int, keep: int) -> None:
+        self.fd, self.head_max, self.tail_max = fd, keep // 2, keep - keep // 2
+        self.head, self.tail, self.cut, self.ended = bytearray(), bytearray(), 0, False
+
+    def read(self) -> None:
+        """Read what one ``read`` gives (the pipe is ready); at EOF, note that it ended."""
+        try:
+            data = os.read(self.fd, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.ended = True
+            return
+        room = self.head_max - len(self.head)
+        self.head += data[:room]
+        self.tail += data[max(room, 0):]
+        if len(self.tail) > self.tail_max:
+            self.cut += len(self.tail) - self.tail_max
+            del self.tail[:len(self.tail) - self.tail_max]
+
+    def drain(self) -> None:
+        """Read what the pipe holds now, at most 64 reads (4 MiB): a process below the child that
+        escaped its kill and still writes cannot keep the caller here."""
+        os.set_blocking(self.fd, False)
+        for _ in range(64):
+            if self.ended:
+                return
+            before = len(self.head) + len(self.tail) + self.cut
+            self.read()
+            if len(self.head) + len(self.tail) + self.cut == before:
+                return
+
+    def text(self) -> str:
+        return bytes(self.head + self.tail).decode("utf-8", errors="replace")
+
+    def note(self) -> str:
+        """'' when the whole output was kept, else what was cut ("; its output was cut: ...")."""
+        if not self.cut:
+            return ""
+        return (f"; its output was cut: {self.cut} bytes of {len(self.head) + self.cut + len(self.tail)} left out "
+                f"(the first {len(self.head)} and last {len(self.tail)} kept)")
 
 
 def _vm_size() -> int:
@@ -143,19 +211,18 @@ def _unloadable(e: BaseException | None) -> str:
     return ""
 
 
-def _child(conn: Any, memory: int, errfile: str, fn: Callable[..., Any], args: tuple[Any, ...], parent: int,
+def _child(conn: Any, memory: int, out: Any, fn: Callable[..., Any], args: tuple[Any, ...], parent: int,
            what: str) -> None:
     _die_with(parent)
     with contextlib.suppress(OSError, AttributeError):  # a group of its own, for :func:`_kill_group`
         os.setpgid(0, 0)
-    try:  # FLINT's abort message (stdout) and any fault dump go to a file the parent reads, not the terminal
+    try:  # FLINT's abort message (stdout) and any fault dump go to a pipe the parent reads, not the terminal
         import faulthandler
 
         faulthandler.disable()
-        fd = os.open(errfile, os.O_WRONLY | os.O_TRUNC)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.close(fd)
+        os.dup2(out.fileno(), 1)
+        os.dup2(out.fileno(), 2)
+        out.close()
     except OSError:
         pass
     _reap_orphans()
@@ -215,25 +282,15 @@ def _transferable(e: BaseException) -> bool:
     return True
 
 
-_TAIL_BYTES = 1 << 16
-"""How much of the end of a child's log :func:`_tail` reads (the log may hold gigabytes of output)."""
-
-
-def _tail(path: str) -> str:
-    """The last two non-empty lines of the child's log (its stdout and stderr, where FLINT's abort
-    message comes last), read from its last :data:`_TAIL_BYTES` bytes only, their last 200 characters."""
-    try:
-        with open(path, "rb") as fh:
-            size = fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, size - _TAIL_BYTES))
-            text = fh.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-    if size > _TAIL_BYTES:
-        text = text.partition("\n")[2]  # the first line read may be cut
+def _tail(out: _Output) -> str:
+    """The last two non-empty lines of the child's output (its stdout and stderr, where FLINT's abort
+    message comes last), their last 200 characters, and the note of what was cut."""
+    text = bytes(out.tail if out.cut else out.head + out.tail).decode("utf-8", errors="replace")
+    if out.cut:
+        text = text.partition("\n")[2]  # the first line kept may be cut
     lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
     last = " ".join(lines[-2:])
-    return f": {last if len(last) <= 200 else '…' + last[-199:]}" if lines else ""
+    return (f": {last if len(last) <= 200 else '…' + last[-199:]}" if lines else "") + out.note()
 
 
 def _death(code: int | None, memory: int, what: str) -> str:
@@ -255,10 +312,11 @@ _LIVENESS = 1.0
 """Where Linux's ``pidfd_open`` is missing, how often (seconds) :func:`_ready` asks whether the child still lives."""
 
 
-def _ready(conn: Any, proc: Any, timeout: float | None) -> bool:
+def _ready(conn: Any, proc: Any, timeout: float | None, out: _Output | None = None) -> bool:
     """Whether ``conn`` has a result (or hit EOF), or the child ``proc`` ended, within ``timeout``
     seconds (None: no limit), waiting in slices of at most :data:`_SLICE` so that any finite timeout,
     even ``1e300`` s, can be waited for (one ``poll`` of more than ~24.8 days raises ``OverflowError``).
+    Meanwhile the child's output is read into ``out`` as it comes (a full pipe would stop the child).
 
     The child's end counts because EOF may never come: a process the child forked holds the pipe's
     write end (and ``proc.sentinel``'s) as long as it lives, so a child killed by a signal left the
@@ -275,11 +333,17 @@ def _ready(conn: Any, proc: Any, timeout: float | None) -> bool:
     try:
         while True:
             left = step if end is None else end - time.monotonic()
-            if wait([conn] if pidfd is None else [conn, pidfd], min(max(left, 0.0), step)):
+            log = out if out is not None and not out.ended else None
+            ready = wait([conn] + ([] if pidfd is None else [pidfd]) + ([] if log is None else [log.fd]),
+                         min(max(left, 0.0), step))
+            printed = log is not None and any(r is not conn and r == log.fd for r in ready)
+            if log is not None and printed:
+                log.read()
+            if len(ready) > printed:  # the result, or the child's end
                 return True
             if _ended(proc):
                 return True
-            if end is not None and left <= step:
+            if end is not None and ((left <= step and not printed) or time.monotonic() >= end):
                 return False
     finally:
         if pidfd is not None:
@@ -323,10 +387,10 @@ def _exit_code(proc: Any) -> int | None:
     return code  # type: ignore[no-any-return]
 
 
-def _bytes(memory: object) -> int:
+def _bytes(memory: object, expected: str = "limited child memory: expected an int ≥ 0 (bytes of address space)") -> int:
     """``memory`` as a plain int ≥ 0 (a numpy integer is read by its value); a bool, a float, a
-    negative or anything else is a :class:`UsageError` (``setrlimit`` refused it in the child, or a
-    limit a little below 0 left the child almost no address space)."""
+    negative or anything else is a :class:`UsageError` saying ``expected`` (``setrlimit`` refused it
+    in the child, or a limit a little below 0 left the child almost no address space)."""
     import operator
 
     try:
@@ -334,8 +398,7 @@ def _bytes(memory: object) -> int:
     except TypeError:
         value = None
     if value is None or value < 0:
-        raise UsageError(f"limited child memory: expected an int ≥ 0 (bytes of address space), found "
-                         f"{type(memory).__name__} {memory!r:.40}")
+        raise UsageError(f"{expected}, found {type(memory).__name__} {memory!r:.40}")
     return int(value)
 
 
@@ -400,7 +463,7 @@ def _context() -> Any:
 
 
 def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, timeout: float | None,
-                what: str = "the computation") -> Limited:
+                what: str = "the computation", output_bytes: int = OUTPUT_BYTES) -> Limited:
     """``fn(*args)`` in a child limited to ``memory`` extra bytes of address space and ``timeout`` s.
 
     ``what`` names what the child does ("the expansion", "the exact re-check of a counterexample",
@@ -415,33 +478,42 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     number of seconds: ``inf``, or an int beyond a float's range, is no limit, ``≤ 0`` is a
     ``timeout`` at once without a child started; NaN, a bool, another type, or a memory that is no
     such int, is a :class:`~symverify.errors.UsageError`.
+
+    ``output_bytes`` (an int ≥ 0, default :data:`OUTPUT_BYTES`) is how much of the child's output is
+    kept: its first and last ``output_bytes // 2`` bytes (:attr:`Limited.output`), the rest counted
+    in :attr:`Limited.output_cut`; nothing of it is written to disk.
     """
     seconds = _seconds(timeout)
     memory = _bytes(memory)
+    keep = _bytes(output_bytes, "limited child output_bytes: expected an int ≥ 0 (bytes of output to keep)")
     if seconds is not None and seconds <= 0:  # no time left: no child to start
         return Limited("timeout", detail=f"no time left (a timeout of {seconds:.3g} s)")
     ctx = _context()
     parent, child = ctx.Pipe(duplex=False)
-    fd, errfile = tempfile.mkstemp(prefix="symverify-guard-", suffix=".log")
-    os.close(fd)
-    proc = ctx.Process(target=_child, args=(child, memory, errfile, fn, args, os.getpid(), what),
-                       daemon=True)
+    log, printing = ctx.Pipe(duplex=False)  # the child's stdout and stderr: read as bytes, never as messages
+    out = _Output(log.fileno(), keep)
+    proc = ctx.Process(target=_child, args=(child, memory, printing, fn, args, os.getpid(), what), daemon=True)
     try:
         _start(proc)
         child.close()
-        if not _ready(parent, proc, seconds):
-            return Limited("timeout", detail=f"no result within {seconds:.3g} s")
-        if not parent.poll(0):  # the child ended, nothing in the pipe (and no EOF: a process it forked holds it)
+        printing.close()
+        if not _ready(parent, proc, seconds, out):
+            result = Limited("timeout", detail=f"no result within {seconds:.3g} s")
+        elif not parent.poll(0):  # the child ended, nothing in the pipe (and no EOF: a process it forked holds it)
             _kill_group(proc.pid)
-            return Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(errfile))
-        try:
-            status, value, detail = parent.recv()
-        except (EOFError, OSError):
-            _kill_group(proc.pid)
-            return Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(errfile))
-        except Exception as e:  # a value that does not unpickle here
-            return Limited("crashed", detail=f"the result of the process running {what} could not be read back "
-                                             f"({type(e).__name__}: {e})")
+            out.drain()
+            result = Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(out))
+        else:
+            try:
+                status, value, detail = parent.recv()
+                result = Limited(status, value, detail)
+            except (EOFError, OSError):
+                _kill_group(proc.pid)
+                out.drain()
+                result = Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(out))
+            except Exception as e:  # a value that does not unpickle here
+                result = Limited("crashed", detail=f"the result of the process running {what} could not be read back "
+                                                   f"({type(e).__name__}: {e})")
     finally:
         if proc.pid is not None:  # started (a KeyboardInterrupt may come before)
             if proc.is_alive():
@@ -452,10 +524,12 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
             proc.join(5)
         child.close()
         parent.close()
+        printing.close()
         with contextlib.suppress(OSError):
-            os.unlink(errfile)
-    if status == "error":
-        if isinstance(value, BaseException):
-            raise value
-        raise RuntimeError(f"the process running {what} failed: {detail}")
-    return Limited(status, value, detail)
+            out.drain()
+        log.close()
+    if result.status == "error":
+        if isinstance(result.value, BaseException):
+            raise result.value
+        raise RuntimeError(f"the process running {what} failed: {result.detail}")
+    return replace(result, output=out.text(), output_cut=out.cut)
