@@ -4,12 +4,16 @@ the processes started below it."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import signal
 import time
 
 import pytest
 from processes import assert_gone
 
+from symverify.kernel.provers import guard
 from symverify.kernel.provers.guard import run_limited
 
 MIB = 1 << 20
@@ -118,3 +122,60 @@ def test_a_library_that_does_not_fit_in_the_limit_is_a_memory_stop():
     assert out.status == "memory", out
     assert out.detail.startswith("a library could not be loaded within the memory limit"), out
     assert run_limited(_load, (name,), memory=1 << 30, timeout=60).value == name
+
+
+def _group_signals_by_pidfd() -> bool:
+    """Whether this kernel signals a process group through a pidfd (``PIDFD_SIGNAL_PROCESS_GROUP``, Linux ≥ 6.9)."""
+    try:
+        fd = os.pidfd_open(os.getpid())
+    except (AttributeError, OSError):
+        return False
+    try:
+        signal.pidfd_send_signal(fd, 0, None, 4)  # signal 0 to the group this process leads: a check only
+    except OSError as e:  # ESRCH: it leads none; EINVAL: an unknown flag
+        return e.errno != errno.EINVAL
+    finally:
+        os.close(fd)
+    return True
+
+
+def _fork_then_die(path: str) -> None:
+    pid = os.fork()
+    if pid == 0:  # an orphan in the child's process group once the child is killed
+        with open(path + ".tmp", "w") as fh:
+            fh.write(str(os.getpid()))
+        os.rename(path + ".tmp", path)
+        time.sleep(120)
+        os._exit(0)
+    while not os.path.exists(path):
+        time.sleep(0.01)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.skipif(not _group_signals_by_pidfd(), reason="needs PIDFD_SIGNAL_PROCESS_GROUP (Linux ≥ 6.9)")
+def test_the_orphans_of_a_killed_child_are_killed_though_another_thread_reaped_it(tmp_path, monkeypatch):
+    """``multiprocessing`` reaps every ended child of the process whenever any thread starts a
+    ``Process`` or asks ``active_children()``: when that came between the child's death and the group
+    kill, the group was left (its number may have been another group's by then) and the orphan the
+    child forked went on. The group is signalled through the child's pidfd, held from its start."""
+    import multiprocessing as mp
+
+    real = guard._ready
+
+    def then_another_thread_reaps(*args, **kwargs):
+        ready = real(*args, **kwargs)
+        time.sleep(0.2)  # the child has ended: another thread's Process.start() reaps it now
+        mp.active_children()
+        with pytest.raises(ChildProcessError):
+            os.waitid(os.P_PID, args[1].pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        return ready
+
+    monkeypatch.setattr(guard, "_ready", then_another_thread_reaps)
+    path = str(tmp_path / "pid")
+    try:
+        out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=60, what="the search")
+        assert out.status == "crashed" and "killed by signal 9" in out.detail, out
+        assert_gone(int(open(path).read()), "the orphan of a child reaped by another thread went on")
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(open(path).read()), signal.SIGKILL)

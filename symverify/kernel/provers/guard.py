@@ -12,10 +12,22 @@ No process started below the child outlives it (Linux): the child dies with the 
 it (``PR_SET_PDEATHSIG``), reaps its orphans (``PR_SET_CHILD_SUBREAPER``, so a process that left its
 session or double-forked stays below it), and when it ends, by its result, its timeout or a crash,
 every process below it is stopped and killed (read from ``/proc``); when the child is killed by a
-signal, what is left of its process group (its own) is killed. One gap is left: when the process that
-called :func:`run_limited` is itself killed, the child dies, but its orphans pass to init, as do those
-of a child killed by a signal that left its process group (``setsid``). Elsewhere only the child
-itself is killed.
+signal, what is left of its process group (its own) is killed, through a pidfd held from the child's
+start (Linux ≥ 6.9), so also when another thread's ``Process.start`` or ``active_children`` reaped
+the child first (``multiprocessing`` reaps every ended child it started then). Out of reach are:
+
+- the processes below a child killed by a signal (SIGABRT, SIGKILL) that left its process group
+  (``setsid``, ``setpgid``): their reaper, the child, is gone, and they pass to init (or the next
+  subreaper above) with nothing left that names them;
+- the orphans of the child when the process that called :func:`run_limited` is itself killed (the
+  child dies with it, but runs no clean-up);
+- on Linux before 6.9, the group of a child that another thread reaped before the group kill (its
+  number may be another group's by then, so it is not signalled);
+- everything but the child itself elsewhere than on Linux.
+
+The pidfd is opened right after the fork: a child that ended, was reaped by another thread and had
+its number taken by a new process (the kernel's pid counter wrapping) in between would be mistaken
+for that process.
 
 The child's output (its stdout and stderr, fds 1 and 2, where FLINT writes its abort message, and
 those of the processes it starts) goes to a pipe the caller reads while it waits, never to a file:
@@ -312,7 +324,19 @@ _LIVENESS = 1.0
 """Where Linux's ``pidfd_open`` is missing, how often (seconds) :func:`_ready` asks whether the child still lives."""
 
 
-def _ready(conn: Any, proc: Any, timeout: float | None, out: _Output | None = None) -> bool:
+def _pidfd(pid: int) -> int | None:
+    """A pidfd of the child ``pid`` (Linux ≥ 5.3), opened by :func:`run_limited` as soon as the child
+    is started and held until the end: it names that process, not its number, so no process that
+    gets the number once the child is reaped (by :func:`_exit_code`, or by ``Process.start`` or
+    ``active_children`` in another thread, which reap every ended child of ``multiprocessing``) is
+    waited on or signalled in its place. None where it cannot be opened."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _ready(conn: Any, proc: Any, timeout: float | None, out: _Output | None = None, pidfd: int | None = None) -> bool:
     """Whether ``conn`` has a result (or hit EOF), or the child ``proc`` ended, within ``timeout``
     seconds (None: no limit), waiting in slices of at most :data:`_SLICE` so that any finite timeout,
     even ``1e300`` s, can be waited for (one ``poll`` of more than ~24.8 days raises ``OverflowError``).
@@ -320,34 +344,26 @@ def _ready(conn: Any, proc: Any, timeout: float | None, out: _Output | None = No
 
     The child's end counts because EOF may never come: a process the child forked holds the pipe's
     write end (and ``proc.sentinel``'s) as long as it lives, so a child killed by a signal left the
-    caller waiting for its whole timeout, or for ever. The end is read from a pidfd (Linux ≥ 5.3),
-    else asked every :data:`_LIVENESS` seconds."""
+    caller waiting for its whole timeout, or for ever. The end is read from the child's ``pidfd``
+    (:func:`_pidfd`), else asked every :data:`_LIVENESS` seconds."""
     from multiprocessing.connection import wait
 
-    try:
-        pidfd: int | None = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):
-        pidfd = None
     step = _SLICE if pidfd is not None else _LIVENESS
     end = None if timeout is None else time.monotonic() + max(timeout, 0.0)
-    try:
-        while True:
-            left = step if end is None else end - time.monotonic()
-            log = out if out is not None and not out.ended else None
-            ready = wait([conn] + ([] if pidfd is None else [pidfd]) + ([] if log is None else [log.fd]),
-                         min(max(left, 0.0), step))
-            printed = log is not None and any(r is not conn and r == log.fd for r in ready)
-            if log is not None and printed:
-                log.read()
-            if len(ready) > printed:  # the result, or the child's end
-                return True
-            if _ended(proc):
-                return True
-            if end is not None and ((left <= step and not printed) or time.monotonic() >= end):
-                return False
-    finally:
-        if pidfd is not None:
-            os.close(pidfd)
+    while True:
+        left = step if end is None else end - time.monotonic()
+        log = out if out is not None and not out.ended else None
+        ready = wait([conn] + ([] if pidfd is None else [pidfd]) + ([] if log is None else [log.fd]),
+                     min(max(left, 0.0), step))
+        printed = log is not None and any(r is not conn and r == log.fd for r in ready)
+        if log is not None and printed:
+            log.read()
+        if len(ready) > printed:  # the result, or the child's end
+            return True
+        if _ended(proc):
+            return True
+        if end is not None and ((left <= step and not printed) or time.monotonic() >= end):
+            return False
 
 
 def _ended(proc: Any) -> bool:
@@ -363,18 +379,38 @@ def _ended(proc: Any) -> bool:
         return not proc.is_alive()
 
 
-def _kill_group(pid: int) -> None:
-    """SIGKILL what is left of the ended child ``pid``'s process group (its own, set in :func:`_child`):
+_PIDFD_SIGNAL_PROCESS_GROUP = 4
+"""``pidfd_send_signal``'s flag (Linux ≥ 6.9) that signals the process group the pidfd's process leads."""
+
+
+def _kill_group(proc: Any, pidfd: int | None = None) -> None:
+    """SIGKILL what is left of the ended child ``proc``'s process group (its own, set in :func:`_child`):
     a child killed by a signal kills nothing below it, and the processes it forked, orphans now, are in
-    that group unless they left it. Only while ``pid`` is an unreaped zombie (``waitid`` with
-    ``WNOWAIT``): once reaped, its number may belong to another process's group."""
+    that group unless they left it (``setsid``, ``setpgid``: see the module docstring).
+
+    Through the child's ``pidfd`` (:func:`_pidfd`, Linux ≥ 6.9: ``PIDFD_SIGNAL_PROCESS_GROUP``) even
+    once the child was reaped, by another thread's ``Process.start`` say: the pidfd names the group
+    the child led, which keeps its number while a member lives, never another group given that number
+    later. Elsewhere by number (``killpg``) only while the child is an unreaped zombie (``waitid`` with
+    ``WNOWAIT``): once reaped, its number may belong to another process's group, so a group whose
+    leader another thread reaped first is left."""
+    if not _ended(proc):
+        return  # still running: not a crash to clean up after
+    if pidfd is not None:
+        try:
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL, None, _PIDFD_SIGNAL_PROCESS_GROUP)
+            return
+        except ProcessLookupError:  # no process is left in the group
+            return
+        except (AttributeError, OSError):  # a kernel before 6.9 (EINVAL): by number, below
+            pass
     try:
-        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
-            return  # still running: not a crash to clean up after
+        if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            return
     except (AttributeError, OSError):  # reaped already (ChildProcessError), or no waitid here
         return
     with contextlib.suppress(OSError):
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def _exit_code(proc: Any) -> int | None:
@@ -493,14 +529,16 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     log, printing = ctx.Pipe(duplex=False)  # the child's stdout and stderr: read as bytes, never as messages
     out = _Output(log.fileno(), keep)
     proc = ctx.Process(target=_child, args=(child, memory, printing, fn, args, os.getpid(), what), daemon=True)
+    pidfd = None
     try:
         _start(proc)
+        pidfd = _pidfd(proc.pid)
         child.close()
         printing.close()
-        if not _ready(parent, proc, seconds, out):
+        if not _ready(parent, proc, seconds, out, pidfd):
             result = Limited("timeout", detail=f"no result within {seconds:.3g} s")
         elif not parent.poll(0):  # the child ended, nothing in the pipe (and no EOF: a process it forked holds it)
-            _kill_group(proc.pid)
+            _kill_group(proc, pidfd)
             out.drain()
             result = Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(out))
         else:
@@ -508,7 +546,7 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
                 status, value, detail = parent.recv()
                 result = Limited(status, value, detail)
             except (EOFError, OSError):
-                _kill_group(proc.pid)
+                _kill_group(proc, pidfd)
                 out.drain()
                 result = Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(out))
             except Exception as e:  # a value that does not unpickle here
@@ -517,8 +555,11 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     finally:
         if proc.pid is not None:  # started (a KeyboardInterrupt may come before)
             if proc.is_alive():
-                with contextlib.suppress(OSError):
-                    os.kill(proc.pid, signal.SIGSTOP)  # it starts nothing more while its tree is killed
+                with contextlib.suppress(OSError):  # it starts nothing more while its tree is killed
+                    if pidfd is not None:  # the child, even if another thread reaped it meanwhile
+                        signal.pidfd_send_signal(pidfd, signal.SIGSTOP)
+                    else:
+                        os.kill(proc.pid, signal.SIGSTOP)
                 _kill_below(proc.pid)
                 proc.kill()
             proc.join(5)
@@ -528,6 +569,8 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
         with contextlib.suppress(OSError):
             out.drain()
         log.close()
+        if pidfd is not None:
+            os.close(pidfd)
     if result.status == "error":
         if isinstance(result.value, BaseException):
             raise result.value
