@@ -179,3 +179,25 @@ def test_the_orphans_of_a_killed_child_are_killed_though_another_thread_reaped_i
     finally:
         with contextlib.suppress(OSError, ValueError):
             os.kill(int(open(path).read()), signal.SIGKILL)
+
+
+def _raise_the_limit_then_allocate(n: int) -> str:
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except ValueError as e:
+        return f"refused: {e}"
+    return f"raised from {soft}: {len(bytearray(n))} bytes allocated"
+
+
+def test_the_computation_cannot_raise_its_memory_limit():
+    """Only the soft ``RLIMIT_AS`` was lowered: the computation could raise it back to the hard limit
+    (unlimited as a rule) and allocate past its budget. The hard limit is lowered too."""
+    import resource
+
+    if resource.getrlimit(resource.RLIMIT_AS)[1] != resource.RLIM_INFINITY:
+        pytest.skip("this process has a hard address-space limit already")
+    out = run_limited(_raise_the_limit_then_allocate, (512 * MIB,), memory=256 * MIB, timeout=60)
+    assert out.status == "ok" and out.value.startswith("refused: "), out

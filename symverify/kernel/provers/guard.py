@@ -4,7 +4,8 @@ FLINT (and symengine) abort the whole process on memory exhaustion (SIGABRT, "Un
 allocate memory"); this cannot be caught as ``MemoryError``. Exact expansion
 therefore runs here when its size estimate is large: the child sets ``RLIMIT_AS`` to its current
 address space plus the budget, so an over-budget expansion kills only the child, and the caller
-turns that into an ``unknown`` verdict, never a crash. The limit is never raised above one the
+turns that into an ``unknown`` verdict, never a crash. The limit is soft and hard (an unprivileged
+process cannot raise its hard limit), so the computation cannot lift it. It is never raised above one the
 process already has: a limited child started inside another gets at most what is left of its
 parent's budget (the pair stays within one ``memory``), and a ``ulimit -v`` is kept.
 
@@ -250,7 +251,9 @@ def _child(conn: Any, memory: int, out: Any, fn: Callable[..., Any], args: tuple
                 if cap != resource.RLIM_INFINITY:  # gets what is left of that child's budget, not a whole budget again
                     limit = min(limit, cap)
             if limit < _MAX_RLIMIT:  # a larger limit (memory_limit=2**200) is no limit
-                resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+                # the hard limit too: with the soft one alone, the computation could raise it back (up to
+                # the hard limit, unlimited as a rule) and run past its budget
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ValueError, OSError) as e:  # it ran without the limit, unnoticed
             conn.send(("crashed", None, f"the memory limit of {memory} bytes could not be set for the process running "
                                         f"{what} ({type(e).__name__}: {e})"))
