@@ -24,7 +24,9 @@ the child first (``multiprocessing`` reaps every ended child it started then). O
   child dies with it, but runs no clean-up);
 - on Linux before 6.9, the group of a child that another thread reaped before the group kill (its
   number may be another group's by then, so it is not signalled);
-- everything but the child itself elsewhere than on Linux.
+- everything but the child itself elsewhere than on Linux;
+- what the computation does as the caller's user: it may signal the caller or its process group, or
+  undo its own ``PR_SET_PDEATHSIG`` and ``PR_SET_CHILD_SUBREAPER`` (not its memory limit, which is hard).
 
 The pidfd is opened right after the fork: a child that ended, was reaped by another thread and had
 its number taken by a new process (the kernel's pid counter wrapping) in between would be mistaken
@@ -40,7 +42,10 @@ much was cut. A child that writes faster than the caller reads waits for it (a f
 The caller learns of the child's end from the child itself (a pidfd on Linux), not from EOF on the
 pipe, which a process the child forked may hold open: a killed child is a crash at once, never a
 wait for the whole timeout. Only the child answers: a copy of it that ``fn`` forked and that returns
-from ``fn`` exits without sending anything.
+from ``fn`` exits without sending anything. Its answer (a length, then a pickle: :func:`_send`) is read
+as it comes, never by a blocking read that waits for the rest, so a child that sends part of it and
+stops ends as a ``timeout``; a length beyond the child's address space, or bytes that do not unpickle,
+are a crash.
 """
 
 from __future__ import annotations
@@ -255,7 +260,7 @@ def _child(conn: Any, memory: int, out: Any, fn: Callable[..., Any], args: tuple
                 # the hard limit, unlimited as a rule) and run past its budget
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ValueError, OSError) as e:  # it ran without the limit, unnoticed
-            conn.send(("crashed", None, f"the memory limit of {memory} bytes could not be set for the process running "
+            _send(conn, ("crashed", None, f"the memory limit of {memory} bytes could not be set for the process running "
                                         f"{what} ({type(e).__name__}: {e})"))
             conn.close()
             return
@@ -264,25 +269,97 @@ def _child(conn: Any, memory: int, out: Any, fn: Callable[..., Any], args: tuple
         value = fn(*args)
         if os.getpid() != me:  # a process fn forked (os.fork) returned from it: only the child answers
             os._exit(0)
-        conn.send(("ok", value, ""))
+        _send(conn, ("ok", value, ""))
     except MemoryError:
         if os.getpid() != me:
             os._exit(1)
-        conn.send(("memory", None, f"MemoryError in the process running {what}"))
+        _send(conn, ("memory", None, f"MemoryError in the process running {what}"))
     except BaseException as e:
         if os.getpid() != me:
             os._exit(1)
         if _unloadable(e):
-            conn.send(("memory", None, f"a library could not be loaded within the memory limit ({_unloadable(e)})"))
+            _send(conn, ("memory", None, f"a library could not be loaded within the memory limit ({_unloadable(e)})"))
             return
         if isinstance(e, (SystemExit, KeyboardInterrupt)):  # the child's end, not an error to raise in the caller
-            conn.send(("crashed", None, f"the process running {what} ended by {type(e).__name__}"
+            _send(conn, ("crashed", None, f"the process running {what} ended by {type(e).__name__}"
                                         + (f" ({e})" if str(e) else "")))
             return
-        conn.send(("error", e if _transferable(e) else None, repr(e)))
+        _send(conn, ("error", e if _transferable(e) else None, repr(e)))
     finally:
         conn.close()
         _kill_below(os.getpid())  # what fn started goes with it, even a process that left its session
+
+
+def _send(conn: Any, message: tuple[Any, ...]) -> None:
+    """Write ``message`` pickled to the pipe ``conn``, after its length (8 bytes, big-endian), as
+    :class:`_Message` reads it. It is pickled before anything is written: a value that does not
+    pickle raises here with the pipe untouched."""
+    import pickle
+    import struct
+
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    for part in (struct.pack("!Q", len(data)), data):
+        view = memoryview(part)
+        while view:
+            view = view[os.write(conn.fileno(), view):]
+
+
+class _Message:
+    """The child's message, read from the pipe ``fd`` as it comes (never a blocking read that
+    waits for the rest, so the caller's timeout holds while the child sends): an 8-byte big-endian
+    length, then that many bytes of pickle. A length above ``limit`` (the child's address space:
+    no value it pickled can be larger) ends the reading at once, as does EOF."""
+
+    def __init__(self, fd: int, limit: int) -> None:
+        self.fd, self.limit, self.data, self.ended = fd, limit, bytearray(), False
+
+    def size(self) -> int | None:
+        return int.from_bytes(self.data[:8], "big") if len(self.data) >= 8 else None
+
+    def complete(self) -> bool:
+        size = self.size()
+        return size is not None and len(self.data) >= 8 + size
+
+    def oversized(self) -> bool:
+        size = self.size()
+        return size is not None and size > self.limit
+
+    def done(self) -> bool:
+        """Whether there is nothing more to wait for: the message is whole, too large, or ended."""
+        return self.ended or self.complete() or self.oversized()
+
+    def read(self) -> None:
+        """Read what one ``read`` gives (the pipe is ready); at EOF, note that it ended."""
+        size = self.size()
+        want = 1 << 20 if size is None else max(8 + size - len(self.data), 1)
+        try:
+            chunk = os.read(self.fd, min(want, 1 << 24))
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.ended = True
+        self.data += chunk
+
+    def drain(self) -> None:
+        """Read what the pipe holds once the child ended (all it wrote, since a write to a full
+        pipe does not end), at most 64 reads."""
+        os.set_blocking(self.fd, False)
+        for _ in range(64):
+            if self.done():
+                return
+            before = len(self.data)
+            self.read()
+            if len(self.data) == before and not self.ended:
+                return
+
+    def value(self) -> Any:
+        import pickle
+
+        size = self.size()
+        assert size is not None
+        return pickle.loads(bytes(self.data[8:8 + size]))
 
 
 def _transferable(e: BaseException) -> bool:
@@ -339,11 +416,13 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
-def _ready(conn: Any, proc: Any, timeout: float | None, out: _Output | None = None, pidfd: int | None = None) -> bool:
-    """Whether ``conn`` has a result (or hit EOF), or the child ``proc`` ended, within ``timeout``
-    seconds (None: no limit), waiting in slices of at most :data:`_SLICE` so that any finite timeout,
-    even ``1e300`` s, can be waited for (one ``poll`` of more than ~24.8 days raises ``OverflowError``).
-    Meanwhile the child's output is read into ``out`` as it comes (a full pipe would stop the child).
+def _ready(msg: _Message, proc: Any, timeout: float | None, out: _Output | None = None, pidfd: int | None = None) -> bool:
+    """Whether the child's message ``msg`` is whole (or too large, or hit EOF), or the child ``proc``
+    ended, within ``timeout`` seconds (None: no limit), waiting in slices of at most :data:`_SLICE` so
+    that any finite timeout, even ``1e300`` s, can be waited for (one ``poll`` of more than ~24.8 days
+    raises ``OverflowError``). The message is read as it comes, so a child that sends part of it and
+    stops holds the caller no longer than the timeout; the child's output is read into ``out`` as it
+    comes (a full pipe would stop the child).
 
     The child's end counts because EOF may never come: a process the child forked holds the pipe's
     write end (and ``proc.sentinel``'s) as long as it lives, so a child killed by a signal left the
@@ -353,19 +432,26 @@ def _ready(conn: Any, proc: Any, timeout: float | None, out: _Output | None = No
 
     step = _SLICE if pidfd is not None else _LIVENESS
     end = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+    os.set_blocking(msg.fd, False)
     while True:
         left = step if end is None else end - time.monotonic()
         log = out if out is not None and not out.ended else None
-        ready = wait([conn] + ([] if pidfd is None else [pidfd]) + ([] if log is None else [log.fd]),
+        ready = wait([msg.fd] + ([] if pidfd is None else [pidfd]) + ([] if log is None else [log.fd]),
                      min(max(left, 0.0), step))
-        printed = log is not None and any(r is not conn and r == log.fd for r in ready)
-        if log is not None and printed:
+        read = False
+        if msg.fd in ready:
+            msg.read()
+            read = True
+            if msg.done():
+                return True
+        if log is not None and log.fd in ready:
             log.read()
-        if len(ready) > printed:  # the result, or the child's end
+            read = True
+        if pidfd is not None and pidfd in ready:  # the child's end
             return True
         if _ended(proc):
             return True
-        if end is not None and ((left <= step and not printed) or time.monotonic() >= end):
+        if end is not None and ((left <= step and not read) or time.monotonic() >= end):
             return False
 
 
@@ -531,6 +617,7 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
     parent, child = ctx.Pipe(duplex=False)
     log, printing = ctx.Pipe(duplex=False)  # the child's stdout and stderr: read as bytes, never as messages
     out = _Output(log.fileno(), keep)
+    msg = _Message(parent.fileno(), _vm_size() + memory)
     proc = ctx.Process(target=_child, args=(child, memory, printing, fn, args, os.getpid(), what), daemon=True)
     pidfd = None
     try:
@@ -538,23 +625,24 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
         pidfd = _pidfd(proc.pid)
         child.close()
         printing.close()
-        if not _ready(parent, proc, seconds, out, pidfd):
+        if not _ready(msg, proc, seconds, out, pidfd):
             result = Limited("timeout", detail=f"no result within {seconds:.3g} s")
-        elif not parent.poll(0):  # the child ended, nothing in the pipe (and no EOF: a process it forked holds it)
-            _kill_group(proc, pidfd)
-            out.drain()
-            result = Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(out))
         else:
-            try:
-                status, value, detail = parent.recv()
-                result = Limited(status, value, detail)
-            except (EOFError, OSError):
+            msg.drain()  # the child ended: what it sent is in the pipe
+            if msg.oversized():
+                result = Limited("crashed", detail=f"the process running {what} sent a result of {msg.size()} bytes, "
+                                                   f"more than its address space ({msg.limit} bytes)")
+            elif not msg.complete():  # the child ended (or closed the pipe) without sending it whole
                 _kill_group(proc, pidfd)
                 out.drain()
                 result = Limited("crashed", detail=_death(_exit_code(proc), memory, what) + _tail(out))
-            except Exception as e:  # a value that does not unpickle here
-                result = Limited("crashed", detail=f"the result of the process running {what} could not be read back "
-                                                   f"({type(e).__name__}: {e})")
+            else:
+                try:
+                    status, value, detail = msg.value()
+                    result = Limited(status, value, detail)
+                except Exception as e:  # a value that does not unpickle here
+                    result = Limited("crashed", detail=f"the result of the process running {what} could not be read "
+                                                       f"back ({type(e).__name__}: {e})")
     finally:
         if proc.pid is not None:  # started (a KeyboardInterrupt may come before)
             if proc.is_alive():
