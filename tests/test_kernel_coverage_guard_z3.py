@@ -16,6 +16,8 @@ from fractions import Fraction
 
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.provers import guard
@@ -83,6 +85,32 @@ def test_tail_of_a_large_output_reads_its_end_and_says_what_was_cut() -> None:
                                 f"; its output was cut: {out.cut} bytes of {len(data)} left out (the first 32768 and last "
                                 "32768 kept)")
     assert out.text().startswith("ééénoise") and out.text().endswith("(1234 bytes).\n")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=5000), st.integers(0, 6000), st.lists(st.integers(1, 3000), min_size=1, max_size=8))
+def test_output_keeps_its_head_and_tail_and_counts_the_rest(data, keep, sizes) -> None:
+    """guard.py ``_Output``: however the output comes in pieces, the first ``keep // 2`` bytes and
+    the last ``keep - keep // 2`` are kept, and exactly the bytes between them are counted as cut."""
+    import os
+
+    r, w = os.pipe()
+    out = guard._Output(r, keep)
+    rest, i = data, 0
+    while rest:
+        piece, rest = rest[:sizes[i % len(sizes)]], rest[sizes[i % len(sizes)]:]
+        os.write(w, piece)
+        out.drain()
+        i += 1
+    os.close(w)
+    out.drain()
+    os.close(r)
+    head = data[:keep // 2]
+    assert bytes(out.head) == head
+    if len(data) <= keep:
+        assert bytes(out.head + out.tail) == data and out.cut == 0
+    else:
+        assert bytes(out.tail) == data[len(data) - (keep - keep // 2):] and out.cut == len(data) - keep
 
 
 def test_death_messages_name_the_cause() -> None:
