@@ -492,7 +492,8 @@ def test_parts_that_did_not_meet_the_counted_cases_are_not_merged():
     from symverify.scripts.runner import Script, merge
 
     sc = Script("s", Path("s.py"), "builtin", "T")
-    inst = {"name": "x", "verdict": "proved", "method": "exact", "kind": "prover", "ok": True, "case": 0}
+    inst = {"name": "x", "verdict": "proved", "method": "exact", "kind": "prover", "ok": True, "case": 0,
+            "digests": [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "1" * 64}]}
 
     def part(label: str, met: int) -> dict[str, Any]:
         return {"status": "done", "seconds": 0.1, "error": "", "part": label, "cases": met,

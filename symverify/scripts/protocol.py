@@ -367,7 +367,9 @@ class Instance:
         of 1 or more states nothing, a :class:`~symverify.errors.UsageError` (ask each report for a
         smaller ``error_bound``). The claim keeps the digests every outcome names, sealed with it
         (``digests``: what it is about); an outcome whose digests were changed after it was made is
-        unsealed, refused as a forged one."""
+        unsealed, refused as a forged one, and one that names none (sealed by hand, not by its
+        prover) is a :class:`~symverify.errors.UsageError`: a run of version 4 promises digests on
+        every prover's claim."""
         decided = (report, *more)
         outcomes = _outcome_types()
         for r in decided:
@@ -378,6 +380,12 @@ class Instance:
             if not is_sealed(r):
                 raise ProverError(f"instance {name!r}: this {type(r).__name__} ({r.verdict.value}) was not made by its prover "
                                   "(built by hand, or its verdict or method replaced); only a prover's own outcome counts")
+        sides = [_sides(r) for r in decided]
+        if None in sides:  # a run of version 4 promises digests on every prover's claim (docs/formats.md)
+            r = decided[sides.index(None)]
+            raise UsageError(f"instance {name!r}: this {type(r).__name__} ({r.verdict.value}) names no digests of what it "
+                             "is about (made otherwise than by its prover); a prover's claim names what each of its "
+                             "outcomes is about")
         refuted = [r for r in decided if r.verdict is Verdict.REFUTED]
         undecided = [r for r in decided if r.verdict is Verdict.UNKNOWN]
         deciding = refuted[0] if refuted else undecided[0] if undecided else report
@@ -397,7 +405,7 @@ class Instance:
             return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
                        kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None,
                        failure_bound=bound,
-                       digests=tuple(p for r in decided if (p := _sides(r)) is not None))
+                       digests=tuple(p for p in sides if p is not None))
         finally:
             _FROM_REPORT.reset(token)
 
