@@ -190,6 +190,19 @@ def _sides(outcome: Any) -> tuple[str, str] | None:
     return digests
 
 
+def _method(outcome: Any) -> Any:
+    """The method an outcome names, as its claim shows it: a ``KaleidoscopeCheck`` that also checked
+    the kaleidoscope garbage-free (``E·(x, 0) = (M·x, 0)``, its sealed ``garbage_free_checked``) and
+    was decided by the matrix comparison is ``exact-matrix+garbage-free`` (one refuted by the
+    garbage-free check is ``garbage-free`` already); any other outcome, its own ``method``."""
+    from symverify.kernel.provers.matrix import KaleidoscopeCheck
+
+    method = getattr(outcome, "method", None)
+    if isinstance(outcome, KaleidoscopeCheck) and outcome.garbage_free_checked and method == "exact-matrix":
+        return "exact-matrix+garbage-free"
+    return method
+
+
 def _counterexample_json(outcome: Any) -> Any:
     """The counterexample of a refuting outcome as JSON, or ``None``: a ``Report``'s (its
     ``to_json``), a ``KaleidoscopeCheck``'s first differing entry ``{"entry": [row, col],
@@ -362,7 +375,8 @@ class Instance:
                     seconds: float = 0.0, detail: str = "") -> Instance:
         """A prover's claim: the verdict of ``report`` (with ``more``: ``refuted`` if one of them is,
         else ``unknown`` if one is, else ``proved``). ``method`` defaults to the reports' methods
-        joined by ``+``. A ``proved`` claim carries the reports' error bound ``failure_bound``: the
+        joined by ``+`` (a matrix check that also checked the kaleidoscope garbage-free adds
+        ``garbage-free``, so the claim shows the fact its outcome sealed). A ``proved`` claim carries the reports' error bound ``failure_bound``: the
         sum of their randomized bounds (a union bound; 0 when every one is an exact argument); a sum
         of 1 or more states nothing, a :class:`~symverify.errors.UsageError` (ask each report for a
         smaller ``error_bound``). The claim keeps the digests every outcome names, sealed with it
@@ -390,7 +404,7 @@ class Instance:
         undecided = [r for r in decided if r.verdict is Verdict.UNKNOWN]
         deciding = refuted[0] if refuted else undecided[0] if undecided else report
         if method is None:
-            methods = [getattr(r, "method", None) for r in decided]
+            methods = [_method(r) for r in decided]
             if not all(isinstance(m, str) for m in methods):
                 raise UsageError(f"instance {name!r}: method: the outcomes do not all name their method; pass method=")
             method = "+".join(dict.fromkeys(m for m in methods if isinstance(m, str)))
