@@ -80,7 +80,7 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field, replace
@@ -95,7 +95,7 @@ from symverify.kernel.ir.scalar import number_table
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
 from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, RESULT_FORMAT, RESULT_VERSION, count_claims, json_problem
 
-__all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "count_claims",
+__all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "combined_digest", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
 
 METHOD_TOKENS = frozenset({
@@ -188,6 +188,28 @@ def _sides(outcome: Any) -> tuple[str, str] | None:
         return (lhs, rhs) if isinstance(lhs, str) and isinstance(rhs, str) else None
     digests: tuple[str, str] | None = outcome.digests  # every other outcome class holds them, sealed
     return digests
+
+
+def combined_digest(digests: Iterable[str]) -> str:
+    """One digest naming a sequence of digests in its order: ``"sha256:"`` and the SHA-256 (lowercase
+    hex) of the UTF-8 text of the digests joined by a newline. Every digest is ``"sha256:"`` and 64
+    hex digits, so the text determines the sequence: a change to any one of them, or to their order
+    or number, changes the result. To recompute a claim's (:meth:`Instance.from_report` with
+    ``one_digest``)::
+
+        hashlib.sha256("\\n".join(d[0] for d in outcome_digests).encode()).hexdigest()
+
+    with ``"sha256:"`` in front, for the lhs (``d[1]`` for the rhs), over its outcomes' ``(lhs, rhs)``
+    digests in order (a ``KaleidoscopeCheck``'s ``digests``, a ``Report``'s sides' ``"digest"``)."""
+    import hashlib
+
+    return "sha256:" + hashlib.sha256("\n".join(digests).encode("utf-8")).hexdigest()
+
+
+def _combined(sides: list[tuple[str, str] | None]) -> tuple[tuple[str, str], ...]:
+    """The one ``(lhs, rhs)`` pair naming every outcome's pair in ``sides`` (:func:`combined_digest`)."""
+    pairs = [p for p in sides if p is not None]
+    return ((combined_digest(a for a, _ in pairs), combined_digest(b for _, b in pairs)),)
 
 
 def _method(outcome: Any) -> Any:
@@ -372,7 +394,7 @@ class Instance:
     @classmethod
     def from_report(cls, name: str, report: Decided, *more: Decided, method: str | None = None,
                     resources: Mapping[str, Number] | None = None, bounds: Mapping[str, Number] | None = None,
-                    seconds: float = 0.0, detail: str = "") -> Instance:
+                    seconds: float = 0.0, detail: str = "", one_digest: bool = False) -> Instance:
         """A prover's claim: the verdict of ``report`` (with ``more``: ``refuted`` if one of them is,
         else ``unknown`` if one is, else ``proved``). ``method`` defaults to the reports' methods
         joined by ``+`` (a matrix check that also checked the kaleidoscope garbage-free adds
@@ -383,7 +405,10 @@ class Instance:
         (``digests``: what it is about); an outcome whose digests were changed after it was made is
         unsealed, refused as a forged one, and one that names none (sealed by hand, not by its
         prover) is a :class:`~symverify.errors.UsageError`: a run of version 4 promises digests on
-        every prover's claim."""
+        every prover's claim. With ``one_digest`` (a claim about many objects: every permutation of
+        a size) the claim names them all by one pair, ``(combined_digest(lhs digests),
+        combined_digest(rhs digests))`` over its outcomes in the order given (:func:`combined_digest`),
+        instead of one pair per outcome."""
         decided = (report, *more)
         outcomes = _outcome_types()
         for r in decided:
@@ -419,7 +444,7 @@ class Instance:
             return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
                        kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None,
                        failure_bound=bound,
-                       digests=tuple(p for p in sides if p is not None))
+                       digests=_combined(sides) if one_digest else tuple(p for p in sides if p is not None))
         finally:
             _FROM_REPORT.reset(token)
 
