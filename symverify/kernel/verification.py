@@ -351,7 +351,9 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
             :data:`symverify.ir.limits.MAX_TRIALS` (``2^16``, a ``UsageError`` above it). Methods ``auto`` and
             ``randomized`` only (another method refuses it, like ``max_monomials`` and ``isolate``
             outside ``auto``, ``exact``, ``exact-sympy`` and ``compositional``).
-        timeout: seconds; when it runs out the verdict is ``unknown``.
+        timeout: seconds, a positive int, float or ``Fraction`` (numpy's too; the rule of every
+            timeout, :func:`~symverify.kernel.provers.options.timeout_seconds`), None or ``math.inf``
+            for no limit; when it runs out the verdict is ``unknown``.
         certificate: a stage certificate for the model side of a circuit and a model (methods
             ``compositional`` and ``auto``; another method, or two models, refuse it: it would not be read).
             When its ``meta`` names (``"circuit"``) another circuit than the one given, the report
