@@ -55,7 +55,7 @@ def _part(run: Any, *argv: str) -> dict[str, Any]:
         code = script_main(run, ["--json", str(out), *argv])
         data = json.loads(out.read_text(encoding="utf-8"))
     assert code in (0, 1)
-    assert (data.pop("format"), data.pop("version")) == ("symverify.proof-result", 1)  # as execute reads them
+    assert (data.pop("format"), data.pop("version")) == ("symverify.proof-result", 2)  # as execute reads them
     met = data.pop("cases", None)
     return {"status": "done", "result": data, "error": "", "seconds": 0.0, **({"cases": met} if met is not None else {})}
 

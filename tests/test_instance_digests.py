@@ -358,3 +358,25 @@ def test_a_claim_from_an_outcome_that_names_no_digests_is_refused():
     with pytest.raises(UsageError, match=r"instance 'bare': this KaleidoscopeCheck \(proved\) names no digests of what it "
                                          r"is about"):
         Instance.from_report("bare", check)
+
+
+def test_a_script_s_result_file_of_version_2_holds_digests_and_version_1_may_not(tmp_path):
+    """A script's result file (``script_main --json``) holds the claims' digests since version 2,
+    which ``symverify report`` then requires; a version 1 file (written before them, or not) is
+    read as written."""
+    from symverify.viz.resources import load_run
+    from symverify.viz.run_format import RESULT_VERSION
+
+    result = {"format": "symverify.proof-result", "version": RESULT_VERSION,
+              **ProofResult("s", "S", [_claim(SUM_A, PROD_A, method="exact")]).to_json()}
+    assert RESULT_VERSION == 2 and "digests" in result["instances"][0]
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(result), encoding="utf-8")
+    assert load_run(path)["version"] == 4
+    del result["instances"][0]["digests"]
+    path.write_text(json.dumps(result), encoding="utf-8")
+    with pytest.raises(SerializationError, match=r"result\.json\.instances\[0\]\.digests: a prover's claim .* found no digests"):
+        load_run(path)
+    result["version"] = 1
+    path.write_text(json.dumps(result), encoding="utf-8")
+    assert load_run(path)["version"] == 3

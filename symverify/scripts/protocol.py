@@ -26,8 +26,8 @@ prover or an exact computation and within every stated bound, or argued with its
 Only the ``prover`` and ``computed`` kinds count as proved. Tables, JSON, JUnit and golden runs
 show the kind. Running a script alone (``python -m symverify.proofs.NAME
 [--quick] [--json OUT]``) goes through :func:`script_main`, whose ``--json`` file says its
-``"format": "symverify.proof-result"`` and ``"version": 1`` (the runners refuse a result file
-without them, or of another version).
+``"format": "symverify.proof-result"`` and ``"version": 2`` (the runners refuse a result file
+without them, or of another version than 1 or 2; version 2 holds ``digests`` on every prover's claim).
 
 **Methods** come from a closed set: an instance's ``method`` is one of :data:`METHOD_TOKENS` or
 several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail``.

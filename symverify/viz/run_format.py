@@ -51,9 +51,11 @@ DIGESTS_VERSION = 4
 RESULT_FORMAT = "symverify.proof-result"
 """The ``format`` of the file a proof script's process writes (``script_main --json OUT``): one
 script's result (or part of it, or its count of cases), which the runner reads back."""
-RESULT_VERSION = 1
-RESULT_READ_VERSIONS = (1,)
-"""The versions of a script's result file the runner and ``symverify report`` read."""
+RESULT_VERSION = 2
+RESULT_READ_VERSIONS = (1, 2)
+"""The versions of a script's result file the runner and ``symverify report`` read: 2 holds
+``digests`` on every prover's claim (:func:`check_digests_stated`), 1 may hold them or not (they
+came within version 1; read as written)."""
 STATUSES = ("ok", "failed", "crashed", "timeout", "interrupted")
 NO_RESULT = ("crashed", "timeout", "interrupted")
 """The statuses of a script row without a result: ``crashed``, ``timeout`` (killed at ``--timeout``;
@@ -249,7 +251,8 @@ _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
                and all(_is_int(n, 0) for n in v.values())),
     "version": (", ".join(map(str, READ_VERSIONS[:-1])) + f" or {READ_VERSIONS[-1]}",
                 lambda v: type(v) is int and v in READ_VERSIONS),
-    "result_version": (" or ".join(map(str, RESULT_READ_VERSIONS)), lambda v: type(v) is int and v in RESULT_READ_VERSIONS),
+    "result_version": (" or ".join(map(str, RESULT_READ_VERSIONS)),
+                       lambda v: type(v) is int and v in RESULT_READ_VERSIONS),
     "status": (f"one of {', '.join(STATUSES)}", lambda v: isinstance(v, str) and v in STATUSES),
     "verdict": (f"one of {', '.join(VERDICTS)}", lambda v: isinstance(v, str) and v in VERDICTS),
     "kind": (f"one of {', '.join(KINDS)}", lambda v: isinstance(v, str) and v in KINDS),
@@ -531,7 +534,7 @@ def check_script(script: Any, where: str) -> None:
 
 
 def result_version_problem(data: Mapping[str, Any], *, required: bool) -> str:
-    """Why a script's result file (``{"format": RESULT_FORMAT, "version": 1, ...}``) does not say
+    """Why a script's result file (``{"format": RESULT_FORMAT, "version": 2, ...}``) does not say
     a format and version this symverify reads ('' when it does): ``format`` other than
     :data:`RESULT_FORMAT`, ``version`` not one of :data:`RESULT_READ_VERSIONS` (a bool is no
     version), or one of the two without the other. With ``required`` (the runner, which reads what
@@ -605,6 +608,9 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
             raise SerializationError(f"{where}.{problem}")
         check_result(data, where, part=True)
         check_bounds_stated(data["instances"], where)
+        promised = data.get("version") == RESULT_VERSION  # a result file of version 2 promises digests, as a run of 4
+        if promised:
+            check_digests_stated(data["instances"], where)
         ok = data.get("ok") is True
         untagged = [{k: v for k, v in inst.items() if k not in ("case", "before")} for inst in data["instances"]]
         script = {"name": str(data.get("name", "script")), "title": str(data.get("title", "")),
@@ -613,8 +619,9 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
                              "instances": untagged}}
         if "seconds" in data:
             script["seconds"] = data["seconds"]
-        # a result file promises no digests (it holds them where its claims name them): a run of version 3
-        return {"format": FORMAT, "version": DIGESTS_VERSION - 1, "ok": ok, "scripts": [script]}
+        # a result file of version 1 (or none) promises no digests: a run of version 3, whose claims hold them or not
+        return {"format": FORMAT, "version": DIGESTS_VERSION if promised else DIGESTS_VERSION - 1, "ok": ok,
+                "scripts": [script]}
     raise SerializationError(
         f"{where}: expected a proof run ({{'scripts': [...]}}, from `symverify prove --json`) or one script's "
         f"result ({{'instances': [...]}}, from `python -m symverify.proofs.NAME --json`); found keys {sorted(map(str, data))[:8]}"
