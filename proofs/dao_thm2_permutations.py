@@ -13,8 +13,8 @@ import itertools
 import random
 
 from symverify.kaleidoscope import bit_reversal, permutation_to_kaleidoscope, reversal
-from symverify.kernel.provers.matrix import verify_permutation
-from symverify.kernel.provers.outcome import Verdict, is_sealed
+from symverify.kernel.provers.matrix import KaleidoscopeCheck, verify_permutation
+from symverify.kernel.provers.outcome import Verdict
 from symverify.scripts.instances import kaleidoscope_instance
 from symverify.scripts.protocol import Instance, ProofResult, script_main, timed
 
@@ -35,29 +35,36 @@ def _exhaustive(n: int) -> Instance:
     same resources and bounds), or those of the first that fails.
 
     Every permutation is routed and checked (:func:`verify_permutation`); its instance row is built
-    only when its claim could differ from the first's: a sealed ``proved`` check by the same method
-    with the same resources and bounds as the first (ok) row is ok too (``Instance.ok`` reads only
-    the verdict, the resources and the bounds), so for such a permutation only the count grows."""
+    only when its claim could differ from the first's: a ``proved`` check by the same method and
+    garbage-free check, with the same resources and bounds as the first (ok) row, is ok too
+    (``Instance.ok`` reads only the verdict, the resources and the bounds), so for such a
+    permutation only its check is kept. The row is made from every check kept (up to the first
+    failure), each of whose seals ``Instance.from_report`` verifies, and names them all by one digest
+    pair (``one_digest``): :func:`~symverify.scripts.protocol.combined_digest` of the checks'
+    kaleidoscope digests and of their permutation digests, in the order of
+    ``itertools.permutations(range(n))`` (recomputed by checking the permutations in that order and
+    combining their ``digests``), so a change to any one permutation's kaleidoscope changes it."""
     with timed() as t:
-        count, worst = 0, None
+        checks: list[KaleidoscopeCheck] = []
+        worst: Instance | None = None
         for perm in itertools.permutations(range(n)):
-            count += 1
-            if worst is not None:
-                f = permutation_to_kaleidoscope(perm)
-                check = verify_permutation(f, perm)
-                if (check.verdict is Verdict.PROVED and is_sealed(check) and check.method == worst.method
-                        and dict(f.resources) == worst.resources and dict(f.bounds) == worst.bounds):
-                    continue
-                inst = kaleidoscope_instance(f"perm {perm}", f, check)
-            else:
-                inst = _one(f"perm {perm}", perm)
+            f = permutation_to_kaleidoscope(perm)
+            check = verify_permutation(f, perm)
+            checks.append(check)
+            first = checks[0]
+            if (worst is not None and check.verdict is Verdict.PROVED and check.method == first.method
+                    and check.garbage_free_checked == first.garbage_free_checked
+                    and dict(f.resources) == worst.resources and dict(f.bounds) == worst.bounds):
+                continue
+            inst = kaleidoscope_instance(f"perm {perm}", f, check)
             if worst is None or not inst.ok:
                 worst = inst
             if not inst.ok:
                 break
     assert worst is not None
-    detail = f"{count} permutations" + ("" if worst.ok else f"; first failure {worst.name}: {worst.detail}")
-    return worst.renamed(f"all permutations of length {n}", seconds=t[0], detail=detail)
+    detail = f"{len(checks)} permutations" + ("" if worst.ok else f"; first failure {worst.name}: {worst.detail}")
+    return Instance.from_report(f"all permutations of length {n}", *checks, method=worst.method, resources=worst.resources,
+                                bounds=worst.bounds, seconds=t[0], detail=detail, one_digest=True)
 
 
 def _structured(N: int) -> list[tuple[str, list[int]]]:

@@ -23,6 +23,8 @@ SCRIPT = Script("s", Path("s.py"), "builtin", "T")
 def _inst(**kw: Any) -> dict[str, Any]:
     base = {"name": "x", "verdict": "proved", "method": "exact", "resources": {"layers": 1}, "bounds": {"layers": 1},
             "detail": "", "kind": "prover", "basis": "", "checks": None, "over_bound": [], "ok": True}
+    if kw.get("kind", "prover") == "prover":  # a prover's claim names what it is about (run format version 4)
+        base["digests"] = [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "1" * 64}]
     return {**base, **kw}
 
 

@@ -39,6 +39,8 @@ SCRIPT = Script("s", Path("s.py"), "builtin", "T")
 def _inst(**kw: Any) -> dict[str, Any]:
     base = {"name": "x", "verdict": "proved", "method": "exact", "resources": {"layers": 1}, "bounds": {"layers": 1},
             "detail": "", "kind": "prover", "basis": "", "checks": None, "over_bound": [], "ok": True}
+    if kw.get("kind", "prover") == "prover":  # a prover's claim names what it is about (run format version 4)
+        base["digests"] = [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "1" * 64}]
     return {**base, **kw}
 
 
@@ -172,7 +174,7 @@ def _run_file(tmp_path: Path, **change: Any) -> Path:
     ({"result__ok": True}, r"scripts\[0\]\.result: 'ok' is true, but instance 'y' is not ok"),
     ({"script__status": "crashed"}, r"scripts\[0\]\.result: a crashed script has no result"),
     ({"script__status": "passed"}, r"scripts\[0\]\.status: expected one of ok, failed, crashed, timeout, interrupted"),
-    ({"version": 4}, r"\.version: expected 2 or 3, found 4 \(a run of a newer symverify\?\)"),
+    ({"version": 5}, r"\.version: expected 2, 3 or 4, found 5 \(a run of a newer symverify\?\)"),
     ({"directory": "/x"}, r"unknown field 'directory'"),
     ({"quick": "yes"}, r"\.quick: expected true or false, found 'yes'"),
 ])
@@ -333,7 +335,7 @@ def test_a_page_never_calls_all_ok_what_its_summaries_leave_out(run, tmp_path):
     assert 'Result: <span class="failed">FAILED' in page and "all ok" not in page
     assert "Failures (0)" not in page and "None: every instance" not in page  # the page says why
     path = tmp_path / "run.json"
-    path.write_text(json.dumps({"format": "symverify.proof-run", "version": 2, **run}), encoding="utf-8")
+    path.write_text(json.dumps({"format": "symverify.proof-run", "version": 3, **run}), encoding="utf-8")
     assert "all ok" not in report_page(str(path))
     if "ok" not in run["scripts"][0]["result"]["instances"][0]:  # the plots mark it not ok
         assert not any(r.ok for r in resource_records(run))
@@ -445,7 +447,7 @@ def _instances(draw: Any) -> Instance:
     token = protocol._FROM_REPORT.set(True)  # a prover's claim of any verdict, as from_report makes them
     try:
         return Instance(name, verdict, "exact", res, bounds, draw(st.floats(0, 100)), draw(st.text(max_size=5)),
-                        kind=ClaimKind.PROVER, counterexample=cex)
+                        kind=ClaimKind.PROVER, counterexample=cex, digests=(("sha256:" + "0" * 64, "sha256:" + "1" * 64),))
     finally:
         protocol._FROM_REPORT.reset(token)
 

@@ -34,6 +34,8 @@ def test_from_report_refuses_look_alike_outcomes(fake: Any) -> None:
 def _inst(**kw: Any) -> dict[str, Any]:
     base = {"name": "x", "verdict": "proved", "method": "exact", "resources": {}, "bounds": {}, "seconds": 0.0,
             "detail": "", "kind": "prover", "basis": "", "checks": None, "over_bound": [], "ok": True}
+    if kw.get("kind", "prover") == "prover":  # a prover's claim names what it is about (run format version 4)
+        base["digests"] = [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "1" * 64}]
     base.update(kw)
     return {k: v for k, v in base.items() if v is not _DROP}
 
@@ -51,6 +53,8 @@ FORGED = {
     "over_ok": ([_inst(over_bound=["layers"])], "crashed"),  # over_bound names no bound
     "argued_failed_checks": ([_inst(kind="argued", verdict="unknown", checks=False)], "failed"),
     "empty_ok": ([], "failed"),
+    # a prover's claim that names no digests: every prover outcome names what it is about
+    "no_digests": ([_inst(digests=_DROP)], "crashed"),
 }
 
 SCRIPT = '''
@@ -72,6 +76,7 @@ def test_forged_result_files_never_count_as_proved(tmp_path):
         assert rows[name].status == status, (name, rows[name].status, rows[name].error)
         assert not rows[name].ok
     assert "argued claim" in rows["argued_proved"].error and "kind" in rows["no_kind"].error
+    assert "instances[0].digests: a prover's claim in a run of version 4 names what it is about" in rows["no_digests"].error
 
 
 def test_an_argued_claim_is_shown_as_argued_not_proved(tmp_path):

@@ -55,7 +55,7 @@ def _part(run: Any, *argv: str) -> dict[str, Any]:
         code = script_main(run, ["--json", str(out), *argv])
         data = json.loads(out.read_text(encoding="utf-8"))
     assert code in (0, 1)
-    assert (data.pop("format"), data.pop("version")) == ("symverify.proof-result", 1)  # as execute reads them
+    assert (data.pop("format"), data.pop("version")) == ("symverify.proof-result", 2)  # as execute reads them
     met = data.pop("cases", None)
     return {"status": "done", "result": data, "error": "", "seconds": 0.0, **({"cases": met} if met is not None else {})}
 
@@ -492,7 +492,8 @@ def test_parts_that_did_not_meet_the_counted_cases_are_not_merged():
     from symverify.scripts.runner import Script, merge
 
     sc = Script("s", Path("s.py"), "builtin", "T")
-    inst = {"name": "x", "verdict": "proved", "method": "exact", "kind": "prover", "ok": True, "case": 0}
+    inst = {"name": "x", "verdict": "proved", "method": "exact", "kind": "prover", "ok": True, "case": 0,
+            "digests": [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "1" * 64}]}
 
     def part(label: str, met: int) -> dict[str, Any]:
         return {"status": "done", "seconds": 0.1, "error": "", "part": label, "cases": met,

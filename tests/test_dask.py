@@ -154,7 +154,7 @@ def test_script_main_cases_count_and_bad_selections(tmp_path, capsys):
     spec.loader.exec_module(mod)
     out = tmp_path / "out.json"
     assert script_main(mod.run, ["--count-cases", "--json", str(out)]) == 0
-    assert json.loads(out.read_text(encoding="utf-8")) == {"format": "symverify.proof-result", "version": 1, "cases": 7}
+    assert json.loads(out.read_text(encoding="utf-8")) == {"format": "symverify.proof-result", "version": 2, "cases": 7}
     assert script_main(mod.run, ["--cases", "4,6", "--json", str(out)]) == 0
     got = json.loads(out.read_text(encoding="utf-8"))["instances"]
     assert [(i["name"], i["case"]) for i in got] == [("setup", None), ("between", None), ("second a", 4),

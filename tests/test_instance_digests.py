@@ -40,12 +40,14 @@ def _run(*instances: Instance) -> dict:
     result = ProofResult("s", "S", list(instances)).to_json()
     script = {"name": "s", "title": "S", "status": "ok" if result["ok"] else "failed", "ok": result["ok"],
               "counts": result["counts"], "over_bound": [], "error": "", "result": result}
-    return json.loads(json.dumps({"format": "symverify.proof-run", "version": 3, "quick": True, "ok": result["ok"],
+    return json.loads(json.dumps({"format": "symverify.proof-run", "version": 4, "quick": True, "ok": result["ok"],
                                   "interrupted": False, "scripts": [script]}))
 
 
 def _without_digests(run: dict) -> dict:
+    """``run`` as a version 3 run written before the digests."""
     run = json.loads(json.dumps(run))
+    run["version"] = 3
     for s in run["scripts"]:
         for inst in s["result"]["instances"]:
             inst.pop("digests", None)
@@ -295,3 +297,86 @@ def test_fragment_digests_are_the_same_in_processes_of_different_hash_seeds():
             for seed in ("0", "1", "2")}
     assert len(outs) == 1, outs
     assert len({json.dumps(d) for d in json.loads(outs.pop())}) == 4  # four fragments, four names
+
+
+def test_a_run_written_now_is_of_version_4_and_holds_digests_on_every_prover_claim(tmp_path):
+    """``digests`` came within version 3 (a reader of version 3 before them refused them as an
+    unknown field, and a version 3 run could not say whether it had lost them): the run written
+    now says version 4, which promises them."""
+    from symverify.cli import main
+    from symverify.viz.run_format import VERSION
+
+    d, out = tmp_path / "proofs", tmp_path / "run.json"
+    d.mkdir()
+    (d / "ident.py").write_text(textwrap.dedent(SCRIPT.format(k=0, j=1)), encoding="utf-8")
+    assert main(["prove", "--dir", str(d), "ident", "-j", "1", "--json", str(out)]) == 0
+    run = json.loads(out.read_text(encoding="utf-8"))
+    assert run["version"] == VERSION == 4
+    assert all("digests" in i for s in run["scripts"] for i in s["result"]["instances"])
+
+
+def test_a_version_4_run_whose_prover_claim_lost_its_digests_is_refused_naming_it():
+    a = _claim(SUM_A, PROD_A, method="exact")
+    lost = _run(a, Instance.computed("a rank", True, "exact rank over Q", "rank"))
+    del lost["scripts"][0]["result"]["instances"][0]["digests"]
+    with pytest.raises(SerializationError, match=r"run\.json\.scripts\[0\]\.result\.instances\[0\]\.digests: a prover's "
+                                                 r"claim in a run of version 4 names what it is about; found no digests"):
+        check_run(lost, "run.json")
+    lost["version"] = 3  # a version 3 run may have been written before them: read as written
+    assert check_run(lost, "run.json")
+    computed_only = _run(Instance.computed("a rank", True, "exact rank over Q", "rank"))
+    assert check_run(computed_only, "run.json")  # computed and argued claims name no digests in any version
+
+
+def test_a_run_of_a_later_version_is_refused_saying_so(tmp_path):
+    from symverify.viz.resources import load_run
+
+    run = _run(_claim(SUM_A, PROD_A, method="exact"))
+    run["version"] = 5
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(run), encoding="utf-8")
+    with pytest.raises(SerializationError, match=r"run\.json\.version: expected 2, 3 or 4, found 5 \(a run of a newer "
+                                                 r"symverify\?\)"):
+        load_run(path)
+
+
+def test_a_version_2_run_with_digests_is_refused():
+    run = _run(_claim(SUM_A, PROD_A, method="exact"))
+    run["version"] = 2
+    with pytest.raises(SerializationError, match=r"instances\[0\]\.digests: a field of version 3, found in a run of "
+                                                 r"version 2 \(which has no digests\); expected version 3 or 4"):
+        check_run(run, "run.json")
+
+
+def test_a_claim_from_an_outcome_that_names_no_digests_is_refused():
+    """Every prover names what its outcome is about; one sealed without (by hand) would make a
+    version 4 run its own readers refuse."""
+    from symverify.kernel.provers.matrix import KaleidoscopeCheck
+    from symverify.kernel.provers.outcome import seal_outcome
+
+    check = seal_outcome(KaleidoscopeCheck(sv.Verdict.PROVED, "exact-matrix", 2, 2, 1, False))
+    with pytest.raises(UsageError, match=r"instance 'bare': this KaleidoscopeCheck \(proved\) names no digests of what it "
+                                         r"is about"):
+        Instance.from_report("bare", check)
+
+
+def test_a_script_s_result_file_of_version_2_holds_digests_and_version_1_may_not(tmp_path):
+    """A script's result file (``script_main --json``) holds the claims' digests since version 2,
+    which ``symverify report`` then requires; a version 1 file (written before them, or not) is
+    read as written."""
+    from symverify.viz.resources import load_run
+    from symverify.viz.run_format import RESULT_VERSION
+
+    result = {"format": "symverify.proof-result", "version": RESULT_VERSION,
+              **ProofResult("s", "S", [_claim(SUM_A, PROD_A, method="exact")]).to_json()}
+    assert RESULT_VERSION == 2 and "digests" in result["instances"][0]
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(result), encoding="utf-8")
+    assert load_run(path)["version"] == 4
+    del result["instances"][0]["digests"]
+    path.write_text(json.dumps(result), encoding="utf-8")
+    with pytest.raises(SerializationError, match=r"result\.json\.instances\[0\]\.digests: a prover's claim .* found no digests"):
+        load_run(path)
+    result["version"] = 1
+    path.write_text(json.dumps(result), encoding="utf-8")
+    assert load_run(path)["version"] == 3

@@ -101,7 +101,7 @@ def _cex(v: Any, depth: int = 0) -> bool:
 # "the fields are those of the example, plus seconds, jobs and scheduler of a run, seconds of a
 # script, a result and an instance, and counterexample of a refuted instance", with their types
 TYPES: dict[str, dict[str, Any]] = {
-    "run": {"format": str, "version": lambda v: type(v) is int and v in (2, 3), "quick": bool, "ok": bool,
+    "run": {"format": str, "version": lambda v: type(v) is int and v in (2, 3, 4), "quick": bool, "ok": bool,
             "interrupted": bool, "scripts": list, "seconds": _seconds,
             "jobs": lambda v: type(v) is int and v >= 1, "scheduler": str},
     "script": {"name": str, "title": str, "source": str, "status": lambda v: isinstance(v, str) and v in STATUSES,
@@ -255,11 +255,14 @@ def oracle(text: str) -> dict[str, Any]:
     for k, s in enumerate(data["scripts"]):
         check_script(s, f"scripts[{k}]")
         for j, i in enumerate((s.get("result") or {}).get("instances", [])):  # "(in a run of version 3) such a
-            if (data["version"] == 3 and "failure_bound" not in i and i["verdict"] == "proved"  # claim without it"
+            if (data["version"] >= 3 and "failure_bound" not in i and i["verdict"] == "proved"  # claim without it"
                     and i.get("kind", "prover") == "prover" and _randomized(i)):
                 raise RefusedError(f"scripts[{k}].result.instances[{j}].failure_bound")
-            if data["version"] == 2 and "failure_bound" in i:  # "written before failure_bound, which a version 2 file
-                raise RefusedError(f"scripts[{k}].result.instances[{j}].failure_bound")  # therefore may not hold"
+            if data["version"] == 4 and "digests" not in i and i.get("kind", "prover") == "prover":  # "a prover's
+                raise RefusedError(f"scripts[{k}].result.instances[{j}].digests")  # claim without digests in version 4"
+            for key in ("failure_bound", "digests"):  # "written before failure_bound and digests, which a version 2
+                if data["version"] == 2 and key in i:  # file therefore may not hold"
+                    raise RefusedError(f"scripts[{k}].result.instances[{j}].{key}")
         if s["name"] in names:  # "no two of one name"
             raise RefusedError(f"scripts[{k}].name")
         names.add(s["name"])
@@ -319,7 +322,7 @@ def test_every_field_of_a_written_run_is_as_documented(files):
     text = files[0].read_text(encoding="utf-8")
     data = oracle(text)
     assert list(data) == ["format", "version", "quick", "ok", "interrupted", "scripts"]  # no times without --timings
-    assert (data["version"], data["quick"], data["ok"], data["interrupted"]) == (3, True, True, False)
+    assert (data["version"], data["quick"], data["ok"], data["interrupted"]) == (4, True, True, False)
     assert [s["name"] for s in data["scripts"]] == list(SCRIPTS)  # "in the order asked for"
     for s in data["scripts"]:
         assert set(s) == {"name", "title", "source", "status", "ok", "counts", "over_bound", "error", "result"}
@@ -378,6 +381,10 @@ def test_changed_claim_fields_fail_with_a_line_naming_instance_and_field(files, 
     bounded = next(i for i in insts[:-3] if i["bounds"] and all(type(v) is int for v in i["bounds"].values()))
     changes.append((bounded, "bounds", {k: v + 1 for k, v in bounded["bounds"].items()}))  # looser: still ok
     expected = []
+    if insts[-3]["kind"] == "prover":  # "digests of a prover's claim": a computed claim names none
+        del insts[-3]["digests"]
+    else:  # a prover's claim in a run of version 4 names what it is about
+        insts[-3]["digests"] = [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "1" * 64}]
     for inst, field, change in changes:
         was, now = (json.dumps(v, sort_keys=True) for v in (change, inst[field]))
         expected.append(f"{SCRIPTS[1]}: {inst['name']}: {field}: {was} → {now}")
@@ -574,7 +581,11 @@ def mutations(run: dict[str, Any]) -> list[tuple[str, Any]]:
                 layers=d["scripts"][0]["result"]["instances"][0]["bounds"]["layers"] + 1)),
         "two scripts of one name": lambda d: d["scripts"].append(copy.deepcopy(d["scripts"][0])),
         "version 1": lambda d: d.update(version=1),
-        "version 4": lambda d: d.update(version=4),
+        "version 5": lambda d: d.update(version=5),
+        "version 3": lambda d: d.update(version=3),
+        "version 4, a prover's claim without digests": lambda d: d["scripts"][0]["result"]["instances"][0].pop("digests"),
+        "version 3, a prover's claim without digests": lambda d: (d.update(version=3),
+                                                                 d["scripts"][0]["result"]["instances"][0].pop("digests")),
         "version true": lambda d: d.update(version=True),
         "unknown run field": lambda d: d.update(directory="/tmp"),
         "unknown script field": lambda d: d["scripts"][0].update(note=""),
@@ -630,14 +641,16 @@ def test_the_mutations_cover_both_answers(cases):
             "interrupted, not ok", "timings", "counterexample on a refuted instance, restated",
             "script status ok, an instance refuted, restated", "status left out, ok false",
             "interrupted, run ok left out", "script status and ok left out", "over its bound, every summary left out",
-            "randomized with its bound", "digests of another identity", "digests of two reports"} <= labels
+            "randomized with its bound", "digests of another identity", "digests of two reports", "version 3",
+            "version 3, a prover's claim without digests"} <= labels
     assert not {"proved over its bound", "argued marked proved", "argued, checks failed, ok",
                 "checks on a prover claim", "drop format", "[0][0] bounds.layers=NaN", "an extra field", "drop version",
                 "no scripts", "refuted (summaries as written)", "script status ok, an instance refuted",
                 "script counts off by one", "result counts off by one", "script over_bound forged",
                 "script ok without status agreeing", "script status failed, ok true", "crashed script with a result",
                 "ok script without a result", "ok script without instances", "run ok false although every script is",
-                "run ok though interrupted", "two scripts of one name", "version 1", "version 4", "version true",
+                "run ok though interrupted", "two scripts of one name", "version 1", "version 5", "version true",
+                "version 4, a prover's claim without digests",
                 "unknown run field", "unknown script field", "unknown result field", "negative seconds",
                 "seconds as text", "jobs 0", "jobs 1.0", "quick as text", "method a number", "counts with a fifth key",
                 "counts negative", "counterexample on a proved instance", "over_bound listed twice", "counterexample on a refuted instance",

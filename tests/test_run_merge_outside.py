@@ -20,10 +20,11 @@ SCRIPT = Script("s", Path("s.py"), "d")
 
 PROVED = {"name": "summary", "verdict": "proved", "method": "exact+randomized", "resources": {"layers": 2},
           "bounds": {"layers": 3}, "seconds": 0.5, "detail": "", "kind": "prover", "basis": "", "checks": None,
-          "over_bound": [], "ok": True, "failure_bound": "1/1024", "case": None, "before": 2}
+          "over_bound": [], "ok": True, "failure_bound": "1/1024", "case": None, "before": 2,
+          "digests": [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "1" * 64}]}
 REFUTED = {**{k: v for k, v in PROVED.items() if k != "failure_bound"}, "name": "refuted summary", "verdict": "refuted",
            "method": "exact", "ok": False, "counterexample": {"cell": [0, 1], "values": [1, 2]}}
-ARGUED = {**{k: v for k, v in PROVED.items() if k != "failure_bound"}, "name": "argued summary", "verdict": "unknown",
+ARGUED = {**{k: v for k, v in PROVED.items() if k not in ("failure_bound", "digests")}, "name": "argued summary", "verdict": "unknown",
           "method": "lemma", "kind": "argued", "basis": "docs/theory.md § 5", "checks": True}
 
 

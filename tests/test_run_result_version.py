@@ -37,7 +37,7 @@ def _written(*argv: str) -> dict[str, Any]:
 @pytest.mark.parametrize("argv", [(), ("--shard", "1/2"), ("--cases", "0,2"), ("--count-cases",)])
 def test_script_main_writes_the_format_and_version(argv: tuple[str, ...]) -> None:
     data = _written(*argv)
-    assert (data["format"], data["version"]) == (RESULT_FORMAT, RESULT_VERSION) == ("symverify.proof-result", 1)
+    assert (data["format"], data["version"]) == (RESULT_FORMAT, RESULT_VERSION) == ("symverify.proof-result", 2)
 
 
 def _task(tmp_path: Path, text: str, **kw: Any) -> Task:
@@ -60,12 +60,12 @@ def _result(**head: Any) -> str:
     ({"version": 1}, "result JSON: format: expected 'symverify.proof-result'"),
     ({"format": "symverify.proof-run", "version": 1}, "result JSON: format: expected 'symverify.proof-result' (a result "
                                                      "written by script_main of this symverify), found 'symverify.proof-run'"),
-    ({"format": RESULT_FORMAT}, "result JSON: version: expected 1, found nothing"),
-    ({"format": RESULT_FORMAT, "version": 2}, "result JSON: version: expected 1, found 2 (a result of a newer symverify?)"),
-    ({"format": RESULT_FORMAT, "version": 0}, "result JSON: version: expected 1, found 0"),
-    ({"format": RESULT_FORMAT, "version": True}, "result JSON: version: expected 1, found True"),
-    ({"format": RESULT_FORMAT, "version": "1"}, "result JSON: version: expected 1, found '1'"),
-    ({"format": RESULT_FORMAT, "version": 1.0}, "result JSON: version: expected 1, found 1.0"),
+    ({"format": RESULT_FORMAT}, "result JSON: version: expected 1 or 2, found nothing"),
+    ({"format": RESULT_FORMAT, "version": 3}, "result JSON: version: expected 1 or 2, found 3 (a result of a newer symverify?)"),
+    ({"format": RESULT_FORMAT, "version": 0}, "result JSON: version: expected 1 or 2, found 0"),
+    ({"format": RESULT_FORMAT, "version": True}, "result JSON: version: expected 1 or 2, found True"),
+    ({"format": RESULT_FORMAT, "version": "1"}, "result JSON: version: expected 1 or 2, found '1'"),
+    ({"format": RESULT_FORMAT, "version": 1.0}, "result JSON: version: expected 1 or 2, found 1.0"),
 ])
 def test_the_runner_refuses_a_result_without_its_format_and_version(tmp_path: Path, head: dict[str, Any], error: str) -> None:
     answer = execute(_task(tmp_path, _result(**head)))
@@ -108,8 +108,8 @@ def test_report_reads_a_result_file_of_its_version_and_one_written_before_the_fi
 
 
 @pytest.mark.parametrize(("head", "match"), [
-    ({"format": RESULT_FORMAT, "version": 2}, r"result\.json\.version: expected 1, found 2 \(a result of a newer symverify\?\)"),
-    ({"format": RESULT_FORMAT}, r"result\.json\.version: expected 1, found nothing"),
+    ({"format": RESULT_FORMAT, "version": 3}, r"result\.json\.version: expected 1 or 2, found 3 \(a result of a newer symverify\?\)"),
+    ({"format": RESULT_FORMAT}, r"result\.json\.version: expected 1 or 2, found nothing"),
     ({"version": 1}, r"result\.json\.format: expected 'symverify\.proof-result' .*, found nothing"),
     ({"format": "symverify.proof-run", "version": 1}, r"result\.json\.format: expected 'symverify\.proof-result'"),
 ])

@@ -15,7 +15,7 @@ from symverify.viz.run_format import check_run
 
 SCRIPT = Script("s", Path("s.py"), "d")
 PROVED = {"name": "i", "verdict": "proved", "method": "exact", "resources": {}, "bounds": {}, "detail": "", "kind": "prover",
-          "basis": "", "checks": None, "over_bound": [], "ok": True}
+          "basis": "", "checks": None, "over_bound": [], "ok": True, "digests": [{"lhs": "sha256:" + "0" * 64, "rhs": "sha256:" + "1" * 64}]}
 
 
 def _one(instances: list[dict[str, Any]], **fields: Any) -> Any:

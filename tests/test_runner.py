@@ -234,7 +234,7 @@ def test_builtin_script_runs_through_the_runner_from_any_directory(tmp_path, mon
      r"scripts\[0\].result: expected an object with a list 'instances'"),
     ('{"format": "symverify.proof-run", "version": 2, "scripts": [{"name": "good", "result": {"instances": ["x"]}}]}',
      r"instances\[0\]: expected an object, found str"),
-    ('{"format": "symverify.proof-run", "scripts": []}', r"bad.json.version: expected 3, found nothing"),
+    ('{"format": "symverify.proof-run", "scripts": []}', r"bad.json.version: expected 4, found nothing"),
     (b"\xff\xfe", "cannot read the golden run"),
 ])
 def test_malformed_golden_runs_are_refused_in_one_line(proof_dir, tmp_path, capsys, text, message):

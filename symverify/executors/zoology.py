@@ -168,7 +168,8 @@ def to_zoology(model: Model, *, params: Mapping[str, object] | None = None, dtyp
     """An ``nn.Sequential`` of :class:`ZoologyBaseConv` computing the same function as ``model``.
 
     Raises :class:`~symverify.errors.CompileError` listing every reason when some layer is not
-    representable (see the module docstring); with ``exact=True`` also when a zoology weight
+    representable (see the module docstring), or when the model has no layers (an empty
+    ``nn.Sequential`` states no sizes, and :func:`from_zoology` refuses it); with ``exact=True`` also when a zoology weight
     would not be exactly a number of ``dtype`` (default float64).
 
     >>> from symverify.kernel.ir.grid import Grid
@@ -185,6 +186,12 @@ def to_zoology(model: Model, *, params: Mapping[str, object] | None = None, dtyp
     dt, dev = resolve_dtype(dtype), resolve_device(device)
     nums = float_numbers(params)
     problems: list[str] = []
+    if not model.layers:  # an empty nn.Sequential holds no weights: from_zoology could not read its N and d back
+        problems.append(
+            f"the model has no layers: an empty nn.Sequential holds no weights, so neither N×d = {model.n}×{model.d} "
+            "nor the model is stated in it, and from_zoology refuses it (a model with no layers reads out its input; "
+            "the zoology BaseConv with zero weights computes that too)"
+        )
     if (model.inner_n, model.inner_d) != (model.n, model.d):
         problems.append(
             f"the inner size N'×d' = {model.inner_n}×{model.inner_d} differs from the input size N×d = "

@@ -32,13 +32,14 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from symverify.deadline import DeadlineExceededError
-from symverify.errors import ProverError
+from symverify.errors import IRError, ProverError
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import plain_str
 from symverify.kernel.provers import outcome
+from symverify.kernel.provers.certified import meta_circuit_note
 from symverify.kernel.provers.counterexample import recheck, stopped_note, value_bits
 from symverify.kernel.provers.exact import bits_text
 from symverify.kernel.provers.fingerprint import content_digest
@@ -350,9 +351,14 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
             :data:`symverify.ir.limits.MAX_TRIALS` (``2^16``, a ``UsageError`` above it). Methods ``auto`` and
             ``randomized`` only (another method refuses it, like ``max_monomials`` and ``isolate``
             outside ``auto``, ``exact``, ``exact-sympy`` and ``compositional``).
-        timeout: seconds; when it runs out the verdict is ``unknown``.
+        timeout: seconds, a positive int, float or ``Fraction`` (numpy's too; the rule of every
+            timeout, :func:`~symverify.kernel.provers.options.timeout_seconds`), None or ``math.inf``
+            for no limit; when it runs out the verdict is ``unknown``.
         certificate: a stage certificate for the model side of a circuit and a model (methods
             ``compositional`` and ``auto``; another method, or two models, refuse it: it would not be read).
+            When its ``meta`` names (``"circuit"``) another circuit than the one given, the report
+            says so in a note, and so does the error of a certificate that does not fit this circuit
+            (:func:`~symverify.kernel.provers.certified.meta_circuit_note`); the verdict is the stages'.
         backend: ``'flint'`` (default when installed) or ``'sympy'`` for exact expansion; for
             method ``randomized`` also ``'torch'`` (int64 mod fresh primes in ``[2^30, 2^31)``,
             batches of points) or ``'python'`` (Python ints mod primes ``≥ 2^61``) to force its
@@ -409,11 +415,21 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
     wanted(progress)  # a bad value is refused before any work
     timings: dict[str, float] = {}
     stats = (_describe(a), _describe(b))
+    # a certificate whose meta names another circuit: said in a note (or in the error a certificate that does not
+    # fit this circuit raises), never decided on
+    mismatch = meta_circuit_note(a, b)
     with activity(f"verifying {a.label()} against {b.label()} (method {method})", progress):
         bounds = LazyBounds(a, b, timings, opts.deadline)
-        res = _settle(run_prover(method, prover, a, b, opts, timings, bounds), opts)
+        try:
+            res = _settle(run_prover(method, prover, a, b, opts, timings, bounds), opts)
+        except IRError as e:
+            if mismatch is None or not str(e).startswith("certificate"):
+                raise
+            raise IRError(f"{e}; {mismatch}") from None
         res, cex = _rechecked(a, b, res, opts, timings, bounds)
         summary, notes = _cross_check(a, b, opts, timings, res.notes)
+    if mismatch is not None:
+        notes = (*notes, mismatch)
     timings.update({f"method.{k}": v for k, v in res.timings.items()})
     timings["total"] = time.perf_counter() - t0
     sealed = fields_text((res.evidence, stats[0], stats[1], tuple(notes), opts.seed, summary))  # Report.SEALED

@@ -26,8 +26,8 @@ prover or an exact computation and within every stated bound, or argued with its
 Only the ``prover`` and ``computed`` kinds count as proved. Tables, JSON, JUnit and golden runs
 show the kind. Running a script alone (``python -m symverify.proofs.NAME
 [--quick] [--json OUT]``) goes through :func:`script_main`, whose ``--json`` file says its
-``"format": "symverify.proof-result"`` and ``"version": 1`` (the runners refuse a result file
-without them, or of another version).
+``"format": "symverify.proof-result"`` and ``"version": 2`` (the runners refuse a result file
+without them, or of another version than 1 or 2; version 2 holds ``digests`` on every prover's claim).
 
 **Methods** come from a closed set: an instance's ``method`` is one of :data:`METHOD_TOKENS` or
 several joined by ``+`` (``"compositional+exact"``); free text goes in ``detail``.
@@ -80,7 +80,7 @@ import math
 import os
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field, replace
@@ -95,7 +95,7 @@ from symverify.kernel.ir.scalar import number_table
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
 from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, RESULT_FORMAT, RESULT_VERSION, count_claims, json_problem
 
-__all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "count_claims",
+__all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "combined_digest", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
 
 METHOD_TOKENS = frozenset({
@@ -188,6 +188,41 @@ def _sides(outcome: Any) -> tuple[str, str] | None:
         return (lhs, rhs) if isinstance(lhs, str) and isinstance(rhs, str) else None
     digests: tuple[str, str] | None = outcome.digests  # every other outcome class holds them, sealed
     return digests
+
+
+def combined_digest(digests: Iterable[str]) -> str:
+    """One digest naming a sequence of digests in its order: ``"sha256:"`` and the SHA-256 (lowercase
+    hex) of the UTF-8 text of the digests joined by a newline. Every digest is ``"sha256:"`` and 64
+    hex digits, so the text determines the sequence: a change to any one of them, or to their order
+    or number, changes the result. To recompute a claim's (:meth:`Instance.from_report` with
+    ``one_digest``)::
+
+        hashlib.sha256("\\n".join(d[0] for d in outcome_digests).encode()).hexdigest()
+
+    with ``"sha256:"`` in front, for the lhs (``d[1]`` for the rhs), over its outcomes' ``(lhs, rhs)``
+    digests in order (a ``KaleidoscopeCheck``'s ``digests``, a ``Report``'s sides' ``"digest"``)."""
+    import hashlib
+
+    return "sha256:" + hashlib.sha256("\n".join(digests).encode("utf-8")).hexdigest()
+
+
+def _combined(sides: list[tuple[str, str] | None]) -> tuple[tuple[str, str], ...]:
+    """The one ``(lhs, rhs)`` pair naming every outcome's pair in ``sides`` (:func:`combined_digest`)."""
+    pairs = [p for p in sides if p is not None]
+    return ((combined_digest(a for a, _ in pairs), combined_digest(b for _, b in pairs)),)
+
+
+def _method(outcome: Any) -> Any:
+    """The method an outcome names, as its claim shows it: a ``KaleidoscopeCheck`` that also checked
+    the kaleidoscope garbage-free (``E·(x, 0) = (M·x, 0)``, its sealed ``garbage_free_checked``) and
+    was decided by the matrix comparison is ``exact-matrix+garbage-free`` (one refuted by the
+    garbage-free check is ``garbage-free`` already); any other outcome, its own ``method``."""
+    from symverify.kernel.provers.matrix import KaleidoscopeCheck
+
+    method = getattr(outcome, "method", None)
+    if isinstance(outcome, KaleidoscopeCheck) and outcome.garbage_free_checked and method == "exact-matrix":
+        return "exact-matrix+garbage-free"
+    return method
 
 
 def _counterexample_json(outcome: Any) -> Any:
@@ -359,15 +394,21 @@ class Instance:
     @classmethod
     def from_report(cls, name: str, report: Decided, *more: Decided, method: str | None = None,
                     resources: Mapping[str, Number] | None = None, bounds: Mapping[str, Number] | None = None,
-                    seconds: float = 0.0, detail: str = "") -> Instance:
+                    seconds: float = 0.0, detail: str = "", one_digest: bool = False) -> Instance:
         """A prover's claim: the verdict of ``report`` (with ``more``: ``refuted`` if one of them is,
         else ``unknown`` if one is, else ``proved``). ``method`` defaults to the reports' methods
-        joined by ``+``. A ``proved`` claim carries the reports' error bound ``failure_bound``: the
+        joined by ``+`` (a matrix check that also checked the kaleidoscope garbage-free adds
+        ``garbage-free``, so the claim shows the fact its outcome sealed). A ``proved`` claim carries the reports' error bound ``failure_bound``: the
         sum of their randomized bounds (a union bound; 0 when every one is an exact argument); a sum
         of 1 or more states nothing, a :class:`~symverify.errors.UsageError` (ask each report for a
         smaller ``error_bound``). The claim keeps the digests every outcome names, sealed with it
         (``digests``: what it is about); an outcome whose digests were changed after it was made is
-        unsealed, refused as a forged one."""
+        unsealed, refused as a forged one, and one that names none (sealed by hand, not by its
+        prover) is a :class:`~symverify.errors.UsageError`: a run of version 4 promises digests on
+        every prover's claim. With ``one_digest`` (a claim about many objects: every permutation of
+        a size) the claim names them all by one pair, ``(combined_digest(lhs digests),
+        combined_digest(rhs digests))`` over its outcomes in the order given (:func:`combined_digest`),
+        instead of one pair per outcome."""
         decided = (report, *more)
         outcomes = _outcome_types()
         for r in decided:
@@ -378,11 +419,17 @@ class Instance:
             if not is_sealed(r):
                 raise ProverError(f"instance {name!r}: this {type(r).__name__} ({r.verdict.value}) was not made by its prover "
                                   "(built by hand, or its verdict or method replaced); only a prover's own outcome counts")
+        sides = [_sides(r) for r in decided]
+        if None in sides:  # a run of version 4 promises digests on every prover's claim (docs/formats.md)
+            r = decided[sides.index(None)]
+            raise UsageError(f"instance {name!r}: this {type(r).__name__} ({r.verdict.value}) names no digests of what it "
+                             "is about (made otherwise than by its prover); a prover's claim names what each of its "
+                             "outcomes is about")
         refuted = [r for r in decided if r.verdict is Verdict.REFUTED]
         undecided = [r for r in decided if r.verdict is Verdict.UNKNOWN]
         deciding = refuted[0] if refuted else undecided[0] if undecided else report
         if method is None:
-            methods = [getattr(r, "method", None) for r in decided]
+            methods = [_method(r) for r in decided]
             if not all(isinstance(m, str) for m in methods):
                 raise UsageError(f"instance {name!r}: method: the outcomes do not all name their method; pass method=")
             method = "+".join(dict.fromkeys(m for m in methods if isinstance(m, str)))
@@ -397,7 +444,7 @@ class Instance:
             return cls(name, deciding.verdict, method, dict(resources or {}), dict(bounds or {}), seconds, detail,
                        kind=ClaimKind.PROVER, counterexample=_counterexample_json(deciding) if refuted else None,
                        failure_bound=bound,
-                       digests=tuple(p for r in decided if (p := _sides(r)) is not None))
+                       digests=_combined(sides) if one_digest else tuple(p for p in sides if p is not None))
         finally:
             _FROM_REPORT.reset(token)
 

@@ -50,6 +50,7 @@ from symverify.viz.run_format import (
     NO_RESULT,
     VERSION,
     check_bounds_stated,
+    check_digests_stated,
     check_result,
     count_claims,
     script_over_bound,
@@ -573,8 +574,11 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
                 "seconds": round(sum(r.get("seconds", 0) for r in results), 1)}
     data = {**data, "instances": [_instance_json(i, True) for i in data.get("instances", [])]}
     try:  # what the run file holds is what its readers take: no unknown or mistyped field of a script's own JSON,
-        # and no randomized proof without its error bound (it would read as an exact argument)
-        check_bounds_stated(check_result(data, "result JSON"), "result JSON")
+        # no randomized proof without its error bound (it would read as an exact argument), and no prover's
+        # claim without its digests (script_main writes them; a run of version 4 promises them)
+        checked = check_result(data, "result JSON")
+        check_bounds_stated(checked, "result JSON")
+        check_digests_stated(checked, "result JSON")
     except SerializationError as e:
         return ScriptOutcome(script.name, script.title, "crashed", secs, error=str(e), source=script.source)
     errors = "; ".join(str(p.get("error")) for p in parts if p.get("error"))

@@ -35,18 +35,27 @@ __all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "R
            "RESULT_FIELDS", "INSTANCE_FIELDS", "PART_FIELDS", "PART_RESULT_FIELDS", "count_claims", "run_value", "exceeded_bounds", "check_instance",
            "check_result", "check_script", "check_run", "script_over_bound", "instance_ok", "script_ok", "run_ok",
            "COUNTEREXAMPLE_DEPTH", "READ_VERSIONS", "COUNTEREXAMPLE_VALUES", "json_problem",
-           "RESULT_FORMAT", "RESULT_VERSION", "RESULT_READ_VERSIONS", "result_version_problem", "check_bounds_stated"]
+           "RESULT_FORMAT", "RESULT_VERSION", "RESULT_READ_VERSIONS", "result_version_problem", "check_bounds_stated",
+           "DIGESTS_VERSION", "check_digests_stated"]
 
 FORMAT = "symverify.proof-run"
-VERSION = 3
-READ_VERSIONS = (2, 3)
-"""The versions the readers take: 2 is 3 without ``failure_bound`` (a randomized proof's error bound)."""
+VERSION = 4
+READ_VERSIONS = (2, 3, 4)
+"""The versions the readers take. 4 is the version written: every prover's claim names what it is
+about (``digests``, :func:`check_digests_stated`). 3 is 4 with ``digests`` optional (they came
+within version 3, so a version 3 run may hold them or not; it is read as written). 2 is 3 without
+``failure_bound`` (a randomized proof's error bound) and without ``digests``. A later version is
+refused, saying it may be a run of a newer symverify."""
+DIGESTS_VERSION = 4
+"""The first version whose prover claims all state their ``digests``."""
 RESULT_FORMAT = "symverify.proof-result"
 """The ``format`` of the file a proof script's process writes (``script_main --json OUT``): one
 script's result (or part of it, or its count of cases), which the runner reads back."""
-RESULT_VERSION = 1
-RESULT_READ_VERSIONS = (1,)
-"""The versions of a script's result file the runner and ``symverify report`` read."""
+RESULT_VERSION = 2
+RESULT_READ_VERSIONS = (1, 2)
+"""The versions of a script's result file the runner and ``symverify report`` read: 2 holds
+``digests`` on every prover's claim (:func:`check_digests_stated`), 1 may hold them or not (they
+came within version 1; read as written)."""
 STATUSES = ("ok", "failed", "crashed", "timeout", "interrupted")
 NO_RESULT = ("crashed", "timeout", "interrupted")
 """The statuses of a script row without a result: ``crashed``, ``timeout`` (killed at ``--timeout``;
@@ -240,8 +249,10 @@ _TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "counts": ("an object of counts {proved, refuted, unknown, argued} (argued left out in runs of 0.1.0)",
                lambda v: isinstance(v, Mapping) and set(v) in (_COUNT_KEYS, _COUNT_KEYS - {"argued"})
                and all(_is_int(n, 0) for n in v.values())),
-    "version": (" or ".join(map(str, READ_VERSIONS)), lambda v: type(v) is int and v in READ_VERSIONS),
-    "result_version": (" or ".join(map(str, RESULT_READ_VERSIONS)), lambda v: type(v) is int and v in RESULT_READ_VERSIONS),
+    "version": (", ".join(map(str, READ_VERSIONS[:-1])) + f" or {READ_VERSIONS[-1]}",
+                lambda v: type(v) is int and v in READ_VERSIONS),
+    "result_version": (" or ".join(map(str, RESULT_READ_VERSIONS)),
+                       lambda v: type(v) is int and v in RESULT_READ_VERSIONS),
     "status": (f"one of {', '.join(STATUSES)}", lambda v: isinstance(v, str) and v in STATUSES),
     "verdict": (f"one of {', '.join(VERDICTS)}", lambda v: isinstance(v, str) and v in VERDICTS),
     "kind": (f"one of {', '.join(KINDS)}", lambda v: isinstance(v, str) and v in KINDS),
@@ -410,14 +421,26 @@ def check_bounds_stated(instances: Iterable[Mapping[str, Any]], where: str) -> N
                                      "(it would read as an exact argument)")
 
 
-def _check_no_bounds(instances: Iterable[Mapping[str, Any]], where: str) -> None:
-    """Refuse ``failure_bound`` in a run of version 2: the field came with version 3, so a file
-    that says 2 and has one was not written by any symverify (a version 2 run states no error
-    bound; its randomized claims read as written then)."""
+def check_digests_stated(instances: Iterable[Mapping[str, Any]], where: str) -> None:
+    """Refuse (in a run of version :data:`DIGESTS_VERSION` on) a prover's claim without its
+    ``digests``: every prover outcome names what it is about, so a claim of such a run without them
+    lost them (a version 3 run may lack them: it may have been written before them)."""
     for j, inst in enumerate(instances):
-        if "failure_bound" in inst:
-            raise SerializationError(f"{where}.instances[{j}].failure_bound: a field of version 3, found in a run of "
-                                     "version 2 (which has no error bounds); expected version 3")
+        if "digests" not in inst and inst.get("kind", "prover") == "prover":
+            raise SerializationError(f"{where}.instances[{j}].digests: a prover's claim in a run of version "
+                                     f"{DIGESTS_VERSION} names what it is about; found no digests (a version 3 run "
+                                     "may leave them out)")
+
+
+def _check_no_bounds(instances: Iterable[Mapping[str, Any]], where: str) -> None:
+    """Refuse ``failure_bound`` and ``digests`` in a run of version 2: both fields came with version
+    3, so a file that says 2 and has one was not written by any symverify (a version 2 run states no
+    error bound and no digests; its randomized claims read as written then)."""
+    for j, inst in enumerate(instances):
+        for key, what in (("failure_bound", "error bounds"), ("digests", "digests")):
+            if key in inst:
+                raise SerializationError(f"{where}.instances[{j}].{key}: a field of version 3, found in a run of "
+                                         f"version 2 (which has no {what}); expected version 3 or {VERSION}")
 
 
 def check_result(result: Any, where: str, part: bool = False) -> list[Mapping[str, Any]]:
@@ -511,7 +534,7 @@ def check_script(script: Any, where: str) -> None:
 
 
 def result_version_problem(data: Mapping[str, Any], *, required: bool) -> str:
-    """Why a script's result file (``{"format": RESULT_FORMAT, "version": 1, ...}``) does not say
+    """Why a script's result file (``{"format": RESULT_FORMAT, "version": 2, ...}``) does not say
     a format and version this symverify reads ('' when it does): ``format`` other than
     :data:`RESULT_FORMAT`, ``version`` not one of :data:`RESULT_READ_VERSIONS` (a bool is no
     version), or one of the two without the other. With ``required`` (the runner, which reads what
@@ -565,6 +588,8 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
             check_script(s, f"{where}.scripts[{k}]")
             if data.get("version", VERSION) >= 3:
                 check_bounds_stated((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
+                if data.get("version") in READ_VERSIONS and data["version"] >= DIGESTS_VERSION:  # as written, not defaulted
+                    check_digests_stated((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
             else:
                 _check_no_bounds((s.get("result") or {}).get("instances", []), f"{where}.scripts[{k}].result")
             if s["name"] in seen:
@@ -583,6 +608,9 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
             raise SerializationError(f"{where}.{problem}")
         check_result(data, where, part=True)
         check_bounds_stated(data["instances"], where)
+        promised = data.get("version") == RESULT_VERSION  # a result file of version 2 promises digests, as a run of 4
+        if promised:
+            check_digests_stated(data["instances"], where)
         ok = data.get("ok") is True
         untagged = [{k: v for k, v in inst.items() if k not in ("case", "before")} for inst in data["instances"]]
         script = {"name": str(data.get("name", "script")), "title": str(data.get("title", "")),
@@ -591,7 +619,9 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
                              "instances": untagged}}
         if "seconds" in data:
             script["seconds"] = data["seconds"]
-        return {"format": FORMAT, "version": VERSION, "ok": ok, "scripts": [script]}
+        # a result file of version 1 (or none) promises no digests: a run of version 3, whose claims hold them or not
+        return {"format": FORMAT, "version": DIGESTS_VERSION if promised else DIGESTS_VERSION - 1, "ok": ok,
+                "scripts": [script]}
     raise SerializationError(
         f"{where}: expected a proof run ({{'scripts': [...]}}, from `symverify prove --json`) or one script's "
         f"result ({{'instances': [...]}}, from `python -m symverify.proofs.NAME --json`); found keys {sorted(map(str, data))[:8]}"

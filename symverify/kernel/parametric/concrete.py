@@ -149,10 +149,25 @@ def _checked(g: Gadget, name: str, size: tuple[Any, ...], env: Mapping[str, int]
     return read
 
 
+def _input(v: Any, r: int, c: int, where: str) -> Scalar:
+    """Input cell ``(r, c)``'s value ``v`` as an exact scalar, as a family member is read
+    (:func:`_family`: an int, Fraction or ``Sym`` as it is, anything else through :func:`as_scalar`);
+    a float (numpy's too: not an exact value), a bool or another type is a :class:`ParametricError`
+    naming the cell and what was found."""
+    if type(v) in _EXACT:
+        return cast(Scalar, v)
+    try:
+        return as_scalar(v, f"{where}input cell ({r}, {c})")
+    except IRError as e:
+        raise ParametricError(f"{e} (of type {type(v).__name__})") from None
+
+
 def eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
                state: Callable[[int, int], Any] | None = None) -> Any:
-    """``v`` at ``env``; input cells read ``state(r, c)`` (an error when ``state`` is None). Each
-    family member, predicate point and input cell is read once (module docstring)."""
+    """``v`` at ``env``; input cells read ``state(r, c)`` (an error when ``state`` is None), whose
+    values must be exact (an int, Fraction or ``Sym``, or what :func:`as_scalar` reads as one; a
+    float is a :class:`ParametricError` naming the cell). Each family member, predicate point and
+    input cell is read once (module docstring)."""
     with _block_once(None):
         return _eval_value(v, env, read_once(fams), None if state is None else _read_once(state))
 
@@ -167,7 +182,8 @@ def _eval_value(v: Value, env: Mapping[str, int], fams: Families | None = None,
     if isinstance(v, Inp):
         if state is None:
             raise ParametricError("a weight expression reads an input cell")
-        return state(v.row.eval(env), v.col.eval(env))
+        r, c = v.row.eval(env), v.col.eval(env)
+        return _input(state(r, c), r, c, "")
     if isinstance(v, VSum):
         total: Any = 0
         for x in v.items:
@@ -641,11 +657,14 @@ def spec_at(g: Gadget, params: Mapping[str, int], i: int, q: int, state: Callabl
 
 def entry_state(g: Gadget, env: Mapping[str, int], state: Callable[[int, int], Any]) -> Callable[[int, int], Any]:
     """``state`` on the cells where the gadget's ``entry`` holds, 0 elsewhere; each cell read once
-    (``state`` and ``entry`` alike: its first answer is kept)."""
+    (``state`` and ``entry`` alike: its first answer is kept). A value read must be exact (an int,
+    Fraction or ``Sym``, or what :func:`as_scalar` reads as one): a float is a
+    :class:`ParametricError` naming the gadget, the cell and the type."""
     state = _read_once(state)
+    where = f"gadget {g.name}: "
 
     def read(r: int, c: int) -> Any:
-        return state(r, c) if g.entry.eval({**env, "i": r, "q": c}) else 0
+        return _input(state(r, c), r, c, where) if g.entry.eval({**env, "i": r, "q": c}) else 0
 
     return _read_once(read)
 

@@ -93,6 +93,7 @@ from symverify.kernel.parametric.symbolic import (
     value_terms,
 )
 from symverify.kernel.provers.fingerprint import check_digests, tree_digest
+from symverify.kernel.provers.options import timeout_seconds
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
 
 __all__ = ["ForallResult", "prove_forall", "claim_digests", "RECHECK_CELLS"]
@@ -918,7 +919,8 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
 
     ``ranges`` may narrow parameter ranges (e.g. to sizes outside an instance sweep). ``timeout``
     (seconds, default 60; ``timeout_s`` is the same bound under its older name) bounds all the z3
-    queries of the call together. The gadget is refused with :class:`ParametricError` where its
+    queries of the call together: a positive, finite int, float or ``Fraction``, as ``verify`` reads
+    its timeout (:func:`~symverify.kernel.provers.options.timeout_seconds`). The gadget is refused with :class:`ParametricError` where its
     definition is undefined or reads outside its ranges (module docstring).
     """
     if type(g) is not Gadget:  # a subclass could skip the checks its __post_init__ makes, or answer its fields otherwise
@@ -926,11 +928,14 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
         raise ParametricError(f"prove_forall: expected a parametric Gadget, found {type(g).__name__}{sub}")
     if timeout is not None and timeout_s is not None:
         raise ParametricError(f"prove_forall: give timeout or timeout_s (the same bound), not both; found {timeout!r} and {timeout_s!r}")
-    named, timeout_s = ("timeout_s", timeout_s) if timeout_s is not None else ("timeout", 60.0 if timeout is None else timeout)
-    # an int or float subclass as its stored value: its own <, > and + (NaN read as positive) decided the budget
-    timeout_s = cast(float, plain_float(plain_int(timeout_s)))
-    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < math.inf:
-        raise ParametricError(f"prove_forall {named}: expected a positive number of seconds, found {safe_repr(timeout_s, 60)}")
+    named, asked = ("timeout_s", timeout_s) if timeout_s is not None else ("timeout", 60.0 if timeout is None else timeout)
+    # verify's rule (timeout_seconds): an int, float or Fraction by its plain value (a subclass's own <, > and +,
+    # NaN read as positive, decided the budget), finite here (the budget of every z3 query; None is 60 s)
+    seconds = timeout_seconds(asked)
+    if seconds is None or seconds == math.inf:
+        raise ParametricError(f"prove_forall {named}: expected a positive number of seconds, found "
+                              f"{safe_repr(plain_float(plain_int(asked)), 60)}")
+    timeout_s = seconds
     try:  # the deadline is a float: an int past the largest float (10**400) overflowed in the sum below
         timeout_s = float(timeout_s)
     except OverflowError:

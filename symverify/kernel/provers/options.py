@@ -22,7 +22,7 @@ from symverify.ir import limits
 from symverify.ir.bigint import safe_repr, show_int
 
 __all__ = ["Options", "Method", "METHODS", "default_memory_limit", "DEFAULT_MAX_MONOMIALS", "DEFAULT_ERROR_BOUND",
-           "Deadline", "DeadlineExceededError"]
+           "Deadline", "DeadlineExceededError", "timeout_seconds"]
 
 Method = Literal["auto", "exact", "exact-sympy", "compositional", "randomized", "z3"]
 """The name of a verification method (:data:`METHODS`, in the order the CLI and errors list them)."""
@@ -109,7 +109,8 @@ class Options:
         # ==, hash, > or + otherwise than the value it stores (a timeout of -1.0 "greater than 0");
         # a numpy integer is read by its value (plain_index, as the IR reads a size), a bool is not
         method, backend, numeric = plain_str(method), plain_str(backend), plain_str(numeric)
-        timeout = plain_float(plain_index(timeout))  # type: ignore[assignment]
+        given = timeout
+        timeout = timeout_seconds(timeout) if timeout is not None else None
         seed, trials = plain_index(seed), plain_index(trials)  # type: ignore[assignment]
         max_monomials, memory_limit = plain_index(max_monomials), plain_index(memory_limit)  # type: ignore[assignment]
         exact_engine, modular_engine = _engines(method, backend)
@@ -125,8 +126,9 @@ class Options:
             if val is not None and (type(val) is not int or val < least):
                 raise UsageError(f"{name}: expected an int ≥ {least}, found {val!r}")
         bound = DEFAULT_ERROR_BOUND if error_bound is None else _check_error_bound(error_bound)
-        if timeout is not None and not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0):
-            raise UsageError(f"timeout: expected a positive number of seconds, found {timeout!r}")
+        if given is not None and timeout is None:  # shown as the value it stores (a subclass's repr could lie too)
+            raise UsageError(f"timeout: expected a positive number of seconds, found "
+                             f"{safe_repr(plain_float(plain_index(given)), 60)}")
         if isinstance(timeout, int) and timeout.bit_length() > 1023:  # beyond a float: time.monotonic() + timeout overflows
             raise UsageError(f"timeout: expected a number of seconds below 2^1023 (math.inf or None for no limit), "
                              f"found an int of {timeout.bit_length()} bits")
@@ -252,6 +254,35 @@ def numeric_dtype(numeric: object) -> str | None:
 
         require_torch()  # BackendUnavailableError with the install hint
     return dtype
+
+
+def timeout_seconds(timeout: object) -> int | float | None:
+    """``timeout`` as a number of seconds to add to a clock, or None when it is not a positive number
+    of seconds. The rule of every timeout of the API (``verify``, ``prove_forall``), taking the
+    numbers ``error_bound`` takes: an int (a numpy integer or an int subclass by its value, kept
+    exact), a float (a float subclass by the double it stores, a numpy float of any width by its
+    value) or a ``Fraction`` (by its plain value), greater than 0; a ``Fraction`` becomes the nearest
+    float (a deadline is a reading of a float clock), and one that rounds to 0 or past the largest
+    float is none. ``math.inf`` is kept (no limit, where a caller allows it); NaN, a bool (numpy's
+    too), a ``Decimal``, a string or anything else is none."""
+    from symverify.kernel.ir.scalar import as_index, is_bool, plain_float, plain_number
+
+    if is_bool(timeout):
+        return None
+    i = as_index(timeout)
+    if i is not None:
+        return i if i > 0 else None
+    if isinstance(timeout, Fraction):
+        q = plain_number(timeout)
+        try:
+            f = float(q)  # type: ignore[arg-type]
+        except OverflowError:
+            return None
+        return f if f > 0 else None
+    if isinstance(timeout, float) or (isinstance(timeout, numbers.Real) and type(timeout).__module__ == "numpy"):
+        f = float(plain_float(timeout))  # type: ignore[arg-type]  # a numpy float widens exactly
+        return f if f > 0 else None  # NaN > 0 is False
+    return None
 
 
 def _check_error_bound(error_bound: object) -> Fraction:

@@ -1,0 +1,67 @@
+"""A stage certificate's ``meta`` names the circuit it was written for (``"circuit"``: the
+compilers write the circuit's name), and ``verify`` compares it with the circuit it is checked
+against: a certificate of another circuit was checked silently, its failing stage unexplained. The
+report (and ``symverify verify``) now says so in a note; the verdict is the stages' alone, about
+the circuit given (a proof of an equal circuit under another name stays a proof)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import symverify as sv
+from symverify.errors import IRError
+from symverify.kernel.ir.certificate import Certificate
+
+SQUARE = sv.Circuit.trace(lambda u: [u[0][0] * u[0][0]], n=1, d=1, name="square")
+DOUBLE = sv.Circuit.trace(lambda u: [u[0][0] + u[0][0]], n=1, d=1, name="double")  # its nodes are the square's
+CUBE = sv.Circuit.trace(lambda u: [u[0][0] * u[0][0] * u[0][0]], n=1, d=1, name="cube")  # another output node
+
+
+def _note(report: sv.Report) -> list[str]:
+    return [n for n in report.notes if "the certificate's meta names circuit" in n]
+
+
+@pytest.mark.parametrize("method", ["compositional", "auto"])
+def test_a_certificate_of_another_circuit_is_named_in_a_note(method):
+    square = sv.compile(SQUARE, method="dense")
+    assert dict(square.certificate.meta)["circuit"] == "square"
+    report = sv.verify(DOUBLE, square.model, certificate=square.certificate, method=method)
+    assert report.verdict is sv.Verdict.REFUTED  # x² ≠ 2x: the stages and the counterexample decide, not the note
+    assert _note(report) == ["the certificate's meta names circuit 'square', but it is checked against circuit 'double': "
+                             "every stage is checked against this circuit, so the verdict is about it (a certificate "
+                             "written for another circuit fails its stages)"]
+    assert report.to_json()["notes"][-1] == _note(report)[0] and _note(report)[0] in str(report)
+
+
+def test_a_certificate_that_does_not_fit_the_circuit_it_is_checked_against_says_whose_it_is():
+    square = sv.compile(SQUARE, method="dense")
+    with pytest.raises(IRError, match=r"^certificate last boundary: output 0 \(node %2\) must sit alone at cell \(0, 0\); "
+                                      r"the certificate's meta names circuit 'square', but it is checked against circuit 'cube'"):
+        sv.verify(CUBE, square.model, certificate=square.certificate, method="compositional")
+
+
+def test_the_circuit_it_names_gets_no_note_and_a_renamed_equal_circuit_is_still_proved():
+    square = sv.compile(SQUARE, method="dense")
+    same = sv.verify(SQUARE, square.model, certificate=square.certificate, method="compositional")
+    assert same.proved and not _note(same)
+    renamed = sv.Circuit(SQUARE.n, SQUARE.d, SQUARE.gates, SQUARE.outputs, "x²")
+    other = sv.verify(renamed, square.model, certificate=square.certificate, method="compositional")
+    assert other.proved and _note(other) and "checked against circuit 'x²'" in _note(other)[0]
+    bare = Certificate(square.certificate.boundaries)  # no meta: nothing to compare
+    assert not _note(sv.verify(DOUBLE, square.model, certificate=bare, method="compositional"))
+
+
+def test_the_cli_prints_the_note(tmp_path, capsys):
+    from symverify.cli import main
+    from symverify.ir.serialize import dumps
+
+    square = sv.compile(SQUARE, method="dense")
+    files = {"double.json": DOUBLE, "model.json": square.model, "cert.json": square.certificate}
+    for name, obj in files.items():
+        (tmp_path / name).write_text(dumps(obj), encoding="utf-8")
+    code = main(["verify", str(tmp_path / "double.json"), str(tmp_path / "model.json"), "--certificate",
+                 str(tmp_path / "cert.json"), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code != 0 and any("meta names circuit 'square'" in n and "'double'" in n for n in out["notes"])
