@@ -1,0 +1,53 @@
+"""The name of the parameter the ``sym`` and ``coeff_sym`` mutants write is checked when the mutant is
+asked for, whatever operator the seed draws: a bad name failed (with an IRError naming no argument)
+only for the seeds that drew those operators, so a campaign's outcome depended on its seeds."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import symverify as sv
+from symverify import mutate
+from symverify.errors import UsageError
+from symverify.kernel.ir.circuit import Circuit, Gate
+
+X = Circuit(1, 2, (Gate.mul(0, 1), Gate.lin(2, 2, 0, -1)), (3, 2))
+MODEL = sv.compile(X, method="dense").model
+BAD = ["1x", "", "a b", 5, None, b"m"]
+
+
+@settings(max_examples=30, deadline=None, database=None, derandomize=True)
+@given(st.sampled_from(BAD), st.integers(0, 10**6), st.sampled_from([("inc",), ("sym",), tuple(mutate.WEIGHT_OPERATORS)]))
+def test_weight_mutant_refuses_a_bad_symbol_for_every_seed_and_operator(symbol, seed, operators):
+    with pytest.raises(UsageError, match=r"weight_mutant: symbol: a parameter name must be an identifier"):
+        mutate.weight_mutant(MODEL, seed, operators, symbol=symbol)
+
+
+@settings(max_examples=30, deadline=None, database=None, derandomize=True)
+@given(st.sampled_from(BAD), st.integers(0, 10**6), st.sampled_from([("op",), ("coeff_sym",), tuple(mutate.GATE_OPERATORS)]))
+def test_gate_mutant_refuses_a_bad_symbol_for_every_seed_and_operator(symbol, seed, operators):
+    with pytest.raises(UsageError, match=r"gate_mutant: symbol: a parameter name must be an identifier"):
+        mutate.gate_mutant(X, seed, operators, symbol=symbol)
+
+
+@pytest.mark.parametrize("symbol", ["1x", "", 5])
+def test_single_mutations_name_a_bad_symbol(symbol):
+    site = mutate.weight_sites(MODEL)[0]
+    with pytest.raises(UsageError, match=r"mutate_weight: symbol: a parameter name must be an identifier"):
+        mutate.mutate_weight(MODEL, site, "sym", symbol=symbol)
+    with pytest.raises(UsageError, match=r"mutate_gate: symbol: a parameter name must be an identifier"):
+        mutate.mutate_gate(X, 1, "coeff_sym", symbol=symbol)
+
+
+def test_a_campaign_with_a_bad_symbol_says_so_instead_of_crashing_on_some_seed():
+    with pytest.raises(UsageError, match=r"mutants: no seed from 0 to \d+ gave a mutant; the last said: weight_mutant: symbol"):
+        mutate.mutants(lambda s: mutate.weight_mutant(MODEL, s, symbol="1x"), 6)
+
+
+def test_a_good_symbol_is_written():
+    m = mutate.weight_mutant(MODEL, 0, ("sym",), symbol="w.x[2]")
+    assert "w.x[2]" in m.obj.params() and "w.x[2]" in m.site
+    g = mutate.gate_mutant(X, 0, ("coeff_sym",), symbol="c1")
+    assert g.obj.params() == {"c1"}
