@@ -68,8 +68,8 @@ print(report)
 
 # %% [markdown]
 # ## 4. The constants on a sweep
-# `L / (Δ·log2 w)` and `N'/w` are the ratios the theorem's O(·) hides; the construction states
-# `L ≤ 8·(Δ+1)·(⌈log2 w⌉ + 2) + 3` (at most `24·max(Δ,1)·⌈log2 w⌉ + 27`) and `N_k ≤ 4·2^⌈log2 w⌉`,
+# `L / (Δ·log2 w)` and `N'/w` are the ratios the theorem's O(·) hides; with `a = ⌈log2 max(w, 2)⌉`
+# the construction states `L ≤ 8·(Δ+1)·(a + 2) + 3` (at most `24·max(Δ,1)·a + 27`) and `N_k ≤ 4·2^a`,
 # and each is checked.
 
 # %%
@@ -90,8 +90,8 @@ for circ in sweep:
 print("all proved within their stated bounds" if ok else "SOME INSTANCE FAILED")
 
 # %% [markdown]
-# The same sweep as a picture: measured layers against `max(Δ,1)·⌈log2 w⌉` with the stated
-# `24·Δ·⌈log2 w⌉ + 27` as a line, `N'` against the cut width `w`, and parameters against the
+# The same sweep as a picture: measured layers against `max(Δ,1)·a` with the stated
+# `24·max(Δ,1)·a + 27` as a line, `N'` against the cut width `w`, and parameters against the
 # circuit size, each point under its stated bound.
 
 # %%
