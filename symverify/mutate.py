@@ -278,7 +278,10 @@ def flip_mode(model: Model, layer: int) -> Model:
 
 
 def _random_zero_site(model: Model, rng: random.Random, tries: int = 64) -> WeightSite | None:
-    """A uniformly drawn layer, grid and cell that holds 0 (rejection sampling; None if none is hit)."""
+    """A uniformly drawn layer, grid and cell that holds 0, redrawn up to ``tries`` times; when none
+    of the draws hits a zero (a model nearly all nonzero), one of its zero cells drawn uniformly from
+    their list (:func:`weight_sites` ``(model, nonzero=False)``). None only if the model has no zero cell:
+    a zero cell the draws missed is no reason to report that operator ``one`` does not apply."""
     for _ in range(tries):
         k = rng.randrange(len(model.layers))
         name = rng.choice(GRIDS)
@@ -286,7 +289,8 @@ def _random_zero_site(model: Model, rng: random.Random, tries: int = 64) -> Weig
         i, j = rng.randrange(g.rows), rng.randrange(g.cols)
         if is_zero(g.get(i, j)):
             return WeightSite(k, name, i, j)
-    return None
+    zeros = weight_sites(model, nonzero=False)
+    return rng.choice(zeros) if zeros else None
 
 
 def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WEIGHT_OPERATORS, *,
@@ -295,7 +299,8 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
 
     The operator is drawn uniformly from ``operators``; the site uniformly from the nonzero cells
     (``inc``, ``neg``, ``zero``, ``sym``, ``add_p``, ``frac_p``), from the zero cells (``one``: a
-    random layer, grid and cell, redrawn until it holds 0) or from the layers (``mode``). An
+    random layer, grid and cell, redrawn until it holds 0; after 64 misses one of the listed zero
+    cells) or from the layers (``mode``). An
     operator that finds no site (a model without nonzero weights, say) falls back to the next one.
     ``nonzero`` may pass :func:`weight_sites` ``(model)`` precomputed (it is the same for every seed).
     ``symbol``, the parameter ``sym`` writes, must be a parameter name whatever operator the seed
