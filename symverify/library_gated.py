@@ -415,24 +415,29 @@ def hyena_weights(N: int, d: int, order: int = 2, *, short_len: int | None = Non
 @_plain_args
 def hyena(N: int, d: int, order: int = 2, *, short_len: int | None = None, in_proj: object = None, in_bias: object = None,
           short_filter: object = None, short_bias: object = None, filters: object = None, filter_bias: object = None,
-          out_proj: object = None, out_bias: object = None) -> Circuit:
+          out_proj: object = None, out_bias: object = None, prefix: str = "", **unknown: object) -> Circuit:
     """zoology's ``Hyena`` (order 2; higher orders continue the chain) on ``u ∈ F^{N×d}``:
 
     ``[x1 | x2 | v] = short_filter ⊛ (u·W_in + b_in) + β``, ``y = ((h ⊛ (v ⊙ x1) + D·(v ⊙ x1)) ⊙ x2)·W_out
-    + b_out`` (module docstring). Arguments left None are symbolic (:func:`hyena_weights`); symbolic
+    + b_out`` (module docstring). Arguments left None are symbolic (:func:`hyena_weights`, their names
+    after ``prefix``, as :func:`~symverify.compiler.gated.hyena_direct` names them); symbolic
     long filters whose terms alone exceed ``MAX_GATES`` are a :class:`~symverify.errors.LimitError`
-    before any weight is made.
+    before any weight is made. Another keyword (a misspelt weight) is an :class:`IRError` naming the
+    keywords taken, as in :func:`h3`.
 
     >>> from symverify.kernel.ir.analysis import stats
     >>> c = hyena(4, 1)
     >>> c.num_inputs, len(c.outputs), len(c.params())
     (4, 4, 25)
     """
+    if unknown:
+        taken = [p.name for p in inspect.signature(hyena_weights).parameters.values() if p.kind is p.KEYWORD_ONLY]
+        raise IRError(f"hyena: unknown weights {sorted(unknown)}; expected only {taken}")
     if filters is None:
         _symbolic_filters(N, d, order, 1, "hyena")
     return gated_conv(N, hyena_weights(N, d, order, short_len=short_len, in_proj=in_proj, in_bias=in_bias,
                                        short_filter=short_filter, short_bias=short_bias, filters=filters,
-                                       filter_bias=filter_bias, out_proj=out_proj, out_bias=out_bias))
+                                       filter_bias=filter_bias, out_proj=out_proj, out_bias=out_bias, prefix=prefix))
 
 
 @_plain_args

@@ -108,3 +108,18 @@ def test_hyena_of_any_order_is_its_forward_pass_and_its_direct_model_is_proved(d
     out = hyena_direct(N, d, m, **kw)
     assert out.model.signature == (N, m + 3, d, N, width)
     assert sv.verify(c, out).proved
+
+
+def test_hyena_names_its_symbols_after_a_prefix_as_hyena_direct_does():
+    """``hyena_direct(N, d, prefix="L0.")`` named its symbols ``L0.W_in[0][0]``, …, but ``hyena`` took
+    no ``prefix`` (a TypeError), so its circuit could only be built through ``hyena_weights``."""
+    c = hyena(2, 1, prefix="L0.")
+    assert c.params() and all(p.startswith("L0.") for p in c.params())
+    assert sv.verify(c, hyena_direct(2, 1, prefix="L0.")).proved
+    assert sv.verify(hyena(2, 1), hyena_direct(2, 1, prefix="L0.")).refuted
+
+
+def test_hyena_names_a_misspelt_weight():
+    """``hyena(4, 1, filter=...)`` raised TypeError; ``h3`` and ``hyena_direct`` named it already."""
+    with pytest.raises(IRError, match=r"hyena: unknown weights \['filter'\]; expected only \['short_len', 'in_proj', .*'prefix'\]"):
+        hyena(4, 1, filter=[[[1]]])
