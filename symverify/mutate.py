@@ -302,7 +302,8 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
     random layer, grid and cell, redrawn until it holds 0; after 64 misses one of the listed zero
     cells) or from the layers (``mode``). An
     operator that finds no site (a model without nonzero weights, say) falls back to the next one.
-    ``nonzero`` may pass :func:`weight_sites` ``(model)`` precomputed (it is the same for every seed).
+    ``nonzero`` may pass :func:`weight_sites` ``(model)`` precomputed (it is the same for every seed),
+    as a list or tuple: a set would be drawn from in hash order, which differs between processes.
     ``symbol``, the parameter ``sym`` writes, must be a parameter name whatever operator the seed
     draws (:class:`UsageError` otherwise).
     """
@@ -312,6 +313,9 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
     operators = _operators(operators, WEIGHT_OPERATORS, "weight_mutant")
     _symbol(symbol, "weight_mutant")
     rng = _rng("weight", seed)
+    if nonzero is not None and (isinstance(nonzero, str) or not isinstance(nonzero, (list, tuple))):
+        raise UsageError(f"weight_mutant: nonzero: expected None or the list weight_sites(model) (WeightSites), found "
+                         f"{type(nonzero).__name__} {safe_repr(nonzero, 40)}")
     sites = weight_sites(model) if nonzero is None else list(nonzero)
     first = rng.randrange(len(operators))
     for op in (operators[(first + t) % len(operators)] for t in range(len(operators))):

@@ -80,3 +80,20 @@ def test_operator_one_finds_the_zero_cells_of_a_nearly_dense_model(n, data):
 def test_operator_one_on_a_model_without_zero_cells_still_says_it_does_not_apply():
     with pytest.raises(UsageError, match=r"weight_mutant: none of the operators \['one'\] applies to this model"):
         mutate.weight_mutant(_dense_model(3, set()), 0, ("one",))
+
+
+@pytest.mark.parametrize("nonzero", [True, 0, 2.5, "W", frozenset(mutate.weight_sites(MODEL)),
+                                     (s for s in mutate.weight_sites(MODEL))],
+                         ids=["True", "0", "2.5", "str", "frozenset", "generator"])
+def test_weight_mutant_refuses_precomputed_sites_that_are_no_list(nonzero):
+    """``weight_mutant(model, s, nonzero=True)`` (the flag of ``weight_sites``) raised TypeError ('bool'
+    object is not iterable); a set of sites was drawn from in hash order, so the same seed gave another
+    mutant in another process."""
+    with pytest.raises(UsageError, match=r"weight_mutant: nonzero: expected None or the list weight_sites\(model\)"):
+        mutate.weight_mutant(MODEL, 0, nonzero=nonzero)
+
+
+def test_weight_mutant_takes_precomputed_sites_as_a_list_or_tuple():
+    sites = mutate.weight_sites(MODEL)
+    want = str(mutate.weight_mutant(MODEL, 3))
+    assert str(mutate.weight_mutant(MODEL, 3, nonzero=sites)) == want == str(mutate.weight_mutant(MODEL, 3, nonzero=tuple(sites)))
