@@ -123,3 +123,24 @@ def test_hyena_names_a_misspelt_weight():
     """``hyena(4, 1, filter=...)`` raised TypeError; ``h3`` and ``hyena_direct`` named it already."""
     with pytest.raises(IRError, match=r"hyena: unknown weights \['filter'\]; expected only \['short_len', 'in_proj', .*'prefix'\]"):
         hyena(4, 1, filter=[[[1]]])
+
+
+@pytest.mark.parametrize("use_bias", [True, False])
+def test_the_local_hyena_form_follows_zoology_without_the_filter_bias(use_bias):
+    """zoology's ``Filter.forward`` adds the skip ``D·v`` only with ``use_bias``, and
+    ``gated_weights_from_zoology`` reads ``D = 0`` without it; the local ``ZoologyHyena`` added
+    ``filter_fn.bias`` anyway, so its forward and the model read from it differed by ~5e-2."""
+    torch = pytest.importorskip("torch")
+    from symverify.executors import execute
+    from symverify.executors.zoology_gated import ZoologyHyena
+
+    torch.manual_seed(0)
+    module = ZoologyHyena(2, 6).double().eval()
+    module.filter_fn.use_bias = use_bias
+    circuit, compiled = gated_from_zoology(module, 6)
+    assert sv.verify(circuit, compiled).proved
+    u = torch.randn(3, 6, 2, dtype=torch.float64)
+    with torch.no_grad():
+        want = module(u)
+    got = execute(compiled.model, u, backend="torch", dtype="float64")
+    assert float((got - want).abs().max()) <= 1e-12 * max(1.0, float(want.abs().max()))
