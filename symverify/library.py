@@ -456,6 +456,18 @@ def _flag(v: object, what: str, where: str, error: type[IRError] | type[UsageErr
     raise error(f"{where}: expected {what} True or False, found {type(v).__name__} {v!r:.40}")
 
 
+def _fraction_of_gates(v: object, where: str, error: type[IRError] | type[UsageError] = IRError) -> float | int | Fraction:
+    """``mul_fraction``: a real number ``0 ≤ v ≤ 1`` (an int, float or Fraction as it is; a numpy float
+    as the float of its value); else ``error`` naming the argument, its type and value."""
+    if type(v).__module__ == "numpy" and isinstance(v, numbers.Real) and not is_bool(v):
+        v = float(v)  # type: ignore[arg-type]
+    if not isinstance(v, (int, float, Fraction)) or is_bool(v):
+        raise error(f"{where}: expected a real number 0 ≤ mul_fraction ≤ 1, found {type(v).__name__} {safe_repr(v, 40)}")
+    if not 0 <= v <= 1:  # NaN fails too
+        raise error(f"{where}: expected 0 ≤ mul_fraction ≤ 1, found {safe_repr(v, 40)}")
+    return v
+
+
 def _coeff(rng: random.Random) -> Scalar:
     return rng.choice(_COEFFS)
 
@@ -480,8 +492,7 @@ def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 
             raise IRError(f"random_circuit: expected an int {name}, found {v!r}")
     if depth < 0 or size < depth or (depth == 0 and size):
         raise IRError(f"random_circuit: expected size ≥ depth ≥ 0 (and size 0 when depth 0), found size={size}, depth={depth}")
-    if not isinstance(mul_fraction, (int, float, Fraction)) or isinstance(mul_fraction, bool) or not 0 <= mul_fraction <= 1:
-        raise IRError(f"random_circuit: expected 0 ≤ mul_fraction ≤ 1, found {mul_fraction!r}")
+    fraction = _fraction_of_gates(mul_fraction, "random_circuit")
     seed = _seed(seed, "random_circuit")
     consts = _flag(consts, "consts", "random_circuit")
     if num_outputs is not None:
@@ -503,7 +514,7 @@ def random_circuit(n: int, d: int, size: int, depth: int, mul_fraction: float = 
             if consts and rng.random() < 0.05:
                 gates.append(Gate(Op.CONST, (), (rng.choice(_CONSTS),)))
                 bnode = nd + len(gates) - 1
-            if rng.random() < mul_fraction:
+            if rng.random() < fraction:
                 gates.append(Gate(Op.MUL, (a, bnode), ()))
             else:
                 gates.append(Gate(Op.LIN, (a, bnode), (_coeff(rng), _coeff(rng))))
@@ -553,11 +564,9 @@ def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fractio
     """
     if wiring not in WIRINGS:
         raise UsageError(f"wired_circuit: wiring: expected one of {', '.join(WIRINGS)}, found {wiring!r}")
-    if (not all(isinstance(v, int) and not isinstance(v, bool) for v in (w, depth))
-            or not isinstance(mul_fraction, (int, float, Fraction)) or isinstance(mul_fraction, bool)
-            or w < 1 or depth < 1 or not 0 <= mul_fraction <= 1):
-        raise UsageError(f"wired_circuit: expected w ≥ 1, depth ≥ 1 and 0 ≤ mul_fraction ≤ 1, found w={w}, depth={depth}, "
-                         f"mul_fraction={mul_fraction}")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (w, depth)) or w < 1 or depth < 1:
+        raise UsageError(f"wired_circuit: expected w ≥ 1, depth ≥ 1 (ints), found w={w!r:.40}, depth={depth!r:.40}")
+    fraction = _fraction_of_gates(mul_fraction, "wired_circuit", UsageError)
     limits.check(w * depth, "MAX_GATES", f"wired_circuit of width {w} and depth {depth}")
     limits.check(w, "MAX_INPUTS", "wired_circuit")
     if d is not None and (not isinstance(d, int) or isinstance(d, bool) or d < 1 or w % d):
@@ -575,7 +584,7 @@ def wired_circuit(w: int, depth: int, wiring: str, *, seed: int = 0, mul_fractio
         level = []
         for j in range(w):
             a, b = _operands(wiring, j, below, hubs, pi, sigma, rng)
-            if rng.random() < mul_fraction:
+            if rng.random() < fraction:
                 gates.append(Gate(Op.MUL, (a, b), ()))
             else:
                 gates.append(Gate(Op.LIN, (a, b), (1, rng.choice((1, 2, -1)))))

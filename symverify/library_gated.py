@@ -224,10 +224,15 @@ def _seq(x: object) -> list[object] | None:
 
 
 def _vector(where: str, name: str, x: object, n: int, default: str | None, *, max_len: bool = False) -> Vec:
-    """``n`` exact entries (``max_len``: at most n, padded with 0) or, for None, symbols ``{default}[i]``
-    (``default`` None: zeros)."""
+    """``n`` exact entries (``max_len``: at most n, padded with 0) or, for None, symbols ``{default}[i]``.
+
+    ``default`` None marks a row inside a given argument (a matrix row, one channel's taps): None
+    there is an :class:`IRError`, not a row of zeros; only a whole argument left None is symbolic."""
     if x is None:
-        return tuple(sym(f"{default}[{i}]") if default is not None else 0 for i in range(n))
+        if default is None:
+            raise IRError(f"{where} {name}: expected {'at most ' if max_len else ''}{n} entries, found None (None makes "
+                          "a whole weight argument symbolic; a row inside a given argument must be given)")
+        return tuple(sym(f"{default}[{i}]") for i in range(n))
     xs = _seq(x)
     if xs is None or (len(xs) > n if max_len else len(xs) != n):
         found = f"length {len(xs)}" if xs is not None else type(x).__name__
@@ -236,9 +241,11 @@ def _vector(where: str, name: str, x: object, n: int, default: str | None, *, ma
     return vals + (0,) * (n - len(vals))
 
 
-def _matrix(where: str, name: str, x: object, rows: int, cols: int, default: str | None) -> Mat:
+def _matrix(where: str, name: str, x: object, rows: int, cols: int, default: str) -> Mat:
+    """A ``rows × cols`` matrix of exact entries or, for None, symbols ``{default}[r][c]`` (a row of a
+    given matrix may not be None: :func:`_vector`)."""
     if x is None:
-        return tuple(tuple(sym(f"{default}[{r}][{c}]") if default is not None else 0 for c in range(cols)) for r in range(rows))
+        return tuple(tuple(sym(f"{default}[{r}][{c}]") for c in range(cols)) for r in range(rows))
     xs = _seq(x)
     if xs is None or len(xs) != rows:
         raise IRError(f"{where} {name}: expected a {rows}×{cols} matrix, found {len(xs) if xs is not None else type(x).__name__} rows")
@@ -258,7 +265,9 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
 
     Raises:
         IRError: sizes not positive ints, ``order < 2``, ``short_len > N``, a matrix or vector of
-            the wrong shape, an entry that is not exact, or a ``prefix`` with every weight given.
+            the wrong shape, a row or filter given as None inside a given argument (only a whole
+            argument left None is symbolic), an entry that is not exact, or a ``prefix`` with every
+            weight given.
         LimitError: a state ``N·(order+1)·d`` or an in-projection of ``d·(order+1)·d`` entries over
             :data:`~symverify.ir.limits.MAX_CELLS` cells (checked before any weight is made).
     """
@@ -406,24 +415,29 @@ def hyena_weights(N: int, d: int, order: int = 2, *, short_len: int | None = Non
 @_plain_args
 def hyena(N: int, d: int, order: int = 2, *, short_len: int | None = None, in_proj: object = None, in_bias: object = None,
           short_filter: object = None, short_bias: object = None, filters: object = None, filter_bias: object = None,
-          out_proj: object = None, out_bias: object = None) -> Circuit:
+          out_proj: object = None, out_bias: object = None, prefix: str = "", **unknown: object) -> Circuit:
     """zoology's ``Hyena`` (order 2; higher orders continue the chain) on ``u ∈ F^{N×d}``:
 
     ``[x1 | x2 | v] = short_filter ⊛ (u·W_in + b_in) + β``, ``y = ((h ⊛ (v ⊙ x1) + D·(v ⊙ x1)) ⊙ x2)·W_out
-    + b_out`` (module docstring). Arguments left None are symbolic (:func:`hyena_weights`); symbolic
+    + b_out`` (module docstring). Arguments left None are symbolic (:func:`hyena_weights`, their names
+    after ``prefix``, as :func:`~symverify.compiler.gated.hyena_direct` names them); symbolic
     long filters whose terms alone exceed ``MAX_GATES`` are a :class:`~symverify.errors.LimitError`
-    before any weight is made.
+    before any weight is made. Another keyword (a misspelt weight) is an :class:`IRError` naming the
+    keywords taken, as in :func:`h3`.
 
     >>> from symverify.kernel.ir.analysis import stats
     >>> c = hyena(4, 1)
     >>> c.num_inputs, len(c.outputs), len(c.params())
     (4, 4, 25)
     """
+    if unknown:
+        taken = [p.name for p in inspect.signature(hyena_weights).parameters.values() if p.kind is p.KEYWORD_ONLY]
+        raise IRError(f"hyena: unknown weights {sorted(unknown)}; expected only {taken}")
     if filters is None:
         _symbolic_filters(N, d, order, 1, "hyena")
     return gated_conv(N, hyena_weights(N, d, order, short_len=short_len, in_proj=in_proj, in_bias=in_bias,
                                        short_filter=short_filter, short_bias=short_bias, filters=filters,
-                                       filter_bias=filter_bias, out_proj=out_proj, out_bias=out_bias))
+                                       filter_bias=filter_bias, out_proj=out_proj, out_bias=out_bias, prefix=prefix))
 
 
 @_plain_args

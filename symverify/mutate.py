@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from symverify.errors import UsageError
+from symverify.errors import IRError, UsageError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
@@ -119,6 +119,17 @@ def _operators(operators: object, table: dict[str, str], where: str) -> tuple[st
     if unknown:
         raise UsageError(f"{where}: expected operators among {names}, found {list(operators)}")
     return tuple(operators)
+
+
+def _symbol(value: object, where: str) -> str:
+    """``value`` if it names a parameter (:func:`~symverify.kernel.ir.scalar.sym` takes it); else a
+    :class:`UsageError` naming the argument. Checked before any operator is drawn: a name the ``sym``
+    operators alone read would otherwise fail only for the seeds that draw them."""
+    try:
+        sym(value)  # type: ignore[arg-type]
+    except IRError as e:
+        raise UsageError(f"{where}: symbol: {e}") from None
+    return value  # type: ignore[return-value]
 
 
 def _expect(obj: object, cls: type, where: str) -> None:
@@ -252,7 +263,7 @@ def mutate_weight(model: Model, site: WeightSite, op: str, *, symbol: str | None
     if symbol is not None and op != "sym":
         raise UsageError(f"mutate_weight: symbol={safe_repr(symbol, 40)} is the parameter of operator 'sym' only; "
                          f"found operator {safe_repr(op, 40)}")
-    return set_weight(model, site, _new_value(op, get_weight(model, site), "m" if symbol is None else symbol))
+    return set_weight(model, site, _new_value(op, get_weight(model, site), "m" if symbol is None else _symbol(symbol, "mutate_weight")))
 
 
 def flip_mode(model: Model, layer: int) -> Model:
@@ -267,7 +278,10 @@ def flip_mode(model: Model, layer: int) -> Model:
 
 
 def _random_zero_site(model: Model, rng: random.Random, tries: int = 64) -> WeightSite | None:
-    """A uniformly drawn layer, grid and cell that holds 0 (rejection sampling; None if none is hit)."""
+    """A uniformly drawn layer, grid and cell that holds 0, redrawn up to ``tries`` times; when none
+    of the draws hits a zero (a model nearly all nonzero), one of its zero cells drawn uniformly from
+    their list (:func:`weight_sites` ``(model, nonzero=False)``). None only if the model has no zero cell:
+    a zero cell the draws missed is no reason to report that operator ``one`` does not apply."""
     for _ in range(tries):
         k = rng.randrange(len(model.layers))
         name = rng.choice(GRIDS)
@@ -275,7 +289,8 @@ def _random_zero_site(model: Model, rng: random.Random, tries: int = 64) -> Weig
         i, j = rng.randrange(g.rows), rng.randrange(g.cols)
         if is_zero(g.get(i, j)):
             return WeightSite(k, name, i, j)
-    return None
+    zeros = weight_sites(model, nonzero=False)
+    return rng.choice(zeros) if zeros else None
 
 
 def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WEIGHT_OPERATORS, *,
@@ -284,15 +299,23 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
 
     The operator is drawn uniformly from ``operators``; the site uniformly from the nonzero cells
     (``inc``, ``neg``, ``zero``, ``sym``, ``add_p``, ``frac_p``), from the zero cells (``one``: a
-    random layer, grid and cell, redrawn until it holds 0) or from the layers (``mode``). An
+    random layer, grid and cell, redrawn until it holds 0; after 64 misses one of the listed zero
+    cells) or from the layers (``mode``). An
     operator that finds no site (a model without nonzero weights, say) falls back to the next one.
-    ``nonzero`` may pass :func:`weight_sites` ``(model)`` precomputed (it is the same for every seed).
+    ``nonzero`` may pass :func:`weight_sites` ``(model)`` precomputed (it is the same for every seed),
+    as a list or tuple: a set would be drawn from in hash order, which differs between processes.
+    ``symbol``, the parameter ``sym`` writes, must be a parameter name whatever operator the seed
+    draws (:class:`UsageError` otherwise).
     """
     _expect(model, Model, "weight_mutant")
     if not model.layers:
         raise UsageError("weight_mutant: the model has no layers to mutate")
     operators = _operators(operators, WEIGHT_OPERATORS, "weight_mutant")
+    _symbol(symbol, "weight_mutant")
     rng = _rng("weight", seed)
+    if nonzero is not None and (isinstance(nonzero, str) or not isinstance(nonzero, (list, tuple))):
+        raise UsageError(f"weight_mutant: nonzero: expected None or the list weight_sites(model) (WeightSites), found "
+                         f"{type(nonzero).__name__} {safe_repr(nonzero, 40)}")
     sites = weight_sites(model) if nonzero is None else list(nonzero)
     first = rng.randrange(len(operators))
     for op in (operators[(first + t) % len(operators)] for t in range(len(operators))):
@@ -353,7 +376,7 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int | None = None, 
         raise UsageError(f"mutate_gate: symbol={safe_repr(symbol, 40)} is the parameter of operator 'coeff_sym' only; "
                          f"found operator {safe_repr(op, 40)}")
     which = _int(0 if which is None else which, "mutate_gate: which")
-    symbol = "m" if symbol is None else symbol
+    symbol = "m" if symbol is None else _symbol(symbol, "mutate_gate")
     if not 0 <= _int(k, "mutate_gate: gate k") < len(circuit.gates):
         raise UsageError(f"mutate_gate: the circuit has {len(circuit.gates)} gates, found gate {k}")
     g = circuit.gates[k]
@@ -406,11 +429,13 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
     ``coeff``/``rewire``, which coefficient or operand and the new node; for ``outputs`` two output
     positions naming different nodes). With ``live`` only gates some output depends on are
     candidates (a dead gate's mutant is trivially invisible). An operator with nothing to act on
-    falls back to the next.
+    falls back to the next. ``symbol``, the parameter ``coeff_sym`` writes, must be a parameter name
+    whatever operator the seed draws (:class:`UsageError` otherwise).
     """
     _expect(circuit, Circuit, "gate_mutant")
     _flag(live, "gate_mutant: live")
     operators = _operators(operators, GATE_OPERATORS, "gate_mutant")
+    _symbol(symbol, "gate_mutant")
     rng = _rng("gate", seed)
     nd = circuit.num_inputs
     if live:

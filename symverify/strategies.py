@@ -47,7 +47,8 @@ def _flag(value: object, what: str) -> bool:
 
 
 def coefficients(allow_sym: bool = False) -> st.SearchStrategy[Any]:
-    """Small exact coefficients (0 included), optionally symbolic parameters ``a``, ``b``."""
+    """Small exact coefficients, simplest first (``0, 1, −1, 2, −3, 1/2, −2/3``: a failing example
+    shrinks toward 0); with ``allow_sym`` also the symbolic ``a``, ``b`` and ``2·a − 1``."""
     _flag(allow_sym, "coefficients(allow_sym)")
     base = st.sampled_from(_coefficient_values(False))
     if allow_sym:
@@ -59,7 +60,10 @@ def circuits(max_n: int = 3, max_d: int = 2, max_gates: int = 12, *, linear: boo
              allow_const: bool = True, allow_sym: bool = False, min_outputs: int = 0) -> st.SearchStrategy[Circuit]:
     """Random valid circuits on ``u`` of at most ``max_n × max_d``: gates read earlier nodes; outputs
     may repeat or be inputs; at least ``min(min_outputs, n·d)`` outputs (``min_outputs ≤ max_n·max_d``
-    and ``≤`` :data:`MAX_INPUT_CELLS`). Bad arguments raise :class:`UsageError` here, not when
+    and ``≤`` :data:`MAX_INPUT_CELLS`). Gates are ``LIN``, ``MUL`` and (``allow_const``) ``CONST``;
+    ``linear`` draws ``LIN`` gates only (no ``CONST`` either, whatever ``allow_const``: a linear
+    circuit); coefficients and constants are :func:`coefficients` ``(allow_sym)``, so ``allow_sym``
+    adds the parameters ``a``, ``b``. Bad arguments raise :class:`UsageError` here, not when
     hypothesis draws; ``max_n·max_d`` over :data:`symverify.ir.limits.MAX_INPUTS` or ``max_gates`` over
     :data:`~symverify.ir.limits.MAX_GATES` (circuits ``verify`` would refuse) raise :class:`LimitError`.
 

@@ -3,12 +3,13 @@
 import itertools
 from fractions import Fraction
 
+import numpy as np
 import pytest
 import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from symverify import Circuit, IRError, stats
+from symverify import Circuit, IRError, SymverifyError, stats
 from symverify.ir.build import from_matrix, from_sympy, trace
 from symverify.kernel.semantics.poly import PolyRing, polynomials
 from symverify.library import (
@@ -27,6 +28,7 @@ from symverify.library import (
     standard_library,
     symbolic_mixing,
     walsh_hadamard,
+    wired_circuit,
 )
 from symverify.semantics.exact import evaluate
 
@@ -172,7 +174,7 @@ def test_wired_circuit_rejects_bad_arguments():
         wired_circuit(4, 2, "star")
     with pytest.raises(UsageError, match=r"expected w ≥ 1, depth ≥ 1 .* found w=0"):
         wired_circuit(0, 2, "hub")
-    with pytest.raises(UsageError, match=r"mul_fraction=1\.5"):
+    with pytest.raises(UsageError, match=r"wired_circuit: expected 0 ≤ mul_fraction ≤ 1, found 1\.5"):
         wired_circuit(4, 2, "hub", mul_fraction=1.5)
 
 
@@ -281,3 +283,24 @@ def test_seeded_random_circuits_are_stable():
         h.update(encode(random_circuit(n, d, size, depth, seed=seed)))
         h.update(encode(random_linear_circuit(n, d, size, depth, seed=seed)))
     assert h.hexdigest() == "d05d781f3a364a32c828b37398c69318a9b11a2efe1db817f69a5893c4e8f8b7"
+
+
+@pytest.mark.parametrize("value", [np.float32(0.5), np.float64(0.25), np.float16(1.0)], ids=["float32", "float64", "float16"])
+def test_random_circuits_take_a_numpy_mul_fraction_by_its_value(value):
+    """``random_circuit(..., np.float32(0.5))`` was refused as "expected 0 ≤ mul_fraction ≤ 1, found
+    np.float32(0.5)", a value in range; a numpy float is read as the float of its value."""
+    assert random_circuit(2, 2, 8, 3, value, seed=1) == random_circuit(2, 2, 8, 3, float(value), seed=1)
+    assert wired_circuit(4, 2, "hub", mul_fraction=value) == wired_circuit(4, 2, "hub", mul_fraction=float(value))
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: random_circuit(2, 1, 5, 3, "0.5"),
+     r"random_circuit: expected a real number 0 ≤ mul_fraction ≤ 1, found str '0\.5'"),
+    (lambda: random_circuit(2, 1, 5, 3, True),
+     r"random_circuit: expected a real number 0 ≤ mul_fraction ≤ 1, found bool True"),
+    (lambda: wired_circuit(4, 2, "hub", mul_fraction=np.float32(1.5)),
+     r"wired_circuit: expected 0 ≤ mul_fraction ≤ 1, found 1\.5"),
+])
+def test_a_mul_fraction_that_is_no_real_number_in_range_is_named(call, message):
+    with pytest.raises(SymverifyError, match=message):
+        call()

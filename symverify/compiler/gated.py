@@ -38,6 +38,7 @@ from symverify.kernel.ir.scalar import Scalar, is_zero
 from symverify.library_gated import (
     GatedConvNodes,
     GatedConvWeights,
+    _plain_args,
     _symbolic_filters,
     gated_conv_layout,
     h3_weights,
@@ -119,11 +120,14 @@ def _certificate_cells(N: int, d: int, order: int, where: str) -> None:
                  lambda: f"{where}(N={N}, d={d}, order={order}) certificate: (order+3)·N·(order+1)·d cells")
 
 
+@_plain_args
 def gated_conv_direct(N: int, weights: GatedConvWeights, *, method: str = "gated-direct") -> Compiled:
     """The direct causal BaseConv for the gated convolution ``weights`` on sequence length N.
 
     ``order + 3`` layers, ``N' = N``, ``d' = (order+1)·d``, all causal (module docstring). Prove it
-    with ``verify(gated_conv(N, weights), compiled)``.
+    with ``verify(gated_conv(N, weights), compiled)``. Sizes are read as the builders of
+    :mod:`symverify.library_gated` read them (an ``int`` subclass or a numpy integer by its value), so
+    ``hyena_direct(N, d)`` takes every ``N`` and ``d`` that ``hyena(N, d)`` takes.
 
     Raises:
         CompileError: N not a positive int, or weights that are not :class:`GatedConvWeights` for N.
@@ -181,6 +185,7 @@ def _before_weights(kind: str, N: int, d: int, order: int, banks: int) -> None:
     _certificate_cells(N, d, order, f"{kind}-direct")
 
 
+@_plain_args
 def hyena_direct(N: int, d: int, order: int = 2, **weights: Any) -> Compiled:
     """zoology's ``Hyena`` (:func:`symverify.library_gated.hyena`, same keyword arguments; those left
     out are symbolic) as a causal BaseConv: ``order + 3`` layers (5 for order 2), ``N' = N``,
@@ -208,6 +213,7 @@ def hyena_direct(N: int, d: int, order: int = 2, **weights: Any) -> Compiled:
     return gated_conv_direct(N, w, method="hyena-direct")
 
 
+@_plain_args
 def h3_direct(N: int, d: int, **weights: Any) -> Compiled:
     """zoology's ``H3`` (:func:`symverify.library_gated.h3`, same keyword arguments; those left out
     are symbolic) as a causal BaseConv: 5 layers, ``N' = N``, ``d' = 3d``.
@@ -233,6 +239,7 @@ def h3_direct(N: int, d: int, **weights: Any) -> Compiled:
     return gated_conv_direct(N, w, method="h3-direct")
 
 
+@_plain_args
 def gated_from_zoology(module: Any, seq_len: int) -> tuple[Circuit, Compiled]:
     """A zoology ``Hyena`` or ``H3`` module (duck-typed) at sequence length ``seq_len`` as its circuit
     (:func:`symverify.library_gated.gated_conv` with the module's own weights and materialised

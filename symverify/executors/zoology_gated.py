@@ -362,7 +362,8 @@ class ZoologyHyena(nn.Module):
         x1, x2, v = uc.split(self.d_model, dim=1)
         v = self.dropout(v * x1)
         k = self.filter_fn.filter(L)[0].transpose(0, 1)
-        v = _fftconv(v, k, self.filter_fn.bias)
+        bias = self.filter_fn.bias
+        v = _fftconv(v, k, bias if self.filter_fn.use_bias else 0 * bias)  # zoology's Filter.forward: no skip without use_bias
         return self.out_proj((v * x2).transpose(1, 2))
 
 

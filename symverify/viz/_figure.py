@@ -17,7 +17,11 @@ from symverify.errors import BackendUnavailableError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["new_figure", "png_bytes", "wrap", "plain", "ROLE_COLORS"]
+__all__ = ["new_figure", "png_bytes", "wrap", "plain", "inches", "ROLE_COLORS", "MAX_INCHES"]
+
+MAX_INCHES = 500
+"""The largest ``width`` or ``height`` a plotting function takes: 50 000 pixels at matplotlib's default
+100 dpi (it refuses images of 2^23 pixels or more in a direction, when saving)."""
 
 # zero, track, remembered, workspace (see symverify.viz.model.Role)
 ROLE_COLORS = ("#ffffff", "#1f5fbf", "#8fc6e8", "#f28e2b")
@@ -54,6 +58,31 @@ def new_figure(width: float, height: float) -> Figure:
     fig: Figure = figure_class(figsize=(width, height), layout="constrained")
     canvas_class(fig)
     return fig
+
+
+def inches(value: object, name: str, where: str) -> float | None:
+    """A figure's ``width`` or ``height`` argument: None (sized by the content), or a real number of
+    inches in ``(0, MAX_INCHES]`` (numpy numbers included) as a float; anything else (a bool, a str,
+    0, a negative or non-finite number, a size past ``MAX_INCHES``) is a
+    :class:`~symverify.errors.UsageError` naming ``where`` and ``name``."""
+    import math
+    import numbers
+
+    from symverify.kernel.ir.scalar import is_bool
+
+    if value is None:
+        return None
+    try:
+        size = float(value) if isinstance(value, numbers.Real) and not is_bool(value) else math.nan
+    except (OverflowError, ValueError):  # an int of 400 digits has no float
+        size = math.nan
+    if not 0 < size <= MAX_INCHES:  # NaN fails too
+        from symverify.errors import UsageError
+        from symverify.ir.bigint import safe_repr
+
+        raise UsageError(f"{where}: {name} must be None (sized by the content) or inches in (0, {MAX_INCHES}], "
+                         f"found {safe_repr(value, 40)}")
+    return size
 
 
 def plain(text: str) -> str:

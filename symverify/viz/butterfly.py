@@ -115,24 +115,28 @@ def plot_butterfly(obj: Any, *, labels: str = "auto", title: str | None = None,
     ``"all"`` every value, ``"none"`` nothing. BB* groups are separated by dashed lines; for a
     kaleidoscope the zero-padded positions (``≥ n``) are shaded.
 
+    ``width`` and ``height`` are inches in ``(0, MAX_INCHES]``, or None to size the figure by the content.
+
     Raises:
-        UsageError: not a butterfly object, or an unknown ``labels``.
+        UsageError: not a butterfly object, an unknown ``labels``, or a ``width`` or ``height`` that is
+            not None or a number of inches in ``(0, MAX_INCHES]``.
         LimitError: more than ``MAX_EDGES`` edges.
     """
     from matplotlib.collections import LineCollection
 
-    from symverify.viz._figure import new_figure, plain, wrap
+    from symverify.viz._figure import inches, new_figure, plain, wrap
 
     if labels not in ("auto", "all", "none"):
         raise UsageError(f"plot_butterfly: labels must be 'auto', 'all' or 'none', found {labels!r}")
+    width, height = inches(width, "width", "plot_butterfly"), inches(height, "height", "plot_butterfly")
     wr = wiring(obj)
     N, F = wr.size, len(wr.factors)
     all_edges = [wr.edges(k) for k in range(F)]
     total = sum(len(e) for e in all_edges)
     if total > MAX_EDGES:
         raise LimitError(f"a wiring diagram of {total} edges is more than symverify.viz.butterfly.MAX_EDGES = {MAX_EDGES}")
-    w = width or min(18.0, max(4.0, 2.0 + 0.55 * F))
-    h = height or min(14.0, max(3.0, 1.2 + 0.28 * N))
+    w = width if width is not None else min(18.0, max(4.0, 2.0 + 0.55 * F))
+    h = height if height is not None else min(14.0, max(3.0, 1.2 + 0.28 * N))
     fig = new_figure(w, h)
     ax = fig.add_subplot()
     lw = 1.6 if N <= 16 else (0.8 if N <= 128 else 0.3)

@@ -27,7 +27,6 @@ the kinds as a strip under it: the picture of Theorem H.21's construction.
 
 from __future__ import annotations
 
-import numbers
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,8 +39,9 @@ from symverify.errors import LimitError, ShapeError, UsageError
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Certificate
-from symverify.kernel.ir.scalar import Scalar, Sym, is_bool
+from symverify.kernel.ir.scalar import Scalar, Sym
 from symverify.kernel.semantics.support import Support, layer_support, support_of_cells
+from symverify.viz._figure import MAX_INCHES  # the largest width or height a plot takes
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -109,6 +109,9 @@ class Occupancy:
 def _unpack(obj: Any, certificate: Certificate | None) -> tuple[Model, Certificate | None, str]:
     from symverify.compiler.result import Compiled
 
+    if certificate is not None and not isinstance(certificate, Certificate):
+        raise UsageError(f"plot_model: certificate: expected a Certificate (or None: the Compiled's own, or the support "
+                         f"analysis), found {type(certificate).__name__}")
     if isinstance(obj, Compiled):
         cert = certificate if certificate is not None else obj.certificate
         return obj.model, cert, f"{obj.method} compilation of {obj.model.name or '<unnamed>'}"
@@ -279,9 +282,6 @@ LABEL_EVERY_CELL = 48
 """States of at most this many cells get a label per cell (``row i, ch q``); larger ones one per band."""
 
 
-MAX_INCHES = 500
-"""The largest ``width`` or ``height`` :func:`plot_model` takes: 50 000 pixels at matplotlib's default
-100 dpi (it refuses images of 2^23 pixels or more in a direction, when saving)."""
 
 
 def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, order: str = "row",
@@ -297,15 +297,11 @@ def plot_model(obj: Model | Any, *, certificate: Certificate | None = None, orde
     from matplotlib.patches import Patch
     from matplotlib.ticker import MaxNLocator
 
-    from symverify.viz._figure import ROLE_COLORS, new_figure, plain, wrap
+    from symverify.viz._figure import ROLE_COLORS, inches, new_figure, plain, wrap
 
     if order not in ("row", "channel"):
         raise UsageError(f"plot_model: order must be 'row' or 'channel', found {order!r}")
-    for name, v in (("width", width), ("height", height)):
-        if v is not None and (is_bool(v) or not isinstance(v, numbers.Real) or not 0 < v <= MAX_INCHES):  # numpy numbers too
-            raise UsageError(f"plot_model: {name} must be None (sized by the content) or inches in (0, {MAX_INCHES}], "
-                             f"found {v!r:.40}")
-    width, height = (None if v is None else float(v) for v in (width, height))
+    width, height = inches(width, "width", "plot_model"), inches(height, "height", "plot_model")
     occ = occupancy(obj, certificate=certificate)
     L, nn, dd = occ.layers, occ.inner_n, occ.inner_d
     grid = occ.roles.T  # cells × layers

@@ -157,8 +157,10 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
 
     Raises:
         SerializationError: the file is missing, not JSON, or not a proof run.
-        UsageError: ``run`` is neither a dict nor a path.
+        UsageError: ``run`` is neither a dict nor a path, or ``title`` is not a str.
     """
+    if not isinstance(title, str):
+        raise UsageError(f"report_page: title: expected a str, found {type(title).__name__} {title!r:.40}")
     data = load_run(run)
     scripts = [s for s in data["scripts"] if isinstance(s, Mapping)]
     all_inst = [(s, i) for s in scripts for i in _instances(s)]

@@ -10,8 +10,8 @@ its resources and bounds as floats (``"8/5"`` read exactly, then converted).
 :func:`plot_resources` draws three panels, one point per instance that reports the keys, coloured
 by script (or by compiler):
 
-* ``layers`` against ``max(Δ, 1)·⌈log2 max(w, 2)⌉`` (needs ``depth``, ``width``, ``layers``);
-  Theorem H.21's stated ``L ≤ 24·max(Δ,1)·⌈log2 w⌉ + 27`` is a straight line in this variable;
+* ``layers`` against ``max(Δ, 1)·a`` with ``a = ⌈log2 max(w, 2)⌉`` (needs ``depth``, ``width``,
+  ``layers``); Theorem H.21's stated ``L ≤ 24·max(Δ,1)·a + 27`` is a straight line in this variable;
 * ``inner_n`` (N') against the cut width ``w``;
 * ``params`` (dense count) and ``nonzero_params`` against the circuit size ``s``.
 

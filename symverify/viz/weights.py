@@ -8,6 +8,8 @@ they have no single value. Small grids are annotated with their values.
 
 from __future__ import annotations
 
+import numbers
+import operator
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +19,7 @@ from symverify.errors import UsageError
 from symverify.ir import limits
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, Sym, show_scalar
+from symverify.kernel.ir.scalar import Scalar, Sym, is_bool, show_scalar
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -65,9 +67,12 @@ def _layer_of(obj: Any, index: int | None) -> tuple[Layer, str]:
     if isinstance(obj, Model):
         if index is None:
             raise UsageError(f"plot_weights: a model has {obj.depth} layers; pass index=k to choose one")
-        if not isinstance(index, int) or isinstance(index, bool) or not -obj.depth <= index < obj.depth:
-            raise UsageError(f"plot_weights: layer index {index!r} is out of range for a model of {obj.depth} layers")
-        k = index % obj.depth
+        if is_bool(index) or not isinstance(index, numbers.Integral):  # numpy integers are read by their value
+            raise UsageError(f"plot_weights: index: expected an int layer index, found {type(index).__name__} {index!r:.40}")
+        k = operator.index(index)
+        if not -obj.depth <= k < obj.depth:
+            raise UsageError(f"plot_weights: layer index {k} is out of range for a model of {obj.depth} layers")
+        k %= obj.depth
         return obj.layers[k], f"{obj.name or 'model'}, layer {k}"
     if isinstance(obj, Layer):
         if index is not None:
@@ -90,7 +95,8 @@ def plot_weights(layer: Layer | Any, index: int | None = None, *, title: str | N
     second image, when present, the symbolic cells.
 
     Raises:
-        UsageError: not a layer, a model without a valid ``index``, or a Layer with an ``index``.
+        UsageError: not a layer, a model without a valid ``index`` (an int, numpy's included, from
+            ``-L`` to ``L − 1``), a Layer with an ``index``, or an ``annotate`` that is not a bool or None.
         LimitError: a grid has more than ``MAX_CELLS`` cells.
     """
     from matplotlib.colors import ListedColormap, TwoSlopeNorm
@@ -98,6 +104,9 @@ def plot_weights(layer: Layer | Any, index: int | None = None, *, title: str | N
 
     from symverify.viz._figure import new_figure, plain, wrap
 
+    if annotate is not None and not is_bool(annotate):
+        raise UsageError(f"plot_weights: annotate: expected True, False or None (by the grid's size), found "
+                         f"{type(annotate).__name__} {annotate!r:.40}")
     lay, what = _layer_of(layer, index)
     arrays = {name: grid_arrays(g) for name, g in lay.grids()}
     finite = [np.nanmax(np.abs(v)) for v, _, _ in arrays.values() if np.isfinite(v).any()]
