@@ -300,11 +300,12 @@ def test_a(symverify_golden):
 ''')
     pytester.runpytest("-p", "no:cacheprovider", "--symverify-update").assert_outcomes(passed=1)
     (pytester.path / "golden" / "test_user" / "notes.json").mkdir()
-    (pytester.path / "golden" / "test_user" / "orphan.json").write_text("{}\n", encoding="utf-8")
+    # a file of the collected test_a that it no longer writes (another record's name): removed
+    (pytester.path / "golden" / "test_user" / "test_a-00000000.json").write_text("{}\n", encoding="utf-8")
     res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update")
     res.assert_outcomes(passed=1)
     assert res.ret == 0 and "INTERNALERROR" not in res.stdout.str()
-    res.stdout.fnmatch_lines(["*1 removed*", "  removed: golden/test_user/orphan.json"])
+    res.stdout.fnmatch_lines(["*1 removed*", "  removed: golden/test_user/test_a-00000000.json"])
     assert "notes.json" not in res.stdout.str() and (pytester.path / "golden" / "test_user" / "notes.json").is_dir()
 
 
