@@ -647,7 +647,9 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
         if proc.pid is not None:  # started (a KeyboardInterrupt may come before)
             if proc.is_alive():
                 with contextlib.suppress(OSError):  # it starts nothing more while its tree is killed
-                    if pidfd is not None:  # the child, even if another thread reaped it meanwhile
+                    # the child, even if another thread reaped it meanwhile; by number where a pidfd cannot be
+                    # signalled (a Python with pidfd_open and no pidfd_send_signal: AttributeError left it running)
+                    if pidfd is not None and hasattr(signal, "pidfd_send_signal"):
                         signal.pidfd_send_signal(pidfd, signal.SIGSTOP)
                     else:
                         os.kill(proc.pid, signal.SIGSTOP)
