@@ -656,6 +656,10 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
                 _kill_below(proc.pid)
                 proc.kill()
             proc.join(5)
+            # its sentinel's two fds closed now: an exception raised below holds this frame in a cycle
+            # (the frame holds it, its traceback the frame), which kept them open until a garbage collection
+            with contextlib.suppress(ValueError):  # still running after join: they stay until then
+                proc.close()
         child.close()
         parent.close()
         printing.close()
