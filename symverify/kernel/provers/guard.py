@@ -355,11 +355,13 @@ class _Message:
                 return
 
     def value(self) -> Any:
+        """The message unpickled, read in place (a copy of the pickle first held the caller's memory
+        at three times its size; unpickling copies out what it keeps)."""
         import pickle
 
         size = self.size()
         assert size is not None
-        return pickle.loads(bytes(self.data[8:8 + size]))
+        return pickle.loads(memoryview(self.data)[8:8 + size])
 
 
 def _transferable(e: BaseException) -> bool:
