@@ -227,3 +227,23 @@ def test_a_child_past_its_timeout_is_killed_where_a_pidfd_cannot_be_signalled(tm
     finally:
         with contextlib.suppress(OSError, ValueError):
             os.kill(int(open(path).read()), signal.SIGKILL)
+
+
+def test_the_orphans_of_a_child_killed_as_its_timeout_came_are_killed(tmp_path, monkeypatch):
+    """A child killed by a signal just as its timeout came (its end not seen before the timeout) was
+    reaped by ``is_alive`` and nothing more: the process it forked, in its group, went on, an orphan
+    with no deadline. What is left of the group of an ended child is killed at every end."""
+    def the_timeout_comes_as_it_dies(msg, proc, *args, **kwargs):
+        while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            time.sleep(0.01)
+        return False  # the timeout, at the moment the child died
+
+    monkeypatch.setattr(guard, "_ready", the_timeout_comes_as_it_dies)
+    path = str(tmp_path / "pid")
+    try:
+        out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=60, what="the search")
+        assert out.status == "timeout", out
+        assert_gone(int(open(path).read()), "the orphan of a child killed as its timeout came went on")
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(open(path).read()), signal.SIGKILL)

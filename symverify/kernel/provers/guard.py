@@ -647,7 +647,10 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
                                                        f"back ({type(e).__name__}: {e})")
     finally:
         if proc.pid is not None:  # started (a KeyboardInterrupt may come before)
-            if proc.is_alive():
+            if _ended(proc):  # not reaped first (is_alive): a child killed by a signal as its timeout came
+                _kill_group(proc, pidfd)  # left the processes it forked in its group running
+                _exit_code(proc)  # reaped now: join waits on its sentinel, which a process it forked may hold
+            else:
                 with contextlib.suppress(OSError):  # it starts nothing more while its tree is killed
                     # the child, even if another thread reaped it meanwhile; by number where a pidfd cannot be
                     # signalled (a Python with pidfd_open and no pidfd_send_signal: AttributeError left it running)
