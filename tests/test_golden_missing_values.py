@@ -113,3 +113,14 @@ def test_an_array_of_another_library_with_a_datetime_dtype_is_recorded_by_its_va
     assert golden_record({"i": index, "a": index.array, "t": pd.array(pd.to_timedelta(["1s", None]))}) == {
         "i": ["2020-01-01 00:00:00", {"type": "pandas.NaT"}], "a": ["2020-01-01 00:00:00", {"type": "pandas.NaT"}],
         "t": ["0 days 00:00:01", {"type": "pandas.NaT"}]}
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_a_matrix_or_masked_array_of_dates_is_recorded_by_its_values():
+    """Each item of a datetime array went to ``np.isnat``: a ``np.matrix``'s rows are matrices again
+    (``RecursionError``), a masked array's masked value is no datetime (``TypeError``)."""
+    days = np.array([["2020-01-01", "NaT"]], dtype="datetime64[D]")
+    nat = {"type": "numpy.datetime64", "value": "NaT"}
+    assert golden_record({"m": np.matrix(days)}) == {"m": [["2020-01-01", nat]]}
+    masked = np.ma.array(np.array(["2020-01-01", "2020-01-02"], dtype="datetime64[D]"), mask=[False, True])
+    assert golden_record({"a": masked}) == {"a": ["2020-01-01", None]}  # masked: None, as for any dtype
