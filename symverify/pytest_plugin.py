@@ -38,7 +38,9 @@ unused files (one it cannot remove is listed as not removed);
 files of tests that were deselected, skipped or failed (a subtest or the teardown included) are never touched.
 A file that no test collected in this run claims is never removed either: its test may be defined, or
 parametrized, only on another platform or in another configuration, so nothing shows it is an orphan.
-In a fully collected module such files are listed as kept; remove one by hand once its test is gone. Under pytest-xdist each
+In a fully collected module such files are listed as kept; remove one by hand once its test is gone. A
+file under a collected test's legacy name (below) whose key holds a part of 8 hex digits, as
+``test_b_py-fast-<hash>.json`` under ``test_b[py]``'s, is taken for another test's, never for a legacy one. Under pytest-xdist each
 worker handles the files of its own tests and sends its lists to the controller, which shows one
 summary of all workers (each file once).
 
@@ -227,7 +229,7 @@ class GoldenSession:
             for f in sorted(d.glob("*.json")):
                 if f in self.used or (f.is_dir() and not f.is_symlink()):  # a directory is no golden file
                     continue
-                owner = next((owners[st] for st in stems if f.name == f"{st}.json" or f.name.startswith(f"{st}-")), None)
+                owner = next((owners[st] for st in stems if _claims(st, owners[st], f.name)), None)
                 if owner is None:
                     if full and f not in self.unclaimed:
                         self.unclaimed.append(f)  # no test of this run claims it: kept, never removed
@@ -744,6 +746,25 @@ def _write(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+_HASHED = re.compile(r"(?:^|-)[0-9a-f]{8}(?:-|$)")
+"""A ``-<8 hex digits>`` part of a file name: the end of a :func:`golden_stem`."""
+
+
+def _claims(stem: str, owner: str, name: str) -> bool:
+    """Whether the golden file ``name`` is one of the test whose stem is ``owner``, read by its
+    ``stem``: that stem (``owner``), or the test's legacy stem (:func:`_safe_legacy`), as
+    ``<stem>.json`` or ``<stem>-<key>.json``. A legacy stem is a prefix of other tests' names: under
+    the legacy stem ``test_b_py`` of ``test_b[py]``, ``test_b_py-fast-8977d978.json`` is the file of
+    ``test_b[py-fast]`` (a parameter of another platform), and ``test_x-…`` under that of
+    ``TestA::test_x`` a module-level ``test_x``'s. So a legacy name whose key holds a part of 8 hex
+    digits, as each stem ends, is no legacy file of ``owner`` (a legacy key of that form is kept too)."""
+    if name == f"{stem}.json":
+        return True
+    if not name.startswith(f"{stem}-") or not name.endswith(".json"):
+        return False
+    return stem == owner or not _HASHED.search(name[len(stem) + 1:-len(".json")])
 
 
 def _safe_legacy(name: str) -> str:

@@ -353,11 +353,17 @@ def _dates(x: Any, depth: int) -> Any:
     Python value is recorded (``tolist``: a ``datetime``, ``date`` or ``timedelta`` as its text, an
     int of its unit where no such Python value holds it), and NaT tagged as
     ``{"type": "numpy.datetime64", "value": "NaT"}`` (``numpy.timedelta64``): its Python value is
-    None, the record of None."""
-    import numpy as np  # x is a numpy value: numpy is imported
+    None, the record of None. Another library's array of such a dtype (pandas' ``DatetimeArray``,
+    ``TimedeltaArray``, an unnamed ``DatetimeIndex``) is the record of its ``tolist()``, whose
+    values are its own (``Timestamp``, ``Timedelta``, ``pandas.NaT``), not numpy's; so is a masked
+    array (a masked value is None, as in a masked array of any dtype). A ``np.matrix`` is read as the
+    array it holds (its rows are matrices again)."""
+    import numpy as np  # x has a numpy dtype: numpy is imported
 
-    if getattr(x, "ndim", 0):
-        return [_dates(v, depth + 1) for v in x]
+    if not isinstance(x, (np.ndarray, np.generic)) or isinstance(x, np.ma.MaskedArray):
+        return _stable(x.tolist(), depth)
+    if isinstance(x, np.ndarray) and x.ndim:
+        return [_dates(v, depth + 1) for v in np.asarray(x)]
     if np.isnat(x):
         return {"type": f"numpy.{'datetime64' if x.dtype.kind == 'M' else 'timedelta64'}", "value": "NaT"}
     return _stable(x.tolist(), depth)

@@ -83,3 +83,26 @@ def _close_the_result_pipe() -> int:
 def test_a_child_that_closes_its_result_pipe_is_a_crash():
     out = run_limited(_close_the_result_pipe, (), memory=1 << 30, timeout=60)
     assert out.status == "crashed" and "exited with code 1 before sending a result" in out.detail, out
+
+
+def test_a_result_is_unpickled_in_place_not_from_copies():
+    """The message was unpickled from ``bytes(data[8:8 + size])``: a slice and a copy of it, so a large
+    result held the caller's memory at three times its size, and was read back more slowly than before."""
+    import pickle
+    import tracemalloc
+
+    from symverify.kernel.provers import guard
+
+    size = 32 << 20
+    data = pickle.dumps(("ok", b"v" * size, ""), protocol=pickle.HIGHEST_PROTOCOL)
+    msg = guard._Message(-1, 1 << 40)
+    msg.data = bytearray(struct.pack("!Q", len(data)) + data)
+    del data
+    tracemalloc.start()
+    try:
+        status, value, _ = msg.value()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (status, len(value)) == ("ok", size)
+    assert peak < 1.5 * size, peak  # the value itself, no copy of the pickle

@@ -81,3 +81,46 @@ def test_pandas_na_and_nat_are_not_recorded_as_strings_or_none():
     ints = pd.Series([1, None], dtype="Int64")
     assert golden_record(ints)["values"] == [1, {"type": "pandas.NA"}]
     assert golden_record({"a": pd.NA, "b": "<NA>"}) == {"a": {"type": "pandas.NA"}, "b": "<NA>"}
+
+
+class _OtherDates:
+    """An array of another library with a numpy ``datetime64`` dtype (as pandas' ``DatetimeArray``
+    and an unnamed ``DatetimeIndex``): its values are its own, ``datetime`` objects, not numpy's."""
+
+    dtype = np.dtype("datetime64[ns]")
+    ndim = 1
+
+    def __init__(self, values):
+        self.values = values
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def tolist(self):
+        return list(self.values)
+
+
+def test_an_array_of_another_library_with_a_datetime_dtype_is_recorded_by_its_values():
+    """Numpy's NaT was tagged by ``np.isnat`` on each item of any value with a datetime dtype: an
+    item of pandas' ``DatetimeArray`` (a ``Timestamp`` or ``pandas.NaT``) raised ``TypeError``."""
+    import datetime
+
+    dates = _OtherDates([datetime.datetime(2020, 1, 1), datetime.date(2020, 1, 2)])
+    assert golden_record({"a": dates}) == {"a": ["2020-01-01 00:00:00", "2020-01-02"]}
+    if pd is None:
+        return
+    index = pd.DatetimeIndex(["2020-01-01", None])
+    assert golden_record({"i": index, "a": index.array, "t": pd.array(pd.to_timedelta(["1s", None]))}) == {
+        "i": ["2020-01-01 00:00:00", {"type": "pandas.NaT"}], "a": ["2020-01-01 00:00:00", {"type": "pandas.NaT"}],
+        "t": ["0 days 00:00:01", {"type": "pandas.NaT"}]}
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_a_matrix_or_masked_array_of_dates_is_recorded_by_its_values():
+    """Each item of a datetime array went to ``np.isnat``: a ``np.matrix``'s rows are matrices again
+    (``RecursionError``), a masked array's masked value is no datetime (``TypeError``)."""
+    days = np.array([["2020-01-01", "NaT"]], dtype="datetime64[D]")
+    nat = {"type": "numpy.datetime64", "value": "NaT"}
+    assert golden_record({"m": np.matrix(days)}) == {"m": [["2020-01-01", nat]]}
+    masked = np.ma.array(np.array(["2020-01-01", "2020-01-02"], dtype="datetime64[D]"), mask=[False, True])
+    assert golden_record({"a": masked}) == {"a": ["2020-01-01", None]}  # masked: None, as for any dtype

@@ -100,3 +100,44 @@ def test_files_no_collected_test_claims_are_kept(pytester, monkeypatch):
         res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update", *args)
         assert "symverify golden files" not in res.stdout.str()
     assert len(list(d.iterdir())) == 5
+
+
+PREFIX_TESTS = """
+import os
+import pytest
+
+HERE = os.environ.get("PLATFORM", "linux")
+
+@pytest.mark.parametrize("b", ["py"] + (["py-fast"] if HERE == "win" else []))
+def test_b(b, symverify_golden):
+    symverify_golden.check({"b": b})
+
+class TestA:
+    def test_x(self, symverify_golden):
+        symverify_golden.check({"x": 1})
+
+if HERE == "win":
+    def test_x(symverify_golden):
+        symverify_golden.check({"x": 2})
+"""
+
+
+def test_files_of_tests_whose_name_extends_a_collected_test_s_legacy_name_are_kept(pytester, monkeypatch):
+    """A file was read as a collected test's by its legacy name (the test name, ``test_b_py``) as a
+    prefix: ``test_b_py-fast-<hash>.json`` of ``test_b[py-fast]``, a parameter of another platform,
+    was called unused and removed, as was a module-level ``test_x``'s file under ``TestA::test_x``."""
+    pytester.makepyfile(test_user=PREFIX_TESTS)
+    monkeypatch.setenv("PLATFORM", "win")
+    pytester.runpytest("-p", "no:cacheprovider", "--symverify-update").assert_outcomes(passed=4)
+    d = pytester.path / "golden" / "test_user"
+    files = sorted(p.name for p in d.iterdir())
+    assert len(files) == 4
+    monkeypatch.setenv("PLATFORM", "linux")
+    res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update")
+    res.assert_outcomes(passed=2)
+    res.stdout.fnmatch_lines(["2 kept", "  kept: golden/test_user/test_b_py-fast-*.json",
+                              "  kept: golden/test_user/test_x-*.json"])
+    assert sorted(p.name for p in d.iterdir()) == files
+    (d / "test_b_py-2.json").write_text("{}\n")  # a legacy file of test_b[py]'s: still unused
+    res = pytester.runpytest("-p", "no:cacheprovider")
+    res.stdout.fnmatch_lines(["1 unused, 2 kept", "  unused: golden/test_user/test_b_py-2.json"])

@@ -201,3 +201,49 @@ def test_the_computation_cannot_raise_its_memory_limit():
         pytest.skip("this process has a hard address-space limit already")
     out = run_limited(_raise_the_limit_then_allocate, (512 * MIB,), memory=256 * MIB, timeout=60)
     assert out.status == "ok" and out.value.startswith("refused: "), out
+
+
+def _write_pid_and_sleep(path: str) -> None:
+    with open(path + ".tmp", "w") as fh:
+        fh.write(str(os.getpid()))
+    os.rename(path + ".tmp", path)
+    time.sleep(120)
+
+
+def test_a_child_past_its_timeout_is_killed_where_a_pidfd_cannot_be_signalled(tmp_path, monkeypatch):
+    """With ``os.pidfd_open`` and no ``signal.pidfd_send_signal`` (``_kill_group`` allows for it), the
+    child past its timeout was stopped through its pidfd: ``AttributeError`` came out of the caller,
+    and the child ran on past its timeout. It is stopped and killed by its number."""
+    import signal as signals
+
+    if not hasattr(os, "pidfd_open"):
+        pytest.skip("no os.pidfd_open here")
+    monkeypatch.delattr(signals, "pidfd_send_signal", raising=False)
+    path = str(tmp_path / "pid")
+    try:
+        out = run_limited(_write_pid_and_sleep, (path,), memory=1 << 30, timeout=2, what="the search")
+        assert out.status == "timeout", out
+        assert_gone(int(open(path).read()), "the child went on past its timeout")
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(open(path).read()), signal.SIGKILL)
+
+
+def test_the_orphans_of_a_child_killed_as_its_timeout_came_are_killed(tmp_path, monkeypatch):
+    """A child killed by a signal just as its timeout came (its end not seen before the timeout) was
+    reaped by ``is_alive`` and nothing more: the process it forked, in its group, went on, an orphan
+    with no deadline. What is left of the group of an ended child is killed at every end."""
+    def the_timeout_comes_as_it_dies(msg, proc, *args, **kwargs):
+        while os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            time.sleep(0.01)
+        return False  # the timeout, at the moment the child died
+
+    monkeypatch.setattr(guard, "_ready", the_timeout_comes_as_it_dies)
+    path = str(tmp_path / "pid")
+    try:
+        out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=60, what="the search")
+        assert out.status == "timeout", out
+        assert_gone(int(open(path).read()), "the orphan of a child killed as its timeout came went on")
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(open(path).read()), signal.SIGKILL)

@@ -355,11 +355,13 @@ class _Message:
                 return
 
     def value(self) -> Any:
+        """The message unpickled, read in place (a copy of the pickle first held the caller's memory
+        at three times its size; unpickling copies out what it keeps)."""
         import pickle
 
         size = self.size()
         assert size is not None
-        return pickle.loads(bytes(self.data[8:8 + size]))
+        return pickle.loads(memoryview(self.data)[8:8 + size])
 
 
 def _transferable(e: BaseException) -> bool:
@@ -645,15 +647,24 @@ def run_limited(fn: Callable[..., Any], args: tuple[Any, ...], *, memory: int, t
                                                        f"back ({type(e).__name__}: {e})")
     finally:
         if proc.pid is not None:  # started (a KeyboardInterrupt may come before)
-            if proc.is_alive():
+            if _ended(proc):  # not reaped first (is_alive): a child killed by a signal as its timeout came
+                _kill_group(proc, pidfd)  # left the processes it forked in its group running
+                _exit_code(proc)  # reaped now: join waits on its sentinel, which a process it forked may hold
+            else:
                 with contextlib.suppress(OSError):  # it starts nothing more while its tree is killed
-                    if pidfd is not None:  # the child, even if another thread reaped it meanwhile
+                    # the child, even if another thread reaped it meanwhile; by number where a pidfd cannot be
+                    # signalled (a Python with pidfd_open and no pidfd_send_signal: AttributeError left it running)
+                    if pidfd is not None and hasattr(signal, "pidfd_send_signal"):
                         signal.pidfd_send_signal(pidfd, signal.SIGSTOP)
                     else:
                         os.kill(proc.pid, signal.SIGSTOP)
                 _kill_below(proc.pid)
                 proc.kill()
             proc.join(5)
+            # its sentinel's two fds closed now: an exception raised below holds this frame in a cycle
+            # (the frame holds it, its traceback the frame), which kept them open until a garbage collection
+            with contextlib.suppress(ValueError):  # still running after join: they stay until then
+                proc.close()
         child.close()
         parent.close()
         printing.close()
