@@ -300,12 +300,12 @@ def test_a(symverify_golden):
 ''')
     pytester.runpytest("-p", "no:cacheprovider", "--symverify-update").assert_outcomes(passed=1)
     (pytester.path / "golden" / "test_user" / "notes.json").mkdir()
-    # a file of the collected test_a that it no longer writes (another record's name): removed
-    (pytester.path / "golden" / "test_user" / "test_a-00000000.json").write_text("{}\n", encoding="utf-8")
+    # a file of the collected test_a (its stem, a suffix it no longer writes): removed
+    (pytester.path / "golden" / "test_user" / "test_a-6d557526-gone.json").write_text("{}\n", encoding="utf-8")
     res = pytester.runpytest("-p", "no:cacheprovider", "--symverify-update")
     res.assert_outcomes(passed=1)
     assert res.ret == 0 and "INTERNALERROR" not in res.stdout.str()
-    res.stdout.fnmatch_lines(["*1 removed*", "  removed: golden/test_user/test_a-00000000.json"])
+    res.stdout.fnmatch_lines(["*1 removed*", "  removed: golden/test_user/test_a-6d557526-gone.json"])
     assert "notes.json" not in res.stdout.str() and (pytester.path / "golden" / "test_user" / "notes.json").is_dir()
 
 
