@@ -161,8 +161,9 @@ def _expected_names(module="test_golden", ids=_IDS):
 def test_golden_files_life_cycle(pytester, monkeypatch):
     """Missing files fail (as the plugin's docstring says) and write nothing; ``--symverify-update``
     writes one distinct, stable file per test (parameters and classes included); a changed timing
-    passes, a changed claim fails with a diff; a renamed test's old file is reported unused, but not
-    under ``-k`` narrowing; update renames."""
+    passes, a changed claim fails with a diff; a renamed test's old file is listed as kept (no test
+    collected claims it: its test may run elsewhere), but not under ``-k`` narrowing, and update
+    keeps it until it is removed by hand."""
     import symverify.pytest_plugin as plugin
 
     assert "a missing file fails with a hint" in plugin.__doc__
@@ -200,17 +201,20 @@ def test_golden_files_life_cycle(pytester, monkeypatch):
     stored = {p: (pytester.path / "golden" / "test_golden" / p).read_bytes() for p in _golden_files(pytester)}
     assert stored == first  # nothing was rewritten by the failing or the passing runs
 
-    # rename test_report → test_report_renamed: the new test has no file, the old one is unused
+    # rename test_report → test_report_renamed: the new test has no file, the old one is kept (unclaimed)
     pytester.makepyfile(test_golden=_GOLDEN.replace("def test_report(", "def test_report_renamed("))
     old = f"{golden_stem('test_golden.py::test_report')}.json"
     res = run()
     res.assert_outcomes(passed=7, failed=1)
-    res.stdout.fnmatch_lines(["*1 failed, 1 unused*", f"  unused: golden/test_golden/{old}"])
+    res.stdout.fnmatch_lines(["*1 failed, 1 kept*", f"  kept: golden/test_golden/{old}"])
+    assert "unused" not in res.stdout.str()
     res = run("-k", "test_param")  # the module is narrowed: its unclaimed files are not reported
     res.assert_outcomes(passed=3, deselected=5)
-    assert "unused" not in res.stdout.str()
+    assert "unused" not in res.stdout.str() and "kept" not in res.stdout.str()
     res = run("--symverify-update")
-    res.stdout.fnmatch_lines(["*1 written, 1 removed*", f"  removed: golden/test_golden/{old}"])
+    res.stdout.fnmatch_lines(["*1 written, 1 kept*", f"  kept: golden/test_golden/{old}"])
+    assert "removed" not in res.stdout.str() and (pytester.path / "golden" / "test_golden" / old).is_file()
+    (pytester.path / "golden" / "test_golden" / old).unlink()  # the user removes the renamed test's file
     assert _golden_files(pytester) == _expected_names(ids=[*_IDS[1:], "test_report_renamed"])
     run().assert_outcomes(passed=8)
 
@@ -226,7 +230,7 @@ def test_k(symverify_golden, k):
 
 def test_golden_files_under_xdist(pytester, monkeypatch):
     """``-n 2``: the checks work on the workers, and the controller's summary lists the files the
-    workers failed and found unused, each once (it listed nothing: an unused file went unreported)."""
+    workers failed and kept, each once (it listed nothing: an unclaimed file went unreported)."""
     pytest.importorskip("xdist")
     pytester.makepyfile(test_x=_XDIST)
     d = pytester.path / "golden" / "test_x"
@@ -237,9 +241,9 @@ def test_golden_files_under_xdist(pytester, monkeypatch):
     monkeypatch.setenv("USER_CI_CHANGE", "1")
     res = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
     res.assert_outcomes(passed=5, failed=1)
-    res.stdout.fnmatch_lines(["*1 failed, 1 unused*", "  failed: golden/test_x/test_k_5-*.json",
-                              "  unused: golden/test_x/gone-0123abcd.json"])
-    assert res.stdout.str().count("unused: golden/test_x/gone-0123abcd.json") == 1  # once, not once per worker
+    res.stdout.fnmatch_lines(["*1 failed, 1 kept*", "  failed: golden/test_x/test_k_5-*.json",
+                              "  kept: golden/test_x/gone-0123abcd.json"])
+    assert res.stdout.str().count("kept: golden/test_x/gone-0123abcd.json") == 1  # once, not once per worker
 
 
 # ---- 2. an oracle for golden_record -------------------------------------------------------------------
