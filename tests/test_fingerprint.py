@@ -463,3 +463,12 @@ def test_a_kaleidoscope_digest_is_unchanged_by_the_run_by_run_encoding() -> None
         k = kaleidoscope(wide)
         flat = [x for g in k.groups for f in g.factors for d in (f.d1, f.d2, f.d3, f.d4) for x in d]
         assert fp._scalars(flat)[:1] == form and encode(k).endswith(fp._scalars(flat)) and decode(encode(k)) == k
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.integers(-1030, 1030), scalars), max_size=12))
+def test_wide_scalars_read_small_ints_from_a_table_with_the_same_bytes(values: list[Scalar]) -> None:
+    """The wide (V) form reads the encoding of small ints from a table: byte for byte each value's
+    own production, at the table's edges and past them, next to rationals, big ints and symbols."""
+    assert fp._scalar_bytes(values) == b"".join(fp._scalar(v) for v in values)
+    assert fp._scalars(values)[9:] == fp._scalar_bytes(values) or fp._scalars(values)[:1] == b"A"

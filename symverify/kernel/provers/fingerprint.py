@@ -165,7 +165,19 @@ def _scalars(values: Sequence[Scalar]) -> bytes:
     flat = _int64_rationals(values)
     if flat is not None:
         return b"A" + _u64(len(values)) + _le64(flat[0]) + _le64(flat[1])
-    return b"V" + _u64(len(values)) + b"".join(_scalar(v) for v in values)
+    return b"V" + _u64(len(values)) + _scalar_bytes(values)
+
+
+_SMALL_INTS = {v: _int(v) for v in range(-1024, 1025)}
+"""``_int(v)`` of the small ints, which most wide lists (a symbol or a big int among plain weights)
+are made of: read from this table, the same bytes."""
+
+
+def _scalar_bytes(values: Iterable[Scalar]) -> bytes:
+    """``b"".join(_scalar(v) for v in values)``: a plain ``int`` in :data:`_SMALL_INTS` is read from
+    the table, every other value encoded by :func:`_scalar`."""
+    small = _SMALL_INTS.get
+    return b"".join([(small(v) if type(v) is int else None) or _scalar(v) for v in values])
 
 
 def _scalar_runs(runs: Iterable[Sequence[Scalar]]) -> list[bytes]:
@@ -200,7 +212,7 @@ def _scalar_runs(runs: Iterable[Sequence[Scalar]]) -> list[bytes]:
             nums.append(_le64(flat[0]))
             dens.append(_le64(flat[1]))
     except (OverflowError, struct.error):  # an int past int64 (struct.error), a symbol or a wide rational
-        return [_scalars(list(chain.from_iterable(runs)))]
+        return [b"V" + _u64(total), *map(_scalar_bytes, runs)]
     dens.append(_LE_ONE * ones)
     return [b"A" + _u64(total), *nums, *dens]
 
