@@ -180,7 +180,7 @@ def _scalar_bytes(values: Iterable[Scalar]) -> bytes:
     return b"".join([(small(v) if type(v) is int else None) or _scalar(v) for v in values])
 
 
-def _scalar_runs(runs: Iterable[Sequence[Scalar]]) -> list[bytes]:
+def _scalar_runs(runs: Sequence[Sequence[Scalar]]) -> list[bytes]:
     """:func:`_scalars` of the concatenation of ``runs``, as parts whose concatenation is exactly its
     bytes, built run by run without the flat list: a run of plain ``int`` only (checked in C) is
     packed into little-endian int64 by ``struct`` in C, its denominators all 1; any other run is read
@@ -191,7 +191,6 @@ def _scalar_runs(runs: Iterable[Sequence[Scalar]]) -> list[bytes]:
     object in a flat list and an attribute read; the parts are streamed into the hash, never joined.
     Runs shorter than :data:`_SHORT_RUN` on average (a small kaleidoscope's) are cheaper as the flat
     list, which is then written (the same bytes)."""
-    runs = list(runs)
     total = sum(map(len, runs))
     if total < _SHORT_RUN * len(runs):
         return [_scalars(list(chain.from_iterable(runs)))]
@@ -327,7 +326,7 @@ def _kaleidoscope(sink: Sink, k: Kaleidoscope) -> None:
     factors = [f for g in k.groups for f in g.factors]
     sink.update(b"K" + _ints([k.n, k.size, len(k.groups)] + [x for g in k.groups for x in (g.size, len(g.factors))]))
     sink.update(_ints([x for f in factors for x in (f.size, f.stride, len(f.d1), len(f.d2), len(f.d3), len(f.d4))]))
-    for part in _scalar_runs(diag for f in factors for diag in (f.d1, f.d2, f.d3, f.d4)):
+    for part in _scalar_runs([diag for f in factors for diag in (f.d1, f.d2, f.d3, f.d4)]):
         sink.update(part)
 
 
