@@ -21,6 +21,17 @@ plans of ``materialize``, the sparse grids of the randomized prover and the norm
 of ``Cell`` and ``Gate``; 141.4 s after (1.17×). Per script: ``lemma_h16_butterfly`` 45.6 → 29.6 s
 (``factor_sequence`` about 30 → 17 s), ``thm_h21_general`` 21.8 → 17.3 s, ``cor_h22_retnet``
 17.6 → 15.8 s, ``thm_h21_product_gadget`` 7.8 → 6.8 s, the rest within the noise (±10 %).
+
+The butterfly-family scripts, measured in interleaved runs of the code before and after (one
+process per script, best of 2, the same shared machine, load about 5: both sides slower than on
+an idle machine, compare the ratios), with a kaleidoscope's diagonals encoded run by run and small
+ints from a table (the same bytes and digests), identity diagonals skipped in the plans of
+``materialize``, ``Sym * int`` coefficient by coefficient and the bounds reading a ``Sym``'s
+coefficients as they are: ``thm_h19_linear_circuits`` 8.1 → 5.8 s, ``dao_thm3_sparse`` 3.3 →
+2.5 s, ``cor_h20_linear`` 5.3 → 4.7 s, ``lemma_h16_butterfly`` 20.9 → 18.1 s (its 150 symbolic
+factors 5.9 → 4.0 s; its five ∀ rows, about two thirds of it, are z3's and unchanged),
+``dao_thm2_permutations`` 6.2 → 6.4 s and ``lemma_h18_kaleidoscope`` 3.1 → 3.2 s within the
+noise; the claims the same (``--compare``).
 """
 
 from __future__ import annotations

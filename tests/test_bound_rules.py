@@ -242,3 +242,56 @@ def test_the_count_cap_of_an_unbounded_degree_is_the_largest() -> None:
         br.cap_counts(out, caps)
     assert list(out[:5, 3]) == [min(70.0, caps[-1])] * 5
     assert out[5, 3] == caps[2] and caps[2] < caps[-1]
+
+
+# ---- a weight's parts: Sym coefficients read as they are -----------------------------------------
+
+_COEFFS = st.one_of(st.integers(-5, 5), st.integers(-(2**80), 2**80), st.fractions(max_denominator=60))
+_NAMES = st.sampled_from(["a", "b", "c"])
+
+
+@st.composite
+def _weights(draw: Any) -> Any:
+    x = draw(_COEFFS)
+    for _ in range(draw(st.integers(0, 3))):
+        term = draw(_COEFFS)
+        for name in draw(st.lists(_NAMES, max_size=3)):
+            term = term * sym(name)
+        x = x + term
+    return x
+
+
+def _reference_parts(x: Any) -> Any:
+    """The parts by their definition: degree, any non-integer coefficient, Σ|c| and the term count."""
+    if isinstance(x, Sym):
+        coeffs = [abs(Fraction(c)) for _, c in x.terms]
+        return x.degree, int(any(c.denominator != 1 for c in coeffs)), sum(coeffs, Fraction(0)), len(coeffs)
+    if x == 0:
+        return None
+    v = abs(Fraction(x))
+    return 0, int(v.denominator != 1), v, 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(_weights())
+def test_scalar_parts_are_the_definition(x: Any) -> None:
+    got, want = br.scalar_parts(x), _reference_parts(x)
+    assert got == want
+    if got is not None:
+        assert type(got[2]) is Fraction and all(type(v) is int for v in (got[0], got[1], got[3]))
+
+
+def test_a_single_term_weight_builds_no_fraction(monkeypatch: Any) -> None:
+    """A symbol or a scaled monomial (most weights of a symbolic model) is read off its one term:
+    no Fraction is built for it (the sum and the copy of each coefficient cost more than the rest)."""
+    built = []
+
+    class Counting(Fraction):
+        def __new__(cls, *args: Any) -> Any:
+            built.append(args)
+            return Fraction(*args)
+
+    monkeypatch.setattr(br, "Fraction", Counting)
+    for x, want in ((sym("a"), (1, 0, Fraction(1), 1)), (-Fraction(3, 4) * sym("a") * sym("b") ** 2, (3, 1, Fraction(3, 4), 1))):
+        assert br.scalar_parts(x) == want
+    assert built == []

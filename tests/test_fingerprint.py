@@ -426,3 +426,49 @@ def test_a_birthday_collision_among_old_equal_sides_is_never_proved() -> None:
     assert fingerprint(a) != fingerprint(b)
     for method in ("randomized", "auto", "exact", "z3"):
         assert sv.verify(a, b, method=method).refuted, method
+
+
+# ---- a kaleidoscope's diagonals, encoded run by run --------------------------------------------
+
+int64_edges = st.sampled_from([0, 1, -1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1])
+run_values = st.one_of(st.integers(-3, 3), int64_edges, rationals.map(lambda q: int(q) if q.denominator == 1 else q), symbols())
+runs = st.lists(st.one_of(st.lists(st.one_of(st.integers(-3, 3), int64_edges), max_size=6),
+                          st.lists(run_values, max_size=6)).map(tuple), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(runs, st.sampled_from([0, 1, 3, fp._SHORT_RUN]))
+def test_scalars_written_run_by_run_are_the_bytes_of_the_flat_list(parts: list[tuple[Scalar, ...]], short: int) -> None:
+    """The kaleidoscope's diagonals are encoded run by run (C-level packing of the plain-int runs;
+    short runs as the flat list); the bytes are exactly those of the flat list's scalars production,
+    form (A or V) included, whichever way they are written."""
+    flat = [x for run in parts for x in run]
+    saved = fp._SHORT_RUN
+    fp._SHORT_RUN = short
+    try:
+        assert b"".join(fp._scalar_runs(parts)) == fp._scalars(flat)
+    finally:
+        fp._SHORT_RUN = saved
+
+
+def test_a_kaleidoscope_digest_is_unchanged_by_the_run_by_run_encoding() -> None:
+    """A kaleidoscope with int, rational and wide diagonals is encoded with its flat list's scalars
+    production: the wide (V) form when one entry is past int64, the int64 (A) form otherwise."""
+    def kaleidoscope(wide: Scalar) -> Kaleidoscope:
+        f = [ButterflyFactor(4, 2, (1, 2), (0, Fraction(1, 3)), (wide, 0), (1, 1)), ButterflyFactor.identity(4, 1),
+             ButterflyFactor.identity(4, 1), ButterflyFactor(4, 2, (1, 1), (0, 0), (0, 0), (-(2**63), 5))]
+        return Kaleidoscope(3, 4, (BBStar(4, tuple(f)),))
+
+    for wide, form in ((2**63, b"V"), (7, b"A")):
+        k = kaleidoscope(wide)
+        flat = [x for g in k.groups for f in g.factors for d in (f.d1, f.d2, f.d3, f.d4) for x in d]
+        assert fp._scalars(flat)[:1] == form and encode(k).endswith(fp._scalars(flat)) and decode(encode(k)) == k
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.integers(-1030, 1030), scalars), max_size=12))
+def test_wide_scalars_read_small_ints_from_a_table_with_the_same_bytes(values: list[Scalar]) -> None:
+    """The wide (V) form reads the encoding of small ints from a table: byte for byte each value's
+    own production, at the table's edges and past them, next to rationals, big ints and symbols."""
+    assert fp._scalar_bytes(values) == b"".join(fp._scalar(v) for v in values)
+    assert fp._scalars(values)[9:] == fp._scalar_bytes(values) or fp._scalars(values)[:1] == b"A"

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from symverify.kernel.ir.butterfly import ButterflyFactor, pair_index
 from symverify.kernel.ir.scalar import sym
-from symverify.kernel.kaleidoscope.apply import _classify, _plan
+from symverify.kernel.kaleidoscope import apply as apply_module
+from symverify.kernel.kaleidoscope.apply import _classify, _moved, _plan
 from symverify.kernel.semantics.rings import ScalarRing
 
 INTS = st.sampled_from([0, 1, 1, 1, -1, 2])
@@ -62,3 +63,45 @@ def test_each_diagonal_alone_moves_a_pair() -> None:
         f = ButterflyFactor(8, 2, *(tuple(d) for d in diags))
         plan = _plan(f, ScalarRing())
         assert [row[0] for row in plan] == [pair_index(8, 2, 2)] and plan == _reference(f, ScalarRing())
+
+
+def _trivial_or(entries: Any, trivial: int, half: int) -> Any:
+    """A diagonal of ``half`` entries: all ``trivial`` (the identity's value), or drawn from ``entries``."""
+    return st.one_of(st.just((trivial,) * half), st.lists(entries, min_size=half, max_size=half).map(tuple))
+
+
+@st.composite
+def mostly_identity(draw: Any) -> ButterflyFactor:
+    size = draw(st.sampled_from([2, 4, 8, 16]))
+    stride = draw(st.sampled_from([s for s in (1, 2, 4, 8) if s <= size // 2]))
+    half, big = size // 2, st.sampled_from([0, 1, 2, -1, 2**70, 1 - 2**70])
+    return ButterflyFactor(size, stride, draw(_trivial_or(big, 1, half)), draw(_trivial_or(big, 0, half)),
+                           draw(_trivial_or(big, 0, half)), draw(_trivial_or(big, 1, half)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(mostly_identity())
+def test_moved_pairs_of_whole_identity_diagonals_are_the_pairwise_ones(f: ButterflyFactor) -> None:
+    """Diagonals that are all 1 (``d1``, ``d4``) or all 0 (``d2``, ``d3``) are told by a count and not
+    scanned; the pairs found are still exactly the non-identity ones (big ints included)."""
+    assert _moved(f) == [m for m in range(f.size // 2) if (f.d1[m], f.d2[m], f.d3[m], f.d4[m]) != (1, 0, 0, 1)]
+    assert _plan(f, ScalarRing()) == _reference(f, ScalarRing())
+
+
+def test_an_identity_diagonal_is_not_scanned_entry_by_entry(monkeypatch: Any) -> None:
+    """Only the diagonals with an entry off the identity are scanned pair by pair (most diagonals of a
+    lifted kaleidoscope are all 1 or all 0): the identity factor scans none, one off-diagonal entry
+    scans one diagonal."""
+    scanned: list[int] = []
+    real = apply_module.compress
+
+    def counting(data: Any, selectors: Any) -> Any:
+        scanned.append(len(data))
+        return real(data, selectors)
+
+    monkeypatch.setattr(apply_module, "compress", counting)
+    half = 512
+    assert _moved(ButterflyFactor.identity(2 * half, 1)) == [] and scanned == []
+    d2 = (0,) * 7 + (3,) + (0,) * (half - 8)
+    assert _moved(ButterflyFactor(2 * half, 1, (1,) * half, d2, (0,) * half, (1,) * half)) == [7]
+    assert scanned == [half]

@@ -198,6 +198,15 @@ class Sym:
         return o - self
 
     def __mul__(self, other: object) -> Scalar:
+        if type(other) is int:
+            # c·p for a plain int c: 0, p itself, or every coefficient times c with the monomials
+            # unchanged (already sorted and distinct, none constant-only, so the result is canonical
+            # as it stands); the general product below lifts c and rebuilds the same terms
+            if other == 0:
+                return 0
+            if other == 1:
+                return self
+            return _raw(tuple([(m, c * other) for m, c in self.terms]))
         o = _lift(other)
         if o is None:
             return NotImplemented

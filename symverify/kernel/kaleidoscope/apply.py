@@ -20,7 +20,8 @@ kaleidoscope.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress
+from itertools import compress, repeat
+from operator import sub
 from typing import Any, Union
 
 from symverify.deadline import Check
@@ -111,9 +112,17 @@ def _moved(f: ButterflyFactor, ints: bool | None = None) -> Sequence[int]:
     half = f.size // 2
     if not (_all_int(f) if ints is None else ints):
         return range(half)
-    one = (1).__ne__
-    moved = set(compress(range(half), map(one, f.d1)))
-    moved.update(compress(range(half), f.d2), compress(range(half), f.d3), compress(range(half), map(one, f.d4)))
+    # a diagonal of plain ints that is all 1 (d1, d4) or all 0 (d2, d3) moves no pair: told by a
+    # C-level count, so only the other diagonals are scanned (an int x is not 1 exactly when x − 1
+    # is nonzero)
+    pairs = range(half)
+    moved: set[int] = set()
+    for d in (f.d1, f.d4):
+        if d.count(1) != half:
+            moved.update(compress(pairs, map(sub, d, repeat(1))))
+    for d in (f.d2, f.d3):
+        if d.count(0) != half:
+            moved.update(compress(pairs, d))
     return sorted(moved)
 
 

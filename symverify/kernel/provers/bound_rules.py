@@ -145,9 +145,17 @@ def capped(cnt: int, deg: int, variables: int) -> int:
 def scalar_parts(x: Scalar) -> tuple[int, int, Fraction, int] | None:
     """A weight's bounds before any backend: ``(deg, s, Σ|c|, terms)``, None for zero. ``s = 0``
     when every coefficient is an integer (``Q^0·x`` is already integral: masks and integer
-    weights cost no factor ``Q``), else 1; a number has degree 0 and one term."""
+    weights cost no factor ``Q``), else 1; a number has degree 0 and one term. A ``Sym``'s
+    coefficients are ``Fraction`` already (its canonical form), read as they are; a single term (a
+    symbol, a scaled monomial: most weights of a symbolic model) is its monomial's degree and
+    ``|c|``, without the sum."""
     if isinstance(x, Sym):
-        coeffs = [abs(Fraction(c)) for _, c in x.terms]
+        terms = x.terms
+        if len(terms) == 1:
+            ((mono, c),) = terms
+            c = abs(c)
+            return sum(e for _, e in mono), int(c.denominator != 1), c, 1
+        coeffs = [abs(c) for _, c in terms]
         return x.degree, int(any(c.denominator != 1 for c in coeffs)), sum(coeffs, Fraction(0)), len(coeffs)
     if is_zero(x):
         return None
