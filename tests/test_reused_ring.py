@@ -79,3 +79,23 @@ def test_no_polynomial_is_changed_in_place():
     found = [f"{p.relative_to(root)}:{n}" for p in sorted(root.rglob("*.py")) for n, line in
              enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if re.search(r"\.i(add|sub|mul)\(", line)]
     assert found == []
+
+
+def test_the_exact_method_builds_the_generators_once_per_size(monkeypatch):
+    """Two exact comparisons of sides of one size and parameters build their ring's generators once."""
+    from symverify.kernel.verification import verify
+
+    a = Circuit(2, 2, (Gate.mul(0, 1), Gate.lin(4, 2, 3, 1)), (5, 2, 1, 0))
+    b = Circuit(2, 2, (Gate.lin(3, 1, 0, 0), Gate.mul(1, 0), Gate.lin(5, 2, 4, 1)), (6, 2, 1, 0))
+    built = []
+    real = poly.PolyRing.__post_init__
+
+    def counting(self):
+        built.append(self.num_inputs)
+        real(self)
+
+    poly._flint_parts.cache_clear()
+    monkeypatch.setattr(poly.PolyRing, "__post_init__", counting)
+    reports = [verify(a, b, method="exact", isolate=False) for _ in range(3)]
+    assert [r.verdict.value for r in reports] == ["proved"] * 3
+    assert built.count(4) == 1

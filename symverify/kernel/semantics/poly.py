@@ -143,9 +143,10 @@ def reused_ring(num_inputs: int, params: tuple[str, ...], backend: PolyBackend) 
     (``+``, ``*``, ``**``, and ``+=``, ``*=``, which rebind a name to a new object); only its
     ``iadd``, ``isub``, ``imul`` methods and item assignment change it, and the caller must use none
     of them on the ring's polynomials nor hand them to code that might. The compositional checker's
-    stage rings are such rings (a stage reads its values and keeps only their text), and building
-    ``num_inputs`` generators anew for every stage cost 3–6 % of a compiled model's check
-    (a stage's frontier has up to thousands of nodes, and a model's stages share a few sizes).
+    stage rings and the exact method's ring are such rings (they read their values and keep only
+    their text, a degree or a point), and building ``num_inputs`` generators anew for every stage
+    cost 3–6 % of a compiled model's check (a stage's frontier has up to thousands of nodes, and a
+    model's stages share a few sizes).
     The sympy backend (whose polynomials are dicts, changed in place by some methods) builds a new ring."""
     if backend != "flint":
         return PolyRing(num_inputs, params, backend)
