@@ -99,3 +99,14 @@ def test_the_exact_method_builds_the_generators_once_per_size(monkeypatch):
     reports = [verify(a, b, method="exact", isolate=False) for _ in range(3)]
     assert [r.verdict.value for r in reports] == ["proved"] * 3
     assert built.count(4) == 1
+
+
+def test_a_ring_past_the_limit_is_built_anew():
+    """The kept rings are bounded: one of more than REUSED_RING_MAX generators is not kept."""
+    big = poly.REUSED_RING_MAX + 1
+    a, b = reused_ring(big, (), "flint"), reused_ring(big - 1, ("p",), "flint")
+    assert a._gens[0] is not reused_ring(big, (), "flint")._gens[0]
+    assert b._gens[0] is not reused_ring(big - 1, ("p",), "flint")._gens[0]
+    assert len(a._gens) == big and str(b._gens[-1]) == "p_p"
+    edge = reused_ring(poly.REUSED_RING_MAX, (), "flint")
+    assert edge._gens[0] is reused_ring(poly.REUSED_RING_MAX, (), "flint")._gens[0]

@@ -127,7 +127,13 @@ class PolyRing:
         return Fraction(int(v.numerator), int(v.denominator)) if hasattr(v, "numerator") else Fraction(str(v))
 
 
-@lru_cache(maxsize=256)
+REUSED_RING_MAX = 4096
+"""The most generators a ring :func:`reused_ring` keeps (inputs and parameters): past it each ring is
+built anew (its stage costs far more than building it), so the kept rings hold at most
+``64 × 4096`` generators."""
+
+
+@lru_cache(maxsize=64)
 def _flint_parts(num_inputs: int, params: tuple[str, ...]) -> tuple[Any, tuple[Any, ...], Any, Any]:
     """The flint context, generators, zero and ``fmpq`` of :class:`PolyRing` ``(num_inputs, params)``,
     built as its ``__post_init__`` builds them (for :func:`reused_ring`)."""
@@ -137,7 +143,8 @@ def _flint_parts(num_inputs: int, params: tuple[str, ...]) -> tuple[Any, tuple[A
 
 def reused_ring(num_inputs: int, params: tuple[str, ...], backend: PolyBackend) -> PolyRing:
     """``PolyRing(num_inputs, params, backend)``, whose flint context, generators and zero are those
-    of the last ring made here with the same ``num_inputs`` and ``params`` (kept for the last 256).
+    of the last ring made here with the same ``num_inputs`` and ``params`` (kept for the last 64 of
+    at most :data:`REUSED_RING_MAX` generators).
 
     The rule that makes sharing them safe: a python-flint polynomial is never changed by arithmetic
     (``+``, ``*``, ``**``, and ``+=``, ``*=``, which rebind a name to a new object); only its
@@ -148,7 +155,7 @@ def reused_ring(num_inputs: int, params: tuple[str, ...], backend: PolyBackend) 
     cost 3–6 % of a compiled model's check (a stage's frontier has up to thousands of nodes, and a
     model's stages share a few sizes).
     The sympy backend (whose polynomials are dicts, changed in place by some methods) builds a new ring."""
-    if backend != "flint":
+    if backend != "flint" or num_inputs + len(params) > REUSED_RING_MAX:
         return PolyRing(num_inputs, params, backend)
     ctx, gens, zero, fmpq = _flint_parts(num_inputs, tuple(params))
     ring = PolyRing.__new__(PolyRing)  # the fields __post_init__ sets, from the ring built first
