@@ -95,3 +95,34 @@ def test_script_main_without_json_prints_only(tmp_path, capsys, monkeypatch):
     out = tmp_path / "r.json"
     assert script_main(run_two, ["--json", str(out)]) == 0
     assert json.loads(out.read_text())["instances"][0]["name"] == "c"
+
+
+def test_script_main_runs_with_the_script_collector_thresholds_and_restores_them(tmp_path, monkeypatch):
+    """script_main: the proof script runs with SCRIPT_GC_THRESHOLDS (its full collections over
+    long-lived exact values were about 13 % of its CPU); the caller's thresholds come back after
+    the run, also when the run raises."""
+    import gc
+
+    from symverify.scripts.protocol import SCRIPT_GC_THRESHOLDS
+
+    monkeypatch.chdir(tmp_path)
+    seen = []
+
+    def run(quick=False):
+        seen.append(gc.get_threshold())
+        return run_two(quick)
+
+    def boom(quick=False):
+        raise UsageError("stop here")
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        assert script_main(run, []) == 0
+        assert seen == [SCRIPT_GC_THRESHOLDS] and SCRIPT_GC_THRESHOLDS[0] >= 10_000
+        assert gc.get_threshold() == (700, 10, 10)
+        with pytest.raises(UsageError, match="stop here"):
+            script_main(boom, [])
+        assert gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*before)

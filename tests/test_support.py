@@ -97,3 +97,35 @@ def test_a_product_with_a_structural_zero_is_zero_in_the_labelled_lattice():
     m = Model(2, 1, 2, 1, (Layer.make(2, 1, h=Grid.from_cells(2, 1, {(0, 0): 1})),))  # b1 = W = 0: output 0
     out = eval_layers(m.layers, [[Dependence(frozenset({0}))], [Dependence(frozenset({1}))]], DependenceRing())
     assert out == [[ZERO], [ZERO]]
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(models(max_layers=3, pad=2), st.integers(0, 2**32))
+def test_the_pruned_layer_has_the_output_support_of_the_layer(m, seed):
+    """prune_layer's output support, proj ∩ conv of the layer as given, is the pruned layer's own
+    (its docstring's argument), on random supports of any cells, not only the input block."""
+    rng = random.Random(seed)
+    for layer in m.layers:
+        cells = [(i, q) for i in range(m.inner_n) for q in range(m.inner_d) if rng.random() < 0.4]
+        sup = support_of_cells(cells, m.inner_d)
+        pruned, out = prune_layer(layer, sup)
+        assert out == layer_support(layer, sup).output == layer_support(pruned, sup).output
+
+
+def test_prune_layer_finds_the_branches_once(monkeypatch):
+    """The output support is read off the branches of the layer as given: one pass, not a second
+    over the kept weights."""
+    from symverify.kernel.semantics import support
+
+    calls = []
+    real = support._branches
+
+    def counting(*a):
+        calls.append(1)
+        return real(*a)
+
+    monkeypatch.setattr(support, "_branches", counting)
+    layer = Layer.make(2, 2, W=Grid.from_cells(2, 2, {(1, 0): 1, (0, 1): 3}), b2=Grid.full(2, 2, 1))
+    pruned, out = prune_layer(layer, support_of_cells([(0, 0), (1, 0)], 2))
+    assert len(calls) == 1
+    assert pruned.W.nonzero() == {(0, 1): 3} and out == (frozenset(), frozenset({0, 1}))

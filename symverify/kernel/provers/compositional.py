@@ -48,7 +48,7 @@ from symverify.kernel.provers.fingerprint import check_digests, check_plain, con
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
-from symverify.kernel.semantics.poly import PolyBackend, PolyRing
+from symverify.kernel.semantics.poly import PolyBackend, PolyRing, reused_ring
 from symverify.kernel.semantics.rings import Ring
 from symverify.kernel.semantics.sparse import eval_layers_sparse
 from symverify.kernel.semantics.straightline import program
@@ -570,7 +570,7 @@ def _check_stage(circuit: Circuit, model: Model, k: int, b0: Boundary, b1: Bound
     lo, hi = b0.layer, b1.layer
     cache = cache if cache is not None else {}
     nodes = _boundary(b0, cache).nodes
-    base = PolyRing(len(nodes), params, backend)
+    base = reused_ring(len(nodes), params, backend)  # never handed out, never changed in place
     ring = _StageRing(base, max_terms)
     gens = base.inputs()
     frontier = {v: gens[i] for i, v in enumerate(nodes)}

@@ -32,7 +32,7 @@ from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.options import DeadlineExceededError, Options
 from symverify.kernel.provers.outcome import MethodResult, Verdict
 from symverify.kernel.provers.sides import Side
-from symverify.kernel.semantics.poly import PolyRing
+from symverify.kernel.semantics.poly import PolyRing, reused_ring
 
 __all__ = ["ExactOutcome", "expand_compare", "run_exact", "sizes", "IN_PROCESS_MONOMIALS", "IN_PROCESS_BITS", "REFUSE_FACTOR"]
 
@@ -171,7 +171,8 @@ def expand_compare(lhs: Side, rhs: Side, backend: str, max_monomials: int, deadl
     """Expand both sides in one ring and compare (runs in-process; see :func:`run_exact`)."""
     start = time.perf_counter()
     names = sorted(lhs.params() | rhs.params())
-    base = PolyRing(lhs.num_inputs, tuple(names), backend)  # type: ignore[arg-type]
+    # never handed out, never changed in place: the sides' evaluators only compute with its values
+    base = reused_ring(lhs.num_inputs, tuple(names), backend)  # type: ignore[arg-type]
     ring = _GuardedRing(base, max_monomials, deadline)
     u = base.grid_input(lhs.n, lhs.d)
     try:

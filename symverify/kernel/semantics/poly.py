@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar, Literal
 
 from symverify.errors import BackendUnavailableError, IRError, ShapeError, UsageError
@@ -21,7 +21,7 @@ from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import Scalar, Sym
 from symverify.kernel.semantics.evaluate import State, eval_circuit, eval_model
 
-__all__ = ["PolyRing", "polynomials", "flint_available"]
+__all__ = ["PolyRing", "polynomials", "flint_available", "reused_ring"]
 
 PolyBackend = Literal["flint", "sympy"]
 
@@ -125,6 +125,44 @@ class PolyRing:
             return Fraction(int(v.p), int(v.q))
         v = p(*values) if values else p
         return Fraction(int(v.numerator), int(v.denominator)) if hasattr(v, "numerator") else Fraction(str(v))
+
+
+REUSED_RING_MAX = 4096
+"""The most generators a ring :func:`reused_ring` keeps (inputs and parameters): past it each ring is
+built anew (its stage costs far more than building it), so the kept rings hold at most
+``64 × 4096`` generators."""
+
+
+@lru_cache(maxsize=64)
+def _flint_parts(num_inputs: int, params: tuple[str, ...]) -> tuple[Any, tuple[Any, ...], Any, Any]:
+    """The flint context, generators, zero and ``fmpq`` of :class:`PolyRing` ``(num_inputs, params)``,
+    built as its ``__post_init__`` builds them (for :func:`reused_ring`)."""
+    ring = PolyRing(num_inputs, params, "flint")
+    return ring._ctx, tuple(ring._gens), ring.zero, ring._fmpq
+
+
+def reused_ring(num_inputs: int, params: tuple[str, ...], backend: PolyBackend) -> PolyRing:
+    """``PolyRing(num_inputs, params, backend)``, whose flint context, generators and zero are those
+    of the last ring made here with the same ``num_inputs`` and ``params`` (kept for the last 64 of
+    at most :data:`REUSED_RING_MAX` generators).
+
+    The rule that makes sharing them safe: a python-flint polynomial is never changed by arithmetic
+    (``+``, ``*``, ``**``, and ``+=``, ``*=``, which rebind a name to a new object); only its
+    ``iadd``, ``isub``, ``imul`` methods and item assignment change it, and the caller must use none
+    of them on the ring's polynomials nor hand them to code that might. The compositional checker's
+    stage rings and the exact method's ring are such rings (they read their values and keep only
+    their text, a degree or a point), and building ``num_inputs`` generators anew for every stage
+    cost 3–6 % of a compiled model's check (a stage's frontier has up to thousands of nodes, and a
+    model's stages share a few sizes).
+    The sympy backend (whose polynomials are dicts, changed in place by some methods) builds a new ring."""
+    if backend != "flint" or num_inputs + len(params) > REUSED_RING_MAX:
+        return PolyRing(num_inputs, params, backend)
+    ctx, gens, zero, fmpq = _flint_parts(num_inputs, tuple(params))
+    ring = PolyRing.__new__(PolyRing)  # the fields __post_init__ sets, from the ring built first
+    ring.num_inputs, ring.params, ring.backend = num_inputs, tuple(params), backend
+    ring._ctx, ring._gens, ring.zero, ring._fmpq = ctx, list(gens), zero, fmpq
+    ring._param_index = {p: num_inputs + k for k, p in enumerate(ring.params)}
+    return ring
 
 
 def _params_of(objs: Iterable[Circuit | Model]) -> tuple[str, ...]:

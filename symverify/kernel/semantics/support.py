@@ -122,6 +122,13 @@ def prune_layer(layer: Layer, sup: Support) -> tuple[Layer, Support]:
     lands (at ``src + k``) on a row whose projection branch may be nonzero; ``b1[i, q]``
     (``b2[i, q]``) when the other branch at ``(i, q)`` is structurally zero. Every dropped term is
     ``0·x`` or ``x·0`` at every cell for every input, so every cell keeps its value.
+
+    The output support is ``proj ∩ conv`` of the layer as given, computed once: the pruned layer's
+    branches ``proj' ⊆ proj``, ``conv' ⊆ conv`` meet in the same rows. A row ``i ∈ proj[q] ∩ conv[q]``
+    stays in ``proj'[q]``: it came from ``b1[i, q]``, kept since ``i ∈ conv[q]``, or from a ``W[p, q]``
+    with ``i ∈ sup[p]``, kept since ``sup[p] ∩ conv[q]`` holds ``i``; and in ``conv'[q]`` likewise
+    (``b2[i, q]`` kept since ``i ∈ proj[q]``; a tap ``h[k, q]`` landing on ``i`` kept since its
+    shifted support meets ``proj[q]`` at ``i``).
     """
     nn, dd = layer.inner_n, layer.inner_d
     cyclic = layer.mode is Mode.CYCLIC
@@ -131,8 +138,7 @@ def prune_layer(layer: Layer, sup: Support) -> tuple[Layer, Support]:
     keep_h = {(k, q): v for (k, q), v in h.items() if _shifted(sup[q], k, nn, cyclic) & proj[q]}
     keep_b1 = {(i, q): v for (i, q), v in b1.items() if i in conv[q]}
     keep_b2 = {(i, q): v for (i, q), v in b2.items() if i in proj[q]}
-    out_proj, out_conv = _branches(keep_W, keep_h, keep_b1, keep_b2, sup, nn, dd, cyclic)
-    out = tuple(p & c for p, c in zip(out_proj, out_conv))
+    out = tuple(p & c for p, c in zip(proj, conv))
     if (len(keep_W), len(keep_h), len(keep_b1), len(keep_b2)) == (len(W), len(h), len(b1), len(b2)):
         return layer, out
     new = replace(

@@ -1,0 +1,57 @@
+"""``Cell.node``: a cell holding ``1·node``, built without re-checking three plain non-negative ints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from symverify.errors import IRError
+from symverify.kernel.ir.certificate import Cell
+
+
+class Sneaky(int):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+def _outcome(fn):
+    try:
+        c = fn()
+    except IRError as e:
+        return ("IRError", str(e))
+    return ("cell", c.row, c.col, c.terms, c.const, tuple(type(x) for x in (c.row, c.col, c.terms[0][0], c.terms[0][1], c.const)))
+
+
+index = st.one_of(st.integers(-3, 2**70), st.booleans(), st.integers(0, 9).map(np.int64), st.integers(0, 9).map(Sneaky))
+
+
+@given(row=index, col=index, node=index)
+def test_node_is_the_checked_cell(row, col, node):
+    """Every argument, plain or not, gives what the checked constructor gives: the same cell with
+    plain-int fields, or the same IRError."""
+    assert _outcome(lambda: Cell.node(row, col, node)) == _outcome(lambda: Cell(row, col, ((node, 1),), 0))
+
+
+def test_node_of_plain_ints_skips_the_checks_and_other_values_do_not(monkeypatch):
+    calls = []
+    real = Cell.__post_init__
+
+    def counting(self):
+        calls.append(1)
+        real(self)
+
+    monkeypatch.setattr(Cell, "__post_init__", counting)
+    cells = [Cell.node(i, i + 1, 2 * i) for i in range(10)]
+    assert calls == []
+    assert cells[3] == Cell(3, 4, ((6, 1),), 0) and hash(cells[3]) == hash(Cell(3, 4, ((6, 1),), 0))
+    calls.clear()
+    converted = Cell.node(np.int64(1), 2, 3)  # a numpy integer: checked, stored as its plain int
+    assert calls == [1] and converted == Cell.node(1, 2, 3) and type(converted.row) is int
+    with pytest.raises(IRError, match=r"expected int row and column \(non-negative\), found \(-1, 0\)"):
+        Cell.node(-1, 0, 4)
+    with pytest.raises(IRError, match=r"expected int node ids \(non-negative\), found -4"):
+        Cell.node(0, 0, -4)
