@@ -65,3 +65,14 @@ def test_the_cli_prints_the_note(tmp_path, capsys):
                  str(tmp_path / "cert.json"), "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code != 0 and any("meta names circuit 'square'" in n and "'double'" in n for n in out["notes"])
+
+
+@pytest.mark.parametrize("method", ["exact", "randomized", "z3"])
+def test_a_method_that_does_not_read_the_certificate_makes_no_note_about_its_stages(method):
+    # a compiled object's own certificate is read by compositional and auto only: another method checks
+    # no stage, so a note saying "every stage is checked against this circuit" would state a check not made
+    square = sv.compile(SQUARE, method="dense")
+    renamed = sv.Circuit(SQUARE.n, SQUARE.d, SQUARE.gates, SQUARE.outputs, "x²")
+    report = sv.verify(renamed, square, method=method)
+    assert report.proved and not _note(report)
+    assert _note(sv.verify(renamed, square, method="auto"))  # auto reads it: the note stays

@@ -50,7 +50,8 @@ def meta_circuit_note(lhs: Side, rhs: Side) -> str | None:
     """A note when the certificate of a (circuit, model with a certificate) pair names, as its
     ``meta`` ``"circuit"`` (the compilers write the name of the circuit they compiled there), a
     circuit other than the one it is checked against (by name; an unnamed circuit is ``''``);
-    None otherwise, or without such a pair or key. It changes no verdict: ``meta`` is free text
+    None otherwise, or without such a pair or key. ``verify`` asks for it only under a method that
+    reads the certificate (``compositional``, ``auto``): another checks no stage. It changes no verdict: ``meta`` is free text
     and every stage is checked against the circuit given, so the verdict is about that circuit
     (a proof stays a proof of it); the note says why a certificate written for another circuit fails."""
     pair = certified_pair(lhs, rhs)
