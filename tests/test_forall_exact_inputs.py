@@ -59,3 +59,16 @@ def test_a_fraction_cell_is_read_by_its_value_not_computed_with_as_stored(value)
 def test_a_family_member_that_is_a_fraction_of_numpy_integers_is_read_by_its_value():
     fams = {"w": lambda k: Fraction(np.int64(2**62), np.int64(1))}
     assert eval_value(fam("w", 0) * 4, {"i": 0, "q": 0}, fams) == 2**64
+
+
+def test_a_float_subclass_registered_as_integral_is_still_a_float():
+    # as_scalar asked numbers.Integral before float: int() of such a subclass truncated 2.5 to 2
+    import numbers
+
+    class Counted(float):
+        pass
+
+    numbers.Integral.register(Counted)
+    with pytest.raises(ParametricError, match=r"^input cell \(0, 0\): expected an exact value .*found the float 2\.5; "
+                                              r"pass Fraction\(5, 2\) or '5/2' instead \(of type Counted\)$"):
+        eval_value(inp(i, q), {"i": 0, "q": 0}, state=lambda r, c: Counted(2.5))
