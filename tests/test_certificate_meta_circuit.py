@@ -65,3 +65,27 @@ def test_the_cli_prints_the_note(tmp_path, capsys):
                  str(tmp_path / "cert.json"), "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code != 0 and any("meta names circuit 'square'" in n and "'double'" in n for n in out["notes"])
+
+
+@pytest.mark.parametrize("method", ["exact", "randomized", "z3"])
+def test_a_method_that_does_not_read_the_certificate_makes_no_note_about_its_stages(method):
+    # a compiled object's own certificate is read by compositional and auto only: another method checks
+    # no stage, so a note saying "every stage is checked against this circuit" would state a check not made
+    square = sv.compile(SQUARE, method="dense")
+    renamed = sv.Circuit(SQUARE.n, SQUARE.d, SQUARE.gates, SQUARE.outputs, "x²")
+    report = sv.verify(renamed, square, method=method)
+    assert report.proved and not _note(report)
+    assert _note(sv.verify(renamed, square, method="auto"))  # auto reads it: the note stays
+
+
+def test_a_certificate_of_an_unnamed_circuit_names_none_and_an_unnamed_circuit_is_said_to_be_one():
+    # the compilers write meta circuit '' for an unnamed circuit: that names no circuit, so nothing is noted;
+    # checked against an unnamed circuit, a certificate naming one says so in words, not as circuit ''
+    unnamed = sv.Circuit(SQUARE.n, SQUARE.d, SQUARE.gates, SQUARE.outputs, "")
+    of_unnamed = sv.compile(unnamed, method="dense")
+    assert dict(of_unnamed.certificate.meta)["circuit"] == ""
+    assert not _note(sv.verify(SQUARE, of_unnamed, method="compositional"))
+    report = sv.verify(unnamed, sv.compile(SQUARE, method="dense"), method="compositional")
+    assert report.proved and _note(report) == [
+        "the certificate's meta names circuit 'square', but it is checked against an unnamed circuit: every stage is "
+        "checked against this circuit, so the verdict is about it (a certificate written for another circuit fails its stages)"]

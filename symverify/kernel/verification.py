@@ -356,8 +356,8 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
             for no limit; when it runs out the verdict is ``unknown``.
         certificate: a stage certificate for the model side of a circuit and a model (methods
             ``compositional`` and ``auto``; another method, or two models, refuse it: it would not be read).
-            When its ``meta`` names (``"circuit"``) another circuit than the one given, the report
-            says so in a note, and so does the error of a certificate that does not fit this circuit
+            When its ``meta`` names (``"circuit"``) another circuit than the one given, the report of
+            a method that reads it (``compositional``, ``auto``) says so in a note, and so does the error of a certificate that does not fit this circuit
             (:func:`~symverify.kernel.provers.certified.meta_circuit_note`); the verdict is the stages'.
         backend: ``'flint'`` (default when installed) or ``'sympy'`` for exact expansion; for
             method ``randomized`` also ``'torch'`` (int64 mod fresh primes in ``[2^30, 2^31)``,
@@ -416,8 +416,8 @@ def verify(lhs: Verifiable, rhs: Verifiable, *, method: Method = "auto", seed: i
     timings: dict[str, float] = {}
     stats = (_describe(a), _describe(b))
     # a certificate whose meta names another circuit: said in a note (or in the error a certificate that does not
-    # fit this circuit raises), never decided on
-    mismatch = meta_circuit_note(a, b)
+    # fit this circuit raises), never decided on; only by a method that reads the certificate (another checks no stage)
+    mismatch = meta_circuit_note(a, b) if method in CERTIFICATE_METHODS else None
     with activity(f"verifying {a.label()} against {b.label()} (method {method})", progress):
         bounds = LazyBounds(a, b, timings, opts.deadline)
         try:

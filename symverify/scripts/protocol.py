@@ -225,6 +225,21 @@ def _method(outcome: Any) -> Any:
     return method
 
 
+def _garbage_free_checked(name: str, method: object, decided: tuple[Any, ...]) -> None:
+    """Refuse a claim whose ``method`` (given) names ``garbage-free`` unless every outcome it rests on is a
+    ``KaleidoscopeCheck`` that checked it (its sealed ``garbage_free_checked``): the word states
+    ``E·(x, 0) = (M·x, 0)`` of every kaleidoscope the claim is about, as ``randomized`` states an
+    error bound. A :class:`~symverify.errors.UsageError` naming the first outcome that did not."""
+    from symverify.kernel.provers.matrix import KaleidoscopeCheck
+
+    if not isinstance(method, str) or "garbage-free" not in method.split("+"):
+        return
+    for k, r in enumerate(decided):
+        if not (isinstance(r, KaleidoscopeCheck) and r.garbage_free_checked is True):
+            raise UsageError(f"instance {name!r}: method {method!r:.80}: names garbage-free, but outcome {k} (a "
+                             f"{type(r).__name__}, {r.verdict.value}) did not check it; name only what every outcome checked")
+
+
 def _counterexample_json(outcome: Any) -> Any:
     """The counterexample of a refuting outcome as JSON, or ``None``: a ``Report``'s (its
     ``to_json``), a ``KaleidoscopeCheck``'s first differing entry ``{"entry": [row, col],
@@ -398,7 +413,9 @@ class Instance:
         """A prover's claim: the verdict of ``report`` (with ``more``: ``refuted`` if one of them is,
         else ``unknown`` if one is, else ``proved``). ``method`` defaults to the reports' methods
         joined by ``+`` (a matrix check that also checked the kaleidoscope garbage-free adds
-        ``garbage-free``, so the claim shows the fact its outcome sealed). A ``proved`` claim carries the reports' error bound ``failure_bound``: the
+        ``garbage-free``, so the claim shows the fact its outcome sealed); a ``method`` given that
+        names ``garbage-free`` where an outcome is no matrix check that checked it is a
+        :class:`~symverify.errors.UsageError`. A ``proved`` claim carries the reports' error bound ``failure_bound``: the
         sum of their randomized bounds (a union bound; 0 when every one is an exact argument); a sum
         of 1 or more states nothing, a :class:`~symverify.errors.UsageError` (ask each report for a
         smaller ``error_bound``). The claim keeps the digests every outcome names, sealed with it
@@ -428,7 +445,9 @@ class Instance:
         refuted = [r for r in decided if r.verdict is Verdict.REFUTED]
         undecided = [r for r in decided if r.verdict is Verdict.UNKNOWN]
         deciding = refuted[0] if refuted else undecided[0] if undecided else report
-        if method is None:
+        if method is not None:  # a method given names only what every outcome checked (joined, each names its own)
+            _garbage_free_checked(name, method, decided)
+        else:
             methods = [_method(r) for r in decided]
             if not all(isinstance(m, str) for m in methods):
                 raise UsageError(f"instance {name!r}: method: the outcomes do not all name their method; pass method=")

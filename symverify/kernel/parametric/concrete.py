@@ -37,7 +37,6 @@ import itertools
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from fractions import Fraction
 from typing import Any, TypeVar, cast
 
 from symverify.errors import IRError
@@ -87,9 +86,11 @@ def family_symbol(name: str, *idx: int) -> Scalar:
 
 def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:
     """Member ``idx`` of family ``name``: :func:`family_symbol` without a callable, else the exact
-    scalar the callable returns (an int, Fraction or ``Sym`` as it is, anything else through
-    :func:`as_scalar`); a value that is not one, or an exception the callable raises, is a
-    :class:`ParametricError` naming the family and the index."""
+    scalar the callable returns (an int or ``Sym`` as it is, anything else through :func:`as_scalar`:
+    a ``Fraction`` as the canonical number it equals, since one holding numpy integers multiplies
+    them modulo 2^64 and one not in lowest terms compares unequal to its value); a value that is
+    not one, or an exception the callable raises, is a :class:`ParametricError` naming the family
+    and the index."""
     if fams is None or name not in fams:
         return family_symbol(name, *idx)
     try:
@@ -98,7 +99,7 @@ def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:
         raise
     except Exception as e:
         raise ParametricError(f"family {name} at {idx}: the callable raised {type(e).__name__}: {safe_repr(str(e), 120)}") from e
-    if type(v) in _EXACT:  # kept as given (a bias grid stores what it is given)
+    if type(v) in _AS_GIVEN:  # kept as given (a bias grid stores what it is given)
         return v
     try:
         return as_scalar(v, f"family {name} at {idx}")
@@ -151,10 +152,10 @@ def _checked(g: Gadget, name: str, size: tuple[Any, ...], env: Mapping[str, int]
 
 def _input(v: Any, r: int, c: int, where: str) -> Scalar:
     """Input cell ``(r, c)``'s value ``v`` as an exact scalar, as a family member is read
-    (:func:`_family`: an int, Fraction or ``Sym`` as it is, anything else through :func:`as_scalar`);
+    (:func:`_family`: an int or ``Sym`` as it is, anything else, a ``Fraction`` too, through :func:`as_scalar`);
     a float (numpy's too: not an exact value), a bool or another type is a :class:`ParametricError`
     naming the cell and what was found."""
-    if type(v) in _EXACT:
+    if type(v) in _AS_GIVEN:
         return cast(Scalar, v)
     try:
         return as_scalar(v, f"{where}input cell ({r}, {c})")
@@ -321,7 +322,9 @@ def _bias(v: Value, env: dict[str, int], nn: int, dd: int, fams: Families | None
 
 
 _BULK_FROM = 16  # blocks; fewer are evaluated one by one
-_EXACT = (int, Fraction, Sym)
+_AS_GIVEN = (int, Sym)
+"""The values a family member or an input cell is taken as given: a ``Fraction`` is read through
+``as_scalar`` (its numerator and denominator may be numpy integers, or not in lowest terms)."""
 
 
 def _block_grid(nn: int, dd: int, rects: tuple[Rect, ...]) -> Grid:

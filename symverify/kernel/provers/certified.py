@@ -49,9 +49,11 @@ def certified_pair(lhs: Side, rhs: Side) -> tuple[CircuitSide, ModelSide] | None
 def meta_circuit_note(lhs: Side, rhs: Side) -> str | None:
     """A note when the certificate of a (circuit, model with a certificate) pair names, as its
     ``meta`` ``"circuit"`` (the compilers write the name of the circuit they compiled there), a
-    circuit other than the one it is checked against (by name; an unnamed circuit is ``''``);
-    None otherwise, or without such a pair or key. It changes no verdict: ``meta`` is free text
-    and every stage is checked against the circuit given, so the verdict is about that circuit
+    circuit other than the one it is checked against (by name; ``''``, which the compilers write for
+    an unnamed circuit, names none and is never noted; an unnamed circuit checked against is said
+    to be one); None otherwise, or without such a pair or key. ``verify`` asks for it only under a
+    method that reads the certificate (``compositional``, ``auto``): another checks no stage. It
+    changes no verdict: ``meta`` is free text and every stage is checked against the circuit given, so the verdict is about that circuit
     (a proof stays a proof of it); the note says why a certificate written for another circuit fails."""
     pair = certified_pair(lhs, rhs)
     if pair is None:
@@ -60,13 +62,14 @@ def meta_circuit_note(lhs: Side, rhs: Side) -> str | None:
     cert = model.certificate
     named = dict(cert.meta).get("circuit") if isinstance(cert, Certificate) else None
     name = circuit.obj.name
-    if named is None or named == name:
+    if not named or named == name:  # '' names no circuit
         return None
     from symverify.ir.bigint import safe_repr
 
-    return (f"the certificate's meta names circuit {safe_repr(named, 60)}, but it is checked against circuit "
-            f"{safe_repr(name, 60)}: every stage is checked against this circuit, so the verdict is about it "
-            "(a certificate written for another circuit fails its stages)")
+    against = f"circuit {safe_repr(name, 60)}" if name else "an unnamed circuit"
+    return (f"the certificate's meta names circuit {safe_repr(named, 60)}, but it is checked against {against}: "
+            "every stage is checked against this circuit, so the verdict is about it (a certificate written for "
+            "another circuit fails its stages)")
 
 
 SHORT_STAGE_LAYERS = 8

@@ -93,7 +93,7 @@ from symverify.kernel.parametric.symbolic import (
     value_terms,
 )
 from symverify.kernel.provers.fingerprint import check_digests, tree_digest
-from symverify.kernel.provers.options import timeout_seconds
+from symverify.kernel.provers.options import timeout_refusal, timeout_seconds
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
 
 __all__ = ["ForallResult", "prove_forall", "claim_digests", "RECHECK_CELLS"]
@@ -932,9 +932,11 @@ def prove_forall(g: Gadget, *, ranges: Mapping[str, tuple[int, int]] | None = No
     # verify's rule (timeout_seconds): an int, float or Fraction by its plain value (a subclass's own <, > and +,
     # NaN read as positive, decided the budget), finite here (the budget of every z3 query; None is 60 s)
     seconds = timeout_seconds(asked)
-    if seconds is None or seconds == math.inf:
-        raise ParametricError(f"prove_forall {named}: expected a positive number of seconds, found "
-                              f"{safe_repr(plain_float(plain_int(asked)), 60)}")
+    if seconds is None:
+        raise ParametricError(f"prove_forall {named}: {timeout_refusal(asked)}")
+    if seconds == math.inf:
+        raise ParametricError(f"prove_forall {named}: expected a positive, finite number of seconds (it bounds every z3 "
+                              f"query; None is 60 s), found {safe_repr(plain_float(plain_int(asked)), 60)}")
     timeout_s = seconds
     try:  # the deadline is a float: an int past the largest float (10**400) overflowed in the sum below
         timeout_s = float(timeout_s)

@@ -8,6 +8,7 @@ behind the names are in :mod:`symverify.kernel.provers.registry`.
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import secrets
@@ -22,7 +23,7 @@ from symverify.ir import limits
 from symverify.ir.bigint import safe_repr, show_int
 
 __all__ = ["Options", "Method", "METHODS", "default_memory_limit", "DEFAULT_MAX_MONOMIALS", "DEFAULT_ERROR_BOUND",
-           "Deadline", "DeadlineExceededError", "timeout_seconds"]
+           "Deadline", "DeadlineExceededError", "timeout_seconds", "timeout_refusal"]
 
 Method = Literal["auto", "exact", "exact-sympy", "compositional", "randomized", "z3"]
 """The name of a verification method (:data:`METHODS`, in the order the CLI and errors list them)."""
@@ -103,7 +104,7 @@ class Options:
                 then a ``scheduler`` outside ``compositional`` and ``auto`` (checked in that order).
             BackendUnavailableError: ``numeric`` without torch installed.
         """
-        from symverify.kernel.ir.scalar import plain_float, plain_index, plain_str
+        from symverify.kernel.ir.scalar import plain_index, plain_str
 
         # plain values: a subclass of str, int or float could answer the checks below by its own
         # ==, hash, > or + otherwise than the value it stores (a timeout of -1.0 "greater than 0");
@@ -127,8 +128,7 @@ class Options:
                 raise UsageError(f"{name}: expected an int ≥ {least}, found {val!r}")
         bound = DEFAULT_ERROR_BOUND if error_bound is None else _check_error_bound(error_bound)
         if given is not None and timeout is None:  # shown as the value it stores (a subclass's repr could lie too)
-            raise UsageError(f"timeout: expected a positive number of seconds, found "
-                             f"{safe_repr(plain_float(plain_index(given)), 60)}")
+            raise UsageError(f"timeout: {timeout_refusal(given)}")
         if isinstance(timeout, int) and timeout.bit_length() > 1023:  # beyond a float: time.monotonic() + timeout overflows
             raise UsageError(f"timeout: expected a number of seconds below 2^1023 (math.inf or None for no limit), "
                              f"found an int of {timeout.bit_length()} bits")
@@ -263,8 +263,9 @@ def timeout_seconds(timeout: object) -> int | float | None:
     exact), a float (a float subclass by the double it stores, a numpy float of any width by its
     value) or a ``Fraction`` (by its plain value), greater than 0; a ``Fraction`` becomes the nearest
     float (a deadline is a reading of a float clock), and one that rounds to 0 or past the largest
-    float is none. ``math.inf`` is kept (no limit, where a caller allows it); NaN, a bool (numpy's
-    too), a ``Decimal``, a string or anything else is none."""
+    float is none, as is a finite numpy float wider than a double past it (``np.longdouble('1e4000')``
+    is no endless timeout). ``math.inf`` is kept (no limit, where a caller allows it); NaN, a bool
+    (numpy's too), a ``Decimal``, a string or anything else is none (:func:`timeout_refusal` says why)."""
     from symverify.kernel.ir.scalar import as_index, is_bool, plain_float, plain_number
 
     if is_bool(timeout):
@@ -280,9 +281,30 @@ def timeout_seconds(timeout: object) -> int | float | None:
             return None
         return f if f > 0 else None
     if isinstance(timeout, float) or (isinstance(timeout, numbers.Real) and type(timeout).__module__ == "numpy"):
-        f = float(plain_float(timeout))  # type: ignore[arg-type]  # a numpy float widens exactly
+        x = plain_float(timeout)
+        f = float(x)  # type: ignore[arg-type]  # a numpy float up to float64 widens exactly
+        if f == math.inf and x != math.inf:  # a finite longdouble past the largest float
+            return None
         return f if f > 0 else None  # NaN > 0 is False
     return None
+
+
+def timeout_refusal(timeout: object) -> str:
+    """Why :func:`timeout_seconds` refused ``timeout`` (``expected …, found …``, the value shown as
+    stored): a positive ``Fraction`` or numpy float that no float holds (rounding to 0, or finite
+    past the largest float) is said to be one; anything else is no positive number of seconds."""
+    from symverify.kernel.ir.scalar import is_bool, plain_float, plain_index, plain_number
+
+    shown = safe_repr(plain_float(plain_index(timeout)), 60)
+    try:
+        positive = (not is_bool(timeout) and (isinstance(timeout, Fraction) or type(timeout).__module__ == "numpy")
+                    and isinstance(timeout, numbers.Real) and bool(0 < plain_number(timeout) < math.inf))  # type: ignore[operator]
+    except (TypeError, ValueError):
+        positive = False
+    if positive:
+        return (f"expected a positive number of seconds that a float holds (more than 0 and below 2^1024 once "
+                f"rounded), found {shown}")
+    return f"expected a positive number of seconds, found {shown}"
 
 
 def _check_error_bound(error_bound: object) -> Fraction:
