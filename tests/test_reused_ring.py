@@ -110,3 +110,19 @@ def test_a_ring_past_the_limit_is_built_anew():
     assert len(a._gens) == big and str(b._gens[-1]) == "p_p"
     edge = reused_ring(poly.REUSED_RING_MAX, (), "flint")
     assert edge._gens[0] is reused_ring(poly.REUSED_RING_MAX, (), "flint")._gens[0]
+
+
+def test_only_the_last_few_large_rings_are_kept():
+    """A ring's memory grows as the square of its generators (about 17 MiB at 4096), so rings of more
+    than REUSED_RING_SMALL generators are kept among the last 4 only: a fifth large size evicts the
+    first, which is then built anew, while the small rings kept before stay kept."""
+    small = reused_ring(7, ("p",), "flint")
+    sizes = [poly.REUSED_RING_SMALL + 1 + k for k in range(5)]
+    first = reused_ring(sizes[0], (), "flint")
+    assert reused_ring(sizes[0], (), "flint")._gens[0] is first._gens[0]
+    for n in sizes[1:]:
+        reused_ring(n, (), "flint")
+    again = reused_ring(sizes[0], (), "flint")
+    assert again._gens[0] is not first._gens[0] and [str(g) for g in again._gens] == [str(g) for g in first._gens]
+    assert reused_ring(7, ("p",), "flint")._gens[0] is small._gens[0]
+    assert reused_ring(sizes[-1], (), "flint")._gens[0] is reused_ring(sizes[-1], (), "flint")._gens[0]

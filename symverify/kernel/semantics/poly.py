@@ -129,22 +129,33 @@ class PolyRing:
 
 REUSED_RING_MAX = 4096
 """The most generators a ring :func:`reused_ring` keeps (inputs and parameters): past it each ring is
-built anew (its stage costs far more than building it), so the kept rings hold at most
-``64 × 4096`` generators."""
+built anew (its stage costs far more than building it)."""
+REUSED_RING_SMALL = 512
+"""The most generators of a ring kept among the last 64 (:func:`_flint_parts`); a larger one, up to
+:data:`REUSED_RING_MAX`, is kept among the last 4 (:func:`_large_flint_parts`). A ring's memory grows
+as the square of its generators (FLINT stores each generator's exponent vector in at least 8 bits
+per variable: about 17 MiB for 4096), so the kept rings hold at most ``64·512² + 4·4096²``
+exponent bytes, about 90 MiB with their overhead (64 rings of 4096 would hold over 1 GiB for the
+life of the process)."""
 
 
-@lru_cache(maxsize=64)
-def _flint_parts(num_inputs: int, params: tuple[str, ...]) -> tuple[Any, tuple[Any, ...], Any, Any]:
+def _build_parts(num_inputs: int, params: tuple[str, ...]) -> tuple[Any, tuple[Any, ...], Any, Any]:
     """The flint context, generators, zero and ``fmpq`` of :class:`PolyRing` ``(num_inputs, params)``,
     built as its ``__post_init__`` builds them (for :func:`reused_ring`)."""
     ring = PolyRing(num_inputs, params, "flint")
     return ring._ctx, tuple(ring._gens), ring.zero, ring._fmpq
 
 
+_flint_parts = lru_cache(maxsize=64)(_build_parts)
+""":func:`_build_parts` of the last 64 rings of at most :data:`REUSED_RING_SMALL` generators."""
+_large_flint_parts = lru_cache(maxsize=4)(_build_parts)
+""":func:`_build_parts` of the last 4 rings of more than :data:`REUSED_RING_SMALL` generators."""
+
+
 def reused_ring(num_inputs: int, params: tuple[str, ...], backend: PolyBackend) -> PolyRing:
     """``PolyRing(num_inputs, params, backend)``, whose flint context, generators and zero are those
     of the last ring made here with the same ``num_inputs`` and ``params`` (kept for the last 64 of
-    at most :data:`REUSED_RING_MAX` generators).
+    at most :data:`REUSED_RING_SMALL` generators and the last 4 of at most :data:`REUSED_RING_MAX`).
 
     The rule that makes sharing them safe: a python-flint polynomial is never changed by arithmetic
     (``+``, ``*``, ``**``, and ``+=``, ``*=``, which rebind a name to a new object); only its
@@ -155,9 +166,11 @@ def reused_ring(num_inputs: int, params: tuple[str, ...], backend: PolyBackend) 
     cost 3–6 % of a compiled model's check (a stage's frontier has up to thousands of nodes, and a
     model's stages share a few sizes).
     The sympy backend (whose polynomials are dicts, changed in place by some methods) builds a new ring."""
-    if backend != "flint" or num_inputs + len(params) > REUSED_RING_MAX:
+    size = num_inputs + len(params)
+    if backend != "flint" or size > REUSED_RING_MAX:
         return PolyRing(num_inputs, params, backend)
-    ctx, gens, zero, fmpq = _flint_parts(num_inputs, tuple(params))
+    parts = _flint_parts if size <= REUSED_RING_SMALL else _large_flint_parts
+    ctx, gens, zero, fmpq = parts(num_inputs, tuple(params))
     ring = PolyRing.__new__(PolyRing)  # the fields __post_init__ sets, from the ring built first
     ring.num_inputs, ring.params, ring.backend = num_inputs, tuple(params), backend
     ring._ctx, ring._gens, ring.zero, ring._fmpq = ctx, list(gens), zero, fmpq
