@@ -46,6 +46,28 @@ def test_reused_rings_share_their_generators_and_not_their_lists():
     assert reused_ring(6, ("p",), "flint")._gens[0] is not a._gens[0]  # another size: its own generators
 
 
+def test_a_flint_with_in_place_operators_gets_a_new_ring(monkeypatch):
+    """A python-flint whose polynomials define ``__iadd__`` (some 0.7 pre-releases changed the left
+    side of ``+=`` in place) would let ``g += 1`` change a generator every later ring shares: then
+    each ring is built anew."""
+
+    class InPlace(flint.fmpq_mpoly):  # stands for such a release's polynomial type
+        def __iadd__(self, other):
+            return self
+
+    monkeypatch.setattr(flint, "fmpq_mpoly", InPlace)
+    poly._rebinding_flint.cache_clear()
+    try:
+        a, b = reused_ring(7, ("p",), "flint"), reused_ring(7, ("p",), "flint")
+        assert a._gens[0] is not b._gens[0] and str(a._gens[0]) == "x0"
+    finally:
+        monkeypatch.undo()
+        poly._rebinding_flint.cache_clear()
+    assert poly._rebinding_flint()  # the installed python-flint rebinds on +=
+    c, d = reused_ring(7, ("p",), "flint"), reused_ring(7, ("p",), "flint")
+    assert c._gens[0] is d._gens[0]
+
+
 def test_the_sympy_backend_gets_a_new_ring():
     pytest.importorskip("sympy")
     a, b = reused_ring(3, (), "sympy"), reused_ring(3, (), "sympy")

@@ -152,6 +152,16 @@ _large_flint_parts = lru_cache(maxsize=4)(_build_parts)
 """:func:`_build_parts` of the last 4 rings of more than :data:`REUSED_RING_SMALL` generators."""
 
 
+@lru_cache(maxsize=1)
+def _rebinding_flint() -> bool:
+    """Whether python-flint's ``fmpq_mpoly`` (the polynomials of a flint :class:`PolyRing`) defines no
+    in-place operator, so that ``a += b`` binds ``a`` to a new polynomial and never changes the old one
+    (the rule :func:`reused_ring` rests on)."""
+    import flint
+
+    return not any(hasattr(flint.fmpq_mpoly, op) for op in ("__iadd__", "__isub__", "__imul__", "__ipow__"))
+
+
 def reused_ring(num_inputs: int, params: tuple[str, ...], backend: PolyBackend) -> PolyRing:
     """``PolyRing(num_inputs, params, backend)``, whose flint context, generators and zero are those
     of the last ring made here with the same ``num_inputs`` and ``params`` (kept for the last 64 of
@@ -165,9 +175,12 @@ def reused_ring(num_inputs: int, params: tuple[str, ...], backend: PolyBackend) 
     their text, a degree or a point), and building ``num_inputs`` generators anew for every stage
     cost 3–6 % of a compiled model's check (a stage's frontier has up to thousands of nodes, and a
     model's stages share a few sizes).
-    The sympy backend (whose polynomials are dicts, changed in place by some methods) builds a new ring."""
+    The sympy backend (whose polynomials are dicts, changed in place by some methods) builds a new ring,
+    and so does a python-flint whose polynomial type defines an in-place operator (``__iadd__``,
+    ``__isub__``, ``__imul__``, ``__ipow__``: some 0.7 pre-releases made ``+=`` change its left side),
+    where ``+=`` anywhere would change a shared generator (:func:`_rebinding_flint`)."""
     size = num_inputs + len(params)
-    if backend != "flint" or size > REUSED_RING_MAX:
+    if backend != "flint" or size > REUSED_RING_MAX or not _rebinding_flint():
         return PolyRing(num_inputs, params, backend)
     parts = _flint_parts if size <= REUSED_RING_SMALL else _large_flint_parts
     ctx, gens, zero, fmpq = parts(num_inputs, tuple(params))
