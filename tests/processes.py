@@ -26,3 +26,19 @@ def assert_gone(pid: int, message: str, wait: float = 10.0) -> None:
     finally:
         if running(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def fork_then_die(path: str) -> None:
+    """Fork a process that writes its pid to ``path`` (atomically) and sleeps two minutes, holding
+    whatever the caller's fds hold (a limited child's pipes), then SIGKILL the caller itself once
+    ``path`` exists: an orphan in the caller's process group, left by a process killed by a signal."""
+    pid = os.fork()
+    if pid == 0:
+        with open(path + ".tmp", "w") as fh:
+            fh.write(str(os.getpid()))
+        os.rename(path + ".tmp", path)
+        time.sleep(120)
+        os._exit(0)
+    while not os.path.exists(path):
+        time.sleep(0.01)
+    os.kill(os.getpid(), signal.SIGKILL)

@@ -16,7 +16,7 @@ import time
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from processes import assert_gone
+from processes import assert_gone, fork_then_die
 
 import symverify as sv
 from symverify.errors import UsageError
@@ -131,24 +131,12 @@ def test_only_the_child_answers_not_a_copy_it_forked():
     assert run_limited(_fork_and_return, (), memory=1 << 30, timeout=60) == guard.Limited("ok", "the child")
 
 
-def _fork_then_die(path: str) -> None:
-    pid = os.fork()
-    if pid == 0:  # holds the pipe's write end while it sleeps
-        with open(path + ".tmp", "w") as fh:
-            fh.write(str(os.getpid()))
-        os.rename(path + ".tmp", path)
-        time.sleep(120)
-        os._exit(0)
-    while not os.path.exists(path):
-        time.sleep(0.01)
-    os.kill(os.getpid(), signal.SIGKILL)
-
 def _assert_killed_with_its_orphan(tmp_path, timeout: float) -> None:
-    """``_fork_then_die`` in a limited child: a crash at once (killed by signal 9), the process it
+    """``fork_then_die`` in a limited child: a crash at once (killed by signal 9), the process it
     forked gone with it."""
     path = str(tmp_path / "pid")
     try:
-        out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=timeout, what="the search")
+        out = run_limited(fork_then_die, (path,), memory=1 << 30, timeout=timeout, what="the search")
         assert out.status == "crashed", out
         assert out.detail.startswith("the process running the search was killed by signal 9 "), out
         assert_gone(int(open(path).read()), "the orphan of the killed child went on")

@@ -11,7 +11,7 @@ import signal
 import time
 
 import pytest
-from processes import assert_gone
+from processes import assert_gone, fork_then_die
 
 from symverify.kernel.provers import guard
 from symverify.kernel.provers.guard import run_limited
@@ -139,17 +139,6 @@ def _group_signals_by_pidfd() -> bool:
     return True
 
 
-def _fork_then_die(path: str) -> None:
-    pid = os.fork()
-    if pid == 0:  # an orphan in the child's process group once the child is killed
-        with open(path + ".tmp", "w") as fh:
-            fh.write(str(os.getpid()))
-        os.rename(path + ".tmp", path)
-        time.sleep(120)
-        os._exit(0)
-    while not os.path.exists(path):
-        time.sleep(0.01)
-    os.kill(os.getpid(), signal.SIGKILL)
 
 
 @pytest.mark.skipif(not _group_signals_by_pidfd(), reason="needs PIDFD_SIGNAL_PROCESS_GROUP (Linux ≥ 6.9)")
@@ -173,7 +162,7 @@ def test_the_orphans_of_a_killed_child_are_killed_though_another_thread_reaped_i
     monkeypatch.setattr(guard, "_ready", then_another_thread_reaps)
     path = str(tmp_path / "pid")
     try:
-        out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=60, what="the search")
+        out = run_limited(fork_then_die, (path,), memory=1 << 30, timeout=60, what="the search")
         assert out.status == "crashed" and "killed by signal 9" in out.detail, out
         assert_gone(int(open(path).read()), "the orphan of a child reaped by another thread went on")
     finally:
@@ -241,7 +230,7 @@ def test_the_orphans_of_a_child_killed_as_its_timeout_came_are_killed(tmp_path, 
     monkeypatch.setattr(guard, "_ready", the_timeout_comes_as_it_dies)
     path = str(tmp_path / "pid")
     try:
-        out = run_limited(_fork_then_die, (path,), memory=1 << 30, timeout=60, what="the search")
+        out = run_limited(fork_then_die, (path,), memory=1 << 30, timeout=60, what="the search")
         assert out.status == "timeout", out
         assert_gone(int(open(path).read()), "the orphan of a child killed as its timeout came went on")
     finally:

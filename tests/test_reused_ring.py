@@ -74,21 +74,28 @@ def test_the_sympy_backend_gets_a_new_ring():
     assert a._gens[0] is not b._gens[0] and str(a._gens[0]) == "x0"
 
 
-def test_check_certificate_builds_the_generators_once_per_frontier_size(monkeypatch):
+@pytest.fixture
+def built(monkeypatch):
+    """The input counts of the flint rings built from here on (``PolyRing.__post_init__`` calls), the
+    cache of reused rings emptied first."""
+    seen: list[int] = []
+    real = poly.PolyRing.__post_init__
+
+    def counting(self):
+        seen.append(self.num_inputs)
+        real(self)
+
+    poly._flint_parts.cache_clear()
+    monkeypatch.setattr(poly.PolyRing, "__post_init__", counting)
+    return seen
+
+
+def test_check_certificate_builds_the_generators_once_per_frontier_size(built):
     """A compiled chain of stages of one frontier size builds its ring's generators once, not once per stage."""
     from symverify.compiler import compile
 
     c = Circuit(2, 2, (*(Gate.lin(k, 1, k + 1, 2) for k in range(3)), Gate.mul(4, 5)), (6, 4, 5))
     out = compile(c, method="dense")
-    built = []
-    real = poly.PolyRing.__post_init__
-
-    def counting(self):
-        built.append(self.num_inputs)
-        real(self)
-
-    poly._flint_parts.cache_clear()
-    monkeypatch.setattr(poly.PolyRing, "__post_init__", counting)
     res = check_certificate(c, out.model, out.certificate)
     assert res.ok
     assert out.certificate.num_stages >= 3
@@ -103,21 +110,12 @@ def test_no_polynomial_is_changed_in_place():
     assert found == []
 
 
-def test_the_exact_method_builds_the_generators_once_per_size(monkeypatch):
+def test_the_exact_method_builds_the_generators_once_per_size(built):
     """Two exact comparisons of sides of one size and parameters build their ring's generators once."""
     from symverify.kernel.verification import verify
 
     a = Circuit(2, 2, (Gate.mul(0, 1), Gate.lin(4, 2, 3, 1)), (5, 2, 1, 0))
     b = Circuit(2, 2, (Gate.lin(3, 1, 0, 0), Gate.mul(1, 0), Gate.lin(5, 2, 4, 1)), (6, 2, 1, 0))
-    built = []
-    real = poly.PolyRing.__post_init__
-
-    def counting(self):
-        built.append(self.num_inputs)
-        real(self)
-
-    poly._flint_parts.cache_clear()
-    monkeypatch.setattr(poly.PolyRing, "__post_init__", counting)
     reports = [verify(a, b, method="exact", isolate=False) for _ in range(3)]
     assert [r.verdict.value for r in reports] == ["proved"] * 3
     assert built.count(4) == 1
