@@ -8,6 +8,7 @@ fast path; sympy's ``ring()`` over QQ is the fallback. Both are imported lazily.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -152,13 +153,14 @@ _large_flint_parts = lru_cache(maxsize=4)(_build_parts)
 """:func:`_build_parts` of the last 4 rings of more than :data:`REUSED_RING_SMALL` generators."""
 
 
-@lru_cache(maxsize=1)
 def _rebinding_flint() -> bool:
-    """Whether python-flint's ``fmpq_mpoly`` (the polynomials of a flint :class:`PolyRing`) defines no
-    in-place operator, so that ``a += b`` binds ``a`` to a new polynomial and never changes the old one
-    (the rule :func:`reused_ring` rests on)."""
-    import flint
-
+    """Whether python-flint is imported and its ``fmpq_mpoly`` (the polynomials of a flint
+    :class:`PolyRing`) defines no in-place operator, so that ``a += b`` binds ``a`` to a new
+    polynomial and never changes the old one (the rule :func:`reused_ring` rests on). False when it is
+    not imported (yet, or it cannot be: then ``PolyRing`` imports it and says why)."""
+    flint = sys.modules.get("flint")
+    if flint is None:
+        return False
     return not any(hasattr(flint.fmpq_mpoly, op) for op in ("__iadd__", "__isub__", "__imul__", "__ipow__"))
 
 
