@@ -48,6 +48,7 @@ __all__ = [
     "GATE_OPERATORS",
     "DEFAULT_GATE_OPERATORS",
     "CERTIFICATE_OPERATORS",
+    "MAX_MUTANTS",
     "weight_sites",
     "get_weight",
     "set_weight",
@@ -581,16 +582,25 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
     return Mutation(mutate_cell(cert, k, t, op), op, f"{where}: {'dropped' if op == 'drop' else 'constant + 1'}")
 
 
+MAX_MUTANTS = 100_000
+"""The most mutants one :func:`mutants` call builds: a larger ``count`` is refused up front (it would try
+up to ``4·count + 16`` seeds, without end in practice); run several campaigns with other seeds instead."""
+
+
 def mutants(make: Callable[[int], Mutation], count: int, seed: int = 0) -> list[Mutation]:
     """``count`` mutants ``make(seed), make(seed + 1), …`` (for example
     ``mutants(lambda s: weight_mutant(model, s), 100)``); seeds that raise :class:`UsageError` are skipped,
     up to ``4·count + 16`` seeds in all. Fewer than ``count`` mutants (none at all included) raise
     :class:`UsageError` with the last refusal: a campaign never runs on fewer mutants than it asked for
-    without saying so."""
+    without saying so. ``count`` is at most :data:`MAX_MUTANTS`; a larger one raises :class:`UsageError`
+    before any seed is tried."""
     if not callable(make):
         raise UsageError(f"mutants: make: expected a function of the seed returning a Mutation, found {safe_repr(make, 60)}")
     if _int(count, "mutants: count") < 0:
         raise UsageError(f"mutants: count must be ≥ 0, found {count}")
+    if count > MAX_MUTANTS:
+        raise UsageError(f"mutants: count: expected at most MAX_MUTANTS = {MAX_MUTANTS} mutants in one call, found {count}; "
+                         f"run several campaigns with different seeds instead")
     out: list[Mutation] = []
     s = _int(seed, "mutants: seed")
     last: UsageError | None = None

@@ -97,3 +97,16 @@ def test_weight_mutant_takes_precomputed_sites_as_a_list_or_tuple():
     sites = mutate.weight_sites(MODEL)
     want = str(mutate.weight_mutant(MODEL, 3))
     assert str(mutate.weight_mutant(MODEL, 3, nonzero=sites)) == want == str(mutate.weight_mutant(MODEL, 3, nonzero=tuple(sites)))
+
+
+def test_mutants_refuses_a_count_above_the_cap_before_trying_any_seed():
+    """A count of 10**30 tried seeds without end; it is refused before the first seed."""
+
+    def untouched(s: int) -> mutate.Mutation:
+        raise AssertionError(f"seed {s} tried for a count past the cap")
+
+    with pytest.raises(UsageError, match=r"mutants: count: expected at most MAX_MUTANTS = 100000 mutants in one call, found 10{30}"):
+        mutate.mutants(untouched, 10**30)
+    with pytest.raises(UsageError, match=r"found 100001;"):
+        mutate.mutants(untouched, 100_001)
+    assert len(mutate.mutants(lambda s: mutate.weight_mutant(MODEL, s), 3)) == 3
