@@ -96,3 +96,28 @@ def test_report_page_refuses_a_title_that_is_no_str():
     with pytest.raises(UsageError, match=r"report_page: title: expected a str, found int 3"):
         report_page(RUN, title=3)
     assert "<title>mine</title>" in report_page(RUN, title="mine")
+
+
+@pytest.mark.parametrize(("view", "expected"), [
+    ("model_html", "a BaseConv Model"),
+    ("compiled_html", r"a Compiled \(from symverify.compile\)"),
+    ("report_html", r"a Report \(from symverify.verify\)"),
+    ("factorization_html", r"a Factorization \(from symverify.kaleidoscope\)"),
+])
+@pytest.mark.parametrize(("arg", "found"), [("model.json", "str"), (None, "NoneType"), ({}, "dict"), (3, "int")])
+def test_html_views_refuse_an_argument_of_another_type(view, expected, arg, found):
+    """Each notebook view names what it expected and the type it found (it raised AttributeError)."""
+    from symverify.viz import html as vhtml
+
+    with pytest.raises(UsageError, match=rf"^{view}: expected {expected}, found {found} "):
+        getattr(vhtml, view)(arg)
+
+
+def test_html_views_refuse_each_others_objects():
+    from symverify.viz import html as vhtml
+
+    with pytest.raises(UsageError, match=r"model_html: expected a BaseConv Model, found Compiled"):
+        vhtml.model_html(COMPILED)
+    with pytest.raises(UsageError, match=r"compiled_html: expected a Compiled .*, found Model"):
+        vhtml.compiled_html(COMPILED.model)
+    assert "dense compilation" in vhtml.compiled_html(COMPILED) and "BaseConv model" in vhtml.model_html(COMPILED.model)

@@ -98,9 +98,27 @@ def _signature(model: Any) -> str:
     return escape(f"(N={value_text(n)}, L={L}, d={value_text(d)}, N'={value_text(nn)}, d'={value_text(dd)})")
 
 
+class _NoClass:
+    """Of which nothing is an instance: the class of a view whose module is not loaded."""
+
+
+def _expect(value: Any, cls: type, where: str, what: str) -> None:
+    """``value`` must be a ``cls`` (the object the view reads); anything else is a
+    :class:`~symverify.errors.UsageError` naming ``where``, what was expected and the type found, not an
+    ``AttributeError`` from deep inside the view."""
+    if not isinstance(value, cls):
+        from symverify.errors import UsageError
+
+        raise UsageError(f"{where}: expected {what}, found {type(value).__name__} {value_text(value, 40)}")
+
+
 def model_html(model: Any) -> str:
-    """A :class:`~symverify.kernel.ir.baseconv.Model`: name, signature, modes, parameter counts, symbols."""
+    """A :class:`~symverify.kernel.ir.baseconv.Model`: name, signature, modes, parameter counts, symbols.
+    Any other argument is a :class:`~symverify.errors.UsageError`."""
     from symverify.errors import LimitError
+    from symverify.kernel.ir.baseconv import Model
+
+    _expect(model, Model, "model_html", "a BaseConv Model")
 
     modes: dict[str, int] = {}
     for layer in model.layers:
@@ -124,7 +142,13 @@ def model_html(model: Any) -> str:
 
 def compiled_html(compiled: Any) -> str:
     """A :class:`~symverify.compiler.result.Compiled`: method, signature, certificate, and every
-    stated bound next to the resource it bounds."""
+    stated bound next to the resource it bounds. Any other argument is a :class:`~symverify.errors.UsageError`."""
+    import sys
+
+    # Read from the loaded module, not imported: the view sits below the compiler for the kernel's lazy
+    # display edge (a Compiled exists only once symverify.compiler.result is loaded).
+    compiled_cls = getattr(sys.modules.get("symverify.compiler.result"), "Compiled", _NoClass)
+    _expect(compiled, compiled_cls, "compiled_html", "a Compiled (from symverify.compile)")
     over = compiled.over_bound()
     cert = compiled.certificate
     rows = [
@@ -140,7 +164,10 @@ def compiled_html(compiled: Any) -> str:
 
 def report_html(report: Any) -> str:
     """A :class:`~symverify.kernel.verification.Report`: verdict, method, time, the summary lines of
-    ``str(report)`` and the counterexample, if any."""
+    ``str(report)`` and the counterexample, if any. Any other argument is a :class:`~symverify.errors.UsageError`."""
+    from symverify.kernel.verification import Report
+
+    _expect(report, Report, "report_html", "a Report (from symverify.verify)")
     verdict = getattr(report.verdict, "value", str(report.verdict))
     total = report.timings.get("total") if isinstance(report.timings, Mapping) else None
     head = f"{_badge(verdict.upper(), verdict)} by {escape(str(report.method))}"
@@ -170,7 +197,11 @@ def report_html(report: Any) -> str:
 
 def factorization_html(fact: Any) -> str:
     """A :class:`~symverify.kernel.kaleidoscope.factorization.Factorization`: theorem, shape, whether it
-    is garbage-free, and the resources against the cited result's bounds."""
+    is garbage-free, and the resources against the cited result's bounds. Any other argument is a
+    :class:`~symverify.errors.UsageError`."""
+    from symverify.kernel.kaleidoscope.factorization import Factorization
+
+    _expect(fact, Factorization, "factorization_html", "a Factorization (from symverify.kaleidoscope)")
     k = fact.kaleidoscope
     over = fact.over_bound()
     rows = [
