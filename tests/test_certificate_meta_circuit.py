@@ -89,3 +89,39 @@ def test_a_certificate_of_an_unnamed_circuit_names_none_and_an_unnamed_circuit_i
     assert report.proved and _note(report) == [
         "the certificate's meta names circuit 'square', but it is checked against an unnamed circuit: every stage is "
         "checked against this circuit, so the verdict is about it (a certificate written for another circuit fails its stages)"]
+
+
+def test_another_circuit_of_the_same_name_is_noted_by_its_digest():
+    # the compilers wrote the name alone: a certificate of another circuit called "square" got no note
+    square = sv.compile(SQUARE, method="dense")
+    meta = dict(square.certificate.meta)
+    assert meta["circuit_digest"] == sv.verify(SQUARE, square.model, method="exact").lhs["digest"]
+    impostor = sv.Circuit(DOUBLE.n, DOUBLE.d, DOUBLE.gates, DOUBLE.outputs, "square")
+    report = sv.verify(impostor, square.model, certificate=square.certificate, method="compositional")
+    assert report.verdict is sv.Verdict.REFUTED  # the stages decide, not the note
+    digest = report.lhs["digest"]
+    assert _note(report) == [f"the certificate's meta names circuit 'square' of digest '{meta['circuit_digest']}', but it is "
+                             f"checked against circuit 'square' of digest {digest}: every stage is checked against this "
+                             "circuit, so the verdict is about it (a certificate written for another circuit fails its stages)"]
+    assert not _note(sv.verify(SQUARE, square.model, certificate=square.certificate, method="compositional"))
+    assert not _note(sv.verify(impostor, square, method="exact"))  # a method that reads no stage makes no note
+
+
+@pytest.mark.parametrize("method", ["dense", "kaleidoscope"])
+def test_every_compiler_records_the_digest_and_the_certificate_file_keeps_it(method):
+    from symverify.ir.serialize import dumps, loads
+
+    compiled = sv.compile(CUBE, method=method)
+    meta = dict(compiled.certificate.meta)
+    assert meta["circuit"] == "cube"
+    assert meta["circuit_digest"] == sv.verify(CUBE, compiled.model, method="exact").lhs["digest"]
+    text = dumps(compiled.certificate)
+    assert loads(text) == compiled.certificate
+    old = json.loads(text)
+    del old["meta"]["circuit_digest"]  # a certificate written before the digest was recorded
+    legacy = loads(json.dumps(old))
+    assert "circuit_digest" not in dict(legacy.meta)
+    assert sv.verify(CUBE, compiled.model, certificate=legacy, method="compositional").proved
+    impostor = sv.Circuit(SQUARE.n, SQUARE.d, SQUARE.gates, SQUARE.outputs, "cube")
+    with pytest.raises(IRError):  # the cube's certificate does not fit the square's nodes, with or without the digest
+        sv.verify(impostor, compiled.model, certificate=legacy, method="compositional")

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from symverify.compiler.needed import needed_part
-from symverify.compiler.result import Compiled
+from symverify.compiler.result import Compiled, source_meta
 from symverify.errors import CompileError
 from symverify.gadgets.compose import compose
 from symverify.gadgets.layout import channels_to_rows, rows_to_channels
@@ -194,7 +194,7 @@ def compile_dense(circuit: Circuit, *, name: str = "") -> Compiled:
 
     stacked = compose(*plan.frags, name=name or circuit.name or "dense")
     model = Model(n, d, nn, dd, stacked.layers, name or f"dense({circuit.name or 'circuit'})")
-    cert = Certificate(tuple(plan.bounds), (("method", METHOD), ("circuit", circuit.name)))
+    cert = Certificate(tuple(plan.bounds), (("method", METHOD), *source_meta(circuit)))
     st_ = stats(circuit)
     layout = in_layers + f_out.depth
     resources: dict[str, int] = {

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from symverify.compiler.result import Compiled
+from symverify.compiler.result import Compiled, source_meta
 from symverify.errors import CompileError, IRError, LimitError
 from symverify.ir import limits
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
@@ -150,7 +150,7 @@ def gated_conv_direct(N: int, weights: GatedConvWeights, *, method: str = "gated
     layers = _layers(N, weights)
     model = Model(N, weights.d, N, dd, tuple(layers), f"{circuit.name} [{method}]")
     cert = Certificate(tuple(_boundaries(N, weights, nodes)),
-                       (("construction", method), ("circuit", circuit.name), ("order", str(weights.order))))
+                       (("construction", method), *source_meta(circuit), ("order", str(weights.order))))
     resources: dict[str, Any] = {
         "layers": len(layers),
         "inner_n": N,

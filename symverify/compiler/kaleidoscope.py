@@ -58,6 +58,7 @@ from symverify.errors import CompileError
 from symverify.ir import limits
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.analysis import check_state
+from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
 
 if TYPE_CHECKING:
@@ -162,7 +163,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int | None = None, name
     ((1, 6, 2, 9, 2), 'kaleidoscope', [])
     """
     from symverify.compiler.h21 import PLANS, build_model, prepare
-    from symverify.compiler.result import Compiled
+    from symverify.compiler.result import Compiled, source_meta
 
     problems = []
     if unknown:
@@ -201,4 +202,5 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int | None = None, name
     build = build_model(circuit, name, prepared)
     res = _resources(circuit, build)
     bounds = kaleidoscope_bounds(res["depth"], res["width"], res["d"], res["N_k"], res["linear_stages"], res["mul_stages"])
-    return Compiled(model=build.model, certificate=build.certificate, resources=res, method="kaleidoscope", bounds=bounds)
+    cert = Certificate(build.certificate.boundaries, (*build.certificate.meta, *source_meta(circuit)))
+    return Compiled(model=build.model, certificate=cert, resources=res, method="kaleidoscope", bounds=bounds)

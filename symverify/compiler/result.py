@@ -14,7 +14,21 @@ from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table, plain_items, plain_str
 
-__all__ = ["Compiled", "MODEL_RESOURCES", "Number", "ReadOnlyMapping"]
+__all__ = ["Compiled", "MODEL_RESOURCES", "Number", "ReadOnlyMapping", "source_meta"]
+
+
+def source_meta(circuit: Circuit) -> tuple[tuple[str, str], ...]:
+    """The ``meta`` pairs a compiler writes about the circuit it compiled: ``"circuit"``, its name
+    (``''`` for an unnamed one), and ``"circuit_digest"``, the ``"sha256:<hex>"`` digest ``verify``
+    reports for that circuit's side (its exact content, not its name), so that ``verify`` can note a
+    certificate checked against another circuit of the same name (free text: it changes no verdict).
+    A subclass of :class:`Circuit` has no side digest (it may evaluate otherwise than its fields say):
+    its name alone is written."""
+    if type(circuit) is not Circuit:
+        return (("circuit", circuit.name),)
+    from symverify.kernel.provers.fingerprint import content_digest
+
+    return (("circuit", circuit.name), ("circuit_digest", content_digest(circuit)))
 
 Number = int | Fraction | float
 

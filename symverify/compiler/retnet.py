@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from symverify.compiler.result import Compiled
+from symverify.compiler.result import Compiled, source_meta
 from symverify.errors import CompileError, IRError
 from symverify.ir import limits
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
@@ -271,7 +271,7 @@ def _build(N: int, d: int, weights: list[RetNetWeights], group: int | None, fuse
                 layers.append(obj)
             bounds.append(Boundary(len(layers), _sort_cells(cells), tag))
     model = Model(N, d, nn, dd, tuple(layers), circuit.name + f" [{method}, group={lay.group}]")
-    cert = Certificate(tuple(bounds), (("construction", method), ("circuit", circuit.name), ("group", str(lay.group))))
+    cert = Certificate(tuple(bounds), (("construction", method), *source_meta(circuit), ("group", str(lay.group))))
     per = lay.layers
     L = len(layers)
     long_pairs = sum(1 for layer in layers for (k, _c) in layer.h.nonzero() if k >= 1)
