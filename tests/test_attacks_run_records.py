@@ -281,3 +281,26 @@ def test_a_run_given_as_a_dict_reads_its_numbers_by_the_one_rule():
     for bad in (np.float32(1.5), np.True_, True, float("nan")):
         with pytest.raises(SerializationError, match=r"^r: expected an int, a float or an exact rational such as '-12/5', found"):
             run_value(bad, "r")
+
+
+def test_a_result_file_without_digests_is_named_by_its_own_format_and_version(tmp_path, capsys):
+    """``symverify report`` on a script's result file of version 2 whose prover claim has no digests
+    called the file "a run of version 4"; the message names the result file and its version."""
+    from symverify.viz.run_format import check_run
+
+    inst = _inst()
+    del inst["digests"]
+    result = {"format": "symverify.proof-result", "version": 2, "name": "s", "title": "T", "ok": True, "instances": [inst]}
+    with pytest.raises(SerializationError, match=r"^r\.json\.instances\[0\]\.digests: a prover's claim in a result file "
+                                                 r"of version 2 names what it is about; found no digests \(a version 1 "
+                                                 r"result file may leave them out\)$"):
+        check_run(result, "r.json")
+    assert check_run({**result, "version": 1}, "r.json")  # a version 1 result file may lack them
+
+    from symverify.cli import main
+
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(result), encoding="utf-8")
+    assert main(["report", str(path), "-o", str(tmp_path / "r.html")]) != 0
+    text = " ".join(capsys.readouterr().err.split())
+    assert "a result file of version 2" in text and "version 4" not in text

@@ -421,15 +421,20 @@ def check_bounds_stated(instances: Iterable[Mapping[str, Any]], where: str) -> N
                                      "(it would read as an exact argument)")
 
 
-def check_digests_stated(instances: Iterable[Mapping[str, Any]], where: str) -> None:
-    """Refuse (in a run of version :data:`DIGESTS_VERSION` on) a prover's claim without its
-    ``digests``: every prover outcome names what it is about, so a claim of such a run without them
-    lost them (a version 3 run may lack them: it may have been written before them)."""
+def check_digests_stated(instances: Iterable[Mapping[str, Any]], where: str, result_file: bool = False) -> None:
+    """Refuse (in a run of version :data:`DIGESTS_VERSION` on, or with ``result_file`` in one script's
+    result file of version :data:`RESULT_VERSION`) a prover's claim without its ``digests``: every
+    prover outcome names what it is about, so a claim of such a file without them lost them (a
+    version 3 run or a version 1 result file may lack them: it may have been written before them).
+    The message names the file's own format and version."""
+    if result_file:
+        kind, older = f"a result file of version {RESULT_VERSION}", "a version 1 result file"
+    else:
+        kind, older = f"a run of version {DIGESTS_VERSION}", "a version 3 run"
     for j, inst in enumerate(instances):
         if "digests" not in inst and inst.get("kind", "prover") == "prover":
-            raise SerializationError(f"{where}.instances[{j}].digests: a prover's claim in a run of version "
-                                     f"{DIGESTS_VERSION} names what it is about; found no digests (a version 3 run "
-                                     "may leave them out)")
+            raise SerializationError(f"{where}.instances[{j}].digests: a prover's claim in {kind} names what it is "
+                                     f"about; found no digests ({older} may leave them out)")
 
 
 def _check_no_bounds(instances: Iterable[Mapping[str, Any]], where: str) -> None:
@@ -610,7 +615,7 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
         check_bounds_stated(data["instances"], where)
         promised = data.get("version") == RESULT_VERSION  # a result file of version 2 promises digests, as a run of 4
         if promised:
-            check_digests_stated(data["instances"], where)
+            check_digests_stated(data["instances"], where, result_file=True)
         ok = data.get("ok") is True
         untagged = [{k: v for k, v in inst.items() if k not in ("case", "before")} for inst in data["instances"]]
         script = {"name": str(data.get("name", "script")), "title": str(data.get("title", "")),
