@@ -396,7 +396,7 @@ def _wide_float(x: Any) -> float | complex:
     return complex(narrow[0], narrow[1]) if len(narrow) == 2 else narrow[0]
 
 
-KEY_TYPES = "str, int, Fraction, float, bool, None, enums, numpy scalars, Decimal, dates and times, UUIDs, paths, Sym and tuples of these"
+KEY_TYPES = "str, int, Fraction, float, bool, None, enums, numpy scalars (not datetime64 or timedelta64), Decimal, dates and times, UUIDs, paths, Sym and tuples of these"
 """The mapping keys :func:`golden_record` records (as their text)."""
 
 
@@ -413,6 +413,12 @@ def _key(k: Any) -> str:
         return str(k)
     if isinstance(k, _text_types()):
         return _exact_text(k)
+    if getattr(getattr(k, "dtype", None), "kind", None) in ("m", "M"):  # before Integral: timedelta64 is registered as one
+        which = "datetime64" if k.dtype.kind == "M" else "timedelta64"
+        shown = "NaT" if k != k else str(k)
+        raise UsageError(f"golden_record: mapping keys are recorded as their text: expected keys of the types {KEY_TYPES}, "
+                         f"found a numpy {which} key {shown}; such a key has no exact text of its own (NaT would read as "
+                         "the string key 'NaT', a value's text depends on its unit): key the mapping by str(key) or a name")
     if isinstance(k, (numbers.Integral, Fraction)) and not getattr(k, "shape", ()):
         return rational_to_text(Fraction(k))
     if (isinstance(k, numbers.Number) and getattr(k, "dtype", None) is not None) or isinstance(k, float):

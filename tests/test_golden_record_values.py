@@ -182,3 +182,18 @@ def test_an_unknown_report_in_a_pandas_index_or_columns_is_not_kept(tmp_path):
                 GoldenFile(tmp_path, "t", update).check(obj)
     assert not list(tmp_path.iterdir())
     GoldenFile(tmp_path, "t", True).check(pd.DataFrame({"a": [1]}, index=pd.Index(["r"], name="n")))
+
+
+@pytest.mark.parametrize(("key", "shown"), [
+    (np.timedelta64("NaT"), "numpy timedelta64 key NaT"),
+    (np.datetime64("NaT"), "numpy datetime64 key NaT"),
+    (np.timedelta64(3, "s"), "numpy timedelta64 key 3 seconds"),
+    (np.datetime64("2020-01-01"), "numpy datetime64 key 2020-01-01"),
+])
+def test_a_numpy_datetime_or_timedelta_key_is_refused_by_name(key, shown):
+    """A timedelta64 key (NaT or not) raised TypeError (numpy registers it as an integer); NaT would read
+    as the string key 'NaT'. Each such key is a UsageError naming it, in a tuple key too."""
+    for mapping in ({key: 1}, {("a", key): 1}):
+        with pytest.raises(UsageError, match=rf"golden_record: mapping keys are recorded as their text: .*found a {shown}; "
+                                             r"such a key has no exact text of its own .*key the mapping by str\(key\) or a name"):
+            golden_record(mapping)
