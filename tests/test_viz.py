@@ -550,3 +550,22 @@ def test_resource_records_read_exact_numbers():
         run["scripts"][0]["result"]["instances"][0]["resources"]["c"] = bad
         with pytest.raises(SerializationError, match=r"instances\[0\]\.resources\.c: expected an int, a float or an exact"):
             resource_records(run)
+
+
+def test_a_long_stage_label_is_cut_at_a_word_with_an_ellipsis_and_kept_whole():
+    """A certificate label past 24 characters was cut mid-term (``x0*x1 + 3*x2 - 7*x3*x4 +``);
+    the legend's name ends at a word with ``…`` and ``Occupancy.labels`` keeps the whole label."""
+    from symverify.kernel.ir.certificate import Boundary, Certificate
+    from symverify.viz.model import gadget_kind
+
+    long = "x0*x1 + 3*x2 - 7*x3*x4 + 12*x5*x6"
+    assert gadget_kind(long) == "x0*x1 + 3*x2 - 7*x3*x4…"
+    assert gadget_kind("a" * 30) == "a" * 23 + "…"  # no space to cut at: cut and marked
+    assert gadget_kind("sum of all inputs") == "sum of all inputs"  # short enough: whole
+    comp = sv.compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense")
+    cert = Certificate(tuple(Boundary(b.layer, b.cells, long if b.layer else b.label) for b in comp.certificate.boundaries),
+                       comp.certificate.meta)
+    occ = occupancy(comp.model, certificate=cert)
+    assert occ.kinds[-1] == "x0*x1 + 3*x2 - 7*x3*x4…" and all(len(k) <= 24 for k in occ.kinds)
+    assert occ.labels[-1] == long and len(occ.labels) == occ.layers + 1
+    assert occupancy(comp.model).labels == ()  # no certificate: no labels

@@ -76,7 +76,9 @@ class Occupancy:
     ``roles[t, i·d' + q]`` is the :class:`Role` (as an ``uint8``) of cell ``(i, q)`` after ``t``
     layers (``t = 0`` is the embedded input). ``kinds[t]`` names the gadget layer ``t`` belongs to
     (``kinds[0]`` is ``"input"``); ``boundaries`` are the layers at which the certificate states the
-    cells (empty without one); ``source`` is ``"certificate"`` or ``"support"``.
+    cells (empty without one); ``source`` is ``"certificate"`` or ``"support"``; ``labels[t]`` is the
+    full label of the certificate boundary that closes layer ``t``'s stage (``kinds[t]`` may be that
+    label cut short), ``""`` where none does (without a certificate ``labels`` is empty).
     """
 
     roles: np.ndarray
@@ -86,6 +88,7 @@ class Occupancy:
     boundaries: tuple[int, ...]
     source: str
     title: str = ""
+    labels: tuple[str, ...] = ()
 
     @property
     def layers(self) -> int:
@@ -122,6 +125,23 @@ def _unpack(obj: Any, certificate: Certificate | None) -> tuple[Model, Certifica
 
 _PAREN = re.compile(r"\(([A-Za-z][A-Za-z _-]*)\)\s*$")
 
+KIND_WIDTH = 24
+"""The most characters of a gadget name (:func:`gadget_kind`) drawn in the legend: a longer one is cut
+at a word boundary and ends in ``…`` (the full label stays in :attr:`Occupancy.labels`)."""
+
+
+def _readable_cut(text: str, width: int = KIND_WIDTH) -> str:
+    """``text`` if it has at most ``width`` characters; else its longest prefix ending at a space (in
+    the second half of the width, with trailing operators and punctuation dropped) and ``…``, so that
+    no term is cut in two; a text with no such space is cut at ``width - 1`` characters and ``…``."""
+    if len(text) <= width:
+        return text
+    head = text[: width - 1]
+    space = head.rfind(" ", width // 2)
+    if space > 0:
+        head = head[:space].rstrip(" +-*/=,:;·×")
+    return head + "…"
+
 
 def gadget_kind(label: str) -> str:
     """A short gadget name for a certificate boundary label.
@@ -140,7 +160,7 @@ def gadget_kind(label: str) -> str:
         return m.group(1).strip()
     if "linear" in low:
         return "linear"
-    return (label.split(",")[0].strip() or "stage")[:24]
+    return _readable_cut(label.split(",")[0].strip() or "stage")
 
 
 def _check_certificate(model: Model, cert: Certificate) -> list[tuple[int, dict[tuple[int, int], Affine], str]]:
@@ -222,6 +242,7 @@ def occupancy(obj: Model | Any, *, certificate: Certificate | None = None) -> Oc
         )
     roles = np.zeros((L + 1, nn * dd), dtype=np.uint8)
     kinds: list[str] = ["input"] + [model.layers[t].mode.value for t in range(L)]
+    labels: list[str] = [""] * (L + 1)
     input_cells = [(i, j) for i in range(model.n) for j in range(model.d)]
     bounds = _check_certificate(model, cert) if cert is not None else []
     at = {layer: (forms, label) for layer, forms, label in bounds}
@@ -231,7 +252,7 @@ def occupancy(obj: Model | Any, *, certificate: Certificate | None = None) -> Oc
             roles[t, i * dd + q] = role
 
     if 0 in at:
-        prev_forms = at[0][0]
+        prev_forms, labels[0] = at[0]
         cur = set(prev_forms)
     else:
         prev_forms = {}
@@ -245,7 +266,7 @@ def occupancy(obj: Model | Any, *, certificate: Certificate | None = None) -> Oc
             forms, label = at[t]
             kind = gadget_kind(label) if label else kinds[t]
             for s in range(last_b + 1, t + 1):
-                kinds[s] = kind
+                kinds[s], labels[s] = kind, label
             same = {c for c, f in forms.items() if prev_forms.get(c) == f}
             paint(t, same, Role.REMEMBERED)
             paint(t, set(forms) - same, Role.TRACK)
@@ -265,7 +286,7 @@ def occupancy(obj: Model | Any, *, certificate: Certificate | None = None) -> Oc
             paint(t, cur - kept, Role.WORKSPACE)
         sup = new_sup
     return Occupancy(roles, nn, dd, tuple(kinds), tuple(b for b, _, _ in bounds),
-                     "support" if cert is None else "certificate", title)
+                     "support" if cert is None else "certificate", title, tuple(labels) if cert is not None else ())
 
 
 def _kind_palette(kinds: Sequence[str]) -> dict[str, str]:
