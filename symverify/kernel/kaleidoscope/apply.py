@@ -99,18 +99,13 @@ Plan = list[tuple[int, int, Any, Any, Any, Any]]
 _ONLY_INT = frozenset({int}).issuperset
 
 
-def _all_int(f: ButterflyFactor) -> bool:
-    """Every diagonal entry of ``f`` is a plain ``int`` (checked in C)."""
-    return _ONLY_INT(map(type, f.d1)) and _ONLY_INT(map(type, f.d2)) and _ONLY_INT(map(type, f.d3)) and _ONLY_INT(map(type, f.d4))
-
-
-def _moved(f: ButterflyFactor, ints: bool | None = None) -> Sequence[int]:
+def _moved(f: ButterflyFactor) -> Sequence[int]:
     """The pairs ``m`` of ``f`` (ascending) that may not be the identity: all of them, or, when every
-    diagonal entry is a plain ``int`` (``ints``, computed when None), only those with ``d1 ≠ 1``,
+    diagonal entry is a plain ``int`` (``f.all_int``, derived by its constructor), only those with ``d1 ≠ 1``,
     ``d2 ≠ 0``, ``d3 ≠ 0`` or ``d4 ≠ 1`` (found by C-level scans: most pairs of a compiled chain are
     the identity)."""
     half = f.size // 2
-    if not (_all_int(f) if ints is None else ints):
+    if not f.all_int:
         return range(half)
     # a diagonal of plain ints that is all 1 (d1, d4) or all 0 (d2, d3) moves no pair: told by a
     # C-level count, so only the other diagonals are scanned (an int x is not 1 exactly when x − 1
@@ -134,16 +129,16 @@ def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
     plan: Plan = []
     s, n = f.stride, f.size
     d1, d2, d3, d4 = f.d1, f.d2, f.d3, f.d4
-    if _all_int(f):
+    if f.all_int:
         co = ring.coerce
-        for m in _moved(f, True):
+        for m in _moved(f):
             p = pair_index(n, s, m)
             a, b, c, d = d1[m], d2[m], d3[m], d4[m]
             plan.append((p, p + s,
                          None if a == 0 else _ONE if a == 1 else co(a), None if b == 0 else _ONE if b == 1 else co(b),
                          None if c == 0 else _ONE if c == 1 else co(c), None if d == 0 else _ONE if d == 1 else co(d)))
         return plan
-    for m in _moved(f, False):
+    for m in _moved(f):
         a, b, c, d = d1[m], d2[m], d3[m], d4[m]
         if type(a) is int and type(d) is int and a == 1 and d == 1 and is_zero(b) and is_zero(c):
             continue
