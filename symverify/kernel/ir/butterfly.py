@@ -173,6 +173,12 @@ class ButterflyFactor:
     and recomputes it), the object is frozen, it takes no part in ``==`` or ``hash``, and a copy or
     pickle is rebuilt through the constructor (:meth:`__reduce__`), so it cannot disagree with the
     diagonals.
+
+    ``_plan_cache`` is private to :mod:`symverify.kernel.kaleidoscope.apply`: None, or the plan of a
+    small factor whose entries are all the ints 0 and 1, which is the same for every ring (an entry
+    0 or 1 is never coerced), stored there on first use so a factor shared by many products (the
+    switch factors of small Beneš networks) is planned once. Like ``all_int`` it is no argument, takes
+    no part in ``==`` or ``hash``, and a copy, pickle or ``replace`` starts without it.
     """
 
     size: int
@@ -182,6 +188,7 @@ class ButterflyFactor:
     d3: tuple[Scalar, ...]
     d4: tuple[Scalar, ...]
     all_int: bool = field(init=False, repr=False, compare=False)
+    _plan_cache: object = field(default=None, init=False, repr=False, compare=False)
 
     def __repr__(self) -> str:
         """Size, stride and each diagonal abbreviated (long diagonals and huge integers shortened:
