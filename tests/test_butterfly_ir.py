@@ -83,6 +83,46 @@ def test_integer_fast_path_keeps_scalars_canonical():
     assert f.d1 == (3,) and type(f.d1[0]) is int and type(f.d2[0]) is int and f.d3 == (Fraction(1, 2),)
 
 
+def test_all_int_is_derived_from_the_diagonals_and_cannot_be_set_otherwise():
+    """``all_int`` is True exactly when every stored diagonal entry is a plain ``int`` (after
+    canonicalization); it is no constructor or ``replace`` argument, cannot be assigned, plays no
+    part in equality or hashing, and copies and pickles derive it again."""
+    import copy
+    import dataclasses
+    import pickle
+
+    ints = ButterflyFactor(4, 1, (1, 2), (0, 0), (0, 3), (1, 1))
+    assert ints.all_int is True
+    assert ButterflyFactor(2, 1, (np.int64(3),), (Fraction(4, 2),), (0,), (1,)).all_int is True  # canonicalized to ints
+    assert ButterflyFactor(2, 1, (1,), (Fraction(1, 2),), (0,), (1,)).all_int is False
+    assert ButterflyFactor(2, 1, (1,), (0,), (sym("a"),), (1,)).all_int is False
+    with pytest.raises(TypeError):
+        ButterflyFactor(2, 1, (1,), (0,), (0,), (1,), False)  # type: ignore[call-arg]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ints.all_int = False  # type: ignore[misc]
+    with pytest.raises(ValueError, match="init=False"):
+        dataclasses.replace(ints, all_int=False)  # type: ignore[call-arg]
+    assert dataclasses.replace(ints, d2=(Fraction(1, 3), 0)).all_int is False
+    assert dataclasses.replace(ints, d2=(Fraction(1, 3), 0)).__class__ is ButterflyFactor
+    forged = ButterflyFactor(4, 1, (1, 2), (0, 0), (0, 3), (1, 1))
+    object.__setattr__(forged, "all_int", False)  # only by bypassing the frozen dataclass
+    assert forged == ints and hash(forged) == hash(ints)
+    for again in (copy.copy(forged), copy.deepcopy(forged), pickle.loads(pickle.dumps(forged))):
+        assert again == ints and again.all_int is True  # rebuilt by the constructor, never copied
+
+
+def test_the_plans_read_the_factors_flag_instead_of_scanning():
+    """:func:`_moved` takes the fast (moved pairs only) path exactly when the factor says
+    ``all_int``; with the flag off it lists every pair (the generic path, still exact)."""
+    from symverify.kernel.kaleidoscope.apply import _moved
+
+    f = ButterflyFactor(8, 1, (1, 1, 5, 1), (0, 0, 0, 0), (0, 2, 0, 0), (1, 1, 1, 1))
+    assert list(_moved(f)) == [1, 2]
+    object.__setattr__(f, "all_int", False)
+    assert list(_moved(f)) == [0, 1, 2, 3]
+    assert to_matrix(f) == to_matrix(ButterflyFactor(8, 1, (1, 1, 5, 1), (0, 0, 0, 0), (0, 2, 0, 0), (1, 1, 1, 1)))
+
+
 # ---- validation rules (every rule broken once) ----------------------------------------------
 
 

@@ -447,6 +447,8 @@ def test_scalars_written_run_by_run_are_the_bytes_of_the_flat_list(parts: list[t
     fp._SHORT_RUN = short
     try:
         assert b"".join(fp._scalar_runs(parts)) == fp._scalars(flat)
+        known = [bool(run) and all(type(x) is int for x in run) for run in parts]  # as a factor's all_int says
+        assert b"".join(fp._scalar_runs(parts, known)) == fp._scalars(flat)
     finally:
         fp._SHORT_RUN = saved
 

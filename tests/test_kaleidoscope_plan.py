@@ -105,3 +105,40 @@ def test_an_identity_diagonal_is_not_scanned_entry_by_entry(monkeypatch: Any) ->
     d2 = (0,) * 7 + (3,) + (0,) * (half - 8)
     assert _moved(ButterflyFactor(2 * half, 1, (1,) * half, d2, (0,) * half, (1,) * half)) == [7]
     assert scanned == [half]
+
+
+def test_a_small_zero_one_factor_is_planned_once_for_every_ring() -> None:
+    """A factor of size ≤ ``_CACHED_UP_TO`` whose entries are all 0 or 1 keeps its plan (the same for
+    every ring: nothing is coerced) on first use; other factors keep none; the cached plan is what
+    the factor's own plan is, and the matrices read through it are unchanged."""
+    from symverify.kernel.kaleidoscope.apply import apply, materialize, to_matrix
+    from symverify.kernel.semantics.rings import AffineRing, ModRing
+
+    swap = ButterflyFactor(8, 2, (0, 1, 1, 0), (1, 0, 0, 1), (1, 0, 0, 1), (0, 1, 1, 0))
+    assert swap._plan_cache is None
+    first = _plan(swap, ScalarRing())
+    assert first == _reference(swap, ScalarRing()) and swap._plan_cache == tuple(first)
+    assert _plan(swap, AffineRing(ScalarRing())) == first == _reference(swap, ModRing(7))
+    assert apply(swap, [10, 11, 12, 13, 14, 15, 16, 17]) == [12, 11, 10, 13, 14, 17, 16, 15]
+    assert to_matrix(swap) == [[1 if swap_of(i) == j else 0 for j in range(8)] for i in range(8)]
+    assert materialize(swap, [0])[2].terms == {0: 1}
+    twice = ButterflyFactor(8, 2, (0, 1, 1, 0), (2, 0, 0, 1), (1, 0, 0, 1), (0, 1, 1, 0))  # an entry 2: coerced per ring
+    _plan(twice, ScalarRing())
+    big = ButterflyFactor(2 * apply_module._CACHED_UP_TO, 1, *((1,) * apply_module._CACHED_UP_TO,) * 4)
+    _plan(big, ScalarRing())
+    symbolic = ButterflyFactor(2, 1, (1,), (sym("a"),), (0,), (1,))
+    _plan(symbolic, ScalarRing())
+    assert twice._plan_cache is None and big._plan_cache is None and symbolic._plan_cache is None
+    import copy
+    import dataclasses
+    import pickle
+
+    for again in (copy.copy(swap), pickle.loads(pickle.dumps(swap)), dataclasses.replace(swap, stride=1)):
+        assert again._plan_cache is None  # a copy is planned again (the cache holds this module's markers)
+    assert swap == copy.copy(swap) and hash(swap) == hash(ButterflyFactor(8, 2, *(swap.d1, swap.d2, swap.d3, swap.d4)))
+
+
+def swap_of(i: int) -> int:
+    """The position whose entry the stride-2 factor of the test above moves to ``i``: its pairs 0
+    (positions 0, 2) and 3 (positions 5, 7) swap."""
+    return {0: 2, 2: 0, 5: 7, 7: 5}.get(i, i)

@@ -30,7 +30,7 @@ neighbouring factor (docs/kaleidoscope.md §1.2).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
@@ -163,7 +163,23 @@ def _check_diag(diag: Sequence[object], size: int, what: str) -> tuple[Scalar, .
 
 @dataclass(frozen=True, slots=True)
 class ButterflyFactor:
-    """One butterfly factor matrix ``B^{(N)}_{2s}`` with explicit size, stride and diagonals."""
+    """One butterfly factor matrix ``B^{(N)}_{2s}`` with explicit size, stride and diagonals.
+
+    ``all_int`` is derived, never given: it is True exactly when every entry of ``d1 … d4`` (as
+    stored, after canonicalization) is a plain ``int``. The constructor sets it from the diagonals it
+    has just read (the scan it makes anyway), so the readers that need it (the plans of
+    :func:`~symverify.kernel.kaleidoscope.apply.materialize` and ``apply``, the digest encoding) do not
+    scan the diagonals again. It is no parameter of ``__init__`` (``dataclasses.replace`` refuses it
+    and recomputes it), the object is frozen, it takes no part in ``==`` or ``hash``, and a copy or
+    pickle is rebuilt through the constructor (:meth:`__reduce__`), so it cannot disagree with the
+    diagonals.
+
+    ``_plan_cache`` is private to :mod:`symverify.kernel.kaleidoscope.apply`: None, or the plan of a
+    small factor whose entries are all the ints 0 and 1, which is the same for every ring (an entry
+    0 or 1 is never coerced), stored there on first use so a factor shared by many products (the
+    switch factors of small Beneš networks) is planned once. Like ``all_int`` it is no argument, takes
+    no part in ``==`` or ``hash``, and a copy, pickle or ``replace`` starts without it.
+    """
 
     size: int
     stride: int
@@ -171,6 +187,8 @@ class ButterflyFactor:
     d2: tuple[Scalar, ...]
     d3: tuple[Scalar, ...]
     d4: tuple[Scalar, ...]
+    all_int: bool = field(init=False, repr=False, compare=False)
+    _plan_cache: object = field(default=None, init=False, repr=False, compare=False)
 
     def __repr__(self) -> str:
         """Size, stride and each diagonal abbreviated (long diagonals and huge integers shortened:
@@ -186,6 +204,7 @@ class ButterflyFactor:
                 f"butterfly factor stride: expected a power of two ≤ size/2 = {self.size // 2}, found {self.stride!r}"
             )
         half = self.size // 2
+        ints = True
         for name in ("d1", "d2", "d3", "d4"):
             diag = getattr(self, name)
             if type(diag) is not tuple:
@@ -194,7 +213,14 @@ class ButterflyFactor:
                 raise ShapeError(f"butterfly factor {name}: expected {half} entries (size/2), found {len(diag)}")
             if not _ONLY_INT(map(type, diag)):  # plain ints are already canonical scalars
                 diag = tuple(as_scalar(v, f"butterfly factor (stride {self.stride}) {name}[{m}]") for m, v in enumerate(diag))
+                ints = ints and _ONLY_INT(map(type, diag))  # a numpy integer or a Fraction n/1 canonicalizes to an int
             object.__setattr__(self, name, diag)
+        object.__setattr__(self, "all_int", ints)
+
+    def __reduce__(self) -> tuple[type[ButterflyFactor], tuple[int, int, tuple[Scalar, ...], tuple[Scalar, ...], tuple[Scalar, ...], tuple[Scalar, ...]]]:
+        """Copies and pickles are rebuilt by the constructor from the fields given to it, which
+        checks them and derives ``all_int`` again (a pickled flag is never read back)."""
+        return ButterflyFactor, (self.size, self.stride, self.d1, self.d2, self.d3, self.d4)
 
     @staticmethod
     def identity(size: int, stride: int) -> ButterflyFactor:

@@ -95,22 +95,22 @@ def _classify(x: Scalar, ring: Ring) -> Any:
 
 Plan = list[tuple[int, int, Any, Any, Any, Any]]
 
+_CACHED_UP_TO = 64
+"""The largest factor size whose ring-free plan :func:`_plan` keeps on the factor (``_plan_cache``):
+small factors are the ones shared among many products; a large factor's plan (up to ``N/2`` pairs)
+is not kept alive with it."""
+
 
 _ONLY_INT = frozenset({int}).issuperset
 
 
-def _all_int(f: ButterflyFactor) -> bool:
-    """Every diagonal entry of ``f`` is a plain ``int`` (checked in C)."""
-    return _ONLY_INT(map(type, f.d1)) and _ONLY_INT(map(type, f.d2)) and _ONLY_INT(map(type, f.d3)) and _ONLY_INT(map(type, f.d4))
-
-
-def _moved(f: ButterflyFactor, ints: bool | None = None) -> Sequence[int]:
+def _moved(f: ButterflyFactor) -> Sequence[int]:
     """The pairs ``m`` of ``f`` (ascending) that may not be the identity: all of them, or, when every
-    diagonal entry is a plain ``int`` (``ints``, computed when None), only those with ``d1 ≠ 1``,
+    diagonal entry is a plain ``int`` (``f.all_int``, derived by its constructor), only those with ``d1 ≠ 1``,
     ``d2 ≠ 0``, ``d3 ≠ 0`` or ``d4 ≠ 1`` (found by C-level scans: most pairs of a compiled chain are
     the identity)."""
     half = f.size // 2
-    if not (_all_int(f) if ints is None else ints):
+    if not f.all_int:
         return range(half)
     # a diagonal of plain ints that is all 1 (d1, d4) or all 0 (d2, d3) moves no pair: told by a
     # C-level count, so only the other diagonals are scanned (an int x is not 1 exactly when x − 1
@@ -126,24 +126,39 @@ def _moved(f: ButterflyFactor, ints: bool | None = None) -> Sequence[int]:
     return sorted(moved)
 
 
+def _zero_one(f: ButterflyFactor) -> bool:
+    """Every entry of the all-int factor ``f`` is 0 or 1 (C-level counts)."""
+    half = f.size // 2
+    return all(d.count(0) + d.count(1) == half for d in (f.d1, f.d2, f.d3, f.d4))
+
+
 def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
     """The non-identity pairs of ``f`` with coefficients coerced once (None = 0, _ONE = 1); a pair
     is the identity when ``d1 = d4`` is the ``int`` 1 and ``d2``, ``d3`` are exactly 0. When every
     entry is an ``int``, :func:`_moved` lists exactly the other pairs and each entry is classified
-    inline (0 → None, 1 → _ONE, else ``ring.coerce``: :func:`_classify` on an ``int``)."""
+    inline (0 → None, 1 → _ONE, else ``ring.coerce``: :func:`_classify` on an ``int``).
+
+    When every entry is the int 0 or 1 no entry is coerced, so the plan is the same for every ring;
+    for a factor of size at most :data:`_CACHED_UP_TO` it is kept on the factor (``_plan_cache``, a
+    tuple) on first use and read from there afterwards (a fresh list each time)."""
+    cached = f._plan_cache
+    if cached is not None:
+        return list(cached)  # type: ignore[call-overload]  # only this function stores it: a plan
     plan: Plan = []
     s, n = f.stride, f.size
     d1, d2, d3, d4 = f.d1, f.d2, f.d3, f.d4
-    if _all_int(f):
+    if f.all_int:
         co = ring.coerce
-        for m in _moved(f, True):
+        for m in _moved(f):
             p = pair_index(n, s, m)
             a, b, c, d = d1[m], d2[m], d3[m], d4[m]
             plan.append((p, p + s,
                          None if a == 0 else _ONE if a == 1 else co(a), None if b == 0 else _ONE if b == 1 else co(b),
                          None if c == 0 else _ONE if c == 1 else co(c), None if d == 0 else _ONE if d == 1 else co(d)))
+        if n <= _CACHED_UP_TO and _zero_one(f):
+            object.__setattr__(f, "_plan_cache", tuple(plan))  # frozen: set once, derived from f alone
         return plan
-    for m in _moved(f, False):
+    for m in _moved(f):
         a, b, c, d = d1[m], d2[m], d3[m], d4[m]
         if type(a) is int and type(d) is int and a == 1 and d == 1 and is_zero(b) and is_zero(c):
             continue

@@ -54,7 +54,7 @@ import sys
 from array import array
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from fractions import Fraction
-from itertools import chain
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any, Protocol, cast
 
@@ -180,9 +180,10 @@ def _scalar_bytes(values: Iterable[Scalar]) -> bytes:
     return b"".join([(small(v) if type(v) is int else None) or _scalar(v) for v in values])
 
 
-def _scalar_runs(runs: Sequence[Sequence[Scalar]]) -> list[bytes]:
+def _scalar_runs(runs: Sequence[Sequence[Scalar]], int_runs: Iterable[bool] | None = None) -> list[bytes]:
     """:func:`_scalars` of the concatenation of ``runs``, as parts whose concatenation is exactly its
-    bytes, built run by run without the flat list: a run of plain ``int`` only (checked in C) is
+    bytes, built run by run without the flat list: a run of plain ``int`` only (``int_runs``, one flag
+    a run, says so when True, as a factor's derived ``all_int`` does; otherwise checked in C) is
     packed into little-endian int64 by ``struct`` in C, its denominators all 1; any other run is read
     by :func:`_int64_rationals`. The ``A`` form is taken exactly when :func:`_scalars` takes it (every
     value an ``int`` or ``Fraction`` whose numerator and denominator fit in int64): a symbol or a
@@ -198,8 +199,8 @@ def _scalar_runs(runs: Sequence[Sequence[Scalar]]) -> list[bytes]:
     dens: list[bytes] = []
     ones = 0  # the denominators 1 of the int runs since the last other run, written in one part
     try:
-        for run in runs:
-            if _ONLY_INT(map(type, run)):
+        for run, known in zip(runs, repeat(False) if int_runs is None else int_runs):
+            if known or _ONLY_INT(map(type, run)):
                 nums.append(struct.pack(f"<{len(run)}q", *run))
                 ones += len(run)
                 continue
@@ -326,7 +327,8 @@ def _kaleidoscope(sink: Sink, k: Kaleidoscope) -> None:
     factors = [f for g in k.groups for f in g.factors]
     sink.update(b"K" + _ints([k.n, k.size, len(k.groups)] + [x for g in k.groups for x in (g.size, len(g.factors))]))
     sink.update(_ints([x for f in factors for x in (f.size, f.stride, len(f.d1), len(f.d2), len(f.d3), len(f.d4))]))
-    for part in _scalar_runs([diag for f in factors for diag in (f.d1, f.d2, f.d3, f.d4)]):
+    ints = [f.all_int for f in factors for _ in range(4)]
+    for part in _scalar_runs([diag for f in factors for diag in (f.d1, f.d2, f.d3, f.d4)], ints):
         sink.update(part)
 
 
