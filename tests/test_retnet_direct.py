@@ -276,7 +276,7 @@ def test_readings_hold_on_honest_rows_and_fail_on_violations():
 
 
 def test_rank_premise_reads_the_jacobian_exactly_in_flint_and_as_sympy_does():
-    """The rank premise works in python-flint's exact ring (not sympy's, about 40× slower there):
+    """The rank premise works in python-flint's exact ring (not sympy's, about 20× slower there):
     each ring it builds is flint, and its Jacobian's rank is the one sympy's exact polynomials
     give at the same point."""
     import random
