@@ -290,3 +290,26 @@ def test_diagonal_entries_other_than_plain_ints_are_canonicalised_or_refused():
         ButterflyFactor(2, 1, (1,), (True,), (0,), (1,))
     with pytest.raises(IRError, match=r"d4\[1\].*float 1.5"):
         ButterflyFactor(4, 2, (1, 1), (0, 0), (0, 0), (1, 1.5))
+
+
+def test_pairs_are_the_pair_indices_each_computed_once(monkeypatch):
+    """``pairs()`` is ``[(pair_index(m), pair_index(m) + stride)]`` for every size and stride, with
+    each pair's position computed once (it called ``pair_index`` twice per pair)."""
+    import symverify.kernel.ir.butterfly as bf
+
+    real = bf.pair_index
+    calls = []
+
+    def counting(size, stride, m):
+        calls.append(m)
+        return real(size, stride, m)
+
+    monkeypatch.setattr(bf, "pair_index", counting)
+    for k in range(1, 9):
+        size = 2**k
+        for j in range(k):
+            stride = 2**j
+            calls.clear()
+            got = bf.ButterflyFactor.identity(size, stride).pairs()
+            assert len(calls) <= size // 2
+            assert got == [(real(size, stride, m), real(size, stride, m) + stride) for m in range(size // 2)]

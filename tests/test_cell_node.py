@@ -55,3 +55,54 @@ def test_node_of_plain_ints_skips_the_checks_and_other_values_do_not(monkeypatch
         Cell.node(-1, 0, 4)
     with pytest.raises(IRError, match=r"expected int node ids \(non-negative\), found -4"):
         Cell.node(0, 0, -4)
+
+
+# ---- Cell.of_form: the same rule for a cell holding an affine form --------------------------------------
+
+
+def _form_outcome(fn):
+    try:
+        c = fn()
+    except IRError as e:
+        return ("IRError", str(e))
+    types = tuple(type(x) for x in (c.row, c.col, c.const)) + tuple((type(v), type(co)) for v, co in c.terms)
+    return ("cell", c.row, c.col, c.terms, c.const, type(c.terms), types)
+
+
+coefficient = st.one_of(st.integers(-5, 2**70), st.booleans(), st.integers(-3, 3).map(np.int64),
+                        st.integers(-3, 3).map(Sneaky), st.fractions(max_denominator=4))
+
+
+@given(row=index, col=index, terms=st.dictionaries(index, coefficient, max_size=4), const=coefficient)
+def test_of_form_is_the_checked_cell(row, col, terms, const):
+    """Every row, column and form, plain or not (int subclasses, bools, numpy ints, negatives,
+    fractions), gives what the checked constructor gives for the sorted terms: the same cell with
+    the same field types, or the same IRError."""
+    from symverify.kernel.ir.affine import Affine
+
+    f = Affine(terms, const)
+    assert _form_outcome(lambda: Cell.of_form(row, col, f)) == _form_outcome(
+        lambda: Cell(row, col, tuple(sorted(f.terms.items())), f.const))
+
+
+def test_of_form_of_plain_ints_skips_the_checks_and_other_values_do_not(monkeypatch):
+    from fractions import Fraction
+
+    from symverify.kernel.ir.affine import Affine
+
+    calls = []
+    real = Cell.__post_init__
+
+    def counting(self):
+        calls.append(1)
+        real(self)
+
+    monkeypatch.setattr(Cell, "__post_init__", counting)
+    cell = Cell.of_form(2, 3, Affine({7: -2, 1: 5}, 4))
+    assert calls == [] and cell == Cell(2, 3, ((1, 5), (7, -2)), 4) and hash(cell) == hash(Cell(2, 3, ((1, 5), (7, -2)), 4))
+    for row, form in ((np.int64(2), Affine({1: 1})), (2, Affine({1: Fraction(1, 2)})), (2, Affine({1: 1}, Fraction(1, 2)))):
+        calls.clear()
+        Cell.of_form(row, 0, form)
+        assert calls == [1]
+    with pytest.raises(IRError, match=r"expected int node ids \(non-negative\), found -4"):
+        Cell.of_form(0, 0, Affine({-4: 1}))

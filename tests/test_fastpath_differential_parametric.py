@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 
 from symverify.kernel.ir.scalar import sym
 from symverify.kernel.parametric import bulk
-from symverify.kernel.parametric.concrete import _family as read_member
-from symverify.kernel.parametric.concrete import eval_value
+from symverify.kernel.parametric.concrete import _member_reader, eval_value
 from symverify.kernel.parametric.expr import (
     Bin,
     BoolOp,
@@ -151,13 +150,13 @@ def test_bulk_cond_equals_cell_by_cell(c: Cond, cells: list[tuple[int, int]], n:
 def test_bulk_value_equals_cell_by_cell_in_value_and_type(v: Value, cells: list[tuple[int, int]], n: int) -> None:
     """Values (sums, products short-circuited at 0, choices, family members) equal the cell-by-cell
     ones exactly, with the same Python type (a bias grid stores what it is given), family members
-    read by the reader the instantiation hands both paths (``concrete._family``: a ``Fraction`` as
+    read by the reader the instantiation hands both paths (``concrete._member_reader``: a ``Fraction`` as
     the canonical number it equals)."""
     rows_, chans = _arrays(cells)
     fams = {"f": lambda *idx: _family("f", *idx)}
     want = _cellwise(lambda env: eval_value(v, env, fams), cells, n)
     try:
-        got = bulk.value(v, {"n": n}, rows_, chans, {}, lambda name, idx: read_member(fams, name, idx))
+        got = bulk.value(v, {"n": n}, rows_, chans, {}, lambda name: _member_reader(fams, name))
     except bulk.FallbackError:
         return
     except ParametricError:

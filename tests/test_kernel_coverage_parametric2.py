@@ -64,6 +64,6 @@ def test_unknown_nodes_and_input_cells_are_refused() -> None:
     with pytest.raises(ParametricError, match="condition: unknown node bool"):
         bulk.cond(True, ENV, ROWS, CHANS, {})  # type: ignore[arg-type]
     with pytest.raises(ParametricError, match="value expression: unknown node int"):
-        bulk.value(3, ENV, ROWS, CHANS, {}, lambda name, idx: 1)  # type: ignore[arg-type]
+        bulk.value(3, ENV, ROWS, CHANS, {}, lambda name: lambda idx: 1)  # type: ignore[arg-type]
     with pytest.raises(ParametricError, match="a weight expression reads an input cell"):
-        bulk.value(where(lt(var("i"), lit(5)), inp(0, 0)), ENV, ROWS, CHANS, {}, lambda name, idx: 1)
+        bulk.value(where(lt(var("i"), lit(5)), inp(0, 0)), ENV, ROWS, CHANS, {}, lambda name: lambda idx: 1)

@@ -185,3 +185,34 @@ def test_constant_conditions_equal_the_cell_by_cell_values(c: Any) -> None:
     rows_, chans = np.arange(6, dtype=np.int64), np.array([0, 1, 2, 0, 1, 2], dtype=np.int64)
     want = [c.eval({**env, "i": r, "q": ch}) for r, ch in zip(rows_.tolist(), chans.tolist())]
     assert bulk.cond(c, env, rows_, chans, {}).tolist() == want
+
+
+def test_a_family_node_asks_for_its_reader_once_and_reads_every_cell_through_it():
+    """``bulk.value`` asks ``family(name)`` for the reader of a family node's members once, then
+    reads each cell's member through it in cell order (one Python frame per member read); the
+    instantiation's reader is :func:`concrete._member_reader`, whose values and errors are
+    :func:`concrete._family`'s."""
+    from fractions import Fraction
+
+    rows_, chans = np.array([0, 1, 2, 3]), np.array([1, 0, 1, 0])
+    asked, read = [], []
+
+    def family(name):
+        asked.append(name)
+
+        def member(idx):
+            read.append(idx)
+            return idx[0] + 10 * idx[1]
+
+        return member
+
+    got = bulk.value(fam("B", var("i"), var("q")), {}, rows_, chans, {}, family)
+    assert asked == ["B"] and read == [(0, 1), (1, 0), (2, 1), (3, 0)] and got.tolist() == [10, 1, 12, 3]
+    fams = {"B": lambda i: Fraction(2 * i, 4) if i else "x"}
+    assert concrete._member_reader(fams, "B")((3,)) == concrete._family(fams, "B", (3,)) == Fraction(3, 2)
+    assert concrete._member_reader(None, "B")((1, 2)) == concrete._family(None, "B", (1, 2)) == concrete.family_symbol("B", 1, 2)
+    with pytest.raises(ParametricError, match=r"family B at \(0,\)") as bad:
+        concrete._member_reader(fams, "B")((0,))
+    with pytest.raises(ParametricError) as also:
+        concrete._family(fams, "B", (0,))
+    assert str(bad.value) == str(also.value)

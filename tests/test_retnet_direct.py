@@ -273,3 +273,36 @@ def test_readings_hold_on_honest_rows_and_fail_on_violations():
     assert _verdicts(mod, [wide._replace(long_channels=2), narrow, stack], ranks)["reading C"] == "fails"
     assert _verdicts(mod, [wide, narrow, stack], {2: 2})["reading C"] == "fails"
     assert _verdicts(mod, [wide, narrow, stack._replace(layers=9)], ranks)["reading D"] == "fails"
+
+
+def test_rank_premise_reads_the_jacobian_exactly_in_flint_and_as_sympy_does():
+    """The rank premise works in python-flint's exact ring (not sympy's, about 20× slower there):
+    each ring it builds is flint, and its Jacobian's rank is the one sympy's exact polynomials
+    give at the same point."""
+    import random
+    from fractions import Fraction
+
+    from symverify.kernel.semantics.poly import PolyRing, polynomials
+
+    mod = _script()
+    made = []
+
+    def recording(*args, **kw):
+        ring = PolyRing(*args, **kw)
+        made.append(ring.backend)
+        return ring
+
+    mod.PolyRing = recording
+    for d in (2, 3, 4):
+        made.clear()
+        inst, rank = mod._rank_premise(d)
+        assert made == ["flint"] and inst.proved and rank == d * (d + 1) // 2
+        # the same Jacobian from sympy's polynomials
+        N, n = d + 1, d
+        ring = PolyRing(N * d, (), "sympy")
+        ys = polynomials(mod.retnet(N, d, *mod._witness(d, 7)), ring)
+        x = ring.inputs()
+        rng = random.Random(8)
+        point = [Fraction(rng.randint(-4, 4), rng.randint(1, 3)) for _ in range(n * d)] + [Fraction(0)] * d
+        J = [[ring.evaluate(ys[n][q].diff(x[n * d + r]).diff(x[i]), point) for i in range(n * d)] for r in range(d) for q in range(d)]
+        assert mod._rank(J) == rank

@@ -129,3 +129,31 @@ def test_prune_layer_finds_the_branches_once(monkeypatch):
     pruned, out = prune_layer(layer, support_of_cells([(0, 0), (1, 0)], 2))
     assert len(calls) == 1
     assert pruned.W.nonzero() == {(0, 1): 3} and out == (frozenset(), frozenset({0, 1}))
+
+
+@given(rows=st.frozensets(st.integers(0, 12), max_size=8), k=st.integers(0, 14), nn=st.integers(1, 13), cyclic=st.booleans(),
+       target=st.frozensets(st.integers(0, 14), max_size=8))
+def test_a_tap_is_kept_exactly_when_its_shifted_rows_meet_the_projection(rows, k, nn, cyclic, target):
+    """``_meets`` (the test ``prune_layer`` keeps a tap by) is the nonemptiness of the intersection
+    of the shifted rows with the target, cyclic or not, an empty target included."""
+    from symverify.kernel.semantics import support
+
+    assert support._meets(rows, k, nn, cyclic, target) is bool(support._shifted(rows, k, nn, cyclic) & target)
+
+
+def test_prune_layer_tests_each_tap_without_building_its_shifted_rows(monkeypatch):
+    """A tap's shifted rows are built once, for the convolution branch, not again to test the tap."""
+    from symverify.kernel.semantics import support
+
+    built = []
+    real = support._shifted
+
+    def counting(*args):
+        built.append(args[1])
+        return real(*args)
+
+    monkeypatch.setattr(support, "_shifted", counting)
+    layer = Layer.make(4, 1, h=Grid.from_cells(4, 1, {(1, 0): 1, (3, 0): 2}), b1=Grid.from_cells(4, 1, {(1, 0): 1}))
+    new, out = support.prune_layer(layer, (frozenset({0}),))
+    assert sorted(built) == [1, 3]  # the convolution branch's two taps, once each
+    assert new.h.nonzero() == {(1, 0): 1} and out == (frozenset({1}),)  # the tap landing on row 3 is dropped

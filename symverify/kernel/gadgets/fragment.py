@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from symverify.errors import IRError, ShapeError
 from symverify.ir.bigint import safe_repr
@@ -307,6 +307,22 @@ def _cell_set(cells: object, where: str, inner_n: int, inner_d: int) -> CellSet:
     coordinate, or a cell outside the state raises :class:`IRError` (:class:`ShapeError`)."""
     if isinstance(cells, (Mapping, str, bytes)) or not hasattr(cells, "__iter__"):
         raise IRError(f"{where}: expected a collection of (row, col) cells, found {type(cells).__name__} {safe_repr(cells, 40)}")
+    if type(cells) in _PLAIN_COLLECTIONS and set(map(type, cells)) <= _TUPLE and set(map(len, cells)) <= _TWO:
+        rows, cols = zip(*cast(Iterable[tuple[int, int]], cells)) if cells else ((), ())
+        if (set(map(type, rows)) | set(map(type, cols))) <= _INT and (
+                not cells or (min(rows) >= 0 and max(rows) < inner_n and min(cols) >= 0 and max(cols) < inner_d)):
+            # every cell a tuple of two plain ints inside the state: the loop below would convert
+            # nothing (as_index keeps an int) and find no cell outside, so the set is the cells as given
+            return frozenset(cells)
+    return _cell_set_checked(cells, where, inner_n, inner_d)
+
+
+_PLAIN_COLLECTIONS = frozenset({frozenset, set, tuple, list})  # iterated more than once: only these exact types
+_TUPLE, _TWO, _INT = frozenset({tuple}), frozenset({2}), frozenset({int})
+
+
+def _cell_set_checked(cells: Iterable[object], where: str, inner_n: int, inner_d: int) -> CellSet:
+    """:func:`_cell_set` cell by cell: each converted by ``as_index``, then the bounds checked."""
     out: set[tuple[int, int]] = set()
     for c in cells:
         i, j = (as_index(c[0]), as_index(c[1])) if isinstance(c, (tuple, list)) and len(c) == 2 else (None, None)

@@ -233,8 +233,13 @@ class ButterflyFactor:
         return ((self.d1[m], self.d2[m]), (self.d3[m], self.d4[m]))
 
     def pairs(self) -> list[tuple[int, int]]:
-        """``[(p, p + stride)]`` for every pair index ``m`` in order."""
-        return [(pair_index(self.size, self.stride, m), pair_index(self.size, self.stride, m) + self.stride) for m in range(self.size // 2)]
+        """``[(p, p + stride)]`` for every pair index ``m`` in order, ``p = pair_index(size, stride, m)``.
+
+        Written block by block: ``m = b + r`` with ``b`` a multiple of ``stride`` and
+        ``0 ≤ r < min(stride, size/2 − b)`` has ``m // stride = b / stride`` and ``m % stride = r``, so
+        ``pair_index`` is ``2·b + r``; ``m`` runs through ``0 … size/2 − 1`` in order, each ``p`` computed once."""
+        s, half = self.stride, self.size // 2
+        return [(p, p + s) for b in range(0, half, s) for p in range(2 * b, 2 * b + min(s, half - b))]
 
     @staticmethod
     def from_blocks(size: int, stride: int, blocks: Sequence[Block]) -> ButterflyFactor:

@@ -302,8 +302,10 @@ def _cond(c: Cond, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray,
 
 
 def value(v: Value, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray, preds: Mapping[str, Placement],
-          family: Callable[[str, tuple[int, ...]], Any]) -> Any:
-    """``v`` at every cell: a constant (the same at every cell) or an object array of scalars."""
+          family: Callable[[str], Callable[[tuple[int, ...]], Any]]) -> Any:
+    """``v`` at every cell: a constant (the same at every cell) or an object array of scalars;
+    ``family(name)`` is the reader of family ``name``'s members (asked once per family node, then
+    called on each cell's index tuple, in cell order)."""
     import numpy as np
 
     n = len(rows_)
@@ -312,7 +314,8 @@ def value(v: Value, env: Mapping[str, int], rows_: np.ndarray, chans: np.ndarray
     if isinstance(v, Fam):
         cols = [index(x, env, rows_, chans, preds).tolist() for x in v.idx]
         out = np.empty(n, dtype=object)
-        out[:] = [family(v.name, t) for t in zip(*cols)] if cols else [family(v.name, ()) for _ in range(n)]
+        read = family(v.name)
+        out[:] = list(map(read, zip(*cols))) if cols else [read(()) for _ in range(n)]
         return out
     if isinstance(v, Inp):
         raise ParametricError("a weight expression reads an input cell")

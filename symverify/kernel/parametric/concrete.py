@@ -90,21 +90,34 @@ def _family(fams: Families | None, name: str, idx: tuple[int, ...]) -> Scalar:
     a ``Fraction`` as the canonical number it equals, since one holding numpy integers multiplies
     them modulo 2^64 and one not in lowest terms compares unequal to its value); a value that is
     not one, or an exception the callable raises, is a :class:`ParametricError` naming the family
-    and the index."""
+    and the index. The reading of :func:`_member_reader`."""
+    return _member_reader(fams, name)(idx)
+
+
+def _member_reader(fams: Families | None, name: str) -> Callable[[tuple[int, ...]], Scalar]:
+    """The reader of family ``name``'s members: ``idx ↦ _family(fams, name, idx)`` (the rule of its
+    docstring), with the family looked up once. The bulk evaluation reads a family once per cell
+    through it (:func:`symverify.kernel.parametric.bulk.value`): one Python frame per member read
+    instead of three (a lambda, :func:`_family`, the lookup)."""
     if fams is None or name not in fams:
-        return family_symbol(name, *idx)
-    try:
-        v = fams[name](*idx)
-    except _OutsideSizeError:
-        raise
-    except Exception as e:
-        raise ParametricError(f"family {name} at {idx}: the callable raised {type(e).__name__}: {safe_repr(str(e), 120)}") from e
-    if type(v) in _AS_GIVEN:  # kept as given (a bias grid stores what it is given)
-        return v
-    try:
-        return as_scalar(v, f"family {name} at {idx}")
-    except IRError as e:
-        raise ParametricError(str(e)) from None
+        return lambda idx: family_symbol(name, *idx)
+    fn = fams[name]
+
+    def member(idx: tuple[int, ...]) -> Scalar:
+        try:
+            v = fn(*idx)
+        except _OutsideSizeError:
+            raise
+        except Exception as e:
+            raise ParametricError(f"family {name} at {idx}: the callable raised {type(e).__name__}: {safe_repr(str(e), 120)}") from e
+        if type(v) in _AS_GIVEN:  # kept as given (a bias grid stores what it is given)
+            return v
+        try:
+            return as_scalar(v, f"family {name} at {idx}")
+        except IRError as e:
+            raise ParametricError(str(e)) from None
+
+    return member
 
 
 class _OutsideSizeError(ParametricError):
@@ -368,7 +381,7 @@ def _bias_bulk(v: Value, env: dict[str, int], rows: tuple[AbstractSet[int] | Non
     rows_ = np.repeat(rs, nc)
     chans = np.tile(cs, len(rs))
     try:
-        vals = bulk.value(v, env, rows_, chans, preds, lambda name, idx: _family(fams, name, idx))
+        vals = bulk.value(v, env, rows_, chans, preds, functools.partial(_member_reader, fams))
     except bulk.FallbackError:
         return None
     if not isinstance(vals, np.ndarray):

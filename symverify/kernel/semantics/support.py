@@ -67,6 +67,17 @@ def _shifted(rows: Iterable[int], k: int, nn: int, cyclic: bool) -> set[int]:
     return {src + k for src in rows if src + k < nn}
 
 
+def _meets(rows: Iterable[int], k: int, nn: int, cyclic: bool, target: frozenset[int]) -> bool:
+    """Whether ``_shifted(rows, k, nn, cyclic) & target`` is nonempty, without building either set:
+    False at once for an empty ``target``, else ``isdisjoint`` over the shifted rows as they come,
+    which stops at the first one in ``target``."""
+    if not target:
+        return False
+    if cyclic:
+        return not target.isdisjoint((src + k) % nn for src in rows)
+    return not target.isdisjoint(src + k for src in rows if src + k < nn)
+
+
 def _by_column(cells: Iterable[tuple[int, int]]) -> dict[int, list[int]]:
     """``{q: [a, …]}`` for the cells ``(a, q)``; only columns with a cell are keys."""
     out: dict[int, list[int]] = {}
@@ -135,7 +146,7 @@ def prune_layer(layer: Layer, sup: Support) -> tuple[Layer, Support]:
     W, h, b1, b2 = layer.W.nonzero(), layer.h.nonzero(), layer.b1.nonzero(), layer.b2.nonzero()
     proj, conv = _branches(W, h, b1, b2, sup, nn, dd, cyclic)
     keep_W = {(p, q): v for (p, q), v in W.items() if sup[p] & conv[q]}
-    keep_h = {(k, q): v for (k, q), v in h.items() if _shifted(sup[q], k, nn, cyclic) & proj[q]}
+    keep_h = {(k, q): v for (k, q), v in h.items() if _meets(sup[q], k, nn, cyclic, proj[q])}
     keep_b1 = {(i, q): v for (i, q), v in b1.items() if i in conv[q]}
     keep_b2 = {(i, q): v for (i, q), v in b2.items() if i in proj[q]}
     out = tuple(p & c for p, c in zip(proj, conv))
