@@ -240,9 +240,14 @@ IR_CLASSES = (Circuit, Gate, Model, Layer, Grid, Kaleidoscope, BBStar, Butterfly
 
 
 def test_every_field_of_every_ir_class_has_a_mutation() -> None:
-    """Introspection: a field added to an IR class must be added here (and to the encoding)."""
-    fields = {(cls, f.name) for cls in IR_CLASSES for f in dataclasses.fields(cls)}
+    """Introspection: a field added to an IR class must be added here (and to the encoding). Fields
+    that no caller gives (``init=False``) are derived from the others (``ButterflyFactor.all_int``,
+    its private plan cache) and take no part in ``==``: they are no content of their own."""
+    fields = {(cls, f.name) for cls in IR_CLASSES for f in dataclasses.fields(cls) if f.init}
     assert fields == set(MUTATIONS)
+    derived = {(cls.__name__, f.name) for cls in IR_CLASSES for f in dataclasses.fields(cls) if not f.init}
+    assert derived == {("ButterflyFactor", "all_int"), ("ButterflyFactor", "_plan_cache")}
+    assert all(not f.compare for cls in IR_CLASSES for f in dataclasses.fields(cls) if not f.init)
     assert set(CellArray.__slots__) == {"_hash", "_order", "cols", "extra", "rows", "vals"}  # mutated below
 
 
