@@ -36,15 +36,21 @@ def test_node_is_the_checked_cell(row, col, node):
     assert _outcome(lambda: Cell.node(row, col, node)) == _outcome(lambda: Cell(row, col, ((node, 1),), 0))
 
 
-def test_node_of_plain_ints_skips_the_checks_and_other_values_do_not(monkeypatch):
-    calls = []
+@pytest.fixture
+def calls(monkeypatch):
+    """One entry per run of ``Cell``'s checks (``__post_init__``) from here on."""
+    seen: list[int] = []
     real = Cell.__post_init__
 
     def counting(self):
-        calls.append(1)
+        seen.append(1)
         real(self)
 
     monkeypatch.setattr(Cell, "__post_init__", counting)
+    return seen
+
+
+def test_node_of_plain_ints_skips_the_checks_and_other_values_do_not(calls):
     cells = [Cell.node(i, i + 1, 2 * i) for i in range(10)]
     assert calls == []
     assert cells[3] == Cell(3, 4, ((6, 1),), 0) and hash(cells[3]) == hash(Cell(3, 4, ((6, 1),), 0))
@@ -85,19 +91,11 @@ def test_of_form_is_the_checked_cell(row, col, terms, const):
         lambda: Cell(row, col, tuple(sorted(f.terms.items())), f.const))
 
 
-def test_of_form_of_plain_ints_skips_the_checks_and_other_values_do_not(monkeypatch):
+def test_of_form_of_plain_ints_skips_the_checks_and_other_values_do_not(calls):
     from fractions import Fraction
 
     from symverify.kernel.ir.affine import Affine
 
-    calls = []
-    real = Cell.__post_init__
-
-    def counting(self):
-        calls.append(1)
-        real(self)
-
-    monkeypatch.setattr(Cell, "__post_init__", counting)
     cell = Cell.of_form(2, 3, Affine({7: -2, 1: 5}, 4))
     assert calls == [] and cell == Cell(2, 3, ((1, 5), (7, -2)), 4) and hash(cell) == hash(Cell(2, 3, ((1, 5), (7, -2)), 4))
     for row, form in ((np.int64(2), Affine({1: 1})), (2, Affine({1: Fraction(1, 2)})), (2, Affine({1: 1}, Fraction(1, 2)))):
