@@ -30,6 +30,16 @@ from symverify.kernel.verification import Verdict
 PROVED, REFUTED = Verdict.PROVED, Verdict.REFUTED
 
 
+class Sneaky(int):
+    """An int subclass whose ``==`` answers True to everything: a fast path that trusts a value's own
+    comparisons instead of its stored integer takes it for any number."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = int.__hash__
+
+
 @dataclass(frozen=True)
 class Case:
     """One row: ``lhs`` vs ``rhs`` should give ``expected``; ``certificate`` goes with the model."""
