@@ -28,9 +28,12 @@ the child first (``multiprocessing`` reaps every ended child it started then). O
 - what the computation does as the caller's user: it may signal the caller or its process group, or
   undo its own ``PR_SET_PDEATHSIG`` and ``PR_SET_CHILD_SUBREAPER`` (not its memory limit, which is hard).
 
-The pidfd is opened right after the fork: a child that ended, was reaped by another thread and had
-its number taken by a new process (the kernel's pid counter wrapping) in between would be mistaken
-for that process.
+The pidfd is opened by the child's number right after the fork, and kept only if ``waitid`` on it
+(``WNOWAIT``) finds its process an unreaped child of this process (:func:`_pidfd`; else the child is
+followed by number, as without a pidfd): a child that ended, was reaped by another thread and had its
+number taken by a new process (the kernel's pid counter wrapping) in between is not mistaken for that
+process. What is left: that new process being itself a child of this process (started by another
+thread in the same moment), which the check cannot tell from the child.
 
 The child's output (its stdout and stderr, fds 1 and 2, where FLINT writes its abort message, and
 those of the processes it starts) goes to a pipe the caller reads while it waits, never to a file:
@@ -407,15 +410,29 @@ _LIVENESS = 1.0
 
 
 def _pidfd(pid: int) -> int | None:
-    """A pidfd of the child ``pid`` (Linux ≥ 5.3), opened by :func:`run_limited` as soon as the child
+    """A pidfd of the child ``pid`` (Linux ≥ 5.4), opened by :func:`run_limited` as soon as the child
     is started and held until the end: it names that process, not its number, so no process that
     gets the number once the child is reaped (by :func:`_exit_code`, or by ``Process.start`` or
     ``active_children`` in another thread, which reap every ended child of ``multiprocessing``) is
-    waited on or signalled in its place. None where it cannot be opened."""
+    waited on or signalled in its place. None where it cannot be opened.
+
+    It is opened by number, so it is kept only if ``waitid`` on it (``P_PIDFD``, ``WNOHANG`` and
+    ``WNOWAIT``: nothing is reaped) finds its process an unreaped child of this process, running or
+    ended: had the child ended and been reaped between the fork and ``pidfd_open``, and its number
+    gone to a process that is no child of this one, that process would otherwise have been waited on
+    and signalled (stopped, its group killed) in the child's place. A pidfd the check refuses or cannot
+    make (``ChildProcessError``; ``EINVAL`` before Linux 5.4) is closed, and the child is followed by
+    its number, as without a pidfd."""
     try:
-        return os.pidfd_open(pid)
+        fd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         return None
+    try:
+        os.waitid(os.P_PIDFD, fd, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except (AttributeError, OSError):
+        os.close(fd)
+        return None
+    return fd
 
 
 def _ready(msg: _Message, proc: Any, timeout: float | None, out: _Output | None = None, pidfd: int | None = None) -> bool:
