@@ -125,3 +125,68 @@ def test_every_compiler_records_the_digest_and_the_certificate_file_keeps_it(met
     impostor = sv.Circuit(SQUARE.n, SQUARE.d, SQUARE.gates, SQUARE.outputs, "cube")
     with pytest.raises(IRError):  # the cube's certificate does not fit the square's nodes, with or without the digest
         sv.verify(impostor, compiled.model, certificate=legacy, method="compositional")
+
+
+def _direct_note(circuit: sv.Circuit, certificate: Certificate) -> str | None:
+    """What ``verify`` notes for the pair, as ``check_certificate`` should state it."""
+    from symverify.kernel.provers.certified import meta_circuit_note
+    from symverify.kernel.provers.sides import pair_sides
+
+    return meta_circuit_note(*pair_sides(circuit, sv.compile(SQUARE, method="dense").model, certificate))
+
+
+@pytest.mark.parametrize("case", ["another name", "same name, another digest", "its own circuit", "renamed", "no meta"])
+def test_check_certificate_called_directly_gives_the_note_verify_gives(case):
+    # check_certificate gave no note at all: a certificate of another circuit failed its stages unexplained,
+    # or proved a renamed one silently, where verify and the CLI said whose certificate it was
+    from symverify.kernel.provers.compositional import check_certificate
+
+    square = sv.compile(SQUARE, method="dense")
+    circuit, cert = {
+        "another name": (DOUBLE, square.certificate),
+        "same name, another digest": (sv.Circuit(DOUBLE.n, DOUBLE.d, DOUBLE.gates, DOUBLE.outputs, "square"),
+                                      square.certificate),
+        "its own circuit": (SQUARE, square.certificate),
+        "renamed": (sv.Circuit(SQUARE.n, SQUARE.d, SQUARE.gates, SQUARE.outputs, "x²"), square.certificate),
+        "no meta": (DOUBLE, Certificate(square.certificate.boundaries)),
+    }[case]
+    res = check_certificate(circuit, square.model, cert)
+    report = sv.verify(circuit, square.model, certificate=cert, method="compositional")
+    expected = _direct_note(circuit, cert)
+    assert res.meta_note == expected
+    assert (expected is None) == (case in ("its own circuit", "no meta"))
+    assert [n for n in report.notes if n == expected] == ([] if expected is None else [expected])
+    assert res.ok is (case in ("its own circuit", "renamed"))  # the stages decide, not the note
+    assert res.verdict is (sv.Verdict.PROVED if case in ("its own circuit", "renamed") else sv.Verdict.UNKNOWN)
+
+
+def test_the_note_of_check_certificate_is_sealed():
+    from dataclasses import replace
+
+    from symverify.kernel.provers.compositional import check_certificate
+    from symverify.kernel.provers.outcome import is_sealed
+
+    square = sv.compile(SQUARE, method="dense")
+    renamed = sv.Circuit(SQUARE.n, SQUARE.d, SQUARE.gates, SQUARE.outputs, "x²")
+    res = check_certificate(renamed, square.model, square.certificate)
+    assert res.ok and res.meta_note and is_sealed(res)
+    assert not is_sealed(replace(res, meta_note=None))  # a note dropped (or changed) after the check unseals it
+
+
+def test_check_certificate_dask_gives_the_same_note():
+    pytest.importorskip("distributed")
+    from dataclasses import replace
+
+    from conftest import local_dask_client
+
+    from symverify.kernel.provers.compositional import check_certificate
+    from symverify.kernel.provers.stages_dask import check_certificate_dask
+
+    square = sv.compile(SQUARE, method="dense")
+    renamed = sv.Circuit(SQUARE.n, SQUARE.d, SQUARE.gates, SQUARE.outputs, "x²")
+    with local_dask_client(1) as client:
+        for circuit in (renamed, DOUBLE, SQUARE):
+            local = check_certificate(circuit, square.model, square.certificate)
+            remote = check_certificate_dask(circuit, square.model, square.certificate, scheduler=client)
+            assert remote.meta_note == local.meta_note == _direct_note(circuit, square.certificate)
+            assert replace(remote, seconds=0.0) == replace(local, seconds=0.0)

@@ -24,7 +24,7 @@ from typing import Any
 from symverify.deadline import DeadlineExceededError
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.provers import outcome
-from symverify.kernel.provers.compositional import check_certificate
+from symverify.kernel.provers.compositional import certificate_meta_note, check_certificate
 from symverify.kernel.provers.counterexample import search_or_stop, stopped_note
 from symverify.kernel.provers.exact import IN_PROCESS_BITS, bits_text
 from symverify.kernel.provers.guard import run_limited
@@ -47,43 +47,17 @@ def certified_pair(lhs: Side, rhs: Side) -> tuple[CircuitSide, ModelSide] | None
 
 
 def meta_circuit_note(lhs: Side, rhs: Side) -> str | None:
-    """A note when the certificate of a (circuit, model with a certificate) pair names, as its
-    ``meta`` ``"circuit"`` (the compilers write the name of the circuit they compiled there), a
-    circuit other than the one it is checked against (by name; ``''``, which the compilers write for
-    an unnamed circuit, names none and is never noted; an unnamed circuit checked against is said
-    to be one); else, when the meta has a ``"circuit_digest"`` (the compilers write the compiled
-    circuit's ``"sha256:<hex>"`` side digest there) other than the digest of the circuit checked
-    against, a note naming both digests (another circuit under the same name, or none); None
-    otherwise, or without such a pair or key. ``verify`` asks for it only under a
-    method that reads the certificate (``compositional``, ``auto``): another checks no stage. It
-    changes no verdict: ``meta`` is free text and every stage is checked against the circuit given, so the verdict is about that circuit
-    (a proof stays a proof of it); the note says why a certificate written for another circuit fails."""
+    """For a (circuit, model with a certificate) pair, the note of
+    :func:`~symverify.kernel.provers.compositional.certificate_meta_note` (the certificate's ``meta``
+    names another circuit, by name or digest); None without such a pair. ``verify`` asks for it only
+    under a method that reads the certificate (``compositional``, ``auto``): another checks no stage.
+    It changes no verdict."""
     pair = certified_pair(lhs, rhs)
     if pair is None:
         return None
     circuit, model = pair
     cert = model.certificate
-    meta = dict(cert.meta) if isinstance(cert, Certificate) else {}
-    named, digest = meta.get("circuit"), meta.get("circuit_digest")
-    name = circuit.obj.name
-    from symverify.ir.bigint import safe_repr
-
-    against = f"circuit {safe_repr(name, 60)}" if name else "an unnamed circuit"
-    tail = ("every stage is checked against this circuit, so the verdict is about it (a certificate written for "
-            "another circuit fails its stages)")
-    if named and named != name:  # '' names no circuit
-        return f"the certificate's meta names circuit {safe_repr(named, 60)}, but it is checked against {against}: {tail}"
-    if digest is None:
-        return None
-    from symverify.kernel.provers.fingerprint import content_digest
-
-    actual = content_digest(circuit.obj)
-    if digest == actual:
-        return None
-    whose = f"circuit {safe_repr(named, 60)}" if named else "a circuit"
-    shown = repr(digest) if len(digest) <= 100 else repr(digest[:100]) + "…"  # meta text: a digest in full, never more
-    return (f"the certificate's meta names {whose} of digest {shown}, but it is checked against {against} "
-            f"of digest {actual}: {tail}")
+    return certificate_meta_note(circuit.obj, cert) if isinstance(cert, Certificate) else None
 
 
 SHORT_STAGE_LAYERS = 8

@@ -95,7 +95,9 @@ class CompositionalResult:
     (:func:`~symverify.kernel.provers.fingerprint.content_digest`, the ``side_digest`` a ``verify``
     report gives the same sides; the certificate is evidence, not part of the claim), set by
     :func:`check_certificate` (and its Dask form) and sealed with the rest (None: an outcome made
-    otherwise states none)."""
+    otherwise states none). ``meta_note`` is :func:`certificate_meta_note`'s advisory note (the
+    certificate's ``meta`` names another circuit, by name or digest; None when it names none or this
+    one), the note ``verify`` adds to its report; it decides nothing."""
 
     ok: bool
     stages_checked: int
@@ -109,9 +111,10 @@ class CompositionalResult:
     stages_isolated: int = 0
     largest_estimate: int = 0
     digests: tuple[str, str] | None = field(default=None, kw_only=True)
+    meta_note: str | None = field(default=None, kw_only=True)
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
     SEALED = ("ok", "stages_checked", "stages_total", "failure", "max_stage_layers", "monomials", "notes", "stopped",
-              "stages_isolated", "largest_estimate", "digests")  # all but the time: a seal copied onto another result unseals it
+              "stages_isolated", "largest_estimate", "digests", "meta_note")  # all but the time: a seal copied onto another result unseals it
 
     def __post_init__(self) -> None:
         check_digests(self.digests, "certificate check", "(circuit, model)")
@@ -623,6 +626,10 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
     Structural problems with the certificate raise :class:`IRError`; a stage whose claim does not
     hold yields ``ok=False`` with the first :class:`StageFailure`. Otherwise ``ok=False`` with
     ``failure=None`` means the check stopped: ``stopped`` says why and ``notes`` give details.
+    When the certificate's ``meta`` names another circuit than ``circuit`` (its ``"circuit"`` name,
+    or its ``"circuit_digest"``), ``meta_note`` says so (:func:`certificate_meta_note`, the note
+    ``verify`` and ``symverify verify`` give): advisory only, every stage is checked against
+    ``circuit`` and the result is about it.
 
     Guarantees:
 
@@ -647,8 +654,10 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
     try:
         validate_certificate(circuit, model, cert, check)
     except DeadlineExceededError:
+        digests = claim_digests(circuit, model)
         return combine([StageOutcome(0, stopped="timeout", note="timeout")], cert.num_stages, time.perf_counter() - start,
-                       digests=claim_digests(circuit, model))
+                       digests=digests, meta_note=certificate_meta_note(circuit, cert, digests[0]))
+    digests = claim_digests(circuit, model)
     run = StageRun.of(circuit, model, backend=backend, deadline=deadline, max_monomials=max_monomials,
                       memory_limit=memory_limit, isolate=isolate)
     bs = cert.boundaries
@@ -659,7 +668,8 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
         outcomes.append(outcome)
         if not outcome.ok:
             break
-    return combine(outcomes, len(bs) - 1, time.perf_counter() - start, digests=claim_digests(circuit, model))
+    return combine(outcomes, len(bs) - 1, time.perf_counter() - start, digests=digests,
+                   meta_note=certificate_meta_note(circuit, cert, digests[0]))
 
 
 def claim_digests(circuit: Circuit, model: Model) -> tuple[str, str]:
@@ -667,6 +677,39 @@ def claim_digests(circuit: Circuit, model: Model) -> tuple[str, str]:
     (:func:`~symverify.kernel.provers.fingerprint.content_digest`, the sides' ``side_digest``),
     computed after :func:`validate_certificate` accepted them (plain IR classes only)."""
     return content_digest(circuit), content_digest(model)
+
+
+def certificate_meta_note(circuit: Circuit, cert: Certificate, digest: str | None = None) -> str | None:
+    """A note when ``cert``'s ``meta`` names, as its ``"circuit"`` (the compilers write the name of
+    the circuit they compiled there), a circuit other than ``circuit`` (by name; ``''``, which the
+    compilers write for an unnamed circuit, names none and is never noted; an unnamed ``circuit`` is
+    said to be one); else, when the meta has a ``"circuit_digest"`` (the compilers write the compiled
+    circuit's ``"sha256:<hex>"`` side digest there) other than ``circuit``'s (``digest``, computed when
+    None), a note naming both digests (another circuit under the same name, or none); None otherwise.
+
+    It changes no verdict: ``meta`` is free text and every stage is checked against ``circuit``, so
+    the verdict is about that circuit (a proof stays a proof of it); the note says why a certificate
+    written for another circuit fails. ``verify`` (through
+    :func:`~symverify.kernel.provers.certified.meta_circuit_note`) and :func:`check_certificate` give it."""
+    from symverify.ir.bigint import safe_repr
+
+    meta = dict(cert.meta)
+    named, written = meta.get("circuit"), meta.get("circuit_digest")
+    name = circuit.name
+    against = f"circuit {safe_repr(name, 60)}" if name else "an unnamed circuit"
+    tail = ("every stage is checked against this circuit, so the verdict is about it (a certificate written for "
+            "another circuit fails its stages)")
+    if named and named != name:  # '' names no circuit
+        return f"the certificate's meta names circuit {safe_repr(named, 60)}, but it is checked against {against}: {tail}"
+    if written is None:
+        return None
+    actual = content_digest(circuit) if digest is None else digest
+    if written == actual:
+        return None
+    whose = f"circuit {safe_repr(named, 60)}" if named else "a circuit"
+    shown = repr(written) if len(written) <= 100 else repr(written[:100]) + "…"  # meta text: a digest in full, never more
+    return (f"the certificate's meta names {whose} of digest {shown}, but it is checked against {against} "
+            f"of digest {actual}: {tail}")
 
 
 @dataclass(frozen=True)
@@ -692,11 +735,11 @@ class StageOutcome:
 
 
 def combine(outcomes: list[StageOutcome], total: int, seconds: float, *,
-            digests: tuple[str, str] | None = None) -> CompositionalResult:
+            digests: tuple[str, str] | None = None, meta_note: str | None = None) -> CompositionalResult:
     """The :class:`CompositionalResult` of stage outcomes listed in stage order from stage 0
     (every stage up to the first that did not prove, or all ``total``): what the stage-by-stage
     loop of :func:`check_certificate` reports, wherever the stages ran; ``digests`` the circuit's
-    and model's (:func:`claim_digests`), sealed with it."""
+    and model's (:func:`claim_digests`) and ``meta_note`` (:func:`certificate_meta_note`), sealed with it."""
     mono = widest = isolated = largest = 0
     for k, o in enumerate(outcomes):
         if o.stage != k:
@@ -707,14 +750,14 @@ def combine(outcomes: list[StageOutcome], total: int, seconds: float, *,
         mono += o.monomials
         if o.failure is not None:
             return seal_outcome(CompositionalResult(False, k, total, o.failure, widest, seconds, mono, (), None, isolated, largest,
-                                                    digests=digests))
+                                                    digests=digests, meta_note=meta_note))
         if o.stopped is not None:
             return seal_outcome(CompositionalResult(False, k, total, None, widest, seconds, mono, (o.note,), o.stopped, isolated,
-                                                    largest, digests=digests))
+                                                    largest, digests=digests, meta_note=meta_note))
     if len(outcomes) != total:
         raise ProverError(f"stage outcomes: expected {total} stages, found {len(outcomes)}")
     return seal_outcome(CompositionalResult(True, total, total, None, widest, seconds, mono, (), None, isolated, largest,
-                                            digests=digests))
+                                            digests=digests, meta_note=meta_note))
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ from symverify.kernel.provers.compositional import (
     CompositionalResult,
     StageOutcome,
     StageRun,
+    certificate_meta_note,
     claim_digests,
     combine,
     validate_certificate,
@@ -210,7 +211,8 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
                            isolate: bool | None = None, stages_per_task: int | None = None,
                            connect_timeout: float = 10.0) -> CompositionalResult:
     """:func:`~symverify.kernel.provers.compositional.check_certificate` with the stages run as Dask
-    tasks on ``scheduler`` (see the module docstring): the same result, the seconds apart.
+    tasks on ``scheduler`` (see the module docstring): the same result, the seconds apart (its
+    ``meta_note`` too, when the certificate's ``meta`` names another circuit).
 
     Raises:
         IRError: the certificate is structurally malformed (checked here, before any task).
@@ -227,9 +229,11 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     try:
         validate_certificate(circuit, model, cert, check)
     except DeadlineExceededError:  # check_certificate's answer: a timeout before stage 0, not an exception
+        digests = claim_digests(circuit, model)
         return combine([StageOutcome(0, stopped="timeout", note="timeout")], cert.num_stages, time.perf_counter() - start,
-                       digests=claim_digests(circuit, model))
+                       digests=digests, meta_note=certificate_meta_note(circuit, cert, digests[0]))
     digests = claim_digests(circuit, model)  # what the check is about: the local check's digests, computed here once
+    note = certificate_meta_note(circuit, cert, digests[0])  # the local check's advisory note, the same
     run = StageRun.of(circuit, model, backend=backend, deadline=None, max_monomials=max_monomials,
                       memory_limit=memory_limit, isolate=isolate)
     bs = cert.boundaries
@@ -242,7 +246,7 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
         except UsageError:  # not connected by the deadline: the check stopped there, as the local one would
             if check is not None and check.expired():
                 return combine([StageOutcome(0, stopped="timeout", note="timeout")], total, time.perf_counter() - start,
-                               digests=digests)
+                               digests=digests, meta_note=note)
             raise
         threads = sum(int(w.get("nthreads", 1)) for w in client.scheduler_info().get("workers", {}).values()) or 1
         runs = stage_runs(bs, TASKS_PER_THREAD * threads, stages_per_task)
@@ -260,7 +264,7 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
             outcomes = _collect(futures, runs, deadline)
         finally:  # an error a task raised is raised here too: the other runs are not waited for
             client.cancel(futures)
-    return combine(outcomes, total, time.perf_counter() - start, digests=digests)
+    return combine(outcomes, total, time.perf_counter() - start, digests=digests, meta_note=note)
 
 
 def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | None) -> list[StageOutcome]:
