@@ -349,24 +349,45 @@ _MISSING = ("pandas.NA", "pandas.NaT")
 
 
 def _dates(x: Any, depth: int) -> Any:
-    """The record of a numpy ``datetime64`` or ``timedelta64`` scalar or array: each value as its
-    Python value is recorded (``tolist``: a ``datetime``, ``date`` or ``timedelta`` as its text, an
-    int of its unit where no such Python value holds it), and NaT tagged as
-    ``{"type": "numpy.datetime64", "value": "NaT"}`` (``numpy.timedelta64``): its Python value is
-    None, the record of None. Another library's array of such a dtype (pandas' ``DatetimeArray``,
-    ``TimedeltaArray``, an unnamed ``DatetimeIndex``) is the record of its ``tolist()``, whose
-    values are its own (``Timestamp``, ``Timedelta``, ``pandas.NaT``), not numpy's; so is a masked
-    array (a masked value is None, as in a masked array of any dtype). A ``np.matrix`` is read as the
-    array it holds (its rows are matrices again)."""
+    """The record of a numpy ``datetime64`` or ``timedelta64`` scalar or array, item by item: a
+    value whose Python value (``tolist``) is a ``datetime``, ``date`` or ``timedelta`` as its text;
+    one whose Python value is an int (a count of its unit where no such Python value holds it: a
+    ``datetime64[ns]``, finer units, a multiple unit such as ``10ns``, a ``timedelta64`` of months
+    or years, a date beyond year 9999) tagged with its kind and unit, as
+    ``{"type": "numpy.datetime64", "unit": "ns", "value": 5}`` (``numpy.timedelta64``; ``unit`` as
+    numpy writes it in the dtype, ``"generic"`` for none), so it never reads as the int of that
+    count nor as another unit's value; and NaT tagged as ``{"type": "numpy.datetime64", "value":
+    "NaT"}`` (``numpy.timedelta64``): its Python value is None, the record of None. In a masked array
+    a masked value is None (as in a masked array of any dtype), the others as above. Another
+    library's array of such a dtype (pandas' ``DatetimeArray``, ``TimedeltaArray``, an unnamed
+    ``DatetimeIndex``) is the record of its ``tolist()``, whose values are its own (``Timestamp``,
+    ``Timedelta``, ``pandas.NaT``), not numpy's. A ``np.matrix`` is read as the array it holds (its
+    rows are matrices again)."""
     import numpy as np  # x has a numpy dtype: numpy is imported
 
-    if not isinstance(x, (np.ndarray, np.generic)) or isinstance(x, np.ma.MaskedArray):
+    if isinstance(x, np.ma.MaskedArray):
+        return _masked_dates(np.asarray(x.data), np.ma.getmaskarray(x), depth)
+    if not isinstance(x, (np.ndarray, np.generic)):
         return _stable(x.tolist(), depth)
     if isinstance(x, np.ndarray) and x.ndim:
         return [_dates(v, depth + 1) for v in np.asarray(x)]
+    kind = f"numpy.{'datetime64' if x.dtype.kind == 'M' else 'timedelta64'}"
     if np.isnat(x):
-        return {"type": f"numpy.{'datetime64' if x.dtype.kind == 'M' else 'timedelta64'}", "value": "NaT"}
-    return _stable(x.tolist(), depth)
+        return {"type": kind, "value": "NaT"}
+    value = x.tolist()
+    if isinstance(value, int):  # a count of its unit: tagged, never the int's record
+        dtype: Any = x.dtype  # datetime64 or timedelta64 (kind M or m)
+        unit, count = np.datetime_data(dtype)
+        return {"type": kind, "unit": unit if count == 1 else f"{count}{unit}", "value": _stable(value, depth + 1)}
+    return _stable(value, depth)
+
+
+def _masked_dates(data: Any, mask: Any, depth: int) -> Any:
+    """The record of a masked numpy array of dates or durations (its ``data`` and its mask, of one
+    shape): a masked item as None, the others as :func:`_dates` records them."""
+    if data.ndim:
+        return [_masked_dates(d, m, depth + 1) for d, m in zip(data, mask)]
+    return None if bool(mask) else _dates(data[()], depth)
 
 
 def _wide_float(x: Any) -> float | complex:
