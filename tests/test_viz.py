@@ -569,3 +569,14 @@ def test_a_long_stage_label_is_cut_at_a_word_with_an_ellipsis_and_kept_whole():
     assert occ.kinds[-1] == "x0*x1 + 3*x2 - 7*x3*x4…" and all(len(k) <= 24 for k in occ.kinds)
     assert occ.labels[-1] == long and len(occ.labels) == occ.layers + 1
     assert occupancy(comp.model).labels == ()  # no certificate: no labels
+
+
+def test_the_readme_documents_the_full_labels_with_an_example():
+    """``Occupancy.labels`` (the uncut certificate labels behind the legend's names) was documented in
+    its docstring only; the README's Pictures section says what it holds, and shows it in a block
+    that ``tests/test_docs.py`` runs."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    pictures = readme.split("\n## Pictures\n", 1)[1].split("\n## ", 1)[0]
+    assert "`labels[t]`" in pictures and "`kinds[t]`" in pictures and "`Occupancy`" in pictures
+    blocks = pictures.split("```python\n")[1:]
+    assert any("occupancy(" in b and ".labels" in b.split("```", 1)[0] for b in blocks)
