@@ -225,10 +225,28 @@ def _hyena(module: Any, N: int) -> GatedConvWeights:
         raise CompileError(f"from zoology: filter_fn.filter({N}): expected shape (1, {N}, {d}), found "
                            f"{tuple(k.shape) if isinstance(k, torch.Tensor) else type(k).__name__}")
     taps = _exact(k[0].transpose(0, 1), "filter_fn.filter")
-    D = _vector(_get(filter_fn, "bias", where + ".filter_fn"), d, "filter_fn.bias") if getattr(filter_fn, "use_bias", True) else [0] * d
+    D = _skip(filter_fn, d, where)
     W_out, b_out = _linear(module.out_proj, d, d, "out_proj")
     return gated_conv_weights(N, d, 2, short_len=min(K, N), W_in=W_in, b_in=b_in, short=short, short_bias=sb,
                               long=[taps], long_skip=[D], W_out=W_out, b_out=b_out, kind="hyena")
+
+
+def _skip(filter_fn: Any, d: int, where: str) -> list[Any]:
+    """The D skip of Hyena's long convolution: ``filter_fn.bias``, exactly, or 0 when ``filter_fn.use_bias``
+    is false. zoology's ``Filter.forward`` adds ``bias if self.use_bias else 0 * bias``, reading the
+    bias either way: ``0 · bias`` is 0 for a finite bias, but NaN for a NaN or infinite one, which
+    turns the whole output NaN where a model would compute finite values. So the bias is read (a
+    missing one is refused, as zoology's forward fails on it) and a non-finite entry refused whatever
+    ``use_bias`` says; without ``use_bias`` the skip is then exactly 0."""
+    bias = _get(filter_fn, "bias", where + ".filter_fn")
+    if getattr(filter_fn, "use_bias", True):
+        return _vector(bias, d, "filter_fn.bias")
+    try:
+        _vector(bias, d, "filter_fn.bias")
+    except CompileError as e:
+        raise CompileError(f"{e} (filter_fn.use_bias is False, but zoology's forward still adds 0 · bias, which is NaN "
+                           "for a non-finite bias: no model computes that)") from None
+    return [0] * d
 
 
 def _kernel(mod: Any, L: int, H: int, where: str) -> list[list[Any]]:
@@ -268,7 +286,8 @@ def gated_weights_from_zoology(module: Any, seq_len: int) -> GatedConvWeights:
     Raises:
         CompileError: not a Hyena/H3 shape (naming the non-polynomial operation of a known mixer),
             a variant outside the forms followed, active dropout, forward or state-dict hooks (they
-            may change what the module computes), a non-finite weight, a missing
+            may change what the module computes), a non-finite weight (Hyena's ``filter_fn.bias``
+            also with ``use_bias`` off: zoology still adds ``0 · bias``, NaN for it), a missing
             attribute or a weight of another shape (naming it), a filter or kernel call that raises
             or returns something else than a tensor of the shape expected, ``l_max`` not a positive
             int (H3: or None), or ``seq_len`` not a positive int (or beyond Hyena's ``l_max``).
