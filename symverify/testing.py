@@ -304,6 +304,8 @@ def _stable(x: Any, depth: int = 0) -> Any:
     if getattr(x, "dtype", None) is not None and callable(getattr(x, "tolist", None)):
         if getattr(x.dtype, "kind", None) in ("m", "M"):  # datetime64, timedelta64: NaT's Python value is None
             return _dates(x, depth)
+        if getattr(x.dtype, "names", None) and _holds_dates(x.dtype):  # a structured value with a date field
+            return _fields(x, depth)
         value = x.tolist()  # a numpy scalar or array: its Python value, whole (str() elides long arrays)
         if type(value) is type(x):  # np.longdouble, np.clongdouble: no Python value of their own
             value = _wide_float(x)
@@ -380,6 +382,36 @@ def _dates(x: Any, depth: int) -> Any:
         unit, count = np.datetime_data(dtype)
         return {"type": kind, "unit": unit if count == 1 else f"{count}{unit}", "value": _stable(value, depth + 1)}
     return _stable(value, depth)
+
+
+def _holds_dates(dtype: Any) -> bool:
+    """Whether a numpy dtype is, or holds in a field or subarray at any depth, a ``datetime64`` or
+    ``timedelta64``."""
+    if dtype.names:
+        return any(_holds_dates(dtype.fields[name][0]) for name in dtype.names)
+    if dtype.subdtype is not None:
+        return _holds_dates(dtype.subdtype[0])
+    return bool(dtype.kind in ("m", "M"))
+
+
+def _fields(x: Any, depth: int) -> Any:
+    """The record of a numpy structured array or scalar with a date or duration field: each item as
+    the list of its fields' records, in order (what ``tolist`` gives, its tuple of field values, as a
+    list), each field read as a value of its own dtype, so a ``datetime64[ns]`` field is tagged by
+    :func:`_dates` (``tolist`` gives it as the int of its count). Another library's value of such a
+    dtype is the record of its ``tolist()``; a masked one is a :class:`UsageError` (its masks are per
+    field: record each field as an array of its own)."""
+    import numpy as np  # x has a numpy structured dtype: numpy is imported
+
+    if isinstance(x, np.ma.MaskedArray):
+        raise UsageError(f"golden_record: expected a plain numpy structured array, found a masked one of dtype {x.dtype} "
+                         "with a date or duration field; record each field as an array of its own (x[name])")
+    if not isinstance(x, (np.ndarray, np.void)):
+        return _stable(x.tolist(), depth)
+    if isinstance(x, np.ndarray) and x.ndim:
+        return [_fields(v, depth + 1) for v in x]
+    item: Any = x[()] if isinstance(x, np.ndarray) else x
+    return [_stable(item[name], depth + 1) for name in item.dtype.names]
 
 
 def _masked_dates(data: Any, mask: Any, depth: int) -> Any:

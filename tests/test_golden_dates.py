@@ -118,3 +118,33 @@ def test_a_huge_value_is_tagged_exactly(kind):
     cls = getattr(np, kind)
     x = cls(2**62 + 1, "as")
     assert golden_record({"v": x}) == {"v": {"type": f"numpy.{kind}", "unit": "as", "value": 2**62 + 1}}
+
+
+def test_a_structured_array_with_a_nanosecond_field_tags_it():
+    """A structured array's ``tolist`` gives a ``datetime64[ns]`` field as the int of its count too:
+    ``[(5, 1)]`` had the record of an array of two int fields."""
+    tag = {"type": "numpy.datetime64", "unit": "ns", "value": 5}
+    rows = np.array([(5, 1)], dtype=[("t", "M8[ns]"), ("i", "i8")])
+    assert golden_record({"v": rows}) == {"v": [[tag, 1]]}
+    assert golden_record({"v": rows[0]}) == {"v": [tag, 1]} == golden_record({"v": np.array(rows[0])})
+    ints = np.array([(5, 1)], dtype=[("t", "i8"), ("i", "i8")])
+    assert _record(rows) != _record(ints)
+    nested = np.array([(5, [1, 2], (3,))], dtype=[("t", "M8[ns]"), ("s", "m8[ns]", (2,)), ("n", [("u", "M8[ps]")])])
+    span = {"type": "numpy.timedelta64", "unit": "ns"}
+    assert golden_record({"v": nested}) == {"v": [[tag, [{**span, "value": 1}, {**span, "value": 2}],
+                                                   [{"type": "numpy.datetime64", "unit": "ps", "value": 3}]]]}
+
+
+def test_a_structured_array_without_dates_keeps_its_record():
+    rows = np.array([(5, 1.5, "a")], dtype=[("i", "i8"), ("f", "f8"), ("s", "U1")])
+    assert golden_record({"v": rows}) == {"v": [[5, 1.5, "a"]]}
+    days = np.array([("2020-01-01", 2)], dtype=[("d", "M8[D]"), ("i", "i8")])
+    assert golden_record({"v": days}) == {"v": [["2020-01-01", 2]]}  # a date field: its text, as before
+
+
+def test_a_masked_structured_array_with_a_date_field_is_refused():
+    from symverify.errors import UsageError
+
+    masked = np.ma.array(np.array([(5, 1)], dtype=[("t", "M8[ns]"), ("i", "i8")]), mask=[(True, False)])
+    with pytest.raises(UsageError, match=r"expected a plain numpy structured array, found a masked one of dtype .*M8\[ns\]"):
+        golden_record({"v": masked})
