@@ -629,7 +629,8 @@ def check_certificate(circuit: Circuit, model: Model, cert: Certificate, *, back
     When the certificate's ``meta`` names another circuit than ``circuit`` (its ``"circuit"`` name,
     or its ``"circuit_digest"``), ``meta_note`` says so (:func:`certificate_meta_note`, the note
     ``verify`` and ``symverify verify`` give): advisory only, every stage is checked against
-    ``circuit`` and the result is about it.
+    ``circuit`` and the result is about it. A certificate that does not fit ``circuit`` raises its
+    :class:`IRError` alone (``verify`` adds the note to that error's message).
 
     Guarantees:
 
