@@ -190,3 +190,14 @@ def test_check_certificate_dask_gives_the_same_note():
             remote = check_certificate_dask(circuit, square.model, square.certificate, scheduler=client)
             assert remote.meta_note == local.meta_note == _direct_note(circuit, square.certificate)
             assert replace(remote, seconds=0.0) == replace(local, seconds=0.0)
+
+
+def test_a_check_stopped_by_its_deadline_still_gives_the_note():
+    import time
+
+    from symverify.kernel.provers.compositional import check_certificate
+
+    square = sv.compile(SQUARE, method="dense")
+    res = check_certificate(DOUBLE, square.model, square.certificate, deadline=time.monotonic() - 1)
+    assert res.stopped == "timeout" and res.verdict is sv.Verdict.UNKNOWN
+    assert res.meta_note == _direct_note(DOUBLE, square.certificate) and "names circuit 'square'" in res.meta_note
