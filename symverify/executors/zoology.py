@@ -358,10 +358,13 @@ def _finite(t: Any, where: str) -> Any:
 
 def _read(mod: _Weights, i: int, seq_len: int) -> tuple[Any, Any, Any]:
     """``A`` (u·A, ``(d, d)``), ``c`` ``(d,)`` and the filter ``k (d, seq_len)`` as float64 arrays
-    (each float the exact dyadic rational it is), refusing aliasing filters."""
+    (each float the exact dyadic rational it is), refusing aliasing filters. Every tap of the
+    filter must be finite, those beyond ``seq_len`` too: zoology's FFT reads the first ``2·seq_len``
+    taps, and one NaN or infinity among them makes every output NaN, although a finite tap at
+    positions ``≥ seq_len`` never reaches an output (a non-finite tap further on is no number either)."""
     A = _finite(mod.weight.T, f"layer {i} projection.weight")
     c = _finite(mod.bias[None, :], f"layer {i} projection.bias")[0]
-    filt = mod.filter.to("cpu", torch.float64)
+    filt = torch.from_numpy(_finite(mod.filter, f"layer {i} conv.filter"))
     l_max = filt.shape[1]
     if l_max >= seq_len + 2 and bool(filt[:, seq_len:].any()):
         raise CompileError(
