@@ -402,7 +402,9 @@ def _exact_products(scale: Any, K: Any) -> tuple[Any, Any]:
     fits = bits <= 63
     prod = np.where(fits, m1[None, :], 0) * np.where(fits, m2, 0)
     ok = fits & (np.abs(prod) < 2**53) & (e >= -1074) & (bits + e <= 1024)
-    return scale[None, :] * K, ok | (m1[None, :] == 0) | (m2 == 0)
+    with np.errstate(over="ignore", under="ignore"):  # such products are not exact there: ok is False for them
+        prod_f = scale[None, :] * K
+    return prod_f, ok | (m1[None, :] == 0) | (m2 == 0)
 
 
 def _kernel(n: int, width: int, row0: list[Scalar], scale: Any | None, K: Any) -> Grid:
@@ -413,7 +415,7 @@ def _kernel(n: int, width: int, row0: list[Scalar], scale: Any | None, K: Any) -
         P, ok = K, np.ones(K.shape, dtype=bool)
     else:
         P, ok = _exact_products(scale, K)
-    r, q = np.nonzero(P * ok)
+    r, q = np.nonzero(np.where(ok, P, 0.0))  # not P·ok: a product beyond float64's range is inf there, and inf·0 is NaN
     extra: list[tuple[int, int, object]] = [(0, j, v) for j, v in enumerate(row0) if not is_zero(v)]
     rr, qq = np.nonzero(~ok)
     for i, j in zip(rr.tolist(), qq.tolist()):  # only products that are not float64 numbers
