@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.errors import CompileError
+from symverify.errors import CompileError, ShapeError
+from symverify.executors.export import BaseConvLayer, to_torch
 from symverify.executors.zoology import ZoologyBaseConv, from_zoology
 
 
@@ -48,3 +50,35 @@ def test_from_zoology_reads_a_scaled_tap_exactly_beyond_float64s_range(scale_exp
     h = from_zoology(z, form="single").layers[0].h
     assert Fraction(h.get(1, 0)) == Fraction(scale) * Fraction(tap)
     assert Fraction(h.get(2, 0)) == Fraction(scale) * 3
+
+
+def _square_module() -> Any:
+    from symverify.kernel.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.grid import Grid
+
+    return to_torch(Model(2, 1, 2, 1, (Layer.make(2, 1, W=Grid.identity(1), h=Grid.from_rows([[1], [0]])),)))
+
+
+@pytest.mark.parametrize(("name", "bad", "grad"), [
+    ("W", torch.tensor([[1 + 2j]]), False), ("W", torch.tensor([[1 + 2j]]), True), ("h", torch.tensor([[1j], [0j]]), False),
+    ("h", torch.tensor([[1j], [0j]]), True), ("b2", torch.tensor([[True], [False]]), False),  # torch refuses bool data with grad
+])
+def test_a_module_refuses_a_weight_replaced_by_a_complex_or_bool_one(grad: bool, name: str, bad: torch.Tensor) -> None:
+    """A complex weight set through ``.data`` ran as its real part (torch's cast warns, no more),
+    so the module computed another function than its weights state; from_torch refused it."""
+    mod = _square_module().requires_grad_(grad)
+    getattr(mod.layers[0], name).data = bad
+    with pytest.raises(CompileError, match=rf"{name}: expected real weights, found a (complex64|bool) tensor"):
+        mod(torch.ones(2, 1, dtype=torch.float64))
+    with pytest.raises(CompileError, match=rf"{name}: expected real weights"):
+        BaseConvLayer(*(bad if n == name else getattr(mod.layers[0], n).detach() for n in ("W", "b1", "h", "b2")))
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_a_module_refuses_a_weight_replaced_by_one_of_another_shape(grad: bool) -> None:
+    """A weight set through ``.data`` to another shape failed inside torch (RuntimeError: mat1 and
+    mat2 shapes cannot be multiplied)."""
+    mod = _square_module().requires_grad_(grad)
+    mod.layers[0].W.data = torch.ones(2, 2, dtype=torch.float64)
+    with pytest.raises(ShapeError, match=r"b1: expected shape \(N', 2\) \(d' = 2 from W\), found \(2, 1\)"):
+        mod(torch.ones(2, 1, dtype=torch.float64))
