@@ -7,6 +7,7 @@ import pytest
 
 import symverify as sv
 import symverify._version
+from symverify.errors import UsageError
 from symverify.kernel.provers import stages_dask
 from symverify.kernel.provers.stages_dask import check_certificate_dask
 
@@ -35,3 +36,15 @@ def test_a_malformed_answer_is_unknown_not_proved(dask_client, dask_pair, monkey
     monkeypatch.setattr(stages_dask, "versioned_stages", lambda *args: answer)
     res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=dask_client)
     assert not res.ok and res.failure is None and res.stopped == "crashed"
+
+
+def test_workers_for_a_running_scheduler_is_refused_not_ignored(dask_client, dask_pair):
+    """``workers`` sizes the local cluster; with a client or an address it was silently ignored."""
+    from symverify.scripts.dask_backend import run_scripts
+
+    c, comp = dask_pair
+    for scheduler in (dask_client, "tcp://127.0.0.1:1"):
+        with pytest.raises(UsageError, match=r"workers=2: the size of the local cluster, for scheduler='local' only"):
+            check_certificate_dask(c, comp.model, comp.certificate, scheduler=scheduler, workers=2)
+    with pytest.raises(UsageError, match=r"workers=2: the size of the local cluster, for scheduler 'local' only"):
+        run_scripts({}, [], scheduler="tcp://127.0.0.1:1", workers=2)

@@ -57,6 +57,7 @@ import symverify._version
 from symverify._version import __version__
 from symverify.deadline import Deadline, DeadlineExceededError
 from symverify.errors import UsageError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
@@ -226,7 +227,8 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
 
     Raises:
         IRError: the certificate is structurally malformed (checked here, before any task).
-        UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task``; no connection or no
+        UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task`` (``workers`` with another
+            scheduler than ``"local"``, which it would not size); no connection or no
             worker within ``connect_timeout`` seconds (with a ``deadline`` before that, the wait
             stops there and the result is stopped by ``"timeout"``); ``distributed`` not installed.
     """
@@ -234,6 +236,9 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     for what, value in (("workers", workers), ("stages_per_task", stages_per_task)):
         if value is not None and (type(value) is not int or value < 1):
             raise UsageError(f"{what}: expected a positive int, found {value!r}")
+    if workers is not None and not (isinstance(scheduler, str) and scheduler == "local"):
+        raise UsageError(f"workers={workers}: the size of the local cluster, for scheduler='local' only; a running "
+                         f"scheduler's workers are its own (found scheduler {safe_repr(scheduler, 60)})")
     start = time.perf_counter()
     check = Deadline.at(deadline)
     try:
