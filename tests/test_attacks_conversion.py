@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.errors import CompileError, ShapeError
-from symverify.executors.export import BaseConvLayer, to_torch
+from symverify.executors.export import BaseConvLayer, grid_from_tensor, to_torch
 from symverify.executors.zoology import ZoologyBaseConv, from_zoology
 
 
@@ -82,3 +82,28 @@ def test_a_module_refuses_a_weight_replaced_by_one_of_another_shape(grad: bool) 
     mod.layers[0].W.data = torch.ones(2, 2, dtype=torch.float64)
     with pytest.raises(ShapeError, match=r"b1: expected shape \(N', 2\) \(d' = 2 from W\), found \(2, 1\)"):
         mod(torch.ones(2, 1, dtype=torch.float64))
+
+
+def _odd_tensor(kind: str) -> torch.Tensor:
+    dense = torch.tensor([[1.0, 0.5], [0.25, 2.0]])
+    if kind == "sparse":
+        return dense.to_sparse()
+    if kind == "nested":
+        return torch.nested.nested_tensor([torch.ones(2), torch.ones(2)])
+    return torch.quantize_per_tensor(dense, 0.25, 0, torch.qint8)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize(("kind", "match"), [
+    ("sparse", r"expected a dense tensor, found a torch.sparse_coo tensor; convert it first \(t.to_dense\(\)\)"),
+    ("nested", r"a nested tensor \(rows of different lengths\) has no single shape"),
+    ("quantized", r"a quantized torch.qint8 tensor, whose module computes in quantized arithmetic"),
+])
+def test_sparse_nested_and_quantized_weights_are_refused_by_name(kind: str, match: str) -> None:
+    """They raised torch's own TypeError or RuntimeError ("can't convert Sparse layout tensor to
+    numpy", "Creation of quantized tensor requires quantized dtype") from deep inside the reader."""
+    sd = {"projection.weight": _odd_tensor(kind), "projection.bias": torch.zeros(2), "conv.filter": torch.zeros(2, 3)}
+    with pytest.raises(CompileError, match=r"from_zoology: layer 0 projection.weight: " + match):
+        from_zoology(sd)
+    with pytest.raises(CompileError, match=r"layer 0 W: " + match):
+        grid_from_tensor(_odd_tensor(kind), "layer 0 W")
