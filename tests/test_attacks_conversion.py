@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symverify.errors import CompileError, ShapeError
+from symverify.executors import execute
 from symverify.executors.export import BaseConvLayer, grid_from_tensor, to_torch
 from symverify.executors.zoology import ZoologyBaseConv, from_zoology
 
@@ -107,3 +108,26 @@ def test_sparse_nested_and_quantized_weights_are_refused_by_name(kind: str, matc
         from_zoology(sd)
     with pytest.raises(CompileError, match=r"layer 0 W: " + match):
         grid_from_tensor(_odd_tensor(kind), "layer 0 W")
+
+
+def test_from_zoology_reads_taps_beyond_twice_seq_len_as_the_module_drops_them() -> None:
+    """zoology's FFT of size 2·seq_len trims the filter there, so taps at positions ≥ 2·seq_len
+    reach no output; they were refused as wrapping into the outputs. Taps in
+    [seq_len + 1, 2·seq_len) do wrap, and are still refused."""
+    z = ZoologyBaseConv(1, 10, dtype=torch.float64)
+    with torch.no_grad():
+        z.projection.weight.fill_(2.0)
+        z.projection.bias.fill_(1.0)
+        z.conv.filter.zero_()
+        z.conv.filter[0, :2] = torch.tensor([3.0, -1.0])
+        z.conv.filter[0, 4] = 5.0  # the tap L itself reaches no output either
+        z.conv.filter[0, 8:] = 7.0
+    m = from_zoology(z, seq_len=4)
+    u = torch.tensor([[[1.0], [-2.0], [3.0], [4.0]]], dtype=torch.float64)
+    assert torch.allclose(z(u), torch.as_tensor(execute(m, u.long().tolist()).astype(float)), atol=1e-9)
+    with torch.no_grad():
+        z.conv.filter[0, 7] = 1.0
+    assert not torch.allclose(z(u), torch.as_tensor(execute(m, u.long().tolist()).astype(float)), atol=1e-9)
+    with pytest.raises(CompileError, match=r"layer 0: the filter \(l_max = 10\) has a nonzero tap at position 7, in "
+                                           r"\[seq_len \+ 1, 2·seq_len\) = \[5, 8\)"):
+        from_zoology(z, seq_len=4)
