@@ -174,7 +174,7 @@ def test_from_zoology_refuses_aliasing_filters():
     u = torch.randint(-2, 3, (1, 4, 2)).double()
     aliased = z(u).detach().numpy()
     assert not np.allclose(aliased, _reference_zoology(z, u.numpy()))  # the wrap-around is real
-    with pytest.raises(CompileError, match="wraps them into the outputs"):
+    with pytest.raises(CompileError, match="wraps such taps into the outputs"):
         from_zoology(z, seq_len=4)
     with torch.no_grad():
         z.conv.filter[:, 4:] = 0

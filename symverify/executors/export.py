@@ -77,6 +77,24 @@ def _compiling() -> bool:
     return bool(is_compiling()) if is_compiling is not None else False
 
 
+def _check_weights(W: Any, b1: Any, h: Any, b2: Any) -> None:
+    """A layer's weights: real tensors (float or integer; a complex one would run as its real part,
+    a bool one is no number) of shapes ``W (d', d')`` and ``b1, h, b2 (N', d')``."""
+    for name, t in (("W", W), ("b1", b1), ("h", h), ("b2", b2)):
+        if not isinstance(t, torch.Tensor):
+            raise CompileError(f"{name}: expected a tensor, found {type(t).__name__}")
+        if t.is_complex() or t.dtype == torch.bool:
+            raise CompileError(f"{name}: expected real weights, found a {dtype_name(t.dtype)} tensor"
+                               + (" (running it would drop the imaginary parts)" if t.is_complex() else ""))
+    if W.dim() != 2 or W.shape[0] != W.shape[1]:
+        raise ShapeError(f"W: expected a square d'×d' matrix, found shape {tuple(W.shape)}")
+    if b1.dim() != 2 or b1.shape[1] != W.shape[0]:
+        raise ShapeError(f"b1: expected shape (N', {W.shape[0]}) (d' = {W.shape[0]} from W), found {tuple(b1.shape)}")
+    for name, t in (("h", h), ("b2", b2)):
+        if t.shape != b1.shape:
+            raise ShapeError(f"{name}: expected shape (N', {W.shape[0]}) like b1 {tuple(b1.shape)}, found {tuple(t.shape)}")
+
+
 class BaseConvLayer(nn.Module):
     """One paper layer ``(x·W + b1) ⊙ (h ⊛ x + b2)`` with dense parameters (docs/theory.md §1.1).
 
@@ -95,11 +113,7 @@ class BaseConvLayer(nn.Module):
 
     def __init__(self, W: Any, b1: Any, h: Any, b2: Any, mode: str = "causal") -> None:
         super().__init__()
-        if W.dim() != 2 or W.shape[0] != W.shape[1]:
-            raise ShapeError(f"W: expected a square d'×d' matrix, found shape {tuple(W.shape)}")
-        for name, t in (("b1", b1), ("h", h), ("b2", b2)):
-            if t.dim() != 2 or t.shape[1] != W.shape[0] or t.shape != b1.shape:
-                raise ShapeError(f"{name}: expected shape (N', {W.shape[0]}) like b1 {tuple(b1.shape)}, found {tuple(t.shape)}")
+        _check_weights(W, b1, h, b2)
         with torch.inference_mode(False):  # weights built under inference mode: normal tensors (versions, autograd)
             self.W, self.b1, self.h, self.b2 = (nn.Parameter(t.clone() if t.is_inference() else t) for t in (W, b1, h, b2))
         self.mode = Mode(mode).value
@@ -109,7 +123,10 @@ class BaseConvLayer(nn.Module):
         """Re-read the structure ``path='auto'`` relies on (nonzero lags of ``h``, sparsity of ``W``)
         and drop the execution plans built from the weights (done by itself when a weight's version or
         storage changed; call it after an edit through ``.data`` or a numpy view, which changes neither).
-        What it builds are normal tensors under ``torch.inference_mode()`` too (they outlive it)."""
+        What it builds are normal tensors under ``torch.inference_mode()`` too (they outlive it).
+        Weights replaced by ones of other shapes, or complex or bool ones, are refused as at
+        construction (:func:`_check_weights`): they would fail inside torch, or run their real parts."""
+        _check_weights(self.W, self.b1, self.h, self.b2)
         with torch.no_grad(), torch.inference_mode(False):
             h, W = self.h.detach(), self.W.detach()
             self.lags: tuple[int, ...] = tuple(int(k) for k in torch.nonzero((h != 0).any(dim=1)).flatten().tolist())

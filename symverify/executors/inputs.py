@@ -162,7 +162,8 @@ def exact_weights(t: Any, where: str) -> torch.Tensor:
 
     Every float widens exactly to float64; an integer tensor is read only when its entries lie within
     ``±2^53`` (beyond, float64 would round them). Meta tensors (no values), complex tensors (reading
-    them as real drops the imaginary parts), bool tensors and anything that is not a real tensor are
+    them as real drops the imaginary parts), bool tensors, sparse, nested and quantized tensors
+    (which the module runs in its own arithmetic) and anything that is not a real tensor are
     refused with a :class:`~symverify.errors.CompileError` naming ``where``; NaN and infinities are
     left to the caller, which names the cell.
     """
@@ -176,6 +177,14 @@ def exact_weights(t: Any, where: str) -> torch.Tensor:
     if t.is_meta:
         raise CompileError(f"{where}: a meta tensor of shape {tuple(t.shape)} has no values; materialise the weights first "
                            "(e.g. module.to_empty(device='cpu') and load_state_dict)")
+    if t.is_nested:
+        raise CompileError(f"{where}: a nested tensor (rows of different lengths) has no single shape; expected a dense "
+                           "weight tensor")
+    if t.layout != torch.strided:
+        raise CompileError(f"{where}: expected a dense tensor, found a {t.layout} tensor; convert it first (t.to_dense())")
+    if t.is_quantized:
+        raise CompileError(f"{where}: a quantized {t.dtype} tensor, whose module computes in quantized arithmetic; "
+                           "expected float weights (t.dequantize() gives them, if that float model is the one meant)")
     if t.is_complex() or t.dtype == torch.bool:
         raise CompileError(f"{where}: expected real numbers, found a {t.dtype} tensor"
                            + (" (reading it as real would drop the imaginary parts)" if t.is_complex() else ""))

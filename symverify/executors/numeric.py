@@ -206,8 +206,12 @@ def _abs_conv(ap: LayerPlan, x: Any) -> Any:
 
 
 def _layer_bound(lp: LayerPlan, ap: LayerPlan, x: Any, E: Any, parts: tuple[Any, Any], exact: Any,
-                 dtype: Any, path: str) -> Any:
-    """The running bound ``E'`` of one layer's output (see the module docstring)."""
+                 dtype: Any, path: str, representable: bool) -> Any:
+    """The running bound ``E'`` of one layer's output (see the module docstring). ``lp`` is the
+    run's plan (weights rounded to ``dtype``), ``ap`` the float64 plan's magnitudes, and
+    ``representable`` whether the float64 weights are numbers of ``dtype`` (:func:`_representable`
+    of the float64 plan: on ``lp`` it would always hold, its weights being rounded already), which
+    decides ``ω`` and the weights' underflow term."""
     torch = require_torch()
     proj, conv = parts
     if proj is None or conv is None:
@@ -220,7 +224,7 @@ def _layer_bound(lp: LayerPlan, ap: LayerPlan, x: Any, E: Any, parts: tuple[Any,
             proj = FloatArithmetic(path).project(lp, x, conv)
             proj = torch.zeros_like(x) if proj is None else proj.expand_as(x)
     u, big, eta = unit_roundoff(dtype), 2.0 ** significand_bits(dtype), _eta(dtype)
-    omega = 0.0 if _representable(lp, dtype) else u
+    omega = 0.0 if representable else u
     xa = x.double().abs()
     xe = xa + E  # bounds |x| for the exact state: a weight's absolute error multiplies it
     weight_uf = eta * (1 + xe.sum(dim=-1, keepdim=True) + xe.sum(dim=-2, keepdim=True)) if omega else 0.0
@@ -289,8 +293,9 @@ class TrackedArithmetic:
 
     def combine(self, plan: tuple[LayerPlan, LayerPlan], st: Tracked, proj: Any, conv: Any) -> Tracked:
         lp, lp64 = plan
-        exact = st.exact & (lp.stats.integral and _representable(lp64, self.dtype))
-        E = _layer_bound(lp, _abs_plan(lp64), st.x, st.E, (proj, conv), exact, self.dtype, self.path)
+        representable = _representable(lp64, self.dtype)
+        exact = st.exact & (lp.stats.integral and representable)
+        E = _layer_bound(lp, _abs_plan(lp64), st.x, st.E, (proj, conv), exact, self.dtype, self.path, representable)
         x = combine(st.x, proj, conv)  # after the bound: the product reuses a branch's storage
         return Tracked(x, E, exact & (E.amax(dim=(1, 2)) == 0))
 

@@ -358,15 +358,24 @@ def _finite(t: Any, where: str) -> Any:
 
 def _read(mod: _Weights, i: int, seq_len: int) -> tuple[Any, Any, Any]:
     """``A`` (u·A, ``(d, d)``), ``c`` ``(d,)`` and the filter ``k (d, seq_len)`` as float64 arrays
-    (each float the exact dyadic rational it is), refusing aliasing filters."""
+    (each float the exact dyadic rational it is), refusing aliasing filters (a nonzero tap at a
+    position in ``[seq_len + 1, 2·seq_len)``; taps beyond never reach an output). Every tap of the
+    filter must be finite, those beyond ``seq_len`` too: zoology's FFT reads the first ``2·seq_len``
+    taps, and one NaN or infinity among them makes every output NaN, although a finite tap at
+    positions ``≥ seq_len`` never reaches an output (a non-finite tap further on is no number either)."""
     A = _finite(mod.weight.T, f"layer {i} projection.weight")
     c = _finite(mod.bias[None, :], f"layer {i} projection.bias")[0]
-    filt = mod.filter.to("cpu", torch.float64)
+    filt = torch.from_numpy(_finite(mod.filter, f"layer {i} conv.filter"))
     l_max = filt.shape[1]
-    if l_max >= seq_len + 2 and bool(filt[:, seq_len:].any()):
+    # zoology's transform of size 2L (L = seq_len) reads the taps 0 … 2L − 1 (rfft trims the rest): a
+    # tap j ≥ L + 1 meets u[m] in output (j + m) mod 2L = j + m − 2L < L, a wrap-around; tap L reaches
+    # no output below L, and taps ≥ 2L none at all
+    if bool(filt[:, seq_len + 1 : 2 * seq_len].any()):
+        j = seq_len + 1 + int(torch.nonzero(filt[:, seq_len + 1 : 2 * seq_len].any(dim=0))[0])
         raise CompileError(
-            f"layer {i}: the filter has l_max = {l_max} ≥ seq_len + 2 = {seq_len + 2} and nonzero taps at positions "
-            f"≥ {seq_len}; zoology's size-2·seq_len FFT wraps them into the outputs, which is not a causal convolution"
+            f"layer {i}: the filter (l_max = {l_max}) has a nonzero tap at position {j}, in [seq_len + 1, 2·seq_len) = "
+            f"[{seq_len + 1}, {2 * seq_len}); zoology's size-2·seq_len FFT wraps such taps into the outputs, which is "
+            "not a causal convolution"
         )
     k = torch.zeros(filt.shape[0], seq_len, dtype=filt.dtype)
     m = min(seq_len, l_max)
@@ -399,7 +408,9 @@ def _exact_products(scale: Any, K: Any) -> tuple[Any, Any]:
     fits = bits <= 63
     prod = np.where(fits, m1[None, :], 0) * np.where(fits, m2, 0)
     ok = fits & (np.abs(prod) < 2**53) & (e >= -1074) & (bits + e <= 1024)
-    return scale[None, :] * K, ok | (m1[None, :] == 0) | (m2 == 0)
+    with np.errstate(over="ignore", under="ignore"):  # such products are not exact there: ok is False for them
+        prod_f = scale[None, :] * K
+    return prod_f, ok | (m1[None, :] == 0) | (m2 == 0)
 
 
 def _kernel(n: int, width: int, row0: list[Scalar], scale: Any | None, K: Any) -> Grid:
@@ -410,7 +421,7 @@ def _kernel(n: int, width: int, row0: list[Scalar], scale: Any | None, K: Any) -
         P, ok = K, np.ones(K.shape, dtype=bool)
     else:
         P, ok = _exact_products(scale, K)
-    r, q = np.nonzero(P * ok)
+    r, q = np.nonzero(np.where(ok, P, 0.0))  # not P·ok: a product beyond float64's range is inf there, and inf·0 is NaN
     extra: list[tuple[int, int, object]] = [(0, j, v) for j, v in enumerate(row0) if not is_zero(v)]
     rr, qq = np.nonzero(~ok)
     for i, j in zip(rr.tolist(), qq.tolist()):  # only products that are not float64 numbers

@@ -139,6 +139,9 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
     for what, value in (("workers", workers), ("cases_per_task", cases_per_task)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise UsageError(f"{what}: expected a positive int, found {value!r}")
+    if workers is not None and scheduler != "local":
+        raise UsageError(f"workers={workers}: the size of the local cluster, for scheduler 'local' only; the workers "
+                         f"of the running scheduler {scheduler!r:.60} are its own")
     start = time.perf_counter()
     with connect(scheduler, workers, timeout=connect_timeout) as (client, label, threads):
         from distributed import Event, as_completed

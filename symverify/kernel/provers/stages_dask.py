@@ -16,7 +16,10 @@ loop of :func:`~symverify.kernel.provers.compositional.check_certificate`:
    (:func:`check_stages`): it checks its stages in order with
    :meth:`~symverify.kernel.provers.compositional.StageRun.stage` (the same planning, memory guard,
    isolation and deadline as locally) and stops at its first stage that does not prove;
-4. the runs' outcomes are read in stage order and combined by
+4. each task answers with the symverify version it ran (:func:`versioned_stages`): the stages a
+   worker with another version checked rest on another trusted base, so they count as a stage
+   that ``stopped`` (``"crashed"``, naming both versions), never as proved;
+5. the runs' outcomes are read in stage order and combined by
    :func:`~symverify.kernel.provers.compositional.combine`, the function the local loop uses, up to the first
    stage that did not prove; the runs after it are cancelled.
 
@@ -50,8 +53,11 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+import symverify._version
+from symverify._version import __version__
 from symverify.deadline import Deadline, DeadlineExceededError
 from symverify.errors import UsageError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
@@ -68,8 +74,8 @@ from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS
 from symverify.kernel.semantics.poly import PolyBackend
 from symverify.provers.dask_address import check_address, is_client, open_client
 
-__all__ = ["check_address", "check_certificate_dask", "check_stages", "stage_runs", "pack", "unpack", "LayerWindow",
-           "TASKS_PER_THREAD"]
+__all__ = ["check_address", "check_certificate_dask", "check_stages", "versioned_stages", "stage_runs", "pack", "unpack",
+           "LayerWindow", "TASKS_PER_THREAD"]
 
 TASKS_PER_THREAD = 4
 """Runs of stages per worker thread when ``stages_per_task`` is not given: enough to balance
@@ -205,6 +211,13 @@ def check_stages(circuit: Circuit, model: Model | LayerWindow, first: int, packe
     return out
 
 
+def versioned_stages(circuit: Circuit, model: Model | LayerWindow, first: int, packed: bytes, last_stage: int,
+                     run: StageRun, wall_deadline: float | None) -> tuple[str, list[StageOutcome]]:
+    """The task a worker runs: :func:`check_stages`, with the version of symverify that ran it (read
+    when it runs, in the worker's process), for the caller to compare with its own."""
+    return symverify._version.__version__, check_stages(circuit, model, first, packed, last_stage, run, wall_deadline)
+
+
 def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *, scheduler: Any = "local",
                            workers: int | None = None, backend: PolyBackend = "flint", deadline: float | None = None,
                            max_monomials: int = DEFAULT_MAX_MONOMIALS, memory_limit: int | None = None,
@@ -216,7 +229,8 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
 
     Raises:
         IRError: the certificate is structurally malformed (checked here, before any task).
-        UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task``; no connection or no
+        UsageError: a bad ``scheduler``, ``workers`` or ``stages_per_task`` (``workers`` with another
+            scheduler than ``"local"``, which it would not size); no connection or no
             worker within ``connect_timeout`` seconds (with a ``deadline`` before that, the wait
             stops there and the result is stopped by ``"timeout"``); ``distributed`` not installed.
     """
@@ -224,6 +238,9 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     for what, value in (("workers", workers), ("stages_per_task", stages_per_task)):
         if value is not None and (type(value) is not int or value < 1):
             raise UsageError(f"{what}: expected a positive int, found {value!r}")
+    if workers is not None and not (isinstance(scheduler, str) and scheduler == "local"):
+        raise UsageError(f"workers={workers}: the size of the local cluster, for scheduler='local' only; a running "
+                         f"scheduler's workers are its own (found scheduler {safe_repr(scheduler, 60)})")
     start = time.perf_counter()
     check = Deadline.at(deadline)
     try:
@@ -257,7 +274,7 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
             # keeps them, so a killed worker's task can run again elsewhere (scattered data would
             # die with its worker). Dask's hint about large graphs is expected here, not a problem.
             warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
-            futures = [client.submit(check_stages, fc, LayerWindow.of(model, bs[a].layer, bs[b].layer), a,
+            futures = [client.submit(versioned_stages, fc, LayerWindow.of(model, bs[a].layer, bs[b].layer), a,
                                      pack(bs[a:b + 1]), total - 1, run, wall, pure=False, retries=1,
                                      key=f"symverify-stages-{token}-{a}-{b}") for a, b in runs]
         try:
@@ -270,7 +287,8 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
 def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | None) -> list[StageOutcome]:
     """The runs' outcomes in stage order, up to the first stage that did not prove: a run lost for
     good (its workers died, ``KilledWorker``; the future cancelled or its connection lost), or still
-    running at the deadline, stops there (``crashed`` / ``timeout``). An exception the task itself
+    running at the deadline, stops there (``crashed`` / ``timeout``), and so does a run a worker with
+    another symverify version answered (``crashed``: its checks are not this version's). An exception the task itself
     raised (on its retry too) is raised here, as the local loop raises it: an error in a stage
     check is an error wherever it runs, never hidden as ``unknown``."""
     from distributed import KilledWorker
@@ -279,7 +297,7 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
     outcomes: list[StageOutcome] = []
     for fut, (a, b) in zip(futures, runs):
         try:
-            part = _result(fut, deadline)
+            version, part = _result(fut, deadline)
         except (DaskTimeout, TimeoutError):
             outcomes.append(StageOutcome(a, stopped="timeout", note="timeout"))
             break
@@ -290,6 +308,12 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
             outcomes.append(StageOutcome(a, stopped="crashed", note=(
                 f"stages [{a}, {b}) ran as a Dask task that was lost ({type(e).__name__}: {why}); "
                 "the check did not finish")))
+            break
+        if version != __version__:
+            outcomes.append(StageOutcome(a, stopped="crashed", note=(
+                f"stages [{a}, {b}) ran on a worker with symverify {' '.join(str(version).split())[:40]}, this process "
+                f"has {__version__}: those checks rest on another version's trusted base, so they are not taken; "
+                "install one version on every worker")))
             break
         outcomes.extend(part)
         if not part or not part[-1].ok:

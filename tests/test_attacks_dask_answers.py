@@ -1,0 +1,50 @@
+"""The Dask stage checks' answers under attack: what a worker sends back is taken only when it is
+this version's answer for the stages asked; anything else leaves the verdict unknown, never proved."""
+
+from __future__ import annotations
+
+import pytest
+
+import symverify as sv
+import symverify._version
+from symverify.errors import UsageError
+from symverify.kernel.provers import stages_dask
+from symverify.kernel.provers.stages_dask import check_certificate_dask
+
+distributed = pytest.importorskip("distributed")
+
+
+def test_a_worker_with_another_version_is_unknown_not_proved(dask_client, dask_pair, monkeypatch):
+    """Each worker checks its stages with its own installed symverify: one of another version (older,
+    without a soundness fix) answered ``proved`` for its stages, and that was taken as this
+    version's proof. The worker's version is read where the task runs (here: in-process)."""
+    c, comp = dask_pair
+    assert check_certificate_dask(c, comp.model, comp.certificate, scheduler=dask_client).ok  # the same version
+    monkeypatch.setattr(symverify._version, "__version__", "0.0.1+other")
+    res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=dask_client, stages_per_task=1)
+    assert not res.ok and res.failure is None and res.stopped == "crashed"
+    assert res.stages_checked == 0
+    assert "symverify 0.0.1+other" in res.notes[0] and f"has {stages_dask.__version__}" in res.notes[0]
+    report = sv.verify(c, comp, method="compositional", scheduler=dask_client)
+    assert report.verdict.value == "unknown" and not report.proved
+    assert any("0.0.1+other" in n for n in report.notes)
+
+
+@pytest.mark.parametrize("answer", [None, [], ("0.1.0",), {"stage": 0}])
+def test_a_malformed_answer_is_unknown_not_proved(dask_client, dask_pair, monkeypatch, answer):
+    c, comp = dask_pair
+    monkeypatch.setattr(stages_dask, "versioned_stages", lambda *args: answer)
+    res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=dask_client)
+    assert not res.ok and res.failure is None and res.stopped == "crashed"
+
+
+def test_workers_for_a_running_scheduler_is_refused_not_ignored(dask_client, dask_pair):
+    """``workers`` sizes the local cluster; with a client or an address it was silently ignored."""
+    from symverify.scripts.dask_backend import run_scripts
+
+    c, comp = dask_pair
+    for scheduler in (dask_client, "tcp://127.0.0.1:1"):
+        with pytest.raises(UsageError, match=r"workers=2: the size of the local cluster, for scheduler='local' only"):
+            check_certificate_dask(c, comp.model, comp.certificate, scheduler=scheduler, workers=2)
+    with pytest.raises(UsageError, match=r"workers=2: the size of the local cluster, for scheduler 'local' only"):
+        run_scripts({}, [], scheduler="tcp://127.0.0.1:1", workers=2)
