@@ -590,12 +590,16 @@ def _script_paths(args: argparse.Namespace) -> list[str]:
 
 
 def _list_scripts(scripts: Any, names: list[str]) -> int:
-    """``prove --list``: one line per script: name, where it comes from, what it proves."""
-    width = max((len(n) for n in names), default=0)
+    """``prove --list``: one line per script: name, where it comes from, what it proves. A name,
+    directory or ``TITLE`` is the user's text, shown on its one line with its line breaks and
+    control characters escaped (:func:`_line`): a ``TITLE`` holding ``\n`` or an ESC sequence
+    neither adds a line nor reaches the terminal."""
+    shown = {name: _line(name) for name in names}
+    width = max((len(n) for n in shown.values()), default=0)
     for name in names:
         sc = scripts[name]
         flags = "".join(f" [{f}]" for f, on in (("sweep", sc.sweep), ("shardable", sc.shardable)) if on)
-        _out(f"{name:<{width}}  {sc.source}{flags}  {sc.title}".rstrip())
+        _out(f"{shown[name]:<{width}}  {_line(sc.source)}{flags}  {_line(sc.title)}".rstrip())
     return 0
 
 
