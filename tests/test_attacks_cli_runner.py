@@ -27,3 +27,38 @@ def test_list_shows_a_scripts_title_on_its_one_line_escaped(tmp_path: Path, caps
     assert code == 0, err
     assert out.count("\n") == 1 and "\x1b" not in out and "\x07" not in out, repr(out)
     assert out.split()[0] == "hostile" and "evil\\x1b[31mRED\\x07\\nOK  a forged line" in out, repr(out)
+
+
+# ---- symverify report on one part's result file (--shard K/N, --cases) showed the script "all ok" as
+# if its whole run had passed: the cases of the other parts never ran ------------------------------
+def _three_cases(quick: bool = False):
+    from symverify.scripts.protocol import Instance, ProofResult, each
+
+    made = [Instance.computed(f"case {k}", True, "a comparison", "exact") for k in each(range(3))]
+    return ProofResult("three", "Three cases", made)
+
+
+def _result_file(tmp_path: Path, *argv: str) -> Path:
+    from symverify.scripts.protocol import script_main
+
+    out = tmp_path / f"result{len(list(tmp_path.iterdir()))}.json"
+    assert script_main(_three_cases, ["--json", str(out), *argv]) == 0
+    return out
+
+
+def test_report_of_one_parts_result_file_says_it_is_a_part(tmp_path: Path, capsys) -> None:
+    from symverify.viz.report import report_page
+    from symverify.viz.resources import load_run
+
+    for argv, cases in ((("--shard", "1/2"), "case 1"), (("--cases", "0,2"), "cases 0, 2")):
+        path = _result_file(tmp_path, *argv)
+        mark = f"[a part of the script, not its whole run (--shard or --cases): instances of {cases}, of 3 cases in all]"
+        assert load_run(path)["scripts"][0]["title"] == f"{mark} Three cases"
+        page = report_page(path)
+        assert "only a part of the run of three (--shard or --cases): its other cases did not run" in page
+        assert f"<td>{mark} Three cases</td>" in page
+        code, _, err = exit_code(capsys, "report", str(path), "-o", str(tmp_path / "page.html"))
+        assert code == 0, err
+        assert "only a part of the run of three" in (tmp_path / "page.html").read_text(encoding="utf-8")
+    whole = report_page(_result_file(tmp_path))
+    assert "a part of" not in whole and "<td>Three cases</td>" in whole
