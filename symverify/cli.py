@@ -535,6 +535,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     from symverify.scripts import runner
 
     _check_run_options(args)
+    args.dir = _user_dirs(args.dir)
     args.names = _script_paths(args)
     scripts = runner.available(args.dir)
     for name in args.names:  # --dir DIR NAME where DIR/NAME.py is no regular file: say what it is
@@ -559,15 +560,27 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     return _run(args, scripts, chosen, args.quick, golden_scripts=chosen if named else None)
 
 
+def _user_dirs(dirs: list[str]) -> list[str]:
+    """``--dir`` directories less the built-in scripts' own (``--dir proofs`` in a checkout, or the
+    path of a built-in script, ``proofs/primitives.py``): their scripts are the built-in ones, run
+    under their names; read as a user's directory, each was refused as a second script of a
+    built-in name (naming the first of them, not the one asked for)."""
+    from symverify.scripts import runner
+
+    builtin = runner.builtin_dir()
+    return [d for d in dirs if Path(d).resolve() != builtin]
+
+
 def _script_paths(args: argparse.Namespace) -> list[str]:
     """``prove DIR/NAME.py``: a name ending in ``.py`` is the path of the user's script, read as
     ``--dir DIR NAME`` (each directory added once; a symbolic link's own directory, not its
-    target's). A ``_NAME.py`` is a support module, never a script."""
+    target's; the built-in scripts' directory never: ``proofs/primitives.py`` is ``primitives``).
+    A ``_NAME.py`` is a support module, never a script."""
     from symverify.errors import UsageError
     from symverify.scripts import runner
 
     names: list[str] = []
-    seen = {Path(d).resolve() for d in args.dir}
+    seen = {Path(d).resolve() for d in args.dir} | {runner.builtin_dir()}  # a built-in script's own file: its name
     for name in args.names:
         if not name.endswith(".py"):
             names.append(name)
@@ -639,7 +652,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError(f"{given}: expected a grid that fits in the environment variable {SWEEP_ENV} (less than "
                          f"{ENV_STRING_MAX} bytes), found {sum(map(len, grid.values()))} values ({len(text)} bytes); "
                          "split the sweep into several runs")
-    scripts = runner.available(args.dir)
+    scripts = runner.available(_user_dirs(args.dir))
     name = runner.sweep_script(scripts, args.family)
     return _run(args, scripts, [name], False, {SWEEP_ENV: text} if grid else None, golden_scripts=[name])
 

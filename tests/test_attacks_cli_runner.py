@@ -62,3 +62,18 @@ def test_report_of_one_parts_result_file_says_it_is_a_part(tmp_path: Path, capsy
         assert "only a part of the run of three" in (tmp_path / "page.html").read_text(encoding="utf-8")
     whole = report_page(_result_file(tmp_path))
     assert "a part of" not in whole and "<td>Three cases</td>" in whole
+
+
+# ---- a built-in script's own file (`prove proofs/primitives.py` in a checkout) or directory (`--dir
+# proofs`) was read as a user's directory and refused as "proof script causal_limit in proofs has the
+# name of a built-in script; rename it": the first script of it, not the one asked for ----------------
+def test_a_builtin_scripts_own_path_or_directory_names_the_builtin_script(capsys) -> None:
+    from symverify.scripts.runner import builtin_dir
+
+    here = builtin_dir()
+    for argv in ((str(here / "primitives.py"),), ("--dir", str(here), "primitives"), ("--dir", str(here / "."), "primitives")):
+        code, out, err = exit_code(capsys, "prove", "--list", *argv)
+        assert code == 0 and err == "", err
+        assert out.split()[:2] == ["primitives", "builtin"], out
+    code, out, err = exit_code(capsys, "prove", "--list", "--dir", str(here))
+    assert code == 0 and "primitives" in out.split() and "rename it" not in err, err
