@@ -77,3 +77,24 @@ def test_a_builtin_scripts_own_path_or_directory_names_the_builtin_script(capsys
         assert out.split()[:2] == ["primitives", "builtin"], out
     code, out, err = exit_code(capsys, "prove", "--list", "--dir", str(here))
     assert code == 0 and "primitives" in out.split() and "rename it" not in err, err
+
+
+# ---- an integer literal longer than Python reads (sys.get_int_max_str_digits()) in a run file, a
+# result file or a sweep grid was "not valid JSON: 'Exceeds the limit...increase the limit'": it
+# said neither where nor what was expected --------------------------------------------------------
+def test_a_too_long_integer_in_a_run_is_named_where_it_is(tmp_path: Path, capsys) -> None:
+    import json
+    import sys
+
+    from symverify.scripts.protocol import script_main
+
+    out = tmp_path / "result.json"
+    assert script_main(_three_cases, ["--json", str(out)]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    digits = sys.get_int_max_str_digits() + 1
+    text = json.dumps(data).replace('"resources": {}', '"resources": {"layers": ' + "9" * digits + "}", 1)
+    out.write_text(text, encoding="utf-8")
+    code, _, err = exit_code(capsys, "report", str(out), "-o", str(tmp_path / "page.html"))
+    assert code == 3 and err.count("\n") == 1, err
+    assert (f"instances[0].resources.layers: expected an integer of at most {digits - 1} digits "
+            f"(sys.get_int_max_str_digits()), found an integer literal of {digits} digits") in err, err
