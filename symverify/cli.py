@@ -961,8 +961,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``symverify`` command; returns the exit code."""
     from symverify.progress import tolerant_output
 
-    with tolerant_output():
+    with tolerant_output(), _terminate_interrupts():
         return _main(argv)
+
+
+@contextlib.contextmanager
+def _terminate_interrupts() -> Any:
+    """SIGTERM (a CI job's timeout, ``kill``) stops every command as Ctrl-C does: ``symverify:
+    interrupted`` and exit code 130 (the exit-code table), with the cleanup of a ``KeyboardInterrupt``
+    (a guarded child process stopped); only ``prove`` and ``sweep`` did, and ``verify`` ended killed
+    by the signal, with no line and exit code 143. The previous handler is restored after; off the
+    main thread (tests, notebooks) no handler can be installed and none is."""
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, _interrupt) if _on_main_thread() else None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _main(argv: Sequence[str] | None) -> int:

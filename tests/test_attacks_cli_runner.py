@@ -98,3 +98,36 @@ def test_a_too_long_integer_in_a_run_is_named_where_it_is(tmp_path: Path, capsys
     assert code == 3 and err.count("\n") == 1, err
     assert (f"instances[0].resources.layers: expected an integer of at most {digits - 1} digits "
             f"(sys.get_int_max_str_digits()), found an integer literal of {digits} digits") in err, err
+
+
+# ---- SIGTERM (a CI job's timeout) stopped only prove and sweep as the exit-code table says (130,
+# "symverify: interrupted"); verify, compile, info and report died by the signal: no line, code 143 --
+TERMINATED_VERIFY = """
+import os, signal, sys
+import symverify.kernel.verification as verification
+from symverify.cli import main
+
+def verify(*args, **kwargs):  # a long verification that the CI job's timeout ends
+    os.kill(os.getpid(), signal.SIGTERM)
+    signal.sigtimedwait([], 60)  # never reached with the fix: the handler raises at once
+    raise AssertionError("SIGTERM did not stop verify")
+
+verification.verify = verify
+sys.exit(main(["verify", sys.argv[1], sys.argv[1], "--method", "exact"]))
+"""
+
+
+def test_sigterm_stops_verify_as_ctrl_c_does(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", TERMINATED_VERIFY, str(circuit)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert (done.returncode, done.stderr) == (130, "symverify: interrupted\n"), (done.returncode, done.stderr)
