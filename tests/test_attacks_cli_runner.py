@@ -131,3 +131,19 @@ def test_sigterm_stops_verify_as_ctrl_c_does(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", TERMINATED_VERIFY, str(circuit)], capture_output=True, text=True,
                           env=env, timeout=120)
     assert (done.returncode, done.stderr) == (130, "symverify: interrupted\n"), (done.returncode, done.stderr)
+
+
+# ---- script_main --shard read K/N with int(): '1_0/2_0' as 10/20, ' 0/2' and Arabic-Indic digits as
+# numbers, and an empty --shard '' was no shard at all (the whole script ran) -------------------------
+def test_script_main_shard_takes_ascii_digits_only(capsys) -> None:
+    import pytest
+
+    from symverify.scripts.protocol import script_main
+
+    for shard in ("1_0/2_0", " 0/2", "0/2 ", "+0/2", "١/٢", "", "0/" + "9" * 5000):
+        with pytest.raises(SystemExit) as e:
+            script_main(_three_cases, [f"--shard={shard}"])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and "--shard: expected K/N, two numbers of digits 0-9 with 0 ≤ K < N, found" in err, err
+        assert len(err.strip().splitlines()[-1]) < 300, err
+    assert script_main(_three_cases, ["--shard=1/2"]) == 0
