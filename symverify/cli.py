@@ -820,17 +820,17 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     if args.golden and args.update_golden:
         if summary.ok:
             _write(args.golden, text, "--golden")
-            out.print(f"golden run written to {args.golden}", markup=False)
+            out.print(f"golden run written to {_line(args.golden)}", markup=False)
         else:
             out.print("golden run not written: this run is not ok")
     elif golden is not None:
         diff = runner.golden_diff(data, golden, golden_scripts)
         if diff:
-            out.print(f"[red]this run differs from the golden run {_esc(args.golden)}[/red] (--update-golden rewrites it):")
+            out.print(f"[red]this run differs from the golden run {_esc(_line(args.golden))}[/red] (--update-golden rewrites it):")
             out.print(_visible(diff), markup=False)
             code = 1
         else:
-            out.print(f"matches the golden run {args.golden}", markup=False)
+            out.print(f"matches the golden run {_line(args.golden)}", markup=False)
         note = runner.golden_note(data, golden, golden_scripts)
         if note:
             out.print(f"note: {note}", markup=False)

@@ -147,3 +147,34 @@ def test_script_main_shard_takes_ascii_digits_only(capsys) -> None:
         assert e.value.code == 2 and "--shard: expected K/N, two numbers of digits 0-9 with 0 ≤ K < N, found" in err, err
         assert len(err.strip().splitlines()[-1]) < 300, err
     assert script_main(_three_cases, ["--shard=1/2"]) == 0
+
+
+# ---- prove printed the --golden path as it is ("golden run written to …", "matches the golden run …"):
+# an ESC in it reached the terminal, a line break split the line; the differ line escaped it ----------
+PASSING_SCRIPT = (
+    "from symverify.scripts.protocol import Instance, ProofResult, script_main\n"
+    "TITLE = 'one computed claim'\n"
+    "def run(quick):\n"
+    "    return ProofResult('passing', TITLE, [Instance.computed('c', True, 'a comparison', 'exact')])\n"
+    "if __name__ == '__main__':\n"
+    "    raise SystemExit(script_main(run))\n"
+)
+
+
+def test_the_golden_path_is_shown_escaped(tmp_path: Path, capsys) -> None:
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "passing.py").write_text(PASSING_SCRIPT, encoding="utf-8")
+    golden = tmp_path / "g\x1b[2J\nx.json"
+    for extra, said in ((["--update-golden"], "golden run written to "), ([], "matches the golden run ")):
+        code, out, err = exit_code(capsys, "prove", "--dir", str(d), "passing", "-j", "1", "--golden", str(golden), *extra)
+        assert code == 0, err
+        assert "\x1b" not in out and f"{said}{tmp_path}/g\\x1b[2J\\nx.json\n" in out, repr(out)
+    import json
+
+    run = json.loads(golden.read_text(encoding="utf-8"))
+    run["scripts"][0]["result"]["instances"][0]["name"] = "another claim"
+    golden.write_text(json.dumps(run), encoding="utf-8")
+    code, out, err = exit_code(capsys, "prove", "--dir", str(d), "passing", "-j", "1", "--golden", str(golden))
+    assert code == 1 and "\x1b" not in out, err
+    assert f"this run differs from the golden run {tmp_path}/g\\x1b[2J\\nx.json (--update-golden" in out, repr(out)
