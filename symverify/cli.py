@@ -747,14 +747,17 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     width = 160 if args.wide else 80
     # Tables fit `width` columns when the output is not a terminal; lines of text are never hard-wrapped
     # (soft_wrap), so formulas and --details lines stay whole in logs and pipes.
-    err = Console(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False, soft_wrap=True)
-    class _Out(Console):
-        def on_broken_pipe(self) -> None:  # rich's own exits 1, a failed run's code, before --json/--junit are written
+    class _Tolerant(Console):
+        def on_broken_pipe(self) -> None:
+            """The reader of this console's pipe has gone (``2>&1 | head -1``): print nothing more there and
+            go on. rich's own raised ``SystemExit(1)``, a failed run's code, before --json/--junit were
+            written, and pointed standard output at the null device even for the console of standard error."""
             self.quiet = True
-            stdout_to_devnull()
+            _to_devnull(self.file)
 
-    out = _Out(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
-                  file=sys.stderr if "-" in (args.json, args.junit) else None, soft_wrap=True)
+    err = _Tolerant(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False, soft_wrap=True)
+    out = _Tolerant(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
+                    file=sys.stderr if "-" in (args.json, args.junit) else None, soft_wrap=True)
     # A spinner only on a real terminal: FORCE_COLOR=1 (set by many CI services) makes rich treat a pipe as a
     # terminal, and an animated status there fills the log with redrawn lines. Colours are still honoured.
     progress = err.status("") if err.is_interactive and sys.stderr.isatty() else None

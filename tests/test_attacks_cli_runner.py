@@ -178,3 +178,28 @@ def test_the_golden_path_is_shown_escaped(tmp_path: Path, capsys) -> None:
     code, out, err = exit_code(capsys, "prove", "--dir", str(d), "passing", "-j", "1", "--golden", str(golden))
     assert code == 1 and "\x1b" not in out, err
     assert f"this run differs from the golden run {tmp_path}/g\\x1b[2J\\nx.json (--update-golden" in out, repr(out)
+
+
+# ---- `prove … 2>&1 | head -1`: once the reader of standard error had gone, rich's console ended the
+# run with SystemExit(1), a failed run's exit code, before --json was written, every script ok --------
+def test_a_gone_reader_of_standard_error_neither_fails_the_run_nor_loses_its_files(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "passing.py").write_text(PASSING_SCRIPT, encoding="utf-8")
+    out = tmp_path / "run.json"
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before the first line
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    try:
+        done = subprocess.run([sys.executable, "-m", "symverify", "prove", "--dir", str(d), "passing", "-j", "1",
+                               "--json", str(out)], stdout=subprocess.DEVNULL, stderr=write, env=env, timeout=300)
+    finally:
+        os.close(write)
+    assert done.returncode == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["ok"] is True
