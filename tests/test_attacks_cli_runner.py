@@ -203,3 +203,30 @@ def test_a_gone_reader_of_standard_error_neither_fails_the_run_nor_loses_its_fil
         os.close(write)
     assert done.returncode == 0
     assert json.loads(out.read_text(encoding="utf-8"))["ok"] is True
+
+
+# ---- `verify --progress` once the reader of standard error had gone: rich's spinner ended the process
+# with SystemExit(1), refuted's exit code, for an identity that is proved (and printed no report) ------
+def test_a_gone_reader_of_the_spinner_does_not_make_verify_say_refuted(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    import symverify as sv
+
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+    sv.dump_file(c, str(tmp_path / "c.json"))
+    sv.dump_file(sv.compile(c).model, str(tmp_path / "m.json"))
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    for command in (["verify", str(tmp_path / "c.json"), str(tmp_path / "m.json")],
+                    ["compile", str(tmp_path / "c.json"), "-o", str(tmp_path / "out.json")]):
+        read, write = os.pipe()
+        os.close(read)  # the reader has gone
+        try:
+            done = subprocess.run([sys.executable, "-m", "symverify", *command, "--progress"], stdout=subprocess.PIPE,
+                                  stderr=write, env=env, timeout=300, text=True)
+        finally:
+            os.close(write)
+        assert done.returncode == 0, (command[0], done.returncode, done.stdout)
+    assert done.stdout and (tmp_path / "out.json").is_file()
