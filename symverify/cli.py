@@ -949,14 +949,15 @@ def _print_failures(out: Any, summary: Any) -> None:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from symverify.errors import UsageError
-    from symverify.viz.report import write_report
+    from symverify.viz.report import report_page
 
     if args.output == "":  # an unset variable: not the current directory
         raise UsageError("-o: expected a file path, found an empty string")
     _not_dash("-o", args.output)
     _distinct(("RUN.json", args.run), ("-o", args.output))
-    path = write_report(args.run, args.output)
-    _out(f"wrote {_line(str(path))}")
+    _writable(args.output, "-o")  # before the page is made: a missing directory is said at once
+    _write(args.output, report_page(args.run), "-o")  # whole or not at all, as the files of prove
+    _out(f"wrote {_line(args.output)}")
     return 0
 
 

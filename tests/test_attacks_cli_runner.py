@@ -230,3 +230,25 @@ def test_a_gone_reader_of_the_spinner_does_not_make_verify_say_refuted(tmp_path:
             os.close(write)
         assert done.returncode == 0, (command[0], done.returncode, done.stdout)
     assert done.stdout and (tmp_path / "out.json").is_file()
+
+
+# ---- symverify report made the whole page (plots included) before finding that -o cannot be written,
+# and wrote it in place (an interruption left half a page where the last whole one was) ---------------
+def test_report_checks_its_output_before_making_the_page(tmp_path: Path, capsys, monkeypatch) -> None:
+    import symverify.viz.report as report
+
+    path = _result_file(tmp_path)
+
+    def made(*args, **kwargs):
+        raise AssertionError("the page was made before -o was checked")
+
+    monkeypatch.setattr(report, "report_page", made)
+    missing = tmp_path / "missing" / "page.html"
+    code, _, err = exit_code(capsys, "report", str(path), "-o", str(missing))
+    assert code == 3 and err == f"symverify: error: -o {missing}: the directory {missing.parent} does not exist\n", err
+    monkeypatch.undo()
+    page = tmp_path / "page.html"
+    page.write_text("the last whole page", encoding="utf-8")
+    code, out, err = exit_code(capsys, "report", str(path), "-o", str(page))
+    assert code == 0 and out == f"wrote {page}\n" and page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>"), err
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".page.html")] == []  # no temporary file left
