@@ -482,7 +482,7 @@ def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | N
 
 def _cmd_compile(args: argparse.Namespace) -> int:
     from symverify.errors import UsageError
-    from symverify.ir.serialize import dump_file, dumps
+    from symverify.ir.serialize import dumps
 
     for flag, value in (("-o", args.output), ("--certificate", args.certificate)):
         if value == "":  # an unset variable: not the current directory
@@ -494,10 +494,10 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     compiled = _compile_file(args.circuit, args.method, args.plan, args.progress)
     if args.output is None:  # the model on stdout (pipe it on), the summary on stderr
         _out(dumps(compiled.model))
-    else:
-        dump_file(compiled.model, args.output)
+    else:  # whole or not at all: a model file cut short by a full disk or an interruption is never left
+        _write(args.output, dumps(compiled.model), "-o")
     if args.certificate and compiled.certificate is not None:
-        dump_file(compiled.certificate, args.certificate)
+        _write(args.certificate, dumps(compiled.certificate), "--certificate")
     _out(json.dumps(compiled.to_json(), indent=2) if args.json else _line(str(compiled)),
          sys.stdout if args.output is not None else sys.stderr)
     return 0

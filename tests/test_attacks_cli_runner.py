@@ -252,3 +252,30 @@ def test_report_checks_its_output_before_making_the_page(tmp_path: Path, capsys,
     code, out, err = exit_code(capsys, "report", str(path), "-o", str(page))
     assert code == 0 and out == f"wrote {page}\n" and page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>"), err
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".page.html")] == []  # no temporary file left
+
+
+# ---- symverify compile -o wrote the model in place: a full disk (or an interruption) midway left a
+# model file cut short where the previous whole one was -------------------------------------------------
+def test_compile_writes_its_files_whole_or_not_at_all(tmp_path: Path, capsys, monkeypatch) -> None:
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    model, cert = tmp_path / "m.json", tmp_path / "k.json"
+    model.write_text("the previous model", encoding="utf-8")
+    cert.write_text("the previous certificate", encoding="utf-8")
+    real = Path.write_text
+
+    def full_disk(self: Path, text: str, *args, **kwargs) -> int:
+        real(self, text[:10], *args, **kwargs)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model), "--certificate", str(cert))
+    monkeypatch.undo()
+    assert code == 3 and "No space left on device" in err, err
+    assert model.read_text(encoding="utf-8") == "the previous model"
+    assert cert.read_text(encoding="utf-8") == "the previous certificate"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "k.json", "m.json"]
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model), "--certificate", str(cert))
+    assert code == 0 and isinstance(sv.load_file(str(model)), sv.Model), err
