@@ -279,3 +279,45 @@ def test_compile_writes_its_files_whole_or_not_at_all(tmp_path: Path, capsys, mo
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "k.json", "m.json"]
     code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model), "--certificate", str(cert))
     assert code == 0 and isinstance(sv.load_file(str(model)), sv.Model), err
+
+
+# ---- run from a checkout (`python -m symverify prove` there), the script processes imported another
+# symverify (site-packages, PYTHONPATH): the run showed the verdicts of other code as this one's -----
+WHICH_SCRIPT = (
+    "import symverify\n"
+    "from symverify.scripts.protocol import Instance, ProofResult, script_main\n"
+    "TITLE = 'which symverify'\n"
+    "def run(quick):\n"
+    "    return ProofResult('which', TITLE, [Instance.computed(symverify.__file__, True, 'an import', 'exact')])\n"
+    "if __name__ == '__main__':\n"
+    "    raise SystemExit(script_main(run))\n"
+)
+FROM_A_CHECKOUT = """
+import sys
+sys.path.insert(0, sys.argv[1])  # this checkout first, as `python -m symverify` run inside it has it
+from symverify.cli import main
+sys.exit(main(["prove", "--dir", sys.argv[2], "which", "-j", "1", "--json", sys.argv[3]]))
+"""
+
+
+def test_script_processes_import_the_symverify_of_the_run(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import symverify
+
+    decoy = tmp_path / "other" / "symverify"  # another symverify, first on the import path of every process
+    decoy.mkdir(parents=True)
+    (decoy / "__init__.py").write_text("raise ImportError('the other symverify')\n", encoding="utf-8")
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "which.py").write_text(WHICH_SCRIPT, encoding="utf-8")
+    out = tmp_path / "run.json"
+    root = str(Path(symverify.__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-c", FROM_A_CHECKOUT, root, str(d), str(out)], capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(decoy.parent)}, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    claim = json.loads(out.read_text(encoding="utf-8"))["scripts"][0]["result"]["instances"][0]
+    assert claim["name"] == str(Path(symverify.__file__).resolve())
