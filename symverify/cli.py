@@ -330,10 +330,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             if message.startswith("verify: the two sides have different shapes"):
                 e.args = (f"{args.lhs} (lhs) and {args.rhs} (rhs): {message}",)
             raise
-    if args.json:
-        _out(json.dumps(report.to_json(), indent=2))
-    else:
-        _out(str(report))
+    try:
+        _out(json.dumps(report.to_json(), indent=2) if args.json else str(report))
+    except BrokenPipeError:  # the reader has gone (| grep -q PROVED): the exit code is the verdict, as prove keeps its own
+        from symverify.progress import stdout_to_devnull
+
+        stdout_to_devnull()
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
 
 

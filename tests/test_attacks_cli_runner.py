@@ -321,3 +321,31 @@ def test_script_processes_import_the_symverify_of_the_run(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stdout + done.stderr
     claim = json.loads(out.read_text(encoding="utf-8"))["scripts"][0]["result"]["instances"][0]
     assert claim["name"] == str(Path(symverify.__file__).resolve())
+
+
+# ---- `symverify verify A B | grep -q PROVED`: when the reader had gone before the report was printed,
+# verify exited 3 ("standard output: Broken pipe"), an input error's code, in place of its verdict's --
+class _GonePipe:
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_verify_keeps_its_verdicts_exit_code_when_the_reader_has_gone(tmp_path: Path, capsys, monkeypatch) -> None:
+    import sys
+
+    from cases import SQUARE_C, SQUARE_M
+
+    import symverify as sv
+    from symverify.cli import main
+
+    c, m = str(tmp_path / "c.json"), str(tmp_path / "m.json")
+    sv.dump_file(SQUARE_C, c)
+    sv.dump_file(SQUARE_M, m)
+    monkeypatch.setattr(sys, "stdout", _GonePipe())
+    for flags in ([], ["--json"]):
+        assert main(["verify", c, m, *flags]) == 0
+    monkeypatch.undo()
+    assert capsys.readouterr().err == ""
