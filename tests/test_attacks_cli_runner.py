@@ -349,3 +349,33 @@ def test_verify_keeps_its_verdicts_exit_code_when_the_reader_has_gone(tmp_path: 
         assert main(["verify", c, m, *flags]) == 0
     monkeypatch.undo()
     assert capsys.readouterr().err == ""
+
+
+# ---- `prove a --golden G --update-golden` is compared with a's part of G only, but wrote this run over
+# all of G: the stored records of every other script were lost without a word, and the next run of all
+# of them differed --------------------------------------------------------------------------------------
+def test_updating_the_golden_run_of_named_scripts_keeps_the_others(tmp_path: Path, capsys) -> None:
+    import json
+
+    d = tmp_path / "d"
+    d.mkdir()
+    for name in ("first", "second"):
+        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+    golden = tmp_path / "golden.json"
+    base = ["prove", "--dir", str(d), "-j", "1", "--golden", str(golden)]
+    assert exit_code(capsys, *base, "--update-golden")[0] == 0
+    code, out, err = exit_code(capsys, *base, "first", "--update-golden")
+    assert code == 0 and f"golden run written to {golden} (its other scripts kept: second)" in out, out + err
+    stored = json.loads(golden.read_text(encoding="utf-8"))
+    assert [s["name"] for s in stored["scripts"]] == ["first", "second"] and stored["ok"] is True
+    code, out, err = exit_code(capsys, *base)  # every script against the golden run: nothing was lost
+    assert code == 0 and f"matches the golden run {golden}" in out, out + err
+    code, out, err = exit_code(capsys, "report", str(golden), "-o", str(tmp_path / "page.html"))
+    assert code == 0, err
+    from symverify.scripts.runner import golden_update
+
+    mine = {**stored, "scripts": stored["scripts"][:1]}
+    assert golden_update(mine, golden) == (stored, ["second"])
+    golden.write_text(json.dumps({**stored, "quick": True}), encoding="utf-8")  # the other tier: replaced whole
+    assert golden_update(mine, golden) == (mine, [])
+    assert golden_update(mine, tmp_path / "missing.json") == (mine, [])
