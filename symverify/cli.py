@@ -399,12 +399,18 @@ def _writable(path: str | None, what: str) -> None:
     """Refuse, before any work, an output path that cannot be written: a directory, a path in a
     missing directory, or one the system refuses (no permission, a read-only or virtual file
     system): a new regular file is created and removed again to find out; an existing one is
-    opened for appending, which leaves it unchanged."""
+    opened for appending, which leaves it unchanged. A symbolic link is judged by the file it
+    points to, which :func:`_write` replaces (a link to a file not written yet was "File exists")."""
     from symverify.errors import UsageError
 
     if path is None:
         return
     p = Path(path)
+    if p.is_symlink():  # _write replaces the file a link points to: check that one (it may not exist yet)
+        try:
+            p = p.resolve()
+        except (OSError, RuntimeError):  # a loop of links
+            raise UsageError(f"{what} {path}: cannot write there (a loop of symbolic links)") from None
     if p.is_dir():
         raise UsageError(f"{what} {path}: expected a file path, found a directory")
     if not p.parent.is_dir():

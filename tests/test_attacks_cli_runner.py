@@ -379,3 +379,22 @@ def test_updating_the_golden_run_of_named_scripts_keeps_the_others(tmp_path: Pat
     golden.write_text(json.dumps({**stored, "quick": True}), encoding="utf-8")  # the other tier: replaced whole
     assert golden_update(mine, golden) == (mine, [])
     assert golden_update(mine, tmp_path / "missing.json") == (mine, [])
+
+
+# ---- an output path that is a symbolic link to a file not written yet (latest.json -> runs/today.json)
+# was refused as "cannot write there (File exists)", though the write replaces the file it points to ----
+def test_an_output_link_to_a_file_not_written_yet_is_written_through(tmp_path: Path, capsys) -> None:
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    link, target = tmp_path / "latest.json", tmp_path / "runs" / "today.json"
+    target.parent.mkdir()
+    link.symlink_to(target)
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(link))
+    assert code == 0, err
+    assert link.is_symlink() and isinstance(sv.load_file(str(target)), sv.Model)
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(tmp_path / "a"))
+    assert code == 3 and err == f"symverify: error: -o {tmp_path / 'a'}: cannot write there (a loop of symbolic links)\n"
