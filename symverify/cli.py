@@ -763,12 +763,12 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
             self.quiet = True
             _to_devnull(self.file)
 
-    err = _Tolerant(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False, soft_wrap=True)
-    out = _Tolerant(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
+    err = _Tolerant(stderr=True, width=None if _isatty(sys.stderr) else width, highlight=False, soft_wrap=True)
+    out = _Tolerant(width=None if _isatty(sys.stdout) and not args.wide else width, highlight=False,
                     file=sys.stderr if "-" in (args.json, args.junit) else None, soft_wrap=True)
     # A spinner only on a real terminal: FORCE_COLOR=1 (set by many CI services) makes rich treat a pipe as a
     # terminal, and an animated status there fills the log with redrawn lines. Colours are still honoured.
-    progress = err.status("") if err.is_interactive and sys.stderr.isatty() else None
+    progress = err.status("") if err.is_interactive and _isatty(sys.stderr) else None
     left = list(chosen)
 
     def start(name: str) -> None:
@@ -811,13 +811,15 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     _print_failures(out, summary)
     data = summary.to_json(args.timings)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    try:  # a reader that has gone (| head) ends neither the run nor its other files
-        if args.json == "-":  # the same JSON, \u-escaped where standard output is ASCII-only
+    try:  # a reader that has gone (| head), or none at all (>&-), ends neither the run nor its other files
+        if sys.stdout is None:
+            pass
+        elif args.json == "-":  # the same JSON, \u-escaped where standard output is ASCII-only
             from symverify.progress import encodes
 
             sys.stdout.write(text if encodes(sys.stdout, text) else json.dumps(data, indent=2) + "\n")
             sys.stdout.flush()
-        if args.junit == "-":  # XML declares its encoding (UTF-8): written as such, whatever standard output's is
+        if args.junit == "-" and sys.stdout is not None:  # XML declares its encoding (UTF-8), whatever standard output's is
             sys.stdout.flush()
             sys.stdout.buffer.write(runner.junit_xml(summary).encode("utf-8"))
             sys.stdout.buffer.flush()
@@ -854,6 +856,15 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         err.print("symverify: interrupted; the table and files above hold the scripts that finished")
         return 130
     return code
+
+
+def _isatty(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal: False for a closed one (``>&-``, ``2>&-``: Python then has
+    ``None``, and ``sys.stdout.isatty()`` was an internal error of ``prove``)."""
+    try:
+        return stream is not None and bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _on_main_thread() -> bool:

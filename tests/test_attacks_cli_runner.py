@@ -398,3 +398,26 @@ def test_an_output_link_to_a_file_not_written_yet_is_written_through(tmp_path: P
     (tmp_path / "b").symlink_to(tmp_path / "a")
     code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(tmp_path / "a"))
     assert code == 3 and err == f"symverify: error: -o {tmp_path / 'a'}: cannot write there (a loop of symbolic links)\n"
+
+
+# ---- `prove … >&-` or `2>&-`: with standard output or error closed Python has None there, and prove
+# asked it isatty(): "internal error … AttributeError: 'NoneType' object has no attribute 'isatty'" ---
+def test_prove_with_closed_standard_streams(tmp_path: Path, capsys, monkeypatch) -> None:
+    import sys
+    import xml.etree.ElementTree as ET
+
+    from symverify.cli import main
+
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "passing.py").write_text(PASSING_SCRIPT, encoding="utf-8")
+    junit = tmp_path / "j.xml"
+    for stream in ("stdout", "stderr"):
+        monkeypatch.setattr(sys, stream, None)
+        try:
+            code = main(["prove", "--dir", str(d), "passing", "-j", "1", "--json", "-", "--junit", str(junit)])
+        finally:
+            monkeypatch.undo()
+        assert code == 0, capsys.readouterr()
+        assert ET.parse(junit).getroot().get("tests") == "1"
+        junit.unlink()
