@@ -330,10 +330,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             if message.startswith("verify: the two sides have different shapes"):
                 e.args = (f"{args.lhs} (lhs) and {args.rhs} (rhs): {message}",)
             raise
-    if args.json:
-        _out(json.dumps(report.to_json(), indent=2))
-    else:
-        _out(str(report))
+    try:
+        _out(json.dumps(report.to_json(), indent=2) if args.json else str(report))
+    except BrokenPipeError:  # the reader has gone (| grep -q PROVED): the exit code is the verdict, as prove keeps its own
+        from symverify.progress import stdout_to_devnull
+
+        stdout_to_devnull()
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
 
 
@@ -397,12 +399,18 @@ def _writable(path: str | None, what: str) -> None:
     """Refuse, before any work, an output path that cannot be written: a directory, a path in a
     missing directory, or one the system refuses (no permission, a read-only or virtual file
     system): a new regular file is created and removed again to find out; an existing one is
-    opened for appending, which leaves it unchanged."""
+    opened for appending, which leaves it unchanged. A symbolic link is judged by the file it
+    points to, which :func:`_write` replaces (a link to a file not written yet was "File exists")."""
     from symverify.errors import UsageError
 
     if path is None:
         return
     p = Path(path)
+    if p.is_symlink():  # _write replaces the file a link points to: check that one (it may not exist yet)
+        try:
+            p = p.resolve()
+        except (OSError, RuntimeError):  # a loop of links
+            raise UsageError(f"{what} {path}: cannot write there (a loop of symbolic links)") from None
     if p.is_dir():
         raise UsageError(f"{what} {path}: expected a file path, found a directory")
     if not p.parent.is_dir():
@@ -482,7 +490,7 @@ def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | N
 
 def _cmd_compile(args: argparse.Namespace) -> int:
     from symverify.errors import UsageError
-    from symverify.ir.serialize import dump_file, dumps
+    from symverify.ir.serialize import dumps
 
     for flag, value in (("-o", args.output), ("--certificate", args.certificate)):
         if value == "":  # an unset variable: not the current directory
@@ -494,10 +502,10 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     compiled = _compile_file(args.circuit, args.method, args.plan, args.progress)
     if args.output is None:  # the model on stdout (pipe it on), the summary on stderr
         _out(dumps(compiled.model))
-    else:
-        dump_file(compiled.model, args.output)
+    else:  # whole or not at all: a model file cut short by a full disk or an interruption is never left
+        _write(args.output, dumps(compiled.model), "-o")
     if args.certificate and compiled.certificate is not None:
-        dump_file(compiled.certificate, args.certificate)
+        _write(args.certificate, dumps(compiled.certificate), "--certificate")
     _out(json.dumps(compiled.to_json(), indent=2) if args.json else _line(str(compiled)),
          sys.stdout if args.output is not None else sys.stderr)
     return 0
@@ -535,6 +543,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     from symverify.scripts import runner
 
     _check_run_options(args)
+    args.dir = _user_dirs(args.dir)
     args.names = _script_paths(args)
     scripts = runner.available(args.dir)
     for name in args.names:  # --dir DIR NAME where DIR/NAME.py is no regular file: say what it is
@@ -559,15 +568,27 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     return _run(args, scripts, chosen, args.quick, golden_scripts=chosen if named else None)
 
 
+def _user_dirs(dirs: list[str]) -> list[str]:
+    """``--dir`` directories less the built-in scripts' own (``--dir proofs`` in a checkout, or the
+    path of a built-in script, ``proofs/primitives.py``): their scripts are the built-in ones, run
+    under their names; read as a user's directory, each was refused as a second script of a
+    built-in name (naming the first of them, not the one asked for)."""
+    from symverify.scripts import runner
+
+    builtin = runner.builtin_dir()
+    return [d for d in dirs if Path(d).resolve() != builtin]
+
+
 def _script_paths(args: argparse.Namespace) -> list[str]:
     """``prove DIR/NAME.py``: a name ending in ``.py`` is the path of the user's script, read as
     ``--dir DIR NAME`` (each directory added once; a symbolic link's own directory, not its
-    target's). A ``_NAME.py`` is a support module, never a script."""
+    target's; the built-in scripts' directory never: ``proofs/primitives.py`` is ``primitives``).
+    A ``_NAME.py`` is a support module, never a script."""
     from symverify.errors import UsageError
     from symverify.scripts import runner
 
     names: list[str] = []
-    seen = {Path(d).resolve() for d in args.dir}
+    seen = {Path(d).resolve() for d in args.dir} | {runner.builtin_dir()}  # a built-in script's own file: its name
     for name in args.names:
         if not name.endswith(".py"):
             names.append(name)
@@ -590,12 +611,16 @@ def _script_paths(args: argparse.Namespace) -> list[str]:
 
 
 def _list_scripts(scripts: Any, names: list[str]) -> int:
-    """``prove --list``: one line per script: name, where it comes from, what it proves."""
-    width = max((len(n) for n in names), default=0)
+    """``prove --list``: one line per script: name, where it comes from, what it proves. A name,
+    directory or ``TITLE`` is the user's text, shown on its one line with its line breaks and
+    control characters escaped (:func:`_line`): a ``TITLE`` holding ``\n`` or an ESC sequence
+    neither adds a line nor reaches the terminal."""
+    shown = {name: _line(name) for name in names}
+    width = max((len(n) for n in shown.values()), default=0)
     for name in names:
         sc = scripts[name]
         flags = "".join(f" [{f}]" for f, on in (("sweep", sc.sweep), ("shardable", sc.shardable)) if on)
-        _out(f"{name:<{width}}  {sc.source}{flags}  {sc.title}".rstrip())
+        _out(f"{shown[name]:<{width}}  {_line(sc.source)}{flags}  {_line(sc.title)}".rstrip())
     return 0
 
 
@@ -635,7 +660,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError(f"{given}: expected a grid that fits in the environment variable {SWEEP_ENV} (less than "
                          f"{ENV_STRING_MAX} bytes), found {sum(map(len, grid.values()))} values ({len(text)} bytes); "
                          "split the sweep into several runs")
-    scripts = runner.available(args.dir)
+    scripts = runner.available(_user_dirs(args.dir))
     name = runner.sweep_script(scripts, args.family)
     return _run(args, scripts, [name], False, {SWEEP_ENV: text} if grid else None, golden_scripts=[name])
 
@@ -730,17 +755,20 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     width = 160 if args.wide else 80
     # Tables fit `width` columns when the output is not a terminal; lines of text are never hard-wrapped
     # (soft_wrap), so formulas and --details lines stay whole in logs and pipes.
-    err = Console(stderr=True, width=None if sys.stderr.isatty() else width, highlight=False, soft_wrap=True)
-    class _Out(Console):
-        def on_broken_pipe(self) -> None:  # rich's own exits 1, a failed run's code, before --json/--junit are written
+    class _Tolerant(Console):
+        def on_broken_pipe(self) -> None:
+            """The reader of this console's pipe has gone (``2>&1 | head -1``): print nothing more there and
+            go on. rich's own raised ``SystemExit(1)``, a failed run's code, before --json/--junit were
+            written, and pointed standard output at the null device even for the console of standard error."""
             self.quiet = True
-            stdout_to_devnull()
+            _to_devnull(self.file)
 
-    out = _Out(width=None if sys.stdout.isatty() and not args.wide else width, highlight=False,
-                  file=sys.stderr if "-" in (args.json, args.junit) else None, soft_wrap=True)
+    err = _Tolerant(stderr=True, width=None if _isatty(sys.stderr) else width, highlight=False, soft_wrap=True)
+    out = _Tolerant(width=None if _isatty(sys.stdout) and not args.wide else width, highlight=False,
+                    file=sys.stderr if "-" in (args.json, args.junit) else None, soft_wrap=True)
     # A spinner only on a real terminal: FORCE_COLOR=1 (set by many CI services) makes rich treat a pipe as a
     # terminal, and an animated status there fills the log with redrawn lines. Colours are still honoured.
-    progress = err.status("") if err.is_interactive and sys.stderr.isatty() else None
+    progress = err.status("") if err.is_interactive and _isatty(sys.stderr) else None
     left = list(chosen)
 
     def start(name: str) -> None:
@@ -783,13 +811,15 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     _print_failures(out, summary)
     data = summary.to_json(args.timings)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    try:  # a reader that has gone (| head) ends neither the run nor its other files
-        if args.json == "-":  # the same JSON, \u-escaped where standard output is ASCII-only
+    try:  # a reader that has gone (| head), or none at all (>&-), ends neither the run nor its other files
+        if sys.stdout is None:
+            pass
+        elif args.json == "-":  # the same JSON, \u-escaped where standard output is ASCII-only
             from symverify.progress import encodes
 
             sys.stdout.write(text if encodes(sys.stdout, text) else json.dumps(data, indent=2) + "\n")
             sys.stdout.flush()
-        if args.junit == "-":  # XML declares its encoding (UTF-8): written as such, whatever standard output's is
+        if args.junit == "-" and sys.stdout is not None:  # XML declares its encoding (UTF-8), whatever standard output's is
             sys.stdout.flush()
             sys.stdout.buffer.write(runner.junit_xml(summary).encode("utf-8"))
             sys.stdout.buffer.flush()
@@ -802,18 +832,23 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     code = 0 if summary.ok else 1
     if args.golden and args.update_golden:
         if summary.ok:
+            kept: list[str] = []
+            if golden_scripts is not None:  # named scripts: compared with their part of the golden run, they replace only it
+                merged, kept = runner.golden_update(data, args.golden)
+                text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
             _write(args.golden, text, "--golden")
-            out.print(f"golden run written to {args.golden}", markup=False)
+            out.print(f"golden run written to {_line(args.golden)}"
+                      + (f" (its other scripts kept: {_line(', '.join(kept))})" if kept else ""), markup=False)
         else:
             out.print("golden run not written: this run is not ok")
     elif golden is not None:
         diff = runner.golden_diff(data, golden, golden_scripts)
         if diff:
-            out.print(f"[red]this run differs from the golden run {_esc(args.golden)}[/red] (--update-golden rewrites it):")
+            out.print(f"[red]this run differs from the golden run {_esc(_line(args.golden))}[/red] (--update-golden rewrites it):")
             out.print(_visible(diff), markup=False)
             code = 1
         else:
-            out.print(f"matches the golden run {args.golden}", markup=False)
+            out.print(f"matches the golden run {_line(args.golden)}", markup=False)
         note = runner.golden_note(data, golden, golden_scripts)
         if note:
             out.print(f"note: {note}", markup=False)
@@ -821,6 +856,15 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         err.print("symverify: interrupted; the table and files above hold the scripts that finished")
         return 130
     return code
+
+
+def _isatty(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal: False for a closed one (``>&-``, ``2>&-``: Python then has
+    ``None``, and ``sys.stdout.isatty()`` was an internal error of ``prove``)."""
+    try:
+        return stream is not None and bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _on_main_thread() -> bool:
@@ -929,14 +973,15 @@ def _print_failures(out: Any, summary: Any) -> None:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from symverify.errors import UsageError
-    from symverify.viz.report import write_report
+    from symverify.viz.report import report_page
 
     if args.output == "":  # an unset variable: not the current directory
         raise UsageError("-o: expected a file path, found an empty string")
     _not_dash("-o", args.output)
     _distinct(("RUN.json", args.run), ("-o", args.output))
-    path = write_report(args.run, args.output)
-    _out(f"wrote {_line(str(path))}")
+    _writable(args.output, "-o")  # before the page is made: a missing directory is said at once
+    _write(args.output, report_page(args.run), "-o")  # whole or not at all, as the files of prove
+    _out(f"wrote {_line(args.output)}")
     return 0
 
 
@@ -944,8 +989,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``symverify`` command; returns the exit code."""
     from symverify.progress import tolerant_output
 
-    with tolerant_output():
+    with tolerant_output(), _terminate_interrupts():
         return _main(argv)
+
+
+@contextlib.contextmanager
+def _terminate_interrupts() -> Any:
+    """SIGTERM (a CI job's timeout, ``kill``) stops every command as Ctrl-C does: ``symverify:
+    interrupted`` and exit code 130 (the exit-code table), with the cleanup of a ``KeyboardInterrupt``
+    (a guarded child process stopped); only ``prove`` and ``sweep`` did, and ``verify`` ended killed
+    by the signal, with no line and exit code 143. The previous handler is restored after; off the
+    main thread (tests, notebooks) no handler can be installed and none is."""
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, _interrupt) if _on_main_thread() else None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _main(argv: Sequence[str] | None) -> int:

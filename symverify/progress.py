@@ -98,8 +98,15 @@ def activity(label: str, enabled: bool | None = None, *, stream: Any = None) -> 
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    class _Quiet(Console):
+        def on_broken_pipe(self) -> None:
+            """The reader of the spinner's stream has gone (``2>&1 | head -1``): draw nothing more and go on.
+            rich's own raised ``SystemExit(1)``: ``verify`` exited with refuted's code for a proved identity."""
+            self.quiet = True
+            stream_to_devnull(self.file)
+
     asked = enabled is True or (enabled is None and _from_env() is True)
-    console = Console(file=sys.stderr if stream is None else stream, force_terminal=True if asked else None)
+    console = _Quiet(file=sys.stderr if stream is None else stream, force_terminal=True if asked else None)
     if console.is_dumb_terminal:  # TERM=dumb or unknown: rich draws no live line there, so two plain lines
         start = time.monotonic()
         console.print(f"{label} ...", markup=False, highlight=False, soft_wrap=True)
@@ -152,16 +159,22 @@ def tolerant_output() -> Iterator[None]:
                 stream.reconfigure(errors=old)
 
 
+def stream_to_devnull(stream: Any) -> None:
+    """Point ``stream``'s file descriptor at the null device (its reader has gone: a broken pipe), so
+    what is still written to it goes nowhere; a stream without a file descriptor is left as it is."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def stdout_to_devnull() -> None:
     """Point standard output's file descriptor at the null device: the reader of a pipe has gone
     (``| head``), so what is still to be printed (and Python's flush at exit) goes nowhere instead
     of raising ``BrokenPipeError``; the run goes on to write its files and exit with its own code.
     A stream without a file descriptor is left as it is (nothing flushes it at exit)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, sys.stdout.fileno())
-        finally:
-            os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
+    stream_to_devnull(sys.stdout)

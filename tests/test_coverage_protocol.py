@@ -83,7 +83,7 @@ def test_script_main_refuses_a_bad_shard(shard, capsys):
     with pytest.raises(SystemExit) as e:
         script_main(run_two, [f"--shard={shard}"])
     assert e.value.code == 2
-    assert f"--shard: expected K/N with 0 ≤ K < N, found {shard!r}" in capsys.readouterr().err
+    assert f"--shard: expected K/N, two numbers of digits 0-9 with 0 ≤ K < N, found {shard!r}" in capsys.readouterr().err
 
 
 def test_script_main_without_json_prints_only(tmp_path, capsys, monkeypatch):

@@ -387,6 +387,24 @@ def _parse_float(text: str) -> float | _Inexact:
     return _Inexact(text, value)
 
 
+class _LongInt:
+    """An integer literal of more digits than Python's ``int`` reads (``sys.get_int_max_str_digits()``):
+    :func:`json_value` refuses it, saying where, instead of ``json``'s bare "Exceeds the limit"."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _parse_int_literal(text: str) -> int | _LongInt:
+    """A JSON integer literal as its int, or a :class:`_LongInt` marker when it is too long to read."""
+    try:
+        return int(text)
+    except ValueError:
+        return _LongInt(len(text.lstrip("-")))
+
+
 def json_value(text: str) -> Any:
     """The JSON value of ``text``, read as strictly as the documents above: no byte order mark,
     nesting within ``MAX_JSON_DEPTH``, no repeated key in an object, no ``NaN``/``Infinity``, no
@@ -412,12 +430,28 @@ def json_value(text: str) -> Any:
             inexact.append(value)
         return value
 
+    longs: list[_LongInt] = []
+
+    def parse_int(literal: str) -> Any:
+        value = _parse_int_literal(literal)
+        if isinstance(value, _LongInt):
+            longs.append(value)
+        return value
+
     try:
-        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant, parse_float=parse_float)
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant, parse_float=parse_float,
+                           parse_int=parse_int)
     except json.JSONDecodeError as e:
         raise SerializationError(f"not valid JSON (truncated?): {e.msg} (line {e.lineno}, column {e.colno})") from None
-    except (ValueError, RecursionError) as e:  # an integer literal beyond Python's int/str limit, deep nesting
+    except (ValueError, RecursionError) as e:  # deep nesting
         raise SerializationError(f"not valid JSON: {safe_repr(str(e), 120)}") from None
+    if longs:
+        import sys
+
+        at, long = next((w, x) for x, w in _nodes(value, "") if isinstance(x, _LongInt))
+        raise SerializationError(f"{at or 'the top'}: expected an integer of at most {sys.get_int_max_str_digits()} "
+                                 f"digits (sys.get_int_max_str_digits()), found an integer literal of {long.digits} digits; "
+                                 "symverify writes a number that long as an exact string")
     lone = _lone_surrogate(value, "") if _SURROGATE_ESCAPE.search(text) or not text.isascii() else None
     if lone is not None:
         raise SerializationError(f"not valid Unicode text: a lone surrogate {lone[1]} at {lone[0]}")

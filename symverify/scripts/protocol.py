@@ -797,6 +797,9 @@ def timed() -> Iterator[list[float]]:
         box[0] = time.perf_counter() - start
 
 
+_SHARD = re.compile(r"([0-9]+)/([0-9]+)", re.ASCII)
+"""``--shard K/N`` of :func:`script_main`: two decimal numbers of ASCII digits, nothing around them."""
+
 _INDEX_PART = re.compile(r"([0-9]+)[ \t]*(?:-[ \t]*([0-9]+))?", re.ASCII)
 
 
@@ -915,13 +918,15 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
             ap.error(f"--json {args.json!r}: {where}")
     state = _Selection()
     wanted: list[int] = []
-    if args.shard:
-        try:
-            k, n = (int(x) for x in args.shard.split("/"))
-        except ValueError:
-            ap.error(f"--shard: expected K/N with 0 ≤ K < N, found {args.shard!r}")
+    if args.shard is not None:
+        m = _SHARD.fullmatch(args.shard)
+        try:  # ASCII digits only: int() also read '1_0' as 10, ' 1' as 1 and Arabic-Indic digits
+            k, n = (int(m.group(1)), int(m.group(2))) if m is not None else (-1, 0)
+        except ValueError:  # more digits than int() reads
+            k, n = -1, 0
         if not 0 <= k < n:
-            ap.error(f"--shard: expected K/N with 0 ≤ K < N, found {args.shard!r}")
+            shown = repr(args.shard) if len(args.shard) <= 40 else f"{args.shard[:40]!r}… ({len(args.shard)} characters)"
+            ap.error(f"--shard: expected K/N, two numbers of digits 0-9 with 0 ≤ K < N, found {shown}")
         state = _Selection(chosen=lambda i: i % n == k, tagged=n > 1)
     elif args.cases is not None:
         try:

@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 from symverify._version import __version__
 from symverify.ir import limits
 
-__all__ = ["BUILTIN", "MAX_CASES", "Task", "Processes", "Ran", "execute", "one_line", "ship"]
+__all__ = ["BUILTIN", "MAX_CASES", "Task", "Processes", "Ran", "execute", "one_line", "ship", "own_import_path"]
 
 BUILTIN = "builtin"
 
@@ -217,6 +217,24 @@ def crash_reason(stderr: str, script: str) -> str:
     return f"{Path(path).name}:{number}: {lines[-1].strip()}"
 
 
+def own_import_path(pythonpath: str | None) -> str:
+    """``PYTHONPATH`` for a script's process: the directory this symverify is imported from first,
+    then ``pythonpath``. A child's import path starts with its own directory (the temporary one of
+    ``-m symverify.proofs.NAME``, or a user's script's), then ``PYTHONPATH``, then site-packages: run
+    from a checkout (``python -m symverify prove`` in it, the checkout on the import path as the
+    current directory), the scripts imported another installed symverify, so the run showed the
+    verdicts of other code (other provers, other built-in scripts) as this one's. A symverify
+    installed in site-packages is found there by every process: ``pythonpath`` is kept as it is."""
+    import site
+
+    root = str(Path(__file__).resolve().parents[2])  # .../symverify/scripts/tasks.py → the directory holding symverify
+    sites = [*getattr(site, "getsitepackages", list)(), getattr(site, "getusersitepackages", str)()]
+    if root in {str(Path(d).resolve()) for d in sites if d}:  # installed: every process finds this copy already, and
+        return pythonpath or ""  # site-packages put first would shadow what a user's PYTHONPATH puts before it
+    rest = [p for p in pythonpath.split(os.pathsep) if p != root] if pythonpath else []
+    return os.pathsep.join([root, *rest])
+
+
 class Ran(NamedTuple):
     """How a child process ended (:meth:`Processes.run`): ``code`` is its exit status, None when it
     was killed at its timeout (``timed_out``) or stopped; each output keeps its last
@@ -264,6 +282,7 @@ class Processes:
             # same order, and a script that loops over a set of strings would otherwise see another order in each.
             full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0",
                         **(env or {})}
+            full_env["PYTHONPATH"] = own_import_path(full_env.get("PYTHONPATH"))
             if sys.platform.startswith("linux"):
                 cmd = [sys.executable, "-S", "-c", _REAPER, str(os.getpid()) if guard else "0", *cmd]
             out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()

@@ -2,7 +2,8 @@
 
 :func:`write_report` writes, with no external file, script, stylesheet or font:
 
-* a summary (all ok or not; scripts; instances by verdict; tier; time);
+* a summary (all ok or not; scripts; instances by verdict; tier; time; for one part of a script's
+  run, read from its result file, that only that part ran: :func:`~symverify.viz.run_format.part_title`);
 * the resource plots of :func:`symverify.viz.resources.plot_resources`, embedded as a PNG
   ``data:`` URI (or a note saying why there is none: matplotlib missing, nothing to plot);
 * a table of every script (status, verdict counts, tightest resource against its bound, time,
@@ -31,7 +32,7 @@ from symverify._version import __version__
 from symverify.errors import BackendUnavailableError, UsageError
 from symverify.viz.html import escape, value_text
 from symverify.viz.resources import load_run, numbers
-from symverify.viz.run_format import count_claims, instance_ok, run_ok, script_ok
+from symverify.viz.run_format import PART_NOTE, count_claims, instance_ok, run_ok, script_ok
 
 __all__ = ["write_report", "report_page"]
 
@@ -169,6 +170,8 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
     ok = run_ok(data) and not failing  # as check_run read the file: a summary left out is derived, never assumed
     status = "ok" if ok else "failed"
     tier = "quick tier" if data.get("quick") else "full tier" if "quick" in data else ""
+    # one part of a script's run (--shard, --cases), read from its result file: said in the summary too
+    parts = [str(s.get("name")) for s in scripts if str(s.get("title", "")).startswith(f"[{PART_NOTE}")]
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -181,6 +184,8 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         f"<span class=\"refuted\">{counts.get('refuted', 0)} refuted</span>, "
         f"<span class=\"unknown\">{counts.get('unknown', 0)} unknown</span>, {counts.get('argued', 0)} argued)"
         + (f", {escape(tier)}" if tier else "")
+        + (f", <span class=\"part\">only a part of the run of {escape(', '.join(parts))} (--shard or --cases): "
+           "its other cases did not run</span>" if parts else "")
         + (f", {_e(data.get('seconds'))} s" if isinstance(data.get("seconds"), (int, float)) else "")
         + f". symverify {escape(__version__)}"
         + ".</p>",

@@ -36,7 +36,7 @@ __all__ = ["FORMAT", "VERSION", "STATUSES", "NO_RESULT", "KINDS", "VERDICTS", "R
            "check_result", "check_script", "check_run", "script_over_bound", "instance_ok", "script_ok", "run_ok",
            "COUNTEREXAMPLE_DEPTH", "READ_VERSIONS", "COUNTEREXAMPLE_VALUES", "json_problem",
            "RESULT_FORMAT", "RESULT_VERSION", "RESULT_READ_VERSIONS", "result_version_problem", "check_bounds_stated",
-           "DIGESTS_VERSION", "check_digests_stated"]
+           "DIGESTS_VERSION", "check_digests_stated", "PART_NOTE", "part_title"]
 
 FORMAT = "symverify.proof-run"
 VERSION = 4
@@ -559,13 +559,35 @@ def result_version_problem(data: Mapping[str, Any], *, required: bool) -> str:
     return ""
 
 
+PART_NOTE = "a part of the script, not its whole run"
+"""What the title of a script read from one part's result file (``--shard K/N``, ``--cases``) says
+(:func:`part_title`), so that a page or plot of it never reads as the whole script's result."""
+
+
+def part_title(title: str, instances: Iterable[Mapping[str, Any]], met: Any) -> str:
+    """``title`` of a script whose result file is one part of its run (``--shard K/N`` or
+    ``--cases``: its instances are tagged with their ``case``, and it says how many ``cases`` it
+    met), marked as such, first (a page that cuts a long title keeps the mark): ``"[a part of the
+    script, not its whole run (--shard or --cases): instances of cases 1, 5, of 6 cases in all]
+    TITLE"``. Only that part's cases ran, so its instances being ok says nothing of the others."""
+    ran = sorted({i["case"] for i in instances if _is_int(i.get("case"), 0)})
+    shown = ", ".join(map(str, ran[:10])) + (f", … ({len(ran)} cases)" if len(ran) > 10 else "")
+    made = f"instances of case{'s' if len(ran) != 1 else ''} {shown}" if ran else "no case made an instance"
+    total = f", of {met} cases in all" if _is_int(met, 0) else ""
+    mark = f"[{PART_NOTE} (--shard or --cases): {made}{total}]"
+    return f"{mark} {title}" if title else mark
+
+
 def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, Any]:
     """``data`` as a run in the ``symverify.proof-run`` form, checked as docs/formats.md § Proof run
     says its readers check it: a run (``{"scripts": [...]}``; a file must say its ``format`` and
     ``version``, a dict built in memory need not), or one script's result (``{"instances": [...]}``,
     from ``python -m symverify.proofs.NAME --json``) wrapped as a run of one script; its ``format``
     and ``version``, where written, are :data:`RESULT_FORMAT` and one of :data:`RESULT_READ_VERSIONS`
-    (:func:`result_version_problem`; a file with neither was written before them).
+    (:func:`result_version_problem`; a file with neither was written before them). One part of a
+    script's run (``--shard K/N``, ``--cases``: it says how many ``cases`` it met, its instances
+    their ``case``) is read with its title marked as such (:func:`part_title`): its instances
+    being ok is not the script's result.
 
     Raises:
         SerializationError: the document is neither form, or a field is refused (:func:`check_script`).
@@ -618,7 +640,10 @@ def check_run(data: Any, where: str, *, from_file: bool = False) -> dict[str, An
             check_digests_stated(data["instances"], where, result_file=True)
         ok = data.get("ok") is True
         untagged = [{k: v for k, v in inst.items() if k not in ("case", "before")} for inst in data["instances"]]
-        script = {"name": str(data.get("name", "script")), "title": str(data.get("title", "")),
+        title = str(data.get("title", ""))
+        if "cases" in data or any("case" in i or "before" in i for i in data["instances"]):
+            title = part_title(title, data["instances"], data.get("cases"))
+        script = {"name": str(data.get("name", "script")), "title": title,
                   "status": "ok" if ok else "failed", "ok": ok, "error": "",
                   "result": {**{k: v for k, v in data.items() if k not in ("cases", "format", "version")},
                              "instances": untagged}}
