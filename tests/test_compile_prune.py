@@ -15,7 +15,7 @@ from symverify.kernel.provers.compositional import check_certificate
 from symverify.kernel.semantics.evaluate import embed, eval_layer
 from symverify.kernel.semantics.poly import PolyRing
 from symverify.kernel.verification import verify
-from symverify.library import determinant, poly_mult
+from symverify.library import determinant, poly_mult, retnet
 from symverify.testing import circuits
 
 
@@ -64,3 +64,59 @@ def test_every_remaining_weight_of_a_compiled_model_matters(circuit):
             for cell in grid.nonzero():
                 report = verify(circuit, _bump(model, li, name, cell), method="randomized", backend="python")
                 assert report.refuted, f"layer {li} {name}{cell}: {report}"
+
+
+def _counting_prune_layer(monkeypatch):
+    import symverify.compiler.prune as prune_mod
+
+    calls = []
+    real = prune_mod.prune_layer
+
+    def counted(layer, sup):
+        calls.append(layer)
+        return real(layer, sup)
+
+    monkeypatch.setattr(prune_mod, "prune_layer", counted)
+    return calls
+
+
+@given(c=circuits(max_gates=8))
+def test_the_notes_of_the_emitter_change_no_pruned_model(c):
+    """The whole-model pass with the kaleidoscope emitter's notes gives the model pruning from scratch gives."""
+    import symverify.compiler.prune as prune_mod
+
+    out = compile_kaleidoscope(c)
+    fast = prune_structural_zeros(out.model, out.certificate)
+    prune_mod._NOTED.clear()
+    assert prune_structural_zeros(out.model, out.certificate) == fast
+
+
+@pytest.mark.parametrize("circuit", [determinant(2), poly_mult(2), retnet(2, 2)], ids=lambda c: c.name)
+def test_the_kaleidoscope_emitter_notes_what_it_pruned(circuit):
+    """Every layer of these kaleidoscope models was pruned by the emitter on the support the
+    whole-model pass reaches it with: the pass keeps each as it is, pruning none again."""
+    import symverify.compiler.prune as prune_mod
+
+    out = compile_kaleidoscope(circuit)
+    assert set(prune_mod._NOTED.get(out.model) or ()) == set(range(len(out.model.layers)))
+    with pytest.MonkeyPatch.context() as mp:
+        calls = _counting_prune_layer(mp)
+        assert prune_structural_zeros(out.model, out.certificate) == out.model
+    assert calls == []
+
+
+def test_a_note_is_used_only_for_its_layer_and_support(monkeypatch):
+    """A note about another layer object, or about another support, is ignored: the layer is pruned."""
+    from symverify.compiler.prune import note_pruned
+
+    layer = Layer.make(2, 2, W=Grid.from_cells(2, 2, {(0, 0): 1, (1, 0): 5}), b2=Grid.from_cells(2, 2, {(0, 0): 1}))
+    model = Model(2, 1, 2, 2, (layer,))
+    full = (frozenset({0, 1}), frozenset({0, 1}))
+    calls = _counting_prune_layer(monkeypatch)
+    note_pruned(model, {0: (layer, full, full)})  # the pass reaches it with column 1 empty: not this support
+    assert prune_structural_zeros(model).layers[0].W.nonzero() == {(0, 0): 1} and len(calls) == 1
+    other = Layer.make(2, 2, W=Grid.from_cells(2, 2, {(0, 0): 1}))
+    note_pruned(model, {0: (other, (frozenset({0, 1}), frozenset()), full)})  # another layer object
+    assert prune_structural_zeros(model).layers[0].W.nonzero() == {(0, 0): 1} and len(calls) == 2
+    note_pruned(model, {0: (layer, (frozenset({0, 1}), frozenset()), full)})  # this layer on this support: kept as noted
+    assert prune_structural_zeros(model).layers[0] is layer and len(calls) == 2

@@ -10,6 +10,7 @@ import pytest
 from symverify.kernel.ir.analysis import _STATS, stats
 from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.parametric import concrete
+from symverify.kernel.parametric.expr import VIf, ite
 from symverify.parametric import Gadget, Param, ParametricError, PLayer, inp, instantiate, lt, pred, tap, var, where
 
 i, q, N = var("i"), var("q"), var("N")
@@ -54,6 +55,51 @@ def test_cut_points_are_kept_per_size() -> None:
         got = instantiate(_CG, {"N": n})
         assert got == fresh[n]
         assert [got[0].b1.get(r, c) for r in range(n) for c in range(2)] == [1 if r < n - 2 else 2 for r in range(n) for _ in range(2)]
+
+
+def _counting_cuts(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    calls: list[object] = []
+    real = concrete._cuts_v
+
+    def counted(v, var_, env):  # type: ignore[no-untyped-def]
+        if isinstance(v, VIf):  # the biases' own expressions, not the recursion into their parts
+            calls.append(v)
+        return real(v, var_, env)
+
+    monkeypatch.setattr(concrete, "_cuts_v", counted)
+    return calls
+
+
+def test_cut_points_of_a_predicate_condition_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A predicate used as a condition is never read by the cut points (they are unknown there,
+    whatever the placement): they are computed once per size and variable, and every placement
+    still gives the layers of a fresh evaluation."""
+    concrete._CUTS.clear()
+    concrete._PRED_FREE.clear()
+    calls = _counting_cuts(monkeypatch)
+    placements = [{(0, 0)}, {(3, 1), (1, 0)}, set()]
+    got = [instantiate(_PG, {"N": 4}, placement={"V": p}) for p in placements]
+    assert len(calls) == 2  # b1's cut points in i and q, once; b2 (a number) has none to find
+    for p, layers in zip(placements, got):
+        want = [1 if (r, c) in p or r < 2 else 2 for r in range(4) for c in range(2)]
+        assert [layers[0].b1.get(r, c) for r in range(4) for c in range(2)] == want
+
+
+# b1 is 1 on the rows below ite(V(0, 0), 1, 3), else 2: the cut point is read off the placement
+_RG = Gadget("r", (Param("N", 4, 64),), N, 2, (PLayer(b1=where(lt(i, ite(pred("V", 0, 0), 1, 3)), 1, 2), h=(tap(0),)),),
+             inp(i, q))
+
+
+def test_cut_points_reading_a_predicate_are_computed_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A comparison whose operand reads a predicate has cut points the placement decides: they
+    are computed at every instantiation, never taken from another placement's."""
+    concrete._CUTS.clear()
+    concrete._PRED_FREE.clear()
+    calls = _counting_cuts(monkeypatch)
+    for placed, cut in (({(0, 0)}, 1), (set(), 3), ({(0, 0)}, 1)):
+        (layer,) = instantiate(_RG, {"N": 4}, placement={"V": placed})
+        assert [layer.b1.get(r, 0) for r in range(4)] == [1 if r < cut else 2 for r in range(4)]
+    assert len(calls) == 6
 
 
 def test_stats_are_kept_per_circuit_object() -> None:

@@ -134,3 +134,29 @@ def test_rows_layers_come_from_the_definitions_where_expressible():
     for h, n, is_two in ((lag0, 3, False), (two, 6, True)):
         assert remember_rows(n, 2, 2, 1, h, F).layers == _ref_rows(n, 2, 2, 1, h, F, (0, 1))
         assert remember_rows(n, 2, 2, 1, h, F).depth == (2 if is_two else 1)
+
+
+def test_each_remember_form_instantiates_the_one_shared_definition(monkeypatch):
+    """Every form instantiates the definition built once (symverify.parametric.definitions), never
+    a fresh copy per layer; the layers are the hand-written ones all the same."""
+    from symverify.kernel.parametric import concrete
+    from symverify.parametric import definitions
+
+    seen = []
+    real = concrete.instantiate
+
+    def spy(g, *args, **kwargs):
+        seen.append(g)
+        return real(g, *args, **kwargs)
+
+    monkeypatch.setattr(concrete, "instantiate", spy)
+    F = ConstF(Grid.symbolic("F", 2, 2))
+    lag0 = Grid.from_cells(2, 2, {(0, 0): sym("g"), (0, 1): 2})
+    two = Grid.from_cells(2, 2, {(0, 0): sym("u"), (1, 1): sym("v")})
+    e0 = Grid.from_cells(1, 2, {(0, 0): 1, (0, 1): 1})
+    for _ in range(2):
+        assert remember_rows(3, 2, 2, 1, lag0, F).layers == _ref_rows(3, 2, 2, 1, lag0, F, (0, 1))
+        assert remember_rows(6, 2, 2, 1, two, F).layers == _ref_rows(6, 2, 2, 1, two, F, (0, 1))
+        assert remember_channels(1, 5, 2, 1, e0, ChannelF((3, 4))).layers == _ref_channels(1, 5, 2, 1, e0, ChannelF((3, 4)), 1)
+    shared = [definitions.remember_rows(), definitions.remember_rows_two(), definitions.remember_channels()]
+    assert len(seen) == 6 and all(g is shared[k % 3] for k, g in enumerate(seen))

@@ -88,7 +88,7 @@ from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.scalar import Scalar, as_index, is_zero
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.parametric.bulk import CellSet
-from symverify.kernel.semantics.support import prune_layer, support_of_cells
+from symverify.kernel.semantics.support import Support, prune_layer, support_of_cells
 
 __all__ = [
     "Axis",
@@ -393,6 +393,9 @@ class GadgetEmitter:
     layers: list[Layer] = field(default_factory=list)
     boundaries: list[Boundary] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: {"sequence": 0, "channel": 0, "diagonal": 0, "sum": 0, "gather": 0})
+    pruned_at: dict[int, tuple[Layer, Support, Support]] = field(default_factory=dict)
+    """Per absolute layer index, what :meth:`pruned` made there: the layer, the support it was pruned
+    on and the support it leaves (:func:`symverify.compiler.prune.note_pruned`)."""
 
     @property
     def position(self) -> int:
@@ -416,12 +419,15 @@ class GadgetEmitter:
     def pruned(self, layers: Sequence[Layer]) -> tuple[Layer, ...]:
         """``layers`` without weights that only multiply structural zeros, starting from the
         current state's nonzero cells (:func:`symverify.kernel.semantics.support.prune_layer`, each layer
-        on the support the previous one leaves)."""
+        on the support the previous one leaves). The caller appends them next: each is recorded in
+        :attr:`pruned_at` at the index it will have."""
         sup = support_of_cells(self.state.cells, self.lay.width)
-        out = []
+        out: list[Layer] = []
         for layer in layers:
-            new, sup = prune_layer(layer, sup)
+            new, after = prune_layer(layer, sup)
+            self.pruned_at[self.position + len(out)] = (new, sup, after)
             out.append(new)
+            sup = after
         return tuple(out)
 
     def close(self, offset: Mapping[int, Scalar], label: str, *, boundary: bool = True) -> None:

@@ -15,17 +15,41 @@ structurally zero factor (:func:`~symverify.kernel.semantics.support.prune_layer
 Every dropped term is ``0 · x`` or ``x · 0`` at every cell for every input, so every cell of
 every layer keeps its value: the model computes the same function and a stage certificate that
 held before still holds. The pass only removes parameters that no perturbation could expose.
+
+A compiler that already pruned some layers while emitting them (the gadget emitter of
+:mod:`symverify.compiler.butterfly_to_baseconv`) notes, per layer, the support it pruned that very
+layer object on and the support it left (:func:`note_pruned`); where the pass reaches such a layer
+with exactly that support, it keeps the layer and takes the noted output support instead of
+pruning it again. That is what pruning again would give: :func:`~symverify.kernel.semantics.support.prune_layer`
+is idempotent on one support (every weight it keeps still meets a row where both branches may be
+nonzero, and those rows are the same for the pruned layer), and the output support it returns
+is the same for the layer before and after pruning.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
-from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Certificate
-from symverify.kernel.semantics.support import prune_layer, support_of_cells
+from symverify.kernel.ir.memo import IdentityMemo
+from symverify.kernel.semantics.support import Support, prune_layer, support_of_cells
 
-__all__ = ["prune_structural_zeros"]
+__all__ = ["prune_structural_zeros", "note_pruned", "Pruned"]
+
+Pruned = Mapping[int, tuple[Layer, Support, Support]]
+"""Per layer index: the layer object as pruned, the support it was pruned on and the support it leaves."""
+
+_NOTED: IdentityMemo[Pruned] = IdentityMemo(8)
+
+
+def note_pruned(model: Model, pruned: Pruned) -> None:
+    """Note that layer ``li`` of ``model`` is ``pruned[li][0]``, the output of
+    :func:`~symverify.kernel.semantics.support.prune_layer` on the support ``pruned[li][1]``, which
+    leaves the support ``pruned[li][2]`` (module docstring); kept for the last few models, found by
+    identity. A note whose layer is not the model's layer at that index is never used."""
+    _NOTED.put(model, dict(pruned))
 
 
 def prune_structural_zeros(model: Model, certificate: Certificate | None = None) -> Model:
@@ -42,6 +66,7 @@ def prune_structural_zeros(model: Model, certificate: Certificate | None = None)
     >>> prune_structural_zeros(Model(2, 1, 2, 2, (dead,))).layers[0].W.nonzero_count()  # column 1 is 0
     0
     """
+    noted = _NOTED.get(model) or {}
     listed: dict[int, list[tuple[int, int]]] = {}
     for b in certificate.boundaries if certificate is not None else ():
         listed.setdefault(b.layer, []).extend((c.row, c.col) for c in b.cells)
@@ -52,6 +77,11 @@ def prune_structural_zeros(model: Model, certificate: Certificate | None = None)
         if li in listed:
             extra = support_of_cells(listed[li], model.inner_d)
             sup = tuple(a | b for a, b in zip(sup, extra))
+        note = noted.get(li)
+        if note is not None and note[0] is layer and note[1] == sup:  # pruned on this very support already
+            layers.append(layer)
+            sup = note[2]
+            continue
         new, sup = prune_layer(layer, sup)
         layers.append(new)
     return replace(model, layers=tuple(layers))

@@ -79,11 +79,14 @@ def _check_f(f: object, shape: tuple[int, int], x_cols: Sequence[int], inner_d: 
 
 def _instantiated(gadget: str, params: dict[str, int], fams: dict[str, Callable[..., Scalar]]) -> tuple[Layer, ...]:
     """The library definition ``gadget`` at ``params`` and families ``fams``, every grid stored cell by
-    cell (:meth:`Grid.from_cells` of its nonzero cells, the storage of the hand-written bodies)."""
+    cell (:meth:`Grid.from_cells` of its nonzero cells, the storage of the hand-written bodies).
+    The definition is the one built once and shared (:mod:`symverify.parametric.definitions`): a
+    gadget is immutable, and building it again for every layer cost the checks of its construction
+    each time and the concrete interpretation's memos, found by the expressions' identity."""
     from symverify.kernel.parametric.concrete import instantiate
-    from symverify.parametric import library
+    from symverify.parametric import definitions
 
-    layers = instantiate(getattr(library, gadget)(), params, fams)
+    layers = instantiate(getattr(definitions, gadget)(), params, fams)
     out = []
     for layer in layers:
         W, b1, h, b2 = (Grid.from_cells(g.rows, g.cols, g.nonzero()) for _, g in layer.grids())

@@ -11,7 +11,8 @@ from functools import cache
 from symverify.kernel.parametric.gadget import Gadget
 from symverify.parametric import library
 
-__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "mul_stage", "gather", "scatter", "factor_sequence", "factor_channel", "block_scale"]
+__all__ = ["shift_down", "shift_up", "cyclic_shift", "running_add", "mul_stage", "gather", "scatter", "factor_sequence", "factor_channel", "block_scale",
+           "remember_rows", "remember_rows_two", "remember_channels"]
 
 
 @cache
@@ -62,3 +63,18 @@ def factor_channel() -> Gadget:
 @cache
 def block_scale() -> Gadget:
     return library.block_scale()
+
+
+@cache
+def remember_rows() -> Gadget:
+    return library.remember_rows()
+
+
+@cache
+def remember_rows_two() -> Gadget:
+    return library.remember_rows_two()
+
+
+@cache
+def remember_channels() -> Gadget:
+    return library.remember_channels()

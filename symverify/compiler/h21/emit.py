@@ -15,6 +15,7 @@ from symverify.compiler.butterfly_to_baseconv import GadgetEmitter, _stored, inp
 from symverify.compiler.h21.planner import Prepared, prepare
 from symverify.compiler.h21.stages import StagePlan
 from symverify.compiler.layout import CellState, Layout, gate_support, mention, state_boundary
+from symverify.compiler.prune import note_pruned
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
@@ -195,4 +196,5 @@ def build_model(c: Circuit, name: str = "", prepared: Prepared | None = None) ->
     if last.layer != len(model.layers):
         raise AssertionError("internal: the last boundary is not at the last layer")
     cert = Certificate(tuple(bounds), (("method", "kaleidoscope"), ("theorem", "Theorem H.21")))
+    note_pruned(model, em.pruned_at)  # compile's whole-model pruning pass then skips the layers pruned here
     return Build(model, cert, lay, records, counts, pre.live_width)

@@ -294,21 +294,42 @@ def _intervals(cuts: AbstractSet[int] | None, size: int) -> list[tuple[int, int]
     return list(itertools.pairwise(pts))
 
 
-_CUTS: IdentityMemo[tuple[frozenset[int] | None]] = IdentityMemo(512)
+_CUTS: IdentityMemo[tuple[frozenset[int] | None]] = IdentityMemo(4096)
+"""Room for the (expression, variable, sizes) of a compile: ``thm_h21_general``'s kaleidoscope compiles use 2 560."""
 
 
 def _cut_points(v: Value, var: str, env: Mapping[str, int]) -> frozenset[int] | None:
-    """:func:`_cuts_v`, kept for the last few (expression, variable, parameter values) when the
-    expression reads no predicate: it is then a pure function of them (expressions are immutable;
-    one reading a predicate depends on the placement too, and is computed each time), and a compiler instantiates the same few shared
-    definitions at the same sizes once per gadget it emits."""
+    """:func:`_cuts_v`, kept for the last few (expression, variable, parameter values) when
+    computing it reads no predicate (:func:`_cuts_read_no_predicate`): it is then a pure function of
+    them (expressions are immutable; one reading a predicate depends on the placement too, and is
+    computed each time), and a compiler instantiates the same few shared definitions at the same
+    sizes once per gadget it emits."""
     def compute() -> tuple[frozenset[int] | None]:
         cuts = _cuts_v(v, var, env)
         return (None if cuts is None else frozenset(cuts),)
 
-    if _PRED_FREE(v, lambda: not _pred_names(v)):
+    if _PRED_FREE(v, lambda: _cuts_read_no_predicate(v)):
         return _CUTS(v, compute, key=(var, tuple(sorted(env.items()))))[0]
     return compute()[0]  # a cut point may read a predicate (``eq(i, ite(P(0, 0), 1, 2))``): the placement decides it
+
+
+def _cuts_read_no_predicate(v: Value) -> bool:
+    """Whether :func:`_cuts_v` of ``v`` reads no predicate, whatever the variable and parameters:
+    it evaluates nothing but the operands of comparisons (``y.eval(env)`` in :func:`_cuts_c`), and
+    so reads a predicate only through a comparison whose operand holds one (an ``ite`` on it). A
+    predicate used as a condition is never read there: :func:`_cuts_c` answers None for it (cut
+    points unknown) from its form alone. So: no comparison in ``v`` has an operand naming a
+    predicate (walked without recursion, as :func:`_pred_names`)."""
+    todo: list[object] = [v]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, tuple):
+            todo.extend(x)
+        elif dataclasses.is_dataclass(x):
+            if isinstance(x, Cmp) and _pred_names((x.a, x.b)):
+                return False
+            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
+    return True
 
 
 _PRED_FREE: IdentityMemo[bool] = IdentityMemo(512)
