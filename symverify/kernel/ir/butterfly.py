@@ -311,12 +311,25 @@ class ButterflyFactor:
         return ButterflyFactor(self.size, s, *new)
 
     def lift(self, size: int) -> ButterflyFactor:
-        """``diag(F, I)`` at a larger power-of-two ``size`` (same stride; docs/kaleidoscope.md §1.6)."""
+        """``diag(F, I)`` at a larger power-of-two ``size`` (same stride; docs/kaleidoscope.md §1.6).
+
+        Built without the constructor's scan of the diagonals, which holds here by construction: the
+        new size is checked (a power of two ≥ this one, within the limit), the stride is this
+        factor's (a power of two ≤ ``self.size/2 ≤ size/2``), each diagonal is this factor's (plain
+        tuples of canonical scalars, checked when it was made) followed by the plain ints 1 or 0 of
+        the identity, ``size/2`` entries in all, and ``all_int`` is this factor's (the padding is all
+        ``int``). The result equals ``ButterflyFactor(size, stride, d1 + ones, …)`` field for field,
+        ``all_int`` included (tests/test_butterfly_lift.py); a lift is made for every factor of a
+        kaleidoscope brought to a common size, millions of entries rescanned for nothing."""
         size = plain_index(size)  # type: ignore[assignment]
         _check_size(size, f"lifting a butterfly factor of size {self.size}", self.size)
         extra = (size - self.size) // 2
         one, zero = (1,) * extra, (0,) * extra
-        return ButterflyFactor(size, self.stride, self.d1 + one, self.d2 + zero, self.d3 + zero, self.d4 + one)
+        out = object.__new__(ButterflyFactor)
+        for name, value in (("size", size), ("stride", self.stride), ("d1", self.d1 + one), ("d2", self.d2 + zero),
+                            ("d3", self.d3 + zero), ("d4", self.d4 + one), ("all_int", self.all_int), ("_plan_cache", None)):
+            object.__setattr__(out, name, value)
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -632,6 +632,27 @@ def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[A
     return f"{r} ({s.reason_unknown()})"
 
 
+def _witnessed(z3: Any, solver: Callable[[], Any], base: list[Any], extra: list[Any], care: Any, entry: Any) -> set[str]:
+    """The existence checks of :func:`_decide` that one z3 model answers. ``given`` = ``base`` (the
+    ranges and ``where``, which ``solver()`` asserts) ∧ ``extra`` (the cell's bounds and, with
+    predicates, the instances of ``assume``); ``given ∧ care ∧ entry`` is asked once. Where z3 gives a
+    model ``m`` that **satisfies** it (evaluated on ``m`` with ``model_completion``: a witness checked,
+    not taken on trust), ``m`` satisfies ``given`` (a placement exists), ``given ∧ care`` (a care cell
+    exists) and ``given ∧ entry`` (an entry cell exists): ``{"care", "entry"}``, the checks whose
+    queries are sat, which are not asked again. Each check states the same as before. Anything else
+    (unsat, unknown, a model that does not satisfy the formula) answers nothing (the empty set):
+    every check then runs its own query, with its own verdict and message. This saves two z3 queries
+    per gadget with predicates and one per gadget with an ``entry`` (about 0.2 s each on the H.16
+    factor gadgets)."""
+    s = solver()
+    s.add(*extra, care, entry)
+    if s.check() != z3.sat:
+        return set()
+    if not z3.is_true(s.model().eval(z3.And(*base, *extra, care, entry), model_completion=True)):
+        return set()
+    return {"care", "entry"}
+
+
 def _subterms(z3: Any, e: Any) -> Iterator[Any]:
     """Every subterm of the z3 term ``e``, each once."""
     seen: set[int] = set()
@@ -1172,7 +1193,11 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
         checks.append((ok_assume, f"assume {g.assume}"))
         if enc.unfit and not last:  # a literal does not fit this width: its queries would read it as 0
             continue
-        if has_preds:
+        # the existence checks (a placement, a care cell, an entry cell) answered by one model where it can
+        known = _witnessed(z3, solver, base, [*cell, *hyp], care, enc.cond(g.entry)[0]) if has_preds else set()
+        asked = 1 if has_preds else 0
+        if has_preds and "care" not in known:
+            asked += 1
             s = solver()
             s.add(*cell, *hyp)
             if s.check() == z3.unsat:
@@ -1208,9 +1233,18 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             return seal_outcome(ForallResult(g.name, exact_comparison(None), shown, detail=f"vacuity check of the assumptions: z3 {nowhere}",
                                 seconds=time.perf_counter() - t0))
     # a statement about no parameter value or no cell is vacuous: refused, never "proved for all"
-    def vacuous(extra: Any, check: str, refusal: str) -> ForallResult | None:
+    if not has_preds:  # the model of the care check may show an entry cell too
+        known = _witnessed(z3, solver, base, cell, care, enc.cond(g.entry)[0])
+        asked += 1
+
+    def vacuous(extra: Any, check: str, refusal: str, name: str) -> ForallResult | None:
         """Refuse the statement (``refusal``) when no cell with ``extra`` exists under the instances of
-        ``assume``; an unknown verdict when z3 cannot tell; None when one exists."""
+        ``assume``; an unknown verdict when z3 cannot tell; None when one exists (``name`` in
+        ``known``: a model of the query is in hand, :func:`_witnessed`)."""
+        nonlocal asked
+        if name in known:
+            return None
+        asked += 1
         s = solver()
         s.add(*cell, *hyp, extra)
         r = s.check()
@@ -1223,10 +1257,10 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
 
     # with the instances of assume: no placement it allows may make care hold
     empty = vacuous(care, "vacuity check", f"no parameter value in {shown} and no cell with care {g.care} exist "
-                    "(empty ranges, a condition never true, or care only where assume forbids)")
+                    "(empty ranges, a condition never true, or care only where assume forbids)", "care")
     if empty is None and str(g.entry) != "true":  # an entry true at no cell of any size: a statement about the zero input only
         empty = vacuous(enc.cond(g.entry)[0], "vacuity check of the entry", f"its entry {g.entry} holds at no cell at any "
-                        f"parameter value in {shown} (no input cell may be nonzero: a statement about the zero input only)")
+                        f"parameter value in {shown} (no input cell may be nonzero: a statement about the zero input only)", "entry")
     if empty is not None:
         return empty
     # the identity
@@ -1271,7 +1305,8 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
     key_sorted = [enc.le(key[k][0], key[k + 1][0]) for k in range(deg - 1)]
     if enc.unfit:  # never: the definedness checks encoded every literal, and the width holds every tag
         raise ProverError(f"∀-prover: a constant of {g.name} does not fit the {enc.width}-bit encoding")
-    stats: dict[str, Any] = {"encoding": ("int" if kind is _IntEnc else f"bv{width}") + ("" if fast else "-urem"), "terms": len(terms), "degree": deg, "spec_terms": len(spec), "output_terms": len(out), "timings": timings}
+    stats: dict[str, Any] = {"encoding": ("int" if kind is _IntEnc else f"bv{width}") + ("" if fast else "-urem"), "terms": len(terms), "degree": deg, "spec_terms": len(spec), "output_terms": len(out), "timings": timings,
+                             "existence_queries": asked}
     def within(rows: int, cols: int) -> list[Any]:
         return [enc.le(nn, enc.const(rows)), enc.le(dd, enc.const(cols))]
 
