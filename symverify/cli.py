@@ -450,7 +450,10 @@ def _distinct(*outputs: tuple[str, str | None]) -> None:
 def _write(path: str, text: str, what: str) -> None:
     """Write ``text`` to ``path`` whole or not at all: a temporary file in the same directory,
     then renamed over ``path``, so an interruption (a second Ctrl-C, SIGTERM, a full disk) never
-    leaves a truncated file where a complete one is expected. A failure names the flag."""
+    leaves a truncated file where a complete one is expected. A failure names the flag.
+
+    The temporary file is made new (``O_EXCL``, under a name of its own: a file or a link planted
+    under that name is never written through)."""
     from symverify.errors import UsageError
 
     p = Path(path)
@@ -462,15 +465,45 @@ def _write(path: str, text: str, what: str) -> None:
         return
     if p.is_symlink():  # replace the file it points to, not the link
         p = p.resolve()
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    tmp: Path | None = None
     try:
-        tmp.write_text(text, encoding="utf-8")
+        fd, tmp = _new_temporary(p)
+        try:
+            _write_all(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
         os.replace(tmp, p)
+        tmp = None
     except OSError as e:
         raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
     finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _new_temporary(p: Path) -> tuple[int, Path]:
+    """A new file beside ``p`` (``.NAME.PID.RANDOM.tmp``, NAME cut to 100 characters so the name stays
+    within the file system's limit) opened for writing: created with ``O_EXCL``, so an existing file
+    or link of that name is never opened (another name is drawn); mode ``0o666`` less the umask."""
+    import secrets
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for tries in range(100, 0, -1):
+        tmp = p.with_name(f".{p.name[:100]}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            if tries == 1:  # a hundred names drawn, each taken: said as the error it is
+                raise
+    raise AssertionError("unreachable")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to the file descriptor ``fd`` (``os.write`` may write part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | None = None) -> Any:

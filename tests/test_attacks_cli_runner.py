@@ -264,13 +264,15 @@ def test_compile_writes_its_files_whole_or_not_at_all(tmp_path: Path, capsys, mo
     model, cert = tmp_path / "m.json", tmp_path / "k.json"
     model.write_text("the previous model", encoding="utf-8")
     cert.write_text("the previous certificate", encoding="utf-8")
-    real = Path.write_text
+    import os
 
-    def full_disk(self: Path, text: str, *args, **kwargs) -> int:
-        real(self, text[:10], *args, **kwargs)
+    from symverify import cli
+
+    def full_disk(fd: int, data: bytes) -> None:
+        os.write(fd, data[:10])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_text", full_disk)
+    monkeypatch.setattr(cli, "_write_all", full_disk)
     code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model), "--certificate", str(cert))
     monkeypatch.undo()
     assert code == 3 and "No space left on device" in err, err
@@ -421,3 +423,42 @@ def test_prove_with_closed_standard_streams(tmp_path: Path, capsys, monkeypatch)
         assert code == 0, capsys.readouterr()
         assert ET.parse(junit).getroot().get("tests") == "1"
         junit.unlink()
+
+
+# ---- the atomic writes of compile -o, --certificate, report -o, prove --json/--golden made their
+# temporary file under a name known in advance (.NAME.PID.tmp), opened through whatever was there: a
+# link planted under that name had the file it names overwritten -------------------------------------
+def test_an_output_is_never_written_through_a_file_planted_at_its_temporary_name(tmp_path: Path, capsys,
+                                                                                monkeypatch) -> None:
+    import os
+    import secrets
+
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not to be touched", encoding="utf-8")
+    drawn = iter(["0000", "0000", "0001"])
+    monkeypatch.setattr(secrets, "token_hex", lambda n=None: next(drawn))
+    for name in (f".m.json.{os.getpid()}.tmp", f".m.json.{os.getpid()}.0000.tmp"):
+        (tmp_path / name).symlink_to(victim)
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(tmp_path / "m.json"))
+    assert code == 0, err
+    assert victim.read_text(encoding="utf-8") == "not to be touched"
+    assert isinstance(sv.load_file(str(tmp_path / "m.json")), sv.Model) and not (tmp_path / "m.json").is_symlink()
+    assert not (tmp_path / f".m.json.{os.getpid()}.0001.tmp").exists()
+
+
+def test_an_output_whose_name_is_near_the_file_system_limit_is_written(tmp_path: Path, capsys) -> None:
+    """The temporary name added 12 or more characters to the output's: a name of 250 characters,
+    which the file system takes, was "cannot write there (File name too long)"."""
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    model = tmp_path / ("m" * 245 + ".json")
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model))
+    assert code == 0, err
+    assert isinstance(sv.load_file(str(model)), sv.Model)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", model.name]
