@@ -453,7 +453,8 @@ def _write(path: str, text: str, what: str) -> None:
     leaves a truncated file where a complete one is expected. A failure names the flag.
 
     The temporary file is made new (``O_EXCL``, under a name of its own: a file or a link planted
-    under that name is never written through)."""
+    under that name is never written through), with the permission bits of the file it replaces
+    (a private ``chmod 600`` file stays private), or those the umask gives a new file."""
     from symverify.errors import UsageError
 
     p = Path(path)
@@ -467,8 +468,11 @@ def _write(path: str, text: str, what: str) -> None:
         p = p.resolve()
     tmp: Path | None = None
     try:
+        mode = os.stat(p).st_mode & 0o7777 if p.exists() else None
         fd, tmp = _new_temporary(p)
         try:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
             _write_all(fd, text.encode("utf-8"))
         finally:
             os.close(fd)

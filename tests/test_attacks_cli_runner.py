@@ -462,3 +462,28 @@ def test_an_output_whose_name_is_near_the_file_system_limit_is_written(tmp_path:
     assert code == 0, err
     assert isinstance(sv.load_file(str(model)), sv.Model)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", model.name]
+
+
+# ---- the file an atomic write renamed over the output took the umask's mode, not the replaced file's:
+# a private (chmod 600) model, certificate or run file became readable by every user -----------------
+def test_an_output_keeps_the_permissions_of_the_file_it_replaces(tmp_path: Path, capsys) -> None:
+    import os
+    import stat
+
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    model, cert = tmp_path / "m.json", tmp_path / "k.json"
+    old = os.umask(0o022)
+    try:
+        model.write_text("the previous model", encoding="utf-8")
+        model.chmod(0o600)
+        code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model), "--certificate", str(cert))
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    assert isinstance(sv.load_file(str(model)), sv.Model)
+    assert stat.S_IMODE(model.stat().st_mode) == 0o600  # replaced, and as private as before
+    assert stat.S_IMODE(cert.stat().st_mode) == 0o644  # a new file: 0o666 less the umask
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "k.json", "m.json"]
