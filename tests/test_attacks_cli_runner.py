@@ -289,8 +289,10 @@ WHICH_SCRIPT = (
     "import symverify\n"
     "from symverify.scripts.protocol import Instance, ProofResult, script_main\n"
     "TITLE = 'which symverify'\n"
+    "from pathlib import Path\n"
     "def run(quick):\n"
-    "    return ProofResult('which', TITLE, [Instance.computed(symverify.__file__, True, 'an import', 'exact')])\n"
+    "    found = str(Path(symverify.__file__).resolve())  # the file, whatever link led to it\n"
+    "    return ProofResult('which', TITLE, [Instance.computed(found, True, 'an import', 'exact')])\n"
     "if __name__ == '__main__':\n"
     "    raise SystemExit(script_main(run))\n"
 )
@@ -487,3 +489,70 @@ def test_an_output_keeps_the_permissions_of_the_file_it_replaces(tmp_path: Path,
     assert stat.S_IMODE(model.stat().st_mode) == 0o600  # replaced, and as private as before
     assert stat.S_IMODE(cert.stat().st_mode) == 0o644  # a new file: 0o666 less the umask
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "k.json", "m.json"]
+
+
+# ---- the script processes had the checkout holding symverify first on their import path, so its other
+# top-level names (proofs, tests, examples, setup) shadowed a user's modules of those names: a script
+# importing its project's own `proofs` package (on PYTHONPATH) got the checkout's and crashed ---------
+USES_ITS_PROJECT = (
+    "from proofs.common import VALUE\n"
+    "from symverify.scripts.protocol import Instance, ProofResult, script_main\n"
+    "TITLE = 'a script of a project'\n"
+    "def run(quick):\n"
+    "    return ProofResult('uses', TITLE, [Instance.computed(VALUE, True, 'a comparison', 'exact')])\n"
+    "if __name__ == '__main__':\n"
+    "    raise SystemExit(script_main(run))\n"
+)
+
+
+def test_a_users_package_is_not_shadowed_by_the_checkout(tmp_path: Path, capsys, monkeypatch) -> None:
+    import json
+
+    project = tmp_path / "project"
+    (project / "proofs").mkdir(parents=True)
+    (project / "proofs" / "__init__.py").write_text("", encoding="utf-8")
+    (project / "proofs" / "common.py").write_text("VALUE = 'from the project'\n", encoding="utf-8")
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "uses.py").write_text(USES_ITS_PROJECT, encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(project))
+    out = tmp_path / "run.json"
+    code, _, err = exit_code(capsys, "prove", "--dir", str(d), "uses", "-j", "1", "--json", str(out))
+    script = json.loads(out.read_text(encoding="utf-8"))["scripts"][0]
+    assert code == 0 and script["status"] == "ok", (err, script["error"])
+    assert script["result"]["instances"][0]["name"] == "from the project"
+
+
+def test_the_import_path_of_a_script_names_only_symverify(tmp_path: Path) -> None:
+    import os
+
+    import symverify
+    from symverify.scripts.tasks import own_import_path
+
+    root = str(Path(symverify.__file__).resolve().parents[1])
+    path = own_import_path(os.pathsep.join(["", "/a", root, "rel"]), tmp_path).split(os.pathsep)
+    if path[0] != str(tmp_path):  # installed in site-packages: found there by every process, the path kept
+        assert path == ["", "/a", root, "rel"]
+        return
+    assert path == [str(tmp_path), "", "/a", "rel"]  # the user's entries kept, empty and relative ones too
+    assert [p.name for p in tmp_path.iterdir()] == ["symverify"]
+    assert (tmp_path / "symverify").resolve() == Path(symverify.__file__).resolve().parent
+
+
+def test_an_import_directory_that_pythonpath_cannot_name_is_refused(tmp_path: Path) -> None:
+    """``PYTHONPATH`` splits at ``os.pathsep``: a directory holding it would be read as two others,
+    and the script processes would import whatever symverify they find instead of this one."""
+    import os
+
+    import pytest
+
+    from symverify.errors import UsageError
+    from symverify.scripts.tasks import own_import_path
+
+    odd = tmp_path / f"a{os.pathsep}b"
+    odd.mkdir()
+    if own_import_path(None, tmp_path) == "":
+        pytest.skip("symverify is installed in site-packages: nothing is put on the import path")
+    with pytest.raises(UsageError, match=rf"import symverify from '.*a{os.pathsep}b', which holds '{os.pathsep}': "
+                                         "PYTHONPATH cannot name it"):
+        own_import_path(None, odd)

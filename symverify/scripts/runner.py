@@ -6,7 +6,8 @@ install; ``--dir DIR`` adds the scripts ``DIR/NAME.py`` of a user (the same prot
 not repeat a built-in one). Each script runs in its own Python process (``python -m
 symverify.proofs.NAME --json TMP``, or ``python DIR/NAME.py ...``), so a crash, even a FLINT abort,
 fails one row and the run goes on; the process imports the symverify the run was started from
-(:func:`~symverify.scripts.tasks.own_import_path`), never another installed copy.
+(:func:`~symverify.scripts.tasks.own_import_path`: a directory holding a link to it alone is first on
+its import path), never another installed copy.
 
 ``jobs > 1`` runs up to that many processes at once: scripts side by side, the costliest first,
 and a script that declares ``SHARDABLE = True`` split into shards (``--shard k/K``) when it alone
