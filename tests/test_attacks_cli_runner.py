@@ -530,11 +530,11 @@ def test_the_import_path_of_a_script_names_only_symverify(tmp_path: Path) -> Non
     from symverify.scripts.tasks import own_import_path
 
     root = str(Path(symverify.__file__).resolve().parents[1])
-    path = own_import_path(os.pathsep.join(["", "/a", root, "rel"]), tmp_path).split(os.pathsep)
+    path = own_import_path(os.pathsep.join(["/a", root, "/b"]), tmp_path).split(os.pathsep)
     if path[0] != str(tmp_path):  # installed in site-packages: found there by every process, the path kept
-        assert path == ["", "/a", root, "rel"]
+        assert path == ["/a", root, "/b"]
         return
-    assert path == [str(tmp_path), "", "/a", "rel"]  # the user's entries kept, empty and relative ones too
+    assert path == [str(tmp_path), "/a", "/b"]  # the user's entries after it
     assert [p.name for p in tmp_path.iterdir()] == ["symverify"]
     assert (tmp_path / "symverify").resolve() == Path(symverify.__file__).resolve().parent
 
@@ -556,3 +556,25 @@ def test_an_import_directory_that_pythonpath_cannot_name_is_refused(tmp_path: Pa
     with pytest.raises(UsageError, match=rf"import symverify from '.*a{os.pathsep}b', which holds '{os.pathsep}': "
                                          "PYTHONPATH cannot name it"):
         own_import_path(None, odd)
+
+
+# ---- the script processes run in a temporary directory, where a relative PYTHONPATH entry (`.`, `src`,
+# or an empty one: the current directory) names another place than where prove was started: a script
+# importing a module of the user's project found on that path crashed -------------------------------
+def test_a_relative_pythonpath_means_where_prove_was_started(tmp_path: Path, capsys, monkeypatch) -> None:
+    import json
+    import os
+
+    (tmp_path / "src" / "proofs").mkdir(parents=True)
+    (tmp_path / "src" / "proofs" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "src" / "proofs" / "common.py").write_text("VALUE = 'from the project'\n", encoding="utf-8")
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "uses.py").write_text(USES_ITS_PROJECT, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "src")
+    for entry in (".", "", "../src"):
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join([entry, "/nonexistent"]))
+        out = tmp_path / "run.json"
+        code, _, err = exit_code(capsys, "prove", "--dir", str(d), "uses", "-j", "1", "--json", str(out))
+        script = json.loads(out.read_text(encoding="utf-8"))["scripts"][0]
+        assert code == 0 and script["status"] == "ok", (entry, err, script["error"])

@@ -231,7 +231,12 @@ def own_import_path(pythonpath: str | None, links: Path | None = None) -> str:
     other top-level names (``proofs``, ``tests``, ``examples``, ``setup``) would shadow a user's
     modules of those names on ``pythonpath`` (a script importing its project's ``proofs`` package
     crashed). Where no link can be made, the checkout itself. An entry holding ``os.pathsep``,
-    which ``PYTHONPATH`` cannot carry, is a :class:`~symverify.errors.UsageError`."""
+    which ``PYTHONPATH`` cannot carry, is a :class:`~symverify.errors.UsageError`.
+
+    The entries of ``pythonpath`` are made absolute against this process's current directory (an
+    empty entry: that directory), as Python read them here: the child runs in a temporary
+    directory, where ``PYTHONPATH=.`` or ``src`` named another place, and a script importing a
+    module of the user's project from there crashed."""
     import site
 
     root = str(Path(__file__).resolve().parents[2])  # .../symverify/scripts/tasks.py → the directory holding symverify
@@ -250,8 +255,9 @@ def own_import_path(pythonpath: str | None, links: Path | None = None) -> str:
 
         raise UsageError(f"the script processes import symverify from {first!r:.200}, which holds {os.pathsep!r}: "
                          "PYTHONPATH cannot name it; move it (or the temporary directory, TMPDIR) to a path without it")
-    rest = [p for p in pythonpath.split(os.pathsep) if p not in (root, first)] if pythonpath else []
-    return os.pathsep.join([first, *rest])
+    here = os.getcwd()  # Python reads a relative entry from the current directory, an empty one as it: this
+    rest = [os.path.join(here, p) if p else here for p in pythonpath.split(os.pathsep)] if pythonpath else []  # one's
+    return os.pathsep.join([first, *(p for p in rest if p not in (root, first))])
 
 
 class Ran(NamedTuple):
