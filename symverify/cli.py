@@ -399,7 +399,9 @@ def _writable(path: str | None, what: str) -> None:
     """Refuse, before any work, an output path that cannot be written: a directory, a path in a
     missing directory, or one the system refuses (no permission, a read-only or virtual file
     system): a new regular file is created and removed again to find out; an existing one is
-    opened for appending, which leaves it unchanged. A symbolic link is judged by the file it
+    opened for appending, which leaves it unchanged, and a new file made and removed beside it (the
+    directory must take the file that replaces it: a writable file in a directory that is not was
+    found out only after the work). A symbolic link is judged by the file it
     points to, which :func:`_write` replaces (a link to a file not written yet was "File exists")."""
     from symverify.errors import UsageError
 
@@ -426,6 +428,15 @@ def _writable(path: str | None, what: str) -> None:
     if not existed:
         with contextlib.suppress(OSError):
             p.unlink()
+        return
+    try:  # an existing file is replaced through a new one beside it (_write): the directory must take one
+        fd, tmp = _new_temporary(p)
+    except OSError as e:
+        raise UsageError(f"{what} {path}: cannot write there: the file is replaced whole through a new file in "
+                         f"{p.parent}, which cannot be made there ({e.strerror or e})") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        tmp.unlink()
 
 
 def _distinct(*outputs: tuple[str, str | None]) -> None:

@@ -578,3 +578,31 @@ def test_a_relative_pythonpath_means_where_prove_was_started(tmp_path: Path, cap
         code, _, err = exit_code(capsys, "prove", "--dir", str(d), "uses", "-j", "1", "--json", str(out))
         script = json.loads(out.read_text(encoding="utf-8"))["scripts"][0]
         assert code == 0 and script["status"] == "ok", (entry, err, script["error"])
+
+
+# ---- an existing output file is replaced through a new file beside it, which its directory must take:
+# a writable file in a directory that is not (or is full of names) passed the check made before the
+# work, and the write failed after it (compile's whole run lost) ------------------------------------
+def test_an_output_directory_that_takes_no_new_file_is_refused_before_the_work(tmp_path: Path, capsys,
+                                                                               monkeypatch) -> None:
+    import symverify as sv
+    from symverify import cli
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    model = tmp_path / "m.json"
+    model.write_text("the previous model", encoding="utf-8")
+
+    def refused(p: Path):
+        raise PermissionError(13, "Permission denied")
+
+    def compiled(*args, **kwargs):
+        raise AssertionError("compiled before the output was found unwritable")
+
+    monkeypatch.setattr(cli, "_new_temporary", refused)
+    monkeypatch.setattr(cli, "_compile_file", compiled)
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model))
+    assert code == 3, err
+    assert err == (f"symverify: error: -o {model}: cannot write there: the file is replaced whole through a new file "
+                   f"in {tmp_path}, which cannot be made there (Permission denied)\n")
+    assert model.read_text(encoding="utf-8") == "the previous model"
