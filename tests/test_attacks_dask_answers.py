@@ -50,7 +50,8 @@ def test_workers_for_a_running_scheduler_is_refused_not_ignored(dask_client, das
         run_scripts({}, [], scheduler="tcp://127.0.0.1:1", workers=2)
 
 
-@pytest.mark.parametrize("body", ["none", "empty", "text", "dicts", "short", "next", "long", "early", "tuple", "subclass"])
+@pytest.mark.parametrize("body", ["none", "empty", "text", "dicts", "short", "next", "long", "early", "tuple", "subclass",
+                                  "failure"])
 def test_a_malformed_body_under_this_version_is_unknown(dask_client, dask_pair, monkeypatch, body):
     """An answer with this version's string but a body that is not the run's outcomes in order (none,
     another type, a stage of the next run, a stage too many, a short answer, a stage that did not prove
@@ -71,7 +72,8 @@ def test_a_malformed_body_under_this_version_is_unknown(dask_client, dask_pair, 
             "none": None, "empty": [], "text": "ab", "dicts": [{"stage": first}], "short": part[:1],
             "next": [StageOutcome(first + 1)], "long": [*part, StageOutcome(first + len(part))],
             "early": [StageOutcome(first, stopped="budget"), *part[1:]], "tuple": tuple(part),
-            "subclass": [Proved(o.stage) for o in part]}[body]
+            "subclass": [Proved(o.stage) for o in part],
+            "failure": [StageOutcome(first, failure="no such stage")]}[body]
 
     monkeypatch.setattr(stages_dask, "versioned_stages", answer)
     res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=dask_client, stages_per_task=2)
@@ -84,7 +86,9 @@ def test_a_malformed_body_under_this_version_is_unknown(dask_client, dask_pair, 
 
 def test_answers_read_with_their_run():
     """What is taken of an answer: the run's stages in order, up to the first that did not prove."""
-    from symverify.kernel.provers.compositional import StageOutcome
+    from dataclasses import replace
+
+    from symverify.kernel.provers.compositional import StageFailure, StageOutcome
 
     v = stages_dask.__version__
     ok = [StageOutcome(3), StageOutcome(4)]
@@ -95,4 +99,10 @@ def test_answers_read_with_their_run():
     assert "stages 4 to 5 are missing" in stages_dask._answered((v, ok[:1]), 3, 6)
     assert "expected stage 3 at place 0, found stage 4" in stages_dask._answered((v, ok[1:]), 3, 5)
     assert "the run ends at stage 3" in stages_dask._answered((v, ok), 3, 4)
+    assert "stage 3 failed with 'wrong', no failure of that stage" in stages_dask._answered(
+        (v, [StageOutcome(3, failure="wrong")]), 3, 5)
+    other = StageFailure(4, (0, 1), "input", (0, 0), "1", "2", "differs")
+    assert "no failure of that stage" in stages_dask._answered((v, [StageOutcome(3, failure=other)]), 3, 5)
+    assert stages_dask._answered((v, [StageOutcome(3, failure=replace(other, stage=3))]), 3, 5)[0].failure.stage == 3
+    assert "no reason in words" in stages_dask._answered((v, [StageOutcome(3, stopped=1)]), 3, 5)
     assert "ran on a worker with symverify b'x'" in stages_dask._answered((b"x", ok), 3, 5)

@@ -64,6 +64,7 @@ from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.provers.compositional import (
     CompositionalResult,
+    StageFailure,
     StageOutcome,
     StageRun,
     certificate_meta_note,
@@ -324,7 +325,8 @@ def _answered(answer: Any, a: int, b: int) -> list[StageOutcome] | str:
     """The outcomes of stages ``[a, b)`` in a task's ``answer``, or why it is not taken (the note
     of a stage ``stopped`` as ``"crashed"``). Taken is only what :func:`versioned_stages` of this
     version returns: a pair (this version's string, a list of :class:`StageOutcome`) whose outcomes
-    are stages ``a, a + 1, …`` in order, not past ``b - 1``, every one proved but the last, and the
+    are stages ``a, a + 1, …`` in order (a failure, where given, a :class:`StageFailure` of its
+    stage; a stop reason text), not past ``b - 1``, every one proved but the last, and the
     last proved only at ``b - 1`` (a run stops at its first stage that does not prove). Another
     version, another shape, a stage of another run, a stage left out or a short answer is refused
     here: :func:`~symverify.kernel.provers.compositional.combine` raised ``ProverError`` (or an
@@ -348,6 +350,10 @@ def _answered(answer: Any, a: int, b: int) -> list[StageOutcome] | str:
             elif type(o.stage) is not int or o.stage != a + j or o.stage >= b:
                 why = f"expected stage {a + j} at place {j}" + (f" (the run ends at stage {b - 1})" if a + j >= b else "") \
                       + f", found stage {safe_repr(o.stage, 40)}"
+            elif o.failure is not None and (type(o.failure) is not StageFailure or o.failure.stage != o.stage):
+                why = f"stage {o.stage} failed with {safe_repr(o.failure, 60)}, no failure of that stage"
+            elif o.stopped is not None and type(o.stopped) is not str:
+                why = f"stage {o.stage} stopped by {safe_repr(o.stopped, 40)}, no reason in words"
             elif j < len(part) - 1 and not o.ok:
                 why = f"stage {o.stage} did not prove, yet the answer goes on"
             if why:
