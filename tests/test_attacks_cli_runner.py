@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_attacks_cli import exit_code
 
 HOSTILE_TITLE = 'TITLE = "evil\\x1b[31mRED\\x07\\nOK  a forged line"\n'
@@ -561,9 +562,17 @@ def test_an_import_directory_that_pythonpath_cannot_name_is_refused(tmp_path: Pa
 # ---- the script processes run in a temporary directory, where a relative PYTHONPATH entry (`.`, `src`,
 # or an empty one: the current directory) names another place than where prove was started: a script
 # importing a module of the user's project found on that path crashed -------------------------------
-def test_a_relative_pythonpath_means_where_prove_was_started(tmp_path: Path, capsys, monkeypatch) -> None:
+@pytest.mark.parametrize("installed", [False, True], ids=["checkout", "site-packages"])
+def test_a_relative_pythonpath_means_where_prove_was_started(tmp_path: Path, capsys, monkeypatch, installed) -> None:
     import json
     import os
+    import site
+
+    import symverify
+
+    if installed:  # this symverify as if in site-packages, where every process finds it
+        sites = [*site.getsitepackages(), str(Path(symverify.__file__).resolve().parents[1])]
+        monkeypatch.setattr(site, "getsitepackages", lambda: sites)
 
     (tmp_path / "src" / "proofs").mkdir(parents=True)
     (tmp_path / "src" / "proofs" / "__init__.py").write_text("", encoding="utf-8")
@@ -572,8 +581,9 @@ def test_a_relative_pythonpath_means_where_prove_was_started(tmp_path: Path, cap
     d.mkdir()
     (d / "uses.py").write_text(USES_ITS_PROJECT, encoding="utf-8")
     monkeypatch.chdir(tmp_path / "src")
+    root = str(Path(symverify.__file__).resolve().parents[1])  # for the child to find symverify when "installed"
     for entry in (".", "", "../src"):
-        monkeypatch.setenv("PYTHONPATH", os.pathsep.join([entry, "/nonexistent"]))
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join([entry, "/nonexistent"] + ([root] if installed else [])))
         out = tmp_path / "run.json"
         code, _, err = exit_code(capsys, "prove", "--dir", str(d), "uses", "-j", "1", "--json", str(out))
         script = json.loads(out.read_text(encoding="utf-8"))["scripts"][0]

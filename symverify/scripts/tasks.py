@@ -224,7 +224,7 @@ def own_import_path(pythonpath: str | None, links: Path | None = None) -> str:
     from a checkout (``python -m symverify prove`` in it, the checkout on the import path as the
     current directory), the scripts imported another installed symverify, so the run showed the
     verdicts of other code (other provers, other built-in scripts) as this one's. A symverify
-    installed in site-packages is found there by every process: ``pythonpath`` is kept as it is.
+    installed in site-packages is found there by every process: ``pythonpath`` alone is given.
 
     With ``links`` (an empty directory that lives as long as the process), the entry put first is
     ``links``, holding only a link ``symverify`` to this package, not the checkout: the checkout's
@@ -239,10 +239,12 @@ def own_import_path(pythonpath: str | None, links: Path | None = None) -> str:
     module of the user's project from there crashed."""
     import site
 
+    here = os.getcwd()  # Python reads a relative entry from the current directory, an empty one as it: this
+    rest = [os.path.join(here, p) if p else here for p in pythonpath.split(os.pathsep)] if pythonpath else []  # one's
     root = str(Path(__file__).resolve().parents[2])  # .../symverify/scripts/tasks.py → the directory holding symverify
     sites = [*getattr(site, "getsitepackages", list)(), getattr(site, "getusersitepackages", str)()]
     if root in {str(Path(d).resolve()) for d in sites if d}:  # installed: every process finds this copy already, and
-        return pythonpath or ""  # site-packages put first would shadow what a user's PYTHONPATH puts before it
+        return os.pathsep.join(rest)  # site-packages put first would shadow what a user's PYTHONPATH puts before it
     first = root
     if links is not None:
         try:
@@ -255,8 +257,6 @@ def own_import_path(pythonpath: str | None, links: Path | None = None) -> str:
 
         raise UsageError(f"the script processes import symverify from {first!r:.200}, which holds {os.pathsep!r}: "
                          "PYTHONPATH cannot name it; move it (or the temporary directory, TMPDIR) to a path without it")
-    here = os.getcwd()  # Python reads a relative entry from the current directory, an empty one as it: this
-    rest = [os.path.join(here, p) if p else here for p in pythonpath.split(os.pathsep)] if pythonpath else []  # one's
     return os.pathsep.join([first, *(p for p in rest if p not in (root, first))])
 
 
