@@ -881,12 +881,14 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     if args.golden and args.update_golden:
         if summary.ok:
             kept: list[str] = []
+            dropped = ""
             if golden_scripts is not None:  # named scripts: compared with their part of the golden run, they replace only it
-                merged, kept = runner.golden_update(data, args.golden)
+                merged, kept, dropped = runner.golden_update(data, args.golden)
                 text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
             _write(args.golden, text, "--golden")
             out.print(f"golden run written to {_line(args.golden)}"
-                      + (f" (its other scripts kept: {_line(', '.join(kept))})" if kept else ""), markup=False)
+                      + (f" (its other scripts kept: {_line(', '.join(kept))})" if kept else "")
+                      + (f" ({_line(dropped)})" if dropped else ""), markup=False)
         else:
             out.print("golden run not written: this run is not ok")
     elif golden is not None:

@@ -380,10 +380,30 @@ def test_updating_the_golden_run_of_named_scripts_keeps_the_others(tmp_path: Pat
     from symverify.scripts.runner import golden_update
 
     mine = {**stored, "scripts": stored["scripts"][:1]}
-    assert golden_update(mine, golden) == (stored, ["second"])
+    assert golden_update(mine, golden) == (stored, ["second"], "")
     golden.write_text(json.dumps({**stored, "quick": True}), encoding="utf-8")  # the other tier: replaced whole
-    assert golden_update(mine, golden) == (mine, [])
-    assert golden_update(mine, tmp_path / "missing.json") == (mine, [])
+    assert golden_update(mine, golden) == (mine, [], "the stored run, of the quick tier, replaced whole: its scripts "
+                                                     "second dropped")
+    assert golden_update(mine, tmp_path / "missing.json") == (mine, [], "")
+
+
+# ---- `prove a --golden G --update-golden` with G of the other tier wrote this run over all of G: the
+# stored records of every other script were lost, and the line said only "golden run written" ---------
+def test_updating_a_golden_run_of_the_other_tier_says_what_it_drops(tmp_path: Path, capsys) -> None:
+    import json
+
+    d = tmp_path / "d"
+    d.mkdir()
+    for name in ("first", "second"):
+        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+    golden = tmp_path / "golden.json"
+    base = ["prove", "--dir", str(d), "-j", "1", "--golden", str(golden)]
+    assert exit_code(capsys, *base, "--update-golden")[0] == 0
+    code, out, err = exit_code(capsys, *base, "--quick", "first", "--update-golden")
+    assert code == 0, out + err
+    assert (f"golden run written to {golden} (the stored run, of the full tier, replaced whole: its scripts second "
+            "dropped)") in out, out
+    assert [s["name"] for s in json.loads(golden.read_text(encoding="utf-8"))["scripts"]] == ["first"]
 
 
 # ---- an output path that is a symbolic link to a file not written yet (latest.json -> runs/today.json)
