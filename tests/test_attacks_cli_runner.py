@@ -636,3 +636,18 @@ def test_an_output_directory_that_takes_no_new_file_is_refused_before_the_work(t
     assert err == (f"symverify: error: -o {model}: cannot write there: the file is replaced whole through a new file "
                    f"in {tmp_path}, which cannot be made there (Permission denied)\n")
     assert model.read_text(encoding="utf-8") == "the previous model"
+
+
+def test_a_symverify_imported_from_a_zip_file_is_named_by_the_zip(tmp_path: Path, monkeypatch) -> None:
+    """A link cannot lead into a zip file (zipimport): the import path names the zip itself."""
+    import os
+
+    from symverify.scripts import tasks
+
+    archive = tmp_path / "symverify.zip"
+    archive.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip archive
+    monkeypatch.setattr(tasks, "__file__", str(archive / "symverify" / "scripts" / "tasks.py"))
+    links = tmp_path / "links"
+    links.mkdir()
+    assert tasks.own_import_path("/a", links) == f"{archive}{os.pathsep}/a"
+    assert list(links.iterdir()) == []

@@ -246,7 +246,7 @@ def own_import_path(pythonpath: str | None, links: Path | None = None) -> str:
     if root in {str(Path(d).resolve()) for d in sites if d}:  # installed: every process finds this copy already, and
         return os.pathsep.join(rest)  # site-packages put first would shadow what a user's PYTHONPATH puts before it
     first = root
-    if links is not None:
+    if links is not None and (Path(root) / "symverify").is_dir():  # not inside a zip file, which a link cannot enter
         try:
             (links / "symverify").symlink_to(Path(root) / "symverify", target_is_directory=True)
             first = str(links)
