@@ -464,8 +464,9 @@ def _write(path: str, text: str, what: str) -> None:
     leaves a truncated file where a complete one is expected. A failure names the flag.
 
     The temporary file is made new (``O_EXCL``, under a name of its own: a file or a link planted
-    under that name is never written through), with the permission bits of the file it replaces
-    (a private ``chmod 600`` file stays private), or those the umask gives a new file."""
+    under that name is never written through), with the read, write and execute bits of the file it
+    replaces (a private ``chmod 600`` file stays private; no set-id bit), or those the umask gives a
+    new file."""
     from symverify.errors import UsageError
 
     p = Path(path)
@@ -479,7 +480,7 @@ def _write(path: str, text: str, what: str) -> None:
         p = p.resolve()
     tmp: Path | None = None
     try:
-        mode = os.stat(p).st_mode & 0o7777 if p.exists() else None
+        mode = os.stat(p).st_mode & 0o777 if p.exists() else None  # rwx bits: no set-id bit carried over
         fd, tmp = _new_temporary(p)
         try:
             if mode is not None and hasattr(os, "fchmod"):

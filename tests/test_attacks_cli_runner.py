@@ -509,6 +509,9 @@ def test_an_output_keeps_the_permissions_of_the_file_it_replaces(tmp_path: Path,
     assert isinstance(sv.load_file(str(model)), sv.Model)
     assert stat.S_IMODE(model.stat().st_mode) == 0o600  # replaced, and as private as before
     assert stat.S_IMODE(cert.stat().st_mode) == 0o644  # a new file: 0o666 less the umask
+    model.chmod(0o4750)  # a set-user-id bit is not carried over to the file written in its place
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model))
+    assert code == 0 and stat.S_IMODE(model.stat().st_mode) == 0o750, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "k.json", "m.json"]
 
 
