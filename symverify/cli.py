@@ -399,7 +399,9 @@ def _writable(path: str | None, what: str) -> None:
     """Refuse, before any work, an output path that cannot be written: a directory, a path in a
     missing directory, or one the system refuses (no permission, a read-only or virtual file
     system): a new regular file is created and removed again to find out; an existing one is
-    opened for appending, which leaves it unchanged. A symbolic link is judged by the file it
+    opened for appending, which leaves it unchanged, and a new file made and removed beside it (the
+    directory must take the file that replaces it: a writable file in a directory that is not was
+    found out only after the work). A symbolic link is judged by the file it
     points to, which :func:`_write` replaces (a link to a file not written yet was "File exists")."""
     from symverify.errors import UsageError
 
@@ -426,6 +428,15 @@ def _writable(path: str | None, what: str) -> None:
     if not existed:
         with contextlib.suppress(OSError):
             p.unlink()
+        return
+    try:  # an existing file is replaced through a new one beside it (_write): the directory must take one
+        fd, tmp = _new_temporary(p)
+    except OSError as e:
+        raise UsageError(f"{what} {path}: cannot write there: the file is replaced whole through a new file in "
+                         f"{p.parent}, which cannot be made there ({e.strerror or e})") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        tmp.unlink()
 
 
 def _distinct(*outputs: tuple[str, str | None]) -> None:
@@ -450,7 +461,12 @@ def _distinct(*outputs: tuple[str, str | None]) -> None:
 def _write(path: str, text: str, what: str) -> None:
     """Write ``text`` to ``path`` whole or not at all: a temporary file in the same directory,
     then renamed over ``path``, so an interruption (a second Ctrl-C, SIGTERM, a full disk) never
-    leaves a truncated file where a complete one is expected. A failure names the flag."""
+    leaves a truncated file where a complete one is expected. A failure names the flag.
+
+    The temporary file is made new (``O_EXCL``, under a name of its own: a file or a link planted
+    under that name is never written through), with the read, write and execute bits of the file it
+    replaces (a private ``chmod 600`` file stays private; no set-id bit), or those the umask gives a
+    new file."""
     from symverify.errors import UsageError
 
     p = Path(path)
@@ -462,15 +478,48 @@ def _write(path: str, text: str, what: str) -> None:
         return
     if p.is_symlink():  # replace the file it points to, not the link
         p = p.resolve()
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    tmp: Path | None = None
     try:
-        tmp.write_text(text, encoding="utf-8")
+        mode = os.stat(p).st_mode & 0o777 if p.exists() else None  # rwx bits: no set-id bit carried over
+        fd, tmp = _new_temporary(p)
+        try:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
+            _write_all(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
         os.replace(tmp, p)
+        tmp = None
     except OSError as e:
         raise UsageError(f"{what} {path}: cannot write there ({e.strerror or e})") from None
     finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _new_temporary(p: Path) -> tuple[int, Path]:
+    """A new file beside ``p`` (``.NAME.PID.RANDOM.tmp``, NAME cut to 100 characters so the name stays
+    within the file system's limit) opened for writing: created with ``O_EXCL``, so an existing file
+    or link of that name is never opened (another name is drawn); mode ``0o666`` less the umask."""
+    import secrets
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for tries in range(100, 0, -1):
+        tmp = p.with_name(f".{p.name[:100]}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            if tries == 1:  # a hundred names drawn, each taken: said as the error it is
+                raise
+    raise AssertionError("unreachable")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to the file descriptor ``fd`` (``os.write`` may write part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _compile_file(path: str, method: str, plan: str = "auto", progress: bool | None = None) -> Any:
@@ -833,12 +882,14 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     if args.golden and args.update_golden:
         if summary.ok:
             kept: list[str] = []
+            dropped = ""
             if golden_scripts is not None:  # named scripts: compared with their part of the golden run, they replace only it
-                merged, kept = runner.golden_update(data, args.golden)
+                merged, kept, dropped = runner.golden_update(data, args.golden)
                 text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
             _write(args.golden, text, "--golden")
             out.print(f"golden run written to {_line(args.golden)}"
-                      + (f" (its other scripts kept: {_line(', '.join(kept))})" if kept else ""), markup=False)
+                      + (f" (its other scripts kept: {_line(', '.join(kept))})" if kept else "")
+                      + (f" ({_line(dropped)})" if dropped else ""), markup=False)
         else:
             out.print("golden run not written: this run is not ok")
     elif golden is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_attacks_cli import exit_code
 
 HOSTILE_TITLE = 'TITLE = "evil\\x1b[31mRED\\x07\\nOK  a forged line"\n'
@@ -264,13 +265,15 @@ def test_compile_writes_its_files_whole_or_not_at_all(tmp_path: Path, capsys, mo
     model, cert = tmp_path / "m.json", tmp_path / "k.json"
     model.write_text("the previous model", encoding="utf-8")
     cert.write_text("the previous certificate", encoding="utf-8")
-    real = Path.write_text
+    import os
 
-    def full_disk(self: Path, text: str, *args, **kwargs) -> int:
-        real(self, text[:10], *args, **kwargs)
+    from symverify import cli
+
+    def full_disk(fd: int, data: bytes) -> None:
+        os.write(fd, data[:10])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_text", full_disk)
+    monkeypatch.setattr(cli, "_write_all", full_disk)
     code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model), "--certificate", str(cert))
     monkeypatch.undo()
     assert code == 3 and "No space left on device" in err, err
@@ -287,8 +290,10 @@ WHICH_SCRIPT = (
     "import symverify\n"
     "from symverify.scripts.protocol import Instance, ProofResult, script_main\n"
     "TITLE = 'which symverify'\n"
+    "from pathlib import Path\n"
     "def run(quick):\n"
-    "    return ProofResult('which', TITLE, [Instance.computed(symverify.__file__, True, 'an import', 'exact')])\n"
+    "    found = str(Path(symverify.__file__).resolve())  # the file, whatever link led to it\n"
+    "    return ProofResult('which', TITLE, [Instance.computed(found, True, 'an import', 'exact')])\n"
     "if __name__ == '__main__':\n"
     "    raise SystemExit(script_main(run))\n"
 )
@@ -375,10 +380,30 @@ def test_updating_the_golden_run_of_named_scripts_keeps_the_others(tmp_path: Pat
     from symverify.scripts.runner import golden_update
 
     mine = {**stored, "scripts": stored["scripts"][:1]}
-    assert golden_update(mine, golden) == (stored, ["second"])
+    assert golden_update(mine, golden) == (stored, ["second"], "")
     golden.write_text(json.dumps({**stored, "quick": True}), encoding="utf-8")  # the other tier: replaced whole
-    assert golden_update(mine, golden) == (mine, [])
-    assert golden_update(mine, tmp_path / "missing.json") == (mine, [])
+    assert golden_update(mine, golden) == (mine, [], "the stored run, of the quick tier, replaced whole: its scripts "
+                                                     "second dropped")
+    assert golden_update(mine, tmp_path / "missing.json") == (mine, [], "")
+
+
+# ---- `prove a --golden G --update-golden` with G of the other tier wrote this run over all of G: the
+# stored records of every other script were lost, and the line said only "golden run written" ---------
+def test_updating_a_golden_run_of_the_other_tier_says_what_it_drops(tmp_path: Path, capsys) -> None:
+    import json
+
+    d = tmp_path / "d"
+    d.mkdir()
+    for name in ("first", "second"):
+        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+    golden = tmp_path / "golden.json"
+    base = ["prove", "--dir", str(d), "-j", "1", "--golden", str(golden)]
+    assert exit_code(capsys, *base, "--update-golden")[0] == 0
+    code, out, err = exit_code(capsys, *base, "--quick", "first", "--update-golden")
+    assert code == 0, out + err
+    assert (f"golden run written to {golden} (the stored run, of the full tier, replaced whole: its scripts second "
+            "dropped)") in out, out
+    assert [s["name"] for s in json.loads(golden.read_text(encoding="utf-8"))["scripts"]] == ["first"]
 
 
 # ---- an output path that is a symbolic link to a file not written yet (latest.json -> runs/today.json)
@@ -421,3 +446,211 @@ def test_prove_with_closed_standard_streams(tmp_path: Path, capsys, monkeypatch)
         assert code == 0, capsys.readouterr()
         assert ET.parse(junit).getroot().get("tests") == "1"
         junit.unlink()
+
+
+# ---- the atomic writes of compile -o, --certificate, report -o, prove --json/--golden made their
+# temporary file under a name known in advance (.NAME.PID.tmp), opened through whatever was there: a
+# link planted under that name had the file it names overwritten -------------------------------------
+def test_an_output_is_never_written_through_a_file_planted_at_its_temporary_name(tmp_path: Path, capsys,
+                                                                                monkeypatch) -> None:
+    import os
+    import secrets
+
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not to be touched", encoding="utf-8")
+    drawn = iter(["0000", "0000", "0001"])
+    monkeypatch.setattr(secrets, "token_hex", lambda n=None: next(drawn))
+    for name in (f".m.json.{os.getpid()}.tmp", f".m.json.{os.getpid()}.0000.tmp"):
+        (tmp_path / name).symlink_to(victim)
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(tmp_path / "m.json"))
+    assert code == 0, err
+    assert victim.read_text(encoding="utf-8") == "not to be touched"
+    assert isinstance(sv.load_file(str(tmp_path / "m.json")), sv.Model) and not (tmp_path / "m.json").is_symlink()
+    assert not (tmp_path / f".m.json.{os.getpid()}.0001.tmp").exists()
+
+
+def test_an_output_whose_name_is_near_the_file_system_limit_is_written(tmp_path: Path, capsys) -> None:
+    """The temporary name added 12 or more characters to the output's: a name of 250 characters,
+    which the file system takes, was "cannot write there (File name too long)"."""
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    model = tmp_path / ("m" * 245 + ".json")
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model))
+    assert code == 0, err
+    assert isinstance(sv.load_file(str(model)), sv.Model)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", model.name]
+
+
+# ---- the file an atomic write renamed over the output took the umask's mode, not the replaced file's:
+# a private (chmod 600) model, certificate or run file became readable by every user -----------------
+def test_an_output_keeps_the_permissions_of_the_file_it_replaces(tmp_path: Path, capsys) -> None:
+    import os
+    import stat
+
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    model, cert = tmp_path / "m.json", tmp_path / "k.json"
+    old = os.umask(0o022)
+    try:
+        model.write_text("the previous model", encoding="utf-8")
+        model.chmod(0o600)
+        code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model), "--certificate", str(cert))
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    assert isinstance(sv.load_file(str(model)), sv.Model)
+    assert stat.S_IMODE(model.stat().st_mode) == 0o600  # replaced, and as private as before
+    assert stat.S_IMODE(cert.stat().st_mode) == 0o644  # a new file: 0o666 less the umask
+    model.chmod(0o4750)  # a set-user-id bit is not carried over to the file written in its place
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model))
+    assert code == 0 and stat.S_IMODE(model.stat().st_mode) == 0o750, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "k.json", "m.json"]
+
+
+# ---- the script processes had the checkout holding symverify first on their import path, so its other
+# top-level names (proofs, tests, examples, setup) shadowed a user's modules of those names: a script
+# importing its project's own `proofs` package (on PYTHONPATH) got the checkout's and crashed ---------
+USES_ITS_PROJECT = (
+    "from proofs.common import VALUE\n"
+    "from symverify.scripts.protocol import Instance, ProofResult, script_main\n"
+    "TITLE = 'a script of a project'\n"
+    "def run(quick):\n"
+    "    return ProofResult('uses', TITLE, [Instance.computed(VALUE, True, 'a comparison', 'exact')])\n"
+    "if __name__ == '__main__':\n"
+    "    raise SystemExit(script_main(run))\n"
+)
+
+
+def test_a_users_package_is_not_shadowed_by_the_checkout(tmp_path: Path, capsys, monkeypatch) -> None:
+    import json
+
+    project = tmp_path / "project"
+    (project / "proofs").mkdir(parents=True)
+    (project / "proofs" / "__init__.py").write_text("", encoding="utf-8")
+    (project / "proofs" / "common.py").write_text("VALUE = 'from the project'\n", encoding="utf-8")
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "uses.py").write_text(USES_ITS_PROJECT, encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(project))
+    out = tmp_path / "run.json"
+    code, _, err = exit_code(capsys, "prove", "--dir", str(d), "uses", "-j", "1", "--json", str(out))
+    script = json.loads(out.read_text(encoding="utf-8"))["scripts"][0]
+    assert code == 0 and script["status"] == "ok", (err, script["error"])
+    assert script["result"]["instances"][0]["name"] == "from the project"
+
+
+def test_the_import_path_of_a_script_names_only_symverify(tmp_path: Path) -> None:
+    import os
+
+    import symverify
+    from symverify.scripts.tasks import own_import_path
+
+    root = str(Path(symverify.__file__).resolve().parents[1])
+    path = own_import_path(os.pathsep.join(["/a", root, "/b"]), tmp_path).split(os.pathsep)
+    if path[0] != str(tmp_path):  # installed in site-packages: found there by every process, the path kept
+        assert path == ["/a", root, "/b"]
+        return
+    assert path == [str(tmp_path), "/a", "/b"]  # the user's entries after it
+    assert [p.name for p in tmp_path.iterdir()] == ["symverify"]
+    assert (tmp_path / "symverify").resolve() == Path(symverify.__file__).resolve().parent
+
+
+def test_an_import_directory_that_pythonpath_cannot_name_is_refused(tmp_path: Path) -> None:
+    """``PYTHONPATH`` splits at ``os.pathsep``: a directory holding it would be read as two others,
+    and the script processes would import whatever symverify they find instead of this one."""
+    import os
+
+    import pytest
+
+    from symverify.errors import UsageError
+    from symverify.scripts.tasks import own_import_path
+
+    odd = tmp_path / f"a{os.pathsep}b"
+    odd.mkdir()
+    if own_import_path(None, tmp_path) == "":
+        pytest.skip("symverify is installed in site-packages: nothing is put on the import path")
+    with pytest.raises(UsageError, match=rf"import symverify from '.*a{os.pathsep}b', which holds '{os.pathsep}': "
+                                         "PYTHONPATH cannot name it"):
+        own_import_path(None, odd)
+
+
+# ---- the script processes run in a temporary directory, where a relative PYTHONPATH entry (`.`, `src`,
+# or an empty one: the current directory) names another place than where prove was started: a script
+# importing a module of the user's project found on that path crashed -------------------------------
+@pytest.mark.parametrize("installed", [False, True], ids=["checkout", "site-packages"])
+def test_a_relative_pythonpath_means_where_prove_was_started(tmp_path: Path, capsys, monkeypatch, installed) -> None:
+    import json
+    import os
+    import site
+
+    import symverify
+
+    if installed:  # this symverify as if in site-packages, where every process finds it
+        sites = [*site.getsitepackages(), str(Path(symverify.__file__).resolve().parents[1])]
+        monkeypatch.setattr(site, "getsitepackages", lambda: sites)
+
+    (tmp_path / "src" / "proofs").mkdir(parents=True)
+    (tmp_path / "src" / "proofs" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "src" / "proofs" / "common.py").write_text("VALUE = 'from the project'\n", encoding="utf-8")
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "uses.py").write_text(USES_ITS_PROJECT, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "src")
+    root = str(Path(symverify.__file__).resolve().parents[1])  # for the child to find symverify when "installed"
+    for entry in (".", "", "../src"):
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join([entry, "/nonexistent"] + ([root] if installed else [])))
+        out = tmp_path / "run.json"
+        code, _, err = exit_code(capsys, "prove", "--dir", str(d), "uses", "-j", "1", "--json", str(out))
+        script = json.loads(out.read_text(encoding="utf-8"))["scripts"][0]
+        assert code == 0 and script["status"] == "ok", (entry, err, script["error"])
+
+
+# ---- an existing output file is replaced through a new file beside it, which its directory must take:
+# a writable file in a directory that is not (or is full of names) passed the check made before the
+# work, and the write failed after it (compile's whole run lost) ------------------------------------
+def test_an_output_directory_that_takes_no_new_file_is_refused_before_the_work(tmp_path: Path, capsys,
+                                                                               monkeypatch) -> None:
+    import symverify as sv
+    from symverify import cli
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    model = tmp_path / "m.json"
+    model.write_text("the previous model", encoding="utf-8")
+
+    def refused(p: Path):
+        raise PermissionError(13, "Permission denied")
+
+    def compiled(*args, **kwargs):
+        raise AssertionError("compiled before the output was found unwritable")
+
+    monkeypatch.setattr(cli, "_new_temporary", refused)
+    monkeypatch.setattr(cli, "_compile_file", compiled)
+    code, _, err = exit_code(capsys, "compile", str(circuit), "-o", str(model))
+    assert code == 3, err
+    assert err == (f"symverify: error: -o {model}: cannot write there: the file is replaced whole through a new file "
+                   f"in {tmp_path}, which cannot be made there (Permission denied)\n")
+    assert model.read_text(encoding="utf-8") == "the previous model"
+
+
+def test_a_symverify_imported_from_a_zip_file_is_named_by_the_zip(tmp_path: Path, monkeypatch) -> None:
+    """A link cannot lead into a zip file (zipimport): the import path names the zip itself."""
+    import os
+
+    from symverify.scripts import tasks
+
+    archive = tmp_path / "symverify.zip"
+    archive.write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip archive
+    monkeypatch.setattr(tasks, "__file__", str(archive / "symverify" / "scripts" / "tasks.py"))
+    links = tmp_path / "links"
+    links.mkdir()
+    assert tasks.own_import_path("/a", links) == f"{archive}{os.pathsep}/a"
+    assert list(links.iterdir()) == []

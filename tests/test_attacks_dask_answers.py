@@ -48,3 +48,61 @@ def test_workers_for_a_running_scheduler_is_refused_not_ignored(dask_client, das
             check_certificate_dask(c, comp.model, comp.certificate, scheduler=scheduler, workers=2)
     with pytest.raises(UsageError, match=r"workers=2: the size of the local cluster, for scheduler 'local' only"):
         run_scripts({}, [], scheduler="tcp://127.0.0.1:1", workers=2)
+
+
+@pytest.mark.parametrize("body", ["none", "empty", "text", "dicts", "short", "next", "long", "early", "tuple", "subclass",
+                                  "failure"])
+def test_a_malformed_body_under_this_version_is_unknown(dask_client, dask_pair, monkeypatch, body):
+    """An answer with this version's string but a body that is not the run's outcomes in order (none,
+    another type, a stage of the next run, a stage too many, a short answer, a stage that did not prove
+    followed by more) was added to the outcomes as it came: ``combine`` raised ``ProverError``, or an
+    ``AttributeError`` or ``TypeError`` escaped the check. It is a stopped stage (unknown) now."""
+    from symverify.kernel.provers.compositional import StageOutcome
+
+    class Proved(StageOutcome):
+        pass
+
+    c, comp = dask_pair
+    real = stages_dask.check_stages
+
+    def answer(circuit, model, first, packed, last, run, wall):
+        part = real(circuit, model, first, packed, last, run, wall)
+        assert len(part) >= 2 and all(o.ok for o in part)  # all proved
+        return stages_dask.__version__, {
+            "none": None, "empty": [], "text": "ab", "dicts": [{"stage": first}], "short": part[:1],
+            "next": [StageOutcome(first + 1)], "long": [*part, StageOutcome(first + len(part))],
+            "early": [StageOutcome(first, stopped="budget"), *part[1:]], "tuple": tuple(part),
+            "subclass": [Proved(o.stage) for o in part],
+            "failure": [StageOutcome(first, failure="no such stage")]}[body]
+
+    monkeypatch.setattr(stages_dask, "versioned_stages", answer)
+    res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=dask_client, stages_per_task=2)
+    assert not res.ok and res.failure is None and res.stopped == "crashed", res
+    assert res.stages_checked == 0
+    assert "stages [0, 2) ran as a Dask task whose answer is malformed" in res.notes[0]
+    report = sv.verify(c, comp, method="compositional", scheduler=dask_client)
+    assert report.verdict.value == "unknown" and not report.proved
+
+
+def test_answers_read_with_their_run():
+    """What is taken of an answer: the run's stages in order, up to the first that did not prove."""
+    from dataclasses import replace
+
+    from symverify.kernel.provers.compositional import StageFailure, StageOutcome
+
+    v = stages_dask.__version__
+    ok = [StageOutcome(3), StageOutcome(4)]
+    assert stages_dask._answered((v, ok), 3, 5) == ok
+    assert stages_dask._answered([v, [*ok[:1], StageOutcome(4, stopped="timeout")]], 3, 5)[1].stopped == "timeout"
+    assert stages_dask._answered((v, [StageOutcome(3, stopped="memory")]), 3, 5)[0].stopped == "memory"
+    assert "stage 4 is missing" in stages_dask._answered((v, ok[:1]), 3, 5)
+    assert "stages 4 to 5 are missing" in stages_dask._answered((v, ok[:1]), 3, 6)
+    assert "expected stage 3 at place 0, found stage 4" in stages_dask._answered((v, ok[1:]), 3, 5)
+    assert "the run ends at stage 3" in stages_dask._answered((v, ok), 3, 4)
+    assert "stage 3 failed with 'wrong', no failure of that stage" in stages_dask._answered(
+        (v, [StageOutcome(3, failure="wrong")]), 3, 5)
+    other = StageFailure(4, (0, 1), "input", (0, 0), "1", "2", "differs")
+    assert "no failure of that stage" in stages_dask._answered((v, [StageOutcome(3, failure=other)]), 3, 5)
+    assert stages_dask._answered((v, [StageOutcome(3, failure=replace(other, stage=3))]), 3, 5)[0].failure.stage == 3
+    assert "no reason in words" in stages_dask._answered((v, [StageOutcome(3, stopped=1)]), 3, 5)
+    assert "ran on a worker with symverify b'x'" in stages_dask._answered((b"x", ok), 3, 5)

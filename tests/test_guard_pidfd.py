@@ -120,3 +120,18 @@ def test_a_pidfd_that_cannot_be_checked_is_not_used(monkeypatch):
         monkeypatch.undo()
         child.kill()
         child.wait()
+
+
+def test_a_child_reaped_by_the_kernel_is_a_crash_said_as_such():
+    """With SIGCHLD ignored the kernel reaps an ended child at once: its exit status is nowhere to be
+    read. Such a child that died without its answer was said to have "exited with code None"."""
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        died = run_limited(_die, (), memory=1 << 30, timeout=60, what="the search")
+        ok = run_limited(int, ("7",), memory=1 << 30, timeout=60, what="the search")
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert died.status == "crashed", died
+    assert died.detail.startswith("the process running the search ended before sending a result, its exit status not "
+                                  "left to read (SIGCHLD ignored, or it was reaped elsewhere)"), died.detail
+    assert ok.status == "ok" and ok.value == 7

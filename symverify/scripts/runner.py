@@ -6,7 +6,8 @@ install; ``--dir DIR`` adds the scripts ``DIR/NAME.py`` of a user (the same prot
 not repeat a built-in one). Each script runs in its own Python process (``python -m
 symverify.proofs.NAME --json TMP``, or ``python DIR/NAME.py ...``), so a crash, even a FLINT abort,
 fails one row and the run goes on; the process imports the symverify the run was started from
-(:func:`~symverify.scripts.tasks.own_import_path`), never another installed copy.
+(:func:`~symverify.scripts.tasks.own_import_path`: a directory holding a link to it alone is first on
+its import path), never another installed copy.
 
 ``jobs > 1`` runs up to that many processes at once: scripts side by side, the costliest first,
 and a script that declares ``SHARDABLE = True`` split into shards (``--shard k/K``) when it alone
@@ -893,27 +894,33 @@ def load_run(path: str | Path) -> dict[str, Any]:
     return check_run(data, str(path), from_file=True)  # a forged or inconsistent record is refused
 
 
-def golden_update(run: dict[str, Any], path: str | Path) -> tuple[dict[str, Any], list[str]]:
+def golden_update(run: dict[str, Any], path: str | Path) -> tuple[dict[str, Any], list[str], str]:
     """What ``--update-golden`` writes for a run of named scripts (``prove a --golden G
-    --update-golden``), and the names of the stored scripts it keeps: such a run is compared with
-    its scripts' part of the stored run only, so it replaces only that part; the stored run's other
-    scripts stay, in their place (scripts new to it after them). The run is written as it is (the
-    stored one replaced whole) when there is no stored run that reads (:func:`load_run`), or it is
-    of the other tier or of an older version (its scripts cannot be mixed into a run of this one)."""
+    --update-golden``), the names of the stored scripts it keeps, and what it drops: such a run is
+    compared with its scripts' part of the stored run only, so it replaces only that part; the
+    stored run's other scripts stay, in their place (scripts new to it after them). The run is
+    written as it is (the stored one replaced whole) when there is no stored run that reads
+    (:func:`load_run`), or it is of the other tier or of an older version (its scripts cannot be
+    mixed into a run of this one): then the third item says so and names the stored scripts that
+    are dropped ('' when none is), which were lost without a word."""
     from symverify.viz.run_format import run_ok
 
     try:
         stored = load_run(path)
     except (SerializationError, OSError):
-        return run, []
+        return run, [], ""
+    ran = {s["name"] for s in run["scripts"]}
     if stored.get("quick") != run.get("quick") or stored.get("version") != run.get("version"):
-        return run, []
+        lost = [s["name"] for s in stored["scripts"] if s["name"] not in ran]
+        of = ("the quick tier" if stored.get("quick") else "the full tier") if stored.get("quick") != run.get("quick") \
+            else f"version {stored.get('version')}"
+        return run, [], f"the stored run, of {of}, replaced whole: its scripts {', '.join(lost)} dropped" if lost else ""
     mine = {s["name"]: s for s in run["scripts"]}
     scripts = [mine.pop(s["name"], s) for s in stored["scripts"]]
-    kept = [s["name"] for s in stored["scripts"] if s["name"] not in {r["name"] for r in run["scripts"]}]
+    kept = [s["name"] for s in stored["scripts"] if s["name"] not in ran]
     merged = {**run, "scripts": [*scripts, *mine.values()]}
     merged["ok"] = run_ok(merged)
-    return merged, kept
+    return merged, kept, ""
 
 
 def golden_diff(run: dict[str, Any], golden: dict[str, Any], scripts: Sequence[str] | None = None) -> str:

@@ -217,22 +217,47 @@ def crash_reason(stderr: str, script: str) -> str:
     return f"{Path(path).name}:{number}: {lines[-1].strip()}"
 
 
-def own_import_path(pythonpath: str | None) -> str:
+def own_import_path(pythonpath: str | None, links: Path | None = None) -> str:
     """``PYTHONPATH`` for a script's process: the directory this symverify is imported from first,
     then ``pythonpath``. A child's import path starts with its own directory (the temporary one of
     ``-m symverify.proofs.NAME``, or a user's script's), then ``PYTHONPATH``, then site-packages: run
     from a checkout (``python -m symverify prove`` in it, the checkout on the import path as the
     current directory), the scripts imported another installed symverify, so the run showed the
     verdicts of other code (other provers, other built-in scripts) as this one's. A symverify
-    installed in site-packages is found there by every process: ``pythonpath`` is kept as it is."""
+    installed in site-packages is found there by every process: ``pythonpath`` alone is given.
+
+    With ``links`` (an empty directory that lives as long as the process), the entry put first is
+    ``links``, holding only a link ``symverify`` to this package, not the checkout: the checkout's
+    other top-level names (``proofs``, ``tests``, ``examples``, ``setup``) would shadow a user's
+    modules of those names on ``pythonpath`` (a script importing its project's ``proofs`` package
+    crashed). Where no link can be made, the checkout itself. An entry holding ``os.pathsep``,
+    which ``PYTHONPATH`` cannot carry, is a :class:`~symverify.errors.UsageError`.
+
+    The entries of ``pythonpath`` are made absolute against this process's current directory (an
+    empty entry: that directory), as Python read them here: the child runs in a temporary
+    directory, where ``PYTHONPATH=.`` or ``src`` named another place, and a script importing a
+    module of the user's project from there crashed."""
     import site
 
+    here = os.getcwd()  # Python reads a relative entry from the current directory, an empty one as it: this
+    rest = [os.path.join(here, p) if p else here for p in pythonpath.split(os.pathsep)] if pythonpath else []  # one's
     root = str(Path(__file__).resolve().parents[2])  # .../symverify/scripts/tasks.py → the directory holding symverify
     sites = [*getattr(site, "getsitepackages", list)(), getattr(site, "getusersitepackages", str)()]
     if root in {str(Path(d).resolve()) for d in sites if d}:  # installed: every process finds this copy already, and
-        return pythonpath or ""  # site-packages put first would shadow what a user's PYTHONPATH puts before it
-    rest = [p for p in pythonpath.split(os.pathsep) if p != root] if pythonpath else []
-    return os.pathsep.join([root, *rest])
+        return os.pathsep.join(rest)  # site-packages put first would shadow what a user's PYTHONPATH puts before it
+    first = root
+    if links is not None and (Path(root) / "symverify").is_dir():  # not inside a zip file, which a link cannot enter
+        try:
+            (links / "symverify").symlink_to(Path(root) / "symverify", target_is_directory=True)
+            first = str(links)
+        except OSError:  # no symbolic links here (Windows without the privilege): the checkout itself
+            pass
+    if os.pathsep in first:
+        from symverify.errors import UsageError
+
+        raise UsageError(f"the script processes import symverify from {first!r:.200}, which holds {os.pathsep!r}: "
+                         "PYTHONPATH cannot name it; move it (or the temporary directory, TMPDIR) to a path without it")
+    return os.pathsep.join([first, *(p for p in rest if p not in (root, first))])
 
 
 class Ran(NamedTuple):
@@ -273,6 +298,8 @@ class Processes:
         session or double-forked (``_REAPER``), so no grandchild outlives the run. Each output keeps
         its last :data:`OUTPUT_TAIL` bytes.
         """
+        from symverify.errors import UsageError
+
         with self._lock:
             if self.stopping:
                 return Ran(None, "", "interrupted")
@@ -282,7 +309,12 @@ class Processes:
             # same order, and a script that loops over a set of strings would otherwise see another order in each.
             full_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0",
                         **(env or {})}
-            full_env["PYTHONPATH"] = own_import_path(full_env.get("PYTHONPATH"))
+            imports = tempfile.TemporaryDirectory(prefix="symverify-import-", ignore_cleanup_errors=True)
+            try:
+                full_env["PYTHONPATH"] = own_import_path(full_env.get("PYTHONPATH"), Path(imports.name))
+            except UsageError as e:
+                imports.cleanup()
+                return Ran(None, "", f"could not start the script's process: {e}")
             if sys.platform.startswith("linux"):
                 cmd = [sys.executable, "-S", "-c", _REAPER, str(os.getpid()) if guard else "0", *cmd]
             out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
@@ -292,6 +324,7 @@ class Processes:
             except OSError as e:  # E2BIG: a command line or environment (a sweep's grid) over the system's limit
                 out_f.close()
                 err_f.close()
+                imports.cleanup()
                 why = (" (its command line or environment, such as a sweep's grid, is longer than the system allows)"
                        if e.errno == errno.E2BIG else "")
                 return Ran(None, "", f"could not start the script's process: {e.strerror or e}{why}")
@@ -323,6 +356,7 @@ class Processes:
                 self._running.discard(proc)
             out_f.close()
             err_f.close()
+            imports.cleanup()
 
     def stop(self) -> None:
         with self._lock:

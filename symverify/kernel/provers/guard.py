@@ -392,12 +392,15 @@ def _tail(out: _Output) -> str:
 
 def _death(code: int | None, memory: int, what: str) -> str:
     """Why the child running ``what`` (a noun phrase: "the expansion", "the z3 query", ...) ended
-    without a result: ``code`` is its exit status (``-N``: killed by signal ``N``)."""
+    without a result: ``code`` is its exit status (``-N``: killed by signal ``N``; None: not known here)."""
     who = f"the process running {what}"
     if code == -signal.SIGABRT:
         return f"{who} aborted (SIGABRT; FLINT aborts when it cannot allocate within the limit of {memory} bytes)"
     if code is not None and code < 0:
         return f"{who} was killed by signal {-code} (memory limit {memory} bytes)"
+    if code is None:  # its status went elsewhere: SIGCHLD ignored (the kernel reaps it), or another thread's wait
+        return (f"{who} ended before sending a result, its exit status not left to read (SIGCHLD ignored, or it was "
+                f"reaped elsewhere) (memory limit {memory} bytes)")
     return f"{who} exited with code {code} before sending a result (memory limit {memory} bytes)"
 
 

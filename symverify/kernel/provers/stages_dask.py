@@ -18,7 +18,8 @@ loop of :func:`~symverify.kernel.provers.compositional.check_certificate`:
    isolation and deadline as locally) and stops at its first stage that does not prove;
 4. each task answers with the symverify version it ran (:func:`versioned_stages`): the stages a
    worker with another version checked rest on another trusted base, so they count as a stage
-   that ``stopped`` (``"crashed"``, naming both versions), never as proved;
+   that ``stopped`` (``"crashed"``, naming both versions), never as proved, and so does an answer of
+   another shape, or one whose stages are not those of its run in order (:func:`_answered`);
 5. the runs' outcomes are read in stage order and combined by
    :func:`~symverify.kernel.provers.compositional.combine`, the function the local loop uses, up to the first
    stage that did not prove; the runs after it are cancelled.
@@ -63,6 +64,7 @@ from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.provers.compositional import (
     CompositionalResult,
+    StageFailure,
     StageOutcome,
     StageRun,
     certificate_meta_note,
@@ -288,7 +290,7 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
     """The runs' outcomes in stage order, up to the first stage that did not prove: a run lost for
     good (its workers died, ``KilledWorker``; the future cancelled or its connection lost), or still
     running at the deadline, stops there (``crashed`` / ``timeout``), and so does a run a worker with
-    another symverify version answered (``crashed``: its checks are not this version's). An exception the task itself
+    another symverify version answered, or answered malformed (``crashed``: :func:`_answered`). An exception the task itself
     raised (on its retry too) is raised here, as the local loop raises it: an error in a stage
     check is an error wherever it runs, never hidden as ``unknown``."""
     from distributed import KilledWorker
@@ -297,7 +299,7 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
     outcomes: list[StageOutcome] = []
     for fut, (a, b) in zip(futures, runs):
         try:
-            version, part = _result(fut, deadline)
+            answer = _result(fut, deadline)
         except (DaskTimeout, TimeoutError):
             outcomes.append(StageOutcome(a, stopped="timeout", note="timeout"))
             break
@@ -309,16 +311,59 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
                 f"stages [{a}, {b}) ran as a Dask task that was lost ({type(e).__name__}: {why}); "
                 "the check did not finish")))
             break
-        if version != __version__:
-            outcomes.append(StageOutcome(a, stopped="crashed", note=(
-                f"stages [{a}, {b}) ran on a worker with symverify {' '.join(str(version).split())[:40]}, this process "
-                f"has {__version__}: those checks rest on another version's trusted base, so they are not taken; "
-                "install one version on every worker")))
+        part = _answered(answer, a, b)
+        if isinstance(part, str):
+            outcomes.append(StageOutcome(a, stopped="crashed", note=part))
             break
         outcomes.extend(part)
-        if not part or not part[-1].ok:
+        if not part[-1].ok:
             break
     return outcomes
+
+
+def _answered(answer: Any, a: int, b: int) -> list[StageOutcome] | str:
+    """The outcomes of stages ``[a, b)`` in a task's ``answer``, or why it is not taken (the note
+    of a stage ``stopped`` as ``"crashed"``). Taken is only what :func:`versioned_stages` of this
+    version returns: a pair (this version's string, a list of :class:`StageOutcome`) whose outcomes
+    are stages ``a, a + 1, …`` in order (a failure, where given, a :class:`StageFailure` of its
+    stage; a stop reason text), not past ``b - 1``, every one proved but the last, and the
+    last proved only at ``b - 1`` (a run stops at its first stage that does not prove). Another
+    version, another shape, a stage of another run, a stage left out or a short answer is refused
+    here: :func:`~symverify.kernel.provers.compositional.combine` raised ``ProverError`` (or an
+    ``AttributeError`` escaped) on some of them, and no such answer is evidence."""
+    where = f"stages [{a}, {b}) ran as a Dask task"
+    if type(answer) not in (tuple, list) or len(answer) != 2:
+        return (f"{where} whose answer is malformed: expected (version, outcomes), found "
+                f"{safe_repr(answer, 60)}; the check did not finish")
+    version, part = answer
+    if type(version) is not str or version != __version__:
+        return (f"stages [{a}, {b}) ran on a worker with symverify {' '.join(str(version).split())[:40]}, this process "
+                f"has {__version__}: those checks rest on another version's trusted base, so they are not taken; "
+                "install one version on every worker")
+    why = ""
+    if type(part) is not list or not part:
+        why = f"expected a non-empty list of stage outcomes, found {safe_repr(part, 60)}"
+    else:
+        for j, o in enumerate(part):
+            if type(o) is not StageOutcome:
+                why = f"expected a stage outcome at place {j}, found {safe_repr(o, 60)}"
+            elif type(o.stage) is not int or o.stage != a + j or o.stage >= b:
+                why = f"expected stage {a + j} at place {j}" + (f" (the run ends at stage {b - 1})" if a + j >= b else "") \
+                      + f", found stage {safe_repr(o.stage, 40)}"
+            elif o.failure is not None and (type(o.failure) is not StageFailure or o.failure.stage != o.stage):
+                why = f"stage {o.stage} failed with {safe_repr(o.failure, 60)}, no failure of that stage"
+            elif o.stopped is not None and type(o.stopped) is not str:
+                why = f"stage {o.stage} stopped by {safe_repr(o.stopped, 40)}, no reason in words"
+            elif j < len(part) - 1 and not o.ok:
+                why = f"stage {o.stage} did not prove, yet the answer goes on"
+            if why:
+                break
+        else:
+            if part[-1].ok and part[-1].stage != b - 1:
+                gone = part[-1].stage + 1
+                why = (f"stage {gone} is missing" if gone == b - 1 else f"stages {gone} to {b - 1} are missing") \
+                    + f" (the answer ends at stage {part[-1].stage}, proved)"
+    return f"{where} whose answer is malformed: {why}; the check did not finish" if why else part
 
 
 WAIT_SLICE = 3600.0
