@@ -998,8 +998,7 @@ def _print_failures(out: Any, summary: Any) -> None:
             continue
         for inst in o.instances():
             if not inst.get("ok"):
-                why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved" else
-                       f"over bound: {', '.join(runner.over_text(inst, k) for k in inst.get('over_bound', []))}")
+                why = runner.failure_reason(inst)
                 out.print(_visible(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip()), highlight=False,
                           markup=False)
                 if inst.get("counterexample") is not None:

@@ -236,6 +236,9 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
                 f'<div class="failure" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}">'
                 f"<b>{escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(verdict)}\">{escape(verdict)}</span>"
                 + (f' — <span class="over">over bound: {_e(", ".join(map(str, over)))}</span>' if over else "")
+                + (" — not ok, though proved within its bounds: the run says ok: "
+                   f"{_e(json.dumps(inst['ok']) if 'ok' in inst else 'nothing')} (an inconsistent run)"
+                   if not over and verdict == "proved" and inst.get("kind", "prover") != "argued" else "")
                 + f"<p class=\"res\">{_resources_cell(inst)}</p>"
                 + (f"<p class=\"detail\">{_e(inst.get('detail', ''), 4000)}</p>" if inst.get("detail") else "")
                 + _counterexample(inst) + "</div>"
