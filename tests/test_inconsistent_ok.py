@@ -92,3 +92,16 @@ def test_the_report_page_names_an_inconsistent_run():
     run = {"ok": False, "scripts": [{"name": "s", "title": "t", "status": "failed", "ok": False, "result": result}]}
     page = report_page(run)
     assert "not ok, though proved within its bounds: the run says ok: false (an inconsistent run)" in page
+
+
+def test_a_part_that_says_not_ok_while_its_instances_are_ok_is_refused():
+    """Merged shards: the part's inconsistent ok is named, not dropped by the merge."""
+    good = _result(_within())
+    bad = {**_result(_within()), "ok": False}
+    for r in (good, bad):
+        r["instances"] = [{**r["instances"][0], "case": None, "before": 0}]
+    parts = [{"status": "done", "seconds": 0.0, "error": "", "result": r, "part": f"shard {k}/2", "cases": 0}
+             for k, r in enumerate((good, bad))]
+    row = merge(SCRIPT, parts)
+    assert row.status == "crashed"
+    assert row.error.startswith("result JSON (part shard 1/2): ok: expected true, since every instance is ok"), row.error

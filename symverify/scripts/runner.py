@@ -572,12 +572,14 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
         results = [{**r, "instances": [_claim(i, k) for k, i in enumerate(_listed(r))]} for r in results]
     except ValueError as e:
         return ScriptOutcome(script.name, script.title, "crashed", secs, error=f"result JSON: {e}", source=script.source)
+    for p, r in zip(parts, results):  # script_main writes ok: true for a result whose instances are all ok
+        if r.get("ok", True) is not True and r["instances"] and all(i["ok"] for i in r["instances"]):
+            part = "" if len(parts) == 1 else f" (part {p.get('part', '?')})"
+            return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
+                                 error=f"result JSON{part}: ok: expected true, since every instance is ok (proved "
+                                       f"within its bounds), found {json.dumps(r['ok'])[:40]}: an inconsistent result")
     if len(results) == 1:
         data = results[0]
-        if data.get("ok", True) is not True and data["instances"] and all(i["ok"] for i in data["instances"]):
-            return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
-                                 error=f"result JSON: ok: expected true, since every instance is ok (proved within its "
-                                       f"bounds), found {json.dumps(data['ok'])[:40]}: an inconsistent result")
         # derived again from the instances; a result that leaves "ok" out states nothing (as in a run file)
         data = {**data, "counts": count_claims(data["instances"]),
                 "ok": data.get("ok", True) is True and bool(data["instances"]) and all(i["ok"] for i in data["instances"])}
