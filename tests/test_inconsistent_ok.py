@@ -105,3 +105,15 @@ def test_a_part_that_says_not_ok_while_its_instances_are_ok_is_refused():
     row = merge(SCRIPT, parts)
     assert row.status == "crashed"
     assert row.error.startswith("result JSON (part shard 1/2): ok: expected true, since every instance is ok"), row.error
+
+
+def test_an_instance_over_a_bound_its_run_leaves_unlisted_is_shown_over_it():
+    """A run may leave over_bound out: the reason is derived from resources and bounds, never
+    read from its absence as 'within its bounds'."""
+    inst = {**_result(_within())["instances"][0], "resources": {"layers": 5}, "ok": False}
+    del inst["over_bound"]
+    assert failure_reason(inst) == "over bound: layers=5 > 4"
+    result = {**_result(_within()), "ok": False, "instances": [inst]}
+    run = {"ok": False, "scripts": [{"name": "s", "title": "t", "status": "failed", "ok": False, "result": result}]}
+    page = report_page(run)
+    assert "over bound: layers" in page and "inconsistent" not in page

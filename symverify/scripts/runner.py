@@ -393,7 +393,10 @@ def failure_reason(inst: Mapping[str, Any]) -> str:
     ``ok: false`` though nothing of it fails (a run file may: ``ok`` left out is false), that."""
     if inst.get("verdict") != "proved" and inst.get("kind") != ClaimKind.ARGUED.value:
         return f"verdict {inst.get('verdict')}"
-    over = inst.get("over_bound") or []
+    try:  # derived, as the merge checks it: a run may leave over_bound out
+        over = _exceeded(inst, inst.get("name"))
+    except ValueError:
+        over = [str(k) for k in inst.get("over_bound") or []]
     if over:
         return "over bound: " + ", ".join(over_text(inst, k) for k in over)
     if inst.get("kind") == ClaimKind.ARGUED.value:

@@ -32,7 +32,7 @@ from symverify._version import __version__
 from symverify.errors import BackendUnavailableError, UsageError
 from symverify.viz.html import escape, value_text
 from symverify.viz.resources import load_run, numbers
-from symverify.viz.run_format import PART_NOTE, count_claims, instance_ok, run_ok, script_ok
+from symverify.viz.run_format import PART_NOTE, count_claims, exceeded_bounds, instance_ok, run_ok, script_ok
 
 __all__ = ["write_report", "report_page"]
 
@@ -231,7 +231,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
             if _inst_ok(inst):
                 continue
             verdict = str(inst.get("verdict", "unknown"))
-            over = inst.get("over_bound") or []
+            over = exceeded_bounds(inst, f"{name}: {inst.get('name', '')}")  # derived: a run may leave over_bound out
             failures.append(
                 f'<div class="failure" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}">'
                 f"<b>{escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(verdict)}\">{escape(verdict)}</span>"
