@@ -268,9 +268,8 @@ class Processes:
         sharded script iterates sets in the same order. A process that cannot be started (an
         environment over the system's limit) ends as ``code`` None with the reason as ``stderr``.
 
-        The child runs in its own session (a new process group, POSIX) and writes to temporary
-        files, not pipes: the run ends when the child exits, even if a grandchild it left behind
-        still holds its stdout or stderr open. Then, or on a timeout or a stop, the whole process
+        The child runs in its own session (a new process group, POSIX). The run ends when the child
+        exits, even if a grandchild it left behind still holds its stdout or stderr open (see below). Then, or on a timeout or a stop, the whole process
         group is killed, and on Linux first every process below the child, also one that left its
         session or double-forked (``_REAPER``), so no grandchild outlives the run.
 
