@@ -84,3 +84,21 @@ def test_kept_holds_the_first_and_last_bytes_and_counts_the_rest(data, keep):
     assert bytes(kept.head) == head and bytes(kept.tail) == tail
     assert kept.cut == len(data) - len(head) - len(tail)
     assert (kept.note() == "") == (kept.cut == 0)
+
+
+EARLY_TRACEBACK = """
+import sys
+sys.stderr.write('Traceback (most recent call last):\\n  File "x.py", line 3, in <module>\\nValueError: early\\n')
+sys.stderr.write("e" * 300_000 + "\\nthe end\\n")
+raise SystemExit(1)
+"""
+
+
+def test_a_frame_in_the_kept_start_is_not_taken_for_the_end_s_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(tasks, "OUTPUT_BYTES", 1000)
+    script = tmp_path / "early.py"
+    script.write_text(EARLY_TRACEBACK, encoding="utf-8")
+    row = execute(Task("early", source=str(tmp_path), path=str(script), timeout=60.0))
+    assert row["status"] == "crashed"
+    assert row["error"].startswith("exit code 1: ") and "x.py:3" not in row["error"], row["error"]
+    assert "the end" in row["error"] and "its standard error was cut" in row["error"]

@@ -204,10 +204,16 @@ def one_line(text: str, lines: int = 6) -> str:
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 
 
+_CUT = re.compile(r"\n\[\.\.\. \d+ bytes left out \.\.\.\]\n")
+
+
 def crash_reason(stderr: str, script: str) -> str:
     """Why a script's process failed, from its stderr in one line: for a Python traceback, the
     exception with the script's own last frame (``NAME.py:12: ValueError: …``; the innermost frame
-    when the script's file is not among them), else the last two lines."""
+    when the script's file is not among them), else the last two lines. Of an output cut in the
+    middle (:meth:`Processes.run`) only its end is read: a frame of its start would be taken for
+    the frame of an error at its end."""
+    stderr = _CUT.split(stderr)[-1]
     lines = [line for line in stderr.strip().splitlines() if line.strip()]
     frames = [(m.group(1), m.group(2)) for line in lines if (m := _FRAME.match(line))]
     if not frames or _FRAME.match(lines[-1]):
