@@ -110,7 +110,8 @@ def test_a_coarse_certificate_over_a_constant_squared_64_times_ends_unknown():
         comp = sv.compile(c)
         coarse = Certificate((comp.certificate.boundaries[0], comp.certificate.boundaries[-1]))
         with local_dask_client(1) as client:
-            r = sv.verify(c, comp.model, certificate=coarse, method="compositional", timeout=5, scheduler=client)
+            r = sv.verify(c, comp.model, certificate=coarse, method="compositional", timeout=5, scheduler=client,
+                          memory_limit=1 << 30)
             print(r.verdict.value, " | ".join(r.notes))
     """).replace("TESTS", repr(TESTS))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180)
