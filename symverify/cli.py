@@ -458,6 +458,44 @@ def _distinct(*outputs: tuple[str, str | None]) -> None:
         seen.update(dict.fromkeys(keys, what))
 
 
+def _file_keys(path: str) -> list[object]:
+    """What identifies the file at ``path``: its path after symbolic links, and, when it exists,
+    its device and inode (a hard link)."""
+    keys: list[object] = [os.path.realpath(path)]
+    with contextlib.suppress(OSError):
+        st = os.stat(path)
+        keys.append((st.st_dev, st.st_ino))
+    return keys
+
+
+def _spare_inputs(args: argparse.Namespace) -> None:
+    """Refuse an output of ``prove``/``sweep`` (``--json``, ``--junit``, ``--golden`` with
+    ``--update-golden``) that names a file the run reads: a ``*.py`` file of a ``--dir`` directory
+    or of the built-in scripts' (the scripts and their support modules), the ``--golden`` run
+    compared with, or the ``--scheduler`` file. Writing the run there would replace that input
+    (the same path after symbolic links, or a hard link to it). ``args.dir`` is the final list of
+    directories (after ``prove DIR/NAME.py``)."""
+    from symverify.errors import UsageError
+    from symverify.scripts import runner
+
+    inputs: dict[object, str] = {}
+    for d, label in [*((d, f"--dir {d}") for d in args.dir), (str(runner.builtin_dir()), "the built-in scripts")]:
+        for p in sorted(Path(d).glob("*.py")):
+            inputs.update(dict.fromkeys(_file_keys(str(p)), f"the proof script file {p} of {label}"))
+    if args.golden and not args.update_golden:
+        inputs.update(dict.fromkeys(_file_keys(args.golden), f"the golden run --golden {args.golden}"))
+    if args.scheduler and args.scheduler != "local" and os.path.isfile(args.scheduler):
+        inputs.update(dict.fromkeys(_file_keys(args.scheduler), f"the scheduler file --scheduler {args.scheduler}"))
+    outputs = [("--json", args.json), ("--junit", args.junit), ("--golden", args.golden if args.update_golden else None)]
+    for flag, path in outputs:
+        if path is None or path == "-":
+            continue
+        hit = next((inputs[k] for k in _file_keys(path) if k in inputs), None)
+        if hit is not None:
+            raise UsageError(f"{flag} {path} names {hit}, an input of this run, which writing the run would replace: "
+                             "expected a path of no input")
+
+
 def _write(path: str, text: str, what: str) -> None:
     """Write ``text`` to ``path`` whole or not at all: a temporary file in the same directory,
     then renamed over ``path``, so an interruption (a second Ctrl-C, SIGTERM, a full disk) never
@@ -594,6 +632,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     _check_run_options(args)
     args.dir = _user_dirs(args.dir)
     args.names = _script_paths(args)
+    _spare_inputs(args)
     scripts = runner.available(args.dir)
     for name in args.names:  # --dir DIR NAME where DIR/NAME.py is no regular file: say what it is
         for d in args.dir if name not in scripts else ():
@@ -709,7 +748,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError(f"{given}: expected a grid that fits in the environment variable {SWEEP_ENV} (less than "
                          f"{ENV_STRING_MAX} bytes), found {sum(map(len, grid.values()))} values ({len(text)} bytes); "
                          "split the sweep into several runs")
-    scripts = runner.available(_user_dirs(args.dir))
+    args.dir = _user_dirs(args.dir)
+    _spare_inputs(args)
+    scripts = runner.available(args.dir)
     name = runner.sweep_script(scripts, args.family)
     return _run(args, scripts, [name], False, {SWEEP_ENV: text} if grid else None, golden_scripts=[name])
 
@@ -1008,8 +1049,7 @@ def _print_failures(out: Any, summary: Any) -> None:
             continue
         for inst in o.instances():
             if not inst.get("ok"):
-                why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved" else
-                       f"over bound: {', '.join(runner.over_text(inst, k) for k in inst.get('over_bound', []))}")
+                why = runner.failure_reason(inst)
                 out.print(_visible(f"{o.name}: {inst.get('name')}: {why} {inst.get('detail', '')}".rstrip()), highlight=False,
                           markup=False)
                 if inst.get("counterexample") is not None:

@@ -46,7 +46,7 @@ def test_a_stopped_pool_starts_nothing(tmp_path):
     procs.stop()
     marker = tmp_path / "ran"
     ran = procs.run([sys.executable, "-c", f"open({str(marker)!r}, 'w')"], tmp_path, None)
-    assert ran == (None, "", "interrupted", False)
+    assert ran == (None, "", "interrupted", False, "")
     assert not marker.exists()
 
 

@@ -350,7 +350,7 @@ def test_processes_kill_the_whole_group_on_timeout_and_after_exit(tmp_path):
              f"open({str(pidfile)!r}, 'w').write(str(p.pid)); sys.stdout.write('started'); sys.stdout.flush()")
     for tail, timeout, expect in (("; sys.exit(1)", 30, 1), ("; import time; time.sleep(60)", 2, None)):
         t = time.monotonic()
-        code, out, _, timed_out = Processes().run([sys.executable, "-c", spawn + tail], tmp_path, timeout)
+        code, out, _, timed_out, _ = Processes().run([sys.executable, "-c", spawn + tail], tmp_path, timeout)
         assert time.monotonic() - t < timeout + SLACK and code == expect and out == "started"
         assert timed_out is (expect is None)
         grandchild = int(pidfile.read_text(encoding="utf-8"))

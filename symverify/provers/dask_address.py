@@ -9,7 +9,8 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,47 @@ def is_client(x: object) -> bool:
     return all(callable(getattr(x, name, None)) for name in ("submit", "scatter", "scheduler_info"))
 
 
+HANDSHAKE_SLACK = 5.0
+"""Seconds a new client may take past its connect ``timeout``, at most that ``timeout`` again (:func:`_bounded`)."""
+
+
+def _bounded(make: Callable[[], Any], timeout: float) -> Any:
+    """``make()`` (a ``distributed.Client`` that connects), given up after ``timeout`` +
+    min(:data:`HANDSHAKE_SLACK`, ``timeout``) seconds with a ``TimeoutError``: distributed bounds the connection by
+    ``timeout`` but not the handshake after it, so a peer that accepts the connection and never
+    answers (a stopped scheduler, another program on that port) held the caller for ever. The
+    thread making it is left waiting; should the client come after all, that thread closes it."""
+    done: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def run() -> None:
+        try:
+            client = make()
+        except BaseException as e:  # given back to the caller below
+            with lock:
+                done["error"] = e
+            return
+        with lock:
+            late = "abandoned" in done
+            done["client"] = client
+        if late:
+            with suppress(Exception):
+                client.close()
+
+    thread = threading.Thread(target=run, name="symverify dask connect", daemon=True)
+    thread.start()
+    limit = timeout + min(HANDSHAKE_SLACK, timeout)
+    thread.join(limit)
+    with lock:
+        if "client" not in done and "error" not in done:
+            done["abandoned"] = True
+            raise TimeoutError(f"no answer within {limit:g} s: something accepts connections "
+                               "there but does not answer as a Dask scheduler")
+    if "error" in done:
+        raise done["error"]
+    return done["client"]
+
+
 @contextmanager
 def open_client(scheduler: str, workers: int | None, timeout: float, *, what: str = "scheduler",
                 wait_for: int | None = None, cluster_options: Mapping[str, Any] | None = None) -> Iterator[Any]:
@@ -140,9 +182,9 @@ def open_client(scheduler: str, workers: int | None, timeout: float, *, what: st
                                    dashboard_address=":0", silence_logs=logging.CRITICAL, **dict(cluster_options or {}))
             client = Client(cluster, timeout=timeout)
         elif _is_file(scheduler):
-            client = Client(scheduler_file=scheduler, timeout=timeout)
+            client = _bounded(lambda: Client(scheduler_file=scheduler, timeout=timeout), timeout)
         else:
-            client = Client(scheduler, timeout=timeout)
+            client = _bounded(lambda: Client(scheduler, timeout=timeout), timeout)
     except Exception as e:
         if cluster is not None:
             cluster.close()

@@ -27,7 +27,6 @@ Only this module imports ``distributed``; the CLI imports it only when ``--sched
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -44,9 +43,6 @@ from symverify.scripts.runner import RunSummary, Script, ScriptOutcome, costs, m
 from symverify.scripts.tasks import Task, execute
 
 __all__ = ["TaskLostError", "run_task", "connect", "run_scripts"]
-
-_ADDRESS = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+(:\d+)?/?$", re.IGNORECASE)
-
 
 class TaskLostError(RuntimeError):
     """A task's process was killed by a signal that the task did not send (retried once)."""

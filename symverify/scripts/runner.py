@@ -388,6 +388,24 @@ def _instance_json(inst: dict[str, Any], timings: bool) -> dict[str, Any]:
     return {k: v for k, v in inst.items() if k not in ("case", "before") and (timings or k != "seconds")}
 
 
+def failure_reason(inst: Mapping[str, Any]) -> str:
+    """Why an instance of a row is not ok, in a few words: its verdict when it is not proved, the
+    resources over their bounds, an argued claim's failing checks; else, for an instance that says
+    ``ok: false`` though nothing of it fails (a run file may: ``ok`` left out is false), that."""
+    if inst.get("verdict") != "proved" and inst.get("kind") != ClaimKind.ARGUED.value:
+        return f"verdict {inst.get('verdict')}"
+    try:  # derived, as the merge checks it: a run may leave over_bound out
+        over = _exceeded(inst, inst.get("name"))
+    except ValueError:
+        over = [str(k) for k in inst.get("over_bound") or []]
+    if over:
+        return "over bound: " + ", ".join(over_text(inst, k) for k in over)
+    if inst.get("kind") == ClaimKind.ARGUED.value:
+        return "argued, its checks fail" if inst.get("checks") is False else f"argued, verdict {inst.get('verdict')}"
+    return ("not ok, though proved within its bounds: the result says ok: "
+            f"{json.dumps(inst['ok']) if 'ok' in inst else 'nothing'} (an inconsistent result)")
+
+
 def over_text(inst: Mapping[str, Any], key: str) -> str:
     """``key=value > bound`` for a resource of an instance's JSON that is over its stated bound
     (``key`` alone when the instance does not record the value or the bound)."""
@@ -499,6 +517,11 @@ def _claim(inst: Any, k: int) -> dict[str, Any]:
     within = not exceeded
     derived = (inst.get("checks") is not False) if kind == ClaimKind.ARGUED.value else (
         ClaimKind(kind) in PROVED_KINDS and verdict == "proved")
+    if within and derived and inst.get("ok") is not True:  # script_main writes ok: true for it; not ok, it has no reason
+        found = "nothing" if "ok" not in inst else json.dumps(inst["ok"])
+        claim = "an argued claim whose checks do not fail" if kind == ClaimKind.ARGUED.value else f"a {kind} claim proved"
+        raise ValueError(f"instance {name!r}: ok: expected true for {claim} within its bounds, found {found}: "
+                         "an inconsistent result")
     return {**inst, "ok": bool(inst.get("ok")) and within and derived}
 
 
@@ -553,6 +576,12 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
         results = [{**r, "instances": [_claim(i, k) for k, i in enumerate(_listed(r))]} for r in results]
     except ValueError as e:
         return ScriptOutcome(script.name, script.title, "crashed", secs, error=f"result JSON: {e}", source=script.source)
+    for p, r in zip(parts, results):  # script_main writes ok: true for a result whose instances are all ok
+        if r.get("ok", True) is not True and r["instances"] and all(i["ok"] for i in r["instances"]):
+            part = "" if len(parts) == 1 else f" (part {p.get('part', '?')})"
+            return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
+                                 error=f"result JSON{part}: ok: expected true, since every instance is ok (proved "
+                                       f"within its bounds), found {json.dumps(r['ok'])[:40]}: an inconsistent result")
     if len(results) == 1:
         data = results[0]
         # derived again from the instances; a result that leaves "ok" out states nothing (as in a run file)
@@ -789,8 +818,7 @@ def junit_xml(summary: RunSummary) -> str:
                 n_skip += 1
             if not inst.get("ok"):
                 n_fail += 1
-                why = (f"verdict {inst.get('verdict')}" if inst.get("verdict") != "proved"
-                       else "over bound: " + ", ".join(over_text(inst, k) for k in inst.get("over_bound", [])))
+                why = failure_reason(inst)
                 cex = inst.get("counterexample")
                 text = str(inst.get("detail", "")) + ("" if cex is None else "\ncounterexample: " + json.dumps(cex, ensure_ascii=False))
                 ET.SubElement(case, "failure", message=_xml_text(why), type=_xml_text(inst.get("verdict"))).text = _xml_text(text)

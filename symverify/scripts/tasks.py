@@ -204,10 +204,16 @@ def one_line(text: str, lines: int = 6) -> str:
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 
 
+_CUT = re.compile(r"\n\[\.\.\. \d+ bytes left out \.\.\.\]\n")
+
+
 def crash_reason(stderr: str, script: str) -> str:
     """Why a script's process failed, from its stderr in one line: for a Python traceback, the
     exception with the script's own last frame (``NAME.py:12: ValueError: …``; the innermost frame
-    when the script's file is not among them), else the last two lines."""
+    when the script's file is not among them), else the last two lines. Of an output cut in the
+    middle (:meth:`Processes.run`) only its end is read: a frame of its start would be taken for
+    the frame of an error at its end."""
+    stderr = _CUT.split(stderr)[-1]
     lines = [line for line in stderr.strip().splitlines() if line.strip()]
     frames = [(m.group(1), m.group(2)) for line in lines if (m := _FRAME.match(line))]
     if not frames or _FRAME.match(lines[-1]):
@@ -262,13 +268,15 @@ def own_import_path(pythonpath: str | None, links: Path | None = None) -> str:
 
 class Ran(NamedTuple):
     """How a child process ended (:meth:`Processes.run`): ``code`` is its exit status, None when it
-    was killed at its timeout (``timed_out``) or stopped; each output keeps its last
-    :data:`OUTPUT_TAIL` bytes."""
+    was killed at its timeout (``timed_out``) or stopped; each output keeps its first and last
+    :data:`OUTPUT_BYTES` / 2 bytes, and ``cut`` says what was left out between them ('' when
+    nothing was: "its standard output was cut: N bytes of M left out (...)")."""
 
     code: int | None
     stdout: str
     stderr: str
     timed_out: bool = False
+    cut: str = ""
 
 
 class Processes:
@@ -291,19 +299,23 @@ class Processes:
         sharded script iterates sets in the same order. A process that cannot be started (an
         environment over the system's limit) ends as ``code`` None with the reason as ``stderr``.
 
-        The child runs in its own session (a new process group, POSIX) and writes to temporary
-        files, not pipes: the run ends when the child exits, even if a grandchild it left behind
-        still holds its stdout or stderr open. Then, or on a timeout or a stop, the whole process
+        The child runs in its own session (a new process group, POSIX). The run ends when the child
+        exits, even if a grandchild it left behind still holds its stdout or stderr open (see below). Then, or on a timeout or a stop, the whole process
         group is killed, and on Linux first every process below the child, also one that left its
-        session or double-forked (``_REAPER``), so no grandchild outlives the run. Each output keeps
-        its last :data:`OUTPUT_TAIL` bytes.
+        session or double-forked (``_REAPER``), so no grandchild outlives the run.
+
+        The child writes to pipes, read as it writes: of each output (stdout, stderr) the first and
+        last :data:`OUTPUT_BYTES` / 2 bytes are kept, what lies between is counted and dropped
+        (:attr:`Ran.cut` says how much), so a script that prints without end fills neither the
+        memory nor the disk. The run still ends when the child exits: the processes below it are
+        killed then, and what they left in the pipes is read for at most :data:`REAP_SECONDS`.
         """
         from symverify.errors import UsageError
 
         with self._lock:
             if self.stopping:
                 return Ran(None, "", "interrupted")
-            # UTF-8 output whatever the locale: _tail decodes it as UTF-8, and a script's table (≤, →) must
+            # UTF-8 output whatever the locale: _Kept decodes it as UTF-8, and a script's table (≤, →) must
             # not crash the script where standard output is ASCII-only (LC_ALL=C with UTF-8 mode off).
             # One hash seed for every process: the parts of a sharded script must meet the same cases in the
             # same order, and a script that loops over a set of strings would otherwise see another order in each.
@@ -317,18 +329,25 @@ class Processes:
                 return Ran(None, "", f"could not start the script's process: {e}")
             if sys.platform.startswith("linux"):
                 cmd = [sys.executable, "-S", "-c", _REAPER, str(os.getpid()) if guard else "0", *cmd]
-            out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
             try:
-                proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out_f, stderr=err_f,
-                                        env=full_env, start_new_session=os.name == "posix")
+                proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, env=full_env, start_new_session=os.name == "posix")
             except OSError as e:  # E2BIG: a command line or environment (a sweep's grid) over the system's limit
-                out_f.close()
-                err_f.close()
                 imports.cleanup()
                 why = (" (its command line or environment, such as a sweep's grid, is longer than the system allows)"
                        if e.errno == errno.E2BIG else "")
                 return Ran(None, "", f"could not start the script's process: {e.strerror or e}{why}")
             self._running.add(proc)
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = _Kept(proc.stdout, "standard output"), _Kept(proc.stderr, "standard error")
+
+        def ended(code: int | None, stdout: str | None = None, stderr: str | None = None, timed_out: bool = False) -> Ran:
+            out.finish()
+            err.finish()
+            cut = "; ".join(k.note() for k in (out, err) if k.cut)
+            return Ran(code, out.text() if stdout is None else stdout, err.text() if stderr is None else stderr,
+                       timed_out, cut)
+
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
             while True:
@@ -339,23 +358,21 @@ class Processes:
                 try:
                     proc.wait(timeout=wait)
                     _kill_group(proc)  # grandchildren left behind
-                    return Ran(None if self.stopping else proc.returncode, _tail(out_f), _tail(err_f))
+                    return ended(None if self.stopping else proc.returncode)
                 except subprocess.TimeoutExpired:
                     pass
                 if deadline is not None and time.monotonic() >= deadline:
                     _kill_group(proc)
                     proc.wait()
-                    return Ran(None, _tail(out_f), f"timed out after {timeout} s", timed_out=True)
+                    return ended(None, stderr=f"timed out after {timeout} s", timed_out=True)
                 if should_stop is not None and _asks_to_stop(should_stop):
                     self.stopping = True
                     _kill_group(proc)
                     proc.wait()
-                    return Ran(None, "", "interrupted")
+                    return ended(None, "", "interrupted")
         finally:
             with self._lock:
                 self._running.discard(proc)
-            out_f.close()
-            err_f.close()
             imports.cleanup()
 
     def stop(self) -> None:
@@ -368,15 +385,62 @@ class Processes:
 REAP_SECONDS = 5.0
 """How long the process in front of a script may take to kill the processes below it."""
 
-OUTPUT_TAIL = 1 << 20
-"""Bytes kept of a child's stdout and of its stderr (the end, where errors are)."""
+OUTPUT_BYTES = 1 << 20
+"""Bytes kept of a script process's stdout, and as many of its stderr (:meth:`Processes.run`): the
+first and the last ``OUTPUT_BYTES // 2`` (the end holds the traceback); what lies between is counted
+(:attr:`Ran.cut`), neither held nor written anywhere."""
 
 
-def _tail(f: Any) -> str:
-    """The last :data:`OUTPUT_TAIL` bytes written to the temporary file ``f``, as text."""
-    size = f.seek(0, os.SEEK_END)
-    f.seek(max(0, size - OUTPUT_TAIL))
-    return f.read().decode("utf-8", errors="replace")
+class _Kept:
+    """The kept start and end of one output of a child, read from ``pipe`` by a thread as the child
+    writes: at most ``keep // 2`` bytes of start and ``keep - keep // 2`` of end are held at any time,
+    the bytes between them only counted (``cut``)."""
+
+    def __init__(self, pipe: Any, what: str, keep: int | None = None) -> None:
+        keep = OUTPUT_BYTES if keep is None else keep
+        self.what, self.head_max, self.tail_max = what, keep // 2, keep - keep // 2
+        self.head, self.tail, self.cut = bytearray(), bytearray(), 0
+        self._pipe, self._lock = pipe, threading.Lock()
+        self._reader = threading.Thread(target=self._read, name=f"symverify {what} reader", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        fd = self._pipe.fileno()
+        try:
+            while data := os.read(fd, 1 << 16):
+                with self._lock:
+                    room = max(self.head_max - len(self.head), 0)
+                    self.head += data[:room]
+                    self.tail += data[room:]
+                    if len(self.tail) > self.tail_max:
+                        self.cut += len(self.tail) - self.tail_max
+                        del self.tail[:len(self.tail) - self.tail_max]
+        except OSError:
+            pass
+        finally:
+            self._pipe.close()
+
+    def finish(self) -> None:
+        """Wait, at most :data:`REAP_SECONDS`, for the end of the output: the writers are dead, but
+        a process that escaped their kill may hold the pipe (its reader then reads on, alone)."""
+        self._reader.join(REAP_SECONDS)
+
+    def text(self) -> str:
+        """The kept output as text (UTF-8, an undecodable byte as U+FFFD), with a line saying where
+        and how much was left out, if anything was."""
+        with self._lock:
+            if not self.cut:
+                return bytes(self.head + self.tail).decode("utf-8", errors="replace")
+            return (bytes(self.head).decode("utf-8", errors="replace") + f"\n[... {self.cut} bytes left out ...]\n"
+                    + bytes(self.tail).decode("utf-8", errors="replace"))
+
+    def note(self) -> str:
+        """What was cut of this output ('' when nothing was)."""
+        with self._lock:
+            if not self.cut:
+                return ""
+            return (f"its {self.what} was cut: {self.cut} bytes of {len(self.head) + self.cut + len(self.tail)} "
+                    f"left out (the first {len(self.head)} and last {len(self.tail)} kept)")
 
 
 def _kill_group(proc: subprocess.Popen[Any]) -> None:
@@ -450,7 +514,11 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
     procs = procs or Processes()
     start = time.perf_counter()
 
+    cut = ""  # what was left out of the process's output (Ran.cut): said with the error that quotes it
+
     def answer(status: str, result: dict[str, Any] | None, error: str) -> dict[str, Any]:
+        if cut and status != "done":
+            error = f"{error} ({cut})"
         return {"status": status, "result": result, "error": error, "seconds": time.perf_counter() - start,
                 "version": __version__, "host": socket.gethostname()}
 
@@ -463,8 +531,8 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         work = root / "work"
         work.mkdir()
         out = work / "result.json"
-        code, stdout, stderr, timed_out = procs.run(task.argv(out, root), work, task.timeout, dict(task.env),
-                                                    should_stop, guard)
+        code, stdout, stderr, timed_out, cut = procs.run(task.argv(out, root), work, task.timeout, dict(task.env),
+                                                         should_stop, guard)
         if procs.stopping:
             return answer("interrupted", None, "the run was interrupted")
         if code is None:

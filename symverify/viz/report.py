@@ -32,7 +32,7 @@ from symverify._version import __version__
 from symverify.errors import BackendUnavailableError, UsageError
 from symverify.viz.html import escape, value_text
 from symverify.viz.resources import load_run, numbers
-from symverify.viz.run_format import PART_NOTE, count_claims, instance_ok, run_ok, script_ok
+from symverify.viz.run_format import PART_NOTE, count_claims, exceeded_bounds, instance_ok, run_ok, script_ok
 
 __all__ = ["write_report", "report_page"]
 
@@ -231,11 +231,14 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
             if _inst_ok(inst):
                 continue
             verdict = str(inst.get("verdict", "unknown"))
-            over = inst.get("over_bound") or []
+            over = exceeded_bounds(inst, f"{name}: {inst.get('name', '')}")  # derived: a run may leave over_bound out
             failures.append(
                 f'<div class="failure" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}">'
                 f"<b>{escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(verdict)}\">{escape(verdict)}</span>"
                 + (f' — <span class="over">over bound: {_e(", ".join(map(str, over)))}</span>' if over else "")
+                + (" — not ok, though proved within its bounds: the run says ok: "
+                   f"{_e(json.dumps(inst['ok']) if 'ok' in inst else 'nothing')} (an inconsistent run)"
+                   if not over and verdict == "proved" and inst.get("kind", "prover") != "argued" else "")
                 + f"<p class=\"res\">{_resources_cell(inst)}</p>"
                 + (f"<p class=\"detail\">{_e(inst.get('detail', ''), 4000)}</p>" if inst.get("detail") else "")
                 + _counterexample(inst) + "</div>"

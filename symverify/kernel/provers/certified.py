@@ -97,7 +97,9 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     memory-limited child process (:func:`~symverify.kernel.provers.guard.run_limited`; unless
     ``isolate=False``), since stages are sized by monomial counts, which do not see coefficient
     size (a coarse certificate over a constant squared 64 times would abort this process); a stage
-    planned into its own memory-limited process runs in one there too.
+    planned into its own memory-limited process runs in one there too. With a scheduler the same
+    rule holds per task: each checks its stages in such a child on its worker
+    (:func:`~symverify.kernel.provers.stages_dask.check_certificate_dask`).
 
     Raises:
         UsageError: the pair is not (circuit, model with a certificate).
@@ -123,7 +125,7 @@ def run_compositional(lhs: Side, rhs: Side, opts: Options, *, degree: int | Call
     if opts.scheduler is not None:  # the same stage checks as Dask tasks, the same result
         from symverify.kernel.provers.stages_dask import check_certificate_dask
 
-        res = check_certificate_dask(*args, scheduler=opts.scheduler, **kwargs)  # type: ignore[arg-type]
+        res = check_certificate_dask(*args, scheduler=opts.scheduler, peak_height_bits=peak_height_bits, **kwargs)  # type: ignore[arg-type]
     elif peak_height_bits is not None and peak_height_bits > IN_PROCESS_BITS and opts.isolate is not False:
         remaining = opts.remaining()
         # the stages the plan isolates get their own child there too (run_limited starts one from a

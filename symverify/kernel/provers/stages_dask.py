@@ -15,7 +15,10 @@ loop of :func:`~symverify.kernel.provers.compositional.check_certificate`:
    cluster has threads (or ``stages_per_task`` stages each), and each run is one task
    (:func:`check_stages`): it checks its stages in order with
    :meth:`~symverify.kernel.provers.compositional.StageRun.stage` (the same planning, memory guard,
-   isolation and deadline as locally) and stops at its first stage that does not prove;
+   isolation and deadline as locally) and stops at its first stage that does not prove; where
+   coefficients may exceed :data:`~symverify.kernel.provers.exact.IN_PROCESS_BITS` bits (``verify``
+   passes its bound, ``peak_height_bits``), the task runs them in a memory-limited child process
+   (:func:`guarded_stages`), as the local check then runs whole in one;
 4. each task answers with the symverify version it ran (:func:`versioned_stages`): the stages a
    worker with another version checked rest on another trusted base, so they count as a stage
    that ``stopped`` (``"crashed"``, naming both versions), never as proved, and so does an answer of
@@ -72,11 +75,12 @@ from symverify.kernel.provers.compositional import (
     combine,
     validate_certificate,
 )
+from symverify.kernel.provers.exact import IN_PROCESS_BITS
 from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS
 from symverify.kernel.semantics.poly import PolyBackend
 from symverify.provers.dask_address import check_address, is_client, open_client
 
-__all__ = ["check_address", "check_certificate_dask", "check_stages", "versioned_stages", "stage_runs", "pack", "unpack",
+__all__ = ["check_address", "check_certificate_dask", "check_stages", "guarded_stages", "versioned_stages", "stage_runs", "pack", "unpack",
            "LayerWindow", "TASKS_PER_THREAD"]
 
 TASKS_PER_THREAD = 4
@@ -213,21 +217,54 @@ def check_stages(circuit: Circuit, model: Model | LayerWindow, first: int, packe
     return out
 
 
+def guarded_stages(circuit: Circuit, model: Model | LayerWindow, first: int, packed: bytes, last_stage: int,
+                   run: StageRun, wall_deadline: float | None) -> list[StageOutcome]:
+    """:func:`check_stages` in a child process limited to ``run.memory`` bytes and the deadline
+    (:func:`~symverify.kernel.provers.guard.run_limited`), as the local check runs whole where
+    coefficients may exceed :data:`~symverify.kernel.provers.exact.IN_PROCESS_BITS` bits: a FLINT
+    abort or an exhausted memory ends that child, never the worker. A child that does not answer
+    stops the run at its first stage (``timeout``, or the child's status with its detail)."""
+    from symverify.kernel.provers.guard import run_limited
+
+    remaining = None if wall_deadline is None else max(wall_deadline - time.time(), 0.0)
+    n = len(unpack(packed)) - 1
+    lim = run_limited(check_stages, (circuit, model, first, packed, last_stage, run, wall_deadline), memory=run.memory,
+                      timeout=remaining, what=f"the check of stages [{first}, {first + n})")
+    if lim.status == "ok":
+        return cast(list[StageOutcome], lim.value)
+    if lim.status == "timeout":
+        return [StageOutcome(first, stopped="timeout", note="timeout")]
+    return [StageOutcome(first, stopped=lim.status, note=(
+        f"stages [{first}, {first + n}) ran in a memory-limited process (their coefficients may exceed "
+        f"2^{IN_PROCESS_BITS.bit_length() - 1} bits) that stopped ({lim.status}): {lim.detail}"))]
+
+
 def versioned_stages(circuit: Circuit, model: Model | LayerWindow, first: int, packed: bytes, last_stage: int,
-                     run: StageRun, wall_deadline: float | None) -> tuple[str, list[StageOutcome]]:
-    """The task a worker runs: :func:`check_stages`, with the version of symverify that ran it (read
-    when it runs, in the worker's process), for the caller to compare with its own."""
-    return symverify._version.__version__, check_stages(circuit, model, first, packed, last_stage, run, wall_deadline)
+                     run: StageRun, wall_deadline: float | None, guard: bool = False) -> tuple[str, list[StageOutcome]]:
+    """The task a worker runs: :func:`check_stages` (:func:`guarded_stages` with ``guard``), with the
+    version of symverify that ran it (read when it runs, in the worker's process), for the caller to
+    compare with its own."""
+    check = guarded_stages if guard else check_stages
+    return symverify._version.__version__, check(circuit, model, first, packed, last_stage, run, wall_deadline)
 
 
 def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *, scheduler: Any = "local",
                            workers: int | None = None, backend: PolyBackend = "flint", deadline: float | None = None,
                            max_monomials: int = DEFAULT_MAX_MONOMIALS, memory_limit: int | None = None,
                            isolate: bool | None = None, stages_per_task: int | None = None,
-                           connect_timeout: float = 10.0) -> CompositionalResult:
+                           connect_timeout: float = 10.0, peak_height_bits: int | None = None) -> CompositionalResult:
     """:func:`~symverify.kernel.provers.compositional.check_certificate` with the stages run as Dask
     tasks on ``scheduler`` (see the module docstring): the same result, the seconds apart (its
     ``meta_note`` too, when the certificate's ``meta`` names another circuit).
+
+    ``peak_height_bits`` (a bound on the coefficient bits the stages can meet, as ``verify`` knows
+    it: :func:`~symverify.kernel.provers.certified.stage_peak_bits`): beyond
+    :data:`~symverify.kernel.provers.exact.IN_PROCESS_BITS`, unless ``isolate=False``, each task
+    checks its stages in a child process limited to ``memory_limit`` bytes (:func:`guarded_stages`),
+    the rule of the local check, which then runs whole in such a child: stages are planned by monomial
+    counts, blind to coefficient size, so a huge constant would otherwise abort the worker (and,
+    retried, the next ones) instead of ending as ``unknown``. None (a direct call) guards nothing,
+    as :func:`~symverify.kernel.provers.compositional.check_certificate` called directly.
 
     Raises:
         IRError: the certificate is structurally malformed (checked here, before any task).
@@ -255,6 +292,7 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
     note = certificate_meta_note(circuit, cert, digests[0])  # the local check's advisory note, the same
     run = StageRun.of(circuit, model, backend=backend, deadline=None, max_monomials=max_monomials,
                       memory_limit=memory_limit, isolate=isolate)
+    guard = peak_height_bits is not None and peak_height_bits > IN_PROCESS_BITS and isolate is not False
     bs = cert.boundaries
     total = len(bs) - 1
     wall = None if deadline is None else time.time() + (deadline - time.monotonic())
@@ -277,7 +315,7 @@ def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *,
             # die with its worker). Dask's hint about large graphs is expected here, not a problem.
             warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
             futures = [client.submit(versioned_stages, fc, LayerWindow.of(model, bs[a].layer, bs[b].layer), a,
-                                     pack(bs[a:b + 1]), total - 1, run, wall, pure=False, retries=1,
+                                     pack(bs[a:b + 1]), total - 1, run, wall, guard, pure=False, retries=1,
                                      key=f"symverify-stages-{token}-{a}-{b}") for a, b in runs]
         try:
             outcomes = _collect(futures, runs, deadline)
