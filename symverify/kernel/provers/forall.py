@@ -669,9 +669,11 @@ def _subterms(z3: Any, e: Any) -> Iterator[Any]:
 
 def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any]:
     """Instances of ``assume`` at the cell ``(i, q)``, at every input cell the terms read (under
-    the term's guard, inside the state) and at every cell a predicate in the terms' guards or in
-    ``care`` reads: sound, since ``assume`` holds at every cell. Also the definedness of
-    ``assume`` at ``(i, q)``."""
+    the term's guard, inside the state) and at every cell a predicate of two arguments reads in the
+    terms (their guards and their atoms' indices), in ``care`` or in ``entry`` — wherever it stands
+    in them, an ``ite`` inside a comparison's operand or a predicate's argument included: sound,
+    since ``assume`` holds at every cell of the state (an instance is asserted only where its cell is
+    defined and inside the state). Also the definedness of ``assume`` at ``(i, q)``."""
     z3 = enc.z3
     a0, ok0 = enc.cond(g.assume)
     out = [a0]
@@ -685,24 +687,20 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
         (rz, okr), (cz, okc) = enc.ix(r), enc.ix(c)
         out.append(z3.Implies(z3.And(gz, okr, okc, enc.lt(rz, nn), enc.lt(cz, dd), ok), at))
 
-    def preds_in(c: Cond) -> list[Pred]:
-        if isinstance(c, Pred):
-            return [c]
-        if isinstance(c, BoolOp):
-            return [p for x in c.items for p in preds_in(x)]
-        if isinstance(c, Not):
-            return preds_in(c.c)
-        return []
+    def preds_in(*xs: object) -> list[Pred]:
+        """Every predicate application under ``xs``, nested ones too (``eq(ite(P(i + 1, q), 1, 0), 0)``
+        reads ``P`` at ``(i + 1, q)`` as ``not P(i + 1, q)`` does)."""
+        return [x for c in xs for x in _nodes(c) if isinstance(x, Pred)]
 
     for t in terms:
         for a in t.atoms:
             if a.kind == "in":
                 at_cell(a.idx[0], a.idx[1], enc.cond(t.guard)[0])
         # a predicate's arguments are a cell: assume holds there too
-        for p in preds_in(t.guard):
+        for p in preds_in(t.guard, *(a.idx for a in t.atoms)):
             if len(p.idx) == 2:
                 at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
-    for p in preds_in(g.care):
+    for p in preds_in(g.care, g.entry):
         if len(p.idx) == 2:
             at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
     return out, ok0
@@ -814,8 +812,8 @@ def _member(chosen: set[tuple[str, tuple[int, ...]]], name: str) -> Callable[...
     return lambda *idx: (name, idx) in chosen
 
 
-def _nodes(c: Cond) -> Iterator[object]:
-    """Every expression node under ``c`` (each use once), without recursion."""
+def _nodes(c: object) -> Iterator[object]:
+    """Every expression node under ``c`` (a condition, an index expression or a tuple of them; each use once), without recursion."""
     todo: list[object] = [c]
     while todo:
         x = todo.pop()

@@ -1,0 +1,52 @@
+"""A predicate read inside an index expression (an ``ite`` in a comparison's operand, deep inside
+sums and products, or in another predicate's argument) is read at a cell as a predicate standing
+alone is: the instances of ``assume`` there are premises of the existence checks, so a ``care`` or
+``entry`` that no placement allowed by ``assume`` makes true is refused as vacuous, never proved."""
+
+from __future__ import annotations
+
+import pytest
+
+import symverify as sv
+from symverify.parametric import Gadget, Param, ParametricError, PLayer, eq, inp, ite, lt, pred, tap, var
+
+i, q, N = var("i"), var("q"), var("N")
+_COPY = (PLayer(b1=1, h=(tap(0),), mode="causal"),)  # output cell = input cell
+
+
+def P(r: object, c: object) -> object:
+    return pred("P", r, c)
+
+
+def _copy(assume: object, **kw: object) -> Gadget:
+    """``y = u`` on ``2 ≤ N ≤ 8`` rows, one channel."""
+    return Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, inp(i, q), assume=assume, **kw)  # type: ignore[arg-type]
+
+
+# each is "P is false at the next row": false at every cell under ``assume = P(i, q)``
+_NEXT_FALSE = {
+    "ite in a comparison": lt(i + 1, N) & eq(ite(P(i + 1, q), 1, 0), 0),
+    "ite deep in sums and products": lt(i + 1, N) & eq((ite(P(i + 1, q), 1, 0) + N) * 3, N * 3),
+    "ite in a comparison under not": lt(i + 1, N) & ~eq(ite(P(i + 1, q), 0, 1), 0),
+    "ite in an ite's condition": lt(i + 1, N) & eq(ite(eq(ite(P(i + 1, q), 1, 0), 1), 5, 7), 7),
+    "predicate in a predicate's argument": lt(i + 1, N) & ~P(ite(P(i + 1, q), i + 1, i + 1), q),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NEXT_FALSE))
+def test_a_care_only_assume_forbids_is_refused_wherever_its_predicate_stands(name: str) -> None:
+    with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+        sv.prove_forall(_copy(P(i, q), care=_NEXT_FALSE[name]), timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(_NEXT_FALSE))
+def test_an_entry_only_assume_forbids_is_refused_wherever_its_predicate_stands(name: str) -> None:
+    with pytest.raises(ParametricError, match=r"vacuous statement: its entry .* holds at no cell"):
+        sv.prove_forall(_copy(P(i, q), entry=_NEXT_FALSE[name]), timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(_NEXT_FALSE))
+def test_the_same_care_and_entry_are_proved_where_assume_allows_them(name: str) -> None:
+    """With ``assume = not P(i, q)`` the same cells exist: the instances only add true premises."""
+    r = sv.prove_forall(_copy(~P(i, q), care=_NEXT_FALSE[name], entry=_NEXT_FALSE[name]), timeout=60)
+    assert r.proved, r
