@@ -1,7 +1,9 @@
 """A predicate read inside an index expression (an ``ite`` in a comparison's operand, deep inside
 sums and products, or in another predicate's argument) is read at a cell as a predicate standing
 alone is: the instances of ``assume`` there are premises of the existence checks, so a ``care`` or
-``entry`` that no placement allowed by ``assume`` makes true is refused as vacuous, never proved."""
+``entry`` that no placement allowed by ``assume`` makes true is refused as vacuous, never proved.
+So is a predicate of one or three arguments, or of two in another order than ``(i, q)``: the
+instance of ``assume`` is taken at the cell whose application in ``assume`` reads the point."""
 
 from __future__ import annotations
 
@@ -50,3 +52,38 @@ def test_the_same_care_and_entry_are_proved_where_assume_allows_them(name: str) 
     """With ``assume = not P(i, q)`` the same cells exist: the instances only add true premises."""
     r = sv.prove_forall(_copy(~P(i, q), care=_NEXT_FALSE[name], entry=_NEXT_FALSE[name]), timeout=60)
     assert r.proved, r
+
+
+# ``assume`` names the cell through its predicate's arguments in another order or number: the
+# point read is "P is false at the next row", which ``assume`` makes true at every row
+_OTHER_ARITIES = {
+    "one argument": (pred("P", i), lt(i + 1, N) & ~pred("P", i + 1)),
+    "three arguments": (pred("P", i, q, 0), lt(i + 1, N) & ~pred("P", i + 1, q, 0)),
+    "the channel first": (pred("P", q, i), lt(i + 1, N) & ~pred("P", q, i + 1)),
+    "one argument, nested": (pred("P", i), lt(i + 1, N) & eq(ite(pred("P", i + 1), 1, 0), 0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OTHER_ARITIES))
+def test_a_care_assume_forbids_through_a_predicate_of_another_shape_is_refused(name: str) -> None:
+    assume, care = _OTHER_ARITIES[name]
+    with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+        sv.prove_forall(_copy(assume, care=care), timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(_OTHER_ARITIES))
+def test_the_same_care_is_proved_where_assume_allows_it(name: str) -> None:
+    assume, care = _OTHER_ARITIES[name]
+    r = sv.prove_forall(_copy(~assume, care=care), timeout=60)  # type: ignore[operator]
+    assert r.proved, r
+
+
+def test_a_wrong_spec_behind_such_a_care_is_not_proved() -> None:
+    """The copy claimed to double its input, at cells where ``P`` is false at the next row: with
+    ``assume = P(i)`` there are none (refused as vacuous), with ``assume = not P(i)`` it is refuted."""
+    care = lt(i + 1, N) & ~pred("P", i + 1)
+    wrong = {"spec": 2 * inp(i, q), "care": care}
+    with pytest.raises(ParametricError, match="vacuous statement"):
+        sv.prove_forall(Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, assume=pred("P", i), **wrong), timeout=60)  # type: ignore[arg-type]
+    r = sv.prove_forall(Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, assume=~pred("P", i), **wrong), timeout=60)  # type: ignore[arg-type]
+    assert r.verdict is sv.Verdict.REFUTED, r

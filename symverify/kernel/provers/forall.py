@@ -669,11 +669,12 @@ def _subterms(z3: Any, e: Any) -> Iterator[Any]:
 
 def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any]:
     """Instances of ``assume`` at the cell ``(i, q)``, at every input cell the terms read (under
-    the term's guard, inside the state) and at every cell a predicate of two arguments reads in the
-    terms (their guards and their atoms' indices), in ``care`` or in ``entry`` — wherever it stands
-    in them, an ``ite`` inside a comparison's operand or a predicate's argument included: sound,
-    since ``assume`` holds at every cell of the state (an instance is asserted only where its cell is
-    defined and inside the state). Also the definedness of ``assume`` at ``(i, q)``."""
+    the term's guard, inside the state) and at every cell whose instance reads a predicate point
+    read in the terms (their guards and their atoms' indices), in ``care`` or in ``entry`` —
+    wherever it stands in them, an ``ite`` inside a comparison's operand or a predicate's argument
+    included (:func:`_cells_of`): sound, since ``assume`` holds at every cell of the state (an
+    instance is asserted only where its cell is defined and inside the state). Also the
+    definedness of ``assume`` at ``(i, q)``."""
     z3 = enc.z3
     a0, ok0 = enc.cond(g.assume)
     out = [a0]
@@ -692,18 +693,46 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
         reads ``P`` at ``(i + 1, q)`` as ``not P(i + 1, q)`` does)."""
         return [x for c in xs for x in _nodes(c) if isinstance(x, Pred)]
 
+    patterns = [(x, _cell_vars(x)) for x in preds_in(g.assume)]
     for t in terms:
         for a in t.atoms:
             if a.kind == "in":
                 at_cell(a.idx[0], a.idx[1], enc.cond(t.guard)[0])
-        # a predicate's arguments are a cell: assume holds there too
         for p in preds_in(t.guard, *(a.idx for a in t.atoms)):
-            if len(p.idx) == 2:
-                at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
+            for r, c in _cells_of(p, patterns):
+                at_cell(r, c, z3.BoolVal(True))
     for p in preds_in(g.care, g.entry):
-        if len(p.idx) == 2:
-            at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
+        for r, c in _cells_of(p, patterns):
+            at_cell(r, c, z3.BoolVal(True))
     return out, ok0
+
+
+def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]]) -> list[tuple[IExpr, IExpr]]:
+    """The cells at which an instance of ``assume`` is taken for the application ``p`` read by the
+    statement (``patterns``: the applications in ``assume``, each with the cell variables it reads). The arguments of a predicate of two
+    arguments are a cell: ``(a, b)``. And for each application ``p.name(x_1, …, x_k)`` in
+    ``assume`` of ``p``'s arity where some ``x_j`` is the row ``i`` or the channel ``q`` itself, the
+    cell at which that application reads ``p``'s point: ``i`` the argument of ``p`` at the first
+    position where ``x_j`` is ``i`` (0 where no ``x_j`` reads ``i``; no cell where the application
+    reads ``i`` only otherwise, as in ``i + 1``), ``q`` likewise (so ``assume = P(i)`` is instantiated
+    at ``(r, 0)`` for ``P(r)``, ``assume = P(q, i)`` at ``(b, a)`` for ``P(a, b)``).
+    Any cell would be sound: these are the ones that constrain ``p``."""
+    out = [(p.idx[0], p.idx[1])] if len(p.idx) == 2 else []
+    for pat, used in patterns:
+        if pat.name != p.name or len(pat.idx) != len(p.idx):
+            continue
+        at: dict[str, IExpr] = {}
+        for x, a in zip(pat.idx, p.idx):
+            if isinstance(x, Var) and x.name in ("i", "q"):
+                at.setdefault(x.name, a)
+        if at and used <= at.keys():  # each of ``i`` and ``q`` it reads named as such somewhere
+            out.append((at.get("i", Lit(0)), at.get("q", Lit(0))))
+    return out
+
+
+def _cell_vars(x: object) -> set[str]:
+    """Which of ``i`` and ``q`` the expression ``x`` reads."""
+    return {y.name for y in _nodes(x) if isinstance(y, Var) and y.name in ("i", "q")}
 
 
 def _repaired(g: Gadget, params: dict[str, int], preds: Mapping[str, Any]) -> dict[str, Any] | None:
