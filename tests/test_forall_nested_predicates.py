@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import symverify as sv
-from symverify.parametric import Gadget, Param, ParametricError, PLayer, eq, inp, ite, lt, pred, tap, var
+from symverify.parametric import Gadget, Param, ParametricError, PLayer, eq, inp, ite, lt, pred, tap, var, where
 
 i, q, N = var("i"), var("q"), var("N")
 _COPY = (PLayer(b1=1, h=(tap(0),), mode="causal"),)  # output cell = input cell
@@ -87,3 +87,19 @@ def test_a_wrong_spec_behind_such_a_care_is_not_proved() -> None:
         sv.prove_forall(Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, assume=pred("P", i), **wrong), timeout=60)  # type: ignore[arg-type]
     r = sv.prove_forall(Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, assume=~pred("P", i), **wrong), timeout=60)  # type: ignore[arg-type]
     assert r.verdict is sv.Verdict.REFUTED, r
+
+
+def test_a_cell_read_under_a_guard_still_gets_the_instance_care_needs() -> None:
+    """The spec reads the input at the next row under a guard false at every size in the ranges
+    (``N = 100``), so the instance of ``assume`` taken there holds only under that guard; ``care``
+    reads ``P`` at that cell too and needs it whatever the guard: refused as vacuous, as without the
+    guarded read."""
+    spec = inp(i, q) + where(lt(i + 1, N) & eq(N, 100), inp(i + 1, q), 0)
+    care = lt(i + 1, N) & ~P(i + 1, q)
+    for s in (spec, inp(i, q)):
+        g = Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, s, assume=P(i, q), care=care)
+        with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+            sv.prove_forall(g, timeout=60)
+    g = Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, spec, assume=P(i, q), entry=care)
+    with pytest.raises(ParametricError, match=r"vacuous statement: its entry .* holds at no cell"):
+        sv.prove_forall(g, timeout=60)

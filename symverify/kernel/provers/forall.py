@@ -673,16 +673,20 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
     read in the terms (their guards and their atoms' indices), in ``care`` or in ``entry`` —
     wherever it stands in them, an ``ite`` inside a comparison's operand or a predicate's argument
     included (:func:`_cells_of`): sound, since ``assume`` holds at every cell of the state (an
-    instance is asserted only where its cell is defined and inside the state). Also the
-    definedness of ``assume`` at ``(i, q)``."""
+    instance is asserted only where its cell is defined and inside the state). A cell read by
+    ``care`` or ``entry`` gets its instance unconditionally, even where a term reads it under a guard
+    first. Also the definedness of ``assume`` at ``(i, q)``."""
     z3 = enc.z3
     a0, ok0 = enc.cond(g.assume)
     out = [a0]
-    seen: set[tuple[IExpr, IExpr]] = set()
-    def at_cell(r: IExpr, c: IExpr, gz: Any) -> None:
-        if (r, c) in seen:
+    # the cells instantiated, each with whether its instance holds unconditionally (``care`` and
+    # ``entry`` need one at the cells their predicates read: the existence checks ask for a cell
+    # where they hold, and an instance under a term's guard is none where that guard is false)
+    seen: dict[tuple[IExpr, IExpr], bool] = {}
+    def at_cell(r: IExpr, c: IExpr, gz: Any, always: bool = False) -> None:
+        if (r, c) in seen and (seen[r, c] or not always):
             return
-        seen.add((r, c))
+        seen[r, c] = always
         enc.tick("the instances of assume")  # one copy of assume per cell read
         at, ok = enc.cond(subst_c(g.assume, {"i": r, "q": c}))
         (rz, okr), (cz, okc) = enc.ix(r), enc.ix(c)
@@ -703,7 +707,7 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
                 at_cell(r, c, z3.BoolVal(True))
     for p in preds_in(g.care, g.entry):
         for r, c in _cells_of(p, patterns):
-            at_cell(r, c, z3.BoolVal(True))
+            at_cell(r, c, z3.BoolVal(True), always=True)
     return out, ok0
 
 
