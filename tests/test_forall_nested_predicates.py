@@ -7,7 +7,11 @@ instance of ``assume`` is taken at the cell whose application in ``assume`` read
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import symverify as sv
 from symverify.parametric import Gadget, Param, ParametricError, PLayer, eq, inp, ite, lt, pred, tap, var, where
@@ -103,3 +107,34 @@ def test_a_cell_read_under_a_guard_still_gets_the_instance_care_needs() -> None:
     g = Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, spec, assume=P(i, q), entry=care)
     with pytest.raises(ParametricError, match=r"vacuous statement: its entry .* holds at no cell"):
         sv.prove_forall(g, timeout=60)
+
+
+_SHAPES: dict[str, Any] = {
+    "alone": lambda a: ~a,
+    "ite in a comparison": lambda a: eq(ite(a, 1, 0), 0),
+    "ite under sums and products": lambda a: eq((ite(a, 2, 0) + N) * 3, N * 3),
+    "ite in an ite's condition": lambda a: eq(ite(eq(ite(a, 1, 0), 1), 5, 7), 7),
+}
+_ORDERS: dict[str, Any] = {  # assume's application at the cell, and the point k rows further on
+    "(i, q)": (lambda r, c: pred("P", r, c)),
+    "(q, i)": (lambda r, c: pred("P", c, r)),
+    "(i)": (lambda r, c: pred("P", r)),
+    "(i, q, 0)": (lambda r, c: pred("P", r, c, 0)),
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(sorted(_SHAPES)), st.sampled_from(sorted(_ORDERS)), st.integers(1, 3), st.booleans())
+def test_a_care_reading_p_false_k_rows_on_is_refused_exactly_where_assume_forbids_it(shape: str, order: str, k: int,
+                                                                                      forbidden: bool) -> None:
+    """``care``: row ``i + k`` exists and ``P`` is false there, written in any shape and argument
+    order; refused as vacuous under ``assume = P`` at every cell, proved under ``assume = not P``."""
+    app = _ORDERS[order]
+    care = lt(i + k, N) & _SHAPES[shape](app(i + k, q))
+    assume = app(i, q) if forbidden else ~app(i, q)
+    g = Gadget("copy", (Param("N", 4, 8),), N, 1, _COPY, inp(i, q), assume=assume, care=care)
+    if forbidden:
+        with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+            sv.prove_forall(g, timeout=60)
+    else:
+        assert sv.prove_forall(g, timeout=60).proved
