@@ -167,6 +167,37 @@ class PLayer:
 _NODE_TYPES = frozenset({Lit, Var, Bin, Ite, Cmp, BoolOp, Not, Pred, Num, Inp, Fam, VSum, VProd, VIf, Tap, PLayer})
 """The classes a gadget's expressions and layers are made of (:meth:`Gadget._nodes`); no subclass."""
 NODE_TYPES = _NODE_TYPES
+
+_FIELD_KINDS: dict[type, tuple[tuple[str, type], ...]] = {
+    Ite: (("cond", Cond), ("a", IExpr), ("b", IExpr)),
+    Cmp: (("a", IExpr), ("b", IExpr)),
+    Not: (("c", Cond),),
+    Pred: (("idx", IExpr),),
+    Inp: (("row", IExpr), ("col", IExpr)),
+    Fam: (("idx", IExpr),),
+    VSum: (("items", Value),),
+    VProd: (("a", Value), ("b", Value)),
+    VIf: (("cond", Cond), ("a", Value), ("b", Value)),
+    Tap: (("guard", Cond), ("src", IExpr), ("value", Value)),
+}
+"""What each field of a node holds (each member, for a tuple field), for the nodes whose constructor
+does not check it (``Ite(cond, a, b)``, ``Tap(guard, src, value)`` … built directly, not through
+:func:`~symverify.kernel.parametric.expr.ite` or :func:`tap`): a plain ``0`` where an index
+expression belongs was read as no variable by the checks and then crashed ``instantiate``.
+``Lit``, ``Var``, ``Bin``, ``BoolOp``, ``Num`` and ``PLayer`` check their own fields."""
+_KIND_NAMES: dict[type, str] = {IExpr: "an index expression", Cond: "a condition", Value: "a value expression"}
+
+
+def _ill_typed(x: object) -> str | None:
+    """What is wrong with the fields of node ``x`` (:data:`_FIELD_KINDS`), or None."""
+    for fname, kind in _FIELD_KINDS.get(type(x), ()):
+        y = getattr(x, fname)
+        for k, item in enumerate(y) if isinstance(y, tuple) else ((None, y),):
+            if not isinstance(item, kind):
+                at = fname if k is None else f"{fname}[{k}]"
+                return (f"{type(x).__name__} {at}: expected {_KIND_NAMES[kind]}, found {type(item).__name__} "
+                        f"{safe_repr(item, 60)} in {safe_repr(x, 60)}")
+    return None
 """The same classes, for the digest of a gadget's definition (:func:`~symverify.kernel.provers.forall.claim_digests`)."""
 
 
@@ -249,6 +280,8 @@ class Gadget:
                 # and hash): a subclass of Var equal to another variable was encoded as that one
                 raise ParametricError(f"gadget {self.name}: expected the parametric language's own node classes, found "
                                       f"{type(x).__name__} (a subclass of {type(x).__mro__[1].__name__}) in {safe_repr(x, 60)}")
+            if (bad := _ill_typed(x)) is not None:
+                raise ParametricError(f"gadget {self.name}: {bad}")
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
             raise ParametricError(f"gadget {self.name}: parameter names repeat: {names}")

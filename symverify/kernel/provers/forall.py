@@ -669,43 +669,74 @@ def _subterms(z3: Any, e: Any) -> Iterator[Any]:
 
 def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any]:
     """Instances of ``assume`` at the cell ``(i, q)``, at every input cell the terms read (under
-    the term's guard, inside the state) and at every cell a predicate in the terms' guards or in
-    ``care`` reads: sound, since ``assume`` holds at every cell. Also the definedness of
-    ``assume`` at ``(i, q)``."""
+    the term's guard, inside the state) and at every cell whose instance reads a predicate point
+    read in the terms (their guards and their atoms' indices), in ``care`` or in ``entry`` —
+    wherever it stands in them, an ``ite`` inside a comparison's operand or a predicate's argument
+    included (:func:`_cells_of`): sound, since ``assume`` holds at every cell of the state (an
+    instance is asserted only where its cell is defined and inside the state). A cell read by
+    ``care`` or ``entry`` gets its instance unconditionally, even where a term reads it under a guard
+    first. Also the definedness of ``assume`` at ``(i, q)``."""
     z3 = enc.z3
     a0, ok0 = enc.cond(g.assume)
     out = [a0]
-    seen: set[tuple[IExpr, IExpr]] = set()
-    def at_cell(r: IExpr, c: IExpr, gz: Any) -> None:
-        if (r, c) in seen:
+    # the cells instantiated, each with whether its instance holds unconditionally (``care`` and
+    # ``entry`` need one at the cells their predicates read: the existence checks ask for a cell
+    # where they hold, and an instance under a term's guard is none where that guard is false)
+    seen: dict[tuple[IExpr, IExpr], bool] = {}
+    def at_cell(r: IExpr, c: IExpr, gz: Any, always: bool = False) -> None:
+        if (r, c) in seen and (seen[r, c] or not always):
             return
-        seen.add((r, c))
+        seen[r, c] = always
         enc.tick("the instances of assume")  # one copy of assume per cell read
         at, ok = enc.cond(subst_c(g.assume, {"i": r, "q": c}))
         (rz, okr), (cz, okc) = enc.ix(r), enc.ix(c)
         out.append(z3.Implies(z3.And(gz, okr, okc, enc.lt(rz, nn), enc.lt(cz, dd), ok), at))
 
-    def preds_in(c: Cond) -> list[Pred]:
-        if isinstance(c, Pred):
-            return [c]
-        if isinstance(c, BoolOp):
-            return [p for x in c.items for p in preds_in(x)]
-        if isinstance(c, Not):
-            return preds_in(c.c)
-        return []
+    def preds_in(*xs: object) -> list[Pred]:
+        """Every predicate application under ``xs``, nested ones too (``eq(ite(P(i + 1, q), 1, 0), 0)``
+        reads ``P`` at ``(i + 1, q)`` as ``not P(i + 1, q)`` does)."""
+        return [x for c in xs for x in _nodes(c) if isinstance(x, Pred)]
 
+    patterns = [(x, _cell_vars(x)) for x in preds_in(g.assume)]
     for t in terms:
         for a in t.atoms:
             if a.kind == "in":
                 at_cell(a.idx[0], a.idx[1], enc.cond(t.guard)[0])
-        # a predicate's arguments are a cell: assume holds there too
-        for p in preds_in(t.guard):
-            if len(p.idx) == 2:
-                at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
-    for p in preds_in(g.care):
-        if len(p.idx) == 2:
-            at_cell(p.idx[0], p.idx[1], z3.BoolVal(True))
+        for p in preds_in(t.guard, *(a.idx for a in t.atoms)):
+            for r, c in _cells_of(p, patterns):
+                at_cell(r, c, z3.BoolVal(True))
+    for p in preds_in(g.care, g.entry):
+        for r, c in _cells_of(p, patterns):
+            at_cell(r, c, z3.BoolVal(True), always=True)
     return out, ok0
+
+
+def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]]) -> list[tuple[IExpr, IExpr]]:
+    """The cells at which an instance of ``assume`` is taken for the application ``p`` read by the
+    statement (``patterns``: the applications in ``assume``, each with the cell variables it reads). The arguments of a predicate of two
+    arguments are a cell: ``(a, b)``. And for each application ``p.name(x_1, …, x_k)`` in
+    ``assume`` of ``p``'s arity where some ``x_j`` is the row ``i`` or the channel ``q`` itself, the
+    cell at which that application reads ``p``'s point: ``i`` the argument of ``p`` at the first
+    position where ``x_j`` is ``i`` (0 where no ``x_j`` reads ``i``; no cell where the application
+    reads ``i`` only otherwise, as in ``i + 1``), ``q`` likewise (so ``assume = P(i)`` is instantiated
+    at ``(r, 0)`` for ``P(r)``, ``assume = P(q, i)`` at ``(b, a)`` for ``P(a, b)``).
+    Any cell would be sound: these are the ones that constrain ``p``."""
+    out = [(p.idx[0], p.idx[1])] if len(p.idx) == 2 else []
+    for pat, used in patterns:
+        if pat.name != p.name or len(pat.idx) != len(p.idx):
+            continue
+        at: dict[str, IExpr] = {}
+        for x, a in zip(pat.idx, p.idx):
+            if isinstance(x, Var) and x.name in ("i", "q"):
+                at.setdefault(x.name, a)
+        if at and used <= at.keys():  # each of ``i`` and ``q`` it reads named as such somewhere
+            out.append((at.get("i", Lit(0)), at.get("q", Lit(0))))
+    return out
+
+
+def _cell_vars(x: object) -> set[str]:
+    """Which of ``i`` and ``q`` the expression ``x`` reads."""
+    return {y.name for y in _nodes(x) if isinstance(y, Var) and y.name in ("i", "q")}
 
 
 def _repaired(g: Gadget, params: dict[str, int], preds: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -814,8 +845,8 @@ def _member(chosen: set[tuple[str, tuple[int, ...]]], name: str) -> Callable[...
     return lambda *idx: (name, idx) in chosen
 
 
-def _nodes(c: Cond) -> Iterator[object]:
-    """Every expression node under ``c`` (each use once), without recursion."""
+def _nodes(c: object) -> Iterator[object]:
+    """Every expression node under ``c`` (a condition, an index expression or a tuple of them; each use once), without recursion."""
     todo: list[object] = [c]
     while todo:
         x = todo.pop()

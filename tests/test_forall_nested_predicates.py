@@ -1,0 +1,140 @@
+"""A predicate read inside an index expression (an ``ite`` in a comparison's operand, deep inside
+sums and products, or in another predicate's argument) is read at a cell as a predicate standing
+alone is: the instances of ``assume`` there are premises of the existence checks, so a ``care`` or
+``entry`` that no placement allowed by ``assume`` makes true is refused as vacuous, never proved.
+So is a predicate of one or three arguments, or of two in another order than ``(i, q)``: the
+instance of ``assume`` is taken at the cell whose application in ``assume`` reads the point."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import symverify as sv
+from symverify.parametric import Gadget, Param, ParametricError, PLayer, eq, inp, ite, lt, pred, tap, var, where
+
+i, q, N = var("i"), var("q"), var("N")
+_COPY = (PLayer(b1=1, h=(tap(0),), mode="causal"),)  # output cell = input cell
+
+
+def P(r: object, c: object) -> object:
+    return pred("P", r, c)
+
+
+def _copy(assume: object, **kw: object) -> Gadget:
+    """``y = u`` on ``2 ≤ N ≤ 8`` rows, one channel."""
+    return Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, inp(i, q), assume=assume, **kw)  # type: ignore[arg-type]
+
+
+# each is "P is false at the next row": false at every cell under ``assume = P(i, q)``
+_NEXT_FALSE = {
+    "ite in a comparison": lt(i + 1, N) & eq(ite(P(i + 1, q), 1, 0), 0),
+    "ite deep in sums and products": lt(i + 1, N) & eq((ite(P(i + 1, q), 1, 0) + N) * 3, N * 3),
+    "ite in a comparison under not": lt(i + 1, N) & ~eq(ite(P(i + 1, q), 0, 1), 0),
+    "ite in an ite's condition": lt(i + 1, N) & eq(ite(eq(ite(P(i + 1, q), 1, 0), 1), 5, 7), 7),
+    "predicate in a predicate's argument": lt(i + 1, N) & ~P(ite(P(i + 1, q), i + 1, i + 1), q),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NEXT_FALSE))
+def test_a_care_only_assume_forbids_is_refused_wherever_its_predicate_stands(name: str) -> None:
+    with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+        sv.prove_forall(_copy(P(i, q), care=_NEXT_FALSE[name]), timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(_NEXT_FALSE))
+def test_an_entry_only_assume_forbids_is_refused_wherever_its_predicate_stands(name: str) -> None:
+    with pytest.raises(ParametricError, match=r"vacuous statement: its entry .* holds at no cell"):
+        sv.prove_forall(_copy(P(i, q), entry=_NEXT_FALSE[name]), timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(_NEXT_FALSE))
+def test_the_same_care_and_entry_are_proved_where_assume_allows_them(name: str) -> None:
+    """With ``assume = not P(i, q)`` the same cells exist: the instances only add true premises."""
+    r = sv.prove_forall(_copy(~P(i, q), care=_NEXT_FALSE[name], entry=_NEXT_FALSE[name]), timeout=60)
+    assert r.proved, r
+
+
+# ``assume`` names the cell through its predicate's arguments in another order or number: the
+# point read is "P is false at the next row", which ``assume`` makes true at every row
+_OTHER_ARITIES = {
+    "one argument": (pred("P", i), lt(i + 1, N) & ~pred("P", i + 1)),
+    "three arguments": (pred("P", i, q, 0), lt(i + 1, N) & ~pred("P", i + 1, q, 0)),
+    "the channel first": (pred("P", q, i), lt(i + 1, N) & ~pred("P", q, i + 1)),
+    "one argument, nested": (pred("P", i), lt(i + 1, N) & eq(ite(pred("P", i + 1), 1, 0), 0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OTHER_ARITIES))
+def test_a_care_assume_forbids_through_a_predicate_of_another_shape_is_refused(name: str) -> None:
+    assume, care = _OTHER_ARITIES[name]
+    with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+        sv.prove_forall(_copy(assume, care=care), timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(_OTHER_ARITIES))
+def test_the_same_care_is_proved_where_assume_allows_it(name: str) -> None:
+    assume, care = _OTHER_ARITIES[name]
+    r = sv.prove_forall(_copy(~assume, care=care), timeout=60)  # type: ignore[operator]
+    assert r.proved, r
+
+
+def test_a_wrong_spec_behind_such_a_care_is_not_proved() -> None:
+    """The copy claimed to double its input, at cells where ``P`` is false at the next row: with
+    ``assume = P(i)`` there are none (refused as vacuous), with ``assume = not P(i)`` it is refuted."""
+    care = lt(i + 1, N) & ~pred("P", i + 1)
+    wrong = {"spec": 2 * inp(i, q), "care": care}
+    with pytest.raises(ParametricError, match="vacuous statement"):
+        sv.prove_forall(Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, assume=pred("P", i), **wrong), timeout=60)  # type: ignore[arg-type]
+    r = sv.prove_forall(Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, assume=~pred("P", i), **wrong), timeout=60)  # type: ignore[arg-type]
+    assert r.verdict is sv.Verdict.REFUTED, r
+
+
+def test_a_cell_read_under_a_guard_still_gets_the_instance_care_needs() -> None:
+    """The spec reads the input at the next row under a guard false at every size in the ranges
+    (``N = 100``), so the instance of ``assume`` taken there holds only under that guard; ``care``
+    reads ``P`` at that cell too and needs it whatever the guard: refused as vacuous, as without the
+    guarded read."""
+    spec = inp(i, q) + where(lt(i + 1, N) & eq(N, 100), inp(i + 1, q), 0)
+    care = lt(i + 1, N) & ~P(i + 1, q)
+    for s in (spec, inp(i, q)):
+        g = Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, s, assume=P(i, q), care=care)
+        with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+            sv.prove_forall(g, timeout=60)
+    g = Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, spec, assume=P(i, q), entry=care)
+    with pytest.raises(ParametricError, match=r"vacuous statement: its entry .* holds at no cell"):
+        sv.prove_forall(g, timeout=60)
+
+
+_SHAPES: dict[str, Any] = {
+    "alone": lambda a: ~a,
+    "ite in a comparison": lambda a: eq(ite(a, 1, 0), 0),
+    "ite under sums and products": lambda a: eq((ite(a, 2, 0) + N) * 3, N * 3),
+    "ite in an ite's condition": lambda a: eq(ite(eq(ite(a, 1, 0), 1), 5, 7), 7),
+}
+_ORDERS: dict[str, Any] = {  # assume's application at the cell, and the point k rows further on
+    "(i, q)": (lambda r, c: pred("P", r, c)),
+    "(q, i)": (lambda r, c: pred("P", c, r)),
+    "(i)": (lambda r, c: pred("P", r)),
+    "(i, q, 0)": (lambda r, c: pred("P", r, c, 0)),
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(sorted(_SHAPES)), st.sampled_from(sorted(_ORDERS)), st.integers(1, 3), st.booleans())
+def test_a_care_reading_p_false_k_rows_on_is_refused_exactly_where_assume_forbids_it(shape: str, order: str, k: int,
+                                                                                      forbidden: bool) -> None:
+    """``care``: row ``i + k`` exists and ``P`` is false there, written in any shape and argument
+    order; refused as vacuous under ``assume = P`` at every cell, proved under ``assume = not P``."""
+    app = _ORDERS[order]
+    care = lt(i + k, N) & _SHAPES[shape](app(i + k, q))
+    assume = app(i, q) if forbidden else ~app(i, q)
+    g = Gadget("copy", (Param("N", 4, 8),), N, 1, _COPY, inp(i, q), assume=assume, care=care)
+    if forbidden:
+        with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+            sv.prove_forall(g, timeout=60)
+    else:
+        assert sv.prove_forall(g, timeout=60).proved
