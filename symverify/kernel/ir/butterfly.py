@@ -224,10 +224,26 @@ class ButterflyFactor:
 
     @staticmethod
     def identity(size: int, stride: int) -> ButterflyFactor:
+        """The factor of ``size`` and ``stride`` whose every 2×2 block is ``I``.
+
+        Built without the constructor's scan of the diagonals, which holds here by construction (as
+        :meth:`lift`): the size and the stride are read and checked as the constructor reads and
+        checks them (a numpy integer by its value; a power of two ≥ 2 within the limit, a power of
+        two ≤ ``size/2``, the same errors), each diagonal is ``size/2`` plain ints 1 or 0, so
+        ``all_int`` is True. The result equals ``ButterflyFactor(size, stride, ones, zeros, zeros,
+        ones)`` field for field (tests/test_butterfly_identity.py)."""
         size = plain_index(size)  # type: ignore[assignment]  # a numpy integer by its value, as the constructor reads it
         _check_size(size, "butterfly factor size")
+        stride = plain_index(stride)  # type: ignore[assignment]
+        if not is_power_of_two(stride) or stride > size // 2:
+            raise ShapeError(f"butterfly factor stride: expected a power of two ≤ size/2 = {size // 2}, found {stride!r}")
         half = size // 2
-        return ButterflyFactor(size, stride, (1,) * half, (0,) * half, (0,) * half, (1,) * half)
+        one, zero = (1,) * half, (0,) * half
+        out = object.__new__(ButterflyFactor)
+        for name, value in (("size", size), ("stride", stride), ("d1", one), ("d2", zero), ("d3", zero), ("d4", one),
+                            ("all_int", True), ("_plan_cache", None)):
+            object.__setattr__(out, name, value)
+        return out
 
     def block(self, m: int) -> tuple[tuple[Scalar, Scalar], tuple[Scalar, Scalar]]:
         return ((self.d1[m], self.d2[m]), (self.d3[m], self.d4[m]))
