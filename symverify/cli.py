@@ -260,19 +260,22 @@ def _seconds(text: str) -> float:
 def _run_options(p: argparse.ArgumentParser) -> None:
     """The options that ``prove`` and ``sweep`` share: where to run, and what to write."""
     p.add_argument("-j", "--jobs", type=_integer, default=None, metavar="N",
-                   help="processes at once, or local Dask workers with --scheduler local (default: the machine's cores); "
-                        "results do not depend on it")
+                   help="processes at once, or local Dask workers with --scheduler local (default: the machine's cores; "
+                        "refused with another --scheduler, whose workers are its own); results do not depend on it")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster: a scheduler's address (tcp://HOST:8786) or file (FILE.json), or 'local' "
                         "for a local cluster of -j workers (needs symverify[dask])")
     p.add_argument("--cases-per-task", type=_integer, default=None, metavar="C",
                    help="with --scheduler: cases of a shardable script per task (default: automatic, about two "
                         "tasks per worker thread)")
-    p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output)")
-    p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per instance) to FILE ('-': standard output)")
-    p.add_argument("--golden", metavar="RUN.json", help="fail unless verdicts, methods, resources and bounds match a stored run")
+    p.add_argument("--json", metavar="OUT", help="write the run as stable JSON to OUT ('-': standard output; never a file the run reads)")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML (one testcase per instance) to FILE ('-': standard output; never a file "
+                        "the run reads)")
+    p.add_argument("--golden", metavar="RUN.json", help="fail unless verdicts, kinds, methods, resources, bounds, checks, error bounds and "
+                        "digests match a stored run (docs/formats.md, Golden files)")
     p.add_argument("--update-golden", action="store_true",
-                   help="with --golden: write this run there instead of comparing (only when it is ok)")
+                   help="with --golden: write this run there instead of comparing (only when it is ok; named "
+                        "scripts replace only their part of a stored run of the same tier and version)")
     p.add_argument("--timings", action="store_true", help="keep times (rounded to 0.1 s) in the JSON")
     p.add_argument("--dir", metavar="DIR", action="append", default=[], help="add the scripts DIR/NAME.py (repeatable)")
     p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS", help="time limit per script process")

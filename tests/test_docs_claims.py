@@ -634,3 +634,11 @@ def test_a_closed_standard_output_is_named(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("symverify.ir.serialize.load_file", full)
     assert main(["info", str(tmp_path / "c.json")]) == 3
     assert capsys.readouterr().err == "symverify: error: No space left on device\n"
+
+
+def test_every_command_is_said_to_exit_130_when_interrupted():
+    """The README's exit-code paragraph names every command for 130: SIGTERM stops each one as Ctrl-C does."""
+    verify = " ".join(README.split("Exit codes of `symverify verify`:", 1)[1].split("\n\n", 1)[0].split())
+    sentence = verify[verify.index("every command"):].split("130 when interrupted", 1)[0]
+    assert set(_subparsers()) == set(re.findall(r"`(\w+)`", sentence))
+    assert "SIGTERM" in verify.split("130 when interrupted", 1)[1].split(".", 1)[0]
