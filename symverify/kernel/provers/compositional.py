@@ -97,14 +97,16 @@ class CompositionalResult:
     :func:`check_certificate` (and its Dask form) and sealed with the rest (None: an outcome made
     otherwise states none). ``meta_note`` is :func:`certificate_meta_note`'s advisory note (the
     certificate's ``meta`` names another circuit, by name or digest; None when it names none or this
-    one), the note ``verify`` adds to its report; it decides nothing."""
+    one), the note ``verify`` adds to its report; it decides nothing. ``seconds`` (the time taken)
+    is left out of ``==`` and the hash, as out of the seal: two runs of the same check, here and on
+    Dask, compare equal; it is still pickled and shown."""
 
     ok: bool
     stages_checked: int
     stages_total: int
     failure: StageFailure | None = None
     max_stage_layers: int = 0
-    seconds: float = 0.0
+    seconds: float = field(default=0.0, compare=False)
     monomials: int = 0
     notes: tuple[str, ...] = field(default=())
     stopped: str | None = None
