@@ -885,7 +885,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         return runner.run_scripts(scripts, chosen, quick=quick, jobs=jobs, timeout=args.timeout, env=env,
                                   on_start=start, on_done=done)
 
-    previous = signal.signal(signal.SIGTERM, _interrupt) if _on_main_thread() else None
+    previous = _catch_sigterm()
     try:
         if progress is not None:
             with progress:
@@ -964,6 +964,18 @@ def _on_main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
+
+
+def _catch_sigterm() -> Any:
+    """Install :func:`_interrupt` for SIGTERM and return the handler it replaced (for the caller to
+    restore), only on the main thread and only where SIGTERM has its default disposition: one
+    ignored (``SIG_IGN``, inherited from a ``nohup``-like parent that asked for the process to
+    outlive a SIGTERM) or handled by the embedding program stays as it is (None: nothing installed)."""
+    import signal
+
+    if not _on_main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -1090,10 +1102,11 @@ def _terminate_interrupts() -> Any:
     interrupted`` and exit code 130 (the exit-code table), with the cleanup of a ``KeyboardInterrupt``
     (a guarded child process stopped); only ``prove`` and ``sweep`` did, and ``verify`` ended killed
     by the signal, with no line and exit code 143. The previous handler is restored after; off the
-    main thread (tests, notebooks) no handler can be installed and none is."""
+    main thread (tests, notebooks) no handler can be installed and none is, nor where SIGTERM is not
+    at its default (:func:`_catch_sigterm`)."""
     import signal
 
-    previous = signal.signal(signal.SIGTERM, _interrupt) if _on_main_thread() else None
+    previous = _catch_sigterm()
     try:
         yield
     finally:

@@ -654,3 +654,62 @@ def test_a_symverify_imported_from_a_zip_file_is_named_by_the_zip(tmp_path: Path
     links.mkdir()
     assert tasks.own_import_path("/a", links) == f"{archive}{os.pathsep}/a"
     assert list(links.iterdir()) == []
+
+
+IGNORED_TERM_VERIFY = """
+import os, signal, sys, time
+import symverify.kernel.verification as verification
+from symverify.cli import main
+
+real = verification.verify
+
+def verify(*args, **kwargs):  # a SIGTERM sent to a process started to ignore it
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.2)
+    print("survived", signal.getsignal(signal.SIGTERM) is signal.SIG_IGN, flush=True)
+    return real(*args, **kwargs)
+
+verification.verify = verify
+sys.exit(main(["verify", sys.argv[1], sys.argv[1], "--method", "exact"]))
+"""
+
+
+def test_sigterm_ignored_by_the_parent_stays_ignored(tmp_path: Path) -> None:
+    """A process started with SIGTERM ignored (``nohup``-like wrappers, a parent asking it to outlive
+    a SIGTERM) kept it only until the command installed its handler: the SIGTERM then stopped
+    ``verify`` with exit 130. An inherited ``SIG_IGN`` is kept: the run goes on to its verdict."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", IGNORED_TERM_VERIFY, str(circuit)], capture_output=True, text=True,
+                          env=env, timeout=120, preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
+    assert done.returncode == 0 and "survived True" in done.stdout, (done.returncode, done.stdout, done.stderr)
+
+
+def test_sigterm_handler_only_replaces_the_default() -> None:
+    """``_catch_sigterm`` installs the interrupting handler over ``SIG_DFL`` only; ``SIG_IGN`` or an
+    embedding program's own handler is left as it is (and nothing is returned to restore)."""
+    import signal
+
+    from symverify import cli
+
+    def own(signum, frame):  # an embedding program's handler
+        pass
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        for kept in (signal.SIG_IGN, own):
+            signal.signal(signal.SIGTERM, kept)
+            assert cli._catch_sigterm() is None and signal.getsignal(signal.SIGTERM) is kept
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        assert cli._catch_sigterm() is signal.SIG_DFL and signal.getsignal(signal.SIGTERM) is cli._interrupt
+    finally:
+        signal.signal(signal.SIGTERM, before)
