@@ -713,3 +713,36 @@ def test_sigterm_handler_only_replaces_the_default() -> None:
         assert cli._catch_sigterm() is signal.SIG_DFL and signal.getsignal(signal.SIGTERM) is cli._interrupt
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+# ---- `prove a --golden G --update-golden --timings` kept the partial run's top-level seconds, jobs and
+# scheduler over a file whose other scripts another run wrote: one run's time and setup stated of all ----
+def test_a_merged_golden_runs_top_level_times_are_true_of_the_whole_file(tmp_path: Path, capsys) -> None:
+    import json
+
+    from symverify.scripts.runner import golden_update, load_run
+
+    d = tmp_path / "d"
+    d.mkdir()
+    for name in ("first", "second"):
+        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+    golden = tmp_path / "golden.json"
+    base = ["prove", "--dir", str(d), "--golden", str(golden), "--timings", "--update-golden"]
+    assert exit_code(capsys, *base, "-j", "1")[0] == 0
+    whole = json.loads(golden.read_text(encoding="utf-8"))
+    assert whole["jobs"] == 1 and "seconds" in whole
+    code, out, err = exit_code(capsys, *base, "-j", "2", "first")
+    assert code == 0 and "its other scripts kept: second" in out, out + err
+    merged = load_run(golden)  # still a valid run file
+    assert "jobs" not in merged and "scheduler" not in merged  # this run had 2, the stored one 1
+    assert merged["seconds"] == round(sum(s["seconds"] for s in merged["scripts"]), 1)
+    # the same jobs and scheduler on both sides are kept; a run or a stored script without times states none
+    first = {**whole, "scripts": whole["scripts"][:1], "seconds": 999.0}
+    golden.write_text(json.dumps(whole), encoding="utf-8")
+    got = golden_update(first, golden)[0]
+    assert got["jobs"] == 1 and got["seconds"] == round(sum(s["seconds"] for s in whole["scripts"]), 1) != 999.0
+    dask = {**first, "scheduler": "dask local"}
+    assert "jobs" not in golden_update(dask, golden)[0] and "scheduler" not in golden_update(dask, golden)[0]
+    untimed = {**whole, "scripts": [whole["scripts"][0], {k: v for k, v in whole["scripts"][1].items() if k != "seconds"}]}
+    golden.write_text(json.dumps(untimed), encoding="utf-8")
+    assert "seconds" not in golden_update(first, golden)[0]
