@@ -746,3 +746,25 @@ def test_a_merged_golden_runs_top_level_times_are_true_of_the_whole_file(tmp_pat
     untimed = {**whole, "scripts": [whole["scripts"][0], {k: v for k, v in whole["scripts"][1].items() if k != "seconds"}]}
     golden.write_text(json.dumps(untimed), encoding="utf-8")
     assert "seconds" not in golden_update(first, golden)[0]
+
+
+def test_a_merged_golden_runs_seconds_are_never_infinite(tmp_path: Path, capsys) -> None:
+    """Each stored script's ``seconds`` is a finite float below 2^1024, their sum need not be: it was
+    written as ``Infinity``, which no reader of a run file takes."""
+    import json
+
+    from symverify.scripts.runner import golden_update
+
+    d = tmp_path / "d"
+    d.mkdir()
+    for name in ("first", "second"):
+        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+    golden = tmp_path / "golden.json"
+    assert exit_code(capsys, "prove", "--dir", str(d), "--golden", str(golden), "--timings", "--update-golden", "-j", "1")[0] == 0
+    whole = json.loads(golden.read_text(encoding="utf-8"))
+    for s in whole["scripts"]:
+        s["seconds"] = 1.5e308
+    golden.write_text(json.dumps(whole), encoding="utf-8")
+    merged = golden_update({**whole, "scripts": whole["scripts"][:1]}, golden)[0]
+    assert "seconds" not in merged
+    json.dumps(merged, allow_nan=False)

@@ -961,12 +961,15 @@ def merged_times(merged: dict[str, Any], run: Mapping[str, Any], stored: Mapping
     with those of a newer ``run`` in place of theirs, stated only where true of the whole file:
     ``seconds`` is the sum of its scripts' ``seconds`` (each as the run that wrote it measured it;
     not one run's wall-clock time), left out unless ``run`` states times and every script has its
-    own; ``jobs`` and ``scheduler`` are kept only where the stored run states the same (``scheduler``
-    left out on both: the local process pool), else both are left out (they state nothing then)."""
+    own (or their sum is no finite float); ``jobs`` and ``scheduler`` are kept only where the stored
+    run states the same (``scheduler`` left out on both: the local process pool), else both are left
+    out (they state nothing then)."""
     out = {k: v for k, v in merged.items() if k not in ("seconds", "jobs", "scheduler")}
     secs = [s.get("seconds") for s in merged["scripts"]]
     if "seconds" in run and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in secs):
-        out["seconds"] = round(sum(secs), 1)
+        total = round(sum(secs), 1)  # each below 2^1024, their sum need not be: no Infinity in a run file
+        if math.isfinite(total):
+            out["seconds"] = total
     if "jobs" in run and stored.get("jobs") == run["jobs"] and stored.get("scheduler") == run.get("scheduler"):
         out["jobs"] = run["jobs"]
         if "scheduler" in run:
