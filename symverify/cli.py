@@ -499,8 +499,8 @@ def _spare_inputs(args: argparse.Namespace) -> None:
             raise UsageError(f"{flag} {path} names {hit}, an input of this run, which writing the run would replace: "
                              "expected a path of no input")
         target = Path(path)
-        if not (target.exists() or target.is_symlink()) or target.is_dir():
-            continue  # a new file (or a directory, refused when written)
+        if not target.exists() or target.is_dir():
+            continue  # a new file, or a link to one (or a directory, refused when written)
         real = target.resolve()
         for d, label in trees:
             if real.is_relative_to(Path(d).resolve()) and not _holds_output(real, flag):

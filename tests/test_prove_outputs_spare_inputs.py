@@ -155,6 +155,8 @@ def test_a_run_file_written_there_before_and_new_files_pass(tmp_path, capsys):
                                    "--golden", str(golden), "--update-golden")
         assert code == 0, (code, out, err)
     assert run.read_text(encoding="utf-8").startswith('{\n  "format": "symverify.proof-run"')
+    os.symlink(d / "data" / "new.json", d / "latest.json")  # a link to a file not written yet: a new file
+    _spare_inputs(_args(dir=[str(d)], json=str(d / "latest.json")))
     run.write_text('{"format": "symverify.proof-result"}', encoding="utf-8")  # a script's result file is no run
     with pytest.raises(UsageError, match=r"--json .*run\.json names the file"):
         _spare_inputs(_args(dir=[str(d)], json=str(run)))
