@@ -690,7 +690,7 @@ def certificate_meta_note(circuit: Circuit, cert: Certificate, digest: str | Non
     circuit's ``"sha256:<hex>"`` side digest there) other than ``circuit``'s (``digest``, computed when
     None), a note naming both digests (another circuit under the same name, or none); None otherwise.
     Where the meta names another circuit but gives ``circuit``'s own digest (the digest leaves the
-    name out), the note says so: the same circuit under another name, whose certificate fits it.
+    name out), the note says so: the same circuit under another name.
 
     It changes no verdict: ``meta`` is free text and every stage is checked against ``circuit``, so
     the verdict is about that circuit (a proof stays a proof of it); the note says why a certificate
