@@ -476,13 +476,17 @@ def _spare_inputs(args: argparse.Namespace) -> None:
     ``--update-golden``) that names a file the run reads: a ``*.py`` file of a ``--dir`` directory
     or of the built-in scripts' (the scripts and their support modules), the ``--golden`` run
     compared with, or the ``--scheduler`` file. Writing the run there would replace that input
-    (the same path after symbolic links, or a hard link to it). ``args.dir`` is the final list of
+    (the same path after symbolic links, or a hard link to it). So is an output naming any other
+    existing file inside a ``--dir`` tree or the built-in scripts' (after symbolic links: a module
+    of a sub-package, a data file a script reads there), unless that file holds what the flag
+    writes, a run written there before (:func:`_holds_output`). ``args.dir`` is the final list of
     directories (after ``prove DIR/NAME.py``)."""
     from symverify.errors import UsageError
     from symverify.scripts import runner
 
     inputs: dict[object, str] = {}
-    for d, label in [*((d, f"--dir {d}") for d in args.dir), (str(runner.builtin_dir()), "the built-in scripts")]:
+    trees = [*((d, f"--dir {d}") for d in args.dir), (str(runner.builtin_dir()), "the built-in scripts")]
+    for d, label in trees:
         for p in sorted(Path(d).glob("*.py")):
             inputs.update(dict.fromkeys(_file_keys(str(p)), f"the proof script file {p} of {label}"))
     if args.golden and not args.update_golden:
@@ -497,6 +501,33 @@ def _spare_inputs(args: argparse.Namespace) -> None:
         if hit is not None:
             raise UsageError(f"{flag} {path} names {hit}, an input of this run, which writing the run would replace: "
                              "expected a path of no input")
+        target = Path(path)
+        if not target.exists() or target.is_dir():
+            continue  # a new file, or a link to one (or a directory, refused when written)
+        real = target.resolve()
+        for d, label in trees:
+            if real.is_relative_to(Path(d).resolve()) and not _holds_output(real, flag):
+                raise UsageError(f"{flag} {path} names the file {real} inside {label}, which a script there may read "
+                                 "(a module of a sub-package, a data file) and writing the run would replace: expected a "
+                                 "path outside that tree, a new file, or a run file written there before")
+
+
+def _holds_output(path: Path, flag: str) -> bool:
+    """Whether the regular file ``path`` begins as what ``flag`` writes: a proof run's JSON
+    (``{"format": "symverify.proof-run"``, for ``--json`` and ``--golden``) or ``prove``'s JUnit XML
+    (for ``--junit``); its first 256 bytes are read (a FIFO or a device is never opened)."""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as f:
+            head = f.read(256)
+    except OSError:
+        return False
+    if flag == "--junit":
+        return head.startswith(b'<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="symverify prove"')
+    return re.match(rb'\{\s*"format"\s*:\s*"symverify\.proof-run"', head) is not None
 
 
 def _write(path: str, text: str, what: str) -> None:
@@ -888,7 +919,7 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         return runner.run_scripts(scripts, chosen, quick=quick, jobs=jobs, timeout=args.timeout, env=env,
                                   on_start=start, on_done=done)
 
-    previous = signal.signal(signal.SIGTERM, _interrupt) if _on_main_thread() else None
+    previous = _catch_sigterm()
     try:
         if progress is not None:
             with progress:
@@ -967,6 +998,18 @@ def _on_main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
+
+
+def _catch_sigterm() -> Any:
+    """Install :func:`_interrupt` for SIGTERM and return the handler it replaced (for the caller to
+    restore), only on the main thread and only where SIGTERM has its default disposition: one
+    ignored (``SIG_IGN``, inherited from a ``nohup``-like parent that asked for the process to
+    outlive a SIGTERM) or handled by the embedding program stays as it is (None: nothing installed)."""
+    import signal
+
+    if not _on_main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -1093,10 +1136,11 @@ def _terminate_interrupts() -> Any:
     interrupted`` and exit code 130 (the exit-code table), with the cleanup of a ``KeyboardInterrupt``
     (a guarded child process stopped); only ``prove`` and ``sweep`` did, and ``verify`` ended killed
     by the signal, with no line and exit code 143. The previous handler is restored after; off the
-    main thread (tests, notebooks) no handler can be installed and none is."""
+    main thread (tests, notebooks) no handler can be installed and none is, nor where SIGTERM is not
+    at its default (:func:`_catch_sigterm`)."""
     import signal
 
-    previous = signal.signal(signal.SIGTERM, _interrupt) if _on_main_thread() else None
+    previous = _catch_sigterm()
     try:
         yield
     finally:

@@ -654,3 +654,117 @@ def test_a_symverify_imported_from_a_zip_file_is_named_by_the_zip(tmp_path: Path
     links.mkdir()
     assert tasks.own_import_path("/a", links) == f"{archive}{os.pathsep}/a"
     assert list(links.iterdir()) == []
+
+
+IGNORED_TERM_VERIFY = """
+import os, signal, sys, time
+import symverify.kernel.verification as verification
+from symverify.cli import main
+
+real = verification.verify
+
+def verify(*args, **kwargs):  # a SIGTERM sent to a process started to ignore it
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.2)
+    print("survived", signal.getsignal(signal.SIGTERM) is signal.SIG_IGN, flush=True)
+    return real(*args, **kwargs)
+
+verification.verify = verify
+sys.exit(main(["verify", sys.argv[1], sys.argv[1], "--method", "exact"]))
+"""
+
+
+def test_sigterm_ignored_by_the_parent_stays_ignored(tmp_path: Path) -> None:
+    """A process started with SIGTERM ignored (``nohup``-like wrappers, a parent asking it to outlive
+    a SIGTERM) kept it only until the command installed its handler: the SIGTERM then stopped
+    ``verify`` with exit 130. An inherited ``SIG_IGN`` is kept: the run goes on to its verdict."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", IGNORED_TERM_VERIFY, str(circuit)], capture_output=True, text=True,
+                          env=env, timeout=120, preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
+    assert done.returncode == 0 and "survived True" in done.stdout, (done.returncode, done.stdout, done.stderr)
+
+
+def test_sigterm_handler_only_replaces_the_default() -> None:
+    """``_catch_sigterm`` installs the interrupting handler over ``SIG_DFL`` only; ``SIG_IGN`` or an
+    embedding program's own handler is left as it is (and nothing is returned to restore)."""
+    import signal
+
+    from symverify import cli
+
+    def own(signum, frame):  # an embedding program's handler
+        pass
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        for kept in (signal.SIG_IGN, own):
+            signal.signal(signal.SIGTERM, kept)
+            assert cli._catch_sigterm() is None and signal.getsignal(signal.SIGTERM) is kept
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        assert cli._catch_sigterm() is signal.SIG_DFL and signal.getsignal(signal.SIGTERM) is cli._interrupt
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+# ---- `prove a --golden G --update-golden --timings` kept the partial run's top-level seconds, jobs and
+# scheduler over a file whose other scripts another run wrote: one run's time and setup stated of all ----
+def test_a_merged_golden_runs_top_level_times_are_true_of_the_whole_file(tmp_path: Path, capsys) -> None:
+    import json
+
+    from symverify.scripts.runner import golden_update, load_run
+
+    d = tmp_path / "d"
+    d.mkdir()
+    for name in ("first", "second"):
+        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+    golden = tmp_path / "golden.json"
+    base = ["prove", "--dir", str(d), "--golden", str(golden), "--timings", "--update-golden"]
+    assert exit_code(capsys, *base, "-j", "1")[0] == 0
+    whole = json.loads(golden.read_text(encoding="utf-8"))
+    assert whole["jobs"] == 1 and "seconds" in whole
+    code, out, err = exit_code(capsys, *base, "-j", "2", "first")
+    assert code == 0 and "its other scripts kept: second" in out, out + err
+    merged = load_run(golden)  # still a valid run file
+    assert "jobs" not in merged and "scheduler" not in merged  # this run had 2, the stored one 1
+    assert merged["seconds"] == round(sum(s["seconds"] for s in merged["scripts"]), 1)
+    # the same jobs and scheduler on both sides are kept; a run or a stored script without times states none
+    first = {**whole, "scripts": whole["scripts"][:1], "seconds": 999.0}
+    golden.write_text(json.dumps(whole), encoding="utf-8")
+    got = golden_update(first, golden)[0]
+    assert got["jobs"] == 1 and got["seconds"] == round(sum(s["seconds"] for s in whole["scripts"]), 1) != 999.0
+    dask = {**first, "scheduler": "dask local"}
+    assert "jobs" not in golden_update(dask, golden)[0] and "scheduler" not in golden_update(dask, golden)[0]
+    untimed = {**whole, "scripts": [whole["scripts"][0], {k: v for k, v in whole["scripts"][1].items() if k != "seconds"}]}
+    golden.write_text(json.dumps(untimed), encoding="utf-8")
+    assert "seconds" not in golden_update(first, golden)[0]
+
+
+def test_a_merged_golden_runs_seconds_are_never_infinite(tmp_path: Path, capsys) -> None:
+    """Each stored script's ``seconds`` is a finite float below 2^1024, their sum need not be: it was
+    written as ``Infinity``, which no reader of a run file takes."""
+    import json
+
+    from symverify.scripts.runner import golden_update
+
+    d = tmp_path / "d"
+    d.mkdir()
+    for name in ("first", "second"):
+        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+    golden = tmp_path / "golden.json"
+    assert exit_code(capsys, "prove", "--dir", str(d), "--golden", str(golden), "--timings", "--update-golden", "-j", "1")[0] == 0
+    whole = json.loads(golden.read_text(encoding="utf-8"))
+    for s in whole["scripts"]:
+        s["seconds"] = 1.5e308
+    golden.write_text(json.dumps(whole), encoding="utf-8")
+    merged = golden_update({**whole, "scripts": whole["scripts"][:1]}, golden)[0]
+    assert "seconds" not in merged
+    json.dumps(merged, allow_nan=False)

@@ -65,7 +65,7 @@ def test_a_malformed_body_under_this_version_is_unknown(dask_client, dask_pair, 
     c, comp = dask_pair
     real = stages_dask.check_stages
 
-    def answer(circuit, model, first, packed, last, run, wall, guard=False):
+    def answer(circuit, model, first, packed, last, run, wall, guard=False):  # versioned_stages's arguments
         part = real(circuit, model, first, packed, last, run, wall)
         assert len(part) >= 2 and all(o.ok for o in part)  # all proved
         return stages_dask.__version__, {

@@ -4,12 +4,14 @@ never ``unknown``; a task lost for good (its workers died) stays ``unknown``."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 import symverify as sv
 from symverify.cli import main
 from symverify.ir.serialize import dump_file
-from symverify.kernel.provers import compositional
+from symverify.kernel.provers import compositional, stages_dask
 from symverify.kernel.provers.stages_dask import check_certificate_dask
 
 distributed = pytest.importorskip("distributed")
@@ -88,5 +90,48 @@ def test_a_killed_worker_stays_unknown(dask_client, dask_pair):
 
 def test_a_task_that_raised_is_raised(dask_client, dask_pair):
     c, comp = dask_pair
+    raised = ZeroDivisionError("in the task")
+    setattr(raised, stages_dask.RAISED_HERE, True)  # as versioned_stages marks its stage check's errors
     with pytest.raises(ZeroDivisionError, match="in the task"):
-        check_certificate_dask(c, comp.model, comp.certificate, scheduler=_Client(dask_client, ZeroDivisionError("in the task")))
+        check_certificate_dask(c, comp.model, comp.certificate, scheduler=_Client(dask_client, raised))
+
+
+def _old_worker_load():
+    """What unpickling the task does on a worker whose older symverify lacks ``versioned_stages``."""
+    raise AttributeError("Can't get attribute 'versioned_stages' on <module 'symverify.kernel.provers.stages_dask'>")
+
+
+class _NotLoadable:
+    """A task function that pickles but cannot be loaded where it runs (the worker unpickles it)."""
+
+    def __reduce__(self):
+        return _old_worker_load, ()
+
+    def __call__(self, *args):  # never reached: the worker fails to load it
+        raise AssertionError("a task that cannot be loaded ran")
+
+
+@pytest.mark.parametrize("error", [AttributeError("Can't get attribute 'versioned_stages' on <module>"),
+                                   ModuleNotFoundError("No module named 'symverify.kernel.provers.stages_dask'"),
+                                   pickle.UnpicklingError("invalid load key, 'x'.")])
+def test_a_task_not_loadable_on_its_worker_is_unknown(dask_client, dask_pair, error):
+    """A worker running an older symverify, without ``versioned_stages``, fails to load the task: the
+    future errs with that ``AttributeError`` (``ImportError`` without the module, an unpickling
+    error), which ``verify(..., scheduler=...)`` raised instead of stopping the check as ``unknown``."""
+    c, comp = dask_pair
+    res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=_Client(dask_client, error))
+    assert not res.ok and res.failure is None and res.stopped == "crashed" and res.stages_checked == 0
+    assert "could not be loaded or run on its worker" in res.notes[0] and type(error).__name__ in res.notes[0]
+
+
+def test_a_task_failing_to_load_on_a_real_worker_is_unknown(dask_client, dask_pair, monkeypatch):
+    """The same through a real cluster: the task's function fails to unpickle there (the scheduler,
+    which unpickles the graph in this Dask, answers a ``RuntimeError`` naming the deserialization)."""
+    c, comp = dask_pair
+    monkeypatch.setattr(stages_dask, "versioned_stages", _NotLoadable())
+    res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=dask_client)
+    assert not res.ok and res.failure is None and res.stopped == "crashed"
+    assert "could not be loaded or run on its worker" in res.notes[0]  # Dask: "Error during deserialization"
+    report = sv.verify(c, comp, method="compositional", scheduler=dask_client)
+    assert report.verdict.value == "unknown" and not report.proved
+    assert any("could not be loaded or run on its worker" in n for n in report.notes)

@@ -17,9 +17,10 @@ from symverify.parametric import Gadget, Param, ParametricError, PLayer, inp, in
 i, q, N = var("i"), var("q"), var("N")
 
 
-def _gadget(*, spec: Any = None, care: Any = TRUE, h: Any = None) -> Gadget:
-    """``y = u`` on ``N ≤ 8`` rows, one channel, with the node under test in its spec, care or taps."""
-    layer = PLayer(b1=1, h=(tap(0),) if h is None else (h,), mode="causal")
+def _gadget(*, spec: Any = None, care: Any = TRUE, h: Any = None, W: Any = None) -> Gadget:
+    """``y = u`` on ``N ≤ 8`` rows, one channel, with the node under test in its spec, care or taps
+    (a tap given as ``W`` is added to the layer's ``W``)."""
+    layer = PLayer(W=() if W is None else (W,), b1=1, h=(tap(0),) if h is None else (h,), mode="causal")
     return Gadget("copy", (Param("N", 1, 8),), N, 1, (layer,), inp(i, q) if spec is None else spec, care=care)
 
 
@@ -27,6 +28,9 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
     "Tap src an int": ({"h": Tap(TRUE, 0, Num(1))}, r"Tap src: expected an index expression, found int 0"),  # type: ignore[arg-type]
     "Tap value an int": ({"h": Tap(TRUE, Lit(0), 1)}, r"Tap value: expected a value expression, found int 1"),  # type: ignore[arg-type]
     "Tap value None": ({"h": Tap(TRUE, Lit(0), None)}, r"Tap value: expected a value expression, found NoneType"),  # type: ignore[arg-type]
+    "Tap guard a bool": ({"h": Tap(True, Lit(0), Num(1))}, r"Tap guard: expected a condition, found bool True"),  # type: ignore[arg-type]
+    "Tap guard an index": ({"h": Tap(i, Lit(0), Num(1))}, r"Tap guard: expected a condition, found Var"),  # type: ignore[arg-type]
+    "W tap guard a bool": ({"W": Tap(False, Lit(0), Num(1))}, r"Tap guard: expected a condition, found bool False"),  # type: ignore[arg-type]
     "Tap src a condition": ({"h": Tap(TRUE, lt(q, 1), Num(1))}, r"Tap src: expected an index expression, found Cmp"),  # type: ignore[arg-type]
     "Fam index an int": ({"spec": inp(i, q) * Fam("w", (0,))}, r"Fam idx\[0\]: expected an index expression, found int 0"),  # type: ignore[arg-type]
     "Inp row an int": ({"spec": Inp(0, q)}, r"Inp row: expected an index expression, found int 0"),  # type: ignore[arg-type]

@@ -930,7 +930,10 @@ def golden_update(run: dict[str, Any], path: str | Path) -> tuple[dict[str, Any]
     written as it is (the stored one replaced whole) when there is no stored run that reads
     (:func:`load_run`), or it is of the other tier or of an older version (its scripts cannot be
     mixed into a run of this one): then the third item says so and names the stored scripts that
-    are dropped ('' when none is), which were lost without a word."""
+    are dropped ('' when none is), which were lost without a word.
+
+    A merged run (a stored script kept) was written by more than one run, so its top-level times
+    are not one run's (:func:`merged_times`)."""
     from symverify.viz.run_format import run_ok
 
     try:
@@ -947,8 +950,31 @@ def golden_update(run: dict[str, Any], path: str | Path) -> tuple[dict[str, Any]
     scripts = [mine.pop(s["name"], s) for s in stored["scripts"]]
     kept = [s["name"] for s in stored["scripts"] if s["name"] not in ran]
     merged = {**run, "scripts": [*scripts, *mine.values()]}
+    if kept:
+        merged = merged_times(merged, run, stored)
     merged["ok"] = run_ok(merged)
     return merged, kept, ""
+
+
+def merged_times(merged: dict[str, Any], run: Mapping[str, Any], stored: Mapping[str, Any]) -> dict[str, Any]:
+    """The top-level ``seconds``, ``jobs`` and ``scheduler`` of ``merged``, the stored run's scripts
+    with those of a newer ``run`` in place of theirs, stated only where true of the whole file:
+    ``seconds`` is the sum of its scripts' ``seconds`` (each as the run that wrote it measured it;
+    not one run's wall-clock time), left out unless ``run`` states times and every script has its
+    own (or their sum is no finite float); ``jobs`` and ``scheduler`` are kept only where the stored
+    run states the same (``scheduler`` left out on both: the local process pool), else both are left
+    out (they state nothing then)."""
+    out = {k: v for k, v in merged.items() if k not in ("seconds", "jobs", "scheduler")}
+    secs = [s.get("seconds") for s in merged["scripts"]]
+    if "seconds" in run and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in secs):
+        total = round(sum(secs), 1)  # each below 2^1024, their sum need not be: no Infinity in a run file
+        if math.isfinite(total):
+            out["seconds"] = total
+    if "jobs" in run and stored.get("jobs") == run["jobs"] and stored.get("scheduler") == run.get("scheduler"):
+        out["jobs"] = run["jobs"]
+        if "scheduler" in run:
+            out["scheduler"] = run["scheduler"]
+    return out
 
 
 def golden_diff(run: dict[str, Any], golden: dict[str, Any], scripts: Sequence[str] | None = None) -> str:

@@ -123,7 +123,10 @@ def _has_inp(v: Value) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class PLayer:
-    """One parametric layer (module docstring); ``mode`` is ``"causal"`` or ``"cyclic"``."""
+    """One parametric layer (module docstring); ``mode`` is ``"causal"`` or ``"cyclic"``. A tap
+    whose fields are not of their kinds (``Tap(True, ...)`` built directly, not through :func:`tap`)
+    is left to the gadget that holds the layer, which refuses it naming itself, the node and the
+    field (``gadget g: Tap guard: expected a condition, found bool True``), as for every node."""
 
     W: tuple[Tap, ...] = ()
     b1: Value = field(default_factory=lambda: as_value(0))
@@ -155,6 +158,8 @@ class PLayer:
             for k, t in enumerate(getattr(self, name)):
                 if not isinstance(t, Tap):
                     raise ParametricError(f"layer {name} tap {k}: expected a Tap, found {type(t).__name__}")
+                if _ill_typed(t) is not None:  # Tap(True, ...) built directly: the gadget refuses it, naming itself
+                    continue                   # and the node's field (Gadget._nodes), not "unknown node bool" here
                 if "i" in vars_c(t.guard) | vars_i(t.src) | vars_v(t.value):
                     raise ParametricError(f"layer {name} tap {k}: a tap depends on the channel q only, found the row i in it")
                 if _has_inp(t.value):

@@ -97,14 +97,16 @@ class CompositionalResult:
     :func:`check_certificate` (and its Dask form) and sealed with the rest (None: an outcome made
     otherwise states none). ``meta_note`` is :func:`certificate_meta_note`'s advisory note (the
     certificate's ``meta`` names another circuit, by name or digest; None when it names none or this
-    one), the note ``verify`` adds to its report; it decides nothing."""
+    one), the note ``verify`` adds to its report; it decides nothing. ``seconds`` (the time taken)
+    is left out of ``==`` and the hash, as out of the seal: two runs of the same check, here and on
+    Dask, compare equal; it is still pickled and shown."""
 
     ok: bool
     stages_checked: int
     stages_total: int
     failure: StageFailure | None = None
     max_stage_layers: int = 0
-    seconds: float = 0.0
+    seconds: float = field(default=0.0, compare=False)
     monomials: int = 0
     notes: tuple[str, ...] = field(default=())
     stopped: str | None = None
@@ -687,6 +689,8 @@ def certificate_meta_note(circuit: Circuit, cert: Certificate, digest: str | Non
     said to be one); else, when the meta has a ``"circuit_digest"`` (the compilers write the compiled
     circuit's ``"sha256:<hex>"`` side digest there) other than ``circuit``'s (``digest``, computed when
     None), a note naming both digests (another circuit under the same name, or none); None otherwise.
+    Where the meta names another circuit but gives ``circuit``'s own digest (the digest leaves the
+    name out), the note says so: the same circuit under another name.
 
     It changes no verdict: ``meta`` is free text and every stage is checked against ``circuit``, so
     the verdict is about that circuit (a proof stays a proof of it); the note says why a certificate
@@ -701,6 +705,10 @@ def certificate_meta_note(circuit: Circuit, cert: Certificate, digest: str | Non
     tail = ("every stage is checked against this circuit, so the verdict is about it (a certificate written for "
             "another circuit fails its stages)")
     if named and named != name:  # '' names no circuit
+        if type(written) is str and written == (actual := content_digest(circuit) if digest is None else digest):
+            return (f"the certificate's meta names circuit {safe_repr(named, 60)}, and it is checked against {against} "
+                    f"of the same digest {actual}: the same circuit under another name (every stage is checked "
+                    "against this circuit, so the verdict is about it)")
         return f"the certificate's meta names circuit {safe_repr(named, 60)}, but it is checked against {against}: {tail}"
     if written is None:
         return None

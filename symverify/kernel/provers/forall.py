@@ -142,7 +142,8 @@ class ForallResult:
     """The verdict of :func:`prove_forall`, made by :func:`~symverify.kernel.provers.outcome.exact_comparison`
     from z3's decision: ``proved`` (unsat: for every parameter value in ``ranges``), ``refuted``
     (``params`` and ``cell`` a counterexample re-checked by instantiating the gadget, ``detail`` the
-    two values) or ``unknown`` (``detail`` says why). ``method`` is ``"z3"``."""
+    two values) or ``unknown`` (``detail`` says why). ``method`` is ``"z3"``. ``==`` leaves out
+    ``seconds`` (the time taken, not sealed): two runs of one proof compare equal."""
 
     gadget: str
     verdict: Verdict
@@ -150,7 +151,7 @@ class ForallResult:
     params: Mapping[str, int] = field(default_factory=dict)
     cell: tuple[int, int] | None = None
     detail: str = ""
-    seconds: float = 0.0
+    seconds: float = field(default=0.0, compare=False)
     stats: Mapping[str, Any] = field(default_factory=dict)
     method: str = "z3"
     hypotheses: str = ""

@@ -46,7 +46,8 @@ class FragmentProof:
     when not compared); anything but a bool (or None for ``exact``) raises :class:`ProverError`, and
     so do a checked certificate with differing polynomials (both checks are exact: their
     disagreement is a defect, never a verdict).
-    :attr:`verdict` combines them. The hash leaves out ``resources`` and ``bounds`` (dicts).
+    :attr:`verdict` combines them. The hash leaves out ``resources`` and ``bounds`` (dicts);
+    ``==`` and the hash leave out ``seconds`` (the time taken, not sealed): two runs of one proof compare equal.
     ``digests`` names what was proved: the digests of the fragment's spec circuit and model as the
     provers check them (:func:`~symverify.kernel.provers.fingerprint.content_digest` of
     :func:`~symverify.kernel.gadgets.fragment.standalone`'s circuit and model), set by
@@ -57,7 +58,7 @@ class FragmentProof:
     compositional: bool
     exact: bool | None
     failure: str = ""
-    seconds: float = 0.0
+    seconds: float = field(default=0.0, compare=False)
     resources: dict[str, int] = field(default_factory=dict, hash=False)
     bounds: dict[str, int | Fraction] = field(default_factory=dict, hash=False)
     digests: tuple[str, str] | None = field(default=None, kw_only=True)

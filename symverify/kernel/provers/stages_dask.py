@@ -33,8 +33,11 @@ only the seconds differ. **Failures.** A task is retried once when it raises, an
 moves a task whose worker died to another one (its ``allowed-failures``; Dask's default is 3, and
 the local cluster's too): a killed worker is survived. A run lost after that counts as a stage
 that ``stopped`` (``"crashed"``, with the reason): the verdict is ``unknown``, never ``proved``.
-An exception a task raised itself (twice: it is retried once) is raised to the caller, as the
-local loop raises it (an internal error, exit 3 on the command line), never read as ``unknown``.
+An exception a task's stage check raised itself (twice: it is retried once) is raised to the
+caller, as the local loop raises it (an internal error, exit 3 on the command line), never read as
+``unknown``; a task that could not be loaded or run on its worker (a worker whose older symverify
+lacks :func:`versioned_stages` fails to unpickle it: ``ImportError``, ``AttributeError``, a pickling
+error) stops the check at its first stage, ``crashed`` with that error, ``unknown``.
 **Deadline.** The deadline is sent as wall-clock time and turned back into the worker's own
 monotonic clock (so clocks that disagree shift it by their difference); the wait here stops at
 the deadline too, waiting at most :data:`WAIT_SLICE` seconds at a time (a deadline beyond what one
@@ -245,7 +248,22 @@ def versioned_stages(circuit: Circuit, model: Model | LayerWindow, first: int, p
     version of symverify that ran it (read when it runs, in the worker's process), for the caller to
     compare with its own."""
     check = guarded_stages if guard else check_stages
-    return symverify._version.__version__, check(circuit, model, first, packed, last_stage, run, wall_deadline)
+    try:
+        return symverify._version.__version__, check(circuit, model, first, packed, last_stage, run, wall_deadline)
+    except Exception as e:  # the stage check's own error: marked, so the caller raises it (see _collect)
+        try:
+            setattr(e, RAISED_HERE, True)
+        except Exception:  # an exception without attributes stays unmarked: a task not run, unknown
+            pass
+        raise
+
+
+RAISED_HERE = "_symverify_stage_task_raised"
+"""The attribute :func:`versioned_stages` sets on an exception its stage check raised (it travels
+with the exception's pickled ``__dict__``): an error a future raises without it did not come from
+the stage check of this version (the task could not be loaded or run on the worker: an older
+symverify without :func:`versioned_stages`, a pickle that does not load there), and stops the
+check as ``unknown``, never raised and never proved."""
 
 
 def check_certificate_dask(circuit: Circuit, model: Model, cert: Certificate, *, scheduler: Any = "local",
@@ -328,9 +346,12 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
     """The runs' outcomes in stage order, up to the first stage that did not prove: a run lost for
     good (its workers died, ``KilledWorker``; the future cancelled or its connection lost), or still
     running at the deadline, stops there (``crashed`` / ``timeout``), and so does a run a worker with
-    another symverify version answered, or answered malformed (``crashed``: :func:`_answered`). An exception the task itself
-    raised (on its retry too) is raised here, as the local loop raises it: an error in a stage
-    check is an error wherever it runs, never hidden as ``unknown``."""
+    another symverify version answered, or answered malformed (``crashed``: :func:`_answered`), and a
+    task that could not be loaded or run on its worker (the future erred with an exception not marked
+    :data:`RAISED_HERE`: an ``ImportError`` or ``AttributeError`` unpickling the task on a worker
+    whose symverify lacks :func:`versioned_stages`, a pickling error). An exception the stage check
+    itself raised (on its retry too; marked by :func:`versioned_stages`) is raised here, as the local
+    loop raises it: an error in a stage check is an error wherever it runs, never hidden as ``unknown``."""
     from distributed import KilledWorker
     from distributed import TimeoutError as DaskTimeout
 
@@ -342,10 +363,14 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
             outcomes.append(StageOutcome(a, stopped="timeout", note="timeout"))
             break
         except Exception as e:  # a lost worker (after the scheduler's retries), or a task that raised twice
-            if getattr(fut, "status", None) == "error" and not isinstance(e, KilledWorker):
-                raise  # the task's own exception (the future erred with it): the local check raises it too
+            erred = getattr(fut, "status", None) == "error" and not isinstance(e, KilledWorker)
+            if erred and getattr(e, RAISED_HERE, False) is True:
+                raise  # the stage check's own exception (twice): the local check raises it too
             why = " ".join(str(e).split())[:300] or "no detail"
             outcomes.append(StageOutcome(a, stopped="crashed", note=(
+                f"stages [{a}, {b}) ran as a Dask task that could not be loaded or run on its worker "
+                f"({type(e).__name__}: {why}); is the same symverify installed on every worker? "
+                "the check did not finish") if erred else (
                 f"stages [{a}, {b}) ran as a Dask task that was lost ({type(e).__name__}: {why}); "
                 "the check did not finish")))
             break
