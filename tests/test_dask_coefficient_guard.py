@@ -38,11 +38,17 @@ def pair():
     return c, sv.compile(c)
 
 
+def _running(dask_worker) -> int:  # type: ignore[no-untyped-def]
+    """Tasks the worker's threads still run, those the scheduler cancelled included (they are no
+    longer in ``client.processing()`` but go on in their thread)."""
+    return len(dask_worker.state.executing) + len(dask_worker.state.long_running)
+
+
 def _idle(client) -> None:
     """Wait until the worker runs no task: a run cancelled after a stage that did not prove may still
     be running in it, and would call the next test's spy."""
     end = time.monotonic() + 120
-    while any(client.processing().values()) and time.monotonic() < end:
+    while (any(client.processing().values()) or any(client.run(_running).values())) and time.monotonic() < end:
         time.sleep(0.05)
 
 
