@@ -319,17 +319,8 @@ def _cuts_read_no_predicate(v: Value) -> bool:
     so reads a predicate only through a comparison whose operand holds one (an ``ite`` on it). A
     predicate used as a condition is never read there: :func:`_cuts_c` answers None for it (cut
     points unknown) from its form alone. So: no comparison in ``v`` has an operand naming a
-    predicate (walked without recursion, as :func:`_pred_names`)."""
-    todo: list[object] = [v]
-    while todo:
-        x = todo.pop()
-        if isinstance(x, tuple):
-            todo.extend(x)
-        elif dataclasses.is_dataclass(x):
-            if isinstance(x, Cmp) and _pred_names((x.a, x.b)):
-                return False
-            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
-    return True
+    predicate (:func:`_nodes`)."""
+    return not any(isinstance(x, Cmp) and _pred_names((x.a, x.b)) for x in _nodes(v))
 
 
 _PRED_FREE: IdentityMemo[bool] = IdentityMemo(512)
@@ -469,19 +460,21 @@ def instantiate(g: Gadget, params: Mapping[str, int], families: Families | None 
         return tuple(_layer(pl, env, nn, dd, sized, f"gadget {g.name} layer {k}", preds) for k, pl in enumerate(g.layers))
 
 
-def _pred_names(c: object) -> set[str]:
-    """The names of the predicates ``c`` (a condition or value) reads (in index expressions too), walked without recursion."""
-    out: set[str] = set()
+def _nodes(c: object) -> Iterator[object]:
+    """Every node of ``c`` (a condition or value, or a tuple of them; index expressions too), walked without recursion."""
     todo: list[object] = [c]
     while todo:
         x = todo.pop()
         if isinstance(x, tuple):
             todo.extend(x)
         elif dataclasses.is_dataclass(x):
-            if isinstance(x, Pred):
-                out.add(x.name)
+            yield x
             todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
-    return out
+
+
+def _pred_names(c: object) -> set[str]:
+    """The names of the predicates ``c`` (a condition or value) reads (in index expressions too)."""
+    return {x.name for x in _nodes(c) if isinstance(x, Pred)}
 
 
 _ENTRY: IdentityMemo[VIf] = IdentityMemo(64)
