@@ -283,3 +283,17 @@ def int_digit_limit(n: int = 0) -> Iterator[None]:
         yield
     finally:
         sys.set_int_max_str_digits(old)
+
+
+def assert_forward_matches(module: Any, compiled: Any, seq_len: int, width: int) -> None:
+    """The compiled model's float64 run equals ``module``'s forward on random inputs (3 × seq_len ×
+    width) within 1e-12 of the output's scale: the model read from a torch module computes what it does."""
+    import torch
+
+    from symverify.executors import execute
+
+    u = torch.randn(3, seq_len, width, dtype=torch.float64)
+    with torch.no_grad():
+        want = module(u)
+    got = execute(compiled.model, u, backend="torch", dtype="float64")
+    assert float((got - want).abs().max()) <= 1e-12 * max(1.0, float(want.abs().max()))

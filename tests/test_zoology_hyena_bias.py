@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from cases import assert_forward_matches
 
 import symverify as sv
 from symverify.compiler.gated import gated_from_zoology
@@ -49,18 +50,13 @@ def test_with_use_bias_a_non_finite_bias_is_refused_as_before():
 
 def test_a_finite_bias_without_use_bias_is_still_no_skip():
     """``0 · bias`` is 0 for a finite bias: the model and the module agree, and the skip read is 0."""
-    from symverify.executors import execute
 
     module = _module(False, 1e300)
     weights = gated_weights_from_zoology(module, 6)
     assert all(x == 0 for row in weights.long_skip for x in row)
     circuit, compiled = gated_from_zoology(module, 6)
     assert sv.verify(circuit, compiled).proved
-    u = torch.randn(3, 6, 2, dtype=torch.float64)
-    with torch.no_grad():
-        want = module(u)
-    got = execute(compiled.model, u, backend="torch", dtype="float64")
-    assert float((got - want).abs().max()) <= 1e-12 * max(1.0, float(want.abs().max()))
+    assert_forward_matches(module, compiled, 6, 2)
 
 
 def test_a_filter_without_a_bias_is_refused_whatever_use_bias():
