@@ -231,7 +231,7 @@ class ButterflyFactor:
         checks them (a numpy integer by its value; a power of two ≥ 2 within the limit, a power of
         two ≤ ``size/2``, the same errors), each diagonal is ``size/2`` plain ints 1 or 0, so
         ``all_int`` is True. The result equals ``ButterflyFactor(size, stride, ones, zeros, zeros,
-        ones)`` field for field (tests/test_butterfly_identity.py)."""
+        ones)`` field for field (tests/test_butterfly_fast_paths.py)."""
         size = plain_index(size)  # type: ignore[assignment]  # a numpy integer by its value, as the constructor reads it
         _check_size(size, "butterfly factor size")
         stride = plain_index(stride)  # type: ignore[assignment]
@@ -335,7 +335,7 @@ class ButterflyFactor:
         tuples of canonical scalars, checked when it was made) followed by the plain ints 1 or 0 of
         the identity, ``size/2`` entries in all, and ``all_int`` is this factor's (the padding is all
         ``int``). The result equals ``ButterflyFactor(size, stride, d1 + ones, …)`` field for field,
-        ``all_int`` included (tests/test_butterfly_lift.py); a lift is made for every factor of a
+        ``all_int`` included (tests/test_butterfly_fast_paths.py); a lift is made for every factor of a
         kaleidoscope brought to a common size, millions of entries rescanned for nothing."""
         size = plain_index(size)  # type: ignore[assignment]
         _check_size(size, f"lifting a butterfly factor of size {self.size}", self.size)
