@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from itertools import accumulate
 from pathlib import Path
@@ -422,30 +422,24 @@ def json_value(text: str) -> Any:
     """
     _check_bom(text)
     _check_depth(text)
-    inexact: list[_Inexact] = []
+    found: set[type] = set()  # the kinds of refused literals read (_Inexact, _LongInt), each found again by _nodes below
 
-    def parse_float(literal: str) -> Any:
-        value = _parse_float(literal)
-        if isinstance(value, _Inexact):
-            inexact.append(value)
-        return value
-
-    longs: list[_LongInt] = []
-
-    def parse_int(literal: str) -> Any:
-        value = _parse_int_literal(literal)
-        if isinstance(value, _LongInt):
-            longs.append(value)
-        return value
+    def noting(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+        def read(literal: str) -> Any:
+            value = parse(literal)
+            if isinstance(value, (_Inexact, _LongInt)):
+                found.add(type(value))
+            return value
+        return read
 
     try:
-        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant, parse_float=parse_float,
-                           parse_int=parse_int)
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_refuse_constant,
+                           parse_float=noting(_parse_float), parse_int=noting(_parse_int_literal))
     except json.JSONDecodeError as e:
         raise SerializationError(f"not valid JSON (truncated?): {e.msg} (line {e.lineno}, column {e.colno})") from None
     except (ValueError, RecursionError) as e:  # deep nesting
         raise SerializationError(f"not valid JSON: {safe_repr(str(e), 120)}") from None
-    if longs:
+    if _LongInt in found:
         import sys
 
         at, long = next((w, x) for x, w in _nodes(value, "") if isinstance(x, _LongInt))
@@ -455,7 +449,7 @@ def json_value(text: str) -> Any:
     lone = _lone_surrogate(value, "") if _SURROGATE_ESCAPE.search(text) or not text.isascii() else None
     if lone is not None:
         raise SerializationError(f"not valid Unicode text: a lone surrogate {lone[1]} at {lone[0]}")
-    if inexact:
+    if _Inexact in found:
         where, x = next((w, x) for x, w in _nodes(value, "") if isinstance(x, _Inexact))
         shown = x.text if len(x.text) <= 40 else x.text[:39] + "…"
         raise SerializationError(f"{where or 'the top'}: expected a float written as the double it reads as, found {shown} "
