@@ -9,13 +9,17 @@ import pytest
 from test_attacks_cli import exit_code
 
 HOSTILE_TITLE = 'TITLE = "evil\\x1b[31mRED\\x07\\nOK  a forged line"\n'
-SCRIPT_BODY = (
-    "from symverify.scripts.protocol import ProofResult, script_main\n"
-    "def run(quick):\n"
-    "    return ProofResult({name!r}, TITLE)\n"
-    "if __name__ == '__main__':\n"
-    "    raise SystemExit(script_main(run))\n"
-)
+
+
+def proof_script(name: str, *, title: str = "TITLE = 'one computed claim'\n", claim: str | None = "'c'",
+                 how: str = "a comparison", head: str = "", setup: str = "") -> str:
+    """The text of a user's proof script ``name``: ``head`` lines, then its ``title`` line, and ``run``
+    (``setup`` lines first) returning one computed claim whose case is the expression ``claim`` (no
+    instance for None)."""
+    instances = "" if claim is None else f", [Instance.computed({claim}, True, {how!r}, 'exact')]"
+    return (f"{head}from symverify.scripts.protocol import Instance, ProofResult, script_main\n{title}"
+            f"def run(quick):\n{setup}    return ProofResult({name!r}, TITLE{instances})\n"
+            "if __name__ == '__main__':\n    raise SystemExit(script_main(run))\n")
 
 
 # ---- prove --list printed a script's TITLE as it is: an ESC sequence reached the terminal, and a
@@ -23,7 +27,7 @@ SCRIPT_BODY = (
 def test_list_shows_a_scripts_title_on_its_one_line_escaped(tmp_path: Path, capsys) -> None:
     d = tmp_path / "d"
     d.mkdir()
-    (d / "hostile.py").write_text(HOSTILE_TITLE + SCRIPT_BODY.format(name="hostile"), encoding="utf-8")
+    (d / "hostile.py").write_text(proof_script("hostile", title=HOSTILE_TITLE, claim=None), encoding="utf-8")
     code, out, err = exit_code(capsys, "prove", "--dir", str(d), "--list")
     assert code == 0, err
     assert out.count("\n") == 1 and "\x1b" not in out and "\x07" not in out, repr(out)
@@ -152,14 +156,7 @@ def test_script_main_shard_takes_ascii_digits_only(capsys) -> None:
 
 # ---- prove printed the --golden path as it is ("golden run written to …", "matches the golden run …"):
 # an ESC in it reached the terminal, a line break split the line; the differ line escaped it ----------
-PASSING_SCRIPT = (
-    "from symverify.scripts.protocol import Instance, ProofResult, script_main\n"
-    "TITLE = 'one computed claim'\n"
-    "def run(quick):\n"
-    "    return ProofResult('passing', TITLE, [Instance.computed('c', True, 'a comparison', 'exact')])\n"
-    "if __name__ == '__main__':\n"
-    "    raise SystemExit(script_main(run))\n"
-)
+PASSING_SCRIPT = proof_script("passing")
 
 
 def test_the_golden_path_is_shown_escaped(tmp_path: Path, capsys) -> None:
@@ -286,17 +283,9 @@ def test_compile_writes_its_files_whole_or_not_at_all(tmp_path: Path, capsys, mo
 
 # ---- run from a checkout (`python -m symverify prove` there), the script processes imported another
 # symverify (site-packages, PYTHONPATH): the run showed the verdicts of other code as this one's -----
-WHICH_SCRIPT = (
-    "import symverify\n"
-    "from symverify.scripts.protocol import Instance, ProofResult, script_main\n"
-    "TITLE = 'which symverify'\n"
-    "from pathlib import Path\n"
-    "def run(quick):\n"
-    "    found = str(Path(symverify.__file__).resolve())  # the file, whatever link led to it\n"
-    "    return ProofResult('which', TITLE, [Instance.computed(found, True, 'an import', 'exact')])\n"
-    "if __name__ == '__main__':\n"
-    "    raise SystemExit(script_main(run))\n"
-)
+WHICH_SCRIPT = proof_script(
+    "which", title="TITLE = 'which symverify'\nfrom pathlib import Path\n", claim="found", how="an import", head="import symverify\n",
+    setup="    found = str(Path(symverify.__file__).resolve())  # the file, whatever link led to it\n")
 FROM_A_CHECKOUT = """
 import sys
 sys.path.insert(0, sys.argv[1])  # this checkout first, as `python -m symverify` run inside it has it
@@ -365,7 +354,7 @@ def test_updating_the_golden_run_of_named_scripts_keeps_the_others(tmp_path: Pat
     d = tmp_path / "d"
     d.mkdir()
     for name in ("first", "second"):
-        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+        (d / f"{name}.py").write_text(proof_script(name), encoding="utf-8")
     golden = tmp_path / "golden.json"
     base = ["prove", "--dir", str(d), "-j", "1", "--golden", str(golden)]
     assert exit_code(capsys, *base, "--update-golden")[0] == 0
@@ -395,7 +384,7 @@ def test_updating_a_golden_run_of_the_other_tier_says_what_it_drops(tmp_path: Pa
     d = tmp_path / "d"
     d.mkdir()
     for name in ("first", "second"):
-        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+        (d / f"{name}.py").write_text(proof_script(name), encoding="utf-8")
     golden = tmp_path / "golden.json"
     base = ["prove", "--dir", str(d), "-j", "1", "--golden", str(golden)]
     assert exit_code(capsys, *base, "--update-golden")[0] == 0
@@ -518,15 +507,8 @@ def test_an_output_keeps_the_permissions_of_the_file_it_replaces(tmp_path: Path,
 # ---- the script processes had the checkout holding symverify first on their import path, so its other
 # top-level names (proofs, tests, examples, setup) shadowed a user's modules of those names: a script
 # importing its project's own `proofs` package (on PYTHONPATH) got the checkout's and crashed ---------
-USES_ITS_PROJECT = (
-    "from proofs.common import VALUE\n"
-    "from symverify.scripts.protocol import Instance, ProofResult, script_main\n"
-    "TITLE = 'a script of a project'\n"
-    "def run(quick):\n"
-    "    return ProofResult('uses', TITLE, [Instance.computed(VALUE, True, 'a comparison', 'exact')])\n"
-    "if __name__ == '__main__':\n"
-    "    raise SystemExit(script_main(run))\n"
-)
+USES_ITS_PROJECT = proof_script("uses", title="TITLE = 'a script of a project'\n", claim="VALUE",
+                                head="from proofs.common import VALUE\n")
 
 
 def test_a_users_package_is_not_shadowed_by_the_checkout(tmp_path: Path, capsys, monkeypatch) -> None:
@@ -725,7 +707,7 @@ def test_a_merged_golden_runs_top_level_times_are_true_of_the_whole_file(tmp_pat
     d = tmp_path / "d"
     d.mkdir()
     for name in ("first", "second"):
-        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+        (d / f"{name}.py").write_text(proof_script(name), encoding="utf-8")
     golden = tmp_path / "golden.json"
     base = ["prove", "--dir", str(d), "--golden", str(golden), "--timings", "--update-golden"]
     assert exit_code(capsys, *base, "-j", "1")[0] == 0
@@ -758,7 +740,7 @@ def test_a_merged_golden_runs_seconds_are_never_infinite(tmp_path: Path, capsys)
     d = tmp_path / "d"
     d.mkdir()
     for name in ("first", "second"):
-        (d / f"{name}.py").write_text(PASSING_SCRIPT.replace("'passing'", repr(name)), encoding="utf-8")
+        (d / f"{name}.py").write_text(proof_script(name), encoding="utf-8")
     golden = tmp_path / "golden.json"
     assert exit_code(capsys, "prove", "--dir", str(d), "--golden", str(golden), "--timings", "--update-golden", "-j", "1")[0] == 0
     whole = json.loads(golden.read_text(encoding="utf-8"))
