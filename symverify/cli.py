@@ -1088,6 +1088,8 @@ def _print_failures(out: Any, summary: Any) -> None:
     from symverify.scripts import runner
 
     for o in summary.outcomes:
+        if o.output_cut:  # a finished script's output is never shown: the cut is said here, for ok rows too
+            out.print(_visible(f"{o.name}: output cut: {o.output_cut}"), highlight=False, markup=False)
         if o.ok:
             continue
         if o.status in runner.NO_RESULT:

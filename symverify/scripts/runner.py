@@ -334,6 +334,10 @@ class ScriptOutcome:
     result: dict[str, Any] | None = None
     error: str = ""
     source: str = BUILTIN
+    output_cut: str = ""
+    """What was left out of the output of a script that finished (its parts' ``cut``, joined by
+    ``"; "``; '' when nothing was): no error quotes that output, so the row says it apart. A row
+    that did not finish says it in its ``error``."""
 
     @property
     def ok(self) -> bool:
@@ -379,6 +383,8 @@ class ScriptOutcome:
             "error": self.error,
             "result": result,
         }
+        if self.output_cut:
+            out["output_cut"] = self.output_cut
         if timings:
             out["seconds"] = round(self.seconds, 1)
         return out
@@ -615,8 +621,10 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
         return ScriptOutcome(script.name, script.title, "crashed", secs, error=str(e), source=script.source)
     errors = "; ".join(str(p.get("error")) for p in parts if p.get("error"))
     status = "ok" if data.get("ok") else "failed"
+    cut = "; ".join((f"part {p.get('part', '?')}: " if len(parts) > 1 else "") + str(p["cut"])
+                    for p in parts if p.get("cut"))
     return ScriptOutcome(script.name, data.get("title") or script.title, status, secs, data,
-                         "" if status == "ok" else errors, script.source)
+                         "" if status == "ok" else errors, script.source, cut)
 
 
 _NOT_COMPARED = frozenset({"seconds", "case"})

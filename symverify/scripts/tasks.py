@@ -7,7 +7,8 @@ and returns plain JSON, the same wherever it runs: ``status`` (``done``, ``crash
 killed at the task's timeout, ``lost``: killed by a signal nobody here sent, or ``interrupted``),
 ``result`` (the script's JSON, or ``{"cases": N}`` for a count), ``error``, ``seconds``,
 ``version`` (symverify's, on the machine that ran it) and ``host``; for a part of a script (a shard
-or some cases), ``cases``: how many cases the part met. A crash, even a FLINT abort, ends one process, never the caller.
+or some cases), ``cases``: how many cases the part met; for a ``done`` task whose output was cut
+(:attr:`Ran.cut`), ``cut``: what was left out (a task that did not finish says it in its ``error``). A crash, even a FLINT abort, ends one process, never the caller.
 A process that ends otherwise than :func:`~symverify.scripts.protocol.script_main` ends it after
 writing its result (exit code 0, or 1 for a result that is not ok) failed after it: ``crashed``
 (``lost`` when killed by a signal), never its result's ``ok``.
@@ -519,8 +520,11 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
     def answer(status: str, result: dict[str, Any] | None, error: str) -> dict[str, Any]:
         if cut and status != "done":
             error = f"{error} ({cut})"
-        return {"status": status, "result": result, "error": error, "seconds": time.perf_counter() - start,
-                "version": __version__, "host": socket.gethostname()}
+        out = {"status": status, "result": result, "error": error, "seconds": time.perf_counter() - start,
+               "version": __version__, "host": socket.gethostname()}
+        if cut and status == "done":  # no error quotes the output of a finished script: the cut is said apart
+            out["cut"] = cut
+        return out
 
     # ignore_cleanup_errors: a grandchild that left the script's session (setsid) may still be writing in the
     # directory; failing to remove it must not fail the task, let alone the run

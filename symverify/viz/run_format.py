@@ -68,7 +68,7 @@ VERDICTS = tuple(v.value for v in Verdict)
 RUN_FIELDS = {"format": "str", "version": "version", "quick": "bool", "ok": "bool", "interrupted": "bool",
               "scripts": "list", "seconds": "seconds", "jobs": "jobs", "scheduler": "str"}
 SCRIPT_FIELDS = {"name": "str", "title": "str", "source": "str", "status": "status", "ok": "bool", "counts": "counts",
-                 "over_bound": "names", "error": "str", "result": "result", "seconds": "seconds"}
+                 "over_bound": "names", "error": "str", "result": "result", "seconds": "seconds", "output_cut": "str"}
 RESULT_FIELDS = {"name": "str", "title": "str", "ok": "bool", "counts": "counts", "seconds": "seconds",
                  "instances": "list"}
 INSTANCE_FIELDS = {"name": "str", "verdict": "verdict", "method": "str", "resources": "object", "bounds": "object",
