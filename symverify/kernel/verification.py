@@ -83,6 +83,8 @@ class Report:
     way (a fallback, where a timeout struck); ``seed`` the seed the random choices used (the drawn
     one for ``verify(seed=None)``); ``numeric`` the float cross-check when ``verify(numeric=...)``
     asked for one (never part of the verdict). ``str()`` and :meth:`to_json` give everything.
+    ``timings`` is left out of ``==`` (and the hash), as out of the seal: two runs of the same
+    check, here and on Dask, compare equal; the times are still pickled, shown and serialised.
     """
 
     verdict: Verdict
@@ -91,7 +93,7 @@ class Report:
     counterexample: Counterexample | None = None
     lhs: Mapping[str, Any] = field(default_factory=dict)
     rhs: Mapping[str, Any] = field(default_factory=dict)
-    timings: Mapping[str, float] = field(default_factory=dict)
+    timings: Mapping[str, float] = field(default_factory=dict, compare=False)
     notes: tuple[str, ...] = ()
     seed: int = 0
     numeric: NumericSummary | None = None

@@ -282,7 +282,9 @@ class MethodResult:
 
     ``failure_bound`` is the probability that a ``proved`` is wrong: 0 for the exact arguments,
     the stated Schwartz–Zippel bound for the randomized method. ``verify`` refuses (ProverError)
-    a ``proved`` whose failure bound exceeds the requested ``error_bound``.
+    a ``proved`` whose failure bound exceeds the requested ``error_bound``. ``timings`` (seconds
+    per phase) is left out of ``==`` and the hash, as out of the seal: two runs of the same check
+    compare equal; the times are still pickled and passed on to the report.
     """
 
     verdict: Verdict
@@ -290,7 +292,7 @@ class MethodResult:
     evidence: Mapping[str, Any] = field(default_factory=dict)
     counterexample: Counterexample | None = None
     notes: tuple[str, ...] = ()
-    timings: Mapping[str, float] = field(default_factory=dict)
+    timings: Mapping[str, float] = field(default_factory=dict, compare=False)
     failure_bound: Fraction = Fraction(0)
     _seal: str = field(default="", repr=False, compare=False)
 
