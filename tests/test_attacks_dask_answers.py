@@ -68,7 +68,7 @@ def test_a_malformed_body_under_this_version_is_unknown(dask_client, dask_pair, 
     def answer(circuit, model, first, packed, last, run, wall, guard=False):  # versioned_stages's arguments
         part = real(circuit, model, first, packed, last, run, wall)
         assert len(part) >= 2 and all(o.ok for o in part)  # all proved
-        return stages_dask.__version__, {
+        return stages_dask.__version__, stages_dask.build_identity(), {
             "none": None, "empty": [], "text": "ab", "dicts": [{"stage": first}], "short": part[:1],
             "next": [StageOutcome(first + 1)], "long": [*part, StageOutcome(first + len(part))],
             "early": [StageOutcome(first, stopped="budget"), *part[1:]], "tuple": tuple(part),
@@ -90,19 +90,83 @@ def test_answers_read_with_their_run():
 
     from symverify.kernel.provers.compositional import StageFailure, StageOutcome
 
-    v = stages_dask.__version__
+    v, b = stages_dask.__version__, stages_dask.build_identity()
     ok = [StageOutcome(3), StageOutcome(4)]
-    assert stages_dask._answered((v, ok), 3, 5) == ok
-    assert stages_dask._answered([v, [*ok[:1], StageOutcome(4, stopped="timeout")]], 3, 5)[1].stopped == "timeout"
-    assert stages_dask._answered((v, [StageOutcome(3, stopped="memory")]), 3, 5)[0].stopped == "memory"
-    assert "stage 4 is missing" in stages_dask._answered((v, ok[:1]), 3, 5)
-    assert "stages 4 to 5 are missing" in stages_dask._answered((v, ok[:1]), 3, 6)
-    assert "expected stage 3 at place 0, found stage 4" in stages_dask._answered((v, ok[1:]), 3, 5)
-    assert "the run ends at stage 3" in stages_dask._answered((v, ok), 3, 4)
+    assert stages_dask._answered((v, b, ok), 3, 5) == ok
+    assert stages_dask._answered([v, b, [*ok[:1], StageOutcome(4, stopped="timeout")]], 3, 5)[1].stopped == "timeout"
+    assert stages_dask._answered((v, b, [StageOutcome(3, stopped="memory")]), 3, 5)[0].stopped == "memory"
+    assert "stage 4 is missing" in stages_dask._answered((v, b, ok[:1]), 3, 5)
+    assert "stages 4 to 5 are missing" in stages_dask._answered((v, b, ok[:1]), 3, 6)
+    assert "expected stage 3 at place 0, found stage 4" in stages_dask._answered((v, b, ok[1:]), 3, 5)
+    assert "the run ends at stage 3" in stages_dask._answered((v, b, ok), 3, 4)
     assert "stage 3 failed with 'wrong', no failure of that stage" in stages_dask._answered(
-        (v, [StageOutcome(3, failure="wrong")]), 3, 5)
+        (v, b, [StageOutcome(3, failure="wrong")]), 3, 5)
     other = StageFailure(4, (0, 1), "input", (0, 0), "1", "2", "differs")
-    assert "no failure of that stage" in stages_dask._answered((v, [StageOutcome(3, failure=other)]), 3, 5)
-    assert stages_dask._answered((v, [StageOutcome(3, failure=replace(other, stage=3))]), 3, 5)[0].failure.stage == 3
-    assert "no reason in words" in stages_dask._answered((v, [StageOutcome(3, stopped=1)]), 3, 5)
-    assert "ran on a worker with symverify b'x'" in stages_dask._answered((b"x", ok), 3, 5)
+    assert "no failure of that stage" in stages_dask._answered((v, b, [StageOutcome(3, failure=other)]), 3, 5)
+    assert stages_dask._answered((v, b, [StageOutcome(3, failure=replace(other, stage=3))]), 3, 5)[0].failure.stage == 3
+    assert "no reason in words" in stages_dask._answered((v, b, [StageOutcome(3, stopped=1)]), 3, 5)
+    assert "ran on a worker with symverify b'x'" in stages_dask._answered((b"x", b, ok), 3, 5)
+    assert "ran on a worker with symverify 0.0.1" in stages_dask._answered(("0.0.1", ok), 3, 5)  # a worker before builds
+    assert "expected (version, build, outcomes)" in stages_dask._answered((v, ok), 3, 5)  # this version, no build
+
+
+def test_a_worker_with_another_build_of_this_version_is_unknown_not_proved(dask_client, dask_pair, monkeypatch):
+    """A worker's stage outcomes were taken when its version string was this one's: an edited checkout
+    or another development install under one version (another trusted base) answered ``proved`` for
+    its stages. The answer now carries the worker's build (a SHA-256 of its ``symverify/kernel``
+    sources); another one is a stopped stage naming both, and the verdict unknown."""
+    c, comp = dask_pair
+    real = stages_dask.check_stages
+    other = "0123456789ab" + "f" * 52
+
+    def answer(circuit, model, first, packed, last, run, wall, guard=False):  # a worker of another build
+        return stages_dask.__version__, other, real(circuit, model, first, packed, last, run, wall)
+
+    monkeypatch.setattr(stages_dask, "versioned_stages", answer)
+    res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=dask_client, stages_per_task=1)
+    assert not res.ok and res.failure is None and res.stopped == "crashed" and res.stages_checked == 0
+    mine = stages_dask.build_identity()[:12]
+    assert f"trusted base (symverify/kernel) is build 0123456789ab, this process's is build {mine}" in res.notes[0]
+    report = sv.verify(c, comp, method="compositional", scheduler=dask_client)
+    assert report.verdict.value == "unknown" and not report.proved
+    assert any("build 0123456789ab" in n for n in report.notes)
+
+
+@pytest.mark.parametrize("build", [None, "", b"x" * 64, "F" * 64, 7])
+def test_an_answer_without_this_build_is_not_taken(build):
+    from symverify.kernel.provers.compositional import StageOutcome
+
+    why = stages_dask._answered((stages_dask.__version__, build, [StageOutcome(0)]), 0, 1)
+    assert isinstance(why, str) and "so they are not taken; install one build on every worker" in why
+
+
+def test_the_build_is_the_kernel_sources(tmp_path, monkeypatch):
+    """The identity hashes each kernel source file's path and bytes: a byte changed, a file renamed or
+    added gives another one; it is computed once per process."""
+    import shutil
+    from pathlib import Path
+
+    kernel = Path(stages_dask.__file__).resolve().parent.parent
+    copy = tmp_path / "kernel"
+    shutil.copytree(kernel, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    fake = copy / "provers" / "stages_dask.py"
+
+    def identity():
+        monkeypatch.setattr(stages_dask, "__file__", str(fake))
+        stages_dask.build_identity.cache_clear()
+        try:
+            return stages_dask.build_identity()
+        finally:
+            monkeypatch.undo()
+            stages_dask.build_identity.cache_clear()
+
+    same = identity()
+    assert same == stages_dask.build_identity() and len(same) == 64
+    target = copy / "provers" / "outcome.py"
+    target.write_bytes(target.read_bytes() + b"\n")
+    edited = identity()
+    assert edited != same
+    target.rename(copy / "provers" / "outcome2.py")
+    assert identity() not in (same, edited)
+    assert stages_dask.build_identity() is stages_dask.build_identity()  # cached: one computation per process
+

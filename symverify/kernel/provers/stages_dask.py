@@ -19,10 +19,13 @@ loop of :func:`~symverify.kernel.provers.compositional.check_certificate`:
    coefficients may exceed :data:`~symverify.kernel.provers.exact.IN_PROCESS_BITS` bits (``verify``
    passes its bound, ``peak_height_bits``), the task runs them in a memory-limited child process
    (:func:`guarded_stages`), as the local check then runs whole in one;
-4. each task answers with the symverify version it ran (:func:`versioned_stages`): the stages a
-   worker with another version checked rest on another trusted base, so they count as a stage
-   that ``stopped`` (``"crashed"``, naming both versions), never as proved, and so does an answer of
-   another shape, or one whose stages are not those of its run in order (:func:`_answered`);
+4. each task answers with the symverify version it ran and the build of its trusted base
+   (:func:`versioned_stages`, :func:`build_identity`: a SHA-256 of ``symverify/kernel``'s source
+   files, so an edited checkout or another development install under one version string is told
+   apart): the stages a worker with another version or build checked rest on another trusted base,
+   so they count as a stage that ``stopped`` (``"crashed"``, naming both versions or both builds),
+   never as proved, and so does an answer of another shape, or one whose stages are not those of
+   its run in order (:func:`_answered`);
 5. the runs' outcomes are read in stage order and combined by
    :func:`~symverify.kernel.provers.compositional.combine`, the function the local loop uses, up to the first
    stage that did not prove; the runs after it are cancelled.
@@ -51,6 +54,7 @@ scheduler is given.
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 import time
 import uuid
@@ -58,6 +62,8 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
 from typing import Any, cast
 
 import symverify._version
@@ -83,7 +89,8 @@ from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS
 from symverify.kernel.semantics.poly import PolyBackend
 from symverify.provers.dask_address import check_address, is_client, open_client
 
-__all__ = ["check_address", "check_certificate_dask", "check_stages", "guarded_stages", "versioned_stages", "stage_runs", "pack", "unpack",
+__all__ = ["build_identity", "check_address", "check_certificate_dask", "check_stages", "guarded_stages", "versioned_stages",
+           "stage_runs", "pack", "unpack",
            "LayerWindow", "TASKS_PER_THREAD"]
 
 TASKS_PER_THREAD = 4
@@ -242,14 +249,36 @@ def guarded_stages(circuit: Circuit, model: Model | LayerWindow, first: int, pac
         f"2^{IN_PROCESS_BITS.bit_length() - 1} bits) that stopped ({lim.status}): {lim.detail}"))]
 
 
+@cache
+def build_identity() -> str:
+    """The build of this process's trusted base: the SHA-256 (hex) over the source files of the
+    package ``symverify/kernel`` (every ``*.py`` under it, sorted by their path relative to it, each
+    entered as its path and its bytes, both length-prefixed), computed once per process (cached;
+    about a millisecond per hundred kilobytes). Two processes with one version string but another
+    trusted base (an edited checkout, another development install) have other identities; a kernel
+    installed without its sources has the identity of none (the same everywhere: then the version
+    alone tells builds apart). It names the files as they are at the first call, not the code
+    imported: a source edited in between, in a long-lived process, is not seen."""
+    root = Path(__file__).resolve().parent.parent  # symverify/kernel
+    h = hashlib.sha256(b"symverify-trusted-base\n")
+    for path in sorted(root.rglob("*.py"), key=lambda p: p.relative_to(root).as_posix()):
+        name = path.relative_to(root).as_posix().encode("utf-8", "surrogateescape")
+        data = path.read_bytes()
+        h.update(b"%d:%s\n%d:" % (len(name), name, len(data)))
+        h.update(data)
+    return h.hexdigest()
+
+
 def versioned_stages(circuit: Circuit, model: Model | LayerWindow, first: int, packed: bytes, last_stage: int,
-                     run: StageRun, wall_deadline: float | None, guard: bool = False) -> tuple[str, list[StageOutcome]]:
+                     run: StageRun, wall_deadline: float | None,
+                     guard: bool = False) -> tuple[str, str, list[StageOutcome]]:
     """The task a worker runs: :func:`check_stages` (:func:`guarded_stages` with ``guard``), with the
-    version of symverify that ran it (read when it runs, in the worker's process), for the caller to
-    compare with its own."""
+    version of symverify that ran it and its trusted base's :func:`build_identity` (both read when it
+    runs, in the worker's process), for the caller to compare with its own."""
     check = guarded_stages if guard else check_stages
     try:
-        return symverify._version.__version__, check(circuit, model, first, packed, last_stage, run, wall_deadline)
+        return (symverify._version.__version__, build_identity(),
+                check(circuit, model, first, packed, last_stage, run, wall_deadline))
     except Exception as e:  # the stage check's own error: marked, so the caller raises it (see _collect)
         try:
             setattr(e, RAISED_HERE, True)
@@ -346,7 +375,7 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
     """The runs' outcomes in stage order, up to the first stage that did not prove: a run lost for
     good (its workers died, ``KilledWorker``; the future cancelled or its connection lost), or still
     running at the deadline, stops there (``crashed`` / ``timeout``), and so does a run a worker with
-    another symverify version answered, or answered malformed (``crashed``: :func:`_answered`), and a
+    another symverify version or build answered, or answered malformed (``crashed``: :func:`_answered`), and a
     task that could not be loaded or run on its worker (the future erred with an exception not marked
     :data:`RAISED_HERE`: an ``ImportError`` or ``AttributeError`` unpickling the task on a worker
     whose symverify lacks :func:`versioned_stages`, a pickling error). An exception the stage check
@@ -387,22 +416,32 @@ def _collect(futures: list[Any], runs: list[tuple[int, int]], deadline: float | 
 def _answered(answer: Any, a: int, b: int) -> list[StageOutcome] | str:
     """The outcomes of stages ``[a, b)`` in a task's ``answer``, or why it is not taken (the note
     of a stage ``stopped`` as ``"crashed"``). Taken is only what :func:`versioned_stages` of this
-    version returns: a pair (this version's string, a list of :class:`StageOutcome`) whose outcomes
+    version and build returns: a triple (this version's string, this process's
+    :func:`build_identity`, a list of :class:`StageOutcome`) whose outcomes
     are stages ``a, a + 1, …`` in order (a failure, where given, a :class:`StageFailure` of its
     stage; a stop reason text), not past ``b - 1``, every one proved but the last, and the
     last proved only at ``b - 1`` (a run stops at its first stage that does not prove). Another
-    version, another shape, a stage of another run, a stage left out or a short answer is refused
+    version or build, another shape, a stage of another run, a stage left out or a short answer is refused
     here: :func:`~symverify.kernel.provers.compositional.combine` raised ``ProverError`` (or an
     ``AttributeError`` escaped) on some of them, and no such answer is evidence."""
     where = f"stages [{a}, {b}) ran as a Dask task"
-    if type(answer) not in (tuple, list) or len(answer) != 2:
-        return (f"{where} whose answer is malformed: expected (version, outcomes), found "
+    if type(answer) in (tuple, list) and len(answer) == 2 and not (type(answer[0]) is str and answer[0] == __version__):
+        answer = (answer[0], None, answer[1])  # (version, outcomes) of a worker before builds: named by its version
+    if type(answer) not in (tuple, list) or len(answer) != 3:
+        return (f"{where} whose answer is malformed: expected (version, build, outcomes), found "
                 f"{safe_repr(answer, 60)}; the check did not finish")
-    version, part = answer
+    version, build, part = answer
     if type(version) is not str or version != __version__:
         return (f"stages [{a}, {b}) ran on a worker with symverify {' '.join(str(version).split())[:40]}, this process "
                 f"has {__version__}: those checks rest on another version's trusted base, so they are not taken; "
                 "install one version on every worker")
+    mine = build_identity()
+    if type(build) is not str or build != mine:
+        theirs = build[:12] if type(build) is str and build else safe_repr(build, 40)
+        return (f"stages [{a}, {b}) ran on a worker whose trusted base (symverify/kernel) is build {theirs}, this "
+                f"process's is build {mine[:12]} (both symverify {__version__}): those checks rest on another "
+                "build's trusted base (an edited checkout, another development install), so they are not taken; "
+                "install one build on every worker")
     why = ""
     if type(part) is not list or not part:
         why = f"expected a non-empty list of stage outcomes, found {safe_repr(part, 60)}"
