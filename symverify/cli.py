@@ -478,8 +478,8 @@ def _spare_inputs(args: argparse.Namespace) -> None:
     compared with, or the ``--scheduler`` file. Writing the run there would replace that input
     (the same path after symbolic links, or a hard link to it). So is an output naming any other
     existing file inside a ``--dir`` tree or the built-in scripts' (after symbolic links: a module
-    of a sub-package, a data file a script reads there), unless that file holds what the flag
-    writes, a run written there before (:func:`_holds_output`). ``args.dir`` is the final list of
+    of a sub-package, a data file a script reads there; or a hard link to one, :func:`_hard_linked_into`),
+    unless that file holds what the flag writes, a run written there before (:func:`_holds_output`). ``args.dir`` is the final list of
     directories (after ``prove DIR/NAME.py``)."""
     from symverify.errors import UsageError
     from symverify.scripts import runner
@@ -510,6 +510,39 @@ def _spare_inputs(args: argparse.Namespace) -> None:
                 raise UsageError(f"{flag} {path} names the file {real} inside {label}, which a script there may read "
                                  "(a module of a sub-package, a data file) and writing the run would replace: expected a "
                                  "path outside that tree, a new file, or a run file written there before")
+        twin = _hard_linked_into(real, trees)
+        if twin is not None and not _holds_output(real, flag):
+            where, label = twin
+            raise UsageError(f"{flag} {path} is a hard link to the file {where} inside {label} (the same device and "
+                             "inode), which a script there may read: writing the run would leave that file as it was "
+                             "and this path no longer linked to it; expected a path outside that tree, a new file, or "
+                             "a run file written there before")
+
+
+def _hard_linked_into(real: Path, trees: list[tuple[str, str]]) -> tuple[Path, str] | None:
+    """A file inside one of the ``(directory, label)`` ``trees`` (at any depth, as :func:`os.walk`
+    lists it, symbolic links to directories not followed) that is the existing regular file ``real``
+    under another name, a hard link (same device and inode), with that tree's label; None when there is
+    none. The trees are walked only when ``real`` has more than one link (``st_nlink > 1``)."""
+    import stat
+
+    try:
+        st = os.stat(real)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
+        return None
+    for d, label in trees:
+        for root, _dirs, files in os.walk(d):
+            for name in files:
+                p = Path(root, name)
+                try:
+                    other = os.stat(p, follow_symlinks=False)
+                except OSError:
+                    continue
+                if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+                    return p, label
+    return None
 
 
 def _holds_output(path: Path, flag: str) -> bool:

@@ -1,0 +1,68 @@
+"""``prove --json/--junit/--golden`` refuse an output that is a hard link to a file inside a
+``--dir`` tree (the same device and inode under a name outside it): the tree rule compared paths
+only, so such a link passed, and the run left the tree's file as it was and the link broken."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from symverify.cli import main
+
+TINY = '''from symverify.scripts.protocol import Instance, ProofResult, script_main
+
+
+def run(quick=False):
+    return ProofResult("tiny", "one computed claim", [Instance.computed("one", True, "a comparison", "exact")])
+
+
+if __name__ == "__main__":
+    raise SystemExit(script_main(run))
+'''
+
+
+def _tree(tmp_path: Path) -> Path:
+    d = tmp_path / "tree"
+    (d / "sub").mkdir(parents=True)
+    (d / "tiny.py").write_text(TINY, encoding="utf-8")
+    (d / "sub" / "data.txt").write_text("DATA\n", encoding="utf-8")
+    (d / "sub" / "helper.py").write_text("X = 1\n", encoding="utf-8")
+    return d
+
+
+@pytest.mark.parametrize("inside", ["sub/data.txt", "sub/helper.py"])
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--golden"])
+def test_a_hard_link_into_a_dir_tree_is_refused_naming_both(tmp_path, capsys, flag, inside):
+    d = _tree(tmp_path)
+    out = tmp_path / "out.file"
+    os.link(d / inside, out)
+    extra = ["--update-golden"] if flag == "--golden" else []
+    assert main(["prove", "--dir", str(d), "tiny", flag, str(out), *extra]) == 3
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{flag} {out} is a hard link to the file {d / inside} inside --dir {d} (the same device and inode)" in err
+    assert "expected a path outside that tree, a new file, or a run file written there before" in err
+    assert (d / inside).read_bytes() == out.read_bytes() and os.stat(out).st_ino == os.stat(d / inside).st_ino
+
+
+def test_a_hard_link_to_a_run_kept_in_the_tree_is_written(tmp_path, capsys):
+    """As a run file kept in the tree by its path: a link to it may be updated."""
+    d = _tree(tmp_path)
+    kept = d / "sub" / "run.json"
+    assert main(["prove", "--dir", str(d), "tiny", "--json", str(tmp_path / "first.json")]) == 0
+    kept.write_bytes((tmp_path / "first.json").read_bytes())
+    out = tmp_path / "out.json"
+    os.link(kept, out)
+    assert main(["prove", "--dir", str(d), "tiny", "--json", str(out)]) == 0, capsys.readouterr().err
+
+
+def test_a_hard_link_outside_every_tree_is_written(tmp_path, capsys):
+    d = _tree(tmp_path)
+    other = tmp_path / "elsewhere.txt"
+    other.write_text("not a run\n", encoding="utf-8")
+    out = tmp_path / "out.json"
+    os.link(other, out)
+    assert main(["prove", "--dir", str(d), "tiny", "--json", str(out)]) == 0, capsys.readouterr().err
+    assert '"format": "symverify.proof-run"' in out.read_text(encoding="utf-8")
+    assert other.read_text(encoding="utf-8") == "not a run\n"  # the run replaced the path, not the file
