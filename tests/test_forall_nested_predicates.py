@@ -138,3 +138,78 @@ def test_a_care_reading_p_false_k_rows_on_is_refused_exactly_where_assume_forbid
             sv.prove_forall(g, timeout=60)
     else:
         assert sv.prove_forall(g, timeout=60).proved
+
+
+# ``assume`` constrains ``P`` only through an offset: ``P(i + k, q)`` at the cell ``(i, q)`` is ``P`` at
+# row ``i + k``, so ``P`` holds at every row from ``k`` on. A ``care`` (or ``entry``) reading ``P`` false at a row
+# ``≥ k`` is about nothing: its point is read by ``assume``'s instance at ``(i − k, q)``, which the existence
+# checks did not take (only a bare ``i`` in ``assume`` named the cell), so it was proved (or unknown).
+_THROUGH_OFFSET = {
+    "i + 1": (lambda r, c, k: pred("P", r + k, c), 1),
+    "1 + i": (lambda r, c, k: pred("P", k + r, c), 1),
+    "(q, i + 2)": (lambda r, c, k: pred("P", c, r + k), 2),
+    "i + K (a parameter)": (lambda r, c, k: pred("P", r + var("K"), c), None),
+    "(i + 1) and (q + 0)": (lambda r, c, k: pred("P", r + k, c + 0), 1),
+}
+
+
+def _offset_gadget(name: str, forbidden: bool, spec: object = None, **kw: object) -> Gadget:
+    app, k = _THROUGH_OFFSET[name]
+    K = var("K") if k is None else k
+    assume = app(i, q, K) | ~lt(i + K, N) if forbidden else ~app(i, q, K) | ~lt(i + K, N)
+    params = (Param("N", 2, 8), Param("K", 1, 2)) if k is None else (Param("N", 2, 8),)
+    return Gadget("copy", params, N, 1, _COPY, inp(i, q) if spec is None else spec, assume=assume,  # type: ignore[arg-type]
+                  where=lt(K, N), **kw)
+
+
+def _late_p_false(name: str) -> object:
+    """``P`` is false at this cell, a row that ``assume`` reaches through its offset (``i ≥ K``)."""
+    k = _THROUGH_OFFSET[name][1]
+    K = var("K") if k is None else k
+    at = pred("P", q, i) if name == "(q, i + 2)" else pred("P", i, q + 0) if "q + 0" in name else P(i, q)
+    return ~lt(i, K) & ~at
+
+
+@pytest.mark.parametrize("name", sorted(_THROUGH_OFFSET))
+@pytest.mark.parametrize("field", ["care", "entry"])
+def test_a_care_or_entry_assume_forbids_through_an_offset_is_refused(name: str, field: str) -> None:
+    match = "no cell with care" if field == "care" else "holds at no cell"
+    with pytest.raises(ParametricError, match=f"vacuous statement: .*{match}"):
+        sv.prove_forall(_offset_gadget(name, True, **{field: _late_p_false(name)}), timeout=60)
+    with pytest.raises(ParametricError, match="vacuous statement"):  # a wrong spec too: refused, not unknown
+        sv.prove_forall(_offset_gadget(name, True, spec=2 * inp(i, q), **{field: _late_p_false(name)}), timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(_THROUGH_OFFSET))
+def test_the_same_care_is_proved_where_assume_allows_it_through_the_offset(name: str) -> None:
+    r = sv.prove_forall(_offset_gadget(name, False, care=_late_p_false(name), entry=_late_p_false(name)), timeout=60)
+    assert r.proved, r
+    r = sv.prove_forall(_offset_gadget(name, False, spec=2 * inp(i, q), care=_late_p_false(name)), timeout=60)
+    assert r.verdict is sv.Verdict.REFUTED, r
+
+
+def test_a_row_the_offset_never_reaches_is_not_refused() -> None:
+    """``P(i + 1, q)`` never constrains row 0: ``care = not P(i, q)`` holds there, a statement about
+    something (proved, as is its wrong spec refuted), not refused as vacuous."""
+    assume = P(i + 1, q) | ~lt(i + 1, N)
+    g = Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, inp(i, q), assume=assume, care=~P(i, q))  # type: ignore[arg-type]
+    assert sv.prove_forall(g, timeout=60).proved
+    bad = Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, 2 * inp(i, q), assume=assume, care=~P(i, q))  # type: ignore[arg-type]
+    assert sv.prove_forall(bad, timeout=60).verdict is sv.Verdict.REFUTED
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(sorted(_SHAPES)), st.integers(1, 3), st.integers(0, 3), st.booleans())
+def test_a_care_reading_p_at_a_row_an_offset_assume_reaches_is_refused_exactly_there(shape: str, k: int, row: int,
+                                                                                    forbidden: bool) -> None:
+    """``assume = P(i + k, q) or i + k ≥ N`` (``not P`` with ``forbidden`` false); ``care``: the cell is row
+    ``row`` and ``P`` is false there, in any shape. Vacuous exactly when ``forbidden`` and ``row ≥ k``."""
+    app = pred("P", i + k, q)
+    assume = (app if forbidden else ~app) | ~lt(i + k, N)
+    care = eq(i, row) & _SHAPES[shape](pred("P", i, q))
+    g = Gadget("copy", (Param("N", 4, 8),), N, 1, _COPY, inp(i, q), assume=assume, care=care)  # type: ignore[arg-type]
+    if forbidden and row >= k:
+        with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+            sv.prove_forall(g, timeout=60)
+    else:
+        assert sv.prove_forall(g, timeout=60).proved

@@ -668,7 +668,7 @@ def _subterms(z3: Any, e: Any) -> Iterator[Any]:
             todo.extend(x.children())
 
 
-def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any]:
+def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> tuple[list[Any], Any, list[Any]]:
     """Instances of ``assume`` at the cell ``(i, q)``, at every input cell the terms read (under
     the term's guard, inside the state) and at every cell whose instance reads a predicate point
     read in the terms (their guards and their atoms' indices), in ``care`` or in ``entry`` —
@@ -676,22 +676,32 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
     included (:func:`_cells_of`): sound, since ``assume`` holds at every cell of the state (an
     instance is asserted only where its cell is defined and inside the state). A cell read by
     ``care`` or ``entry`` gets its instance unconditionally, even where a term reads it under a guard
-    first. Also the definedness of ``assume`` at ``(i, q)``."""
+    first. Also the definedness of ``assume`` at ``(i, q)``. Third, apart: the instances at the
+    cells whose application in ``assume`` reads a point ``care`` or ``entry`` reads through an offset
+    (``assume = P(i + 1, q)`` reads ``(a, b)`` at ``(a − 1, b)``; :func:`_cells_of` with ``offsets``),
+    unconditionally, for the existence checks and the identity query (sound, as every instance):
+    without them a ``care`` that ``assume`` allows at no cell through such an application passed the
+    existence checks, and the statement about nothing was proved; and the identity query's witness
+    could sit at such a cell, which no placement has, so a wrong spec was ``unknown`` where another
+    cell refutes it. The points only the terms read get no such instances (fewer true premises can
+    only make the identity harder to prove): a gadget whose ``assume`` reads a predicate at an offset
+    (``mul_stage``: ``V1(i − k, q)``) pays for a few instances only (8 there, no time measured)."""
     z3 = enc.z3
     a0, ok0 = enc.cond(g.assume)
     out = [a0]
+    extra: list[Any] = []
     # the cells instantiated, each with whether its instance holds unconditionally (``care`` and
     # ``entry`` need one at the cells their predicates read: the existence checks ask for a cell
     # where they hold, and an instance under a term's guard is none where that guard is false)
     seen: dict[tuple[IExpr, IExpr], bool] = {}
-    def at_cell(r: IExpr, c: IExpr, gz: Any, always: bool = False) -> None:
+    def at_cell(r: IExpr, c: IExpr, gz: Any, always: bool = False, into: list[Any] = out) -> None:
         if (r, c) in seen and (seen[r, c] or not always):
             return
         seen[r, c] = always
         enc.tick("the instances of assume")  # one copy of assume per cell read
         at, ok = enc.cond(subst_c(g.assume, {"i": r, "q": c}))
         (rz, okr), (cz, okc) = enc.ix(r), enc.ix(c)
-        out.append(z3.Implies(z3.And(gz, okr, okc, enc.lt(rz, nn), enc.lt(cz, dd), ok), at))
+        into.append(z3.Implies(z3.And(gz, okr, okc, enc.lt(rz, nn), enc.lt(cz, dd), ok), at))
 
     def preds_in(*xs: object) -> list[Pred]:
         """Every predicate application under ``xs``, nested ones too (``eq(ite(P(i + 1, q), 1, 0), 0)``
@@ -706,33 +716,73 @@ def _assumptions(enc: _Enc, g: Gadget, terms: list[Term], nn: Any, dd: Any) -> t
         for p in preds_in(t.guard, *(a.idx for a in t.atoms)):
             for r, c in _cells_of(p, patterns):
                 at_cell(r, c, z3.BoolVal(True))
-    for p in preds_in(g.care, g.entry):
+    stated = preds_in(g.care, g.entry)
+    for p in stated:
         for r, c in _cells_of(p, patterns):
             at_cell(r, c, z3.BoolVal(True), always=True)
-    return out, ok0
+    for p in stated:  # after every cell above: the cells reached only through an offset go to ``extra``
+        for r, c in _cells_of(p, patterns, offsets=True):
+            at_cell(r, c, z3.BoolVal(True), always=True, into=extra)
+    return out, ok0, extra
 
 
-def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]]) -> list[tuple[IExpr, IExpr]]:
+def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]], offsets: bool = False) -> list[tuple[IExpr, IExpr]]:
     """The cells at which an instance of ``assume`` is taken for the application ``p`` read by the
     statement (``patterns``: the applications in ``assume``, each with the cell variables it reads). The arguments of a predicate of two
     arguments are a cell: ``(a, b)``. And for each application ``p.name(x_1, …, x_k)`` in
-    ``assume`` of ``p``'s arity where some ``x_j`` is the row ``i`` or the channel ``q`` itself, the
-    cell at which that application reads ``p``'s point: ``i`` the argument of ``p`` at the first
-    position where ``x_j`` is ``i`` (0 where no ``x_j`` reads ``i``; no cell where the application
-    reads ``i`` only otherwise, as in ``i + 1``), ``q`` likewise (so ``assume = P(i)`` is instantiated
-    at ``(r, 0)`` for ``P(r)``, ``assume = P(q, i)`` at ``(b, a)`` for ``P(a, b)``).
-    Any cell would be sound: these are the ones that constrain ``p``."""
-    out = [(p.idx[0], p.idx[1])] if len(p.idx) == 2 else []
+    ``assume`` of ``p``'s arity where some ``x_j`` names the row ``i`` or the channel ``q``
+    (:func:`_solved`: ``i`` itself; with ``offsets``, also ``i + e``, ``e + i``, ``i − e`` with ``e``
+    reading neither ``i`` nor ``q``), the cell at which that application reads ``p``'s point: ``i`` solved from
+    ``x_j = a_j`` at the first position that names it (``a_j − e`` for ``i + e``: ``assume = P(i + 1, q)``
+    reads the point ``(a, b)`` at the cell ``(a − 1, b)``; 0 where no ``x_j`` reads ``i``; no cell
+    where the application reads ``i`` only otherwise, as in ``2·i``), ``q`` likewise (so
+    ``assume = P(i)`` is instantiated at ``(r, 0)`` for ``P(r)``, ``assume = P(q, i)`` at ``(b, a)``
+    for ``P(a, b)``). Any cell would be sound (an instance is asserted only where its cell is
+    defined, ``a − 1`` at ``a = 0`` is not, and inside the state): these are the ones that constrain ``p``."""
+    out = [(p.idx[0], p.idx[1])] if len(p.idx) == 2 and not offsets else []
     for pat, used in patterns:
         if pat.name != p.name or len(pat.idx) != len(p.idx):
             continue
         at: dict[str, IExpr] = {}
         for x, a in zip(pat.idx, p.idx):
-            if isinstance(x, Var) and x.name in ("i", "q"):
-                at.setdefault(x.name, a)
-        if at and used <= at.keys():  # each of ``i`` and ``q`` it reads named as such somewhere
+            solved = _solved(x, a, offsets)
+            if solved is not None:
+                at.setdefault(*solved)
+        if at and used <= at.keys() and (not offsets or _solved_all(pat, p) is None):
+            # each of ``i`` and ``q`` it reads named somewhere; with ``offsets``, only the cells
+            # the plain pass (no offset) does not give
             out.append((at.get("i", Lit(0)), at.get("q", Lit(0))))
     return out
+
+
+def _solved_all(pat: Pred, p: Pred) -> tuple[IExpr, IExpr] | None:
+    """The cell :func:`_cells_of` gives for ``p`` through the application ``pat`` without offsets (None: none)."""
+    at: dict[str, IExpr] = {}
+    for x, a in zip(pat.idx, p.idx):
+        solved = _solved(x, a, False)
+        if solved is not None:
+            at.setdefault(*solved)
+    if at and _cell_vars(pat) <= at.keys():
+        return at.get("i", Lit(0)), at.get("q", Lit(0))
+    return None
+
+
+def _solved(x: IExpr, a: IExpr, offsets: bool) -> tuple[str, IExpr] | None:
+    """``(v, r)`` where the argument ``x`` of an application in ``assume`` names the cell variable
+    ``v`` (``i`` or ``q``) so that ``x`` at ``v = r`` is ``a``: ``x = v`` gives ``r = a``;
+    ``x = v + e`` or ``e + v`` gives ``r = a − e``; ``x = v − e`` gives ``r = a + e``, each with ``e``
+    reading neither ``i`` nor ``q``, the last three only with ``offsets``. None for any other ``x``.
+    (``r`` is an index expression: where it is undefined, ``a − e`` with ``a < e``, no cell reads the
+    point that way.)"""
+    if isinstance(x, Var):
+        return (x.name, a) if x.name in ("i", "q") else None
+    if not offsets or not isinstance(x, Bin) or x.op not in ("+", "-"):
+        return None
+    sides = [(x.a, x.b)] + ([(x.b, x.a)] if x.op == "+" else [])
+    for v, e in sides:
+        if isinstance(v, Var) and v.name in ("i", "q") and not _cell_vars(e):
+            return v.name, Bin("-" if x.op == "+" else "+", a, e)
+    return None
 
 
 def _cell_vars(x: object) -> set[str]:
@@ -1221,17 +1271,18 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             gz, okg = enc.cond(o.guard)
             cz, okc = enc.cond(o.ok)
             checks.append((z3.And(okg, z3.Implies(gz, z3.And(okc, cz))), o.what))
-        hyp, ok_assume = _assumptions(enc, g, out + spec, nn, dd) if has_preds else ([], z3.BoolVal(True))
+        hyp, ok_assume, hyp_offsets = _assumptions(enc, g, out + spec, nn, dd) if has_preds else ([], z3.BoolVal(True), [])
         checks.append((ok_assume, f"assume {g.assume}"))
         if enc.unfit and not last:  # a literal does not fit this width: its queries would read it as 0
             continue
         # the existence checks (a placement, a care cell, an entry cell) answered by one model where it can
-        known = _witnessed(z3, solver, base, [*cell, *hyp], care, enc.cond(g.entry)[0]) if has_preds else set()
+        # the existence checks (and the identity) take the instances reached through an offset in ``assume`` too
+        known = _witnessed(z3, solver, base, [*cell, *hyp, *hyp_offsets], care, enc.cond(g.entry)[0]) if has_preds else set()
         asked = 1 if has_preds else 0
         if has_preds and "care" not in known:
             asked += 1
             s = solver()
-            s.add(*cell, *hyp)
+            s.add(*cell, *hyp, *hyp_offsets)
             if s.check() == z3.unsat:
                 raise ParametricError(f"gadget {g.name}: its assumptions {g.assume} hold for no placement")
         s = solver()
@@ -1278,7 +1329,7 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
             return None
         asked += 1
         s = solver()
-        s.add(*cell, *hyp, extra)
+        s.add(*cell, *hyp, *hyp_offsets, extra)
         r = s.check()
         if r == z3.unsat:
             raise ParametricError(f"gadget {g.name}: vacuous statement: {refusal}")
@@ -1349,7 +1400,7 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
 
     def query(extra: list[Any], name: str) -> tuple[Any, Any]:
         s = solver()
-        s.add(*cell, *hyp, care, diff != zero, *key_sorted, *extra)
+        s.add(*cell, *hyp, *hyp_offsets, care, diff != zero, *key_sorted, *extra)
         r = s.check()
         timings[name] = round(time.perf_counter() - t0, 3)
         return s, r
