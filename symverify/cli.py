@@ -478,7 +478,8 @@ def _spare_inputs(args: argparse.Namespace) -> None:
     compared with, or the ``--scheduler`` file. Writing the run there would replace that input
     (the same path after symbolic links, or a hard link to it). So is an output naming any other
     existing file inside a ``--dir`` tree or the built-in scripts' (after symbolic links: a module
-    of a sub-package, a data file a script reads there; or a hard link to one, :func:`_hard_linked_into`),
+    of a sub-package, a data file a script reads there; or the file a hard link or a symbolic link
+    inside that tree names, :func:`_linked_into`),
     unless that file holds what the flag writes, a run written there before (:func:`_holds_output`). ``args.dir`` is the final list of
     directories (after ``prove DIR/NAME.py``)."""
     from symverify.errors import UsageError
@@ -510,38 +511,41 @@ def _spare_inputs(args: argparse.Namespace) -> None:
                 raise UsageError(f"{flag} {path} names the file {real} inside {label}, which a script there may read "
                                  "(a module of a sub-package, a data file) and writing the run would replace: expected a "
                                  "path outside that tree, a new file, or a run file written there before")
-        twin = _hard_linked_into(real, trees)
+        twin = _linked_into(real, trees)
         if twin is not None and not _holds_output(real, flag):
-            where, label = twin
-            raise UsageError(f"{flag} {path} is a hard link to the file {where} inside {label} (the same device and "
-                             "inode), which a script there may read: writing the run would leave that file as it was "
-                             "and this path no longer linked to it; expected a path outside that tree, a new file, or "
-                             "a run file written there before")
+            where, label, link = twin
+            how = (f"is the file the symbolic link {where} inside {label} points to, which a script there may read "
+                   "through it: writing the run would replace what it reads" if link else
+                   f"is a hard link to the file {where} inside {label} (the same device and inode), which a script "
+                   "there may read: writing the run would leave that file as it was and this path no longer linked to it")
+            raise UsageError(f"{flag} {path} {how}; expected a path outside that tree, a new file, or a run file "
+                             "written there before")
 
 
-def _hard_linked_into(real: Path, trees: list[tuple[str, str]]) -> tuple[Path, str] | None:
-    """A file inside one of the ``(directory, label)`` ``trees`` (at any depth, as :func:`os.walk`
-    lists it, symbolic links to directories not followed) that is the existing regular file ``real``
-    under another name, a hard link (same device and inode), with that tree's label; None when there is
-    none. The trees are walked only when ``real`` has more than one link (``st_nlink > 1``)."""
+def _linked_into(real: Path, trees: list[tuple[str, str]]) -> tuple[Path, str, bool] | None:
+    """A name inside one of the ``(directory, label)`` ``trees`` (at any depth, as :func:`os.walk`
+    lists it, symbolic links to directories not followed) of the existing regular file ``real``
+    from outside it: a hard link to it (the same device and inode), or a symbolic link that points
+    to it; with that tree's label and whether it is a symbolic link. None when there is none. Every
+    file of the trees is looked at (one ``stat`` each), once per output that exists."""
     import stat
 
     try:
         st = os.stat(real)
     except OSError:
         return None
-    if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
+    if not stat.S_ISREG(st.st_mode):
         return None
     for d, label in trees:
         for root, _dirs, files in os.walk(d):
             for name in files:
                 p = Path(root, name)
                 try:
-                    other = os.stat(p, follow_symlinks=False)
-                except OSError:
+                    other = os.stat(p)
+                except OSError:  # a dangling link, a file gone meanwhile
                     continue
                 if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
-                    return p, label
+                    return p, label, p.is_symlink()
     return None
 
 

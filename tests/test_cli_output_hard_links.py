@@ -1,6 +1,8 @@
 """``prove --json/--junit/--golden`` refuse an output that is a hard link to a file inside a
-``--dir`` tree (the same device and inode under a name outside it): the tree rule compared paths
-only, so such a link passed, and the run left the tree's file as it was and the link broken."""
+``--dir`` tree (the same device and inode under a name outside it), or the file a symbolic link
+inside the tree points to: the tree rule compared the output's path after links only, so a hard
+link passed (the run left the tree's file as it was and the link broken) and so did a link from
+the tree to the output (the run replaced what a script there reads through it)."""
 
 from __future__ import annotations
 
@@ -66,3 +68,27 @@ def test_a_hard_link_outside_every_tree_is_written(tmp_path, capsys):
     assert main(["prove", "--dir", str(d), "tiny", "--json", str(out)]) == 0, capsys.readouterr().err
     assert '"format": "symverify.proof-run"' in out.read_text(encoding="utf-8")
     assert other.read_text(encoding="utf-8") == "not a run\n"  # the run replaced the path, not the file
+
+
+@pytest.mark.parametrize("flag", ["--json", "--junit"])
+def test_the_file_a_symbolic_link_in_a_dir_tree_points_to_is_refused(tmp_path, capsys, flag):
+    d = _tree(tmp_path)
+    data = tmp_path / "data.txt"
+    data.write_text("MYDATA\n", encoding="utf-8")
+    (d / "sub" / "linked.txt").symlink_to(data)
+    assert main(["prove", "--dir", str(d), "tiny", flag, str(data)]) == 3
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{flag} {data} is the file the symbolic link {d / 'sub' / 'linked.txt'} inside --dir {d} points to" in err
+    assert data.read_text(encoding="utf-8") == "MYDATA\n"
+
+
+def test_a_dangling_link_and_a_link_to_another_file_in_the_tree_are_no_match(tmp_path, capsys):
+    d = _tree(tmp_path)
+    (d / "sub" / "gone.txt").symlink_to(tmp_path / "nowhere")
+    other = tmp_path / "other.txt"
+    other.write_text("x\n", encoding="utf-8")
+    (d / "sub" / "other.txt").symlink_to(other)
+    out = tmp_path / "out.json"
+    out.write_text("old\n", encoding="utf-8")
+    assert main(["prove", "--dir", str(d), "tiny", "--json", str(out)]) == 0, capsys.readouterr().err
+    assert other.read_text(encoding="utf-8") == "x\n"

@@ -213,3 +213,19 @@ def test_a_care_reading_p_at_a_row_an_offset_assume_reaches_is_refused_exactly_t
             sv.prove_forall(g, timeout=60)
     else:
         assert sv.prove_forall(g, timeout=60).proved
+
+
+@pytest.mark.parametrize("forbidden", [True, False])
+def test_an_assume_reading_the_row_before_reaches_a_care_point_from_the_row_after(forbidden: bool) -> None:
+    """``assume = i = 0 or P(i − 1, q)``: ``P`` at every row but the last; its point ``(a, b)`` is read at
+    the cell ``(a + 1, b)``, inside the state only for ``a + 1 < N``."""
+    app = P(i - 1, q)
+    assume = ~lt(0, i) | (app if forbidden else ~app)
+    care = lt(i + 1, N) & ~P(i, q)
+    for spec, verdict in ((inp(i, q), sv.Verdict.PROVED), (2 * inp(i, q), sv.Verdict.REFUTED)):
+        g = Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, spec, assume=assume, care=care)  # type: ignore[arg-type]
+        if forbidden:
+            with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+                sv.prove_forall(g, timeout=60)
+        else:
+            assert sv.prove_forall(g, timeout=60).verdict is verdict
