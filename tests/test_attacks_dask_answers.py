@@ -146,13 +146,15 @@ def test_the_build_is_the_kernel_sources(tmp_path, monkeypatch):
     import shutil
     from pathlib import Path
 
-    kernel = Path(stages_dask.__file__).resolve().parent.parent
+    from symverify.kernel import build
+
+    kernel = Path(build.__file__).resolve().parent
     copy = tmp_path / "kernel"
     shutil.copytree(kernel, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    fake = copy / "provers" / "stages_dask.py"
+    fake = copy / "build.py"
 
     def identity():
-        monkeypatch.setattr(stages_dask, "__file__", str(fake))
+        monkeypatch.setattr(build, "__file__", str(fake))
         stages_dask.build_identity.cache_clear()
         try:
             return stages_dask.build_identity()

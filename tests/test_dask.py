@@ -198,6 +198,25 @@ def test_a_worker_with_another_version_makes_a_crashed_row(tmp_path):
     assert row.status == "crashed" and "a worker (far) has symverify 0.0.0" in row.error
 
 
+@pytest.mark.parametrize("build", ["0123456789ab" + "0" * 52, None, 7])
+def test_a_worker_with_another_build_of_this_version_makes_a_crashed_row(tmp_path, build):
+    """A worker's rows were taken when its version string was this machine's: another build of the
+    trusted base under one version (an edited checkout, a development install) passed as this one."""
+    from symverify.kernel.build import build_identity
+
+    _write(tmp_path / "p", "good", SIMPLE.format(name="good", title="Fine", body="pass"))
+    s = available([tmp_path / "p"])["good"]
+    part = execute(s.task(False))
+    assert part["build"] == build_identity()
+    assert merge(s, [part], local_version=part["version"], local_build=build_identity()).ok
+    far = {**part, "host": "far", **({"build": build} if build is not None else {})}
+    if build is None:
+        del far["build"]
+    row = merge(s, [far], local_version=part["version"], local_build=build_identity())
+    assert row.status == "crashed" and f"a worker (far) has symverify {part['version']} of another build" in row.error
+    assert f"this machine build {build_identity()[:12]}" in row.error and "install the same build everywhere" in row.error
+
+
 def test_the_process_pool_does_not_import_dask():
     code = ("import sys\nfrom symverify.cli import main\n"
             "code = main(['prove', 'primitives_handwritten', '--quick', '-j', '1'])\n"
@@ -224,6 +243,21 @@ def test_local_cluster_gives_the_serial_run():
     assert pool.to_json() == serial.to_json()
     assert dask.to_json() == serial.to_json()  # verdicts, methods, resources, bounds, details, order
     assert golden_diff(dask.to_json(), serial.to_json()) == ""
+
+
+def test_rows_from_workers_of_another_build_are_crashed_on_a_cluster(tmp_path, monkeypatch):
+    """The workers' build is read in their processes; this machine's is patched to another one: every
+    row, a counted SHARDABLE script's too, is crashed, naming both builds."""
+    _write(tmp_path / "p", "good", SIMPLE.format(name="good", title="Fine", body="pass"))
+    _write(tmp_path / "p", "loops", LOOPS)
+    scripts = available([tmp_path / "p"])
+    names = ["good", "loops"]
+    assert scripts["loops"].shardable
+    monkeypatch.setattr(dask_backend, "build_identity", lambda: "fedcba987654" + "0" * 52)
+    summary = dask_backend.run_scripts(scripts, names, scheduler="local", quick=True, workers=2)
+    assert [o.status for o in summary.outcomes] == ["crashed", "crashed"], [o.error for o in summary.outcomes]
+    for o in summary.outcomes:
+        assert "of another build (" in o.error and "this machine build fedcba987654" in o.error, o.error
 
 
 def test_a_killed_worker_loses_no_result(tmp_path):

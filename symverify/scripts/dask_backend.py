@@ -16,7 +16,8 @@ task raises, is retried once (``retries=1``); a task whose worker dies is moved 
 by the scheduler: the local cluster allows one such failure (``allowed_failures=1``), a cluster of
 your own its scheduler's ``distributed.scheduler.allowed-failures`` (Dask's default: 3). After
 that the script's row is ``crashed`` with the reason; the run goes on and never hangs on a lost
-task. A worker with another version of symverify makes its rows ``crashed``. Ctrl-C (or SIGTERM)
+task. A worker with another version of symverify, or another build of it (its trusted base's
+sources differ: :func:`~symverify.kernel.build.build_identity`), makes its rows ``crashed``. Ctrl-C (or SIGTERM)
 sets a Dask ``Event`` that makes running tasks kill their processes within a second, cancels every
 future and returns the partial run. On Linux a task's process is killed when its worker dies.
 
@@ -37,6 +38,7 @@ from typing import Any
 
 from symverify._version import __version__
 from symverify.errors import UsageError
+from symverify.kernel.build import build_identity
 from symverify.provers.dask_address import check_address as _check
 from symverify.provers.dask_address import open_client
 from symverify.scripts.runner import RunSummary, Script, ScriptOutcome, costs, merge, rows
@@ -159,7 +161,8 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
             futures.add(fut)
 
         def finish(name: str, row_parts: list[dict[str, Any]]) -> None:
-            row = merge(scripts[name], row_parts, local_version=__version__, cases=n_cases.get(name))
+            row = merge(scripts[name], row_parts, local_version=__version__, cases=n_cases.get(name),
+                        local_build=build_identity())
             done[name] = replace(row, seconds=counted.get(name, 0.0) + task_seconds(row_parts))
             if on_done:
                 on_done(done[name])
@@ -176,7 +179,7 @@ def run_scripts(scripts: dict[str, Script], names: Sequence[str], *, scheduler: 
                 name, task = pending.pop(fut)
                 part = _part(fut, task)
                 if task.count:
-                    if part["status"] != "done" or part.get("version") != __version__:
+                    if part["status"] != "done" or part.get("version") != __version__ or part.get("build") != build_identity():
                         finish(name, [part])
                         continue
                     s, n = scripts[name], part["result"]["cases"]

@@ -549,11 +549,13 @@ def _exceeded(inst: Mapping[str, Any], name: Any) -> list[str]:
 
 
 def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: str | None = None,
-          cases: int | None = None) -> ScriptOutcome:
+          cases: int | None = None, local_build: str | None = None) -> ScriptOutcome:
     """One row from the results of a script's tasks (:func:`~symverify.scripts.tasks.execute`):
     the instances of every part in the order of a one-process run. A part that did not finish
     makes the row ``crashed`` (or ``timeout``, ``interrupted``); with ``local_version``, so does a
-    part run by another version of symverify; and so do parts that met different numbers of cases
+    part run by another version of symverify; with ``local_build``, so does a part whose ``build``
+    (:func:`~symverify.kernel.build.build_identity`) is another (one version string, another trusted
+    base: an edited checkout, another development install); and so do parts that met different numbers of cases
     (with ``cases``, the count a ``--count-cases`` task gave: every part must have met that many),
     since some cases would then have run twice and others never (:func:`_split_cases`), and parts
     that made different instances outside each(), or the same ones with a field that differs
@@ -569,6 +571,14 @@ def merge(script: Script, parts: Sequence[Mapping[str, Any]], *, local_version: 
             return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
                                  error=f"a worker ({p.get('host', '?')}) has symverify {p.get('version')}, this machine "
                                        f"{local_version}: install the same version everywhere")
+        if local_build is not None and p.get("build") != local_build:
+            theirs = p.get("build")
+            theirs = theirs[:12] if isinstance(theirs, str) and theirs else json.dumps(theirs)[:40]
+            return ScriptOutcome(script.name, script.title, "crashed", secs, source=script.source,
+                                 error=f"a worker ({p.get('host', '?')}) has symverify {p.get('version')} of another "
+                                       f"build ({theirs}), this machine build {local_build[:12]} (the trusted base's "
+                                       "sources differ: an edited checkout, another development install): install the "
+                                       "same build everywhere")
     missing = next((p for p in parts if not isinstance(p.get("result"), dict)), None)
     if missing is not None or not parts:  # execute gives every finished part its result: an IndexError below otherwise
         why = (f"a finished part ({missing.get('part', 'all')}) without a result: expected an object, found "

@@ -6,7 +6,8 @@ of case indices, or only counting the cases; see :mod:`symverify.scripts.protoco
 and returns plain JSON, the same wherever it runs: ``status`` (``done``, ``crashed``, ``timeout``:
 killed at the task's timeout, ``lost``: killed by a signal nobody here sent, or ``interrupted``),
 ``result`` (the script's JSON, or ``{"cases": N}`` for a count), ``error``, ``seconds``,
-``version`` (symverify's, on the machine that ran it) and ``host``; for a part of a script (a shard
+``version`` (symverify's, on the machine that ran it), ``build`` (its trusted base's,
+:func:`~symverify.kernel.build.build_identity`) and ``host``; for a part of a script (a shard
 or some cases), ``cases``: how many cases the part met; for a ``done`` task whose output was cut
 (:attr:`Ran.cut`), ``cut``: what was left out (a task that did not finish says it in its ``error``). A crash, even a FLINT abort, ends one process, never the caller.
 A process that ends otherwise than :func:`~symverify.scripts.protocol.script_main` ends it after
@@ -23,7 +24,8 @@ A user's script (``--dir DIR``) runs from its file when ``path`` is set; a task 
 machine carries the ``*.py`` files of its directory instead (``files``), written to a temporary
 directory there, so workers need only symverify installed.
 
-This module imports nothing beyond the standard library and symverify's version: the process pool
+This module imports nothing beyond the standard library, symverify's version and its build (a
+standard-library module of the kernel): the process pool
 of ``symverify prove`` and the Dask backend (:mod:`symverify.scripts.dask_backend`) both use it.
 """
 
@@ -512,6 +514,8 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
             guard: bool = True) -> dict[str, Any]:
     """Run ``task`` in a fresh interpreter and return its plain-JSON result (module docstring).
     ``guard``: see :meth:`Processes.run`."""
+    from symverify.kernel.build import build_identity  # the standard library only
+
     procs = procs or Processes()
     start = time.perf_counter()
 
@@ -521,7 +525,7 @@ def execute(task: Task, procs: Processes | None = None, *, should_stop: Callable
         if cut and status != "done":
             error = f"{error} ({cut})"
         out = {"status": status, "result": result, "error": error, "seconds": time.perf_counter() - start,
-               "version": __version__, "host": socket.gethostname()}
+               "version": __version__, "build": build_identity(), "host": socket.gethostname()}
         if cut and status == "done":  # no error quotes the output of a finished script: the cut is said apart
             out["cut"] = cut
         return out

@@ -20,7 +20,7 @@ loop of :func:`~symverify.kernel.provers.compositional.check_certificate`:
    passes its bound, ``peak_height_bits``), the task runs them in a memory-limited child process
    (:func:`guarded_stages`), as the local check then runs whole in one;
 4. each task answers with the symverify version it ran and the build of its trusted base
-   (:func:`versioned_stages`, :func:`build_identity`: a SHA-256 of ``symverify/kernel``'s source
+   (:func:`versioned_stages`, :func:`~symverify.kernel.build.build_identity`: a SHA-256 of ``symverify/kernel``'s source
    files, so an edited checkout or another development install under one version string is told
    apart): the stages a worker with another version or build checked rest on another trusted base,
    so they count as a stage that ``stopped`` (``"crashed"``, naming both versions or both builds),
@@ -54,7 +54,6 @@ scheduler is given.
 
 from __future__ import annotations
 
-import hashlib
 import pickle
 import time
 import uuid
@@ -62,8 +61,6 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
-from functools import cache
-from pathlib import Path
 from typing import Any, cast
 
 import symverify._version
@@ -71,6 +68,7 @@ from symverify._version import __version__
 from symverify.deadline import Deadline, DeadlineExceededError
 from symverify.errors import UsageError
 from symverify.ir.bigint import safe_repr
+from symverify.kernel.build import build_identity
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
@@ -249,31 +247,12 @@ def guarded_stages(circuit: Circuit, model: Model | LayerWindow, first: int, pac
         f"2^{IN_PROCESS_BITS.bit_length() - 1} bits) that stopped ({lim.status}): {lim.detail}"))]
 
 
-@cache
-def build_identity() -> str:
-    """The build of this process's trusted base: the SHA-256 (hex) over the source files of the
-    package ``symverify/kernel`` (every ``*.py`` under it, sorted by their path relative to it, each
-    entered as its path and its bytes, both length-prefixed), computed once per process (cached;
-    about a millisecond per hundred kilobytes). Two processes with one version string but another
-    trusted base (an edited checkout, another development install) have other identities; a kernel
-    installed without its sources has the identity of none (the same everywhere: then the version
-    alone tells builds apart). It names the files as they are at the first call, not the code
-    imported: a source edited in between, in a long-lived process, is not seen."""
-    root = Path(__file__).resolve().parent.parent  # symverify/kernel
-    h = hashlib.sha256(b"symverify-trusted-base\n")
-    for path in sorted(root.rglob("*.py"), key=lambda p: p.relative_to(root).as_posix()):
-        name = path.relative_to(root).as_posix().encode("utf-8", "surrogateescape")
-        data = path.read_bytes()
-        h.update(b"%d:%s\n%d:" % (len(name), name, len(data)))
-        h.update(data)
-    return h.hexdigest()
-
-
 def versioned_stages(circuit: Circuit, model: Model | LayerWindow, first: int, packed: bytes, last_stage: int,
                      run: StageRun, wall_deadline: float | None,
                      guard: bool = False) -> tuple[str, str, list[StageOutcome]]:
     """The task a worker runs: :func:`check_stages` (:func:`guarded_stages` with ``guard``), with the
-    version of symverify that ran it and its trusted base's :func:`build_identity` (both read when it
+    version of symverify that ran it and its trusted base's
+    :func:`~symverify.kernel.build.build_identity` (both read when it
     runs, in the worker's process), for the caller to compare with its own."""
     check = guarded_stages if guard else check_stages
     try:
@@ -417,7 +396,7 @@ def _answered(answer: Any, a: int, b: int) -> list[StageOutcome] | str:
     """The outcomes of stages ``[a, b)`` in a task's ``answer``, or why it is not taken (the note
     of a stage ``stopped`` as ``"crashed"``). Taken is only what :func:`versioned_stages` of this
     version and build returns: a triple (this version's string, this process's
-    :func:`build_identity`, a list of :class:`StageOutcome`) whose outcomes
+    :func:`~symverify.kernel.build.build_identity`, a list of :class:`StageOutcome`) whose outcomes
     are stages ``a, a + 1, …`` in order (a failure, where given, a :class:`StageFailure` of its
     stage; a stop reason text), not past ``b - 1``, every one proved but the last, and the
     last proved only at ``b - 1`` (a run stops at its first stage that does not prove). Another
