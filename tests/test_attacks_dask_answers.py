@@ -172,3 +172,18 @@ def test_the_build_is_the_kernel_sources(tmp_path, monkeypatch):
     assert identity() not in (same, edited)
     assert stages_dask.build_identity() is stages_dask.build_identity()  # cached: one computation per process
 
+
+
+def test_a_worker_that_cannot_read_its_kernel_sources_is_unknown_not_an_error(dask_client, dask_pair, monkeypatch):
+    """The build was read inside what marks the stage check's own errors: an ``OSError`` reading the
+    worker's sources was raised to the caller as a stage check's error (exit 3). No stage of a known
+    build ran: the check stops, unknown."""
+    c, comp = dask_pair
+
+    def unreadable():
+        raise PermissionError(13, "Permission denied", "symverify/kernel/provers/outcome.py")
+
+    monkeypatch.setattr(stages_dask, "build_identity", unreadable)  # the worker's (one process here)
+    res = check_certificate_dask(c, comp.model, comp.certificate, scheduler=dask_client)
+    assert not res.ok and res.failure is None and res.stopped == "crashed" and res.stages_checked == 0
+    assert "could not be loaded or run on its worker (PermissionError" in res.notes[0]

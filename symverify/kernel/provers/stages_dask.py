@@ -253,11 +253,13 @@ def versioned_stages(circuit: Circuit, model: Model | LayerWindow, first: int, p
     """The task a worker runs: :func:`check_stages` (:func:`guarded_stages` with ``guard``), with the
     version of symverify that ran it and its trusted base's
     :func:`~symverify.kernel.build.build_identity` (both read when it
-    runs, in the worker's process), for the caller to compare with its own."""
+    runs, in the worker's process), for the caller to compare with its own. The build is read
+    before the check, outside what marks its errors (:data:`RAISED_HERE`): a worker that cannot read
+    its kernel's sources ran no stage check of a known build, and the caller stops at ``unknown``."""
     check = guarded_stages if guard else check_stages
+    build = build_identity()
     try:
-        return (symverify._version.__version__, build_identity(),
-                check(circuit, model, first, packed, last_stage, run, wall_deadline))
+        return symverify._version.__version__, build, check(circuit, model, first, packed, last_stage, run, wall_deadline)
     except Exception as e:  # the stage check's own error: marked, so the caller raises it (see _collect)
         try:
             setattr(e, RAISED_HERE, True)
