@@ -229,3 +229,20 @@ def test_an_assume_reading_the_row_before_reaches_a_care_point_from_the_row_afte
                 sv.prove_forall(g, timeout=60)
         else:
             assert sv.prove_forall(g, timeout=60).verdict is verdict
+
+
+@pytest.mark.parametrize("arity", [1, 3])
+@pytest.mark.parametrize("forbidden", [True, False])
+def test_an_offset_assume_of_another_arity_reaches_the_care_point(arity: int, forbidden: bool) -> None:
+    """``assume = P(i + 1)`` (or ``P(i + 1, q, 0)``): ``P`` at every row but the first; ``care`` reads it false
+    at a row ``≥ 1``: refused when ``assume`` forbids it, proved otherwise."""
+    def app(r: object) -> object:
+        return pred("P", r) if arity == 1 else pred("P", r, q, 0)
+
+    assume = (app(i + 1) if forbidden else ~app(i + 1)) | ~lt(i + 1, N)
+    g = Gadget("copy", (Param("N", 2, 8),), N, 1, _COPY, inp(i, q), assume=assume, care=lt(0, i) & ~app(i))  # type: ignore[arg-type]
+    if forbidden:
+        with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+            sv.prove_forall(g, timeout=60)
+    else:
+        assert sv.prove_forall(g, timeout=60).proved
