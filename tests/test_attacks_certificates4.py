@@ -1,0 +1,159 @@
+"""Attacks on a stage certificate changed after it was built: fields set past the constructors' checks.
+
+``Cell``, ``Boundary`` and ``Certificate`` check and normalise their fields when they are made, but
+they are frozen dataclasses, and ``object.__setattr__`` sets a field without running those checks.
+The certificate checker (:func:`~symverify.kernel.provers.compositional.check_certificate`) reads
+the certificate again in the form the constructors give it, so such a change is refused before any
+stage is checked. Each attack below builds a model that computes ``2·x`` against the identity
+circuit and a certificate that the checker, reading one value otherwise than the stages do, would
+take as a proof of ``x ≡ 2·x``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import symverify as sv
+from symverify.errors import IRError
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.provers.compositional import check_certificate
+
+IDENTITY = Circuit(1, 1, (), (0,))
+COPY = Layer.make(1, 1, b1=Grid.from_rows([[1]]), h=Grid.from_rows([[1]]))  # y = x
+DOUBLE = Layer.make(1, 1, b1=Grid.from_rows([[2]]), h=Grid.from_rows([[1]]))  # y = 2·x
+TWICE = Model(1, 1, 1, 1, (DOUBLE,))
+
+
+class EqualToAll(int):
+    """An int that says it equals everything (1 to the output rule, while its value is 2)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    __hash__ = int.__hash__
+
+
+class IteratesOtherwise(tuple):  # type: ignore[type-arg]
+    """A tuple whose iteration yields ``other`` while indexing and ``len`` read its items."""
+
+    other: tuple[Any, ...] = ()
+
+    def __iter__(self) -> Any:
+        return iter(self.other)
+
+
+def _input() -> Boundary:
+    return Boundary(0, (Cell.node(0, 0, 0),), "input")
+
+
+def _output_cell(**fields: Any) -> Cell:
+    """The output cell ``(0, 0) = %0``, then ``fields`` set on it past its checks."""
+    cell = Cell.node(0, 0, 0)
+    for name, value in fields.items():
+        object.__setattr__(cell, name, value)
+    return cell
+
+
+def _refused(model: Model, cert: Certificate, match: str) -> None:
+    """The certificate is refused by the checker and by ``verify``; ``auto`` decides without it."""
+    assert sv.verify(IDENTITY, model, method="exact").verdict is sv.Verdict.REFUTED
+    with pytest.raises(IRError, match=match):
+        check_certificate(IDENTITY, model, cert)
+    with pytest.raises(IRError, match=match):
+        sv.verify(IDENTITY, model, certificate=cert, method="compositional")
+    rep = sv.verify(IDENTITY, model, certificate=cert)
+    assert rep.verdict is sv.Verdict.REFUTED
+    assert any("does not fit" in n for n in rep.notes)
+
+
+def test_a_coefficient_equal_to_everything_set_after_construction_is_refused() -> None:
+    cert = Certificate((_input(), Boundary(1, (_output_cell(terms=((0, EqualToAll(2)),)),))))
+    _refused(TWICE, cert, r"canonical exact scalar.*int, EqualToAll")
+
+
+def test_a_fraction_of_a_lying_int_set_after_construction_is_refused() -> None:
+    two = object.__new__(Fraction)  # the stored integers, as a Fraction's slots hold them: 2 / 1
+    two._numerator, two._denominator = EqualToAll(2), 1  # type: ignore[attr-defined]
+    cert = Certificate((_input(), Boundary(1, (_output_cell(terms=((0, two),)),))))
+    _refused(TWICE, cert, r"canonical exact scalar.*int, Fraction")
+
+
+def test_a_cell_subclass_put_into_a_boundary_after_construction_is_refused() -> None:
+    class SaysOutput(Cell):
+        __slots__ = ()
+
+        def single_node(self) -> int | None:  # the output rule reads 1·%0; the stages read 2·%0
+            return 0
+
+    liar = SaysOutput(0, 0, ((0, 2),))
+    last = Boundary(1, (Cell.node(0, 0, 0),))
+    object.__setattr__(last, "cells", (liar,))
+    _refused(TWICE, Certificate((_input(), last)), r"expected Cells of plain ints.*found SaysOutput")
+
+
+def test_terms_that_iterate_otherwise_than_they_index_are_refused() -> None:
+    terms = IteratesOtherwise(((0, 1),))
+    terms.other = ((0, 2),)  # indexing (the output rule) reads 1·%0, iteration (the stages) 2·%0
+    cell = _output_cell(terms=terms, const=Fraction(0, 1, _normalize=False))  # type: ignore[call-arg]
+    _refused(TWICE, Certificate((_input(), Boundary(1, (cell,)))), r"expected Cells of plain ints.*IteratesOtherwise")
+
+
+def test_a_layer_index_set_after_construction_is_refused() -> None:
+    """The last boundary says it sits at layer 2 (the model's end) while the stage slices read 1:
+    the doubling second layer would never be checked."""
+    model = Model(1, 1, 1, 1, (COPY, DOUBLE))
+    last = Boundary(1, (Cell.node(0, 0, 0),))
+    object.__setattr__(last, "layer", EqualToAll(1))
+    _refused(model, Certificate((_input(), last)), r"boundary 1: expected a Boundary with an int layer.*EqualToAll")
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("boundaries", "list", r"boundaries as a tuple, found list"),
+    ("cells", "list", r"boundary 1: expected a Boundary with .* a tuple of cells.*cells: list"),
+    ("label", b"out", r"boundary 1: expected a Boundary with .* a str label.*label: bytes"),
+    ("cell", 5, r"boundary 1: expected Cells of plain ints.*found int"),
+])
+def test_containers_set_after_construction_are_refused(field: str, value: Any, match: str) -> None:
+    last = Boundary(1, (Cell.node(0, 0, 0),))
+    cert = Certificate((_input(), last))
+    if field == "boundaries":
+        object.__setattr__(cert, "boundaries", list(cert.boundaries))
+    elif field == "cells":
+        object.__setattr__(last, "cells", list(last.cells))
+    elif field == "cell":
+        object.__setattr__(last, "cells", (value,))
+    else:
+        object.__setattr__(last, field, value)
+    with pytest.raises(IRError, match=match):
+        check_certificate(IDENTITY, Model(1, 1, 1, 1, (COPY,)), cert)
+
+
+_coefficients = st.one_of(st.integers(-5, 5), st.fractions(max_denominator=7))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 1), _coefficients), min_size=1, max_size=3), _coefficients)
+def test_cells_as_their_constructor_makes_them_are_read_as_before(terms: list[tuple[int, Any]], const: Any) -> None:
+    """A middle boundary of cells built by ``Cell`` (ints and fractions, normalised there) passes
+    the structural rules: the stage check then decides, and a false claim is never proved."""
+    circuit = Circuit(1, 2, (), (0, 1))
+    model = Model(1, 2, 1, 2, (Layer.make(1, 2, b1=Grid.from_rows([[1, 1]]), h=Grid.from_rows([[1, 1]])),
+                               Layer.make(1, 2, b1=Grid.from_rows([[1, 1]]), h=Grid.from_rows([[1, 1]]))))
+    middle = Boundary(1, (Cell(0, 0, tuple(terms), const), Cell.node(0, 1, 1)))
+    cert = Certificate((Boundary(0, (Cell.node(0, 0, 0), Cell.node(0, 1, 1))), middle,
+                        Boundary(2, (Cell.node(0, 0, 0), Cell.node(0, 1, 1)))))
+    res = check_certificate(circuit, model, cert)
+    claim = middle.cells[0].form()
+    honest = dict(claim.terms) == {0: 1} and claim.const == 0
+    assert res.ok is honest, (terms, const, res.failure)
