@@ -157,3 +157,47 @@ def test_cells_as_their_constructor_makes_them_are_read_as_before(terms: list[tu
     claim = middle.cells[0].form()
     honest = dict(claim.terms) == {0: 1} and claim.const == 0
     assert res.ok is honest, (terms, const, res.failure)
+
+
+# ---- fragments: the resources a fragment proof states are those of the layers it proved ----------
+
+
+class ShortWhereCounted(tuple):  # type: ignore[type-arg]
+    """A layer tuple whose ``len`` says 1 to :meth:`Fragment.resources` and its true length elsewhere."""
+
+    def __len__(self) -> int:
+        import sys
+
+        return 1 if sys._getframe(1).f_code.co_name == "resources" else tuple.__len__(self)
+
+
+def _three_shifts() -> Any:
+    """``shift_down(1)`` (stated ``layers ≤ 1``) with three of its layers and the spec of a shift by 3,
+    set after construction: the proof is of three layers."""
+    from symverify.gadgets.primitives import shift_down
+
+    frag, by_three = shift_down(4, 1, 1), shift_down(4, 1, 3)
+    layers = ShortWhereCounted(frag.layers * 3)
+    object.__setattr__(frag, "layers", layers)
+    object.__setattr__(frag, "build_spec", by_three.build_spec)
+    return frag
+
+
+def test_a_fragment_proof_states_the_resources_of_the_layers_it_proved() -> None:
+    from symverify.kernel.provers.fragment import prove_fragment
+
+    frag = _three_shifts()
+    assert frag.bounds == {"layers": 1} and frag.resources()["layers"] == 1 and tuple.__len__(frag.layers) == 3
+    with pytest.raises(IRError, match=r"fragment 'shift_down\(1\)': expected .*layers: ShortWhereCounted.*after construction"):
+        prove_fragment(frag)
+
+
+@pytest.mark.parametrize("field, value", [("inner_n", EqualToAll(4)), ("inner_d", EqualToAll(1)), ("layers", "list")])
+def test_fragment_fields_set_after_construction_are_refused(field: str, value: Any) -> None:
+    from symverify.gadgets.primitives import shift_down
+    from symverify.kernel.provers.fragment import prove_fragment
+
+    frag = shift_down(4, 1, 1)
+    object.__setattr__(frag, field, list(frag.layers) if value == "list" else value)
+    with pytest.raises(IRError, match=rf"expected .*{field}: .*after construction"):
+        prove_fragment(frag)
