@@ -201,3 +201,46 @@ def test_fragment_fields_set_after_construction_are_refused(field: str, value: A
     object.__setattr__(frag, field, list(frag.layers) if value == "list" else value)
     with pytest.raises(IRError, match=rf"expected .*{field}: .*after construction"):
         prove_fragment(frag)
+
+
+# ---- the sides: their containers are read as the constructors store them -----------------------
+
+
+class LenOne(tuple):  # type: ignore[type-arg]
+    """A tuple whose ``len`` says 1, whatever it holds."""
+
+    def __len__(self) -> int:
+        return 1
+
+
+def _copy_then_double() -> Model:
+    """``x ↦ 2·x`` in two layers, its ``layers`` set after construction to a tuple saying it has one."""
+    model = Model(1, 1, 1, 1, (COPY, DOUBLE))
+    object.__setattr__(model, "layers", LenOne(model.layers))
+    return model
+
+
+ONE_LAYER = Certificate((_input(), Boundary(1, (Cell.node(0, 0, 0),))))
+
+
+@pytest.mark.parametrize("seen_first", [False, True])
+def test_a_model_whose_layers_say_one_for_two_is_refused(seen_first: bool) -> None:
+    """The checker read ``L = len(layers) = 1`` and checked the copy only: ``x ≡ 2·x`` proved. Also
+    when the model was read (and remembered as plain) before its layers were set."""
+    model = Model(1, 1, 1, 1, (COPY, DOUBLE))
+    if seen_first:
+        assert sv.verify(IDENTITY, model, method="exact").verdict is sv.Verdict.REFUTED
+    object.__setattr__(model, "layers", LenOne(model.layers))
+    with pytest.raises(IRError, match=r"the model: expected every layers container of type tuple exactly.*LenOne"):
+        check_certificate(IDENTITY, model, ONE_LAYER)
+    for method in ("compositional", "exact", "randomized"):
+        with pytest.raises(IRError, match=r"layers container of type tuple exactly.*LenOne"):
+            sv.verify(IDENTITY, model, certificate=ONE_LAYER if method == "compositional" else None, method=method)
+
+
+@pytest.mark.parametrize("field", ["gates", "outputs"])
+def test_a_circuit_container_set_after_construction_is_refused(field: str) -> None:
+    circuit = Circuit(1, 1, (), (0,))
+    object.__setattr__(circuit, field, LenOne(getattr(circuit, field)))
+    with pytest.raises(IRError, match=r"expected every gates/outputs container of type tuple exactly.*LenOne"):
+        sv.verify(circuit, IDENTITY, method="exact")
