@@ -65,13 +65,19 @@ def _output_cell(**fields: Any) -> Cell:
     return cell
 
 
-def _refused(model: Model, cert: Certificate, match: str) -> None:
-    """The certificate is refused by the checker and by ``verify``; ``auto`` decides without it."""
+def _refused(model: Model, cert: Certificate, match: str, *, container: bool = False) -> None:
+    """The certificate is refused by the checker and by ``verify``; ``auto`` decides without a
+    certificate whose cells the checker refuses, and refuses one whose containers are malformed
+    (``container``: the side takes no such certificate, :func:`~symverify.kernel.ir.certificate.check_form`)."""
     assert sv.verify(IDENTITY, model, method="exact").verdict is sv.Verdict.REFUTED
     with pytest.raises(IRError, match=match):
         check_certificate(IDENTITY, model, cert)
     with pytest.raises(IRError, match=match):
         sv.verify(IDENTITY, model, certificate=cert, method="compositional")
+    if container:
+        with pytest.raises(IRError, match=match):
+            sv.verify(IDENTITY, model, certificate=cert)
+        return
     rep = sv.verify(IDENTITY, model, certificate=cert)
     assert rep.verdict is sv.Verdict.REFUTED
     assert any("does not fit" in n for n in rep.notes)
@@ -115,7 +121,8 @@ def test_a_layer_index_set_after_construction_is_refused() -> None:
     model = Model(1, 1, 1, 1, (COPY, DOUBLE))
     last = Boundary(1, (Cell.node(0, 0, 0),))
     object.__setattr__(last, "layer", EqualToAll(1))
-    _refused(model, Certificate((_input(), last)), r"boundary 1: expected a Boundary with an int layer.*EqualToAll")
+    _refused(model, Certificate((_input(), last)), r"boundary 1: expected a Boundary with an int layer.*EqualToAll",
+             container=True)
 
 
 @pytest.mark.parametrize("field, value, match", [
@@ -244,3 +251,21 @@ def test_a_circuit_container_set_after_construction_is_refused(field: str) -> No
     object.__setattr__(circuit, field, LenOne(getattr(circuit, field)))
     with pytest.raises(IRError, match=r"expected every gates/outputs container of type tuple exactly.*LenOne"):
         sv.verify(circuit, IDENTITY, method="exact")
+
+
+@pytest.mark.parametrize("method", ["compositional", "auto"])
+@pytest.mark.parametrize("where, field, value, match", [
+    ("boundary", "layer", "1", r"boundary 1: expected a Boundary with an int layer.*layer: str"),
+    ("certificate", "meta", 5, r"certificate meta: expected a tuple of \(key, value\) str pairs, found 5"),
+    ("certificate", "boundaries", 7, r"expected its boundaries as a tuple, found int"),
+    ("boundary", "cells", None, r"boundary 1: expected a Boundary with .*cells: NoneType"),
+])
+def test_verify_names_a_certificate_field_set_after_construction(method: str, where: str, field: str, value: Any,
+                                                                 match: str) -> None:
+    """Read before the stages (the side's description, the meta note, the stage sizing), such a field
+    raised a ``TypeError``; it is the ``IRError`` naming it."""
+    last = Boundary(1, (Cell.node(0, 0, 0),))
+    cert = Certificate((_input(), last), (("circuit", "identity"),))
+    object.__setattr__(last if where == "boundary" else cert, field, value)
+    with pytest.raises(IRError, match=match):
+        sv.verify(IDENTITY, Model(1, 1, 1, 1, (COPY,)), certificate=cert, method=method)

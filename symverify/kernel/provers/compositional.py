@@ -37,7 +37,7 @@ from symverify.deadline import CHECK_EVERY, Check, Deadline, DeadlineExceededErr
 from symverify.errors import IRError, ProverError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Model
-from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate, check_form, field_kinds
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo
@@ -55,7 +55,7 @@ from symverify.kernel.semantics.sparse import eval_layers_sparse
 from symverify.kernel.semantics.straightline import program
 
 __all__ = ["StageFailure", "CompositionalResult", "StagePlan", "StageOutcome", "StageRun", "combine", "check_certificate",
-           "claim_digests",
+           "claim_digests", "check_form",
            "validate_certificate", "plan_stage",
            "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
 
@@ -150,9 +150,7 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
     afterwards (``object.__setattr__`` on the frozen objects) skips it, and a value that answers
     ``==`` otherwise than its value (an ``int`` subclass equal to 1 and read as 2) would pass these
     rules while the stages compute with another number: the identity proved equal to its double."""
-    if type(cert) is not Certificate:
-        sub = " (a subclass is not accepted)" if isinstance(cert, Certificate) else ""
-        raise IRError(f"certificate: expected a Certificate, found {type(cert).__name__}{sub}")
+    check_form(cert)
     for what, obj, kind in (("circuit", circuit, Circuit), ("model", model, Model)):
         if not isinstance(obj, kind):  # a compiled object is not its model: pass its .model and .certificate
             raise IRError(f"certificate check: expected a {kind.__name__} as the {what}, found {type(obj).__name__}")
@@ -162,9 +160,6 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             f"certificate: the model reads {model.n}×{model.d} inputs but the circuit reads {circuit.n}×{circuit.d}"
         )
     bs = cert.boundaries
-    if type(bs) is not tuple:  # a subclass may index otherwise than it iterates
-        raise IRError(f"certificate: expected its boundaries as a tuple, found {type(bs).__name__} "
-                      "(a field set after construction?)")
     known: frozenset[str] | None = None  # the circuit's and the model's parameters, once a cell has a symbol
     if len(bs) < 2:
         raise IRError(f"certificate: expected at least 2 boundaries (input and output), found {len(bs)}")
@@ -178,16 +173,13 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
     for k, b in enumerate(bs):
         if check is not None:
             check()
-        if type(b) is not Boundary or type(b.layer) is not int or type(b.label) is not str or type(b.cells) is not tuple:
-            raise IRError(f"certificate boundary {k}: expected a Boundary with an int layer, a str label and a tuple "
-                          f"of cells, found {_kinds(b, 'layer', 'label', 'cells')} (a field set after construction?)")
         if k and b.layer < bs[k - 1].layer:
             raise IRError(f"certificate boundary {k}: layer {b.layer} comes before boundary {k - 1}'s layer {bs[k - 1].layer}")
         seen: set[tuple[int, int]] = set()
         for c in b.cells:
             if not _plain_cell(c):
                 raise IRError(f"certificate boundary {k}: expected Cells of plain ints and canonical exact scalars, as "
-                              f"their constructor makes them, found {_kinds(c, 'row', 'col', 'terms', 'const')} "
+                              f"their constructor makes them, found {field_kinds(c, 'row', 'col', 'terms', 'const')} "
                               "(a field set after construction?)")
             terms = c.terms
             if check is not None:  # a boundary of millions of cells, or a cell of millions of terms, is polled too
@@ -244,11 +236,6 @@ def _plain_cell(c: object) -> bool:
     for the deadline)."""
     return (type(c) is Cell and type(c.row) is int and type(c.col) is int and type(c.terms) is tuple
             and is_canonical(c.const))
-
-
-def _kinds(obj: object, *names: str) -> str:
-    """``obj``'s type and the types of its fields ``names``, for an error message."""
-    return f"{type(obj).__name__}(" + ", ".join(f"{n}: {type(getattr(obj, n, None)).__name__}" for n in names) + ")"
 
 
 def _symbolic(c: Cell) -> bool:
@@ -736,8 +723,7 @@ def certificate_meta_note(circuit: Circuit, cert: Certificate, digest: str | Non
     the verdict is about that circuit (a proof stays a proof of it); the note says why a certificate
     written for another circuit fails. ``verify`` (through
     :func:`~symverify.kernel.provers.certified.meta_circuit_note`) and :func:`check_certificate` give it."""
-    from symverify.ir.bigint import safe_repr
-
+    check_form(cert)
     meta = dict(cert.meta)
     named, written = meta.get("circuit"), meta.get("circuit_digest")
     name = circuit.name
