@@ -197,7 +197,7 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
                 if j and check is not None:
                     check()
                 for t in terms[j:j + CHECK_EVERY]:
-                    if type(t) is not tuple or len(t) != 2 or type(t[0]) is not int or not is_canonical(t[1]):
+                    if type(t) is not tuple or len(t) != 2 or type(t[0]) is not int or (type(t[1]) is not int and not is_canonical(t[1])):
                         raise IRError(f"certificate boundary {k}: cell {where}: expected (node, coefficient) tuples of "
                                       "an int and a canonical exact scalar, as the Cell constructor makes them, found "
                                       f"{type(t).__name__} {safe_repr(t, 80)}"
@@ -235,7 +235,7 @@ def _plain_cell(c: object) -> bool:
     constant); each term is checked where the terms are read (:func:`validate_certificate`, polled
     for the deadline)."""
     return (type(c) is Cell and type(c.row) is int and type(c.col) is int and type(c.terms) is tuple
-            and is_canonical(c.const))
+            and (type(c.const) is int or is_canonical(c.const)))
 
 
 def _symbolic(c: Cell) -> bool:
