@@ -4,7 +4,9 @@ The scan reads every module of the package and every proof script (``proofs/*.py
 scripts exist) with :mod:`ast` and fails on:
 
 * a call of ``MethodResult(...)`` (results come from ``outcome.proved``/``refuted``/``unknown``);
-* a call of ``Verdict(...)`` (a verdict made from a string);
+* a call of ``Verdict(...)`` (a verdict made from a string), and a member taken by its name or
+  position (``Verdict["PROVED"]``, ``getattr(Verdict, …)``, ``next(iter(Verdict))``,
+  ``list(Verdict)``, ``Verdict.__members__`` and the enum's other tables);
 * a verdict member (``Verdict.PROVED``, ``Verdict.REFUTED``, ``Verdict.UNKNOWN``) anywhere but in a
   comparison, a dict key or a ``case`` pattern (so never passed, returned or assigned);
 * the string ``"proved"`` anywhere but in a comparison, a dict key, a subscript, ``.get("proved")``,
@@ -32,6 +34,17 @@ ROOT = Path(__file__).resolve().parents[1]
 DOOR = ROOT / "symverify" / "kernel" / "provers" / "outcome.py"
 INSTANCE_DOOR = ROOT / "symverify" / "scripts" / "protocol.py"
 MEMBERS = {"PROVED", "REFUTED", "UNKNOWN"}
+
+
+ENUM_READERS = {"iter", "next", "list", "tuple", "sorted", "reversed", "set", "frozenset", "min", "max"}
+"""Calls that hand out the members of an enum passed to them (``next(iter(Verdict))`` is ``PROVED``)."""
+ENUM_MAPS = {"__members__", "_member_map_", "_value2member_map_", "_member_names_"}
+"""An enum's own tables of its members, by name or value."""
+
+
+def _is_verdict(node: ast.expr) -> bool:
+    """``node`` is the name ``Verdict`` or an attribute ``….Verdict``."""
+    return (isinstance(node, ast.Name) and node.id == "Verdict") or (isinstance(node, ast.Attribute) and node.attr == "Verdict")
 
 
 def _name(func: ast.expr) -> str | None:
@@ -86,6 +99,13 @@ def scan(source: str, path: str = "<planted>", *, instance_door: bool = False) -
                 out.append(f"{where}: Verdict(...) made from a value outside symverify/kernel/provers/outcome.py")
             elif name == "Instance" and not instance_door:
                 out.append(f"{where}: Instance(...) outside symverify/scripts/protocol.py (use its constructors)")
+            elif (name == "getattr" and node.args and _is_verdict(node.args[0])) or (
+                    name in ENUM_READERS and any(_is_verdict(a) for a in node.args)):
+                out.append(f"{where}: a verdict member taken by {name}(Verdict, ...) outside symverify/kernel/provers/outcome.py")
+        elif isinstance(node, ast.Subscript) and _is_verdict(node.value):
+            out.append(f"{where}: Verdict[...] (a member by its name) outside symverify/kernel/provers/outcome.py")
+        elif isinstance(node, ast.Attribute) and node.attr in ENUM_MAPS and _is_verdict(node.value):
+            out.append(f"{where}: Verdict.{node.attr} (the members by name or value) outside symverify/kernel/provers/outcome.py")
         elif (isinstance(node, ast.Attribute) and node.attr in MEMBERS and isinstance(node.value, ast.Name)
               and node.value.id == "Verdict" and not _allowed_place(node, parents, strings=False)):
             out.append(f"{where}: Verdict.{node.attr} used outside a comparison")
@@ -123,6 +143,13 @@ def test_the_scan_covers_the_provers_and_every_script() -> None:
     ("row = {'verdict': 'proved'}", "'proved'"),
     ("inst = Instance('x', 'proved', 'exact')", "Instance"),
     ("inst = make(name, verdict='proved')", "'proved'"),
+    ("v = Verdict['PROVED']", "Verdict[...]"),
+    ("from symverify.kernel.provers import outcome as o\nv = o.Verdict['PROVED']", "Verdict[...]"),
+    ("v = getattr(Verdict, 'PROVED')", "getattr(Verdict"),
+    ("v = next(iter(Verdict))", "iter(Verdict"),
+    ("v = list(Verdict)[0]", "list(Verdict"),
+    ("v = Verdict.__members__['PROVED']", "Verdict.__members__"),
+    ("v = Verdict._value2member_map_['proved']", "Verdict._value2member_map_"),
 ])
 def test_a_planted_violation_is_found(planted: str, rule: str) -> None:
     found = scan(planted)

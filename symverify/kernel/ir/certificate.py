@@ -41,7 +41,7 @@ from symverify.kernel.ir.scalar import (
     plain_str,
 )
 
-__all__ = ["Cell", "Boundary", "Certificate", "FORMAT", "VERSION"]
+__all__ = ["Cell", "Boundary", "Certificate", "FORMAT", "VERSION", "check_form", "field_kinds"]
 
 FORMAT = "symverify.certificate"
 VERSION = 1
@@ -338,3 +338,35 @@ class Certificate:
             raise SerializationError(f"certificate field 'meta': expected an object of strings, found {_kind(meta)}")
         pairs = tuple((_text(key, "certificate meta key"), _text(v, f"certificate meta[{safe_repr(key)}]")) for key, v in meta.items())
         return Certificate(tuple(out), pairs)
+
+
+def check_form(cert: object) -> None:
+    """Raise :class:`IRError` unless ``cert`` is a :class:`Certificate` itself whose containers are as
+    its constructors make them: a ``tuple`` of :class:`Boundary` objects (each with a plain ``int``
+    layer, a ``str`` label and a ``tuple`` of cells) and ``meta`` a ``tuple`` of ``(str, str)`` pairs.
+    A model side takes its certificate only after this check
+    (:class:`~symverify.kernel.provers.sides.ModelSide`), and the certificate checker asks it first
+    (:func:`~symverify.kernel.provers.compositional.validate_certificate`, which checks the cells too):
+    a field set after construction (``object.__setattr__`` skips the constructors' checks) is then
+    this error, never a ``TypeError`` or a reading that differs from the stages'."""
+    if type(cert) is not Certificate:
+        sub = " (a subclass is not accepted)" if isinstance(cert, Certificate) else ""
+        raise IRError(f"certificate: expected a Certificate, found {type(cert).__name__}{sub}")
+    bs = cert.boundaries
+    if type(bs) is not tuple:  # a subclass may index otherwise than it iterates
+        raise IRError(f"certificate: expected its boundaries as a tuple, found {type(bs).__name__} "
+                      "(a field set after construction?)")
+    for k, b in enumerate(bs):
+        if type(b) is not Boundary or type(b.layer) is not int or type(b.label) is not str or type(b.cells) is not tuple:
+            raise IRError(f"certificate boundary {k}: expected a Boundary with an int layer, a str label and a tuple "
+                          f"of cells, found {field_kinds(b, 'layer', 'label', 'cells')} (a field set after construction?)")
+    meta = cert.meta
+    if type(meta) is not tuple or not all(type(p) is tuple and len(p) == 2 and type(p[0]) is str and type(p[1]) is str
+                                          for p in meta):
+        raise IRError(f"certificate meta: expected a tuple of (key, value) str pairs, found {safe_repr(meta, 80)} "
+                      "(a field set after construction?)")
+
+
+def field_kinds(obj: object, *names: str) -> str:
+    """``obj``'s type and the types of its fields ``names``, for an error message."""
+    return f"{type(obj).__name__}(" + ", ".join(f"{n}: {type(getattr(obj, n, None)).__name__}" for n in names) + ")"

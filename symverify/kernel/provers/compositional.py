@@ -35,12 +35,13 @@ from typing import Any, ClassVar
 
 from symverify.deadline import CHECK_EVERY, Check, Deadline, DeadlineExceededError
 from symverify.errors import IRError, ProverError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Model
-from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+from symverify.kernel.ir.certificate import Boundary, Cell, Certificate, check_form, field_kinds
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo
-from symverify.kernel.ir.scalar import Scalar, Sym, is_zero
+from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical, is_zero
 from symverify.kernel.provers.bound_rules import COUNT_CAP, VAR, VAR_VAL, capped, scalar_parts, scalar_rows
 from symverify.kernel.provers.bounds import BoundRing, bound_rows, eval_code, layers_peak
 from symverify.kernel.provers.bounds_layers import model_rows, read_rects
@@ -54,7 +55,7 @@ from symverify.kernel.semantics.sparse import eval_layers_sparse
 from symverify.kernel.semantics.straightline import program
 
 __all__ = ["StageFailure", "CompositionalResult", "StagePlan", "StageOutcome", "StageRun", "combine", "check_certificate",
-           "claim_digests",
+           "claim_digests", "check_form",
            "validate_certificate", "plan_stage",
            "STAGE_IN_PROCESS_MONOMIALS", "STAGE_REFUSE_FACTOR"]
 
@@ -139,10 +140,17 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
     separately, and a property could give each another list. The circuit and the model must hold
     no instance of a subclass of the IR's classes either
     (:func:`~symverify.kernel.provers.fingerprint.check_plain`, as for ``verify``'s sides: a grid
-    whose ``nonzero()`` is not its rectangles would be proved for what the stages read)."""
-    if type(cert) is not Certificate:
-        sub = " (a subclass is not accepted)" if isinstance(cert, Certificate) else ""
-        raise IRError(f"certificate: expected a Certificate, found {type(cert).__name__}{sub}")
+    whose ``nonzero()`` is not its rectangles would be proved for what the stages read).
+
+    The certificate's contents are read again here in the form its constructors give them
+    (:func:`_plain_cell`): a tuple of :class:`Boundary` objects, each with a plain ``int`` layer, a
+    ``str`` label and a tuple of :class:`Cell` objects, each with plain ``int`` row, column and
+    nodes, a tuple of ``(node, coefficient)`` tuples and canonical exact scalars
+    (:func:`~symverify.kernel.ir.scalar.is_canonical`). Construction checks the same, but a field set
+    afterwards (``object.__setattr__`` on the frozen objects) skips it, and a value that answers
+    ``==`` otherwise than its value (an ``int`` subclass equal to 1 and read as 2) would pass these
+    rules while the stages compute with another number: the identity proved equal to its double."""
+    check_form(cert)
     for what, obj, kind in (("circuit", circuit, Circuit), ("model", model, Model)):
         if not isinstance(obj, kind):  # a compiled object is not its model: pass its .model and .certificate
             raise IRError(f"certificate check: expected a {kind.__name__} as the {what}, found {type(obj).__name__}")
@@ -169,8 +177,13 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             raise IRError(f"certificate boundary {k}: layer {b.layer} comes before boundary {k - 1}'s layer {bs[k - 1].layer}")
         seen: set[tuple[int, int]] = set()
         for c in b.cells:
+            if not _plain_cell(c):
+                raise IRError(f"certificate boundary {k}: expected Cells of plain ints and canonical exact scalars, as "
+                              f"their constructor makes them, found {field_kinds(c, 'row', 'col', 'terms', 'const')} "
+                              "(a field set after construction?)")
+            terms = c.terms
             if check is not None:  # a boundary of millions of cells, or a cell of millions of terms, is polled too
-                work += 1 + len(c.terms)
+                work += 1 + len(terms)
                 if work >= CHECK_EVERY:
                     work = 0
                     check()
@@ -180,6 +193,18 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
             if where in seen:
                 raise IRError(f"certificate boundary {k}: cell {where} is listed twice")
             seen.add(where)
+            for j in range(0, len(terms), CHECK_EVERY):
+                if j and check is not None:
+                    check()
+                for t in terms[j:j + CHECK_EVERY]:
+                    if type(t) is not tuple or len(t) != 2 or type(t[0]) is not int or (type(t[1]) is not int and not is_canonical(t[1])):
+                        raise IRError(f"certificate boundary {k}: cell {where}: expected (node, coefficient) tuples of "
+                                      "an int and a canonical exact scalar, as the Cell constructor makes them, found "
+                                      f"{type(t).__name__} {safe_repr(t, 80)}"
+                                      + (f" of types {', '.join(type(x).__name__ for x in t)}" if type(t) is tuple else ""))
+                    v = t[0]
+                    if not 0 <= v < num_nodes:
+                        raise IRError(f"certificate boundary {k}: cell {where} names node %{v}, which the circuit lacks")
             extra = None
             if _symbolic(c):
                 known = known if known is not None else circuit.params() | model.params()
@@ -189,13 +214,6 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
                     f"certificate boundary {k}: cell {where} uses the parameter(s) {sorted(extra)}, "
                     "which neither the circuit nor the model has"
                 )
-            terms = c.terms
-            for j in range(0, len(terms), CHECK_EVERY):
-                if j and check is not None:
-                    check()
-                for v, _ in terms[j:j + CHECK_EVERY]:
-                    if not 0 <= v < num_nodes:
-                        raise IRError(f"certificate boundary {k}: cell {where} names node %{v}, which the circuit lacks")
     d = circuit.d
     want0 = {(i // d, i % d): i for i in range(circuit.num_inputs)}
     got0 = {(c.row, c.col): c.single_node() for c in bs[0].cells}
@@ -209,6 +227,15 @@ def validate_certificate(circuit: Circuit, model: Model, cert: Certificate, chec
     for r, col in last:
         if r < circuit.n and col < d and r * d + col >= len(circuit.outputs):
             raise IRError(f"certificate last boundary: read-out cell ({r}, {col}) is past the outputs and must be 0")
+
+
+def _plain_cell(c: object) -> bool:
+    """Whether ``c`` is a :class:`Cell` itself whose row, column, terms (the tuple) and constant are
+    what its constructor leaves (plain ``int`` row and column, a ``tuple`` of terms, a canonical
+    constant); each term is checked where the terms are read (:func:`validate_certificate`, polled
+    for the deadline)."""
+    return (type(c) is Cell and type(c.row) is int and type(c.col) is int and type(c.terms) is tuple
+            and (type(c.const) is int or is_canonical(c.const)))
 
 
 def _symbolic(c: Cell) -> bool:
@@ -696,8 +723,7 @@ def certificate_meta_note(circuit: Circuit, cert: Certificate, digest: str | Non
     the verdict is about that circuit (a proof stays a proof of it); the note says why a certificate
     written for another circuit fails. ``verify`` (through
     :func:`~symverify.kernel.provers.certified.meta_circuit_note`) and :func:`check_certificate` give it."""
-    from symverify.ir.bigint import safe_repr
-
+    check_form(cert)
     meta = dict(cert.meta)
     named, written = meta.get("circuit"), meta.get("circuit_digest")
     name = circuit.name

@@ -243,13 +243,23 @@ def _exact(items: Iterable[object], classes: tuple[type, ...], what: str, where:
                                 "evaluate otherwise than its fields say)")
 
 
+def _containers(obj: Any, names: Sequence[str], where: str) -> None:
+    """Refuse a side whose fields ``names`` are not plain ``tuple`` s, as its constructor stores them:
+    a field set after construction (``object.__setattr__`` skips the checks) to a ``tuple`` subclass
+    could give its length otherwise than its items (a model's ``len(layers)`` saying 1 for two layers
+    made the certificate checker read one layer of the two: ``x ≡ 2·x`` proved)."""
+    _exact([getattr(obj, name) for name in names], (tuple,), f"{'/'.join(names)} container", where)
+
+
 def _circuit_parts(c: Circuit, where: str) -> None:
+    _containers(c, ("gates", "outputs"), where)
     _exact(c.gates, (Gate,), "gate", where)
     _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id", where)
     _exact([c.n, c.d, *c.outputs], (int,), "size or output", where)
 
 
 def _model_parts(m: Model, where: str) -> list[Grid]:
+    _containers(m, ("layers",), where)
     _exact(m.layers, (Layer,), "layer", where)
     grids: list[Grid] = [g for layer in m.layers for g in (layer.W, layer.b1, layer.h, layer.b2)]
     _exact(grids, (Grid,), "grid", where)
@@ -259,7 +269,9 @@ def _model_parts(m: Model, where: str) -> list[Grid]:
 
 
 def _kaleidoscope_parts(k: Kaleidoscope, where: str) -> list[ButterflyFactor]:
+    _containers(k, ("groups",), where)
     _exact(k.groups, (BBStar,), "BB* group", where)
+    _exact([g.factors for g in k.groups], (tuple,), "BB* group's factors container", where)
     factors = [f for g in k.groups for f in g.factors]
     _exact(factors, (ButterflyFactor,), "butterfly factor", where)
     return factors
@@ -284,18 +296,29 @@ def check_plain(obj: object, where: str) -> None:
     _plain(obj, parts, where)
 
 
-_PLAIN: IdentityMemo[bool] = IdentityMemo(4)
-"""The last few sides whose parts :func:`check_plain` or the encoding found plain, by identity: the IR
-is immutable and holding the object keeps its ``id`` from being reused, so a hit is that very content,
-and a side that ``verify`` read and then encodes is walked once."""
+_PLAIN: IdentityMemo[tuple[object, ...]] = IdentityMemo(4)
+"""The last few sides whose parts :func:`check_plain` or the encoding found plain, by identity, with
+the containers they held then (:func:`_held`): the IR is immutable and holding the object keeps its
+``id`` from being reused, so a hit is that very content, and a side that ``verify`` read and then
+encodes is walked once. A container set after construction (``object.__setattr__``) is another
+object, so such a side is walked again."""
+
+_HELD = {Circuit: ("gates", "outputs"), Model: ("layers",), Kaleidoscope: ("groups",)}
+
+
+def _held(obj: object) -> tuple[object, ...]:
+    """The containers of ``obj`` that its parts are read from (compared by identity on a memo hit)."""
+    return tuple(getattr(obj, name) for name in _HELD.get(type(obj), ()))
 
 
 def _plain(obj: object, parts: Callable[[Any, str], object], where: str = "encoding") -> None:
-    """Walk ``obj``'s parts (naming ``where`` in a refusal) unless :data:`_PLAIN` holds it; remember it
-    once they pass (a refused side is never remembered)."""
-    if _PLAIN.get(obj) is None:
+    """Walk ``obj``'s parts (naming ``where`` in a refusal) unless :data:`_PLAIN` holds it with the
+    same containers; remember it once they pass (a refused side is never remembered)."""
+    held = _held(obj)
+    hit = _PLAIN.get(obj)
+    if hit is None or len(hit) != len(held) or any(a is not b for a, b in zip(hit, held)):
         parts(obj, where)
-        _PLAIN.put(obj, True)
+        _PLAIN.put(obj, held)
 
 
 def _circuit(sink: Sink, c: Circuit) -> None:

@@ -24,8 +24,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from symverify.errors import IRError, ProverError, UsageError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.gadgets.fragment import Fragment, standalone
-from symverify.kernel.ir.baseconv import Model
+from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.provers.fingerprint import content_digest
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
@@ -106,7 +107,9 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
     """Check ``frag``'s claim for all clean inputs (and all values of its weight symbols).
 
     ``frag`` must be a :class:`Fragment` itself (else :class:`IRError`): a subclass could answer
-    :meth:`~Fragment.resources` or :meth:`~Fragment.spec` otherwise than the layers proved.
+    :meth:`~Fragment.resources` or :meth:`~Fragment.spec` otherwise than the layers proved; so must
+    its fields be as its constructor makes them (:func:`_check_fields`), the fields that
+    :meth:`~Fragment.resources` counts.
 
     The budget is the exact method's (``verify(..., method="exact")``), for both checks together:
     ``timeout`` seconds (default: none), ``max_monomials`` per polynomial (default
@@ -125,6 +128,7 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
     if type(frag) is not Fragment:  # a subclass could state other resources, or another spec, than it is proved on
         sub = " (a subclass is not accepted)" if isinstance(frag, Fragment) else ""
         raise IRError(f"prove_fragment: expected a Fragment, found {type(frag).__name__}{sub}")
+    _check_fields(frag)
     if type(exact) is not bool:
         raise UsageError(f"prove_fragment exact: expected True or False, found {type(exact).__name__} {exact!r:.40}")
     from symverify.kernel.provers.options import Options
@@ -149,6 +153,23 @@ def prove_fragment(frag: Fragment, *, exact: bool = True, backend: str = "flint"
     return seal_outcome(FragmentProof(frag.name, comp.ok, same, failure, time.perf_counter() - start, frag.resources(),
                                       dict(frag.bounds), digests=digests))
 
+
+
+def _check_fields(frag: Fragment) -> None:
+    """Refuse (:class:`IRError`) a fragment whose name, sizes, layers or interfaces are not in the
+    form its constructor gives them: a plain ``str``, plain ``int`` sizes, a ``tuple`` of
+    :class:`Layer` objects, ``frozenset`` interfaces. :meth:`Fragment.resources` counts those fields
+    and the proof states the count; a field set after construction (``object.__setattr__`` skips the
+    checks) could count otherwise than the layers proved (a tuple whose ``len`` says 1 for three)."""
+    fields = (("name", str), ("inner_n", int), ("inner_d", int), ("layers", tuple), ("entry", frozenset), ("exit", frozenset))
+    bad = [name for name, kind in fields if type(getattr(frag, name)) is not kind]
+    if not bad and any(type(layer) is not Layer for layer in frag.layers):
+        bad = ["layers"]
+    if bad:
+        found = ", ".join(f"{name}: {type(getattr(frag, name)).__name__}" for name in bad)
+        raise IRError(f"prove_fragment: fragment {safe_repr(frag.name, 60)}: expected its fields as its constructor makes "
+                      f"them (name a str, sizes ints, layers a tuple of Layers, interfaces frozensets), found {found} "
+                      "(a field set after construction?)")
 
 
 def _compare_exactly(circuit: Circuit, model: Model, opts: Options) -> tuple[bool | None, str]:

@@ -27,7 +27,7 @@ from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.analysis import check_state, params_of, read_attribute
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.butterfly import Kaleidoscope
-from symverify.kernel.ir.certificate import Certificate
+from symverify.kernel.ir.certificate import Certificate, check_form
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.ir.scalar import param_names
 from symverify.kernel.provers.fingerprint import check_plain
@@ -106,6 +106,10 @@ class ModelSide(_Shaped):
     d: int
     certificate: Certificate | None = None
     kind: ClassVar[Literal["model"]] = "model"
+
+    def __post_init__(self) -> None:
+        if self.certificate is not None:  # every reader of the side reads it in its constructors' form
+            check_form(self.certificate)
 
     def params(self) -> frozenset[str]:
         """Names of the symbolic weights."""
