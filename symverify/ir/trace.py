@@ -15,7 +15,7 @@ from typing import Any
 
 from symverify.errors import IRError
 from symverify.ir import limits
-from symverify.ir.bigint import safe_repr
+from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.gate import Gate, Op
 from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, plain_index, power
 
@@ -33,8 +33,8 @@ class Recorder:
     def __init__(self, n: int, d: int) -> None:
         n, d = plain_index(n), plain_index(d)  # type: ignore[assignment]  # the inputs are n·d: an int subclass's * could say otherwise
         if not (isinstance(n, int) and isinstance(d, int)) or isinstance(n, bool) or isinstance(d, bool) or n < 1 or d < 1:
-            raise IRError(f"circuit size: expected positive ints n, d; found n={n!r}, d={d!r}")
-        limits.check(n * d, "MAX_INPUTS", lambda: f"a circuit on {n}×{d} inputs")
+            raise IRError(f"circuit size: expected positive ints n, d; found n={safe_repr(n)}, d={safe_repr(d)}")
+        limits.check(n * d, "MAX_INPUTS", lambda: f"a circuit on {show_int(n)}×{show_int(d)} inputs")
         self.n, self.d = n, d
         self.gates: list[Gate] = []
         self._consts: dict[tuple[type, Scalar], int] = {}

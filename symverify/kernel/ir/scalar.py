@@ -264,7 +264,7 @@ def _lift(x: object) -> Sym | None:
 def sym(name: str) -> Sym:
     """The parameter called ``name`` (an identifier; dots and brackets allowed, e.g. ``D1[3]``)."""
     if not isinstance(name, str) or not _NAME.match(name):
-        raise IRError(f"a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r}")
+        raise IRError(f"a parameter name must be an identifier such as 'a' or 'D1[3]'; found {safe_repr(name)}")
     return _raw(((((plain_str(name), 1),), Fraction(1)),))  # a plain str, as Sym terms require
 
 
