@@ -29,7 +29,7 @@ from operator import itemgetter
 from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import field_repr, safe_repr, show_int
-from symverify.kernel.ir.cellarray import CellArray
+from symverify.kernel.ir.cellarray import CellArray, refuse_masked
 from symverify.kernel.ir.scalar import (
     Scalar,
     as_index,
@@ -182,7 +182,8 @@ class Grid:
     def from_array(a: object, where: str = "array") -> Grid:
         """The exact grid of a 2-d float or integer array (numpy, or anything with ``.numpy()``):
         each float is read as the dyadic rational it is (``Fraction(x)``), in bulk, without one
-        Python object per cell; zeros (±0) are not stored; NaN and ±inf raise :class:`IRError`.
+        Python object per cell; zeros (±0) are not stored; NaN and ±inf raise :class:`IRError`, and so does a
+        masked array (its mask would be dropped).
 
         >>> import numpy as np
         >>> Grid.from_array(np.array([[0.5, 0.0], [0.0, -3.0]], dtype=np.float32)).to_rows()
@@ -190,6 +191,7 @@ class Grid:
         """
         import numpy as np
 
+        refuse_masked(a, where)
         if hasattr(a, "detach"):  # a torch tensor (bfloat16 has no numpy dtype: widened, exactly)
             t = a.detach().cpu()  # type: ignore[attr-defined]
             arr = (t.double() if t.is_floating_point() else t).numpy()
