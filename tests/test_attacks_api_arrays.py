@@ -33,3 +33,26 @@ def test_a_masked_array_is_refused_not_read_under_its_mask(make):
 def test_a_filled_masked_array_is_read():
     a = np.ma.array([[1.0, 2.0]], mask=[[False, True]])
     assert Grid.from_array(a.filled(0)).to_rows() == [[1, 0]]
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: Grid.full(1, 1, np.timedelta64(5, "s")), r"grid fill: expected an exact value .* found timedelta64 np.timedelta64\(5,'s'\)"),
+    (lambda: Grid.from_cells(1, 1, {(0, 0): np.timedelta64(1, "D")}), r"grid cell \(0, 0\): .* found timedelta64"),
+    (lambda: Grid.from_rows(np.array([[5]], dtype="timedelta64[s]")), r"entry \(0, 0\): .* found timedelta64"),
+])
+def test_a_duration_is_no_exact_value(make, message):
+    """numpy's ``timedelta64`` is a ``signedinteger``, so it passed as an ``Integral`` and ``int()`` of it
+    raised ``TypeError``; a duration is no number, refused as ``datetime64`` is."""
+    with pytest.raises(IRError, match=message):
+        make()
+
+
+def test_meta_and_sparse_tensors_are_refused_by_name():
+    """A meta tensor has no values (``NotImplementedError`` when copied) and a sparse one has no numpy
+    form (``TypeError``); both are ``IRError``s saying what was found."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IRError, match=r"W: expected values, found a meta tensor of shape \(2, 2\) \(it has no data\)"):
+        Grid.from_array(torch.ones(2, 2, device="meta"), "W")
+    with pytest.raises(IRError, match=r"W: expected a dense tensor, found a torch.sparse_coo tensor; convert it first \(a.to_dense\(\)\)"):
+        Grid.from_array(torch.eye(2).to_sparse(), "W")
+    assert Grid.from_array(torch.eye(2).to_sparse().to_dense(), "W") == Grid.identity(2)

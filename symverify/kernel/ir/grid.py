@@ -182,8 +182,8 @@ class Grid:
     def from_array(a: object, where: str = "array") -> Grid:
         """The exact grid of a 2-d float or integer array (numpy, or anything with ``.numpy()``):
         each float is read as the dyadic rational it is (``Fraction(x)``), in bulk, without one
-        Python object per cell; zeros (±0) are not stored; NaN and ±inf raise :class:`IRError`, and so does a
-        masked array (its mask would be dropped).
+        Python object per cell; zeros (±0) are not stored; NaN and ±inf raise :class:`IRError`, and so do a
+        masked array (its mask would be dropped), a meta tensor (no values) and a sparse tensor.
 
         >>> import numpy as np
         >>> Grid.from_array(np.array([[0.5, 0.0], [0.0, -3.0]], dtype=np.float32)).to_rows()
@@ -193,6 +193,10 @@ class Grid:
 
         refuse_masked(a, where)
         if hasattr(a, "detach"):  # a torch tensor (bfloat16 has no numpy dtype: widened, exactly)
+            if getattr(a, "is_meta", False):
+                raise IRError(f"{where}: expected values, found a meta tensor of shape {tuple(a.shape)} (it has no data)")  # type: ignore[attr-defined]
+            if str(getattr(a, "layout", "torch.strided")) != "torch.strided":
+                raise IRError(f"{where}: expected a dense tensor, found a {a.layout} tensor; convert it first (a.to_dense())")  # type: ignore[attr-defined]
             t = a.detach().cpu()  # type: ignore[attr-defined]
             arr = (t.double() if t.is_floating_point() else t).numpy()
         else:

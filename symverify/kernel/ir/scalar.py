@@ -289,8 +289,8 @@ def as_scalar(x: object, where: str = "value") -> Scalar:
         return _norm_rational(x, where)
     if isinstance(x, Sym):  # a subclass as the plain Sym of its stored terms (its methods may answer otherwise)
         return x if type(x) is Sym else Sym(_SYM_TERMS.__get__(x))
-    if isinstance(x, Integral) and not isinstance(x, float):  # a float subclass registered as Integral: int() truncates
-        return int(x)
+    if isinstance(x, Integral) and not isinstance(x, float) and type(x).__name__ != "timedelta64":
+        return int(x)  # not a float subclass registered as Integral (int() truncates), nor numpy's duration (a signedinteger)
     if isinstance(x, str):
         try:
             return parse_scalar(x, where)
