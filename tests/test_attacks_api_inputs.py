@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from symverify import Circuit, Gate, Grid, Layer, Model, sym
-from symverify.errors import IRError, ShapeError
+from symverify.errors import IRError, LimitError, ShapeError
 
 HUGE = 2**100_000  # its decimal text is beyond Python's 4300-digit limit: str() or repr() raise ValueError
 
@@ -39,8 +39,6 @@ def test_odd_constructor_arguments_are_refused_by_name(make, error, message):
 def test_a_huge_trace_size_is_refused_by_the_limit_with_its_size_abbreviated():
     """``Circuit.trace(fn, 2^100000, 1)`` passes the type check and meets ``MAX_INPUTS``, whose
     message printed ``n`` in full (a ``ValueError``)."""
-    from symverify.errors import LimitError
-
     with pytest.raises(LimitError, match=r"a circuit on <100001-bit integer .*>×1 inputs"):
         Circuit.trace(lambda u: [u[0][0]], HUGE, 1)
 
@@ -56,3 +54,19 @@ def test_model_then_stacks_models_of_one_shape():
     layer = Layer.make(1, 1)
     one = Model(1, 1, 1, 1, (layer,))
     assert one.then(one).depth == 2
+
+
+@pytest.mark.parametrize("n, d, error, message", [
+    (None, 2, IRError, r"circuit size: expected positive ints n, d; found n=None, d=2"),
+    (1, 2.0, IRError, r"circuit size: expected positive ints n, d; found n=1, d=2.0"),
+    (HUGE, 2, LimitError, r"a circuit on <100001-bit integer .*>×2 inputs"),
+], ids=["None", "float", "huge"])
+def test_from_sympy_checks_its_sizes_before_computing_with_them(n, d, error, message):
+    """``from_sympy(exprs, inputs, n=None, d=2)`` raised ``TypeError`` (``None * 2``) and a 100 000-bit
+    ``n`` ``ValueError`` (printing ``n·d``); the sizes are checked first, as ``Circuit.trace`` checks them."""
+    sympy = pytest.importorskip("sympy")
+    from symverify import from_sympy
+
+    x, y = sympy.symbols("x y")
+    with pytest.raises(error, match=message):
+        from_sympy([x * y], [x, y], n, d)
