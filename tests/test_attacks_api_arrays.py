@@ -56,3 +56,41 @@ def test_meta_and_sparse_tensors_are_refused_by_name():
     with pytest.raises(IRError, match=r"W: expected a dense tensor, found a torch.sparse_coo tensor; convert it first \(a.to_dense\(\)\)"):
         Grid.from_array(torch.eye(2).to_sparse(), "W")
     assert Grid.from_array(torch.eye(2).to_sparse().to_dense(), "W") == Grid.identity(2)
+
+
+def _bool_tensor():
+    return pytest.importorskip("torch").tensor(True)
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda t: __import__("symverify").Circuit(t, 1, (), (0,)), IRError, r"circuit n: expected a positive int, found tensor\(True\)"),
+    (lambda t: __import__("symverify").Gate.mul(0, t), IRError, r"mul args: argument tensor\(True\) is not a node id"),
+    (lambda t: Grid.zeros(2, 2).paint(0, t, 0, 1, 1), IRError, r"Grid.paint: expected int bounds, found \(0, tensor\(True\), 0, 1\)"),
+    (lambda t: Grid(t, 1), __import__("symverify").ShapeError, r"a grid needs non-negative integer sizes; found rows = tensor\(True\)"),
+])
+def test_a_bool_tensor_is_no_size_nor_node_id(make, error, message):
+    """``torch.tensor(True)`` has ``__index__``: it was read as the size or node id 1 wherever numpy's and
+    Python's bools are refused (a truth value is no number)."""
+    with pytest.raises(error, match=message):
+        make(_bool_tensor())
+
+
+@pytest.mark.parametrize("option, message", [
+    ("seed", r"seed: expected an int \(or None for fresh randomness\), found tensor\(True\)"),
+    ("trials", r"trials: expected a positive int, found tensor\(True\)"),
+    ("timeout", r"timeout: expected a positive number of seconds, found tensor\(True\)"),
+])
+def test_a_bool_tensor_is_no_verify_option(option, message):
+    """``verify(..., timeout=torch.tensor(True))`` ran with a 1-second timeout, ``trials=`` one trial,
+    ``seed=`` seed 1; ``True`` itself is refused for each."""
+    import symverify as sv
+    from symverify.errors import UsageError
+
+    c = sv.Circuit(1, 1, (), (0,))
+    with pytest.raises(UsageError, match=message):
+        sv.verify(c, c, method="randomized", **{option: _bool_tensor()})
+
+
+def test_an_integer_tensor_or_zero_d_array_still_reads_as_its_value():
+    torch = pytest.importorskip("torch")
+    assert Grid(torch.tensor(2), np.array(3)) == Grid(2, 3)

@@ -409,9 +409,12 @@ def power(base: Any, k: int) -> Any:
 
 
 def is_bool(x: object) -> bool:
-    """Whether ``x`` is a bool, Python's or numpy's (``np.bool`` in numpy 2, ``np.bool_``): a truth
-    value, never a number or an index here."""
-    return isinstance(x, bool) or (type(x).__module__ == "numpy" and type(x).__name__ in ("bool", "bool_"))
+    """Whether ``x`` is a bool, Python's or numpy's (``np.bool`` in numpy 2, ``np.bool_``), or a 0-d array
+    or tensor of bool dtype (``torch.tensor(True)`` has ``__index__``, so it would read as the index 1):
+    a truth value, never a number or an index here."""
+    if isinstance(x, bool) or (type(x).__module__ == "numpy" and type(x).__name__ in ("bool", "bool_")):
+        return True
+    return str(getattr(x, "dtype", "")) in ("bool", "torch.bool") and getattr(x, "ndim", None) == 0
 
 
 def plain_int(x: object) -> object:
