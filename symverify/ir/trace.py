@@ -148,7 +148,8 @@ class Wire:
 
     # A wire has no value while tracing: a branch on it (``if x``, ``x == 0``, ``x < y``) would
     # silently record one branch for every input, so it is refused, as are operations that are
-    # not polynomials (below the class). Wires hash by identity.
+    # not polynomials and conversions to a number (below the class). Wires hash by identity (a
+    # dict or set of wires is bookkeeping of the trace, never a comparison of values).
     __hash__ = object.__hash__
 
     def _no_value(self, what: str) -> IRError:
@@ -163,11 +164,14 @@ def _refuse(what: str) -> Callable[..., Any]:
     return method
 
 
-# truth values, comparisons and the operations that are not polynomials (set on the class after it
-# is made, so that ``__eq__`` does not reset ``__hash__``)
+# truth values, comparisons, conversions to a number and the operations that are not polynomials
+# (set on the class after it is made, so that ``__eq__`` does not reset ``__hash__``)
 for _dunder, _what in (("__bool__", "truth value"), ("__eq__", "=="), ("__ne__", "!="), ("__lt__", "<"), ("__le__", "<="),
                        ("__gt__", ">"), ("__ge__", ">="), ("__abs__", "abs"), ("__floordiv__", "//"),
-                       ("__rfloordiv__", "//"), ("__mod__", "%"), ("__rmod__", "%")):
+                       ("__rfloordiv__", "//"), ("__mod__", "%"), ("__rmod__", "%"),
+                       ("__int__", "int()"), ("__float__", "float()"), ("__complex__", "complex()"),
+                       ("__index__", "an index"), ("__round__", "round()"), ("__trunc__", "math.trunc"),
+                       ("__floor__", "math.floor"), ("__ceil__", "math.ceil"), ("__matmul__", "@"), ("__rmatmul__", "@")):
     setattr(Wire, _dunder, _refuse(_what))
 
 
