@@ -103,3 +103,22 @@ def test_fields_now_reads_slots_unset_slots_and_the_instance_dict():
     x.b = 2
     x.c = 3  # type: ignore[attr-defined]
     assert fields_now(x) == (2, 1, "c", 3)
+
+
+def test_fields_now_reads_a_slot_past_a_property_that_shadows_it():
+    """A subclass property named as a slot could answer one object every time while the slot changes;
+    the slot is read through its own descriptor."""
+    from symverify.kernel.ir.memo import fields_now
+
+    class Base:
+        __slots__ = ("a",)
+
+    class Shadow(Base):
+        __slots__ = ()
+        a = property(lambda self: "always")  # type: ignore[assignment]
+
+    x = Shadow()
+    Base.a.__set__(x, 1)  # type: ignore[attr-defined]
+    before = fields_now(x)
+    Base.a.__set__(x, 2)  # type: ignore[attr-defined]
+    assert before == (1,) and fields_now(x) == (2,)

@@ -33,6 +33,8 @@ import threading
 import types
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from itertools import chain
+from operator import attrgetter, is_
 from typing import Generic, TypeVar
 
 from symverify.errors import UsageError
@@ -41,16 +43,26 @@ __all__ = ["IdentityMemo", "fields_now"]
 
 V = TypeVar("V")
 
-_SLOTS: dict[type, tuple[types.MemberDescriptorType, ...]] = {}
 _UNSET = object()
+_READERS: dict[type, tuple[tuple[types.MemberDescriptorType, ...], Callable[[object], tuple[object, ...]] | None]] = {}
 
 
-def _slots(kind: type) -> tuple[types.MemberDescriptorType, ...]:
-    """The slot descriptors of ``kind`` and its bases (kept per class)."""
-    found = _SLOTS.get(kind)
+def _reader(kind: type) -> tuple[tuple[types.MemberDescriptorType, ...], Callable[[object], tuple[object, ...]] | None]:
+    """The slot descriptors of ``kind`` and its bases, and (kept per class) a C-level reader of all of
+    them (``attrgetter`` of their names) where each name reaches its own slot on ``kind`` (no property
+    or other slot of a subclass shadows it), else None."""
+    found = _READERS.get(kind)
     if found is None:
-        found = _SLOTS[kind] = tuple(v for c in kind.__mro__ for v in vars(c).values()
-                                     if isinstance(v, types.MemberDescriptorType))
+        slots = tuple(v for c in kind.__mro__ for v in vars(c).values() if isinstance(v, types.MemberDescriptorType))
+        names = [s.__name__ for s in slots]
+        direct = len(set(names)) == len(names) and all(getattr(kind, n, None) is s for n, s in zip(names, slots))
+        read: Callable[[object], tuple[object, ...]] | None = None
+        if direct and len(names) > 1:
+            read = attrgetter(*names)
+        elif direct and names:
+            one = attrgetter(names[0])
+            read = lambda obj: (one(obj),)  # noqa: E731
+        found = _READERS[kind] = (slots, read)
     return found
 
 
@@ -66,22 +78,31 @@ def fields_now(obj: object) -> tuple[object, ...]:
     >>> _same(before, fields_now(c))
     False
     """
-    state = []
-    for slot in _slots(type(obj)):
+    kind = type(obj)
+    slots, read = _reader(kind)
+    state: tuple[object, ...] = ()
+    if slots:
         try:
-            state.append(slot.__get__(obj, type(obj)))
-        except AttributeError:
-            state.append(_UNSET)
-    own = getattr(obj, "__dict__", None)
-    if type(own) is dict:
-        for key, value in own.items():
-            state += (key, value)
-    return tuple(state)
+            state = read(obj) if read is not None else tuple(slot.__get__(obj, kind) for slot in slots)
+        except AttributeError:  # a slot not set
+            state = tuple(_slot_value(slot, obj, kind) for slot in slots)
+    if kind.__dictoffset__:
+        own = getattr(obj, "__dict__", None)
+        if type(own) is dict and own:
+            state += tuple(chain.from_iterable(own.items()))
+    return state
+
+
+def _slot_value(slot: types.MemberDescriptorType, obj: object, kind: type) -> object:
+    try:
+        return slot.__get__(obj, kind)
+    except AttributeError:
+        return _UNSET
 
 
 def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
     """Whether two :func:`fields_now` snapshots hold the same objects, item by item."""
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    return len(a) == len(b) and all(map(is_, a, b))
 
 
 class IdentityMemo(Generic[V]):
