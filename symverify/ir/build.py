@@ -96,16 +96,16 @@ def from_sympy(exprs: Sequence[Any], inputs: Sequence[Any], n: int, d: int, name
     import sympy
 
     exprs = _ordered(exprs, "from_sympy: the expressions")
+    b = CircuitBuilder(n, d)  # n and d checked (positive ints, within MAX_INPUTS) before they are computed with
     inputs = [sympy.sympify(x) for x in _ordered(inputs, "from_sympy: the input symbols")]
-    if len(inputs) != n * d:
-        raise IRError(f"from_sympy: expected n·d = {n * d} input symbols, found {len(inputs)}")
+    if len(inputs) != b.n * b.d:
+        raise IRError(f"from_sympy: expected n·d = {b.n * b.d} input symbols, found {len(inputs)}")
     first: dict[Any, int] = {}
     for k, x in enumerate(inputs):
         if not x.is_Symbol:  # a number there would stand for an input wherever the expressions hold it
             raise IRError(f"from_sympy: input {k}: expected a sympy Symbol, found {safe_repr(x, 40)}")
         if first.setdefault(x, k) != k:  # the later one would never be read
             raise IRError(f"from_sympy: inputs {first[x]} and {k} are both {x}; expected n·d distinct symbols")
-    b = CircuitBuilder(n, d)
     flat = [w for row in b.inputs() for w in row]
     env = {s: w for s, w in zip(inputs, flat)}
     memo: dict[Any, Any] = {}

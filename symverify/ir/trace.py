@@ -15,7 +15,7 @@ from typing import Any
 
 from symverify.errors import IRError
 from symverify.ir import limits
-from symverify.ir.bigint import safe_repr
+from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.gate import Gate, Op
 from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, plain_index, power
 
@@ -33,8 +33,8 @@ class Recorder:
     def __init__(self, n: int, d: int) -> None:
         n, d = plain_index(n), plain_index(d)  # type: ignore[assignment]  # the inputs are n·d: an int subclass's * could say otherwise
         if not (isinstance(n, int) and isinstance(d, int)) or isinstance(n, bool) or isinstance(d, bool) or n < 1 or d < 1:
-            raise IRError(f"circuit size: expected positive ints n, d; found n={n!r}, d={d!r}")
-        limits.check(n * d, "MAX_INPUTS", lambda: f"a circuit on {n}×{d} inputs")
+            raise IRError(f"circuit size: expected positive ints n, d; found n={safe_repr(n)}, d={safe_repr(d)}")
+        limits.check(n * d, "MAX_INPUTS", lambda: f"a circuit on {show_int(n)}×{show_int(d)} inputs")
         self.n, self.d = n, d
         self.gates: list[Gate] = []
         self._consts: dict[tuple[type, Scalar], int] = {}
@@ -148,7 +148,8 @@ class Wire:
 
     # A wire has no value while tracing: a branch on it (``if x``, ``x == 0``, ``x < y``) would
     # silently record one branch for every input, so it is refused, as are operations that are
-    # not polynomials (below the class). Wires hash by identity.
+    # not polynomials and conversions to a number (below the class). Wires hash by identity (a
+    # dict or set of wires is bookkeeping of the trace, never a comparison of values).
     __hash__ = object.__hash__
 
     def _no_value(self, what: str) -> IRError:
@@ -163,11 +164,14 @@ def _refuse(what: str) -> Callable[..., Any]:
     return method
 
 
-# truth values, comparisons and the operations that are not polynomials (set on the class after it
-# is made, so that ``__eq__`` does not reset ``__hash__``)
+# truth values, comparisons, conversions to a number and the operations that are not polynomials
+# (set on the class after it is made, so that ``__eq__`` does not reset ``__hash__``)
 for _dunder, _what in (("__bool__", "truth value"), ("__eq__", "=="), ("__ne__", "!="), ("__lt__", "<"), ("__le__", "<="),
                        ("__gt__", ">"), ("__ge__", ">="), ("__abs__", "abs"), ("__floordiv__", "//"),
-                       ("__rfloordiv__", "//"), ("__mod__", "%"), ("__rmod__", "%")):
+                       ("__rfloordiv__", "//"), ("__mod__", "%"), ("__rmod__", "%"),
+                       ("__int__", "int()"), ("__float__", "float()"), ("__complex__", "complex()"),
+                       ("__index__", "an index"), ("__round__", "round()"), ("__trunc__", "math.trunc"),
+                       ("__floor__", "math.floor"), ("__ceil__", "math.ceil"), ("__matmul__", "@"), ("__rmatmul__", "@")):
     setattr(Wire, _dunder, _refuse(_what))
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -110,6 +110,13 @@ class Report:
         :mod:`symverify.kernel.provers.outcome`): one built by hand, or one with one of them replaced
         (``dataclasses.replace``) or changed in place, raises :class:`~symverify.errors.ProverError`."""
         check_seal(self, "Report", self.verdict, self.method, self.failure_bound, self.counterexample, "verify")
+
+    def __reduce__(self) -> tuple[type[Report], tuple[Any, ...]]:
+        """Copies, deep copies and pickles are rebuilt by the constructor from every field, seal
+        included, so the seal is checked again: a pickle whose verdict, failure bound or a sealed field
+        was changed (or a report changed in place, then copied) raises
+        :class:`~symverify.errors.ProverError` when loaded, as a ``Report`` built by hand does."""
+        return Report, tuple(getattr(self, f.name) for f in fields(self))
 
     @property
     def proved(self) -> bool:

@@ -162,7 +162,10 @@ class Model:
         return frozenset(layer.mode for layer in self.layers)
 
     def then(self, other: Model) -> Model:
-        """Stack ``other`` after ``self`` (Lemma H.11; interfaces are the caller's business)."""
+        """Stack ``other`` after ``self`` (Lemma H.11; interfaces are the caller's business); ``other``
+        is a :class:`Model` of the same ``n``, ``d``, ``inner_n`` and ``inner_d``."""
+        if not isinstance(other, Model):
+            raise IRError(f"Model.then: expected a Model, found {type(other).__name__} {safe_repr(other, 40)}")
         if (self.n, self.d, self.inner_n, self.inner_d) != (other.n, other.d, other.inner_n, other.inner_d):
             raise ShapeError(
                 f"cannot stack models of shapes (N={self.n}, d={self.d}, N'={self.inner_n}, d'={self.inner_d}) "

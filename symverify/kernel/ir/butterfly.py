@@ -36,9 +36,10 @@ from typing import Literal
 
 from symverify.errors import IRError, ShapeError
 from symverify.ir import limits
-from symverify.ir.bigint import safe_repr
+from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.scalar import (
     Scalar,
+    as_index,
     as_scalar,
     is_zero,
     plain_fields,
@@ -137,7 +138,7 @@ def _row(x: object) -> bool:
 
 def _check_size(size: int, what: str, at_least: int = 2) -> None:
     if not is_power_of_two(size) or size < at_least:
-        raise ShapeError(f"{what}: expected a power of two ≥ {at_least}, found {size!r}")
+        raise ShapeError(f"{what}: expected a power of two ≥ {at_least}, found {safe_repr(size)}")
     check_size_limit(size, what)
 
 
@@ -146,7 +147,7 @@ def _check_side(side: str) -> Side:
     its own ``==`` could answer both); anything else is an :class:`IRError`."""
     side = plain_str(side)
     if type(side) is not str or side not in ("before", "after"):
-        raise IRError(f"absorbing a diagonal: side must be 'before' (applied first) or 'after', found {side!r}")
+        raise IRError(f"absorbing a diagonal: side must be 'before' (applied first) or 'after', found {safe_repr(side)}")
     return side  # type: ignore[return-value]
 
 
@@ -201,7 +202,7 @@ class ButterflyFactor:
         _check_size(self.size, "butterfly factor size")
         if not is_power_of_two(self.stride) or self.stride > self.size // 2:
             raise ShapeError(
-                f"butterfly factor stride: expected a power of two ≤ size/2 = {self.size // 2}, found {self.stride!r}"
+                f"butterfly factor stride: expected a power of two ≤ size/2 = {self.size // 2}, found {safe_repr(self.stride)}"
             )
         half = self.size // 2
         ints = True
@@ -236,7 +237,7 @@ class ButterflyFactor:
         _check_size(size, "butterfly factor size")
         stride = plain_index(stride)  # type: ignore[assignment]
         if not is_power_of_two(stride) or stride > size // 2:
-            raise ShapeError(f"butterfly factor stride: expected a power of two ≤ size/2 = {size // 2}, found {stride!r}")
+            raise ShapeError(f"butterfly factor stride: expected a power of two ≤ size/2 = {size // 2}, found {safe_repr(stride)}")
         half = size // 2
         one, zero = (1,) * half, (0,) * half
         out = object.__new__(ButterflyFactor)
@@ -246,7 +247,12 @@ class ButterflyFactor:
         return out
 
     def block(self, m: int) -> tuple[tuple[Scalar, Scalar], tuple[Scalar, Scalar]]:
-        return ((self.d1[m], self.d2[m]), (self.d3[m], self.d4[m]))
+        """The 2×2 block ``((d1[m], d2[m]), (d3[m], d4[m]))`` of pair ``m``, an int in ``[0, size/2)``
+        (a numpy integer by its value; a negative ``m`` is no pair: :class:`IRError`)."""
+        i = as_index(m)
+        if i is None or not 0 <= i < self.size // 2:
+            raise IRError(f"butterfly factor block: expected a pair index, an int in [0, {self.size // 2}), found {safe_repr(m, 40)}")
+        return ((self.d1[i], self.d2[i]), (self.d3[i], self.d4[i]))
 
     def pairs(self) -> list[tuple[int, int]]:
         """``[(p, p + stride)]`` for every pair index ``m`` in order, ``p = pair_index(size, stride, m)``.
@@ -263,12 +269,12 @@ class ButterflyFactor:
         block row that is a str or bytes (``("57", "91")`` would read as its characters) is refused."""
         size = plain_index(size)  # type: ignore[assignment]
         _check_size(size, "butterfly factor size")
-        if not hasattr(blocks, "__len__") or len(blocks) != size // 2:
-            found = len(blocks) if hasattr(blocks, "__len__") else type(blocks).__name__
+        if unordered(blocks, sized=True) or len(blocks) != size // 2:
+            found = type(blocks).__name__ if unordered(blocks, sized=True) else len(blocks)
             raise ShapeError(f"butterfly factor blocks: expected {size // 2} 2×2 blocks (size/2), found {found}")
         for m, blk in enumerate(blocks):
             if not (_row(blk) and len(blk) == 2 and all(_row(r) and len(r) == 2 for r in blk)):
-                raise ShapeError(f"butterfly factor block {m}: expected a 2×2 block ((d1, d2), (d3, d4)), found {blk!r:.80}")
+                raise ShapeError(f"butterfly factor block {m}: expected a 2×2 block ((d1, d2), (d3, d4)), found {safe_repr(blk, 80)}")
         cols = list(zip(*[(a, b, c, d) for (a, b), (c, d) in blocks])) or [(), (), (), ()]
         return ButterflyFactor(size, stride, *cols)
 
@@ -493,10 +499,10 @@ class Kaleidoscope:
         object.__setattr__(self, "groups", _items(self.groups, "kaleidoscope groups"))
         plain_fields(self, "n", "size")
         if not is_power_of_two(self.size):
-            raise ShapeError(f"kaleidoscope size: expected a power of two, found {self.size!r}")
+            raise ShapeError(f"kaleidoscope size: expected a power of two, found {safe_repr(self.size)}")
+        check_size_limit(self.size, f"kaleidoscope of size {show_int(self.size)}")
         if not isinstance(self.n, int) or isinstance(self.n, bool) or self.n < 1 or self.n > self.size:
-            raise ShapeError(f"kaleidoscope: expected 1 ≤ n ≤ size = {self.size}, found n = {self.n!r} (an int)")
-        check_size_limit(self.size, f"kaleidoscope of size {self.size}")
+            raise ShapeError(f"kaleidoscope: expected 1 ≤ n ≤ size = {self.size}, found n = {safe_repr(self.n)} (an int)")
         for i, g in enumerate(self.groups):
             if not isinstance(g, BBStar):
                 raise IRError(f"kaleidoscope group {i}: expected a BBStar, found {type(g).__name__}")
@@ -528,7 +534,7 @@ class Kaleidoscope:
         """The ``n×n`` identity as the empty product (w = 0) at ``size`` (default: ``n`` padded)."""
         n = plain_index(n)  # type: ignore[assignment]  # a numpy integer by its value, as the constructor reads it
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise ShapeError(f"kaleidoscope identity: expected an int n ≥ 1, found n = {n!r}")
+            raise ShapeError(f"kaleidoscope identity: expected an int n ≥ 1, found n = {safe_repr(n)}")
         return Kaleidoscope(n, size if size is not None else max(2, next_power_of_two(n)), ())
 
     def factor_list(self) -> FactorList:
@@ -537,7 +543,7 @@ class Kaleidoscope:
     def lift(self, size: int) -> Kaleidoscope:
         """The same ``n×n`` corner at a larger size: every group becomes ``diag(E, I)`` (docs/kaleidoscope.md §1.6)."""
         size = plain_index(size)  # type: ignore[assignment]  # its value: an int subclass's == could call any size this one
-        if size == self.size:
+        if type(size) is int and size == self.size:
             return self
         _check_size(size, f"lifting a kaleidoscope of size {self.size}", self.size)
         return Kaleidoscope(self.n, size, tuple(g.lift(size) for g in self.groups))
@@ -591,6 +597,8 @@ def product(*ks: Kaleidoscope) -> Kaleidoscope:
     """``ks[0]`` applied first, then ``ks[1]``, … (see :meth:`Kaleidoscope.then`)."""
     if not ks:
         raise IRError("kaleidoscope product: expected at least one factor")
+    if not isinstance(ks[0], Kaleidoscope):
+        raise IRError(f"kaleidoscope product: expected a Kaleidoscope, found {type(ks[0]).__name__}")
     out = ks[0]
     for k in ks[1:]:
         out = out.then(k)

@@ -30,7 +30,7 @@ from symverify.errors import IRError, ShapeError
 from symverify.ir.bigint import safe_repr, show_int
 from symverify.kernel.ir.scalar import Scalar, Sym, as_scalar, is_zero, param_names
 
-__all__ = ["CellArray", "dyadic_parts", "exact_scalars", "float64_exact"]
+__all__ = ["CellArray", "dyadic_parts", "exact_scalars", "float64_exact", "refuse_masked"]
 
 Rect = tuple[int, int, int, int, Scalar]
 _CHUNK = 1 << 16
@@ -112,6 +112,16 @@ def _exact_float64(v: Any, r: Any, c: Any, where: str) -> Any:
     return w
 
 
+def refuse_masked(a: Any, where: str) -> None:
+    """Refuse a numpy masked array (:class:`IRError`): ``numpy.asarray`` drops its mask, so its masked
+    entries would be read as the values under the mask (the executors' inputs follow the same rule)."""
+    import numpy as np
+
+    if isinstance(a, np.ma.MaskedArray):
+        raise IRError(f"{where}: a masked array; its masked entries would be read as the values under the mask: "
+                      "fill them first (a.filled(value))")
+
+
 def _read_only(a: Any) -> Any:
     """A read-only copy of the 1-d array ``a`` whose memory is a ``bytes`` object, so that its
     write flag cannot be turned back on: ``cells.vals[0] = 2.0**61`` raises instead of changing a
@@ -154,6 +164,8 @@ class CellArray(Sequence[Rect]):
                  where: str = "cell array") -> None:
         import numpy as np
 
+        for x in (rows, cols, vals):
+            refuse_masked(x, where)
         r, c, v = (np.ascontiguousarray(x) for x in (rows, cols, vals))
         if not (r.ndim == c.ndim == v.ndim == 1 and len(r) == len(c) == len(v)):
             raise ShapeError(f"{where}: expected three 1-d arrays of one length (rows, cols, values), "
@@ -217,6 +229,7 @@ class CellArray(Sequence[Rect]):
         are; integers of 2^53 or more kept exactly as ``extra``); NaN and ±inf are refused."""
         import numpy as np
 
+        refuse_masked(a, where)
         a = np.asarray(a)
         if a.ndim != 2:
             raise ShapeError(f"{where}: expected a 2-d array, found shape {a.shape}")
@@ -245,6 +258,8 @@ class CellArray(Sequence[Rect]):
         override array cells at the same place (and are dropped where 0)."""
         import numpy as np
 
+        for x in (rows, cols, vals):
+            refuse_masked(x, where)
         r, c, v = (np.asarray(x) for x in (rows, cols, vals))
         r, c = (x.astype(np.int64) if x.size == 0 else x for x in (r, c))  # an empty list reads as float64
         if r.dtype.kind not in "iu" or c.dtype.kind not in "iu":

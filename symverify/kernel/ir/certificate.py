@@ -64,7 +64,9 @@ _NEW, _SET = object.__new__, object.__setattr__  # Cell.node's direct constructi
 
 
 def _sequence(v: object) -> bool:
-    return not isinstance(v, (str, bytes, Mapping)) and hasattr(v, "__iter__")
+    """Whether ``v`` reads as an ordered sequence: not a str, bytes or mapping, iterable, and no 0-d
+    array (numpy's has ``__iter__``, which raises ``TypeError``)."""
+    return not isinstance(v, (str, bytes, Mapping)) and hasattr(v, "__iter__") and getattr(v, "ndim", None) != 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,8 +111,12 @@ class Circuit:
         return Circuit(n, d, gates, outputs, name or getattr(fn, "__name__", ""))
 
     def gate(self, node: int) -> Gate | None:
-        """The gate that defines ``node``, or None for an input."""
-        k = node - self.num_inputs
+        """The gate that defines ``node``, or None for an input; ``node`` is a node id, an int in
+        ``[0, num_nodes)`` (a numpy integer by its value), else :class:`IRError`."""
+        i = as_index(node)
+        if i is None or not 0 <= i < self.num_nodes:
+            raise IRError(f"Circuit.gate: expected a node id, an int in [0, {show_int(self.num_nodes)}), found {safe_repr(node, 40)}")
+        k = i - self.num_inputs
         return self.gates[k] if k >= 0 else None
 
     def is_linear(self) -> bool:
@@ -126,7 +130,19 @@ class Circuit:
         return param_names(c for g in self.gates for c in g.coeffs)
 
     def pretty(self, around: int | None = None, window: int = 3) -> str:
-        """Text listing, optionally only ``window`` gates either side of gate ``around``."""
+        """Text listing, optionally only ``window`` gates either side of gate ``around``: ``around`` a
+        gate index in ``[0, len(gates))``, ``window`` an int ≥ 0 (numpy integers by their values), else
+        :class:`IRError`."""
+        if around is not None:
+            a = as_index(around)
+            if a is None or not 0 <= a < len(self.gates):
+                raise IRError(f"Circuit.pretty: around: expected None or a gate index, an int in [0, {len(self.gates)}), "
+                              f"found {safe_repr(around, 40)}")
+            around = a
+        w = as_index(window)
+        if w is None or w < 0:
+            raise IRError(f"Circuit.pretty: window: expected an int ≥ 0, found {safe_repr(window, 40)}")
+        window = w
         nd = self.num_inputs
         lo, hi = 0, len(self.gates)
         if around is not None:

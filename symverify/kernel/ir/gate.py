@@ -56,9 +56,9 @@ class Gate:
         names = _COEFF_NAMES.get(self.op, ()) if isinstance(self.op, Op) else ()
         label = self.op.value if isinstance(self.op, Op) else "gate"
         if unordered(self.args):  # a dict reads as its keys
-            raise IRError(f"{label} args: expected a sequence of node ids, found {type(self.args).__name__} {self.args!r:.40}")
+            raise IRError(f"{label} args: expected a sequence of node ids, found {type(self.args).__name__} {safe_repr(self.args, 40)}")
         if unordered(self.coeffs):
-            raise IRError(f"{label} coefficients: expected a sequence, found {type(self.coeffs).__name__} {self.coeffs!r:.40}")
+            raise IRError(f"{label} coefficients: expected a sequence, found {type(self.coeffs).__name__} {safe_repr(self.coeffs, 40)}")
         # a tuple or list subclass as the items it stores, an int subclass or numpy integer as its value
         # (plain_items, as_index); a bool, a float or any other non-integer is refused here: True == 1.0 == 1,
         # so Gate.mul(0, True) would equal (and hash as) Gate.mul(0, 1) until a Circuit refused it

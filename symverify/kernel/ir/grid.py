@@ -29,7 +29,7 @@ from operator import itemgetter
 from symverify.errors import IRError, LimitError, ShapeError
 from symverify.ir import limits
 from symverify.ir.bigint import field_repr, safe_repr, show_int
-from symverify.kernel.ir.cellarray import CellArray
+from symverify.kernel.ir.cellarray import CellArray, refuse_masked
 from symverify.kernel.ir.scalar import (
     Scalar,
     as_index,
@@ -137,7 +137,7 @@ class Grid:
     @staticmethod
     def identity(size: int) -> Grid:
         """The ``size×size`` identity (refused beyond ``MAX_CELLS`` rows: it stores one rectangle per row)."""
-        Grid(size, size)  # ShapeError unless the size is a non-negative int (a float gave TypeError)
+        size = Grid(size, size).rows  # ShapeError unless the size is a non-negative int; a numpy integer as its value
         limits.check(size, "MAX_CELLS", f"Grid.identity({show_int(size)})")
         return Grid.from_cells(size, size, {(i, i): 1 for i in range(size)})
 
@@ -172,6 +172,8 @@ class Grid:
         from symverify.kernel.ir.scalar import sym
 
         g = Grid(rows, cols)  # ShapeError unless both sizes are non-negative ints (a float gave TypeError)
+        if not isinstance(name, str):
+            raise IRError(f"Grid.symbolic: expected a str name, found {type(name).__name__} {safe_repr(name, 40)}")
         name, rows, cols = plain_str(name), g.rows, g.cols  # plain values: the sizes' and the name's own methods are not read
         limits.check(rows * cols, "MAX_CELLS", f"Grid.symbolic({name!r}, {show_int(rows)}, {show_int(cols)})")
         return Grid.from_cells(rows, cols, {(i, j): sym(f"{name}[{i}][{j}]") for i in range(rows) for j in range(cols)})
@@ -180,7 +182,8 @@ class Grid:
     def from_array(a: object, where: str = "array") -> Grid:
         """The exact grid of a 2-d float or integer array (numpy, or anything with ``.numpy()``):
         each float is read as the dyadic rational it is (``Fraction(x)``), in bulk, without one
-        Python object per cell; zeros (±0) are not stored; NaN and ±inf raise :class:`IRError`.
+        Python object per cell; zeros (±0) are not stored; NaN and ±inf raise :class:`IRError`, and so do a
+        masked array (its mask would be dropped), a meta tensor (no values) and a sparse tensor.
 
         >>> import numpy as np
         >>> Grid.from_array(np.array([[0.5, 0.0], [0.0, -3.0]], dtype=np.float32)).to_rows()
@@ -188,7 +191,12 @@ class Grid:
         """
         import numpy as np
 
+        refuse_masked(a, where)
         if hasattr(a, "detach"):  # a torch tensor (bfloat16 has no numpy dtype: widened, exactly)
+            if getattr(a, "is_meta", False):
+                raise IRError(f"{where}: expected values, found a meta tensor of shape {tuple(a.shape)} (it has no data)")  # type: ignore[attr-defined]
+            if str(getattr(a, "layout", "torch.strided")) != "torch.strided":
+                raise IRError(f"{where}: expected a dense tensor, found a {a.layout} tensor; convert it first (a.to_dense())")  # type: ignore[attr-defined]
             t = a.detach().cpu()  # type: ignore[attr-defined]
             arr = (t.double() if t.is_floating_point() else t).numpy()
         else:
@@ -202,6 +210,8 @@ class Grid:
     @staticmethod
     def from_rows(values: Sequence[Sequence[object]], rows: int | None = None, cols: int | None = None) -> Grid:
         """A grid from a nested list (or a 2-d integer array: numpy's too); zero cells are not stored.
+        ``rows`` and ``cols``, when given, are non-negative ints the rows and their entries must count
+        (else a :class:`ShapeError`), as must every row anything but a sequence (an :class:`IRError`).
 
         >>> Grid.from_rows([[0, "1/2"], [3, 0]]).nonzero_count()
         2
@@ -212,16 +222,25 @@ class Grid:
                           "Grid.from_array reads each float as the dyadic rational it is")
         _sequence(values, "rows")
         values = plain_items(values)  # a list or tuple subclass as the rows it stores: read for its length, then its items
-        r = len(values) if rows is None else rows
-        c = (len(values[0]) if len(values) > 0 else 0) if cols is None else cols
+        given: list[int | None] = []
+        for name, size in (("rows", rows), ("cols", cols)):
+            i = None if size is None else as_index(size)
+            if size is not None and (i is None or i < 0):
+                raise ShapeError(f"Grid.from_rows: {name}: expected a non-negative int (or None: counted), found {safe_repr(size, 40)}")
+            given.append(i)
+        if cols is None and len(values) > 0:
+            _sequence(values[0], "row 0")
+        nr, nc = given
+        r = len(values) if nr is None else nr
+        c = (len(plain_items(values[0])) if len(values) > 0 else 0) if nc is None else nc
         if len(values) != r:
-            raise ShapeError(f"expected {r} rows, found {len(values)}")
+            raise ShapeError(f"Grid.from_rows: expected {show_int(r)} rows, found {len(values)}")
         cells: dict[tuple[int, int], object] = {}
         for i, row in enumerate(values):
             _sequence(row, f"row {i}")
             row = plain_items(row)
             if len(row) != c:
-                raise ShapeError(f"row {i}: expected {c} entries, found {len(row)}")
+                raise ShapeError(f"Grid.from_rows: row {i}: expected {show_int(c)} entries, found {len(row)}")
             for j, v in enumerate(row):
                 s = as_scalar(v, f"entry ({i}, {j})")
                 if not is_zero(s):

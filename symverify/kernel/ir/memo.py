@@ -5,7 +5,16 @@ Circuits, models, grids and kaleidoscopes are immutable, so anything computed fr
 while the object lives. :class:`IdentityMemo` finds an entry by the object's identity plus a
 hashable key (the other inputs of the function) and keeps the object itself alive in the entry,
 so its ``id`` cannot be reused by another object while the entry exists. The least recently used
-entry goes first. A memo may be shared by threads (``verify`` from several threads, Dask's
+entry goes first.
+
+An entry also records what the object's own fields held when it was stored (:func:`fields_now`: the
+objects its slots and instance dict refer to, by identity), and a lookup that finds them changed is
+a miss. "Immutable" is a convention Python does not enforce: ``object.__setattr__(circuit, "gates",
+...)`` rewrites a frozen dataclass after its checks and after a ``verify`` filled the memos, and a hit
+would then hand the new content the old content's program, bounds, fingerprint or plainness check
+(a randomized ``proved`` of the old gates). Not seen: a field written in place *inside* an object the
+key refers to (a gate of the circuit's tuple), which a lookup could only find by walking the whole
+object. A memo may be shared by threads (``verify`` from several threads, Dask's
 threaded workers): every read and write holds its lock, so one thread's eviction never meets
 another's lookup half done.
 
@@ -21,15 +30,79 @@ another's lookup half done.
 from __future__ import annotations
 
 import threading
+import types
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from itertools import chain
+from operator import attrgetter, is_
 from typing import Generic, TypeVar
 
 from symverify.errors import UsageError
 
-__all__ = ["IdentityMemo"]
+__all__ = ["IdentityMemo", "fields_now"]
 
 V = TypeVar("V")
+
+_UNSET = object()
+_READERS: dict[type, tuple[tuple[types.MemberDescriptorType, ...], Callable[[object], tuple[object, ...]] | None]] = {}
+
+
+def _reader(kind: type) -> tuple[tuple[types.MemberDescriptorType, ...], Callable[[object], tuple[object, ...]] | None]:
+    """The slot descriptors of ``kind`` and its bases, and (kept per class) a C-level reader of all of
+    them (``attrgetter`` of their names) where each name reaches its own slot on ``kind`` (no property
+    or other slot of a subclass shadows it), else None."""
+    found = _READERS.get(kind)
+    if found is None:
+        slots = tuple(v for c in kind.__mro__ for v in vars(c).values() if isinstance(v, types.MemberDescriptorType))
+        names = [s.__name__ for s in slots]
+        direct = len(set(names)) == len(names) and all(getattr(kind, n, None) is s for n, s in zip(names, slots))
+        read: Callable[[object], tuple[object, ...]] | None = None
+        if direct and len(names) > 1:
+            read = attrgetter(*names)
+        elif direct and names:
+            one = attrgetter(names[0])
+            read = lambda obj: (one(obj),)  # noqa: E731
+        found = _READERS[kind] = (slots, read)
+    return found
+
+
+def fields_now(obj: object) -> tuple[object, ...]:
+    """The objects ``obj``'s own fields refer to now: the value of each of its slots (``_UNSET`` where
+    unset), then each key and value of its instance dict, in order. Two snapshots of one object whose
+    items are the same objects (``is``) mean no field of it was assigned in between.
+
+    >>> from symverify.kernel.ir.circuit import Circuit, Gate
+    >>> c = Circuit(1, 1, (Gate.mul(0, 0),), (1,))
+    >>> before = fields_now(c)
+    >>> object.__setattr__(c, "gates", (Gate.add(0, 0),))
+    >>> _same(before, fields_now(c))
+    False
+    """
+    kind = type(obj)
+    slots, read = _reader(kind)
+    state: tuple[object, ...] = ()
+    if slots:
+        try:
+            state = read(obj) if read is not None else tuple(slot.__get__(obj, kind) for slot in slots)
+        except AttributeError:  # a slot not set
+            state = tuple(_slot_value(slot, obj, kind) for slot in slots)
+    if kind.__dictoffset__:
+        own = getattr(obj, "__dict__", None)
+        if type(own) is dict and own:
+            state += tuple(chain.from_iterable(own.items()))
+    return state
+
+
+def _slot_value(slot: types.MemberDescriptorType, obj: object, kind: type) -> object:
+    try:
+        return slot.__get__(obj, kind)
+    except AttributeError:
+        return _UNSET
+
+
+def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    """Whether two :func:`fields_now` snapshots hold the same objects, item by item."""
+    return len(a) == len(b) and all(map(is_, a, b))
 
 
 class IdentityMemo(Generic[V]):
@@ -43,27 +116,31 @@ class IdentityMemo(Generic[V]):
         if type(size) is not int or size < 1:  # a bool, float or numpy int is no size
             raise UsageError(f"IdentityMemo size: expected an int ≥ 1, found {type(size).__name__} {size!r:.40}")
         self.size = size
-        self._entries: OrderedDict[tuple[int, Hashable], tuple[object, V]] = OrderedDict()
+        self._entries: OrderedDict[tuple[int, Hashable], tuple[object, tuple[object, ...], V]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, obj: object, key: Hashable = ()) -> V | None:
-        """The value stored for ``obj`` (this very object) and ``key``, or None."""
+        """The value stored for ``obj`` (this very object, its fields unchanged since: :func:`fields_now`)
+        and ``key``, or None."""
         k = (id(obj), key)
+        state = fields_now(obj)
         with self._lock:
             hit = self._entries.get(k)
-            if hit is None or hit[0] is not obj:
+            if hit is None or hit[0] is not obj or not _same(hit[1], state):
                 return None
             self._entries.move_to_end(k)
-            return hit[1]
+            return hit[2]
 
     def put(self, obj: object, value: V, key: Hashable = ()) -> V:
-        """Store ``value`` for ``obj`` and ``key`` (evicting the least recently used entry). The
-        entries it drops are released after the lock: a finalizer they run may use this memo."""
+        """Store ``value`` for ``obj`` as its fields are now (:func:`fields_now`) and ``key`` (evicting
+        the least recently used entry). The entries it drops are released after the lock: a finalizer
+        they run may use this memo."""
         k = (id(obj), key)
+        state = fields_now(obj)
         dropped: list[object] = []
         with self._lock:
             dropped.append(self._entries.get(k))
-            self._entries[k] = (obj, value)
+            self._entries[k] = (obj, state, value)
             self._entries.move_to_end(k)
             while len(self._entries) > self.size:
                 dropped.append(self._entries.popitem(last=False))

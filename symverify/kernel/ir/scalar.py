@@ -100,27 +100,27 @@ def _check_terms(terms: object) -> None:
     for k, term in enumerate(terms):
         where = f"Sym term {k}"
         if not (type(term) is tuple and len(term) == 2):
-            raise IRError(f"{where}: expected a (monomial, coefficient) pair, found {term!r:.80}")
+            raise IRError(f"{where}: expected a (monomial, coefficient) pair, found {safe_repr(term, 80)}")
         mono, c = term
         if (type(c) is not Fraction or type(num := c.numerator) is not int or type(den := c.denominator) is not int
                 or num == 0 or den < 1 or math.gcd(num, den) != 1):
-            raise IRError(f"{where}: expected a nonzero Fraction coefficient in lowest terms, found {c!r:.80}")
+            raise IRError(f"{where}: expected a nonzero Fraction coefficient in lowest terms, found {safe_repr(c, 80)}")
         if type(mono) is not tuple:
-            raise IRError(f"{where}: expected a monomial tuple of (name, exponent) pairs, found {mono!r:.80}")
+            raise IRError(f"{where}: expected a monomial tuple of (name, exponent) pairs, found {safe_repr(mono, 80)}")
         last = None
         for item in mono:
             if not (type(item) is tuple and len(item) == 2):
-                raise IRError(f"{where}: expected (name, exponent) pairs in the monomial, found {item!r:.80}")
+                raise IRError(f"{where}: expected (name, exponent) pairs in the monomial, found {safe_repr(item, 80)}")
             name, e = item
             if type(name) is not str or not _NAME.match(name):
-                raise IRError(f"{where}: a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r:.80}")
+                raise IRError(f"{where}: a parameter name must be an identifier such as 'a' or 'D1[3]'; found {safe_repr(name, 80)}")
             if type(e) is not int or e < 1:
-                raise IRError(f"{where}: the exponent of {name!r} must be a positive int, found {e!r:.80}")
+                raise IRError(f"{where}: the exponent of {name!r} must be a positive int, found {safe_repr(e, 80)}")
             if last is not None and name <= last:
                 raise IRError(f"{where}: monomial names must be sorted and distinct, found {name!r} after {last!r}")
             last = name
         if prev is not None and mono <= prev:
-            raise IRError(f"{where}: terms must be sorted by monomial with no repeats, found {mono!r:.80} after {prev!r:.80}")
+            raise IRError(f"{where}: terms must be sorted by monomial with no repeats, found {safe_repr(mono, 80)} after {safe_repr(prev, 80)}")
         prev = mono
     if len(terms) == 1 and terms[0][0] == ():
         raise IRError("Sym terms: a lone constant term is not canonical (use the int or Fraction itself)")
@@ -224,7 +224,7 @@ class Sym:
         directly (exponents multiply), and a power whose term count could exceed
         :data:`MAX_SYM_TERMS` (``C(k + t − 1, t − 1)`` for ``t`` terms) is refused."""
         if type(k) is not int or k < 0:
-            raise IRError(f"Sym ** k: expected an int exponent k ≥ 0, found {k!r:.40} "
+            raise IRError(f"Sym ** k: expected an int exponent k ≥ 0, found {safe_repr(k, 40)} "
                           "(a Sym is a polynomial; negative powers are not allowed)")
         if k == 0:
             return 1
@@ -264,7 +264,7 @@ def _lift(x: object) -> Sym | None:
 def sym(name: str) -> Sym:
     """The parameter called ``name`` (an identifier; dots and brackets allowed, e.g. ``D1[3]``)."""
     if not isinstance(name, str) or not _NAME.match(name):
-        raise IRError(f"a parameter name must be an identifier such as 'a' or 'D1[3]'; found {name!r}")
+        raise IRError(f"a parameter name must be an identifier such as 'a' or 'D1[3]'; found {safe_repr(name)}")
     return _raw(((((plain_str(name), 1),), Fraction(1)),))  # a plain str, as Sym terms require
 
 
@@ -289,8 +289,8 @@ def as_scalar(x: object, where: str = "value") -> Scalar:
         return _norm_rational(x, where)
     if isinstance(x, Sym):  # a subclass as the plain Sym of its stored terms (its methods may answer otherwise)
         return x if type(x) is Sym else Sym(_SYM_TERMS.__get__(x))
-    if isinstance(x, Integral) and not isinstance(x, float):  # a float subclass registered as Integral: int() truncates
-        return int(x)
+    if isinstance(x, Integral) and not isinstance(x, float) and type(x).__name__ != "timedelta64":
+        return int(x)  # not a float subclass registered as Integral (int() truncates), nor numpy's duration (a signedinteger)
     if isinstance(x, str):
         try:
             return parse_scalar(x, where)
@@ -309,7 +309,7 @@ def as_scalar(x: object, where: str = "value") -> Scalar:
     mod = type(x).__module__ or ""
     if mod.startswith("sympy"):
         return _from_sympy_number(x, where)
-    raise IRError(f"{where}: expected an exact value (int, Fraction, Sym or a string like '1/2'), found {type(x).__name__} {x!r}")
+    raise IRError(f"{where}: expected an exact value (int, Fraction, Sym or a string like '1/2'), found {type(x).__name__} {safe_repr(x)}")
 
 
 _SYM_TERMS = Sym.__dict__["terms"]
@@ -409,9 +409,12 @@ def power(base: Any, k: int) -> Any:
 
 
 def is_bool(x: object) -> bool:
-    """Whether ``x`` is a bool, Python's or numpy's (``np.bool`` in numpy 2, ``np.bool_``): a truth
-    value, never a number or an index here."""
-    return isinstance(x, bool) or (type(x).__module__ == "numpy" and type(x).__name__ in ("bool", "bool_"))
+    """Whether ``x`` is a bool, Python's or numpy's (``np.bool`` in numpy 2, ``np.bool_``), or a 0-d array
+    or tensor of bool dtype (``torch.tensor(True)`` has ``__index__``, so it would read as the index 1):
+    a truth value, never a number or an index here."""
+    if isinstance(x, bool) or (type(x).__module__ == "numpy" and type(x).__name__ in ("bool", "bool_")):
+        return True
+    return str(getattr(x, "dtype", "")) in ("bool", "torch.bool") and getattr(x, "ndim", None) == 0
 
 
 def plain_int(x: object) -> object:
