@@ -43,10 +43,11 @@ from dataclasses import dataclass
 from symverify.compiler.result import Compiled, source_meta
 from symverify.errors import CompileError, IRError
 from symverify.ir import limits
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, is_bool, is_zero
 from symverify.library import RetNetNodes, RetNetWeights, retnet_layout, retnet_stack_weights, retnet_weights
 
 __all__ = ["retnet_direct", "retnet_stack_direct", "direct_layout", "DirectLayout"]
@@ -350,9 +351,13 @@ def retnet_stack_direct(N: int, d: int, layers: int | Sequence[RetNetWeights], *
     :class:`~symverify.library.RetNetWeights`.
 
     Raises:
-        CompileError: bad sizes or weights.
+        CompileError: bad sizes or weights, or ``fuse`` not ``True`` or ``False`` (a numpy bool by its
+            value: ``fuse="no"`` would otherwise read as true and fuse).
         LimitError: an ``N×d'`` state over :data:`~symverify.ir.limits.MAX_CELLS` cells.
     """
+    if not is_bool(fuse):
+        raise CompileError(f"retnet_stack_direct: fuse: expected True or False, found {type(fuse).__name__} {safe_repr(fuse, 40)}")
+    fuse = bool(fuse)
     direct_layout(N, d, group)
     try:
         ws = retnet_stack_weights(d, layers)

@@ -1,0 +1,23 @@
+"""The construction libraries' flag and label arguments: a value that is not what the argument
+takes is refused with a :class:`~symverify.errors.SymverifyError` naming the argument, never read
+by its truth value (``fuse="no"`` fusing) nor failing later with a message about something else."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symverify.compiler.retnet import retnet_stack_direct
+from symverify.errors import CompileError
+
+
+@pytest.mark.parametrize("fuse", ["no", "", 0, 1, None, 2.0, [True]])
+def test_retnet_stack_direct_refuses_a_fuse_that_is_not_a_bool(fuse: object) -> None:
+    with pytest.raises(CompileError, match=r"retnet_stack_direct: fuse: expected True or False, found"):
+        retnet_stack_direct(2, 1, 2, fuse=fuse)
+
+
+@pytest.mark.parametrize("fuse", [False, True, np.bool_(True), np.bool_(False)])
+def test_retnet_stack_direct_takes_a_bool_fuse_by_its_value(fuse: object) -> None:
+    out = retnet_stack_direct(2, 1, 2, fuse=fuse)
+    assert out.resources["layers"] == (7 if fuse else 8)  # k·3G + 1 fused, k·(3G + 1) not
