@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from symverify.compiler.retnet import retnet_stack_direct
-from symverify.errors import CompileError
+from symverify.errors import CompileError, IRError
+from symverify.gadgets.compose import compose
+from symverify.gadgets.primitives import identity, shift_down
 
 
 @pytest.mark.parametrize("fuse", ["no", "", 0, 1, None, 2.0, [True]])
@@ -21,3 +23,16 @@ def test_retnet_stack_direct_refuses_a_fuse_that_is_not_a_bool(fuse: object) -> 
 def test_retnet_stack_direct_takes_a_bool_fuse_by_its_value(fuse: object) -> None:
     out = retnet_stack_direct(2, 1, 2, fuse=fuse)
     assert out.resources["layers"] == (7 if fuse else 8)  # k·3G + 1 fused, k·(3G + 1) not
+
+
+@pytest.mark.parametrize("flag", ["no", "", 0, None, [False]])
+def test_compose_refuses_a_check_interfaces_that_is_not_a_bool(flag: object) -> None:
+    """``check_interfaces="no"`` read as true (and ``0`` as false, skipping the clean-interface check)."""
+    with pytest.raises(IRError, match=r"compose: check_interfaces: expected True or False, found"):
+        compose(identity(2, 1), identity(2, 1), check_interfaces=flag)
+
+
+def test_compose_takes_a_numpy_bool_check_interfaces_by_its_value() -> None:
+    parts = (shift_down(2, 1, 1), identity(2, 1))
+    assert compose(*parts, check_interfaces=np.bool_(True)).depth == 2
+    assert compose(*parts, check_interfaces=np.bool_(False)).depth == 2
