@@ -7,10 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from symverify.compiler.gated import gated_conv_direct
 from symverify.compiler.retnet import retnet_stack_direct
 from symverify.errors import CompileError, IRError
 from symverify.gadgets.compose import compose
 from symverify.gadgets.primitives import identity, shift_down
+from symverify.library_gated import gated_conv_weights
 
 
 @pytest.mark.parametrize("fuse", ["no", "", 0, 1, None, 2.0, [True]])
@@ -36,3 +38,16 @@ def test_compose_takes_a_numpy_bool_check_interfaces_by_its_value() -> None:
     parts = (shift_down(2, 1, 1), identity(2, 1))
     assert compose(*parts, check_interfaces=np.bool_(True)).depth == 2
     assert compose(*parts, check_interfaces=np.bool_(False)).depth == 2
+
+
+@pytest.mark.parametrize("method", [3, None, b"gated", ["gated"], ""])
+def test_gated_conv_direct_refuses_a_method_that_is_not_a_name(method: object) -> None:
+    """``method=3`` failed in the certificate's meta ("expected (key, value) string pairs"), naming
+    neither the function nor the argument."""
+    with pytest.raises(CompileError, match=r"gated_conv_direct: method: expected a non-empty str .*found"):
+        gated_conv_direct(2, gated_conv_weights(2, 1), method=method)
+
+
+def test_gated_conv_direct_names_its_result_by_method() -> None:
+    out = gated_conv_direct(2, gated_conv_weights(2, 1), method="mine")
+    assert out.method == "mine" and ("construction", "mine") in out.certificate.meta
