@@ -4,14 +4,18 @@ by its truth value (``fuse="no"`` fusing) nor failing later with a message about
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from symverify.compiler.gated import gated_conv_direct
-from symverify.compiler.retnet import retnet_stack_direct
+from symverify.compiler.retnet import direct_layout, retnet_direct, retnet_stack_direct
 from symverify.errors import CompileError, IRError
 from symverify.gadgets.compose import compose
 from symverify.gadgets.primitives import identity, shift_down
+from symverify.kernel.verification import verify
+from symverify.library import retnet
 from symverify.library_gated import gated_conv_weights
 
 
@@ -51,3 +55,25 @@ def test_gated_conv_direct_refuses_a_method_that_is_not_a_name(method: object) -
 def test_gated_conv_direct_names_its_result_by_method() -> None:
     out = gated_conv_direct(2, gated_conv_weights(2, 1), method="mine")
     assert out.method == "mine" and ("construction", "mine") in out.certificate.meta
+
+
+@pytest.mark.parametrize("size", [np.int64(2), np.int32(2), np.uint8(2)])
+def test_retnet_direct_reads_numpy_sizes_as_retnet_does(size: object) -> None:
+    """``library.retnet(np.int64(2), 2)`` builds the circuit; its direct model refused the same size."""
+    want = retnet_direct(2, 2, group=1)
+    for out in (retnet_direct(size, 2, group=1), retnet_direct(2, size, group=1), retnet_direct(2, 2, group=np.int64(1))):
+        assert out.model == want.model and out.certificate == want.certificate
+    assert retnet_stack_direct(size, 1, size).model == retnet_stack_direct(2, 1, 2).model
+    assert direct_layout(size, size) == direct_layout(2, 2)
+    assert verify(retnet(size, 2), retnet_direct(size, 2)).proved
+
+
+@pytest.mark.parametrize("call, where", [
+    (lambda: retnet_stack_direct(0, 1, 1), "retnet_stack_direct"),
+    (lambda: retnet_stack_direct(2, 2, 1, group=3), "retnet_stack_direct"),
+    (lambda: retnet_direct(0, 1), "retnet_direct"),
+    (lambda: retnet_direct(2, 1, group=2.0), "retnet_direct"),
+])
+def test_retnet_direct_size_errors_name_the_function_called(call: Any, where: str) -> None:
+    with pytest.raises(CompileError, match=rf"^{where}: (N must be a positive int|group must be an int in \[1, d\])"):
+        call()
