@@ -11,9 +11,10 @@ import pytest
 
 from symverify.compiler.gated import gated_conv_direct
 from symverify.compiler.retnet import direct_layout, retnet_direct, retnet_stack_direct
-from symverify.errors import CompileError, IRError
+from symverify.errors import CompileError, IRError, ShapeError
 from symverify.gadgets.compose import compose
-from symverify.gadgets.primitives import identity, shift_down
+from symverify.gadgets.primitives import identity, impulse, shift_down, shift_up
+from symverify.kernel.ir.grid import Grid
 from symverify.kernel.verification import verify
 from symverify.library import retnet
 from symverify.library_gated import gated_conv_weights
@@ -77,3 +78,33 @@ def test_retnet_direct_reads_numpy_sizes_as_retnet_does(size: object) -> None:
 def test_retnet_direct_size_errors_name_the_function_called(call: Any, where: str) -> None:
     with pytest.raises(CompileError, match=rf"^{where}: (N must be a positive int|group must be an int in \[1, d\])"):
         call()
+
+
+@pytest.mark.parametrize("args, error, match", [
+    ((4, 2, -1), ShapeError, r"^impulse: expected a lag with 0 ≤ lag < inner_n = 4, found -1"),
+    ((4, 2, 4), ShapeError, r"^impulse: expected a lag with 0 ≤ lag < inner_n = 4, found 4"),
+    ((4, 2, True), ShapeError, r"^impulse: expected an int lag, found True"),
+    ((4, 2, 1.0), ShapeError, r"^impulse: expected an int lag, found 1.0"),
+    ((4, 2, 1, [2]), ShapeError, r"^impulse cols: expected columns in \[0, 2\), found \[2\]"),
+    ((4, 2, 1, [-1]), ShapeError, r"^impulse cols: expected columns in \[0, 2\), found \[-1\]"),
+    ((4, 2, 1, []), ShapeError, r"^impulse cols: expected a non-empty list of ints"),
+    ((0, 2, 0), ShapeError, r"^impulse: expected a positive int inner_n, found 0"),
+])
+def test_impulse_refuses_bad_arguments_naming_itself(args: tuple[Any, ...], error: type[Exception], match: str) -> None:
+    """``impulse(4, 2, -1)`` failed in the grid ("grid rectangle 0: rows [-1, 0) … do not fit") and
+    ``impulse(4, 2, True)`` read the bool as row 1 of a cell; neither named impulse or its lag."""
+    with pytest.raises(error, match=match):
+        impulse(*args)
+
+
+def test_impulse_is_e_lag_on_its_columns() -> None:
+    assert impulse(4, 3, 2, [0, 2]) == Grid.from_cells(4, 3, {(2, 0): 1, (2, 2): 1})
+
+
+@pytest.mark.parametrize("make", [shift_down, shift_up])
+@pytest.mark.parametrize("s, typename", [(np.int64(1), "int64"), (1.0, "float"), (True, "bool")])
+def test_shift_gadgets_name_the_type_of_a_shift_that_is_not_an_int(make: Any, s: object, typename: str) -> None:
+    """A shift of 1 given as a numpy integer, float or bool was refused as if out of range
+    ("expected a shift s with 0 ≤ s < N' = 4, found 1.0")."""
+    with pytest.raises(IRError, match=rf"{make.__name__}: expected an int shift s with 0 ≤ s < N' = 4, found {typename} "):
+        make(4, 2, s)
