@@ -1,0 +1,39 @@
+"""``str(Compiled)``, the summary ``symverify compile`` prints, states each resource against its
+bound as ``over_bound()`` judges it: a resource over its bound is never written as within it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import symverify as sv
+from symverify.compiler.result import Compiled
+from symverify.kernel.ir.circuit import Circuit, Gate
+
+
+@pytest.fixture(scope="module")
+def compiled() -> Compiled:
+    return sv.compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense")
+
+
+def test_a_resource_over_its_bound_is_not_written_as_within_it(compiled: Compiled) -> None:
+    """The summary wrote ``layers=2 (≤ 1)`` for a result whose ``over_bound()`` is ``['layers']``."""
+    over = replace(compiled, bounds={**compiled.bounds, "layers": 1})
+    assert over.over_bound() == ["layers"]
+    text = str(over)
+    assert "layers=2 (> 1: over bound)" in text and "(≤ 1)" not in text.split("inner_n")[0]
+
+
+def test_a_stated_bound_without_a_resource_is_listed(compiled: Compiled) -> None:
+    """A bound with no resource (``over_bound()`` lists it) was left out of the summary."""
+    over = replace(compiled, bounds={**compiled.bounds, "stages": 3})
+    assert "stages" in over.over_bound()
+    assert "stages: no value (bound 3)" in str(over)
+
+
+def test_resources_within_their_bounds_read_as_before(compiled: Compiled) -> None:
+    assert compiled.over_bound() == []
+    text = str(compiled)
+    assert text.startswith("dense compilation → BaseConv model")
+    assert "layers=2 (≤ 7)" in text and "over bound" not in text and "no value" not in text
