@@ -37,3 +37,16 @@ def test_resources_within_their_bounds_read_as_before(compiled: Compiled) -> Non
     text = str(compiled)
     assert text.startswith("dense compilation → BaseConv model")
     assert "layers=2 (≤ 7)" in text and "over bound" not in text and "no value" not in text
+
+
+def test_a_factorizations_wiring_title_marks_a_resource_over_its_bound() -> None:
+    """``plot_butterfly``'s title for a factorization wrote ``w=1 (≤ 0)`` for one whose ``over_bound()``
+    is ``['w']``."""
+    from symverify.kaleidoscope import permutation_to_kaleidoscope
+    from symverify.viz.butterfly import wiring
+
+    f = permutation_to_kaleidoscope([1, 0, 3, 2])
+    assert "w=1 (≤ 1), N=4 (≤ 4)" in wiring(f).title
+    over = replace(f, bounds={**f.bounds, "w": 0})
+    assert over.over_bound() == ["w"]
+    assert "w=1 (> 0: over bound), N=4 (≤ 4)" in wiring(over).title
