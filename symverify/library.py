@@ -345,6 +345,13 @@ def retnet_layout(N: int, d: int, layers: Sequence[RetNetWeights], name: str | N
     """
     if not isinstance(N, int) or isinstance(N, bool) or N < 1:
         raise IRError(f"retnet: expected a positive int N (the sequence length), found {N!r}")
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+        raise IRError(f"retnet: expected a positive int d, found {type(d).__name__} {safe_repr(d, 40)}")
+    if isinstance(layers, (str, bytes)) or unordered(layers) or not isinstance(layers, Sequence):
+        raise IRError(f"retnet: expected a sequence of RetNetWeights (one per layer), found {type(layers).__name__} "
+                      f"{safe_repr(layers, 40)}")
+    if name is not None and not isinstance(name, str):
+        raise IRError(f"retnet: expected a str name or None, found {type(name).__name__} {safe_repr(name, 40)}")
     if not layers:
         raise IRError("retnet: expected at least one layer")
     for k, w in enumerate(layers):

@@ -12,11 +12,11 @@ import pytest
 from symverify.compiler.gated import gated_conv_direct
 from symverify.compiler.retnet import direct_layout, retnet_direct, retnet_stack_direct
 from symverify.errors import CompileError, IRError, ShapeError
-from symverify.gadgets.compose import compose
-from symverify.gadgets.primitives import identity, impulse, shift_down, shift_up
+from symverify.gadgets.compose import compose, pad
+from symverify.gadgets.primitives import affine_map, identity, impulse, shift_down, shift_up
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.verification import verify
-from symverify.library import retnet
+from symverify.library import retnet, retnet_layout, retnet_weights
 from symverify.library_gated import gated_conv_weights
 
 
@@ -108,3 +108,25 @@ def test_shift_gadgets_name_the_type_of_a_shift_that_is_not_an_int(make: Any, s:
     ("expected a shift s with 0 ≤ s < N' = 4, found 1.0")."""
     with pytest.raises(IRError, match=rf"{make.__name__}: expected an int shift s with 0 ≤ s < N' = 4, found {typename} "):
         make(4, 2, s)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: affine_map(None, 2), IRError, r"^affine_map W: expected a Grid, found NoneType"),
+    (lambda: affine_map([[1, 0], [0, 1]], 2), IRError, r"^affine_map W: expected a Grid, found list"),
+    (lambda: pad("x", 2, 2), IRError, r"^pad: expected a Fragment, found str"),
+    (lambda: retnet_layout(2, 1, 2), IRError, r"^retnet: expected a sequence of RetNetWeights .*found int 2"),
+    (lambda: retnet_layout(2, 1, {retnet_weights(1)}), IRError, r"^retnet: expected a sequence of RetNetWeights .*found set"),
+    (lambda: retnet_layout(2, None, [retnet_weights(1)]), IRError, r"^retnet: expected a positive int d, found NoneType"),
+    (lambda: retnet_layout(2, 1.0, [retnet_weights(1)]), IRError, r"^retnet: expected a positive int d, found float 1.0"),
+    (lambda: retnet_layout(2, 1, [retnet_weights(1)], name=3), IRError, r"^retnet: expected a str name or None, found int 3"),
+])
+def test_builders_refuse_arguments_of_the_wrong_kind(call: Any, error: type[Exception], match: str) -> None:
+    """Each of these failed with an ``AttributeError`` or ``TypeError`` (``'int' object is not iterable``)."""
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_retnet_layout_is_the_circuit_retnet_returns() -> None:
+    w = retnet_weights(1)
+    circuit, nodes = retnet_layout(2, 1, [w])
+    assert circuit == retnet(2, 1) and len(nodes) == 1

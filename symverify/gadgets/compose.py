@@ -129,6 +129,8 @@ def pad(frag: Fragment, inner_n: int, inner_d: int) -> Fragment:
     :data:`symverify.ir.limits.MAX_CELLS` (:class:`~symverify.errors.LimitError` naming both, at
     once: a larger state could never be evaluated or verified), not below the fragment's own.
     """
+    if not isinstance(frag, Fragment):
+        raise IRError(f"pad: expected a Fragment, found {type(frag).__name__}")
     _check_size(inner_n, inner_d, "pad")
     nn, dd = frag.inner_n, frag.inner_d
     if (inner_n, inner_d) == (nn, dd):

@@ -195,6 +195,8 @@ def affine_map(W: Grid, inner_n: int, bias: Grid | None = None, rows: Sequence[i
     linear-map primitive with a constant (the constant primitive's ``b1``) and a positional gate on
     ``b2``; every nonzero weight matters, which the dense compiler's mutation tests rely on.
     """
+    if not isinstance(W, Grid):  # before its shape is read
+        raise IRError(f"affine_map W: expected a Grid, found {type(W).__name__}")
     _check_grid(W, W.rows, W.rows, "affine_map W")
     dd = W.rows
     _check_size(inner_n, dd, "affine_map", ("inner_n", "W.rows"))
