@@ -130,3 +130,15 @@ def test_retnet_layout_is_the_circuit_retnet_returns() -> None:
     w = retnet_weights(1)
     circuit, nodes = retnet_layout(2, 1, [w])
     assert circuit == retnet(2, 1) and len(nodes) == 1
+
+
+@pytest.mark.parametrize("prefix", [True, float("nan"), 3, None, b"L"])
+def test_retnet_weights_refuses_a_prefix_that_is_not_a_str(prefix: object) -> None:
+    """``prefix=True`` named the weights ``Truegamma``, ``TrueW_A[0][0]``, … without a word."""
+    with pytest.raises(IRError, match=r"^retnet_weights: expected a str prefix, found"):
+        retnet_weights(1, prefix=prefix)
+
+
+def test_retnet_weights_names_its_symbols_by_a_str_prefix() -> None:
+    assert str(retnet_weights(1, prefix="L0.").gamma) == "L0.gamma"
+
