@@ -17,7 +17,7 @@ from symverify.gadgets.primitives import affine_map, identity, impulse, shift_do
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.verification import verify
 from symverify.library import retnet, retnet_layout, retnet_weights
-from symverify.library_gated import gated_conv_weights
+from symverify.library_gated import gated_conv_weights, hyena
 
 
 @pytest.mark.parametrize("fuse", ["no", "", 0, 1, None, 2.0, [True]])
@@ -142,3 +142,20 @@ def test_retnet_weights_refuses_a_prefix_that_is_not_a_str(prefix: object) -> No
 def test_retnet_weights_names_its_symbols_by_a_str_prefix() -> None:
     assert str(retnet_weights(1, prefix="L0.").gamma) == "L0.gamma"
 
+
+@pytest.mark.parametrize("build", [
+    lambda: gated_conv_weights(3, 1, long_skip=[None]),
+    lambda: gated_conv_weights(3, 2, order=3, long_skip=[[1, 2], None]),
+    lambda: hyena(3, 1, filter_bias=[None]),
+])
+def test_a_skip_vector_given_as_none_inside_long_skip_is_refused(build: Any) -> None:
+    """``long_skip=[None]`` made the skip symbolic (``D1[0]``): only a whole argument left None is
+    symbolic, a row inside a given argument must be given (as for ``W_in=[None]``)."""
+    with pytest.raises(IRError, match=r"long_skip\[\d\]: expected \d entries, found None \(None makes a whole weight "
+                                      r"argument symbolic; a row inside a given argument must be given\)"):
+        build()
+
+
+def test_long_skip_left_none_is_symbolic_and_given_rows_are_read() -> None:
+    assert str(gated_conv_weights(3, 1).long_skip[0][0]) == "D1[0]"
+    assert gated_conv_weights(3, 1, long_skip=[[5]]).long_skip == ((5,),)
