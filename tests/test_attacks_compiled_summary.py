@@ -6,15 +6,19 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import symverify as sv
 from symverify.compiler.result import Compiled
 from symverify.kernel.ir.circuit import Circuit, Gate
 
+_COMPILED = sv.compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense")
+
 
 @pytest.fixture(scope="module")
 def compiled() -> Compiled:
-    return sv.compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense")
+    return _COMPILED
 
 
 def test_a_resource_over_its_bound_is_not_written_as_within_it(compiled: Compiled) -> None:
@@ -50,3 +54,18 @@ def test_a_factorizations_wiring_title_marks_a_resource_over_its_bound() -> None
     over = replace(f, bounds={**f.bounds, "w": 0})
     assert over.over_bound() == ["w"]
     assert "w=1 (> 0: over bound), N=4 (≤ 4)" in wiring(over).title
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.sampled_from(["layers", "inner_n", "inner_d", "params", "width", "absent"]),
+                       st.one_of(st.integers(0, 200), st.fractions(0, 200)), max_size=6))
+def test_the_summary_judges_every_bound_as_over_bound_does(bounds: dict[str, object]) -> None:
+    out = replace(_COMPILED, bounds=bounds)
+    text = str(out)
+    over = set(out.over_bound())
+    for key, b in out.bounds.items():
+        if key not in out.resources:
+            assert f"{key}: no value (bound {b})" in text and key in over
+        else:
+            within, beyond = f"{key}={out.resources[key]} (≤ {b})", f"{key}={out.resources[key]} (> {b}: over bound)"
+            assert (beyond in text, within in text) == ((True, False) if key in over else (False, True)), key
