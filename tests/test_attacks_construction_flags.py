@@ -9,11 +9,14 @@ from typing import Any
 import numpy as np
 import pytest
 
+import symverify as sv
 from symverify.compiler.gated import gated_conv_direct
+from symverify.compiler.kaleidoscope import compile_kaleidoscope
 from symverify.compiler.retnet import direct_layout, retnet_direct, retnet_stack_direct
 from symverify.errors import CompileError, IRError, ShapeError
 from symverify.gadgets.compose import compose, pad
 from symverify.gadgets.primitives import affine_map, identity, impulse, shift_down, shift_up
+from symverify.kernel.ir.circuit import Circuit, Gate
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.verification import verify
 from symverify.library import retnet, retnet_layout, retnet_weights
@@ -159,3 +162,23 @@ def test_a_skip_vector_given_as_none_inside_long_skip_is_refused(build: Any) -> 
 def test_long_skip_left_none_is_symbolic_and_given_rows_are_read() -> None:
     assert str(gated_conv_weights(3, 1).long_skip[0][0]) == "D1[0]"
     assert gated_conv_weights(3, 1, long_skip=[[5]]).long_skip == ((5,),)
+
+
+@pytest.mark.parametrize("cells", [np.int64(10**6), np.int32(1000), np.uint64(10**6)])
+def test_compile_reads_a_numpy_max_cells_by_its_value(cells: object) -> None:
+    """``compile(c, max_cells=np.int64(10**6))`` was refused ("expected a positive int, found
+    np.int64(1000000)") though every size and index elsewhere reads a numpy integer by its value."""
+    c = Circuit(1, 2, (Gate.mul(0, 1),), (2,))
+    assert sv.compile(c, max_cells=cells).model == sv.compile(c, max_cells=int(cells)).model  # type: ignore[call-overload]
+    assert compile_kaleidoscope(c, max_cells=cells).model == sv.compile(c).model  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("cells", [np.int64(1), np.bool_(True), np.float64(100.0), True])
+def test_compile_still_refuses_a_max_cells_that_is_too_small_or_no_integer(cells: object) -> None:
+    with pytest.raises(CompileError, match=r"max_cells"):
+        sv.compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), max_cells=cells)  # type: ignore[arg-type]
+
+
+def test_dense_still_refuses_a_numpy_max_cells() -> None:
+    with pytest.raises(CompileError, match=r"compile\(method='dense'\): unknown options \['max_cells'\]"):
+        sv.compile(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), method="dense", max_cells=np.int64(100))  # type: ignore[arg-type]
