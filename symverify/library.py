@@ -248,11 +248,13 @@ def retnet_weights(d: int, gamma: object = None, W_A: Sequence[Sequence[object]]
     (Fraction(1, 2), 'W_C[1][0]')
 
     Raises:
-        IRError: ``d`` is not a positive int, a matrix is not ``d×d``, an entry is not exact, or
-            a ``prefix`` with every weight given (it would name nothing).
+        IRError: ``d`` is not a positive int, a matrix is not ``d×d``, an entry is not exact, a
+            ``prefix`` that is not a str, or a ``prefix`` with every weight given (it would name nothing).
     """
     if not isinstance(d, int) or isinstance(d, bool) or d < 1:
         raise IRError(f"retnet: expected a positive int d, found {d!r}")
+    if type(prefix) is not str:  # True would name the weights Truegamma, TrueW_A[0][0], …
+        raise IRError(f"retnet_weights: expected a str prefix, found {type(prefix).__name__} {safe_repr(prefix, 40)}")
     limits.check(d * d, "MAX_CELLS", lambda: f"retnet_weights(d={d}): each d×d projection")
     if prefix and all(x is not None for x in (gamma, W_A, W_C, W_V)):
         raise IRError(f"retnet: prefix={prefix!r} names the symbolic weights, but gamma, W_A, W_C and W_V are all given")
@@ -345,6 +347,13 @@ def retnet_layout(N: int, d: int, layers: Sequence[RetNetWeights], name: str | N
     """
     if not isinstance(N, int) or isinstance(N, bool) or N < 1:
         raise IRError(f"retnet: expected a positive int N (the sequence length), found {N!r}")
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+        raise IRError(f"retnet: expected a positive int d, found {type(d).__name__} {safe_repr(d, 40)}")
+    if isinstance(layers, (str, bytes)) or unordered(layers) or not isinstance(layers, Sequence):
+        raise IRError(f"retnet: expected a sequence of RetNetWeights (one per layer), found {type(layers).__name__} "
+                      f"{safe_repr(layers, 40)}")
+    if name is not None and not isinstance(name, str):
+        raise IRError(f"retnet: expected a str name or None, found {type(name).__name__} {safe_repr(name, 40)}")
     if not layers:
         raise IRError("retnet: expected at least one layer")
     for k, w in enumerate(layers):

@@ -318,7 +318,8 @@ def gated_conv_weights(N: int, d: int, order: int = 2, *, short_len: int | None 
                 raise IRError(f"{where} long[{i}]: expected {d} filters (one per channel), found "
                               f"{len(bank) if bank is not None else type(gates[i]).__name__}")
             lg.append(tuple(_vector(where, f"long[{i}][{q}]", f, N, None, max_len=True) for q, f in enumerate(bank)))
-        lD.append(_vector(where, f"long_skip[{i}]", None if Ds is None else Ds[i], d, f"{p}D{i + 1}"))
+        # a skip vector inside a given long_skip is a row of it: None there is refused, not symbolic
+        lD.append(_vector(where, f"long_skip[{i}]", None if Ds is None else Ds[i], d, f"{p}D{i + 1}" if Ds is None else None))
     Wout = _matrix(where, "W_out", W_out, d, d, f"{p}W_out")
     bout = _vector(where, "b_out", b_out, d, f"{p}b_out")
     return GatedConvWeights(d, m, Win, bin_, sh, sb, tuple(lg), tuple(lD), Wout, bout, kind)

@@ -539,7 +539,7 @@ ADVERSARIAL = [
     (lambda: prim.convolution(Grid.zeros(0, 1)), ShapeError, "positive int h.rows"),
     (lambda: prim.shift_down(3, 1, 3), IRError, "0 ≤ s < N' = 3"),
     (lambda: prim.shift_down(3, 1, -1), IRError, "0 ≤ s < N' = 3"),
-    (lambda: prim.shift_down(3, 1, True), IRError, "expected a shift s"),
+    (lambda: prim.shift_down(3, 1, True), IRError, "expected an int shift s"),
     (lambda: prim.shift_up(3, 1, 10**30), IRError, "0 ≤ s < N' = 3"),
     (lambda: prim.cyclic_shift(3, 1, 1.0), IRError, "expected an int shift"),
     (lambda: prim.running_add(True, 3, 1), ShapeError, "running_add: expected 1 ≤ n"),

@@ -22,7 +22,7 @@ from symverify.compiler.result import Compiled
 from symverify.errors import CompileError
 from symverify.kernel.ir.analysis import check_state
 from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import plain_int, plain_str
+from symverify.kernel.ir.scalar import plain_index, plain_str
 
 __all__ = ["compile", "Compiled", "METHODS"]
 
@@ -42,8 +42,9 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
         plan: kaleidoscope only: ``"auto"``, ``"exact"`` or ``"greedy"`` (how the positions of the
             states are chosen; :func:`~symverify.compiler.kaleidoscope.compile_kaleidoscope`).
         max_cells: kaleidoscope only: refuse (``CompileError``) a model state ``N'·d'`` of more cells
-            (``None``, the default: :data:`symverify.ir.limits.MAX_CELLS` as it is at the call, so that
-            raising or lowering the limit applies to the compiler too).
+            (a positive int, a numpy integer by its value; ``None``, the default:
+            :data:`symverify.ir.limits.MAX_CELLS` as it is at the call, so that raising or lowering
+            the limit applies to the compiler too).
         progress: show a spinner with the elapsed time on standard error while compiling
             (:func:`symverify.progress.activity`; ``None``: when interactive, or ``SYMVERIFY_PROGRESS=1``).
         unknown: any other keyword is refused with a ``CompileError`` naming the accepted ones.
@@ -77,7 +78,7 @@ def compile(circuit: Circuit, method: str = "kaleidoscope", *, name: str = "", p
 
     wanted(progress)  # a bad value is refused before any work
     # plain values: a str subclass could compare equal to another method or plan than it spells
-    method, name, plan, max_cells = plain_str(method), plain_str(name), plain_str(plan), plain_int(max_cells)  # type: ignore[assignment]
+    method, name, plan, max_cells = plain_str(method), plain_str(name), plain_str(plan), plain_index(max_cells)  # type: ignore[assignment]
     label = f"compiling {circuit.name or 'a circuit'} ({len(circuit.gates)} gates, method {method})"
     with activity(label, progress):
         out = _compile(circuit, method, name, plan, max_cells, unknown)

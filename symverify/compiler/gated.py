@@ -30,6 +30,7 @@ from typing import Any
 from symverify.compiler.result import Compiled, source_meta
 from symverify.errors import CompileError, IRError, LimitError
 from symverify.ir import limits
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.circuit import Circuit
@@ -130,10 +131,14 @@ def gated_conv_direct(N: int, weights: GatedConvWeights, *, method: str = "gated
     ``hyena_direct(N, d)`` takes every ``N`` and ``d`` that ``hyena(N, d)`` takes.
 
     Raises:
-        CompileError: N not a positive int, or weights that are not :class:`GatedConvWeights` for N.
+        CompileError: N not a positive int, weights that are not :class:`GatedConvWeights` for N, or
+            ``method`` (the result's method name, written in its certificate) not a non-empty str.
         LimitError: an ``N×d'`` state, or a certificate of ``(order+3)·N·d'`` cells, over
             :data:`~symverify.ir.limits.MAX_CELLS` cells.
     """
+    if type(method) is not str or not method:
+        raise CompileError(f"gated_conv_direct: method: expected a non-empty str (the construction's name), found "
+                           f"{type(method).__name__} {safe_repr(method, 40)}")
     if not isinstance(N, int) or isinstance(N, bool) or N < 1:
         raise CompileError(f"{method}: N must be a positive int (the sequence length), found {N!r}")
     if not isinstance(weights, GatedConvWeights):

@@ -60,6 +60,7 @@ from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.analysis import check_state
 from symverify.kernel.ir.certificate import Certificate
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import plain_index
 
 if TYPE_CHECKING:
     from symverify.compiler.h21.emit import Build
@@ -141,7 +142,8 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int | None = None, name
 
     Args:
         circuit: any circuit (symbolic coefficients allowed).
-        max_cells: refuse (CompileError) when the inner state ``N'·d'`` would exceed this (``None``, the
+        max_cells: refuse (CompileError) when the inner state ``N'·d'`` would exceed this (a positive
+            int, a numpy integer by its value; ``None``, the
             default: :data:`symverify.ir.limits.MAX_CELLS` as it is at the call).
         name: the model's name (default: the circuit's name + ``_kaleidoscope``; empty for an unnamed circuit).
         plan: how the positions of the states are chosen: ``"exact"`` (the fewest layers in all
@@ -173,6 +175,7 @@ def compile_kaleidoscope(circuit: Circuit, *, max_cells: int | None = None, name
         problems.append(f"plan: expected one of {list(PLANS)}, found {plan!r}")
     if not isinstance(name, str):
         problems.append(f"name: expected a str, found {type(name).__name__} {safe_repr(name, 40)}")
+    max_cells = plain_index(max_cells)  # type: ignore[assignment]  # a numpy integer by its value
     if max_cells is None:
         max_cells = limits.MAX_CELLS  # read now: a caller may have raised or lowered the limit
     elif not isinstance(max_cells, int) or isinstance(max_cells, bool) or max_cells < 1:

@@ -183,5 +183,15 @@ class Compiled:
         return compiled_html(self)
 
     def __str__(self) -> str:
-        res = ", ".join(f"{k}={v}" + (f" (≤ {self.bounds[k]})" if k in self.bounds else "") for k, v in self.resources.items())
+        """One line: every resource, with ``(≤ b)`` after one within its stated bound ``b`` and
+        ``(> b: over bound)`` after one that exceeds it; a stated bound without a resource is listed
+        as ``k: no value (bound b)``, as :meth:`over_bound` counts it."""
+        def shown(k: str, v: Number) -> str:
+            if k not in self.bounds:
+                return f"{k}={v}"
+            b = self.bounds[k]
+            return f"{k}={v} (> {b}: over bound)" if v > b else f"{k}={v} (≤ {b})"
+
+        res = ", ".join([shown(k, v) for k, v in self.resources.items()]
+                        + [f"{k}: no value (bound {b})" for k, b in self.bounds.items() if k not in self.resources])
         return f"{self.method} compilation → {self.model}: {res}"

@@ -43,11 +43,13 @@ from dataclasses import dataclass
 from symverify.compiler.result import Compiled, source_meta
 from symverify.errors import CompileError, IRError
 from symverify.ir import limits
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, is_bool, is_zero
 from symverify.library import RetNetNodes, RetNetWeights, retnet_layout, retnet_stack_weights, retnet_weights
+from symverify.library_gated import _plain_args
 
 __all__ = ["retnet_direct", "retnet_stack_direct", "direct_layout", "DirectLayout"]
 
@@ -87,23 +89,31 @@ class DirectLayout:
         return range(j * self.group, min(self.d, (j + 1) * self.group))
 
 
+@_plain_args
 def direct_layout(N: int, d: int, group: int | None = None) -> DirectLayout:
-    """The :class:`DirectLayout` for ``(N, d, group)`` (``group=None``: ``d``), validated.
+    """The :class:`DirectLayout` for ``(N, d, group)`` (``group=None``: ``d``), validated. Sizes are
+    read as :func:`symverify.library.retnet` reads them (an ``int`` subclass or a numpy integer by its
+    value).
 
     Raises:
         CompileError: N or d not a positive int, or ``group`` not in ``[1, d]``.
     """
+    return _layout(N, d, group, "retnet_direct")
+
+
+def _layout(N: int, d: int, group: int | None, where: str) -> DirectLayout:
+    """:func:`direct_layout`, its errors naming ``where`` (the function called)."""
     problems = []
     for name, v in (("N", N), ("d", d)):
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             problems.append(f"{name} must be a positive int, found {v!r}")
     if problems:
-        raise CompileError("retnet_direct: " + "; ".join(problems))
+        raise CompileError(f"{where}: " + "; ".join(problems))
     g = d if group is None else group
     if not isinstance(g, int) or isinstance(g, bool) or not 1 <= g <= d:
-        raise CompileError(f"retnet_direct: group must be an int in [1, d] = [1, {d}], found {group!r}")
+        raise CompileError(f"{where}: group must be an int in [1, d] = [1, {d}], found {group!r}")
     lay = DirectLayout(N, d, g)
-    limits.check(N * lay.inner_d, "MAX_CELLS", f"retnet_direct(N={N}, d={d}, group={g}) state")
+    limits.check(N * lay.inner_d, "MAX_CELLS", f"{where}(N={N}, d={d}, group={g}) state")
     return lay
 
 
@@ -244,7 +254,7 @@ def _sort_cells(cells: list[Cell]) -> tuple[Cell, ...]:
 
 
 def _build(N: int, d: int, weights: list[RetNetWeights], group: int | None, fuse: bool, method: str) -> Compiled:
-    lay = direct_layout(N, d, group)
+    lay = _layout(N, d, group, method.replace("-", "_"))
     try:
         circuit, all_nodes = retnet_layout(N, d, weights)
     except IRError as e:
@@ -297,6 +307,7 @@ def _build(N: int, d: int, weights: list[RetNetWeights], group: int | None, fuse
     return Compiled(model, cert, resources, method, stated, notes)
 
 
+@_plain_args
 def retnet_direct(N: int, d: int, gamma: object = None, W_A: Sequence[Sequence[object]] | None = None,
                   W_C: Sequence[Sequence[object]] | None = None, W_V: Sequence[Sequence[object]] | None = None,
                   *, group: int | None = None) -> Compiled:
@@ -324,11 +335,14 @@ def retnet_direct(N: int, d: int, gamma: object = None, W_A: Sequence[Sequence[o
     >>> out.model.signature, out.resources["cyclic_layers"]
     ((8, 4, 2, 8, 6), 0)
 
+    Sizes are read as :func:`symverify.library.retnet` reads them (an ``int`` subclass or a numpy
+    integer by its value), so every ``(N, d)`` it builds a circuit for is compiled.
+
     Raises:
         CompileError: bad sizes, ``group`` outside ``[1, d]`` or malformed weights.
         LimitError: an ``N×d'`` state over :data:`~symverify.ir.limits.MAX_CELLS` cells.
     """
-    direct_layout(N, d, group)
+    _layout(N, d, group, "retnet_direct")
     try:
         w = retnet_weights(d, gamma, W_A, W_C, W_V)
     except IRError as e:
@@ -336,6 +350,7 @@ def retnet_direct(N: int, d: int, gamma: object = None, W_A: Sequence[Sequence[o
     return _build(N, d, [w], group, False, "retnet-direct")
 
 
+@_plain_args
 def retnet_stack_direct(N: int, d: int, layers: int | Sequence[RetNetWeights], *, group: int | None = None,
                         fuse: bool = False) -> Compiled:
     """A stack of RetNet layers (:func:`symverify.library.retnet_stack`) as one causal BaseConv.
@@ -350,10 +365,14 @@ def retnet_stack_direct(N: int, d: int, layers: int | Sequence[RetNetWeights], *
     :class:`~symverify.library.RetNetWeights`.
 
     Raises:
-        CompileError: bad sizes or weights.
+        CompileError: bad sizes or weights, or ``fuse`` not ``True`` or ``False`` (a numpy bool by its
+            value: ``fuse="no"`` would otherwise read as true and fuse).
         LimitError: an ``N×d'`` state over :data:`~symverify.ir.limits.MAX_CELLS` cells.
     """
-    direct_layout(N, d, group)
+    if not is_bool(fuse):
+        raise CompileError(f"retnet_stack_direct: fuse: expected True or False, found {type(fuse).__name__} {safe_repr(fuse, 40)}")
+    fuse = bool(fuse)
+    _layout(N, d, group, "retnet_stack_direct")
     try:
         ws = retnet_stack_weights(d, layers)
     except IRError as e:

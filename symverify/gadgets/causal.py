@@ -35,8 +35,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from symverify.errors import IRError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Mode, Model
 from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import is_bool
 
 __all__ = [
     "symbolic_model",
@@ -75,7 +77,12 @@ def symbolic_model(inner_n: int, inner_d: int, layers: int, *, n: int | None = N
 
 
 def row_support(model: Model) -> tuple[frozenset[int], ...]:
-    """For each output row, a superset of the input rows its entries depend on (sound, any size)."""
+    """For each output row, a superset of the input rows its entries depend on (sound, any size).
+
+    Raises:
+        IRError: ``model`` is not a :class:`Model`.
+    """
+    _check_model(model, "row_support")
     from symverify.kernel.semantics.evaluate import eval_model
     from symverify.kernel.semantics.support import Dependence, DependenceRing
 
@@ -94,13 +101,22 @@ def exact_row_dependence(model: Model, backend: str = "flint") -> tuple[frozense
     parameters never makes an input variable appear, so ``T_i ⊆ dep_i``), ``T = S`` gives
     ``dep = S`` exactly. Only where they differ are the full polynomials expanded (the former
     computation, far costlier: their terms grow with every weight symbol).
+
+    Raises:
+        IRError: ``model`` is not a :class:`Model`.
     """
+    _check_model(model, "exact_row_dependence")
     if not model.params():
         return _expanded_row_dependence(model, backend)
     upper = row_support(model)
     if _rows_at_integer_weights(model, backend) == upper:
         return upper
     return _expanded_row_dependence(model, backend)
+
+
+def _check_model(model: object, where: str) -> None:
+    if not isinstance(model, Model):
+        raise IRError(f"{where}: expected a Model, found {type(model).__name__}")
 
 
 def _expanded_row_dependence(model: Model, backend: str) -> tuple[frozenset[int], ...]:
@@ -149,7 +165,18 @@ def _variables(p: Any, num_inputs: int) -> list[int]:
 
 
 def later_row_reads(deps: Sequence[frozenset[int]]) -> list[tuple[int, int]]:
-    """``(output row, input row)`` pairs with input row > output row (the causal violations)."""
+    """``(output row, input row)`` pairs with input row > output row (the causal violations).
+
+    ``deps[i]`` is the set of input rows output row ``i`` depends on (what :func:`row_support` and
+    :func:`exact_row_dependence` return): a sequence of sets of non-negative ints, else an
+    :class:`IRError` naming the entry."""
+    if isinstance(deps, (str, bytes, dict)) or not isinstance(deps, Sequence):
+        raise IRError(f"later_row_reads: expected a sequence of sets of input rows (one per output row), found "
+                      f"{type(deps).__name__} {safe_repr(deps, 40)}")
+    for i, rows in enumerate(deps):
+        if not isinstance(rows, (set, frozenset)) or any(not isinstance(r, int) or is_bool(r) or r < 0 for r in rows):
+            raise IRError(f"later_row_reads: deps[{i}]: expected a set of input rows (non-negative ints), found "
+                          f"{type(rows).__name__} {safe_repr(rows, 40)}")
     return [(i, r) for i, rows in enumerate(deps) for r in sorted(rows) if r > i]
 
 
@@ -174,9 +201,15 @@ def causal_obstruction(circuit: Circuit, backend: str = "flint") -> CausalObstru
     """The first output that depends (exactly) on a later input row, or None if there is none.
 
     >>> from symverify.kernel.ir.circuit import Circuit
+from symverify.kernel.ir.scalar import is_bool
     >>> str(causal_obstruction(Circuit(2, 1, (), (1,))))[:60]
     'output 0 at cell (0, 0) depends on input x_1 at (1, 0), a la'
+
+    Raises:
+        IRError: ``circuit`` is not a :class:`Circuit` (a model has no output list to name).
     """
+    if not isinstance(circuit, Circuit):
+        raise IRError(f"causal_obstruction: expected a Circuit, found {type(circuit).__name__}")
     from symverify.kernel.semantics.poly import polynomials
 
     polys = polynomials(circuit, backend=backend)  # type: ignore[arg-type]

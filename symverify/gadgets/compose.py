@@ -33,12 +33,13 @@ from collections.abc import Iterable, Mapping
 
 from symverify.errors import IRError, ShapeError
 from symverify.gadgets.primitives import _check_size, _check_state
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.gadgets.fragment import Fragment, Spec, SpecBuilder, check_spec, describe_cells
 from symverify.kernel.ir.baseconv import Layer, Mode
 from symverify.kernel.ir.certificate import Cell
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, is_bool, is_zero
 
 __all__ = ["compose", "pad", "pad_layer", "interface_mismatch"]
 
@@ -128,6 +129,8 @@ def pad(frag: Fragment, inner_n: int, inner_d: int) -> Fragment:
     :data:`symverify.ir.limits.MAX_CELLS` (:class:`~symverify.errors.LimitError` naming both, at
     once: a larger state could never be evaluated or verified), not below the fragment's own.
     """
+    if not isinstance(frag, Fragment):
+        raise IRError(f"pad: expected a Fragment, found {type(frag).__name__}")
     _check_size(inner_n, inner_d, "pad")
     nn, dd = frag.inner_n, frag.inner_d
     if (inner_n, inner_d) == (nn, dd):
@@ -159,12 +162,16 @@ def compose(*frags: Fragment, name: str | None = None, check_interfaces: bool = 
     one's entry, :class:`~symverify.errors.LimitError` when the padded state (the largest ``N'``
     by the largest ``d'``) has more than :data:`symverify.ir.limits.MAX_CELLS` cells. The result's stated layer bound is the sum of the parts' bounds.
     ``check_interfaces=False`` skips that check; it exists only to exhibit (and prove) that an
-    unclean stack computes something other than ``g∘f``.
+    unclean stack computes something other than ``g∘f``. It is ``True`` or ``False`` (a numpy bool
+    by its value); anything else is an :class:`IRError`, not read by its truth value.
 
     >>> from symverify.gadgets.primitives import shift_down, identity
     >>> compose(shift_down(3, 1, 1), identity(3, 1)).depth
     2
     """
+    if not is_bool(check_interfaces):
+        raise IRError(f"compose: check_interfaces: expected True or False, found {type(check_interfaces).__name__} "
+                      f"{safe_repr(check_interfaces, 40)}")
     if not frags:
         raise IRError("compose: expected at least one fragment")
     for k, f in enumerate(frags):
@@ -174,7 +181,7 @@ def compose(*frags: Fragment, name: str | None = None, check_interfaces: bool = 
     dd = max(f.inner_d for f in frags)
     _check_state(nn, dd, "compose", ("max inner_n", "max inner_d"))  # each part fits, their common padding may not
     parts = [pad(f, nn, dd) for f in frags]
-    for k in range(len(parts) - 1 if check_interfaces else 0):
+    for k in range(len(parts) - 1 if bool(check_interfaces) else 0):
         bad = interface_mismatch(parts[k], parts[k + 1])
         if bad:
             raise IRError(

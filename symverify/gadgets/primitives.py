@@ -51,7 +51,16 @@ __all__ = [
 
 
 def impulse(inner_n: int, inner_d: int, lag: int, cols: Sequence[int] | None = None) -> Grid:
-    """The filter ``e_lag`` on the columns ``cols`` (all by default) and 0 elsewhere."""
+    """The filter ``e_lag`` on the columns ``cols`` (all by default) and 0 elsewhere: an
+    ``inner_n × inner_d`` grid, so ``0 ≤ lag < inner_n`` and every column in ``[0, inner_d)``
+    (else a :class:`ShapeError` naming the argument)."""
+    _check_size(inner_n, inner_d, "impulse")
+    _check_ints("impulse", lag=lag)
+    if not 0 <= lag < inner_n:
+        raise ShapeError(f"impulse: expected a lag with 0 ≤ lag < inner_n = {inner_n}, found {lag}")
+    _check_index_list(cols, "impulse cols")
+    if cols is not None and any(not 0 <= c < inner_d for c in cols):
+        raise ShapeError(f"impulse cols: expected columns in [0, {inner_d}), found {list(cols)}")
     cs = range(inner_d) if cols is None else cols
     return Grid.from_cells(inner_n, inner_d, {(lag, c): 1 for c in cs})
 
@@ -186,6 +195,8 @@ def affine_map(W: Grid, inner_n: int, bias: Grid | None = None, rows: Sequence[i
     linear-map primitive with a constant (the constant primitive's ``b1``) and a positional gate on
     ``b2``; every nonzero weight matters, which the dense compiler's mutation tests rely on.
     """
+    if not isinstance(W, Grid):  # before its shape is read
+        raise IRError(f"affine_map W: expected a Grid, found {type(W).__name__}")
     _check_grid(W, W.rows, W.rows, "affine_map W")
     dd = W.rows
     _check_size(inner_n, dd, "affine_map", ("inner_n", "W.rows"))
@@ -264,7 +275,11 @@ def constant(R: Grid) -> Fragment:
 
 
 def _check_shift(inner_n: int, s: int, what: str) -> None:
-    if not isinstance(s, int) or isinstance(s, bool) or not 0 <= s < inner_n:
+    """Refuse a shift ``s`` that is not an int (a bool, float, numpy integer: named with its type)
+    or not in ``[0, N')`` (:class:`IRError`)."""
+    if not isinstance(s, int) or isinstance(s, bool):
+        raise IRError(f"{what}: expected an int shift s with 0 ≤ s < N' = {inner_n}, found {type(s).__name__} {s!r}")
+    if not 0 <= s < inner_n:
         raise IRError(f"{what}: expected a shift s with 0 ≤ s < N' = {inner_n}, found {s!r}")
 
 

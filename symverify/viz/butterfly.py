@@ -74,8 +74,13 @@ def wiring(obj: Any) -> Wiring:
 
     if isinstance(obj, Factorization):
         k = obj.kaleidoscope
-        res = ", ".join(f"{key}={show_scalar(v)}" + (f" (≤ {show_scalar(obj.bounds[key])})" if key in obj.bounds else "")
-                        for key, v in obj.resources.items() if key in ("w", "N", "n", "e"))
+        def bound(key: str, v: Any) -> str:  # as over_bound() judges it: over is never shown as ≤
+            if key not in obj.bounds:
+                return ""
+            b = obj.bounds[key]
+            return f" (> {show_scalar(b)}: over bound)" if v > b else f" (≤ {show_scalar(b)})"
+
+        res = ", ".join(f"{key}={show_scalar(v)}" + bound(key, v) for key, v in obj.resources.items() if key in ("w", "N", "n", "e"))
         inner = wiring(k)
         return Wiring(inner.size, inner.factors, inner.group_starts, inner.n, f"{obj.theorem}: {res}")
     if isinstance(obj, Kaleidoscope):
