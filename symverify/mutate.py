@@ -54,6 +54,7 @@ __all__ = [
     "set_weight",
     "mutate_weight",
     "flip_mode",
+    "mode_matters",
     "weight_mutant",
     "mutate_gate",
     "swap_outputs",
@@ -193,7 +194,7 @@ WEIGHT_OPERATORS: dict[str, str] = {
     "sym": "v → the symbolic weight sym(symbol) (any cell; 'for all values of the new weight')",
     "add_p": "v → v + (2^61 − 1): invisible modulo the Mersenne prime the randomized method prefers",
     "frac_p": "v → v + 1/(2^61 − 1): a denominator the prime 2^61 − 1 divides (no residue mod that prime)",
-    "mode": "flip one layer's convolution mode (causal ↔ cyclic); the site names the layer",
+    "mode": "flip one layer's convolution mode (causal ↔ cyclic), a layer with a tap at a lag ≥ 1; the site names the layer",
 }
 DEFAULT_WEIGHT_OPERATORS = ("inc", "neg", "zero", "one", "sym")
 
@@ -267,12 +268,28 @@ def mutate_weight(model: Model, site: WeightSite, op: str, *, symbol: str | None
     return set_weight(model, site, _new_value(op, get_weight(model, site), "m" if symbol is None else _symbol(symbol, "mutate_weight")))
 
 
+def mode_matters(layer: Layer) -> bool:
+    """Whether ``layer``'s convolution mode can change what it computes: its filter ``h`` has a
+    nonzero tap at a lag ``k ≥ 1`` (a row below the first). A tap at lag 0 reads ``x[i]`` into row
+    ``i`` in both modes; only a tap at lag ``k ≥ 1`` reads past the top, wrapping to ``x[i − k + N']``
+    when cyclic and reading 0 when causal. So a layer with taps at lag 0 only (the impulse ``e_0``
+    most compiled layers use, or no taps) computes the same in both modes, on every input."""
+    return any(i >= 1 for i, _ in layer.h.nonzero())
+
+
 def flip_mode(model: Model, layer: int) -> Model:
-    """A copy of ``model`` whose layer ``layer`` convolves in the other mode (causal ↔ cyclic)."""
+    """A copy of ``model`` whose layer ``layer`` convolves in the other mode (causal ↔ cyclic).
+    A layer whose mode cannot change what it computes (:func:`mode_matters`: its filter has taps
+    at lag 0 only) is a :class:`UsageError`: the copy would compute what ``model`` computes, a
+    mutant no check can tell from the original."""
     _expect(model, Model, "flip_mode")
     if not 0 <= _int(layer, "flip_mode: layer") < len(model.layers):
         raise UsageError(f"flip_mode: the model has {len(model.layers)} layers, found layer {layer}")
     old = model.layers[layer]
+    if not mode_matters(old):
+        raise UsageError(f"flip_mode: expected a layer whose filter h has a tap at a lag ≥ 1 (a nonzero row ≥ 1), found "
+                         f"layer {layer} with taps at lag 0 only: it computes the same causal or cyclic, so the flipped "
+                         "model would compute what the original does")
     new = Layer(old.W, old.b1, old.h, old.b2, Mode.CYCLIC if old.mode is Mode.CAUSAL else Mode.CAUSAL)
     return Model(model.n, model.d, model.inner_n, model.inner_d,
                  (*model.layers[:layer], new, *model.layers[layer + 1 :]), model.name)
@@ -301,8 +318,8 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
     The operator is drawn uniformly from ``operators``; the site uniformly from the nonzero cells
     (``inc``, ``neg``, ``zero``, ``sym``, ``add_p``, ``frac_p``), from the zero cells (``one``: a
     random layer, grid and cell, redrawn until it holds 0; after 64 misses one of the listed zero
-    cells) or from the layers (``mode``). An
-    operator that finds no site (a model without nonzero weights, say) falls back to the next one.
+    cells) or from the layers whose mode can change what they compute (``mode``, :func:`mode_matters`). An
+    operator that finds no site (a model without nonzero weights, or without taps beyond lag 0) falls back to the next one.
     ``nonzero`` may pass :func:`weight_sites` ``(model)`` precomputed (it is the same for every seed),
     as a list or tuple: a set would be drawn from in hash order, which differs between processes.
     ``symbol``, the parameter ``sym`` writes, must be a parameter name whatever operator the seed
@@ -321,7 +338,10 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
     first = rng.randrange(len(operators))
     for op in (operators[(first + t) % len(operators)] for t in range(len(operators))):
         if op == "mode":
-            k = rng.randrange(len(model.layers))
+            flippable = [k for k, layer in enumerate(model.layers) if mode_matters(layer)]
+            if not flippable:
+                continue
+            k = rng.choice(flippable)
             old = model.layers[k].mode.value
             return Mutation(flip_mode(model, k), op, f"layer {k} mode {old}")
         site = _random_zero_site(model, rng) if op == "one" else (rng.choice(sites) if sites else None)

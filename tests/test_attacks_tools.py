@@ -45,3 +45,50 @@ def test_a_bare_unknown_verdict_is_neither_written_nor_matched(pytester: pytest.
 
     (stored / f"{golden_stem('test_user.py::test_verdict')}.json").write_text('{\n  "verdict": "unknown"\n}\n')
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=1)
+
+
+# ---- mutants that cannot change what the object computes --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def det2():
+    from symverify import library
+
+    c = library.determinant(2)
+    return c, sv.compile(c, method="dense")
+
+
+def test_a_mode_flip_of_a_layer_with_taps_at_lag_zero_only_is_refused(det2) -> None:
+    """``flip_mode`` of a layer whose filter is the impulse ``e_0`` (4 of the 5 layers of the dense
+    ``det(2)``) made a model computing exactly what the original does, and ``weight_mutant(...,
+    ("mode",))`` drew such layers: a mutation test of the mode caught a "mutant" it never could."""
+    from symverify import mutate
+    from symverify.errors import UsageError
+
+    c, comp = det2
+    model = comp.model
+    lag0 = [k for k, layer in enumerate(model.layers) if not mutate.mode_matters(layer)]
+    assert lag0 and len(lag0) < len(model.layers)
+    for k in lag0:
+        with pytest.raises(UsageError, match=rf"flip_mode: expected a layer whose filter h has a tap at a lag ≥ 1 .*found "
+                                             rf"layer {k} with taps at lag 0 only"):
+            mutate.flip_mode(model, k)
+    for m in mutate.mutants(lambda s: mutate.weight_mutant(model, s, ("mode",)), 8):
+        assert sv.verify(c, m.obj, method="exact").refuted, str(m)
+
+
+def test_a_mode_mutant_of_a_model_whose_modes_cannot_matter_is_refused() -> None:
+    from symverify import mutate
+    from symverify.errors import UsageError
+    from symverify.kernel.ir.baseconv import Layer, Model
+    from symverify.kernel.ir.grid import Grid
+
+    impulse = Grid.zeros(3, 1).paint(0, 1, 0, 1, 1)
+    model = Model(3, 1, 3, 1, [Layer.make(3, 1, W=Grid.identity(1), h=impulse, mode="causal")])
+    with pytest.raises(UsageError, match=r"weight_mutant: none of the operators \['mode'\] applies"):
+        mutate.weight_mutant(model, 0, ("mode",))
+    tap = Grid.zeros(3, 1).paint(1, 2, 0, 1, 1)  # lag 1: the cyclic mode wraps the last row to the first
+    shifted = Model(3, 1, 3, 1, [Layer.make(3, 1, W=Grid.identity(1), h=tap, mode="causal")])
+    flipped = mutate.weight_mutant(shifted, 0, ("mode",)).obj
+    assert sv.verify(shifted, flipped, method="exact").refuted
+
