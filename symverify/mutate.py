@@ -366,7 +366,7 @@ GATE_OPERATORS: dict[str, str] = {
     "coeff": "one coefficient c → c + 1 (a LIN coefficient or a CONST value)",
     "coeff_sym": "one coefficient c → the symbolic coefficient sym(symbol)",
     "coeff_p": "one coefficient c → c + (2^61 − 1): invisible modulo that prime",
-    "rewire": "one operand of a LIN or MUL gate → another node defined before the gate",
+    "rewire": "one operand of a LIN or MUL gate (not a LIN operand with coefficient 0) → another node defined before the gate",
     "outputs": "swap two outputs that name different nodes",
 }
 DEFAULT_GATE_OPERATORS = ("op", "coeff", "rewire", "outputs")
@@ -385,7 +385,8 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int | None = None, 
     ``coeff``/``coeff_sym``/``coeff_p`` change coefficient ``which`` (0: α or the constant, 1: β) to
     ``c + 1``, ``sym(symbol)`` or ``c + 2^61 − 1``; ``rewire`` points operand ``which`` at node ``to``
     (which must be an earlier node other than the current one). Raises :class:`UsageError` where the
-    operator does not apply (``op`` or ``rewire`` on a CONST, ``coeff`` on a MUL), or ``to`` is
+    operator does not apply (``op`` or ``rewire`` on a CONST, ``rewire`` of a LIN operand whose
+    coefficient is 0, which leaves the gate's value as it is, ``coeff`` on a MUL), or ``to`` is
     given to an operator other than ``rewire``, ``which`` (default 0) to ``op``, or ``symbol``
     (default ``"m"``) to an operator other than ``coeff_sym``: each is read by those operators only.
     """
@@ -423,9 +424,18 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int | None = None, 
             raise UsageError("gate operator 'rewire' needs a LIN or MUL gate, found a CONST")
         if which not in (0, 1) or to is None or to == g.args[which]:
             raise UsageError(f"gate operator 'rewire': expected which ∈ {{0, 1}} and a new node `to`, found which={which}, to={to}")
+        if g.op is Op.LIN and is_zero(g.coeffs[which]):
+            raise UsageError(f"gate operator 'rewire': expected an operand with a nonzero coefficient, found operand {which} of "
+                             f"gate {k} ({g}) with coefficient 0: the gate would compute what it computes now")
         args = tuple(to if t == which else a for t, a in enumerate(g.args))
         return _replace_gate(circuit, k, Gate(g.op, args, g.coeffs))
     raise UsageError(f"mutate_gate: expected an operator among {', '.join(o for o in GATE_OPERATORS if o != 'outputs')}, found {op!r}")
+
+
+def _rewirable(g: Gate) -> list[int]:
+    """The operands of ``g`` whose node the gate's value depends on: both of a MUL, those of a LIN
+    with a nonzero coefficient (rewiring ``0·a`` changes nothing)."""
+    return [w for w in range(len(g.args)) if g.op is Op.MUL or not is_zero(g.coeffs[w])]
 
 
 def swap_outputs(circuit: Circuit, i: int, j: int) -> Circuit:
@@ -473,7 +483,8 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
             i, j = rng.choice(pairs)
             return Mutation(swap_outputs(circuit, i, j), op, f"outputs {i} ↔ {j} (%{circuit.outputs[i]} ↔ %{circuit.outputs[j]})")
         if op in ("op", "rewire"):
-            ks = [k for k, g in enumerate(circuit.gates) if g.op is not Op.CONST and (op == "op" or nd + k > 1)]
+            ks = [k for k, g in enumerate(circuit.gates) if g.op is not Op.CONST
+                  and (op == "op" or (nd + k > 1 and _rewirable(g)))]
         elif op == "coeff_sym":
             ks = [k for k, g in enumerate(circuit.gates) if g.coeffs and any(x != sym(symbol) for x in g.coeffs)]
         else:

@@ -92,3 +92,22 @@ def test_a_mode_mutant_of_a_model_whose_modes_cannot_matter_is_refused() -> None
     flipped = mutate.weight_mutant(shifted, 0, ("mode",)).obj
     assert sv.verify(shifted, flipped, method="exact").refuted
 
+
+def test_rewiring_an_operand_of_coefficient_zero_is_refused() -> None:
+    """``rewire`` of the operand ``0·a`` of a LIN gate left its value as it was, and ``gate_mutant``
+    drew it: the mutant computed what the circuit computes."""
+    from symverify import mutate
+    from symverify.errors import UsageError
+    from symverify.kernel.ir.circuit import Circuit, Gate
+
+    c = Circuit(1, 3, (Gate.lin(0, 0, 1, 1),), (3,))  # 0·u0 + 1·u1
+    with pytest.raises(UsageError, match=r"gate operator 'rewire': expected an operand with a nonzero coefficient, found "
+                                         r"operand 0 of gate 0 .* with coefficient 0"):
+        mutate.mutate_gate(c, 0, "rewire", which=0, to=2)
+    for m in mutate.mutants(lambda s: mutate.gate_mutant(c, s, ("rewire",)), 12):
+        assert m.obj.gates[0].args[0] == 0, str(m)  # operand 1 moved, never the one of coefficient 0
+        assert sv.verify(c, m.obj, method="exact").refuted, str(m)
+    dead = Circuit(1, 2, (Gate.lin(0, 0, 1, 0),), (2,))  # both coefficients 0
+    with pytest.raises(UsageError, match=r"gate_mutant: none of the operators \['rewire'\] applies"):
+        mutate.gate_mutant(dead, 0, ("rewire",))
+
