@@ -6,6 +6,10 @@ change and returns a new, valid object built through the public IR classes (:cla
 :class:`Certificate`), so the constructors' validation runs on every mutant. A mutant may compute
 the same polynomials as the original (a weight that only multiplies zeros, a coefficient on an
 operand nobody reads): deciding that is the caller's business (exact expansion on small instances).
+A change that cannot alter what the object computes or claims, whatever the rest of it holds, is
+refused (:class:`UsageError`) and never drawn: a mode flip of a layer whose filter has taps at lag 0
+only (:func:`mode_matters`), rewiring a LIN operand of coefficient 0, moving a certificate term of
+coefficient 0 or dropping a cell that claims 0.
 
 Three families, each with a deterministic ``*_mutant(obj, seed)`` that picks an operator and a site
 from a seeded :class:`random.Random` (the same seed gives the same mutant on every platform):
@@ -497,7 +501,8 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
         g = circuit.gates[k]
         where = f"gate {k} (%{nd + k} = {g})"
         if op == "rewire":
-            which = rng.randrange(2)
+            operands = _rewirable(g)
+            which = operands[rng.randrange(len(operands))]
             to = rng.choice([v for v in range(nd + k) if v != g.args[which]])
             new = mutate_gate(circuit, k, op, which=which, to=to)
             return Mutation(new, op, f"{where}: operand {which} %{g.args[which]} → %{to}")
@@ -514,10 +519,10 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
 
 #: Operator name → what it does to the chosen cell of the chosen boundary.
 CERTIFICATE_OPERATORS: dict[str, str] = {
-    "node": "one term's node → another node of the circuit",
+    "node": "one term's node → another node of the circuit (a term with a nonzero coefficient)",
     "coeff": "one term's coefficient c → c + 1",
     "const": "the cell's constant c → c + 1",
-    "drop": "remove the cell (the certificate then claims it holds 0)",
+    "drop": "remove a cell claiming a nonzero value (the certificate then claims it holds 0)",
 }
 
 
@@ -526,7 +531,8 @@ def mutate_cell(cert: Certificate, boundary: int, cell: int, op: str, *, term: i
 
     ``node`` replaces term ``term``'s node by ``to``; ``coeff`` adds 1 to term ``term``'s
     coefficient; ``const`` adds 1 to the constant; ``drop`` removes the cell (``to`` with another
-    operator than ``node`` is a :class:`UsageError`). The result is a valid
+    operator than ``node`` is a :class:`UsageError`). A change that leaves the cell's claim as it is
+    (``node`` on a term whose coefficient is 0, ``drop`` of a cell claiming 0) is a :class:`UsageError`. The result is a valid
     :class:`Certificate` object; whether it still fits its circuit and model (its first and last
     boundary are fixed by the rules) is for the checker to say.
     """
@@ -543,6 +549,10 @@ def mutate_cell(cert: Certificate, boundary: int, cell: int, op: str, *, term: i
         raise UsageError(f"mutate_cell: to={to!r} is the new node of operator 'node' only; found operator {op!r}")
     new: Cell | None
     if op == "drop":
+        if not c.form():
+            raise UsageError(f"certificate operator 'drop': expected a cell claiming a nonzero value, found cell {cell} "
+                             f"({c.row}, {c.col}) of boundary {boundary} claiming 0: an unlisted cell is claimed 0 too, "
+                             "so the certificate would claim what it claims now")
         new = None
     elif op == "const":
         new = Cell(c.row, c.col, c.terms, c.const + 1)
@@ -553,6 +563,10 @@ def mutate_cell(cert: Certificate, boundary: int, cell: int, op: str, *, term: i
         if op == "node":
             if to is None or to == v:
                 raise UsageError(f"certificate operator 'node': expected a new node `to`, found {to}")
+            if is_zero(co):
+                raise UsageError(f"certificate operator 'node': expected a term with a nonzero coefficient, found term "
+                                 f"{term} (%{v}) of cell ({c.row}, {c.col}) with coefficient 0: the cell would claim "
+                                 "what it claims now")
             entry: tuple[int, Scalar] = (to, co)
         else:
             entry = (v, co + 1)
@@ -571,10 +585,11 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
 
     With ``interior`` (the default) only boundaries strictly between the first and the last are
     touched, so the mutant still passes the structural rules and the checker has to find the lie
-    by running the layers; otherwise any boundary may be picked. Where ``node`` or ``coeff`` does
-    not apply to the drawn cell (no terms; ``node`` with one node) the mutant is ``const`` when
-    ``const`` is among ``operators``; otherwise only cells with terms are drawn, and ``node`` with
-    one node is a :class:`UsageError`.
+    by running the layers; otherwise any boundary may be picked. Where ``node``, ``coeff`` or
+    ``drop`` does not apply to the drawn cell, or would leave its claim as it is (no terms; for
+    ``node`` no term with a nonzero coefficient, or one node; for ``drop`` a cell claiming 0, as an
+    unlisted one is), the mutant is ``const`` when ``const`` is among ``operators``; otherwise only
+    cells it applies to are drawn, and ``node`` with one node is a :class:`UsageError`.
     """
     _expect(cert, Certificate, "certificate_mutant")
     _flag(interior, "certificate_mutant: interior")
@@ -587,20 +602,22 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
     if not spots:
         raise UsageError("certificate_mutant: no boundary with cells to mutate" + (" (interior only)" if interior else ""))
     op = rng.choice(list(operators))
-    if op in ("node", "coeff") and "const" not in operators:  # no fallback to an operator not asked for
+    if op in ("node", "coeff", "drop") and "const" not in operators:  # no fallback to an operator not asked for
         if op == "node" and num_nodes < 2:
             raise UsageError("certificate_mutant: operator 'node' needs a circuit of at least 2 nodes, found num_nodes=1")
-        spots = [(k, t) for (k, t) in spots if cert.boundaries[k].cells[t].terms]
+        spots = [(k, t) for (k, t) in spots if _applies(op, cert.boundaries[k].cells[t])]
         if not spots:
-            raise UsageError(f"certificate_mutant: operator {op!r} needs a cell with terms; no boundary lists one"
+            need = {"node": "a term with a nonzero coefficient", "coeff": "terms", "drop": "a nonzero claim"}[op]
+            raise UsageError(f"certificate_mutant: operator {op!r} needs a cell with {need}; no boundary lists one"
                              + (" (interior only)" if interior else ""))
     k, t = rng.choice(spots)
     c = cert.boundaries[k].cells[t]
     where = f"boundary {k} (layer {cert.boundaries[k].layer}) cell ({c.row}, {c.col})"
-    if op in ("node", "coeff") and not c.terms:
+    if op != "const" and not _applies(op, c):
         op = "const"
     if op == "node":
-        term = rng.randrange(len(c.terms))
+        live = [i for i, (_, co) in enumerate(c.terms) if not is_zero(co)]
+        term = live[rng.randrange(len(live))]
         v = c.terms[term][0]
         to = rng.choice([x for x in range(num_nodes) if x != v]) if num_nodes > 1 else v
         if to == v:
@@ -611,6 +628,19 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
         term = rng.randrange(len(c.terms))
         return Mutation(mutate_cell(cert, k, t, op, term=term), op, f"{where}: coefficient of %{c.terms[term][0]} + 1")
     return Mutation(mutate_cell(cert, k, t, op), op, f"{where}: {'dropped' if op == 'drop' else 'constant + 1'}")
+
+
+def _applies(op: str, cell: Cell) -> bool:
+    """Whether certificate operator ``op`` changes what ``cell`` claims: ``node`` needs a term with a
+    nonzero coefficient (moving ``0·v`` changes nothing), ``coeff`` a term, ``drop`` a cell claiming
+    a nonzero value (an unlisted cell is claimed 0); ``const`` always applies."""
+    if op == "node":
+        return any(not is_zero(co) for _, co in cell.terms)
+    if op == "coeff":
+        return bool(cell.terms)
+    if op == "drop":
+        return bool(cell.form())
+    return True
 
 
 MAX_MUTANTS = 100_000

@@ -111,3 +111,31 @@ def test_rewiring_an_operand_of_coefficient_zero_is_refused() -> None:
     with pytest.raises(UsageError, match=r"gate_mutant: none of the operators \['rewire'\] applies"):
         mutate.gate_mutant(dead, 0, ("rewire",))
 
+
+def _certificate():
+    from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+
+    mid = (Cell(0, 0, ((0, 1),)), Cell(0, 1, ((1, 0),)), Cell(1, 0, ()))  # x0; 0·x1 (claims 0); 0
+    return Certificate((Boundary(0, (Cell(0, 0, ((0, 1),)),), "in"), Boundary(1, mid, "mid"),
+                        Boundary(2, (Cell(0, 0, ((2, 1),)),), "out")), ())
+
+
+def test_certificate_mutants_that_keep_every_claim_are_refused() -> None:
+    """``drop`` of a cell claiming 0 (an unlisted cell is claimed 0 too) and ``node`` on a term of
+    coefficient 0 left the certificate claiming what it did; ``certificate_mutant`` drew them."""
+    from symverify import mutate
+    from symverify.errors import UsageError
+
+    cert = _certificate()
+    for t in (1, 2):
+        with pytest.raises(UsageError, match=r"certificate operator 'drop': expected a cell claiming a nonzero value, "
+                                             rf"found cell {t} .* claiming 0"):
+            mutate.mutate_cell(cert, 1, t, "drop")
+    with pytest.raises(UsageError, match=r"certificate operator 'node': expected a term with a nonzero coefficient, "
+                                         r"found term 0 \(%1\) of cell \(0, 1\) with coefficient 0"):
+        mutate.mutate_cell(cert, 1, 1, "node", to=2)
+    claims = [{(x.row, x.col): x.form() for x in b.cells if x.form()} for b in cert.boundaries]
+    for ops in (("drop",), ("node",), ("drop", "node", "const"), tuple(mutate.CERTIFICATE_OPERATORS)):
+        for m in mutate.mutants(lambda s, ops=ops: mutate.certificate_mutant(cert, 3, s, ops), 16):
+            after = [{(x.row, x.col): x.form() for x in b.cells if x.form()} for b in m.obj.boundaries]
+            assert after != claims, str(m)
