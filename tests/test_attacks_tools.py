@@ -139,3 +139,58 @@ def test_certificate_mutants_that_keep_every_claim_are_refused() -> None:
         for m in mutate.mutants(lambda s, ops=ops: mutate.certificate_mutant(cert, 3, s, ops), 16):
             after = [{(x.row, x.col): x.form() for x in b.cells if x.form()} for b in m.obj.boundaries]
             assert after != claims, str(m)
+
+
+# ---- HTML pages -----------------------------------------------------------------------------------
+
+
+def _rows(page: str) -> dict[str, list[tuple[str, str]]]:
+    """The instance rows of a report page: instance name → its cells as (class, text)."""
+    from html.parser import HTMLParser
+
+    rows: dict[str, list[tuple[str, str]]] = {}
+
+    class Rows(HTMLParser):
+        row: list[tuple[str, str]] | None = None
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "tr" and a.get("class") == "instance":
+                self.row = rows.setdefault(a["data-instance"], [])
+            elif tag == "td" and self.row is not None:
+                self.row.append((a.get("class") or "", ""))
+
+        def handle_endtag(self, tag):
+            if tag == "tr":
+                self.row = None
+
+        def handle_data(self, data):
+            if self.row:
+                cls, text = self.row[-1]
+                self.row[-1] = (cls, text + data)
+
+    Rows().feed(page)
+    return rows
+
+
+def test_the_report_page_shows_argued_and_computed_claims_as_such() -> None:
+    """The page showed an argued claim as ``unknown`` (the text table and ``--details`` say
+    ``argued``, with the docs section it cites) and a computed claim as ``proved`` with nothing
+    saying that the script's own computation, not a prover, decided it."""
+    from symverify.scripts.protocol import Instance, ProofResult
+    from symverify.viz.report import report_page
+
+    insts = [Instance.argued("held", "docs/theory.md § 5", checks=True),
+             Instance.argued("broke", "docs/theory.md § 5", checks=False),
+             Instance.computed("counted", True, "exact rank over Q", "rank"),
+             Instance.from_report("verified", sv.verify(_X, _X, method="exact"))]
+    page = report_page(ProofResult("s", "t", insts).to_json())
+    rows = _rows(page)
+    assert rows["held"][1:3] == [("argued", "argued"), ("claim", "argued: docs/theory.md § 5; checks held")]
+    assert rows["broke"][1][0] == "argued" and rows["broke"][1][1].startswith("argued")
+    assert rows["broke"][2] == ("claim", "argued: docs/theory.md § 5; checks failed")
+    assert rows["counted"][1:3] == [("proved", "proved"), ("claim", "computed: exact rank over Q")]
+    assert rows["verified"][1:3] == [("proved", "proved"), ("claim", "prover")]
+    failure = page[page.index('data-instance="broke">'):]
+    assert failure.split("</div>")[0].count(">argued</span> (argued: docs/theory.md § 5; checks failed)") == 1
+    assert ">unknown<" not in page.split('id="failures"')[1]

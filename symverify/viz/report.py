@@ -11,11 +11,13 @@
 * *Failures*: an interrupted run, every instance that is not ok and every script that is not ok, with the
   over-bound resources, the detail text and the counterexample when the instance carries one
   (a ``counterexample`` field, as :meth:`Counterexample.to_json` writes it, or text);
-* one table per script listing every instance: verdict (with a randomized proof's error bound), method, resources against bounds, time,
-  detail.
+* one table per script listing every instance: verdict (with a randomized proof's error bound;
+  ``argued`` for an argued claim, whose verdict the tool does not decide), the claim's kind and
+  basis (``prover``, ``computed: …``, ``argued: …; checks held``), method, resources against bounds,
+  time, detail.
 
-Every instance row is ``<tr class="instance" data-script="NAME" data-instance="NAME">``, so the
-page can be checked by a parser. All text is escaped, control characters written as their escapes
+Every instance row is ``<tr class="instance" data-script="NAME" data-instance="NAME"
+data-verdict="VERDICT" data-kind="KIND">``, so the page can be checked by a parser. All text is escaped, control characters written as their escapes
 (``\\x00``, :func:`symverify.viz.html.visible`); each script's section has an id unique on the page.
 """
 
@@ -46,7 +48,7 @@ th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #eaeef2; text-align: lef
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .proved, .ok { color: #1a7f37; font-weight: 600; } .refuted, .failed, .crashed, .timeout, .over { color: #cf222e; font-weight: 600; }
-.unknown { color: #9a6700; font-weight: 600; }
+.unknown { color: #9a6700; font-weight: 600; } .argued { color: #57606a; font-weight: 600; }
 .res { font-family: ui-monospace, monospace; font-size: 0.95em; }
 .detail { color: #57606a; max-width: 40em; }
 pre { background: #f6f8fa; padding: 0.5em; white-space: pre-wrap; font-size: 0.85em; }
@@ -148,6 +150,29 @@ def _error_bound(inst: Mapping[str, Any]) -> str:
     return f" (ε ≤ {pow2_text(bound)})" if bound else ""
 
 
+def _verdict_text(inst: Mapping[str, Any]) -> tuple[str, str]:
+    """The verdict as the page shows it and its CSS class: ``argued`` for an argued claim (its
+    verdict is ``unknown``: the tool does not decide it; as :meth:`Instance.verdict_text` shows it),
+    else the verdict, with a randomized proof's error bound."""
+    if inst.get("kind") == "argued":
+        return "argued", "argued"
+    verdict = str(inst.get("verdict", "unknown"))
+    return verdict + _error_bound(inst), verdict
+
+
+def _claim(inst: Mapping[str, Any]) -> str:
+    """What the verdict rests on, as the text table and ``symverify prove --details`` say it: the
+    claim's kind (``prover``; ``computed``, an exact computation in the script; ``argued``, a hand
+    proof the tool does not check, with whether its checks on the instances run held) and its
+    ``basis``."""
+    kind = str(inst.get("kind", "prover"))
+    text = kind + (f": {inst['basis']}" if inst.get("basis") else "")
+    if kind == "argued":
+        checks = inst.get("checks")
+        text += "; checks " + ("held" if checks is True else "failed" if checks is False else "not run")
+    return text
+
+
 def _inst_ok(inst: Mapping[str, Any]) -> bool:
     return instance_ok(inst)  # "ok left out is false" (docs/formats.md § Proof run)
 
@@ -231,10 +256,12 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
             if _inst_ok(inst):
                 continue
             verdict = str(inst.get("verdict", "unknown"))
+            shown, css = _verdict_text(inst)
             over = exceeded_bounds(inst, f"{name}: {inst.get('name', '')}")  # derived: a run may leave over_bound out
             failures.append(
                 f'<div class="failure" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}">'
-                f"<b>{escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(verdict)}\">{escape(verdict)}</span>"
+                f"<b>{escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(css)}\">{escape(shown)}</span>"
+                f" ({_e(_claim(inst), 300)})"
                 + (f' — <span class="over">over bound: {_e(", ".join(map(str, over)))}</span>' if over else "")
                 + (" — not ok, though proved within its bounds: the run says ok: "
                    f"{_e(json.dumps(inst['ok']) if 'ok' in inst else 'nothing')} (an inconsistent run)"
@@ -253,16 +280,18 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         if not insts:
             out.append(f"<p>No instances ({_e(s.get('error', '') or s.get('status', ''), 500)}).</p>")
             continue
-        out.append("<table><tr><th>instance</th><th>verdict</th><th>method</th><th>resources (≤ stated bound)</th>"
-                   "<th>time</th><th>detail</th></tr>")
+        out.append("<table><tr><th>instance</th><th>verdict</th><th>claim</th><th>method</th>"
+                   "<th>resources (≤ stated bound)</th><th>time</th><th>detail</th></tr>")
         for inst in insts:
             verdict = str(inst.get("verdict", "unknown"))
+            shown, css = _verdict_text(inst)
             secs = inst.get("seconds")
             mark = "" if _inst_ok(inst) else ' <span class="over">✗</span>'
             out.append(
                 f'<tr class="instance" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}" '
-                f'data-verdict="{escape(verdict)}"><td>{_e(inst.get("name", ""), 300)}</td>'
-                f'<td class="{_cls(verdict)}">{escape(verdict + _error_bound(inst))}{mark}</td><td>{_e(inst.get("method", ""))}</td>'
+                f'data-verdict="{escape(verdict)}" data-kind="{escape(str(inst.get("kind", "prover")))}">'
+                f'<td>{_e(inst.get("name", ""), 300)}</td><td class="{_cls(css)}">{escape(shown)}{mark}</td>'
+                f'<td class="claim">{_e(_claim(inst), 300)}</td><td>{_e(inst.get("method", ""))}</td>'
                 f'<td class="res">{_resources_cell(inst)}</td>'
                 f"<td class=\"num\">{'' if not isinstance(secs, (int, float)) else f'{secs:.2f} s'}</td>"
                 f"<td class=\"detail\">{_e(inst.get('detail', ''), 400)}</td></tr>"
