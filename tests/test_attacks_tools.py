@@ -194,3 +194,22 @@ def test_the_report_page_shows_argued_and_computed_claims_as_such() -> None:
     failure = page[page.index('data-instance="broke">'):]
     assert failure.split("</div>")[0].count(">argued</span> (argued: docs/theory.md § 5; checks failed)") == 1
     assert ">unknown<" not in page.split('id="failures"')[1]
+
+
+def test_the_report_page_writes_float_resources_and_bounds_as_the_run_does() -> None:
+    """A resource of 2.0000001 over its bound 2 read ``layers=2≤2`` on the page (4 significant
+    digits), ``3.00004 ≤ 3.00005`` read ``3≤3``, though the run and the text table write them in
+    full; and a run without ``over_bound`` marked no resource over its bound."""
+    import re
+
+    from symverify.scripts.protocol import Instance, ProofResult
+    from symverify.viz.report import report_page
+
+    inst = Instance.computed("i", True, "exact count", "counting", resources={"layers": 2.0000001, "width": 3.00004},
+                             bounds={"layers": 2, "width": 3.00005})
+    page = report_page(ProofResult("s", "t", [inst]).to_json())
+    assert re.findall(r'<td class="res">(.*?)</td>', page) == [
+        "layers=2.0000001≤2", '<span class="over">layers=2.0000001≤2</span>, width=3.00004≤3.00005']
+    run = {"scripts": [{"name": "s", "result": {"instances": [
+        {"name": "i", "verdict": "proved", "method": "exact", "resources": {"layers": 3}, "bounds": {"layers": 2}}]}}]}
+    assert '<td class="res"><span class="over">layers=3≤2</span></td>' in report_page(run)

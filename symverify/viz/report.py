@@ -71,16 +71,25 @@ def _anchor(k: int, name: str) -> str:
     return f"script-{k}-{_cls(name)}"
 
 
+def _number(v: Any, limit: int = 40) -> str:
+    """A resource or bound as the run writes it: a float by its shortest exact text (``repr``:
+    ``2.0000001``, never ``2`` beside a bound ``2`` it exceeds), anything else by :func:`value_text`
+    (a huge int by its size)."""
+    return repr(v) if isinstance(v, float) else value_text(v, limit)
+
+
 def _resources_cell(inst: Mapping[str, Any]) -> str:
+    """Each resource with its bound, the ones over it (as :func:`exceeded_bounds` derives them, a
+    run may leave ``over_bound`` out) marked ``over``."""
     res: Mapping[str, Any] = inst["resources"] if isinstance(inst.get("resources"), Mapping) else {}
     bounds: Mapping[str, Any] = inst["bounds"] if isinstance(inst.get("bounds"), Mapping) else {}
-    over = set(inst.get("over_bound") or [])
+    over = set(inst.get("over_bound") or []) | set(exceeded_bounds(inst, str(inst.get("name", ""))))
     parts = []
     for key in dict.fromkeys([*res, *bounds]):
         val = res.get(key, "—")
-        text = f"{value_text(key, 40)}={value_text(val, 40)}"
+        text = f"{value_text(key, 40)}={_number(val)}"
         if key in bounds:
-            text += f"≤{value_text(bounds[key], 40)}"
+            text += f"≤{_number(bounds[key])}"
         part = escape(text)
         parts.append(f'<span class="over">{part}</span>' if key in over else part)
     return ", ".join(parts)
@@ -110,8 +119,8 @@ def _tightest(instances: list[Mapping[str, Any]]) -> str:
             v = res.get(key)
             r = math.inf if v is None else (v / b if b > 0 else (0.0 if v <= 0 else math.inf))
             if best is None or r > best[0]:
-                shown = "—" if v is None else value_text(inst["resources"][key], 30)
-                best = (r, f"{key}={shown}≤{value_text(inst['bounds'][key], 30)}")
+                shown = "—" if v is None else _number(inst["resources"][key], 30)
+                best = (r, f"{key}={shown}≤{_number(inst['bounds'][key], 30)}")
     return "" if best is None else best[1]
 
 
