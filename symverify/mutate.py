@@ -9,7 +9,8 @@ operand nobody reads): deciding that is the caller's business (exact expansion o
 A change that cannot alter what the object computes or claims, whatever the rest of it holds, is
 refused (:class:`UsageError`) and never drawn: a mode flip of a layer whose filter has taps at lag 0
 only (:func:`mode_matters`), rewiring a LIN operand of coefficient 0, moving a certificate term of
-coefficient 0 or dropping a cell that claims 0.
+coefficient 0 or dropping a cell that claims 0; :func:`gate_mutant` draws only gates some output
+depends on unless asked otherwise.
 
 Three families, each with a deterministic ``*_mutant(obj, seed)`` that picks an operator and a site
 from a seeded :class:`random.Random` (the same seed gives the same mutant on every platform):
@@ -457,13 +458,14 @@ def swap_outputs(circuit: Circuit, i: int, j: int) -> Circuit:
 
 
 def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_GATE_OPERATORS, *,
-                symbol: str = "m", live: bool = False) -> Mutation:
+                symbol: str = "m", live: bool = True) -> Mutation:
     """A single-gate mutant of ``circuit``, chosen by ``seed``.
 
     The operator is drawn uniformly from ``operators``, then a gate it applies to (and, for
     ``coeff``/``rewire``, which coefficient or operand and the new node; for ``outputs`` two output
-    positions naming different nodes). With ``live`` only gates some output depends on are
-    candidates (a dead gate's mutant is trivially invisible). An operator with nothing to act on
+    positions naming different nodes). With ``live`` (the default) only gates some output depends
+    on are candidates: a dead gate's mutant computes what the circuit computes, so no check can
+    tell it from the original; ``live=False`` draws every gate (structural tests). An operator with nothing to act on
     falls back to the next. ``symbol``, the parameter ``coeff_sym`` writes, must be a parameter name
     whatever operator the seed draws (:class:`UsageError` otherwise).
     """
