@@ -230,3 +230,21 @@ def test_gate_mutants_leave_dead_gates_alone_by_default() -> None:
         assert sv.verify(c, m.obj, method="exact").refuted, str(m)
     dead = {mutate.gate_mutant(c, s, ("coeff",), live=False).site for s in range(60)}
     assert any(f"gate {k} " in site for site in dead for k in range(len(c.gates)) if c.num_inputs + k not in alive)
+
+
+def test_the_scripts_table_names_a_resource_over_its_bound_as_the_tightest() -> None:
+    """The "tightest resource vs bound" column compared value / bound as floats: 10^400 / 10^401
+    read ``inf / inf = nan``, and no later ratio compared greater than nan, so the column named that
+    resource, within its bound, and not ``depth = 1/3`` over its bound 0."""
+    import re
+
+    from symverify.viz.report import report_page
+
+    run = {"scripts": [{"name": "s", "result": {"instances": [
+        {"name": "a", "verdict": "proved", "method": "exact", "resources": {"layers": 10**400}, "bounds": {"layers": 10**401}},
+        {"name": "b", "verdict": "proved", "method": "exact", "resources": {"width": 9}, "bounds": {"width": 10}},
+        {"name": "c", "verdict": "proved", "method": "exact", "resources": {"depth": "1/3"}, "bounds": {"depth": 0}}]}}]}
+    tightest = re.findall(r'<tr class="script".*?<td class="res">(.*?)</td>', report_page(run))
+    assert tightest == ["depth=1/3≤0"]
+    run["scripts"][0]["result"]["instances"].pop()
+    assert re.findall(r'<tr class="script".*?<td class="res">(.*?)</td>', report_page(run)) == ["width=9≤10"]

@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import base64
 import json
-import math
 from collections.abc import Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from symverify._version import __version__
 from symverify.errors import BackendUnavailableError, UsageError
 from symverify.viz.html import escape, value_text
-from symverify.viz.resources import load_run, numbers
-from symverify.viz.run_format import PART_NOTE, count_claims, exceeded_bounds, instance_ok, run_ok, script_ok
+from symverify.viz.resources import load_run
+from symverify.viz.run_format import PART_NOTE, count_claims, exceeded_bounds, instance_ok, run_ok, run_value, script_ok
 
 __all__ = ["write_report", "report_page"]
 
@@ -112,15 +112,24 @@ def _counterexample(inst: Mapping[str, Any]) -> str:
 
 
 def _tightest(instances: list[Mapping[str, Any]]) -> str:
-    best: tuple[float, str] | None = None
+    """The resource nearest its bound, or furthest past it, among ``instances``: a bound without a
+    value first, then the resources over their bound, then the largest ``value / bound``, compared
+    exactly (:func:`~symverify.viz.run_format.run_value`: an int of 400 digits and a rational
+    ``"1/3"`` are read as they are, never as floats that overflow to ``inf / inf``)."""
+    best: tuple[tuple[int, Fraction], str] | None = None
     for inst in instances:
-        res, bounds = numbers(inst.get("resources")), numbers(inst.get("bounds"))
-        for key, b in bounds.items():
-            v = res.get(key)
-            r = math.inf if v is None else (v / b if b > 0 else (0.0 if v <= 0 else math.inf))
-            if best is None or r > best[0]:
-                shown = "—" if v is None else _number(inst["resources"][key], 30)
-                best = (r, f"{key}={shown}≤{_number(inst['bounds'][key], 30)}")
+        res = inst["resources"] if isinstance(inst.get("resources"), Mapping) else {}
+        bounds = inst["bounds"] if isinstance(inst.get("bounds"), Mapping) else {}
+        for key, raw in bounds.items():
+            b = run_value(raw, f"bounds.{key}")  # the run was checked: exact numbers
+            if key not in res:
+                rank: tuple[int, Fraction] = (2, Fraction(0))
+            else:
+                v = run_value(res[key], f"resources.{key}")
+                rank = (1 if v > b else 0, v / b if b > 0 else Fraction(0))
+            if best is None or rank > best[0]:
+                shown = _number(res[key], 30) if key in res else "—"
+                best = (rank, f"{key}={shown}≤{_number(raw, 30)}")
     return "" if best is None else best[1]
 
 
