@@ -248,3 +248,20 @@ def test_the_scripts_table_names_a_resource_over_its_bound_as_the_tightest() -> 
     assert tightest == ["depth=1/3≤0"]
     run["scripts"][0]["result"]["instances"].pop()
     assert re.findall(r'<tr class="script".*?<td class="res">(.*?)</td>', report_page(run)) == ["width=9≤10"]
+
+
+def test_the_report_page_keeps_the_exception_of_a_long_traceback() -> None:
+    """A crashed script's error was cut to its first 500 (table) and 2000 (Failures) characters:
+    a traceback longer than that lost its last line, the exception, from the whole page."""
+    import html
+    import re
+
+    from symverify.viz.report import report_page
+
+    frames = "".join(f'  File "/x/y{i}.py", line {i}, in f\n    call()\n' for i in range(80))
+    error = f"Traceback (most recent call last):\n{frames}ValueError: the real <reason>"
+    page = report_page({"scripts": [{"name": "s", "status": "crashed", "error": error, "result": None}]})
+    cell = re.findall(r'<tr class="script".*?<td class="detail">(.*?)</td>', page)
+    assert cell == ["ValueError: the real &lt;reason&gt; (the last of 162 lines: the whole error is under Failures)"]
+    block = re.findall(r'<div class="failure" data-script="s">.*?<pre class="error">(.*?)</pre>', page, re.S)
+    assert block == [html.escape(error)]

@@ -7,8 +7,9 @@
 * the resource plots of :func:`symverify.viz.resources.plot_resources`, embedded as a PNG
   ``data:`` URI (or a note saying why there is none: matplotlib missing, nothing to plot);
 * a table of every script (status, verdict counts, tightest resource against its bound, time,
-  error of a crashed script);
-* *Failures*: an interrupted run, every instance that is not ok and every script that is not ok, with the
+  the last line of a crashed script's error);
+* *Failures*: an interrupted run, every instance that is not ok and every script that is not ok (its
+  error whole, a traceback's last line included), with the
   over-bound resources, the detail text and the counterexample when the instance carries one
   (a ``counterexample`` field, as :meth:`Counterexample.to_json` writes it, or text);
 * one table per script listing every instance: verdict (with a randomized proof's error bound;
@@ -93,6 +94,21 @@ def _resources_cell(inst: Mapping[str, Any]) -> str:
         part = escape(text)
         parts.append(f'<span class="over">{part}</span>' if key in over else part)
     return ", ".join(parts)
+
+
+def _error_line(error: Any, limit: int = 500) -> str:
+    """A script's error for a table cell: its last nonempty line (where a traceback states the
+    exception), saying how many lines the whole error has (the *Failures* section shows it whole)."""
+    lines = [ln for ln in str(error).splitlines() if ln.strip()]
+    if len(lines) <= 1:
+        return _e(error, limit)
+    return _e(f"{lines[-1].strip()} (the last of {len(lines)} lines: the whole error is under Failures)", limit)
+
+
+def _error_block(error: Any) -> str:
+    """A script's error whole, as preformatted text (a traceback keeps its lines and its last one,
+    the exception)."""
+    return f'<pre class="error">{escape(str(error))}</pre>'
 
 
 def _counterexample(inst: Mapping[str, Any]) -> str:
@@ -252,7 +268,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
             f"<td class=\"num\">{len(insts)}</td><td class=\"num\">{c.get('proved', 0)} / {c.get('refuted', 0)} / "
             f"{c.get('unknown', 0)}</td><td class=\"res\">{escape(_tightest(insts))}</td>"
             f"<td class=\"num\">{'' if not isinstance(secs, (int, float)) else f'{secs:.1f} s'}</td>"
-            f"<td class=\"detail\">{_e(s.get('error', ''), 500)}</td></tr>"
+            f"<td class=\"detail\">{_error_line(s.get('error', ''))}</td></tr>"
         )
     out.append("</table>")
     failures = []
@@ -264,12 +280,14 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         st = str(s.get("status", ""))
         if st == "crashed" or (st not in ("ok", "") and not _instances(s)):
             failures.append(f'<div class="failure" data-script="{escape(name)}"><b>{escape(name)}</b>: '
-                            f'<span class="{_cls(st)}">{escape(st)}</span> — {_e(s.get("error", "") or "no result", 2000)}</div>')
+                            f'<span class="{_cls(st)}">{escape(st)}</span> — '
+                            + (_error_block(s["error"]) if s.get("error") else "no result") + "</div>")
         elif not script_ok(s) and all(_inst_ok(i) for i in _instances(s)):  # the page says why it is not all ok
             shown = st or ("not ok" if "ok" in s else "neither status nor ok")
             failures.append(f'<div class="failure" data-script="{escape(name)}"><b>{escape(name)}</b>: '
                             f'<span class="failed">{escape(shown)}</span> — '
-                            f'{_e(s.get("error", "") or "the script is not ok, though no instance listed fails", 2000)}</div>')
+                            + (_error_block(s["error"]) if s.get("error")
+                               else "the script is not ok, though no instance listed fails") + "</div>")
         for inst in _instances(s):
             if _inst_ok(inst):
                 continue
@@ -296,7 +314,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         insts = _instances(s)
         out.append(f'<h3 id="{_anchor(k, name)}">{escape(name)}: {_e(s.get("title", ""), 300)}</h3>')
         if not insts:
-            out.append(f"<p>No instances ({_e(s.get('error', '') or s.get('status', ''), 500)}).</p>")
+            out.append(f"<p>No instances ({_error_line(s.get('error', '')) if s.get('error') else _e(s.get('status', ''))}).</p>")
             continue
         out.append("<table><tr><th>instance</th><th>verdict</th><th>claim</th><th>method</th>"
                    "<th>resources (≤ stated bound)</th><th>time</th><th>detail</th></tr>")
