@@ -265,3 +265,20 @@ def test_the_report_page_keeps_the_exception_of_a_long_traceback() -> None:
     assert cell == ["ValueError: the real &lt;reason&gt; (the last of 162 lines: the whole error is under Failures)"]
     block = re.findall(r'<div class="failure" data-script="s">.*?<pre class="error">(.*?)</pre>', page, re.S)
     assert block == [html.escape(error)]
+
+
+def test_a_reports_notebook_view_shows_the_differing_entry_of_a_long_counterexample() -> None:
+    """``report._repr_html_()`` cut the counterexample's text at 400 characters, input and weights
+    first: with 40 symbolic weights the entry and both values (``… (lhs) vs … (rhs)``) were cut away."""
+    from symverify.kernel.ir.circuit import Circuit, Gate, Op
+    from symverify.kernel.ir.scalar import sym
+
+    gates = tuple(Gate.lin(i, sym(f"coefficient_{i}"), 0, 0) for i in range(40))
+    c = Circuit(1, 1, gates, (40,), "c")
+    other = Circuit(1, 1, (*gates, Gate(Op.CONST, (), (1,)), Gate.lin(40, 1, 41, 1)), (42,), "other")
+    report = sv.verify(c, other)
+    assert report.refuted and len(str(report.counterexample)) > 400
+    cex = report.counterexample
+    view = report._repr_html_()
+    assert f"entry {cex.cell} is {cex.lhs_value} (lhs) vs {cex.rhs_value} (rhs)" in view
+    assert ">at</td>" in view and "coefficient_0=" in view

@@ -164,7 +164,9 @@ def compiled_html(compiled: Any) -> str:
 
 def report_html(report: Any) -> str:
     """A :class:`~symverify.kernel.verification.Report`: verdict, method, time, the summary lines of
-    ``str(report)`` and the counterexample, if any. Any other argument is a :class:`~symverify.errors.UsageError`."""
+    ``str(report)`` and the counterexample, if any (longer than :data:`_CEX_WIDTH` characters: the
+    differing entry with both values, then, in a row of its own, the input and weights it was found
+    at, so a long input never hides the entry). Any other argument is a :class:`~symverify.errors.UsageError`."""
     from symverify.kernel.verification import Report
 
     _expect(report, Report, "report_html", "a Report (from symverify.verify)")
@@ -187,12 +189,22 @@ def report_html(report: Any) -> str:
     if len(lines) > 8:
         rows.append(("", escape(f"… {len(lines) - 8} more lines (str(report))")))
     if cex is not None:
-        rows.append(("counterexample", _esc(cex, 400)))
+        text = str(cex)
+        where, sep, entry = text.rpartition(": entry ")
+        if len(text) <= _CEX_WIDTH or not sep:
+            rows.append(("counterexample", _esc(text, _CEX_WIDTH)))
+        else:  # the differing entry first: a long input or many weights must not push it out of view
+            rows.append(("counterexample", _esc(f"entry {entry}", _CEX_WIDTH)))
+            rows.append(("at", _esc(where, _CEX_WIDTH)))
     for side in ("lhs", "rhs"):
         info = getattr(report, side, None)
         if isinstance(info, Mapping) and info:
             rows.append((side, _esc(", ".join(f"{k}={value_text(v, 30)}" for k, v in list(info.items())[:8]), 200)))
     return _table("symverify report", rows)
+
+
+_CEX_WIDTH = 400
+"""The most characters of a counterexample one row of :func:`report_html` shows."""
 
 
 def factorization_html(fact: Any) -> str:
