@@ -282,3 +282,40 @@ def test_a_reports_notebook_view_shows_the_differing_entry_of_a_long_counterexam
     view = report._repr_html_()
     assert f"entry {cex.cell} is {cex.lhs_value} (lhs) vs {cex.rhs_value} (rhs)" in view
     assert ">at</td>" in view and "coefficient_0=" in view
+
+
+# ---- assertions -------------------------------------------------------------------------------------
+
+
+def _failing_cross_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The float executors made to err beyond their bounds (an executor bug)."""
+    import types
+
+    import symverify.executors as executors
+
+    real = executors.cross_check
+
+    def wrong(*args, **kwargs):
+        return [(name, kind, types.SimpleNamespace(path=r.path, device=r.device, max_abs_err=1.0, max_rel_err=1.0,
+                                                   tolerance=r.tolerance, ok=False))
+                for name, kind, r in real(*args, **kwargs)]
+
+    monkeypatch.setattr(executors, "cross_check", wrong)
+
+
+def test_assertions_fail_when_the_numeric_cross_check_asked_for_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``assert_proved(a, b, numeric=True)`` passed while the float executor erred beyond its own
+    bound (the report's ``numeric.status`` was ``failed``, a note said so): a test asking for the
+    cross-check passed on an executor bug."""
+    pytest.importorskip("torch")
+    from symverify.testing import assert_proved, assert_refuted
+
+    model = sv.compile(_X).model
+    assert assert_proved(_X, model, numeric=True).numeric.status == "passed"
+    _failing_cross_check(monkeypatch)
+    with pytest.raises(AssertionError, match=r"expected proved with the numeric cross-check asked for passing, found "
+                                             r"proved \(method \w+\) but the cross-check failed: .*FAILED"):
+        assert_proved(_X, model, numeric=True)
+    with pytest.raises(AssertionError, match=r"expected refuted with the numeric cross-check asked for passing"):
+        assert_refuted(_X, _Y, numeric=True)
+    assert assert_proved(_X, model).numeric is None  # not asked for: nothing to fail
