@@ -319,3 +319,17 @@ def test_assertions_fail_when_the_numeric_cross_check_asked_for_fails(monkeypatc
     with pytest.raises(AssertionError, match=r"expected refuted with the numeric cross-check asked for passing"):
         assert_refuted(_X, _Y, numeric=True)
     assert assert_proved(_X, model).numeric is None  # not asked for: nothing to fail
+
+
+def test_circuit_and_certificate_views_write_control_characters_as_escapes() -> None:
+    """``Circuit._repr_html_`` and ``Certificate._repr_html_`` escaped names with ``html.escape``
+    alone, so an ESC or NUL in a circuit's name or a boundary's label reached the page raw (a NUL is
+    an HTML parse error), where every other view writes it as ``\\x1b``."""
+    from symverify.kernel.ir.certificate import Boundary, Cell, Certificate
+
+    c = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2, name="a\x1b[31m<b>\x00")
+    view = c._repr_html_()
+    assert "a\\x1b[31m&lt;b&gt;\\x00" in view and "\x1b" not in view and "\x00" not in view
+    cert = Certificate((Boundary(0, (Cell(0, 0, ((0, 1),)),), "in\x00<i>"), Boundary(1, (Cell(0, 0, ((1, 1),)),), "out")), ())
+    view = cert._repr_html_()
+    assert "<td>in\\x00&lt;i&gt;</td>" in view and "\x00" not in view

@@ -1,4 +1,4 @@
-"""Compact HTML views for notebooks: ``_repr_html_`` of Model, Compiled, Report and Factorization.
+"""Compact HTML views for notebooks: ``_repr_html_`` of Model, Circuit, Certificate, Compiled, Report and Factorization.
 
 Each function returns one small ``<table>`` (a few lines: signature, resources against bounds,
 verdict), never a page of text: long values are abbreviated and long lists cut with "… k more".
@@ -16,7 +16,7 @@ from typing import Any
 
 from symverify.kernel.ir.scalar import show_scalar
 
-__all__ = ["model_html", "compiled_html", "report_html", "factorization_html", "value_text", "visible", "escape", "MAX_ROWS"]
+__all__ = ["model_html", "circuit_html", "certificate_html", "compiled_html", "report_html", "factorization_html", "value_text", "visible", "escape", "MAX_ROWS"]
 
 MAX_ROWS = 16
 """The most resource rows a view lists before "… k more"."""
@@ -138,6 +138,40 @@ def model_html(model: Any) -> str:
         shown = ", ".join(params[:6]) + (f", … {len(params) - 6} more" if len(params) > 6 else "")
         rows.append(("symbolic weights", escape(shown)))
     return _table(f"BaseConv model {model.name or '<unnamed>'}", rows)
+
+
+def circuit_html(circuit: Any) -> str:
+    """A :class:`~symverify.kernel.ir.circuit.Circuit`: name, input shape, gate counts, outputs.
+    Any other argument is a :class:`~symverify.errors.UsageError`."""
+    from symverify.kernel.ir.circuit import Circuit
+
+    _expect(circuit, Circuit, "circuit_html", "a Circuit")
+    counts: dict[str, int] = {}
+    for g in circuit.gates:
+        counts[g.op.value] = counts.get(g.op.value, 0) + 1
+    rows = [("circuit", circuit.name or "(unnamed)"), ("input u", f"{circuit.n} × {circuit.d}"),
+            ("gates", f"{len(circuit.gates)} (" + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ")"),
+            ("outputs", str(len(circuit.outputs)))]
+    body = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
+    return f"<table class='symverify-circuit'>{body}</table>"
+
+
+MAX_BOUNDARIES = 50
+"""The most boundaries :func:`certificate_html` lists before "… k more boundaries"."""
+
+
+def certificate_html(cert: Any) -> str:
+    """A :class:`~symverify.kernel.ir.certificate.Certificate`: one row per boundary (layer, label,
+    listed cells), at most :data:`MAX_BOUNDARIES`. Any other argument is a :class:`~symverify.errors.UsageError`."""
+    from symverify.kernel.ir.certificate import Certificate
+
+    _expect(cert, Certificate, "certificate_html", "a Certificate")
+    rows = "".join(f"<tr><td>{b.layer}</td><td>{escape(b.label)}</td><td>{len(b.cells)}</td></tr>"
+                   for b in cert.boundaries[:MAX_BOUNDARIES])
+    more = (f"<tr><td colspan='3'>… {len(cert.boundaries) - MAX_BOUNDARIES} more boundaries</td></tr>"
+            if len(cert.boundaries) > MAX_BOUNDARIES else "")
+    return (f"<table class='symverify-certificate'><caption>{escape(repr(cert))}</caption>"
+            f"<tr><th>layer</th><th>label</th><th>cells</th></tr>{rows}{more}</table>")
 
 
 def compiled_html(compiled: Any) -> str:
