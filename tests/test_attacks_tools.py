@@ -333,3 +333,17 @@ def test_circuit_and_certificate_views_write_control_characters_as_escapes() -> 
     cert = Certificate((Boundary(0, (Cell(0, 0, ((0, 1),)),), "in\x00<i>"), Boundary(1, (Cell(0, 0, ((1, 1),)),), "out")), ())
     view = cert._repr_html_()
     assert "<td>in\\x00&lt;i&gt;</td>" in view and "\x00" not in view
+
+
+def test_a_golden_file_keeps_no_report_whose_numeric_cross_check_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``symverify_golden.check(verify(a, b, numeric=True))`` stored and matched a proof whose float
+    cross-check failed (its record holds no numeric part), as ``assert_proved`` passed it."""
+    pytest.importorskip("torch")
+    from symverify.pytest_plugin import _unsettled
+
+    model = sv.compile(_X).model
+    assert _unsettled(sv.verify(_X, model, numeric=True)) == ""
+    _failing_cross_check(monkeypatch)
+    report = sv.verify(_X, model, numeric=True)
+    assert report.proved and report.numeric.status == "failed"
+    assert _unsettled({"r": [report]}).startswith("'r': verify's numeric cross-check asked for failed (method")
