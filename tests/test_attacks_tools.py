@@ -347,3 +347,30 @@ def test_a_golden_file_keeps_no_report_whose_numeric_cross_check_failed(monkeypa
     report = sv.verify(_X, model, numeric=True)
     assert report.proved and report.numeric.status == "failed"
     assert _unsettled({"r": [report]}).startswith("'r': verify's numeric cross-check asked for failed (method")
+
+
+_VERDICT_ASSERT = '''
+import symverify as sv
+
+X = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2)
+Y = sv.Circuit.trace(lambda u: [u[0][0] * u[0][1] + 1], n=1, d=2)
+
+def test_wrong_identity():
+    assert sv.verify(X, Y).verdict
+
+def test_unknown():
+    assert sv.verify(X, Y, method="z3", timeout=1e-9).verdict
+'''
+
+
+def test_asserting_a_verdict_never_passes(pytester: pytest.Pytester) -> None:
+    """``assert sv.verify(a, b).verdict`` passed on a refutation and on ``unknown``: a ``Verdict``
+    is a nonempty ``str``, so every verdict was true (``assert sv.verify(a, b)`` already raised)."""
+    pytester.makepyfile(test_user=_VERDICT_ASSERT)
+    res = pytester.runpytest("-p", "no:cacheprovider")
+    res.assert_outcomes(failed=2)
+    res.stdout.fnmatch_lines(["*TypeError: the truth value of a Verdict is ambiguous (this one is refuted)*",
+                              "*TypeError: the truth value of a Verdict is ambiguous (this one is unknown)*"])
+    with pytest.raises(TypeError, match=r"truth value of a Verdict is ambiguous \(this one is proved\); compare it"):
+        bool(sv.verify(_X, _X).verdict)
+    assert sv.verify(_X, _X).verdict is sv.Verdict.PROVED and sv.Verdict.PROVED == "proved"

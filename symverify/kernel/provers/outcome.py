@@ -184,6 +184,13 @@ class Verdict(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    def __bool__(self) -> bool:
+        """A verdict has no truth value (as a :class:`~symverify.kernel.verification.Report` has
+        none): each is a nonempty string, so ``assert report.verdict`` would pass on ``refuted``
+        and ``unknown``."""
+        raise TypeError(f"the truth value of a Verdict is ambiguous (this one is {self.value}); compare it "
+                        "(verdict is Verdict.PROVED) or use report.proved, or symverify.testing.assert_proved in tests")
+
 
 def _q(x: int | Fraction) -> str:
     """Exact text for JSON, whatever the size (``sys.get_int_max_str_digits`` does not apply), in
