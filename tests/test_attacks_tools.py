@@ -374,3 +374,38 @@ def test_asserting_a_verdict_never_passes(pytester: pytest.Pytester) -> None:
     with pytest.raises(TypeError, match=r"truth value of a Verdict is ambiguous \(this one is proved\); compare it"):
         bool(sv.verify(_X, _X).verdict)
     assert sv.verify(_X, _X).verdict is sv.Verdict.PROVED and sv.Verdict.PROVED == "proved"
+
+
+def test_asserting_a_provers_outcome_or_a_claim_never_passes(det2) -> None:
+    """``assert check_certificate(c, wrong_model, cert)`` (or ``prove_forall``, ``verify_matrix``, a
+    ``MethodResult``, a proof script's ``Instance`` or ``ProofResult``) passed
+    whatever the verdict: these objects had no ``__bool__``, so every one was true, refuted and
+    unknown ones included."""
+    from symverify import mutate
+    from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
+    from symverify.kernel.provers import outcome
+    from symverify.kernel.provers.compositional import check_certificate
+    from symverify.kernel.provers.forall import prove_forall
+    from symverify.kernel.provers.matrix import verify_matrix
+    from symverify.parametric import library as plib
+    from symverify.scripts.protocol import Instance, ProofResult
+
+    c, comp = det2
+    wrong = mutate.weight_mutant(comp.model, 0, ("inc",)).obj
+    spread = ButterflyFactor(2, 1, (1,), (0,), (1,), (0,))
+    k = Kaleidoscope(1, 2, (BBStar(2, (spread, ButterflyFactor.identity(2, 1))),))
+    refuted = Instance.from_report("wrong", sv.verify(_X, _Y, method="exact"))
+    outcomes = [
+        (check_certificate(c, wrong, comp.certificate), "CompositionalResult", "unknown"),
+        (verify_matrix(k, [[1]], garbage_free=True), "KaleidoscopeCheck", "refuted"),
+        (prove_forall(plib.user_cyclic_shift(off_by_one=True)), "ForallResult", "refuted"),
+        (outcome.unknown("exact", notes=("budget",)), "MethodResult", "unknown"),
+        (refuted, "Instance", "refuted"),
+        (ProofResult("s", "t", [refuted]), "ProofResult", None),
+    ]
+    for obj, name, verdict in outcomes:
+        shown = f"this one is {verdict}" if verdict else "test it by its fields"
+        with pytest.raises(TypeError, match=rf"the truth value of a {name} is ambiguous \({shown}\); test \.proved or \.ok"):
+            assert obj
+    with pytest.raises(TypeError, match=r"the truth value of a CompositionalResult is ambiguous \(this one is proved\)"):
+        bool(check_certificate(c, comp.model, comp.certificate))

@@ -192,6 +192,17 @@ class Verdict(str, Enum):
                         "(verdict is Verdict.PROVED) or use report.proved, or symverify.testing.assert_proved in tests")
 
 
+def no_truth_value(outcome: Any) -> bool:
+    """``__bool__`` of a prover's outcome (``MethodResult``, ``CompositionalResult``,
+    ``FragmentProof``, ``KaleidoscopeCheck``, ``ForallResult``) and of a proof script's claims: a
+    ``TypeError``. An object without ``__bool__`` is true, so ``assert check_certificate(...)``
+    would pass on ``refuted`` and ``unknown``; test ``.proved`` or ``.ok`` instead."""
+    verdict = getattr(outcome, "verdict", None)
+    shown = f"this one is {verdict.value}" if isinstance(verdict, Verdict) else "test it by its fields"
+    raise TypeError(f"the truth value of a {type(outcome).__name__} is ambiguous ({shown}); test .proved or .ok, "
+                    "or use symverify.testing.assert_proved in tests")
+
+
 def _q(x: int | Fraction) -> str:
     """Exact text for JSON, whatever the size (``sys.get_int_max_str_digits`` does not apply), in
     linear time: hexadecimal ``"0x…"`` beyond :data:`~symverify.ir.bigint.DECIMAL_TEXT_BITS` bits
@@ -300,6 +311,8 @@ class MethodResult:
     timings: Mapping[str, float] = field(default_factory=dict)
     failure_bound: Fraction = Fraction(0)
     _seal: str = field(default="", repr=False, compare=False)
+
+    __bool__ = no_truth_value  # no truth value: `assert outcome` would pass on refuted and unknown
 
     def __post_init__(self) -> None:
         check_seal(self, "MethodResult", self.verdict, self.method, self.failure_bound,
