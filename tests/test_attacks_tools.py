@@ -409,3 +409,15 @@ def test_asserting_a_provers_outcome_or_a_claim_never_passes(det2) -> None:
             assert obj
     with pytest.raises(TypeError, match=r"the truth value of a CompositionalResult is ambiguous \(this one is proved\)"):
         bool(check_certificate(c, comp.model, comp.certificate))
+
+
+def test_asserting_a_numeric_cross_check_never_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``assert report.numeric`` passed on a failed cross-check: a ``NumericSummary`` had no
+    ``__bool__`` and was true whatever it said."""
+    pytest.importorskip("torch")
+    model = sv.compile(_X).model
+    _failing_cross_check(monkeypatch)
+    report = sv.verify(_X, model, numeric=True)
+    assert report.numeric.passed is False
+    with pytest.raises(TypeError, match=r"the truth value of a NumericSummary is ambiguous \(this one failed\); test \.passed"):
+        assert report.numeric

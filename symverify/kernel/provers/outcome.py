@@ -473,6 +473,12 @@ class NumericSummary:
         no side was compared (never True for a check that compared nothing)."""
         return None if not self.sides else all(s.passed for s in self.sides)
 
+    def __bool__(self) -> bool:
+        """No truth value: a summary is true whether its cross-check passed, failed or ran on nothing,
+        so ``assert report.numeric`` would pass on a failed one."""
+        raise TypeError(f"the truth value of a NumericSummary is ambiguous (this one {self.status}); test .passed "
+                        "(True, False, or None when nothing was compared) or .status")
+
     def __str__(self) -> str:
         parts = [f"{s.side} {s.kind} max abs error {s.max_abs_err:.3g} {'≤' if s.passed else 'EXCEEDS'} bound {s.bound:.3g}"
                  for s in self.sides]
