@@ -1,7 +1,9 @@
 """Attacks on the tools users run their checks with: the pytest plugin's golden files, the
-mutation operators of ``symverify.mutate`` and the HTML views of ``symverify.viz``. A golden file
-never keeps an unsettled verdict, a mutant is never a change that cannot alter what the object
-computes, and a page never shows a claim as another kind than it is."""
+assertions of ``symverify.testing``, the truth values of outcomes, the mutation operators of
+``symverify.mutate`` and the HTML views of ``symverify.viz``. A golden file never keeps an unsettled
+verdict or a failed check, no assertion passes on ``refuted`` or ``unknown``, a mutant is never a
+change that cannot alter what the object computes, and a page never shows a claim as another kind
+than it is, nor hides a number or an error it was given."""
 
 from __future__ import annotations
 
