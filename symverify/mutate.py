@@ -6,6 +6,11 @@ change and returns a new, valid object built through the public IR classes (:cla
 :class:`Certificate`), so the constructors' validation runs on every mutant. A mutant may compute
 the same polynomials as the original (a weight that only multiplies zeros, a coefficient on an
 operand nobody reads): deciding that is the caller's business (exact expansion on small instances).
+A change that cannot alter what the object computes or claims, whatever the rest of it holds, is
+refused (:class:`UsageError`) and never drawn: a mode flip of a layer whose filter has taps at lag 0
+only (:func:`mode_matters`), rewiring a LIN operand of coefficient 0, moving a certificate term of
+coefficient 0 or dropping a cell that claims 0; :func:`gate_mutant` draws only gates some output
+depends on unless asked otherwise.
 
 Three families, each with a deterministic ``*_mutant(obj, seed)`` that picks an operator and a site
 from a seeded :class:`random.Random` (the same seed gives the same mutant on every platform):
@@ -54,6 +59,7 @@ __all__ = [
     "set_weight",
     "mutate_weight",
     "flip_mode",
+    "mode_matters",
     "weight_mutant",
     "mutate_gate",
     "swap_outputs",
@@ -193,7 +199,7 @@ WEIGHT_OPERATORS: dict[str, str] = {
     "sym": "v → the symbolic weight sym(symbol) (any cell; 'for all values of the new weight')",
     "add_p": "v → v + (2^61 − 1): invisible modulo the Mersenne prime the randomized method prefers",
     "frac_p": "v → v + 1/(2^61 − 1): a denominator the prime 2^61 − 1 divides (no residue mod that prime)",
-    "mode": "flip one layer's convolution mode (causal ↔ cyclic); the site names the layer",
+    "mode": "flip one layer's convolution mode (causal ↔ cyclic), a layer with a tap at a lag ≥ 1; the site names the layer",
 }
 DEFAULT_WEIGHT_OPERATORS = ("inc", "neg", "zero", "one", "sym")
 
@@ -267,12 +273,28 @@ def mutate_weight(model: Model, site: WeightSite, op: str, *, symbol: str | None
     return set_weight(model, site, _new_value(op, get_weight(model, site), "m" if symbol is None else _symbol(symbol, "mutate_weight")))
 
 
+def mode_matters(layer: Layer) -> bool:
+    """Whether ``layer``'s convolution mode can change what it computes: its filter ``h`` has a
+    nonzero tap at a lag ``k ≥ 1`` (a row below the first). A tap at lag 0 reads ``x[i]`` into row
+    ``i`` in both modes; only a tap at lag ``k ≥ 1`` reads past the top, wrapping to ``x[i − k + N']``
+    when cyclic and reading 0 when causal. So a layer with taps at lag 0 only (the impulse ``e_0``
+    most compiled layers use, or no taps) computes the same in both modes, on every input."""
+    return any(i >= 1 for i, _ in layer.h.nonzero())
+
+
 def flip_mode(model: Model, layer: int) -> Model:
-    """A copy of ``model`` whose layer ``layer`` convolves in the other mode (causal ↔ cyclic)."""
+    """A copy of ``model`` whose layer ``layer`` convolves in the other mode (causal ↔ cyclic).
+    A layer whose mode cannot change what it computes (:func:`mode_matters`: its filter has taps
+    at lag 0 only) is a :class:`UsageError`: the copy would compute what ``model`` computes, a
+    mutant no check can tell from the original."""
     _expect(model, Model, "flip_mode")
     if not 0 <= _int(layer, "flip_mode: layer") < len(model.layers):
         raise UsageError(f"flip_mode: the model has {len(model.layers)} layers, found layer {layer}")
     old = model.layers[layer]
+    if not mode_matters(old):
+        raise UsageError(f"flip_mode: expected a layer whose filter h has a tap at a lag ≥ 1 (a nonzero row ≥ 1), found "
+                         f"layer {layer} with taps at lag 0 only: it computes the same causal or cyclic, so the flipped "
+                         "model would compute what the original does")
     new = Layer(old.W, old.b1, old.h, old.b2, Mode.CYCLIC if old.mode is Mode.CAUSAL else Mode.CAUSAL)
     return Model(model.n, model.d, model.inner_n, model.inner_d,
                  (*model.layers[:layer], new, *model.layers[layer + 1 :]), model.name)
@@ -301,8 +323,8 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
     The operator is drawn uniformly from ``operators``; the site uniformly from the nonzero cells
     (``inc``, ``neg``, ``zero``, ``sym``, ``add_p``, ``frac_p``), from the zero cells (``one``: a
     random layer, grid and cell, redrawn until it holds 0; after 64 misses one of the listed zero
-    cells) or from the layers (``mode``). An
-    operator that finds no site (a model without nonzero weights, say) falls back to the next one.
+    cells) or from the layers whose mode can change what they compute (``mode``, :func:`mode_matters`). An
+    operator that finds no site (a model without nonzero weights, or without taps beyond lag 0) falls back to the next one.
     ``nonzero`` may pass :func:`weight_sites` ``(model)`` precomputed (it is the same for every seed),
     as a list or tuple: a set would be drawn from in hash order, which differs between processes.
     ``symbol``, the parameter ``sym`` writes, must be a parameter name whatever operator the seed
@@ -321,7 +343,10 @@ def weight_mutant(model: Model, seed: int, operators: Sequence[str] = DEFAULT_WE
     first = rng.randrange(len(operators))
     for op in (operators[(first + t) % len(operators)] for t in range(len(operators))):
         if op == "mode":
-            k = rng.randrange(len(model.layers))
+            flippable = [k for k, layer in enumerate(model.layers) if mode_matters(layer)]
+            if not flippable:
+                continue
+            k = rng.choice(flippable)
             old = model.layers[k].mode.value
             return Mutation(flip_mode(model, k), op, f"layer {k} mode {old}")
         site = _random_zero_site(model, rng) if op == "one" else (rng.choice(sites) if sites else None)
@@ -346,7 +371,7 @@ GATE_OPERATORS: dict[str, str] = {
     "coeff": "one coefficient c → c + 1 (a LIN coefficient or a CONST value)",
     "coeff_sym": "one coefficient c → the symbolic coefficient sym(symbol)",
     "coeff_p": "one coefficient c → c + (2^61 − 1): invisible modulo that prime",
-    "rewire": "one operand of a LIN or MUL gate → another node defined before the gate",
+    "rewire": "one operand of a LIN or MUL gate (not a LIN operand with coefficient 0) → another node defined before the gate",
     "outputs": "swap two outputs that name different nodes",
 }
 DEFAULT_GATE_OPERATORS = ("op", "coeff", "rewire", "outputs")
@@ -365,7 +390,8 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int | None = None, 
     ``coeff``/``coeff_sym``/``coeff_p`` change coefficient ``which`` (0: α or the constant, 1: β) to
     ``c + 1``, ``sym(symbol)`` or ``c + 2^61 − 1``; ``rewire`` points operand ``which`` at node ``to``
     (which must be an earlier node other than the current one). Raises :class:`UsageError` where the
-    operator does not apply (``op`` or ``rewire`` on a CONST, ``coeff`` on a MUL), or ``to`` is
+    operator does not apply (``op`` or ``rewire`` on a CONST, ``rewire`` of a LIN operand whose
+    coefficient is 0, which leaves the gate's value as it is, ``coeff`` on a MUL), or ``to`` is
     given to an operator other than ``rewire``, ``which`` (default 0) to ``op``, or ``symbol``
     (default ``"m"``) to an operator other than ``coeff_sym``: each is read by those operators only.
     """
@@ -403,9 +429,18 @@ def mutate_gate(circuit: Circuit, k: int, op: str, *, which: int | None = None, 
             raise UsageError("gate operator 'rewire' needs a LIN or MUL gate, found a CONST")
         if which not in (0, 1) or to is None or to == g.args[which]:
             raise UsageError(f"gate operator 'rewire': expected which ∈ {{0, 1}} and a new node `to`, found which={which}, to={to}")
+        if g.op is Op.LIN and is_zero(g.coeffs[which]):
+            raise UsageError(f"gate operator 'rewire': expected an operand with a nonzero coefficient, found operand {which} of "
+                             f"gate {k} ({g}) with coefficient 0: the gate would compute what it computes now")
         args = tuple(to if t == which else a for t, a in enumerate(g.args))
         return _replace_gate(circuit, k, Gate(g.op, args, g.coeffs))
     raise UsageError(f"mutate_gate: expected an operator among {', '.join(o for o in GATE_OPERATORS if o != 'outputs')}, found {op!r}")
+
+
+def _rewirable(g: Gate) -> list[int]:
+    """The operands of ``g`` whose node the gate's value depends on: both of a MUL, those of a LIN
+    with a nonzero coefficient (rewiring ``0·a`` changes nothing)."""
+    return [w for w in range(len(g.args)) if g.op is Op.MUL or not is_zero(g.coeffs[w])]
 
 
 def swap_outputs(circuit: Circuit, i: int, j: int) -> Circuit:
@@ -423,13 +458,14 @@ def swap_outputs(circuit: Circuit, i: int, j: int) -> Circuit:
 
 
 def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_GATE_OPERATORS, *,
-                symbol: str = "m", live: bool = False) -> Mutation:
+                symbol: str = "m", live: bool = True) -> Mutation:
     """A single-gate mutant of ``circuit``, chosen by ``seed``.
 
     The operator is drawn uniformly from ``operators``, then a gate it applies to (and, for
     ``coeff``/``rewire``, which coefficient or operand and the new node; for ``outputs`` two output
-    positions naming different nodes). With ``live`` only gates some output depends on are
-    candidates (a dead gate's mutant is trivially invisible). An operator with nothing to act on
+    positions naming different nodes). With ``live`` (the default) only gates some output depends
+    on are candidates: a dead gate's mutant computes what the circuit computes, so no check can
+    tell it from the original; ``live=False`` draws every gate (structural tests). An operator with nothing to act on
     falls back to the next. ``symbol``, the parameter ``coeff_sym`` writes, must be a parameter name
     whatever operator the seed draws (:class:`UsageError` otherwise).
     """
@@ -453,7 +489,8 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
             i, j = rng.choice(pairs)
             return Mutation(swap_outputs(circuit, i, j), op, f"outputs {i} ↔ {j} (%{circuit.outputs[i]} ↔ %{circuit.outputs[j]})")
         if op in ("op", "rewire"):
-            ks = [k for k, g in enumerate(circuit.gates) if g.op is not Op.CONST and (op == "op" or nd + k > 1)]
+            ks = [k for k, g in enumerate(circuit.gates) if g.op is not Op.CONST
+                  and (op == "op" or (nd + k > 1 and _rewirable(g)))]
         elif op == "coeff_sym":
             ks = [k for k, g in enumerate(circuit.gates) if g.coeffs and any(x != sym(symbol) for x in g.coeffs)]
         else:
@@ -466,7 +503,8 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
         g = circuit.gates[k]
         where = f"gate {k} (%{nd + k} = {g})"
         if op == "rewire":
-            which = rng.randrange(2)
+            operands = _rewirable(g)
+            which = operands[rng.randrange(len(operands))]
             to = rng.choice([v for v in range(nd + k) if v != g.args[which]])
             new = mutate_gate(circuit, k, op, which=which, to=to)
             return Mutation(new, op, f"{where}: operand {which} %{g.args[which]} → %{to}")
@@ -483,10 +521,10 @@ def gate_mutant(circuit: Circuit, seed: int, operators: Sequence[str] = DEFAULT_
 
 #: Operator name → what it does to the chosen cell of the chosen boundary.
 CERTIFICATE_OPERATORS: dict[str, str] = {
-    "node": "one term's node → another node of the circuit",
+    "node": "one term's node → another node of the circuit (a term with a nonzero coefficient)",
     "coeff": "one term's coefficient c → c + 1",
     "const": "the cell's constant c → c + 1",
-    "drop": "remove the cell (the certificate then claims it holds 0)",
+    "drop": "remove a cell claiming a nonzero value (the certificate then claims it holds 0)",
 }
 
 
@@ -495,7 +533,8 @@ def mutate_cell(cert: Certificate, boundary: int, cell: int, op: str, *, term: i
 
     ``node`` replaces term ``term``'s node by ``to``; ``coeff`` adds 1 to term ``term``'s
     coefficient; ``const`` adds 1 to the constant; ``drop`` removes the cell (``to`` with another
-    operator than ``node`` is a :class:`UsageError`). The result is a valid
+    operator than ``node`` is a :class:`UsageError`). A change that leaves the cell's claim as it is
+    (``node`` on a term whose coefficient is 0, ``drop`` of a cell claiming 0) is a :class:`UsageError`. The result is a valid
     :class:`Certificate` object; whether it still fits its circuit and model (its first and last
     boundary are fixed by the rules) is for the checker to say.
     """
@@ -512,6 +551,10 @@ def mutate_cell(cert: Certificate, boundary: int, cell: int, op: str, *, term: i
         raise UsageError(f"mutate_cell: to={to!r} is the new node of operator 'node' only; found operator {op!r}")
     new: Cell | None
     if op == "drop":
+        if not c.form():
+            raise UsageError(f"certificate operator 'drop': expected a cell claiming a nonzero value, found cell {cell} "
+                             f"({c.row}, {c.col}) of boundary {boundary} claiming 0: an unlisted cell is claimed 0 too, "
+                             "so the certificate would claim what it claims now")
         new = None
     elif op == "const":
         new = Cell(c.row, c.col, c.terms, c.const + 1)
@@ -522,6 +565,10 @@ def mutate_cell(cert: Certificate, boundary: int, cell: int, op: str, *, term: i
         if op == "node":
             if to is None or to == v:
                 raise UsageError(f"certificate operator 'node': expected a new node `to`, found {to}")
+            if is_zero(co):
+                raise UsageError(f"certificate operator 'node': expected a term with a nonzero coefficient, found term "
+                                 f"{term} (%{v}) of cell ({c.row}, {c.col}) with coefficient 0: the cell would claim "
+                                 "what it claims now")
             entry: tuple[int, Scalar] = (to, co)
         else:
             entry = (v, co + 1)
@@ -540,10 +587,11 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
 
     With ``interior`` (the default) only boundaries strictly between the first and the last are
     touched, so the mutant still passes the structural rules and the checker has to find the lie
-    by running the layers; otherwise any boundary may be picked. Where ``node`` or ``coeff`` does
-    not apply to the drawn cell (no terms; ``node`` with one node) the mutant is ``const`` when
-    ``const`` is among ``operators``; otherwise only cells with terms are drawn, and ``node`` with
-    one node is a :class:`UsageError`.
+    by running the layers; otherwise any boundary may be picked. Where ``node``, ``coeff`` or
+    ``drop`` does not apply to the drawn cell, or would leave its claim as it is (no terms; for
+    ``node`` no term with a nonzero coefficient, or one node; for ``drop`` a cell claiming 0, as an
+    unlisted one is), the mutant is ``const`` when ``const`` is among ``operators``; otherwise only
+    cells it applies to are drawn, and ``node`` with one node is a :class:`UsageError`.
     """
     _expect(cert, Certificate, "certificate_mutant")
     _flag(interior, "certificate_mutant: interior")
@@ -556,20 +604,22 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
     if not spots:
         raise UsageError("certificate_mutant: no boundary with cells to mutate" + (" (interior only)" if interior else ""))
     op = rng.choice(list(operators))
-    if op in ("node", "coeff") and "const" not in operators:  # no fallback to an operator not asked for
+    if op in ("node", "coeff", "drop") and "const" not in operators:  # no fallback to an operator not asked for
         if op == "node" and num_nodes < 2:
             raise UsageError("certificate_mutant: operator 'node' needs a circuit of at least 2 nodes, found num_nodes=1")
-        spots = [(k, t) for (k, t) in spots if cert.boundaries[k].cells[t].terms]
+        spots = [(k, t) for (k, t) in spots if _applies(op, cert.boundaries[k].cells[t])]
         if not spots:
-            raise UsageError(f"certificate_mutant: operator {op!r} needs a cell with terms; no boundary lists one"
+            need = {"node": "a term with a nonzero coefficient", "coeff": "terms", "drop": "a nonzero claim"}[op]
+            raise UsageError(f"certificate_mutant: operator {op!r} needs a cell with {need}; no boundary lists one"
                              + (" (interior only)" if interior else ""))
     k, t = rng.choice(spots)
     c = cert.boundaries[k].cells[t]
     where = f"boundary {k} (layer {cert.boundaries[k].layer}) cell ({c.row}, {c.col})"
-    if op in ("node", "coeff") and not c.terms:
+    if op != "const" and not _applies(op, c):
         op = "const"
     if op == "node":
-        term = rng.randrange(len(c.terms))
+        live = [i for i, (_, co) in enumerate(c.terms) if not is_zero(co)]
+        term = live[rng.randrange(len(live))]
         v = c.terms[term][0]
         to = rng.choice([x for x in range(num_nodes) if x != v]) if num_nodes > 1 else v
         if to == v:
@@ -580,6 +630,19 @@ def certificate_mutant(cert: Certificate, num_nodes: int, seed: int,
         term = rng.randrange(len(c.terms))
         return Mutation(mutate_cell(cert, k, t, op, term=term), op, f"{where}: coefficient of %{c.terms[term][0]} + 1")
     return Mutation(mutate_cell(cert, k, t, op), op, f"{where}: {'dropped' if op == 'drop' else 'constant + 1'}")
+
+
+def _applies(op: str, cell: Cell) -> bool:
+    """Whether certificate operator ``op`` changes what ``cell`` claims: ``node`` needs a term with a
+    nonzero coefficient (moving ``0·v`` changes nothing), ``coeff`` a term, ``drop`` a cell claiming
+    a nonzero value (an unlisted cell is claimed 0); ``const`` always applies."""
+    if op == "node":
+        return any(not is_zero(co) for _, co in cell.terms)
+    if op == "coeff":
+        return bool(cell.terms)
+    if op == "drop":
+        return bool(cell.form())
+    return True
 
 
 MAX_MUTANTS = 100_000

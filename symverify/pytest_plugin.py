@@ -12,7 +12,8 @@ values of a type it has no exact record of are refused, never stored as their te
 beside the test: verdicts, methods, resources and bounds as stable, sorted JSON, never timings. A
 difference fails the test with a unified diff. ``pytest --symverify-update`` writes new and changed
 files instead; a missing file fails with a hint to run it. Only settled results are kept: a
-report whose verdict is unknown (that depends on the time the check had), a compile result over
+report whose verdict is unknown (that depends on the time the check had) or that bare verdict
+(``Verdict.UNKNOWN``), a report whose numeric cross-check asked for failed, a compile result over
 a bound it states, or a proof instance or result that is not ok fails the check in both modes
 (inside a mapping or a list too). A golden file is read only when it is a
 regular file (a FIFO or a device in its place fails the test instead of blocking it); a leading
@@ -535,7 +536,9 @@ def _namesakes(request: pytest.FixtureRequest) -> set[str]:
 
 def _unsettled(obj: Any) -> str:
     """Why ``obj`` is no result to keep ('' when it is one): a report whose verdict is unknown (it
-    depends on the time and machine the check had, not on the claim alone), a compile result over
+    depends on the time and machine the check had, not on the claim alone), or that verdict itself
+    (``Verdict.UNKNOWN``, as ``{"verdict": report.verdict}`` holds it), a report whose numeric
+    cross-check (``verify(..., numeric=...)``) failed, a compile result over
     a bound it states, or a proof instance or result that is not ok (``symverify prove
     --update-golden`` writes ok runs only); in a mapping, a sequence, a numpy object array or a
     pandas DataFrame or Series (their index and columns included), the first such value."""
@@ -544,10 +547,16 @@ def _unsettled(obj: Any) -> str:
     from symverify.kernel.verification import Report
     from symverify.scripts.protocol import Instance, ProofResult
 
+    if obj is Verdict.UNKNOWN:  # a bare verdict (``{"verdict": report.verdict}``): as unsettled as its report
+        return ("a verdict is unknown (it depends on the time the check had); keep the report itself, or check "
+                "assert_proved(...) or assert_refuted(...)")
     if isinstance(obj, Report) and obj.verdict is Verdict.UNKNOWN:
         why = f": {obj.notes[0]}" if obj.notes else ""
         return (f"verify's verdict is unknown (method {obj.method}{why}); give it more time, or check "
                 "assert_proved(...) or assert_refuted(...)")
+    if isinstance(obj, Report) and obj.numeric is not None and obj.numeric.passed is False:
+        return (f"verify's numeric cross-check asked for failed (method {obj.method}): {obj.numeric}; the verdict does "
+                "not rest on it, but a golden file keeps no failed check")
     if isinstance(obj, Compiled) and obj.over_bound():
         past = [f"{k}={obj.resources[k]} > {obj.bounds[k]}" if k in obj.resources else f"{k} (no value)"
                 for k in obj.over_bound()]

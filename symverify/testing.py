@@ -174,7 +174,9 @@ def assert_proved(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
     """``verify(lhs, rhs, **verify_kwargs)`` and its report, or an ``AssertionError`` whose first
     line is the verdict and the counterexample (``expected proved, found refuted (method exact):
     counterexample u = [[0, 0]]: entry (0, 0) is 0 (lhs) vs 1 (rhs)``), followed by ``lhs − rhs`` as
-    polynomials for small sides, short reprs of both sides and :func:`explain`. The assertion's own
+    polynomials for small sides, short reprs of both sides and :func:`explain`. A numeric
+    cross-check asked for (``numeric=...``) that failed, the float executor erring beyond its own
+    bound, fails the assertion too, though the verdict does not rest on it. The assertion's own
     frame is hidden from pytest's traceback (``__tracebackhide__``).
 
     >>> import symverify as sv
@@ -192,20 +194,34 @@ def assert_proved(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
     report = verify(lhs, rhs, **verify_kwargs)
     if not report.proved:
         raise AssertionError(_failure(report, assert_proved, lhs, rhs))
+    _check_numeric(report, assert_proved)
     return report
 
 
 def assert_refuted(lhs: Any, rhs: Any, **verify_kwargs: Any) -> Report:
     """``verify(lhs, rhs, **verify_kwargs)`` and its report when it is refuted (with a re-checked
     counterexample), else an ``AssertionError`` whose first line names the verdict (as
-    :func:`assert_proved`)."""
+    :func:`assert_proved`; a numeric cross-check asked for that failed fails it too)."""
     __tracebackhide__ = True
     from symverify.kernel.verification import verify
 
     report = verify(lhs, rhs, **verify_kwargs)
     if not report.refuted:
         raise AssertionError(_failure(report, assert_refuted, lhs, rhs))
+    _check_numeric(report, assert_refuted)
     return report
+
+
+def _check_numeric(report: Report, assertion: Callable[..., Report]) -> None:
+    """An ``AssertionError`` when ``verify(..., numeric=...)`` asked for the float cross-check and
+    it failed (a float executor erred beyond its own bound): the verdict does not rest on it, but a
+    test that asked for it would otherwise pass on an executor bug. A cross-check that compared
+    nothing (``not run``, a note says why) does not fail the assertion."""
+    __tracebackhide__ = True
+    summary, verdict = report.numeric, assertion.__name__.removeprefix("assert_")
+    if summary is not None and summary.passed is False:
+        raise AssertionError(f"expected {verdict} with the numeric cross-check asked for passing, found {verdict} "
+                             f"(method {report.method}) but the cross-check failed: {summary}\n{explain(report)}")
 
 
 SUPPORTED = ("str, int, Fraction, float, bool, None, decimal.Decimal, complex, datetime/date/time/timedelta, "

@@ -41,7 +41,15 @@ from symverify.kernel.provers.compositional import check_certificate
 from symverify.kernel.semantics.evaluate import embed, eval_circuit_nodes, eval_layers
 from symverify.kernel.semantics.rings import FractionRing
 from symverify.library import random_circuit, random_linear_circuit
-from symverify.mutate import WeightSite, certificate_mutant, flip_mode, get_weight, mutate_weight, weight_sites
+from symverify.mutate import (
+    WeightSite,
+    certificate_mutant,
+    flip_mode,
+    get_weight,
+    mode_matters,
+    mutate_weight,
+    weight_sites,
+)
 
 PROVED = sv.Verdict.PROVED
 REFUTED = sv.Verdict.REFUTED
@@ -98,7 +106,9 @@ def _sites(model: Model, name: str = "") -> list[tuple[str, object]]:
     if zeros:
         picks.append(("a zero cell", zeros[len(zeros) // 2]))
     picks += [("a zero cell", s) for s in UNLISTED.get(name, ())]
-    picks.append(("mode", L // 2))
+    flippable = [k for k, layer in enumerate(model.layers) if mode_matters(layer)]  # a flip of the others is no change
+    if flippable:
+        picks.append(("mode", min(flippable, key=lambda k: abs(k - L // 2))))
     return picks
 
 

@@ -92,7 +92,7 @@ from symverify.errors import IRError, ProverError, UsageError
 from symverify.ir.bigint import safe_repr, show_rational
 from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table
-from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed
+from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed, no_truth_value
 from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, RESULT_FORMAT, RESULT_VERSION, count_claims, json_problem
 
 __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "combined_digest", "count_claims",
@@ -310,6 +310,8 @@ class Instance:
     about different identities with equal names, resources and bounds differ in it; the same claim
     has the same digests on every run, seed and machine. The proof-run JSON writes it, as
     ``"digests": [{"lhs": …, "rhs": …}, …]``, only when there are some; golden runs and records compare it."""
+
+    __bool__ = no_truth_value  # no truth value: `assert outcome` would pass on refuted and unknown
 
     def __post_init__(self) -> None:
         if not isinstance(self.verdict, Verdict):
@@ -727,6 +729,8 @@ class ProofResult:
     title: str
     instances: list[Instance] = field(default_factory=_Instances)
     seconds: float = 0.0
+
+    __bool__ = no_truth_value  # no truth value: `assert outcome` would pass on refuted and unknown
 
     def __post_init__(self) -> None:
         self.instances = self.instances  # as an _Instances (__setattr__)

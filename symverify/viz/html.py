@@ -1,4 +1,4 @@
-"""Compact HTML views for notebooks: ``_repr_html_`` of Model, Compiled, Report and Factorization.
+"""Compact HTML views for notebooks: ``_repr_html_`` of Model, Circuit, Certificate, Compiled, Report and Factorization.
 
 Each function returns one small ``<table>`` (a few lines: signature, resources against bounds,
 verdict), never a page of text: long values are abbreviated and long lists cut with "… k more".
@@ -16,7 +16,7 @@ from typing import Any
 
 from symverify.kernel.ir.scalar import show_scalar
 
-__all__ = ["model_html", "compiled_html", "report_html", "factorization_html", "value_text", "visible", "escape", "MAX_ROWS"]
+__all__ = ["model_html", "circuit_html", "certificate_html", "compiled_html", "report_html", "factorization_html", "value_text", "visible", "escape", "MAX_ROWS"]
 
 MAX_ROWS = 16
 """The most resource rows a view lists before "… k more"."""
@@ -140,6 +140,40 @@ def model_html(model: Any) -> str:
     return _table(f"BaseConv model {model.name or '<unnamed>'}", rows)
 
 
+def circuit_html(circuit: Any) -> str:
+    """A :class:`~symverify.kernel.ir.circuit.Circuit`: name, input shape, gate counts, outputs.
+    Any other argument is a :class:`~symverify.errors.UsageError`."""
+    from symverify.kernel.ir.circuit import Circuit
+
+    _expect(circuit, Circuit, "circuit_html", "a Circuit")
+    counts: dict[str, int] = {}
+    for g in circuit.gates:
+        counts[g.op.value] = counts.get(g.op.value, 0) + 1
+    rows = [("circuit", circuit.name or "(unnamed)"), ("input u", f"{circuit.n} × {circuit.d}"),
+            ("gates", f"{len(circuit.gates)} (" + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ")"),
+            ("outputs", str(len(circuit.outputs)))]
+    body = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
+    return f"<table class='symverify-circuit'>{body}</table>"
+
+
+MAX_BOUNDARIES = 50
+"""The most boundaries :func:`certificate_html` lists before "… k more boundaries"."""
+
+
+def certificate_html(cert: Any) -> str:
+    """A :class:`~symverify.kernel.ir.certificate.Certificate`: one row per boundary (layer, label,
+    listed cells), at most :data:`MAX_BOUNDARIES`. Any other argument is a :class:`~symverify.errors.UsageError`."""
+    from symverify.kernel.ir.certificate import Certificate
+
+    _expect(cert, Certificate, "certificate_html", "a Certificate")
+    rows = "".join(f"<tr><td>{b.layer}</td><td>{escape(b.label)}</td><td>{len(b.cells)}</td></tr>"
+                   for b in cert.boundaries[:MAX_BOUNDARIES])
+    more = (f"<tr><td colspan='3'>… {len(cert.boundaries) - MAX_BOUNDARIES} more boundaries</td></tr>"
+            if len(cert.boundaries) > MAX_BOUNDARIES else "")
+    return (f"<table class='symverify-certificate'><caption>{escape(repr(cert))}</caption>"
+            f"<tr><th>layer</th><th>label</th><th>cells</th></tr>{rows}{more}</table>")
+
+
 def compiled_html(compiled: Any) -> str:
     """A :class:`~symverify.compiler.result.Compiled`: method, signature, certificate, and every
     stated bound next to the resource it bounds. Any other argument is a :class:`~symverify.errors.UsageError`."""
@@ -164,7 +198,9 @@ def compiled_html(compiled: Any) -> str:
 
 def report_html(report: Any) -> str:
     """A :class:`~symverify.kernel.verification.Report`: verdict, method, time, the summary lines of
-    ``str(report)`` and the counterexample, if any. Any other argument is a :class:`~symverify.errors.UsageError`."""
+    ``str(report)`` and the counterexample, if any (longer than :data:`_CEX_WIDTH` characters: the
+    differing entry with both values, then, in a row of its own, the input and weights it was found
+    at, so a long input never hides the entry). Any other argument is a :class:`~symverify.errors.UsageError`."""
     from symverify.kernel.verification import Report
 
     _expect(report, Report, "report_html", "a Report (from symverify.verify)")
@@ -187,12 +223,22 @@ def report_html(report: Any) -> str:
     if len(lines) > 8:
         rows.append(("", escape(f"… {len(lines) - 8} more lines (str(report))")))
     if cex is not None:
-        rows.append(("counterexample", _esc(cex, 400)))
+        text = str(cex)
+        where, sep, entry = text.rpartition(": entry ")
+        if len(text) <= _CEX_WIDTH or not sep:
+            rows.append(("counterexample", _esc(text, _CEX_WIDTH)))
+        else:  # the differing entry first: a long input or many weights must not push it out of view
+            rows.append(("counterexample", _esc(f"entry {entry}", _CEX_WIDTH)))
+            rows.append(("at", _esc(where, _CEX_WIDTH)))
     for side in ("lhs", "rhs"):
         info = getattr(report, side, None)
         if isinstance(info, Mapping) and info:
             rows.append((side, _esc(", ".join(f"{k}={value_text(v, 30)}" for k, v in list(info.items())[:8]), 200)))
     return _table("symverify report", rows)
+
+
+_CEX_WIDTH = 400
+"""The most characters of a counterexample one row of :func:`report_html` shows."""
 
 
 def factorization_html(fact: Any) -> str:

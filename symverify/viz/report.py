@@ -7,15 +7,18 @@
 * the resource plots of :func:`symverify.viz.resources.plot_resources`, embedded as a PNG
   ``data:`` URI (or a note saying why there is none: matplotlib missing, nothing to plot);
 * a table of every script (status, verdict counts, tightest resource against its bound, time,
-  error of a crashed script);
-* *Failures*: an interrupted run, every instance that is not ok and every script that is not ok, with the
+  the last line of a crashed script's error);
+* *Failures*: an interrupted run, every instance that is not ok and every script that is not ok (its
+  error whole, a traceback's last line included), with the
   over-bound resources, the detail text and the counterexample when the instance carries one
   (a ``counterexample`` field, as :meth:`Counterexample.to_json` writes it, or text);
-* one table per script listing every instance: verdict (with a randomized proof's error bound), method, resources against bounds, time,
-  detail.
+* one table per script listing every instance: verdict (with a randomized proof's error bound;
+  ``argued`` for an argued claim, whose verdict the tool does not decide), the claim's kind and
+  basis (``prover``, ``computed: …``, ``argued: …; checks held``), method, resources against bounds,
+  time, detail.
 
-Every instance row is ``<tr class="instance" data-script="NAME" data-instance="NAME">``, so the
-page can be checked by a parser. All text is escaped, control characters written as their escapes
+Every instance row is ``<tr class="instance" data-script="NAME" data-instance="NAME"
+data-verdict="VERDICT" data-kind="KIND">``, so the page can be checked by a parser. All text is escaped, control characters written as their escapes
 (``\\x00``, :func:`symverify.viz.html.visible`); each script's section has an id unique on the page.
 """
 
@@ -23,16 +26,16 @@ from __future__ import annotations
 
 import base64
 import json
-import math
 from collections.abc import Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from symverify._version import __version__
 from symverify.errors import BackendUnavailableError, UsageError
 from symverify.viz.html import escape, value_text
-from symverify.viz.resources import load_run, numbers
-from symverify.viz.run_format import PART_NOTE, count_claims, exceeded_bounds, instance_ok, run_ok, script_ok
+from symverify.viz.resources import load_run
+from symverify.viz.run_format import PART_NOTE, count_claims, exceeded_bounds, instance_ok, run_ok, run_value, script_ok
 
 __all__ = ["write_report", "report_page"]
 
@@ -46,7 +49,7 @@ th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #eaeef2; text-align: lef
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .proved, .ok { color: #1a7f37; font-weight: 600; } .refuted, .failed, .crashed, .timeout, .over { color: #cf222e; font-weight: 600; }
-.unknown { color: #9a6700; font-weight: 600; }
+.unknown { color: #9a6700; font-weight: 600; } .argued { color: #57606a; font-weight: 600; }
 .res { font-family: ui-monospace, monospace; font-size: 0.95em; }
 .detail { color: #57606a; max-width: 40em; }
 pre { background: #f6f8fa; padding: 0.5em; white-space: pre-wrap; font-size: 0.85em; }
@@ -69,19 +72,43 @@ def _anchor(k: int, name: str) -> str:
     return f"script-{k}-{_cls(name)}"
 
 
+def _number(v: Any, limit: int = 40) -> str:
+    """A resource or bound as the run writes it: a float by its shortest exact text (``repr``:
+    ``2.0000001``, never ``2`` beside a bound ``2`` it exceeds), anything else by :func:`value_text`
+    (a huge int by its size)."""
+    return repr(v) if isinstance(v, float) else value_text(v, limit)
+
+
 def _resources_cell(inst: Mapping[str, Any]) -> str:
+    """Each resource with its bound, the ones over it (as :func:`exceeded_bounds` derives them, a
+    run may leave ``over_bound`` out) marked ``over``."""
     res: Mapping[str, Any] = inst["resources"] if isinstance(inst.get("resources"), Mapping) else {}
     bounds: Mapping[str, Any] = inst["bounds"] if isinstance(inst.get("bounds"), Mapping) else {}
-    over = set(inst.get("over_bound") or [])
+    over = set(inst.get("over_bound") or []) | set(exceeded_bounds(inst, str(inst.get("name", ""))))
     parts = []
     for key in dict.fromkeys([*res, *bounds]):
         val = res.get(key, "—")
-        text = f"{value_text(key, 40)}={value_text(val, 40)}"
+        text = f"{value_text(key, 40)}={_number(val)}"
         if key in bounds:
-            text += f"≤{value_text(bounds[key], 40)}"
+            text += f"≤{_number(bounds[key])}"
         part = escape(text)
         parts.append(f'<span class="over">{part}</span>' if key in over else part)
     return ", ".join(parts)
+
+
+def _error_line(error: Any, limit: int = 500) -> str:
+    """A script's error for a table cell: its last nonempty line (where a traceback states the
+    exception), saying how many lines the whole error has (the *Failures* section shows it whole)."""
+    lines = [ln for ln in str(error).splitlines() if ln.strip()]
+    if len(lines) <= 1:
+        return _e(error, limit)
+    return _e(f"{lines[-1].strip()} (the last of {len(lines)} lines: the whole error is under Failures)", limit)
+
+
+def _error_block(error: Any) -> str:
+    """A script's error whole, as preformatted text (a traceback keeps its lines and its last one,
+    the exception)."""
+    return f'<pre class="error">{escape(str(error))}</pre>'
 
 
 def _counterexample(inst: Mapping[str, Any]) -> str:
@@ -101,15 +128,24 @@ def _counterexample(inst: Mapping[str, Any]) -> str:
 
 
 def _tightest(instances: list[Mapping[str, Any]]) -> str:
-    best: tuple[float, str] | None = None
+    """The resource nearest its bound, or furthest past it, among ``instances``: a bound without a
+    value first, then the resources over their bound, then the largest ``value / bound``, compared
+    exactly (:func:`~symverify.viz.run_format.run_value`: an int of 400 digits and a rational
+    ``"1/3"`` are read as they are, never as floats that overflow to ``inf / inf``)."""
+    best: tuple[tuple[int, Fraction], str] | None = None
     for inst in instances:
-        res, bounds = numbers(inst.get("resources")), numbers(inst.get("bounds"))
-        for key, b in bounds.items():
-            v = res.get(key)
-            r = math.inf if v is None else (v / b if b > 0 else (0.0 if v <= 0 else math.inf))
-            if best is None or r > best[0]:
-                shown = "—" if v is None else value_text(inst["resources"][key], 30)
-                best = (r, f"{key}={shown}≤{value_text(inst['bounds'][key], 30)}")
+        res = inst["resources"] if isinstance(inst.get("resources"), Mapping) else {}
+        bounds = inst["bounds"] if isinstance(inst.get("bounds"), Mapping) else {}
+        for key, raw in bounds.items():
+            b = run_value(raw, f"bounds.{key}")  # the run was checked: exact numbers
+            if key not in res:
+                rank: tuple[int, Fraction] = (2, Fraction(0))
+            else:
+                v = run_value(res[key], f"resources.{key}")
+                rank = (1 if v > b else 0, v / b if b > 0 else Fraction(0))
+            if best is None or rank > best[0]:
+                shown = _number(res[key], 30) if key in res else "—"
+                best = (rank, f"{key}={shown}≤{_number(raw, 30)}")
     return "" if best is None else best[1]
 
 
@@ -146,6 +182,29 @@ def _error_bound(inst: Mapping[str, Any]) -> str:
 
     bound = run_value(inst["failure_bound"], "failure_bound")  # the run was checked: an exact rational
     return f" (ε ≤ {pow2_text(bound)})" if bound else ""
+
+
+def _verdict_text(inst: Mapping[str, Any]) -> tuple[str, str]:
+    """The verdict as the page shows it and its CSS class: ``argued`` for an argued claim (its
+    verdict is ``unknown``: the tool does not decide it; as :meth:`Instance.verdict_text` shows it),
+    else the verdict, with a randomized proof's error bound."""
+    if inst.get("kind") == "argued":
+        return "argued", "argued"
+    verdict = str(inst.get("verdict", "unknown"))
+    return verdict + _error_bound(inst), verdict
+
+
+def _claim(inst: Mapping[str, Any]) -> str:
+    """What the verdict rests on, as the text table and ``symverify prove --details`` say it: the
+    claim's kind (``prover``; ``computed``, an exact computation in the script; ``argued``, a hand
+    proof the tool does not check, with whether its checks on the instances run held) and its
+    ``basis``."""
+    kind = str(inst.get("kind", "prover"))
+    text = kind + (f": {inst['basis']}" if inst.get("basis") else "")
+    if kind == "argued":
+        checks = inst.get("checks")
+        text += "; checks " + ("held" if checks is True else "failed" if checks is False else "not run")
+    return text
 
 
 def _inst_ok(inst: Mapping[str, Any]) -> bool:
@@ -209,7 +268,7 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
             f"<td class=\"num\">{len(insts)}</td><td class=\"num\">{c.get('proved', 0)} / {c.get('refuted', 0)} / "
             f"{c.get('unknown', 0)}</td><td class=\"res\">{escape(_tightest(insts))}</td>"
             f"<td class=\"num\">{'' if not isinstance(secs, (int, float)) else f'{secs:.1f} s'}</td>"
-            f"<td class=\"detail\">{_e(s.get('error', ''), 500)}</td></tr>"
+            f"<td class=\"detail\">{_error_line(s.get('error', ''))}</td></tr>"
         )
     out.append("</table>")
     failures = []
@@ -221,20 +280,24 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         st = str(s.get("status", ""))
         if st == "crashed" or (st not in ("ok", "") and not _instances(s)):
             failures.append(f'<div class="failure" data-script="{escape(name)}"><b>{escape(name)}</b>: '
-                            f'<span class="{_cls(st)}">{escape(st)}</span> — {_e(s.get("error", "") or "no result", 2000)}</div>')
+                            f'<span class="{_cls(st)}">{escape(st)}</span> — '
+                            + (_error_block(s["error"]) if s.get("error") else "no result") + "</div>")
         elif not script_ok(s) and all(_inst_ok(i) for i in _instances(s)):  # the page says why it is not all ok
             shown = st or ("not ok" if "ok" in s else "neither status nor ok")
             failures.append(f'<div class="failure" data-script="{escape(name)}"><b>{escape(name)}</b>: '
                             f'<span class="failed">{escape(shown)}</span> — '
-                            f'{_e(s.get("error", "") or "the script is not ok, though no instance listed fails", 2000)}</div>')
+                            + (_error_block(s["error"]) if s.get("error")
+                               else "the script is not ok, though no instance listed fails") + "</div>")
         for inst in _instances(s):
             if _inst_ok(inst):
                 continue
             verdict = str(inst.get("verdict", "unknown"))
+            shown, css = _verdict_text(inst)
             over = exceeded_bounds(inst, f"{name}: {inst.get('name', '')}")  # derived: a run may leave over_bound out
             failures.append(
                 f'<div class="failure" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}">'
-                f"<b>{escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(verdict)}\">{escape(verdict)}</span>"
+                f"<b>{escape(name)}</b> · {_e(inst.get('name', ''))}: <span class=\"{_cls(css)}\">{escape(shown)}</span>"
+                f" ({_e(_claim(inst), 300)})"
                 + (f' — <span class="over">over bound: {_e(", ".join(map(str, over)))}</span>' if over else "")
                 + (" — not ok, though proved within its bounds: the run says ok: "
                    f"{_e(json.dumps(inst['ok']) if 'ok' in inst else 'nothing')} (an inconsistent run)"
@@ -251,18 +314,20 @@ def report_page(run: Any, *, title: str = "symverify proof run") -> str:
         insts = _instances(s)
         out.append(f'<h3 id="{_anchor(k, name)}">{escape(name)}: {_e(s.get("title", ""), 300)}</h3>')
         if not insts:
-            out.append(f"<p>No instances ({_e(s.get('error', '') or s.get('status', ''), 500)}).</p>")
+            out.append(f"<p>No instances ({_error_line(s.get('error', '')) if s.get('error') else _e(s.get('status', ''))}).</p>")
             continue
-        out.append("<table><tr><th>instance</th><th>verdict</th><th>method</th><th>resources (≤ stated bound)</th>"
-                   "<th>time</th><th>detail</th></tr>")
+        out.append("<table><tr><th>instance</th><th>verdict</th><th>claim</th><th>method</th>"
+                   "<th>resources (≤ stated bound)</th><th>time</th><th>detail</th></tr>")
         for inst in insts:
             verdict = str(inst.get("verdict", "unknown"))
+            shown, css = _verdict_text(inst)
             secs = inst.get("seconds")
             mark = "" if _inst_ok(inst) else ' <span class="over">✗</span>'
             out.append(
                 f'<tr class="instance" data-script="{escape(name)}" data-instance="{escape(str(inst.get("name", "")))}" '
-                f'data-verdict="{escape(verdict)}"><td>{_e(inst.get("name", ""), 300)}</td>'
-                f'<td class="{_cls(verdict)}">{escape(verdict + _error_bound(inst))}{mark}</td><td>{_e(inst.get("method", ""))}</td>'
+                f'data-verdict="{escape(verdict)}" data-kind="{escape(str(inst.get("kind", "prover")))}">'
+                f'<td>{_e(inst.get("name", ""), 300)}</td><td class="{_cls(css)}">{escape(shown)}{mark}</td>'
+                f'<td class="claim">{_e(_claim(inst), 300)}</td><td>{_e(inst.get("method", ""))}</td>'
                 f'<td class="res">{_resources_cell(inst)}</td>'
                 f"<td class=\"num\">{'' if not isinstance(secs, (int, float)) else f'{secs:.2f} s'}</td>"
                 f"<td class=\"detail\">{_e(inst.get('detail', ''), 400)}</td></tr>"

@@ -236,15 +236,10 @@ class Certificate:
         return f"Certificate({self.num_stages} stages, {len(self.boundaries)} boundaries, {cells} cells{span})"
 
     def _repr_html_(self) -> str:
-        """A compact table for notebooks: one row per boundary (layer, label, listed cells)."""
-        import html
+        """A compact table for notebooks (:func:`symverify.viz.html.certificate_html`)."""
+        from symverify.viz.html import certificate_html  # display is a lazily loaded view
 
-        rows = "".join(f"<tr><td>{b.layer}</td><td>{html.escape(b.label)}</td><td>{len(b.cells)}</td></tr>"
-                       for b in self.boundaries[:50])
-        more = (f"<tr><td colspan='3'>… {len(self.boundaries) - 50} more boundaries</td></tr>"
-                if len(self.boundaries) > 50 else "")
-        return (f"<table class='symverify-certificate'><caption>{html.escape(repr(self))}</caption>"
-                f"<tr><th>layer</th><th>label</th><th>cells</th></tr>{rows}{more}</table>")
+        return certificate_html(self)
 
     def shifted(self, layers: int) -> Certificate:
         """The same certificate with every layer index moved by ``layers`` (for stacking)."""

@@ -67,17 +67,10 @@ class Circuit:
                 f"gates={len(self.gates)}{f' ({ops})' if ops else ''}, outputs=({shown}))")
 
     def _repr_html_(self) -> str:
-        """A compact table for notebooks: name, shape, gate counts, outputs."""
-        import html
+        """A compact table for notebooks (:func:`symverify.viz.html.circuit_html`)."""
+        from symverify.viz.html import circuit_html  # display is a lazily loaded view, not a dependency of the IR
 
-        counts: dict[str, int] = {}
-        for g in self.gates:
-            counts[g.op.value] = counts.get(g.op.value, 0) + 1
-        rows = [("circuit", self.name or "(unnamed)"), ("input u", f"{self.n} × {self.d}"),
-                ("gates", f"{len(self.gates)} (" + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ")"),
-                ("outputs", str(len(self.outputs)))]
-        body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
-        return f"<table class='symverify-circuit'>{body}</table>"
+        return circuit_html(self)
 
     @property
     def num_inputs(self) -> int:

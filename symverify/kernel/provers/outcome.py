@@ -184,6 +184,24 @@ class Verdict(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    def __bool__(self) -> bool:
+        """A verdict has no truth value (as a :class:`~symverify.kernel.verification.Report` has
+        none): each is a nonempty string, so ``assert report.verdict`` would pass on ``refuted``
+        and ``unknown``."""
+        raise TypeError(f"the truth value of a Verdict is ambiguous (this one is {self.value}); compare it "
+                        "(verdict is Verdict.PROVED) or use report.proved, or symverify.testing.assert_proved in tests")
+
+
+def no_truth_value(outcome: Any) -> bool:
+    """``__bool__`` of a prover's outcome (``MethodResult``, ``CompositionalResult``,
+    ``FragmentProof``, ``KaleidoscopeCheck``, ``ForallResult``) and of a proof script's claims: a
+    ``TypeError``. An object without ``__bool__`` is true, so ``assert check_certificate(...)``
+    would pass on ``refuted`` and ``unknown``; test ``.proved`` or ``.ok`` instead."""
+    verdict = getattr(outcome, "verdict", None)
+    shown = f"this one is {verdict.value}" if isinstance(verdict, Verdict) else "test it by its fields"
+    raise TypeError(f"the truth value of a {type(outcome).__name__} is ambiguous ({shown}); test .proved or .ok, "
+                    "or use symverify.testing.assert_proved in tests")
+
 
 def _q(x: int | Fraction) -> str:
     """Exact text for JSON, whatever the size (``sys.get_int_max_str_digits`` does not apply), in
@@ -295,6 +313,8 @@ class MethodResult:
     timings: Mapping[str, float] = field(default_factory=dict, compare=False)
     failure_bound: Fraction = Fraction(0)
     _seal: str = field(default="", repr=False, compare=False)
+
+    __bool__ = no_truth_value  # no truth value: `assert outcome` would pass on refuted and unknown
 
     def __post_init__(self) -> None:
         check_seal(self, "MethodResult", self.verdict, self.method, self.failure_bound,
@@ -454,6 +474,12 @@ class NumericSummary:
         """True when every compared side is within its bound, False when one exceeds it, None when
         no side was compared (never True for a check that compared nothing)."""
         return None if not self.sides else all(s.passed for s in self.sides)
+
+    def __bool__(self) -> bool:
+        """No truth value: a summary is true whether its cross-check passed, failed or ran on nothing,
+        so ``assert report.numeric`` would pass on a failed one."""
+        raise TypeError(f"the truth value of a NumericSummary is ambiguous (this one {self.status}); test .passed "
+                        "(True, False, or None when nothing was compared) or .status")
 
     def __str__(self) -> str:
         parts = [f"{s.side} {s.kind} max abs error {s.max_abs_err:.3g} {'≤' if s.passed else 'EXCEEDS'} bound {s.bound:.3g}"
