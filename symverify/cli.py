@@ -1102,7 +1102,8 @@ def _time_cell(s: float) -> str:
 
 
 def _print_details(out: Any, summary: Any) -> None:
-    """Every instance: verdict, kind, method and each resource with its bound and the ratio value/bound."""
+    """Every instance: verdict (``argued`` for an argued claim, as the table counts it), kind, method and
+    each resource with its bound and the ratio value/bound."""
     from symverify.scripts.runner import ratios
 
     for o in summary.outcomes:
@@ -1114,7 +1115,9 @@ def _print_details(out: Any, summary: Any) -> None:
             parts += [f"{k}={v}" for k, v in inst.get("resources", {}).items() if k not in bounded]
             mark = "" if inst.get("ok") else " [red]<--[/red]"
             basis = f" ({inst['basis']})" if inst.get("basis") else ""
-            out.print(f"  {inst.get('verdict'):8} {inst.get('kind', 'prover'):8} {_esc(str(inst.get('method')))}  "
+            kind = inst.get("kind", "prover")
+            shown = "argued" if kind == "argued" else inst.get("verdict")  # never decided: not "unknown"
+            out.print(f"  {shown!s:8} {kind:8} {_esc(str(inst.get('method')))}  "
                       f"{_esc(str(inst.get('name')))}{_esc(basis)}{mark}",
                       highlight=False)
             if parts:

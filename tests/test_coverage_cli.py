@@ -44,6 +44,21 @@ SCRIPTS = {
         if __name__ == "__main__":
             raise SystemExit(script_main(run))
         ''',
+    "hand": '''
+        from symverify.scripts.protocol import Instance, ProofResult, script_main
+
+        TITLE = "One argued claim"
+
+
+        def run(quick=False):
+            r = ProofResult("hand", TITLE)
+            r.instances.append(Instance.argued("general claim", "docs/theory.md § Choice (causality)", "lemma", checks=True))
+            return r
+
+
+        if __name__ == "__main__":
+            raise SystemExit(script_main(run))
+        ''',
     "empty": '''
         from symverify.scripts.protocol import Instance, ProofResult, script_main
 
@@ -88,6 +103,15 @@ def test_details_of_an_instance_without_resources(scripts, capsys):
     k = next(i for i, line in enumerate(lines) if "plain claim" in line)
     assert lines[k].split()[:2] == ["proved", "computed"]
     assert k + 1 == len(lines) or not lines[k + 1].startswith("      "), lines[k:k + 2]
+
+
+def test_details_show_an_argued_claim_as_argued(scripts, capsys):
+    """_print_details: an argued claim is never decided by the tool; its line said ``unknown`` (the
+    run file's verdict field) beside the kind, where the table counts it as argued."""
+    code, out, _ = run(capsys, "prove", "--dir", scripts, "hand", "-j", "1", "--details", "--wide")
+    assert code == 0
+    line = next(line for line in out.splitlines() if "general claim" in line)
+    assert line.split()[:2] == ["argued", "argued"] and "unknown" not in line, line
 
 
 def test_a_script_without_instances_is_not_ok_and_says_so(scripts, capsys):

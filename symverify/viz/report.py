@@ -80,8 +80,9 @@ def _number(v: Any, limit: int = 40) -> str:
 
 
 def _resources_cell(inst: Mapping[str, Any]) -> str:
-    """Each resource with its bound, the ones over it (as :func:`exceeded_bounds` derives them, a
-    run may leave ``over_bound`` out) marked ``over``."""
+    """Each resource with its bound, ``value≤bound``; the ones over it (as :func:`exceeded_bounds`
+    derives them, a run may leave ``over_bound`` out) written ``value>bound`` and marked ``over``
+    (the text says it, not the colour alone)."""
     res: Mapping[str, Any] = inst["resources"] if isinstance(inst.get("resources"), Mapping) else {}
     bounds: Mapping[str, Any] = inst["bounds"] if isinstance(inst.get("bounds"), Mapping) else {}
     over = set(inst.get("over_bound") or []) | set(exceeded_bounds(inst, str(inst.get("name", ""))))
@@ -90,7 +91,7 @@ def _resources_cell(inst: Mapping[str, Any]) -> str:
         val = res.get(key, "—")
         text = f"{value_text(key, 40)}={_number(val)}"
         if key in bounds:
-            text += f"≤{_number(bounds[key])}"
+            text += f"{'>' if key in over else '≤'}{_number(bounds[key])}"
         part = escape(text)
         parts.append(f'<span class="over">{part}</span>' if key in over else part)
     return ", ".join(parts)
@@ -145,7 +146,7 @@ def _tightest(instances: list[Mapping[str, Any]]) -> str:
                 rank = (1 if v > b else 0, v / b if b > 0 else Fraction(0))
             if best is None or rank > best[0]:
                 shown = _number(res[key], 30) if key in res else "—"
-                best = (rank, f"{key}={shown}≤{_number(raw, 30)}")
+                best = (rank, f"{key}={shown}{'>' if rank[0] == 1 else '≤'}{_number(raw, 30)}")
     return "" if best is None else best[1]
 
 
