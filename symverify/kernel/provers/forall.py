@@ -94,7 +94,7 @@ from symverify.kernel.parametric.symbolic import (
 )
 from symverify.kernel.provers.fingerprint import check_digests, tree_digest
 from symverify.kernel.provers.options import timeout_refusal, timeout_seconds
-from symverify.kernel.provers.outcome import Verdict, exact_comparison, seal_outcome
+from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, seal_outcome
 
 __all__ = ["ForallResult", "prove_forall", "claim_digests", "RECHECK_CELLS"]
 
@@ -138,7 +138,7 @@ of the library's gadgets is shorter (``mul_stage``'s terms: 26), so their statem
 
 
 @dataclass(frozen=True)
-class ForallResult:
+class ForallResult(Sealed):
     """The verdict of :func:`prove_forall`, made by :func:`~symverify.kernel.provers.outcome.exact_comparison`
     from z3's decision: ``proved`` (unsat: for every parameter value in ``ranges``), ``refuted``
     (``params`` and ``cell`` a counterexample re-checked by instantiating the gadget, ``detail`` the
