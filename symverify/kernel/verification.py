@@ -86,6 +86,8 @@ class Report(Sealed):
     asked for one (never part of the verdict). ``str()`` and :meth:`to_json` give everything.
     ``timings`` is left out of ``==`` (and the hash), as out of the seal: two runs of the same
     check, here and on Dask, compare equal; the times are still pickled, shown and serialised.
+    A report is hashable: its hash is that of the fields ``==`` compares but the mappings (``evidence``,
+    ``lhs``, ``rhs``, which are dicts), so equal reports hash alike and a set of reports keeps one of each.
     Copies, deep copies and pickles are rebuilt by the constructor, seal included
     (:class:`~symverify.kernel.provers.outcome.Sealed`): one of a report changed after ``verify``
     made it raises :class:`~symverify.errors.ProverError`.
@@ -93,10 +95,10 @@ class Report(Sealed):
 
     verdict: Verdict
     method: str
-    evidence: Mapping[str, Any] = field(default_factory=dict)
+    evidence: Mapping[str, Any] = field(default_factory=dict, hash=False)
     counterexample: Counterexample | None = None
-    lhs: Mapping[str, Any] = field(default_factory=dict)
-    rhs: Mapping[str, Any] = field(default_factory=dict)
+    lhs: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    rhs: Mapping[str, Any] = field(default_factory=dict, hash=False)
     timings: Mapping[str, float] = field(default_factory=dict, compare=False)
     notes: tuple[str, ...] = ()
     seed: int = 0

@@ -143,16 +143,17 @@ class ForallResult(Sealed):
     from z3's decision: ``proved`` (unsat: for every parameter value in ``ranges``), ``refuted``
     (``params`` and ``cell`` a counterexample re-checked by instantiating the gadget, ``detail`` the
     two values) or ``unknown`` (``detail`` says why). ``method`` is ``"z3"``. ``==`` leaves out
-    ``seconds`` (the time taken, not sealed): two runs of one proof compare equal."""
+    ``seconds`` (the time taken, not sealed): two runs of one proof compare equal; the hash leaves out
+    ``params`` and ``stats`` besides (dicts), so a result is hashable and equal results hash alike."""
 
     gadget: str
     verdict: Verdict
     ranges: str
-    params: Mapping[str, int] = field(default_factory=dict)
+    params: Mapping[str, int] = field(default_factory=dict, hash=False)
     cell: tuple[int, int] | None = None
     detail: str = ""
     seconds: float = field(default=0.0, compare=False)
-    stats: Mapping[str, Any] = field(default_factory=dict)
+    stats: Mapping[str, Any] = field(default_factory=dict, hash=False)
     method: str = "z3"
     hypotheses: str = ""
     """The gadget's ``entry`` and ``assume`` where not true (:func:`_hypotheses`): a proof is about the

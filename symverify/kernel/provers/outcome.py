@@ -323,12 +323,13 @@ class MethodResult(Sealed):
     the stated Schwartz–Zippel bound for the randomized method. ``verify`` refuses (ProverError)
     a ``proved`` whose failure bound exceeds the requested ``error_bound``. ``timings`` (seconds
     per phase) is left out of ``==`` and the hash, as out of the seal: two runs of the same check
-    compare equal; the times are still pickled and passed on to the report.
+    compare equal; the times are still pickled and passed on to the report. The hash leaves out
+    ``evidence`` too (a dict), so a result is hashable and equal results hash alike.
     """
 
     verdict: Verdict
     method: str
-    evidence: Mapping[str, Any] = field(default_factory=dict)
+    evidence: Mapping[str, Any] = field(default_factory=dict, hash=False)
     counterexample: Counterexample | None = None
     notes: tuple[str, ...] = ()
     timings: Mapping[str, float] = field(default_factory=dict, compare=False)
