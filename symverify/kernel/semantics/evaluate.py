@@ -23,7 +23,7 @@ from itertools import repeat
 from typing import Any, NamedTuple, TypeVar
 
 from symverify.deadline import CHECK_EVERY, Check
-from symverify.errors import ShapeError
+from symverify.errors import LimitError, ShapeError
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.grid import Grid
@@ -51,6 +51,18 @@ def eval_circuit_nodes(c: Circuit, inputs: Sequence[Any], ring: Ring, check: Che
     co, red = ring.coerce, ring.reduce
     gates = c.gates
     step = CHECK_EVERY if check is not None else max(len(gates), 1)
+    try:
+        _gates(gates, vals, co, red, ring, step, check)
+    except LimitError as e:  # a ring's size guard (FractionRing.reduce): name the gate
+        k = len(vals) - c.num_inputs
+        g = gates[k]
+        raise LimitError(f"evaluating gate {k} (node %{len(vals)}, {g.op.name.lower()} of nodes "
+                         f"{', '.join(f'%{a}' for a in g.args)}){' of ' + c.name if c.name else ''}: {e}") from None
+    return vals
+
+
+def _gates(gates: Sequence[Any], vals: list[Any], co: Any, red: Any, ring: Ring, step: int, check: Check | None) -> None:
+    """The gate loop of :func:`eval_circuit_nodes`: appends each gate's value to ``vals``."""
     for start in range(0, len(gates), step):
         if check is not None:
             check()
@@ -68,7 +80,6 @@ def eval_circuit_nodes(c: Circuit, inputs: Sequence[Any], ring: Ring, check: Che
             else:
                 v = co(g.coeffs[0])
             vals.append(red(v))
-    return vals
 
 
 def eval_circuit(c: Circuit, u: Sequence[Sequence[Any]], ring: Ring, check: Check | None = None) -> State:
