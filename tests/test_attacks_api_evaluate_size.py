@@ -81,3 +81,10 @@ def test_below_the_limit_the_guard_changes_nothing(spec, a, b):
         gates.append(Gate.mul(i, j) if mul else Gate.lin(i, coef, j, 1))
     c = Circuit(1, 2, tuple(gates), (len(gates) + 1,))
     assert sv.evaluate(c, [[a, b]]) == eval_circuit(c, [[a, b]], FractionRing())
+
+
+def test_a_constant_gate_over_the_limit_is_named():
+    c = Circuit(1, 1, (Gate.const(sym("w") ** (2**30)),), (1,), "tower")
+    with pytest.raises(LimitError, match=r"^evaluating gate 0 \(node %1, const\) of tower: a term of the symbolic "
+                                         r"coefficient w\^1073741824 would have up to 2147483649 bits"):
+        sv.evaluate(c, [[1]], {"w": 3})

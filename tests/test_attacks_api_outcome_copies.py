@@ -103,3 +103,13 @@ def test_a_pickle_naming_another_class_or_other_fields_is_refused():
         rebuild(dict, ())
     with pytest.raises(ProverError, match=r"rebuilt from the fields \[.*\], found \['gadget'\]"):
         rebuild(ForallResult, (("gadget", "g"),))
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
+def test_a_verdict_replaced_by_its_string_is_refused_with_a_clear_error(how):
+    """A ``ForallResult`` whose verdict was set to the string ``"proved"`` (equal to
+    ``Verdict.PROVED``) made the refusal itself fail with ``AttributeError`` ('str' has no ``value``)."""
+    res = seal_outcome(ForallResult("g", Verdict.UNKNOWN, "n in [1, 4]"))
+    object.__setattr__(res, "verdict", "proved")
+    with pytest.raises(ProverError, match=r"a proved ForallResult is made only by its prover"):
+        _rebuild(how, res)

@@ -204,7 +204,7 @@ def _rebuild(cls: type, items: tuple[tuple[str, Any], ...]) -> Any:
             object.__setattr__(obj, f.name, values[f.name])
     if getattr(obj, "_seal", "") and not is_sealed(obj):
         what = ", ".join(getattr(cls, "SEALED", ()))
-        raise ProverError(f"a {obj.verdict.value} {cls.__name__} is made only by its prover (this copy or pickle "
+        raise ProverError(f"a {str(getattr(obj, 'verdict', '?'))[:40]} {cls.__name__} is made only by its prover (this copy or pickle "
                           f"had its verdict, method or one of its sealed fields ({what}) replaced or changed)")
     return obj
 

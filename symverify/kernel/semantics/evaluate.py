@@ -56,8 +56,9 @@ def eval_circuit_nodes(c: Circuit, inputs: Sequence[Any], ring: Ring, check: Che
     except LimitError as e:  # a ring's size guard (FractionRing.reduce): name the gate
         k = len(vals) - c.num_inputs
         g = gates[k]
-        raise LimitError(f"evaluating gate {k} (node %{len(vals)}, {g.op.name.lower()} of nodes "
-                         f"{', '.join(f'%{a}' for a in g.args)}){' of ' + c.name if c.name else ''}: {e}") from None
+        of = f" of nodes {', '.join(f'%{a}' for a in g.args)}" if g.args else ""
+        raise LimitError(f"evaluating gate {k} (node %{len(vals)}, {g.op.name.lower()}{of})"
+                         f"{' of ' + c.name if c.name else ''}: {e}") from None
     return vals
 
 
