@@ -88,3 +88,11 @@ def test_a_constant_gate_over_the_limit_is_named():
     with pytest.raises(LimitError, match=r"^evaluating gate 0 \(node %1, const\) of tower: a term of the symbolic "
                                          r"coefficient w\^1073741824 would have up to 2147483649 bits"):
         sv.evaluate(c, [[1]], {"w": 3})
+
+
+def test_a_model_over_the_limit_names_the_layer():
+    """A model's refusal named neither the model nor the layer."""
+    model = sv.compile(_squarings(24))
+    with pytest.raises(LimitError, match=r"^evaluating layer \d+ of the model.*: an exact value of 1048577 bits is "
+                                         r"more than the 1048576 bits"):
+        sv.evaluate(model, [[2]])

@@ -314,4 +314,13 @@ def eval_model(m: Model, u: Sequence[Sequence[Any]], ring: Ring, check: Check | 
     """The model's ``N×d`` output (embed, apply every layer, crop; docs/theory.md §1.2); ``check`` as in
     :func:`eval_layers`."""
     u = check_input(u, m.n, m.d, "model")
-    return run_model(m, m.layers, u, RingArithmetic(ring, check), check)
+    at = [0]
+
+    def layers() -> Iterator[Layer]:
+        for at[0], layer in enumerate(m.layers):
+            yield layer
+
+    try:
+        return run_model(m, layers(), u, RingArithmetic(ring, check), check)
+    except LimitError as e:  # a ring's size guard (FractionRing.reduce): name the layer
+        raise LimitError(f"evaluating layer {at[0]} of the model{' ' + m.name if m.name else ''}: {e}") from None
