@@ -92,8 +92,9 @@ def _check_params(obj: Model | Circuit, params: Mapping[str, object] | None) -> 
 
 def _exact(obj: Model | Circuit, u: Any, params: Mapping[str, object] | None) -> tuple[np.ndarray, np.ndarray, bool]:
     from symverify.executors.inputs import exact_array
+    from symverify.ir import limits
 
-    ring = FractionRing(_check_params(obj, params))
+    ring = FractionRing(_check_params(obj, params), max_bits=limits.MAX_VALUE_BITS)
     arr, single = exact_array(u, obj.n, obj.d, _kind(obj))
     run = eval_model if isinstance(obj, Model) else eval_circuit
     out = np.empty(arr.shape, dtype=object)

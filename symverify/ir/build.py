@@ -83,10 +83,15 @@ def from_matrix(M: Sequence[Sequence[object]], n: int, d: int, name: str = "") -
 def from_sympy(exprs: Sequence[Any], inputs: Sequence[Any], n: int, d: int, name: str = "") -> Circuit:
     """A circuit computing sympy polynomial ``exprs`` in the n·d ``inputs`` symbols (row-major).
 
-    Other free symbols become symbolic parameters (:class:`~symverify.kernel.ir.scalar.Sym`); rational
-    numbers become exact constants; floats and non-polynomial expressions are refused, and so are
-    ``exprs`` and ``inputs`` that are not ordered sequences (a dict, a set) and inputs that are not
-    n·d distinct symbols.
+    Other free symbols become symbolic parameters (:class:`~symverify.kernel.ir.scalar.Sym`) named by
+    their names; rational numbers become exact constants. Refused (:class:`~symverify.errors.IRError`,
+    naming the offending part): floats (not exact), constants that are not rational (``sympy.I``,
+    ``pi``, ``oo``, ``nan``, ``zoo``), non-commutative symbols (a parameter commutes, so ``A*B - B*A``
+    would read as 0), two distinct sympy symbols of one name (``Symbol("w")`` and
+    ``Symbol("w", positive=True)``, or two ``Dummy("w")``: one parameter would stand for both),
+    non-polynomial expressions (functions ``f(x)``, ``Piecewise``, matrix symbols, negative or
+    fractional powers), ``exprs`` and ``inputs`` that are not ordered sequences (a dict, a set) and
+    inputs that are not n·d distinct symbols.
 
     >>> import sympy
     >>> x, y = sympy.symbols("x y")
@@ -101,9 +106,25 @@ def from_sympy(exprs: Sequence[Any], inputs: Sequence[Any], n: int, d: int, name
     if len(inputs) != b.n * b.d:
         raise IRError(f"from_sympy: expected n·d = {b.n * b.d} input symbols, found {len(inputs)}")
     first: dict[Any, int] = {}
+    named: dict[str, Any] = {}  # each name to the one sympy symbol it stands for
+
+    def own_name(x: Any, where: str) -> str:
+        """``x``'s name, refused when ``x`` is non-commutative or another symbol has the name."""
+        if x.is_commutative is not True:
+            raise IRError(f"from_sympy: {where}: the symbol {safe_repr(x, 40)} is non-commutative; expected "
+                          "commutative symbols (a circuit's inputs and parameters commute)")
+        text = str(x)
+        other = named.setdefault(text, x)
+        if other != x:
+            raise IRError(f"from_sympy: {where}: two distinct sympy symbols are named {text!r} "
+                          f"({sympy.srepr(other)[:80]} and {sympy.srepr(x)[:80]}); expected one "
+                          "symbol per name")
+        return text
+
     for k, x in enumerate(inputs):
         if not x.is_Symbol:  # a number there would stand for an input wherever the expressions hold it
             raise IRError(f"from_sympy: input {k}: expected a sympy Symbol, found {safe_repr(x, 40)}")
+        own_name(x, f"input {k}")
         if first.setdefault(x, k) != k:  # the later one would never be read
             raise IRError(f"from_sympy: inputs {first[x]} and {k} are both {x}; expected n·d distinct symbols")
     flat = [w for row in b.inputs() for w in row]
@@ -116,10 +137,10 @@ def from_sympy(exprs: Sequence[Any], inputs: Sequence[Any], n: int, d: int, name
         if e in env:
             r: Any = env[e]
         elif e.is_Symbol:
-            r = sym(str(e))
+            r = sym(own_name(e, "parameter"))
         elif e.is_Rational:
             r = Fraction(int(e.p), int(e.q))
-        elif e.is_Number:
+        elif e.is_Float:
             raise IRError(f"from_sympy: the number {e} is not exact; use sympy.Rational")
         elif e.is_Add:
             r = _combine([go(a) for a in e.args], lambda x, y: x + y)
@@ -128,8 +149,11 @@ def from_sympy(exprs: Sequence[Any], inputs: Sequence[Any], n: int, d: int, name
         elif e.is_Pow and e.exp.is_Integer and e.exp > 0:
             base = go(e.base)
             r = base ** int(e.exp)
+        elif getattr(e, "is_number", False) is True:
+            raise IRError(f"from_sympy: the constant {safe_repr(e, 60)} is not a finite rational number; expected "
+                          "exact rationals (int, sympy.Rational) as constants")
         else:
-            raise IRError(f"from_sympy: {e} is not a polynomial (only +, *, positive integer powers)")
+            raise IRError(f"from_sympy: {safe_repr(e, 80)} is not a polynomial (only +, *, positive integer powers)")
         memo[e] = r
         return r
 

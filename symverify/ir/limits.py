@@ -43,6 +43,12 @@ where; nothing is truncated or rounded instead.
   layer indices, exponents); exact values are written as strings, never as JSON numbers.
 * :data:`MAX_JSON_DEPTH` (``64``): nesting of arrays and objects in a JSON document (valid
   documents need at most 11).
+* :data:`MAX_VALUE_BITS` (``2^20``): bits of the numerator or denominator of one value that exact
+  evaluation computes (``symverify.evaluate`` and the exact executor; the provers bound their own):
+  every value is checked as it is computed, so ``a^(2^100000)`` at ``a = 2`` is refused at the gate
+  that first goes over it, naming the gate, instead of running for ever; the gate's own product of
+  two values within the limit takes about 0.1 s (a ``gcd`` of fractions about 1 s). Read when the
+  evaluation starts (:class:`~symverify.kernel.semantics.rings.FractionRing`).
 * :data:`MAX_FILE_BYTES` (``2^30``): bytes of one file that symverify reads (documents, golden
   runs); only regular files are read (:func:`symverify.ir.files.read_file`), so ``/dev/zero`` or
   a FIFO is refused instead of read forever.
@@ -74,6 +80,7 @@ __all__ = [
     "MAX_JSON_INT",
     "MAX_JSON_DEPTH",
     "MAX_FILE_BYTES",
+    "MAX_VALUE_BITS",
     "check",
     "device_memory",
     "out_of_memory",
@@ -90,6 +97,7 @@ MAX_INT_DIGITS = 100_000
 MAX_JSON_INT = (1 << 63) - 1
 MAX_JSON_DEPTH = 64
 MAX_FILE_BYTES = 1 << 30
+MAX_VALUE_BITS = 1 << 20
 
 _WHAT = {
     "MAX_CELLS": "the largest dense state or grid symverify materialises",

@@ -27,7 +27,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -48,6 +48,7 @@ from symverify.kernel.provers.outcome import (
     Counterexample,
     MethodResult,
     NumericSummary,
+    Sealed,
     UsageError,
     Verdict,
     check_seal,
@@ -69,7 +70,7 @@ NUMERIC_POINTS = 2
 
 
 @dataclass(frozen=True)
-class Report:
+class Report(Sealed):
     """The outcome of :func:`verify`.
 
     ``verdict`` is ``proved``/``refuted``/``unknown`` (a :class:`Verdict`; ``proved`` and
@@ -85,14 +86,19 @@ class Report:
     asked for one (never part of the verdict). ``str()`` and :meth:`to_json` give everything.
     ``timings`` is left out of ``==`` (and the hash), as out of the seal: two runs of the same
     check, here and on Dask, compare equal; the times are still pickled, shown and serialised.
+    A report is hashable: its hash is that of the fields ``==`` compares but the mappings (``evidence``,
+    ``lhs``, ``rhs``, which are dicts), so equal reports hash alike and a set of reports keeps one of each.
+    Copies, deep copies and pickles are rebuilt by the constructor, seal included
+    (:class:`~symverify.kernel.provers.outcome.Sealed`): one of a report changed after ``verify``
+    made it raises :class:`~symverify.errors.ProverError`.
     """
 
     verdict: Verdict
     method: str
-    evidence: Mapping[str, Any] = field(default_factory=dict)
+    evidence: Mapping[str, Any] = field(default_factory=dict, hash=False)
     counterexample: Counterexample | None = None
-    lhs: Mapping[str, Any] = field(default_factory=dict)
-    rhs: Mapping[str, Any] = field(default_factory=dict)
+    lhs: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    rhs: Mapping[str, Any] = field(default_factory=dict, hash=False)
     timings: Mapping[str, float] = field(default_factory=dict, compare=False)
     notes: tuple[str, ...] = ()
     seed: int = 0
@@ -110,13 +116,6 @@ class Report:
         :mod:`symverify.kernel.provers.outcome`): one built by hand, or one with one of them replaced
         (``dataclasses.replace``) or changed in place, raises :class:`~symverify.errors.ProverError`."""
         check_seal(self, "Report", self.verdict, self.method, self.failure_bound, self.counterexample, "verify")
-
-    def __reduce__(self) -> tuple[type[Report], tuple[Any, ...]]:
-        """Copies, deep copies and pickles are rebuilt by the constructor from every field, seal
-        included, so the seal is checked again: a pickle whose verdict, failure bound or a sealed field
-        was changed (or a report changed in place, then copied) raises
-        :class:`~symverify.errors.ProverError` when loaded, as a ``Report`` built by hand does."""
-        return Report, tuple(getattr(self, f.name) for f in fields(self))
 
     @property
     def proved(self) -> bool:

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from symverify.errors import IRError
+from symverify.ir import limits
 from symverify.kernel.ir.analysis import check_known, check_state, model_of
 from symverify.kernel.ir.baseconv import Model
 from symverify.kernel.ir.circuit import Circuit
@@ -22,7 +23,10 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
     Symbolic weights or coefficients need a value in ``params`` (an exact rational: a symbolic value is an
     :class:`IRError`), and every name there must be one. Circuits of more than
     ``MAX_INPUTS`` inputs and models whose state has more than ``MAX_CELLS`` cells are refused
-    (:mod:`symverify.ir.limits`).
+    (:mod:`symverify.ir.limits`), and so is a value whose numerator or denominator would have more
+    than ``MAX_VALUE_BITS`` bits (``2^20``): a :class:`~symverify.errors.LimitError` naming the gate,
+    raised at the first gate beyond it (``x^(2^100000)`` at ``x = 2`` would never finish); set
+    ``symverify.ir.limits.MAX_VALUE_BITS`` higher to compute larger values.
 
     >>> from symverify.kernel.ir.circuit import Circuit, Gate
     >>> evaluate(Circuit(1, 2, (Gate.mul(0, 1),), (2,)), [[3, "1/2"]])
@@ -35,7 +39,7 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
     check_known(obj, params)
     u = check_input(u, obj.n, obj.d, "circuit" if isinstance(obj, Circuit) else "model")  # before the entries are read
     exact_u = [[as_scalar(x, f"input ({i}, {j})") for j, x in enumerate(row)] for i, row in enumerate(u)]
-    ring = FractionRing({k: _rational(v, f"parameter {k}") for k, v in (params or {}).items()})
+    ring = FractionRing({k: _rational(v, f"parameter {k}") for k, v in (params or {}).items()}, max_bits=limits.MAX_VALUE_BITS)
     run = eval_circuit if isinstance(obj, Circuit) else eval_model
     return run(obj, exact_u, ring)  # type: ignore[arg-type]
 

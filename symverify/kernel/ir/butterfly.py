@@ -179,7 +179,9 @@ class ButterflyFactor:
     small factor whose entries are all the ints 0 and 1, which is the same for every ring (an entry
     0 or 1 is never coerced), stored there on first use so a factor shared by many products (the
     switch factors of small Beneš networks) is planned once. Like ``all_int`` it is no argument, takes
-    no part in ``==`` or ``hash``, and a copy, pickle or ``replace`` starts without it.
+    no part in ``==`` or ``hash``, and a copy, pickle or ``replace`` starts without it. It holds the
+    size, stride and diagonals the plan was made from and is read only while they are still the
+    factor's (by identity): a diagonal rewritten by ``object.__setattr__`` is planned again.
     """
 
     size: int

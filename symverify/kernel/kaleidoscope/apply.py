@@ -139,14 +139,20 @@ def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
     inline (0 → None, 1 → _ONE, else ``ring.coerce``: :func:`_classify` on an ``int``).
 
     When every entry is the int 0 or 1 no entry is coerced, so the plan is the same for every ring;
-    for a factor of size at most :data:`_CACHED_UP_TO` it is kept on the factor (``_plan_cache``, a
-    tuple) on first use and read from there afterwards (a fresh list each time)."""
-    cached = f._plan_cache
+    for a factor of size at most :data:`_CACHED_UP_TO` it is kept on the factor (``_plan_cache``) on
+    first use, with the size, stride and diagonals it was made from, and read from there afterwards
+    (a fresh list each time) only while the factor's fields are still those very objects: a field
+    rewritten past the frozen dataclass (``object.__setattr__(f, "d1", ...)``) makes it a miss, as
+    it makes an entry of the identity memos one (:func:`~symverify.kernel.ir.memo.fields_now`), so a
+    stale plan never evaluates the new diagonals as the old ones."""
+    cached: Any = f._plan_cache  # only this function stores it: (the fields it was made from, the plan)
     if cached is not None:
-        return list(cached)  # type: ignore[call-overload]  # only this function stores it: a plan
-    plan: Plan = []
+        (n0, s0, e1, e2, e3, e4), kept = cached
+        if e1 is f.d1 and e2 is f.d2 and e3 is f.d3 and e4 is f.d4 and s0 is f.stride and n0 is f.size:
+            return list(kept)
     s, n = f.stride, f.size
     d1, d2, d3, d4 = f.d1, f.d2, f.d3, f.d4
+    plan: Plan = []
     if f.all_int:
         co = ring.coerce
         for m in _moved(f):
@@ -156,7 +162,7 @@ def _plan(f: ButterflyFactor, ring: Ring) -> Plan:
                          None if a == 0 else _ONE if a == 1 else co(a), None if b == 0 else _ONE if b == 1 else co(b),
                          None if c == 0 else _ONE if c == 1 else co(c), None if d == 0 else _ONE if d == 1 else co(d)))
         if n <= _CACHED_UP_TO and _zero_one(f):
-            object.__setattr__(f, "_plan_cache", tuple(plan))  # frozen: set once, derived from f alone
+            object.__setattr__(f, "_plan_cache", ((n, s, d1, d2, d3, d4), tuple(plan)))  # frozen: derived from these fields alone
         return plan
     for m in _moved(f):
         a, b, c, d = d1[m], d2[m], d3[m], d4[m]

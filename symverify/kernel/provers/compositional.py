@@ -48,7 +48,7 @@ from symverify.kernel.provers.bounds_layers import model_rows, read_rects
 from symverify.kernel.provers.fingerprint import check_digests, check_plain, content_digest
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
-from symverify.kernel.provers.outcome import Verdict, exact_comparison, no_truth_value, seal_outcome
+from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, no_truth_value, seal_outcome
 from symverify.kernel.semantics.poly import PolyBackend, PolyRing, reused_ring
 from symverify.kernel.semantics.rings import Ring
 from symverify.kernel.semantics.sparse import eval_layers_sparse
@@ -86,7 +86,7 @@ class StageFailure:
 
 
 @dataclass(frozen=True)
-class CompositionalResult:
+class CompositionalResult(Sealed):
     """``ok`` means every stage was proved; otherwise ``failure`` names the first failing stage, or
     (``failure=None``) ``stopped`` says why the check stopped before deciding: ``"timeout"``,
     ``"budget"`` (a stage too large to expand), ``"memory"`` or ``"crashed"`` (its memory-limited

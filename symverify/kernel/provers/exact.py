@@ -134,7 +134,9 @@ def _nonzero_point(ring: PolyRing, diff: Any, names: list[str], n: int, d: int, 
     terms = max(1, _nterms(ring, diff))
     for t in range(200):
         r = 1 if t < 20 else (2 if t < 60 else 2 * degree + 1 + t)
-        if r > 1 and terms * degree * math.log2(r) > _POINT_BIT_BUDGET:
+        # log2(r) ≥ 1 and terms ≥ 1, so a degree past the budget is over it: tested first, since the
+        # float product of a degree past 2^1024 raises OverflowError
+        if r > 1 and (degree > _POINT_BIT_BUDGET or terms * degree * math.log2(r) > _POINT_BIT_BUDGET):
             break
         vals = [rng.randint(-r, r) for _ in range(n * d + len(names))]
         try:

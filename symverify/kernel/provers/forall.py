@@ -94,7 +94,7 @@ from symverify.kernel.parametric.symbolic import (
 )
 from symverify.kernel.provers.fingerprint import check_digests, tree_digest
 from symverify.kernel.provers.options import timeout_refusal, timeout_seconds
-from symverify.kernel.provers.outcome import Verdict, exact_comparison, no_truth_value, seal_outcome
+from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, no_truth_value, seal_outcome
 
 __all__ = ["ForallResult", "prove_forall", "claim_digests", "RECHECK_CELLS"]
 
@@ -138,21 +138,22 @@ of the library's gadgets is shorter (``mul_stage``'s terms: 26), so their statem
 
 
 @dataclass(frozen=True)
-class ForallResult:
+class ForallResult(Sealed):
     """The verdict of :func:`prove_forall`, made by :func:`~symverify.kernel.provers.outcome.exact_comparison`
     from z3's decision: ``proved`` (unsat: for every parameter value in ``ranges``), ``refuted``
     (``params`` and ``cell`` a counterexample re-checked by instantiating the gadget, ``detail`` the
     two values) or ``unknown`` (``detail`` says why). ``method`` is ``"z3"``. ``==`` leaves out
-    ``seconds`` (the time taken, not sealed): two runs of one proof compare equal."""
+    ``seconds`` (the time taken, not sealed): two runs of one proof compare equal; the hash leaves out
+    ``params`` and ``stats`` besides (dicts), so a result is hashable and equal results hash alike."""
 
     gadget: str
     verdict: Verdict
     ranges: str
-    params: Mapping[str, int] = field(default_factory=dict)
+    params: Mapping[str, int] = field(default_factory=dict, hash=False)
     cell: tuple[int, int] | None = None
     detail: str = ""
     seconds: float = field(default=0.0, compare=False)
-    stats: Mapping[str, Any] = field(default_factory=dict)
+    stats: Mapping[str, Any] = field(default_factory=dict, hash=False)
     method: str = "z3"
     hypotheses: str = ""
     """The gadget's ``entry`` and ``assume`` where not true (:func:`_hypotheses`): a proof is about the

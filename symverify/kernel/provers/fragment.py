@@ -29,7 +29,7 @@ from symverify.kernel.gadgets.fragment import Fragment, standalone
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.provers.fingerprint import content_digest
-from symverify.kernel.provers.outcome import Verdict, exact_comparison, no_truth_value, seal_outcome
+from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, no_truth_value, seal_outcome
 
 if TYPE_CHECKING:
     from symverify.kernel.provers.options import Options
@@ -40,7 +40,7 @@ _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
-class FragmentProof:
+class FragmentProof(Sealed):
     """The outcome of :func:`prove_fragment`; ``failure`` says what did not hold.
 
     ``compositional``: the certificate checked; ``exact``: the exact polynomials are equal (None

@@ -48,7 +48,7 @@ from symverify.kernel.provers.fingerprint import (
     permutation_digest,
 )
 from symverify.kernel.provers.options import Options
-from symverify.kernel.provers.outcome import Counterexample, MethodResult, Verdict, no_truth_value, seal_outcome
+from symverify.kernel.provers.outcome import Counterexample, MethodResult, Sealed, Verdict, no_truth_value, seal_outcome
 from symverify.kernel.provers.sides import CircuitSide, KaleidoscopeSide, Side
 
 __all__ = ["KaleidoscopeCheck", "verify_matrix", "verify_circuit", "verify_permutation", "prove_kaleidoscope_circuit"]
@@ -58,7 +58,7 @@ Difference = tuple[int, int, Scalar, Scalar]
 
 
 @dataclass(frozen=True)
-class KaleidoscopeCheck:
+class KaleidoscopeCheck(Sealed):
     """The verdict of an exact check: :attr:`Verdict.PROVED` or :attr:`Verdict.REFUTED` (an exact
     matrix comparison always decides).
 

@@ -42,7 +42,7 @@ from symverify.ir.bigint import field_repr
 from symverify.kernel.ir.scalar import Sym
 
 __all__ = ["Verdict", "Counterexample", "MethodResult", "NumericSide", "NumericSummary", "UsageError", "jsonable",
-           "proved", "refuted", "unknown", "exact_comparison", "seal", "seal_outcome", "is_sealed"]
+           "proved", "refuted", "unknown", "exact_comparison", "seal", "seal_outcome", "is_sealed", "Sealed"]
 
 _KEY = b"symverify outcome seal"
 
@@ -170,6 +170,45 @@ def check_seal(obj: Any, kind: str, verdict: Verdict, method: str, failure_bound
                           f"had its verdict, method, failure bound or counterexample replaced{also})")
 
 
+class Sealed:
+    """What every sealed outcome class (``MethodResult``, ``Report``, ``CompositionalResult``,
+    ``FragmentProof``, ``KaleidoscopeCheck``, ``ForallResult``) inherits: copies, deep copies and
+    pickles are rebuilt by :func:`_rebuild`, never field by field behind the constructor's back, so
+    the seal is checked again where the object is remade. A pickle whose verdict, failure bound or a
+    sealed field was changed (or an outcome changed in place, then copied) raises
+    :class:`ProverError` when loaded: ``MethodResult`` and ``Report`` refuse it in their constructor,
+    the classes sealed by :func:`seal_outcome` in :func:`_rebuild`. An outcome that was never sealed
+    (one of the latter built by hand) stays unsealed, as it was (:func:`is_sealed` is False)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[Any, tuple[type, tuple[tuple[str, Any], ...]]]:
+        return _rebuild, (type(self), tuple((f.name, getattr(self, f.name)) for f in fields(self)))  # type: ignore[arg-type]
+
+
+def _rebuild(cls: type, items: tuple[tuple[str, Any], ...]) -> Any:
+    """A sealed outcome of class ``cls`` remade from its fields ``items`` (:meth:`Sealed.__reduce__`):
+    through its constructor (which checks a ``MethodResult``'s or a ``Report``'s seal, and every
+    class's own rules), its fields made by its prover (``init=False``: the seal) set afterwards, then
+    refused (:class:`ProverError`) when it carries a seal that does not match its fields."""
+    if not (isinstance(cls, type) and issubclass(cls, Sealed) and is_dataclass(cls)):
+        raise ProverError(f"a sealed outcome is rebuilt only as a sealed outcome class, found {cls!r:.100}")
+    values = dict(items)
+    own = fields(cls)
+    if set(values) != {f.name for f in own}:
+        raise ProverError(f"a {cls.__name__} is rebuilt from the fields {sorted(f.name for f in own)}, "
+                          f"found {sorted(values)!r:.200}")
+    obj = cls(**{f.name: values[f.name] for f in own if f.init})
+    for f in own:
+        if not f.init:
+            object.__setattr__(obj, f.name, values[f.name])
+    if getattr(obj, "_seal", "") and not is_sealed(obj):
+        what = ", ".join(getattr(cls, "SEALED", ()))
+        raise ProverError(f"a {str(getattr(obj, 'verdict', '?'))[:40]} {cls.__name__} is made only by its prover (this copy or pickle "
+                          f"had its verdict, method or one of its sealed fields ({what}) replaced or changed)")
+    return obj
+
+
 class Verdict(str, Enum):
     """The three outcomes of docs/theory.md §5, str-valued.
 
@@ -295,19 +334,20 @@ def _show_inputs(inputs: tuple[tuple[Fraction | int, ...], ...]) -> str:
 
 
 @dataclass(frozen=True)
-class MethodResult:
+class MethodResult(Sealed):
     """One method's outcome before it becomes a ``Report``.
 
     ``failure_bound`` is the probability that a ``proved`` is wrong: 0 for the exact arguments,
     the stated Schwartz–Zippel bound for the randomized method. ``verify`` refuses (ProverError)
     a ``proved`` whose failure bound exceeds the requested ``error_bound``. ``timings`` (seconds
     per phase) is left out of ``==`` and the hash, as out of the seal: two runs of the same check
-    compare equal; the times are still pickled and passed on to the report.
+    compare equal; the times are still pickled and passed on to the report. The hash leaves out
+    ``evidence`` too (a dict), so a result is hashable and equal results hash alike.
     """
 
     verdict: Verdict
     method: str
-    evidence: Mapping[str, Any] = field(default_factory=dict)
+    evidence: Mapping[str, Any] = field(default_factory=dict, hash=False)
     counterexample: Counterexample | None = None
     notes: tuple[str, ...] = ()
     timings: Mapping[str, float] = field(default_factory=dict, compare=False)

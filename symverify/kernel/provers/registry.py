@@ -40,6 +40,12 @@ __all__ = ["Prover", "LazyBounds", "ExactProver", "CompositionalProver", "Random
            "PROVERS", "prover_for", "run_prover", "AUTO_EXACT_MONOMIALS"]
 
 AUTO_EXACT_MONOMIALS = IN_PROCESS_MONOMIALS
+AUTO_PRECHECK_DEGREE_BITS = 256
+"""``auto`` runs no randomized pre-check before ``exact`` when the degree bound has more bits than
+this and ``exact`` applies (its peak monomial estimate is at most :data:`AUTO_EXACT_MONOMIALS`): a
+useful trial needs a prime above the degree bound, and proving a prime of ``L`` bits takes about
+``(L/1024)^3·2.5`` s (0.03 s at 256 bits, seconds past 1000, minutes past 3000), more than such an
+expansion."""
 
 
 class LazyBounds:
@@ -176,7 +182,12 @@ class AutoProver:
     so the answer is ``refuted`` (or ``unknown`` with that evidence, without a re-checkable
     counterexample) and no proof is looked for. Then ``exact`` when the certified peak monomial
     estimate is at most :data:`AUTO_EXACT_MONOMIALS`, else ``randomized``; a method that ends
-    ``unknown`` hands over to the next, and its notes go into the report. The report names the
+    ``unknown`` hands over to the next, and its notes go into the report, except that an ``exact``
+    that found the polynomials different (without a counterexample small enough to re-check) ends
+    the run as ``unknown``: no proof is looked for. The pre-check is skipped, with a note, where
+    ``exact`` applies and the degree bound has more than :data:`AUTO_PRECHECK_DEGREE_BITS` bits
+    (its prime's proof of primality would cost more than the expansion: ``x^(2^3000)`` spent a
+    20 s timeout proving a 3000-bit prime that ``exact`` did not need). The report names the
     method that decided, and ``proved`` means what it means for that method.
     """
 
@@ -190,23 +201,34 @@ class AutoProver:
         if opts.scheduler is not None and certified_pair(a, b) is None:
             notes += ("the scheduler was not used: it runs the compositional stage checks, and this pair has no "
                       "certificate",)
-        pre = run_randomized(a, b, opts, bounds(), method="randomized (pre-check)", tag="pre", max_trials=1)
-        if pre.verdict is Verdict.REFUTED or pre.evidence.get("sides_differ_mod_p"):
-            # A mismatch mod p shows the sides differ: never go on to look for a proof. Without a
-            # counterexample small enough to re-check, the answer is unknown with that evidence.
-            return replace(pre, notes=notes + pre.notes)
-        if bounds().peak_monomials <= AUTO_EXACT_MONOMIALS:
+        exact_applies = bounds().peak_monomials <= AUTO_EXACT_MONOMIALS
+        degree_bits = bounds().degree.bit_length()
+        pre: MethodResult | None = None
+        if exact_applies and degree_bits > AUTO_PRECHECK_DEGREE_BITS:
+            notes += (f"the randomized pre-check was skipped: the degree bound (2^{degree_bits - 1} or more) needs a "
+                      f"prime of at least {degree_bits} bits, whose proof of primality costs more than exact "
+                      f"expansion (at most {AUTO_EXACT_MONOMIALS} monomials)",)
+        else:
+            pre = run_randomized(a, b, opts, bounds(), method="randomized (pre-check)", tag="pre", max_trials=1)
+            if pre.verdict is Verdict.REFUTED or pre.evidence.get("sides_differ_mod_p"):
+                # A mismatch mod p shows the sides differ: never go on to look for a proof. Without a
+                # counterexample small enough to re-check, the answer is unknown with that evidence.
+                return replace(pre, notes=notes + pre.notes)
+        if exact_applies:
             res = run_exact(a, b, opts, bounds())
-            if res.verdict is not Verdict.UNKNOWN:
+            if res.verdict is not Verdict.UNKNOWN or "first_difference" in res.evidence:
+                # decided, or the polynomials differ (no counterexample to re-check): no proof is looked for
                 return _with_precheck(replace(res, notes=notes + res.notes), pre)
             notes += tuple(f"exact: {n}" for n in res.notes)
         res = run_randomized(a, b, opts, bounds())
         return _with_precheck(replace(res, notes=notes + res.notes), pre)
 
 
-def _with_precheck(res: MethodResult, pre: MethodResult) -> MethodResult:
+def _with_precheck(res: MethodResult, pre: MethodResult | None) -> MethodResult:
     """``res`` with the pre-check's seconds added to its timings as ``precheck.<part>`` (``trials``,
-    everything; ``fingerprint``, the hashing inside it)."""
+    everything; ``fingerprint``, the hashing inside it); ``res`` itself when none ran."""
+    if pre is None:
+        return res
     return replace(res, timings={**res.timings, **{f"precheck.{k}": v for k, v in pre.timings.items()}})
 
 

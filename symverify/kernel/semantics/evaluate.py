@@ -23,7 +23,7 @@ from itertools import repeat
 from typing import Any, NamedTuple, TypeVar
 
 from symverify.deadline import CHECK_EVERY, Check
-from symverify.errors import ShapeError
+from symverify.errors import LimitError, ShapeError
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.circuit import Circuit, Op
 from symverify.kernel.ir.grid import Grid
@@ -51,6 +51,19 @@ def eval_circuit_nodes(c: Circuit, inputs: Sequence[Any], ring: Ring, check: Che
     co, red = ring.coerce, ring.reduce
     gates = c.gates
     step = CHECK_EVERY if check is not None else max(len(gates), 1)
+    try:
+        _gates(gates, vals, co, red, ring, step, check)
+    except LimitError as e:  # a ring's size guard (FractionRing.reduce): name the gate
+        k = len(vals) - c.num_inputs
+        g = gates[k]
+        of = f" of nodes {', '.join(f'%{a}' for a in g.args)}" if g.args else ""
+        raise LimitError(f"evaluating gate {k} (node %{len(vals)}, {g.op.name.lower()}{of})"
+                         f"{' of ' + c.name if c.name else ''}: {e}") from None
+    return vals
+
+
+def _gates(gates: Sequence[Any], vals: list[Any], co: Any, red: Any, ring: Ring, step: int, check: Check | None) -> None:
+    """The gate loop of :func:`eval_circuit_nodes`: appends each gate's value to ``vals``."""
     for start in range(0, len(gates), step):
         if check is not None:
             check()
@@ -68,7 +81,6 @@ def eval_circuit_nodes(c: Circuit, inputs: Sequence[Any], ring: Ring, check: Che
             else:
                 v = co(g.coeffs[0])
             vals.append(red(v))
-    return vals
 
 
 def eval_circuit(c: Circuit, u: Sequence[Sequence[Any]], ring: Ring, check: Check | None = None) -> State:
@@ -302,4 +314,13 @@ def eval_model(m: Model, u: Sequence[Sequence[Any]], ring: Ring, check: Check | 
     """The model's ``N×d`` output (embed, apply every layer, crop; docs/theory.md §1.2); ``check`` as in
     :func:`eval_layers`."""
     u = check_input(u, m.n, m.d, "model")
-    return run_model(m, m.layers, u, RingArithmetic(ring, check), check)
+    at = [0]
+
+    def layers() -> Iterator[Layer]:
+        for at[0], layer in enumerate(m.layers):
+            yield layer
+
+    try:
+        return run_model(m, layers(), u, RingArithmetic(ring, check), check)
+    except LimitError as e:  # a ring's size guard (FractionRing.reduce): name the layer
+        raise LimitError(f"evaluating layer {at[0]} of the model{' ' + m.name if m.name else ''}: {e}") from None

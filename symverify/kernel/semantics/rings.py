@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar, Protocol
 
-from symverify.errors import IRError
+from symverify.errors import IRError, LimitError
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.scalar import Scalar, Sym
 
@@ -102,14 +102,34 @@ def eval_sym(x: Sym, params: Mapping[str, Any], where: str = "a weight or coeffi
     return total
 
 
+UNBOUNDED_BITS = 1 << 63
+"""The default ``max_bits`` of a :class:`FractionRing`: no value has that many bits, so no guard."""
+
+
 @dataclass(frozen=True)
 class FractionRing:
-    """Exact rationals; symbolic weights need values in ``params``."""
+    """Exact rationals; symbolic weights need values in ``params``.
+
+    **Size guard.** With ``max_bits`` given (``symverify.evaluate`` and the exact executor pass
+    :data:`symverify.ir.limits.MAX_VALUE_BITS`, ``2^20``, read when they start: raise it there to
+    compute larger values), no value is kept whose numerator or denominator has more than
+    ``max_bits`` bits: :meth:`reduce`, which the interpreter applies to every value it computes,
+    raises :class:`~symverify.errors.LimitError` naming the size and the limit (the interpreter adds
+    the gate). Every value kept is within the limit, so the gate that first goes over it has cost at
+    most one product (or sum) of two values within it (a ``2^20``-bit product takes about 0.1 s):
+    ``a^(2^100000)`` at ``a = 2`` stops at its 20th squaring instead of running for ever. A symbolic
+    coefficient is checked before its powers are computed (:meth:`coerce`: the bits of
+    ``c·Π wᵢ^eᵢ`` are at most those of ``c`` plus ``eᵢ·bits(wᵢ)`` for each ``|wᵢ| > 1``, numerator
+    and denominator alike). The default, :data:`UNBOUNDED_BITS`, keeps every value: the provers'
+    own exact evaluations (a counterexample's confirmation and re-check) bound their sizes
+    themselves (:mod:`symverify.kernel.provers.counterexample`: ``value_bits``, timed children), and
+    a guard there would turn their ``refuted`` or ``unknown`` into an error."""
 
     falsy_is_zero: ClassVar[bool] = True
 
     params: Mapping[str, Any] = field(default_factory=dict)
     zero: Any = 0
+    max_bits: int = field(default=UNBOUNDED_BITS, compare=False)
 
     def __post_init__(self) -> None:
         """Every parameter value is an exact rational, an ``int`` (not a bool) or a ``Fraction``: a
@@ -125,12 +145,52 @@ class FractionRing:
 
     def coerce(self, x: Scalar) -> Any:
         if isinstance(x, Sym):
+            if self.max_bits < UNBOUNDED_BITS:
+                self._check_powers(x)
             v = eval_sym(x, self.params)
             return Fraction(v) if not isinstance(v, int) else v
         return x
 
+    def _check_powers(self, x: Sym) -> None:
+        """Refuse a symbolic coefficient one of whose terms ``c·Π wᵢ^eᵢ`` would have more than
+        ``max_bits`` bits in its numerator or denominator, before any power is computed."""
+        for mono, c in x.terms:
+            q = Fraction(c)
+            num, den = q.numerator.bit_length(), q.denominator.bit_length()
+            for name, e in mono:
+                w = self.params.get(name)
+                if w is None:
+                    continue  # eval_sym names the missing value
+                w = Fraction(w)
+                if abs(w.numerator) > 1:  # 0, 1 and -1 keep their size in every power
+                    num += e * w.numerator.bit_length()
+                if w.denominator > 1:
+                    den += e * w.denominator.bit_length()
+            if max(num, den) > self.max_bits:
+                raise self._too_big(max(num, den), f"a term of the symbolic coefficient {str(x)[:80]} would have up to")
+
     def reduce(self, x: Any) -> Any:
-        return _integral(x)
+        """``x`` in canonical form (a rational that is an integer as an ``int``), refused when its
+        numerator or denominator has more than ``max_bits`` bits (the size guard)."""
+        kind = type(x)
+        if kind is int:
+            if x.bit_length() > self.max_bits:
+                raise self._too_big(x.bit_length(), "an exact value of")
+            return x
+        if kind is Fraction:
+            num, den = x.numerator, x.denominator
+            if num.bit_length() > self.max_bits or den.bit_length() > self.max_bits:
+                raise self._too_big(max(num.bit_length(), den.bit_length()), "an exact value of")
+            return num if den == 1 else x
+        x = _integral(x)  # an int or Fraction subclass (by its value), or another ring's element
+        bits = max(x.numerator.bit_length(), x.denominator.bit_length()) if isinstance(x, (int, Fraction)) else 0
+        if bits > self.max_bits:
+            raise self._too_big(bits, "an exact value of")
+        return x
+
+    def _too_big(self, bits: int, what: str) -> LimitError:
+        return LimitError(f"{what} {bits} bits is more than the {self.max_bits} bits exact evaluation keeps "
+                          f"(symverify.ir.limits.MAX_VALUE_BITS; raise it to compute larger values)")
 
 
 def _integral(x: Any) -> Any:
