@@ -87,11 +87,11 @@ def test_retnet_weights_need_a_positive_int_d():
 
 
 def test_retnet_layout_refuses_other_layers_and_names():
-    """library.retnet_layout: a layer that is not RetNetWeights; a name that is not a str skips the
-    memo and is refused by the circuit; a str name is memoised (same object)."""
+    """library.retnet_layout: a layer that is not RetNetWeights; a name that is not a str is refused
+    before the memo, naming the function; a str name is memoised (same object)."""
     w = retnet_weights(1, gamma=1, W_A=[[1]], W_C=[[2]], W_V=[[3]])
     with pytest.raises(IRError, match="retnet layer 1: expected RetNetWeights, found dict"):
         retnet_layout(2, 1, [w, {"gamma": 1}])  # type: ignore[list-item]
-    with pytest.raises(IRError, match="circuit name: expected a str"):
+    with pytest.raises(IRError, match="retnet: expected a str name or None, found int 5"):
         retnet_layout(2, 1, [w], 5)  # type: ignore[arg-type]
     assert retnet_layout(2, 1, [w], "r")[0] is retnet_layout(2, 1, [w], "r")[0]

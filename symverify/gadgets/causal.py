@@ -201,7 +201,6 @@ def causal_obstruction(circuit: Circuit, backend: str = "flint") -> CausalObstru
     """The first output that depends (exactly) on a later input row, or None if there is none.
 
     >>> from symverify.kernel.ir.circuit import Circuit
-from symverify.kernel.ir.scalar import is_bool
     >>> str(causal_obstruction(Circuit(2, 1, (), (1,))))[:60]
     'output 0 at cell (0, 0) depends on input x_1 at (1, 0), a la'
 
