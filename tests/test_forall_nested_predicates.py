@@ -246,3 +246,20 @@ def test_an_offset_assume_of_another_arity_reaches_the_care_point(arity: int, fo
             sv.prove_forall(g, timeout=60)
     else:
         assert sv.prove_forall(g, timeout=60).proved
+
+
+def test_instances_through_an_offset_that_contradict_the_others_are_refused_not_proved() -> None:
+    """At ``N = 3`` ``assume`` makes ``P`` true at row 2 (through ``P(i + 1, q)`` at row 1) and false
+    there (at row 2 itself): no placement exists at that size. ``care`` reads ``P`` at ``(i + 2, q)``,
+    so the identity query takes the instance at ``(i + 1, q)`` reached through the offset; a spec wrong
+    only at ``N = 3`` was proved, resting on that contradiction. The vacuity check of the assumptions
+    takes the same instances: refused."""
+    assume = (P(i + 1, q) | ~lt(i + 1, N)) & (~P(i, q) | ~eq(N, 3) | ~eq(i, 2))
+    care = lt(i + 2, N) & (P(i + 2, q) | ~P(i + 2, q))
+    spec = inp(i, q) + where(eq(N, 3), inp(i, q), 0)
+    g = Gadget("copy", (Param("N", 3, 4),), N, 1, _COPY, spec, assume=assume, care=care)  # type: ignore[arg-type]
+    with pytest.raises(ParametricError, match=r"vacuous statement: its assumptions .* hold for no placement .* at \{'N': 3\}"):
+        sv.prove_forall(g, timeout=60)
+    # from N = 4 on a placement exists (P true from row 1 on) and the spec is right: proved
+    ok = Gadget("copy", (Param("N", 4, 5),), N, 1, _COPY, spec, assume=assume, care=care)  # type: ignore[arg-type]
+    assert sv.prove_forall(ok, timeout=60).proved

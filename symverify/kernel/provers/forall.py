@@ -571,7 +571,8 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
 def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[Any], hyp: list[Any],
                     solver: Callable[[], Any], deadline: float) -> dict[str, int] | str | None:
     """A parameter value and a cell at which the instances of ``assume`` the statement reads
-    (``hyp``: at the cell ``(i, q)`` and at every cell its terms read, :func:`_assumptions`) hold for
+    (``hyp``: at the cell ``(i, q)``, at every cell its terms read and at the cells reached through
+    an offset, :func:`_assumptions`: every premise of the identity query) hold for
     no predicate that also satisfies ``where`` and the cell's bounds there (``base``, ``cell``: a
     predicate may be read by them too) — a dict: no placement satisfies ``where`` and ``assume`` at
     every cell at that size, and a statement "for every placement" is about nothing there (an
@@ -1307,7 +1308,9 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
 
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
     if has_preds:  # ``assume`` must hold for some placement at every cell (else none exists at that size)
-        nowhere = _assume_nowhere(z3, enc, g, base, cell, hyp, solver, deadline)
+        # the instances reached through an offset too: the identity query takes them as premises,
+        # so a contradiction among them must be refused here, not decide the identity
+        nowhere = _assume_nowhere(z3, enc, g, base, cell, [*hyp, *hyp_offsets], solver, deadline)
         if isinstance(nowhere, dict):
             raise ParametricError(f"gadget {g.name}: vacuous statement: its assumptions {g.assume} hold for no placement "
                                   f"at cell ({nowhere['i']}, {nowhere['q']}) at {dict((n, nowhere[n]) for n in names)} (there and at the cells the "
