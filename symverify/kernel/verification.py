@@ -118,6 +118,18 @@ class Report:
         :class:`~symverify.errors.ProverError` when loaded, as a ``Report`` built by hand does."""
         return Report, tuple(getattr(self, f.name) for f in fields(self))
 
+    def __setstate__(self, state: object) -> None:
+        """A pickle in the default object form (the object made empty, then its fields set from a
+        dict: ``copyreg``'s form, as pickles written before :meth:`__reduce__` or by hand have it) is
+        rebuilt by the constructor as well, so its seal is checked: a changed one raises
+        :class:`~symverify.errors.ProverError`, and so does a state that is no dict of this class's
+        fields (its verdict, method, … by name), instead of a ``Report`` whose ``proved`` nobody checked."""
+        names = [f.name for f in fields(self)]
+        if type(state) is not dict or not all(type(k) is str for k in state) or not set(state) <= set(names):
+            found = sorted(map(str, state)) if type(state) is dict else type(state).__name__
+            raise ProverError(f"a pickled Report: expected a dict of its fields {names}, found {found}")
+        self.__init__(**state)  # type: ignore[misc]  # frozen: sets each field by object.__setattr__, then the seal check
+
     @property
     def proved(self) -> bool:
         return self.verdict is Verdict.PROVED
