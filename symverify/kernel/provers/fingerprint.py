@@ -64,9 +64,10 @@ from symverify.kernel.ir.baseconv import Layer, Mode, Model
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
 from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.circuit import _check as check_circuit
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo
-from symverify.kernel.ir.scalar import Scalar, Sym
+from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical
 from symverify.kernel.semantics.straightline import program
 
 __all__ = ["encode", "decode", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
@@ -252,10 +253,55 @@ def _containers(obj: Any, names: Sequence[str], where: str) -> None:
 
 
 def _circuit_parts(c: Circuit, where: str) -> None:
+    """The circuit's containers, gates, node ids and sizes of its own classes; then its gates as its
+    constructor leaves them: each op an :class:`Op` member, its args and coefficients plain tuples of
+    the op's arity, every node id defined before the gate reads it (the circuit's own invariants,
+    checked again), every coefficient a canonical exact scalar (:func:`_coefficients`). A gate's field
+    set after construction (``object.__setattr__``) skipped those checks, and the readers disagreed:
+    an op set to the string ``"mul"`` made ``evaluate`` read a constant 1 and ``randomized`` a sum
+    (``x + x`` proved equal to what ``evaluate`` reads as 1), an ``int`` subclass coefficient 2 whose
+    ``*`` is 3's made ``evaluate`` read ``3·x`` and every method ``2·x``. (A :class:`Sym` coefficient is
+    taken by its type: its terms are not walked again.)"""
     _containers(c, ("gates", "outputs"), where)
     _exact(c.gates, (Gate,), "gate", where)
     _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id", where)
     _exact([c.n, c.d, *c.outputs], (int,), "size or output", where)
+    gates = c.gates
+    ops, args, coeffs = list(map(attrgetter("op"), gates)), list(map(attrgetter("args"), gates)), list(map(attrgetter("coeffs"), gates))
+    _exact(ops, (Op,), "gate op", where)
+    _exact(args, (tuple,), "gate's args container", where)
+    _exact(coeffs, (tuple,), "gate's coefficients container", where)
+    _coefficients(chain.from_iterable(coeffs), "gate coefficient", where)
+    nd = c.n * c.d
+    # the fast test (C-level maps over every gate); where it fails, the circuit's own check names the gate
+    shapes = set(zip(ops, map(len, args), map(len, coeffs)))
+    fine = all(_ARITY[op] == (na, nc) for op, na, nc in shapes)
+    if fine and gates:
+        import numpy as np
+
+        lens = np.fromiter(map(len, args), dtype=np.int64, count=len(gates))
+        try:
+            ids = np.fromiter(chain.from_iterable(args), dtype=np.int64, count=int(lens.sum()))
+        except OverflowError:
+            fine = False
+        else:  # node k + nd reads only nodes before it
+            fine = bool((ids >= 0).all() and (ids < np.repeat(np.arange(nd, nd + len(gates), dtype=np.int64), lens)).all())
+    if not fine or c.n < 1 or c.d < 1 or len(c.outputs) > nd or not all(0 <= o < nd + len(gates) for o in c.outputs):
+        try:
+            check_circuit(c)
+        except IRError as e:
+            raise IRError(f"{where}: {e} (a field set after construction?)") from None
+
+
+def _coefficients(items: Iterable[object], what: str, where: str) -> None:
+    """Refuse a value that is no canonical exact scalar as the constructors store it
+    (:func:`~symverify.kernel.ir.scalar.is_canonical`: a plain ``int``, a :class:`Sym`, a ``Fraction``
+    in lowest terms of plain ints), naming the first found."""
+    for x in items:
+        if type(x) is not int and not is_canonical(x):
+            raise EncodingError(f"{where}: expected every {what} an exact scalar as its constructor stores it (a plain int, "
+                                f"a Sym or a Fraction in lowest terms), found {type(x).__module__}.{type(x).__qualname__} "
+                                f"{safe_repr(x, 40)} (a field set after construction?)")
 
 
 def _model_parts(m: Model, where: str) -> list[Grid]:
@@ -286,8 +332,11 @@ def check_plain(obj: object, where: str) -> None:
     grid, rectangle list, BB* group, butterfly factor, size or node id, an instance of a subclass of
     the IR's own classes: every method reads a side through those fields, and a subclass may answer
     one reader otherwise than another (a property that says one thing to the certificate checker and
-    another to the stage evaluator), so no method takes one (the encoding refuses them too). The
-    last few sides found plain are remembered by identity (:data:`_PLAIN`) and not walked again."""
+    another to the stage evaluator), so no method takes one (the encoding refuses them too). A
+    circuit's gates must also be as their constructor leaves them (:func:`_circuit_parts`; an
+    :class:`IRError`): op, arity, node ids and coefficients. The last few sides found plain are
+    remembered by identity (:data:`_PLAIN`) and not walked again (a field rewritten inside a gate
+    after that is not seen: :mod:`symverify.kernel.ir.memo`)."""
     parts = _PARTS.get(type(obj))
     if parts is None:
         kind = type(obj)
