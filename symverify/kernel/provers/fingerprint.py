@@ -311,7 +311,54 @@ def _model_parts(m: Model, where: str) -> list[Grid]:
     _exact(grids, (Grid,), "grid", where)
     _exact([g.rects for g in grids], (tuple, CellArray), "grid's rectangles", where)  # a plain tuple holds plain tuples (Grid)
     _exact([m.n, m.d, m.inner_n, m.inner_d, *(x for g in grids for x in (g.rows, g.cols))], (int,), "size", where)
+    _exact([layer.mode for layer in m.layers], (Mode,), "layer mode", where)
+    _model_form(m, where)
+    for k, layer in enumerate(m.layers):
+        for name in ("W", "b1", "h", "b2"):
+            _grid_form(getattr(layer, name), f"{where}: layer {k} {name}")
     return grids
+
+
+def _model_form(m: Model, where: str) -> None:
+    """Refuse a model whose sizes are not as its constructor leaves them (every size ≥ 1, the inner
+    state containing the input, each layer's ``W`` ``d'×d'`` and ``b1``, ``h``, ``b2`` ``N'×d'`` for the
+    model's ``N'×d'``): a size set after construction (``object.__setattr__``) skipped those checks,
+    and the methods read such a model otherwise than ``evaluate`` (or crashed on a numpy shape)."""
+    nn, dd = m.inner_n, m.inner_d
+    if min(m.n, m.d) < 1 or nn < m.n or dd < m.d:
+        raise IRError(f"{where}: expected sizes n, d ≥ 1 inside the inner state N'×d' as the Model constructor leaves them, "
+                      f"found n={safe_repr(m.n)}, d={safe_repr(m.d)}, N'={safe_repr(nn)}, d'={safe_repr(dd)} (a field set after construction?)")
+    for k, layer in enumerate(m.layers):
+        shapes = [(g.rows, g.cols) for g in (layer.W, layer.b1, layer.h, layer.b2)]
+        if shapes != [(dd, dd), (nn, dd), (nn, dd), (nn, dd)]:
+            raise IRError(f"{where}: layer {k}: expected W {dd}×{dd} and b1, h, b2 {nn}×{dd} (the model's N'×d'), found "
+                          f"{', '.join(f'{r}×{c}' for r, c in shapes)} (a field set after construction?)")
+
+
+def _grid_form(g: Grid, where: str) -> None:
+    """Refuse a grid whose fill or rectangles are not as its constructor leaves them: a canonical
+    exact fill (0 under a :class:`CellArray`, whose cells must fit), each rectangle a plain 5-tuple of
+    plain int bounds inside the grid and a canonical exact value
+    (:func:`~symverify.kernel.ir.scalar.is_canonical`). Rectangles set after construction skipped
+    those checks: a value ``Fraction(4, 2)`` left unnormalised made ``evaluate`` read another model
+    than the one every method proved; a rectangle past the grid, or a list, crashed them."""
+    fill, rects = g.fill, g.rects
+    if type(fill) is not int and not is_canonical(fill):
+        raise EncodingError(f"{where}: expected the fill an exact scalar as the Grid constructor stores it, found "
+                            f"{type(fill).__module__}.{type(fill).__qualname__} {safe_repr(fill, 40)} (a field set after construction?)")
+    if type(rects) is CellArray:
+        if not (type(fill) is int and fill == 0):
+            raise IRError(f"{where}: a grid stored as a cell array needs fill 0, found {safe_repr(fill, 40)} (a field set after construction?)")
+        rects.check_fits(g.rows, g.cols, where)
+        return
+    rows, cols = g.rows, g.cols
+    for k, r in enumerate(rects):
+        if not (type(r) is tuple and len(r) == 5 and type(r[0]) is int and type(r[1]) is int and type(r[2]) is int
+                and type(r[3]) is int and 0 <= r[0] < r[1] <= rows and 0 <= r[2] < r[3] <= cols
+                and (type(r[4]) is int or is_canonical(r[4]))):
+            raise IRError(f"{where}: rectangle {k}: expected (row_start, row_stop, col_start, col_stop, value) of plain int "
+                          f"bounds inside the {rows}×{cols} grid and an exact scalar as the Grid constructor stores them, "
+                          f"found {type(r).__name__} {safe_repr(r, 80)} (a field set after construction?)")
 
 
 def _kaleidoscope_parts(k: Kaleidoscope, where: str) -> list[ButterflyFactor]:
@@ -334,7 +381,8 @@ def check_plain(obj: object, where: str) -> None:
     one reader otherwise than another (a property that says one thing to the certificate checker and
     another to the stage evaluator), so no method takes one (the encoding refuses them too). A
     circuit's gates must also be as their constructor leaves them (:func:`_circuit_parts`; an
-    :class:`IRError`): op, arity, node ids and coefficients. The last few sides found plain are
+    :class:`IRError`): op, arity, node ids and coefficients; a model's sizes, modes and grids too
+    (:func:`_model_form`, :func:`_grid_form`). The last few sides found plain are
     remembered by identity (:data:`_PLAIN`) and not walked again (a field rewritten inside a gate
     after that is not seen: :mod:`symverify.kernel.ir.memo`)."""
     parts = _PARTS.get(type(obj))
