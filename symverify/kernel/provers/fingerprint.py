@@ -61,7 +61,7 @@ from typing import Any, Protocol, cast
 from symverify.errors import IRError, ProverError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
-from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, is_power_of_two
 from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.circuit import _check as check_circuit
@@ -367,7 +367,34 @@ def _kaleidoscope_parts(k: Kaleidoscope, where: str) -> list[ButterflyFactor]:
     _exact([g.factors for g in k.groups], (tuple,), "BB* group's factors container", where)
     factors = [f for g in k.groups for f in g.factors]
     _exact(factors, (ButterflyFactor,), "butterfly factor", where)
+    _exact([x for f in factors for x in (f.size, f.stride)], (int,), "factor size or stride", where)
+    for j, f in enumerate(factors):
+        _factor_form(f, f"{where}: butterfly factor {j}")
     return factors
+
+
+def _factor_form(f: ButterflyFactor, where: str) -> None:
+    """Refuse a factor whose fields are not as its constructor leaves them: a power-of-two size ≥ 2
+    and stride ≤ ``size/2``, each diagonal a plain tuple of ``size/2`` canonical exact scalars, and
+    ``all_int`` True exactly when every entry is a plain ``int`` (the plans and the encoding read the
+    entries by it). A field set after construction (``object.__setattr__``) skipped those checks: an
+    entry that is a string crashed the methods, a longer diagonal was read in part."""
+    half = f.size // 2
+    if not (is_power_of_two(f.size) and f.size >= 2 and is_power_of_two(f.stride) and f.stride <= half):
+        raise IRError(f"{where}: expected a power-of-two size ≥ 2 and stride ≤ size/2, found size {safe_repr(f.size, 40)}, "
+                      f"stride {safe_repr(f.stride, 40)} (a field set after construction?)")
+    ints = True
+    for name in ("d1", "d2", "d3", "d4"):
+        d = getattr(f, name)
+        if type(d) is not tuple or len(d) != half:
+            raise IRError(f"{where}: expected {name} a tuple of {half} entries (size/2), found {type(d).__name__} of "
+                          f"{len(d) if hasattr(d, '__len__') else '?'} (a field set after construction?)")
+        if not _INT_ONLY.issuperset(map(type, d)):  # C-level: most diagonals are plain ints
+            ints = False
+            _coefficients(d, f"{name} entry", where)
+    if f.all_int is not ints:
+        raise IRError(f"{where}: its all_int is {safe_repr(f.all_int, 20)} but its entries are {'all' if ints else 'not all'} "
+                      "plain ints, as its constructor derives it (a field set after construction?)")
 
 
 _PARTS: dict[type, Callable[[Any, str], object]] = {Circuit: _circuit_parts, Model: _model_parts,
@@ -382,7 +409,8 @@ def check_plain(obj: object, where: str) -> None:
     another to the stage evaluator), so no method takes one (the encoding refuses them too). A
     circuit's gates must also be as their constructor leaves them (:func:`_circuit_parts`; an
     :class:`IRError`): op, arity, node ids and coefficients; a model's sizes, modes and grids too
-    (:func:`_model_form`, :func:`_grid_form`). The last few sides found plain are
+    (:func:`_model_form`, :func:`_grid_form`), and a kaleidoscope's factors (:func:`_factor_form`).
+    The last few sides found plain are
     remembered by identity (:data:`_PLAIN`) and not walked again (a field rewritten inside a gate
     after that is not seen: :mod:`symverify.kernel.ir.memo`)."""
     parts = _PARTS.get(type(obj))
