@@ -733,11 +733,12 @@ def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]], offsets: bool = Fa
     statement (``patterns``: the applications in ``assume``, each with the cell variables it reads). The arguments of a predicate of two
     arguments are a cell: ``(a, b)``. And for each application ``p.name(x_1, …, x_k)`` in
     ``assume`` of ``p``'s arity where some ``x_j`` names the row ``i`` or the channel ``q``
-    (:func:`_solved`: ``i`` itself; with ``offsets``, also ``i + e``, ``e + i``, ``i − e`` with ``e``
-    reading neither ``i`` nor ``q``), the cell at which that application reads ``p``'s point: ``i`` solved from
+    (:func:`_solved`: ``i`` itself; with ``offsets``, also ``i`` unwound through sums, differences,
+    products and quotients by terms ``e`` reading neither ``i`` nor ``q``: ``i + e``, ``N − 1 − i``,
+    ``2·(i + 1)``, ``(i + 2) // 2``), the cell at which that application reads ``p``'s point: ``i`` solved from
     ``x_j = a_j`` at the first position that names it (``a_j − e`` for ``i + e``: ``assume = P(i + 1, q)``
     reads the point ``(a, b)`` at the cell ``(a − 1, b)``; 0 where no ``x_j`` reads ``i``; no cell
-    where the application reads ``i`` only otherwise, as in ``2·i``), ``q`` likewise (so
+    where the application reads ``i`` only otherwise, as in ``i + i − i`` or an ``ite``), ``q`` likewise (so
     ``assume = P(i)`` is instantiated at ``(r, 0)`` for ``P(r)``, ``assume = P(q, i)`` at ``(b, a)``
     for ``P(a, b)``). Any cell would be sound (an instance is asserted only where its cell is
     defined, ``a − 1`` at ``a = 0`` is not, and inside the state): these are the ones that constrain ``p``."""
@@ -771,19 +772,27 @@ def _solved_all(pat: Pred, p: Pred) -> tuple[IExpr, IExpr] | None:
 
 def _solved(x: IExpr, a: IExpr, offsets: bool) -> tuple[str, IExpr] | None:
     """``(v, r)`` where the argument ``x`` of an application in ``assume`` names the cell variable
-    ``v`` (``i`` or ``q``) so that ``x`` at ``v = r`` is ``a``: ``x = v`` gives ``r = a``;
-    ``x = v + e`` or ``e + v`` gives ``r = a − e``; ``x = v − e`` gives ``r = a + e``, each with ``e``
-    reading neither ``i`` nor ``q``, the last three only with ``offsets``. None for any other ``x``.
-    (``r`` is an index expression: where it is undefined, ``a − e`` with ``a < e``, no cell reads the
-    point that way.)"""
+    ``v`` (``i`` or ``q``) so that ``x`` at ``v = r`` is ``a`` (where ``a`` is such a value): ``x = v``
+    gives ``r = a``; with ``offsets``, ``x`` is also unwound through one operand reading ``v`` and the
+    other reading neither ``i`` nor ``q`` (``e``), step by step: ``u + e`` or ``e + u`` is ``u`` at
+    ``a − e``, ``u − e`` is ``u`` at ``a + e``, ``e − u`` is ``u`` at ``e − a`` (``N − 1 − i`` reads
+    ``a`` at ``r = N − 1 − a``), ``u·e`` or ``e·u`` is ``u`` at ``a // e``, ``u // e`` is ``u`` at
+    ``a·e``. None for any other ``x`` (``i + i − i``, an ``ite``, a bit operation). Any cell is sound
+    (the instance is asserted only where ``r`` is defined and inside the state, and ``assume`` holds at
+    every such cell); where ``x`` at ``r`` is not ``a`` (``2·i`` at ``a // 2`` for an odd ``a``) the
+    instance reads another point and only constrains less."""
     if isinstance(x, Var):
         return (x.name, a) if x.name in ("i", "q") else None
-    if not offsets or not isinstance(x, Bin) or x.op not in ("+", "-"):
+    if not offsets or not isinstance(x, Bin):
         return None
-    sides = [(x.a, x.b)] + ([(x.b, x.a)] if x.op == "+" else [])
-    for v, e in sides:
-        if isinstance(v, Var) and v.name in ("i", "q") and not _cell_vars(e):
-            return v.name, Bin("-" if x.op == "+" else "+", a, e)
+    left, right = _cell_vars(x.a), _cell_vars(x.b)
+    if left and not right:
+        inner = {"+": lambda: Bin("-", a, x.b), "-": lambda: Bin("+", a, x.b), "*": lambda: Bin("//", a, x.b),
+                 "//": lambda: Bin("*", a, x.b)}.get(x.op)
+        return None if inner is None else _solved(x.a, inner(), offsets)
+    if right and not left:
+        inner = {"+": lambda: Bin("-", a, x.a), "-": lambda: Bin("-", x.a, a), "*": lambda: Bin("//", a, x.a)}.get(x.op)
+        return None if inner is None else _solved(x.b, inner(), offsets)
     return None
 
 
