@@ -106,3 +106,22 @@ def test_no_rewritten_gate_is_proved_equal_to_what_evaluate_does_not_read(field,
     except IRError:
         return
     assert report.proved == (sv.evaluate(c, [[7]]) == [[14]])
+
+
+_A = (("a", 1),)  # the monomial a
+
+
+@pytest.mark.parametrize(("terms", "match"), [
+    ([(_A, Fraction(2))], r"Sym terms: expected a tuple of \(monomial, coefficient\) pairs, found list"),
+    (((_A, Fraction(1)), (_A, Fraction(-1))), r"Sym term 1"),
+    (((_A, Fraction(0)),), r"Sym term 0"),
+])
+def test_a_symbol_whose_terms_were_rewritten_is_refused(terms, match):
+    """A ``Sym`` coefficient's terms set after construction: a list crashed every method (``TypeError``),
+    ``a − a`` or a zero coefficient is no canonical form."""
+    s = sv.sym("a") * 2
+    object.__setattr__(s, "terms", terms)
+    c = _rewritten("coeffs", (s, 0))
+    for method in METHODS:
+        with pytest.raises(IRError, match=r"lhs: a gate coefficient: " + match):
+            sv.verify(c, Circuit(1, 1, (Gate.scale(0, sv.sym("a") * 2),), (1,)), method=method)

@@ -68,6 +68,7 @@ from symverify.kernel.ir.circuit import _check as check_circuit
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo
 from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical
+from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
 
 __all__ = ["encode", "decode", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
@@ -260,8 +261,7 @@ def _circuit_parts(c: Circuit, where: str) -> None:
     set after construction (``object.__setattr__``) skipped those checks, and the readers disagreed:
     an op set to the string ``"mul"`` made ``evaluate`` read a constant 1 and ``randomized`` a sum
     (``x + x`` proved equal to what ``evaluate`` reads as 1), an ``int`` subclass coefficient 2 whose
-    ``*`` is 3's made ``evaluate`` read ``3·x`` and every method ``2·x``. (A :class:`Sym` coefficient is
-    taken by its type: its terms are not walked again.)"""
+    ``*`` is 3's made ``evaluate`` read ``3·x`` and every method ``2·x``."""
     _containers(c, ("gates", "outputs"), where)
     _exact(c.gates, (Gate,), "gate", where)
     _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id", where)
@@ -296,9 +296,14 @@ def _circuit_parts(c: Circuit, where: str) -> None:
 def _coefficients(items: Iterable[object], what: str, where: str) -> None:
     """Refuse a value that is no canonical exact scalar as the constructors store it
     (:func:`~symverify.kernel.ir.scalar.is_canonical`: a plain ``int``, a :class:`Sym`, a ``Fraction``
-    in lowest terms of plain ints), naming the first found."""
+    in lowest terms of plain ints; a :class:`Sym`'s terms canonical too, read again), naming the first found."""
     for x in items:
-        if type(x) is not int and not is_canonical(x):
+        if type(x) is Sym:
+            try:
+                check_sym_terms(x.terms)
+            except IRError as e:
+                raise EncodingError(f"{where}: a {what}: {e} (a field set after construction?)") from None
+        elif type(x) is not int and not is_canonical(x):
             raise EncodingError(f"{where}: expected every {what} an exact scalar as its constructor stores it (a plain int, "
                                 f"a Sym or a Fraction in lowest terms), found {type(x).__module__}.{type(x).__qualname__} "
                                 f"{safe_repr(x, 40)} (a field set after construction?)")
