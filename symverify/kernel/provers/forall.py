@@ -735,10 +735,10 @@ def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]], offsets: bool = Fa
     ``assume`` of ``p``'s arity where some ``x_j`` names the row ``i`` or the channel ``q``
     (:func:`_solved`: ``i`` itself; with ``offsets``, also ``i`` unwound through sums, differences,
     products and quotients by terms ``e`` reading neither ``i`` nor ``q``: ``i + e``, ``N − 1 − i``,
-    ``2·(i + 1)``, ``(i + 2) // 2``), the cell at which that application reads ``p``'s point: ``i`` solved from
+    ``2·(i + 1)``, ``(i + 2) // 2``, each branch of an ``ite``: :func:`_solutions`), the cell at which that application reads ``p``'s point: ``i`` solved from
     ``x_j = a_j`` at the first position that names it (``a_j − e`` for ``i + e``: ``assume = P(i + 1, q)``
     reads the point ``(a, b)`` at the cell ``(a − 1, b)``; 0 where no ``x_j`` reads ``i``; no cell
-    where the application reads ``i`` only otherwise, as in ``i + i − i`` or an ``ite``), ``q`` likewise (so
+    where the application reads ``i`` only otherwise, as in ``i + i − i``; an ``ite`` gives a cell per branch), ``q`` likewise (so
     ``assume = P(i)`` is instantiated at ``(r, 0)`` for ``P(r)``, ``assume = P(q, i)`` at ``(b, a)``
     for ``P(a, b)``). Any cell would be sound (an instance is asserted only where its cell is
     defined, ``a − 1`` at ``a = 0`` is not, and inside the state): these are the ones that constrain ``p``."""
@@ -746,16 +746,56 @@ def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]], offsets: bool = Fa
     for pat, used in patterns:
         if pat.name != p.name or len(pat.idx) != len(p.idx):
             continue
-        at: dict[str, IExpr] = {}
-        for x, a in zip(pat.idx, p.idx):
-            solved = _solved(x, a, offsets)
-            if solved is not None:
+        if offsets and _solved_all(pat, p) is not None:  # with ``offsets``, only the cells the plain pass does not give
+            continue
+        # each position's solutions (an ``ite`` gives one per branch), combined position by position
+        # (at most :data:`_MAX_SOLUTIONS` combinations: every instance is sound, fewer only constrain less)
+        options = [s for s in (_solutions(x, a, offsets)[:_MAX_SOLUTIONS] for x, a in zip(pat.idx, p.idx)) if s]
+        for choice in itertools.islice(itertools.product(*options), _MAX_SOLUTIONS):
+            at: dict[str, IExpr] = {}
+            for solved in choice:
                 at.setdefault(*solved)
-        if at and used <= at.keys() and (not offsets or _solved_all(pat, p) is None):
-            # each of ``i`` and ``q`` it reads named somewhere; with ``offsets``, only the cells
-            # the plain pass (no offset) does not give
-            out.append((at.get("i", Lit(0)), at.get("q", Lit(0))))
+            if at and used <= at.keys():  # each of ``i`` and ``q`` it reads named somewhere
+                cell = (at.get("i", Lit(0)), at.get("q", Lit(0)))
+                if cell not in out:
+                    out.append(cell)
     return out
+
+
+_MAX_SOLUTIONS = 8
+"""The most cells :func:`_cells_of` takes for one point through one application of ``assume`` (and
+the most solutions it reads of one argument)."""
+
+
+def _solutions(x: IExpr, a: IExpr, offsets: bool) -> list[tuple[str, IExpr]]:
+    """The pairs ``(v, r)`` where the argument ``x`` of an application in ``assume`` names the cell
+    variable ``v`` (``i`` or ``q``) so that ``x`` at ``v = r`` may be ``a``: ``x = v`` gives ``r = a``;
+    with ``offsets``, ``x`` is also unwound through one operand reading ``v`` and the other reading
+    neither ``i`` nor ``q`` (``e``), step by step: ``u + e`` or ``e + u`` is ``u`` at ``a − e``,
+    ``u − e`` is ``u`` at ``a + e``, ``e − u`` is ``u`` at ``e − a`` (``N − 1 − i`` reads ``a`` at
+    ``r = N − 1 − a``), ``u·e`` or ``e·u`` is ``u`` at ``a // e``, ``u // e`` is ``u`` at ``a·e``, and
+    ``ite(c, u, w)`` is ``u`` or ``w`` at ``a`` (one pair per branch: ``ite(i < 2, i + 1, i)`` at ``a − 1``
+    and at ``a``). Nothing for any other ``x`` (``i + i − i``, a bit operation). Any cell is sound
+    (the instance is asserted only where ``r`` is defined and inside the state, and ``assume`` holds at
+    every such cell); where ``x`` at ``r`` is not ``a`` (``2·i`` at ``a // 2`` for an odd ``a``, a
+    branch its condition does not take) the instance reads another point and only constrains less."""
+    if isinstance(x, Var):
+        return [(x.name, a)] if x.name in ("i", "q") else []
+    if not offsets:
+        return []
+    if isinstance(x, Ite):
+        return _solutions(x.a, a, offsets) + _solutions(x.b, a, offsets)
+    if not isinstance(x, Bin):
+        return []
+    left, right = _cell_vars(x.a), _cell_vars(x.b)
+    if left and not right:
+        step = {"+": lambda: Bin("-", a, x.b), "-": lambda: Bin("+", a, x.b), "*": lambda: Bin("//", a, x.b),
+                "//": lambda: Bin("*", a, x.b)}.get(x.op)
+        return [] if step is None else _solutions(x.a, step(), offsets)
+    if right and not left:
+        step = {"+": lambda: Bin("-", a, x.a), "-": lambda: Bin("-", x.a, a), "*": lambda: Bin("//", a, x.a)}.get(x.op)
+        return [] if step is None else _solutions(x.b, step(), offsets)
+    return []
 
 
 def _solved_all(pat: Pred, p: Pred) -> tuple[IExpr, IExpr] | None:
@@ -771,29 +811,9 @@ def _solved_all(pat: Pred, p: Pred) -> tuple[IExpr, IExpr] | None:
 
 
 def _solved(x: IExpr, a: IExpr, offsets: bool) -> tuple[str, IExpr] | None:
-    """``(v, r)`` where the argument ``x`` of an application in ``assume`` names the cell variable
-    ``v`` (``i`` or ``q``) so that ``x`` at ``v = r`` is ``a`` (where ``a`` is such a value): ``x = v``
-    gives ``r = a``; with ``offsets``, ``x`` is also unwound through one operand reading ``v`` and the
-    other reading neither ``i`` nor ``q`` (``e``), step by step: ``u + e`` or ``e + u`` is ``u`` at
-    ``a − e``, ``u − e`` is ``u`` at ``a + e``, ``e − u`` is ``u`` at ``e − a`` (``N − 1 − i`` reads
-    ``a`` at ``r = N − 1 − a``), ``u·e`` or ``e·u`` is ``u`` at ``a // e``, ``u // e`` is ``u`` at
-    ``a·e``. None for any other ``x`` (``i + i − i``, an ``ite``, a bit operation). Any cell is sound
-    (the instance is asserted only where ``r`` is defined and inside the state, and ``assume`` holds at
-    every such cell); where ``x`` at ``r`` is not ``a`` (``2·i`` at ``a // 2`` for an odd ``a``) the
-    instance reads another point and only constrains less."""
-    if isinstance(x, Var):
-        return (x.name, a) if x.name in ("i", "q") else None
-    if not offsets or not isinstance(x, Bin):
-        return None
-    left, right = _cell_vars(x.a), _cell_vars(x.b)
-    if left and not right:
-        inner = {"+": lambda: Bin("-", a, x.b), "-": lambda: Bin("+", a, x.b), "*": lambda: Bin("//", a, x.b),
-                 "//": lambda: Bin("*", a, x.b)}.get(x.op)
-        return None if inner is None else _solved(x.a, inner(), offsets)
-    if right and not left:
-        inner = {"+": lambda: Bin("-", a, x.a), "-": lambda: Bin("-", x.a, a), "*": lambda: Bin("//", a, x.a)}.get(x.op)
-        return None if inner is None else _solved(x.b, inner(), offsets)
-    return None
+    """The first of :func:`_solutions` (None: none)."""
+    found = _solutions(x, a, offsets)
+    return found[0] if found else None
 
 
 def _cell_vars(x: object) -> set[str]:
