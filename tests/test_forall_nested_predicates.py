@@ -276,6 +276,7 @@ _UNWOUND = {  # assume's application, the rows where it must hold (None: every r
     "2·(i + 1)": (P(2 * (i + 1), q), lt(2 * (i + 1), N), ~P(4, q)),
     "(i + 2) // 2": (P((i + 2) // 2, q), None, ~P(3, q)),
     "ite(i < 2, i + 1, i)": (P(ite(lt(i, 2), i + 1, i), q), lt(i + 1, N), ~lt(i, 1) & lt(i, 3) & ~P(i, q)),
+    "i + q + 1 (q solved from the other argument)": (P(i + q + 1, q), lt(i + q + 1, N), ~lt(i, 1) & ~P(i, q)),
     "i + ite(Z, 1, 1), a predicate in the offset": (P(i + ite(pred("Z"), 1, 1), q), lt(i + 1, N), ~lt(i, 1) & ~P(i, q)),
 }
 

@@ -81,6 +81,7 @@ from symverify.kernel.parametric.expr import (
     Var,
     predicates,
     subst_c,
+    subst_i,
 )
 from symverify.kernel.parametric.gadget import NODE_TYPES, Gadget, Param
 from symverify.kernel.parametric.symbolic import (
@@ -735,7 +736,8 @@ def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]], offsets: bool = Fa
     ``assume`` of ``p``'s arity where some ``x_j`` names the row ``i`` or the channel ``q``
     (:func:`_solved`: ``i`` itself; with ``offsets``, also ``i`` unwound through sums, differences,
     products and quotients by terms ``e`` reading neither ``i`` nor ``q``: ``i + e``, ``N − 1 − i``,
-    ``2·(i + 1)``, ``(i + 2) // 2``, each branch of an ``ite``: :func:`_solutions`), the cell at which that application reads ``p``'s point: ``i`` solved from
+    ``2·(i + 1)``, ``(i + 2) // 2``, each branch of an ``ite``: :func:`_solutions`; an argument reading both, ``i + q + 1``,
+    once the other is solved elsewhere), the cell at which that application reads ``p``'s point: ``i`` solved from
     ``x_j = a_j`` at the first position that names it (``a_j − e`` for ``i + e``: ``assume = P(i + 1, q)``
     reads the point ``(a, b)`` at the cell ``(a − 1, b)``; 0 where no ``x_j`` reads ``i``; no cell
     where the application reads ``i`` only otherwise, as in ``i + i − i``; an ``ite`` gives a cell per branch), ``q`` likewise (so
@@ -755,6 +757,13 @@ def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]], offsets: bool = Fa
             at: dict[str, IExpr] = {}
             for solved in choice:
                 at.setdefault(*solved)
+            if offsets and at and not used <= at.keys():  # an argument reading both (``i + q + 1``): the other put in
+                # as a placeholder (the point's expressions read the statement's own ``i`` and ``q``)
+                held = {f"{v}_solved_elsewhere": e for v, e in at.items()}  # any cell is sound, a clash too
+                for x, a in zip(pat.idx, p.idx):
+                    found = _solutions(subst_i(x, {v: Var(f"{v}_solved_elsewhere") for v in at}), a, offsets)
+                    if found:
+                        at.setdefault(found[0][0], subst_i(found[0][1], held))
             if at and used <= at.keys():  # each of ``i`` and ``q`` it reads named somewhere
                 cell = (at.get("i", Lit(0)), at.get("q", Lit(0)))
                 if cell not in out:
