@@ -113,3 +113,31 @@ def test_a_verdict_replaced_by_its_string_is_refused_with_a_clear_error(how):
     object.__setattr__(res, "verdict", "proved")
     with pytest.raises(ProverError, match=r"a proved ForallResult is made only by its prover"):
         _rebuild(how, res)
+
+
+def _object_form(obj: object, **changed: object) -> bytes:
+    """A pickle of ``obj`` in ``copyreg``'s object form (an empty object whose fields a dict then
+    sets), as a pickle written without :meth:`Sealed.__reduce__` has it."""
+    import copyreg
+
+    state = {**vars(obj), **changed}
+
+    class Old:
+        def __reduce__(self) -> tuple[object, ...]:
+            return copyreg._reconstructor, (type(obj), object, None), state  # type: ignore[attr-defined]
+
+    return pickle.dumps(Old(), protocol=2)
+
+
+@pytest.mark.parametrize("name", sorted(_RELABEL))
+def test_an_object_form_pickle_of_a_relabelled_outcome_is_refused_and_a_sealed_one_loads(name):
+    """Such a pickle set the fields behind the constructor: a relabelled outcome loaded as it was
+    written, its seal checked by nobody (``Sealed.__setstate__`` rebuilds it)."""
+    obj = _sealed()[name]
+    twin = pickle.loads(_object_form(obj))
+    assert is_sealed(twin) and twin == obj
+    field_name, value = _RELABEL[name]
+    with pytest.raises(ProverError, match=r"is made only by"):
+        pickle.loads(_object_form(obj, **{field_name: value}))
+    with pytest.raises(ProverError, match=rf"a pickled {type(obj).__name__}: expected a dict of its fields"):
+        pickle.loads(_object_form(obj, extra=1))

@@ -5,6 +5,7 @@ refused where it is rebuilt, as a ``Report`` built by hand is (:mod:`symverify.k
 from __future__ import annotations
 
 import copy
+import copyreg
 import pickle
 
 import pytest
@@ -50,3 +51,40 @@ def test_copies_and_pickles_of_sealed_reports_are_sealed_and_equal(method):
         for twin in (pickle.loads(pickle.dumps(report)), copy.copy(report), copy.deepcopy(report)):
             assert is_sealed(twin) and twin == report and twin.verdict is report.verdict
             assert twin.to_json() == report.to_json()
+
+
+def _object_form(report: sv.Report, **changed: object) -> bytes:
+    """A pickle of ``report`` in the default object form (``copyreg``'s: an empty ``Report`` whose
+    fields are then set from a dict), as pickles written without ``Report.__reduce__`` have it."""
+    state = {**vars(report), **changed}
+
+    class Old:
+        def __reduce__(self) -> tuple[object, ...]:
+            return copyreg._reconstructor, (sv.Report, object, None), state  # type: ignore[attr-defined]
+
+    return pickle.dumps(Old(), protocol=2)
+
+
+def test_a_pickle_in_the_object_form_of_a_relabelled_report_is_refused():
+    """Such a pickle set the fields without the constructor: a refuted report relabelled ``proved``
+    loaded as one, its seal checked by nobody."""
+    blob = _object_form(sv.verify(_SQ, _TWICE), verdict=sv.Verdict.PROVED, counterexample=None)
+    with pytest.raises(ProverError, match=r"a proved Report is made only by verify"):
+        pickle.loads(blob)
+
+
+def test_a_pickle_in_the_object_form_of_a_sealed_report_loads_as_it():
+    for report in (sv.verify(_SQ, _SQ), sv.verify(_SQ, _TWICE)):
+        twin = pickle.loads(_object_form(report))
+        assert is_sealed(twin) and twin == report and twin.timings == report.timings
+
+
+@pytest.mark.parametrize("state", [[], {"verdict": "proved", "extra": 1}, {1: 2}])
+def test_a_pickle_in_the_object_form_with_other_state_is_refused(state):
+    class Odd:
+        def __reduce__(self) -> tuple[object, ...]:
+            return copyreg._reconstructor, (sv.Report, object, None), state  # type: ignore[attr-defined]
+
+    blob = pickle.dumps(Odd(), protocol=2)
+    with pytest.raises(ProverError, match=r"a pickled Report: expected a dict of its fields \['verdict', "):
+        pickle.loads(blob)

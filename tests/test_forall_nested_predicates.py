@@ -246,3 +246,61 @@ def test_an_offset_assume_of_another_arity_reaches_the_care_point(arity: int, fo
             sv.prove_forall(g, timeout=60)
     else:
         assert sv.prove_forall(g, timeout=60).proved
+
+
+def test_instances_through_an_offset_that_contradict_the_others_are_refused_not_proved() -> None:
+    """At ``N = 3`` ``assume`` makes ``P`` true at row 2 (through ``P(i + 1, q)`` at row 1) and false
+    there (at row 2 itself): no placement exists at that size. ``care`` reads ``P`` at ``(i + 2, q)``,
+    so the identity query takes the instance at ``(i + 1, q)`` reached through the offset; a spec wrong
+    only at ``N = 3`` was proved, resting on that contradiction. The vacuity check of the assumptions
+    takes the same instances: refused."""
+    assume = (P(i + 1, q) | ~lt(i + 1, N)) & (~P(i, q) | ~eq(N, 3) | ~eq(i, 2))
+    care = lt(i + 2, N) & (P(i + 2, q) | ~P(i + 2, q))
+    spec = inp(i, q) + where(eq(N, 3), inp(i, q), 0)
+    g = Gadget("copy", (Param("N", 3, 4),), N, 1, _COPY, spec, assume=assume, care=care)  # type: ignore[arg-type]
+    with pytest.raises(ParametricError, match=r"vacuous statement: its assumptions .* hold for no placement .* at \{'N': 3\}"):
+        sv.prove_forall(g, timeout=60)
+    # from N = 4 on a placement exists (P true from row 1 on) and the spec is right: proved
+    ok = Gadget("copy", (Param("N", 4, 5),), N, 1, _COPY, spec, assume=assume, care=care)  # type: ignore[arg-type]
+    assert sv.prove_forall(ok, timeout=60).proved
+
+
+# ``assume`` reaches the point ``care`` reads through an argument unwound step by step: a sum, a
+# difference on either side, a product or a quotient by a term reading neither ``i`` nor ``q``; each
+# makes ``P`` true at the row ``care`` reads false (``where`` keeps that row inside the state)
+_UNWOUND = {  # assume's application, the rows where it must hold (None: every row), care
+    "N - 1 - i (a mirror)": (P(N - 1 - i, q), None, ~P(0, q)),
+    "2·i": (P(2 * i, q), lt(2 * i, N), ~P(2, q)),
+    "i·2, read at a parameter's row": (P(i * 2, q), lt(i * 2, N), ~P(var("K") * 2, q) & lt(var("K") * 2, N)),
+    "(i + 1)·1": (P((i + 1) * 1, q), lt(i + 1, N), ~lt(i, 1) & ~P(i, q)),
+    "2·(i + 1)": (P(2 * (i + 1), q), lt(2 * (i + 1), N), ~P(4, q)),
+    "(i + 2) // 2": (P((i + 2) // 2, q), None, ~P(3, q)),
+    "ite(i < 2, i + 1, i)": (P(ite(lt(i, 2), i + 1, i), q), lt(i + 1, N), ~lt(i, 1) & lt(i, 3) & ~P(i, q)),
+    "i + q + 1 (q solved from the other argument)": (P(i + q + 1, q), lt(i + q + 1, N), ~lt(i, 1) & ~P(i, q)),
+    "i + ite(Z, 1, 1), a predicate in the offset": (P(i + ite(pred("Z"), 1, 1), q), lt(i + 1, N), ~lt(i, 1) & ~P(i, q)),
+}
+
+
+def _unwound(name: str, forbidden: bool, spec: object) -> Gadget:
+    """``assume``: ``P`` true (``forbidden``) or false at the point its application reads, where it must hold."""
+    app, bound, care = _UNWOUND[name]
+    at = app if forbidden else ~app  # type: ignore[operator]
+    assume = at if bound is None else at | ~bound  # type: ignore[operator]
+    return Gadget("copy", (Param("N", 6, 8), Param("K", 1, 2)), N, 1, _COPY, spec, assume=assume, care=care)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", sorted(_UNWOUND))
+@pytest.mark.parametrize("spec", ["right", "wrong"])
+def test_a_care_assume_forbids_through_an_unwound_argument_is_refused(name: str, spec: str) -> None:
+    """Each was proved (its spec right) or unknown (wrong): no instance of ``assume`` was taken at the
+    row whose application reaches the point ``care`` reads."""
+    g = _unwound(name, True, inp(i, q) if spec == "right" else 2 * inp(i, q))
+    with pytest.raises(ParametricError, match=r"vacuous statement: no parameter value .* and no cell with care"):
+        sv.prove_forall(g, timeout=60)
+
+
+@pytest.mark.parametrize("name", sorted(_UNWOUND))
+def test_the_same_care_is_decided_where_assume_allows_it_through_the_unwound_argument(name: str) -> None:
+    assert sv.prove_forall(_unwound(name, False, inp(i, q)), timeout=60).proved
+    r = sv.prove_forall(_unwound(name, False, 2 * inp(i, q)), timeout=60)
+    assert r.verdict is sv.Verdict.REFUTED, r

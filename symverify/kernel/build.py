@@ -22,7 +22,12 @@ def build_identity() -> str:
     base have other identities; a kernel installed without its sources has the identity of none (the
     same everywhere: then the version alone tells builds apart). It names the files as they are at
     the first call, not the code imported: a source edited in between, in a long-lived process, is
-    not seen."""
+    not seen, and neither is an edit made after the kernel's modules were imported and before this first
+    call (the identity then names files the process does not run). It covers the sources under
+    ``symverify/kernel`` only: the leaves they import (``symverify.errors``, ``symverify.deadline``, …),
+    third-party libraries and Python are in no build. A worker's build is its own report: it tells an
+    honest mismatch apart (a forgotten reinstall), never a worker that answers another build's string
+    while running other code; the workers are trusted as the process that runs their answers is."""
     root = Path(__file__).resolve().parent  # symverify/kernel
     h = hashlib.sha256(b"symverify-trusted-base\n")
     for path in sorted(root.rglob("*.py"), key=lambda p: p.relative_to(root).as_posix()):

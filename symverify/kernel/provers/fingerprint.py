@@ -61,12 +61,14 @@ from typing import Any, Protocol, cast
 from symverify.errors import IRError, ProverError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
-from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, is_power_of_two
 from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
+from symverify.kernel.ir.circuit import _check as check_circuit
 from symverify.kernel.ir.grid import Grid
 from symverify.kernel.ir.memo import IdentityMemo
-from symverify.kernel.ir.scalar import Scalar, Sym
+from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical
+from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
 
 __all__ = ["encode", "decode", "fingerprint", "content_digest", "matrix_digest", "permutation_digest", "tree_digest", "EncodingError", "DOMAIN",
@@ -252,10 +254,59 @@ def _containers(obj: Any, names: Sequence[str], where: str) -> None:
 
 
 def _circuit_parts(c: Circuit, where: str) -> None:
+    """The circuit's containers, gates, node ids and sizes of its own classes; then its gates as its
+    constructor leaves them: each op an :class:`Op` member, its args and coefficients plain tuples of
+    the op's arity, every node id defined before the gate reads it (the circuit's own invariants,
+    checked again), every coefficient a canonical exact scalar (:func:`_coefficients`). A gate's field
+    set after construction (``object.__setattr__``) skipped those checks, and the readers disagreed:
+    an op set to the string ``"mul"`` made ``evaluate`` read a constant 1 and ``randomized`` a sum
+    (``x + x`` proved equal to what ``evaluate`` reads as 1), an ``int`` subclass coefficient 2 whose
+    ``*`` is 3's made ``evaluate`` read ``3·x`` and every method ``2·x``."""
     _containers(c, ("gates", "outputs"), where)
     _exact(c.gates, (Gate,), "gate", where)
     _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id", where)
     _exact([c.n, c.d, *c.outputs], (int,), "size or output", where)
+    gates = c.gates
+    ops, args, coeffs = list(map(attrgetter("op"), gates)), list(map(attrgetter("args"), gates)), list(map(attrgetter("coeffs"), gates))
+    _exact(ops, (Op,), "gate op", where)
+    _exact(args, (tuple,), "gate's args container", where)
+    _exact(coeffs, (tuple,), "gate's coefficients container", where)
+    _coefficients(chain.from_iterable(coeffs), "gate coefficient", where)
+    nd = c.n * c.d
+    # the fast test (C-level maps over every gate); where it fails, the circuit's own check names the gate
+    shapes = set(zip(ops, map(len, args), map(len, coeffs)))
+    fine = all(_ARITY[op] == (na, nc) for op, na, nc in shapes)
+    if fine and gates:
+        import numpy as np
+
+        lens = np.fromiter(map(len, args), dtype=np.int64, count=len(gates))
+        try:
+            ids = np.fromiter(chain.from_iterable(args), dtype=np.int64, count=int(lens.sum()))
+        except OverflowError:
+            fine = False
+        else:  # node k + nd reads only nodes before it
+            fine = bool((ids >= 0).all() and (ids < np.repeat(np.arange(nd, nd + len(gates), dtype=np.int64), lens)).all())
+    if not fine or c.n < 1 or c.d < 1 or len(c.outputs) > nd or not all(0 <= o < nd + len(gates) for o in c.outputs):
+        try:
+            check_circuit(c)
+        except IRError as e:
+            raise IRError(f"{where}: {e} (a field set after construction?)") from None
+
+
+def _coefficients(items: Iterable[object], what: str, where: str) -> None:
+    """Refuse a value that is no canonical exact scalar as the constructors store it
+    (:func:`~symverify.kernel.ir.scalar.is_canonical`: a plain ``int``, a :class:`Sym`, a ``Fraction``
+    in lowest terms of plain ints; a :class:`Sym`'s terms canonical too, read again), naming the first found."""
+    for x in items:
+        if type(x) is Sym:
+            try:
+                check_sym_terms(x.terms)
+            except IRError as e:
+                raise EncodingError(f"{where}: a {what}: {e} (a field set after construction?)") from None
+        elif type(x) is not int and not is_canonical(x):
+            raise EncodingError(f"{where}: expected every {what} an exact scalar as its constructor stores it (a plain int, "
+                                f"a Sym or a Fraction in lowest terms), found {type(x).__module__}.{type(x).__qualname__} "
+                                f"{safe_repr(x, 40)} (a field set after construction?)")
 
 
 def _model_parts(m: Model, where: str) -> list[Grid]:
@@ -265,7 +316,54 @@ def _model_parts(m: Model, where: str) -> list[Grid]:
     _exact(grids, (Grid,), "grid", where)
     _exact([g.rects for g in grids], (tuple, CellArray), "grid's rectangles", where)  # a plain tuple holds plain tuples (Grid)
     _exact([m.n, m.d, m.inner_n, m.inner_d, *(x for g in grids for x in (g.rows, g.cols))], (int,), "size", where)
+    _exact([layer.mode for layer in m.layers], (Mode,), "layer mode", where)
+    _model_form(m, where)
+    for k, layer in enumerate(m.layers):
+        for name in ("W", "b1", "h", "b2"):
+            _grid_form(getattr(layer, name), f"{where}: layer {k} {name}")
     return grids
+
+
+def _model_form(m: Model, where: str) -> None:
+    """Refuse a model whose sizes are not as its constructor leaves them (every size ≥ 1, the inner
+    state containing the input, each layer's ``W`` ``d'×d'`` and ``b1``, ``h``, ``b2`` ``N'×d'`` for the
+    model's ``N'×d'``): a size set after construction (``object.__setattr__``) skipped those checks,
+    and the methods read such a model otherwise than ``evaluate`` (or crashed on a numpy shape)."""
+    nn, dd = m.inner_n, m.inner_d
+    if min(m.n, m.d) < 1 or nn < m.n or dd < m.d:
+        raise IRError(f"{where}: expected sizes n, d ≥ 1 inside the inner state N'×d' as the Model constructor leaves them, "
+                      f"found n={safe_repr(m.n)}, d={safe_repr(m.d)}, N'={safe_repr(nn)}, d'={safe_repr(dd)} (a field set after construction?)")
+    for k, layer in enumerate(m.layers):
+        shapes = [(g.rows, g.cols) for g in (layer.W, layer.b1, layer.h, layer.b2)]
+        if shapes != [(dd, dd), (nn, dd), (nn, dd), (nn, dd)]:
+            raise IRError(f"{where}: layer {k}: expected W {dd}×{dd} and b1, h, b2 {nn}×{dd} (the model's N'×d'), found "
+                          f"{', '.join(f'{r}×{c}' for r, c in shapes)} (a field set after construction?)")
+
+
+def _grid_form(g: Grid, where: str) -> None:
+    """Refuse a grid whose fill or rectangles are not as its constructor leaves them: a canonical
+    exact fill (0 under a :class:`CellArray`, whose cells must fit), each rectangle a plain 5-tuple of
+    plain int bounds inside the grid and a canonical exact value
+    (:func:`~symverify.kernel.ir.scalar.is_canonical`). Rectangles set after construction skipped
+    those checks: a value ``Fraction(4, 2)`` left unnormalised made ``evaluate`` read another model
+    than the one every method proved; a rectangle past the grid, or a list, crashed them."""
+    fill, rects = g.fill, g.rects
+    if type(fill) is not int and not is_canonical(fill):
+        raise EncodingError(f"{where}: expected the fill an exact scalar as the Grid constructor stores it, found "
+                            f"{type(fill).__module__}.{type(fill).__qualname__} {safe_repr(fill, 40)} (a field set after construction?)")
+    if type(rects) is CellArray:
+        if not (type(fill) is int and fill == 0):
+            raise IRError(f"{where}: a grid stored as a cell array needs fill 0, found {safe_repr(fill, 40)} (a field set after construction?)")
+        rects.check_fits(g.rows, g.cols, where)
+        return
+    rows, cols = g.rows, g.cols
+    for k, r in enumerate(rects):
+        if not (type(r) is tuple and len(r) == 5 and type(r[0]) is int and type(r[1]) is int and type(r[2]) is int
+                and type(r[3]) is int and 0 <= r[0] < r[1] <= rows and 0 <= r[2] < r[3] <= cols
+                and (type(r[4]) is int or is_canonical(r[4]))):
+            raise IRError(f"{where}: rectangle {k}: expected (row_start, row_stop, col_start, col_stop, value) of plain int "
+                          f"bounds inside the {rows}×{cols} grid and an exact scalar as the Grid constructor stores them, "
+                          f"found {type(r).__name__} {safe_repr(r, 80)} (a field set after construction?)")
 
 
 def _kaleidoscope_parts(k: Kaleidoscope, where: str) -> list[ButterflyFactor]:
@@ -274,7 +372,34 @@ def _kaleidoscope_parts(k: Kaleidoscope, where: str) -> list[ButterflyFactor]:
     _exact([g.factors for g in k.groups], (tuple,), "BB* group's factors container", where)
     factors = [f for g in k.groups for f in g.factors]
     _exact(factors, (ButterflyFactor,), "butterfly factor", where)
+    _exact([x for f in factors for x in (f.size, f.stride)], (int,), "factor size or stride", where)
+    for j, f in enumerate(factors):
+        _factor_form(f, f"{where}: butterfly factor {j}")
     return factors
+
+
+def _factor_form(f: ButterflyFactor, where: str) -> None:
+    """Refuse a factor whose fields are not as its constructor leaves them: a power-of-two size ≥ 2
+    and stride ≤ ``size/2``, each diagonal a plain tuple of ``size/2`` canonical exact scalars, and
+    ``all_int`` True exactly when every entry is a plain ``int`` (the plans and the encoding read the
+    entries by it). A field set after construction (``object.__setattr__``) skipped those checks: an
+    entry that is a string crashed the methods, a longer diagonal was read in part."""
+    half = f.size // 2
+    if not (is_power_of_two(f.size) and f.size >= 2 and is_power_of_two(f.stride) and f.stride <= half):
+        raise IRError(f"{where}: expected a power-of-two size ≥ 2 and stride ≤ size/2, found size {safe_repr(f.size, 40)}, "
+                      f"stride {safe_repr(f.stride, 40)} (a field set after construction?)")
+    ints = True
+    for name in ("d1", "d2", "d3", "d4"):
+        d = getattr(f, name)
+        if type(d) is not tuple or len(d) != half:
+            raise IRError(f"{where}: expected {name} a tuple of {half} entries (size/2), found {type(d).__name__} of "
+                          f"{len(d) if hasattr(d, '__len__') else '?'} (a field set after construction?)")
+        if not _INT_ONLY.issuperset(map(type, d)):  # C-level: most diagonals are plain ints
+            ints = False
+            _coefficients(d, f"{name} entry", where)
+    if f.all_int is not ints:
+        raise IRError(f"{where}: its all_int is {safe_repr(f.all_int, 20)} but its entries are {'all' if ints else 'not all'} "
+                      "plain ints, as its constructor derives it (a field set after construction?)")
 
 
 _PARTS: dict[type, Callable[[Any, str], object]] = {Circuit: _circuit_parts, Model: _model_parts,
@@ -286,8 +411,13 @@ def check_plain(obj: object, where: str) -> None:
     grid, rectangle list, BB* group, butterfly factor, size or node id, an instance of a subclass of
     the IR's own classes: every method reads a side through those fields, and a subclass may answer
     one reader otherwise than another (a property that says one thing to the certificate checker and
-    another to the stage evaluator), so no method takes one (the encoding refuses them too). The
-    last few sides found plain are remembered by identity (:data:`_PLAIN`) and not walked again."""
+    another to the stage evaluator), so no method takes one (the encoding refuses them too). A
+    circuit's gates must also be as their constructor leaves them (:func:`_circuit_parts`; an
+    :class:`IRError`): op, arity, node ids and coefficients; a model's sizes, modes and grids too
+    (:func:`_model_form`, :func:`_grid_form`), and a kaleidoscope's factors (:func:`_factor_form`).
+    The last few sides found plain are
+    remembered by identity (:data:`_PLAIN`) and not walked again (a field rewritten inside a gate
+    after that is not seen: :mod:`symverify.kernel.ir.memo`)."""
     parts = _PARTS.get(type(obj))
     if parts is None:
         kind = type(obj)

@@ -81,6 +81,7 @@ from symverify.kernel.parametric.expr import (
     Var,
     predicates,
     subst_c,
+    subst_i,
 )
 from symverify.kernel.parametric.gadget import NODE_TYPES, Gadget, Param
 from symverify.kernel.parametric.symbolic import (
@@ -574,7 +575,8 @@ def _recheck(g: Gadget, params: dict[str, int], i: int, q: int,
 def _assume_nowhere(z3: Any, enc: _Enc, g: Gadget, base: list[Any], cell: list[Any], hyp: list[Any],
                     solver: Callable[[], Any], deadline: float) -> dict[str, int] | str | None:
     """A parameter value and a cell at which the instances of ``assume`` the statement reads
-    (``hyp``: at the cell ``(i, q)`` and at every cell its terms read, :func:`_assumptions`) hold for
+    (``hyp``: at the cell ``(i, q)``, at every cell its terms read and at the cells reached through
+    an offset, :func:`_assumptions`: every premise of the identity query) hold for
     no predicate that also satisfies ``where`` and the cell's bounds there (``base``, ``cell``: a
     predicate may be read by them too) — a dict: no placement satisfies ``where`` and ``assume`` at
     every cell at that size, and a statement "for every placement" is about nothing there (an
@@ -735,11 +737,13 @@ def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]], offsets: bool = Fa
     statement (``patterns``: the applications in ``assume``, each with the cell variables it reads). The arguments of a predicate of two
     arguments are a cell: ``(a, b)``. And for each application ``p.name(x_1, …, x_k)`` in
     ``assume`` of ``p``'s arity where some ``x_j`` names the row ``i`` or the channel ``q``
-    (:func:`_solved`: ``i`` itself; with ``offsets``, also ``i + e``, ``e + i``, ``i − e`` with ``e``
-    reading neither ``i`` nor ``q``), the cell at which that application reads ``p``'s point: ``i`` solved from
+    (:func:`_solved`: ``i`` itself; with ``offsets``, also ``i`` unwound through sums, differences,
+    products and quotients by terms ``e`` reading neither ``i`` nor ``q``: ``i + e``, ``N − 1 − i``,
+    ``2·(i + 1)``, ``(i + 2) // 2``, each branch of an ``ite``: :func:`_solutions`; an argument reading both, ``i + q + 1``,
+    once the other is solved elsewhere), the cell at which that application reads ``p``'s point: ``i`` solved from
     ``x_j = a_j`` at the first position that names it (``a_j − e`` for ``i + e``: ``assume = P(i + 1, q)``
     reads the point ``(a, b)`` at the cell ``(a − 1, b)``; 0 where no ``x_j`` reads ``i``; no cell
-    where the application reads ``i`` only otherwise, as in ``2·i``), ``q`` likewise (so
+    where the application reads ``i`` only otherwise, as in ``i + i − i``; an ``ite`` gives a cell per branch), ``q`` likewise (so
     ``assume = P(i)`` is instantiated at ``(r, 0)`` for ``P(r)``, ``assume = P(q, i)`` at ``(b, a)``
     for ``P(a, b)``). Any cell would be sound (an instance is asserted only where its cell is
     defined, ``a − 1`` at ``a = 0`` is not, and inside the state): these are the ones that constrain ``p``."""
@@ -747,16 +751,63 @@ def _cells_of(p: Pred, patterns: list[tuple[Pred, set[str]]], offsets: bool = Fa
     for pat, used in patterns:
         if pat.name != p.name or len(pat.idx) != len(p.idx):
             continue
-        at: dict[str, IExpr] = {}
-        for x, a in zip(pat.idx, p.idx):
-            solved = _solved(x, a, offsets)
-            if solved is not None:
+        if offsets and _solved_all(pat, p) is not None:  # with ``offsets``, only the cells the plain pass does not give
+            continue
+        # each position's solutions (an ``ite`` gives one per branch), combined position by position
+        # (at most :data:`_MAX_SOLUTIONS` combinations: every instance is sound, fewer only constrain less)
+        options = [s for s in (_solutions(x, a, offsets)[:_MAX_SOLUTIONS] for x, a in zip(pat.idx, p.idx)) if s]
+        for choice in itertools.islice(itertools.product(*options), _MAX_SOLUTIONS):
+            at: dict[str, IExpr] = {}
+            for solved in choice:
                 at.setdefault(*solved)
-        if at and used <= at.keys() and (not offsets or _solved_all(pat, p) is None):
-            # each of ``i`` and ``q`` it reads named somewhere; with ``offsets``, only the cells
-            # the plain pass (no offset) does not give
-            out.append((at.get("i", Lit(0)), at.get("q", Lit(0))))
+            if offsets and at and not used <= at.keys():  # an argument reading both (``i + q + 1``): the other put in
+                # as a placeholder (the point's expressions read the statement's own ``i`` and ``q``)
+                held = {f"{v}_solved_elsewhere": e for v, e in at.items()}  # any cell is sound, a clash too
+                for x, a in zip(pat.idx, p.idx):
+                    found = _solutions(subst_i(x, {v: Var(f"{v}_solved_elsewhere") for v in at}), a, offsets)
+                    if found:
+                        at.setdefault(found[0][0], subst_i(found[0][1], held))
+            if at and used <= at.keys():  # each of ``i`` and ``q`` it reads named somewhere
+                cell = (at.get("i", Lit(0)), at.get("q", Lit(0)))
+                if cell not in out:
+                    out.append(cell)
     return out
+
+
+_MAX_SOLUTIONS = 8
+"""The most cells :func:`_cells_of` takes for one point through one application of ``assume`` (and
+the most solutions it reads of one argument)."""
+
+
+def _solutions(x: IExpr, a: IExpr, offsets: bool) -> list[tuple[str, IExpr]]:
+    """The pairs ``(v, r)`` where the argument ``x`` of an application in ``assume`` names the cell
+    variable ``v`` (``i`` or ``q``) so that ``x`` at ``v = r`` may be ``a``: ``x = v`` gives ``r = a``;
+    with ``offsets``, ``x`` is also unwound through one operand reading ``v`` and the other reading
+    neither ``i`` nor ``q`` (``e``), step by step: ``u + e`` or ``e + u`` is ``u`` at ``a − e``,
+    ``u − e`` is ``u`` at ``a + e``, ``e − u`` is ``u`` at ``e − a`` (``N − 1 − i`` reads ``a`` at
+    ``r = N − 1 − a``), ``u·e`` or ``e·u`` is ``u`` at ``a // e``, ``u // e`` is ``u`` at ``a·e``, and
+    ``ite(c, u, w)`` is ``u`` or ``w`` at ``a`` (one pair per branch: ``ite(i < 2, i + 1, i)`` at ``a − 1``
+    and at ``a``). Nothing for any other ``x`` (``i + i − i``, a bit operation). Any cell is sound
+    (the instance is asserted only where ``r`` is defined and inside the state, and ``assume`` holds at
+    every such cell); where ``x`` at ``r`` is not ``a`` (``2·i`` at ``a // 2`` for an odd ``a``, a
+    branch its condition does not take) the instance reads another point and only constrains less."""
+    if isinstance(x, Var):
+        return [(x.name, a)] if x.name in ("i", "q") else []
+    if not offsets:
+        return []
+    if isinstance(x, Ite):
+        return _solutions(x.a, a, offsets) + _solutions(x.b, a, offsets)
+    if not isinstance(x, Bin):
+        return []
+    left, right = _cell_vars(x.a), _cell_vars(x.b)
+    if left and not right:
+        step = {"+": lambda: Bin("-", a, x.b), "-": lambda: Bin("+", a, x.b), "*": lambda: Bin("//", a, x.b),
+                "//": lambda: Bin("*", a, x.b)}.get(x.op)
+        return [] if step is None else _solutions(x.a, step(), offsets)
+    if right and not left:
+        step = {"+": lambda: Bin("-", a, x.a), "-": lambda: Bin("-", x.a, a), "*": lambda: Bin("//", a, x.a)}.get(x.op)
+        return [] if step is None else _solutions(x.b, step(), offsets)
+    return []
 
 
 def _solved_all(pat: Pred, p: Pred) -> tuple[IExpr, IExpr] | None:
@@ -772,21 +823,9 @@ def _solved_all(pat: Pred, p: Pred) -> tuple[IExpr, IExpr] | None:
 
 
 def _solved(x: IExpr, a: IExpr, offsets: bool) -> tuple[str, IExpr] | None:
-    """``(v, r)`` where the argument ``x`` of an application in ``assume`` names the cell variable
-    ``v`` (``i`` or ``q``) so that ``x`` at ``v = r`` is ``a``: ``x = v`` gives ``r = a``;
-    ``x = v + e`` or ``e + v`` gives ``r = a − e``; ``x = v − e`` gives ``r = a + e``, each with ``e``
-    reading neither ``i`` nor ``q``, the last three only with ``offsets``. None for any other ``x``.
-    (``r`` is an index expression: where it is undefined, ``a − e`` with ``a < e``, no cell reads the
-    point that way.)"""
-    if isinstance(x, Var):
-        return (x.name, a) if x.name in ("i", "q") else None
-    if not offsets or not isinstance(x, Bin) or x.op not in ("+", "-"):
-        return None
-    sides = [(x.a, x.b)] + ([(x.b, x.a)] if x.op == "+" else [])
-    for v, e in sides:
-        if isinstance(v, Var) and v.name in ("i", "q") and not _cell_vars(e):
-            return v.name, Bin("-" if x.op == "+" else "+", a, e)
-    return None
+    """The first of :func:`_solutions` (None: none)."""
+    found = _solutions(x, a, offsets)
+    return found[0] if found else None
 
 
 def _cell_vars(x: object) -> set[str]:
@@ -1310,7 +1349,9 @@ def _decide(g: Gadget, z3: Any, names: list[str], bounds: Mapping[str, tuple[int
 
     timings = {"definedness": round(time.perf_counter() - t0, 3)}
     if has_preds:  # ``assume`` must hold for some placement at every cell (else none exists at that size)
-        nowhere = _assume_nowhere(z3, enc, g, base, cell, hyp, solver, deadline)
+        # the instances reached through an offset too: the identity query takes them as premises,
+        # so a contradiction among them must be refused here, not decide the identity
+        nowhere = _assume_nowhere(z3, enc, g, base, cell, [*hyp, *hyp_offsets], solver, deadline)
         if isinstance(nowhere, dict):
             raise ParametricError(f"gadget {g.name}: vacuous statement: its assumptions {g.assume} hold for no placement "
                                   f"at cell ({nowhere['i']}, {nowhere['q']}) at {dict((n, nowhere[n]) for n in names)} (there and at the cells the "

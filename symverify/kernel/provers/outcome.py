@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from enum import Enum
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -184,6 +184,29 @@ class Sealed:
 
     def __reduce__(self) -> tuple[Any, tuple[type, tuple[tuple[str, Any], ...]]]:
         return _rebuild, (type(self), tuple((f.name, getattr(self, f.name)) for f in fields(self)))  # type: ignore[arg-type]
+
+    def __setstate__(self, state: object) -> None:
+        """A pickle in the default object form (``copyreg``'s: the object made empty, then its fields
+        set from a dict, as pickles written before :meth:`__reduce__`, or by hand, have it) is
+        remade by :func:`_rebuild` as well (a field it leaves out takes its default), so the seal is
+        checked: a changed one raises :class:`ProverError`, and so does a state that is no dict of
+        this class's fields by name."""
+        cls, own = type(self), fields(self)  # type: ignore[arg-type]
+        names = [f.name for f in own]
+        if type(state) is not dict or not all(type(k) is str for k in state) or not set(state) <= set(names):
+            found = sorted(map(str, state)) if type(state) is dict else type(state).__name__
+            raise ProverError(f"a pickled {cls.__name__}: expected a dict of its fields {names}, found {found!s:.200}")
+        items = []
+        for f in own:
+            if f.name in state:
+                items.append((f.name, state[f.name]))
+            elif f.default is not MISSING or f.default_factory is not MISSING:
+                items.append((f.name, f.default if f.default is not MISSING else f.default_factory()))  # type: ignore[misc]
+            else:
+                raise ProverError(f"a pickled {cls.__name__}: expected a dict of its fields {names}, found no {f.name!r}")
+        obj = _rebuild(cls, tuple(items))
+        for f in own:
+            object.__setattr__(self, f.name, getattr(obj, f.name))
 
 
 def _rebuild(cls: type, items: tuple[tuple[str, Any], ...]) -> Any:
