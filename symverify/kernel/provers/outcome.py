@@ -201,7 +201,7 @@ class Sealed:
             if f.name in state:
                 items.append((f.name, state[f.name]))
             elif f.default is not MISSING or f.default_factory is not MISSING:
-                items.append((f.name, f.default if f.default is not MISSING else f.default_factory()))  # type: ignore[misc]
+                items.append((f.name, f.default if f.default is not MISSING else f.default_factory()))  # type: ignore[misc, operator]
             else:
                 raise ProverError(f"a pickled {cls.__name__}: expected a dict of its fields {names}, found no {f.name!r}")
         obj = _rebuild(cls, tuple(items))
