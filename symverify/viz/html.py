@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
@@ -120,9 +121,7 @@ def model_html(model: Any) -> str:
 
     _expect(model, Model, "model_html", "a BaseConv Model")
 
-    modes: dict[str, int] = {}
-    for layer in model.layers:
-        modes[layer.mode.value] = modes.get(layer.mode.value, 0) + 1
+    modes = Counter(layer.mode.value for layer in model.layers)
     try:
         nonzero = value_text(model.nonzero_param_count())
     except LimitError:
@@ -146,9 +145,7 @@ def circuit_html(circuit: Any) -> str:
     from symverify.kernel.ir.circuit import Circuit
 
     _expect(circuit, Circuit, "circuit_html", "a Circuit")
-    counts: dict[str, int] = {}
-    for g in circuit.gates:
-        counts[g.op.value] = counts.get(g.op.value, 0) + 1
+    counts = Counter(g.op.value for g in circuit.gates)
     rows = [("circuit", circuit.name or "(unnamed)"), ("input u", f"{circuit.n} × {circuit.d}"),
             ("gates", f"{len(circuit.gates)} (" + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ")"),
             ("outputs", str(len(circuit.outputs)))]
