@@ -263,7 +263,7 @@ def test_the_stated_limits_are_the_limits():
 
     text = " ".join(README.split())
     stated = re.findall(r"`(MAX_[A-Z_]+)` \(2\^(\d+)\)", text.replace("`symverify.ir.limits.MAX_CELLS`", "`MAX_CELLS`"))
-    assert {name for name, _ in stated} == {"MAX_CELLS", "MAX_INPUTS", "MAX_GATES", "MAX_TRIALS", "MAX_ERROR_BITS", "MAX_FILE_BYTES"}
+    assert {name for name, _ in stated} == {"MAX_CELLS", "MAX_INPUTS", "MAX_GATES", "MAX_TRIALS", "MAX_ERROR_BITS", "MAX_FILE_BYTES", "MAX_VALUE_BITS"}
     for name, power in stated:
         assert getattr(limits, name) == 1 << int(power), name
     assert "(up to 100 000 digits per integer)" in text and limits.MAX_INT_DIGITS == 100_000
