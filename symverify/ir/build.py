@@ -91,7 +91,9 @@ def from_sympy(exprs: Sequence[Any], inputs: Sequence[Any], n: int, d: int, name
     ``Symbol("w", positive=True)``, or two ``Dummy("w")``: one parameter would stand for both),
     non-polynomial expressions (functions ``f(x)``, ``Piecewise``, matrix symbols, negative or
     fractional powers), ``exprs`` and ``inputs`` that are not ordered sequences (a dict, a set) and
-    inputs that are not n·d distinct symbols.
+    inputs that are not n·d distinct symbols. A string among ``exprs`` or ``inputs`` is read by
+    ``sympy.sympify``, which evaluates it as Python code: pass strings you wrote, never text from
+    an untrusted file (no loader of symverify's reads through this function).
 
     >>> import sympy
     >>> x, y = sympy.symbols("x y")
