@@ -73,8 +73,8 @@ NUMERIC_POINTS = 2
 class Report(Sealed):
     """The outcome of :func:`verify`.
 
-    ``verdict`` is ``proved``/``refuted``/``unknown`` (a :class:`Verdict`; ``proved`` and
-    ``refuted`` are the same as booleans, and a report itself has no truth value); ``method`` names
+    ``verdict`` is ``proved``/``refuted``/``unknown`` (a :class:`Verdict`, which has no truth value:
+    the properties ``proved`` and ``refuted`` give it as booleans, and a report itself has none); ``method`` names
     the method that decided; ``evidence`` holds what the method measured (monomials compared;
     stages checked; for randomized the engine ``backend``, the primes ``p``, ``k``, ``D`` and the
     bound); ``counterexample`` the exactly re-checked :class:`Counterexample` of a ``refuted``
