@@ -24,8 +24,8 @@ def evaluate(obj: Circuit | Model, u: Sequence[Sequence[object]], params: Mappin
     :class:`IRError`), and every name there must be one. Circuits of more than
     ``MAX_INPUTS`` inputs and models whose state has more than ``MAX_CELLS`` cells are refused
     (:mod:`symverify.ir.limits`), and so is a value whose numerator or denominator would have more
-    than ``MAX_VALUE_BITS`` bits (``2^20``): a :class:`~symverify.errors.LimitError` naming the gate,
-    raised at the first gate beyond it (``x^(2^100000)`` at ``x = 2`` would never finish); set
+    than ``MAX_VALUE_BITS`` bits (``2^20``): a :class:`~symverify.errors.LimitError` naming the gate
+    (in a model, the layer), raised at the first gate beyond it (``x^(2^100000)`` at ``x = 2`` would never finish); set
     ``symverify.ir.limits.MAX_VALUE_BITS`` higher to compute larger values.
 
     >>> from symverify.kernel.ir.circuit import Circuit, Gate
