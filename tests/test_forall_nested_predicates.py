@@ -304,3 +304,16 @@ def test_the_same_care_is_decided_where_assume_allows_it_through_the_unwound_arg
     assert sv.prove_forall(_unwound(name, False, inp(i, q)), timeout=60).proved
     r = sv.prove_forall(_unwound(name, False, 2 * inp(i, q)), timeout=60)
     assert r.verdict is sv.Verdict.REFUTED, r
+
+
+@pytest.mark.parametrize("app", ["i*0", "0*i"])
+def test_an_argument_multiplied_by_zero_is_decided_not_a_crash(app: str) -> None:
+    """``P(i·0, q)`` in ``assume`` (a linear gadget: the integer encoding) unwound to ``a // 0`` for the
+    point ``P(2, q)`` that ``care`` reads: that instance is undefined, so not asserted, as in the
+    bit-vector encoding; the integer encoding raised its internal ``_NotLinearError`` instead."""
+    x = {"i*0": i * 0, "0*i": 0 * i}[app]  # type: ignore[operator]
+    assume = P(x, q) | ~lt(i, N)  # type: ignore[operator]
+    right = Gadget("copy", (Param("N", 6, 8),), N, 1, _COPY, inp(i, q), assume=assume, care=~P(2, q))  # type: ignore[arg-type]
+    assert sv.prove_forall(right, timeout=60).proved
+    wrong = Gadget("copy", (Param("N", 6, 8),), N, 1, _COPY, 2 * inp(i, q), assume=assume, care=~P(2, q))  # type: ignore[arg-type, operator]
+    assert sv.prove_forall(wrong, timeout=60).verdict is sv.Verdict.REFUTED

@@ -406,6 +406,11 @@ class _IntEnc(_Enc):
             return z3.If(a < b, a, a - b), [b != 0, z3.Or(a < b, a - b < b)]
         if op in ("//", "%") and _const_value(e.b) not in (None, 0):
             return (a / b if op == "//" else a % b), []
+        if op in ("//", "%") and _const_value(e.b) == 0:
+            # undefined, as the bit-vector encoding's ``b != 0`` says: ``_linear_ok`` admits no such
+            # expression of the gadget, but an instance of ``assume`` unwound through a product by 0
+            # (``P(i·0, q)`` reaches ``a`` at ``a // 0``) is one, and is then not asserted
+            return z3.IntVal(0), [z3.BoolVal(False)]
         raise _NotLinearError
 
 
