@@ -48,7 +48,7 @@ from symverify.kernel.provers.bounds_layers import model_rows, read_rects
 from symverify.kernel.provers.fingerprint import check_digests, check_plain, content_digest
 from symverify.kernel.provers.guard import run_limited
 from symverify.kernel.provers.options import DEFAULT_MAX_MONOMIALS, default_memory_limit
-from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, no_truth_value, seal_outcome
+from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, seal_outcome
 from symverify.kernel.semantics.poly import PolyBackend, PolyRing, reused_ring
 from symverify.kernel.semantics.rings import Ring
 from symverify.kernel.semantics.sparse import eval_layers_sparse
@@ -118,8 +118,6 @@ class CompositionalResult(Sealed):
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
     SEALED = ("ok", "stages_checked", "stages_total", "failure", "max_stage_layers", "monomials", "notes", "stopped",
               "stages_isolated", "largest_estimate", "digests", "meta_note")  # all but the time: a seal copied onto another result unseals it
-
-    __bool__ = no_truth_value  # no truth value: `assert outcome` would pass on refuted and unknown
 
     def __post_init__(self) -> None:
         check_digests(self.digests, "certificate check", "(circuit, model)")
@@ -315,7 +313,6 @@ class _StageRing:
     """A stage's :class:`PolyRing` whose ``reduce`` enforces ``max_monomials`` on every value."""
 
     falsy_is_zero: ClassVar[bool] = True
-
 
     def __init__(self, ring: PolyRing, max_terms: int) -> None:
         self.zero, self._coerce, self.max_terms = ring.zero, ring.coerce, max_terms

@@ -95,7 +95,7 @@ from symverify.kernel.parametric.symbolic import (
 )
 from symverify.kernel.provers.fingerprint import check_digests, tree_digest
 from symverify.kernel.provers.options import timeout_refusal, timeout_seconds
-from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, no_truth_value, seal_outcome
+from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, seal_outcome
 
 __all__ = ["ForallResult", "prove_forall", "claim_digests", "RECHECK_CELLS"]
 
@@ -169,8 +169,6 @@ class ForallResult(Sealed):
     SEALED = ("gadget", "ranges", "hypotheses", "params", "cell", "detail", "digests")
     """The fields bound into the seal besides the verdict and method (the statement, its digests and a
     refutation's counterexample): one of them changed after the prover made the result unseals it."""
-
-    __bool__ = no_truth_value  # no truth value: `assert outcome` would pass on refuted and unknown
 
     def __post_init__(self) -> None:
         check_digests(self.digests, f"∀ result {safe_repr(self.gadget, 60)}", "(statement, construction)")

@@ -29,7 +29,7 @@ from symverify.kernel.gadgets.fragment import Fragment, standalone
 from symverify.kernel.ir.baseconv import Layer, Model
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.provers.fingerprint import content_digest
-from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, no_truth_value, seal_outcome
+from symverify.kernel.provers.outcome import Sealed, Verdict, exact_comparison, seal_outcome
 
 if TYPE_CHECKING:
     from symverify.kernel.provers.options import Options
@@ -65,8 +65,6 @@ class FragmentProof(Sealed):
     digests: tuple[str, str] | None = field(default=None, kw_only=True)
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
     SEALED = ("name", "compositional", "exact", "failure", "resources", "bounds", "digests")  # all but the time
-
-    __bool__ = no_truth_value  # no truth value: `assert outcome` would pass on refuted and unknown
 
     def __post_init__(self) -> None:
         d = self.digests

@@ -48,7 +48,7 @@ from symverify.kernel.provers.fingerprint import (
     permutation_digest,
 )
 from symverify.kernel.provers.options import Options
-from symverify.kernel.provers.outcome import Counterexample, MethodResult, Sealed, Verdict, no_truth_value, seal_outcome
+from symverify.kernel.provers.outcome import Counterexample, MethodResult, Sealed, Verdict, seal_outcome
 from symverify.kernel.provers.sides import CircuitSide, KaleidoscopeSide, Side
 
 __all__ = ["KaleidoscopeCheck", "verify_matrix", "verify_circuit", "verify_permutation", "prove_kaleidoscope_circuit"]
@@ -85,8 +85,6 @@ class KaleidoscopeCheck(Sealed):
     SEALED = ("n", "size", "width", "garbage_free_checked", "first_difference", "digests")
     """The fields bound into the seal besides the verdict and method (the sizes, a refutation's
     first differing entry and the digests, which ``Instance.from_report`` records): one changed after the check unseals it."""
-
-    __bool__ = no_truth_value  # no truth value: `assert outcome` would pass on refuted and unknown
 
     def __post_init__(self) -> None:
         check_digests(self.digests, "kaleidoscope check", "(kaleidoscope, target)")

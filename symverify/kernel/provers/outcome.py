@@ -182,6 +182,10 @@ class Sealed:
 
     __slots__ = ()
 
+    def __bool__(self) -> bool:
+        """No truth value: ``assert outcome`` would pass on refuted and unknown (:func:`no_truth_value`)."""
+        return no_truth_value(self)
+
     def __reduce__(self) -> tuple[Any, tuple[type, tuple[tuple[str, Any], ...]]]:
         return _rebuild, (type(self), tuple((f.name, getattr(self, f.name)) for f in fields(self)))  # type: ignore[arg-type]
 
@@ -376,8 +380,6 @@ class MethodResult(Sealed):
     timings: Mapping[str, float] = field(default_factory=dict, compare=False)
     failure_bound: Fraction = Fraction(0)
     _seal: str = field(default="", repr=False, compare=False)
-
-    __bool__ = no_truth_value  # no truth value: `assert outcome` would pass on refuted and unknown
 
     def __post_init__(self) -> None:
         check_seal(self, "MethodResult", self.verdict, self.method, self.failure_bound,
