@@ -22,6 +22,17 @@ def proof_script(name: str, *, title: str = "TITLE = 'one computed claim'\n", cl
             "if __name__ == '__main__':\n    raise SystemExit(script_main(run))\n")
 
 
+def two_scripts(tmp_path: Path) -> tuple[Path, Path]:
+    """A directory ``d`` of the two user scripts ``first`` and ``second`` (one computed claim each) and
+    the path of a golden run beside it (not written)."""
+    d = tmp_path / "d"
+    d.mkdir()
+    for name in ("first", "second"):
+        (d / f"{name}.py").write_text(proof_script(name), encoding="utf-8")
+    return d, tmp_path / "golden.json"
+
+
+
 # ---- prove --list printed a script's TITLE as it is: an ESC sequence reached the terminal, and a
 # line break in it printed a second line that reads as another script -------------------------------
 def test_list_shows_a_scripts_title_on_its_one_line_escaped(tmp_path: Path, capsys) -> None:
@@ -351,11 +362,7 @@ def test_verify_keeps_its_verdicts_exit_code_when_the_reader_has_gone(tmp_path: 
 def test_updating_the_golden_run_of_named_scripts_keeps_the_others(tmp_path: Path, capsys) -> None:
     import json
 
-    d = tmp_path / "d"
-    d.mkdir()
-    for name in ("first", "second"):
-        (d / f"{name}.py").write_text(proof_script(name), encoding="utf-8")
-    golden = tmp_path / "golden.json"
+    d, golden = two_scripts(tmp_path)
     base = ["prove", "--dir", str(d), "-j", "1", "--golden", str(golden)]
     assert exit_code(capsys, *base, "--update-golden")[0] == 0
     code, out, err = exit_code(capsys, *base, "first", "--update-golden")
@@ -381,11 +388,7 @@ def test_updating_the_golden_run_of_named_scripts_keeps_the_others(tmp_path: Pat
 def test_updating_a_golden_run_of_the_other_tier_says_what_it_drops(tmp_path: Path, capsys) -> None:
     import json
 
-    d = tmp_path / "d"
-    d.mkdir()
-    for name in ("first", "second"):
-        (d / f"{name}.py").write_text(proof_script(name), encoding="utf-8")
-    golden = tmp_path / "golden.json"
+    d, golden = two_scripts(tmp_path)
     base = ["prove", "--dir", str(d), "-j", "1", "--golden", str(golden)]
     assert exit_code(capsys, *base, "--update-golden")[0] == 0
     code, out, err = exit_code(capsys, *base, "--quick", "first", "--update-golden")
@@ -704,11 +707,7 @@ def test_a_merged_golden_runs_top_level_times_are_true_of_the_whole_file(tmp_pat
 
     from symverify.scripts.runner import golden_update, load_run
 
-    d = tmp_path / "d"
-    d.mkdir()
-    for name in ("first", "second"):
-        (d / f"{name}.py").write_text(proof_script(name), encoding="utf-8")
-    golden = tmp_path / "golden.json"
+    d, golden = two_scripts(tmp_path)
     base = ["prove", "--dir", str(d), "--golden", str(golden), "--timings", "--update-golden"]
     assert exit_code(capsys, *base, "-j", "1")[0] == 0
     whole = json.loads(golden.read_text(encoding="utf-8"))
@@ -737,11 +736,7 @@ def test_a_merged_golden_runs_seconds_are_never_infinite(tmp_path: Path, capsys)
 
     from symverify.scripts.runner import golden_update
 
-    d = tmp_path / "d"
-    d.mkdir()
-    for name in ("first", "second"):
-        (d / f"{name}.py").write_text(proof_script(name), encoding="utf-8")
-    golden = tmp_path / "golden.json"
+    d, golden = two_scripts(tmp_path)
     assert exit_code(capsys, "prove", "--dir", str(d), "--golden", str(golden), "--timings", "--update-golden", "-j", "1")[0] == 0
     whole = json.loads(golden.read_text(encoding="utf-8"))
     for s in whole["scripts"]:
