@@ -12,9 +12,13 @@ objects its slots and instance dict refer to, by identity), and a lookup that fi
 a miss. "Immutable" is a convention Python does not enforce: ``object.__setattr__(circuit, "gates",
 ...)`` rewrites a frozen dataclass after its checks and after a ``verify`` filled the memos, and a hit
 would then hand the new content the old content's program, bounds, fingerprint or plainness check
-(a randomized ``proved`` of the old gates). Not seen: a field written in place *inside* an object the
-key refers to (a gate of the circuit's tuple), which a lookup could only find by walking the whole
-object. A memo may be shared by threads (``verify`` from several threads, Dask's
+(a randomized ``proved`` of the old gates). A field written in place *inside* an object the key
+refers to (a gate of the circuit's tuple, a coefficient's numerator) is not seen by a lookup, which
+would have to walk the whole object: the kernel's checks of a side
+(:func:`~symverify.kernel.provers.fingerprint.check_plain`, at the start of every ``verify``,
+certificate and kaleidoscope check) compare such a snapshot of everything the side holds and, where
+it changed, :func:`forget` what every memo keeps for the side before anything is read from one.
+A memo may be shared by threads (``verify`` from several threads, Dask's
 threaded workers): every read and write holds its lock, so one thread's eviction never meets
 another's lookup half done.
 
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import threading
 import types
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from itertools import chain
@@ -39,11 +44,14 @@ from typing import Generic, TypeVar
 
 from symverify.errors import UsageError
 
-__all__ = ["IdentityMemo", "fields_now"]
+__all__ = ["IdentityMemo", "fields_now", "forget"]
 
 V = TypeVar("V")
 
 _UNSET = object()
+_MEMOS: weakref.WeakSet[IdentityMemo[object]] = weakref.WeakSet()
+"""Every memo made (held weakly: a memo of a prover run goes with it), for :func:`forget`."""
+_MEMOS_LOCK = threading.Lock()
 _READERS: dict[type, tuple[tuple[types.MemberDescriptorType, ...], Callable[[object], tuple[object, ...]] | None]] = {}
 
 
@@ -105,6 +113,25 @@ def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
     return len(a) == len(b) and all(map(is_, a, b))
 
 
+def forget(obj: object) -> None:
+    """Drop what every memo keeps for ``obj`` (any key): the kernel calls it when ``obj``'s content
+    changed under its identity (a field written inside it past its frozen dataclass), so no program,
+    bound, plan, digest or finding of the old content is read for the new one.
+
+    >>> memo: IdentityMemo[int] = IdentityMemo(4)
+    >>> a = [1]
+    >>> memo(a, lambda: 10), memo(a, lambda: 11, key="k")
+    (10, 11)
+    >>> forget(a)
+    >>> memo.get(a), memo.get(a, "k")
+    (None, None)
+    """
+    with _MEMOS_LOCK:
+        memos = list(_MEMOS)
+    for memo in memos:
+        memo.drop(obj)
+
+
 class IdentityMemo(Generic[V]):
     """The values computed for the last ``size`` (object, key) pairs, found by identity.
 
@@ -118,6 +145,8 @@ class IdentityMemo(Generic[V]):
         self.size = size
         self._entries: OrderedDict[tuple[int, Hashable], tuple[object, tuple[object, ...], V]] = OrderedDict()
         self._lock = threading.Lock()
+        with _MEMOS_LOCK:
+            _MEMOS.add(self)  # type: ignore[arg-type]
 
     def get(self, obj: object, key: Hashable = ()) -> V | None:
         """The value stored for ``obj`` (this very object, its fields unchanged since: :func:`fields_now`)
@@ -151,6 +180,13 @@ class IdentityMemo(Generic[V]):
         """The stored value, or ``compute()`` stored and returned."""
         hit = self.get(obj, key)
         return self.put(obj, compute(), key) if hit is None else hit
+
+    def drop(self, obj: object) -> None:
+        """Forget every entry stored for ``obj`` (this very object, under any key)."""
+        with self._lock:
+            gone = [k for k, entry in self._entries.items() if entry[0] is obj]
+            dropped = [self._entries.pop(k) for k in gone]
+        del dropped  # released after the lock, as in put
 
     def clear(self) -> None:
         with self._lock:

@@ -55,7 +55,7 @@ from array import array
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from fractions import Fraction
 from itertools import chain, repeat
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any, Protocol, cast
 
 from symverify.errors import IRError, ProverError
@@ -66,7 +66,7 @@ from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.circuit import _check as check_circuit
 from symverify.kernel.ir.grid import Grid
-from symverify.kernel.ir.memo import IdentityMemo
+from symverify.kernel.ir.memo import IdentityMemo, fields_now, forget
 from symverify.kernel.ir.scalar import Scalar, Sym, is_canonical
 from symverify.kernel.ir.scalar import _check_terms as check_sym_terms
 from symverify.kernel.semantics.straightline import program
@@ -253,7 +253,7 @@ def _containers(obj: Any, names: Sequence[str], where: str) -> None:
     _exact([getattr(obj, name) for name in names], (tuple,), f"{'/'.join(names)} container", where)
 
 
-def _circuit_parts(c: Circuit, where: str) -> None:
+def _circuit_parts(c: Circuit, where: str, state: tuple[object, ...] | None = None) -> None:
     """The circuit's containers, gates, node ids and sizes of its own classes; then its gates as its
     constructor leaves them: each op an :class:`Op` member, its args and coefficients plain tuples of
     the op's arity, every node id defined before the gate reads it (the circuit's own invariants,
@@ -267,11 +267,15 @@ def _circuit_parts(c: Circuit, where: str) -> None:
     _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id", where)
     _exact([c.n, c.d, *c.outputs], (int,), "size or output", where)
     gates = c.gates
-    ops, args, coeffs = list(map(attrgetter("op"), gates)), list(map(attrgetter("args"), gates)), list(map(attrgetter("coeffs"), gates))
+    lists = state[-6:-2] if state is not None and state[-1] is _CIRCUIT else None
+    if lists is None:
+        coeffs = list(map(_COEFFS, gates))
+        lists = (list(map(_OP, gates)), list(map(_ARGS, gates)), coeffs, _odd(coeffs))
+    ops, args, coeffs, odd = cast("tuple[list[Any], list[Any], list[Any], list[Any]]", lists)
     _exact(ops, (Op,), "gate op", where)
     _exact(args, (tuple,), "gate's args container", where)
     _exact(coeffs, (tuple,), "gate's coefficients container", where)
-    _coefficients(chain.from_iterable(coeffs), "gate coefficient", where)
+    _coefficients(odd, "gate coefficient", where)  # a plain int is canonical
     nd = c.n * c.d
     # the fast test (C-level maps over every gate); where it fails, the circuit's own check names the gate
     shapes = set(zip(ops, map(len, args), map(len, coeffs)))
@@ -309,7 +313,7 @@ def _coefficients(items: Iterable[object], what: str, where: str) -> None:
                                 f"{safe_repr(x, 40)} (a field set after construction?)")
 
 
-def _model_parts(m: Model, where: str) -> list[Grid]:
+def _model_parts(m: Model, where: str, state: object = None) -> list[Grid]:
     _containers(m, ("layers",), where)
     _exact(m.layers, (Layer,), "layer", where)
     grids: list[Grid] = [g for layer in m.layers for g in (layer.W, layer.b1, layer.h, layer.b2)]
@@ -366,7 +370,7 @@ def _grid_form(g: Grid, where: str) -> None:
                           f"found {type(r).__name__} {safe_repr(r, 80)} (a field set after construction?)")
 
 
-def _kaleidoscope_parts(k: Kaleidoscope, where: str) -> list[ButterflyFactor]:
+def _kaleidoscope_parts(k: Kaleidoscope, where: str, state: object = None) -> list[ButterflyFactor]:
     _containers(k, ("groups",), where)
     _exact(k.groups, (BBStar,), "BB* group", where)
     _exact([g.factors for g in k.groups], (tuple,), "BB* group's factors container", where)
@@ -402,7 +406,7 @@ def _factor_form(f: ButterflyFactor, where: str) -> None:
                       "plain ints, as its constructor derives it (a field set after construction?)")
 
 
-_PARTS: dict[type, Callable[[Any, str], object]] = {Circuit: _circuit_parts, Model: _model_parts,
+_PARTS: dict[type, Callable[[Any, str, Any], object]] = {Circuit: _circuit_parts, Model: _model_parts,
                                                     Kaleidoscope: _kaleidoscope_parts}
 
 
@@ -416,8 +420,9 @@ def check_plain(obj: object, where: str) -> None:
     :class:`IRError`): op, arity, node ids and coefficients; a model's sizes, modes and grids too
     (:func:`_model_form`, :func:`_grid_form`), and a kaleidoscope's factors (:func:`_factor_form`).
     The last few sides found plain are
-    remembered by identity (:data:`_PLAIN`) and not walked again (a field rewritten inside a gate
-    after that is not seen: :mod:`symverify.kernel.ir.memo`)."""
+    remembered by identity with a snapshot of what they hold (:data:`_PLAIN`) and not walked again
+    while it holds the same objects; a side found changed, at any depth, is walked again and what the
+    identity memos keep for it is dropped (:mod:`symverify.kernel.ir.memo`)."""
     parts = _PARTS.get(type(obj))
     if parts is None:
         kind = type(obj)
@@ -426,29 +431,143 @@ def check_plain(obj: object, where: str) -> None:
     _plain(obj, parts, where)
 
 
-_PLAIN: IdentityMemo[tuple[object, ...]] = IdentityMemo(4)
+_PLAIN: IdentityMemo[tuple[object, ...]] = IdentityMemo(16)
 """The last few sides whose parts :func:`check_plain` or the encoding found plain, by identity, with
-the containers they held then (:func:`_held`): the IR is immutable and holding the object keeps its
-``id`` from being reused, so a hit is that very content, and a side that ``verify`` read and then
-encodes is walked once. A container set after construction (``object.__setattr__``) is another
-object, so such a side is walked again."""
-
-_HELD = {Circuit: ("gates", "outputs"), Model: ("layers",), Kaleidoscope: ("groups",)}
-
-
-def _held(obj: object) -> tuple[object, ...]:
-    """The containers of ``obj`` that its parts are read from (compared by identity on a memo hit)."""
-    return tuple(getattr(obj, name) for name in _HELD.get(type(obj), ()))
+a snapshot of everything they held then (:func:`_state`). Holding the object keeps its ``id`` from
+being reused, and a hit whose snapshot holds the same objects is that very content, so a side that
+``verify`` read and then encodes is walked once. A side whose snapshot changed (a field written past
+its frozen dataclass with ``object.__setattr__``, at any depth: a gate's op or coefficients, a
+fraction's numerator, a grid's rectangles, a factor's diagonal) is walked again, and everything the
+identity memos keep for it is dropped first (:func:`~symverify.kernel.ir.memo.forget`): its program,
+bounds, plans and digest are the old content's. So is a side not found here (evicted since): the
+other memos may still hold its old content's entries."""
 
 
-def _plain(obj: object, parts: Callable[[Any, str], object], where: str = "encoding") -> None:
+def _scalars_state(values: Iterable[object]) -> list[object]:
+    """Each value of ``values`` that is not a plain ``int`` (immutable), with its fields
+    (:func:`~symverify.kernel.ir.memo.fields_now`: a ``Fraction``'s numerator and denominator, a
+    :class:`Sym`'s terms) and, for a :class:`Sym`, each of its terms' coefficients with theirs."""
+    out: list[object] = []
+    for x in values:
+        if type(x) is not int:
+            out.append(x)
+            out.extend(fields_now(x))
+            if type(x) is Sym and type(x.terms) is tuple:
+                for term in x.terms:
+                    if type(term) is tuple and len(term) == 2:
+                        out.append(term[1])
+                        out.extend(fields_now(term[1]))
+    return out
+
+
+_OP, _ARGS, _COEFFS = attrgetter("op"), attrgetter("args"), attrgetter("coeffs")
+_CIRCUIT = object()  # the last item of a circuit's snapshot
+
+
+def _odd(coeffs: list[Any]) -> list[object]:
+    """The coefficients, of every gate's tuple, that are not plain ints."""
+    return [x for x in chain.from_iterable(coeffs) if type(x) is not int]
+
+
+def _circuit_state(c: Circuit) -> tuple[object, ...]:
+    """Everything a circuit holds that can change under its identity: its own fields, each gate's op,
+    node-id tuple and coefficient tuple (by identity; tuples and ints cannot change), and each
+    coefficient that is not an int with its fields (:func:`_scalars_state`). The walk of its parts
+    reads the same lists (:func:`_circuit_parts`)."""
+    gates = c.gates
+    coeffs = list(map(_COEFFS, gates))
+    odd = _odd(coeffs)
+    return (*fields_now(c), list(map(_OP, gates)), list(map(_ARGS, gates)), coeffs, odd, _scalars_state(odd), _CIRCUIT)
+
+
+def _grid_state(g: object) -> list[object]:
+    out = [g, *fields_now(g)]
+    if type(g) is Grid:
+        rects = g.rects
+        out.append(fields_now(g.fill) if type(g.fill) is not int else None)
+        out.extend(_scalars_state([g.fill]))
+        if type(rects) is CellArray:
+            out.extend(fields_now(rects))
+            out.extend(_scalars_state(x[2] for x in rects.extra if type(x) is tuple and len(x) == 3))
+        elif type(rects) is tuple:
+            out.extend(_scalars_state(r[4] for r in rects if type(r) is tuple and len(r) == 5))
+    return out
+
+
+def _model_state(m: Model) -> tuple[object, ...]:
+    """A model's own fields, each layer's and each grid's (:func:`_grid_state`: its rectangles'
+    values, or its cell array's fields and exact extra cells, that are not ints, with their fields)."""
+    layers = m.layers
+    if type(layers) is not tuple:
+        return (*fields_now(m), None)
+    out: list[object] = []
+    for layer in layers:
+        out.append(layer)
+        out.extend(fields_now(layer))
+        if type(layer) is Layer:
+            for g in (layer.W, layer.b1, layer.h, layer.b2):
+                out.extend(_grid_state(g))
+    return (*fields_now(m), out)
+
+
+def _kaleidoscope_state(k: Kaleidoscope) -> tuple[object, ...]:
+    """A kaleidoscope's own fields, each BB* group's and each butterfly factor's, and each diagonal
+    entry that is not an int with its fields (a factor's cached plan is checked by its own fields)."""
+    groups = k.groups
+    if type(groups) is not tuple:
+        return (*fields_now(k), None)
+    out: list[object] = []
+    for g in groups:
+        out.append(g)
+        out.extend(fields_now(g))
+        if type(g) is BBStar and type(g.factors) is tuple:
+            for f in g.factors:
+                out.append(f)
+                if type(f) is ButterflyFactor:
+                    out.extend((f.size, f.stride, f.d1, f.d2, f.d3, f.d4, f.all_int))
+                    if not f.all_int:
+                        out.extend(_scalars_state(x for d in (f.d1, f.d2, f.d3, f.d4) if type(d) is tuple for x in d))
+                else:
+                    out.extend(fields_now(f))
+    return (*fields_now(k), out)
+
+
+_STATES: dict[type, Callable[[Any], tuple[object, ...]]] = {Circuit: _circuit_state, Model: _model_state,
+                                                            Kaleidoscope: _kaleidoscope_state}
+
+
+def _state(obj: object) -> tuple[object, ...]:
+    """A snapshot of everything ``obj`` holds that a field written past a frozen dataclass could
+    change: the objects found, by identity (compared item by item, lists element by element)."""
+    return _STATES[type(obj)](obj)
+
+
+def _same_state(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if type(x) is list and type(y) is list:
+            if len(x) != len(y) or not all(map(is_, x, y)):
+                return False
+        elif x is not y:
+            return False
+    return True
+
+
+def _plain(obj: object, parts: Callable[[Any, str, Any], object], where: str = "encoding") -> None:
     """Walk ``obj``'s parts (naming ``where`` in a refusal) unless :data:`_PLAIN` holds it with the
-    same containers; remember it once they pass (a refused side is never remembered)."""
-    held = _held(obj)
+    same snapshot (:func:`_state`); otherwise drop every memo's entries for it first
+    (:func:`~symverify.kernel.ir.memo.forget`) and remember it once its parts pass (a refused side is
+    never remembered)."""
+    try:
+        state: tuple[object, ...] | None = _state(obj)
+    except Exception:  # not the IR's own parts (a property that raises): the walk names what it found
+        state = None
     hit = _PLAIN.get(obj)
-    if hit is None or len(hit) != len(held) or any(a is not b for a, b in zip(hit, held)):
-        parts(obj, where)
-        _PLAIN.put(obj, held)
+    if state is None or hit is None or not _same_state(hit, state):
+        forget(obj)
+        parts(obj, where, state)
+        _PLAIN.put(obj, cast("tuple[object, ...]", state))
 
 
 def _circuit(sink: Sink, c: Circuit) -> None:

@@ -1,0 +1,229 @@
+"""Attacks on ``verify`` through a field written *inside* an object a side holds, past its frozen
+dataclass (``object.__setattr__`` on a gate, a layer, a grid, a butterfly factor, a cell array, or a
+``Fraction``'s slots), after a first ``verify`` of that side filled the identity memos. The side's
+own fields are unchanged, so a lookup by identity would hit; the kernel's check of each side
+compares a snapshot of everything it holds (:func:`symverify.kernel.provers.fingerprint.check_plain`)
+and drops what the memos keep for a side found changed (:func:`symverify.kernel.ir.memo.forget`).
+Without that, the second ``verify`` proved the old content (its straight-line program, bounds and
+digest were reused) while ``evaluate`` read the new one."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import symverify as sv
+from symverify.kernel.ir.baseconv import Layer, Model
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope
+from symverify.kernel.ir.cellarray import CellArray
+from symverify.kernel.ir.circuit import Circuit, Gate
+from symverify.kernel.ir.grid import Grid
+from symverify.kernel.ir.memo import IdentityMemo, forget
+from symverify.kernel.ir.scalar import sym
+from symverify.kernel.provers import fingerprint
+from symverify.kernel.provers.fingerprint import check_plain, content_digest
+
+METHODS = ["randomized", "auto", "exact"]
+
+
+def _product() -> Circuit:
+    return Circuit(2, 1, (Gate.mul(0, 1), Gate.lin(2, Fraction(1, 3), 0, 1)), (3,))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_gates_args_rewritten_after_verify_are_read_afresh(method):
+    """``x·y/3 + x`` against itself is proved; then gate 0 of ``b`` reads ``x·x`` (args rewritten in
+    place, still well-formed): ``verify`` must refute, and its report name the new content's digest."""
+    a, b = _product(), _product()
+    assert sv.verify(a, b, method=method).proved
+    object.__setattr__(b.gates[0], "args", (0, 0))
+    report = sv.verify(a, b, method=method)
+    assert report.refuted
+    assert report.rhs["digest"] == content_digest(Circuit(2, 1, (Gate.mul(0, 0), Gate.lin(2, Fraction(1, 3), 0, 1)), (3,)))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_gates_op_rewritten_after_verify_is_read_afresh(method):
+    """``x·y`` turned into ``x + y`` by rewriting the op and coefficients of the gate in place."""
+    a, b = _product(), _product()
+    assert sv.verify(a, b, method=method).proved
+    object.__setattr__(b.gates[0], "coeffs", (1, 1))
+    object.__setattr__(b.gates[0], "op", Gate.lin(0, 1, 1, 1).op)
+    assert sv.verify(a, b, method=method).refuted
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_fractions_numerator_rewritten_inside_a_gate_is_read_afresh(method):
+    """The coefficient ``1/3`` of gate 1 becomes ``2/3`` through the Fraction's own slot."""
+    a, b = _product(), _product()
+    assert sv.verify(a, b, method=method).proved
+    object.__setattr__(b.gates[1].coeffs[0], "_numerator", 2)
+    assert b.gates[1].coeffs[0] == Fraction(2, 3)
+    assert sv.verify(a, b, method=method).refuted
+
+
+def test_a_sym_coefficients_fraction_rewritten_inside_a_gate_is_read_afresh():
+    """A symbolic coefficient ``a/3``: its term's Fraction rewritten to ``2/3`` in place."""
+    def circ() -> Circuit:
+        return Circuit(1, 1, (Gate.lin(0, sym("a") * Fraction(1, 3), 0, 0),), (1,))
+
+    a, b = circ(), circ()
+    assert sv.verify(a, b, method="randomized").proved
+    coeff = b.gates[0].coeffs[0]
+    object.__setattr__(coeff.terms[0][1], "_numerator", 2)
+    assert sv.verify(a, b, method="randomized").refuted
+
+
+def _model(v: object) -> Model:
+    return Model(1, 2, 1, 2, (Layer.make(1, 2, W=Grid.from_rows([[1, 0], [0, 1]]), b2=Grid.from_rows([[v, 1]])),))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_grids_rectangles_rewritten_inside_a_layer_are_read_afresh(method):
+    """The model's layer tuple and layer are unchanged; the grid ``b2`` inside gets new rectangles."""
+    a, b = _model(Fraction(1, 3)), _model(Fraction(1, 3))
+    assert sv.verify(a, b, method=method).proved
+    grid = b.layers[0].b2
+    object.__setattr__(grid, "rects", Grid.from_rows([[5, 1]]).rects)
+    assert sv.verify(a, b, method=method).refuted
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_layers_grid_rewritten_inside_the_model_is_read_afresh(method):
+    a, b = _model(1), _model(1)
+    assert sv.verify(a, b, method=method).proved
+    object.__setattr__(b.layers[0], "b2", Grid.from_rows([[7, 1]]))
+    assert sv.verify(a, b, method=method).refuted
+
+
+def test_a_rectangle_values_fraction_rewritten_in_place_is_read_afresh():
+    a, b = _model(Fraction(1, 3)), _model(Fraction(1, 3))
+    assert sv.verify(a, b, method="randomized").proved
+    value = next(r[4] for r in b.layers[0].b2.rects if type(r[4]) is Fraction)
+    object.__setattr__(value, "_numerator", 2)
+    assert sv.verify(a, b, method="randomized").refuted
+
+
+def test_a_cell_arrays_extra_cells_rewritten_in_place_are_read_afresh():
+    import numpy as np
+
+    def model() -> Model:
+        cells = CellArray(np.array([0]), np.array([0]), np.array([1.0]), extra=[(0, 1, Fraction(1, 3))])
+        return Model(1, 2, 1, 2, (Layer.make(1, 2, W=Grid.from_rows([[1, 0], [0, 1]]), b2=Grid(1, 2, 0, cells)),))
+
+    a, b = model(), model()
+    assert sv.verify(a, b, method="randomized").proved
+    cells = b.layers[0].b2.rects
+    object.__setattr__(cells, "extra", ((0, 1, Fraction(2, 3)),))
+    assert sv.verify(a, b, method="randomized").refuted
+
+
+def _kal(entry: object) -> Kaleidoscope:
+    f = ButterflyFactor(2, 1, (entry,), (0,), (0,), (1,))
+    return Kaleidoscope(2, 2, (BBStar(2, (f, ButterflyFactor.identity(2, 1))),))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_butterfly_factors_diagonal_rewritten_in_place_is_read_afresh(method):
+    a, b = _kal(Fraction(1, 3)), _kal(Fraction(1, 3))
+    assert sv.verify(a, b, method=method).proved
+    object.__setattr__(b.groups[0].factors[0], "d1", (Fraction(2, 3),))
+    assert sv.verify(a, b, method=method).refuted
+
+
+def test_a_diagonal_entrys_fraction_rewritten_in_place_is_read_afresh():
+    a, b = _kal(Fraction(1, 3)), _kal(Fraction(1, 3))
+    assert sv.verify(a, b, method="randomized").proved
+    object.__setattr__(b.groups[0].factors[0].d1[0], "_numerator", 2)
+    assert sv.verify(a, b, method="randomized").refuted
+
+
+def test_a_bb_star_groups_factor_tuple_rewritten_in_place_is_read_afresh():
+    a, b = _kal(Fraction(1, 3)), _kal(Fraction(1, 3))
+    assert sv.verify(a, b, method="randomized").proved
+    object.__setattr__(b.groups[0], "factors", _kal(Fraction(2, 3)).groups[0].factors)
+    assert sv.verify(a, b, method="randomized").refuted
+
+
+def test_the_digest_after_a_check_is_the_new_contents():
+    """``content_digest`` after the side's next check names what the side holds now."""
+    c = _product()
+    before = content_digest(c)
+    check_plain(c, "x")
+    object.__setattr__(c.gates[0], "args", (1, 1))
+    check_plain(c, "x")
+    assert content_digest(c) != before
+    assert content_digest(c) == content_digest(Circuit(2, 1, (Gate.mul(1, 1), Gate.lin(2, Fraction(1, 3), 0, 1)), (3,)))
+
+
+def test_a_side_evicted_from_the_plainness_memo_drops_the_other_memos_entries():
+    """A side no longer in the plainness memo (evicted by newer sides) may still have entries in the
+    larger memos; its next check drops them before they are read."""
+    a, b = _product(), _product()
+    assert sv.verify(a, b, method="randomized").proved
+    for _ in range(2 * fingerprint._PLAIN.size):
+        check_plain(_product(), "filler")
+    object.__setattr__(b.gates[0], "args", (0, 0))
+    assert sv.verify(a, b, method="randomized").refuted
+
+
+def test_forget_drops_every_key_of_the_object_in_every_memo_and_nothing_else():
+    m1: IdentityMemo[int] = IdentityMemo(8)
+    m2: IdentityMemo[int] = IdentityMemo(8)
+    x, y = [1], [2]
+    m1.put(x, 1), m1.put(x, 2, "k"), m2.put(x, 3), m1.put(y, 4)
+    forget(x)
+    assert (m1.get(x), m1.get(x, "k"), m2.get(x), m1.get(y)) == (None, None, None, 4)
+
+
+def test_an_unchanged_side_is_not_walked_again(monkeypatch):
+    """The snapshot keeps the plainness check a hit for an unchanged side (no second walk)."""
+    c = _product()
+    check_plain(c, "x")
+    walked = []
+    parts = fingerprint._PARTS[Circuit]
+    monkeypatch.setitem(fingerprint._PARTS, Circuit, lambda obj, where, state=None: walked.append(obj) or parts(obj, where, state))
+    check_plain(c, "x")
+    assert walked == []
+    object.__setattr__(c.gates[1], "coeffs", (Fraction(1, 5), 1))
+    check_plain(c, "x")
+    assert walked == [c]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 1), st.integers(0, 1), st.sampled_from([-2, -1, 2, 4, 5]))
+def test_any_args_or_coefficient_rewrite_is_decided_on_the_new_content(i, j, k):
+    """Random in-place rewrites of gate 0's args or gate 1's first coefficient: the randomized verdict
+    agrees with exact evaluation of the rewritten side at a point."""
+    a, b = _product(), _product()
+    assert sv.verify(a, b, method="randomized").proved
+    if k < 0 or k == 5:
+        object.__setattr__(b.gates[0], "args", (i, j))
+    else:
+        object.__setattr__(b.gates[1], "coeffs", (Fraction(k, 3), 1))
+    differs = any(sv.evaluate(a, [[x], [y]]) != sv.evaluate(b, [[x], [y]]) for x in (2, 3) for y in (5, 7))
+    report = sv.verify(a, b, method="randomized")
+    assert report.refuted if differs else report.proved
+
+
+def test_a_gate_whose_field_read_raises_is_refused_by_the_walk_not_a_crash():
+    """A gate subclass whose ``coeffs`` raises ``ValueError`` put into a checked circuit: the snapshot
+    cannot be read, and the walk refuses the subclass with its usual error."""
+    from symverify.kernel.provers.fingerprint import EncodingError
+
+    class Raising(Gate):
+        __slots__ = ()
+
+        @property
+        def coeffs(self):  # type: ignore[override]
+            raise ValueError("no")
+
+    c = _product()
+    check_plain(c, "x")
+    odd = object.__new__(Raising)
+    object.__setattr__(c, "gates", (odd, *c.gates[1:]))
+    with pytest.raises(EncodingError, match=r"x: expected every gate of type Gate exactly, found an instance of .*Raising"):
+        check_plain(c, "x")
