@@ -267,7 +267,7 @@ def _circuit_parts(c: Circuit, where: str, state: tuple[object, ...] | None = No
     _exact(chain.from_iterable(map(attrgetter("args"), c.gates)), (int,), "node id", where)
     _exact([c.n, c.d, *c.outputs], (int,), "size or output", where)
     gates = c.gates
-    lists = state[-6:-2] if state is not None and state[-1] is _CIRCUIT else None
+    lists = state[1:5] if state is not None and state[0] is _CIRCUIT else None
     if lists is None:
         coeffs = list(map(_COEFFS, gates))
         lists = (list(map(_OP, gates)), list(map(_ARGS, gates)), coeffs, _odd(coeffs))
@@ -461,7 +461,8 @@ def _scalars_state(values: Iterable[object]) -> list[object]:
 
 
 _OP, _ARGS, _COEFFS = attrgetter("op"), attrgetter("args"), attrgetter("coeffs")
-_CIRCUIT = object()  # the last item of a circuit's snapshot
+_FRACTION_SLOTS = attrgetter("_numerator"), attrgetter("_denominator")  # a Fraction's slots
+_CIRCUIT = object()  # the first item of a circuit's snapshot
 
 
 def _odd(coeffs: list[Any]) -> list[object]:
@@ -470,14 +471,18 @@ def _odd(coeffs: list[Any]) -> list[object]:
 
 
 def _circuit_state(c: Circuit) -> tuple[object, ...]:
-    """Everything a circuit holds that can change under its identity: its own fields, each gate's op,
-    node-id tuple and coefficient tuple (by identity; tuples and ints cannot change), and each
-    coefficient that is not an int with its fields (:func:`_scalars_state`). The walk of its parts
-    reads the same lists (:func:`_circuit_parts`)."""
+    """Everything a circuit holds that can change under its identity: each gate's op, node-id tuple
+    and coefficient tuple (by identity; tuples and ints cannot change), the coefficients that are not
+    ints, the numerator and denominator of each ``Fraction`` among them (read by C-level maps), the
+    fields of the others (:func:`_scalars_state`), and the circuit's own fields. The walk of its
+    parts reads the same lists (:func:`_circuit_parts`)."""
     gates = c.gates
     coeffs = list(map(_COEFFS, gates))
     odd = _odd(coeffs)
-    return (*fields_now(c), list(map(_OP, gates)), list(map(_ARGS, gates)), coeffs, odd, _scalars_state(odd), _CIRCUIT)
+    fractions = [x for x in odd if type(x) is Fraction]
+    rest = _scalars_state(x for x in odd if type(x) is not Fraction)
+    return (_CIRCUIT, list(map(_OP, gates)), list(map(_ARGS, gates)), coeffs, odd,
+            list(map(_FRACTION_SLOTS[0], fractions)), list(map(_FRACTION_SLOTS[1], fractions)), rest, *fields_now(c))
 
 
 def _grid_state(g: object) -> list[object]:
