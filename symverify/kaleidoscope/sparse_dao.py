@@ -64,6 +64,7 @@ from fractions import Fraction
 
 from symverify.errors import IRError
 from symverify.kaleidoscope.permutation import bit_reversal, complete_permutation, route_permutation
+from symverify.kaleidoscope.sparse import corner_size
 from symverify.kernel.ir.butterfly import (
     BBStar,
     ButterflyFactor,
@@ -214,7 +215,8 @@ def _piece(n: int, size: int, entries: list[Entry], last: bool) -> tuple[BBStar,
 
 
 def sparse_to_kaleidoscope_thm3(M: SparseMatrix) -> Factorization:
-    """``M`` (padded to ``n×n``, ``n = max(rows, cols, 1)``) in ``(BB*)^{4⌈s/n⌉}_4`` (module docstring).
+    """``M`` (padded to ``n×n``, ``n = max(rows, cols)``) in ``(BB*)^{4⌈s/n⌉}_4`` (module docstring).
+    A ``0×0`` matrix is a :class:`~symverify.errors.ShapeError` (no ``n×n`` corner with ``n ≥ 1`` is it).
 
     >>> from symverify.kernel.kaleidoscope.apply import to_matrix
     >>> f = sparse_to_kaleidoscope_thm3(SparseMatrix.from_dense([[1, 2], [0, 3]]))
@@ -223,7 +225,7 @@ def sparse_to_kaleidoscope_thm3(M: SparseMatrix) -> Factorization:
     """
     if not isinstance(M, SparseMatrix):
         raise IRError(f"sparse_to_kaleidoscope_thm3: expected a SparseMatrix, found {type(M).__name__}")
-    n = max(M.rows, M.cols, 1)
+    n = corner_size(M, "sparse_to_kaleidoscope_thm3")
     s = M.nnz
     n_pad = next_power_of_two(n)
     size = thm3_size(n, s)
