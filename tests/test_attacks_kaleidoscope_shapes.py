@@ -2,10 +2,21 @@
 targets smaller than the corner, resources a factorization is handed, huge sparse matrices. Each
 ends in a clear ``SymverifyError`` or in a verdict that states what it is about."""
 
+import copy
+import dataclasses
+
 import pytest
 
-from symverify.errors import ShapeError
-from symverify.kaleidoscope import SparseMatrix, sparse_to_kaleidoscope, sparse_to_kaleidoscope_thm3
+from symverify.errors import IRError, ProverError, ShapeError
+from symverify.kaleidoscope import (
+    SparseMatrix,
+    permutation_to_kaleidoscope,
+    sparse_to_kaleidoscope,
+    sparse_to_kaleidoscope_thm3,
+)
+from symverify.kernel.ir.butterfly import Kaleidoscope
+from symverify.kernel.provers.matrix import KaleidoscopeCheck, verify_matrix, verify_permutation
+from symverify.kernel.provers.outcome import Verdict, is_sealed
 
 
 # ---- empty matrices ------------------------------------------------------------------------------------
@@ -22,3 +33,43 @@ def test_a_0x0_matrix_is_no_kaleidoscope(construct):
 def test_a_matrix_with_no_rows_or_no_columns_is_the_zero_corner(construct, rows, cols):
     f = construct(SparseMatrix(rows, cols, ()))
     assert f.kaleidoscope.n == max(rows, cols)
+
+
+# ---- a target smaller than the corner ------------------------------------------------------------------
+def test_a_proof_for_a_smaller_target_states_the_padding():
+    """``verify_matrix`` proved the ``3×3`` corner ``diag(1, 0, 0)`` equal to the ``1×1`` target ``[[1]]``
+    and said ``proved … n=3``, nothing telling that the claim was about ``[[1]]`` padded with zeros."""
+    K = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 0, 0], [0, 0, 0], [0, 0, 0]]))
+    check = verify_matrix(K, [[1]])
+    assert check.proved and check.target_shape == (1, 1)
+    assert str(check) == "proved (exact-matrix): n=3 N=4 w=5, garbage-free; target 1×1 padded with zeros to 3×3"
+    refuted = verify_matrix(Kaleidoscope.identity(3, 4), SparseMatrix.identity(2))
+    assert str(refuted).endswith("entry (2, 2) is 1, expected 0; target 2×2 padded with zeros to 3×3")
+
+
+@pytest.mark.parametrize("target", [
+    [[1, 2, 3], [4, 5, 6]],
+    SparseMatrix.from_dense([[1, 2, 3], [4, 5, 6]]),
+])
+def test_a_non_square_target_is_stated_with_its_shape(target):
+    S = SparseMatrix.from_dense([[1, 2, 3], [4, 5, 6]])
+    check = verify_matrix(sparse_to_kaleidoscope(S), target)
+    assert check.proved and check.target_shape == (2, 3)
+    assert "target 2×3 padded with zeros to 3×3" in str(check)
+
+
+def test_a_target_of_the_corners_shape_states_no_padding():
+    f = permutation_to_kaleidoscope([1, 0, 2])
+    for check in (verify_matrix(f, [[0, 1, 0], [1, 0, 0], [0, 0, 1]]), verify_matrix(f, {(1, 0): 1, (0, 1): 1, (2, 2): 1}),
+                  verify_permutation(f, [1, 0, 2])):
+        assert check.proved and check.target_shape == (3, 3) and "padded" not in str(check)
+
+
+def test_the_targets_shape_is_sealed():
+    check = verify_matrix(Kaleidoscope.identity(3, 4), [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    assert is_sealed(check) and not is_sealed(dataclasses.replace(check, target_shape=(2, 2)))
+    object.__setattr__(check, "target_shape", (2, 2))
+    with pytest.raises(ProverError, match=r"sealed fields .*target_shape.* replaced or changed"):
+        copy.copy(check)
+    with pytest.raises(IRError, match=r"target_shape: expected None or \(rows, cols\), plain ints in 0 … n = 3, found \(4, 1\)"):
+        KaleidoscopeCheck(Verdict.PROVED, "exact-matrix", 3, 4, 0, False, target_shape=(4, 1))
