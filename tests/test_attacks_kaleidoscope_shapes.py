@@ -4,6 +4,7 @@ ends in a clear ``SymverifyError`` or in a verdict that states what it is about.
 
 import copy
 import dataclasses
+from fractions import Fraction
 
 import pytest
 
@@ -15,6 +16,7 @@ from symverify.kaleidoscope import (
     sparse_to_kaleidoscope_thm3,
 )
 from symverify.kernel.ir.butterfly import Kaleidoscope
+from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.provers.matrix import KaleidoscopeCheck, verify_matrix, verify_permutation
 from symverify.kernel.provers.outcome import Verdict, is_sealed
 
@@ -73,3 +75,18 @@ def test_the_targets_shape_is_sealed():
         copy.copy(check)
     with pytest.raises(IRError, match=r"target_shape: expected None or \(rows, cols\), plain ints in 0 … n = 3, found \(4, 1\)"):
         KaleidoscopeCheck(Verdict.PROVED, "exact-matrix", 3, 4, 0, False, target_shape=(4, 1))
+
+
+# ---- resources a factorization is handed ---------------------------------------------------------------
+@pytest.mark.parametrize("key, value, shown", [("w", 5, "w is 0, found 5"), ("N", 8, "N is 4, found 8"),
+                                                ("n", 4.0, "n is 3, found 4.0"), ("e", 1, "e is 4/3, found 1")])
+def test_a_resource_the_kaleidoscope_states_otherwise_is_refused(key, value, shown):
+    """``Factorization(K, …, resources={"w": 5})`` replaced the caller's ``w`` by the kaleidoscope's
+    without a word: the figure the caller stated was dropped, not checked."""
+    with pytest.raises(IRError, match=rf"factorization resources\['{key}'\]: the kaleidoscope's {shown} \(w, N, n and e are read off"):
+        Factorization(Kaleidoscope.identity(3, 4), "t", False, resources={key: value})
+
+
+def test_a_resource_given_with_the_kaleidoscopes_value_is_kept():
+    f = Factorization(Kaleidoscope.identity(3, 4), "t", False, resources={"w": 0, "N": 4, "n": 3, "e": Fraction(4, 3), "s": 7})
+    assert dict(f.resources) == {"w": 0, "N": 4, "n": 3, "e": Fraction(4, 3), "s": 7}
