@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from symverify.errors import IRError, ProverError, ShapeError
+from symverify.errors import IRError, LimitError, ProverError, ShapeError
 from symverify.kaleidoscope import (
     SparseMatrix,
     permutation_to_kaleidoscope,
@@ -90,3 +90,22 @@ def test_a_resource_the_kaleidoscope_states_otherwise_is_refused(key, value, sho
 def test_a_resource_given_with_the_kaleidoscopes_value_is_kept():
     f = Factorization(Kaleidoscope.identity(3, 4), "t", False, resources={"w": 0, "N": 4, "n": 3, "e": Fraction(4, 3), "s": 7})
     assert dict(f.resources) == {"w": 0, "N": 4, "n": 3, "e": Fraction(4, 3), "s": 7}
+
+
+# ---- huge sparse matrices ------------------------------------------------------------------------------
+@pytest.mark.parametrize("call, match", [
+    (lambda S: S.to_dense(), r"the dense form of a 1000000000000000000000000000000×3 sparse matrix: 3000000000000000000000000000000 cells"),
+    (lambda S: S.row_counts(), r"the row counts of a 1000000000000000000000000000000×3 sparse matrix"),
+    (lambda S: S.transpose().col_counts(), r"the column counts of a 3×1000000000000000000000000000000 sparse matrix"),
+])
+def test_a_huge_sparse_matrix_is_a_limit_error_before_its_dense_forms_are_allocated(call, match):
+    """A sparse matrix may be huge (it stores its nonzeros only); its dense rows and its counts raised
+    ``OverflowError`` past ``sys.maxsize`` and ran out of memory below it."""
+    S = SparseMatrix(10**30, 3, ((10**29, 1, 5),))
+    with pytest.raises(LimitError, match=match):
+        call(S)
+
+
+def test_dense_forms_within_the_limit_are_exact():
+    S = SparseMatrix(2, 3, ((1, 2, Fraction(1, 3)),))
+    assert S.to_dense() == [[0, 0, 0], [0, 0, Fraction(1, 3)]] and S.row_counts() == [0, 1] and S.col_counts() == [0, 0, 1]

@@ -164,18 +164,25 @@ class SparseMatrix:
         return SparseMatrix(self.cols, self.rows, tuple((j, i, v) for i, j, v in self.entries))
 
     def to_dense(self) -> list[list[Scalar]]:
+        """The ``rows × cols`` rows, zeros included; more than :data:`~symverify.ir.limits.MAX_CELLS`
+        cells is a :class:`~symverify.errors.LimitError`, raised before anything is allocated."""
+        limits.check(self.rows * self.cols, "MAX_CELLS", lambda: f"the dense form of a {self.rows}×{self.cols} sparse matrix")
         out: list[list[Scalar]] = [[0] * self.cols for _ in range(self.rows)]
         for i, j, v in self.entries:
             out[i][j] = v
         return out
 
     def row_counts(self) -> list[int]:
+        """The nonzeros of each row (a list of ``rows`` counts: :data:`~symverify.ir.limits.MAX_CELLS` at most)."""
+        limits.check(self.rows, "MAX_CELLS", lambda: f"the row counts of a {self.rows}×{self.cols} sparse matrix")
         out = [0] * self.rows
         for i, _, _ in self.entries:
             out[i] += 1
         return out
 
     def col_counts(self) -> list[int]:
+        """The nonzeros of each column (a list of ``cols`` counts: :data:`~symverify.ir.limits.MAX_CELLS` at most)."""
+        limits.check(self.cols, "MAX_CELLS", lambda: f"the column counts of a {self.rows}×{self.cols} sparse matrix")
         out = [0] * self.cols
         for _, j, _ in self.entries:
             out[j] += 1
