@@ -6,15 +6,21 @@ import copy
 import dataclasses
 from fractions import Fraction
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symverify.errors import IRError, LimitError, ProverError, ShapeError
 from symverify.kaleidoscope import (
     SparseMatrix,
+    apply,
     permutation_to_kaleidoscope,
+    route_permutation,
     sparse_to_kaleidoscope,
     sparse_to_kaleidoscope_thm3,
 )
+from symverify.kaleidoscope.permutation import benes_swaps, complete_permutation
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.provers.matrix import KaleidoscopeCheck, verify_matrix, verify_permutation
@@ -109,3 +115,55 @@ def test_a_huge_sparse_matrix_is_a_limit_error_before_its_dense_forms_are_alloca
 def test_dense_forms_within_the_limit_are_exact():
     S = SparseMatrix(2, 3, ((1, 2, Fraction(1, 3)),))
     assert S.to_dense() == [[0, 0, 0], [0, 0, Fraction(1, 3)]] and S.row_counts() == [0, 1] and S.col_counts() == [0, 0, 1]
+
+
+# ---- the permutation helpers ---------------------------------------------------------------------------
+@pytest.mark.parametrize("size, partial, match", [
+    (4, {0: 1, 1: 1}, r"positions 0 and 1 both map to 1; expected an injective map"),
+    (4, {0: 4}, r"entry 0 ↦ 4: expected ints in 0 … 3"),
+    (4, {-1: 0}, r"entry -1 ↦ 0: expected ints in 0 … 3"),
+    (4, {True: 1}, r"entry True ↦ 1: expected ints in 0 … 3"),
+    (4, {0: 1.0}, r"entry 0 ↦ 1.0: expected ints in 0 … 3"),
+    (4, [1, 0], r"expected a mapping \{position: destination\}, found list"),
+    (None, {}, r"expected a size, an int ≥ 0, found None"),
+    (-1, {}, r"expected a size, an int ≥ 0, found -1"),
+])
+def test_complete_permutation_refuses_what_completes_to_no_permutation(size, partial, match):
+    """``complete_permutation(4, {0: 1, 1: 1})`` returned ``[1, 1, 0, 2]``, no permutation, without a
+    word; the other inputs raised ``AttributeError``, ``TypeError`` or ``IndexError``."""
+    with pytest.raises(IRError, match=rf"complete_permutation: {match}"):
+        complete_permutation(size, partial)
+
+
+def test_complete_permutation_fills_the_free_points_in_order():
+    assert complete_permutation(np.int64(4), {0: 2, np.int64(3): 0}) == [2, 1, 3, 0]
+    with pytest.raises(LimitError, match=r"complete_permutation of size 1099511627776"):
+        complete_permutation(2**40, {})
+
+
+@pytest.mark.parametrize("perm, match", [
+    ([0, 0], r"benes_swaps: permutation: positions 0 and 1 both map to 0"),
+    ([2, 0, 1], r"benes_swaps: expected a permutation whose length is a power of two ≥ 2, found length 3"),
+    ([], r"found length 0"),
+    (5, r"benes_swaps: permutation: expected a sequence of ints, found int"),
+    (np.array([1.0, 0.0]), r"position 0 maps to np.float64\(1.0\) of type float64"),
+    ({1, 0}, r"expected a sequence of ints, found set"),
+])
+def test_benes_swaps_refuses_what_is_no_permutation(perm, match):
+    """``benes_swaps`` (public, "checked by the caller") routed ``[0, 0]`` as if it were a permutation
+    and raised ``TypeError`` or ``IndexError`` on the rest."""
+    with pytest.raises(IRError, match=match):
+        benes_swaps(perm)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 7).flatmap(lambda k: st.permutations(range(2**k))))
+def test_benes_swaps_route_the_permutation(perm):
+    """The switches ``benes_swaps`` states are those of ``route_permutation``'s factors, which move
+    ``x[i]`` to ``perm[i]``."""
+    swaps = benes_swaps(perm)
+    net = route_permutation(perm)
+    assert [h for h, _ in swaps] == [f.stride for f in net.factors]
+    x = list(range(100, 100 + len(perm)))
+    y = apply(net, x)
+    assert all(y[t] == x[i] for i, t in enumerate(perm))
