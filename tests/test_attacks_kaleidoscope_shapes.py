@@ -15,6 +15,7 @@ from symverify.errors import IRError, LimitError, ProverError, ShapeError
 from symverify.kaleidoscope import (
     SparseMatrix,
     apply,
+    apply_batch,
     permutation_to_kaleidoscope,
     route_permutation,
     sparse_to_kaleidoscope,
@@ -167,3 +168,19 @@ def test_benes_swaps_route_the_permutation(perm):
     x = list(range(100, 100 + len(perm)))
     y = apply(net, x)
     assert all(y[t] == x[i] for i, t in enumerate(perm))
+
+
+# ---- batches -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("xs, found", [(5, "int"), (None, "NoneType"), ({0: [1, 2, 3]}, "dict"), ({(1, 2, 3)}, "set"),
+                                       (np.array(3), "ndarray"), ("123", "str")])
+def test_a_batch_that_is_no_sequence_of_vectors_is_refused(xs, found):
+    """``apply_batch(K, 5)`` raised ``TypeError``; a mapping was read as its keys (``0``, "no vector")."""
+    with pytest.raises(ShapeError, match=rf"to a batch: expected a sequence of vectors, found {found}"):
+        apply_batch(permutation_to_kaleidoscope([1, 0, 2]), xs)
+
+
+def test_a_batch_in_order_is_applied_vector_by_vector():
+    k = permutation_to_kaleidoscope([1, 0, 2])
+    want = [[2, 1, 3], [5, 4, 6]]
+    assert apply_batch(k, [[1, 2, 3], [4, 5, 6]]) == want == apply_batch(k, np.array([[1, 2, 3], [4, 5, 6]]))
+    assert apply_batch(k, (v for v in ([1, 2, 3], [4, 5, 6]))) == want and apply_batch(k, []) == []
