@@ -184,3 +184,22 @@ def test_a_batch_in_order_is_applied_vector_by_vector():
     want = [[2, 1, 3], [5, 4, 6]]
     assert apply_batch(k, [[1, 2, 3], [4, 5, 6]]) == want == apply_batch(k, np.array([[1, 2, 3], [4, 5, 6]]))
     assert apply_batch(k, (v for v in ([1, 2, 3], [4, 5, 6]))) == want and apply_batch(k, []) == []
+
+
+class _OtherHash(str):
+    """A name whose hash is not its characters' hash: a dict keeps it beside the plain name."""
+
+    def __hash__(self) -> int:
+        return 12345
+
+
+@pytest.mark.parametrize("table, key", [("bounds", "w"), ("resources", "s")])
+def test_a_name_given_twice_through_a_str_subclass_is_refused(table, key):
+    """``bounds={"w": 2, _OtherHash("w"): 99}`` holds two keys that both read as ``"w"``; the later one
+    replaced the other, so a construction with ``w = 5`` was within its bound (``over_bound() == []``)."""
+    f = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2], [3, 4]]))
+    twice = {key: 2, _OtherHash(key): 99}
+    assert len(twice) == 2 and f.w == 5
+    with pytest.raises(IRError, match=rf"factorization {table}: the key '{key}' is given twice \(a str subclass reads as its characters\)"):
+        Factorization(f.kaleidoscope, "t", True, **{table: twice})
+    assert Factorization(f.kaleidoscope, "t", True, bounds={_OtherHash("w"): 2}).over_bound() == ["w"]
