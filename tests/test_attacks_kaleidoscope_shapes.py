@@ -203,3 +203,20 @@ def test_a_name_given_twice_through_a_str_subclass_is_refused(table, key):
     with pytest.raises(IRError, match=rf"factorization {table}: the key '{key}' is given twice \(a str subclass reads as its characters\)"):
         Factorization(f.kaleidoscope, "t", True, **{table: twice})
     assert Factorization(f.kaleidoscope, "t", True, bounds={_OtherHash("w"): 2}).over_bound() == ["w"]
+
+
+# ---- the claim a construction states -------------------------------------------------------------------
+@pytest.mark.parametrize("n", [3, 5, 13])
+def test_theorem_3_at_n_no_power_of_two_does_not_claim_expansion_4(n):
+    """``sparse_to_kaleidoscope_thm3`` of a 13×13 matrix stated ``(BB*)^{4⌈s/n⌉}_4`` (``e ≤ 4``) in its
+    ``theorem`` while its expansion is ``64/13``; its bounds said ``e ≤ 64/13``, its claim did not."""
+    f = sparse_to_kaleidoscope_thm3(SparseMatrix(n, n, tuple((i, (i + 1) % n, 1) for i in range(n))))
+    assert (f.e > 4) is (n == 13)
+    assert "_4" not in f.theorem and "N ≤ 4·2^⌈log2 n⌉, so e ≤ 4·2^⌈log2 n⌉/n, which may exceed 4" in f.theorem
+    assert verify_matrix(f, SparseMatrix(n, n, tuple((i, (i + 1) % n, 1) for i in range(n)))).proved and not f.over_bound()
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8])
+def test_theorem_3_at_n_a_power_of_two_keeps_its_claim(n):
+    f = sparse_to_kaleidoscope_thm3(SparseMatrix(n, n, tuple((i, i, 2) for i in range(n))))
+    assert "(BB*)^{4⌈s/n⌉}_4" in f.theorem and f.e <= 4 and not f.over_bound()
