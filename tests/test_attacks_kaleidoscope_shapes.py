@@ -22,10 +22,11 @@ from symverify.kaleidoscope import (
     sparse_to_kaleidoscope_thm3,
 )
 from symverify.kaleidoscope.permutation import benes_swaps, complete_permutation
-from symverify.kernel.ir.butterfly import Kaleidoscope
+from symverify.kernel.ir.butterfly import ButterflyFactor, Kaleidoscope
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.provers.matrix import KaleidoscopeCheck, verify_matrix, verify_permutation
 from symverify.kernel.provers.outcome import Verdict, is_sealed
+from symverify.kernel.verification import verify
 
 
 # ---- empty matrices ------------------------------------------------------------------------------------
@@ -220,3 +221,50 @@ def test_theorem_3_at_n_no_power_of_two_does_not_claim_expansion_4(n):
 def test_theorem_3_at_n_a_power_of_two_keeps_its_claim(n):
     f = sparse_to_kaleidoscope_thm3(SparseMatrix(n, n, tuple((i, i, 2) for i in range(n))))
     assert "(BB*)^{4⌈s/n⌉}_4" in f.theorem and f.e <= 4 and not f.over_bound()
+
+
+# ---- kaleidoscopes rewritten after construction --------------------------------------------------------
+_SWAPS = [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]
+
+
+def _reordered(K):
+    g = K.groups[0]
+    fs = list(g.factors)
+    fs[0], fs[1] = fs[1], fs[0]  # strides 1, 2, 1, 2: no BB* element
+    object.__setattr__(g, "factors", tuple(fs))
+
+
+def _foreign_factor(K):
+    g = K.groups[0]
+    object.__setattr__(g, "factors", (ButterflyFactor.identity(8, 4), *g.factors[1:]))
+
+
+def _corner_past_size(K):
+    object.__setattr__(K, "n", 8)
+
+
+def _group_size(K):
+    object.__setattr__(K.groups[0], "size", 8)
+
+
+@pytest.mark.parametrize("rewrite, match", [
+    (_reordered, r"BB\* group 0: expected size 4 and strides \[2, 1, 1, 2\] in application order, found size 4, "
+                 r"factor sizes \[4, 4, 4, 4\], strides \[1, 2, 1, 2\]"),
+    (_foreign_factor, r"BB\* group 0: .* factor sizes \[8, 4, 4, 4\], strides \[4, 1, 1, 2\]"),
+    (_corner_past_size, r"expected 1 ≤ n ≤ size, size a power of two, found n = 8, size = 4"),
+    (_group_size, r"BB\* group 0: expected size 4 .* found size 8, factor sizes \[4, 4, 4, 4\], strides \[2, 1, 1, 2\]"),
+])
+@pytest.mark.parametrize("check", [
+    lambda K: verify_matrix(K, _SWAPS),
+    lambda K: verify(K, K, method="exact"),
+    lambda K: verify(K, K, method="randomized"),
+])
+def test_a_kaleidoscope_rewritten_past_its_constructors_is_refused(rewrite, match, check):
+    """A group whose factors were put in another order (``object.__setattr__``) is no BB* element, yet
+    ``verify_matrix`` said ``proved … w=1`` (``w`` counts groups); so with a factor of size 8 in a
+    size-4 group, a corner ``n = 8`` of a size-4 kaleidoscope (``verify`` proved it) or a group of
+    another size. Every method refuses such a side."""
+    K = permutation_to_kaleidoscope([1, 0, 3, 2]).kaleidoscope
+    rewrite(K)
+    with pytest.raises(IRError, match=rf"{match} \(a field set after construction\?\)"):
+        check(K)
