@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.errors import IRError, LimitError, ProverError, ShapeError
+from symverify.errors import IRError, LimitError, ProverError, ShapeError, UsageError
 from symverify.kaleidoscope import (
     SparseMatrix,
     apply,
@@ -23,8 +23,9 @@ from symverify.kaleidoscope import (
 )
 from symverify.kaleidoscope.permutation import benes_swaps, complete_permutation
 from symverify.kernel.ir.butterfly import ButterflyFactor, Kaleidoscope
+from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.kaleidoscope.factorization import Factorization
-from symverify.kernel.provers.matrix import KaleidoscopeCheck, verify_matrix, verify_permutation
+from symverify.kernel.provers.matrix import KaleidoscopeCheck, verify_circuit, verify_matrix, verify_permutation
 from symverify.kernel.provers.outcome import Verdict, is_sealed
 from symverify.kernel.verification import verify
 
@@ -268,3 +269,18 @@ def test_a_kaleidoscope_rewritten_past_its_constructors_is_refused(rewrite, matc
     rewrite(K)
     with pytest.raises(IRError, match=rf"{match} \(a field set after construction\?\)"):
         check(K)
+
+
+# ---- the deadline checker ------------------------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda f, check: verify_matrix(f, [[0, 1, 0], [1, 0, 0], [0, 0, 1]], check=check),
+    lambda f, check: verify_circuit(f, Circuit(3, 1, (), (1, 0, 2)), check=check),
+    lambda f, check: verify_permutation(f, [1, 0, 2], check=check),
+])
+def test_a_deadline_checker_that_is_no_callable_is_a_usage_error(call):
+    """``verify_matrix(..., check=5)`` raised ``TypeError: 'int' object is not callable`` from inside the
+    stage kernel."""
+    f = permutation_to_kaleidoscope([1, 0, 2])
+    with pytest.raises(UsageError, match=r"kaleidoscope check: check: expected None or a deadline checker \(a callable\), found int 5"):
+        call(f, 5)
+    assert call(f, lambda: None).proved and call(f, None).proved

@@ -153,6 +153,14 @@ def _first_difference(rows: list[dict[int, Scalar]], want: dict[tuple[int, int],
     return None
 
 
+def _checker(check: object) -> None:
+    """``check`` is None or a deadline checker (a callable, :mod:`symverify.deadline`); anything else is a
+    :class:`UsageError` before any work (it is called before every factor)."""
+    if check is not None and not callable(check):
+        raise UsageError(f"kaleidoscope check: check: expected None or a deadline checker (a callable), "
+                         f"found {type(check).__name__} {check!r:.40}")
+
+
 def _kaleidoscope(obj: object) -> Kaleidoscope:
     """The kaleidoscope checked: ``obj`` itself or a factorization's (else :class:`ShapeError`); one
     that is or holds an instance of a subclass of the IR's classes is an :class:`IRError`
@@ -198,6 +206,7 @@ def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, 
     permutation matrix's :func:`~symverify.kernel.provers.fingerprint.permutation_digest`) or, with
     None, by the digest of the exact target matrix compared. With ``exact``, ``target`` is already
     the dict of exact entries inside the ``n×n`` corner (:func:`verify_permutation` builds it)."""
+    _checker(check)
     if garbage_free is not None and not is_bool(garbage_free):  # bool('no') is True, bool(0) False: no guessing
         raise UsageError(f"kaleidoscope check garbage_free: expected True, False or None (the factorization's claim), "
                          f"found {type(garbage_free).__name__} {garbage_free!r:.40}")
@@ -247,6 +256,7 @@ def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_fre
 
     ``c`` must be a :class:`Circuit` exactly, holding the IR's own classes (as ``verify`` reads a
     side: :func:`~symverify.kernel.provers.fingerprint.check_plain`); a subclass is an :class:`IRError`."""
+    _checker(check)
     k = _kaleidoscope(obj)
     if not isinstance(c, Circuit):
         raise IRError(f"kaleidoscope check: expected a linear Circuit to compare with, found {type(c).__name__}")
@@ -260,6 +270,7 @@ def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *
                        check: Check | None = None) -> KaleidoscopeCheck:
     """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``; ``perm`` must have length
     ``n`` (a shorter one padded with zero rows would not be a permutation of ``0 … n−1``)."""
+    _checker(check)
     k = _kaleidoscope(obj)
     perm = check_permutation(perm)  # a sequence of ints first (a 0-d array has a len() that raises)
     if len(perm) != k.n:
