@@ -16,10 +16,12 @@ from symverify.kaleidoscope import (
     SparseMatrix,
     apply,
     apply_batch,
+    materialize,
     permutation_to_kaleidoscope,
     route_permutation,
     sparse_to_kaleidoscope,
     sparse_to_kaleidoscope_thm3,
+    to_matrix,
 )
 from symverify.kaleidoscope.permutation import benes_swaps, complete_permutation
 from symverify.kernel.ir.butterfly import ButterflyFactor, Kaleidoscope
@@ -284,3 +286,51 @@ def test_a_deadline_checker_that_is_no_callable_is_a_usage_error(call):
     with pytest.raises(UsageError, match=r"kaleidoscope check: check: expected None or a deadline checker \(a callable\), found int 5"):
         call(f, 5)
     assert call(f, lambda: None).proved and call(f, None).proved
+
+
+# ---- applying: rings, columns and entries --------------------------------------------------------------
+_TWO = ButterflyFactor(2, 1, (2,), (0,), (0,), (1,))  # x ↦ (2·x0, x1)
+
+
+@pytest.mark.parametrize("f, block", [
+    (_TWO, r"\(\(2, 0\), \(0, 1\)\)"),
+    (ButterflyFactor(2, 1, (1,), (1,), (0,), (1,)), r"\(\(1, 1\), \(0, 1\)\)"),
+])
+def test_a_string_entry_is_refused_where_the_product_would_compute_with_it(f, block):
+    """``apply(F, ['1/2', '3'])`` multiplied the string: ``2·'1/2'`` was ``'1/21/2'``, and a sum of two
+    entries concatenated them; a str is a label that only 0/1 routing blocks move."""
+    with pytest.raises(IRError, match=rf"entry 0 is the str '1/2', a label that only 0/1 routing blocks move; "
+                                      rf"factor 0 \(stride 1\) pair 0 has the block {block}"):
+        apply(f, ["1/2", "3"])
+
+
+def test_string_labels_are_moved_by_a_routing_product():
+    assert apply(route_permutation([2, 0, 3, 1]), ["a", "b", "c", "d"]) == ["b", "d", "a", "c"]
+    assert apply(ButterflyFactor(2, 1, (1,), (0,), (0,), (0,)), ["a", "b"]) == ["a", 0]
+
+
+@pytest.mark.parametrize("x", [True, np.bool_(True), b"1"])
+def test_a_bool_or_bytes_entry_is_refused(x):
+    with pytest.raises(IRError, match=r"applying a butterfly product: entry 0: expected a number, found"):
+        apply(_TWO, [x, 1])
+
+
+def test_numbers_of_other_types_are_applied_as_before():
+    assert apply(_TWO, [np.int64(3), Fraction(1, 3)]) == [6, Fraction(1, 3)] and apply(_TWO, [1.5, 2]) == [3.0, 2]
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda f: apply(f, [1, 2, 3], ring=5), r"applying a butterfly product: ring: expected a ring \(with zero, coerce and reduce"),
+    (lambda f: materialize(f, coeffs=5), r"materialize: coeffs: expected a ring .* found int 5"),
+    (lambda f: to_matrix(f, coeffs="x"), r"to_matrix: coeffs: expected a ring .* found str 'x'"),
+])
+def test_a_ring_that_is_no_ring_is_refused(call, match):
+    """``apply(..., ring=5)`` raised ``AttributeError`` and ``materialize(..., coeffs=5)`` of a 0/1
+    kaleidoscope returned a matrix, the ring never read."""
+    with pytest.raises(IRError, match=match):
+        call(permutation_to_kaleidoscope([1, 0, 2]))
+
+
+def test_columns_that_are_no_sequence_are_refused():
+    with pytest.raises(ShapeError, match=r"materialize: expected a sequence of columns \(ints in 0 … 3\), found int"):
+        materialize(permutation_to_kaleidoscope([1, 0, 2]), columns=5)
