@@ -269,7 +269,8 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
     given: exact scalars give exact results, floats give the float products (a float reference for
     the numeric programs); the provers pass exact values or ring elements. Over :class:`ScalarRing`
     an integer that is no ``int`` (a numpy integer, whose products wrap at 64 bits or raise) is read
-    as the ``int`` of its value. ``xs`` is an ordered iterable of vectors (a list, a tuple, a 2-d
+    as the ``int`` of its value, a bool or bytes is an :class:`IRError`, and a str is a label that only
+    routing blocks (0/1, one 1 per row) move (:func:`_labels_only`). ``xs`` is an ordered iterable of vectors (a list, a tuple, a 2-d
     array, a generator); a mapping (iterating it gives its keys), a set, a str or no iterable at all is
     a :class:`ShapeError`."""
     if unordered(xs):
