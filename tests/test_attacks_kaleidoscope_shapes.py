@@ -23,8 +23,10 @@ from symverify.kaleidoscope import (
     sparse_to_kaleidoscope_thm3,
     to_matrix,
 )
+from symverify.kaleidoscope.numeric import stages_of
 from symverify.kaleidoscope.permutation import benes_swaps, complete_permutation
-from symverify.kernel.ir.butterfly import ButterflyFactor, Kaleidoscope
+from symverify.kaleidoscope.simplify import diagonal_factor, is_diagonal, simplify_factors
+from symverify.kernel.ir.butterfly import ButterflyFactor, FactorList, Kaleidoscope
 from symverify.kernel.ir.circuit import Circuit
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.provers.matrix import KaleidoscopeCheck, verify_circuit, verify_matrix, verify_permutation
@@ -334,3 +336,27 @@ def test_a_ring_that_is_no_ring_is_refused(call, match):
 def test_columns_that_are_no_sequence_are_refused():
     with pytest.raises(ShapeError, match=r"materialize: expected a sequence of columns \(ints in 0 … 3\), found int"):
         materialize(permutation_to_kaleidoscope([1, 0, 2]), columns=5)
+
+
+# ---- the factor-list helpers ---------------------------------------------------------------------------
+@pytest.mark.parametrize("call, err, match", [
+    (lambda: simplify_factors(5), IRError, r"simplify_factors: expected a sequence of ButterflyFactor in application order, found int"),
+    (lambda: simplify_factors({ButterflyFactor.identity(2, 1)}), IRError, r"simplify_factors: expected a sequence .* found set"),
+    (lambda: is_diagonal(None), IRError, r"is_diagonal: expected a ButterflyFactor, found NoneType"),
+    (lambda: diagonal_factor(5), IRError, r"diagonal_factor: expected a sequence of exact entries, found int"),
+    (lambda: diagonal_factor({0: 1, 1: 2}), IRError, r"diagonal_factor: expected a sequence of exact entries, found dict"),
+    (lambda: stages_of(None), IRError, r"stages_of: expected a sequence of ButterflyFactor in application order, found NoneType"),
+    (lambda: stages_of([ButterflyFactor.identity(2, 1), _TWO.lift(4)]), ShapeError, r"stages_of: entry 1 has size 4, entry 0 has size 2"),
+])
+def test_the_factor_list_helpers_refuse_what_is_no_factor_list(call, err, match):
+    """Each raised ``TypeError`` or ``AttributeError``; ``diagonal_factor({0: 1, 1: 2})`` read the dict's
+    keys as the diagonal, and ``stages_of`` returned factors of two sizes as one product."""
+    with pytest.raises(err, match=match):
+        call()
+
+
+def test_the_factor_list_helpers_keep_the_product():
+    fs = [ButterflyFactor.identity(4, 1), diagonal_factor(np.array([1, 2, 3, 4])), _TWO.lift(4)]
+    for out in (simplify_factors(fs), tuple(stages_of(fs))):
+        assert to_matrix(FactorList(4, out)) == to_matrix(FactorList(4, tuple(fs)))
+    assert is_diagonal(fs[1]) and not is_diagonal(ButterflyFactor(2, 1, (0,), (1,), (1,), (0,)))
