@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symverify.errors import IRError, LimitError, ProverError, ShapeError, UsageError
+from symverify.errors import IRError, LimitError, ProverError, ShapeError, SymverifyError, UsageError
 from symverify.kaleidoscope import (
     SparseMatrix,
     apply,
@@ -360,3 +360,25 @@ def test_the_factor_list_helpers_keep_the_product():
     for out in (simplify_factors(fs), tuple(stages_of(fs))):
         assert to_matrix(FactorList(4, out)) == to_matrix(FactorList(4, tuple(fs)))
     assert is_diagonal(fs[1]) and not is_diagonal(ButterflyFactor(2, 1, (0,), (1,), (1,), (0,)))
+
+
+# ---- blocks given as arrays ----------------------------------------------------------------------------
+@pytest.mark.parametrize("blocks", [
+    np.array([[[1, 0], [0, 1]], [[0, 1], [1, 0]]]),
+    [np.array([[1, 0], [0, 1]]), np.array([[0, 1], [1, 0]])],
+    [[np.array([1, 0]), (0, 1)], ((0, 1), (1, 0))],
+])
+def test_blocks_given_as_numpy_arrays_are_read_row_by_row(blocks):
+    """A ``2×2`` numpy block was refused as "expected a 2×2 block …, found array([[1, 0], [0, 1]])"."""
+    f = ButterflyFactor.from_blocks(4, 1, blocks)
+    assert (f.d1, f.d2, f.d3, f.d4) == ((1, 0), (0, 1), (0, 1), (1, 0)) and f.all_int
+
+
+@pytest.mark.parametrize("blocks, match", [
+    (np.array([[1, 0], [0, 1]]), r"block 0: expected a 2×2 block"),
+    (np.array([[[0.5, 0], [0, 1]], [[0, 1], [1, 0]]]), r"found the float np.float64\(0.5\)"),
+    ([np.zeros((2, 2, 1), dtype=int), ((0, 1), (1, 0))], r"block 0: expected a 2×2 block"),
+])
+def test_arrays_of_other_shapes_or_floats_are_still_refused(blocks, match):
+    with pytest.raises(SymverifyError, match=match):
+        ButterflyFactor.from_blocks(4, 1, blocks)
