@@ -382,3 +382,14 @@ def test_blocks_given_as_numpy_arrays_are_read_row_by_row(blocks):
 def test_arrays_of_other_shapes_or_floats_are_still_refused(blocks, match):
     with pytest.raises(SymverifyError, match=match):
         ButterflyFactor.from_blocks(4, 1, blocks)
+
+
+def test_an_array_with_no_rows_keeps_its_column_count():
+    """``SparseMatrix.from_dense(np.zeros((0, 5)))`` was ``0×0``: a ``0×5`` target was stated as ``0×0``
+    and ``sparse_to_kaleidoscope`` refused it as the ``0×0`` matrix it is not."""
+    empty = np.zeros((0, 5), dtype=int)
+    assert (SparseMatrix.from_dense(empty).rows, SparseMatrix.from_dense(empty).cols) == (0, 5)
+    assert sparse_to_kaleidoscope(SparseMatrix.from_dense(empty)).kaleidoscope.n == 5
+    check = verify_matrix(sparse_to_kaleidoscope(SparseMatrix(5, 5, ())), empty)
+    assert check.proved and check.target_shape == (0, 5)
+    assert (SparseMatrix.from_dense([]).rows, SparseMatrix.from_dense([]).cols) == (0, 0)
