@@ -32,6 +32,7 @@ from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.provers.matrix import KaleidoscopeCheck, verify_circuit, verify_matrix, verify_permutation
 from symverify.kernel.provers.outcome import Verdict, is_sealed
 from symverify.kernel.verification import verify
+from symverify.scripts.instances import kaleidoscope_instance
 
 
 # ---- empty matrices ------------------------------------------------------------------------------------
@@ -393,3 +394,19 @@ def test_an_array_with_no_rows_keeps_its_column_count():
     check = verify_matrix(sparse_to_kaleidoscope(SparseMatrix(5, 5, ())), empty)
     assert check.proved and check.target_shape == (0, 5)
     assert (SparseMatrix.from_dense([]).rows, SparseMatrix.from_dense([]).cols) == (0, 0)
+
+
+# ---- a factorization whose kaleidoscope was replaced ---------------------------------------------------
+def test_an_instance_refuses_resources_of_another_kaleidoscope():
+    """A permutation's factorization (``w = 1 ≤ 1``, ``N = 2 ≤ 2``) given another kaleidoscope by
+    ``object.__setattr__`` (``w = 5``, ``N = 4``) was recorded as ``proved`` with ``w=1, N=2`` within
+    its bounds: the check was of the new kaleidoscope, the resources of the old one."""
+    S = SparseMatrix.from_dense([[0, 1], [1, 0]])
+    f = permutation_to_kaleidoscope([1, 0])
+    assert kaleidoscope_instance("swap", f, verify_matrix(f, S)).verdict is Verdict.PROVED
+    object.__setattr__(f, "kaleidoscope", sparse_to_kaleidoscope(S).kaleidoscope)
+    check = verify_matrix(f, S)
+    assert check.proved and check.width == 5
+    with pytest.raises(UsageError, match=r"the factorization's resources state \(w, N, n, e\) = \('1', '2', '2', '1'\), "
+                                         r"its kaleidoscope has \('5', '4', '2', '2'\)"):
+        kaleidoscope_instance("swap", f, check)
