@@ -125,7 +125,7 @@ def test_dense_forms_within_the_limit_are_exact():
     assert S.to_dense() == [[0, 0, 0], [0, 0, Fraction(1, 3)]] and S.row_counts() == [0, 1] and S.col_counts() == [0, 0, 1]
 
 
-# ---- the permutation helpers ---------------------------------------------------------------------------
+# ---- completing and routing permutations ---------------------------------------------------------------
 @pytest.mark.parametrize("size, partial, match", [
     (4, {0: 1, 1: 1}, r"positions 0 and 1 both map to 1; expected an injective map"),
     (4, {0: 4}, r"entry 0 ↦ 4: expected ints in 0 … 3"),
@@ -339,7 +339,7 @@ def test_columns_that_are_no_sequence_are_refused():
         materialize(permutation_to_kaleidoscope([1, 0, 2]), columns=5)
 
 
-# ---- the factor-list helpers ---------------------------------------------------------------------------
+# ---- simplifying factor lists --------------------------------------------------------------------------
 @pytest.mark.parametrize("call, err, match", [
     (lambda: simplify_factors(5), IRError, r"simplify_factors: expected a sequence of ButterflyFactor in application order, found int"),
     (lambda: simplify_factors({ButterflyFactor.identity(2, 1)}), IRError, r"simplify_factors: expected a sequence .* found set"),
@@ -349,14 +349,14 @@ def test_columns_that_are_no_sequence_are_refused():
     (lambda: stages_of(None), IRError, r"stages_of: expected a sequence of ButterflyFactor in application order, found NoneType"),
     (lambda: stages_of([ButterflyFactor.identity(2, 1), _TWO.lift(4)]), ShapeError, r"stages_of: entry 1 has size 4, entry 0 has size 2"),
 ])
-def test_the_factor_list_helpers_refuse_what_is_no_factor_list(call, err, match):
+def test_factor_list_functions_refuse_what_is_no_factor_list(call, err, match):
     """Each raised ``TypeError`` or ``AttributeError``; ``diagonal_factor({0: 1, 1: 2})`` read the dict's
     keys as the diagonal, and ``stages_of`` returned factors of two sizes as one product."""
     with pytest.raises(err, match=match):
         call()
 
 
-def test_the_factor_list_helpers_keep_the_product():
+def test_factor_list_functions_keep_the_product():
     fs = [ButterflyFactor.identity(4, 1), diagonal_factor(np.array([1, 2, 3, 4])), _TWO.lift(4)]
     for out in (simplify_factors(fs), tuple(stages_of(fs))):
         assert to_matrix(FactorList(4, out)) == to_matrix(FactorList(4, tuple(fs)))
