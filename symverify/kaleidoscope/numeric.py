@@ -99,9 +99,12 @@ def check_range(stages: Sequence[Stage], dtype: str) -> None:
 
 def stages_of(fs: Sequence[ButterflyFactor]) -> list[ButterflyFactor]:
     """``fs`` without identity factors, each run of one stride multiplied exactly into one factor
-    (:meth:`ButterflyFactor.then`); the product is unchanged."""
+    (:meth:`ButterflyFactor.then`); the product is unchanged. ``fs`` is a sequence of factors of one
+    size (else :class:`IRError`, or :class:`ShapeError` for another size)."""
+    from symverify.kaleidoscope.simplify import _factors
+
     out: list[ButterflyFactor] = []
-    for f in fs:
+    for f in _factors(fs, "stages_of"):
         if f.is_identity():
             continue
         if out and out[-1].stride == f.stride:

@@ -21,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from symverify.errors import IRError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.butterfly import (
     BBStar,
     ButterflyFactor,
@@ -30,7 +31,7 @@ from symverify.kernel.ir.butterfly import (
     next_power_of_two,
     pair_number,
 )
-from symverify.kernel.ir.scalar import plain_index
+from symverify.kernel.ir.scalar import as_index, plain_index
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.kaleidoscope.matrix import check_permutation
 
@@ -55,7 +56,7 @@ def route_permutation(perm: Sequence[int]) -> BBStar:
     if not is_power_of_two(size) or size < 2:
         raise IRError(f"route_permutation: expected a length that is a power of two ≥ 2, found {size}; pad with fixed points")
     switch = _shared_switch if size <= _SHARED_UP_TO else _switch
-    return BBStar(size, tuple(switch(size, h, mask) for h, mask in benes_swaps(perm)))
+    return BBStar(size, tuple(switch(size, h, mask) for h, mask in _benes_swaps(perm)))
 
 
 def _switch(size: int, h: int, mask: int) -> ButterflyFactor:
@@ -82,8 +83,19 @@ _NUMPY_FROM = 64  # the size from which the numpy colouring is the faster one (m
 
 
 def benes_swaps(perm: Sequence[int]) -> list[tuple[int, int]]:
-    """The switches of the Beneš network for ``perm`` (``len(perm)`` a power of two ≥ 2, checked by
-    the caller), by the looping algorithm: per factor in application order, ``(stride h, mask)``
+    """The switches of the Beneš network for ``perm``, a permutation (:func:`check_permutation`: each of
+    ``0 … N−1`` once, else :class:`IRError`) whose length ``N`` is a power of two ≥ 2 (else
+    :class:`IRError`); see :func:`_benes_swaps`."""
+    perm = check_permutation(perm, "benes_swaps: permutation")
+    if not is_power_of_two(len(perm)) or len(perm) < 2:
+        raise IRError(f"benes_swaps: expected a permutation whose length is a power of two ≥ 2, found length {len(perm)}; "
+                      "pad with fixed points")
+    return _benes_swaps(perm)
+
+
+def _benes_swaps(perm: Sequence[int]) -> list[tuple[int, int]]:
+    """The switches of the Beneš network for ``perm`` (a permutation of a length that is a power of two ≥ 2,
+    checked by the caller), by the looping algorithm: per factor in application order, ``(stride h, mask)``
     where bit ``q`` of ``mask`` is set when the pair ``(q, q + h)`` (``q`` its lower position) swaps.
     Level ``k`` (``h = N/2^(k+1)``) colours every alternating cycle of input and output partners so
     the two halves of each block receive the elements bound for them; its input switches are factor
@@ -218,7 +230,30 @@ def reversal(n: int) -> tuple[int, ...]:
 
 
 def complete_permutation(size: int, partial: Mapping[int, int]) -> list[int]:
-    """Extend an injective partial map on ``0 … size−1`` to a permutation (free points in order)."""
+    """Extend an injective partial map on ``0 … size−1`` to a permutation (free points in order).
+
+    ``size`` is an int ``≥ 0`` (a numpy integer by its value) within
+    :data:`~symverify.ir.limits.MAX_CELLS`; ``partial`` a mapping of ints in ``0 … size−1`` to ints in
+    ``0 … size−1``, no two keys mapped to one value. Anything else is an :class:`IRError` naming what
+    was found: a map that is not injective would complete to no permutation.
+    """
+    n = plain_index(size)
+    if type(n) is not int or n < 0:
+        raise IRError(f"complete_permutation: expected a size, an int ≥ 0, found {safe_repr(size, 40)}")
+    check_size_limit(n, f"complete_permutation of size {n}")
+    size = n
+    if not isinstance(partial, Mapping):
+        raise IRError(f"complete_permutation: expected a mapping {{position: destination}}, found {type(partial).__name__}")
+    clean: dict[int, int] = {}
+    owner: dict[int, int] = {}
+    for key, value in partial.items():
+        i, t = as_index(key), as_index(value)
+        if i is None or t is None or not (0 <= i < size and 0 <= t < size):
+            raise IRError(f"complete_permutation: entry {safe_repr(key, 40)} ↦ {safe_repr(value, 40)}: expected ints in 0 … {size - 1}")
+        if t in owner:
+            raise IRError(f"complete_permutation: positions {owner[t]} and {i} both map to {t}; expected an injective map")
+        clean[i], owner[t] = t, i
+    partial = clean
     used = set(partial.values())
     free_src = (i for i in range(size) if i not in partial)
     free_dst = (t for t in range(size) if t not in used)

@@ -11,13 +11,30 @@ from collections.abc import Sequence
 
 from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.butterfly import ButterflyFactor
-from symverify.kernel.ir.scalar import Scalar, is_zero
+from symverify.kernel.ir.scalar import Scalar, is_zero, plain_items, unordered
 
 __all__ = ["is_diagonal", "diagonal_factor", "simplify_factors"]
 
 
+def _factors(fs: object, what: str) -> list[ButterflyFactor]:
+    """``fs`` as a list of :class:`ButterflyFactor` of one size, in order; anything else is an
+    :class:`IRError` (a :class:`ShapeError` for factors of different sizes) naming the entry."""
+    if unordered(fs):
+        raise IRError(f"{what}: expected a sequence of ButterflyFactor in application order, found {type(fs).__name__}")
+    work = list(fs)  # type: ignore[call-overload]
+    for i, f in enumerate(work):
+        if not isinstance(f, ButterflyFactor):
+            raise IRError(f"{what}: entry {i}: expected a ButterflyFactor, found {type(f).__name__}")
+        if f.size != work[0].size:
+            raise ShapeError(f"{what}: entry {i} has size {f.size}, entry 0 has size {work[0].size}; a product needs one size")
+    return work
+
+
 def is_diagonal(f: ButterflyFactor) -> bool:
-    """True when every 2×2 block is diagonal (``d2 = d3 = 0``)."""
+    """True when every 2×2 block is diagonal (``d2 = d3 = 0``); ``f`` must be a :class:`ButterflyFactor`
+    (else :class:`IRError`)."""
+    if not isinstance(f, ButterflyFactor):
+        raise IRError(f"is_diagonal: expected a ButterflyFactor, found {type(f).__name__}")
     return all(is_zero(v) for v in f.d2) and all(is_zero(v) for v in f.d3)
 
 
@@ -29,6 +46,11 @@ def _diag(f: ButterflyFactor) -> list[Scalar]:
 
 
 def diagonal_factor(diag: Sequence[Scalar]) -> ButterflyFactor:
+    """The stride-1 factor of ``diag(diag)``: ``diag`` a sequence of exact entries whose length is a
+    power of two ≥ 2 (else :class:`ShapeError`; a mapping, set, str or no sequence is an :class:`IRError`)."""
+    if unordered(diag, sized=True):
+        raise IRError(f"diagonal_factor: expected a sequence of exact entries, found {type(diag).__name__}")
+    diag = plain_items(diag)
     n = len(diag)
     return ButterflyFactor(n, 1, tuple(diag[0::2]), (0,) * (n // 2), (0,) * (n // 2), tuple(diag[1::2]))
 
@@ -47,12 +69,7 @@ def simplify_factors(factors: Sequence[ButterflyFactor]) -> tuple[ButterflyFacto
     >>> [(f.stride, f.d2) for f in simplify_factors([I, D, X, X])]
     [(1, (0, 0))]
     """
-    work = list(factors)
-    for i, f in enumerate(work):
-        if not isinstance(f, ButterflyFactor):
-            raise IRError(f"simplify_factors: entry {i}: expected a ButterflyFactor, found {type(f).__name__}")
-        if f.size != work[0].size:
-            raise ShapeError(f"simplify_factors: entry {i} has size {f.size}, entry 0 has size {work[0].size}; a product needs one size")
+    work = _factors(factors, "simplify_factors")
     out: list[ButterflyFactor] = []
     diag: list[Scalar] | None = None
     while work:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from symverify.errors import IRError
+from symverify.errors import IRError, ShapeError
 from symverify.kaleidoscope.permutation import complete_permutation, route_permutation
 from symverify.kernel.ir.butterfly import (
     BBStar,
@@ -44,7 +44,17 @@ from symverify.kernel.ir.scalar import Scalar
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.kaleidoscope.matrix import SparseMatrix
 
-__all__ = ["sparse_size", "sparse_to_kaleidoscope"]
+__all__ = ["corner_size", "sparse_size", "sparse_to_kaleidoscope"]
+
+
+def corner_size(S: SparseMatrix, what: str) -> int:
+    """``n = max(rows, cols)``, the corner a ``rows×cols`` matrix is padded to; a ``0×0`` matrix has no
+    corner (a kaleidoscope's ``n`` is at least 1): :class:`ShapeError`."""
+    n = max(S.rows, S.cols)
+    if n == 0:
+        raise ShapeError(f"{what}: expected a matrix with at least one row or column (a kaleidoscope's corner is n×n "
+                         "with n ≥ 1), found a 0×0 SparseMatrix")
+    return n
 
 
 def sparse_size(n: int, s: int) -> int:
@@ -84,7 +94,11 @@ def _tree_group(size: int, blocks: Sequence[tuple[int, int]], switch: tuple[int,
 
 
 def sparse_to_kaleidoscope(S: SparseMatrix) -> Factorization:
-    """``S`` (padded to ``n×n``, ``n = max(rows, cols, 1)``) as ``(BB*)^5`` (docs/kaleidoscope.md §2.2).
+    """``S`` (padded to ``n×n``, ``n = max(rows, cols)``) as ``(BB*)^5`` (docs/kaleidoscope.md §2.2).
+
+    A ``0×0`` matrix is a :class:`ShapeError`: a kaleidoscope's corner is ``n×n`` with ``n ≥ 1``, and the
+    ``1×1`` zero it would be read as is no matrix of that shape. A ``0×c`` or ``r×0`` matrix is the zero
+    ``c×c`` or ``r×r`` corner, padded as every non-square matrix is.
 
     >>> from symverify.kernel.kaleidoscope.apply import to_matrix
     >>> f = sparse_to_kaleidoscope(SparseMatrix.from_dense([[1, 2], [0, 3]]))
@@ -93,7 +107,7 @@ def sparse_to_kaleidoscope(S: SparseMatrix) -> Factorization:
     """
     if not isinstance(S, SparseMatrix):
         raise IRError(f"sparse_to_kaleidoscope: expected a SparseMatrix, found {type(S).__name__}")
-    n = max(S.rows, S.cols, 1)
+    n = corner_size(S, "sparse_to_kaleidoscope")
     s = S.nnz
     N = sparse_size(n, s)
     check_size_limit(N, f"sparse_to_kaleidoscope of a {S.rows}×{S.cols} matrix with {s} nonzeros: size N")

@@ -64,6 +64,7 @@ from fractions import Fraction
 
 from symverify.errors import IRError
 from symverify.kaleidoscope.permutation import bit_reversal, complete_permutation, route_permutation
+from symverify.kaleidoscope.sparse import corner_size
 from symverify.kernel.ir.butterfly import (
     BBStar,
     ButterflyFactor,
@@ -81,6 +82,11 @@ from symverify.kernel.kaleidoscope.matrix import Entry, SparseMatrix
 __all__ = ["thm3_size", "thm3_width_bound", "sparse_to_kaleidoscope_thm3"]
 
 THEOREM = "Dao et al. 2020, Theorem 3 (as stated: (BB*)^{4⌈s/n⌉}_4; docs/kaleidoscope.md §2.2)"
+THEOREM_PADDED = ("Dao et al. 2020, Theorem 3 at n no power of two ((BB*)^{4⌈s/n⌉} with N ≤ 4·2^⌈log2 n⌉, "
+                  "so e ≤ 4·2^⌈log2 n⌉/n, which may exceed 4; docs/kaleidoscope.md §2.2)")
+"""The claim for ``n`` that is no power of two, where the paper's ``(BB*)^w_4`` is not defined and
+``e = N/n`` may exceed 4 (64/13 at ``n = 13``): :data:`THEOREM` would state an expansion the
+construction does not meet."""
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -214,7 +220,8 @@ def _piece(n: int, size: int, entries: list[Entry], last: bool) -> tuple[BBStar,
 
 
 def sparse_to_kaleidoscope_thm3(M: SparseMatrix) -> Factorization:
-    """``M`` (padded to ``n×n``, ``n = max(rows, cols, 1)``) in ``(BB*)^{4⌈s/n⌉}_4`` (module docstring).
+    """``M`` (padded to ``n×n``, ``n = max(rows, cols)``) in ``(BB*)^{4⌈s/n⌉}_4`` (module docstring).
+    A ``0×0`` matrix is a :class:`~symverify.errors.ShapeError` (no ``n×n`` corner with ``n ≥ 1`` is it).
 
     >>> from symverify.kernel.kaleidoscope.apply import to_matrix
     >>> f = sparse_to_kaleidoscope_thm3(SparseMatrix.from_dense([[1, 2], [0, 3]]))
@@ -223,7 +230,7 @@ def sparse_to_kaleidoscope_thm3(M: SparseMatrix) -> Factorization:
     """
     if not isinstance(M, SparseMatrix):
         raise IRError(f"sparse_to_kaleidoscope_thm3: expected a SparseMatrix, found {type(M).__name__}")
-    n = max(M.rows, M.cols, 1)
+    n = corner_size(M, "sparse_to_kaleidoscope_thm3")
     s = M.nnz
     n_pad = next_power_of_two(n)
     size = thm3_size(n, s)
@@ -240,7 +247,7 @@ def sparse_to_kaleidoscope_thm3(M: SparseMatrix) -> Factorization:
             groups.extend(_piece(n, size, chunk, k == len(chunks) - 1))
     return Factorization(
         Kaleidoscope(n, size, tuple(groups)),
-        THEOREM,
+        THEOREM if n == n_pad else THEOREM_PADDED,
         garbage_free=True,
         resources={"s": s, "pieces": _ceil_div(s, size - 2 * n) if s else 0, "e_pad": Fraction(size, n_pad)},
         bounds={

@@ -29,11 +29,19 @@ def kaleidoscope_instance(name: str, f: Factorization, check: KaleidoscopeCheck,
             resources and its kaleidoscope otherwise), or ``check`` was made on another kaleidoscope
             than ``f``'s (other sizes ``n``, ``N`` or ``w``, or other content: the check's sealed
             digest of what it checked differs from ``f.kaleidoscope``'s): its verdict is not about
-            ``f``, whose resources the instance would record.
+            ``f``, whose resources the instance would record; or ``f``'s resources ``w``, ``N``, ``n``,
+            ``e`` are not its kaleidoscope's (a kaleidoscope set after construction by
+            ``object.__setattr__``: the resources stated would be another kaleidoscope's).
     """
     if type(f) is not Factorization:
         sub = " (a subclass of Factorization: its resources may not be its kaleidoscope's)" if isinstance(f, Factorization) else ""
         raise UsageError(f"kaleidoscope instance {name!r}: expected a Factorization, found {type(f).__name__}{sub}")
+    k = f.kaleidoscope
+    stated = tuple(f.resources.get(key) for key in ("w", "N", "n", "e"))
+    if stated != (k.width, k.size, k.n, k.expansion):  # the resources are read off the kaleidoscope when made
+        raise UsageError(f"kaleidoscope instance {name!r}: the factorization's resources state (w, N, n, e) = "
+                         f"{tuple(map(str, stated))}, its kaleidoscope has {tuple(map(str, (k.width, k.size, k.n, k.expansion)))} "
+                         "(a kaleidoscope set after construction?): the instance would record resources of another kaleidoscope")
     if isinstance(check, KaleidoscopeCheck) and (check.n, check.size, check.width) != (f.kaleidoscope.n, f.N, f.w):
         raise UsageError(f"kaleidoscope instance {name!r}: the check is of a kaleidoscope with n={check.n}, N={check.size}, "
                          f"w={check.width}; the factorization has n={f.kaleidoscope.n}, N={f.N}, w={f.w} "

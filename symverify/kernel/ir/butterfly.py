@@ -132,8 +132,9 @@ def _diagonal(diag: object, name: str) -> tuple[object, ...]:
 
 
 def _row(x: object) -> bool:
-    """``x`` is a sequence read in order: not a str or bytes (its characters)."""
-    return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
+    """``x`` is a sequence read in order: not a str or bytes (its characters); a numpy array of one
+    dimension counts (its rows and entries are read in order)."""
+    return (isinstance(x, Sequence) and not isinstance(x, (str, bytes))) or getattr(x, "ndim", None) in (1, 2)
 
 
 def _check_size(size: int, what: str, at_least: int = 2) -> None:
@@ -268,14 +269,16 @@ class ButterflyFactor:
     @staticmethod
     def from_blocks(size: int, stride: int, blocks: Sequence[Block]) -> ButterflyFactor:
         """The factor whose pair ``m`` carries ``blocks[m] = ((d1, d2), (d3, d4))``; a block or a
-        block row that is a str or bytes (``("57", "91")`` would read as its characters) is refused."""
+        block row that is a str or bytes (``("57", "91")`` would read as its characters) is refused.
+        ``blocks`` may be a numpy array of shape ``(size/2, 2, 2)`` and a block a ``2×2`` array (their
+        entries read as every diagonal entry is: integers by value, floats refused)."""
         size = plain_index(size)  # type: ignore[assignment]
         _check_size(size, "butterfly factor size")
         if unordered(blocks, sized=True) or len(blocks) != size // 2:
             found = type(blocks).__name__ if unordered(blocks, sized=True) else len(blocks)
             raise ShapeError(f"butterfly factor blocks: expected {size // 2} 2×2 blocks (size/2), found {found}")
-        for m, blk in enumerate(blocks):
-            if not (_row(blk) and len(blk) == 2 and all(_row(r) and len(r) == 2 for r in blk)):
+        for m, blk in enumerate(blocks):  # a numpy array of blocks, or a block given as a 2×2 array, reads row by row
+            if not (_row(blk) and getattr(blk, "ndim", 2) == 2 and len(blk) == 2 and all(_row(r) and getattr(r, "ndim", 1) == 1 and len(r) == 2 for r in blk)):
                 raise ShapeError(f"butterfly factor block {m}: expected a 2×2 block ((d1, d2), (d3, d4)), found {safe_repr(blk, 80)}")
         cols = list(zip(*[(a, b, c, d) for (a, b), (c, d) in blocks])) or [(), (), (), ()]
         return ButterflyFactor(size, stride, *cols)

@@ -465,7 +465,9 @@ def number_table(table: object, what: str) -> dict[str, int | Fraction | float]:
     :class:`IRError` ``{what}…`` naming the key and what was found, shortened (:func:`safe_repr`). A
     plain ``int`` value is taken as it is, which is what :func:`plain_resource` returns for it, without
     building the label of an error it cannot raise (a ``safe_repr`` of the key per entry: a third of
-    the cost of a ``Factorization`` of a small permutation)."""
+    the cost of a ``Factorization`` of a small permutation). Two keys that read as one name (a ``str``
+    subclass hashing otherwise than its characters, beside the plain name) are an :class:`IRError`:
+    keeping either would drop the other, a bound loosened without a word."""
     if not isinstance(table, Mapping):
         raise IRError(f"{what}: expected a mapping of str to numbers, found {type(table).__name__}")
     out: dict[str, int | Fraction | float] = {}
@@ -473,6 +475,9 @@ def number_table(table: object, what: str) -> dict[str, int | Fraction | float]:
         if not isinstance(k, str):
             raise IRError(f"{what}: keys must be strings, found {type(k).__name__} {safe_repr(k, 40)}")
         k = plain_str(k)
+        if k in out:  # two keys of one name (a str subclass hashing otherwise than its characters): one would be dropped
+            raise IRError(f"{what}: the key {safe_repr(k, 60)} is given twice (a str subclass reads as its characters); "
+                          "expected each name once")
         out[k] = v if type(v) is int else plain_resource(v, f"{what}[{safe_repr(k, 60)}]")
     return out
 

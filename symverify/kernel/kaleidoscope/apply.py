@@ -28,7 +28,7 @@ from symverify.deadline import Check
 from symverify.errors import IRError, ShapeError
 from symverify.kernel.ir.affine import Affine
 from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, FactorList, Kaleidoscope, pair_index
-from symverify.kernel.ir.scalar import Scalar, as_index, is_zero, param_names, unordered
+from symverify.kernel.ir.scalar import Scalar, as_index, is_bool, is_zero, param_names, unordered
 from symverify.kernel.kaleidoscope.factorization import Factorization
 from symverify.kernel.semantics.rings import AffineRing, Ring, ScalarRing
 
@@ -200,6 +200,43 @@ def _run(plans: Sequence[Plan], x: list[Any], ring: Ring, check: Check | None = 
     return x
 
 
+def _ring(ring: object, what: str) -> None:
+    """``ring`` has what the stage kernel reads of a ring (``zero``, ``coerce``, ``reduce``: the
+    :class:`~symverify.kernel.semantics.rings.Ring` protocol); anything else is an :class:`IRError`
+    before any work (it failed inside the kernel, or was never read when every coefficient was 0 or 1)."""
+    if not all(hasattr(ring, name) for name in ("zero", "coerce", "reduce")) or not callable(ring.coerce):  # type: ignore[attr-defined]
+        raise IRError(f"{what}: expected a ring (with zero, coerce and reduce, e.g. ScalarRing()), found {type(ring).__name__} "
+                      f"{ring!r:.40}")
+
+
+def _exact_entry(v: Any, i: int) -> Any:
+    """Entry ``i`` of a vector applied over :class:`ScalarRing`: an ``int`` as it is, another integer
+    (a numpy integer) as the ``int`` of its value, a bool or bytes refused (:class:`IRError`: no number),
+    anything else as given (Fractions, symbols, floats for a float reference, str labels:
+    :func:`_labels_only`)."""
+    if type(v) is int:
+        return v
+    if isinstance(v, bytes) or is_bool(v):
+        raise IRError(f"applying a butterfly product: entry {i}: expected a number, found {type(v).__name__} {v!r:.40}")
+    j = as_index(v)
+    return v if j is None else j
+
+
+def _labels_only(fs: Sequence[ButterflyFactor], i: int, label: str) -> None:
+    """A str entry is a label, moved unchanged by a routing product: every 2×2 block has entries 0 or 1
+    and at most one 1 per row (``I``, ``X``, a dropped coordinate). Any other block would compute with
+    it (``2·'1/2'`` is ``'1/21/2'``, ``'a' + 'b'`` is ``'ab'``): :class:`IRError`, naming the factor and pair."""
+    for k, f in enumerate(fs):
+        if f.all_int and _zero_one(f) and not any(a and b for a, b in zip(f.d1, f.d2)) and not any(c and d for c, d in zip(f.d3, f.d4)):
+            continue
+        m = next(m for m in range(f.size // 2) if not (
+            {f.d1[m], f.d2[m], f.d3[m], f.d4[m]} <= {0, 1} and all(type(x) is int for x in f.block(m)[0] + f.block(m)[1])
+            and not (f.d1[m] and f.d2[m]) and not (f.d3[m] and f.d4[m])))
+        raise IRError(f"applying a butterfly product: entry {i} is the str {label!r:.40}, a label that only 0/1 routing blocks "
+                      f"move; factor {k} (stride {f.stride}) pair {m} has the block {f.block(m)}, which would compute with it "
+                      "(pass exact numbers: Fraction(1, 2), sym('a'))")
+
+
 def _io(obj: Butterflies, length: int, full: bool) -> tuple[int, int]:
     """(size, expected input length); a kaleidoscope reads ``n`` values unless ``full``."""
     size, n = corner(obj)
@@ -232,8 +269,14 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
     given: exact scalars give exact results, floats give the float products (a float reference for
     the numeric programs); the provers pass exact values or ring elements. Over :class:`ScalarRing`
     an integer that is no ``int`` (a numpy integer, whose products wrap at 64 bits or raise) is read
-    as the ``int`` of its value."""
+    as the ``int`` of its value, a bool or bytes is an :class:`IRError`, and a str is a label that only
+    routing blocks (0/1, one 1 per row) move (:func:`_labels_only`). ``xs`` is an ordered iterable of vectors (a list, a tuple, a 2-d
+    array, a generator); a mapping (iterating it gives its keys), a set, a str or no iterable at all is
+    a :class:`ShapeError`."""
+    if unordered(xs):
+        raise ShapeError(f"applying a butterfly product to a batch: expected a sequence of vectors, found {type(xs).__name__}")
     ring = ScalarRing() if ring is None else ring
+    _ring(ring, "applying a butterfly product: ring")
     exact = isinstance(ring, ScalarRing)
     size, fs = factors_of(obj)
     plans = [_plan(f, ring) for f in fs]
@@ -244,7 +287,10 @@ def apply_batch(obj: Butterflies, xs: Sequence[Sequence[Any]], ring: Ring | None
         _, length = _io(obj, len(x), full)
         vals = list(x)
         if exact and not _ONLY_INT(map(type, vals)):
-            vals = [v if type(v) is int or (i := as_index(v)) is None else i for v in vals]
+            vals = [_exact_entry(v, i) for i, v in enumerate(vals)]
+            label = next(((i, v) for i, v in enumerate(vals) if isinstance(v, str)), None)
+            if label is not None:
+                _labels_only(fs, *label)
         y = _run(plans, vals + [ring.zero] * (size - length), ring, check)
         out.append(y[:length])
     return out
@@ -263,6 +309,10 @@ def materialize(obj: Butterflies, columns: Sequence[int] | None = None, coeffs: 
     size, fs = factors_of(obj)
     if columns is None:
         columns = range(corner(obj)[1])
+    elif unordered(columns):
+        raise ShapeError(f"materialize: expected a sequence of columns (ints in 0 … {size - 1}), found {type(columns).__name__}")
+    if coeffs is not None:
+        _ring(coeffs, "materialize: coeffs")
     ring = AffineRing(ScalarRing() if coeffs is None else coeffs)
     x = [ring.zero] * size
     for c in columns:
@@ -283,6 +333,8 @@ def to_matrix(obj: Butterflies, coeffs: Any = None) -> list[list[Any]]:
     [[1, 0, 2, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
     """
     n = corner(obj)[1]
+    if coeffs is not None:
+        _ring(coeffs, "to_matrix: coeffs")
     rows = materialize(obj, range(n), coeffs)[:n]
     zero = (ScalarRing() if coeffs is None else coeffs).zero
     return [[r.terms.get(j, zero) for j in range(n)] for r in rows]

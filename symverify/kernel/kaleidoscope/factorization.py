@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from symverify.errors import IRError
+from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.butterfly import Kaleidoscope
 from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table, plain_str
@@ -23,7 +24,8 @@ class Factorization:
     ``garbage_free`` is the construction's claim that ``E`` maps ``(x, 0)`` to ``(M·x, 0)``
     (nothing outside the corner), which :mod:`symverify.kernel.provers.matrix` checks.
     ``resources`` always holds ``w`` (BB* factors), ``N``, ``n`` and ``e = N/n``, read off the
-    kaleidoscope itself (never taken from the caller); ``bounds``
+    kaleidoscope itself (never taken from the caller: a ``resources`` entry for one of these keys
+    must equal the kaleidoscope's value, else :class:`IRError`, never silently replaced); ``bounds``
     holds what the cited result promises for the same keys (a resource must be ``≤`` its bound).
     """
 
@@ -51,7 +53,13 @@ class Factorization:
         if not isinstance(self.theorem, str):
             raise IRError(f"factorization theorem: expected a str, found {type(self.theorem).__name__}")
         object.__setattr__(self, "theorem", plain_str(self.theorem))
-        res = {**number_table(self.resources, "factorization resources"), "w": k.width, "N": k.size, "n": k.n, "e": k.expansion}
+        given = number_table(self.resources, "factorization resources")
+        derived = {"w": k.width, "N": k.size, "n": k.n, "e": k.expansion}
+        for key, value in derived.items():
+            if key in given and given[key] != value:
+                raise IRError(f"factorization resources[{key!r}]: the kaleidoscope's {key} is {value}, found {safe_repr(given[key], 60)} "
+                              "(w, N, n and e are read off the kaleidoscope; give them its values or leave them out)")
+        res = {**given, **derived}
         object.__setattr__(self, "resources", ReadOnlyMapping(res))
         object.__setattr__(self, "bounds", ReadOnlyMapping(number_table(self.bounds, "factorization bounds")))
 

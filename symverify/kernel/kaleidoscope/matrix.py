@@ -111,16 +111,19 @@ class SparseMatrix:
         """The matrix of a sized sequence of rows, each a sized sequence of entries in order (lists,
         tuples, numpy arrays). A row given as a mapping (iterating it gives its keys, so
         ``{1: 7, 0: 3}`` would read as ``[1, 0]``), a set, a str or bytes (its characters) or a
-        generator is refused (:class:`IRError`), never read as some other row."""
+        generator is refused (:class:`IRError`), never read as some other row. An array with no rows
+        keeps its column count (``np.zeros((0, 5))`` is ``0×5``; a list ``[]`` has none: ``0×0``)."""
         if unordered(rows, sized=True):
             raise IRError(f"{what}: expected a sequence of rows, found {type(rows).__name__}")
+        shape = getattr(rows, "shape", None)
+        empty_cols = as_index(shape[1]) if isinstance(shape, tuple) and len(shape) == 2 else None
         rows = [plain_items(row) for row in plain_items(rows)]  # subclasses as the items they store: read twice below
         for i, row in enumerate(rows):
             if unordered(row, sized=True):
                 raise IRError(f"{what} row {i}: expected a sequence of entries in order, found {type(row).__name__} "
                               "(a mapping or set has no row order, a str is read as characters)")
         r = len(rows)
-        c = len(rows[0]) if r else 0
+        c = len(rows[0]) if r else (empty_cols or 0)
         for i, row in enumerate(rows):
             if len(row) != c:
                 raise ShapeError(f"{what} row {i}: expected {c} entries like row 0, found {len(row)}")
@@ -164,18 +167,25 @@ class SparseMatrix:
         return SparseMatrix(self.cols, self.rows, tuple((j, i, v) for i, j, v in self.entries))
 
     def to_dense(self) -> list[list[Scalar]]:
+        """The ``rows × cols`` rows, zeros included; more than :data:`~symverify.ir.limits.MAX_CELLS`
+        cells is a :class:`~symverify.errors.LimitError`, raised before anything is allocated."""
+        limits.check(self.rows * self.cols, "MAX_CELLS", lambda: f"the dense form of a {self.rows}×{self.cols} sparse matrix")
         out: list[list[Scalar]] = [[0] * self.cols for _ in range(self.rows)]
         for i, j, v in self.entries:
             out[i][j] = v
         return out
 
     def row_counts(self) -> list[int]:
+        """The nonzeros of each row (a list of ``rows`` counts: :data:`~symverify.ir.limits.MAX_CELLS` at most)."""
+        limits.check(self.rows, "MAX_CELLS", lambda: f"the row counts of a {self.rows}×{self.cols} sparse matrix")
         out = [0] * self.rows
         for i, _, _ in self.entries:
             out[i] += 1
         return out
 
     def col_counts(self) -> list[int]:
+        """The nonzeros of each column (a list of ``cols`` counts: :data:`~symverify.ir.limits.MAX_CELLS` at most)."""
+        limits.check(self.cols, "MAX_CELLS", lambda: f"the column counts of a {self.rows}×{self.cols} sparse matrix")
         out = [0] * self.cols
         for _, j, _ in self.entries:
             out[j] += 1

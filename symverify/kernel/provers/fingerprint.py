@@ -61,7 +61,7 @@ from typing import Any, Protocol, cast
 from symverify.errors import IRError, ProverError
 from symverify.ir.bigint import safe_repr
 from symverify.kernel.ir.baseconv import Layer, Mode, Model
-from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, is_power_of_two
+from symverify.kernel.ir.butterfly import BBStar, ButterflyFactor, Kaleidoscope, bbstar_strides, is_power_of_two
 from symverify.kernel.ir.cellarray import CellArray
 from symverify.kernel.ir.circuit import Circuit, Gate, Op
 from symverify.kernel.ir.circuit import _check as check_circuit
@@ -379,7 +379,28 @@ def _kaleidoscope_parts(k: Kaleidoscope, where: str, state: object = None) -> li
     _exact([x for f in factors for x in (f.size, f.stride)], (int,), "factor size or stride", where)
     for j, f in enumerate(factors):
         _factor_form(f, f"{where}: butterfly factor {j}")
+    _kaleidoscope_form(k, where)
     return factors
+
+
+def _kaleidoscope_form(k: Kaleidoscope, where: str) -> None:
+    """Refuse a kaleidoscope whose sizes or groups are not as the constructors of :class:`Kaleidoscope`
+    and :class:`BBStar` leave them: ``n`` and ``size`` plain ints with ``size`` a power of two and
+    ``1 ≤ n ≤ size``, every group of ``size``, its factors of ``size`` with the BB* strides
+    ``size/2 … 1, 1 … size/2`` in application order. A field set after construction
+    (``object.__setattr__``) skipped those checks: a group of factors in another order was reported as
+    one BB* element (``w`` counts groups), and a factor of another size raised ``IndexError``."""
+    n, size = k.n, k.size
+    if not (type(n) is int and type(size) is int and is_power_of_two(size) and 1 <= n <= size):
+        raise IRError(f"{where}: expected 1 ≤ n ≤ size, size a power of two, found n = {safe_repr(n, 40)}, "
+                      f"size = {safe_repr(size, 40)} (a field set after construction?)")
+    want = bbstar_strides(size) if size >= 2 else ()
+    for i, g in enumerate(k.groups):
+        got = tuple(f.stride for f in g.factors)
+        if type(g.size) is not int or g.size != size or any(f.size != size for f in g.factors) or got != want:
+            raise IRError(f"{where}: BB* group {i}: expected size {size} and strides {list(want)} in application order, "
+                          f"found size {safe_repr(g.size, 40)}, factor sizes {safe_repr([f.size for f in g.factors], 80)}, "
+                          f"strides {safe_repr(list(got), 80)} (a field set after construction?)")
 
 
 def _factor_form(f: ButterflyFactor, where: str) -> None:

@@ -71,6 +71,11 @@ class KaleidoscopeCheck(Sealed):
     circuit), else the exact ``n×n`` target matrix's
     (:func:`~symverify.kernel.provers.fingerprint.matrix_digest`, a permutation's as its matrix).
     Set by the checks and sealed with the rest (None: an outcome made otherwise states none).
+
+    ``target_shape`` is the shape ``(rows, cols)`` of the target as given: the claim is about that
+    matrix padded with zeros to ``n×n``, and ``str`` says so when it was smaller than the corner
+    (a ``2×2`` target proved for a ``3×3`` corner is ``diag(T, 0)``, not ``T``). Sealed with the rest
+    (None: an outcome made otherwise states none).
     """
 
     verdict: Verdict
@@ -81,31 +86,43 @@ class KaleidoscopeCheck(Sealed):
     garbage_free_checked: bool
     first_difference: Difference | None = None
     digests: tuple[str, str] | None = field(default=None, kw_only=True)
+    target_shape: tuple[int, int] | None = field(default=None, kw_only=True)
     _seal: str = field(default="", init=False, repr=False, compare=False)  # set by seal_outcome
-    SEALED = ("n", "size", "width", "garbage_free_checked", "first_difference", "digests")
+    SEALED = ("n", "size", "width", "garbage_free_checked", "first_difference", "digests", "target_shape")
     """The fields bound into the seal besides the verdict and method (the sizes, a refutation's
-    first differing entry and the digests, which ``Instance.from_report`` records): one changed after the check unseals it."""
+    first differing entry, the target's shape and the digests, which ``Instance.from_report`` records): one changed after the check unseals it."""
 
     def __post_init__(self) -> None:
         check_digests(self.digests, "kaleidoscope check", "(kaleidoscope, target)")
+        shape = self.target_shape
+        if shape is not None and not (type(shape) is tuple and len(shape) == 2 and all(type(x) is int and 0 <= x <= self.n for x in shape)):
+            raise IRError(f"kaleidoscope check target_shape: expected None or (rows, cols), plain ints in 0 … n = {self.n}, "
+                          f"found {shape!r:.80}")
 
     @property
     def proved(self) -> bool:
         return self.verdict is Verdict.PROVED
 
+    def padding(self) -> str:
+        """``"; target r×c padded with zeros to n×n"`` when the target was smaller than the corner, else ``""``."""
+        if self.target_shape is None or self.target_shape == (self.n, self.n):
+            return ""
+        r, c = self.target_shape
+        return f"; target {r}×{c} padded with zeros to {self.n}×{self.n}"
+
     def __str__(self) -> str:
         head = f"{self.verdict.value} ({self.method}): n={self.n} N={self.size} w={self.width}"
         if self.first_difference is None:
-            return head + (", garbage-free" if self.garbage_free_checked else "")
+            return head + (", garbage-free" if self.garbage_free_checked else "") + self.padding()
         i, j, got, want = self.first_difference
-        return head + f"; entry ({i}, {j}) is {show_scalar(got)}, expected {show_scalar(want)}"
+        return head + f"; entry ({i}, {j}) is {show_scalar(got)}, expected {show_scalar(want)}" + self.padding()
 
 
-def _target_dict(target: Target, n: int) -> dict[tuple[int, int], Scalar]:
-    """The target's nonzero entries: a :class:`SparseMatrix` (exactly that class: a subclass is an
-    :class:`IRError`), a mapping ``{(row, col): value}``, or dense rows read by
-    :meth:`SparseMatrix.from_dense` (which refuses rows without an order: a mapping would read as
-    its keys, a str as its characters)."""
+def _target_dict(target: Target, n: int) -> tuple[dict[tuple[int, int], Scalar], tuple[int, int]]:
+    """The target's nonzero entries and its shape ``(rows, cols)``: a :class:`SparseMatrix` (exactly
+    that class: a subclass is an :class:`IRError`), a mapping ``{(row, col): value}`` (``n×n``), or
+    dense rows read by :meth:`SparseMatrix.from_dense` (which refuses rows without an order: a mapping
+    would read as its keys, a str as its characters)."""
     if isinstance(target, SparseMatrix):
         if type(target) is not SparseMatrix:  # its as_dict() could answer otherwise than its entries say
             kind = type(target)
@@ -118,7 +135,7 @@ def _target_dict(target: Target, n: int) -> dict[tuple[int, int], Scalar]:
         m = SparseMatrix.from_dense(target, "kaleidoscope check: target")  # refuses unordered rows
     if m.rows > n or m.cols > n:
         raise ShapeError(f"kaleidoscope check: the target is {m.rows}×{m.cols}, larger than the corner n×n = {n}×{n}")
-    return m.as_dict()
+    return m.as_dict(), (m.rows, m.cols)
 
 
 def _first_difference(rows: list[dict[int, Scalar]], want: dict[tuple[int, int], Scalar]) -> Difference | None:
@@ -136,6 +153,14 @@ def _first_difference(rows: list[dict[int, Scalar]], want: dict[tuple[int, int],
     return None
 
 
+def _checker(check: object) -> None:
+    """``check`` is None or a deadline checker (a callable, :mod:`symverify.deadline`); anything else is a
+    :class:`UsageError` before any work (it is called before every factor)."""
+    if check is not None and not callable(check):
+        raise UsageError(f"kaleidoscope check: check: expected None or a deadline checker (a callable), "
+                         f"found {type(check).__name__} {check!r:.40}")
+
+
 def _kaleidoscope(obj: object) -> Kaleidoscope:
     """The kaleidoscope checked: ``obj`` itself or a factorization's (else :class:`ShapeError`); one
     that is or holds an instance of a subclass of the IR's classes is an :class:`IRError`
@@ -149,7 +174,10 @@ def _kaleidoscope(obj: object) -> Kaleidoscope:
 
 def verify_matrix(obj: Kaleidoscope | Factorization, target: Target, *, garbage_free: bool | None = None,
                   check: Check | None = None) -> KaleidoscopeCheck:
-    """Decide ``S·E·Sᵀ = target`` exactly (target padded with zeros to ``n×n``).
+    """Decide ``S·E·Sᵀ = target`` exactly (target padded with zeros to ``n×n``: a target smaller than
+    the corner is compared with zero rows and columns added, its shape recorded in the check's
+    ``target_shape`` and written by ``str``, so a proof about the padded matrix never reads as one
+    about a corner of the target's shape).
 
     ``target`` is a :class:`SparseMatrix`, a mapping ``{(row, col): value}`` or a sequence of rows,
     each a sequence of entries in order (a row that is a mapping, a set, a str or a generator is an
@@ -178,6 +206,7 @@ def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, 
     permutation matrix's :func:`~symverify.kernel.provers.fingerprint.permutation_digest`) or, with
     None, by the digest of the exact target matrix compared. With ``exact``, ``target`` is already
     the dict of exact entries inside the ``n×n`` corner (:func:`verify_permutation` builds it)."""
+    _checker(check)
     if garbage_free is not None and not is_bool(garbage_free):  # bool('no') is True, bool(0) False: no guessing
         raise UsageError(f"kaleidoscope check garbage_free: expected True, False or None (the factorization's claim), "
                          f"found {type(garbage_free).__name__} {garbage_free!r:.40}")
@@ -185,10 +214,12 @@ def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, 
         garbage_free = obj.garbage_free if garbage_free is None else garbage_free
     k = _kaleidoscope(obj)
     garbage_free = bool(garbage_free)
+    shape = (k.n, k.n)
     if exact:
         want = cast(dict[tuple[int, int], Scalar], target)
     else:
-        want = {key: as_scalar(v, f"target entry {key}") for key, v in _target_dict(cast(Target, target), k.n).items()}
+        given, shape = _target_dict(cast(Target, target), k.n)
+        want = {key: as_scalar(v, f"target entry {key}") for key, v in given.items()}
     rows = [r.terms for r in materialize(k, check=check)]
     digests = (content_digest(k), about if about is not None else matrix_digest(k.n, k.n, want))
 
@@ -196,7 +227,8 @@ def _verify(obj: Kaleidoscope | Factorization, target: Target | dict[tuple[int, 
         if diff is not None:
             _recheck(k, diff, check)
         verdict = outcome.exact_comparison(diff is None)
-        return seal_outcome(KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff, digests=digests))
+        return seal_outcome(KaleidoscopeCheck(verdict, method, k.n, k.size, k.width, garbage_free, diff, digests=digests,
+                                              target_shape=shape))
 
     if garbage_free:
         for i in range(k.n, k.size):
@@ -224,6 +256,7 @@ def verify_circuit(obj: Kaleidoscope | Factorization, c: Circuit, *, garbage_fre
 
     ``c`` must be a :class:`Circuit` exactly, holding the IR's own classes (as ``verify`` reads a
     side: :func:`~symverify.kernel.provers.fingerprint.check_plain`); a subclass is an :class:`IRError`."""
+    _checker(check)
     k = _kaleidoscope(obj)
     if not isinstance(c, Circuit):
         raise IRError(f"kaleidoscope check: expected a linear Circuit to compare with, found {type(c).__name__}")
@@ -237,6 +270,7 @@ def verify_permutation(obj: Kaleidoscope | Factorization, perm: Sequence[int], *
                        check: Check | None = None) -> KaleidoscopeCheck:
     """Decide that the kaleidoscope is ``P`` with ``P[perm[i], i] = 1``; ``perm`` must have length
     ``n`` (a shorter one padded with zero rows would not be a permutation of ``0 … n−1``)."""
+    _checker(check)
     k = _kaleidoscope(obj)
     perm = check_permutation(perm)  # a sequence of ints first (a 0-d array has a len() that raises)
     if len(perm) != k.n:
