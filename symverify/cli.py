@@ -333,12 +333,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             if message.startswith("verify: the two sides have different shapes"):
                 e.args = (f"{args.lhs} (lhs) and {args.rhs} (rhs): {message}",)
             raise
-    try:
-        _out(json.dumps(report.to_json(), indent=2) if args.json else str(report))
-    except BrokenPipeError:  # the reader has gone (| grep -q PROVED): the exit code is the verdict, as prove keeps its own
-        from symverify.progress import stdout_to_devnull
-
-        stdout_to_devnull()
+    _out(json.dumps(report.to_json(), indent=2) if args.json else str(report))  # a reader gone (| grep -q): the verdict's code
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
 
 
@@ -1300,14 +1295,21 @@ def _to_devnull(stream: Any) -> None:
 def _out(text: str, stream: Any = None) -> None:
     """``text`` and a line break on standard output (or ``stream``), flushed: a write that fails
     (a full disk, ``> /dev/full``) is an ``OSError`` naming the stream, reported as
-    ``symverify: error: standard output: No space left on device``; a closed one (``>&-``) takes nothing."""
+    ``symverify: error: standard output: No space left on device``; a closed one (``>&-``) takes nothing.
+
+    A reader that has gone (a broken pipe: ``prove --list | head -1``, ``verify … | grep -q PROVED``)
+    took what it wanted: the stream is pointed at the null device (:func:`_to_devnull`, so Python's
+    flush at exit says nothing either) and the command ends quietly with its own exit code (0 for
+    ``info``, ``compile``, ``report`` and ``--list``, the verdict's for ``verify``), as ``prove`` does;
+    it was the input error's code 3, with ``symverify: error: standard output: Broken pipe``, after
+    the work was done and its files written."""
     stream = sys.stdout if stream is None else stream
     if stream is None:
         return
     try:
         print(text, file=stream, flush=True)
     except BrokenPipeError:
-        raise
+        _to_devnull(stream)
     except OSError as e:
         name = "standard error" if stream is sys.stderr else "standard output"
         _to_devnull(stream)
