@@ -110,6 +110,10 @@ METHOD_TOKENS = frozenset({
 })
 """The words an instance's ``method`` is made of (joined by ``+``)."""
 
+PRECHECK_METHOD = "randomized (pre-check)"
+"""The method of a report that ``auto``'s one-trial randomized pre-check decided (a refutation, or
+``unknown`` from a mismatch modulo a prime): its claim's method is ``randomized``."""
+
 SWEEP_ENV = "SYMVERIFY_SWEEP"
 """The environment variable through which ``symverify sweep`` passes its grid (JSON) to a ``SWEEP`` script."""
 
@@ -216,12 +220,17 @@ def _method(outcome: Any) -> Any:
     """The method an outcome names, as its claim shows it: a ``KaleidoscopeCheck`` that also checked
     the kaleidoscope garbage-free (``E·(x, 0) = (M·x, 0)``, its sealed ``garbage_free_checked``) and
     was decided by the matrix comparison is ``exact-matrix+garbage-free`` (one refuted by the
-    garbage-free check is ``garbage-free`` already); any other outcome, its own ``method``."""
+    garbage-free check is ``garbage-free`` already); a report of ``auto`` decided by its one-trial
+    pre-check (method ``randomized (pre-check)``: a refutation, or ``unknown`` from a mismatch
+    modulo a prime) is ``randomized``, the method that decided it (the words of :data:`METHOD_TOKENS`
+    hold no qualifier); any other outcome, its own ``method``."""
     from symverify.kernel.provers.matrix import KaleidoscopeCheck
 
     method = getattr(outcome, "method", None)
     if isinstance(outcome, KaleidoscopeCheck) and outcome.garbage_free_checked and method == "exact-matrix":
         return "exact-matrix+garbage-free"
+    if method == PRECHECK_METHOD:
+        return "randomized"
     return method
 
 
@@ -415,7 +424,8 @@ class Instance:
         """A prover's claim: the verdict of ``report`` (with ``more``: ``refuted`` if one of them is,
         else ``unknown`` if one is, else ``proved``). ``method`` defaults to the reports' methods
         joined by ``+`` (a matrix check that also checked the kaleidoscope garbage-free adds
-        ``garbage-free``, so the claim shows the fact its outcome sealed); a ``method`` given that
+        ``garbage-free``, so the claim shows the fact its outcome sealed; a report ``auto``'s
+        pre-check decided, ``randomized (pre-check)``, is ``randomized``); a ``method`` given that
         names ``garbage-free`` where an outcome is no matrix check that checked it is a
         :class:`~symverify.errors.UsageError`. A ``proved`` claim carries the reports' error bound ``failure_bound``: the
         sum of their randomized bounds (a union bound; 0 when every one is an exact argument); a sum
