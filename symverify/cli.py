@@ -570,7 +570,14 @@ def _write(path: str, text: str, what: str) -> None:
     The temporary file is made new (``O_EXCL``, under a name of its own: a file or a link planted
     under that name is never written through), with the read, write and execute bits of the file it
     replaces (a private ``chmod 600`` file stays private; no set-id bit), or those the umask gives a
-    new file."""
+    new file.
+
+    A hard link the user made to the file (``ln run.json latest.json``) is another name of the old
+    file, which the rename does not change: that name keeps the previous content. Writing through
+    it in place instead would give up the whole-or-nothing promise (a reader of the link, or an
+    interruption, could see half a file), so the replacement stays and a ``symverify: warning:``
+    line on standard error says how many other names keep the old content (a symbolic link is
+    followed instead, and sees the new file)."""
     from symverify.errors import UsageError
 
     p = Path(path)
@@ -583,8 +590,14 @@ def _write(path: str, text: str, what: str) -> None:
     if p.is_symlink():  # replace the file it points to, not the link
         p = p.resolve()
     tmp: Path | None = None
+    links = 0
     try:
-        mode = os.stat(p).st_mode & 0o777 if p.exists() else None  # rwx bits: no set-id bit carried over
+        if p.exists():
+            st = os.stat(p)
+            mode: int | None = st.st_mode & 0o777  # rwx bits: no set-id bit carried over
+            links = st.st_nlink - 1
+        else:
+            mode = None
         fd, tmp = _new_temporary(p)
         try:
             if mode is not None and hasattr(os, "fchmod"):
@@ -600,6 +613,10 @@ def _write(path: str, text: str, what: str) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 tmp.unlink()
+    if links > 0:
+        _say(f"symverify: warning: {what} {_line(path)}: written whole as a new file; "
+             f"{'its other hard link keeps' if links == 1 else f'its {links} other hard links keep'} the previous "
+             "content (a symbolic link would follow it)")
 
 
 def _new_temporary(p: Path) -> tuple[int, Path]:
