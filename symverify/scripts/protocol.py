@@ -81,7 +81,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
@@ -869,12 +869,23 @@ def sweep_grid(default: Mapping[str, Any]) -> dict[str, Any]:
     return {k: grid.get(k, v) for k, v in default.items()}
 
 
-def _json_path_problem(path: str) -> str:
-    """Why ``--json PATH`` cannot be written ('' when it can, as far as can be told before the run)."""
+def _json_path_problem(path: str, script: str | None = None) -> str:
+    """Why ``--json PATH`` cannot be written ('' when it can, as far as can be told before the run).
+    ``-`` is refused: ``symverify prove --json -`` means standard output, and here it wrote a file
+    named ``-`` (the table is on standard output already). So is the file of the script itself
+    (``script``, the file that defines ``run``; the same path after symbolic links, or a hard link to
+    it): ``python NAME.py --json NAME.py`` replaced the script with its own result."""
     if path == "":
         return "expected a file path, found an empty string"
+    if path == "-":
+        return ("expected a file path, found '-', which is not standard output here (the table is printed there; "
+                "./- names a file of that name)")
     if os.path.isdir(path):
         return "expected a file path, found a directory"
+    if script is not None and os.path.exists(path) and os.path.exists(script):
+        with suppress(OSError):
+            if os.path.samefile(path, script):
+                return f"names the proof script {script} itself, which writing the result would replace: expected another path"
     parent = os.path.dirname(path) or "."
     if not os.path.isdir(parent):
         return f"the directory {parent} does not exist"
@@ -884,8 +895,8 @@ def _json_path_problem(path: str) -> str:
 def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = None) -> int:
     """Entry point for ``python -m symverify.proofs.NAME [--quick] [--json OUT] [--shard K/N | --cases
     SPEC | --count-cases]``; returns the exit code (0 ok, 1 not ok, 2 bad arguments: exits with it, one
-    line on stderr, an ``--json`` path that is empty, a directory or in a missing directory before the
-    run, one that cannot be written after it)."""
+    line on stderr, an ``--json`` path that is empty, ``-``, a directory, in a missing directory or the
+    script's own file before the run, one that cannot be written after it)."""
     from symverify.progress import tolerant_output
 
     with tolerant_output(), _script_collector():
@@ -927,7 +938,7 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
     part.add_argument("--count-cases", action="store_true", help="run no case; print and write {\"cases\": N}")
     args = ap.parse_args(argv)
     if args.json is not None:  # before the run: an empty path was ignored, a missing directory a traceback at the end
-        where = _json_path_problem(args.json)
+        where = _json_path_problem(args.json, getattr(getattr(run, "__code__", None), "co_filename", None))
         if where:
             ap.error(f"--json {args.json!r}: {where}")
     state = _Selection()
