@@ -924,6 +924,8 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     # the scripts of `symverify prove` (their default grids), nor replace the grid of a sweep.
     env = {SWEEP_ENV: "", **(env or {})}
     golden = runner.load_run(args.golden) if args.golden and not args.update_golden else None
+    if args.golden and args.update_golden and golden_scripts is not None:
+        _stored_run_reads(args.golden)
     jobs = args.jobs or os.cpu_count() or 1
     width = 160 if args.wide else 80
     # Tables fit `width` columns when the output is not a terminal; lines of text are never hard-wrapped
@@ -1031,6 +1033,30 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         err.print("symverify: interrupted; the table and files above hold the scripts that finished")
         return 130
     return code
+
+
+def _stored_run_reads(path: str) -> None:
+    """Refuse, before the run, ``--update-golden`` of named scripts (``prove a --golden G
+    --update-golden``, or ``sweep``) over a stored file ``G`` that exists, is not empty and does not
+    read as a run (:func:`~symverify.scripts.runner.load_run`: a merge conflict left in it, a run of a
+    newer symverify, another kind of file): such an update keeps the stored run's other scripts, and
+    with none read it wrote this run's scripts alone over the file, every other script's record lost
+    without a word. The error says why the file does not read and what to do (fix it, or remove it
+    to write this run alone)."""
+    from symverify.errors import UsageError
+    from symverify.scripts import runner
+
+    p = Path(path)
+    with contextlib.suppress(OSError):
+        if not p.exists() or (p.is_file() and p.stat().st_size == 0):  # nothing stored, nothing to lose
+            return
+    try:
+        runner.load_run(path)
+    except (SymverifyError, OSError) as e:
+        why = " ".join((e.strerror or str(e)) if isinstance(e, OSError) else str(e).split())
+        raise UsageError(f"--golden {path} --update-golden: a run of named scripts replaces only their part of the "
+                         f"stored run and keeps its other scripts, but the stored file does not read as a run ({why}); "
+                         "expected a run written by symverify prove: fix it, or remove it to write this run alone") from None
 
 
 def _isatty(stream: Any) -> bool:

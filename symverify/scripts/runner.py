@@ -946,7 +946,8 @@ def golden_update(run: dict[str, Any], path: str | Path) -> tuple[dict[str, Any]
     compared with its scripts' part of the stored run only, so it replaces only that part; the
     stored run's other scripts stay, in their place (scripts new to it after them). The run is
     written as it is (the stored one replaced whole) when there is no stored run that reads
-    (:func:`load_run`), or it is of the other tier or of an older version (its scripts cannot be
+    (:func:`load_run`; ``symverify prove`` refuses, before the run, a stored file that is not empty
+    and does not read), or it is of the other tier or of an older version (its scripts cannot be
     mixed into a run of this one): then the third item says so and names the stored scripts that
     are dropped ('' when none is), which were lost without a word.
 
