@@ -332,6 +332,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                     e.args = (f"{path}: {message}",)
             if message.startswith("verify: the two sides have different shapes"):
                 e.args = (f"{args.lhs} (lhs) and {args.rhs} (rhs): {message}",)
+            option = re.match(r"(seed|trials|timeout|scheduler|numeric):", message)
+            if option is not None:  # an option verify refused by its keyword (seed: …): named by its flag, --seed: …
+                e.args = (f"--{message}",)
             raise
     _out(json.dumps(report.to_json(), indent=2) if args.json else str(report))  # a reader gone (| grep -q): the verdict's code
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
