@@ -178,7 +178,8 @@ def discover(directory: str | Path, source: str | None = None) -> dict[str, Scri
     d = Path(directory)
     if not d.is_dir():
         if d.exists():
-            raise UsageError(f"proof directory {d}: expected a directory of NAME.py scripts, found a file (pass --dir DIR, "
+            what = not_a_script(d) or "a file"  # a FIFO or a device is no file to pass as DIR/NAME.py
+            raise UsageError(f"proof directory {d}: expected a directory of NAME.py scripts, found {what} (pass --dir DIR, "
                              "or the script's path DIR/NAME.py as a name)")
         raise UsageError(f"proof directory {d} does not exist (pass --dir DIR)")
     out = {}
