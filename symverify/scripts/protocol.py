@@ -93,22 +93,18 @@ from symverify.ir.bigint import safe_repr, show_rational
 from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed, no_truth_value
-from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, RESULT_FORMAT, RESULT_VERSION, count_claims, json_problem
+from symverify.viz.run_format import (
+    COUNTEREXAMPLE_DEPTH,
+    METHOD_TOKENS,
+    RESULT_FORMAT,
+    RESULT_VERSION,
+    count_claims,
+    json_problem,
+)
 
 __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "combined_digest", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
 
-METHOD_TOKENS = frozenset({
-    # the methods of symverify.verify
-    "auto", "exact", "exact-sympy", "compositional", "randomized", "z3",
-    # the matrix prover (symverify.kernel.provers.matrix)
-    "exact-matrix", "garbage-free",
-    # other exact arguments a script combines: the zero-support / dependence analysis, a cross-check
-    # against the dense baseline, a stated lemma, counting, exact rank or degree computations, an
-    # explicit witness construction, a lower-bound argument, input validation that must refuse
-    "support", "dense", "lemma", "counting", "rank", "degree", "witness", "lower-bound", "validation",
-})
-"""The words an instance's ``method`` is made of (joined by ``+``)."""
 
 PRECHECK_METHOD = "randomized (pre-check)"
 """The method of a report that ``auto``'s one-trial randomized pre-check decided (a refutation, or
