@@ -66,3 +66,40 @@ def test_another_path_is_written(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert script_main(namespace["run"], ["--json", "result.json"]) == 0
     assert '"name": "mine"' in (tmp_path / "result.json").read_text(encoding="utf-8")
+
+
+# ---- script_main wrote --json with open(path, "w"): the previous file was emptied first, so a full disk
+# or an interruption while writing left a file cut short (or empty) where a complete result had been ---------
+def test_a_failed_write_leaves_the_previous_result_whole(tmp_path, capsys, monkeypatch):
+    from symverify.scripts import protocol
+
+    _, namespace = _script(tmp_path)
+    out = tmp_path / "result.json"
+    out.write_text('{"previous": "result"}\n', encoding="utf-8")
+    os.chmod(out, 0o600)
+
+    def full(fd: int, data: bytes) -> None:
+        os.write(fd, data[:10])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(protocol, "_write_all", full, raising=False)
+    monkeypatch.setattr(protocol.json, "dump", lambda data, fh, **kw: full(fh.fileno(), b"x" * 20))
+    with pytest.raises(SystemExit) as stopped:
+        script_main(namespace["run"], ["--json", str(out)])
+    assert stopped.value.code == 2
+    assert "--json" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == '{"previous": "result"}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.py", "result.json"]  # no temporary file left
+    monkeypatch.undo()
+    assert script_main(namespace["run"], ["--json", str(out)]) == 0
+    assert '"name": "mine"' in out.read_text(encoding="utf-8") and os.stat(out).st_mode & 0o777 == 0o600
+
+
+def test_a_symbolic_link_is_followed_and_kept(tmp_path, capsys):
+    _, namespace = _script(tmp_path)
+    real = tmp_path / "real.json"
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "link.json"
+    os.symlink(real, link)
+    assert script_main(namespace["run"], ["--json", str(link)]) == 0
+    assert link.is_symlink() and '"name": "mine"' in real.read_text(encoding="utf-8")
