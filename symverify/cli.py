@@ -183,7 +183,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="script names, paths DIR/NAME.py of your own scripts (as --dir DIR NAME), or 'all' "
                         "(default: every built-in script, or every script of --dir)")
     p.add_argument("--quick", action="store_true", help="the small tier")
-    p.add_argument("--list", action="store_true", help="list the scripts (name, where from, title) and exit")
+    p.add_argument("--list", action="store_true",
+                   help="list the scripts (name, where from, title) and exit; reads only --dir and the names")
     _run_options(p)
     w = sub.add_parser("sweep", help="run a sweep script on a parameter grid (thm_h21: widths × depths × seeds × compilers)")
     w.add_argument("family", metavar="NAME", help="the sweep: thm_h21 (or a sweep script's name, SWEEP = True)")
@@ -731,6 +732,13 @@ def _cmd_prove(args: argparse.Namespace) -> int:
                                           ("--update-golden", args.update_golden)) if value]
         if given:
             raise UsageError(f"--list prints the scripts and runs none, so it writes no run: leave out {', '.join(given)}")
+        unread = [flag for flag, value in (("--quick", args.quick), ("-j", args.jobs is not None),
+                                           ("--scheduler", args.scheduler), ("--cases-per-task", args.cases_per_task),
+                                           ("--timeout", args.timeout is not None), ("--timings", args.timings),
+                                           ("--details", args.details), ("--wide", args.wide)) if value]
+        if unread:  # each was ignored: --list reads only --dir and the names
+            raise UsageError(f"--list prints the scripts and runs none, so it reads only --dir and the names: leave out "
+                             f"{', '.join(unread)}")
         return _list_scripts(scripts, runner.select(scripts, args.names, default))
     if default == [] and not args.names:  # --dir without names runs the directories' scripts: there are none
         raise UsageError(f"--dir {', '.join(args.dir)}: expected proof scripts NAME.py (names starting with '_' are "
