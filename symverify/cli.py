@@ -1059,7 +1059,7 @@ def _stored_run_reads(path: str) -> None:
 
     p = Path(path)
     with contextlib.suppress(OSError):
-        if not p.exists() or (p.is_file() and p.stat().st_size == 0):  # nothing stored, nothing to lose
+        if not p.is_file() or p.stat().st_size == 0:  # nothing stored (none, empty, a device), nothing to lose
             return
     try:
         runner.load_run(path)
