@@ -6,6 +6,7 @@ without a word. Such a file is refused before the run, and left as it was."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,12 @@ def test_an_update_of_every_script_replaces_a_stored_file_that_does_not_read(tmp
     golden.write_text(_conflict(_stored(tmp_path, d, capsys)), encoding="utf-8")
     assert main(["prove", "--dir", str(d), "--golden", str(golden), "--update-golden"]) == 0, capsys.readouterr().err
     assert [s["name"] for s in json.loads(golden.read_text(encoding="utf-8"))["scripts"]] == ["first", "second"]
+
+
+def test_a_named_update_to_a_device_is_written_as_before(tmp_path, capsys):
+    """A device stores no run, so nothing of it can be lost: it is written to, not read first."""
+    if not Path(os.devnull).exists():
+        pytest.skip("no null device")
+    d = _tree(tmp_path)
+    assert main(["prove", "--dir", str(d), "first", "--golden", os.devnull, "--update-golden"]) == 0
+    assert f"golden run written to {os.devnull}" in capsys.readouterr().out
