@@ -671,6 +671,9 @@ def _cmd_compile(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag}: expected a file path, found an empty string")
         _not_dash(flag, value, "leave -o out for standard output" if flag == "-o" else None)
     _distinct(("CIRCUIT.json", args.circuit), ("-o", args.output), ("--certificate", args.certificate))
+    if args.output is None and sys.stdout is None:  # closed (>&-): the model, the command's product, would go nowhere
+        raise UsageError("compile: standard output is closed, and without -o the model is written there: expected -o "
+                         "MODEL.json, or an open standard output")
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
     compiled = _compile_file(args.circuit, args.method, args.plan, args.progress)
