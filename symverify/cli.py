@@ -867,6 +867,10 @@ def _check_run_options(args: argparse.Namespace) -> None:
             raise UsageError(f"{flag}: expected {expected}, found an empty string")
     if args.json == "-" and args.junit == "-":
         raise UsageError("--json - and --junit -: expected at most one of them on standard output, found both")
+    for flag, value in (("--json", args.json), ("--junit", args.junit)):
+        if value == "-" and sys.stdout is None:  # closed (>&-): the run's file would go nowhere, and exit 0 say nothing
+            raise UsageError(f"{flag} -: standard output is closed, so the run written there would be lost: expected "
+                             "a file path, or an open standard output")
     if args.golden == "-":  # a golden run is read back and rewritten: it is a file
         raise UsageError("--golden: expected a file path, found '-' (standard output cannot hold a golden run)")
     _distinct(("--json", args.json), ("--junit", args.junit), ("--golden", args.golden))

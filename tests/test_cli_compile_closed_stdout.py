@@ -31,3 +31,12 @@ def test_compile_with_o_and_a_closed_standard_output_writes_the_model(tmp_path, 
     monkeypatch.setattr(sys, "stdout", None)
     assert main(["compile", c, "-o", str(tmp_path / "m.json")]) == 0
     assert sv.load_file(str(tmp_path / "m.json")).n == 1
+
+
+def test_prove_json_or_junit_dash_to_a_closed_standard_output_is_refused(capsys, monkeypatch):
+    """``prove --json - >&-``: the run's JSON, the output asked for, would go nowhere."""
+    monkeypatch.setattr(sys, "stdout", None)
+    for flag in ("--json", "--junit"):
+        assert main(["prove", "primitives", flag, "-"]) == 3
+        assert capsys.readouterr().err == (f"symverify: error: {flag} -: standard output is closed, so the run written "
+                                           "there would be lost: expected a file path, or an open standard output\n")
