@@ -9,6 +9,7 @@
 #     language: python
 #     name: python3
 #   symverify_expect: "PROVED"
+#   symverify_refuted: 1
 # ---
 
 # %% [markdown]

@@ -183,7 +183,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="script names, paths DIR/NAME.py of your own scripts (as --dir DIR NAME), or 'all' "
                         "(default: every built-in script, or every script of --dir)")
     p.add_argument("--quick", action="store_true", help="the small tier")
-    p.add_argument("--list", action="store_true", help="list the scripts (name, where from, title) and exit")
+    p.add_argument("--list", action="store_true",
+                   help="list the scripts (name, where from, title) and exit; reads only --dir and the names")
     _run_options(p)
     w = sub.add_parser("sweep", help="run a sweep script on a parameter grid (thm_h21: widths × depths × seeds × compilers)")
     w.add_argument("family", metavar="NAME", help="the sweep: thm_h21 (or a sweep script's name, SWEEP = True)")
@@ -332,13 +333,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                     e.args = (f"{path}: {message}",)
             if message.startswith("verify: the two sides have different shapes"):
                 e.args = (f"{args.lhs} (lhs) and {args.rhs} (rhs): {message}",)
+            option = re.match(r"(seed|trials|timeout|scheduler|numeric):", message)
+            if option is not None:  # an option verify refused by its keyword (seed: …): named by its flag, --seed: …
+                e.args = (f"--{message}",)
             raise
-    try:
-        _out(json.dumps(report.to_json(), indent=2) if args.json else str(report))
-    except BrokenPipeError:  # the reader has gone (| grep -q PROVED): the exit code is the verdict, as prove keeps its own
-        from symverify.progress import stdout_to_devnull
-
-        stdout_to_devnull()
+    _out(json.dumps(report.to_json(), indent=2) if args.json else str(report))  # a reader gone (| grep -q): the verdict's code
     return {Verdict.PROVED: EXIT_PROVED, Verdict.REFUTED: EXIT_REFUTED, Verdict.UNKNOWN: EXIT_UNKNOWN}[report.verdict]
 
 
@@ -575,7 +574,14 @@ def _write(path: str, text: str, what: str) -> None:
     The temporary file is made new (``O_EXCL``, under a name of its own: a file or a link planted
     under that name is never written through), with the read, write and execute bits of the file it
     replaces (a private ``chmod 600`` file stays private; no set-id bit), or those the umask gives a
-    new file."""
+    new file.
+
+    A hard link the user made to the file (``ln run.json latest.json``) is another name of the old
+    file, which the rename does not change: that name keeps the previous content. Writing through
+    it in place instead would give up the whole-or-nothing promise (a reader of the link, or an
+    interruption, could see half a file), so the replacement stays and a ``symverify: warning:``
+    line on standard error says how many other names keep the old content (a symbolic link is
+    followed instead, and sees the new file)."""
     from symverify.errors import UsageError
 
     p = Path(path)
@@ -588,8 +594,14 @@ def _write(path: str, text: str, what: str) -> None:
     if p.is_symlink():  # replace the file it points to, not the link
         p = p.resolve()
     tmp: Path | None = None
+    links = 0
     try:
-        mode = os.stat(p).st_mode & 0o777 if p.exists() else None  # rwx bits: no set-id bit carried over
+        if p.exists():
+            st = os.stat(p)
+            mode: int | None = st.st_mode & 0o777  # rwx bits: no set-id bit carried over
+            links = st.st_nlink - 1
+        else:
+            mode = None
         fd, tmp = _new_temporary(p)
         try:
             if mode is not None and hasattr(os, "fchmod"):
@@ -605,6 +617,10 @@ def _write(path: str, text: str, what: str) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 tmp.unlink()
+    if links > 0:
+        _say(f"symverify: warning: {what} {_line(path)}: written whole as a new file; "
+             f"{'its other hard link keeps' if links == 1 else f'its {links} other hard links keep'} the previous "
+             "content (a symbolic link would follow it)")
 
 
 def _new_temporary(p: Path) -> tuple[int, Path]:
@@ -655,6 +671,9 @@ def _cmd_compile(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag}: expected a file path, found an empty string")
         _not_dash(flag, value, "leave -o out for standard output" if flag == "-o" else None)
     _distinct(("CIRCUIT.json", args.circuit), ("-o", args.output), ("--certificate", args.certificate))
+    if args.output is None and sys.stdout is None:  # closed (>&-): the model, the command's product, would go nowhere
+        raise UsageError("compile: standard output is closed, and without -o the model is written there: expected -o "
+                         "MODEL.json, or an open standard output")
     _writable(args.output, "-o")
     _writable(args.certificate, "--certificate")
     compiled = _compile_file(args.circuit, args.method, args.plan, args.progress)
@@ -716,6 +735,13 @@ def _cmd_prove(args: argparse.Namespace) -> int:
                                           ("--update-golden", args.update_golden)) if value]
         if given:
             raise UsageError(f"--list prints the scripts and runs none, so it writes no run: leave out {', '.join(given)}")
+        unread = [flag for flag, value in (("--quick", args.quick), ("-j", args.jobs is not None),
+                                           ("--scheduler", args.scheduler), ("--cases-per-task", args.cases_per_task),
+                                           ("--timeout", args.timeout is not None), ("--timings", args.timings),
+                                           ("--details", args.details), ("--wide", args.wide)) if value]
+        if unread:  # each was ignored: --list reads only --dir and the names
+            raise UsageError(f"--list prints the scripts and runs none, so it reads only --dir and the names: leave out "
+                             f"{', '.join(unread)}")
         return _list_scripts(scripts, runner.select(scripts, args.names, default))
     if default == [] and not args.names:  # --dir without names runs the directories' scripts: there are none
         raise UsageError(f"--dir {', '.join(args.dir)}: expected proof scripts NAME.py (names starting with '_' are "
@@ -841,6 +867,10 @@ def _check_run_options(args: argparse.Namespace) -> None:
             raise UsageError(f"{flag}: expected {expected}, found an empty string")
     if args.json == "-" and args.junit == "-":
         raise UsageError("--json - and --junit -: expected at most one of them on standard output, found both")
+    for flag, value in (("--json", args.json), ("--junit", args.junit)):
+        if value == "-" and sys.stdout is None:  # closed (>&-): the run's file would go nowhere, and exit 0 say nothing
+            raise UsageError(f"{flag} -: standard output is closed, so the run written there would be lost: expected "
+                             "a file path, or an open standard output")
     if args.golden == "-":  # a golden run is read back and rewritten: it is a file
         raise UsageError("--golden: expected a file path, found '-' (standard output cannot hold a golden run)")
     _distinct(("--json", args.json), ("--junit", args.junit), ("--golden", args.golden))
@@ -912,6 +942,8 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
     # the scripts of `symverify prove` (their default grids), nor replace the grid of a sweep.
     env = {SWEEP_ENV: "", **(env or {})}
     golden = runner.load_run(args.golden) if args.golden and not args.update_golden else None
+    if args.golden and args.update_golden and golden_scripts is not None:
+        _stored_run_reads(args.golden)
     jobs = args.jobs or os.cpu_count() or 1
     width = 160 if args.wide else 80
     # Tables fit `width` columns when the output is not a terminal; lines of text are never hard-wrapped
@@ -1019,6 +1051,30 @@ def _run(args: argparse.Namespace, scripts: Any, chosen: list[str], quick: bool,
         err.print("symverify: interrupted; the table and files above hold the scripts that finished")
         return 130
     return code
+
+
+def _stored_run_reads(path: str) -> None:
+    """Refuse, before the run, ``--update-golden`` of named scripts (``prove a --golden G
+    --update-golden``, or ``sweep``) over a stored file ``G`` that exists, is not empty and does not
+    read as a run (:func:`~symverify.scripts.runner.load_run`: a merge conflict left in it, a run of a
+    newer symverify, another kind of file): such an update keeps the stored run's other scripts, and
+    with none read it wrote this run's scripts alone over the file, every other script's record lost
+    without a word. The error says why the file does not read and what to do (fix it, or remove it
+    to write this run alone)."""
+    from symverify.errors import UsageError
+    from symverify.scripts import runner
+
+    p = Path(path)
+    with contextlib.suppress(OSError):
+        if not p.is_file() or p.stat().st_size == 0:  # nothing stored (none, empty, a device), nothing to lose
+            return
+    try:
+        runner.load_run(path)
+    except (SymverifyError, OSError) as e:
+        why = " ".join((e.strerror or str(e)) if isinstance(e, OSError) else str(e).split())
+        raise UsageError(f"--golden {path} --update-golden: a run of named scripts replaces only their part of the "
+                         f"stored run and keeps its other scripts, but the stored file does not read as a run ({why}); "
+                         "expected a run written by symverify prove: fix it, or remove it to write this run alone") from None
 
 
 def _isatty(stream: Any) -> bool:
@@ -1300,14 +1356,21 @@ def _to_devnull(stream: Any) -> None:
 def _out(text: str, stream: Any = None) -> None:
     """``text`` and a line break on standard output (or ``stream``), flushed: a write that fails
     (a full disk, ``> /dev/full``) is an ``OSError`` naming the stream, reported as
-    ``symverify: error: standard output: No space left on device``; a closed one (``>&-``) takes nothing."""
+    ``symverify: error: standard output: No space left on device``; a closed one (``>&-``) takes nothing.
+
+    A reader that has gone (a broken pipe: ``prove --list | head -1``, ``verify … | grep -q PROVED``)
+    took what it wanted: the stream is pointed at the null device (:func:`_to_devnull`, so Python's
+    flush at exit says nothing either) and the command ends quietly with its own exit code (0 for
+    ``info``, ``compile``, ``report`` and ``--list``, the verdict's for ``verify``), as ``prove`` does;
+    it was the input error's code 3, with ``symverify: error: standard output: Broken pipe``, after
+    the work was done and its files written."""
     stream = sys.stdout if stream is None else stream
     if stream is None:
         return
     try:
         print(text, file=stream, flush=True)
     except BrokenPipeError:
-        raise
+        _to_devnull(stream)
     except OSError as e:
         name = "standard error" if stream is sys.stderr else "standard output"
         _to_devnull(stream)

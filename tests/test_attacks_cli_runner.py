@@ -432,7 +432,8 @@ def test_prove_with_closed_standard_streams(tmp_path: Path, capsys, monkeypatch)
     for stream in ("stdout", "stderr"):
         monkeypatch.setattr(sys, stream, None)
         try:
-            code = main(["prove", "--dir", str(d), "passing", "-j", "1", "--json", "-", "--junit", str(junit)])
+            out = "-" if stream == "stderr" else str(tmp_path / "run.json")  # --json - to a closed stdout: refused
+            code = main(["prove", "--dir", str(d), "passing", "-j", "1", "--json", out, "--junit", str(junit)])
         finally:
             monkeypatch.undo()
         assert code == 0, capsys.readouterr()

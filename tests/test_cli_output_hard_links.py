@@ -92,3 +92,38 @@ def test_a_dangling_link_and_a_link_to_another_file_in_the_tree_are_no_match(tmp
     out.write_text("old\n", encoding="utf-8")
     assert main(["prove", "--dir", str(d), "tiny", "--json", str(out)]) == 0, capsys.readouterr().err
     assert other.read_text(encoding="utf-8") == "x\n"
+
+
+# ---- an output with another hard link (``ln run.json latest.json``) was replaced by a new file without a
+# word: the other name silently kept the previous run. The replacement stays (whole or not at all); a
+# warning names the path and how many other names keep the old content -------------------------------------
+@pytest.mark.parametrize("others", [1, 2])
+def test_an_output_with_other_hard_links_is_replaced_with_a_warning(tmp_path, capsys, others):
+    d = _tree(tmp_path)
+    out = tmp_path / "run.json"
+    out.write_text("old run\n", encoding="utf-8")
+    names = [tmp_path / f"latest{k}.json" for k in range(others)]
+    for name in names:
+        os.link(out, name)
+    assert main(["prove", "--dir", str(d), "tiny", "--json", str(out)]) == 0
+    err = capsys.readouterr().err
+    keep = "its other hard link keeps" if others == 1 else f"its {others} other hard links keep"
+    assert f"symverify: warning: --json {out}: written whole as a new file; {keep} the previous content" in err
+    assert '"format": "symverify.proof-run"' in out.read_text(encoding="utf-8")
+    assert all(name.read_text(encoding="utf-8") == "old run\n" for name in names)
+
+
+def test_compile_warns_of_a_hard_linked_output_and_says_nothing_of_a_plain_one(tmp_path, capsys):
+    import symverify as sv
+
+    circuit = tmp_path / "c.json"
+    sv.dump_file(sv.Circuit.trace(lambda u: [u[0][0] * u[0][1]], n=1, d=2), str(circuit))
+    model, cert = tmp_path / "m.json", tmp_path / "cert.json"
+    model.write_text("{}\n", encoding="utf-8")
+    os.link(model, tmp_path / "m-link.json")
+    assert main(["compile", str(circuit), "-o", str(model), "--certificate", str(cert)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("warning") == 1 and f"-o {model}: written whole as a new file" in err, err
+    assert main(["compile", str(circuit), "-o", str(model), "--certificate", str(cert)]) == 0
+    assert "warning" not in capsys.readouterr().err  # the link is gone: nothing to say
+    assert (tmp_path / "m-link.json").read_text(encoding="utf-8") == "{}\n"

@@ -464,7 +464,7 @@ def test_the_command_line_refuses_a_trials_count_above_max_trials(tmp_path, caps
     code = main(["verify", str(tmp_path / "c.json"), str(tmp_path / "m.json"), "--trials", "99999999999999999999"])
     err = capsys.readouterr().err
     assert code == 3 and err.count("\n") == 1, err
-    assert err.startswith("symverify: error: trials: expected at most symverify.ir.limits.MAX_TRIALS = 65536 "), err
+    assert err.startswith("symverify: error: --trials: expected at most symverify.ir.limits.MAX_TRIALS = 65536 "), err
     assert err.rstrip().endswith("found 99999999999999999999"), err
 
 

@@ -34,6 +34,7 @@ from symverify.cli import main
 from symverify.errors import SerializationError
 from symverify.ir import limits
 from symverify.scripts import runner
+from symverify.scripts.protocol import METHOD_TOKENS
 
 SCRIPTS = ("primitives", "lemma_h11_composition")
 PROVE = ["prove", "--quick", *SCRIPTS, "-j", "1"]
@@ -108,7 +109,8 @@ TYPES: dict[str, dict[str, Any]] = {
                "ok": bool, "counts": "counts", "over_bound": "names", "error": str,
                "result": lambda v: v is None or isinstance(v, dict), "seconds": _seconds},
     "result": {"name": str, "title": str, "ok": bool, "counts": "counts", "seconds": _seconds, "instances": list},
-    "instance": {"name": str, "verdict": lambda v: isinstance(v, str) and v in VERDICTS, "method": str,
+    "instance": {"name": str, "verdict": lambda v: isinstance(v, str) and v in VERDICTS,
+                 "method": lambda v: isinstance(v, str) and set(v.split("+")) <= METHOD_TOKENS,  # "a closed set of words"
                  "resources": dict, "bounds": dict, "seconds": _seconds, "detail": str,
                  "kind": lambda v: isinstance(v, str) and v in KINDS, "basis": str,
                  "checks": lambda v: v is None or type(v) is bool, "over_bound": "names", "ok": bool,

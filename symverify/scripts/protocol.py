@@ -81,7 +81,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
@@ -93,22 +93,22 @@ from symverify.ir.bigint import safe_repr, show_rational
 from symverify.kernel.ir.frozen import ReadOnlyMapping
 from symverify.kernel.ir.scalar import number_table
 from symverify.kernel.provers.outcome import Verdict, exact_comparison, is_sealed, no_truth_value
-from symverify.viz.run_format import COUNTEREXAMPLE_DEPTH, RESULT_FORMAT, RESULT_VERSION, count_claims, json_problem
+from symverify.viz.run_format import (
+    COUNTEREXAMPLE_DEPTH,
+    METHOD_TOKENS,
+    RESULT_FORMAT,
+    RESULT_VERSION,
+    count_claims,
+    json_problem,
+)
 
 __all__ = ["METHOD_TOKENS", "SWEEP_ENV", "ClaimKind", "PROVED_KINDS", "Decided", "Instance", "ProofResult", "combined_digest", "count_claims",
            "each", "parse_indices", "script_main", "sweep_grid", "timed"]
 
-METHOD_TOKENS = frozenset({
-    # the methods of symverify.verify
-    "auto", "exact", "exact-sympy", "compositional", "randomized", "z3",
-    # the matrix prover (symverify.kernel.provers.matrix)
-    "exact-matrix", "garbage-free",
-    # other exact arguments a script combines: the zero-support / dependence analysis, a cross-check
-    # against the dense baseline, a stated lemma, counting, exact rank or degree computations, an
-    # explicit witness construction, a lower-bound argument, input validation that must refuse
-    "support", "dense", "lemma", "counting", "rank", "degree", "witness", "lower-bound", "validation",
-})
-"""The words an instance's ``method`` is made of (joined by ``+``)."""
+
+PRECHECK_METHOD = "randomized (pre-check)"
+"""The method of a report that ``auto``'s one-trial randomized pre-check decided (a refutation, or
+``unknown`` from a mismatch modulo a prime): its claim's method is ``randomized``."""
 
 SWEEP_ENV = "SYMVERIFY_SWEEP"
 """The environment variable through which ``symverify sweep`` passes its grid (JSON) to a ``SWEEP`` script."""
@@ -216,12 +216,17 @@ def _method(outcome: Any) -> Any:
     """The method an outcome names, as its claim shows it: a ``KaleidoscopeCheck`` that also checked
     the kaleidoscope garbage-free (``E·(x, 0) = (M·x, 0)``, its sealed ``garbage_free_checked``) and
     was decided by the matrix comparison is ``exact-matrix+garbage-free`` (one refuted by the
-    garbage-free check is ``garbage-free`` already); any other outcome, its own ``method``."""
+    garbage-free check is ``garbage-free`` already); a report of ``auto`` decided by its one-trial
+    pre-check (method ``randomized (pre-check)``: a refutation, or ``unknown`` from a mismatch
+    modulo a prime) is ``randomized``, the method that decided it (the words of :data:`METHOD_TOKENS`
+    hold no qualifier); any other outcome, its own ``method``."""
     from symverify.kernel.provers.matrix import KaleidoscopeCheck
 
     method = getattr(outcome, "method", None)
     if isinstance(outcome, KaleidoscopeCheck) and outcome.garbage_free_checked and method == "exact-matrix":
         return "exact-matrix+garbage-free"
+    if method == PRECHECK_METHOD:
+        return "randomized"
     return method
 
 
@@ -415,7 +420,8 @@ class Instance:
         """A prover's claim: the verdict of ``report`` (with ``more``: ``refuted`` if one of them is,
         else ``unknown`` if one is, else ``proved``). ``method`` defaults to the reports' methods
         joined by ``+`` (a matrix check that also checked the kaleidoscope garbage-free adds
-        ``garbage-free``, so the claim shows the fact its outcome sealed); a ``method`` given that
+        ``garbage-free``, so the claim shows the fact its outcome sealed; a report ``auto``'s
+        pre-check decided, ``randomized (pre-check)``, is ``randomized``); a ``method`` given that
         names ``garbage-free`` where an outcome is no matrix check that checked it is a
         :class:`~symverify.errors.UsageError`. A ``proved`` claim carries the reports' error bound ``failure_bound``: the
         sum of their randomized bounds (a union bound; 0 when every one is an exact argument); a sum
@@ -859,12 +865,23 @@ def sweep_grid(default: Mapping[str, Any]) -> dict[str, Any]:
     return {k: grid.get(k, v) for k, v in default.items()}
 
 
-def _json_path_problem(path: str) -> str:
-    """Why ``--json PATH`` cannot be written ('' when it can, as far as can be told before the run)."""
+def _json_path_problem(path: str, script: str | None = None) -> str:
+    """Why ``--json PATH`` cannot be written ('' when it can, as far as can be told before the run).
+    ``-`` is refused: ``symverify prove --json -`` means standard output, and here it wrote a file
+    named ``-`` (the table is on standard output already). So is the file of the script itself
+    (``script``, the file that defines ``run``; the same path after symbolic links, or a hard link to
+    it): ``python NAME.py --json NAME.py`` replaced the script with its own result."""
     if path == "":
         return "expected a file path, found an empty string"
+    if path == "-":
+        return ("expected a file path, found '-', which is not standard output here (the table is printed there; "
+                "./- names a file of that name)")
     if os.path.isdir(path):
         return "expected a file path, found a directory"
+    if script is not None and os.path.exists(path) and os.path.exists(script):
+        with suppress(OSError):
+            if os.path.samefile(path, script):
+                return f"names the proof script {script} itself, which writing the result would replace: expected another path"
     parent = os.path.dirname(path) or "."
     if not os.path.isdir(parent):
         return f"the directory {parent} does not exist"
@@ -874,8 +891,8 @@ def _json_path_problem(path: str) -> str:
 def script_main(run: Callable[[bool], ProofResult], argv: list[str] | None = None) -> int:
     """Entry point for ``python -m symverify.proofs.NAME [--quick] [--json OUT] [--shard K/N | --cases
     SPEC | --count-cases]``; returns the exit code (0 ok, 1 not ok, 2 bad arguments: exits with it, one
-    line on stderr, an ``--json`` path that is empty, a directory or in a missing directory before the
-    run, one that cannot be written after it)."""
+    line on stderr, an ``--json`` path that is empty, ``-``, a directory, in a missing directory or the
+    script's own file before the run, one that cannot be written after it)."""
     from symverify.progress import tolerant_output
 
     with tolerant_output(), _script_collector():
@@ -917,7 +934,7 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
     part.add_argument("--count-cases", action="store_true", help="run no case; print and write {\"cases\": N}")
     args = ap.parse_args(argv)
     if args.json is not None:  # before the run: an empty path was ignored, a missing directory a traceback at the end
-        where = _json_path_problem(args.json)
+        where = _json_path_problem(args.json, getattr(getattr(run, "__code__", None), "co_filename", None))
         if where:
             ap.error(f"--json {args.json!r}: {where}")
     state = _Selection()
@@ -966,13 +983,51 @@ def _script_main(run: Callable[[bool], ProofResult], argv: list[str] | None) -> 
         _STATE = previous
     if args.json is not None:
         try:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=2)
+            _write_whole(args.json, json.dumps(data, indent=2))
         except OSError as e:  # the path was fine before the run: a full disk, a directory removed meanwhile
             ap.exit(2, f"{ap.prog}: error: --json {args.json!r}: cannot write there ({e.strerror or e})\n")
     code = 0 if state.counting or result.ok else 1
     _print_or_reader_gone("", end="")  # flushes
     return code
+
+
+def _write_whole(path: str, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all, as ``symverify prove`` writes its
+    files: into a new file beside it (``O_EXCL``, a name of its own), renamed over ``path`` at the
+    end, so an interruption or a full disk leaves the previous file as it was, never one cut short
+    (``open(path, "w")`` emptied it first). The new file keeps the read, write and execute bits of
+    the file it replaces; a symbolic link is followed (the file it names is replaced, the link
+    kept); a FIFO or a device (``/dev/stdout``) is written directly. An ``OSError`` says what failed."""
+    import secrets
+
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    if os.path.exists(target) and not os.path.isfile(target):  # a device or a FIFO: no rename over it
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return
+    mode = os.stat(target).st_mode & 0o777 if os.path.exists(target) else None
+    head, name = os.path.split(target)
+    tmp = os.path.join(head, f".{name[:100]}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        try:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
+            _write_all(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:  # an interruption too: the new file goes, the old one stays
+        with suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` to the file descriptor ``fd`` (``os.write`` may write part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _print_or_reader_gone(text: str, end: str = "\n") -> None:

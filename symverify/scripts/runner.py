@@ -133,14 +133,36 @@ def _constants(path: Path) -> dict[str, object]:
             for t in targets:
                 if not isinstance(t, ast.Name):
                     continue
-                if t.id in ("TITLE", "SHARDABLE", "SWEEP") and isinstance(node.value, ast.Constant):
-                    out[t.id] = node.value.value
+                if t.id in ("TITLE", "SHARDABLE", "SWEEP"):  # a literal; anything else is kept as its text, refused
+                    out[t.id] = node.value.value if isinstance(node.value, ast.Constant) else _Text(ast.unparse(node.value))
                 elif t.id == "COST":  # a literal (-1.5 is an expression to ast); anything else is its text
                     try:
                         out[t.id] = ast.literal_eval(node.value)
                     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                         out[t.id] = ast.unparse(node.value)[:40]
     return out
+
+
+class _Text(str):
+    """The text of a script constant that is no literal (``SHARDABLE = os.cpu_count() > 1``): it is
+    read without importing the script, so its value is unknown (:func:`_flags` refuses it)."""
+
+
+def _flags(path: Path, consts: Mapping[str, object]) -> tuple[str, bool, bool]:
+    """A script's ``TITLE`` (text), ``SHARDABLE`` and ``SWEEP`` (``True`` or ``False``), each ``''``
+    or ``False`` when it declares none; a value of another type or one that is no literal (read
+    without importing the script) is a :class:`UsageError` naming the script: ``SHARDABLE = "yes"``
+    ran the script unsharded, ``SWEEP = 1`` made it no sweep, ``TITLE = 5`` listed no title, each
+    without a word."""
+    for key, kind, expected in (("TITLE", str, "text written as a string literal"),
+                                ("SHARDABLE", bool, "True or False, written as such"),
+                                ("SWEEP", bool, "True or False, written as such")):
+        value = consts.get(key)
+        if key in consts and type(value) is not kind:
+            found = f"the expression {value[:40]}" if isinstance(value, _Text) else f"{type(value).__name__} {value!r:.40}"
+            raise UsageError(f"{path}: {key}: expected {expected} (read without importing the script), found {found}")
+    title, shardable, sweep = consts.get("TITLE", ""), consts.get("SHARDABLE"), consts.get("SWEEP")
+    return str(title), shardable is True, sweep is True
 
 
 def script_title(path: Path) -> str:
@@ -156,7 +178,8 @@ def discover(directory: str | Path, source: str | None = None) -> dict[str, Scri
     d = Path(directory)
     if not d.is_dir():
         if d.exists():
-            raise UsageError(f"proof directory {d}: expected a directory of NAME.py scripts, found a file (pass --dir DIR, "
+            what = not_a_script(d) or "a file"  # a FIFO or a device is no file to pass as DIR/NAME.py
+            raise UsageError(f"proof directory {d}: expected a directory of NAME.py scripts, found {what} (pass --dir DIR, "
                              "or the script's path DIR/NAME.py as a name)")
         raise UsageError(f"proof directory {d} does not exist (pass --dir DIR)")
     out = {}
@@ -164,9 +187,8 @@ def discover(directory: str | Path, source: str | None = None) -> dict[str, Scri
         if p.stem.startswith("_") or not p.is_file():
             continue
         consts = _constants(p)
-        title = consts.get("TITLE", "")
-        out[p.stem] = Script(p.stem, p, source or _portable(d), title if isinstance(title, str) else "",
-                             consts.get("SHARDABLE") is True, consts.get("SWEEP") is True, _cost(p, consts.get("COST")))
+        title, shardable, sweep = _flags(p, consts)
+        out[p.stem] = Script(p.stem, p, source or _portable(d), title, shardable, sweep, _cost(p, consts.get("COST")))
     return out
 
 
@@ -946,7 +968,8 @@ def golden_update(run: dict[str, Any], path: str | Path) -> tuple[dict[str, Any]
     compared with its scripts' part of the stored run only, so it replaces only that part; the
     stored run's other scripts stay, in their place (scripts new to it after them). The run is
     written as it is (the stored one replaced whole) when there is no stored run that reads
-    (:func:`load_run`), or it is of the other tier or of an older version (its scripts cannot be
+    (:func:`load_run`; ``symverify prove`` refuses, before the run, a stored file that is not empty
+    and does not read), or it is of the other tier or of an older version (its scripts cannot be
     mixed into a run of this one): then the third item says so and names the stored scripts that
     are dropped ('' when none is), which were lost without a word.
 

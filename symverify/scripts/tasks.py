@@ -248,8 +248,18 @@ def own_import_path(pythonpath: str | None, links: Path | None = None) -> str:
     module of the user's project from there crashed."""
     import site
 
-    here = os.getcwd()  # Python reads a relative entry from the current directory, an empty one as it: this
-    rest = [os.path.join(here, p) if p else here for p in pythonpath.split(os.pathsep)] if pythonpath else []  # one's
+    entries = pythonpath.split(os.pathsep) if pythonpath else []
+    here = ""
+    if any(not os.path.isabs(p) for p in entries):  # Python reads a relative entry from the current directory, an
+        try:                                         # empty one as it: this one's
+            here = os.getcwd()
+        except FileNotFoundError:  # removed while this process ran in it: an absolute PYTHONPATH needs none
+            from symverify.errors import UsageError
+
+            relative = next(p for p in entries if not os.path.isabs(p))
+            raise UsageError(f"PYTHONPATH entry {relative!r:.200} is read from the current directory, which no longer "
+                             "exists (removed while in use): cd to an existing directory, or make the entry absolute") from None
+    rest = [os.path.join(here, p) if p else here for p in entries]
     root = str(Path(__file__).resolve().parents[2])  # .../symverify/scripts/tasks.py → the directory holding symverify
     sites = [*getattr(site, "getsitepackages", list)(), getattr(site, "getusersitepackages", str)()]
     if root in {str(Path(d).resolve()) for d in sites if d}:  # installed: every process finds this copy already, and

@@ -71,6 +71,19 @@ SCRIPT_FIELDS = {"name": "str", "title": "str", "source": "str", "status": "stat
                  "over_bound": "names", "error": "str", "result": "result", "seconds": "seconds", "output_cut": "str"}
 RESULT_FIELDS = {"name": "str", "title": "str", "ok": "bool", "counts": "counts", "seconds": "seconds",
                  "instances": "list"}
+METHOD_TOKENS = frozenset({
+    # the methods of symverify.verify
+    "auto", "exact", "exact-sympy", "compositional", "randomized", "z3",
+    # the matrix prover (symverify.kernel.provers.matrix)
+    "exact-matrix", "garbage-free",
+    # other exact arguments a script combines: the zero-support / dependence analysis, a cross-check
+    # against the dense baseline, a stated lemma, counting, exact rank or degree computations, an
+    # explicit witness construction, a lower-bound argument, input validation that must refuse
+    "support", "dense", "lemma", "counting", "rank", "degree", "witness", "lower-bound", "validation",
+})
+"""The words an instance's ``method`` is made of (joined by ``+``): what
+:class:`~symverify.scripts.protocol.Instance` accepts and a run's readers (:func:`check_instance`) take."""
+
 INSTANCE_FIELDS = {"name": "str", "verdict": "verdict", "method": "str", "resources": "object", "bounds": "object",
                    "seconds": "seconds", "detail": "str", "kind": "kind", "basis": "str", "checks": "checks",
                    "over_bound": "names", "ok": "bool", "counterexample": "json", "failure_bound": "bound",
@@ -354,6 +367,11 @@ def check_instance(inst: Any, where: str, fields: Mapping[str, str] = INSTANCE_F
     if "verdict" not in inst:
         raise SerializationError(f"{where}.verdict: expected one of {', '.join(VERDICTS)}, found nothing")
     _check_fields(inst, fields, where)
+    method = inst.get("method")
+    if isinstance(method, str) and not set(method.split("+")) <= METHOD_TOKENS:  # a closed set of words: no run writes others
+        unknown = ", ".join(repr(w)[:40] for w in method.split("+") if w not in METHOD_TOKENS)
+        raise SerializationError(f"{where}.method: expected words from {', '.join(sorted(METHOD_TOKENS))} joined by '+' "
+                                 f"(what a run writes), found {unknown}")
     verdict, kind = inst["verdict"], inst.get("kind", "prover")
     if kind == "argued" and verdict != "unknown":
         raise SerializationError(f"{where}: an argued claim is not decided by the tool; its verdict must be unknown, "
