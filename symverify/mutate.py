@@ -278,7 +278,9 @@ def mode_matters(layer: Layer) -> bool:
     nonzero tap at a lag ``k ≥ 1`` (a row below the first). A tap at lag 0 reads ``x[i]`` into row
     ``i`` in both modes; only a tap at lag ``k ≥ 1`` reads past the top, wrapping to ``x[i − k + N']``
     when cyclic and reading 0 when causal. So a layer with taps at lag 0 only (the impulse ``e_0``
-    most compiled layers use, or no taps) computes the same in both modes, on every input."""
+    most compiled layers use, or no taps) computes the same in both modes, on every input.
+    Anything but a :class:`Layer` is a :class:`UsageError`."""
+    _expect(layer, Layer, "mode_matters")
     return any(i >= 1 for i, _ in layer.h.nonzero())
 
 

@@ -1,0 +1,150 @@
+"""Every public callable of symverify's non-kernel modules, called with garbage (None, a str, a
+float, a negative int, a bool, a huge int, a list in every required argument), answers with a
+:class:`~symverify.errors.SymverifyError` saying what it expected, or returns (a record, a lazy
+context manager, a value the garbage happens to be valid for): never a bare ``TypeError``,
+``AttributeError``, ``ValueError``, ``IndexError`` or ``KeyError`` from deep inside.
+
+Internal builders (the Theorem H.21 and Lemma H.16 layer builders, the layout helpers, the pruner,
+the engines' cost model) take the compiler's own objects and are checked once at its entry; they
+are left out of their modules' ``__all__`` and so out of this test. The modules of the
+kaleidoscope, parametric, command-line and script-runner packages and the low-level ``ir``,
+``viz`` and executor submodules have their own attack suites and are not listed here."""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import inspect
+from typing import Any
+
+import pytest
+
+from symverify.errors import SymverifyError
+
+MODULES = [
+    "symverify", "symverify.library", "symverify.library_gated", "symverify.mutate", "symverify.testing",
+    "symverify.strategies", "symverify.verification",
+    "symverify.compiler", "symverify.compiler.gated", "symverify.compiler.retnet", "symverify.compiler.dense",
+    "symverify.compiler.kaleidoscope", "symverify.compiler.butterfly_to_baseconv", "symverify.compiler.circuit_to_baseconv",
+    "symverify.compiler.result", "symverify.compiler.layout", "symverify.compiler.needed", "symverify.compiler.prune",
+    "symverify.compiler.h21", "symverify.compiler.h21.emit", "symverify.compiler.h21.placement",
+    "symverify.compiler.h21.planner", "symverify.compiler.h21.routes", "symverify.compiler.h21.size",
+    "symverify.compiler.h21.stages",
+    "symverify.gadgets.causal", "symverify.gadgets.compose", "symverify.gadgets.primitives", "symverify.gadgets.remember",
+    "symverify.gadgets.layout",
+    "symverify.semantics.exact", "symverify.semantics.layered",
+    "symverify.executors", "symverify.deadline", "symverify.progress", "symverify.provers.engine_cost",
+    "symverify.provers.dask_address",
+]
+
+GARBAGE = [None, "x", 1.5, -3, True, 10**40, [1, 2]]
+
+
+def _public() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    seen: set[int] = set()
+    for name in MODULES:
+        module = importlib.import_module(name)
+        for attr in module.__all__:
+            try:
+                obj = getattr(module, attr)
+            except (ImportError, SymverifyError):  # an optional backend (torch) not installed
+                continue
+            if not callable(obj) or id(obj) in seen:
+                continue
+            if inspect.isclass(obj) and issubclass(obj, (BaseException, enum.Enum)):
+                continue  # raising an exception class, or an enum's lookup, is Python's own
+            seen.add(id(obj))
+            out[f"{name}.{attr}"] = obj
+    return out
+
+
+PUBLIC = _public()
+
+
+def _required(fn: Any) -> tuple[list[str], list[str]]:
+    params = inspect.signature(fn).parameters.values()
+    positional = [p.name for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keywords = [p.name for p in params if p.default is p.empty and p.kind is p.KEYWORD_ONLY]
+    return positional, keywords
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_garbage_arguments_get_a_symverify_error(name: str) -> None:
+    fn = PUBLIC[name]
+    try:
+        positional, keywords = _required(fn)
+    except (TypeError, ValueError):  # no signature to read (a builtin)
+        pytest.skip(f"{name}: no signature")
+    if not positional and not keywords:
+        pytest.skip(f"{name}: takes no required argument")
+    for junk in GARBAGE:
+        try:
+            fn(*[junk] * len(positional), **dict.fromkeys(keywords, junk))
+        except SymverifyError as e:
+            assert str(e).strip(), f"{name}({junk!r}): {type(e).__name__} with no message"
+        except Exception as e:
+            pytest.fail(f"{name}({junk!r:.20}, …) raised {type(e).__name__}: {str(e)[:200]}, not a SymverifyError")
+
+
+def test_the_internal_builders_are_not_exported() -> None:
+    """``block_taps``, ``needed_part`` of the planner, the layout helpers and others crashed with
+    TypeError, AttributeError or IndexError on garbage: internal, they left ``__all__``."""
+    from symverify.compiler import butterfly_to_baseconv, circuit_to_baseconv, h21, layout, prune
+    from symverify.compiler.h21 import planner, routes
+
+    for module, name in ((butterfly_to_baseconv, "block_taps"), (butterfly_to_baseconv, "conv_layer"),
+                         (circuit_to_baseconv, "mul_layers"), (h21, "plan_stages"), (planner, "needed_part"),
+                         (routes, "route_layers"), (layout, "form_cell"), (prune, "prune_structural_zeros")):
+        assert name not in module.__all__ and callable(getattr(module, name))  # still importable by name
+
+
+def _messages() -> list[tuple[Any, type, str]]:
+    from symverify import deadline, mutate
+    from symverify.compiler import dense, kaleidoscope, needed, result
+    from symverify.errors import CompileError, IRError, LimitError, UsageError
+    from symverify.executors import cross_check
+    from symverify.gadgets import compose
+    from symverify.semantics import layered
+
+    return [
+        (lambda: mutate.mode_matters(None), UsageError, r"mode_matters: expected a Layer, found NoneType"),
+        (lambda: compose.interface_mismatch("a", None), IRError, r"interface_mismatch: argument 0 is a str, not a Fragment"),
+        (lambda: layered.check_layered(None, None, None, []), IRError, r"check_layered: c: expected a Circuit, found NoneType"),
+        (lambda: layered.apply_stage(None, [], None), IRError,
+         r"apply_stage: expected a LinearStage or MulStage, found NoneType"),
+        (lambda: dense.dense_bounds(2, "3", 4), CompileError, r"dense_bounds: width: expected a non-negative int, found str '3'"),
+        (lambda: kaleidoscope.kaleidoscope_bounds(1, 2, 1, 1.5, 1, 1), CompileError,
+         r"kaleidoscope_bounds: n_k: expected a non-negative int, found float 1.5"),
+        (lambda: kaleidoscope.kaleidoscope_bounds(1, 2, 0, 4, 1, 1), CompileError, r"expected d ≥ 1 and n_k ≥ 1, found d = 0"),
+        (lambda: needed.needed_part([1, 2]), CompileError, r"needed_part: expected a Circuit, found list"),
+        (lambda: result.source_meta("c"), CompileError, r"source_meta: expected a Circuit, found str"),
+        (lambda: deadline.as_check("soon"), UsageError, r"deadline: expected a time.monotonic\(\) deadline .*found str"),
+        (lambda: cross_check([], 2, 2, [], dtype="float64", seed=0, points=10**40), LimitError, r"cross_check: 10{40} points"),
+        (lambda: cross_check([], 2, 2, [], dtype="float64", seed=None, points=2), UsageError,
+         r"cross_check: seed: expected an int, found NoneType None"),
+        (lambda: cross_check(None, 2, 2, [], dtype="float64", seed=0, points=2), UsageError,
+         r"cross_check: sides: expected a list of \(name, kind, object\) triples, found None"),
+    ]
+
+
+@pytest.mark.parametrize("k", range(13))
+def test_each_entry_says_what_it_expected(k: int) -> None:
+    call, error, match = _messages()[k]
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_the_torch_modules_check_their_sizes() -> None:
+    pytest.importorskip("torch")
+    from symverify.errors import LimitError, ShapeError
+    from symverify.executors import BaseConvStack, ZoologyBaseConv
+
+    with pytest.raises(ShapeError, match=r"BaseConvStack: inner_n: expected a positive int, found float 2.0"):
+        BaseConvStack(2, 1, 2.0, 1, [])
+    with pytest.raises(ShapeError, match=r"BaseConvStack: layers: expected a list or tuple of BaseConvLayer, found a int among them"):
+        BaseConvStack(2, 1, 2, 1, [1])
+    with pytest.raises(ShapeError, match=r"ZoologyBaseConv: l_max: expected a positive int, found int -3"):
+        ZoologyBaseConv(2, -3)
+    with pytest.raises(LimitError, match=r"ZoologyBaseConv\(d_model=2, l_max=10{40}\) weights"):
+        ZoologyBaseConv(2, 10**40)
