@@ -655,14 +655,15 @@ up to ``4·count + 16`` seeds, without end in practice); run several campaigns w
 def _content_key(obj: object, where: str) -> object:
     """What two mutants must share to be the same mutant: the content digest of a circuit, model or
     kaleidoscope (:func:`~symverify.kernel.provers.fingerprint.content_digest`), a certificate
-    itself (a frozen dataclass, equal by its boundaries and meta). Another object raises
-    :class:`UsageError`: :func:`mutants` could not tell two of them apart."""
+    itself (a frozen dataclass, equal by its boundaries and meta). Another object, a subclass of
+    these included (it has no content digest), raises :class:`UsageError`: :func:`mutants` could
+    not tell two of them apart."""
     from symverify.kernel.ir.butterfly import Kaleidoscope
     from symverify.kernel.provers.fingerprint import content_digest
 
-    if isinstance(obj, (Circuit, Model, Kaleidoscope)):
-        return (type(obj).__name__, content_digest(obj))
-    if isinstance(obj, Certificate):
+    if type(obj) in (Circuit, Model, Kaleidoscope):
+        return (type(obj).__name__, content_digest(obj))  # type: ignore[arg-type]
+    if type(obj) is Certificate:
         return ("Certificate", obj)
     raise UsageError(f"{where}: expected a Mutation whose obj is a Circuit, Model, Kaleidoscope or Certificate, "
                      f"found {type(obj).__name__}")

@@ -151,6 +151,13 @@ def test_mutants_compare_by_content_not_by_operator_or_site():
                                          r"Kaleidoscope or Certificate, found int"):
         mutate.mutants(lambda s: mutate.Mutation(5, "x", "y"), 1)
 
+    class Sub(Circuit):
+        pass
+
+    sub = Sub(1, 2, (Gate.add(0, 1),), (2,))  # an IRError from the encoder, naming neither mutants nor make
+    with pytest.raises(UsageError, match=r"mutants: make\(0\): expected a Mutation whose obj is a Circuit, .*found Sub"):
+        mutate.mutants(lambda s: mutate.Mutation(sub, "x", "y"), 1)
+
 
 @settings(max_examples=15, deadline=None, database=None, derandomize=True)
 @given(st.integers(0, 10**6), st.integers(1, 12))

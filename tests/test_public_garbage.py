@@ -1,5 +1,5 @@
 """Every public callable of symverify's non-kernel modules, called with garbage (None, a str, a
-float, a negative int, a bool, a huge int, a list in every required argument), answers with a
+float, a negative, zero, bool or huge int, a list, a dict, bytes, NaN, an object in every required argument), answers with a
 :class:`~symverify.errors.SymverifyError` saying what it expected, or returns (a record, a lazy
 context manager, a value the garbage happens to be valid for): never a bare ``TypeError``,
 ``AttributeError``, ``ValueError``, ``IndexError`` or ``KeyError`` from deep inside.
@@ -37,7 +37,7 @@ MODULES = [
     "symverify.provers.dask_address",
 ]
 
-GARBAGE = [None, "x", 1.5, -3, True, 10**40, [1, 2]]
+GARBAGE = [None, "x", 1.5, -3, True, 10**40, [1, 2], {}, b"x", float("nan"), object(), (), -10**40, 0]
 
 
 def _public() -> dict[str, Any]:
