@@ -148,3 +148,25 @@ def test_the_torch_modules_check_their_sizes() -> None:
         ZoologyBaseConv(2, -3)
     with pytest.raises(LimitError, match=r"ZoologyBaseConv\(d_model=2, l_max=10{40}\) weights"):
         ZoologyBaseConv(2, 10**40)
+
+
+@pytest.mark.parametrize("k", [-3, -1, 0, 1.5, True, None, "2"])
+def test_power_refuses_an_exponent_below_one(k: object) -> None:
+    """``symverify.ir.scalar.power(x, -3)`` looped forever (``-1 >> 1`` is ``-1``) and ``power(x, 0)``
+    returned None."""
+    from symverify.errors import IRError
+    from symverify.ir.scalar import power
+
+    class Counting:
+        """A base whose products are counted: a loop that does not end fails here, not by hanging."""
+
+        products = 0
+
+        def __mul__(self, other: object) -> Counting:
+            Counting.products += 1
+            assert Counting.products < 200, "power multiplied without end"
+            return self
+
+    with pytest.raises(IRError, match=r"power: expected an int exponent k ≥ 1, found"):
+        power(Counting(), k)
+    assert power(3, 5) == 243
