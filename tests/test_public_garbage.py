@@ -34,7 +34,7 @@ MODULES = [
     "symverify.gadgets.layout",
     "symverify.semantics.exact", "symverify.semantics.layered",
     "symverify.executors", "symverify.deadline", "symverify.progress", "symverify.provers.engine_cost",
-    "symverify.provers.dask_address",
+    "symverify.provers.dask_address", "symverify.ir.limits",
 ]
 
 GARBAGE = [None, "x", 1.5, -3, True, 10**40, [1, 2], {}, b"x", float("nan"), object(), (), -10**40, 0]
@@ -105,6 +105,7 @@ def _messages() -> list[tuple[Any, type, str]]:
     from symverify.errors import CompileError, IRError, LimitError, UsageError
     from symverify.executors import cross_check
     from symverify.gadgets import compose
+    from symverify.ir import limits
     from symverify.semantics import layered
 
     return [
@@ -125,10 +126,14 @@ def _messages() -> list[tuple[Any, type, str]]:
          r"cross_check: seed: expected an int, found NoneType None"),
         (lambda: cross_check(None, 2, 2, [], dtype="float64", seed=0, points=2), UsageError,
          r"cross_check: sides: expected a list of \(name, kind, object\) triples, found None"),
+        # check read any global of its module: "check" (a function) gave TypeError, a misspelt name KeyError
+        (lambda: limits.check(5, "check", "w"), UsageError, r"limits.check: limit: expected one of MAX_CELLS, .*found 'check'"),
+        (lambda: limits.check(5, "MAX_CELS", "w"), UsageError, r"found 'MAX_CELS'"),
+        (lambda: limits.check(None, "MAX_CELLS", "w"), UsageError, r"limits.check: count: expected a number, found NoneType"),
     ]
 
 
-@pytest.mark.parametrize("k", range(13))
+@pytest.mark.parametrize("k", range(len(_messages())))
 def test_each_entry_says_what_it_expected(k: int) -> None:
     call, error, match = _messages()[k]
     with pytest.raises(error, match=match):
