@@ -34,7 +34,7 @@ MODULES = [
     "symverify.gadgets.layout",
     "symverify.semantics.exact", "symverify.semantics.layered",
     "symverify.executors", "symverify.deadline", "symverify.progress", "symverify.provers.engine_cost",
-    "symverify.provers.dask_address", "symverify.ir.limits",
+    "symverify.provers.dask_address", "symverify.ir.limits", "symverify.executors.synthetic",
 ]
 
 GARBAGE = [None, "x", 1.5, -3, True, 10**40, [1, 2], {}, b"x", float("nan"), object(), (), -10**40, 0]
@@ -175,3 +175,21 @@ def test_power_refuses_an_exponent_below_one(k: object) -> None:
     with pytest.raises(IRError, match=r"power: expected an int exponent k ≥ 1, found"):
         power(Counting(), k)
     assert power(3, 5) == 243
+
+
+def test_size_searches_and_model_builders_refuse_sizes_that_never_end() -> None:
+    """``fft_size(10**40)`` searched for a 5-smooth number without end, and ``dense_model(4, 2,
+    10**40)`` built layers without end: both are refused before any work."""
+    from symverify.errors import CompileError, LimitError, ShapeError
+    from symverify.executors.synthetic import dense_model, impulse_model
+    from symverify.executors.zoology_native import fft_size
+
+    with pytest.raises(CompileError, match=r"fft_size: expected an int length in \[0, MAX_CELLS = \d+\], found int 1000"):
+        fft_size(10**40)
+    with pytest.raises(CompileError, match=r"fft_size: .*found float 7.5"):
+        fft_size(7.5)
+    with pytest.raises(LimitError, match=r"dense_model\(4, 2, 10{40}\): layers"):
+        dense_model(4, 2, 10**40)
+    with pytest.raises(ShapeError, match=r"impulse_model: inner_d: expected a positive int, found float 2.0"):
+        impulse_model(4, 2.0, 3)
+    assert fft_size(100) == 200 and len(dense_model(4, 2, 3).layers) == 3 == len(impulse_model(4, 2, 3).layers)

@@ -62,7 +62,15 @@ def fft_size(n: int) -> int:
 
     >>> [fft_size(n) for n in (1, 7, 8, 100, 4095)]
     [2, 16, 16, 200, 8192]
+
+    ``n`` not an int in ``[0, MAX_CELLS]`` is a :class:`CompileError` (the search for a 5-smooth
+    number past ``10**40`` did not end).
     """
+    from symverify.ir import limits
+
+    if type(n) is not int or not 0 <= n <= limits.MAX_CELLS:
+        raise CompileError(f"fft_size: expected an int length in [0, MAX_CELLS = {limits.MAX_CELLS}], found "
+                           f"{type(n).__name__} {n!r:.40}")
     m = max(1, n)
     while True:
         r = m
