@@ -35,6 +35,7 @@ MODULES = [
     "symverify.semantics.exact", "symverify.semantics.layered",
     "symverify.executors", "symverify.deadline", "symverify.progress", "symverify.provers.engine_cost",
     "symverify.provers.dask_address", "symverify.ir.limits", "symverify.executors.synthetic",
+    "symverify.ir.bigint",
 ]
 
 GARBAGE = [None, "x", 1.5, -3, True, 10**40, [1, 2], {}, b"x", float("nan"), object(), (), -10**40, 0]
@@ -105,7 +106,7 @@ def _messages() -> list[tuple[Any, type, str]]:
     from symverify.errors import CompileError, IRError, LimitError, UsageError
     from symverify.executors import cross_check
     from symverify.gadgets import compose
-    from symverify.ir import limits
+    from symverify.ir import bigint, limits
     from symverify.semantics import layered
 
     return [
@@ -130,6 +131,13 @@ def _messages() -> list[tuple[Any, type, str]]:
         (lambda: limits.check(5, "check", "w"), UsageError, r"limits.check: limit: expected one of MAX_CELLS, .*found 'check'"),
         (lambda: limits.check(5, "MAX_CELS", "w"), UsageError, r"found 'MAX_CELS'"),
         (lambda: limits.check(None, "MAX_CELLS", "w"), UsageError, r"limits.check: count: expected a number, found NoneType"),
+        # the printers read bit_length (AttributeError) or int() (a float 0.5 shown as "0")
+        (lambda: bigint.show_int(2.5), IRError, r"show_int: expected an int, found float"),
+        (lambda: bigint.show_rational(0.5), IRError, r"show_rational: expected an int or a Fraction, found float"),
+        (lambda: bigint.rational_to_str("1/2"), IRError, r"rational_to_str: expected an int or a Fraction, found str"),
+        (lambda: bigint.str_to_int(12, "w"), IRError, r"w: expected a str of decimal digits, found int"),
+        (lambda: bigint.field_repr(3), IRError, r"field_repr: expected a dataclass instance, found int"),
+        (lambda: bigint.short_name(None), IRError, r"short_name: expected a str and a width ≥ 1, found NoneType"),
     ]
 
 
