@@ -6,9 +6,11 @@ context manager, a value the garbage happens to be valid for): never a bare ``Ty
 
 Internal builders (the Theorem H.21 and Lemma H.16 layer builders, the layout helpers, the pruner,
 the engines' cost model) take the compiler's own objects and are checked once at its entry; they
-are left out of their modules' ``__all__`` and so out of this test. The modules of the
-kaleidoscope, parametric, command-line and script-runner packages and the low-level ``ir``,
-``viz`` and executor submodules have their own attack suites and are not listed here."""
+are left out of their modules' ``__all__`` and so out of this test. Not listed here: the
+kaleidoscope, parametric, command-line and script-runner packages, the file loaders
+(``ir.files``, ``ir.serialize``, ``ir.jsonfields``, ``viz.run_format``), the torch float executor
+internals (``executors.torch_float``, ``zoology_native``, ``cuda_graph``) and the kernel's own
+re-exports (``ir.scalar``, ``ir.circuit``, ``ir.baseconv``)."""
 
 from __future__ import annotations
 
@@ -35,7 +37,12 @@ MODULES = [
     "symverify.semantics.exact", "symverify.semantics.layered",
     "symverify.executors", "symverify.deadline", "symverify.progress", "symverify.provers.engine_cost",
     "symverify.provers.dask_address", "symverify.ir.limits", "symverify.executors.synthetic",
-    "symverify.ir.bigint",
+    "symverify.ir.bigint", "symverify.ir.build", "symverify.ir.trace", "symverify.ir.value_memo",
+    "symverify.viz", "symverify.viz.butterfly", "symverify.viz.html", "symverify.viz.model", "symverify.viz.resources",
+    "symverify.viz.weights",
+    "symverify.executors.numeric", "symverify.executors.inputs", "symverify.executors.circuit_plan",
+    "symverify.executors.program", "symverify.executors.zoology", "symverify.executors.zoology_gated",
+    "symverify.executors.export",
 ]
 
 GARBAGE = [None, "x", 1.5, -3, True, 10**40, [1, 2], {}, b"x", float("nan"), object(), (), -10**40, 0]
@@ -201,3 +208,20 @@ def test_size_searches_and_model_builders_refuse_sizes_that_never_end() -> None:
     with pytest.raises(ShapeError, match=r"impulse_model: inner_d: expected a positive int, found float 2.0"):
         impulse_model(4, 2.0, 3)
     assert fft_size(100) == 200 and len(dense_model(4, 2, 3).layers) == 3 == len(impulse_model(4, 2, 3).layers)
+
+
+def test_the_zoology_reference_modules_check_their_sizes() -> None:
+    """``ZoologyHyena("x", 4)`` and ``ZoologyH3(-3)`` failed inside torch (TypeError, RuntimeError)."""
+    pytest.importorskip("torch")
+    from symverify.errors import LimitError, ShapeError
+    from symverify.executors.zoology_gated import ZoologyH3, ZoologyHyena
+
+    with pytest.raises(ShapeError, match=r"ZoologyHyena: d_model: expected a positive int, found str 'x'"):
+        ZoologyHyena("x", 4)
+    with pytest.raises(ShapeError, match=r"ZoologyH3: d_model: expected a positive int, found int -3"):
+        ZoologyH3(-3)
+    with pytest.raises(ShapeError, match=r"ZoologyH3: l_max: expected a positive int, found float 4.0"):
+        ZoologyH3(2, 8, 4.0)
+    with pytest.raises(LimitError, match=r"ZoologyHyena\(d_model=2, l_max=10{40}\) weights"):
+        ZoologyHyena(2, 10**40)
+    assert ZoologyH3(2).L is None and ZoologyHyena(2, 4).l_max == 4

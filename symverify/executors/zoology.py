@@ -67,7 +67,8 @@ try:
 except ImportError:  # torch is the extra symverify[torch]: BackendUnavailableError naming it
     require_torch()
 
-__all__ = ["ZoologyBaseConv", "zoology_fft_conv", "to_zoology", "from_zoology"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["ZoologyBaseConv", "to_zoology", "from_zoology"]
 
 
 def zoology_fft_conv(u: Any, k: Any) -> Any:
