@@ -47,8 +47,8 @@ from symverify.kernel.semantics.layer import Shape
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["NativeLayer", "native_layers", "run_native", "run_model_native", "run_float_model", "check_range", "fft_size",
-           "DIRECT_MAX_N"]
+# The public names; the other functions here are internal (importable by name, not checked for arguments).
+__all__ = ["fft_size", "DIRECT_MAX_N"]
 
 _NATIVE_DTYPES = ("torch.float64", "torch.float32")
 DIRECT_MAX_N = 32
