@@ -4,7 +4,7 @@ float, a negative, zero, bool or huge int, a list, a dict, bytes, NaN, an object
 context manager, a value the garbage happens to be valid for): never a bare ``TypeError``,
 ``AttributeError``, ``ValueError``, ``IndexError`` or ``KeyError`` from deep inside.
 
-Internal builders (the Theorem H.21 and Lemma H.16 layer builders, the layout helpers, the pruner,
+Internal builders (the Theorem H.21 and Lemma H.16 layer builders, the layout functions, the pruner,
 the engines' cost model) take the compiler's own objects and are checked once at its entry; they
 are left out of their modules' ``__all__`` and so out of this test. Not listed here: the
 kaleidoscope, parametric, command-line and script-runner packages, the file loaders
@@ -96,7 +96,7 @@ def test_garbage_arguments_get_a_symverify_error(name: str) -> None:
 
 
 def test_the_internal_builders_are_not_exported() -> None:
-    """``block_taps``, ``needed_part`` of the planner, the layout helpers and others crashed with
+    """``block_taps``, ``needed_part`` of the planner, the layout functions and others crashed with
     TypeError, AttributeError or IndexError on garbage: internal, they left ``__all__``."""
     from symverify.compiler import butterfly_to_baseconv, circuit_to_baseconv, h21, layout, prune
     from symverify.compiler.h21 import planner, routes
